@@ -1,0 +1,412 @@
+//! Emission of the generated Rust items (quote) from the derived equations.
+//!
+//! Every numeric function is straight-line code produced by [`symbolic::emit`] (common
+//! subexpressions always eliminated). States are `x = (q, q̇)` as `SVector<f64, 2n>`; parameters are
+//! read from `self`. The generated items:
+//!
+//! - inherent consts `DOF`, `STATE_DIM`, `COORDINATES`, and methods `state`, `mass_matrix`, `forcing`,
+//!   `accelerations`, `lagrangian`, `energy`, `momenta`, `power`, `jacobian`, `simulate`,
+//!   `simulate_with_events`, each documented with its derived formula;
+//! - `impl routh::runtime::VectorField<2n>` (x' = (q̇, M⁻¹f)) and `impl routh::runtime::Mechanical<n, 2n>`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use symbolic::Expr;
+
+use crate::euler_lagrange::Equations;
+use crate::model::{Model, Role};
+
+/// Longest formula (in characters) shown in rustdoc before it is elided.
+const DOC_FORMULA_LIMIT: usize = 1200;
+
+/// Greek letter names and their symbols, for display.
+const GREEK: &[(&str, &str)] = &[
+    ("alpha", "α"), ("beta", "β"), ("gamma", "γ"), ("delta", "δ"), ("epsilon", "ε"), ("zeta", "ζ"),
+    ("eta", "η"), ("theta", "θ"), ("iota", "ι"), ("kappa", "κ"), ("lambda", "λ"), ("mu", "μ"),
+    ("nu", "ν"), ("xi", "ξ"), ("rho", "ρ"), ("sigma", "σ"), ("tau", "τ"), ("phi", "φ"), ("chi", "χ"),
+    ("psi", "ψ"), ("omega", "ω"), ("Gamma", "Γ"), ("Delta", "Δ"), ("Theta", "Θ"), ("Lambda", "Λ"),
+    ("Phi", "Φ"), ("Psi", "Ψ"), ("Omega", "Ω"),
+];
+
+/// `theta2` → `θ₂`, `l_1` → `l₁`, `m` → `m`.
+fn pretty(name: &str) -> String {
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    let digits = &name[base.len()..];
+    let base_trim = base.strip_suffix('_').unwrap_or(base);
+    let base_pretty = GREEK.iter().find(|(g, _)| *g == base_trim).map_or(base_trim, |(_, s)| s);
+    let sub: String = digits.chars().map(|c| char::from_u32(0x2080 + c.to_digit(10).unwrap_or(0)).unwrap_or(c)).collect();
+    if digits.is_empty() { base.to_string() } else { format!("{base_pretty}{sub}") }
+}
+
+/// Velocity display: a combining dot over a one-letter base (`ẋ₁`, `θ̇₂`), else `dot(th₁)`.
+fn pretty_velocity(name: &str) -> String {
+    let p = pretty(name);
+    let mut chars = p.chars();
+    let first = chars.next().unwrap_or('?');
+    let rest: String = chars.collect();
+    if rest.chars().all(|c| ('\u{2080}'..='\u{2089}').contains(&c)) {
+        format!("{first}\u{307}{rest}")
+    } else {
+        format!("dot({p})")
+    }
+}
+
+/// Display name of a model symbol.
+pub fn display_name(model: &Model, sym: Expr) -> String {
+    match model.role(sym) {
+        Some(Role::Time) => "t".into(),
+        Some(Role::Coordinate(i)) => pretty(&model.coordinates[i].to_string()),
+        Some(Role::Velocity(i)) => pretty_velocity(&model.coordinates[i].to_string()),
+        Some(Role::Acceleration(i)) => format!("ddot({})", pretty(&model.coordinates[i].to_string())),
+        Some(Role::Parameter(i)) => pretty(&model.parameters[i].to_string()),
+        None => model.arena.symbol_name(sym).unwrap_or("?").to_string(),
+    }
+}
+
+/// A formula for rustdoc, elided when very long.
+fn formula(model: &Model, e: Expr) -> String {
+    let s = model.arena.display(e, &|s| display_name(model, s));
+    if s.chars().count() > DOC_FORMULA_LIMIT {
+        let head: String = s.chars().take(DOC_FORMULA_LIMIT).collect();
+        format!("{head} … (elided; {} characters in all)", s.chars().count())
+    } else {
+        s
+    }
+}
+
+/// Rustdoc lines: a heading paragraph and a `text` block of `lhs = formula` lines.
+fn doc_block(heading: &str, lines: &[(String, String)]) -> TokenStream {
+    let mut text = format!("{heading}\n\n```text\n");
+    for (lhs, rhs) in lines {
+        text.push_str(&format!("{lhs} = {rhs}\n"));
+    }
+    text.push_str("```");
+    let docs = text.lines().map(|l| format!(" {l}"));
+    quote! { #( #[doc = #docs] )* }
+}
+
+/// Tokens for a symbol inside generated functions: `x[i]`, `x[n+i]`, `a[i]`, `self.p`, `t`.
+fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
+    let n = model.dof();
+    match model.role(sym) {
+        Some(Role::Time) => quote!(t),
+        Some(Role::Coordinate(i)) => quote!(x[#i]),
+        Some(Role::Velocity(i)) => {
+            let k = n + i;
+            quote!(x[#k])
+        }
+        Some(Role::Acceleration(i)) => quote!(a[#i]),
+        Some(Role::Parameter(i)) => {
+            let p = &model.parameters[i];
+            quote!(self.#p)
+        }
+        None => quote!(::core::f64::NAN),
+    }
+}
+
+/// Straight-line code computing `outputs`: the `let` statements and one expression per output.
+fn straight_line(model: &Model, outputs: &[Expr]) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let emitted = symbolic::emit(&model.arena, outputs, &|s| symbol_tokens(model, s), "__w");
+    (emitted.statements, emitted.outputs)
+}
+
+/// Operation counts of the hot path (M and f together), for benchmarks and docs.
+pub fn dynamics_ops(model: &Model, eq: &Equations) -> symbolic::OpCount {
+    let outputs = dynamics_outputs(eq);
+    symbolic::emit(&model.arena, &outputs, &|s| symbol_tokens(model, s), "__w").ops
+}
+
+/// Upper triangle of M (row-major), then f.
+fn dynamics_outputs(eq: &Equations) -> Vec<Expr> {
+    let n = eq.forcing.len();
+    let mut out = Vec::with_capacity(n * (n + 1) / 2 + n);
+    for i in 0..n {
+        for j in i..n {
+            out.push(eq.mass[i][j]);
+        }
+    }
+    out.extend(&eq.forcing);
+    out
+}
+
+/// Builds an `SMatrix<f64, n, n>` from the upper triangle expressions `upper` (row-major).
+fn symmetric_matrix(n: usize, upper: &[TokenStream]) -> TokenStream {
+    let mut k = 0;
+    let mut sets = Vec::new();
+    for i in 0..n {
+        for j in i..n {
+            let v = &upper[k];
+            k += 1;
+            if i == j {
+                sets.push(quote! { m[(#i, #j)] = #v; });
+            } else {
+                sets.push(quote! { let __e = #v; m[(#i, #j)] = __e; m[(#j, #i)] = __e; });
+            }
+        }
+    }
+    quote! {{
+        let mut m = ::routh::nalgebra::SMatrix::<f64, #n, #n>::zeros();
+        #(#sets)*
+        m
+    }}
+}
+
+fn square_matrix(n: usize, entries: &[TokenStream]) -> TokenStream {
+    let sets = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).zip(entries).map(|((i, j), v)| {
+        quote! { m[(#i, #j)] = #v; }
+    });
+    quote! {{
+        let mut m = ::routh::nalgebra::SMatrix::<f64, #n, #n>::zeros();
+        #(#sets)*
+        m
+    }}
+}
+
+/// The whole expansion for one model.
+pub fn emit(model: &Model, eq: &Equations) -> TokenStream {
+    let n = model.dof();
+    let d = 2 * n;
+    let name = &model.name;
+    let coord_names: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
+    let q_disp: Vec<String> = model.syms.q.iter().map(|&s| display_name(model, s)).collect();
+    let v_disp: Vec<String> = model.syms.qd.iter().map(|&s| display_name(model, s)).collect();
+    let coords_list = q_disp.join(", ");
+
+    // Dynamics: M (upper) and f, in one straight-line function.
+    let dyn_out = dynamics_outputs(eq);
+    let (dyn_stmts, dyn_vals) = straight_line(model, &dyn_out);
+    let m_upper = &dyn_vals[..n * (n + 1) / 2];
+    let f_vals = &dyn_vals[n * (n + 1) / 2..];
+    let dyn_m = symmetric_matrix(n, m_upper);
+
+    // Mass matrix alone.
+    let m_out: Vec<Expr> = dyn_out[..n * (n + 1) / 2].to_vec();
+    let (m_stmts, m_vals) = straight_line(model, &m_out);
+    let m_only = symmetric_matrix(n, &m_vals);
+
+    // Scalars and momenta.
+    let (l_stmts, l_vals) = straight_line(model, &[model.lagrangian]);
+    let (e_stmts, e_vals) = straight_line(model, &[eq.energy]);
+    let (pw_stmts, pw_vals) = straight_line(model, &[eq.power]);
+    let (p_stmts, p_vals) = straight_line(model, &eq.momenta);
+
+    // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major).
+    let mut jac_out: Vec<Expr> = eq.dg_dq.iter().flatten().copied().collect();
+    jac_out.extend(eq.dg_dv.iter().flatten().copied());
+    let (jac_stmts, jac_vals) = straight_line(model, &jac_out);
+    let gq = square_matrix(n, &jac_vals[..n * n]);
+    let gv = square_matrix(n, &jac_vals[n * n..]);
+
+    // Documentation.
+    let mut m_lines = Vec::new();
+    for i in 0..n {
+        for j in i..n {
+            m_lines.push((format!("M[{},{}]", i + 1, j + 1), formula(model, eq.mass[i][j])));
+        }
+    }
+    let m_doc = doc_block(
+        &format!(
+            "Mass matrix M(t, q, q̇) = ∂²L/∂q̇², symmetric, in the coordinates q = ({coords_list}) (indices from 1; \
+             the lower triangle mirrors the upper)."
+        ),
+        &m_lines,
+    );
+    let f_lines: Vec<(String, String)> =
+        (0..n).map(|i| (format!("f[{}]", i + 1), formula(model, eq.forcing[i]))).collect();
+    let f_doc = doc_block(
+        "Right-hand side f of the equations of motion M q̈ = f, where fᵢ = ∂L/∂qᵢ − Σⱼ ∂²L/∂q̇ᵢ∂qⱼ q̇ⱼ − ∂²L/∂q̇ᵢ∂t + Qᵢ \
+         (Q is the generalized force).",
+        &f_lines,
+    );
+    let l_doc = doc_block("The Lagrangian L(t, q, q̇).", &[("L".into(), formula(model, model.lagrangian))]);
+    let e_doc = doc_block(
+        "Energy E = q̇·∂L/∂q̇ − L. Along solutions dE/dt = Q·q̇ − ∂L/∂t (see [`Self::power`]).",
+        &[("E".into(), formula(model, eq.energy)), ("∂L/∂t".into(), formula(model, eq.dl_dt))],
+    );
+    let p_lines: Vec<(String, String)> =
+        (0..n).map(|i| (format!("p[{}] (conjugate to {})", i + 1, q_disp[i]), formula(model, eq.momenta[i]))).collect();
+    let p_doc = doc_block("Generalized momenta p = ∂L/∂q̇.", &p_lines);
+    let pw_doc = doc_block(
+        "Power of the generalized forces, Q·q̇. With ∂L/∂t = 0 it equals dE/dt along solutions.",
+        &[("Q·q̇".into(), formula(model, eq.power))],
+    );
+    let q_lines: Vec<(String, String)> = (0..n).map(|i| (format!("Q[{}]", i + 1), formula(model, model.force[i]))).collect();
+    let q_doc = doc_block("Generalized force one-form Q = Σ Qᵢ dqᵢ, as declared.", &q_lines);
+    let state_doc = format!(
+        " The state x = (q, q̇) = ({coords_list}, {}) from positions and velocities.",
+        v_disp.join(", ")
+    );
+
+    let n_lit = n;
+    let coord_lits = coord_names.iter();
+    let allow = quote! { #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)] };
+    let dyn_fn = format_ident!("__routh_dynamics");
+    let jac_fn = format_ident!("__routh_residual_jacobian");
+
+    quote! {
+        #[automatically_derived]
+        impl #name {
+            /// Number of degrees of freedom n (generalized coordinates).
+            pub const DOF: usize = #n_lit;
+            /// Dimension of the first-order state x = (q, q̇), 2n.
+            pub const STATE_DIM: usize = #d;
+            /// Names of the generalized coordinates, in state order.
+            pub const COORDINATES: [&'static str; #n_lit] = [#(#coord_lits),*];
+
+            #[doc = #state_doc]
+            #[must_use]
+            pub fn state(&self, q: [f64; #n_lit], qdot: [f64; #n_lit]) -> ::routh::nalgebra::SVector<f64, #d> {
+                let mut x = ::routh::nalgebra::SVector::<f64, #d>::zeros();
+                for i in 0..#n_lit {
+                    x[i] = q[i];
+                    x[#n_lit + i] = qdot[i];
+                }
+                x
+            }
+
+            /// M and f together (the hot path of the vector field).
+            #allow
+            #[inline]
+            fn #dyn_fn(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
+                -> (::routh::nalgebra::SMatrix<f64, #n_lit, #n_lit>, ::routh::nalgebra::SVector<f64, #n_lit>)
+            {
+                #(#dyn_stmts)*
+                let m = #dyn_m;
+                let f = ::routh::nalgebra::SVector::<f64, #n_lit>::from([#(#f_vals),*]);
+                (m, f)
+            }
+
+            /// ∂g/∂q and ∂g/∂q̇ for the residual g(t, q, q̇, a) = f − M a (used by [`Self::jacobian`]).
+            #allow
+            fn #jac_fn(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>, a: &::routh::nalgebra::SVector<f64, #n_lit>)
+                -> (::routh::nalgebra::SMatrix<f64, #n_lit, #n_lit>, ::routh::nalgebra::SMatrix<f64, #n_lit, #n_lit>)
+            {
+                #(#jac_stmts)*
+                (#gq, #gv)
+            }
+
+            #m_doc
+            #allow
+            #[must_use]
+            pub fn mass_matrix(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> ::routh::nalgebra::SMatrix<f64, #n_lit, #n_lit> {
+                #(#m_stmts)*
+                #m_only
+            }
+
+            #f_doc
+            #[must_use]
+            pub fn forcing(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> ::routh::nalgebra::SVector<f64, #n_lit> {
+                self.#dyn_fn(t, x).1
+            }
+
+            /// Accelerations q̈ = M⁻¹ f, solved numerically (Cholesky, LU fallback; M is never inverted
+            /// symbolically).
+            ///
+            /// # Errors
+            /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
+            pub fn accelerations(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
+                -> ::core::result::Result<::routh::nalgebra::SVector<f64, #n_lit>, ::routh::runtime::FieldError>
+            {
+                let (m, f) = self.#dyn_fn(t, x);
+                ::routh::runtime::solve_mass(m, f).map_err(|_| ::routh::runtime::FieldError::SingularMassMatrix { t })
+            }
+
+            #l_doc
+            #allow
+            #[must_use]
+            pub fn lagrangian(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> f64 {
+                #(#l_stmts)*
+                #(#l_vals)*
+            }
+
+            #e_doc
+            #allow
+            #[must_use]
+            pub fn energy(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> f64 {
+                #(#e_stmts)*
+                #(#e_vals)*
+            }
+
+            #p_doc
+            #allow
+            #[must_use]
+            pub fn momenta(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> ::routh::nalgebra::SVector<f64, #n_lit> {
+                #(#p_stmts)*
+                ::routh::nalgebra::SVector::<f64, #n_lit>::from([#(#p_vals),*])
+            }
+
+            #pw_doc
+            ///
+            #q_doc
+            #allow
+            #[must_use]
+            pub fn power(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> f64 {
+                #(#pw_stmts)*
+                #(#pw_vals)*
+            }
+
+            /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f), from symbolic
+            /// derivatives: with g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈.
+            ///
+            /// # Errors
+            /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
+            pub fn jacobian(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
+                -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, ::routh::runtime::FieldError>
+            {
+                let (m, f) = self.#dyn_fn(t, x);
+                let singular = |_| ::routh::runtime::FieldError::SingularMassMatrix { t };
+                let a = ::routh::runtime::solve_mass(m, f).map_err(singular)?;
+                let (gq, gv) = self.#jac_fn(t, x, &a);
+                let dq = ::routh::runtime::solve_mass_columns(m, gq).map_err(singular)?;
+                let dv = ::routh::runtime::solve_mass_columns(m, gv).map_err(singular)?;
+                let mut j = ::routh::nalgebra::SMatrix::<f64, #d, #d>::zeros();
+                for i in 0..#n_lit {
+                    j[(i, #n_lit + i)] = 1.0;
+                    for k in 0..#n_lit {
+                        j[(#n_lit + i, k)] = dq[(i, k)];
+                        j[(#n_lit + i, #n_lit + k)] = dv[(i, k)];
+                    }
+                }
+                Ok(j)
+            }
+
+            /// Integrates the equations of motion from `x0` over `span` with adaptive Dormand–Prince 5(4).
+            ///
+            /// # Errors
+            /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
+            /// mass matrix, step limit or invalid options.
+            pub fn simulate(&self, x0: ::routh::nalgebra::SVector<f64, #d>, span: ::core::ops::Range<f64>, options: &::routh::runtime::Options)
+                -> ::core::result::Result<::routh::runtime::Trajectory<#d>, ::routh::runtime::SimError>
+            {
+                ::routh::runtime::integrate(self, span, x0, &[], options)
+            }
+
+            /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
+            ///
+            /// # Errors
+            /// As [`Self::simulate`].
+            pub fn simulate_with_events(&self, x0: ::routh::nalgebra::SVector<f64, #d>, span: ::core::ops::Range<f64>,
+                events: &[::routh::runtime::Event<'_, #d>], options: &::routh::runtime::Options)
+                -> ::core::result::Result<::routh::runtime::Trajectory<#d>, ::routh::runtime::SimError>
+            {
+                ::routh::runtime::integrate(self, span, x0, events, options)
+            }
+        }
+
+        #[automatically_derived]
+        impl ::routh::runtime::VectorField<#d> for #name {
+            #[inline]
+            fn field(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
+                -> ::core::result::Result<::routh::nalgebra::SVector<f64, #d>, ::routh::runtime::FieldError>
+            {
+                let a = self.accelerations(t, x)?;
+                let mut dx = ::routh::nalgebra::SVector::<f64, #d>::zeros();
+                for i in 0..#n_lit {
+                    dx[i] = x[#n_lit + i];
+                    dx[#n_lit + i] = a[i];
+                }
+                Ok(dx)
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! Implementation of `#[derive(Mechanics)]`: parse (syn) → validated model → symbolic derivation →
+//! emission (quote). A plain library so it can be unit-tested and benchmarked; the proc-macro crate
+//! `routh-macros` is a thin wrapper around [`expand`].
+//!
+//! Expansion is deterministic (identical input, byte-identical output) and does no I/O.
+#![forbid(unsafe_code)]
+
+pub mod diagnostics;
+pub mod emit;
+pub mod fixtures;
+pub mod euler_lagrange;
+pub mod lower;
+pub mod model;
+pub mod parse;
+
+use proc_macro2::TokenStream;
+
+/// Expands `#[derive(Mechanics)]` on `input` (the struct's tokens). Errors become `compile_error!`s
+/// with spans on the offending tokens.
+pub fn expand(input: TokenStream) -> TokenStream {
+    match try_expand(input) {
+        Ok(tokens) => tokens,
+        Err(e) => e.to_compile_error(),
+    }
+}
+
+/// Expands, returning the error instead of `compile_error!` tokens.
+pub fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
+    let input: syn::DeriveInput = syn::parse2(input)?;
+    let mut model = model::Model::from_input(&input)?;
+    let equations = euler_lagrange::derive(&mut model);
+    euler_lagrange::check_regular(&model, &equations)?;
+    Ok(emit::emit(&model, &equations))
+}
+
+/// Operation counts of the generated M-and-f code of a model (for benchmarks and reports).
+pub fn dynamics_ops(input: TokenStream) -> syn::Result<symbolic::OpCount> {
+    let input: syn::DeriveInput = syn::parse2(input)?;
+    let mut model = model::Model::from_input(&input)?;
+    let equations = euler_lagrange::derive(&mut model);
+    Ok(emit::dynamics_ops(&model, &equations))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    #[test]
+    fn expansion_is_deterministic() {
+        let src: proc_macro2::TokenStream = crate::fixtures::pendulum_chain_struct("Chain4", 4).parse().unwrap();
+        let a = crate::expand(src.clone()).to_string();
+        let b = crate::expand(src).to_string();
+        assert!(!a.contains("compile_error"), "{}", &a[..a.len().min(500)]);
+        assert_eq!(a, b);
+    }
+
+    /// Not a timing assertion: prints expansion times and sizes for a quick look (`--nocapture`).
+    #[test]
+    fn chain_expansion_report() {
+        for n in [2, 5, 10, 20] {
+            let src: proc_macro2::TokenStream = crate::fixtures::pendulum_chain_struct("C", n).parse().unwrap();
+            let start = Instant::now();
+            let out = crate::expand(src.clone());
+            let elapsed = start.elapsed();
+            let ops = crate::dynamics_ops(src).unwrap();
+            println!("n = {n}: {elapsed:?}, {} bytes, {ops:?}", out.to_string().len());
+        }
+    }
+}

@@ -1,0 +1,393 @@
+//! Lowering of DSL expressions (syn) to symbolic expressions.
+//!
+//! Meaning of the expression language:
+//! - integer and float literals become exact rationals (`0.1` is 1/10, not the nearest f64);
+//! - `+ - * /`, unary `-` and parentheses are the field operations;
+//! - `x.powi(n)` / `powi(x, n)` need an integer literal `n`; `powf`, `sqrt`, `sin`, `cos`, `tan`,
+//!   `exp`, `ln`, `sinh`, `cosh`, `tanh`, `atan2` work in method and function form;
+//! - a name is time `t`, a coordinate q, a parameter (struct field) or a `define`d expression;
+//! - `dot(e)` is the total time derivative along the motion, by the chain rule:
+//!   d/dt e(t, q) = ∂e/∂t + Σₖ ∂e/∂qₖ · q̇ₖ. It is defined for functions of time and coordinates only.
+//!
+//! Defines may be written in any order; each is lowered once (on first use) and cycles are errors.
+
+use proc_macro2::Span;
+use rustc_hash::FxHashMap;
+use symbolic::{Arena, Expr, Func, Rational};
+use syn::spanned::Spanned;
+use syn::{BinOp, Expr as SynExpr, Ident, Lit, UnOp};
+
+use crate::diagnostics::closest;
+
+/// Functions callable as `x.f()` or `f(x)` with one argument.
+const UNARY: &[(&str, Func)] = &[
+    ("sin", Func::Sin),
+    ("cos", Func::Cos),
+    ("tan", Func::Tan),
+    ("exp", Func::Exp),
+    ("ln", Func::Ln),
+    ("sinh", Func::Sinh),
+    ("cosh", Func::Cosh),
+    ("tanh", Func::Tanh),
+];
+
+/// Every function name the language knows, for hints.
+const FUNCTIONS: &[&str] = &[
+    "sin", "cos", "tan", "exp", "ln", "sinh", "cosh", "tanh", "sqrt", "powi", "powf", "atan2", "dot",
+];
+
+/// What a name in an expression refers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Name {
+    Time,
+    Coordinate(usize),
+    Parameter(usize),
+    Define(usize),
+}
+
+/// The symbols of a model.
+pub struct Symbols {
+    pub t: Expr,
+    pub q: Vec<Expr>,
+    pub qd: Vec<Expr>,
+    pub params: Vec<Expr>,
+}
+
+enum DefineState {
+    Pending,
+    InProgress,
+    Done(Expr),
+    /// Lowering failed and the error was reported once; later uses see a placeholder 0 so that
+    /// independent mistakes elsewhere are still found, without repeating this one.
+    Failed,
+}
+
+/// Lowers syn expressions in the scope of one model.
+pub struct Lowerer<'a> {
+    pub arena: &'a mut Arena,
+    pub syms: &'a Symbols,
+    names: FxHashMap<String, Name>,
+    coordinates: Vec<String>,
+    /// Names in declaration order (coordinates, parameters, defines, `t`), for hints.
+    known: Vec<String>,
+    defines: &'a [crate::parse::Binding],
+    define_state: Vec<DefineState>,
+    /// Stack of defines being lowered, for cycle messages.
+    define_stack: Vec<usize>,
+    /// Memo of total time derivatives, shared by every `dot` of the model.
+    dot_cache: FxHashMap<Expr, Expr>,
+}
+
+impl<'a> Lowerer<'a> {
+    pub fn new(
+        arena: &'a mut Arena,
+        syms: &'a Symbols,
+        coordinates: &[Ident],
+        parameters: &[Ident],
+        defines: &'a [crate::parse::Binding],
+    ) -> Self {
+        let mut names = FxHashMap::default();
+        let mut known = Vec::new();
+        for (i, c) in coordinates.iter().enumerate() {
+            names.insert(c.to_string(), Name::Coordinate(i));
+            known.push(c.to_string());
+        }
+        for (i, p) in parameters.iter().enumerate() {
+            names.insert(p.to_string(), Name::Parameter(i));
+            known.push(p.to_string());
+        }
+        for (i, d) in defines.iter().enumerate() {
+            names.insert(d.name.to_string(), Name::Define(i));
+            known.push(d.name.to_string());
+        }
+        names.insert("t".to_string(), Name::Time);
+        known.push("t".to_string());
+        Lowerer {
+            arena,
+            syms,
+            names,
+            coordinates: coordinates.iter().map(ToString::to_string).collect(),
+            known,
+            defines,
+            define_state: defines.iter().map(|_| DefineState::Pending).collect(),
+            define_stack: Vec::new(),
+            dot_cache: FxHashMap::default(),
+        }
+    }
+
+    /// The lowered value of define `i` (lowering it now if needed).
+    pub fn define(&mut self, i: usize, used_at: Span) -> syn::Result<Expr> {
+        match self.define_state[i] {
+            DefineState::Done(e) => Ok(e),
+            DefineState::Failed => Ok(self.arena.zero()),
+            DefineState::InProgress => {
+                let start = self.define_stack.iter().position(|&d| d == i).unwrap_or(0);
+                let mut cycle: Vec<String> =
+                    self.define_stack[start..].iter().map(|&d| self.defines[d].name.to_string()).collect();
+                cycle.push(self.defines[i].name.to_string());
+                Err(syn::Error::new(
+                    used_at,
+                    format!(
+                        "cyclic `define`: {} refers back to itself; a define may use other defines but not itself",
+                        cycle.join(" → ")
+                    ),
+                ))
+            }
+            DefineState::Pending => {
+                self.define_state[i] = DefineState::InProgress;
+                self.define_stack.push(i);
+                let value = &self.defines[i].value;
+                let result = self.lower(value);
+                self.define_stack.pop();
+                match result {
+                    Ok(e) => {
+                        self.define_state[i] = DefineState::Done(e);
+                        Ok(e)
+                    }
+                    Err(err) => {
+                        self.define_state[i] = DefineState::Failed;
+                        Err(err)
+                    }
+                }
+            }
+        }
+    }
+
+    fn unknown_name(&self, ident: &Ident) -> syn::Error {
+        let name = ident.to_string();
+        let hint = match closest(&name, self.known.iter().map(String::as_str)) {
+            Some(c) => format!("; did you mean `{c}`?"),
+            None => String::new(),
+        };
+        let list = self.known.join(", ");
+        syn::Error::new(
+            ident.span(),
+            format!("unknown name `{name}`{hint} Known names: {list} (coordinates, parameters, defines and time `t`)"),
+        )
+    }
+
+    /// The symbolic value of a name.
+    fn name(&mut self, ident: &Ident) -> syn::Result<Expr> {
+        match self.names.get(&ident.to_string()).copied() {
+            Some(Name::Time) => Ok(self.syms.t),
+            Some(Name::Coordinate(i)) => Ok(self.syms.q[i]),
+            Some(Name::Parameter(i)) => Ok(self.syms.params[i]),
+            Some(Name::Define(i)) => self.define(i, ident.span()),
+            None => Err(self.unknown_name(ident)),
+        }
+    }
+
+    /// Total time derivative of `e` along the motion: ∂e/∂t + Σₖ ∂e/∂qₖ q̇ₖ.
+    fn total_derivative(&mut self, e: Expr, span: Span) -> syn::Result<Expr> {
+        if let Some(&d) = self.dot_cache.get(&e) {
+            return Ok(d);
+        }
+        if let Some(k) = self.syms.qd.iter().position(|&v| self.arena.depends_on(e, v)) {
+            return Err(syn::Error::new(
+                span,
+                format!(
+                    "`dot` needs a function of the coordinates and time, but this depends on the velocity `dot({})`; \
+                     accelerations are not part of a Lagrangian",
+                    self.coordinates[k]
+                ),
+            ));
+        }
+        let mut seeds: Vec<(Expr, Expr)> =
+            self.syms.q.iter().zip(&self.syms.qd).map(|(&q, &v)| (q, v)).collect();
+        let one = self.arena.one();
+        seeds.push((self.syms.t, one));
+        let d = self.arena.directional(e, &seeds);
+        self.dot_cache.insert(e, d);
+        Ok(d)
+    }
+
+    fn literal(&mut self, lit: &Lit) -> syn::Result<Expr> {
+        let digits = match lit {
+            Lit::Int(i) => i.base10_digits().to_string(),
+            Lit::Float(f) => f.base10_digits().to_string(),
+            _ => {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    "only integer and float literals are numbers here",
+                ));
+            }
+        };
+        match Rational::parse_decimal(&digits) {
+            Some(r) => Ok(self.arena.num(r)),
+            None => Err(syn::Error::new(
+                lit.span(),
+                "this literal does not fit an exact rational (128-bit numerator and denominator)",
+            )),
+        }
+    }
+
+    /// An integer literal, possibly negated, as needed by `powi`.
+    fn integer_literal(e: &SynExpr) -> Option<i64> {
+        match e {
+            SynExpr::Lit(l) => match &l.lit {
+                Lit::Int(i) => i.base10_parse::<i64>().ok(),
+                _ => None,
+            },
+            SynExpr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => Self::integer_literal(&u.expr).map(|n| -n),
+            SynExpr::Paren(p) => Self::integer_literal(&p.expr),
+            SynExpr::Group(g) => Self::integer_literal(&g.expr),
+            _ => None,
+        }
+    }
+
+    fn powi(&mut self, base: Expr, exponent: &SynExpr) -> syn::Result<Expr> {
+        match Self::integer_literal(exponent) {
+            Some(n) => Ok(self.arena.powi(base, n)),
+            None => Err(syn::Error::new(
+                exponent.span(),
+                "`powi` needs an integer literal exponent such as `2` or `-1`; use `powf` for a real exponent",
+            )),
+        }
+    }
+
+    /// Applies the function `name` to a receiver and arguments (method and function forms share this).
+    fn apply(&mut self, name: &Ident, args: &[&SynExpr], whole: Span) -> syn::Result<Expr> {
+        let fname = name.to_string();
+        let arity = |n: usize| -> syn::Result<()> {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(syn::Error::new(
+                    whole,
+                    format!(
+                        "`{fname}` takes {} argument{} (counting the receiver of a method call), found {}",
+                        n,
+                        if n == 1 { "" } else { "s" },
+                        args.len()
+                    ),
+                ))
+            }
+        };
+        if let Some(&(_, f)) = UNARY.iter().find(|(n, _)| *n == fname) {
+            arity(1)?;
+            let x = self.lower(args[0])?;
+            return Ok(self.arena.call(f, &[x]));
+        }
+        match fname.as_str() {
+            "sqrt" => {
+                arity(1)?;
+                let x = self.lower(args[0])?;
+                Ok(self.arena.sqrt(x))
+            }
+            "powi" => {
+                arity(2)?;
+                let x = self.lower(args[0])?;
+                self.powi(x, args[1])
+            }
+            "powf" => {
+                arity(2)?;
+                let x = self.lower(args[0])?;
+                let y = self.lower(args[1])?;
+                Ok(self.arena.pow(x, y))
+            }
+            "atan2" => {
+                arity(2)?;
+                let y = self.lower(args[0])?;
+                let x = self.lower(args[1])?;
+                Ok(self.arena.call(Func::Atan2, &[y, x]))
+            }
+            "dot" => {
+                arity(1)?;
+                // dot of a coordinate is its velocity symbol; of anything else the chain rule.
+                let inner = self.lower(args[0])?;
+                self.total_derivative(inner, whole)
+            }
+            "log" | "log10" | "log2" => Err(syn::Error::new(
+                name.span(),
+                format!("unsupported function `{fname}`; use `ln` (natural logarithm) and divide by a constant for other bases"),
+            )),
+            "abs" | "signum" | "min" | "max" | "floor" | "ceil" | "round" => Err(syn::Error::new(
+                name.span(),
+                format!("unsupported function `{fname}`: it is not smooth, and the equations of motion need derivatives"),
+            )),
+            _ => {
+                let hint = match closest(&fname, FUNCTIONS.iter().copied()) {
+                    Some(c) => format!("; did you mean `{c}`?"),
+                    None => String::new(),
+                };
+                Err(syn::Error::new(
+                    name.span(),
+                    format!("unsupported function `{fname}`{hint} Supported: {}", FUNCTIONS.join(", ")),
+                ))
+            }
+        }
+    }
+
+    /// Lowers one DSL expression.
+    pub fn lower(&mut self, e: &SynExpr) -> syn::Result<Expr> {
+        match e {
+            SynExpr::Lit(l) => self.literal(&l.lit),
+            SynExpr::Paren(p) => self.lower(&p.expr),
+            SynExpr::Group(g) => self.lower(&g.expr),
+            SynExpr::Path(p) => match p.path.get_ident() {
+                Some(ident) if p.qself.is_none() => self.name(ident),
+                _ => Err(syn::Error::new(
+                    p.span(),
+                    "expected a plain name (coordinate, parameter, define or `t`), not a path",
+                )),
+            },
+            SynExpr::Unary(u) => match u.op {
+                UnOp::Neg(_) => {
+                    let x = self.lower(&u.expr)?;
+                    Ok(self.arena.neg(x))
+                }
+                _ => Err(syn::Error::new(u.op.span(), "unsupported operator: only unary `-` is allowed")),
+            },
+            SynExpr::Binary(b) => {
+                let op = b.op;
+                let binary = |this: &mut Self| -> syn::Result<(Expr, Expr)> {
+                    Ok((this.lower(&b.left)?, this.lower(&b.right)?))
+                };
+                match op {
+                    BinOp::Add(_) => binary(self).map(|(x, y)| self.arena.add2(x, y)),
+                    BinOp::Sub(_) => binary(self).map(|(x, y)| self.arena.sub(x, y)),
+                    BinOp::Mul(_) => binary(self).map(|(x, y)| self.arena.mul2(x, y)),
+                    BinOp::Div(_) => binary(self).map(|(x, y)| self.arena.div(x, y)),
+                    BinOp::BitXor(_) => Err(syn::Error::new(
+                        op.span(),
+                        "`^` is bitwise XOR in Rust, not a power; write `x.powi(2)` (integer exponent) or `x.powf(y)`",
+                    )),
+                    _ => Err(syn::Error::new(
+                        op.span(),
+                        "unsupported operator: expressions use `+`, `-`, `*`, `/` and functions such as `powi`",
+                    )),
+                }
+            }
+            SynExpr::MethodCall(m) => {
+                let mut args: Vec<&SynExpr> = vec![&m.receiver];
+                args.extend(m.args.iter());
+                if m.turbofish.is_some() {
+                    return Err(syn::Error::new(m.method.span(), "turbofish is not supported here"));
+                }
+                self.apply(&m.method, &args, m.span())
+            }
+            SynExpr::Call(c) => {
+                let name = match &*c.func {
+                    SynExpr::Path(p) if p.qself.is_none() => {
+                        // `sin(x)` or `f64::sin(x)`.
+                        let segs = &p.path.segments;
+                        let ok = segs.len() == 1 || (segs.len() == 2 && segs[0].ident == "f64");
+                        if ok { segs.last().map(|s| s.ident.clone()) } else { None }
+                    }
+                    _ => None,
+                };
+                match name {
+                    Some(name) => {
+                        let args: Vec<&SynExpr> = c.args.iter().collect();
+                        self.apply(&name, &args, c.span())
+                    }
+                    None => Err(syn::Error::new(c.func.span(), "expected a function name such as `sin` or `dot`")),
+                }
+            }
+            _ => Err(syn::Error::new(
+                e.span(),
+                "unsupported expression: use numbers, names, `+ - * /`, parentheses and functions (sin, cos, powi, dot, ...)",
+            )),
+        }
+    }
+}

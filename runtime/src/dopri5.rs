@@ -1,0 +1,369 @@
+//! The Dormand–Prince 5(4) Runge–Kutta pair with Hairer's dense output.
+//!
+//! One step of size `h` from `(t, x)` computes seven stages
+//!
+//! ```text
+//! kᵢ = F(t + cᵢ h, x + h Σ_{j<i} aᵢⱼ kⱼ),    i = 1…7,
+//! x̂  = x + h Σ bᵢ kᵢ                         (5th order, propagated)
+//! e  = h Σ eᵢ kᵢ,  eᵢ = bᵢ − b̃ᵢ               (embedded 4th-order error estimate)
+//! ```
+//!
+//! The 7th stage is evaluated at `(t + h, x̂)` (`a₇ⱼ = bⱼ`), so it is the first stage of the next
+//! step ("first same as last", FSAL): six field evaluations per step.
+//!
+//! **Dense output.** With `θ = (s − t)/h ∈ [0, 1]` the continuous extension of Hairer,
+//! Nørsett & Wanner (*Solving ODEs I*, II.6; the `CONTD5` routine of `DOPRI5`) is
+//!
+//! ```text
+//! u(θ) = r₁ + θ (r₂ + (1−θ) (r₃ + θ (r₄ + (1−θ) r₅)))
+//! r₁ = x,  r₂ = x̂ − x,  r₃ = h k₁ − r₂,  r₄ = r₂ − h k₇ − r₃,  r₅ = h Σ dᵢ kᵢ
+//! ```
+//!
+//! a quintic in `θ` that interpolates `x`, `x̂`, `k₁`, `k₇` and is 4th-order accurate
+//! everywhere in the step (5th order at the end points). [`DenseSegment`] stores `r₁…r₅`.
+
+use nalgebra::SVector;
+
+use crate::error::{FieldError, SimError};
+use crate::field::VectorField;
+
+// Butcher tableau (Dormand & Prince 1980).
+const C2: f64 = 1.0 / 5.0;
+const C3: f64 = 3.0 / 10.0;
+const C4: f64 = 4.0 / 5.0;
+const C5: f64 = 8.0 / 9.0;
+const A21: f64 = 1.0 / 5.0;
+const A31: f64 = 3.0 / 40.0;
+const A32: f64 = 9.0 / 40.0;
+const A41: f64 = 44.0 / 45.0;
+const A42: f64 = -56.0 / 15.0;
+const A43: f64 = 32.0 / 9.0;
+const A51: f64 = 19372.0 / 6561.0;
+const A52: f64 = -25360.0 / 2187.0;
+const A53: f64 = 64448.0 / 6561.0;
+const A54: f64 = -212.0 / 729.0;
+const A61: f64 = 9017.0 / 3168.0;
+const A62: f64 = -355.0 / 33.0;
+const A63: f64 = 46732.0 / 5247.0;
+const A64: f64 = 49.0 / 176.0;
+const A65: f64 = -5103.0 / 18656.0;
+// 5th-order weights b (= a7j); b2 = b7 = 0.
+const B1: f64 = 35.0 / 384.0;
+const B3: f64 = 500.0 / 1113.0;
+const B4: f64 = 125.0 / 192.0;
+const B5: f64 = -2187.0 / 6784.0;
+const B6: f64 = 11.0 / 84.0;
+// Error weights e = b − b̃.
+const E1: f64 = 71.0 / 57600.0;
+const E3: f64 = -71.0 / 16695.0;
+const E4: f64 = 71.0 / 1920.0;
+const E5: f64 = -17253.0 / 339200.0;
+const E6: f64 = 22.0 / 525.0;
+const E7: f64 = -1.0 / 40.0;
+// Dense output weights (Hairer's DOPRI5).
+const D1: f64 = -12715105075.0 / 11282082432.0;
+const D3: f64 = 87487479700.0 / 32700410799.0;
+const D4: f64 = -10690763975.0 / 1880347072.0;
+const D5: f64 = 701980252875.0 / 199316789632.0;
+const D6: f64 = -1453857185.0 / 822651844.0;
+const D7: f64 = 69997945.0 / 29380423.0;
+
+/// Order of the error estimator's lower member plus one, used by step-size control.
+pub(crate) const ORDER: f64 = 5.0;
+
+/// The dense output of one accepted step: `u(θ)` on `[t_start, t_end]`.
+///
+/// Obtained from [`crate::Trajectory::segments`] when [`crate::Options::dense`] is set.
+///
+/// ```
+/// use routh_runtime::{integrate, FieldError, Options, nalgebra::Vector1};
+/// let decay = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> { Ok(-x) };
+/// let traj = integrate(&decay, 0.0..1.0, Vector1::new(1.0), &[], &Options::default().dense(true))?;
+/// let seg = &traj.segments[0];
+/// let mid = 0.5 * (seg.t_start() + seg.t_end());
+/// assert!((seg.eval(mid)[0] - (-mid).exp()).abs() < 1e-8);
+/// # Ok::<(), routh_runtime::SimError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct DenseSegment<const D: usize> {
+    t0: f64,
+    h: f64,
+    t_end: f64,
+    r: [SVector<f64, D>; 5],
+}
+
+impl<const D: usize> DenseSegment<D> {
+    /// Start time of the step.
+    #[inline]
+    pub fn t_start(&self) -> f64 {
+        self.t0
+    }
+    /// End of the valid range: the step end, or the event time if a terminal event cut it.
+    #[inline]
+    pub fn t_end(&self) -> f64 {
+        self.t_end
+    }
+    /// Signed step size `h` of the underlying step (`θ = (t − t_start)/h`).
+    #[inline]
+    pub fn step(&self) -> f64 {
+        self.h
+    }
+    /// Whether `t` lies in the segment (end points included, either direction).
+    #[inline]
+    pub fn contains(&self, t: f64) -> bool {
+        let (lo, hi) = if self.t0 <= self.t_end {
+            (self.t0, self.t_end)
+        } else {
+            (self.t_end, self.t0)
+        };
+        t >= lo && t <= hi
+    }
+    /// Evaluate the interpolant at time `t`. Outside [`contains`](Self::contains) it
+    /// extrapolates the polynomial (accurate only slightly beyond the ends).
+    #[inline]
+    pub fn eval(&self, t: f64) -> SVector<f64, D> {
+        self.eval_theta((t - self.t0) / self.h)
+    }
+    /// Evaluate at the normalised position `θ = (t − t_start)/h`.
+    #[inline]
+    pub fn eval_theta(&self, theta: f64) -> SVector<f64, D> {
+        let t1 = 1.0 - theta;
+        let [r1, r2, r3, r4, r5] = &self.r;
+        let mut out = SVector::<f64, D>::zeros();
+        for i in 0..D {
+            out[i] = r1[i] + theta * (r2[i] + t1 * (r3[i] + theta * (r4[i] + t1 * r5[i])));
+        }
+        out
+    }
+    pub(crate) fn truncate(&mut self, t_end: f64) {
+        self.t_end = t_end;
+    }
+}
+
+/// Outcome of one step attempt.
+pub(crate) enum Attempt {
+    /// Stages computed; `err` is the scaled RMS error (possibly `+∞`).
+    Done { err: f64 },
+    /// A stage or the new state was NaN/∞ (or the field said so).
+    NonFinite,
+}
+
+/// Work space of the integrator: the stages of the current step.
+pub(crate) struct Stepper<const D: usize> {
+    /// `k[0]` is `F(t, x)` at the start of the step (FSAL), `k[6]` at its end.
+    pub(crate) k: [SVector<f64, D>; 7],
+    /// The 5th-order solution at the end of the last attempted step.
+    pub(crate) x_new: SVector<f64, D>,
+}
+
+#[inline]
+fn all_finite<const D: usize>(v: &SVector<f64, D>) -> bool {
+    v.iter().all(|x| x.is_finite())
+}
+
+/// Evaluate the field; `Ok(None)` for a non-finite result (retryable with a smaller step).
+#[inline]
+pub(crate) fn eval<F, const D: usize>(
+    f: &F,
+    t: f64,
+    x: &SVector<f64, D>,
+    evals: &mut usize,
+) -> Result<Option<SVector<f64, D>>, SimError>
+where
+    F: VectorField<D> + ?Sized,
+{
+    *evals += 1;
+    match f.field(t, x) {
+        Ok(v) => Ok(Some(v)),
+        Err(FieldError::NonFinite { .. }) => Ok(None),
+        Err(e @ FieldError::SingularMassMatrix { .. }) => Err(e.into()),
+    }
+}
+
+macro_rules! stage {
+    ($f:expr, $t:expr, $x:expr, $evals:expr) => {
+        match eval($f, $t, $x, $evals)? {
+            Some(v) => v,
+            None => return Ok(Attempt::NonFinite),
+        }
+    };
+}
+
+impl<const D: usize> Stepper<D> {
+    pub(crate) fn new(k1: SVector<f64, D>) -> Self {
+        let z = SVector::<f64, D>::zeros();
+        Stepper {
+            k: [k1, z, z, z, z, z, z],
+            x_new: z,
+        }
+    }
+
+    /// Attempt a step of size `h` from `(t, x)`; `self.k[0]` must hold `F(t, x)`.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn attempt<F>(
+        &mut self,
+        f: &F,
+        t: f64,
+        x: &SVector<f64, D>,
+        h: f64,
+        rtol: f64,
+        atol: f64,
+        evals: &mut usize,
+    ) -> Result<Attempt, SimError>
+    where
+        F: VectorField<D> + ?Sized,
+    {
+        let k1 = self.k[0];
+        let mut y = SVector::<f64, D>::zeros();
+
+        for i in 0..D {
+            y[i] = x[i] + h * (A21 * k1[i]);
+        }
+        let k2 = stage!(f, t + C2 * h, &y, evals);
+        for i in 0..D {
+            y[i] = x[i] + h * (A31 * k1[i] + A32 * k2[i]);
+        }
+        let k3 = stage!(f, t + C3 * h, &y, evals);
+        for i in 0..D {
+            y[i] = x[i] + h * (A41 * k1[i] + A42 * k2[i] + A43 * k3[i]);
+        }
+        let k4 = stage!(f, t + C4 * h, &y, evals);
+        for i in 0..D {
+            y[i] = x[i] + h * (A51 * k1[i] + A52 * k2[i] + A53 * k3[i] + A54 * k4[i]);
+        }
+        let k5 = stage!(f, t + C5 * h, &y, evals);
+        for i in 0..D {
+            y[i] = x[i] + h * (A61 * k1[i] + A62 * k2[i] + A63 * k3[i] + A64 * k4[i] + A65 * k5[i]);
+        }
+        let k6 = stage!(f, t + h, &y, evals);
+        for i in 0..D {
+            y[i] = x[i] + h * (B1 * k1[i] + B3 * k3[i] + B4 * k4[i] + B5 * k5[i] + B6 * k6[i]);
+        }
+        if !all_finite(&y) {
+            return Ok(Attempt::NonFinite);
+        }
+        let k7 = stage!(f, t + h, &y, evals);
+        if !all_finite(&k7) {
+            return Ok(Attempt::NonFinite);
+        }
+
+        let mut sum = 0.0;
+        for i in 0..D {
+            let e =
+                h * (E1 * k1[i] + E3 * k3[i] + E4 * k4[i] + E5 * k5[i] + E6 * k6[i] + E7 * k7[i]);
+            let sk = (atol + rtol * x[i].abs().max(y[i].abs())).max(f64::MIN_POSITIVE);
+            let r = e / sk;
+            sum += r * r;
+        }
+        let err = if D == 0 { 0.0 } else { (sum / D as f64).sqrt() };
+        if err.is_nan() {
+            return Ok(Attempt::NonFinite);
+        }
+        self.k[1] = k2;
+        self.k[2] = k3;
+        self.k[3] = k4;
+        self.k[4] = k5;
+        self.k[5] = k6;
+        self.k[6] = k7;
+        self.x_new = y;
+        Ok(Attempt::Done { err })
+    }
+
+    /// Dense output of the last successful attempt `(t, x) → (t + h, x_new)`.
+    pub(crate) fn dense(&self, t: f64, x: &SVector<f64, D>, h: f64, t_end: f64) -> DenseSegment<D> {
+        let k = &self.k;
+        let mut r = [SVector::<f64, D>::zeros(); 5];
+        for i in 0..D {
+            let dx = self.x_new[i] - x[i];
+            let bspl = h * k[0][i] - dx;
+            r[0][i] = x[i];
+            r[1][i] = dx;
+            r[2][i] = bspl;
+            r[3][i] = dx - h * k[6][i] - bspl;
+            r[4][i] = h
+                * (D1 * k[0][i]
+                    + D3 * k[2][i]
+                    + D4 * k[3][i]
+                    + D5 * k[4][i]
+                    + D6 * k[5][i]
+                    + D7 * k[6][i]);
+        }
+        DenseSegment { t0: t, h, t_end, r }
+    }
+
+    /// Make the end-of-step derivative the first stage of the next step (FSAL).
+    #[inline]
+    pub(crate) fn advance(&mut self) {
+        self.k[0] = self.k[6];
+    }
+}
+
+/// Hairer's automatic initial step (`HINIT` of DOPRI5).
+///
+/// With `sk = atol + rtol |x₀|`, `d₀ = ‖x₀/sk‖`, `d₁ = ‖f₀/sk‖`: a trial `h₀ = 0.01 d₀/d₁`
+/// (or `1e-6` if either is tiny), an explicit Euler step to estimate the second derivative
+/// `d₂ = ‖(f(t₀+h₀, x₀+h₀f₀) − f₀)/sk‖ / h₀`, and finally
+/// `h = min(100 h₀, (0.01 / max(d₁, d₂))^{1/5}, h_max)`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn initial_step<F, const D: usize>(
+    f: &F,
+    t0: f64,
+    x0: &SVector<f64, D>,
+    f0: &SVector<f64, D>,
+    dir: f64,
+    hmax: f64,
+    rtol: f64,
+    atol: f64,
+    evals: &mut usize,
+) -> Result<f64, SimError>
+where
+    F: VectorField<D> + ?Sized,
+{
+    let mut dnf = 0.0;
+    let mut dny = 0.0;
+    for i in 0..D {
+        let sk = (atol + rtol * x0[i].abs()).max(f64::MIN_POSITIVE);
+        dnf += (f0[i] / sk).powi(2);
+        dny += (x0[i] / sk).powi(2);
+    }
+    let mut h = if dnf <= 1e-10 || dny <= 1e-10 {
+        1e-6
+    } else {
+        (dny / dnf).sqrt() * 0.01
+    };
+    if !h.is_finite() {
+        h = 1e-6;
+    }
+    h = h.min(hmax);
+    let mut x1 = *x0;
+    for i in 0..D {
+        x1[i] += dir * h * f0[i];
+    }
+    let Some(f1) = eval(f, t0 + dir * h, &x1, evals)? else {
+        // The trial point is already bad: let the step-size control shrink from here.
+        return Ok(h);
+    };
+    let mut der2 = 0.0;
+    for i in 0..D {
+        let sk = (atol + rtol * x0[i].abs()).max(f64::MIN_POSITIVE);
+        der2 += ((f1[i] - f0[i]) / sk).powi(2);
+    }
+    let der2 = der2.sqrt() / h;
+    let der12 = der2.max(dnf.sqrt());
+    let h1 = if !(der12 > 1e-15) || !der12.is_finite() {
+        if der12.is_finite() {
+            (h * 1e-3).max(1e-6)
+        } else {
+            h * 1e-3
+        }
+    } else {
+        (0.01 / der12).powf(1.0 / ORDER)
+    };
+    let h = (100.0 * h).min(h1).min(hmax);
+    Ok(if h.is_finite() && h > 0.0 {
+        h
+    } else {
+        1e-6f64.min(hmax)
+    })
+}

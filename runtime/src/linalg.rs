@@ -1,0 +1,308 @@
+//! Small dense linear solves for mass matrices.
+//!
+//! Equations of motion of a Lagrangian system have the form `M(q) q̈ = f(q, q̇, t)` with a
+//! symmetric, (normally) positive definite mass matrix `M`. Each right-hand-side evaluation
+//! solves this system, so the solver here is a fixed-size, allocation-free routine:
+//!
+//! 1. **Cholesky** in its square-root-free form `M = Uᵀ D U` (`U` unit upper triangular; only
+//!    the upper triangle of `M` is read: the matrix is assumed symmetric), then the solves
+//!    `Uᵀ z = b`, `D U a = z`. A pivot `d_j = M_jj − Σ_{k<j} d_k U_kj²` is accepted only
+//!    if `d_j > 16·n·ε·M_jj`, i.e. if the elimination did not cancel the diagonal entry down
+//!    to round-off. Badly *scaled* but well conditioned matrices (e.g. `diag(1e8, 1e-8)`) therefore pass.
+//! 2. If Cholesky fails (indefinite or nearly singular `M`), **LU with partial pivoting**
+//!    `P M = L U` on the full matrix. A pivot `u_jj` is rejected when
+//!    `|u_jj| ≤ 16·n·ε·max_k |M_rk|`, with `r` the original row it came from.
+//!
+//! Either way a non-finite input or result is reported as [`SingularMatrix`], so callers
+//! can rely on a finite answer.
+
+use nalgebra::{SMatrix, SVector};
+
+use crate::error::SingularMatrix;
+
+/// Pivots are compared against `PIVOT_TOL · n · ε` times their reference magnitude: round-off
+/// left over from the elimination of a rank-deficient matrix is a few `n·ε`, while a genuine
+/// pivot this small means fewer than ~2 significant digits in the solution.
+const PIVOT_TOL: f64 = 16.0;
+
+/// Solve `M a = f` for a symmetric mass matrix `M`.
+///
+/// Cholesky first, LU with partial pivoting as fallback (see the [module docs](self)).
+/// `M` is assumed symmetric: the Cholesky path reads only its upper triangle.
+///
+/// # Errors
+/// [`SingularMatrix`] if `M` is (numerically) singular or if any input or output value is
+/// not finite.
+///
+/// # Example
+/// ```
+/// use routh_runtime::{nalgebra::{Matrix2, Vector2}, solve_mass};
+/// let m = Matrix2::new(2.0, 1.0,
+///                      1.0, 3.0);
+/// let a = solve_mass(m, Vector2::new(3.0, 4.0))?;
+/// assert!((m * a - Vector2::new(3.0, 4.0)).norm() < 1e-14);
+/// assert!(solve_mass(Matrix2::new(1.0, 1.0, 1.0, 1.0), Vector2::new(1.0, 0.0)).is_err());
+/// # Ok::<(), routh_runtime::SingularMatrix>(())
+/// ```
+#[inline]
+pub fn solve_mass<const N: usize>(
+    m: SMatrix<f64, N, N>,
+    f: SVector<f64, N>,
+) -> Result<SVector<f64, N>, SingularMatrix> {
+    solve_mass_columns::<N, 1>(m, f)
+}
+
+/// Solve `M A = B` for `C` right-hand sides at once (e.g. `M⁻¹ ∂g/∂x` for Jacobians).
+///
+/// Same algorithm and guarantees as [`solve_mass`]; the factorisation is done once.
+///
+/// # Errors
+/// [`SingularMatrix`] if `M` is (numerically) singular or any value is not finite.
+///
+/// # Example
+/// ```
+/// use routh_runtime::{nalgebra::Matrix2, solve_mass_columns};
+/// let m = Matrix2::new(4.0, 1.0,
+///                      1.0, 2.0);
+/// let inverse = solve_mass_columns(m, Matrix2::identity())?;
+/// assert!((m * inverse - Matrix2::identity()).norm() < 1e-15);
+/// # Ok::<(), routh_runtime::SingularMatrix>(())
+/// ```
+pub fn solve_mass_columns<const N: usize, const C: usize>(
+    m: SMatrix<f64, N, N>,
+    b: SMatrix<f64, N, C>,
+) -> Result<SMatrix<f64, N, C>, SingularMatrix> {
+    let x = match cholesky_solve(m, b) {
+        Some(x) => x,
+        None => lu_solve(m, b).ok_or(SingularMatrix)?,
+    };
+    if x.iter().all(|v| v.is_finite()) {
+        Ok(x)
+    } else {
+        Err(SingularMatrix)
+    }
+}
+
+/// Square-root-free Cholesky (`LDLᵀ`) factorisation `M = Uᵀ D U` (`U` unit upper triangular)
+/// and solve; `None` if a pivot is not safely positive.
+///
+/// Works on the upper triangle so that every inner loop runs down a column, which is
+/// contiguous in nalgebra's column-major storage.
+#[inline]
+fn cholesky_solve<const N: usize, const C: usize>(
+    m: SMatrix<f64, N, N>,
+    mut b: SMatrix<f64, N, C>,
+) -> Option<SMatrix<f64, N, C>> {
+    let tol = PIVOT_TOL * N as f64 * f64::EPSILON;
+    let mut u = m;
+    let mut inv_d = [0.0f64; N];
+    // With w_kj = d_k u_kj (what row k leaves in column j above the diagonal):
+    //   d_j = m_jj − Σ_{k<j} w_kj u_kj,   w_ji = m_ji − Σ_{k<j} u_kj w_ki   (i > j).
+    for j in 0..N {
+        let mut d = u[(j, j)];
+        for k in 0..j {
+            let wkj = u[(k, j)];
+            let ukj = wkj * inv_d[k];
+            u[(k, j)] = ukj;
+            d -= wkj * ukj;
+        }
+        // `!(…)` also rejects NaN.
+        if !(d > tol * m[(j, j)].abs()) || !d.is_finite() {
+            return None;
+        }
+        inv_d[j] = 1.0 / d;
+        for i in (j + 1)..N {
+            let mut s = u[(j, i)];
+            for k in 0..j {
+                s -= u[(k, j)] * u[(k, i)];
+            }
+            // w_ji = d_j u_ji; divided by d_j when column i is processed.
+            u[(j, i)] = s;
+        }
+    }
+    for c in 0..C {
+        // Uᵀ z = b (unit diagonal; dot products down column i of U).
+        for i in 0..N {
+            let mut s = b[(i, c)];
+            for k in 0..i {
+                s -= u[(k, i)] * b[(k, c)];
+            }
+            b[(i, c)] = s;
+        }
+        // D y = z, then U a = y (unit diagonal; column-oriented back substitution).
+        for i in 0..N {
+            b[(i, c)] *= inv_d[i];
+        }
+        for i in (0..N).rev() {
+            let ai = b[(i, c)];
+            for k in 0..i {
+                b[(k, c)] -= u[(k, i)] * ai;
+            }
+        }
+    }
+    Some(b)
+}
+
+/// LU with partial pivoting; `None` if a pivot is negligible relative to its row.
+fn lu_solve<const N: usize, const C: usize>(
+    mut a: SMatrix<f64, N, N>,
+    mut b: SMatrix<f64, N, C>,
+) -> Option<SMatrix<f64, N, C>> {
+    let tol = PIVOT_TOL * N as f64 * f64::EPSILON;
+    // Row scales of the original matrix, permuted along with the rows.
+    let mut scale = [0.0f64; N];
+    for (i, s) in scale.iter_mut().enumerate() {
+        for j in 0..N {
+            let v = a[(i, j)].abs();
+            if !v.is_finite() {
+                return None;
+            }
+            *s = s.max(v);
+        }
+    }
+    for j in 0..N {
+        let mut p = j;
+        let mut best = a[(j, j)].abs();
+        for i in (j + 1)..N {
+            let v = a[(i, j)].abs();
+            if v > best {
+                best = v;
+                p = i;
+            }
+        }
+        if !(best > tol * scale[p]) {
+            return None;
+        }
+        if p != j {
+            a.swap_rows(p, j);
+            b.swap_rows(p, j);
+            scale.swap(p, j);
+        }
+        let inv = 1.0 / a[(j, j)];
+        for i in (j + 1)..N {
+            let factor = a[(i, j)] * inv;
+            if factor != 0.0 {
+                for k in (j + 1)..N {
+                    a[(i, k)] -= factor * a[(j, k)];
+                }
+                for c in 0..C {
+                    b[(i, c)] -= factor * b[(j, c)];
+                }
+            }
+        }
+    }
+    for c in 0..C {
+        for i in (0..N).rev() {
+            let mut s = b[(i, c)];
+            for k in (i + 1)..N {
+                s -= a[(i, k)] * b[(k, c)];
+            }
+            b[(i, c)] = s / a[(i, i)];
+        }
+    }
+    Some(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{Matrix2, Matrix3, Vector2, Vector3};
+
+    #[test]
+    fn spd_solve() {
+        let m = Matrix3::new(4.0, 1.0, 0.5, 1.0, 3.0, 0.2, 0.5, 0.2, 2.0);
+        let f = Vector3::new(1.0, -2.0, 0.5);
+        let a = solve_mass(m, f).unwrap();
+        assert!((m * a - f).norm() < 1e-14);
+    }
+
+    #[test]
+    fn indefinite_falls_back_to_lu() {
+        let m = Matrix2::new(0.0, 1.0, 1.0, 0.0);
+        let a = solve_mass(m, Vector2::new(2.0, 3.0)).unwrap();
+        assert_eq!(a, Vector2::new(3.0, 2.0));
+        let m = Matrix2::new(-2.0, 0.0, 0.0, 1.0);
+        let a = solve_mass(m, Vector2::new(2.0, 3.0)).unwrap();
+        assert_eq!(a, Vector2::new(-1.0, 3.0));
+    }
+
+    #[test]
+    fn badly_scaled_diagonal_is_fine() {
+        let m = Matrix2::new(1e8, 0.0, 0.0, 1e-8);
+        let a = solve_mass(m, Vector2::new(1e8, 1e-8)).unwrap();
+        assert!((a - Vector2::new(1.0, 1.0)).norm() < 1e-14);
+    }
+
+    #[test]
+    fn singular_and_non_finite() {
+        assert_eq!(
+            solve_mass(Matrix2::zeros(), Vector2::new(1.0, 1.0)),
+            Err(SingularMatrix)
+        );
+        assert_eq!(
+            solve_mass(Matrix2::new(1.0, 2.0, 2.0, 4.0), Vector2::new(1.0, 1.0)),
+            Err(SingularMatrix)
+        );
+        assert_eq!(
+            solve_mass(
+                Matrix2::new(f64::NAN, 0.0, 0.0, 1.0),
+                Vector2::new(1.0, 1.0)
+            ),
+            Err(SingularMatrix)
+        );
+        assert_eq!(
+            solve_mass(Matrix2::identity(), Vector2::new(f64::INFINITY, 1.0)),
+            Err(SingularMatrix)
+        );
+        // Rank-deficient 3×3 whose cancellation leaves round-off, not an exact zero.
+        let u = Vector3::new(0.1, 0.7, 0.3);
+        let v = Vector3::new(0.2, 0.9, 1.3);
+        let m = u * u.transpose() + v * v.transpose();
+        assert_eq!(
+            solve_mass(m, Vector3::new(1.0, 2.0, 3.0)),
+            Err(SingularMatrix)
+        );
+    }
+
+    #[test]
+    fn many_columns() {
+        let m = Matrix3::new(4.0, 1.0, 0.5, 1.0, 3.0, 0.2, 0.5, 0.2, 2.0);
+        let inv = solve_mass_columns(m, Matrix3::identity()).unwrap();
+        assert!((m * inv - Matrix3::identity()).norm() < 1e-14);
+        // Non-symmetric matrix through the LU path still solves.
+        let m = Matrix3::new(0.0, 2.0, 1.0, 1.0, 0.0, 3.0, 2.0, 1.0, 0.0);
+        let inv = solve_mass_columns(m, Matrix3::identity()).unwrap();
+        assert!((m * inv - Matrix3::identity()).norm() < 1e-14);
+    }
+
+    #[test]
+    fn ill_conditioned_spd() {
+        // Hilbert matrix, condition number ≈ 1.5e7: solvable, with a proportional error.
+        let h = SMatrix::<f64, 6, 6>::from_fn(|i, j| 1.0 / (i + j + 1) as f64);
+        let x = SVector::<f64, 6>::from_fn(|i, _| (i as f64 - 2.5).sin());
+        let a = solve_mass(h, h * x).unwrap();
+        assert!((a - x).norm() < 1e-7 * x.norm(), "{}", (a - x).norm());
+        let lu = h.lu().solve(&(h * x)).unwrap();
+        assert!((a - lu).norm() < 1e-7);
+    }
+
+    #[test]
+    fn agrees_with_nalgebra() {
+        for seed in 0..50u32 {
+            let a = SMatrix::<f64, 5, 5>::from_fn(|i, j| {
+                (((i * 31 + j * 17) as u32 * (seed + 3)) % 97) as f64 / 97.0 - 0.5
+            });
+            let m = a * a.transpose() + SMatrix::<f64, 5, 5>::identity() * 0.1;
+            let b = SMatrix::<f64, 5, 3>::from_fn(|i, j| (i + 2 * j) as f64 - 3.0);
+            let ours = solve_mass_columns(m, b).unwrap();
+            let reference = m.cholesky().unwrap().solve(&b);
+            assert!((ours - reference).norm() < 1e-10 * reference.norm().max(1.0));
+        }
+    }
+
+    #[test]
+    fn zero_size() {
+        let m = SMatrix::<f64, 0, 0>::zeros();
+        assert!(solve_mass(m, SVector::<f64, 0>::zeros()).is_ok());
+    }
+}

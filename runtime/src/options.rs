@@ -1,0 +1,312 @@
+//! Integration options and their validation.
+//!
+//! The local error of each step is measured in the weighted RMS norm
+//!
+//! ```text
+//! err = sqrt( (1/D) Σᵢ ( eᵢ / (atol + rtol · max(|xᵢ|, |x̂ᵢ|)) )² )
+//! ```
+//!
+//! where `e` is the difference between the 5th- and 4th-order solutions and `x`, `x̂` the
+//! states at the start and end of the step; a step is accepted when `err ≤ 1`.
+
+use crate::error::SimError;
+
+/// Which states are stored in the [`crate::Trajectory`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Output {
+    /// The initial state and the state after every accepted step (the default).
+    #[default]
+    Steps,
+    /// Only at these times, interpolated with the dense output. They must be finite, inside the
+    /// time span (end points included) and ordered in the direction of integration (repeats
+    /// are allowed). Times after a terminal event are not produced.
+    Times(Vec<f64>),
+    /// Uniformly spaced times `t0, t0 ± Δ, t0 ± 2Δ, …` up to the end of the span, with the
+    /// end point included when the span is a multiple of `Δ` up to a relative `1e-9` of `Δ`
+    /// (that last time is then exactly `t1`). `Δ` must be positive and finite.
+    Interval(f64),
+}
+
+/// Options of [`crate::integrate()`], built with `Default` and builder-style setters.
+///
+/// Every field is public and has a setter of the same name.
+///
+/// ```
+/// use routh_runtime::{Options, Output};
+/// let opts = Options::default()
+///     .rtol(1e-10)
+///     .atol(1e-12)
+///     .max_step(0.1)
+///     .output(Output::Interval(0.01));
+/// assert_eq!(opts.rtol, 1e-10);
+/// assert!(opts.validate().is_ok());
+/// assert!(Options::default().rtol(-1.0).validate().is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// Relative tolerance; finite and `> 0`. Default `1e-8`.
+    pub rtol: f64,
+    /// Absolute tolerance; finite and `≥ 0`. Default `1e-10`.
+    pub atol: f64,
+    /// Size of the first step (its magnitude; the sign follows the time span). `None` (the
+    /// default) selects it automatically as in Hairer's DOPRI5 (costs one field evaluation).
+    pub initial_step: Option<f64>,
+    /// Largest step magnitude; `> 0`, may be infinite (the default).
+    pub max_step: f64,
+    /// Smallest step magnitude before [`SimError::StepSizeUnderflow`] is reported; finite and
+    /// `≥ 0`. Default `0`: only the built-in relative floor `10·ε·|t|` applies (a step below it
+    /// cannot advance `t` reliably). The effective floor is the larger of the two.
+    pub min_step: f64,
+    /// Maximum number of step *attempts* (accepted + rejected). Default `1_000_000`.
+    pub max_steps: usize,
+    /// What to store in the trajectory. Default [`Output::Steps`].
+    pub output: Output,
+    /// Absolute tolerance in `t` for locating events; finite and `> 0`. Default `1e-12`.
+    /// (It is raised to a few ulps of `t` when `|t|` is large.)
+    pub event_tolerance: f64,
+    /// Keep the dense output of every step in the trajectory, enabling
+    /// [`crate::Trajectory::at`]. Default `false`.
+    pub dense: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            rtol: 1e-8,
+            atol: 1e-10,
+            initial_step: None,
+            max_step: f64::INFINITY,
+            min_step: 0.0,
+            max_steps: 1_000_000,
+            output: Output::Steps,
+            event_tolerance: 1e-12,
+            dense: false,
+        }
+    }
+}
+
+impl Options {
+    /// Set [`Options::rtol`].
+    #[must_use]
+    pub fn rtol(mut self, rtol: f64) -> Self {
+        self.rtol = rtol;
+        self
+    }
+    /// Set [`Options::atol`].
+    #[must_use]
+    pub fn atol(mut self, atol: f64) -> Self {
+        self.atol = atol;
+        self
+    }
+    /// Set both tolerances.
+    #[must_use]
+    pub fn tolerances(self, rtol: f64, atol: f64) -> Self {
+        self.rtol(rtol).atol(atol)
+    }
+    /// Set [`Options::initial_step`].
+    #[must_use]
+    pub fn initial_step(mut self, h: f64) -> Self {
+        self.initial_step = Some(h);
+        self
+    }
+    /// Set [`Options::max_step`].
+    #[must_use]
+    pub fn max_step(mut self, h: f64) -> Self {
+        self.max_step = h;
+        self
+    }
+    /// Set [`Options::min_step`].
+    #[must_use]
+    pub fn min_step(mut self, h: f64) -> Self {
+        self.min_step = h;
+        self
+    }
+    /// Set [`Options::max_steps`].
+    #[must_use]
+    pub fn max_steps(mut self, n: usize) -> Self {
+        self.max_steps = n;
+        self
+    }
+    /// Set [`Options::output`].
+    #[must_use]
+    pub fn output(mut self, output: Output) -> Self {
+        self.output = output;
+        self
+    }
+    /// Set [`Options::event_tolerance`].
+    #[must_use]
+    pub fn event_tolerance(mut self, tol: f64) -> Self {
+        self.event_tolerance = tol;
+        self
+    }
+    /// Set [`Options::dense`].
+    #[must_use]
+    pub fn dense(mut self, yes: bool) -> Self {
+        self.dense = yes;
+        self
+    }
+
+    /// Check the options that do not depend on the time span.
+    ///
+    /// # Errors
+    /// [`SimError::InvalidOptions`] naming the first offending option.
+    pub fn validate(&self) -> Result<(), SimError> {
+        let bad = |msg: String| Err(SimError::InvalidOptions(msg));
+        if !(self.rtol.is_finite() && self.rtol > 0.0) {
+            return bad(format!("rtol must be finite and > 0, got {}", self.rtol));
+        }
+        if !(self.atol.is_finite() && self.atol >= 0.0) {
+            return bad(format!("atol must be finite and >= 0, got {}", self.atol));
+        }
+        if let Some(h) = self.initial_step
+            && !(h.is_finite() && h > 0.0)
+        {
+            return bad(format!("initial_step must be finite and > 0, got {h}"));
+        }
+        if !(self.max_step > 0.0) {
+            return bad(format!("max_step must be > 0, got {}", self.max_step));
+        }
+        if !(self.min_step.is_finite() && self.min_step >= 0.0) {
+            return bad(format!(
+                "min_step must be finite and >= 0, got {}",
+                self.min_step
+            ));
+        }
+        if self.min_step > self.max_step {
+            return bad(format!(
+                "min_step ({}) must not exceed max_step ({})",
+                self.min_step, self.max_step
+            ));
+        }
+        if !(self.event_tolerance.is_finite() && self.event_tolerance > 0.0) {
+            return bad(format!(
+                "event_tolerance must be finite and > 0, got {}",
+                self.event_tolerance
+            ));
+        }
+        match &self.output {
+            Output::Steps => {}
+            Output::Interval(dt) => {
+                if !(dt.is_finite() && *dt > 0.0) {
+                    return bad(format!("output interval must be finite and > 0, got {dt}"));
+                }
+            }
+            Output::Times(ts) => {
+                if let Some(t) = ts.iter().find(|t| !t.is_finite()) {
+                    return bad(format!("output time {t} is not finite"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Largest number of points [`Output::Interval`] may request.
+pub(crate) const MAX_INTERVAL_POINTS: f64 = 1e9;
+
+/// The output times, consumed in order while integrating.
+#[derive(Debug)]
+pub(crate) enum Schedule<'o> {
+    Steps,
+    Times {
+        times: &'o [f64],
+        next: usize,
+    },
+    Interval {
+        t0: f64,
+        t1: f64,
+        step: f64,
+        count: usize,
+        next: usize,
+    },
+}
+
+impl<'o> Schedule<'o> {
+    /// Build and validate the schedule for the span `t0 → t1` (`dir` = ±1).
+    pub(crate) fn new(output: &'o Output, t0: f64, t1: f64, dir: f64) -> Result<Self, SimError> {
+        match output {
+            Output::Steps => Ok(Schedule::Steps),
+            Output::Times(times) => {
+                let (lo, hi) = if t0 <= t1 { (t0, t1) } else { (t1, t0) };
+                for (i, &t) in times.iter().enumerate() {
+                    if !(t >= lo && t <= hi) {
+                        return Err(SimError::InvalidOptions(format!(
+                            "output time {t} is outside the time span {t0}..{t1}"
+                        )));
+                    }
+                    if i > 0 && (t - times[i - 1]) * dir < 0.0 {
+                        return Err(SimError::InvalidOptions(format!(
+                            "output times must be ordered in the direction of integration \
+                             ({} then {t})",
+                            times[i - 1]
+                        )));
+                    }
+                }
+                Ok(Schedule::Times { times, next: 0 })
+            }
+            Output::Interval(dt) => {
+                let span = (t1 - t0).abs();
+                let n = (span / dt * (1.0 + 1e-12) + 1e-9).floor();
+                if !(n.is_finite() && n < MAX_INTERVAL_POINTS) {
+                    return Err(SimError::InvalidOptions(format!(
+                        "output interval {dt} gives more than {MAX_INTERVAL_POINTS} points"
+                    )));
+                }
+                Ok(Schedule::Interval {
+                    t0,
+                    t1,
+                    step: dt * dir,
+                    count: n as usize + 1,
+                    next: 0,
+                })
+            }
+        }
+    }
+
+    /// Number of scheduled outputs, if known (used to reserve capacity).
+    pub(crate) fn len_hint(&self) -> Option<usize> {
+        match self {
+            Schedule::Steps => None,
+            Schedule::Times { times, .. } => Some(times.len()),
+            Schedule::Interval { count, .. } => Some(*count),
+        }
+    }
+
+    /// The next scheduled output time, if any (never called for `Steps`).
+    #[inline]
+    pub(crate) fn peek(&self) -> Option<f64> {
+        match self {
+            Schedule::Steps => None,
+            Schedule::Times { times, next } => times.get(*next).copied(),
+            Schedule::Interval {
+                t0,
+                t1,
+                step,
+                count,
+                next,
+            } => {
+                if *next >= *count {
+                    None
+                } else if *next + 1 == *count {
+                    // The last point: snap to t1 when it is t1 up to rounding.
+                    let t = t0 + step * (*next as f64);
+                    if (t - t1).abs() <= 1e-9 * step.abs() {
+                        Some(*t1)
+                    } else {
+                        Some(t)
+                    }
+                } else {
+                    Some(t0 + step * (*next as f64))
+                }
+            }
+        }
+    }
+
+    #[inline]
+    pub(crate) fn advance(&mut self) {
+        match self {
+            Schedule::Steps => {}
+            Schedule::Times { next, .. } | Schedule::Interval { next, .. } => *next += 1,
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! The result of an integration.
+
+use nalgebra::SVector;
+
+use crate::dopri5::DenseSegment;
+use crate::events::EventRecord;
+
+/// Why the integration ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StopReason {
+    /// The end of the time span was reached.
+    Finished,
+    /// A terminal event fired at time `t`.
+    Event {
+        /// Name of the event.
+        name: String,
+        /// Time of the event (also the time of the last output).
+        t: f64,
+    },
+}
+
+/// Work counters.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Accepted steps.
+    pub steps: usize,
+    /// Rejected step attempts (error too large or non-finite values).
+    pub rejected: usize,
+    /// Evaluations of the vector field (event functions not included).
+    pub evaluations: usize,
+}
+
+/// Output of [`crate::integrate()`]: sampled states, located events, and optionally the dense
+/// output of every step.
+///
+/// ```
+/// use routh_runtime::{integrate, FieldError, Options, Output, nalgebra::Vector1};
+/// let decay = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> { Ok(-x) };
+/// let opts = Options::default().output(Output::Times(vec![0.0, 0.5, 1.0]));
+/// let traj = integrate(&decay, 0.0..1.0, Vector1::new(1.0), &[], &opts)?;
+/// assert_eq!(traj.times, vec![0.0, 0.5, 1.0]);
+/// for (t, x) in traj.iter() {
+///     assert!((x[0] - (-t).exp()).abs() < 1e-8);
+/// }
+/// assert_eq!(traj.component(0).len(), 3);
+/// # Ok::<(), routh_runtime::SimError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Trajectory<const D: usize> {
+    /// Output times (see [`crate::Output`]).
+    pub times: Vec<f64>,
+    /// States at [`Trajectory::times`].
+    pub states: Vec<SVector<f64, D>>,
+    /// Located events, in the order they occurred.
+    pub events: Vec<EventRecord<D>>,
+    /// Why the integration ended.
+    pub stop: StopReason,
+    /// Work counters.
+    pub stats: Stats,
+    /// Dense output of every accepted step, in order; empty unless [`crate::Options::dense`].
+    pub segments: Vec<DenseSegment<D>>,
+}
+
+impl<const D: usize> Trajectory<D> {
+    /// Number of output points.
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+    /// Whether there are no output points (possible with an empty [`crate::Output::Times`]).
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+    /// The last output point.
+    pub fn last(&self) -> Option<(f64, &SVector<f64, D>)> {
+        Some((*self.times.last()?, self.states.last()?))
+    }
+    /// Iterate over `(t, x)` output points.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (f64, &SVector<f64, D>)> + '_ {
+        self.times.iter().copied().zip(self.states.iter())
+    }
+    /// Time series of component `i` of the state; empty if `i ≥ D`.
+    pub fn component(&self, i: usize) -> Vec<f64> {
+        if i >= D {
+            return Vec::new();
+        }
+        self.states.iter().map(|x| x[i]).collect()
+    }
+    /// The state at any time `t` covered by the integration, from the dense output.
+    ///
+    /// `None` if the trajectory was computed without [`crate::Options::dense`] or `t` is
+    /// outside the integrated range (or NaN).
+    ///
+    /// ```
+    /// use routh_runtime::{integrate, FieldError, Options, nalgebra::Vector2};
+    /// let osc = |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> {
+    ///     Ok(Vector2::new(x[1], -x[0]))
+    /// };
+    /// let opts = Options::default().rtol(1e-10).atol(1e-12).dense(true);
+    /// let traj = integrate(&osc, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &opts)?;
+    /// let x = traj.at(3.3).unwrap();
+    /// assert!((x[0] - 3.3f64.cos()).abs() < 1e-8);
+    /// assert!(traj.at(11.0).is_none());
+    /// # Ok::<(), routh_runtime::SimError>(())
+    /// ```
+    pub fn at(&self, t: f64) -> Option<SVector<f64, D>> {
+        let first = self.segments.first()?;
+        let forward = first.step() > 0.0;
+        // Segments are ordered along the direction of integration: find the first whose end
+        // is not before t.
+        let idx = self.segments.partition_point(|s| {
+            if forward {
+                s.t_end() < t
+            } else {
+                s.t_end() > t
+            }
+        });
+        let seg = self.segments.get(idx)?;
+        if !seg.contains(t) {
+            return None;
+        }
+        Some(seg.eval(t))
+    }
+}

@@ -1,0 +1,336 @@
+//! The hash-consed expression DAG.
+//!
+//! Every node lives once in a `Vec` arena and is addressed by a `u32` handle ([`Expr`]). A hash
+//! map from node to handle guarantees *structural sharing*: building the same node twice returns
+//! the same handle, so structural equality of canonical expressions is handle equality.
+//!
+//! Because a node can only be interned after its children, **a child's id is always smaller
+//! than its parent's**: ascending id order is a topological order (used by evaluation and CSE).
+//!
+//! Each node also carries a 64-bit *dependency mask*: bit `i mod 64` is set when symbol `i`
+//! occurs below it. A clear bit proves independence, which lets differentiation and substitution
+//! skip whole sub-DAGs in O(1).
+
+use crate::rational::Rational;
+use rustc_hash::FxHashMap;
+
+/// Handle of a node in an [`Arena`]. Only meaningful together with the arena that created it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct Expr(pub(crate) u32);
+
+impl Expr {
+    /// Position of the node in its arena (ids are dense, in creation order).
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Elementary functions.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum Func {
+    /// sine
+    Sin,
+    /// cosine
+    Cos,
+    /// tangent
+    Tan,
+    /// natural exponential
+    Exp,
+    /// natural logarithm
+    Ln,
+    /// hyperbolic sine
+    Sinh,
+    /// hyperbolic cosine
+    Cosh,
+    /// hyperbolic tangent
+    Tanh,
+    /// two-argument arctangent `atan2(y, x)` (arguments in that order)
+    Atan2,
+    /// absolute value
+    Abs,
+}
+
+impl Func {
+    /// Every function, in declaration order.
+    pub const ALL: [Func; 10] = [
+        Func::Sin,
+        Func::Cos,
+        Func::Tan,
+        Func::Exp,
+        Func::Ln,
+        Func::Sinh,
+        Func::Cosh,
+        Func::Tanh,
+        Func::Atan2,
+        Func::Abs,
+    ];
+
+    /// The name of the corresponding `f64` method (`"sin"`, `"ln"`, `"atan2"`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Func::Sin => "sin",
+            Func::Cos => "cos",
+            Func::Tan => "tan",
+            Func::Exp => "exp",
+            Func::Ln => "ln",
+            Func::Sinh => "sinh",
+            Func::Cosh => "cosh",
+            Func::Tanh => "tanh",
+            Func::Atan2 => "atan2",
+            Func::Abs => "abs",
+        }
+    }
+
+    /// Inverse of [`Func::name`].
+    pub fn from_name(name: &str) -> Option<Func> {
+        Func::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Number of arguments (2 for `atan2`, 1 otherwise).
+    pub fn arity(self) -> usize {
+        if self == Func::Atan2 { 2 } else { 1 }
+    }
+
+    /// Numeric value; NaN on an arity mismatch.
+    pub fn eval(self, args: &[f64]) -> f64 {
+        if args.len() != self.arity() {
+            return f64::NAN;
+        }
+        let a = args[0];
+        match self {
+            Func::Sin => a.sin(),
+            Func::Cos => a.cos(),
+            Func::Tan => a.tan(),
+            Func::Exp => a.exp(),
+            Func::Ln => a.ln(),
+            Func::Sinh => a.sinh(),
+            Func::Cosh => a.cosh(),
+            Func::Tanh => a.tanh(),
+            Func::Atan2 => a.atan2(args[1]),
+            Func::Abs => a.abs(),
+        }
+    }
+}
+
+/// A node of the DAG. Nodes built through [`Arena`]'s constructors are canonical (see `construct`).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Node {
+    /// Exact rational constant.
+    Num(Rational),
+    /// Symbol, by index into the arena's symbol table.
+    Sym(u32),
+    /// Sum of at least two terms, sorted by id.
+    Add(Box<[Expr]>),
+    /// Product: optional leading numeric coefficient, then at least one factor, sorted by id.
+    Mul(Box<[Expr]>),
+    /// `base ^ exponent`.
+    Pow(Expr, Expr),
+    /// Function application.
+    Call(Func, Box<[Expr]>),
+}
+
+impl Node {
+    /// Calls `f` on each child, in order.
+    pub fn for_each_child(&self, mut f: impl FnMut(Expr)) {
+        match self {
+            Node::Num(_) | Node::Sym(_) => {}
+            Node::Add(xs) | Node::Mul(xs) | Node::Call(_, xs) => xs.iter().for_each(|&x| f(x)),
+            Node::Pow(b, e) => {
+                f(*b);
+                f(*e);
+            }
+        }
+    }
+
+    /// True for `Num` and `Sym`.
+    pub fn is_leaf(&self) -> bool {
+        matches!(self, Node::Num(_) | Node::Sym(_))
+    }
+}
+
+/// Owner of all nodes and symbols.
+#[derive(Debug, Clone)]
+pub struct Arena {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) masks: Vec<u64>,
+    map: FxHashMap<Node, Expr>,
+    sym_names: Vec<String>,
+    sym_index: FxHashMap<String, Expr>,
+    pub(crate) zero: Expr,
+    pub(crate) one: Expr,
+    pub(crate) minus_one: Expr,
+}
+
+impl Default for Arena {
+    fn default() -> Self {
+        Arena::new()
+    }
+}
+
+impl Arena {
+    /// An arena holding just the constants 0, 1 and −1.
+    pub fn new() -> Arena {
+        let mut a = Arena {
+            nodes: Vec::new(),
+            masks: Vec::new(),
+            map: FxHashMap::default(),
+            sym_names: Vec::new(),
+            sym_index: FxHashMap::default(),
+            zero: Expr(0),
+            one: Expr(0),
+            minus_one: Expr(0),
+        };
+        a.zero = a.intern(Node::Num(Rational::zero()));
+        a.one = a.intern(Node::Num(Rational::one()));
+        a.minus_one = a.intern(Node::Num(Rational::integer(-1)));
+        a
+    }
+
+    /// Returns the handle of `node`, creating it if it is new. Does **not** canonicalise.
+    pub(crate) fn intern(&mut self, node: Node) -> Expr {
+        if let Some(&e) = self.map.get(&node) {
+            return e;
+        }
+        let mask = match &node {
+            Node::Num(_) => 0,
+            Node::Sym(i) => 1u64 << (i % 64),
+            _ => {
+                let mut m = 0;
+                node.for_each_child(|c| m |= self.masks[c.index()]);
+                m
+            }
+        };
+        // More than 2^32 nodes cannot be addressed; that is far beyond any realistic use.
+        let id = Expr(u32::try_from(self.nodes.len()).expect("symbolic arena exceeded 2^32 nodes"));
+        self.nodes.push(node.clone());
+        self.masks.push(mask);
+        self.map.insert(node, id);
+        id
+    }
+
+    /// The node behind a handle.
+    pub fn node(&self, e: Expr) -> &Node {
+        &self.nodes[e.index()]
+    }
+
+    /// Number of nodes ever created.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Never true (the constants 0, 1, −1 always exist); provided for API completeness.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The symbol called `name` (created on first use; same name → same handle).
+    pub fn symbol(&mut self, name: &str) -> Expr {
+        if let Some(&e) = self.sym_index.get(name) {
+            return e;
+        }
+        let idx = self.sym_names.len() as u32;
+        self.sym_names.push(name.to_owned());
+        let e = self.intern(Node::Sym(idx));
+        self.sym_index.insert(name.to_owned(), e);
+        e
+    }
+
+    /// Name of a symbol node, `None` for any other node.
+    pub fn symbol_name(&self, e: Expr) -> Option<&str> {
+        match self.node(e) {
+            Node::Sym(i) => Some(&self.sym_names[*i as usize]),
+            _ => None,
+        }
+    }
+
+    /// The constant's value if `e` is a number.
+    pub fn as_num(&self, e: Expr) -> Option<Rational> {
+        match self.node(e) {
+            Node::Num(r) => Some(*r),
+            _ => None,
+        }
+    }
+
+    /// The exact constant `r`.
+    pub fn num(&mut self, r: Rational) -> Expr {
+        self.intern(Node::Num(r))
+    }
+
+    /// The integer constant `n`.
+    pub fn int(&mut self, n: i64) -> Expr {
+        self.num(Rational::integer(i128::from(n)))
+    }
+
+    /// The constant 0.
+    pub fn zero(&self) -> Expr {
+        self.zero
+    }
+
+    /// The constant 1.
+    pub fn one(&self) -> Expr {
+        self.one
+    }
+
+    /// Marks every node reachable from `roots`; the vector is indexed by id and has length
+    /// `max(root id) + 1` (children have smaller ids than parents).
+    pub(crate) fn reach_marks(&self, roots: &[Expr]) -> Vec<bool> {
+        let n = roots.iter().map(|r| r.index() + 1).max().unwrap_or(0);
+        let mut mark = vec![false; n];
+        let mut stack: Vec<Expr> = Vec::new();
+        for &r in roots {
+            if !mark[r.index()] {
+                mark[r.index()] = true;
+                stack.push(r);
+            }
+            while let Some(e) = stack.pop() {
+                self.nodes[e.index()].for_each_child(|c| {
+                    if !mark[c.index()] {
+                        mark[c.index()] = true;
+                        stack.push(c);
+                    }
+                });
+            }
+        }
+        mark
+    }
+
+    /// Number of distinct nodes reachable from `outputs` (leaves included).
+    pub fn count_nodes(&self, outputs: &[Expr]) -> usize {
+        self.reach_marks(outputs).into_iter().filter(|&m| m).count()
+    }
+
+    /// Whether `sym` occurs in `e` (exact: the dependency mask only prunes).
+    pub fn depends_on(&self, e: Expr, sym: Expr) -> bool {
+        let m = self.masks[sym.index()];
+        if e == sym {
+            return true;
+        }
+        if m != 0 && self.masks[e.index()] & m == 0 || sym.index() > e.index() {
+            return false;
+        }
+        let mut seen = vec![false; e.index() + 1];
+        let mut stack = vec![e];
+        seen[e.index()] = true;
+        while let Some(x) = stack.pop() {
+            if x == sym {
+                return true;
+            }
+            self.nodes[x.index()].for_each_child(|c| {
+                if !seen[c.index()] && (m == 0 || self.masks[c.index()] & m != 0) {
+                    seen[c.index()] = true;
+                    stack.push(c);
+                }
+            });
+        }
+        false
+    }
+
+    /// The symbols occurring in `e`, sorted by id.
+    pub fn free_symbols(&self, e: Expr) -> Vec<Expr> {
+        let marks = self.reach_marks(&[e]);
+        (0..marks.len())
+            .filter(|&i| marks[i] && matches!(self.nodes[i], Node::Sym(_)))
+            .map(|i| Expr(i as u32))
+            .collect()
+    }
+}

@@ -1,0 +1,406 @@
+//! Common-subexpression elimination and emission of straight-line Rust (`f64`) code.
+//!
+//! CSE is free thanks to hash-consing: equal subexpressions already are one node. A node is
+//! *used* once per parent edge among the nodes reachable from the outputs, plus once per
+//! appearance in the output list. Every non-leaf node used more than once becomes a temporary
+//! `let <prefix><k>: f64 = …;`; single-use nodes are inlined. Temporaries are created in
+//! post-order of a depth-first walk over the outputs (in order), so each is defined before use
+//! and the numbering depends only on the DAG — never on hash-map iteration or addresses.
+//!
+//! Expression shapes emitted:
+//! * sums with negative-coefficient terms as subtraction: `a - 2.0_f64 * b`;
+//! * products gather negative powers into one division: `a * b / (c * d)`; coefficients ±1
+//!   are not multiplied;
+//! * `x^n` → `x.powi(n)` (`x * x` for `n = 2` when `x` is a symbol or temporary), `x^−n` →
+//!   `1.0_f64 / …`, `x^(1/2)` → `x.sqrt()`, other exponents → `x.powf(y)`;
+//! * functions as methods: `x.sin()`, `y.atan2(x)`;
+//! * rationals as `f64` literals (`{:?}` of the value with an `_f64` suffix).
+//!
+//! Parentheses are inserted only where precedence requires them (never around a whole `let`
+//! right-hand side, which would trigger `unused_parens`).
+
+use crate::arena::{Arena, Expr, Func, Node};
+use crate::rational::Rational;
+use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
+use quote::quote;
+use rustc_hash::FxHashMap;
+
+/// Straight-line code computing a list of outputs.
+#[derive(Clone, Debug)]
+pub struct Emitted {
+    /// `let` statements defining the temporaries, in dependency order.
+    pub statements: Vec<TokenStream>,
+    /// One expression per requested output (may refer to the temporaries).
+    pub outputs: Vec<TokenStream>,
+    /// Arithmetic operations in the emitted code.
+    pub ops: OpCount,
+}
+
+/// Operation counts of emitted code.
+#[derive(Default, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpCount {
+    /// Additions, subtractions and negations.
+    pub adds: usize,
+    /// Multiplications.
+    pub muls: usize,
+    /// Divisions.
+    pub divs: usize,
+    /// Method calls: `sin`, `cos`, `powi`, `sqrt`, `powf`, …
+    pub calls: usize,
+}
+
+impl OpCount {
+    /// Total number of operations.
+    pub fn total(&self) -> usize {
+        self.adds + self.muls + self.divs + self.calls
+    }
+}
+
+/// Binding strength of an emitted fragment's top-level operator.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Prec {
+    /// `a + b`, `a - b`
+    Add,
+    /// `a * b`, `a / b`
+    Mul,
+    /// `-a`
+    Unary,
+    /// identifiers, literals, method calls, parenthesised groups
+    Atom,
+}
+
+struct Frag {
+    ts: TokenStream,
+    prec: Prec,
+}
+
+impl Frag {
+    fn atom(ts: TokenStream) -> Frag {
+        Frag {
+            ts,
+            prec: Prec::Atom,
+        }
+    }
+
+    /// The tokens, parenthesised if they bind looser than `min`.
+    fn at_least(self, min: Prec) -> TokenStream {
+        if self.prec < min {
+            TokenStream::from(TokenTree::Group(Group::new(
+                Delimiter::Parenthesis,
+                self.ts,
+            )))
+        } else {
+            self.ts
+        }
+    }
+}
+
+fn punct(c: char) -> TokenTree {
+    TokenTree::Punct(Punct::new(c, Spacing::Alone))
+}
+
+/// `v` (≥ 0) as an `f64` literal, e.g. `0.5_f64`.
+fn f64_lit(v: f64) -> TokenStream {
+    let lit = format!("{v:?}_f64")
+        .parse::<Literal>()
+        .unwrap_or_else(|_| Literal::f64_suffixed(v));
+    TokenStream::from(TokenTree::Literal(lit))
+}
+
+/// Emits straight-line code for `outputs` (see the module documentation). `symbol` gives the
+/// tokens of a symbol; temporaries are named `<prefix>0`, `<prefix>1`, … (`prefix` must start an
+/// identifier; an empty prefix is replaced by `__cse`).
+pub fn emit(
+    arena: &Arena,
+    outputs: &[Expr],
+    symbol: &dyn Fn(Expr) -> TokenStream,
+    prefix: &str,
+) -> Emitted {
+    let marks = arena.reach_marks(outputs);
+    let mut uses = vec![0u32; marks.len()];
+    for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
+        arena.nodes[i].for_each_child(|c| uses[c.index()] += 1);
+    }
+    for o in outputs {
+        uses[o.index()] += 1;
+    }
+    let mut em = Emitter {
+        arena,
+        symbol,
+        prefix: if prefix.is_empty() { "__cse" } else { prefix },
+        uses,
+        temps: FxHashMap::default(),
+        statements: Vec::new(),
+        ops: OpCount::default(),
+    };
+    let outputs = outputs.iter().map(|&o| em.expr(o).ts).collect();
+    Emitted {
+        statements: em.statements,
+        outputs,
+        ops: em.ops,
+    }
+}
+
+struct Emitter<'a> {
+    arena: &'a Arena,
+    symbol: &'a dyn Fn(Expr) -> TokenStream,
+    prefix: &'a str,
+    uses: Vec<u32>,
+    temps: FxHashMap<Expr, Ident>,
+    statements: Vec<TokenStream>,
+    ops: OpCount,
+}
+
+impl Emitter<'_> {
+    fn is_temp(&self, e: Expr) -> bool {
+        self.uses[e.index()] > 1 && !self.arena.node(e).is_leaf()
+    }
+
+    /// Emitted as a bare name (`x * x` is then cheap and clear).
+    fn is_name(&self, e: Expr) -> bool {
+        matches!(self.arena.node(e), Node::Sym(_)) || self.is_temp(e)
+    }
+
+    /// Fragment for `e`: a temporary's name (defining it on first need) or the inlined code.
+    fn expr(&mut self, e: Expr) -> Frag {
+        if !self.is_temp(e) {
+            return self.raw(e);
+        }
+        if let Some(id) = self.temps.get(&e) {
+            return Frag::atom(TokenStream::from(TokenTree::Ident(id.clone())));
+        }
+        let rhs = self.raw(e).ts;
+        let id = Ident::new(
+            &format!("{}{}", self.prefix, self.temps.len()),
+            Span::call_site(),
+        );
+        self.statements.push(quote! { let #id: f64 = #rhs; });
+        self.temps.insert(e, id.clone());
+        Frag::atom(TokenStream::from(TokenTree::Ident(id)))
+    }
+
+    fn raw(&mut self, e: Expr) -> Frag {
+        let arena = self.arena;
+        match arena.node(e) {
+            Node::Num(r) => {
+                let v = r.to_f64();
+                if v < 0.0 {
+                    let mut ts = TokenStream::from(punct('-'));
+                    ts.extend(f64_lit(-v));
+                    Frag {
+                        ts,
+                        prec: Prec::Unary,
+                    }
+                } else {
+                    Frag::atom(f64_lit(v))
+                }
+            }
+            Node::Sym(_) => Frag::atom((self.symbol)(e)),
+            Node::Add(ts) => self.sum(ts),
+            Node::Mul(fs) => {
+                let (neg, mag) = self.product(fs);
+                if neg { self.negate(mag) } else { mag }
+            }
+            &Node::Pow(b, x) => self.power(b, x),
+            Node::Call(f, xs) => self.call(*f, xs),
+        }
+    }
+
+    /// `-mag`.
+    fn negate(&mut self, mag: Frag) -> Frag {
+        self.ops.adds += 1;
+        let prec = if mag.prec == Prec::Mul {
+            Prec::Mul
+        } else {
+            Prec::Unary
+        };
+        let mut ts = TokenStream::from(punct('-'));
+        ts.extend(mag.at_least(Prec::Mul));
+        Frag { ts, prec }
+    }
+
+    /// A term of a sum as (is negative, magnitude), so sums can use `-`.
+    fn signed(&mut self, t: Expr) -> (bool, Frag) {
+        if !self.is_temp(t) {
+            match self.arena.node(t) {
+                Node::Num(r) if r.is_negative() => return (true, Frag::atom(f64_lit(-r.to_f64()))),
+                Node::Mul(fs) => return self.product(fs),
+                _ => {}
+            }
+        }
+        (false, self.expr(t))
+    }
+
+    fn sum(&mut self, terms: &[Expr]) -> Frag {
+        let items: Vec<(bool, Frag)> = terms.iter().map(|&t| self.signed(t)).collect();
+        let first = items.iter().position(|(neg, _)| !neg).unwrap_or(0);
+        let mut ts = TokenStream::new();
+        let mut rest = Vec::with_capacity(items.len());
+        for (i, item) in items.into_iter().enumerate() {
+            if i == first {
+                let (neg, f) = item;
+                ts.extend(if neg { self.negate(f).ts } else { f.ts });
+            } else {
+                rest.push(item);
+            }
+        }
+        for (neg, f) in rest {
+            self.ops.adds += 1;
+            ts.extend([punct(if neg { '-' } else { '+' })]);
+            ts.extend(f.at_least(Prec::Mul));
+        }
+        Frag {
+            ts,
+            prec: Prec::Add,
+        }
+    }
+
+    /// `a * b * …` from at least one fragment.
+    fn join_product(&mut self, items: Vec<Frag>) -> Frag {
+        if items.len() == 1 {
+            return items.into_iter().next().expect("one item");
+        }
+        let mut ts = TokenStream::new();
+        for (i, f) in items.into_iter().enumerate() {
+            if i == 0 {
+                ts.extend(f.at_least(Prec::Mul));
+            } else {
+                self.ops.muls += 1;
+                ts.extend([punct('*')]);
+                ts.extend(f.at_least(Prec::Unary));
+            }
+        }
+        Frag {
+            ts,
+            prec: Prec::Mul,
+        }
+    }
+
+    /// A product as (coefficient is negative, magnitude), negative powers gathered as a divisor.
+    fn product(&mut self, fs: &[Expr]) -> (bool, Frag) {
+        let (coef, rest) = match self.arena.node(fs[0]) {
+            Node::Num(r) => (*r, &fs[1..]),
+            _ => (Rational::one(), fs),
+        };
+        let mut nums: Vec<Frag> = Vec::new();
+        let mut dens: Vec<Frag> = Vec::new();
+        let c = coef.to_f64().abs();
+        if c != 1.0 {
+            nums.push(Frag::atom(f64_lit(c)));
+        }
+        for &f in rest {
+            match self.arena.node(f) {
+                &Node::Pow(b, x) if !self.is_temp(f) => match self.arena.as_num(x) {
+                    Some(r) if r.is_negative() => match r.checked_neg() {
+                        Some(p) => self.push_power(&mut dens, b, p),
+                        None => nums.push(self.expr(f)),
+                    },
+                    Some(r) => self.push_power(&mut nums, b, r),
+                    None => nums.push(self.expr(f)),
+                },
+                _ => nums.push(self.expr(f)),
+            }
+        }
+        let numer = if nums.is_empty() {
+            Frag::atom(f64_lit(1.0))
+        } else {
+            self.join_product(nums)
+        };
+        if dens.is_empty() {
+            return (coef.is_negative(), numer);
+        }
+        let denom = self.join_product(dens);
+        self.ops.divs += 1;
+        let mut ts = numer.at_least(Prec::Mul);
+        ts.extend([punct('/')]);
+        ts.extend(denom.at_least(Prec::Unary));
+        (
+            coef.is_negative(),
+            Frag {
+                ts,
+                prec: Prec::Mul,
+            },
+        )
+    }
+
+    /// Pushes the factor(s) for `b^r`, `r > 0`, onto a product list (`b^2` of a name as `b, b`).
+    fn push_power(&mut self, list: &mut Vec<Frag>, b: Expr, r: Rational) {
+        if r == Rational::integer(2) && self.is_name(b) {
+            list.push(self.expr(b));
+            list.push(self.expr(b));
+        } else {
+            list.push(self.positive_power(b, r));
+        }
+    }
+
+    /// `b^r` for `r > 0`.
+    fn positive_power(&mut self, b: Expr, r: Rational) -> Frag {
+        if r.is_one() {
+            return self.expr(b);
+        }
+        if r == Rational::integer(2) && self.is_name(b) {
+            let x = self.expr(b);
+            let y = self.expr(b);
+            return self.join_product(vec![x, y]);
+        }
+        let recv = self.expr(b).at_least(Prec::Atom);
+        self.ops.calls += 1;
+        let arg = if r.is_integer() {
+            match i32::try_from(r.num()) {
+                Ok(n) => {
+                    let n = Literal::i32_unsuffixed(n);
+                    return Frag::atom(quote! { #recv.powi(#n) });
+                }
+                Err(_) => f64_lit(r.to_f64()),
+            }
+        } else if r.num() == 1 && r.den() == 2 {
+            return Frag::atom(quote! { #recv.sqrt() });
+        } else {
+            f64_lit(r.to_f64())
+        };
+        Frag::atom(quote! { #recv.powf(#arg) })
+    }
+
+    fn power(&mut self, b: Expr, x: Expr) -> Frag {
+        match self.arena.as_num(x) {
+            Some(r) if r.is_negative() => {
+                let Some(p) = r.checked_neg() else {
+                    let recv = self.expr(b).at_least(Prec::Atom);
+                    let mut arg = TokenStream::from(punct('-'));
+                    arg.extend(f64_lit(-r.to_f64()));
+                    self.ops.calls += 1;
+                    return Frag::atom(quote! { #recv.powf(#arg) });
+                };
+                let den = self.positive_power(b, p).at_least(Prec::Unary);
+                let one = f64_lit(1.0);
+                self.ops.divs += 1;
+                Frag {
+                    ts: quote! { #one / #den },
+                    prec: Prec::Mul,
+                }
+            }
+            Some(r) => self.positive_power(b, r),
+            None => {
+                let recv = self.expr(b).at_least(Prec::Atom);
+                let arg = self.expr(x).ts;
+                self.ops.calls += 1;
+                Frag::atom(quote! { #recv.powf(#arg) })
+            }
+        }
+    }
+
+    fn call(&mut self, f: Func, xs: &[Expr]) -> Frag {
+        if xs.len() != f.arity() {
+            return Frag::atom(quote! { f64::NAN });
+        }
+        let recv = self.expr(xs[0]).at_least(Prec::Atom);
+        let name = Ident::new(f.name(), Span::call_site());
+        self.ops.calls += 1;
+        if f == Func::Atan2 {
+            let x = self.expr(xs[1]).ts;
+            Frag::atom(quote! { #recv.#name(#x) })
+        } else {
+            Frag::atom(quote! { #recv.#name() })
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Crate-level tests: canonical forms, derivatives vs finite differences, zero test, CSE/emission
+//! checked by interpreting the emitted token streams.
+
+use crate::*;
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use std::collections::HashMap;
+
+mod calculus;
+mod canonical;
+mod emission;
+mod stress;
+
+/// Small deterministic generator for test points.
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    /// Uniform in [lo, hi).
+    pub(crate) fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        lo + (hi - lo) * ((self.0 >> 11) as f64 / (1u64 << 53) as f64)
+    }
+}
+
+/// Relative closeness.
+pub(crate) fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
+}
+
+/// Interpreter for the subset of Rust that `emit` produces: `let n: f64 = e;` statements and
+/// expressions over `+ - * /`, unary `-`, parentheses, `f64` literals, identifiers and the
+/// methods `sin cos tan exp ln sinh cosh tanh abs sqrt powi powf atan2`.
+pub(crate) struct Interp {
+    pub(crate) env: HashMap<String, f64>,
+}
+
+impl Interp {
+    pub(crate) fn run(&mut self, em: &Emitted) -> Vec<f64> {
+        for st in &em.statements {
+            let toks: Vec<TokenTree> = st.clone().into_iter().collect();
+            assert_eq!(toks[0].to_string(), "let");
+            let name = toks[1].to_string();
+            assert_eq!(toks[2].to_string(), ":");
+            assert_eq!(toks[3].to_string(), "f64");
+            assert_eq!(toks[4].to_string(), "=");
+            assert_eq!(toks.last().unwrap().to_string(), ";");
+            let rhs = &toks[5..toks.len() - 1];
+            assert!(
+                !(rhs.len() == 1
+                    && matches!(&rhs[0], TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis)),
+                "parenthesised let rhs: {st}"
+            );
+            let v = self.eval_tokens(rhs);
+            assert!(
+                !self.env.contains_key(&name),
+                "temporary {name} defined twice"
+            );
+            self.env.insert(name, v);
+        }
+        em.outputs
+            .iter()
+            .map(|o| self.eval_stream(o.clone()))
+            .collect()
+    }
+
+    fn eval_stream(&self, ts: TokenStream) -> f64 {
+        let toks: Vec<TokenTree> = ts.into_iter().collect();
+        self.eval_tokens(&toks)
+    }
+
+    fn eval_tokens(&self, toks: &[TokenTree]) -> f64 {
+        let mut pos = 0;
+        let v = self.sum(toks, &mut pos);
+        assert_eq!(
+            pos,
+            toks.len(),
+            "trailing tokens in {:?}",
+            toks.iter().map(|t| t.to_string()).collect::<Vec<_>>()
+        );
+        v
+    }
+
+    fn is_punct(t: Option<&TokenTree>, c: char) -> bool {
+        matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == c)
+    }
+
+    fn sum(&self, t: &[TokenTree], pos: &mut usize) -> f64 {
+        let mut v = self.product(t, pos);
+        loop {
+            if Self::is_punct(t.get(*pos), '+') {
+                *pos += 1;
+                v += self.product(t, pos);
+            } else if Self::is_punct(t.get(*pos), '-') {
+                *pos += 1;
+                v -= self.product(t, pos);
+            } else {
+                return v;
+            }
+        }
+    }
+
+    fn product(&self, t: &[TokenTree], pos: &mut usize) -> f64 {
+        let mut v = self.unary(t, pos);
+        loop {
+            if Self::is_punct(t.get(*pos), '*') {
+                *pos += 1;
+                v *= self.unary(t, pos);
+            } else if Self::is_punct(t.get(*pos), '/') {
+                *pos += 1;
+                v /= self.unary(t, pos);
+            } else {
+                return v;
+            }
+        }
+    }
+
+    fn unary(&self, t: &[TokenTree], pos: &mut usize) -> f64 {
+        if Self::is_punct(t.get(*pos), '-') {
+            *pos += 1;
+            return -self.unary(t, pos);
+        }
+        self.postfix(t, pos)
+    }
+
+    fn postfix(&self, t: &[TokenTree], pos: &mut usize) -> f64 {
+        let mut v = self.primary(t, pos);
+        while Self::is_punct(t.get(*pos), '.') {
+            let method = t[*pos + 1].to_string();
+            let TokenTree::Group(g) = &t[*pos + 2] else {
+                panic!("method call without arguments")
+            };
+            *pos += 3;
+            let args: Vec<TokenTree> = g.stream().into_iter().collect();
+            let arg = if args.is_empty() {
+                f64::NAN
+            } else {
+                self.eval_tokens(&args)
+            };
+            v = match method.as_str() {
+                "powi" => {
+                    assert!(
+                        args.len() == 1 && matches!(args[0], TokenTree::Literal(_)),
+                        "powi of non-literal"
+                    );
+                    v.powi(arg as i32)
+                }
+                "powf" => v.powf(arg),
+                "sqrt" => v.sqrt(),
+                "atan2" => v.atan2(arg),
+                m => Func::from_name(m)
+                    .unwrap_or_else(|| panic!("unknown method {m}"))
+                    .eval(&[v]),
+            };
+        }
+        v
+    }
+
+    fn primary(&self, t: &[TokenTree], pos: &mut usize) -> f64 {
+        let tok = &t[*pos];
+        *pos += 1;
+        match tok {
+            TokenTree::Literal(l) => {
+                let s = l.to_string();
+                let s = s.strip_suffix("_f64").unwrap_or(&s);
+                s.parse::<f64>()
+                    .unwrap_or_else(|_| panic!("bad literal {s}"))
+            }
+            TokenTree::Ident(i) => {
+                let n = i.to_string();
+                *self.env.get(&n).unwrap_or_else(|| panic!("unbound {n}"))
+            }
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => {
+                let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                self.eval_tokens(&inner)
+            }
+            other => panic!("unexpected token {other}"),
+        }
+    }
+}

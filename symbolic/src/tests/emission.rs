@@ -1,0 +1,151 @@
+use super::*;
+use proc_macro2::{Ident, Span};
+use quote::quote;
+
+fn sym_tokens(a: &Arena) -> impl Fn(Expr) -> TokenStream + '_ {
+    move |s| {
+        let id = Ident::new(a.symbol_name(s).unwrap(), Span::call_site());
+        quote!(#id)
+    }
+}
+
+/// Emits `outputs`, interprets the code at random points and compares with `Arena::eval_many`.
+fn check_emission(a: &Arena, outputs: &[Expr], syms: &[Expr]) -> Emitted {
+    let em = emit(a, outputs, &sym_tokens(a), "__t");
+    let mut rng = Rng::new(11);
+    for _ in 0..5 {
+        let vals: Vec<f64> = syms.iter().map(|_| rng.range(0.3, 1.7)).collect();
+        let value_of = |s: Expr| vals[syms.iter().position(|&t| t == s).unwrap()];
+        let expect = a.eval_many(outputs, &value_of);
+        let mut interp = Interp {
+            env: HashMap::new(),
+        };
+        for (i, &s) in syms.iter().enumerate() {
+            interp
+                .env
+                .insert(a.symbol_name(s).unwrap().to_owned(), vals[i]);
+        }
+        let got = interp.run(&em);
+        for (k, (g, e)) in got.iter().zip(&expect).enumerate() {
+            assert!(
+                close(*g, *e, 1e-12),
+                "output {k}: emitted {g}, eval {e}\n{}",
+                render(&em)
+            );
+        }
+    }
+    em
+}
+
+fn render(em: &Emitted) -> String {
+    let mut s = String::new();
+    for st in &em.statements {
+        s += &format!("{st}\n");
+    }
+    for o in &em.outputs {
+        s += &format!("=> {o}\n");
+    }
+    s
+}
+
+/// A mix of every emitted shape; returns outputs and the symbols x, y, z.
+pub(crate) fn mixed(a: &mut Arena) -> (Vec<Expr>, [Expr; 3]) {
+    let (x, y, z) = (a.symbol("x"), a.symbol("y"), a.symbol("z"));
+    let s = a.call(Func::Sin, &[x]);
+    let c = a.call(Func::Cos, &[y]);
+    let sc = a.mul2(s, c);
+    let xy = a.add2(x, y);
+    let r = a.sqrt(xy);
+    let ri = a.powi(r, -1);
+    let half = a.num(Rational::new(1, 2).unwrap());
+    let mhalf = a.num(Rational::new(-3, 2).unwrap());
+    let t1 = a.mul(&[mhalf, sc, z]);
+    let zi = a.powi(z, -2);
+    let t2 = a.mul(&[half, sc, ri, zi]);
+    let o1 = a.add(&[t1, t2, x]);
+    let at = a.call(Func::Atan2, &[xy, z]);
+    let x3 = a.powi(xy, 3);
+    let zpow = a.pow(z, x);
+    let q = a.num(Rational::new(2, 3).unwrap());
+    let z23 = a.pow(xy, q);
+    let nsc = a.neg(sc);
+    let m2 = a.int(-2);
+    let negbase = a.powi(m2, 3);
+    let o2 = a.add(&[at, x3, zpow, z23, nsc, negbase]);
+    let e = a.call(Func::Exp, &[o2]);
+    let ln = a.call(Func::Ln, &[xy]);
+    let ab = a.call(Func::Abs, &[t1]);
+    let o3 = a.mul(&[e, ln, ab]);
+    let x2 = a.powi(x, 2);
+    let o4 = a.sub(x2, sc); // x * x - …
+    let o5 = a.neg(xy);
+    let mz = a.neg(z);
+    let o6 = a.sqrt(mz);
+    let neg_half = a.num(Rational::new(-1, 2).unwrap());
+    let o7 = a.pow(xy, neg_half);
+    let outputs = [o1, o2, o3, o4, o5, sc, x, half, o7, o1, o6];
+    (outputs.to_vec(), [x, y, z])
+}
+
+#[test]
+fn emitted_code_evaluates_like_the_dag() {
+    let mut a = Arena::new();
+    let (outputs, [x, y, z]) = mixed(&mut a);
+    let (o6, half) = (outputs[10], outputs[7]);
+    let _ = half;
+    let em = check_emission(&a, &outputs[..10], &[x, y, z]);
+    let text = render(&em);
+    // sc is shared: one temporary; negative coefficients are subtractions
+    assert!(!text.contains("+ -"), "{text}");
+    assert!(!text.contains("(-1.0_f64)"), "{text}");
+    assert!(text.contains("x * x"), "{text}");
+    assert!(text.contains(". atan2 (z)"), "{text}");
+    assert!(em.ops.calls > 0 && em.ops.muls > 0 && em.ops.adds > 0 && em.ops.divs > 0);
+    // output identical to an input symbol / a constant
+    assert_eq!(em.outputs[6].to_string(), "x");
+    assert_eq!(em.outputs[7].to_string(), "0.5_f64");
+    // repeated output becomes a temporary
+    assert_eq!(em.outputs[0].to_string(), em.outputs[9].to_string());
+    // determinism
+    let em2 = emit(&a, &outputs[..10], &sym_tokens(&a), "__t");
+    assert_eq!(render(&em), render(&em2));
+    assert_eq!(em.ops, em2.ops);
+    // sqrt of a negated symbol needs parentheses around the receiver
+    let em = emit(&a, &[o6], &sym_tokens(&a), "__t");
+    assert_eq!(em.outputs[0].to_string(), "(- z) . sqrt ()");
+}
+
+#[test]
+fn simple_shapes() {
+    let mut a = Arena::new();
+    let (x, y) = (a.symbol("x"), a.symbol("y"));
+    let d = a.div(x, y);
+    let em = check_emission(&a, &[d], &[x, y]);
+    assert_eq!(em.outputs[0].to_string(), "x / y");
+    let xy = a.add2(x, y);
+    let i = a.powi(xy, -1);
+    let em = check_emission(&a, &[i], &[x, y]);
+    assert_eq!(em.outputs[0].to_string(), "1.0_f64 / (x + y)");
+    let s = a.sub(x, y);
+    let em = check_emission(&a, &[s], &[x, y]);
+    assert_eq!(em.outputs[0].to_string(), "x - y");
+    let n = a.neg(x);
+    let m = a.sub(n, y);
+    let em = check_emission(&a, &[m], &[x, y]);
+    assert_eq!(em.outputs[0].to_string(), "- y - x");
+    let yi = a.powi(y, -1);
+    let p = a.mul(&[n, yi, xy]);
+    let em = check_emission(&a, &[p], &[x, y]);
+    assert_eq!(
+        em.ops,
+        OpCount {
+            adds: 2,
+            muls: 1,
+            divs: 1,
+            calls: 0
+        }
+    );
+    let s2 = a.powi(xy, 2);
+    let em = check_emission(&a, &[s2], &[x, y]);
+    assert_eq!(em.outputs[0].to_string(), "(x + y) . powi (2)");
+}

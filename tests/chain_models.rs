@@ -1,0 +1,57 @@
+//! The benchmark's chain models (`benches/chain_models.rs`) are written by
+//! `routh_macros_core::fixtures::pendulum_chain`; this test keeps the file in step with the generator
+//! (run with `ROUTH_BLESS=1` to rewrite it) and checks the 5-link chain's physics.
+
+use routh::prelude::*;
+
+#[allow(dead_code)]
+mod chains {
+    use routh::prelude::*;
+    include!("../benches/chain_models.rs");
+}
+
+const SIZES: [usize; 4] = [2, 5, 10, 20];
+
+fn expected_file() -> String {
+    let mut s = String::from("// Written by routh_macros_core::fixtures::pendulum_chain; see tests/chain_models.rs.\n\n");
+    for n in SIZES {
+        s.push_str(&routh_macros_core::fixtures::pendulum_chain(&format!("Chain{n}"), n));
+        s.push('\n');
+    }
+    s
+}
+
+#[test]
+fn chain_models_file_is_current() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/chain_models.rs");
+    let want = expected_file();
+    if std::env::var_os("ROUTH_BLESS").is_some() {
+        std::fs::write(path, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(path).unwrap();
+    assert!(have == want, "benches/chain_models.rs is stale: rerun this test with ROUTH_BLESS=1");
+}
+
+#[test]
+fn five_link_chain_conserves_energy_and_has_rod_mass_matrix() {
+    let c = chains::Chain5 {
+        m1: 1.0, l1: 1.0, m2: 0.5, l2: 0.8, m3: 0.7, l3: 0.6, m4: 0.4, l4: 0.9, m5: 0.3, l5: 0.5, g: 9.81,
+    };
+    let m = [c.m1, c.m2, c.m3, c.m4, c.m5];
+    let l = [c.l1, c.l2, c.l3, c.l4, c.l5];
+    let x0 = c.state([0.3, -0.2, 0.5, 0.1, -0.4], [0.0, 0.2, -0.1, 0.3, 0.0]);
+    // Mᵢⱼ = lᵢ lⱼ cos(qᵢ − qⱼ) Σ_{k ≥ max(i,j)} mₖ for the chain of point masses.
+    let mm = c.mass_matrix(0.0, &x0);
+    for i in 0..5 {
+        for j in 0..5 {
+            let tail: f64 = m[i.max(j)..].iter().sum();
+            let hand = l[i] * l[j] * (x0[i] - x0[j]).cos() * tail;
+            assert!((mm[(i, j)] - hand).abs() < 1e-12, "M[{i},{j}] = {} vs {hand}", mm[(i, j)]);
+        }
+    }
+    let sol = c.simulate(x0, 0.0..5.0, &Options::default().rtol(1e-10).atol(1e-12)).unwrap();
+    let e0 = c.energy(0.0, &x0);
+    for (t, x) in sol.iter() {
+        assert!((c.energy(t, x) - e0).abs() < 1e-7 * e0.abs().max(1.0));
+    }
+}

@@ -1,0 +1,50 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use routh::nalgebra::{SMatrix, SVector};
+use routh::runtime::{FieldError, VectorField};
+
+/// Deterministic pseudo-random numbers in [lo, hi) (SplitMix64), so tests are reproducible.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+    pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        lo + (hi - lo) * ((z >> 11) as f64 / (1u64 << 53) as f64)
+    }
+    pub fn vector<const D: usize>(&mut self, lo: f64, hi: f64) -> SVector<f64, D> {
+        SVector::from_fn(|_, _| self.uniform(lo, hi))
+    }
+}
+
+/// Central finite-difference Jacobian of a vector field, step h·max(1, |xⱼ|).
+pub fn jacobian_fd<F: VectorField<D>, const D: usize>(
+    f: &F,
+    t: f64,
+    x: &SVector<f64, D>,
+    h: f64,
+) -> Result<SMatrix<f64, D, D>, FieldError> {
+    let mut j = SMatrix::<f64, D, D>::zeros();
+    for k in 0..D {
+        let step = h * x[k].abs().max(1.0);
+        let mut xp = *x;
+        let mut xm = *x;
+        xp[k] += step;
+        xm[k] -= step;
+        let d = (f.field(t, &xp)? - f.field(t, &xm)?) / (2.0 * step);
+        j.set_column(k, &d);
+    }
+    Ok(j)
+}
+
+/// max |a − b| / max(1, |b|) over all entries.
+pub fn rel_err<const R: usize, const C: usize>(a: &SMatrix<f64, R, C>, b: &SMatrix<f64, R, C>) -> f64 {
+    a.iter().zip(b.iter()).map(|(x, y)| (x - y).abs() / y.abs().max(1.0)).fold(0.0, f64::max)
+}

@@ -1,0 +1,15 @@
+use routh::prelude::*;
+
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(theta),
+    lagrangian = m / 2 * dot(theta).powi(2) + m * g * theta.cos(),
+    force(thetta = -b * dot(theta)),
+)]
+struct Pendulum {
+    m: f64,
+    g: f64,
+    b: f64,
+}
+
+fn main() {}
