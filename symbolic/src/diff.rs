@@ -42,6 +42,24 @@ impl Arena {
         self.d(e, &mut pass)
     }
 
+    /// [`Arena::directional`] of several expressions along the same seeds, in one pass whose memo
+    /// is shared: a subexpression common to several outputs is differentiated once.
+    pub fn directional_many(&mut self, es: &[Expr], seeds: &[(Expr, Expr)]) -> Vec<Expr> {
+        let mask = seeds.iter().fold(0, |m, &(s, _)| m | self.masks[s.index()]);
+        let mut pass = Pass {
+            seeds,
+            mask,
+            memo: FxHashMap::default(),
+        };
+        es.iter().map(|&e| self.d(e, &mut pass)).collect()
+    }
+
+    /// `∂eᵢ/∂sym` for every `eᵢ`, sharing one memo (see [`Arena::directional_many`]).
+    pub fn diff_many(&mut self, es: &[Expr], sym: Expr) -> Vec<Expr> {
+        let one = self.one;
+        self.directional_many(es, &[(sym, one)])
+    }
+
     fn d(&mut self, e: Expr, p: &mut Pass<'_>) -> Expr {
         if self.masks[e.index()] & p.mask == 0 {
             return self.zero;

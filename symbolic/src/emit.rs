@@ -116,6 +116,37 @@ pub fn emit(
     symbol: &dyn Fn(Expr) -> TokenStream,
     prefix: &str,
 ) -> Emitted {
+    let prefix = if prefix.is_empty() { "__cse" } else { prefix };
+    emit_with(arena, outputs, symbol, Temps::Let(prefix))
+}
+
+/// Like [`emit`], but temporaries live in a scratch array: statement k is `<array>[k] = …;` and
+/// uses read `<array>[k]`. The caller declares `let mut <array> = [0.0_f64; N]` with
+/// `N = statements.len()`. This lets a very long computation be cut into several functions that
+/// share one array — each function small enough for rustc, with no common subexpression lost.
+pub fn emit_slots(
+    arena: &Arena,
+    outputs: &[Expr],
+    symbol: &dyn Fn(Expr) -> TokenStream,
+    array: &str,
+) -> Emitted {
+    emit_with(arena, outputs, symbol, Temps::Slots(Ident::new(array, Span::call_site())))
+}
+
+/// Where temporaries are stored.
+enum Temps<'a> {
+    /// `let <prefix><k>: f64 = …;`
+    Let(&'a str),
+    /// `<array>[k] = …;`
+    Slots(Ident),
+}
+
+fn emit_with(
+    arena: &Arena,
+    outputs: &[Expr],
+    symbol: &dyn Fn(Expr) -> TokenStream,
+    temps_style: Temps<'_>,
+) -> Emitted {
     let marks = arena.reach_marks(outputs);
     let mut uses = vec![0u32; marks.len()];
     for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
@@ -127,7 +158,7 @@ pub fn emit(
     let mut em = Emitter {
         arena,
         symbol,
-        prefix: if prefix.is_empty() { "__cse" } else { prefix },
+        style: temps_style,
         uses,
         temps: FxHashMap::default(),
         statements: Vec::new(),
@@ -144,9 +175,9 @@ pub fn emit(
 struct Emitter<'a> {
     arena: &'a Arena,
     symbol: &'a dyn Fn(Expr) -> TokenStream,
-    prefix: &'a str,
+    style: Temps<'a>,
     uses: Vec<u32>,
-    temps: FxHashMap<Expr, Ident>,
+    temps: FxHashMap<Expr, TokenStream>,
     statements: Vec<TokenStream>,
     ops: OpCount,
 }
@@ -166,17 +197,25 @@ impl Emitter<'_> {
         if !self.is_temp(e) {
             return self.raw(e);
         }
-        if let Some(id) = self.temps.get(&e) {
-            return Frag::atom(TokenStream::from(TokenTree::Ident(id.clone())));
+        if let Some(name) = self.temps.get(&e) {
+            return Frag::atom(name.clone());
         }
         let rhs = self.raw(e).ts;
-        let id = Ident::new(
-            &format!("{}{}", self.prefix, self.temps.len()),
-            Span::call_site(),
-        );
-        self.statements.push(quote! { let #id: f64 = #rhs; });
-        self.temps.insert(e, id.clone());
-        Frag::atom(TokenStream::from(TokenTree::Ident(id)))
+        let k = self.temps.len();
+        let name = match &self.style {
+            Temps::Let(prefix) => {
+                let id = Ident::new(&format!("{prefix}{k}"), Span::call_site());
+                self.statements.push(quote! { let #id: f64 = #rhs; });
+                quote!(#id)
+            }
+            Temps::Slots(array) => {
+                let slot = quote!(#array[#k]);
+                self.statements.push(quote! { #slot = #rhs; });
+                slot
+            }
+        };
+        self.temps.insert(e, name.clone());
+        Frag::atom(name)
     }
 
     fn raw(&mut self, e: Expr) -> Frag {

@@ -28,7 +28,7 @@ mod subs;
 mod zero;
 
 pub use arena::{Arena, Expr, Func, Node};
-pub use emit::{Emitted, OpCount, emit};
+pub use emit::{Emitted, OpCount, emit, emit_slots};
 pub use rational::Rational;
 pub use zero::ZeroTest;
 

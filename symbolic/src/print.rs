@@ -281,6 +281,28 @@ impl Arena {
         .0
     }
 
+    /// Number of nodes of `e` written out as a tree (shared subexpressions counted at every
+    /// use), saturating at `u64::MAX`. Printed text is at least this long, so callers can decline
+    /// to print expressions whose tree form is huge even when their DAG is small.
+    pub fn tree_size(&self, e: Expr) -> u64 {
+        let mut memo: rustc_hash::FxHashMap<Expr, u64> = rustc_hash::FxHashMap::default();
+        self.tree_size_rec(e, &mut memo)
+    }
+
+    fn tree_size_rec(&self, e: Expr, memo: &mut rustc_hash::FxHashMap<Expr, u64>) -> u64 {
+        if let Some(&n) = memo.get(&e) {
+            return n;
+        }
+        let mut n = 1u64;
+        let mut children = Vec::new();
+        self.node(e).for_each_child(|c| children.push(c));
+        for c in children {
+            n = n.saturating_add(self.tree_size_rec(c, memo));
+        }
+        memo.insert(e, n);
+        n
+    }
+
     /// [`Arena::display`] with the symbols' own names.
     pub fn display_named(&self, e: Expr) -> String {
         self.display(e, &|s| self.symbol_name(s).unwrap_or("?").to_owned())

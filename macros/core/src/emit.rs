@@ -63,8 +63,13 @@ pub fn display_name(model: &Model, sym: Expr) -> String {
     }
 }
 
-/// A formula for rustdoc, elided when very long.
+/// A formula for rustdoc, elided when very long. Expressions whose tree form is far longer than
+/// the limit are not printed at all (printing a DAG as a tree can take exponential time).
 fn formula(model: &Model, e: Expr) -> String {
+    let size = model.arena.tree_size(e);
+    if size > DOC_FORMULA_LIMIT as u64 {
+        return format!("⟨{size} terms and factors written out — too long to show; see the generated code⟩");
+    }
     let s = model.arena.display(e, &|s| display_name(model, s));
     if s.chars().count() > DOC_FORMULA_LIMIT {
         let head: String = s.chars().take(DOC_FORMULA_LIMIT).collect();
@@ -104,10 +109,56 @@ fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
     }
 }
 
-/// Straight-line code computing `outputs`: the `let` statements and one expression per output.
-fn straight_line(model: &Model, outputs: &[Expr]) -> (Vec<TokenStream>, Vec<TokenStream>) {
-    let emitted = symbolic::emit(&model.arena, outputs, &|s| symbol_tokens(model, s), "__w");
-    (emitted.statements, emitted.outputs)
+/// Above this many temporaries a computation is split into part functions.
+const SPLIT_STATEMENTS: usize = 400;
+/// Statements per part function.
+const PART_STATEMENTS: usize = 250;
+
+/// Code computing `outputs` inside one generated method: helper items for the `impl`, the
+/// statements of the method body, and one expression per output.
+///
+/// Small computations are plain `let` temporaries. Large ones (rustc's compile time grows faster
+/// than linearly with function size) keep their temporaries in a scratch array `__w` that a
+/// sequence of `#[inline(never)]` part functions fills, each at most [`PART_STATEMENTS`]
+/// statements long; common subexpressions are still computed once.
+struct Body {
+    parts: Vec<TokenStream>,
+    statements: Vec<TokenStream>,
+    outputs: Vec<TokenStream>,
+}
+
+/// `name` names the part functions; `extra_params` / `extra_args` declare and pass inputs beyond
+/// `t` and `x` (e.g. the accelerations `a` of the Jacobian).
+fn body(model: &Model, outputs: &[Expr], name: &str, extra_params: &TokenStream, extra_args: &TokenStream) -> Body {
+    let symbol = |s| symbol_tokens(model, s);
+    let slots = symbolic::emit_slots(&model.arena, outputs, &symbol, "__w");
+    if slots.statements.len() <= SPLIT_STATEMENTS {
+        // Small: plain `let`s read better and optimise at least as well (re-emitting is cheap here).
+        let plain = symbolic::emit(&model.arena, outputs, &symbol, "__w");
+        return Body { parts: Vec::new(), statements: plain.statements, outputs: plain.outputs };
+    }
+    let len = slots.statements.len();
+    let d = 2 * model.dof();
+    let allow = allow_generated();
+    let mut parts = Vec::new();
+    let mut statements = vec![quote! { let mut __w = [0.0_f64; #len]; }];
+    for (k, chunk) in slots.statements.chunks(PART_STATEMENTS).enumerate() {
+        let part = format_ident!("{name}_part{k}");
+        parts.push(quote! {
+            #allow
+            #[inline(never)]
+            fn #part(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>, #extra_params __w: &mut [f64; #len]) {
+                #(#chunk)*
+            }
+        });
+        statements.push(quote! { self.#part(t, x, #extra_args &mut __w); });
+    }
+    Body { parts, statements, outputs: slots.outputs }
+}
+
+/// Lints silenced on generated numeric code.
+fn allow_generated() -> TokenStream {
+    quote! { #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)] }
 }
 
 /// Operation counts of the hot path (M and f together), for benchmarks and docs.
@@ -172,28 +223,38 @@ pub fn emit(model: &Model, eq: &Equations) -> TokenStream {
     let v_disp: Vec<String> = model.syms.qd.iter().map(|&s| display_name(model, s)).collect();
     let coords_list = q_disp.join(", ");
 
+    let none = TokenStream::new();
+    let mut parts: Vec<TokenStream> = Vec::new();
+    let mut straight_line = |outputs: &[Expr], name: &str, params: &TokenStream, args: &TokenStream| {
+        let b = body(model, outputs, name, params, args);
+        parts.extend(b.parts);
+        (b.statements, b.outputs)
+    };
+
     // Dynamics: M (upper) and f, in one straight-line function.
     let dyn_out = dynamics_outputs(eq);
-    let (dyn_stmts, dyn_vals) = straight_line(model, &dyn_out);
+    let (dyn_stmts, dyn_vals) = straight_line(&dyn_out, "__routh_dynamics", &none, &none);
     let m_upper = &dyn_vals[..n * (n + 1) / 2];
     let f_vals = &dyn_vals[n * (n + 1) / 2..];
     let dyn_m = symmetric_matrix(n, m_upper);
 
     // Mass matrix alone.
     let m_out: Vec<Expr> = dyn_out[..n * (n + 1) / 2].to_vec();
-    let (m_stmts, m_vals) = straight_line(model, &m_out);
+    let (m_stmts, m_vals) = straight_line(&m_out, "__routh_mass_matrix", &none, &none);
     let m_only = symmetric_matrix(n, &m_vals);
 
     // Scalars and momenta.
-    let (l_stmts, l_vals) = straight_line(model, &[model.lagrangian]);
-    let (e_stmts, e_vals) = straight_line(model, &[eq.energy]);
-    let (pw_stmts, pw_vals) = straight_line(model, &[eq.power]);
-    let (p_stmts, p_vals) = straight_line(model, &eq.momenta);
+    let (l_stmts, l_vals) = straight_line(&[model.lagrangian], "__routh_lagrangian", &none, &none);
+    let (e_stmts, e_vals) = straight_line(&[eq.energy], "__routh_energy", &none, &none);
+    let (pw_stmts, pw_vals) = straight_line(&[eq.power], "__routh_power", &none, &none);
+    let (p_stmts, p_vals) = straight_line(&eq.momenta, "__routh_momenta", &none, &none);
 
     // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major).
     let mut jac_out: Vec<Expr> = eq.dg_dq.iter().flatten().copied().collect();
     jac_out.extend(eq.dg_dv.iter().flatten().copied());
-    let (jac_stmts, jac_vals) = straight_line(model, &jac_out);
+    let a_param = quote! { a: &::routh::nalgebra::SVector<f64, #n>, };
+    let a_arg = quote! { a, };
+    let (jac_stmts, jac_vals) = straight_line(&jac_out, "__routh_residual_jacobian", &a_param, &a_arg);
     let gq = square_matrix(n, &jac_vals[..n * n]);
     let gv = square_matrix(n, &jac_vals[n * n..]);
 
@@ -239,11 +300,17 @@ pub fn emit(model: &Model, eq: &Equations) -> TokenStream {
 
     let n_lit = n;
     let coord_lits = coord_names.iter();
-    let allow = quote! { #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)] };
+    let allow = allow_generated();
     let dyn_fn = format_ident!("__routh_dynamics");
     let jac_fn = format_ident!("__routh_residual_jacobian");
 
     quote! {
+        #[automatically_derived]
+        #[doc(hidden)]
+        impl #name {
+            #(#parts)*
+        }
+
         #[automatically_derived]
         impl #name {
             /// Number of degrees of freedom n (generalized coordinates).
@@ -304,6 +371,7 @@ pub fn emit(model: &Model, eq: &Equations) -> TokenStream {
             ///
             /// # Errors
             /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
+            #[inline]
             pub fn accelerations(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
                 -> ::core::result::Result<::routh::nalgebra::SVector<f64, #n_lit>, ::routh::runtime::FieldError>
             {

@@ -61,25 +61,25 @@ pub fn derive(model: &mut Model) -> Equations {
 
     let momenta: Vec<Expr> = syms.qd.iter().map(|&v| arena.diff(l, v)).collect();
 
-    // Upper triangle by differentiation, lower triangle by symmetry.
+    // Column j of M is ∂p/∂q̇ⱼ (one shared pass per column); M is symmetric.
     let mut mass = vec![vec![arena.zero(); n]; n];
-    for (i, &p) in momenta.iter().enumerate() {
-        for (j, &v) in syms.qd.iter().enumerate().skip(i) {
-            let m = arena.diff(p, v);
+    for (j, &v) in syms.qd.iter().enumerate() {
+        let column = arena.diff_many(&momenta[..=j], v);
+        for (i, m) in column.into_iter().enumerate() {
             mass[i][j] = m;
             mass[j][i] = m;
         }
     }
 
-    // Directional derivative along (q̇, 1) in (q, t).
+    // Directional derivative along (q̇, 1) in (q, t), for all momenta in one pass.
     let mut seeds: Vec<(Expr, Expr)> = syms.q.iter().zip(&syms.qd).map(|(&q, &v)| (q, v)).collect();
     let one = arena.one();
     seeds.push((syms.t, one));
+    let transport = arena.directional_many(&momenta, &seeds);
     let forcing: Vec<Expr> = (0..n)
         .map(|i| {
             let dl_dq = arena.diff(l, syms.q[i]);
-            let transport = arena.directional(momenta[i], &seeds);
-            let rest = arena.sub(dl_dq, transport);
+            let rest = arena.sub(dl_dq, transport[i]);
             arena.add2(rest, force[i])
         })
         .collect();
@@ -95,8 +95,17 @@ pub fn derive(model: &mut Model) -> Equations {
             arena.sub(forcing[i], ma)
         })
         .collect();
-    let dg_dq = residual.iter().map(|&g| syms.q.iter().map(|&q| arena.diff(g, q)).collect()).collect();
-    let dg_dv = residual.iter().map(|&g| syms.qd.iter().map(|&v| arena.diff(g, v)).collect()).collect();
+    // ∂g/∂qⱼ and ∂g/∂q̇ⱼ column by column, each one shared pass over all of g.
+    let mut dg_dq = vec![vec![arena.zero(); n]; n];
+    let mut dg_dv = vec![vec![arena.zero(); n]; n];
+    for j in 0..n {
+        let dq = arena.diff_many(&residual, syms.q[j]);
+        let dv = arena.diff_many(&residual, syms.qd[j]);
+        for i in 0..n {
+            dg_dq[i][j] = dq[i];
+            dg_dv[i][j] = dv[i];
+        }
+    }
 
     Equations { momenta, mass, forcing, energy, power, dl_dt, dg_dq, dg_dv }
 }

@@ -43,8 +43,6 @@ pub fn dynamics_ops(input: TokenStream) -> syn::Result<symbolic::OpCount> {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Instant;
-
     #[test]
     fn expansion_is_deterministic() {
         let src: proc_macro2::TokenStream = crate::fixtures::pendulum_chain_struct("Chain4", 4).parse().unwrap();
@@ -52,18 +50,5 @@ mod tests {
         let b = crate::expand(src).to_string();
         assert!(!a.contains("compile_error"), "{}", &a[..a.len().min(500)]);
         assert_eq!(a, b);
-    }
-
-    /// Not a timing assertion: prints expansion times and sizes for a quick look (`--nocapture`).
-    #[test]
-    fn chain_expansion_report() {
-        for n in [2, 5, 10, 20] {
-            let src: proc_macro2::TokenStream = crate::fixtures::pendulum_chain_struct("C", n).parse().unwrap();
-            let start = Instant::now();
-            let out = crate::expand(src.clone());
-            let elapsed = start.elapsed();
-            let ops = crate::dynamics_ops(src).unwrap();
-            println!("n = {n}: {elapsed:?}, {} bytes, {ops:?}", out.to_string().len());
-        }
     }
 }
