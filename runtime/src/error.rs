@@ -46,7 +46,7 @@ impl SingularMatrix {
     }
 }
 
-/// Failure of [`crate::integrate()`].
+/// Failure of [`crate::integrate()`] or [`crate::simulate_hybrid()`].
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum SimError {
     /// The step size fell below the allowed minimum (see [`crate::Options::min_step`]):
@@ -91,6 +91,42 @@ pub enum SimError {
         t0: f64,
         /// End of the span.
         t1: f64,
+    },
+    /// A mode index is out of range: the initial mode of [`crate::simulate_hybrid`] or the
+    /// mode returned by a reset.
+    #[error("mode {mode} does not exist (the system has {modes} modes)")]
+    InvalidMode {
+        /// The offending mode index.
+        mode: usize,
+        /// [`crate::HybridSystem::mode_count`].
+        modes: usize,
+    },
+    /// A reset returned a non-finite state or [`FieldError::NonFinite`].
+    #[error("reset of guard `{guard}` failed at t = {t}")]
+    ResetFailed {
+        /// Time of the impact.
+        t: f64,
+        /// Name of the guard whose reset failed.
+        guard: &'static str,
+    },
+    /// A guard function or its rate returned NaN or an infinity.
+    #[error("guard `{guard}` is not finite at t = {t}")]
+    NonFiniteGuard {
+        /// Time of the evaluation.
+        t: f64,
+        /// Name of the guard.
+        guard: &'static str,
+    },
+    /// The state is on the inadmissible side of a guard (`h` below minus the contact
+    /// tolerance) where it must not be: the initial state, or the state a reset produced.
+    #[error("guard `{guard}` is violated at t = {t} (h = {value})")]
+    GuardViolated {
+        /// Time of the check.
+        t: f64,
+        /// Name of the guard.
+        guard: &'static str,
+        /// The guard value `h`.
+        value: f64,
     },
 }
 

@@ -29,15 +29,15 @@ use crate::field::VectorField;
 use crate::options::{Options, Schedule};
 use crate::trajectory::{Stats, StopReason, Trajectory};
 
-const BETA: f64 = 0.04;
-const EXPO1: f64 = 1.0 / dopri5::ORDER - BETA * 0.75;
-const SAFE: f64 = 0.9;
+pub(crate) const BETA: f64 = 0.04;
+pub(crate) const EXPO1: f64 = 1.0 / dopri5::ORDER - BETA * 0.75;
+pub(crate) const SAFE: f64 = 0.9;
 /// `ln(1e-4)`: the previous error enters the controller as at least `1e-4`.
-const LN_ERR_MIN: f64 = -9.210_340_371_976_182;
+pub(crate) const LN_ERR_MIN: f64 = -9.210_340_371_976_182;
 /// Largest shrink factor `1/facmin`.
-const FACC1: f64 = 1.0 / 0.2;
+pub(crate) const FACC1: f64 = 1.0 / 0.2;
 /// Smallest shrink factor `1/facmax`.
-const FACC2: f64 = 1.0 / 10.0;
+pub(crate) const FACC2: f64 = 1.0 / 10.0;
 
 /// Integrate `x' = F(t, x)` from `t_span.start` to `t_span.end` (backward if `end < start`),
 /// locating `events` along the way.

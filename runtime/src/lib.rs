@@ -10,6 +10,9 @@
 //!   dense output, [`dopri5`]);
 //! * [`Event`] — zero crossings of `g(t, x)` with direction filter and terminal flag, located to
 //!   `~1e-12` in `t` on the dense output ([`events`]);
+//! * [`simulate_hybrid()`] — hybrid systems ([`HybridSystem`]): modes, unilateral guards and
+//!   resets (impacts, chart changes), with simultaneous impacts, grazing, persistent contact and
+//!   Zeno detection ([`mod@hybrid`], [`zeno`]);
 //! * typed errors ([`SimError`], [`FieldError`]) instead of panics.
 //!
 //! All state vectors are fixed-size `nalgebra::SVector<f64, D>`; the step loop allocates only
@@ -43,10 +46,12 @@ pub mod dopri5;
 pub mod error;
 pub mod events;
 pub mod field;
+pub mod hybrid;
 pub mod integrate;
 pub mod linalg;
 pub mod options;
 pub mod trajectory;
+pub mod zeno;
 
 pub use nalgebra;
 
@@ -54,7 +59,11 @@ pub use dopri5::DenseSegment;
 pub use error::{FieldError, SimError, SingularMatrix};
 pub use events::{Direction, Event, EventRecord};
 pub use field::{FD_STEP, VectorField, jacobian_fd};
+pub use hybrid::{
+    HybridOptions, HybridStop, HybridSystem, HybridTrajectory, ImpactRecord, simulate_hybrid,
+};
 pub use integrate::integrate;
-pub use linalg::{solve_mass, solve_mass_columns};
+pub use linalg::{solve_general, solve_mass, solve_mass_columns};
 pub use options::{Options, Output};
 pub use trajectory::{Stats, StopReason, Trajectory};
+pub use zeno::ZenoOptions;

@@ -143,6 +143,32 @@ fn cholesky_solve<const N: usize, const C: usize>(
     Some(b)
 }
 
+/// Solve `A X = B` for a general square `A` (not necessarily symmetric or definite) by LU with
+/// partial pivoting — e.g. the saddle-point (KKT) systems of impact laws,
+/// `[M −Aᵀ; A 0] [v⁺; λ] = [M v⁻; c]`.
+///
+/// # Errors
+/// [`SingularMatrix`] if `A` is (numerically) singular or any value is not finite.
+///
+/// # Example
+/// ```
+/// use routh_runtime::{nalgebra::{Matrix2, Vector2}, solve_general};
+/// let a = Matrix2::new(0.0, 1.0,
+///                      1.0, 0.0);
+/// let x = solve_general(a, Vector2::new(2.0, 3.0))?;
+/// assert_eq!(x, Vector2::new(3.0, 2.0));
+/// # Ok::<(), routh_runtime::SingularMatrix>(())
+/// ```
+pub fn solve_general<const N: usize, const C: usize>(
+    a: SMatrix<f64, N, N>,
+    b: SMatrix<f64, N, C>,
+) -> Result<SMatrix<f64, N, C>, SingularMatrix> {
+    match lu_solve(a, b) {
+        Some(x) if x.iter().all(|v| v.is_finite()) => Ok(x),
+        _ => Err(SingularMatrix),
+    }
+}
+
 /// LU with partial pivoting; `None` if a pivot is negligible relative to its row.
 fn lu_solve<const N: usize, const C: usize>(
     mut a: SMatrix<f64, N, N>,

@@ -1,31 +1,44 @@
 //! Helpers for compile-error hints: the closest known name to a misspelt one.
 
-/// Levenshtein edit distance between two strings (by `char`).
+/// Edit distance counting insertions, deletions, substitutions and transpositions of adjacent
+/// characters as one edit each (optimal string alignment), by `char`.
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
+    let w = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * w];
+    for i in 0..=a.len() {
+        d[i * w] = i;
+    }
+    for (j, cell) in d.iter_mut().enumerate().take(w) {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[(i - 1) * w + j] + 1).min(d[i * w + j - 1] + 1).min(d[(i - 1) * w + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[(i - 2) * w + j - 2] + 1);
+            }
+            d[i * w + j] = v;
         }
     }
-    row[b.len()]
+    d[a.len() * w + b.len()]
 }
 
 /// The candidate closest to `name`, if it is close enough to be a plausible typo: edit distance at
 /// most a third of the longer name (at least 1), or one name a prefix of the other (`cosine` →
-/// `cos`, at least 2 shared characters). Ties go to the first candidate.
+/// `cos`, at least 2 shared characters); never a full rewrite of `name`. Ties go to the first
+/// candidate.
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         let d = edit_distance(name, c);
         let limit = (name.chars().count().max(c.chars().count()) / 3).max(1);
         let prefix = c.len().min(name.len()) >= 2 && (name.starts_with(c) || c.starts_with(name));
-        if (d <= limit || prefix) && best.is_none_or(|(bd, _)| d < bd) {
+        // A one-letter name is one edit from every other one-letter name: no hint is better than noise.
+        let plausible = d < name.chars().count() && (d <= limit || prefix);
+        if plausible && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }
     }
@@ -41,6 +54,7 @@ mod tests {
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(edit_distance("th1", "th1"), 0);
+        assert_eq!(edit_distance("gaurd", "guard"), 1);
     }
 
     #[test]
@@ -50,5 +64,7 @@ mod tests {
         assert_eq!(closest("zzzzzz", ["length", "mass"]), None);
         assert_eq!(closest("cosine", ["sin", "cos", "cosh"]), Some("cos"));
         assert_eq!(closest("lagrangain", ["coordinates", "lagrangian"]), Some("lagrangian"));
+        assert_eq!(closest("gaurd", ["name", "guard", "law"]), Some("guard"));
+        assert_eq!(closest("z", ["x", "y"]), None);
     }
 }

@@ -14,6 +14,7 @@ use quote::{format_ident, quote};
 use symbolic::Expr;
 
 use crate::euler_lagrange::Equations;
+use crate::impact::ImpactEquations;
 use crate::model::{Model, Role};
 
 /// Longest formula (in characters) shown in rustdoc before it is elided.
@@ -59,13 +60,17 @@ pub fn display_name(model: &Model, sym: Expr) -> String {
         Some(Role::Velocity(i)) => pretty_velocity(&model.coordinates[i].to_string()),
         Some(Role::Acceleration(i)) => format!("ddot({})", pretty(&model.coordinates[i].to_string())),
         Some(Role::Parameter(i)) => pretty(&model.parameters[i].to_string()),
+        Some(Role::Differential(i)) => format!("d{}", pretty(&model.coordinates[i].to_string())),
+        Some(Role::TimeDifferential) => "dt".into(),
+        Some(Role::PostVelocity(i)) => format!("{}⁺", pretty_velocity(&model.coordinates[i].to_string())),
+        Some(Role::Multiplier(k)) => format!("λ{}", pretty(&format!("x{}", k + 1)).trim_start_matches('x')),
         None => model.arena.symbol_name(sym).unwrap_or("?").to_string(),
     }
 }
 
 /// A formula for rustdoc, elided when very long. Expressions whose tree form is far longer than
 /// the limit are not printed at all (printing a DAG as a tree can take exponential time).
-fn formula(model: &Model, e: Expr) -> String {
+pub(crate) fn formula(model: &Model, e: Expr) -> String {
     let size = model.arena.tree_size(e);
     if size > DOC_FORMULA_LIMIT as u64 {
         return format!("⟨{size} terms and factors written out — too long to show; see the generated code⟩");
@@ -80,7 +85,7 @@ fn formula(model: &Model, e: Expr) -> String {
 }
 
 /// Rustdoc lines: a heading paragraph and a `text` block of `lhs = formula` lines.
-fn doc_block(heading: &str, lines: &[(String, String)]) -> TokenStream {
+pub(crate) fn doc_block(heading: &str, lines: &[(String, String)]) -> TokenStream {
     let mut text = format!("{heading}\n\n```text\n");
     for (lhs, rhs) in lines {
         text.push_str(&format!("{lhs} = {rhs}\n"));
@@ -101,11 +106,13 @@ fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
             quote!(x[#k])
         }
         Some(Role::Acceleration(i)) => quote!(a[#i]),
+        Some(Role::PostVelocity(i)) => quote!(vp[#i]),
+        Some(Role::Multiplier(k)) => quote!(lam[#k]),
         Some(Role::Parameter(i)) => {
             let p = &model.parameters[i];
             quote!(self.#p)
         }
-        None => quote!(::core::f64::NAN),
+        Some(Role::Differential(_) | Role::TimeDifferential) | None => quote!(::core::f64::NAN),
     }
 }
 
@@ -121,15 +128,15 @@ const PART_STATEMENTS: usize = 250;
 /// than linearly with function size) keep their temporaries in a scratch array `__w` that a
 /// sequence of `#[inline(never)]` part functions fills, each at most [`PART_STATEMENTS`]
 /// statements long; common subexpressions are still computed once.
-struct Body {
-    parts: Vec<TokenStream>,
-    statements: Vec<TokenStream>,
-    outputs: Vec<TokenStream>,
+pub(crate) struct Body {
+    pub(crate) parts: Vec<TokenStream>,
+    pub(crate) statements: Vec<TokenStream>,
+    pub(crate) outputs: Vec<TokenStream>,
 }
 
 /// `name` names the part functions; `extra_params` / `extra_args` declare and pass inputs beyond
 /// `t` and `x` (e.g. the accelerations `a` of the Jacobian).
-fn body(model: &Model, outputs: &[Expr], name: &str, extra_params: &TokenStream, extra_args: &TokenStream) -> Body {
+pub(crate) fn body(model: &Model, outputs: &[Expr], name: &str, extra_params: &TokenStream, extra_args: &TokenStream) -> Body {
     let symbol = |s| symbol_tokens(model, s);
     let slots = symbolic::emit_slots(&model.arena, outputs, &symbol, "__w");
     if slots.statements.len() <= SPLIT_STATEMENTS {
@@ -154,6 +161,20 @@ fn body(model: &Model, outputs: &[Expr], name: &str, extra_params: &TokenStream,
         statements.push(quote! { self.#part(t, x, #extra_args &mut __w); });
     }
     Body { parts, statements, outputs: slots.outputs }
+}
+
+/// [`body`], appending its part functions to `parts`: returns the statements and output expressions.
+pub(crate) fn body_into(
+    model: &Model,
+    parts: &mut Vec<TokenStream>,
+    outputs: &[Expr],
+    name: &str,
+    extra_params: &TokenStream,
+    extra_args: &TokenStream,
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let b = body(model, outputs, name, extra_params, extra_args);
+    parts.extend(b.parts);
+    (b.statements, b.outputs)
 }
 
 /// Lints silenced on generated numeric code.
@@ -181,7 +202,7 @@ fn dynamics_outputs(eq: &Equations) -> Vec<Expr> {
 }
 
 /// Builds an `SMatrix<f64, n, n>` from the upper triangle expressions `upper` (row-major).
-fn symmetric_matrix(n: usize, upper: &[TokenStream]) -> TokenStream {
+pub(crate) fn symmetric_matrix(n: usize, upper: &[TokenStream]) -> TokenStream {
     let mut k = 0;
     let mut sets = Vec::new();
     for i in 0..n {
@@ -202,7 +223,7 @@ fn symmetric_matrix(n: usize, upper: &[TokenStream]) -> TokenStream {
     }}
 }
 
-fn square_matrix(n: usize, entries: &[TokenStream]) -> TokenStream {
+pub(crate) fn square_matrix(n: usize, entries: &[TokenStream]) -> TokenStream {
     let sets = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).zip(entries).map(|((i, j), v)| {
         quote! { m[(#i, #j)] = #v; }
     });
@@ -214,7 +235,7 @@ fn square_matrix(n: usize, entries: &[TokenStream]) -> TokenStream {
 }
 
 /// The whole expansion for one model.
-pub fn emit(model: &Model, eq: &Equations) -> TokenStream {
+pub fn emit(model: &Model, eq: &Equations, impacts: &[ImpactEquations]) -> TokenStream {
     let n = model.dof();
     let d = 2 * n;
     let name = &model.name;
@@ -225,11 +246,8 @@ pub fn emit(model: &Model, eq: &Equations) -> TokenStream {
 
     let none = TokenStream::new();
     let mut parts: Vec<TokenStream> = Vec::new();
-    let mut straight_line = |outputs: &[Expr], name: &str, params: &TokenStream, args: &TokenStream| {
-        let b = body(model, outputs, name, params, args);
-        parts.extend(b.parts);
-        (b.statements, b.outputs)
-    };
+    let mut straight_line =
+        |outputs: &[Expr], name: &str, params: &TokenStream, args: &TokenStream| body_into(model, &mut parts, outputs, name, params, args);
 
     // Dynamics: M (upper) and f, in one straight-line function.
     let dyn_out = dynamics_outputs(eq);
@@ -257,6 +275,38 @@ pub fn emit(model: &Model, eq: &Equations) -> TokenStream {
     let (jac_stmts, jac_vals) = straight_line(&jac_out, "__routh_residual_jacobian", &a_param, &a_arg);
     let gq = square_matrix(n, &jac_vals[..n * n]);
     let gv = square_matrix(n, &jac_vals[n * n..]);
+
+    // Smooth models simulate with events; models with impacts get guards, resets and the hybrid
+    // simulation instead (a smooth `simulate` would silently ignore the impacts).
+    let (simulate_items, hybrid_impl) = if impacts.is_empty() {
+        (quote! {
+            /// Integrates the equations of motion from `x0` over `span` with adaptive Dormand–Prince 5(4).
+            ///
+            /// # Errors
+            /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
+            /// mass matrix, step limit or invalid options.
+            pub fn simulate(&self, x0: ::routh::nalgebra::SVector<f64, #d>, span: ::core::ops::Range<f64>, options: &::routh::runtime::Options)
+                -> ::core::result::Result<::routh::runtime::Trajectory<#d>, ::routh::runtime::SimError>
+            {
+                ::routh::runtime::integrate(self, span, x0, &[], options)
+            }
+
+            /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
+            ///
+            /// # Errors
+            /// As [`Self::simulate`].
+            pub fn simulate_with_events(&self, x0: ::routh::nalgebra::SVector<f64, #d>, span: ::core::ops::Range<f64>,
+                events: &[::routh::runtime::Event<'_, #d>], options: &::routh::runtime::Options)
+                -> ::core::result::Result<::routh::runtime::Trajectory<#d>, ::routh::runtime::SimError>
+            {
+                ::routh::runtime::integrate(self, span, x0, events, options)
+            }
+        }, TokenStream::new())
+    } else {
+        let impact_methods = crate::emit_impact::methods(model, eq, impacts, &mut parts);
+        let (simulate, hybrid) = crate::emit_impact::hybrid_impl(model);
+        (quote! { #impact_methods #simulate }, hybrid)
+    };
 
     // Documentation.
     let mut m_lines = Vec::new();
@@ -438,28 +488,10 @@ pub fn emit(model: &Model, eq: &Equations) -> TokenStream {
                 Ok(j)
             }
 
-            /// Integrates the equations of motion from `x0` over `span` with adaptive Dormand–Prince 5(4).
-            ///
-            /// # Errors
-            /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
-            /// mass matrix, step limit or invalid options.
-            pub fn simulate(&self, x0: ::routh::nalgebra::SVector<f64, #d>, span: ::core::ops::Range<f64>, options: &::routh::runtime::Options)
-                -> ::core::result::Result<::routh::runtime::Trajectory<#d>, ::routh::runtime::SimError>
-            {
-                ::routh::runtime::integrate(self, span, x0, &[], options)
-            }
-
-            /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
-            ///
-            /// # Errors
-            /// As [`Self::simulate`].
-            pub fn simulate_with_events(&self, x0: ::routh::nalgebra::SVector<f64, #d>, span: ::core::ops::Range<f64>,
-                events: &[::routh::runtime::Event<'_, #d>], options: &::routh::runtime::Options)
-                -> ::core::result::Result<::routh::runtime::Trajectory<#d>, ::routh::runtime::SimError>
-            {
-                ::routh::runtime::integrate(self, span, x0, events, options)
-            }
+            #simulate_items
         }
+
+        #hybrid_impl
 
         #[automatically_derived]
         impl ::routh::runtime::VectorField<#d> for #name {

@@ -7,7 +7,9 @@
 
 pub mod diagnostics;
 pub mod emit;
+pub mod emit_impact;
 pub mod fixtures;
+pub mod impact;
 pub mod euler_lagrange;
 pub mod lower;
 pub mod model;
@@ -30,7 +32,8 @@ pub fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
     let mut model = model::Model::from_input(&input)?;
     let equations = euler_lagrange::derive(&mut model);
     euler_lagrange::check_regular(&model, &equations)?;
-    Ok(emit::emit(&model, &equations))
+    let impacts = impact::derive(&mut model, &equations);
+    Ok(emit::emit(&model, &equations, &impacts))
 }
 
 /// Operation counts of the generated M-and-f code of a model (for benchmarks and reports).

@@ -76,6 +76,8 @@ pub struct Lowerer<'a> {
     define_stack: Vec<usize>,
     /// Memo of total time derivatives, shared by every `dot` of the model.
     dot_cache: FxHashMap<Expr, Expr>,
+    /// While lowering a one-form: the differentials dqₖ and dt that `d<coordinate>` and `dt` denote.
+    differentials: Option<(Vec<Expr>, Expr)>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -112,7 +114,28 @@ impl<'a> Lowerer<'a> {
             define_state: defines.iter().map(|_| DefineState::Pending).collect(),
             define_stack: Vec::new(),
             dot_cache: FxHashMap::default(),
+            differentials: None,
         }
+    }
+
+    /// Lowers a one-form such as `dx - r * dphi` (or `dy - v * dt`), where `d<coordinate>` and
+    /// `dt` are the differentials `dq` and `dt` (given as symbols).
+    pub fn lower_oneform(&mut self, e: &SynExpr, dq: &[Expr], dt: Expr) -> syn::Result<Expr> {
+        self.differentials = Some((dq.to_vec(), dt));
+        let result = self.lower(e);
+        self.differentials = None;
+        result
+    }
+
+    /// Name of coordinate `k`.
+    pub fn coordinate_name(&self, k: usize) -> &str {
+        &self.coordinates[k]
+    }
+
+    /// Whether `e` depends on a velocity q̇ (then it is not a function of coordinates and time).
+    pub fn velocity_in(&self, e: Expr) -> Option<&str> {
+        let k = self.syms.qd.iter().position(|&v| self.arena.depends_on(e, v))?;
+        Some(&self.coordinates[k])
     }
 
     /// The lowered value of define `i` (lowering it now if needed).
@@ -173,7 +196,18 @@ impl<'a> Lowerer<'a> {
             Some(Name::Coordinate(i)) => Ok(self.syms.q[i]),
             Some(Name::Parameter(i)) => Ok(self.syms.params[i]),
             Some(Name::Define(i)) => self.define(i, ident.span()),
-            None => Err(self.unknown_name(ident)),
+            None => {
+                if let Some((dq, dt)) = &self.differentials {
+                    let name = ident.to_string();
+                    if name == "dt" {
+                        return Ok(*dt);
+                    }
+                    if let Some(k) = name.strip_prefix('d').and_then(|c| self.coordinates.iter().position(|x| x == c)) {
+                        return Ok(dq[k]);
+                    }
+                }
+                Err(self.unknown_name(ident))
+            }
         }
     }
 

@@ -20,6 +20,32 @@ pub enum Role {
     Velocity(usize),
     Acceleration(usize),
     Parameter(usize),
+    /// Differential dqₖ inside a one-form.
+    Differential(usize),
+    /// dt inside a one-form.
+    TimeDifferential,
+    /// Post-impact velocity q̇⁺ₖ (impact-law Jacobians).
+    PostVelocity(usize),
+    /// Impulse multiplier λₖ of an impact law.
+    Multiplier(usize),
+}
+
+/// An impact law, lowered.
+pub enum Law {
+    /// Rows of the generalized Newton law A q̇⁺ + b = −E (A q̇⁻ + b): each a one-form in the
+    /// differentials (None: the guard's own differential dh) and its coefficient.
+    Restitution(Vec<(Option<Expr>, Expr)>),
+    /// Explicit post-impact velocities, one per coordinate (unchanged ones are the q̇ symbol).
+    Map(Vec<Expr>),
+}
+
+/// A unilateral constraint h(t, q) ≥ 0 with its impact law.
+pub struct Impact {
+    pub name: Ident,
+    pub guard: Expr,
+    pub law: Law,
+    /// Source tokens of the law, for docs and errors.
+    pub law_text: String,
 }
 
 /// A model ready for derivation.
@@ -36,6 +62,10 @@ pub struct Model {
     pub lagrangian_tokens: proc_macro2::TokenStream,
     /// Generalized force Qᵢ per coordinate (0 when not given).
     pub force: Vec<Expr>,
+    /// Differentials dqₖ and dt (for one-forms).
+    pub dq: Vec<Expr>,
+    pub dt: Expr,
+    pub impacts: Vec<Impact>,
     roles: FxHashMap<Expr, Role>,
 }
 
@@ -48,6 +78,13 @@ impl Model {
     /// The role of a symbol.
     pub fn role(&self, sym: Expr) -> Option<Role> {
         self.roles.get(&sym).copied()
+    }
+
+    /// The symbol named `name` with `role` (created on first use).
+    pub fn symbol(&mut self, name: &str, role: Role) -> Expr {
+        let s = self.arena.symbol(name);
+        self.roles.insert(s, role);
+        s
     }
 
     /// Validates the derive input and lowers every expression.
@@ -82,9 +119,15 @@ impl Model {
         for (i, &p) in params.iter().enumerate() {
             roles.insert(p, Role::Parameter(i));
         }
+        let dq: Vec<Expr> = raw.coordinates.iter().map(|c| arena.symbol(&format!("d:{c}"))).collect();
+        let dt = arena.symbol("d:t");
+        for (i, &d) in dq.iter().enumerate() {
+            roles.insert(d, Role::Differential(i));
+        }
+        roles.insert(dt, Role::TimeDifferential);
         let syms = Symbols { t, q, qd, params };
 
-        let (lagrangian, lagrangian_tokens, force) = {
+        let (lagrangian, lagrangian_tokens, force, impacts) = {
             let mut lower = Lowerer::new(&mut arena, &syms, &raw.coordinates, &parameters, &raw.defines);
             let mut errors = Vec::new();
             // Lower every define, used or not, so that mistakes in them are reported.
@@ -103,12 +146,24 @@ impl Model {
                     Err(e) => errors.push(e),
                 }
             }
+            let mut impacts = Vec::new();
+            for decl in &raw.impacts {
+                match lower_impact(&mut lower, decl, &parameters, &dq, dt) {
+                    Ok(i) => impacts.push(i),
+                    Err(e) => errors.push(e),
+                }
+            }
+            for (i, imp) in impacts.iter().enumerate() {
+                if impacts[..i].iter().any(|o| o.name == imp.name) {
+                    errors.push(syn::Error::new(imp.name.span(), format!("two impacts are named `{}`", imp.name)));
+                }
+            }
             if let Some(e) = combine(errors) {
                 return Err(e);
             }
             let zero = lower.arena.zero();
             let force: Vec<Expr> = force.into_iter().map(|f| f.unwrap_or(zero)).collect();
-            (lagrangian.unwrap_or(zero), quote::quote!(#lag_kw = #lag_expr), force)
+            (lagrangian.unwrap_or(zero), quote::quote!(#lag_kw = #lag_expr), force, impacts)
         };
 
         Ok(Model {
@@ -121,6 +176,9 @@ impl Model {
             lagrangian,
             lagrangian_tokens,
             force,
+            dq,
+            dt,
+            impacts,
             roles,
         })
     }
@@ -259,4 +317,144 @@ fn check_names(raw: &RawModel, parameters: &[Ident], errors: &mut Vec<syn::Error
             ));
         }
     }
+}
+
+/// Validates and lowers one `impact(...)`.
+fn lower_impact(
+    lower: &mut Lowerer<'_>,
+    decl: &crate::parse::ImpactDecl,
+    parameters: &[Ident],
+    dq: &[Expr],
+    dt: Expr,
+) -> syn::Result<Impact> {
+    use crate::parse::LawDecl;
+    let missing = |what: &str, example: &str| {
+        syn::Error::new(decl.keyword.span(), format!("this impact has no `{what}`; add `{what} = {example}`"))
+    };
+    let name = decl.name.clone().ok_or_else(|| missing("name", "floor"))?;
+    let guard_src = decl.guard.as_ref().ok_or_else(|| missing("guard", "y - r"))?;
+    let law_decl = decl.law.as_ref().ok_or_else(|| missing("law", "restitution(e)"))?;
+    let guard = lower.lower(guard_src)?;
+    if let Some(v) = lower.velocity_in(guard) {
+        return Err(syn::Error::new_spanned(
+            guard_src,
+            format!(
+                "a guard must be a function of the coordinates and time (a surface h(t, q) = 0), but this depends \
+                 on the velocity `dot({v})`"
+            ),
+        ));
+    }
+    let coordinates: Vec<String> = (0..dq.len()).map(|k| lower.coordinate_name(k).to_string()).collect();
+    let law = match law_decl {
+        LawDecl::Restitution { rows, .. } => {
+            let mut lowered = Vec::new();
+            let mut normal_rows = 0;
+            for (form, coefficient) in rows {
+                check_coefficient(coefficient, parameters)?;
+                let e = lower.lower(coefficient)?;
+                let form = match form {
+                    None => {
+                        normal_rows += 1;
+                        if normal_rows > 1 {
+                            return Err(syn::Error::new_spanned(
+                                coefficient,
+                                "only one row may omit its one-form (it means the guard's own normal dh)",
+                            ));
+                        }
+                        None
+                    }
+                    Some(f) => {
+                        let w = lower.lower_oneform(f, dq, dt)?;
+                        if let Some(v) = lower.velocity_in(w) {
+                            return Err(syn::Error::new_spanned(
+                                f,
+                                format!("one-form coefficients must be functions of the coordinates and time, but this depends on `dot({v})`"),
+                            ));
+                        }
+                        check_linear_oneform(lower, w, dq, dt, f)?;
+                        Some(w)
+                    }
+                };
+                lowered.push((form, e));
+            }
+            Law::Restitution(lowered)
+        }
+        LawDecl::Map { assignments, .. } => {
+            let mut velocities: Vec<Option<Expr>> = vec![None; dq.len()];
+            for (lhs, rhs) in assignments {
+                let k = map_target(lhs, &coordinates)?;
+                if velocities[k].is_some() {
+                    return Err(syn::Error::new_spanned(lhs, format!("`dot({})` is assigned twice", coordinates[k])));
+                }
+                velocities[k] = Some(lower.lower(rhs)?);
+            }
+            Law::Map(velocities.into_iter().enumerate().map(|(k, v)| v.unwrap_or(lower.syms.qd[k])).collect())
+        }
+    };
+    let law_text = match law_decl {
+        LawDecl::Restitution { keyword, .. } | LawDecl::Map { keyword, .. } => keyword.to_string(),
+    };
+    Ok(Impact { name, guard, law, law_text })
+}
+
+/// A restitution coefficient is a parameter or a non-negative literal.
+fn check_coefficient(e: &syn::Expr, parameters: &[Ident]) -> syn::Result<()> {
+    match e {
+        syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Int(_) | syn::Lit::Float(_)) => Ok(()),
+        syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| parameters.contains(i)) => Ok(()),
+        _ => Err(syn::Error::new_spanned(
+            e,
+            "a restitution coefficient must be a parameter (struct field) or a number literal such as `0.8`",
+        )),
+    }
+}
+
+/// The coordinate index of `dot(q)` on the left of a `map` assignment.
+fn map_target(lhs: &syn::Expr, coordinates: &[String]) -> syn::Result<usize> {
+    let wrong = || syn::Error::new_spanned(lhs, "expected `dot(q)` of a coordinate `q` on the left of `=` in `map(...)`");
+    let syn::Expr::Call(call) = lhs else { return Err(wrong()) };
+    let is_dot = matches!(&*call.func, syn::Expr::Path(p) if p.path.is_ident("dot"));
+    if !is_dot || call.args.len() != 1 {
+        return Err(wrong());
+    }
+    let Some(syn::Expr::Path(p)) = call.args.first() else { return Err(wrong()) };
+    let Some(ident) = p.path.get_ident() else { return Err(wrong()) };
+    let name = ident.to_string();
+    coordinates.iter().position(|c| *c == name).ok_or_else(|| {
+        let hint = match closest(&name, coordinates.iter().map(String::as_str)) {
+            Some(c) => format!("; did you mean `{c}`?"),
+            None => String::new(),
+        };
+        syn::Error::new(
+            ident.span(),
+            format!("the reset names unknown coordinate `{name}`{hint} Coordinates: {}", coordinates.join(", ")),
+        )
+    })
+}
+
+/// A one-form must be linear in the differentials, with no part free of them.
+fn check_linear_oneform(lower: &mut Lowerer<'_>, w: Expr, dq: &[Expr], dt: Expr, src: &syn::Expr) -> syn::Result<()> {
+    let mut rebuilt = Vec::new();
+    let mut all: Vec<Expr> = dq.to_vec();
+    all.push(dt);
+    for &d in &all {
+        let c = lower.arena.diff(w, d);
+        if all.iter().any(|&d2| lower.arena.depends_on(c, d2)) {
+            return Err(syn::Error::new_spanned(src, "a one-form must be linear in the differentials `dq` and `dt`"));
+        }
+        let term = lower.arena.mul2(c, d);
+        rebuilt.push(term);
+    }
+    let sum = lower.arena.add(&rebuilt);
+    let rest = lower.arena.sub(w, sum);
+    if !lower.arena.zero_test(rest).is_zero() {
+        return Err(syn::Error::new_spanned(
+            src,
+            "a one-form is a combination of differentials such as `dx - r * dphi`; this has a part without any `d<coordinate>` or `dt`",
+        ));
+    }
+    if rebuilt.iter().all(|&t| lower.arena.zero_test(t).is_zero()) {
+        return Err(syn::Error::new_spanned(src, "this one-form is zero"));
+    }
+    Ok(())
 }

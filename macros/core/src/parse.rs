@@ -7,6 +7,10 @@
 //!       | define( ident = expr, ... )
 //!       | lagrangian = expr
 //!       | force( ident = expr, ... )
+//!       | impact( name = ident, guard = expr, law = law )
+//! law  := restitution( expr )                       // Newton's law along the guard normal
+//!       | restitution( oneform: expr, ... )         // several one-forms, one coefficient each
+//!       | map( dot(q) = expr, ... )                 // explicit post-impact velocities
 //! ```
 //!
 //! Expressions are ordinary Rust expressions parsed by syn; their meaning is given in [`crate::lower`].
@@ -19,7 +23,13 @@ use syn::{Expr, Ident, Token};
 use crate::diagnostics::closest;
 
 /// The item keywords the attribute understands.
-pub const ITEMS: &[&str] = &["coordinates", "define", "lagrangian", "force"];
+pub const ITEMS: &[&str] = &["coordinates", "define", "lagrangian", "force", "impact"];
+
+/// The keys of `impact(...)`.
+pub const IMPACT_KEYS: &[&str] = &["name", "guard", "law"];
+
+/// The impact laws.
+pub const LAWS: &[&str] = &["restitution", "map"];
 
 /// `name = expr`, as in `define(...)` and `force(...)`.
 pub struct Binding {
@@ -38,12 +48,136 @@ impl Parse for Binding {
     }
 }
 
+/// An impact law as written.
+pub enum LawDecl {
+    /// `restitution(e)` (row `None`: the guard's own differential) or `restitution(form: e, ...)`.
+    Restitution { keyword: Ident, rows: Vec<(Option<Expr>, Expr)> },
+    /// `map(dot(q) = expr, ...)`.
+    Map { keyword: Ident, assignments: Vec<(Expr, Expr)> },
+}
+
+impl Parse for LawDecl {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let keyword: Ident = input.parse()?;
+        let content;
+        syn::parenthesized!(content in input);
+        match keyword.to_string().as_str() {
+            "restitution" => {
+                let mut rows = Vec::new();
+                while !content.is_empty() {
+                    let first: Expr = content.parse()?;
+                    if content.peek(Token![:]) {
+                        content.parse::<Token![:]>()?;
+                        let coefficient: Expr = content.parse()?;
+                        rows.push((Some(first), coefficient));
+                    } else {
+                        rows.push((None, first));
+                    }
+                    if content.is_empty() {
+                        break;
+                    }
+                    content.parse::<Token![,]>()?;
+                }
+                if rows.is_empty() {
+                    return Err(syn::Error::new(
+                        keyword.span(),
+                        "`restitution` needs a coefficient, e.g. `restitution(e)`, or one-forms with coefficients, \
+                         e.g. `restitution(dy: e, dx - r * dphi: 0)`",
+                    ));
+                }
+                Ok(LawDecl::Restitution { keyword, rows })
+            }
+            "map" => {
+                let items = Punctuated::<Expr, Token![,]>::parse_terminated(&content)?;
+                let mut assignments = Vec::new();
+                for item in items {
+                    match item {
+                        Expr::Assign(a) => assignments.push((*a.left, *a.right)),
+                        other => {
+                            return Err(syn::Error::new_spanned(
+                                other,
+                                "expected `dot(q) = <post-impact velocity>` in `map(...)`",
+                            ));
+                        }
+                    }
+                }
+                Ok(LawDecl::Map { keyword, assignments })
+            }
+            other => {
+                let hint = match closest(other, LAWS.iter().copied()) {
+                    Some(c) => format!("; did you mean `{c}`?"),
+                    None => String::new(),
+                };
+                Err(syn::Error::new(
+                    keyword.span(),
+                    format!("unknown impact law `{other}`{hint} Expected `restitution(...)` or `map(...)`"),
+                ))
+            }
+        }
+    }
+}
+
+/// `impact(name = ..., guard = ..., law = ...)` as written.
+pub struct ImpactDecl {
+    pub keyword: Ident,
+    pub name: Option<Ident>,
+    pub guard: Option<Expr>,
+    pub law: Option<LawDecl>,
+}
+
+impl ImpactDecl {
+    fn parse_body(keyword: Ident, content: ParseStream) -> syn::Result<Self> {
+        let mut decl = ImpactDecl { keyword, name: None, guard: None, law: None };
+        while !content.is_empty() {
+            let key: Ident = content.parse()?;
+            content.parse::<Token![=]>()?;
+            let duplicate = || syn::Error::new(key.span(), format!("`{key}` is given twice in this impact"));
+            match key.to_string().as_str() {
+                "name" => {
+                    if decl.name.is_some() {
+                        return Err(duplicate());
+                    }
+                    decl.name = Some(content.parse()?);
+                }
+                "guard" => {
+                    if decl.guard.is_some() {
+                        return Err(duplicate());
+                    }
+                    decl.guard = Some(content.parse()?);
+                }
+                "law" => {
+                    if decl.law.is_some() {
+                        return Err(duplicate());
+                    }
+                    decl.law = Some(content.parse()?);
+                }
+                other => {
+                    let hint = match closest(other, IMPACT_KEYS.iter().copied()) {
+                        Some(c) => format!("; did you mean `{c}`?"),
+                        None => String::new(),
+                    };
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!("unknown key `{other}` in `impact(...)`{hint} Expected: name, guard, law"),
+                    ));
+                }
+            }
+            if content.is_empty() {
+                break;
+            }
+            content.parse::<Token![,]>()?;
+        }
+        Ok(decl)
+    }
+}
+
 /// One item of the attribute.
 pub enum Item {
     Coordinates { keyword: Ident, names: Vec<Ident> },
     Define { bindings: Vec<Binding> },
     Lagrangian { keyword: Ident, value: Expr },
     Force { bindings: Vec<Binding> },
+    Impact(ImpactDecl),
 }
 
 impl Parse for Item {
@@ -63,6 +197,11 @@ impl Parse for Item {
                 let bindings: Vec<Binding> =
                     Punctuated::<Binding, Token![,]>::parse_terminated(&content)?.into_iter().collect();
                 Ok(if key == "define" { Item::Define { bindings } } else { Item::Force { bindings } })
+            }
+            "impact" => {
+                let content;
+                syn::parenthesized!(content in input);
+                Ok(Item::Impact(ImpactDecl::parse_body(keyword, &content)?))
             }
             "lagrangian" => {
                 input.parse::<Token![=]>().map_err(|e| {
@@ -97,6 +236,7 @@ pub struct RawModel {
     pub defines: Vec<Binding>,
     pub lagrangians: Vec<(Ident, Expr)>,
     pub forces: Vec<Binding>,
+    pub impacts: Vec<ImpactDecl>,
 }
 
 /// Parses every `#[mechanics(...)]` attribute of the input.
@@ -108,6 +248,7 @@ pub fn parse_attributes(attrs: &[syn::Attribute], fallback: Span) -> syn::Result
         defines: Vec::new(),
         lagrangians: Vec::new(),
         forces: Vec::new(),
+        impacts: Vec::new(),
     };
     let mut first = true;
     for attr in attrs.iter().filter(|a| a.path().is_ident("mechanics")) {
@@ -125,6 +266,7 @@ pub fn parse_attributes(attrs: &[syn::Attribute], fallback: Span) -> syn::Result
                 Item::Define { bindings } => raw.defines.extend(bindings),
                 Item::Lagrangian { keyword, value } => raw.lagrangians.push((keyword, value)),
                 Item::Force { bindings } => raw.forces.extend(bindings),
+                Item::Impact(decl) => raw.impacts.push(decl),
             }
         }
     }

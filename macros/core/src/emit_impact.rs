@@ -1,0 +1,341 @@
+//! Emission of guards, resets and the `HybridSystem` implementation for models with impacts.
+//!
+//! Per impact `name`: `name_guard`, `name_guard_gradient`, `name_guard_rate`, `name_reset`,
+//! `name_reset_jacobian` (∂Δ/∂x), each documented with its derived formula; the impact law itself
+//! is described in [`crate::impact`].
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use symbolic::Expr;
+
+use crate::emit::{body_into, doc_block, formula, square_matrix, symmetric_matrix};
+use crate::euler_lagrange::Equations;
+use crate::impact::{ImpactEquations, Reset};
+use crate::model::Model;
+
+/// Inherent methods for every impact (appended to the model's `impl`) and the part functions
+/// they need.
+pub fn methods(model: &Model, eq: &Equations, impacts: &[ImpactEquations], parts: &mut Vec<TokenStream>) -> TokenStream {
+    let n = model.dof();
+    let d = 2 * n;
+    let none = TokenStream::new();
+    let mut items = Vec::new();
+    let sv = |k: usize| quote! { ::routh::nalgebra::SVector<f64, #k> };
+    let state = sv(d);
+    for (imp, ie) in model.impacts.iter().zip(impacts) {
+        let name = imp.name.to_string();
+        let guard_fn = format_ident!("{name}_guard");
+        let grad_fn = format_ident!("{name}_guard_gradient");
+        let rate_fn = format_ident!("{name}_guard_rate");
+        let reset_fn = format_ident!("{name}_reset");
+        let jac_fn = format_ident!("{name}_reset_jacobian");
+        let solve_fn = format_ident!("__routh_{name}_solve");
+        let mut emit = |outputs: &[Expr], part: &str, params: &TokenStream, args: &TokenStream| {
+            body_into(model, parts, outputs, &format!("__routh_{name}_{part}"), params, args)
+        };
+
+        let (g_stmts, g_vals) = emit(&[ie.guard], "guard", &none, &none);
+        let (gr_stmts, gr_vals) = emit(&ie.gradient, "gradient", &none, &none);
+        let (r_stmts, r_vals) = emit(&[ie.rate], "rate", &none, &none);
+        let g_doc = doc_block(
+            &format!("Guard of impact `{name}`: the admissible side is h ≥ 0; the impact fires when h reaches 0 with dh/dt < 0."),
+            &[("h".into(), formula(model, ie.guard))],
+        );
+        let grad_lines: Vec<(String, String)> =
+            (0..n).map(|i| (format!("∂h/∂{}", model.coordinates[i]), formula(model, ie.gradient[i]))).collect();
+        let grad_doc = doc_block(&format!("Gradient ∇h = ∂h/∂q of the guard of impact `{name}`."), &grad_lines);
+        let rate_doc = doc_block(
+            &format!("Approach velocity dh/dt = ∇h·q̇ + ∂h/∂t of impact `{name}` (negative when approaching)."),
+            &[("dh/dt".into(), formula(model, ie.rate))],
+        );
+
+        let reset_items = match &ie.reset {
+            Reset::Projection { a, b, e, dr_dq, dr_dv } => {
+                let k = a.len();
+                let nk = n + k;
+                // M (upper), A (row-major), b, e.
+                let mut outs: Vec<Expr> = Vec::new();
+                for i in 0..n {
+                    for j in i..n {
+                        outs.push(eq.mass[i][j]);
+                    }
+                }
+                outs.extend(a.iter().flatten().copied());
+                outs.extend(b.iter().copied());
+                outs.extend(e.iter().copied());
+                let (s_stmts, s_vals) = emit(&outs, "law", &none, &none);
+                let tri = n * (n + 1) / 2;
+                let m_tok = symmetric_matrix(n, &s_vals[..tri]);
+                let a_vals = &s_vals[tri..tri + k * n];
+                let b_vals = &s_vals[tri + k * n..tri + k * n + k];
+                let e_vals = &s_vals[tri + k * n + k..];
+                let a_sets: Vec<TokenStream> = (0..k)
+                    .flat_map(|r| (0..n).map(move |j| (r, j)))
+                    .zip(a_vals)
+                    .map(|((r, j), v)| quote! { a[(#r, #j)] = #v; })
+                    .collect();
+                let mut jac_out: Vec<Expr> = dr_dq.iter().flatten().copied().collect();
+                jac_out.extend(dr_dv.iter().flatten().copied());
+                let vp_param = sv(n);
+                let lam_param = sv(k);
+                let jparams = quote! { vp: &#vp_param, lam: &#lam_param, };
+                let jargs = quote! { &vp, &lam, };
+                let (j_stmts, j_vals) = emit(&jac_out, "jacobian", &jparams, &jargs);
+                let dq_sets = (0..nk).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[..nk * n]).map(|((r, c), v)| {
+                    quote! { dr[(#r, #c)] = #v; }
+                });
+                let dv_sets = (0..nk).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[nk * n..]).map(|((r, c), v)| {
+                    quote! { dr[(#r, #n + #c)] = #v; }
+                });
+                let mut lines = Vec::new();
+                for r in 0..k {
+                    let form: Vec<String> = (0..n)
+                        .filter(|&j| !model.arena.zero_test(a[r][j]).is_zero())
+                        .map(|j| format!("({})·d{}", formula(model, a[r][j]), model.coordinates[j]))
+                        .collect();
+                    let time = if model.arena.zero_test(b[r]).is_zero() {
+                        String::new()
+                    } else {
+                        format!(" + ({})·dt", formula(model, b[r]))
+                    };
+                    lines.push((format!("row {}: e = {}", r + 1, formula(model, e[r])), format!("{}{time}", form.join(" + "))));
+                }
+                let doc = doc_block(
+                    &format!(
+                        "Reset of impact `{name}` (generalized Newton law with the kinetic metric M): positions are kept \
+                         and q̇⁺ solves M(q̇⁺ − q̇⁻) = Aᵀλ, A q̇⁺ + b = −E(A q̇⁻ + b), with the rows (one-forms A·dq + b·dt) \
+                         and coefficients below."
+                    ),
+                    &lines,
+                );
+                let items = quote! {
+                    /// Post-impact velocities and impulse multipliers (q̇⁺, λ) of the saddle-point system, and its
+                    /// matrix K = [M −Aᵀ; A 0] (which is also ∂R/∂(q̇⁺, λ), needed by the Jacobian).
+                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+                    fn #solve_fn(&self, t: f64, x: &#state) -> ::core::result::Result<
+                        (::routh::nalgebra::SVector<f64, #nk>, ::routh::nalgebra::SMatrix<f64, #nk, #nk>),
+                        ::routh::runtime::FieldError,
+                    > {
+                        #(#s_stmts)*
+                        let m = #m_tok;
+                        let mut a = ::routh::nalgebra::SMatrix::<f64, #k, #n>::zeros();
+                        #(#a_sets)*
+                        let b = ::routh::nalgebra::SVector::<f64, #k>::from([#(#b_vals),*]);
+                        let e = ::routh::nalgebra::SVector::<f64, #k>::from([#(#e_vals),*]);
+                        let mut kkt = ::routh::nalgebra::SMatrix::<f64, #nk, #nk>::zeros();
+                        let mut rhs = ::routh::nalgebra::SVector::<f64, #nk>::zeros();
+                        for i in 0..#n {
+                            for j in 0..#n {
+                                kkt[(i, j)] = m[(i, j)];
+                                rhs[i] += m[(i, j)] * x[#n + j];
+                            }
+                            for r in 0..#k {
+                                kkt[(i, #n + r)] = -a[(r, i)];
+                                kkt[(#n + r, i)] = a[(r, i)];
+                            }
+                        }
+                        for r in 0..#k {
+                            let mut rel = b[r];
+                            for j in 0..#n {
+                                rel += a[(r, j)] * x[#n + j];
+                            }
+                            rhs[#n + r] = -e[r] * rel - b[r];
+                        }
+                        let sol = ::routh::runtime::solve_general(kkt, rhs).map_err(|_| ::routh::runtime::FieldError::SingularMassMatrix { t })?;
+                        Ok((sol, kkt))
+                    }
+
+                    #doc
+                    ///
+                    /// # Errors
+                    /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular or the
+                    /// one-forms are linearly dependent at this state.
+                    pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::runtime::FieldError> {
+                        let (sol, _) = self.#solve_fn(t, x)?;
+                        let mut post = *x;
+                        for i in 0..#n {
+                            post[#n + i] = sol[i];
+                        }
+                        Ok(post)
+                    }
+
+                    /// Jacobian ∂Δ/∂x of the reset of this impact (for saltation matrices and Poincaré maps),
+                    /// from the implicit function theorem: d(q̇⁺, λ)/dx = −K⁻¹ ∂R/∂x with K = [M −Aᵀ; A 0].
+                    ///
+                    /// # Errors
+                    /// As the reset.
+                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+                    pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, ::routh::runtime::FieldError> {
+                        let (sol, kkt) = self.#solve_fn(t, x)?;
+                        let vp = ::routh::nalgebra::SVector::<f64, #n>::from_fn(|i, _| sol[i]);
+                        let lam = ::routh::nalgebra::SVector::<f64, #k>::from_fn(|r, _| sol[#n + r]);
+                        #(#j_stmts)*
+                        let mut dr = ::routh::nalgebra::SMatrix::<f64, #nk, #d>::zeros();
+                        #(#dq_sets)*
+                        #(#dv_sets)*
+                        let sens = ::routh::runtime::solve_general(kkt, -dr).map_err(|_| ::routh::runtime::FieldError::SingularMassMatrix { t })?;
+                        let mut jac = ::routh::nalgebra::SMatrix::<f64, #d, #d>::zeros();
+                        for i in 0..#n {
+                            jac[(i, i)] = 1.0;
+                            for c in 0..#d {
+                                jac[(#n + i, c)] = sens[(i, c)];
+                            }
+                        }
+                        Ok(jac)
+                    }
+                };
+                items
+            }
+            Reset::Map { velocities, dv_dq, dv_dv } => {
+                let (v_stmts, v_vals) = emit(velocities, "map", &none, &none);
+                let mut jac_out: Vec<Expr> = dv_dq.iter().flatten().copied().collect();
+                jac_out.extend(dv_dv.iter().flatten().copied());
+                let (j_stmts, j_vals) = emit(&jac_out, "jacobian", &none, &none);
+                let jq = square_matrix(n, &j_vals[..n * n]);
+                let jv = square_matrix(n, &j_vals[n * n..]);
+                let lines: Vec<(String, String)> = (0..n)
+                    .map(|i| (format!("{}⁺", crate::emit::display_name(model, model.syms.qd[i])), formula(model, velocities[i])))
+                    .collect();
+                let doc = doc_block(&format!("Reset of impact `{name}`: positions are kept and the velocities map as"), &lines);
+                let items = quote! {
+                    #doc
+                    ///
+                    /// # Errors
+                    /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if the map gives a non-finite velocity.
+                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+                    pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::runtime::FieldError> {
+                        #(#v_stmts)*
+                        let v = [#(#v_vals),*];
+                        let mut post = *x;
+                        for i in 0..#n {
+                            post[#n + i] = v[i];
+                        }
+                        if post.iter().all(|c| c.is_finite()) { Ok(post) } else { Err(::routh::runtime::FieldError::NonFinite { t }) }
+                    }
+
+                    /// Jacobian ∂Δ/∂x of the reset of this impact, differentiated symbolically.
+                    ///
+                    /// # Errors
+                    /// Never at present; `Result` for uniformity with restitution laws.
+                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+                    pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, ::routh::runtime::FieldError> {
+                        #(#j_stmts)*
+                        let jq = #jq;
+                        let jv = #jv;
+                        let mut jac = ::routh::nalgebra::SMatrix::<f64, #d, #d>::zeros();
+                        for i in 0..#n {
+                            jac[(i, i)] = 1.0;
+                            for c in 0..#n {
+                                jac[(#n + i, c)] = jq[(i, c)];
+                                jac[(#n + i, #n + c)] = jv[(i, c)];
+                            }
+                        }
+                        Ok(jac)
+                    }
+                };
+                items
+            }
+        };
+        items.push(quote! {
+            #g_doc
+            #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+            #[must_use]
+            pub fn #guard_fn(&self, t: f64, x: &#state) -> f64 {
+                #(#g_stmts)*
+                #(#g_vals)*
+            }
+
+            #grad_doc
+            #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+            #[must_use]
+            pub fn #grad_fn(&self, t: f64, x: &#state) -> ::routh::nalgebra::SVector<f64, #n> {
+                #(#gr_stmts)*
+                ::routh::nalgebra::SVector::<f64, #n>::from([#(#gr_vals),*])
+            }
+
+            #rate_doc
+            #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+            #[must_use]
+            pub fn #rate_fn(&self, t: f64, x: &#state) -> f64 {
+                #(#r_stmts)*
+                #(#r_vals)*
+            }
+
+            #reset_items
+        });
+    }
+    quote! { #(#items)* }
+}
+
+/// `impl HybridSystem` for a single-mode model with impacts, and its `simulate`.
+pub fn hybrid_impl(model: &Model) -> (TokenStream, TokenStream) {
+    let n = model.dof();
+    let d = 2 * n;
+    let name = &model.name;
+    let state = quote! { ::routh::nalgebra::SVector<f64, #d> };
+    let count = model.impacts.len();
+    let names: Vec<String> = model.impacts.iter().map(|i| i.name.to_string()).collect();
+    let idx: Vec<usize> = (0..count).collect();
+    let guards: Vec<_> = names.iter().map(|s| format_ident!("{s}_guard")).collect();
+    let rates: Vec<_> = names.iter().map(|s| format_ident!("{s}_guard_rate")).collect();
+    let resets: Vec<_> = names.iter().map(|s| format_ident!("{s}_reset")).collect();
+    let simulate = quote! {
+        /// Names of the impacts (guards), in declaration order.
+        pub const IMPACTS: [&'static str; #count] = [#(#names),*];
+
+        /// Integrates from `x0` over `span`, locating every impact on the dense output and applying its
+        /// law; the result records each impact (time, guard, pre- and post-state, energy jump) and stops
+        /// early on Zeno accumulation, a stuck contact or the impact limit (see
+        /// [`HybridStop`](::routh::runtime::HybridStop)).
+        ///
+        /// # Errors
+        /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
+        /// mass matrix, step limit or invalid options.
+        pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::HybridOptions)
+            -> ::core::result::Result<::routh::runtime::HybridTrajectory<#d>, ::routh::runtime::SimError>
+        {
+            ::routh::runtime::simulate_hybrid(self, 0, x0, span, options)
+        }
+    };
+    let hybrid = quote! {
+        #[automatically_derived]
+        impl ::routh::runtime::HybridSystem<#d> for #name {
+            fn mode_name(&self, mode: usize) -> &'static str {
+                ""
+            }
+            fn mode_field(&self, mode: usize, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::runtime::FieldError> {
+                ::routh::runtime::VectorField::field(self, t, x)
+            }
+            fn guard_count(&self, mode: usize) -> usize {
+                #count
+            }
+            fn guard_name(&self, mode: usize, guard: usize) -> &'static str {
+                Self::IMPACTS.get(guard).copied().unwrap_or("")
+            }
+            fn guard(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 {
+                match guard {
+                    #(#idx => self.#guards(t, x),)*
+                    _ => f64::NAN,
+                }
+            }
+            fn guard_rate(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 {
+                match guard {
+                    #(#idx => self.#rates(t, x),)*
+                    _ => f64::NAN,
+                }
+            }
+            fn reset(&self, mode: usize, guard: usize, t: f64, x: &#state)
+                -> ::core::result::Result<(usize, #state), ::routh::runtime::FieldError>
+            {
+                match guard {
+                    #(#idx => self.#resets(t, x).map(|post| (0, post)),)*
+                    _ => Err(::routh::runtime::FieldError::NonFinite { t }),
+                }
+            }
+            fn mode_energy(&self, mode: usize, t: f64, x: &#state) -> f64 {
+                self.energy(t, x)
+            }
+        }
+    };
+    (simulate, hybrid)
+}

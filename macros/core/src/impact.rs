@@ -1,0 +1,156 @@
+//! Guards and impact laws, derived symbolically.
+//!
+//! A guard is a unilateral constraint h(t, q) ≥ 0. The generated code gets
+//!
+//! ```text
+//! h,   ∇h = ∂h/∂q,   dh/dt = ∇h·q̇ + ∂h/∂t   (the approach velocity; an impact needs dh/dt < 0)
+//! ```
+//!
+//! **Restitution laws** (generalized Newton law with the kinetic metric M = ∂²L/∂q̇²). With one-forms
+//! as rows of A (k×n) plus their time parts b (the dt-coefficients; for the guard's own normal
+//! A = dh, b = ∂h/∂t) and coefficients E = diag(e₁..e_k), the post-impact velocity q̇⁺ satisfies
+//!
+//! ```text
+//! M (q̇⁺ − q̇⁻) = Aᵀ λ                     (an impulse in the span of the one-forms)
+//! A q̇⁺ + b = −E (A q̇⁻ + b)               (each relative velocity reverses, scaled by eᵣ)
+//! ```
+//!
+//! i.e. the saddle-point system `[M −Aᵀ; A 0] [q̇⁺; λ] = [M q̇⁻; −E(A q̇⁻ + b) − b]`, solved
+//! numerically at the impact (never a symbolic inverse). Equivalently
+//! q̇⁺ = q̇⁻ − M⁻¹Aᵀ(AM⁻¹Aᵀ)⁻¹(I + E)(A q̇⁻ + b) (seed 000 §2.8); for one row this is Newton's
+//! law q̇⁺ = q̇⁻ − (1+e) M⁻¹∇h (∇h·q̇⁻ + ∂h/∂t)/(∇hᵀM⁻¹∇h). Positions do not jump. Carnot: for a
+//! single-row law with a fixed wall, ΔE = −(1−e)/(1+e) · ½ Δq̇ᵀ M Δq̇.
+//!
+//! **Reset Jacobian.** Write the system as a residual R(x⁻, q̇⁺, λ) = 0 with
+//! R₁ = M(q̇⁺ − q̇⁻) − Aᵀλ and R₂ = A q̇⁺ + b + E(A q̇⁻ + b). Its Jacobian in (q̇⁺, λ) is the same
+//! matrix K = [M −Aᵀ; A 0], so d(q̇⁺, λ)/dx⁻ = −K⁻¹ ∂R/∂x⁻ (implicit function theorem), with
+//! ∂R/∂x⁻ derived symbolically in terms of the symbols q̇⁺ and λ, evaluated at the solution.
+//!
+//! **Map laws** give q̇⁺ explicitly; their Jacobian is differentiated directly.
+
+use symbolic::Expr;
+
+use crate::euler_lagrange::Equations;
+use crate::model::{Law, Model, Role};
+
+/// How the post-impact velocity is computed.
+pub enum Reset {
+    /// Saddle-point projection with k rows.
+    Projection {
+        /// Rows of A (k×n).
+        a: Vec<Vec<Expr>>,
+        /// Time parts b (k).
+        b: Vec<Expr>,
+        /// Coefficients e (k).
+        e: Vec<Expr>,
+        /// ∂R/∂q and ∂R/∂q̇⁻, each (n+k)×n, in terms of the symbols q̇⁺ and λ.
+        dr_dq: Vec<Vec<Expr>>,
+        dr_dv: Vec<Vec<Expr>>,
+    },
+    /// Explicit post-impact velocities and their derivatives (n×n each).
+    Map { velocities: Vec<Expr>, dv_dq: Vec<Vec<Expr>>, dv_dv: Vec<Vec<Expr>> },
+}
+
+/// Everything derived for one impact.
+pub struct ImpactEquations {
+    pub guard: Expr,
+    pub gradient: Vec<Expr>,
+    pub rate: Expr,
+    pub reset: Reset,
+}
+
+/// Derives guard data and reset equations for every impact of `model`.
+pub fn derive(model: &mut Model, eq: &Equations) -> Vec<ImpactEquations> {
+    let n = model.dof();
+    let max_rows = model
+        .impacts
+        .iter()
+        .map(|i| match &i.law {
+            Law::Restitution(rows) => rows.len(),
+            Law::Map(_) => 0,
+        })
+        .max()
+        .unwrap_or(0);
+    let coords: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
+    let vp: Vec<Expr> = (0..n).map(|i| model.symbol(&format!("v+:{}", coords[i]), Role::PostVelocity(i))).collect();
+    let lam: Vec<Expr> = (0..max_rows).map(|k| model.symbol(&format!("lambda:{k}"), Role::Multiplier(k))).collect();
+
+    let mut out = Vec::new();
+    for idx in 0..model.impacts.len() {
+        let Model { arena, syms, impacts, dq, dt, .. } = model;
+        let imp = &impacts[idx];
+        let h = imp.guard;
+        let gradient: Vec<Expr> = syms.q.iter().map(|&q| arena.diff(h, q)).collect();
+        let mut seeds: Vec<(Expr, Expr)> = syms.q.iter().zip(&syms.qd).map(|(&q, &v)| (q, v)).collect();
+        let one = arena.one();
+        seeds.push((syms.t, one));
+        let rate = arena.directional(h, &seeds);
+        let dh_dt = arena.diff(h, syms.t);
+
+        let reset = match &imp.law {
+            Law::Restitution(rows) => {
+                let k = rows.len();
+                let mut a = Vec::with_capacity(k);
+                let mut b = Vec::with_capacity(k);
+                let mut e = Vec::with_capacity(k);
+                for (form, coefficient) in rows {
+                    match form {
+                        None => {
+                            a.push(gradient.clone());
+                            b.push(dh_dt);
+                        }
+                        Some(w) => {
+                            a.push(dq.iter().map(|&d| arena.diff(*w, d)).collect());
+                            b.push(arena.diff(*w, *dt));
+                        }
+                    }
+                    e.push(*coefficient);
+                }
+                // Residual R = (R₁, R₂) of the saddle-point system.
+                let mut residual = Vec::with_capacity(n + k);
+                for (i, m_row) in eq.mass.iter().enumerate() {
+                    let mut terms = Vec::new();
+                    for ((&m_ij, &post), &pre) in m_row.iter().zip(&vp).zip(&syms.qd) {
+                        let dv = arena.sub(post, pre);
+                        terms.push(arena.mul2(m_ij, dv));
+                    }
+                    for (row, &l) in a.iter().zip(&lam) {
+                        let t = arena.mul2(row[i], l);
+                        terms.push(arena.neg(t));
+                    }
+                    residual.push(arena.add(&terms));
+                }
+                for r in 0..k {
+                    let post: Vec<Expr> = (0..n).map(|j| arena.mul2(a[r][j], vp[j])).collect();
+                    let pre: Vec<Expr> = (0..n).map(|j| arena.mul2(a[r][j], syms.qd[j])).collect();
+                    let mut pre_rel = arena.add(&pre);
+                    pre_rel = arena.add2(pre_rel, b[r]);
+                    let scaled = arena.mul2(e[r], pre_rel);
+                    let mut terms = post;
+                    terms.push(b[r]);
+                    terms.push(scaled);
+                    residual.push(arena.add(&terms));
+                }
+                let mut dr_dq = vec![Vec::with_capacity(n); n + k];
+                let mut dr_dv = vec![Vec::with_capacity(n); n + k];
+                for j in 0..n {
+                    let cq = arena.diff_many(&residual, syms.q[j]);
+                    let cv = arena.diff_many(&residual, syms.qd[j]);
+                    for r in 0..n + k {
+                        dr_dq[r].push(cq[r]);
+                        dr_dv[r].push(cv[r]);
+                    }
+                }
+                Reset::Projection { a, b, e, dr_dq, dr_dv }
+            }
+            Law::Map(velocities) => {
+                let velocities = velocities.clone();
+                let dv_dq = velocities.iter().map(|&v| syms.q.iter().map(|&q| arena.diff(v, q)).collect()).collect();
+                let dv_dv = velocities.iter().map(|&v| syms.qd.iter().map(|&w| arena.diff(v, w)).collect()).collect();
+                Reset::Map { velocities, dv_dq, dv_dv }
+            }
+        };
+        out.push(ImpactEquations { guard: h, gradient, rate, reset });
+    }
+    out
+}

@@ -1,0 +1,15 @@
+use routh::prelude::*;
+
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y),
+    lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
+    impact(name = floor, gaurd = y, law = restitution(e)),
+)]
+struct Ball {
+    m: f64,
+    g: f64,
+    e: f64,
+}
+
+fn main() {}
