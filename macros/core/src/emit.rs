@@ -110,7 +110,8 @@ fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
         Some(Role::Multiplier(k)) => quote!(lam[#k]),
         Some(Role::Parameter(i)) => {
             let p = &model.parameters[i];
-            quote!(self.#p)
+            let access = &model.owner.access;
+            quote!(#access.#p)
         }
         Some(Role::Differential(_) | Role::TimeDifferential) | None => quote!(::core::f64::NAN),
     }
@@ -235,10 +236,11 @@ pub(crate) fn square_matrix(n: usize, entries: &[TokenStream]) -> TokenStream {
 }
 
 /// The whole expansion for one model.
-pub fn emit(model: &Model, eq: &Equations, impacts: &[ImpactEquations]) -> TokenStream {
+pub fn emit(model: &Model, eq: &Equations, impacts: &[ImpactEquations], dims: &[usize]) -> TokenStream {
     let n = model.dof();
     let d = 2 * n;
-    let name = &model.name;
+    let ty = &model.owner.ty;
+    let generics = &model.owner.generics;
     let coord_names: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
     let q_disp: Vec<String> = model.syms.q.iter().map(|&s| display_name(model, s)).collect();
     let v_disp: Vec<String> = model.syms.qd.iter().map(|&s| display_name(model, s)).collect();
@@ -278,7 +280,10 @@ pub fn emit(model: &Model, eq: &Equations, impacts: &[ImpactEquations]) -> Token
 
     // Smooth models simulate with events; models with impacts get guards, resets and the hybrid
     // simulation instead (a smooth `simulate` would silently ignore the impacts).
-    let (simulate_items, hybrid_impl) = if impacts.is_empty() {
+    let (simulate_items, hybrid_impl) = if model.owner.mode.is_some() {
+        // A mode of a multi-mode model: its guards and resets; the model simulates as a whole.
+        (crate::emit_impact::methods(model, eq, impacts, dims, &mut parts), TokenStream::new())
+    } else if impacts.is_empty() {
         (quote! {
             /// Integrates the equations of motion from `x0` over `span` with adaptive Dormand–Prince 5(4).
             ///
@@ -303,7 +308,7 @@ pub fn emit(model: &Model, eq: &Equations, impacts: &[ImpactEquations]) -> Token
             }
         }, TokenStream::new())
     } else {
-        let impact_methods = crate::emit_impact::methods(model, eq, impacts, &mut parts);
+        let impact_methods = crate::emit_impact::methods(model, eq, impacts, dims, &mut parts);
         let (simulate, hybrid) = crate::emit_impact::hybrid_impl(model);
         (quote! { #impact_methods #simulate }, hybrid)
     };
@@ -357,12 +362,12 @@ pub fn emit(model: &Model, eq: &Equations, impacts: &[ImpactEquations]) -> Token
     quote! {
         #[automatically_derived]
         #[doc(hidden)]
-        impl #name {
+        impl #generics #ty {
             #(#parts)*
         }
 
         #[automatically_derived]
-        impl #name {
+        impl #generics #ty {
             /// Number of degrees of freedom n (generalized coordinates).
             pub const DOF: usize = #n_lit;
             /// Dimension of the first-order state x = (q, q̇), 2n.
@@ -494,7 +499,7 @@ pub fn emit(model: &Model, eq: &Equations, impacts: &[ImpactEquations]) -> Token
         #hybrid_impl
 
         #[automatically_derived]
-        impl ::routh::runtime::VectorField<#d> for #name {
+        impl #generics ::routh::runtime::VectorField<#d> for #ty {
             #[inline]
             fn field(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
                 -> ::core::result::Result<::routh::nalgebra::SVector<f64, #d>, ::routh::runtime::FieldError>

@@ -15,7 +15,14 @@ use crate::model::Model;
 
 /// Inherent methods for every impact (appended to the model's `impl`) and the part functions
 /// they need.
-pub fn methods(model: &Model, eq: &Equations, impacts: &[ImpactEquations], parts: &mut Vec<TokenStream>) -> TokenStream {
+/// `dims[k]` is the number of coordinates of mode k (for a transition's target state).
+pub fn methods(
+    model: &Model,
+    eq: &Equations,
+    impacts: &[ImpactEquations],
+    dims: &[usize],
+    parts: &mut Vec<TokenStream>,
+) -> TokenStream {
     let n = model.dof();
     let d = 2 * n;
     let none = TokenStream::new();
@@ -186,6 +193,54 @@ pub fn methods(model: &Model, eq: &Equations, impacts: &[ImpactEquations], parts
                 };
                 items
             }
+            Reset::Chart { state: new_state, jacobian } => {
+                let target = imp.target.unwrap_or(0);
+                let m = dims.get(target).copied().unwrap_or(0);
+                let dm = 2 * m;
+                let (c_stmts, c_vals) = emit(new_state, "chart", &none, &none);
+                let flat: Vec<Expr> = jacobian.iter().flatten().copied().collect();
+                let (j_stmts, j_vals) = emit(&flat, "jacobian", &none, &none);
+                let sets = (0..dm).flat_map(|r| (0..d).map(move |c| (r, c))).zip(&j_vals).map(|((r, c), v)| {
+                    quote! { jac[(#r, #c)] = #v; }
+                });
+                let lines: Vec<(String, String)> = new_state
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &e)| {
+                        let lhs = if k < m { format!("q'[{}]", k + 1) } else { format!("q̇'[{}]", k - m + 1) };
+                        (lhs, formula(model, e))
+                    })
+                    .collect();
+                let doc = doc_block(
+                    &format!("Reset of transition `{name}`: the state of the target mode (its coordinates, then velocities) from this mode's state."),
+                    &lines,
+                );
+                quote! {
+                    #doc
+                    ///
+                    /// # Errors
+                    /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if the new state is not finite.
+                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+                    pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::nalgebra::SVector<f64, #dm>, ::routh::runtime::FieldError> {
+                        #(#c_stmts)*
+                        let post = ::routh::nalgebra::SVector::<f64, #dm>::from([#(#c_vals),*]);
+                        if post.iter().all(|c| c.is_finite()) { Ok(post) } else { Err(::routh::runtime::FieldError::NonFinite { t }) }
+                    }
+
+                    /// Jacobian ∂Δ/∂x of this transition's reset (target state × source state), differentiated
+                    /// symbolically.
+                    ///
+                    /// # Errors
+                    /// Never at present; `Result` for uniformity with the other laws.
+                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+                    pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #dm, #d>, ::routh::runtime::FieldError> {
+                        #(#j_stmts)*
+                        let mut jac = ::routh::nalgebra::SMatrix::<f64, #dm, #d>::zeros();
+                        #(#sets)*
+                        Ok(jac)
+                    }
+                }
+            }
             Reset::Map { velocities, dv_dq, dv_dv } => {
                 let (v_stmts, v_vals) = emit(velocities, "map", &none, &none);
                 let mut jac_out: Vec<Expr> = dv_dq.iter().flatten().copied().collect();
@@ -338,4 +393,152 @@ pub fn hybrid_impl(model: &Model) -> (TokenStream, TokenStream) {
         }
     };
     (simulate, hybrid)
+}
+
+/// Top-level items of a multi-mode model: mode views, per-mode state constructors, `simulate`,
+/// and `impl HybridSystem` on the padded state (dimension = the largest mode's 2n; a mode uses a
+/// prefix, the rest is zero).
+pub fn multi_impl(name: &syn::Ident, vis: &syn::Visibility, modes: &[Model]) -> TokenStream {
+    let dims: Vec<usize> = modes.iter().map(Model::dof).collect();
+    let dmax = dims.iter().map(|n| 2 * n).max().unwrap_or(0);
+    let state = quote! { ::routh::nalgebra::SVector<f64, #dmax> };
+    let count = modes.len();
+    let mut mode_names = Vec::new();
+    let mut consts = Vec::new();
+    let mut accessors = Vec::new();
+    let mut views = Vec::new();
+    let mut field_arms = Vec::new();
+    let mut count_arms = Vec::new();
+    let mut name_arms = Vec::new();
+    let mut guard_arms = Vec::new();
+    let mut rate_arms = Vec::new();
+    let mut reset_arms = Vec::new();
+    let mut energy_arms = Vec::new();
+    for (k, m) in modes.iter().enumerate() {
+        let Some((_, mode_ident)) = &m.owner.mode else { continue };
+        let mode_str = mode_ident.to_string();
+        mode_names.push(mode_str.clone());
+        let view = crate::model::mode_type(name, mode_ident);
+        let n = m.dof();
+        let d = 2 * n;
+        let upper = quote::format_ident!("{}", mode_str.to_uppercase());
+        let state_fn = quote::format_ident!("{mode_str}_state");
+        let coords: Vec<String> = m.coordinates.iter().map(ToString::to_string).collect();
+        let list = coords.join(", ");
+        let view_doc = format!(
+            " Mode `{mode_str}` of [`{name}`], coordinates ({list}): the full single-mode API (mass matrix, \
+             energy, Jacobian, guards and resets of the transitions leaving this mode)."
+        );
+        let const_doc = format!(" Index of mode `{mode_str}`.");
+        let state_doc = format!(" A padded state of mode `{mode_str}` from its positions and velocities ({list}).");
+        let accessor_doc = format!(" View of this model in mode `{mode_str}`.");
+        consts.push(quote! { #[doc = #const_doc] pub const #upper: usize = #k; });
+        accessors.push(quote! {
+            #[doc = #accessor_doc]
+            #[must_use]
+            pub fn #mode_ident(&self) -> #view<'_> { #view(self) }
+
+            #[doc = #state_doc]
+            #[must_use]
+            pub fn #state_fn(&self, q: [f64; #n], qdot: [f64; #n]) -> #state {
+                let mut x = <#state>::zeros();
+                for i in 0..#n {
+                    x[i] = q[i];
+                    x[#n + i] = qdot[i];
+                }
+                x
+            }
+        });
+        views.push(quote! {
+            #[doc = #view_doc]
+            #[derive(Clone, Copy)]
+            #vis struct #view<'a>(pub &'a #name);
+        });
+        let take = quote! { ::routh::nalgebra::SVector::<f64, #d>::from_fn(|i, _| x[i]) };
+        field_arms.push(quote! {
+            #k => {
+                let f = ::routh::runtime::VectorField::field(&self.#mode_ident(), t, &#take)?;
+                let mut out = <#state>::zeros();
+                for i in 0..#d { out[i] = f[i]; }
+                Ok(out)
+            }
+        });
+        let guards: Vec<&crate::model::Impact> = m.impacts.iter().collect();
+        let gcount = guards.len();
+        count_arms.push(quote! { #k => #gcount, });
+        let gnames: Vec<String> = guards.iter().map(|i| i.name.to_string()).collect();
+        name_arms.push(quote! { #k => [#(#gnames),*].get(guard).copied().unwrap_or(""), });
+        let gidx: Vec<usize> = (0..gcount).collect();
+        let gfns: Vec<_> = gnames.iter().map(|g| quote::format_ident!("{g}_guard")).collect();
+        let rfns: Vec<_> = gnames.iter().map(|g| quote::format_ident!("{g}_guard_rate")).collect();
+        let sfns: Vec<_> = gnames.iter().map(|g| quote::format_ident!("{g}_reset")).collect();
+        guard_arms.push(quote! { #k => match guard { #(#gidx => self.#mode_ident().#gfns(t, &#take),)* _ => f64::NAN }, });
+        rate_arms.push(quote! { #k => match guard { #(#gidx => self.#mode_ident().#rfns(t, &#take),)* _ => f64::NAN }, });
+        let targets: Vec<usize> = guards.iter().map(|i| i.target.unwrap_or(k)).collect();
+        let tdims: Vec<usize> = targets.iter().map(|&j| 2 * dims[j]).collect();
+        reset_arms.push(quote! {
+            #k => match guard {
+                #(#gidx => {
+                    let post = self.#mode_ident().#sfns(t, &#take)?;
+                    let mut out = <#state>::zeros();
+                    for i in 0..#tdims { out[i] = post[i]; }
+                    Ok((#targets, out))
+                })*
+                _ => Err(::routh::runtime::FieldError::NonFinite { t }),
+            },
+        });
+        energy_arms.push(quote! { #k => self.#mode_ident().energy(t, &#take), });
+    }
+    quote! {
+        #(#views)*
+
+        #[automatically_derived]
+        impl #name {
+            /// Names of the modes, in declaration order (their indices are the mode constants).
+            pub const MODES: [&'static str; #count] = [#(#mode_names),*];
+            /// Dimension of the padded state shared by all modes (the largest mode's 2n).
+            pub const STATE_DIM: usize = #dmax;
+            #(#consts)*
+            #(#accessors)*
+
+            /// Integrates from `x0` in `mode` over `span`: each mode's equations between events, each
+            /// impact or transition located on the dense output and its law applied (possibly changing
+            /// mode). The result records every impact (time, guard, modes, pre- and post-state, energy
+            /// jump) and the mode of every sample.
+            ///
+            /// # Errors
+            /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
+            /// mass matrix, step limit, invalid mode or invalid options.
+            pub fn simulate(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::HybridOptions)
+                -> ::core::result::Result<::routh::runtime::HybridTrajectory<#dmax>, ::routh::runtime::SimError>
+            {
+                ::routh::runtime::simulate_hybrid(self, mode, x0, span, options)
+            }
+        }
+
+        #[automatically_derived]
+        impl ::routh::runtime::HybridSystem<#dmax> for #name {
+            fn mode_count(&self) -> usize { #count }
+            fn mode_name(&self, mode: usize) -> &'static str { Self::MODES.get(mode).copied().unwrap_or("") }
+            fn mode_field(&self, mode: usize, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::runtime::FieldError> {
+                match mode {
+                    #(#field_arms)*
+                    _ => Err(::routh::runtime::FieldError::NonFinite { t }),
+                }
+            }
+            fn guard_count(&self, mode: usize) -> usize { match mode { #(#count_arms)* _ => 0 } }
+            fn guard_name(&self, mode: usize, guard: usize) -> &'static str { match mode { #(#name_arms)* _ => "" } }
+            fn guard(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 { match mode { #(#guard_arms)* _ => f64::NAN } }
+            fn guard_rate(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 { match mode { #(#rate_arms)* _ => f64::NAN } }
+            fn reset(&self, mode: usize, guard: usize, t: f64, x: &#state)
+                -> ::core::result::Result<(usize, #state), ::routh::runtime::FieldError>
+            {
+                match mode {
+                    #(#reset_arms)*
+                    _ => Err(::routh::runtime::FieldError::NonFinite { t }),
+                }
+            }
+            fn mode_energy(&self, mode: usize, t: f64, x: &#state) -> f64 { match mode { #(#energy_arms)* _ => f64::NAN } }
+        }
+    }
 }

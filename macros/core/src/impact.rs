@@ -27,6 +27,10 @@
 //! ∂R/∂x⁻ derived symbolically in terms of the symbols q̇⁺ and λ, evaluated at the solution.
 //!
 //! **Map laws** give q̇⁺ explicitly; their Jacobian is differentiated directly.
+//!
+//! **Chart changes** (transitions between modes with different coordinates) give the whole target
+//! state (q', q̇') as functions of the source state; their Jacobian ∂(q', q̇')/∂(q, q̇) is
+//! rectangular (2m × 2n).
 
 use symbolic::Expr;
 
@@ -49,6 +53,9 @@ pub enum Reset {
     },
     /// Explicit post-impact velocities and their derivatives (n×n each).
     Map { velocities: Vec<Expr>, dv_dq: Vec<Vec<Expr>>, dv_dv: Vec<Vec<Expr>> },
+    /// A transition's chart change: the target state (positions, then velocities; 2m entries for a
+    /// target with m coordinates) and its Jacobian (2m × 2n) with respect to the source state.
+    Chart { state: Vec<Expr>, jacobian: Vec<Vec<Expr>> },
 }
 
 /// Everything derived for one impact.
@@ -67,7 +74,7 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Vec<ImpactEquations> {
         .iter()
         .map(|i| match &i.law {
             Law::Restitution(rows) => rows.len(),
-            Law::Map(_) => 0,
+            Law::Map(_) | Law::Chart { .. } => 0,
         })
         .max()
         .unwrap_or(0);
@@ -148,6 +155,19 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Vec<ImpactEquations> {
                 let dv_dq = velocities.iter().map(|&v| syms.q.iter().map(|&q| arena.diff(v, q)).collect()).collect();
                 let dv_dv = velocities.iter().map(|&v| syms.qd.iter().map(|&w| arena.diff(v, w)).collect()).collect();
                 Reset::Map { velocities, dv_dq, dv_dv }
+            }
+            Law::Chart { positions, velocities } => {
+                let mut state = positions.clone();
+                state.extend(velocities.iter().copied());
+                let source: Vec<Expr> = syms.q.iter().chain(&syms.qd).copied().collect();
+                let mut jacobian = vec![Vec::with_capacity(source.len()); state.len()];
+                for &s in &source {
+                    let column = arena.diff_many(&state, s);
+                    for (row, d) in jacobian.iter_mut().zip(column) {
+                        row.push(d);
+                    }
+                }
+                Reset::Chart { state, jacobian }
             }
         };
         out.push(ImpactEquations { guard: h, gradient, rate, reset });

@@ -29,17 +29,42 @@ pub fn expand(input: TokenStream) -> TokenStream {
 /// Expands, returning the error instead of `compile_error!` tokens.
 pub fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
     let input: syn::DeriveInput = syn::parse2(input)?;
-    let mut model = model::Model::from_input(&input)?;
-    let equations = euler_lagrange::derive(&mut model);
-    euler_lagrange::check_regular(&model, &equations)?;
-    let impacts = impact::derive(&mut model, &equations);
-    Ok(emit::emit(&model, &equations, &impacts))
+    match model::system_from_input(&input)? {
+        model::System::Single(mut model) => {
+            let dims = [model.dof()];
+            let equations = euler_lagrange::derive(&mut model);
+            euler_lagrange::check_regular(&model, &equations)?;
+            let impacts = impact::derive(&mut model, &equations);
+            Ok(emit::emit(&model, &equations, &impacts, &dims))
+        }
+        model::System::Multi { name, vis, mut modes } => {
+            let dims: Vec<usize> = modes.iter().map(model::Model::dof).collect();
+            let mut tokens = TokenStream::new();
+            let mut errors = Vec::new();
+            for model in &mut modes {
+                let equations = euler_lagrange::derive(model);
+                if let Err(e) = euler_lagrange::check_regular(model, &equations) {
+                    errors.push(e);
+                    continue;
+                }
+                let impacts = impact::derive(model, &equations);
+                tokens.extend(emit::emit(model, &equations, &impacts, &dims));
+            }
+            if let Some(e) = model::combine(errors) {
+                return Err(e);
+            }
+            tokens.extend(emit_impact::multi_impl(&name, &vis, &modes));
+            Ok(tokens)
+        }
+    }
 }
 
 /// Operation counts of the generated M-and-f code of a model (for benchmarks and reports).
 pub fn dynamics_ops(input: TokenStream) -> syn::Result<symbolic::OpCount> {
     let input: syn::DeriveInput = syn::parse2(input)?;
-    let mut model = model::Model::from_input(&input)?;
+    let model::System::Single(mut model) = model::system_from_input(&input)? else {
+        return Err(syn::Error::new(input.ident.span(), "operation counts are reported for single-mode models"));
+    };
     let equations = euler_lagrange::derive(&mut model);
     Ok(emit::dynamics_ops(&model, &equations))
 }

@@ -37,20 +37,52 @@ pub enum Law {
     Restitution(Vec<(Option<Expr>, Expr)>),
     /// Explicit post-impact velocities, one per coordinate (unchanged ones are the q̇ symbol).
     Map(Vec<Expr>),
+    /// A transition's chart change: the target mode's positions and velocities, as functions of
+    /// the source state.
+    Chart { positions: Vec<Expr>, velocities: Vec<Expr> },
 }
 
-/// A unilateral constraint h(t, q) ≥ 0 with its impact law.
+/// A unilateral constraint h(t, q) ≥ 0 with its impact law (for a transition, into another mode).
 pub struct Impact {
     pub name: Ident,
     pub guard: Expr,
     pub law: Law,
+    /// The mode a transition leads to (None: an impact that stays in its mode).
+    pub target: Option<usize>,
     /// Source tokens of the law, for docs and errors.
     pub law_text: String,
+}
+
+/// How generated code reaches a model's parameters: a single-mode model is its own struct; a mode
+/// of a multi-mode model is a view type `<Model><Mode><'a>(&'a Model)`.
+pub struct Owner {
+    /// The type in `impl` headers, e.g. `Ball` or `HopperStance<'a>`.
+    pub ty: proc_macro2::TokenStream,
+    /// Generics of `impl` headers, e.g. `<'a>` (empty for a plain struct).
+    pub generics: proc_macro2::TokenStream,
+    /// The expression that has the parameters as fields: `self` or `self.0`.
+    pub access: proc_macro2::TokenStream,
+    /// For a mode: its index and name.
+    pub mode: Option<(usize, Ident)>,
+}
+
+/// A transition's target: mode index and name, and its coordinates.
+pub struct Target {
+    pub mode: usize,
+    pub name: Ident,
+    pub coordinates: Vec<Ident>,
+}
+
+/// The derive input: one model, or several modes joined by transitions.
+pub enum System {
+    Single(Box<Model>),
+    Multi { name: Ident, vis: syn::Visibility, modes: Vec<Model> },
 }
 
 /// A model ready for derivation.
 pub struct Model {
     pub name: Ident,
+    pub owner: Owner,
     pub parameters: Vec<Ident>,
     pub coordinates: Vec<Ident>,
     pub arena: Arena,
@@ -87,21 +119,31 @@ impl Model {
         s
     }
 
-    /// Validates the derive input and lowers every expression.
-    pub fn from_input(input: &DeriveInput) -> syn::Result<Model> {
-        if !input.generics.params.is_empty() {
-            return Err(syn::Error::new(
-                input.generics.span(),
-                "#[derive(Mechanics)] does not support generic structs: parameters are plain `f64` fields",
-            ));
-        }
-        let parameters = parameters(input)?;
-        let raw = parse_attributes(&input.attrs, input.ident.span())?;
+    /// Validates and lowers one (merged) model description. `transitions` are the transitions
+    /// leaving this mode, with their targets.
+    fn from_raw(
+        name: &Ident,
+        owner: Owner,
+        parameters: &[Ident],
+        raw: &RawModel,
+        transitions: &[(&crate::parse::ImpactDecl, Target)],
+    ) -> syn::Result<Model> {
         let mut errors: Vec<syn::Error> = Vec::new();
-        check_names(&raw, &parameters, &mut errors);
+        check_names(raw, parameters, &mut errors);
         if let Some(e) = combine(errors) {
             return Err(e);
         }
+        let parameters = parameters.to_vec();
+        let raw = RawModel {
+            span: raw.span,
+            coordinates_keyword: raw.coordinates_keyword.clone(),
+            coordinates: raw.coordinates.clone(),
+            defines: raw.defines.clone(),
+            lagrangians: raw.lagrangians.clone(),
+            forces: raw.forces.clone(),
+            impacts: raw.impacts.clone(),
+            modes: Vec::new(),
+        };
 
         let mut arena = Arena::new();
         let t = arena.symbol("t");
@@ -148,7 +190,13 @@ impl Model {
             }
             let mut impacts = Vec::new();
             for decl in &raw.impacts {
-                match lower_impact(&mut lower, decl, &parameters, &dq, dt) {
+                match lower_impact(&mut lower, decl, &parameters, &dq, dt, None) {
+                    Ok(i) => impacts.push(i),
+                    Err(e) => errors.push(e),
+                }
+            }
+            for (decl, target) in transitions {
+                match lower_impact(&mut lower, decl, &parameters, &dq, dt, Some(target)) {
                     Ok(i) => impacts.push(i),
                     Err(e) => errors.push(e),
                 }
@@ -167,7 +215,8 @@ impl Model {
         };
 
         Ok(Model {
-            name: input.ident.clone(),
+            name: name.clone(),
+            owner,
             parameters,
             coordinates: raw.coordinates,
             arena,
@@ -182,6 +231,129 @@ impl Model {
             roles,
         })
     }
+}
+
+/// Validates the derive input and lowers every expression: one model, or one per mode.
+pub fn system_from_input(input: &DeriveInput) -> syn::Result<System> {
+    if !input.generics.params.is_empty() {
+        return Err(syn::Error::new(
+            input.generics.span(),
+            "#[derive(Mechanics)] does not support generic structs: parameters are plain `f64` fields",
+        ));
+    }
+    let parameters = parameters(input)?;
+    let raw = parse_attributes(&input.attrs, input.ident.span())?;
+    let name = &input.ident;
+    let (transitions, impacts): (Vec<_>, Vec<_>) = raw.impacts.iter().partition(|d| d.keyword == "transition");
+    if raw.modes.is_empty() {
+        if let Some(t) = transitions.first() {
+            return Err(syn::Error::new(
+                t.keyword.span(),
+                "a `transition` joins two modes, but this model has none; declare them with `mode(name, ...)`, or use `impact(...)`",
+            ));
+        }
+        let owner = Owner { ty: quote::quote!(#name), generics: quote::quote!(), access: quote::quote!(self), mode: None };
+        return Ok(System::Single(Box::new(Model::from_raw(name, owner, &parameters, &raw, &[])?)));
+    }
+    if let Some(i) = impacts.first() {
+        return Err(syn::Error::new(
+            i.keyword.span(),
+            "in a model with modes, declare each `impact(...)` inside its `mode(...)`",
+        ));
+    }
+    let mode_names: Vec<String> = raw.modes.iter().map(|m| m.name.to_string()).collect();
+    let mut errors = Vec::new();
+    for (i, m) in raw.modes.iter().enumerate() {
+        if mode_names[..i].contains(&mode_names[i]) {
+            errors.push(syn::Error::new(m.name.span(), format!("two modes are named `{}`", m.name)));
+        }
+    }
+    // Each mode's description: its own items, falling back to the top level's coordinates,
+    // Lagrangian and forces; defines are shared.
+    let merged: Vec<RawModel> = raw
+        .modes
+        .iter()
+        .map(|m| {
+            let own = &m.items;
+            let inherit_coordinates = own.coordinates.is_empty() && own.coordinates_keyword.is_none();
+            let mut defines = raw.defines.clone();
+            defines.extend(own.defines.iter().cloned());
+            RawModel {
+                span: m.name.span(),
+                coordinates_keyword: if inherit_coordinates { raw.coordinates_keyword.clone() } else { own.coordinates_keyword.clone() },
+                coordinates: if inherit_coordinates { raw.coordinates.clone() } else { own.coordinates.clone() },
+                defines,
+                lagrangians: if own.lagrangians.is_empty() { raw.lagrangians.clone() } else { own.lagrangians.clone() },
+                forces: if own.forces.is_empty() && inherit_coordinates { raw.forces.clone() } else { own.forces.clone() },
+                impacts: own.impacts.clone(),
+                modes: Vec::new(),
+            }
+        })
+        .collect();
+    // Resolve transitions' modes.
+    let find = |id: &Ident| -> syn::Result<usize> {
+        mode_names.iter().position(|m| id == m).ok_or_else(|| {
+            let hint = match closest(&id.to_string(), mode_names.iter().map(String::as_str)) {
+                Some(c) => format!("; did you mean `{c}`?"),
+                None => String::new(),
+            };
+            syn::Error::new(id.span(), format!("unknown mode `{id}`{hint} Modes: {}", mode_names.join(", ")))
+        })
+    };
+    let mut resolved: Vec<(usize, &crate::parse::ImpactDecl, Target)> = Vec::new();
+    for t in &transitions {
+        let Some((from, to)) = &t.modes else { continue };
+        match (find(from), find(to)) {
+            (Ok(f), Ok(k)) => resolved.push((
+                f,
+                t,
+                Target { mode: k, name: to.clone(), coordinates: merged[k].coordinates.clone() },
+            )),
+            (a, b) => errors.extend(a.err().into_iter().chain(b.err())),
+        }
+    }
+    if let Some(e) = combine(errors) {
+        return Err(e);
+    }
+    let mut modes = Vec::new();
+    let mut errors = Vec::new();
+    for (k, (m, raw_k)) in raw.modes.iter().zip(&merged).enumerate() {
+        let view = mode_type(name, &m.name);
+        let owner = Owner {
+            ty: quote::quote!(#view<'a>),
+            generics: quote::quote!(<'a>),
+            access: quote::quote!(self.0),
+            mode: Some((k, m.name.clone())),
+        };
+        let mut outgoing = Vec::new();
+        for (f, decl, target) in &resolved {
+            if *f == k {
+                outgoing.push((*decl, Target { mode: target.mode, name: target.name.clone(), coordinates: target.coordinates.clone() }));
+            }
+        }
+        match Model::from_raw(name, owner, &parameters, raw_k, &outgoing) {
+            Ok(model) => modes.push(model),
+            Err(e) => errors.push(e),
+        }
+    }
+    if let Some(e) = combine(errors) {
+        return Err(e);
+    }
+    Ok(System::Multi { name: name.clone(), vis: input.vis.clone(), modes })
+}
+
+/// The view type of mode `mode` of model `name`: `Hopper` + `flight` → `HopperFlight`.
+pub fn mode_type(name: &Ident, mode: &Ident) -> Ident {
+    let m = mode.to_string();
+    let camel: String = m
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default()
+        })
+        .collect();
+    quote::format_ident!("{name}{camel}")
 }
 
 /// Combines several errors into one (each keeps its own span).
@@ -326,12 +498,17 @@ fn lower_impact(
     parameters: &[Ident],
     dq: &[Expr],
     dt: Expr,
+    target: Option<&Target>,
 ) -> syn::Result<Impact> {
     use crate::parse::LawDecl;
     let missing = |what: &str, example: &str| {
         syn::Error::new(decl.keyword.span(), format!("this impact has no `{what}`; add `{what} = {example}`"))
     };
-    let name = decl.name.clone().ok_or_else(|| missing("name", "floor"))?;
+    let name = match (&decl.name, &decl.modes) {
+        (Some(n), _) => n.clone(),
+        (None, Some((from, to))) => quote::format_ident!("{from}_to_{to}", span = decl.keyword.span()),
+        (None, None) => return Err(missing("name", "floor")),
+    };
     let guard_src = decl.guard.as_ref().ok_or_else(|| missing("guard", "y - r"))?;
     let law_decl = decl.law.as_ref().ok_or_else(|| missing("law", "restitution(e)"))?;
     let guard = lower.lower(guard_src)?;
@@ -345,6 +522,19 @@ fn lower_impact(
         ));
     }
     let coordinates: Vec<String> = (0..dq.len()).map(|k| lower.coordinate_name(k).to_string()).collect();
+    if let Some(target) = target {
+        let same = target.coordinates.iter().map(ToString::to_string).collect::<Vec<_>>() == coordinates;
+        if !same && !matches!(law_decl, LawDecl::Reset { .. }) {
+            return Err(syn::Error::new(
+                decl.keyword.span(),
+                format!(
+                    "mode `{}` has other coordinates than this transition's source, so the law must give the new state \
+                     with `law = reset(q = ..., dot(q) = ...)`",
+                    target.name
+                ),
+            ));
+        }
+    }
     let law = match law_decl {
         LawDecl::Restitution { rows, .. } => {
             let mut lowered = Vec::new();
@@ -390,11 +580,22 @@ fn lower_impact(
             }
             Law::Map(velocities.into_iter().enumerate().map(|(k, v)| v.unwrap_or(lower.syms.qd[k])).collect())
         }
+        LawDecl::Reset { keyword, assignments } => {
+            let Some(target) = target else {
+                return Err(syn::Error::new(
+                    keyword.span(),
+                    "`reset(...)` gives the new state of a `transition` between modes; an impact uses `map(...)` or `restitution(...)`",
+                ));
+            };
+            lower_chart(lower, keyword, assignments, target, &coordinates)?
+        }
     };
     let law_text = match law_decl {
-        LawDecl::Restitution { keyword, .. } | LawDecl::Map { keyword, .. } => keyword.to_string(),
+        LawDecl::Restitution { keyword, .. } | LawDecl::Map { keyword, .. } | LawDecl::Reset { keyword, .. } => {
+            keyword.to_string()
+        }
     };
-    Ok(Impact { name, guard, law, law_text })
+    Ok(Impact { name, guard, law, target: target.map(|t| t.mode), law_text })
 }
 
 /// A restitution coefficient is a parameter or a non-negative literal.
@@ -457,4 +658,82 @@ fn check_linear_oneform(lower: &mut Lowerer<'_>, w: Expr, dq: &[Expr], dt: Expr,
         return Err(syn::Error::new_spanned(src, "this one-form is zero"));
     }
     Ok(())
+}
+
+/// Lowers `reset(q = ..., dot(q) = ...)`: every coordinate and velocity of the target mode, with
+/// same-named source coordinates carried over when not given.
+fn lower_chart(
+    lower: &mut Lowerer<'_>,
+    keyword: &Ident,
+    assignments: &[(syn::Expr, syn::Expr)],
+    target: &Target,
+    source: &[String],
+) -> syn::Result<Law> {
+    let names: Vec<String> = target.coordinates.iter().map(ToString::to_string).collect();
+    let n = names.len();
+    let mut positions: Vec<Option<Expr>> = vec![None; n];
+    let mut velocities: Vec<Option<Expr>> = vec![None; n];
+    for (lhs, rhs) in assignments {
+        let (is_velocity, ident) = match lhs {
+            syn::Expr::Path(p) if p.path.get_ident().is_some() => (false, p.path.get_ident().cloned()),
+            syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(f) if f.path.is_ident("dot")) && c.args.len() == 1 => {
+                match c.args.first() {
+                    Some(syn::Expr::Path(p)) => (true, p.path.get_ident().cloned()),
+                    _ => (true, None),
+                }
+            }
+            _ => (false, None),
+        };
+        let Some(ident) = ident else {
+            return Err(syn::Error::new_spanned(lhs, "expected `q` or `dot(q)` of a coordinate of the target mode"));
+        };
+        let Some(k) = names.iter().position(|c| ident == c) else {
+            let hint = match closest(&ident.to_string(), names.iter().map(String::as_str)) {
+                Some(c) => format!("; did you mean `{c}`?"),
+                None => String::new(),
+            };
+            return Err(syn::Error::new(
+                ident.span(),
+                format!("the reset names unknown coordinate `{ident}` of mode `{}`{hint} Its coordinates: {}", target.name, names.join(", ")),
+            ));
+        };
+        let slot = if is_velocity { &mut velocities[k] } else { &mut positions[k] };
+        if slot.is_some() {
+            return Err(syn::Error::new_spanned(lhs, "this component of the new state is given twice"));
+        }
+        *slot = Some(lower.lower(rhs)?);
+    }
+    let mut missing = Vec::new();
+    let mut fill = |v: Vec<Option<Expr>>, velocity: bool, lower: &mut Lowerer<'_>| -> Vec<Expr> {
+        v.into_iter()
+            .enumerate()
+            .map(|(k, e)| {
+                e.unwrap_or_else(|| match source.iter().position(|c| *c == names[k]) {
+                    Some(j) => {
+                        if velocity { lower.syms.qd[j] } else { lower.syms.q[j] }
+                    }
+                    None => {
+                        missing.push(if velocity { format!("dot({})", names[k]) } else { names[k].clone() });
+                        lower.arena.zero()
+                    }
+                })
+            })
+            .collect()
+    };
+    let positions = fill(positions, false, lower);
+    let velocities = fill(velocities, true, lower);
+    if !missing.is_empty() {
+        return Err(syn::Error::new(
+            keyword.span(),
+            format!(
+                "this reset gives {} of the {} components of mode `{}`'s state; missing: {} (components of the source \
+                 state with the same name carry over)",
+                2 * n - missing.len(),
+                2 * n,
+                target.name,
+                missing.join(", ")
+            ),
+        ));
+    }
+    Ok(Law::Chart { positions, velocities })
 }

@@ -8,9 +8,12 @@
 //!       | lagrangian = expr
 //!       | force( ident = expr, ... )
 //!       | impact( name = ident, guard = expr, law = law )
+//!       | mode( ident, item, ... )                  // a mode with its own items (multi-mode models)
+//!       | transition( ident -> ident, name = ident, guard = expr, law = law )
 //! law  := restitution( expr )                       // Newton's law along the guard normal
 //!       | restitution( oneform: expr, ... )         // several one-forms, one coefficient each
 //!       | map( dot(q) = expr, ... )                 // explicit post-impact velocities
+//!       | reset( q = expr, dot(q) = expr, ... )     // transitions: the target mode's state
 //! ```
 //!
 //! Expressions are ordinary Rust expressions parsed by syn; their meaning is given in [`crate::lower`].
@@ -23,15 +26,16 @@ use syn::{Expr, Ident, Token};
 use crate::diagnostics::closest;
 
 /// The item keywords the attribute understands.
-pub const ITEMS: &[&str] = &["coordinates", "define", "lagrangian", "force", "impact"];
+pub const ITEMS: &[&str] = &["coordinates", "define", "lagrangian", "force", "impact", "mode", "transition"];
 
 /// The keys of `impact(...)`.
 pub const IMPACT_KEYS: &[&str] = &["name", "guard", "law"];
 
 /// The impact laws.
-pub const LAWS: &[&str] = &["restitution", "map"];
+pub const LAWS: &[&str] = &["restitution", "map", "reset"];
 
 /// `name = expr`, as in `define(...)` and `force(...)`.
+#[derive(Clone)]
 pub struct Binding {
     pub name: Ident,
     pub value: Expr,
@@ -49,11 +53,14 @@ impl Parse for Binding {
 }
 
 /// An impact law as written.
+#[derive(Clone)]
 pub enum LawDecl {
     /// `restitution(e)` (row `None`: the guard's own differential) or `restitution(form: e, ...)`.
     Restitution { keyword: Ident, rows: Vec<(Option<Expr>, Expr)> },
     /// `map(dot(q) = expr, ...)`.
     Map { keyword: Ident, assignments: Vec<(Expr, Expr)> },
+    /// `reset(q = expr, dot(q) = expr, ...)`: a transition's chart change to the target mode.
+    Reset { keyword: Ident, assignments: Vec<(Expr, Expr)> },
 }
 
 impl Parse for LawDecl {
@@ -87,21 +94,24 @@ impl Parse for LawDecl {
                 }
                 Ok(LawDecl::Restitution { keyword, rows })
             }
-            "map" => {
+            "map" | "reset" => {
                 let items = Punctuated::<Expr, Token![,]>::parse_terminated(&content)?;
                 let mut assignments = Vec::new();
+                let is_map = keyword == "map";
                 for item in items {
                     match item {
                         Expr::Assign(a) => assignments.push((*a.left, *a.right)),
                         other => {
-                            return Err(syn::Error::new_spanned(
-                                other,
-                                "expected `dot(q) = <post-impact velocity>` in `map(...)`",
-                            ));
+                            let what = if is_map {
+                                "expected `dot(q) = <post-impact velocity>` in `map(...)`"
+                            } else {
+                                "expected `q = <expression>` or `dot(q) = <expression>` in `reset(...)`"
+                            };
+                            return Err(syn::Error::new_spanned(other, what));
                         }
                     }
                 }
-                Ok(LawDecl::Map { keyword, assignments })
+                Ok(if is_map { LawDecl::Map { keyword, assignments } } else { LawDecl::Reset { keyword, assignments } })
             }
             other => {
                 let hint = match closest(other, LAWS.iter().copied()) {
@@ -110,24 +120,38 @@ impl Parse for LawDecl {
                 };
                 Err(syn::Error::new(
                     keyword.span(),
-                    format!("unknown impact law `{other}`{hint} Expected `restitution(...)` or `map(...)`"),
+                    format!("unknown impact law `{other}`{hint} Expected `restitution(...)`, `map(...)` or (transitions) `reset(...)`"),
                 ))
             }
         }
     }
 }
 
-/// `impact(name = ..., guard = ..., law = ...)` as written.
+/// `impact(name = ..., guard = ..., law = ...)` or `transition(a -> b, ...)` as written.
+#[derive(Clone)]
 pub struct ImpactDecl {
     pub keyword: Ident,
     pub name: Option<Ident>,
     pub guard: Option<Expr>,
     pub law: Option<LawDecl>,
+    /// For transitions: source and target mode names.
+    pub modes: Option<(Ident, Ident)>,
 }
 
 impl ImpactDecl {
     fn parse_body(keyword: Ident, content: ParseStream) -> syn::Result<Self> {
-        let mut decl = ImpactDecl { keyword, name: None, guard: None, law: None };
+        let mut decl = ImpactDecl { keyword, name: None, guard: None, law: None, modes: None };
+        if decl.keyword == "transition" {
+            let from: Ident = content.parse()?;
+            content.parse::<Token![->]>().map_err(|e| {
+                syn::Error::new(e.span(), "expected `source -> target` mode names at the start of `transition(...)`")
+            })?;
+            let to: Ident = content.parse()?;
+            decl.modes = Some((from, to));
+            if !content.is_empty() {
+                content.parse::<Token![,]>()?;
+            }
+        }
         while !content.is_empty() {
             let key: Ident = content.parse()?;
             content.parse::<Token![=]>()?;
@@ -171,6 +195,12 @@ impl ImpactDecl {
     }
 }
 
+/// `mode(name, item, ...)` as written.
+pub struct ModeDecl {
+    pub name: Ident,
+    pub items: RawModel,
+}
+
 /// One item of the attribute.
 pub enum Item {
     Coordinates { keyword: Ident, names: Vec<Ident> },
@@ -178,6 +208,7 @@ pub enum Item {
     Lagrangian { keyword: Ident, value: Expr },
     Force { bindings: Vec<Binding> },
     Impact(ImpactDecl),
+    Mode(ModeDecl),
 }
 
 impl Parse for Item {
@@ -198,10 +229,28 @@ impl Parse for Item {
                     Punctuated::<Binding, Token![,]>::parse_terminated(&content)?.into_iter().collect();
                 Ok(if key == "define" { Item::Define { bindings } } else { Item::Force { bindings } })
             }
-            "impact" => {
+            "impact" | "transition" => {
                 let content;
                 syn::parenthesized!(content in input);
                 Ok(Item::Impact(ImpactDecl::parse_body(keyword, &content)?))
+            }
+            "mode" => {
+                let content;
+                syn::parenthesized!(content in input);
+                let name: Ident = content.parse()?;
+                let mut items = RawModel::empty(name.span());
+                if !content.is_empty() {
+                    content.parse::<Token![,]>()?;
+                    for item in Punctuated::<Item, Token![,]>::parse_terminated(&content)? {
+                        match item {
+                            Item::Mode(m) => {
+                                return Err(syn::Error::new(m.name.span(), "modes cannot be nested"));
+                            }
+                            other => items.add(other)?,
+                        }
+                    }
+                }
+                Ok(Item::Mode(ModeDecl { name, items }))
             }
             "lagrangian" => {
                 input.parse::<Token![=]>().map_err(|e| {
@@ -237,19 +286,44 @@ pub struct RawModel {
     pub lagrangians: Vec<(Ident, Expr)>,
     pub forces: Vec<Binding>,
     pub impacts: Vec<ImpactDecl>,
+    pub modes: Vec<ModeDecl>,
+}
+
+impl RawModel {
+    /// A model with nothing declared; `span` is blamed for model-level problems.
+    pub fn empty(span: Span) -> RawModel {
+        RawModel {
+            span,
+            coordinates_keyword: None,
+            coordinates: Vec::new(),
+            defines: Vec::new(),
+            lagrangians: Vec::new(),
+            forces: Vec::new(),
+            impacts: Vec::new(),
+            modes: Vec::new(),
+        }
+    }
+
+    /// Adds one parsed item.
+    pub fn add(&mut self, item: Item) -> syn::Result<()> {
+        match item {
+            Item::Coordinates { keyword, names } => {
+                self.coordinates_keyword.get_or_insert(keyword);
+                self.coordinates.extend(names);
+            }
+            Item::Define { bindings } => self.defines.extend(bindings),
+            Item::Lagrangian { keyword, value } => self.lagrangians.push((keyword, value)),
+            Item::Force { bindings } => self.forces.extend(bindings),
+            Item::Impact(decl) => self.impacts.push(decl),
+            Item::Mode(m) => self.modes.push(m),
+        }
+        Ok(())
+    }
 }
 
 /// Parses every `#[mechanics(...)]` attribute of the input.
 pub fn parse_attributes(attrs: &[syn::Attribute], fallback: Span) -> syn::Result<RawModel> {
-    let mut raw = RawModel {
-        span: fallback,
-        coordinates_keyword: None,
-        coordinates: Vec::new(),
-        defines: Vec::new(),
-        lagrangians: Vec::new(),
-        forces: Vec::new(),
-        impacts: Vec::new(),
-    };
+    let mut raw = RawModel::empty(fallback);
     let mut first = true;
     for attr in attrs.iter().filter(|a| a.path().is_ident("mechanics")) {
         if first {
@@ -258,16 +332,7 @@ pub fn parse_attributes(attrs: &[syn::Attribute], fallback: Span) -> syn::Result
         }
         let items = attr.parse_args_with(Punctuated::<Item, Token![,]>::parse_terminated)?;
         for item in items {
-            match item {
-                Item::Coordinates { keyword, names } => {
-                    raw.coordinates_keyword.get_or_insert(keyword);
-                    raw.coordinates.extend(names);
-                }
-                Item::Define { bindings } => raw.defines.extend(bindings),
-                Item::Lagrangian { keyword, value } => raw.lagrangians.push((keyword, value)),
-                Item::Force { bindings } => raw.forces.extend(bindings),
-                Item::Impact(decl) => raw.impacts.push(decl),
-            }
+            raw.add(item)?;
         }
     }
     Ok(raw)
