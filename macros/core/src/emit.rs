@@ -236,7 +236,13 @@ pub(crate) fn square_matrix(n: usize, entries: &[TokenStream]) -> TokenStream {
 }
 
 /// The whole expansion for one model.
-pub fn emit(model: &Model, eq: &Equations, impacts: &[ImpactEquations], dims: &[usize]) -> TokenStream {
+pub fn emit(
+    model: &Model,
+    eq: &Equations,
+    impacts: &[ImpactEquations],
+    symmetries: &[crate::symmetry::SymmetryEquations],
+    dims: &[usize],
+) -> TokenStream {
     let n = model.dof();
     let d = 2 * n;
     let ty = &model.owner.ty;
@@ -277,6 +283,8 @@ pub fn emit(model: &Model, eq: &Equations, impacts: &[ImpactEquations], dims: &[
     let (jac_stmts, jac_vals) = straight_line(&jac_out, "__routh_residual_jacobian", &a_param, &a_arg);
     let gq = square_matrix(n, &jac_vals[..n * n]);
     let gv = square_matrix(n, &jac_vals[n * n..]);
+
+    let symmetry_items = crate::emit_symmetry::methods(model, symmetries, &mut parts);
 
     // Smooth models simulate with events; models with impacts get guards, resets and the hybrid
     // simulation instead (a smooth `simulate` would silently ignore the impacts).
@@ -494,6 +502,7 @@ pub fn emit(model: &Model, eq: &Equations, impacts: &[ImpactEquations], dims: &[
             }
 
             #simulate_items
+            #symmetry_items
         }
 
         #hybrid_impl

@@ -8,12 +8,14 @@
 pub mod diagnostics;
 pub mod emit;
 pub mod emit_impact;
+pub mod emit_symmetry;
 pub mod fixtures;
 pub mod impact;
 pub mod euler_lagrange;
 pub mod lower;
 pub mod model;
 pub mod parse;
+pub mod symmetry;
 
 use proc_macro2::TokenStream;
 
@@ -35,7 +37,8 @@ pub fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
             let equations = euler_lagrange::derive(&mut model);
             euler_lagrange::check_regular(&model, &equations)?;
             let impacts = impact::derive(&mut model, &equations);
-            Ok(emit::emit(&model, &equations, &impacts, &dims))
+            let symmetries = symmetry::derive(&mut model, &equations, &impacts)?;
+            Ok(emit::emit(&model, &equations, &impacts, &symmetries, &dims))
         }
         model::System::Multi { name, vis, mut modes } => {
             let dims: Vec<usize> = modes.iter().map(model::Model::dof).collect();
@@ -48,7 +51,7 @@ pub fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
                     continue;
                 }
                 let impacts = impact::derive(model, &equations);
-                tokens.extend(emit::emit(model, &equations, &impacts, &dims));
+                tokens.extend(emit::emit(model, &equations, &impacts, &[], &dims));
             }
             if let Some(e) = model::combine(errors) {
                 return Err(e);

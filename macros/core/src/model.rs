@@ -79,6 +79,26 @@ pub enum System {
     Multi { name: Ident, vis: syn::Visibility, modes: Vec<Model> },
 }
 
+/// A declared symmetry: an infinitesimal generator ξ_Q(q) on the configuration space.
+pub struct Symmetry {
+    pub name: Ident,
+    /// ξ component per coordinate.
+    pub generator: Vec<Expr>,
+    /// For `cyclic(q)`: the coordinate's index.
+    pub cyclic: Option<usize>,
+    /// The symmetry's name as written (the coordinate of `cyclic(q)`), blamed in errors.
+    pub tokens: proc_macro2::TokenStream,
+}
+
+/// A requested Routh reduction over cyclic coordinates.
+pub struct Reduction {
+    pub keyword: Ident,
+    /// Indices of the cyclic coordinates, with the identifiers as written (for errors).
+    pub cyclic: Vec<(usize, Ident)>,
+    /// Name of the generated reduced type.
+    pub name: Ident,
+}
+
 /// A model ready for derivation.
 pub struct Model {
     pub name: Ident,
@@ -98,6 +118,10 @@ pub struct Model {
     pub dq: Vec<Expr>,
     pub dt: Expr,
     pub impacts: Vec<Impact>,
+    pub symmetries: Vec<Symmetry>,
+    pub reductions: Vec<Reduction>,
+    /// Visibility of the model struct (for generated types).
+    pub vis: syn::Visibility,
     roles: FxHashMap<Expr, Role>,
 }
 
@@ -123,6 +147,7 @@ impl Model {
     /// leaving this mode, with their targets.
     fn from_raw(
         name: &Ident,
+        vis: &syn::Visibility,
         owner: Owner,
         parameters: &[Ident],
         raw: &RawModel,
@@ -143,6 +168,8 @@ impl Model {
             forces: raw.forces.clone(),
             impacts: raw.impacts.clone(),
             modes: Vec::new(),
+            symmetries: raw.symmetries.clone(),
+            reductions: raw.reductions.clone(),
         };
 
         let mut arena = Arena::new();
@@ -169,7 +196,7 @@ impl Model {
         roles.insert(dt, Role::TimeDifferential);
         let syms = Symbols { t, q, qd, params };
 
-        let (lagrangian, lagrangian_tokens, force, impacts) = {
+        let (lagrangian, lagrangian_tokens, force, impacts, symmetries, reductions) = {
             let mut lower = Lowerer::new(&mut arena, &syms, &raw.coordinates, &parameters, &raw.defines);
             let mut errors = Vec::new();
             // Lower every define, used or not, so that mistakes in them are reported.
@@ -201,6 +228,36 @@ impl Model {
                     Err(e) => errors.push(e),
                 }
             }
+            let mut symmetries = Vec::new();
+            for decl in &raw.symmetries {
+                match lower_symmetry(&mut lower, decl, &raw.coordinates) {
+                    Ok(s) => symmetries.push(s),
+                    Err(e) => errors.push(e),
+                }
+            }
+            for (i, sym) in symmetries.iter().enumerate() {
+                if symmetries[..i].iter().any(|o: &Symmetry| o.name == sym.name) {
+                    errors.push(syn::Error::new(sym.name.span(), format!("two symmetries are named `{}`", sym.name)));
+                }
+            }
+            let mut reductions = Vec::new();
+            for decl in &raw.reductions {
+                let mut cyclic = Vec::new();
+                for c in &decl.cyclic {
+                    match raw.coordinates.iter().position(|x| x == c) {
+                        Some(k) if cyclic.iter().any(|(j, _)| *j == k) => {
+                            errors.push(syn::Error::new(c.span(), format!("`{c}` is listed twice")));
+                        }
+                        Some(k) => cyclic.push((k, c.clone())),
+                        None => errors.push(unknown_coordinate(c, &raw.coordinates)),
+                    }
+                }
+                if decl.cyclic.is_empty() {
+                    errors.push(syn::Error::new(decl.keyword.span(), "name the cyclic coordinates: `routh(theta, ...)`"));
+                }
+                let rname = decl.name.clone().unwrap_or_else(|| quote::format_ident!("{}Routh", name));
+                reductions.push(Reduction { keyword: decl.keyword.clone(), cyclic, name: rname });
+            }
             for (i, imp) in impacts.iter().enumerate() {
                 if impacts[..i].iter().any(|o| o.name == imp.name) {
                     errors.push(syn::Error::new(imp.name.span(), format!("two impacts are named `{}`", imp.name)));
@@ -211,7 +268,7 @@ impl Model {
             }
             let zero = lower.arena.zero();
             let force: Vec<Expr> = force.into_iter().map(|f| f.unwrap_or(zero)).collect();
-            (lagrangian.unwrap_or(zero), quote::quote!(#lag_kw = #lag_expr), force, impacts)
+            (lagrangian.unwrap_or(zero), quote::quote!(#lag_kw = #lag_expr), force, impacts, symmetries, reductions)
         };
 
         Ok(Model {
@@ -228,6 +285,9 @@ impl Model {
             dq,
             dt,
             impacts,
+            symmetries,
+            reductions,
+            vis: vis.clone(),
             roles,
         })
     }
@@ -253,13 +313,19 @@ pub fn system_from_input(input: &DeriveInput) -> syn::Result<System> {
             ));
         }
         let owner = Owner { ty: quote::quote!(#name), generics: quote::quote!(), access: quote::quote!(self), mode: None };
-        return Ok(System::Single(Box::new(Model::from_raw(name, owner, &parameters, &raw, &[])?)));
+        return Ok(System::Single(Box::new(Model::from_raw(name, &input.vis, owner, &parameters, &raw, &[])?)));
     }
     if let Some(i) = impacts.first() {
         return Err(syn::Error::new(
             i.keyword.span(),
             "in a model with modes, declare each `impact(...)` inside its `mode(...)`",
         ));
+    }
+    if let Some(s) = raw.symmetries.first() {
+        return Err(syn::Error::new(s.name.span(), "symmetries of multi-mode models are not supported yet"));
+    }
+    if let Some(r) = raw.reductions.first() {
+        return Err(syn::Error::new(r.keyword.span(), "reduction of multi-mode models is not supported yet"));
     }
     let mode_names: Vec<String> = raw.modes.iter().map(|m| m.name.to_string()).collect();
     let mut errors = Vec::new();
@@ -287,6 +353,8 @@ pub fn system_from_input(input: &DeriveInput) -> syn::Result<System> {
                 forces: if own.forces.is_empty() && inherit_coordinates { raw.forces.clone() } else { own.forces.clone() },
                 impacts: own.impacts.clone(),
                 modes: Vec::new(),
+                symmetries: Vec::new(),
+                reductions: Vec::new(),
             }
         })
         .collect();
@@ -331,7 +399,7 @@ pub fn system_from_input(input: &DeriveInput) -> syn::Result<System> {
                 outgoing.push((*decl, Target { mode: target.mode, name: target.name.clone(), coordinates: target.coordinates.clone() }));
             }
         }
-        match Model::from_raw(name, owner, &parameters, raw_k, &outgoing) {
+        match Model::from_raw(name, &input.vis, owner, &parameters, raw_k, &outgoing) {
             Ok(model) => modes.push(model),
             Err(e) => errors.push(e),
         }
@@ -736,4 +804,55 @@ fn lower_chart(
         ));
     }
     Ok(Law::Chart { positions, velocities })
+}
+
+/// "unknown coordinate" with the closest coordinate as a hint.
+fn unknown_coordinate(c: &Ident, coordinates: &[Ident]) -> syn::Error {
+    let names: Vec<String> = coordinates.iter().map(ToString::to_string).collect();
+    let hint = match closest(&c.to_string(), names.iter().map(String::as_str)) {
+        Some(h) => format!("; did you mean `{h}`?"),
+        None => String::new(),
+    };
+    syn::Error::new(c.span(), format!("unknown coordinate `{c}`{hint} Coordinates: {}", names.join(", ")))
+}
+
+/// Lowers a symmetry's generator ξ_Q(q): components must be functions of the coordinates only.
+fn lower_symmetry(lower: &mut Lowerer<'_>, decl: &crate::parse::SymmetryDecl, coordinates: &[Ident]) -> syn::Result<Symmetry> {
+    let n = coordinates.len();
+    let zero = lower.arena.zero();
+    let mut generator = vec![zero; n];
+    let tokens;
+    let mut cyclic = None;
+    if let Some(q) = &decl.cyclic {
+        let k = coordinates.iter().position(|c| c == q).ok_or_else(|| unknown_coordinate(q, coordinates))?;
+        generator[k] = lower.arena.one();
+        cyclic = Some(k);
+        tokens = quote::quote!(#q);
+    } else {
+        let name = &decl.name;
+        tokens = quote::quote!(#name);
+        let mut given = vec![false; n];
+        for b in &decl.components {
+            let k = coordinates.iter().position(|c| *c == b.name).ok_or_else(|| unknown_coordinate(&b.name, coordinates))?;
+            if given[k] {
+                return Err(syn::Error::new(b.name.span(), format!("the component along `{}` is given twice", b.name)));
+            }
+            given[k] = true;
+            let e = lower.lower(&b.value)?;
+            if let Some(v) = lower.velocity_in(e) {
+                return Err(syn::Error::new_spanned(
+                    &b.value,
+                    format!("a generator ξ_Q(q) is a vector field on configuration space; this depends on `dot({v})`"),
+                ));
+            }
+            if lower.arena.depends_on(e, lower.syms.t) {
+                return Err(syn::Error::new_spanned(&b.value, "time-dependent generators are not supported"));
+            }
+            generator[k] = e;
+        }
+        if decl.components.is_empty() {
+            return Err(syn::Error::new(decl.name.span(), "a generator needs at least one component, e.g. `generator(x = -y, y = x)`"));
+        }
+    }
+    Ok(Symmetry { name: decl.name.clone(), generator, cyclic, tokens })
 }

@@ -8,6 +8,8 @@
 //!       | lagrangian = expr
 //!       | force( ident = expr, ... )
 //!       | impact( name = ident, guard = expr, law = law )
+//!       | symmetry( sym, ... )                      // sym := cyclic(q) | name = generator(q = expr, ...)
+//!       | reduce( routh(q, ...) [, name = Ident] )  // Routh reduction over cyclic coordinates
 //!       | mode( ident, item, ... )                  // a mode with its own items (multi-mode models)
 //!       | transition( ident -> ident, name = ident, guard = expr, law = law )
 //! law  := restitution( expr )                       // Newton's law along the guard normal
@@ -26,7 +28,26 @@ use syn::{Expr, Ident, Token};
 use crate::diagnostics::closest;
 
 /// The item keywords the attribute understands.
-pub const ITEMS: &[&str] = &["coordinates", "define", "lagrangian", "force", "impact", "mode", "transition"];
+pub const ITEMS: &[&str] =
+    &["coordinates", "define", "lagrangian", "force", "impact", "mode", "transition", "symmetry", "reduce"];
+
+/// A declared symmetry: `cyclic(q)` (generator ∂/∂q) or `name = generator(q = expr, ...)`.
+#[derive(Clone)]
+pub struct SymmetryDecl {
+    pub name: Ident,
+    /// `Some(q)` for `cyclic(q)`.
+    pub cyclic: Option<Ident>,
+    /// Components `q = ξ_q(q)` of a general generator.
+    pub components: Vec<Binding>,
+}
+
+/// `reduce(routh(q, ...), name = Type)`.
+#[derive(Clone)]
+pub struct ReduceDecl {
+    pub keyword: Ident,
+    pub cyclic: Vec<Ident>,
+    pub name: Option<Ident>,
+}
 
 /// The keys of `impact(...)`.
 pub const IMPACT_KEYS: &[&str] = &["name", "guard", "law"];
@@ -209,6 +230,8 @@ pub enum Item {
     Force { bindings: Vec<Binding> },
     Impact(ImpactDecl),
     Mode(ModeDecl),
+    Symmetry(Vec<SymmetryDecl>),
+    Reduce(ReduceDecl),
 }
 
 impl Parse for Item {
@@ -233,6 +256,62 @@ impl Parse for Item {
                 let content;
                 syn::parenthesized!(content in input);
                 Ok(Item::Impact(ImpactDecl::parse_body(keyword, &content)?))
+            }
+            "symmetry" => {
+                let content;
+                syn::parenthesized!(content in input);
+                let mut decls = Vec::new();
+                while !content.is_empty() {
+                    let head: Ident = content.parse()?;
+                    if head == "cyclic" {
+                        let inner;
+                        syn::parenthesized!(inner in content);
+                        let q: Ident = inner.parse()?;
+                        decls.push(SymmetryDecl { name: q.clone(), cyclic: Some(q), components: Vec::new() });
+                    } else {
+                        content.parse::<Token![=]>().map_err(|e| {
+                            syn::Error::new(e.span(), "expected `cyclic(q)` or `name = generator(q = ..., ...)`")
+                        })?;
+                        let g: Ident = content.parse()?;
+                        if g != "generator" {
+                            return Err(syn::Error::new(g.span(), "expected `generator(q = ..., ...)`"));
+                        }
+                        let inner;
+                        syn::parenthesized!(inner in content);
+                        let components: Vec<Binding> =
+                            Punctuated::<Binding, Token![,]>::parse_terminated(&inner)?.into_iter().collect();
+                        decls.push(SymmetryDecl { name: head, cyclic: None, components });
+                    }
+                    if content.is_empty() {
+                        break;
+                    }
+                    content.parse::<Token![,]>()?;
+                }
+                Ok(Item::Symmetry(decls))
+            }
+            "reduce" => {
+                let content;
+                syn::parenthesized!(content in input);
+                let kind: Ident = content.parse()?;
+                if kind != "routh" {
+                    return Err(syn::Error::new(kind.span(), "expected `routh(q, ...)`: Routh reduction over cyclic coordinates"));
+                }
+                let inner;
+                syn::parenthesized!(inner in content);
+                let cyclic: Vec<Ident> = Punctuated::<Ident, Token![,]>::parse_terminated(&inner)?.into_iter().collect();
+                let mut name = None;
+                if !content.is_empty() {
+                    content.parse::<Token![,]>()?;
+                    if !content.is_empty() {
+                        let key: Ident = content.parse()?;
+                        if key != "name" {
+                            return Err(syn::Error::new(key.span(), "expected `name = TypeName`"));
+                        }
+                        content.parse::<Token![=]>()?;
+                        name = Some(content.parse()?);
+                    }
+                }
+                Ok(Item::Reduce(ReduceDecl { keyword: kind, cyclic, name }))
             }
             "mode" => {
                 let content;
@@ -287,6 +366,8 @@ pub struct RawModel {
     pub forces: Vec<Binding>,
     pub impacts: Vec<ImpactDecl>,
     pub modes: Vec<ModeDecl>,
+    pub symmetries: Vec<SymmetryDecl>,
+    pub reductions: Vec<ReduceDecl>,
 }
 
 impl RawModel {
@@ -301,6 +382,8 @@ impl RawModel {
             forces: Vec::new(),
             impacts: Vec::new(),
             modes: Vec::new(),
+            symmetries: Vec::new(),
+            reductions: Vec::new(),
         }
     }
 
@@ -316,6 +399,8 @@ impl RawModel {
             Item::Force { bindings } => self.forces.extend(bindings),
             Item::Impact(decl) => self.impacts.push(decl),
             Item::Mode(m) => self.modes.push(m),
+            Item::Symmetry(s) => self.symmetries.extend(s),
+            Item::Reduce(r) => self.reductions.push(r),
         }
         Ok(())
     }

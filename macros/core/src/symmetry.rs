@@ -1,0 +1,113 @@
+//! Symmetries, momentum maps and their conservation laws, verified at compile time.
+//!
+//! For an infinitesimal generator ξ_Q(q) = ξⁱ(q) ∂/∂qⁱ (seed 000 §2.4):
+//!
+//! ```text
+//! complete lift   ξᶜ = ξⁱ ∂/∂qⁱ + (∂ξⁱ/∂qʲ q̇ʲ) ∂/∂q̇ⁱ
+//! invariance      ξᶜ(L) ≡ 0                         (proved by the zero test, else a compile error)
+//! momentum map    J_ξ = ∂L/∂q̇ⁱ ξⁱ
+//! balance law     dJ_ξ/dt = ⟨Q, ξ_Q⟩ = Qᵢ ξⁱ        (Noether with forces: conserved iff ⟨Q, ξ⟩ ≡ 0)
+//! forced symmetry ξ ∈ g_F  ⇔  ⟨Q, ξ⟩ ≡ 0 and (L_ξᶜ Q)ᵢ = ξᶜ(Qᵢ) + Qⱼ ∂ξʲ/∂qⁱ ≡ 0
+//! ```
+//!
+//! For each impact: the guard is invariant when ξ(h) = ∇h·ξ ≡ 0; the reset preserves J (a hybrid
+//! momentum map) when every one-form of a restitution law annihilates ξ (the impulse Aᵀλ then does no
+//! work along ξ), or, for a map law, when J(Δ(x)) − J(x) ≡ 0. Otherwise J jumps (a generalized hybrid
+//! momentum map at best), and μ⁺ = J(Δ(x)) is evaluated at run time.
+
+use symbolic::Expr;
+
+use crate::euler_lagrange::Equations;
+use crate::impact::{ImpactEquations, Reset};
+use crate::model::Model;
+
+/// What an impact does to a momentum map.
+pub struct ImpactSymmetry {
+    pub guard_invariant: bool,
+    /// `Some(true)`: J preserved; `Some(false)`: J jumps; `None`: a chart change (not analysed).
+    pub preserves: Option<bool>,
+}
+
+/// Everything derived for one symmetry.
+pub struct SymmetryEquations {
+    pub momentum: Expr,
+    /// ⟨Q, ξ⟩ = dJ/dt.
+    pub rate: Expr,
+    pub conserved: bool,
+    pub in_forced_algebra: bool,
+    pub impacts: Vec<ImpactSymmetry>,
+}
+
+fn is_zero(model: &Model, e: Expr) -> bool {
+    model.arena.zero_test(e).is_zero()
+}
+
+/// Checks invariance and derives momentum maps for every symmetry of `model`.
+pub fn derive(model: &mut Model, eq: &Equations, impacts: &[ImpactEquations]) -> syn::Result<Vec<SymmetryEquations>> {
+    let n = model.dof();
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for s in 0..model.symmetries.len() {
+        let xi = model.symmetries[s].generator.clone();
+        let Model { arena, syms, lagrangian, force, .. } = model;
+        // η = ∂ξ/∂q q̇, the velocity part of the lift.
+        let transport: Vec<(Expr, Expr)> = syms.q.iter().zip(&syms.qd).map(|(&q, &v)| (q, v)).collect();
+        let eta: Vec<Expr> = xi.iter().map(|&x| arena.directional(x, &transport)).collect();
+        let mut lift: Vec<(Expr, Expr)> = syms.q.iter().zip(&xi).map(|(&q, &x)| (q, x)).collect();
+        lift.extend(syms.qd.iter().zip(&eta).map(|(&v, &e)| (v, e)));
+        let residual = arena.directional(*lagrangian, &lift);
+        let terms: Vec<Expr> = eq.momenta.iter().zip(&xi).map(|(&p, &x)| arena.mul2(p, x)).collect();
+        let momentum = arena.add(&terms);
+        let pairs: Vec<Expr> = force.iter().zip(&xi).map(|(&f, &x)| arena.mul2(f, x)).collect();
+        let rate = arena.add(&pairs);
+        // (L_ξᶜ Q)ᵢ = ξᶜ(Qᵢ) + Qⱼ ∂ξʲ/∂qⁱ.
+        let mut lie = Vec::with_capacity(n);
+        for i in 0..n {
+            let along = arena.directional(force[i], &lift);
+            let mut terms = vec![along];
+            for j in 0..n {
+                let d = arena.diff(xi[j], syms.q[i]);
+                terms.push(arena.mul2(force[j], d));
+            }
+            lie.push(arena.add(&terms));
+        }
+        let sym = &model.symmetries[s];
+        if !is_zero(model, residual) {
+            let shown = crate::emit::formula(model, residual);
+            errors.push(syn::Error::new_spanned(
+                &sym.tokens,
+                format!("`{}` is not a symmetry of the Lagrangian: its lifted generator gives ξᶜ(L) = {shown} ≢ 0", sym.name),
+            ));
+            continue;
+        }
+        let conserved = is_zero(model, rate);
+        let in_forced_algebra = conserved && lie.iter().all(|&l| is_zero(model, l));
+        let mut per_impact = Vec::new();
+        for ie in impacts {
+            let dxi: Vec<Expr> = ie.gradient.clone();
+            let g: Vec<Expr> = dxi.iter().zip(&xi).map(|(&a, &b)| model.arena.mul2(a, b)).collect();
+            let g = model.arena.add(&g);
+            let guard_invariant = is_zero(model, g);
+            let preserves = match &ie.reset {
+                Reset::Projection { a, .. } => Some(a.iter().all(|row| {
+                    let t: Vec<Expr> = row.iter().zip(&xi).map(|(&a, &b)| model.arena.mul2(a, b)).collect();
+                    let t = model.arena.add(&t);
+                    is_zero(model, t)
+                })),
+                Reset::Map { velocities, .. } => {
+                    let map: Vec<(Expr, Expr)> = model.syms.qd.iter().zip(velocities).map(|(&v, &w)| (v, w)).collect();
+                    let after = model.arena.subs(momentum, &map);
+                    let jump = model.arena.sub(after, momentum);
+                    Some(is_zero(model, jump))
+                }
+                Reset::Chart { .. } => None,
+            };
+            per_impact.push(ImpactSymmetry { guard_invariant, preserves });
+        }
+        out.push(SymmetryEquations { momentum, rate, conserved, in_forced_algebra, impacts: per_impact });
+    }
+    match crate::model::combine(errors) {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
