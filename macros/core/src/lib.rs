@@ -8,6 +8,7 @@
 pub mod diagnostics;
 pub mod emit;
 pub mod emit_impact;
+pub mod emit_routh;
 pub mod emit_symmetry;
 pub mod fixtures;
 pub mod impact;
@@ -15,6 +16,7 @@ pub mod euler_lagrange;
 pub mod lower;
 pub mod model;
 pub mod parse;
+pub mod routh;
 pub mod symmetry;
 
 use proc_macro2::TokenStream;
@@ -38,7 +40,14 @@ pub fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
             euler_lagrange::check_regular(&model, &equations)?;
             let impacts = impact::derive(&mut model, &equations);
             let symmetries = symmetry::derive(&mut model, &equations, &impacts)?;
-            Ok(emit::emit(&model, &equations, &impacts, &symmetries, &dims))
+            let mut tokens = emit::emit(&model, &equations, &impacts, &symmetries, &dims);
+            for reduction in &model.reductions {
+                let mut reduced = routh::reduce(&model, &equations, reduction)?;
+                let eq_r = euler_lagrange::derive(&mut reduced.model);
+                let api = emit::emit(&reduced.model, &eq_r, &[], &[], &[reduced.model.dof()]);
+                tokens.extend(emit_routh::emit(&model, &reduced, api));
+            }
+            Ok(tokens)
         }
         model::System::Multi { name, vis, mut modes } => {
             let dims: Vec<usize> = modes.iter().map(model::Model::dof).collect();

@@ -3,6 +3,7 @@
 //! Symbols in the arena are named `q:<coord>`, `v:<coord>` (velocity q̇), `a:<coord>` (acceleration
 //! q̈, used only for the Jacobian), `p:<param>` and `t`; [`Model::role`] maps them back.
 
+use proc_macro2::TokenStream;
 use rustc_hash::FxHashMap;
 use symbolic::{Arena, Expr};
 use syn::spanned::Spanned;
@@ -134,6 +135,76 @@ impl Model {
     /// The role of a symbol.
     pub fn role(&self, sym: Expr) -> Option<Role> {
         self.roles.get(&sym).copied()
+    }
+
+    /// A model assembled directly from symbolic pieces (e.g. a Routh-reduced system): `q`, `qd`,
+    /// `qdd`, `params` are symbols of `arena` for the coordinates, velocities, accelerations and
+    /// parameters (in the order of `coordinates` and `parameters`).
+    #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
+    pub fn assemble(
+        name: Ident,
+        owner: Owner,
+        vis: syn::Visibility,
+        mut arena: Arena,
+        coordinates: Vec<Ident>,
+        parameters: Vec<Ident>,
+        syms: Symbols,
+        qdd: Vec<Expr>,
+        lagrangian: Expr,
+        lagrangian_tokens: proc_macro2::TokenStream,
+        force: Vec<Expr>,
+    ) -> Model {
+        let mut roles = FxHashMap::default();
+        roles.insert(syms.t, Role::Time);
+        for i in 0..syms.q.len() {
+            roles.insert(syms.q[i], Role::Coordinate(i));
+            roles.insert(syms.qd[i], Role::Velocity(i));
+            roles.insert(qdd[i], Role::Acceleration(i));
+        }
+        for (i, &p) in syms.params.iter().enumerate() {
+            roles.insert(p, Role::Parameter(i));
+        }
+        let dq: Vec<Expr> = coordinates.iter().map(|c| arena.symbol(&format!("d:{c}"))).collect();
+        let dt = arena.symbol("d:t");
+        Model {
+            name,
+            owner,
+            parameters,
+            coordinates,
+            arena,
+            syms,
+            qdd,
+            lagrangian,
+            lagrangian_tokens,
+            force,
+            dq,
+            dt,
+            impacts: Vec::new(),
+            symmetries: Vec::new(),
+            reductions: Vec::new(),
+            vis,
+            roles,
+        }
+    }
+
+    /// A read-only stand-in for `model` over another arena that extends its arena (for printing
+    /// expressions built in a copy of the arena, e.g. during reduction).
+    pub fn assemble_view(model: &Model, arena: &Arena) -> Model {
+        let mut view = Model::assemble(
+            model.name.clone(),
+            Owner { ty: TokenStream::new(), generics: TokenStream::new(), access: quote::quote!(self), mode: None },
+            model.vis.clone(),
+            arena.clone(),
+            model.coordinates.clone(),
+            model.parameters.clone(),
+            Symbols { t: model.syms.t, q: model.syms.q.clone(), qd: model.syms.qd.clone(), params: model.syms.params.clone() },
+            model.qdd.clone(),
+            model.lagrangian,
+            TokenStream::new(),
+            model.force.clone(),
+        );
+        view.roles.extend(model.roles.iter().map(|(k, v)| (*k, *v)));
+        view
     }
 
     /// The symbol named `name` with `role` (created on first use).

@@ -1,0 +1,217 @@
+//! Emission of a Routh-reduced system (see [`crate::routh`]): the reduced type with the full
+//! single-model API, reconstruction of the cyclic coordinates, and the full model's reduction of a
+//! state.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::emit::{body_into, doc_block, formula};
+use crate::model::Model;
+use crate::routh::Reduced;
+
+/// `KeplerRouth` → `kepler_routh`.
+fn snake(name: &str) -> String {
+    let mut s = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() {
+            if i > 0 {
+                s.push('_');
+            }
+            s.extend(c.to_lowercase());
+        } else {
+            s.push(c);
+        }
+    }
+    s
+}
+
+/// Everything generated for one reduction; `api` is the reduced model's standard emission.
+pub fn emit(full: &Model, red: &Reduced, api: TokenStream) -> TokenStream {
+    let rm = &red.model;
+    let name = &rm.name;
+    let vis = &rm.vis;
+    let full_name = &full.name;
+    let nr = rm.dof();
+    let dr = 2 * nr;
+    let n = full.dof();
+    let d = 2 * n;
+    let k = red.cyclic.len();
+    let dz = dr + k;
+    let none = TokenStream::new();
+    let mut parts = Vec::new();
+
+    let fields = rm.parameters.iter();
+    let field_docs: Vec<String> = rm
+        .parameters
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            if i < full.parameters.len() {
+                format!(" Parameter `{p}` of [`{full_name}`].")
+            } else {
+                let c = &full.coordinates[red.cyclic[i - full.parameters.len()]];
+                format!(" Momentum μ conjugate to the cyclic coordinate `{c}` (fixed on the reduced system).")
+            }
+        })
+        .collect();
+    let cyclic_names: Vec<String> = red.cyclic.iter().map(|&c| full.coordinates[c].to_string()).collect();
+    let kept_names: Vec<String> = red.kept.iter().map(|&c| full.coordinates[c].to_string()).collect();
+    let struct_doc = doc_block(
+        &format!(
+            "Routh reduction of [`{full_name}`] over the cyclic coordinate(s) {} at fixed momenta μ: a mechanical \
+             system in ({}) with the Routhian R^μ = [L − μ·θ̇] at θ̇ = θ̇(t, q, q̇, μ) as its Lagrangian and the \
+             reduced force. It has the same API as any model (`simulate`, `energy`, `jacobian`, …); \
+             `cyclic_velocities` and `simulate_reconstructed` recover the cyclic motion.",
+            cyclic_names.join(", "),
+            kept_names.join(", ")
+        ),
+        &[
+            ("R".into(), formula(rm, rm.lagrangian)),
+            ("−V_μ (R at q̇ = 0; V_μ is the amended potential)".into(), formula(rm, red.amended)),
+            ("R₁ (gyroscopic part, linear in q̇)".into(), formula(rm, red.gyroscopic)),
+        ],
+    );
+    let (v_stmts, v_vals) = body_into(rm, &mut parts, &red.cyclic_velocities, &format!("__routh_{}_cyclic", snake(&name.to_string())), &none, &none);
+    let v_lines: Vec<(String, String)> =
+        cyclic_names.iter().zip(&red.cyclic_velocities).map(|(c, &e)| (format!("dot({c})"), formula(rm, e))).collect();
+    let v_doc = doc_block("Velocities of the cyclic coordinates as functions of the reduced state and μ (reconstruction).", &v_lines);
+
+    // Full state from (x_r, θ): positions and velocities in the full model's coordinate order.
+    let mut pos = Vec::new();
+    let mut vel = Vec::new();
+    for i in 0..n {
+        if let Some(j) = red.kept.iter().position(|&r| r == i) {
+            let jv = nr + j;
+            pos.push(quote! { x[#j] });
+            vel.push(quote! { x[#jv] });
+        } else {
+            let c = red.cyclic.iter().position(|&r| r == i).unwrap_or(0);
+            pos.push(quote! { theta[#c] });
+            vel.push(quote! { w[#c] });
+        }
+    }
+    let idx: Vec<usize> = (0..n).collect();
+    let idx_v: Vec<usize> = (n..d).collect();
+
+    // The full model's reduction of a state: μ = p_θ(x).
+    let mut full_parts = Vec::new();
+    let (m_stmts, m_vals) = body_into(full, &mut full_parts, &red.momenta, &format!("__routh_{}_momenta", snake(&name.to_string())), &none, &none);
+    let reduce_fn = format_ident!("{}", snake(&name.to_string()));
+    let kept_q: Vec<usize> = red.kept.clone();
+    let kept_v: Vec<usize> = red.kept.iter().map(|&r| n + r).collect();
+    let kr: Vec<usize> = (0..nr).collect();
+    let kr_v: Vec<usize> = (nr..dr).collect();
+    let cyc: Vec<usize> = red.cyclic.clone();
+    let orig_params = full.parameters.iter();
+    let mu_fields = rm.parameters[full.parameters.len()..].iter();
+    let mu_idx: Vec<usize> = (0..k).collect();
+    let reduce_doc = format!(
+        " Reduces a state of this model to [`{name}`]: the reduced system at μ = the cyclic momenta of `x`, \
+         the reduced state, and the cyclic positions ({}).",
+        cyclic_names.join(", ")
+    );
+
+    quote! {
+        #struct_doc
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        #vis struct #name {
+            #( #[doc = #field_docs] pub #fields: f64, )*
+        }
+
+        #api
+
+        #[automatically_derived]
+        #[doc(hidden)]
+        impl #name {
+            #(#parts)*
+        }
+
+        #[automatically_derived]
+        impl #name {
+            /// Names of the cyclic coordinates removed by the reduction.
+            pub const CYCLIC: [&'static str; #k] = [#(#cyclic_names),*];
+
+            #v_doc
+            #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+            #[must_use]
+            pub fn cyclic_velocities(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #dr>) -> ::routh::nalgebra::SVector<f64, #k> {
+                #(#v_stmts)*
+                ::routh::nalgebra::SVector::<f64, #k>::from([#(#v_vals),*])
+            }
+
+            /// The full state of the original model from a reduced state and the cyclic positions.
+            #[must_use]
+            pub fn reconstruct(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #dr>, theta: [f64; #k]) -> ::routh::nalgebra::SVector<f64, #d> {
+                let w = self.cyclic_velocities(t, x);
+                let mut full = ::routh::nalgebra::SVector::<f64, #d>::zeros();
+                #( full[#idx] = #pos; )*
+                #( full[#idx_v] = #vel; )*
+                full
+            }
+
+            /// Integrates the reduced system from `x0` together with the reconstruction equations
+            /// θ̇ = θ̇(t, q, q̇, μ) from `theta0`, and returns the trajectory of the original model.
+            ///
+            /// # Errors
+            /// As [`Self::simulate`].
+            pub fn simulate_reconstructed(
+                &self,
+                x0: ::routh::nalgebra::SVector<f64, #dr>,
+                theta0: [f64; #k],
+                span: ::core::ops::Range<f64>,
+                options: &::routh::runtime::Options,
+            ) -> ::core::result::Result<::routh::runtime::Trajectory<#d>, ::routh::runtime::SimError> {
+                let augmented = |t: f64, z: &::routh::nalgebra::SVector<f64, #dz>|
+                    -> ::core::result::Result<::routh::nalgebra::SVector<f64, #dz>, ::routh::runtime::FieldError>
+                {
+                    let x = ::routh::nalgebra::SVector::<f64, #dr>::from_fn(|i, _| z[i]);
+                    let dx = ::routh::runtime::VectorField::field(self, t, &x)?;
+                    let w = self.cyclic_velocities(t, &x);
+                    let mut dz = ::routh::nalgebra::SVector::<f64, #dz>::zeros();
+                    for i in 0..#dr { dz[i] = dx[i]; }
+                    for c in 0..#k { dz[#dr + c] = w[c]; }
+                    Ok(dz)
+                };
+                let mut z0 = ::routh::nalgebra::SVector::<f64, #dz>::zeros();
+                for i in 0..#dr { z0[i] = x0[i]; }
+                for c in 0..#k { z0[#dr + c] = theta0[c]; }
+                let traj = ::routh::runtime::integrate(&augmented, span, z0, &[], options)?;
+                let states = traj
+                    .times
+                    .iter()
+                    .zip(&traj.states)
+                    .map(|(&t, z)| {
+                        let x = ::routh::nalgebra::SVector::<f64, #dr>::from_fn(|i, _| z[i]);
+                        let theta: [f64; #k] = ::core::array::from_fn(|c| z[#dr + c]);
+                        self.reconstruct(t, &x, theta)
+                    })
+                    .collect();
+                Ok(::routh::runtime::Trajectory { times: traj.times, states, events: ::std::vec::Vec::new(), stop: traj.stop, stats: traj.stats, segments: ::std::vec::Vec::new() })
+            }
+        }
+
+        #[automatically_derived]
+        #[doc(hidden)]
+        impl #full_name {
+            #(#full_parts)*
+        }
+
+        #[automatically_derived]
+        impl #full_name {
+            #[doc = #reduce_doc]
+            #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+            #[must_use]
+            pub fn #reduce_fn(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
+                -> (#name, ::routh::nalgebra::SVector<f64, #dr>, [f64; #k])
+            {
+                #(#m_stmts)*
+                let mu = [#(#m_vals),*];
+                let reduced = #name { #( #orig_params: self.#orig_params, )* #( #mu_fields: mu[#mu_idx], )* };
+                let mut xr = ::routh::nalgebra::SVector::<f64, #dr>::zeros();
+                #( xr[#kr] = x[#kept_q]; )*
+                #( xr[#kr_v] = x[#kept_v]; )*
+                (reduced, xr, [#( x[#cyc] ),*])
+            }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! Routh reduction over cyclic coordinates (seed 000 §2.3, §2.7; cosymplectic case §2.9).
+//!
+//! Split q = (r, θ) with θ cyclic: ∂L/∂θ ≡ 0, no force on θ (Q_θ ≡ 0) and Q_r independent of θ.
+//! For a Lagrangian affine in θ̇ through its momenta, p_θ = ∂L/∂θ̇ = A(t, r) θ̇ + b(t, r, ṙ) with the
+//! cyclic block A = ∂²L/∂θ̇² (k×k, invertible, independent of θ̇). At fixed momenta μ:
+//!
+//! ```text
+//! θ̇(t, r, ṙ, μ) = A⁻¹ (μ − b)                  (k ≤ 3: adjugate over determinant)
+//! R^μ(t, r, ṙ)  = [L − μ·θ̇] at θ̇ = θ̇(t, r, ṙ, μ)  (the Routhian)
+//! Q^μ_r         = Q_r at θ̇ = θ̇(t, r, ṙ, μ)       (the reduced force)
+//! ```
+//!
+//! The reduced Euler–Lagrange equations of (R^μ, Q^μ) are exactly the r-equations of the full
+//! system on the level set p_θ = μ, and θ is recovered by integrating θ̇(t, r, ṙ, μ). R^μ splits
+//! by degree in ṙ into R₂ (kinetic) + R₁ (gyroscopic, linear in ṙ) − V_μ (the amended potential).
+//! Time-dependent L and forces reduce the same way (everything may depend on t).
+
+use proc_macro2::TokenStream;
+use quote::format_ident;
+use symbolic::{Arena, Expr};
+use syn::Ident;
+
+use crate::euler_lagrange::Equations;
+use crate::lower::Symbols;
+use crate::model::{Model, Owner, Reduction};
+
+/// A reduced system ready for derivation and emission.
+pub struct Reduced {
+    /// The reduced model: coordinates r, Lagrangian R^μ, force Q^μ, parameters + μ.
+    pub model: Model,
+    /// Cyclic coordinate indices in the full model.
+    pub cyclic: Vec<usize>,
+    /// Remaining coordinate indices in the full model (in order).
+    pub kept: Vec<usize>,
+    /// θ̇(t, r, ṙ, μ), in the reduced model's arena.
+    pub cyclic_velocities: Vec<Expr>,
+    /// p_θ as functions of the full state (in the full model's arena), to compute μ from a state.
+    pub momenta: Vec<Expr>,
+    /// −V_μ = R at ṙ = 0 and the gyroscopic part R₁ (for docs).
+    pub amended: Expr,
+    pub gyroscopic: Expr,
+}
+
+fn err(id: &Ident, msg: String) -> syn::Error {
+    syn::Error::new(id.span(), msg)
+}
+
+/// Symbolic inverse of a k×k matrix (k ≤ 3) by the adjugate, and its determinant.
+#[allow(clippy::needless_range_loop)] // index form mirrors the cofactor formula
+fn inverse(arena: &mut Arena, a: &[Vec<Expr>]) -> (Vec<Vec<Expr>>, Expr) {
+    let k = a.len();
+    let det2 = |arena: &mut Arena, p: Expr, q: Expr, r: Expr, s: Expr| {
+        let ps = arena.mul2(p, s);
+        let qr = arena.mul2(q, r);
+        arena.sub(ps, qr)
+    };
+    match k {
+        1 => {
+            let one = arena.one();
+            (vec![vec![one]], a[0][0])
+        }
+        2 => {
+            let det = det2(arena, a[0][0], a[0][1], a[1][0], a[1][1]);
+            let n01 = arena.neg(a[0][1]);
+            let n10 = arena.neg(a[1][0]);
+            (vec![vec![a[1][1], n01], vec![n10, a[0][0]]], det)
+        }
+        _ => {
+            // Cofactors C_ij; adj = Cᵀ.
+            let mut cof = vec![vec![arena.zero(); 3]; 3];
+            for i in 0..3 {
+                for j in 0..3 {
+                    let rows: Vec<usize> = (0..3).filter(|&r| r != i).collect();
+                    let cols: Vec<usize> = (0..3).filter(|&c| c != j).collect();
+                    let m = det2(arena, a[rows[0]][cols[0]], a[rows[0]][cols[1]], a[rows[1]][cols[0]], a[rows[1]][cols[1]]);
+                    cof[i][j] = if (i + j) % 2 == 0 { m } else { arena.neg(m) };
+                }
+            }
+            let terms: Vec<Expr> = (0..3).map(|j| arena.mul2(a[0][j], cof[0][j])).collect();
+            let det = arena.add(&terms);
+            let adj = (0..3).map(|i| (0..3).map(|j| cof[j][i]).collect()).collect();
+            (adj, det)
+        }
+    }
+}
+
+/// Derives the Routh-reduced system `red` of `model`.
+pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Reduced> {
+    let n = model.dof();
+    let k = red.cyclic.len();
+    if k > 3 {
+        return Err(err(&red.keyword, "Routh reduction over more than 3 cyclic coordinates at once is not supported".into()));
+    }
+    let cyclic: Vec<usize> = red.cyclic.iter().map(|(i, _)| *i).collect();
+    let kept: Vec<usize> = (0..n).filter(|i| !cyclic.contains(i)).collect();
+    if kept.is_empty() {
+        return Err(err(&red.keyword, "at least one coordinate must remain after the reduction".into()));
+    }
+    let mut arena = model.arena.clone();
+    let syms = &model.syms;
+    let zero_test = |arena: &Arena, e: Expr| arena.zero_test(e).is_zero();
+    let show = |arena: &Arena, e: Expr| {
+        let m = Model::assemble_view(model, arena);
+        crate::emit::formula(&m, e)
+    };
+    // Cyclicity of L and of the forces.
+    for (c, id) in &red.cyclic {
+        let dl = arena.diff(model.lagrangian, syms.q[*c]);
+        if !zero_test(&arena, dl) {
+            return Err(err(id, format!("`{id}` is not cyclic: the Lagrangian depends on it, ∂L/∂{id} = {}", show(&arena, dl))));
+        }
+        if !zero_test(&arena, model.force[*c]) {
+            return Err(err(id, format!("`{id}` is not cyclic for the forced system: the force acts on it (Q_{id} ≢ 0)")));
+        }
+        for &r in &kept {
+            let dq = arena.diff(model.force[r], syms.q[*c]);
+            if !zero_test(&arena, dq) {
+                return Err(err(id, format!("`{id}` is not cyclic for the forced system: the force on `{}` depends on it", model.coordinates[r])));
+            }
+        }
+    }
+    // Cyclic block A and affine part b of the momenta.
+    let momenta: Vec<Expr> = cyclic.iter().map(|&c| eq.momenta[c]).collect();
+    let a: Vec<Vec<Expr>> = cyclic.iter().map(|&c| cyclic.iter().map(|&d| eq.mass[c][d]).collect()).collect();
+    for (row, (_, id)) in a.iter().zip(&red.cyclic) {
+        for &entry in row {
+            if cyclic.iter().any(|&d| arena.depends_on(entry, syms.qd[d])) {
+                return Err(err(id, format!("the momentum of `{id}` is not affine in the cyclic velocities, so μ = ∂L/∂θ̇ cannot be solved in closed form")));
+            }
+        }
+    }
+    let (adj, det) = inverse(&mut arena, &a);
+    if zero_test(&arena, det) {
+        let names: Vec<String> = red.cyclic.iter().map(|(_, id)| id.to_string()).collect();
+        return Err(err(
+            &red.keyword,
+            format!(
+                "the cyclic block ∂²L/∂θ̇² over ({}) is singular: its determinant {} ≡ 0, so μ = ∂L/∂θ̇ cannot be solved for θ̇",
+                names.join(", "),
+                show(&arena, det)
+            ),
+        ));
+    }
+    let zero = arena.zero();
+    let to_zero: Vec<(Expr, Expr)> = cyclic.iter().map(|&c| (syms.qd[c], zero)).collect();
+    let b: Vec<Expr> = momenta.iter().map(|&p| arena.subs(p, &to_zero)).collect();
+    // μ symbols (new parameters).
+    let mu_names: Vec<Ident> = red.cyclic.iter().map(|(_, id)| format_ident!("mu_{}", id)).collect();
+    for m in &mu_names {
+        if model.parameters.contains(m) {
+            return Err(err(&red.keyword, format!("the reduced system's momentum field `{m}` clashes with a parameter of the same name")));
+        }
+    }
+    let mu: Vec<Expr> = mu_names.iter().map(|m| arena.symbol(&format!("p:{m}"))).collect();
+    // θ̇ = adj (μ − b) / det.
+    let inv_det = arena.powi(det, -1);
+    let diff: Vec<Expr> = mu.iter().zip(&b).map(|(&m, &bb)| arena.sub(m, bb)).collect();
+    let theta_dot: Vec<Expr> = (0..k)
+        .map(|i| {
+            let terms: Vec<Expr> = (0..k).map(|j| arena.mul2(adj[i][j], diff[j])).collect();
+            let s = arena.add(&terms);
+            arena.mul2(s, inv_det)
+        })
+        .collect();
+    let sub: Vec<(Expr, Expr)> = cyclic.iter().zip(&theta_dot).map(|(&c, &v)| (syms.qd[c], v)).collect();
+    let l_sub = arena.subs(model.lagrangian, &sub);
+    let mu_dot: Vec<Expr> = mu.iter().zip(&theta_dot).map(|(&m, &v)| arena.mul2(m, v)).collect();
+    let mu_dot = arena.add(&mu_dot);
+    let routhian = arena.sub(l_sub, mu_dot);
+    let force: Vec<Expr> = kept.iter().map(|&r| arena.subs(model.force[r], &sub)).collect();
+    // Degree split for docs.
+    let vel_zero: Vec<(Expr, Expr)> = kept.iter().map(|&r| (syms.qd[r], zero)).collect();
+    let amended = arena.subs(routhian, &vel_zero);
+    let mut seeds_lin: Vec<(Expr, Expr)> = Vec::new();
+    for &r in &kept {
+        seeds_lin.push((syms.qd[r], syms.qd[r]));
+    }
+    let lin = arena.directional(routhian, &seeds_lin);
+    let gyroscopic = arena.subs(lin, &vel_zero);
+
+    let mut parameters = model.parameters.clone();
+    parameters.extend(mu_names.iter().cloned());
+    let mut params = syms.params.clone();
+    params.extend(mu.iter().copied());
+    let rsyms = Symbols {
+        t: syms.t,
+        q: kept.iter().map(|&r| syms.q[r]).collect(),
+        qd: kept.iter().map(|&r| syms.qd[r]).collect(),
+        params,
+    };
+    let qdd = kept.iter().map(|&r| model.qdd[r]).collect();
+    let name = red.name.clone();
+    let owner = Owner { ty: quote::quote!(#name), generics: TokenStream::new(), access: quote::quote!(self), mode: None };
+    let keyword = &red.keyword;
+    let reduced = Model::assemble(
+        name,
+        owner,
+        model.vis.clone(),
+        arena,
+        kept.iter().map(|&r| model.coordinates[r].clone()).collect(),
+        parameters,
+        rsyms,
+        qdd,
+        routhian,
+        quote::quote!(#keyword),
+        force,
+    );
+    Ok(Reduced { model: reduced, cyclic, kept, cyclic_velocities: theta_dot, momenta, amended, gyroscopic })
+}
