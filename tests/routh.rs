@@ -122,3 +122,88 @@ fn symmetric_top_nutates_between_the_roots_and_matches_the_full_system() {
         assert!((a - b).norm() < 1e-8 * (1.0 + b.norm()), "reconstructed {a} vs full {b}");
     }
 }
+
+/// Seed 000 Example 1 in polar coordinates (x, y) = r (cos θ, sin θ): the force pulls back to
+/// Q_r = −2c r³ θ̇ (digest: F^L = 2c r³ θ̇ dr is minus the applied force), θ and φ are cyclic, the
+/// walls y = R and y = h − R are not rotation invariant, and the impact law is the paper's rolling map
+/// with dy = sin θ dr + r cos θ dθ, dx = cos θ dr − r sin θ dθ.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(r, th, phi),
+    lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(th)).powi(2) + k.powi(2) * dot(phi).powi(2)),
+    force(r = -2 * c * r.powi(3) * dot(th)),
+    impact(name = floor, guard = r * th.sin() - rr,
+        law = restitution(th.sin() * dr + r * th.cos() * dth: e, th.cos() * dr - r * th.sin() * dth - rr * dphi: 0)),
+    impact(name = ceiling, guard = h - rr - r * th.sin(),
+        law = restitution(th.sin() * dr + r * th.cos() * dth: e, th.cos() * dr - r * th.sin() * dth - rr * dphi: 0)),
+    symmetry(cyclic(th), cyclic(phi)),
+    reduce(routh(th, phi), name = DiskRadial),
+)]
+struct PolarDisk {
+    m: f64,
+    rr: f64,
+    k: f64,
+    h: f64,
+    c: f64,
+    e: f64,
+}
+
+fn polar_start(d: &PolarDisk, (x, y, phi, xd, yd, phid): (f64, f64, f64, f64, f64, f64)) -> SVector<f64, 6> {
+    let r = (x * x + y * y).sqrt();
+    d.state([r, y.atan2(x), phi], [(x * xd + y * yd) / r, (x * yd - y * xd) / (r * r), phid])
+}
+
+#[test]
+fn hybrid_routh_reduction_of_the_rolling_disk_equals_the_full_system() {
+    // Reduced + reconstruction against the full system: the digest's run (c = 1, e = 1; μ₁ turns
+    // negative and the disk eventually runs away sideways, digest E1.8), a conservative many-impact
+    // run, and a dissipative one.
+    let opts = routh::runtime::HybridOptions { ode: tight(), ..Default::default() };
+    for (c, e, horizon, min_impacts) in [(1.0, 1.0, 6.0, 4), (0.0, 1.0, 10.0, 19), (0.3, 0.9, 8.0, 6)] {
+        let d = PolarDisk { m: 1.0, rr: 0.1, k: 0.1 / 2f64.sqrt(), h: 0.6, c, e };
+        let x0 = polar_start(&d, (0.5, 0.3, 0.0, 0.1, 0.8, 1.0));
+        let (reduced, jumps) = d.simulate_disk_radial(x0, 0.0..horizon, &opts).unwrap();
+        let full = d.simulate(x0, 0.0..horizon, &opts).unwrap();
+        assert!(jumps.len() >= min_impacts, "c = {c}: {} impacts", jumps.len());
+        assert_eq!(reduced.impacts.len(), full.impacts.len());
+        for ((a, b), j) in reduced.impacts.iter().zip(&full.impacts).zip(&jumps) {
+            assert_eq!(a.guard, b.guard);
+            assert!((a.t - b.t).abs() < 1e-9, "impact at {} (reduced) vs {} (full)", a.t, b.t);
+            assert!((a.post - b.post).norm() < 1e-9, "post-impact states differ at t = {}", a.t);
+            // μ before/after are the momenta of the reconstructed states: μ₁ = m r² θ̇, μ₂ = m k² φ̇.
+            let mu = |x: &SVector<f64, 6>| [d.m * x[0] * x[0] * x[4], d.m * d.k * d.k * x[5]];
+            for k in 0..2 {
+                assert!((j.before[k] - mu(&b.pre)[k]).abs() < 1e-9 && (j.after[k] - mu(&b.post)[k]).abs() < 1e-9);
+            }
+        }
+        let (ta, _, xa) = reduced.last().unwrap();
+        let (tb, _, xb) = full.last().unwrap();
+        assert!((ta - tb).abs() < 1e-12 && (xa - xb).norm() < 1e-8 * (1.0 + xb.norm()), "final states differ");
+    }
+    let d = PolarDisk { m: 1.0, rr: 0.1, k: 0.1 / 2f64.sqrt(), h: 0.6, c: 1.0, e: 1.0 };
+    let (_, jumps) = d.simulate_disk_radial(polar_start(&d, (0.5, 0.3, 0.0, 0.1, 0.8, 1.0)), 0.0..2.0, &opts).unwrap();
+    // The digest's reference impacts for this run (E1.6, c = 1, e = 1).
+    let reference = [(0.261664, (-0.38789767, 0.00171591)), (0.892120, (0.33609974, 0.01070277)), (1.667785, (-0.26478335, -0.00071210))];
+    for (j, (t, (m1, m2))) in jumps.iter().zip(reference) {
+        assert!((j.t - t).abs() < 1e-6 && (j.after[0] - m1).abs() < 1e-7 && (j.after[1] - m2).abs() < 1e-7, "{j:?}");
+    }
+}
+
+#[test]
+fn reduced_disk_momentum_jumps_follow_the_corrected_law_on_the_switching_surface() {
+    // c = 0 and a rolling start: every impact lies on the paper's S, where (digest erratum)
+    // μ₁⁺ = −e μ₁⁻ − (1+e) R² μ₂/k² at y = R and −e μ₁⁻ − (1+e) R (h−R) μ₂/k² at y = h − R; μ₂ is kept.
+    let d = PolarDisk { m: 1.0, rr: 0.1, k: 0.1 / 2f64.sqrt(), h: 0.6, c: 0.0, e: 0.8 };
+    let x0 = polar_start(&d, (0.5, 0.3, 0.0, 0.1, 0.8, 1.0));
+    let opts = routh::runtime::HybridOptions { ode: tight(), ..Default::default() };
+    let (_, jumps) = d.simulate_disk_radial(x0, 0.0..2.7, &opts).unwrap();
+    let expected_mu1 = [0.37, -0.386, 0.2908, -0.32264, 0.240112];
+    assert_eq!(jumps.len(), 4);
+    for (i, j) in jumps.iter().enumerate() {
+        let y_wall = if j.guard == "floor" { d.rr } else { d.h - d.rr };
+        let law = -d.e * j.before[0] - (1.0 + d.e) * d.rr * y_wall * j.before[1] / (d.k * d.k);
+        assert!((j.after[0] - law).abs() < 1e-9, "μ₁⁺ = {} vs {law}", j.after[0]);
+        assert!((j.after[1] - j.before[1]).abs() < 1e-12);
+        assert!((j.before[0] - expected_mu1[i]).abs() < 1e-9 && (j.after[0] - expected_mu1[i + 1]).abs() < 1e-9);
+    }
+}

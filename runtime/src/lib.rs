@@ -60,7 +60,7 @@ pub use error::{FieldError, SimError, SingularMatrix};
 pub use events::{Direction, Event, EventRecord};
 pub use field::{FD_STEP, VectorField, jacobian_fd};
 pub use hybrid::{
-    HybridOptions, HybridStop, HybridSystem, HybridTrajectory, ImpactRecord, simulate_hybrid,
+    HybridOptions, HybridStop, HybridSystem, HybridTrajectory, ImpactRecord, MomentumJump, simulate_hybrid,
 };
 pub use integrate::integrate;
 pub use linalg::{solve_general, solve_mass, solve_mass_columns};

@@ -111,7 +111,11 @@ pub fn emit(full: &Model, red: &Reduced, api: TokenStream) -> TokenStream {
         cyclic_names.join(", ")
     );
 
+    let hybrid = if full.impacts.is_empty() { TokenStream::new() } else { hybrid(full, red, &reduce_fn) };
+
     quote! {
+        #hybrid
+
         #struct_doc
         #[derive(Debug, Clone, Copy, PartialEq)]
         #vis struct #name {
@@ -211,6 +215,150 @@ pub fn emit(full: &Model, red: &Reduced, api: TokenStream) -> TokenStream {
                 #( xr[#kr] = x[#kept_q]; )*
                 #( xr[#kr_v] = x[#kept_v]; )*
                 (reduced, xr, [#( x[#cyc] ),*])
+            }
+        }
+    }
+}
+
+/// Hybrid Routh reduction for a model with impacts: the reduced state, the cyclic positions and μ
+/// form an augmented state (μ̇ = 0 between impacts); guards are evaluated on the reconstructed full
+/// state (they need not be invariant); at an impact the full law is applied and the post-impact
+/// state reduced again, giving the new μ.
+fn hybrid(full: &Model, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream {
+    let rm = &red.model;
+    let name = &rm.name;
+    let full_name = &full.name;
+    let vis = &full.vis;
+    let nr = rm.dof();
+    let dr = 2 * nr;
+    let d = 2 * full.dof();
+    let k = red.cyclic.len();
+    let dz = dr + 2 * k;
+    let wrapper = format_ident!("{name}Hybrid");
+    let sim_fn = format_ident!("simulate_{reduce_fn}");
+    let orig_params: Vec<&syn::Ident> = full.parameters.iter().collect();
+    let mu_fields: Vec<&syn::Ident> = rm.parameters[full.parameters.len()..].iter().collect();
+    let mu_idx: Vec<usize> = (0..k).map(|c| dr + k + c).collect();
+    let doc = format!(
+        " Hybrid Routh reduction of [`{full_name}`] through [`{name}`]: integrates the reduced system at fixed μ \
+         between impacts (reconstructing the cyclic coordinates alongside), evaluates the guards on the \
+         reconstructed state, applies the full impact law at each impact and continues at the new μ \
+         (seed 000 §4.1). Returns the reconstructed trajectory of the full model and the μ jumps."
+    );
+    let sv = |n: usize| quote! { ::routh::nalgebra::SVector<f64, #n> };
+    let (zt, xt, rt) = (sv(dz), sv(d), sv(dr));
+    quote! {
+        /// Augmented hybrid system of a hybrid Routh reduction (state: reduced state, cyclic
+        /// positions, μ). Used by the generated `simulate_*` method.
+        #[doc(hidden)]
+        #vis struct #wrapper<'a>(pub &'a #full_name);
+
+        #[automatically_derived]
+        impl #wrapper<'_> {
+            fn split(&self, z: &#zt) -> (#name, #rt, [f64; #k]) {
+                let reduced = #name { #( #orig_params: self.0.#orig_params, )* #( #mu_fields: z[#mu_idx], )* };
+                let x = <#rt>::from_fn(|i, _| z[i]);
+                let theta: [f64; #k] = ::core::array::from_fn(|c| z[#dr + c]);
+                (reduced, x, theta)
+            }
+            fn full_state(&self, t: f64, z: &#zt) -> #xt {
+                let (reduced, x, theta) = self.split(z);
+                reduced.reconstruct(t, &x, theta)
+            }
+            fn augment(&self, t: f64, full: &#xt) -> #zt {
+                let (reduced, x, theta) = self.0.#reduce_fn(t, full);
+                let mu = [#( reduced.#mu_fields ),*];
+                let mut z = <#zt>::zeros();
+                for i in 0..#dr { z[i] = x[i]; }
+                for c in 0..#k {
+                    z[#dr + c] = theta[c];
+                    z[#dr + #k + c] = mu[c];
+                }
+                z
+            }
+        }
+
+        #[automatically_derived]
+        impl ::routh::runtime::HybridSystem<#dz> for #wrapper<'_> {
+            fn mode_name(&self, mode: usize) -> &'static str { "" }
+            fn mode_field(&self, mode: usize, t: f64, z: &#zt) -> ::core::result::Result<#zt, ::routh::runtime::FieldError> {
+                let (reduced, x, _) = self.split(z);
+                let dx = ::routh::runtime::VectorField::field(&reduced, t, &x)?;
+                let w = reduced.cyclic_velocities(t, &x);
+                let mut dz = <#zt>::zeros();
+                for i in 0..#dr { dz[i] = dx[i]; }
+                for c in 0..#k { dz[#dr + c] = w[c]; }
+                Ok(dz)
+            }
+            fn guard_count(&self, mode: usize) -> usize { ::routh::runtime::HybridSystem::<#d>::guard_count(self.0, 0) }
+            fn guard_name(&self, mode: usize, guard: usize) -> &'static str {
+                ::routh::runtime::HybridSystem::<#d>::guard_name(self.0, 0, guard)
+            }
+            fn guard(&self, mode: usize, guard: usize, t: f64, z: &#zt) -> f64 {
+                ::routh::runtime::HybridSystem::<#d>::guard(self.0, 0, guard, t, &self.full_state(t, z))
+            }
+            fn guard_rate(&self, mode: usize, guard: usize, t: f64, z: &#zt) -> f64 {
+                ::routh::runtime::HybridSystem::<#d>::guard_rate(self.0, 0, guard, t, &self.full_state(t, z))
+            }
+            fn reset(&self, mode: usize, guard: usize, t: f64, z: &#zt)
+                -> ::core::result::Result<(usize, #zt), ::routh::runtime::FieldError>
+            {
+                let (_, post) = ::routh::runtime::HybridSystem::<#d>::reset(self.0, 0, guard, t, &self.full_state(t, z))?;
+                Ok((0, self.augment(t, &post)))
+            }
+            fn mode_energy(&self, mode: usize, t: f64, z: &#zt) -> f64 {
+                self.0.energy(t, &self.full_state(t, z))
+            }
+        }
+
+        #[automatically_derived]
+        impl #full_name {
+            #[doc = #doc]
+            ///
+            /// # Errors
+            /// As `simulate`.
+            pub fn #sim_fn(&self, x0: #xt, span: ::core::ops::Range<f64>, options: &::routh::runtime::HybridOptions)
+                -> ::core::result::Result<
+                    (::routh::runtime::HybridTrajectory<#d>, ::std::vec::Vec<::routh::runtime::MomentumJump<#k>>),
+                    ::routh::runtime::SimError,
+                >
+            {
+                let system = #wrapper(self);
+                let z0 = system.augment(span.start, &x0);
+                let traj = ::routh::runtime::simulate_hybrid(&system, 0, z0, span, options)?;
+                let mu = |z: &#zt| -> [f64; #k] { ::core::array::from_fn(|c| z[#dr + #k + c]) };
+                let jumps = traj
+                    .impacts
+                    .iter()
+                    .map(|i| ::routh::runtime::MomentumJump { t: i.t, guard: i.guard, before: mu(&i.pre), after: mu(&i.post) })
+                    .collect();
+                let states = traj.times.iter().zip(&traj.states).map(|(&t, z)| system.full_state(t, z)).collect();
+                let impacts = traj
+                    .impacts
+                    .iter()
+                    .map(|i| ::routh::runtime::ImpactRecord {
+                        t: i.t,
+                        guard: i.guard,
+                        guard_index: i.guard_index,
+                        mode_before: i.mode_before,
+                        mode_after: i.mode_after,
+                        rate: i.rate,
+                        pre: system.full_state(i.t, &i.pre),
+                        post: system.full_state(i.t, &i.post),
+                        energy_before: i.energy_before,
+                        energy_after: i.energy_after,
+                    })
+                    .collect();
+                let full = ::routh::runtime::HybridTrajectory {
+                    times: traj.times,
+                    states,
+                    modes: traj.modes,
+                    impacts,
+                    stop: traj.stop,
+                    stats: traj.stats,
+                    initial_mode: traj.initial_mode,
+                };
+                Ok((full, jumps))
             }
         }
     }
