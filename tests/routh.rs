@@ -207,3 +207,126 @@ fn reduced_disk_momentum_jumps_follow_the_corrected_law_on_the_switching_surface
         assert!((j.before[0] - expected_mu1[i]).abs() < 1e-9 && (j.after[0] - expected_mu1[i + 1]).abs() < 1e-9);
     }
 }
+
+/// Seed 000 Example 3 in polar form: time-dependent Lagrangian (Caldirola–Kanai factor), force
+/// F^L = 2c e^{ct/m} r³ θ̇ dr (so Q_r = −2c e^{ct/m} r³ θ̇), shrinking wall r² ≤ f(t) = 2 − e^{t/10}
+/// (the radius is √f, digest erratum), elastic. θ is cyclic: the cosymplectic Routh reduction.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(r, th),
+    define(decay = (c / m * t).exp()),
+    lagrangian = m / 2 * decay * (dot(r).powi(2) + (r * dot(th)).powi(2)),
+    force(r = -2 * c * decay * r.powi(3) * dot(th)),
+    impact(name = wall, guard = 2 - (t / 10).exp() - r.powi(2), law = restitution(1)),
+    symmetry(cyclic(th)),
+    reduce(routh(th), name = BilliardRadial),
+)]
+struct PolarBilliard {
+    m: f64,
+    c: f64,
+}
+
+#[test]
+fn time_dependent_billiard_reduces_to_the_papers_radial_equation() {
+    let b = PolarBilliard { m: 1.0, c: 0.1 };
+    // The paper's rounded polar initial conditions.
+    let x0 = b.state([0.5590, 1.1071], [2.8621, -3.0400]);
+    let (red, _, _) = b.billiard_radial(0.0, &x0);
+    let mu = red.mu_th;
+    assert!((mu - b.m * 0.5590f64.powi(2) * -3.04).abs() < 1e-12, "μ = m e^{{ct/m}} r² θ̇ at t = 0");
+    // Reduced equation (paper, verified in the digest):
+    // r̈ = μ² e^{−2ct/m}/(m² r³) − 2c r μ e^{−ct/m}/m² − (c/m) ṙ.
+    let mut rng = common::Rng::new(71);
+    for _ in 0..10 {
+        let (t, r, rd) = (rng.uniform(0.0, 5.0), rng.uniform(0.2, 1.0), rng.uniform(-3.0, 3.0));
+        let a = red.accelerations(t, &SVector::<f64, 2>::new(r, rd)).unwrap()[0];
+        let (m, c) = (b.m, b.c);
+        let expected = mu * mu * (-2.0 * c * t / m).exp() / (m * m * r.powi(3)) - 2.0 * c * r * mu * (-c * t / m).exp() / (m * m) - c / m * rd;
+        assert!((a - expected).abs() < 1e-11 * (1.0 + expected.abs()), "r̈ = {a} vs {expected}");
+    }
+    // Hybrid reduction: the wall is rotation invariant, so μ is a hybrid momentum map (unchanged).
+    let opts = routh::runtime::HybridOptions { ode: tight(), ..Default::default() };
+    let (reduced, jumps) = b.simulate_billiard_radial(x0, 0.0..5.0, &opts).unwrap();
+    let full = b.simulate(x0, 0.0..5.0, &opts).unwrap();
+    assert_eq!(jumps.len(), 10, "digest E3.5: 10 impacts in [0, 5] for c = 0.1");
+    let first = [0.141872, 0.711817, 1.276603, 1.831475, 2.371242, 2.890492, 3.383876, 3.846452];
+    for ((j, t), (a, f)) in jumps.iter().zip(first).zip(reduced.impacts.iter().zip(&full.impacts)) {
+        assert!((j.t - t).abs() < 2e-6, "impact at {} vs {t}", j.t);
+        assert!((j.after[0] - j.before[0]).abs() < 1e-12 && (j.before[0] - mu).abs() < 1e-9);
+        assert!((a.t - f.t).abs() < 1e-9 && (a.post - f.post).norm() < 1e-9);
+    }
+    let (_, _, xa) = reduced.last().unwrap();
+    let (_, _, xb) = full.last().unwrap();
+    assert!((xa - xb).norm() < 1e-8, "final states: reduced {xa} vs full {xb}");
+}
+
+/// Seed 000 Example 4: the disk of Example 1 with a moving upper wall y = f(t) − R,
+/// f(t) = 0.6 + 0.05 sin 2t (digest §4.4). Paper-literal law: ẏ reverses as if the wall were at rest
+/// (the one-form dy has no dt part).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, phi),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2) + k.powi(2) * dot(phi).powi(2)),
+    impact(name = floor, guard = y - rr, law = restitution(dy: e, dx - rr * dphi: 0)),
+    impact(name = ceiling, guard = 0.6 + 0.05 * (2 * t).sin() - rr - y, law = restitution(dy: e, dx - rr * dphi: 0)),
+    symmetry(cyclic(phi)),
+)]
+struct MovingWallLiteral {
+    m: f64,
+    rr: f64,
+    k: f64,
+    e: f64,
+}
+
+/// The physical variant: the normal row is the guard's own differential dh = −dy + ḟ dt, so the
+/// velocity relative to the moving wall reverses (ẏ⁺ = 2ḟ − ẏ⁻ for e = 1).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, phi),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2) + k.powi(2) * dot(phi).powi(2)),
+    impact(name = floor, guard = y - rr, law = restitution(e, dx - rr * dphi: 0)),
+    impact(name = ceiling, guard = 0.6 + 0.05 * (2 * t).sin() - rr - y, law = restitution(e, dx - rr * dphi: 0)),
+    symmetry(cyclic(phi)),
+)]
+struct MovingWallPhysical {
+    m: f64,
+    rr: f64,
+    k: f64,
+    e: f64,
+}
+
+#[test]
+fn moving_wall_paper_literal_and_physical_laws() {
+    let (m, rr, k, e) = (1.0, 0.1, 0.1 / 2f64.sqrt(), 1.0);
+    let literal = MovingWallLiteral { m, rr, k, e };
+    let physical = MovingWallPhysical { m, rr, k, e };
+    let opts = routh::runtime::HybridOptions { ode: tight(), ..Default::default() };
+    // Rolling start (ẋ = R φ̇), so impacts lie on the paper's S.
+    let x0 = [0.5, 0.3, 0.0];
+    let v0 = [0.1, 0.8, 1.0];
+    let lit = literal.simulate(literal.state(x0, v0), 0.0..3.0, &opts).unwrap();
+    let phy = physical.simulate(physical.state(x0, v0), 0.0..3.0, &opts).unwrap();
+    let f_dot = |t: f64| 0.1 * (2.0 * t).cos();
+    let mu1 = |x: &SVector<f64, 6>| m * (x[0] * x[4] - x[1] * x[3]);
+    let mu2 = |x: &SVector<f64, 6>| m * k * k * x[5];
+    let mut ceilings = 0;
+    for imp in lit.impacts.iter().filter(|i| i.guard == "ceiling") {
+        ceilings += 1;
+        // Paper-literal: ẏ⁺ = −ẏ⁻, no energy change on S, and μ₁⁺ = −μ₁⁻ − 2R(f(τ)−R)μ₂/k².
+        assert!((imp.post[4] + imp.pre[4]).abs() < 1e-12);
+        assert!((imp.energy_after - imp.energy_before).abs() < 1e-12);
+        let f = 0.6 + 0.05 * (2.0 * imp.t).sin();
+        let law = -mu1(&imp.pre) - 2.0 * rr * (f - rr) * mu2(&imp.pre) / (k * k);
+        assert!((mu1(&imp.post) - law).abs() < 1e-9, "μ₁⁺ = {} vs {law}", mu1(&imp.post));
+    }
+    let mut physical_ceilings = 0;
+    for imp in phy.impacts.iter().filter(|i| i.guard == "ceiling") {
+        physical_ceilings += 1;
+        // Physical: the relative normal velocity reverses and the moving wall does work.
+        assert!((imp.post[4] - (2.0 * f_dot(imp.t) - imp.pre[4])).abs() < 1e-12);
+        let de = imp.energy_after - imp.energy_before;
+        let expected = 0.5 * m * (imp.post[4].powi(2) - imp.pre[4].powi(2));
+        assert!((de - expected).abs() < 1e-12 && de.abs() > 1e-6, "energy change {de}");
+    }
+    assert!(ceilings >= 2 && physical_ceilings >= 2);
+}
