@@ -43,6 +43,53 @@
 //! | `define(name = expr, ...)` | named intermediate expressions, usable in any later expression (any order; cycles are errors) |
 //! | `lagrangian = expr` | L(t, q, q̇) |
 //! | `force(q1 = expr, ...)` | components Qᵢ of the external force one-form Σ Qᵢ dqᵢ; they enter as d/dt ∂L/∂q̇ − ∂L/∂q = Q |
+//! | `impact(name = n, guard = h, law = ...)` | a unilateral constraint h(t, q) ≥ 0 and its impact law (below) |
+//! | `mode(name, items...)` | a mode with its own coordinates, Lagrangian, forces and impacts (omitted items are inherited from the top level) |
+//! | `transition(a -> b, name = n, guard = h, law = ...)` | a guarded switch from mode `a` to mode `b` |
+//! | `symmetry(cyclic(q), name = generator(q = ξ(q), ...), ...)` | infinitesimal symmetries, proved at compile time |
+//! | `reduce(routh(q, ...), name = Type)` | Routh reduction over cyclic coordinates into a generated type |
+//!
+//! Impact laws: `restitution(e)` (Newton's law along the guard normal with the kinetic metric,
+//! relative to a moving wall), `restitution(form: e, ...)` (one-forms such as `dy` or
+//! `dx - r * dphi`, each with its coefficient; `dt` terms give moving constraints),
+//! `map(dot(q) = expr, ...)` (explicit post-impact velocities), and for transitions
+//! `reset(q = expr, dot(q) = expr, ...)` (a chart change into the target mode; same-named
+//! components carry over). A restitution law solves `[M −Aᵀ; A 0][q̇⁺; λ] = [M q̇⁻; −E(Aq̇⁻ + b) − b]`
+//! numerically at the impact; every reset has a generated Jacobian. Models with impacts or modes
+//! simulate with [`runtime::HybridOptions`] and return a [`runtime::HybridTrajectory`] recording
+//! every impact, with Zeno accumulation, stuck contacts and the impact limit as stop reasons.
+//!
+//! Symmetries: the lifted generator must annihilate L (else a compile error showing the residual
+//! ξᶜ(L)); each gets `<name>_momentum` (J = ∂L/∂q̇·ξ) and `<name>_momentum_rate` (dJ/dt = ⟨Q, ξ⟩),
+//! documented with the conservation or balance law and, per impact, whether J is preserved.
+//! A reduction generates a model type whose fields are the parameters plus the momenta `mu_<q>`,
+//! with the whole API (its Lagrangian is the Routhian), `cyclic_velocities` and
+//! `simulate_reconstructed`; the full model gets `<type_in_snake_case>(t, x)` to reduce a state, and,
+//! if it has impacts, `simulate_<type_in_snake_case>` for hybrid reduction.
+//!
+//! ```
+//! use routh::prelude::*;
+//!
+//! /// Kepler problem in polar coordinates; the angle is cyclic.
+//! #[derive(Mechanics)]
+//! #[mechanics(
+//!     coordinates(r, phi),
+//!     lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(phi)).powi(2)) + k / r,
+//!     symmetry(cyclic(phi)),
+//!     reduce(routh(phi), name = Radial),
+//! )]
+//! struct Kepler { m: f64, k: f64 }
+//!
+//! let kepler = Kepler { m: 1.0, k: 1.0 };
+//! let x = kepler.state([1.0, 0.0], [0.0, 1.2]);
+//! // The Routhian at μ = m r² φ̇: R = m ṙ²/2 − μ²/(2 m r²) + k/r.
+//! let (radial, xr, phi) = kepler.radial(0.0, &x);
+//! assert!((radial.mu_phi - 1.2).abs() < 1e-15);
+//! let expected = -1.2f64.powi(2) / 2.0 + 1.0;
+//! assert!((radial.lagrangian(0.0, &xr) - expected).abs() < 1e-15);
+//! assert_eq!(kepler.phi_momentum(0.0, &x), radial.mu_phi);
+//! # let _ = phi;
+//! ```
 //!
 //! Expressions are Rust expression syntax:
 //! - integer and float literals, converted to **exact** rationals (`0.1` is 1/10);
@@ -76,6 +123,7 @@ pub mod prelude {
     pub use crate::Mechanics;
     pub use crate::nalgebra::{SMatrix, SVector};
     pub use crate::runtime::{
-        Direction, Event, EventRecord, FieldError, Options, Output, SimError, StopReason, Trajectory, VectorField,
+        Direction, Event, EventRecord, FieldError, HybridOptions, HybridStop, HybridTrajectory, ImpactRecord,
+        MomentumJump, Options, Output, SimError, StopReason, Trajectory, VectorField,
     };
 }
