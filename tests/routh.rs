@@ -330,3 +330,33 @@ fn moving_wall_paper_literal_and_physical_laws() {
     }
     assert!(ceilings >= 2 && physical_ceilings >= 2);
 }
+
+#[test]
+fn reduced_disk_flight_is_the_closed_form_oscillator() {
+    // Digest, Example 1, derived insight 1: for fixed μ₁ the force is conservative and the flight is
+    // the isotropic oscillator m ẍ = −(2cμ₁/m) x (κ = 2cμ₁/m² > 0 here): x(t) = x₀ cos ωt + (ẋ₀/ω) sin ωt.
+    // (Energy does not decrease: the "dissipative" force has no definite power.)
+    let d = PolarDisk { m: 1.0, rr: 0.1, k: 0.1 / 2f64.sqrt(), h: 0.6, c: 1.0, e: 1.0 };
+    let start = (0.5, 0.3, 0.0, 0.1, 0.8, 1.0);
+    let x0 = polar_start(&d, start);
+    let (red, xr0, angles0) = d.disk_radial(0.0, &x0);
+    let kappa = 2.0 * d.c * red.mu_th / (d.m * d.m);
+    assert!(kappa > 0.0);
+    let w = kappa.sqrt();
+    let times: Vec<f64> = (1..=10).map(|i| 0.025 * i as f64).collect(); // before the first impact at 0.2617
+    let opts = tight().output(Output::Times(times.clone()));
+    let sol = red.simulate_reconstructed(xr0, angles0, 0.0..0.25, &opts).unwrap();
+    for (t, x) in sol.iter() {
+        let (r, th, rd, thd) = (x[0], x[1], x[3], x[4]);
+        let (xc, yc) = (r * th.cos(), r * th.sin());
+        let (vx, vy) = (rd * th.cos() - r * thd * th.sin(), rd * th.sin() + r * thd * th.cos());
+        let ex = start.0 * (w * t).cos() + start.3 / w * (w * t).sin();
+        let ey = start.1 * (w * t).cos() + start.4 / w * (w * t).sin();
+        assert!((xc - ex).abs() < 1e-10 && (yc - ey).abs() < 1e-10, "t = {t}: ({xc}, {yc}) vs ({ex}, {ey})");
+        // The flight invariant (m/2)|v|² + (cμ₁/m)|x|² is constant.
+        let ef = 0.5 * d.m * (vx * vx + vy * vy) + d.c * red.mu_th / d.m * (xc * xc + yc * yc);
+        let e0 = 0.5 * d.m * (start.3 * start.3 + start.4 * start.4) + d.c * red.mu_th / d.m * (start.0 * start.0 + start.1 * start.1);
+        assert!((ef - e0).abs() < 1e-10);
+    }
+    assert_eq!(sol.len(), times.len());
+}
