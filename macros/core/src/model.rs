@@ -166,6 +166,10 @@ impl Model {
         }
         let dq: Vec<Expr> = coordinates.iter().map(|c| arena.symbol(&format!("d:{c}"))).collect();
         let dt = arena.symbol("d:t");
+        for (i, &d) in dq.iter().enumerate() {
+            roles.insert(d, Role::Differential(i));
+        }
+        roles.insert(dt, Role::TimeDifferential);
         Model {
             name,
             owner,
@@ -249,22 +253,9 @@ impl Model {
         let qd: Vec<Expr> = raw.coordinates.iter().map(|c| arena.symbol(&format!("v:{c}"))).collect();
         let qdd: Vec<Expr> = raw.coordinates.iter().map(|c| arena.symbol(&format!("a:{c}"))).collect();
         let params: Vec<Expr> = parameters.iter().map(|p| arena.symbol(&format!("p:{p}"))).collect();
-        let mut roles = FxHashMap::default();
-        roles.insert(t, Role::Time);
-        for i in 0..q.len() {
-            roles.insert(q[i], Role::Coordinate(i));
-            roles.insert(qd[i], Role::Velocity(i));
-            roles.insert(qdd[i], Role::Acceleration(i));
-        }
-        for (i, &p) in params.iter().enumerate() {
-            roles.insert(p, Role::Parameter(i));
-        }
+        // The differentials dq, dt of one-forms (roles assigned by `assemble`, same hash-consed symbols).
         let dq: Vec<Expr> = raw.coordinates.iter().map(|c| arena.symbol(&format!("d:{c}"))).collect();
         let dt = arena.symbol("d:t");
-        for (i, &d) in dq.iter().enumerate() {
-            roles.insert(d, Role::Differential(i));
-        }
-        roles.insert(dt, Role::TimeDifferential);
         let syms = Symbols { t, q, qd, params };
 
         let (lagrangian, lagrangian_tokens, force, impacts, symmetries, reductions) = {
@@ -342,25 +333,23 @@ impl Model {
             (lagrangian.unwrap_or(zero), quote::quote!(#lag_kw = #lag_expr), force, impacts, symmetries, reductions)
         };
 
-        Ok(Model {
-            name: name.clone(),
+        let mut model = Model::assemble(
+            name.clone(),
             owner,
-            parameters,
-            coordinates: raw.coordinates,
+            vis.clone(),
             arena,
+            raw.coordinates,
+            parameters,
             syms,
             qdd,
             lagrangian,
             lagrangian_tokens,
             force,
-            dq,
-            dt,
-            impacts,
-            symmetries,
-            reductions,
-            vis: vis.clone(),
-            roles,
-        })
+        );
+        model.impacts = impacts;
+        model.symmetries = symmetries;
+        model.reductions = reductions;
+        Ok(model)
     }
 }
 
