@@ -9,31 +9,42 @@ use routh_runtime::{
 };
 
 // ---------------------------------------------------------------------------------------------
-// Bouncing ball: x = (height, vertical velocity), floor y ≥ 0, restitution e.
+// A particle on a line, x = (position, velocity), with acceleration a₀ − k·position, one guard
+// sign·(position − at) ≥ 0 and a reset that multiplies the velocity by `factor`: the bouncing ball,
+// an oscillator against a stop, a grazing approach, and a reset that does nothing.
 
-struct Ball {
-    g: f64,
-    e: f64,
+struct Bounce {
+    a0: f64,
+    k: f64,
+    sign: f64,
+    at: f64,
+    factor: f64,
+    guard: &'static str,
 }
 
-impl HybridSystem<2> for Ball {
+/// Bouncing ball: floor y ≥ 0, gravity g, restitution e.
+fn ball(g: f64, e: f64) -> Bounce {
+    Bounce { a0: -g, k: 0.0, sign: 1.0, at: 0.0, factor: -e, guard: "floor" }
+}
+
+impl HybridSystem<2> for Bounce {
     fn mode_name(&self, _mode: usize) -> &'static str {
-        "flight"
+        "line"
     }
     fn mode_field(&self, _m: usize, _t: f64, x: &Vector2<f64>) -> Result<Vector2<f64>, FieldError> {
-        Ok(Vector2::new(x[1], -self.g))
+        Ok(Vector2::new(x[1], self.a0 - self.k * x[0]))
     }
     fn guard_count(&self, _mode: usize) -> usize {
         1
     }
     fn guard_name(&self, _mode: usize, _guard: usize) -> &'static str {
-        "floor"
+        self.guard
     }
     fn guard(&self, _m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> f64 {
-        x[0]
+        self.sign * (x[0] - self.at)
     }
     fn guard_rate(&self, _m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> f64 {
-        x[1]
+        self.sign * x[1]
     }
     fn reset(
         &self,
@@ -42,10 +53,10 @@ impl HybridSystem<2> for Ball {
         _t: f64,
         x: &Vector2<f64>,
     ) -> Result<(usize, Vector2<f64>), FieldError> {
-        Ok((m, Vector2::new(x[0], -self.e * x[1])))
+        Ok((m, Vector2::new(x[0], self.factor * x[1])))
     }
     fn mode_energy(&self, _m: usize, _t: f64, x: &Vector2<f64>) -> f64 {
-        0.5 * x[1] * x[1] + self.g * x[0]
+        0.5 * x[1] * x[1] - self.a0 * x[0] + 0.5 * self.k * x[0] * x[0]
     }
 }
 
@@ -67,7 +78,7 @@ fn ball_impacts(h0: f64, g: f64, e: f64, n: usize) -> Vec<f64> {
 #[test]
 fn bouncing_ball_zeno() {
     let (g, e, h0) = (9.81, 0.8, 1.0);
-    let ball = Ball { g, e };
+    let ball = ball(g, e);
     let traj = simulate_hybrid(&ball, 0, Vector2::new(h0, 0.0), 0.0..10.0, &tight()).unwrap();
     let t1 = (2.0 * h0 / g).sqrt();
     let exact = ball_impacts(h0, g, e, traj.impacts.len());
@@ -113,7 +124,7 @@ fn bouncing_ball_zeno() {
 #[test]
 fn elastic_ball_keeps_energy_over_1000_bounces() {
     let (g, h0) = (9.81, 1.0);
-    let ball = Ball { g, e: 1.0 };
+    let ball = ball(g, 1.0);
     let t1 = (2.0 * h0 / g).sqrt();
     let t_end = 1999.5 * t1;
     let traj = simulate_hybrid(&ball, 0, Vector2::new(h0, 0.0), 0.0..t_end, &tight()).unwrap();
@@ -135,7 +146,7 @@ fn elastic_ball_keeps_energy_over_1000_bounces() {
 #[test]
 fn interval_output_spans_impacts() {
     let (g, e, h0) = (9.81, 0.8, 1.0);
-    let ball = Ball { g, e };
+    let ball = ball(g, e);
     let opts = tight().output(Output::Interval(0.01));
     let traj = simulate_hybrid(&ball, 0, Vector2::new(h0, 0.0), 0.0..2.0, &opts).unwrap();
     assert_eq!(traj.stop, HybridStop::Finished);
@@ -181,7 +192,7 @@ fn interval_output_spans_impacts() {
 
 #[test]
 fn impact_limit() {
-    let ball = Ball { g: 9.81, e: 0.9 };
+    let ball = ball(9.81, 0.9);
     let opts = tight()
         .max_impacts(5)
         .zeno(ZenoOptions::default().enabled(false));
@@ -203,7 +214,7 @@ fn impact_limit() {
 fn zeno_without_detection_does_not_hang() {
     // With detection off, the accumulation ends by the impact limit or as a persistent
     // contact — never by hanging or falling through the floor.
-    let ball = Ball { g: 9.81, e: 0.5 };
+    let ball = ball(9.81, 0.5);
     let opts = tight()
         .max_impacts(10_000)
         .zeno(ZenoOptions::default().enabled(false));
@@ -224,7 +235,7 @@ fn zeno_without_detection_does_not_hang() {
 
 #[test]
 fn plastic_impact_under_gravity_is_stuck() {
-    let ball = Ball { g: 9.81, e: 0.0 };
+    let ball = ball(9.81, 0.0);
     let traj = simulate_hybrid(&ball, 0, Vector2::new(1.0, 0.0), 0.0..5.0, &tight()).unwrap();
     let t1 = (2.0 / 9.81f64).sqrt();
     let HybridStop::Stuck { t, guard } = traj.stop else {
@@ -260,10 +271,7 @@ fn randomized_balls_never_panic_or_fall_through() {
     };
     for _ in 0..200 {
         let e = [0.0, 1.0, rnd(), 1e-3 * rnd(), 1.0 - 1e-3 * rnd()][(rnd() * 5.0) as usize];
-        let ball = Ball {
-            g: 0.1 + 20.0 * rnd(),
-            e,
-        };
+        let ball = ball(0.1 + 20.0 * rnd(), e);
         let y0 = [0.0, 1e-13, rnd(), 100.0 * rnd()][(rnd() * 4.0) as usize];
         let v0 = (rnd() - 0.5) * 20.0;
         let opts = tight()
@@ -284,51 +292,16 @@ fn randomized_balls_never_panic_or_fall_through() {
             }
             Err(err) => panic!(
                 "t_end = {t_end}, e = {e}, g = {}, y0 = {y0}, v0 = {v0}, {opts:?}: {err}",
-                ball.g
+                -ball.a0
             ),
         }
     }
 }
 
 /// A reset that does not change the state (in the same mode) leaves the guard approaching.
-struct NoOpReset;
-
-impl HybridSystem<2> for NoOpReset {
-    fn mode_name(&self, _mode: usize) -> &'static str {
-        "flight"
-    }
-    fn mode_field(&self, _m: usize, _t: f64, x: &Vector2<f64>) -> Result<Vector2<f64>, FieldError> {
-        Ok(Vector2::new(x[1], -1.0))
-    }
-    fn guard_count(&self, _mode: usize) -> usize {
-        1
-    }
-    fn guard_name(&self, _mode: usize, _guard: usize) -> &'static str {
-        "floor"
-    }
-    fn guard(&self, _m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> f64 {
-        x[0]
-    }
-    fn guard_rate(&self, _m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> f64 {
-        x[1]
-    }
-    fn reset(
-        &self,
-        m: usize,
-        _g: usize,
-        _t: f64,
-        x: &Vector2<f64>,
-    ) -> Result<(usize, Vector2<f64>), FieldError> {
-        Ok((m, *x))
-    }
-    fn mode_energy(&self, _m: usize, _t: f64, x: &Vector2<f64>) -> f64 {
-        0.5 * x[1] * x[1] + x[0]
-    }
-}
-
 #[test]
 fn reset_that_keeps_approaching_is_stuck() {
-    let traj = simulate_hybrid(&NoOpReset, 0, Vector2::new(0.5, 0.0), 0.0..5.0, &tight()).unwrap();
+    let traj = simulate_hybrid(&Bounce { a0: -1.0, factor: 1.0, ..ball(1.0, 0.0) }, 0, Vector2::new(0.5, 0.0), 0.0..5.0, &tight()).unwrap();
     let HybridStop::Stuck { t, guard } = traj.stop else {
         panic!("{:?}", traj.stop)
     };
@@ -339,7 +312,7 @@ fn reset_that_keeps_approaching_is_stuck() {
 
 #[test]
 fn initial_contact_approaching_is_an_impact_at_t0() {
-    let ball = Ball { g: 9.81, e: 0.5 };
+    let ball = ball(9.81, 0.5);
     let traj = simulate_hybrid(&ball, 0, Vector2::new(0.0, -2.0), 0.0..0.1, &tight()).unwrap();
     assert_eq!(traj.impacts[0].t, 0.0);
     assert_eq!(traj.impacts[0].post, Vector2::new(0.0, 1.0));
@@ -793,43 +766,10 @@ fn two_mode_period_matches_closed_form() {
 // Grazing: the trajectory touches h = 0 tangentially.
 
 /// Vertical motion with constant acceleration `acc` and one guard `sign·(y − c) ≥ 0`.
-struct Graze {
-    acc: f64,
-    c: f64,
-    sign: f64,
-}
-
-impl HybridSystem<2> for Graze {
-    fn mode_name(&self, _mode: usize) -> &'static str {
-        "flight"
-    }
-    fn mode_field(&self, _m: usize, _t: f64, x: &Vector2<f64>) -> Result<Vector2<f64>, FieldError> {
-        Ok(Vector2::new(x[1], self.acc))
-    }
-    fn guard_count(&self, _mode: usize) -> usize {
-        1
-    }
-    fn guard_name(&self, _mode: usize, _guard: usize) -> &'static str {
-        "surface"
-    }
-    fn guard(&self, _m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> f64 {
-        self.sign * (x[0] - self.c)
-    }
-    fn guard_rate(&self, _m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> f64 {
-        self.sign * x[1]
-    }
-    fn reset(
-        &self,
-        m: usize,
-        _g: usize,
-        _t: f64,
-        x: &Vector2<f64>,
-    ) -> Result<(usize, Vector2<f64>), FieldError> {
-        Ok((m, Vector2::new(x[0], -0.5 * x[1])))
-    }
-    fn mode_energy(&self, _m: usize, _t: f64, x: &Vector2<f64>) -> f64 {
-        0.5 * x[1] * x[1] - self.acc * x[0]
-    }
+/// A particle accelerated by `acc` towards or along the surface sign·(x − c) = 0; resets halve and
+/// reverse the velocity.
+fn graze(acc: f64, c: f64, sign: f64) -> Bounce {
+    Bounce { a0: acc, k: 0.0, sign, at: c, factor: -0.5, guard: "surface" }
 }
 
 #[test]
@@ -838,19 +778,11 @@ fn grazing_touch_is_harmless() {
     // decelerated down onto a floor (y = (t − 1)², touching 0 at t = 1).
     let cases = [
         (
-            Graze {
-                acc: -10.0,
-                c: 1.25,
-                sign: -1.0,
-            },
+            graze(-10.0, 1.25, -1.0),
             Vector2::new(0.0, 5.0),
         ),
         (
-            Graze {
-                acc: 2.0,
-                c: 0.0,
-                sign: 1.0,
-            },
+            graze(2.0, 0.0, 1.0),
             Vector2::new(1.0, -2.0),
         ),
     ];
@@ -866,7 +798,7 @@ fn grazing_touch_is_harmless() {
             // The motion is unaffected: compare with the free parabola at the end.
             let (t, _, x) = traj.last().unwrap();
             assert_eq!(t, 2.0);
-            let y = x0[0] + x0[1] * t + 0.5 * sys.acc * t * t;
+            let y = x0[0] + x0[1] * t + 0.5 * sys.a0 * t * t;
             assert!((x[0] - y).abs() < 1e-6, "{} vs {y}", x[0]);
             assert!(traj.times.windows(2).all(|w| w[1] >= w[0]));
         }
@@ -876,11 +808,7 @@ fn grazing_touch_is_harmless() {
 #[test]
 fn shallow_crossing_is_an_impact() {
     // The apex overshoots the ceiling by 1e-9: a dip of 2.8e-5 s, well inside one step.
-    let sys = Graze {
-        acc: -10.0,
-        c: 1.25 - 1e-9,
-        sign: -1.0,
-    };
+    let sys = graze(-10.0, 1.25 - 1e-9, -1.0);
     let traj = simulate_hybrid(&sys, 0, Vector2::new(0.0, 5.0), 0.0..1.0, &tight()).unwrap();
     assert_eq!(traj.impacts.len(), 1);
     let imp = &traj.impacts[0];
@@ -1054,7 +982,7 @@ fn invalid_inputs_are_typed_errors() {
 /// Works with `dyn HybridSystem` too.
 #[test]
 fn trait_objects() {
-    let ball: &dyn HybridSystem<2> = &Ball { g: 1.0, e: 0.5 };
+    let ball: &dyn HybridSystem<2> = &ball(1.0, 0.5);
     let traj = simulate_hybrid(
         ball,
         0,
@@ -1071,48 +999,15 @@ fn trait_objects() {
 // the motion is the arc of A cos ω(t − t₀) between two hits, so the impacts come every
 // T = 2 arccos(−s/A)/ω, the first at arccos(−s/A)/ω.
 
-struct Stop {
-    w: f64,
-    s: f64,
-}
-
-impl HybridSystem<2> for Stop {
-    fn mode_name(&self, _mode: usize) -> &'static str {
-        "oscillator"
-    }
-    fn mode_field(&self, _m: usize, _t: f64, x: &Vector2<f64>) -> Result<Vector2<f64>, FieldError> {
-        Ok(Vector2::new(x[1], -self.w * self.w * x[0]))
-    }
-    fn guard_count(&self, _mode: usize) -> usize {
-        1
-    }
-    fn guard_name(&self, _mode: usize, _guard: usize) -> &'static str {
-        "stop"
-    }
-    fn guard(&self, _m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> f64 {
-        x[0] + self.s
-    }
-    fn guard_rate(&self, _m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> f64 {
-        x[1]
-    }
-    fn reset(
-        &self,
-        m: usize,
-        _g: usize,
-        _t: f64,
-        x: &Vector2<f64>,
-    ) -> Result<(usize, Vector2<f64>), FieldError> {
-        Ok((m, Vector2::new(x[0], -x[1])))
-    }
-    fn mode_energy(&self, _m: usize, _t: f64, x: &Vector2<f64>) -> f64 {
-        0.5 * (x[1] * x[1] + self.w * self.w * x[0] * x[0])
-    }
+/// Harmonic oscillator ẍ = −ω² x against an elastic stop at x = −s.
+fn stop(w: f64, s: f64) -> Bounce {
+    Bounce { a0: 0.0, k: w * w, sign: 1.0, at: -s, factor: -1.0, guard: "stop" }
 }
 
 #[test]
 fn oscillator_against_a_stop() {
     let (w, s, amp) = (3.0, 0.4, 1.0);
-    let sys = Stop { w, s };
+    let sys = stop(w, s);
     let traj = simulate_hybrid(&sys, 0, Vector2::new(amp, 0.0), 0.0..50.0, &tight()).unwrap();
     assert_eq!(traj.stop, HybridStop::Finished);
     let first = (-s / amp).acos() / w;
@@ -1140,7 +1035,7 @@ fn oscillator_against_a_stop() {
 #[test]
 fn output_times_across_impacts() {
     let (w, s, amp) = (3.0, 0.4, 1.0);
-    let sys = Stop { w, s };
+    let sys = stop(w, s);
     let first = (-s / amp).acos() / w;
     let period = 2.0 * first;
     let times: Vec<f64> = (0..=40).map(|k| 0.1 * k as f64).collect();
