@@ -25,7 +25,8 @@
 use nalgebra::SVector;
 
 use crate::error::{FieldError, SimError};
-use crate::field::VectorField;
+use crate::options::Tolerances;
+use crate::state::{State, StateField};
 
 // Butcher tableau (Dormand & Prince 1980).
 const C2: f64 = 1.0 / 5.0;
@@ -71,9 +72,10 @@ const D7: f64 = 69997945.0 / 29380423.0;
 /// Order of the error estimator's lower member plus one, used by step-size control.
 pub(crate) const ORDER: f64 = 5.0;
 
-/// The dense output of one accepted step: `u(θ)` on `[t_start, t_end]`.
+/// The dense output of one accepted step: `u(θ)` on `[t_start, t_end]`, for any [`State`].
 ///
-/// Obtained from [`crate::Trajectory::segments`] when [`crate::Options::dense`] is set.
+/// [`DenseSegment<D>`] is the fixed-size case the trajectories store; obtained from
+/// [`crate::Trajectory::segments`] when [`crate::Options::dense`] is set.
 ///
 /// ```
 /// use routh_runtime::{integrate, FieldError, Options, nalgebra::Vector1};
@@ -85,14 +87,17 @@ pub(crate) const ORDER: f64 = 5.0;
 /// # Ok::<(), routh_runtime::SimError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
-pub struct DenseSegment<const D: usize> {
+pub struct Dense<S> {
     t0: f64,
     h: f64,
     t_end: f64,
-    r: [SVector<f64, D>; 5],
+    r: [S; 5],
 }
 
-impl<const D: usize> DenseSegment<D> {
+/// The dense output of one step of a fixed-size state `SVector<f64, D>`.
+pub type DenseSegment<const D: usize> = Dense<SVector<f64, D>>;
+
+impl<S: State> Dense<S> {
     /// Start time of the step.
     #[inline]
     pub fn t_start(&self) -> f64 {
@@ -121,17 +126,19 @@ impl<const D: usize> DenseSegment<D> {
     /// Evaluate the interpolant at time `t`. Outside [`contains`](Self::contains) it
     /// extrapolates the polynomial (accurate only slightly beyond the ends).
     #[inline]
-    pub fn eval(&self, t: f64) -> SVector<f64, D> {
+    pub fn eval(&self, t: f64) -> S {
         self.eval_theta((t - self.t0) / self.h)
     }
     /// Evaluate at the normalised position `θ = (t − t_start)/h`.
     #[inline]
-    pub fn eval_theta(&self, theta: f64) -> SVector<f64, D> {
+    pub fn eval_theta(&self, theta: f64) -> S {
         let t1 = 1.0 - theta;
         let [r1, r2, r3, r4, r5] = &self.r;
-        let mut out = SVector::<f64, D>::zeros();
-        for i in 0..D {
-            out[i] = r1[i] + theta * (r2[i] + t1 * (r3[i] + theta * (r4[i] + t1 * r5[i])));
+        let mut out = r1.zeros_like();
+        let o = out.entries_mut();
+        let (r1, r2, r3, r4, r5) = (r1.entries(), r2.entries(), r3.entries(), r4.entries(), r5.entries());
+        for i in 0..o.len() {
+            o[i] = r1[i] + theta * (r2[i] + t1 * (r3[i] + theta * (r4[i] + t1 * r5[i])));
         }
         out
     }
@@ -149,31 +156,26 @@ pub(crate) enum Attempt {
 }
 
 /// Work space of the integrator: the stages of the current step.
-pub(crate) struct Stepper<const D: usize> {
+pub(crate) struct Stages<S> {
     /// `k[0]` is `F(t, x)` at the start of the step (FSAL), `k[6]` at its end.
-    pub(crate) k: [SVector<f64, D>; 7],
+    pub(crate) k: [S; 7],
     /// The 5th-order solution at the end of the last attempted step.
-    pub(crate) x_new: SVector<f64, D>,
+    pub(crate) x_new: S,
 }
 
 #[inline]
-fn all_finite<const D: usize>(v: &SVector<f64, D>) -> bool {
+fn all_finite(v: &[f64]) -> bool {
     v.iter().all(|x| x.is_finite())
 }
 
 /// Evaluate the field; `Ok(None)` for a non-finite result (retryable with a smaller step).
 #[inline]
-pub(crate) fn eval<F, const D: usize>(
-    f: &F,
-    t: f64,
-    x: &SVector<f64, D>,
-    evals: &mut usize,
-) -> Result<Option<SVector<f64, D>>, SimError>
+pub(crate) fn eval<F, S>(f: &F, t: f64, x: &S, evals: &mut usize) -> Result<Option<S>, SimError>
 where
-    F: VectorField<D> + ?Sized,
+    F: StateField<S> + ?Sized,
 {
     *evals += 1;
-    match f.field(t, x) {
+    match f.eval(t, x) {
         Ok(v) => Ok(Some(v)),
         Err(FieldError::NonFinite { .. }) => Ok(None),
         Err(e @ FieldError::SingularMassMatrix { .. }) => Err(e.into()),
@@ -189,74 +191,79 @@ macro_rules! stage {
     };
 }
 
-impl<const D: usize> Stepper<D> {
-    pub(crate) fn new(k1: SVector<f64, D>) -> Self {
-        let z = SVector::<f64, D>::zeros();
-        Stepper {
-            k: [k1, z, z, z, z, z, z],
+/// `y = x + h Σ wᵢ kᵢ` over the entries (the stage sums of the tableau).
+macro_rules! combine {
+    ($y:expr, $x:expr, $h:expr; $w0:expr, $k0:ident $(; $w:expr, $k:ident)*) => {{
+        let y = $y.entries_mut();
+        let x = $x.entries();
+        let $k0 = $k0.entries();
+        $( let $k = $k.entries(); )*
+        for i in 0..y.len() {
+            y[i] = x[i] + $h * ($w0 * $k0[i] $( + $w * $k[i] )*);
+        }
+    }};
+}
+
+impl<S: State> Stages<S> {
+    pub(crate) fn new(k1: S) -> Self {
+        let z = k1.zeros_like();
+        Stages {
+            k: [k1, z.clone(), z.clone(), z.clone(), z.clone(), z.clone(), z.clone()],
             x_new: z,
         }
     }
 
     /// Attempt a step of size `h` from `(t, x)`; `self.k[0]` must hold `F(t, x)`.
     #[inline]
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn attempt<F>(
         &mut self,
         f: &F,
         t: f64,
-        x: &SVector<f64, D>,
+        x: &S,
         h: f64,
-        rtol: f64,
-        atol: f64,
+        tol: Tolerances,
         evals: &mut usize,
     ) -> Result<Attempt, SimError>
     where
-        F: VectorField<D> + ?Sized,
+        F: StateField<S> + ?Sized,
     {
-        let k1 = self.k[0];
-        let mut y = SVector::<f64, D>::zeros();
+        let k1 = &self.k[0];
+        let mut y = x.zeros_like();
 
-        for i in 0..D {
-            y[i] = x[i] + h * (A21 * k1[i]);
-        }
+        combine!(y, x, h; A21, k1);
         let k2 = stage!(f, t + C2 * h, &y, evals);
-        for i in 0..D {
-            y[i] = x[i] + h * (A31 * k1[i] + A32 * k2[i]);
-        }
+        combine!(y, x, h; A31, k1; A32, k2);
         let k3 = stage!(f, t + C3 * h, &y, evals);
-        for i in 0..D {
-            y[i] = x[i] + h * (A41 * k1[i] + A42 * k2[i] + A43 * k3[i]);
-        }
+        combine!(y, x, h; A41, k1; A42, k2; A43, k3);
         let k4 = stage!(f, t + C4 * h, &y, evals);
-        for i in 0..D {
-            y[i] = x[i] + h * (A51 * k1[i] + A52 * k2[i] + A53 * k3[i] + A54 * k4[i]);
-        }
+        combine!(y, x, h; A51, k1; A52, k2; A53, k3; A54, k4);
         let k5 = stage!(f, t + C5 * h, &y, evals);
-        for i in 0..D {
-            y[i] = x[i] + h * (A61 * k1[i] + A62 * k2[i] + A63 * k3[i] + A64 * k4[i] + A65 * k5[i]);
-        }
+        combine!(y, x, h; A61, k1; A62, k2; A63, k3; A64, k4; A65, k5);
         let k6 = stage!(f, t + h, &y, evals);
-        for i in 0..D {
-            y[i] = x[i] + h * (B1 * k1[i] + B3 * k3[i] + B4 * k4[i] + B5 * k5[i] + B6 * k6[i]);
-        }
-        if !all_finite(&y) {
+        combine!(y, x, h; B1, k1; B3, k3; B4, k4; B5, k5; B6, k6);
+        if !all_finite(y.entries()) {
             return Ok(Attempt::NonFinite);
         }
         let k7 = stage!(f, t + h, &y, evals);
-        if !all_finite(&k7) {
+        if !all_finite(k7.entries()) {
             return Ok(Attempt::NonFinite);
         }
 
         let mut sum = 0.0;
-        for i in 0..D {
-            let e =
-                h * (E1 * k1[i] + E3 * k3[i] + E4 * k4[i] + E5 * k5[i] + E6 * k6[i] + E7 * k7[i]);
-            let sk = (atol + rtol * x[i].abs().max(y[i].abs())).max(f64::MIN_POSITIVE);
-            let r = e / sk;
-            sum += r * r;
+        {
+            let (xs, ys) = (x.entries(), y.entries());
+            let (k1, k3, k4, k5, k6, k7) =
+                (k1.entries(), k3.entries(), k4.entries(), k5.entries(), k6.entries(), k7.entries());
+            for i in 0..xs.len() {
+                let e = h
+                    * (E1 * k1[i] + E3 * k3[i] + E4 * k4[i] + E5 * k5[i] + E6 * k6[i] + E7 * k7[i]);
+                let sk = (tol.atol + tol.rtol * xs[i].abs().max(ys[i].abs())).max(f64::MIN_POSITIVE);
+                let r = e / sk;
+                sum += r * r;
+            }
         }
-        let err = if D == 0 { 0.0 } else { (sum / D as f64).sqrt() };
+        let n = x.entries().len();
+        let err = if n == 0 { 0.0 } else { (sum / n as f64).sqrt() };
         if err.is_nan() {
             return Ok(Attempt::NonFinite);
         }
@@ -271,31 +278,35 @@ impl<const D: usize> Stepper<D> {
     }
 
     /// Dense output of the last successful attempt `(t, x) → (t + h, x_new)`.
-    pub(crate) fn dense(&self, t: f64, x: &SVector<f64, D>, h: f64, t_end: f64) -> DenseSegment<D> {
+    pub(crate) fn dense(&self, t: f64, x: &S, h: f64, t_end: f64) -> Dense<S> {
         let k = &self.k;
-        let mut r = [SVector::<f64, D>::zeros(); 5];
-        for i in 0..D {
-            let dx = self.x_new[i] - x[i];
-            let bspl = h * k[0][i] - dx;
-            r[0][i] = x[i];
-            r[1][i] = dx;
-            r[2][i] = bspl;
-            r[3][i] = dx - h * k[6][i] - bspl;
-            r[4][i] = h
-                * (D1 * k[0][i]
-                    + D3 * k[2][i]
-                    + D4 * k[3][i]
-                    + D5 * k[4][i]
-                    + D6 * k[5][i]
-                    + D7 * k[6][i]);
+        let mut r = [x.clone(), x.zeros_like(), x.zeros_like(), x.zeros_like(), x.zeros_like()];
+        let [_, r2, r3, r4, r5] = &mut r;
+        let (r2, r3, r4, r5) = (r2.entries_mut(), r3.entries_mut(), r4.entries_mut(), r5.entries_mut());
+        let (xs, xn) = (x.entries(), self.x_new.entries());
+        let (k1, k3, k4, k5, k6, k7) = (
+            k[0].entries(),
+            k[2].entries(),
+            k[3].entries(),
+            k[4].entries(),
+            k[5].entries(),
+            k[6].entries(),
+        );
+        for i in 0..xs.len() {
+            let dx = xn[i] - xs[i];
+            let bspl = h * k1[i] - dx;
+            r2[i] = dx;
+            r3[i] = bspl;
+            r4[i] = dx - h * k7[i] - bspl;
+            r5[i] = h * (D1 * k1[i] + D3 * k3[i] + D4 * k4[i] + D5 * k5[i] + D6 * k6[i] + D7 * k7[i]);
         }
-        DenseSegment { t0: t, h, t_end, r }
+        Dense { t0: t, h, t_end, r }
     }
 
     /// Make the end-of-step derivative the first stage of the next step (FSAL).
     #[inline]
     pub(crate) fn advance(&mut self) {
-        self.k[0] = self.k[6];
+        self.k[0] = self.k[6].clone();
     }
 }
 
@@ -306,26 +317,28 @@ impl<const D: usize> Stepper<D> {
 /// `d₂ = ‖(f(t₀+h₀, x₀+h₀f₀) − f₀)/sk‖ / h₀`, and finally
 /// `h = min(100 h₀, (0.01 / max(d₁, d₂))^{1/5}, h_max)`.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn initial_step<F, const D: usize>(
+pub(crate) fn initial_step<F, S>(
     f: &F,
     t0: f64,
-    x0: &SVector<f64, D>,
-    f0: &SVector<f64, D>,
+    x0: &S,
+    f0: &S,
     dir: f64,
     hmax: f64,
-    rtol: f64,
-    atol: f64,
+    tol: Tolerances,
     evals: &mut usize,
 ) -> Result<f64, SimError>
 where
-    F: VectorField<D> + ?Sized,
+    F: StateField<S> + ?Sized,
+    S: State,
 {
+    let (x0s, f0s) = (x0.entries(), f0.entries());
+    let scale = |i: usize| (tol.atol + tol.rtol * x0s[i].abs()).max(f64::MIN_POSITIVE);
     let mut dnf = 0.0;
     let mut dny = 0.0;
-    for i in 0..D {
-        let sk = (atol + rtol * x0[i].abs()).max(f64::MIN_POSITIVE);
-        dnf += (f0[i] / sk).powi(2);
-        dny += (x0[i] / sk).powi(2);
+    for i in 0..x0s.len() {
+        let sk = scale(i);
+        dnf += (f0s[i] / sk).powi(2);
+        dny += (x0s[i] / sk).powi(2);
     }
     let mut h = if dnf <= 1e-10 || dny <= 1e-10 {
         1e-6
@@ -336,18 +349,17 @@ where
         h = 1e-6;
     }
     h = h.min(hmax);
-    let mut x1 = *x0;
-    for i in 0..D {
-        x1[i] += dir * h * f0[i];
+    let mut x1 = x0.clone();
+    for (i, v) in x1.entries_mut().iter_mut().enumerate() {
+        *v += dir * h * f0s[i];
     }
     let Some(f1) = eval(f, t0 + dir * h, &x1, evals)? else {
         // The trial point is already bad: let the step-size control shrink from here.
         return Ok(h);
     };
     let mut der2 = 0.0;
-    for i in 0..D {
-        let sk = (atol + rtol * x0[i].abs()).max(f64::MIN_POSITIVE);
-        der2 += ((f1[i] - f0[i]) / sk).powi(2);
+    for (i, v) in f1.entries().iter().enumerate() {
+        der2 += ((v - f0s[i]) / scale(i)).powi(2);
     }
     let der2 = der2.sqrt() / h;
     let der12 = der2.max(dnf.sqrt());

@@ -4,8 +4,10 @@
 //! (state `x = (q, q̇)`, solving the mass-matrix system with [`solve_mass`]); this crate
 //! integrates it:
 //!
-//! * [`integrate()`] — Dormand–Prince 5(4) with PI step-size control, FSAL, Hairer's initial
-//!   step (the [`mod@integrate`] module documents the controller);
+//! * [`Integrator`] — the one adaptive step loop: Dormand–Prince 5(4) with PI step-size
+//!   control, FSAL, Hairer's initial step and controller hooks ([`stepper`]), generic over the
+//!   [`State`] it integrates; every driver below runs on it;
+//! * [`integrate()`] — plain integration of a [`VectorField`] over a span;
 //! * [`Output`] — every step, given times, or a uniform grid (interpolated with the 4th-order
 //!   dense output, [`dopri5`]);
 //! * [`Event`] — zero crossings of `g(t, x)` with direction filter and terminal flag, located to
@@ -50,20 +52,26 @@ pub mod hybrid;
 pub mod integrate;
 pub mod linalg;
 pub mod options;
+pub mod reduction;
+pub mod state;
+pub mod stepper;
 pub mod trajectory;
 pub mod zeno;
 
 pub use nalgebra;
 
-pub use dopri5::DenseSegment;
+pub use dopri5::{Dense, DenseSegment};
 pub use error::{FieldError, SimError, SingularMatrix};
 pub use events::{Direction, Event, EventRecord};
 pub use field::{FD_STEP, VectorField, jacobian_fd};
 pub use hybrid::{
-    HybridOptions, HybridStop, HybridSystem, HybridTrajectory, ImpactRecord, MomentumJump, simulate_hybrid,
+    HybridOptions, HybridStop, HybridSystem, HybridTrajectory, ImpactRecord, simulate_hybrid,
 };
 pub use integrate::integrate;
+pub use reduction::MomentumJump;
 pub use linalg::{solve_general, solve_mass, solve_mass_columns};
-pub use options::{Options, Output};
+pub use options::{Options, Output, Tolerances};
+pub use state::{State, StateField};
+pub use stepper::{Integrator, Step, StepControl, Trial, Verdict};
 pub use trajectory::{Stats, StopReason, Trajectory};
 pub use zeno::ZenoOptions;

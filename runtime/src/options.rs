@@ -85,7 +85,22 @@ impl Default for Options {
     }
 }
 
+/// The error tolerances of one step: a component `xᵢ` is accurate enough when its local error
+/// is below `atol + rtol · max(|xᵢ|, |x̂ᵢ|)` in the RMS norm (see [`crate::stepper`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tolerances {
+    /// Relative tolerance.
+    pub rtol: f64,
+    /// Absolute tolerance.
+    pub atol: f64,
+}
+
 impl Options {
+    /// The tolerances [`Options::rtol`] and [`Options::atol`] as one value.
+    #[must_use]
+    pub fn tol(&self) -> Tolerances {
+        Tolerances { rtol: self.rtol, atol: self.atol }
+    }
     /// Set [`Options::rtol`].
     #[must_use]
     pub fn rtol(mut self, rtol: f64) -> Self {

@@ -20,7 +20,7 @@ pub enum StopReason {
 }
 
 /// Work counters.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Accepted steps.
     pub steps: usize,
@@ -28,6 +28,14 @@ pub struct Stats {
     pub rejected: usize,
     /// Evaluations of the vector field (event functions not included).
     pub evaluations: usize,
+}
+
+impl std::ops::AddAssign for Stats {
+    fn add_assign(&mut self, other: Stats) {
+        self.steps += other.steps;
+        self.rejected += other.rejected;
+        self.evaluations += other.evaluations;
+    }
 }
 
 /// Output of [`crate::integrate()`]: sampled states, located events, and optionally the dense

@@ -1,0 +1,415 @@
+//! Hybrid simulation: impacts, resets and switching between modes.
+//!
+//! A [`HybridSystem`] has *modes*, each with its own vector field on a common state
+//! `x ∈ ℝᴰ` (a mode with fewer coordinates uses a prefix of `x` and returns `0` for the unused
+//! entries, which therefore keep their values), and in each mode a set of *unilateral guards*
+//! `h(t, x) ≥ 0`. When the trajectory crosses a guard from `h > 0` to `h < 0` — an impact, or a
+//! switching surface — the guard's *reset* maps the pre-impact state to the post-impact state,
+//! possibly in another mode (a chart change). [`simulate_hybrid()`] integrates such a system.
+//!
+//! # Within a mode
+//!
+//! The mode's field is integrated with the Dormand–Prince stepper and step-size controller of
+//! [`crate::integrate()`] (same tolerances, [`Options`]). Every guard is a terminal event with
+//! [`crate::Direction::Falling`], located on the dense output to
+//! [`Options::event_tolerance`] (`~1e-12`) in `t`, with the double-crossing safeguard of
+//! [`crate::events`].
+//!
+//! **Guard-resolution step control.** The ODE error control only looks at the state: a guard
+//! with fast dynamics of its own — the end of a spinning rod, `h = y − (L/2) sin α` with
+//! `α̇ ≫ ẏ`, or an explicitly time-dependent surface — can oscillate many times within one
+//! step of a trivially integrable state, and dip below zero and back between the samples the
+//! event search looks at. So each step is also checked against the guards: `h` is evaluated at
+//! `θ = 0, ⅛, …, 1` on the dense output and the quartic through the even samples is compared
+//! with the odd ones. The mismatch `d` must be at most
+//! `max(η · (max h − min h) + contact_tolerance, ¼ · min |h|)` (the second term only where
+//! the three samples of a quarter step are strictly of one sign, i.e. where the guard stays
+//! away from zero); `η` is [`HybridOptions::guard_resolution`]. The ratio enters the step-size
+//! controller like the ODE error (the larger of the two counts), so steps shrink to resolve a
+//! guard only near contact and a rejected check is a rejected step in [`Stats`]. Steps shorter
+//! than `64 · max(event_tolerance, minimal step)` always pass, so a guard with a kink or a jump
+//! costs a few rejected steps, never a failure.
+//!
+//! **Non-finite guards.** A NaN or infinite guard value at one of these samples rejects the
+//! step and halves it (a guard may be undefined deep on the inadmissible side, where an
+//! overshooting trial step lands); if that persists down to the minimal step the result is
+//! [`SimError::NonFiniteGuard`]. At the start, after a reset and at a located crossing, a
+//! non-finite guard value or rate is [`SimError::NonFiniteGuard`] at once. (Inside the event
+//! location itself a NaN counts as `0`, as for [`crate::Event`]s.)
+//!
+//! # Impacts and resets
+//!
+//! When a guard `g` crossing is located at `(t, x⁻)`, its approach rate
+//! `ḣ = `[`HybridSystem::guard_rate`] is checked: if `ḣ < 0` the crossing is an impact and the
+//! reset is applied; if `ḣ ≥ 0` it is **grazing** (the trajectory touched `h = 0` tangentially
+//! and the located point is numerically just below zero): no reset, no impact record,
+//! integration simply continues from `(t, x⁻)` — an impact with a non-negative approach rate is
+//! never produced. (A tangential touch can still register as an impact with a tiny negative
+//! rate — of the order of the integration error — when the numerical solution dips below zero
+//! by rounding; its reset is then a correspondingly tiny correction.)
+//!
+//! After a reset — and at the initial time — the state sits on one or more guards and the
+//! *contact resolution* runs at that instant. A guard is **in contact** when
+//! `h ≤ contact_tolerance + 4 · event_tolerance · |ḣ|` (within the contact tolerance in `h`,
+//! or within the location tolerance in `t`). The guards of the current mode are scanned in
+//! index order:
+//!
+//! * a guard with `h` below minus that tolerance — with `|ḣ|` the largest approach rate seen
+//!   at this instant, before or after a reset, since a located crossing lies up to the location
+//!   tolerance beyond the surface — is [`SimError::GuardViolated`] (the initial state or a reset
+//!   put the state on the wrong side); NaN values are [`SimError::NonFiniteGuard`];
+//! * the first guard in contact and still approaching (`ḣ < 0`) gets its reset applied at the
+//!   same time, and the scan starts again from guard 0 in the (possibly new) mode.
+//!
+//! So **simultaneous impacts** (guards crossing within the event tolerance of each other, e.g. a
+//! ball hitting a corner) are handled deterministically: the guard located first (ties: lower
+//! index) fires, then the others in index order, each only if it is still approaching after the
+//! previous resets. Every reset is an [`ImpactRecord`]. The resolution stops with
+//! [`HybridStop::Stuck`] when a reset leaves the state approaching the very guard it was
+//! applied for (in the same mode) — e.g. a plastic reset under a force pressing into the
+//! surface, where the contact persists and a pure impact model cannot continue — or when more
+//! than [`HybridOptions::max_resets_per_instant`] resets would be needed at one instant.
+//! [`HybridOptions::max_impacts`] bounds the total: the reset that would exceed it is not
+//! applied and the simulation ends with [`HybridStop::ImpactLimit`].
+//!
+//! **Arming.** A guard that is in contact but not approaching is not fired again at the
+//! restart time: a crossing is only reported once `h` has been strictly positive (the event
+//! rules of [`crate::events`]: a value of exactly zero has no side, a negative one must first
+//! become positive). For a guard leaving contact (`h ≤ 0 < ḣ` at the restart) the first step
+//! is shortened until `h` is positive at its first event sample, so that even a tiny bounce —
+//! up and back down within a fraction of the step the integrator would like to take — is
+//! seen (down to steps of `64 · max(event_tolerance, minimal step)`). But a state must never
+//! silently sink into `h < 0`: for every guard with `h ≤ 0` at the restart a second event
+//! watches `h` falling a further `contact_tolerance` below its restart value. If it fires in a
+//! step where the guard itself did not cross (e.g. `ḣ = 0` after a plastic reset and the flow
+//! pushes the state into the surface, or a bounce too small for the tolerances to resolve),
+//! the contact persisted: the simulation ends with [`HybridStop::Stuck`] at the restart time,
+//! the post-reset state being the last sample.
+//!
+//! Hybrid simulation runs forward in time only (resets are not invertible).
+//!
+//! # Zeno behaviour
+//!
+//! Impact instants are fed to the detector of [`crate::zeno`]; when the inter-impact intervals
+//! shrink geometrically (or fall below a floor) the simulation ends with [`HybridStop::Zeno`],
+//! reporting the accumulation time estimated from the geometric tail.
+//!
+//! # Output
+//!
+//! Samples follow [`Options::output`]: after every accepted step ([`crate::Output::Steps`],
+//! starting with the initial state), or at the requested times, interpolated with the dense
+//! output of the mode active at that time ([`crate::Output::Times`],
+//! [`crate::Output::Interval`]). In every output mode the pre- and post-impact states of each
+//! impact are samples at the impact time (so plots show the jump; a requested time equal to an
+//! impact time is represented by these two samples), and [`HybridTrajectory::modes`] gives the
+//! mode of every sample. [`Options::dense`] is ignored. [`Stats`] are summed over all
+//! segments, and [`Options::max_steps`] bounds the step attempts of the whole simulation.
+//!
+//! # Example: a bouncing ball
+//!
+//! ```
+//! use routh_runtime::nalgebra::Vector2;
+//! use routh_runtime::{simulate_hybrid, FieldError, HybridOptions, HybridStop, HybridSystem};
+//!
+//! /// Height and vertical velocity; floor at y = 0 with restitution e.
+//! struct Ball { g: f64, e: f64 }
+//!
+//! impl HybridSystem<2> for Ball {
+//!     fn mode_name(&self, _mode: usize) -> &'static str { "flight" }
+//!     fn mode_field(&self, _m: usize, _t: f64, x: &Vector2<f64>) -> Result<Vector2<f64>, FieldError> {
+//!         Ok(Vector2::new(x[1], -self.g))
+//!     }
+//!     fn guard_count(&self, _mode: usize) -> usize { 1 }
+//!     fn guard_name(&self, _mode: usize, _guard: usize) -> &'static str { "floor" }
+//!     fn guard(&self, _m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> f64 { x[0] }
+//!     fn guard_rate(&self, _m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> f64 { x[1] }
+//!     fn reset(&self, m: usize, _g: usize, _t: f64, x: &Vector2<f64>)
+//!         -> Result<(usize, Vector2<f64>), FieldError> {
+//!         Ok((m, Vector2::new(x[0], -self.e * x[1])))
+//!     }
+//!     fn mode_energy(&self, _m: usize, _t: f64, x: &Vector2<f64>) -> f64 {
+//!         0.5 * x[1] * x[1] + self.g * x[0]
+//!     }
+//! }
+//!
+//! let ball = Ball { g: 9.81, e: 0.8 };
+//! let traj = simulate_hybrid(&ball, 0, Vector2::new(1.0, 0.0), 0.0..10.0, &HybridOptions::default())?;
+//! let t1 = (2.0 / 9.81f64).sqrt();
+//! assert!((traj.impacts[0].t - t1).abs() < 1e-9);
+//! // Each impact loses the fraction 1 − e² of the kinetic energy.
+//! assert!((traj.impacts[0].energy_jump() + (1.0 - 0.64) * 9.81).abs() < 1e-8);
+//! // The bounces accumulate at t1 (1 + e)/(1 − e).
+//! let HybridStop::Zeno { t_accumulation, .. } = traj.stop else { panic!("{:?}", traj.stop) };
+//! assert!((t_accumulation - t1 * 9.0).abs() < 1e-8);
+//! # Ok::<(), routh_runtime::SimError>(())
+//! ```
+
+
+mod contact;
+mod guard_control;
+mod options;
+mod records;
+mod segment;
+
+use std::ops::Range;
+
+use nalgebra::SVector;
+
+use crate::error::{FieldError, SimError};
+use crate::options::Schedule;
+use crate::trajectory::Stats;
+use crate::zeno::ZenoMonitor;
+
+pub use options::HybridOptions;
+pub use records::{HybridStop, HybridTrajectory, ImpactRecord};
+use records::Samples;
+use segment::SegmentEnd;
+
+/// A hybrid system: modes with their own vector fields on a common (padded) state, unilateral
+/// guards `h(t, x) ≥ 0` and resets applied when a guard is crossed from `h > 0` to `h < 0`.
+///
+/// See the [module docs](self) for the semantics and an example. Implementations must not
+/// panic; failures are reported through [`FieldError`]; non-finite guard values are treated as
+/// described under *Non-finite guards* in the module docs.
+pub trait HybridSystem<const D: usize> {
+    /// Number of modes (default `1`); modes are `0..mode_count()`.
+    fn mode_count(&self) -> usize {
+        1
+    }
+    /// Name of `mode`.
+    fn mode_name(&self, mode: usize) -> &'static str;
+    /// The vector field `x' = F_mode(t, x)`. Entries of `x` the mode does not use must get a
+    /// zero derivative.
+    ///
+    /// # Errors
+    /// A [`FieldError`] if the field cannot be evaluated.
+    fn mode_field(
+        &self,
+        mode: usize,
+        t: f64,
+        x: &SVector<f64, D>,
+    ) -> Result<SVector<f64, D>, FieldError>;
+    /// Number of guards active in `mode`.
+    fn guard_count(&self, mode: usize) -> usize;
+    /// Name of guard `guard` of `mode`.
+    fn guard_name(&self, mode: usize, guard: usize) -> &'static str;
+    /// `h(t, x)`; the admissible side is `h ≥ 0`.
+    fn guard(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> f64;
+    /// `dh/dt = ∇h·q̇ + ∂h/∂t` (the approach velocity; negative when approaching).
+    fn guard_rate(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> f64;
+    /// The reset of `guard` at `(t, x)`: the new mode and state.
+    ///
+    /// # Errors
+    /// A [`FieldError`] if the post-impact state cannot be computed (e.g. a singular mass
+    /// matrix).
+    fn reset(
+        &self,
+        mode: usize,
+        guard: usize,
+        t: f64,
+        x: &SVector<f64, D>,
+    ) -> Result<(usize, SVector<f64, D>), FieldError>;
+    /// Energy in `mode`, used to record energy jumps at impacts.
+    fn mode_energy(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> f64;
+}
+
+/// Simulate the hybrid system `sys` from `(t_span.start, x0)` in `mode` to `t_span.end`.
+///
+/// See the [module docs](self) for the semantics (impacts, simultaneous impacts, grazing,
+/// arming, Zeno, output) and an example.
+///
+/// # Errors
+/// * [`SimError::InvalidOptions`]; [`SimError::InvalidTimeSpan`] for non-finite end points or
+///   a backward span (resets are not invertible: hybrid simulation runs forward only);
+///   [`SimError::InvalidInitialState`] for a non-finite `x0`; [`SimError::InvalidMode`] for a
+///   mode out of range (initial or returned by a reset);
+/// * [`SimError::GuardViolated`] if `x0` (or a post-reset state) is on the wrong side of a
+///   guard, [`SimError::NonFiniteGuard`] for NaN/∞ guard values or rates;
+/// * [`SimError::ResetFailed`] if a reset returns a non-finite state or
+///   [`FieldError::NonFinite`]; [`SimError::SingularMassMatrix`] from a field or a reset;
+/// * the integration errors of [`crate::integrate()`] (`NonFiniteState`,
+///   `StepSizeUnderflow`, `StepLimit`).
+///
+/// Zeno behaviour, the impact limit and persistent contact are not errors: they end the
+/// simulation with the corresponding [`HybridStop`] and the trajectory so far.
+pub fn simulate_hybrid<S, const D: usize>(
+    sys: &S,
+    mode: usize,
+    x0: SVector<f64, D>,
+    t_span: Range<f64>,
+    options: &HybridOptions,
+) -> Result<HybridTrajectory<D>, SimError>
+where
+    S: HybridSystem<D> + ?Sized,
+{
+    options.validate()?;
+    let (t0, t1) = (t_span.start, t_span.end);
+    if !(t0.is_finite() && t1.is_finite() && (t1 - t0).is_finite() && t1 >= t0) {
+        return Err(SimError::InvalidTimeSpan { t0, t1 });
+    }
+    if !x0.iter().all(|v| v.is_finite()) {
+        return Err(SimError::InvalidInitialState);
+    }
+    check_mode(sys, mode)?;
+    let schedule = Schedule::new(&options.ode.output, t0, t1, 1.0)?;
+    let cap = schedule.len_hint().unwrap_or(64).min(1 << 20);
+    let mut run = Run {
+        sys,
+        opts: options,
+        t1,
+        schedule,
+        samples: Samples {
+            times: Vec::with_capacity(cap),
+            states: Vec::with_capacity(cap),
+            modes: Vec::with_capacity(cap),
+        },
+        impacts: Vec::new(),
+        stats: Stats::default(),
+        attempts: 0,
+        zeno: ZenoMonitor::new(&options.zeno),
+    };
+
+    let (mut t, mut x, mut mode_now) = (t0, x0, mode);
+    match run.schedule {
+        Schedule::Steps => run.samples.push(t, x, mode_now),
+        _ => run.push_scheduled_at(t, &x, mode_now),
+    }
+    // The guard whose crossing ended the last segment (already known to be approaching).
+    let mut crossing: Option<usize> = None;
+    let stop = loop {
+        let before = run.impacts.len();
+        if let Some(stop) = run.resolve(t, &mut x, &mut mode_now, crossing.take())? {
+            let zeno = if run.impacts.len() > before {
+                run.zeno.push(&options.zeno, t, t1)
+            } else {
+                None
+            };
+            break match zeno {
+                Some(t_acc) => HybridStop::Zeno {
+                    t_accumulation: t_acc,
+                    impacts: run.impacts.len(),
+                },
+                None => stop,
+            };
+        }
+        if run.impacts.len() > before
+            && let Some(t_acc) = run.zeno.push(&options.zeno, t, t1)
+        {
+            break HybridStop::Zeno {
+                t_accumulation: t_acc,
+                impacts: run.impacts.len(),
+            };
+        }
+        if !(t < t1) {
+            break HybridStop::Finished;
+        }
+        let restart_len = run.samples.len();
+        match run.segment(t, &x, mode_now)? {
+            SegmentEnd::Finished => break HybridStop::Finished,
+            SegmentEnd::Penetration { guard } => {
+                run.samples.truncate(restart_len);
+                break HybridStop::Stuck {
+                    t,
+                    guard: sys.guard_name(mode_now, guard),
+                };
+            }
+            SegmentEnd::Crossing {
+                t: tc,
+                x: xc,
+                guard,
+            } => {
+                let rate = sys.guard_rate(mode_now, guard, tc, &xc);
+                if !rate.is_finite() {
+                    return Err(SimError::NonFiniteGuard {
+                        t: tc,
+                        guard: sys.guard_name(mode_now, guard),
+                    });
+                }
+                t = tc;
+                x = xc;
+                if rate < 0.0 {
+                    crossing = Some(guard);
+                    run.skip_scheduled_at(tc);
+                } else {
+                    // Grazing: continue from the located point without a reset.
+                    match run.schedule {
+                        Schedule::Steps => run.samples.push(tc, xc, mode_now),
+                        _ => run.push_scheduled_at(tc, &xc, mode_now),
+                    }
+                }
+            }
+        }
+    };
+    // A geometric impact tail that ran into persistent contact before the Zeno window filled.
+    let stop = match stop {
+        HybridStop::Stuck { t: t_stuck, guard } => match run.zeno.tail(&options.zeno) {
+            Some(t_acc) => HybridStop::Zeno {
+                t_accumulation: t_acc.max(t_stuck),
+                impacts: run.impacts.len(),
+            },
+            None => HybridStop::Stuck { t: t_stuck, guard },
+        },
+        stop => stop,
+    };
+    Ok(HybridTrajectory {
+        times: run.samples.times,
+        states: run.samples.states,
+        modes: run.samples.modes,
+        impacts: run.impacts,
+        stop,
+        stats: run.stats,
+        initial_mode: mode,
+    })
+}
+
+fn check_mode<S, const D: usize>(sys: &S, mode: usize) -> Result<(), SimError>
+where
+    S: HybridSystem<D> + ?Sized,
+{
+    let modes = sys.mode_count();
+    if mode < modes {
+        Ok(())
+    } else {
+        Err(SimError::InvalidMode { mode, modes })
+    }
+}
+
+/// State of a running simulation.
+struct Run<'s, S: ?Sized, const D: usize> {
+    sys: &'s S,
+    opts: &'s HybridOptions,
+    t1: f64,
+    schedule: Schedule<'s>,
+    samples: Samples<D>,
+    impacts: Vec<ImpactRecord<D>>,
+    stats: Stats,
+    /// Step attempts over all segments.
+    attempts: usize,
+    zeno: ZenoMonitor,
+}
+
+impl<'s, S, const D: usize> Run<'s, S, D>
+where
+    S: HybridSystem<D> + ?Sized,
+{
+    /// Push `x` once for every scheduled time `≤ t` (Times/Interval output).
+    fn push_scheduled_at(&mut self, t: f64, x: &SVector<f64, D>, mode: usize) {
+        while let Some(tau) = self.schedule.peek()
+            && tau <= t
+        {
+            self.samples.push(tau, *x, mode);
+            self.schedule.advance();
+        }
+    }
+
+    /// Consume the scheduled times `≤ t` without output (they are represented by the pre- and
+    /// post-impact samples).
+    fn skip_scheduled_at(&mut self, t: f64) {
+        while let Some(tau) = self.schedule.peek()
+            && tau <= t
+        {
+            self.schedule.advance();
+        }
+    }
+
+}

@@ -1,0 +1,205 @@
+//! What a hybrid simulation returns: samples with their modes, impact records, the stop reason.
+
+use nalgebra::SVector;
+
+use crate::trajectory::Stats;
+
+/// One applied reset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImpactRecord<const D: usize> {
+    /// Time of the impact.
+    pub t: f64,
+    /// Name of the guard.
+    pub guard: &'static str,
+    /// Index of the guard in `mode_before`.
+    pub guard_index: usize,
+    /// Mode before the reset.
+    pub mode_before: usize,
+    /// Mode after the reset.
+    pub mode_after: usize,
+    /// Approach rate `dh/dt` of the guard at the pre-impact state (always negative).
+    pub rate: f64,
+    /// Pre-impact state.
+    pub pre: SVector<f64, D>,
+    /// Post-impact state.
+    pub post: SVector<f64, D>,
+    /// [`HybridSystem::mode_energy`] of `pre` in `mode_before`.
+    pub energy_before: f64,
+    /// [`HybridSystem::mode_energy`] of `post` in `mode_after`.
+    pub energy_after: f64,
+}
+
+impl<const D: usize> ImpactRecord<D> {
+    /// `energy_after − energy_before` (negative for a dissipative impact).
+    pub fn energy_jump(&self) -> f64 {
+        self.energy_after - self.energy_before
+    }
+}
+
+/// Why a hybrid simulation ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HybridStop {
+    /// The end of the time span was reached.
+    Finished,
+    /// Impacts accumulate (Zeno): estimated accumulation time from the geometric tail of the
+    /// inter-impact intervals (see [`crate::zeno`]). The last sample is the post-impact state
+    /// of the last impact.
+    Zeno {
+        /// Estimated accumulation time.
+        t_accumulation: f64,
+        /// Number of impacts recorded.
+        impacts: usize,
+    },
+    /// [`HybridOptions::max_impacts`] resets were applied and another impact occurred at `t`
+    /// (not applied; its pre-impact state is the last sample).
+    ImpactLimit {
+        /// Time of the impact that was not applied.
+        t: f64,
+        /// Number of impacts recorded.
+        impacts: usize,
+    },
+    /// After a reset the state is on the guard moving inward (`dh/dt < 0` and `h ≤`
+    /// tolerance) — e.g. a plastic impact under a force pressing into the surface: the contact
+    /// persists and a pure impact model cannot continue. Also reported when, with `dh/dt = 0`
+    /// after the reset, the flow pushes the state into the guard, or when an instant needs
+    /// more than [`HybridOptions::max_resets_per_instant`] resets. The last sample is the
+    /// post-reset state at `t`. (A geometric impact tail that ends this way, e.g. a ball with
+    /// small restitution whose bounces drop below the resolution of the tolerances, is
+    /// reported as [`HybridStop::Zeno`] instead, see [`crate::zeno`].)
+    Stuck {
+        /// Time at which the persistent contact began: the last reset (or the initial time,
+        /// or the restart after a grazing touch).
+        t: f64,
+        /// The guard that stays in contact.
+        guard: &'static str,
+    },
+}
+
+/// Output of [`simulate_hybrid()`].
+///
+/// ```
+/// use routh_runtime::nalgebra::Vector1;
+/// use routh_runtime::{simulate_hybrid, FieldError, HybridOptions, HybridStop, HybridSystem};
+///
+/// /// A point drifting at unit speed through x = 1, where it switches from "left" to "right".
+/// struct Drift;
+/// impl HybridSystem<1> for Drift {
+///     fn mode_count(&self) -> usize { 2 }
+///     fn mode_name(&self, mode: usize) -> &'static str { if mode == 0 { "left" } else { "right" } }
+///     fn mode_field(&self, _m: usize, _t: f64, _x: &Vector1<f64>) -> Result<Vector1<f64>, FieldError> {
+///         Ok(Vector1::new(1.0))
+///     }
+///     fn guard_count(&self, mode: usize) -> usize { usize::from(mode == 0) }
+///     fn guard_name(&self, _m: usize, _g: usize) -> &'static str { "x = 1" }
+///     fn guard(&self, _m: usize, _g: usize, _t: f64, x: &Vector1<f64>) -> f64 { 1.0 - x[0] }
+///     fn guard_rate(&self, _m: usize, _g: usize, _t: f64, _x: &Vector1<f64>) -> f64 { -1.0 }
+///     fn reset(&self, _m: usize, _g: usize, _t: f64, x: &Vector1<f64>)
+///         -> Result<(usize, Vector1<f64>), FieldError> { Ok((1, *x)) }
+///     fn mode_energy(&self, _m: usize, _t: f64, _x: &Vector1<f64>) -> f64 { 0.0 }
+/// }
+///
+/// let traj = simulate_hybrid(&Drift, 0, Vector1::new(0.0), 0.0..2.0, &HybridOptions::default())?;
+/// assert_eq!(traj.stop, HybridStop::Finished);
+/// assert_eq!(traj.mode_sequence(), vec![0, 1]);
+/// assert!((traj.impacts[0].t - 1.0).abs() < 1e-12);
+/// // Every sample carries its mode; the switch appears as two samples at the switching time.
+/// let k = traj.times.iter().position(|&t| t == traj.impacts[0].t).unwrap();
+/// assert_eq!(traj.times[k + 1], traj.times[k]);
+/// assert!(traj.modes[..=k].iter().all(|&m| m == 0));
+/// assert!(traj.modes[k + 1..].iter().all(|&m| m == 1));
+/// for (t, _mode, x) in traj.iter() {
+///     assert!((x[0] - t).abs() < 1e-12);
+/// }
+/// # Ok::<(), routh_runtime::SimError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct HybridTrajectory<const D: usize> {
+    /// Sample times (non-decreasing; an impact time appears twice, pre and post).
+    pub times: Vec<f64>,
+    /// States at [`HybridTrajectory::times`].
+    pub states: Vec<SVector<f64, D>>,
+    /// Mode of each sample.
+    pub modes: Vec<usize>,
+    /// Applied resets, in order.
+    pub impacts: Vec<ImpactRecord<D>>,
+    /// Why the simulation ended.
+    pub stop: HybridStop,
+    /// Work counters summed over all segments.
+    pub stats: Stats,
+    /// The mode at the start.
+    pub initial_mode: usize,
+}
+
+impl<const D: usize> HybridTrajectory<D> {
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+    /// Whether there are no samples.
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+    /// The last sample `(t, mode, x)`.
+    pub fn last(&self) -> Option<(f64, usize, &SVector<f64, D>)> {
+        Some((
+            *self.times.last()?,
+            *self.modes.last()?,
+            self.states.last()?,
+        ))
+    }
+    /// Iterate over the samples `(t, mode, x)`.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (f64, usize, &SVector<f64, D>)> + '_ {
+        self.times
+            .iter()
+            .zip(&self.modes)
+            .zip(&self.states)
+            .map(|((&t, &m), x)| (t, m, x))
+    }
+    /// Time series of component `i` of the state; empty if `i ≥ D`.
+    pub fn component(&self, i: usize) -> Vec<f64> {
+        if i >= D {
+            return Vec::new();
+        }
+        self.states.iter().map(|x| x[i]).collect()
+    }
+    /// The modes visited, in order (the initial mode, then every change of mode by a reset).
+    pub fn mode_sequence(&self) -> Vec<usize> {
+        let mut seq = vec![self.initial_mode];
+        for r in &self.impacts {
+            if seq.last() != Some(&r.mode_after) {
+                seq.push(r.mode_after);
+            }
+        }
+        seq
+    }
+}
+
+/// Output buffers.
+pub(super) struct Samples<const D: usize> {
+    pub(super) times: Vec<f64>,
+    pub(super) states: Vec<SVector<f64, D>>,
+    pub(super) modes: Vec<usize>,
+}
+
+impl<const D: usize> Samples<D> {
+    #[inline]
+    pub(super) fn push(&mut self, t: f64, x: SVector<f64, D>, mode: usize) {
+        self.times.push(t);
+        self.states.push(x);
+        self.modes.push(mode);
+    }
+    pub(super) fn len(&self) -> usize {
+        self.times.len()
+    }
+    pub(super) fn truncate(&mut self, n: usize) {
+        self.times.truncate(n);
+        self.states.truncate(n);
+        self.modes.truncate(n);
+    }
+    /// Whether the last sample is exactly `(t, x, mode)`.
+    pub(super) fn last_is(&self, t: f64, x: &SVector<f64, D>, mode: usize) -> bool {
+        self.times.last() == Some(&t)
+            && self.modes.last() == Some(&mode)
+            && self.states.last() == Some(x)
+    }
+}
