@@ -1,4 +1,95 @@
-//! Helpers for compile-error hints: the closest known name to a misspelt one.
+//! Compile errors: one context that every phase reports into ([`Ctxt`]), and the helpers for
+//! "unknown name, did you mean" and "given twice" messages.
+//!
+//! Every phase (parsing the items, checking names, lowering expressions, deriving) reports its
+//! mistakes into a [`Ctxt`] and continues where the rest of the model still makes sense, so a
+//! model with three independent mistakes gets three spanned errors in one build.
+
+use std::fmt::Display;
+
+use proc_macro2::Span;
+
+/// The errors of one expansion, collected across phases (like serde_derive's `Ctxt`).
+#[derive(Default)]
+pub struct Ctxt {
+    errors: Vec<syn::Error>,
+}
+
+impl Ctxt {
+    /// An empty context.
+    pub fn new() -> Self {
+        Ctxt::default()
+    }
+    /// Record an error.
+    pub fn push(&mut self, e: syn::Error) {
+        self.errors.push(e);
+    }
+    /// Record `msg` at `span`.
+    pub fn error(&mut self, span: Span, msg: impl Display) {
+        self.errors.push(syn::Error::new(span, msg));
+    }
+    /// The value of `r`, recording its error (then `None`).
+    pub fn ok<T>(&mut self, r: syn::Result<T>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.errors.push(e);
+                None
+            }
+        }
+    }
+    /// Number of errors recorded so far.
+    pub fn count(&self) -> usize {
+        self.errors.len()
+    }
+    /// Whether any error was recorded.
+    pub fn has_errors(&self) -> bool {
+        !self.errors.is_empty()
+    }
+    /// Report every item whose key repeats an earlier item's, with `report(item)` (at the repeat).
+    pub fn repeats<T, K: PartialEq>(&mut self, items: &[T], key: impl Fn(&T) -> K, report: impl Fn(&T) -> syn::Error) {
+        for (i, item) in items.iter().enumerate() {
+            let k = key(item);
+            if items[..i].iter().any(|o| key(o) == k) {
+                self.errors.push(report(item));
+            }
+        }
+    }
+    /// All recorded errors as one (each keeps its span), or `Ok` if there are none.
+    pub fn check(&mut self) -> syn::Result<()> {
+        let mut it = std::mem::take(&mut self.errors).into_iter();
+        match it.next() {
+            None => Ok(()),
+            Some(mut first) => {
+                for e in it {
+                    first.combine(e);
+                }
+                Err(first)
+            }
+        }
+    }
+}
+
+/// `"; did you mean `x`?"` for the candidate closest to `name`, or nothing.
+pub fn hint<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    match closest(name, candidates) {
+        Some(c) => format!("; did you mean `{c}`?"),
+        None => String::new(),
+    }
+}
+
+/// An error for a name that is not known: `{what}{hint} {known}`, where the hint proposes the
+/// closest of `candidates` and `known` lists what is (e.g. "Coordinates: x, y").
+pub fn unknown<'a, S: AsRef<str> + 'a>(
+    span: Span,
+    what: impl Display,
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a S>,
+    known: impl Display,
+) -> syn::Error {
+    let hint = hint(name, candidates.into_iter().map(AsRef::as_ref));
+    syn::Error::new(span, format!("{what}{hint} {known}"))
+}
 
 /// Edit distance counting insertions, deletions, substitutions and transpositions of adjacent
 /// characters as one edit each (optimal string alignment), by `char`.

@@ -7,181 +7,18 @@
 //! - inherent consts `DOF`, `STATE_DIM`, `COORDINATES`, and methods `state`, `mass_matrix`, `forcing`,
 //!   `accelerations`, `lagrangian`, `energy`, `momenta`, `power`, `jacobian`, `simulate`,
 //!   `simulate_with_events`, each documented with its derived formula;
-//! - `impl routh::runtime::VectorField<2n>` (x' = (q̇, M⁻¹f)) and `impl routh::runtime::Mechanical<n, 2n>`.
+//! - `impl routh::runtime::VectorField<2n>` (x' = (q̇, M⁻¹f)) and, with impacts,
+//!   `impl routh::runtime::HybridSystem<2n>` ([`crate::emit_impact`]).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
+use crate::codegen::{allow_generated, body_into, square_matrix, symbol_tokens, symmetric_matrix};
 use crate::euler_lagrange::Equations;
 use crate::impact::ImpactEquations;
-use crate::model::{Model, Role};
-
-/// Longest formula (in characters) shown in rustdoc before it is elided.
-const DOC_FORMULA_LIMIT: usize = 1200;
-
-/// Greek letter names and their symbols, for display.
-const GREEK: &[(&str, &str)] = &[
-    ("alpha", "α"), ("beta", "β"), ("gamma", "γ"), ("delta", "δ"), ("epsilon", "ε"), ("zeta", "ζ"),
-    ("eta", "η"), ("theta", "θ"), ("iota", "ι"), ("kappa", "κ"), ("lambda", "λ"), ("mu", "μ"),
-    ("nu", "ν"), ("xi", "ξ"), ("rho", "ρ"), ("sigma", "σ"), ("tau", "τ"), ("phi", "φ"), ("chi", "χ"),
-    ("psi", "ψ"), ("omega", "ω"), ("Gamma", "Γ"), ("Delta", "Δ"), ("Theta", "Θ"), ("Lambda", "Λ"),
-    ("Phi", "Φ"), ("Psi", "Ψ"), ("Omega", "Ω"),
-];
-
-/// `theta2` → `θ₂`, `l_1` → `l₁`, `m` → `m`.
-fn pretty(name: &str) -> String {
-    let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
-    let digits = &name[base.len()..];
-    let base_trim = base.strip_suffix('_').unwrap_or(base);
-    let base_pretty = GREEK.iter().find(|(g, _)| *g == base_trim).map_or(base_trim, |(_, s)| s);
-    let sub: String = digits.chars().map(|c| char::from_u32(0x2080 + c.to_digit(10).unwrap_or(0)).unwrap_or(c)).collect();
-    if digits.is_empty() { base.to_string() } else { format!("{base_pretty}{sub}") }
-}
-
-/// Velocity display: a combining dot over a one-letter base (`ẋ₁`, `θ̇₂`), else `dot(th₁)`.
-fn pretty_velocity(name: &str) -> String {
-    let p = pretty(name);
-    let mut chars = p.chars();
-    let first = chars.next().unwrap_or('?');
-    let rest: String = chars.collect();
-    if rest.chars().all(|c| ('\u{2080}'..='\u{2089}').contains(&c)) {
-        format!("{first}\u{307}{rest}")
-    } else {
-        format!("dot({p})")
-    }
-}
-
-/// Display name of a model symbol.
-pub fn display_name(model: &Model, sym: Expr) -> String {
-    match model.role(sym) {
-        Some(Role::Time) => "t".into(),
-        Some(Role::Coordinate(i)) => pretty(&model.coordinates[i].to_string()),
-        Some(Role::Velocity(i)) => pretty_velocity(&model.coordinates[i].to_string()),
-        Some(Role::Acceleration(i)) => format!("ddot({})", pretty(&model.coordinates[i].to_string())),
-        Some(Role::Parameter(i)) => pretty(&model.parameters[i].to_string()),
-        Some(Role::Differential(i)) => format!("d{}", pretty(&model.coordinates[i].to_string())),
-        Some(Role::TimeDifferential) => "dt".into(),
-        Some(Role::PostVelocity(i)) => format!("{}⁺", pretty_velocity(&model.coordinates[i].to_string())),
-        Some(Role::Multiplier(k)) => format!("λ{}", pretty(&format!("x{}", k + 1)).trim_start_matches('x')),
-        None => model.arena.symbol_name(sym).unwrap_or("?").to_string(),
-    }
-}
-
-/// A formula for rustdoc, elided when very long. Expressions whose tree form is far longer than
-/// the limit are not printed at all (printing a DAG as a tree can take exponential time).
-pub(crate) fn formula(model: &Model, e: Expr) -> String {
-    let size = model.arena.tree_size(e);
-    if size > DOC_FORMULA_LIMIT as u64 {
-        return format!("⟨{size} terms and factors written out — too long to show; see the generated code⟩");
-    }
-    let s = model.arena.display(e, &|s| display_name(model, s));
-    if s.chars().count() > DOC_FORMULA_LIMIT {
-        let head: String = s.chars().take(DOC_FORMULA_LIMIT).collect();
-        format!("{head} … (elided; {} characters in all)", s.chars().count())
-    } else {
-        s
-    }
-}
-
-/// Rustdoc lines: a heading paragraph and a `text` block of `lhs = formula` lines.
-pub(crate) fn doc_block(heading: &str, lines: &[(String, String)]) -> TokenStream {
-    let mut text = format!("{heading}\n\n```text\n");
-    for (lhs, rhs) in lines {
-        text.push_str(&format!("{lhs} = {rhs}\n"));
-    }
-    text.push_str("```");
-    let docs = text.lines().map(|l| format!(" {l}"));
-    quote! { #( #[doc = #docs] )* }
-}
-
-/// Tokens for a symbol inside generated functions: `x[i]`, `x[n+i]`, `a[i]`, `self.p`, `t`.
-fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
-    let n = model.dof();
-    match model.role(sym) {
-        Some(Role::Time) => quote!(t),
-        Some(Role::Coordinate(i)) => quote!(x[#i]),
-        Some(Role::Velocity(i)) => {
-            let k = n + i;
-            quote!(x[#k])
-        }
-        Some(Role::Acceleration(i)) => quote!(a[#i]),
-        Some(Role::PostVelocity(i)) => quote!(vp[#i]),
-        Some(Role::Multiplier(k)) => quote!(lam[#k]),
-        Some(Role::Parameter(i)) => {
-            let p = &model.parameters[i];
-            let access = &model.owner.access;
-            quote!(#access.#p)
-        }
-        Some(Role::Differential(_) | Role::TimeDifferential) | None => quote!(::core::f64::NAN),
-    }
-}
-
-/// Above this many temporaries a computation is split into part functions.
-const SPLIT_STATEMENTS: usize = 400;
-/// Statements per part function.
-const PART_STATEMENTS: usize = 250;
-
-/// Code computing `outputs` inside one generated method: helper items for the `impl`, the
-/// statements of the method body, and one expression per output.
-///
-/// Small computations are plain `let` temporaries. Large ones (rustc's compile time grows faster
-/// than linearly with function size) keep their temporaries in a scratch array `__w` that a
-/// sequence of `#[inline(never)]` part functions fills, each at most [`PART_STATEMENTS`]
-/// statements long; common subexpressions are still computed once.
-pub(crate) struct Body {
-    pub(crate) parts: Vec<TokenStream>,
-    pub(crate) statements: Vec<TokenStream>,
-    pub(crate) outputs: Vec<TokenStream>,
-}
-
-/// `name` names the part functions; `extra_params` / `extra_args` declare and pass inputs beyond
-/// `t` and `x` (e.g. the accelerations `a` of the Jacobian).
-pub(crate) fn body(model: &Model, outputs: &[Expr], name: &str, extra_params: &TokenStream, extra_args: &TokenStream) -> Body {
-    let symbol = |s| symbol_tokens(model, s);
-    let slots = symbolic::emit_slots(&model.arena, outputs, &symbol, "__w");
-    if slots.statements.len() <= SPLIT_STATEMENTS {
-        // Small: plain `let`s read better and optimise at least as well (re-emitting is cheap here).
-        let plain = symbolic::emit(&model.arena, outputs, &symbol, "__w");
-        return Body { parts: Vec::new(), statements: plain.statements, outputs: plain.outputs };
-    }
-    let len = slots.statements.len();
-    let d = 2 * model.dof();
-    let allow = allow_generated();
-    let mut parts = Vec::new();
-    let mut statements = vec![quote! { let mut __w = [0.0_f64; #len]; }];
-    for (k, chunk) in slots.statements.chunks(PART_STATEMENTS).enumerate() {
-        let part = format_ident!("{name}_part{k}");
-        parts.push(quote! {
-            #allow
-            #[inline(never)]
-            fn #part(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>, #extra_params __w: &mut [f64; #len]) {
-                #(#chunk)*
-            }
-        });
-        statements.push(quote! { self.#part(t, x, #extra_args &mut __w); });
-    }
-    Body { parts, statements, outputs: slots.outputs }
-}
-
-/// [`body`], appending its part functions to `parts`: returns the statements and output expressions.
-pub(crate) fn body_into(
-    model: &Model,
-    parts: &mut Vec<TokenStream>,
-    outputs: &[Expr],
-    name: &str,
-    extra_params: &TokenStream,
-    extra_args: &TokenStream,
-) -> (Vec<TokenStream>, Vec<TokenStream>) {
-    let b = body(model, outputs, name, extra_params, extra_args);
-    parts.extend(b.parts);
-    (b.statements, b.outputs)
-}
-
-/// Lints silenced on generated numeric code.
-fn allow_generated() -> TokenStream {
-    quote! { #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)] }
-}
+use crate::model::Model;
+use crate::notation::{display_name, doc_block, formula};
 
 /// Operation counts of the hot path (M and f together), for benchmarks and docs.
 pub fn dynamics_ops(model: &Model, eq: &Equations) -> symbolic::OpCount {
@@ -200,39 +37,6 @@ fn dynamics_outputs(eq: &Equations) -> Vec<Expr> {
     }
     out.extend(&eq.forcing);
     out
-}
-
-/// Builds an `SMatrix<f64, n, n>` from the upper triangle expressions `upper` (row-major).
-pub(crate) fn symmetric_matrix(n: usize, upper: &[TokenStream]) -> TokenStream {
-    let mut k = 0;
-    let mut sets = Vec::new();
-    for i in 0..n {
-        for j in i..n {
-            let v = &upper[k];
-            k += 1;
-            if i == j {
-                sets.push(quote! { m[(#i, #j)] = #v; });
-            } else {
-                sets.push(quote! { let __e = #v; m[(#i, #j)] = __e; m[(#j, #i)] = __e; });
-            }
-        }
-    }
-    quote! {{
-        let mut m = ::routh::nalgebra::SMatrix::<f64, #n, #n>::zeros();
-        #(#sets)*
-        m
-    }}
-}
-
-pub(crate) fn square_matrix(n: usize, entries: &[TokenStream]) -> TokenStream {
-    let sets = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).zip(entries).map(|((i, j), v)| {
-        quote! { m[(#i, #j)] = #v; }
-    });
-    quote! {{
-        let mut m = ::routh::nalgebra::SMatrix::<f64, #n, #n>::zeros();
-        #(#sets)*
-        m
-    }}
 }
 
 /// The whole expansion for one model.

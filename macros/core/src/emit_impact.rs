@@ -8,7 +8,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
-use crate::emit::{body_into, doc_block, formula, square_matrix, symmetric_matrix};
+use crate::codegen::{body_into, square_matrix, symmetric_matrix};
+use crate::notation::{doc_block, formula};
 use crate::euler_lagrange::Equations;
 use crate::impact::{ImpactEquations, Reset};
 use crate::model::Model;
@@ -249,7 +250,7 @@ pub fn methods(
                 let jq = square_matrix(n, &j_vals[..n * n]);
                 let jv = square_matrix(n, &j_vals[n * n..]);
                 let lines: Vec<(String, String)> = (0..n)
-                    .map(|i| (format!("{}⁺", crate::emit::display_name(model, model.syms.qd[i])), formula(model, velocities[i])))
+                    .map(|i| (format!("{}⁺", crate::notation::display_name(model, model.syms.qd[i])), formula(model, velocities[i])))
                     .collect();
                 let doc = doc_block(&format!("Reset of impact `{name}`: positions are kept and the velocities map as"), &lines);
                 let items = quote! {

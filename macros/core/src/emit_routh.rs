@@ -5,7 +5,8 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::emit::{body_into, doc_block, formula};
+use crate::codegen::body_into;
+use crate::notation::{doc_block, formula};
 use crate::model::Model;
 use crate::routh::Reduced;
 

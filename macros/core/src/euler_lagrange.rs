@@ -144,7 +144,7 @@ pub fn sample_points(model: &Model, count: usize) -> Vec<rustc_hash::FxHashMap<E
 pub fn check_regular(model: &Model, eq: &Equations) -> syn::Result<()> {
     let n = model.dof();
     let arena = &model.arena;
-    let mut errors = Vec::new();
+    let mut errors = crate::diagnostics::Ctxt::new();
     for i in 0..n {
         if eq.mass[i].iter().all(|&m| arena.zero_test(m).is_zero()) {
             let c = &model.coordinates[i];
@@ -158,9 +158,7 @@ pub fn check_regular(model: &Model, eq: &Equations) -> syn::Result<()> {
             ));
         }
     }
-    if let Some(e) = crate::model::combine(errors) {
-        return Err(e);
-    }
+    errors.check()?;
     let flat: Vec<Expr> = eq.mass.iter().flatten().copied().collect();
     let points = sample_points(model, 4);
     let mut singular_everywhere = true;

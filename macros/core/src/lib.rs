@@ -5,6 +5,7 @@
 //! Expansion is deterministic (identical input, byte-identical output) and does no I/O.
 #![forbid(unsafe_code)]
 
+mod codegen;
 pub mod diagnostics;
 pub mod emit;
 pub mod emit_impact;
@@ -15,6 +16,7 @@ pub mod impact;
 pub mod euler_lagrange;
 pub mod lower;
 pub mod model;
+mod notation;
 pub mod parse;
 pub mod routh;
 pub mod symmetry;
@@ -31,42 +33,51 @@ pub fn expand(input: TokenStream) -> TokenStream {
 }
 
 /// Expands, returning the error instead of `compile_error!` tokens.
+///
+/// One pipeline for every model: parse and lower into a [`model::System`], derive each model's
+/// equations, impacts, symmetries and reductions, emit. Every phase reports into one
+/// [`diagnostics::Ctxt`] and goes on where it can, so independent mistakes are reported
+/// together.
 pub fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
     let input: syn::DeriveInput = syn::parse2(input)?;
-    match model::system_from_input(&input)? {
+    let mut cx = diagnostics::Ctxt::new();
+    let system = lower::system_from_input(&input, &mut cx);
+    let tokens = system.map(|s| derive_and_emit(s, &mut cx));
+    cx.check()?;
+    Ok(tokens.unwrap_or_default())
+}
+
+/// Derivation and emission of a lowered system; mistakes found on the way go to `cx`.
+fn derive_and_emit(system: model::System, cx: &mut diagnostics::Ctxt) -> TokenStream {
+    match system {
         model::System::Single(mut model) => {
             let dims = [model.dof()];
             let equations = euler_lagrange::derive(&mut model);
-            euler_lagrange::check_regular(&model, &equations)?;
+            cx.ok(euler_lagrange::check_regular(&model, &equations));
             let impacts = impact::derive(&mut model, &equations);
-            let symmetries = symmetry::derive(&mut model, &equations, &impacts)?;
+            let symmetries = cx.ok(symmetry::derive(&mut model, &equations, &impacts)).unwrap_or_default();
             let mut tokens = emit::emit(&model, &equations, &impacts, &symmetries, &dims);
             for reduction in &model.reductions {
-                let mut reduced = routh::reduce(&model, &equations, reduction)?;
+                let Some(mut reduced) = cx.ok(routh::reduce(&model, &equations, reduction)) else { continue };
                 let eq_r = euler_lagrange::derive(&mut reduced.model);
                 let api = emit::emit(&reduced.model, &eq_r, &[], &[], &[reduced.model.dof()]);
                 tokens.extend(emit_routh::emit(&model, &reduced, api));
             }
-            Ok(tokens)
+            tokens
         }
         model::System::Multi { name, vis, mut modes } => {
             let dims: Vec<usize> = modes.iter().map(model::Model::dof).collect();
             let mut tokens = TokenStream::new();
-            let mut errors = Vec::new();
             for model in &mut modes {
                 let equations = euler_lagrange::derive(model);
-                if let Err(e) = euler_lagrange::check_regular(model, &equations) {
-                    errors.push(e);
+                if cx.ok(euler_lagrange::check_regular(model, &equations)).is_none() {
                     continue;
                 }
                 let impacts = impact::derive(model, &equations);
                 tokens.extend(emit::emit(model, &equations, &impacts, &[], &dims));
             }
-            if let Some(e) = model::combine(errors) {
-                return Err(e);
-            }
             tokens.extend(emit_impact::multi_impl(&name, &vis, &modes));
-            Ok(tokens)
+            tokens
         }
     }
 }
@@ -74,7 +85,10 @@ pub fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
 /// Operation counts of the generated M-and-f code of a model (for benchmarks and reports).
 pub fn dynamics_ops(input: TokenStream) -> syn::Result<symbolic::OpCount> {
     let input: syn::DeriveInput = syn::parse2(input)?;
-    let model::System::Single(mut model) = model::system_from_input(&input)? else {
+    let mut cx = diagnostics::Ctxt::new();
+    let system = lower::system_from_input(&input, &mut cx);
+    cx.check()?;
+    let Some(model::System::Single(mut model)) = system else {
         return Err(syn::Error::new(input.ident.span(), "operation counts are reported for single-mode models"));
     };
     let equations = euler_lagrange::derive(&mut model);

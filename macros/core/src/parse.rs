@@ -25,7 +25,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Expr, Ident, Token};
 
-use crate::diagnostics::closest;
+use crate::diagnostics::unknown;
 
 /// The item keywords the attribute understands.
 pub const ITEMS: &[&str] =
@@ -135,14 +135,8 @@ impl Parse for LawDecl {
                 Ok(if is_map { LawDecl::Map { keyword, assignments } } else { LawDecl::Reset { keyword, assignments } })
             }
             other => {
-                let hint = match closest(other, LAWS.iter().copied()) {
-                    Some(c) => format!("; did you mean `{c}`?"),
-                    None => String::new(),
-                };
-                Err(syn::Error::new(
-                    keyword.span(),
-                    format!("unknown impact law `{other}`{hint} Expected `restitution(...)`, `map(...)` or (transitions) `reset(...)`"),
-                ))
+                let known = "Expected `restitution(...)`, `map(...)` or (transitions) `reset(...)`";
+                Err(unknown(keyword.span(), format_args!("unknown impact law `{other}`"), other, LAWS, known))
             }
         }
     }
@@ -197,14 +191,8 @@ impl ImpactDecl {
                     decl.law = Some(content.parse()?);
                 }
                 other => {
-                    let hint = match closest(other, IMPACT_KEYS.iter().copied()) {
-                        Some(c) => format!("; did you mean `{c}`?"),
-                        None => String::new(),
-                    };
-                    return Err(syn::Error::new(
-                        key.span(),
-                        format!("unknown key `{other}` in `impact(...)`{hint} Expected: name, guard, law"),
-                    ));
+                    let what = format_args!("unknown key `{other}` in `impact(...)`");
+                    return Err(unknown(key.span(), what, other, IMPACT_KEYS, "Expected: name, guard, law"));
                 }
             }
             if content.is_empty() {
@@ -338,16 +326,8 @@ impl Parse for Item {
                 Ok(Item::Lagrangian { keyword, value: input.parse()? })
             }
             _ => {
-                let hint = match closest(&key, ITEMS.iter().copied()) {
-                    Some(c) => format!("; did you mean `{c}`?"),
-                    None => String::new(),
-                };
-                Err(syn::Error::new(
-                    keyword.span(),
-                    format!(
-                        "unknown item `{key}` in #[mechanics(...)]{hint} Expected one of: {}",
-                        ITEMS.join(", ")
-                    ),
+                let known = format!("Expected one of: {}", ITEMS.join(", "));
+                Err(unknown(keyword.span(), format_args!("unknown item `{key}` in #[mechanics(...)]"), &key, ITEMS, known
                 ))
             }
         }

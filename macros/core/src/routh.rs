@@ -101,7 +101,7 @@ pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Red
     let zero_test = |arena: &Arena, e: Expr| arena.zero_test(e).is_zero();
     let show = |arena: &Arena, e: Expr| {
         let m = Model::assemble_view(model, arena);
-        crate::emit::formula(&m, e)
+        crate::notation::formula(&m, e)
     };
     // Cyclicity of L and of the forces.
     for (c, id) in &red.cyclic {

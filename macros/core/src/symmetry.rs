@@ -46,7 +46,7 @@ fn is_zero(model: &Model, e: Expr) -> bool {
 pub fn derive(model: &mut Model, eq: &Equations, impacts: &[ImpactEquations]) -> syn::Result<Vec<SymmetryEquations>> {
     let n = model.dof();
     let mut out = Vec::new();
-    let mut errors = Vec::new();
+    let mut errors = crate::diagnostics::Ctxt::new();
     for s in 0..model.symmetries.len() {
         let xi = model.symmetries[s].generator.clone();
         let Model { arena, syms, lagrangian, force, .. } = model;
@@ -73,7 +73,7 @@ pub fn derive(model: &mut Model, eq: &Equations, impacts: &[ImpactEquations]) ->
         }
         let sym = &model.symmetries[s];
         if !is_zero(model, residual) {
-            let shown = crate::emit::formula(model, residual);
+            let shown = crate::notation::formula(model, residual);
             errors.push(syn::Error::new_spanned(
                 &sym.tokens,
                 format!("`{}` is not a symmetry of the Lagrangian: its lifted generator gives ξᶜ(L) = {shown} ≢ 0", sym.name),
@@ -106,8 +106,6 @@ pub fn derive(model: &mut Model, eq: &Equations, impacts: &[ImpactEquations]) ->
         }
         out.push(SymmetryEquations { momentum, rate, conserved, in_forced_algebra, impacts: per_impact });
     }
-    match crate::model::combine(errors) {
-        Some(e) => Err(e),
-        None => Ok(out),
-    }
+    errors.check()?;
+    Ok(out)
 }

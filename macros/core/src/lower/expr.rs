@@ -17,7 +17,7 @@ use symbolic::{Arena, Expr, Func, Rational};
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr as SynExpr, Ident, Lit, UnOp};
 
-use crate::diagnostics::closest;
+use crate::diagnostics::unknown;
 
 /// Functions callable as `x.f()` or `f(x)` with one argument.
 const UNARY: &[(&str, Func)] = &[
@@ -178,15 +178,8 @@ impl<'a> Lowerer<'a> {
 
     fn unknown_name(&self, ident: &Ident) -> syn::Error {
         let name = ident.to_string();
-        let hint = match closest(&name, self.known.iter().map(String::as_str)) {
-            Some(c) => format!("; did you mean `{c}`?"),
-            None => String::new(),
-        };
-        let list = self.known.join(", ");
-        syn::Error::new(
-            ident.span(),
-            format!("unknown name `{name}`{hint} Known names: {list} (coordinates, parameters, defines and time `t`)"),
-        )
+        let known = format!("Known names: {} (coordinates, parameters, defines and time `t`)", self.known.join(", "));
+        unknown(ident.span(), format_args!("unknown name `{name}`"), &name, &self.known, known)
     }
 
     /// The symbolic value of a name.
@@ -340,14 +333,8 @@ impl<'a> Lowerer<'a> {
                 format!("unsupported function `{fname}`: it is not smooth, and the equations of motion need derivatives"),
             )),
             _ => {
-                let hint = match closest(&fname, FUNCTIONS.iter().copied()) {
-                    Some(c) => format!("; did you mean `{c}`?"),
-                    None => String::new(),
-                };
-                Err(syn::Error::new(
-                    name.span(),
-                    format!("unsupported function `{fname}`{hint} Supported: {}", FUNCTIONS.join(", ")),
-                ))
+                let known = format!("Supported: {}", FUNCTIONS.join(", "));
+                Err(unknown(name.span(), format_args!("unsupported function `{fname}`"), &fname, FUNCTIONS, known))
             }
         }
     }

@@ -1,0 +1,130 @@
+//! Shared code-generation helpers of every emitter: symbols as tokens, straight-line bodies
+//! (split into part functions when large), and matrix literals.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use symbolic::Expr;
+
+use crate::model::{Model, Role};
+
+/// Tokens for a symbol inside generated functions: `x[i]`, `x[n+i]`, `a[i]`, `self.p`, `t`.
+pub(crate) fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
+    let n = model.dof();
+    match model.role(sym) {
+        Some(Role::Time) => quote!(t),
+        Some(Role::Coordinate(i)) => quote!(x[#i]),
+        Some(Role::Velocity(i)) => {
+            let k = n + i;
+            quote!(x[#k])
+        }
+        Some(Role::Acceleration(i)) => quote!(a[#i]),
+        Some(Role::PostVelocity(i)) => quote!(vp[#i]),
+        Some(Role::Multiplier(k)) => quote!(lam[#k]),
+        Some(Role::Parameter(i)) => {
+            let p = &model.parameters[i];
+            let access = &model.owner.access;
+            quote!(#access.#p)
+        }
+        Some(Role::Differential(_) | Role::TimeDifferential) | None => quote!(::core::f64::NAN),
+    }
+}
+
+/// Above this many temporaries a computation is split into part functions.
+const SPLIT_STATEMENTS: usize = 400;
+/// Statements per part function.
+const PART_STATEMENTS: usize = 250;
+
+/// Code computing `outputs` inside one generated method: helper items for the `impl`, the
+/// statements of the method body, and one expression per output.
+///
+/// Small computations are plain `let` temporaries. Large ones (rustc's compile time grows faster
+/// than linearly with function size) keep their temporaries in a scratch array `__w` that a
+/// sequence of `#[inline(never)]` part functions fills, each at most [`PART_STATEMENTS`]
+/// statements long; common subexpressions are still computed once.
+pub(crate) struct Body {
+    pub(crate) parts: Vec<TokenStream>,
+    pub(crate) statements: Vec<TokenStream>,
+    pub(crate) outputs: Vec<TokenStream>,
+}
+
+/// `name` names the part functions; `extra_params` / `extra_args` declare and pass inputs beyond
+/// `t` and `x` (e.g. the accelerations `a` of the Jacobian).
+pub(crate) fn body(model: &Model, outputs: &[Expr], name: &str, extra_params: &TokenStream, extra_args: &TokenStream) -> Body {
+    let symbol = |s| symbol_tokens(model, s);
+    let slots = symbolic::emit_slots(&model.arena, outputs, &symbol, "__w");
+    if slots.statements.len() <= SPLIT_STATEMENTS {
+        // Small: plain `let`s read better and optimise at least as well (re-emitting is cheap here).
+        let plain = symbolic::emit(&model.arena, outputs, &symbol, "__w");
+        return Body { parts: Vec::new(), statements: plain.statements, outputs: plain.outputs };
+    }
+    let len = slots.statements.len();
+    let d = 2 * model.dof();
+    let allow = allow_generated();
+    let mut parts = Vec::new();
+    let mut statements = vec![quote! { let mut __w = [0.0_f64; #len]; }];
+    for (k, chunk) in slots.statements.chunks(PART_STATEMENTS).enumerate() {
+        let part = format_ident!("{name}_part{k}");
+        parts.push(quote! {
+            #allow
+            #[inline(never)]
+            fn #part(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>, #extra_params __w: &mut [f64; #len]) {
+                #(#chunk)*
+            }
+        });
+        statements.push(quote! { self.#part(t, x, #extra_args &mut __w); });
+    }
+    Body { parts, statements, outputs: slots.outputs }
+}
+
+/// [`body`], appending its part functions to `parts`: returns the statements and output expressions.
+pub(crate) fn body_into(
+    model: &Model,
+    parts: &mut Vec<TokenStream>,
+    outputs: &[Expr],
+    name: &str,
+    extra_params: &TokenStream,
+    extra_args: &TokenStream,
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let b = body(model, outputs, name, extra_params, extra_args);
+    parts.extend(b.parts);
+    (b.statements, b.outputs)
+}
+
+/// Lints silenced on generated numeric code.
+pub(crate) fn allow_generated() -> TokenStream {
+    quote! { #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)] }
+}
+
+/// Builds an `SMatrix<f64, n, n>` from the upper triangle expressions `upper` (row-major).
+pub(crate) fn symmetric_matrix(n: usize, upper: &[TokenStream]) -> TokenStream {
+    let mut k = 0;
+    let mut sets = Vec::new();
+    for i in 0..n {
+        for j in i..n {
+            let v = &upper[k];
+            k += 1;
+            if i == j {
+                sets.push(quote! { m[(#i, #j)] = #v; });
+            } else {
+                sets.push(quote! { let __e = #v; m[(#i, #j)] = __e; m[(#j, #i)] = __e; });
+            }
+        }
+    }
+    quote! {{
+        let mut m = ::routh::nalgebra::SMatrix::<f64, #n, #n>::zeros();
+        #(#sets)*
+        m
+    }}
+}
+
+pub(crate) fn square_matrix(n: usize, entries: &[TokenStream]) -> TokenStream {
+    let sets = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).zip(entries).map(|((i, j), v)| {
+        quote! { m[(#i, #j)] = #v; }
+    });
+    quote! {{
+        let mut m = ::routh::nalgebra::SMatrix::<f64, #n, #n>::zeros();
+        #(#sets)*
+        m
+    }}
+}
+

@@ -1,0 +1,245 @@
+//! Lowering of `impact(...)` and `transition(...)`: guard, law (restitution one-forms, velocity
+//! map, chart-change reset), with their checks.
+
+use symbolic::Expr;
+use syn::Ident;
+
+use super::expr::Lowerer;
+use crate::diagnostics::unknown;
+use crate::model::{Impact, Law, Target};
+use crate::parse::{ImpactDecl, LawDecl};
+
+/// Validates and lowers one `impact(...)`.
+pub(super) fn lower_impact(
+    lower: &mut Lowerer<'_>,
+    decl: &ImpactDecl,
+    parameters: &[Ident],
+    dq: &[Expr],
+    dt: Expr,
+    target: Option<&Target>,
+) -> syn::Result<Impact> {
+    let missing = |what: &str, example: &str| {
+        syn::Error::new(decl.keyword.span(), format!("this impact has no `{what}`; add `{what} = {example}`"))
+    };
+    let name = match (&decl.name, &decl.modes) {
+        (Some(n), _) => n.clone(),
+        (None, Some((from, to))) => quote::format_ident!("{from}_to_{to}", span = decl.keyword.span()),
+        (None, None) => return Err(missing("name", "floor")),
+    };
+    let guard_src = decl.guard.as_ref().ok_or_else(|| missing("guard", "y - r"))?;
+    let law_decl = decl.law.as_ref().ok_or_else(|| missing("law", "restitution(e)"))?;
+    let guard = lower.lower(guard_src)?;
+    if let Some(v) = lower.velocity_in(guard) {
+        return Err(syn::Error::new_spanned(
+            guard_src,
+            format!(
+                "a guard must be a function of the coordinates and time (a surface h(t, q) = 0), but this depends \
+                 on the velocity `dot({v})`"
+            ),
+        ));
+    }
+    let coordinates: Vec<String> = (0..dq.len()).map(|k| lower.coordinate_name(k).to_string()).collect();
+    if let Some(target) = target {
+        let same = target.coordinates.iter().map(ToString::to_string).collect::<Vec<_>>() == coordinates;
+        if !same && !matches!(law_decl, LawDecl::Reset { .. }) {
+            return Err(syn::Error::new(
+                decl.keyword.span(),
+                format!(
+                    "mode `{}` has other coordinates than this transition's source, so the law must give the new state \
+                     with `law = reset(q = ..., dot(q) = ...)`",
+                    target.name
+                ),
+            ));
+        }
+    }
+    let law = match law_decl {
+        LawDecl::Restitution { rows, .. } => {
+            let mut lowered = Vec::new();
+            let mut normal_rows = 0;
+            for (form, coefficient) in rows {
+                check_coefficient(coefficient, parameters)?;
+                let e = lower.lower(coefficient)?;
+                let form = match form {
+                    None => {
+                        normal_rows += 1;
+                        if normal_rows > 1 {
+                            return Err(syn::Error::new_spanned(
+                                coefficient,
+                                "only one row may omit its one-form (it means the guard's own normal dh)",
+                            ));
+                        }
+                        None
+                    }
+                    Some(f) => {
+                        let w = lower.lower_oneform(f, dq, dt)?;
+                        if let Some(v) = lower.velocity_in(w) {
+                            return Err(syn::Error::new_spanned(
+                                f,
+                                format!("one-form coefficients must be functions of the coordinates and time, but this depends on `dot({v})`"),
+                            ));
+                        }
+                        check_linear_oneform(lower, w, dq, dt, f)?;
+                        Some(w)
+                    }
+                };
+                lowered.push((form, e));
+            }
+            Law::Restitution(lowered)
+        }
+        LawDecl::Map { assignments, .. } => {
+            let mut velocities: Vec<Option<Expr>> = vec![None; dq.len()];
+            for (lhs, rhs) in assignments {
+                let k = map_target(lhs, &coordinates)?;
+                if velocities[k].is_some() {
+                    return Err(syn::Error::new_spanned(lhs, format!("`dot({})` is assigned twice", coordinates[k])));
+                }
+                velocities[k] = Some(lower.lower(rhs)?);
+            }
+            Law::Map(velocities.into_iter().enumerate().map(|(k, v)| v.unwrap_or(lower.syms.qd[k])).collect())
+        }
+        LawDecl::Reset { keyword, assignments } => {
+            let Some(target) = target else {
+                return Err(syn::Error::new(
+                    keyword.span(),
+                    "`reset(...)` gives the new state of a `transition` between modes; an impact uses `map(...)` or `restitution(...)`",
+                ));
+            };
+            lower_chart(lower, keyword, assignments, target, &coordinates)?
+        }
+    };
+    let law_text = match law_decl {
+        LawDecl::Restitution { keyword, .. } | LawDecl::Map { keyword, .. } | LawDecl::Reset { keyword, .. } => {
+            keyword.to_string()
+        }
+    };
+    Ok(Impact { name, guard, law, target: target.map(|t| t.mode), law_text })
+}
+
+/// A restitution coefficient is a parameter or a non-negative literal.
+fn check_coefficient(e: &syn::Expr, parameters: &[Ident]) -> syn::Result<()> {
+    match e {
+        syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Int(_) | syn::Lit::Float(_)) => Ok(()),
+        syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| parameters.contains(i)) => Ok(()),
+        _ => Err(syn::Error::new_spanned(
+            e,
+            "a restitution coefficient must be a parameter (struct field) or a number literal such as `0.8`",
+        )),
+    }
+}
+
+/// The coordinate index of `dot(q)` on the left of a `map` assignment.
+fn map_target(lhs: &syn::Expr, coordinates: &[String]) -> syn::Result<usize> {
+    let wrong = || syn::Error::new_spanned(lhs, "expected `dot(q)` of a coordinate `q` on the left of `=` in `map(...)`");
+    let syn::Expr::Call(call) = lhs else { return Err(wrong()) };
+    let is_dot = matches!(&*call.func, syn::Expr::Path(p) if p.path.is_ident("dot"));
+    if !is_dot || call.args.len() != 1 {
+        return Err(wrong());
+    }
+    let Some(syn::Expr::Path(p)) = call.args.first() else { return Err(wrong()) };
+    let Some(ident) = p.path.get_ident() else { return Err(wrong()) };
+    let name = ident.to_string();
+    coordinates.iter().position(|c| *c == name).ok_or_else(|| {
+        let known = format!("Coordinates: {}", coordinates.join(", "));
+        unknown(ident.span(), format_args!("the reset names unknown coordinate `{name}`"), &name, coordinates, known)
+    })
+}
+
+/// A one-form must be linear in the differentials, with no part free of them.
+fn check_linear_oneform(lower: &mut Lowerer<'_>, w: Expr, dq: &[Expr], dt: Expr, src: &syn::Expr) -> syn::Result<()> {
+    let mut rebuilt = Vec::new();
+    let mut all: Vec<Expr> = dq.to_vec();
+    all.push(dt);
+    for &d in &all {
+        let c = lower.arena.diff(w, d);
+        if all.iter().any(|&d2| lower.arena.depends_on(c, d2)) {
+            return Err(syn::Error::new_spanned(src, "a one-form must be linear in the differentials `dq` and `dt`"));
+        }
+        let term = lower.arena.mul2(c, d);
+        rebuilt.push(term);
+    }
+    let sum = lower.arena.add(&rebuilt);
+    let rest = lower.arena.sub(w, sum);
+    if !lower.arena.zero_test(rest).is_zero() {
+        return Err(syn::Error::new_spanned(
+            src,
+            "a one-form is a combination of differentials such as `dx - r * dphi`; this has a part without any `d<coordinate>` or `dt`",
+        ));
+    }
+    if rebuilt.iter().all(|&t| lower.arena.zero_test(t).is_zero()) {
+        return Err(syn::Error::new_spanned(src, "this one-form is zero"));
+    }
+    Ok(())
+}
+
+/// Lowers `reset(q = ..., dot(q) = ...)`: every coordinate and velocity of the target mode, with
+/// same-named source coordinates carried over when not given.
+fn lower_chart(
+    lower: &mut Lowerer<'_>,
+    keyword: &Ident,
+    assignments: &[(syn::Expr, syn::Expr)],
+    target: &Target,
+    source: &[String],
+) -> syn::Result<Law> {
+    let names: Vec<String> = target.coordinates.iter().map(ToString::to_string).collect();
+    let n = names.len();
+    let mut positions: Vec<Option<Expr>> = vec![None; n];
+    let mut velocities: Vec<Option<Expr>> = vec![None; n];
+    for (lhs, rhs) in assignments {
+        let (is_velocity, ident) = match lhs {
+            syn::Expr::Path(p) if p.path.get_ident().is_some() => (false, p.path.get_ident().cloned()),
+            syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(f) if f.path.is_ident("dot")) && c.args.len() == 1 => {
+                match c.args.first() {
+                    Some(syn::Expr::Path(p)) => (true, p.path.get_ident().cloned()),
+                    _ => (true, None),
+                }
+            }
+            _ => (false, None),
+        };
+        let Some(ident) = ident else {
+            return Err(syn::Error::new_spanned(lhs, "expected `q` or `dot(q)` of a coordinate of the target mode"));
+        };
+        let Some(k) = names.iter().position(|c| ident == c) else {
+            let what = format_args!("the reset names unknown coordinate `{ident}` of mode `{}`", target.name);
+            let known = format!("Its coordinates: {}", names.join(", "));
+            return Err(unknown(ident.span(), what, &ident.to_string(), &names, known));
+        };
+        let slot = if is_velocity { &mut velocities[k] } else { &mut positions[k] };
+        if slot.is_some() {
+            return Err(syn::Error::new_spanned(lhs, "this component of the new state is given twice"));
+        }
+        *slot = Some(lower.lower(rhs)?);
+    }
+    let mut missing = Vec::new();
+    let mut fill = |v: Vec<Option<Expr>>, velocity: bool, lower: &mut Lowerer<'_>| -> Vec<Expr> {
+        v.into_iter()
+            .enumerate()
+            .map(|(k, e)| {
+                e.unwrap_or_else(|| match source.iter().position(|c| *c == names[k]) {
+                    Some(j) => {
+                        if velocity { lower.syms.qd[j] } else { lower.syms.q[j] }
+                    }
+                    None => {
+                        missing.push(if velocity { format!("dot({})", names[k]) } else { names[k].clone() });
+                        lower.arena.zero()
+                    }
+                })
+            })
+            .collect()
+    };
+    let positions = fill(positions, false, lower);
+    let velocities = fill(velocities, true, lower);
+    if !missing.is_empty() {
+        return Err(syn::Error::new(
+            keyword.span(),
+            format!(
+                "this reset gives {} of the {} components of mode `{}`'s state; missing: {} (components of the source \
+                 state with the same name carry over)",
+                2 * n - missing.len(),
+                2 * n,
+                target.name,
+                missing.join(", ")
+            ),
+        ));
+    }
+    Ok(Law::Chart { positions, velocities })
+}

@@ -1,0 +1,17 @@
+//! Lowering: from the parsed items (syn) to the validated [`crate::model`].
+//!
+//! - [`expr`]: DSL expressions to symbolic expressions (the [`Lowerer`]);
+//! - [`system`]: the derive input as a whole — parameters, name checks, modes — into a
+//!   [`crate::model::System`];
+//! - one module per item kind: [`impact`] (impacts and transitions), [`symmetry`] (symmetries and
+//!   reductions).
+//!
+//! Every function reports into one [`crate::diagnostics::Ctxt`] and continues where it can.
+
+pub mod expr;
+mod impact;
+mod symmetry;
+mod system;
+
+pub use expr::{Lowerer, Name, Symbols};
+pub use system::system_from_input;

@@ -1,0 +1,74 @@
+//! Lowering of `symmetry(...)` generators and `reduce(routh(...))` requests.
+
+use syn::Ident;
+
+use super::expr::Lowerer;
+use crate::diagnostics::{Ctxt, unknown};
+use crate::model::{Reduction, Symmetry};
+use crate::parse::{ReduceDecl, SymmetryDecl};
+
+/// "unknown coordinate" with the closest coordinate as a hint.
+fn unknown_coordinate(c: &Ident, coordinates: &[Ident]) -> syn::Error {
+    let names: Vec<String> = coordinates.iter().map(ToString::to_string).collect();
+    let known = format!("Coordinates: {}", names.join(", "));
+    unknown(c.span(), format_args!("unknown coordinate `{c}`"), &c.to_string(), &names, known)
+}
+
+/// Lowers `reduce(routh(theta, ...), name = T)`: the cyclic coordinates by index (the type is
+/// `<Model>Routh` unless named).
+pub(super) fn lower_reduction(cx: &mut Ctxt, decl: &ReduceDecl, coordinates: &[Ident], model: &Ident) -> Reduction {
+    let mut cyclic: Vec<(usize, Ident)> = Vec::new();
+    for c in &decl.cyclic {
+        match coordinates.iter().position(|x| x == c) {
+            Some(k) if cyclic.iter().any(|(j, _)| *j == k) => cx.error(c.span(), format!("`{c}` is listed twice")),
+            Some(k) => cyclic.push((k, c.clone())),
+            None => cx.push(unknown_coordinate(c, coordinates)),
+        }
+    }
+    if decl.cyclic.is_empty() {
+        cx.error(decl.keyword.span(), "name the cyclic coordinates: `routh(theta, ...)`");
+    }
+    let name = decl.name.clone().unwrap_or_else(|| quote::format_ident!("{}Routh", model));
+    Reduction { keyword: decl.keyword.clone(), cyclic, name }
+}
+
+/// Lowers a symmetry's generator ξ_Q(q): components must be functions of the coordinates only.
+pub(super) fn lower_symmetry(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, coordinates: &[Ident]) -> syn::Result<Symmetry> {
+    let n = coordinates.len();
+    let zero = lower.arena.zero();
+    let mut generator = vec![zero; n];
+    let tokens;
+    let mut cyclic = None;
+    if let Some(q) = &decl.cyclic {
+        let k = coordinates.iter().position(|c| c == q).ok_or_else(|| unknown_coordinate(q, coordinates))?;
+        generator[k] = lower.arena.one();
+        cyclic = Some(k);
+        tokens = quote::quote!(#q);
+    } else {
+        let name = &decl.name;
+        tokens = quote::quote!(#name);
+        let mut given = vec![false; n];
+        for b in &decl.components {
+            let k = coordinates.iter().position(|c| *c == b.name).ok_or_else(|| unknown_coordinate(&b.name, coordinates))?;
+            if given[k] {
+                return Err(syn::Error::new(b.name.span(), format!("the component along `{}` is given twice", b.name)));
+            }
+            given[k] = true;
+            let e = lower.lower(&b.value)?;
+            if let Some(v) = lower.velocity_in(e) {
+                return Err(syn::Error::new_spanned(
+                    &b.value,
+                    format!("a generator ξ_Q(q) is a vector field on configuration space; this depends on `dot({v})`"),
+                ));
+            }
+            if lower.arena.depends_on(e, lower.syms.t) {
+                return Err(syn::Error::new_spanned(&b.value, "time-dependent generators are not supported"));
+            }
+            generator[k] = e;
+        }
+        if decl.components.is_empty() {
+            return Err(syn::Error::new(decl.name.span(), "a generator needs at least one component, e.g. `generator(x = -y, y = x)`"));
+        }
+    }
+    Ok(Symmetry { name: decl.name.clone(), generator, cyclic, tokens })
+}

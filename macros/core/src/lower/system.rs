@@ -1,0 +1,339 @@
+//! Lowering of the whole derive input: the struct's parameters, the name-level checks, each
+//! mode's items (by kind: [`super::impact`], [`super::symmetry`]), into one [`System`].
+//!
+//! Everything reports into the [`Ctxt`] and goes on where the rest still makes sense: name
+//! mistakes do not stop the lowering of expressions, one mode's mistakes do not hide another's.
+
+use symbolic::{Arena, Expr};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, Ident, Type};
+
+use super::expr::{Lowerer, Symbols};
+use super::impact::lower_impact;
+use super::symmetry::{lower_reduction, lower_symmetry};
+use crate::diagnostics::{Ctxt, unknown};
+use crate::model::{Model, Owner, System, Target, mode_type};
+use crate::parse::{ImpactDecl, RawModel, parse_attributes};
+
+/// Validates the derive input and lowers every expression: one model, or one per mode. `None`
+/// when a mistake leaves nothing to derive (every mistake found is in `cx`).
+pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
+    if !input.generics.params.is_empty() {
+        cx.error(
+            input.generics.span(),
+            "#[derive(Mechanics)] does not support generic structs: parameters are plain `f64` fields",
+        );
+        return None;
+    }
+    let parameters = parameters(input, cx)?;
+    let raw = cx.ok(parse_attributes(&input.attrs, input.ident.span()))?;
+    let name = &input.ident;
+    let (transitions, impacts): (Vec<_>, Vec<_>) = raw.impacts.iter().partition(|d| d.keyword == "transition");
+    if raw.modes.is_empty() {
+        if let Some(t) = transitions.first() {
+            cx.error(
+                t.keyword.span(),
+                "a `transition` joins two modes, but this model has none; declare them with `mode(name, ...)`, or use `impact(...)`",
+            );
+        }
+        let owner = Owner { ty: quote::quote!(#name), generics: quote::quote!(), access: quote::quote!(self), mode: None };
+        let raw = RawModel {
+            span: raw.span,
+            coordinates_keyword: raw.coordinates_keyword.clone(),
+            coordinates: raw.coordinates.clone(),
+            defines: raw.defines.clone(),
+            lagrangians: raw.lagrangians.clone(),
+            forces: raw.forces.clone(),
+            impacts: impacts.into_iter().cloned().collect(),
+            modes: Vec::new(),
+            symmetries: raw.symmetries.clone(),
+            reductions: raw.reductions.clone(),
+        };
+        let model = lower_model(cx, name, &input.vis, owner, &parameters, &raw, &[])?;
+        return Some(System::Single(Box::new(model)));
+    }
+    if let Some(i) = impacts.first() {
+        cx.error(i.keyword.span(), "in a model with modes, declare each `impact(...)` inside its `mode(...)`");
+    }
+    if let Some(s) = raw.symmetries.first() {
+        cx.error(s.name.span(), "symmetries of multi-mode models are not supported yet");
+    }
+    if let Some(r) = raw.reductions.first() {
+        cx.error(r.keyword.span(), "reduction of multi-mode models is not supported yet");
+    }
+    let mode_names: Vec<String> = raw.modes.iter().map(|m| m.name.to_string()).collect();
+    cx.repeats(&raw.modes, |m| m.name.to_string(), |m| {
+        syn::Error::new(m.name.span(), format!("two modes are named `{}`", m.name))
+    });
+    // Each mode's description: its own items, falling back to the top level's coordinates,
+    // Lagrangian and forces; defines are shared.
+    let merged: Vec<RawModel> = raw
+        .modes
+        .iter()
+        .map(|m| {
+            let own = &m.items;
+            let inherit_coordinates = own.coordinates.is_empty() && own.coordinates_keyword.is_none();
+            let mut defines = raw.defines.clone();
+            defines.extend(own.defines.iter().cloned());
+            RawModel {
+                span: m.name.span(),
+                coordinates_keyword: if inherit_coordinates { raw.coordinates_keyword.clone() } else { own.coordinates_keyword.clone() },
+                coordinates: if inherit_coordinates { raw.coordinates.clone() } else { own.coordinates.clone() },
+                defines,
+                lagrangians: if own.lagrangians.is_empty() { raw.lagrangians.clone() } else { own.lagrangians.clone() },
+                forces: if own.forces.is_empty() && inherit_coordinates { raw.forces.clone() } else { own.forces.clone() },
+                impacts: own.impacts.clone(),
+                modes: Vec::new(),
+                symmetries: Vec::new(),
+                reductions: Vec::new(),
+            }
+        })
+        .collect();
+    // Resolve transitions' modes.
+    let find = |id: &Ident| -> syn::Result<usize> {
+        mode_names.iter().position(|m| id == m).ok_or_else(|| {
+            let known = format!("Modes: {}", mode_names.join(", "));
+            unknown(id.span(), format_args!("unknown mode `{id}`"), &id.to_string(), &mode_names, known)
+        })
+    };
+    let mut resolved: Vec<(usize, &ImpactDecl, Target)> = Vec::new();
+    for t in &transitions {
+        let Some((from, to)) = &t.modes else { continue };
+        let (from, to_index) = (cx.ok(find(from)), cx.ok(find(to)));
+        if let (Some(f), Some(k)) = (from, to_index) {
+            resolved.push((f, t, Target { mode: k, name: to.clone(), coordinates: merged[k].coordinates.clone() }));
+        }
+    }
+    if cx.has_errors() {
+        return None;
+    }
+    let mut modes = Vec::new();
+    for (k, (m, raw_k)) in raw.modes.iter().zip(&merged).enumerate() {
+        let view = mode_type(name, &m.name);
+        let owner = Owner {
+            ty: quote::quote!(#view<'a>),
+            generics: quote::quote!(<'a>),
+            access: quote::quote!(self.0),
+            mode: Some((k, m.name.clone())),
+        };
+        let outgoing: Vec<(&ImpactDecl, Target)> = resolved
+            .iter()
+            .filter(|(f, _, _)| *f == k)
+            .map(|(_, decl, t)| (*decl, Target { mode: t.mode, name: t.name.clone(), coordinates: t.coordinates.clone() }))
+            .collect();
+        if let Some(model) = lower_model(cx, name, &input.vis, owner, &parameters, raw_k, &outgoing) {
+            modes.push(model);
+        }
+    }
+    if cx.has_errors() {
+        return None;
+    }
+    Some(System::Multi { name: name.clone(), vis: input.vis.clone(), modes })
+}
+
+/// Validates and lowers one (merged) model description. `transitions` are the transitions
+/// leaving this mode, with their targets. `None` if this model has mistakes (reported in `cx`).
+fn lower_model(
+    cx: &mut Ctxt,
+    name: &Ident,
+    vis: &syn::Visibility,
+    owner: Owner,
+    parameters: &[Ident],
+    raw: &RawModel,
+    transitions: &[(&ImpactDecl, Target)],
+) -> Option<Model> {
+    let errors_before = cx.count();
+    check_names(raw, parameters, cx);
+    // Without coordinates or a Lagrangian there is nothing to lower; other name mistakes do not
+    // stop the lowering, so that mistakes inside expressions are reported in the same build.
+    let (lag_kw, lag_expr) = raw.lagrangians.first()?;
+    if raw.coordinates.is_empty() {
+        return None;
+    }
+    let parameters = parameters.to_vec();
+
+    let mut arena = Arena::new();
+    let t = arena.symbol("t");
+    let q: Vec<Expr> = raw.coordinates.iter().map(|c| arena.symbol(&format!("q:{c}"))).collect();
+    let qd: Vec<Expr> = raw.coordinates.iter().map(|c| arena.symbol(&format!("v:{c}"))).collect();
+    let qdd: Vec<Expr> = raw.coordinates.iter().map(|c| arena.symbol(&format!("a:{c}"))).collect();
+    let params: Vec<Expr> = parameters.iter().map(|p| arena.symbol(&format!("p:{p}"))).collect();
+    // The differentials dq, dt of one-forms (roles assigned by `assemble`, same hash-consed symbols).
+    let dq: Vec<Expr> = raw.coordinates.iter().map(|c| arena.symbol(&format!("d:{c}"))).collect();
+    let dt = arena.symbol("d:t");
+    let syms = Symbols { t, q, qd, params };
+
+    let mut lower = Lowerer::new(&mut arena, &syms, &raw.coordinates, &parameters, &raw.defines);
+    // Lower every define, used or not, so that mistakes in them are reported.
+    for (i, d) in raw.defines.iter().enumerate() {
+        cx.ok(lower.define(i, d.name.span()));
+    }
+    let lagrangian = cx.ok(lower.lower(lag_expr));
+    let mut force = vec![None; raw.coordinates.len()];
+    for b in &raw.forces {
+        // A force on an unknown coordinate is reported by the name checks; its expression is
+        // still lowered for mistakes of its own.
+        let value = cx.ok(lower.lower(&b.value));
+        if let Some(i) = raw.coordinates.iter().position(|c| *c == b.name) {
+            force[i] = value;
+        }
+    }
+    let mut impacts = Vec::new();
+    for decl in &raw.impacts {
+        impacts.extend(cx.ok(lower_impact(&mut lower, decl, &parameters, &dq, dt, None)));
+    }
+    for (decl, target) in transitions {
+        impacts.extend(cx.ok(lower_impact(&mut lower, decl, &parameters, &dq, dt, Some(target))));
+    }
+    cx.repeats(&impacts, |i| i.name.to_string(), |i| {
+        syn::Error::new(i.name.span(), format!("two impacts are named `{}`", i.name))
+    });
+    let mut symmetries = Vec::new();
+    for decl in &raw.symmetries {
+        symmetries.extend(cx.ok(lower_symmetry(&mut lower, decl, &raw.coordinates)));
+    }
+    cx.repeats(&symmetries, |s| s.name.to_string(), |s| {
+        syn::Error::new(s.name.span(), format!("two symmetries are named `{}`", s.name))
+    });
+    let reductions: Vec<_> = raw.reductions.iter().map(|decl| lower_reduction(cx, decl, &raw.coordinates, name)).collect();
+    if cx.count() > errors_before {
+        return None;
+    }
+    let zero = lower.arena.zero();
+    let force: Vec<Expr> = force.into_iter().map(|f| f.unwrap_or(zero)).collect();
+    let lagrangian = lagrangian.unwrap_or(zero);
+
+    let mut model = Model::assemble(
+        name.clone(),
+        owner,
+        vis.clone(),
+        arena,
+        raw.coordinates.clone(),
+        parameters,
+        syms,
+        qdd,
+        lagrangian,
+        quote::quote!(#lag_kw = #lag_expr),
+        force,
+    );
+    model.impacts = impacts;
+    model.symmetries = symmetries;
+    model.reductions = reductions;
+    Some(model)
+}
+
+/// The struct's fields, which must all be `f64` parameters.
+/// (A non-`f64` field is reported and still named, so the rest of the model is checked.)
+fn parameters(input: &DeriveInput, cx: &mut Ctxt) -> Option<Vec<Ident>> {
+    let data = match &input.data {
+        Data::Struct(s) => s,
+        _ => {
+            cx.error(
+                input.ident.span(),
+                "#[derive(Mechanics)] applies to a struct whose named `f64` fields are the model's parameters",
+            );
+            return None;
+        }
+    };
+    let fields = match &data.fields {
+        Fields::Named(named) => named.named.iter().collect::<Vec<_>>(),
+        Fields::Unit => Vec::new(),
+        Fields::Unnamed(u) => {
+            cx.error(
+                u.span(),
+                "tuple structs are not supported: parameters need names, e.g. `struct Pendulum { l: f64, g: f64 }`",
+            );
+            return None;
+        }
+    };
+    let mut names = Vec::new();
+    for f in fields {
+        let is_f64 = matches!(&f.ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident("f64"));
+        if !is_f64 {
+            cx.error(f.ty.span(), "model parameters must be `f64` fields; move other data out of the model struct");
+        }
+        if let Some(id) = &f.ident {
+            names.push(id.clone());
+        }
+    }
+    Some(names)
+}
+
+/// Name-level checks: coordinates present and unique, no shadowing, forces name coordinates,
+/// exactly one Lagrangian.
+fn check_names(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) {
+    let is_param = |id: &Ident| parameters.iter().any(|p| p == id);
+    if raw.coordinates.is_empty() {
+        let span = raw.coordinates_keyword.as_ref().map_or(raw.span, Ident::span);
+        cx.push(syn::Error::new(
+            span,
+            "the model has no coordinates; declare them with `coordinates(q1, q2, ...)`",
+        ));
+    }
+    for (i, c) in raw.coordinates.iter().enumerate() {
+        if raw.coordinates[..i].contains(c) {
+            cx.push(syn::Error::new(c.span(), format!("duplicate coordinate `{c}`")));
+        }
+        if is_param(c) {
+            cx.push(syn::Error::new(
+                c.span(),
+                format!("coordinate `{c}` shadows the parameter (struct field) of the same name; rename one of them"),
+            ));
+        }
+        if c == "t" {
+            cx.push(syn::Error::new(c.span(), "`t` is time and cannot be a coordinate"));
+        }
+        if c == "dot" {
+            cx.push(syn::Error::new(c.span(), "`dot` is the time derivative and cannot be a coordinate"));
+        }
+    }
+    for p in parameters {
+        if p == "t" {
+            cx.push(syn::Error::new(p.span(), "a parameter cannot be named `t`: `t` is time in the model's expressions"));
+        }
+    }
+    for (i, d) in raw.defines.iter().enumerate() {
+        let name = &d.name;
+        if is_param(name) {
+            cx.push(syn::Error::new(
+                name.span(),
+                format!("`define` of `{name}` shadows the parameter (struct field) of the same name; choose another name"),
+            ));
+        } else if raw.coordinates.contains(name) {
+            cx.push(syn::Error::new(
+                name.span(),
+                format!("`define` of `{name}` shadows the coordinate of the same name; choose another name"),
+            ));
+        } else if name == "t" {
+            cx.push(syn::Error::new(name.span(), "`t` is time and cannot be redefined"));
+        } else if raw.defines[..i].iter().any(|o| o.name == *name) {
+            cx.push(syn::Error::new(name.span(), format!("`{name}` is defined twice")));
+        }
+    }
+    match raw.lagrangians.len() {
+        0 => cx.push(syn::Error::new(
+            raw.span,
+            "the model has no Lagrangian; add `lagrangian = <kinetic minus potential energy>` to #[mechanics(...)]",
+        )),
+        1 => {}
+        _ => {
+            for (kw, _) in &raw.lagrangians[1..] {
+                cx.push(syn::Error::new(kw.span(), "the Lagrangian is given more than once"));
+            }
+        }
+    }
+    for (i, b) in raw.forces.iter().enumerate() {
+        let name = &b.name;
+        if !raw.coordinates.contains(name) {
+            let coords: Vec<String> = raw.coordinates.iter().map(ToString::to_string).collect();
+            let known = format!("Coordinates: {}", coords.join(", "));
+            let what = format_args!("force on unknown coordinate `{name}`");
+            cx.push(unknown(name.span(), what, &name.to_string(), &coords, known));
+        } else if raw.forces[..i].iter().any(|o| o.name == *name) {
+            cx.push(syn::Error::new(
+                name.span(),
+                format!("force on `{name}` is given twice; add the terms in one expression"),
+            ));
+        }
+    }
+}

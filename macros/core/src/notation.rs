@@ -1,0 +1,87 @@
+//! How derived expressions are shown to users: symbol names (`θ₂`, `ẋ`, `λ₁`), formulas for
+//! rustdoc and compile errors, and rustdoc blocks.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use symbolic::Expr;
+
+use crate::model::{Model, Role};
+
+/// Longest formula (in characters) shown in rustdoc before it is elided.
+const DOC_FORMULA_LIMIT: usize = 1200;
+
+/// Greek letter names and their symbols, for display.
+const GREEK: &[(&str, &str)] = &[
+    ("alpha", "α"), ("beta", "β"), ("gamma", "γ"), ("delta", "δ"), ("epsilon", "ε"), ("zeta", "ζ"),
+    ("eta", "η"), ("theta", "θ"), ("iota", "ι"), ("kappa", "κ"), ("lambda", "λ"), ("mu", "μ"),
+    ("nu", "ν"), ("xi", "ξ"), ("rho", "ρ"), ("sigma", "σ"), ("tau", "τ"), ("phi", "φ"), ("chi", "χ"),
+    ("psi", "ψ"), ("omega", "ω"), ("Gamma", "Γ"), ("Delta", "Δ"), ("Theta", "Θ"), ("Lambda", "Λ"),
+    ("Phi", "Φ"), ("Psi", "Ψ"), ("Omega", "Ω"),
+];
+
+/// `theta2` → `θ₂`, `l_1` → `l₁`, `m` → `m`.
+fn pretty(name: &str) -> String {
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    let digits = &name[base.len()..];
+    let base_trim = base.strip_suffix('_').unwrap_or(base);
+    let base_pretty = GREEK.iter().find(|(g, _)| *g == base_trim).map_or(base_trim, |(_, s)| s);
+    let sub: String = digits.chars().map(|c| char::from_u32(0x2080 + c.to_digit(10).unwrap_or(0)).unwrap_or(c)).collect();
+    if digits.is_empty() { base.to_string() } else { format!("{base_pretty}{sub}") }
+}
+
+/// Velocity display: a combining dot over a one-letter base (`ẋ₁`, `θ̇₂`), else `dot(th₁)`.
+fn pretty_velocity(name: &str) -> String {
+    let p = pretty(name);
+    let mut chars = p.chars();
+    let first = chars.next().unwrap_or('?');
+    let rest: String = chars.collect();
+    if rest.chars().all(|c| ('\u{2080}'..='\u{2089}').contains(&c)) {
+        format!("{first}\u{307}{rest}")
+    } else {
+        format!("dot({p})")
+    }
+}
+
+/// Display name of a model symbol.
+pub fn display_name(model: &Model, sym: Expr) -> String {
+    match model.role(sym) {
+        Some(Role::Time) => "t".into(),
+        Some(Role::Coordinate(i)) => pretty(&model.coordinates[i].to_string()),
+        Some(Role::Velocity(i)) => pretty_velocity(&model.coordinates[i].to_string()),
+        Some(Role::Acceleration(i)) => format!("ddot({})", pretty(&model.coordinates[i].to_string())),
+        Some(Role::Parameter(i)) => pretty(&model.parameters[i].to_string()),
+        Some(Role::Differential(i)) => format!("d{}", pretty(&model.coordinates[i].to_string())),
+        Some(Role::TimeDifferential) => "dt".into(),
+        Some(Role::PostVelocity(i)) => format!("{}⁺", pretty_velocity(&model.coordinates[i].to_string())),
+        Some(Role::Multiplier(k)) => format!("λ{}", pretty(&format!("x{}", k + 1)).trim_start_matches('x')),
+        None => model.arena.symbol_name(sym).unwrap_or("?").to_string(),
+    }
+}
+
+/// A formula for rustdoc, elided when very long. Expressions whose tree form is far longer than
+/// the limit are not printed at all (printing a DAG as a tree can take exponential time).
+pub fn formula(model: &Model, e: Expr) -> String {
+    let size = model.arena.tree_size(e);
+    if size > DOC_FORMULA_LIMIT as u64 {
+        return format!("⟨{size} terms and factors written out — too long to show; see the generated code⟩");
+    }
+    let s = model.arena.display(e, &|s| display_name(model, s));
+    if s.chars().count() > DOC_FORMULA_LIMIT {
+        let head: String = s.chars().take(DOC_FORMULA_LIMIT).collect();
+        format!("{head} … (elided; {} characters in all)", s.chars().count())
+    } else {
+        s
+    }
+}
+
+/// Rustdoc lines: a heading paragraph and a `text` block of `lhs = formula` lines.
+pub(crate) fn doc_block(heading: &str, lines: &[(String, String)]) -> TokenStream {
+    let mut text = format!("{heading}\n\n```text\n");
+    for (lhs, rhs) in lines {
+        text.push_str(&format!("{lhs} = {rhs}\n"));
+    }
+    text.push_str("```");
+    let docs = text.lines().map(|l| format!(" {l}"));
+    quote! { #( #[doc = #docs] )* }
+}
+
