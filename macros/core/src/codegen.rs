@@ -9,12 +9,10 @@ use crate::model::{Model, Role};
 
 /// Tokens for a symbol inside generated functions: `x[i]`, `x[n+i]`, `a[i]`, `self.p`, `t`.
 pub(crate) fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
-    let n = model.dof();
     match model.role(sym) {
         Some(Role::Time) => quote!(t),
-        Some(Role::Coordinate(i)) => quote!(x[#i]),
-        Some(Role::Velocity(i)) => {
-            let k = n + i;
+        Some(role @ (Role::Coordinate(_) | Role::Velocity(_))) => {
+            let k = model.layout.state_index(role).unwrap_or(usize::MAX);
             quote!(x[#k])
         }
         Some(Role::Acceleration(i)) => quote!(a[#i]),
@@ -58,7 +56,7 @@ pub(crate) fn body(model: &Model, outputs: &[Expr], name: &str, extra_params: &T
         return Body { parts: Vec::new(), statements: plain.statements, outputs: plain.outputs };
     }
     let len = slots.statements.len();
-    let d = 2 * model.dof();
+    let d = model.layout.state_dim();
     let allow = allow_generated();
     let mut parts = Vec::new();
     let mut statements = vec![quote! { let mut __w = [0.0_f64; #len]; }];

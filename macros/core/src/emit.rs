@@ -48,12 +48,12 @@ pub fn emit(
     dims: &[usize],
 ) -> TokenStream {
     let n = model.dof();
-    let d = 2 * n;
+    let d = model.layout.state_dim();
     let ty = &model.owner.ty;
     let generics = &model.owner.generics;
     let coord_names: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
-    let q_disp: Vec<String> = model.syms.q.iter().map(|&s| display_name(model, s)).collect();
-    let v_disp: Vec<String> = model.syms.qd.iter().map(|&s| display_name(model, s)).collect();
+    let q_disp: Vec<String> = model.layout.q.iter().map(|&s| display_name(model, s)).collect();
+    let v_disp: Vec<String> = model.layout.qd.iter().map(|&s| display_name(model, s)).collect();
     let coords_list = q_disp.join(", ");
 
     let none = TokenStream::new();

@@ -12,6 +12,7 @@ use crate::codegen::{body_into, square_matrix, symmetric_matrix};
 use crate::notation::{doc_block, formula};
 use crate::euler_lagrange::Equations;
 use crate::impact::{ImpactEquations, Reset};
+use crate::layout::state_dim;
 use crate::model::Model;
 
 /// Inherent methods for every impact (appended to the model's `impl`) and the part functions
@@ -25,7 +26,7 @@ pub fn methods(
     parts: &mut Vec<TokenStream>,
 ) -> TokenStream {
     let n = model.dof();
-    let d = 2 * n;
+    let d = model.layout.state_dim();
     let none = TokenStream::new();
     let mut items = Vec::new();
     let sv = |k: usize| quote! { ::routh::nalgebra::SVector<f64, #k> };
@@ -197,7 +198,7 @@ pub fn methods(
             Reset::Chart { state: new_state, jacobian } => {
                 let target = imp.target.unwrap_or(0);
                 let m = dims.get(target).copied().unwrap_or(0);
-                let dm = 2 * m;
+                let dm = state_dim(m);
                 let (c_stmts, c_vals) = emit(new_state, "chart", &none, &none);
                 let flat: Vec<Expr> = jacobian.iter().flatten().copied().collect();
                 let (j_stmts, j_vals) = emit(&flat, "jacobian", &none, &none);
@@ -250,7 +251,7 @@ pub fn methods(
                 let jq = square_matrix(n, &j_vals[..n * n]);
                 let jv = square_matrix(n, &j_vals[n * n..]);
                 let lines: Vec<(String, String)> = (0..n)
-                    .map(|i| (format!("{}⁺", crate::notation::display_name(model, model.syms.qd[i])), formula(model, velocities[i])))
+                    .map(|i| (format!("{}⁺", crate::notation::display_name(model, model.layout.qd[i])), formula(model, velocities[i])))
                     .collect();
                 let doc = doc_block(&format!("Reset of impact `{name}`: positions are kept and the velocities map as"), &lines);
                 let items = quote! {
@@ -325,8 +326,7 @@ pub fn methods(
 
 /// `impl HybridSystem` for a single-mode model with impacts, and its `simulate`.
 pub fn hybrid_impl(model: &Model) -> (TokenStream, TokenStream) {
-    let n = model.dof();
-    let d = 2 * n;
+    let d = model.layout.state_dim();
     let name = &model.name;
     let state = quote! { ::routh::nalgebra::SVector<f64, #d> };
     let count = model.impacts.len();
@@ -401,7 +401,7 @@ pub fn hybrid_impl(model: &Model) -> (TokenStream, TokenStream) {
 /// prefix, the rest is zero).
 pub fn multi_impl(name: &syn::Ident, vis: &syn::Visibility, modes: &[Model]) -> TokenStream {
     let dims: Vec<usize> = modes.iter().map(Model::dof).collect();
-    let dmax = dims.iter().map(|n| 2 * n).max().unwrap_or(0);
+    let dmax = dims.iter().map(|&n| state_dim(n)).max().unwrap_or(0);
     let state = quote! { ::routh::nalgebra::SVector<f64, #dmax> };
     let count = modes.len();
     let mut mode_names = Vec::new();
@@ -421,7 +421,7 @@ pub fn multi_impl(name: &syn::Ident, vis: &syn::Visibility, modes: &[Model]) -> 
         mode_names.push(mode_str.clone());
         let view = crate::model::mode_type(name, mode_ident);
         let n = m.dof();
-        let d = 2 * n;
+        let d = m.layout.state_dim();
         let upper = quote::format_ident!("{}", mode_str.to_uppercase());
         let state_fn = quote::format_ident!("{mode_str}_state");
         let coords: Vec<String> = m.coordinates.iter().map(ToString::to_string).collect();
@@ -476,7 +476,7 @@ pub fn multi_impl(name: &syn::Ident, vis: &syn::Visibility, modes: &[Model]) -> 
         guard_arms.push(quote! { #k => match guard { #(#gidx => self.#mode_ident().#gfns(t, &#take),)* _ => f64::NAN }, });
         rate_arms.push(quote! { #k => match guard { #(#gidx => self.#mode_ident().#rfns(t, &#take),)* _ => f64::NAN }, });
         let targets: Vec<usize> = guards.iter().map(|i| i.target.unwrap_or(k)).collect();
-        let tdims: Vec<usize> = targets.iter().map(|&j| 2 * dims[j]).collect();
+        let tdims: Vec<usize> = targets.iter().map(|&j| state_dim(dims[j])).collect();
         reset_arms.push(quote! {
             #k => match guard {
                 #(#gidx => {

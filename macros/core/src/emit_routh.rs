@@ -33,9 +33,9 @@ pub fn emit(full: &Model, red: &Reduced, api: TokenStream) -> TokenStream {
     let vis = &rm.vis;
     let full_name = &full.name;
     let nr = rm.dof();
-    let dr = 2 * nr;
+    let dr = rm.layout.state_dim();
     let n = full.dof();
-    let d = 2 * n;
+    let d = full.layout.state_dim();
     let k = red.cyclic.len();
     let dz = dr + k;
     let none = TokenStream::new();
@@ -230,9 +230,8 @@ fn hybrid(full: &Model, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream {
     let name = &rm.name;
     let full_name = &full.name;
     let vis = &full.vis;
-    let nr = rm.dof();
-    let dr = 2 * nr;
-    let d = 2 * full.dof();
+    let dr = rm.layout.state_dim();
+    let d = full.layout.state_dim();
     let k = red.cyclic.len();
     let dz = dr + 2 * k;
     let wrapper = format_ident!("{name}Hybrid");

@@ -13,7 +13,7 @@ pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<
     if symmetries.is_empty() {
         return TokenStream::new();
     }
-    let d = 2 * model.dof();
+    let d = model.layout.state_dim();
     let none = TokenStream::new();
     let state = quote! { ::routh::nalgebra::SVector<f64, #d> };
     let mut items = Vec::new();

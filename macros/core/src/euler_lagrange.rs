@@ -56,7 +56,8 @@ fn dot(arena: &mut Arena, a: &[Expr], b: &[Expr]) -> Expr {
 /// Derives the equations of motion of `model`.
 pub fn derive(model: &mut Model) -> Equations {
     let n = model.dof();
-    let Model { arena, syms, qdd, lagrangian, force, .. } = model;
+    let Model { arena, layout: syms, lagrangian, force, .. } = model;
+    let qdd = &syms.qdd;
     let l = *lagrangian;
 
     let momenta: Vec<Expr> = syms.qd.iter().map(|&v| arena.diff(l, v)).collect();
@@ -126,11 +127,11 @@ pub fn sample_points(model: &Model, count: usize) -> Vec<rustc_hash::FxHashMap<E
     (0..count)
         .map(|_| {
             let mut values = rustc_hash::FxHashMap::default();
-            values.insert(model.syms.t, 2.0 * next());
-            for &p in &model.syms.params {
+            values.insert(model.layout.t, 2.0 * next());
+            for &p in &model.layout.params {
                 values.insert(p, 0.5 + next());
             }
-            for &s in model.syms.q.iter().chain(&model.syms.qd).chain(&model.qdd) {
+            for &s in model.layout.q.iter().chain(&model.layout.qd).chain(&model.layout.qdd) {
                 values.insert(s, 3.0 * next() - 1.5);
             }
             values

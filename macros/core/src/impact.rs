@@ -78,13 +78,13 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Vec<ImpactEquations> {
         })
         .max()
         .unwrap_or(0);
-    let coords: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
-    let vp: Vec<Expr> = (0..n).map(|i| model.symbol(&format!("v+:{}", coords[i]), Role::PostVelocity(i))).collect();
-    let lam: Vec<Expr> = (0..max_rows).map(|k| model.symbol(&format!("lambda:{k}"), Role::Multiplier(k))).collect();
+    let vp: Vec<Expr> = (0..n).map(|i| model.symbol(Role::PostVelocity(i))).collect();
+    let lam: Vec<Expr> = (0..max_rows).map(|k| model.symbol(Role::Multiplier(k))).collect();
 
     let mut out = Vec::new();
     for idx in 0..model.impacts.len() {
-        let Model { arena, syms, impacts, dq, dt, .. } = model;
+        let Model { arena, layout: syms, impacts, .. } = model;
+        let (dq, dt) = (&syms.dq, &syms.dt);
         let imp = &impacts[idx];
         let h = imp.guard;
         let gradient: Vec<Expr> = syms.q.iter().map(|&q| arena.diff(h, q)).collect();

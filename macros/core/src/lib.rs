@@ -13,6 +13,7 @@ pub mod emit_routh;
 pub mod emit_symmetry;
 pub mod fixtures;
 pub mod impact;
+pub mod layout;
 pub mod euler_lagrange;
 pub mod lower;
 pub mod model;

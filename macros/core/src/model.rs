@@ -1,33 +1,12 @@
 //! The validated model: names checked, expressions lowered to symbolic form (lowering itself is
 //! in [`crate::lower`], one module per item kind).
-//!
-//! Symbols in the arena are named `q:<coord>`, `v:<coord>` (velocity q̇), `a:<coord>` (acceleration
-//! q̈, used only for the Jacobian), `p:<param>` and `t`; [`Model::role`] maps them back.
+//! Its symbols and their roles are the model's [`Layout`].
 
 use proc_macro2::TokenStream;
-use rustc_hash::FxHashMap;
 use symbolic::{Arena, Expr};
 use syn::Ident;
 
-use crate::lower::Symbols;
-
-/// What a symbol of the arena stands for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    Time,
-    Coordinate(usize),
-    Velocity(usize),
-    Acceleration(usize),
-    Parameter(usize),
-    /// Differential dqₖ inside a one-form.
-    Differential(usize),
-    /// dt inside a one-form.
-    TimeDifferential,
-    /// Post-impact velocity q̇⁺ₖ (impact-law Jacobians).
-    PostVelocity(usize),
-    /// Impulse multiplier λₖ of an impact law.
-    Multiplier(usize),
-}
+pub use crate::layout::{Layout, Role};
 
 /// An impact law, lowered.
 pub enum Law {
@@ -105,23 +84,18 @@ pub struct Model {
     pub parameters: Vec<Ident>,
     pub coordinates: Vec<Ident>,
     pub arena: Arena,
-    pub syms: Symbols,
-    /// q̈ symbols (only used by the Jacobian derivation).
-    pub qdd: Vec<Expr>,
+    /// The model's symbols and their roles.
+    pub layout: Layout,
     pub lagrangian: Expr,
     /// The Lagrangian's source tokens, to blame in model-level errors.
     pub lagrangian_tokens: proc_macro2::TokenStream,
     /// Generalized force Qᵢ per coordinate (0 when not given).
     pub force: Vec<Expr>,
-    /// Differentials dqₖ and dt (for one-forms).
-    pub dq: Vec<Expr>,
-    pub dt: Expr,
     pub impacts: Vec<Impact>,
     pub symmetries: Vec<Symmetry>,
     pub reductions: Vec<Reduction>,
     /// Visibility of the model struct (for generated types).
     pub vis: syn::Visibility,
-    roles: FxHashMap<Expr, Role>,
 }
 
 impl Model {
@@ -132,90 +106,63 @@ impl Model {
 
     /// The role of a symbol.
     pub fn role(&self, sym: Expr) -> Option<Role> {
-        self.roles.get(&sym).copied()
+        self.layout.role(sym)
     }
 
-    /// A model assembled directly from symbolic pieces (e.g. a Routh-reduced system): `q`, `qd`,
-    /// `qdd`, `params` are symbols of `arena` for the coordinates, velocities, accelerations and
-    /// parameters (in the order of `coordinates` and `parameters`).
-    #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
+    /// A model assembled directly from symbolic pieces (e.g. a Routh-reduced system): `layout`
+    /// holds the symbols of `arena` for the coordinates and parameters (in the order of
+    /// `coordinates` and `parameters`).
+    #[allow(clippy::too_many_arguments)]
     pub fn assemble(
         name: Ident,
         owner: Owner,
         vis: syn::Visibility,
-        mut arena: Arena,
+        arena: Arena,
         coordinates: Vec<Ident>,
         parameters: Vec<Ident>,
-        syms: Symbols,
-        qdd: Vec<Expr>,
+        layout: Layout,
         lagrangian: Expr,
         lagrangian_tokens: proc_macro2::TokenStream,
         force: Vec<Expr>,
     ) -> Model {
-        let mut roles = FxHashMap::default();
-        roles.insert(syms.t, Role::Time);
-        for i in 0..syms.q.len() {
-            roles.insert(syms.q[i], Role::Coordinate(i));
-            roles.insert(syms.qd[i], Role::Velocity(i));
-            roles.insert(qdd[i], Role::Acceleration(i));
-        }
-        for (i, &p) in syms.params.iter().enumerate() {
-            roles.insert(p, Role::Parameter(i));
-        }
-        let dq: Vec<Expr> = coordinates.iter().map(|c| arena.symbol(&format!("d:{c}"))).collect();
-        let dt = arena.symbol("d:t");
-        for (i, &d) in dq.iter().enumerate() {
-            roles.insert(d, Role::Differential(i));
-        }
-        roles.insert(dt, Role::TimeDifferential);
         Model {
             name,
             owner,
             parameters,
             coordinates,
             arena,
-            syms,
-            qdd,
+            layout,
             lagrangian,
             lagrangian_tokens,
             force,
-            dq,
-            dt,
             impacts: Vec::new(),
             symmetries: Vec::new(),
             reductions: Vec::new(),
             vis,
-            roles,
         }
     }
 
     /// A read-only stand-in for `model` over another arena that extends its arena (for printing
     /// expressions built in a copy of the arena, e.g. during reduction).
     pub fn assemble_view(model: &Model, arena: &Arena) -> Model {
-        let mut view = Model::assemble(
+        Model::assemble(
             model.name.clone(),
             Owner { ty: TokenStream::new(), generics: TokenStream::new(), access: quote::quote!(self), mode: None },
             model.vis.clone(),
             arena.clone(),
             model.coordinates.clone(),
             model.parameters.clone(),
-            Symbols { t: model.syms.t, q: model.syms.q.clone(), qd: model.syms.qd.clone(), params: model.syms.params.clone() },
-            model.qdd.clone(),
+            model.layout.clone(),
             model.lagrangian,
             TokenStream::new(),
             model.force.clone(),
-        );
-        view.roles.extend(model.roles.iter().map(|(k, v)| (*k, *v)));
-        view
+        )
     }
 
-    /// The symbol named `name` with `role` (created on first use).
-    pub fn symbol(&mut self, name: &str, role: Role) -> Expr {
-        let s = self.arena.symbol(name);
-        self.roles.insert(s, role);
-        s
+    /// A further symbol with `role` (see [`Layout::symbol`]).
+    pub fn symbol(&mut self, role: Role) -> Expr {
+        self.layout.symbol(&mut self.arena, role)
     }
-
 }
 
 /// The view type of mode `mode` of model `name`: `Hopper` + `flight` → `HopperFlight`.

@@ -21,7 +21,7 @@ use symbolic::{Arena, Expr};
 use syn::Ident;
 
 use crate::euler_lagrange::Equations;
-use crate::lower::Symbols;
+use crate::layout::Layout;
 use crate::model::{Model, Owner, Reduction};
 
 /// A reduced system ready for derivation and emission.
@@ -97,7 +97,7 @@ pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Red
         return Err(err(&red.keyword, "at least one coordinate must remain after the reduction".into()));
     }
     let mut arena = model.arena.clone();
-    let syms = &model.syms;
+    let syms = &model.layout;
     let zero_test = |arena: &Arena, e: Expr| arena.zero_test(e).is_zero();
     let show = |arena: &Arena, e: Expr| {
         let m = Model::assemble_view(model, arena);
@@ -151,7 +151,7 @@ pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Red
             return Err(err(&red.keyword, format!("the reduced system's momentum field `{m}` clashes with a parameter of the same name")));
         }
     }
-    let mu: Vec<Expr> = mu_names.iter().map(|m| arena.symbol(&format!("p:{m}"))).collect();
+    let mu: Vec<Expr> = mu_names.iter().map(|m| Layout::parameter_symbol(&mut arena, m)).collect();
     // θ̇ = adj (μ − b) / det.
     let inv_det = arena.powi(det, -1);
     let diff: Vec<Expr> = mu.iter().zip(&b).map(|(&m, &bb)| arena.sub(m, bb)).collect();
@@ -182,13 +182,10 @@ pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Red
     parameters.extend(mu_names.iter().cloned());
     let mut params = syms.params.clone();
     params.extend(mu.iter().copied());
-    let rsyms = Symbols {
-        t: syms.t,
-        q: kept.iter().map(|&r| syms.q[r]).collect(),
-        qd: kept.iter().map(|&r| syms.qd[r]).collect(),
-        params,
-    };
-    let qdd = kept.iter().map(|&r| model.qdd[r]).collect();
+    let coordinates: Vec<Ident> = kept.iter().map(|&r| model.coordinates[r].clone()).collect();
+    let pick = |v: &[Expr]| kept.iter().map(|&r| v[r]).collect::<Vec<Expr>>();
+    let (q, qd, qdd) = (pick(&syms.q), pick(&syms.qd), pick(&syms.qdd));
+    let rsyms = Layout::from_symbols(&mut arena, &coordinates, syms.t, q, qd, qdd, params);
     let name = red.name.clone();
     let owner = Owner { ty: quote::quote!(#name), generics: TokenStream::new(), access: quote::quote!(self), mode: None };
     let keyword = &red.keyword;
@@ -197,10 +194,9 @@ pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Red
         owner,
         model.vis.clone(),
         arena,
-        kept.iter().map(|&r| model.coordinates[r].clone()).collect(),
+        coordinates,
         parameters,
         rsyms,
-        qdd,
         routhian,
         quote::quote!(#keyword),
         force,

@@ -49,7 +49,7 @@ pub fn derive(model: &mut Model, eq: &Equations, impacts: &[ImpactEquations]) ->
     let mut errors = crate::diagnostics::Ctxt::new();
     for s in 0..model.symmetries.len() {
         let xi = model.symmetries[s].generator.clone();
-        let Model { arena, syms, lagrangian, force, .. } = model;
+        let Model { arena, layout: syms, lagrangian, force, .. } = model;
         // η = ∂ξ/∂q q̇, the velocity part of the lift.
         let transport: Vec<(Expr, Expr)> = syms.q.iter().zip(&syms.qd).map(|(&q, &v)| (q, v)).collect();
         let eta: Vec<Expr> = xi.iter().map(|&x| arena.directional(x, &transport)).collect();
@@ -95,7 +95,7 @@ pub fn derive(model: &mut Model, eq: &Equations, impacts: &[ImpactEquations]) ->
                     is_zero(model, t)
                 })),
                 Reset::Map { velocities, .. } => {
-                    let map: Vec<(Expr, Expr)> = model.syms.qd.iter().zip(velocities).map(|(&v, &w)| (v, w)).collect();
+                    let map: Vec<(Expr, Expr)> = model.layout.qd.iter().zip(velocities).map(|(&v, &w)| (v, w)).collect();
                     let after = model.arena.subs(momentum, &map);
                     let jump = model.arena.sub(after, momentum);
                     Some(is_zero(model, jump))

@@ -18,6 +18,7 @@ use syn::spanned::Spanned;
 use syn::{BinOp, Expr as SynExpr, Ident, Lit, UnOp};
 
 use crate::diagnostics::unknown;
+use crate::layout::Layout;
 
 /// Functions callable as `x.f()` or `f(x)` with one argument.
 const UNARY: &[(&str, Func)] = &[
@@ -45,14 +46,6 @@ pub enum Name {
     Define(usize),
 }
 
-/// The symbols of a model.
-pub struct Symbols {
-    pub t: Expr,
-    pub q: Vec<Expr>,
-    pub qd: Vec<Expr>,
-    pub params: Vec<Expr>,
-}
-
 enum DefineState {
     Pending,
     InProgress,
@@ -65,7 +58,7 @@ enum DefineState {
 /// Lowers syn expressions in the scope of one model.
 pub struct Lowerer<'a> {
     pub arena: &'a mut Arena,
-    pub syms: &'a Symbols,
+    pub syms: &'a Layout,
     names: FxHashMap<String, Name>,
     coordinates: Vec<String>,
     /// Names in declaration order (coordinates, parameters, defines, `t`), for hints.
@@ -83,7 +76,7 @@ pub struct Lowerer<'a> {
 impl<'a> Lowerer<'a> {
     pub fn new(
         arena: &'a mut Arena,
-        syms: &'a Symbols,
+        syms: &'a Layout,
         coordinates: &[Ident],
         parameters: &[Ident],
         defines: &'a [crate::parse::Binding],

@@ -6,6 +6,7 @@ use syn::Ident;
 
 use super::expr::Lowerer;
 use crate::diagnostics::unknown;
+use crate::layout::state_dim;
 use crate::model::{Impact, Law, Target};
 use crate::parse::{ImpactDecl, LawDecl};
 
@@ -234,8 +235,8 @@ fn lower_chart(
             format!(
                 "this reset gives {} of the {} components of mode `{}`'s state; missing: {} (components of the source \
                  state with the same name carry over)",
-                2 * n - missing.len(),
-                2 * n,
+                state_dim(n) - missing.len(),
+                state_dim(n),
                 target.name,
                 missing.join(", ")
             ),

@@ -8,10 +8,11 @@ use symbolic::{Arena, Expr};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident, Type};
 
-use super::expr::{Lowerer, Symbols};
+use super::expr::Lowerer;
 use super::impact::lower_impact;
 use super::symmetry::{lower_reduction, lower_symmetry};
 use crate::diagnostics::{Ctxt, unknown};
+use crate::layout::Layout;
 use crate::model::{Model, Owner, System, Target, mode_type};
 use crate::parse::{ImpactDecl, RawModel, parse_attributes};
 
@@ -153,15 +154,8 @@ fn lower_model(
     let parameters = parameters.to_vec();
 
     let mut arena = Arena::new();
-    let t = arena.symbol("t");
-    let q: Vec<Expr> = raw.coordinates.iter().map(|c| arena.symbol(&format!("q:{c}"))).collect();
-    let qd: Vec<Expr> = raw.coordinates.iter().map(|c| arena.symbol(&format!("v:{c}"))).collect();
-    let qdd: Vec<Expr> = raw.coordinates.iter().map(|c| arena.symbol(&format!("a:{c}"))).collect();
-    let params: Vec<Expr> = parameters.iter().map(|p| arena.symbol(&format!("p:{p}"))).collect();
-    // The differentials dq, dt of one-forms (roles assigned by `assemble`, same hash-consed symbols).
-    let dq: Vec<Expr> = raw.coordinates.iter().map(|c| arena.symbol(&format!("d:{c}"))).collect();
-    let dt = arena.symbol("d:t");
-    let syms = Symbols { t, q, qd, params };
+    let syms = Layout::new(&mut arena, &raw.coordinates, &parameters);
+    let (dq, dt) = (syms.dq.clone(), syms.dt);
 
     let mut lower = Lowerer::new(&mut arena, &syms, &raw.coordinates, &parameters, &raw.defines);
     // Lower every define, used or not, so that mistakes in them are reported.
@@ -211,7 +205,6 @@ fn lower_model(
         raw.coordinates.clone(),
         parameters,
         syms,
-        qdd,
         lagrangian,
         quote::quote!(#lag_kw = #lag_expr),
         force,

@@ -1,0 +1,148 @@
+//! The state layout: which symbols a model has, what each stands for, and where it sits in the
+//! generated state vector.
+//!
+//! One [`Layout`] per model owns every symbol of its arena that is not an intermediate
+//! expression: time `t`, coordinates q, velocities q̇, accelerations q̈ (for the Jacobian),
+//! parameters, the differentials dq and dt of one-forms, and symbols that derivations add with a
+//! [`Role`] (post-impact velocities q̇⁺, impulse multipliers λ). Symbols are created here and only
+//! here ([`Layout::new`], [`Layout::symbol`]), so their names in the arena — `q:<coord>`,
+//! `v:<coord>`, `a:<coord>`, `p:<param>`, `d:<coord>`, `d:t`, `t` — are a private convention of
+//! this module, and [`Layout::role`] maps every symbol back to what it stands for.
+//!
+//! The generated state is x = (q, q̇), of dimension [`Layout::state_dim`]; [`Layout::state_index`]
+//! says where a coordinate or velocity sits in it. Every emitter reads the state through these two
+//! functions, so extending the state (an action variable z for contact dynamics) changes this
+//! file, not the emitters.
+
+use rustc_hash::FxHashMap;
+use symbolic::{Arena, Expr};
+use syn::Ident;
+
+/// What a symbol of the arena stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Time,
+    Coordinate(usize),
+    Velocity(usize),
+    Acceleration(usize),
+    Parameter(usize),
+    /// Differential dqₖ inside a one-form.
+    Differential(usize),
+    /// dt inside a one-form.
+    TimeDifferential,
+    /// Post-impact velocity q̇⁺ₖ (impact-law Jacobians).
+    PostVelocity(usize),
+    /// Impulse multiplier λₖ of an impact law.
+    Multiplier(usize),
+}
+
+/// The dimension of the first-order state x = (q, q̇) of a model with `dof` coordinates.
+pub fn state_dim(dof: usize) -> usize {
+    2 * dof
+}
+
+/// The symbols of one model and their roles (see the [module docs](self)).
+#[derive(Clone)]
+pub struct Layout {
+    pub t: Expr,
+    pub q: Vec<Expr>,
+    pub qd: Vec<Expr>,
+    pub qdd: Vec<Expr>,
+    pub params: Vec<Expr>,
+    /// Differentials dqₖ of one-forms.
+    pub dq: Vec<Expr>,
+    /// The differential dt of one-forms.
+    pub dt: Expr,
+    /// Coordinate names (for the names of derived symbols).
+    names: Vec<String>,
+    roles: FxHashMap<Expr, Role>,
+}
+
+impl Layout {
+    /// Every symbol of a model with these coordinates and parameters.
+    pub fn new(arena: &mut Arena, coordinates: &[Ident], parameters: &[Ident]) -> Layout {
+        let t = arena.symbol("t");
+        let q = coordinates.iter().map(|c| arena.symbol(&format!("q:{c}"))).collect();
+        let qd = coordinates.iter().map(|c| arena.symbol(&format!("v:{c}"))).collect();
+        let qdd = coordinates.iter().map(|c| arena.symbol(&format!("a:{c}"))).collect();
+        let params = parameters.iter().map(|p| Layout::parameter_symbol(arena, p)).collect();
+        Layout::from_symbols(arena, coordinates, t, q, qd, qdd, params)
+    }
+
+    /// A layout over existing symbols (e.g. the kept coordinates of a Routh reduction, with the
+    /// momenta μ as extra parameters): `q`, `qd`, `qdd` in the order of `coordinates`.
+    pub fn from_symbols(
+        arena: &mut Arena,
+        coordinates: &[Ident],
+        t: Expr,
+        q: Vec<Expr>,
+        qd: Vec<Expr>,
+        qdd: Vec<Expr>,
+        params: Vec<Expr>,
+    ) -> Layout {
+        let dq: Vec<Expr> = coordinates.iter().map(|c| arena.symbol(&format!("d:{c}"))).collect();
+        let dt = arena.symbol("d:t");
+        let mut roles = FxHashMap::default();
+        roles.insert(t, Role::Time);
+        for (i, ((&qi, &vi), &ai)) in q.iter().zip(&qd).zip(&qdd).enumerate() {
+            roles.insert(qi, Role::Coordinate(i));
+            roles.insert(vi, Role::Velocity(i));
+            roles.insert(ai, Role::Acceleration(i));
+        }
+        for (i, &p) in params.iter().enumerate() {
+            roles.insert(p, Role::Parameter(i));
+        }
+        for (i, &d) in dq.iter().enumerate() {
+            roles.insert(d, Role::Differential(i));
+        }
+        roles.insert(dt, Role::TimeDifferential);
+        let names = coordinates.iter().map(ToString::to_string).collect();
+        Layout { t, q, qd, qdd, params, dq, dt, names, roles }
+    }
+
+    /// The symbol of a parameter named `name` (a struct field, or a reduced system's μ).
+    pub fn parameter_symbol(arena: &mut Arena, name: &Ident) -> Expr {
+        arena.symbol(&format!("p:{name}"))
+    }
+
+    /// A further symbol with `role` (created on first use), e.g. q̇⁺ᵢ or λₖ of an impact law.
+    pub fn symbol(&mut self, arena: &mut Arena, role: Role) -> Expr {
+        let name = match role {
+            Role::PostVelocity(i) => format!("v+:{}", self.names[i]),
+            Role::Multiplier(k) => format!("lambda:{k}"),
+            other => format!("{other:?}"),
+        };
+        let s = arena.symbol(&name);
+        self.roles.insert(s, role);
+        s
+    }
+
+    /// Adopt the roles of `other`'s symbols (a view over an arena extending `other`'s).
+    pub fn adopt_roles(&mut self, other: &Layout) {
+        self.roles.extend(other.roles.iter().map(|(k, v)| (*k, *v)));
+    }
+
+    /// Degrees of freedom n.
+    pub fn dof(&self) -> usize {
+        self.q.len()
+    }
+
+    /// Dimension of the generated first-order state.
+    pub fn state_dim(&self) -> usize {
+        state_dim(self.dof())
+    }
+
+    /// Index in the state vector of a coordinate or velocity.
+    pub fn state_index(&self, role: Role) -> Option<usize> {
+        match role {
+            Role::Coordinate(i) => Some(i),
+            Role::Velocity(i) => Some(self.dof() + i),
+            _ => None,
+        }
+    }
+
+    /// The role of a symbol.
+    pub fn role(&self, sym: Expr) -> Option<Role> {
+        self.roles.get(&sym).copied()
+    }
+}
