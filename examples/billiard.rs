@@ -1,10 +1,10 @@
-//! A billiard with dissipation in a shrinking disc (seed 000, Example 3): a particle of mass m in
+//! A billiard with dissipation in a shrinking disc (*Hybrid momentum maps*, Example 3; `docs/references.md`): a particle of mass m in
 //! x² + y² ≤ f(t) = 2 − e^{t/10}, with Caldirola–Kanai damping L = (m/2) e^{ct/m} |v|², the corrected
 //! cubic force F = 2c e^{ct/m}(xẏ − yẋ)(x dx + y dy) acting against the motion, and an elastic impact
 //! law at the moving wall.
 //!
 //! Simulates t ∈ [0, 5] from the paper's rounded polar initial conditions for c = 0.005 and
-//! c = 0.10, prints the impacts against the reference of the digest (counts, first impact times),
+//! c = 0.10, prints the impacts against reference run R3 of `docs/references.md` (counts, first impact times),
 //! checks that μ = m e^{ct/m}(xẏ − yẋ) is a hybrid momentum map (conserved in flight, unchanged by
 //! every impact) and that the moving wall gives kinetic energy at each impact, and writes the
 //! paper's two panels, reduced trajectory r(t) and reconstructed planar path, to
@@ -17,8 +17,8 @@
 use plotters::prelude::*;
 use routh::prelude::*;
 
-/// Seed 000, Example 3: billiard in the shrinking disc x² + y² ≤ f(t) = 2 − e^{t/10}, with
-/// Caldirola–Kanai damping and the corrected cubic force (digest errata), elastic moving wall.
+/// *Hybrid momentum maps*, Example 3: billiard in the shrinking disc x² + y² ≤ f(t) = 2 − e^{t/10}, with
+/// Caldirola–Kanai damping and the corrected cubic force (errata H11–H13 of `docs/references.md`), elastic moving wall.
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(x, y),
@@ -33,7 +33,7 @@ struct Billiard {
 }
 
 /// The same system in polar coordinates (x, y) = r (cos θ, sin θ), reduced over the cyclic θ
-/// (seed 000 §5: the time-dependent Routhian R = (m/2) e^{ct/m} ṙ² − μ² e^{−ct/m}/(2 m r²)).
+/// (*Hybrid momentum maps*, §5: the time-dependent Routhian R = (m/2) e^{ct/m} ṙ² − μ² e^{−ct/m}/(2 m r²)).
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(r, th),
@@ -102,7 +102,7 @@ fn f_rate(t: f64) -> f64 {
     -(t / 10.0).exp() / 10.0
 }
 
-/// Reference data of the digest (§ Example 3, DOP853 at rtol = atol = 1e-12, rounded initial data).
+/// Reference run R3 of `docs/references.md` (Example 3, DOP853 at rtol = atol = 1e-12, rounded initial data).
 struct Reference {
     /// c as written in the file name and title.
     label: &'static str,
@@ -184,7 +184,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 fn report(b: &Billiard, sol: &HybridTrajectory<4>, reference: &Reference) -> Result<(), Box<dyn std::error::Error>> {
     let x0 = sol.states[0];
     println!("c = {}: {} impacts in [0, {T_END}] (reference {}), stop: {:?}", reference.label, sol.impacts.len(), reference.impacts, sol.stop);
-    println!("  μ(0) = {:.7} (digest: −0.9499422)", momentum_map(b, 0.0, &x0));
+    println!("  μ(0) = {:.7} (reference: −0.9499422)", momentum_map(b, 0.0, &x0));
     println!("  μ = m e^(ct/m)(xẏ − yẋ); K = (m/2)|v|²; every impact checked: ṙ⁺ = ḟ/r − ṙ⁻ (reflection in the");
     println!("  frame of the moving wall); ΔK err = ΔK − (m/2)(ḟ/r)(ḟ/r − 2ṙ⁻).");
     println!(
@@ -251,7 +251,7 @@ fn min_radius(sol: &HybridTrajectory<4>) -> f64 {
     best
 }
 
-/// The digest's kinetic energies at the first two impacts, from the exact Cartesian start
+/// The reference kinetic energies at the first two impacts, from the exact Cartesian start
 /// (x, y, ẋ, ẏ) = (0.25, 0.5, 2.8, 1.8) with c = 0.005.
 fn kinetic_energy_cross_check(options: &HybridOptions) -> Result<(), Box<dyn std::error::Error>> {
     let b = Billiard { m: 1.0, c: 0.005 };
@@ -259,7 +259,7 @@ fn kinetic_energy_cross_check(options: &HybridOptions) -> Result<(), Box<dyn std
     print!("exact Cartesian start, c = 0.005: K at the first impacts");
     for (imp, (pre, post)) in sol.impacts.iter().zip([(5.53537, 5.86614), (5.83378, 6.20371)]) {
         print!(
-            "; t = {:.6}: {:.5} → {:.5} (digest {pre} → {post})",
+            "; t = {:.6}: {:.5} → {:.5} (reference {pre} → {post})",
             imp.t,
             kinetic(&b, &imp.pre),
             kinetic(&b, &imp.post)

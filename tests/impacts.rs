@@ -1,5 +1,5 @@
 //! Impacts: generated guards and impact laws against closed forms, hand-derived laws and the
-//! reference data of seed 000 (digest `shared/research/seed-000.md`, whose errata we follow).
+//! reference runs of *Hybrid momentum maps* (`docs/references.md`, whose errata we follow).
 
 mod common;
 
@@ -35,10 +35,10 @@ struct PolarParticle {
     e: f64,
 }
 
-/// Seed 000, Example 1: disk between two rough walls y = R and y = h − R. Force with the digest's
+/// *Hybrid momentum maps*, Example 1: disk between two rough walls y = R and y = h − R. Force with the corrected
 /// corrected sign (F^L = 2c(xẏ − yẋ)(x dx + y dy) is minus the applied force, so Q = −F^L), and the
 /// paper's impact law: ẏ reverses with e and the disk leaves rolling, ẋ⁺ = R φ̇⁺, at both walls (the
-/// paper's choice; the digest notes the physical top-wall condition would be ẋ = −Rφ̇).
+/// paper's choice; physically the top-wall condition would be ẋ = −Rφ̇).
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(x, y, phi),
@@ -57,8 +57,8 @@ struct RollingDisk {
     e: f64,
 }
 
-/// Seed 000, Example 3: billiard in the shrinking disc x² + y² ≤ f(t) = 2 − e^{t/10}, with
-/// Caldirola–Kanai damping and the corrected cubic force (digest errata), elastic moving wall.
+/// *Hybrid momentum maps*, Example 3: billiard in the shrinking disc x² + y² ≤ f(t) = 2 − e^{t/10}, with
+/// Caldirola–Kanai damping and the corrected cubic force (errata H11–H13 of `docs/references.md`), elastic moving wall.
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(x, y),
@@ -162,7 +162,7 @@ fn newton_law_properties_and_carnot_with_a_nonconstant_metric() {
             let de = p.energy(0.0, &post) - p.energy(0.0, &x);
             let t_lost = 0.5 * dv.dot(&(m * dv));
             assert!((de + (1.0 - e) / (1.0 + e) * t_lost).abs() < 1e-12 * (1.0 + t_lost), "e = {e}: ΔE = {de}");
-            // Kinetic energy change −(1−e²)(∇h·q̇⁻)²/(2 ∇hᵀM⁻¹∇h) (seed 000 §2.8).
+            // Kinetic energy change −(1−e²)(∇h·q̇⁻)²/(2 ∇hᵀM⁻¹∇h) (*Hybrid momentum maps*, §3).
             let minv_grad = m.try_inverse().unwrap() * grad;
             let expected = -(1.0 - e * e) * pre_rate * pre_rate / (2.0 * grad.dot(&minv_grad));
             assert!((de - expected).abs() < 1e-12 * (1.0 + expected.abs()));
@@ -210,7 +210,7 @@ fn disk_momenta(d: &RollingDisk, x: &SVector<f64, 6>) -> (f64, f64) {
 
 #[test]
 fn rolling_disk_impact_law_is_the_papers_rolling_map() {
-    // The generated two-row law equals the paper's closed-form map (seed 000, Example 1).
+    // The generated two-row law equals the paper's closed-form map (*Hybrid momentum maps*, Example 1).
     let d = RollingDisk { m: 1.0, rr: 0.1, k: 0.1 / 2f64.sqrt(), h: 0.6, c: 1.0, e: 0.8 };
     let (r, k2) = (d.rr, d.k * d.k);
     let mut rng = Rng::new(29);
@@ -232,8 +232,8 @@ fn rolling_disk_impact_law_is_the_papers_rolling_map() {
 
 #[test]
 fn rolling_disk_momentum_jumps_on_the_papers_switching_surface() {
-    // Digest E1.5: c = 0, rolling initial conditions, so every impact lies on the paper's S. The
-    // corrected jump law (the paper's μ₁⁺ = −μ₁⁻ is wrong, digest erratum): at a wall y_w,
+    // Reference run R1 (`docs/references.md`): c = 0, rolling initial conditions, so every impact lies on the paper's S. The
+    // corrected jump law (the paper's μ₁⁺ = −μ₁⁻ is wrong, erratum H7): at a wall y_w,
     // μ₁⁺ = −e μ₁⁻ − (1+e) m y_w ẋ⁻, μ₂⁺ = μ₂⁻.
     for (e, times, mu1) in [
         (1.0, vec![0.25, 0.75, 1.25, 1.75, 2.25, 2.75], vec![0.37, -0.47, 0.45, -0.55, 0.53, -0.63, 0.61]),
@@ -259,7 +259,7 @@ fn rolling_disk_momentum_jumps_on_the_papers_switching_surface() {
 
 #[test]
 fn rolling_disk_with_the_cubic_force_matches_reference_impacts() {
-    // Digest E1.6: c = 1, e = 1, practical guard with slip before the first impact.
+    // Reference run R2: c = 1, e = 1, practical guard with slip before the first impact.
     let d = RollingDisk { m: 1.0, rr: 0.1, k: 0.1 / 2f64.sqrt(), h: 0.6, c: 1.0, e: 1.0 };
     let x0 = d.state([0.5, 0.3, 0.0], [0.1, 0.8, 1.0]);
     let sol = d.simulate(x0, 0.0..1.7, &tight()).unwrap();
@@ -277,7 +277,7 @@ fn rolling_disk_with_the_cubic_force_matches_reference_impacts() {
         assert!((imp.post[3] - d.rr * imp.post[5]).abs() < 1e-14, "post-impact slip");
     }
     // The "dissipative" force is not: with μ₁ fixed between impacts, E_flight = (m/2)|v|² + (cμ₁/m)|x|²
-    // is conserved (digest, derived insight 1) — do not assert energy decay.
+    // is conserved (for fixed μ₁ the force is conservative) — do not assert energy decay.
     // Reference values per flight segment, from its first sample strictly between impacts.
     let mut reference: Vec<Option<(f64, f64)>> = vec![None; sol.impacts.len() + 1];
     for (t, x) in sol.times.iter().zip(&sol.states) {
@@ -303,7 +303,7 @@ fn billiard_start(b: &Billiard) -> SVector<f64, 4> {
 
 #[test]
 fn shrinking_billiard_reproduces_the_reference_impacts() {
-    // Digest E3.5 (paper's rounded initial conditions), impacts in [0, 5] and first impact times.
+    // Reference run R3 (paper's rounded initial conditions), impacts in [0, 5] and first impact times.
     for (c, count, first) in [
         (0.005, 14, [0.141320, 0.689973, 1.207288, 1.693309, 2.148309, 2.572782, 2.967425, 3.333120]),
         (0.1, 10, [0.141872, 0.711817, 1.276603, 1.831475, 2.371242, 2.890492, 3.383876, 3.846452]),
@@ -316,7 +316,7 @@ fn shrinking_billiard_reproduces_the_reference_impacts() {
             assert!((imp.t - t).abs() < 2e-6, "c = {c}: impact at {} vs {t}", imp.t);
         }
         for imp in &sol.impacts {
-            // Independent hand-derived reflection at the moving wall (seed 000, Ex. 3, verified form):
+            // Independent hand-derived reflection at the moving wall (*Hybrid momentum maps*, Ex. 3, corrected form H13):
             // v⁺ = v⁻ + ((ḟ − 2 x·v⁻)/f) x with f = 2 − e^{t/10}.
             let (t, x) = (imp.t, &imp.pre);
             let f = 2.0 - (t / 10.0).exp();

@@ -1,5 +1,5 @@
-//! Multi-mode models: the bouncing rod and the SLIP hopper of seed 004 (digest
-//! `shared/research/seed-004.md` §3.3–3.4), as modes joined by transitions.
+//! Multi-mode models: the bouncing rod and the SLIP hopper of *Hybrid periodic orbits*
+//! (§4.3–4.4; `docs/references.md`), as modes joined by transitions.
 
 mod common;
 
@@ -27,10 +27,10 @@ struct Rod {
     g: f64,
 }
 
-/// SLIP-like hopper with a swing leg (seed 004 §3.4). Stance: point mass on a massless spring leg,
+/// SLIP-like hopper with a swing leg (*Hybrid periodic orbits*, §4.4). Stance: point mass on a massless spring leg,
 /// (α, l) about the foot, mass at (−l sin α, l cos α). Flight: (x, y) of the mass and the leg angle
 /// α swinging harmonically with ω; the leg's inertia `eps` → 0 (the paper's massless-leg limit), so
-/// it carries no energy. Resets are the chart changes of the digest (x is kept in flight, relative to
+/// it carries no energy. Resets are the chart changes of the paper (x is kept in flight, relative to
 /// the last foot position).
 #[derive(Mechanics)]
 #[mechanics(
@@ -71,7 +71,7 @@ fn tight() -> HybridOptions {
 
 #[test]
 fn rod_transition_reset_is_the_papers_elastic_impact_law() {
-    // Seed 004 (41f, g), with the digest's sign correction (the standard law
+    // *Hybrid periodic orbits* (41f, g), with erratum P1's sign correction (the standard law
     // q̇⁺ = q̇⁻ − 2M⁻¹Jᵀ(JM⁻¹Jᵀ)⁻¹Jq̇⁻ with M = diag(m, m r²), J = [1, ∓(l/2) cos α]).
     let rod = Rod { m: 1.0, l: 1.0, r: 0.01, g: 1.0 };
     let mut rng = Rng::new(41);

@@ -123,8 +123,8 @@ fn symmetric_top_nutates_between_the_roots_and_matches_the_full_system() {
     }
 }
 
-/// Seed 000 Example 1 in polar coordinates (x, y) = r (cos θ, sin θ): the force pulls back to
-/// Q_r = −2c r³ θ̇ (digest: F^L = 2c r³ θ̇ dr is minus the applied force), θ and φ are cyclic, the
+/// *Hybrid momentum maps*, Example 1 in polar coordinates (x, y) = r (cos θ, sin θ): the force pulls back to
+/// Q_r = −2c r³ θ̇ (erratum H4: F^L = 2c r³ θ̇ dr is minus the applied force), θ and φ are cyclic, the
 /// walls y = R and y = h − R are not rotation invariant, and the impact law is the paper's rolling map
 /// with dy = sin θ dr + r cos θ dθ, dx = cos θ dr − r sin θ dθ.
 #[derive(Mechanics)]
@@ -155,8 +155,8 @@ fn polar_start(d: &PolarDisk, (x, y, phi, xd, yd, phid): (f64, f64, f64, f64, f6
 
 #[test]
 fn hybrid_routh_reduction_of_the_rolling_disk_equals_the_full_system() {
-    // Reduced + reconstruction against the full system: the digest's run (c = 1, e = 1; μ₁ turns
-    // negative and the disk eventually runs away sideways, digest E1.8), a conservative many-impact
+    // Reduced + reconstruction against the full system: reference run R2 (c = 1, e = 1; μ₁ turns
+    // negative and the disk eventually runs away sideways), a conservative many-impact
     // run, and a dissipative one.
     let opts = routh::runtime::HybridOptions { ode: tight(), ..Default::default() };
     for (c, e, horizon, min_impacts) in [(1.0, 1.0, 6.0, 4), (0.0, 1.0, 10.0, 19), (0.3, 0.9, 8.0, 6)] {
@@ -182,7 +182,7 @@ fn hybrid_routh_reduction_of_the_rolling_disk_equals_the_full_system() {
     }
     let d = PolarDisk { m: 1.0, rr: 0.1, k: 0.1 / 2f64.sqrt(), h: 0.6, c: 1.0, e: 1.0 };
     let (_, jumps) = d.simulate_disk_radial(polar_start(&d, (0.5, 0.3, 0.0, 0.1, 0.8, 1.0)), 0.0..2.0, &opts).unwrap();
-    // The digest's reference impacts for this run (E1.6, c = 1, e = 1).
+    // Reference run R2's impacts (c = 1, e = 1).
     let reference = [(0.261664, (-0.38789767, 0.00171591)), (0.892120, (0.33609974, 0.01070277)), (1.667785, (-0.26478335, -0.00071210))];
     for (j, (t, (m1, m2))) in jumps.iter().zip(reference) {
         assert!((j.t - t).abs() < 1e-6 && (j.after[0] - m1).abs() < 1e-7 && (j.after[1] - m2).abs() < 1e-7, "{j:?}");
@@ -191,7 +191,7 @@ fn hybrid_routh_reduction_of_the_rolling_disk_equals_the_full_system() {
 
 #[test]
 fn reduced_disk_momentum_jumps_follow_the_corrected_law_on_the_switching_surface() {
-    // c = 0 and a rolling start: every impact lies on the paper's S, where (digest erratum)
+    // c = 0 and a rolling start: every impact lies on the paper's S, where (erratum H7)
     // μ₁⁺ = −e μ₁⁻ − (1+e) R² μ₂/k² at y = R and −e μ₁⁻ − (1+e) R (h−R) μ₂/k² at y = h − R; μ₂ is kept.
     let d = PolarDisk { m: 1.0, rr: 0.1, k: 0.1 / 2f64.sqrt(), h: 0.6, c: 0.0, e: 0.8 };
     let x0 = polar_start(&d, (0.5, 0.3, 0.0, 0.1, 0.8, 1.0));
@@ -208,9 +208,9 @@ fn reduced_disk_momentum_jumps_follow_the_corrected_law_on_the_switching_surface
     }
 }
 
-/// Seed 000 Example 3 in polar form: time-dependent Lagrangian (Caldirola–Kanai factor), force
+/// *Hybrid momentum maps*, Example 3 in polar form: time-dependent Lagrangian (Caldirola–Kanai factor), force
 /// F^L = 2c e^{ct/m} r³ θ̇ dr (so Q_r = −2c e^{ct/m} r³ θ̇), shrinking wall r² ≤ f(t) = 2 − e^{t/10}
-/// (the radius is √f, digest erratum), elastic. θ is cyclic: the cosymplectic Routh reduction.
+/// (the radius is √f, erratum H12), elastic. θ is cyclic: the cosymplectic Routh reduction.
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(r, th),
@@ -234,7 +234,7 @@ fn time_dependent_billiard_reduces_to_the_papers_radial_equation() {
     let (red, _, _) = b.billiard_radial(0.0, &x0);
     let mu = red.mu_th;
     assert!((mu - b.m * 0.5590f64.powi(2) * -3.04).abs() < 1e-12, "μ = m e^{{ct/m}} r² θ̇ at t = 0");
-    // Reduced equation (paper, verified in the digest):
+    // Reduced equation (paper, verified symbolically):
     // r̈ = μ² e^{−2ct/m}/(m² r³) − 2c r μ e^{−ct/m}/m² − (c/m) ṙ.
     let mut rng = common::Rng::new(71);
     for _ in 0..10 {
@@ -248,7 +248,7 @@ fn time_dependent_billiard_reduces_to_the_papers_radial_equation() {
     let opts = routh::runtime::HybridOptions { ode: tight(), ..Default::default() };
     let (reduced, jumps) = b.simulate_billiard_radial(x0, 0.0..5.0, &opts).unwrap();
     let full = b.simulate(x0, 0.0..5.0, &opts).unwrap();
-    assert_eq!(jumps.len(), 10, "digest E3.5: 10 impacts in [0, 5] for c = 0.1");
+    assert_eq!(jumps.len(), 10, "reference run R3: 10 impacts in [0, 5] for c = 0.1");
     let first = [0.141872, 0.711817, 1.276603, 1.831475, 2.371242, 2.890492, 3.383876, 3.846452];
     for ((j, t), (a, f)) in jumps.iter().zip(first).zip(reduced.impacts.iter().zip(&full.impacts)) {
         assert!((j.t - t).abs() < 2e-6, "impact at {} vs {t}", j.t);
@@ -260,8 +260,8 @@ fn time_dependent_billiard_reduces_to_the_papers_radial_equation() {
     assert!((xa - xb).norm() < 1e-8, "final states: reduced {xa} vs full {xb}");
 }
 
-/// Seed 000 Example 4: the disk of Example 1 with a moving upper wall y = f(t) − R,
-/// f(t) = 0.6 + 0.05 sin 2t (digest §4.4). Paper-literal law: ẏ reverses as if the wall were at rest
+/// *Hybrid momentum maps*, Example 4: the disk of Example 1 with a moving upper wall y = f(t) − R,
+/// f(t) = 0.6 + 0.05 sin 2t (*Hybrid momentum maps*, Ex. 4). Paper-literal law: ẏ reverses as if the wall were at rest
 /// (the one-form dy has no dt part).
 #[derive(Mechanics)]
 #[mechanics(

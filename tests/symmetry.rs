@@ -36,8 +36,8 @@ struct Dragged {
     c: f64,
 }
 
-/// Seed 000 Example 1 with its S¹×S¹ symmetry (rotation about the origin and spin), corrected
-/// force; the momentum map of the digest (erratum: J = (m(xẏ − yẋ), m k² φ̇)).
+/// *Hybrid momentum maps*, Example 1 with its S¹×S¹ symmetry (rotation about the origin and spin), corrected
+/// force; the corrected momentum map (erratum H5: J = (m(xẏ − yẋ), m k² φ̇)).
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(x, y, phi),

@@ -1,6 +1,6 @@
 //! Records of reduced simulations.
 
-/// A jump of the reduced momenta μ at an impact, in hybrid Routh reduction (seed 000 §4.1): the
+/// A jump of the reduced momenta μ at an impact, in hybrid Routh reduction (*Hybrid momentum maps*, §4.1; see `docs/references.md`): the
 /// reduced system runs at fixed μ between impacts; at an impact the full state is reconstructed,
 /// the full impact law applied, and μ recomputed from the post-impact state.
 #[derive(Debug, Clone, PartialEq)]

@@ -243,7 +243,7 @@ fn hybrid(full: &Model, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream {
         " Hybrid Routh reduction of [`{full_name}`] through [`{name}`]: integrates the reduced system at fixed μ \
          between impacts (reconstructing the cyclic coordinates alongside), evaluates the guards on the \
          reconstructed state, applies the full impact law at each impact and continues at the new μ \
-         (seed 000 §4.1). Returns the reconstructed trajectory of the full model and the μ jumps."
+         (*Hybrid momentum maps*, §4.1). Returns the reconstructed trajectory of the full model and the μ jumps."
     );
     let sv = |n: usize| quote! { ::routh::nalgebra::SVector<f64, #n> };
     let (zt, xt, rt) = (sv(dz), sv(d), sv(dr));

@@ -17,7 +17,7 @@
 //!
 //! i.e. the saddle-point system `[M −Aᵀ; A 0] [q̇⁺; λ] = [M q̇⁻; −E(A q̇⁻ + b) − b]`, solved
 //! numerically at the impact (never a symbolic inverse). Equivalently
-//! q̇⁺ = q̇⁻ − M⁻¹Aᵀ(AM⁻¹Aᵀ)⁻¹(I + E)(A q̇⁻ + b) (seed 000 §2.8); for one row this is Newton's
+//! q̇⁺ = q̇⁻ − M⁻¹Aᵀ(AM⁻¹Aᵀ)⁻¹(I + E)(A q̇⁻ + b) (*Hybrid momentum maps*, §3 and Ex. 1); for one row this is Newton's
 //! law q̇⁺ = q̇⁻ − (1+e) M⁻¹∇h (∇h·q̇⁻ + ∂h/∂t)/(∇hᵀM⁻¹∇h). Positions do not jump. Carnot: for a
 //! single-row law with a fixed wall, ΔE = −(1−e)/(1+e) · ½ Δq̇ᵀ M Δq̇.
 //!

@@ -1,4 +1,5 @@
-//! Routh reduction over cyclic coordinates (seed 000 §2.3, §2.7; cosymplectic case §2.9).
+//! Routh reduction over cyclic coordinates (*Hybrid momentum maps*, §2.3 with erratum H2 of
+//! `docs/references.md`; time-dependent, cosymplectic case §5).
 //!
 //! Split q = (r, θ) with θ cyclic: ∂L/∂θ ≡ 0, no force on θ (Q_θ ≡ 0) and Q_r independent of θ.
 //! For a Lagrangian affine in θ̇ through its momenta, p_θ = ∂L/∂θ̇ = A(t, r) θ̇ + b(t, r, ṙ) with the

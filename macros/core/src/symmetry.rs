@@ -1,6 +1,6 @@
 //! Symmetries, momentum maps and their conservation laws, verified at compile time.
 //!
-//! For an infinitesimal generator ξ_Q(q) = ξⁱ(q) ∂/∂qⁱ (seed 000 §2.4):
+//! For an infinitesimal generator ξ_Q(q) = ξⁱ(q) ∂/∂qⁱ (*Hybrid momentum maps*, §2.3 and §4; see `docs/references.md`):
 //!
 //! ```text
 //! complete lift   ξᶜ = ξⁱ ∂/∂qⁱ + (∂ξⁱ/∂qʲ q̇ʲ) ∂/∂q̇ⁱ
