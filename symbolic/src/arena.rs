@@ -86,6 +86,12 @@ impl Func {
         Func::ALL.into_iter().find(|f| f.name() == name)
     }
 
+    /// Whether the function is smooth where it is defined (every one but `abs`): only smooth
+    /// functions may enter a Lagrangian, whose equations need derivatives.
+    pub fn is_smooth(self) -> bool {
+        self != Func::Abs
+    }
+
     /// Number of arguments (2 for `atan2`, 1 otherwise).
     pub fn arity(self) -> usize {
         if self == Func::Atan2 { 2 } else { 1 }

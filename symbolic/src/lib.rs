@@ -4,14 +4,15 @@
 //! construction is canonical (flattened, sorted, like terms and powers collected, exact
 //! [`Rational`] constants folded), so structurally equal expressions share one handle and there
 //! is no separate `simplify` pass. On top of that the crate offers differentiation (including
-//! forward-mode directional derivatives), substitution, numeric evaluation, a structural +
+//! forward-mode directional derivatives) and vector calculus (gradients, Jacobians, total time
+//! derivatives, dot products), substitution, numeric evaluation, a structural +
 //! randomized numeric zero test, printing, and CSE with emission of straight-line Rust code.
 //!
 //! Everything is deterministic: the same sequence of calls yields the same handles and the
 //! same emitted tokens. The engine knows nothing of mechanics or `syn`.
 //!
 //! Modules: `rational` (exact numbers), `arena` (DAG and hash-consing), `construct` (canonical
-//! forms), `diff` (derivatives), `subs` (substitution), `eval` (numerics), `zero` (zero test),
+//! forms), `diff` (derivatives), `vector` (vector calculus), `subs` (substitution), `eval` (numerics), `zero` (zero test),
 //! `emit` (CSE and code generation), `print` (Unicode / LaTeX).
 
 #![forbid(unsafe_code)]
@@ -25,6 +26,7 @@ mod eval;
 mod print;
 mod rational;
 mod subs;
+mod vector;
 mod zero;
 
 pub use arena::{Arena, Expr, Func, Node};

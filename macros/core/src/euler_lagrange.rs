@@ -24,7 +24,7 @@
 //!
 //! M is never inverted symbolically: the runtime solves with Cholesky (LU fallback).
 
-use symbolic::{Arena, Expr};
+use symbolic::Expr;
 
 use crate::model::Model;
 
@@ -48,11 +48,6 @@ pub struct Equations {
     pub dg_dv: Vec<Vec<Expr>>,
 }
 
-fn dot(arena: &mut Arena, a: &[Expr], b: &[Expr]) -> Expr {
-    let terms: Vec<Expr> = a.iter().zip(b).map(|(&x, &y)| arena.mul2(x, y)).collect();
-    arena.add(&terms)
-}
-
 /// Derives the equations of motion of `model`.
 pub fn derive(model: &mut Model) -> Equations {
     let n = model.dof();
@@ -60,7 +55,7 @@ pub fn derive(model: &mut Model) -> Equations {
     let qdd = &syms.qdd;
     let l = *lagrangian;
 
-    let momenta: Vec<Expr> = syms.qd.iter().map(|&v| arena.diff(l, v)).collect();
+    let momenta: Vec<Expr> = arena.gradient(l, &syms.qd);
 
     // Column j of M is ∂p/∂q̇ⱼ (one shared pass per column); M is symmetric.
     let mut mass = vec![vec![arena.zero(); n]; n];
@@ -73,10 +68,7 @@ pub fn derive(model: &mut Model) -> Equations {
     }
 
     // Directional derivative along (q̇, 1) in (q, t), for all momenta in one pass.
-    let mut seeds: Vec<(Expr, Expr)> = syms.q.iter().zip(&syms.qd).map(|(&q, &v)| (q, v)).collect();
-    let one = arena.one();
-    seeds.push((syms.t, one));
-    let transport = arena.directional_many(&momenta, &seeds);
+    let transport = arena.total_derivative(&momenta, &syms.q, &syms.qd, Some(syms.t));
     let forcing: Vec<Expr> = (0..n)
         .map(|i| {
             let dl_dq = arena.diff(l, syms.q[i]);
@@ -85,28 +77,19 @@ pub fn derive(model: &mut Model) -> Equations {
         })
         .collect();
 
-    let qd_p = dot(arena, &syms.qd, &momenta);
+    let qd_p = arena.dot(&syms.qd, &momenta);
     let energy = arena.sub(qd_p, l);
-    let power = dot(arena, force, &syms.qd);
+    let power = arena.dot(force, &syms.qd);
     let dl_dt = arena.diff(l, syms.t);
 
     let residual: Vec<Expr> = (0..n)
         .map(|i| {
-            let ma = dot(arena, &mass[i], qdd);
+            let ma = arena.dot(&mass[i], qdd);
             arena.sub(forcing[i], ma)
         })
         .collect();
     // ∂g/∂qⱼ and ∂g/∂q̇ⱼ column by column, each one shared pass over all of g.
-    let mut dg_dq = vec![vec![arena.zero(); n]; n];
-    let mut dg_dv = vec![vec![arena.zero(); n]; n];
-    for j in 0..n {
-        let dq = arena.diff_many(&residual, syms.q[j]);
-        let dv = arena.diff_many(&residual, syms.qd[j]);
-        for i in 0..n {
-            dg_dq[i][j] = dq[i];
-            dg_dv[i][j] = dv[i];
-        }
-    }
+    let [dg_dq, dg_dv] = arena.jacobian_blocks(&residual, [&syms.q, &syms.qd]);
 
     Equations { momenta, mass, forcing, energy, power, dl_dt, dg_dq, dg_dv }
 }

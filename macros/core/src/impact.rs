@@ -87,11 +87,8 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Vec<ImpactEquations> {
         let (dq, dt) = (&syms.dq, &syms.dt);
         let imp = &impacts[idx];
         let h = imp.guard;
-        let gradient: Vec<Expr> = syms.q.iter().map(|&q| arena.diff(h, q)).collect();
-        let mut seeds: Vec<(Expr, Expr)> = syms.q.iter().zip(&syms.qd).map(|(&q, &v)| (q, v)).collect();
-        let one = arena.one();
-        seeds.push((syms.t, one));
-        let rate = arena.directional(h, &seeds);
+        let gradient: Vec<Expr> = arena.gradient(h, &syms.q);
+        let rate = arena.total_derivative(&[h], &syms.q, &syms.qd, Some(syms.t))[0];
         let dh_dt = arena.diff(h, syms.t);
 
         let reset = match &imp.law {
@@ -107,7 +104,7 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Vec<ImpactEquations> {
                             b.push(dh_dt);
                         }
                         Some(w) => {
-                            a.push(dq.iter().map(|&d| arena.diff(*w, d)).collect());
+                            a.push(arena.gradient(*w, dq));
                             b.push(arena.diff(*w, *dt));
                         }
                     }
@@ -129,8 +126,7 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Vec<ImpactEquations> {
                 }
                 for r in 0..k {
                     let post: Vec<Expr> = (0..n).map(|j| arena.mul2(a[r][j], vp[j])).collect();
-                    let pre: Vec<Expr> = (0..n).map(|j| arena.mul2(a[r][j], syms.qd[j])).collect();
-                    let mut pre_rel = arena.add(&pre);
+                    let mut pre_rel = arena.dot(&a[r], &syms.qd);
                     pre_rel = arena.add2(pre_rel, b[r]);
                     let scaled = arena.mul2(e[r], pre_rel);
                     let mut terms = post;
@@ -138,35 +134,19 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Vec<ImpactEquations> {
                     terms.push(scaled);
                     residual.push(arena.add(&terms));
                 }
-                let mut dr_dq = vec![Vec::with_capacity(n); n + k];
-                let mut dr_dv = vec![Vec::with_capacity(n); n + k];
-                for j in 0..n {
-                    let cq = arena.diff_many(&residual, syms.q[j]);
-                    let cv = arena.diff_many(&residual, syms.qd[j]);
-                    for r in 0..n + k {
-                        dr_dq[r].push(cq[r]);
-                        dr_dv[r].push(cv[r]);
-                    }
-                }
+                let [dr_dq, dr_dv] = arena.jacobian_blocks(&residual, [&syms.q, &syms.qd]);
                 Reset::Projection { a, b, e, dr_dq, dr_dv }
             }
             Law::Map(velocities) => {
                 let velocities = velocities.clone();
-                let dv_dq = velocities.iter().map(|&v| syms.q.iter().map(|&q| arena.diff(v, q)).collect()).collect();
-                let dv_dv = velocities.iter().map(|&v| syms.qd.iter().map(|&w| arena.diff(v, w)).collect()).collect();
+                let [dv_dq, dv_dv] = arena.jacobian_blocks(&velocities, [&syms.q, &syms.qd]);
                 Reset::Map { velocities, dv_dq, dv_dv }
             }
             Law::Chart { positions, velocities } => {
                 let mut state = positions.clone();
                 state.extend(velocities.iter().copied());
                 let source: Vec<Expr> = syms.q.iter().chain(&syms.qd).copied().collect();
-                let mut jacobian = vec![Vec::with_capacity(source.len()); state.len()];
-                for &s in &source {
-                    let column = arena.diff_many(&state, s);
-                    for (row, d) in jacobian.iter_mut().zip(column) {
-                        row.push(d);
-                    }
-                }
+                let jacobian = arena.jacobian(&state, &source);
                 Reset::Chart { state, jacobian }
             }
         };

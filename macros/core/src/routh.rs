@@ -158,15 +158,13 @@ pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Red
     let diff: Vec<Expr> = mu.iter().zip(&b).map(|(&m, &bb)| arena.sub(m, bb)).collect();
     let theta_dot: Vec<Expr> = (0..k)
         .map(|i| {
-            let terms: Vec<Expr> = (0..k).map(|j| arena.mul2(adj[i][j], diff[j])).collect();
-            let s = arena.add(&terms);
+            let s = arena.dot(&adj[i], &diff);
             arena.mul2(s, inv_det)
         })
         .collect();
     let sub: Vec<(Expr, Expr)> = cyclic.iter().zip(&theta_dot).map(|(&c, &v)| (syms.qd[c], v)).collect();
     let l_sub = arena.subs(model.lagrangian, &sub);
-    let mu_dot: Vec<Expr> = mu.iter().zip(&theta_dot).map(|(&m, &v)| arena.mul2(m, v)).collect();
-    let mu_dot = arena.add(&mu_dot);
+    let mu_dot = arena.dot(&mu, &theta_dot);
     let routhian = arena.sub(l_sub, mu_dot);
     let force: Vec<Expr> = kept.iter().map(|&r| arena.subs(model.force[r], &sub)).collect();
     // Degree split for docs.

@@ -51,15 +51,12 @@ pub fn derive(model: &mut Model, eq: &Equations, impacts: &[ImpactEquations]) ->
         let xi = model.symmetries[s].generator.clone();
         let Model { arena, layout: syms, lagrangian, force, .. } = model;
         // η = ∂ξ/∂q q̇, the velocity part of the lift.
-        let transport: Vec<(Expr, Expr)> = syms.q.iter().zip(&syms.qd).map(|(&q, &v)| (q, v)).collect();
-        let eta: Vec<Expr> = xi.iter().map(|&x| arena.directional(x, &transport)).collect();
+        let eta: Vec<Expr> = xi.iter().map(|&x| arena.total_derivative(&[x], &syms.q, &syms.qd, None)[0]).collect();
         let mut lift: Vec<(Expr, Expr)> = syms.q.iter().zip(&xi).map(|(&q, &x)| (q, x)).collect();
         lift.extend(syms.qd.iter().zip(&eta).map(|(&v, &e)| (v, e)));
         let residual = arena.directional(*lagrangian, &lift);
-        let terms: Vec<Expr> = eq.momenta.iter().zip(&xi).map(|(&p, &x)| arena.mul2(p, x)).collect();
-        let momentum = arena.add(&terms);
-        let pairs: Vec<Expr> = force.iter().zip(&xi).map(|(&f, &x)| arena.mul2(f, x)).collect();
-        let rate = arena.add(&pairs);
+        let momentum = arena.dot(&eq.momenta, &xi);
+        let rate = arena.dot(force, &xi);
         // (L_ξᶜ Q)ᵢ = ξᶜ(Qᵢ) + Qⱼ ∂ξʲ/∂qⁱ.
         let mut lie = Vec::with_capacity(n);
         for i in 0..n {
@@ -85,13 +82,11 @@ pub fn derive(model: &mut Model, eq: &Equations, impacts: &[ImpactEquations]) ->
         let mut per_impact = Vec::new();
         for ie in impacts {
             let dxi: Vec<Expr> = ie.gradient.clone();
-            let g: Vec<Expr> = dxi.iter().zip(&xi).map(|(&a, &b)| model.arena.mul2(a, b)).collect();
-            let g = model.arena.add(&g);
+            let g = model.arena.dot(&dxi, &xi);
             let guard_invariant = is_zero(model, g);
             let preserves = match &ie.reset {
                 Reset::Projection { a, .. } => Some(a.iter().all(|row| {
-                    let t: Vec<Expr> = row.iter().zip(&xi).map(|(&a, &b)| model.arena.mul2(a, b)).collect();
-                    let t = model.arena.add(&t);
+                    let t = model.arena.dot(row, &xi);
                     is_zero(model, t)
                 })),
                 Reset::Map { velocities, .. } => {

@@ -152,3 +152,62 @@ fn zero_test() {
     let e2 = a.sub(s2x, dbl);
     assert!(a.zero_test(e2).is_zero());
 }
+
+#[test]
+fn vector_calculus_matches_finite_differences_and_the_chain_rule() {
+    let mut a = Arena::new();
+    let mut rng = Rng::new(11);
+    let (t, x, y) = (a.symbol("t"), a.symbol("x"), a.symbol("y"));
+    let (vx, vy) = (a.symbol("vx"), a.symbol("vy"));
+    // e₁ = sin(x y) + t x², e₂ = exp(y) cos(t)
+    let xy = a.mul2(x, y);
+    let s = a.call(Func::Sin, &[xy]);
+    let x2 = a.powi(x, 2);
+    let tx2 = a.mul2(t, x2);
+    let e1 = a.add2(s, tx2);
+    let ey = a.call(Func::Exp, &[y]);
+    let ct = a.call(Func::Cos, &[t]);
+    let e2 = a.mul2(ey, ct);
+    let es = [e1, e2];
+    let vars = [x, y];
+    let jac = a.jacobian(&es, &vars);
+    let grad = a.gradient(e1, &vars);
+    let [jx, jy] = a.jacobian_blocks(&es, [&[x][..], &[y][..]]);
+    let total = a.total_derivative(&es, &vars, &[vx, vy], Some(t));
+    for _ in 0..5 {
+        let p: Vec<f64> = (0..5).map(|_| rng.range(0.3, 1.7)).collect();
+        let syms = [t, x, y, vx, vy];
+        let at = |shift: [f64; 3]| {
+            let p = p.clone();
+            move |s: Expr| {
+                let k = syms.iter().position(|&z| z == s).unwrap();
+                p[k] + if k < 3 { shift[k] } else { 0.0 }
+            }
+        };
+        let h = 1e-6;
+        let fd = |a: &Arena, e: Expr, k: usize| {
+            let mut plus = [0.0; 3];
+            plus[k] = h;
+            let mut minus = [0.0; 3];
+            minus[k] = -h;
+            (a.eval(e, &at(plus)) - a.eval(e, &at(minus))) / (2.0 * h)
+        };
+        for (i, &e) in es.iter().enumerate() {
+            for (j, k) in [1usize, 2].into_iter().enumerate() {
+                let want = fd(&a, e, k);
+                assert!(close(a.eval(jac[i][j], &at([0.0; 3])), want, 1e-5), "J[{i}][{j}]");
+                let block = if j == 0 { &jx } else { &jy };
+                assert_eq!(block[i][0], jac[i][j], "blocks are the same columns");
+            }
+            // d/dt along (ẋ, ẏ) = ∂/∂t + ∂/∂x ẋ + ∂/∂y ẏ.
+            let want = fd(&a, e, 0) + fd(&a, e, 1) * p[3] + fd(&a, e, 2) * p[4];
+            assert!(close(a.eval(total[i], &at([0.0; 3])), want, 1e-5), "total derivative of e{i}");
+        }
+        assert_eq!(grad, jac[0]);
+    }
+    // Σ aᵢbᵢ.
+    let d = a.dot(&[x, y], &[vx, vy]);
+    let xvx = a.mul2(x, vx);
+    let yvy = a.mul2(y, vy);
+    assert_eq!(d, a.add2(xvx, yvy));
+}

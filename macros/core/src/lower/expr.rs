@@ -20,19 +20,9 @@ use syn::{BinOp, Expr as SynExpr, Ident, Lit, UnOp};
 use crate::diagnostics::unknown;
 use crate::layout::Layout;
 
-/// Functions callable as `x.f()` or `f(x)` with one argument.
-const UNARY: &[(&str, Func)] = &[
-    ("sin", Func::Sin),
-    ("cos", Func::Cos),
-    ("tan", Func::Tan),
-    ("exp", Func::Exp),
-    ("ln", Func::Ln),
-    ("sinh", Func::Sinh),
-    ("cosh", Func::Cosh),
-    ("tanh", Func::Tanh),
-];
-
-/// Every function name the language knows, for hints.
+/// Every function name the language knows, for hints: the smooth functions of the symbolic
+/// engine's table ([`Func`], called as `x.f()` or `f(x)`), and the DSL's own `sqrt`, `powi`,
+/// `powf` and `dot`.
 const FUNCTIONS: &[&str] = &[
     "sin", "cos", "tan", "exp", "ln", "sinh", "cosh", "tanh", "sqrt", "powi", "powf", "atan2", "dot",
 ];
@@ -212,11 +202,7 @@ impl<'a> Lowerer<'a> {
                 ),
             ));
         }
-        let mut seeds: Vec<(Expr, Expr)> =
-            self.syms.q.iter().zip(&self.syms.qd).map(|(&q, &v)| (q, v)).collect();
-        let one = self.arena.one();
-        seeds.push((self.syms.t, one));
-        let d = self.arena.directional(e, &seeds);
+        let d = self.arena.total_derivative(&[e], &self.syms.q, &self.syms.qd, Some(self.syms.t))[0];
         self.dot_cache.insert(e, d);
         Ok(d)
     }
@@ -283,10 +269,10 @@ impl<'a> Lowerer<'a> {
                 ))
             }
         };
-        if let Some(&(_, f)) = UNARY.iter().find(|(n, _)| *n == fname) {
-            arity(1)?;
-            let x = self.lower(args[0])?;
-            return Ok(self.arena.call(f, &[x]));
+        if let Some(f) = Func::from_name(&fname).filter(|f| f.is_smooth()) {
+            arity(f.arity())?;
+            let xs = args.iter().map(|a| self.lower(a)).collect::<syn::Result<Vec<Expr>>>()?;
+            return Ok(self.arena.call(f, &xs));
         }
         match fname.as_str() {
             "sqrt" => {
@@ -304,12 +290,6 @@ impl<'a> Lowerer<'a> {
                 let x = self.lower(args[0])?;
                 let y = self.lower(args[1])?;
                 Ok(self.arena.pow(x, y))
-            }
-            "atan2" => {
-                arity(2)?;
-                let y = self.lower(args[0])?;
-                let x = self.lower(args[1])?;
-                Ok(self.arena.call(Func::Atan2, &[y, x]))
             }
             "dot" => {
                 arity(1)?;
