@@ -178,7 +178,7 @@ where
     match f.eval(t, x) {
         Ok(v) => Ok(Some(v)),
         Err(FieldError::NonFinite { .. }) => Ok(None),
-        Err(e @ FieldError::SingularMassMatrix { .. }) => Err(e.into()),
+        Err(e) => Err(e.into()),
     }
 }
 

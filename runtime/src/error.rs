@@ -24,6 +24,15 @@ pub enum FieldError {
         /// Time of the failed evaluation.
         t: f64,
     },
+    /// The constraint rows of a saddle-point (KKT) system `[M −Aᵀ; A 0]` are linearly dependent
+    /// at time `t` (M itself is regular): e.g. the one-forms of a restitution law.
+    #[error("the constraint rows {rows:?} are linearly dependent at t = {t}")]
+    SingularConstraints {
+        /// Time of the failed evaluation.
+        t: f64,
+        /// Names of the rows (constraints or one-forms) of the system.
+        rows: &'static [&'static str],
+    },
 }
 
 /// A linear system had no unique, finite solution.
@@ -69,6 +78,15 @@ pub enum SimError {
     SingularMassMatrix {
         /// Time of the failed evaluation.
         t: f64,
+    },
+    /// A saddle-point system had linearly dependent constraint rows (see
+    /// [`FieldError::SingularConstraints`]).
+    #[error("the constraint rows {rows:?} are linearly dependent at t = {t}")]
+    SingularConstraints {
+        /// Time of the failed evaluation.
+        t: f64,
+        /// Names of the rows of the system.
+        rows: &'static [&'static str],
     },
     /// More than [`crate::Options::max_steps`] step attempts were needed.
     #[error("step limit of {steps} reached at t = {t}")]
@@ -135,6 +153,7 @@ impl From<FieldError> for SimError {
         match e {
             FieldError::SingularMassMatrix { t } => SimError::SingularMassMatrix { t },
             FieldError::NonFinite { t } => SimError::NonFiniteState { t },
+            FieldError::SingularConstraints { t, rows } => SimError::SingularConstraints { t, rows },
         }
     }
 }

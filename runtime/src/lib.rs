@@ -51,6 +51,7 @@ pub mod field;
 pub mod hybrid;
 pub mod integrate;
 pub mod linalg;
+pub mod mechanics;
 pub mod options;
 pub mod reduction;
 pub mod state;
@@ -68,8 +69,8 @@ pub use hybrid::{
     HybridOptions, HybridStop, HybridSystem, HybridTrajectory, ImpactRecord, simulate_hybrid,
 };
 pub use integrate::integrate;
-pub use reduction::MomentumJump;
-pub use linalg::{solve_general, solve_mass, solve_mass_columns};
+pub use reduction::{MomentumJump, Reconstruction};
+pub use linalg::{LuFactor, MassFactor, solve_general, solve_mass, solve_mass_columns};
 pub use options::{Options, Output, Tolerances};
 pub use state::{State, StateField};
 pub use stepper::{Integrator, Step, StepControl, Trial, Verdict};

@@ -14,7 +14,8 @@
 //!    `|u_jj| ≤ 16·n·ε·max_k |M_rk|`, with `r` the original row it came from.
 //!
 //! Either way a non-finite input or result is reported as [`SingularMatrix`], so callers
-//! can rely on a finite answer.
+//! can rely on a finite answer. [`MassFactor`] keeps the factors for several solves with one
+//! matrix, [`LuFactor`] does the same for general (e.g. saddle-point) matrices.
 
 use nalgebra::{SMatrix, SVector};
 
@@ -83,16 +84,21 @@ pub fn solve_mass_columns<const N: usize, const C: usize>(
     }
 }
 
-/// Square-root-free Cholesky (`LDLᵀ`) factorisation `M = Uᵀ D U` (`U` unit upper triangular)
-/// and solve; `None` if a pivot is not safely positive.
+/// The square-root-free Cholesky factors `M = Uᵀ D U` (`U` unit upper triangular, stored above
+/// the diagonal of `u`; `inv_d` = D⁻¹).
+#[derive(Debug, Clone, Copy)]
+struct Cholesky<const N: usize> {
+    u: SMatrix<f64, N, N>,
+    inv_d: [f64; N],
+}
+
+/// Square-root-free Cholesky (`LDLᵀ`) factorisation `M = Uᵀ D U`; `None` if a pivot is not
+/// safely positive.
 ///
 /// Works on the upper triangle so that every inner loop runs down a column, which is
 /// contiguous in nalgebra's column-major storage.
 #[inline]
-fn cholesky_solve<const N: usize, const C: usize>(
-    m: SMatrix<f64, N, N>,
-    mut b: SMatrix<f64, N, C>,
-) -> Option<SMatrix<f64, N, C>> {
+fn cholesky<const N: usize>(m: SMatrix<f64, N, N>) -> Option<Cholesky<N>> {
     let tol = PIVOT_TOL * N as f64 * f64::EPSILON;
     let mut u = m;
     let mut inv_d = [0.0f64; N];
@@ -120,27 +126,43 @@ fn cholesky_solve<const N: usize, const C: usize>(
             u[(j, i)] = s;
         }
     }
-    for c in 0..C {
-        // Uᵀ z = b (unit diagonal; dot products down column i of U).
-        for i in 0..N {
-            let mut s = b[(i, c)];
-            for k in 0..i {
-                s -= u[(k, i)] * b[(k, c)];
+    Some(Cholesky { u, inv_d })
+}
+
+impl<const N: usize> Cholesky<N> {
+    #[inline]
+    fn solve<const C: usize>(&self, mut b: SMatrix<f64, N, C>) -> SMatrix<f64, N, C> {
+        let (u, inv_d) = (&self.u, &self.inv_d);
+        for c in 0..C {
+            // Uᵀ z = b (unit diagonal; dot products down column i of U).
+            for i in 0..N {
+                let mut s = b[(i, c)];
+                for k in 0..i {
+                    s -= u[(k, i)] * b[(k, c)];
+                }
+                b[(i, c)] = s;
             }
-            b[(i, c)] = s;
-        }
-        // D y = z, then U a = y (unit diagonal; column-oriented back substitution).
-        for i in 0..N {
-            b[(i, c)] *= inv_d[i];
-        }
-        for i in (0..N).rev() {
-            let ai = b[(i, c)];
-            for k in 0..i {
-                b[(k, c)] -= u[(k, i)] * ai;
+            // D y = z, then U a = y (unit diagonal; column-oriented back substitution).
+            for i in 0..N {
+                b[(i, c)] *= inv_d[i];
+            }
+            for i in (0..N).rev() {
+                let ai = b[(i, c)];
+                for k in 0..i {
+                    b[(k, c)] -= u[(k, i)] * ai;
+                }
             }
         }
+        b
     }
-    Some(b)
+}
+
+#[inline]
+fn cholesky_solve<const N: usize, const C: usize>(
+    m: SMatrix<f64, N, N>,
+    b: SMatrix<f64, N, C>,
+) -> Option<SMatrix<f64, N, C>> {
+    cholesky(m).map(|f| f.solve(b))
 }
 
 /// Solve `A X = B` for a general square `A` (not necessarily symmetric or definite) by LU with
@@ -169,11 +191,16 @@ pub fn solve_general<const N: usize, const C: usize>(
     }
 }
 
+/// LU factors with partial pivoting, `P A = L U` (L unit lower triangular below the diagonal of
+/// `lu`, U on and above it; `perm[j]` is the row swapped into place j at step j).
+#[derive(Debug, Clone, Copy)]
+struct Lu<const N: usize> {
+    lu: SMatrix<f64, N, N>,
+    perm: [usize; N],
+}
+
 /// LU with partial pivoting; `None` if a pivot is negligible relative to its row.
-fn lu_solve<const N: usize, const C: usize>(
-    mut a: SMatrix<f64, N, N>,
-    mut b: SMatrix<f64, N, C>,
-) -> Option<SMatrix<f64, N, C>> {
+fn lu<const N: usize>(mut a: SMatrix<f64, N, N>) -> Option<Lu<N>> {
     let tol = PIVOT_TOL * N as f64 * f64::EPSILON;
     // Row scales of the original matrix, permuted along with the rows.
     let mut scale = [0.0f64; N];
@@ -186,6 +213,7 @@ fn lu_solve<const N: usize, const C: usize>(
             *s = s.max(v);
         }
     }
+    let mut perm = [0usize; N];
     for j in 0..N {
         let mut p = j;
         let mut best = a[(j, j)].abs();
@@ -199,34 +227,145 @@ fn lu_solve<const N: usize, const C: usize>(
         if !(best > tol * scale[p]) {
             return None;
         }
+        perm[j] = p;
         if p != j {
+            // The multipliers already stored in the rows move with them.
             a.swap_rows(p, j);
-            b.swap_rows(p, j);
             scale.swap(p, j);
         }
         let inv = 1.0 / a[(j, j)];
         for i in (j + 1)..N {
             let factor = a[(i, j)] * inv;
+            a[(i, j)] = factor;
             if factor != 0.0 {
                 for k in (j + 1)..N {
                     a[(i, k)] -= factor * a[(j, k)];
                 }
-                for c in 0..C {
-                    b[(i, c)] -= factor * b[(j, c)];
+            }
+        }
+    }
+    Some(Lu { lu: a, perm })
+}
+
+impl<const N: usize> Lu<N> {
+    fn solve<const C: usize>(&self, mut b: SMatrix<f64, N, C>) -> SMatrix<f64, N, C> {
+        let a = &self.lu;
+        // P b (the swaps in the order of the factorisation), then L z = P b column by column:
+        // the same operations, in the same order, as eliminating b alongside A.
+        for j in 0..N {
+            let p = self.perm[j];
+            if p != j {
+                b.swap_rows(p, j);
+            }
+        }
+        for j in 0..N {
+            for i in (j + 1)..N {
+                let factor = a[(i, j)];
+                if factor != 0.0 {
+                    for c in 0..C {
+                        b[(i, c)] -= factor * b[(j, c)];
+                    }
                 }
             }
         }
-    }
-    for c in 0..C {
-        for i in (0..N).rev() {
-            let mut s = b[(i, c)];
-            for k in (i + 1)..N {
-                s -= a[(i, k)] * b[(k, c)];
+        for c in 0..C {
+            for i in (0..N).rev() {
+                let mut s = b[(i, c)];
+                for k in (i + 1)..N {
+                    s -= a[(i, k)] * b[(k, c)];
+                }
+                b[(i, c)] = s / a[(i, i)];
             }
-            b[(i, c)] = s / a[(i, i)];
+        }
+        b
+    }
+}
+
+fn lu_solve<const N: usize, const C: usize>(
+    a: SMatrix<f64, N, N>,
+    b: SMatrix<f64, N, C>,
+) -> Option<SMatrix<f64, N, C>> {
+    lu(a).map(|f| f.solve(b))
+}
+
+#[inline]
+fn finite<const R: usize, const C: usize>(x: SMatrix<f64, R, C>) -> Result<SMatrix<f64, R, C>, SingularMatrix> {
+    if x.iter().all(|v| v.is_finite()) { Ok(x) } else { Err(SingularMatrix) }
+}
+
+/// A factored mass matrix: square-root-free Cholesky, or LU with partial pivoting where
+/// Cholesky fails (see the [module docs](self)). Factor once, solve for many right-hand sides —
+/// the accelerations and both blocks of the field Jacobian share one factorisation.
+///
+/// ```
+/// use routh_runtime::{MassFactor, nalgebra::{Matrix2, Vector2}};
+/// let m = Matrix2::new(2.0, 1.0,
+///                      1.0, 3.0);
+/// let factor = MassFactor::new(m)?;
+/// let a = factor.solve(Vector2::new(3.0, 4.0))?;
+/// assert!((m * a - Vector2::new(3.0, 4.0)).norm() < 1e-14);
+/// let inverse = factor.solve(Matrix2::identity())?;
+/// assert!((m * inverse - Matrix2::identity()).norm() < 1e-14);
+/// assert!(MassFactor::new(Matrix2::new(1.0, 1.0, 1.0, 1.0)).is_err());
+/// # Ok::<(), routh_runtime::SingularMatrix>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct MassFactor<const N: usize>(Factor<N>);
+
+#[derive(Debug, Clone, Copy)]
+enum Factor<const N: usize> {
+    Cholesky(Cholesky<N>),
+    Lu(Lu<N>),
+}
+
+impl<const N: usize> MassFactor<N> {
+    /// Factor `M` (assumed symmetric: the Cholesky path reads only its upper triangle).
+    ///
+    /// # Errors
+    /// [`SingularMatrix`] if `M` is (numerically) singular or not finite.
+    #[inline]
+    pub fn new(m: SMatrix<f64, N, N>) -> Result<Self, SingularMatrix> {
+        match cholesky(m) {
+            Some(c) => Ok(MassFactor(Factor::Cholesky(c))),
+            None => lu(m).map(|l| MassFactor(Factor::Lu(l))).ok_or(SingularMatrix),
         }
     }
-    Some(b)
+
+    /// Solve `M X = B`.
+    ///
+    /// # Errors
+    /// [`SingularMatrix`] if the solution is not finite (a non-finite `B`).
+    #[inline]
+    pub fn solve<const C: usize>(&self, b: SMatrix<f64, N, C>) -> Result<SMatrix<f64, N, C>, SingularMatrix> {
+        finite(match &self.0 {
+            Factor::Cholesky(c) => c.solve(b),
+            Factor::Lu(l) => l.solve(b),
+        })
+    }
+}
+
+/// A factored general square matrix (LU with partial pivoting), e.g. the saddle-point matrix
+/// `[M −Aᵀ; A 0]` of an impact law, solved once for the post-impact velocities and again for the
+/// reset Jacobian's sensitivities.
+#[derive(Debug, Clone, Copy)]
+pub struct LuFactor<const N: usize>(Lu<N>);
+
+impl<const N: usize> LuFactor<N> {
+    /// Factor `A`.
+    ///
+    /// # Errors
+    /// [`SingularMatrix`] if `A` is (numerically) singular or not finite.
+    pub fn new(a: SMatrix<f64, N, N>) -> Result<Self, SingularMatrix> {
+        lu(a).map(LuFactor).ok_or(SingularMatrix)
+    }
+
+    /// Solve `A X = B`.
+    ///
+    /// # Errors
+    /// [`SingularMatrix`] if the solution is not finite.
+    pub fn solve<const C: usize>(&self, b: SMatrix<f64, N, C>) -> Result<SMatrix<f64, N, C>, SingularMatrix> {
+        finite(self.0.solve(b))
+    }
 }
 
 #[cfg(test)]

@@ -190,12 +190,7 @@ pub fn emit(
             #[doc = #state_doc]
             #[must_use]
             pub fn state(&self, q: [f64; #n_lit], qdot: [f64; #n_lit]) -> ::routh::nalgebra::SVector<f64, #d> {
-                let mut x = ::routh::nalgebra::SVector::<f64, #d>::zeros();
-                for i in 0..#n_lit {
-                    x[i] = q[i];
-                    x[#n_lit + i] = qdot[i];
-                }
-                x
+                ::routh::runtime::mechanics::state(q, qdot)
             }
 
             /// M and f together (the hot path of the vector field).
@@ -281,7 +276,8 @@ pub fn emit(
             }
 
             /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f), from symbolic
-            /// derivatives: with g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈.
+            /// derivatives: with g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once, see
+            /// [`routh::runtime::mechanics`](::routh::runtime::mechanics)).
             ///
             /// # Errors
             /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
@@ -290,19 +286,10 @@ pub fn emit(
             {
                 let (m, f) = self.#dyn_fn(t, x);
                 let singular = |_| ::routh::runtime::FieldError::SingularMassMatrix { t };
-                let a = ::routh::runtime::solve_mass(m, f).map_err(singular)?;
+                let factor = ::routh::runtime::MassFactor::new(m).map_err(singular)?;
+                let a = factor.solve(f).map_err(singular)?;
                 let (gq, gv) = self.#jac_fn(t, x, &a);
-                let dq = ::routh::runtime::solve_mass_columns(m, gq).map_err(singular)?;
-                let dv = ::routh::runtime::solve_mass_columns(m, gv).map_err(singular)?;
-                let mut j = ::routh::nalgebra::SMatrix::<f64, #d, #d>::zeros();
-                for i in 0..#n_lit {
-                    j[(i, #n_lit + i)] = 1.0;
-                    for k in 0..#n_lit {
-                        j[(#n_lit + i, k)] = dq[(i, k)];
-                        j[(#n_lit + i, #n_lit + k)] = dv[(i, k)];
-                    }
-                }
-                Ok(j)
+                ::routh::runtime::mechanics::first_order_jacobian(t, &factor, gq, gv)
             }
 
             #simulate_items
@@ -318,12 +305,7 @@ pub fn emit(
                 -> ::core::result::Result<::routh::nalgebra::SVector<f64, #d>, ::routh::runtime::FieldError>
             {
                 let a = self.accelerations(t, x)?;
-                let mut dx = ::routh::nalgebra::SVector::<f64, #d>::zeros();
-                for i in 0..#n_lit {
-                    dx[i] = x[#n_lit + i];
-                    dx[#n_lit + i] = a[i];
-                }
-                Ok(dx)
+                Ok(::routh::runtime::mechanics::first_order_field(x, &a))
             }
         }
     }

@@ -88,7 +88,7 @@ pub fn methods(
                 let vp_param = sv(n);
                 let lam_param = sv(k);
                 let jparams = quote! { vp: &#vp_param, lam: &#lam_param, };
-                let jargs = quote! { &vp, &lam, };
+                let jargs = quote! { vp, lam, };
                 let (j_stmts, j_vals) = emit(&jac_out, "jacobian", &jparams, &jargs);
                 let dq_sets = (0..nk).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[..nk * n]).map(|((r, c), v)| {
                     quote! { dr[(#r, #c)] = #v; }
@@ -117,12 +117,14 @@ pub fn methods(
                     ),
                     &lines,
                 );
+                let row_names: Vec<String> = (1..=k).map(|r| format!("{name} row {r}")).collect();
                 let items = quote! {
-                    /// Post-impact velocities and impulse multipliers (q̇⁺, λ) of the saddle-point system, and its
-                    /// matrix K = [M −Aᵀ; A 0] (which is also ∂R/∂(q̇⁺, λ), needed by the Jacobian).
+                    /// The solved saddle-point system of this impact law: post-impact velocities, impulse
+                    /// multipliers and the factored matrix K = [M −Aᵀ; A 0] (also ∂R/∂(q̇⁺, λ), reused by the
+                    /// Jacobian).
                     #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
                     fn #solve_fn(&self, t: f64, x: &#state) -> ::core::result::Result<
-                        (::routh::nalgebra::SVector<f64, #nk>, ::routh::nalgebra::SMatrix<f64, #nk, #nk>),
+                        ::routh::runtime::mechanics::Restitution<#n, #k, #nk>,
                         ::routh::runtime::FieldError,
                     > {
                         #(#s_stmts)*
@@ -131,41 +133,17 @@ pub fn methods(
                         #(#a_sets)*
                         let b = ::routh::nalgebra::SVector::<f64, #k>::from([#(#b_vals),*]);
                         let e = ::routh::nalgebra::SVector::<f64, #k>::from([#(#e_vals),*]);
-                        let mut kkt = ::routh::nalgebra::SMatrix::<f64, #nk, #nk>::zeros();
-                        let mut rhs = ::routh::nalgebra::SVector::<f64, #nk>::zeros();
-                        for i in 0..#n {
-                            for j in 0..#n {
-                                kkt[(i, j)] = m[(i, j)];
-                                rhs[i] += m[(i, j)] * x[#n + j];
-                            }
-                            for r in 0..#k {
-                                kkt[(i, #n + r)] = -a[(r, i)];
-                                kkt[(#n + r, i)] = a[(r, i)];
-                            }
-                        }
-                        for r in 0..#k {
-                            let mut rel = b[r];
-                            for j in 0..#n {
-                                rel += a[(r, j)] * x[#n + j];
-                            }
-                            rhs[#n + r] = -e[r] * rel - b[r];
-                        }
-                        let sol = ::routh::runtime::solve_general(kkt, rhs).map_err(|_| ::routh::runtime::FieldError::SingularMassMatrix { t })?;
-                        Ok((sol, kkt))
+                        ::routh::runtime::mechanics::restitution(t, m, a, b, e, x, &[#(#row_names),*])
                     }
 
                     #doc
                     ///
                     /// # Errors
-                    /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular or the
-                    /// one-forms are linearly dependent at this state.
+                    /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular,
+                    /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) if the one-forms are
+                    /// linearly dependent at this state.
                     pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::runtime::FieldError> {
-                        let (sol, _) = self.#solve_fn(t, x)?;
-                        let mut post = *x;
-                        for i in 0..#n {
-                            post[#n + i] = sol[i];
-                        }
-                        Ok(post)
+                        Ok(self.#solve_fn(t, x)?.post_state(x))
                     }
 
                     /// Jacobian ∂Δ/∂x of the reset of this impact (for saltation matrices and Poincaré maps),
@@ -175,22 +153,13 @@ pub fn methods(
                     /// As the reset.
                     #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
                     pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, ::routh::runtime::FieldError> {
-                        let (sol, kkt) = self.#solve_fn(t, x)?;
-                        let vp = ::routh::nalgebra::SVector::<f64, #n>::from_fn(|i, _| sol[i]);
-                        let lam = ::routh::nalgebra::SVector::<f64, #k>::from_fn(|r, _| sol[#n + r]);
+                        let law = self.#solve_fn(t, x)?;
+                        let (vp, lam) = (&law.velocities, &law.impulses);
                         #(#j_stmts)*
                         let mut dr = ::routh::nalgebra::SMatrix::<f64, #nk, #d>::zeros();
                         #(#dq_sets)*
                         #(#dv_sets)*
-                        let sens = ::routh::runtime::solve_general(kkt, -dr).map_err(|_| ::routh::runtime::FieldError::SingularMassMatrix { t })?;
-                        let mut jac = ::routh::nalgebra::SMatrix::<f64, #d, #d>::zeros();
-                        for i in 0..#n {
-                            jac[(i, i)] = 1.0;
-                            for c in 0..#d {
-                                jac[(#n + i, c)] = sens[(i, c)];
-                            }
-                        }
-                        Ok(jac)
+                        law.reset_jacobian(dr)
                     }
                 };
                 items
@@ -225,8 +194,7 @@ pub fn methods(
                     #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
                     pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::nalgebra::SVector<f64, #dm>, ::routh::runtime::FieldError> {
                         #(#c_stmts)*
-                        let post = ::routh::nalgebra::SVector::<f64, #dm>::from([#(#c_vals),*]);
-                        if post.iter().all(|c| c.is_finite()) { Ok(post) } else { Err(::routh::runtime::FieldError::NonFinite { t }) }
+                        ::routh::runtime::mechanics::finite(t, ::routh::nalgebra::SVector::<f64, #dm>::from([#(#c_vals),*]))
                     }
 
                     /// Jacobian ∂Δ/∂x of this transition's reset (target state × source state), differentiated
@@ -262,12 +230,8 @@ pub fn methods(
                     #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
                     pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::runtime::FieldError> {
                         #(#v_stmts)*
-                        let v = [#(#v_vals),*];
-                        let mut post = *x;
-                        for i in 0..#n {
-                            post[#n + i] = v[i];
-                        }
-                        if post.iter().all(|c| c.is_finite()) { Ok(post) } else { Err(::routh::runtime::FieldError::NonFinite { t }) }
+                        let v = ::routh::nalgebra::SVector::<f64, #n>::from([#(#v_vals),*]);
+                        ::routh::runtime::mechanics::with_velocities(t, x, &v)
                     }
 
                     /// Jacobian ∂Δ/∂x of the reset of this impact, differentiated symbolically.
@@ -277,17 +241,7 @@ pub fn methods(
                     #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
                     pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, ::routh::runtime::FieldError> {
                         #(#j_stmts)*
-                        let jq = #jq;
-                        let jv = #jv;
-                        let mut jac = ::routh::nalgebra::SMatrix::<f64, #d, #d>::zeros();
-                        for i in 0..#n {
-                            jac[(i, i)] = 1.0;
-                            for c in 0..#n {
-                                jac[(#n + i, c)] = jq[(i, c)];
-                                jac[(#n + i, #n + c)] = jv[(i, c)];
-                            }
-                        }
-                        Ok(jac)
+                        Ok(::routh::runtime::mechanics::velocity_map_jacobian(#jq, #jv))
                     }
                 };
                 items

@@ -155,7 +155,8 @@ pub fn emit(full: &Model, red: &Reduced, api: TokenStream) -> TokenStream {
             }
 
             /// Integrates the reduced system from `x0` together with the reconstruction equations
-            /// θ̇ = θ̇(t, q, q̇, μ) from `theta0`, and returns the trajectory of the original model.
+            /// θ̇ = θ̇(t, q, q̇, μ) from `theta0`, and returns the trajectory of the original model
+            /// ([`routh::runtime::reduction::simulate_reconstructed`](::routh::runtime::reduction::simulate_reconstructed)).
             ///
             /// # Errors
             /// As [`Self::simulate`].
@@ -166,32 +167,17 @@ pub fn emit(full: &Model, red: &Reduced, api: TokenStream) -> TokenStream {
                 span: ::core::ops::Range<f64>,
                 options: &::routh::runtime::Options,
             ) -> ::core::result::Result<::routh::runtime::Trajectory<#d>, ::routh::runtime::SimError> {
-                let augmented = |t: f64, z: &::routh::nalgebra::SVector<f64, #dz>|
-                    -> ::core::result::Result<::routh::nalgebra::SVector<f64, #dz>, ::routh::runtime::FieldError>
-                {
-                    let x = ::routh::nalgebra::SVector::<f64, #dr>::from_fn(|i, _| z[i]);
-                    let dx = ::routh::runtime::VectorField::field(self, t, &x)?;
-                    let w = self.cyclic_velocities(t, &x);
-                    let mut dz = ::routh::nalgebra::SVector::<f64, #dz>::zeros();
-                    for i in 0..#dr { dz[i] = dx[i]; }
-                    for c in 0..#k { dz[#dr + c] = w[c]; }
-                    Ok(dz)
-                };
-                let mut z0 = ::routh::nalgebra::SVector::<f64, #dz>::zeros();
-                for i in 0..#dr { z0[i] = x0[i]; }
-                for c in 0..#k { z0[#dr + c] = theta0[c]; }
-                let traj = ::routh::runtime::integrate(&augmented, span, z0, &[], options)?;
-                let states = traj
-                    .times
-                    .iter()
-                    .zip(&traj.states)
-                    .map(|(&t, z)| {
-                        let x = ::routh::nalgebra::SVector::<f64, #dr>::from_fn(|i, _| z[i]);
-                        let theta: [f64; #k] = ::core::array::from_fn(|c| z[#dr + c]);
-                        self.reconstruct(t, &x, theta)
-                    })
-                    .collect();
-                Ok(::routh::runtime::Trajectory { times: traj.times, states, events: ::std::vec::Vec::new(), stop: traj.stop, stats: traj.stats, segments: ::std::vec::Vec::new() })
+                ::routh::runtime::reduction::simulate_reconstructed::<Self, #dr, #k, #dz, #d>(self, x0, theta0, span, options)
+            }
+        }
+
+        #[automatically_derived]
+        impl ::routh::runtime::Reconstruction<#dr, #k, #d> for #name {
+            fn cyclic_velocities(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #dr>) -> ::routh::nalgebra::SVector<f64, #k> {
+                #name::cyclic_velocities(self, t, x)
+            }
+            fn reconstruct(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #dr>, theta: [f64; #k]) -> ::routh::nalgebra::SVector<f64, #d> {
+                #name::reconstruct(self, t, x, theta)
             }
         }
 
