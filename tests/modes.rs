@@ -212,3 +212,37 @@ fn vertical_hopping_matches_the_closed_form() {
         assert!((imp.t - t).abs() < 1e-9, "{} at {} vs {t}", imp.guard, imp.t);
     }
 }
+
+#[test]
+fn hybrid_system_jacobians_are_exact_on_the_padded_state() {
+    // The runtime's trait gives the continuation code the field Jacobian, guard gradients and
+    // reset Jacobians of every mode on the padded state (stance uses 4 of the hopper's 6 state
+    // entries). The generated ones are exact; compare them with central differences of the
+    // trait's own field, guards and resets.
+    use routh::runtime::{FD_STEP, HybridSystem, jacobian_fd};
+    let hop = Hopper { m: 1.0, g: 1.0, k: 40.0, l0: 1.0, w: 5f64.sqrt(), eps: 0.01 };
+    let mut rng = Rng::new(17);
+    for mode in [Hopper::STANCE, Hopper::FLIGHT] {
+        for _ in 0..5 {
+            let mut x = rng.vector::<6>(-0.5, 0.5);
+            if mode == Hopper::STANCE {
+                x[1] = rng.uniform(0.8, 1.1);
+                x[4] = 0.0;
+                x[5] = 0.0;
+            }
+            let t = rng.uniform(0.0, 1.0);
+            let field = |t: f64, y: &SVector<f64, 6>| hop.mode_field(mode, t, y);
+            let exact = hop.mode_jacobian(mode, t, &x).unwrap();
+            let fd = jacobian_fd(&field, t, &x, FD_STEP).unwrap();
+            assert!(rel_err(&exact, &fd) < 1e-7, "mode {mode} field Jacobian: {}", rel_err(&exact, &fd));
+            for g in 0..hop.guard_count(mode) {
+                let grad = hop.guard_gradient(mode, g, t, &x);
+                let fd = fd_rect::<1, 6>(|y| SVector::<f64, 1>::new(hop.guard(mode, g, t, y)), &x).transpose();
+                assert!(rel_err(&grad, &fd) < 1e-7, "mode {mode} guard {g} gradient");
+                let exact = hop.reset_jacobian(mode, g, t, &x).unwrap();
+                let fd = fd_rect::<6, 6>(|y| hop.reset(mode, g, t, y).unwrap().1, &x);
+                assert!(rel_err(&exact, &fd) < 1e-7, "mode {mode} guard {g} reset Jacobian: {}", rel_err(&exact, &fd));
+            }
+        }
+    }
+}

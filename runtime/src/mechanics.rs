@@ -153,6 +153,28 @@ pub fn velocity_map_jacobian<const N: usize, const D: usize>(
     jac
 }
 
+/// The first `S` entries of a padded state (a mode with fewer coordinates uses a prefix of the
+/// state shared by all modes).
+#[inline]
+#[must_use]
+pub fn take<const D: usize, const S: usize>(x: &SVector<f64, D>) -> SVector<f64, S> {
+    SVector::from_fn(|i, _| if i < D { x[i] } else { 0.0 })
+}
+
+/// A mode's matrix (e.g. `∂F/∂x` of an `S`-dimensional mode, or a reset Jacobian from one mode's
+/// state to another's) embedded in the top-left corner of the padded `D × D` matrix; zero
+/// elsewhere (padding entries have zero derivative and are not reset).
+#[must_use]
+pub fn pad_matrix<const R: usize, const C: usize, const D: usize>(m: &SMatrix<f64, R, C>) -> SMatrix<f64, D, D> {
+    SMatrix::from_fn(|i, j| if i < R && j < C { m[(i, j)] } else { 0.0 })
+}
+
+/// A vector embedded at the start of a padded `D`-vector (zero elsewhere).
+#[must_use]
+pub fn pad<const S: usize, const D: usize>(v: &SVector<f64, S>) -> SVector<f64, D> {
+    SVector::from_fn(|i, _| if i < S { v[i] } else { 0.0 })
+}
+
 /// The solved saddle-point system of a restitution law (see [`restitution`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Restitution<const N: usize, const K: usize, const NK: usize> {

@@ -2,7 +2,7 @@
 
 use std::f64::consts::PI;
 
-use routh_runtime::nalgebra::{SVector, Vector2, Vector3, Vector4};
+use routh_runtime::nalgebra::{Matrix2, SVector, Vector2, Vector3, Vector4};
 use routh_runtime::{
     FieldError, HybridOptions, HybridStop, HybridSystem, Output, SimError, ZenoOptions,
     simulate_hybrid,
@@ -1171,4 +1171,19 @@ fn guard_with_jumps_and_kinks_costs_steps_not_failures() {
         panic!("{:?}", traj.stop)
     };
     assert!((t - 3.5).abs() < 1e-9, "{t}");
+}
+
+#[test]
+fn default_jacobians_of_a_hand_written_system_are_finite_differences() {
+    // A hand-written system gets the Jacobians the periodic-orbit code needs from the trait's
+    // finite-difference defaults: oscillator against a stop, x'' = a0 − k x, guard sign·(x − at),
+    // reset ẋ ↦ factor·ẋ, whose exact Jacobians are constant.
+    let sys = Bounce { a0: -1.0, k: 4.0, sign: -1.0, at: 0.5, factor: -0.7, guard: "stop" };
+    let x = Vector2::new(0.3, -1.2);
+    let jac = sys.mode_jacobian(0, 0.0, &x).unwrap();
+    assert!((jac - Matrix2::new(0.0, 1.0, -4.0, 0.0)).norm() < 1e-9, "{jac}");
+    let grad = sys.guard_gradient(0, 0, 0.0, &x);
+    assert!((grad - Vector2::new(-1.0, 0.0)).norm() < 1e-9, "{grad}");
+    let reset = sys.reset_jacobian(0, 0, 0.0, &x).unwrap();
+    assert!((reset - Matrix2::new(1.0, 0.0, 0.0, -0.7)).norm() < 1e-9, "{reset}");
 }

@@ -12,6 +12,7 @@ use crate::codegen::{body_into, square_matrix, symmetric_matrix};
 use crate::notation::{doc_block, formula};
 use crate::euler_lagrange::Equations;
 use crate::impact::{ImpactEquations, Reset};
+use crate::emit_hybrid::{GuardRow, ModeRow, ModeTable, hybrid_system_impl};
 use crate::layout::state_dim;
 use crate::model::Model;
 
@@ -285,10 +286,6 @@ pub fn hybrid_impl(model: &Model) -> (TokenStream, TokenStream) {
     let state = quote! { ::routh::nalgebra::SVector<f64, #d> };
     let count = model.impacts.len();
     let names: Vec<String> = model.impacts.iter().map(|i| i.name.to_string()).collect();
-    let idx: Vec<usize> = (0..count).collect();
-    let guards: Vec<_> = names.iter().map(|s| format_ident!("{s}_guard")).collect();
-    let rates: Vec<_> = names.iter().map(|s| format_ident!("{s}_guard_rate")).collect();
-    let resets: Vec<_> = names.iter().map(|s| format_ident!("{s}_reset")).collect();
     let simulate = quote! {
         /// Names of the impacts (guards), in declaration order.
         pub const IMPACTS: [&'static str; #count] = [#(#names),*];
@@ -307,46 +304,19 @@ pub fn hybrid_impl(model: &Model) -> (TokenStream, TokenStream) {
             ::routh::runtime::simulate_hybrid(self, 0, x0, span, options)
         }
     };
-    let hybrid = quote! {
-        #[automatically_derived]
-        impl ::routh::runtime::HybridSystem<#d> for #name {
-            fn mode_name(&self, mode: usize) -> &'static str {
-                ""
-            }
-            fn mode_field(&self, mode: usize, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::runtime::FieldError> {
-                ::routh::runtime::VectorField::field(self, t, x)
-            }
-            fn guard_count(&self, mode: usize) -> usize {
-                #count
-            }
-            fn guard_name(&self, mode: usize, guard: usize) -> &'static str {
-                Self::IMPACTS.get(guard).copied().unwrap_or("")
-            }
-            fn guard(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 {
-                match guard {
-                    #(#idx => self.#guards(t, x),)*
-                    _ => f64::NAN,
-                }
-            }
-            fn guard_rate(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 {
-                match guard {
-                    #(#idx => self.#rates(t, x),)*
-                    _ => f64::NAN,
-                }
-            }
-            fn reset(&self, mode: usize, guard: usize, t: f64, x: &#state)
-                -> ::core::result::Result<(usize, #state), ::routh::runtime::FieldError>
-            {
-                match guard {
-                    #(#idx => self.#resets(t, x).map(|post| (0, post)),)*
-                    _ => Err(::routh::runtime::FieldError::NonFinite { t }),
-                }
-            }
-            fn mode_energy(&self, mode: usize, t: f64, x: &#state) -> f64 {
-                self.energy(t, x)
-            }
-        }
+    let table = ModeTable {
+        generics: TokenStream::new(),
+        ty: quote! { #name },
+        dim: d,
+        modes: vec![ModeRow {
+            name: String::new(),
+            access: quote! { (*self) },
+            dim: d,
+            dof: model.dof(),
+            guards: names.iter().map(|g| GuardRow { name: g.clone(), target: 0, target_dim: d }).collect(),
+        }],
     };
+    let hybrid = hybrid_system_impl(&table);
     (simulate, hybrid)
 }
 
@@ -362,13 +332,7 @@ pub fn multi_impl(name: &syn::Ident, vis: &syn::Visibility, modes: &[Model]) -> 
     let mut consts = Vec::new();
     let mut accessors = Vec::new();
     let mut views = Vec::new();
-    let mut field_arms = Vec::new();
-    let mut count_arms = Vec::new();
-    let mut name_arms = Vec::new();
-    let mut guard_arms = Vec::new();
-    let mut rate_arms = Vec::new();
-    let mut reset_arms = Vec::new();
-    let mut energy_arms = Vec::new();
+    let mut rows = Vec::new();
     for (k, m) in modes.iter().enumerate() {
         let Some((_, mode_ident)) = &m.owner.mode else { continue };
         let mode_str = mode_ident.to_string();
@@ -409,41 +373,23 @@ pub fn multi_impl(name: &syn::Ident, vis: &syn::Visibility, modes: &[Model]) -> 
             #[derive(Clone, Copy)]
             #vis struct #view<'a>(pub &'a #name);
         });
-        let take = quote! { ::routh::nalgebra::SVector::<f64, #d>::from_fn(|i, _| x[i]) };
-        field_arms.push(quote! {
-            #k => {
-                let f = ::routh::runtime::VectorField::field(&self.#mode_ident(), t, &#take)?;
-                let mut out = <#state>::zeros();
-                for i in 0..#d { out[i] = f[i]; }
-                Ok(out)
-            }
+        rows.push(ModeRow {
+            name: mode_str.clone(),
+            access: quote! { self.#mode_ident() },
+            dim: d,
+            dof: n,
+            guards: m
+                .impacts
+                .iter()
+                .map(|i| {
+                    let target = i.target.unwrap_or(k);
+                    GuardRow { name: i.name.to_string(), target, target_dim: state_dim(dims[target]) }
+                })
+                .collect(),
         });
-        let guards: Vec<&crate::model::Impact> = m.impacts.iter().collect();
-        let gcount = guards.len();
-        count_arms.push(quote! { #k => #gcount, });
-        let gnames: Vec<String> = guards.iter().map(|i| i.name.to_string()).collect();
-        name_arms.push(quote! { #k => [#(#gnames),*].get(guard).copied().unwrap_or(""), });
-        let gidx: Vec<usize> = (0..gcount).collect();
-        let gfns: Vec<_> = gnames.iter().map(|g| quote::format_ident!("{g}_guard")).collect();
-        let rfns: Vec<_> = gnames.iter().map(|g| quote::format_ident!("{g}_guard_rate")).collect();
-        let sfns: Vec<_> = gnames.iter().map(|g| quote::format_ident!("{g}_reset")).collect();
-        guard_arms.push(quote! { #k => match guard { #(#gidx => self.#mode_ident().#gfns(t, &#take),)* _ => f64::NAN }, });
-        rate_arms.push(quote! { #k => match guard { #(#gidx => self.#mode_ident().#rfns(t, &#take),)* _ => f64::NAN }, });
-        let targets: Vec<usize> = guards.iter().map(|i| i.target.unwrap_or(k)).collect();
-        let tdims: Vec<usize> = targets.iter().map(|&j| state_dim(dims[j])).collect();
-        reset_arms.push(quote! {
-            #k => match guard {
-                #(#gidx => {
-                    let post = self.#mode_ident().#sfns(t, &#take)?;
-                    let mut out = <#state>::zeros();
-                    for i in 0..#tdims { out[i] = post[i]; }
-                    Ok((#targets, out))
-                })*
-                _ => Err(::routh::runtime::FieldError::NonFinite { t }),
-            },
-        });
-        energy_arms.push(quote! { #k => self.#mode_ident().energy(t, &#take), });
     }
+    let table = ModeTable { generics: TokenStream::new(), ty: quote! { #name }, dim: dmax, modes: rows };
+    let hybrid = hybrid_system_impl(&table);
     quote! {
         #(#views)*
 
@@ -471,29 +417,6 @@ pub fn multi_impl(name: &syn::Ident, vis: &syn::Visibility, modes: &[Model]) -> 
             }
         }
 
-        #[automatically_derived]
-        impl ::routh::runtime::HybridSystem<#dmax> for #name {
-            fn mode_count(&self) -> usize { #count }
-            fn mode_name(&self, mode: usize) -> &'static str { Self::MODES.get(mode).copied().unwrap_or("") }
-            fn mode_field(&self, mode: usize, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::runtime::FieldError> {
-                match mode {
-                    #(#field_arms)*
-                    _ => Err(::routh::runtime::FieldError::NonFinite { t }),
-                }
-            }
-            fn guard_count(&self, mode: usize) -> usize { match mode { #(#count_arms)* _ => 0 } }
-            fn guard_name(&self, mode: usize, guard: usize) -> &'static str { match mode { #(#name_arms)* _ => "" } }
-            fn guard(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 { match mode { #(#guard_arms)* _ => f64::NAN } }
-            fn guard_rate(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 { match mode { #(#rate_arms)* _ => f64::NAN } }
-            fn reset(&self, mode: usize, guard: usize, t: f64, x: &#state)
-                -> ::core::result::Result<(usize, #state), ::routh::runtime::FieldError>
-            {
-                match mode {
-                    #(#reset_arms)*
-                    _ => Err(::routh::runtime::FieldError::NonFinite { t }),
-                }
-            }
-            fn mode_energy(&self, mode: usize, t: f64, x: &#state) -> f64 { match mode { #(#energy_arms)* _ => f64::NAN } }
-        }
+        #hybrid
     }
 }

@@ -215,16 +215,13 @@ fn hybrid(full: &Model, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream {
     let rm = &red.model;
     let name = &rm.name;
     let full_name = &full.name;
-    let vis = &full.vis;
     let dr = rm.layout.state_dim();
     let d = full.layout.state_dim();
     let k = red.cyclic.len();
     let dz = dr + 2 * k;
-    let wrapper = format_ident!("{name}Hybrid");
     let sim_fn = format_ident!("simulate_{reduce_fn}");
     let orig_params: Vec<&syn::Ident> = full.parameters.iter().collect();
     let mu_fields: Vec<&syn::Ident> = rm.parameters[full.parameters.len()..].iter().collect();
-    let mu_idx: Vec<usize> = (0..k).map(|c| dr + k + c).collect();
     let doc = format!(
         " Hybrid Routh reduction of [`{full_name}`] through [`{name}`]: integrates the reduced system at fixed μ \
          between impacts (reconstructing the cyclic coordinates alongside), evaluates the guards on the \
@@ -232,68 +229,20 @@ fn hybrid(full: &Model, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream {
          (*Hybrid momentum maps*, §4.1). Returns the reconstructed trajectory of the full model and the μ jumps."
     );
     let sv = |n: usize| quote! { ::routh::nalgebra::SVector<f64, #n> };
-    let (zt, xt, rt) = (sv(dz), sv(d), sv(dr));
+    let (xt, rt) = (sv(d), sv(dr));
+    let mu_k: Vec<usize> = (0..k).collect();
     quote! {
-        /// Augmented hybrid system of a hybrid Routh reduction (state: reduced state, cyclic
-        /// positions, μ). Used by the generated `simulate_*` method.
-        #[doc(hidden)]
-        #vis struct #wrapper<'a>(pub &'a #full_name);
-
         #[automatically_derived]
-        impl #wrapper<'_> {
-            fn split(&self, z: &#zt) -> (#name, #rt, [f64; #k]) {
-                let reduced = #name { #( #orig_params: self.0.#orig_params, )* #( #mu_fields: z[#mu_idx], )* };
-                let x = <#rt>::from_fn(|i, _| z[i]);
-                let theta: [f64; #k] = ::core::array::from_fn(|c| z[#dr + c]);
-                (reduced, x, theta)
+        impl ::routh::runtime::HybridReduction<#dr, #k, #d> for #full_name {
+            type Reduced = #name;
+            fn reduce(&self, t: f64, x: &#xt) -> (#name, #rt, [f64; #k]) {
+                self.#reduce_fn(t, x)
             }
-            fn full_state(&self, t: f64, z: &#zt) -> #xt {
-                let (reduced, x, theta) = self.split(z);
-                reduced.reconstruct(t, &x, theta)
+            fn reduced_at(&self, mu: [f64; #k]) -> #name {
+                #name { #( #orig_params: self.#orig_params, )* #( #mu_fields: mu[#mu_k], )* }
             }
-            fn augment(&self, t: f64, full: &#xt) -> #zt {
-                let (reduced, x, theta) = self.0.#reduce_fn(t, full);
-                let mu = [#( reduced.#mu_fields ),*];
-                let mut z = <#zt>::zeros();
-                for i in 0..#dr { z[i] = x[i]; }
-                for c in 0..#k {
-                    z[#dr + c] = theta[c];
-                    z[#dr + #k + c] = mu[c];
-                }
-                z
-            }
-        }
-
-        #[automatically_derived]
-        impl ::routh::runtime::HybridSystem<#dz> for #wrapper<'_> {
-            fn mode_name(&self, mode: usize) -> &'static str { "" }
-            fn mode_field(&self, mode: usize, t: f64, z: &#zt) -> ::core::result::Result<#zt, ::routh::runtime::FieldError> {
-                let (reduced, x, _) = self.split(z);
-                let dx = ::routh::runtime::VectorField::field(&reduced, t, &x)?;
-                let w = reduced.cyclic_velocities(t, &x);
-                let mut dz = <#zt>::zeros();
-                for i in 0..#dr { dz[i] = dx[i]; }
-                for c in 0..#k { dz[#dr + c] = w[c]; }
-                Ok(dz)
-            }
-            fn guard_count(&self, mode: usize) -> usize { ::routh::runtime::HybridSystem::<#d>::guard_count(self.0, 0) }
-            fn guard_name(&self, mode: usize, guard: usize) -> &'static str {
-                ::routh::runtime::HybridSystem::<#d>::guard_name(self.0, 0, guard)
-            }
-            fn guard(&self, mode: usize, guard: usize, t: f64, z: &#zt) -> f64 {
-                ::routh::runtime::HybridSystem::<#d>::guard(self.0, 0, guard, t, &self.full_state(t, z))
-            }
-            fn guard_rate(&self, mode: usize, guard: usize, t: f64, z: &#zt) -> f64 {
-                ::routh::runtime::HybridSystem::<#d>::guard_rate(self.0, 0, guard, t, &self.full_state(t, z))
-            }
-            fn reset(&self, mode: usize, guard: usize, t: f64, z: &#zt)
-                -> ::core::result::Result<(usize, #zt), ::routh::runtime::FieldError>
-            {
-                let (_, post) = ::routh::runtime::HybridSystem::<#d>::reset(self.0, 0, guard, t, &self.full_state(t, z))?;
-                Ok((0, self.augment(t, &post)))
-            }
-            fn mode_energy(&self, mode: usize, t: f64, z: &#zt) -> f64 {
-                self.0.energy(t, &self.full_state(t, z))
+            fn momenta_of(reduced: &#name) -> [f64; #k] {
+                [#( reduced.#mu_fields ),*]
             }
         }
 
@@ -309,42 +258,7 @@ fn hybrid(full: &Model, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream {
                     ::routh::runtime::SimError,
                 >
             {
-                let system = #wrapper(self);
-                let z0 = system.augment(span.start, &x0);
-                let traj = ::routh::runtime::simulate_hybrid(&system, 0, z0, span, options)?;
-                let mu = |z: &#zt| -> [f64; #k] { ::core::array::from_fn(|c| z[#dr + #k + c]) };
-                let jumps = traj
-                    .impacts
-                    .iter()
-                    .map(|i| ::routh::runtime::MomentumJump { t: i.t, guard: i.guard, before: mu(&i.pre), after: mu(&i.post) })
-                    .collect();
-                let states = traj.times.iter().zip(&traj.states).map(|(&t, z)| system.full_state(t, z)).collect();
-                let impacts = traj
-                    .impacts
-                    .iter()
-                    .map(|i| ::routh::runtime::ImpactRecord {
-                        t: i.t,
-                        guard: i.guard,
-                        guard_index: i.guard_index,
-                        mode_before: i.mode_before,
-                        mode_after: i.mode_after,
-                        rate: i.rate,
-                        pre: system.full_state(i.t, &i.pre),
-                        post: system.full_state(i.t, &i.post),
-                        energy_before: i.energy_before,
-                        energy_after: i.energy_after,
-                    })
-                    .collect();
-                let full = ::routh::runtime::HybridTrajectory {
-                    times: traj.times,
-                    states,
-                    modes: traj.modes,
-                    impacts,
-                    stop: traj.stop,
-                    stats: traj.stats,
-                    initial_mode: traj.initial_mode,
-                };
-                Ok((full, jumps))
+                ::routh::runtime::reduction::simulate_hybrid_reduced::<Self, #dr, #k, #dz, #d>(self, x0, span, options)
             }
         }
     }

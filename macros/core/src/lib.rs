@@ -8,6 +8,7 @@
 mod codegen;
 pub mod diagnostics;
 pub mod emit;
+mod emit_hybrid;
 pub mod emit_impact;
 pub mod emit_routh;
 pub mod emit_symmetry;

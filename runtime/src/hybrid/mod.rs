@@ -153,7 +153,7 @@ mod segment;
 
 use std::ops::Range;
 
-use nalgebra::SVector;
+use nalgebra::{SMatrix, SVector};
 
 use crate::error::{FieldError, SimError};
 use crate::options::Schedule;
@@ -211,6 +211,45 @@ pub trait HybridSystem<const D: usize> {
     ) -> Result<(usize, SVector<f64, D>), FieldError>;
     /// Energy in `mode`, used to record energy jumps at impacts.
     fn mode_energy(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> f64;
+
+    /// The Jacobian `∂F/∂x` of `mode`'s field (variational equations, monodromy matrices).
+    /// Generated systems return the exact, symbolically derived one; the default is central
+    /// finite differences ([`crate::jacobian_fd`]).
+    ///
+    /// # Errors
+    /// A [`FieldError`] from the field.
+    fn mode_jacobian(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
+        crate::field::jacobian_fd(&segment::ModeField { sys: self, mode }, t, x, crate::field::FD_STEP)
+    }
+
+    /// The gradient `∂h/∂x` of a guard with respect to the whole state (saltation matrices).
+    /// Generated systems return the exact one; the default is central finite differences.
+    fn guard_gradient(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> SVector<f64, D> {
+        let mut grad = SVector::<f64, D>::zeros();
+        let mut xp = *x;
+        for j in 0..D {
+            let delta = crate::field::FD_STEP * x[j].abs().max(1.0);
+            let (plus, minus) = (x[j] + delta, x[j] - delta);
+            xp[j] = plus;
+            let hp = self.guard(mode, guard, t, &xp);
+            xp[j] = minus;
+            let hm = self.guard(mode, guard, t, &xp);
+            xp[j] = x[j];
+            grad[j] = (hp - hm) / (plus - minus);
+        }
+        grad
+    }
+
+    /// The Jacobian `∂Δ/∂x` of a guard's reset (rows: the post-reset state, in the padded layout
+    /// of the target mode). Generated systems return the exact one; the default is central finite
+    /// differences.
+    ///
+    /// # Errors
+    /// A [`FieldError`] from the reset.
+    fn reset_jacobian(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
+        let reset = |_t: f64, y: &SVector<f64, D>| self.reset(mode, guard, t, y).map(|(_, post)| post);
+        crate::field::jacobian_fd(&reset, t, x, crate::field::FD_STEP)
+    }
 }
 
 /// Simulate the hybrid system `sys` from `(t_span.start, x0)` in `mode` to `t_span.end`.

@@ -13,8 +13,8 @@ use crate::stepper::Integrator;
 
 /// The vector field of one mode.
 pub(super) struct ModeField<'s, S: ?Sized> {
-    sys: &'s S,
-    mode: usize,
+    pub(super) sys: &'s S,
+    pub(super) mode: usize,
 }
 
 impl<S, const D: usize> VectorField<D> for ModeField<'_, S>

@@ -1,0 +1,156 @@
+//! `impl HybridSystem` from a table of modes — the one generator for every model with impacts
+//! (a single-mode model is a table with one row) — including the exact Jacobians the runtime's
+//! variational equations and saltation matrices use (`mode_jacobian`, `guard_gradient`,
+//! `reset_jacobian`).
+//!
+//! The implementing type has a padded state of dimension [`ModeTable::dim`]; a mode with a
+//! smaller state uses a prefix of it ([`routh::runtime::mechanics::take`] and `pad`). Each mode
+//! is reached through an expression (`self` for a single-mode model, the mode's view
+//! `self.stance()` otherwise) that has the mode's generated methods: `field`, `jacobian`,
+//! `energy`, and per guard `<g>_guard`, `<g>_guard_rate`, `<g>_guard_gradient`, `<g>_reset`,
+//! `<g>_reset_jacobian`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+/// One guard of a mode: its name, the mode its reset leads to, and that mode's state dimension.
+pub struct GuardRow {
+    pub name: String,
+    pub target: usize,
+    pub target_dim: usize,
+}
+
+/// One mode: its name, the expression reaching its methods, its state dimension and coordinate
+/// count, and its guards.
+pub struct ModeRow {
+    pub name: String,
+    pub access: TokenStream,
+    pub dim: usize,
+    pub dof: usize,
+    pub guards: Vec<GuardRow>,
+}
+
+/// The table: the implementing type (with its `impl` generics) and the padded dimension.
+pub struct ModeTable {
+    pub generics: TokenStream,
+    pub ty: TokenStream,
+    pub dim: usize,
+    pub modes: Vec<ModeRow>,
+}
+
+/// `impl ::routh::runtime::HybridSystem<dim> for ty`.
+pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
+    let d = table.dim;
+    let state = quote! { ::routh::nalgebra::SVector<f64, #d> };
+    let fe = quote! { ::routh::runtime::FieldError };
+    let mech = quote! { ::routh::runtime::mechanics };
+    let count = table.modes.len();
+    let mut names = Vec::new();
+    let mut field = Vec::new();
+    let mut jacobian = Vec::new();
+    let mut energy = Vec::new();
+    let mut guard_count = Vec::new();
+    let mut guard_name = Vec::new();
+    let mut guard = Vec::new();
+    let mut rate = Vec::new();
+    let mut gradient = Vec::new();
+    let mut reset = Vec::new();
+    let mut reset_jacobian = Vec::new();
+    for (k, mode) in table.modes.iter().enumerate() {
+        let access = &mode.access;
+        let dm = mode.dim;
+        let n = mode.dof;
+        names.push(mode.name.clone());
+        // The mode's own state: the padded state itself, or its prefix.
+        let xm = if dm == d { quote! { x } } else { quote! { &#mech::take::<#d, #dm>(x) } };
+        let padded = |v: TokenStream| if dm == d { v } else { quote! { #mech::pad::<#dm, #d>(&#v) } };
+        let f = padded(quote! { ::routh::runtime::VectorField::field(&#access, t, #xm)? });
+        field.push(quote! { #k => Ok(#f), });
+        let j = if dm == d { quote! { #access.jacobian(t, #xm) } } else { quote! { Ok(#mech::pad_matrix(&#access.jacobian(t, #xm)?)) } };
+        jacobian.push(quote! { #k => #j, });
+        energy.push(quote! { #k => #access.energy(t, #xm), });
+        let gcount = mode.guards.len();
+        guard_count.push(quote! { #k => #gcount, });
+        let gnames: Vec<&String> = mode.guards.iter().map(|g| &g.name).collect();
+        guard_name.push(quote! { #k => [#(#gnames),*].get(guard).copied().unwrap_or(""), });
+        let idx: Vec<usize> = (0..gcount).collect();
+        let call = |suffix: &str| -> Vec<proc_macro2::Ident> {
+            mode.guards.iter().map(|g| format_ident!("{}{suffix}", g.name)).collect()
+        };
+        let (h, r, grad, reset_fn, jac_fn) =
+            (call("_guard"), call("_guard_rate"), call("_guard_gradient"), call("_reset"), call("_reset_jacobian"));
+        guard.push(quote! { #k => match guard { #(#idx => #access.#h(t, #xm),)* _ => f64::NAN }, });
+        rate.push(quote! { #k => match guard { #(#idx => #access.#r(t, #xm),)* _ => f64::NAN }, });
+        gradient.push(quote! {
+            #k => match guard {
+                #(#idx => #mech::pad::<#n, #d>(&#access.#grad(t, #xm)),)*
+                _ => <#state>::from_element(f64::NAN),
+            },
+        });
+        let targets: Vec<usize> = mode.guards.iter().map(|g| g.target).collect();
+        let resets: Vec<TokenStream> = mode
+            .guards
+            .iter()
+            .zip(&reset_fn)
+            .map(|(g, f)| {
+                let post = quote! { #access.#f(t, #xm)? };
+                if g.target_dim == d { post } else { let td = g.target_dim; quote! { #mech::pad::<#td, #d>(&#post) } }
+            })
+            .collect();
+        reset.push(quote! {
+            #k => match guard {
+                #(#idx => Ok((#targets, #resets)),)*
+                _ => Err(#fe::NonFinite { t }),
+            },
+        });
+        let jacs: Vec<TokenStream> = mode
+            .guards
+            .iter()
+            .zip(&jac_fn)
+            .map(|(g, f)| {
+                if g.target_dim == d && dm == d { quote! { #access.#f(t, #xm) } } else { quote! { Ok(#mech::pad_matrix(&#access.#f(t, #xm)?)) } }
+            })
+            .collect();
+        reset_jacobian.push(quote! {
+            #k => match guard {
+                #(#idx => #jacs,)*
+                _ => Err(#fe::NonFinite { t }),
+            },
+        });
+    }
+    let (generics, ty) = (&table.generics, &table.ty);
+    quote! {
+        #[automatically_derived]
+        #[allow(unused_variables)]
+        impl #generics ::routh::runtime::HybridSystem<#d> for #ty {
+            fn mode_count(&self) -> usize { #count }
+            fn mode_name(&self, mode: usize) -> &'static str { [#(#names),*].get(mode).copied().unwrap_or("") }
+            fn mode_field(&self, mode: usize, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> {
+                match mode { #(#field)* _ => Err(#fe::NonFinite { t }) }
+            }
+            fn guard_count(&self, mode: usize) -> usize { match mode { #(#guard_count)* _ => 0 } }
+            fn guard_name(&self, mode: usize, guard: usize) -> &'static str { match mode { #(#guard_name)* _ => "" } }
+            fn guard(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 { match mode { #(#guard)* _ => f64::NAN } }
+            fn guard_rate(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 { match mode { #(#rate)* _ => f64::NAN } }
+            fn reset(&self, mode: usize, guard: usize, t: f64, x: &#state)
+                -> ::core::result::Result<(usize, #state), #fe>
+            {
+                match mode { #(#reset)* _ => Err(#fe::NonFinite { t }) }
+            }
+            fn mode_energy(&self, mode: usize, t: f64, x: &#state) -> f64 { match mode { #(#energy)* _ => f64::NAN } }
+            fn mode_jacobian(&self, mode: usize, t: f64, x: &#state)
+                -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, #fe>
+            {
+                match mode { #(#jacobian)* _ => Err(#fe::NonFinite { t }) }
+            }
+            fn guard_gradient(&self, mode: usize, guard: usize, t: f64, x: &#state) -> #state {
+                match mode { #(#gradient)* _ => <#state>::from_element(f64::NAN) }
+            }
+            fn reset_jacobian(&self, mode: usize, guard: usize, t: f64, x: &#state)
+                -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, #fe>
+            {
+                match mode { #(#reset_jacobian)* _ => Err(#fe::NonFinite { t }) }
+            }
+        }
+    }
+}
