@@ -117,11 +117,6 @@ impl Layout {
         s
     }
 
-    /// Adopt the roles of `other`'s symbols (a view over an arena extending `other`'s).
-    pub fn adopt_roles(&mut self, other: &Layout) {
-        self.roles.extend(other.roles.iter().map(|(k, v)| (*k, *v)));
-    }
-
     /// Degrees of freedom n.
     pub fn dof(&self) -> usize {
         self.q.len()

@@ -6,35 +6,48 @@
 #![forbid(unsafe_code)]
 
 mod codegen;
-pub mod diagnostics;
-pub mod emit;
+mod diagnostics;
+mod emit;
 mod emit_hybrid;
-pub mod emit_impact;
-pub mod emit_routh;
-pub mod emit_symmetry;
+mod emit_impact;
+mod emit_routh;
+mod emit_symmetry;
+mod euler_lagrange;
+mod fallback;
 pub mod fixtures;
-pub mod impact;
-pub mod layout;
-pub mod euler_lagrange;
-pub mod lower;
-pub mod model;
+mod impact;
+mod layout;
+mod lower;
+mod model;
 mod notation;
-pub mod parse;
-pub mod routh;
-pub mod symmetry;
+mod parse;
+mod routh;
+mod symmetry;
 
 use proc_macro2::TokenStream;
 
 /// Expands `#[derive(Mechanics)]` on `input` (the struct's tokens). Errors become `compile_error!`s
-/// with spans on the offending tokens.
+/// with spans on the offending tokens, emitted together with the model's items (or, where the
+/// derivation did not get that far, stubs of them: see [`fallback`]) so that the user's calls of
+/// the model's API do not add errors of their own.
 pub fn expand(input: TokenStream) -> TokenStream {
-    match try_expand(input) {
-        Ok(tokens) => tokens,
-        Err(e) => e.to_compile_error(),
+    let input: syn::DeriveInput = match syn::parse2(input) {
+        Ok(input) => input,
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut cx = diagnostics::Ctxt::new();
+    let tokens = lower::system_from_input(&input, &mut cx).map(|s| derive_and_emit(s, &mut cx));
+    match cx.check() {
+        Ok(()) => tokens.unwrap_or_default(),
+        Err(e) => {
+            let mut out = e.to_compile_error();
+            out.extend(tokens.unwrap_or_else(|| fallback::stubs(&input)));
+            out
+        }
     }
 }
 
-/// Expands, returning the error instead of `compile_error!` tokens.
+/// Expands, returning the errors instead of `compile_error!` tokens.
 ///
 /// One pipeline for every model: parse and lower into a [`model::System`], derive each model's
 /// equations, impacts, symmetries and reductions, emit. Every phase reports into one

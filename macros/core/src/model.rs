@@ -27,8 +27,6 @@ pub struct Impact {
     pub law: Law,
     /// The mode a transition leads to (None: an impact that stays in its mode).
     pub target: Option<usize>,
-    /// Source tokens of the law, for docs and errors.
-    pub law_text: String,
 }
 
 /// How generated code reaches a model's parameters: a single-mode model is its own struct; a mode
@@ -62,8 +60,6 @@ pub struct Symmetry {
     pub name: Ident,
     /// ξ component per coordinate.
     pub generator: Vec<Expr>,
-    /// For `cyclic(q)`: the coordinate's index.
-    pub cyclic: Option<usize>,
     /// The symmetry's name as written (the coordinate of `cyclic(q)`), blamed in errors.
     pub tokens: proc_macro2::TokenStream,
 }

@@ -77,9 +77,9 @@ impl Parse for Binding {
 #[derive(Clone)]
 pub enum LawDecl {
     /// `restitution(e)` (row `None`: the guard's own differential) or `restitution(form: e, ...)`.
-    Restitution { keyword: Ident, rows: Vec<(Option<Expr>, Expr)> },
+    Restitution { rows: Vec<(Option<Expr>, Expr)> },
     /// `map(dot(q) = expr, ...)`.
-    Map { keyword: Ident, assignments: Vec<(Expr, Expr)> },
+    Map { assignments: Vec<(Expr, Expr)> },
     /// `reset(q = expr, dot(q) = expr, ...)`: a transition's chart change to the target mode.
     Reset { keyword: Ident, assignments: Vec<(Expr, Expr)> },
 }
@@ -113,7 +113,7 @@ impl Parse for LawDecl {
                          e.g. `restitution(dy: e, dx - r * dphi: 0)`",
                     ));
                 }
-                Ok(LawDecl::Restitution { keyword, rows })
+                Ok(LawDecl::Restitution { rows })
             }
             "map" | "reset" => {
                 let items = Punctuated::<Expr, Token![,]>::parse_terminated(&content)?;
@@ -132,7 +132,7 @@ impl Parse for LawDecl {
                         }
                     }
                 }
-                Ok(if is_map { LawDecl::Map { keyword, assignments } } else { LawDecl::Reset { keyword, assignments } })
+                Ok(if is_map { LawDecl::Map { assignments } } else { LawDecl::Reset { keyword, assignments } })
             }
             other => {
                 let known = "Expected `restitution(...)`, `map(...)` or (transitions) `reset(...)`";

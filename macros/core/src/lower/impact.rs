@@ -54,7 +54,7 @@ pub(super) fn lower_impact(
         }
     }
     let law = match law_decl {
-        LawDecl::Restitution { rows, .. } => {
+        LawDecl::Restitution { rows } => {
             let mut lowered = Vec::new();
             let mut normal_rows = 0;
             for (form, coefficient) in rows {
@@ -87,7 +87,7 @@ pub(super) fn lower_impact(
             }
             Law::Restitution(lowered)
         }
-        LawDecl::Map { assignments, .. } => {
+        LawDecl::Map { assignments } => {
             let mut velocities: Vec<Option<Expr>> = vec![None; dq.len()];
             for (lhs, rhs) in assignments {
                 let k = map_target(lhs, &coordinates)?;
@@ -108,12 +108,7 @@ pub(super) fn lower_impact(
             lower_chart(lower, keyword, assignments, target, &coordinates)?
         }
     };
-    let law_text = match law_decl {
-        LawDecl::Restitution { keyword, .. } | LawDecl::Map { keyword, .. } | LawDecl::Reset { keyword, .. } => {
-            keyword.to_string()
-        }
-    };
-    Ok(Impact { name, guard, law, target: target.map(|t| t.mode), law_text })
+    Ok(Impact { name, guard, law, target: target.map(|t| t.mode) })
 }
 
 /// A restitution coefficient is a parameter or a non-negative literal.

@@ -13,5 +13,4 @@ mod impact;
 mod symmetry;
 mod system;
 
-pub use expr::{Lowerer, Name};
 pub use system::system_from_input;

@@ -38,11 +38,9 @@ pub(super) fn lower_symmetry(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, coord
     let zero = lower.arena.zero();
     let mut generator = vec![zero; n];
     let tokens;
-    let mut cyclic = None;
     if let Some(q) = &decl.cyclic {
         let k = coordinates.iter().position(|c| c == q).ok_or_else(|| unknown_coordinate(q, coordinates))?;
         generator[k] = lower.arena.one();
-        cyclic = Some(k);
         tokens = quote::quote!(#q);
     } else {
         let name = &decl.name;
@@ -70,5 +68,5 @@ pub(super) fn lower_symmetry(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, coord
             return Err(syn::Error::new(decl.name.span(), "a generator needs at least one component, e.g. `generator(x = -y, y = x)`"));
         }
     }
-    Ok(Symmetry { name: decl.name.clone(), generator, cyclic, tokens })
+    Ok(Symmetry { name: decl.name.clone(), generator, tokens })
 }

@@ -51,7 +51,8 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             reductions: raw.reductions.clone(),
         };
         let model = lower_model(cx, name, &input.vis, owner, &parameters, &raw, &[])?;
-        return Some(System::Single(Box::new(model)));
+        // A mistake anywhere (a non-`f64` field, a stray transition) leaves nothing to derive.
+        return (!cx.has_errors()).then(|| System::Single(Box::new(model)));
     }
     if let Some(i) = impacts.first() {
         cx.error(i.keyword.span(), "in a model with modes, declare each `impact(...)` inside its `mode(...)`");

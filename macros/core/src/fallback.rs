@@ -1,0 +1,108 @@
+//! What the derive emits beside its errors (like thiserror's `fallback.rs`): when a model has a
+//! mistake, the user should see that one spanned error — not a second one at every call of
+//! `state`, `simulate` or `energy` in their code. So where the derivation did not get far enough
+//! to emit the model's items, [`stubs`] emits the same public API with bodies that never run
+//! (the build fails on the `compile_error!` anyway).
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::DeriveInput;
+
+use crate::layout::state_dim;
+use crate::parse::parse_attributes;
+
+/// The model's public items as stubs, if its attributes parse far enough to know its dimension.
+pub fn stubs(input: &DeriveInput) -> TokenStream {
+    let Ok(raw) = parse_attributes(&input.attrs, input.ident.span()) else { return TokenStream::new() };
+    let name = &input.ident;
+    if !input.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let distinct = |coords: &[syn::Ident]| {
+        let mut seen: Vec<&syn::Ident> = Vec::new();
+        for c in coords {
+            if !seen.contains(&c) {
+                seen.push(c);
+            }
+        }
+        seen.len()
+    };
+    let stub = quote! { ::core::unreachable!("routh: this model failed to compile") };
+    let sv = |k: usize| quote! { ::routh::nalgebra::SVector<f64, #k> };
+    let sm = |r: usize, c: usize| quote! { ::routh::nalgebra::SMatrix<f64, #r, #c> };
+    let fe = quote! { ::routh::runtime::FieldError };
+    let se = quote! { ::routh::runtime::SimError };
+    if !raw.modes.is_empty() {
+        let dims = raw.modes.iter().map(|m| {
+            if m.items.coordinates.is_empty() { distinct(&raw.coordinates) } else { distinct(&m.items.coordinates) }
+        });
+        let d = dims.map(state_dim).max().unwrap_or(0);
+        let state = sv(d);
+        return quote! {
+            #[allow(dead_code, unused_variables, clippy::all)]
+            impl #name {
+                /// Stub (the model failed to compile).
+                pub const STATE_DIM: usize = #d;
+                /// Stub (the model failed to compile).
+                pub fn simulate(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::HybridOptions)
+                    -> ::core::result::Result<::routh::runtime::HybridTrajectory<#d>, #se> { #stub }
+            }
+        };
+    }
+    let n = distinct(&raw.coordinates);
+    if n == 0 {
+        return TokenStream::new();
+    }
+    let d = state_dim(n);
+    let (state, vec_n, mat_n, mat_d) = (sv(d), sv(n), sm(n, n), sm(d, d));
+    let simulate = if raw.impacts.is_empty() {
+        quote! {
+            /// Stub (the model failed to compile).
+            pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::Options)
+                -> ::core::result::Result<::routh::runtime::Trajectory<#d>, #se> { #stub }
+            /// Stub (the model failed to compile).
+            pub fn simulate_with_events(&self, x0: #state, span: ::core::ops::Range<f64>,
+                events: &[::routh::runtime::Event<'_, #d>], options: &::routh::runtime::Options)
+                -> ::core::result::Result<::routh::runtime::Trajectory<#d>, #se> { #stub }
+        }
+    } else {
+        quote! {
+            /// Stub (the model failed to compile).
+            pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::HybridOptions)
+                -> ::core::result::Result<::routh::runtime::HybridTrajectory<#d>, #se> { #stub }
+        }
+    };
+    quote! {
+        #[allow(dead_code, unused_variables, clippy::all)]
+        impl #name {
+            /// Stub (the model failed to compile).
+            pub const DOF: usize = #n;
+            /// Stub (the model failed to compile).
+            pub const STATE_DIM: usize = #d;
+            /// Stub (the model failed to compile).
+            pub fn state(&self, q: [f64; #n], qdot: [f64; #n]) -> #state { #stub }
+            /// Stub (the model failed to compile).
+            pub fn mass_matrix(&self, t: f64, x: &#state) -> #mat_n { #stub }
+            /// Stub (the model failed to compile).
+            pub fn forcing(&self, t: f64, x: &#state) -> #vec_n { #stub }
+            /// Stub (the model failed to compile).
+            pub fn accelerations(&self, t: f64, x: &#state) -> ::core::result::Result<#vec_n, #fe> { #stub }
+            /// Stub (the model failed to compile).
+            pub fn lagrangian(&self, t: f64, x: &#state) -> f64 { #stub }
+            /// Stub (the model failed to compile).
+            pub fn energy(&self, t: f64, x: &#state) -> f64 { #stub }
+            /// Stub (the model failed to compile).
+            pub fn momenta(&self, t: f64, x: &#state) -> #vec_n { #stub }
+            /// Stub (the model failed to compile).
+            pub fn power(&self, t: f64, x: &#state) -> f64 { #stub }
+            /// Stub (the model failed to compile).
+            pub fn jacobian(&self, t: f64, x: &#state) -> ::core::result::Result<#mat_d, #fe> { #stub }
+            #simulate
+        }
+
+        #[allow(unused_variables)]
+        impl ::routh::runtime::VectorField<#d> for #name {
+            fn field(&self, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> { #stub }
+        }
+    }
+}
