@@ -5,7 +5,52 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
+use syn::Ident;
+
 use crate::model::{Model, Role};
+
+/// How generated code reaches a model's parameters: a model without modes (or a reduced system)
+/// is its own struct; a mode of a multi-mode model is a view type `<Model><Mode><'a>(&'a Model)`.
+pub(crate) struct Owner {
+    /// The type in `impl` headers, e.g. `Ball` or `HopperStance<'a>`.
+    pub(crate) ty: TokenStream,
+    /// Generics of `impl` headers, e.g. `<'a>` (empty for a plain struct).
+    pub(crate) generics: TokenStream,
+}
+
+/// The expression that has a model's parameters as fields inside its methods: `self`, or
+/// `self.0` in a mode's view.
+fn access(model: &Model) -> TokenStream {
+    if model.mode.is_some() { quote!(self.0) } else { quote!(self) }
+}
+
+impl Owner {
+    pub(crate) fn of(model: &Model) -> Owner {
+        let name = &model.name;
+        match &model.mode {
+            None => Owner { ty: quote!(#name), generics: TokenStream::new() },
+            Some((_, mode)) => {
+                let view = mode_type(name, mode);
+                Owner { ty: quote!(#view<'a>), generics: quote!(<'a>) }
+            }
+        }
+    }
+}
+
+/// The view type of mode `mode` of model `name`: `Hopper` + `flight` → `HopperFlight`.
+pub(crate) fn mode_type(name: &Ident, mode: &Ident) -> Ident {
+    let m = mode.to_string();
+    let camel: String = m
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default()
+        })
+        .collect();
+    format_ident!("{name}{camel}")
+}
+
 
 /// Tokens for a symbol inside generated functions: `x[i]`, `x[n+i]`, `a[i]`, `self.p`, `t`.
 pub(crate) fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
@@ -20,7 +65,7 @@ pub(crate) fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
         Some(Role::Multiplier(k)) => quote!(lam[#k]),
         Some(Role::Parameter(i)) => {
             let p = &model.parameters[i];
-            let access = &model.owner.access;
+            let access = access(model);
             quote!(#access.#p)
         }
         Some(Role::Differential(_) | Role::TimeDifferential) | None => quote!(::core::f64::NAN),

@@ -14,7 +14,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
-use crate::codegen::{allow_generated, body_into, square_matrix, symbol_tokens, symmetric_matrix};
+use crate::codegen::{Owner, allow_generated, body_into, square_matrix, symbol_tokens, symmetric_matrix};
 use crate::euler_lagrange::Equations;
 use crate::impact::ImpactEquations;
 use crate::model::Model;
@@ -49,8 +49,8 @@ pub fn emit(
 ) -> TokenStream {
     let n = model.dof();
     let d = model.layout.state_dim();
-    let ty = &model.owner.ty;
-    let generics = &model.owner.generics;
+    let owner = Owner::of(model);
+    let (ty, generics) = (&owner.ty, &owner.generics);
     let coord_names: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
     let q_disp: Vec<String> = model.layout.q.iter().map(|&s| display_name(model, s)).collect();
     let v_disp: Vec<String> = model.layout.qd.iter().map(|&s| display_name(model, s)).collect();
@@ -90,40 +90,9 @@ pub fn emit(
 
     let symmetry_items = crate::emit_symmetry::methods(model, symmetries, &mut parts);
 
-    // Smooth models simulate with events; models with impacts get guards, resets and the hybrid
-    // simulation instead (a smooth `simulate` would silently ignore the impacts).
-    let (simulate_items, hybrid_impl) = if model.owner.mode.is_some() {
-        // A mode of a multi-mode model: its guards and resets; the model simulates as a whole.
-        (crate::emit_impact::methods(model, eq, impacts, dims, &mut parts), TokenStream::new())
-    } else if impacts.is_empty() {
-        (quote! {
-            /// Integrates the equations of motion from `x0` over `span` with adaptive Dormand–Prince 5(4).
-            ///
-            /// # Errors
-            /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
-            /// mass matrix, step limit or invalid options.
-            pub fn simulate(&self, x0: ::routh::nalgebra::SVector<f64, #d>, span: ::core::ops::Range<f64>, options: &::routh::runtime::Options)
-                -> ::core::result::Result<::routh::runtime::Trajectory<#d>, ::routh::runtime::SimError>
-            {
-                ::routh::runtime::integrate(self, span, x0, &[], options)
-            }
-
-            /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
-            ///
-            /// # Errors
-            /// As [`Self::simulate`].
-            pub fn simulate_with_events(&self, x0: ::routh::nalgebra::SVector<f64, #d>, span: ::core::ops::Range<f64>,
-                events: &[::routh::runtime::Event<'_, #d>], options: &::routh::runtime::Options)
-                -> ::core::result::Result<::routh::runtime::Trajectory<#d>, ::routh::runtime::SimError>
-            {
-                ::routh::runtime::integrate(self, span, x0, events, options)
-            }
-        }, TokenStream::new())
-    } else {
-        let impact_methods = crate::emit_impact::methods(model, eq, impacts, dims, &mut parts);
-        let (simulate, hybrid) = crate::emit_impact::hybrid_impl(model);
-        (quote! { #impact_methods #simulate }, hybrid)
-    };
+    // Guards and resets of the impacts (how the model simulates as a whole is emitted per system,
+    // see `emit_system`).
+    let simulate_items = crate::emit_impact::methods(model, eq, impacts, dims, &mut parts);
 
     // Documentation.
     let mut m_lines = Vec::new();
@@ -295,8 +264,6 @@ pub fn emit(
             #simulate_items
             #symmetry_items
         }
-
-        #hybrid_impl
 
         #[automatically_derived]
         impl #generics ::routh::runtime::VectorField<#d> for #ty {

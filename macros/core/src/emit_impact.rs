@@ -12,7 +12,6 @@ use crate::codegen::{body_into, square_matrix, symmetric_matrix};
 use crate::notation::{doc_block, formula};
 use crate::euler_lagrange::Equations;
 use crate::impact::{ImpactEquations, Reset};
-use crate::emit_hybrid::{GuardRow, ModeRow, ModeTable, hybrid_system_impl};
 use crate::layout::state_dim;
 use crate::model::Model;
 
@@ -32,8 +31,8 @@ pub fn methods(
     let mut items = Vec::new();
     let sv = |k: usize| quote! { ::routh::nalgebra::SVector<f64, #k> };
     let state = sv(d);
-    for (imp, ie) in model.impacts.iter().zip(impacts) {
-        let name = imp.name.to_string();
+    for ie in impacts {
+        let name = ie.name.to_string();
         let guard_fn = format_ident!("{name}_guard");
         let grad_fn = format_ident!("{name}_guard_gradient");
         let rate_fn = format_ident!("{name}_guard_rate");
@@ -166,7 +165,7 @@ pub fn methods(
                 items
             }
             Reset::Chart { state: new_state, jacobian } => {
-                let target = imp.target.unwrap_or(0);
+                let target = ie.target.unwrap_or(0);
                 let m = dims.get(target).copied().unwrap_or(0);
                 let dm = state_dim(m);
                 let (c_stmts, c_vals) = emit(new_state, "chart", &none, &none);
@@ -279,144 +278,3 @@ pub fn methods(
     quote! { #(#items)* }
 }
 
-/// `impl HybridSystem` for a single-mode model with impacts, and its `simulate`.
-pub fn hybrid_impl(model: &Model) -> (TokenStream, TokenStream) {
-    let d = model.layout.state_dim();
-    let name = &model.name;
-    let state = quote! { ::routh::nalgebra::SVector<f64, #d> };
-    let count = model.impacts.len();
-    let names: Vec<String> = model.impacts.iter().map(|i| i.name.to_string()).collect();
-    let simulate = quote! {
-        /// Names of the impacts (guards), in declaration order.
-        pub const IMPACTS: [&'static str; #count] = [#(#names),*];
-
-        /// Integrates from `x0` over `span`, locating every impact on the dense output and applying its
-        /// law; the result records each impact (time, guard, pre- and post-state, energy jump) and stops
-        /// early on Zeno accumulation, a stuck contact or the impact limit (see
-        /// [`HybridStop`](::routh::runtime::HybridStop)).
-        ///
-        /// # Errors
-        /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
-        /// mass matrix, step limit or invalid options.
-        pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::HybridOptions)
-            -> ::core::result::Result<::routh::runtime::HybridTrajectory<#d>, ::routh::runtime::SimError>
-        {
-            ::routh::runtime::simulate_hybrid(self, 0, x0, span, options)
-        }
-    };
-    let table = ModeTable {
-        generics: TokenStream::new(),
-        ty: quote! { #name },
-        dim: d,
-        modes: vec![ModeRow {
-            name: String::new(),
-            access: quote! { (*self) },
-            dim: d,
-            dof: model.dof(),
-            guards: names.iter().map(|g| GuardRow { name: g.clone(), target: 0, target_dim: d }).collect(),
-        }],
-    };
-    let hybrid = hybrid_system_impl(&table);
-    (simulate, hybrid)
-}
-
-/// Top-level items of a multi-mode model: mode views, per-mode state constructors, `simulate`,
-/// and `impl HybridSystem` on the padded state (dimension = the largest mode's 2n; a mode uses a
-/// prefix, the rest is zero).
-pub fn multi_impl(name: &syn::Ident, vis: &syn::Visibility, modes: &[Model]) -> TokenStream {
-    let dims: Vec<usize> = modes.iter().map(Model::dof).collect();
-    let dmax = dims.iter().map(|&n| state_dim(n)).max().unwrap_or(0);
-    let state = quote! { ::routh::nalgebra::SVector<f64, #dmax> };
-    let count = modes.len();
-    let mut mode_names = Vec::new();
-    let mut consts = Vec::new();
-    let mut accessors = Vec::new();
-    let mut views = Vec::new();
-    let mut rows = Vec::new();
-    for (k, m) in modes.iter().enumerate() {
-        let Some((_, mode_ident)) = &m.owner.mode else { continue };
-        let mode_str = mode_ident.to_string();
-        mode_names.push(mode_str.clone());
-        let view = crate::model::mode_type(name, mode_ident);
-        let n = m.dof();
-        let d = m.layout.state_dim();
-        let upper = quote::format_ident!("{}", mode_str.to_uppercase());
-        let state_fn = quote::format_ident!("{mode_str}_state");
-        let coords: Vec<String> = m.coordinates.iter().map(ToString::to_string).collect();
-        let list = coords.join(", ");
-        let view_doc = format!(
-            " Mode `{mode_str}` of [`{name}`], coordinates ({list}): the full single-mode API (mass matrix, \
-             energy, Jacobian, guards and resets of the transitions leaving this mode)."
-        );
-        let const_doc = format!(" Index of mode `{mode_str}`.");
-        let state_doc = format!(" A padded state of mode `{mode_str}` from its positions and velocities ({list}).");
-        let accessor_doc = format!(" View of this model in mode `{mode_str}`.");
-        consts.push(quote! { #[doc = #const_doc] pub const #upper: usize = #k; });
-        accessors.push(quote! {
-            #[doc = #accessor_doc]
-            #[must_use]
-            pub fn #mode_ident(&self) -> #view<'_> { #view(self) }
-
-            #[doc = #state_doc]
-            #[must_use]
-            pub fn #state_fn(&self, q: [f64; #n], qdot: [f64; #n]) -> #state {
-                let mut x = <#state>::zeros();
-                for i in 0..#n {
-                    x[i] = q[i];
-                    x[#n + i] = qdot[i];
-                }
-                x
-            }
-        });
-        views.push(quote! {
-            #[doc = #view_doc]
-            #[derive(Clone, Copy)]
-            #vis struct #view<'a>(pub &'a #name);
-        });
-        rows.push(ModeRow {
-            name: mode_str.clone(),
-            access: quote! { self.#mode_ident() },
-            dim: d,
-            dof: n,
-            guards: m
-                .impacts
-                .iter()
-                .map(|i| {
-                    let target = i.target.unwrap_or(k);
-                    GuardRow { name: i.name.to_string(), target, target_dim: state_dim(dims[target]) }
-                })
-                .collect(),
-        });
-    }
-    let table = ModeTable { generics: TokenStream::new(), ty: quote! { #name }, dim: dmax, modes: rows };
-    let hybrid = hybrid_system_impl(&table);
-    quote! {
-        #(#views)*
-
-        #[automatically_derived]
-        impl #name {
-            /// Names of the modes, in declaration order (their indices are the mode constants).
-            pub const MODES: [&'static str; #count] = [#(#mode_names),*];
-            /// Dimension of the padded state shared by all modes (the largest mode's 2n).
-            pub const STATE_DIM: usize = #dmax;
-            #(#consts)*
-            #(#accessors)*
-
-            /// Integrates from `x0` in `mode` over `span`: each mode's equations between events, each
-            /// impact or transition located on the dense output and its law applied (possibly changing
-            /// mode). The result records every impact (time, guard, modes, pre- and post-state, energy
-            /// jump) and the mode of every sample.
-            ///
-            /// # Errors
-            /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
-            /// mass matrix, step limit, invalid mode or invalid options.
-            pub fn simulate(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::HybridOptions)
-                -> ::core::result::Result<::routh::runtime::HybridTrajectory<#dmax>, ::routh::runtime::SimError>
-            {
-                ::routh::runtime::simulate_hybrid(self, mode, x0, span, options)
-            }
-        }
-
-        #hybrid
-    }
-}

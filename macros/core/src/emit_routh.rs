@@ -27,10 +27,9 @@ fn snake(name: &str) -> String {
 }
 
 /// Everything generated for one reduction; `api` is the reduced model's standard emission.
-pub fn emit(full: &Model, red: &Reduced, api: TokenStream) -> TokenStream {
+pub fn emit(full: &Model, red: &Reduced, api: TokenStream, vis: &syn::Visibility) -> TokenStream {
     let rm = &red.model;
     let name = &rm.name;
-    let vis = &rm.vis;
     let full_name = &full.name;
     let nr = rm.dof();
     let dr = rm.layout.state_dim();

@@ -18,8 +18,8 @@ pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<
     let state = quote! { ::routh::nalgebra::SVector<f64, #d> };
     let mut items = Vec::new();
     let mut names = Vec::new();
-    for (sym, se) in model.symmetries.iter().zip(symmetries) {
-        let name = sym.name.to_string();
+    for se in symmetries {
+        let name = se.name.to_string();
         names.push(name.clone());
         let j_fn = format_ident!("{name}_momentum");
         let r_fn = format_ident!("{name}_momentum_rate");
@@ -28,7 +28,7 @@ pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<
         let generator: Vec<String> = model
             .coordinates
             .iter()
-            .zip(&sym.generator)
+            .zip(&se.generator)
             .filter(|(_, g)| !model.arena.zero_test(**g).is_zero())
             .map(|(c, &g)| format!("({})·∂/∂{c}", formula(model, g)))
             .collect();
@@ -47,14 +47,14 @@ pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<
              was verified at compile time. Forces: {status}; {algebra}.",
             generator.join(" + ")
         );
-        for (imp, is) in model.impacts.iter().zip(&se.impacts) {
+        for is in &se.impacts {
             let guard = if is.guard_invariant { "its guard is invariant" } else { "its guard is not invariant" };
             let reset = match is.preserves {
                 Some(true) => "its reset preserves J (hybrid momentum map)",
                 Some(false) => "its reset changes J (μ⁺ = J(Δ(x)), evaluated at run time)",
                 None => "it changes chart",
             };
-            heading.push_str(&format!(" Impact `{}`: {guard}; {reset}.", imp.name));
+            heading.push_str(&format!(" Impact `{}`: {guard}; {reset}.", is.impact));
         }
         let doc = doc_block(&heading, &[("J".into(), formula(model, se.momentum))]);
         let rate_doc = format!(

@@ -60,6 +60,10 @@ pub enum Reset {
 
 /// Everything derived for one impact.
 pub struct ImpactEquations {
+    /// The impact's name (its declaration's).
+    pub name: syn::Ident,
+    /// The mode its reset leads to (`None`: the same mode).
+    pub target: Option<usize>,
     pub guard: Expr,
     pub gradient: Vec<Expr>,
     pub rate: Expr,
@@ -150,7 +154,7 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Vec<ImpactEquations> {
                 Reset::Chart { state, jacobian }
             }
         };
-        out.push(ImpactEquations { guard: h, gradient, rate, reset });
+        out.push(ImpactEquations { name: imp.name.clone(), target: imp.target, guard: h, gradient, rate, reset });
     }
     out
 }

@@ -12,6 +12,7 @@ mod emit_hybrid;
 mod emit_impact;
 mod emit_routh;
 mod emit_symmetry;
+mod emit_system;
 mod euler_lagrange;
 mod fallback;
 pub mod fixtures;
@@ -62,39 +63,28 @@ pub fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
     Ok(tokens.unwrap_or_default())
 }
 
-/// Derivation and emission of a lowered system; mistakes found on the way go to `cx`.
-fn derive_and_emit(system: model::System, cx: &mut diagnostics::Ctxt) -> TokenStream {
-    match system {
-        model::System::Single(mut model) => {
-            let dims = [model.dof()];
-            let equations = euler_lagrange::derive(&mut model);
-            cx.ok(euler_lagrange::check_regular(&model, &equations));
-            let impacts = impact::derive(&mut model, &equations);
-            let symmetries = cx.ok(symmetry::derive(&mut model, &equations, &impacts)).unwrap_or_default();
-            let mut tokens = emit::emit(&model, &equations, &impacts, &symmetries, &dims);
-            for reduction in &model.reductions {
-                let Some(mut reduced) = cx.ok(routh::reduce(&model, &equations, reduction)) else { continue };
-                let eq_r = euler_lagrange::derive(&mut reduced.model);
-                let api = emit::emit(&reduced.model, &eq_r, &[], &[], &[reduced.model.dof()]);
-                tokens.extend(emit_routh::emit(&model, &reduced, api));
-            }
-            tokens
-        }
-        model::System::Multi { name, vis, mut modes } => {
-            let dims: Vec<usize> = modes.iter().map(model::Model::dof).collect();
-            let mut tokens = TokenStream::new();
-            for model in &mut modes {
-                let equations = euler_lagrange::derive(model);
-                if cx.ok(euler_lagrange::check_regular(model, &equations)).is_none() {
-                    continue;
-                }
-                let impacts = impact::derive(model, &equations);
-                tokens.extend(emit::emit(model, &equations, &impacts, &[], &dims));
-            }
-            tokens.extend(emit_impact::multi_impl(&name, &vis, &modes));
-            tokens
+/// Derivation and emission of a lowered system — one pipeline for every model: each mode is
+/// derived and emitted (its equations, impacts, symmetries, reductions), then the system-level
+/// items (`simulate`, `HybridSystem`). Mistakes found on the way go to `cx`.
+fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> TokenStream {
+    let dims: Vec<usize> = system.modes.iter().map(model::Model::dof).collect();
+    let mut tokens = TokenStream::new();
+    for model in &mut system.modes {
+        let equations = euler_lagrange::derive(model);
+        cx.ok(euler_lagrange::check_regular(model, &equations));
+        let impacts = impact::derive(model, &equations);
+        let symmetries = cx.ok(symmetry::derive(model, &equations, &impacts)).unwrap_or_default();
+        tokens.extend(emit::emit(model, &equations, &impacts, &symmetries, &dims));
+        for reduction in &model.reductions {
+            let Some(mut reduced) = cx.ok(routh::reduce(model, &equations, reduction)) else { continue };
+            let eq_r = euler_lagrange::derive(&mut reduced.model);
+            let mut api = emit::emit(&reduced.model, &eq_r, &[], &[], &[reduced.model.dof()]);
+            api.extend(emit_system::standalone(&reduced.model));
+            tokens.extend(emit_routh::emit(model, &reduced, api, &system.vis));
         }
     }
+    tokens.extend(emit_system::items(&system));
+    tokens
 }
 
 /// Operation counts of the generated M-and-f code of a model (for benchmarks and reports).
@@ -103,7 +93,7 @@ pub fn dynamics_ops(input: TokenStream) -> syn::Result<symbolic::OpCount> {
     let mut cx = diagnostics::Ctxt::new();
     let system = lower::system_from_input(&input, &mut cx);
     cx.check()?;
-    let Some(model::System::Single(mut model)) = system else {
+    let Some(mut model) = system.filter(model::System::is_single).and_then(|s| s.modes.into_iter().next()) else {
         return Err(syn::Error::new(input.ident.span(), "operation counts are reported for single-mode models"));
     };
     let equations = euler_lagrange::derive(&mut model);

@@ -29,19 +29,6 @@ pub struct Impact {
     pub target: Option<usize>,
 }
 
-/// How generated code reaches a model's parameters: a single-mode model is its own struct; a mode
-/// of a multi-mode model is a view type `<Model><Mode><'a>(&'a Model)`.
-pub struct Owner {
-    /// The type in `impl` headers, e.g. `Ball` or `HopperStance<'a>`.
-    pub ty: proc_macro2::TokenStream,
-    /// Generics of `impl` headers, e.g. `<'a>` (empty for a plain struct).
-    pub generics: proc_macro2::TokenStream,
-    /// The expression that has the parameters as fields: `self` or `self.0`.
-    pub access: proc_macro2::TokenStream,
-    /// For a mode: its index and name.
-    pub mode: Option<(usize, Ident)>,
-}
-
 /// A transition's target: mode index and name, and its coordinates.
 pub struct Target {
     pub mode: usize,
@@ -49,10 +36,21 @@ pub struct Target {
     pub coordinates: Vec<Ident>,
 }
 
-/// The derive input: one model, or several modes joined by transitions.
-pub enum System {
-    Single(Box<Model>),
-    Multi { name: Ident, vis: syn::Visibility, modes: Vec<Model> },
+/// The derive input: its modes joined by transitions. A model without `mode(...)` items is a
+/// system with one mode (whose [`Model::mode`] is `None`: the struct itself carries its API).
+pub struct System {
+    /// The struct's name.
+    pub name: Ident,
+    /// The struct's visibility (of the generated types: mode views, reduced systems).
+    pub vis: syn::Visibility,
+    pub modes: Vec<Model>,
+}
+
+impl System {
+    /// Whether this is a model without modes.
+    pub fn is_single(&self) -> bool {
+        matches!(self.modes.as_slice(), [m] if m.mode.is_none())
+    }
 }
 
 /// A declared symmetry: an infinitesimal generator ξ_Q(q) on the configuration space.
@@ -75,8 +73,10 @@ pub struct Reduction {
 
 /// A model ready for derivation.
 pub struct Model {
+    /// The struct's name (for a reduced system: the generated type's).
     pub name: Ident,
-    pub owner: Owner,
+    /// For a mode of a multi-mode system: its index and name.
+    pub mode: Option<(usize, Ident)>,
     pub parameters: Vec<Ident>,
     pub coordinates: Vec<Ident>,
     pub arena: Arena,
@@ -90,8 +90,6 @@ pub struct Model {
     pub impacts: Vec<Impact>,
     pub symmetries: Vec<Symmetry>,
     pub reductions: Vec<Reduction>,
-    /// Visibility of the model struct (for generated types).
-    pub vis: syn::Visibility,
 }
 
 impl Model {
@@ -111,8 +109,7 @@ impl Model {
     #[allow(clippy::too_many_arguments)]
     pub fn assemble(
         name: Ident,
-        owner: Owner,
-        vis: syn::Visibility,
+        mode: Option<(usize, Ident)>,
         arena: Arena,
         coordinates: Vec<Ident>,
         parameters: Vec<Ident>,
@@ -123,7 +120,7 @@ impl Model {
     ) -> Model {
         Model {
             name,
-            owner,
+            mode,
             parameters,
             coordinates,
             arena,
@@ -134,7 +131,6 @@ impl Model {
             impacts: Vec::new(),
             symmetries: Vec::new(),
             reductions: Vec::new(),
-            vis,
         }
     }
 
@@ -143,8 +139,7 @@ impl Model {
     pub fn assemble_view(model: &Model, arena: &Arena) -> Model {
         Model::assemble(
             model.name.clone(),
-            Owner { ty: TokenStream::new(), generics: TokenStream::new(), access: quote::quote!(self), mode: None },
-            model.vis.clone(),
+            model.mode.clone(),
             arena.clone(),
             model.coordinates.clone(),
             model.parameters.clone(),
@@ -161,16 +156,3 @@ impl Model {
     }
 }
 
-/// The view type of mode `mode` of model `name`: `Hopper` + `flight` → `HopperFlight`.
-pub fn mode_type(name: &Ident, mode: &Ident) -> Ident {
-    let m = mode.to_string();
-    let camel: String = m
-        .split('_')
-        .filter(|w| !w.is_empty())
-        .map(|w| {
-            let mut c = w.chars();
-            c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default()
-        })
-        .collect();
-    quote::format_ident!("{name}{camel}")
-}

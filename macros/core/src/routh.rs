@@ -16,14 +16,13 @@
 //! by degree in ṙ into R₂ (kinetic) + R₁ (gyroscopic, linear in ṙ) − V_μ (the amended potential).
 //! Time-dependent L and forces reduce the same way (everything may depend on t).
 
-use proc_macro2::TokenStream;
 use quote::format_ident;
 use symbolic::{Arena, Expr};
 use syn::Ident;
 
 use crate::euler_lagrange::Equations;
 use crate::layout::Layout;
-use crate::model::{Model, Owner, Reduction};
+use crate::model::{Model, Reduction};
 
 /// A reduced system ready for derivation and emission.
 pub struct Reduced {
@@ -186,12 +185,10 @@ pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Red
     let (q, qd, qdd) = (pick(&syms.q), pick(&syms.qd), pick(&syms.qdd));
     let rsyms = Layout::from_symbols(&mut arena, &coordinates, syms.t, q, qd, qdd, params);
     let name = red.name.clone();
-    let owner = Owner { ty: quote::quote!(#name), generics: TokenStream::new(), access: quote::quote!(self), mode: None };
     let keyword = &red.keyword;
     let reduced = Model::assemble(
         name,
-        owner,
-        model.vis.clone(),
+        None,
         arena,
         coordinates,
         parameters,

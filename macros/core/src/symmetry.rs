@@ -23,6 +23,8 @@ use crate::model::Model;
 
 /// What an impact does to a momentum map.
 pub struct ImpactSymmetry {
+    /// The impact's name.
+    pub impact: syn::Ident,
     pub guard_invariant: bool,
     /// `Some(true)`: J preserved; `Some(false)`: J jumps; `None`: a chart change (not analysed).
     pub preserves: Option<bool>,
@@ -30,6 +32,9 @@ pub struct ImpactSymmetry {
 
 /// Everything derived for one symmetry.
 pub struct SymmetryEquations {
+    /// The symmetry's name and generator ξ_Q (its declaration's).
+    pub name: syn::Ident,
+    pub generator: Vec<Expr>,
     pub momentum: Expr,
     /// ⟨Q, ξ⟩ = dJ/dt.
     pub rate: Expr,
@@ -97,9 +102,10 @@ pub fn derive(model: &mut Model, eq: &Equations, impacts: &[ImpactEquations]) ->
                 }
                 Reset::Chart { .. } => None,
             };
-            per_impact.push(ImpactSymmetry { guard_invariant, preserves });
+            per_impact.push(ImpactSymmetry { impact: ie.name.clone(), guard_invariant, preserves });
         }
-        out.push(SymmetryEquations { momentum, rate, conserved, in_forced_algebra, impacts: per_impact });
+        let name = model.symmetries[s].name.clone();
+        out.push(SymmetryEquations { name, generator: xi, momentum, rate, conserved, in_forced_algebra, impacts: per_impact });
     }
     errors.check()?;
     Ok(out)

@@ -13,7 +13,7 @@ use super::impact::lower_impact;
 use super::symmetry::{lower_reduction, lower_symmetry};
 use crate::diagnostics::{Ctxt, unknown};
 use crate::layout::Layout;
-use crate::model::{Model, Owner, System, Target, mode_type};
+use crate::model::{Model, System, Target};
 use crate::parse::{ImpactDecl, RawModel, parse_attributes};
 
 /// Validates the derive input and lowers every expression: one model, or one per mode. `None`
@@ -37,7 +37,6 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 "a `transition` joins two modes, but this model has none; declare them with `mode(name, ...)`, or use `impact(...)`",
             );
         }
-        let owner = Owner { ty: quote::quote!(#name), generics: quote::quote!(), access: quote::quote!(self), mode: None };
         let raw = RawModel {
             span: raw.span,
             coordinates_keyword: raw.coordinates_keyword.clone(),
@@ -50,9 +49,9 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             symmetries: raw.symmetries.clone(),
             reductions: raw.reductions.clone(),
         };
-        let model = lower_model(cx, name, &input.vis, owner, &parameters, &raw, &[])?;
+        let model = lower_model(cx, name, None, &parameters, &raw, &[])?;
         // A mistake anywhere (a non-`f64` field, a stray transition) leaves nothing to derive.
-        return (!cx.has_errors()).then(|| System::Single(Box::new(model)));
+        return (!cx.has_errors()).then(|| System { name: name.clone(), vis: input.vis.clone(), modes: vec![model] });
     }
     if let Some(i) = impacts.first() {
         cx.error(i.keyword.span(), "in a model with modes, declare each `impact(...)` inside its `mode(...)`");
@@ -111,26 +110,19 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     }
     let mut modes = Vec::new();
     for (k, (m, raw_k)) in raw.modes.iter().zip(&merged).enumerate() {
-        let view = mode_type(name, &m.name);
-        let owner = Owner {
-            ty: quote::quote!(#view<'a>),
-            generics: quote::quote!(<'a>),
-            access: quote::quote!(self.0),
-            mode: Some((k, m.name.clone())),
-        };
         let outgoing: Vec<(&ImpactDecl, Target)> = resolved
             .iter()
             .filter(|(f, _, _)| *f == k)
             .map(|(_, decl, t)| (*decl, Target { mode: t.mode, name: t.name.clone(), coordinates: t.coordinates.clone() }))
             .collect();
-        if let Some(model) = lower_model(cx, name, &input.vis, owner, &parameters, raw_k, &outgoing) {
+        if let Some(model) = lower_model(cx, name, Some((k, m.name.clone())), &parameters, raw_k, &outgoing) {
             modes.push(model);
         }
     }
     if cx.has_errors() {
         return None;
     }
-    Some(System::Multi { name: name.clone(), vis: input.vis.clone(), modes })
+    Some(System { name: name.clone(), vis: input.vis.clone(), modes })
 }
 
 /// Validates and lowers one (merged) model description. `transitions` are the transitions
@@ -138,8 +130,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
 fn lower_model(
     cx: &mut Ctxt,
     name: &Ident,
-    vis: &syn::Visibility,
-    owner: Owner,
+    mode: Option<(usize, Ident)>,
     parameters: &[Ident],
     raw: &RawModel,
     transitions: &[(&ImpactDecl, Target)],
@@ -200,8 +191,7 @@ fn lower_model(
 
     let mut model = Model::assemble(
         name.clone(),
-        owner,
-        vis.clone(),
+        mode,
         arena,
         raw.coordinates.clone(),
         parameters,

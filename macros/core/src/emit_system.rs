@@ -1,0 +1,203 @@
+//! System-level items: how the model simulates as a whole. A model without modes gets its
+//! `simulate` (smooth with events, or hybrid with `IMPACTS`); a multi-mode model gets its mode
+//! views, mode constants, per-mode state constructors and `simulate(mode, ...)`. Every model with
+//! impacts or transitions implements `HybridSystem` through the one table of
+//! [`crate::emit_hybrid`].
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::codegen::mode_type;
+use crate::emit_hybrid::{GuardRow, ModeRow, ModeTable, hybrid_system_impl};
+use crate::layout::state_dim;
+use crate::model::{Model, System};
+
+/// The system-level items of `system`.
+pub fn items(system: &System) -> TokenStream {
+    if system.is_single() { single(&system.modes[0]) } else { multi(system) }
+}
+
+/// The system-level items of a model simulated on its own (e.g. a Routh-reduced system).
+pub fn standalone(model: &Model) -> TokenStream {
+    single(model)
+}
+
+/// A model without modes: `simulate` (smooth, with events) or, with impacts, `IMPACTS`, the
+/// hybrid `simulate` and `impl HybridSystem`.
+fn single(model: &Model) -> TokenStream {
+    let d = model.layout.state_dim();
+    let name = &model.name;
+    let state = quote! { ::routh::nalgebra::SVector<f64, #d> };
+    let count = model.impacts.len();
+    let names: Vec<String> = model.impacts.iter().map(|i| i.name.to_string()).collect();
+    if model.impacts.is_empty() {
+        return quote! {
+            #[automatically_derived]
+            impl #name {
+                /// Integrates the equations of motion from `x0` over `span` with adaptive Dormand–Prince 5(4).
+                ///
+                /// # Errors
+                /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
+                /// mass matrix, step limit or invalid options.
+                pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::Options)
+                    -> ::core::result::Result<::routh::runtime::Trajectory<#d>, ::routh::runtime::SimError>
+                {
+                    ::routh::runtime::integrate(self, span, x0, &[], options)
+                }
+
+                /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
+                ///
+                /// # Errors
+                /// As [`Self::simulate`].
+                pub fn simulate_with_events(&self, x0: #state, span: ::core::ops::Range<f64>,
+                    events: &[::routh::runtime::Event<'_, #d>], options: &::routh::runtime::Options)
+                    -> ::core::result::Result<::routh::runtime::Trajectory<#d>, ::routh::runtime::SimError>
+                {
+                    ::routh::runtime::integrate(self, span, x0, events, options)
+                }
+            }
+        };
+    }
+    let simulate = quote! {
+        /// Names of the impacts (guards), in declaration order.
+        pub const IMPACTS: [&'static str; #count] = [#(#names),*];
+
+        /// Integrates from `x0` over `span`, locating every impact on the dense output and applying its
+        /// law; the result records each impact (time, guard, pre- and post-state, energy jump) and stops
+        /// early on Zeno accumulation, a stuck contact or the impact limit (see
+        /// [`HybridStop`](::routh::runtime::HybridStop)).
+        ///
+        /// # Errors
+        /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
+        /// mass matrix, step limit or invalid options.
+        pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::HybridOptions)
+            -> ::core::result::Result<::routh::runtime::HybridTrajectory<#d>, ::routh::runtime::SimError>
+        {
+            ::routh::runtime::simulate_hybrid(self, 0, x0, span, options)
+        }
+    };
+    let table = ModeTable {
+        generics: TokenStream::new(),
+        ty: quote! { #name },
+        dim: d,
+        modes: vec![ModeRow {
+            name: String::new(),
+            access: quote! { (*self) },
+            dim: d,
+            dof: model.dof(),
+            guards: names.iter().map(|g| GuardRow { name: g.clone(), target: 0, target_dim: d }).collect(),
+        }],
+    };
+    let hybrid = hybrid_system_impl(&table);
+    quote! {
+        #[automatically_derived]
+        impl #name {
+            #simulate
+        }
+
+        #hybrid
+    }
+}
+
+
+/// Top-level items of a multi-mode model: mode views, per-mode state constructors, `simulate`,
+/// and `impl HybridSystem` on the padded state (dimension = the largest mode's 2n; a mode uses a
+/// prefix, the rest is zero).
+fn multi(system: &System) -> TokenStream {
+    let (name, vis, modes) = (&system.name, &system.vis, &system.modes);
+    let dims: Vec<usize> = modes.iter().map(Model::dof).collect();
+    let dmax = dims.iter().map(|&n| state_dim(n)).max().unwrap_or(0);
+    let state = quote! { ::routh::nalgebra::SVector<f64, #dmax> };
+    let count = modes.len();
+    let mut mode_names = Vec::new();
+    let mut consts = Vec::new();
+    let mut accessors = Vec::new();
+    let mut views = Vec::new();
+    let mut rows = Vec::new();
+    for (k, m) in modes.iter().enumerate() {
+        let Some((_, mode_ident)) = &m.mode else { continue };
+        let mode_str = mode_ident.to_string();
+        mode_names.push(mode_str.clone());
+        let view = mode_type(name, mode_ident);
+        let n = m.dof();
+        let d = m.layout.state_dim();
+        let upper = format_ident!("{}", mode_str.to_uppercase());
+        let state_fn = format_ident!("{mode_str}_state");
+        let coords: Vec<String> = m.coordinates.iter().map(ToString::to_string).collect();
+        let list = coords.join(", ");
+        let view_doc = format!(
+            " Mode `{mode_str}` of [`{name}`], coordinates ({list}): the full single-mode API (mass matrix, \
+             energy, Jacobian, guards and resets of the transitions leaving this mode)."
+        );
+        let const_doc = format!(" Index of mode `{mode_str}`.");
+        let state_doc = format!(" A padded state of mode `{mode_str}` from its positions and velocities ({list}).");
+        let accessor_doc = format!(" View of this model in mode `{mode_str}`.");
+        consts.push(quote! { #[doc = #const_doc] pub const #upper: usize = #k; });
+        accessors.push(quote! {
+            #[doc = #accessor_doc]
+            #[must_use]
+            pub fn #mode_ident(&self) -> #view<'_> { #view(self) }
+
+            #[doc = #state_doc]
+            #[must_use]
+            pub fn #state_fn(&self, q: [f64; #n], qdot: [f64; #n]) -> #state {
+                let mut x = <#state>::zeros();
+                for i in 0..#n {
+                    x[i] = q[i];
+                    x[#n + i] = qdot[i];
+                }
+                x
+            }
+        });
+        views.push(quote! {
+            #[doc = #view_doc]
+            #[derive(Clone, Copy)]
+            #vis struct #view<'a>(pub &'a #name);
+        });
+        rows.push(ModeRow {
+            name: mode_str.clone(),
+            access: quote! { self.#mode_ident() },
+            dim: d,
+            dof: n,
+            guards: m
+                .impacts
+                .iter()
+                .map(|i| {
+                    let target = i.target.unwrap_or(k);
+                    GuardRow { name: i.name.to_string(), target, target_dim: state_dim(dims[target]) }
+                })
+                .collect(),
+        });
+    }
+    let table = ModeTable { generics: TokenStream::new(), ty: quote! { #name }, dim: dmax, modes: rows };
+    let hybrid = hybrid_system_impl(&table);
+    quote! {
+        #(#views)*
+
+        #[automatically_derived]
+        impl #name {
+            /// Names of the modes, in declaration order (their indices are the mode constants).
+            pub const MODES: [&'static str; #count] = [#(#mode_names),*];
+            /// Dimension of the padded state shared by all modes (the largest mode's 2n).
+            pub const STATE_DIM: usize = #dmax;
+            #(#consts)*
+            #(#accessors)*
+
+            /// Integrates from `x0` in `mode` over `span`: each mode's equations between events, each
+            /// impact or transition located on the dense output and its law applied (possibly changing
+            /// mode). The result records every impact (time, guard, modes, pre- and post-state, energy
+            /// jump) and the mode of every sample.
+            ///
+            /// # Errors
+            /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
+            /// mass matrix, step limit, invalid mode or invalid options.
+            pub fn simulate(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::HybridOptions)
+                -> ::core::result::Result<::routh::runtime::HybridTrajectory<#dmax>, ::routh::runtime::SimError>
+            {
+                ::routh::runtime::simulate_hybrid(self, mode, x0, span, options)
+            }
+        }
+
+        #hybrid
+    }
+}
