@@ -59,13 +59,7 @@ where
     F: VectorField<D> + ?Sized,
 {
     options.validate()?;
-    let (t0, t1) = (t_span.start, t_span.end);
-    if !(t0.is_finite() && t1.is_finite() && (t1 - t0).is_finite()) {
-        return Err(SimError::InvalidTimeSpan { t0, t1 });
-    }
-    if !x0.iter().all(|v| v.is_finite()) {
-        return Err(SimError::InvalidInitialState);
-    }
+    let (t0, t1) = crate::options::check_start(&t_span, x0.as_slice(), false)?;
     let dir = if t1 >= t0 { 1.0 } else { -1.0 };
     let mut schedule = Schedule::new(&options.output, t0, t1, dir)?;
     let mut out = Output::new(schedule.len_hint());

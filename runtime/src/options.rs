@@ -85,6 +85,22 @@ impl Default for Options {
     }
 }
 
+/// The start of a run: `(t0, t1)` of a span with finite end points and length (and `t1 ≥ t0`
+/// if `forward_only`), from a finite initial state.
+///
+/// # Errors
+/// [`SimError::InvalidTimeSpan`], [`SimError::InvalidInitialState`].
+pub(crate) fn check_start(span: &std::ops::Range<f64>, x0: &[f64], forward_only: bool) -> Result<(f64, f64), SimError> {
+    let (t0, t1) = (span.start, span.end);
+    if !(t0.is_finite() && t1.is_finite() && (t1 - t0).is_finite()) || (forward_only && !(t1 >= t0)) {
+        return Err(SimError::InvalidTimeSpan { t0, t1 });
+    }
+    if !x0.iter().all(|v| v.is_finite()) {
+        return Err(SimError::InvalidInitialState);
+    }
+    Ok((t0, t1))
+}
+
 /// The error tolerances of one step: a component `xᵢ` is accurate enough when its local error
 /// is below `atol + rtol · max(|xᵢ|, |x̂ᵢ|)` in the RMS norm (see [`crate::stepper`]).
 #[derive(Debug, Clone, Copy, PartialEq)]

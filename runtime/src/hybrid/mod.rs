@@ -282,13 +282,7 @@ where
     S: HybridSystem<D> + ?Sized,
 {
     options.validate()?;
-    let (t0, t1) = (t_span.start, t_span.end);
-    if !(t0.is_finite() && t1.is_finite() && (t1 - t0).is_finite() && t1 >= t0) {
-        return Err(SimError::InvalidTimeSpan { t0, t1 });
-    }
-    if !x0.iter().all(|v| v.is_finite()) {
-        return Err(SimError::InvalidInitialState);
-    }
+    let (t0, t1) = crate::options::check_start(&t_span, x0.as_slice(), true)?;
     check_mode(sys, mode)?;
     let schedule = Schedule::new(&options.ode.output, t0, t1, 1.0)?;
     let cap = schedule.len_hint().unwrap_or(64).min(1 << 20);
