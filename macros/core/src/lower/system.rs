@@ -254,10 +254,8 @@ fn check_names(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) {
             "the model has no coordinates; declare them with `coordinates(q1, q2, ...)`",
         ));
     }
-    for (i, c) in raw.coordinates.iter().enumerate() {
-        if raw.coordinates[..i].contains(c) {
-            cx.push(syn::Error::new(c.span(), format!("duplicate coordinate `{c}`")));
-        }
+    cx.repeats(&raw.coordinates, ToString::to_string, |c| syn::Error::new(c.span(), format!("duplicate coordinate `{c}`")));
+    for c in &raw.coordinates {
         if is_param(c) {
             cx.push(syn::Error::new(
                 c.span(),
