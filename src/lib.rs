@@ -123,7 +123,7 @@ pub mod prelude {
     pub use crate::Mechanics;
     pub use crate::nalgebra::{SMatrix, SVector};
     pub use crate::runtime::{
-        Direction, Event, EventRecord, FieldError, HybridOptions, HybridStop, HybridTrajectory, ImpactRecord,
+        ConstraintKind, Direction, Event, EventRecord, FieldError, HybridOptions, HybridStop, HybridTrajectory, ImpactRecord,
         MomentumJump, Options, Output, SimError, StopReason, Trajectory, VectorField,
     };
 }

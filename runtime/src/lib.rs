@@ -69,6 +69,7 @@ pub use hybrid::{
     HybridOptions, HybridStop, HybridSystem, HybridTrajectory, ImpactRecord, simulate_hybrid,
 };
 pub use integrate::integrate;
+pub use mechanics::ConstraintKind;
 pub use reduction::{HybridReduction, MomentumJump, Reconstruction};
 pub use linalg::{LuFactor, MassFactor, solve_general, solve_mass, solve_mass_columns};
 pub use options::{Options, Output, Tolerances};

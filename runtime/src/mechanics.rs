@@ -175,6 +175,129 @@ pub fn pad<const S: usize, const D: usize>(v: &SVector<f64, S>) -> SVector<f64, 
     SVector::from_fn(|i, _| if i < S { v[i] } else { 0.0 })
 }
 
+/// Factor `[M −Aᵀ; A 0]` and solve it for `[top; bottom]`.
+///
+/// # Errors
+/// [`FieldError::SingularMassMatrix`] if `m` is singular, [`FieldError::SingularConstraints`] if
+/// the rows of `a` are dependent, [`FieldError::NonFinite`] for a non-finite solution.
+fn saddle_point<const N: usize, const K: usize, const NK: usize>(
+    t: f64,
+    m: &SMatrix<f64, N, N>,
+    a: &SMatrix<f64, K, N>,
+    top: &SVector<f64, N>,
+    bottom: &SVector<f64, K>,
+    rows: &'static [&'static str],
+) -> Result<(SVector<f64, NK>, LuFactor<NK>), FieldError> {
+    let () = SaddleDim::<N, K, NK>::OK;
+    let mut kkt = SMatrix::<f64, NK, NK>::zeros();
+    let mut rhs = SVector::<f64, NK>::zeros();
+    for i in 0..N {
+        for j in 0..N {
+            kkt[(i, j)] = m[(i, j)];
+        }
+        rhs[i] = top[i];
+        for r in 0..K {
+            kkt[(i, N + r)] = -a[(r, i)];
+            kkt[(N + r, i)] = a[(r, i)];
+        }
+    }
+    for r in 0..K {
+        rhs[N + r] = bottom[r];
+    }
+    let kkt = match LuFactor::new(kkt) {
+        Ok(f) => f,
+        Err(_) if MassFactor::new(*m).is_err() => return Err(FieldError::SingularMassMatrix { t }),
+        Err(_) => return Err(FieldError::SingularConstraints { t, rows }),
+    };
+    let sol = kkt.solve(rhs).map_err(|_| FieldError::NonFinite { t })?;
+    Ok((sol, kkt))
+}
+
+/// The solved constrained equations of motion at one state (see [`constrained`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Constrained<const N: usize, const M: usize, const NM: usize> {
+    /// Accelerations q̈.
+    pub accelerations: SVector<f64, N>,
+    /// Multipliers λ: the constraint force is Aᵀλ.
+    pub multipliers: SVector<f64, M>,
+    kkt: LuFactor<NM>,
+    t: f64,
+    rows: &'static [&'static str],
+}
+
+/// The constrained equations of motion `M q̈ = f + Aᵀλ`, `A q̈ + c = 0` (rows `a`, bias `c`), as
+/// the saddle-point system `[M −Aᵀ; A 0] [q̈; λ] = [f; −c]`; `rows` names the constraints.
+///
+/// ```
+/// use routh_runtime::mechanics::constrained;
+/// use routh_runtime::nalgebra::{SMatrix, SVector};
+///
+/// // A unit mass on the line y = x under gravity: q̈ = (−g/2, −g/2), the normal force λ(−1, 1)
+/// // with λ = g/2.
+/// let m = SMatrix::<f64, 2, 2>::identity();
+/// let a = SMatrix::<f64, 1, 2>::new(-1.0, 1.0);
+/// let f = SVector::<f64, 2>::new(0.0, -9.81);
+/// let sol = constrained::<2, 1, 3>(0.0, m, a, f, SVector::zeros(), &["line"])?;
+/// assert!((sol.accelerations - SVector::<f64, 2>::new(-4.905, -4.905)).norm() < 1e-14);
+/// assert!((sol.multipliers[0] - 4.905).abs() < 1e-14);
+/// # Ok::<(), routh_runtime::FieldError>(())
+/// ```
+///
+/// # Errors
+/// [`FieldError::SingularMassMatrix`] if `m` is singular, [`FieldError::SingularConstraints`] if
+/// the rows are dependent, [`FieldError::NonFinite`] for a non-finite solution.
+pub fn constrained<const N: usize, const M: usize, const NM: usize>(
+    t: f64,
+    m: SMatrix<f64, N, N>,
+    a: SMatrix<f64, M, N>,
+    f: SVector<f64, N>,
+    bias: SVector<f64, M>,
+    rows: &'static [&'static str],
+) -> Result<Constrained<N, M, NM>, FieldError> {
+    let (sol, kkt) = saddle_point::<N, M, NM>(t, &m, &a, &f, &(-bias), rows)?;
+    Ok(Constrained {
+        accelerations: SVector::from_fn(|i, _| sol[i]),
+        multipliers: SVector::from_fn(|r, _| sol[N + r]),
+        kkt,
+        t,
+        rows,
+    })
+}
+
+impl<const N: usize, const M: usize, const NM: usize> Constrained<N, M, NM> {
+    /// `∂F/∂x` of the constrained first-order field from `∂R/∂x` of the saddle-point residual
+    /// R = (M q̈ − Aᵀλ − f, A q̈ + c) at the solution (`dr_dx`, `(N + M) × D`):
+    /// `∂(q̈, λ)/∂x = −K⁻¹ ∂R/∂x`, reusing the factorisation.
+    ///
+    /// # Errors
+    /// [`FieldError::SingularConstraints`] if the sensitivities are not finite.
+    pub fn field_jacobian<const D: usize>(&self, dr_dx: SMatrix<f64, NM, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
+        let () = StateDim::<N, D>::OK;
+        let (t, rows) = (self.t, self.rows);
+        let sens = self.kkt.solve(-dr_dx).map_err(|_| FieldError::SingularConstraints { t, rows })?;
+        let mut jac = SMatrix::<f64, D, D>::zeros();
+        for i in 0..N {
+            jac[(i, N + i)] = 1.0;
+            for c in 0..D {
+                jac[(N + i, c)] = sens[(i, c)];
+            }
+        }
+        Ok(jac)
+    }
+}
+
+/// How a declared constraint integrates (reported by the derive's Frobenius test).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConstraintKind {
+    /// Declared `holonomic(...)`: a position constraint f(t, q) = 0.
+    Holonomic,
+    /// A velocity constraint that is secretly holonomic: its one-form α satisfies α ∧ dα = 0, so
+    /// it is the derivative of a position constraint (write it as `holonomic(...)`).
+    Integrable,
+    /// A genuinely nonholonomic velocity constraint (α ∧ dα ≢ 0).
+    Nonholonomic,
+}
+
 /// The solved saddle-point system of a restitution law (see [`restitution`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Restitution<const N: usize, const K: usize, const NK: usize> {
@@ -212,32 +335,15 @@ pub fn restitution<const N: usize, const K: usize, const NK: usize, const D: usi
     let () = StateDim::<N, D>::OK;
     let () = SaddleDim::<N, K, NK>::OK;
     let v = SVector::<f64, N>::from_fn(|i, _| x[N + i]);
-    let mut kkt = SMatrix::<f64, NK, NK>::zeros();
-    let mut rhs = SVector::<f64, NK>::zeros();
-    let mv = m * v;
-    for i in 0..N {
-        for j in 0..N {
-            kkt[(i, j)] = m[(i, j)];
-        }
-        rhs[i] = mv[i];
-        for r in 0..K {
-            kkt[(i, N + r)] = -a[(r, i)];
-            kkt[(N + r, i)] = a[(r, i)];
-        }
-    }
+    let mut bottom = SVector::<f64, K>::zeros();
     for r in 0..K {
         let mut rel = b[r];
         for j in 0..N {
             rel += a[(r, j)] * v[j];
         }
-        rhs[N + r] = -e[r] * rel - b[r];
+        bottom[r] = -e[r] * rel - b[r];
     }
-    let kkt = match LuFactor::new(kkt) {
-        Ok(f) => f,
-        Err(_) if MassFactor::new(m).is_err() => return Err(FieldError::SingularMassMatrix { t }),
-        Err(_) => return Err(FieldError::SingularConstraints { t, rows }),
-    };
-    let sol = kkt.solve(rhs).map_err(|_| FieldError::NonFinite { t })?;
+    let (sol, kkt) = saddle_point::<N, K, NK>(t, &m, &a, &(m * v), &bottom, rows)?;
     Ok(Restitution {
         velocities: SVector::from_fn(|i, _| sol[i]),
         impulses: SVector::from_fn(|r, _| sol[N + r]),

@@ -45,6 +45,7 @@ pub fn emit(
     eq: &Equations,
     impacts: &[ImpactEquations],
     symmetries: &[crate::symmetry::SymmetryEquations],
+    constraints: Option<&crate::constraints::ConstraintEquations>,
     dims: &[usize],
 ) -> TokenStream {
     let n = model.dof();
@@ -79,14 +80,69 @@ pub fn emit(
     let (pw_stmts, pw_vals) = straight_line(&[eq.power], "__routh_power", &none, &none);
     let (p_stmts, p_vals) = straight_line(&eq.momenta, "__routh_momenta", &none, &none);
 
-    // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major).
-    let mut jac_out: Vec<Expr> = eq.dg_dq.iter().flatten().copied().collect();
-    jac_out.extend(eq.dg_dv.iter().flatten().copied());
-    let a_param = quote! { a: &::routh::nalgebra::SVector<f64, #n>, };
-    let a_arg = quote! { a, };
-    let (jac_stmts, jac_vals) = straight_line(&jac_out, "__routh_residual_jacobian", &a_param, &a_arg);
-    let gq = square_matrix(n, &jac_vals[..n * n]);
-    let gv = square_matrix(n, &jac_vals[n * n..]);
+    let dyn_fn = format_ident!("__routh_dynamics");
+    let jac_fn = format_ident!("__routh_residual_jacobian");
+    let allow = allow_generated();
+    // Accelerations and the field Jacobian: of the unconstrained system (M q̈ = f), or of the
+    // constrained one (the saddle-point system of `emit_constraint`).
+    let (acc_method, jac_method, constraint_items) = match constraints {
+        Some(ce) => {
+            let items = crate::emit_constraint::emit(model, ce, &mut parts, &dyn_fn);
+            (items.accelerations, items.jacobian, items.methods)
+        }
+        None => {
+            // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major).
+            let mut jac_out: Vec<Expr> = eq.dg_dq.iter().flatten().copied().collect();
+            jac_out.extend(eq.dg_dv.iter().flatten().copied());
+            let a_param = quote! { a: &::routh::nalgebra::SVector<f64, #n>, };
+            let a_arg = quote! { a, };
+            let (jac_stmts, jac_vals) = body_into(model, &mut parts, &jac_out, "__routh_residual_jacobian", &a_param, &a_arg);
+            let gq = square_matrix(n, &jac_vals[..n * n]);
+            let gv = square_matrix(n, &jac_vals[n * n..]);
+            let acc = quote! {
+                /// Accelerations q̈ = M⁻¹ f, solved numerically (Cholesky, LU fallback; M is never inverted
+                /// symbolically).
+                ///
+                /// # Errors
+                /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
+                #[inline]
+                pub fn accelerations(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
+                    -> ::core::result::Result<::routh::nalgebra::SVector<f64, #n>, ::routh::runtime::FieldError>
+                {
+                    let (m, f) = self.#dyn_fn(t, x);
+                    ::routh::runtime::solve_mass(m, f).map_err(|_| ::routh::runtime::FieldError::SingularMassMatrix { t })
+                }
+            };
+            let jac = quote! {
+                /// ∂g/∂q and ∂g/∂q̇ for the residual g(t, q, q̇, a) = f − M a (used by [`Self::jacobian`]).
+                #allow
+                fn #jac_fn(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>, a: &::routh::nalgebra::SVector<f64, #n>)
+                    -> (::routh::nalgebra::SMatrix<f64, #n, #n>, ::routh::nalgebra::SMatrix<f64, #n, #n>)
+                {
+                    #(#jac_stmts)*
+                    (#gq, #gv)
+                }
+
+                /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f), from symbolic
+                /// derivatives: with g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once, see
+                /// [`routh::runtime::mechanics`](::routh::runtime::mechanics)).
+                ///
+                /// # Errors
+                /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
+                pub fn jacobian(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
+                    -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, ::routh::runtime::FieldError>
+                {
+                    let (m, f) = self.#dyn_fn(t, x);
+                    let singular = |_| ::routh::runtime::FieldError::SingularMassMatrix { t };
+                    let factor = ::routh::runtime::MassFactor::new(m).map_err(singular)?;
+                    let a = factor.solve(f).map_err(singular)?;
+                    let (gq, gv) = self.#jac_fn(t, x, &a);
+                    ::routh::runtime::mechanics::first_order_jacobian(t, &factor, gq, gv)
+                }
+            };
+            (acc, jac, TokenStream::new())
+        }
+    };
 
     let symmetry_items = crate::emit_symmetry::methods(model, symmetries, &mut parts);
 
@@ -136,9 +192,6 @@ pub fn emit(
 
     let n_lit = n;
     let coord_lits = coord_names.iter();
-    let allow = allow_generated();
-    let dyn_fn = format_ident!("__routh_dynamics");
-    let jac_fn = format_ident!("__routh_residual_jacobian");
 
     quote! {
         #[automatically_derived]
@@ -174,15 +227,6 @@ pub fn emit(
                 (m, f)
             }
 
-            /// ∂g/∂q and ∂g/∂q̇ for the residual g(t, q, q̇, a) = f − M a (used by [`Self::jacobian`]).
-            #allow
-            fn #jac_fn(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>, a: &::routh::nalgebra::SVector<f64, #n_lit>)
-                -> (::routh::nalgebra::SMatrix<f64, #n_lit, #n_lit>, ::routh::nalgebra::SMatrix<f64, #n_lit, #n_lit>)
-            {
-                #(#jac_stmts)*
-                (#gq, #gv)
-            }
-
             #m_doc
             #allow
             #[must_use]
@@ -197,18 +241,7 @@ pub fn emit(
                 self.#dyn_fn(t, x).1
             }
 
-            /// Accelerations q̈ = M⁻¹ f, solved numerically (Cholesky, LU fallback; M is never inverted
-            /// symbolically).
-            ///
-            /// # Errors
-            /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
-            #[inline]
-            pub fn accelerations(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
-                -> ::core::result::Result<::routh::nalgebra::SVector<f64, #n_lit>, ::routh::runtime::FieldError>
-            {
-                let (m, f) = self.#dyn_fn(t, x);
-                ::routh::runtime::solve_mass(m, f).map_err(|_| ::routh::runtime::FieldError::SingularMassMatrix { t })
-            }
+            #acc_method
 
             #l_doc
             #allow
@@ -244,22 +277,9 @@ pub fn emit(
                 #(#pw_vals)*
             }
 
-            /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f), from symbolic
-            /// derivatives: with g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once, see
-            /// [`routh::runtime::mechanics`](::routh::runtime::mechanics)).
-            ///
-            /// # Errors
-            /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
-            pub fn jacobian(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
-                -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, ::routh::runtime::FieldError>
-            {
-                let (m, f) = self.#dyn_fn(t, x);
-                let singular = |_| ::routh::runtime::FieldError::SingularMassMatrix { t };
-                let factor = ::routh::runtime::MassFactor::new(m).map_err(singular)?;
-                let a = factor.solve(f).map_err(singular)?;
-                let (gq, gv) = self.#jac_fn(t, x, &a);
-                ::routh::runtime::mechanics::first_order_jacobian(t, &factor, gq, gv)
-            }
+            #jac_method
+
+            #constraint_items
 
             #simulate_items
             #symmetry_items

@@ -167,7 +167,7 @@ pub fn check_regular(model: &Model, eq: &Equations) -> syn::Result<()> {
 
 /// Gaussian elimination with partial pivoting on an n×n row-major matrix; returns the smallest
 /// pivot relative to the largest entry (None if not finite).
-fn relative_min_pivot(mut a: Vec<f64>, n: usize) -> Option<f64> {
+pub(crate) fn relative_min_pivot(mut a: Vec<f64>, n: usize) -> Option<f64> {
     let scale = a.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     if !scale.is_finite() {
         return None;

@@ -6,8 +6,10 @@
 #![forbid(unsafe_code)]
 
 mod codegen;
+mod constraints;
 mod diagnostics;
 mod emit;
+mod emit_constraint;
 mod emit_hybrid;
 mod emit_impact;
 mod emit_routh;
@@ -72,13 +74,17 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
     for model in &mut system.modes {
         let equations = euler_lagrange::derive(model);
         cx.ok(euler_lagrange::check_regular(model, &equations));
+        let constrained = constraints::derive(model, &equations);
+        if let Some(ce) = &constrained {
+            cx.ok(constraints::check_rank(model, ce));
+        }
         let impacts = impact::derive(model, &equations);
         let symmetries = cx.ok(symmetry::derive(model, &equations, &impacts)).unwrap_or_default();
-        tokens.extend(emit::emit(model, &equations, &impacts, &symmetries, &dims));
+        tokens.extend(emit::emit(model, &equations, &impacts, &symmetries, constrained.as_ref(), &dims));
         for reduction in &model.reductions {
             let Some(mut reduced) = cx.ok(routh::reduce(model, &equations, reduction)) else { continue };
             let eq_r = euler_lagrange::derive(&mut reduced.model);
-            let mut api = emit::emit(&reduced.model, &eq_r, &[], &[], &[reduced.model.dof()]);
+            let mut api = emit::emit(&reduced.model, &eq_r, &[], &[], None, &[reduced.model.dof()]);
             api.extend(emit_system::standalone(&reduced.model));
             tokens.extend(emit_routh::emit(model, &reduced, api, &system.vis));
         }

@@ -20,6 +20,16 @@ pub enum Law {
     Chart { positions: Vec<Expr>, velocities: Vec<Expr> },
 }
 
+/// A bilateral constraint, lowered to velocity level: the row `Σ aₖ q̇ₖ + b = 0` (the one-form
+/// `Σ aₖ dqₖ + b dt` annihilates the motion), with `a`, `b` functions of (t, q).
+pub struct Constraint {
+    pub name: Ident,
+    /// For `holonomic(name = f)`: f(t, q) (then a = ∇f, b = ∂f/∂t).
+    pub position: Option<Expr>,
+    pub a: Vec<Expr>,
+    pub b: Expr,
+}
+
 /// A unilateral constraint h(t, q) ≥ 0 with its impact law (for a transition, into another mode).
 pub struct Impact {
     pub name: Ident,
@@ -87,6 +97,7 @@ pub struct Model {
     pub lagrangian_tokens: proc_macro2::TokenStream,
     /// Generalized force Qᵢ per coordinate (0 when not given).
     pub force: Vec<Expr>,
+    pub constraints: Vec<Constraint>,
     pub impacts: Vec<Impact>,
     pub symmetries: Vec<Symmetry>,
     pub reductions: Vec<Reduction>,
@@ -128,6 +139,7 @@ impl Model {
             lagrangian,
             lagrangian_tokens,
             force,
+            constraints: Vec::new(),
             impacts: Vec::new(),
             symmetries: Vec::new(),
             reductions: Vec::new(),

@@ -28,8 +28,20 @@ use syn::{Expr, Ident, Token};
 use crate::diagnostics::unknown;
 
 /// The item keywords the attribute understands.
-pub const ITEMS: &[&str] =
-    &["coordinates", "define", "lagrangian", "force", "impact", "mode", "transition", "symmetry", "reduce"];
+pub const ITEMS: &[&str] = &[
+    "coordinates", "define", "lagrangian", "force", "holonomic", "constraint", "impact", "mode", "transition", "symmetry",
+    "reduce",
+];
+
+/// A constraint as written: `holonomic(name = f(t, q))` or `constraint(name = one-form or
+/// velocity expression)`.
+#[derive(Clone)]
+pub struct ConstraintDecl {
+    /// `holonomic` or `constraint`.
+    pub keyword: Ident,
+    pub name: Ident,
+    pub value: Expr,
+}
 
 /// A declared symmetry: `cyclic(q)` (generator ∂/∂q) or `name = generator(q = expr, ...)`.
 #[derive(Clone)]
@@ -216,6 +228,7 @@ pub enum Item {
     Define { bindings: Vec<Binding> },
     Lagrangian { keyword: Ident, value: Expr },
     Force { bindings: Vec<Binding> },
+    Constraint(Vec<ConstraintDecl>),
     Impact(ImpactDecl),
     Mode(ModeDecl),
     Symmetry(Vec<SymmetryDecl>),
@@ -239,6 +252,17 @@ impl Parse for Item {
                 let bindings: Vec<Binding> =
                     Punctuated::<Binding, Token![,]>::parse_terminated(&content)?.into_iter().collect();
                 Ok(if key == "define" { Item::Define { bindings } } else { Item::Force { bindings } })
+            }
+            "holonomic" | "constraint" => {
+                let content;
+                syn::parenthesized!(content in input);
+                let bindings = Punctuated::<Binding, Token![,]>::parse_terminated(&content)?;
+                Ok(Item::Constraint(
+                    bindings
+                        .into_iter()
+                        .map(|b| ConstraintDecl { keyword: keyword.clone(), name: b.name, value: b.value })
+                        .collect(),
+                ))
             }
             "impact" | "transition" => {
                 let content;
@@ -344,6 +368,7 @@ pub struct RawModel {
     pub defines: Vec<Binding>,
     pub lagrangians: Vec<(Ident, Expr)>,
     pub forces: Vec<Binding>,
+    pub constraints: Vec<ConstraintDecl>,
     pub impacts: Vec<ImpactDecl>,
     pub modes: Vec<ModeDecl>,
     pub symmetries: Vec<SymmetryDecl>,
@@ -360,6 +385,7 @@ impl RawModel {
             defines: Vec::new(),
             lagrangians: Vec::new(),
             forces: Vec::new(),
+            constraints: Vec::new(),
             impacts: Vec::new(),
             modes: Vec::new(),
             symmetries: Vec::new(),
@@ -377,6 +403,7 @@ impl RawModel {
             Item::Define { bindings } => self.defines.extend(bindings),
             Item::Lagrangian { keyword, value } => self.lagrangians.push((keyword, value)),
             Item::Force { bindings } => self.forces.extend(bindings),
+            Item::Constraint(c) => self.constraints.extend(c),
             Item::Impact(decl) => self.impacts.push(decl),
             Item::Mode(m) => self.modes.push(m),
             Item::Symmetry(s) => self.symmetries.extend(s),

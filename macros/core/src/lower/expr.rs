@@ -161,6 +161,17 @@ impl<'a> Lowerer<'a> {
 
     fn unknown_name(&self, ident: &Ident) -> syn::Error {
         let name = ident.to_string();
+        if self.differentials.is_some() {
+            // Inside a one-form the differentials `d<coordinate>` and `dt` are names too.
+            let mut candidates = self.known.clone();
+            candidates.extend(self.coordinates.iter().map(|c| format!("d{c}")));
+            candidates.push("dt".to_owned());
+            let known = format!(
+                "Known names: {} (coordinates, parameters, defines, time `t`, and the differentials `d<coordinate>` and `dt`)",
+                candidates.join(", ")
+            );
+            return unknown(ident.span(), format_args!("unknown name `{name}`"), &name, &candidates, known);
+        }
         let known = format!("Known names: {} (coordinates, parameters, defines and time `t`)", self.known.join(", "));
         unknown(ident.span(), format_args!("unknown name `{name}`"), &name, &self.known, known)
     }

@@ -141,7 +141,7 @@ fn map_target(lhs: &syn::Expr, coordinates: &[String]) -> syn::Result<usize> {
 }
 
 /// A one-form must be linear in the differentials, with no part free of them.
-fn check_linear_oneform(lower: &mut Lowerer<'_>, w: Expr, dq: &[Expr], dt: Expr, src: &syn::Expr) -> syn::Result<()> {
+pub(super) fn check_linear_oneform(lower: &mut Lowerer<'_>, w: Expr, dq: &[Expr], dt: Expr, src: &syn::Expr) -> syn::Result<()> {
     let mut rebuilt = Vec::new();
     let mut all: Vec<Expr> = dq.to_vec();
     all.push(dt);

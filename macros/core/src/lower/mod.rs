@@ -3,11 +3,12 @@
 //! - [`expr`]: DSL expressions to symbolic expressions (the [`Lowerer`]);
 //! - [`system`]: the derive input as a whole — parameters, name checks, modes — into a
 //!   [`crate::model::System`];
-//! - one module per item kind: [`impact`] (impacts and transitions), [`symmetry`] (symmetries and
-//!   reductions).
+//! - one module per item kind: [`constraint`] (holonomic and velocity constraints), [`impact`]
+//!   (impacts and transitions), [`symmetry`] (symmetries and reductions).
 //!
 //! Every function reports into one [`crate::diagnostics::Ctxt`] and continues where it can.
 
+mod constraint;
 pub mod expr;
 mod impact;
 mod symmetry;

@@ -9,6 +9,7 @@ use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident, Type};
 
 use super::expr::Lowerer;
+use super::constraint::lower_constraint;
 use super::impact::lower_impact;
 use super::symmetry::{lower_reduction, lower_symmetry};
 use crate::diagnostics::{Ctxt, unknown};
@@ -44,6 +45,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             defines: raw.defines.clone(),
             lagrangians: raw.lagrangians.clone(),
             forces: raw.forces.clone(),
+            constraints: raw.constraints.clone(),
             impacts: impacts.into_iter().cloned().collect(),
             modes: Vec::new(),
             symmetries: raw.symmetries.clone(),
@@ -55,6 +57,9 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     }
     if let Some(i) = impacts.first() {
         cx.error(i.keyword.span(), "in a model with modes, declare each `impact(...)` inside its `mode(...)`");
+    }
+    if let Some(c) = raw.constraints.first() {
+        cx.error(c.keyword.span(), "in a model with modes, declare constraints inside the `mode(...)` they hold in");
     }
     if let Some(s) = raw.symmetries.first() {
         cx.error(s.name.span(), "symmetries of multi-mode models are not supported yet");
@@ -83,6 +88,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 defines,
                 lagrangians: if own.lagrangians.is_empty() { raw.lagrangians.clone() } else { own.lagrangians.clone() },
                 forces: if own.forces.is_empty() && inherit_coordinates { raw.forces.clone() } else { own.forces.clone() },
+                constraints: own.constraints.clone(),
                 impacts: own.impacts.clone(),
                 modes: Vec::new(),
                 symmetries: Vec::new(),
@@ -164,6 +170,13 @@ fn lower_model(
             force[i] = value;
         }
     }
+    let mut constraints = Vec::new();
+    for decl in &raw.constraints {
+        constraints.extend(cx.ok(lower_constraint(&mut lower, decl, &dq, dt)));
+    }
+    cx.repeats(&constraints, |c| c.name.to_string(), |c| {
+        syn::Error::new(c.name.span(), format!("two constraints are named `{}`", c.name))
+    });
     let mut impacts = Vec::new();
     for decl in &raw.impacts {
         impacts.extend(cx.ok(lower_impact(&mut lower, decl, &parameters, &dq, dt, None)));
@@ -200,6 +213,7 @@ fn lower_model(
         quote::quote!(#lag_kw = #lag_expr),
         force,
     );
+    model.constraints = constraints;
     model.impacts = impacts;
     model.symmetries = symmetries;
     model.reductions = reductions;

@@ -1,0 +1,257 @@
+//! Constrained equations of motion: multipliers, the acceleration-level bias, the field Jacobian,
+//! and the integrability (Frobenius) test of the constraint one-forms.
+//!
+//! Every constraint is a row `aᵢ(t, q)·q̇ + bᵢ(t, q) = 0` (holonomic ones through their total
+//! derivative, see [`crate::lower`]). With A = (aᵢ) and b = (bᵢ) the Lagrange–d'Alembert
+//! equations are
+//!
+//! ```text
+//! M q̈ = f + Aᵀλ,      A q̈ + c = 0,      c = d/dt(A q̇ + b) − A q̈ = Σⱼ ∂(A q̇ + b)/∂qⱼ q̇ⱼ + ∂(A q̇ + b)/∂t
+//! ```
+//!
+//! i.e. the saddle-point system `[M −Aᵀ; A 0] [q̈; λ] = [f; −c]`, solved numerically at run time
+//! (`routh::runtime::mechanics::constrained`) — never by a symbolic inverse. λᵢ is the
+//! multiplier of row i: the constraint force is Aᵀλ (for a unilateral h ≥ 0, λ > 0 pushes
+//! outward). The bias c is one directional derivative of the rows along (q̇, 1) in (q, t), with
+//! q̇ held fixed. The constraint forces do the work λ·(A q̇) = −λ·b: linear constraints (b ≡ 0)
+//! conserve E, affine ones change it by dE/dt = Q·q̇ − ∂L/∂t − λ·b.
+//!
+//! **Field Jacobian.** With the residual R(x; a, λ) = (M a − Aᵀλ − f, A a + c), whose matrix
+//! K = ∂R/∂(a, λ) is the saddle-point matrix, the implicit function theorem gives
+//! ∂(q̈, λ)/∂x = −K⁻¹ ∂R/∂x at the solution; ∂R/∂q and ∂R/∂q̇ are derived here symbolically.
+//!
+//! **Integrability (Frobenius).** On the extended space z = (q, t), each row is the one-form
+//! αᵢ = Σₖ aᵢₖ dqₖ + bᵢ dt. Its components and those of dαᵢ ((dα)ⱼₖ = ∂ⱼαₖ − ∂ₖαⱼ) are exact
+//! symbolic expressions, and the tests are identities among them, decided by the zero test:
+//!
+//! - a single velocity constraint is integrable (secretly holonomic, e.g. `dx - r * dphi`) iff
+//!   α ∧ dα = 0, i.e. αⱼ(dα)ₖₗ − αₖ(dα)ⱼₗ + αₗ(dα)ⱼₖ = 0 for all j < k < l;
+//! - the whole set is integrable iff dαᵢ ∧ α₁ ∧ … ∧ α_m = 0 for every i; the component of that
+//!   (m + 2)-form on an index set K is Σ over pairs j < k in K of ±(dαᵢ)ⱼₖ · det A_z[:, K ∖ {j, k}]
+//!   (A_z the rows on the extended space), the sign that of sorting (j, k, K ∖ {j, k}) into K.
+//!
+//! Declared `holonomic` rows are integrable by construction.
+
+use symbolic::{Arena, Expr};
+
+use crate::euler_lagrange::{Equations, relative_min_pivot, sample_points};
+use crate::layout::Role;
+use crate::model::Model;
+
+/// How a constraint integrates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Declared with `holonomic(...)`.
+    Holonomic,
+    /// A velocity constraint that is the derivative of a position constraint (α ∧ dα = 0).
+    Integrable,
+    /// A genuinely nonholonomic constraint.
+    Nonholonomic,
+}
+
+/// Everything derived for a model's constraint set.
+pub struct ConstraintEquations {
+    pub names: Vec<syn::Ident>,
+    /// Rows aᵢ (m × n) and their affine parts bᵢ.
+    pub a: Vec<Vec<Expr>>,
+    pub b: Vec<Expr>,
+    /// f(t, q) of holonomic rows.
+    pub position: Vec<Option<Expr>>,
+    /// c = d/dt(A q̇ + b) − A q̈.
+    pub bias: Vec<Expr>,
+    pub kinds: Vec<Kind>,
+    /// Whether the set as a whole is integrable (`None`: too large to check).
+    pub set_integrable: Option<bool>,
+    /// ∂R/∂q and ∂R/∂q̇ of the saddle-point residual ((n + m) × n each).
+    pub dr_dq: Vec<Vec<Expr>>,
+    pub dr_dv: Vec<Vec<Expr>>,
+}
+
+/// Largest number of terms the set's Frobenius test may expand to before it is skipped.
+const FROBENIUS_TERMS: usize = 200_000;
+
+/// Derives the constrained equations of `model` (none if it has no constraints).
+pub fn derive(model: &mut Model, eq: &Equations) -> Option<ConstraintEquations> {
+    if model.constraints.is_empty() {
+        return None;
+    }
+    let (n, m) = (model.dof(), model.constraints.len());
+    let lam: Vec<Expr> = (0..m).map(|k| model.symbol(Role::Multiplier(k))).collect();
+    let names = model.constraints.iter().map(|c| c.name.clone()).collect();
+    let a: Vec<Vec<Expr>> = model.constraints.iter().map(|c| c.a.clone()).collect();
+    let b: Vec<Expr> = model.constraints.iter().map(|c| c.b).collect();
+    let position = model.constraints.iter().map(|c| c.position).collect();
+    let declared: Vec<bool> = model.constraints.iter().map(|c| c.position.is_some()).collect();
+    let Model { arena, layout, .. } = model;
+
+    // Velocity-level residuals A q̇ + b, and their derivative along (q̇, 1) with q̇ fixed.
+    let rows: Vec<Expr> = a
+        .iter()
+        .zip(&b)
+        .map(|(ai, &bi)| {
+            let aq = arena.dot(ai, &layout.qd);
+            arena.add2(aq, bi)
+        })
+        .collect();
+    let bias = arena.total_derivative(&rows, &layout.q, &layout.qd, Some(layout.t));
+
+    // Saddle-point residual R = (M a − Aᵀλ − f, A a + c) and its Jacobians.
+    let mut residual = Vec::with_capacity(n + m);
+    for i in 0..n {
+        let ma = arena.dot(&eq.mass[i], &layout.qdd);
+        let col: Vec<Expr> = a.iter().map(|row| row[i]).collect();
+        let atl = arena.dot(&col, &lam);
+        let r = arena.sub(ma, atl);
+        residual.push(arena.sub(r, eq.forcing[i]));
+    }
+    for (ai, &ci) in a.iter().zip(&bias) {
+        let aa = arena.dot(ai, &layout.qdd);
+        residual.push(arena.add2(aa, ci));
+    }
+    let [dr_dq, dr_dv] = arena.jacobian_blocks(&residual, [&layout.q, &layout.qd]);
+
+    // Frobenius, on the extended coordinates z = (q, t).
+    let z: Vec<Expr> = layout.q.iter().copied().chain([layout.t]).collect();
+    let forms: Vec<Vec<Expr>> = a.iter().zip(&b).map(|(ai, &bi)| ai.iter().copied().chain([bi]).collect()).collect();
+    let d_forms: Vec<Vec<Vec<Expr>>> = forms.iter().map(|w| exterior_derivative(arena, w, &z)).collect();
+    let kinds = forms
+        .iter()
+        .zip(&d_forms)
+        .zip(&declared)
+        .map(|((w, dw), &holonomic)| {
+            if holonomic {
+                Kind::Holonomic
+            } else if wedge_with_one_form_is_zero(arena, dw, std::slice::from_ref(w)) {
+                Kind::Integrable
+            } else {
+                Kind::Nonholonomic
+            }
+        })
+        .collect::<Vec<_>>();
+    let set_integrable = if kinds.iter().all(|k| *k == Kind::Holonomic) {
+        Some(true)
+    } else if frobenius_terms(z.len(), m) > FROBENIUS_TERMS {
+        None
+    } else {
+        Some(d_forms.iter().all(|dw| wedge_with_one_form_is_zero(arena, dw, &forms)))
+    };
+    Some(ConstraintEquations { names, a, b, position, bias, kinds, set_integrable, dr_dq, dr_dv })
+}
+
+/// (dα)ⱼₖ = ∂ⱼαₖ − ∂ₖαⱼ (antisymmetric, full square).
+fn exterior_derivative(arena: &mut Arena, w: &[Expr], z: &[Expr]) -> Vec<Vec<Expr>> {
+    let jac = arena.jacobian(w, z); // jac[k][j] = ∂ⱼ αₖ
+    let zero = arena.zero();
+    let mut d = vec![vec![zero; z.len()]; z.len()];
+    for j in 0..z.len() {
+        for k in j + 1..z.len() {
+            let v = arena.sub(jac[k][j], jac[j][k]);
+            d[j][k] = v;
+            d[k][j] = arena.neg(v);
+        }
+    }
+    d
+}
+
+/// Number of terms of the set test: C(N, m + 2) index sets × C(m + 2, 2) pairs × m forms.
+fn frobenius_terms(dim: usize, m: usize) -> usize {
+    let choose = |n: usize, k: usize| -> usize {
+        if k > n {
+            return 0;
+        }
+        (0..k).fold(1usize, |acc, i| acc.saturating_mul(n - i) / (i + 1))
+    };
+    choose(dim, m + 2).saturating_mul(choose(m + 2, 2)).saturating_mul(m)
+}
+
+/// Whether the (m + 2)-form dα ∧ α₁ ∧ … ∧ α_m vanishes identically (`forms` are the αᵢ's
+/// components on the extended coordinates, `d_alpha` the components of dα).
+fn wedge_with_one_form_is_zero(arena: &mut Arena, d_alpha: &[Vec<Expr>], forms: &[Vec<Expr>]) -> bool {
+    let dim = d_alpha.len();
+    let m = forms.len();
+    if m + 2 > dim {
+        return true;
+    }
+    let mut set: Vec<usize> = (0..m + 2).collect();
+    loop {
+        // Component on `set`.
+        let mut terms = Vec::new();
+        for p in 0..set.len() {
+            for q in p + 1..set.len() {
+                let rest: Vec<usize> = set.iter().enumerate().filter(|(i, _)| *i != p && *i != q).map(|(_, &c)| c).collect();
+                let minor = determinant(arena, forms, &rest);
+                let t = arena.mul2(d_alpha[set[p]][set[q]], minor);
+                terms.push(if (p + q - 1) % 2 == 0 { t } else { arena.neg(t) });
+            }
+        }
+        let component = arena.add(&terms);
+        if !arena.zero_test(component).is_zero() {
+            return false;
+        }
+        // Next combination.
+        let mut i = set.len();
+        loop {
+            if i == 0 {
+                return true;
+            }
+            i -= 1;
+            if set[i] < dim - (set.len() - i) {
+                set[i] += 1;
+                for j in i + 1..set.len() {
+                    set[j] = set[j - 1] + 1;
+                }
+                break;
+            }
+        }
+    }
+}
+
+/// det of the square matrix rows × `cols` (Laplace expansion along the first row).
+fn determinant(arena: &mut Arena, rows: &[Vec<Expr>], cols: &[usize]) -> Expr {
+    match rows.len() {
+        0 => arena.one(),
+        1 => rows[0][cols[0]],
+        _ => {
+            let mut terms = Vec::new();
+            for (k, &c) in cols.iter().enumerate() {
+                let sub_cols: Vec<usize> = cols.iter().enumerate().filter(|(i, _)| *i != k).map(|(_, &x)| x).collect();
+                let minor = determinant(arena, &rows[1..], &sub_cols);
+                let t = arena.mul2(rows[0][c], minor);
+                terms.push(if k % 2 == 0 { t } else { arena.neg(t) });
+            }
+            arena.add(&terms)
+        }
+    }
+}
+
+/// The rows must be independent somewhere: the first row that depends on the rows before it at
+/// every sampled state is a compile error on its name.
+pub fn check_rank(model: &Model, ce: &ConstraintEquations) -> syn::Result<()> {
+    let n = model.dof();
+    let points = sample_points(model, 4);
+    for k in 1..ce.a.len() {
+        let m = k + 1;
+        let flat: Vec<Expr> = ce.a[..m].iter().flatten().copied().collect();
+        let dependent_everywhere = points.iter().all(|values| {
+            let lookup = |s: Expr| values.get(&s).copied().unwrap_or(1.0);
+            let a = model.arena.eval_many(&flat, &lookup);
+            // Gram matrix A Aᵀ: singular exactly where the rows are dependent.
+            let gram: Vec<f64> =
+                (0..m * m).map(|ij| (0..n).map(|c| a[(ij / m) * n + c] * a[(ij % m) * n + c]).sum()).collect();
+            matches!(relative_min_pivot(gram, m), Some(p) if p <= 1e-10)
+        });
+        if dependent_everywhere {
+            let before: Vec<String> = ce.names[..k].iter().map(|c| format!("`{c}`")).collect();
+            let name = &ce.names[k];
+            return Err(syn::Error::new(
+                name.span(),
+                format!(
+                    "constraint `{name}` is linearly dependent on {} at every sampled state: it adds no restriction \
+                     (and would make the multipliers undetermined); remove it",
+                    before.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}

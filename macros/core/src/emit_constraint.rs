@@ -1,0 +1,227 @@
+//! Emission for models with constraints: the constrained `accelerations` and `jacobian` (the
+//! saddle-point solve of [`crate::constraints`] in `routh::runtime::mechanics`), the multipliers,
+//! the rows and residuals, and the integrability report — each with its formulas in rustdoc.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use symbolic::Expr;
+
+use crate::codegen::body_into;
+use crate::constraints::{ConstraintEquations, Kind};
+use crate::model::Model;
+use crate::notation::{display_name, doc_block, formula};
+
+/// The constrained versions of `accelerations` and `jacobian`, and the constraint methods.
+pub struct ConstraintItems {
+    pub accelerations: TokenStream,
+    pub jacobian: TokenStream,
+    pub methods: TokenStream,
+}
+
+/// `dyn_fn` is the model's M-and-f function.
+pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream>, dyn_fn: &syn::Ident) -> ConstraintItems {
+    let n = model.dof();
+    let m = ce.a.len();
+    let nm = n + m;
+    let d = model.layout.state_dim();
+    let none = TokenStream::new();
+    let sv = |k: usize| quote! { ::routh::nalgebra::SVector<f64, #k> };
+    let (state, vec_n, vec_m) = (sv(d), sv(n), sv(m));
+    let fe = quote! { ::routh::runtime::FieldError };
+    let names: Vec<String> = ce.names.iter().map(ToString::to_string).collect();
+
+    // A (row-major), b, c in one straight-line function.
+    let mut outs: Vec<Expr> = ce.a.iter().flatten().copied().collect();
+    outs.extend(&ce.b);
+    outs.extend(&ce.bias);
+    let (r_stmts, r_vals) = body_into(model, parts, &outs, "__routh_constraint_rows", &none, &none);
+    let a_sets = (0..m).flat_map(|r| (0..n).map(move |j| (r, j))).zip(&r_vals[..m * n]).map(|((r, j), v)| {
+        quote! { amat[(#r, #j)] = #v; }
+    });
+    let b_vals = &r_vals[m * n..m * n + m];
+    let c_vals = &r_vals[m * n + m..];
+
+    // Position residuals (holonomic rows; 0 for velocity constraints).
+    let zero = model.arena.zero();
+    let pos: Vec<Expr> = ce.position.iter().map(|p| p.unwrap_or(zero)).collect();
+    let (p_stmts, p_vals) = body_into(model, parts, &pos, "__routh_position_residuals", &none, &none);
+
+    // ∂R/∂q, ∂R/∂q̇ of the saddle-point residual, with a = q̈ and λ as inputs.
+    let mut jac_out: Vec<Expr> = ce.dr_dq.iter().flatten().copied().collect();
+    jac_out.extend(ce.dr_dv.iter().flatten().copied());
+    let jparams = quote! { a: &#vec_n, lam: &#vec_m, };
+    let jargs = quote! { a, lam, };
+    let (j_stmts, j_vals) = body_into(model, parts, &jac_out, "__routh_constraint_jacobian", &jparams, &jargs);
+    let dq_sets = (0..nm).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[..nm * n]).map(|((r, c), v)| {
+        quote! { dr[(#r, #c)] = #v; }
+    });
+    let dv_sets = (0..nm).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[nm * n..]).map(|((r, c), v)| {
+        quote! { dr[(#r, #n + #c)] = #v; }
+    });
+
+    let kinds: Vec<TokenStream> = ce
+        .kinds
+        .iter()
+        .map(|k| match k {
+            Kind::Holonomic => quote! { ::routh::runtime::mechanics::ConstraintKind::Holonomic },
+            Kind::Integrable => quote! { ::routh::runtime::mechanics::ConstraintKind::Integrable },
+            Kind::Nonholonomic => quote! { ::routh::runtime::mechanics::ConstraintKind::Nonholonomic },
+        })
+        .collect();
+    let set = match ce.set_integrable {
+        Some(true) => quote! { ::core::option::Option::Some(true) },
+        Some(false) => quote! { ::core::option::Option::Some(false) },
+        None => quote! { ::core::option::Option::None },
+    };
+
+    // Documentation.
+    let mut row_lines = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let form: Vec<String> = (0..n)
+            .filter(|&j| !model.arena.zero_test(ce.a[i][j]).is_zero())
+            .map(|j| format!("({})·{}", formula(model, ce.a[i][j]), display_name(model, model.layout.qd[j])))
+            .collect();
+        let affine = if model.arena.zero_test(ce.b[i]).is_zero() { String::new() } else { format!(" + ({})", formula(model, ce.b[i])) };
+        row_lines.push((format!("{name}: 0"), format!("{}{affine}", form.join(" + "))));
+        if let Some(f) = ce.position[i] {
+            row_lines.push((format!("{name} (position): 0"), formula(model, f)));
+        }
+    }
+    let rows_doc = doc_block(
+        "The constraints as velocity-level rows A q̇ + b = 0 (holonomic ones through their total derivative, \
+         also shown at position level).",
+        &row_lines,
+    );
+    let bias_lines: Vec<(String, String)> =
+        names.iter().zip(&ce.bias).map(|(name, &c)| (format!("c[{name}]"), formula(model, c))).collect();
+    let bias_doc = doc_block(
+        "The acceleration-level bias c = d/dt(A q̇ + b) − A q̈ = Σⱼ ∂(A q̇ + b)/∂qⱼ q̇ⱼ + ∂(A q̇ + b)/∂t, so that \
+         A q̈ + c = 0.",
+        &bias_lines,
+    );
+    let kind_text: Vec<String> = names
+        .iter()
+        .zip(&ce.kinds)
+        .map(|(name, k)| match k {
+            Kind::Holonomic => format!("`{name}`: holonomic (declared)"),
+            Kind::Integrable => format!(
+                "`{name}`: **integrable** — its one-form α satisfies α ∧ dα = 0, so it is the derivative of a \
+                 position constraint; consider writing it as `holonomic({name} = ...)`"
+            ),
+            Kind::Nonholonomic => format!("`{name}`: nonholonomic (α ∧ dα ≢ 0)"),
+        })
+        .collect();
+    let set_text = match ce.set_integrable {
+        Some(true) => "the set is integrable (dαᵢ ∧ α₁ ∧ … ∧ α_m ≡ 0): the motion stays on a submanifold of positions",
+        Some(false) => "the set is not integrable: the constraints are nonholonomic together",
+        None => "the set was too large for the symbolic Frobenius test",
+    };
+    let kinds_doc = format!(
+        " How each constraint integrates, from the Frobenius test on the extended space (q, t) done at compile \
+         time: {}; {set_text}.",
+        kind_text.join("; ")
+    );
+    let set_doc = format!(" Whether the constraint set as a whole is integrable: {set_text}.");
+    let names_doc = " Names of the constraints, in the order of their rows and multipliers.";
+
+    let rows_fn = format_ident!("__routh_constraint_rows");
+    let jac_fn = format_ident!("__routh_constraint_jacobian");
+    let solve = quote! {
+        let (mm, f) = self.#dyn_fn(t, x);
+        let (amat, _, c) = self.#rows_fn(t, x);
+        ::routh::runtime::mechanics::constrained::<#n, #m, #nm>(t, mm, amat, f, c, &Self::CONSTRAINTS)
+    };
+    let allow = quote! { #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)] };
+    let accelerations = quote! {
+        /// Accelerations q̈ of the constrained system: the saddle-point system [M −Aᵀ; A 0] [q̈; λ] = [f; −c]
+        /// solved numerically (see [`Self::constraint_rows`], [`Self::constraint_bias`]).
+        ///
+        /// # Errors
+        /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular,
+        /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) if the constraint rows are
+        /// dependent at this state.
+        #[inline]
+        pub fn accelerations(&self, t: f64, x: &#state) -> ::core::result::Result<#vec_n, #fe> {
+            Ok({ #solve }?.accelerations)
+        }
+    };
+    let jacobian = quote! {
+        /// Jacobian ∂F/∂x of the constrained first-order field, from symbolic derivatives of the saddle-point
+        /// residual R = (M q̈ − Aᵀλ − f, A q̈ + c): ∂(q̈, λ)/∂x = −K⁻¹ ∂R/∂x with K = [M −Aᵀ; A 0] factored once.
+        ///
+        /// # Errors
+        /// As [`Self::accelerations`].
+        pub fn jacobian(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, #fe> {
+            let sol = { #solve }?;
+            let (a, lam) = (&sol.accelerations, &sol.multipliers);
+            let dr = self.#jac_fn(t, x, a, lam);
+            sol.field_jacobian(dr)
+        }
+    };
+    let methods = quote! {
+        #[doc = #names_doc]
+        pub const CONSTRAINTS: [&'static str; #m] = [#(#names),*];
+        #[doc = #kinds_doc]
+        pub const CONSTRAINT_KINDS: [::routh::runtime::mechanics::ConstraintKind; #m] = [#(#kinds),*];
+        #[doc = #set_doc]
+        pub const CONSTRAINTS_INTEGRABLE: ::core::option::Option<bool> = #set;
+
+        #allow
+        #[inline]
+        fn #rows_fn(&self, t: f64, x: &#state) -> (::routh::nalgebra::SMatrix<f64, #m, #n>, #vec_m, #vec_m) {
+            #(#r_stmts)*
+            let mut amat = ::routh::nalgebra::SMatrix::<f64, #m, #n>::zeros();
+            #(#a_sets)*
+            (amat, <#vec_m>::from([#(#b_vals),*]), <#vec_m>::from([#(#c_vals),*]))
+        }
+
+        #allow
+        fn #jac_fn(&self, t: f64, x: &#state, a: &#vec_n, lam: &#vec_m) -> ::routh::nalgebra::SMatrix<f64, #nm, #d> {
+            #(#j_stmts)*
+            let mut dr = ::routh::nalgebra::SMatrix::<f64, #nm, #d>::zeros();
+            #(#dq_sets)*
+            #(#dv_sets)*
+            dr
+        }
+
+        #rows_doc
+        #[must_use]
+        pub fn constraint_rows(&self, t: f64, x: &#state) -> (::routh::nalgebra::SMatrix<f64, #m, #n>, #vec_m) {
+            let (amat, b, _) = self.#rows_fn(t, x);
+            (amat, b)
+        }
+
+        #bias_doc
+        #[must_use]
+        pub fn constraint_bias(&self, t: f64, x: &#state) -> #vec_m {
+            self.#rows_fn(t, x).2
+        }
+
+        /// The multipliers λ of the constraints (in the order of [`Self::CONSTRAINTS`]): the constraint
+        /// force is Aᵀλ in M q̈ = f + Aᵀλ. The constraints do the work λ·(A q̇) = −λ·b, so with b ≡ 0 the
+        /// energy balance is unchanged and dE/dt = Q·q̇ − ∂L/∂t − λ·b in general.
+        ///
+        /// # Errors
+        /// As [`Self::accelerations`].
+        pub fn constraint_forces(&self, t: f64, x: &#state) -> ::core::result::Result<#vec_m, #fe> {
+            Ok({ #solve }?.multipliers)
+        }
+
+        /// Velocity-level residuals A q̇ + b (zero on the constraint manifold).
+        #[must_use]
+        pub fn velocity_residuals(&self, t: f64, x: &#state) -> #vec_m {
+            let (amat, b, _) = self.#rows_fn(t, x);
+            let qd = <#vec_n>::from_fn(|i, _| x[#n + i]);
+            amat * qd + b
+        }
+
+        /// Position-level residuals f(t, q) of the holonomic constraints (0 for velocity constraints).
+        #allow
+        #[must_use]
+        pub fn position_residuals(&self, t: f64, x: &#state) -> #vec_m {
+            #(#p_stmts)*
+            <#vec_m>::from([#(#p_vals),*])
+        }
+    };
+    ConstraintItems { accelerations, jacobian, methods }
+}

@@ -1,0 +1,92 @@
+//! Lowering of `holonomic(...)` and `constraint(...)` into velocity-level rows `a·q̇ + b = 0`.
+//!
+//! - `holonomic(name = f)`: f(t, q) = 0; it must not depend on velocities. Its row is the total
+//!   derivative: a = ∇f, b = ∂f/∂t.
+//! - `constraint(name = ω)`: either a one-form in the differentials `d<coordinate>` and `dt`
+//!   (`dx - r * phi.cos() * dth`, as in impact laws), or a velocity expression that must be affine
+//!   in q̇ (`dot(x) - r * omega_y` with `omega_y` a `define` of angles and their rates). For the
+//!   latter, a = ∂c/∂q̇ must not depend on q̇ and b = c − a·q̇; this is proved symbolically (the
+//!   offending velocity is named otherwise).
+
+use symbolic::Expr;
+
+use super::expr::Lowerer;
+use super::impact::check_linear_oneform;
+use crate::model::Constraint;
+use crate::parse::ConstraintDecl;
+
+pub(super) fn lower_constraint(lower: &mut Lowerer<'_>, decl: &ConstraintDecl, dq: &[Expr], dt: Expr) -> syn::Result<Constraint> {
+    let name = decl.name.clone();
+    let src = &decl.value;
+    if decl.keyword == "holonomic" {
+        let f = lower.lower(src)?;
+        if let Some(v) = lower.velocity_in(f) {
+            return Err(syn::Error::new_spanned(
+                src,
+                format!(
+                    "a holonomic constraint f(t, q) = 0 is a function of the coordinates and time, but this depends on \
+                     the velocity `dot({v})`; write a velocity constraint as `constraint({name} = ...)`"
+                ),
+            ));
+        }
+        let (q, t) = (lower.syms.q.clone(), lower.syms.t);
+        let a = lower.arena.gradient(f, &q);
+        let b = lower.arena.diff(f, t);
+        if a.iter().all(|&ak| lower.arena.zero_test(ak).is_zero()) {
+            return Err(syn::Error::new_spanned(src, "this holonomic constraint does not depend on the coordinates"));
+        }
+        return Ok(Constraint { name, position: Some(f), a, b });
+    }
+    let w = lower.lower_oneform(src, dq, dt)?;
+    let uses_differentials = dq.iter().chain([&dt]).any(|&d| lower.arena.depends_on(w, d));
+    let velocity = lower.velocity_in(w).map(str::to_owned);
+    let (a, b) = match (uses_differentials, velocity) {
+        (true, Some(v)) => {
+            return Err(syn::Error::new_spanned(
+                src,
+                format!(
+                    "write a constraint either as a one-form in `d<coordinate>` and `dt` or as a velocity expression; \
+                     this mixes differentials with `dot({v})`"
+                ),
+            ));
+        }
+        (true, None) => {
+            check_linear_oneform(lower, w, dq, dt, src)?;
+            let a = lower.arena.gradient(w, dq);
+            let b = lower.arena.diff(w, dt);
+            (a, b)
+        }
+        (false, Some(_)) => {
+            let qd = lower.syms.qd.clone();
+            let a = lower.arena.gradient(w, &qd);
+            for (k, &ak) in a.iter().enumerate() {
+                if let Some(j) = qd.iter().position(|&v| lower.arena.depends_on(ak, v)) {
+                    let (ck, cj) = (lower.coordinate_name(k).to_owned(), lower.coordinate_name(j).to_owned());
+                    return Err(syn::Error::new_spanned(
+                        src,
+                        format!(
+                            "a velocity constraint must be affine in the velocities, but the coefficient of `dot({ck})` \
+                             depends on `dot({cj})`"
+                        ),
+                    ));
+                }
+            }
+            let aqd = lower.arena.dot(&a, &qd);
+            let b = lower.arena.sub(w, aqd);
+            (a, b)
+        }
+        (false, None) => {
+            return Err(syn::Error::new_spanned(
+                src,
+                format!(
+                    "this constraint involves no velocity and no differential: a constraint on positions is written \
+                     `holonomic({name} = ...)`"
+                ),
+            ));
+        }
+    };
+    if a.iter().all(|&ak| lower.arena.zero_test(ak).is_zero()) {
+        return Err(syn::Error::new_spanned(src, "this constraint does not restrict any velocity"));
+    }
+    Ok(Constraint { name, position: None, a, b })
+}

@@ -1,0 +1,217 @@
+//! Constrained systems: holonomic, nonholonomic and affine constraints with multipliers,
+//! against closed forms and against models whose coordinates solve the constraints.
+
+mod common;
+
+use common::{Rng, jacobian_fd, rel_err};
+use routh::prelude::*;
+use routh::runtime::ConstraintKind;
+
+/// Pendulum in Cartesian coordinates: a point mass on a rod of length l (holonomic).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y,
+    holonomic(rod = x.powi(2) + y.powi(2) - l.powi(2)),
+)]
+struct CartesianPendulum {
+    m: f64,
+    g: f64,
+    l: f64,
+}
+
+/// The same pendulum in the angle that solves the constraint.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(th),
+    lagrangian = m / 2 * (l * dot(th)).powi(2) + m * g * l * th.cos(),
+)]
+struct AnglePendulum {
+    m: f64,
+    g: f64,
+    l: f64,
+}
+
+/// Vertical disk rolling without slipping on the plane: contact point (x, y), heading th,
+/// rolling angle phi; two nonholonomic rolling constraints.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, th, phi),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) + i / 2 * dot(phi).powi(2) + j / 2 * dot(th).powi(2),
+    constraint(roll_x = dx - r * th.cos() * dphi, roll_y = dy - r * th.sin() * dphi),
+)]
+struct RollingDisk {
+    m: f64,
+    i: f64,
+    j: f64,
+    r: f64,
+}
+
+/// Two velocity constraints on a free particle that become dependent on the line x = 1 only.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, z),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2) + dot(z).powi(2)),
+    constraint(a = dx - dy, b = dot(x) - x * dot(y)),
+)]
+struct Kinked {
+    m: f64,
+}
+
+/// A disk rolling on a line, its constraint written as a velocity expression: x − rφ = const, so
+/// the constraint is secretly holonomic.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, phi),
+    lagrangian = m / 2 * dot(x).powi(2) + i / 2 * dot(phi).powi(2) - k / 2 * x.powi(2),
+    constraint(roll = dot(x) - r * dot(phi)),
+)]
+struct LineDisk {
+    m: f64,
+    i: f64,
+    k: f64,
+    r: f64,
+}
+
+/// A bead on a rod spun at the prescribed rate w: the affine constraint dth − w dt.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(r, th),
+    lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(th)).powi(2)),
+    constraint(spin = dth - w * dt),
+)]
+struct BeadOnSpinningRod {
+    m: f64,
+    w: f64,
+}
+
+fn tight() -> Options {
+    Options::default().rtol(1e-12).atol(1e-13)
+}
+
+#[test]
+fn cartesian_pendulum_matches_the_angle_model_and_its_tension() {
+    let (m, g, l) = (1.3, 9.81, 0.7);
+    let cart = CartesianPendulum { m, g, l };
+    let ang = AnglePendulum { m, g, l };
+    let (th0, w0): (f64, f64) = (1.1, 0.4);
+    let xc = cart.state([l * th0.sin(), -l * th0.cos()], [l * w0 * th0.cos(), l * w0 * th0.sin()]);
+    let opts = tight().output(Output::Interval(0.5));
+    let sc = cart.simulate(xc, 0.0..20.0, &opts).unwrap();
+    let sa = ang.simulate(ang.state([th0], [w0]), 0.0..20.0, &opts).unwrap();
+    assert_eq!(sc.len(), sa.len());
+    let mut worst = 0.0f64;
+    for (zc, za) in sc.states.iter().zip(&sa.states) {
+        let (th, w) = (za[0], za[1]);
+        let expected = [l * th.sin(), -l * th.cos(), l * w * th.cos(), l * w * th.sin()];
+        for k in 0..4 {
+            worst = worst.max((zc[k] - expected[k]).abs());
+        }
+    }
+    assert!(worst < 1e-9, "Cartesian vs angle model over 20 s: {worst:e}");
+    // Without projection the constraint drifts only by the integration error.
+    let drift = sc.states.iter().map(|x| cart.position_residuals(0.0, x)[0].abs()).fold(0.0, f64::max);
+    let vdrift = sc.states.iter().map(|x| cart.velocity_residuals(0.0, x)[0].abs()).fold(0.0, f64::max);
+    eprintln!("Cartesian pendulum, 20 s, rtol 1e-12: worst state error {worst:.2e}, |x²+y²−l²| ≤ {drift:.2e}, velocity residual ≤ {vdrift:.2e}");
+    assert!(drift < 1e-9 && vdrift < 1e-8);
+    // The multiplier is the rod tension T = m (g cos θ + l θ̇²): Aᵀλ = 2λ (x, y) = −T (x, y)/l.
+    for za in sa.states.iter().step_by(7) {
+        let (th, w) = (za[0], za[1]);
+        let x = cart.state([l * th.sin(), -l * th.cos()], [l * w * th.cos(), l * w * th.sin()]);
+        let lam = cart.constraint_forces(0.0, &x).unwrap()[0];
+        let tension = m * (g * th.cos() + l * w * w);
+        assert!((lam + tension / (2.0 * l)).abs() < 1e-12 * tension.abs().max(1.0), "λ = {lam}, T = {tension}");
+    }
+    assert_eq!(CartesianPendulum::CONSTRAINT_KINDS, [ConstraintKind::Holonomic]);
+}
+
+#[test]
+fn rolling_disk_follows_the_closed_form_circle_and_keeps_its_energy() {
+    let d = RollingDisk { m: 2.0, i: 0.3, j: 0.15, r: 0.4 };
+    let (th0, om, w): (f64, f64, f64) = (0.3, 0.8, 2.5); // heading rate Ω, rolling rate ω
+    let v = d.r * w;
+    let x0 = d.state([0.1, -0.2, th0, 0.0], [v * th0.cos(), v * th0.sin(), om, w]);
+    let sol = d.simulate(x0, 0.0..10.0, &tight().output(Output::Interval(0.25))).unwrap();
+    let e0 = d.energy(0.0, &x0);
+    let rad = v / om;
+    for (t, x) in sol.times.iter().zip(&sol.states) {
+        let th = th0 + om * t;
+        let cx = 0.1 + rad * (th.sin() - th0.sin());
+        let cy = -0.2 - rad * (th.cos() - th0.cos());
+        assert!((x[0] - cx).abs() < 1e-9 && (x[1] - cy).abs() < 1e-9, "t = {t}: ({}, {}) vs ({cx}, {cy})", x[0], x[1]);
+        assert!((x[2] - th).abs() < 1e-9 && (x[7] - w).abs() < 1e-9);
+        assert!((d.energy(*t, x) - e0).abs() < 1e-10 * e0);
+        assert!(d.velocity_residuals(*t, x).norm() < 1e-9);
+    }
+    // Frobenius: each rolling constraint and the pair are nonholonomic.
+    assert_eq!(RollingDisk::CONSTRAINT_KINDS, [ConstraintKind::Nonholonomic, ConstraintKind::Nonholonomic]);
+    assert_eq!(RollingDisk::CONSTRAINTS_INTEGRABLE, Some(false));
+    assert_eq!(RollingDisk::CONSTRAINTS, ["roll_x", "roll_y"]);
+}
+
+#[test]
+fn rolling_on_a_line_is_reported_integrable_and_dependent_rows_are_a_typed_error() {
+    assert_eq!(LineDisk::CONSTRAINT_KINDS, [ConstraintKind::Integrable]);
+    assert_eq!(LineDisk::CONSTRAINTS_INTEGRABLE, Some(true));
+    // Rows that are dependent at some states only (identically dependent ones are a compile
+    // error, see tests/ui): there, a typed error naming the rows, never a NaN.
+    let k = Kinked { m: 1.0 };
+    assert!(k.accelerations(0.0, &k.state([0.5, 0.0, 0.0], [1.0, 1.0, 0.0])).is_ok());
+    match k.accelerations(0.0, &k.state([1.0, 0.0, 0.0], [1.0, 1.0, 0.0])) {
+        Err(FieldError::SingularConstraints { rows, .. }) => assert_eq!(rows, ["a", "b"]),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn constrained_line_disk_is_a_harmonic_oscillator_with_added_inertia() {
+    // x = r φ: (m + i/r²) ẍ = −k x, so ω² = k / (m + i/r²).
+    let d = LineDisk { m: 1.0, i: 0.5, k: 3.0, r: 0.5 };
+    let omega = (d.k / (d.m + d.i / (d.r * d.r))).sqrt();
+    let x0 = d.state([0.3, 0.6], [0.0, 0.0]);
+    let sol = d.simulate(x0, 0.0..10.0, &tight()).unwrap();
+    let (t, x) = sol.last().unwrap();
+    assert!((x[0] - 0.3 * (omega * t).cos()).abs() < 1e-9);
+    assert!((x[0] - d.r * x[1]).abs() < 1e-9, "x − rφ stays 0");
+}
+
+#[test]
+fn bead_on_a_spinning_rod_gains_energy_as_the_affine_constraint_does_work() {
+    // θ = ωt is enforced; r̈ = r ω², so from rest r = r₀ cosh ωt. The energy E = T is not conserved:
+    // dE/dt = −λ·b with b = −ω (the constraint's dt part).
+    let bead = BeadOnSpinningRod { m: 0.7, w: 1.3 };
+    let x0 = bead.state([0.2, 0.0], [0.0, bead.w]);
+    let sol = bead.simulate(x0, 0.0..2.0, &tight().output(Output::Interval(0.1))).unwrap();
+    for (t, x) in sol.times.iter().zip(&sol.states) {
+        let r = 0.2 * (bead.w * t).cosh();
+        assert!((x[0] - r).abs() < 1e-9 * r.max(1.0), "t = {t}: r = {} vs {r}", x[0]);
+        assert!((x[1] - bead.w * t).abs() < 1e-9);
+        // Energy balance along the motion: dE/dt = ∇E·F = −λ·b = λ ω.
+        let f = VectorField::field(&bead, *t, x).unwrap();
+        let h = 1e-6;
+        let de = (bead.energy(*t, &(x + h * f)) - bead.energy(*t, &(x - h * f))) / (2.0 * h);
+        let lam = bead.constraint_forces(*t, x).unwrap()[0];
+        assert!((de - lam * bead.w).abs() < 1e-6 * (1.0 + de.abs()), "dE/dt = {de}, λω = {}", lam * bead.w);
+    }
+    assert_eq!(BeadOnSpinningRod::CONSTRAINT_KINDS, [ConstraintKind::Integrable]);
+}
+
+#[test]
+fn constrained_jacobians_match_finite_differences() {
+    let cart = CartesianPendulum { m: 1.3, g: 9.81, l: 0.7 };
+    let disk = RollingDisk { m: 2.0, i: 0.3, j: 0.15, r: 0.4 };
+    let bead = BeadOnSpinningRod { m: 0.7, w: 1.3 };
+    let mut rng = Rng::new(5);
+    for _ in 0..5 {
+        let x = rng.vector::<4>(-1.0, 1.0);
+        let err = rel_err(&cart.jacobian(0.0, &x).unwrap(), &jacobian_fd(&cart, 0.0, &x, 1e-6).unwrap());
+        assert!(err < 1e-6, "pendulum: {err}");
+        let x = rng.vector::<8>(-1.0, 1.0);
+        let err = rel_err(&disk.jacobian(0.0, &x).unwrap(), &jacobian_fd(&disk, 0.0, &x, 1e-6).unwrap());
+        assert!(err < 1e-6, "disk: {err}");
+        let x = rng.vector::<4>(0.2, 1.0);
+        let t = rng.uniform(0.0, 2.0);
+        let err = rel_err(&bead.jacobian(t, &x).unwrap(), &jacobian_fd(&bead, t, &x, 1e-6).unwrap());
+        assert!(err < 1e-6, "bead: {err}");
+    }
+}
