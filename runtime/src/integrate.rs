@@ -58,6 +58,26 @@ pub fn integrate<F, const D: usize>(
 where
     F: VectorField<D> + ?Sized,
 {
+    drive(field, t_span, x0, events, options, &mut |_, _| Ok(()))
+}
+
+/// A hook run on the end state of every accepted step (after the step's dense output was taken
+/// for events and output): it may replace the state, e.g. by a projection onto the constraints.
+pub(crate) type PostStep<'h, const D: usize> = dyn FnMut(f64, &mut SVector<f64, D>) -> Result<(), SimError> + 'h;
+
+/// [`integrate`] with a hook on the end state of every accepted step; a state the hook changes
+/// is the sample at the step's end and the start of the next step.
+pub(crate) fn drive<F, const D: usize>(
+    field: &F,
+    t_span: Range<f64>,
+    x0: SVector<f64, D>,
+    events: &[Event<'_, D>],
+    options: &Options,
+    post: &mut PostStep<'_, D>,
+) -> Result<Trajectory<D>, SimError>
+where
+    F: VectorField<D> + ?Sized,
+{
     options.validate()?;
     let (t0, t1) = crate::options::check_start(&t_span, x0.as_slice(), false)?;
     let dir = if t1 >= t0 { 1.0 } else { -1.0 };
@@ -85,12 +105,18 @@ where
 
     loop {
         let step = integ.step(&mut ())?;
-        let (t_new, x_new) = (step.t_new, *integ.x_new());
+        let t_new = step.t_new;
+        let mut x_new = *integ.x_new();
 
         let need_dense = options.dense
             || !events.is_empty()
             || schedule.peek().is_some_and(|tau| (tau - t_new) * dir < 0.0);
         let mut seg = need_dense.then(|| integ.dense());
+        let unprojected = x_new;
+        post(t_new, &mut x_new)?;
+        if x_new != unprojected {
+            integ.replace_state(x_new);
+        }
         let mut end = (t_new, x_new);
         let mut terminal = None;
         if let Some(s) = seg.as_mut()
@@ -170,6 +196,7 @@ impl<const D: usize> Output<D> {
             stop,
             stats,
             segments,
+            constraints: None,
         }
     }
 }

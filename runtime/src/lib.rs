@@ -44,6 +44,7 @@
 // `!(a > b)` is used on purpose throughout: unlike `a <= b` it is also true for NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+pub mod constrained;
 pub mod dopri5;
 pub mod error;
 pub mod events;
@@ -75,5 +76,5 @@ pub use linalg::{LuFactor, MassFactor, solve_general, solve_mass, solve_mass_col
 pub use options::{Options, Output, Tolerances};
 pub use state::{State, StateField};
 pub use stepper::{Integrator, Step, StepControl, Trial, Verdict};
-pub use trajectory::{Stats, StopReason, Trajectory};
+pub use trajectory::{ConstraintReport, Stats, StopReason, Trajectory};
 pub use zeno::ZenoOptions;

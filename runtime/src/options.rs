@@ -67,6 +67,9 @@ pub struct Options {
     /// Keep the dense output of every step in the trajectory, enabling
     /// [`crate::Trajectory::at`]. Default `false`.
     pub dense: bool,
+    /// For constrained systems: project onto the constraints after every accepted step and
+    /// start from the projection of the initial state ([`crate::constrained`]). Default `true`.
+    pub projection: bool,
 }
 
 impl Default for Options {
@@ -81,6 +84,7 @@ impl Default for Options {
             output: Output::Steps,
             event_tolerance: 1e-12,
             dense: false,
+            projection: true,
         }
     }
 }
@@ -116,6 +120,12 @@ impl Options {
     #[must_use]
     pub fn tol(&self) -> Tolerances {
         Tolerances { rtol: self.rtol, atol: self.atol }
+    }
+    /// Set [`Options::projection`].
+    #[must_use]
+    pub fn projection(mut self, on: bool) -> Self {
+        self.projection = on;
+        self
     }
     /// Set [`Options::rtol`].
     #[must_use]

@@ -77,7 +77,7 @@ where
             sys.reconstruct(t, &x, theta)
         })
         .collect();
-    Ok(Trajectory { times: traj.times, states, events: Vec::new(), stop: traj.stop, stats: traj.stats, segments: Vec::new() })
+    Ok(Trajectory { times: traj.times, states, events: Vec::new(), stop: traj.stop, stats: traj.stats, segments: Vec::new(), constraints: None })
 }
 
 /// A single-mode hybrid model with a Routh reduction (generated for `reduce(routh(...))` on a

@@ -173,6 +173,8 @@ pub struct Integrator<'f, F: ?Sized, S> {
     pending: Option<(Step, f64)>,
     /// Dense output of the pending step, if a control asked for it.
     dense: Option<Dense<S>>,
+    /// The state was replaced after the last step: the first stage must be evaluated anew.
+    restart: bool,
     attempts: usize,
     stats: Stats,
 }
@@ -218,6 +220,7 @@ where
             cause: Cause::None,
             pending: None,
             dense: None,
+            restart: false,
             attempts: 0,
             stats,
         })
@@ -285,6 +288,14 @@ where
         }
     }
 
+    /// Replace the end state of the last accepted step (e.g. by its projection onto a constraint
+    /// manifold); the next step starts from it, with the field evaluated anew there (the
+    /// first-same-as-last stage no longer applies). The dense output of the last step is unchanged.
+    pub fn replace_state(&mut self, x: S) {
+        self.stages.x_new = x;
+        self.restart = true;
+    }
+
     /// Attempt steps until one is accepted by the error test and by `control`, and return it.
     /// Its end state is [`Integrator::x_new`]; the integrator moves to it at the next call.
     ///
@@ -303,6 +314,12 @@ where
             self.t = s.t_new;
             self.x = self.stages.x_new.clone();
             self.h = h_next;
+        }
+        if std::mem::take(&mut self.restart) {
+            self.stages.k[0] = match dopri5::eval(self.field, self.t, &self.x, &mut self.stats.evaluations)? {
+                Some(v) if v.entries().iter().all(|c| c.is_finite()) => v,
+                _ => return Err(SimError::NonFiniteState { t: self.t }),
+            };
         }
         self.dense = None;
         let (t, dir, t1) = (self.t, self.dir, self.t_end);

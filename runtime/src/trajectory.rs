@@ -67,6 +67,23 @@ pub struct Trajectory<const D: usize> {
     pub stats: Stats,
     /// Dense output of every accepted step, in order; empty unless [`crate::Options::dense`].
     pub segments: Vec<DenseSegment<D>>,
+    /// For a constrained system ([`crate::constrained`]): how well the constraints held.
+    pub constraints: Option<ConstraintReport>,
+}
+
+/// How well the constraints of a constrained system held along a trajectory. Each entry is a pair
+/// (position residual max |f| over holonomic rows, velocity residual max |A q̇ + b|).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ConstraintReport {
+    /// Residuals of the initial state as given (before any projection).
+    pub initial: (f64, f64),
+    /// The largest residuals at the end of a step, before its projection: the drift of one step
+    /// (of the whole run, without projection).
+    pub drift: (f64, f64),
+    /// The largest residuals of the returned samples.
+    pub worst: (f64, f64),
+    /// Number of projections applied.
+    pub projections: usize,
 }
 
 impl<const D: usize> Trajectory<D> {

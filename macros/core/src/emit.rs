@@ -85,10 +85,10 @@ pub fn emit(
     let allow = allow_generated();
     // Accelerations and the field Jacobian: of the unconstrained system (M q̈ = f), or of the
     // constrained one (the saddle-point system of `emit_constraint`).
-    let (acc_method, jac_method, constraint_items) = match constraints {
+    let (acc_method, jac_method, constraint_items, constraint_impl) = match constraints {
         Some(ce) => {
             let items = crate::emit_constraint::emit(model, ce, &mut parts, &dyn_fn);
-            (items.accelerations, items.jacobian, items.methods)
+            (items.accelerations, items.jacobian, items.methods, items.trait_impl)
         }
         None => {
             // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major).
@@ -140,7 +140,7 @@ pub fn emit(
                     ::routh::runtime::mechanics::first_order_jacobian(t, &factor, gq, gv)
                 }
             };
-            (acc, jac, TokenStream::new())
+            (acc, jac, TokenStream::new(), TokenStream::new())
         }
     };
 
@@ -284,6 +284,8 @@ pub fn emit(
             #simulate_items
             #symmetry_items
         }
+
+        #constraint_impl
 
         #[automatically_derived]
         impl #generics ::routh::runtime::VectorField<#d> for #ty {

@@ -11,11 +11,13 @@ use crate::constraints::{ConstraintEquations, Kind};
 use crate::model::Model;
 use crate::notation::{display_name, doc_block, formula};
 
-/// The constrained versions of `accelerations` and `jacobian`, and the constraint methods.
+/// The constrained versions of `accelerations` and `jacobian`, the constraint methods, and
+/// `impl routh::runtime::constrained::Constrained` (projection).
 pub struct ConstraintItems {
     pub accelerations: TokenStream,
     pub jacobian: TokenStream,
     pub methods: TokenStream,
+    pub trait_impl: TokenStream,
 }
 
 /// `dyn_fn` is the model's M-and-f function.
@@ -223,5 +225,43 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
             <#vec_m>::from([#(#p_vals),*])
         }
     };
-    ConstraintItems { accelerations, jacobian, methods }
+    let holonomic: Vec<bool> = ce.position.iter().map(Option::is_some).collect();
+    let owner = crate::codegen::Owner::of(model);
+    let (ty, generics) = (&owner.ty, &owner.generics);
+    let trait_impl = quote! {
+        #[automatically_derived]
+        impl #generics ::routh::runtime::constrained::Constrained<#n, #d, #m> for #ty {
+            fn mass(&self, t: f64, x: &#state) -> ::routh::nalgebra::SMatrix<f64, #n, #n> {
+                self.mass_matrix(t, x)
+            }
+            fn rows(&self, t: f64, x: &#state) -> (::routh::nalgebra::SMatrix<f64, #m, #n>, #vec_m) {
+                self.constraint_rows(t, x)
+            }
+            fn position_residuals(&self, t: f64, x: &#state) -> #vec_m {
+                <#ty>::position_residuals(self, t, x)
+            }
+            fn holonomic(&self) -> [bool; #m] {
+                [#(#holonomic),*]
+            }
+            fn row_names(&self) -> &'static [&'static str] {
+                &Self::CONSTRAINTS
+            }
+        }
+    };
+    let project_doc = " The state projected onto the constraints with the kinetic metric: Gauss–Newton on the positions of \
+        the holonomic constraints, then the velocities onto A q̇ + b = 0 (see \
+        [`routh::runtime::constrained`](::routh::runtime::constrained)). Use it for consistent initial conditions.";
+    let methods = quote! {
+        #methods
+
+        #[doc = #project_doc]
+        ///
+        /// # Errors
+        /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) or
+        /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if the projection is singular.
+        pub fn project_state(&self, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> {
+            ::routh::runtime::constrained::project::<Self, #n, #d, #m, #nm>(self, t, x)
+        }
+    };
+    ConstraintItems { accelerations, jacobian, methods, trait_impl }
 }

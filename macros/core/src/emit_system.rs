@@ -31,10 +31,27 @@ fn single(model: &Model) -> TokenStream {
     let count = model.impacts.len();
     let names: Vec<String> = model.impacts.iter().map(|i| i.name.to_string()).collect();
     if model.impacts.is_empty() {
+        let m = model.constraints.len();
+        let (n, nm) = (model.dof(), model.dof() + m);
+        let run = |events: TokenStream| {
+            if m == 0 {
+                quote! { ::routh::runtime::integrate(self, span, x0, #events, options) }
+            } else {
+                quote! { ::routh::runtime::constrained::integrate_constrained::<Self, #n, #d, #m, #nm>(self, span, x0, #events, options) }
+            }
+        };
+        let (plain, with_events) = (run(quote!(&[])), run(quote!(events)));
+        let note = if m == 0 {
+            ""
+        } else {
+            " The state is projected onto the constraints after every step unless `options.projection` is off; \
+             `Trajectory::constraints` reports the residuals."
+        };
         return quote! {
             #[automatically_derived]
             impl #name {
                 /// Integrates the equations of motion from `x0` over `span` with adaptive Dormand–Prince 5(4).
+                #[doc = #note]
                 ///
                 /// # Errors
                 /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
@@ -42,7 +59,7 @@ fn single(model: &Model) -> TokenStream {
                 pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::Options)
                     -> ::core::result::Result<::routh::runtime::Trajectory<#d>, ::routh::runtime::SimError>
                 {
-                    ::routh::runtime::integrate(self, span, x0, &[], options)
+                    #plain
                 }
 
                 /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
@@ -53,7 +70,7 @@ fn single(model: &Model) -> TokenStream {
                     events: &[::routh::runtime::Event<'_, #d>], options: &::routh::runtime::Options)
                     -> ::core::result::Result<::routh::runtime::Trajectory<#d>, ::routh::runtime::SimError>
                 {
-                    ::routh::runtime::integrate(self, span, x0, events, options)
+                    #with_events
                 }
             }
         };

@@ -1,0 +1,186 @@
+//! Constrained systems: projection onto the constraint manifold (drift control) and the
+//! integration driver that applies it after every step.
+//!
+//! A generated model with constraints implements [`Constrained`]: its rows `A q̇ + b = 0` (holonomic
+//! ones through their total derivative), the position residuals f(t, q) of its holonomic rows and its
+//! mass matrix. Integrating `M q̈ = f + Aᵀλ, A q̈ + c = 0` keeps the constraints only up to the
+//! integration error, which accumulates ("drift"). [`project`] removes it with the kinetic metric:
+//!
+//! ```text
+//! positions  (Gauss–Newton, a few iterations):  [M −Gᵀ; G 0] [Δq; μ] = [0; −g(q)],   q ← q + Δq
+//! velocities (one linear step):                  [M −Aᵀ; A 0] [Δv; μ] = [0; −(A q̇ + b)],   q̇ ← q̇ + Δv
+//! ```
+//!
+//! with `g` the holonomic residuals and `G` their rows: the M-orthogonal projection, the smallest
+//! change in the metric of the kinetic energy. [`integrate_constrained`] projects after every
+//! accepted step when [`Options::projection`] is on (the default) and reports the residuals in
+//! [`Trajectory::constraints`] either way.
+
+use std::ops::Range;
+
+use nalgebra::{SMatrix, SVector};
+
+use crate::error::{FieldError, SimError};
+use crate::events::Event;
+use crate::field::VectorField;
+use crate::integrate::drive;
+use crate::linalg::LuFactor;
+use crate::options::Options;
+use crate::trajectory::{ConstraintReport, Trajectory};
+
+/// A mechanical system with `M` constraint rows on `N` coordinates (state dimension `D = 2N`),
+/// implemented by generated models with constraints.
+pub trait Constrained<const N: usize, const D: usize, const M: usize>: VectorField<D> {
+    /// The mass matrix M(t, q).
+    fn mass(&self, t: f64, x: &SVector<f64, D>) -> SMatrix<f64, N, N>;
+    /// The rows A(t, q) and affine parts b(t, q) of `A q̇ + b = 0`.
+    fn rows(&self, t: f64, x: &SVector<f64, D>) -> (SMatrix<f64, M, N>, SVector<f64, M>);
+    /// f(t, q) of the holonomic rows, 0 for the others.
+    fn position_residuals(&self, t: f64, x: &SVector<f64, D>) -> SVector<f64, M>;
+    /// Which rows are holonomic (their row of A is ∇f).
+    fn holonomic(&self) -> [bool; M];
+    /// Names of the rows.
+    fn row_names(&self) -> &'static [&'static str];
+}
+
+/// Largest Gauss–Newton iterations of a position projection.
+const POSITION_ITERATIONS: usize = 8;
+
+/// Residuals of a state: the largest |f| over holonomic rows and |A q̇ + b| over all rows.
+pub fn residuals<S, const N: usize, const D: usize, const M: usize>(sys: &S, t: f64, x: &SVector<f64, D>) -> (f64, f64)
+where
+    S: Constrained<N, D, M> + ?Sized,
+{
+    let (a, b) = sys.rows(t, x);
+    let v = SVector::<f64, N>::from_fn(|i, _| x[N + i]);
+    let g = sys.position_residuals(t, x);
+    (g.amax(), (a * v + b).amax())
+}
+
+/// Project `x` onto the constraints at time `t` (see the [module docs](self)): Gauss–Newton on the
+/// positions of the holonomic rows until the correction stops shrinking or falls below round-off,
+/// then the velocities onto `A q̇ + b = 0`.
+///
+/// # Errors
+/// [`FieldError::SingularMassMatrix`] or [`FieldError::SingularConstraints`] if the projection's
+/// saddle-point system is singular; [`FieldError::NonFinite`] for a non-finite result.
+pub fn project<S, const N: usize, const D: usize, const M: usize, const NM: usize>(
+    sys: &S,
+    t: f64,
+    x: &SVector<f64, D>,
+) -> Result<SVector<f64, D>, FieldError>
+where
+    S: Constrained<N, D, M> + ?Sized,
+{
+    let holonomic = sys.holonomic();
+    let rows = sys.row_names();
+    let mut x = *x;
+    if holonomic.iter().any(|&h| h) {
+        let mut last = f64::INFINITY;
+        for _ in 0..POSITION_ITERATIONS {
+            let g = sys.position_residuals(t, &x);
+            let (a, _) = sys.rows(t, &x);
+            let m = sys.mass(t, &x);
+            let mut rhs = SVector::<f64, M>::zeros();
+            for r in 0..M {
+                rhs[r] = if holonomic[r] { -g[r] } else { 0.0 };
+            }
+            let dq = masked_saddle_point::<N, M, NM>(t, &m, &a, &holonomic, &rhs, rows)?;
+            let size = dq.amax();
+            for i in 0..N {
+                x[i] += dq[i];
+            }
+            let scale = (0..N).fold(1.0f64, |s, i| s.max(x[i].abs()));
+            if size <= 4.0 * f64::EPSILON * scale || size >= 0.5 * last {
+                break;
+            }
+            last = size;
+        }
+    }
+    let (a, b) = sys.rows(t, &x);
+    let m = sys.mass(t, &x);
+    let v = SVector::<f64, N>::from_fn(|i, _| x[N + i]);
+    let all = [true; M];
+    let dv = masked_saddle_point::<N, M, NM>(t, &m, &a, &all, &(-(a * v + b)), rows)?;
+    for i in 0..N {
+        x[N + i] += dv[i];
+    }
+    if x.iter().all(|c| c.is_finite()) { Ok(x) } else { Err(FieldError::NonFinite { t }) }
+}
+
+/// Solve `[M −Gᵀ; G D] [Δ; μ] = [0; r]` where G is `a` with the unselected rows removed (D = 1 on
+/// those rows, so their μ is 0): the M-orthogonal correction Δ with `G Δ = r`.
+fn masked_saddle_point<const N: usize, const M: usize, const NM: usize>(
+    t: f64,
+    m: &SMatrix<f64, N, N>,
+    a: &SMatrix<f64, M, N>,
+    selected: &[bool; M],
+    r: &SVector<f64, M>,
+    rows: &'static [&'static str],
+) -> Result<SVector<f64, N>, FieldError> {
+    let mut k = SMatrix::<f64, NM, NM>::zeros();
+    let mut rhs = SVector::<f64, NM>::zeros();
+    for i in 0..N {
+        for j in 0..N {
+            k[(i, j)] = m[(i, j)];
+        }
+    }
+    for row in 0..M {
+        if selected[row] {
+            for i in 0..N {
+                k[(i, N + row)] = -a[(row, i)];
+                k[(N + row, i)] = a[(row, i)];
+            }
+            rhs[N + row] = r[row];
+        } else {
+            k[(N + row, N + row)] = 1.0;
+        }
+    }
+    let factor = LuFactor::new(k).map_err(|_| FieldError::SingularConstraints { t, rows })?;
+    let sol = factor.solve(rhs).map_err(|_| FieldError::NonFinite { t })?;
+    Ok(SVector::from_fn(|i, _| sol[i]))
+}
+
+/// Integrate a constrained system from `x0` (see [`crate::integrate()`]), projecting onto the
+/// constraints after every accepted step when [`Options::projection`] is on (and the initial
+/// state too, if it is off the constraints), and report the residuals in
+/// [`Trajectory::constraints`].
+///
+/// # Errors
+/// As [`crate::integrate()`]; a projection that fails is [`SimError::SingularConstraints`] or
+/// [`SimError::SingularMassMatrix`].
+pub fn integrate_constrained<S, const N: usize, const D: usize, const M: usize, const NM: usize>(
+    sys: &S,
+    span: Range<f64>,
+    x0: SVector<f64, D>,
+    events: &[Event<'_, D>],
+    options: &Options,
+) -> Result<Trajectory<D>, SimError>
+where
+    S: Constrained<N, D, M> + ?Sized,
+{
+    let mut report = ConstraintReport::default();
+    let (p0, v0) = residuals(sys, span.start, &x0);
+    report.initial = (p0, v0);
+    let x0 = if options.projection && x0.iter().all(|c| c.is_finite()) {
+        project::<S, N, D, M, NM>(sys, span.start, &x0)?
+    } else {
+        x0
+    };
+    let mut hook = |t: f64, x: &mut SVector<f64, D>| -> Result<(), SimError> {
+        let (p, v) = residuals(sys, t, x);
+        report.drift = (report.drift.0.max(p), report.drift.1.max(v));
+        if options.projection {
+            *x = project::<S, N, D, M, NM>(sys, t, x)?;
+            report.projections += 1;
+        }
+        Ok(())
+    };
+    let mut traj = drive(sys, span, x0, events, options, &mut hook)?;
+    for (&t, x) in traj.times.iter().zip(&traj.states) {
+        let (p, v) = residuals(sys, t, x);
+        report.worst = (report.worst.0.max(p), report.worst.1.max(v));
+    }
+    traj.constraints = Some(report);
+    Ok(traj)
+}
