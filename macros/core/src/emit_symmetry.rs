@@ -32,8 +32,21 @@ pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<
             .filter(|(_, g)| !model.arena.zero_test(**g).is_zero())
             .map(|(c, &g)| format!("({})·∂/∂{c}", formula(model, g)))
             .collect();
+        let constrained = !se.constraint_action.is_empty();
+        let acted = se.constraint_action.iter().any(|&e| !model.arena.zero_test(e).is_zero());
         let status = if se.conserved {
-            "⟨Q, ξ⟩ ≡ 0: J is **conserved** along solutions".to_string()
+            if constrained {
+                "⟨Q, ξ⟩ ≡ 0 and Aξ ≡ 0 (the constraint forces do no work along ξ): J is **conserved** along solutions"
+                    .to_string()
+            } else {
+                "⟨Q, ξ⟩ ≡ 0: J is **conserved** along solutions".to_string()
+            }
+        } else if acted {
+            format!(
+                "the constraint forces act along ξ (Aξ ≢ 0): J obeys the nonholonomic momentum equation \
+                 dJ/dt = ⟨Q, ξ⟩ + λ·(Aξ), with ⟨Q, ξ⟩ = {}",
+                formula(model, se.rate)
+            )
         } else {
             format!("the forces break this symmetry: J obeys the balance law dJ/dt = ⟨Q, ξ⟩ = {}", formula(model, se.rate))
         };
@@ -57,9 +70,75 @@ pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<
             heading.push_str(&format!(" Impact `{}`: {guard}; {reset}.", is.impact));
         }
         let doc = doc_block(&heading, &[("J".into(), formula(model, se.momentum))]);
-        let rate_doc = format!(
-            " Balance law of the momentum map of `{name}`: dJ/dt = ⟨Q, ξ_Q⟩ (identically zero when J is conserved)."
-        );
+        let rate_item = if constrained {
+            let (a_stmts, a_vals) =
+                body_into(model, parts, &se.constraint_action, &format!("__routh_{name}_constraint_action"), &none, &none);
+            let m = se.constraint_action.len();
+            let lines: Vec<(String, String)> = se
+                .constraint_action
+                .iter()
+                .enumerate()
+                .map(|(i, &e)| (format!("(Aξ)[{}]", i + 1), formula(model, e)))
+                .collect();
+            let rate_doc = doc_block(
+                &format!(
+                    "Balance law of the momentum map of `{name}` under the constraints: dJ/dt = ⟨Q, ξ_Q⟩ + λ·(Aξ), with \
+                     the multipliers λ of [`Self::constraint_forces`]."
+                ),
+                &lines,
+            );
+            quote! {
+                #rate_doc
+                ///
+                /// # Errors
+                /// As [`Self::constraint_forces`].
+                #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+                pub fn #r_fn(&self, t: f64, x: &#state) -> ::core::result::Result<f64, ::routh::runtime::FieldError> {
+                    let lam = self.constraint_forces(t, x)?;
+                    let forced = { #(#r_stmts)* #(#r_vals)* };
+                    #(#a_stmts)*
+                    let a_xi = ::routh::nalgebra::SVector::<f64, #m>::from([#(#a_vals),*]);
+                    Ok(forced + lam.dot(&a_xi))
+                }
+            }
+        } else {
+            let rate_doc = format!(
+                " Balance law of the momentum map of `{name}`: dJ/dt = ⟨Q, ξ_Q⟩ (identically zero when J is conserved)."
+            );
+            quote! {
+                #[doc = #rate_doc]
+                #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+                #[must_use]
+                pub fn #r_fn(&self, t: f64, x: &#state) -> f64 {
+                    #(#r_stmts)*
+                    #(#r_vals)*
+                }
+            }
+        };
+        let moving_item = match se.moving_energy {
+            None => TokenStream::new(),
+            Some((c, ej)) => {
+                let e_fn = format_ident!("{name}_moving_energy");
+                let (e_stmts, e_vals) = body_into(model, parts, &[ej], &format!("__routh_{name}_moving_energy"), &none, &none);
+                let doc = doc_block(
+                    &format!(
+                        "The moving energy of `{name}`: the affine part of the constraints is c·ξ (A(cξ) + b ≡ 0, proved \
+                         at compile time), no force acts along ξ and ∂L/∂t ≡ 0, so dE/dt = −λ·b = c·λ·(Aξ) = c·dJ/dt and \
+                         E_J = E − c·J is **conserved** although E is not."
+                    ),
+                    &[("c".into(), formula(model, c)), ("E_J".into(), formula(model, ej))],
+                );
+                quote! {
+                    #doc
+                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+                    #[must_use]
+                    pub fn #e_fn(&self, t: f64, x: &#state) -> f64 {
+                        #(#e_stmts)*
+                        #(#e_vals)*
+                    }
+                }
+            }
+        };
         items.push(quote! {
             #doc
             #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
@@ -69,13 +148,8 @@ pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<
                 #(#j_vals)*
             }
 
-            #[doc = #rate_doc]
-            #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-            #[must_use]
-            pub fn #r_fn(&self, t: f64, x: &#state) -> f64 {
-                #(#r_stmts)*
-                #(#r_vals)*
-            }
+            #rate_item
+            #moving_item
         });
     }
     let count = names.len();
