@@ -44,6 +44,8 @@ pub struct Target {
     pub mode: usize,
     pub name: Ident,
     pub coordinates: Vec<Ident>,
+    /// The target mode's constraints as written (a `project` law projects onto them).
+    pub constraints: Vec<crate::parse::ConstraintDecl>,
 }
 
 /// The derive input: its modes joined by transitions. A model without `mode(...)` items is a

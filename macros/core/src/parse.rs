@@ -65,7 +65,7 @@ pub struct ReduceDecl {
 pub const IMPACT_KEYS: &[&str] = &["name", "guard", "law"];
 
 /// The impact laws.
-pub const LAWS: &[&str] = &["restitution", "map", "reset"];
+pub const LAWS: &[&str] = &["restitution", "map", "reset", "project"];
 
 /// `name = expr`, as in `define(...)` and `force(...)`.
 #[derive(Clone)]
@@ -94,11 +94,24 @@ pub enum LawDecl {
     Map { assignments: Vec<(Expr, Expr)> },
     /// `reset(q = expr, dot(q) = expr, ...)`: a transition's chart change to the target mode.
     Reset { keyword: Ident, assignments: Vec<(Expr, Expr)> },
+    /// `project` (or `project()`): a transition into a mode with constraints; the velocities are
+    /// projected onto them with the kinetic metric.
+    Project { keyword: Ident },
 }
 
 impl Parse for LawDecl {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let keyword: Ident = input.parse()?;
+        if keyword == "project" {
+            if input.peek(syn::token::Paren) {
+                let content;
+                syn::parenthesized!(content in input);
+                if !content.is_empty() {
+                    return Err(content.error("`project` takes no arguments: it projects onto the target mode's constraints"));
+                }
+            }
+            return Ok(LawDecl::Project { keyword });
+        }
         let content;
         syn::parenthesized!(content in input);
         match keyword.to_string().as_str() {
@@ -147,7 +160,7 @@ impl Parse for LawDecl {
                 Ok(if is_map { LawDecl::Map { assignments } } else { LawDecl::Reset { keyword, assignments } })
             }
             other => {
-                let known = "Expected `restitution(...)`, `map(...)` or (transitions) `reset(...)`";
+                let known = "Expected `restitution(...)`, `map(...)` or (transitions) `reset(...)`, `project`";
                 Err(unknown(keyword.span(), format_args!("unknown impact law `{other}`"), other, LAWS, known))
             }
         }

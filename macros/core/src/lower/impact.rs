@@ -98,6 +98,32 @@ pub(super) fn lower_impact(
             }
             Law::Map(velocities.into_iter().enumerate().map(|(k, v)| v.unwrap_or(lower.syms.qd[k])).collect())
         }
+        LawDecl::Project { keyword } => {
+            let Some(target) = target else {
+                return Err(syn::Error::new(
+                    keyword.span(),
+                    "`project` is the law of a `transition` into a mode with constraints; an impact uses `restitution(...)` \
+                     or `map(...)`",
+                ));
+            };
+            if target.constraints.is_empty() {
+                return Err(syn::Error::new(
+                    keyword.span(),
+                    format!("mode `{}` has no constraints for `project` to project onto; declare them in its `mode(...)`", target.name),
+                ));
+            }
+            // The target's constraints, lowered here as one-forms Σ aₖ dqₖ + b dt: the restitution law
+            // with coefficient 0 on every row is the kinetic-metric projection onto them.
+            let zero = lower.arena.zero();
+            let mut rows = Vec::new();
+            for decl in &target.constraints {
+                let c = super::constraint::lower_constraint(lower, decl, dq, dt)?;
+                let mut terms: Vec<Expr> = c.a.iter().zip(dq).map(|(&a, &d)| lower.arena.mul2(a, d)).collect();
+                terms.push(lower.arena.mul2(c.b, dt));
+                rows.push((Some(lower.arena.add(&terms)), zero));
+            }
+            Law::Restitution(rows)
+        }
         LawDecl::Reset { keyword, assignments } => {
             let Some(target) = target else {
                 return Err(syn::Error::new(

@@ -108,7 +108,8 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
         let Some((from, to)) = &t.modes else { continue };
         let (from, to_index) = (cx.ok(find(from)), cx.ok(find(to)));
         if let (Some(f), Some(k)) = (from, to_index) {
-            resolved.push((f, t, Target { mode: k, name: to.clone(), coordinates: merged[k].coordinates.clone() }));
+            let coordinates = merged[k].coordinates.clone();
+            resolved.push((f, t, Target { mode: k, name: to.clone(), coordinates, constraints: merged[k].constraints.clone() }));
         }
     }
     if cx.has_errors() {
@@ -119,7 +120,15 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
         let outgoing: Vec<(&ImpactDecl, Target)> = resolved
             .iter()
             .filter(|(f, _, _)| *f == k)
-            .map(|(_, decl, t)| (*decl, Target { mode: t.mode, name: t.name.clone(), coordinates: t.coordinates.clone() }))
+            .map(|(_, decl, t)| {
+                let target = Target {
+                    mode: t.mode,
+                    name: t.name.clone(),
+                    coordinates: t.coordinates.clone(),
+                    constraints: t.constraints.clone(),
+                };
+                (*decl, target)
+            })
             .collect();
         if let Some(model) = lower_model(cx, name, Some((k, m.name.clone())), &parameters, raw_k, &outgoing) {
             modes.push(model);
