@@ -67,7 +67,7 @@ pub use error::{FieldError, SimError, SingularMatrix};
 pub use events::{Direction, Event, EventRecord};
 pub use field::{FD_STEP, VectorField, jacobian_fd};
 pub use hybrid::{
-    HybridOptions, HybridStop, HybridSystem, HybridTrajectory, ImpactRecord, simulate_hybrid,
+    Completion, HybridOptions, HybridStop, HybridSystem, HybridTrajectory, ImpactRecord, simulate_hybrid,
 };
 pub use integrate::integrate;
 pub use mechanics::ConstraintKind;

@@ -286,6 +286,30 @@ impl<const N: usize, const M: usize, const NM: usize> Constrained<N, M, NM> {
     }
 }
 
+impl<const N: usize, const M: usize, const NM: usize> Constrained<N, M, NM> {
+    /// The multipliers' gradients ∂λ/∂x and their rates λ̇ = ∂λ/∂x·F + ∂λ/∂t along the motion,
+    /// from ∂R/∂x and ∂R/∂t of the saddle-point residual (implicit function theorem), at the state
+    /// `x` whose field is `f`.
+    ///
+    /// # Errors
+    /// [`FieldError::SingularConstraints`] if the sensitivities are not finite.
+    pub fn multiplier_rates<const D: usize>(
+        &self,
+        dr_dx: SMatrix<f64, NM, D>,
+        dr_dt: SVector<f64, NM>,
+        f: &SVector<f64, D>,
+    ) -> Result<(SMatrix<f64, M, D>, SVector<f64, M>), FieldError> {
+        let () = StateDim::<N, D>::OK;
+        let (t, rows) = (self.t, self.rows);
+        let singular = |_| FieldError::SingularConstraints { t, rows };
+        let sens = self.kkt.solve(-dr_dx).map_err(singular)?;
+        let sens_t = self.kkt.solve(-dr_dt).map_err(singular)?;
+        let grad = SMatrix::<f64, M, D>::from_fn(|k, c| sens[(N + k, c)]);
+        let rates = SVector::<f64, M>::from_fn(|k, _| (0..D).map(|c| sens[(N + k, c)] * f[c]).sum::<f64>() + sens_t[N + k]);
+        Ok((grad, rates))
+    }
+}
+
 /// How a declared constraint integrates (reported by the derive's Frobenius test).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ConstraintKind {

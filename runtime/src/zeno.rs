@@ -69,6 +69,11 @@ pub struct ZenoOptions {
     pub ratio_spread: f64,
     /// Interval floor (absolute, in units of `t`), finite and `≥ 0`. Default `1e-9`.
     pub min_interval: f64,
+    /// Continue past an accumulation when the system completes it
+    /// ([`crate::HybridSystem::zeno_completion`], e.g. a transition into the mode where the
+    /// contact is held); when `false`, or without a completion, the run ends with
+    /// [`crate::HybridStop::Zeno`]. Default `true`.
+    pub complete: bool,
 }
 
 impl Default for ZenoOptions {
@@ -79,6 +84,7 @@ impl Default for ZenoOptions {
             max_ratio: 0.95,
             ratio_spread: 0.25,
             min_interval: 1e-9,
+            complete: true,
         }
     }
 }
@@ -88,6 +94,12 @@ impl ZenoOptions {
     #[must_use]
     pub fn enabled(mut self, yes: bool) -> Self {
         self.enabled = yes;
+        self
+    }
+    /// Set [`ZenoOptions::complete`].
+    #[must_use]
+    pub fn complete(mut self, on: bool) -> Self {
+        self.complete = on;
         self
     }
     /// Set [`ZenoOptions::min_impacts`].

@@ -62,9 +62,10 @@ pub struct ConstraintEquations {
     pub kinds: Vec<Kind>,
     /// Whether the set as a whole is integrable (`None`: too large to check).
     pub set_integrable: Option<bool>,
-    /// ∂R/∂q and ∂R/∂q̇ of the saddle-point residual ((n + m) × n each).
+    /// ∂R/∂q and ∂R/∂q̇ of the saddle-point residual ((n + m) × n each), and ∂R/∂t.
     pub dr_dq: Vec<Vec<Expr>>,
     pub dr_dv: Vec<Vec<Expr>>,
+    pub dr_dt: Vec<Expr>,
 }
 
 /// Largest number of terms the set's Frobenius test may expand to before it is skipped.
@@ -109,6 +110,7 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Option<ConstraintEquations> 
         residual.push(arena.add2(aa, ci));
     }
     let [dr_dq, dr_dv] = arena.jacobian_blocks(&residual, [&layout.q, &layout.qd]);
+    let dr_dt = arena.diff_many(&residual, layout.t);
 
     // Frobenius, on the extended coordinates z = (q, t).
     let z: Vec<Expr> = layout.q.iter().copied().chain([layout.t]).collect();
@@ -135,7 +137,7 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Option<ConstraintEquations> 
     } else {
         Some(d_forms.iter().all(|dw| wedge_with_one_form_is_zero(arena, dw, &forms)))
     };
-    Some(ConstraintEquations { names, a, b, position, bias, kinds, set_integrable, dr_dq, dr_dv })
+    Some(ConstraintEquations { names, a, b, position, bias, kinds, set_integrable, dr_dq, dr_dv, dr_dt })
 }
 
 /// (dα)ⱼₖ = ∂ⱼαₖ − ∂ₖαⱼ (antisymmetric, full square).

@@ -51,15 +51,17 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
     // ∂R/∂q, ∂R/∂q̇ of the saddle-point residual, with a = q̈ and λ as inputs.
     let mut jac_out: Vec<Expr> = ce.dr_dq.iter().flatten().copied().collect();
     jac_out.extend(ce.dr_dv.iter().flatten().copied());
+    jac_out.extend(&ce.dr_dt);
     let jparams = quote! { a: &#vec_n, lam: &#vec_m, };
     let jargs = quote! { a, lam, };
     let (j_stmts, j_vals) = body_into(model, parts, &jac_out, "__routh_constraint_jacobian", &jparams, &jargs);
     let dq_sets = (0..nm).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[..nm * n]).map(|((r, c), v)| {
         quote! { dr[(#r, #c)] = #v; }
     });
-    let dv_sets = (0..nm).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[nm * n..]).map(|((r, c), v)| {
+    let dv_sets = (0..nm).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[nm * n..2 * nm * n]).map(|((r, c), v)| {
         quote! { dr[(#r, #n + #c)] = #v; }
     });
+    let dt_vals = &j_vals[2 * nm * n..];
 
     let kinds: Vec<TokenStream> = ce
         .kinds
@@ -156,7 +158,7 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
         pub fn jacobian(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, #fe> {
             let sol = { #solve }?;
             let (a, lam) = (&sol.accelerations, &sol.multipliers);
-            let dr = self.#jac_fn(t, x, a, lam);
+            let (dr, _) = self.#jac_fn(t, x, a, lam);
             sol.field_jacobian(dr)
         }
     };
@@ -178,12 +180,30 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
         }
 
         #allow
-        fn #jac_fn(&self, t: f64, x: &#state, a: &#vec_n, lam: &#vec_m) -> ::routh::nalgebra::SMatrix<f64, #nm, #d> {
+        fn #jac_fn(&self, t: f64, x: &#state, a: &#vec_n, lam: &#vec_m)
+            -> (::routh::nalgebra::SMatrix<f64, #nm, #d>, ::routh::nalgebra::SVector<f64, #nm>)
+        {
             #(#j_stmts)*
             let mut dr = ::routh::nalgebra::SMatrix::<f64, #nm, #d>::zeros();
             #(#dq_sets)*
             #(#dv_sets)*
-            dr
+            (dr, ::routh::nalgebra::SVector::<f64, #nm>::from([#(#dt_vals),*]))
+        }
+
+        /// The gradients ∂λ/∂x of the multipliers and their rates λ̇ = ∂λ/∂x·F + ∂λ/∂t along the motion
+        /// (implicit function theorem on the saddle-point residual): what a release guard on a multiplier
+        /// needs.
+        ///
+        /// # Errors
+        /// As [`Self::accelerations`].
+        pub fn constraint_force_rates(&self, t: f64, x: &#state)
+            -> ::core::result::Result<(::routh::nalgebra::SMatrix<f64, #m, #d>, #vec_m), #fe>
+        {
+            let sol = { #solve }?;
+            let (a, lam) = (&sol.accelerations, &sol.multipliers);
+            let (dr, dr_dt) = self.#jac_fn(t, x, a, lam);
+            let f = ::routh::runtime::mechanics::first_order_field(x, a);
+            sol.multiplier_rates(dr, dr_dt, &f)
         }
 
         #rows_doc

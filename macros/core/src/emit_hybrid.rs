@@ -18,6 +18,19 @@ pub struct GuardRow {
     pub name: String,
     pub target: usize,
     pub target_dim: usize,
+    /// Whether `<name>_guard_gradient` is already the full-state gradient (a multiplier guard)
+    /// rather than ∂h/∂q.
+    pub full_gradient: bool,
+}
+
+/// A transition that completes the accumulation of a guard's impacts (Zeno).
+pub struct ZenoRow {
+    /// Index of the accumulating guard in the mode's guard list.
+    pub guard: usize,
+    /// The transition's name (its reset is `<name>_reset`).
+    pub name: String,
+    pub target: usize,
+    pub target_dim: usize,
 }
 
 /// One mode: its name, the expression reaching its methods, its state dimension and coordinate
@@ -28,6 +41,7 @@ pub struct ModeRow {
     pub dim: usize,
     pub dof: usize,
     pub guards: Vec<GuardRow>,
+    pub zeno: Vec<ZenoRow>,
 }
 
 /// The table: the implementing type (with its `impl` generics) and the padded dimension.
@@ -56,6 +70,7 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
     let mut gradient = Vec::new();
     let mut reset = Vec::new();
     let mut reset_jacobian = Vec::new();
+    let mut zeno = Vec::new();
     for (k, mode) in table.modes.iter().enumerate() {
         let access = &mode.access;
         let dm = mode.dim;
@@ -81,12 +96,37 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
             (call("_guard"), call("_guard_rate"), call("_guard_gradient"), call("_reset"), call("_reset_jacobian"));
         guard.push(quote! { #k => match guard { #(#idx => #access.#h(t, #xm),)* _ => f64::NAN }, });
         rate.push(quote! { #k => match guard { #(#idx => #access.#r(t, #xm),)* _ => f64::NAN }, });
+        let grads: Vec<TokenStream> = mode
+            .guards
+            .iter()
+            .zip(&grad)
+            .map(|(g, f)| {
+                let from = if g.full_gradient { dm } else { n };
+                quote! { #mech::pad::<#from, #d>(&#access.#f(t, #xm)) }
+            })
+            .collect();
         gradient.push(quote! {
             #k => match guard {
-                #(#idx => #mech::pad::<#n, #d>(&#access.#grad(t, #xm)),)*
+                #(#idx => #grads,)*
                 _ => <#state>::from_element(f64::NAN),
             },
         });
+        let zeno_arms: Vec<TokenStream> = mode
+            .zeno
+            .iter()
+            .map(|z| {
+                let (g, name, target) = (z.guard, &z.name, z.target);
+                let reset = format_ident!("{}_reset", z.name);
+                let post = if z.target_dim == d {
+                    quote! { #access.#reset(t, #xm) }
+                } else {
+                    let td = z.target_dim;
+                    quote! { #access.#reset(t, #xm).map(|p| #mech::pad::<#td, #d>(&p)) }
+                };
+                quote! { #g => ::core::option::Option::Some(#post.map(|post| ::routh::runtime::Completion::new(#name, #target, post))), }
+            })
+            .collect();
+        zeno.push(quote! { #k => match guard { #(#zeno_arms)* _ => ::core::option::Option::None }, });
         let targets: Vec<usize> = mode.guards.iter().map(|g| g.target).collect();
         let resets: Vec<TokenStream> = mode
             .guards
@@ -150,6 +190,11 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
                 -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, #fe>
             {
                 match mode { #(#reset_jacobian)* _ => Err(#fe::NonFinite { t }) }
+            }
+            fn zeno_completion(&self, mode: usize, guard: usize, t: f64, x: &#state)
+                -> ::core::option::Option<::core::result::Result<::routh::runtime::Completion<#d>, #fe>>
+            {
+                match mode { #(#zeno)* _ => ::core::option::Option::None }
             }
         }
     }

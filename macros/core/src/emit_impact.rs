@@ -13,7 +13,7 @@ use crate::notation::{doc_block, formula};
 use crate::euler_lagrange::Equations;
 use crate::impact::{ImpactEquations, Reset};
 use crate::layout::state_dim;
-use crate::model::Model;
+use crate::model::{Model, Trigger};
 
 /// Inherent methods for every impact (appended to the model's `impl`) and the part functions
 /// they need.
@@ -247,30 +247,64 @@ pub fn methods(
                 items
             }
         };
+        let guard_items = match ie.trigger {
+            Trigger::Guard => quote! {
+                #g_doc
+                #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+                #[must_use]
+                pub fn #guard_fn(&self, t: f64, x: &#state) -> f64 {
+                    #(#g_stmts)*
+                    #(#g_vals)*
+                }
+
+                #grad_doc
+                #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+                #[must_use]
+                pub fn #grad_fn(&self, t: f64, x: &#state) -> ::routh::nalgebra::SVector<f64, #n> {
+                    #(#gr_stmts)*
+                    ::routh::nalgebra::SVector::<f64, #n>::from([#(#gr_vals),*])
+                }
+
+                #rate_doc
+                #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+                #[must_use]
+                pub fn #rate_fn(&self, t: f64, x: &#state) -> f64 {
+                    #(#r_stmts)*
+                    #(#r_vals)*
+                }
+            },
+            Trigger::Multiplier(k) => {
+                let doc = format!(
+                    " Guard of transition `{name}`: the multiplier λ[{k}] of constraint `{}` (the constraint holds \
+                     while it pushes, λ ≥ 0, and is released when λ falls through zero). NaN if the multipliers \
+                     cannot be solved for at this state.",
+                    model.constraints[k].name
+                );
+                quote! {
+                    #[doc = #doc]
+                    #[must_use]
+                    pub fn #guard_fn(&self, t: f64, x: &#state) -> f64 {
+                        self.constraint_forces(t, x).map_or(f64::NAN, |lam| lam[#k])
+                    }
+
+                    /// Gradient ∂λ/∂x of this transition's multiplier guard with respect to the whole state
+                    /// (NaN if the multipliers cannot be solved for).
+                    #[must_use]
+                    pub fn #grad_fn(&self, t: f64, x: &#state) -> #state {
+                        self.constraint_force_rates(t, x).map_or(<#state>::from_element(f64::NAN), |(g, _)| g.row(#k).transpose())
+                    }
+
+                    /// Rate λ̇ = ∂λ/∂x·F + ∂λ/∂t of this transition's multiplier guard along the motion.
+                    #[must_use]
+                    pub fn #rate_fn(&self, t: f64, x: &#state) -> f64 {
+                        self.constraint_force_rates(t, x).map_or(f64::NAN, |(_, r)| r[#k])
+                    }
+                }
+            }
+            Trigger::Zeno(_) => TokenStream::new(),
+        };
         items.push(quote! {
-            #g_doc
-            #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-            #[must_use]
-            pub fn #guard_fn(&self, t: f64, x: &#state) -> f64 {
-                #(#g_stmts)*
-                #(#g_vals)*
-            }
-
-            #grad_doc
-            #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-            #[must_use]
-            pub fn #grad_fn(&self, t: f64, x: &#state) -> ::routh::nalgebra::SVector<f64, #n> {
-                #(#gr_stmts)*
-                ::routh::nalgebra::SVector::<f64, #n>::from([#(#gr_vals),*])
-            }
-
-            #rate_doc
-            #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-            #[must_use]
-            pub fn #rate_fn(&self, t: f64, x: &#state) -> f64 {
-                #(#r_stmts)*
-                #(#r_vals)*
-            }
+            #guard_items
 
             #reset_items
         });

@@ -8,9 +8,9 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::codegen::mode_type;
-use crate::emit_hybrid::{GuardRow, ModeRow, ModeTable, hybrid_system_impl};
+use crate::emit_hybrid::{GuardRow, ModeRow, ModeTable, ZenoRow, hybrid_system_impl};
 use crate::layout::state_dim;
-use crate::model::{Model, System};
+use crate::model::{Model, System, Trigger};
 
 /// The system-level items of `system`.
 pub fn items(system: &System) -> TokenStream {
@@ -102,7 +102,17 @@ fn single(model: &Model) -> TokenStream {
             access: quote! { (*self) },
             dim: d,
             dof: model.dof(),
-            guards: names.iter().map(|g| GuardRow { name: g.clone(), target: 0, target_dim: d }).collect(),
+            guards: model
+                .impacts
+                .iter()
+                .map(|i| GuardRow {
+                    name: i.name.to_string(),
+                    target: 0,
+                    target_dim: d,
+                    full_gradient: matches!(i.trigger, Trigger::Multiplier(_)),
+                })
+                .collect(),
+            zeno: Vec::new(),
         }],
     };
     let hybrid = hybrid_system_impl(&table);
@@ -179,9 +189,24 @@ fn multi(system: &System) -> TokenStream {
             guards: m
                 .impacts
                 .iter()
+                .filter(|i| !matches!(i.trigger, Trigger::Zeno(_)))
                 .map(|i| {
                     let target = i.target.unwrap_or(k);
-                    GuardRow { name: i.name.to_string(), target, target_dim: state_dim(dims[target]) }
+                    let full_gradient = matches!(i.trigger, Trigger::Multiplier(_));
+                    GuardRow { name: i.name.to_string(), target, target_dim: state_dim(dims[target]), full_gradient }
+                })
+                .collect(),
+            zeno: m
+                .impacts
+                .iter()
+                .filter_map(|i| match i.trigger {
+                    Trigger::Zeno(accumulating) => {
+                        // The guard list is the mode's impacts without the Zeno transitions.
+                        let guard = m.impacts[..accumulating].iter().filter(|j| !matches!(j.trigger, Trigger::Zeno(_))).count();
+                        let target = i.target.unwrap_or(k);
+                        Some(ZenoRow { guard, name: i.name.to_string(), target, target_dim: state_dim(dims[target]) })
+                    }
+                    _ => None,
                 })
                 .collect(),
         });

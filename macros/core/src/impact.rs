@@ -64,6 +64,8 @@ pub struct ImpactEquations {
     pub name: syn::Ident,
     /// The mode its reset leads to (`None`: the same mode).
     pub target: Option<usize>,
+    /// What fires it.
+    pub trigger: crate::model::Trigger,
     pub guard: Expr,
     pub gradient: Vec<Expr>,
     pub rate: Expr,
@@ -154,7 +156,7 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Vec<ImpactEquations> {
                 Reset::Chart { state, jacobian }
             }
         };
-        out.push(ImpactEquations { name: imp.name.clone(), target: imp.target, guard: h, gradient, rate, reset });
+        out.push(ImpactEquations { name: imp.name.clone(), target: imp.target, trigger: imp.trigger, guard: h, gradient, rate, reset });
     }
     out
 }

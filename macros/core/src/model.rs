@@ -30,10 +30,23 @@ pub struct Constraint {
     pub b: Expr,
 }
 
+/// What triggers an impact or transition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    /// The guard h(t, q) crossing zero downward.
+    Guard,
+    /// The multiplier λₖ of the mode's constraint k falling through zero (a release, e.g. liftoff).
+    Multiplier(usize),
+    /// The accumulation (Zeno) of the impacts of the mode's impact k: the transition completes it.
+    Zeno(usize),
+}
+
 /// A unilateral constraint h(t, q) ≥ 0 with its impact law (for a transition, into another mode).
 pub struct Impact {
     pub name: Ident,
+    /// h(t, q) for [`Trigger::Guard`] (0 otherwise).
     pub guard: Expr,
+    pub trigger: Trigger,
     pub law: Law,
     /// The mode a transition leads to (None: an impact that stays in its mode).
     pub target: Option<usize>,

@@ -62,7 +62,7 @@ pub struct ReduceDecl {
 }
 
 /// The keys of `impact(...)`.
-pub const IMPACT_KEYS: &[&str] = &["name", "guard", "law"];
+pub const IMPACT_KEYS: &[&str] = &["name", "guard", "law", "zeno"];
 
 /// The impact laws.
 pub const LAWS: &[&str] = &["restitution", "map", "reset", "project"];
@@ -176,11 +176,13 @@ pub struct ImpactDecl {
     pub law: Option<LawDecl>,
     /// For transitions: source and target mode names.
     pub modes: Option<(Ident, Ident)>,
+    /// For transitions taken when the impacts of this (source-mode) impact accumulate.
+    pub zeno: Option<Ident>,
 }
 
 impl ImpactDecl {
     fn parse_body(keyword: Ident, content: ParseStream) -> syn::Result<Self> {
-        let mut decl = ImpactDecl { keyword, name: None, guard: None, law: None, modes: None };
+        let mut decl = ImpactDecl { keyword, name: None, guard: None, law: None, modes: None, zeno: None };
         if decl.keyword == "transition" {
             let from: Ident = content.parse()?;
             content.parse::<Token![->]>().map_err(|e| {
@@ -215,9 +217,16 @@ impl ImpactDecl {
                     }
                     decl.law = Some(content.parse()?);
                 }
+                "zeno" => {
+                    if decl.zeno.is_some() {
+                        return Err(duplicate());
+                    }
+                    decl.zeno = Some(content.parse()?);
+                }
                 other => {
                     let what = format_args!("unknown key `{other}` in `impact(...)`");
-                    return Err(unknown(key.span(), what, other, IMPACT_KEYS, "Expected: name, guard, law"));
+                    let known = "Expected: name, guard, law (and, in a transition, zeno = <impact>)";
+                    return Err(unknown(key.span(), what, other, IMPACT_KEYS, known));
                 }
             }
             if content.is_empty() {

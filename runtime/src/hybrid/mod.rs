@@ -94,6 +94,15 @@
 //! shrink geometrically (or fall below a floor) the simulation ends with [`HybridStop::Zeno`],
 //! reporting the accumulation time estimated from the geometric tail.
 //!
+//! **Completion.** A system can instead continue past the accumulation
+//! ([`HybridSystem::zeno_completion`], generated from `transition(a -> b, zeno = <impact>, ...)`):
+//! typically into a mode where the contact is held as a constraint, so a bouncing ball comes to
+//! rest and stays until the contact force would pull. The completing reset is applied to the
+//! state after the last impact, the result is carried through the completing mode over the rest
+//! of the tail to the estimated accumulation time, and the run continues from there (one
+//! [`ImpactRecord`] at the accumulation time, whose `pre` is the state after the last impact;
+//! output times inside the unresolved tail are skipped). [`ZenoOptions::complete`] turns this off.
+//!
 //! # Output
 //!
 //! Samples follow [`Options::output`]: after every accepted step ([`crate::Output::Steps`],
@@ -212,6 +221,25 @@ pub trait HybridSystem<const D: usize> {
     /// Energy in `mode`, used to record energy jumps at impacts.
     fn mode_energy(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> f64;
 
+    /// The completion of an accumulation (Zeno) of `guard`'s impacts in `mode`, at the state `x`
+    /// after the last impact: the name of the completing transition, the mode to continue in and
+    /// its state (e.g. the mode in which the contact is held, with the state projected onto it).
+    /// `None` (the default) ends the simulation with [`HybridStop::Zeno`]. See *Zeno behaviour*
+    /// in the module docs.
+    ///
+    /// # Errors
+    /// A [`FieldError`] from the completing transition's reset.
+    fn zeno_completion(
+        &self,
+        mode: usize,
+        guard: usize,
+        t: f64,
+        x: &SVector<f64, D>,
+    ) -> Option<Result<Completion<D>, FieldError>> {
+        let _ = (mode, guard, t, x);
+        None
+    }
+
     /// The Jacobian `∂F/∂x` of `mode`'s field (variational equations, monodromy matrices).
     /// Generated systems return the exact, symbolically derived one; the default is central
     /// finite differences ([`crate::jacobian_fd`]).
@@ -249,6 +277,24 @@ pub trait HybridSystem<const D: usize> {
     fn reset_jacobian(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
         let reset = |_t: f64, y: &SVector<f64, D>| self.reset(mode, guard, t, y).map(|(_, post)| post);
         crate::field::jacobian_fd(&reset, t, x, crate::field::FD_STEP)
+    }
+}
+
+/// The continuation of a Zeno accumulation ([`HybridSystem::zeno_completion`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion<const D: usize> {
+    /// Name of the completing transition.
+    pub transition: &'static str,
+    /// The mode to continue in.
+    pub mode: usize,
+    /// The state to continue from.
+    pub state: SVector<f64, D>,
+}
+
+impl<const D: usize> Completion<D> {
+    /// A completion by `transition` into `mode` at `state`.
+    pub fn new(transition: &'static str, mode: usize, state: SVector<f64, D>) -> Self {
+        Completion { transition, mode, state }
     }
 }
 
@@ -311,27 +357,22 @@ where
     let mut crossing: Option<usize> = None;
     let stop = loop {
         let before = run.impacts.len();
-        if let Some(stop) = run.resolve(t, &mut x, &mut mode_now, crossing.take())? {
-            let zeno = if run.impacts.len() > before {
-                run.zeno.push(&options.zeno, t, t1)
-            } else {
-                None
-            };
-            break match zeno {
-                Some(t_acc) => HybridStop::Zeno {
-                    t_accumulation: t_acc,
-                    impacts: run.impacts.len(),
-                },
-                None => stop,
-            };
+        let resolved = run.resolve(t, &mut x, &mut mode_now, crossing.take())?;
+        let zeno = if run.impacts.len() > before { run.zeno.push(&options.zeno, t, t1) } else { None };
+        // An accumulation of impacts, or a geometric tail that ran into persistent contact
+        // before the Zeno window filled.
+        let zeno = zeno.or_else(|| match resolved {
+            Some(HybridStop::Stuck { .. }) => run.zeno.tail(&options.zeno),
+            _ => None,
+        });
+        if let Some(t_acc) = zeno {
+            if run.complete_zeno(&mut t, t_acc, &mut x, &mut mode_now)? {
+                continue;
+            }
+            break HybridStop::Zeno { t_accumulation: t_acc.max(t), impacts: run.impacts.len() };
         }
-        if run.impacts.len() > before
-            && let Some(t_acc) = run.zeno.push(&options.zeno, t, t1)
-        {
-            break HybridStop::Zeno {
-                t_accumulation: t_acc,
-                impacts: run.impacts.len(),
-            };
+        if let Some(stop) = resolved {
+            break stop;
         }
         if !(t < t1) {
             break HybridStop::Finished;
@@ -341,6 +382,14 @@ where
             SegmentEnd::Finished => break HybridStop::Finished,
             SegmentEnd::Penetration { guard } => {
                 run.samples.truncate(restart_len);
+                // A geometric impact tail that ran into persistent contact before the Zeno window
+                // filled: an accumulation after all.
+                if let Some(t_acc) = run.zeno.tail(&options.zeno) {
+                    if run.complete_zeno(&mut t, t_acc, &mut x, &mut mode_now)? {
+                        continue;
+                    }
+                    break HybridStop::Zeno { t_accumulation: t_acc.max(t), impacts: run.impacts.len() };
+                }
                 break HybridStop::Stuck {
                     t,
                     guard: sys.guard_name(mode_now, guard),
@@ -372,17 +421,6 @@ where
                 }
             }
         }
-    };
-    // A geometric impact tail that ran into persistent contact before the Zeno window filled.
-    let stop = match stop {
-        HybridStop::Stuck { t: t_stuck, guard } => match run.zeno.tail(&options.zeno) {
-            Some(t_acc) => HybridStop::Zeno {
-                t_accumulation: t_acc.max(t_stuck),
-                impacts: run.impacts.len(),
-            },
-            None => HybridStop::Stuck { t: t_stuck, guard },
-        },
-        stop => stop,
     };
     Ok(HybridTrajectory {
         times: run.samples.times,
@@ -433,6 +471,62 @@ where
             self.samples.push(tau, *x, mode);
             self.schedule.advance();
         }
+    }
+
+    /// Complete an accumulation of impacts through the system's completing transition for the
+    /// guard of the last impact, if there is one and completion is on: apply its reset to the state
+    /// `x` after the last impact at `t`, carry the result through the completing mode over the
+    /// rest of the tail to the accumulation time `t_acc` (the limit of the tail in every direction
+    /// the completing mode holds, its own motion in the others), record it at `t_acc`, and restart
+    /// Zeno detection there. Returns whether it was applied.
+    fn complete_zeno(&mut self, time: &mut f64, t_acc: f64, x: &mut SVector<f64, D>, mode: &mut usize) -> Result<bool, SimError> {
+        let t_last = *time;
+        let Some(last) = self.impacts.last() else { return Ok(false) };
+        if !self.opts.zeno.complete || last.mode_after != *mode {
+            return Ok(false);
+        }
+        let g = last.guard_index;
+        let t = t_last;
+        let Some(result) = self.sys.zeno_completion(*mode, g, t, x) else { return Ok(false) };
+        let Completion { transition: name, mode: new_mode, state: post } = result.map_err(|e| match e {
+            FieldError::NonFinite { .. } => SimError::ResetFailed { t, guard: self.sys.guard_name(*mode, g) },
+            e => e.into(),
+        })?;
+        check_mode(self.sys, new_mode)?;
+        if !post.iter().all(|v| v.is_finite()) {
+            return Err(SimError::ResetFailed { t, guard: name });
+        }
+        let t_end = t_acc.clamp(t, self.t1);
+        let post = if t_end > t {
+            let field = segment::ModeField { sys: self.sys, mode: new_mode };
+            let opts = self.opts.ode.clone().output(crate::Output::Steps).dense(false);
+            let tail = crate::integrate(&field, t..t_end, post, &[], &opts)?;
+            self.stats += tail.stats;
+            tail.last().map_or(post, |(_, x)| *x)
+        } else {
+            post
+        };
+        let t = t_end;
+        self.impacts.push(ImpactRecord {
+            t,
+            guard: name,
+            guard_index: g,
+            mode_before: *mode,
+            mode_after: new_mode,
+            rate: self.sys.guard_rate(*mode, g, t, x),
+            pre: *x,
+            post,
+            energy_before: self.sys.mode_energy(*mode, t, x),
+            energy_after: self.sys.mode_energy(new_mode, t, &post),
+        });
+        // The tail itself is not resolved: requested output times inside it are skipped.
+        self.skip_scheduled_at(t);
+        self.samples.push(t, post, new_mode);
+        *mode = new_mode;
+        *x = post;
+        *time = t;
+        self.zeno = ZenoMonitor::new(&self.opts.zeno);
+        Ok(true)
     }
 
     /// Consume the scheduled times `≤ t` without output (they are represented by the pre- and

@@ -7,10 +7,11 @@ use syn::Ident;
 use super::expr::Lowerer;
 use crate::diagnostics::unknown;
 use crate::layout::state_dim;
-use crate::model::{Impact, Law, Target};
+use crate::model::{Impact, Law, Target, Trigger};
 use crate::parse::{ImpactDecl, LawDecl};
 
 /// Validates and lowers one `impact(...)`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn lower_impact(
     lower: &mut Lowerer<'_>,
     decl: &ImpactDecl,
@@ -18,6 +19,8 @@ pub(super) fn lower_impact(
     dq: &[Expr],
     dt: Expr,
     target: Option<&Target>,
+    impacts: &[Ident],
+    constraints: &[Ident],
 ) -> syn::Result<Impact> {
     let missing = |what: &str, example: &str| {
         syn::Error::new(decl.keyword.span(), format!("this impact has no `{what}`; add `{what} = {example}`"))
@@ -27,18 +30,47 @@ pub(super) fn lower_impact(
         (None, Some((from, to))) => quote::format_ident!("{from}_to_{to}", span = decl.keyword.span()),
         (None, None) => return Err(missing("name", "floor")),
     };
-    let guard_src = decl.guard.as_ref().ok_or_else(|| missing("guard", "y - r"))?;
     let law_decl = decl.law.as_ref().ok_or_else(|| missing("law", "restitution(e)"))?;
-    let guard = lower.lower(guard_src)?;
-    if let Some(v) = lower.velocity_in(guard) {
-        return Err(syn::Error::new_spanned(
-            guard_src,
-            format!(
-                "a guard must be a function of the coordinates and time (a surface h(t, q) = 0), but this depends \
-                 on the velocity `dot({v})`"
-            ),
-        ));
-    }
+    let (guard, trigger) = match (&decl.zeno, &decl.guard) {
+        (Some(z), None) => {
+            if decl.modes.is_none() {
+                return Err(syn::Error::new(z.span(), "`zeno = ...` completes an accumulation of impacts with a `transition` into another mode"));
+            }
+            let k = impacts.iter().position(|i| i == z).ok_or_else(|| {
+                let names: Vec<String> = impacts.iter().map(ToString::to_string).collect();
+                let known = format!("Impacts of this mode: {}", names.join(", "));
+                unknown(z.span(), format_args!("unknown impact `{z}`"), &z.to_string(), &names, known)
+            })?;
+            (lower.arena.zero(), Trigger::Zeno(k))
+        }
+        (Some(z), Some(_)) => {
+            return Err(syn::Error::new(z.span(), "a transition has either a `guard` or `zeno = <impact>`, not both"));
+        }
+        (None, None) => return Err(missing("guard", "y - r")),
+        (None, Some(guard_src)) => match multiplier_guard(guard_src) {
+            Some(name) => {
+                let k = constraints.iter().position(|c| *c == name).ok_or_else(|| {
+                    let names: Vec<String> = constraints.iter().map(ToString::to_string).collect();
+                    let known = format!("Constraints of this mode: {}", if names.is_empty() { "none".into() } else { names.join(", ") });
+                    unknown(name.span(), format_args!("`multiplier({name})` names no constraint of this mode"), &name.to_string(), &names, known)
+                })?;
+                (lower.arena.zero(), Trigger::Multiplier(k))
+            }
+            None => {
+                let guard = lower.lower(guard_src)?;
+                if let Some(v) = lower.velocity_in(guard) {
+                    return Err(syn::Error::new_spanned(
+                        guard_src,
+                        format!(
+                            "a guard must be a function of the coordinates and time (a surface h(t, q) = 0), but this \
+                             depends on the velocity `dot({v})`"
+                        ),
+                    ));
+                }
+                (guard, Trigger::Guard)
+            }
+        },
+    };
     let coordinates: Vec<String> = (0..dq.len()).map(|k| lower.coordinate_name(k).to_string()).collect();
     if let Some(target) = target {
         let same = target.coordinates.iter().map(ToString::to_string).collect::<Vec<_>>() == coordinates;
@@ -134,7 +166,7 @@ pub(super) fn lower_impact(
             lower_chart(lower, keyword, assignments, target, &coordinates)?
         }
     };
-    Ok(Impact { name, guard, law, target: target.map(|t| t.mode) })
+    Ok(Impact { name, guard, trigger, law, target: target.map(|t| t.mode) })
 }
 
 /// A restitution coefficient is a parameter or a non-negative literal.
@@ -264,4 +296,17 @@ fn lower_chart(
         ));
     }
     Ok(Law::Chart { positions, velocities })
+}
+
+/// The constraint named by a guard `multiplier(name)`, if the guard has that form.
+fn multiplier_guard(e: &syn::Expr) -> Option<Ident> {
+    let syn::Expr::Call(call) = e else { return None };
+    let syn::Expr::Path(f) = &*call.func else { return None };
+    if !f.path.is_ident("multiplier") || call.args.len() != 1 {
+        return None;
+    }
+    match call.args.first() {
+        Some(syn::Expr::Path(p)) => p.path.get_ident().cloned(),
+        _ => None,
+    }
 }

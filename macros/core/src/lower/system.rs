@@ -186,12 +186,15 @@ fn lower_model(
     cx.repeats(&constraints, |c| c.name.to_string(), |c| {
         syn::Error::new(c.name.span(), format!("two constraints are named `{}`", c.name))
     });
+    let impact_names: Vec<Ident> = raw.impacts.iter().filter_map(|d| d.name.clone()).collect();
+    let constraint_names: Vec<Ident> = constraints.iter().map(|c: &crate::model::Constraint| c.name.clone()).collect();
     let mut impacts = Vec::new();
     for decl in &raw.impacts {
-        impacts.extend(cx.ok(lower_impact(&mut lower, decl, &parameters, &dq, dt, None)));
+        impacts.extend(cx.ok(lower_impact(&mut lower, decl, &parameters, &dq, dt, None, &impact_names, &constraint_names)));
     }
     for (decl, target) in transitions {
-        impacts.extend(cx.ok(lower_impact(&mut lower, decl, &parameters, &dq, dt, Some(target))));
+        let lowered = lower_impact(&mut lower, decl, &parameters, &dq, dt, Some(target), &impact_names, &constraint_names);
+        impacts.extend(cx.ok(lowered));
     }
     cx.repeats(&impacts, |i| i.name.to_string(), |i| {
         syn::Error::new(i.name.span(), format!("two impacts are named `{}`", i.name))

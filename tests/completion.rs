@@ -1,0 +1,72 @@
+//! Zeno completion and release by a multiplier: a bouncing ball that comes to rest on the floor as
+//! a held contact, and a block that lifts off when the contact force vanishes.
+
+use routh::prelude::*;
+use routh::runtime::ZenoOptions;
+
+/// A ball over the floor y = 0 under gravity and an upward push c·t. In flight the floor is an
+/// impact with restitution e; when the bounces accumulate the ball settles into `rest`, where the
+/// contact is a holonomic constraint, and lifts off when its multiplier (the normal force) falls
+/// through zero.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y),
+    lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
+    force(y = c * t),
+    mode(flight, impact(name = floor, guard = y, law = restitution(e))),
+    mode(rest, holonomic(contact = y)),
+    transition(flight -> rest, name = settle, zeno = floor, law = project),
+    transition(rest -> flight, name = liftoff, guard = multiplier(contact), law = map()),
+)]
+struct Ball {
+    m: f64,
+    g: f64,
+    e: f64,
+    c: f64,
+}
+
+fn tight() -> HybridOptions {
+    HybridOptions::default().rtol(1e-12).atol(1e-13)
+}
+
+#[test]
+fn bouncing_ball_is_completed_past_its_zeno_time_and_rests() {
+    let ball = Ball { m: 2.0, g: 9.81, e: 0.8, c: 0.0 };
+    let h0: f64 = 1.0;
+    let sol = ball.simulate(Ball::FLIGHT, ball.flight_state([h0], [0.0]), 0.0..10.0, &tight()).unwrap();
+    assert_eq!(sol.stop, HybridStop::Finished, "completed, not stopped");
+    assert_eq!(sol.mode_sequence(), vec![Ball::FLIGHT, Ball::REST]);
+    let settle = sol.impacts.last().unwrap();
+    assert_eq!(settle.guard, "settle");
+    let t1 = (2.0 * h0 / ball.g).sqrt();
+    let zeno = t1 * (1.0 + ball.e) / (1.0 - ball.e);
+    assert!((settle.t - zeno).abs() < 1e-6, "completed at {} vs the accumulation time {zeno}", settle.t);
+    // At rest on the floor afterwards: h and ḣ zero, the normal force λ = m g.
+    let (t, mode, x) = sol.last().unwrap();
+    assert_eq!((t, mode), (10.0, Ball::REST));
+    assert!(x[0].abs() < 1e-12 && x[1].abs() < 1e-12, "y = {}, ẏ = {}", x[0], x[1]);
+    let lam = ball.rest().constraint_forces(t, x).unwrap()[0];
+    assert!((lam - ball.m * ball.g).abs() < 1e-12, "λ = {lam}");
+    // The Zeno stop stays available.
+    let opts = tight().zeno(ZenoOptions::default().complete(false));
+    let stopped = ball.simulate(Ball::FLIGHT, ball.flight_state([h0], [0.0]), 0.0..10.0, &opts).unwrap();
+    let HybridStop::Zeno { t_accumulation, .. } = stopped.stop else { panic!("{:?}", stopped.stop) };
+    assert!((t_accumulation - zeno).abs() < 1e-6);
+}
+
+#[test]
+fn a_block_lifts_off_when_the_contact_force_vanishes() {
+    // At rest on the floor the normal force is λ = m g − c t: it vanishes at t* = m g / c, where the
+    // block lifts off; then m ÿ = c t − m g, so y = c (t − t*)³ / (6 m).
+    let ball = Ball { m: 2.0, g: 9.81, e: 0.8, c: 3.0 };
+    let t_star = ball.m * ball.g / ball.c;
+    let sol = ball.simulate(Ball::REST, ball.rest_state([0.0], [0.0]), 0.0..8.0, &tight()).unwrap();
+    assert_eq!(sol.mode_sequence(), vec![Ball::REST, Ball::FLIGHT]);
+    let liftoff = &sol.impacts[0];
+    assert_eq!(liftoff.guard, "liftoff");
+    assert!((liftoff.t - t_star).abs() < 1e-9, "liftoff at {} vs {t_star}", liftoff.t);
+    assert_eq!(liftoff.post, liftoff.pre, "released with no impulse");
+    let (t, _, x) = sol.last().unwrap();
+    let y = ball.c * (t - t_star).powi(3) / (6.0 * ball.m);
+    assert!((x[0] - y).abs() < 1e-8 * y, "y({t}) = {} vs {y}", x[0]);
+}
