@@ -47,6 +47,23 @@ struct RollingDisk {
     r: f64,
 }
 
+/// The rolling disk against a wall x ≤ 1 with restitution e: the impact law keeps the rolling
+/// constraints (rows with coefficient 0).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, th, phi),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) + i / 2 * dot(phi).powi(2) + j / 2 * dot(th).powi(2),
+    constraint(roll_x = dx - r * th.cos() * dphi, roll_y = dy - r * th.sin() * dphi),
+    impact(name = wall, guard = 1 - x, law = restitution(e)),
+)]
+struct DiskAndWall {
+    m: f64,
+    i: f64,
+    j: f64,
+    r: f64,
+    e: f64,
+}
+
 /// Two velocity constraints on a free particle that become dependent on the line x = 1 only.
 #[derive(Mechanics)]
 #[mechanics(
@@ -246,4 +263,28 @@ fn projection_holds_the_constraints_and_is_the_kinetic_metric_projection() {
     let report = sol.constraints.unwrap();
     assert!((report.initial.0 - (1.05f64.powi(2) - 1.0) * l * l).abs() < 1e-14);
     assert!(cart.position_residuals(0.0, &sol.states[0])[0].abs() < 1e-14);
+}
+
+#[test]
+fn an_impact_in_a_constrained_mode_keeps_the_constraints() {
+    // Rolling straight at the wall (heading θ, no turning): the wall impulse −λ dx and the rolling
+    // constraints give ẋ⁺ = −e ẋ⁻, hence φ̇⁺ = −e φ̇⁻ and ẏ⁺ = −e ẏ⁻, and θ̇ is unchanged.
+    for e in [0.6, 1.0] {
+        let d = DiskAndWall { m: 2.0, i: 0.3, j: 0.15, r: 0.4, e };
+        let (th, w): (f64, f64) = (0.4, 3.0);
+        let v = d.r * w;
+        let x0 = d.state([0.0, 0.0, th, 0.0], [v * th.cos(), v * th.sin(), 0.0, w]);
+        let sol = d.simulate(x0, 0.0..2.0, &HybridOptions::default().rtol(1e-12).atol(1e-13)).unwrap();
+        assert_eq!(sol.impacts.len(), 1);
+        let imp = &sol.impacts[0];
+        assert!((imp.t - 1.0 / (v * th.cos())).abs() < 1e-9);
+        let expected = [-e * imp.pre[4], -e * imp.pre[5], imp.pre[6], -e * imp.pre[7]];
+        for k in 0..4 {
+            assert!((imp.post[4 + k] - expected[k]).abs() < 1e-12, "e = {e}, velocity {k}: {} vs {}", imp.post[4 + k], expected[k]);
+        }
+        assert!(d.velocity_residuals(imp.t, &imp.post).amax() < 1e-13, "the rolling constraints hold after the impact");
+        // Energy: ΔT = (e² − 1)(m v² + i φ̇²)/2, conserved for e = 1.
+        let loss = (e * e - 1.0) * (d.m * v * v + d.i * w * w) / 2.0;
+        assert!((imp.energy_jump() - loss).abs() < 1e-10, "e = {e}: ΔE = {} vs {loss}", imp.energy_jump());
+    }
 }

@@ -20,7 +20,7 @@ pub(super) fn lower_impact(
     dt: Expr,
     target: Option<&Target>,
     impacts: &[Ident],
-    constraints: &[Ident],
+    constraints: &[crate::model::Constraint],
 ) -> syn::Result<Impact> {
     let missing = |what: &str, example: &str| {
         syn::Error::new(decl.keyword.span(), format!("this impact has no `{what}`; add `{what} = {example}`"))
@@ -49,8 +49,8 @@ pub(super) fn lower_impact(
         (None, None) => return Err(missing("guard", "y - r")),
         (None, Some(guard_src)) => match multiplier_guard(guard_src) {
             Some(name) => {
-                let k = constraints.iter().position(|c| *c == name).ok_or_else(|| {
-                    let names: Vec<String> = constraints.iter().map(ToString::to_string).collect();
+                let k = constraints.iter().position(|c| c.name == name).ok_or_else(|| {
+                    let names: Vec<String> = constraints.iter().map(|c| c.name.to_string()).collect();
                     let known = format!("Constraints of this mode: {}", if names.is_empty() { "none".into() } else { names.join(", ") });
                     unknown(name.span(), format_args!("`multiplier({name})` names no constraint of this mode"), &name.to_string(), &names, known)
                 })?;
@@ -116,6 +116,25 @@ pub(super) fn lower_impact(
                     }
                 };
                 lowered.push((form, e));
+            }
+            // The constraints that hold after the impact (this mode's, or the target mode's for a
+            // transition) are rows with coefficient 0: the post-impact velocity satisfies them.
+            let zero = lower.arena.zero();
+            let held: Vec<(Vec<Expr>, Expr)> = match target {
+                None => constraints.iter().map(|c| (c.a.clone(), c.b)).collect(),
+                Some(t) => {
+                    let mut rows = Vec::new();
+                    for decl in &t.constraints {
+                        let c = super::constraint::lower_constraint(lower, decl, dq, dt)?;
+                        rows.push((c.a, c.b));
+                    }
+                    rows
+                }
+            };
+            for (a, b) in held {
+                let mut terms: Vec<Expr> = a.iter().zip(dq).map(|(&ak, &d)| lower.arena.mul2(ak, d)).collect();
+                terms.push(lower.arena.mul2(b, dt));
+                lowered.push((Some(lower.arena.add(&terms)), zero));
             }
             Law::Restitution(lowered)
         }

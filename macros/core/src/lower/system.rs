@@ -187,13 +187,12 @@ fn lower_model(
         syn::Error::new(c.name.span(), format!("two constraints are named `{}`", c.name))
     });
     let impact_names: Vec<Ident> = raw.impacts.iter().filter_map(|d| d.name.clone()).collect();
-    let constraint_names: Vec<Ident> = constraints.iter().map(|c: &crate::model::Constraint| c.name.clone()).collect();
     let mut impacts = Vec::new();
     for decl in &raw.impacts {
-        impacts.extend(cx.ok(lower_impact(&mut lower, decl, &parameters, &dq, dt, None, &impact_names, &constraint_names)));
+        impacts.extend(cx.ok(lower_impact(&mut lower, decl, &parameters, &dq, dt, None, &impact_names, &constraints)));
     }
     for (decl, target) in transitions {
-        let lowered = lower_impact(&mut lower, decl, &parameters, &dq, dt, Some(target), &impact_names, &constraint_names);
+        let lowered = lower_impact(&mut lower, decl, &parameters, &dq, dt, Some(target), &impact_names, &constraints);
         impacts.extend(cx.ok(lowered));
     }
     cx.repeats(&impacts, |i| i.name.to_string(), |i| {
