@@ -279,8 +279,8 @@ fn an_impact_in_a_constrained_mode_keeps_the_constraints() {
         let imp = &sol.impacts[0];
         assert!((imp.t - 1.0 / (v * th.cos())).abs() < 1e-9);
         let expected = [-e * imp.pre[4], -e * imp.pre[5], imp.pre[6], -e * imp.pre[7]];
-        for k in 0..4 {
-            assert!((imp.post[4 + k] - expected[k]).abs() < 1e-12, "e = {e}, velocity {k}: {} vs {}", imp.post[4 + k], expected[k]);
+        for (k, want) in expected.iter().enumerate() {
+            assert!((imp.post[4 + k] - want).abs() < 1e-12, "e = {e}, velocity {k}: {} vs {want}", imp.post[4 + k]);
         }
         assert!(d.velocity_residuals(imp.t, &imp.post).amax() < 1e-13, "the rolling constraints hold after the impact");
         // Energy: ΔT = (e² − 1)(m v² + i φ̇²)/2, conserved for e = 1.

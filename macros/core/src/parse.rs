@@ -29,8 +29,8 @@ use crate::diagnostics::unknown;
 
 /// The item keywords the attribute understands.
 pub const ITEMS: &[&str] = &[
-    "coordinates", "define", "lagrangian", "force", "holonomic", "constraint", "impact", "mode", "transition", "symmetry",
-    "reduce",
+    "coordinates", "define", "lagrangian", "force", "holonomic", "constraint", "unilateral", "impact", "mode", "transition",
+    "symmetry", "reduce",
 ];
 
 /// A constraint as written: `holonomic(name = f(t, q))` or `constraint(name = one-form or
@@ -286,7 +286,7 @@ impl Parse for Item {
                         .collect(),
                 ))
             }
-            "impact" | "transition" => {
+            "impact" | "transition" | "unilateral" => {
                 let content;
                 syn::parenthesized!(content in input);
                 Ok(Item::Impact(ImpactDecl::parse_body(keyword, &content)?))

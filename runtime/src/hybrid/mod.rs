@@ -365,10 +365,19 @@ where
             Some(HybridStop::Stuck { .. }) => run.zeno.tail(&options.zeno),
             _ => None,
         });
-        if let Some(t_acc) = zeno {
-            if run.complete_zeno(&mut t, t_acc, &mut x, &mut mode_now)? {
+        // Persistent contact — an accumulation, or a reset that leaves the state pressed into its
+        // guard — continues in the completing mode where the system has one.
+        let stuck = matches!(resolved, Some(HybridStop::Stuck { .. }));
+        if zeno.is_some() || stuck {
+            let guard = run.impacts.last().filter(|i| i.mode_after == mode_now).map(|i| i.guard_index);
+            let t_acc = zeno.unwrap_or(t);
+            if let Some(g) = guard
+                && run.complete(&mut t, t_acc, g, &mut x, &mut mode_now)?
+            {
                 continue;
             }
+        }
+        if let Some(t_acc) = zeno {
             break HybridStop::Zeno { t_accumulation: t_acc.max(t), impacts: run.impacts.len() };
         }
         if let Some(stop) = resolved {
@@ -384,10 +393,12 @@ where
                 run.samples.truncate(restart_len);
                 // A geometric impact tail that ran into persistent contact before the Zeno window
                 // filled: an accumulation after all.
-                if let Some(t_acc) = run.zeno.tail(&options.zeno) {
-                    if run.complete_zeno(&mut t, t_acc, &mut x, &mut mode_now)? {
-                        continue;
-                    }
+                let tail = run.zeno.tail(&options.zeno);
+                let t_acc = tail.unwrap_or(t);
+                if run.complete(&mut t, t_acc, guard, &mut x, &mut mode_now)? {
+                    continue;
+                }
+                if let Some(t_acc) = tail {
                     break HybridStop::Zeno { t_accumulation: t_acc.max(t), impacts: run.impacts.len() };
                 }
                 break HybridStop::Stuck {
@@ -473,20 +484,17 @@ where
         }
     }
 
-    /// Complete an accumulation of impacts through the system's completing transition for the
-    /// guard of the last impact, if there is one and completion is on: apply its reset to the state
-    /// `x` after the last impact at `t`, carry the result through the completing mode over the
-    /// rest of the tail to the accumulation time `t_acc` (the limit of the tail in every direction
-    /// the completing mode holds, its own motion in the others), record it at `t_acc`, and restart
-    /// Zeno detection there. Returns whether it was applied.
-    fn complete_zeno(&mut self, time: &mut f64, t_acc: f64, x: &mut SVector<f64, D>, mode: &mut usize) -> Result<bool, SimError> {
-        let t_last = *time;
-        let Some(last) = self.impacts.last() else { return Ok(false) };
-        if !self.opts.zeno.complete || last.mode_after != *mode {
+    /// Complete persistent contact on guard `g` through the system's completing transition, if
+    /// there is one and completion is on: apply its reset to the state `x` at `t` (after the last
+    /// impact), carry the result through the completing mode over the rest of an accumulation's
+    /// tail to `t_acc` (the limit of the tail in every direction the completing mode holds, its own
+    /// motion in the others; `t_acc = t` for contact that persists at once), record it at `t_acc`,
+    /// and restart Zeno detection there. Returns whether it was applied.
+    fn complete(&mut self, time: &mut f64, t_acc: f64, g: usize, x: &mut SVector<f64, D>, mode: &mut usize) -> Result<bool, SimError> {
+        if !self.opts.zeno.complete {
             return Ok(false);
         }
-        let g = last.guard_index;
-        let t = t_last;
+        let t = *time;
         let Some(result) = self.sys.zeno_completion(*mode, g, t, x) else { return Ok(false) };
         let Completion { transition: name, mode: new_mode, state: post } = result.map_err(|e| match e {
             FieldError::NonFinite { .. } => SimError::ResetFailed { t, guard: self.sys.guard_name(*mode, g) },

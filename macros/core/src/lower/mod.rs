@@ -4,7 +4,8 @@
 //! - [`system`]: the derive input as a whole — parameters, name checks, modes — into a
 //!   [`crate::model::System`];
 //! - one module per item kind: [`constraint`] (holonomic and velocity constraints), [`impact`]
-//!   (impacts and transitions), [`symmetry`] (symmetries and reductions).
+//!   (impacts and transitions), [`symmetry`] (symmetries and reductions), [`unilateral`]
+//!   (unilateral constraints, expanded into the modes of their completed hybrid system).
 //!
 //! Every function reports into one [`crate::diagnostics::Ctxt`] and continues where it can.
 
@@ -13,5 +14,6 @@ pub mod expr;
 mod impact;
 mod symmetry;
 mod system;
+mod unilateral;
 
 pub use system::system_from_input;

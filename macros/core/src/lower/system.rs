@@ -12,6 +12,7 @@ use super::expr::Lowerer;
 use super::constraint::lower_constraint;
 use super::impact::lower_impact;
 use super::symmetry::{lower_reduction, lower_symmetry};
+use super::unilateral;
 use crate::diagnostics::{Ctxt, unknown};
 use crate::layout::Layout;
 use crate::model::{Model, System, Target};
@@ -29,6 +30,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     }
     let parameters = parameters(input, cx)?;
     let raw = cx.ok(parse_attributes(&input.attrs, input.ident.span()))?;
+    let raw = unilateral::expand(raw, cx)?;
     let name = &input.ident;
     let (transitions, impacts): (Vec<_>, Vec<_>) = raw.impacts.iter().partition(|d| d.keyword == "transition");
     if raw.modes.is_empty() {
