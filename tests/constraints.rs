@@ -288,3 +288,16 @@ fn an_impact_in_a_constrained_mode_keeps_the_constraints() {
         assert!((imp.energy_jump() - loss).abs() < 1e-10, "e = {e}: ΔE = {} vs {loss}", imp.energy_jump());
     }
 }
+
+#[test]
+fn independent_velocities_complete_a_consistent_state() {
+    // The disk's heading and rolling rates are independent; ẋ and ẏ follow from rolling.
+    let d = RollingDisk { m: 2.0, i: 0.3, j: 0.15, r: 0.4 };
+    let th: f64 = 0.9;
+    let x = d.state_with_known_velocities(0.0, [0.3, 0.1, th, 0.0], [5.0, -7.0, 0.8, 2.5], [false, false, true, true]).unwrap();
+    assert_eq!((x[6], x[7]), (0.8, 2.5), "the known velocities are kept");
+    assert!((x[4] - d.r * th.cos() * 2.5).abs() < 1e-14 && (x[5] - d.r * th.sin() * 2.5).abs() < 1e-14);
+    // Knowing ẋ too over-determines the velocities: ẋ = 5 contradicts rolling at φ̇ = 2.5.
+    let err = d.state_with_known_velocities(0.0, [0.3, 0.1, th, 0.0], [5.0, -7.0, 0.8, 2.5], [true, false, true, true]);
+    assert!(matches!(err, Err(FieldError::SingularConstraints { .. })), "{err:?}");
+}

@@ -108,6 +108,67 @@ where
     if x.iter().all(|c| c.is_finite()) { Ok(x) } else { Err(FieldError::NonFinite { t }) }
 }
 
+/// A state on the constraints from positions and partly known velocities: the positions are
+/// projected onto the holonomic constraints (Gauss–Newton, as [`project`]); the velocities marked
+/// `known` are kept and the others completed so that `A q̇ + b = 0`, changing the user's values of
+/// the unknown ones as little as possible in the kinetic metric:
+/// min ½ Δvᵀ M Δv subject to A(v + Δv) + b = 0 and Δvᵢ = 0 for known i. (A one-off solve at
+/// initialisation, on dynamic matrices.)
+///
+/// # Errors
+/// [`FieldError::SingularConstraints`] if the known velocities leave the rest undetermined or
+/// contradict the constraints (e.g. more known velocities than the constraints leave free),
+/// [`FieldError::NonFinite`] for a non-finite result.
+pub fn with_known_velocities<S, const N: usize, const D: usize, const M: usize, const NM: usize>(
+    sys: &S,
+    t: f64,
+    x: &SVector<f64, D>,
+    known: &[bool; N],
+) -> Result<SVector<f64, D>, FieldError>
+where
+    S: Constrained<N, D, M> + ?Sized,
+{
+    let v_user = SVector::<f64, N>::from_fn(|i, _| x[N + i]);
+    let mut x = project::<S, N, D, M, NM>(sys, t, x)?;
+    let fixed: Vec<usize> = (0..N).filter(|&i| known[i]).collect();
+    let size = N + M + fixed.len();
+    let (a, b) = sys.rows(t, &x);
+    let m = sys.mass(t, &x);
+    let mut k = nalgebra::DMatrix::<f64>::zeros(size, size);
+    let mut rhs = nalgebra::DVector::<f64>::zeros(size);
+    let r = a * v_user + b;
+    for i in 0..N {
+        for j in 0..N {
+            k[(i, j)] = m[(i, j)];
+        }
+        for row in 0..M {
+            k[(i, N + row)] = -a[(row, i)];
+            k[(N + row, i)] = a[(row, i)];
+        }
+    }
+    for row in 0..M {
+        rhs[N + row] = -r[row];
+    }
+    for (c, &i) in fixed.iter().enumerate() {
+        k[(i, N + M + c)] = -1.0;
+        k[(N + M + c, i)] = 1.0;
+    }
+    let rows = sys.row_names();
+    let singular = FieldError::SingularConstraints { t, rows };
+    let lu = k.lu();
+    let sol = lu.solve(&rhs).ok_or(singular.clone())?;
+    // A least-squares-free check: the completed velocities must satisfy the constraints.
+    let v = SVector::<f64, N>::from_fn(|i, _| v_user[i] + sol[i]);
+    let scale = 1.0 + v.amax() * a.amax() + b.amax();
+    if !((a * v + b).amax() <= 1e-9 * scale) {
+        return Err(singular);
+    }
+    for i in 0..N {
+        x[N + i] = v[i];
+    }
+    if x.iter().all(|c| c.is_finite()) { Ok(x) } else { Err(FieldError::NonFinite { t }) }
+}
+
 /// Solve `[M −Gᵀ; G D] [Δ; μ] = [0; r]` where G is `a` with the unselected rows removed (D = 1 on
 /// those rows, so their μ is 0): the M-orthogonal correction Δ with `G Δ = r`.
 fn masked_saddle_point<const N: usize, const M: usize, const NM: usize>(

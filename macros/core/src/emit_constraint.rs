@@ -282,6 +282,21 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
         pub fn project_state(&self, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> {
             ::routh::runtime::constrained::project::<Self, #n, #d, #m, #nm>(self, t, x)
         }
+
+        /// A consistent state from positions `q` and velocities `qdot` of which those marked `known` are
+        /// independent (kept): the positions are projected onto the holonomic constraints and the other
+        /// velocities completed from A q̇ + b = 0 (the values given for them are only a guess, changed as
+        /// little as possible in the kinetic metric).
+        ///
+        /// # Errors
+        /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) if the known velocities do not
+        /// determine the others or contradict the constraints.
+        pub fn state_with_known_velocities(&self, t: f64, q: [f64; #n], qdot: [f64; #n], known: [bool; #n])
+            -> ::core::result::Result<#state, #fe>
+        {
+            let x = ::routh::runtime::mechanics::state(q, qdot);
+            ::routh::runtime::constrained::with_known_velocities::<Self, #n, #d, #m, #nm>(self, t, &x, &known)
+        }
     };
     ConstraintItems { accelerations, jacobian, methods, trait_impl }
 }
