@@ -43,6 +43,9 @@
 //! | `define(name = expr, ...)` | named intermediate expressions, usable in any later expression (any order; cycles are errors) |
 //! | `lagrangian = expr` | L(t, q, q̇) |
 //! | `force(q1 = expr, ...)` | components Qᵢ of the external force one-form Σ Qᵢ dqᵢ; they enter as d/dt ∂L/∂q̇ − ∂L/∂q = Q |
+//! | `holonomic(name = f, ...)` | position constraints f(t, q) = 0 |
+//! | `constraint(name = ω, ...)` | velocity constraints: one-forms in `d<coordinate>` and `dt`, or velocity expressions affine in q̇ |
+//! | `unilateral(name = n, guard = h, law = ...)` | a unilateral constraint h ≥ 0 held at rest and released when its multiplier vanishes (generates the modes of the completed hybrid system) |
 //! | `impact(name = n, guard = h, law = ...)` | a unilateral constraint h(t, q) ≥ 0 and its impact law (below) |
 //! | `mode(name, items...)` | a mode with its own coordinates, Lagrangian, forces and impacts (omitted items are inherited from the top level) |
 //! | `transition(a -> b, name = n, guard = h, law = ...)` | a guarded switch from mode `a` to mode `b` |
@@ -89,6 +92,35 @@
 //! assert!((radial.lagrangian(0.0, &xr) - expected).abs() < 1e-15);
 //! assert_eq!(kepler.phi_momentum(0.0, &x), radial.mu_phi);
 //! # let _ = phi;
+//! ```
+//!
+//! Constraints: every constraint is a row a·q̇ + b = 0 and the constrained equations
+//! M q̈ = f + Aᵀλ, A q̈ + c = 0 are solved as a saddle-point system at run time; the multipliers λ
+//! are `constraint_forces`. At compile time the derive proves velocity constraints affine in q̇,
+//! rejects identically dependent rows, and reports by a Frobenius test which constraints are
+//! integrable (`CONSTRAINT_KINDS`). `simulate` projects onto the constraints after every step.
+//!
+//! ```
+//! use routh::prelude::*;
+//!
+//! /// A pendulum in Cartesian coordinates: a point mass on a rod (holonomic).
+//! #[derive(Mechanics)]
+//! #[mechanics(
+//!     coordinates(x, y),
+//!     lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y,
+//!     holonomic(rod = x.powi(2) + y.powi(2) - l.powi(2)),
+//! )]
+//! struct Pendulum { m: f64, g: f64, l: f64 }
+//!
+//! let p = Pendulum { m: 1.0, g: 9.81, l: 1.0 };
+//! // Hanging at rest: the rod's tension balances the weight, Aᵀλ = (0, 2λ y) = (0, m g).
+//! let x = p.state([0.0, -1.0], [0.0, 0.0]);
+//! assert!(p.accelerations(0.0, &x)?.norm() < 1e-15);
+//! assert!((p.constraint_forces(0.0, &x)?[0] + 9.81 / 2.0).abs() < 1e-14);
+//! assert_eq!(Pendulum::CONSTRAINT_KINDS, [ConstraintKind::Holonomic]);
+//! let sol = p.simulate(p.state([0.6, -0.8], [0.0, 0.0]), 0.0..5.0, &Options::default())?;
+//! assert!(sol.constraints.unwrap().worst.0 < 1e-12); // projected after every step
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! Expressions are Rust expression syntax:
