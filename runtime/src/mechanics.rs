@@ -272,17 +272,8 @@ impl<const N: usize, const M: usize, const NM: usize> Constrained<N, M, NM> {
     /// # Errors
     /// [`FieldError::SingularConstraints`] if the sensitivities are not finite.
     pub fn field_jacobian<const D: usize>(&self, dr_dx: SMatrix<f64, NM, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
-        let () = StateDim::<N, D>::OK;
-        let (t, rows) = (self.t, self.rows);
-        let sens = self.kkt.solve(-dr_dx).map_err(|_| FieldError::SingularConstraints { t, rows })?;
-        let mut jac = SMatrix::<f64, D, D>::zeros();
-        for i in 0..N {
-            jac[(i, N + i)] = 1.0;
-            for c in 0..D {
-                jac[(N + i, c)] = sens[(i, c)];
-            }
-        }
-        Ok(jac)
+        // ∂q/∂x of the field is [0 I]: the identity sits at column N + i of row i.
+        velocity_rows_jacobian::<N, NM, D>(&self.kkt, dr_dx, self.t, self.rows, N)
     }
 }
 
@@ -308,6 +299,28 @@ impl<const N: usize, const M: usize, const NM: usize> Constrained<N, M, NM> {
         let rates = SVector::<f64, M>::from_fn(|k, _| (0..D).map(|c| sens[(N + k, c)] * f[c]).sum::<f64>() + sens_t[N + k]);
         Ok((grad, rates))
     }
+}
+
+/// A D × D Jacobian whose rows i < N are the unit rows e_{offset + i} and whose rows N + i are
+/// the velocity sensitivities −(K⁻¹ ∂R/∂x)ᵢ of a saddle-point solution (implicit function
+/// theorem, reusing the factorisation of K).
+fn velocity_rows_jacobian<const N: usize, const NM: usize, const D: usize>(
+    kkt: &LuFactor<NM>,
+    dr_dx: SMatrix<f64, NM, D>,
+    t: f64,
+    rows: &'static [&'static str],
+    offset: usize,
+) -> Result<SMatrix<f64, D, D>, FieldError> {
+    let () = StateDim::<N, D>::OK;
+    let sens = kkt.solve(-dr_dx).map_err(|_| FieldError::SingularConstraints { t, rows })?;
+    let mut jac = SMatrix::<f64, D, D>::zeros();
+    for i in 0..N {
+        jac[(i, offset + i)] = 1.0;
+        for c in 0..D {
+            jac[(N + i, c)] = sens[(i, c)];
+        }
+    }
+    Ok(jac)
 }
 
 /// How a declared constraint integrates (reported by the derive's Frobenius test).
@@ -396,17 +409,8 @@ impl<const N: usize, const K: usize, const NK: usize> Restitution<N, K, NK> {
     /// # Errors
     /// [`FieldError::SingularConstraints`] if the sensitivities are not finite.
     pub fn reset_jacobian<const D: usize>(&self, dr_dx: SMatrix<f64, NK, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
-        let () = StateDim::<N, D>::OK;
-        let (t, rows) = (self.t, self.rows);
-        let sens = self.kkt.solve(-dr_dx).map_err(|_| FieldError::SingularConstraints { t, rows })?;
-        let mut jac = SMatrix::<f64, D, D>::zeros();
-        for i in 0..N {
-            jac[(i, i)] = 1.0;
-            for c in 0..D {
-                jac[(N + i, c)] = sens[(i, c)];
-            }
-        }
-        Ok(jac)
+        // Positions are kept: the identity sits at column i of row i.
+        velocity_rows_jacobian::<N, NK, D>(&self.kkt, dr_dx, self.t, self.rows, 0)
     }
 }
 
