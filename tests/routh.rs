@@ -360,3 +360,34 @@ fn reduced_disk_flight_is_the_closed_form_oscillator() {
     }
     assert_eq!(sol.len(), times.len());
 }
+
+/// A spherical pendulum written with Cartesian `define`s: φ is cyclic, but it survives in L
+/// through sin²φ + cos²φ (not folded symbolically). Invariance is proved, so the reduced model
+/// evaluates it at any fixed section value — it must not be NaN.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(th, ph),
+    define(x = l * th.sin() * ph.cos(), y = l * th.sin() * ph.sin(), z = -l * th.cos()),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2) + dot(z).powi(2)) - m * g * z,
+    symmetry(cyclic(ph)),
+    reduce(routh(ph), name = SphericalRadial),
+)]
+struct SphericalPendulum {
+    m: f64,
+    g: f64,
+    l: f64,
+}
+
+#[test]
+fn reduction_with_the_cyclic_angle_hidden_in_an_identity_equals_the_full_system() {
+    let p = SphericalPendulum { m: 1.2, g: 9.81, l: 0.8 };
+    let x0 = p.state([1.0, 0.3], [0.2, 1.5]);
+    let (reduced, xr, phi) = p.spherical_radial(0.0, &x0);
+    assert!(reduced.lagrangian(0.0, &xr).is_finite() && reduced.mass_matrix(0.0, &xr)[(0, 0)].is_finite());
+    let opts = Options::default().rtol(1e-12).atol(1e-13).output(Output::Interval(0.5));
+    let full = p.simulate(x0, 0.0..10.0, &opts).unwrap();
+    let rec = reduced.simulate_reconstructed(xr, phi, 0.0..10.0, &opts).unwrap();
+    assert_eq!(full.len(), rec.len());
+    let worst = full.states.iter().zip(&rec.states).map(|(a, b)| (a - b).amax()).fold(0.0, f64::max);
+    assert!(worst < 1e-9, "reduced + reconstruction vs full: {worst:e}");
+}

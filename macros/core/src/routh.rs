@@ -166,6 +166,14 @@ pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Red
     let mu_dot = arena.dot(&mu, &theta_dot);
     let routhian = arena.sub(l_sub, mu_dot);
     let force: Vec<Expr> = kept.iter().map(|&r| arena.subs(model.force[r], &sub)).collect();
+    // Invariance was proved above (∂L/∂θ ≡ 0, forces free of θ), so every fixed section value of
+    // the cyclic angles is exact; they may still appear structurally (e.g. through
+    // sin²θ + cos²θ, which is not folded), and the reduced system has no symbol for them: evaluate
+    // them at θ = 0.
+    let section: Vec<(Expr, Expr)> = cyclic.iter().map(|&c| (syms.q[c], zero)).collect();
+    let routhian = arena.subs(routhian, &section);
+    let force: Vec<Expr> = force.iter().map(|&f| arena.subs(f, &section)).collect();
+    let theta_dot: Vec<Expr> = theta_dot.iter().map(|&v| arena.subs(v, &section)).collect();
     // Degree split for docs.
     let vel_zero: Vec<(Expr, Expr)> = kept.iter().map(|&r| (syms.qd[r], zero)).collect();
     let amended = arena.subs(routhian, &vel_zero);
