@@ -310,3 +310,27 @@ fn singular_mass_matrix_is_a_typed_error() {
     let result = sys.simulate(x0, 0.0..10.0, &Options::default());
     assert!(result.is_err(), "radial infall through r = 0 cannot be integrated: {:?}", result.map(|s| s.stop));
 }
+
+/// A particle repelled by V = k/√x: the potential is undefined for x < 0, where an overshooting
+/// trial step can land. That must be a non-finite evaluation (the step is retried smaller), not a
+/// singular mass matrix that ends the run.
+#[derive(Mechanics)]
+#[mechanics(coordinates(x), lagrangian = m / 2 * dot(x).powi(2) - k / x.sqrt())]
+struct RootWall {
+    m: f64,
+    k: f64,
+}
+
+#[test]
+fn a_potential_undefined_beyond_a_wall_does_not_end_the_run() {
+    let p = RootWall { m: 1.0, k: 0.05 };
+    let x0 = p.state([1.0], [-4.0]);
+    // Where the field is NaN it says so, and the integrator shrinks the step.
+    assert!(matches!(p.accelerations(0.0, &p.state([-0.5], [0.0])), Err(FieldError::NonFinite { .. })));
+    let sol = p.simulate(x0, 0.0..3.0, &Options::default().initial_step(0.5)).unwrap();
+    let e0 = p.energy(0.0, &x0);
+    let (t, x) = sol.last().unwrap();
+    assert_eq!(t, 3.0);
+    assert!(sol.stats.rejected > 0 && sol.states.iter().all(|x| x[0] > 0.0));
+    assert!((p.energy(t, x) - e0).abs() < 1e-6 * e0);
+}

@@ -71,6 +71,38 @@ pub fn state<const N: usize, const D: usize>(q: [f64; N], qdot: [f64; N]) -> SVe
     x
 }
 
+/// `true` if every entry is finite.
+#[inline]
+fn all_finite<const R: usize, const C: usize>(m: &SMatrix<f64, R, C>) -> bool {
+    m.iter().all(|v| v.is_finite())
+}
+
+/// The accelerations q̈ = M⁻¹ f of an unconstrained system.
+///
+/// # Errors
+/// [`FieldError::SingularMassMatrix`] if M is (finite and) singular; otherwise
+/// [`FieldError::NonFinite`] if M or f has a NaN or an infinity (e.g. a potential evaluated where
+/// it is undefined, by an overshooting trial step: the integrator retries with a smaller step).
+#[inline]
+pub fn accelerations<const N: usize>(t: f64, m: SMatrix<f64, N, N>, f: SVector<f64, N>) -> Result<SVector<f64, N>, FieldError> {
+    // The hot path: classify only when the solve fails (it reports any non-finite result).
+    crate::linalg::solve_mass(m, f).map_err(|_| {
+        if all_finite(&m) && MassFactor::new(m).is_err() { FieldError::SingularMassMatrix { t } } else { FieldError::NonFinite { t } }
+    })
+}
+
+/// The factored mass matrix, for several solves (the field Jacobian).
+///
+/// # Errors
+/// As [`accelerations`]: [`FieldError::NonFinite`] for a non-finite M,
+/// [`FieldError::SingularMassMatrix`] for a singular one.
+pub fn factor_mass<const N: usize>(t: f64, m: SMatrix<f64, N, N>) -> Result<MassFactor<N>, FieldError> {
+    if !all_finite(&m) {
+        return Err(FieldError::NonFinite { t });
+    }
+    MassFactor::new(m).map_err(|_| FieldError::SingularMassMatrix { t })
+}
+
 /// The first-order field `x' = (q̇, a)` from the accelerations `a`.
 #[inline]
 #[must_use]
@@ -189,6 +221,9 @@ fn saddle_point<const N: usize, const K: usize, const NK: usize>(
     rows: &'static [&'static str],
 ) -> Result<(SVector<f64, NK>, LuFactor<NK>), FieldError> {
     let () = SaddleDim::<N, K, NK>::OK;
+    if !(all_finite(m) && all_finite(a) && all_finite(top) && all_finite(bottom)) {
+        return Err(FieldError::NonFinite { t });
+    }
     let mut kkt = SMatrix::<f64, NK, NK>::zeros();
     let mut rhs = SVector::<f64, NK>::zeros();
     for i in 0..N {

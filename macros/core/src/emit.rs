@@ -104,13 +104,15 @@ pub fn emit(
                 /// symbolically).
                 ///
                 /// # Errors
-                /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
+                /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state,
+                /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if M or f is not finite (the integrator
+                /// then retries with a smaller step).
                 #[inline]
                 pub fn accelerations(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
                     -> ::core::result::Result<::routh::nalgebra::SVector<f64, #n>, ::routh::runtime::FieldError>
                 {
                     let (m, f) = self.#dyn_fn(t, x);
-                    ::routh::runtime::solve_mass(m, f).map_err(|_| ::routh::runtime::FieldError::SingularMassMatrix { t })
+                    ::routh::runtime::mechanics::accelerations(t, m, f)
                 }
             };
             let jac = quote! {
@@ -133,9 +135,8 @@ pub fn emit(
                     -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, ::routh::runtime::FieldError>
                 {
                     let (m, f) = self.#dyn_fn(t, x);
-                    let singular = |_| ::routh::runtime::FieldError::SingularMassMatrix { t };
-                    let factor = ::routh::runtime::MassFactor::new(m).map_err(singular)?;
-                    let a = factor.solve(f).map_err(singular)?;
+                    let factor = ::routh::runtime::mechanics::factor_mass(t, m)?;
+                    let a = factor.solve(f).map_err(|_| ::routh::runtime::FieldError::NonFinite { t })?;
                     let (gq, gv) = self.#jac_fn(t, x, &a);
                     ::routh::runtime::mechanics::first_order_jacobian(t, &factor, gq, gv)
                 }
