@@ -92,6 +92,12 @@ fn rolling_constraints_switch_on_by_the_kinetic_metric_projection() {
     let (_, last) = (sol.times.last().unwrap(), sol.states.last().unwrap());
     assert!((last[5] - 8.0 / 7.0).abs() < 1e-10 && (last[6] - 1.0 / 14.0).abs() < 1e-10);
     assert!(s.rough().constraint_forces(3.0, last).unwrap().amax() < 1e-10);
+    // Drift control in the hybrid run: every rough-mode sample is on the rolling distribution.
+    for ((&t, &m), x) in sol.times.iter().zip(&sol.modes).zip(&sol.states) {
+        if m == Sphere::ROUGH {
+            assert!(s.rough().velocity_residuals(t, x).amax() < 1e-13, "t = {t}");
+        }
+    }
     assert!((s.rough().energy(3.0, last) - kinetic(&s, &imp.post)).abs() < 1e-10);
 }
 

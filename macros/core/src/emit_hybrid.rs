@@ -42,6 +42,8 @@ pub struct ModeRow {
     pub dof: usize,
     pub guards: Vec<GuardRow>,
     pub zeno: Vec<ZenoRow>,
+    /// Whether the mode has constraints (and so `project_state`).
+    pub constrained: bool,
 }
 
 /// The table: the implementing type (with its `impl` generics) and the padded dimension.
@@ -71,6 +73,7 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
     let mut reset = Vec::new();
     let mut reset_jacobian = Vec::new();
     let mut zeno = Vec::new();
+    let mut project = Vec::new();
     for (k, mode) in table.modes.iter().enumerate() {
         let access = &mode.access;
         let dm = mode.dim;
@@ -84,6 +87,10 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
         let j = if dm == d { quote! { #access.jacobian(t, #xm) } } else { quote! { Ok(#mech::pad_matrix(&#access.jacobian(t, #xm)?)) } };
         jacobian.push(quote! { #k => #j, });
         energy.push(quote! { #k => #access.energy(t, #xm), });
+        if mode.constrained {
+            let p = padded(quote! { p });
+            project.push(quote! { #k => ::core::option::Option::Some(#access.project_state(t, #xm).map(|p| #p)), });
+        }
         let gcount = mode.guards.len();
         guard_count.push(quote! { #k => #gcount, });
         let gnames: Vec<&String> = mode.guards.iter().map(|g| &g.name).collect();
@@ -190,6 +197,9 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
                 -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, #fe>
             {
                 match mode { #(#reset_jacobian)* _ => Err(#fe::NonFinite { t }) }
+            }
+            fn project(&self, mode: usize, t: f64, x: &#state) -> ::core::option::Option<::core::result::Result<#state, #fe>> {
+                match mode { #(#project)* _ => ::core::option::Option::None }
             }
             fn zeno_completion(&self, mode: usize, guard: usize, t: f64, x: &#state)
                 -> ::core::option::Option<::core::result::Result<::routh::runtime::Completion<#d>, #fe>>

@@ -113,6 +113,7 @@ fn single(model: &Model) -> TokenStream {
                 })
                 .collect(),
             zeno: Vec::new(),
+            constrained: !model.constraints.is_empty(),
         }],
     };
     let hybrid = hybrid_system_impl(&table);
@@ -209,6 +210,7 @@ fn multi(system: &System) -> TokenStream {
                     _ => None,
                 })
                 .collect(),
+            constrained: !m.constraints.is_empty(),
         });
     }
     let table = ModeTable { generics: TokenStream::new(), ty: quote! { #name }, dim: dmax, modes: rows };

@@ -221,6 +221,18 @@ pub trait HybridSystem<const D: usize> {
     /// Energy in `mode`, used to record energy jumps at impacts.
     fn mode_energy(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> f64;
 
+    /// The projection of `x` onto `mode`'s constraints, for drift control after every step when
+    /// [`Options::projection`](crate::Options::projection) is on; `None` (the default) for a
+    /// mode without constraints. Generated models project with the kinetic metric
+    /// ([`crate::constrained::project`]).
+    ///
+    /// # Errors
+    /// A [`FieldError`] if the projection is singular.
+    fn project(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Option<Result<SVector<f64, D>, FieldError>> {
+        let _ = (mode, t, x);
+        None
+    }
+
     /// The completion of an accumulation (Zeno) of `guard`'s impacts in `mode`, at the state `x`
     /// after the last impact: the name of the completing transition, the mode to continue in and
     /// its state (e.g. the mode in which the contact is held, with the state projected onto it).

@@ -110,8 +110,21 @@ where
                 Ok(s) => s,
                 Err(e) => break Err(e),
             };
-            let (t_new, x_new) = (step.t_new, *integ.x_new());
+            let t_new = step.t_new;
             let seg = integ.dense();
+            // Drift control for a mode with constraints: the end of the step projected onto them.
+            let mut x_new = *integ.x_new();
+            if opts.projection
+                && let Some(projected) = sys.project(mode, t_new, &x_new)
+            {
+                match projected {
+                    Ok(p) => {
+                        x_new = p;
+                        integ.replace_state(p);
+                    }
+                    Err(e) => break Err(e.into()),
+                }
+            }
             scratch.clear();
             let term = tracker.step(&events, &seg, t_new, &x_new, &mut scratch);
             let sunk = match term {
