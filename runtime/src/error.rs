@@ -102,8 +102,9 @@ pub enum SimError {
     /// The initial state contains NaN or infinite components.
     #[error("initial state contains non-finite values")]
     InvalidInitialState,
-    /// The time span has a non-finite end point (or its length overflows).
-    #[error("invalid time span {t0}..{t1}")]
+    /// The time span has a non-finite end point (or its length overflows), or it runs backward
+    /// for a hybrid simulation (which runs forward in time only).
+    #[error("invalid time span {t0}..{t1}{}", backward_note(*.t0, *.t1))]
     InvalidTimeSpan {
         /// Start of the span.
         t0: f64,
@@ -156,4 +157,9 @@ impl From<FieldError> for SimError {
             FieldError::SingularConstraints { t, rows } => SimError::SingularConstraints { t, rows },
         }
     }
+}
+
+/// The explanation of a backward span (only hybrid runs reject those: resets are not invertible).
+fn backward_note(t0: f64, t1: f64) -> &'static str {
+    if t1 < t0 { " (hybrid simulation runs forward in time only: resets are not invertible)" } else { "" }
 }

@@ -44,7 +44,8 @@ pub enum Output {
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
-    /// Relative tolerance; finite and `> 0`. Default `1e-8`.
+    /// Relative tolerance; finite, `> 0` and `< 1` (a relative error of 100 % admits any answer).
+    /// Default `1e-8`.
     pub rtol: f64,
     /// Absolute tolerance; finite and `≥ 0`. Default `1e-10`.
     pub atol: f64,
@@ -195,6 +196,12 @@ impl Options {
         let bad = |msg: String| Err(SimError::InvalidOptions(msg));
         if !(self.rtol.is_finite() && self.rtol > 0.0) {
             return bad(format!("rtol must be finite and > 0, got {}", self.rtol));
+        }
+        if !(self.rtol < 1.0) {
+            return bad(format!(
+                "rtol must be < 1, got {}: a relative error of 100 % or more admits any answer",
+                self.rtol
+            ));
         }
         if !(self.atol.is_finite() && self.atol >= 0.0) {
             return bad(format!("atol must be finite and >= 0, got {}", self.atol));

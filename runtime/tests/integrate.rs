@@ -709,3 +709,18 @@ fn hostile_inputs_never_panic() {
     assert_eq!(traj.events.len(), 1);
     assert!((traj.events[0].t - 0.3).abs() < 1e-12);
 }
+
+#[test]
+fn tolerances_that_admit_any_answer_are_rejected() {
+    // rtol = atol = 1e6 would "succeed" with garbage (issue: x(10) = −406 against −0.58).
+    let osc = |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> { Ok(Vector2::new(x[1], -x[0])) };
+    let opts = Options::default().rtol(1e6).atol(1e6);
+    match integrate(&osc, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &opts) {
+        Err(SimError::InvalidOptions(msg)) => assert!(msg.contains("rtol"), "{msg}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(Options::default().rtol(0.5).validate().is_ok());
+    // A backward hybrid span says why it is rejected.
+    let msg = SimError::InvalidTimeSpan { t0: 10.0, t1: 0.0 }.to_string();
+    assert!(msg.contains("forward in time"), "{msg}");
+}

@@ -5,8 +5,6 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
-use syn::Ident;
-
 use crate::model::{Model, Role};
 
 /// How generated code reaches a model's parameters: a model without modes (or a reduced system)
@@ -37,19 +35,7 @@ impl Owner {
     }
 }
 
-/// The view type of mode `mode` of model `name`: `Hopper` + `flight` → `HopperFlight`.
-pub(crate) fn mode_type(name: &Ident, mode: &Ident) -> Ident {
-    let m = mode.to_string();
-    let camel: String = m
-        .split('_')
-        .filter(|w| !w.is_empty())
-        .map(|w| {
-            let mut c = w.chars();
-            c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default()
-        })
-        .collect();
-    format_ident!("{name}{camel}")
-}
+pub(crate) use crate::names::mode_type;
 
 
 /// Tokens for a symbol inside generated functions: `x[i]`, `x[n+i]`, `a[i]`, `self.p`, `t`.

@@ -6,25 +6,12 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::codegen::body_into;
+use crate::names::snake;
 use crate::notation::{doc_block, formula};
 use crate::model::Model;
 use crate::routh::Reduced;
 
 /// `KeplerRouth` → `kepler_routh`.
-fn snake(name: &str) -> String {
-    let mut s = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_uppercase() {
-            if i > 0 {
-                s.push('_');
-            }
-            s.extend(c.to_lowercase());
-        } else {
-            s.push(c);
-        }
-    }
-    s
-}
 
 /// Everything generated for one reduction; `api` is the reduced model's standard emission.
 pub fn emit(full: &Model, red: &Reduced, api: TokenStream, vis: &syn::Visibility) -> TokenStream {

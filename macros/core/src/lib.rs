@@ -22,6 +22,7 @@ mod impact;
 mod layout;
 mod lower;
 mod model;
+mod names;
 mod notation;
 mod parse;
 mod routh;

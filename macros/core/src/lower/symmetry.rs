@@ -29,6 +29,12 @@ pub(super) fn lower_reduction(cx: &mut Ctxt, decl: &ReduceDecl, coordinates: &[I
         cx.error(decl.keyword.span(), "name the cyclic coordinates: `routh(theta, ...)`");
     }
     let name = decl.name.clone().unwrap_or_else(|| quote::format_ident!("{}Routh", model));
+    if name == *model {
+        cx.error(name.span(), format!("the reduced type cannot be named like the model `{model}` itself; choose another name"));
+    } else {
+        let what = format!("the reduced type `{name}`");
+        cx.ok(crate::names::check_reserved(name.span(), &what, &crate::names::reduction_items(&name.to_string())));
+    }
     Reduction { keyword: decl.keyword.clone(), cyclic, name }
 }
 

@@ -70,6 +70,10 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
         cx.error(r.keyword.span(), "reduction of multi-mode models is not supported yet");
     }
     let mode_names: Vec<String> = raw.modes.iter().map(|m| m.name.to_string()).collect();
+    for m in &raw.modes {
+        let name = m.name.to_string();
+        cx.ok(crate::names::check_reserved(m.name.span(), &format!("mode `{name}`"), &crate::names::mode_items(&name)));
+    }
     cx.repeats(&raw.modes, |m| m.name.to_string(), |m| {
         syn::Error::new(m.name.span(), format!("two modes are named `{}`", m.name))
     });

@@ -1,0 +1,15 @@
+use routh::prelude::*;
+
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x),
+    lagrangian = m / 2 * dot(x).powi(2),
+    mode(simulate),
+    mode(rest),
+    transition(simulate -> rest, guard = -x, law = map()),
+)]
+struct Particle {
+    m: f64,
+}
+
+fn main() {}
