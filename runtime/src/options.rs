@@ -44,7 +44,7 @@ pub enum Output {
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
-    /// Relative tolerance; finite, `> 0` and `< 1` (a relative error of 100 % admits any answer).
+    /// Relative tolerance; finite, `> 0` and `≤ 1` (a relative error above 100 % admits any answer).
     /// Default `1e-8`.
     pub rtol: f64,
     /// Absolute tolerance; finite and `≥ 0`. Default `1e-10`.
@@ -197,9 +197,9 @@ impl Options {
         if !(self.rtol.is_finite() && self.rtol > 0.0) {
             return bad(format!("rtol must be finite and > 0, got {}", self.rtol));
         }
-        if !(self.rtol < 1.0) {
+        if !(self.rtol <= 1.0) {
             return bad(format!(
-                "rtol must be < 1, got {}: a relative error of 100 % or more admits any answer",
+                "rtol must be <= 1, got {}: a relative error above 100 % admits any answer",
                 self.rtol
             ));
         }

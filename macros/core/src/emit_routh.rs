@@ -11,8 +11,6 @@ use crate::notation::{doc_block, formula};
 use crate::model::Model;
 use crate::routh::Reduced;
 
-/// `KeplerRouth` → `kepler_routh`.
-
 /// Everything generated for one reduction; `api` is the reduced model's standard emission.
 pub fn emit(full: &Model, red: &Reduced, api: TokenStream, vis: &syn::Visibility) -> TokenStream {
     let rm = &red.model;
