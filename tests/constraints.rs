@@ -64,6 +64,19 @@ struct DiskAndWall {
     e: f64,
 }
 
+/// The same line disk with its constraint as the one-form `dx - r * dphi`.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, phi),
+    lagrangian = m / 2 * dot(x).powi(2) + i / 2 * dot(phi).powi(2),
+    constraint(roll = dx - r * dphi),
+)]
+struct LineDiskOneForm {
+    m: f64,
+    i: f64,
+    r: f64,
+}
+
 /// Two velocity constraints on a free particle that become dependent on the line x = 1 only.
 #[derive(Mechanics)]
 #[mechanics(
@@ -169,6 +182,8 @@ fn rolling_disk_follows_the_closed_form_circle_and_keeps_its_energy() {
 #[test]
 fn rolling_on_a_line_is_reported_integrable_and_dependent_rows_are_a_typed_error() {
     assert_eq!(LineDisk::CONSTRAINT_KINDS, [ConstraintKind::Integrable]);
+    assert_eq!(LineDiskOneForm::CONSTRAINT_KINDS, [ConstraintKind::Integrable]);
+    let _ = LineDiskOneForm { m: 1.0, i: 1.0, r: 1.0 };
     assert_eq!(LineDisk::CONSTRAINTS_INTEGRABLE, Some(true));
     // Rows that are dependent at some states only (identically dependent ones are a compile
     // error, see tests/ui): there, a typed error naming the rows, never a NaN.
@@ -209,6 +224,9 @@ fn bead_on_a_spinning_rod_gains_energy_as_the_affine_constraint_does_work() {
         let de = (bead.energy(*t, &(x + h * f)) - bead.energy(*t, &(x - h * f))) / (2.0 * h);
         let lam = bead.constraint_forces(*t, x).unwrap()[0];
         assert!((de - lam * bead.w).abs() < 1e-6 * (1.0 + de.abs()), "dE/dt = {de}, λω = {}", lam * bead.w);
+        // The generated energy balance: dE/dt = power of the forces (0) − ∂L/∂t (0) − λ·b.
+        let balance = bead.power(*t, x) + bead.constraint_power(*t, x).unwrap();
+        assert!((de - balance).abs() < 1e-6 * (1.0 + de.abs()), "dE/dt = {de}, balance {balance}");
     }
     assert_eq!(BeadOnSpinningRod::CONSTRAINT_KINDS, [ConstraintKind::Integrable]);
 }

@@ -229,6 +229,17 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
             Ok({ #solve }?.multipliers)
         }
 
+        /// The power of the constraint forces, λ·(A q̇) = −λ·b: the constraints' share of the energy balance
+        /// dE/dt = Q·q̇ − ∂L/∂t − λ·b (zero for linear constraints, b ≡ 0).
+        ///
+        /// # Errors
+        /// As [`Self::accelerations`].
+        pub fn constraint_power(&self, t: f64, x: &#state) -> ::core::result::Result<f64, #fe> {
+            let lam = { #solve }?.multipliers;
+            let (_, b, _) = self.#rows_fn(t, x);
+            Ok(-lam.dot(&b))
+        }
+
         /// Velocity-level residuals A q̇ + b (zero on the constraint manifold).
         #[must_use]
         pub fn velocity_residuals(&self, t: f64, x: &#state) -> #vec_m {
