@@ -52,6 +52,10 @@ fn tight() -> HybridOptions {
 #[test]
 fn rolling_constraints_switch_on_by_the_kinetic_metric_projection() {
     let s = Sphere { k2: 0.4, r: 1.0 };
+    // Rolling without slipping on the plane is nonholonomic (the Frobenius test of the derive).
+    let nonholonomic = routh::runtime::ConstraintKind::Nonholonomic;
+    assert_eq!(SphereRough::CONSTRAINT_KINDS, [nonholonomic, nonholonomic]);
+    assert_eq!(SphereRough::CONSTRAINTS_INTEGRABLE, Some(false));
     // x₀ = −1, ẋ₀ = 2, ẏ₀ = 0.3, ω₀ = (0.5, −1, 2) (the digest's data), at θ = π/2, ψ = 0.
     let half_pi = std::f64::consts::FRAC_PI_2;
     let x0 = s.smooth_state([-1.0, 0.0, 0.0, half_pi, 0.0], [2.0, 0.3, 1.0, 0.5, 2.0]);
