@@ -190,7 +190,7 @@ fn lower_model(
         constraints.extend(cx.ok(lower_constraint(&mut lower, decl, &dq, dt)));
     }
     cx.repeats(&constraints, |c| c.name.to_string(), |c| {
-        syn::Error::new(c.name.span(), format!("two constraints are named `{}`", c.name))
+        syn::Error::new(c.name.span(), format!("two constraints are named `{}`; rename one (multipliers and guards refer to constraints by name)", c.name))
     });
     let impact_names: Vec<Ident> = raw.impacts.iter().filter_map(|d| d.name.clone()).collect();
     let mut impacts = Vec::new();
