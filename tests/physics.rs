@@ -334,3 +334,30 @@ fn a_potential_undefined_beyond_a_wall_does_not_end_the_run() {
     assert!(sol.stats.rejected > 0 && sol.states.iter().all(|x| x[0] > 0.0));
     assert!((p.energy(t, x) - e0).abs() < 1e-6 * e0);
 }
+
+/// A kinetic term through a 12-fold composition, f = sin(sin(… sin(x))): M = m (1 + f′²) ≥ m is
+/// regular, and the derive must not call it singular (a float tolerance on a deep composition's
+/// magnitude once did).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x),
+    define(f = ((((((((((((x).sin()).sin()).sin()).sin()).sin()).sin()).sin()).sin()).sin()).sin()).sin()).sin()),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(f).powi(2)),
+)]
+struct DeepKinetic {
+    m: f64,
+}
+
+#[test]
+fn a_deep_composition_in_the_kinetic_energy_is_regular() {
+    let d = DeepKinetic { m: 2.0 };
+    let x0 = 0.7f64;
+    // f′ by the chain rule: the product of cos at every level.
+    let (mut u, mut df) = (x0, 1.0);
+    for _ in 0..12 {
+        df *= u.cos();
+        u = u.sin();
+    }
+    let m = d.mass_matrix(0.0, &d.state([x0], [0.0]))[(0, 0)];
+    assert!((m - d.m * (1.0 + df * df)).abs() < 1e-12, "{m}");
+}

@@ -109,3 +109,27 @@ fn disk_momentum_map_matches_the_corrected_formula_and_is_conserved_in_flight() 
         assert!((d.rotation_momentum(t, x) - j1).abs() < 1e-9 && (d.phi_momentum(t, x) - j2).abs() < 1e-12);
     }
 }
+
+/// A true symmetry behind an identity: cos 2φ − cos²φ + sin²φ ≡ 0, so φ is cyclic although it
+/// appears in L (the zero test must accept it, in high precision, not just by a float tolerance).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(r, phi),
+    lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(phi)).powi(2))
+        - k * ((2 * phi).cos() - phi.cos().powi(2) + phi.sin().powi(2)) - k * r.powi(2),
+    symmetry(cyclic(phi)),
+)]
+struct IdentityInvariant {
+    m: f64,
+    k: f64,
+}
+
+#[test]
+fn a_symmetry_behind_an_identity_is_accepted_and_conserved() {
+    let s = IdentityInvariant { m: 1.5, k: 1e12 };
+    let x0 = s.state([1.0, 0.3], [0.0, 1.0]);
+    let sol = s.simulate(x0, 0.0..1e-4, &Options::default().rtol(1e-12).atol(1e-14)).unwrap();
+    let (t, x) = sol.last().unwrap();
+    let j0 = s.phi_momentum(0.0, &x0);
+    assert!((s.phi_momentum(t, x) - j0).abs() < 1e-9 * j0.abs(), "J drifts");
+}

@@ -57,7 +57,8 @@ pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<
         };
         let mut heading = format!(
             "Momentum map of symmetry `{name}`, J = ∂L/∂q̇ · ξ_Q, with generator ξ_Q = {}. Invariance ξᶜ(L) ≡ 0 \
-             was verified at compile time. Forces: {status}; {algebra}.",
+             was verified at compile time (structurally, or by randomized identity testing in 320-bit arithmetic: \
+             zero below 2⁻²⁰⁰ of its magnitude at 12 random points). Forces: {status}; {algebra}.",
             generator.join(" + ")
         );
         for is in &se.impacts {
