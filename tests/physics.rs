@@ -361,3 +361,11 @@ fn a_deep_composition_in_the_kinetic_energy_is_regular() {
     let m = d.mass_matrix(0.0, &d.state([x0], [0.0]))[(0, 0)];
     assert!((m - d.m * (1.0 + df * df)).abs() < 1e-12, "{m}");
 }
+
+#[test]
+fn a_non_finite_parameter_is_named() {
+    let bad = Oscillator { m: 1.0, k: f64::NAN };
+    let err = bad.simulate(bad.state([1.0], [0.0]), 0.0..1.0, &Options::default()).unwrap_err();
+    assert!(matches!(err, SimError::InvalidParameter { name: "k", .. }), "{err:?}");
+    assert!(err.to_string().contains("`k`"), "{err}");
+}

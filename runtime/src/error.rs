@@ -120,6 +120,16 @@ pub enum SimError {
         /// [`crate::HybridSystem::mode_count`].
         modes: usize,
     },
+    /// A model parameter is unusable: not finite, or a restitution coefficient below zero.
+    #[error("parameter `{name}` = {value} is invalid: {reason}")]
+    InvalidParameter {
+        /// The parameter (struct field).
+        name: &'static str,
+        /// Its value.
+        value: f64,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// A reset returned a non-finite state or [`FieldError::NonFinite`].
     #[error("reset of guard `{guard}` failed at t = {t}")]
     ResetFailed {

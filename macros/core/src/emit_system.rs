@@ -10,7 +10,56 @@ use quote::{format_ident, quote};
 use crate::codegen::mode_type;
 use crate::emit_hybrid::{GuardRow, ModeRow, ModeTable, ZenoRow, hybrid_system_impl};
 use crate::layout::state_dim;
-use crate::model::{Model, System, Trigger};
+use crate::layout::Role;
+use crate::model::{Law, Model, System, Trigger};
+
+/// `check_parameters`: every parameter finite, every restitution coefficient ≥ 0, checked when a
+/// simulation starts (a typed error naming the parameter instead of a run that fails later, or a
+/// negative coefficient that ends as a stuck contact).
+fn check_parameters(models: &[Model]) -> TokenStream {
+    let Some(first) = models.first() else { return TokenStream::new() };
+    let params = &first.parameters;
+    let names: Vec<String> = params.iter().map(ToString::to_string).collect();
+    let mut coefficients: Vec<&syn::Ident> = Vec::new();
+    for m in models {
+        for imp in &m.impacts {
+            if let Law::Restitution(rows) = &imp.law {
+                for (_, e) in rows {
+                    if let Some(Role::Parameter(i)) = m.role(*e)
+                        && !coefficients.contains(&&m.parameters[i])
+                    {
+                        coefficients.push(&m.parameters[i]);
+                    }
+                }
+            }
+        }
+    }
+    let coefficient_names: Vec<String> = coefficients.iter().map(ToString::to_string).collect();
+    quote! {
+        /// Checks the parameters a simulation starts with: every one finite, and every restitution
+        /// coefficient `≥ 0` (`e > 1` is allowed: a superelastic impact that adds energy).
+        ///
+        /// # Errors
+        /// [`SimError::InvalidParameter`](::routh::runtime::SimError) naming the first bad parameter.
+        pub fn check_parameters(&self) -> ::core::result::Result<(), ::routh::runtime::SimError> {
+            #(
+                if !self.#params.is_finite() {
+                    return Err(::routh::runtime::SimError::InvalidParameter { name: #names, value: self.#params, reason: "it is not finite" });
+                }
+            )*
+            #(
+                if !(self.#coefficients >= 0.0) {
+                    return Err(::routh::runtime::SimError::InvalidParameter {
+                        name: #coefficient_names,
+                        value: self.#coefficients,
+                        reason: "a restitution coefficient must be >= 0",
+                    });
+                }
+            )*
+            Ok(())
+        }
+    }
+}
 
 /// The system-level items of `system`.
 pub fn items(system: &System) -> TokenStream {
@@ -25,6 +74,7 @@ pub fn standalone(model: &Model) -> TokenStream {
 /// A model without modes: `simulate` (smooth, with events) or, with impacts, `IMPACTS`, the
 /// hybrid `simulate` and `impl HybridSystem`.
 fn single(model: &Model) -> TokenStream {
+    let check = check_parameters(std::slice::from_ref(model));
     let d = model.layout.state_dim();
     let name = &model.name;
     let state = quote! { ::routh::nalgebra::SVector<f64, #d> };
@@ -35,9 +85,9 @@ fn single(model: &Model) -> TokenStream {
         let (n, nm) = (model.dof(), model.dof() + m);
         let run = |events: TokenStream| {
             if m == 0 {
-                quote! { ::routh::runtime::integrate(self, span, x0, #events, options) }
+                quote! { self.check_parameters()?; ::routh::runtime::integrate(self, span, x0, #events, options) }
             } else {
-                quote! { ::routh::runtime::constrained::integrate_constrained::<Self, #n, #d, #m, #nm>(self, span, x0, #events, options) }
+                quote! { self.check_parameters()?; ::routh::runtime::constrained::integrate_constrained::<Self, #n, #d, #m, #nm>(self, span, x0, #events, options) }
             }
         };
         let (plain, with_events) = (run(quote!(&[])), run(quote!(events)));
@@ -50,6 +100,8 @@ fn single(model: &Model) -> TokenStream {
         return quote! {
             #[automatically_derived]
             impl #name {
+                #check
+
                 /// Integrates the equations of motion from `x0` over `span` with adaptive Dormand–Prince 5(4).
                 #[doc = #note]
                 ///
@@ -90,6 +142,7 @@ fn single(model: &Model) -> TokenStream {
         pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::HybridOptions)
             -> ::core::result::Result<::routh::runtime::HybridTrajectory<#d>, ::routh::runtime::SimError>
         {
+            self.check_parameters()?;
             ::routh::runtime::simulate_hybrid(self, 0, x0, span, options)
         }
     };
@@ -120,6 +173,8 @@ fn single(model: &Model) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl #name {
+                #check
+
             #simulate
         }
 
@@ -133,6 +188,7 @@ fn single(model: &Model) -> TokenStream {
 /// prefix, the rest is zero).
 fn multi(system: &System) -> TokenStream {
     let (name, vis, modes) = (&system.name, &system.vis, &system.modes);
+    let check = check_parameters(modes);
     let dims: Vec<usize> = modes.iter().map(Model::dof).collect();
     let dmax = dims.iter().map(|&n| state_dim(n)).max().unwrap_or(0);
     let state = quote! { ::routh::nalgebra::SVector<f64, #dmax> };
@@ -220,6 +276,7 @@ fn multi(system: &System) -> TokenStream {
 
         #[automatically_derived]
         impl #name {
+            #check
             /// Names of the modes, in declaration order (their indices are the mode constants).
             pub const MODES: [&'static str; #count] = [#(#mode_names),*];
             /// Dimension of the padded state shared by all modes (the largest mode's 2n).
@@ -238,6 +295,7 @@ fn multi(system: &System) -> TokenStream {
             pub fn simulate(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::HybridOptions)
                 -> ::core::result::Result<::routh::runtime::HybridTrajectory<#dmax>, ::routh::runtime::SimError>
             {
+                self.check_parameters()?;
                 ::routh::runtime::simulate_hybrid(self, mode, x0, span, options)
             }
         }

@@ -8,7 +8,7 @@ use syn::Ident;
 /// Inherent methods and constants generated on a model (or a mode's view, or a reduced type).
 pub const RESERVED: &[&str] = &[
     "state", "mass_matrix", "forcing", "accelerations", "lagrangian", "energy", "momenta", "power", "jacobian",
-    "simulate", "simulate_with_events", "simulate_reconstructed", "reconstruct", "cyclic_velocities",
+    "simulate", "simulate_with_events", "check_parameters", "simulate_reconstructed", "reconstruct", "cyclic_velocities",
     "constraint_rows", "constraint_bias", "constraint_forces", "constraint_power", "constraint_force_rates", "velocity_residuals",
     "position_residuals", "project_state", "state_with_known_velocities", "DOF", "STATE_DIM", "COORDINATES",
     "IMPACTS", "MODES", "SYMMETRIES", "CONSTRAINTS", "CONSTRAINT_KINDS", "CONSTRAINTS_INTEGRABLE", "CYCLIC",
