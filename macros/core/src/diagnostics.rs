@@ -88,7 +88,11 @@ pub fn unknown<'a, S: AsRef<str> + 'a>(
     known: impl Display,
 ) -> syn::Error {
     let hint = hint(name, candidates.into_iter().map(AsRef::as_ref));
-    syn::Error::new(span, format!("{what}{hint} {known}"))
+    if hint.is_empty() {
+        syn::Error::new(span, format!("{what}. {known}"))
+    } else {
+        syn::Error::new(span, format!("{what}{hint} {known}"))
+    }
 }
 
 /// Edit distance counting insertions, deletions, substitutions and transpositions of adjacent

@@ -172,6 +172,14 @@ impl<'a> Lowerer<'a> {
             );
             return unknown(ident.span(), format_args!("unknown name `{name}`"), &name, &candidates, known);
         }
+        // `xdot`, `x_dot`, `dx`: a velocity written as a name.
+        let stem = name.strip_suffix("_dot").or_else(|| name.strip_suffix("dot")).or_else(|| name.strip_prefix("d"));
+        if let Some(c) = stem.filter(|c| self.coordinates.iter().any(|x| x == c)) {
+            return syn::Error::new(
+                ident.span(),
+                format!("unknown name `{name}`; the velocity of coordinate `{c}` is written `dot({c})`"),
+            );
+        }
         let known = format!("Known names: {} (coordinates, parameters, defines and time `t`)", self.known.join(", "));
         unknown(ident.span(), format_args!("unknown name `{name}`"), &name, &self.known, known)
     }
