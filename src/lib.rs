@@ -123,6 +123,42 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! Modes: a model with `mode(name, items...)` items has one *view type* per mode,
+//! `<Model><Mode><'a>` (e.g. `BallRest`), reached by `model.<mode>()`, with the whole single-model
+//! API of that mode (`mass_matrix`, `energy`, `jacobian`, constraint forces, the guards and resets
+//! of the transitions leaving it, with their Jacobians). The model itself has `MODES`, one index
+//! constant per mode (`Ball::REST`), `<mode>_state(q, qdot)` building the padded state shared by
+//! all modes, `simulate(mode, x0, span, options)`, and implements
+//! [`runtime::HybridSystem`] (with exact Jacobians, guard gradients and reset Jacobians for
+//! variational equations). `unilateral(...)` generates such modes for a contact:
+//!
+//! ```
+//! use routh::prelude::*;
+//! use routh::runtime::HybridSystem;
+//!
+//! /// A ball on a floor it can rest on: modes `free` and `floor` are generated.
+//! #[derive(Mechanics)]
+//! #[mechanics(
+//!     coordinates(y),
+//!     lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
+//!     unilateral(name = floor, guard = y, law = restitution(e)),
+//! )]
+//! struct Ball { m: f64, g: f64, e: f64 }
+//!
+//! let ball = Ball { m: 1.0, g: 9.81, e: 0.5 };
+//! assert_eq!(Ball::MODES, ["free", "floor"]);
+//! let sol = ball.simulate(Ball::FREE, ball.free_state([1.0], [0.0]), 0.0..5.0, &HybridOptions::default())?;
+//! // The bounces accumulate and the ball settles on the floor, where the contact force is m g.
+//! assert_eq!(sol.mode_sequence(), vec![Ball::FREE, Ball::FLOOR]);
+//! let (t, _, x) = sol.last().unwrap();
+//! assert!((ball.floor().constraint_forces(t, x)?[0] - 9.81).abs() < 1e-9);
+//! // The hybrid system's reset Jacobian (for saltation matrices) at an impact of the free mode.
+//! let impact = &sol.impacts[0];
+//! let jac = ball.reset_jacobian(Ball::FREE, impact.guard_index, impact.t, &impact.pre)?;
+//! assert!((jac[(1, 1)] + 0.5).abs() < 1e-12); // ẏ⁺ = −e ẏ⁻
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Expressions are Rust expression syntax:
 //! - integer and float literals, converted to **exact** rationals (`0.1` is 1/10);
 //! - `+ - * /`, unary `-`, parentheses. `^` is XOR in Rust and is rejected: write `x.powi(2)`;
