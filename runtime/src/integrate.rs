@@ -81,7 +81,7 @@ where
     options.validate()?;
     let (t0, t1) = crate::options::check_start(&t_span, x0.as_slice(), false)?;
     let dir = if t1 >= t0 { 1.0 } else { -1.0 };
-    let mut schedule = Schedule::new(&options.output, t0, t1, dir)?;
+    let mut schedule = Schedule::new(&options.output, t0, t1, dir, (D + 1) * 8, options.max_output_bytes)?;
     let mut out = Output::new(schedule.len_hint());
 
     // Initial output.

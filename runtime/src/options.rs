@@ -71,6 +71,10 @@ pub struct Options {
     /// For constrained systems: project onto the constraints after every accepted step and
     /// start from the projection of the initial state ([`crate::constrained`]). Default `true`.
     pub projection: bool,
+    /// Largest memory, in bytes, the samples of an [`Output::Interval`] may take; a grid that
+    /// would need more is [`SimError::InvalidOptions`] before any work is done (instead of
+    /// allocating until memory runs out). Default 4 GiB.
+    pub max_output_bytes: usize,
 }
 
 impl Default for Options {
@@ -86,6 +90,7 @@ impl Default for Options {
             event_tolerance: 1e-12,
             dense: false,
             projection: true,
+            max_output_bytes: 4 << 30,
         }
     }
 }
@@ -121,6 +126,12 @@ impl Options {
     #[must_use]
     pub fn tol(&self) -> Tolerances {
         Tolerances { rtol: self.rtol, atol: self.atol }
+    }
+    /// Set [`Options::max_output_bytes`].
+    #[must_use]
+    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
+        self.max_output_bytes = bytes;
+        self
     }
     /// Set [`Options::projection`].
     #[must_use]
@@ -271,7 +282,16 @@ pub(crate) enum Schedule<'o> {
 
 impl<'o> Schedule<'o> {
     /// Build and validate the schedule for the span `t0 → t1` (`dir` = ±1).
-    pub(crate) fn new(output: &'o Output, t0: f64, t1: f64, dir: f64) -> Result<Self, SimError> {
+    /// `sample_bytes` is the memory one stored sample takes, bounded by `max_bytes` in total for a
+    /// uniform grid.
+    pub(crate) fn new(
+        output: &'o Output,
+        t0: f64,
+        t1: f64,
+        dir: f64,
+        sample_bytes: usize,
+        max_bytes: usize,
+    ) -> Result<Self, SimError> {
         match output {
             Output::Steps => Ok(Schedule::Steps),
             Output::Times(times) => {
@@ -298,6 +318,16 @@ impl<'o> Schedule<'o> {
                 if !(n.is_finite() && n < MAX_INTERVAL_POINTS) {
                     return Err(SimError::InvalidOptions(format!(
                         "output interval {dt} gives more than {MAX_INTERVAL_POINTS} points"
+                    )));
+                }
+                let bytes = (n + 1.0) * sample_bytes as f64;
+                if bytes > max_bytes as f64 {
+                    return Err(SimError::InvalidOptions(format!(
+                        "output interval {dt} over {span} gives {} samples needing {:.1} GB, more than \
+                         max_output_bytes ({:.1} GB): use a coarser interval or Output::Times",
+                        n + 1.0,
+                        bytes / 1e9,
+                        max_bytes as f64 / 1e9
                     )));
                 }
                 Ok(Schedule::Interval {

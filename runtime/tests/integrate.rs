@@ -724,3 +724,14 @@ fn tolerances_that_admit_any_answer_are_rejected() {
     let msg = SimError::InvalidTimeSpan { t0: 10.0, t1: 0.0 }.to_string();
     assert!(msg.contains("forward in time"), "{msg}");
 }
+
+#[test]
+fn an_output_grid_too_large_for_memory_is_rejected_up_front() {
+    // 1e8 samples of a 2-state are 2.4 GB: fine by default (4 GiB) only if asked for less.
+    let osc = |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> { Ok(Vector2::new(x[1], -x[0])) };
+    let opts = Options::default().output(Output::Interval(1e-7)).max_output_bytes(1 << 30);
+    match integrate(&osc, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &opts) {
+        Err(SimError::InvalidOptions(msg)) => assert!(msg.contains("max_output_bytes"), "{msg}"),
+        other => panic!("{:?}", other.map(|t| t.len())),
+    }
+}

@@ -342,7 +342,7 @@ where
     options.validate()?;
     let (t0, t1) = crate::options::check_start(&t_span, x0.as_slice(), true)?;
     check_mode(sys, mode)?;
-    let schedule = Schedule::new(&options.ode.output, t0, t1, 1.0)?;
+    let schedule = Schedule::new(&options.ode.output, t0, t1, 1.0, (D + 2) * 8, options.ode.max_output_bytes)?;
     let cap = schedule.len_hint().unwrap_or(64).min(1 << 20);
     let mut run = Run {
         sys,
