@@ -155,6 +155,23 @@ fn cartesian_pendulum_matches_the_angle_model_and_its_tension() {
     assert_eq!(CartesianPendulum::CONSTRAINT_KINDS, [ConstraintKind::Holonomic]);
 }
 
+/// A generated constrained run that hits the step limit keeps its work (`keep_partial`): the
+/// samples are the full run's, still on the constraint, with the constraint report.
+#[test]
+fn a_failed_constrained_run_keeps_its_samples_on_the_constraint() {
+    let cart = CartesianPendulum { m: 1.3, g: 9.81, l: 0.7 };
+    let x0 = cart.state([0.7 * 1.1f64.sin(), -0.7 * 1.1f64.cos()], [0.0, 0.0]);
+    let full = cart.simulate(x0, 0.0..20.0, &tight()).unwrap();
+    let part = cart.simulate(x0, 0.0..20.0, &tight().max_steps(60).keep_partial(true)).unwrap();
+    assert!(matches!(part.stop, StopReason::Failed(SimError::StepLimit { steps: 60, .. })), "{:?}", part.stop);
+    let n = part.len();
+    assert!(n > 20 && n < full.len());
+    assert_eq!(part.states[..], full.states[..n], "the kept samples are the full run's");
+    let report = part.constraints.unwrap();
+    assert!(report.worst.0 < 1e-14 && report.worst.1 < 1e-13, "{report:?}");
+    assert!(cart.simulate(x0, 0.0..20.0, &tight().max_steps(60)).is_err());
+}
+
 #[test]
 fn rolling_disk_follows_the_closed_form_circle_and_keeps_its_energy() {
     let d = RollingDisk { m: 2.0, i: 0.3, j: 0.15, r: 0.4 };

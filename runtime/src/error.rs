@@ -96,6 +96,12 @@ pub enum SimError {
         /// The limit that was hit.
         steps: usize,
     },
+    /// The run was cancelled through its [`crate::Monitor`]; `t` is the time reached.
+    #[error("cancelled at t = {t}")]
+    Cancelled {
+        /// Time reached (the end of the last accepted step).
+        t: f64,
+    },
     /// An option was out of range; the message names it.
     #[error("invalid options: {0}")]
     InvalidOptions(String),

@@ -30,7 +30,10 @@ use crate::trajectory::{Stats, StopReason, Trajectory};
 /// * [`SimError::NonFiniteState`] if `F(t0, x0)` is not finite, or if NaN/∞ persists as the
 ///   step is shrunk;
 /// * [`SimError::SingularMassMatrix`] as soon as the field reports one;
-/// * [`SimError::StepSizeUnderflow`], [`SimError::StepLimit`].
+/// * [`SimError::StepSizeUnderflow`], [`SimError::StepLimit`], [`SimError::Cancelled`].
+///
+/// The errors after the start are returned inside the trajectory instead, with the samples up to
+/// the last accepted step, when [`Options::keep_partial`] is set ([`StopReason::Failed`]).
 ///
 /// # Example
 /// ```
@@ -103,8 +106,21 @@ where
     let mut records = Vec::new();
     let mut segments: Vec<DenseSegment<D>> = Vec::new();
 
+    // A failure after the start ends the run; with `keep_partial` the samples so far are kept.
+    macro_rules! fail {
+        ($e:expr) => {
+            match $e {
+                Ok(v) => v,
+                Err(e) if options.keep_partial => {
+                    let e: SimError = e.into();
+                    return Ok(out.finish(records, StopReason::Failed(e), integ.stats(), segments));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
+    }
     loop {
-        let step = integ.step(&mut ())?;
+        let step = fail!(integ.step(&mut ()));
         let t_new = step.t_new;
         let mut x_new = *integ.x_new();
 
@@ -113,7 +129,7 @@ where
             || schedule.peek().is_some_and(|tau| (tau - t_new) * dir < 0.0);
         let mut seg = need_dense.then(|| integ.dense());
         let unprojected = x_new;
-        post(t_new, &mut x_new)?;
+        fail!(post(t_new, &mut x_new));
         if x_new != unprojected {
             integ.replace_state(x_new);
         }

@@ -53,6 +53,7 @@ pub mod hybrid;
 pub mod integrate;
 pub mod linalg;
 pub mod mechanics;
+pub mod monitor;
 pub mod options;
 pub mod reduction;
 pub mod state;
@@ -71,6 +72,7 @@ pub use hybrid::{
 };
 pub use integrate::integrate;
 pub use mechanics::ConstraintKind;
+pub use monitor::Monitor;
 pub use reduction::{HybridReduction, MomentumJump, Reconstruction};
 pub use linalg::{LuFactor, MassFactor, solve_general, solve_mass, solve_mass_columns};
 pub use options::{Options, Output, Tolerances};

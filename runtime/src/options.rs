@@ -75,6 +75,16 @@ pub struct Options {
     /// would need more is [`SimError::InvalidOptions`] before any work is done (instead of
     /// allocating until memory runs out). Default 4 GiB.
     pub max_output_bytes: usize,
+    /// Keep the work done when a run fails after it started (step limit, step-size underflow,
+    /// a field error, cancellation): the run returns `Ok` with the samples up to the last
+    /// accepted step and [`crate::StopReason::Failed`] (or [`crate::HybridStop::Failed`])
+    /// holding the error, instead of `Err`. Errors found before any step (options, span,
+    /// initial state) stay `Err`. Default `false`, so a failure cannot pass for a finished run
+    /// unless asked for.
+    pub keep_partial: bool,
+    /// A handle to watch the run's progress and cancel it from another thread
+    /// ([`crate::monitor`]). Default `None`.
+    pub monitor: Option<crate::monitor::Monitor>,
 }
 
 impl Default for Options {
@@ -91,6 +101,8 @@ impl Default for Options {
             dense: false,
             projection: true,
             max_output_bytes: 4 << 30,
+            keep_partial: false,
+            monitor: None,
         }
     }
 }
@@ -190,6 +202,18 @@ impl Options {
     #[must_use]
     pub fn event_tolerance(mut self, tol: f64) -> Self {
         self.event_tolerance = tol;
+        self
+    }
+    /// Set [`Options::monitor`].
+    #[must_use]
+    pub fn monitor(mut self, monitor: crate::monitor::Monitor) -> Self {
+        self.monitor = Some(monitor);
+        self
+    }
+    /// Set [`Options::keep_partial`].
+    #[must_use]
+    pub fn keep_partial(mut self, yes: bool) -> Self {
+        self.keep_partial = yes;
         self
     }
     /// Set [`Options::dense`].

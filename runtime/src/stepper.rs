@@ -177,6 +177,7 @@ pub struct Integrator<'f, F: ?Sized, S> {
     restart: bool,
     attempts: usize,
     stats: Stats,
+    monitor: Option<crate::monitor::Monitor>,
 }
 
 impl<'f, F, S> Integrator<'f, F, S>
@@ -223,6 +224,7 @@ where
             restart: false,
             attempts: 0,
             stats,
+            monitor: options.monitor.clone(),
         })
     }
 
@@ -302,8 +304,8 @@ where
     /// # Errors
     /// [`SimError::StepSizeUnderflow`] (or the cause of the last rejection: a persistent NaN is
     /// [`SimError::NonFiniteState`], a control's [`Verdict::Shrink::cause`]) when the step falls
-    /// below its floor; [`SimError::StepLimit`] after [`Options::max_steps`] attempts; a field
-    /// error.
+    /// below its floor; [`SimError::StepLimit`] after [`Options::max_steps`] attempts;
+    /// [`SimError::Cancelled`] once [`Options::monitor`] is cancelled; a field error.
     pub fn step<C>(&mut self, control: &mut C) -> Result<Step, SimError>
     where
         C: StepControl<S> + ?Sized,
@@ -314,6 +316,11 @@ where
             self.t = s.t_new;
             self.x = self.stages.x_new.clone();
             self.h = h_next;
+        }
+        if let Some(m) = &self.monitor
+            && m.is_cancelled()
+        {
+            return Err(SimError::Cancelled { t: self.t });
         }
         if std::mem::take(&mut self.restart) {
             self.stages.k[0] = match dopri5::eval(self.field, self.t, &self.x, &mut self.stats.evaluations)? {
@@ -389,6 +396,9 @@ where
             }
             self.reject = false;
             let step = Step { t, h, t_new, last };
+            if let Some(m) = &self.monitor {
+                m.record(t_new, self.attempts);
+            }
             self.pending = Some((step, h_new));
             self.dense = dense;
             return Ok(step);

@@ -3,6 +3,7 @@
 use nalgebra::SVector;
 
 use crate::dopri5::DenseSegment;
+use crate::error::SimError;
 use crate::events::EventRecord;
 
 /// Why the integration ended.
@@ -17,6 +18,10 @@ pub enum StopReason {
         /// Time of the event (also the time of the last output).
         t: f64,
     },
+    /// The run failed after it started, and [`crate::Options::keep_partial`] asked for the work
+    /// done so far: the trajectory holds every sample up to the last accepted step, and this is
+    /// the error that ended it. Without that option the same failure is returned as `Err`.
+    Failed(SimError),
 }
 
 /// Work counters.

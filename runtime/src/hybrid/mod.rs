@@ -328,7 +328,9 @@ impl<const D: usize> Completion<D> {
 ///   `StepSizeUnderflow`, `StepLimit`).
 ///
 /// Zeno behaviour, the impact limit and persistent contact are not errors: they end the
-/// simulation with the corresponding [`HybridStop`] and the trajectory so far.
+/// simulation with the corresponding [`HybridStop`] and the trajectory so far. With
+/// [`Options::keep_partial`](crate::Options::keep_partial) in [`HybridOptions::ode`], so do the
+/// errors above once a step was taken or an impact applied ([`HybridStop::Failed`]).
 pub fn simulate_hybrid<S, const D: usize>(
     sys: &S,
     mode: usize,
@@ -367,83 +369,93 @@ where
     }
     // The guard whose crossing ended the last segment (already known to be approaching).
     let mut crossing: Option<usize> = None;
-    let stop = loop {
-        let before = run.impacts.len();
-        let resolved = run.resolve(t, &mut x, &mut mode_now, crossing.take())?;
-        let zeno = if run.impacts.len() > before { run.zeno.push(&options.zeno, t, t1) } else { None };
-        // An accumulation of impacts, or a geometric tail that ran into persistent contact
-        // before the Zeno window filled.
-        let zeno = zeno.or_else(|| match resolved {
-            Some(HybridStop::Stuck { .. }) => run.zeno.tail(&options.zeno),
-            _ => None,
-        });
-        // Persistent contact — an accumulation, or a reset that leaves the state pressed into its
-        // guard — continues in the completing mode where the system has one.
-        let stuck = matches!(resolved, Some(HybridStop::Stuck { .. }));
-        if zeno.is_some() || stuck {
-            let guard = run.impacts.last().filter(|i| i.mode_after == mode_now).map(|i| i.guard_index);
-            let t_acc = zeno.unwrap_or(t);
-            if let Some(g) = guard
-                && run.complete(&mut t, t_acc, g, &mut x, &mut mode_now)?
-            {
-                continue;
-            }
-        }
-        if let Some(t_acc) = zeno {
-            break HybridStop::Zeno { t_accumulation: t_acc.max(t), impacts: run.impacts.len() };
-        }
-        if let Some(stop) = resolved {
-            break stop;
-        }
-        if !(t < t1) {
-            break HybridStop::Finished;
-        }
-        let restart_len = run.samples.len();
-        match run.segment(t, &x, mode_now)? {
-            SegmentEnd::Finished => break HybridStop::Finished,
-            SegmentEnd::Penetration { guard } => {
-                run.samples.truncate(restart_len);
-                // A geometric impact tail that ran into persistent contact before the Zeno window
-                // filled: an accumulation after all.
-                let tail = run.zeno.tail(&options.zeno);
-                let t_acc = tail.unwrap_or(t);
-                if run.complete(&mut t, t_acc, guard, &mut x, &mut mode_now)? {
+    let outcome = (|| -> Result<HybridStop, SimError> {
+        Ok(loop {
+            let before = run.impacts.len();
+            let resolved = run.resolve(t, &mut x, &mut mode_now, crossing.take())?;
+            let zeno = if run.impacts.len() > before { run.zeno.push(&options.zeno, t, t1) } else { None };
+            // An accumulation of impacts, or a geometric tail that ran into persistent contact
+            // before the Zeno window filled.
+            let zeno = zeno.or_else(|| match resolved {
+                Some(HybridStop::Stuck { .. }) => run.zeno.tail(&options.zeno),
+                _ => None,
+            });
+            // Persistent contact — an accumulation, or a reset that leaves the state pressed into its
+            // guard — continues in the completing mode where the system has one.
+            let stuck = matches!(resolved, Some(HybridStop::Stuck { .. }));
+            if zeno.is_some() || stuck {
+                let guard = run.impacts.last().filter(|i| i.mode_after == mode_now).map(|i| i.guard_index);
+                let t_acc = zeno.unwrap_or(t);
+                if let Some(g) = guard
+                    && run.complete(&mut t, t_acc, g, &mut x, &mut mode_now)?
+                {
                     continue;
                 }
-                if let Some(t_acc) = tail {
-                    break HybridStop::Zeno { t_accumulation: t_acc.max(t), impacts: run.impacts.len() };
-                }
-                break HybridStop::Stuck {
-                    t,
-                    guard: sys.guard_name(mode_now, guard),
-                };
             }
-            SegmentEnd::Crossing {
-                t: tc,
-                x: xc,
-                guard,
-            } => {
-                let rate = sys.guard_rate(mode_now, guard, tc, &xc);
-                if !rate.is_finite() {
-                    return Err(SimError::NonFiniteGuard {
-                        t: tc,
+            if let Some(t_acc) = zeno {
+                break HybridStop::Zeno { t_accumulation: t_acc.max(t), impacts: run.impacts.len() };
+            }
+            if let Some(stop) = resolved {
+                break stop;
+            }
+            if !(t < t1) {
+                break HybridStop::Finished;
+            }
+            let restart_len = run.samples.len();
+            match run.segment(t, &x, mode_now)? {
+                SegmentEnd::Finished => break HybridStop::Finished,
+                SegmentEnd::Penetration { guard } => {
+                    run.samples.truncate(restart_len);
+                    // A geometric impact tail that ran into persistent contact before the Zeno window
+                    // filled: an accumulation after all.
+                    let tail = run.zeno.tail(&options.zeno);
+                    let t_acc = tail.unwrap_or(t);
+                    if run.complete(&mut t, t_acc, guard, &mut x, &mut mode_now)? {
+                        continue;
+                    }
+                    if let Some(t_acc) = tail {
+                        break HybridStop::Zeno { t_accumulation: t_acc.max(t), impacts: run.impacts.len() };
+                    }
+                    break HybridStop::Stuck {
+                        t,
                         guard: sys.guard_name(mode_now, guard),
-                    });
+                    };
                 }
-                t = tc;
-                x = xc;
-                if rate < 0.0 {
-                    crossing = Some(guard);
-                    run.skip_scheduled_at(tc);
-                } else {
-                    // Grazing: continue from the located point without a reset.
-                    match run.schedule {
-                        Schedule::Steps => run.samples.push(tc, xc, mode_now),
-                        _ => run.push_scheduled_at(tc, &xc, mode_now),
+                SegmentEnd::Crossing {
+                    t: tc,
+                    x: xc,
+                    guard,
+                } => {
+                    let rate = sys.guard_rate(mode_now, guard, tc, &xc);
+                    if !rate.is_finite() {
+                        return Err(SimError::NonFiniteGuard {
+                            t: tc,
+                            guard: sys.guard_name(mode_now, guard),
+                        });
+                    }
+                    t = tc;
+                    x = xc;
+                    if rate < 0.0 {
+                        crossing = Some(guard);
+                        run.skip_scheduled_at(tc);
+                    } else {
+                        // Grazing: continue from the located point without a reset.
+                        match run.schedule {
+                            Schedule::Steps => run.samples.push(tc, xc, mode_now),
+                            _ => run.push_scheduled_at(tc, &xc, mode_now),
+                        }
                     }
                 }
             }
+        })
+    })();
+    // A failure after work was done keeps that work when asked to (`Options::keep_partial`).
+    let stop = match outcome {
+        Ok(stop) => stop,
+        Err(e) if options.ode.keep_partial && (run.stats.steps > 0 || !run.impacts.is_empty()) => {
+            HybridStop::Failed(e)
         }
+        Err(e) => return Err(e),
     };
     Ok(HybridTrajectory {
         times: run.samples.times,

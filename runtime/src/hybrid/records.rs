@@ -2,6 +2,7 @@
 
 use nalgebra::SVector;
 
+use crate::error::SimError;
 use crate::trajectory::Stats;
 
 /// One applied reset.
@@ -73,6 +74,9 @@ pub enum HybridStop {
         /// The guard that stays in contact.
         guard: &'static str,
     },
+    /// The run failed after work was done, and [`crate::Options::keep_partial`] asked to keep
+    /// it: the samples and impacts so far, and the error that ended the run.
+    Failed(SimError),
 }
 
 /// Output of [`simulate_hybrid()`].

@@ -1,0 +1,209 @@
+//! Errors keep the work done (`Options::keep_partial`): a run that fails after it started returns
+//! its samples up to the last accepted step with the error as the stop reason.
+
+mod hybrid_support;
+
+use routh_runtime::nalgebra::{Vector1, Vector2};
+use routh_runtime::{
+    FieldError, HybridStop, Monitor, Options, Output, SimError, StopReason, integrate, simulate_hybrid,
+};
+
+/// x'' = −x.
+fn oscillator(_t: f64, x: &Vector2<f64>) -> Result<Vector2<f64>, FieldError> {
+    Ok(Vector2::new(x[1], -x[0]))
+}
+
+#[test]
+fn a_step_limit_keeps_the_exact_prefix_of_the_full_run() {
+    let x0 = Vector2::new(1.0, 0.0);
+    let full = integrate(&oscillator, 0.0..100.0, x0, &[], &Options::default()).unwrap();
+    let opts = Options::default().max_steps(40).keep_partial(true);
+    let part = integrate(&oscillator, 0.0..100.0, x0, &[], &opts).unwrap();
+    let StopReason::Failed(SimError::StepLimit { steps: 40, t }) = part.stop else {
+        panic!("{:?}", part.stop)
+    };
+    // The same step sequence: every kept sample is the full run's sample, bit for bit.
+    let n = part.times.len();
+    assert!(n > 10 && n < full.times.len());
+    assert_eq!(part.times[..], full.times[..n]);
+    assert_eq!(part.states[..], full.states[..n]);
+    assert_eq!(
+        part.last().unwrap().0,
+        t,
+        "the error's time is the last sample"
+    );
+    // And the samples are the physics: x = cos t.
+    for (t, x) in part.iter() {
+        assert!((x[0] - t.cos()).abs() < 1e-6, "{t}");
+    }
+    // Without the option the same failure is an error.
+    let err = integrate(
+        &oscillator,
+        0.0..100.0,
+        x0,
+        &[],
+        &opts.clone().keep_partial(false),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, SimError::StepLimit { steps: 40, .. }),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn a_blow_up_keeps_the_solution_up_to_the_singularity() {
+    // x' = x², x(0) = 1: x = 1/(1 − t), blowing up at t = 1.
+    let f = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> {
+        Ok(Vector1::new(x[0] * x[0]))
+    };
+    let opts = Options::default()
+        .rtol(1e-10)
+        .atol(1e-12)
+        .keep_partial(true)
+        .dense(true);
+    let part = integrate(&f, 0.0..2.0, Vector1::new(1.0), &[], &opts).unwrap();
+    assert!(
+        matches!(
+            part.stop,
+            StopReason::Failed(
+                SimError::StepSizeUnderflow { .. } | SimError::NonFiniteState { .. }
+            )
+        ),
+        "{:?}",
+        part.stop
+    );
+    let (t_last, _) = part.last().unwrap();
+    assert!(t_last < 1.0 && t_last > 1.0 - 1e-3, "{t_last}");
+    for (t, x) in part.iter().filter(|(t, _)| *t < 0.99) {
+        let exact = 1.0 / (1.0 - t);
+        assert!(
+            (x[0] - exact).abs() < 1e-7 * exact,
+            "t = {t}: {} vs {exact}",
+            x[0]
+        );
+    }
+    // The dense output of the kept steps is usable too.
+    let mid = part.at(0.5).unwrap();
+    assert!((mid[0] - 2.0).abs() < 1e-8, "{}", mid[0]);
+}
+
+#[test]
+fn a_field_error_keeps_the_grid_samples_before_it() {
+    // The field refuses to go past t = 3 (a model leaving its domain): a grid output keeps the
+    // samples at 0, 0.5, …, up to the failure.
+    let f = |t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> {
+        if t > 3.0 {
+            Err(FieldError::SingularMassMatrix { t })
+        } else {
+            oscillator(t, x)
+        }
+    };
+    let opts = Options::default()
+        .rtol(1e-10)
+        .atol(1e-12)
+        .output(Output::Interval(0.5))
+        .keep_partial(true);
+    let part = integrate(&f, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
+    assert!(
+        matches!(part.stop, StopReason::Failed(SimError::SingularMassMatrix { t }) if t > 3.0),
+        "{:?}",
+        part.stop
+    );
+    assert!(
+        part.times.len() >= 6 && *part.times.last().unwrap() <= 3.0,
+        "{:?}",
+        part.times
+    );
+    for (k, (t, x)) in part.iter().enumerate() {
+        assert_eq!(t, 0.5 * k as f64);
+        assert!((x[0] - t.cos()).abs() < 1e-8);
+    }
+}
+
+#[test]
+fn errors_before_the_start_stay_errors() {
+    let opts = Options::default().keep_partial(true);
+    let err = integrate(
+        &oscillator,
+        0.0..1.0,
+        Vector2::new(f64::NAN, 0.0),
+        &[],
+        &opts,
+    )
+    .unwrap_err();
+    assert_eq!(err, SimError::InvalidInitialState);
+    let err = integrate(
+        &oscillator,
+        0.0..1.0,
+        Vector2::new(1.0, 0.0),
+        &[],
+        &opts.rtol(2.0),
+    )
+    .unwrap_err();
+    assert!(matches!(err, SimError::InvalidOptions(_)), "{err:?}");
+}
+
+#[test]
+fn a_monitor_reports_the_time_reached_and_the_attempts_spent() {
+    let monitor = Monitor::new();
+    assert_eq!(monitor.time(), None);
+    let opts = Options::default().monitor(monitor.clone());
+    let run = integrate(&oscillator, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
+    assert_eq!(monitor.time(), Some(10.0));
+    assert_eq!(monitor.attempts(), run.stats.steps + run.stats.rejected);
+    assert!(!monitor.is_cancelled());
+    // Clones are the same monitor; a fresh one is another.
+    assert_eq!(monitor.clone(), monitor);
+    assert_ne!(Monitor::new(), monitor);
+}
+
+#[test]
+fn a_cancelled_run_stops_at_its_next_step_and_keeps_its_samples() {
+    let monitor = Monitor::new();
+    let opts = Options::default().rtol(1e-10).atol(1e-12).monitor(monitor.clone()).keep_partial(true);
+    let run = std::thread::scope(|s| {
+        let worker = s.spawn(|| integrate(&oscillator, 0.0..1e12, Vector2::new(1.0, 0.0), &[], &opts));
+        while monitor.time().is_none_or(|t| t < 50.0) && !worker.is_finished() {
+            std::thread::yield_now();
+        }
+        monitor.cancel();
+        worker.join().unwrap()
+    })
+    .unwrap();
+    let StopReason::Failed(SimError::Cancelled { t }) = run.stop else { panic!("{:?}", run.stop) };
+    assert!((50.0..1e12).contains(&t));
+    assert_eq!(run.last().unwrap().0, t);
+    for (t, x) in run.iter() {
+        assert!((x[0] - t.cos()).abs() < 1e-6, "{t}");
+    }
+    // A cancelled monitor stops every run that uses it, at its start; without keep_partial that
+    // is an error.
+    let err = integrate(&oscillator, 0.0..1.0, Vector2::new(1.0, 0.0), &[], &opts.clone().keep_partial(false)).unwrap_err();
+    assert_eq!(err, SimError::Cancelled { t: 0.0 });
+}
+
+#[test]
+fn a_failed_hybrid_run_keeps_its_impacts() {
+    // Elastic ball from h = 1: impacts at t₁ (2k + 1), t₁ = √(2/g).
+    let (g, h) = (9.81, 1.0);
+    let ball = hybrid_support::ball(g, 1.0);
+    let opts = hybrid_support::tight();
+    let full = simulate_hybrid(&ball, 0, Vector2::new(h, 0.0), 0.0..20.0, &opts).unwrap();
+    // Half the step attempts the full run needs.
+    let limit = (full.stats.steps + full.stats.rejected) / 2;
+    let mut ode = opts.ode.clone().max_steps(limit).keep_partial(true);
+    let part = simulate_hybrid(&ball, 0, Vector2::new(h, 0.0), 0.0..20.0, &opts.clone().ode(ode.clone())).unwrap();
+    assert!(matches!(part.stop, HybridStop::Failed(SimError::StepLimit { steps, .. }) if steps == limit), "{:?}", part.stop);
+    let k = part.impacts.len();
+    assert!(k >= 3 && k < full.impacts.len(), "{k} of {}", full.impacts.len());
+    assert_eq!(part.impacts[..], full.impacts[..k]);
+    assert_eq!(part.states[..], full.states[..part.states.len()]);
+    let t1 = (2.0 * h / g).sqrt();
+    for (i, imp) in part.impacts.iter().enumerate() {
+        assert!((imp.t - t1 * (2 * i + 1) as f64).abs() < 1e-9, "impact {i} at {}", imp.t);
+    }
+    ode.keep_partial = false;
+    let err = simulate_hybrid(&ball, 0, Vector2::new(h, 0.0), 0.0..20.0, &opts.ode(ode)).unwrap_err();
+    assert!(matches!(err, SimError::StepLimit { steps, .. } if steps == limit), "{err:?}");
+}
