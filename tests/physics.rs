@@ -369,3 +369,36 @@ fn a_non_finite_parameter_is_named() {
     assert!(matches!(err, SimError::InvalidParameter { name: "k", .. }), "{err:?}");
     assert!(err.to_string().contains("`k`"), "{err}");
 }
+
+/// Physical constants as literals (issue 12, item 3): ħ = 1.054571817e-34 and 1e-40 do not fit
+/// one 128-bit rational but are kept exactly as a mantissa times powers of ten; 1e40 likewise.
+/// A quantum-scale oscillator m ħ ẍ = −1e-40 k x and a term 1e40·c ẋ²/2 in the mass (0e7 is 0).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x),
+    lagrangian = (1.054571817e-34 * m + 1e40 * c) / 2 * dot(x).powi(2) - 1e-40 * k / 2 * x.powi(2) + 0e7 * k * x,
+)]
+struct PhysicalConstants {
+    m: f64,
+    c: f64,
+    k: f64,
+}
+
+#[test]
+fn physical_constants_are_exact_literals() {
+    let p = PhysicalConstants { m: 2.0, c: 3e-74, k: 5.0 };
+    let x = p.state([0.3], [0.7]);
+    let mass = 1.054571817e-34 * p.m + 1e40 * p.c;
+    let a = p.accelerations(0.0, &x).unwrap()[0];
+    let expected = -1e-40 * p.k * 0.3 / mass;
+    assert!(((a - expected) / expected).abs() < 1e-14, "{a} vs {expected}");
+    let e = p.energy(0.0, &x);
+    let expected = mass / 2.0 * 0.49 + 1e-40 * p.k / 2.0 * 0.09;
+    assert!(((e - expected) / expected).abs() < 1e-14, "{e} vs {expected}");
+    // One period of ω = √(1e-40 k / mass): back to the start.
+    let w = (1e-40 * p.k / mass).sqrt();
+    let period = 2.0 * PI / w;
+    let sol = p.simulate(x, 0.0..period, &Options::default().rtol(1e-11).atol(1e-13)).unwrap();
+    let (_, end) = sol.last().unwrap();
+    assert!((end[0] - 0.3).abs() < 1e-8 && (end[1] - 0.7).abs() < 1e-8, "{end}");
+}

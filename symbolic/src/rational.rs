@@ -209,43 +209,10 @@ impl Rational {
 
     /// Exact conversion of a decimal literal: optional sign, digits with an optional fraction,
     /// optional exponent (`e`/`E`), `_` separators allowed, e.g. `"0.5"`, `"2.5e-3"`, `"3"`, `"-1_000.25"`.
-    /// Value = mantissa · 10^(exponent − fraction digits). `None` if malformed or out of range.
+    /// Value = mantissa · 10^(exponent − fraction digits). `None` if malformed or out of range
+    /// (see [`Rational::parse_decimal_factors`] for literals such as `1.054571817e-34`).
     pub fn parse_decimal(s: &str) -> Option<Rational> {
-        let s: String = s.chars().filter(|&c| c != '_').collect();
-        let (neg, body) = match s.as_bytes().first()? {
-            b'-' => (true, &s[1..]),
-            b'+' => (false, &s[1..]),
-            _ => (false, &s[..]),
-        };
-        let (mant, exp) = match body.find(['e', 'E']) {
-            Some(i) => (&body[..i], Some(&body[i + 1..])),
-            None => (body, None),
-        };
-        let (int_part, frac_part) = match mant.find('.') {
-            Some(i) => (&mant[..i], &mant[i + 1..]),
-            None => (mant, ""),
-        };
-        if int_part.is_empty() && frac_part.is_empty() {
-            return None;
-        }
-        let mut m: i128 = 0;
-        for c in int_part.bytes().chain(frac_part.bytes()) {
-            if !c.is_ascii_digit() {
-                return None;
-            }
-            m = m.checked_mul(10)?.checked_add(i128::from(c - b'0'))?;
-        }
-        let mut e: i64 = match exp {
-            Some(t) => {
-                let t = t.strip_prefix('+').unwrap_or(t);
-                if t.is_empty() {
-                    return None;
-                }
-                t.parse::<i64>().ok()?
-            }
-            None => 0,
-        };
-        e = e.checked_sub(i64::try_from(frac_part.len()).ok()?)?;
+        let (neg, m, e) = decimal_parts(s)?;
         if m == 0 {
             return Some(Rational::zero());
         }
@@ -256,6 +223,73 @@ impl Rational {
         let v = Rational::integer(m).checked_mul(&p)?;
         if neg { v.checked_neg() } else { Some(v) }
     }
+
+    /// A decimal literal as an exact product of rationals that each fit: the signed mantissa
+    /// and powers of ten `10^k` with `|k| ≤ 38`, e.g. `1.054571817e-34` = 1054571817 · 10⁻³⁸ ·
+    /// 10⁻⁵. Their product is the literal's value exactly, for literals whose single rational
+    /// would overflow [`Rational::parse_decimal`]. `None` if malformed, if the mantissa has more
+    /// significant digits than an `i128` holds (38), or if `|exponent| > 400` (beyond `f64`).
+    pub fn parse_decimal_factors(s: &str) -> Option<Vec<Rational>> {
+        let (neg, m, mut e) = decimal_parts(s)?;
+        if m == 0 {
+            return Some(vec![Rational::zero()]);
+        }
+        if e.unsigned_abs() > 400 {
+            return None;
+        }
+        let mut factors = vec![Rational::integer(if neg { -m } else { m })];
+        while e != 0 {
+            let k = e.clamp(-38, 38);
+            factors.push(Rational::integer(10).checked_pow(i128::from(k))?);
+            e -= k;
+        }
+        Some(factors)
+    }
+}
+
+/// Sign, integer mantissa (trailing zeros moved to the exponent) and exponent of a decimal
+/// literal; `None` if malformed or if the mantissa does not fit an `i128`.
+fn decimal_parts(s: &str) -> Option<(bool, i128, i64)> {
+    let s: String = s.chars().filter(|&c| c != '_').collect();
+    let (neg, body) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, &s[..]),
+    };
+    let (mant, exp) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], Some(&body[i + 1..])),
+        None => (body, None),
+    };
+    let (int_part, frac_part) = match mant.find('.') {
+        Some(i) => (&mant[..i], &mant[i + 1..]),
+        None => (mant, ""),
+    };
+    if int_part.is_empty() && frac_part.is_empty() {
+        return None;
+    }
+    let digits: Vec<u8> = int_part.bytes().chain(frac_part.bytes()).collect();
+    if !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut e: i64 = match exp {
+        Some(t) => {
+            let t = t.strip_prefix('+').unwrap_or(t);
+            if t.is_empty() {
+                return None;
+            }
+            t.parse::<i64>().ok()?
+        }
+        None => 0,
+    };
+    e = e.checked_sub(i64::try_from(frac_part.len()).ok()?)?;
+    // Trailing zeros of the mantissa go to the exponent (the value is unchanged).
+    let significant = digits.iter().rposition(|&c| c != b'0').map_or(0, |i| i + 1);
+    e = e.checked_add(i64::try_from(digits.len() - significant).ok()?)?;
+    let mut m: i128 = 0;
+    for &c in &digits[..significant] {
+        m = m.checked_mul(10)?.checked_add(i128::from(c - b'0'))?;
+    }
+    Some((neg, m, e))
 }
 
 /// Exact comparison of `a/b` and `c/d` (`b, d > 0`) without overflow: compare the integer parts
@@ -348,5 +382,25 @@ mod tests {
         assert_eq!(Rational::parse_decimal("abc"), None);
         assert_eq!(Rational::parse_decimal(""), None);
         assert_eq!(Rational::parse_decimal("1e"), None);
+        // Trailing zeros of a long mantissa move to the exponent.
+        assert_eq!(Rational::parse_decimal("1000000000000000000000000000000000000000000e-40"), Some(Rational::integer(100)));
+    }
+
+    #[test]
+    fn decimal_factors_multiply_to_the_literal() {
+        let ten = |k: i128| Rational::integer(10).checked_pow(k).unwrap();
+        assert_eq!(
+            Rational::parse_decimal_factors("1.054571817e-34"),
+            Some(vec![Rational::integer(1054571817), ten(-38), ten(-5)])
+        );
+        assert_eq!(Rational::parse_decimal_factors("-1e40"), Some(vec![Rational::integer(-1), ten(38), ten(2)]));
+        assert_eq!(Rational::parse_decimal_factors("0e500"), Some(vec![Rational::zero()]));
+        assert_eq!(Rational::parse_decimal_factors("1e401"), None);
+        // 42 significant digits do not fit an i128 mantissa.
+        assert_eq!(Rational::parse_decimal_factors("3.14159265358979323846264338327950288419716"), None);
+        // Where a single rational fits, the factors multiply to it.
+        let f = Rational::parse_decimal_factors("2.5e-3").unwrap();
+        let prod = f.iter().fold(Rational::one(), |a, b| a.checked_mul(b).unwrap());
+        assert_eq!(Some(prod), Rational::parse_decimal("2.5e-3"));
     }
 }

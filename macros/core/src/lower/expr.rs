@@ -237,11 +237,28 @@ impl<'a> Lowerer<'a> {
                 ));
             }
         };
-        match Rational::parse_decimal(&digits) {
-            Some(r) => Ok(self.arena.num(r)),
+        // The generated code computes in f64: a literal it would turn into ∞ or 0 is refused.
+        let value: f64 = digits.parse().unwrap_or(f64::NAN);
+        let mantissa = digits.split(['e', 'E']).next().unwrap_or("");
+        if !value.is_finite() || (value == 0.0 && mantissa.bytes().any(|c| matches!(c, b'1'..=b'9'))) {
+            let what = if value == 0.0 { "0" } else { "infinite" };
+            return Err(syn::Error::new(
+                lit.span(),
+                format!("this literal is outside the range of f64: the generated code would compute with it as {what}; rescale the model's units"),
+            ));
+        }
+        if let Some(r) = Rational::parse_decimal(&digits) {
+            return Ok(self.arena.num(r));
+        }
+        // Exact still: the mantissa times powers of ten that each fit a rational (ħ = 1.054571817e-34).
+        match Rational::parse_decimal_factors(&digits) {
+            Some(factors) => {
+                let nums: Vec<Expr> = factors.into_iter().map(|r| self.arena.num(r)).collect();
+                Ok(self.arena.mul(&nums))
+            }
             None => Err(syn::Error::new(
                 lit.span(),
-                "this literal does not fit an exact rational (128-bit numerator and denominator)",
+                "this literal has more than 38 significant digits, more than routh's exact rationals hold; an f64 keeps 17, so round it",
             )),
         }
     }
