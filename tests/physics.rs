@@ -370,6 +370,34 @@ fn a_non_finite_parameter_is_named() {
     assert!(err.to_string().contains("`k`"), "{err}");
 }
 
+/// A pendulum of length l written with g / l: l = 0 is named before the run, not found as an
+/// infinite field.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(th),
+    lagrangian = dot(th).powi(2) / 2 + g / l * th.cos(),
+)]
+struct ReducedPendulum {
+    g: f64,
+    l: f64,
+}
+
+#[test]
+fn a_parameter_the_model_divides_by_must_not_be_zero() {
+    let bad = ReducedPendulum { g: 9.81, l: 0.0 };
+    let err = bad.simulate(bad.state([0.3], [0.0]), 0.0..1.0, &Options::default()).unwrap_err();
+    assert_eq!(err, SimError::InvalidParameter { name: "l", value: 0.0, reason: "the model divides by it" });
+    // g = 0 is a legitimate model (no gravity): the pendulum turns uniformly.
+    let free = ReducedPendulum { g: 0.0, l: 1.0 };
+    let sol = free.simulate(free.state([0.3], [2.0]), 0.0..1.0, &Options::default()).unwrap();
+    assert!((sol.last().unwrap().1[0] - 2.3).abs() < 1e-9);
+    // And small-angle period 2π √(l/g) for a real one.
+    let p = ReducedPendulum { g: 9.81, l: 0.5 };
+    let period = 2.0 * PI * (p.l / p.g).sqrt();
+    let sol = p.simulate(p.state([1e-4], [0.0]), 0.0..period, &Options::default().rtol(1e-11).atol(1e-15)).unwrap();
+    assert!((sol.last().unwrap().1[0] - 1e-4).abs() < 1e-11, "{}", sol.last().unwrap().1[0]);
+}
+
 /// Physical constants as literals (issue 12, item 3): ħ = 1.054571817e-34 and 1e-40 do not fit
 /// one 128-bit rational but are kept exactly as a mantissa times powers of ten; 1e40 likewise.
 /// A quantum-scale oscillator m ħ ẍ = −1e-40 k x and a term 1e40·c ẋ²/2 in the mass (0e7 is 0).

@@ -331,6 +331,23 @@ impl Arena {
         false
     }
 
+    /// The symbols that divide somewhere in `roots`: those occurring as a base `s^e` with a
+    /// negative numeric exponent (`k / s`, `s^-2`, `1/√s`), sorted by id. A value 0 of such a
+    /// symbol makes the expression infinite.
+    pub fn divisor_symbols(&self, roots: &[Expr]) -> Vec<Expr> {
+        let marks = self.reach_marks(roots);
+        let mut out: Vec<Expr> = (0..marks.len())
+            .filter(|&i| marks[i])
+            .filter_map(|i| match &self.nodes[i] {
+                Node::Pow(b, e) if matches!(self.nodes[b.index()], Node::Sym(_)) && self.as_num(*e).is_some_and(|r| r.is_negative()) => Some(*b),
+                _ => None,
+            })
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// The symbols occurring in `e`, sorted by id.
     pub fn free_symbols(&self, e: Expr) -> Vec<Expr> {
         let marks = self.reach_marks(&[e]);

@@ -13,9 +13,10 @@ use crate::layout::state_dim;
 use crate::layout::Role;
 use crate::model::{Law, Model, System, Trigger};
 
-/// `check_parameters`: every parameter finite, every restitution coefficient ≥ 0, checked when a
-/// simulation starts (a typed error naming the parameter instead of a run that fails later, or a
-/// negative coefficient that ends as a stuck contact).
+/// `check_parameters`: every parameter finite, every restitution coefficient ≥ 0, every parameter
+/// the model divides by nonzero, checked when a simulation starts (a typed error naming the
+/// parameter instead of a run that fails later, or a negative coefficient that ends as a stuck
+/// contact).
 fn check_parameters(models: &[Model]) -> TokenStream {
     let Some(first) = models.first() else { return TokenStream::new() };
     let params = &first.parameters;
@@ -35,9 +36,30 @@ fn check_parameters(models: &[Model]) -> TokenStream {
         }
     }
     let coefficient_names: Vec<String> = coefficients.iter().map(ToString::to_string).collect();
+    // Parameters the model divides by (`k / l`): 0 would make the field infinite.
+    let mut divisors: Vec<&syn::Ident> = Vec::new();
+    for m in models {
+        let mut roots = vec![m.lagrangian];
+        roots.extend(&m.force);
+        for c in &m.constraints {
+            roots.extend(c.position);
+            roots.extend(&c.a);
+            roots.push(c.b);
+        }
+        roots.extend(m.impacts.iter().map(|i| i.guard));
+        for s in m.arena.divisor_symbols(&roots) {
+            if let Some(Role::Parameter(i)) = m.role(s)
+                && !divisors.contains(&&m.parameters[i])
+            {
+                divisors.push(&m.parameters[i]);
+            }
+        }
+    }
+    let divisor_names: Vec<String> = divisors.iter().map(ToString::to_string).collect();
     quote! {
-        /// Checks the parameters a simulation starts with: every one finite, and every restitution
-        /// coefficient `≥ 0` (`e > 1` is allowed: a superelastic impact that adds energy).
+        /// Checks the parameters a simulation starts with: every one finite, every restitution
+        /// coefficient `≥ 0` (`e > 1` is allowed: a superelastic impact that adds energy), and
+        /// every parameter the model divides by nonzero.
         ///
         /// # Errors
         /// [`SimError::InvalidParameter`](::routh::runtime::SimError) naming the first bad parameter.
@@ -53,6 +75,15 @@ fn check_parameters(models: &[Model]) -> TokenStream {
                         name: #coefficient_names,
                         value: self.#coefficients,
                         reason: "a restitution coefficient must be >= 0",
+                    });
+                }
+            )*
+            #(
+                if self.#divisors == 0.0 {
+                    return Err(::routh::runtime::SimError::InvalidParameter {
+                        name: #divisor_names,
+                        value: self.#divisors,
+                        reason: "the model divides by it",
                     });
                 }
             )*
