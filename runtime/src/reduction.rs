@@ -224,6 +224,7 @@ where
         stop: traj.stop,
         stats: traj.stats,
         initial_mode: traj.initial_mode,
+        segments: Vec::new(),
     };
     Ok((full, jumps))
 }

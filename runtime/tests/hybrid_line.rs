@@ -403,3 +403,54 @@ fn default_jacobians_of_a_hand_written_system_are_finite_differences() {
     assert!((reset - Matrix2::new(1.0, 0.0, 0.0, -0.7)).norm() < 1e-9, "{reset}");
 }
 
+
+/// Dense output of a hybrid run (`Options::dense`, `HybridTrajectory::at`): the bouncing ball's
+/// piecewise parabola at any time, the post-impact state at an impact time, and the same values
+/// as a grid output (two routes).
+#[test]
+fn dense_output_follows_the_piecewise_parabola() {
+    let (g, e, h0) = (9.81, 0.8, 1.0);
+    let ball = ball(g, e);
+    let mut opts = tight();
+    opts.ode = opts.ode.clone().dense(true);
+    let traj = simulate_hybrid(&ball, 0, Vector2::new(h0, 0.0), 0.0..3.0, &opts).unwrap();
+    let impacts = ball_impacts(h0, g, e, 12);
+    assert!(traj.impacts.len() >= 5);
+    // Closed form: before t₁ a fall from rest; after impact k at τ_k with speed v_k = eᵏ √(2 g h0).
+    let exact = |t: f64| -> Vector2<f64> {
+        let t1 = impacts[0];
+        if t < t1 {
+            return Vector2::new(h0 - 0.5 * g * t * t, -g * t);
+        }
+        let k = impacts.iter().rposition(|&tk| tk <= t).unwrap();
+        let v = e.powi(k as i32 + 1) * (2.0 * g * h0).sqrt();
+        let s = t - impacts[k];
+        Vector2::new(v * s - 0.5 * g * s * s, v - g * s)
+    };
+    let mut worst = 0.0f64;
+    for i in 0..=3000 {
+        let t = i as f64 * 1e-3;
+        if impacts.iter().any(|&tk| (t - tk).abs() < 1e-7) {
+            continue;
+        }
+        let (mode, x) = traj.at(t).unwrap();
+        assert_eq!(mode, 0);
+        worst = worst.max((x - exact(t)).amax());
+    }
+    assert!(worst < 1e-8, "dense output vs closed form: {worst:e}");
+    // At an impact time: the state after the reset.
+    for imp in &traj.impacts {
+        let (_, x) = traj.at(imp.t).unwrap();
+        assert!((x - imp.post).amax() < 1e-12, "{x} vs {}", imp.post);
+    }
+    assert!(traj.at(-0.1).is_none() && traj.at(3.1).is_none());
+    // A grid output of the same run agrees with the dense output at its times.
+    let mut grid = opts.clone().output(Output::Interval(0.01));
+    grid.ode.dense = false;
+    let gridded = simulate_hybrid(&ball, 0, Vector2::new(h0, 0.0), 0.0..3.0, &grid).unwrap();
+    assert!(gridded.segments.is_empty());
+    for (t, _, x) in gridded.iter().filter(|(t, _, _)| traj.impacts.iter().all(|i| i.t != *t)) {
+        let (_, y) = traj.at(t).unwrap();
+        assert!((x - y).amax() < 1e-9, "t = {t}: {x} vs {y}");
+    }
+}

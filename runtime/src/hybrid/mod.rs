@@ -111,7 +111,8 @@
 //! [`crate::Output::Interval`]). In every output mode the pre- and post-impact states of each
 //! impact are samples at the impact time (so plots show the jump; a requested time equal to an
 //! impact time is represented by these two samples), and [`HybridTrajectory::modes`] gives the
-//! mode of every sample. [`Options::dense`] is ignored. [`Stats`] are summed over all
+//! mode of every sample. With [`Options::dense`] the dense output of every step is kept with its
+//! mode, and [`HybridTrajectory::at`] evaluates the run at any time. [`Stats`] are summed over all
 //! segments, and [`Options::max_steps`] bounds the step attempts of the whole simulation.
 //!
 //! # Example: a bouncing ball
@@ -355,6 +356,7 @@ where
             times: Vec::with_capacity(cap),
             states: Vec::with_capacity(cap),
             modes: Vec::with_capacity(cap),
+            segments: options.ode.dense.then(Vec::new),
         },
         impacts: Vec::new(),
         stats: Stats::default(),
@@ -401,7 +403,7 @@ where
             if !(t < t1) {
                 break HybridStop::Finished;
             }
-            let restart_len = run.samples.len();
+            let restart_len = run.samples.mark();
             match run.segment(t, &x, mode_now)? {
                 SegmentEnd::Finished => break HybridStop::Finished,
                 SegmentEnd::Penetration { guard } => {
@@ -465,6 +467,7 @@ where
         stop,
         stats: run.stats,
         initial_mode: mode,
+        segments: run.samples.segments.unwrap_or_default(),
     })
 }
 

@@ -20,7 +20,7 @@ use crate::zeno::ZenoOptions;
 #[derive(Debug, Clone, PartialEq)]
 pub struct HybridOptions {
     /// Integration options of every segment (tolerances, output, event tolerance, step
-    /// limits). [`Options::dense`] is ignored; [`Options::max_steps`] bounds the whole run.
+    /// limits, dense output); [`Options::max_steps`] bounds the whole run.
     pub ode: Options,
     /// Maximum number of resets applied. Default `100_000`.
     pub max_impacts: usize,

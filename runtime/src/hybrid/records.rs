@@ -2,6 +2,7 @@
 
 use nalgebra::SVector;
 
+use crate::dopri5::DenseSegment;
 use crate::error::SimError;
 use crate::trajectory::Stats;
 
@@ -132,6 +133,10 @@ pub struct HybridTrajectory<const D: usize> {
     pub stats: Stats,
     /// The mode at the start.
     pub initial_mode: usize,
+    /// With [`Options::dense`](crate::Options::dense): the mode and dense output of every
+    /// accepted step, in time order (a step ended by an impact is cut at the impact time).
+    /// Empty otherwise, and for the full trajectory of a reduced hybrid run.
+    pub segments: Vec<(usize, DenseSegment<D>)>,
 }
 
 impl<const D: usize> HybridTrajectory<D> {
@@ -166,6 +171,55 @@ impl<const D: usize> HybridTrajectory<D> {
         }
         self.states.iter().map(|x| x[i]).collect()
     }
+    /// The mode and state at any time `t` of the run, from the dense output of its steps (4th
+    /// order, error comparable to the tolerances); requires [`Options::dense`](crate::Options::dense).
+    /// At an impact time it is the state after the reset (the trajectory is taken continuous from
+    /// the right); `None` outside the run or without dense output.
+    ///
+    /// ```
+    /// use routh_runtime::nalgebra::Vector2;
+    /// use routh_runtime::{simulate_hybrid, FieldError, HybridOptions, HybridSystem, Options};
+    ///
+    /// // A ball dropped from 1 m on a floor with restitution 1/2.
+    /// struct Ball;
+    /// impl HybridSystem<2> for Ball {
+    ///     fn mode_name(&self, _m: usize) -> &'static str { "flight" }
+    ///     fn guard_name(&self, _m: usize, _g: usize) -> &'static str { "floor" }
+    ///     fn mode_field(&self, _m: usize, _t: f64, x: &Vector2<f64>) -> Result<Vector2<f64>, FieldError> {
+    ///         Ok(Vector2::new(x[1], -9.81))
+    ///     }
+    ///     fn guard_count(&self, _m: usize) -> usize { 1 }
+    ///     fn guard(&self, _m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> f64 { x[0] }
+    ///     fn guard_rate(&self, _m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> f64 { x[1] }
+    ///     fn reset(&self, m: usize, _g: usize, _t: f64, x: &Vector2<f64>)
+    ///         -> Result<(usize, Vector2<f64>), FieldError> { Ok((m, Vector2::new(x[0], -0.5 * x[1]))) }
+    ///     fn mode_energy(&self, _m: usize, _t: f64, x: &Vector2<f64>) -> f64 { 0.5 * x[1] * x[1] + 9.81 * x[0] }
+    /// }
+    ///
+    /// let opts = HybridOptions::default().ode(Options::default().rtol(1e-10).atol(1e-12).dense(true));
+    /// let traj = simulate_hybrid(&Ball, 0, Vector2::new(1.0, 0.0), 0.0..1.0, &opts)?;
+    /// let t1 = (2.0 / 9.81f64).sqrt(); // first impact
+    /// let (mode, x) = traj.at(0.3).unwrap();
+    /// assert_eq!(mode, 0);
+    /// assert!((x[0] - (1.0 - 0.5 * 9.81 * 0.09)).abs() < 1e-9);
+    /// // At the impact: the post-reset velocity, +½ √(2g).
+    /// let (_, x) = traj.at(traj.impacts[0].t).unwrap();
+    /// assert!((x[1] - 0.5 * (2.0 * 9.81f64).sqrt()).abs() < 1e-8);
+    /// assert!((traj.impacts[0].t - t1).abs() < 1e-9);
+    /// assert!(traj.at(1.5).is_none());
+    /// # Ok::<(), routh_runtime::SimError>(())
+    /// ```
+    pub fn at(&self, t: f64) -> Option<(usize, SVector<f64, D>)> {
+        // The first step ending after t (right-continuous at impacts), else the last step if it
+        // ends exactly at t.
+        let idx = self.segments.partition_point(|(_, s)| s.t_end() <= t);
+        let (mode, seg) = match self.segments.get(idx) {
+            Some(s) if s.1.contains(t) => s,
+            _ => self.segments.last().filter(|(_, s)| s.t_end() == t)?,
+        };
+        Some((*mode, seg.eval(t)))
+    }
+
     /// The modes visited, in order (the initial mode, then every change of mode by a reset).
     pub fn mode_sequence(&self) -> Vec<usize> {
         let mut seq = vec![self.initial_mode];
@@ -183,6 +237,8 @@ pub(super) struct Samples<const D: usize> {
     pub(super) times: Vec<f64>,
     pub(super) states: Vec<SVector<f64, D>>,
     pub(super) modes: Vec<usize>,
+    /// Dense output of the accepted steps, kept with [`crate::Options::dense`].
+    pub(super) segments: Option<Vec<(usize, DenseSegment<D>)>>,
 }
 
 impl<const D: usize> Samples<D> {
@@ -192,13 +248,17 @@ impl<const D: usize> Samples<D> {
         self.states.push(x);
         self.modes.push(mode);
     }
-    pub(super) fn len(&self) -> usize {
-        self.times.len()
+    /// A mark to go back to with [`Samples::truncate`].
+    pub(super) fn mark(&self) -> (usize, usize) {
+        (self.times.len(), self.segments.as_ref().map_or(0, Vec::len))
     }
-    pub(super) fn truncate(&mut self, n: usize) {
+    pub(super) fn truncate(&mut self, (n, k): (usize, usize)) {
         self.times.truncate(n);
         self.states.truncate(n);
         self.modes.truncate(n);
+        if let Some(s) = self.segments.as_mut() {
+            s.truncate(k);
+        }
     }
     /// Whether the last sample is exactly `(t, x, mode)`.
     pub(super) fn last_is(&self, t: f64, x: &SVector<f64, D>, mode: usize) -> bool {

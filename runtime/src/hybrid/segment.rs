@@ -153,6 +153,13 @@ where
                     }
                 }
             }
+            if let Some(kept) = self.samples.segments.as_mut() {
+                let mut seg = seg;
+                if let Some(tm) = &term {
+                    seg.truncate(tm.t);
+                }
+                kept.push((mode, seg));
+            }
             if let Some(tm) = term {
                 break Ok(SegmentEnd::Crossing { t: tm.t, x: tm.state, guard: tm.index });
             }
