@@ -114,6 +114,29 @@ fn bouncing_ball_impact_times_and_zeno_time() {
     }
 }
 
+/// The generated hybrid API has events and dense output too (issue 12, item 6): the apex of every
+/// flight at t_k + v_k/g, height v_k²/2g, and the dense state between samples on the parabola.
+#[test]
+fn generated_hybrid_runs_locate_events_and_evaluate_anywhere() {
+    let (g, h0, e) = (9.81, 1.2, 0.7);
+    let ball = Ball { m: 0.3, g, e };
+    let apex = [routh::runtime::Event::new("apex", |_t, x: &routh::nalgebra::Vector2<f64>| x[1])
+        .direction(routh::runtime::Direction::Falling)];
+    let mut opts = tight();
+    opts.ode.dense = true;
+    let sol = ball.simulate_with_events(ball.state([h0], [0.0]), 0.0..2.5, &apex, &opts).unwrap();
+    assert!(sol.events.len() >= 3 && sol.events.len() <= sol.impacts.len());
+    for (r, imp) in sol.events.iter().zip(&sol.impacts) {
+        let v = imp.post[1];
+        assert!((r.t - (imp.t + v / g)).abs() < 1e-9 && (r.state[0] - v * v / (2.0 * g)).abs() < 1e-9);
+        // Halfway up, from the dense output.
+        let s = 0.5 * v / g;
+        let (mode, x) = sol.at(imp.t + s).unwrap();
+        assert_eq!(mode, 0);
+        assert!((x[0] - (v * s - 0.5 * g * s * s)).abs() < 1e-9, "{x}");
+    }
+}
+
 #[test]
 fn elastic_ball_keeps_its_energy_over_1000_bounces() {
     let ball = Ball { m: 1.0, g: 9.81, e: 1.0 };

@@ -69,6 +69,7 @@ pub use events::{Direction, Event, EventRecord};
 pub use field::{FD_STEP, VectorField, jacobian_fd};
 pub use hybrid::{
     Completion, HybridOptions, HybridStop, HybridSystem, HybridTrajectory, ImpactRecord, simulate_hybrid,
+    simulate_hybrid_with_events,
 };
 pub use integrate::integrate;
 pub use mechanics::ConstraintKind;

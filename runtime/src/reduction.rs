@@ -225,6 +225,7 @@ where
         stats: traj.stats,
         initial_mode: traj.initial_mode,
         segments: Vec::new(),
+        events: Vec::new(),
     };
     Ok((full, jumps))
 }

@@ -5,7 +5,9 @@
 mod hybrid_support;
 
 use routh_runtime::nalgebra::{Matrix2, Vector2};
-use routh_runtime::{HybridStop, HybridSystem, Output, ZenoOptions, simulate_hybrid};
+use routh_runtime::{
+    Direction, Event, HybridStop, HybridSystem, Output, ZenoOptions, simulate_hybrid, simulate_hybrid_with_events,
+};
 
 use hybrid_support::{Bounce, ball, ball_impacts, stop, tight};
 
@@ -453,4 +455,40 @@ fn dense_output_follows_the_piecewise_parabola() {
         let (_, y) = traj.at(t).unwrap();
         assert!((x - y).amax() < 1e-9, "t = {t}: {x} vs {y}");
     }
+}
+
+/// User events in a hybrid run: the apexes of the bouncing ball are located at their closed-form
+/// times and heights; the velocity's sign flip at an impact is a reset, not a crossing; a terminal
+/// event ends the run with its state as the last sample.
+#[test]
+fn user_events_locate_the_apexes_and_a_terminal_one_stops_the_run() {
+    let (g, e, h0) = (9.81, 0.8, 1.0);
+    let ball = ball(g, e);
+    let impacts = ball_impacts(h0, g, e, 12);
+    let apex = [Event::new("apex", |_t, x: &Vector2<f64>| x[1]).direction(Direction::Falling)];
+    let traj = simulate_hybrid_with_events(&ball, 0, Vector2::new(h0, 0.0), 0.0..3.0, &apex, &tight()).unwrap();
+    assert_eq!(traj.stop, HybridStop::Finished);
+    let n = traj.impacts.len();
+    assert!(n >= 5);
+    // One apex per flight after an impact (the start at rest is not a crossing).
+    let expected: Vec<usize> = (0..n).filter(|&k| impacts[k] + e.powi(k as i32 + 1) * (2.0 * g * h0).sqrt() / g < 3.0).collect();
+    assert_eq!(traj.events.len(), expected.len(), "{:?}", traj.events.iter().map(|r| r.t).collect::<Vec<_>>());
+    for (r, &k) in traj.events.iter().zip(&expected) {
+        let v = e.powi(k as i32 + 1) * (2.0 * g * h0).sqrt();
+        assert_eq!((r.name.as_str(), r.index), ("apex", 0));
+        assert!((r.t - (impacts[k] + v / g)).abs() < 1e-9, "apex {k} at {}", r.t);
+        assert!((r.state[0] - v * v / (2.0 * g)).abs() < 1e-9, "apex height {}", r.state[0]);
+    }
+    // Rising through 0.3 m is terminal: the first time after the first impact.
+    let rise = [Event::new("rise", |_t, x: &Vector2<f64>| x[0] - 0.3).direction(Direction::Rising).terminal(true)];
+    let traj = simulate_hybrid_with_events(&ball, 0, Vector2::new(h0, 0.0), 0.0..3.0, &rise, &tight()).unwrap();
+    let v1 = e * (2.0 * g * h0).sqrt();
+    let t_rise = impacts[0] + (v1 - (v1 * v1 - 2.0 * g * 0.3).sqrt()) / g;
+    let HybridStop::Event { ref name, t } = traj.stop else { panic!("{:?}", traj.stop) };
+    assert_eq!(name, "rise");
+    assert!((t - t_rise).abs() < 1e-9, "{t} vs {t_rise}");
+    let (t_last, _, x_last) = traj.last().unwrap();
+    assert_eq!(t_last, t);
+    assert!((x_last[0] - 0.3).abs() < 1e-9);
+    assert_eq!(traj.impacts.len(), 1);
 }

@@ -176,6 +176,20 @@ fn single(model: &Model) -> TokenStream {
             self.check_parameters()?;
             ::routh::runtime::simulate_hybrid(self, 0, x0, span, options)
         }
+
+        /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output of
+        /// the flow (a reset that jumps across a zero is not a crossing); a terminal event ends the
+        /// run with [`HybridStop::Event`](::routh::runtime::HybridStop).
+        ///
+        /// # Errors
+        /// As [`Self::simulate`].
+        pub fn simulate_with_events(&self, x0: #state, span: ::core::ops::Range<f64>,
+            events: &[::routh::runtime::Event<'_, #d>], options: &::routh::runtime::HybridOptions)
+            -> ::core::result::Result<::routh::runtime::HybridTrajectory<#d>, ::routh::runtime::SimError>
+        {
+            self.check_parameters()?;
+            ::routh::runtime::simulate_hybrid_with_events(self, 0, x0, span, events, options)
+        }
     };
     let table = ModeTable {
         generics: TokenStream::new(),
@@ -328,6 +342,20 @@ fn multi(system: &System) -> TokenStream {
             {
                 self.check_parameters()?;
                 ::routh::runtime::simulate_hybrid(self, mode, x0, span, options)
+            }
+
+            /// Like [`Self::simulate`], locating the zero crossings of `events` (in every mode) on the
+            /// dense output of the flow; a terminal event ends the run with
+            /// [`HybridStop::Event`](::routh::runtime::HybridStop).
+            ///
+            /// # Errors
+            /// As [`Self::simulate`].
+            pub fn simulate_with_events(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>,
+                events: &[::routh::runtime::Event<'_, #dmax>], options: &::routh::runtime::HybridOptions)
+                -> ::core::result::Result<::routh::runtime::HybridTrajectory<#dmax>, ::routh::runtime::SimError>
+            {
+                self.check_parameters()?;
+                ::routh::runtime::simulate_hybrid_with_events(self, mode, x0, span, events, options)
             }
         }
 

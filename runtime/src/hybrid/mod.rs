@@ -166,6 +166,7 @@ use std::ops::Range;
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::{FieldError, SimError};
+use crate::events::Event;
 use crate::options::Schedule;
 use crate::trajectory::Stats;
 use crate::zeno::ZenoMonitor;
@@ -342,6 +343,29 @@ pub fn simulate_hybrid<S, const D: usize>(
 where
     S: HybridSystem<D> + ?Sized,
 {
+    simulate_hybrid_with_events(sys, mode, x0, t_span, &[], options)
+}
+
+/// [`simulate_hybrid()`] with user events: each `g(t, x)` (in any mode) is located on the dense
+/// output of the flow as in [`crate::integrate()`], recorded in [`HybridTrajectory::events`]
+/// (their `index` is the position in `events`), and a terminal one ends the run with
+/// [`HybridStop::Event`] and its state as the last sample. Events are crossings *during a flow*:
+/// a reset that jumps across a zero of `g` is not a crossing (compare the impact records), and
+/// an event at the very start of a segment is not reported.
+///
+/// # Errors
+/// As [`simulate_hybrid()`].
+pub fn simulate_hybrid_with_events<S, const D: usize>(
+    sys: &S,
+    mode: usize,
+    x0: SVector<f64, D>,
+    t_span: Range<f64>,
+    events: &[Event<'_, D>],
+    options: &HybridOptions,
+) -> Result<HybridTrajectory<D>, SimError>
+where
+    S: HybridSystem<D> + ?Sized,
+{
     options.validate()?;
     let (t0, t1) = crate::options::check_start(&t_span, x0.as_slice(), true)?;
     check_mode(sys, mode)?;
@@ -350,6 +374,7 @@ where
     let mut run = Run {
         sys,
         opts: options,
+        events,
         t1,
         schedule,
         samples: Samples {
@@ -357,6 +382,7 @@ where
             states: Vec::with_capacity(cap),
             modes: Vec::with_capacity(cap),
             segments: options.ode.dense.then(Vec::new),
+            events: Vec::new(),
         },
         impacts: Vec::new(),
         stats: Stats::default(),
@@ -406,6 +432,12 @@ where
             let restart_len = run.samples.mark();
             match run.segment(t, &x, mode_now)? {
                 SegmentEnd::Finished => break HybridStop::Finished,
+            SegmentEnd::Event { t: te, x: xe, name } => {
+                if !run.samples.last_is(te, &xe, mode_now) {
+                    run.samples.push(te, xe, mode_now);
+                }
+                break HybridStop::Event { name, t: te };
+            }
                 SegmentEnd::Penetration { guard } => {
                     run.samples.truncate(restart_len);
                     // A geometric impact tail that ran into persistent contact before the Zeno window
@@ -468,6 +500,7 @@ where
         stats: run.stats,
         initial_mode: mode,
         segments: run.samples.segments.unwrap_or_default(),
+        events: run.samples.events,
     })
 }
 
@@ -487,6 +520,8 @@ where
 struct Run<'s, S: ?Sized, const D: usize> {
     sys: &'s S,
     opts: &'s HybridOptions,
+    /// The user's events, watched in every segment.
+    events: &'s [Event<'s, D>],
     t1: f64,
     schedule: Schedule<'s>,
     samples: Samples<D>,

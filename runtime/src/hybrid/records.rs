@@ -4,6 +4,7 @@ use nalgebra::SVector;
 
 use crate::dopri5::DenseSegment;
 use crate::error::SimError;
+use crate::events::EventRecord;
 use crate::trajectory::Stats;
 
 /// One applied reset.
@@ -78,6 +79,14 @@ pub enum HybridStop {
     /// The run failed after work was done, and [`crate::Options::keep_partial`] asked to keep
     /// it: the samples and impacts so far, and the error that ended the run.
     Failed(SimError),
+    /// A terminal user event fired at `t` (see [`crate::simulate_hybrid_with_events`]); its
+    /// state is the last sample.
+    Event {
+        /// Name of the event.
+        name: String,
+        /// Time of the crossing.
+        t: f64,
+    },
 }
 
 /// Output of [`simulate_hybrid()`].
@@ -137,6 +146,8 @@ pub struct HybridTrajectory<const D: usize> {
     /// accepted step, in time order (a step ended by an impact is cut at the impact time).
     /// Empty otherwise, and for the full trajectory of a reduced hybrid run.
     pub segments: Vec<(usize, DenseSegment<D>)>,
+    /// The located user events (see [`crate::simulate_hybrid_with_events`]), in time order.
+    pub events: Vec<EventRecord<D>>,
 }
 
 impl<const D: usize> HybridTrajectory<D> {
@@ -239,6 +250,8 @@ pub(super) struct Samples<const D: usize> {
     pub(super) modes: Vec<usize>,
     /// Dense output of the accepted steps, kept with [`crate::Options::dense`].
     pub(super) segments: Option<Vec<(usize, DenseSegment<D>)>>,
+    /// Located user events.
+    pub(super) events: Vec<EventRecord<D>>,
 }
 
 impl<const D: usize> Samples<D> {
@@ -249,10 +262,11 @@ impl<const D: usize> Samples<D> {
         self.modes.push(mode);
     }
     /// A mark to go back to with [`Samples::truncate`].
-    pub(super) fn mark(&self) -> (usize, usize) {
-        (self.times.len(), self.segments.as_ref().map_or(0, Vec::len))
+    pub(super) fn mark(&self) -> (usize, usize, usize) {
+        (self.times.len(), self.segments.as_ref().map_or(0, Vec::len), self.events.len())
     }
-    pub(super) fn truncate(&mut self, (n, k): (usize, usize)) {
+    pub(super) fn truncate(&mut self, (n, k, e): (usize, usize, usize)) {
+        self.events.truncate(e);
         self.times.truncate(n);
         self.states.truncate(n);
         self.modes.truncate(n);

@@ -39,6 +39,12 @@ pub(super) enum SegmentEnd<const D: usize> {
     },
     /// Guard `guard`, in contact at the restart, sank into the surface.
     Penetration { guard: usize },
+    /// A terminal user event fired at `(t, x)`.
+    Event {
+        t: f64,
+        x: SVector<f64, D>,
+        name: String,
+    },
 }
 
 impl<'s, S, const D: usize> Run<'s, S, D>
@@ -97,6 +103,17 @@ where
             }
         }
 
+        // The user's events, after the guards and watchers.
+        let base = events.len();
+        let user: &'s [Event<'s, D>] = self.events;
+        for ev in user {
+            events.push(
+                Event::new(ev.name(), move |t, x: &SVector<f64, D>| ev.value(t, x))
+                    .direction(ev.crossing_direction())
+                    .terminal(ev.is_terminal()),
+            );
+        }
+
         // Hairer's initial step scales with |x|/|F|, which vanishes for a segment starting at
         // rest on a guard (x ≈ 0): keep it clear of the step floor of the current time.
         let mut integ = Integrator::new(&field, t0, *x0, t1, opts)?.attempts_used(self.attempts);
@@ -129,7 +146,7 @@ where
             let term = tracker.step(&events, &seg, t_new, &x_new, &mut scratch);
             let sunk = match term {
                 Some(_) => None,
-                None => scratch.iter().find(|r| r.index >= n).map(|r| r.index - n),
+                None => scratch.iter().find(|r| r.index >= n && r.index < base).map(|r| r.index - n),
             };
             if let Some(w) = sunk {
                 // The samples of this segment are discarded by the caller.
@@ -160,7 +177,14 @@ where
                 }
                 kept.push((mode, seg));
             }
+            for r in scratch.drain(..).filter(|r| r.index >= base) {
+                self.samples.events.push(crate::events::EventRecord { index: r.index - base, ..r });
+            }
             if let Some(tm) = term {
+                if tm.index >= base {
+                    let name = user[tm.index - base].name().to_owned();
+                    break Ok(SegmentEnd::Event { t: tm.t, x: tm.state, name });
+                }
                 break Ok(SegmentEnd::Crossing { t: tm.t, x: tm.state, guard: tm.index });
             }
             if step.last {
