@@ -25,6 +25,7 @@ use crate::events::Event;
 use crate::field::VectorField;
 use crate::integrate::drive;
 use crate::linalg::LuFactor;
+use crate::mechanics::{finite, saddle_matrix};
 use crate::options::Options;
 use crate::trajectory::{ConstraintReport, Trajectory};
 
@@ -105,7 +106,7 @@ where
     for i in 0..N {
         x[N + i] += dv[i];
     }
-    if x.iter().all(|c| c.is_finite()) { Ok(x) } else { Err(FieldError::NonFinite { t }) }
+    finite(t, x)
 }
 
 /// A state on the constraints from positions and partly known velocities: the positions are
@@ -166,7 +167,7 @@ where
     for i in 0..N {
         x[N + i] = v[i];
     }
-    if x.iter().all(|c| c.is_finite()) { Ok(x) } else { Err(FieldError::NonFinite { t }) }
+    finite(t, x)
 }
 
 /// Solve `[M −Gᵀ; G D] [Δ; μ] = [0; r]` where G is `a` with the unselected rows removed (D = 1 on
@@ -179,24 +180,8 @@ fn masked_saddle_point<const N: usize, const M: usize, const NM: usize>(
     r: &SVector<f64, M>,
     rows: &'static [&'static str],
 ) -> Result<SVector<f64, N>, FieldError> {
-    let mut k = SMatrix::<f64, NM, NM>::zeros();
-    let mut rhs = SVector::<f64, NM>::zeros();
-    for i in 0..N {
-        for j in 0..N {
-            k[(i, j)] = m[(i, j)];
-        }
-    }
-    for row in 0..M {
-        if selected[row] {
-            for i in 0..N {
-                k[(i, N + row)] = -a[(row, i)];
-                k[(N + row, i)] = a[(row, i)];
-            }
-            rhs[N + row] = r[row];
-        } else {
-            k[(N + row, N + row)] = 1.0;
-        }
-    }
+    let k = saddle_matrix::<N, M, NM>(m, a, |row| selected[row]);
+    let rhs = SVector::<f64, NM>::from_fn(|i, _| if i >= N && selected[i - N] { r[i - N] } else { 0.0 });
     let factor = LuFactor::new(k).map_err(|_| FieldError::SingularConstraints { t, rows })?;
     let sol = factor.solve(rhs).map_err(|_| FieldError::NonFinite { t })?;
     Ok(SVector::from_fn(|i, _| sol[i]))

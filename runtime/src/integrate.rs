@@ -32,8 +32,9 @@ use crate::trajectory::{Stats, StopReason, Trajectory};
 /// * [`SimError::SingularMassMatrix`] as soon as the field reports one;
 /// * [`SimError::StepSizeUnderflow`], [`SimError::StepLimit`], [`SimError::Cancelled`].
 ///
-/// The errors after the start are returned inside the trajectory instead, with the samples up to
-/// the last accepted step, when [`Options::keep_partial`] is set ([`StopReason::Failed`]).
+/// Once a step was accepted, these errors are returned inside the trajectory instead, with the
+/// samples up to the last accepted step, when [`Options::keep_partial`] is set
+/// ([`StopReason::Failed`]).
 ///
 /// # Example
 /// ```
@@ -106,77 +107,68 @@ where
     let mut records = Vec::new();
     let mut segments: Vec<DenseSegment<D>> = Vec::new();
 
-    // A failure after the start ends the run; with `keep_partial` the samples so far are kept.
-    macro_rules! fail {
-        ($e:expr) => {
-            match $e {
-                Ok(v) => v,
-                Err(e) if options.keep_partial => {
-                    let e: SimError = e.into();
-                    return Ok(out.finish(records, StopReason::Failed(e), integ.stats(), segments));
-                }
-                Err(e) => return Err(e.into()),
+    let outcome = (|| -> Result<StopReason, SimError> {
+        loop {
+            let step = integ.step(&mut ())?;
+            let t_new = step.t_new;
+            let mut x_new = *integ.x_new();
+
+            let need_dense = options.dense
+                || !events.is_empty()
+                || schedule.peek().is_some_and(|tau| (tau - t_new) * dir < 0.0);
+            let mut seg = need_dense.then(|| integ.dense());
+            let unprojected = x_new;
+            post(t_new, &mut x_new)?;
+            if x_new != unprojected {
+                integ.replace_state(x_new);
             }
-        };
-    }
-    loop {
-        let step = fail!(integ.step(&mut ()));
-        let t_new = step.t_new;
-        let mut x_new = *integ.x_new();
+            let mut end = (t_new, x_new);
+            let mut terminal = None;
+            if let Some(s) = seg.as_mut()
+                && let Some(term) = tracker.step(events, s, t_new, &x_new, &mut records)
+            {
+                s.truncate(term.t);
+                end = (term.t, term.state);
+                terminal = Some(term.index);
+            }
 
-        let need_dense = options.dense
-            || !events.is_empty()
-            || schedule.peek().is_some_and(|tau| (tau - t_new) * dir < 0.0);
-        let mut seg = need_dense.then(|| integ.dense());
-        let unprojected = x_new;
-        fail!(post(t_new, &mut x_new));
-        if x_new != unprojected {
-            integ.replace_state(x_new);
-        }
-        let mut end = (t_new, x_new);
-        let mut terminal = None;
-        if let Some(s) = seg.as_mut()
-            && let Some(term) = tracker.step(events, s, t_new, &x_new, &mut records)
-        {
-            s.truncate(term.t);
-            end = (term.t, term.state);
-            terminal = Some(term.index);
-        }
-
-        match schedule {
-            Schedule::Steps => out.push(end.0, end.1),
-            _ => {
-                while let Some(tau) = schedule.peek() {
-                    let beyond = (tau - end.0) * dir;
-                    if beyond > 0.0 || (terminal.is_some() && beyond >= 0.0) {
-                        break;
+            match schedule {
+                Schedule::Steps => out.push(end.0, end.1),
+                _ => {
+                    while let Some(tau) = schedule.peek() {
+                        let beyond = (tau - end.0) * dir;
+                        if beyond > 0.0 || (terminal.is_some() && beyond >= 0.0) {
+                            break;
+                        }
+                        let xt = match (&seg, tau == t_new) {
+                            (Some(s), false) => s.eval(tau),
+                            _ => x_new,
+                        };
+                        out.push(tau, xt);
+                        schedule.advance();
                     }
-                    let xt = match (&seg, tau == t_new) {
-                        (Some(s), false) => s.eval(tau),
-                        _ => x_new,
-                    };
-                    out.push(tau, xt);
-                    schedule.advance();
-                }
-                if terminal.is_some() {
-                    out.push(end.0, end.1);
+                    if terminal.is_some() {
+                        out.push(end.0, end.1);
+                    }
                 }
             }
+            if options.dense
+                && let Some(s) = seg
+            {
+                segments.push(s);
+            }
+            if let Some(index) = terminal {
+                let name = events[index].name().to_owned();
+                return Ok(StopReason::Event { name, t: end.0 });
+            }
+            if step.last {
+                return Ok(StopReason::Finished);
+            }
         }
-        if options.dense
-            && let Some(s) = seg
-        {
-            segments.push(s);
-        }
-        if let Some(index) = terminal {
-            let name = events[index].name().to_owned();
-            let stop = StopReason::Event { name, t: end.0 };
-            return Ok(out.finish(records, stop, integ.stats(), segments));
-        }
-        if step.last {
-            return Ok(out.finish(records, StopReason::Finished, integ.stats(), segments));
-        }
-    }
+    })();
+    let stats = integ.stats();
+    let stop = options.keep_work(outcome, stats.steps > 0, StopReason::Failed)?;
+    Ok(out.finish(records, stop, stats, segments))
 }
 
 /// Output buffers.

@@ -207,6 +207,30 @@ pub fn pad<const S: usize, const D: usize>(v: &SVector<f64, S>) -> SVector<f64, 
     SVector::from_fn(|i, _| if i < S { v[i] } else { 0.0 })
 }
 
+/// The saddle-point matrix `[M −Gᵀ; G D]` of the rows of `a` that are `active`: G is `a` with the
+/// inactive rows replaced by zeros and D the identity on those rows (so their multiplier is 0),
+/// zero on the active ones.
+pub(crate) fn saddle_matrix<const N: usize, const K: usize, const NK: usize>(
+    m: &SMatrix<f64, N, N>,
+    a: &SMatrix<f64, K, N>,
+    active: impl Fn(usize) -> bool,
+) -> SMatrix<f64, NK, NK> {
+    let () = SaddleDim::<N, K, NK>::OK;
+    let mut kkt = SMatrix::<f64, NK, NK>::zeros();
+    kkt.fixed_view_mut::<N, N>(0, 0).copy_from(m);
+    for r in 0..K {
+        if active(r) {
+            for i in 0..N {
+                kkt[(i, N + r)] = -a[(r, i)];
+                kkt[(N + r, i)] = a[(r, i)];
+            }
+        } else {
+            kkt[(N + r, N + r)] = 1.0;
+        }
+    }
+    kkt
+}
+
 /// Factor `[M −Aᵀ; A 0]` and solve it for `[top; bottom]`.
 ///
 /// # Errors
@@ -220,25 +244,11 @@ fn saddle_point<const N: usize, const K: usize, const NK: usize>(
     bottom: &SVector<f64, K>,
     rows: &'static [&'static str],
 ) -> Result<(SVector<f64, NK>, LuFactor<NK>), FieldError> {
-    let () = SaddleDim::<N, K, NK>::OK;
     if !(all_finite(m) && all_finite(a) && all_finite(top) && all_finite(bottom)) {
         return Err(FieldError::NonFinite { t });
     }
-    let mut kkt = SMatrix::<f64, NK, NK>::zeros();
-    let mut rhs = SVector::<f64, NK>::zeros();
-    for i in 0..N {
-        for j in 0..N {
-            kkt[(i, j)] = m[(i, j)];
-        }
-        rhs[i] = top[i];
-        for r in 0..K {
-            kkt[(i, N + r)] = -a[(r, i)];
-            kkt[(N + r, i)] = a[(r, i)];
-        }
-    }
-    for r in 0..K {
-        rhs[N + r] = bottom[r];
-    }
+    let kkt = saddle_matrix::<N, K, NK>(m, a, |_| true);
+    let rhs = SVector::<f64, NK>::from_fn(|i, _| if i < N { top[i] } else { bottom[i - N] });
     let kkt = match LuFactor::new(kkt) {
         Ok(f) => f,
         Err(_) if MassFactor::new(*m).is_err() => return Err(FieldError::SingularMassMatrix { t }),

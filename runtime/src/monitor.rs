@@ -40,13 +40,17 @@ pub struct Monitor {
     inner: Arc<Inner>,
 }
 
-#[derive(Default)]
 struct Inner {
     cancelled: AtomicBool,
-    /// Bits of the time of the last accepted step; `u64::MAX` (a NaN) before the first.
+    /// Bits of the time of the last accepted step; a NaN before the first.
     time: AtomicU64,
-    started: AtomicBool,
     attempts: AtomicUsize,
+}
+
+impl Default for Inner {
+    fn default() -> Self {
+        Inner { cancelled: AtomicBool::new(false), time: AtomicU64::new(f64::NAN.to_bits()), attempts: AtomicUsize::new(0) }
+    }
 }
 
 impl Monitor {
@@ -67,10 +71,8 @@ impl Monitor {
     /// Time reached by the last accepted step, `None` before the first.
     #[must_use]
     pub fn time(&self) -> Option<f64> {
-        self.inner
-            .started
-            .load(Ordering::Acquire)
-            .then(|| f64::from_bits(self.inner.time.load(Ordering::Relaxed)))
+        let t = f64::from_bits(self.inner.time.load(Ordering::Relaxed));
+        (!t.is_nan()).then_some(t)
     }
     /// Step attempts spent so far (accepted and rejected, the count [`crate::Options::max_steps`]
     /// bounds; a hybrid run counts all its segments).
@@ -82,7 +84,6 @@ impl Monitor {
     pub(crate) fn record(&self, t: f64, attempts: usize) {
         self.inner.time.store(t.to_bits(), Ordering::Relaxed);
         self.inner.attempts.store(attempts, Ordering::Relaxed);
-        self.inner.started.store(true, Ordering::Release);
     }
 }
 

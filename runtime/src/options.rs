@@ -75,11 +75,11 @@ pub struct Options {
     /// would need more is [`SimError::InvalidOptions`] before any work is done (instead of
     /// allocating until memory runs out). Default 4 GiB.
     pub max_output_bytes: usize,
-    /// Keep the work done when a run fails after it started (step limit, step-size underflow,
-    /// a field error, cancellation): the run returns `Ok` with the samples up to the last
-    /// accepted step and [`crate::StopReason::Failed`] (or [`crate::HybridStop::Failed`])
-    /// holding the error, instead of `Err`. Errors found before any step (options, span,
-    /// initial state) stay `Err`. Default `false`, so a failure cannot pass for a finished run
+    /// Keep the work done when a run fails after a step was accepted (step limit, step-size
+    /// underflow, a field error, cancellation): the run returns `Ok` with the samples up to the
+    /// last accepted step and [`crate::StopReason::Failed`] (or [`crate::HybridStop::Failed`])
+    /// holding the error, instead of `Err`. Errors before any step (options, span, initial
+    /// state) stay `Err`. Default `false`, so a failure cannot pass for a finished run
     /// unless asked for.
     pub keep_partial: bool,
     /// A handle to watch the run's progress and cancel it from another thread
@@ -221,6 +221,19 @@ impl Options {
     pub fn dense(mut self, yes: bool) -> Self {
         self.dense = yes;
         self
+    }
+
+    /// How a run that did `worked` (a step or an impact) ends: its stop reason, or — when it failed
+    /// — the error, unless [`Options::keep_partial`] turns it into the stop reason `failed(error)`
+    /// so the work is returned with it.
+    ///
+    /// # Errors
+    /// The run's error, when it is not kept.
+    pub(crate) fn keep_work<T>(&self, outcome: Result<T, SimError>, worked: bool, failed: impl FnOnce(SimError) -> T) -> Result<T, SimError> {
+        match outcome {
+            Err(e) if self.keep_partial && worked => Ok(failed(e)),
+            other => other,
+        }
     }
 
     /// Check the options that do not depend on the time span.

@@ -193,10 +193,7 @@ where
     /// [`SimError::NonFiniteState`] if `F(t0, x0)` is not finite; a field error.
     pub fn new(field: &'f F, t0: f64, x0: S, t_end: f64, options: &Options) -> Result<Self, SimError> {
         let mut stats = Stats::default();
-        let f0 = match dopri5::eval(field, t0, &x0, &mut stats.evaluations)? {
-            Some(v) if v.entries().iter().all(|c| c.is_finite()) => v,
-            _ => return Err(SimError::NonFiniteState { t: t0 }),
-        };
+        let f0 = first_stage(field, t0, &x0, &mut stats.evaluations)?;
         let dir = if t_end >= t0 { 1.0 } else { -1.0 };
         let tol = options.tol();
         let hmax = options.max_step.min((t_end - t0).abs());
@@ -323,10 +320,7 @@ where
             return Err(SimError::Cancelled { t: self.t });
         }
         if std::mem::take(&mut self.restart) {
-            self.stages.k[0] = match dopri5::eval(self.field, self.t, &self.x, &mut self.stats.evaluations)? {
-                Some(v) if v.entries().iter().all(|c| c.is_finite()) => v,
-                _ => return Err(SimError::NonFiniteState { t: self.t }),
-            };
+            self.stages.k[0] = first_stage(self.field, self.t, &self.x, &mut self.stats.evaluations)?;
         }
         self.dense = None;
         let (t, dir, t1) = (self.t, self.dir, self.t_end);
@@ -410,5 +404,18 @@ where
         self.stats.rejected += 1;
         self.reject = true;
         self.cause = cause;
+    }
+}
+
+/// `F(t, x)` at the start of a step that has no FSAL stage (the first, or after the state was
+/// replaced); a non-finite value there cannot be retried with a smaller step.
+fn first_stage<F, S>(field: &F, t: f64, x: &S, evaluations: &mut usize) -> Result<S, SimError>
+where
+    F: StateField<S> + ?Sized,
+    S: State,
+{
+    match dopri5::eval(field, t, x, evaluations)? {
+        Some(v) if v.entries().iter().all(|c| c.is_finite()) => Ok(v),
+        _ => Err(SimError::NonFiniteState { t }),
     }
 }

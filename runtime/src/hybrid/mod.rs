@@ -483,14 +483,8 @@ where
             }
         })
     })();
-    // A failure after work was done keeps that work when asked to (`Options::keep_partial`).
-    let stop = match outcome {
-        Ok(stop) => stop,
-        Err(e) if options.ode.keep_partial && (run.stats.steps > 0 || !run.impacts.is_empty()) => {
-            HybridStop::Failed(e)
-        }
-        Err(e) => return Err(e),
-    };
+    let worked = run.stats.steps > 0 || !run.impacts.is_empty();
+    let stop = options.ode.keep_work(outcome, worked, HybridStop::Failed)?;
     Ok(HybridTrajectory {
         times: run.samples.times,
         states: run.samples.states,
