@@ -5,8 +5,9 @@
 //! rows of an impact law) and hands them to these functions, which do everything else: the
 //! generated code is glue, the algorithms live here, written once and tested here.
 //!
-//! A system with `N` coordinates has the state `x = (q, q̇) ∈ ℝᴰ`, `D = 2N` (checked at compile
-//! time wherever both appear).
+//! A system with `N` coordinates has the state `x = (q, q̇) ∈ ℝᴰ`, `D = 2N`, or, for a contact
+//! (Herglotz) system with an action variable, `x = (q, q̇, z)`, `D = 2N + 1` (checked at compile
+//! time wherever both appear). Impacts and projections change only q̇: q and z are kept.
 //!
 //! **Field Jacobian.** With `M q̈ = f` and the residual `g(t, q, q̇, a) = f − M a`, the
 //! accelerations satisfy `g = 0`, so `∂q̈/∂x = M⁻¹ ∂g/∂x` at `a = q̈` and
@@ -52,11 +53,26 @@ use nalgebra::{SMatrix, SVector};
 use crate::error::FieldError;
 use crate::linalg::{LuFactor, MassFactor};
 
-/// Compile-time check that `D = 2N`.
+/// Compile-time check that `D = 2N` (or `2N + 1` with an action variable).
 struct StateDim<const N: usize, const D: usize>;
 
 impl<const N: usize, const D: usize> StateDim<N, D> {
-    const OK: () = assert!(D == 2 * N, "the state of an N-coordinate system has dimension 2N");
+    const OK: () =
+        assert!(D == 2 * N || D == 2 * N + 1, "the state of an N-coordinate system has dimension 2N (2N + 1 with an action variable)");
+}
+
+/// Compile-time check that `D = 2N + 1` (a contact system's state (q, q̇, z)).
+struct ContactDim<const N: usize, const D: usize>;
+
+impl<const N: usize, const D: usize> ContactDim<N, D> {
+    const OK: () = assert!(D == 2 * N + 1, "the state of an N-coordinate contact system is (q, q̇, z), of dimension 2N + 1");
+}
+
+/// Whether a state of dimension `D` over `N` coordinates carries an action variable z (at `2N`).
+#[inline]
+#[must_use]
+pub const fn has_action<const N: usize, const D: usize>() -> bool {
+    D == 2 * N + 1
 }
 
 /// The state `x = (q, q̇)`.
@@ -68,6 +84,19 @@ pub fn state<const N: usize, const D: usize>(q: [f64; N], qdot: [f64; N]) -> SVe
         x[i] = q[i];
         x[N + i] = qdot[i];
     }
+    x
+}
+
+/// The state `x = (q, q̇, z)` of a contact (Herglotz) system with action `z`.
+#[must_use]
+pub fn contact_state<const N: usize, const D: usize>(q: [f64; N], qdot: [f64; N], z: f64) -> SVector<f64, D> {
+    let () = ContactDim::<N, D>::OK;
+    let mut x = SVector::<f64, D>::zeros();
+    for i in 0..N {
+        x[i] = q[i];
+        x[N + i] = qdot[i];
+    }
+    x[2 * N] = z;
     x
 }
 
@@ -114,6 +143,51 @@ pub fn first_order_field<const N: usize, const D: usize>(x: &SVector<f64, D>, a:
         dx[N + i] = a[i];
     }
     dx
+}
+
+/// The first-order field `x' = (q̇, a, L)` of a contact system: the action grows at the rate
+/// ż = L, the value of the Lagrangian at `x`.
+#[inline]
+#[must_use]
+pub fn contact_field<const N: usize, const D: usize>(x: &SVector<f64, D>, a: &SVector<f64, N>, l: f64) -> SVector<f64, D> {
+    let () = ContactDim::<N, D>::OK;
+    let mut dx = first_order_field::<N, D>(x, a);
+    dx[2 * N] = l;
+    dx
+}
+
+/// `∂F/∂x` of a contact system's field `(q̇, M⁻¹f, L)`: the blocks of [`first_order_jacobian`],
+/// the column `∂q̈/∂z = M⁻¹ ∂g/∂z`, and the row `∂ż/∂x = ∂L/∂x` (`dl_dx`).
+///
+/// # Errors
+/// [`FieldError::SingularMassMatrix`] at `t` if a solve is not finite.
+pub fn contact_jacobian<const N: usize, const D: usize>(
+    t: f64,
+    factor: &MassFactor<N>,
+    dg_dq: SMatrix<f64, N, N>,
+    dg_dv: SMatrix<f64, N, N>,
+    dg_dz: SVector<f64, N>,
+    dl_dx: &SVector<f64, D>,
+) -> Result<SMatrix<f64, D, D>, FieldError> {
+    let () = ContactDim::<N, D>::OK;
+    let mut j = first_order_jacobian::<N, D>(t, factor, dg_dq, dg_dv)?;
+    let dz = factor.solve(dg_dz).map_err(|_| FieldError::SingularMassMatrix { t })?;
+    for i in 0..N {
+        j[(N + i, 2 * N)] = dz[i];
+    }
+    set_action_row::<N, D>(&mut j, dl_dx);
+    Ok(j)
+}
+
+/// Sets the row of ż = L in a contact system's field Jacobian to `∂L/∂x` (a no-op for a state
+/// without action).
+pub fn set_action_row<const N: usize, const D: usize>(j: &mut SMatrix<f64, D, D>, dl_dx: &SVector<f64, D>) {
+    let () = StateDim::<N, D>::OK;
+    if has_action::<N, D>() {
+        for c in 0..D {
+            j[(2 * N, c)] = dl_dx[c];
+        }
+    }
 }
 
 /// `∂F/∂x` from the factored mass matrix and the residual Jacobians `∂g/∂q`, `∂g/∂q̇` (see the
@@ -167,7 +241,7 @@ pub fn finite<const R: usize, const C: usize>(t: f64, x: SMatrix<f64, R, C>) -> 
     if x.iter().all(|v| v.is_finite()) { Ok(x) } else { Err(FieldError::NonFinite { t }) }
 }
 
-/// The Jacobian of a velocity-map reset `x ↦ (q, v(t, q, q̇))` from `∂v/∂q` and `∂v/∂q̇`.
+/// The Jacobian of a velocity-map reset `x ↦ (q, v(t, q, q̇))` (z kept) from `∂v/∂q` and `∂v/∂q̇`.
 #[must_use]
 pub fn velocity_map_jacobian<const N: usize, const D: usize>(
     dv_dq: SMatrix<f64, N, N>,
@@ -181,6 +255,9 @@ pub fn velocity_map_jacobian<const N: usize, const D: usize>(
             jac[(N + i, c)] = dv_dq[(i, c)];
             jac[(N + i, N + c)] = dv_dv[(i, c)];
         }
+    }
+    if has_action::<N, D>() {
+        jac[(2 * N, 2 * N)] = 1.0; // the action is kept
     }
     jac
 }
@@ -317,7 +394,8 @@ impl<const N: usize, const M: usize, const NM: usize> Constrained<N, M, NM> {
     /// # Errors
     /// [`FieldError::SingularConstraints`] if the sensitivities are not finite.
     pub fn field_jacobian<const D: usize>(&self, dr_dx: SMatrix<f64, NM, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
-        // ∂q/∂x of the field is [0 I]: the identity sits at column N + i of row i.
+        // ∂q/∂x of the field is [0 I]: the identity sits at column N + i of row i. The row of ż = L
+        // (contact systems) is the caller's (see [`set_action_row`]).
         velocity_rows_jacobian::<N, NM, D>(&self.kkt, dr_dx, self.t, self.rows, N)
     }
 }
@@ -348,7 +426,8 @@ impl<const N: usize, const M: usize, const NM: usize> Constrained<N, M, NM> {
 
 /// A D × D Jacobian whose rows i < N are the unit rows e_{offset + i} and whose rows N + i are
 /// the velocity sensitivities −(K⁻¹ ∂R/∂x)ᵢ of a saddle-point solution (implicit function
-/// theorem, reusing the factorisation of K).
+/// theorem, reusing the factorisation of K). For a reset (`offset` 0) the action z of a contact
+/// system is kept (unit row); for a field (`offset` N) its row is left zero.
 fn velocity_rows_jacobian<const N: usize, const NM: usize, const D: usize>(
     kkt: &LuFactor<NM>,
     dr_dx: SMatrix<f64, NM, D>,
@@ -364,6 +443,9 @@ fn velocity_rows_jacobian<const N: usize, const NM: usize, const D: usize>(
         for c in 0..D {
             jac[(N + i, c)] = sens[(i, c)];
         }
+    }
+    if offset == 0 && has_action::<N, D>() {
+        jac[(2 * N, 2 * N)] = 1.0;
     }
     Ok(jac)
 }
@@ -436,7 +518,7 @@ pub fn restitution<const N: usize, const K: usize, const NK: usize, const D: usi
 }
 
 impl<const N: usize, const K: usize, const NK: usize> Restitution<N, K, NK> {
-    /// The post-impact state: positions of `x`, velocities q̇⁺.
+    /// The post-impact state: positions (and action) of `x`, velocities q̇⁺.
     #[must_use]
     pub fn post_state<const D: usize>(&self, x: &SVector<f64, D>) -> SVector<f64, D> {
         let () = StateDim::<N, D>::OK;

@@ -42,7 +42,7 @@ pub(crate) use crate::names::mode_type;
 pub(crate) fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
     match model.role(sym) {
         Some(Role::Time) => quote!(t),
-        Some(role @ (Role::Coordinate(_) | Role::Velocity(_))) => {
+        Some(role @ (Role::Coordinate(_) | Role::Velocity(_) | Role::Action)) => {
             let k = model.layout.state_index(role).unwrap_or(usize::MAX);
             quote!(x[#k])
         }
@@ -55,6 +55,17 @@ pub(crate) fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
             quote!(#access.#p)
         }
         Some(Role::Differential(_) | Role::TimeDifferential) | None => quote!(::core::f64::NAN),
+    }
+}
+
+/// How generated constructors take a state: the parameters `q: [f64; n], qdot: [f64; n]` (and
+/// `z: f64` for a contact model), and the expression building the `SVector` from them.
+pub(crate) fn state_arguments(model: &Model) -> (TokenStream, TokenStream) {
+    let n = model.dof();
+    if model.layout.z.is_some() {
+        (quote! { q: [f64; #n], qdot: [f64; #n], z: f64 }, quote! { ::routh::runtime::mechanics::contact_state(q, qdot, z) })
+    } else {
+        (quote! { q: [f64; #n], qdot: [f64; #n] }, quote! { ::routh::runtime::mechanics::state(q, qdot) })
     }
 }
 

@@ -66,6 +66,8 @@ pub struct ConstraintEquations {
     pub dr_dq: Vec<Vec<Expr>>,
     pub dr_dv: Vec<Vec<Expr>>,
     pub dr_dt: Vec<Expr>,
+    /// ∂R/∂z of a contact model (empty otherwise).
+    pub dr_dz: Vec<Expr>,
 }
 
 /// Largest number of terms the set's Frobenius test may expand to before it is skipped.
@@ -111,6 +113,7 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Option<ConstraintEquations> 
     }
     let [dr_dq, dr_dv] = arena.jacobian_blocks(&residual, [&layout.q, &layout.qd]);
     let dr_dt = arena.diff_many(&residual, layout.t);
+    let dr_dz = layout.z.map(|z| arena.diff_many(&residual, z)).unwrap_or_default();
 
     // Frobenius, on the extended coordinates z = (q, t).
     let z: Vec<Expr> = layout.q.iter().copied().chain([layout.t]).collect();
@@ -137,7 +140,7 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Option<ConstraintEquations> 
     } else {
         Some(d_forms.iter().all(|dw| wedge_with_one_form_is_zero(arena, dw, &forms)))
     };
-    Some(ConstraintEquations { names, a, b, position, bias, kinds, set_integrable, dr_dq, dr_dv, dr_dt })
+    Some(ConstraintEquations { names, a, b, position, bias, kinds, set_integrable, dr_dq, dr_dv, dr_dt, dr_dz })
 }
 
 /// (dα)ⱼₖ = ∂ⱼαₖ − ∂ₖαⱼ (antisymmetric, full square).

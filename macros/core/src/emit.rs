@@ -14,7 +14,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
-use crate::codegen::{Owner, allow_generated, body_into, square_matrix, symbol_tokens, symmetric_matrix};
+use crate::codegen::{Owner, allow_generated, body_into, square_matrix, state_arguments, symbol_tokens, symmetric_matrix};
 use crate::euler_lagrange::Equations;
 use crate::impact::ImpactEquations;
 use crate::model::Model;
@@ -81,6 +81,15 @@ pub fn emit(
     let (p_stmts, p_vals) = straight_line(&eq.momenta, "__routh_momenta", &none, &none);
 
     let dyn_fn = format_ident!("__routh_dynamics");
+    let jac_doc = if eq.contact.is_some() {
+        " Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f, L) over x = (q, q̇, z), from symbolic \
+          derivatives: with g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once), and the row of ż = L is ∂L/∂x \
+          (see [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
+    } else {
+        " Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f), from symbolic derivatives: with \
+          g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once, see \
+          [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
+    };
     let jac_fn = format_ident!("__routh_residual_jacobian");
     let allow = allow_generated();
     // Accelerations and the field Jacobian: of the unconstrained system (M q̈ = f), or of the
@@ -91,14 +100,33 @@ pub fn emit(
             (items.accelerations, items.jacobian, items.methods, items.trait_impl)
         }
         None => {
-            // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major).
+            // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major), and ∂g/∂z of a contact model.
             let mut jac_out: Vec<Expr> = eq.dg_dq.iter().flatten().copied().collect();
             jac_out.extend(eq.dg_dv.iter().flatten().copied());
+            if let Some(c) = &eq.contact {
+                jac_out.extend(&c.dg_dz);
+            }
             let a_param = quote! { a: &::routh::nalgebra::SVector<f64, #n>, };
             let a_arg = quote! { a, };
             let (jac_stmts, jac_vals) = body_into(model, &mut parts, &jac_out, "__routh_residual_jacobian", &a_param, &a_arg);
             let gq = square_matrix(n, &jac_vals[..n * n]);
-            let gv = square_matrix(n, &jac_vals[n * n..]);
+            let gv = square_matrix(n, &jac_vals[n * n..2 * n * n]);
+            let gz = &jac_vals[2 * n * n..];
+            let (jac_ret_ty, jac_ret, jac_bind, jac_finish) = if eq.contact.is_some() {
+                (
+                    quote! { (::routh::nalgebra::SMatrix<f64, #n, #n>, ::routh::nalgebra::SMatrix<f64, #n, #n>, ::routh::nalgebra::SVector<f64, #n>) },
+                    quote! { (#gq, #gv, ::routh::nalgebra::SVector::<f64, #n>::from([#(#gz),*])) },
+                    quote! { let (gq, gv, gz) = self.#jac_fn(t, x, &a); },
+                    quote! { ::routh::runtime::mechanics::contact_jacobian(t, &factor, gq, gv, gz, &self.__routh_lagrangian_gradient(t, x)) },
+                )
+            } else {
+                (
+                    quote! { (::routh::nalgebra::SMatrix<f64, #n, #n>, ::routh::nalgebra::SMatrix<f64, #n, #n>) },
+                    quote! { (#gq, #gv) },
+                    quote! { let (gq, gv) = self.#jac_fn(t, x, &a); },
+                    quote! { ::routh::runtime::mechanics::first_order_jacobian(t, &factor, gq, gv) },
+                )
+            };
             let acc = quote! {
                 /// Accelerations q̈ = M⁻¹ f, solved numerically (Cholesky, LU fallback; M is never inverted
                 /// symbolically).
@@ -116,18 +144,17 @@ pub fn emit(
                 }
             };
             let jac = quote! {
-                /// ∂g/∂q and ∂g/∂q̇ for the residual g(t, q, q̇, a) = f − M a (used by [`Self::jacobian`]).
+                /// ∂g/∂q and ∂g/∂q̇ (and ∂g/∂z of a contact model) for the residual g = f − M a (used by
+                /// [`Self::jacobian`]).
                 #allow
                 fn #jac_fn(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>, a: &::routh::nalgebra::SVector<f64, #n>)
-                    -> (::routh::nalgebra::SMatrix<f64, #n, #n>, ::routh::nalgebra::SMatrix<f64, #n, #n>)
+                    -> #jac_ret_ty
                 {
                     #(#jac_stmts)*
-                    (#gq, #gv)
+                    #jac_ret
                 }
 
-                /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f), from symbolic
-                /// derivatives: with g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once, see
-                /// [`routh::runtime::mechanics`](::routh::runtime::mechanics)).
+                #[doc = #jac_doc]
                 ///
                 /// # Errors
                 /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
@@ -137,8 +164,8 @@ pub fn emit(
                     let (m, f) = self.#dyn_fn(t, x);
                     let factor = ::routh::runtime::mechanics::factor_mass(t, m)?;
                     let a = factor.solve(f).map_err(|_| ::routh::runtime::FieldError::NonFinite { t })?;
-                    let (gq, gv) = self.#jac_fn(t, x, &a);
-                    ::routh::runtime::mechanics::first_order_jacobian(t, &factor, gq, gv)
+                    #jac_bind
+                    #jac_finish
                 }
             };
             (acc, jac, TokenStream::new(), TokenStream::new())
@@ -167,16 +194,64 @@ pub fn emit(
     );
     let f_lines: Vec<(String, String)> =
         (0..n).map(|i| (format!("f[{}]", i + 1), formula(model, eq.forcing[i]))).collect();
-    let f_doc = doc_block(
-        "Right-hand side f of the equations of motion M q̈ = f, where fᵢ = ∂L/∂qᵢ − Σⱼ ∂²L/∂q̇ᵢ∂qⱼ q̇ⱼ − ∂²L/∂q̇ᵢ∂t + Qᵢ \
-         (Q is the generalized force).",
-        &f_lines,
-    );
-    let l_doc = doc_block("The Lagrangian L(t, q, q̇).", &[("L".into(), formula(model, model.lagrangian))]);
-    let e_doc = doc_block(
-        "Energy E = q̇·∂L/∂q̇ − L. Along solutions dE/dt = Q·q̇ − ∂L/∂t (see [`Self::power`]).",
-        &[("E".into(), formula(model, eq.energy)), ("∂L/∂t".into(), formula(model, eq.dl_dt))],
-    );
+    let z_name = model.action.as_ref().map(ToString::to_string).unwrap_or_default();
+    let f_doc = match &eq.contact {
+        None => doc_block(
+            "Right-hand side f of the equations of motion M q̈ = f, where fᵢ = ∂L/∂qᵢ − Σⱼ ∂²L/∂q̇ᵢ∂qⱼ q̇ⱼ − ∂²L/∂q̇ᵢ∂t + Qᵢ \
+             (Q is the generalized force).",
+            &f_lines,
+        ),
+        Some(c) => {
+            let coupling = if c.decoupled {
+                format!(
+                    "Here ∂f/∂{z_name} = ∂M/∂{z_name} = 0: **`{z_name}` decouples** — (q, q̇) evolve without it and `{z_name}` is \
+                     the quadrature of L along them."
+                )
+            } else {
+                format!("Here the equations of (q, q̇) depend on `{z_name}`.")
+            };
+            doc_block(
+                &format!(
+                    "Right-hand side f of the Herglotz equations M q̈ = f of the contact Lagrangian L(t, q, q̇, {z_name}): \
+                     d/dt ∂L/∂q̇ − ∂L/∂q = ∂L/∂{z_name} · ∂L/∂q̇ + Q with d{z_name}/dt = L, so (full z-dependence) \
+                     fᵢ = ∂L/∂qᵢ − Σⱼ ∂²L/∂q̇ᵢ∂qⱼ q̇ⱼ − ∂²L/∂q̇ᵢ∂t − ∂²L/∂q̇ᵢ∂{z_name} · L + ∂L/∂q̇ᵢ · ∂L/∂{z_name} + Qᵢ. {coupling}"
+                ),
+                &f_lines,
+            )
+        }
+    };
+    let l_doc = match &model.action {
+        None => doc_block("The Lagrangian L(t, q, q̇).", &[("L".into(), formula(model, model.lagrangian))]),
+        Some(z) => doc_block(
+            &format!("The contact Lagrangian L(t, q, q̇, {z}); it is also the rate of the action, d{z}/dt = L."),
+            &[("L".into(), formula(model, model.lagrangian))],
+        ),
+    };
+    let e_doc = match &eq.contact {
+        None => doc_block(
+            "Energy E = q̇·∂L/∂q̇ − L. Along solutions dE/dt = Q·q̇ − ∂L/∂t (see [`Self::power`]).",
+            &[("E".into(), formula(model, eq.energy)), ("∂L/∂t".into(), formula(model, eq.dl_dt))],
+        ),
+        Some(c) => {
+            let closed = if c.constant_rate {
+                format!(
+                    " ∂L/∂{z_name} = c is constant, so without forces E(t) = E(t₀)·e^(c (t − t₀)): c < 0 dissipates, c > 0 \
+                     feeds energy in."
+                )
+            } else {
+                String::new()
+            };
+            doc_block(
+                &format!(
+                    "Energy E_L = q̇·∂L/∂q̇ − L of the contact Lagrangian. It is not conserved: along solutions \
+                     dE/dt = ∂L/∂{z_name} · E + Q·q̇ − ∂L/∂t (see [`Self::energy_rate`]), so without forces \
+                     E(t) = E(t₀)·exp(∫ ∂L/∂{z_name} dt) and E never changes sign.{closed} Impacts keep q and {z_name}: only the \
+                     kinetic part jumps."
+                ),
+                &[("E".into(), formula(model, eq.energy)), ("∂L/∂t".into(), formula(model, eq.dl_dt))],
+            )
+        }
+    };
     let p_lines: Vec<(String, String)> =
         (0..n).map(|i| (format!("p[{}] (conjugate to {})", i + 1, q_disp[i]), formula(model, eq.momenta[i]))).collect();
     let p_doc = doc_block("Generalized momenta p = ∂L/∂q̇.", &p_lines);
@@ -186,10 +261,20 @@ pub fn emit(
     );
     let q_lines: Vec<(String, String)> = (0..n).map(|i| (format!("Q[{}]", i + 1), formula(model, model.force[i]))).collect();
     let q_doc = doc_block("Generalized force one-form Q = Σ Qᵢ dqᵢ, as declared.", &q_lines);
-    let state_doc = format!(
-        " The state x = (q, q̇) = ({coords_list}, {}) from positions and velocities.",
-        v_disp.join(", ")
-    );
+    let state_doc = match &model.action {
+        None => format!(" The state x = (q, q̇) = ({coords_list}, {}) from positions and velocities.", v_disp.join(", ")),
+        Some(z) => format!(
+            " The state x = (q, q̇, {z}) = ({coords_list}, {}, {z}) from positions, velocities and the action `{z}`.",
+            v_disp.join(", ")
+        ),
+    };
+    let dim_doc = if model.action.is_some() {
+        " Dimension of the first-order state x = (q, q̇, z), 2n + 1."
+    } else {
+        " Dimension of the first-order state x = (q, q̇), 2n."
+    };
+    let (state_params, state_new) = state_arguments(model);
+    let (field_from, contact_items) = contact_items(model, eq, &mut parts);
 
     let n_lit = n;
     let coord_lits = coord_names.iter();
@@ -205,16 +290,26 @@ pub fn emit(
         impl #generics #ty {
             /// Number of degrees of freedom n (generalized coordinates).
             pub const DOF: usize = #n_lit;
-            /// Dimension of the first-order state x = (q, q̇), 2n.
+            #[doc = #dim_doc]
             pub const STATE_DIM: usize = #d;
             /// Names of the generalized coordinates, in state order.
             pub const COORDINATES: [&'static str; #n_lit] = [#(#coord_lits),*];
 
             #[doc = #state_doc]
             #[must_use]
-            pub fn state(&self, q: [f64; #n_lit], qdot: [f64; #n_lit]) -> ::routh::nalgebra::SVector<f64, #d> {
-                ::routh::runtime::mechanics::state(q, qdot)
+            pub fn state(&self, #state_params) -> ::routh::nalgebra::SVector<f64, #d> {
+                #state_new
             }
+
+            /// The first-order field F(t, x) from the accelerations `a` at `x`.
+            #[inline]
+            fn __routh_field_from(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>, a: &::routh::nalgebra::SVector<f64, #n_lit>)
+                -> ::routh::nalgebra::SVector<f64, #d>
+            {
+                #field_from
+            }
+
+            #contact_items
 
             /// M and f together (the hot path of the vector field).
             #allow
@@ -295,8 +390,77 @@ pub fn emit(
                 -> ::core::result::Result<::routh::nalgebra::SVector<f64, #d>, ::routh::runtime::FieldError>
             {
                 let a = self.accelerations(t, x)?;
-                Ok(::routh::runtime::mechanics::first_order_field(x, &a))
+                Ok(self.__routh_field_from(t, x, &a))
             }
         }
     }
+}
+
+/// For a contact model: how the field is built from the accelerations (ż = L), and the items of
+/// the action variable (∂L/∂z, the energy law, ∂L/∂x for the Jacobian, whether z decouples).
+fn contact_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>) -> (TokenStream, TokenStream) {
+    let d = model.layout.state_dim();
+    let Some(c) = &eq.contact else {
+        return (quote! { ::routh::runtime::mechanics::first_order_field(x, a) }, TokenStream::new());
+    };
+    let none = TokenStream::new();
+    let allow = allow_generated();
+    let z = model.action.as_ref().map(ToString::to_string).unwrap_or_default();
+    let (dz_stmts, dz_vals) = body_into(model, parts, &[c.dl_dz], "__routh_lagrangian_dz", &none, &none);
+    let (er_stmts, er_vals) = body_into(model, parts, &[c.energy_rate], "__routh_energy_rate", &none, &none);
+    let (g_stmts, g_vals) = body_into(model, parts, &c.dl_dx, "__routh_lagrangian_gradient", &none, &none);
+    let dz_doc = doc_block(
+        &format!(
+            "∂L/∂{z}, the rate of the contact energy law dE/dt = ∂L/∂{z} · E + Q·q̇ − ∂L/∂t (−R_L(E_L) in the notation of \
+             contact geometry). For a cyclic coordinate q_c (∂L/∂q_c = 0, no force along it) the momentum is not conserved \
+             but *dissipated*: p_c(t) = p_c(t₀)·exp(∫ ∂L/∂{z} dt), so ratios of such momenta are conserved."
+        ),
+        &[(format!("∂L/∂{z}"), formula(model, c.dl_dz))],
+    );
+    let er_doc = doc_block(
+        &format!(
+            "The rate of the energy along the unconstrained motion, dE/dt = ∂L/∂{z} · E + Q·q̇ − ∂L/∂t (Herglotz). Ideal \
+             linear constraints add nothing; affine ones add their power (`constraint_power`)."
+        ),
+        &[("dE/dt".into(), formula(model, c.energy_rate))],
+    );
+    let decoupled_doc = format!(
+        " Whether the action `{z}` decouples: the equations of (q, q̇) do not involve it (∂f/∂{z} = ∂M/∂{z} = 0, e.g. \
+         L = T − V + c {z} with c constant), so `{z}` is the quadrature of L along them. Decided symbolically at compile \
+         time: {}.",
+        if c.decoupled { "it does" } else { "it does not" }
+    );
+    let decoupled = c.decoupled;
+    let action_doc = format!(" Name of the action variable; it sits last in the state, at index 2n = {}.", d - 1);
+    let field = quote! { ::routh::runtime::mechanics::contact_field(x, a, self.lagrangian(t, x)) };
+    let items = quote! {
+        #[doc = #action_doc]
+        pub const ACTION: &'static str = #z;
+        #[doc = #decoupled_doc]
+        pub const ACTION_DECOUPLED: bool = #decoupled;
+
+        #dz_doc
+        #allow
+        #[must_use]
+        pub fn lagrangian_dz(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> f64 {
+            #(#dz_stmts)*
+            #(#dz_vals)*
+        }
+
+        #er_doc
+        #allow
+        #[must_use]
+        pub fn energy_rate(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> f64 {
+            #(#er_stmts)*
+            #(#er_vals)*
+        }
+
+        /// ∂L/∂x over x = (q, q̇, z): the row of ż = L in the field Jacobian.
+        #allow
+        fn __routh_lagrangian_gradient(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> ::routh::nalgebra::SVector<f64, #d> {
+            #(#g_stmts)*
+            ::routh::nalgebra::SVector::<f64, #d>::from([#(#g_vals),*])
+        }
+    };
+    (field, items)
 }

@@ -52,6 +52,7 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
     let mut jac_out: Vec<Expr> = ce.dr_dq.iter().flatten().copied().collect();
     jac_out.extend(ce.dr_dv.iter().flatten().copied());
     jac_out.extend(&ce.dr_dt);
+    jac_out.extend(&ce.dr_dz);
     let jparams = quote! { a: &#vec_n, lam: &#vec_m, };
     let jargs = quote! { a, lam, };
     let (j_stmts, j_vals) = body_into(model, parts, &jac_out, "__routh_constraint_jacobian", &jparams, &jargs);
@@ -61,7 +62,8 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
     let dv_sets = (0..nm).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[nm * n..2 * nm * n]).map(|((r, c), v)| {
         quote! { dr[(#r, #n + #c)] = #v; }
     });
-    let dt_vals = &j_vals[2 * nm * n..];
+    let dt_vals = &j_vals[2 * nm * n..2 * nm * n + nm];
+    let dz_sets = j_vals[2 * nm * n + nm..].iter().enumerate().map(|(r, v)| quote! { dr[(#r, 2 * #n)] = #v; });
 
     let kinds: Vec<TokenStream> = ce
         .kinds
@@ -149,6 +151,11 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
             Ok({ #solve }?.accelerations)
         }
     };
+    let action_row = if model.layout.z.is_some() {
+        quote! { ::routh::runtime::mechanics::set_action_row::<#n, #d>(&mut j, &self.__routh_lagrangian_gradient(t, x)); }
+    } else {
+        TokenStream::new()
+    };
     let jacobian = quote! {
         /// Jacobian ∂F/∂x of the constrained first-order field, from symbolic derivatives of the saddle-point
         /// residual R = (M q̈ − Aᵀλ − f, A q̈ + c): ∂(q̈, λ)/∂x = −K⁻¹ ∂R/∂x with K = [M −Aᵀ; A 0] factored once.
@@ -159,7 +166,10 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
             let sol = { #solve }?;
             let (a, lam) = (&sol.accelerations, &sol.multipliers);
             let (dr, _) = self.#jac_fn(t, x, a, lam);
-            sol.field_jacobian(dr)
+            #[allow(unused_mut)]
+            let mut j = sol.field_jacobian(dr)?;
+            #action_row
+            Ok(j)
         }
     };
     let methods = quote! {
@@ -187,6 +197,7 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
             let mut dr = ::routh::nalgebra::SMatrix::<f64, #nm, #d>::zeros();
             #(#dq_sets)*
             #(#dv_sets)*
+            #(#dz_sets)*
             (dr, ::routh::nalgebra::SVector::<f64, #nm>::from([#(#dt_vals),*]))
         }
 
@@ -202,7 +213,7 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
             let sol = { #solve }?;
             let (a, lam) = (&sol.accelerations, &sol.multipliers);
             let (dr, dr_dt) = self.#jac_fn(t, x, a, lam);
-            let f = ::routh::runtime::mechanics::first_order_field(x, a);
+            let f = self.__routh_field_from(t, x, a);
             sol.multiplier_rates(dr, dr_dt, &f)
         }
 
@@ -279,6 +290,7 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
             }
         }
     };
+    let (state_params, state_new) = crate::codegen::state_arguments(model);
     let project_doc = " The state projected onto the constraints with the kinetic metric: Gauss–Newton on the positions of \
         the holonomic constraints, then the velocities onto A q̇ + b = 0 (see \
         [`routh::runtime::constrained`](::routh::runtime::constrained)). Use it for consistent initial conditions.";
@@ -302,10 +314,10 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
         /// # Errors
         /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) if the known velocities do not
         /// determine the others or contradict the constraints.
-        pub fn state_with_known_velocities(&self, t: f64, q: [f64; #n], qdot: [f64; #n], known: [bool; #n])
+        pub fn state_with_known_velocities(&self, t: f64, #state_params, known: [bool; #n])
             -> ::core::result::Result<#state, #fe>
         {
-            let x = ::routh::runtime::mechanics::state(q, qdot);
+            let x = #state_new;
             ::routh::runtime::constrained::with_known_velocities::<Self, #n, #d, #m, #nm>(self, t, &x, &known)
         }
     };

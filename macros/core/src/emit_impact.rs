@@ -50,16 +50,50 @@ pub fn methods(
             &format!("Guard of impact `{name}`: the admissible side is h ≥ 0; the impact fires when h reaches 0 with dh/dt < 0."),
             &[("h".into(), formula(model, ie.guard))],
         );
-        let grad_lines: Vec<(String, String)> =
+        let mut grad_lines: Vec<(String, String)> =
             (0..n).map(|i| (format!("∂h/∂{}", model.coordinates[i]), formula(model, ie.gradient[i]))).collect();
-        let grad_doc = doc_block(&format!("Gradient ∇h = ∂h/∂q of the guard of impact `{name}`."), &grad_lines);
-        let rate_doc = doc_block(
-            &format!("Approach velocity dh/dt = ∇h·q̇ + ∂h/∂t of impact `{name}` (negative when approaching)."),
-            &[("dh/dt".into(), formula(model, ie.rate))],
-        );
+        let contact = model.layout.z.is_some();
+        if let (Some(z), Some(&g)) = (&model.action, ie.gradient.get(n)) {
+            grad_lines.push((format!("∂h/∂{z}"), formula(model, g)));
+        }
+        let grad_doc = if contact {
+            doc_block(
+                &format!("Gradient of the guard of impact `{name}` over the whole state x = (q, q̇, z): ∂h/∂q, zero for q̇, ∂h/∂z."),
+                &grad_lines,
+            )
+        } else {
+            doc_block(&format!("Gradient ∇h = ∂h/∂q of the guard of impact `{name}`."), &grad_lines)
+        };
+        let rate_text = if contact {
+            format!("Approach velocity dh/dt = ∇h·q̇ + ∂h/∂t + ∂h/∂z·L (ż = L) of impact `{name}` (negative when approaching).")
+        } else {
+            format!("Approach velocity dh/dt = ∇h·q̇ + ∂h/∂t of impact `{name}` (negative when approaching).")
+        };
+        let rate_doc = doc_block(&rate_text, &[("dh/dt".into(), formula(model, ie.rate))]);
+        let grad_body = if contact {
+            let sets = gr_vals.iter().enumerate().map(|(i, v)| {
+                let k = if i < n { i } else { 2 * n };
+                quote! { g[#k] = #v; }
+            });
+            quote! {
+                pub fn #grad_fn(&self, t: f64, x: &#state) -> #state {
+                    #(#gr_stmts)*
+                    let mut g = <#state>::zeros();
+                    #(#sets)*
+                    g
+                }
+            }
+        } else {
+            quote! {
+                pub fn #grad_fn(&self, t: f64, x: &#state) -> ::routh::nalgebra::SVector<f64, #n> {
+                    #(#gr_stmts)*
+                    ::routh::nalgebra::SVector::<f64, #n>::from([#(#gr_vals),*])
+                }
+            }
+        };
 
         let reset_items = match &ie.reset {
-            Reset::Projection { a, b, e, dr_dq, dr_dv } => {
+            Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz } => {
                 let k = a.len();
                 let nk = n + k;
                 // M (upper), A (row-major), b, e.
@@ -85,6 +119,7 @@ pub fn methods(
                     .collect();
                 let mut jac_out: Vec<Expr> = dr_dq.iter().flatten().copied().collect();
                 jac_out.extend(dr_dv.iter().flatten().copied());
+                jac_out.extend(dr_dz);
                 let vp_param = sv(n);
                 let lam_param = sv(k);
                 let jparams = quote! { vp: &#vp_param, lam: &#lam_param, };
@@ -93,9 +128,10 @@ pub fn methods(
                 let dq_sets = (0..nk).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[..nk * n]).map(|((r, c), v)| {
                     quote! { dr[(#r, #c)] = #v; }
                 });
-                let dv_sets = (0..nk).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[nk * n..]).map(|((r, c), v)| {
+                let dv_sets = (0..nk).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[nk * n..2 * nk * n]).map(|((r, c), v)| {
                     quote! { dr[(#r, #n + #c)] = #v; }
                 });
+                let dz_sets = j_vals[2 * nk * n..].iter().enumerate().map(|(r, v)| quote! { dr[(#r, 2 * #n)] = #v; });
                 let mut lines = Vec::new();
                 for r in 0..k {
                     let form: Vec<String> = (0..n)
@@ -159,6 +195,7 @@ pub fn methods(
                         let mut dr = ::routh::nalgebra::SMatrix::<f64, #nk, #d>::zeros();
                         #(#dq_sets)*
                         #(#dv_sets)*
+                        #(#dz_sets)*
                         law.reset_jacobian(dr)
                     }
                 };
@@ -167,7 +204,7 @@ pub fn methods(
             Reset::Chart { state: new_state, jacobian } => {
                 let target = ie.target.unwrap_or(0);
                 let m = dims.get(target).copied().unwrap_or(0);
-                let dm = state_dim(m);
+                let dm = state_dim(m, model.layout.z.is_some());
                 let (c_stmts, c_vals) = emit(new_state, "chart", &none, &none);
                 let flat: Vec<Expr> = jacobian.iter().flatten().copied().collect();
                 let (j_stmts, j_vals) = emit(&flat, "jacobian", &none, &none);
@@ -211,13 +248,15 @@ pub fn methods(
                     }
                 }
             }
-            Reset::Map { velocities, dv_dq, dv_dv } => {
+            Reset::Map { velocities, dv_dq, dv_dv, dv_dz } => {
                 let (v_stmts, v_vals) = emit(velocities, "map", &none, &none);
                 let mut jac_out: Vec<Expr> = dv_dq.iter().flatten().copied().collect();
                 jac_out.extend(dv_dv.iter().flatten().copied());
+                jac_out.extend(dv_dz);
                 let (j_stmts, j_vals) = emit(&jac_out, "jacobian", &none, &none);
                 let jq = square_matrix(n, &j_vals[..n * n]);
-                let jv = square_matrix(n, &j_vals[n * n..]);
+                let jv = square_matrix(n, &j_vals[n * n..2 * n * n]);
+                let dz_sets = j_vals[2 * n * n..].iter().enumerate().map(|(i, v)| quote! { jac[(#n + #i, 2 * #n)] = #v; });
                 let lines: Vec<(String, String)> = (0..n)
                     .map(|i| (format!("{}⁺", crate::notation::display_name(model, model.layout.qd[i])), formula(model, velocities[i])))
                     .collect();
@@ -241,7 +280,9 @@ pub fn methods(
                     #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
                     pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, ::routh::runtime::FieldError> {
                         #(#j_stmts)*
-                        Ok(::routh::runtime::mechanics::velocity_map_jacobian(#jq, #jv))
+                        let mut jac = ::routh::runtime::mechanics::velocity_map_jacobian(#jq, #jv);
+                        #(#dz_sets)*
+                        Ok(jac)
                     }
                 };
                 items
@@ -260,10 +301,7 @@ pub fn methods(
                 #grad_doc
                 #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
                 #[must_use]
-                pub fn #grad_fn(&self, t: f64, x: &#state) -> ::routh::nalgebra::SVector<f64, #n> {
-                    #(#gr_stmts)*
-                    ::routh::nalgebra::SVector::<f64, #n>::from([#(#gr_vals),*])
-                }
+                #grad_body
 
                 #rate_doc
                 #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]

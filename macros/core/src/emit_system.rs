@@ -207,7 +207,7 @@ fn single(model: &Model) -> TokenStream {
                     name: i.name.to_string(),
                     target: 0,
                     target_dim: d,
-                    full_gradient: matches!(i.trigger, Trigger::Multiplier(_)),
+                    full_gradient: matches!(i.trigger, Trigger::Multiplier(_)) || model.layout.z.is_some(),
                 })
                 .collect(),
             zeno: Vec::new(),
@@ -235,7 +235,8 @@ fn multi(system: &System) -> TokenStream {
     let (name, vis, modes) = (&system.name, &system.vis, &system.modes);
     let check = check_parameters(modes);
     let dims: Vec<usize> = modes.iter().map(Model::dof).collect();
-    let dmax = dims.iter().map(|&n| state_dim(n)).max().unwrap_or(0);
+    let action = modes.iter().any(|m| m.layout.z.is_some());
+    let dmax = dims.iter().map(|&n| state_dim(n, action)).max().unwrap_or(0);
     let state = quote! { ::routh::nalgebra::SVector<f64, #dmax> };
     let count = modes.len();
     let mut mode_names = Vec::new();
@@ -259,7 +260,12 @@ fn multi(system: &System) -> TokenStream {
              energy, Jacobian, guards and resets of the transitions leaving this mode)."
         );
         let const_doc = format!(" Index of mode `{mode_str}`.");
-        let state_doc = format!(" A padded state of mode `{mode_str}` from its positions and velocities ({list}).");
+        let (state_params, _) = crate::codegen::state_arguments(m);
+        let action_set = if m.layout.z.is_some() { quote! { x[2 * #n] = z; } } else { TokenStream::new() };
+        let state_doc = match &m.action {
+            Some(z) => format!(" A padded state of mode `{mode_str}` from its positions and velocities ({list}) and the action `{z}`."),
+            None => format!(" A padded state of mode `{mode_str}` from its positions and velocities ({list})."),
+        };
         let accessor_doc = format!(" View of this model in mode `{mode_str}`.");
         consts.push(quote! { #[doc = #const_doc] pub const #upper: usize = #k; });
         accessors.push(quote! {
@@ -269,12 +275,13 @@ fn multi(system: &System) -> TokenStream {
 
             #[doc = #state_doc]
             #[must_use]
-            pub fn #state_fn(&self, q: [f64; #n], qdot: [f64; #n]) -> #state {
+            pub fn #state_fn(&self, #state_params) -> #state {
                 let mut x = <#state>::zeros();
                 for i in 0..#n {
                     x[i] = q[i];
                     x[#n + i] = qdot[i];
                 }
+                #action_set
                 x
             }
         });
@@ -294,8 +301,8 @@ fn multi(system: &System) -> TokenStream {
                 .filter(|i| !matches!(i.trigger, Trigger::Zeno(_)))
                 .map(|i| {
                     let target = i.target.unwrap_or(k);
-                    let full_gradient = matches!(i.trigger, Trigger::Multiplier(_));
-                    GuardRow { name: i.name.to_string(), target, target_dim: state_dim(dims[target]), full_gradient }
+                    let full_gradient = matches!(i.trigger, Trigger::Multiplier(_)) || m.layout.z.is_some();
+                    GuardRow { name: i.name.to_string(), target, target_dim: state_dim(dims[target], action), full_gradient }
                 })
                 .collect(),
             zeno: m
@@ -306,7 +313,7 @@ fn multi(system: &System) -> TokenStream {
                         // The guard list is the mode's impacts without the Zeno transitions.
                         let guard = m.impacts[..accumulating].iter().filter(|j| !matches!(j.trigger, Trigger::Zeno(_))).count();
                         let target = i.target.unwrap_or(k);
-                        Some(ZenoRow { guard, name: i.name.to_string(), target, target_dim: state_dim(dims[target]) })
+                        Some(ZenoRow { guard, name: i.name.to_string(), target, target_dim: state_dim(dims[target], action) })
                     }
                     _ => None,
                 })

@@ -23,6 +23,20 @@
 //! ```
 //!
 //! M is never inverted symbolically: the runtime solves with Cholesky (LU fallback).
+//!
+//! **Contact (Herglotz) Lagrangians** L(t, q, q̇, z) with an action variable z (seed 001, §2.2):
+//! Herglotz's principle gives
+//!
+//! ```text
+//! d/dt ∂L/∂q̇ − ∂L/∂q = ∂L/∂z · ∂L/∂q̇ + Q,        ż = L
+//! fᵢ = ∂L/∂qᵢ − Σⱼ ∂pᵢ/∂qⱼ q̇ⱼ − ∂pᵢ/∂t − ∂pᵢ/∂z · L + pᵢ ∂L/∂z + Qᵢ     (so that M q̈ = f)
+//! E  = q̇·p − L,     dE/dt = ∂L/∂z · E + Q·q̇ − ∂L/∂t
+//! ```
+//!
+//! in full generality (p, M and ∂L/∂z may depend on z; the d/dt of p carries ∂p/∂z · ż with
+//! ż = L). The state is x = (q, q̇, z); the field (q̇, M⁻¹f, L) has the extra Jacobian column
+//! ∂q̈/∂z = M⁻¹ ∂g/∂z and row ∂ż/∂x = ∂L/∂x. When ∂g/∂z ≡ 0 (e.g. L = T − V + c z with c
+//! constant) z *decouples*: (q, q̇) evolve without it and z is a quadrature of L along them.
 
 use symbolic::Expr;
 
@@ -46,6 +60,25 @@ pub struct Equations {
     pub dg_dq: Vec<Vec<Expr>>,
     /// ∂gᵢ/∂q̇ⱼ for g = f − M a.
     pub dg_dv: Vec<Vec<Expr>>,
+    /// Contact models: what the action variable adds (None for an ordinary Lagrangian).
+    pub contact: Option<Contact>,
+}
+
+/// The derived quantities of a contact (Herglotz) Lagrangian L(t, q, q̇, z).
+pub struct Contact {
+    /// ∂L/∂z, the rate in the energy law dE/dt = ∂L/∂z · E + Q·q̇ − ∂L/∂t.
+    pub dl_dz: Expr,
+    /// ∂gᵢ/∂z for g = f − M a.
+    pub dg_dz: Vec<Expr>,
+    /// ∂L/∂x over the state x = (q, q̇, z) (the row of ż = L in the field Jacobian).
+    pub dl_dx: Vec<Expr>,
+    /// dE/dt = ∂L/∂z · E + Q·q̇ − ∂L/∂t along the unconstrained motion.
+    pub energy_rate: Expr,
+    /// Whether z decouples: the equations of (q, q̇) do not involve it (∂g/∂z ≡ 0).
+    pub decoupled: bool,
+    /// Whether ∂L/∂z is a constant c (a function of the parameters only): then E(t) = E(t₀) e^{c (t − t₀)}
+    /// without forces.
+    pub constant_rate: bool,
 }
 
 /// Derives the equations of motion of `model`.
@@ -67,12 +100,28 @@ pub fn derive(model: &mut Model) -> Equations {
         }
     }
 
-    // Directional derivative along (q̇, 1) in (q, t), for all momenta in one pass.
-    let transport = arena.total_derivative(&momenta, &syms.q, &syms.qd, Some(syms.t));
+    // Directional derivative along (q̇, 1) in (q, t), for all momenta in one pass; with an action
+    // variable, d/dt p also has ∂p/∂z · ż = ∂p/∂z · L, and the Herglotz term p ∂L/∂z joins f.
+    let mut transport = arena.total_derivative(&momenta, &syms.q, &syms.qd, Some(syms.t));
+    let dl_dz = syms.z.map(|z| arena.diff(l, z));
+    if let Some(z) = syms.z {
+        let dp_dz = arena.diff_many(&momenta, z);
+        for (tr, dp) in transport.iter_mut().zip(dp_dz) {
+            let along = arena.mul2(dp, l);
+            *tr = arena.add2(*tr, along);
+        }
+    }
     let forcing: Vec<Expr> = (0..n)
         .map(|i| {
             let dl_dq = arena.diff(l, syms.q[i]);
             let rest = arena.sub(dl_dq, transport[i]);
+            let rest = match dl_dz {
+                Some(c) => {
+                    let herglotz = arena.mul2(momenta[i], c);
+                    arena.add2(rest, herglotz)
+                }
+                None => rest,
+            };
             arena.add2(rest, force[i])
         })
         .collect();
@@ -91,7 +140,24 @@ pub fn derive(model: &mut Model) -> Equations {
     // ∂g/∂qⱼ and ∂g/∂q̇ⱼ column by column, each one shared pass over all of g.
     let [dg_dq, dg_dv] = arena.jacobian_blocks(&residual, [&syms.q, &syms.qd]);
 
-    Equations { momenta, mass, forcing, energy, power, dl_dt, dg_dq, dg_dv }
+    let contact = syms.z.zip(dl_dz).map(|(z, dl_dz)| {
+        let dg_dz = arena.diff_many(&residual, z);
+        let decoupled = dg_dz.iter().all(|&g| arena.zero_test(g).is_zero());
+        let mut state: Vec<Expr> = syms.q.iter().chain(&syms.qd).copied().collect();
+        state.push(z);
+        state.push(syms.t);
+        let constant_rate = state.iter().all(|&s| {
+            let d = arena.diff(dl_dz, s);
+            arena.zero_test(d).is_zero()
+        });
+        let dl_dx = arena.gradient(l, &state[..2 * n + 1]);
+        let scaled = arena.mul2(dl_dz, energy);
+        let gained = arena.add2(scaled, power);
+        let energy_rate = arena.sub(gained, dl_dt);
+        Contact { dl_dz, dg_dz, dl_dx, energy_rate, decoupled, constant_rate }
+    });
+
+    Equations { momenta, mass, forcing, energy, power, dl_dt, dg_dq, dg_dv, contact }
 }
 
 /// Deterministic sample points for numeric checks: parameters in [0.5, 1.5], coordinates and
@@ -114,7 +180,7 @@ pub fn sample_points(model: &Model, count: usize) -> Vec<rustc_hash::FxHashMap<E
             for &p in &model.layout.params {
                 values.insert(p, 0.5 + next());
             }
-            for &s in model.layout.q.iter().chain(&model.layout.qd).chain(&model.layout.qdd) {
+            for &s in model.layout.q.iter().chain(&model.layout.qd).chain(&model.layout.qdd).chain(&model.layout.z) {
                 values.insert(s, 3.0 * next() - 1.5);
             }
             values

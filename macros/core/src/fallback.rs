@@ -36,7 +36,8 @@ pub fn stubs(input: &DeriveInput) -> TokenStream {
         let dims = raw.modes.iter().map(|m| {
             if m.items.coordinates.is_empty() { distinct(&raw.coordinates) } else { distinct(&m.items.coordinates) }
         });
-        let d = dims.map(state_dim).max().unwrap_or(0);
+        let action = !raw.actions.is_empty();
+        let d = dims.map(|n| state_dim(n, action)).max().unwrap_or(0);
         let state = sv(d);
         return quote! {
             #[allow(dead_code, unused_variables, clippy::all)]
@@ -53,7 +54,7 @@ pub fn stubs(input: &DeriveInput) -> TokenStream {
     if n == 0 {
         return TokenStream::new();
     }
-    let d = state_dim(n);
+    let d = state_dim(n, !raw.actions.is_empty());
     let (state, vec_n, mat_n, mat_d) = (sv(d), sv(n), sm(n, n), sm(d, d));
     let simulate = if raw.impacts.is_empty() {
         quote! {

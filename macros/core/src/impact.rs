@@ -50,9 +50,12 @@ pub enum Reset {
         /// ∂R/∂q and ∂R/∂q̇⁻, each (n+k)×n, in terms of the symbols q̇⁺ and λ.
         dr_dq: Vec<Vec<Expr>>,
         dr_dv: Vec<Vec<Expr>>,
+        /// ∂R/∂z of a contact model (n+k; empty otherwise).
+        dr_dz: Vec<Expr>,
     },
-    /// Explicit post-impact velocities and their derivatives (n×n each).
-    Map { velocities: Vec<Expr>, dv_dq: Vec<Vec<Expr>>, dv_dv: Vec<Vec<Expr>> },
+    /// Explicit post-impact velocities and their derivatives (n×n each; ∂v/∂z of a contact
+    /// model, n, empty otherwise).
+    Map { velocities: Vec<Expr>, dv_dq: Vec<Vec<Expr>>, dv_dv: Vec<Vec<Expr>>, dv_dz: Vec<Expr> },
     /// A transition's chart change: the target state (positions, then velocities; 2m entries for a
     /// target with m coordinates) and its Jacobian (2m × 2n) with respect to the source state.
     Chart { state: Vec<Expr>, jacobian: Vec<Vec<Expr>> },
@@ -67,6 +70,7 @@ pub struct ImpactEquations {
     /// What fires it.
     pub trigger: crate::model::Trigger,
     pub guard: Expr,
+    /// ∂h/∂q (n), then ∂h/∂z for a contact model.
     pub gradient: Vec<Expr>,
     pub rate: Expr,
     pub reset: Reset,
@@ -89,12 +93,19 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Vec<ImpactEquations> {
 
     let mut out = Vec::new();
     for idx in 0..model.impacts.len() {
-        let Model { arena, layout: syms, impacts, .. } = model;
+        let Model { arena, layout: syms, impacts, lagrangian, .. } = model;
         let (dq, dt) = (&syms.dq, &syms.dt);
         let imp = &impacts[idx];
         let h = imp.guard;
-        let gradient: Vec<Expr> = arena.gradient(h, &syms.q);
-        let rate = arena.total_derivative(&[h], &syms.q, &syms.qd, Some(syms.t))[0];
+        let mut gradient: Vec<Expr> = arena.gradient(h, &syms.q);
+        let mut rate = arena.total_derivative(&[h], &syms.q, &syms.qd, Some(syms.t))[0];
+        if let Some(z) = syms.z {
+            // A guard h(t, q, z) of a contact model: ż = L.
+            let dh_dz = arena.diff(h, z);
+            let along = arena.mul2(dh_dz, *lagrangian);
+            rate = arena.add2(rate, along);
+            gradient.push(dh_dz);
+        }
         let dh_dt = arena.diff(h, syms.t);
 
         let reset = match &imp.law {
@@ -106,7 +117,7 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Vec<ImpactEquations> {
                 for (form, coefficient) in rows {
                     match form {
                         None => {
-                            a.push(gradient.clone());
+                            a.push(gradient[..n].to_vec());
                             b.push(dh_dt);
                         }
                         Some(w) => {
@@ -141,17 +152,21 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Vec<ImpactEquations> {
                     residual.push(arena.add(&terms));
                 }
                 let [dr_dq, dr_dv] = arena.jacobian_blocks(&residual, [&syms.q, &syms.qd]);
-                Reset::Projection { a, b, e, dr_dq, dr_dv }
+                let dr_dz = syms.z.map(|z| arena.diff_many(&residual, z)).unwrap_or_default();
+                Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz }
             }
             Law::Map(velocities) => {
                 let velocities = velocities.clone();
                 let [dv_dq, dv_dv] = arena.jacobian_blocks(&velocities, [&syms.q, &syms.qd]);
-                Reset::Map { velocities, dv_dq, dv_dv }
+                let dv_dz = syms.z.map(|z| arena.diff_many(&velocities, z)).unwrap_or_default();
+                Reset::Map { velocities, dv_dq, dv_dv, dv_dz }
             }
             Law::Chart { positions, velocities } => {
+                // The action of a contact model is kept (it sits last in every mode's state).
                 let mut state = positions.clone();
                 state.extend(velocities.iter().copied());
-                let source: Vec<Expr> = syms.q.iter().chain(&syms.qd).copied().collect();
+                state.extend(syms.z);
+                let source = syms.state_symbols();
                 let jacobian = arena.jacobian(&state, &source);
                 Reset::Chart { state, jacobian }
             }

@@ -9,10 +9,10 @@
 //! `v:<coord>`, `a:<coord>`, `p:<param>`, `d:<coord>`, `d:t`, `t` — are a private convention of
 //! this module, and [`Layout::role`] maps every symbol back to what it stands for.
 //!
-//! The generated state is x = (q, q̇), of dimension [`Layout::state_dim`]; [`Layout::state_index`]
-//! says where a coordinate or velocity sits in it. Every emitter reads the state through these two
-//! functions, so extending the state (an action variable z for contact dynamics) changes this
-//! file, not the emitters.
+//! The generated state is x = (q, q̇), or x = (q, q̇, z) for a contact (Herglotz) model with an
+//! action variable z (declared `action(z)`), of dimension [`Layout::state_dim`];
+//! [`Layout::state_index`] says where a coordinate, velocity or the action sits in it. Every
+//! emitter reads the state through these two functions.
 
 use rustc_hash::FxHashMap;
 use symbolic::{Arena, Expr};
@@ -34,11 +34,14 @@ pub enum Role {
     PostVelocity(usize),
     /// Impulse multiplier λₖ of an impact law.
     Multiplier(usize),
+    /// The action variable z of a contact (Herglotz) Lagrangian L(t, q, q̇, z).
+    Action,
 }
 
-/// The dimension of the first-order state x = (q, q̇) of a model with `dof` coordinates.
-pub fn state_dim(dof: usize) -> usize {
-    2 * dof
+/// The dimension of the first-order state x = (q, q̇) of a model with `dof` coordinates, or
+/// x = (q, q̇, z) with an action variable.
+pub fn state_dim(dof: usize, action: bool) -> usize {
+    2 * dof + usize::from(action)
 }
 
 /// The symbols of one model and their roles (see the [module docs](self)).
@@ -53,20 +56,28 @@ pub struct Layout {
     pub dq: Vec<Expr>,
     /// The differential dt of one-forms.
     pub dt: Expr,
+    /// The action variable z of a contact model (`None` for an ordinary Lagrangian).
+    pub z: Option<Expr>,
     /// Coordinate names (for the names of derived symbols).
     names: Vec<String>,
     roles: FxHashMap<Expr, Role>,
 }
 
 impl Layout {
-    /// Every symbol of a model with these coordinates and parameters.
-    pub fn new(arena: &mut Arena, coordinates: &[Ident], parameters: &[Ident]) -> Layout {
+    /// Every symbol of a model with these coordinates and parameters (and action variable).
+    pub fn new(arena: &mut Arena, coordinates: &[Ident], parameters: &[Ident], action: Option<&Ident>) -> Layout {
         let t = arena.symbol("t");
         let q = coordinates.iter().map(|c| arena.symbol(&format!("q:{c}"))).collect();
         let qd = coordinates.iter().map(|c| arena.symbol(&format!("v:{c}"))).collect();
         let qdd = coordinates.iter().map(|c| arena.symbol(&format!("a:{c}"))).collect();
         let params = parameters.iter().map(|p| Layout::parameter_symbol(arena, p)).collect();
-        Layout::from_symbols(arena, coordinates, t, q, qd, qdd, params)
+        let mut layout = Layout::from_symbols(arena, coordinates, t, q, qd, qdd, params);
+        if let Some(z) = action {
+            let s = arena.symbol(&format!("z:{z}"));
+            layout.roles.insert(s, Role::Action);
+            layout.z = Some(s);
+        }
+        layout
     }
 
     /// A layout over existing symbols (e.g. the kept coordinates of a Routh reduction, with the
@@ -97,7 +108,7 @@ impl Layout {
         }
         roles.insert(dt, Role::TimeDifferential);
         let names = coordinates.iter().map(ToString::to_string).collect();
-        Layout { t, q, qd, qdd, params, dq, dt, names, roles }
+        Layout { t, q, qd, qdd, params, dq, dt, z: None, names, roles }
     }
 
     /// The symbol of a parameter named `name` (a struct field, or a reduced system's μ).
@@ -124,16 +135,22 @@ impl Layout {
 
     /// Dimension of the generated first-order state.
     pub fn state_dim(&self) -> usize {
-        state_dim(self.dof())
+        state_dim(self.dof(), self.z.is_some())
     }
 
-    /// Index in the state vector of a coordinate or velocity.
+    /// Index in the state vector of a coordinate, velocity or the action.
     pub fn state_index(&self, role: Role) -> Option<usize> {
         match role {
             Role::Coordinate(i) => Some(i),
             Role::Velocity(i) => Some(self.dof() + i),
+            Role::Action if self.z.is_some() => Some(2 * self.dof()),
             _ => None,
         }
+    }
+
+    /// The symbols of the state x in order: q, q̇, then z for a contact model.
+    pub fn state_symbols(&self) -> Vec<Expr> {
+        self.q.iter().chain(&self.qd).copied().chain(self.z).collect()
     }
 
     /// The role of a symbol.

@@ -104,6 +104,8 @@ pub struct Model {
     pub mode: Option<(usize, Ident)>,
     pub parameters: Vec<Ident>,
     pub coordinates: Vec<Ident>,
+    /// The action variable z of a contact (Herglotz) Lagrangian (its symbol is `layout.z`).
+    pub action: Option<Ident>,
     pub arena: Arena,
     /// The model's symbols and their roles.
     pub layout: Layout,
@@ -149,6 +151,7 @@ impl Model {
             mode,
             parameters,
             coordinates,
+            action: None,
             arena,
             layout,
             lagrangian,

@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! item := coordinates( ident, ... )
+//!       | action( ident )                          // the action variable z of a contact Lagrangian
 //!       | define( ident = expr, ... )
 //!       | lagrangian = expr
 //!       | force( ident = expr, ... )
@@ -29,7 +30,7 @@ use crate::diagnostics::unknown;
 
 /// The item keywords the attribute understands.
 pub const ITEMS: &[&str] = &[
-    "coordinates", "define", "lagrangian", "force", "holonomic", "constraint", "unilateral", "impact", "mode", "transition",
+    "coordinates", "action", "define", "lagrangian", "force", "holonomic", "constraint", "unilateral", "impact", "mode", "transition",
     "symmetry", "reduce",
 ];
 
@@ -248,6 +249,7 @@ pub struct ModeDecl {
 pub enum Item {
     Coordinates { keyword: Ident, names: Vec<Ident> },
     Define { bindings: Vec<Binding> },
+    Action { keyword: Ident, names: Vec<Ident> },
     Lagrangian { keyword: Ident, value: Expr },
     Force { bindings: Vec<Binding> },
     Constraint(Vec<ConstraintDecl>),
@@ -267,6 +269,12 @@ impl Parse for Item {
                 syn::parenthesized!(content in input);
                 let names = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
                 Ok(Item::Coordinates { keyword, names: names.into_iter().collect() })
+            }
+            "action" => {
+                let content;
+                syn::parenthesized!(content in input);
+                let names = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
+                Ok(Item::Action { keyword, names: names.into_iter().collect() })
             }
             "define" | "force" => {
                 let content;
@@ -387,6 +395,8 @@ pub struct RawModel {
     /// The `coordinates` keyword, if present (blamed when the list is empty).
     pub coordinates_keyword: Option<Ident>,
     pub coordinates: Vec<Ident>,
+    /// `action(z)` items as written: the keyword and its names (one name, one item, when valid).
+    pub actions: Vec<(Ident, Vec<Ident>)>,
     pub defines: Vec<Binding>,
     pub lagrangians: Vec<(Ident, Expr)>,
     pub forces: Vec<Binding>,
@@ -404,6 +414,7 @@ impl RawModel {
             span,
             coordinates_keyword: None,
             coordinates: Vec::new(),
+            actions: Vec::new(),
             defines: Vec::new(),
             lagrangians: Vec::new(),
             forces: Vec::new(),
@@ -422,6 +433,7 @@ impl RawModel {
                 self.coordinates_keyword.get_or_insert(keyword);
                 self.coordinates.extend(names);
             }
+            Item::Action { keyword, names } => self.actions.push((keyword, names)),
             Item::Define { bindings } => self.defines.extend(bindings),
             Item::Lagrangian { keyword, value } => self.lagrangians.push((keyword, value)),
             Item::Force { bindings } => self.forces.extend(bindings),

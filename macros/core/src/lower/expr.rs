@@ -5,7 +5,8 @@
 //! - `+ - * /`, unary `-` and parentheses are the field operations;
 //! - `x.powi(n)` / `powi(x, n)` need an integer literal `n`; `powf`, `sqrt`, `sin`, `cos`, `tan`,
 //!   `exp`, `ln`, `sinh`, `cosh`, `tanh`, `atan2` work in method and function form;
-//! - a name is time `t`, a coordinate q, a parameter (struct field) or a `define`d expression;
+//! - a name is time `t`, a coordinate q, a parameter (struct field), a `define`d expression, or the
+//!   action variable z of a contact Lagrangian (declared `action(z)`);
 //! - `dot(e)` is the total time derivative along the motion, by the chain rule:
 //!   d/dt e(t, q) = ∂e/∂t + Σₖ ∂e/∂qₖ · q̇ₖ. It is defined for functions of time and coordinates only.
 //!
@@ -34,6 +35,7 @@ pub enum Name {
     Coordinate(usize),
     Parameter(usize),
     Define(usize),
+    Action,
 }
 
 enum DefineState {
@@ -57,6 +59,8 @@ pub struct Lowerer<'a> {
     define_state: Vec<DefineState>,
     /// Stack of defines being lowered, for cycle messages.
     define_stack: Vec<usize>,
+    /// The action variable's name (contact Lagrangians).
+    action: Option<String>,
     /// Memo of total time derivatives, shared by every `dot` of the model.
     dot_cache: FxHashMap<Expr, Expr>,
     /// While lowering a one-form: the differentials dqₖ and dt that `d<coordinate>` and `dt` denote.
@@ -69,6 +73,7 @@ impl<'a> Lowerer<'a> {
         syms: &'a Layout,
         coordinates: &[Ident],
         parameters: &[Ident],
+        action: Option<&Ident>,
         defines: &'a [crate::parse::Binding],
     ) -> Self {
         let mut names = FxHashMap::default();
@@ -85,6 +90,10 @@ impl<'a> Lowerer<'a> {
             names.insert(d.name.to_string(), Name::Define(i));
             known.push(d.name.to_string());
         }
+        if let Some(z) = action {
+            names.insert(z.to_string(), Name::Action);
+            known.push(z.to_string());
+        }
         names.insert("t".to_string(), Name::Time);
         known.push("t".to_string());
         Lowerer {
@@ -96,6 +105,7 @@ impl<'a> Lowerer<'a> {
             defines,
             define_state: defines.iter().map(|_| DefineState::Pending).collect(),
             define_stack: Vec::new(),
+            action: action.map(ToString::to_string),
             dot_cache: FxHashMap::default(),
             differentials: None,
         }
@@ -180,7 +190,13 @@ impl<'a> Lowerer<'a> {
                 format!("unknown name `{name}`; the velocity of coordinate `{c}` is written `dot({c})`"),
             );
         }
-        let known = format!("Known names: {} (coordinates, parameters, defines and time `t`)", self.known.join(", "));
+        let mut known = format!("Known names: {} (coordinates, parameters, defines and time `t`)", self.known.join(", "));
+        // The names the contact literature gives the action: a likely undeclared `action(...)`.
+        if self.action.is_none() && matches!(name.as_str(), "z" | "s" | "Z" | "S" | "action") {
+            known.push_str(&format!(
+                "; if `{name}` is the action variable of a contact (Herglotz) Lagrangian, declare it with `action({name})`"
+            ));
+        }
         unknown(ident.span(), format_args!("unknown name `{name}`"), &name, &self.known, known)
     }
 
@@ -191,6 +207,7 @@ impl<'a> Lowerer<'a> {
             Some(Name::Coordinate(i)) => Ok(self.syms.q[i]),
             Some(Name::Parameter(i)) => Ok(self.syms.params[i]),
             Some(Name::Define(i)) => self.define(i, ident.span()),
+            Some(Name::Action) => Ok(self.syms.z.unwrap_or_else(|| self.arena.zero())),
             None => {
                 if let Some((dq, dt)) = &self.differentials {
                     let name = ident.to_string();
@@ -218,6 +235,16 @@ impl<'a> Lowerer<'a> {
                     "`dot` needs a function of the coordinates and time, but this depends on the velocity `dot({})`; \
                      accelerations are not part of a Lagrangian",
                     self.coordinates[k]
+                ),
+            ));
+        }
+        if self.syms.z.is_some_and(|z| self.arena.depends_on(e, z)) {
+            let name = self.action.clone().unwrap_or_default();
+            return Err(syn::Error::new(
+                span,
+                format!(
+                    "`dot` of the action variable `{name}`: its rate is not free, d{name}/dt = L (the Lagrangian) by \
+                     Herglotz's principle; write the Lagrangian and forces in terms of `{name}` itself"
                 ),
             ));
         }

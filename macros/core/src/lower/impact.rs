@@ -6,7 +6,6 @@ use syn::Ident;
 
 use super::expr::Lowerer;
 use crate::diagnostics::unknown;
-use crate::layout::state_dim;
 use crate::model::{Impact, Law, Target, Trigger};
 use crate::parse::{ImpactDecl, LawDecl};
 
@@ -307,8 +306,8 @@ fn lower_chart(
             format!(
                 "this reset gives {} of the {} components of mode `{}`'s state; missing: {} (components of the source \
                  state with the same name carry over)",
-                state_dim(n) - missing.len(),
-                state_dim(n),
+                2 * n - missing.len(),
+                2 * n,
                 target.name,
                 missing.join(", ")
             ),

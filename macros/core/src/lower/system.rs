@@ -32,6 +32,12 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     let raw = cx.ok(parse_attributes(&input.attrs, input.ident.span()))?;
     let raw = unilateral::expand(raw, cx)?;
     let name = &input.ident;
+    let action = action(&raw, cx);
+    for m in &raw.modes {
+        if let Some((kw, _)) = m.items.actions.first() {
+            cx.error(kw.span(), "declare `action(...)` at the top level of #[mechanics(...)]: the action variable is shared by every mode");
+        }
+    }
     let (transitions, impacts): (Vec<_>, Vec<_>) = raw.impacts.iter().partition(|d| d.keyword == "transition");
     if raw.modes.is_empty() {
         if let Some(t) = transitions.first() {
@@ -44,6 +50,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             span: raw.span,
             coordinates_keyword: raw.coordinates_keyword.clone(),
             coordinates: raw.coordinates.clone(),
+            actions: raw.actions.clone(),
             defines: raw.defines.clone(),
             lagrangians: raw.lagrangians.clone(),
             forces: raw.forces.clone(),
@@ -53,7 +60,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             symmetries: raw.symmetries.clone(),
             reductions: raw.reductions.clone(),
         };
-        let model = lower_model(cx, name, None, &parameters, &raw, &[])?;
+        let model = lower_model(cx, name, None, &parameters, action.as_ref(), &raw, &[])?;
         // A mistake anywhere (a non-`f64` field, a stray transition) leaves nothing to derive.
         return (!cx.has_errors()).then(|| System { name: name.clone(), vis: input.vis.clone(), modes: vec![model] });
     }
@@ -91,6 +98,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 span: m.name.span(),
                 coordinates_keyword: if inherit_coordinates { raw.coordinates_keyword.clone() } else { own.coordinates_keyword.clone() },
                 coordinates: if inherit_coordinates { raw.coordinates.clone() } else { own.coordinates.clone() },
+                actions: raw.actions.clone(),
                 defines,
                 lagrangians: if own.lagrangians.is_empty() { raw.lagrangians.clone() } else { own.lagrangians.clone() },
                 forces: if own.forces.is_empty() && inherit_coordinates { raw.forces.clone() } else { own.forces.clone() },
@@ -136,7 +144,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 (*decl, target)
             })
             .collect();
-        if let Some(model) = lower_model(cx, name, Some((k, m.name.clone())), &parameters, raw_k, &outgoing) {
+        if let Some(model) = lower_model(cx, name, Some((k, m.name.clone())), &parameters, action.as_ref(), raw_k, &outgoing) {
             modes.push(model);
         }
     }
@@ -146,6 +154,28 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     Some(System { name: name.clone(), vis: input.vis.clone(), modes })
 }
 
+/// The declared action variable: at most one `action(z)` item naming one variable.
+fn action(raw: &RawModel, cx: &mut Ctxt) -> Option<Ident> {
+    let mut found: Option<Ident> = None;
+    for (keyword, names) in &raw.actions {
+        match names.as_slice() {
+            [] => cx.error(keyword.span(), "`action(...)` needs the name of the action variable, e.g. `action(z)`"),
+            [z] => match &found {
+                Some(first) => cx.error(
+                    z.span(),
+                    format!("the action variable is declared twice (first as `{first}`); a contact Lagrangian has one action variable"),
+                ),
+                None => found = Some(z.clone()),
+            },
+            [_, extra, ..] => cx.error(
+                extra.span(),
+                "a contact Lagrangian has one action variable: declare one name, e.g. `action(z)`",
+            ),
+        }
+    }
+    found
+}
+
 /// Validates and lowers one (merged) model description. `transitions` are the transitions
 /// leaving this mode, with their targets. `None` if this model has mistakes (reported in `cx`).
 fn lower_model(
@@ -153,11 +183,32 @@ fn lower_model(
     name: &Ident,
     mode: Option<(usize, Ident)>,
     parameters: &[Ident],
+    action: Option<&Ident>,
     raw: &RawModel,
     transitions: &[(&ImpactDecl, Target)],
 ) -> Option<Model> {
     let errors_before = cx.count();
     check_names(raw, parameters, cx);
+    // An action named like another name is reported once, and then not in scope (so the other
+    // name keeps its meaning in the expressions).
+    let action = action.filter(|z| check_action_name(z, raw, parameters, cx));
+    if let Some(z) = action {
+        // Not yet for contact models: the momentum maps of a contact Lagrangian are dissipated,
+        // not conserved, and its Routhian needs the Herglotz form.
+        if let Some(s) = raw.symmetries.first() {
+            cx.push(syn::Error::new(
+                s.name.span(),
+                format!(
+                    "symmetries of contact Lagrangians (with `action({z})`) are not supported yet: their momentum maps are \
+                     not conserved but dissipated, J(t) = J(t₀)·exp(∫ ∂L/∂{z} dt); use the generated `momenta` and \
+                     `lagrangian_dz` meanwhile"
+                ),
+            ));
+        }
+        if let Some(r) = raw.reductions.first() {
+            cx.push(syn::Error::new(r.keyword.span(), format!("Routh reduction of contact Lagrangians (with `action({z})`) is not supported yet")));
+        }
+    }
     // Without coordinates or a Lagrangian there is nothing to lower; other name mistakes do not
     // stop the lowering, so that mistakes inside expressions are reported in the same build.
     let (lag_kw, lag_expr) = raw.lagrangians.first()?;
@@ -167,10 +218,10 @@ fn lower_model(
     let parameters = parameters.to_vec();
 
     let mut arena = Arena::new();
-    let syms = Layout::new(&mut arena, &raw.coordinates, &parameters);
+    let syms = Layout::new(&mut arena, &raw.coordinates, &parameters, action);
     let (dq, dt) = (syms.dq.clone(), syms.dt);
 
-    let mut lower = Lowerer::new(&mut arena, &syms, &raw.coordinates, &parameters, &raw.defines);
+    let mut lower = Lowerer::new(&mut arena, &syms, &raw.coordinates, &parameters, action, &raw.defines);
     // Lower every define, used or not, so that mistakes in them are reported.
     for (i, d) in raw.defines.iter().enumerate() {
         cx.ok(lower.define(i, d.name.span()));
@@ -230,11 +281,40 @@ fn lower_model(
         quote::quote!(#lag_kw = #lag_expr),
         force,
     );
+    model.action = action.cloned();
     model.constraints = constraints;
     model.impacts = impacts;
     model.symmetries = symmetries;
     model.reductions = reductions;
     Some(model)
+}
+
+/// The action variable's name must be its own: not a coordinate, parameter, define, `t` or `dot`
+/// (reported; `false` if it is not).
+fn check_action_name(z: &Ident, raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> bool {
+    let clash = if raw.coordinates.contains(z) {
+        Some("a coordinate")
+    } else if parameters.contains(z) {
+        Some("a parameter (struct field)")
+    } else if raw.defines.iter().any(|d| d.name == *z) {
+        Some("a `define`")
+    } else if z == "t" {
+        Some("time")
+    } else if z == "dot" {
+        Some("the time derivative")
+    } else {
+        None
+    };
+    if let Some(what) = clash {
+        cx.push(syn::Error::new(
+            z.span(),
+            format!(
+                "the action variable `{z}` has the name of {what}; it is a variable of its own (the state becomes \
+                 (q, q̇, {z}), with d{z}/dt = L): choose another name"
+            ),
+        ));
+    }
+    clash.is_none()
 }
 
 /// The struct's fields, which must all be `f64` parameters.

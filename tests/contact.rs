@@ -1,0 +1,471 @@
+//! Contact (Herglotz) Lagrangians L(t, q, q̇, z) with an action variable z (seed 001, digest
+//! `../shared/research/seed-001.md`): the generated Herglotz equations against closed forms and
+//! against an independently hand-derived right-hand side, the energy law (G1), impacts that keep
+//! q and z and change only q̇ (G2, G3), and the conservative limit (G6).
+//!
+//! Sign convention (digest §2.3 and §6.6): L ∋ −γ z with γ > 0 gives the damping term −γ p in
+//! the equations; the paper's +β z with β > 0 is anti-damping (erratum E13 of the digest).
+
+mod common;
+
+use common::{jacobian_fd, rel_err};
+use routh::prelude::*;
+use routh::nalgebra::Vector3;
+use routh::runtime::VectorField;
+
+/// Linearly damped oscillator written as a contact Lagrangian: m ẍ + k x = −γ m ẋ.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x),
+    action(z),
+    lagrangian = m / 2 * dot(x).powi(2) - k / 2 * x.powi(2) - gamma * z,
+)]
+struct DampedOscillator {
+    m: f64,
+    k: f64,
+    gamma: f64,
+}
+
+/// The same oscillator as an ordinary Lagrangian (the conservative limit, G6).
+#[derive(Mechanics)]
+#[mechanics(coordinates(x), lagrangian = m / 2 * dot(x).powi(2) - k / 2 * x.powi(2))]
+struct Oscillator {
+    m: f64,
+    k: f64,
+}
+
+/// A Lagrangian whose kinetic metric depends on the action, w(z) = 1 + z²/4, with a pendulum
+/// potential and a forcing term: z does not decouple and every term of the general Herglotz
+/// right-hand side (∂p/∂z · L included) is exercised.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x),
+    action(z),
+    define(w = 1 + z.powi(2) / 4),
+    lagrangian = w / 2 * dot(x).powi(2) + x.cos() - c * z,
+    force(x = a * (t).sin()),
+)]
+struct ActionMetric {
+    c: f64,
+    a: f64,
+}
+
+/// A contact planar pendulum with a z-dependent potential and a velocity force: z couples through
+/// ∂L/∂z = −γ − κ x (non-constant) and the Jacobian has every block.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(th, r),
+    action(s),
+    lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(th)).powi(2)) + m * g * r * th.cos() - k / 2 * (r - l).powi(2)
+        - gamma * s - kappa * th * s,
+    force(th = -b * dot(th)),
+)]
+struct SpringPendulum {
+    m: f64,
+    g: f64,
+    k: f64,
+    l: f64,
+    gamma: f64,
+    kappa: f64,
+    b: f64,
+}
+
+/// A bouncing ball with contact damping: ÿ = −g − γ ẏ in flight, Newton's law at the floor.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y),
+    action(z),
+    lagrangian = m / 2 * dot(y).powi(2) - m * g * y - gamma * z,
+    impact(name = floor, guard = y, law = restitution(e)),
+)]
+struct DampedBall {
+    m: f64,
+    g: f64,
+    gamma: f64,
+    e: f64,
+}
+
+fn tight() -> Options {
+    Options::default().rtol(1e-11).atol(1e-12)
+}
+
+#[test]
+fn damped_oscillator_matches_its_closed_form_and_the_energy_law() {
+    let p = DampedOscillator { m: 2.0, k: 8.0, gamma: 0.3 };
+    assert_eq!(DampedOscillator::STATE_DIM, 3);
+    assert!(DampedOscillator::ACTION_DECOUPLED, "L = T − V − γz: z decouples");
+    let (x0, v0, z0) = (1.0, 0.5, 0.25);
+    let sol = p.simulate(p.state([x0], [v0], z0), 0.0..6.0, &tight()).unwrap();
+    // ẍ + γẋ + (k/m)x = 0: underdamped with ω_d = √(k/m − γ²/4).
+    let (g, w0) = (p.gamma, (p.k / p.m).sqrt());
+    let wd = (w0 * w0 - g * g / 4.0).sqrt();
+    let (a, b) = (x0, (v0 + g / 2.0 * x0) / wd);
+    let e0 = p.energy(0.0, &sol.states[0]);
+    for (t, x) in sol.iter() {
+        let exact = (-g * t / 2.0).exp() * (a * (wd * t).cos() + b * (wd * t).sin());
+        assert!((x[0] - exact).abs() < 1e-9, "x({t}) = {} against {exact}", x[0]);
+        // G1: E_L(t) = E_L(0) e^{−γt}, E_L = ½mẋ² + ½kx² + γz.
+        let e = p.energy(t, x);
+        assert!((e - e0 * (-g * t).exp()).abs() < 1e-9 * e0.abs().max(1.0), "E({t}) = {e}");
+        assert!((p.lagrangian_dz(t, x) + g).abs() < 1e-15);
+        let rate = p.energy_rate(t, x);
+        assert!((rate + g * e).abs() < 1e-12 * e.abs().max(1.0));
+    }
+    // ż = L along the motion: z(t) − z(0) = ∫ L dt (trapezoid on a fine grid of the dense solution).
+    let fine = p.simulate(p.state([x0], [v0], z0), 0.0..6.0, &tight().output(Output::Interval(1e-3))).unwrap();
+    let mut integral = 0.0;
+    for k in 1..fine.len() {
+        let (t0, t1) = (fine.times[k - 1], fine.times[k]);
+        integral += 0.5 * (t1 - t0) * (p.lagrangian(t0, &fine.states[k - 1]) + p.lagrangian(t1, &fine.states[k]));
+    }
+    let (_, last) = fine.last().unwrap();
+    assert!((last[2] - z0 - integral).abs() < 1e-6, "z − z₀ = {} against ∫L = {integral}", last[2] - z0);
+}
+
+#[test]
+fn conservative_limit_reproduces_the_ordinary_lagrangian() {
+    // G6: γ = 0 gives the same (q, q̇) as the Lagrangian without z, and a conserved energy.
+    let c = DampedOscillator { m: 1.5, k: 3.0, gamma: 0.0 };
+    let o = Oscillator { m: 1.5, k: 3.0 };
+    let a = c.simulate(c.state([0.7], [-0.2], 3.0), 0.0..10.0, &tight().output(Output::Interval(0.5))).unwrap();
+    let b = o.simulate(o.state([0.7], [-0.2]), 0.0..10.0, &tight().output(Output::Interval(0.5))).unwrap();
+    assert_eq!(a.len(), b.len());
+    for ((t, xa), xb) in a.iter().zip(&b.states) {
+        assert!((xa[0] - xb[0]).abs() < 1e-9 && (xa[1] - xb[1]).abs() < 1e-9, "t = {t}");
+        // With γ = 0, E_L = E of the ordinary Lagrangian (the z term has coefficient 0).
+        assert!((c.energy(t, xa) - o.energy(t, xb)).abs() < 1e-9);
+    }
+}
+
+/// The Herglotz equations of `ActionMetric` derived by hand: with w = 1 + z²/4, p = w ẋ,
+/// d/dt p = w′ ż ẋ + w ẍ, ∂L/∂x = −sin x, ∂L/∂z = w′ ẋ²/2 − c, ż = L:
+/// w ẍ = −sin x − w′ L ẋ + w ẋ ∂L/∂z + a sin t.
+fn action_metric_by_hand(p: &ActionMetric, t: f64, s: &Vector3<f64>) -> Vector3<f64> {
+    let (x, v, z) = (s[0], s[1], s[2]);
+    let w = 1.0 + z * z / 4.0;
+    let dw = z / 2.0;
+    let l = w / 2.0 * v * v + x.cos() - p.c * z;
+    let dl_dz = dw * v * v / 2.0 - p.c;
+    let acc = (-x.sin() - dw * l * v + w * v * dl_dz + p.a * t.sin()) / w;
+    Vector3::new(v, acc, l)
+}
+
+#[test]
+fn general_z_dependence_matches_a_hand_derivation() {
+    let p = ActionMetric { c: 0.4, a: 0.3 };
+    assert!(!ActionMetric::ACTION_DECOUPLED);
+    let mut rng = common::Rng::new(7);
+    for _ in 0..20 {
+        let x: Vector3<f64> = rng.vector(-1.5, 1.5);
+        let t = rng.uniform(0.0, 3.0);
+        let generated = p.field(t, &x).unwrap();
+        let by_hand = action_metric_by_hand(&p, t, &x);
+        assert!((generated - by_hand).norm() < 1e-13 * by_hand.norm().max(1.0), "{generated} against {by_hand}");
+    }
+    // Trajectories agree too (the closure is integrated by the same runtime).
+    let x0 = p.state([0.4], [0.9], -0.5);
+    let a = p.simulate(x0, 0.0..5.0, &tight().output(Output::Interval(0.25))).unwrap();
+    let hand = |t: f64, s: &Vector3<f64>| -> Result<Vector3<f64>, routh::runtime::FieldError> { Ok(action_metric_by_hand(&p, t, s)) };
+    let b = routh::runtime::integrate(&hand, 0.0..5.0, x0, &[], &tight().output(Output::Interval(0.25))).unwrap();
+    for (xa, xb) in a.states.iter().zip(&b.states) {
+        assert!((xa - xb).norm() < 1e-8);
+    }
+}
+
+#[test]
+fn energy_law_holds_with_state_dependent_rate_and_forces() {
+    // G1 in general: d/dt E = ∂L/∂z · E + Q·q̇ − ∂L/∂t, integrated along the motion, against the
+    // energy the solver reaches.
+    let p = SpringPendulum { m: 1.0, g: 9.81, k: 40.0, l: 1.0, gamma: 0.2, kappa: 0.5, b: 0.1 };
+    assert!(!SpringPendulum::ACTION_DECOUPLED, "∂L/∂s = −γ − κθ: s couples");
+    let x0 = p.state([0.8, 1.1], [0.0, 0.3], 0.0);
+    let sol = p.simulate(x0, 0.0..4.0, &tight().output(Output::Interval(1e-3))).unwrap();
+    let mut predicted = p.energy(0.0, &sol.states[0]);
+    for k in 1..sol.len() {
+        let (t0, t1) = (sol.times[k - 1], sol.times[k]);
+        predicted += 0.5 * (t1 - t0) * (p.energy_rate(t0, &sol.states[k - 1]) + p.energy_rate(t1, &sol.states[k]));
+        let e = p.energy(t1, &sol.states[k]);
+        assert!((e - predicted).abs() < 1e-5 * predicted.abs().max(1.0), "E({t1}) = {e} against {predicted}");
+    }
+    // The rate is the Herglotz law: ∂L/∂s · E + Q·q̇.
+    let (t, x) = sol.last().unwrap();
+    let law = p.lagrangian_dz(t, x) * p.energy(t, x) + p.power(t, x);
+    assert!((p.energy_rate(t, x) - law).abs() < 1e-12 * law.abs().max(1.0));
+}
+
+#[test]
+fn contact_jacobian_matches_finite_differences() {
+    let p = SpringPendulum { m: 1.3, g: 9.81, k: 20.0, l: 0.9, gamma: 0.2, kappa: 0.7, b: 0.3 };
+    let q = ActionMetric { c: 0.4, a: 0.3 };
+    let mut rng = common::Rng::new(11);
+    for _ in 0..10 {
+        let x: SVector<f64, 5> = rng.vector(-1.0, 1.0) + SVector::<f64, 5>::from([0.0, 1.5, 0.0, 0.0, 0.0]);
+        let t = rng.uniform(0.0, 2.0);
+        let exact = p.jacobian(t, &x).unwrap();
+        let fd = jacobian_fd(&p, t, &x, 1e-6).unwrap();
+        assert!(rel_err(&exact, &fd) < 1e-7, "{exact} against {fd}");
+        let y: Vector3<f64> = rng.vector(-1.0, 1.0);
+        let exact = q.jacobian(t, &y).unwrap();
+        let fd = jacobian_fd(&q, t, &y, 1e-6).unwrap();
+        assert!(rel_err(&exact, &fd) < 1e-7, "{exact} against {fd}");
+    }
+}
+
+#[test]
+fn impacts_keep_position_and_action_and_lose_carnots_energy() {
+    let p = DampedBall { m: 0.5, g: 9.81, gamma: 0.1, e: 0.6 };
+    let sol = p.simulate(p.state([1.0], [0.0], 0.0), 0.0..2.5, &HybridOptions { ode: tight(), ..Default::default() }).unwrap();
+    assert!(sol.impacts.len() >= 2, "{} impacts", sol.impacts.len());
+    for imp in &sol.impacts {
+        // G2: q and z continuous, only q̇ jumps.
+        assert_eq!(imp.pre[0], imp.post[0]);
+        assert_eq!(imp.pre[2], imp.post[2], "the action jumps at an impact");
+        // G3: Newton's law and the Carnot loss ΔE_L = −½(1 − e²) m ẏ⁻² (one row, fixed wall).
+        assert!((imp.post[1] + p.e * imp.pre[1]).abs() < 1e-14);
+        let loss = -0.5 * (1.0 - p.e * p.e) * p.m * imp.pre[1].powi(2);
+        assert!((imp.energy_jump() - loss).abs() < 1e-12 * loss.abs().max(imp.energy_before.abs()), "ΔE = {} against {loss}", imp.energy_jump());
+    }
+    // G1 between impacts: E_L(t) = E_L(t_a) e^{−γ(t − t_a)} on each flight.
+    let mut start = (sol.times[0], p.energy(sol.times[0], &sol.states[0]));
+    for k in 1..sol.len() {
+        let (t, x) = (sol.times[k], &sol.states[k]);
+        if sol.times[k] == sol.times[k - 1] {
+            start = (t, p.energy(t, x)); // the post-impact sample opens the next arc
+            continue;
+        }
+        let expected = start.1 * (-p.gamma * (t - start.0)).exp();
+        assert!((p.energy(t, x) - expected).abs() < 1e-8 * expected.abs().max(1.0), "E({t})");
+    }
+    // The first touchdown from rest at height 1 solves y(t) = 1 − (g/γ)t + (g/γ²)(1 − e^{−γt}) = 0.
+    let y = |t: f64| 1.0 - p.g / p.gamma * t + p.g / p.gamma.powi(2) * (1.0 - (-p.gamma * t).exp());
+    let t1 = sol.impacts[0].t;
+    assert!(y(t1).abs() < 1e-9, "y(t₁) = {}", y(t1));
+    // Reset Jacobian keeps z: ∂z⁺/∂x = (0, 0, 1).
+    let jac = p.floor_reset_jacobian(t1, &sol.impacts[0].pre).unwrap();
+    assert_eq!(jac.row(2).transpose(), Vector3::new(0.0, 0.0, 1.0));
+    assert!((jac[(1, 1)] + p.e).abs() < 1e-14);
+}
+
+/// The rolling eccentric cylinder on a spring-supported plane (seed 001 §3.1, digest §3.1 and
+/// §4): q = (x, y, φ, h), the cylinder's centre of mass, its angle and the plane's displacement;
+/// the external force linear in the velocities is the paper's +βz (β > 0 feeds energy in, E13).
+/// Aerial phase: free; touchdown on Ψ = y − h − γ cos φ − r (erratum E5: the printed r sin ψ is
+/// r cos ψ at ψ = π) projects onto the rolling constraints (Example 2, eq. 21, with ω² as the
+/// paper's one-form: E8/E15 — the printed matrix row has the wrong sign); stance: rolling, the
+/// plane moving with the cylinder; liftoff when the normal multiplier μ₂ falls through zero (E24:
+/// only the normal force must push).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, phi, h),
+    action(z),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) + mp / 2 * dot(h).powi(2) + i / 2 * dot(phi).powi(2)
+        - k / 2 * h.powi(2) - m * g * y - mp * g * h + beta * z,
+    mode(aerial),
+    mode(stance, constraint(roll = dx - (r + gamma * phi.cos()) * dphi, normal = dy - dh + gamma * phi.sin() * dphi)),
+    transition(aerial -> stance, name = touchdown, guard = y - h - gamma * phi.cos() - r, law = project),
+    transition(stance -> aerial, name = liftoff, guard = multiplier(normal), law = map()),
+)]
+struct Cylinder {
+    m: f64,
+    mp: f64,
+    i: f64,
+    r: f64,
+    gamma: f64,
+    k: f64,
+    g: f64,
+    beta: f64,
+}
+
+/// The same cylinder with the frictionless Newton impact of §3.2 on Ψ (eq. 13; the velocity
+/// jumps of the digest with erratum E10's denominator 1/m + 1/M + γ² sin²φ / I).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, phi, h),
+    action(z),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) + mp / 2 * dot(h).powi(2) + i / 2 * dot(phi).powi(2)
+        - k / 2 * h.powi(2) - m * g * y - mp * g * h + beta * z,
+    impact(name = ground, guard = y - h - gamma * phi.cos() - r, law = restitution(alpha)),
+)]
+struct NewtonCylinder {
+    m: f64,
+    mp: f64,
+    i: f64,
+    r: f64,
+    gamma: f64,
+    k: f64,
+    g: f64,
+    beta: f64,
+    alpha: f64,
+}
+
+/// The digest's reference parameters and initial state (§4, "Cylinder").
+fn cylinder(beta: f64) -> Cylinder {
+    Cylinder { m: 1.0, mp: 5.0, i: 0.1, r: 0.5, gamma: 0.1, k: 100.0, g: 9.81, beta }
+}
+
+fn cylinder_start(c: &Cylinder) -> ([f64; 4], [f64; 4]) {
+    let h0 = -c.mp * c.g / c.k;
+    let phi0: f64 = 0.3;
+    ([0.0, h0 + c.r + c.gamma * phi0.cos() + 0.5, phi0, h0], [0.5, 0.0, 2.0, 0.0])
+}
+
+fn hybrid_tight() -> HybridOptions {
+    HybridOptions::default().rtol(1e-12).atol(1e-13)
+}
+
+#[test]
+fn cylinder_touchdown_and_projection_match_the_digest() {
+    // (β, t₁, φ(t₁), E_L(t₁⁻), q̇⁻, dΨ(q̇⁻), q̇⁺, ΔT) from the digest's table (§4).
+    let table = [
+        (0.05, 0.3304925264, 0.9664765248, -5.8652571871, [0.5083309566, -3.2690673543, 2.0333238262, 0.0], -3.1017474184,
+            [0.9517900152, -0.6620603220, 1.7093308273, -0.5214014065], -4.1814679413),
+        (-0.05, 0.3321273431, 0.9587696617, -5.6741191691, [0.4917653792, -3.2312651904, 1.9670615169, 0.0], -3.0702640919,
+            [0.9255312363, -0.6517875396, 1.6602864496, -0.5158955302], -4.0910049271),
+    ];
+    for (beta, t1, phi1, e_pre, v_pre, dpsi, v_post, dt_kin) in table {
+        let c = cylinder(beta);
+        let (q0, v0) = cylinder_start(&c);
+        let x0 = c.aerial_state(q0, v0, 0.0);
+        assert!((c.aerial().energy(0.0, &x0) + 5.7691324042).abs() < 1e-9, "E_L(0)");
+        let sol = c.simulate(Cylinder::AERIAL, x0, 0.0..t1 + 1e-3, &hybrid_tight()).unwrap();
+        let td = &sol.impacts[0];
+        assert_eq!((td.guard, td.mode_after), ("touchdown", Cylinder::STANCE));
+        assert!((td.t - t1).abs() < 1e-9, "β = {beta}: t₁ = {} against {t1}", td.t);
+        assert!((td.pre[2] - phi1).abs() < 1e-8, "φ(t₁)");
+        assert!((td.energy_before - e_pre).abs() < 1e-8, "E_L(t₁⁻) = {}", td.energy_before);
+        // G1 on the aerial arc: E_L(t₁⁻) = E_L(0) e^{βt₁}.
+        assert!((td.energy_before - c.aerial().energy(0.0, &x0) * (beta * td.t).exp()).abs() < 1e-9);
+        for j in 0..4 {
+            assert!((td.pre[4 + j] - v_pre[j]).abs() < 1e-8, "q̇⁻[{j}] = {} against {}", td.pre[4 + j], v_pre[j]);
+            assert!((td.post[4 + j] - v_post[j]).abs() < 1e-8, "q̇⁺[{j}] = {} against {}", td.post[4 + j], v_post[j]);
+        }
+        let (s, co) = td.pre[2].sin_cos();
+        let d_psi = td.pre[5] - td.pre[7] + c.gamma * s * td.pre[6];
+        assert!((d_psi - dpsi).abs() < 1e-8, "dΨ(q̇⁻) = {d_psi}");
+        // G2: q and z kept; G4: the rolling constraints hold after the projection, ΔE_L = ΔT.
+        for j in [0, 1, 2, 3, 8] {
+            assert_eq!(td.pre[j], td.post[j]);
+        }
+        let roll = td.post[4] - (c.r + c.gamma * co) * td.post[6];
+        let normal = td.post[5] - td.post[7] + c.gamma * s * td.post[6];
+        assert!(roll.abs() < 1e-13 && normal.abs() < 1e-13, "ψ q̇⁺ = ({roll}, {normal})");
+        assert!((td.energy_jump() - dt_kin).abs() < 1e-8, "ΔT = {} against {dt_kin}", td.energy_jump());
+        // ΔE_L = −T(Δq̇) (Carnot for eq. 21) with T the kinetic energy of the jump.
+        let dv: Vec<f64> = (0..4).map(|j| td.post[4 + j] - td.pre[4 + j]).collect();
+        let t_jump = 0.5 * (c.m * (dv[0].powi(2) + dv[1].powi(2)) + c.i * dv[2].powi(2) + c.mp * dv[3].powi(2));
+        assert!((td.energy_jump() + t_jump).abs() < 1e-12);
+        // C3: p·v kept for v ∈ D₊: p_y + p_h and p_φ + (r + γ cos φ) p_x − γ sin φ p_y.
+        let pv1 = |x: &SVector<f64, 9>| c.m * x[5] + c.mp * x[7];
+        let pv2 = |x: &SVector<f64, 9>| c.i * x[6] + (c.r + c.gamma * co) * c.m * x[4] - c.gamma * s * c.m * x[5];
+        assert!((pv1(&td.post) - pv1(&td.pre)).abs() < 1e-12 && (pv2(&td.post) - pv2(&td.pre)).abs() < 1e-12);
+        if beta > 0.0 {
+            assert!((pv1(&td.pre) + 3.2690673543).abs() < 1e-8 && (pv2(&td.pre) - 0.7553892360).abs() < 1e-8);
+        }
+        // Idempotent: projecting the post-impact state again changes nothing.
+        let again = c.aerial().touchdown_reset(td.t, &td.post).unwrap();
+        assert!((again - td.post).amax() < 1e-14);
+    }
+}
+
+#[test]
+fn newton_impact_on_the_cylinder_loses_carnots_energy() {
+    // Newton ΔE for α = 1, 0.5, 0 (digest §4), with ẋ and p_y + p_h kept (C2).
+    let table = [(0.05, [0.0, -2.8459196649, -3.7945595532]), (-0.05, [0.0, -2.7900303179, -3.7200404239])];
+    for (beta, losses) in table {
+        for (alpha, loss) in [1.0, 0.5, 0.0].into_iter().zip(losses) {
+            let c = cylinder(beta);
+            let n = NewtonCylinder { m: c.m, mp: c.mp, i: c.i, r: c.r, gamma: c.gamma, k: c.k, g: c.g, beta, alpha };
+            let (q0, v0) = cylinder_start(&c);
+            let opts = HybridOptions { max_impacts: 1, ..hybrid_tight() };
+            let sol = n.simulate(n.state(q0, v0, 0.0), 0.0..0.4, &opts).unwrap();
+            let imp = &sol.impacts[0];
+            assert!((imp.energy_jump() - loss).abs() < 1e-8, "β = {beta}, α = {alpha}: ΔE = {} against {loss}", imp.energy_jump());
+            // G3: dΨ(q̇⁺) = −α dΨ(q̇⁻).
+            let s = imp.pre[2].sin();
+            let d_psi = |x: &SVector<f64, 9>| x[5] - x[7] + c.gamma * s * x[6];
+            assert!((d_psi(&imp.post) + alpha * d_psi(&imp.pre)).abs() < 1e-13);
+            assert_eq!(imp.post[4], imp.pre[4], "ẋ kept");
+            assert!(((c.m * imp.post[5] + c.mp * imp.post[7]) - (c.m * imp.pre[5] + c.mp * imp.pre[7])).abs() < 1e-12);
+            assert_eq!(imp.pre[8], imp.post[8], "z kept");
+        }
+    }
+}
+
+#[test]
+fn cylinder_stance_energy_and_multipliers_match_the_digest() {
+    // C4 (β = +0.05, from the Example-2 post-impact state): E_L(t₁⁺), E_L(t₁ + 0.5), μ₁ and μ₂.
+    let c = cylinder(0.05);
+    let (q0, v0) = cylinder_start(&c);
+    let sol = c.simulate(Cylinder::AERIAL, c.aerial_state(q0, v0, 0.0), 0.0..0.3304925264 + 0.5, &hybrid_tight()).unwrap();
+    assert_eq!(sol.mode_sequence(), vec![Cylinder::AERIAL, Cylinder::STANCE], "no liftoff");
+    let td = &sol.impacts[0];
+    let stance = c.stance();
+    assert!((td.energy_after + 10.0467251288).abs() < 1e-8, "E_L(t₁⁺) = {}", td.energy_after);
+    let mu = stance.constraint_forces(td.t, &td.post).unwrap();
+    assert!((mu[0] - 0.8247466).abs() < 1e-6 && (mu[1] - 7.9054716).abs() < 1e-6, "μ(t₁⁺) = {mu}");
+    let (t, _, x) = sol.last().unwrap();
+    let e = stance.energy(t, &x);
+    assert!((e + 10.3010591863).abs() < 1e-8, "E_L(t₁ + 0.5) = {e}");
+    assert!((e - td.energy_after * (c.beta * (t - td.t)).exp()).abs() < 1e-9, "G1 on the stance arc");
+    let mu = stance.constraint_forces(t, &x).unwrap();
+    assert!((mu[0] - 1.1682).abs() < 1e-4 && (mu[1] - 12.7222).abs() < 1e-4, "μ(t₁ + 0.5) = {mu}");
+    assert!(stance.velocity_residuals(t, &x).amax() < 1e-10, "rolling residuals");
+    // G5: the multipliers do not depend on the coefficient of z (same (q, q̇), β = 0).
+    let c0 = cylinder(0.0);
+    let mu0 = c0.stance().constraint_forces(t, &x).unwrap();
+    assert!((mu0 - mu).amax() < 1e-12, "μ(β = 0) = {mu0} against {mu}");
+    // The closed form of the digest (§3.1, derived; the printed μ's are erratum E9).
+    let (s, co) = x[2].sin_cos();
+    let (m, mp, i, r, g, k) = (c.m, c.mp, c.i, c.r, c.gamma, c.k);
+    let (dphi, h) = (x[6], x[3]);
+    let j = i + m * (r + g * co).powi(2);
+    let delta = (m + mp) * j + m * mp * g * g * s * s;
+    let mu2 = -m * (mp * g * dphi * dphi * (i * co + m * (r + g * co) * (g + r * co)) + k * h * j) / delta;
+    let mu1 = m * (r + g * co) * g * s * (m * (r + g * co) * dphi * dphi + mu2) / j - m * g * s * dphi * dphi;
+    // (Gravity cancels: it moves the cylinder and the plane alike; it enters through h.)
+    assert!((mu[0] - mu1).abs() < 1e-10 && (mu[1] - mu2).abs() < 1e-10, "μ = {mu} against the closed form ({mu1}, {mu2})");
+}
+
+/// The stance phase in the coordinates (φ, h) that solve the rolling constraints (the digest's
+/// "holonomic shortcut", §2.4): x = γ sin φ + rφ + x₀ and y = h + r + γ cos φ.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(phi, h),
+    action(z),
+    define(xc = gamma * phi.sin() + r * phi, yc = h + r + gamma * phi.cos()),
+    lagrangian = m / 2 * (dot(xc).powi(2) + dot(yc).powi(2)) + mp / 2 * dot(h).powi(2) + i / 2 * dot(phi).powi(2)
+        - k / 2 * h.powi(2) - m * g * yc - mp * g * h + beta * z,
+)]
+struct RollingCylinder {
+    m: f64,
+    mp: f64,
+    i: f64,
+    r: f64,
+    gamma: f64,
+    k: f64,
+    g: f64,
+    beta: f64,
+}
+
+#[test]
+fn cylinder_stance_agrees_with_the_coordinates_that_solve_the_constraints() {
+    for beta in [0.05, -0.05] {
+        let c = cylinder(beta);
+        let (q0, v0) = cylinder_start(&c);
+        let span = 0.0..0.3304925264 + 1.5;
+        let sol = c.simulate(Cylinder::AERIAL, c.aerial_state(q0, v0, 0.0), span.clone(), &hybrid_tight()).unwrap();
+        let td = &sol.impacts[0];
+        let rc = RollingCylinder { m: c.m, mp: c.mp, i: c.i, r: c.r, gamma: c.gamma, k: c.k, g: c.g, beta };
+        let x1 = rc.state([td.post[2], td.post[3]], [td.post[6], td.post[7]], td.post[8]);
+        let reduced = rc.simulate(x1, td.t..span.end, &tight()).unwrap();
+        let (t, _, full) = sol.last().unwrap();
+        let (tr, red) = reduced.last().unwrap();
+        assert_eq!(t, tr);
+        let pairs = [(full[2], red[0]), (full[3], red[1]), (full[6], red[2]), (full[7], red[3]), (full[8], red[4])];
+        for (k, (a, b)) in pairs.into_iter().enumerate() {
+            assert!((a - b).abs() < 1e-8 * b.abs().max(1.0), "β = {beta}, component {k}: {a} against {b}");
+        }
+        // The energies agree too (E_L of the constrained model on the manifold is E_L of L_N).
+        assert!((c.stance().energy(t, &full) - rc.energy(t, &red)).abs() < 1e-8);
+    }
+}
