@@ -55,7 +55,7 @@ where
             if h < -self.contact_tol(t, *rate_scale) {
                 return Err(SimError::GuardViolated { t, guard, value: h });
             }
-            if found.is_none() && h <= self.contact_tol(t, rate) && rate < 0.0 {
+            if found.is_none() && h <= self.contact_tol(t, rate) && super::approaching(rate, x) {
                 found = Some(i);
             }
         }

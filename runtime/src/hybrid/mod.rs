@@ -40,11 +40,14 @@
 //! # Impacts and resets
 //!
 //! When a guard `g` crossing is located at `(t, x⁻)`, its approach rate
-//! `ḣ = `[`HybridSystem::guard_rate`] is checked: if `ḣ < 0` the crossing is an impact and the
-//! reset is applied; if `ḣ ≥ 0` it is **grazing** (the trajectory touched `h = 0` tangentially
+//! `ḣ = `[`HybridSystem::guard_rate`] is checked: if `ḣ < −ε_ḣ` the crossing is an impact and
+//! the reset is applied; otherwise it is **grazing** (the trajectory touched `h = 0` tangentially
 //! and the located point is numerically just below zero): no reset, no impact record,
 //! integration simply continues from `(t, x⁻)` — an impact with a non-negative approach rate is
-//! never produced. (A tangential touch can still register as an impact with a tiny negative
+//! never produced. The floor `ε_ḣ = 64 ε (1 + ‖x‖∞)` (ε the machine epsilon) separates an
+//! approach from the round-off of a rate that is zero: e.g. just after a release by a multiplier
+//! (a liftoff), where the guard of the released contact sits at 0 with a rate that is 0 up to
+//! rounding and the motion leaves it only at third order. (A tangential touch can still register as an impact with a tiny negative
 //! rate — of the order of the integration error — when the numerical solution dips below zero
 //! by rounding; its reset is then a correspondingly tiny correction.)
 //!
@@ -175,6 +178,12 @@ pub use options::HybridOptions;
 pub use records::{HybridStop, HybridTrajectory, ImpactRecord};
 use records::Samples;
 use segment::SegmentEnd;
+
+/// Whether a guard's rate at `x` is an approach (`ḣ < −ε_ḣ`, see the [module docs](self)) rather
+/// than zero up to rounding.
+pub(crate) fn approaching<const D: usize>(rate: f64, x: &SVector<f64, D>) -> bool {
+    rate < -64.0 * f64::EPSILON * (1.0 + x.amax())
+}
 
 /// A hybrid system: modes with their own vector fields on a common (padded) state, unilateral
 /// guards `h(t, x) ≥ 0` and resets applied when a guard is crossed from `h > 0` to `h < 0`.
@@ -469,7 +478,7 @@ where
                     }
                     t = tc;
                     x = xc;
-                    if rate < 0.0 {
+                    if approaching(rate, &x) {
                         crossing = Some(guard);
                         run.skip_scheduled_at(tc);
                     } else {
