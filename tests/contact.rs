@@ -619,3 +619,81 @@ fn sphere_too_slow_never_arrives_and_backspin_is_released_without_chatter() {
     assert_eq!(mode, Sphere::SMOOTH);
     assert!(x[0] < 0.0);
 }
+
+/// A damped pendulum released into free flight: the modes have different coordinates (θ, then
+/// (x, y)), so the action sits at index 2 in one and 4 in the other; the chart change carries it.
+#[derive(Mechanics)]
+#[mechanics(
+    action(z),
+    mode(swing, coordinates(th), lagrangian = m / 2 * (l * dot(th)).powi(2) + m * g * l * th.cos() - gamma * z),
+    mode(flight, coordinates(x, y), lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y - gamma * z),
+    transition(swing -> flight, name = release, guard = th0 - th, law = reset(
+        x = l * th.sin(),
+        y = -l * th.cos(),
+        dot(x) = l * th.cos() * dot(th),
+        dot(y) = l * th.sin() * dot(th),
+    )),
+)]
+struct Release {
+    m: f64,
+    g: f64,
+    l: f64,
+    gamma: f64,
+    th0: f64,
+}
+
+#[test]
+fn a_chart_change_carries_the_action_between_modes_of_different_dimension() {
+    let p = Release { m: 0.7, g: 9.81, l: 1.2, gamma: 0.3, th0: 0.4 };
+    assert_eq!(Release::STATE_DIM, 5);
+    let sol = p.simulate(Release::SWING, p.swing_state([-0.5], [0.0], 0.2), 0.0..2.0, &hybrid_tight()).unwrap();
+    assert_eq!(sol.mode_sequence(), vec![Release::SWING, Release::FLIGHT]);
+    let rel = &sol.impacts[0];
+    // The action moves from index 2 (θ, θ̇, z) to index 4 (x, y, ẋ, ẏ, z), unchanged; so does E_L.
+    assert_eq!(rel.post[4], rel.pre[2]);
+    assert!((rel.energy_after - rel.energy_before).abs() < 1e-12, "E_L jumps by {}", rel.energy_after - rel.energy_before);
+    // The chart's Jacobian has the row ∂z⁺/∂x = e_z of the source state.
+    let jac = p.swing().release_reset_jacobian(rel.t, &SVector::<f64, 3>::from([rel.pre[0], rel.pre[1], rel.pre[2]])).unwrap();
+    assert_eq!(jac.row(4).transpose(), SVector::<f64, 3>::from([0.0, 0.0, 1.0]));
+    // In flight the velocities decay as e^{−γt} toward the terminal velocity: ẋ(t) = ẋ₊ e^{−γ(t − t₁)},
+    // ẏ(t) = (ẏ₊ + g/γ) e^{−γ(t − t₁)} − g/γ; and G1 holds with c = −γ.
+    let (t, _, x) = sol.last().unwrap();
+    let decay = (-p.gamma * (t - rel.t)).exp();
+    assert!((x[2] - rel.post[2] * decay).abs() < 1e-9);
+    assert!((x[3] - ((rel.post[3] + p.g / p.gamma) * decay - p.g / p.gamma)).abs() < 1e-9);
+    assert!((p.flight().energy(t, &x) - rel.energy_after * decay).abs() < 1e-9);
+}
+
+/// The damped ball with its floor written once as a unilateral constraint: bounces, settles by
+/// Zeno completion, then rests while its action keeps integrating ż = L = −γz.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y),
+    action(z),
+    lagrangian = m / 2 * dot(y).powi(2) - m * g * y - gamma * z,
+    unilateral(name = floor, guard = y, law = restitution(e)),
+)]
+struct SettlingBall {
+    m: f64,
+    g: f64,
+    gamma: f64,
+    e: f64,
+}
+
+#[test]
+fn a_contact_ball_settles_and_its_action_decays_at_rest() {
+    let b = SettlingBall { m: 1.0, g: 9.81, gamma: 0.2, e: 0.5 };
+    let sol = b.simulate(SettlingBall::FREE, b.free_state([1.0], [0.0], 0.0), 0.0..4.0, &hybrid_tight()).unwrap();
+    assert_eq!(sol.stop, HybridStop::Finished);
+    assert_eq!(sol.mode_sequence(), vec![SettlingBall::FREE, SettlingBall::FLOOR]);
+    let settle = sol.impacts.last().unwrap();
+    assert_eq!(settle.guard, "settle_floor");
+    // At rest: y = ẏ = 0, the normal force is m g (the contact damping adds none), and
+    // z(t) = z_s e^{−γ(t − t_s)}, so E_L = γz decays at the same rate (G1).
+    let (t, _, x) = sol.last().unwrap();
+    assert!(x[0].abs() < 1e-10 && x[1].abs() < 1e-10);
+    let lam = b.floor().constraint_forces(t, &x).unwrap()[0];
+    assert!((lam - b.m * b.g).abs() < 1e-9, "λ = {lam}");
+    let zs = settle.post[2];
+    assert!((x[2] - zs * (-b.gamma * (t - settle.t)).exp()).abs() < 1e-9 * zs.abs().max(1.0), "z({t}) = {}", x[2]);
+}
