@@ -697,3 +697,39 @@ fn a_contact_ball_settles_and_its_action_decays_at_rest() {
     let zs = settle.post[2];
     assert!((x[2] - zs * (-b.gamma * (t - settle.t)).exp()).abs() < 1e-9 * zs.abs().max(1.0), "z({t}) = {}", x[2]);
 }
+
+/// A planar contact oscillator with a cyclic angle and an action-dependent rate ∂L/∂z = −γ − κr.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(r, phi),
+    action(z),
+    lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(phi)).powi(2)) - k / 2 * (r - l).powi(2) - gamma * z - kappa * r * z,
+    symmetry(cyclic(phi)),
+)]
+struct DissipatedPlanar {
+    m: f64,
+    k: f64,
+    l: f64,
+    gamma: f64,
+    kappa: f64,
+}
+
+#[test]
+fn a_cyclic_momentum_of_a_contact_lagrangian_is_dissipated() {
+    // G7: J = ∂L/∂φ̇ obeys dJ/dt = ∂L/∂z · J, so J(t) = J(0)·exp(∫ ∂L/∂z dt) — integrated here by the
+    // trapezoid rule on a fine output, against the generated momentum and its rate.
+    let p = DissipatedPlanar { m: 1.0, k: 20.0, l: 1.0, gamma: 0.1, kappa: 0.3 };
+    let x0 = p.state([1.2, 0.0], [0.0, 1.5], 0.0);
+    let sol = p.simulate(x0, 0.0..5.0, &tight().output(Output::Interval(1e-3))).unwrap();
+    let j0 = p.phi_momentum(0.0, &sol.states[0]);
+    let mut exponent = 0.0;
+    for k in 1..sol.len() {
+        let (t0, t1) = (sol.times[k - 1], sol.times[k]);
+        exponent += 0.5 * (t1 - t0) * (p.lagrangian_dz(t0, &sol.states[k - 1]) + p.lagrangian_dz(t1, &sol.states[k]));
+        let j = p.phi_momentum(t1, &sol.states[k]);
+        assert!((j - j0 * exponent.exp()).abs() < 1e-6 * j0.abs(), "J({t1}) = {j} against {}", j0 * exponent.exp());
+        let rate = p.phi_momentum_rate(t1, &sol.states[k]);
+        assert!((rate - p.lagrangian_dz(t1, &sol.states[k]) * j).abs() < 1e-12 * j.abs().max(1.0));
+    }
+    assert!(exponent < -0.5, "a visible decay: ∫∂L/∂z = {exponent}");
+}

@@ -34,7 +34,14 @@ pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<
             .collect();
         let constrained = !se.constraint_action.is_empty();
         let acted = se.constraint_action.iter().any(|&e| !model.arena.zero_test(e).is_zero());
-        let status = if se.conserved {
+        let z = model.action.as_ref().map(ToString::to_string).unwrap_or_default();
+        let status = if se.dissipated {
+            format!(
+                "no force acts along ξ, but the Lagrangian is a contact Lagrangian: J is not conserved but **dissipated** \
+                 (the contact analogue of a momentum map), dJ/dt = ∂L/∂{z} · J, so J(t) = J(t₀)·exp(∫ ∂L/∂{z} dt) and \
+                 the ratio of two dissipated momenta is conserved"
+            )
+        } else if se.conserved {
             if constrained {
                 "⟨Q, ξ⟩ ≡ 0 and Aξ ≡ 0 (the constraint forces do no work along ξ): J is **conserved** along solutions"
                     .to_string()
@@ -47,6 +54,8 @@ pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<
                  dJ/dt = ⟨Q, ξ⟩ + λ·(Aξ), with ⟨Q, ξ⟩ = {}",
                 formula(model, se.rate)
             )
+        } else if model.action.is_some() {
+            format!("the forces break this symmetry: J obeys dJ/dt = ∂L/∂{z} · J + ⟨Q, ξ⟩ = {}", formula(model, se.rate))
         } else {
             format!("the forces break this symmetry: J obeys the balance law dJ/dt = ⟨Q, ξ⟩ = {}", formula(model, se.rate))
         };
@@ -103,9 +112,11 @@ pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<
                 }
             }
         } else {
-            let rate_doc = format!(
-                " Balance law of the momentum map of `{name}`: dJ/dt = ⟨Q, ξ_Q⟩ (identically zero when J is conserved)."
-            );
+            let rate_doc = if model.action.is_some() {
+                format!(" Balance law of the momentum map of `{name}` (Herglotz): dJ/dt = ∂L/∂z · J + ⟨Q, ξ_Q⟩.")
+            } else {
+                format!(" Balance law of the momentum map of `{name}`: dJ/dt = ⟨Q, ξ_Q⟩ (identically zero when J is conserved).")
+            };
             quote! {
                 #[doc = #rate_doc]
                 #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]

@@ -117,4 +117,17 @@ mod tests {
         assert!(!a.contains("compile_error"), "{}", &a[..a.len().min(500)]);
         assert_eq!(a, b);
     }
+
+    #[test]
+    fn contact_models_document_their_herglotz_form() {
+        let src: proc_macro2::TokenStream = "
+            #[mechanics(coordinates(x), action(z), lagrangian = m / 2 * dot(x).powi(2) - k / 2 * x.powi(2) - c * z)]
+            struct Damped { m: f64, k: f64, c: f64 }"
+            .parse()
+            .unwrap();
+        let out = crate::try_expand(src).unwrap().to_string();
+        for needle in ["Herglotz", "decouples", "ACTION_DECOUPLED : bool = true", "contact_field", "contact_jacobian", "E(t₀)·e^(c (t − t₀))"] {
+            assert!(out.contains(needle), "expansion lacks `{needle}`");
+        }
+    }
 }

@@ -10,6 +10,11 @@
 //! forced symmetry ξ ∈ g_F  ⇔  ⟨Q, ξ⟩ ≡ 0 and (L_ξᶜ Q)ᵢ = ξᶜ(Qᵢ) + Qⱼ ∂ξʲ/∂qⁱ ≡ 0
 //! ```
 //!
+//! For a contact Lagrangian L(t, q, q̇, z) (invariance does not involve z), Herglotz's equations
+//! give dJ_ξ/dt = ∂L/∂z · J_ξ + ⟨Q, ξ_Q⟩: with no force along ξ, J_ξ is not conserved but
+//! **dissipated**, J(t) = J(t₀)·exp(∫ ∂L/∂z dt) (the "dissipated quantities" of Gaset et al., the
+//! contact analogue of a momentum map; digest G7), and ratios of dissipated momenta are conserved.
+//!
 //! For each impact: the guard is invariant when ξ(h) = ∇h·ξ ≡ 0; the reset preserves J (a hybrid
 //! momentum map) when every one-form of a restitution law annihilates ξ (the impulse Aᵀλ then does no
 //! work along ξ), or, for a map law, when J(Δ(x)) − J(x) ≡ 0. Otherwise J jumps (a generalized hybrid
@@ -39,6 +44,9 @@ pub struct SymmetryEquations {
     /// ⟨Q, ξ⟩ = dJ/dt.
     pub rate: Expr,
     pub conserved: bool,
+    /// Contact Lagrangians: no force along ξ and no constraint force, but ∂L/∂z ≢ 0, so
+    /// dJ/dt = ∂L/∂z · J (a dissipated quantity).
+    pub dissipated: bool,
     pub in_forced_algebra: bool,
     pub impacts: Vec<ImpactSymmetry>,
     /// With constraints: Aξ, row by row (the constraint forces add λ·(Aξ) to dJ/dt); empty
@@ -67,7 +75,15 @@ pub fn derive(model: &mut Model, eq: &Equations, impacts: &[ImpactEquations]) ->
         lift.extend(syms.qd.iter().zip(&eta).map(|(&v, &e)| (v, e)));
         let residual = arena.directional(*lagrangian, &lift);
         let momentum = arena.dot(&eq.momenta, &xi);
-        let rate = arena.dot(force, &xi);
+        let forced = arena.dot(force, &xi);
+        // Contact: the Herglotz term ∂L/∂z · p contributes ∂L/∂z · J.
+        let rate = match &eq.contact {
+            Some(c) => {
+                let herglotz = arena.mul2(c.dl_dz, momentum);
+                arena.add2(forced, herglotz)
+            }
+            None => forced,
+        };
         // (L_ξᶜ Q)ᵢ = ξᶜ(Qᵢ) + Qⱼ ∂ξʲ/∂qⁱ.
         let mut lie = Vec::with_capacity(n);
         for i in 0..n {
@@ -97,15 +113,17 @@ pub fn derive(model: &mut Model, eq: &Equations, impacts: &[ImpactEquations]) ->
             .collect();
         let constraints_free = a_xi.iter().all(|&e| is_zero(model, e));
         let conserved = is_zero(model, rate) && constraints_free;
-        let in_forced_algebra = is_zero(model, rate) && lie.iter().all(|&l| is_zero(model, l));
-        let moving_energy = if constraints_free || !is_zero(model, rate) || !is_zero(model, eq.dl_dt) {
+        let dissipated = !conserved && eq.contact.is_some() && is_zero(model, forced) && constraints_free;
+        let in_forced_algebra = is_zero(model, forced) && lie.iter().all(|&l| is_zero(model, l));
+        // (The moving energy rests on the conservative energy balance: not for contact models.)
+        let moving_energy = if constraints_free || !is_zero(model, rate) || !is_zero(model, eq.dl_dt) || eq.contact.is_some() {
             None
         } else {
             moving_energy(model, eq, &a_xi, momentum)
         };
         let mut per_impact = Vec::new();
         for ie in impacts {
-            let dxi: Vec<Expr> = ie.gradient.clone();
+            let dxi: Vec<Expr> = ie.gradient[..n].to_vec();
             let g = model.arena.dot(&dxi, &xi);
             let guard_invariant = is_zero(model, g);
             let preserves = match &ie.reset {
@@ -131,6 +149,7 @@ pub fn derive(model: &mut Model, eq: &Equations, impacts: &[ImpactEquations]) ->
             momentum,
             rate,
             conserved,
+            dissipated,
             in_forced_algebra,
             impacts: per_impact,
             constraint_action,

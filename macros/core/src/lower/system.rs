@@ -193,20 +193,17 @@ fn lower_model(
     // name keeps its meaning in the expressions).
     let action = action.filter(|z| check_action_name(z, raw, parameters, cx));
     if let Some(z) = action {
-        // Not yet for contact models: the momentum maps of a contact Lagrangian are dissipated,
-        // not conserved, and its Routhian needs the Herglotz form.
-        if let Some(s) = raw.symmetries.first() {
+        // Not yet for contact models: the Routhian of a contact Lagrangian needs the Herglotz form
+        // (its momenta are dissipated, not conserved).
+        if let Some(r) = raw.reductions.first() {
             cx.push(syn::Error::new(
-                s.name.span(),
+                r.keyword.span(),
                 format!(
-                    "symmetries of contact Lagrangians (with `action({z})`) are not supported yet: their momentum maps are \
-                     not conserved but dissipated, J(t) = J(t₀)·exp(∫ ∂L/∂{z} dt); use the generated `momenta` and \
-                     `lagrangian_dz` meanwhile"
+                    "Routh reduction of contact Lagrangians (with `action({z})`) is not supported yet: their cyclic momenta are \
+                     dissipated, p_c(t) = p_c(t₀)·exp(∫ ∂L/∂{z} dt), not conserved, so the Routhian needs the Herglotz form; \
+                     simulate the full model and read the momentum with `symmetry(cyclic(...))` meanwhile"
                 ),
             ));
-        }
-        if let Some(r) = raw.reductions.first() {
-            cx.push(syn::Error::new(r.keyword.span(), format!("Routh reduction of contact Lagrangians (with `action({z})`) is not supported yet")));
         }
     }
     // Without coordinates or a Lagrangian there is nothing to lower; other name mistakes do not

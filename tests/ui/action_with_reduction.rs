@@ -6,6 +6,7 @@ use routh::prelude::*;
     action(z),
     lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(phi)).powi(2)) - k / 2 * r.powi(2) - gamma * z,
     symmetry(cyclic(phi)),
+    reduce(routh(phi)),
 )]
 struct Planar {
     m: f64,
