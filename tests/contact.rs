@@ -733,3 +733,142 @@ fn a_cyclic_momentum_of_a_contact_lagrangian_is_dissipated() {
     }
     assert!(exponent < -0.5, "a visible decay: ∫∂L/∂z = {exponent}");
 }
+
+#[test]
+fn cylinder_jacobians_match_finite_differences() {
+    // The exact Jacobians continuation code uses (HybridSystem): the constrained contact field of
+    // the stance (implicit function theorem plus the row ∂ż/∂x = ∂L/∂x), the touchdown
+    // projection's reset Jacobian (z kept), the guard gradient, against central differences.
+    use routh::runtime::HybridSystem;
+    let c = cylinder(0.05);
+    let mut rng = common::Rng::new(5);
+    for _ in 0..5 {
+        let mut x: SVector<f64, 9> = rng.vector(-0.5, 0.5);
+        x[1] += 0.6;
+        x[8] = rng.uniform(-1.0, 1.0);
+        let t = rng.uniform(0.0, 1.0);
+        let field = |t: f64, x: &SVector<f64, 9>| c.mode_field(Cylinder::STANCE, t, x);
+        let exact = c.mode_jacobian(Cylinder::STANCE, t, &x).unwrap();
+        let fd = jacobian_fd(&field, t, &x, 1e-6).unwrap();
+        assert!(rel_err(&exact, &fd) < 1e-7, "stance field Jacobian: {exact} against {fd}");
+        let reset = |t: f64, x: &SVector<f64, 9>| c.reset(Cylinder::AERIAL, 0, t, x).map(|(_, post)| post);
+        let exact = c.reset_jacobian(Cylinder::AERIAL, 0, t, &x).unwrap();
+        let fd = jacobian_fd(&reset, t, &x, 1e-6).unwrap();
+        assert!(rel_err(&exact, &fd) < 1e-7, "touchdown reset Jacobian: {exact} against {fd}");
+        assert_eq!(exact.row(8).transpose(), SVector::<f64, 9>::from_fn(|i, _| if i == 8 { 1.0 } else { 0.0 }));
+        let g = c.guard_gradient(Cylinder::AERIAL, 0, t, &x);
+        for k in 0..9 {
+            let step = 1e-6;
+            let (mut xp, mut xm) = (x, x);
+            xp[k] += step;
+            xm[k] -= step;
+            let d = (c.guard(Cylinder::AERIAL, 0, t, &xp) - c.guard(Cylinder::AERIAL, 0, t, &xm)) / (2.0 * step);
+            assert!((g[k] - d).abs() < 1e-8, "∂Ψ/∂x[{k}] = {} against {d}", g[k]);
+        }
+    }
+}
+
+/// An oscillator whose velocity is stopped when its action reaches a budget: a guard on z.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x),
+    action(z),
+    lagrangian = dot(x).powi(2) / 2 - x.powi(2) / 2 + c * z,
+    impact(name = budget, guard = zmax - z, law = map(dot(x) = 0)),
+)]
+struct Budget {
+    c: f64,
+    zmax: f64,
+}
+
+#[test]
+fn a_guard_on_the_action_fires_when_the_action_reaches_it() {
+    // dh/dt = −∂h/∂z · ż = −L: the guard's rate is generated with ż = L, and the impact happens where
+    // an event on z located on a run without the guard says z reaches the budget.
+    let b = Budget { c: 0.1, zmax: 0.2 };
+    let x0 = b.state([0.0], [1.0], 0.0);
+    let sol = b.simulate(x0, 0.0..3.0, &hybrid_tight()).unwrap();
+    let hit = &sol.impacts[0];
+    assert_eq!(hit.guard, "budget");
+    assert!((hit.rate + b.lagrangian(hit.t, &hit.pre)).abs() < 1e-12, "rate {} against −L", hit.rate);
+    assert_eq!(hit.post[1], 0.0);
+    let free = DampedOscillator { m: 1.0, k: 1.0, gamma: -b.c };
+    let ev = routh::runtime::Event::new("budget", |_t, x: &Vector3<f64>| 0.2 - x[2]).terminal(true);
+    let reference = free.simulate_with_events(x0, 0.0..3.0, &[ev], &tight()).unwrap();
+    let (t_ref, _) = reference.last().unwrap();
+    assert!((hit.t - t_ref).abs() < 1e-9, "impact at {} against z = z_max at {t_ref}", hit.t);
+}
+
+/// A contact pendulum in Cartesian coordinates (holonomic rod) and the same in its angle.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y),
+    action(z),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y - gamma * z,
+    holonomic(rod = x.powi(2) + y.powi(2) - l.powi(2)),
+)]
+struct CartesianContactPendulum {
+    m: f64,
+    g: f64,
+    l: f64,
+    gamma: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(coordinates(th), action(z), lagrangian = m / 2 * (l * dot(th)).powi(2) + m * g * l * th.cos() - gamma * z)]
+struct AngleContactPendulum {
+    m: f64,
+    g: f64,
+    l: f64,
+    gamma: f64,
+}
+
+/// A particle whose height is driven at the speed v (an affine constraint dy − v dt), with contact
+/// damping: the constraint does work, −λ·b.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y),
+    action(z),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - k / 2 * (x.powi(2) + y.powi(2)) - gamma * z,
+    constraint(lift = dy - v * dt),
+)]
+struct Lifted {
+    m: f64,
+    k: f64,
+    v: f64,
+    gamma: f64,
+}
+
+#[test]
+fn holonomic_and_affine_constraints_work_with_contact_lagrangians() {
+    // Holonomic: the Cartesian contact pendulum follows the angle model (constrained vs the
+    // coordinates that solve the constraint), its action included.
+    let (m, g, l, gamma) = (1.3, 9.81, 0.8, 0.25);
+    let cart = CartesianContactPendulum { m, g, l, gamma };
+    let ang = AngleContactPendulum { m, g, l, gamma };
+    let (th0, w0) = (1.0f64, 0.5);
+    let xc = cart.state([l * th0.sin(), -l * th0.cos()], [l * th0.cos() * w0, l * th0.sin() * w0], 0.1);
+    let a = cart.simulate(xc, 0.0..4.0, &tight()).unwrap();
+    let b = ang.simulate(ang.state([th0], [w0], 0.1), 0.0..4.0, &tight()).unwrap();
+    let ((_, xa), (_, xb)) = (a.last().unwrap(), b.last().unwrap());
+    assert!((xa[0].atan2(-xa[1]) - xb[0]).abs() < 1e-8, "θ: {} against {}", xa[0].atan2(-xa[1]), xb[0]);
+    assert!((xa[4] - xb[2]).abs() < 1e-8, "z: {} against {}", xa[4], xb[2]);
+    assert!(cart.position_residuals(4.0, &xa).amax() < 1e-10);
+    // G5: the rod's tension does not depend on γ at a given (q, q̇).
+    let undamped = CartesianContactPendulum { gamma: 0.0, ..cart };
+    let (la, lb) = (cart.constraint_forces(4.0, &xa).unwrap(), undamped.constraint_forces(4.0, &xa).unwrap());
+    assert!((la - lb).amax() < 1e-12, "λ = {la} against {lb} at γ = 0");
+
+    // Affine: dE/dt = ∂L/∂z · E + Q·q̇ − λ·b, checked by quadrature along the motion.
+    let p = Lifted { m: 1.0, k: 4.0, v: 0.7, gamma: 0.3 };
+    let sol = p.simulate(p.state([1.0, 0.0], [0.0, 0.7], 0.0), 0.0..3.0, &tight().output(Output::Interval(1e-3))).unwrap();
+    let rate = |k: usize| p.energy_rate(sol.times[k], &sol.states[k]) + p.constraint_power(sol.times[k], &sol.states[k]).unwrap();
+    let mut predicted = p.energy(0.0, &sol.states[0]);
+    for k in 1..sol.len() {
+        predicted += 0.5 * (sol.times[k] - sol.times[k - 1]) * (rate(k - 1) + rate(k));
+    }
+    let (t, x) = sol.last().unwrap();
+    assert!((p.energy(t, x) - predicted).abs() < 1e-6, "E({t}) = {} against {predicted}", p.energy(t, x));
+    assert!((x[1] - 0.7 * t).abs() < 1e-9, "y = v t");
+    assert!(p.constraint_power(t, x).unwrap().abs() > 0.1, "the moving constraint does work");
+}
