@@ -10,7 +10,7 @@ mod common;
 
 use common::{jacobian_fd, rel_err};
 use routh::prelude::*;
-use routh::nalgebra::Vector3;
+use routh::nalgebra::{SMatrix, Vector3};
 use routh::runtime::VectorField;
 
 /// Linearly damped oscillator written as a contact Lagrangian: m ẍ + k x = −γ m ẋ.
@@ -871,4 +871,40 @@ fn holonomic_and_affine_constraints_work_with_contact_lagrangians() {
     assert!((p.energy(t, x) - predicted).abs() < 1e-6, "E({t}) = {} against {predicted}", p.energy(t, x));
     assert!((x[1] - 0.7 * t).abs() < 1e-9, "y = v t");
     assert!(p.constraint_power(t, x).unwrap().abs() > 0.1, "the moving constraint does work");
+}
+
+#[test]
+fn parameter_jacobian_of_a_contact_model_matches_finite_differences() {
+    // ∂F/∂p including the row of ż = L (∂L/∂p), against perturbed struct fields.
+    let p = SpringPendulum { m: 1.3, g: 9.81, k: 20.0, l: 0.9, gamma: 0.2, kappa: 0.7, b: 0.3 };
+    assert_eq!(SpringPendulum::PARAMETERS, ["m", "g", "k", "l", "gamma", "kappa", "b"]);
+    let x = SVector::<f64, 5>::from([0.4, 1.1, -0.3, 0.2, 0.6]);
+    let exact = p.parameter_jacobian(0.5, &x).unwrap();
+    let h = 1e-6;
+    let field = |k: usize, d: f64| {
+        let mut q = SpringPendulum { ..p };
+        let f = [&mut q.m, &mut q.g, &mut q.k, &mut q.l, &mut q.gamma, &mut q.kappa, &mut q.b];
+        *f.into_iter().nth(k).unwrap() += d;
+        q.field(0.5, &x).unwrap()
+    };
+    let fd = SMatrix::<f64, 5, 7>::from_fn(|r, c| (field(c, h)[r] - field(c, -h)[r]) / (2.0 * h));
+    assert!(rel_err(&exact, &fd) < 1e-7, "{exact} against {fd}");
+    assert!(exact.row(4).amax() > 0.1, "the action's row ∂L/∂p is there");
+}
+
+#[test]
+fn parameter_jacobian_of_a_constrained_contact_model_matches_finite_differences() {
+    // The implicit function theorem on the saddle-point residual, plus the action's row.
+    let p = CartesianContactPendulum { m: 1.3, g: 9.81, l: 0.8, gamma: 0.25 };
+    let x = p.state([0.5, -0.6245], [0.3, 0.2], 0.4);
+    let exact = p.parameter_jacobian(0.0, &x).unwrap();
+    let h = 1e-6;
+    let field = |k: usize, d: f64| {
+        let mut q = CartesianContactPendulum { ..p };
+        let f = [&mut q.m, &mut q.g, &mut q.l, &mut q.gamma];
+        *f.into_iter().nth(k).unwrap() += d;
+        q.field(0.0, &x).unwrap()
+    };
+    let fd = SMatrix::<f64, 5, 4>::from_fn(|r, c| (field(c, h)[r] - field(c, -h)[r]) / (2.0 * h));
+    assert!(rel_err(&exact, &fd) < 1e-7, "{exact} against {fd}");
 }

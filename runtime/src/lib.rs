@@ -50,6 +50,7 @@ pub mod error;
 pub mod events;
 pub mod field;
 pub mod hybrid;
+pub mod input;
 pub mod integrate;
 pub mod linalg;
 pub mod mechanics;
@@ -71,6 +72,7 @@ pub use hybrid::{
     Completion, HybridOptions, HybridStop, HybridSystem, HybridTrajectory, ImpactRecord, simulate_hybrid,
     simulate_hybrid_with_events,
 };
+pub use input::{Driven, InputSignal, InputSystem, Linearization};
 pub use integrate::integrate;
 pub use mechanics::ConstraintKind;
 pub use monitor::Monitor;

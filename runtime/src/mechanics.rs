@@ -179,6 +179,43 @@ pub fn contact_jacobian<const N: usize, const D: usize>(
     Ok(j)
 }
 
+/// `∂F/∂w` of the first-order field with respect to quantities `w` that are not part of the state
+/// (inputs, parameters), from `∂g/∂w` of the residual g = f − M a at a = q̈: the rows of q̈ are
+/// M⁻¹ ∂g/∂w (implicit function theorem, the factorisation reused), the rows of q are zero, and a
+/// contact system's row of ż = L is `dl_dw` = ∂L/∂w.
+///
+/// # Errors
+/// [`FieldError::SingularMassMatrix`] at `t` if a solve is not finite.
+pub fn first_order_sensitivity<const N: usize, const D: usize, const W: usize>(
+    t: f64,
+    factor: &MassFactor<N>,
+    dg_dw: SMatrix<f64, N, W>,
+    dl_dw: &SMatrix<f64, 1, W>,
+) -> Result<SMatrix<f64, D, W>, FieldError> {
+    let da = factor.solve(dg_dw).map_err(|_| FieldError::SingularMassMatrix { t })?;
+    Ok(sensitivity_rows::<N, D, W>(&da, dl_dw))
+}
+
+/// `∂F/∂w` from the accelerations' sensitivities `∂q̈/∂w` (rows of q̈) and a contact system's
+/// `∂L/∂w` (the row of ż = L); the rows of q are zero.
+#[must_use]
+pub fn sensitivity_rows<const N: usize, const D: usize, const W: usize>(
+    da_dw: &SMatrix<f64, N, W>,
+    dl_dw: &SMatrix<f64, 1, W>,
+) -> SMatrix<f64, D, W> {
+    let () = StateDim::<N, D>::OK;
+    let mut s = SMatrix::<f64, D, W>::zeros();
+    for c in 0..W {
+        for i in 0..N {
+            s[(N + i, c)] = da_dw[(i, c)];
+        }
+        if has_action::<N, D>() {
+            s[(2 * N, c)] = dl_dw[(0, c)];
+        }
+    }
+    s
+}
+
 /// Sets the row of ż = L in a contact system's field Jacobian to `∂L/∂x` (a no-op for a state
 /// without action).
 pub fn set_action_row<const N: usize, const D: usize>(j: &mut SMatrix<f64, D, D>, dl_dx: &SVector<f64, D>) {
@@ -401,6 +438,17 @@ impl<const N: usize, const M: usize, const NM: usize> Constrained<N, M, NM> {
 }
 
 impl<const N: usize, const M: usize, const NM: usize> Constrained<N, M, NM> {
+    /// The accelerations' sensitivities ∂q̈/∂w to quantities w outside the state (inputs,
+    /// parameters), from ∂R/∂w of the saddle-point residual: the first N rows of −K⁻¹ ∂R/∂w.
+    ///
+    /// # Errors
+    /// [`FieldError::SingularConstraints`] if the sensitivities are not finite.
+    pub fn acceleration_sensitivity<const W: usize>(&self, dr_dw: SMatrix<f64, NM, W>) -> Result<SMatrix<f64, N, W>, FieldError> {
+        let (t, rows) = (self.t, self.rows);
+        let sens = self.kkt.solve(-dr_dw).map_err(|_| FieldError::SingularConstraints { t, rows })?;
+        Ok(SMatrix::<f64, N, W>::from_fn(|i, c| sens[(i, c)]))
+    }
+
     /// The multipliers' gradients ∂λ/∂x and their rates λ̇ = ∂λ/∂x·F + ∂λ/∂t along the motion,
     /// from ∂R/∂x and ∂R/∂t of the saddle-point residual (implicit function theorem), at the state
     /// `x` whose field is `f`.

@@ -8,7 +8,9 @@ use symbolic::Expr;
 use crate::model::{Model, Role};
 
 /// How generated code reaches a model's parameters: a model without modes (or a reduced system)
-/// is its own struct; a mode of a multi-mode model is a view type `<Model><Mode><'a>(&'a Model)`.
+/// is its own struct; a mode of a multi-mode model is a view type `<Model><Mode><'a>(&'a Model)`;
+/// a model with inputs is driven through `<Model>Driven<'a>(&'a Model, SVector<f64, k>)`, the
+/// model at fixed input values.
 pub(crate) struct Owner {
     /// The type in `impl` headers, e.g. `Ball` or `HopperStance<'a>`.
     pub(crate) ty: TokenStream,
@@ -19,13 +21,17 @@ pub(crate) struct Owner {
 /// The expression that has a model's parameters as fields inside its methods: `self`, or
 /// `self.0` in a mode's view.
 fn access(model: &Model) -> TokenStream {
-    if model.mode.is_some() { quote!(self.0) } else { quote!(self) }
+    if model.mode.is_some() || !model.inputs.is_empty() { quote!(self.0) } else { quote!(self) }
 }
 
 impl Owner {
     pub(crate) fn of(model: &Model) -> Owner {
         let name = &model.name;
         match &model.mode {
+            None if !model.inputs.is_empty() => {
+                let view = driven_type(name);
+                Owner { ty: quote!(#view<'a>), generics: quote!(<'a>) }
+            }
             None => Owner { ty: quote!(#name), generics: TokenStream::new() },
             Some((_, mode)) => {
                 let view = mode_type(name, mode);
@@ -36,6 +42,11 @@ impl Owner {
 }
 
 pub(crate) use crate::names::mode_type;
+
+/// The view type of a model with inputs at fixed input values: `<Model>Driven`.
+pub(crate) fn driven_type(model: &syn::Ident) -> syn::Ident {
+    quote::format_ident!("{model}Driven")
+}
 
 
 /// Tokens for a symbol inside generated functions: `x[i]`, `x[n+i]`, `a[i]`, `self.p`, `t`.
@@ -49,6 +60,7 @@ pub(crate) fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
         Some(Role::Acceleration(i)) => quote!(a[#i]),
         Some(Role::PostVelocity(i)) => quote!(vp[#i]),
         Some(Role::Multiplier(k)) => quote!(lam[#k]),
+        Some(Role::Input(k)) => quote!(self.1[#k]),
         Some(Role::Parameter(i)) => {
             let p = &model.parameters[i];
             let access = access(model);

@@ -68,6 +68,9 @@ pub struct ConstraintEquations {
     pub dr_dt: Vec<Expr>,
     /// ∂R/∂z of a contact model (empty otherwise).
     pub dr_dz: Vec<Expr>,
+    /// ∂R/∂p ((n + m) × parameters) and a contact model's ∂L/∂p (empty otherwise).
+    pub dr_dp: Vec<Vec<Expr>>,
+    pub dl_dp: Vec<Expr>,
 }
 
 /// Largest number of terms the set's Frobenius test may expand to before it is skipped.
@@ -114,6 +117,9 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Option<ConstraintEquations> 
     let [dr_dq, dr_dv] = arena.jacobian_blocks(&residual, [&layout.q, &layout.qd]);
     let dr_dt = arena.diff_many(&residual, layout.t);
     let dr_dz = layout.z.map(|z| arena.diff_many(&residual, z)).unwrap_or_default();
+    let dr_dp = arena.jacobian(&residual, &layout.params);
+    // (Inputs are not supported with constraints: w = p; eq.dl_dw is ∂L/∂p then.)
+    let dl_dp = eq.dl_dw.clone();
 
     // Frobenius, on the extended coordinates z = (q, t).
     let z: Vec<Expr> = layout.q.iter().copied().chain([layout.t]).collect();
@@ -140,7 +146,7 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Option<ConstraintEquations> 
     } else {
         Some(d_forms.iter().all(|dw| wedge_with_one_form_is_zero(arena, dw, &forms)))
     };
-    Some(ConstraintEquations { names, a, b, position, bias, kinds, set_integrable, dr_dq, dr_dv, dr_dt, dr_dz })
+    Some(ConstraintEquations { names, a, b, position, bias, kinds, set_integrable, dr_dq, dr_dv, dr_dt, dr_dz, dr_dp, dl_dp })
 }
 
 /// (dα)ⱼₖ = ∂ⱼαₖ − ∂ₖαⱼ (antisymmetric, full square).

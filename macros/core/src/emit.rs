@@ -168,7 +168,8 @@ pub fn emit(
                     #jac_finish
                 }
             };
-            (acc, jac, TokenStream::new(), TokenStream::new())
+            let sensitivities = sensitivity_items(model, eq, &mut parts, &dyn_fn);
+            (acc, jac, sensitivities, TokenStream::new())
         }
     };
 
@@ -463,4 +464,94 @@ fn contact_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>) ->
         }
     };
     (field, items)
+}
+
+/// `parameter_jacobian` (∂F/∂p) and, with inputs, `input_jacobian` (∂F/∂u) of the unconstrained
+/// field, from ∂g/∂w with w = (u, p) (see [`crate::euler_lagrange`]).
+fn sensitivity_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>, dyn_fn: &syn::Ident) -> TokenStream {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    let (nu, np) = (model.layout.u.len(), model.layout.params.len());
+    let nw = nu + np;
+    if nw == 0 {
+        return TokenStream::new();
+    }
+    let mut outs: Vec<Expr> = eq.dg_dw.iter().flatten().copied().collect();
+    outs.extend(&eq.dl_dw);
+    let a_param = quote! { a: &::routh::nalgebra::SVector<f64, #n>, };
+    let a_arg = quote! { a, };
+    let (stmts, vals) = body_into(model, parts, &outs, "__routh_sensitivity", &a_param, &a_arg);
+    let g_sets = (0..n).flat_map(|i| (0..nw).map(move |j| (i, j))).zip(&vals[..n * nw]).map(|((i, j), v)| quote! { gw[(#i, #j)] = #v; });
+    let l_sets = vals[n * nw..].iter().enumerate().map(|(j, v)| quote! { lw[(0, #j)] = #v; });
+    let allow = allow_generated();
+    let fe = quote! { ::routh::runtime::FieldError };
+    let names: Vec<String> = model.parameters.iter().map(ToString::to_string).collect();
+    let p_doc = format!(
+        " Sensitivity ∂F/∂p of the first-order field to the parameters, columns in the order of \
+          `PARAMETERS` ({}): ∂q̈/∂p = M⁻¹ ∂g/∂p at a = q̈ with g = f − M a, from symbolic \
+          derivatives and the one factorisation of M.",
+        names.join(", ")
+    );
+    let param_item = if np > 0 {
+        quote! {
+            #[doc = #p_doc]
+            ///
+            /// # Errors
+            /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
+            pub fn parameter_jacobian(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
+                -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #np>, #fe>
+            {
+                Ok(self.__routh_sensitivities(t, x)?.fixed_columns::<#np>(#nu).into_owned())
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
+    let inputs: Vec<String> = model.inputs.iter().map(ToString::to_string).collect();
+    let u_doc = format!(
+        " The input matrix B = ∂F/∂u of the first-order field, columns in the order of the inputs ({}): \
+          ∂q̈/∂u = M⁻¹ ∂Q/∂u, from symbolic derivatives.",
+        inputs.join(", ")
+    );
+    let input_item = if nu > 0 {
+        quote! {
+            #[doc = #u_doc]
+            ///
+            /// # Errors
+            /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
+            pub fn input_jacobian(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
+                -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #nu>, #fe>
+            {
+                Ok(self.__routh_sensitivities(t, x)?.fixed_columns::<#nu>(0).into_owned())
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
+    quote! {
+        #allow
+        fn __routh_sensitivity(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>, a: &::routh::nalgebra::SVector<f64, #n>)
+            -> (::routh::nalgebra::SMatrix<f64, #n, #nw>, ::routh::nalgebra::SMatrix<f64, 1, #nw>)
+        {
+            #(#stmts)*
+            let mut gw = ::routh::nalgebra::SMatrix::<f64, #n, #nw>::zeros();
+            let mut lw = ::routh::nalgebra::SMatrix::<f64, 1, #nw>::zeros();
+            #(#g_sets)*
+            #(#l_sets)*
+            (gw, lw)
+        }
+
+        /// ∂F/∂(u, p), inputs then parameters.
+        fn __routh_sensitivities(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
+            -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #nw>, #fe>
+        {
+            let (m, f) = self.#dyn_fn(t, x);
+            let factor = ::routh::runtime::mechanics::factor_mass(t, m)?;
+            let a = factor.solve(f).map_err(|_| ::routh::runtime::FieldError::NonFinite { t })?;
+            let (gw, lw) = self.__routh_sensitivity(t, x, &a);
+            ::routh::runtime::mechanics::first_order_sensitivity(t, &factor, gw, &lw)
+        }
+
+        #param_item
+        #input_item
+    }
 }

@@ -291,11 +291,50 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
         }
     };
     let (state_params, state_new) = crate::codegen::state_arguments(model);
+    let np = model.layout.params.len();
+    let sensitivity = if np == 0 {
+        TokenStream::new()
+    } else {
+        let mut outs: Vec<Expr> = ce.dr_dp.iter().flatten().copied().collect();
+        outs.extend(&ce.dl_dp);
+        let (s_stmts, s_vals) = body_into(model, parts, &outs, "__routh_constraint_sensitivity", &jparams, &jargs);
+        let r_sets = (0..nm).flat_map(|r| (0..np).map(move |c| (r, c))).zip(&s_vals[..nm * np]).map(|((r, c), v)| quote! { dr[(#r, #c)] = #v; });
+        let l_sets = s_vals[nm * np..].iter().enumerate().map(|(c, v)| quote! { lw[(0, #c)] = #v; });
+        let names: Vec<String> = model.parameters.iter().map(ToString::to_string).collect();
+        let doc = format!(
+            " Sensitivity ∂F/∂p of the constrained first-order field to the parameters, columns in the order of \
+              `PARAMETERS` ({}): ∂(q̈, λ)/∂p = −K⁻¹ ∂R/∂p on the saddle-point residual (implicit function theorem, \
+              the factorisation reused).",
+            names.join(", ")
+        );
+        quote! {
+            #[doc = #doc]
+            ///
+            /// # Errors
+            /// As [`Self::accelerations`].
+            #allow
+            pub fn parameter_jacobian(&self, t: f64, x: &#state)
+                -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #np>, #fe>
+            {
+                let sol = { #solve }?;
+                let (a, lam) = (&sol.accelerations, &sol.multipliers);
+                #(#s_stmts)*
+                let mut dr = ::routh::nalgebra::SMatrix::<f64, #nm, #np>::zeros();
+                let mut lw = ::routh::nalgebra::SMatrix::<f64, 1, #np>::zeros();
+                #(#r_sets)*
+                #(#l_sets)*
+                let da = sol.acceleration_sensitivity(dr)?;
+                Ok(::routh::runtime::mechanics::sensitivity_rows::<#n, #d, #np>(&da, &lw))
+            }
+        }
+    };
     let project_doc = " The state projected onto the constraints with the kinetic metric: Gauss–Newton on the positions of \
         the holonomic constraints, then the velocities onto A q̇ + b = 0 (see \
         [`routh::runtime::constrained`](::routh::runtime::constrained)). Use it for consistent initial conditions.";
     let methods = quote! {
         #methods
+
+        #sensitivity
 
         #[doc = #project_doc]
         ///

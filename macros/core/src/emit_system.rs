@@ -56,7 +56,12 @@ fn check_parameters(models: &[Model]) -> TokenStream {
         }
     }
     let divisor_names: Vec<String> = divisors.iter().map(ToString::to_string).collect();
+    let count = names.len();
     quote! {
+        /// Names of the parameters (the struct's fields), in declaration order: the columns of
+        /// `parameter_jacobian` (∂F/∂p).
+        pub const PARAMETERS: [&'static str; #count] = [#(#names),*];
+
         /// Checks the parameters a simulation starts with: every one finite, every restitution
         /// coefficient `≥ 0` (`e > 1` is allowed: a superelastic impact that adds energy), and
         /// every parameter the model divides by nonzero.
@@ -94,7 +99,109 @@ fn check_parameters(models: &[Model]) -> TokenStream {
 
 /// The system-level items of `system`.
 pub fn items(system: &System) -> TokenStream {
-    if system.is_single() { single(&system.modes[0]) } else { multi(system) }
+    match system.modes.as_slice() {
+        [m] if system.is_single() && !m.inputs.is_empty() => driven(m, &system.vis),
+        _ if system.is_single() => single(&system.modes[0]),
+        _ => multi(system),
+    }
+}
+
+/// A model with inputs: its API at fixed input values lives on the view `<Model>Driven`
+/// (emitted per model); the struct gets the constants, the state constructor, the view, the
+/// linearisation, `impl InputSystem` and `simulate` driven by an input signal.
+fn driven(model: &Model, vis: &syn::Visibility) -> TokenStream {
+    let check = check_parameters(std::slice::from_ref(model));
+    let (n, d, k) = (model.dof(), model.layout.state_dim(), model.inputs.len());
+    let name = &model.name;
+    let view = crate::codegen::driven_type(name);
+    let state = quote! { ::routh::nalgebra::SVector<f64, #d> };
+    let inputs: Vec<String> = model.inputs.iter().map(ToString::to_string).collect();
+    let coords: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
+    let (state_params, state_new) = crate::codegen::state_arguments(model);
+    let view_doc = format!(
+        " [`{name}`] at fixed values of its inputs ({}): the full single-model API (mass matrix, forcing, \
+         accelerations, Jacobians, energy, …) and `VectorField`.",
+        inputs.join(", ")
+    );
+    let se = quote! { ::routh::runtime::SimError };
+    quote! {
+        #[doc = #view_doc]
+        #[derive(Clone, Copy)]
+        #vis struct #view<'a>(pub &'a #name, pub ::routh::nalgebra::SVector<f64, #k>);
+
+        #[automatically_derived]
+        impl #name {
+            #check
+
+            /// Number of degrees of freedom n.
+            pub const DOF: usize = #n;
+            /// Dimension of the first-order state.
+            pub const STATE_DIM: usize = #d;
+            /// Names of the generalized coordinates, in state order.
+            pub const COORDINATES: [&'static str; #n] = [#(#coords),*];
+            /// Names of the inputs, in the order of u.
+            pub const INPUTS: [&'static str; #k] = [#(#inputs),*];
+
+            /// The state vector from positions and velocities (and the action of a contact model).
+            #[must_use]
+            pub fn state(&self, #state_params) -> #state {
+                #state_new
+            }
+
+            /// The model at the input values `u`: the view with its whole API.
+            #[must_use]
+            pub fn driven(&self, u: [f64; #k]) -> #view<'_> {
+                #view(self, ::routh::nalgebra::SVector::from(u))
+            }
+
+            /// The linearisation x' ≈ F(t, x, u) + A δx + B δu about the state `x` and inputs `u`:
+            /// A = ∂F/∂x and B = ∂F/∂u from symbolic derivatives.
+            ///
+            /// # Errors
+            /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at `x`.
+            pub fn linearize(&self, t: f64, x: &#state, u: [f64; #k])
+                -> ::core::result::Result<::routh::runtime::Linearization<#d, #k>, ::routh::runtime::FieldError>
+            {
+                let v = self.driven(u);
+                Ok(::routh::runtime::Linearization { a: v.jacobian(t, x)?, b: v.input_jacobian(t, x)? })
+            }
+
+            /// Integrates from `x0` over `span` driven by `input`: constant values (`[f64; k]` or an
+            /// `SVector`) or a feedback law, any closure of (t, x) returning the inputs.
+            ///
+            /// # Errors
+            /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state or
+            /// input, singular mass matrix, step limit or invalid options.
+            pub fn simulate<I: ::routh::runtime::InputSignal<#d, #k>>(&self, x0: #state, span: ::core::ops::Range<f64>, input: I,
+                options: &::routh::runtime::Options) -> ::core::result::Result<::routh::runtime::Trajectory<#d>, #se>
+            {
+                self.check_parameters()?;
+                ::routh::runtime::integrate(&::routh::runtime::Driven::new(self, input), span, x0, &[], options)
+            }
+
+            /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
+            ///
+            /// # Errors
+            /// As [`Self::simulate`].
+            pub fn simulate_with_events<I: ::routh::runtime::InputSignal<#d, #k>>(&self, x0: #state, span: ::core::ops::Range<f64>,
+                input: I, events: &[::routh::runtime::Event<'_, #d>], options: &::routh::runtime::Options)
+                -> ::core::result::Result<::routh::runtime::Trajectory<#d>, #se>
+            {
+                self.check_parameters()?;
+                ::routh::runtime::integrate(&::routh::runtime::Driven::new(self, input), span, x0, events, options)
+            }
+        }
+
+        #[automatically_derived]
+        impl ::routh::runtime::InputSystem<#d, #k> for #name {
+            #[inline]
+            fn field_with_input(&self, t: f64, x: &#state, u: &::routh::nalgebra::SVector<f64, #k>)
+                -> ::core::result::Result<#state, ::routh::runtime::FieldError>
+            {
+                ::routh::runtime::VectorField::field(&#view(self, *u), t, x)
+            }
+        }
+    }
 }
 
 /// The system-level items of a model simulated on its own (e.g. a Routh-reduced system).

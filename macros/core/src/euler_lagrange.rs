@@ -22,7 +22,8 @@
 //!     [ M⁻¹ ∂g/∂q      M⁻¹ ∂g/∂q̇    ]
 //! ```
 //!
-//! M is never inverted symbolically: the runtime solves with Cholesky (LU fallback).
+//! M is never inverted symbolically: the runtime solves with Cholesky (LU fallback). The same
+//! argument gives the sensitivities to the inputs u and parameters p, ∂q̈/∂w = M⁻¹ ∂g/∂w at a = q̈.
 //!
 //! **Contact (Herglotz) Lagrangians** L(t, q, q̇, z) with an action variable z (seed 001, §2.2):
 //! Herglotz's principle gives
@@ -62,6 +63,11 @@ pub struct Equations {
     pub dg_dv: Vec<Vec<Expr>>,
     /// Contact models: what the action variable adds (None for an ordinary Lagrangian).
     pub contact: Option<Contact>,
+    /// ∂gᵢ/∂wⱼ for g = f − M a and w = (u, p), the inputs then the parameters (the sensitivities
+    /// ∂F/∂u and ∂F/∂p).
+    pub dg_dw: Vec<Vec<Expr>>,
+    /// ∂L/∂w of a contact model (the row of ż = L; empty otherwise).
+    pub dl_dw: Vec<Expr>,
 }
 
 /// The derived quantities of a contact (Herglotz) Lagrangian L(t, q, q̇, z).
@@ -157,7 +163,11 @@ pub fn derive(model: &mut Model) -> Equations {
         Contact { dl_dz, dg_dz, dl_dx, energy_rate, decoupled, constant_rate }
     });
 
-    Equations { momenta, mass, forcing, energy, power, dl_dt, dg_dq, dg_dv, contact }
+    let w: Vec<Expr> = syms.u.iter().chain(&syms.params).copied().collect();
+    let dg_dw = arena.jacobian(&residual, &w);
+    let dl_dw = if syms.z.is_some() { arena.gradient(l, &w) } else { Vec::new() };
+
+    Equations { momenta, mass, forcing, energy, power, dl_dt, dg_dq, dg_dv, contact, dg_dw, dl_dw }
 }
 
 /// Deterministic sample points for numeric checks: parameters in [0.5, 1.5], coordinates and

@@ -36,6 +36,8 @@ pub enum Role {
     Multiplier(usize),
     /// The action variable z of a contact (Herglotz) Lagrangian L(t, q, q̇, z).
     Action,
+    /// Control input uₖ (enters through the forces; not part of the state).
+    Input(usize),
 }
 
 /// The dimension of the first-order state x = (q, q̇) of a model with `dof` coordinates, or
@@ -58,14 +60,17 @@ pub struct Layout {
     pub dt: Expr,
     /// The action variable z of a contact model (`None` for an ordinary Lagrangian).
     pub z: Option<Expr>,
+    /// Control inputs u (empty without `input(...)`).
+    pub u: Vec<Expr>,
     /// Coordinate names (for the names of derived symbols).
     names: Vec<String>,
     roles: FxHashMap<Expr, Role>,
 }
 
 impl Layout {
-    /// Every symbol of a model with these coordinates and parameters (and action variable).
-    pub fn new(arena: &mut Arena, coordinates: &[Ident], parameters: &[Ident], action: Option<&Ident>) -> Layout {
+    /// Every symbol of a model with these coordinates and parameters (and action variable and
+    /// inputs).
+    pub fn new(arena: &mut Arena, coordinates: &[Ident], parameters: &[Ident], action: Option<&Ident>, inputs: &[Ident]) -> Layout {
         let t = arena.symbol("t");
         let q = coordinates.iter().map(|c| arena.symbol(&format!("q:{c}"))).collect();
         let qd = coordinates.iter().map(|c| arena.symbol(&format!("v:{c}"))).collect();
@@ -76,6 +81,11 @@ impl Layout {
             let s = arena.symbol(&format!("z:{z}"));
             layout.roles.insert(s, Role::Action);
             layout.z = Some(s);
+        }
+        for (k, u) in inputs.iter().enumerate() {
+            let s = arena.symbol(&format!("u:{u}"));
+            layout.roles.insert(s, Role::Input(k));
+            layout.u.push(s);
         }
         layout
     }
@@ -108,7 +118,7 @@ impl Layout {
         }
         roles.insert(dt, Role::TimeDifferential);
         let names = coordinates.iter().map(ToString::to_string).collect();
-        Layout { t, q, qd, qdd, params, dq, dt, z: None, names, roles }
+        Layout { t, q, qd, qdd, params, dq, dt, z: None, u: Vec::new(), names, roles }
     }
 
     /// The symbol of a parameter named `name` (a struct field, or a reduced system's μ).

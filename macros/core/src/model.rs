@@ -106,6 +106,8 @@ pub struct Model {
     pub coordinates: Vec<Ident>,
     /// The action variable z of a contact (Herglotz) Lagrangian (its symbol is `layout.z`).
     pub action: Option<Ident>,
+    /// Control inputs (their symbols are `layout.u`).
+    pub inputs: Vec<Ident>,
     pub arena: Arena,
     /// The model's symbols and their roles.
     pub layout: Layout,
@@ -152,6 +154,7 @@ impl Model {
             parameters,
             coordinates,
             action: None,
+            inputs: Vec::new(),
             arena,
             layout,
             lagrangian,

@@ -53,6 +53,7 @@ pub fn display_name(model: &Model, sym: Expr) -> String {
         Some(Role::Differential(i)) => format!("d{}", pretty(&model.coordinates[i].to_string())),
         Some(Role::TimeDifferential) => "dt".into(),
         Some(Role::PostVelocity(i)) => format!("{}⁺", pretty_velocity(&model.coordinates[i].to_string())),
+        Some(Role::Input(k)) => pretty(&model.inputs[k].to_string()),
         Some(Role::Action) => model.action.as_ref().map_or_else(|| "z".into(), |z| pretty(&z.to_string())),
         Some(Role::Multiplier(k)) => format!("λ{}", pretty(&format!("x{}", k + 1)).trim_start_matches('x')),
         None => model.arena.symbol_name(sym).unwrap_or("?").to_string(),

@@ -5,6 +5,7 @@
 //! ```text
 //! item := coordinates( ident, ... )
 //!       | action( ident )                          // the action variable z of a contact Lagrangian
+//!       | input( ident, ... )                      // control inputs u, usable in forces
 //!       | define( ident = expr, ... )
 //!       | lagrangian = expr
 //!       | force( ident = expr, ... )
@@ -30,7 +31,7 @@ use crate::diagnostics::unknown;
 
 /// The item keywords the attribute understands.
 pub const ITEMS: &[&str] = &[
-    "coordinates", "action", "define", "lagrangian", "force", "holonomic", "constraint", "unilateral", "impact", "mode", "transition",
+    "coordinates", "action", "input", "define", "lagrangian", "force", "holonomic", "constraint", "unilateral", "impact", "mode", "transition",
     "symmetry", "reduce",
 ];
 
@@ -250,6 +251,7 @@ pub enum Item {
     Coordinates { keyword: Ident, names: Vec<Ident> },
     Define { bindings: Vec<Binding> },
     Action { keyword: Ident, names: Vec<Ident> },
+    Input { keyword: Ident, names: Vec<Ident> },
     Lagrangian { keyword: Ident, value: Expr },
     Force { bindings: Vec<Binding> },
     Constraint(Vec<ConstraintDecl>),
@@ -270,11 +272,11 @@ impl Parse for Item {
                 let names = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
                 Ok(Item::Coordinates { keyword, names: names.into_iter().collect() })
             }
-            "action" => {
+            "action" | "input" => {
                 let content;
                 syn::parenthesized!(content in input);
-                let names = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
-                Ok(Item::Action { keyword, names: names.into_iter().collect() })
+                let names = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?.into_iter().collect();
+                Ok(if key == "action" { Item::Action { keyword, names } } else { Item::Input { keyword, names } })
             }
             "define" | "force" => {
                 let content;
@@ -397,6 +399,8 @@ pub struct RawModel {
     pub coordinates: Vec<Ident>,
     /// `action(z)` items as written: the keyword and its names (one name, one item, when valid).
     pub actions: Vec<(Ident, Vec<Ident>)>,
+    /// `input(u1, ...)` items as written: the keyword and its names.
+    pub inputs: Vec<(Ident, Vec<Ident>)>,
     pub defines: Vec<Binding>,
     pub lagrangians: Vec<(Ident, Expr)>,
     pub forces: Vec<Binding>,
@@ -415,6 +419,7 @@ impl RawModel {
             coordinates_keyword: None,
             coordinates: Vec::new(),
             actions: Vec::new(),
+            inputs: Vec::new(),
             defines: Vec::new(),
             lagrangians: Vec::new(),
             forces: Vec::new(),
@@ -434,6 +439,7 @@ impl RawModel {
                 self.coordinates.extend(names);
             }
             Item::Action { keyword, names } => self.actions.push((keyword, names)),
+            Item::Input { keyword, names } => self.inputs.push((keyword, names)),
             Item::Define { bindings } => self.defines.extend(bindings),
             Item::Lagrangian { keyword, value } => self.lagrangians.push((keyword, value)),
             Item::Force { bindings } => self.forces.extend(bindings),

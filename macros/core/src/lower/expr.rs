@@ -36,6 +36,7 @@ pub enum Name {
     Parameter(usize),
     Define(usize),
     Action,
+    Input(usize),
 }
 
 enum DefineState {
@@ -61,6 +62,8 @@ pub struct Lowerer<'a> {
     define_stack: Vec<usize>,
     /// The action variable's name (contact Lagrangians).
     action: Option<String>,
+    /// The inputs' names.
+    inputs: Vec<String>,
     /// Memo of total time derivatives, shared by every `dot` of the model.
     dot_cache: FxHashMap<Expr, Expr>,
     /// While lowering a one-form: the differentials dqₖ and dt that `d<coordinate>` and `dt` denote.
@@ -74,6 +77,7 @@ impl<'a> Lowerer<'a> {
         coordinates: &[Ident],
         parameters: &[Ident],
         action: Option<&Ident>,
+        inputs: &[Ident],
         defines: &'a [crate::parse::Binding],
     ) -> Self {
         let mut names = FxHashMap::default();
@@ -94,6 +98,10 @@ impl<'a> Lowerer<'a> {
             names.insert(z.to_string(), Name::Action);
             known.push(z.to_string());
         }
+        for (k, u) in inputs.iter().enumerate() {
+            names.insert(u.to_string(), Name::Input(k));
+            known.push(u.to_string());
+        }
         names.insert("t".to_string(), Name::Time);
         known.push("t".to_string());
         Lowerer {
@@ -106,6 +114,7 @@ impl<'a> Lowerer<'a> {
             define_state: defines.iter().map(|_| DefineState::Pending).collect(),
             define_stack: Vec::new(),
             action: action.map(ToString::to_string),
+            inputs: inputs.iter().map(ToString::to_string).collect(),
             dot_cache: FxHashMap::default(),
             differentials: None,
         }
@@ -208,6 +217,7 @@ impl<'a> Lowerer<'a> {
             Some(Name::Parameter(i)) => Ok(self.syms.params[i]),
             Some(Name::Define(i)) => self.define(i, ident.span()),
             Some(Name::Action) => Ok(self.syms.z.unwrap_or_else(|| self.arena.zero())),
+            Some(Name::Input(k)) => Ok(self.syms.u[k]),
             None => {
                 if let Some((dq, dt)) = &self.differentials {
                     let name = ident.to_string();
@@ -246,6 +256,12 @@ impl<'a> Lowerer<'a> {
                     "`dot` of the action variable `{name}`: its rate is not free, d{name}/dt = L (the Lagrangian) by \
                      Herglotz's principle; write the Lagrangian and forces in terms of `{name}` itself"
                 ),
+            ));
+        }
+        if let Some(k) = self.syms.u.iter().position(|&u| self.arena.depends_on(e, u)) {
+            return Err(syn::Error::new(
+                span,
+                format!("`dot` of the input `{}`: inputs are given at run time and their rates are unknown", self.inputs[k]),
             ));
         }
         let d = self.arena.total_derivative(&[e], &self.syms.q, &self.syms.qd, Some(self.syms.t))[0];

@@ -33,6 +33,26 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     let raw = unilateral::expand(raw, cx)?;
     let name = &input.ident;
     let action = action(&raw, cx);
+    let inputs: Vec<Ident> = raw.inputs.iter().flat_map(|(_, names)| names.iter().cloned()).collect();
+    cx.repeats(&inputs, ToString::to_string, |u| syn::Error::new(u.span(), format!("the input `{u}` is declared twice")));
+    if let Some((kw, _)) = raw.inputs.first() {
+        // Inputs drive smooth single-mode models for now: the hybrid and constrained drivers do not
+        // carry an input signal yet.
+        let unsupported = if !raw.modes.is_empty() {
+            Some("modes")
+        } else if !raw.impacts.is_empty() {
+            Some("impacts")
+        } else if !raw.constraints.is_empty() {
+            Some("constraints")
+        } else if !raw.reductions.is_empty() {
+            Some("Routh reduction")
+        } else {
+            None
+        };
+        if let Some(what) = unsupported {
+            cx.error(kw.span(), format!("inputs in models with {what} are not supported yet; drive a smooth model without {what}, or write the feedback as a `force`"));
+        }
+    }
     for m in &raw.modes {
         if let Some((kw, _)) = m.items.actions.first() {
             cx.error(kw.span(), "declare `action(...)` at the top level of #[mechanics(...)]: the action variable is shared by every mode");
@@ -51,6 +71,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             coordinates_keyword: raw.coordinates_keyword.clone(),
             coordinates: raw.coordinates.clone(),
             actions: raw.actions.clone(),
+            inputs: raw.inputs.clone(),
             defines: raw.defines.clone(),
             lagrangians: raw.lagrangians.clone(),
             forces: raw.forces.clone(),
@@ -60,7 +81,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             symmetries: raw.symmetries.clone(),
             reductions: raw.reductions.clone(),
         };
-        let model = lower_model(cx, name, None, &parameters, action.as_ref(), &raw, &[])?;
+        let model = lower_model(cx, name, None, &parameters, action.as_ref(), &inputs, &raw, &[])?;
         // A mistake anywhere (a non-`f64` field, a stray transition) leaves nothing to derive.
         return (!cx.has_errors()).then(|| System { name: name.clone(), vis: input.vis.clone(), modes: vec![model] });
     }
@@ -99,6 +120,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 coordinates_keyword: if inherit_coordinates { raw.coordinates_keyword.clone() } else { own.coordinates_keyword.clone() },
                 coordinates: if inherit_coordinates { raw.coordinates.clone() } else { own.coordinates.clone() },
                 actions: raw.actions.clone(),
+                inputs: Vec::new(),
                 defines,
                 lagrangians: if own.lagrangians.is_empty() { raw.lagrangians.clone() } else { own.lagrangians.clone() },
                 forces: if own.forces.is_empty() && inherit_coordinates { raw.forces.clone() } else { own.forces.clone() },
@@ -144,7 +166,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 (*decl, target)
             })
             .collect();
-        if let Some(model) = lower_model(cx, name, Some((k, m.name.clone())), &parameters, action.as_ref(), raw_k, &outgoing) {
+        if let Some(model) = lower_model(cx, name, Some((k, m.name.clone())), &parameters, action.as_ref(), &[], raw_k, &outgoing) {
             modes.push(model);
         }
     }
@@ -184,6 +206,7 @@ fn lower_model(
     mode: Option<(usize, Ident)>,
     parameters: &[Ident],
     action: Option<&Ident>,
+    inputs: &[Ident],
     raw: &RawModel,
     transitions: &[(&ImpactDecl, Target)],
 ) -> Option<Model> {
@@ -192,6 +215,9 @@ fn lower_model(
     // An action named like another name is reported once, and then not in scope (so the other
     // name keeps its meaning in the expressions).
     let action = action.filter(|z| check_action_name(z, raw, parameters, cx));
+    // Likewise an input named like another name.
+    let inputs: Vec<Ident> = inputs.iter().filter(|u| check_input_name(u, raw, parameters, action, cx)).cloned().collect();
+    let inputs = inputs.as_slice();
     if let Some(z) = action {
         // Not yet for contact models: the Routhian of a contact Lagrangian needs the Herglotz form
         // (its momenta are dissipated, not conserved).
@@ -215,15 +241,24 @@ fn lower_model(
     let parameters = parameters.to_vec();
 
     let mut arena = Arena::new();
-    let syms = Layout::new(&mut arena, &raw.coordinates, &parameters, action);
+    let syms = Layout::new(&mut arena, &raw.coordinates, &parameters, action, inputs);
     let (dq, dt) = (syms.dq.clone(), syms.dt);
 
-    let mut lower = Lowerer::new(&mut arena, &syms, &raw.coordinates, &parameters, action, &raw.defines);
+    let mut lower = Lowerer::new(&mut arena, &syms, &raw.coordinates, &parameters, action, inputs, &raw.defines);
     // Lower every define, used or not, so that mistakes in them are reported.
     for (i, d) in raw.defines.iter().enumerate() {
         cx.ok(lower.define(i, d.name.span()));
     }
     let lagrangian = cx.ok(lower.lower(lag_expr));
+    // Inputs drive the model through its forces only.
+    if let Some(l) = lagrangian
+        && let Some(k) = lower.syms.u.iter().position(|&u| lower.arena.depends_on(l, u))
+    {
+        cx.push(syn::Error::new_spanned(
+            lag_expr,
+            format!("the input `{}` appears in the Lagrangian; inputs drive the model through `force(...)`", inputs[k]),
+        ));
+    }
     let mut force = vec![None; raw.coordinates.len()];
     for b in &raw.forces {
         // A force on an unknown coordinate is reported by the name checks; its expression is
@@ -279,6 +314,7 @@ fn lower_model(
         force,
     );
     model.action = action.cloned();
+    model.inputs = inputs.to_vec();
     model.constraints = constraints;
     model.impacts = impacts;
     model.symmetries = symmetries;
@@ -310,6 +346,27 @@ fn check_action_name(z: &Ident, raw: &RawModel, parameters: &[Ident], cx: &mut C
                  (q, q̇, {z}), with d{z}/dt = L): choose another name"
             ),
         ));
+    }
+    clash.is_none()
+}
+
+/// An input's name must be its own (reported; `false` if it is not).
+fn check_input_name(u: &Ident, raw: &RawModel, parameters: &[Ident], action: Option<&Ident>, cx: &mut Ctxt) -> bool {
+    let clash = if raw.coordinates.contains(u) {
+        Some("a coordinate")
+    } else if parameters.contains(u) {
+        Some("a parameter (struct field)")
+    } else if raw.defines.iter().any(|d| d.name == *u) {
+        Some("a `define`")
+    } else if action == Some(u) {
+        Some("the action variable")
+    } else if u == "t" || u == "dot" {
+        Some("a reserved name")
+    } else {
+        None
+    };
+    if let Some(what) = clash {
+        cx.push(syn::Error::new(u.span(), format!("the input `{u}` has the name of {what}; choose another name")));
     }
     clash.is_none()
 }

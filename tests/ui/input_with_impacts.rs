@@ -1,0 +1,17 @@
+use routh::prelude::*;
+
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y),
+    input(u),
+    lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
+    force(y = u),
+    impact(name = floor, guard = y, law = restitution(e)),
+)]
+struct Juggled {
+    m: f64,
+    g: f64,
+    e: f64,
+}
+
+fn main() {}
