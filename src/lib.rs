@@ -159,6 +159,53 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! Contact (Herglotz) Lagrangians: `action(z)` declares the action variable, L may depend on it,
+//! and the state becomes x = (q, q̇, z) with ż = L. The derive writes the Herglotz equations
+//! d/dt ∂L/∂q̇ − ∂L/∂q = ∂L/∂z · ∂L/∂q̇ + Q in full generality, the energy law
+//! (`energy_rate`), `lagrangian_dz` and whether z decouples (`ACTION_DECOUPLED`); impacts keep q and
+//! z and change only q̇:
+//!
+//! ```
+//! use routh::prelude::*;
+//!
+//! /// m ẍ + k x = −γ m ẋ as a contact Lagrangian.
+//! #[derive(Mechanics)]
+//! #[mechanics(coordinates(x), action(z), lagrangian = m / 2 * dot(x).powi(2) - k / 2 * x.powi(2) - gamma * z)]
+//! struct Damped { m: f64, k: f64, gamma: f64 }
+//!
+//! let p = Damped { m: 1.0, k: 4.0, gamma: 0.5 };
+//! assert!(Damped::ACTION_DECOUPLED);
+//! let sol = p.simulate(p.state([1.0], [0.0], 0.0), 0.0..3.0, &Options::default().rtol(1e-10))?;
+//! let (t, x) = sol.last().unwrap();
+//! // E_L = ½mẋ² + ½kx² + γz decays exactly as e^{−γt} (dE/dt = ∂L/∂z · E).
+//! let e0 = p.energy(0.0, &sol.states[0]);
+//! assert!((p.energy(t, x) - e0 * (-0.5 * t).exp()).abs() < 1e-8);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Inputs: `input(u, ...)` names control inputs that forces may use. `model.driven(u)` is the model
+//! at fixed inputs (a view with the whole API); `linearize(t, x, u)` gives (A, B) from symbolic
+//! derivatives, and `simulate` takes constant inputs or a feedback closure of (t, x):
+//!
+//! ```
+//! use routh::prelude::*;
+//!
+//! /// A mass on a spring pushed by the force u.
+//! #[derive(Mechanics)]
+//! #[mechanics(coordinates(x), input(u), lagrangian = m / 2 * dot(x).powi(2) - k / 2 * x.powi(2), force(x = u))]
+//! struct Pushed { m: f64, k: f64 }
+//!
+//! let p = Pushed { m: 2.0, k: 8.0 };
+//! let lin = p.linearize(0.0, &p.state([0.0], [0.0]), [0.0])?;
+//! assert_eq!(lin.a[(1, 0)], -4.0); // −k/m
+//! assert_eq!(lin.b[(1, 0)], 0.5); // 1/m
+//! // A constant push settles (with damping by feedback) at x = u/k.
+//! let damped = |_t: f64, x: &SVector<f64, 2>| SVector::<f64, 1>::new(4.0 - 3.0 * x[1]);
+//! let sol = p.simulate(p.state([0.0], [0.0]), 0.0..30.0, damped, &Options::default())?;
+//! assert!((sol.last().unwrap().1[0] - 0.5).abs() < 1e-6);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Expressions are Rust expression syntax:
 //! - integer and float literals, converted to **exact** rationals (`0.1` is 1/10);
 //! - `+ - * /`, unary `-`, parentheses. `^` is XOR in Rust and is rejected: write `x.powi(2)`;
@@ -173,7 +220,8 @@
 //! ## What is generated
 //!
 //! For a model with n coordinates (state x = (q, q̇) of dimension 2n), inherent items:
-//! `DOF`, `STATE_DIM`, `COORDINATES`, `state(q, qdot)`, `mass_matrix(t, x)` (M = ∂²L/∂q̇²),
+//! `DOF`, `STATE_DIM`, `COORDINATES`, `STATE_NAMES` (CSV headers: `Trajectory::write_csv`),
+//! `PARAMETERS`, `state(q, qdot)`, `parameter_jacobian` (∂F/∂p), `mass_matrix(t, x)` (M = ∂²L/∂q̇²),
 //! `forcing(t, x)` (f with M q̈ = f), `accelerations`, `lagrangian`, `energy` (E = q̇·p − L),
 //! `momenta` (p = ∂L/∂q̇), `power` (Q·q̇), `jacobian` (∂F/∂x of x' = F(t, x), from symbolic
 //! derivatives), `simulate` and `simulate_with_events`; and an implementation of

@@ -908,3 +908,15 @@ fn parameter_jacobian_of_a_constrained_contact_model_matches_finite_differences(
     let fd = SMatrix::<f64, 5, 4>::from_fn(|r, c| (field(c, h)[r] - field(c, -h)[r]) / (2.0 * h));
     assert!(rel_err(&exact, &fd) < 1e-7, "{exact} against {fd}");
 }
+
+#[test]
+fn a_contact_hybrid_run_writes_csv_with_its_state_names() {
+    let p = DampedBall { m: 0.5, g: 9.81, gamma: 0.1, e: 0.6 };
+    assert_eq!(DampedBall::STATE_NAMES, ["y", "dot(y)", "z"]);
+    let sol = p.simulate(p.state([1.0], [0.0], 0.0), 0.0..1.0, &HybridOptions::default()).unwrap();
+    let mut csv = Vec::new();
+    sol.write_csv(&mut csv, &DampedBall::STATE_NAMES).unwrap();
+    let text = String::from_utf8(csv).unwrap();
+    assert_eq!(text.lines().next(), Some("t,mode,y,dot(y),z"));
+    assert_eq!(text.lines().count(), 1 + sol.len());
+}

@@ -108,3 +108,23 @@ fn a_feedback_law_designed_on_the_linearisation_balances_the_pole() {
     let (_, xf) = falling.last().unwrap();
     assert!(xf[1].abs() > 1.0, "unbalanced θ(1) = {}", xf[1]);
 }
+
+#[test]
+fn trajectories_write_csv_with_the_generated_state_names() {
+    let p = cart_pole();
+    assert_eq!(CartPole::STATE_NAMES, ["x", "th", "dot(x)", "dot(th)"]);
+    let sol = p.simulate(p.state([0.0, 0.1], [0.0, 0.0]), 0.0..0.5, [1.0], &Options::default().output(Output::Interval(0.25))).unwrap();
+    let mut csv = Vec::new();
+    sol.write_csv(&mut csv, &CartPole::STATE_NAMES).unwrap();
+    let text = String::from_utf8(csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "t,x,th,dot(x),dot(th)");
+    assert_eq!(lines.len(), 1 + sol.len());
+    // Every value reads back exactly.
+    let last: Vec<f64> = lines[lines.len() - 1].split(',').map(|v| v.parse().unwrap()).collect();
+    let (t, x) = sol.last().unwrap();
+    assert_eq!(last[0], t);
+    assert_eq!(&last[1..], x.as_slice());
+    // A wrong number of names is an error, not a misaligned file.
+    assert!(sol.write_csv(Vec::new(), &["x"]).is_err());
+}

@@ -115,6 +115,35 @@ impl<const D: usize> Trajectory<D> {
         }
         self.states.iter().map(|x| x[i]).collect()
     }
+    /// Writes the output points as CSV: a header `t,<names>` (generated models name their state
+    /// components in `STATE_NAMES`), then one line per point, full precision.
+    ///
+    /// ```
+    /// use routh_runtime::{integrate, FieldError, Options, Output, nalgebra::Vector2};
+    /// let osc = |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> { Ok(Vector2::new(x[1], -x[0])) };
+    /// let traj = integrate(&osc, 0.0..1.0, Vector2::new(1.0, 0.0), &[], &Options::default().output(Output::Times(vec![0.0, 1.0])))?;
+    /// let mut csv = Vec::new();
+    /// traj.write_csv(&mut csv, &["x", "dot(x)"])?;
+    /// let text = String::from_utf8(csv).unwrap();
+    /// assert_eq!(text.lines().next(), Some("t,x,dot(x)"));
+    /// assert_eq!(text.lines().count(), 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The writer's I/O errors; [`std::io::ErrorKind::InvalidInput`] if `names` does not name
+    /// every one of the `D` components.
+    pub fn write_csv<W: std::io::Write>(&self, mut w: W, names: &[&str]) -> std::io::Result<()> {
+        csv_header(&mut w, names, D, false)?;
+        for (t, x) in self.iter() {
+            write!(w, "{t:e}")?;
+            for v in x.iter() {
+                write!(w, ",{v:e}")?;
+            }
+            writeln!(w)?;
+        }
+        Ok(())
+    }
     /// The state at any time `t` covered by the integration, from the dense output.
     ///
     /// `None` if the trajectory was computed without [`crate::Options::dense`] or `t` is
@@ -150,4 +179,22 @@ impl<const D: usize> Trajectory<D> {
         }
         Some(seg.eval(t))
     }
+}
+
+/// The header line `t[,mode],<names>` of a CSV trajectory.
+pub(crate) fn csv_header<W: std::io::Write>(w: &mut W, names: &[&str], dim: usize, mode: bool) -> std::io::Result<()> {
+    if names.len() != dim {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{} names for a state of dimension {dim}", names.len()),
+        ));
+    }
+    write!(w, "t")?;
+    if mode {
+        write!(w, ",mode")?;
+    }
+    for n in names {
+        write!(w, ",{n}")?;
+    }
+    writeln!(w)
 }

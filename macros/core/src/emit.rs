@@ -279,6 +279,7 @@ pub fn emit(
 
     let n_lit = n;
     let coord_lits = coord_names.iter();
+    let state_names = state_names(model);
 
     quote! {
         #[automatically_derived]
@@ -295,6 +296,10 @@ pub fn emit(
             pub const STATE_DIM: usize = #d;
             /// Names of the generalized coordinates, in state order.
             pub const COORDINATES: [&'static str; #n_lit] = [#(#coord_lits),*];
+            /// Names of the state's components, in order: the coordinates, their velocities `dot(q)`
+            /// (and the action variable): CSV headers and plot labels
+            /// (`Trajectory::write_csv`).
+            pub const STATE_NAMES: [&'static str; #d] = [#(#state_names),*];
 
             #[doc = #state_doc]
             #[must_use]
@@ -554,4 +559,12 @@ fn sensitivity_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>
         #param_item
         #input_item
     }
+}
+
+/// The names of a model's state components: coordinates, `dot(q)`, then the action variable.
+pub(crate) fn state_names(model: &Model) -> Vec<String> {
+    let mut names: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
+    names.extend(model.coordinates.iter().map(|c| format!("dot({c})")));
+    names.extend(model.action.iter().map(ToString::to_string));
+    names
 }

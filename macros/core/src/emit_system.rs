@@ -118,6 +118,7 @@ fn driven(model: &Model, vis: &syn::Visibility) -> TokenStream {
     let inputs: Vec<String> = model.inputs.iter().map(ToString::to_string).collect();
     let coords: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
     let (state_params, state_new) = crate::codegen::state_arguments(model);
+    let state_names = crate::emit::state_names(model);
     let view_doc = format!(
         " [`{name}`] at fixed values of its inputs ({}): the full single-model API (mass matrix, forcing, \
          accelerations, Jacobians, energy, …) and `VectorField`.",
@@ -141,6 +142,8 @@ fn driven(model: &Model, vis: &syn::Visibility) -> TokenStream {
             pub const COORDINATES: [&'static str; #n] = [#(#coords),*];
             /// Names of the inputs, in the order of u.
             pub const INPUTS: [&'static str; #k] = [#(#inputs),*];
+            /// Names of the state's components, in order (CSV headers, plot labels).
+            pub const STATE_NAMES: [&'static str; #d] = [#(#state_names),*];
 
             /// The state vector from positions and velocities (and the action of a contact model).
             #[must_use]

@@ -1,4 +1,4 @@
-//! How derived expressions are shown to users: symbol names (`θ₂`, `ẋ`, `λ₁`), formulas for
+//! How derived expressions are shown to users: symbol names (`θ₂`, `dot(x)`, `λ₁`), formulas for
 //! rustdoc and compile errors, and rustdoc blocks.
 
 use proc_macro2::TokenStream;
@@ -29,17 +29,11 @@ fn pretty(name: &str) -> String {
     if digits.is_empty() { base.to_string() } else { format!("{base_pretty}{sub}") }
 }
 
-/// Velocity display: a combining dot over a one-letter base (`ẋ₁`, `θ̇₂`), else `dot(th₁)`.
+/// Velocity display, the DSL's own spelling: `dot(x)`, `dot(θ₂)` — one notation for every
+/// coordinate (a combining dot only fits one-letter names, and mixing `ẋ` with `dot(th)` in one
+/// formula reads badly).
 fn pretty_velocity(name: &str) -> String {
-    let p = pretty(name);
-    let mut chars = p.chars();
-    let first = chars.next().unwrap_or('?');
-    let rest: String = chars.collect();
-    if rest.chars().all(|c| ('\u{2080}'..='\u{2089}').contains(&c)) {
-        format!("{first}\u{307}{rest}")
-    } else {
-        format!("dot({p})")
-    }
+    format!("dot({})", pretty(name))
 }
 
 /// Display name of a model symbol.

@@ -182,6 +182,24 @@ impl<const D: usize> HybridTrajectory<D> {
         }
         self.states.iter().map(|x| x[i]).collect()
     }
+    /// Writes the samples as CSV: a header `t,mode,<names>` (a model without modes names its
+    /// state in `STATE_NAMES`; a mode of a multi-mode model uses a prefix of the padded state),
+    /// then one line per sample with the mode's index. An impact time appears twice, pre and post.
+    ///
+    /// # Errors
+    /// The writer's I/O errors; [`std::io::ErrorKind::InvalidInput`] if `names` does not name
+    /// every one of the `D` components.
+    pub fn write_csv<W: std::io::Write>(&self, mut w: W, names: &[&str]) -> std::io::Result<()> {
+        crate::trajectory::csv_header(&mut w, names, D, true)?;
+        for (t, mode, x) in self.iter() {
+            write!(w, "{t:e},{mode}")?;
+            for v in x.iter() {
+                write!(w, ",{v:e}")?;
+            }
+            writeln!(w)?;
+        }
+        Ok(())
+    }
     /// The mode and state at any time `t` of the run, from the dense output of its steps (4th
     /// order, error comparable to the tolerances); requires [`Options::dense`](crate::Options::dense).
     /// At an impact time it is the state after the reset (the trajectory is taken continuous from
