@@ -221,7 +221,7 @@
 //!
 //! For a model with n coordinates (state x = (q, q̇) of dimension 2n), inherent items:
 //! `DOF`, `STATE_DIM`, `COORDINATES`, `STATE_NAMES` (CSV headers: `Trajectory::write_csv`),
-//! `PARAMETERS`, `state(q, qdot)`, `parameter_jacobian` (∂F/∂p), `mass_matrix(t, x)` (M = ∂²L/∂q̇²),
+//! `PARAMETERS`, `state(q, qdot)`, `parameter_jacobian` (∂F/∂p, with `sensitivity(p, ...)`), `mass_matrix(t, x)` (M = ∂²L/∂q̇²),
 //! `forcing(t, x)` (f with M q̈ = f), `accelerations`, `lagrangian`, `energy` (E = q̇·p − L),
 //! `momenta` (p = ∂L/∂q̇), `power` (Q·q̇), `jacobian` (∂F/∂x of x' = F(t, x), from symbolic
 //! derivatives), `simulate` and `simulate_with_events`; and an implementation of

@@ -59,6 +59,7 @@ struct ActionMetric {
     lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(th)).powi(2)) + m * g * r * th.cos() - k / 2 * (r - l).powi(2)
         - gamma * s - kappa * th * s,
     force(th = -b * dot(th)),
+    sensitivity(m, g, k, l, gamma, kappa, b),
 )]
 struct SpringPendulum {
     m: f64,
@@ -806,6 +807,7 @@ fn a_guard_on_the_action_fires_when_the_action_reaches_it() {
     action(z),
     lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y - gamma * z,
     holonomic(rod = x.powi(2) + y.powi(2) - l.powi(2)),
+    sensitivity(m, g, l, gamma),
 )]
 struct CartesianContactPendulum {
     m: f64,
@@ -877,7 +879,7 @@ fn holonomic_and_affine_constraints_work_with_contact_lagrangians() {
 fn parameter_jacobian_of_a_contact_model_matches_finite_differences() {
     // ∂F/∂p including the row of ż = L (∂L/∂p), against perturbed struct fields.
     let p = SpringPendulum { m: 1.3, g: 9.81, k: 20.0, l: 0.9, gamma: 0.2, kappa: 0.7, b: 0.3 };
-    assert_eq!(SpringPendulum::PARAMETERS, ["m", "g", "k", "l", "gamma", "kappa", "b"]);
+    assert_eq!(SpringPendulum::SENSITIVITY, ["m", "g", "k", "l", "gamma", "kappa", "b"]);
     let x = SVector::<f64, 5>::from([0.4, 1.1, -0.3, 0.2, 0.6]);
     let exact = p.parameter_jacobian(0.5, &x).unwrap();
     let h = 1e-6;

@@ -18,6 +18,7 @@ use routh::runtime::VectorField;
     define(px = x + l * th.sin(), py = l * th.cos()),
     lagrangian = mc / 2 * dot(x).powi(2) + mp / 2 * (dot(px).powi(2) + dot(py).powi(2)) - mp * g * py,
     force(x = u - b * dot(x)),
+    sensitivity(mc, mp, l, g, b),
 )]
 struct CartPole {
     mc: f64,
@@ -36,6 +37,7 @@ fn upright_linearisation_matches_the_closed_form() {
     let p = cart_pole();
     assert_eq!(CartPole::INPUTS, ["u"]);
     assert_eq!(CartPole::PARAMETERS, ["mc", "mp", "l", "g", "b"]);
+    assert_eq!(CartPole::SENSITIVITY, CartPole::PARAMETERS);
     let lin = p.linearize(0.0, &p.state([0.3, 0.0], [0.0, 0.0]), [0.0]).unwrap();
     // (M + m)ẍ + m l θ̈ = u, ẍ + l θ̈ − g θ = 0 about θ = 0:
     // ẍ = (u − m g θ)/M, θ̈ = ((M + m) g θ − u)/(M l).

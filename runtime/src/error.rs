@@ -163,6 +163,24 @@ pub enum SimError {
         /// The guard value `h`.
         value: f64,
     },
+    /// The Newton iteration of a discrete (variational) step did not converge: the step h is
+    /// probably too large for the motion, or the discrete Legendre map is not invertible there.
+    #[error("the Newton iteration of the discrete step at t = {t} did not converge in {iterations} iterations (last correction {correction:e})")]
+    NewtonFailed {
+        /// Time at the start of the step.
+        t: f64,
+        /// Iterations done.
+        iterations: usize,
+        /// Size (max norm) of the last Newton correction.
+        correction: f64,
+    },
+    /// The Jacobian of a discrete step, ∂(−D₁L_d − f⁻)/∂q_{k+1}, is singular: the discrete
+    /// Lagrangian is not regular there (e.g. a step h far too large).
+    #[error("the Jacobian of the discrete step at t = {t} is singular")]
+    SingularStepJacobian {
+        /// Time at the start of the step.
+        t: f64,
+    },
 }
 
 impl From<FieldError> for SimError {

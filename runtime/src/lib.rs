@@ -45,6 +45,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod constrained;
+pub mod discrete;
 pub mod dopri5;
 pub mod error;
 pub mod events;
@@ -64,6 +65,7 @@ pub mod zeno;
 
 pub use nalgebra;
 
+pub use discrete::{DiscreteOptions, DiscreteSystem, DiscreteTrajectory, simulate_discrete};
 pub use dopri5::{Dense, DenseSegment};
 pub use error::{FieldError, SimError, SingularMatrix};
 pub use events::{Direction, Event, EventRecord};

@@ -61,6 +61,10 @@ pub(crate) fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
         Some(Role::PostVelocity(i)) => quote!(vp[#i]),
         Some(Role::Multiplier(k)) => quote!(lam[#k]),
         Some(Role::Input(k)) => quote!(self.1[#k]),
+        Some(Role::NodeStart(i)) => quote!(q0[#i]),
+        Some(Role::NodeEnd(i)) => quote!(q1[#i]),
+        Some(Role::StepSize) => quote!(h),
+        Some(Role::StepTime) => quote!(t0),
         Some(Role::Parameter(i)) => {
             let p = &model.parameters[i];
             let access = access(model);
@@ -102,6 +106,21 @@ pub(crate) struct Body {
 /// `name` names the part functions; `extra_params` / `extra_args` declare and pass inputs beyond
 /// `t` and `x` (e.g. the accelerations `a` of the Jacobian).
 pub(crate) fn body(model: &Model, outputs: &[Expr], name: &str, extra_params: &TokenStream, extra_args: &TokenStream) -> Body {
+    let d = model.layout.state_dim();
+    let base = (quote! { t: f64, x: &::routh::nalgebra::SVector<f64, #d>, }, quote! { t, x, });
+    body_with_base(model, outputs, name, &base, extra_params, extra_args)
+}
+
+/// [`body`] for a method whose inputs are not `(t, x)`: `base` declares and passes them (e.g. the
+/// nodes `t0, h, q0, q1` of a discrete Lagrangian).
+pub(crate) fn body_with_base(
+    model: &Model,
+    outputs: &[Expr],
+    name: &str,
+    base: &(TokenStream, TokenStream),
+    extra_params: &TokenStream,
+    extra_args: &TokenStream,
+) -> Body {
     let symbol = |s| symbol_tokens(model, s);
     let slots = symbolic::emit_slots(&model.arena, outputs, &symbol, "__w");
     if slots.statements.len() <= SPLIT_STATEMENTS {
@@ -110,7 +129,7 @@ pub(crate) fn body(model: &Model, outputs: &[Expr], name: &str, extra_params: &T
         return Body { parts: Vec::new(), statements: plain.statements, outputs: plain.outputs };
     }
     let len = slots.statements.len();
-    let d = model.layout.state_dim();
+    let (base_params, base_args) = base;
     let allow = allow_generated();
     let mut parts = Vec::new();
     let mut statements = vec![quote! { let mut __w = [0.0_f64; #len]; }];
@@ -119,11 +138,11 @@ pub(crate) fn body(model: &Model, outputs: &[Expr], name: &str, extra_params: &T
         parts.push(quote! {
             #allow
             #[inline(never)]
-            fn #part(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>, #extra_params __w: &mut [f64; #len]) {
+            fn #part(&self, #base_params #extra_params __w: &mut [f64; #len]) {
                 #(#chunk)*
             }
         });
-        statements.push(quote! { self.#part(t, x, #extra_args &mut __w); });
+        statements.push(quote! { self.#part(#base_args #extra_args &mut __w); });
     }
     Body { parts, statements, outputs: slots.outputs }
 }

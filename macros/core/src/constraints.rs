@@ -68,7 +68,8 @@ pub struct ConstraintEquations {
     pub dr_dt: Vec<Expr>,
     /// ∂R/∂z of a contact model (empty otherwise).
     pub dr_dz: Vec<Expr>,
-    /// ∂R/∂p ((n + m) × parameters) and a contact model's ∂L/∂p (empty otherwise).
+    /// ∂R/∂p ((n + m) × the parameters of `sensitivity(...)`) and a contact model's ∂L/∂p
+    /// (empty otherwise).
     pub dr_dp: Vec<Vec<Expr>>,
     pub dl_dp: Vec<Expr>,
 }
@@ -88,6 +89,7 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Option<ConstraintEquations> 
     let b: Vec<Expr> = model.constraints.iter().map(|c| c.b).collect();
     let position = model.constraints.iter().map(|c| c.position).collect();
     let declared: Vec<bool> = model.constraints.iter().map(|c| c.position.is_some()).collect();
+    let model_sensitivity = model.sensitivity.clone();
     let Model { arena, layout, .. } = model;
 
     // Velocity-level residuals A q̇ + b, and their derivative along (q̇, 1) with q̇ fixed.
@@ -117,7 +119,8 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Option<ConstraintEquations> 
     let [dr_dq, dr_dv] = arena.jacobian_blocks(&residual, [&layout.q, &layout.qd]);
     let dr_dt = arena.diff_many(&residual, layout.t);
     let dr_dz = layout.z.map(|z| arena.diff_many(&residual, z)).unwrap_or_default();
-    let dr_dp = arena.jacobian(&residual, &layout.params);
+    let chosen: Vec<Expr> = model_sensitivity.iter().map(|&i| layout.params[i]).collect();
+    let dr_dp = arena.jacobian(&residual, &chosen);
     // (Inputs are not supported with constraints: w = p; eq.dl_dw is ∂L/∂p then.)
     let dl_dp = eq.dl_dw.clone();
 

@@ -46,6 +46,7 @@ pub fn emit(
     impacts: &[ImpactEquations],
     symmetries: &[crate::symmetry::SymmetryEquations],
     constraints: Option<&crate::constraints::ConstraintEquations>,
+    discrete: Option<&crate::discrete::DiscreteEquations>,
     dims: &[usize],
 ) -> TokenStream {
     let n = model.dof();
@@ -174,6 +175,10 @@ pub fn emit(
     };
 
     let symmetry_items = crate::emit_symmetry::methods(model, symmetries, &mut parts);
+    let (discrete_items, discrete_impl) = match discrete {
+        Some(de) => crate::emit_discrete::emit(model, de, &mut parts),
+        None => (TokenStream::new(), TokenStream::new()),
+    };
 
     // Guards and resets of the impacts (how the model simulates as a whole is emitted per system,
     // see `emit_system`).
@@ -385,9 +390,11 @@ pub fn emit(
 
             #simulate_items
             #symmetry_items
+            #discrete_items
         }
 
         #constraint_impl
+        #discrete_impl
 
         #[automatically_derived]
         impl #generics ::routh::runtime::VectorField<#d> for #ty {
@@ -475,7 +482,7 @@ fn contact_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>) ->
 /// field, from ∂g/∂w with w = (u, p) (see [`crate::euler_lagrange`]).
 fn sensitivity_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>, dyn_fn: &syn::Ident) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
-    let (nu, np) = (model.layout.u.len(), model.layout.params.len());
+    let (nu, np) = (model.layout.u.len(), model.sensitivity.len());
     let nw = nu + np;
     if nw == 0 {
         return TokenStream::new();
@@ -489,10 +496,10 @@ fn sensitivity_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>
     let l_sets = vals[n * nw..].iter().enumerate().map(|(j, v)| quote! { lw[(0, #j)] = #v; });
     let allow = allow_generated();
     let fe = quote! { ::routh::runtime::FieldError };
-    let names: Vec<String> = model.parameters.iter().map(ToString::to_string).collect();
+    let names: Vec<String> = model.sensitivity.iter().map(|&i| model.parameters[i].to_string()).collect();
     let p_doc = format!(
-        " Sensitivity ∂F/∂p of the first-order field to the parameters, columns in the order of \
-          `PARAMETERS` ({}): ∂q̈/∂p = M⁻¹ ∂g/∂p at a = q̈ with g = f − M a, from symbolic \
+        " Sensitivity ∂F/∂p of the first-order field to the parameters named in `sensitivity(...)`, columns in \
+          the order of `SENSITIVITY` ({}): ∂q̈/∂p = M⁻¹ ∂g/∂p at a = q̈ with g = f − M a, from symbolic \
           derivatives and the one factorisation of M.",
         names.join(", ")
     );

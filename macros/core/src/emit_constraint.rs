@@ -291,7 +291,7 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
         }
     };
     let (state_params, state_new) = crate::codegen::state_arguments(model);
-    let np = model.layout.params.len();
+    let np = model.sensitivity.len();
     let sensitivity = if np == 0 {
         TokenStream::new()
     } else {
@@ -300,10 +300,10 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
         let (s_stmts, s_vals) = body_into(model, parts, &outs, "__routh_constraint_sensitivity", &jparams, &jargs);
         let r_sets = (0..nm).flat_map(|r| (0..np).map(move |c| (r, c))).zip(&s_vals[..nm * np]).map(|((r, c), v)| quote! { dr[(#r, #c)] = #v; });
         let l_sets = s_vals[nm * np..].iter().enumerate().map(|(c, v)| quote! { lw[(0, #c)] = #v; });
-        let names: Vec<String> = model.parameters.iter().map(ToString::to_string).collect();
+        let names: Vec<String> = model.sensitivity.iter().map(|&i| model.parameters[i].to_string()).collect();
         let doc = format!(
-            " Sensitivity ∂F/∂p of the constrained first-order field to the parameters, columns in the order of \
-              `PARAMETERS` ({}): ∂(q̈, λ)/∂p = −K⁻¹ ∂R/∂p on the saddle-point residual (implicit function theorem, \
+            " Sensitivity ∂F/∂p of the constrained first-order field to the parameters named in `sensitivity(...)`, \
+              columns in that order ({}): ∂(q̈, λ)/∂p = −K⁻¹ ∂R/∂p on the saddle-point residual (implicit function theorem, \
               the factorisation reused).",
             names.join(", ")
         );

@@ -57,10 +57,13 @@ fn check_parameters(models: &[Model]) -> TokenStream {
     }
     let divisor_names: Vec<String> = divisors.iter().map(ToString::to_string).collect();
     let count = names.len();
+    let chosen: Vec<String> = first.sensitivity.iter().map(|&i| names[i].clone()).collect();
+    let nchosen = chosen.len();
     quote! {
-        /// Names of the parameters (the struct's fields), in declaration order: the columns of
-        /// `parameter_jacobian` (∂F/∂p).
+        /// Names of the parameters (the struct's fields), in declaration order.
         pub const PARAMETERS: [&'static str; #count] = [#(#names),*];
+        /// The parameters of `sensitivity(...)`: the columns of `parameter_jacobian` (∂F/∂p).
+        pub const SENSITIVITY: [&'static str; #nchosen] = [#(#chosen),*];
 
         /// Checks the parameters a simulation starts with: every one finite, every restitution
         /// coefficient `≥ 0` (`e > 1` is allowed: a superelastic impact that adds energy), and

@@ -63,8 +63,8 @@ pub struct Equations {
     pub dg_dv: Vec<Vec<Expr>>,
     /// Contact models: what the action variable adds (None for an ordinary Lagrangian).
     pub contact: Option<Contact>,
-    /// ∂gᵢ/∂wⱼ for g = f − M a and w = (u, p), the inputs then the parameters (the sensitivities
-    /// ∂F/∂u and ∂F/∂p).
+    /// ∂gᵢ/∂wⱼ for g = f − M a and w = (u, p), the inputs then the parameters named by
+    /// `sensitivity(...)` (the sensitivities ∂F/∂u and ∂F/∂p).
     pub dg_dw: Vec<Vec<Expr>>,
     /// ∂L/∂w of a contact model (the row of ż = L; empty otherwise).
     pub dl_dw: Vec<Expr>,
@@ -90,7 +90,7 @@ pub struct Contact {
 /// Derives the equations of motion of `model`.
 pub fn derive(model: &mut Model) -> Equations {
     let n = model.dof();
-    let Model { arena, layout: syms, lagrangian, force, .. } = model;
+    let Model { arena, layout: syms, lagrangian, force, sensitivity, .. } = model;
     let qdd = &syms.qdd;
     let l = *lagrangian;
 
@@ -163,7 +163,9 @@ pub fn derive(model: &mut Model) -> Equations {
         Contact { dl_dz, dg_dz, dl_dx, energy_rate, decoupled, constant_rate }
     });
 
-    let w: Vec<Expr> = syms.u.iter().chain(&syms.params).copied().collect();
+    // Only the parameters asked for with `sensitivity(...)`: ∂g/∂p touches the whole model (half
+    // again the expansion time of a 20-link chain for its three parameters).
+    let w: Vec<Expr> = syms.u.iter().copied().chain(sensitivity.iter().map(|&i| syms.params[i])).collect();
     let dg_dw = arena.jacobian(&residual, &w);
     let dl_dw = if syms.z.is_some() { arena.gradient(l, &w) } else { Vec::new() };
 

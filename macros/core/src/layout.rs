@@ -38,6 +38,14 @@ pub enum Role {
     Action,
     /// Control input uₖ (enters through the forces; not part of the state).
     Input(usize),
+    /// Discrete mechanics: coordinate i at the start node q_k of a step.
+    NodeStart(usize),
+    /// Discrete mechanics: coordinate i at the end node q_{k+1} of a step.
+    NodeEnd(usize),
+    /// Discrete mechanics: the time step h.
+    StepSize,
+    /// Discrete mechanics: the time t_k at the start of a step.
+    StepTime,
 }
 
 /// The dimension of the first-order state x = (q, q̇) of a model with `dof` coordinates, or
@@ -130,6 +138,8 @@ impl Layout {
     pub fn symbol(&mut self, arena: &mut Arena, role: Role) -> Expr {
         let name = match role {
             Role::PostVelocity(i) => format!("v+:{}", self.names[i]),
+            Role::NodeStart(i) => format!("q0:{}", self.names[i]),
+            Role::NodeEnd(i) => format!("q1:{}", self.names[i]),
             Role::Multiplier(k) => format!("lambda:{k}"),
             other => format!("{other:?}"),
         };

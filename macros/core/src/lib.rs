@@ -8,8 +8,10 @@
 mod codegen;
 mod constraints;
 mod diagnostics;
+mod discrete;
 mod emit;
 mod emit_constraint;
+mod emit_discrete;
 mod emit_hybrid;
 mod emit_impact;
 mod emit_routh;
@@ -81,11 +83,12 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
         }
         let impacts = impact::derive(model, &equations);
         let symmetries = cx.ok(symmetry::derive(model, &equations, &impacts)).unwrap_or_default();
-        tokens.extend(emit::emit(model, &equations, &impacts, &symmetries, constrained.as_ref(), &dims));
+        let discrete = discrete::derive(model);
+        tokens.extend(emit::emit(model, &equations, &impacts, &symmetries, constrained.as_ref(), discrete.as_ref(), &dims));
         for reduction in &model.reductions {
             let Some(mut reduced) = cx.ok(routh::reduce(model, &equations, reduction)) else { continue };
             let eq_r = euler_lagrange::derive(&mut reduced.model);
-            let mut api = emit::emit(&reduced.model, &eq_r, &[], &[], None, &[reduced.model.dof()]);
+            let mut api = emit::emit(&reduced.model, &eq_r, &[], &[], None, None, &[reduced.model.dof()]);
             api.extend(emit_system::standalone(&reduced.model));
             tokens.extend(emit_routh::emit(model, &reduced, api, &system.vis));
         }

@@ -120,6 +120,26 @@ pub struct Model {
     pub impacts: Vec<Impact>,
     pub symmetries: Vec<Symmetry>,
     pub reductions: Vec<Reduction>,
+    /// `discrete(rule = ...)`: the variational integrator to generate.
+    pub discretization: Option<Discretization>,
+    /// `sensitivity(p, ...)`: the parameters (indices) of the generated ∂F/∂p, in its column order.
+    pub sensitivity: Vec<usize>,
+}
+
+/// The quadrature of a discrete Lagrangian L_d = h L∘Δ_h⁻¹ (and of its forces).
+pub enum Quadrature {
+    /// The α-rule: L and F at q_α = (1 − α) q_k + α q_{k+1}, time t_k + αh; midpoint α = ½,
+    /// rectangle α = 0.
+    Alpha(Expr),
+    /// The trapezoid: the average of the rectangle rules at both nodes.
+    Trapezoid,
+}
+
+/// A requested discretization.
+pub struct Discretization {
+    /// The rule's name as written (`midpoint`, `alpha`, ...).
+    pub rule: String,
+    pub quadrature: Quadrature,
 }
 
 impl Model {
@@ -164,6 +184,8 @@ impl Model {
             impacts: Vec::new(),
             symmetries: Vec::new(),
             reductions: Vec::new(),
+            discretization: None,
+            sensitivity: Vec::new(),
         }
     }
 

@@ -6,6 +6,9 @@
 //! item := coordinates( ident, ... )
 //!       | action( ident )                          // the action variable z of a contact Lagrangian
 //!       | input( ident, ... )                      // control inputs u, usable in forces
+//!       | sensitivity( param, ... )                // generate ∂F/∂p for these parameters
+//!       | discrete( rule = rule )                  // a variational integrator of the model
+//! rule := midpoint | trapezoid | rectangle | alpha( expr )
 //!       | define( ident = expr, ... )
 //!       | lagrangian = expr
 //!       | force( ident = expr, ... )
@@ -32,8 +35,19 @@ use crate::diagnostics::unknown;
 /// The item keywords the attribute understands.
 pub const ITEMS: &[&str] = &[
     "coordinates", "action", "input", "define", "lagrangian", "force", "holonomic", "constraint", "unilateral", "impact", "mode", "transition",
-    "symmetry", "reduce",
+    "symmetry", "reduce", "discrete", "sensitivity",
 ];
+
+/// The quadrature rules of `discrete(rule = ...)`.
+pub const RULES: &[&str] = &["midpoint", "trapezoid", "rectangle", "alpha"];
+
+/// `discrete(rule = ...)` as written.
+#[derive(Clone)]
+pub struct DiscreteDecl {
+    pub keyword: Ident,
+    /// The rule: a name, or `alpha(expr)`.
+    pub rule: Expr,
+}
 
 /// A constraint as written: `holonomic(name = f(t, q))` or `constraint(name = one-form or
 /// velocity expression)`.
@@ -252,6 +266,7 @@ pub enum Item {
     Define { bindings: Vec<Binding> },
     Action { keyword: Ident, names: Vec<Ident> },
     Input { keyword: Ident, names: Vec<Ident> },
+    Sensitivity { keyword: Ident, names: Vec<Ident> },
     Lagrangian { keyword: Ident, value: Expr },
     Force { bindings: Vec<Binding> },
     Constraint(Vec<ConstraintDecl>),
@@ -259,6 +274,7 @@ pub enum Item {
     Mode(ModeDecl),
     Symmetry(Vec<SymmetryDecl>),
     Reduce(ReduceDecl),
+    Discrete(DiscreteDecl),
 }
 
 impl Parse for Item {
@@ -272,11 +288,15 @@ impl Parse for Item {
                 let names = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
                 Ok(Item::Coordinates { keyword, names: names.into_iter().collect() })
             }
-            "action" | "input" => {
+            "action" | "input" | "sensitivity" => {
                 let content;
                 syn::parenthesized!(content in input);
                 let names = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?.into_iter().collect();
-                Ok(if key == "action" { Item::Action { keyword, names } } else { Item::Input { keyword, names } })
+                Ok(match key.as_str() {
+                    "action" => Item::Action { keyword, names },
+                    "input" => Item::Input { keyword, names },
+                    _ => Item::Sensitivity { keyword, names },
+                })
             }
             "define" | "force" => {
                 let content;
@@ -332,6 +352,23 @@ impl Parse for Item {
                     content.parse::<Token![,]>()?;
                 }
                 Ok(Item::Symmetry(decls))
+            }
+            "discrete" => {
+                let content;
+                syn::parenthesized!(content in input);
+                let key: Ident = content.parse()?;
+                if key != "rule" {
+                    return Err(syn::Error::new(key.span(), "expected `rule = <quadrature>`, e.g. `discrete(rule = midpoint)`"));
+                }
+                content.parse::<Token![=]>()?;
+                let rule: Expr = content.parse()?;
+                if !content.is_empty() {
+                    content.parse::<Token![,]>()?;
+                }
+                if !content.is_empty() {
+                    return Err(content.error("`discrete(...)` takes only `rule = ...`"));
+                }
+                Ok(Item::Discrete(DiscreteDecl { keyword, rule }))
             }
             "reduce" => {
                 let content;
@@ -401,6 +438,8 @@ pub struct RawModel {
     pub actions: Vec<(Ident, Vec<Ident>)>,
     /// `input(u1, ...)` items as written: the keyword and its names.
     pub inputs: Vec<(Ident, Vec<Ident>)>,
+    /// `sensitivity(p, ...)` items as written: the keyword and the parameters named.
+    pub sensitivities: Vec<(Ident, Vec<Ident>)>,
     pub defines: Vec<Binding>,
     pub lagrangians: Vec<(Ident, Expr)>,
     pub forces: Vec<Binding>,
@@ -409,6 +448,7 @@ pub struct RawModel {
     pub modes: Vec<ModeDecl>,
     pub symmetries: Vec<SymmetryDecl>,
     pub reductions: Vec<ReduceDecl>,
+    pub discrete: Vec<DiscreteDecl>,
 }
 
 impl RawModel {
@@ -420,6 +460,7 @@ impl RawModel {
             coordinates: Vec::new(),
             actions: Vec::new(),
             inputs: Vec::new(),
+            sensitivities: Vec::new(),
             defines: Vec::new(),
             lagrangians: Vec::new(),
             forces: Vec::new(),
@@ -428,6 +469,7 @@ impl RawModel {
             modes: Vec::new(),
             symmetries: Vec::new(),
             reductions: Vec::new(),
+            discrete: Vec::new(),
         }
     }
 
@@ -440,6 +482,7 @@ impl RawModel {
             }
             Item::Action { keyword, names } => self.actions.push((keyword, names)),
             Item::Input { keyword, names } => self.inputs.push((keyword, names)),
+            Item::Sensitivity { keyword, names } => self.sensitivities.push((keyword, names)),
             Item::Define { bindings } => self.defines.extend(bindings),
             Item::Lagrangian { keyword, value } => self.lagrangians.push((keyword, value)),
             Item::Force { bindings } => self.forces.extend(bindings),
@@ -448,6 +491,7 @@ impl RawModel {
             Item::Mode(m) => self.modes.push(m),
             Item::Symmetry(s) => self.symmetries.extend(s),
             Item::Reduce(r) => self.reductions.push(r),
+            Item::Discrete(d) => self.discrete.push(d),
         }
         Ok(())
     }

@@ -10,6 +10,7 @@
 //! Every function reports into one [`crate::diagnostics::Ctxt`] and continues where it can.
 
 mod constraint;
+mod discrete;
 pub mod expr;
 mod impact;
 mod symmetry;

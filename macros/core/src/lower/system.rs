@@ -72,6 +72,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             coordinates: raw.coordinates.clone(),
             actions: raw.actions.clone(),
             inputs: raw.inputs.clone(),
+            sensitivities: raw.sensitivities.clone(),
             defines: raw.defines.clone(),
             lagrangians: raw.lagrangians.clone(),
             forces: raw.forces.clone(),
@@ -80,6 +81,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             modes: Vec::new(),
             symmetries: raw.symmetries.clone(),
             reductions: raw.reductions.clone(),
+            discrete: raw.discrete.clone(),
         };
         let model = lower_model(cx, name, None, &parameters, action.as_ref(), &inputs, &raw, &[])?;
         // A mistake anywhere (a non-`f64` field, a stray transition) leaves nothing to derive.
@@ -96,6 +98,9 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     }
     if let Some(r) = raw.reductions.first() {
         cx.error(r.keyword.span(), "reduction of multi-mode models is not supported yet");
+    }
+    if let Some(d) = raw.discrete.first() {
+        cx.error(d.keyword.span(), "discrete (variational) integrators of multi-mode models are not supported yet");
     }
     let mode_names: Vec<String> = raw.modes.iter().map(|m| m.name.to_string()).collect();
     for m in &raw.modes {
@@ -121,6 +126,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 coordinates: if inherit_coordinates { raw.coordinates.clone() } else { own.coordinates.clone() },
                 actions: raw.actions.clone(),
                 inputs: Vec::new(),
+                sensitivities: raw.sensitivities.clone(),
                 defines,
                 lagrangians: if own.lagrangians.is_empty() { raw.lagrangians.clone() } else { own.lagrangians.clone() },
                 forces: if own.forces.is_empty() && inherit_coordinates { raw.forces.clone() } else { own.forces.clone() },
@@ -129,6 +135,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 modes: Vec::new(),
                 symmetries: Vec::new(),
                 reductions: Vec::new(),
+                discrete: Vec::new(),
             }
         })
         .collect();
@@ -295,6 +302,8 @@ fn lower_model(
         syn::Error::new(s.name.span(), format!("two symmetries are named `{}`", s.name))
     });
     let reductions: Vec<_> = raw.reductions.iter().map(|decl| lower_reduction(cx, decl, &raw.coordinates, name)).collect();
+    let sensitivity = sensitivity_parameters(raw, &parameters, cx);
+    let discretization = super::discrete::lower_discrete(&mut lower, cx, raw, action.is_some(), !inputs.is_empty());
     if cx.count() > errors_before {
         return None;
     }
@@ -319,6 +328,8 @@ fn lower_model(
     model.impacts = impacts;
     model.symmetries = symmetries;
     model.reductions = reductions;
+    model.discretization = discretization;
+    model.sensitivity = sensitivity;
     Some(model)
 }
 
@@ -348,6 +359,25 @@ fn check_action_name(z: &Ident, raw: &RawModel, parameters: &[Ident], cx: &mut C
         ));
     }
     clash.is_none()
+}
+
+/// The parameters named by `sensitivity(...)`, as indices (unknown names are reported).
+fn sensitivity_parameters(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (_, names) in &raw.sensitivities {
+        for p in names {
+            match parameters.iter().position(|q| q == p) {
+                Some(i) if out.contains(&i) => cx.push(syn::Error::new(p.span(), format!("`{p}` is named twice in `sensitivity(...)`"))),
+                Some(i) => out.push(i),
+                None => {
+                    let known: Vec<String> = parameters.iter().map(ToString::to_string).collect();
+                    let list = format!("Parameters (struct fields): {}", known.join(", "));
+                    cx.push(unknown(p.span(), format_args!("`sensitivity` of unknown parameter `{p}`"), &p.to_string(), &known, list));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// An input's name must be its own (reported; `false` if it is not).

@@ -1,0 +1,118 @@
+//! Discrete mechanics: the variational integrator of a model, derived symbolically (seed 003,
+//! *Forced discrete reduction*, §2.3–2.5; digest `../shared/research/seed-003.md`).
+//!
+//! With the step h, the nodes q_k, q_{k+1} and the velocity V = (q_{k+1} − q_k)/h, a quadrature
+//! rule turns L and the forces F into a discrete Lagrangian and discrete forces
+//! (L_d = h L∘Δ_h⁻¹, f_d = h (Δ_h⁻¹)*f; the force pullback is derived, digest §2.3):
+//!
+//! ```text
+//! α-rule      q_α = (1 − α) q_k + α q_{k+1},  t_α = t_k + α h
+//!             L_d = h L(t_α, q_α, V),   f⁻ = (1 − α) h F(t_α, q_α, V),   f⁺ = α h F(t_α, q_α, V)
+//!             (midpoint α = ½; rectangle α = 0, symplectic Euler)
+//! trapezoid   L_d = (h/2)[L(t_k, q_k, V) + L(t_k + h, q_{k+1}, V)]
+//!             f⁻ = (h/2) F(t_k, q_k, V),   f⁺ = (h/2) F(t_k + h, q_{k+1}, V)
+//! ```
+//!
+//! The forced discrete Euler–Lagrange equations D₂L_d(q_{k−1}, q_k) + D₁L_d(q_k, q_{k+1}) +
+//! f⁺(q_{k−1}, q_k) + f⁻(q_k, q_{k+1}) = 0 are solved in position–momentum form: Newton on
+//!
+//! ```text
+//! p_k = −D₁L_d(q_k, q_{k+1}) − f⁻(q_k, q_{k+1})          (F^{f−}L_d, for q_{k+1})
+//! p_{k+1} = D₂L_d(q_k, q_{k+1}) + f⁺(q_k, q_{k+1})        (F^{f+}L_d)
+//! ```
+//!
+//! with the exact Jacobian ∂(−D₁L_d − f⁻)/∂q_{k+1} = −D₂D₁L_d − ∂f⁻/∂q_{k+1} (the force term
+//! matters for velocity-dependent forces).
+
+use symbolic::Expr;
+
+use crate::model::{Model, Quadrature, Role};
+
+/// Everything derived for a model's variational integrator.
+pub struct DiscreteEquations {
+    /// L_d(t_k, h, q_k, q_{k+1}).
+    pub lagrangian: Expr,
+    /// f⁻ and f⁺ (n each).
+    pub force_minus: Vec<Expr>,
+    pub force_plus: Vec<Expr>,
+    /// F^{f−}L_d = −D₁L_d − f⁻ and its Jacobian in q_{k+1} (n × n).
+    pub left_momentum: Vec<Expr>,
+    pub left_jacobian: Vec<Vec<Expr>>,
+    /// F^{f+}L_d = D₂L_d + f⁺.
+    pub right_momentum: Vec<Expr>,
+}
+
+/// Derives the discrete Lagrangian, forces and Legendre maps of `model` (none without
+/// `discrete(...)`).
+pub fn derive(model: &mut Model) -> Option<DiscreteEquations> {
+    let n = model.dof();
+    let q0: Vec<Expr> = (0..n).map(|i| model.symbol(Role::NodeStart(i))).collect();
+    let q1: Vec<Expr> = (0..n).map(|i| model.symbol(Role::NodeEnd(i))).collect();
+    let h = model.symbol(Role::StepSize);
+    let t0 = model.symbol(Role::StepTime);
+    let Model { arena, layout: syms, lagrangian, force, discretization, .. } = model;
+    let disc = discretization.as_ref()?;
+    let l = *lagrangian;
+    let inv_h = arena.powi(h, -1);
+    let velocity: Vec<Expr> = (0..n)
+        .map(|i| {
+            let d = arena.sub(q1[i], q0[i]);
+            arena.mul2(d, inv_h)
+        })
+        .collect();
+    // L and F at a node (q, t) with velocity V.
+    let at = |arena: &mut symbolic::Arena, q: &[Expr], t: Expr| -> (Expr, Vec<Expr>) {
+        let mut map: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(q.iter().copied()).collect();
+        map.extend(syms.qd.iter().copied().zip(velocity.iter().copied()));
+        map.push((syms.t, t));
+        let lv = arena.subs(l, &map);
+        let fv = force.iter().map(|&f| arena.subs(f, &map)).collect();
+        (lv, fv)
+    };
+    let (lagrangian_d, force_minus, force_plus) = match disc.quadrature {
+        Quadrature::Alpha(alpha) => {
+            let one = arena.one();
+            let beta = arena.sub(one, alpha);
+            let qa: Vec<Expr> = (0..n)
+                .map(|i| {
+                    let a = arena.mul2(beta, q0[i]);
+                    let b = arena.mul2(alpha, q1[i]);
+                    arena.add2(a, b)
+                })
+                .collect();
+            let ah = arena.mul2(alpha, h);
+            let ta = arena.add2(t0, ah);
+            let (lv, fv) = at(arena, &qa, ta);
+            let ld = arena.mul2(h, lv);
+            let bh = arena.mul2(beta, h);
+            let minus: Vec<Expr> = fv.iter().map(|&f| arena.mul2(bh, f)).collect();
+            let plus: Vec<Expr> = fv.iter().map(|&f| arena.mul2(ah, f)).collect();
+            (ld, minus, plus)
+        }
+        Quadrature::Trapezoid => {
+            let half_h = {
+                let half = arena.num(symbolic::Rational::new(1, 2).unwrap_or_else(symbolic::Rational::one));
+                arena.mul2(half, h)
+            };
+            let t1 = arena.add2(t0, h);
+            let (l0, f0) = at(arena, &q0, t0);
+            let (l1, f1) = at(arena, &q1, t1);
+            let sum = arena.add2(l0, l1);
+            let ld = arena.mul2(half_h, sum);
+            let minus: Vec<Expr> = f0.iter().map(|&f| arena.mul2(half_h, f)).collect();
+            let plus: Vec<Expr> = f1.iter().map(|&f| arena.mul2(half_h, f)).collect();
+            (ld, minus, plus)
+        }
+    };
+    let d1 = arena.gradient(lagrangian_d, &q0);
+    let d2 = arena.gradient(lagrangian_d, &q1);
+    let left_momentum: Vec<Expr> = (0..n)
+        .map(|i| {
+            let s = arena.add2(d1[i], force_minus[i]);
+            arena.neg(s)
+        })
+        .collect();
+    let left_jacobian = arena.jacobian(&left_momentum, &q1);
+    let right_momentum: Vec<Expr> = (0..n).map(|i| arena.add2(d2[i], force_plus[i])).collect();
+    Some(DiscreteEquations { lagrangian: lagrangian_d, force_minus, force_plus, left_momentum, left_jacobian, right_momentum })
+}

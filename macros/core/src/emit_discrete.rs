@@ -1,0 +1,142 @@
+//! Emission of a model's variational integrator (see [`crate::discrete`]): the discrete
+//! Lagrangian, forces and Legendre maps with their formulas in rustdoc, `simulate_discrete`, and
+//! `impl routh::runtime::DiscreteSystem`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use symbolic::Expr;
+
+use crate::codegen::{Owner, allow_generated, body_with_base, state_arguments};
+use crate::discrete::DiscreteEquations;
+use crate::model::Model;
+use crate::notation::{doc_block, formula};
+
+/// Inherent methods (appended to the model's `impl`) and the trait implementation.
+pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>) -> (TokenStream, TokenStream) {
+    let n = model.dof();
+    let sv = quote! { ::routh::nalgebra::SVector<f64, #n> };
+    let none = TokenStream::new();
+    let base = (quote! { t0: f64, h: f64, q0: &#sv, q1: &#sv, }, quote! { t0, h, q0, q1, });
+    let mut body = |outputs: &[Expr], name: &str| {
+        let b = body_with_base(model, outputs, name, &base, &none, &none);
+        parts.extend(b.parts);
+        (b.statements, b.outputs)
+    };
+    let (l_stmts, l_vals) = body(&[de.lagrangian], "__routh_discrete_lagrangian");
+    let mut f_out = de.force_minus.clone();
+    f_out.extend(&de.force_plus);
+    let (f_stmts, f_vals) = body(&f_out, "__routh_discrete_forces");
+    let mut left_out = de.left_momentum.clone();
+    left_out.extend(de.left_jacobian.iter().flatten());
+    let (lm_stmts, lm_vals) = body(&left_out, "__routh_discrete_left");
+    let (rm_stmts, rm_vals) = body(&de.right_momentum, "__routh_discrete_right");
+    let (fm, fp) = (&f_vals[..n], &f_vals[n..]);
+    let (lm, lj) = (&lm_vals[..n], &lm_vals[n..]);
+    let j_sets = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).zip(lj).map(|((i, j), v)| quote! { jac[(#i, #j)] = #v; });
+    let allow = allow_generated();
+    let disc = model.discretization.as_ref().map(|d| d.rule.clone()).unwrap_or_default();
+    let coords: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
+    let l_doc = doc_block(
+        &format!(
+            "The discrete Lagrangian L_d(t_k, h, q_k, q_k+1) of the `{disc}` rule: h·L at the rule's quadrature point with \
+             the velocity (q_k+1 − q_k)/h (see the module docs of the derive's `discrete`). Nodes in the order of the \
+             coordinates ({}).",
+            coords.join(", ")
+        ),
+        &[("L_d".into(), formula(model, de.lagrangian))],
+    );
+    let mut f_lines: Vec<(String, String)> =
+        (0..n).map(|i| (format!("f⁻[{}]", i + 1), formula(model, de.force_minus[i]))).collect();
+    f_lines.extend((0..n).map(|i| (format!("f⁺[{}]", i + 1), formula(model, de.force_plus[i]))));
+    let f_doc = doc_block(
+        "The discrete forces (f⁻, f⁺), the pullback of the model's force one-form by the same rule, f_d = h (Δ_h⁻¹)*f.",
+        &f_lines,
+    );
+    let mut m_lines: Vec<(String, String)> =
+        (0..n).map(|i| (format!("p_k[{}]", i + 1), formula(model, de.left_momentum[i]))).collect();
+    m_lines.extend((0..n).map(|i| (format!("p_k+1[{}]", i + 1), formula(model, de.right_momentum[i]))));
+    let m_doc = doc_block(
+        "The forced discrete Legendre maps: p_k = −D₁L_d − f⁻ (F^{f−}L_d) and p_k+1 = D₂L_d + f⁺ (F^{f+}L_d), at (q_k, q_k+1). \
+         A step solves the first for q_k+1 (Newton, exact Jacobian) and evaluates the second.",
+        &m_lines,
+    );
+    let (_, state_new) = state_arguments(model);
+    let owner = Owner::of(model);
+    let (ty, generics) = (&owner.ty, &owner.generics);
+    let methods = quote! {
+        /// The quadrature rule of the generated variational integrator.
+        pub const DISCRETE_RULE: &'static str = #disc;
+
+        #l_doc
+        #allow
+        #[must_use]
+        pub fn discrete_lagrangian(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv) -> f64 {
+            #(#l_stmts)*
+            #(#l_vals)*
+        }
+
+        #f_doc
+        #allow
+        #[must_use]
+        pub fn discrete_forces(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv) -> (#sv, #sv) {
+            #(#f_stmts)*
+            (<#sv>::from([#(#fm),*]), <#sv>::from([#(#fp),*]))
+        }
+
+        #m_doc
+        #allow
+        #[must_use]
+        pub fn discrete_momenta(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv) -> (#sv, #sv) {
+            (self.__routh_discrete_left(t0, h, q0, q1).0, self.__routh_discrete_right(t0, h, q0, q1))
+        }
+
+        #allow
+        fn __routh_discrete_left(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv) -> (#sv, ::routh::nalgebra::SMatrix<f64, #n, #n>) {
+            #(#lm_stmts)*
+            let mut jac = ::routh::nalgebra::SMatrix::<f64, #n, #n>::zeros();
+            #(#j_sets)*
+            (<#sv>::from([#(#lm),*]), jac)
+        }
+
+        #allow
+        fn __routh_discrete_right(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv) -> #sv {
+            #(#rm_stmts)*
+            <#sv>::from([#(#rm_vals),*])
+        }
+
+        /// Runs the variational integrator: `steps` steps of size `h` from the positions `q` and
+        /// velocities `qdot` at `t0` (the initial momentum is the continuous Legendre transform
+        /// p₀ = ∂L/∂q̇), Newton on each step with the exact Jacobian.
+        ///
+        /// # Errors
+        /// [`SimError::NewtonFailed`](::routh::runtime::SimError) or
+        /// [`SimError::SingularStepJacobian`](::routh::runtime::SimError) when a step cannot be solved
+        /// (h too large), [`SimError::InvalidParameter`](::routh::runtime::SimError) for bad parameters.
+        pub fn simulate_discrete(&self, q: [f64; #n], qdot: [f64; #n], t0: f64, h: f64, steps: usize,
+            options: &::routh::runtime::DiscreteOptions)
+            -> ::core::result::Result<::routh::runtime::DiscreteTrajectory<#n>, ::routh::runtime::SimError>
+        {
+            self.check_parameters()?;
+            let x0 = #state_new;
+            let p0 = self.momenta(t0, &x0);
+            ::routh::runtime::simulate_discrete(self, t0, h, steps, <#sv>::from(q), p0, <#sv>::from(qdot), options)
+        }
+    };
+    let trait_impl = quote! {
+        #[automatically_derived]
+        impl #generics ::routh::runtime::DiscreteSystem<#n> for #ty {
+            #[inline]
+            fn left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv)
+                -> ::core::result::Result<(#sv, ::routh::nalgebra::SMatrix<f64, #n, #n>), ::routh::runtime::FieldError>
+            {
+                let (p, jac) = self.__routh_discrete_left(t, h, q0, q1);
+                Ok((::routh::runtime::mechanics::finite(t, p)?, ::routh::runtime::mechanics::finite(t, jac)?))
+            }
+            #[inline]
+            fn right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::result::Result<#sv, ::routh::runtime::FieldError> {
+                ::routh::runtime::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1))
+            }
+        }
+    };
+    (methods, trait_impl)
+}

@@ -1,0 +1,238 @@
+//! Discrete mechanics: generated variational integrators (seed 003, digest
+//! `../shared/research/seed-003.md`), checked on Example 2.3 — a damped particle in the plane in
+//! the radial sextic potential V = s(s − 1)², s = ‖q‖², discretized by the midpoint rule. The
+//! printed L_d lacks the square on (s_m − 1) (erratum of digest §3.1); the generated one has it.
+
+use routh::nalgebra::{Matrix2, SVector, Vector2};
+use routh::prelude::*;
+use routh::runtime::{DiscreteOptions, SimError};
+
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y),
+    define(s = x.powi(2) + y.powi(2)),
+    lagrangian = (dot(x).powi(2) + dot(y).powi(2)) / 2 - s * (s - 1).powi(2),
+    force(x = -kappa * dot(x), y = -kappa * dot(y)),
+    discrete(rule = midpoint),
+)]
+struct Sextic {
+    kappa: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y),
+    define(s = x.powi(2) + y.powi(2)),
+    lagrangian = (dot(x).powi(2) + dot(y).powi(2)) / 2 - s * (s - 1).powi(2),
+    force(x = -kappa * dot(x), y = -kappa * dot(y)),
+    discrete(rule = alpha(1 / 2)),
+)]
+struct SexticAlpha {
+    kappa: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y),
+    define(s = x.powi(2) + y.powi(2)),
+    lagrangian = (dot(x).powi(2) + dot(y).powi(2)) / 2 - s * (s - 1).powi(2),
+    force(x = -kappa * dot(x), y = -kappa * dot(y)),
+    discrete(rule = trapezoid),
+)]
+struct SexticTrapezoid {
+    kappa: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y),
+    define(s = x.powi(2) + y.powi(2)),
+    lagrangian = (dot(x).powi(2) + dot(y).powi(2)) / 2 - s * (s - 1).powi(2),
+    force(x = -kappa * dot(x), y = -kappa * dot(y)),
+    discrete(rule = rectangle),
+)]
+struct SexticRectangle {
+    kappa: f64,
+}
+
+fn v(q: &Vector2<f64>) -> f64 {
+    let s = q.norm_squared();
+    s * (s - 1.0).powi(2)
+}
+
+fn grad_v(q: &Vector2<f64>) -> Vector2<f64> {
+    let s = q.norm_squared();
+    q * (2.0 * (s - 1.0) * (3.0 * s - 1.0))
+}
+
+/// ξ_Q(q) = Jq, the rotation generator.
+fn rot(q: &Vector2<f64>) -> Vector2<f64> {
+    Vector2::new(-q[1], q[0])
+}
+
+#[test]
+fn midpoint_discrete_lagrangian_and_forces_are_the_printed_ones() {
+    let p = Sextic { kappa: 0.1 };
+    let a = SexticAlpha { kappa: 0.1 };
+    assert_eq!(Sextic::DISCRETE_RULE, "midpoint");
+    let mut seed = 1u64;
+    let mut r = || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    for _ in 0..20 {
+        let (q0, q1, h) = (Vector2::new(r(), r()), Vector2::new(r(), r()), 0.1 + r().abs());
+        // L_d = ‖q1 − q0‖²/(2h) − h V(q_m) (with the square the paper drops); f± = −(κ/2)(q1 − q0).
+        let ld = (q1 - q0).norm_squared() / (2.0 * h) - h * v(&((q0 + q1) / 2.0));
+        assert!((p.discrete_lagrangian(0.0, h, &q0, &q1) - ld).abs() < 1e-14 * ld.abs().max(1.0));
+        let (fm, fp) = p.discrete_forces(0.0, h, &q0, &q1);
+        let expect = -(q1 - q0) * (p.kappa / 2.0);
+        assert!((fm - expect).amax() < 1e-15 && (fp - expect).amax() < 1e-15);
+        // alpha(1/2) is the midpoint rule.
+        assert_eq!(a.discrete_lagrangian(0.0, h, &q0, &q1), p.discrete_lagrangian(0.0, h, &q0, &q1));
+    }
+}
+
+/// An independent implicit-midpoint solver for q̇ = p, ṗ = −∇V(q) − κp (fixed-point iteration).
+fn implicit_midpoint(kappa: f64, h: f64, q: Vector2<f64>, p: Vector2<f64>) -> (Vector2<f64>, Vector2<f64>) {
+    let (mut q1, mut p1) = (q + h * p, p);
+    for _ in 0..200 {
+        let (qm, pm) = ((q + q1) / 2.0, (p + p1) / 2.0);
+        let (nq, np) = (q + h * pm, p + h * (-grad_v(&qm) - kappa * pm));
+        let done = (nq - q1).amax().max((np - p1).amax()) < 1e-16;
+        q1 = nq;
+        p1 = np;
+        if done {
+            break;
+        }
+    }
+    (q1, p1)
+}
+
+#[test]
+fn the_midpoint_integrator_is_the_implicit_midpoint_rule_and_keeps_the_momentum_books() {
+    // Digest §4.1 checks 3 and 4: h = 0.01, κ = 0.1, q₀ = (1.2, 0), p₀ = (0, 0.6), 500 steps.
+    let p = Sextic { kappa: 0.1 };
+    let h = 0.01;
+    let traj = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, h, 500, &DiscreteOptions::default()).unwrap();
+    assert_eq!(traj.momenta[0], Vector2::new(0.0, 0.6), "p₀ = ∂L/∂q̇");
+    let (mut q, mut m) = (Vector2::new(1.2, 0.0), Vector2::new(0.0, 0.6));
+    let mut worst: f64 = 0.0;
+    let (mut matching, mut balance, mut phi_err): (f64, f64, f64) = (0.0, 0.0, 0.0);
+    for k in 0..500 {
+        (q, m) = implicit_midpoint(p.kappa, h, q, m);
+        worst = worst.max((traj.positions[k + 1] - q).amax()).max((traj.momenta[k + 1] - m).amax());
+        // Momentum bookkeeping with ξ = rotation: J⁻(k) = ⟨p_k, ξ(q_k)⟩ from F^{f−}, J⁺(k) from
+        // F^{f+}; (a) J⁻(k) = J⁺(k − 1), (b) J⁺(k) − J⁻(k) = Φ_k = f_d(ξ_{Q×Q}) = −κ(x_k y_k+1 − x_k+1 y_k).
+        let (q0, q1) = (&traj.positions[k], &traj.positions[k + 1]);
+        let (left, right) = p.discrete_momenta(k as f64 * h, h, q0, q1);
+        let (fm, fp) = p.discrete_forces(k as f64 * h, h, q0, q1);
+        let (jm, jp) = (left.dot(&rot(q0)), right.dot(&rot(q1)));
+        let phi = fm.dot(&rot(q0)) + fp.dot(&rot(q1));
+        if k > 0 {
+            matching = matching.max((jm - traj.momenta[k].dot(&rot(q0))).abs());
+        }
+        balance = balance.max((jp - jm - phi).abs());
+        phi_err = phi_err.max((phi + p.kappa * (q0[0] * q1[1] - q1[0] * q0[1])).abs());
+    }
+    assert!(worst < 1e-12, "against the implicit midpoint rule: {worst:e} (round-off over 500 steps)");
+    assert!(matching < 1e-14 && balance < 1e-14 && phi_err < 1e-16, "(a) {matching:e}, (b) {balance:e}, Φ {phi_err:e}");
+    // Newton converges quadratically: a handful of iterations per step.
+    assert!(traj.iterations.iter().all(|&i| i <= 4), "iterations {:?}", traj.iterations.iter().max());
+}
+
+#[test]
+fn unforced_midpoint_conserves_the_discrete_momentum_and_bounds_the_energy() {
+    // Digest §4.1 check 5: κ = 0; J_d = ⟨p_k, ξ(q_k)⟩ exactly conserved and H = ½‖p‖² + V bounded
+    // (no drift) over 10⁵ steps; the step map is symplectic (det of the step Jacobian 1 in 2 dof
+    // would not suffice: checked as MᵀΩM = Ω).
+    let p = Sextic { kappa: 0.0 };
+    let h = 0.01;
+    let steps = 100_000;
+    let traj = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, h, steps, &DiscreteOptions::default()).unwrap();
+    let j0 = traj.momenta[0].dot(&rot(&traj.positions[0]));
+    let h0 = 0.5 * traj.momenta[0].norm_squared() + v(&traj.positions[0]);
+    let (mut jdev, mut early, mut late): (f64, f64, f64) = (0.0, 0.0, 0.0);
+    for k in 0..=steps {
+        let (q, m) = (&traj.positions[k], &traj.momenta[k]);
+        jdev = jdev.max((m.dot(&rot(q)) - j0).abs());
+        let dh = (0.5 * m.norm_squared() + v(q) - h0).abs();
+        if k < steps / 10 {
+            early = early.max(dh);
+        } else if k > steps - steps / 10 {
+            late = late.max(dh);
+        }
+    }
+    assert!(jdev < 1e-11, "J_d drifts by {jdev:e}");
+    assert!(early < 1e-3 && late < 2.0 * early, "energy error early {early:e}, late {late:e}: bounded, no drift");
+}
+
+#[test]
+fn the_step_map_is_symplectic() {
+    // MᵀΩM = Ω for the Jacobian M of (q_k, p_k) ↦ (q_k+1, p_k+1), by central differences of the
+    // generated step (unforced).
+    let p = Sextic { kappa: 0.0 };
+    let h = 0.05;
+    let opts = DiscreteOptions::default();
+    let step = |z: &SVector<f64, 4>| -> SVector<f64, 4> {
+        let (q, m) = (Vector2::new(z[0], z[1]), Vector2::new(z[2], z[3]));
+        let s = routh::runtime::discrete::discrete_step(&p, 0.0, h, &q, &m, q + h * m, &opts).unwrap();
+        SVector::<f64, 4>::new(s.position[0], s.position[1], s.momentum[0], s.momentum[1])
+    };
+    let z = SVector::<f64, 4>::new(0.9, 0.3, -0.2, 0.7);
+    let mut m = routh::nalgebra::Matrix4::zeros();
+    let d = 1e-6;
+    for c in 0..4 {
+        let (mut zp, mut zm) = (z, z);
+        zp[c] += d;
+        zm[c] -= d;
+        m.set_column(c, &((step(&zp) - step(&zm)) / (2.0 * d)));
+    }
+    let mut omega = routh::nalgebra::Matrix4::zeros();
+    omega.fixed_view_mut::<2, 2>(0, 2).copy_from(&Matrix2::identity());
+    omega.fixed_view_mut::<2, 2>(2, 0).copy_from(&(-Matrix2::identity()));
+    let err = (m.transpose() * omega * m - omega).amax();
+    assert!(err < 1e-8, "MᵀΩM − Ω = {err:e} (finite differences)");
+}
+
+/// Global error at t = 1 against a tight adaptive solution of the continuous model.
+fn global_error<S: routh::runtime::DiscreteSystem<2>>(sys: &S, h: f64, reference: &SVector<f64, 4>) -> f64 {
+    let steps = (1.0 / h).round() as usize;
+    let p0 = Vector2::new(0.0, 0.6);
+    let traj = routh::runtime::simulate_discrete(sys, 0.0, h, steps, Vector2::new(1.2, 0.0), p0, p0, &DiscreteOptions::default()).unwrap();
+    (traj.positions[steps] - Vector2::new(reference[0], reference[1])).amax()
+}
+
+#[test]
+fn orders_of_the_rules_are_measured() {
+    // Digest §4.1 check 6: the midpoint (and trapezoid) integrators are of order 2, the rectangle
+    // rule of order 1 (measured with h = 0.02, 0.01).
+    let kappa = 0.1;
+    let cont = Sextic { kappa };
+    let opts = Options::default().rtol(1e-13).atol(1e-14);
+    let sol = cont.simulate(cont.state([1.2, 0.0], [0.0, 0.6]), 0.0..1.0, &opts).unwrap();
+    let (_, reference) = sol.last().unwrap();
+    let order = |e1: f64, e2: f64| (e1 / e2).log2();
+    let mid = order(global_error(&cont, 0.02, reference), global_error(&cont, 0.01, reference));
+    let trap = SexticTrapezoid { kappa };
+    let tr = order(global_error(&trap, 0.02, reference), global_error(&trap, 0.01, reference));
+    let rect = SexticRectangle { kappa };
+    let re = order(global_error(&rect, 0.02, reference), global_error(&rect, 0.01, reference));
+    eprintln!("measured orders: midpoint {mid:.3}, trapezoid {tr:.3}, rectangle {re:.3}");
+    assert!((1.9..=2.1).contains(&mid), "midpoint order {mid}");
+    assert!((1.9..=2.1).contains(&tr), "trapezoid order {tr}");
+    assert!((0.9..=1.1).contains(&re), "rectangle order {re}");
+}
+
+#[test]
+fn a_step_too_large_is_a_typed_error() {
+    let p = Sextic { kappa: 0.1 };
+    // A Newton iteration that does not converge within its budget is reported, with its last
+    // correction (here h = 3, far beyond the motion's time scale, with two iterations allowed).
+    let tight = DiscreteOptions { max_iterations: 2, ..DiscreteOptions::default() };
+    let err = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, 3.0, 50, &tight).unwrap_err();
+    let SimError::NewtonFailed { t, iterations, correction } = err else { panic!("{err:?}") };
+    assert!(t == 0.0 && iterations == 2 && correction > 1e-6, "{err:?}");
+    let err = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, -0.1, 5, &DiscreteOptions::default()).unwrap_err();
+    assert!(matches!(err, SimError::InvalidOptions(_)));
+}
