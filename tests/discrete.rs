@@ -236,3 +236,101 @@ fn a_step_too_large_is_a_typed_error() {
     let err = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, -0.1, 5, &DiscreteOptions::default()).unwrap_err();
     assert!(matches!(err, SimError::InvalidOptions(_)));
 }
+
+/// Example 2.3 with its rotation symmetry declared: the generated discrete momenta and source.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y),
+    define(s = x.powi(2) + y.powi(2)),
+    lagrangian = (dot(x).powi(2) + dot(y).powi(2)) / 2 - s * (s - 1).powi(2),
+    force(x = -kappa * dot(x), y = -kappa * dot(y)),
+    symmetry(rotation = generator(x = -y, y = x)),
+    discrete(rule = midpoint),
+)]
+struct SexticRotation {
+    kappa: f64,
+}
+
+/// Example 4.5, the disk with friction, with the consistent scaling (erratum 4 of digest §3.3):
+/// L = (m r²/4) φ̇², the friction torque −η m g r.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(phi),
+    lagrangian = m * r.powi(2) / 4 * dot(phi).powi(2),
+    force(phi = -eta * m * g * r),
+    symmetry(cyclic(phi)),
+    discrete(rule = midpoint),
+)]
+struct Disk {
+    m: f64,
+    r: f64,
+    eta: f64,
+    g: f64,
+}
+
+#[test]
+fn generated_discrete_momenta_obey_the_corrected_law() {
+    use routh::runtime::discrete::MomentumLaw;
+    assert_eq!(SexticRotation::ROTATION_DISCRETE_LAW, MomentumLaw::General);
+    let p = SexticRotation { kappa: 0.1 };
+    let h = 0.01;
+    let traj = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, h, 500, &DiscreteOptions::default()).unwrap();
+    let (mut a, mut b, mut c): (f64, f64, f64) = (0.0, 0.0, 0.0);
+    let mut previous_plus = f64::NAN;
+    for k in 0..500 {
+        let (q0, q1) = (&traj.positions[k], &traj.positions[k + 1]);
+        let (jm, jp) = p.rotation_discrete_momentum(k as f64 * h, h, q0, q1);
+        let phi = p.rotation_discrete_source(k as f64 * h, h, q0, q1);
+        if k > 0 {
+            a = a.max((jm - previous_plus).abs()); // (a) J⁻(k) = J⁺(k − 1)
+        }
+        b = b.max((jp - jm - phi).abs()); // (b) J⁺(k) − J⁻(k) = Φ_k
+        c = c.max((phi + p.kappa * (q0[0] * q1[1] - q1[0] * q0[1])).abs()); // Φ_k = −κ ℓ₀₁
+        previous_plus = jp;
+    }
+    eprintln!("Ex. 2.3 bookkeeping: (a) {a:.1e}, (b) {b:.1e}, Φ {c:.1e}");
+    assert!(a < 1e-14 && b < 1e-14 && c < 1e-16);
+    // Unforced, Φ is not identically zero symbolically (κ is a parameter), but vanishes: J conserved.
+    let free = SexticRotation { kappa: 0.0 };
+    let traj = free.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, h, 2000, &DiscreteOptions::default()).unwrap();
+    let j0 = free.rotation_discrete_momentum(0.0, h, &traj.positions[0], &traj.positions[1]).0;
+    let jn = free.rotation_discrete_momentum(0.0, h, &traj.positions[1999], &traj.positions[2000]).1;
+    assert!((jn - j0).abs() < 1e-12, "J_d: {j0} → {jn}");
+}
+
+#[test]
+fn the_disk_with_friction_drifts_linearly_and_is_exact_at_the_nodes() {
+    // Digest §4.3: Φ = −η m g r h is a constant (ConstantDrift, proved at compile time), so
+    // J_k = J₀ + kΦ exactly; φ_k = ω₀ t_k − (ηg/r) t_k² at the nodes to round-off; det of the
+    // (φ, p) step Jacobian is 1 (df_d = 0).
+    use routh::runtime::discrete::MomentumLaw;
+    assert_eq!(Disk::PHI_DISCRETE_LAW, MomentumLaw::ConstantDrift);
+    let d = Disk { m: 2.0, r: 0.3, eta: 0.2, g: 9.81 };
+    let (w0, h) = (10.0, 0.01);
+    let t_stop = w0 * d.r / (2.0 * d.eta * d.g);
+    let steps = (t_stop / h) as usize;
+    let traj = d.simulate_discrete([0.0], [w0], 0.0, h, steps, &DiscreteOptions::default()).unwrap();
+    let phi = d.phi_discrete_source(0.0, h, &traj.positions[0], &traj.positions[1]);
+    assert!((phi + d.eta * d.m * d.g * d.r * h).abs() < 1e-15);
+    let j0 = d.phi_discrete_momentum(0.0, h, &traj.positions[0], &traj.positions[1]).1;
+    let (mut node_err, mut drift_err): (f64, f64) = (0.0, 0.0);
+    for k in 0..steps {
+        let t = traj.times[k];
+        node_err = node_err.max((traj.positions[k][0] - (w0 * t - d.eta * d.g / d.r * t * t)).abs());
+        let jp = d.phi_discrete_momentum(t, h, &traj.positions[k], &traj.positions[k + 1]).1;
+        drift_err = drift_err.max((jp - (j0 + k as f64 * phi)).abs());
+    }
+    eprintln!("Ex. 4.5: node error {node_err:.1e}, drift error {drift_err:.1e} over {steps} steps");
+    assert!(node_err < 1e-11 && drift_err < 1e-11);
+    // det ∂(φ_k+1, p_k+1)/∂(φ_k, p_k) = 1 by central differences.
+    let opts = DiscreteOptions::default();
+    let step = |phi: f64, p: f64| {
+        let s = routh::runtime::discrete::discrete_step(&d, 0.0, h, &SVector::<f64, 1>::new(phi), &SVector::<f64, 1>::new(p), SVector::<f64, 1>::new(phi), &opts).unwrap();
+        (s.position[0], s.momentum[0])
+    };
+    let e = 1e-6;
+    let (a, b) = (step(0.3 + e, 0.9), step(0.3 - e, 0.9));
+    let (c, dd) = (step(0.3, 0.9 + e), step(0.3, 0.9 - e));
+    let m = Matrix2::new((a.0 - b.0) / (2.0 * e), (c.0 - dd.0) / (2.0 * e), (a.1 - b.1) / (2.0 * e), (c.1 - dd.1) / (2.0 * e));
+    assert!((m.determinant() - 1.0).abs() < 1e-8, "det = {}", m.determinant());
+}

@@ -54,6 +54,18 @@ pub trait DiscreteSystem<const N: usize> {
     fn right_momentum(&self, t: f64, h: f64, q0: &SVector<f64, N>, q1: &SVector<f64, N>) -> Result<SVector<f64, N>, FieldError>;
 }
 
+/// How a discrete momentum map evolves under a generated integrator, decided at compile time from
+/// its per-step source Φ = f_d(ξ_{Q×Q}) (`<symmetry>_DISCRETE_LAW`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MomentumLaw {
+    /// Φ ≡ 0: the momentum is conserved.
+    Conserved,
+    /// Φ is a constant: the momentum changes by the same amount every step.
+    ConstantDrift,
+    /// Φ depends on the nodes: J⁺(k) = J⁺(k − 1) + Φ_k.
+    General,
+}
+
 /// Options of the Newton iteration of a discrete step.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiscreteOptions {

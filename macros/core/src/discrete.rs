@@ -28,6 +28,28 @@ use symbolic::Expr;
 
 use crate::model::{Model, Quadrature, Role};
 
+/// How a discrete momentum map evolves, decided at compile time from Φ = f_d(ξ_{Q×Q}).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MomentumLaw {
+    /// Φ ≡ 0: J⁻ = J⁺ is conserved (forced discrete Noether).
+    Conserved,
+    /// dΦ ≡ 0: Φ is a constant, J changes by the same amount every step.
+    ConstantDrift,
+    /// Neither: J⁺_k = J⁺_{k−1} + Φ_k with Φ_k evaluated per step.
+    General,
+}
+
+/// A declared symmetry on the discrete level (digest §2.5–2.6): J⁻ = ⟨F^{f−}L_d, ξ(q_k)⟩,
+/// J⁺ = ⟨F^{f+}L_d, ξ(q_{k+1})⟩ and the per-step source Φ = ⟨f⁻, ξ(q_k)⟩ + ⟨f⁺, ξ(q_{k+1})⟩, with the
+/// law (corrected sign, digest §2.6) J⁻(k) = J⁺(k − 1) and J⁺(k) = J⁻(k) + Φ_k.
+pub struct DiscreteSymmetry {
+    pub name: syn::Ident,
+    pub minus: Expr,
+    pub plus: Expr,
+    pub source: Expr,
+    pub law: MomentumLaw,
+}
+
 /// Everything derived for a model's variational integrator.
 pub struct DiscreteEquations {
     /// L_d(t_k, h, q_k, q_{k+1}).
@@ -40,18 +62,21 @@ pub struct DiscreteEquations {
     pub left_jacobian: Vec<Vec<Expr>>,
     /// F^{f+}L_d = D₂L_d + f⁺.
     pub right_momentum: Vec<Expr>,
+    /// The declared symmetries, on the discrete level.
+    pub symmetries: Vec<DiscreteSymmetry>,
 }
 
 /// Derives the discrete Lagrangian, forces and Legendre maps of `model` (none without
-/// `discrete(...)`).
-pub fn derive(model: &mut Model) -> Option<DiscreteEquations> {
+/// `discrete(...)`); a declared symmetry under whose diagonal action L_d is not invariant is an
+/// error on its name (the quadrature of a nonlinear action need not keep a symmetry of L).
+pub fn derive(model: &mut Model) -> syn::Result<Option<DiscreteEquations>> {
     let n = model.dof();
     let q0: Vec<Expr> = (0..n).map(|i| model.symbol(Role::NodeStart(i))).collect();
     let q1: Vec<Expr> = (0..n).map(|i| model.symbol(Role::NodeEnd(i))).collect();
     let h = model.symbol(Role::StepSize);
     let t0 = model.symbol(Role::StepTime);
-    let Model { arena, layout: syms, lagrangian, force, discretization, .. } = model;
-    let disc = discretization.as_ref()?;
+    let Model { arena, layout: syms, lagrangian, force, discretization, symmetries, .. } = model;
+    let Some(disc) = discretization.as_ref() else { return Ok(None) };
     let l = *lagrangian;
     let inv_h = arena.powi(h, -1);
     let velocity: Vec<Expr> = (0..n)
@@ -114,5 +139,53 @@ pub fn derive(model: &mut Model) -> Option<DiscreteEquations> {
         .collect();
     let left_jacobian = arena.jacobian(&left_momentum, &q1);
     let right_momentum: Vec<Expr> = (0..n).map(|i| arena.add2(d2[i], force_plus[i])).collect();
-    Some(DiscreteEquations { lagrangian: lagrangian_d, force_minus, force_plus, left_momentum, left_jacobian, right_momentum })
+    let mut errors = crate::diagnostics::Ctxt::new();
+    let mut discrete_symmetries = Vec::new();
+    for sym in symmetries.iter() {
+        let at0: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(q0.iter().copied()).collect();
+        let at1: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(q1.iter().copied()).collect();
+        let xi0: Vec<Expr> = sym.generator.iter().map(|&g| arena.subs(g, &at0)).collect();
+        let xi1: Vec<Expr> = sym.generator.iter().map(|&g| arena.subs(g, &at1)).collect();
+        // Invariance of L_d under the diagonal action: ⟨D₁L_d, ξ(q_k)⟩ + ⟨D₂L_d, ξ(q_k+1)⟩ ≡ 0.
+        let a = arena.dot(&d1, &xi0);
+        let b = arena.dot(&d2, &xi1);
+        let residual = arena.add2(a, b);
+        if !arena.zero_test(residual).is_zero() {
+            errors.push(syn::Error::new_spanned(
+                &sym.tokens,
+                format!(
+                    "`{}` is a symmetry of L but not of the discrete Lagrangian of the `{}` rule: the quadrature point does not \
+                     move with the action (a nonlinear action); its discrete momentum would not obey Noether's law",
+                    sym.name, disc.rule
+                ),
+            ));
+            continue;
+        }
+        let minus = arena.dot(&left_momentum, &xi0);
+        let plus = arena.dot(&right_momentum, &xi1);
+        let s0 = arena.dot(&force_minus, &xi0);
+        let s1 = arena.dot(&force_plus, &xi1);
+        let source = arena.add2(s0, s1);
+        let law = if arena.zero_test(source).is_zero() {
+            MomentumLaw::Conserved
+        } else if q0.iter().chain(&q1).all(|&v| {
+            let d = arena.diff(source, v);
+            arena.zero_test(d).is_zero()
+        }) {
+            MomentumLaw::ConstantDrift
+        } else {
+            MomentumLaw::General
+        };
+        discrete_symmetries.push(DiscreteSymmetry { name: sym.name.clone(), minus, plus, source, law });
+    }
+    errors.check()?;
+    Ok(Some(DiscreteEquations {
+        lagrangian: lagrangian_d,
+        force_minus,
+        force_plus,
+        left_momentum,
+        left_jacobian,
+        right_momentum,
+        symmetries: discrete_symmetries,
+    }))
 }

@@ -61,6 +61,62 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
         &m_lines,
     );
     let (_, state_new) = state_arguments(model);
+    let mut symmetry_items = Vec::new();
+    for ds in &de.symmetries {
+        let name = ds.name.to_string();
+        let (s_stmts, s_vals) = body(&[ds.minus, ds.plus, ds.source], &format!("__routh_{name}_discrete"));
+        let (jm, jp, phi) = (&s_vals[0], &s_vals[1], &s_vals[2]);
+        let j_fn = quote::format_ident!("{name}_discrete_momentum");
+        let phi_fn = quote::format_ident!("{name}_discrete_source");
+        let law_const = quote::format_ident!("{}_DISCRETE_LAW", name.to_uppercase());
+        let (law, law_text) = match ds.law {
+            crate::discrete::MomentumLaw::Conserved => (
+                quote! { ::routh::runtime::discrete::MomentumLaw::Conserved },
+                "Φ ≡ 0 (proved at compile time): J⁻ = J⁺ is **conserved** by the integrator (forced discrete Noether)",
+            ),
+            crate::discrete::MomentumLaw::ConstantDrift => (
+                quote! { ::routh::runtime::discrete::MomentumLaw::ConstantDrift },
+                "dΦ ≡ 0 (proved at compile time): Φ is a constant and J changes by the same amount every step",
+            ),
+            crate::discrete::MomentumLaw::General => (
+                quote! { ::routh::runtime::discrete::MomentumLaw::General },
+                "Φ depends on the nodes: J⁺(k) = J⁺(k − 1) + Φ_k with Φ_k of each step",
+            ),
+        };
+        let doc = doc_block(
+            &format!(
+                "The forced discrete momentum maps of symmetry `{name}` at (q_k, q_k+1): (J⁻, J⁺) = (⟨−D₁L_d − f⁻, ξ(q_k)⟩, \
+                 ⟨D₂L_d + f⁺, ξ(q_k+1)⟩). Along the integrator J⁻(k) = J⁺(k − 1) (momentum matching) and \
+                 J⁺(k) − J⁻(k) = Φ_k (see `{name}_discrete_source`; the sign the paper prints in its Prop. 4.4 is corrected). {law_text}."
+            ),
+            &[("J⁻".into(), formula(model, ds.minus)), ("J⁺".into(), formula(model, ds.plus))],
+        );
+        let phi_doc = doc_block(
+            &format!("The per-step source of `{name}`'s discrete momentum, Φ = f_d(ξ_Q×Q) = ⟨f⁻, ξ(q_k)⟩ + ⟨f⁺, ξ(q_k+1)⟩."),
+            &[("Φ".into(), formula(model, ds.source))],
+        );
+        let law_doc = format!(" How `{name}`'s discrete momentum evolves under the integrator (decided at compile time).");
+        symmetry_items.push(quote! {
+            #[doc = #law_doc]
+            pub const #law_const: ::routh::runtime::discrete::MomentumLaw = #law;
+
+            #doc
+            #allow
+            #[must_use]
+            pub fn #j_fn(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv) -> (f64, f64) {
+                #(#s_stmts)*
+                (#jm, #jp)
+            }
+
+            #phi_doc
+            #allow
+            #[must_use]
+            pub fn #phi_fn(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv) -> f64 {
+                #(#s_stmts)*
+                #phi
+            }
+        });
+    }
     let owner = Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
     let methods = quote! {
@@ -103,6 +159,8 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
             #(#rm_stmts)*
             <#sv>::from([#(#rm_vals),*])
         }
+
+        #(#symmetry_items)*
 
         /// Runs the variational integrator: `steps` steps of size `h` from the positions `q` and
         /// velocities `qdot` at `t0` (the initial momentum is the continuous Legendre transform

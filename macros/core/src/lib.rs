@@ -83,7 +83,7 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
         }
         let impacts = impact::derive(model, &equations);
         let symmetries = cx.ok(symmetry::derive(model, &equations, &impacts)).unwrap_or_default();
-        let discrete = discrete::derive(model);
+        let discrete = cx.ok(discrete::derive(model)).flatten();
         tokens.extend(emit::emit(model, &equations, &impacts, &symmetries, constrained.as_ref(), discrete.as_ref(), &dims));
         for reduction in &model.reductions {
             let Some(mut reduced) = cx.ok(routh::reduce(model, &equations, reduction)) else { continue };
