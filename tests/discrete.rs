@@ -382,3 +382,17 @@ fn the_polar_momentum_decays_by_the_pade_factor_exactly() {
     // (p_η to the Newton tolerance, relative to |q|, which grows with η: 1e-14 · 100 / h.)
     assert!(dp < 1e-9 && de < 1e-3, "p_η drifts by {dp:e}, energy by {de:e}");
 }
+
+#[test]
+fn the_disk_stops_where_its_discrete_momentum_vanishes() {
+    // Digest §3.3: the friction model holds while φ̇ > 0; the disk stops at t* = ω₀ r/(2ηg). The
+    // discrete momentum falls by the same amount every step, so the crossing located by linear
+    // interpolation between nodes is exact.
+    let d = Disk { m: 2.0, r: 0.3, eta: 0.2, g: 9.81 };
+    let (w0, h) = (10.0, 0.01);
+    let t_stop = w0 * d.r / (2.0 * d.eta * d.g);
+    let traj = d.simulate_discrete([0.0], [w0], 0.0, h, (t_stop / h) as usize + 10, &DiscreteOptions::default()).unwrap();
+    let stops = traj.crossings(|_t, _q, p| p[0]);
+    assert_eq!(stops.len(), 1);
+    assert!((stops[0] - t_stop).abs() < 1e-12, "stop at {} against ω₀r/(2ηg) = {t_stop}", stops[0]);
+}

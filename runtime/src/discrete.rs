@@ -159,6 +159,41 @@ impl<const N: usize> DiscreteTrajectory<N> {
     pub fn is_empty(&self) -> bool {
         self.times.is_empty()
     }
+    /// The times where `g(t_k, q_k, p_k)` changes sign between consecutive nodes, located by linear
+    /// interpolation of g (exact when g is affine in k along the trajectory, e.g. a momentum under a
+    /// constant drift; O(h²) for smooth g otherwise). A node where g is exactly zero counts once.
+    ///
+    /// ```
+    /// use routh_runtime::discrete::DiscreteTrajectory;
+    /// use routh_runtime::nalgebra::Vector1;
+    /// // A momentum falling by 0.3 per step from 1: zero at t = 1/0.3 · h.
+    /// let h = 0.1;
+    /// let traj = DiscreteTrajectory {
+    ///     times: (0..6).map(|k| k as f64 * h).collect(),
+    ///     positions: vec![Vector1::zeros(); 6],
+    ///     momenta: (0..6).map(|k| Vector1::new(1.0 - 0.3 * k as f64)).collect(),
+    ///     iterations: vec![1; 5],
+    /// };
+    /// let stops = traj.crossings(|_t, _q, p| p[0]);
+    /// assert!((stops[0] - h / 0.3).abs() < 1e-15);
+    /// ```
+    pub fn crossings<G: Fn(f64, &SVector<f64, N>, &SVector<f64, N>) -> f64>(&self, g: G) -> Vec<f64> {
+        let values: Vec<f64> = (0..self.len()).map(|k| g(self.times[k], &self.positions[k], &self.momenta[k])).collect();
+        let mut out = Vec::new();
+        for k in 1..values.len() {
+            let (a, b) = (values[k - 1], values[k]);
+            if a == 0.0 && k == 1 {
+                out.push(self.times[0]);
+            }
+            if b == 0.0 {
+                out.push(self.times[k]);
+            } else if a != 0.0 && (a < 0.0) != (b < 0.0) {
+                let s = a / (a - b);
+                out.push(self.times[k - 1] + s * (self.times[k] - self.times[k - 1]));
+            }
+        }
+        out
+    }
 }
 
 /// `steps` steps of size `h` from (q₀, p₀) at `t0`; the first Newton iteration starts at
