@@ -396,3 +396,49 @@ fn the_disk_stops_where_its_discrete_momentum_vanishes() {
     assert_eq!(stops.len(), 1);
     assert!((stops[0] - t_stop).abs() < 1e-12, "stop at {} against ω₀r/(2ηg) = {t_stop}", stops[0]);
 }
+
+/// Example 3.13 exactly as printed, in the raw discrete mode: the paper's L_d (whose potential
+/// lacks the factor h, erratum 1 of digest §3.2) and its force, which is (κ/h)D₁K_d, −(κ/h)D₂K_d
+/// of the kinetic part — O(1/h), not the pullback of the continuous force (erratum 2).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(r, eta),
+    lagrangian = (dot(r).powi(2) + (r * dot(eta)).powi(2)) / 2 - r.powi(2) * (r.powi(2) - 1).powi(2),
+    discrete(
+        lagrangian = h / 2 * ((q1(r) - q0(r)) / h).powi(2) + h / 2 * ((q1(r) + q0(r)) / 2).powi(2) * ((q1(eta) - q0(eta)) / h).powi(2)
+            - ((q1(r) + q0(r)) / 2).powi(2) * (((q1(r) + q0(r)) / 2).powi(2) - 1).powi(2),
+        force_minus(
+            r = kappa / 2 * (-2 / h.powi(2) * (q1(r) - q0(r)) + (q1(r) + q0(r)) / 2 * ((q1(eta) - q0(eta)) / h).powi(2)),
+            eta = -kappa / h.powi(2) * ((q1(r) + q0(r)) / 2).powi(2) * (q1(eta) - q0(eta)),
+        ),
+        force_plus(
+            r = -kappa / 2 * (2 / h.powi(2) * (q1(r) - q0(r)) + (q1(r) + q0(r)) / 2 * ((q1(eta) - q0(eta)) / h).powi(2)),
+            eta = -kappa / h.powi(2) * ((q1(r) + q0(r)) / 2).powi(2) * (q1(eta) - q0(eta)),
+        ),
+    ),
+)]
+struct PolarAsPrinted {
+    kappa: f64,
+}
+
+#[test]
+fn the_printed_polar_force_flips_the_momentum_every_step() {
+    // With the printed force c_η = −(κ/h)p, so p_k = p_{k−1}(h − κ)/(h + κ): for h = 0.01 < κ = 0.1
+    // the factor is −0.8181818 and the angular momentum changes sign every step — unphysical, the
+    // digest's erratum 2. The consistent force (`Polar` above) gives (2 − κh)/(2 + κh) instead.
+    assert_eq!(PolarAsPrinted::DISCRETE_RULE, "raw");
+    let p = PolarAsPrinted { kappa: 0.1 };
+    let h = 0.01;
+    let (q0, q1) = (SVector::<f64, 2>::new(1.1, 0.2), SVector::<f64, 2>::new(1.15, 0.23));
+    // The generated raw L_d is the printed one.
+    let rm = (q0[0] + q1[0]) / 2.0;
+    let ld = h / 2.0 * ((q1[0] - q0[0]) / h).powi(2) + h / 2.0 * rm * rm * ((q1[1] - q0[1]) / h).powi(2) - rm * rm * (rm * rm - 1.0).powi(2);
+    assert!((p.discrete_lagrangian(0.0, h, &q0, &q1) - ld).abs() < 1e-12 * ld.abs());
+    let traj = p.simulate_discrete([1.2, 0.0], [0.0, 0.5], 0.0, h, 20, &DiscreteOptions::default()).unwrap();
+    let factor = (h - p.kappa) / (h + p.kappa);
+    assert!((factor + 0.8181818).abs() < 1e-7);
+    for k in 1..=20 {
+        let ratio = traj.momenta[k][1] / traj.momenta[k - 1][1];
+        assert!((ratio - factor).abs() < 1e-10, "step {k}: p ratio {ratio} against (h − κ)/(h + κ) = {factor}");
+    }
+}

@@ -94,8 +94,9 @@ pub fn derive(model: &mut Model) -> syn::Result<Option<DiscreteEquations>> {
         let fv = force.iter().map(|&f| arena.subs(f, &map)).collect();
         (lv, fv)
     };
-    let (lagrangian_d, force_minus, force_plus) = match disc.quadrature {
-        Quadrature::Alpha(alpha) => {
+    let (lagrangian_d, force_minus, force_plus) = match &disc.quadrature {
+        Quadrature::Raw { lagrangian, minus, plus } => (*lagrangian, minus.clone(), plus.clone()),
+        &Quadrature::Alpha(alpha) => {
             let one = arena.one();
             let beta = arena.sub(one, alpha);
             let qa: Vec<Expr> = (0..n)

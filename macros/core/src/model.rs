@@ -133,6 +133,9 @@ pub enum Quadrature {
     Alpha(Expr),
     /// The trapezoid: the average of the rectangle rules at both nodes.
     Trapezoid,
+    /// Written by the user: L_d and f∓ in the nodes (symbols of roles `NodeStart`, `NodeEnd`,
+    /// `StepSize`, `StepTime`).
+    Raw { lagrangian: Expr, minus: Vec<Expr>, plus: Vec<Expr> },
 }
 
 /// A requested discretization.

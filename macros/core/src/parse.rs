@@ -8,6 +8,8 @@
 //!       | input( ident, ... )                      // control inputs u, usable in forces
 //!       | sensitivity( param, ... )                // generate ∂F/∂p for these parameters
 //!       | discrete( rule = rule )                  // a variational integrator of the model
+//!       | discrete( lagrangian = expr, force_minus( ident = expr, ... ), force_plus( ident = expr, ... ) )
+//!                                                  // a raw discrete system in q0(x), q1(x), h, t
 //! rule := midpoint | trapezoid | rectangle | alpha( expr )
 //!       | define( ident = expr, ... )
 //!       | lagrangian = expr
@@ -41,12 +43,18 @@ pub const ITEMS: &[&str] = &[
 /// The quadrature rules of `discrete(rule = ...)`.
 pub const RULES: &[&str] = &["midpoint", "trapezoid", "rectangle", "alpha"];
 
-/// `discrete(rule = ...)` as written.
+/// `discrete(rule = ...)` or a raw `discrete(lagrangian = ..., force_minus(...), force_plus(...))`
+/// as written.
 #[derive(Clone)]
 pub struct DiscreteDecl {
     pub keyword: Ident,
     /// The rule: a name, or `alpha(expr)`.
-    pub rule: Expr,
+    pub rule: Option<Expr>,
+    /// Raw mode: L_d in the nodes `q0(x)`, `q1(x)`, the step `h` and the time `t` of the first node.
+    pub lagrangian: Option<Expr>,
+    /// Raw mode: the components of f⁻ and f⁺ per coordinate.
+    pub force_minus: Vec<Binding>,
+    pub force_plus: Vec<Binding>,
 }
 
 /// A constraint as written: `holonomic(name = f(t, q))` or `constraint(name = one-form or
@@ -356,19 +364,37 @@ impl Parse for Item {
             "discrete" => {
                 let content;
                 syn::parenthesized!(content in input);
-                let key: Ident = content.parse()?;
-                if key != "rule" {
-                    return Err(syn::Error::new(key.span(), "expected `rule = <quadrature>`, e.g. `discrete(rule = midpoint)`"));
-                }
-                content.parse::<Token![=]>()?;
-                let rule: Expr = content.parse()?;
-                if !content.is_empty() {
+                let mut decl = DiscreteDecl { keyword, rule: None, lagrangian: None, force_minus: Vec::new(), force_plus: Vec::new() };
+                while !content.is_empty() {
+                    let key: Ident = content.parse()?;
+                    match key.to_string().as_str() {
+                        "rule" | "lagrangian" => {
+                            content.parse::<Token![=]>()?;
+                            let value: Expr = content.parse()?;
+                            let slot = if key == "rule" { &mut decl.rule } else { &mut decl.lagrangian };
+                            if slot.replace(value).is_some() {
+                                return Err(syn::Error::new(key.span(), format!("`{key}` is given twice")));
+                            }
+                        }
+                        "force_minus" | "force_plus" => {
+                            let inner;
+                            syn::parenthesized!(inner in content);
+                            let bindings = Punctuated::<Binding, Token![,]>::parse_terminated(&inner)?;
+                            let slot = if key == "force_minus" { &mut decl.force_minus } else { &mut decl.force_plus };
+                            slot.extend(bindings);
+                        }
+                        other => {
+                            let keys = ["rule", "lagrangian", "force_minus", "force_plus"];
+                            let known = "Expected `rule = <quadrature>`, or a raw discrete system: `lagrangian = ...`, `force_minus(...)`, `force_plus(...)`";
+                            return Err(unknown(key.span(), format_args!("unknown key `{other}` in `discrete(...)`"), other, &keys, known));
+                        }
+                    }
+                    if content.is_empty() {
+                        break;
+                    }
                     content.parse::<Token![,]>()?;
                 }
-                if !content.is_empty() {
-                    return Err(content.error("`discrete(...)` takes only `rule = ...`"));
-                }
-                Ok(Item::Discrete(DiscreteDecl { keyword, rule }))
+                Ok(Item::Discrete(decl))
             }
             "reduce" => {
                 let content;

@@ -4,13 +4,20 @@
 use symbolic::Rational;
 use syn::spanned::Spanned;
 
-use super::expr::Lowerer;
+use super::expr::{Lowerer, Nodes};
 use crate::diagnostics::{Ctxt, unknown};
 use crate::model::{Discretization, Quadrature};
 use crate::parse::{RULES, RawModel};
 
 /// The model's discretization (at most one; none for mistakes, which go to `cx`).
-pub fn lower_discrete(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel, contact: bool, inputs: bool) -> Option<Discretization> {
+pub fn lower_discrete(
+    lower: &mut Lowerer<'_>,
+    cx: &mut Ctxt,
+    raw: &RawModel,
+    nodes: Option<&Nodes>,
+    contact: bool,
+    inputs: bool,
+) -> Option<Discretization> {
     let decl = raw.discrete.first()?;
     for extra in &raw.discrete[1..] {
         cx.error(extra.keyword.span(), "`discrete(...)` is given more than once; a model has one discretization");
@@ -31,7 +38,14 @@ pub fn lower_discrete(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel, co
         return None;
     }
     let known = format!("Rules: {} (`alpha(a)` with 0 ≤ a ≤ 1)", RULES.join(", "));
-    let (rule, quadrature) = match &decl.rule {
+    let Some(rule_expr) = &decl.rule else {
+        return lower_raw(lower, cx, raw, nodes?);
+    };
+    if decl.lagrangian.is_some() || !decl.force_minus.is_empty() || !decl.force_plus.is_empty() {
+        cx.error(decl.keyword.span(), "give either `rule = ...` (the model's L discretized) or a raw discrete system, not both");
+        return None;
+    }
+    let (rule, quadrature) = match rule_expr {
         syn::Expr::Path(p) if p.path.get_ident().is_some() => {
             let id = p.path.get_ident()?;
             let half = lower.arena.num(Rational::new(1, 2)?);
@@ -69,4 +83,51 @@ pub fn lower_discrete(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel, co
         }
     };
     Some(Discretization { rule, quadrature })
+}
+
+/// A raw discrete system: L_d and f∓ written in the nodes.
+fn lower_raw(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel, nodes: &Nodes) -> Option<Discretization> {
+    let decl = raw.discrete.first()?;
+    let Some(l) = &decl.lagrangian else {
+        cx.error(
+            decl.keyword.span(),
+            "`discrete(...)` needs `rule = <quadrature>` (midpoint, trapezoid, rectangle, alpha(a)), or a raw `lagrangian = ...` in q0(x), q1(x) and h",
+        );
+        return None;
+    };
+    let lagrangian = cx.ok(lower.lower_discrete(l, nodes).and_then(|e| continuous_free(lower, e, l)));
+    let n = raw.coordinates.len();
+    let mut sides = [vec![None; n], vec![None; n]];
+    for (side, bindings) in [&decl.force_minus, &decl.force_plus].into_iter().enumerate() {
+        for b in bindings {
+            let value = cx.ok(lower.lower_discrete(&b.value, nodes).and_then(|e| continuous_free(lower, e, &b.value)));
+            match raw.coordinates.iter().position(|c| *c == b.name) {
+                Some(i) if sides[side][i].is_some() => cx.error(b.name.span(), format!("the force on `{}` is given twice", b.name)),
+                Some(i) => sides[side][i] = value,
+                None => {
+                    let coords: Vec<String> = raw.coordinates.iter().map(ToString::to_string).collect();
+                    let known = format!("Coordinates: {}", coords.join(", "));
+                    cx.push(unknown(b.name.span(), format_args!("discrete force on unknown coordinate `{}`", b.name), &b.name.to_string(), &coords, known));
+                }
+            }
+        }
+    }
+    let lagrangian = lagrangian?;
+    let zero = lower.arena.zero();
+    let [minus, plus] = sides.map(|v| v.into_iter().map(|e| e.unwrap_or(zero)).collect::<Vec<_>>());
+    Some(Discretization { rule: "raw".into(), quadrature: Quadrature::Raw { lagrangian, minus, plus } })
+}
+
+/// A raw expression must not reach the continuous coordinates or velocities (through a `define`
+/// of them, lowered in the continuous model).
+fn continuous_free(lower: &Lowerer<'_>, e: symbolic::Expr, at: &syn::Expr) -> syn::Result<symbolic::Expr> {
+    let syms = lower.syms;
+    if syms.q.iter().chain(&syms.qd).chain([&syms.t]).any(|&s| lower.arena.depends_on(e, s)) {
+        return Err(syn::Error::new(
+            at.span(),
+            "this raw discrete expression uses a `define` of the model's coordinates, velocities or time; write it in the \
+             nodes q0(x), q1(x), the step h and t",
+        ));
+    }
+    Ok(e)
 }

@@ -68,6 +68,18 @@ pub struct Lowerer<'a> {
     dot_cache: FxHashMap<Expr, Expr>,
     /// While lowering a one-form: the differentials dqₖ and dt that `d<coordinate>` and `dt` denote.
     differentials: Option<(Vec<Expr>, Expr)>,
+    /// While lowering a raw discrete Lagrangian or force: the nodes `q0(x)`, `q1(x)`, the step
+    /// `h` and the time `t` of the first node.
+    nodes: Option<Nodes>,
+}
+
+/// The symbols of a raw discrete system's expressions.
+#[derive(Clone)]
+pub struct Nodes {
+    pub q0: Vec<Expr>,
+    pub q1: Vec<Expr>,
+    pub h: Expr,
+    pub t0: Expr,
 }
 
 impl<'a> Lowerer<'a> {
@@ -117,7 +129,17 @@ impl<'a> Lowerer<'a> {
             inputs: inputs.iter().map(ToString::to_string).collect(),
             dot_cache: FxHashMap::default(),
             differentials: None,
+            nodes: None,
         }
+    }
+
+    /// Lowers an expression of a raw discrete system, in the nodes `q0(x)`, `q1(x)`, the step `h`
+    /// and the time `t` (of the first node).
+    pub fn lower_discrete(&mut self, e: &SynExpr, nodes: &Nodes) -> syn::Result<Expr> {
+        self.nodes = Some(nodes.clone());
+        let result = self.lower(e);
+        self.nodes = None;
+        result
     }
 
     /// Lowers a one-form such as `dx - r * dphi` (or `dy - v * dt`), where `d<coordinate>` and
@@ -211,6 +233,22 @@ impl<'a> Lowerer<'a> {
 
     /// The symbolic value of a name.
     fn name(&mut self, ident: &Ident) -> syn::Result<Expr> {
+        if let Some(nodes) = &self.nodes {
+            match self.names.get(&ident.to_string()).copied() {
+                Some(Name::Coordinate(_)) => {
+                    return Err(syn::Error::new(
+                        ident.span(),
+                        format!(
+                            "a raw discrete Lagrangian or force is written in the nodes of a step: name the node, `q0({ident})` \
+                             or `q1({ident})`"
+                        ),
+                    ));
+                }
+                Some(Name::Time) => return Ok(nodes.t0),
+                None if ident == "h" => return Ok(nodes.h),
+                _ => {}
+            }
+        }
         match self.names.get(&ident.to_string()).copied() {
             Some(Name::Time) => Ok(self.syms.t),
             Some(Name::Coordinate(i)) => Ok(self.syms.q[i]),
@@ -235,6 +273,9 @@ impl<'a> Lowerer<'a> {
 
     /// Total time derivative of `e` along the motion: ∂e/∂t + Σₖ ∂e/∂qₖ q̇ₖ.
     fn total_derivative(&mut self, e: Expr, span: Span) -> syn::Result<Expr> {
+        if self.nodes.is_some() {
+            return Err(syn::Error::new(span, "`dot` has no meaning in a raw discrete system: write velocities as (q1(x) - q0(x)) / h"));
+        }
         if let Some(&d) = self.dot_cache.get(&e) {
             return Ok(d);
         }
@@ -352,6 +393,17 @@ impl<'a> Lowerer<'a> {
             arity(f.arity())?;
             let xs = args.iter().map(|a| self.lower(a)).collect::<syn::Result<Vec<Expr>>>()?;
             return Ok(self.arena.call(f, &xs));
+        }
+        if let (Some(nodes), "q0" | "q1") = (&self.nodes, fname.as_str()) {
+            arity(1)?;
+            let coordinate = match args[0] {
+                SynExpr::Path(p) => p.path.get_ident().and_then(|id| self.coordinates.iter().position(|c| id == c)),
+                _ => None,
+            };
+            let Some(i) = coordinate else {
+                return Err(syn::Error::new(args[0].span(), format!("`{fname}(...)` takes a coordinate: the node's value of it")));
+            };
+            return Ok(if fname == "q0" { nodes.q0[i] } else { nodes.q1[i] });
         }
         match fname.as_str() {
             "sqrt" => {

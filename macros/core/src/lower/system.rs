@@ -14,7 +14,7 @@ use super::impact::lower_impact;
 use super::symmetry::{lower_reduction, lower_symmetry};
 use super::unilateral;
 use crate::diagnostics::{Ctxt, unknown};
-use crate::layout::Layout;
+use crate::layout::{Layout, Role};
 use crate::model::{Model, System, Target};
 use crate::parse::{ImpactDecl, RawModel, parse_attributes};
 
@@ -248,7 +248,14 @@ fn lower_model(
     let parameters = parameters.to_vec();
 
     let mut arena = Arena::new();
-    let syms = Layout::new(&mut arena, &raw.coordinates, &parameters, action, inputs);
+    let mut syms = Layout::new(&mut arena, &raw.coordinates, &parameters, action, inputs);
+    // The nodes of a raw discrete system (a `discrete(lagrangian = ...)` in q0(x), q1(x), h, t).
+    let nodes = raw.discrete.first().filter(|d| d.rule.is_none()).map(|_| super::expr::Nodes {
+        q0: (0..raw.coordinates.len()).map(|i| syms.symbol(&mut arena, Role::NodeStart(i))).collect(),
+        q1: (0..raw.coordinates.len()).map(|i| syms.symbol(&mut arena, Role::NodeEnd(i))).collect(),
+        h: syms.symbol(&mut arena, Role::StepSize),
+        t0: syms.symbol(&mut arena, Role::StepTime),
+    });
     let (dq, dt) = (syms.dq.clone(), syms.dt);
 
     let mut lower = Lowerer::new(&mut arena, &syms, &raw.coordinates, &parameters, action, inputs, &raw.defines);
@@ -303,7 +310,7 @@ fn lower_model(
     });
     let reductions: Vec<_> = raw.reductions.iter().map(|decl| lower_reduction(cx, decl, &raw.coordinates, name)).collect();
     let sensitivity = sensitivity_parameters(raw, &parameters, cx);
-    let discretization = super::discrete::lower_discrete(&mut lower, cx, raw, action.is_some(), !inputs.is_empty());
+    let discretization = super::discrete::lower_discrete(&mut lower, cx, raw, nodes.as_ref(), action.is_some(), !inputs.is_empty());
     if cx.count() > errors_before {
         return None;
     }
