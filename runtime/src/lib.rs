@@ -65,7 +65,7 @@ pub mod zeno;
 
 pub use nalgebra;
 
-pub use discrete::{DiscreteOptions, DiscreteSystem, DiscreteTrajectory, simulate_discrete};
+pub use discrete::{DiscreteOptions, DiscreteSystem, DiscreteTrajectory, ReducedDiscreteTrajectory, simulate_discrete, simulate_discrete_reduced};
 pub use dopri5::{Dense, DenseSegment};
 pub use error::{FieldError, SimError, SingularMatrix};
 pub use events::{Direction, Event, EventRecord};

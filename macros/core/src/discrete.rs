@@ -64,6 +64,9 @@ pub struct DiscreteEquations {
     pub right_momentum: Vec<Expr>,
     /// The declared symmetries, on the discrete level.
     pub symmetries: Vec<DiscreteSymmetry>,
+    /// The cyclic coordinates of a `reduce(routh(...))`, proved to be translations of L_d and f_d
+    /// (discrete Routh reduction, digest §2.11); empty without one.
+    pub cyclic: Vec<usize>,
 }
 
 /// Derives the discrete Lagrangian, forces and Legendre maps of `model` (none without
@@ -75,7 +78,7 @@ pub fn derive(model: &mut Model) -> syn::Result<Option<DiscreteEquations>> {
     let q1: Vec<Expr> = (0..n).map(|i| model.symbol(Role::NodeEnd(i))).collect();
     let h = model.symbol(Role::StepSize);
     let t0 = model.symbol(Role::StepTime);
-    let Model { arena, layout: syms, lagrangian, force, discretization, symmetries, .. } = model;
+    let Model { arena, layout: syms, lagrangian, force, discretization, symmetries, reductions, .. } = model;
     let Some(disc) = discretization.as_ref() else { return Ok(None) };
     let l = *lagrangian;
     let inv_h = arena.powi(h, -1);
@@ -179,6 +182,38 @@ pub fn derive(model: &mut Model) -> syn::Result<Option<DiscreteEquations>> {
         };
         discrete_symmetries.push(DiscreteSymmetry { name: sym.name.clone(), minus, plus, source, law });
     }
+    // Discrete Routh reduction: the cyclic coordinates must translate L_d and f_d.
+    let mut cyclic = Vec::new();
+    if let Some(red) = reductions.first() {
+        let idx: Vec<usize> = red.cyclic.iter().map(|(i, _)| *i).collect();
+        let mut invariant = true;
+        for target in std::iter::once(lagrangian_d).chain(force_minus.iter().copied()).chain(force_plus.iter().copied()) {
+            let mut terms = Vec::new();
+            for &c in &idx {
+                terms.push(arena.diff(target, q0[c]));
+                terms.push(arena.diff(target, q1[c]));
+            }
+            let shift = arena.add(&terms);
+            if !arena.zero_test(shift).is_zero() {
+                invariant = false;
+            }
+        }
+        if invariant {
+            cyclic = idx;
+        } else {
+            errors.push(syn::Error::new(
+                red.keyword.span(),
+                format!(
+                    "the discrete Lagrangian or forces of the `{}` rule are not invariant under translations of the reduced \
+                     coordinates, so the discrete system cannot be reduced by them",
+                    disc.rule
+                ),
+            ));
+        }
+        for extra in &reductions[1..] {
+            errors.push(syn::Error::new(extra.keyword.span(), "a discrete model has one discrete reduction; give one `reduce(...)`"));
+        }
+    }
     errors.check()?;
     Ok(Some(DiscreteEquations {
         lagrangian: lagrangian_d,
@@ -188,5 +223,6 @@ pub fn derive(model: &mut Model) -> syn::Result<Option<DiscreteEquations>> {
         left_jacobian,
         right_momentum,
         symmetries: discrete_symmetries,
+        cyclic,
     }))
 }

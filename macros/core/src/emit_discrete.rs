@@ -117,6 +117,35 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
             }
         });
     }
+    let reduced_item = if de.cyclic.is_empty() {
+        TokenStream::new()
+    } else {
+        let cyclic = &de.cyclic;
+        let names: Vec<String> = de.cyclic.iter().map(|&i| model.coordinates[i].to_string()).collect();
+        let doc = format!(
+            " Runs the variational integrator on the space reduced by the cyclic coordinates ({}): discrete Routh \
+              reduction (*Forced discrete reduction*, Thm. 3.11 in the abelian case). L_d and f_d were proved invariant \
+              under their translations at compile time; each step solves for the shape and the increments W_k = g_k+1 − g_k, \
+              and g is reconstructed as g_k+1 = g_k + W_k (see \
+              [`routh::runtime::discrete::simulate_discrete_reduced`](::routh::runtime::discrete::simulate_discrete_reduced)).",
+            names.join(", ")
+        );
+        quote! {
+            #[doc = #doc]
+            ///
+            /// # Errors
+            /// As [`Self::simulate_discrete`].
+            pub fn simulate_discrete_reduced(&self, q: [f64; #n], qdot: [f64; #n], t0: f64, h: f64, steps: usize,
+                options: &::routh::runtime::DiscreteOptions)
+                -> ::core::result::Result<::routh::runtime::ReducedDiscreteTrajectory<#n>, ::routh::runtime::SimError>
+            {
+                self.check_parameters()?;
+                let x0 = #state_new;
+                let p0 = self.momenta(t0, &x0);
+                ::routh::runtime::simulate_discrete_reduced(self, &[#(#cyclic),*], t0, h, steps, <#sv>::from(q), p0, <#sv>::from(qdot), options)
+            }
+        }
+    };
     let owner = Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
     let methods = quote! {
@@ -161,6 +190,8 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
         }
 
         #(#symmetry_items)*
+
+        #reduced_item
 
         /// Runs the variational integrator: `steps` steps of size `h` from the positions `q` and
         /// velocities `qdot` at `t0` (the initial momentum is the continuous Legendre transform

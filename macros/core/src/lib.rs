@@ -85,7 +85,10 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
         let symmetries = cx.ok(symmetry::derive(model, &equations, &impacts)).unwrap_or_default();
         let discrete = cx.ok(discrete::derive(model)).flatten();
         tokens.extend(emit::emit(model, &equations, &impacts, &symmetries, constrained.as_ref(), discrete.as_ref(), &dims));
-        for reduction in &model.reductions {
+        // In a model with `discrete(...)`, `reduce(routh(...))` reduces the discrete system
+        // (forces allowed: the forced discrete reduction), see `discrete`.
+        let continuous_reductions = if model.discretization.is_some() { &[][..] } else { &model.reductions[..] };
+        for reduction in continuous_reductions {
             let Some(mut reduced) = cx.ok(routh::reduce(model, &equations, reduction)) else { continue };
             let eq_r = euler_lagrange::derive(&mut reduced.model);
             let mut api = emit::emit(&reduced.model, &eq_r, &[], &[], None, None, &[reduced.model.dof()]);
