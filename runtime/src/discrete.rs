@@ -148,6 +148,8 @@ pub struct DiscreteTrajectory<const N: usize> {
     pub momenta: Vec<SVector<f64, N>>,
     /// Newton iterations of each step.
     pub iterations: Vec<usize>,
+    /// z_k, the action of a contact system (empty otherwise).
+    pub actions: Vec<f64>,
 }
 
 impl<const N: usize> DiscreteTrajectory<N> {
@@ -173,6 +175,7 @@ impl<const N: usize> DiscreteTrajectory<N> {
     ///     positions: vec![Vector1::zeros(); 6],
     ///     momenta: (0..6).map(|k| Vector1::new(1.0 - 0.3 * k as f64)).collect(),
     ///     iterations: vec![1; 5],
+    ///     actions: Vec::new(),
     /// };
     /// let stops = traj.crossings(|_t, _q, p| p[0]);
     /// assert!((stops[0] - h / 0.3).abs() < 1e-15);
@@ -227,6 +230,7 @@ pub fn simulate_discrete<S: DiscreteSystem<N> + ?Sized, const N: usize>(
         positions: Vec::with_capacity(steps + 1),
         momenta: Vec::with_capacity(steps + 1),
         iterations: Vec::with_capacity(steps),
+        actions: Vec::new(),
     };
     traj.times.push(t0);
     traj.positions.push(q0);
@@ -302,6 +306,7 @@ pub fn simulate_discrete_reduced<S: DiscreteSystem<N> + ?Sized, const N: usize>(
         positions: vec![q0],
         momenta: vec![p0],
         iterations: Vec::with_capacity(steps),
+        actions: Vec::new(),
     };
     let mut increments = Vec::with_capacity(steps);
     let (mut q, mut p) = (q0, p0);
@@ -330,4 +335,90 @@ pub fn simulate_discrete_reduced<S: DiscreteSystem<N> + ?Sized, const N: usize>(
         increments.push(w);
     }
     Ok(ReducedDiscreteTrajectory { trajectory, increments })
+}
+
+/// A contact (Herglotz) discrete system with its action z: the discrete Herglotz principle
+/// z_{k+1} = z_k + L_d(q_k, q_{k+1}, z_k) (Vermeeren, Bravetti, Seri 2019) with forces gives the
+/// step p_k = −(D₁L_d + f⁻)/(1 + D₃L_d) for q_{k+1}, then p_{k+1} = D₂L_d + f⁺ and the new action.
+pub trait ContactDiscreteSystem<const N: usize> {
+    /// −(D₁L_d + f⁻)/(1 + D₃L_d) at (q₀, q₁, z₀) and its Jacobian with respect to q₁.
+    ///
+    /// # Errors
+    /// A [`FieldError`] if they cannot be evaluated.
+    fn contact_left_momentum(&self, t: f64, h: f64, q0: &SVector<f64, N>, q1: &SVector<f64, N>, z0: f64)
+    -> Result<(SVector<f64, N>, SMatrix<f64, N, N>), FieldError>;
+    /// D₂L_d + f⁺ and L_d at (q₀, q₁, z₀): the next momentum and the action's increment.
+    ///
+    /// # Errors
+    /// A [`FieldError`] if they cannot be evaluated.
+    fn contact_right_momentum(&self, t: f64, h: f64, q0: &SVector<f64, N>, q1: &SVector<f64, N>, z0: f64)
+    -> Result<(SVector<f64, N>, f64), FieldError>;
+}
+
+/// Adapts a contact system at a fixed action z₀ to [`DiscreteSystem`] (for one step's Newton solve).
+struct AtAction<'s, S: ?Sized> {
+    sys: &'s S,
+    z0: f64,
+}
+
+impl<S: ContactDiscreteSystem<N> + ?Sized, const N: usize> DiscreteSystem<N> for AtAction<'_, S> {
+    fn left_momentum(&self, t: f64, h: f64, q0: &SVector<f64, N>, q1: &SVector<f64, N>)
+    -> Result<(SVector<f64, N>, SMatrix<f64, N, N>), FieldError> {
+        self.sys.contact_left_momentum(t, h, q0, q1, self.z0)
+    }
+    fn right_momentum(&self, t: f64, h: f64, q0: &SVector<f64, N>, q1: &SVector<f64, N>) -> Result<SVector<f64, N>, FieldError> {
+        Ok(self.sys.contact_right_momentum(t, h, q0, q1, self.z0)?.0)
+    }
+}
+
+/// The contact variational integrator: `steps` steps of size `h` from (q₀, p₀, z₀) at `t0` (see
+/// [`ContactDiscreteSystem`]); the actions are in [`DiscreteTrajectory::actions`].
+///
+/// # Errors
+/// As [`simulate_discrete`].
+#[allow(clippy::too_many_arguments)]
+pub fn simulate_discrete_contact<S: ContactDiscreteSystem<N> + ?Sized, const N: usize>(
+    sys: &S,
+    t0: f64,
+    h: f64,
+    steps: usize,
+    q0: SVector<f64, N>,
+    p0: SVector<f64, N>,
+    z0: f64,
+    v0: SVector<f64, N>,
+    options: &DiscreteOptions,
+) -> Result<DiscreteTrajectory<N>, SimError> {
+    if !(h.is_finite() && h > 0.0) {
+        return Err(SimError::InvalidOptions(format!("the discrete step h = {h} must be finite and > 0")));
+    }
+    if !(q0.iter().chain(p0.iter()).all(|v| v.is_finite()) && z0.is_finite()) {
+        return Err(SimError::InvalidInitialState);
+    }
+    let mut traj = DiscreteTrajectory {
+        times: vec![t0],
+        positions: vec![q0],
+        momenta: vec![p0],
+        iterations: Vec::with_capacity(steps),
+        actions: vec![z0],
+    };
+    let (mut q, mut p, mut z) = (q0, p0, z0);
+    let mut guess = q0 + v0 * h;
+    for k in 0..steps {
+        let t = t0 + k as f64 * h;
+        let step = discrete_step(&AtAction { sys, z0: z }, t, h, &q, &p, guess, options)?;
+        let (_, increment) = sys.contact_right_momentum(t, h, &q, &step.position, z)?;
+        guess = step.position * 2.0 - q;
+        q = step.position;
+        p = step.momentum;
+        z += increment;
+        if !z.is_finite() {
+            return Err(SimError::NonFiniteState { t });
+        }
+        traj.times.push(t0 + (k + 1) as f64 * h);
+        traj.positions.push(q);
+        traj.momenta.push(p);
+        traj.actions.push(z);
+        traj.iterations.push(step.iterations);
+    }
+    Ok(traj)
 }

@@ -65,7 +65,10 @@ pub mod zeno;
 
 pub use nalgebra;
 
-pub use discrete::{DiscreteOptions, DiscreteSystem, DiscreteTrajectory, ReducedDiscreteTrajectory, simulate_discrete, simulate_discrete_reduced};
+pub use discrete::{
+    ContactDiscreteSystem, DiscreteOptions, DiscreteSystem, DiscreteTrajectory, ReducedDiscreteTrajectory, simulate_discrete,
+    simulate_discrete_contact, simulate_discrete_reduced,
+};
 pub use dopri5::{Dense, DenseSegment};
 pub use error::{FieldError, SimError, SingularMatrix};
 pub use events::{Direction, Event, EventRecord};

@@ -65,6 +65,7 @@ pub(crate) fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
         Some(Role::NodeEnd(i)) => quote!(q1[#i]),
         Some(Role::StepSize) => quote!(h),
         Some(Role::StepTime) => quote!(t0),
+        Some(Role::StepAction) => quote!(z0),
         Some(Role::Parameter(i)) => {
             let p = &model.parameters[i];
             let access = access(model);

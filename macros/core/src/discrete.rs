@@ -23,6 +23,12 @@
 //!
 //! with the exact Jacobian ∂(−D₁L_d − f⁻)/∂q_{k+1} = −D₂D₁L_d − ∂f⁻/∂q_{k+1} (the force term
 //! matters for velocity-dependent forces).
+//!
+//! **Contact Lagrangians** (discrete Herglotz principle, Vermeeren–Bravetti–Seri 2019): the action
+//! follows z_{k+1} = z_k + L_d(q_k, q_{k+1}, z_k); extremising z_N gives
+//! D₁L_d(k) + f⁻(k) + (1 + D₃L_d(k))(D₂L_d(k−1) + f⁺(k−1)) = 0, so p_k = −(D₁L_d + f⁻)/(1 + D₃L_d)
+//! and p_{k+1} = D₂L_d + f⁺. L is evaluated at the rule's quadrature point with the action there
+//! predicted by an Euler step of ż = L from z_k (so the rule's order is kept).
 
 use symbolic::Expr;
 
@@ -64,6 +70,9 @@ pub struct DiscreteEquations {
     pub right_momentum: Vec<Expr>,
     /// The declared symmetries, on the discrete level.
     pub symmetries: Vec<DiscreteSymmetry>,
+    /// Whether this is the contact (Herglotz) integrator: the maps take the action z_k, and L_d is
+    /// also the action's increment z_k+1 − z_k.
+    pub contact: bool,
     /// The cyclic coordinates of a `reduce(routh(...))`, proved to be translations of L_d and f_d
     /// (discrete Routh reduction, digest §2.11); empty without one.
     pub cyclic: Vec<usize>,
@@ -78,6 +87,7 @@ pub fn derive(model: &mut Model) -> syn::Result<Option<DiscreteEquations>> {
     let q1: Vec<Expr> = (0..n).map(|i| model.symbol(Role::NodeEnd(i))).collect();
     let h = model.symbol(Role::StepSize);
     let t0 = model.symbol(Role::StepTime);
+    let z0 = model.layout.z.map(|_| model.symbol(Role::StepAction));
     let Model { arena, layout: syms, lagrangian, force, discretization, symmetries, reductions, .. } = model;
     let Some(disc) = discretization.as_ref() else { return Ok(None) };
     let l = *lagrangian;
@@ -88,14 +98,27 @@ pub fn derive(model: &mut Model) -> syn::Result<Option<DiscreteEquations>> {
             arena.mul2(d, inv_h)
         })
         .collect();
-    // L and F at a node (q, t) with velocity V.
-    let at = |arena: &mut symbolic::Arena, q: &[Expr], t: Expr| -> (Expr, Vec<Expr>) {
+    // L and F at a node (q, t) with velocity V (and, for a contact model, the action `zq`).
+    let at = |arena: &mut symbolic::Arena, q: &[Expr], t: Expr, zq: Option<Expr>| -> (Expr, Vec<Expr>) {
         let mut map: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(q.iter().copied()).collect();
         map.extend(syms.qd.iter().copied().zip(velocity.iter().copied()));
         map.push((syms.t, t));
+        if let (Some(z), Some(zq)) = (syms.z, zq) {
+            map.push((z, zq));
+        }
         let lv = arena.subs(l, &map);
         let fv = force.iter().map(|&f| arena.subs(f, &map)).collect();
         (lv, fv)
+    };
+    // Contact: the action at a quadrature point a fraction c of the step in, predicted by an Euler
+    // step of ż = L from z_k — so that z_k+1 = z_k + L_d is an explicit midpoint (Heun, for the
+    // trapezoid) step of ż = L and the integrator keeps the rule's order.
+    let action_at = |arena: &mut symbolic::Arena, q: &[Expr], t: Expr, c: Expr| -> Option<Expr> {
+        let zk = z0?;
+        let (lk, _) = at(arena, q, t, Some(zk));
+        let ch = arena.mul2(c, h);
+        let step = arena.mul2(ch, lk);
+        Some(arena.add2(zk, step))
     };
     let (lagrangian_d, force_minus, force_plus) = match &disc.quadrature {
         Quadrature::Raw { lagrangian, minus, plus } => (*lagrangian, minus.clone(), plus.clone()),
@@ -111,7 +134,8 @@ pub fn derive(model: &mut Model) -> syn::Result<Option<DiscreteEquations>> {
                 .collect();
             let ah = arena.mul2(alpha, h);
             let ta = arena.add2(t0, ah);
-            let (lv, fv) = at(arena, &qa, ta);
+            let za = action_at(arena, &qa, ta, alpha);
+            let (lv, fv) = at(arena, &qa, ta, za);
             let ld = arena.mul2(h, lv);
             let bh = arena.mul2(beta, h);
             let minus: Vec<Expr> = fv.iter().map(|&f| arena.mul2(bh, f)).collect();
@@ -124,8 +148,10 @@ pub fn derive(model: &mut Model) -> syn::Result<Option<DiscreteEquations>> {
                 arena.mul2(half, h)
             };
             let t1 = arena.add2(t0, h);
-            let (l0, f0) = at(arena, &q0, t0);
-            let (l1, f1) = at(arena, &q1, t1);
+            let (l0, f0) = at(arena, &q0, t0, z0);
+            let one = arena.one();
+            let z1 = action_at(arena, &q0, t0, one);
+            let (l1, f1) = at(arena, &q1, t1, z1);
             let sum = arena.add2(l0, l1);
             let ld = arena.mul2(half_h, sum);
             let minus: Vec<Expr> = f0.iter().map(|&f| arena.mul2(half_h, f)).collect();
@@ -135,16 +161,35 @@ pub fn derive(model: &mut Model) -> syn::Result<Option<DiscreteEquations>> {
     };
     let d1 = arena.gradient(lagrangian_d, &q0);
     let d2 = arena.gradient(lagrangian_d, &q1);
+    // Contact: p_k = −(D₁L_d + f⁻)/(1 + D₃L_d) (discrete Herglotz principle, z_{k+1} = z_k + L_d).
+    let scale = z0.map(|zk| {
+        let d3 = arena.diff(lagrangian_d, zk);
+        let one = arena.one();
+        let s = arena.add2(one, d3);
+        arena.powi(s, -1)
+    });
     let left_momentum: Vec<Expr> = (0..n)
         .map(|i| {
             let s = arena.add2(d1[i], force_minus[i]);
-            arena.neg(s)
+            let s = arena.neg(s);
+            match scale {
+                Some(c) => arena.mul2(s, c),
+                None => s,
+            }
         })
         .collect();
     let left_jacobian = arena.jacobian(&left_momentum, &q1);
     let right_momentum: Vec<Expr> = (0..n).map(|i| arena.add2(d2[i], force_plus[i])).collect();
     let mut errors = crate::diagnostics::Ctxt::new();
     let mut discrete_symmetries = Vec::new();
+    // (Contact models: the discrete momenta of the Herglotz integrator carry the factor 1 + D₃L_d;
+    // their discrete symmetries are not generated yet, and neither is their reduction.)
+    let symmetries: &[crate::model::Symmetry] = if z0.is_some() { &[] } else { symmetries };
+    if z0.is_some()
+        && let Some(red) = reductions.first()
+    {
+        errors.push(syn::Error::new(red.keyword.span(), "discrete reduction of contact Lagrangians is not supported yet"));
+    }
     for sym in symmetries.iter() {
         let at0: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(q0.iter().copied()).collect();
         let at1: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(q1.iter().copied()).collect();
@@ -184,7 +229,7 @@ pub fn derive(model: &mut Model) -> syn::Result<Option<DiscreteEquations>> {
     }
     // Discrete Routh reduction: the cyclic coordinates must translate L_d and f_d.
     let mut cyclic = Vec::new();
-    if let Some(red) = reductions.first() {
+    if let Some(red) = reductions.first().filter(|_| z0.is_none()) {
         let idx: Vec<usize> = red.cyclic.iter().map(|(i, _)| *i).collect();
         let mut invariant = true;
         for target in std::iter::once(lagrangian_d).chain(force_minus.iter().copied()).chain(force_plus.iter().copied()) {
@@ -223,6 +268,7 @@ pub fn derive(model: &mut Model) -> syn::Result<Option<DiscreteEquations>> {
         left_jacobian,
         right_momentum,
         symmetries: discrete_symmetries,
+        contact: z0.is_some(),
         cyclic,
     }))
 }

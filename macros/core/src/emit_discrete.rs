@@ -16,7 +16,9 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
     let n = model.dof();
     let sv = quote! { ::routh::nalgebra::SVector<f64, #n> };
     let none = TokenStream::new();
-    let base = (quote! { t0: f64, h: f64, q0: &#sv, q1: &#sv, }, quote! { t0, h, q0, q1, });
+    // A contact model's maps also take the action z_k of the first node.
+    let (zp, za) = if de.contact { (quote! { z0: f64, }, quote! { z0, }) } else { (TokenStream::new(), TokenStream::new()) };
+    let base = (quote! { t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp }, quote! { t0, h, q0, q1, #za });
     let mut body = |outputs: &[Expr], name: &str| {
         let b = body_with_base(model, outputs, name, &base, &none, &none);
         parts.extend(b.parts);
@@ -103,7 +105,7 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
             #doc
             #allow
             #[must_use]
-            pub fn #j_fn(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv) -> (f64, f64) {
+            pub fn #j_fn(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> (f64, f64) {
                 #(#s_stmts)*
                 (#jm, #jp)
             }
@@ -111,7 +113,7 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
             #phi_doc
             #allow
             #[must_use]
-            pub fn #phi_fn(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv) -> f64 {
+            pub fn #phi_fn(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> f64 {
                 #(#s_stmts)*
                 #phi
             }
@@ -146,6 +148,48 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
             }
         }
     };
+    let simulate_item = if de.contact {
+        quote! {
+            /// Runs the contact variational integrator (discrete Herglotz principle, Vermeeren–Bravetti–Seri):
+            /// `steps` steps of size `h` from the positions `q`, velocities `qdot` and action `z` at `t0`
+            /// (p₀ = ∂L/∂q̇), with p_k = −(D₁L_d + f⁻)/(1 + D₃L_d) solved for q_k+1, p_k+1 = D₂L_d + f⁺ and
+            /// z_k+1 = z_k + L_d; the actions are in `DiscreteTrajectory::actions`.
+            ///
+            /// # Errors
+            /// [`SimError::NewtonFailed`](::routh::runtime::SimError) or
+            /// [`SimError::SingularStepJacobian`](::routh::runtime::SimError) when a step cannot be solved
+            /// (h too large), [`SimError::InvalidParameter`](::routh::runtime::SimError) for bad parameters.
+            pub fn simulate_discrete(&self, q: [f64; #n], qdot: [f64; #n], z: f64, t0: f64, h: f64, steps: usize,
+                options: &::routh::runtime::DiscreteOptions)
+                -> ::core::result::Result<::routh::runtime::DiscreteTrajectory<#n>, ::routh::runtime::SimError>
+            {
+                self.check_parameters()?;
+                let x0 = #state_new;
+                let p0 = self.momenta(t0, &x0);
+                ::routh::runtime::simulate_discrete_contact(self, t0, h, steps, <#sv>::from(q), p0, z, <#sv>::from(qdot), options)
+            }
+        }
+    } else {
+        quote! {
+            /// Runs the variational integrator: `steps` steps of size `h` from the positions `q` and
+            /// velocities `qdot` at `t0` (the initial momentum is the continuous Legendre transform
+            /// p₀ = ∂L/∂q̇), Newton on each step with the exact Jacobian.
+            ///
+            /// # Errors
+            /// [`SimError::NewtonFailed`](::routh::runtime::SimError) or
+            /// [`SimError::SingularStepJacobian`](::routh::runtime::SimError) when a step cannot be solved
+            /// (h too large), [`SimError::InvalidParameter`](::routh::runtime::SimError) for bad parameters.
+            pub fn simulate_discrete(&self, q: [f64; #n], qdot: [f64; #n], t0: f64, h: f64, steps: usize,
+                options: &::routh::runtime::DiscreteOptions)
+                -> ::core::result::Result<::routh::runtime::DiscreteTrajectory<#n>, ::routh::runtime::SimError>
+            {
+                self.check_parameters()?;
+                let x0 = #state_new;
+                let p0 = self.momenta(t0, &x0);
+                ::routh::runtime::simulate_discrete(self, t0, h, steps, <#sv>::from(q), p0, <#sv>::from(qdot), options)
+            }
+        }
+    };
     let owner = Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
     let methods = quote! {
@@ -155,7 +199,7 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
         #l_doc
         #allow
         #[must_use]
-        pub fn discrete_lagrangian(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv) -> f64 {
+        pub fn discrete_lagrangian(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> f64 {
             #(#l_stmts)*
             #(#l_vals)*
         }
@@ -163,7 +207,7 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
         #f_doc
         #allow
         #[must_use]
-        pub fn discrete_forces(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv) -> (#sv, #sv) {
+        pub fn discrete_forces(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> (#sv, #sv) {
             #(#f_stmts)*
             (<#sv>::from([#(#fm),*]), <#sv>::from([#(#fp),*]))
         }
@@ -171,12 +215,12 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
         #m_doc
         #allow
         #[must_use]
-        pub fn discrete_momenta(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv) -> (#sv, #sv) {
-            (self.__routh_discrete_left(t0, h, q0, q1).0, self.__routh_discrete_right(t0, h, q0, q1))
+        pub fn discrete_momenta(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> (#sv, #sv) {
+            (self.__routh_discrete_left(t0, h, q0, q1, #za).0, self.__routh_discrete_right(t0, h, q0, q1, #za))
         }
 
         #allow
-        fn __routh_discrete_left(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv) -> (#sv, ::routh::nalgebra::SMatrix<f64, #n, #n>) {
+        fn __routh_discrete_left(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> (#sv, ::routh::nalgebra::SMatrix<f64, #n, #n>) {
             #(#lm_stmts)*
             let mut jac = ::routh::nalgebra::SMatrix::<f64, #n, #n>::zeros();
             #(#j_sets)*
@@ -184,7 +228,7 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
         }
 
         #allow
-        fn __routh_discrete_right(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv) -> #sv {
+        fn __routh_discrete_right(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> #sv {
             #(#rm_stmts)*
             <#sv>::from([#(#rm_vals),*])
         }
@@ -193,37 +237,44 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
 
         #reduced_item
 
-        /// Runs the variational integrator: `steps` steps of size `h` from the positions `q` and
-        /// velocities `qdot` at `t0` (the initial momentum is the continuous Legendre transform
-        /// p₀ = ∂L/∂q̇), Newton on each step with the exact Jacobian.
-        ///
-        /// # Errors
-        /// [`SimError::NewtonFailed`](::routh::runtime::SimError) or
-        /// [`SimError::SingularStepJacobian`](::routh::runtime::SimError) when a step cannot be solved
-        /// (h too large), [`SimError::InvalidParameter`](::routh::runtime::SimError) for bad parameters.
-        pub fn simulate_discrete(&self, q: [f64; #n], qdot: [f64; #n], t0: f64, h: f64, steps: usize,
-            options: &::routh::runtime::DiscreteOptions)
-            -> ::core::result::Result<::routh::runtime::DiscreteTrajectory<#n>, ::routh::runtime::SimError>
-        {
-            self.check_parameters()?;
-            let x0 = #state_new;
-            let p0 = self.momenta(t0, &x0);
-            ::routh::runtime::simulate_discrete(self, t0, h, steps, <#sv>::from(q), p0, <#sv>::from(qdot), options)
-        }
+        #simulate_item
     };
-    let trait_impl = quote! {
-        #[automatically_derived]
-        impl #generics ::routh::runtime::DiscreteSystem<#n> for #ty {
-            #[inline]
-            fn left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv)
-                -> ::core::result::Result<(#sv, ::routh::nalgebra::SMatrix<f64, #n, #n>), ::routh::runtime::FieldError>
-            {
-                let (p, jac) = self.__routh_discrete_left(t, h, q0, q1);
-                Ok((::routh::runtime::mechanics::finite(t, p)?, ::routh::runtime::mechanics::finite(t, jac)?))
+    let trait_impl = if de.contact {
+        quote! {
+            #[automatically_derived]
+            impl #generics ::routh::runtime::ContactDiscreteSystem<#n> for #ty {
+                #[inline]
+                fn contact_left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
+                    -> ::core::result::Result<(#sv, ::routh::nalgebra::SMatrix<f64, #n, #n>), ::routh::runtime::FieldError>
+                {
+                    let (p, jac) = self.__routh_discrete_left(t, h, q0, q1, z0);
+                    Ok((::routh::runtime::mechanics::finite(t, p)?, ::routh::runtime::mechanics::finite(t, jac)?))
+                }
+                #[inline]
+                fn contact_right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
+                    -> ::core::result::Result<(#sv, f64), ::routh::runtime::FieldError>
+                {
+                    let p = ::routh::runtime::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1, z0))?;
+                    let l = self.discrete_lagrangian(t, h, q0, q1, z0);
+                    if l.is_finite() { Ok((p, l)) } else { Err(::routh::runtime::FieldError::NonFinite { t }) }
+                }
             }
-            #[inline]
-            fn right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::result::Result<#sv, ::routh::runtime::FieldError> {
-                ::routh::runtime::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1))
+        }
+    } else {
+        quote! {
+            #[automatically_derived]
+            impl #generics ::routh::runtime::DiscreteSystem<#n> for #ty {
+                #[inline]
+                fn left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv)
+                    -> ::core::result::Result<(#sv, ::routh::nalgebra::SMatrix<f64, #n, #n>), ::routh::runtime::FieldError>
+                {
+                    let (p, jac) = self.__routh_discrete_left(t, h, q0, q1);
+                    Ok((::routh::runtime::mechanics::finite(t, p)?, ::routh::runtime::mechanics::finite(t, jac)?))
+                }
+                #[inline]
+                fn right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::result::Result<#sv, ::routh::runtime::FieldError> {
+                    ::routh::runtime::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1))
+                }
             }
         }
     };

@@ -46,6 +46,8 @@ pub enum Role {
     StepSize,
     /// Discrete mechanics: the time t_k at the start of a step.
     StepTime,
+    /// Discrete mechanics of a contact model: the action z_k at the start of a step.
+    StepAction,
 }
 
 /// The dimension of the first-order state x = (q, q̇) of a model with `dof` coordinates, or

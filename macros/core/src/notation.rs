@@ -52,6 +52,7 @@ pub fn display_name(model: &Model, sym: Expr) -> String {
         Some(Role::NodeEnd(i)) => format!("{}_k+1", pretty(&model.coordinates[i].to_string())),
         Some(Role::StepSize) => "h".into(),
         Some(Role::StepTime) => "t_k".into(),
+        Some(Role::StepAction) => format!("{}_k", model.action.as_ref().map_or_else(|| "z".into(), |z| pretty(&z.to_string()))),
         Some(Role::Action) => model.action.as_ref().map_or_else(|| "z".into(), |z| pretty(&z.to_string())),
         Some(Role::Multiplier(k)) => format!("λ{}", pretty(&format!("x{}", k + 1)).trim_start_matches('x')),
         None => model.arena.symbol_name(sym).unwrap_or("?").to_string(),

@@ -22,9 +22,8 @@ pub fn lower_discrete(
     for extra in &raw.discrete[1..] {
         cx.error(extra.keyword.span(), "`discrete(...)` is given more than once; a model has one discretization");
     }
-    let unsupported = if contact {
-        Some("contact Lagrangians (with `action(...)`)")
-    } else if inputs {
+    let _ = contact;
+    let unsupported = if inputs {
         Some("inputs")
     } else if !raw.constraints.is_empty() {
         Some("constraints")

@@ -80,6 +80,8 @@ pub struct Nodes {
     pub q1: Vec<Expr>,
     pub h: Expr,
     pub t0: Expr,
+    /// The action z_k of a contact model.
+    pub z0: Option<Expr>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -245,6 +247,7 @@ impl<'a> Lowerer<'a> {
                     ));
                 }
                 Some(Name::Time) => return Ok(nodes.t0),
+                Some(Name::Action) if nodes.z0.is_some() => return Ok(nodes.z0.unwrap_or(nodes.h)),
                 None if ident == "h" => return Ok(nodes.h),
                 _ => {}
             }

@@ -255,6 +255,7 @@ fn lower_model(
         q1: (0..raw.coordinates.len()).map(|i| syms.symbol(&mut arena, Role::NodeEnd(i))).collect(),
         h: syms.symbol(&mut arena, Role::StepSize),
         t0: syms.symbol(&mut arena, Role::StepTime),
+        z0: action.map(|_| syms.symbol(&mut arena, Role::StepAction)),
     });
     let (dq, dt) = (syms.dq.clone(), syms.dt);
 
