@@ -152,6 +152,12 @@ fn unforced_midpoint_conserves_the_discrete_momentum_and_bounds_the_energy() {
     let traj = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, h, steps, &DiscreteOptions::default()).unwrap();
     let j0 = traj.momenta[0].dot(&rot(&traj.positions[0]));
     let h0 = 0.5 * traj.momenta[0].norm_squared() + v(&traj.positions[0]);
+    // The generated energies (inverse Legendre transform at the nodes) are H(q_k, p_k) here.
+    let energies = p.discrete_energies(&traj).unwrap();
+    for k in (0..=steps).step_by(997) {
+        let hk = 0.5 * traj.momenta[k].norm_squared() + v(&traj.positions[k]);
+        assert!((energies[k] - hk).abs() < 1e-13, "E_k = {} against H = {hk}", energies[k]);
+    }
     let (mut jdev, mut early, mut late): (f64, f64, f64) = (0.0, 0.0, 0.0);
     for k in 0..=steps {
         let (q, m) = (&traj.positions[k], &traj.momenta[k]);
@@ -165,6 +171,28 @@ fn unforced_midpoint_conserves_the_discrete_momentum_and_bounds_the_energy() {
     }
     assert!(jdev < 1e-11, "J_d drifts by {jdev:e}");
     assert!(early < 1e-3 && late < 2.0 * early, "energy error early {early:e}, late {late:e}: bounded, no drift");
+}
+
+#[test]
+fn the_exact_step_jacobian_is_symplectic_to_round_off() {
+    // MᵀΩM = Ω for the exact Jacobian of the generated step (implicit function theorem on the
+    // Legendre maps, symbolic blocks), unforced, at several states; forced (κ > 0) it is not.
+    use routh::runtime::discrete::{discrete_step, step_jacobian};
+    let opts = DiscreteOptions::default();
+    let (p, damped) = (Sextic { kappa: 0.0 }, Sextic { kappa: 0.5 });
+    let h = 0.05;
+    let mut worst: f64 = 0.0;
+    for (q, m) in [([0.9, 0.3], [-0.2, 0.7]), ([1.2, 0.0], [0.0, 0.6]), ([0.4, -0.8], [0.5, 0.1])] {
+        let (q, m) = (Vector2::from(q), Vector2::from(m));
+        let s = discrete_step(&p, 0.0, h, &q, &m, q + h * m, &opts).unwrap();
+        let jac = step_jacobian(&p, 0.0, h, &q, &s.position).unwrap().unwrap();
+        worst = worst.max(jac.symplecticity_defect());
+        let s = discrete_step(&damped, 0.0, h, &q, &m, q + h * m, &opts).unwrap();
+        let jac = step_jacobian(&damped, 0.0, h, &q, &s.position).unwrap().unwrap();
+        assert!(jac.symplecticity_defect() > 1e-3, "a damped step contracts the symplectic form");
+    }
+    eprintln!("symplecticity defect of the exact step Jacobian: {worst:.1e}");
+    assert!(worst < 1e-12);
 }
 
 #[test]
@@ -520,6 +548,9 @@ fn the_contact_variational_integrator_is_second_order_and_dissipates_like_the_fl
         let x_err = (traj.positions[steps][0] - exact(5.0)).abs();
         // The discrete energy with the discrete momentum as velocity (unit mass): against the law.
         let e = 0.5 * traj.momenta[steps][0].powi(2) + 0.5 * traj.positions[steps][0].powi(2) + g * traj.actions[steps];
+        // The generated energies read the action of each node.
+        let generated = p.discrete_energies(&traj).unwrap()[steps];
+        assert!((generated - e).abs() < 1e-13, "E_L = {generated} against {e}");
         let e_err = (e - e0 * (-g * 5.0f64).exp()).abs();
         (x_err, e_err)
     };
@@ -529,4 +560,72 @@ fn the_contact_variational_integrator_is_second_order_and_dissipates_like_the_fl
     eprintln!("contact VI: order {ox:.3} in x, {oe:.3} in E_L (errors {x2:.1e}, {e2:.1e} at h = 0.01)");
     assert!((1.9..=2.1).contains(&ox), "order in x {ox}");
     assert!((1.9..=2.1).contains(&oe), "order in E_L {oe}");
+}
+
+#[test]
+fn the_polar_integrator_is_second_order_against_the_continuous_polar_flow() {
+    // Digest §4.2: order 2 against r̈ = rη̇² − V'(r) − κṙ, d/dt(r²η̇) = −κr²η̇ (the same model's
+    // continuous equations, integrated tightly).
+    let p = Polar { kappa: 0.1 };
+    let sol = p.simulate(p.state([1.2, 0.0], [0.0, 0.5 / 1.44]), 0.0..1.0, &Options::default().rtol(1e-13).atol(1e-14)).unwrap();
+    let (_, reference) = sol.last().unwrap();
+    let err = |h: f64| {
+        let steps = (1.0 / h).round() as usize;
+        let traj = p.simulate_discrete([1.2, 0.0], [0.0, 0.5 / 1.44], 0.0, h, steps, &DiscreteOptions::default()).unwrap();
+        (traj.positions[steps][0] - reference[0]).abs().max((traj.positions[steps][1] - reference[1]).abs())
+    };
+    let order = (err(0.02) / err(0.01)).log2();
+    assert!((1.9..=2.1).contains(&order), "order {order}");
+}
+
+#[test]
+fn the_disk_reduced_by_its_rotation_matches_the_full_integrator() {
+    // Ex. 4.5's reduction: Q/G is a point, the reduced variable w_k = φ_k+1 − φ_k falls by
+    // 2ηg h²/r per step (the consistent scaling), and φ is reconstructed by summing.
+    let d = DiskReducible { m: 2.0, r: 0.3, eta: 0.2, g: 9.81 };
+    let (w0, h) = (10.0, 0.01);
+    let opts = DiscreteOptions::default();
+    let red = d.simulate_discrete_reduced([0.0], [w0], 0.0, h, 60, &opts).unwrap();
+    let full = d.simulate_discrete([0.0], [w0], 0.0, h, 60, &opts).unwrap();
+    for k in 1..60 {
+        let dw = red.increments[k][0] - red.increments[k - 1][0];
+        assert!((dw + 2.0 * d.eta * d.g * h * h / d.r).abs() < 1e-14, "w_k − w_k−1 = {dw}");
+    }
+    let worst = (0..=60).map(|k| (red.trajectory.positions[k][0] - full.positions[k][0]).abs()).fold(0.0, f64::max);
+    assert!(worst < 1e-13, "{worst:e}");
+}
+
+/// The disk with friction, reduced by its rotation.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(phi),
+    lagrangian = m * r.powi(2) / 4 * dot(phi).powi(2),
+    force(phi = -eta * m * g * r),
+    reduce(routh(phi)),
+    discrete(rule = midpoint),
+)]
+struct DiskReducible {
+    m: f64,
+    r: f64,
+    eta: f64,
+    g: f64,
+}
+
+/// An α-rule with α a parameter (checked at run time).
+#[derive(Mechanics)]
+#[mechanics(coordinates(x), lagrangian = dot(x).powi(2) / 2 - x.powi(2) / 2, discrete(rule = alpha(a)))]
+struct AlphaSpring {
+    a: f64,
+}
+
+#[test]
+fn an_alpha_parameter_outside_the_unit_interval_is_refused_and_half_is_the_midpoint() {
+    let bad = AlphaSpring { a: 1.5 };
+    let err = bad.simulate_discrete([1.0], [0.0], 0.0, 0.1, 10, &DiscreteOptions::default()).unwrap_err();
+    assert!(matches!(err, SimError::InvalidParameter { name: "a", .. }), "{err:?}");
+    // α = ½ conserves the oscillator's quadratic energy exactly (the midpoint rule is linear here).
+    let mid = AlphaSpring { a: 0.5 };
+    let traj = mid.simulate_discrete([1.0], [0.0], 0.0, 0.1, 1000, &DiscreteOptions::default()).unwrap();
+    let e = |k: usize| 0.5 * (traj.momenta[k][0].powi(2) + traj.positions[k][0].powi(2));
+    assert!((e(1000) - e(0)).abs() < 1e-12);
 }

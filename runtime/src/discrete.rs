@@ -52,6 +52,71 @@ pub trait DiscreteSystem<const N: usize> {
     /// # Errors
     /// A [`FieldError`] if it cannot be evaluated.
     fn right_momentum(&self, t: f64, h: f64, q0: &SVector<f64, N>, q1: &SVector<f64, N>) -> Result<SVector<f64, N>, FieldError>;
+    /// The remaining derivatives of the Legendre maps, (∂F^{f−}/∂q₀, ∂F^{f+}/∂q₀, ∂F^{f+}/∂q₁), for
+    /// the exact Jacobian of the step map ([`step_jacobian`]); `None` (the default) if not provided.
+    ///
+    /// # Errors
+    /// A [`FieldError`] if they cannot be evaluated.
+    #[allow(clippy::type_complexity)]
+    fn momentum_derivatives(
+        &self,
+        _t: f64,
+        _h: f64,
+        _q0: &SVector<f64, N>,
+        _q1: &SVector<f64, N>,
+    ) -> Option<Result<(SMatrix<f64, N, N>, SMatrix<f64, N, N>, SMatrix<f64, N, N>), FieldError>> {
+        None
+    }
+}
+
+/// The Jacobian of the step map (q_k, p_k) ↦ (q_{k+1}, p_{k+1}) in blocks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepJacobian<const N: usize> {
+    /// ∂q_{k+1}/∂q_k.
+    pub dq_dq: SMatrix<f64, N, N>,
+    /// ∂q_{k+1}/∂p_k.
+    pub dq_dp: SMatrix<f64, N, N>,
+    /// ∂p_{k+1}/∂q_k.
+    pub dp_dq: SMatrix<f64, N, N>,
+    /// ∂p_{k+1}/∂p_k.
+    pub dp_dp: SMatrix<f64, N, N>,
+}
+
+impl<const N: usize> StepJacobian<N> {
+    /// The largest entry of MᵀΩM − Ω for the canonical Ω (zero for a symplectic map): in blocks,
+    /// AᵀC − CᵀA, BᵀD − DᵀB and AᵀD − CᵀB − I with M = [A B; C D].
+    #[must_use]
+    pub fn symplecticity_defect(&self) -> f64 {
+        let (a, b, c, d) = (self.dq_dq, self.dq_dp, self.dp_dq, self.dp_dp);
+        let e1 = a.transpose() * c - c.transpose() * a;
+        let e2 = b.transpose() * d - d.transpose() * b;
+        let e3 = a.transpose() * d - c.transpose() * b - SMatrix::<f64, N, N>::identity();
+        e1.amax().max(e2.amax()).max(e3.amax())
+    }
+}
+
+/// The exact Jacobian of the step from (q₀, p₀) to (q₁, p₁) at a solved step (q₁ the solution),
+/// by the implicit function theorem on F^{f−}L_d(q₀, q₁) = p₀: ∂q₁/∂q₀ = −J⁻¹ ∂F^{f−}/∂q₀,
+/// ∂q₁/∂p₀ = J⁻¹, and p₁ = F^{f+}L_d(q₀, q₁) by the chain rule. `None` if the system does not
+/// provide [`DiscreteSystem::momentum_derivatives`].
+///
+/// # Errors
+/// [`SimError::SingularStepJacobian`] for a singular J; the system's errors.
+pub fn step_jacobian<S: DiscreteSystem<N> + ?Sized, const N: usize>(
+    sys: &S,
+    t: f64,
+    h: f64,
+    q0: &SVector<f64, N>,
+    q1: &SVector<f64, N>,
+) -> Result<Option<StepJacobian<N>>, SimError> {
+    let Some(blocks) = sys.momentum_derivatives(t, h, q0, q1) else { return Ok(None) };
+    let (a0, b0, b1) = blocks?;
+    let (_, j) = sys.left_momentum(t, h, q0, q1)?;
+    let lu = LuFactor::new(j).map_err(|_| SimError::SingularStepJacobian { t })?;
+    let singular = |_| SimError::SingularStepJacobian { t };
+    let dq_dq = -lu.solve(a0).map_err(singular)?;
+    let dq_dp = lu.solve(SMatrix::<f64, N, N>::identity()).map_err(singular)?;
+    Ok(Some(StepJacobian { dq_dq, dq_dp, dp_dq: b0 + b1 * dq_dq, dp_dp: b1 * dq_dp }))
 }
 
 /// How a discrete momentum map evolves under a generated integrator, decided at compile time from

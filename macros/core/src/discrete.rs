@@ -68,6 +68,10 @@ pub struct DiscreteEquations {
     pub left_jacobian: Vec<Vec<Expr>>,
     /// F^{f+}L_d = D₂L_d + f⁺.
     pub right_momentum: Vec<Expr>,
+    /// ∂F^{f−}/∂q_k, ∂F^{f+}/∂q_k, ∂F^{f+}/∂q_k+1 (n × n each): the step map's Jacobian.
+    pub left_dq0: Vec<Vec<Expr>>,
+    pub right_dq0: Vec<Vec<Expr>>,
+    pub right_dq1: Vec<Vec<Expr>>,
     /// The declared symmetries, on the discrete level.
     pub symmetries: Vec<DiscreteSymmetry>,
     /// Whether this is the contact (Herglotz) integrator: the maps take the action z_k, and L_d is
@@ -180,6 +184,9 @@ pub fn derive(model: &mut Model) -> syn::Result<Option<DiscreteEquations>> {
         .collect();
     let left_jacobian = arena.jacobian(&left_momentum, &q1);
     let right_momentum: Vec<Expr> = (0..n).map(|i| arena.add2(d2[i], force_plus[i])).collect();
+    let left_dq0 = arena.jacobian(&left_momentum, &q0);
+    let right_dq0 = arena.jacobian(&right_momentum, &q0);
+    let right_dq1 = arena.jacobian(&right_momentum, &q1);
     let mut errors = crate::diagnostics::Ctxt::new();
     let mut discrete_symmetries = Vec::new();
     // (Contact models: the discrete momenta of the Herglotz integrator carry the factor 1 + D₃L_d;
@@ -267,6 +274,9 @@ pub fn derive(model: &mut Model) -> syn::Result<Option<DiscreteEquations>> {
         left_momentum,
         left_jacobian,
         right_momentum,
+        left_dq0,
+        right_dq0,
+        right_dq1,
         symmetries: discrete_symmetries,
         contact: z0.is_some(),
         cyclic,

@@ -32,6 +32,27 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
     left_out.extend(de.left_jacobian.iter().flatten());
     let (lm_stmts, lm_vals) = body(&left_out, "__routh_discrete_left");
     let (rm_stmts, rm_vals) = body(&de.right_momentum, "__routh_discrete_right");
+    let mut blocks_out: Vec<Expr> = de.left_dq0.iter().flatten().copied().collect();
+    blocks_out.extend(de.right_dq0.iter().flatten());
+    blocks_out.extend(de.right_dq1.iter().flatten());
+    let allow = allow_generated();
+    // (The step map's Jacobian of a contact integrator is not generated yet.)
+    let blocks_fn = if de.contact {
+        TokenStream::new()
+    } else {
+        let (b_stmts, b_vals) = body(&blocks_out, "__routh_discrete_blocks");
+        let square = |vals: &[proc_macro2::TokenStream]| crate::codegen::square_matrix(n, vals);
+        let (ba, bb, bc) = (square(&b_vals[..n * n]), square(&b_vals[n * n..2 * n * n]), square(&b_vals[2 * n * n..]));
+        quote! {
+            #allow
+            fn __routh_discrete_blocks(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv)
+                -> (::routh::nalgebra::SMatrix<f64, #n, #n>, ::routh::nalgebra::SMatrix<f64, #n, #n>, ::routh::nalgebra::SMatrix<f64, #n, #n>)
+            {
+                #(#b_stmts)*
+                (#ba, #bb, #bc)
+            }
+        }
+    };
     let (fm, fp) = (&f_vals[..n], &f_vals[n..]);
     let (lm, lj) = (&lm_vals[..n], &lm_vals[n..]);
     let j_sets = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).zip(lj).map(|((i, j), v)| quote! { jac[(#i, #j)] = #v; });
@@ -148,6 +169,16 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
             }
         }
     };
+    let (guess, energy_note) = if de.contact {
+        (quote! { self.state(qa, [0.0; #n], trajectory.actions.get(k).copied().unwrap_or(0.0)) }, " (and the node's action z_k)")
+    } else {
+        (quote! { self.state(qa, [0.0; #n]) }, "")
+    };
+    let energy_doc = format!(
+        " The energy E = q̇·∂L/∂q̇ − L at every node of a discrete trajectory of this model, with the velocities \
+          recovered from the nodes' discrete momenta by the inverse Legendre transform (Newton with the mass matrix; \
+          exact in one step for L quadratic in q̇){energy_note}."
+    );
     let simulate_item = if de.contact {
         quote! {
             /// Runs the contact variational integrator (discrete Herglotz principle, Vermeeren–Bravetti–Seri):
@@ -227,6 +258,8 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
             (<#sv>::from([#(#lm),*]), jac)
         }
 
+        #blocks_fn
+
         #allow
         fn __routh_discrete_right(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> #sv {
             #(#rm_stmts)*
@@ -238,6 +271,24 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
         #reduced_item
 
         #simulate_item
+
+        #[doc = #energy_doc]
+        ///
+        /// # Errors
+        /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at a node.
+        pub fn discrete_energies(&self, trajectory: &::routh::runtime::DiscreteTrajectory<#n>)
+            -> ::core::result::Result<::std::vec::Vec<f64>, ::routh::runtime::FieldError>
+        {
+            let mut out = ::std::vec::Vec::with_capacity(trajectory.len());
+            for k in 0..trajectory.len() {
+                let (t, q, p) = (trajectory.times[k], trajectory.positions[k], trajectory.momenta[k]);
+                let qa: [f64; #n] = q.into();
+                let guess = #guess;
+                let x = ::routh::runtime::mechanics::inverse_legendre(t, &guess, &p, |x| self.momenta(t, x), |x| self.mass_matrix(t, x))?;
+                out.push(self.energy(t, &x));
+            }
+            Ok(out)
+        }
     };
     let trait_impl = if de.contact {
         quote! {
@@ -274,6 +325,14 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
                 #[inline]
                 fn right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::result::Result<#sv, ::routh::runtime::FieldError> {
                     ::routh::runtime::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1))
+                }
+                #[allow(clippy::type_complexity)]
+                fn momentum_derivatives(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::option::Option<::core::result::Result<(
+                    ::routh::nalgebra::SMatrix<f64, #n, #n>, ::routh::nalgebra::SMatrix<f64, #n, #n>, ::routh::nalgebra::SMatrix<f64, #n, #n>,
+                ), ::routh::runtime::FieldError>> {
+                    let (a, b, c) = self.__routh_discrete_blocks(t, h, q0, q1);
+                    let ok = a.iter().chain(b.iter()).chain(c.iter()).all(|v| v.is_finite());
+                    Some(if ok { Ok((a, b, c)) } else { Err(::routh::runtime::FieldError::NonFinite { t }) })
                 }
             }
         }

@@ -36,6 +36,17 @@ fn check_parameters(models: &[Model]) -> TokenStream {
         }
     }
     let coefficient_names: Vec<String> = coefficients.iter().map(ToString::to_string).collect();
+    // The α of `discrete(rule = alpha(a))` given by a parameter must lie in [0, 1].
+    let mut alphas: Vec<&syn::Ident> = Vec::new();
+    for m in models {
+        if let Some(crate::model::Discretization { quadrature: crate::model::Quadrature::Alpha(a), .. }) = &m.discretization
+            && let Some(Role::Parameter(i)) = m.role(*a)
+            && !alphas.contains(&&m.parameters[i])
+        {
+            alphas.push(&m.parameters[i]);
+        }
+    }
+    let alpha_names: Vec<String> = alphas.iter().map(ToString::to_string).collect();
     // Parameters the model divides by (`k / l`): 0 would make the field infinite.
     let mut divisors: Vec<&syn::Ident> = Vec::new();
     for m in models {
@@ -83,6 +94,15 @@ fn check_parameters(models: &[Model]) -> TokenStream {
                         name: #coefficient_names,
                         value: self.#coefficients,
                         reason: "a restitution coefficient must be >= 0",
+                    });
+                }
+            )*
+            #(
+                if !(0.0..=1.0).contains(&self.#alphas) {
+                    return Err(::routh::runtime::SimError::InvalidParameter {
+                        name: #alpha_names,
+                        value: self.#alphas,
+                        reason: "the α of the discrete rule must lie in [0, 1]",
                     });
                 }
             )*
