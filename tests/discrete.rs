@@ -629,3 +629,26 @@ fn an_alpha_parameter_outside_the_unit_interval_is_refused_and_half_is_the_midpo
     let e = |k: usize| 0.5 * (traj.momenta[k][0].powi(2) + traj.positions[k][0].powi(2));
     assert!((e(1000) - e(0)).abs() < 1e-12);
 }
+
+#[test]
+fn two_step_and_position_momentum_forms_agree_and_newton_converges_quadratically() {
+    use routh::runtime::discrete::discrete_step;
+    let p = Sextic { kappa: 0.1 };
+    let h = 0.01;
+    let opts = DiscreteOptions::default();
+    let pm = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, h, 300, &opts).unwrap();
+    let ts = routh::runtime::simulate_discrete_two_step(&p, 0.0, h, 300, pm.positions[0], pm.positions[1], &opts).unwrap();
+    let worst = (0..=300).map(|k| (pm.positions[k] - ts.positions[k]).amax().max((pm.momenta[k] - ts.momenta[k]).amax())).fold(0.0, f64::max);
+    assert!(worst < 1e-12, "two-step against position–momentum: {worst:e}");
+    // Quadratic convergence from a cold start (q₁ guessed as q₀): each correction at most a modest
+    // multiple of the square of the one before, until round-off.
+    let q = Vector2::new(1.2, 0.0);
+    let s = discrete_step(&p, 0.0, 0.05, &q, &Vector2::new(0.0, 0.6), q, &opts).unwrap();
+    let c = s.corrections;
+    eprintln!("Newton corrections from a cold start: {:?}", &c[..s.iterations.min(8)]);
+    for k in 1..s.iterations.min(8) {
+        if c[k - 1] > 1e-7 {
+            assert!(c[k] <= 10.0 * c[k - 1] * c[k - 1] / (1.0 + q.amax()) + 1e-15, "correction {k}: {} after {}", c[k], c[k - 1]);
+        }
+    }
+}

@@ -67,7 +67,7 @@ pub use nalgebra;
 
 pub use discrete::{
     ContactDiscreteSystem, DiscreteOptions, DiscreteSystem, DiscreteTrajectory, ReducedDiscreteTrajectory, simulate_discrete,
-    simulate_discrete_contact, simulate_discrete_reduced,
+    simulate_discrete_contact, simulate_discrete_reduced, simulate_discrete_two_step,
 };
 pub use dopri5::{Dense, DenseSegment};
 pub use error::{FieldError, SimError, SingularMatrix};
