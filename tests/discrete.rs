@@ -7,53 +7,27 @@ use routh::nalgebra::{Matrix2, SVector, Vector2};
 use routh::prelude::*;
 use routh::runtime::{DiscreteOptions, SimError};
 
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(x, y),
-    define(s = x.powi(2) + y.powi(2)),
-    lagrangian = (dot(x).powi(2) + dot(y).powi(2)) / 2 - s * (s - 1).powi(2),
-    force(x = -kappa * dot(x), y = -kappa * dot(y)),
-    discrete(rule = midpoint),
-)]
-struct Sextic {
-    kappa: f64,
+/// Example 2.3's model with the quadrature rule `$rule`.
+macro_rules! sextic {
+    ($name:ident, $rule:expr) => {
+        #[derive(Mechanics)]
+        #[mechanics(
+            coordinates(x, y),
+            define(s = x.powi(2) + y.powi(2)),
+            lagrangian = (dot(x).powi(2) + dot(y).powi(2)) / 2 - s * (s - 1).powi(2),
+            force(x = -kappa * dot(x), y = -kappa * dot(y)),
+            discrete(rule = $rule),
+        )]
+        struct $name {
+            kappa: f64,
+        }
+    };
 }
 
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(x, y),
-    define(s = x.powi(2) + y.powi(2)),
-    lagrangian = (dot(x).powi(2) + dot(y).powi(2)) / 2 - s * (s - 1).powi(2),
-    force(x = -kappa * dot(x), y = -kappa * dot(y)),
-    discrete(rule = alpha(1 / 2)),
-)]
-struct SexticAlpha {
-    kappa: f64,
-}
-
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(x, y),
-    define(s = x.powi(2) + y.powi(2)),
-    lagrangian = (dot(x).powi(2) + dot(y).powi(2)) / 2 - s * (s - 1).powi(2),
-    force(x = -kappa * dot(x), y = -kappa * dot(y)),
-    discrete(rule = trapezoid),
-)]
-struct SexticTrapezoid {
-    kappa: f64,
-}
-
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(x, y),
-    define(s = x.powi(2) + y.powi(2)),
-    lagrangian = (dot(x).powi(2) + dot(y).powi(2)) / 2 - s * (s - 1).powi(2),
-    force(x = -kappa * dot(x), y = -kappa * dot(y)),
-    discrete(rule = rectangle),
-)]
-struct SexticRectangle {
-    kappa: f64,
-}
+sextic!(Sextic, midpoint);
+sextic!(SexticAlpha, alpha(1 / 2));
+sextic!(SexticTrapezoid, trapezoid);
+sextic!(SexticRectangle, rectangle);
 
 fn v(q: &Vector2<f64>) -> f64 {
     let s = q.norm_squared();

@@ -264,6 +264,21 @@ impl<const N: usize> DiscreteTrajectory<N> {
     }
 }
 
+/// The checks every discrete driver makes before its first step: a finite positive step, usable
+/// Newton options, a finite start.
+fn check_start<'a>(h: f64, options: &DiscreteOptions, start: impl IntoIterator<Item = &'a f64>) -> Result<(), SimError> {
+    if !(h.is_finite() && h > 0.0) {
+        return Err(SimError::InvalidOptions(format!("the discrete step h = {h} must be finite and > 0")));
+    }
+    if !(options.tolerance.is_finite() && options.tolerance > 0.0) || options.max_iterations == 0 {
+        return Err(SimError::InvalidOptions("the Newton tolerance must be finite and > 0, with at least one iteration".into()));
+    }
+    if !start.into_iter().all(|v| v.is_finite()) {
+        return Err(SimError::InvalidInitialState);
+    }
+    Ok(())
+}
+
 /// `steps` steps of size `h` from (q₀, p₀) at `t0`; the first Newton iteration starts at
 /// q₀ + h v₀, later ones at the linear extrapolation 2q_k − q_{k−1}.
 ///
@@ -281,15 +296,7 @@ pub fn simulate_discrete<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     v0: SVector<f64, N>,
     options: &DiscreteOptions,
 ) -> Result<DiscreteTrajectory<N>, SimError> {
-    if !(h.is_finite() && h > 0.0) {
-        return Err(SimError::InvalidOptions(format!("the discrete step h = {h} must be finite and > 0")));
-    }
-    if !(options.tolerance.is_finite() && options.tolerance > 0.0) || options.max_iterations == 0 {
-        return Err(SimError::InvalidOptions("the Newton tolerance must be finite and > 0, with at least one iteration".into()));
-    }
-    if !(q0.iter().chain(p0.iter()).all(|v| v.is_finite())) {
-        return Err(SimError::InvalidInitialState);
-    }
+    check_start(h, options, q0.iter().chain(p0.iter()))?;
     let mut traj = DiscreteTrajectory {
         times: Vec::with_capacity(steps + 1),
         positions: Vec::with_capacity(steps + 1),
@@ -353,12 +360,7 @@ pub fn simulate_discrete_reduced<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     if cyclic.iter().any(|&c| c >= N) {
         return Err(SimError::InvalidOptions(format!("a cyclic coordinate index is out of range (the system has {N})")));
     }
-    if !(h.is_finite() && h > 0.0) {
-        return Err(SimError::InvalidOptions(format!("the discrete step h = {h} must be finite and > 0")));
-    }
-    if !(q0.iter().chain(p0.iter()).all(|v| v.is_finite())) {
-        return Err(SimError::InvalidInitialState);
-    }
+    check_start(h, options, q0.iter().chain(p0.iter()))?;
     let shape_of = |q: &SVector<f64, N>| {
         let mut s = *q;
         for &c in cyclic {
@@ -453,12 +455,7 @@ pub fn simulate_discrete_contact<S: ContactDiscreteSystem<N> + ?Sized, const N: 
     v0: SVector<f64, N>,
     options: &DiscreteOptions,
 ) -> Result<DiscreteTrajectory<N>, SimError> {
-    if !(h.is_finite() && h > 0.0) {
-        return Err(SimError::InvalidOptions(format!("the discrete step h = {h} must be finite and > 0")));
-    }
-    if !(q0.iter().chain(p0.iter()).all(|v| v.is_finite()) && z0.is_finite()) {
-        return Err(SimError::InvalidInitialState);
-    }
+    check_start(h, options, q0.iter().chain(p0.iter()).chain([&z0]))?;
     let mut traj = DiscreteTrajectory {
         times: vec![t0],
         positions: vec![q0],
@@ -504,12 +501,7 @@ pub fn simulate_discrete_two_step<S: DiscreteSystem<N> + ?Sized, const N: usize>
     q1: SVector<f64, N>,
     options: &DiscreteOptions,
 ) -> Result<DiscreteTrajectory<N>, SimError> {
-    if !(h.is_finite() && h > 0.0) {
-        return Err(SimError::InvalidOptions(format!("the discrete step h = {h} must be finite and > 0")));
-    }
-    if !(q0.iter().chain(q1.iter()).all(|v| v.is_finite())) {
-        return Err(SimError::InvalidInitialState);
-    }
+    check_start(h, options, q0.iter().chain(q1.iter()))?;
     let p0 = sys.left_momentum(t0, h, &q0, &q1)?.0;
     let mut traj = DiscreteTrajectory {
         times: vec![t0],

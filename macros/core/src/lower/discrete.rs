@@ -44,6 +44,11 @@ pub fn lower_discrete(
         cx.error(decl.keyword.span(), "give either `rule = ...` (the model's L discretized) or a raw discrete system, not both");
         return None;
     }
+    // (A rule passed through a `macro_rules!` fragment arrives wrapped in an invisible group.)
+    let mut rule_expr = rule_expr;
+    while let syn::Expr::Group(g) = rule_expr {
+        rule_expr = &g.expr;
+    }
     let (rule, quadrature) = match rule_expr {
         syn::Expr::Path(p) if p.path.get_ident().is_some() => {
             let id = p.path.get_ident()?;
