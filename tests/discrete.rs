@@ -338,7 +338,7 @@ fn the_disk_with_friction_drifts_linearly_and_is_exact_at_the_nodes() {
 }
 
 /// Example 3.13: the same particle in polar coordinates on the covering (r, η), midpoint rule with
-/// the consistent force (erratum 2 of digest §3.2: the printed force is O(1/h) and makes the
+/// the consistent force, reduced by G = ℝ (the angle η) in `simulate_discrete_reduced` (erratum 2 of digest §3.2: the printed force is O(1/h) and makes the
 /// momentum flip sign every step; the pullback of f = −κ(ṙ dr + r²η̇ dη) is what is generated).
 #[derive(Mechanics)]
 #[mechanics(
@@ -346,6 +346,7 @@ fn the_disk_with_friction_drifts_linearly_and_is_exact_at_the_nodes() {
     lagrangian = (dot(r).powi(2) + (r * dot(eta)).powi(2)) / 2 - r.powi(2) * (r.powi(2) - 1).powi(2),
     force(r = -kappa * dot(r), eta = -kappa * r.powi(2) * dot(eta)),
     symmetry(cyclic(eta)),
+    reduce(routh(eta)),
     discrete(rule = midpoint),
 )]
 struct Polar {
@@ -445,25 +446,11 @@ fn the_printed_polar_force_flips_the_momentum_every_step() {
     }
 }
 
-/// Example 3.13 with its discrete Routh reduction by G = ℝ (the angle η on the covering).
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(r, eta),
-    lagrangian = (dot(r).powi(2) + (r * dot(eta)).powi(2)) / 2 - r.powi(2) * (r.powi(2) - 1).powi(2),
-    force(r = -kappa * dot(r), eta = -kappa * r.powi(2) * dot(eta)),
-    symmetry(cyclic(eta)),
-    reduce(routh(eta)),
-    discrete(rule = midpoint),
-)]
-struct PolarReducible {
-    kappa: f64,
-}
-
 #[test]
 fn discrete_routh_reduction_and_reconstruction_agree_with_the_full_integrator() {
     // Digest §4.2: full vs reduced + reconstruction over 2000 steps; the reduced Lagrangian
     // ℓ_d(r₀, W, r₁) = L_d((r₀, 0), (r₁, W)) = (r₁ − r₀)²/(2h) + (r₀ + r₁)²W²/(8h) − h V(r_m).
-    let p = PolarReducible { kappa: 0.1 };
+    let p = Polar { kappa: 0.1 };
     let (h, steps) = (0.01, 2000);
     let (r0, r1, w) = (1.1, 1.13, 0.04);
     let rm: f64 = (r0 + r1) / 2.0;
