@@ -61,6 +61,7 @@ pub mod reduction;
 pub mod state;
 pub mod stepper;
 pub mod trajectory;
+pub mod variational;
 pub mod zeno;
 
 pub use nalgebra;
@@ -87,4 +88,5 @@ pub use options::{Options, Output, Tolerances};
 pub use state::{State, StateField};
 pub use stepper::{Integrator, Step, StepControl, Trial, Verdict};
 pub use trajectory::{ConstraintReport, Stats, StopReason, Trajectory};
+pub use variational::{FlowJacobian, hybrid_flow_jacobian, poincare_jacobian, saltation};
 pub use zeno::ZenoOptions;

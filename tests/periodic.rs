@@ -1,0 +1,121 @@
+//! Variational equations along hybrid runs (*Hybrid periodic orbits*, digest
+//! `../shared/research/seed-004.md` §2.2, §2.4, §4.1): the bouncing ball's saltation matrix,
+//! monodromy and Poincaré-map Jacobian against their closed forms, the transition identities of
+//! Lemma 2.3, and a smooth flow Jacobian against finite differences of the flow.
+
+mod common;
+
+use common::rel_err;
+use routh::nalgebra::{Matrix2, SMatrix, SVector, Vector2};
+use routh::prelude::*;
+use routh::runtime::{HybridSystem, hybrid_flow_jacobian, poincare_jacobian};
+
+/// The bouncing ball of the paper's §4.1 (elastic, m = g = 1 in the checks).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y),
+    lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
+    impact(name = floor, guard = y, law = restitution(e)),
+)]
+struct Ball {
+    m: f64,
+    g: f64,
+    e: f64,
+}
+
+fn tight() -> HybridOptions {
+    HybridOptions::default().rtol(1e-12).atol(1e-13)
+}
+
+#[test]
+fn bouncing_ball_monodromy_and_poincare_jacobian_match_the_closed_forms() {
+    // B1, B3: from the apex [H̄, 0] the period is T = √(8H̄) (m = g = 1); Φ_T = [[1, 0], [√(2/H̄), 1]]
+    // (a Jordan block: eigenvalues 1, 1), the impact's saltation S = [[−1, 0], [2g/v, −1]] with
+    // v = √(2gH̄), and on the apex anchor a = ẏ, dP = [[1, 0], [0, 0]].
+    let ball = Ball { m: 1.0, g: 1.0, e: 1.0 };
+    for hbar in [0.5f64, 1.0, 2.0] {
+        let period = (8.0 * hbar).sqrt();
+        let x0 = ball.state([hbar], [0.0]);
+        let run = ball.simulate(x0, 0.0..period, &tight()).unwrap();
+        assert_eq!(run.impacts.len(), 1);
+        let flow = hybrid_flow_jacobian(&ball, &run, &tight().ode).unwrap();
+        let v = (2.0 * hbar).sqrt();
+        let s = Matrix2::new(-1.0, 0.0, 2.0 / v, -1.0);
+        assert!((flow.saltations[0] - s).amax() < 1e-9, "S = {}", flow.saltations[0]);
+        let monodromy = Matrix2::new(1.0, 0.0, (2.0 / hbar).sqrt(), 1.0);
+        assert!((flow.matrix - monodromy).amax() < 1e-8, "H̄ = {hbar}: Φ_T = {}", flow.matrix);
+        // G4: Φ_T f(x₀) = f(x₀) and dH Φ_T = dH (two eigenvalues 1).
+        let f0 = ball.mode_field(0, 0.0, &x0).unwrap();
+        assert!((flow.matrix * f0 - f0).amax() < 1e-8);
+        let dh = Vector2::new(ball.m * ball.g, 0.0); // dH at the apex: (m g, m ẏ) = (1, 0)
+        assert!((flow.matrix.transpose() * dh - dh).amax() < 1e-8);
+        // The Poincaré map on the apex: dP = [[1, 0], [0, 0]], eigenvalues {1, 0} (a normal orbit).
+        let f_end = ball.mode_field(0, period, &flow.end).unwrap();
+        let dp = poincare_jacobian(&flow.matrix, &f_end, &Vector2::new(0.0, 1.0));
+        assert!((dp - Matrix2::new(1.0, 0.0, 0.0, 0.0)).amax() < 1e-8, "dP = {dp}");
+        assert!((dp * f0).amax() < 1e-8, "dP f = 0");
+    }
+    // (The state-based value the digest quotes at H̄ = 1: Φ_T lower-left = 1.414214.)
+}
+
+#[test]
+fn saltation_maps_the_field_and_the_energy_gradient_across_a_dissipative_impact() {
+    // Lemma 2.3 (G3): S f⁻ = f⁺ at any reset; for an elastic reset also dH⁺ S = dH⁻. With e = 0.5
+    // the field identity still holds and the energy's does not (the impact is not conservative).
+    for e in [1.0, 0.5] {
+        let ball = Ball { m: 0.7, g: 9.81, e };
+        let run = ball.simulate(ball.state([1.3], [0.4]), 0.0..0.8, &tight()).unwrap();
+        let imp = &run.impacts[0];
+        let s = routh::runtime::saltation(&ball, 0, 0, 0, imp.t, &imp.pre, &imp.post).unwrap();
+        let (fm, fp) = (ball.mode_field(0, imp.t, &imp.pre).unwrap(), ball.mode_field(0, imp.t, &imp.post).unwrap());
+        assert!((s * fm - fp).amax() < 1e-12, "S f⁻ = f⁺ (e = {e})");
+        let dh = |x: &SVector<f64, 2>| Vector2::new(ball.m * ball.g, ball.m * x[1]);
+        let defect = (s.transpose() * dh(&imp.post) - dh(&imp.pre)).amax();
+        if e == 1.0 {
+            assert!(defect < 1e-12, "dH⁺ S = dH⁻: {defect:e}");
+        } else {
+            assert!(defect > 1e-2, "a dissipative reset breaks dH⁺ S = dH⁻");
+        }
+    }
+}
+
+/// A pendulum with a wall: the flow Jacobian through several impacts against finite differences of
+/// the hybrid flow itself.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(th),
+    lagrangian = l.powi(2) / 2 * dot(th).powi(2) + g * l * th.cos(),
+    impact(name = wall, guard = wall - th, law = restitution(e)),
+)]
+struct WallPendulum {
+    l: f64,
+    g: f64,
+    e: f64,
+    wall: f64,
+}
+
+#[test]
+fn hybrid_flow_jacobian_matches_finite_differences_of_the_flow() {
+    let p = WallPendulum { l: 1.0, g: 9.81, e: 0.8, wall: 0.3 };
+    let x0 = p.state([-0.6], [0.5]);
+    let t_end = 3.0;
+    let end = |x: &SVector<f64, 2>| {
+        let run = p.simulate(*x, 0.0..t_end, &tight()).unwrap();
+        (*run.last().unwrap().2, run.impacts.len())
+    };
+    let run = p.simulate(x0, 0.0..t_end, &tight()).unwrap();
+    assert!(run.impacts.len() >= 2, "{} impacts", run.impacts.len());
+    let flow = hybrid_flow_jacobian(&p, &run, &tight().ode).unwrap();
+    assert!((flow.end - run.last().unwrap().2).amax() < 1e-8);
+    let h = 1e-6;
+    let mut fd = SMatrix::<f64, 2, 2>::zeros();
+    for c in 0..2 {
+        let (mut xp, mut xm) = (x0, x0);
+        xp[c] += h;
+        xm[c] -= h;
+        let ((ep, np), (em, nm)) = (end(&xp), end(&xm));
+        assert_eq!((np, nm), (run.impacts.len(), run.impacts.len()), "same impact sequence");
+        fd.set_column(c, &((ep - em) / (2.0 * h)));
+    }
+    assert!(rel_err(&flow.matrix, &fd) < 1e-5, "{} against {fd}", flow.matrix);
+}
