@@ -119,3 +119,33 @@ fn hybrid_flow_jacobian_matches_finite_differences_of_the_flow() {
     }
     assert!(rel_err(&flow.matrix, &fd) < 1e-5, "{} against {fd}", flow.matrix);
 }
+
+#[test]
+fn single_shooting_finds_the_bouncing_ball_orbits_and_continues_them_in_energy() {
+    // B1: on the family of elastic bouncing orbits T = √(8H̄) (m = g = 1), the apex state is (H̄, 0)
+    // and ξ = 0 (Thm 3.1); the monodromy has the double multiplier 1 (G4).
+    use routh::runtime::periodic::{Section, ShootingOptions, continue_orbits, find_periodic_orbit};
+    let ball = Ball { m: 1.0, g: 1.0, e: 1.0 };
+    let anchor = |x: &SVector<f64, 2>| x[1];
+    let gradient = |_x: &SVector<f64, 2>| Vector2::new(0.0, 1.0);
+    let section = Section { anchor: &anchor, gradient: &gradient, mode: 0, resets: 1, max_time: 20.0 };
+    let opts = ShootingOptions::default();
+    let orbit = find_periodic_orbit(&ball, &section, &Vector2::new(1.2, 0.1), 1.0, &opts).unwrap();
+    assert!((orbit.state - Vector2::new(1.0, 0.0)).amax() < 1e-8, "apex {}", orbit.state);
+    assert!((orbit.period - 8f64.sqrt()).abs() < 1e-8, "T = {}", orbit.period);
+    assert!(orbit.xi.abs() < 1e-10, "ξ = {}", orbit.xi);
+    for (re, im) in orbit.multipliers() {
+        assert!((re - 1.0).abs() < 1e-6 && im.abs() < 1e-6, "multiplier {re} + {im}i");
+    }
+    let family = continue_orbits(&ball, &section, &orbit, 0.1, 8, true, &opts).unwrap();
+    assert_eq!(family.len(), 9);
+    let mut last = 1.0;
+    for o in &family {
+        assert!((o.period - (8.0 * o.energy).sqrt()).abs() < 1e-7, "H̄ = {}: T = {} against √(8H̄)", o.energy, o.period);
+        assert!(o.xi.abs() < 1e-9, "ξ = {}", o.xi);
+        assert!(o.energy >= last - 1e-12, "energy increases along the branch");
+        last = o.energy;
+    }
+    eprintln!("bouncing ball branch: H̄ from 1 to {:.4}, T = {:.6} (√(8H̄) = {:.6})", last, family[8].period, (8.0 * last).sqrt());
+    assert!(last > 1.3);
+}

@@ -57,6 +57,7 @@ pub mod linalg;
 pub mod mechanics;
 pub mod monitor;
 pub mod options;
+pub mod periodic;
 pub mod reduction;
 pub mod state;
 pub mod stepper;

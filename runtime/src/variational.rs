@@ -131,13 +131,27 @@ pub fn hybrid_flow_jacobian<S: HybridSystem<D> + ?Sized, const D: usize>(
     else {
         return Err(SimError::InvalidInitialState);
     };
+    flow_jacobian_over(sys, t_start, x_start, trajectory.initial_mode, &trajectory.impacts, t_end, options)
+}
+
+/// The flow Jacobian from `(t_start, x_start)` in `mode` through the resets `impacts` (in order)
+/// to `t_end`.
+pub(crate) fn flow_jacobian_over<S: HybridSystem<D> + ?Sized, const D: usize>(
+    sys: &S,
+    t_start: f64,
+    x_start: &SVector<f64, D>,
+    mode: usize,
+    impacts: &[crate::hybrid::ImpactRecord<D>],
+    t_end: f64,
+    options: &Options,
+) -> Result<FlowJacobian<D>, SimError> {
     let mut options = options.clone();
     options.output = crate::options::Output::Steps;
     options.dense = false;
     let mut phi = SMatrix::<f64, D, D>::identity();
-    let (mut t, mut x, mut mode) = (t_start, *x_start, trajectory.initial_mode);
-    let mut saltations = Vec::with_capacity(trajectory.impacts.len());
-    for imp in &trajectory.impacts {
+    let (mut t, mut x, mut mode) = (t_start, *x_start, mode);
+    let mut saltations = Vec::with_capacity(impacts.len());
+    for imp in impacts {
         let (_, phi_arc) = arc(sys, mode, t, imp.t, &x, &phi, &options)?;
         let s = saltation(sys, imp.mode_before, imp.guard_index, imp.mode_after, imp.t, &imp.pre, &imp.post)?;
         phi = s * phi_arc;

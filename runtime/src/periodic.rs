@@ -1,0 +1,346 @@
+//! Periodic orbits of conservative hybrid systems (*Hybrid periodic orbits*, §2.4–2.7; digest
+//! `../shared/research/seed-004.md`): the Poincaré map on an anchor with its Jacobian, the
+//! dissipative embedding f̃ = f + ξ ∇H that makes the fixed-point problem regular, state-based
+//! single shooting (the paper's eq. (27)) solved by Newton's method, and pseudo-arclength
+//! continuation of the family of orbits in the energy H̄.
+//!
+//! The residual of single shooting, for u = (x₀, ξ, H̄), is r(u) = (P̃(x₀, ξ) − x₀, H(x₀) − H̄):
+//! n + 1 equations in n + 2 unknowns, whose solutions near a normal orbit form a curve along which
+//! ξ = 0 (Thm 3.1). Its Jacobian is [dP̃ − I, ∂P̃/∂ξ, 0; dH, 0, −1]; dP̃ comes from the variational
+//! equations ([`crate::variational`]), ∂P̃/∂ξ and ∇H from central differences (of the run and of
+//! the system's `mode_energy`), recorded as such.
+//!
+//! The first integral H is the system's [`HybridSystem::mode_energy`] (generated: the model's
+//! energy).
+
+use nalgebra::{SMatrix, SVector};
+
+use crate::error::{FieldError, SimError};
+use crate::events::{Direction, Event};
+use crate::hybrid::{HybridOptions, HybridStop, HybridSystem, simulate_hybrid_with_events};
+
+/// Central-difference gradient of a mode's energy.
+fn energy_gradient<S: HybridSystem<D> + ?Sized, const D: usize>(sys: &S, mode: usize, t: f64, x: &SVector<f64, D>) -> SVector<f64, D> {
+    SVector::from_fn(|j, _| {
+        let h = crate::field::FD_STEP * x[j].abs().max(1.0);
+        let (mut xp, mut xm) = (*x, *x);
+        xp[j] += h;
+        xm[j] -= h;
+        (sys.mode_energy(mode, t, &xp) - sys.mode_energy(mode, t, &xm)) / (2.0 * h)
+    })
+}
+
+/// The dissipative embedding of a hybrid system: every mode's field f̃ = f + ξ ∇H (the paper's
+/// eq. (26)); guards and resets unchanged. ξ > 0 feeds energy in, ξ < 0 removes it, so periodic
+/// orbits exist only at ξ = 0.
+pub struct Embedded<'s, S: ?Sized> {
+    /// The system.
+    pub system: &'s S,
+    /// The embedding parameter ξ.
+    pub xi: f64,
+}
+
+impl<S: HybridSystem<D> + ?Sized, const D: usize> HybridSystem<D> for Embedded<'_, S> {
+    fn mode_count(&self) -> usize {
+        self.system.mode_count()
+    }
+    fn mode_name(&self, mode: usize) -> &'static str {
+        self.system.mode_name(mode)
+    }
+    fn mode_field(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Result<SVector<f64, D>, FieldError> {
+        let f = self.system.mode_field(mode, t, x)?;
+        if self.xi == 0.0 {
+            return Ok(f);
+        }
+        Ok(f + energy_gradient(self.system, mode, t, x) * self.xi)
+    }
+    fn guard_count(&self, mode: usize) -> usize {
+        self.system.guard_count(mode)
+    }
+    fn guard_name(&self, mode: usize, guard: usize) -> &'static str {
+        self.system.guard_name(mode, guard)
+    }
+    fn guard(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> f64 {
+        self.system.guard(mode, guard, t, x)
+    }
+    fn guard_rate(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> f64 {
+        let rate = self.system.guard_rate(mode, guard, t, x);
+        if self.xi == 0.0 {
+            return rate;
+        }
+        rate + self.xi * self.system.guard_gradient(mode, guard, t, x).dot(&energy_gradient(self.system, mode, t, x))
+    }
+    fn reset(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> Result<(usize, SVector<f64, D>), FieldError> {
+        self.system.reset(mode, guard, t, x)
+    }
+    fn mode_energy(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> f64 {
+        self.system.mode_energy(mode, t, x)
+    }
+    fn mode_jacobian(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
+        let j = self.system.mode_jacobian(mode, t, x)?;
+        if self.xi == 0.0 {
+            return Ok(j);
+        }
+        // + ξ ∇²H, by central differences of the gradient.
+        let hess = SMatrix::<f64, D, D>::from_fn(|i, k| {
+            let h = 1e-5 * x[k].abs().max(1.0);
+            let (mut xp, mut xm) = (*x, *x);
+            xp[k] += h;
+            xm[k] -= h;
+            (energy_gradient(self.system, mode, t, &xp)[i] - energy_gradient(self.system, mode, t, &xm)[i]) / (2.0 * h)
+        });
+        Ok(j + hess * self.xi)
+    }
+    fn guard_gradient(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> SVector<f64, D> {
+        self.system.guard_gradient(mode, guard, t, x)
+    }
+    fn reset_jacobian(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
+        self.system.reset_jacobian(mode, guard, t, x)
+    }
+}
+
+/// A Poincaré section: the anchor a(x) = 0 crossed downward (ȧ < 0) in `mode`, after `resets`
+/// resets since the start (the paper's returning phase: the anchor lies in phase 1, after the m
+/// events of a period).
+pub struct Section<'a, const D: usize> {
+    /// The anchor a(x).
+    pub anchor: &'a dyn Fn(&SVector<f64, D>) -> f64,
+    /// Its gradient da.
+    pub gradient: &'a dyn Fn(&SVector<f64, D>) -> SVector<f64, D>,
+    /// The mode the orbit starts and returns in.
+    pub mode: usize,
+    /// The number of resets in one period.
+    pub resets: usize,
+    /// The longest time a return may take.
+    pub max_time: f64,
+}
+
+/// One evaluation of the Poincaré map.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Return<const D: usize> {
+    /// P(x₀).
+    pub state: SVector<f64, D>,
+    /// The return time t^A.
+    pub time: f64,
+    /// The flow Jacobian Φ(t^A, x₀) (the monodromy at a periodic orbit).
+    pub flow: SMatrix<f64, D, D>,
+    /// dP = (I − f da/(da·f)) Φ.
+    pub jacobian: SMatrix<f64, D, D>,
+}
+
+/// The Poincaré map of the embedded system at ξ and its Jacobian.
+///
+/// # Errors
+/// [`SimError::InvalidOptions`] if the run does not return to the section within
+/// `section.max_time` after `section.resets` resets; the runs' errors.
+pub fn poincare<S: HybridSystem<D> + ?Sized, const D: usize>(
+    sys: &S,
+    section: &Section<'_, D>,
+    x0: &SVector<f64, D>,
+    xi: f64,
+    options: &HybridOptions,
+) -> Result<Return<D>, SimError> {
+    let embedded = Embedded { system: sys, xi };
+    let anchor = section.anchor;
+    let event = Event::new("anchor", move |_t, x: &SVector<f64, D>| anchor(x)).direction(Direction::Falling);
+    let mut opts = options.clone();
+    opts.max_impacts = section.resets;
+    let run = simulate_hybrid_with_events(&embedded, section.mode, *x0, 0.0..section.max_time, &[event], &opts)?;
+    // The first anchor crossing after the period's resets.
+    let after = run.impacts.get(section.resets.wrapping_sub(1)).map_or(0.0, |i| i.t);
+    let hit = run.events.iter().find(|e| e.t > after && (section.resets == 0 || run.impacts.len() >= section.resets));
+    let Some(hit) = hit else {
+        let why = match run.stop {
+            HybridStop::ImpactLimit { .. } => "an extra reset came before the anchor".to_string(),
+            other => format!("{other:?}"),
+        };
+        return Err(SimError::InvalidOptions(format!("no return to the Poincaré section ({why})")));
+    };
+    let impacts = &run.impacts[..section.resets.min(run.impacts.len())];
+    let flow = crate::variational::flow_jacobian_over(&embedded, 0.0, x0, section.mode, impacts, hit.t, &opts.ode)?;
+    let f = embedded.mode_field(section.mode, hit.t, &hit.state)?;
+    let jacobian = crate::variational::poincare_jacobian(&flow.matrix, &f, &(section.gradient)(&hit.state));
+    Ok(Return { state: hit.state, time: hit.t, flow: flow.matrix, jacobian })
+}
+
+/// A periodic orbit found by single shooting.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PeriodicOrbit<const D: usize> {
+    /// The initial state on the section.
+    pub state: SVector<f64, D>,
+    /// The period.
+    pub period: f64,
+    /// The embedding parameter at the solution (zero up to the tolerance for a genuine orbit).
+    pub xi: f64,
+    /// The energy H̄.
+    pub energy: f64,
+    /// The monodromy matrix Φ_T.
+    pub monodromy: SMatrix<f64, D, D>,
+    /// Newton iterations used.
+    pub iterations: usize,
+}
+
+impl<const D: usize> PeriodicOrbit<D> {
+    /// The Floquet multipliers (eigenvalues of the monodromy), as (re, im) pairs.
+    #[must_use]
+    pub fn multipliers(&self) -> Vec<(f64, f64)> {
+        let m = nalgebra::DMatrix::from_iterator(D, D, self.monodromy.iter().copied());
+        m.complex_eigenvalues().iter().map(|c| (c.re, c.im)).collect()
+    }
+}
+
+/// Options of the shooting Newton iteration and of the continuation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShootingOptions {
+    /// The integration options of every run.
+    pub hybrid: HybridOptions,
+    /// Converged when the residual's max norm is below this. Default `1e-10`.
+    pub tolerance: f64,
+    /// Largest number of Newton iterations. Default `20`.
+    pub max_iterations: usize,
+    /// Relative step of the finite difference in ξ. Default `1e-6`.
+    pub xi_step: f64,
+}
+
+impl Default for ShootingOptions {
+    fn default() -> Self {
+        ShootingOptions { hybrid: HybridOptions::default().rtol(1e-11).atol(1e-12), tolerance: 1e-10, max_iterations: 20, xi_step: 1e-6 }
+    }
+}
+
+/// r(u) and dr(u) for u = (x₀, ξ, H̄), as dynamic matrices ((n + 1) and (n + 1) × (n + 2)).
+fn residual<S: HybridSystem<D> + ?Sized, const D: usize>(
+    sys: &S,
+    section: &Section<'_, D>,
+    u: &nalgebra::DVector<f64>,
+    options: &ShootingOptions,
+) -> Result<(nalgebra::DVector<f64>, nalgebra::DMatrix<f64>, Return<D>), SimError> {
+    let x0 = SVector::<f64, D>::from_fn(|i, _| u[i]);
+    let (xi, hbar) = (u[D], u[D + 1]);
+    let ret = poincare(sys, section, &x0, xi, &options.hybrid)?;
+    let dxi = options.xi_step;
+    let plus = poincare(sys, section, &x0, xi + dxi, &options.hybrid)?.state;
+    let minus = poincare(sys, section, &x0, xi - dxi, &options.hybrid)?.state;
+    let dp_dxi = (plus - minus) / (2.0 * dxi);
+    let dh = energy_gradient(sys, section.mode, 0.0, &x0);
+    let mut r = nalgebra::DVector::zeros(D + 1);
+    let mut j = nalgebra::DMatrix::zeros(D + 1, D + 2);
+    for i in 0..D {
+        r[i] = ret.state[i] - x0[i];
+        for k in 0..D {
+            j[(i, k)] = ret.jacobian[(i, k)] - if i == k { 1.0 } else { 0.0 };
+        }
+        j[(i, D)] = dp_dxi[i];
+    }
+    r[D] = sys.mode_energy(section.mode, 0.0, &x0) - hbar;
+    for k in 0..D {
+        j[(D, k)] = dh[k];
+    }
+    j[(D, D + 1)] = -1.0;
+    Ok((r, j, ret))
+}
+
+/// Newton on the bordered system [dr; cᵀ] Δu = −[r; 0] (c fixes a direction: e_H̄ to hold the
+/// energy, the tangent for a continuation step).
+fn correct<S: HybridSystem<D> + ?Sized, const D: usize>(
+    sys: &S,
+    section: &Section<'_, D>,
+    mut u: nalgebra::DVector<f64>,
+    border: &nalgebra::DVector<f64>,
+    options: &ShootingOptions,
+) -> Result<(nalgebra::DVector<f64>, nalgebra::DMatrix<f64>, Return<D>, usize), SimError> {
+    for it in 0..options.max_iterations {
+        let (r, j, ret) = residual(sys, section, &u, options)?;
+        if r.amax() <= options.tolerance {
+            return Ok((u, j, ret, it));
+        }
+        let mut a = nalgebra::DMatrix::zeros(D + 2, D + 2);
+        a.rows_mut(0, D + 1).copy_from(&j);
+        a.row_mut(D + 1).copy_from(&border.transpose());
+        let mut rhs = nalgebra::DVector::zeros(D + 2);
+        rhs.rows_mut(0, D + 1).copy_from(&(-r));
+        let du = a.lu().solve(&rhs).ok_or(SimError::SingularStepJacobian { t: 0.0 })?;
+        u += du;
+    }
+    let (r, _, _) = residual(sys, section, &u, options)?;
+    Err(SimError::NewtonFailed { t: 0.0, iterations: options.max_iterations, correction: r.amax() })
+}
+
+fn orbit<const D: usize>(u: &nalgebra::DVector<f64>, ret: &Return<D>, iterations: usize) -> PeriodicOrbit<D> {
+    PeriodicOrbit {
+        state: SVector::from_fn(|i, _| u[i]),
+        period: ret.time,
+        xi: u[D],
+        energy: u[D + 1],
+        monodromy: ret.flow,
+        iterations,
+    }
+}
+
+/// The periodic orbit of energy `energy` near `guess` (single shooting with the embedding,
+/// Newton with H̄ held fixed).
+///
+/// # Errors
+/// [`SimError::NewtonFailed`] without convergence; the runs' errors.
+pub fn find_periodic_orbit<S: HybridSystem<D> + ?Sized, const D: usize>(
+    sys: &S,
+    section: &Section<'_, D>,
+    guess: &SVector<f64, D>,
+    energy: f64,
+    options: &ShootingOptions,
+) -> Result<PeriodicOrbit<D>, SimError> {
+    let mut u = nalgebra::DVector::zeros(D + 2);
+    u.rows_mut(0, D).copy_from(guess);
+    u[D + 1] = energy;
+    let mut hold = nalgebra::DVector::zeros(D + 2);
+    hold[D + 1] = 1.0;
+    let (u, _, ret, it) = correct(sys, section, u, &hold, options)?;
+    Ok(orbit(&u, &ret, it))
+}
+
+/// The unit tangent of the solution curve at a point with Jacobian `j` ((n + 1) × (n + 2)): the
+/// kernel of dr (from the LU-solved bordered system), oriented along `previous`.
+fn tangent<const D: usize>(j: &nalgebra::DMatrix<f64>, previous: &nalgebra::DVector<f64>) -> Result<nalgebra::DVector<f64>, SimError> {
+    let mut a = nalgebra::DMatrix::zeros(D + 2, D + 2);
+    a.rows_mut(0, D + 1).copy_from(j);
+    a.row_mut(D + 1).copy_from(&previous.transpose());
+    let mut rhs = nalgebra::DVector::zeros(D + 2);
+    rhs[D + 1] = 1.0;
+    let t = a.lu().solve(&rhs).ok_or(SimError::SingularStepJacobian { t: 0.0 })?;
+    Ok(&t / t.norm())
+}
+
+/// Pseudo-arclength continuation of a family of periodic orbits from `start` (a solution of
+/// [`find_periodic_orbit`]): `points` Euler predictor steps of arclength `step` along the tangent
+/// (initially pointing towards increasing energy when `increasing`), each corrected by Newton
+/// orthogonally to the tangent (the paper's eqs. (24)–(25)).
+///
+/// # Errors
+/// As [`find_periodic_orbit`].
+pub fn continue_orbits<S: HybridSystem<D> + ?Sized, const D: usize>(
+    sys: &S,
+    section: &Section<'_, D>,
+    start: &PeriodicOrbit<D>,
+    step: f64,
+    points: usize,
+    increasing: bool,
+    options: &ShootingOptions,
+) -> Result<Vec<PeriodicOrbit<D>>, SimError> {
+    let mut u = nalgebra::DVector::zeros(D + 2);
+    u.rows_mut(0, D).copy_from(&start.state);
+    u[D] = start.xi;
+    u[D + 1] = start.energy;
+    let (_, j, _) = residual(sys, section, &u, options)?;
+    let mut seed = nalgebra::DVector::zeros(D + 2);
+    seed[D + 1] = if increasing { 1.0 } else { -1.0 };
+    let mut tau = tangent::<D>(&j, &seed)?;
+    let mut out = vec![start.clone()];
+    for _ in 0..points {
+        let predicted = &u + &tau * step;
+        let (corrected, j, ret, it) = correct(sys, section, predicted, &tau, options)?;
+        tau = tangent::<D>(&j, &tau)?;
+        u = corrected;
+        out.push(orbit(&u, &ret, it));
+    }
+    Ok(out)
+}
