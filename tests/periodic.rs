@@ -149,3 +149,55 @@ fn single_shooting_finds_the_bouncing_ball_orbits_and_continues_them_in_energy()
     eprintln!("bouncing ball branch: H̄ from 1 to {:.4}, T = {:.6} (√(8H̄) = {:.6})", last, family[8].period, (8.0 * last).sqrt());
     assert!(last > 1.3);
 }
+
+/// The rocking block of the paper's §4.2 (Housner): rotation α about a corner, slenderness β,
+/// normalized so that p = 3g/(4l) = 3/4 (l = g = m = 1); the impact on the other corner is folded
+/// back by symmetry, α̇ → −α̇ at α = 0.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(alpha),
+    lagrangian = 2 * m * l.powi(2) / 3 * dot(alpha).powi(2) - m * g * l * ((alpha - beta).cos() - beta.cos()),
+    impact(name = corner, guard = alpha, law = map(dot(alpha) = -dot(alpha))),
+)]
+struct RockingBlock {
+    m: f64,
+    l: f64,
+    g: f64,
+    beta: f64,
+}
+
+#[test]
+fn rocking_block_periods_match_the_digest_table() {
+    // K2: T(α₀) on the section [α₀, 0] with H̄ = cos(α₀ − β) − cos β, to 1e-6; K4: Φ_T at α₀ = 0.15.
+    use routh::runtime::periodic::{Section, ShootingOptions, find_periodic_orbit};
+    let block = RockingBlock { m: 1.0, l: 1.0, g: 1.0, beta: 0.3 };
+    let anchor = |x: &SVector<f64, 2>| x[1];
+    let gradient = |_x: &SVector<f64, 2>| Vector2::new(0.0, 1.0);
+    let section = Section { anchor: &anchor, gradient: &gradient, mode: 0, resets: 1, max_time: 60.0 };
+    let opts = ShootingOptions::default();
+    let table = [
+        (0.010, 0.0029074, 0.609064),
+        (0.050, 0.0135759, 1.445333),
+        (0.100, 0.0247301, 2.231438),
+        (0.150, 0.0334346, 3.049431),
+        (0.200, 0.0396677, 4.077528),
+        (0.250, 0.0434138, 5.727610),
+        (0.280, 0.0444635, 7.856681),
+        (0.290, 0.0446135, 9.459235),
+        (0.299, 0.0446630, 14.777407),
+    ];
+    let mut worst: f64 = 0.0;
+    for (alpha0, hbar, period) in table {
+        let energy = (alpha0 - block.beta).cos() - block.beta.cos();
+        assert!((energy - hbar).abs() < 1e-7, "H̄({alpha0}) = {energy}");
+        let orbit = find_periodic_orbit(&block, &section, &Vector2::new(alpha0 * 0.98, 0.0), energy, &opts).unwrap();
+        assert!((orbit.state[0] - alpha0).abs() < 1e-8 && orbit.xi.abs() < 1e-10);
+        worst = worst.max((orbit.period - period).abs());
+        assert!((orbit.period - period).abs() < 2e-6, "α₀ = {alpha0}: T = {} against {period}", orbit.period);
+        if alpha0 == 0.15 {
+            let expected = Matrix2::new(1.0, 0.0, 1.98983, 1.0);
+            assert!((orbit.monodromy - expected).amax() < 1e-5, "Φ_T = {}", orbit.monodromy);
+        }
+    }
+    eprintln!("rocking block: largest period error against the digest's table {worst:.1e}");
+}
