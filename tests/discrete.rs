@@ -613,3 +613,24 @@ fn two_step_and_position_momentum_forms_agree_and_newton_converges_quadratically
         }
     }
 }
+
+#[test]
+fn the_del_residual_is_the_printed_scheme_and_vanishes_on_the_trajectory() {
+    // Digest §4.1 check 2: the forced DEL of the midpoint rule is
+    // (q_k+1 − 2q_k + q_k−1)/h² + ½[∇V(q_k−½) + ∇V(q_k+½)] + κ(q_k+1 − q_k−1)/(2h) = 0 (times h).
+    let p = Sextic { kappa: 0.1 };
+    let h = 0.01;
+    let (a, b, c) = (Vector2::new(1.1, 0.2), Vector2::new(1.12, 0.25), Vector2::new(1.13, 0.31));
+    let residual = routh::runtime::discrete::del_residual(&p, 0.0, h, &a, &b, &c).unwrap();
+    let scheme = -((c - 2.0 * b + a) / (h * h) + (grad_v(&((a + b) / 2.0)) + grad_v(&((b + c) / 2.0))) / 2.0 + p.kappa * (c - a) / (2.0 * h)) * h;
+    assert!((residual - scheme).amax() < 1e-9 * scheme.amax(), "{residual} against {scheme}");
+    let (d1, d2) = p.discrete_lagrangian_gradients(0.0, h, &b, &c);
+    let (fm, _) = p.discrete_forces(0.0, h, &b, &c);
+    let (left, _) = p.discrete_momenta(0.0, h, &b, &c);
+    assert!((left + d1 + fm).amax() < 1e-12 && d2.amax() > 0.0);
+    let traj = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, h, 50, &DiscreteOptions::default()).unwrap();
+    for k in 1..50 {
+        let r = routh::runtime::discrete::del_residual(&p, (k - 1) as f64 * h, h, &traj.positions[k - 1], &traj.positions[k], &traj.positions[k + 1]).unwrap();
+        assert!(r.amax() < 1e-12, "DEL residual at node {k}: {r}");
+    }
+}

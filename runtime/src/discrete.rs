@@ -264,6 +264,24 @@ impl<const N: usize> DiscreteTrajectory<N> {
     }
 }
 
+/// The residual of the forced discrete Euler–Lagrange equations at the node q_k between q_{k−1}
+/// and q_{k+1} (steps of size `h`, q_{k−1} at time `t`): D₂L_d(q_{k−1}, q_k) + f⁺(q_{k−1}, q_k) +
+/// D₁L_d(q_k, q_{k+1}) + f⁻(q_k, q_{k+1}) = F^{f+}L_d(q_{k−1}, q_k) − F^{f−}L_d(q_k, q_{k+1}); zero on
+/// a trajectory (momentum matching).
+///
+/// # Errors
+/// The system's [`FieldError`]s.
+pub fn del_residual<S: DiscreteSystem<N> + ?Sized, const N: usize>(
+    sys: &S,
+    t: f64,
+    h: f64,
+    q_prev: &SVector<f64, N>,
+    q: &SVector<f64, N>,
+    q_next: &SVector<f64, N>,
+) -> Result<SVector<f64, N>, FieldError> {
+    Ok(sys.right_momentum(t, h, q_prev, q)? - sys.left_momentum(t + h, h, q, q_next)?.0)
+}
+
 /// The checks every discrete driver makes before its first step: a finite positive step, usable
 /// Newton options, a finite start.
 fn check_start<'a>(h: f64, options: &DiscreteOptions, start: impl IntoIterator<Item = &'a f64>) -> Result<(), SimError> {

@@ -60,6 +60,9 @@ pub struct DiscreteSymmetry {
 pub struct DiscreteEquations {
     /// L_d(t_k, h, q_k, q_{k+1}).
     pub lagrangian: Expr,
+    /// D₁L_d and D₂L_d (n each).
+    pub d1: Vec<Expr>,
+    pub d2: Vec<Expr>,
     /// f⁻ and f⁺ (n each).
     pub force_minus: Vec<Expr>,
     pub force_plus: Vec<Expr>,
@@ -269,6 +272,8 @@ pub fn derive(model: &mut Model) -> syn::Result<Option<DiscreteEquations>> {
     errors.check()?;
     Ok(Some(DiscreteEquations {
         lagrangian: lagrangian_d,
+        d1,
+        d2,
         force_minus,
         force_plus,
         left_momentum,

@@ -32,6 +32,10 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
     left_out.extend(de.left_jacobian.iter().flatten());
     let (lm_stmts, lm_vals) = body(&left_out, "__routh_discrete_left");
     let (rm_stmts, rm_vals) = body(&de.right_momentum, "__routh_discrete_right");
+    let mut grad_out = de.d1.clone();
+    grad_out.extend(&de.d2);
+    let (g_stmts, g_vals) = body(&grad_out, "__routh_discrete_gradients");
+    let (g1, g2) = (&g_vals[..n], &g_vals[n..]);
     let mut blocks_out: Vec<Expr> = de.left_dq0.iter().flatten().copied().collect();
     blocks_out.extend(de.right_dq0.iter().flatten());
     blocks_out.extend(de.right_dq1.iter().flatten());
@@ -233,6 +237,16 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
         pub fn discrete_lagrangian(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> f64 {
             #(#l_stmts)*
             #(#l_vals)*
+        }
+
+        /// The slot derivatives (D₁L_d, D₂L_d) of the discrete Lagrangian at (q_k, q_k+1): the forced
+        /// discrete Euler–Lagrange equations are D₂L_d(q_k−1, q_k) + f⁺(q_k−1, q_k) + D₁L_d(q_k, q_k+1)
+        /// + f⁻(q_k, q_k+1) = 0 (see `runtime::discrete::del_residual`).
+        #allow
+        #[must_use]
+        pub fn discrete_lagrangian_gradients(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> (#sv, #sv) {
+            #(#g_stmts)*
+            (<#sv>::from([#(#g1),*]), <#sv>::from([#(#g2),*]))
         }
 
         #f_doc
