@@ -218,6 +218,27 @@ pub struct DiscreteTrajectory<const N: usize> {
 }
 
 impl<const N: usize> DiscreteTrajectory<N> {
+    /// A trajectory with its first node (room for `steps` more).
+    fn start(t0: f64, q0: SVector<f64, N>, p0: SVector<f64, N>, steps: usize) -> Self {
+        let mut traj = DiscreteTrajectory {
+            times: Vec::with_capacity(steps + 1),
+            positions: Vec::with_capacity(steps + 1),
+            momenta: Vec::with_capacity(steps + 1),
+            iterations: Vec::with_capacity(steps),
+            actions: Vec::new(),
+        };
+        traj.times.push(t0);
+        traj.positions.push(q0);
+        traj.momenta.push(p0);
+        traj
+    }
+    /// Appends a node reached in `iterations` Newton iterations.
+    fn push(&mut self, t: f64, q: SVector<f64, N>, p: SVector<f64, N>, iterations: usize) {
+        self.times.push(t);
+        self.positions.push(q);
+        self.momenta.push(p);
+        self.iterations.push(iterations);
+    }
     /// Number of nodes.
     pub fn len(&self) -> usize {
         self.times.len()
@@ -315,16 +336,7 @@ pub fn simulate_discrete<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     options: &DiscreteOptions,
 ) -> Result<DiscreteTrajectory<N>, SimError> {
     check_start(h, options, q0.iter().chain(p0.iter()))?;
-    let mut traj = DiscreteTrajectory {
-        times: Vec::with_capacity(steps + 1),
-        positions: Vec::with_capacity(steps + 1),
-        momenta: Vec::with_capacity(steps + 1),
-        iterations: Vec::with_capacity(steps),
-        actions: Vec::new(),
-    };
-    traj.times.push(t0);
-    traj.positions.push(q0);
-    traj.momenta.push(p0);
+    let mut traj = DiscreteTrajectory::start(t0, q0, p0, steps);
     let (mut q, mut p) = (q0, p0);
     let mut guess = q0 + v0 * h;
     for k in 0..steps {
@@ -333,10 +345,7 @@ pub fn simulate_discrete<S: DiscreteSystem<N> + ?Sized, const N: usize>(
         guess = step.position * 2.0 - q;
         q = step.position;
         p = step.momentum;
-        traj.times.push(t0 + (k + 1) as f64 * h);
-        traj.positions.push(q);
-        traj.momenta.push(p);
-        traj.iterations.push(step.iterations);
+        traj.push(t0 + (k + 1) as f64 * h, q, p, step.iterations);
     }
     Ok(traj)
 }
@@ -386,13 +395,7 @@ pub fn simulate_discrete_reduced<S: DiscreteSystem<N> + ?Sized, const N: usize>(
         }
         s
     };
-    let mut trajectory = DiscreteTrajectory {
-        times: vec![t0],
-        positions: vec![q0],
-        momenta: vec![p0],
-        iterations: Vec::with_capacity(steps),
-        actions: Vec::new(),
-    };
+    let mut trajectory = DiscreteTrajectory::start(t0, q0, p0, steps);
     let mut increments = Vec::with_capacity(steps);
     let (mut q, mut p) = (q0, p0);
     // The predictor in reduced variables: the shape extrapolated, the increment repeated.
@@ -413,10 +416,7 @@ pub fn simulate_discrete_reduced<S: DiscreteSystem<N> + ?Sized, const N: usize>(
         }
         q = next;
         p = step.momentum;
-        trajectory.times.push(t0 + (k + 1) as f64 * h);
-        trajectory.positions.push(q);
-        trajectory.momenta.push(p);
-        trajectory.iterations.push(step.iterations);
+        trajectory.push(t0 + (k + 1) as f64 * h, q, p, step.iterations);
         increments.push(w);
     }
     Ok(ReducedDiscreteTrajectory { trajectory, increments })
@@ -474,13 +474,8 @@ pub fn simulate_discrete_contact<S: ContactDiscreteSystem<N> + ?Sized, const N: 
     options: &DiscreteOptions,
 ) -> Result<DiscreteTrajectory<N>, SimError> {
     check_start(h, options, q0.iter().chain(p0.iter()).chain([&z0]))?;
-    let mut traj = DiscreteTrajectory {
-        times: vec![t0],
-        positions: vec![q0],
-        momenta: vec![p0],
-        iterations: Vec::with_capacity(steps),
-        actions: vec![z0],
-    };
+    let mut traj = DiscreteTrajectory::start(t0, q0, p0, steps);
+    traj.actions.push(z0);
     let (mut q, mut p, mut z) = (q0, p0, z0);
     let mut guess = q0 + v0 * h;
     for k in 0..steps {
@@ -494,11 +489,8 @@ pub fn simulate_discrete_contact<S: ContactDiscreteSystem<N> + ?Sized, const N: 
         if !z.is_finite() {
             return Err(SimError::NonFiniteState { t });
         }
-        traj.times.push(t0 + (k + 1) as f64 * h);
-        traj.positions.push(q);
-        traj.momenta.push(p);
+        traj.push(t0 + (k + 1) as f64 * h, q, p, step.iterations);
         traj.actions.push(z);
-        traj.iterations.push(step.iterations);
     }
     Ok(traj)
 }
@@ -521,21 +513,12 @@ pub fn simulate_discrete_two_step<S: DiscreteSystem<N> + ?Sized, const N: usize>
 ) -> Result<DiscreteTrajectory<N>, SimError> {
     check_start(h, options, q0.iter().chain(q1.iter()))?;
     let p0 = sys.left_momentum(t0, h, &q0, &q1)?.0;
-    let mut traj = DiscreteTrajectory {
-        times: vec![t0],
-        positions: vec![q0],
-        momenta: vec![p0],
-        iterations: Vec::new(),
-        actions: Vec::new(),
-    };
+    let mut traj = DiscreteTrajectory::start(t0, q0, p0, steps);
     if steps == 0 {
         return Ok(traj);
     }
     let (mut prev, mut cur) = (q0, q1);
-    traj.times.push(t0 + h);
-    traj.positions.push(q1);
-    traj.momenta.push(sys.right_momentum(t0, h, &q0, &q1)?);
-    traj.iterations.push(0);
+    traj.push(t0 + h, q1, sys.right_momentum(t0, h, &q0, &q1)?, 0);
     for k in 1..steps {
         let t = t0 + k as f64 * h;
         // Momentum matching: F^{f−}L_d(q_k, q_{k+1}) = F^{f+}L_d(q_{k−1}, q_k).
@@ -543,10 +526,7 @@ pub fn simulate_discrete_two_step<S: DiscreteSystem<N> + ?Sized, const N: usize>
         let step = discrete_step(sys, t, h, &cur, &pk, cur * 2.0 - prev, options)?;
         prev = cur;
         cur = step.position;
-        traj.times.push(t + h);
-        traj.positions.push(cur);
-        traj.momenta.push(step.momentum);
-        traj.iterations.push(step.iterations);
+        traj.push(t + h, cur, step.momentum, step.iterations);
     }
     Ok(traj)
 }
