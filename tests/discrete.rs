@@ -455,8 +455,13 @@ fn discrete_routh_reduction_and_reconstruction_agree_with_the_full_integrator() 
     let (r0, r1, w) = (1.1, 1.13, 0.04);
     let rm: f64 = (r0 + r1) / 2.0;
     let ell = (r1 - r0).powi(2) / (2.0 * h) + (r0 + r1).powi(2) * w * w / (8.0 * h) - h * rm.powi(2) * (rm.powi(2) - 1.0).powi(2);
-    let ld = p.discrete_lagrangian(0.0, h, &SVector::<f64, 2>::new(r0, 0.0), &SVector::<f64, 2>::new(r1, w));
+    let ld = p.discrete_reduced_lagrangian(0.0, h, &SVector::<f64, 2>::new(r0, 7.0), &SVector::<f64, 2>::new(r1, w));
     assert!((ld - ell).abs() < 1e-14 * ell.abs());
+    // The reduced forces with the consistent force: −(κ/2)(r₁ − r₀) dr₀, same dr₁, and the group
+    // components −(κ/2) r_m² W each, i.e. F_ξ = −(κ/4)(r₀ + r₁)² W in total (digest §3.2).
+    let (fm, fp) = p.discrete_reduced_forces(0.0, h, &SVector::<f64, 2>::new(r0, 7.0), &SVector::<f64, 2>::new(r1, w));
+    assert!((fm[0] + 0.05 * (r1 - r0)).abs() < 1e-15 && (fp[0] + 0.05 * (r1 - r0)).abs() < 1e-15);
+    assert!((fm[1] + fp[1] + 0.025 * (r0 + r1).powi(2) * w).abs() < 1e-15);
     // (Newton to 1e-15 relative: the full solve's tolerance scales with |q|, which grows with η.)
     let opts = DiscreteOptions { tolerance: 1e-15, ..DiscreteOptions::default() };
     let full = p.simulate_discrete([1.2, 0.0], [0.0, 0.5], 0.0, h, steps, &opts).unwrap();

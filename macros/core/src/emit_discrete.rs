@@ -157,7 +157,31 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
               [`routh::runtime::discrete::simulate_discrete_reduced`](::routh::runtime::discrete::simulate_discrete_reduced)).",
             names.join(", ")
         );
+        let red_doc = format!(
+            " The reduced discrete Lagrangian ℓ_d(x_k, W_k, x_k+1) = L_d((x_k, 0), (x_k+1, W_k)) of the reduction by ({}) \
+              (digest §2.11): `x0` holds the shape x_k (its cyclic entries are ignored), `xw` the shape x_k+1 and, in the \
+              cyclic entries, the increments W_k.",
+            names.join(", ")
+        );
+        let red_forces_doc = " The reduced discrete forces: f⁻ and f⁺ at ((x_k, 0), (x_k+1, W_k)) (shape components \
+            f_x, group components φ∓ of the abelian reduction).";
         quote! {
+            #[doc = #red_doc]
+            #[must_use]
+            pub fn discrete_reduced_lagrangian(&self, t0: f64, h: f64, x0: &#sv, xw: &#sv) -> f64 {
+                let mut base = *x0;
+                #( base[#cyclic] = 0.0; )*
+                self.discrete_lagrangian(t0, h, &base, xw)
+            }
+
+            #[doc = #red_forces_doc]
+            #[must_use]
+            pub fn discrete_reduced_forces(&self, t0: f64, h: f64, x0: &#sv, xw: &#sv) -> (#sv, #sv) {
+                let mut base = *x0;
+                #( base[#cyclic] = 0.0; )*
+                self.discrete_forces(t0, h, &base, xw)
+            }
+
             #[doc = #doc]
             ///
             /// # Errors
