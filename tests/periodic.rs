@@ -201,3 +201,27 @@ fn rocking_block_periods_match_the_digest_table() {
     }
     eprintln!("rocking block: largest period error against the digest's table {worst:.1e}");
 }
+
+#[test]
+fn a_branch_is_data_with_its_indicators() {
+    // The ball's branch has no turning point and no bifurcation; as data it round-trips through
+    // JSON and writes CSV with one line per point.
+    use routh::runtime::periodic::{BranchPoint, Section, ShootingOptions, continue_orbits, find_periodic_orbit, write_branch_csv};
+    let ball = Ball { m: 1.0, g: 1.0, e: 1.0 };
+    let anchor = |x: &SVector<f64, 2>| x[1];
+    let gradient = |_x: &SVector<f64, 2>| Vector2::new(0.0, 1.0);
+    let section = Section { anchor: &anchor, gradient: &gradient, mode: 0, resets: 1, max_time: 20.0 };
+    let opts = ShootingOptions::default();
+    let start = find_periodic_orbit(&ball, &section, &Vector2::new(0.5, 0.0), 0.5, &opts).unwrap();
+    let family = continue_orbits(&ball, &section, &start, 0.1, 4, true, &opts).unwrap();
+    assert!(family.iter().all(|o| !o.turning_point && !o.bifurcation));
+    let points: Vec<BranchPoint> = family.iter().map(BranchPoint::from).collect();
+    let json = serde_json::to_string(&points).unwrap();
+    let back: Vec<BranchPoint> = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, points);
+    let mut csv = Vec::new();
+    write_branch_csv(&mut csv, &points).unwrap();
+    let text = String::from_utf8(csv).unwrap();
+    assert_eq!(text.lines().next(), Some("energy,period,xi,x0_1,x0_2,multipliers,turning_point,bifurcation"));
+    assert_eq!(text.lines().count(), 1 + points.len());
+}

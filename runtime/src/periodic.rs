@@ -178,6 +178,70 @@ pub struct PeriodicOrbit<const D: usize> {
     pub monodromy: SMatrix<f64, D, D>,
     /// Newton iterations used.
     pub iterations: usize,
+    /// Continuation: the energy component of the tangent changed sign since the previous point
+    /// (a turning point in H̄: the orbit there is not normal).
+    pub turning_point: bool,
+    /// Continuation: the oriented tangent flipped (τ_new·τ_old < 0) since the previous point — a
+    /// simple bifurcation was passed.
+    pub bifurcation: bool,
+}
+
+/// One point of a branch as plain data (serde: JSON, CSV through [`write_branch_csv`]).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BranchPoint {
+    /// The initial state on the section.
+    pub state: Vec<f64>,
+    /// The period T.
+    pub period: f64,
+    /// The energy H̄.
+    pub energy: f64,
+    /// The embedding parameter ξ (≈ 0 on a physical branch).
+    pub xi: f64,
+    /// The Floquet multipliers as (re, im).
+    pub multipliers: Vec<(f64, f64)>,
+    /// A turning point in H̄ was passed since the previous point.
+    pub turning_point: bool,
+    /// A simple bifurcation was passed since the previous point.
+    pub bifurcation: bool,
+    /// Newton iterations of the corrector.
+    pub iterations: usize,
+}
+
+impl<const D: usize> From<&PeriodicOrbit<D>> for BranchPoint {
+    fn from(o: &PeriodicOrbit<D>) -> Self {
+        BranchPoint {
+            state: o.state.iter().copied().collect(),
+            period: o.period,
+            energy: o.energy,
+            xi: o.xi,
+            multipliers: o.multipliers(),
+            turning_point: o.turning_point,
+            bifurcation: o.bifurcation,
+            iterations: o.iterations,
+        }
+    }
+}
+
+/// Writes a branch as CSV: `energy,period,xi,x0_1..,multipliers (re:im;…),turning_point,bifurcation`.
+///
+/// # Errors
+/// The writer's I/O errors.
+pub fn write_branch_csv<W: std::io::Write>(mut w: W, points: &[BranchPoint]) -> std::io::Result<()> {
+    let n = points.first().map_or(0, |p| p.state.len());
+    write!(w, "energy,period,xi")?;
+    for i in 1..=n {
+        write!(w, ",x0_{i}")?;
+    }
+    writeln!(w, ",multipliers,turning_point,bifurcation")?;
+    for p in points {
+        write!(w, "{:e},{:e},{:e}", p.energy, p.period, p.xi)?;
+        for v in &p.state {
+            write!(w, ",{v:e}")?;
+        }
+        let m: Vec<String> = p.multipliers.iter().map(|(re, im)| format!("{re:e}:{im:e}")).collect();
+        writeln!(w, ",{},{},{}", m.join(";"), p.turning_point, p.bifurcation)?;
+    }
+    Ok(())
 }
 
 impl<const D: usize> PeriodicOrbit<D> {
@@ -274,6 +338,8 @@ fn orbit<const D: usize>(u: &nalgebra::DVector<f64>, ret: &Return<D>, iterations
         energy: u[D + 1],
         monodromy: ret.flow,
         iterations,
+        turning_point: false,
+        bifurcation: false,
     }
 }
 
@@ -310,6 +376,19 @@ fn tangent<const D: usize>(j: &nalgebra::DMatrix<f64>, previous: &nalgebra::DVec
     Ok(&t / t.norm())
 }
 
+/// The induced tangent of the paper's eq. (22): dr·τ = 0, ‖τ‖ = 1, det([dr; τᵀ]) > 0.
+fn oriented_tangent<const D: usize>(j: &nalgebra::DMatrix<f64>) -> Result<nalgebra::DVector<f64>, SimError> {
+    // The kernel: the last column of Q in the QR factorisation of [dr; 0]ᵀ (square), orthogonal
+    // to the rows of dr; then the sign that makes det([dr; τᵀ]) positive.
+    let mut full = nalgebra::DMatrix::zeros(D + 2, D + 2);
+    full.rows_mut(0, D + 1).copy_from(j);
+    let kernel: nalgebra::DVector<f64> = full.transpose().qr().q().column(D + 1).into_owned();
+    let mut a = nalgebra::DMatrix::zeros(D + 2, D + 2);
+    a.rows_mut(0, D + 1).copy_from(j);
+    a.row_mut(D + 1).copy_from(&kernel.transpose());
+    Ok(if a.determinant() < 0.0 { -kernel } else { kernel })
+}
+
 /// Pseudo-arclength continuation of a family of periodic orbits from `start` (a solution of
 /// [`find_periodic_orbit`]): `points` Euler predictor steps of arclength `step` along the tangent
 /// (initially pointing towards increasing energy when `increasing`), each corrected by Newton
@@ -338,9 +417,18 @@ pub fn continue_orbits<S: HybridSystem<D> + ?Sized, const D: usize>(
     for _ in 0..points {
         let predicted = &u + &tau * step;
         let (corrected, j, ret, it) = correct(sys, section, predicted, &tau, options)?;
-        tau = tangent::<D>(&j, &tau)?;
+        // The new tangent, oriented along the old one through the bordered system; the
+        // orientation-preserving tangent of the augmented Jacobian flips at a simple bifurcation,
+        // its energy component changes sign at a turning point (§2.6).
+        let new_tau = tangent::<D>(&j, &tau)?;
+        let oriented = oriented_tangent::<D>(&j)?;
+        let previous_oriented = oriented_tangent::<D>(&residual(sys, section, &u, options)?.1)?;
+        let mut point = orbit(&corrected, &ret, it);
+        point.bifurcation = oriented.dot(&previous_oriented) < 0.0;
+        point.turning_point = !point.bifurcation && new_tau[D + 1] * tau[D + 1] < 0.0;
+        tau = new_tau;
         u = corrected;
-        out.push(orbit(&u, &ret, it));
+        out.push(point);
     }
     Ok(out)
 }
