@@ -261,6 +261,7 @@ struct SexticRotation {
     lagrangian = m * r.powi(2) / 4 * dot(phi).powi(2),
     force(phi = -eta * m * g * r),
     symmetry(cyclic(phi)),
+    reduce(routh(phi)),
     discrete(rule = midpoint),
 )]
 struct Disk {
@@ -548,7 +549,7 @@ fn the_polar_integrator_is_second_order_against_the_continuous_polar_flow() {
 fn the_disk_reduced_by_its_rotation_matches_the_full_integrator() {
     // Ex. 4.5's reduction: Q/G is a point, the reduced variable w_k = φ_k+1 − φ_k falls by
     // 2ηg h²/r per step (the consistent scaling), and φ is reconstructed by summing.
-    let d = DiskReducible { m: 2.0, r: 0.3, eta: 0.2, g: 9.81 };
+    let d = Disk { m: 2.0, r: 0.3, eta: 0.2, g: 9.81 };
     let (w0, h) = (10.0, 0.01);
     let opts = DiscreteOptions::default();
     let red = d.simulate_discrete_reduced([0.0], [w0], 0.0, h, 60, &opts).unwrap();
@@ -561,21 +562,6 @@ fn the_disk_reduced_by_its_rotation_matches_the_full_integrator() {
     assert!(worst < 1e-13, "{worst:e}");
 }
 
-/// The disk with friction, reduced by its rotation.
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(phi),
-    lagrangian = m * r.powi(2) / 4 * dot(phi).powi(2),
-    force(phi = -eta * m * g * r),
-    reduce(routh(phi)),
-    discrete(rule = midpoint),
-)]
-struct DiskReducible {
-    m: f64,
-    r: f64,
-    eta: f64,
-    g: f64,
-}
 
 /// An α-rule with α a parameter (checked at run time).
 #[derive(Mechanics)]
