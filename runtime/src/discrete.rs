@@ -335,19 +335,7 @@ pub fn simulate_discrete<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     v0: SVector<f64, N>,
     options: &DiscreteOptions,
 ) -> Result<DiscreteTrajectory<N>, SimError> {
-    check_start(h, options, q0.iter().chain(p0.iter()))?;
-    let mut traj = DiscreteTrajectory::start(t0, q0, p0, steps);
-    let (mut q, mut p) = (q0, p0);
-    let mut guess = q0 + v0 * h;
-    for k in 0..steps {
-        let t = t0 + k as f64 * h;
-        let step = discrete_step(sys, t, h, &q, &p, guess, options)?;
-        guess = step.position * 2.0 - q;
-        q = step.position;
-        p = step.momentum;
-        traj.push(t0 + (k + 1) as f64 * h, q, p, step.iterations);
-    }
-    Ok(traj)
+    drive(sys, &[], t0, h, steps, q0, p0, v0, options, None)
 }
 
 /// A discrete trajectory computed on the reduced space of cyclic (abelian) coordinates, with its
@@ -387,6 +375,27 @@ pub fn simulate_discrete_reduced<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     if cyclic.iter().any(|&c| c >= N) {
         return Err(SimError::InvalidOptions(format!("a cyclic coordinate index is out of range (the system has {N})")));
     }
+    let mut increments = Vec::with_capacity(steps);
+    let trajectory = drive(sys, cyclic, t0, h, steps, q0, p0, v0, options, Some(&mut increments))?;
+    Ok(ReducedDiscreteTrajectory { trajectory, increments })
+}
+
+/// The one position–momentum loop of [`simulate_discrete`] and [`simulate_discrete_reduced`]:
+/// each step solved from the first node with its `cyclic` coordinates set to 0 (none: the full
+/// step), the cyclic coordinates reconstructed from the increments, which go to `increments`.
+#[allow(clippy::too_many_arguments)]
+fn drive<S: DiscreteSystem<N> + ?Sized, const N: usize>(
+    sys: &S,
+    cyclic: &[usize],
+    t0: f64,
+    h: f64,
+    steps: usize,
+    q0: SVector<f64, N>,
+    p0: SVector<f64, N>,
+    v0: SVector<f64, N>,
+    options: &DiscreteOptions,
+    mut increments: Option<&mut Vec<SVector<f64, N>>>,
+) -> Result<DiscreteTrajectory<N>, SimError> {
     check_start(h, options, q0.iter().chain(p0.iter()))?;
     let shape_of = |q: &SVector<f64, N>| {
         let mut s = *q;
@@ -396,7 +405,6 @@ pub fn simulate_discrete_reduced<S: DiscreteSystem<N> + ?Sized, const N: usize>(
         s
     };
     let mut trajectory = DiscreteTrajectory::start(t0, q0, p0, steps);
-    let mut increments = Vec::with_capacity(steps);
     let (mut q, mut p) = (q0, p0);
     // The predictor in reduced variables: the shape extrapolated, the increment repeated.
     let mut guess = shape_of(&q0) + v0 * h;
@@ -417,9 +425,11 @@ pub fn simulate_discrete_reduced<S: DiscreteSystem<N> + ?Sized, const N: usize>(
         q = next;
         p = step.momentum;
         trajectory.push(t0 + (k + 1) as f64 * h, q, p, step.iterations);
-        increments.push(w);
+        if let Some(out) = increments.as_deref_mut() {
+            out.push(w);
+        }
     }
-    Ok(ReducedDiscreteTrajectory { trajectory, increments })
+    Ok(trajectory)
 }
 
 /// A contact (Herglotz) discrete system with its action z: the discrete Herglotz principle
@@ -440,10 +450,13 @@ pub trait ContactDiscreteSystem<const N: usize> {
     -> Result<(SVector<f64, N>, f64), FieldError>;
 }
 
-/// Adapts a contact system at a fixed action z₀ to [`DiscreteSystem`] (for one step's Newton solve).
+/// Adapts a contact system at a fixed action z₀ to [`DiscreteSystem`] (for one step's Newton
+/// solve); the action's increment L_d of the last `right_momentum` (the step's, at its solution)
+/// is kept, so the step evaluates F^{f+}L_d and L_d once.
 struct AtAction<'s, S: ?Sized> {
     sys: &'s S,
     z0: f64,
+    increment: std::cell::Cell<f64>,
 }
 
 impl<S: ContactDiscreteSystem<N> + ?Sized, const N: usize> DiscreteSystem<N> for AtAction<'_, S> {
@@ -452,7 +465,9 @@ impl<S: ContactDiscreteSystem<N> + ?Sized, const N: usize> DiscreteSystem<N> for
         self.sys.contact_left_momentum(t, h, q0, q1, self.z0)
     }
     fn right_momentum(&self, t: f64, h: f64, q0: &SVector<f64, N>, q1: &SVector<f64, N>) -> Result<SVector<f64, N>, FieldError> {
-        Ok(self.sys.contact_right_momentum(t, h, q0, q1, self.z0)?.0)
+        let (p, increment) = self.sys.contact_right_momentum(t, h, q0, q1, self.z0)?;
+        self.increment.set(increment);
+        Ok(p)
     }
 }
 
@@ -480,8 +495,9 @@ pub fn simulate_discrete_contact<S: ContactDiscreteSystem<N> + ?Sized, const N: 
     let mut guess = q0 + v0 * h;
     for k in 0..steps {
         let t = t0 + k as f64 * h;
-        let step = discrete_step(&AtAction { sys, z0: z }, t, h, &q, &p, guess, options)?;
-        let (_, increment) = sys.contact_right_momentum(t, h, &q, &step.position, z)?;
+        let at = AtAction { sys, z0: z, increment: std::cell::Cell::new(f64::NAN) };
+        let step = discrete_step(&at, t, h, &q, &p, guess, options)?;
+        let increment = at.increment.get();
         guess = step.position * 2.0 - q;
         q = step.position;
         p = step.momentum;

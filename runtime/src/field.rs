@@ -53,6 +53,26 @@ where
     }
 }
 
+/// Gradient of a scalar function of the state by central differences with the relative step
+/// [`FD_STEP`] (δⱼ = FD_STEP · max(1, |xⱼ|), divided by the representable difference of the two
+/// points).
+#[must_use]
+pub fn gradient_fd<const D: usize>(f: impl Fn(&SVector<f64, D>) -> f64, x: &SVector<f64, D>) -> SVector<f64, D> {
+    let mut grad = SVector::<f64, D>::zeros();
+    let mut xp = *x;
+    for j in 0..D {
+        let delta = FD_STEP * x[j].abs().max(1.0);
+        let (plus, minus) = (x[j] + delta, x[j] - delta);
+        xp[j] = plus;
+        let hp = f(&xp);
+        xp[j] = minus;
+        let hm = f(&xp);
+        xp[j] = x[j];
+        grad[j] = (hp - hm) / (plus - minus);
+    }
+    grad
+}
+
 /// Default relative step of [`jacobian_fd`], `ε^{1/3}`, optimal for central differences.
 pub const FD_STEP: f64 = 6.055_454_452_393_343e-6;
 

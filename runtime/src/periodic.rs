@@ -21,13 +21,7 @@ use crate::hybrid::{HybridOptions, HybridStop, HybridSystem, simulate_hybrid_wit
 
 /// Central-difference gradient of a mode's energy.
 fn energy_gradient<S: HybridSystem<D> + ?Sized, const D: usize>(sys: &S, mode: usize, t: f64, x: &SVector<f64, D>) -> SVector<f64, D> {
-    SVector::from_fn(|j, _| {
-        let h = crate::field::FD_STEP * x[j].abs().max(1.0);
-        let (mut xp, mut xm) = (*x, *x);
-        xp[j] += h;
-        xm[j] -= h;
-        (sys.mode_energy(mode, t, &xp) - sys.mode_energy(mode, t, &xm)) / (2.0 * h)
-    })
+    crate::field::gradient_fd(|y| sys.mode_energy(mode, t, y), x)
 }
 
 /// The dissipative embedding of a hybrid system: every mode's field f̃ = f + ξ ∇H (the paper's
@@ -128,6 +122,34 @@ pub struct Return<const D: usize> {
     pub jacobian: SMatrix<f64, D, D>,
 }
 
+/// The run from `x0` to its return to the section: the resets of one period and the anchor
+/// crossing after them.
+fn run_to_section<S: HybridSystem<D> + ?Sized, const D: usize>(
+    embedded: &Embedded<'_, S>,
+    section: &Section<'_, D>,
+    x0: &SVector<f64, D>,
+    options: &HybridOptions,
+) -> Result<(Vec<crate::hybrid::ImpactRecord<D>>, crate::events::EventRecord<D>), SimError> {
+    let anchor = section.anchor;
+    let event = Event::new("anchor", move |_t, x: &SVector<f64, D>| anchor(x)).direction(Direction::Falling);
+    let mut opts = options.clone();
+    opts.max_impacts = section.resets;
+    let run = simulate_hybrid_with_events(embedded, section.mode, *x0, 0.0..section.max_time, &[event], &opts)?;
+    // The first anchor crossing after the period's resets.
+    let after = run.impacts.get(section.resets.wrapping_sub(1)).map_or(0.0, |i| i.t);
+    let hit = run.events.into_iter().find(|e| e.t > after && (section.resets == 0 || run.impacts.len() >= section.resets));
+    let Some(hit) = hit else {
+        let why = match run.stop {
+            HybridStop::ImpactLimit { .. } => "an extra reset came before the anchor".to_string(),
+            other => format!("{other:?}"),
+        };
+        return Err(SimError::InvalidOptions(format!("no return to the Poincaré section ({why})")));
+    };
+    let mut impacts = run.impacts;
+    impacts.truncate(section.resets);
+    Ok((impacts, hit))
+}
+
 /// The Poincaré map of the embedded system at ξ and its Jacobian.
 ///
 /// # Errors
@@ -141,26 +163,22 @@ pub fn poincare<S: HybridSystem<D> + ?Sized, const D: usize>(
     options: &HybridOptions,
 ) -> Result<Return<D>, SimError> {
     let embedded = Embedded { system: sys, xi };
-    let anchor = section.anchor;
-    let event = Event::new("anchor", move |_t, x: &SVector<f64, D>| anchor(x)).direction(Direction::Falling);
-    let mut opts = options.clone();
-    opts.max_impacts = section.resets;
-    let run = simulate_hybrid_with_events(&embedded, section.mode, *x0, 0.0..section.max_time, &[event], &opts)?;
-    // The first anchor crossing after the period's resets.
-    let after = run.impacts.get(section.resets.wrapping_sub(1)).map_or(0.0, |i| i.t);
-    let hit = run.events.iter().find(|e| e.t > after && (section.resets == 0 || run.impacts.len() >= section.resets));
-    let Some(hit) = hit else {
-        let why = match run.stop {
-            HybridStop::ImpactLimit { .. } => "an extra reset came before the anchor".to_string(),
-            other => format!("{other:?}"),
-        };
-        return Err(SimError::InvalidOptions(format!("no return to the Poincaré section ({why})")));
-    };
-    let impacts = &run.impacts[..section.resets.min(run.impacts.len())];
-    let flow = crate::variational::flow_jacobian_over(&embedded, 0.0, x0, section.mode, impacts, hit.t, &opts.ode)?;
+    let (impacts, hit) = run_to_section(&embedded, section, x0, options)?;
+    let flow = crate::variational::flow_jacobian_over(&embedded, 0.0, x0, section.mode, &impacts, hit.t, &options.ode)?;
     let f = embedded.mode_field(section.mode, hit.t, &hit.state)?;
     let jacobian = crate::variational::poincare_jacobian(&flow.matrix, &f, &(section.gradient)(&hit.state));
     Ok(Return { state: hit.state, time: hit.t, flow: flow.matrix, jacobian })
+}
+
+/// P̃(x₀, ξ) alone (no variational equations).
+fn poincare_state<S: HybridSystem<D> + ?Sized, const D: usize>(
+    sys: &S,
+    section: &Section<'_, D>,
+    x0: &SVector<f64, D>,
+    xi: f64,
+    options: &HybridOptions,
+) -> Result<SVector<f64, D>, SimError> {
+    Ok(run_to_section(&Embedded { system: sys, xi }, section, x0, options)?.1.state)
 }
 
 /// A periodic orbit found by single shooting.
@@ -283,8 +301,8 @@ fn residual<S: HybridSystem<D> + ?Sized, const D: usize>(
     let (xi, hbar) = (u[D], u[D + 1]);
     let ret = poincare(sys, section, &x0, xi, &options.hybrid)?;
     let dxi = options.xi_step;
-    let plus = poincare(sys, section, &x0, xi + dxi, &options.hybrid)?.state;
-    let minus = poincare(sys, section, &x0, xi - dxi, &options.hybrid)?.state;
+    let plus = poincare_state(sys, section, &x0, xi + dxi, &options.hybrid)?;
+    let minus = poincare_state(sys, section, &x0, xi - dxi, &options.hybrid)?;
     let dp_dxi = (plus - minus) / (2.0 * dxi);
     let dh = energy_gradient(sys, section.mode, 0.0, &x0);
     let mut r = nalgebra::DVector::zeros(D + 1);
@@ -413,6 +431,7 @@ pub fn continue_orbits<S: HybridSystem<D> + ?Sized, const D: usize>(
     let mut seed = nalgebra::DVector::zeros(D + 2);
     seed[D + 1] = if increasing { 1.0 } else { -1.0 };
     let mut tau = tangent::<D>(&j, &seed)?;
+    let mut previous_oriented = oriented_tangent::<D>(&j)?;
     let mut out = vec![start.clone()];
     for _ in 0..points {
         let predicted = &u + &tau * step;
@@ -422,12 +441,10 @@ pub fn continue_orbits<S: HybridSystem<D> + ?Sized, const D: usize>(
         // its energy component changes sign at a turning point (§2.6).
         let new_tau = tangent::<D>(&j, &tau)?;
         let oriented = oriented_tangent::<D>(&j)?;
-        let previous_oriented = oriented_tangent::<D>(&residual(sys, section, &u, options)?.1)?;
         let mut point = orbit(&corrected, &ret, it);
         point.bifurcation = oriented.dot(&previous_oriented) < 0.0;
         point.turning_point = !point.bifurcation && new_tau[D + 1] * tau[D + 1] < 0.0;
-        tau = new_tau;
-        u = corrected;
+        (tau, previous_oriented, u) = (new_tau, oriented, corrected);
         out.push(point);
     }
     Ok(out)

@@ -91,8 +91,10 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
     let mut symmetry_items = Vec::new();
     for ds in &de.symmetries {
         let name = ds.name.to_string();
-        let (s_stmts, s_vals) = body(&[ds.minus, ds.plus, ds.source], &format!("__routh_{name}_discrete"));
-        let (jm, jp, phi) = (&s_vals[0], &s_vals[1], &s_vals[2]);
+        let (s_stmts, s_vals) = body(&[ds.minus, ds.plus], &format!("__routh_{name}_discrete"));
+        let (jm, jp) = (&s_vals[0], &s_vals[1]);
+        let (phi_stmts, phi_vals) = body(&[ds.source], &format!("__routh_{name}_discrete_source"));
+        let phi = &phi_vals[0];
         let j_fn = quote::format_ident!("{name}_discrete_momentum");
         let phi_fn = quote::format_ident!("{name}_discrete_source");
         let law_const = quote::format_ident!("{}_DISCRETE_LAW", name.to_uppercase());
@@ -139,7 +141,7 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
             #allow
             #[must_use]
             pub fn #phi_fn(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> f64 {
-                #(#s_stmts)*
+                #(#phi_stmts)*
                 #phi
             }
         });

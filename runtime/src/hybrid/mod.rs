@@ -276,19 +276,7 @@ pub trait HybridSystem<const D: usize> {
     /// The gradient `∂h/∂x` of a guard with respect to the whole state (saltation matrices).
     /// Generated systems return the exact one; the default is central finite differences.
     fn guard_gradient(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> SVector<f64, D> {
-        let mut grad = SVector::<f64, D>::zeros();
-        let mut xp = *x;
-        for j in 0..D {
-            let delta = crate::field::FD_STEP * x[j].abs().max(1.0);
-            let (plus, minus) = (x[j] + delta, x[j] - delta);
-            xp[j] = plus;
-            let hp = self.guard(mode, guard, t, &xp);
-            xp[j] = minus;
-            let hm = self.guard(mode, guard, t, &xp);
-            xp[j] = x[j];
-            grad[j] = (hp - hm) / (plus - minus);
-        }
-        grad
+        crate::field::gradient_fd(|y| self.guard(mode, guard, t, y), x)
     }
 
     /// The Jacobian `∂Δ/∂x` of a guard's reset (rows: the post-reset state, in the padded layout

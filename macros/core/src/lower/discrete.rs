@@ -15,14 +15,12 @@ pub fn lower_discrete(
     cx: &mut Ctxt,
     raw: &RawModel,
     nodes: Option<&Nodes>,
-    contact: bool,
     inputs: bool,
 ) -> Option<Discretization> {
     let decl = raw.discrete.first()?;
     for extra in &raw.discrete[1..] {
         cx.error(extra.keyword.span(), "`discrete(...)` is given more than once; a model has one discretization");
     }
-    let _ = contact;
     let unsupported = if inputs {
         Some("inputs")
     } else if !raw.constraints.is_empty() {

@@ -247,7 +247,11 @@ impl<'a> Lowerer<'a> {
                     ));
                 }
                 Some(Name::Time) => return Ok(nodes.t0),
-                Some(Name::Action) if nodes.z0.is_some() => return Ok(nodes.z0.unwrap_or(nodes.h)),
+                Some(Name::Action) => {
+                    if let Some(z0) = nodes.z0 {
+                        return Ok(z0);
+                    }
+                }
                 None if ident == "h" => return Ok(nodes.h),
                 _ => {}
             }

@@ -311,7 +311,7 @@ fn lower_model(
     });
     let reductions: Vec<_> = raw.reductions.iter().map(|decl| lower_reduction(cx, decl, &raw.coordinates, name)).collect();
     let sensitivity = sensitivity_parameters(raw, &parameters, cx);
-    let discretization = super::discrete::lower_discrete(&mut lower, cx, raw, nodes.as_ref(), action.is_some(), !inputs.is_empty());
+    let discretization = super::discrete::lower_discrete(&mut lower, cx, raw, nodes.as_ref(), !inputs.is_empty());
     if cx.count() > errors_before {
         return None;
     }
@@ -341,22 +341,29 @@ fn lower_model(
     Some(model)
 }
 
-/// The action variable's name must be its own: not a coordinate, parameter, define, `t` or `dot`
-/// (reported; `false` if it is not).
-fn check_action_name(z: &Ident, raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> bool {
-    let clash = if raw.coordinates.contains(z) {
+/// What a declared name (the action variable, an input) clashes with: a coordinate, parameter,
+/// define, the action variable `action`, `t` or `dot`.
+fn name_clash(name: &Ident, raw: &RawModel, parameters: &[Ident], action: Option<&Ident>) -> Option<&'static str> {
+    if raw.coordinates.contains(name) {
         Some("a coordinate")
-    } else if parameters.contains(z) {
+    } else if parameters.contains(name) {
         Some("a parameter (struct field)")
-    } else if raw.defines.iter().any(|d| d.name == *z) {
+    } else if raw.defines.iter().any(|d| d.name == *name) {
         Some("a `define`")
-    } else if z == "t" {
+    } else if action == Some(name) {
+        Some("the action variable")
+    } else if name == "t" {
         Some("time")
-    } else if z == "dot" {
+    } else if name == "dot" {
         Some("the time derivative")
     } else {
         None
-    };
+    }
+}
+
+/// The action variable's name must be its own (reported; `false` if it is not).
+fn check_action_name(z: &Ident, raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> bool {
+    let clash = name_clash(z, raw, parameters, None);
     if let Some(what) = clash {
         cx.push(syn::Error::new(
             z.span(),
@@ -390,19 +397,7 @@ fn sensitivity_parameters(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -
 
 /// An input's name must be its own (reported; `false` if it is not).
 fn check_input_name(u: &Ident, raw: &RawModel, parameters: &[Ident], action: Option<&Ident>, cx: &mut Ctxt) -> bool {
-    let clash = if raw.coordinates.contains(u) {
-        Some("a coordinate")
-    } else if parameters.contains(u) {
-        Some("a parameter (struct field)")
-    } else if raw.defines.iter().any(|d| d.name == *u) {
-        Some("a `define`")
-    } else if action == Some(u) {
-        Some("the action variable")
-    } else if u == "t" || u == "dot" {
-        Some("a reserved name")
-    } else {
-        None
-    };
+    let clash = name_clash(u, raw, parameters, action);
     if let Some(what) = clash {
         cx.push(syn::Error::new(u.span(), format!("the input `{u}` has the name of {what}; choose another name")));
     }
