@@ -45,6 +45,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod constrained;
+pub mod continuation;
 pub mod discrete;
 pub mod dopri5;
 pub mod error;

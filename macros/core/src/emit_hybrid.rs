@@ -166,6 +166,7 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
         });
     }
     let (generics, ty) = (&table.generics, &table.ty);
+    let dims: Vec<usize> = table.modes.iter().map(|m| m.dim).collect();
     quote! {
         #[automatically_derived]
         #[allow(unused_variables)]
@@ -185,6 +186,7 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
                 match mode { #(#reset)* _ => Err(#fe::NonFinite { t }) }
             }
             fn mode_energy(&self, mode: usize, t: f64, x: &#state) -> f64 { match mode { #(#energy)* _ => f64::NAN } }
+            fn mode_dimension(&self, mode: usize) -> usize { [#(#dims),*].get(mode).copied().unwrap_or(#d) }
             fn mode_jacobian(&self, mode: usize, t: f64, x: &#state)
                 -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, #fe>
             {

@@ -273,6 +273,29 @@ pub trait HybridSystem<const D: usize> {
         crate::field::jacobian_fd(&segment::ModeField { sys: self, mode }, t, x, crate::field::FD_STEP)
     }
 
+    /// The dimension of `mode`'s own state: the mode uses the prefix `x[..n]` of the padded
+    /// state (default `D`; generated systems give each mode's chart dimension). Periodic-orbit
+    /// problems ([`crate::periodic::MultipleShooting`]) take only these entries as unknowns.
+    fn mode_dimension(&self, mode: usize) -> usize {
+        let _ = mode;
+        D
+    }
+
+    /// The gradient `∇H` of [`mode_energy`](Self::mode_energy) with respect to the state (the
+    /// dissipative embedding f̃ = f + ξ∇H of periodic-orbit continuation). Generated systems
+    /// return the exact one; the default is central finite differences.
+    fn mode_energy_gradient(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> SVector<f64, D> {
+        crate::field::gradient_fd(|y| self.mode_energy(mode, t, y), x)
+    }
+
+    /// The Hessian `∇²H` of [`mode_energy`](Self::mode_energy) (the variational equations of the
+    /// embedding). Generated systems return the exact one; the default is central finite
+    /// differences of [`mode_energy_gradient`](Self::mode_energy_gradient).
+    fn mode_energy_hessian(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> SMatrix<f64, D, D> {
+        let gradient = |_t: f64, y: &SVector<f64, D>| -> Result<SVector<f64, D>, FieldError> { Ok(self.mode_energy_gradient(mode, t, y)) };
+        crate::field::jacobian_fd(&gradient, t, x, crate::field::FD_STEP).unwrap_or_else(|_| SMatrix::from_element(f64::NAN))
+    }
+
     /// The gradient `∂h/∂x` of a guard with respect to the whole state (saltation matrices).
     /// Generated systems return the exact one; the default is central finite differences.
     fn guard_gradient(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> SVector<f64, D> {

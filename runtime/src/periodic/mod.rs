@@ -7,8 +7,12 @@
 //! The residual of single shooting, for u = (x₀, ξ, H̄), is r(u) = (P̃(x₀, ξ) − x₀, H(x₀) − H̄):
 //! n + 1 equations in n + 2 unknowns, whose solutions near a normal orbit form a curve along which
 //! ξ = 0 (Thm 3.1). Its Jacobian is [dP̃ − I, ∂P̃/∂ξ, 0; dH, 0, −1]; dP̃ comes from the variational
-//! equations ([`crate::variational`]), ∂P̃/∂ξ and ∇H from central differences (of the run and of
-//! the system's `mode_energy`), recorded as such.
+//! equations ([`crate::variational`]), ∂P̃/∂ξ from central differences of the run, ∇H and ∇²H from
+//! the system ([`HybridSystem::mode_energy_gradient`], exact when generated).
+//!
+//! Time-based multiple shooting (the paper's eq. (28)) with its analytic Jacobian (31) is
+//! [`MultipleShooting`]: a [`crate::continuation::Problem`], continued with the generic
+//! predictor–corrector of [`crate::continuation`].
 //!
 //! The first integral H is the system's [`HybridSystem::mode_energy`] (generated: the model's
 //! energy).
@@ -19,9 +23,13 @@ use crate::error::{FieldError, SimError};
 use crate::events::{Direction, Event};
 use crate::hybrid::{HybridOptions, HybridStop, HybridSystem, simulate_hybrid_with_events};
 
-/// Central-difference gradient of a mode's energy.
+mod shooting;
+
+pub use shooting::{Anchor, MultipleShooting, Phase, PhaseSolution, PeriodicSolution, Realizability};
+
+/// ∇H of a mode's energy (the system's, exact when generated).
 fn energy_gradient<S: HybridSystem<D> + ?Sized, const D: usize>(sys: &S, mode: usize, t: f64, x: &SVector<f64, D>) -> SVector<f64, D> {
-    crate::field::gradient_fd(|y| sys.mode_energy(mode, t, y), x)
+    sys.mode_energy_gradient(mode, t, x)
 }
 
 /// The dissipative embedding of a hybrid system: every mode's field f̃ = f + ξ ∇H (the paper's
@@ -70,19 +78,21 @@ impl<S: HybridSystem<D> + ?Sized, const D: usize> HybridSystem<D> for Embedded<'
     fn mode_energy(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> f64 {
         self.system.mode_energy(mode, t, x)
     }
+    fn mode_energy_gradient(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> SVector<f64, D> {
+        self.system.mode_energy_gradient(mode, t, x)
+    }
+    fn mode_energy_hessian(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> SMatrix<f64, D, D> {
+        self.system.mode_energy_hessian(mode, t, x)
+    }
+    fn mode_dimension(&self, mode: usize) -> usize {
+        self.system.mode_dimension(mode)
+    }
     fn mode_jacobian(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
         let j = self.system.mode_jacobian(mode, t, x)?;
         if self.xi == 0.0 {
             return Ok(j);
         }
-        // + ξ ∇²H, by central differences of the gradient.
-        let hess = SMatrix::<f64, D, D>::from_fn(|i, k| {
-            let h = 1e-5 * x[k].abs().max(1.0);
-            let (mut xp, mut xm) = (*x, *x);
-            xp[k] += h;
-            xm[k] -= h;
-            (energy_gradient(self.system, mode, t, &xp)[i] - energy_gradient(self.system, mode, t, &xm)[i]) / (2.0 * h)
-        });
+        let hess = self.system.mode_energy_hessian(mode, t, x);
         Ok(j + hess * self.xi)
     }
     fn guard_gradient(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> SVector<f64, D> {

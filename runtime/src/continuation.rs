@@ -1,0 +1,848 @@
+//! Pseudo-arclength continuation of the solution curve of r(u) = 0, r: ℝᴺ⁺¹ → ℝᴺ (*Hybrid
+//! periodic orbits* §3.1; Allgower & Georg, *Numerical continuation methods*, ch. 2, 6, 8).
+//!
+//! The module knows only a [`Problem`]: the residual r and its Jacobian dr, and which unknown is
+//! the reported parameter λ (the energy H̄ of a family of periodic orbits). Near a regular point
+//! (rank dr = N) the solutions form a curve; along it:
+//!
+//! * the **oriented tangent** τ(dr) is the unit kernel vector with det([dr; τᵀ]) > 0 (the paper's
+//!   eq. (22)), computed from the QR factorisation of drᵀ;
+//! * the **predictor** steps along the direction t = d·τ (d = ±1 keeps the direction of travel),
+//!   the **corrector** is Newton's method with the Moore–Penrose step, solving
+//!   [dr; τᵀ] Δu = −[r; 0] with τ recomputed at every iterate (the foot point nearest to the
+//!   prediction);
+//! * the **step size** adapts: it grows after a corrector that converged in few iterations, shrinks
+//!   after a slow one, and a step whose corrector fails, or whose tangent turns by more than
+//!   [`ContinuationOptions::max_angle`], is retried with half the step (so closely spaced special
+//!   points are not jumped over);
+//! * **special points** are detected between consecutive points and located on the curve by
+//!   regula falsi (Illinois) on the arclength of the predictor: a *turning point* where the λ
+//!   component of the direction t changes sign, a *simple bifurcation* where the oriented tangent
+//!   flips (det([dr; tᵀ]) of the continued direction changes sign; then d := −d keeps the branch);
+//!   a *period doubling* where a problem-supplied [`Problem::monitor`] changes sign or touches zero;
+//! * [`branch_directions`] computes the two tangents of the branches through a simple bifurcation
+//!   point by Lyapunov–Schmidt reduction (kernel and cokernel from the SVD of dr, the reduced
+//!   Hessian from central differences of dr, the roots of its quadratic form), so
+//!   [`continuation`] can switch branches ([`Start::Along`]).
+//!
+//! Failures are typed ([`ContinuationError`]); a branch that cannot go on (the step fell below
+//! [`ContinuationOptions::min_step`], a point budget, a target reached) ends with a
+//! [`BranchStop`] and keeps every point found.
+
+use nalgebra::{DMatrix, DVector};
+use thiserror::Error;
+
+use crate::error::SimError;
+
+/// A nonlinear system r(u) = 0 with one more unknown than equations.
+pub trait Problem {
+    /// The number of unknowns N + 1.
+    fn unknowns(&self) -> usize;
+    /// The index of the reported parameter λ in u (turning points and targets refer to it).
+    fn parameter(&self) -> usize;
+    /// r(u) ∈ ℝᴺ and its Jacobian dr(u) (N × (N + 1)).
+    ///
+    /// # Errors
+    /// The evaluation's failure (e.g. an integration error).
+    fn linearize(&self, u: &DVector<f64>) -> Result<(DVector<f64>, DMatrix<f64>), SimError>;
+    /// An optional test function evaluated at every accepted point whose sign change or zero
+    /// touch flags [`Special::PeriodDoubling`] (periodic-orbit problems: det(Φ_T + I)).
+    /// `None` (the default) disables the test.
+    ///
+    /// # Errors
+    /// The evaluation's failure.
+    fn monitor(&self, u: &DVector<f64>) -> Result<Option<f64>, SimError> {
+        let _ = u;
+        Ok(None)
+    }
+}
+
+/// Failure of a continuation.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum ContinuationError {
+    /// Evaluating the problem failed.
+    #[error("evaluating the problem failed: {0}")]
+    Problem(#[from] SimError),
+    /// Newton's method did not reach the tolerance.
+    #[error("the corrector did not converge in {iterations} iterations (residual {residual:e})")]
+    NewtonFailed {
+        /// Iterations made.
+        iterations: usize,
+        /// The max norm of the last residual.
+        residual: f64,
+    },
+    /// The bordered system [dr; cᵀ] was singular (a non-isolated point, or a border in the
+    /// row space of dr).
+    #[error("the bordered Jacobian is singular")]
+    Singular,
+    /// A branch point is not a simple bifurcation (the kernel is not two-dimensional, or the
+    /// reduced quadratic form has no real roots).
+    #[error("not a simple bifurcation point: {0}")]
+    NotSimpleBifurcation(String),
+    /// Invalid options or inputs.
+    #[error("invalid continuation options: {0}")]
+    InvalidOptions(String),
+}
+
+/// Options of the corrector and of the continuation (builder; [`Default`] for the values below).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContinuationOptions {
+    /// The corrector converged when max |r| ≤ this. Default `1e-10`.
+    pub tolerance: f64,
+    /// Largest number of Newton iterations per correction. Default `10`.
+    pub max_iterations: usize,
+    /// The first predictor step (arclength in u). Default `1e-2`.
+    pub initial_step: f64,
+    /// The smallest step before the branch ends with [`BranchStop::StepTooSmall`]. Default `1e-8`.
+    pub min_step: f64,
+    /// The largest step. Default `0.5`.
+    pub max_step: f64,
+    /// The number of continuation steps before [`BranchStop::Points`]. Default `1000`.
+    pub max_points: usize,
+    /// The largest angle (radians) between consecutive tangents; a larger turn retries the step
+    /// halved. Default `0.2`.
+    pub max_angle: f64,
+    /// Stop when λ reaches this value (the last point is corrected with λ held there). Default
+    /// none.
+    pub target: Option<f64>,
+    /// Locate special points on the curve (else they are only flagged on the point after them).
+    /// Default `true`.
+    pub locate: bool,
+    /// Arclength tolerance of the location. Default `1e-11`.
+    pub location_tolerance: f64,
+    /// A zero touch of the monitor counts when its local minimum (the parabola through three
+    /// consecutive values) reaches below this fraction of the values' scale. Default `1e-3`.
+    pub touch_tolerance: f64,
+}
+
+impl Default for ContinuationOptions {
+    fn default() -> Self {
+        ContinuationOptions {
+            tolerance: 1e-10,
+            max_iterations: 10,
+            initial_step: 1e-2,
+            min_step: 1e-8,
+            max_step: 0.5,
+            max_points: 1000,
+            max_angle: 0.2,
+            target: None,
+            locate: true,
+            location_tolerance: 1e-11,
+            touch_tolerance: 1e-3,
+        }
+    }
+}
+
+macro_rules! setter {
+    ($(#[$doc:meta] $name:ident: $ty:ty),* $(,)?) => {
+        $(#[$doc] #[must_use] pub fn $name(mut self, value: $ty) -> Self { self.$name = value; self })*
+    };
+}
+
+impl ContinuationOptions {
+    setter! {
+        /// Sets [`ContinuationOptions::tolerance`].
+        tolerance: f64,
+        /// Sets [`ContinuationOptions::max_iterations`].
+        max_iterations: usize,
+        /// Sets [`ContinuationOptions::initial_step`].
+        initial_step: f64,
+        /// Sets [`ContinuationOptions::min_step`].
+        min_step: f64,
+        /// Sets [`ContinuationOptions::max_step`].
+        max_step: f64,
+        /// Sets [`ContinuationOptions::max_points`].
+        max_points: usize,
+        /// Sets [`ContinuationOptions::max_angle`].
+        max_angle: f64,
+        /// Sets [`ContinuationOptions::locate`].
+        locate: bool,
+        /// Sets [`ContinuationOptions::location_tolerance`].
+        location_tolerance: f64,
+        /// Sets [`ContinuationOptions::touch_tolerance`].
+        touch_tolerance: f64,
+    }
+    /// Stop at λ = `value`.
+    #[must_use]
+    pub fn target(mut self, value: f64) -> Self {
+        self.target = Some(value);
+        self
+    }
+
+    fn validate(&self) -> Result<(), ContinuationError> {
+        let positive = |v: f64| v.is_finite() && v > 0.0;
+        if !(positive(self.tolerance) && positive(self.initial_step) && positive(self.min_step) && positive(self.max_step))
+            || self.min_step > self.max_step
+            || !(self.max_angle > 0.0 && self.max_angle < std::f64::consts::FRAC_PI_2)
+            || self.max_iterations == 0
+        {
+            return Err(ContinuationError::InvalidOptions(format!("{self:?}")));
+        }
+        Ok(())
+    }
+}
+
+/// A point found by the corrector.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Corrected {
+    /// The solution.
+    pub u: DVector<f64>,
+    /// dr at the solution.
+    pub jacobian: DMatrix<f64>,
+    /// Newton iterations made (0: the start already solved r = 0).
+    pub iterations: usize,
+    /// max |r| at the solution.
+    pub residual: f64,
+}
+
+fn bordered(j: &DMatrix<f64>, row: &DVector<f64>) -> DMatrix<f64> {
+    let (n, m) = j.shape();
+    let mut a = DMatrix::zeros(n + 1, m);
+    a.rows_mut(0, n).copy_from(j);
+    a.row_mut(n).copy_from(&row.transpose());
+    a
+}
+
+fn solve_bordered(j: &DMatrix<f64>, row: &DVector<f64>, r: &DVector<f64>) -> Result<DVector<f64>, ContinuationError> {
+    let mut rhs = DVector::zeros(r.len() + 1);
+    rhs.rows_mut(0, r.len()).copy_from(&(-r));
+    let du = bordered(j, row).lu().solve(&rhs).ok_or(ContinuationError::Singular)?;
+    if du.iter().all(|v| v.is_finite()) { Ok(du) } else { Err(ContinuationError::Singular) }
+}
+
+/// The oriented tangent τ(dr) of the paper's eq. (22): dr τ = 0, ‖τ‖ = 1, det([dr; τᵀ]) > 0.
+///
+/// # Errors
+/// [`ContinuationError::Singular`] if dr is not of the expected shape N × (N + 1) or is not
+/// finite.
+pub fn tangent(j: &DMatrix<f64>) -> Result<DVector<f64>, ContinuationError> {
+    let (n, m) = j.shape();
+    if m != n + 1 || j.iter().any(|v| !v.is_finite()) {
+        return Err(ContinuationError::Singular);
+    }
+    // The last column of Q in the QR factorisation of the square [drᵀ, 0] is orthogonal to the
+    // rows of dr.
+    let mut square = DMatrix::zeros(m, m);
+    square.columns_mut(0, n).copy_from(&j.transpose());
+    let kernel: DVector<f64> = square.qr().q().column(n).into_owned();
+    let det = bordered(j, &kernel).lu().determinant();
+    Ok(if det < 0.0 { -kernel } else { kernel })
+}
+
+/// det([dr; cᵀ]): with c the continued direction, its sign change marks a simple bifurcation.
+fn augmented_determinant(j: &DMatrix<f64>, c: &DVector<f64>) -> f64 {
+    bordered(j, c).lu().determinant()
+}
+
+/// Newton's method with the Moore–Penrose step from `u`: the solution nearest to `u`.
+///
+/// # Errors
+/// [`ContinuationError::NewtonFailed`] without convergence (or on divergence), the problem's
+/// errors.
+pub fn correct<P: Problem + ?Sized>(problem: &P, u: &DVector<f64>, options: &ContinuationOptions) -> Result<Corrected, ContinuationError> {
+    newton(problem, u, None, options)
+}
+
+/// Newton's method from `u` with λ held at `value` (the row e_λ borders dr): the point of the
+/// curve at a given parameter, e.g. a periodic orbit of a given energy.
+///
+/// # Errors
+/// As [`correct`].
+pub fn correct_at_parameter<P: Problem + ?Sized>(
+    problem: &P,
+    u: &DVector<f64>,
+    value: f64,
+    options: &ContinuationOptions,
+) -> Result<Corrected, ContinuationError> {
+    let mut u = u.clone();
+    u[problem.parameter()] = value;
+    let mut hold = DVector::zeros(u.len());
+    hold[problem.parameter()] = 1.0;
+    newton(problem, &u, Some(&hold), options)
+}
+
+fn newton<P: Problem + ?Sized>(
+    problem: &P,
+    u: &DVector<f64>,
+    fixed_border: Option<&DVector<f64>>,
+    options: &ContinuationOptions,
+) -> Result<Corrected, ContinuationError> {
+    if u.len() != problem.unknowns() {
+        return Err(ContinuationError::InvalidOptions(format!("u has {} entries, the problem {}", u.len(), problem.unknowns())));
+    }
+    let mut u = u.clone();
+    let mut first = f64::INFINITY;
+    for it in 0..=options.max_iterations {
+        let (r, j) = problem.linearize(&u)?;
+        let residual = r.amax();
+        if !residual.is_finite() {
+            return Err(ContinuationError::NewtonFailed { iterations: it, residual });
+        }
+        if residual <= options.tolerance {
+            return Ok(Corrected { u, jacobian: j, iterations: it, residual });
+        }
+        if it == options.max_iterations || (it > 1 && residual > 1e3 * first.max(options.tolerance)) {
+            return Err(ContinuationError::NewtonFailed { iterations: it, residual });
+        }
+        if it == 0 {
+            first = residual;
+        }
+        let border = match fixed_border {
+            Some(b) => b.clone(),
+            None => tangent(&j)?,
+        };
+        u += solve_bordered(&j, &border, &r)?;
+    }
+    unreachable!("the loop returns at its last iteration")
+}
+
+/// How a continuation leaves its start.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Start {
+    /// Along the tangent, towards increasing λ.
+    Increasing,
+    /// Along the tangent, towards decreasing λ.
+    Decreasing,
+    /// The first predictor goes exactly along this vector (normalized), e.g. a branch direction
+    /// from [`branch_directions`] at a bifurcation point where the tangent is not unique; later
+    /// tangents are oriented to continue it.
+    Along(DVector<f64>),
+}
+
+/// A special point of a branch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Special {
+    /// λ is extremal: the λ component of the tangent vanishes.
+    TurningPoint,
+    /// Two branches cross: the oriented tangent flips (rank dr = N − 1).
+    SimpleBifurcation,
+    /// The problem's [`Problem::monitor`] changes sign or touches zero (for periodic orbits: a
+    /// Floquet multiplier passes −1).
+    PeriodDoubling,
+}
+
+/// One point of a branch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// The solution u.
+    pub u: DVector<f64>,
+    /// The unit direction of travel t = d·τ at u.
+    pub direction: DVector<f64>,
+    /// det([dr; tᵀ]) with the direction of travel (changes sign at a simple bifurcation).
+    pub determinant: f64,
+    /// The problem's monitor at u, if it has one.
+    pub monitor: Option<f64>,
+    /// Newton iterations of its corrector.
+    pub iterations: usize,
+    /// The arclength step that reached it (0 for the start and for located points).
+    pub step: f64,
+    /// `Some` for a located special point (inserted between the points it lies between), or —
+    /// with [`ContinuationOptions::locate`] off — on the first point after one.
+    pub special: Option<Special>,
+}
+
+/// Why a branch ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BranchStop {
+    /// [`ContinuationOptions::max_points`] steps were made.
+    Points,
+    /// λ reached [`ContinuationOptions::target`]; the last point is at the target.
+    Target,
+    /// The step fell below [`ContinuationOptions::min_step`]; the last error of the corrector.
+    StepTooSmall {
+        /// The parameter λ at the last point.
+        parameter: f64,
+        /// Why the last retry failed.
+        reason: String,
+    },
+    /// The user's predicate ([`continuation_until`]) asked to stop after the last point.
+    Stopped,
+}
+
+/// A continued branch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Branch {
+    /// The points, in the order of travel, located special points included.
+    pub points: Vec<Point>,
+    /// Why it ended.
+    pub stop: BranchStop,
+    /// Steps rejected and retried smaller (corrector failure or a tangent turning too much).
+    pub rejected: usize,
+}
+
+impl Branch {
+    /// The located (or flagged) special points of one kind.
+    pub fn special(&self, kind: Special) -> impl Iterator<Item = &Point> {
+        self.points.iter().filter(move |p| p.special == Some(kind))
+    }
+}
+
+/// Continues the branch through the solution `start` (see the [module docs](self)).
+///
+/// # Errors
+/// [`ContinuationError::InvalidOptions`]; the corrector's errors at the start (it is corrected
+/// first); [`ContinuationError::Problem`] when the problem fails to evaluate.
+pub fn continuation<P: Problem + ?Sized>(
+    problem: &P,
+    start: &DVector<f64>,
+    leave: Start,
+    options: &ContinuationOptions,
+) -> Result<Branch, ContinuationError> {
+    continuation_until(problem, start, leave, options, |_| false)
+}
+
+/// [`continuation`] that also stops after the first accepted point for which `stop` is true
+/// (e.g. leaving the physical region).
+///
+/// # Errors
+/// As [`continuation`].
+pub fn continuation_until<P: Problem + ?Sized>(
+    problem: &P,
+    start: &DVector<f64>,
+    leave: Start,
+    options: &ContinuationOptions,
+    mut stop: impl FnMut(&Point) -> bool,
+) -> Result<Branch, ContinuationError> {
+    options.validate()?;
+    let p = problem.parameter();
+    let first = correct(problem, start, options)?;
+    let (mut direction, mut regular) = match &leave {
+        Start::Along(v) => {
+            let n = v.norm();
+            if !(n.is_finite() && n > 0.0) || v.len() != first.u.len() {
+                return Err(ContinuationError::InvalidOptions("the start direction must be a nonzero vector of the unknowns' size".into()));
+            }
+            (v / n, false)
+        }
+        Start::Increasing | Start::Decreasing => {
+            let tau = tangent(&first.jacobian)?;
+            let up = matches!(leave, Start::Increasing);
+            (if (tau[p] >= 0.0) == up { tau } else { -tau }, true)
+        }
+    };
+    let mut current = Point {
+        determinant: augmented_determinant(&first.jacobian, &direction),
+        monitor: problem.monitor(&first.u)?,
+        u: first.u,
+        direction: direction.clone(),
+        iterations: first.iterations,
+        step: 0.0,
+        special: None,
+    };
+    let mut points = vec![current.clone()];
+    let mut h = options.initial_step.clamp(options.min_step, options.max_step);
+    let mut rejected = 0;
+    let mut steps = 0;
+    let mut previous_monitor: Option<f64> = None;
+    let mut doubling_just_found = false;
+    let cos_max = options.max_angle.cos();
+    loop {
+        if steps == options.max_points {
+            return Ok(Branch { points, stop: BranchStop::Points, rejected });
+        }
+        let predicted = &current.u + &direction * h;
+        let outcome = correct(problem, &predicted, options).and_then(|c| {
+            let tau = tangent(&c.jacobian)?;
+            Ok((tau, c))
+        });
+        let (tau, corrected) = match outcome {
+            Ok(v) => v,
+            Err(ContinuationError::Problem(e)) if h <= options.min_step => return Err(ContinuationError::Problem(e)),
+            Err(e) => {
+                rejected += 1;
+                h *= 0.5;
+                if h < options.min_step {
+                    return Ok(Branch { points, stop: BranchStop::StepTooSmall { parameter: current.u[p], reason: e.to_string() }, rejected });
+                }
+                continue;
+            }
+        };
+        // Continue the direction of travel; the oriented tangent flipping against it is a simple
+        // bifurcation (det([dr; τᵀ]) > 0 always, so det([dr; tᵀ]) changes sign with t = d τ).
+        let along = tau.dot(&direction);
+        let new_direction = if along >= 0.0 { tau.clone() } else { -tau.clone() };
+        let jump = (&corrected.u - &current.u).norm();
+        if along.abs() < cos_max || jump > 2.0 * h {
+            rejected += 1;
+            h *= 0.5;
+            if h < options.min_step {
+                return Ok(Branch {
+                    points,
+                    stop: BranchStop::StepTooSmall { parameter: current.u[p], reason: "the tangent turns too fast".into() },
+                    rejected,
+                });
+            }
+            continue;
+        }
+        steps += 1;
+        let determinant = augmented_determinant(&corrected.jacobian, &new_direction);
+        let mut next = Point {
+            monitor: problem.monitor(&corrected.u)?,
+            u: corrected.u,
+            direction: new_direction.clone(),
+            determinant,
+            iterations: corrected.iterations,
+            step: h,
+            special: None,
+        };
+        let mut found = Vec::new();
+        if regular && current.determinant * next.determinant < 0.0 {
+            found.push(Special::SimpleBifurcation);
+        }
+        if regular && current.direction[p] * next.direction[p] < 0.0 {
+            found.push(Special::TurningPoint);
+        }
+        if let (Some(a), Some(b)) = (current.monitor, next.monitor)
+            && (a * b < 0.0 || (!doubling_just_found && touches_zero(previous_monitor, a, b, options.touch_tolerance)))
+        {
+            found.push(Special::PeriodDoubling);
+        }
+        doubling_just_found = found.contains(&Special::PeriodDoubling);
+        let mut located = Vec::new();
+        for kind in found {
+            if options.locate {
+                match locate(problem, &current, &next, kind, options) {
+                    Ok(point) => located.push(point),
+                    Err(_) => next.special = Some(kind),
+                }
+            } else {
+                next.special = Some(kind);
+            }
+        }
+        located.sort_by(|a, b| a.step.total_cmp(&b.step));
+        for mut point in located {
+            point.step = 0.0;
+            points.push(point);
+        }
+        // Step control from the corrector's effort.
+        h = match next.iterations {
+            0..=2 => (h * 1.6).min(options.max_step),
+            3..=4 => h,
+            _ => (h * 0.6).max(options.min_step),
+        };
+        regular = true;
+        direction = new_direction;
+        // Aim at the target when it was passed.
+        if let Some(target) = options.target
+            && (next.u[p] - target) * (current.u[p] - target) <= 0.0
+            && next.u[p] != current.u[p]
+        {
+            let s = (target - current.u[p]) / (next.u[p] - current.u[p]);
+            let guess = &current.u + (&next.u - &current.u) * s;
+            let at = correct_at_parameter(problem, &guess, target, options)?;
+            let tau = tangent(&at.jacobian)?;
+            let dir = if tau.dot(&direction) >= 0.0 { tau } else { -tau };
+            points.push(Point {
+                determinant: augmented_determinant(&at.jacobian, &dir),
+                monitor: problem.monitor(&at.u)?,
+                u: at.u,
+                direction: dir,
+                iterations: at.iterations,
+                step: 0.0,
+                special: None,
+            });
+            return Ok(Branch { points, stop: BranchStop::Target, rejected });
+        }
+        previous_monitor = current.monitor;
+        current = next.clone();
+        points.push(next);
+        if stop(&current) {
+            return Ok(Branch { points, stop: BranchStop::Stopped, rejected });
+        }
+    }
+}
+
+/// Whether the parabola through three consecutive monitor values (at roughly equal spacing) has a
+/// minimum of |m| between the last two below `tol` of their scale, without a sign change: a zero
+/// touch (for periodic orbits, a pair of multipliers meeting at −1 on the unit circle).
+fn touches_zero(previous: Option<f64>, a: f64, b: f64, tol: f64) -> bool {
+    let Some(z) = previous else { return false };
+    if z * a <= 0.0 || a * b <= 0.0 {
+        return false;
+    }
+    let (z, a, b) = (z.abs(), a.abs(), b.abs());
+    // Fit m(s) = c0 + c1 s + c2 s² through s = −1, 0, 1.
+    let c2 = 0.5 * (z + b) - a;
+    let c1 = 0.5 * (b - z);
+    if c2 <= 0.0 {
+        return false;
+    }
+    let s = -c1 / (2.0 * c2);
+    if !(s > 0.0 && s <= 1.0) {
+        return false;
+    }
+    let minimum = a + c1 * s + c2 * s * s;
+    minimum <= tol * z.max(a).max(b)
+}
+
+/// Locates a special point of `kind` between `from` and `to` (the next accepted point), by a
+/// secant search (Illinois) along the branch: every trial point is corrected from the last point
+/// before the special point, a short step along its tangent on the plane orthogonal to that
+/// tangent — so the search follows the branch through tight turns and never jumps onto a branch
+/// crossing it. A zero touch of the monitor (no sign change) is located by golden-section search
+/// on its magnitude.
+fn locate<P: Problem + ?Sized>(problem: &P, from: &Point, to: &Point, kind: Special, options: &ContinuationOptions) -> Result<Point, ContinuationError> {
+    let p = problem.parameter();
+    let cos_max = options.max_angle.cos();
+    let test = |q: &Point| match kind {
+        Special::TurningPoint => q.direction[p],
+        Special::SimpleBifurcation => q.determinant,
+        Special::PeriodDoubling => q.monitor.unwrap_or(f64::NAN),
+    };
+    // One step of length δ from `base` along its direction, corrected on the plane orthogonal to it.
+    let step = |base: &Point, delta: f64| -> Result<Point, ContinuationError> {
+        let mut patient = options.clone();
+        patient.max_iterations = 3 * options.max_iterations;
+        let c = newton(problem, &(&base.u + &base.direction * delta), Some(&base.direction), &patient)?;
+        let tau = tangent(&c.jacobian)?;
+        let along = tau.dot(&base.direction);
+        if along.abs() < cos_max {
+            return Err(ContinuationError::NewtonFailed { iterations: c.iterations, residual: c.residual });
+        }
+        let dir = if along >= 0.0 { tau } else { -tau };
+        Ok(Point {
+            determinant: augmented_determinant(&c.jacobian, &dir),
+            monitor: problem.monitor(&c.u)?,
+            u: c.u,
+            direction: dir,
+            iterations: c.iterations,
+            step: 0.0,
+            special: Some(kind),
+        })
+    };
+    let (ga, gb) = (test(from), test(to));
+    if !(ga * gb < 0.0) {
+        if kind != Special::PeriodDoubling {
+            return Err(ContinuationError::NotSimpleBifurcation("no sign change to locate".into()));
+        }
+        // A zero touch: minimise |g| over steps from `from`.
+        let h = (&to.u - &from.u).norm();
+        let eval = |s: f64| -> Result<(f64, Point), ContinuationError> {
+            let q = if s == 0.0 { from.clone() } else { step(from, s)? };
+            Ok((test(&q), q))
+        };
+        let mut q = golden_minimum(&eval, 0.0, h, options.location_tolerance * h.max(1.0))?;
+        q.special = Some(kind);
+        return Ok(q);
+    }
+    let (mut lo, mut hi) = (from.clone(), to.clone());
+    let (mut glo, mut ghi) = (ga, gb);
+    let mut scaled_lo = glo; // the Illinois-scaled value of the lo end
+    let mut last_moved_lo = false;
+    let mut previous_gap = f64::INFINITY;
+    for _ in 0..100 {
+        let gap = (&hi.u - &lo.u).norm();
+        // Converged, or no longer shrinking (next to a simple bifurcation the kernel is
+        // two-dimensional and the tangent, hence the search direction, loses its meaning).
+        if gap <= options.location_tolerance * (1.0 + lo.u.norm()) || gap >= previous_gap {
+            break;
+        }
+        previous_gap = gap;
+        let mut delta = gap * scaled_lo / (scaled_lo - ghi);
+        if !(delta.is_finite() && delta > 0.0 && delta < gap) {
+            delta = 0.5 * gap;
+        }
+        let mut trial = Err(ContinuationError::Singular);
+        for _ in 0..8 {
+            trial = step(&lo, delta);
+            if trial.is_ok() {
+                break;
+            }
+            delta *= 0.5;
+        }
+        let Ok(q) = trial else { break };
+        let g = test(&q);
+        if g == 0.0 {
+            return Ok(q);
+        }
+        if g * glo > 0.0 {
+            if last_moved_lo {
+                ghi *= 0.5;
+            }
+            (lo, glo, scaled_lo) = (q, g, g);
+            last_moved_lo = true;
+        } else {
+            if !last_moved_lo {
+                scaled_lo *= 0.5;
+            }
+            (hi, ghi) = (q, g);
+            scaled_lo = scaled_lo.min(glo.abs()).copysign(glo);
+            last_moved_lo = false;
+        }
+    }
+    // Between the two last points the test function is linear to second order: interpolate
+    // (next to a simple bifurcation the corrector cannot reach the point itself).
+    let w = glo / (glo - test(&hi)).max(f64::MIN_POSITIVE).copysign(glo - test(&hi));
+    let w = if w.is_finite() { w.clamp(0.0, 1.0) } else { 0.5 };
+    let mut q = if w < 0.5 { lo.clone() } else { hi.clone() };
+    q.u = &lo.u + (&hi.u - &lo.u) * w;
+    q.direction = (&lo.direction * (1.0 - w) + &hi.direction * w).normalize();
+    q.special = Some(kind);
+    Ok(q)
+}
+
+fn golden_minimum<F>(eval: &F, mut a: f64, mut b: f64, tol: f64) -> Result<Point, ContinuationError>
+where
+    F: Fn(f64) -> Result<(f64, Point), ContinuationError>,
+{
+    let phi = 0.5 * (5f64.sqrt() - 1.0);
+    let mut c = b - phi * (b - a);
+    let mut d = a + phi * (b - a);
+    let (mut fc, mut pc) = eval(c)?;
+    let (mut fd, mut pd) = eval(d)?;
+    while (b - a).abs() > tol {
+        if fc.abs() < fd.abs() {
+            (b, d, fd, pd) = (d, c, fc, pc);
+            c = b - phi * (b - a);
+            (fc, pc) = eval(c)?;
+        } else {
+            (a, c, fc, pc) = (c, d, fd, pd);
+            d = a + phi * (b - a);
+            (fd, pd) = eval(d)?;
+        }
+    }
+    Ok(if fc.abs() < fd.abs() { pc } else { pd })
+}
+
+/// The two branch directions through a simple bifurcation point `u` (Lyapunov–Schmidt
+/// reduction, Allgower & Georg §8.3): with the kernel {e₁, e₂} of dr and its cokernel ψ (from
+/// the SVD), the reduced Hessian B_ij = ψᵀ (∂dr/∂e_i) e_j (central differences of dr with step
+/// `fd_step`, symmetrized); the directions are e·α for the two real roots of αᵀBα = 0.
+///
+/// # Errors
+/// [`ContinuationError::NotSimpleBifurcation`] if the second-smallest singular value of dr is not
+/// small against the largest (`1e-6`), or the third is (kernel of dimension > 2), or the quadratic
+/// form has no two real roots; the problem's errors.
+pub fn branch_directions<P: Problem + ?Sized>(problem: &P, u: &DVector<f64>, fd_step: f64) -> Result<[DVector<f64>; 2], ContinuationError> {
+    let (_, j) = problem.linearize(u)?;
+    let (n, m) = j.shape();
+    // Right singular vectors of the square [dr; 0]: the two smallest span the kernel.
+    let mut square = DMatrix::zeros(m, m);
+    square.rows_mut(0, n).copy_from(&j);
+    let svd = square.svd(false, true);
+    let v_t = svd.v_t.ok_or(ContinuationError::Singular)?;
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| svd.singular_values[a].total_cmp(&svd.singular_values[b]));
+    let largest = svd.singular_values[order[m - 1]];
+    let s1 = svd.singular_values[order[1]];
+    let s2 = if m > 2 { svd.singular_values[order[2]] } else { f64::INFINITY };
+    if !(s1 <= 1e-6 * largest.max(1.0)) || s2 <= 1e-6 * largest {
+        return Err(ContinuationError::NotSimpleBifurcation(format!(
+            "singular values {:e}, {:e}, {:e} (largest {largest:e}): the kernel is not two-dimensional",
+            svd.singular_values[order[0]],
+            s1,
+            s2
+        )));
+    }
+    let e: [DVector<f64>; 2] = [v_t.row(order[0]).transpose(), v_t.row(order[1]).transpose()];
+    // The cokernel: the left singular vector of dr for its smallest singular value.
+    let svd_j = j.clone().svd(true, false);
+    let u_mat = svd_j.u.ok_or(ContinuationError::Singular)?;
+    let k = (0..svd_j.singular_values.len()).min_by(|&a, &b| svd_j.singular_values[a].total_cmp(&svd_j.singular_values[b])).unwrap_or(0);
+    let psi: DVector<f64> = u_mat.column(k).into_owned();
+    let mut dd = Vec::with_capacity(2);
+    for ei in &e {
+        let (_, jp) = problem.linearize(&(u + ei * (0.5 * fd_step)))?;
+        let (_, jm) = problem.linearize(&(u - ei * (0.5 * fd_step)))?;
+        dd.push((jp - jm) / fd_step);
+    }
+    let b = |i: usize, k: usize| psi.dot(&(&dd[i] * &e[k]));
+    let (a11, a12, a22) = (b(0, 0), 0.5 * (b(0, 1) + b(1, 0)), b(1, 1));
+    let disc = a12 * a12 - a11 * a22;
+    let scale = a11.abs().max(a12.abs()).max(a22.abs());
+    if !(scale > 0.0) || disc < -1e-12 * scale * scale {
+        return Err(ContinuationError::NotSimpleBifurcation(format!("the reduced quadratic form [[{a11:e}, {a12:e}], [{a12:e}, {a22:e}]] has no real roots")));
+    }
+    let root = disc.max(0.0).sqrt();
+    let alphas: [(f64, f64); 2] = if a22.abs() >= a11.abs() && a22 != 0.0 {
+        [(1.0, (-a12 + root) / a22), (1.0, (-a12 - root) / a22)]
+    } else if a11 != 0.0 {
+        [((-a12 + root) / a11, 1.0), ((-a12 - root) / a11, 1.0)]
+    } else {
+        // a11 = a22 = 0: the roots are the axes.
+        [(1.0, 0.0), (0.0, 1.0)]
+    };
+    let dirs = alphas.map(|(x, y)| {
+        let d = &e[0] * x + &e[1] * y;
+        let n = d.norm();
+        d / n
+    });
+    Ok(dirs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// r(x, y, λ) = (x² + y² − λ, x − y) … a circle family; and the pitchfork x (x² − λ) = 0.
+    struct Pitchfork;
+
+    impl Problem for Pitchfork {
+        fn unknowns(&self) -> usize {
+            2
+        }
+        fn parameter(&self) -> usize {
+            1
+        }
+        fn linearize(&self, u: &DVector<f64>) -> Result<(DVector<f64>, DMatrix<f64>), SimError> {
+            let (x, l) = (u[0], u[1]);
+            Ok((DVector::from_vec(vec![x * (x * x - l)]), DMatrix::from_row_slice(1, 2, &[3.0 * x * x - l, -x])))
+        }
+    }
+
+    /// x² + λ² = 1: turning points at λ = ±1 (x = 0).
+    struct Circle;
+
+    impl Problem for Circle {
+        fn unknowns(&self) -> usize {
+            2
+        }
+        fn parameter(&self) -> usize {
+            1
+        }
+        fn linearize(&self, u: &DVector<f64>) -> Result<(DVector<f64>, DMatrix<f64>), SimError> {
+            let (x, l) = (u[0], u[1]);
+            Ok((DVector::from_vec(vec![x * x + l * l - 1.0]), DMatrix::from_row_slice(1, 2, &[2.0 * x, 2.0 * l])))
+        }
+    }
+
+    #[test]
+    fn turning_point_of_a_circle_is_located() {
+        let opts = ContinuationOptions::default().initial_step(0.05).max_points(30);
+        let branch = continuation(&Circle, &DVector::from_vec(vec![-0.6, 0.8]), Start::Increasing, &opts).unwrap();
+        let tps: Vec<&Point> = branch.special(Special::TurningPoint).collect();
+        assert_eq!(tps.len(), 1, "{:?}", branch.points.iter().map(|p| p.u[1]).collect::<Vec<_>>());
+        assert!((tps[0].u[1] - 1.0).abs() < 1e-9 && tps[0].u[0].abs() < 1e-6, "{}", tps[0].u);
+        assert!(branch.special(Special::SimpleBifurcation).next().is_none());
+    }
+
+    #[test]
+    fn pitchfork_is_located_and_its_branches_found() {
+        // Along x = 0 (λ increasing) the pitchfork x² = λ crosses at λ = 0.
+        let opts = ContinuationOptions::default().initial_step(0.1).max_points(8);
+        let branch = continuation(&Pitchfork, &DVector::from_vec(vec![0.0, -0.35]), Start::Increasing, &opts).unwrap();
+        let sb: Vec<&Point> = branch.special(Special::SimpleBifurcation).collect();
+        assert_eq!(sb.len(), 1);
+        assert!(sb[0].u.norm() < 1e-9, "{}", sb[0].u);
+        assert!(branch.points.last().unwrap().u[1] > 0.1, "the branch continues past the bifurcation");
+        let dirs = branch_directions(&Pitchfork, &sb[0].u, 1e-6).unwrap();
+        // The trivial branch (0, 1) and the parabola's vertex direction (1, 0).
+        let (along_l, along_x) = if dirs[0][1].abs() > dirs[1][1].abs() { (&dirs[0], &dirs[1]) } else { (&dirs[1], &dirs[0]) };
+        assert!(along_l[0].abs() < 1e-6 && along_x[1].abs() < 1e-6, "{along_l} {along_x}");
+        let other = continuation(&Pitchfork, &sb[0].u, Start::Along(along_x.clone()), &opts.clone().max_points(5)).unwrap();
+        for p in &other.points[1..] {
+            assert!(p.u[0].abs() > 1e-3 && (p.u[0] * p.u[0] - p.u[1]).abs() < 1e-9, "on x² = λ: {}", p.u);
+        }
+    }
+
+    #[test]
+    fn a_target_is_hit_and_bad_options_are_errors() {
+        let opts = ContinuationOptions::default().initial_step(0.05).target(0.9);
+        let branch = continuation(&Circle, &DVector::from_vec(vec![-0.6, 0.8]), Start::Increasing, &opts).unwrap();
+        assert_eq!(branch.stop, BranchStop::Target);
+        let last = branch.points.last().unwrap();
+        assert!((last.u[1] - 0.9).abs() < 1e-14 && (last.u[0] + 0.19f64.sqrt()).abs() < 1e-10);
+        let bad = ContinuationOptions::default().min_step(1.0).max_step(0.1);
+        assert!(matches!(continuation(&Circle, &last.u, Start::Increasing, &bad), Err(ContinuationError::InvalidOptions(_))));
+    }
+}
