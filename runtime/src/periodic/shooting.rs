@@ -133,7 +133,8 @@ pub struct Realizability {
     /// The largest difference between the simulated event times (and return time) and the
     /// solution's.
     pub time_error: f64,
-    /// |x(T) − x̄₁|∞ of the simulation.
+    /// |x(T) − x̄₁|∞ / (1 + |x̄₁|∞) of the simulation (relative: a fast spin amplifies the event
+    /// location error of the re-simulation through the monodromy).
     pub return_error: f64,
     /// |ξ|.
     pub xi: f64,
@@ -435,7 +436,8 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
                 let simulated = if k < m { impacts[k].t } else { t_return };
                 time_error = time_error.max((simulated - t).abs());
             }
-            return_error = (0..self.dims[0]).map(|i| (x_return[i] - x1[i]).abs()).fold(0.0, f64::max);
+            let scale = 1.0 + (0..self.dims[0]).map(|i| x1[i].abs()).fold(0.0, f64::max);
+            return_error = (0..self.dims[0]).map(|i| (x_return[i] - x1[i]).abs()).fold(0.0, f64::max) / scale;
         }
         Ok(Realizability { positive_times, transversal, same_events, time_error, return_error, xi })
     }
