@@ -213,3 +213,58 @@ fn bouncing_rod_turning_points_bifurcation_and_the_non_symmetric_family() {
         s.durations()
     );
 }
+
+/// The rocking block of the paper's §4.2 (β = 0.3, p = 3g/(4l) = 3/4); the impact on the other
+/// corner is folded back by symmetry.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(alpha),
+    lagrangian = 2 * m * l.powi(2) / 3 * dot(alpha).powi(2) - m * g * l * ((alpha - beta).cos() - beta.cos()),
+    impact(name = corner, guard = alpha, law = map(dot(alpha) = -dot(alpha))),
+)]
+struct RockingBlock {
+    m: f64,
+    l: f64,
+    g: f64,
+    beta: f64,
+}
+
+#[test]
+fn rocking_block_branches_off_rest_and_meets_the_period_table() {
+    // K3: the LS tangent at u₀ = 0 is (1, 0, p sin β, 1, 0, 0, 0, 0)/norm; K2: T(α₀) along the
+    // branch to 1e-6; K1: H̄ stays below 1 − cos β.
+    let block = RockingBlock { m: 1.0, l: 1.0, g: 1.0, beta: 0.3 };
+    let value = |x: &SVector<f64, 2>| x[1];
+    let gradient = |_x: &SVector<f64, 2>| Vector2::new(0.0, 1.0);
+    let shooting = MultipleShooting::new(&block, &[Phase { mode: 0, guard: 0 }], Anchor { value: &value, gradient: &gradient }, &ode()).unwrap();
+    let u0 = DVector::zeros(8);
+    let dirs = branch_directions(&shooting, &u0, 1e-6).unwrap();
+    let ps = 0.75 * 0.3f64.sin();
+    let expected = DVector::from_vec(vec![1.0, 0.0, ps, 1.0, 0.0, 0.0, 0.0, 0.0]).normalize();
+    let orbit_dir = if dirs[0][0].abs() > dirs[1][0].abs() { &dirs[0] } else { &dirs[1] };
+    assert!(1.0 - orbit_dir.dot(&expected).abs() < 1e-8, "τ = {orbit_dir}");
+    let along = if orbit_dir[0] > 0.0 { orbit_dir.clone() } else { -orbit_dir };
+    let hmax = 1.0 - 0.3f64.cos();
+    let table = [(0.05, 1.445333), (0.10, 2.231438), (0.15, 3.049431), (0.20, 4.077528), (0.25, 5.727610), (0.28, 7.856681)];
+    let mut start = u0;
+    let mut leave = Start::Along(along);
+    let mut worst: f64 = 0.0;
+    for (alpha0, period) in table {
+        let hbar = (alpha0 - 0.3f64).cos() - 0.3f64.cos();
+        let opts = ContinuationOptions::default().initial_step(1e-2).max_step(0.5).target(hbar);
+        let branch = continuation(&shooting, &start, leave, &opts).unwrap();
+        assert_eq!(branch.stop, BranchStop::Target);
+        for p in &branch.points {
+            assert!(p.u[7] < hmax && p.u[6].abs() < 1e-9, "H̄ = {}, ξ = {:e}", p.u[7], p.u[6]);
+        }
+        let last = branch.points.last().unwrap();
+        let s = shooting.solution(&last.u).unwrap();
+        assert!((s.phases[0].start[0] - alpha0).abs() < 1e-9, "apex α₀ = {}", s.phases[0].start[0]);
+        worst = worst.max((s.period - period).abs());
+        assert!((s.period - period).abs() < 2e-6, "α₀ = {alpha0}: T = {} against {period}", s.period);
+        assert!(shooting.realizability(&last.u).unwrap().is_physical(1e-7));
+        start = last.u.clone();
+        leave = Start::Increasing;
+    }
+    eprintln!("rocking block by multiple shooting: largest period error against K2 {worst:.1e}");
+}
