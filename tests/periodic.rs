@@ -388,8 +388,11 @@ fn bouncing_rod_turning_points_bifurcation_and_the_non_symmetric_family() {
     let end = solution(&branch.points.last().unwrap().u);
     assert!((end.period - 1.783311).abs() < 1e-6, "T(0.6) = {}", end.period);
     for p in [branch.special(Special::TurningPoint).next().unwrap(), branch.points.last().unwrap()] {
+        // The re-simulation's event times agree to 1e-7; its return to x̄₁ only to the event
+        // location error (~1e-12 in t, times a spin near 47) amplified by a monodromy with
+        // entries up to 1e5 (digest §7.4), hence the looser bound on the whole test.
         let real = shooting.realizability(&p.u).unwrap();
-        assert!(real.is_physical(1e-7), "{real:?}");
+        assert!(real.time_error < 1e-7 && real.is_physical(1e-4), "{real:?}");
     }
     // R2: the symmetric orbit of period 0.8 at H̄ = 0.5230384 (after the SB).
     let after = branch.points.iter().position(|p| p.special == Some(Special::SimpleBifurcation)).unwrap();
@@ -463,4 +466,18 @@ fn rocking_block_branches_off_rest_and_meets_the_period_table() {
         leave = Start::Increasing;
     }
     eprintln!("rocking block by multiple shooting: largest period error against K2 {worst:.1e}");
+}
+
+#[test]
+fn the_energy_gradient_and_hessian_of_the_embedding_are_generated_exactly() {
+    // E = m/2 (ẏ² + r² α̇²) + m g y: ∇E = (m g, 0, m ẏ, m r² α̇), ∇²E = diag(0, 0, m, m r²), exactly
+    // (the embedding f̃ = f + ξ∇E and its variational equations use them).
+    use routh::runtime::HybridSystem;
+    let rod = Rod { m: 1.3, g: 9.81, l: 1.0, r: 0.2, e: 1.0 };
+    let x = Vector4::new(0.7, 0.4, -1.1, 3.0);
+    let grad = rod.mode_energy_gradient(0, 0.0, &x);
+    assert_eq!(grad, Vector4::new(1.3 * 9.81, 0.0, -1.3 * 1.1, 1.3 * 0.04 * 3.0));
+    let hess = rod.mode_energy_hessian(0, 0.0, &x);
+    assert_eq!(hess, routh::nalgebra::Matrix4::from_diagonal(&Vector4::new(0.0, 0.0, 1.3, 1.3 * 0.04)));
+    assert_eq!(rod.mode_dimension(0), 4);
 }

@@ -575,3 +575,47 @@ pub(crate) fn state_names(model: &Model) -> Vec<String> {
     names.extend(model.action.iter().map(ToString::to_string));
     names
 }
+
+/// `energy_gradient` and `energy_hessian` of a model that is (a mode of) a hybrid system: ∇E and
+/// ∇²E over the state, the first integral's derivatives that periodic-orbit continuation uses
+/// (`HybridSystem::mode_energy_gradient`, `mode_energy_hessian`).
+pub fn energy_derivatives(model: &Model, energy: &crate::euler_lagrange::EnergyDerivatives) -> TokenStream {
+    let d = model.layout.state_dim();
+    let owner = Owner::of(model);
+    let (ty, generics) = (&owner.ty, &owner.generics);
+    let none = TokenStream::new();
+    let mut parts = Vec::new();
+    let (g_stmts, g_vals) = body_into(model, &mut parts, &energy.gradient, "__routh_energy_gradient", &none, &none);
+    let flat: Vec<Expr> = energy.hessian.iter().flatten().copied().collect();
+    let (h_stmts, h_vals) = body_into(model, &mut parts, &flat, "__routh_energy_hessian", &none, &none);
+    let hessian = square_matrix(d, &h_vals);
+    let allow = allow_generated();
+    quote! {
+        #[automatically_derived]
+        #[doc(hidden)]
+        impl #generics #ty {
+            #(#parts)*
+        }
+
+        #[automatically_derived]
+        impl #generics #ty {
+            /// The gradient ∇E of [`Self::energy`] over the state (symbolic), for the dissipative
+            /// embedding f̃ = f + ξ∇E of periodic-orbit continuation.
+            #allow
+            #[must_use]
+            pub fn energy_gradient(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> ::routh::nalgebra::SVector<f64, #d> {
+                #(#g_stmts)*
+                ::routh::nalgebra::SVector::<f64, #d>::from([#(#g_vals),*])
+            }
+
+            /// The Hessian ∇²E of [`Self::energy`] over the state (symbolic), for the variational
+            /// equations of the embedding.
+            #allow
+            #[must_use]
+            pub fn energy_hessian(&self, t: f64, x: &::routh::nalgebra::SMatrix<f64, #d, 1>) -> ::routh::nalgebra::SMatrix<f64, #d, #d> {
+                #(#h_stmts)*
+                #hessian
+            }
+        }
+    }
+}

@@ -7,7 +7,7 @@
 //! smaller state uses a prefix of it ([`routh::runtime::mechanics::take`] and `pad`). Each mode
 //! is reached through an expression (`self` for a single-mode model, the mode's view
 //! `self.stance()` otherwise) that has the mode's generated methods: `field`, `jacobian`,
-//! `energy`, and per guard `<g>_guard`, `<g>_guard_rate`, `<g>_guard_gradient`, `<g>_reset`,
+//! `energy`, `energy_gradient`, `energy_hessian`, and per guard `<g>_guard`, `<g>_guard_rate`, `<g>_guard_gradient`, `<g>_reset`,
 //! `<g>_reset_jacobian`.
 
 use proc_macro2::TokenStream;
@@ -65,6 +65,8 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
     let mut field = Vec::new();
     let mut jacobian = Vec::new();
     let mut energy = Vec::new();
+    let mut energy_gradient = Vec::new();
+    let mut energy_hessian = Vec::new();
     let mut guard_count = Vec::new();
     let mut guard_name = Vec::new();
     let mut guard = Vec::new();
@@ -87,6 +89,10 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
         let j = if dm == d { quote! { #access.jacobian(t, #xm) } } else { quote! { Ok(#mech::pad_matrix(&#access.jacobian(t, #xm)?)) } };
         jacobian.push(quote! { #k => #j, });
         energy.push(quote! { #k => #access.energy(t, #xm), });
+        let g = padded(quote! { #access.energy_gradient(t, #xm) });
+        energy_gradient.push(quote! { #k => #g, });
+        let h = if dm == d { quote! { #access.energy_hessian(t, #xm) } } else { quote! { #mech::pad_matrix(&#access.energy_hessian(t, #xm)) } };
+        energy_hessian.push(quote! { #k => #h, });
         if mode.constrained {
             let p = padded(quote! { p });
             project.push(quote! { #k => ::core::option::Option::Some(#access.project_state(t, #xm).map(|p| #p)), });
@@ -187,6 +193,12 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
             }
             fn mode_energy(&self, mode: usize, t: f64, x: &#state) -> f64 { match mode { #(#energy)* _ => f64::NAN } }
             fn mode_dimension(&self, mode: usize) -> usize { [#(#dims),*].get(mode).copied().unwrap_or(#d) }
+            fn mode_energy_gradient(&self, mode: usize, t: f64, x: &#state) -> #state {
+                match mode { #(#energy_gradient)* _ => <#state>::from_element(f64::NAN) }
+            }
+            fn mode_energy_hessian(&self, mode: usize, t: f64, x: &#state) -> ::routh::nalgebra::SMatrix<f64, #d, #d> {
+                match mode { #(#energy_hessian)* _ => ::routh::nalgebra::SMatrix::<f64, #d, #d>::from_element(f64::NAN) }
+            }
             fn mode_jacobian(&self, mode: usize, t: f64, x: &#state)
                 -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, #fe>
             {

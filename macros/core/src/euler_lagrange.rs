@@ -273,3 +273,20 @@ pub(crate) fn relative_min_pivot(mut a: Vec<f64>, n: usize) -> Option<f64> {
     }
     Some(min_pivot)
 }
+
+/// ∇E and ∇²E over the state x = (q, q̇[, z]) — the first integral of periodic-orbit continuation
+/// and its dissipative embedding f̃ = f + ξ∇E (derived only for models that are hybrid systems).
+pub struct EnergyDerivatives {
+    /// ∂E/∂xᵢ.
+    pub gradient: Vec<Expr>,
+    /// ∂²E/∂xᵢ∂xⱼ (full square).
+    pub hessian: Vec<Vec<Expr>>,
+}
+
+/// The energy's gradient and Hessian over the state.
+pub fn energy_derivatives(model: &mut Model, eq: &Equations) -> EnergyDerivatives {
+    let vars = model.layout.state_symbols();
+    let gradient = model.arena.gradient(eq.energy, &vars);
+    let hessian = model.arena.jacobian(&gradient, &vars);
+    EnergyDerivatives { gradient, hessian }
+}

@@ -74,8 +74,11 @@ pub fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
 fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> TokenStream {
     let dims: Vec<usize> = system.modes.iter().map(model::Model::dof).collect();
     let mut tokens = TokenStream::new();
+    // Models that implement `HybridSystem` also get ∇E and ∇²E (periodic-orbit continuation).
+    let hybrid = !system.is_single() || system.modes.iter().any(|m| !m.impacts.is_empty());
     for model in &mut system.modes {
         let equations = euler_lagrange::derive(model);
+        let energy = hybrid.then(|| euler_lagrange::energy_derivatives(model, &equations));
         cx.ok(euler_lagrange::check_regular(model, &equations));
         let constrained = constraints::derive(model, &equations);
         if let Some(ce) = &constrained {
@@ -85,6 +88,9 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
         let symmetries = cx.ok(symmetry::derive(model, &equations, &impacts)).unwrap_or_default();
         let discrete = cx.ok(discrete::derive(model)).flatten();
         tokens.extend(emit::emit(model, &equations, &impacts, &symmetries, constrained.as_ref(), discrete.as_ref(), &dims));
+        if let Some(energy) = &energy {
+            tokens.extend(emit::energy_derivatives(model, energy));
+        }
         // In a model with `discrete(...)`, `reduce(routh(...))` reduces the discrete system
         // (forces allowed: the forced discrete reduction), see `discrete`.
         let continuous_reductions = if model.discretization.is_some() { &[][..] } else { &model.reductions[..] };
