@@ -33,23 +33,7 @@ struct Rod {
 }
 
 fn points<S: routh::runtime::HybridSystem<4>>(shooting: &MultipleShooting<'_, S, 4>, branch: &Branch) -> Vec<BranchPoint> {
-    branch
-        .points
-        .iter()
-        .map(|p| {
-            let s = shooting.solution(&p.u).expect("a branch point reads out");
-            BranchPoint {
-                state: s.phases[0].start.iter().copied().collect(),
-                period: s.period,
-                energy: s.energy,
-                xi: s.xi,
-                multipliers: s.multipliers(),
-                turning_point: p.special == Some(Special::TurningPoint),
-                bifurcation: p.special == Some(Special::SimpleBifurcation),
-                iterations: p.iterations,
-            }
-        })
-        .collect()
+    branch.points.iter().map(|p| shooting.branch_point(p).expect("a branch point reads out")).collect()
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -222,7 +222,7 @@ fn a_branch_is_data_with_its_indicators() {
     let mut csv = Vec::new();
     write_branch_csv(&mut csv, &points).unwrap();
     let text = String::from_utf8(csv).unwrap();
-    assert_eq!(text.lines().next(), Some("energy,period,xi,x0_1,x0_2,multipliers,turning_point,bifurcation"));
+    assert_eq!(text.lines().next(), Some("energy,period,xi,x0_1,x0_2,multipliers,turning_point,bifurcation,period_doubling,durations"));
     assert_eq!(text.lines().count(), 1 + points.len());
 }
 
@@ -383,6 +383,12 @@ fn bouncing_rod_turning_points_bifurcation_and_the_non_symmetric_family() {
     assert!(pd.period > tps[1].period && pd.period < sb.period && (pd.period - 0.4948).abs() < 1e-4);
     assert!(pd.multipliers().iter().any(|(re, im)| (re + 1.0).abs() < 1e-6 && im.abs() < 1e-6), "{:?}", pd.multipliers());
     eprintln!("rod period doubling: H̄ = {:.9}, T = {:.9}, multipliers {:?}", pd.energy, pd.period, pd.multipliers());
+    // As data: the located point carries its flag and durations, and round-trips through JSON.
+    let data = shooting.branch_point(branch.special(Special::PeriodDoubling).next().unwrap()).unwrap();
+    assert!(data.period_doubling && !data.bifurcation && data.durations.len() == 3);
+    assert!((data.durations.iter().sum::<f64>() - pd.period).abs() < 1e-15);
+    let back: routh::runtime::periodic::BranchPoint = serde_json::from_str(&serde_json::to_string(&data).unwrap()).unwrap();
+    assert_eq!(back, data);
     // Every point: ξ at round-off (G6); the located TP1 and the end are physical (realizability).
     assert!(branch.points.iter().all(|p| p.u[shooting.xi_index()].abs() < 1e-9));
     let end = solution(&branch.points.last().unwrap().u);

@@ -227,12 +227,19 @@ pub struct BranchPoint {
     pub xi: f64,
     /// The Floquet multipliers as (re, im).
     pub multipliers: Vec<(f64, f64)>,
-    /// A turning point in H̄ was passed since the previous point.
+    /// A turning point in H̄ was passed since the previous point (state-based continuation), or
+    /// the point is a located turning point (multiple shooting).
     pub turning_point: bool,
     /// A simple bifurcation was passed since the previous point.
     pub bifurcation: bool,
     /// Newton iterations of the corrector.
     pub iterations: usize,
+    /// The point is a located period doubling (a multiplier at −1).
+    #[serde(default)]
+    pub period_doubling: bool,
+    /// The phase durations t₁, …, t_{m+1} (multiple shooting; empty for single shooting).
+    #[serde(default)]
+    pub durations: Vec<f64>,
 }
 
 impl<const D: usize> From<&PeriodicOrbit<D>> for BranchPoint {
@@ -246,11 +253,14 @@ impl<const D: usize> From<&PeriodicOrbit<D>> for BranchPoint {
             turning_point: o.turning_point,
             bifurcation: o.bifurcation,
             iterations: o.iterations,
+            period_doubling: false,
+            durations: Vec::new(),
         }
     }
 }
 
-/// Writes a branch as CSV: `energy,period,xi,x0_1..,multipliers (re:im;…),turning_point,bifurcation`.
+/// Writes a branch as CSV: `energy,period,xi,x0_1..,multipliers (re:im;…),turning_point,bifurcation,
+/// period_doubling,durations (t₁;…)`.
 ///
 /// # Errors
 /// The writer's I/O errors.
@@ -260,14 +270,15 @@ pub fn write_branch_csv<W: std::io::Write>(mut w: W, points: &[BranchPoint]) -> 
     for i in 1..=n {
         write!(w, ",x0_{i}")?;
     }
-    writeln!(w, ",multipliers,turning_point,bifurcation")?;
+    writeln!(w, ",multipliers,turning_point,bifurcation,period_doubling,durations")?;
     for p in points {
         write!(w, "{:e},{:e},{:e}", p.energy, p.period, p.xi)?;
         for v in &p.state {
             write!(w, ",{v:e}")?;
         }
         let m: Vec<String> = p.multipliers.iter().map(|(re, im)| format!("{re:e}:{im:e}")).collect();
-        writeln!(w, ",{},{},{}", m.join(";"), p.turning_point, p.bifurcation)?;
+        let t: Vec<String> = p.durations.iter().map(|t| format!("{t:e}")).collect();
+        writeln!(w, ",{},{},{},{},{}", m.join(";"), p.turning_point, p.bifurcation, p.period_doubling, t.join(";"))?;
     }
     Ok(())
 }

@@ -401,6 +401,28 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
         })
     }
 
+    /// A continuation point as plain data ([`super::BranchPoint`]: serde, CSV), with its phase
+    /// durations, multipliers and special-point flags.
+    ///
+    /// # Errors
+    /// As [`Self::solution`].
+    pub fn branch_point(&self, point: &crate::continuation::Point) -> Result<super::BranchPoint, SimError> {
+        use crate::continuation::Special;
+        let s = self.solution(&point.u)?;
+        Ok(super::BranchPoint {
+            state: (0..self.dims[0]).map(|i| s.phases[0].start[i]).collect(),
+            period: s.period,
+            energy: s.energy,
+            xi: s.xi,
+            multipliers: s.multipliers(),
+            turning_point: point.special == Some(Special::TurningPoint),
+            bifurcation: point.special == Some(Special::SimpleBifurcation),
+            iterations: point.iterations,
+            period_doubling: point.special == Some(Special::PeriodDoubling),
+            durations: s.durations(),
+        })
+    }
+
     /// The physical-realizability test of a solution (§2.10 of the digest; Remark 12 of the
     /// paper): the event-driven simulation of the embedded system from x̄₁ (the robust event
     /// engine of [`crate::hybrid`], which resolves fast guards) must meet exactly the phases'
