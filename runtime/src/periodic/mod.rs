@@ -19,6 +19,7 @@
 
 use nalgebra::{SMatrix, SVector};
 
+use crate::continuation::{BranchStop, ContinuationError, ContinuationOptions, Problem, Special, Start, continuation, correct_at_parameter};
 use crate::error::{FieldError, SimError};
 use crate::events::{Direction, Event};
 use crate::hybrid::{HybridOptions, HybridStop, HybridSystem, simulate_hybrid_with_events};
@@ -343,35 +344,49 @@ fn residual<S: HybridSystem<D> + ?Sized, const D: usize>(
     Ok((r, j, ret))
 }
 
-/// Newton on the bordered system [dr; cᵀ] Δu = −[r; 0] (c fixes a direction: e_H̄ to hold the
-/// energy, the tangent for a continuation step).
-fn correct<S: HybridSystem<D> + ?Sized, const D: usize>(
-    sys: &S,
-    section: &Section<'_, D>,
-    mut u: nalgebra::DVector<f64>,
-    border: &nalgebra::DVector<f64>,
-    options: &ShootingOptions,
-) -> Result<(nalgebra::DVector<f64>, nalgebra::DMatrix<f64>, Return<D>, usize), SimError> {
-    for it in 0..options.max_iterations {
-        let (r, j, ret) = residual(sys, section, &u, options)?;
-        if r.amax() <= options.tolerance {
-            return Ok((u, j, ret, it));
-        }
-        let mut a = nalgebra::DMatrix::zeros(D + 2, D + 2);
-        a.rows_mut(0, D + 1).copy_from(&j);
-        a.row_mut(D + 1).copy_from(&border.transpose());
-        let mut rhs = nalgebra::DVector::zeros(D + 2);
-        rhs.rows_mut(0, D + 1).copy_from(&(-r));
-        let du = a.lu().solve(&rhs).ok_or(SimError::SingularStepJacobian { t: 0.0 })?;
-        u += du;
-    }
-    let (r, _, _) = residual(sys, section, &u, options)?;
-    Err(SimError::NewtonFailed { t: 0.0, iterations: options.max_iterations, correction: r.amax() })
+/// State-based single shooting as a [`Problem`] for [`crate::continuation`]: u = (x₀, ξ, H̄),
+/// r(u) = (P̃(x₀, ξ) − x₀, H(x₀) − H̄), the parameter H̄.
+struct SingleShooting<'a, 's, S: ?Sized, const D: usize> {
+    sys: &'a S,
+    section: &'a Section<'s, D>,
+    options: &'a ShootingOptions,
 }
 
-fn orbit<const D: usize>(u: &nalgebra::DVector<f64>, ret: &Return<D>, iterations: usize) -> PeriodicOrbit<D> {
-    PeriodicOrbit {
-        state: SVector::from_fn(|i, _| u[i]),
+impl<S: HybridSystem<D> + ?Sized, const D: usize> Problem for SingleShooting<'_, '_, S, D> {
+    fn unknowns(&self) -> usize {
+        D + 2
+    }
+    fn parameter(&self) -> usize {
+        D + 1
+    }
+    fn linearize(&self, u: &nalgebra::DVector<f64>) -> Result<(nalgebra::DVector<f64>, nalgebra::DMatrix<f64>), SimError> {
+        let (r, j, _) = residual(self.sys, self.section, u, self.options)?;
+        Ok((r, j))
+    }
+}
+
+/// The continuation's failures in the terms of [`find_periodic_orbit`].
+fn sim_error(e: ContinuationError) -> SimError {
+    match e {
+        ContinuationError::Problem(e) => e,
+        ContinuationError::NewtonFailed { iterations, residual } => SimError::NewtonFailed { t: 0.0, iterations, correction: residual },
+        ContinuationError::Singular => SimError::SingularStepJacobian { t: 0.0 },
+        other => SimError::InvalidOptions(other.to_string()),
+    }
+}
+
+/// The orbit through the solution `u` (one more Poincaré map for its period and monodromy).
+fn orbit<S: HybridSystem<D> + ?Sized, const D: usize>(
+    sys: &S,
+    section: &Section<'_, D>,
+    u: &nalgebra::DVector<f64>,
+    iterations: usize,
+    options: &ShootingOptions,
+) -> Result<PeriodicOrbit<D>, SimError> {
+    let state = SVector::from_fn(|i, _| u[i]);
+    let ret = poincare(sys, section, &state, u[D], &options.hybrid)?;
+    Ok(PeriodicOrbit {
+        state,
         period: ret.time,
         xi: u[D],
         energy: u[D + 1],
@@ -379,7 +394,7 @@ fn orbit<const D: usize>(u: &nalgebra::DVector<f64>, ret: &Return<D>, iterations
         iterations,
         turning_point: false,
         bifurcation: false,
-    }
+    })
 }
 
 /// The periodic orbit of energy `energy` near `guess` (single shooting with the embedding,
@@ -394,47 +409,24 @@ pub fn find_periodic_orbit<S: HybridSystem<D> + ?Sized, const D: usize>(
     energy: f64,
     options: &ShootingOptions,
 ) -> Result<PeriodicOrbit<D>, SimError> {
+    let problem = SingleShooting { sys, section, options };
     let mut u = nalgebra::DVector::zeros(D + 2);
     u.rows_mut(0, D).copy_from(guess);
-    u[D + 1] = energy;
-    let mut hold = nalgebra::DVector::zeros(D + 2);
-    hold[D + 1] = 1.0;
-    let (u, _, ret, it) = correct(sys, section, u, &hold, options)?;
-    Ok(orbit(&u, &ret, it))
-}
-
-/// The unit tangent of the solution curve at a point with Jacobian `j` ((n + 1) × (n + 2)): the
-/// kernel of dr (from the LU-solved bordered system), oriented along `previous`.
-fn tangent<const D: usize>(j: &nalgebra::DMatrix<f64>, previous: &nalgebra::DVector<f64>) -> Result<nalgebra::DVector<f64>, SimError> {
-    let mut a = nalgebra::DMatrix::zeros(D + 2, D + 2);
-    a.rows_mut(0, D + 1).copy_from(j);
-    a.row_mut(D + 1).copy_from(&previous.transpose());
-    let mut rhs = nalgebra::DVector::zeros(D + 2);
-    rhs[D + 1] = 1.0;
-    let t = a.lu().solve(&rhs).ok_or(SimError::SingularStepJacobian { t: 0.0 })?;
-    Ok(&t / t.norm())
-}
-
-/// The induced tangent of the paper's eq. (22): dr·τ = 0, ‖τ‖ = 1, det([dr; τᵀ]) > 0.
-fn oriented_tangent<const D: usize>(j: &nalgebra::DMatrix<f64>) -> Result<nalgebra::DVector<f64>, SimError> {
-    // The kernel: the last column of Q in the QR factorisation of [dr; 0]ᵀ (square), orthogonal
-    // to the rows of dr; then the sign that makes det([dr; τᵀ]) positive.
-    let mut full = nalgebra::DMatrix::zeros(D + 2, D + 2);
-    full.rows_mut(0, D + 1).copy_from(j);
-    let kernel: nalgebra::DVector<f64> = full.transpose().qr().q().column(D + 1).into_owned();
-    let mut a = nalgebra::DMatrix::zeros(D + 2, D + 2);
-    a.rows_mut(0, D + 1).copy_from(j);
-    a.row_mut(D + 1).copy_from(&kernel.transpose());
-    Ok(if a.determinant() < 0.0 { -kernel } else { kernel })
+    let newton = ContinuationOptions::default().tolerance(options.tolerance).max_iterations(options.max_iterations);
+    let c = correct_at_parameter(&problem, &u, energy, &newton).map_err(sim_error)?;
+    orbit(sys, section, &c.u, c.iterations, options)
 }
 
 /// Pseudo-arclength continuation of a family of periodic orbits from `start` (a solution of
-/// [`find_periodic_orbit`]): `points` Euler predictor steps of arclength `step` along the tangent
-/// (initially pointing towards increasing energy when `increasing`), each corrected by Newton
-/// orthogonally to the tangent (the paper's eqs. (24)–(25)).
+/// [`find_periodic_orbit`]): `points` predictor steps of the fixed arclength `step` (initially
+/// towards increasing energy when `increasing`), each corrected by the Moore–Penrose Newton
+/// iteration — the generic [`crate::continuation`] on the single-shooting problem, with its
+/// turning-point and simple-bifurcation flags on the point after one (the paper's eqs. (24)–(25),
+/// §2.6).
 ///
 /// # Errors
-/// As [`find_periodic_orbit`].
+/// As [`find_periodic_orbit`]; [`SimError::InvalidOptions`] if a step's corrector fails (the fixed
+/// step is too large).
 pub fn continue_orbits<S: HybridSystem<D> + ?Sized, const D: usize>(
     sys: &S,
     section: &Section<'_, D>,
@@ -444,29 +436,32 @@ pub fn continue_orbits<S: HybridSystem<D> + ?Sized, const D: usize>(
     increasing: bool,
     options: &ShootingOptions,
 ) -> Result<Vec<PeriodicOrbit<D>>, SimError> {
+    let problem = SingleShooting { sys, section, options };
     let mut u = nalgebra::DVector::zeros(D + 2);
     u.rows_mut(0, D).copy_from(&start.state);
     u[D] = start.xi;
     u[D + 1] = start.energy;
-    let (_, j, _) = residual(sys, section, &u, options)?;
-    let mut seed = nalgebra::DVector::zeros(D + 2);
-    seed[D + 1] = if increasing { 1.0 } else { -1.0 };
-    let mut tau = tangent::<D>(&j, &seed)?;
-    let mut previous_oriented = oriented_tangent::<D>(&j)?;
+    let fixed = ContinuationOptions::default()
+        .tolerance(options.tolerance)
+        .max_iterations(options.max_iterations)
+        .initial_step(step)
+        .min_step(step)
+        .max_step(step)
+        .max_points(points)
+        .max_angle(1.5)
+        .locate(false);
+    let leave = if increasing { Start::Increasing } else { Start::Decreasing };
+    let branch = continuation(&problem, &u, leave, &fixed).map_err(sim_error)?;
+    if let BranchStop::StepTooSmall { parameter, reason } = &branch.stop {
+        // A fixed step that the corrector cannot follow: the step is the option to change.
+        return Err(SimError::InvalidOptions(format!("the continuation stopped at H̄ = {parameter} ({reason}); try a smaller step")));
+    }
     let mut out = vec![start.clone()];
-    for _ in 0..points {
-        let predicted = &u + &tau * step;
-        let (corrected, j, ret, it) = correct(sys, section, predicted, &tau, options)?;
-        // The new tangent, oriented along the old one through the bordered system; the
-        // orientation-preserving tangent of the augmented Jacobian flips at a simple bifurcation,
-        // its energy component changes sign at a turning point (§2.6).
-        let new_tau = tangent::<D>(&j, &tau)?;
-        let oriented = oriented_tangent::<D>(&j)?;
-        let mut point = orbit(&corrected, &ret, it);
-        point.bifurcation = oriented.dot(&previous_oriented) < 0.0;
-        point.turning_point = !point.bifurcation && new_tau[D + 1] * tau[D + 1] < 0.0;
-        (tau, previous_oriented, u) = (new_tau, oriented, corrected);
-        out.push(point);
+    for p in &branch.points[1..] {
+        let mut o = orbit(sys, section, &p.u, p.iterations, options)?;
+        o.turning_point = p.special == Some(Special::TurningPoint);
+        o.bifurcation = p.special == Some(Special::SimpleBifurcation);
+        out.push(o);
     }
     Ok(out)
 }
