@@ -113,6 +113,9 @@ pub struct ContinuationOptions {
     /// A zero touch of the monitor counts when its local minimum (the parabola through three
     /// consecutive values) reaches below this fraction of the values' scale. Default `1e-3`.
     pub touch_tolerance: f64,
+    /// Show a progress bar (points, λ, step) on standard error — drawn only when it is a
+    /// terminal (indicatif). Default `true`.
+    pub progress: bool,
 }
 
 impl Default for ContinuationOptions {
@@ -129,6 +132,7 @@ impl Default for ContinuationOptions {
             locate: true,
             location_tolerance: 1e-11,
             touch_tolerance: 1e-3,
+            progress: true,
         }
     }
 }
@@ -161,6 +165,8 @@ impl ContinuationOptions {
         location_tolerance: f64,
         /// Sets [`ContinuationOptions::touch_tolerance`].
         touch_tolerance: f64,
+        /// Sets [`ContinuationOptions::progress`].
+        progress: bool,
     }
     /// Stop at λ = `value`.
     #[must_use]
@@ -436,7 +442,16 @@ pub fn continuation_until<P: Problem + ?Sized>(
     let mut previous_monitor: Option<f64> = None;
     let mut doubling_just_found = false;
     let cos_max = options.max_angle.cos();
-    loop {
+    let bar = if options.progress {
+        indicatif::ProgressBar::with_draw_target(Some(options.max_points as u64), indicatif::ProgressDrawTarget::stderr())
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("continuation {bar:30} {pos}/{len} points {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let result = (|| loop {
         if steps == options.max_points {
             return Ok(Branch { points, stop: BranchStop::Points, rejected });
         }
@@ -544,12 +559,16 @@ pub fn continuation_until<P: Problem + ?Sized>(
             return Ok(Branch { points, stop: BranchStop::Target, rejected });
         }
         previous_monitor = current.monitor;
+        bar.set_position(steps as u64);
+        bar.set_message(format!("λ = {:.6}, step {h:.2e}", next.u[p]));
         current = next.clone();
         points.push(next);
         if stop(&current) {
             return Ok(Branch { points, stop: BranchStop::Stopped, rejected });
         }
-    }
+    })();
+    bar.finish_and_clear();
+    result
 }
 
 /// Whether the parabola through three consecutive monitor values (at roughly equal spacing) has a
