@@ -524,11 +524,9 @@ pub fn continuation_until<P: Problem + ?Sized>(
                 next.special = Some(kind);
             }
         }
-        located.sort_by(|a, b| a.step.total_cmp(&b.step));
-        for mut point in located {
-            point.step = 0.0;
-            points.push(point);
-        }
+        // In the order of travel: by distance from the point they follow.
+        located.sort_by(|a, b| (&a.u - &current.u).norm().total_cmp(&(&b.u - &current.u).norm()));
+        points.extend(located);
         // Step control from the corrector's effort.
         h = match next.iterations {
             0..=2 => (h * 1.6).min(options.max_step),

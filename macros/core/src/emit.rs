@@ -612,7 +612,7 @@ pub fn energy_derivatives(model: &Model, energy: &crate::euler_lagrange::EnergyD
             /// equations of the embedding.
             #allow
             #[must_use]
-            pub fn energy_hessian(&self, t: f64, x: &::routh::nalgebra::SMatrix<f64, #d, 1>) -> ::routh::nalgebra::SMatrix<f64, #d, #d> {
+            pub fn energy_hessian(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> ::routh::nalgebra::SMatrix<f64, #d, #d> {
                 #(#h_stmts)*
                 #hessian
             }

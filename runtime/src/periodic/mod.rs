@@ -28,11 +28,6 @@ mod shooting;
 
 pub use shooting::{Anchor, MultipleShooting, Phase, PhaseSolution, PeriodicSolution, Realizability};
 
-/// ∇H of a mode's energy (the system's, exact when generated).
-fn energy_gradient<S: HybridSystem<D> + ?Sized, const D: usize>(sys: &S, mode: usize, t: f64, x: &SVector<f64, D>) -> SVector<f64, D> {
-    sys.mode_energy_gradient(mode, t, x)
-}
-
 /// The dissipative embedding of a hybrid system: every mode's field f̃ = f + ξ ∇H (the paper's
 /// eq. (26)); guards and resets unchanged. ξ > 0 feeds energy in, ξ < 0 removes it, so periodic
 /// orbits exist only at ξ = 0.
@@ -55,7 +50,7 @@ impl<S: HybridSystem<D> + ?Sized, const D: usize> HybridSystem<D> for Embedded<'
         if self.xi == 0.0 {
             return Ok(f);
         }
-        Ok(f + energy_gradient(self.system, mode, t, x) * self.xi)
+        Ok(f + self.system.mode_energy_gradient(mode, t, x) * self.xi)
     }
     fn guard_count(&self, mode: usize) -> usize {
         self.system.guard_count(mode)
@@ -71,7 +66,7 @@ impl<S: HybridSystem<D> + ?Sized, const D: usize> HybridSystem<D> for Embedded<'
         if self.xi == 0.0 {
             return rate;
         }
-        rate + self.xi * self.system.guard_gradient(mode, guard, t, x).dot(&energy_gradient(self.system, mode, t, x))
+        rate + self.xi * self.system.guard_gradient(mode, guard, t, x).dot(&self.system.mode_energy_gradient(mode, t, x))
     }
     fn reset(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> Result<(usize, SVector<f64, D>), FieldError> {
         self.system.reset(mode, guard, t, x)
@@ -326,7 +321,7 @@ fn residual<S: HybridSystem<D> + ?Sized, const D: usize>(
     let plus = poincare_state(sys, section, &x0, xi + dxi, &options.hybrid)?;
     let minus = poincare_state(sys, section, &x0, xi - dxi, &options.hybrid)?;
     let dp_dxi = (plus - minus) / (2.0 * dxi);
-    let dh = energy_gradient(sys, section.mode, 0.0, &x0);
+    let dh = sys.mode_energy_gradient(section.mode, 0.0, &x0);
     let mut r = nalgebra::DVector::zeros(D + 1);
     let mut j = nalgebra::DMatrix::zeros(D + 1, D + 2);
     for i in 0..D {

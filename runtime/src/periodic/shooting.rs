@@ -295,11 +295,6 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
         })
     }
 
-    fn embedded_field(&self, mode: usize, x: &SVector<f64, D>, xi: f64) -> Result<SVector<f64, D>, SimError> {
-        let f = self.system.mode_field(mode, 0.0, x)?;
-        Ok(if xi == 0.0 { f } else { f + self.system.mode_energy_gradient(mode, 0.0, x) * xi })
-    }
-
     /// A starting point from a simulation: the event-driven run of the embedded system from
     /// `x0` (in the first phase's mode) through the m resets of the sequence to the first anchor
     /// crossing after them, within `max_time`; H̄ = H(x0). Correct it with
@@ -435,15 +430,15 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
         let m = self.phases.len();
         let xi = solution.xi;
         let positive_times = solution.phases.iter().all(|p| p.duration > 0.0);
+        let embedded = Embedded { system: self.system, xi };
         let mut transversal = true;
-        for (k, phase) in solution.phases.iter().enumerate() {
-            let f = self.embedded_field(phase.mode, &phase.end, xi)?;
+        for phase in &solution.phases {
+            let f = embedded.mode_field(phase.mode, 0.0, &phase.end)?;
             let rate = match phase.guard {
                 Some(g) => self.system.guard_gradient(phase.mode, g, 0.0, &phase.end).dot(&f),
                 None => (self.anchor.gradient)(&phase.end).dot(&f),
             };
             transversal &= rate < 0.0;
-            let _ = k;
         }
         let x1 = solution.phases[0].start;
         let horizon = 1.5 * solution.period.abs() + 1.0;
@@ -488,7 +483,7 @@ impl<S: HybridSystem<D> + ?Sized, const D: usize> Problem for MultipleShooting<'
         let mut phase_rows = |k: usize, rows: &mut PhaseRows<'_, D>| -> Result<(), SimError> {
             let start = self.start(u, k);
             let end = self.flow(k, &start, u[self.time_index(k)], xi)?;
-            let f = self.embedded_field(self.mode(k), &end.x, xi)?;
+            let f = Embedded { system: self.system, xi }.mode_field(self.mode(k), 0.0, &end.x)?;
             row += rows(&end, &f, &mut r, &mut jac, row)?;
             Ok(())
         };
