@@ -1,5 +1,7 @@
 //! Multi-mode models: the bouncing rod and the SLIP hopper of *Hybrid periodic orbits*
-//! (§4.3–4.4; `docs/references.md`), as modes joined by transitions.
+//! (§4.3–4.4; `docs/references.md`), as modes joined by transitions — and the hopper's families of
+//! periodic orbits by time-based multiple shooting and continuation (digest
+//! `../shared/research/seed-004.md` §3.4, §4.4: S1–S6).
 
 mod common;
 
@@ -219,7 +221,7 @@ fn hybrid_system_jacobians_are_exact_on_the_padded_state() {
     // reset Jacobians of every mode on the padded state (stance uses 4 of the hopper's 6 state
     // entries). The generated ones are exact; compare them with central differences of the
     // trait's own field, guards and resets.
-    use routh::runtime::{FD_STEP, HybridSystem, jacobian_fd};
+    use routh::runtime::{FD_STEP, jacobian_fd};
     let hop = Hopper { m: 1.0, g: 1.0, k: 40.0, l0: 1.0, w: 5f64.sqrt(), eps: 0.01 };
     let mut rng = Rng::new(17);
     for mode in [Hopper::STANCE, Hopper::FLIGHT] {
@@ -244,5 +246,341 @@ fn hybrid_system_jacobians_are_exact_on_the_padded_state() {
                 assert!(rel_err(&exact, &fd) < 1e-7, "mode {mode} guard {g} reset Jacobian: {}", rel_err(&exact, &fd));
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The hopper's periodic orbits (*Hybrid periodic orbits* §4.4; digest §3.4, §4.4), k = 40 m g/l0,
+// ω² = 5 g/l0, m = g = l0 = 1. A period is stance (nadir → lift-off), flight (→ touchdown), stance
+// (→ nadir, the anchor a = −l̇). Our flight chart keeps x (relative to the last foot), so
+// dim u = 4 + 1 + 6 + 1 + 4 + 1 + 2 = 19 where the paper's chart without x has 18 (digest §3.4):
+// x̄₂'s x is pinned by the lift-off reset and enters nothing after it, so the solutions, the
+// kernel at the grazing orbit and every number below are the same. The leg's inertia `eps` is
+// the paper's massless limit: its flight dynamics α̈ = −ω²α do not depend on eps, so the orbits at
+// ξ = 0 are exactly the paper's; its energy, which the paper leaves out of H_F, is O(eps).
+
+use routh::nalgebra::DVector;
+use routh::runtime::continuation::{
+    Branch, BranchStop, ContinuationOptions, Point, Problem, Special, Start, branch_directions, continuation, correct_at_parameter,
+};
+use routh::runtime::HybridSystem;
+use routh::runtime::periodic::{Anchor, MultipleShooting, PeriodicSolution, Phase};
+
+const SLIP: Hopper = Hopper { m: 1.0, g: 1.0, k: 40.0, l0: 1.0, w: 2.23606797749979, eps: 1e-12 };
+
+fn nadir_value(x: &SVector<f64, 6>) -> f64 {
+    -x[3]
+}
+
+fn nadir_gradient(_x: &SVector<f64, 6>) -> SVector<f64, 6> {
+    SVector::<f64, 6>::from_fn(|i, _| if i == 3 { -1.0 } else { 0.0 })
+}
+
+fn slip_shooting() -> MultipleShooting<'static, Hopper, 6> {
+    let phases = [Phase { mode: Hopper::STANCE, guard: 0 }, Phase { mode: Hopper::FLIGHT, guard: 0 }];
+    let ode = Options::default().rtol(1e-12).atol(1e-13);
+    MultipleShooting::new(&SLIP, &phases, Anchor { value: &nadir_value, gradient: &nadir_gradient }, &ode).unwrap()
+}
+
+/// S1: the grazing orbit — purely vertical oscillation in l, touchdown at rest, no flight:
+/// t₁ = t₃ = T_o/2 with T_o = 2π√(m/k), x̄₁ the nadir (0, l0 − 2mg/k, 0, 0), H̄ = m g l0.
+fn grazing_start(shooting: &MultipleShooting<'_, Hopper, 6>) -> DVector<f64> {
+    let half = PI * (SLIP.m / SLIP.k).sqrt();
+    let mut u = DVector::zeros(shooting.unknowns());
+    u[shooting.time_index(3)] = half;
+    u[shooting.state_index(3, 1)] = SLIP.l0;
+    u[shooting.state_index(2, 1)] = SLIP.l0;
+    u[shooting.time_index(1)] = half;
+    u[shooting.state_index(1, 1)] = SLIP.l0 - 2.0 * SLIP.m * SLIP.g / SLIP.k;
+    u[shooting.energy_index()] = SLIP.m * SLIP.g * SLIP.l0;
+    u
+}
+
+/// S3: hopping in place in closed form, (t₁ = t₃, t₂, T, nadir l) at H̄; `sign` = −1 gives the
+/// t₂ < 0 family (v → −v).
+fn hopping_in_place(hbar: f64, sign: f64) -> (f64, f64, f64, f64) {
+    let v = sign * (2.0 * (hbar - 1.0)).sqrt();
+    let (ws, z0) = (40f64.sqrt(), 1.0 / 40.0);
+    let t1 = (PI - (v / ws).atan2(z0)) / ws;
+    let t2 = 2.0 * v;
+    (t1, t2, 2.0 * t1 + t2, 1.0 - z0 - (z0 * z0 + v * v / (ws * ws)).sqrt())
+}
+
+/// The two kernel directions at the grazing orbit: (hopping, harmonic), told apart by t₂.
+fn grazing_directions(shooting: &MultipleShooting<'_, Hopper, 6>, u0: &DVector<f64>) -> (DVector<f64>, DVector<f64>) {
+    let t2 = shooting.time_index(2);
+    let [a, b] = branch_directions(shooting, u0, 1e-6).unwrap();
+    if a[t2].abs() > b[t2].abs() { (a, b) } else { (b, a) }
+}
+
+/// Hopping in place from the grazing orbit to H̄ = 2 (t₂ > 0), the paper's solid blue branch;
+/// computed once for the tests that start from it.
+fn hopping_branch(shooting: &MultipleShooting<'_, Hopper, 6>) -> &'static Branch {
+    static BRANCH: std::sync::OnceLock<Branch> = std::sync::OnceLock::new();
+    BRANCH.get_or_init(|| {
+        let u0 = grazing_start(shooting);
+        let (hop, _) = grazing_directions(shooting, &u0);
+        let along = if hop[shooting.time_index(2)] > 0.0 { hop } else { -hop };
+        let opts = ContinuationOptions::default().initial_step(5e-2).max_step(0.5).target(2.0).progress(false);
+        continuation(shooting, &u0, Start::Along(along), &opts).unwrap()
+    })
+}
+
+/// G2/G3 at every reset of a solution: S f⁻ = f⁺, and dH⁺ S = dH⁻ (elastic: H is a hybrid integral).
+fn saltation_identities(s: &PeriodicSolution<6>) -> (f64, f64) {
+    let (mut field, mut energy): (f64, f64) = (0.0, 0.0);
+    for k in 0..2 {
+        let (pre, next) = (&s.phases[k], &s.phases[k + 1]);
+        let post = SLIP.reset(pre.mode, pre.guard.unwrap(), 0.0, &pre.end).unwrap().1;
+        let sal = routh::runtime::saltation(&SLIP, pre.mode, pre.guard.unwrap(), next.mode, 0.0, &pre.end, &post).unwrap();
+        let fm = SLIP.mode_field(pre.mode, 0.0, &pre.end).unwrap();
+        let fp = SLIP.mode_field(next.mode, 0.0, &post).unwrap();
+        field = field.max((sal * fm - fp).amax());
+        let (dm, dp) = (SLIP.mode_energy_gradient(pre.mode, 0.0, &pre.end), SLIP.mode_energy_gradient(next.mode, 0.0, &post));
+        energy = energy.max((sal.transpose() * dp - dm).amax());
+    }
+    (field, energy)
+}
+
+#[test]
+fn slip_hopper_branches_off_the_grazing_orbit_hops_in_place_and_meets_sb1_and_sb2() {
+    let shooting = slip_shooting();
+    assert_eq!(shooting.unknowns(), 19);
+    // S1: the grazing orbit solves r = 0 and is a simple bifurcation (two-dimensional kernel).
+    let u0 = grazing_start(&shooting);
+    assert!(shooting.linearize(&u0).unwrap().0.amax() < 1e-12);
+    // S2: the LS tangents (nonzero entries only; overall signs arbitrary). In our u order
+    // [t₃, α₃, l₃, α̇₃, l̇₃, t₂, x₂, y₂, α₂, ẋ₂, ẏ₂, α̇₂, t₁, α₁, l₁, α̇₁, l̇₁, ξ, H̄].
+    let (hop, harmonic) = grazing_directions(&shooting, &u0);
+    let entries = |pairs: &[(usize, f64)]| {
+        let mut v = DVector::zeros(19);
+        for &(i, x) in pairs {
+            v[i] = x;
+        }
+        v.normalize()
+    };
+    let expected_hop = entries(&[(0, -1.0), (4, -1.0), (5, 2.0), (10, 1.0), (12, -1.0)]);
+    let expected_harmonic = entries(&[(0, 1.0), (4, 1.0), (10, 1.0), (12, -1.0)]);
+    let misalign = |a: &DVector<f64>, b: &DVector<f64>| 1.0 - a.dot(b).abs();
+    assert!(misalign(&hop, &expected_hop) < 1e-8, "hopping tangent {}", hop.transpose());
+    assert!(misalign(&harmonic, &expected_harmonic) < 1e-8, "harmonic tangent {}", harmonic.transpose());
+    // S3 along the branch: every point is the closed form; ξ at round-off (G6); two unit
+    // multipliers (G7; a Jordan block, so only to the square root of the monodromy's error).
+    let branch = hopping_branch(&shooting);
+    assert_eq!(branch.stop, BranchStop::Target);
+    let mut worst: f64 = 0.0;
+    for p in &branch.points[1..] {
+        let s = shooting.solution(&p.u).unwrap();
+        let (t1, t2, period, nadir) = hopping_in_place(s.energy, 1.0);
+        let t = s.durations();
+        worst = worst.max((t[0] - t1).abs()).max((t[2] - t1).abs()).max((t[1] - t2).abs()).max((s.period - period).abs());
+        worst = worst.max((s.phases[0].start[1] - nadir).abs());
+        assert!(s.xi.abs() < 1e-10, "ξ = {:e}", s.xi);
+        let unit = s.multipliers().iter().filter(|(re, im)| (re - 1.0).abs() < 1e-4 && im.abs() < 1e-4).count();
+        assert!(unit >= 2, "multipliers {:?}", s.multipliers());
+        let (field, energy) = saltation_identities(&s);
+        assert!(field < 1e-10 && energy < 1e-10, "S f⁻ − f⁺ {field:e}, dH⁺ S − dH⁻ {energy:e}");
+    }
+    assert!(worst < 1e-8, "hopping in place against S3: {worst:e}");
+    // S3's table by aiming at each H̄ (T, t₁ = t₃, t₂, nadir l; the digest's 6 digits).
+    let table = [
+        (1.1, 1.498622, 0.302098, 0.894427, 0.900000),
+        (1.2, 1.839110, 0.287099, 1.264911, 0.871922),
+        (1.5, 2.546319, 0.273159, 2.000000, 0.814922),
+        (1.8, 3.065876, 0.268027, 2.529822, 0.773444),
+        (2.0, 3.360366, 0.265969, 2.828427, 0.750000),
+    ];
+    let opts = ContinuationOptions::default().progress(false);
+    for (hbar, period, t1, t2, nadir) in table {
+        let near = branch.points.iter().min_by(|a, b| (a.u[18] - hbar).abs().total_cmp(&(b.u[18] - hbar).abs())).unwrap();
+        let at = correct_at_parameter(&shooting, &near.u, hbar, &opts).unwrap();
+        let s = shooting.solution(&at.u).unwrap();
+        let t = s.durations();
+        let got = [s.period, t[0], t[2], t[1], s.phases[0].start[1]];
+        for (g, want) in got.iter().zip([period, t1, t1, t2, nadir]) {
+            assert!((g - want).abs() < 6e-7, "H̄ = {hbar}: {got:?}");
+        }
+        assert!(shooting.realizability(&at.u).unwrap().is_physical(1e-8), "H̄ = {hbar}");
+    }
+    // S5: the two simple bifurcations. SB1 exactly where the flight lasts half a swing period
+    // (t₂ = π/ω, H̄ = 1 + π²/40); SB2 has no closed form (digest: 1.614433, T = 2.758616).
+    let sbs: Vec<_> = branch.special(Special::SimpleBifurcation).map(|p| shooting.solution(&p.u).unwrap()).collect();
+    assert_eq!(sbs.len(), 2, "simple bifurcations");
+    assert!(branch.special(Special::TurningPoint).next().is_none());
+    let (sb1, sb2) = (&sbs[0], &sbs[1]);
+    let half_swing = PI / SLIP.w;
+    assert!((sb1.energy - (1.0 + PI * PI / 40.0)).abs() < 1e-8, "SB1 at H̄ = {}", sb1.energy);
+    assert!((sb1.durations()[1] - half_swing).abs() < 1e-8 && (sb1.period - 1.971702).abs() < 1e-6, "SB1 {:?}", sb1.durations());
+    assert!((sb2.energy - 1.614433).abs() < 1e-6 && (sb2.period - 2.758616).abs() < 1e-6, "SB2 at ({}, {})", sb2.energy, sb2.period);
+    // The digest's t₂ and nadir at SB2 are read off a coarse bracket: they lie 2e-6 from S3's closed
+    // form at its own H̄, where ours agree with it to 1e-8 (above), hence the looser bound.
+    assert!((sb2.durations()[1] - 2.217083).abs() < 5e-6 && (sb2.phases[0].start[1] - 0.797950).abs() < 5e-6);
+    // Both are simple bifurcations: the kernel of dr is two-dimensional there (LS succeeds).
+    // The located point's direction is the branch's tangent, one of the two LS roots.
+    for sb in branch.special(Special::SimpleBifurcation) {
+        let [a, b] = branch_directions(&shooting, &sb.u, 1e-6).unwrap();
+        assert!(1.0 - a.dot(&sb.direction).abs().max(b.dot(&sb.direction).abs()) < 1e-9);
+    }
+    // A second route to SB2: a Floquet multiplier of the in-place orbit passes +1 there. The
+    // monodromy's characteristic polynomial is (λ − 1)²(λ² − sλ + p) (the Jordan pair of the
+    // energy and the phase); s and p from its trace and second invariant, and g = 1 − s + p
+    // vanishes where the non-trivial multiplier pair contains 1. Its zero by regula falsi
+    // (Illinois), which keeps the bracket.
+    let g = |hbar: f64| {
+        let near = branch.points.iter().min_by(|a, b| (a.u[18] - hbar).abs().total_cmp(&(b.u[18] - hbar).abs())).unwrap();
+        let phi = shooting.solution(&correct_at_parameter(&shooting, &near.u, hbar, &opts).unwrap().u).unwrap().monodromy;
+        let trace = phi.trace();
+        let e2 = 0.5 * (trace * trace - (&phi * &phi).trace());
+        let s = trace - 2.0;
+        1.0 - s + (e2 - 1.0 - 2.0 * s)
+    };
+    let (mut a, mut b) = (1.6130, 1.6155);
+    let (mut ga, mut gb) = (g(a), g(b));
+    assert!(ga * gb < 0.0);
+    let mut root = a;
+    for _ in 0..30 {
+        root = b - gb * (b - a) / (gb - ga);
+        let gr = g(root);
+        if gr == 0.0 || (b - a).abs() < 1e-12 || (root - a).abs().min((root - b).abs()) < 1e-13 {
+            break;
+        }
+        if gr * gb < 0.0 {
+            (a, ga) = (b, gb);
+        } else {
+            ga *= 0.5;
+        }
+        (b, gb) = (root, gr);
+    }
+    let b = root;
+    assert!((sb2.energy - b).abs() < 1e-9, "SB2 at H̄ = {} by the augmented determinant, {b} by the multiplier", sb2.energy);
+    eprintln!(
+        "SLIP hopping in place: {} points to H̄ = 2, S3 error {worst:.1e}; SB1 (H̄, T, t₂) = ({:.9}, {:.9}, {:.9}) against (1 + π²/40, π/√5) errors ({:.1e}, {:.1e}); SB2 = ({:.9}, {:.9}), {:.1e} from the multiplier's +1",
+        branch.points.len(),
+        sb1.energy,
+        sb1.period,
+        sb1.durations()[1],
+        (sb1.energy - 1.0 - PI * PI / 40.0).abs(),
+        (sb1.durations()[1] - half_swing).abs(),
+        sb2.energy,
+        sb2.period,
+        (sb2.energy - b).abs()
+    );
+    // G1: dH·f ≡ 0 in both modes (the leg's energy is its own integral in flight).
+    let mut rng = Rng::new(5);
+    for mode in [Hopper::STANCE, Hopper::FLIGHT] {
+        let mut x = rng.vector::<6>(-0.5, 0.5);
+        x[1] += 1.0;
+        if mode == Hopper::STANCE {
+            x[4] = 0.0;
+            x[5] = 0.0;
+        }
+        let rate = SLIP.mode_energy_gradient(mode, 0.0, &x).dot(&SLIP.mode_field(mode, 0.0, &x).unwrap());
+        assert!(rate.abs() < 1e-13, "mode {mode}: dH·f = {rate:e}");
+    }
+}
+
+/// The branch that leaves a simple bifurcation in the direction of `sign`, up to `points` points.
+fn switch(shooting: &MultipleShooting<'_, Hopper, 6>, sb: &Point, sign: f64, target: f64, points: usize) -> Branch {
+    let [a, b] = branch_directions(shooting, &sb.u, 1e-6).unwrap();
+    let new = if a.dot(&sb.direction).abs() < b.dot(&sb.direction).abs() { a } else { b };
+    let opts = ContinuationOptions::default().initial_step(1e-2).max_step(0.5).target(target).max_points(points).progress(false);
+    continuation(shooting, &sb.u, Start::Along(new * sign), &opts).unwrap()
+}
+
+#[test]
+fn slip_forward_and_backward_hopping_branch_off_sb1_and_sb2_and_give_the_three_orbits_of_fig_10() {
+    let shooting = slip_shooting();
+    let branch = hopping_branch(&shooting);
+    let sbs: Vec<&Point> = branch.special(Special::SimpleBifurcation).collect();
+    assert_eq!(sbs.len(), 2);
+    // S6 (erratum E14: the digest's reading of Fig. 10a), forward orbits at H̄ = 1.8:
+    // (T, t₁ = t₃, t₂, ẋ in flight, α at touchdown, nadir (l, α̇)).
+    let s6 = [
+        (1.898895, 0.246966, 1.404963, 1.082959, 0.258167, 0.847509, -1.164992),
+        (2.750415, 0.262483, 2.225449, 0.620461, 0.152226, 0.792184, -0.677603),
+    ];
+    let half_swing = PI / SLIP.w;
+    for (k, (sb, row)) in sbs.iter().zip(s6).enumerate() {
+        let green = switch(&shooting, sb, 1.0, 1.8, 1000);
+        assert_eq!(green.stop, BranchStop::Target);
+        for p in &green.points[1..] {
+            let s = shooting.solution(&p.u).unwrap();
+            let t = s.durations();
+            // Symmetric stance: t₁ = t₃ and α = 0 at the nadir; on SB1's branch the flight
+            // stays half a swing period while ẋ grows from 0.
+            assert!((t[0] - t[2]).abs() < 1e-8 && s.phases[0].start[0].abs() < 1e-8, "{t:?}");
+            if k == 0 {
+                assert!((t[1] - half_swing).abs() < 1e-8, "t₂ = {} on SB1's branch", t[1]);
+            }
+            assert!(s.xi.abs() < 1e-10);
+        }
+        let end = &green.points.last().unwrap().u;
+        let s = shooting.solution(end).unwrap();
+        let t = s.durations();
+        let (x1, flight) = (s.phases[0].start, &s.phases[1]);
+        let (xdot, alpha_td) = (flight.start[3], flight.end[2]);
+        let got = [s.period, t[0], t[1], xdot.abs(), alpha_td.abs(), x1[1], -x1[2].abs()];
+        let want = [row.0, row.1, row.2, row.3, row.4, row.5, row.6];
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() < 1e-6, "branch {k} at H̄ = 1.8: {got:?} against {want:?}");
+        }
+        // The mass sits at x = −l sin α from the foot: moving forward (ẋ > 0) it lands with the
+        // foot ahead of it (α > 0) and the leg sweeps back through the nadir (α̇ < 0).
+        assert!(xdot.signum() == alpha_td.signum() && x1[2].signum() == -xdot.signum());
+        assert!(shooting.realizability(end).unwrap().is_physical(1e-8));
+        let (field, energy) = saltation_identities(&s);
+        assert!(field < 1e-10 && energy < 1e-10);
+        // Hopping the other way is the mirror image (x, α and their rates change sign, T is
+        // the same): the mirrored u solves r = 0 and is physical, and the opposite LS direction
+        // leaves the bifurcation with ẋ of the other sign.
+        let mut mirror = end.clone();
+        for i in [1, 3, 6, 8, 9, 11, 13, 15] {
+            mirror[i] = -mirror[i];
+        }
+        assert!(shooting.linearize(&mirror).unwrap().0.amax() < 1e-9);
+        assert!(shooting.realizability(&mirror).unwrap().is_physical(1e-8));
+        let back = switch(&shooting, sb, -1.0, 1.8, 4);
+        let leaving = back.points.iter().skip(1).take(3).map(|p| shooting.solution(&p.u).unwrap().phases[1].start[3]);
+        assert!(leaving.clone().all(|v| v.signum() == -xdot.signum()), "{:?}", leaving.collect::<Vec<_>>());
+        eprintln!("SLIP branch from SB{}: at H̄ = 1.8 T = {:.7}, ẋ = ±{:.7}, α at touchdown ±{:.7}", k + 1, s.period, xdot.abs(), alpha_td.abs());
+    }
+}
+
+#[test]
+fn slip_harmonic_and_negative_flight_branches_solve_the_equations_but_are_not_physical() {
+    let shooting = slip_shooting();
+    let u0 = grazing_start(&shooting);
+    let (hop, harmonic) = grazing_directions(&shooting, &u0);
+    let opts = ContinuationOptions::default().initial_step(5e-2).max_step(0.5).target(2.0).progress(false);
+    // S4: the harmonic branch, t₂ = 0 and T ≡ T_o; at H̄ = 2, {t₁, t₃} = {0.265969, 0.727490}.
+    let t_o = 2.0 * PI / 40f64.sqrt();
+    let orange = continuation(&shooting, &u0, Start::Along(harmonic), &opts).unwrap();
+    assert_eq!(orange.stop, BranchStop::Target);
+    for p in &orange.points[1..] {
+        let s = shooting.solution(&p.u).unwrap();
+        assert!((s.period - t_o).abs() < 1e-9 && s.durations()[1].abs() < 1e-12, "{:?}", s.durations());
+    }
+    let end = orange.points.last().unwrap();
+    let mut t = shooting.solution(&end.u).unwrap().durations();
+    t.swap(1, 2);
+    t[..2].sort_by(f64::total_cmp);
+    assert!((t[0] - 0.265969).abs() < 1e-6 && (t[1] - 0.727490).abs() < 1e-6, "{t:?}");
+    // As3 fails (no flight): the re-simulation lifts off and flies instead.
+    let real = shooting.realizability(&end.u).unwrap();
+    assert!(!real.positive_times && !real.same_events && !real.is_physical(1e-3), "{real:?}");
+    // S3 with v → −v: the dashed blue branch, t₂ < 0 and T < T_o, in closed form.
+    let along = if hop[shooting.time_index(2)] < 0.0 { hop } else { -hop };
+    let blue = continuation(&shooting, &u0, Start::Along(along), &opts.clone().target(1.3)).unwrap();
+    assert_eq!(blue.stop, BranchStop::Target);
+    for p in &blue.points[1..] {
+        let s = shooting.solution(&p.u).unwrap();
+        let (t1, t2, period, _) = hopping_in_place(s.energy, -1.0);
+        let t = s.durations();
+        assert!((t[0] - t1).abs() < 1e-8 && (t[1] - t2).abs() < 1e-8 && (s.period - period).abs() < 1e-8, "{t:?}");
+        assert!(s.period < t_o);
+    }
+    for p in [&blue.points[1], &blue.points[blue.points.len() / 2], blue.points.last().unwrap()] {
+        let real = shooting.realizability(&p.u).unwrap();
+        assert!(!real.positive_times && !real.is_physical(1e-3), "{real:?}");
     }
 }

@@ -409,6 +409,9 @@ fn bouncing_rod_turning_points_bifurcation_and_the_non_symmetric_family() {
     // t₁ = t₃, t₂ = 2rθ*/t₁, H̄ = t₁²/2 + ½ sin θ* + r²θ*²/(2t₁²); at T = 0.8, H̄ = 0.5643920.
     let dirs = branch_directions(&shooting, &sbs[0].u, 1e-6).unwrap();
     let new = if dirs[0].dot(&sbs[0].direction).abs() < dirs[1].dot(&sbs[0].direction).abs() { &dirs[0] } else { &dirs[1] };
+    // The located point's direction is its branch's tangent: one of the two LS roots.
+    let along_old = dirs[0].dot(&sbs[0].direction).abs().max(dirs[1].dot(&sbs[0].direction).abs());
+    assert!(1.0 - along_old < 1e-9, "the SB's direction against the LS roots: {along_old}");
     let green = continuation(&shooting, &sbs[0].u, Start::Along(new.clone()), &opts.clone().initial_step(1e-3).target(0.5643920)).unwrap();
     assert_eq!(green.stop, BranchStop::Target);
     for p in &green.points[1..] {

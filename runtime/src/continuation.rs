@@ -647,17 +647,23 @@ fn locate<P: Problem + ?Sized>(problem: &P, from: &Point, to: &Point, kind: Spec
     let mut scaled_lo = glo; // the Illinois-scaled value of the lo end
     let mut last_moved_lo = false;
     let mut previous_gap = f64::INFINITY;
+    let tolerance = options.location_tolerance * (1.0 + lo.u.norm());
     for _ in 0..100 {
         let gap = (&hi.u - &lo.u).norm();
         // Converged, or no longer shrinking (next to a simple bifurcation the kernel is
         // two-dimensional and the tangent, hence the search direction, loses its meaning).
-        if gap <= options.location_tolerance * (1.0 + lo.u.norm()) || gap >= previous_gap {
+        if gap <= tolerance || gap >= previous_gap {
             break;
         }
         previous_gap = gap;
         let mut delta = gap * scaled_lo / (scaled_lo - ghi);
         if !(delta.is_finite() && delta > 0.0 && delta < gap) {
             delta = 0.5 * gap;
+        }
+        // The secant puts the zero within the tolerance of one end: that end is the point (the
+        // test function sits at its noise floor there, and Illinois would only creep).
+        if delta <= tolerance || gap - delta <= tolerance {
+            break;
         }
         let mut trial = Err(ContinuationError::Singular);
         for _ in 0..8 {
@@ -689,11 +695,26 @@ fn locate<P: Problem + ?Sized>(problem: &P, from: &Point, to: &Point, kind: Spec
     }
     // Between the two last points the test function is linear to second order: interpolate
     // (next to a simple bifurcation the corrector cannot reach the point itself).
-    let w = glo / (glo - test(&hi)).max(f64::MIN_POSITIVE).copysign(glo - test(&hi));
+    let denominator = glo - test(&hi);
+    let w = glo / denominator.abs().max(f64::MIN_POSITIVE).copysign(denominator);
     let w = if w.is_finite() { w.clamp(0.0, 1.0) } else { 0.5 };
     let mut q = if w < 0.5 { lo.clone() } else { hi.clone() };
     q.u = &lo.u + (&hi.u - &lo.u) * w;
-    q.direction = (&lo.direction * (1.0 - w) + &hi.direction * w).normalize();
+    q.direction = if kind == Special::SimpleBifurcation {
+        // Next to a simple bifurcation the tangents computed at the bracket's ends are arbitrary
+        // mixtures of the two-dimensional near-kernel; the branch's own is the last regular
+        // point's tangent projected onto the kernel at the located point.
+        let (_, j) = problem.linearize(&q.u)?;
+        match kernel_pair(&j) {
+            Ok([e1, e2]) => {
+                let d = &e1 * e1.dot(&from.direction) + &e2 * e2.dot(&from.direction);
+                d.normalize()
+            }
+            Err(_) => from.direction.clone(),
+        }
+    } else {
+        (&lo.direction * (1.0 - w) + &hi.direction * w).normalize()
+    };
     q.special = Some(kind);
     Ok(q)
 }
@@ -732,26 +753,7 @@ where
 /// form has no two real roots; the problem's errors.
 pub fn branch_directions<P: Problem + ?Sized>(problem: &P, u: &DVector<f64>, fd_step: f64) -> Result<[DVector<f64>; 2], ContinuationError> {
     let (_, j) = problem.linearize(u)?;
-    let (n, m) = j.shape();
-    // Right singular vectors of the square [dr; 0]: the two smallest span the kernel.
-    let mut square = DMatrix::zeros(m, m);
-    square.rows_mut(0, n).copy_from(&j);
-    let svd = square.svd(false, true);
-    let v_t = svd.v_t.ok_or(ContinuationError::Singular)?;
-    let mut order: Vec<usize> = (0..m).collect();
-    order.sort_by(|&a, &b| svd.singular_values[a].total_cmp(&svd.singular_values[b]));
-    let largest = svd.singular_values[order[m - 1]];
-    let s1 = svd.singular_values[order[1]];
-    let s2 = if m > 2 { svd.singular_values[order[2]] } else { f64::INFINITY };
-    if !(s1 <= 1e-6 * largest.max(1.0)) || s2 <= 1e-6 * largest {
-        return Err(ContinuationError::NotSimpleBifurcation(format!(
-            "singular values {:e}, {:e}, {:e} (largest {largest:e}): the kernel is not two-dimensional",
-            svd.singular_values[order[0]],
-            s1,
-            s2
-        )));
-    }
-    let e: [DVector<f64>; 2] = [v_t.row(order[0]).transpose(), v_t.row(order[1]).transpose()];
+    let e = kernel_pair(&j)?;
     // The cokernel: the left singular vector of dr for its smallest singular value.
     let svd_j = j.clone().svd(true, false);
     let u_mat = svd_j.u.ok_or(ContinuationError::Singular)?;
@@ -785,6 +787,33 @@ pub fn branch_directions<P: Problem + ?Sized>(problem: &P, u: &DVector<f64>, fd_
         d / n
     });
     Ok(dirs)
+}
+
+/// The two right singular vectors of the square [dr; 0] for its two smallest singular values: a
+/// basis of the kernel of dr at a simple bifurcation point.
+///
+/// # Errors
+/// [`ContinuationError::NotSimpleBifurcation`] when the kernel is not two-dimensional.
+fn kernel_pair(j: &DMatrix<f64>) -> Result<[DVector<f64>; 2], ContinuationError> {
+    let (n, m) = j.shape();
+    let mut square = DMatrix::zeros(m, m);
+    square.rows_mut(0, n).copy_from(j);
+    let svd = square.svd(false, true);
+    let v_t = svd.v_t.ok_or(ContinuationError::Singular)?;
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| svd.singular_values[a].total_cmp(&svd.singular_values[b]));
+    let largest = svd.singular_values[order[m - 1]];
+    let s1 = svd.singular_values[order[1]];
+    let s2 = if m > 2 { svd.singular_values[order[2]] } else { f64::INFINITY };
+    if !(s1 <= 1e-6 * largest.max(1.0)) || s2 <= 1e-6 * largest {
+        return Err(ContinuationError::NotSimpleBifurcation(format!(
+            "singular values {:e}, {:e}, {:e} (largest {largest:e}): the kernel is not two-dimensional",
+            svd.singular_values[order[0]],
+            s1,
+            s2
+        )));
+    }
+    Ok([v_t.row(order[0]).transpose(), v_t.row(order[1]).transpose()])
 }
 
 #[cfg(test)]

@@ -35,6 +35,8 @@
 //! meets the same guards in the same order at the same times and returns to x̄₁ on the anchor
 //! (§2.10 of the digest: positive phase times, no earlier crossing, transversal events, ξ ≈ 0).
 
+use std::sync::Mutex;
+
 use nalgebra::{Const, DMatrix, DVector, Dyn, OMatrix, SMatrix, SVector};
 
 use super::Embedded;
@@ -74,6 +76,9 @@ pub struct MultipleShooting<'a, S: ?Sized, const D: usize> {
     dims: Vec<usize>,
     /// The index of t_k in u (entry k − 1).
     offsets: Vec<usize>,
+    /// The phase ends of the last evaluation and its u: continuation asks for the monitor
+    /// (the monodromy) at the point it has just linearized, and the readout follows.
+    last: Mutex<Option<(DVector<f64>, Vec<PhaseEnd<D>>)>>,
 }
 
 /// One phase of a solution.
@@ -189,6 +194,7 @@ type PhaseRows<'r, const D: usize> =
     dyn FnMut(&PhaseEnd<D>, &SVector<f64, D>, &mut DVector<f64>, &mut DMatrix<f64>, usize) -> Result<usize, SimError> + 'r;
 
 /// The end of one phase: the state, Φ and Ψ.
+#[derive(Clone)]
 struct PhaseEnd<const D: usize> {
     x: SVector<f64, D>,
     phi: SMatrix<f64, D, D>,
@@ -230,7 +236,7 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
             offsets[k - 1] = at;
             at += 1 + dims[k - 1];
         }
-        Ok(MultipleShooting { system, phases: phases.to_vec(), anchor, ode: ode.clone(), dims, offsets })
+        Ok(MultipleShooting { system, phases: phases.to_vec(), anchor, ode: ode.clone(), dims, offsets, last: Mutex::new(None) })
     }
 
     /// m, the number of phases ended by a guard.
@@ -268,6 +274,24 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
             x[i] = u[self.state_index(k, i)];
         }
         x
+    }
+
+    /// The ends of phases 1, …, m + 1 at u (entry k − 1), reused when u is the last one asked for.
+    fn phase_ends(&self, u: &DVector<f64>) -> Result<Vec<PhaseEnd<D>>, SimError> {
+        if let Ok(last) = self.last.lock()
+            && let Some((at, ends)) = last.as_ref()
+            && at == u
+        {
+            return Ok(ends.clone());
+        }
+        let xi = u[self.xi_index()];
+        let ends = (1..=self.phases.len() + 1)
+            .map(|k| self.flow(k, &self.start(u, k), u[self.time_index(k)], xi))
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some((u.clone(), ends.clone()));
+        }
+        Ok(ends)
     }
 
     /// The flow of phase k over t_k with its sensitivities.
@@ -373,10 +397,10 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
         let embedded = Embedded { system: self.system, xi };
         let mut phases = Vec::with_capacity(m + 1);
         let mut monodromy = SMatrix::<f64, D, D>::identity();
-        for k in 1..=m + 1 {
+        let ends = self.phase_ends(u)?;
+        for (k, end) in (1..=m + 1).zip(ends) {
             let start = self.start(u, k);
             let duration = u[self.time_index(k)];
-            let end = self.flow(k, &start, duration, xi)?;
             monodromy = end.phi * monodromy;
             let guard = (k <= m).then(|| self.phases[k - 1].guard);
             if let Some(g) = guard {
@@ -480,11 +504,11 @@ impl<S: HybridSystem<D> + ?Sized, const D: usize> Problem for MultipleShooting<'
         let mut row = 0;
         // One phase's rows: `value` and `gradient` map its end state (a reset's rows, an event,
         // the identity of periodicity or the anchor).
+        let ends = self.phase_ends(u)?;
         let mut phase_rows = |k: usize, rows: &mut PhaseRows<'_, D>| -> Result<(), SimError> {
-            let start = self.start(u, k);
-            let end = self.flow(k, &start, u[self.time_index(k)], xi)?;
+            let end = &ends[k - 1];
             let f = Embedded { system: self.system, xi }.mode_field(self.mode(k), 0.0, &end.x)?;
-            row += rows(&end, &f, &mut r, &mut jac, row)?;
+            row += rows(end, &f, &mut r, &mut jac, row)?;
             Ok(())
         };
         let n1 = self.dims[0];
