@@ -528,6 +528,20 @@ fn slip_forward_and_backward_hopping_branch_off_sb1_and_sb2_and_give_the_three_o
         // foot ahead of it (α > 0) and the leg sweeps back through the nadir (α̇ < 0).
         assert!(xdot.signum() == alpha_td.signum() && x1[2].signum() == -xdot.signum());
         assert!(shooting.realizability(end).unwrap().is_physical(1e-8));
+        if k == 0 {
+            // G5: the analytic Jacobian (31) against central differences of r.
+            let (_, jac) = shooting.linearize(end).unwrap();
+            let mut worst: f64 = 0.0;
+            for c in 0..end.len() {
+                let h = 1e-6 * end[c].abs().max(1.0);
+                let (mut up, mut down) = (end.clone(), end.clone());
+                up[c] += h;
+                down[c] -= h;
+                let column = (shooting.linearize(&up).unwrap().0 - shooting.linearize(&down).unwrap().0) / (2.0 * h);
+                worst = worst.max((column - jac.column(c)).amax());
+            }
+            assert!(worst < 1e-6 * jac.amax(), "G5: {:e} of {:e}", worst, jac.amax());
+        }
         let (field, energy) = saltation_identities(&s);
         assert!(field < 1e-10 && energy < 1e-10);
         // Hopping the other way is the mirror image (x, α and their rates change sign, T is

@@ -282,7 +282,7 @@ fn bouncing_ball_branches_off_the_resting_state_and_follows_t_equals_root_8h() {
     // Branch off towards t₂ > 0 and continue to H̄ = 2 (B1: T = √(8H̄), ξ = 0, apex (H̄, 0)).
     let along = if orbit_dir[0] > 0.0 { orbit_dir.clone() } else { -orbit_dir };
     let opts = ContinuationOptions::default().initial_step(1e-2).max_step(0.3).target(2.0);
-    let branch = continuation(&shooting, &u0, Start::Along(along), &opts).unwrap();
+    let branch = continuation(&shooting, &u0, Start::Along(along.clone()), &opts).unwrap();
     assert_eq!(branch.stop, BranchStop::Target);
     assert!(branch.special(Special::TurningPoint).next().is_none() && branch.special(Special::SimpleBifurcation).next().is_none());
     let mut worst: f64 = 0.0;
@@ -303,6 +303,15 @@ fn bouncing_ball_branches_off_the_resting_state_and_follows_t_equals_root_8h() {
     assert!((s.monodromy[(1, 0)] - 1.0).abs() < 1e-8 && (s.monodromy[(0, 0)] - 1.0).abs() < 1e-8, "Φ_T = {}", s.monodromy);
     eprintln!("ball: {} points to H̄ = 2 ({} rejected), T − √(8H̄) at most {worst:.1e}", branch.points.len(), branch.rejected);
     assert!(check_jacobian(&shooting, &last.u) < 1e-6);
+    // B5: the repository's fixed-step run — a branch step of 1e-2 from u₀, then 300 steps of 1e-2
+    // in arclength — ends near (H̄, T) ≈ (1.0498, 2.8980), with no special point and ξ at round-off.
+    let fixed = ContinuationOptions::default().initial_step(1e-2).min_step(1e-2).max_step(1e-2).max_points(301).progress(false);
+    let run = continuation(&shooting, &u0, Start::Along(along), &fixed).unwrap();
+    assert_eq!((run.points.len(), run.rejected), (302, 0), "u₀ and 301 steps");
+    let end = shooting.solution(&run.points.last().unwrap().u).unwrap();
+    assert!((end.energy - 1.0498).abs() < 1e-4 && (end.period - 2.8980).abs() < 1e-4, "B5 end ({}, {})", end.energy, end.period);
+    assert!(run.points.iter().all(|p| p.special.is_none() && p.u[6].abs() < 1e-12));
+    eprintln!("ball B5: fixed steps end at H̄ = {:.6}, T = {:.6}", end.energy, end.period);
 }
 
 /// The bouncing rod of the paper's §4.3: height y of the centre, rotation α, radius of gyration
