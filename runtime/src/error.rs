@@ -56,7 +56,7 @@ impl SingularMatrix {
 }
 
 /// Failure of [`crate::integrate()`] or [`crate::simulate_hybrid()`].
-#[derive(Debug, Clone, PartialEq, Error)]
+#[derive(Debug, Clone, PartialEq, Error, serde::Serialize)]
 pub enum SimError {
     /// The step size fell below the allowed minimum (see [`crate::Options::min_step`]):
     /// the problem is probably stiff or has a singularity near `t`.

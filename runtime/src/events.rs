@@ -157,7 +157,8 @@ impl<const D: usize> fmt::Debug for Event<'_, D> {
 }
 
 /// A located event.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(bound = "")]
 pub struct EventRecord<const D: usize> {
     /// Name of the event.
     pub name: String,

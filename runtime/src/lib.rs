@@ -15,6 +15,10 @@
 //! * [`simulate_hybrid()`] — hybrid systems ([`HybridSystem`]): modes, unilateral guards and
 //!   resets (impacts, chart changes), with simultaneous impacts, grazing, persistent contact and
 //!   Zeno detection ([`mod@hybrid`], [`zeno`]);
+//! * [`ensemble`] — many runs (initial states, parameter sets) on all cores with rayon, results
+//!   in the inputs' order, a progress bar on long batches;
+//! * trajectories as data: [`Trajectory`] and [`HybridTrajectory`] serialize with serde (samples,
+//!   events, impacts, stop reason, work counters) and write CSV;
 //! * typed errors ([`SimError`], [`FieldError`]) instead of panics.
 //!
 //! All state vectors are fixed-size `nalgebra::SVector<f64, D>`; the step loop allocates only
@@ -48,6 +52,7 @@ pub mod constrained;
 pub mod continuation;
 pub mod discrete;
 pub mod dopri5;
+pub mod ensemble;
 pub mod error;
 pub mod events;
 pub mod field;

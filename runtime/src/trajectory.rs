@@ -7,7 +7,7 @@ use crate::error::SimError;
 use crate::events::EventRecord;
 
 /// Why the integration ended.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub enum StopReason {
     /// The end of the time span was reached.
     Finished,
@@ -25,7 +25,7 @@ pub enum StopReason {
 }
 
 /// Work counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Stats {
     /// Accepted steps.
     pub steps: usize,
@@ -58,7 +58,8 @@ impl std::ops::AddAssign for Stats {
 /// assert_eq!(traj.component(0).len(), 3);
 /// # Ok::<(), routh_runtime::SimError>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(bound = "")]
 pub struct Trajectory<const D: usize> {
     /// Output times (see [`crate::Output`]).
     pub times: Vec<f64>,
@@ -71,6 +72,8 @@ pub struct Trajectory<const D: usize> {
     /// Work counters.
     pub stats: Stats,
     /// Dense output of every accepted step, in order; empty unless [`crate::Options::dense`].
+    /// Not serialized.
+    #[serde(skip)]
     pub segments: Vec<DenseSegment<D>>,
     /// For a constrained system ([`crate::constrained`]): how well the constraints held.
     pub constraints: Option<ConstraintReport>,
@@ -78,7 +81,7 @@ pub struct Trajectory<const D: usize> {
 
 /// How well the constraints of a constrained system held along a trajectory. Each entry is a pair
 /// (position residual max |f| over holonomic rows, velocity residual max |A q̇ + b|).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct ConstraintReport {
     /// Residuals of the initial state as given (before any projection).
     pub initial: (f64, f64),

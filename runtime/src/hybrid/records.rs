@@ -8,7 +8,8 @@ use crate::events::EventRecord;
 use crate::trajectory::Stats;
 
 /// One applied reset.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(bound = "")]
 pub struct ImpactRecord<const D: usize> {
     /// Time of the impact.
     pub t: f64,
@@ -40,7 +41,7 @@ impl<const D: usize> ImpactRecord<D> {
 }
 
 /// Why a hybrid simulation ended.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub enum HybridStop {
     /// The end of the time span was reached.
     Finished,
@@ -126,7 +127,8 @@ pub enum HybridStop {
 /// }
 /// # Ok::<(), routh_runtime::SimError>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(bound = "")]
 pub struct HybridTrajectory<const D: usize> {
     /// Sample times (non-decreasing; an impact time appears twice, pre and post).
     pub times: Vec<f64>,
@@ -144,7 +146,8 @@ pub struct HybridTrajectory<const D: usize> {
     pub initial_mode: usize,
     /// With [`Options::dense`](crate::Options::dense): the mode and dense output of every
     /// accepted step, in time order (a step ended by an impact is cut at the impact time).
-    /// Empty otherwise, and for the full trajectory of a reduced hybrid run.
+    /// Empty otherwise, and for the full trajectory of a reduced hybrid run. Not serialized.
+    #[serde(skip)]
     pub segments: Vec<(usize, DenseSegment<D>)>,
     /// The located user events (see [`crate::simulate_hybrid_with_events`]), in time order.
     pub events: Vec<EventRecord<D>>,

@@ -1,0 +1,146 @@
+//! Ensembles: many runs on all cores (rayon), with a progress bar on long batches.
+//!
+//! [`ensemble`] maps a closure over a slice of inputs in parallel and returns the results in the
+//! inputs' order — initial states, parameter sets, whatever the closure turns into a run (every
+//! generated model's `simulate` is `Sync`: a model is plain data). [`simulate_states`] is the
+//! common case of one vector field from many initial states.
+//!
+//! The progress bar (indicatif: runs done, rate, time left) is drawn on standard error only when
+//! it is a terminal and [`EnsembleOptions::progress`] is on; nothing is written otherwise.
+//!
+//! ```
+//! use routh_runtime::ensemble::{EnsembleOptions, simulate_states};
+//! use routh_runtime::{FieldError, Options, nalgebra::Vector2};
+//!
+//! // x'' = −x from 100 amplitudes: x(t) = a cos t.
+//! let osc = |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> { Ok(Vector2::new(x[1], -x[0])) };
+//! let starts: Vec<_> = (0..100).map(|k| Vector2::new(0.01 * k as f64, 0.0)).collect();
+//! let opts = Options::default().rtol(1e-10).atol(1e-12);
+//! let runs = simulate_states(&osc, &starts, 0.0..2.0, &opts, &EnsembleOptions::default())?;
+//! for (x0, run) in starts.iter().zip(&runs) {
+//!     let (_, end) = run.as_ref().unwrap().last().unwrap();
+//!     assert!((end[0] - x0[0] * 2f64.cos()).abs() < 1e-9);
+//! }
+//! # Ok::<(), routh_runtime::SimError>(())
+//! ```
+
+use std::ops::Range;
+
+use nalgebra::SVector;
+use rayon::prelude::*;
+
+use crate::error::SimError;
+use crate::field::VectorField;
+use crate::integrate::integrate;
+use crate::options::Options;
+use crate::trajectory::Trajectory;
+
+/// How a batch runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct EnsembleOptions {
+    /// The number of worker threads; `None` (the default) uses rayon's global pool, one thread
+    /// per core (or `RAYON_NUM_THREADS`).
+    pub threads: Option<usize>,
+    /// Show a progress bar on standard error — drawn only when it is a terminal. Default `true`.
+    pub progress: bool,
+}
+
+impl Default for EnsembleOptions {
+    fn default() -> Self {
+        EnsembleOptions { threads: None, progress: true }
+    }
+}
+
+impl EnsembleOptions {
+    /// Sets [`EnsembleOptions::threads`] (`Some(1)` runs the batch sequentially on one worker).
+    #[must_use]
+    pub fn threads(mut self, threads: Option<usize>) -> Self {
+        self.threads = threads;
+        self
+    }
+    /// Sets [`EnsembleOptions::progress`].
+    #[must_use]
+    pub fn progress(mut self, progress: bool) -> Self {
+        self.progress = progress;
+        self
+    }
+}
+
+/// Runs `run(i, &inputs[i])` for every input on the worker threads and returns the results in
+/// the inputs' order. Each run's own failure belongs in its result (e.g. a `Result` per run).
+///
+/// # Errors
+/// [`SimError::InvalidOptions`] for `threads = Some(0)` or a thread pool that cannot be built.
+pub fn ensemble<T, R, F>(inputs: &[T], run: F, options: &EnsembleOptions) -> Result<Vec<R>, SimError>
+where
+    T: Sync,
+    R: Send,
+    F: Fn(usize, &T) -> R + Sync + Send,
+{
+    let bar = if options.progress {
+        indicatif::ProgressBar::with_draw_target(Some(inputs.len() as u64), indicatif::ProgressDrawTarget::stderr())
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("ensemble {bar:30} {pos}/{len} runs, {per_sec}, {eta} left")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let work = || -> Vec<R> {
+        inputs
+            .par_iter()
+            .enumerate()
+            .map(|(i, x)| {
+                let r = run(i, x);
+                bar.inc(1);
+                r
+            })
+            .collect()
+    };
+    let out = match options.threads {
+        None => work(),
+        Some(0) => return Err(SimError::InvalidOptions("an ensemble needs at least one thread".into())),
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map_err(|e| SimError::InvalidOptions(format!("the ensemble's thread pool: {e}")))?
+            .install(work),
+    };
+    bar.finish_and_clear();
+    Ok(out)
+}
+
+/// Integrates `field` from every state of `starts` over `span` (no events), in parallel; the
+/// trajectories (or each run's error) in the order of `starts`.
+///
+/// # Errors
+/// As [`ensemble`]; each run's own errors are in its entry.
+pub fn simulate_states<F, const D: usize>(
+    field: &F,
+    starts: &[SVector<f64, D>],
+    span: Range<f64>,
+    options: &Options,
+    ensemble_options: &EnsembleOptions,
+) -> Result<Vec<Result<Trajectory<D>, SimError>>, SimError>
+where
+    F: VectorField<D> + Sync + ?Sized,
+{
+    ensemble(starts, |_, x0| integrate(field, span.clone(), *x0, &[], options), ensemble_options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_keep_the_inputs_order_and_zero_threads_is_an_error() {
+        let inputs: Vec<u64> = (0..1000).collect();
+        let out = ensemble(&inputs, |i, &x| (i as u64, x * x), &EnsembleOptions::default().progress(false)).unwrap();
+        assert!(out.iter().enumerate().all(|(i, &(j, sq))| j == i as u64 && sq == (i as u64).pow(2)));
+        let one = ensemble(&inputs, |_, &x| x + 1, &EnsembleOptions::default().threads(Some(1)).progress(false)).unwrap();
+        assert_eq!(one, (1..=1000).collect::<Vec<u64>>());
+        let bad = ensemble(&inputs, |_, &x| x, &EnsembleOptions::default().threads(Some(0)));
+        assert!(matches!(bad, Err(SimError::InvalidOptions(_))));
+    }
+}

@@ -1,0 +1,108 @@
+//! Ensembles on all cores and trajectories as data: a batch of pendulum runs in parallel equals
+//! the same runs one by one, bit for bit; parameter sweeps through `ensemble`; trajectories
+//! (smooth and hybrid) serialize to JSON with their samples, events, impacts and stop reason.
+
+use routh::prelude::*;
+use routh::runtime::ensemble::{EnsembleOptions, ensemble, simulate_states};
+use routh::nalgebra::SVector;
+use routh::runtime::{Direction, Event, HybridOptions, StopReason};
+
+/// A plane pendulum.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(th),
+    lagrangian = m * l.powi(2) / 2 * dot(th).powi(2) + m * g * l * th.cos(),
+)]
+struct Pendulum {
+    m: f64,
+    l: f64,
+    g: f64,
+}
+
+/// The bouncing ball.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y),
+    lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
+    impact(name = floor, guard = y, law = restitution(e)),
+)]
+struct Ball {
+    m: f64,
+    g: f64,
+    e: f64,
+}
+
+fn opts() -> Options {
+    Options::default().rtol(1e-10).atol(1e-12)
+}
+
+#[test]
+fn a_parallel_batch_equals_the_runs_one_by_one() {
+    let p = Pendulum { m: 1.0, l: 1.0, g: 9.81 };
+    let starts: Vec<_> = (0..200).map(|k| p.state([0.015 * k as f64], [0.0])).collect();
+    let all = simulate_states(&p, &starts, 0.0..5.0, &opts(), &EnsembleOptions::default().progress(false)).unwrap();
+    let one = simulate_states(&p, &starts, 0.0..5.0, &opts(), &EnsembleOptions::default().threads(Some(1)).progress(false)).unwrap();
+    assert_eq!(all.len(), starts.len());
+    for ((x0, a), b) in starts.iter().zip(&all).zip(&one) {
+        let (a, b) = (a.as_ref().unwrap(), b.as_ref().unwrap());
+        let direct = p.simulate(*x0, 0.0..5.0, &opts()).unwrap();
+        assert_eq!(a.times, direct.times);
+        assert_eq!(a.states, direct.states);
+        assert_eq!(b.states, direct.states);
+        // Physics, not just bookkeeping: each run keeps its energy.
+        let (t, end) = a.last().unwrap();
+        assert!((p.energy(t, end) - p.energy(0.0, x0)).abs() < 1e-8);
+    }
+    // A parameter sweep over lengths: a quarter period of a small swing (θ₀ = 0.01) is the
+    // first downward zero of θ, (π/2)√(l/g) (1 + θ₀²/16) to O(θ₀⁴).
+    let lengths: Vec<f64> = (1..=16).map(|k| 0.25 * f64::from(k)).collect();
+    let quarters = ensemble(
+        &lengths,
+        |_, &l| {
+            let p = Pendulum { m: 1.0, l, g: 9.81 };
+            let zero = Event::new("zero", |_t, x: &SVector<f64, 2>| x[0]).direction(Direction::Falling).terminal(true);
+            let run = p.simulate_with_events(p.state([0.01], [0.0]), 0.0..10.0, &[zero], &opts())?;
+            Ok::<_, routh::runtime::SimError>(run.events.first().map(|e| e.t))
+        },
+        &EnsembleOptions::default().progress(false),
+    )
+    .unwrap();
+    for (l, quarter) in lengths.iter().zip(quarters) {
+        let t = quarter.unwrap().expect("the pendulum passes the bottom");
+        let expected = 0.5 * std::f64::consts::PI * (l / 9.81).sqrt() * (1.0 + 1e-4 / 16.0);
+        assert!((t - expected).abs() < 1e-9, "l = {l}: {t} vs {expected}");
+    }
+}
+
+#[test]
+fn trajectories_serialize_with_their_samples_events_and_impacts() {
+    let p = Pendulum { m: 1.0, l: 1.0, g: 9.81 };
+    let run = p.simulate(p.state([0.5], [0.0]), 0.0..1.0, &opts().output(Output::Interval(0.25))).unwrap();
+    let json: serde_json::Value = serde_json::to_value(&run).unwrap();
+    let times: Vec<f64> = json["times"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert_eq!(times, run.times);
+    let states = json["states"].as_array().unwrap();
+    assert_eq!(states.len(), run.states.len());
+    for (s, x) in states.iter().zip(&run.states) {
+        let v: Vec<f64> = s.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+        assert_eq!(v, x.as_slice());
+    }
+    assert_eq!(json["stop"], serde_json::json!("Finished"));
+    assert_eq!(run.stop, StopReason::Finished);
+    assert_eq!(json["stats"]["steps"].as_u64().unwrap() as usize, run.stats.steps);
+    // A hybrid run: every impact with its guard's name, states and energies.
+    let ball = Ball { m: 1.0, g: 9.81, e: 0.8 };
+    let hybrid = ball.simulate(ball.state([1.0], [0.0]), 0.0..2.0, &HybridOptions::default().rtol(1e-10).atol(1e-12)).unwrap();
+    assert!(hybrid.impacts.len() >= 2);
+    let json: serde_json::Value = serde_json::to_value(&hybrid).unwrap();
+    let impacts = json["impacts"].as_array().unwrap();
+    assert_eq!(impacts.len(), hybrid.impacts.len());
+    for (j, imp) in impacts.iter().zip(&hybrid.impacts) {
+        assert_eq!(j["guard"], "floor");
+        assert_eq!(j["t"].as_f64().unwrap(), imp.t);
+        assert_eq!(j["post"][1].as_f64().unwrap(), imp.post[1]);
+        // e = 0.8: the rebound speed is 0.8 of the impact speed.
+        assert!((imp.post[1] + 0.8 * imp.pre[1]).abs() < 1e-9);
+    }
+    assert_eq!(json["modes"].as_array().unwrap().len(), hybrid.times.len());
+}
