@@ -1,7 +1,7 @@
 //! Shared code-generation helpers of every emitter: symbols as tokens, straight-line bodies
 //! (split into part functions when large), and matrix literals.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
@@ -136,14 +136,16 @@ pub(crate) fn body_with_base(
     let mut statements = vec![quote! { let mut __w = [0.0_f64; #len]; }];
     for (k, chunk) in slots.statements.chunks(PART_STATEMENTS).enumerate() {
         let part = format_ident!("{name}_part{k}");
+        // Generic over an unused type so that it is compiled only where a caller is (see
+        // [`lazy_codegen`]); never inlined, so that no caller grows past what LLVM handles well.
         parts.push(quote! {
             #allow
             #[inline(never)]
-            fn #part(&self, #base_params #extra_params __w: &mut [f64; #len]) {
+            fn #part<__Lazy>(&self, #base_params #extra_params __w: &mut [f64; #len]) {
                 #(#chunk)*
             }
         });
-        statements.push(quote! { self.#part(#base_args #extra_args &mut __w); });
+        statements.push(quote! { self.#part::<()>(#base_args #extra_args &mut __w); });
     }
     Body { parts, statements, outputs: slots.outputs }
 }
@@ -200,3 +202,115 @@ pub(crate) fn square_matrix(n: usize, entries: &[TokenStream]) -> TokenStream {
     }}
 }
 
+
+/// Makes the generated code cost machine code only where it is used: every function of the
+/// generated `impl` blocks without an inline attribute is marked `#[inline]`, and the part
+/// functions of long bodies are generic (see [`body_with_base`]). Neither is compiled in the crate
+/// that defines the model unless that crate calls it — rustc compiles `#[inline]` and generic
+/// functions where they are used — so a model in a library costs its users only the items they
+/// call (the field Jacobian, energies, momenta and resets of a large model are most of its code).
+/// A binary compiled only what it reached before and still does; small functions may be inlined.
+pub(crate) fn lazy_codegen(tokens: TokenStream) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out: Vec<TokenTree> = Vec::with_capacity(trees.len());
+    let mut i = 0;
+    while i < trees.len() {
+        let item_start = match out.last() {
+            None => true,
+            Some(TokenTree::Punct(p)) => p.as_char() == ';',
+            Some(TokenTree::Group(g)) => matches!(g.delimiter(), Delimiter::Brace | Delimiter::Bracket),
+            Some(_) => false,
+        };
+        let is_impl = matches!(&trees[i], TokenTree::Ident(id) if id == "impl");
+        out.push(trees[i].clone());
+        i += 1;
+        if !(is_impl && item_start) {
+            continue;
+        }
+        // The impl's header up to its body.
+        while i < trees.len() {
+            let tree = trees[i].clone();
+            i += 1;
+            if let TokenTree::Group(g) = &tree
+                && g.delimiter() == Delimiter::Brace
+            {
+                let mut body = Group::new(Delimiter::Brace, inline_functions(g.stream()));
+                body.set_span(g.span());
+                out.push(TokenTree::Group(body));
+                break;
+            }
+            out.push(tree);
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// The items of an `impl` body with `#[inline]` added to every function that has no inline
+/// attribute of its own.
+fn inline_functions(items: TokenStream) -> TokenStream {
+    let mut out: Vec<TokenTree> = Vec::new();
+    let (mut start, mut is_fn, mut has_inline) = (0, false, false);
+    let mut previous_hash = false;
+    for tree in items {
+        let mut ends = false;
+        match &tree {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket && previous_hash => {
+                has_inline |= matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(id)) if id == "inline");
+            }
+            TokenTree::Ident(id) if id == "fn" => is_fn = true,
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => ends = true,
+            TokenTree::Punct(p) if p.as_char() == ';' => ends = true,
+            _ => {}
+        }
+        previous_hash = matches!(&tree, TokenTree::Punct(p) if p.as_char() == '#');
+        out.push(tree);
+        if ends {
+            if is_fn && !has_inline {
+                let attribute: Vec<TokenTree> = quote!(#[inline]).into_iter().collect();
+                out.splice(start..start, attribute);
+            }
+            start = out.len();
+            (is_fn, has_inline) = (false, false);
+        }
+    }
+    out.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn squash(t: &TokenStream) -> String {
+        t.to_string().split_whitespace().collect()
+    }
+
+    #[test]
+    fn every_generated_function_is_compiled_where_it_is_used() {
+        let input: TokenStream = quote! {
+            #[automatically_derived]
+            impl Ball {
+                pub const IMPACTS: [&'static str; 1] = ["floor"];
+                /// The energy.
+                pub fn energy(&self, t: f64) -> f64 { t }
+                #[inline]
+                pub fn field(&self) -> f64 { 0.0 }
+                #[inline(never)]
+                fn part<__Lazy>(&self, w: &mut [f64; 2]) { w[0] = 1.0; }
+            }
+            impl Trait for Ball {
+                fn name(&self) -> &'static str { "ball" }
+                type Out = f64;
+            }
+            fn free() -> impl Fn() -> f64 { || { 1.0 } }
+        };
+        let out = squash(&lazy_codegen(input));
+        // Functions without an inline attribute gain one; the others and non-functions keep theirs.
+        assert!(out.contains(r#"#[inline]#[doc=r"Theenergy."]pubfnenergy"#), "{out}");
+        assert!(out.contains("#[inline]fnname(&self)"), "{out}");
+        assert_eq!(out.matches("#[inline]").count(), 3, "{out}");
+        assert!(out.contains("#[inline(never)]fnpart<__Lazy>") && !out.contains("#[inline]#[inline(never)]"), "{out}");
+        assert!(out.contains("pubconstIMPACTS") && !out.contains("#[inline]pubconst") && !out.contains("#[inline]typeOut"), "{out}");
+        // A free function's `impl Trait` return type is not an impl block.
+        assert!(out.contains("fnfree()->implFn()->f64{||{1.0}}") && !out.contains("#[inline]fnfree"), "{out}");
+    }
+}

@@ -103,7 +103,7 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
         }
     }
     tokens.extend(emit_system::items(&system));
-    tokens
+    codegen::lazy_codegen(tokens)
 }
 
 /// Operation counts of the generated M-and-f code of a model (for benchmarks and reports).
