@@ -5,6 +5,8 @@
 //! - `rhs/hand/n`: baseline in the same process — a careful hand-written O(n²) evaluation of the
 //!   same field from the closed form Mᵢⱼ = lᵢlⱼ cos(qᵢ−qⱼ) Σ_{k≥max(i,j)} mₖ,
 //!   fᵢ = −Σⱼ lᵢlⱼ sin(qᵢ−qⱼ) (Σ_{k≥max(i,j)} mₖ) q̇ⱼ² − g lᵢ sin qᵢ Σ_{k≥i} mₖ, with the same solver;
+//! - `rhs/recursive/n`: the yardstick of what the field can cost — an O(n) articulated-body
+//!   evaluation (Featherstone's ABA) of the same chain, checked against the hand-written field;
 //! - `expand/n`: the derive's whole expansion (parse, derive, emit) at opt-level 0, the level proc
 //!   macros run at by default (see the profile overrides in Cargo.toml).
 //!
@@ -53,6 +55,75 @@ fn hand_field<const N: usize, const D: usize>(m: f64, l: f64, g: f64, x: &SVecto
     dx
 }
 
+/// The limit of what the chain's field can cost: an O(n) articulated-body evaluation
+/// (Featherstone's ABA in planar spatial vectors (ω, vₓ, v_y) at the world origin) — the
+/// yardstick of issue 13. Links are point masses at the ends of massless rods; the fixture's
+/// absolute angles qᵢ become relative joint angles θᵢ = qᵢ − qᵢ₋₁ and back (q̈ᵢ = Σⱼ≤ᵢ θ̈ⱼ).
+fn recursive_field<const N: usize, const D: usize>(m: f64, l: f64, g: f64, x: &SVector<f64, D>) -> SVector<f64, D> {
+    type V3 = [f64; 3];
+    type M3 = [[f64; 3]; 3];
+    let dot = |a: &V3, b: &V3| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let mul = |a: &M3, v: &V3| -> V3 { [dot(&a[0], v), dot(&a[1], v), dot(&a[2], v)] };
+    // Motion cross product v × w, and the force cross product v ×* f.
+    let cross = |v: &V3, w: &V3| -> V3 { [0.0, v[2] * w[0] - v[0] * w[2], v[0] * w[1] - v[1] * w[0]] };
+    let cross_force = |v: &V3, f: &V3| -> V3 { [v[1] * f[2] - v[2] * f[1], -v[0] * f[2], v[0] * f[1]] };
+    let mut s = [[0.0; 3]; N]; // joint axes
+    let mut c = [[0.0; 3]; N]; // velocity-product accelerations
+    let mut ia = [[[0.0; 3]; 3]; N]; // articulated inertias
+    let mut pa = [[0.0; 3]; N]; // articulated bias forces
+    let mut v: V3 = [0.0; 3];
+    let (mut px, mut py) = (0.0, 0.0);
+    for i in 0..N {
+        let rate = x[N + i] - if i > 0 { x[N + i - 1] } else { 0.0 };
+        s[i] = [1.0, py, -px];
+        let vj = [rate, s[i][1] * rate, s[i][2] * rate];
+        v = [v[0] + vj[0], v[1] + vj[1], v[2] + vj[2]];
+        c[i] = cross(&v, &vj);
+        let (sn, cs) = x[i].sin_cos();
+        px += l * sn;
+        py -= l * cs;
+        // The point mass at (px, py): I = m [[|c|², −c_y, c_x], [−c_y, 1, 0], [c_x, 0, 1]].
+        ia[i] = [[m * (px * px + py * py), -m * py, m * px], [-m * py, m, 0.0], [m * px, 0.0, m]];
+        pa[i] = cross_force(&v, &mul(&ia[i], &v));
+    }
+    let mut u = [[0.0; 3]; N];
+    let mut dd = [0.0; N];
+    let mut uu = [0.0; N];
+    for i in (0..N).rev() {
+        u[i] = mul(&ia[i], &s[i]);
+        dd[i] = dot(&s[i], &u[i]);
+        uu[i] = -dot(&s[i], &pa[i]);
+        if i > 0 {
+            let mut a = ia[i];
+            for r in 0..3 {
+                for k in 0..3 {
+                    a[r][k] -= u[i][r] * u[i][k] / dd[i];
+                }
+            }
+            let ac = mul(&a, &c[i]);
+            for r in 0..3 {
+                pa[i - 1][r] += pa[i][r] + ac[r] + u[i][r] * uu[i] / dd[i];
+                for k in 0..3 {
+                    ia[i - 1][r][k] += a[r][k];
+                }
+            }
+        }
+    }
+    // Gravity as an upward acceleration of the base.
+    let mut acc: V3 = [0.0, 0.0, g];
+    let mut dx = SVector::<f64, D>::zeros();
+    let mut qdd = 0.0;
+    for i in 0..N {
+        let a = [acc[0] + c[i][0], acc[1] + c[i][1], acc[2] + c[i][2]];
+        let tdd = (uu[i] - dot(&u[i], &a)) / dd[i];
+        acc = [a[0] + s[i][0] * tdd, a[1] + s[i][1] * tdd, a[2] + s[i][2] * tdd];
+        qdd += tdd;
+        dx[i] = x[N + i];
+        dx[N + i] = qdd;
+    }
+    dx
+}
+
 macro_rules! bench_rhs {
     ($group:expr, $ty:ty, $n:literal, $d:literal) => {{
         let sys = <$ty>::uniform(1.0, 1.0, 9.81);
@@ -60,11 +131,32 @@ macro_rules! bench_rhs {
         let generated = sys.field(0.0, &x).unwrap();
         let hand = hand_field::<$n, $d>(1.0, 1.0, 9.81, &x);
         assert!((generated - hand).norm() < 1e-8 * (1.0 + hand.norm()), "generated and hand-written fields differ");
+        let recursive = recursive_field::<$n, $d>(1.0, 1.0, 9.81, &x);
+        assert!((recursive - hand).norm() < 1e-9 * (1.0 + hand.norm()), "recursive and hand-written fields differ: {}", (recursive - hand).norm());
+        // Ratios in one process (criterion's own numbers follow).
+        let per_call = |f: &dyn Fn() -> SVector<f64, $d>| {
+            let reps = 200_000 / $n;
+            let start = std::time::Instant::now();
+            for _ in 0..reps {
+                black_box(f());
+            }
+            start.elapsed().as_secs_f64() / reps as f64
+        };
+        let tg = per_call(&|| sys.field(0.0, black_box(&x)).unwrap());
+        let th = per_call(&|| hand_field::<$n, $d>(1.0, 1.0, 9.81, black_box(&x)));
+        let tr = per_call(&|| recursive_field::<$n, $d>(1.0, 1.0, 9.81, black_box(&x)));
+        println!(
+            "chain n = {}: generated {:.0} ns, {:.2}× the hand-written O(n²) field ({:.0} ns), {:.2}× the O(n) recursive one ({:.0} ns)",
+            $n, 1e9 * tg, tg / th, 1e9 * th, tg / tr, 1e9 * tr
+        );
         $group.bench_with_input(BenchmarkId::new("generated", $n), &x, |b, x| {
             b.iter(|| sys.field(0.0, black_box(x)).unwrap())
         });
         $group.bench_with_input(BenchmarkId::new("hand", $n), &x, |b, x| {
             b.iter(|| hand_field::<$n, $d>(1.0, 1.0, 9.81, black_box(x)))
+        });
+        $group.bench_with_input(BenchmarkId::new("recursive", $n), &x, |b, x| {
+            b.iter(|| recursive_field::<$n, $d>(1.0, 1.0, 9.81, black_box(x)))
         });
     }};
 }
