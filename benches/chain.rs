@@ -8,7 +8,8 @@
 //! - `rhs/recursive/n`: the yardstick of what the field can cost — an O(n) articulated-body
 //!   evaluation (Featherstone's ABA) of the same chain, checked against the hand-written field;
 //! - `expand/n`: the derive's whole expansion (parse, derive, emit) at opt-level 0, the level proc
-//!   macros run at by default (see the profile overrides in Cargo.toml).
+//!   macros run at by default (see the profile overrides in Cargo.toml); `expand/with_jacobian/n`
+//!   the same with the opt-in field Jacobian. Prints the generated tokens' size of both.
 //!
 //! It also prints the operation count of the generated M-and-f code.
 
@@ -178,7 +179,15 @@ fn expand(c: &mut Criterion) {
             routh_macros_core::fixtures::pendulum_chain_struct(&format!("Chain{n}"), n).parse().unwrap();
         let ops = routh_macros_core::dynamics_ops(src.clone()).unwrap();
         println!("chain n = {n}: generated M and f use {ops:?}");
+        let tokens = routh_macros_core::try_expand(src.clone()).unwrap().to_string().len();
+        let with: proc_macro2::TokenStream =
+            routh_macros_core::fixtures::pendulum_chain_struct_with(&format!("Chain{n}"), n, "jacobian").parse().unwrap();
+        let tokens_with = routh_macros_core::try_expand(with.clone()).unwrap().to_string().len();
+        println!("chain n = {n}: {tokens} bytes of generated tokens, {tokens_with} with the field Jacobian");
         group.bench_with_input(BenchmarkId::from_parameter(n), &src, |b, src| {
+            b.iter(|| routh_macros_core::try_expand(black_box(src.clone())).unwrap())
+        });
+        group.bench_with_input(BenchmarkId::new("with_jacobian", n), &with, |b, src| {
             b.iter(|| routh_macros_core::try_expand(black_box(src.clone())).unwrap())
         });
     }

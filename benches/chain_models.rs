@@ -224,3 +224,63 @@ impl Chain20 {
     }
 }
 
+/// Planar pendulum chain with 10 links.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(q1, q2, q3, q4, q5, q6, q7, q8, q9, q10),
+    define(
+        x1 = l1 * q1.sin(), y1 = -l1 * q1.cos(),
+        x2 = x1 + l2 * q2.sin(), y2 = y1 - l2 * q2.cos(),
+        x3 = x2 + l3 * q3.sin(), y3 = y2 - l3 * q3.cos(),
+        x4 = x3 + l4 * q4.sin(), y4 = y3 - l4 * q4.cos(),
+        x5 = x4 + l5 * q5.sin(), y5 = y4 - l5 * q5.cos(),
+        x6 = x5 + l6 * q6.sin(), y6 = y5 - l6 * q6.cos(),
+        x7 = x6 + l7 * q7.sin(), y7 = y6 - l7 * q7.cos(),
+        x8 = x7 + l8 * q8.sin(), y8 = y7 - l8 * q8.cos(),
+        x9 = x8 + l9 * q9.sin(), y9 = y8 - l9 * q9.cos(),
+        x10 = x9 + l10 * q10.sin(), y10 = y9 - l10 * q10.cos(),
+    ),
+    lagrangian = m1 / 2 * (dot(x1).powi(2) + dot(y1).powi(2))
+        + m2 / 2 * (dot(x2).powi(2) + dot(y2).powi(2))
+        + m3 / 2 * (dot(x3).powi(2) + dot(y3).powi(2))
+        + m4 / 2 * (dot(x4).powi(2) + dot(y4).powi(2))
+        + m5 / 2 * (dot(x5).powi(2) + dot(y5).powi(2))
+        + m6 / 2 * (dot(x6).powi(2) + dot(y6).powi(2))
+        + m7 / 2 * (dot(x7).powi(2) + dot(y7).powi(2))
+        + m8 / 2 * (dot(x8).powi(2) + dot(y8).powi(2))
+        + m9 / 2 * (dot(x9).powi(2) + dot(y9).powi(2))
+        + m10 / 2 * (dot(x10).powi(2) + dot(y10).powi(2))
+        - g * (m1 * y1 + m2 * y2 + m3 * y3 + m4 * y4 + m5 * y5 + m6 * y6 + m7 * y7 + m8 * y8 + m9 * y9 + m10 * y10),
+    jacobian,
+)]
+pub struct Chain10Jacobian {
+    pub m1: f64,
+    pub l1: f64,
+    pub m2: f64,
+    pub l2: f64,
+    pub m3: f64,
+    pub l3: f64,
+    pub m4: f64,
+    pub l4: f64,
+    pub m5: f64,
+    pub l5: f64,
+    pub m6: f64,
+    pub l6: f64,
+    pub m7: f64,
+    pub l7: f64,
+    pub m8: f64,
+    pub l8: f64,
+    pub m9: f64,
+    pub l9: f64,
+    pub m10: f64,
+    pub l10: f64,
+    pub g: f64,
+}
+
+impl Chain10Jacobian {
+    /// All links with mass `m` and length `l`.
+    pub fn uniform(m: f64, l: f64, g: f64) -> Self {
+        Chain10Jacobian { m1: m, l1: l, m2: m, l2: l, m3: m, l3: l, m4: m, l4: l, m5: m, l5: l, m6: m, l6: l, m7: m, l7: l, m8: m, l8: l, m9: m, l9: l, m10: m, l10: l, g }
+    }
+}
+

@@ -224,7 +224,8 @@
 //! `PARAMETERS`, `state(q, qdot)`, `parameter_jacobian` (∂F/∂p, with `sensitivity(p, ...)`), `mass_matrix(t, x)` (M = ∂²L/∂q̇²),
 //! `forcing(t, x)` (f with M q̈ = f), `accelerations`, `lagrangian`, `energy` (E = q̇·p − L),
 //! `momenta` (p = ∂L/∂q̇), `power` (Q·q̇), `jacobian` (∂F/∂x of x' = F(t, x), from symbolic
-//! derivatives), `simulate` and `simulate_with_events`; and an implementation of
+//! derivatives — with the `jacobian` item, or for models with modes, impacts, inputs or
+//! sensitivities, which need it), `simulate` and `simulate_with_events`; and an implementation of
 //! [`runtime::VectorField`]. Each carries its derived formula in rustdoc.
 #![forbid(unsafe_code)]
 

@@ -20,6 +20,9 @@ fn expected_file() -> String {
         s.push_str(&routh_macros_core::fixtures::pendulum_chain(&format!("Chain{n}"), n));
         s.push('\n');
     }
+    // The field Jacobian is opt-in: one chain that asks for it.
+    s.push_str(&routh_macros_core::fixtures::pendulum_chain_with("Chain10Jacobian", 10, "jacobian"));
+    s.push('\n');
     s
 }
 
@@ -102,7 +105,7 @@ fn twenty_link_chain_split_code_matches_closed_form() {
 #[test]
 fn ten_link_chain_split_jacobian_matches_finite_differences() {
     // The 10-link residual Jacobian is emitted as several part functions.
-    let c = chains::Chain10::uniform(0.8, 0.5, 9.81);
+    let c = chains::Chain10Jacobian::uniform(0.8, 0.5, 9.81);
     let mut rng = common::Rng::new(10);
     for _ in 0..5 {
         let x = rng.vector::<20>(-1.0, 1.0);

@@ -44,6 +44,7 @@ struct Oscillator {
     define(w = 1 + z.powi(2) / 4),
     lagrangian = w / 2 * dot(x).powi(2) + x.cos() - c * z,
     force(x = a * (t).sin()),
+    jacobian,
 )]
 struct ActionMetric {
     c: f64,

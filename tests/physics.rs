@@ -53,6 +53,7 @@ struct Pendulum {
                + m2 / 2 * (dot(x2).powi(2) + dot(y2).powi(2))
                - g * (m1 * y1 + m2 * y2),
     force(th1 = -b * dot(th1), th2 = -b * (dot(th2) - dot(th1))),
+    jacobian,
 )]
 struct DoublePendulum {
     m1: f64,
@@ -65,7 +66,7 @@ struct DoublePendulum {
 
 /// Kepler problem in polar coordinates (unit mass), L = (ṙ² + r²φ̇²)/2 + μ/r.
 #[derive(Mechanics)]
-#[mechanics(coordinates(r, phi), lagrangian = (dot(r).powi(2) + (r * dot(phi)).powi(2)) / 2 + mu / r)]
+#[mechanics(coordinates(r, phi), lagrangian = (dot(r).powi(2) + (r * dot(phi)).powi(2)) / 2 + mu / r, jacobian)]
 struct Kepler {
     mu: f64,
 }
@@ -76,6 +77,7 @@ struct Kepler {
     coordinates(theta),
     define(ys = amp * (omega * t).cos(), bx = l * theta.sin(), by = ys - l * theta.cos()),
     lagrangian = m / 2 * (dot(bx).powi(2) + dot(by).powi(2)) - m * g * by,
+    jacobian,
 )]
 struct ShakenPendulum {
     m: f64,

@@ -100,6 +100,11 @@ pub fn emit(
             let items = crate::emit_constraint::emit(model, ce, &mut parts, &dyn_fn);
             (items.accelerations, items.jacobian, items.methods, items.trait_impl)
         }
+        None if !model.field_jacobian => {
+            let acc = accelerations_method(n, d, &dyn_fn);
+            let sensitivities = sensitivity_items(model, eq, &mut parts, &dyn_fn);
+            (acc, TokenStream::new(), sensitivities, TokenStream::new())
+        }
         None => {
             // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major), and ∂g/∂z of a contact model.
             let mut jac_out: Vec<Expr> = eq.dg_dq.iter().flatten().copied().collect();
@@ -128,22 +133,7 @@ pub fn emit(
                     quote! { ::routh::runtime::mechanics::first_order_jacobian(t, &factor, gq, gv) },
                 )
             };
-            let acc = quote! {
-                /// Accelerations q̈ = M⁻¹ f, solved numerically (Cholesky, LU fallback; M is never inverted
-                /// symbolically).
-                ///
-                /// # Errors
-                /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state,
-                /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if M or f is not finite (the integrator
-                /// then retries with a smaller step).
-                #[inline]
-                pub fn accelerations(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
-                    -> ::core::result::Result<::routh::nalgebra::SVector<f64, #n>, ::routh::runtime::FieldError>
-                {
-                    let (m, f) = self.#dyn_fn(t, x);
-                    ::routh::runtime::mechanics::accelerations(t, m, f)
-                }
-            };
+            let acc = accelerations_method(n, d, &dyn_fn);
             let jac = quote! {
                 /// ∂g/∂q and ∂g/∂q̇ (and ∂g/∂z of a contact model) for the residual g = f − M a (used by
                 /// [`Self::jacobian`]).
@@ -616,6 +606,26 @@ pub fn energy_derivatives(model: &Model, energy: &crate::euler_lagrange::EnergyD
                 #(#h_stmts)*
                 #hessian
             }
+        }
+    }
+}
+
+/// `accelerations`: q̈ = M⁻¹ f from the dynamics function.
+fn accelerations_method(n: usize, d: usize, dyn_fn: &syn::Ident) -> TokenStream {
+    quote! {
+        /// Accelerations q̈ = M⁻¹ f, solved numerically (Cholesky, LU fallback; M is never inverted
+        /// symbolically).
+        ///
+        /// # Errors
+        /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state,
+        /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if M or f is not finite (the integrator
+        /// then retries with a smaller step).
+        #[inline]
+        pub fn accelerations(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
+            -> ::core::result::Result<::routh::nalgebra::SVector<f64, #n>, ::routh::runtime::FieldError>
+        {
+            let (m, f) = self.#dyn_fn(t, x);
+            ::routh::runtime::mechanics::accelerations(t, m, f)
         }
     }
 }

@@ -90,7 +90,7 @@ pub struct Contact {
 /// Derives the equations of motion of `model`.
 pub fn derive(model: &mut Model) -> Equations {
     let n = model.dof();
-    let Model { arena, layout: syms, lagrangian, force, sensitivity, .. } = model;
+    let Model { arena, layout: syms, lagrangian, force, sensitivity, field_jacobian, constraints, .. } = model;
     let qdd = &syms.qdd;
     let l = *lagrangian;
 
@@ -143,8 +143,14 @@ pub fn derive(model: &mut Model) -> Equations {
             arena.sub(forcing[i], ma)
         })
         .collect();
-    // ∂g/∂qⱼ and ∂g/∂q̇ⱼ column by column, each one shared pass over all of g.
-    let [dg_dq, dg_dv] = arena.jacobian_blocks(&residual, [&syms.q, &syms.qd]);
+    // ∂g/∂qⱼ and ∂g/∂q̇ⱼ column by column, each one shared pass over all of g — when the field
+    // Jacobian is wanted (O(n³) terms: most of a large model's expansion and code); a constrained
+    // model derives its own from the saddle-point system.
+    let [dg_dq, dg_dv] = if *field_jacobian && constraints.is_empty() {
+        arena.jacobian_blocks(&residual, [&syms.q, &syms.qd])
+    } else {
+        [Vec::new(), Vec::new()]
+    };
 
     let contact = syms.z.zip(dl_dz).map(|(z, dl_dz)| {
         let dg_dz = arena.diff_many(&residual, z);

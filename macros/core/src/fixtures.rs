@@ -8,11 +8,17 @@
 /// [`pendulum_chain_struct`]) and an `impl` with a `uniform(m, l, g)` constructor.
 #[must_use]
 pub fn pendulum_chain(name: &str, n: usize) -> String {
+    pendulum_chain_with(name, n, "")
+}
+
+/// [`pendulum_chain`] with extra attribute items (e.g. `"jacobian"`).
+#[must_use]
+pub fn pendulum_chain_with(name: &str, n: usize, items: &str) -> String {
     let inits: String = (1..=n).map(|k| format!("m{k}: m, l{k}: l, ")).collect();
     format!(
         "{}\nimpl {name} {{\n    /// All links with mass `m` and length `l`.\n    pub fn uniform(m: f64, l: f64, g: f64) -> Self {{\n        \
          {name} {{ {inits}g }}\n    }}\n}}\n",
-        pendulum_chain_struct(name, n)
+        pendulum_chain_struct_with(name, n, items)
     )
 }
 
@@ -20,6 +26,12 @@ pub fn pendulum_chain(name: &str, n: usize) -> String {
 /// macro's whole input).
 #[must_use]
 pub fn pendulum_chain_struct(name: &str, n: usize) -> String {
+    pendulum_chain_struct_with(name, n, "")
+}
+
+/// [`pendulum_chain_struct`] with extra attribute items after the Lagrangian (e.g. `"jacobian"`).
+#[must_use]
+pub fn pendulum_chain_struct_with(name: &str, n: usize, items: &str) -> String {
     let coords: Vec<String> = (1..=n).map(|k| format!("q{k}")).collect();
     let mut defines = Vec::new();
     for k in 1..=n {
@@ -39,12 +51,13 @@ pub fn pendulum_chain_struct(name: &str, n: usize) -> String {
     format!(
         "/// Planar pendulum chain with {n} links.\n\
          #[derive(Mechanics)]\n\
-         #[mechanics(\n    coordinates({}),\n    define(\n        {},\n    ),\n    lagrangian = {}\n        - g * ({}),\n)]\n\
+         #[mechanics(\n    coordinates({}),\n    define(\n        {},\n    ),\n    lagrangian = {}\n        - g * ({}),\n{})]\n\
          pub struct {name} {{\n{}    pub g: f64,\n}}\n",
         coords.join(", "),
         defines.join(",\n        "),
         kinetic.join("\n        + "),
         potential.join(" + "),
+        if items.is_empty() { String::new() } else { format!("    {items},\n") },
         fields.concat(),
     )
 }

@@ -77,6 +77,8 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
     // Models that implement `HybridSystem` also get ∇E and ∇²E (periodic-orbit continuation).
     let hybrid = !system.is_single() || system.modes.iter().any(|m| !m.impacts.is_empty());
     for model in &mut system.modes {
+        // Periodic orbits of hybrid systems integrate the variational equations: the field Jacobian.
+        model.field_jacobian |= hybrid;
         let equations = euler_lagrange::derive(model);
         let energy = hybrid.then(|| euler_lagrange::energy_derivatives(model, &equations));
         cx.ok(euler_lagrange::check_regular(model, &equations));
@@ -133,7 +135,7 @@ mod tests {
     #[test]
     fn contact_models_document_their_herglotz_form() {
         let src: proc_macro2::TokenStream = "
-            #[mechanics(coordinates(x), action(z), lagrangian = m / 2 * dot(x).powi(2) - k / 2 * x.powi(2) - c * z)]
+            #[mechanics(coordinates(x), action(z), lagrangian = m / 2 * dot(x).powi(2) - k / 2 * x.powi(2) - c * z, jacobian)]
             struct Damped { m: f64, k: f64, c: f64 }"
             .parse()
             .unwrap();
@@ -141,5 +143,22 @@ mod tests {
         for needle in ["Herglotz", "decouples", "ACTION_DECOUPLED : bool = true", "contact_field", "contact_jacobian", "E(t₀)·e^(c (t − t₀))"] {
             assert!(out.contains(needle), "expansion lacks `{needle}`");
         }
+    }
+
+    #[test]
+    fn the_field_jacobian_is_generated_when_asked_for_or_needed() {
+        let expand = |items: &str| {
+            let src: proc_macro2::TokenStream =
+                format!("#[mechanics(coordinates(x), lagrangian = m / 2 * dot(x).powi(2) - x.powi(4){items})] struct P {{ m: f64 }}")
+                    .parse()
+                    .unwrap();
+            crate::try_expand(src).unwrap().to_string()
+        };
+        let has = |out: &str| out.contains("pub fn jacobian");
+        assert!(!has(&expand("")), "not asked for");
+        assert!(has(&expand(", jacobian")));
+        assert!(has(&expand(", sensitivity(m)")), "the sensitivities integrate it");
+        assert!(has(&expand(", impact(name = wall, guard = x, law = restitution(1))")), "periodic orbits of hybrid systems need it");
+        assert!(has(&expand(", input(u), force(x = u)")), "the linearisation of a driven model is it");
     }
 }

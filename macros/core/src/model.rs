@@ -124,6 +124,9 @@ pub struct Model {
     pub discretization: Option<Discretization>,
     /// `sensitivity(p, ...)`: the parameters (indices) of the generated ∂F/∂p, in its column order.
     pub sensitivity: Vec<usize>,
+    /// Whether the field Jacobian ∂F/∂x (`jacobian`) is derived and emitted: the `jacobian` item,
+    /// inputs, sensitivities, modes or impacts ask for it.
+    pub field_jacobian: bool,
 }
 
 /// The quadrature of a discrete Lagrangian L_d = h L∘Δ_h⁻¹ (and of its forces).
@@ -189,6 +192,7 @@ impl Model {
             reductions: Vec::new(),
             discretization: None,
             sensitivity: Vec::new(),
+            field_jacobian: false,
         }
     }
 

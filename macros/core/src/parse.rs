@@ -7,6 +7,7 @@
 //!       | action( ident )                          // the action variable z of a contact Lagrangian
 //!       | input( ident, ... )                      // control inputs u, usable in forces
 //!       | sensitivity( param, ... )                // generate ∂F/∂p for these parameters
+//!       | jacobian                                 // generate the field Jacobian ∂F/∂x
 //!       | discrete( rule = rule )                  // a variational integrator of the model
 //!       | discrete( lagrangian = expr, force_minus( ident = expr, ... ), force_plus( ident = expr, ... ) )
 //!                                                  // a raw discrete system in q0(x), q1(x), h, t
@@ -37,7 +38,7 @@ use crate::diagnostics::unknown;
 /// The item keywords the attribute understands.
 pub const ITEMS: &[&str] = &[
     "coordinates", "action", "input", "define", "lagrangian", "force", "holonomic", "constraint", "unilateral", "impact", "mode", "transition",
-    "symmetry", "reduce", "discrete", "sensitivity",
+    "symmetry", "reduce", "discrete", "sensitivity", "jacobian",
 ];
 
 /// The quadrature rules of `discrete(rule = ...)`.
@@ -275,6 +276,7 @@ pub enum Item {
     Action { keyword: Ident, names: Vec<Ident> },
     Input { keyword: Ident, names: Vec<Ident> },
     Sensitivity { keyword: Ident, names: Vec<Ident> },
+    Jacobian { keyword: Ident },
     Lagrangian { keyword: Ident, value: Expr },
     Force { bindings: Vec<Binding> },
     Constraint(Vec<ConstraintDecl>),
@@ -295,6 +297,12 @@ impl Parse for Item {
                 syn::parenthesized!(content in input);
                 let names = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
                 Ok(Item::Coordinates { keyword, names: names.into_iter().collect() })
+            }
+            "jacobian" => {
+                if !input.is_empty() && !input.peek(Token![,]) {
+                    return Err(input.error("`jacobian` takes no arguments: write it alone, e.g. `#[mechanics(..., jacobian)]`"));
+                }
+                Ok(Item::Jacobian { keyword })
             }
             "action" | "input" | "sensitivity" => {
                 let content;
@@ -466,6 +474,8 @@ pub struct RawModel {
     pub inputs: Vec<(Ident, Vec<Ident>)>,
     /// `sensitivity(p, ...)` items as written: the keyword and the parameters named.
     pub sensitivities: Vec<(Ident, Vec<Ident>)>,
+    /// The `jacobian` item, if given: generate the field Jacobian.
+    pub jacobian: Option<Ident>,
     pub defines: Vec<Binding>,
     pub lagrangians: Vec<(Ident, Expr)>,
     pub forces: Vec<Binding>,
@@ -487,6 +497,7 @@ impl RawModel {
             actions: Vec::new(),
             inputs: Vec::new(),
             sensitivities: Vec::new(),
+            jacobian: None,
             defines: Vec::new(),
             lagrangians: Vec::new(),
             forces: Vec::new(),
@@ -509,6 +520,9 @@ impl RawModel {
             Item::Action { keyword, names } => self.actions.push((keyword, names)),
             Item::Input { keyword, names } => self.inputs.push((keyword, names)),
             Item::Sensitivity { keyword, names } => self.sensitivities.push((keyword, names)),
+            Item::Jacobian { keyword } => {
+                self.jacobian.get_or_insert(keyword);
+            }
             Item::Define { bindings } => self.defines.extend(bindings),
             Item::Lagrangian { keyword, value } => self.lagrangians.push((keyword, value)),
             Item::Force { bindings } => self.forces.extend(bindings),

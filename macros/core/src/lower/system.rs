@@ -73,6 +73,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             actions: raw.actions.clone(),
             inputs: raw.inputs.clone(),
             sensitivities: raw.sensitivities.clone(),
+            jacobian: raw.jacobian.clone(),
             defines: raw.defines.clone(),
             lagrangians: raw.lagrangians.clone(),
             forces: raw.forces.clone(),
@@ -127,6 +128,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 actions: raw.actions.clone(),
                 inputs: Vec::new(),
                 sensitivities: raw.sensitivities.clone(),
+                jacobian: own.jacobian.clone().or_else(|| raw.jacobian.clone()),
                 defines,
                 lagrangians: if own.lagrangians.is_empty() { raw.lagrangians.clone() } else { own.lagrangians.clone() },
                 forces: if own.forces.is_empty() && inherit_coordinates { raw.forces.clone() } else { own.forces.clone() },
@@ -337,6 +339,10 @@ fn lower_model(
     model.symmetries = symmetries;
     model.reductions = reductions;
     model.discretization = discretization;
+    // The field Jacobian is derived when asked for, and where the generated API needs it: the
+    // linearisation of a model with inputs and the sensitivities ∂x/∂p (multi-mode models and
+    // models with impacts turn it on in `derive_and_emit`, for periodic orbits).
+    model.field_jacobian = raw.jacobian.is_some() || !inputs.is_empty() || !sensitivity.is_empty();
     model.sensitivity = sensitivity;
     Some(model)
 }
