@@ -15,6 +15,8 @@
 //!   `1.0_f64 / …`, `x^(1/2)` → `x.sqrt()`, other exponents → `x.powf(y)`;
 //! * functions as methods: `x.sin()`, `y.atan2(x)`;
 //! * rationals as `f64` literals (`{:?}` of the value with an `_f64` suffix).
+//! * sums whose terms share factors as `c * (a + b)` (the content taken out of the canonical,
+//!   expanded sum), and a cofactor sum that occurs in several places as one more temporary.
 //!
 //! Parentheses are inserted only where precedence requires them (never around a whole `let`
 //! right-hand side, which would trigger `unused_parens`).
@@ -163,7 +165,18 @@ fn emit_with(
         temps: FxHashMap::default(),
         statements: Vec::new(),
         ops: OpCount::default(),
+        cofactors: FxHashMap::default(),
+        next_temp: 0,
     };
+    // The cofactor sums of factored sums (see `Emitter::factored_sum`) that occur more than once
+    // become temporaries too: Σ_{k≥j} mₖ of a chain's mass matrix is computed once per j.
+    for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
+        if let Node::Add(terms) = &arena.nodes[i]
+            && let Some((_, key)) = em.split_common(terms)
+        {
+            em.cofactors.entry(key).or_insert((0, None)).0 += 1;
+        }
+    }
     let outputs = outputs.iter().map(|&o| em.expr(o).ts).collect();
     Emitted {
         statements: em.statements,
@@ -180,7 +193,14 @@ struct Emitter<'a> {
     temps: FxHashMap<Expr, TokenStream>,
     statements: Vec<TokenStream>,
     ops: OpCount,
+    /// Cofactor sums of factored sums: how often each occurs, and its temporary once emitted.
+    cofactors: FxHashMap<Cofactor, (u32, Option<TokenStream>)>,
+    /// The number of the next temporary.
+    next_temp: usize,
 }
+
+/// The terms (coefficient, factors) left in a sum once its common factors are taken out.
+type Cofactor = Vec<(Rational, Vec<Expr>)>;
 
 impl Emitter<'_> {
     fn is_temp(&self, e: Expr) -> bool {
@@ -201,8 +221,16 @@ impl Emitter<'_> {
             return Frag::atom(name.clone());
         }
         let rhs = self.raw(e).ts;
-        let k = self.temps.len();
-        let name = match &self.style {
+        let name = self.define(rhs);
+        self.temps.insert(e, name.clone());
+        Frag::atom(name)
+    }
+
+    /// A new temporary holding `rhs`; its name.
+    fn define(&mut self, rhs: TokenStream) -> TokenStream {
+        let k = self.next_temp;
+        self.next_temp += 1;
+        match &self.style {
             Temps::Let(prefix) => {
                 let id = Ident::new(&format!("{prefix}{k}"), Span::call_site());
                 self.statements.push(quote! { let #id: f64 = #rhs; });
@@ -213,9 +241,7 @@ impl Emitter<'_> {
                 self.statements.push(quote! { #slot = #rhs; });
                 slot
             }
-        };
-        self.temps.insert(e, name.clone());
-        Frag::atom(name)
+        }
     }
 
     fn raw(&mut self, e: Expr) -> Frag {
@@ -271,7 +297,84 @@ impl Emitter<'_> {
     }
 
     fn sum(&mut self, terms: &[Expr]) -> Frag {
+        if let Some(f) = self.factored_sum(terms) {
+            return f;
+        }
         let items: Vec<(bool, Frag)> = terms.iter().map(|&t| self.signed(t)).collect();
+        self.join_sum(items)
+    }
+
+    /// The coefficient and factors of a term as written inline: an inlined product's own, else
+    /// the term itself (a temporary is one factor).
+    fn term_factors(&self, t: Expr) -> (Rational, Vec<Expr>) {
+        if !self.is_temp(t) {
+            match self.arena.node(t) {
+                Node::Num(r) => return (*r, Vec::new()),
+                Node::Mul(fs) => {
+                    return match self.arena.node(fs[0]) {
+                        Node::Num(r) => (*r, fs[1..].to_vec()),
+                        _ => (Rational::one(), fs.to_vec()),
+                    };
+                }
+                _ => {}
+            }
+        }
+        (Rational::one(), vec![t])
+    }
+
+    /// `c * (a + b)` for `c*a + c*b`: the factors common to every term are multiplied once. The
+    /// canonical form is expanded (a mass matrix entry of a chain is Σₖ mₖ·w, n products where
+    /// one does); this takes the content out at emission, exactly and deterministically.
+    fn factored_sum(&mut self, terms: &[Expr]) -> Option<Frag> {
+        let (common, cofactor) = self.split_common(terms)?;
+        let shared = self.cofactors.get(&cofactor).is_some_and(|(count, _)| *count > 1);
+        let inner = match self.cofactors.get(&cofactor).and_then(|(_, name)| name.clone()) {
+            Some(name) => Frag::atom(name),
+            None => {
+                let items: Vec<(bool, Frag)> = cofactor.iter().map(|(c, r)| self.product_of(*c, r)).collect();
+                let inner = self.join_sum(items);
+                if shared {
+                    let name = self.define(inner.ts);
+                    if let Some(entry) = self.cofactors.get_mut(&cofactor) {
+                        entry.1 = Some(name.clone());
+                    }
+                    Frag::atom(name)
+                } else {
+                    inner
+                }
+            }
+        };
+        let (_, outer) = self.product_of(Rational::one(), &common);
+        Some(self.join_product(vec![outer, inner]))
+    }
+
+    /// The factors common to every term of a sum (in the first term's order) and what is left of
+    /// each term; `None` when nothing is common.
+    fn split_common(&self, terms: &[Expr]) -> Option<(Vec<Expr>, Cofactor)> {
+        if terms.len() < 2 {
+            return None;
+        }
+        let lists: Vec<(Rational, Vec<Expr>)> = terms.iter().map(|&t| self.term_factors(t)).collect();
+        let mut rests: Vec<Vec<Expr>> = lists.iter().map(|(_, f)| f.clone()).collect();
+        let mut common = Vec::new();
+        for &f in &lists[0].1 {
+            if rests.iter().all(|r| r.contains(&f)) {
+                for r in &mut rests {
+                    if let Some(k) = r.iter().position(|&x| x == f) {
+                        r.remove(k);
+                    }
+                }
+                common.push(f);
+            }
+        }
+        if common.is_empty() {
+            return None;
+        }
+        Some((common, lists.iter().map(|(c, _)| *c).zip(rests).collect()))
+    }
+
+    /// Terms (sign, magnitude) joined with `+` and `-`, a positive term first where there is one.
+    fn join_sum(&mut self, items: Vec<(bool, Frag)>) -> Frag {
         let first = items.iter().position(|(neg, _)| !neg).unwrap_or(0);
         let mut ts = TokenStream::new();
         let mut rest = Vec::with_capacity(items.len());
@@ -321,6 +424,11 @@ impl Emitter<'_> {
             Node::Num(r) => (*r, &fs[1..]),
             _ => (Rational::one(), fs),
         };
+        self.product_of(coef, rest)
+    }
+
+    /// [`Self::product`] of a coefficient and factors (none: the coefficient alone).
+    fn product_of(&mut self, coef: Rational, rest: &[Expr]) -> (bool, Frag) {
         let mut nums: Vec<Frag> = Vec::new();
         let mut dens: Vec<Frag> = Vec::new();
         let c = coef.to_f64().abs();

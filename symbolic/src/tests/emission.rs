@@ -149,3 +149,28 @@ fn simple_shapes() {
     let em = check_emission(&a, &[s2], &[x, y]);
     assert_eq!(em.outputs[0].to_string(), "(x + y) . powi (2)");
 }
+
+#[test]
+fn common_factors_are_taken_out_of_sums_and_shared_cofactors_computed_once() {
+    // A chain's mass matrix shape: M₀₀ = m₁w + m₂w + m₃w, M₀₁ = m₂v + m₃v, M₁₁ = m₂u + m₃u —
+    // expanded, n products per entry; factored, w·(m₁ + m₂ + m₃) and (m₂ + m₃) once for two.
+    let mut a = Arena::new();
+    let [m1, m2, m3, p, q] = ["m1", "m2", "m3", "p", "q"].map(|n| a.symbol(n));
+    let w = a.call(Func::Sin, &[p]);
+    let v = a.call(Func::Cos, &[q]);
+    let u = a.mul2(p, q);
+    let terms = |a: &mut Arena, f: Expr, ms: &[Expr]| {
+        let ts: Vec<Expr> = ms.iter().map(|&m| a.mul2(m, f)).collect();
+        a.add(&ts)
+    };
+    let m00 = terms(&mut a, w, &[m1, m2, m3]);
+    let m01 = terms(&mut a, v, &[m2, m3]);
+    let m11 = terms(&mut a, u, &[m2, m3]);
+    let em = check_emission(&a, &[m00, m01, m11], &[m1, m2, m3, p, q]);
+    // Expanded: 7 products; factored: 3, and m₂ + m₃ added once for both entries that share it.
+    assert_eq!(em.ops.muls, 3 + 1, "{}", render(&em)); // + p·q
+    assert_eq!(em.ops.adds, 2 + 1, "{}", render(&em));
+    let text = render(&em);
+    assert_eq!(text.lines().filter(|l| l.ends_with("= m2 + m3 ;")).count(), 1, "{text}");
+    assert!(!text.contains("(m2 + m3)"), "{text}");
+}
