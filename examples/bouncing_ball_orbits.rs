@@ -5,7 +5,8 @@
 //!
 //! Prints the branching tangents and the largest errors against the closed form T = √(8H̄) (ball)
 //! and the reference periods (block), and writes `out/periodic_ball_block.svg` (T against H̄,
-//! the paper's Fig. 6a/6b) with both branches as CSV.
+//! the paper's Fig. 6a/6b), `out/periodic_ball_block_orbits.svg` (phase portraits of orbits along
+//! both branches, re-simulated by the event engine) and both branches as CSV.
 //!
 //! Run with `cargo run --release --example bouncing_ball_orbits`.
 
@@ -114,6 +115,40 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
     chart.configure_series_labels().border_style(BLACK).background_style(WHITE).position(SeriesLabelPosition::UpperLeft).draw()?;
     root.present()?;
-    println!("wrote out/periodic_ball_block.svg, out/periodic_ball.csv, out/periodic_block.csv");
+
+    // Orbit plots: the phase portraits of a few orbits of each family, re-simulated by the event
+    // engine from their start state x̄₁ over one period.
+    let root = SVGBackend::new("out/periodic_ball_block_orbits.svg", (1100, 450)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (left, right) = root.split_horizontally(550);
+    let pick = |points: &[BranchPoint], count: usize| -> Vec<BranchPoint> {
+        (1..=count).map(|k| points[(k * (points.len() - 1)) / count].clone()).collect()
+    };
+    let panels: [(&str, &str, &str, Vec<BranchPoint>, (f64, f64), (f64, f64)); 2] = [
+        ("Bouncing ball: orbits in (y, ẏ)", "y", "ẏ", pick(&ball_points, 4), (0.0, 2.1), (-2.1, 2.1)),
+        ("Rocking block: orbits in (α, α̇)", "α", "α̇", pick(&block_points, 4), (0.0, 0.3), (-0.3, 0.3)),
+    ];
+    for (k, (area, (title, xd, yd, orbits, xr, yr))) in [left, right].iter().zip(panels).enumerate() {
+        let mut chart = ChartBuilder::on(area)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(35)
+            .y_label_area_size(45)
+            .build_cartesian_2d(xr.0..xr.1, yr.0..yr.1)?;
+        chart.configure_mesh().x_desc(xd).y_desc(yd).draw()?;
+        for (j, p) in orbits.iter().enumerate() {
+            let x0 = Vector2::new(p.state[0], p.state[1]);
+            let opts = HybridOptions::default().rtol(1e-10).atol(1e-12).output(Output::Interval(p.period / 400.0));
+            let run = if k == 0 { ball.simulate(x0, 0.0..p.period, &opts)? } else { block.simulate(x0, 0.0..p.period, &opts)? };
+            let color = Palette99::pick(j).to_rgba();
+            chart
+                .draw_series(LineSeries::new(run.states.iter().map(|x| (x[0], x[1])), color.stroke_width(2)))?
+                .label(format!("H̄ = {:.4}, T = {:.3}", p.energy, p.period))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+        }
+        chart.configure_series_labels().border_style(BLACK).background_style(WHITE).position(SeriesLabelPosition::UpperRight).draw()?;
+    }
+    root.present()?;
+    println!("wrote out/periodic_ball_block.svg, out/periodic_ball_block_orbits.svg, out/periodic_ball.csv, out/periodic_block.csv");
     Ok(())
 }

@@ -5,7 +5,8 @@
 //!
 //! Prints each special point against its closed form and writes the bifurcation diagram
 //! `out/bouncing_rod_branches.svg` (T against H̄, the paper's Fig. 6c/7) and the branches as
-//! `out/bouncing_rod_symmetric.csv` and `out/bouncing_rod_nonsymmetric.csv`.
+//! `out/bouncing_rod_symmetric.csv` and `out/bouncing_rod_nonsymmetric.csv`, and the orbits at
+//! H̄ = 0.6 (y(t) and α(t) over one period) as `out/bouncing_rod_orbits.svg`.
 //!
 //! Run with `cargo run --release --example bouncing_rod`.
 
@@ -125,6 +126,41 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }))?;
     chart.configure_series_labels().border_style(BLACK).background_style(WHITE).draw()?;
     root.present()?;
-    println!("wrote out/bouncing_rod_branches.svg, out/bouncing_rod_symmetric.csv, out/bouncing_rod_nonsymmetric.csv");
+
+    // Orbit plots: the symmetric orbit and both non-symmetric ones at H̄ = 0.6, re-simulated by
+    // the event engine from x̄₁ over one period — the centre height y(t) and the angle α(t).
+    let orbits = [
+        ("symmetric", symmetric.points.last().ok_or("empty branch")?.u.clone(), BLUE),
+        ("non-symmetric 1", green[0].points.last().ok_or("empty branch")?.u.clone(), GREEN),
+        ("non-symmetric 2", green[1].points.last().ok_or("empty branch")?.u.clone(), RGBColor(0, 100, 0)),
+    ];
+    let root = SVGBackend::new("out/bouncing_rod_orbits.svg", (1100, 450)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (left, right) = root.split_horizontally(550);
+    let mut runs = Vec::new();
+    for (name, u, color) in &orbits {
+        let s = shooting.solution(u)?;
+        let opts = routh::runtime::HybridOptions::default().rtol(1e-11).atol(1e-12).output(Output::Interval(s.period / 1000.0));
+        runs.push((*name, s.period, rod.simulate(s.phases[0].start, 0.0..s.period, &opts)?, *color));
+    }
+    let t_max = runs.iter().map(|r| r.1).fold(0.0, f64::max);
+    for (area, (component, label, range)) in [left, right].iter().zip([(0usize, "y", (0.45, 0.65)), (1, "α", (-1.6, 1.6))]) {
+        let mut chart = ChartBuilder::on(area)
+            .caption(format!("Bouncing rod at H̄ = 0.6: {label}(t) over one period"), ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(35)
+            .y_label_area_size(45)
+            .build_cartesian_2d(0.0..t_max, range.0..range.1)?;
+        chart.configure_mesh().x_desc("t").y_desc(label).draw()?;
+        for (name, period, run, color) in &runs {
+            chart
+                .draw_series(LineSeries::new(run.times.iter().zip(&run.states).map(|(t, x)| (*t, x[component])), color.stroke_width(2)))?
+                .label(format!("{name}, T = {period:.4}"))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+        }
+        chart.configure_series_labels().border_style(BLACK).background_style(WHITE).position(SeriesLabelPosition::LowerRight).draw()?;
+    }
+    root.present()?;
+    println!("wrote out/bouncing_rod_branches.svg, out/bouncing_rod_orbits.svg, out/bouncing_rod_symmetric.csv, out/bouncing_rod_nonsymmetric.csv");
     Ok(())
 }
