@@ -124,7 +124,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let pick = |points: &[BranchPoint], count: usize| -> Vec<BranchPoint> {
         (1..=count).map(|k| points[(k * (points.len() - 1)) / count].clone()).collect()
     };
-    let panels: [(&str, &str, &str, Vec<BranchPoint>, (f64, f64), (f64, f64)); 2] = [
+    let panels = [
         ("Bouncing ball: orbits in (y, ẏ)", "y", "ẏ", pick(&ball_points, 4), (0.0, 2.1), (-2.1, 2.1)),
         ("Rocking block: orbits in (α, α̇)", "α", "α̇", pick(&block_points, 4), (0.0, 0.3), (-0.3, 0.3)),
     ];
