@@ -1,4 +1,4 @@
-//! Benchmarks on the n-link planar pendulum chain (n = 2, 5, 10, 20):
+//! Benchmarks on the n-link planar pendulum chain (n = 2, 5, 10, 20, 30):
 //!
 //! - `rhs/generated/n`: one evaluation of the generated vector field x' = (q̇, M⁻¹f), including the
 //!   Cholesky solve;
@@ -168,6 +168,7 @@ fn rhs(c: &mut Criterion) {
     bench_rhs!(group, chains::Chain5, 5, 10);
     bench_rhs!(group, chains::Chain10, 10, 20);
     bench_rhs!(group, chains::Chain20, 20, 40);
+    bench_rhs!(group, chains::Chain30, 30, 60);
     group.finish();
 }
 

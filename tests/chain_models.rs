@@ -12,7 +12,7 @@ mod chains {
     include!("../benches/chain_models.rs");
 }
 
-const SIZES: [usize; 4] = [2, 5, 10, 20];
+const SIZES: [usize; 5] = [2, 5, 10, 20, 30];
 
 fn expected_file() -> String {
     let mut s = String::from("// Written by routh_macros_core::fixtures::pendulum_chain; see tests/chain_models.rs.\n\n");
