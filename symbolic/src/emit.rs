@@ -165,16 +165,19 @@ fn emit_with(
         temps: FxHashMap::default(),
         statements: Vec::new(),
         ops: OpCount::default(),
+        splits: FxHashMap::default(),
         cofactors: FxHashMap::default(),
         next_temp: 0,
     };
-    // The cofactor sums of factored sums (see `Emitter::factored_sum`) that occur more than once
-    // become temporaries too: Σ_{k≥j} mₖ of a chain's mass matrix is computed once per j.
+    // Every sum's common factors, found once; the cofactor sums that occur more than once become
+    // temporaries too (see `Emitter::factored_sum`): Σ_{k≥j} mₖ of a chain's mass matrix is
+    // computed once per j.
     for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
         if let Node::Add(terms) = &arena.nodes[i]
-            && let Some((_, key)) = em.split_common(terms)
+            && let Some((common, cofactor)) = em.split_common(terms)
         {
-            em.cofactors.entry(key).or_insert((0, None)).0 += 1;
+            em.cofactors.entry(cofactor.clone()).or_insert((0, None)).0 += 1;
+            em.splits.insert(Expr(i as u32), (common, cofactor));
         }
     }
     let outputs = outputs.iter().map(|&o| em.expr(o).ts).collect();
@@ -193,6 +196,8 @@ struct Emitter<'a> {
     temps: FxHashMap<Expr, TokenStream>,
     statements: Vec<TokenStream>,
     ops: OpCount,
+    /// The sums with factors common to all their terms: those factors and the cofactor sum.
+    splits: FxHashMap<Expr, (Vec<Expr>, Cofactor)>,
     /// Cofactor sums of factored sums: how often each occurs, and its temporary once emitted.
     cofactors: FxHashMap<Cofactor, (u32, Option<TokenStream>)>,
     /// The number of the next temporary.
@@ -261,7 +266,7 @@ impl Emitter<'_> {
                 }
             }
             Node::Sym(_) => Frag::atom((self.symbol)(e)),
-            Node::Add(ts) => self.sum(ts),
+            Node::Add(ts) => self.sum(e, ts),
             Node::Mul(fs) => {
                 let (neg, mag) = self.product(fs);
                 if neg { self.negate(mag) } else { mag }
@@ -296,9 +301,9 @@ impl Emitter<'_> {
         (false, self.expr(t))
     }
 
-    fn sum(&mut self, terms: &[Expr]) -> Frag {
-        if let Some(f) = self.factored_sum(terms) {
-            return f;
+    fn sum(&mut self, e: Expr, terms: &[Expr]) -> Frag {
+        if let Some((common, cofactor)) = self.splits.get(&e).cloned() {
+            return self.factored_sum(&common, &cofactor);
         }
         let items: Vec<(bool, Frag)> = terms.iter().map(|&t| self.signed(t)).collect();
         self.join_sum(items)
@@ -325,17 +330,16 @@ impl Emitter<'_> {
     /// `c * (a + b)` for `c*a + c*b`: the factors common to every term are multiplied once. The
     /// canonical form is expanded (a mass matrix entry of a chain is Σₖ mₖ·w, n products where
     /// one does); this takes the content out at emission, exactly and deterministically.
-    fn factored_sum(&mut self, terms: &[Expr]) -> Option<Frag> {
-        let (common, cofactor) = self.split_common(terms)?;
-        let shared = self.cofactors.get(&cofactor).is_some_and(|(count, _)| *count > 1);
-        let inner = match self.cofactors.get(&cofactor).and_then(|(_, name)| name.clone()) {
+    fn factored_sum(&mut self, common: &[Expr], cofactor: &Cofactor) -> Frag {
+        let (count, name) = self.cofactors.get(cofactor).cloned().unwrap_or((1, None));
+        let inner = match name {
             Some(name) => Frag::atom(name),
             None => {
                 let items: Vec<(bool, Frag)> = cofactor.iter().map(|(c, r)| self.product_of(*c, r)).collect();
                 let inner = self.join_sum(items);
-                if shared {
+                if count > 1 {
                     let name = self.define(inner.ts);
-                    if let Some(entry) = self.cofactors.get_mut(&cofactor) {
+                    if let Some(entry) = self.cofactors.get_mut(cofactor) {
                         entry.1 = Some(name.clone());
                     }
                     Frag::atom(name)
@@ -344,8 +348,8 @@ impl Emitter<'_> {
                 }
             }
         };
-        let (_, outer) = self.product_of(Rational::one(), &common);
-        Some(self.join_product(vec![outer, inner]))
+        let (_, outer) = self.product_of(Rational::one(), common);
+        self.join_product(vec![outer, inner])
     }
 
     /// The factors common to every term of a sum (in the first term's order) and what is left of
