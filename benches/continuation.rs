@@ -18,20 +18,12 @@ use routh::runtime::continuation::{ContinuationOptions, Problem, Start, branch_d
 use routh::runtime::periodic::{Anchor, MultipleShooting, Phase};
 use std::hint::black_box;
 
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(y, alpha),
-    lagrangian = m / 2 * (dot(y).powi(2) + r.powi(2) * dot(alpha).powi(2)) - m * g * y,
-    impact(name = left, guard = y - l / 2 * alpha.sin(), law = restitution(e)),
-    impact(name = right, guard = y + l / 2 * alpha.sin(), law = restitution(e)),
-)]
-struct Rod {
-    m: f64,
-    g: f64,
-    l: f64,
-    r: f64,
-    e: f64,
+#[allow(dead_code)]
+mod models {
+    use routh::prelude::*;
+    include!("periodic_models.rs");
 }
+use models::{Hopper, Rod};
 
 fn rod(c: &mut Criterion) {
     let rod = Rod { m: 1.0, g: 1.0, l: 1.0, r: 0.01, e: 1.0 };
@@ -72,39 +64,6 @@ fn rod(c: &mut Criterion) {
     group.finish();
 }
 
-/// The SLIP-like hopper with a swing leg (*Hybrid periodic orbits* §4.4; as in `tests/modes.rs`).
-#[derive(Mechanics)]
-#[mechanics(
-    mode(stance,
-        coordinates(alpha, l),
-        lagrangian = m / 2 * (dot(l).powi(2) + (l * dot(alpha)).powi(2)) - m * g * l * alpha.cos()
-            - k / 2 * (l - l0).powi(2),
-    ),
-    mode(flight,
-        coordinates(x, y, alpha),
-        lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y
-            + eps / 2 * (dot(alpha).powi(2) - (w * alpha).powi(2)),
-    ),
-    transition(stance -> flight, name = liftoff, guard = l0 - l, law = reset(
-        x = -l * alpha.sin(),
-        y = l * alpha.cos(),
-        dot(x) = -dot(l) * alpha.sin() - l * dot(alpha) * alpha.cos(),
-        dot(y) = dot(l) * alpha.cos() - l * dot(alpha) * alpha.sin(),
-    )),
-    transition(flight -> stance, name = touchdown, guard = y - l0 * alpha.cos(), law = reset(
-        l = l0,
-        dot(alpha) = -(alpha.cos() * dot(x) + alpha.sin() * dot(y)) / l0,
-        dot(l) = alpha.cos() * dot(y) - alpha.sin() * dot(x),
-    )),
-)]
-struct Hopper {
-    m: f64,
-    g: f64,
-    k: f64,
-    l0: f64,
-    w: f64,
-    eps: f64,
-}
 
 fn slip(c: &mut Criterion) {
     let hop = Hopper { m: 1.0, g: 1.0, k: 40.0, l0: 1.0, w: 5f64.sqrt(), eps: 1e-12 };

@@ -19,18 +19,13 @@ struct Pendulum {
     g: f64,
 }
 
-/// The bouncing ball.
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(y),
-    lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
-    impact(name = floor, guard = y, law = restitution(e)),
-)]
-struct Ball {
-    m: f64,
-    g: f64,
-    e: f64,
+
+#[allow(dead_code)]
+mod models {
+    use routh::prelude::*;
+    include!("../benches/periodic_models.rs");
 }
+use models::Ball;
 
 fn opts() -> Options {
     Options::default().rtol(1e-10).atol(1e-12)

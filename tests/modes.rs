@@ -11,6 +11,13 @@ use common::{Rng, rel_err};
 use routh::prelude::*;
 use routh::runtime::{HybridOptions, HybridStop};
 
+#[allow(dead_code)]
+mod models {
+    use routh::prelude::*;
+    include!("../benches/periodic_models.rs");
+}
+use models::Hopper;
+
 /// Rod of length l, mass m, radius of gyration r, in ballistic flight; its ends hit the ground
 /// alternately (left end, then right end). Two modes with the same coordinates: which end hits next.
 #[derive(Mechanics)]
@@ -29,43 +36,6 @@ struct Rod {
     g: f64,
 }
 
-/// SLIP-like hopper with a swing leg (*Hybrid periodic orbits*, §4.4). Stance: point mass on a massless spring leg,
-/// (α, l) about the foot, mass at (−l sin α, l cos α). Flight: (x, y) of the mass and the leg angle
-/// α swinging harmonically with ω; the leg's inertia `eps` → 0 (the paper's massless-leg limit), so
-/// it carries no energy. Resets are the chart changes of the paper (x is kept in flight, relative to
-/// the last foot position).
-#[derive(Mechanics)]
-#[mechanics(
-    mode(stance,
-        coordinates(alpha, l),
-        lagrangian = m / 2 * (dot(l).powi(2) + (l * dot(alpha)).powi(2)) - m * g * l * alpha.cos()
-            - k / 2 * (l - l0).powi(2),
-    ),
-    mode(flight,
-        coordinates(x, y, alpha),
-        lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y
-            + eps / 2 * (dot(alpha).powi(2) - (w * alpha).powi(2)),
-    ),
-    transition(stance -> flight, name = liftoff, guard = l0 - l, law = reset(
-        x = -l * alpha.sin(),
-        y = l * alpha.cos(),
-        dot(x) = -dot(l) * alpha.sin() - l * dot(alpha) * alpha.cos(),
-        dot(y) = dot(l) * alpha.cos() - l * dot(alpha) * alpha.sin(),
-    )),
-    transition(flight -> stance, name = touchdown, guard = y - l0 * alpha.cos(), law = reset(
-        l = l0,
-        dot(alpha) = -(alpha.cos() * dot(x) + alpha.sin() * dot(y)) / l0,
-        dot(l) = alpha.cos() * dot(y) - alpha.sin() * dot(x),
-    )),
-)]
-struct Hopper {
-    m: f64,
-    g: f64,
-    k: f64,
-    l0: f64,
-    w: f64,
-    eps: f64,
-}
 
 fn tight() -> HybridOptions {
     HybridOptions { ode: Options::default().rtol(1e-12).atol(1e-13), ..HybridOptions::default() }

@@ -10,18 +10,13 @@ use routh::nalgebra::{Matrix2, SMatrix, SVector, Vector2};
 use routh::prelude::*;
 use routh::runtime::{HybridSystem, hybrid_flow_jacobian, poincare_jacobian};
 
-/// The bouncing ball of the paper's §4.1 (elastic, m = g = 1 in the checks).
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(y),
-    lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
-    impact(name = floor, guard = y, law = restitution(e)),
-)]
-struct Ball {
-    m: f64,
-    g: f64,
-    e: f64,
+#[allow(dead_code)]
+mod models {
+    use routh::prelude::*;
+    include!("../benches/periodic_models.rs");
 }
+use models::{Ball, RockingBlock, Rod};
+
 
 fn tight() -> HybridOptions {
     HybridOptions::default().rtol(1e-12).atol(1e-13)
@@ -150,21 +145,6 @@ fn single_shooting_finds_the_bouncing_ball_orbits_and_continues_them_in_energy()
     assert!(last > 1.3);
 }
 
-/// The rocking block of the paper's §4.2 (Housner): rotation α about a corner, slenderness β,
-/// normalized so that p = 3g/(4l) = 3/4 (l = g = m = 1); the impact on the other corner is folded
-/// back by symmetry, α̇ → −α̇ at α = 0.
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(alpha),
-    lagrangian = 2 * m * l.powi(2) / 3 * dot(alpha).powi(2) - m * g * l * ((alpha - beta).cos() - beta.cos()),
-    impact(name = corner, guard = alpha, law = map(dot(alpha) = -dot(alpha))),
-)]
-struct RockingBlock {
-    m: f64,
-    l: f64,
-    g: f64,
-    beta: f64,
-}
 
 #[test]
 fn rocking_block_periods_match_the_digest_table() {
@@ -314,22 +294,6 @@ fn bouncing_ball_branches_off_the_resting_state_and_follows_t_equals_root_8h() {
     eprintln!("ball B5: fixed steps end at H̄ = {:.6}, T = {:.6}", end.energy, end.period);
 }
 
-/// The bouncing rod of the paper's §4.3: height y of the centre, rotation α, radius of gyration
-/// r, length l; elastic impacts of the left (y − (l/2) sin α = 0) and right end.
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(y, alpha),
-    lagrangian = m / 2 * (dot(y).powi(2) + r.powi(2) * dot(alpha).powi(2)) - m * g * y,
-    impact(name = left, guard = y - l / 2 * alpha.sin(), law = restitution(e)),
-    impact(name = right, guard = y + l / 2 * alpha.sin(), law = restitution(e)),
-)]
-struct Rod {
-    m: f64,
-    g: f64,
-    l: f64,
-    r: f64,
-    e: f64,
-}
 
 /// The symmetric family in closed form (digest §4.3, m = g = l = 1), by the impact angle θ:
 /// (H̄, T, apex state).
