@@ -214,6 +214,11 @@ impl Arena {
         id
     }
 
+    /// The handle of `node` if it was ever built (nothing is created).
+    pub(crate) fn find(&self, node: &Node) -> Option<Expr> {
+        self.map.get(node).copied()
+    }
+
     /// The node behind a handle.
     pub fn node(&self, e: Expr) -> &Node {
         &self.nodes[e.index()]

@@ -16,7 +16,10 @@
 //! * functions as methods: `x.sin()`, `y.atan2(x)`;
 //! * rationals as `f64` literals (`{:?}` of the value with an `_f64` suffix).
 //! * sums whose terms share factors as `c * (a + b)` (the content taken out of the canonical,
-//!   expanded sum), and a cofactor sum that occurs in several places as one more temporary.
+//!   expanded sum), and a cofactor sum that occurs in several places as one more temporary;
+//! * a sum that is another computed sum plus one term as that sum's temporary plus the term: the
+//!   canonical form flattens nested sums, so the velocities Σ_{j≤k} lⱼ cos qⱼ q̇ⱼ of a chain's links
+//!   would cost O(k) additions each; as prefix sums they cost one.
 //!
 //! Parentheses are inserted only where precedence requires them (never around a whole `let`
 //! right-hand side, which would trigger `unused_parens`).
@@ -157,6 +160,28 @@ fn emit_with(
     for o in outputs {
         uses[o.index()] += 1;
     }
+    // Sums that are a reachable sum plus one term: A = B + t. The edge A → B replaces A's edges to
+    // B's terms (so B becomes a temporary, and those terms lose a use).
+    let mut extensions: FxHashMap<Expr, (Expr, Expr)> = FxHashMap::default();
+    for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
+        let Node::Add(terms) = &arena.nodes[i] else { continue };
+        if terms.len() < 3 {
+            continue;
+        }
+        for (k, &t) in terms.iter().enumerate() {
+            let rest: Vec<Expr> = terms.iter().enumerate().filter(|&(j, _)| j != k).map(|(_, &x)| x).collect();
+            let Some(b) = arena.find(&Node::Add(rest.clone().into())) else { continue };
+            if !marks.get(b.index()).copied().unwrap_or(false) {
+                continue;
+            }
+            for x in rest {
+                uses[x.index()] = uses[x.index()].saturating_sub(1);
+            }
+            uses[b.index()] += 1;
+            extensions.insert(Expr(i as u32), (b, t));
+            break;
+        }
+    }
     let mut em = Emitter {
         arena,
         symbol,
@@ -167,6 +192,7 @@ fn emit_with(
         ops: OpCount::default(),
         splits: FxHashMap::default(),
         cofactors: FxHashMap::default(),
+        extensions,
         next_temp: 0,
     };
     // Every sum's common factors, found once; the cofactor sums that occur more than once become
@@ -174,6 +200,7 @@ fn emit_with(
     // computed once per j.
     for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
         if let Node::Add(terms) = &arena.nodes[i]
+            && !em.extensions.contains_key(&Expr(i as u32))
             && let Some((common, cofactor)) = em.split_common(terms)
         {
             em.cofactors.entry(cofactor.clone()).or_insert((0, None)).0 += 1;
@@ -200,6 +227,8 @@ struct Emitter<'a> {
     splits: FxHashMap<Expr, (Vec<Expr>, Cofactor)>,
     /// Cofactor sums of factored sums: how often each occurs, and its temporary once emitted.
     cofactors: FxHashMap<Cofactor, (u32, Option<TokenStream>)>,
+    /// Sums emitted as another sum plus one term: (that sum, the term).
+    extensions: FxHashMap<Expr, (Expr, Expr)>,
     /// The number of the next temporary.
     next_temp: usize,
 }
@@ -302,6 +331,10 @@ impl Emitter<'_> {
     }
 
     fn sum(&mut self, e: Expr, terms: &[Expr]) -> Frag {
+        if let Some(&(base, extra)) = self.extensions.get(&e) {
+            let items = vec![self.signed(base), self.signed(extra)];
+            return self.join_sum(items);
+        }
         if let Some((common, cofactor)) = self.splits.get(&e).cloned() {
             return self.factored_sum(&common, &cofactor);
         }

@@ -71,7 +71,7 @@ pub(crate) fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
             let access = access(model);
             quote!(#access.#p)
         }
-        Some(Role::Differential(_) | Role::TimeDifferential) | None => quote!(::core::f64::NAN),
+        Some(Role::Differential(_) | Role::TimeDifferential | Role::Substituted(_)) | None => quote!(::core::f64::NAN),
     }
 }
 

@@ -39,8 +39,10 @@
 //! ∂q̈/∂z = M⁻¹ ∂g/∂z and row ∂ż/∂x = ∂L/∂x. When ∂g/∂z ≡ 0 (e.g. L = T − V + c z with c
 //! constant) z *decouples*: (q, q̇) evolve without it and z is a quadrature of L along them.
 
-use symbolic::Expr;
+use rustc_hash::FxHashSet;
+use symbolic::{Arena, Expr, Node};
 
+use crate::layout::{Layout, Role};
 use crate::model::Model;
 
 /// The derived equations of one model.
@@ -91,7 +93,6 @@ pub struct Contact {
 pub fn derive(model: &mut Model) -> Equations {
     let n = model.dof();
     let Model { arena, layout: syms, lagrangian, force, sensitivity, field_jacobian, constraints, .. } = model;
-    let qdd = &syms.qdd;
     let l = *lagrangian;
 
     let momenta: Vec<Expr> = arena.gradient(l, &syms.qd);
@@ -106,31 +107,11 @@ pub fn derive(model: &mut Model) -> Equations {
         }
     }
 
-    // Directional derivative along (q̇, 1) in (q, t), for all momenta in one pass; with an action
-    // variable, d/dt p also has ∂p/∂z · ż = ∂p/∂z · L, and the Herglotz term p ∂L/∂z joins f.
-    let mut transport = arena.total_derivative(&momenta, &syms.q, &syms.qd, Some(syms.t));
     let dl_dz = syms.z.map(|z| arena.diff(l, z));
-    if let Some(z) = syms.z {
-        let dp_dz = arena.diff_many(&momenta, z);
-        for (tr, dp) in transport.iter_mut().zip(dp_dz) {
-            let along = arena.mul2(dp, l);
-            *tr = arena.add2(*tr, along);
-        }
-    }
-    let forcing: Vec<Expr> = (0..n)
-        .map(|i| {
-            let dl_dq = arena.diff(l, syms.q[i]);
-            let rest = arena.sub(dl_dq, transport[i]);
-            let rest = match dl_dz {
-                Some(c) => {
-                    let herglotz = arena.mul2(momenta[i], c);
-                    arena.add2(rest, herglotz)
-                }
-                None => rest,
-            };
-            arena.add2(rest, force[i])
-        })
-        .collect();
+    let forcing = match dl_dz {
+        None => forcing_through_velocities(arena, syms, l, force).unwrap_or_else(|| forcing_direct(arena, syms, l, &momenta, None, force)),
+        Some(c) => forcing_direct(arena, syms, l, &momenta, Some(c), force),
+    };
 
     let qd_p = arena.dot(&syms.qd, &momenta);
     let energy = arena.sub(qd_p, l);
@@ -139,7 +120,7 @@ pub fn derive(model: &mut Model) -> Equations {
 
     let residual: Vec<Expr> = (0..n)
         .map(|i| {
-            let ma = arena.dot(&mass[i], qdd);
+            let ma = arena.dot(&mass[i], &syms.qdd);
             arena.sub(forcing[i], ma)
         })
         .collect();
@@ -176,6 +157,110 @@ pub fn derive(model: &mut Model) -> Equations {
     let dl_dw = if syms.z.is_some() { arena.gradient(l, &w) } else { Vec::new() };
 
     Equations { momenta, mass, forcing, energy, power, dl_dt, dg_dq, dg_dv, contact, dg_dw, dl_dw }
+}
+
+/// fᵢ = ∂L/∂qᵢ − Σⱼ ∂pᵢ/∂qⱼ q̇ⱼ − ∂pᵢ/∂t + Qᵢ from the momenta of the expanded L (with an action
+/// variable, `dl_dz` = ∂L/∂z adds −∂pᵢ/∂z · L + pᵢ ∂L/∂z). The term Σⱼ ∂pᵢ/∂qⱼ q̇ⱼ + ∂pᵢ/∂t is one
+/// forward-mode directional derivative of pᵢ along (q̇, 1) in (q, t), not n separate derivatives.
+fn forcing_direct(arena: &mut Arena, syms: &Layout, l: Expr, momenta: &[Expr], dl_dz: Option<Expr>, force: &[Expr]) -> Vec<Expr> {
+    let mut transport = arena.total_derivative(momenta, &syms.q, &syms.qd, Some(syms.t));
+    if let Some(z) = syms.z {
+        let dp_dz = arena.diff_many(momenta, z);
+        for (tr, dp) in transport.iter_mut().zip(dp_dz) {
+            let along = arena.mul2(dp, l);
+            *tr = arena.add2(*tr, along);
+        }
+    }
+    (0..syms.q.len())
+        .map(|i| {
+            let dl_dq = arena.diff(l, syms.q[i]);
+            let rest = arena.sub(dl_dq, transport[i]);
+            let rest = match dl_dz {
+                Some(c) => {
+                    let herglotz = arena.mul2(momenta[i], c);
+                    arena.add2(rest, herglotz)
+                }
+                None => rest,
+            };
+            arena.add2(rest, force[i])
+        })
+        .collect()
+}
+
+/// fᵢ derived through the Lagrangian's velocity expressions — the largest sums in L that are
+/// affine in q̇, vₖ = Jₖ(t, q)·q̇ + bₖ(t, q) (ẋ of a `define`d position x = x(t, q), an angular
+/// velocity) — held as symbols wₖ: with L̃(t, q, q̇, w) = L and πₖ = ∂L̃/∂wₖ,
+///
+/// ```text
+/// Eᵢ = d/dt ∂L̃/∂q̇ᵢ − ∂L̃/∂qᵢ + Σₖ Jₖᵢ π̇ₖ + Σₖ πₖ (d/dt Jₖᵢ − ∂vₖ/∂qᵢ)
+/// fᵢ = Qᵢ − Eᵢ at q̈ = 0,   where then ẇₖ = aₖ = Σⱼ ∂vₖ/∂qⱼ q̇ⱼ + ∂vₖ/∂t
+/// ```
+///
+/// (the last sum, Hamel's, vanishes for vₖ = d/dt xₖ(t, q), and is kept only where it does not).
+/// It is the same fᵢ as [`forcing_direct`]'s, but the velocity products that cancel between ∂L/∂q
+/// and d/dt ∂L/∂q̇ never appear: for L = Σ mₖ|ẋₖ|²/2 − V, fᵢ = −Σₖ mₖ Jₖᵢ·aₖ − ∂V/∂qᵢ + Qᵢ, a third
+/// of the operations of the expanded route on a pendulum chain. `None` when L has no such sum.
+fn forcing_through_velocities(arena: &mut Arena, syms: &mut Layout, l: Expr, force: &[Expr]) -> Option<Vec<Expr>> {
+    let deg = arena.degrees(&[l], &syms.qd);
+    let mut velocities = Vec::new();
+    let mut seen = FxHashSet::default();
+    let mut stack = vec![l];
+    while let Some(e) = stack.pop() {
+        if !seen.insert(e) || deg[e.index()] == Some(0) {
+            continue;
+        }
+        match arena.node(e) {
+            Node::Add(_) if deg[e.index()] == Some(1) => velocities.push(e),
+            node => node.for_each_child(|c| stack.push(c)),
+        }
+    }
+    if velocities.is_empty() {
+        return None;
+    }
+    velocities.sort_unstable();
+    let (n, m) = (syms.q.len(), velocities.len());
+    let w: Vec<Expr> = (0..m).map(|k| syms.symbol(arena, Role::Substituted(k))).collect();
+    let held: Vec<(Expr, Expr)> = velocities.iter().copied().zip(w.iter().copied()).collect();
+    let lt = arena.subs(l, &held);
+
+    // Kinematics of vₖ: Jₖᵢ, the convective aₖ, and Hamel's d/dt Jₖᵢ − ∂vₖ/∂qᵢ.
+    let jac = arena.jacobian(&velocities, &syms.qd);
+    let conv = arena.total_derivative(&velocities, &syms.q, &syms.qd, Some(syms.t));
+    let flat: Vec<Expr> = jac.iter().flatten().copied().collect();
+    let jac_rate = arena.total_derivative(&flat, &syms.q, &syms.qd, Some(syms.t));
+    let dv_dq = arena.jacobian(&velocities, &syms.q);
+    let mut hamel = vec![vec![arena.zero(); n]; m];
+    for k in 0..m {
+        for i in 0..n {
+            let h = arena.sub(jac_rate[k * n + i], dv_dq[k][i]);
+            if !arena.zero_test(h).is_zero() {
+                hamel[k][i] = h;
+            }
+        }
+    }
+
+    // d/dt at q̈ = 0 of functions of (t, q, q̇, w): seeds q̇ on q, 1 on t, aₖ on wₖ.
+    let mut seeds: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(syms.qd.iter().copied()).collect();
+    seeds.push((syms.t, arena.one()));
+    seeds.extend(w.iter().copied().zip(conv));
+    let explicit = arena.gradient(lt, &syms.qd);
+    let pi = arena.gradient(lt, &w);
+    let rates = arena.directional_many(&[explicit, pi.clone()].concat(), &seeds);
+    let (explicit_rate, pi_rate) = rates.split_at(n);
+    let forcing = (0..n)
+        .map(|i| {
+            let dl_dq = arena.diff(lt, syms.q[i]);
+            let column: Vec<Expr> = jac.iter().map(|row| row[i]).collect();
+            let inertial = arena.dot(&column, pi_rate);
+            let hamel_column: Vec<Expr> = hamel.iter().map(|row| row[i]).collect();
+            let gyroscopic = arena.dot(&pi, &hamel_column);
+            let lhs = arena.add(&[explicit_rate[i], inertial, gyroscopic]);
+            let rest = arena.sub(dl_dq, lhs);
+            let f = arena.add2(rest, force[i]);
+            arena.subs(f, &held.iter().map(|&(v, s)| (s, v)).collect::<Vec<_>>())
+        })
+        .collect();
+    Some(forcing)
 }
 
 /// Deterministic sample points for numeric checks: parameters in [0.5, 1.5], coordinates and
@@ -295,4 +380,54 @@ pub fn energy_derivatives(model: &mut Model, eq: &Equations) -> EnergyDerivative
     let gradient = model.arena.gradient(eq.energy, &vars);
     let hessian = model.arena.jacobian(&gradient, &vars);
     EnergyDerivatives { gradient, hessian }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn single_model(src: &str) -> Model {
+        let input: syn::DeriveInput = syn::parse_str(src).expect("model source");
+        let mut cx = crate::diagnostics::Ctxt::new();
+        let system = crate::lower::system_from_input(&input, &mut cx);
+        cx.check().expect("a valid model");
+        system.expect("lowered").modes.into_iter().next().expect("one mode")
+    }
+
+    /// f through the velocity expressions is the f of the expanded route (identity test at random
+    /// points): sums of particles, a moving support (∂/∂t), forces, explicit velocities beside the
+    /// sums, a Lagrangian not quadratic in them, and the angular velocities of a rigid body — not
+    /// time derivatives of anything, so Hamel's term is needed (without it the top's f differs).
+    #[test]
+    fn forcing_through_velocities_is_the_expanded_forcing() {
+        let chain = crate::fixtures::pendulum_chain_struct("Chain3", 3);
+        let sources = [
+            chain.as_str(),
+            "#[mechanics(coordinates(th, s), define(x = a * (w * t).cos() + s * th.sin(), y = -s * th.cos()),
+               lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) + j / 2 * dot(th).powi(2) + c * dot(s) * dot(th) * th.cos() - k / 2 * s.powi(2) - m * g * y,
+               force(th = -b * dot(th), s = u * t.sin()))]
+             struct Support { a: f64, w: f64, m: f64, j: f64, c: f64, k: f64, g: f64, b: f64, u: f64 }",
+            "#[mechanics(coordinates(x, y), define(vx = dot(x) + e * y.sin() * dot(y), vy = dot(y) * x.cos()),
+               lagrangian = -m * (1 - vx.powi(2) - vy.powi(2)).sqrt() - k * (x.powi(2) + y.powi(2)))]
+             struct Relativistic { e: f64, m: f64, k: f64 }",
+            "#[mechanics(coordinates(ph, th, ps),
+               define(w1 = dot(ph) * th.sin() * ps.sin() + dot(th) * ps.cos(),
+                      w2 = dot(ph) * th.sin() * ps.cos() - dot(th) * ps.sin(),
+                      w3 = dot(ph) * th.cos() + dot(ps)),
+               lagrangian = a / 2 * w1.powi(2) + b / 2 * w2.powi(2) + c / 2 * w3.powi(2) - m * g * l * th.cos())]
+             struct Top { a: f64, b: f64, c: f64, m: f64, g: f64, l: f64 }",
+        ];
+        for src in sources {
+            let mut model = single_model(src);
+            let eq = derive(&mut model);
+            let Model { arena, layout, lagrangian, force, .. } = &mut model;
+            let direct = forcing_direct(arena, layout, *lagrangian, &eq.momenta, None, force);
+            for (i, (&structured, &expanded)) in eq.forcing.iter().zip(&direct).enumerate() {
+                let difference = arena.sub(structured, expanded);
+                assert!(arena.zero_test(difference).is_zero(), "f[{i}] differs between the routes in {src}");
+                let held = arena.free_symbols(structured).into_iter().any(|s| matches!(layout.role(s), Some(Role::Substituted(_))));
+                assert!(!held, "f[{i}] still holds a velocity symbol in {src}");
+            }
+        }
+    }
 }

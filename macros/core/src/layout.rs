@@ -48,6 +48,9 @@ pub enum Role {
     StepTime,
     /// Discrete mechanics of a contact model: the action z_k at the start of a step.
     StepAction,
+    /// A velocity expression vₖ = Jₖ(t, q)·q̇ + bₖ(t, q) of the Lagrangian held as a symbol while
+    /// the equations of motion are derived through it (see `euler_lagrange`); never emitted.
+    Substituted(usize),
 }
 
 /// The dimension of the first-order state x = (q, q̇) of a model with `dof` coordinates, or
@@ -143,6 +146,7 @@ impl Layout {
             Role::NodeStart(i) => format!("q0:{}", self.names[i]),
             Role::NodeEnd(i) => format!("q1:{}", self.names[i]),
             Role::Multiplier(k) => format!("lambda:{k}"),
+            Role::Substituted(k) => format!("w:{k}"),
             other => format!("{other:?}"),
         };
         let s = arena.symbol(&name);

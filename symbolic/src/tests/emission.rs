@@ -174,3 +174,31 @@ fn common_factors_are_taken_out_of_sums_and_shared_cofactors_computed_once() {
     assert_eq!(text.lines().filter(|l| l.ends_with("= m2 + m3 ;")).count(), 1, "{text}");
     assert!(!text.contains("(m2 + m3)"), "{text}");
 }
+
+#[test]
+fn a_sum_that_extends_another_by_one_term_reuses_it() {
+    // A chain's link velocities vₖ = Σ_{j≤k} cos(qⱼ)·uⱼ: flat in canonical form (O(k) additions
+    // each, O(n²) in all), emitted as prefix sums (one addition each).
+    let mut a = Arena::new();
+    let n = 6;
+    let q: Vec<Expr> = (0..n).map(|j| a.symbol(&format!("q{j}"))).collect();
+    let u: Vec<Expr> = (0..n).map(|j| a.symbol(&format!("u{j}"))).collect();
+    let terms: Vec<Expr> = (0..n)
+        .map(|j| {
+            let c = a.call(Func::Cos, &[q[j]]);
+            a.mul2(c, u[j])
+        })
+        .collect();
+    let sums: Vec<Expr> = (2..=n).map(|k| a.add(&terms[..k])).collect();
+    let syms: Vec<Expr> = q.iter().chain(&u).copied().collect();
+    let em = check_emission(&a, &sums, &syms);
+    assert_eq!(em.ops.adds, n - 1, "{}", render(&em));
+    assert_eq!(em.ops.muls, n, "{}", render(&em));
+    // An output that only shares some terms with another is emitted whole.
+    let mut b = Arena::new();
+    let [x, y, z, w] = ["x", "y", "z", "w"].map(|s| b.symbol(s));
+    let s1 = b.add(&[x, y, z]);
+    let s2 = b.add(&[x, y, w]);
+    let em = check_emission(&b, &[s1, s2], &[x, y, z, w]);
+    assert_eq!(em.ops.adds, 4, "{}", render(&em));
+}
