@@ -12,7 +12,7 @@
 //! same emitted tokens. The engine knows nothing of mechanics or `syn`.
 //!
 //! Modules: `rational` (exact numbers), `arena` (DAG and hash-consing), `construct` (canonical
-//! forms), `diff` (derivatives), `degree` (polynomial degrees), `vector` (vector calculus), `subs` (substitution), `eval` (numerics), `zero` (zero test),
+//! forms), `diff` (derivatives), `degree` (polynomial degrees), `horner` (sums with shared factors taken out), `vector` (vector calculus), `subs` (substitution), `eval` (numerics), `zero` (zero test),
 //! `emit` (CSE and code generation), `print` (Unicode / LaTeX).
 
 #![forbid(unsafe_code)]
@@ -24,6 +24,7 @@ mod degree;
 mod diff;
 mod emit;
 mod eval;
+mod horner;
 mod print;
 mod rational;
 mod subs;

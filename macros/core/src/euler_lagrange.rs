@@ -259,8 +259,9 @@ fn forcing_through_velocities(arena: &mut Arena, syms: &mut Layout, l: Expr, for
             let f = arena.add2(rest, force[i]);
             arena.subs(f, &held.iter().map(|&(v, s)| (s, v)).collect::<Vec<_>>())
         })
-        .collect();
-    Some(forcing)
+        .collect::<Vec<_>>();
+    // For evaluation: shared factors out of the sums (Σₖ Jₖᵢ π̇ₖ groups by the factors of Jₖᵢ).
+    Some(arena.horner_many(&forcing))
 }
 
 /// Deterministic sample points for numeric checks: parameters in [0.5, 1.5], coordinates and

@@ -202,3 +202,31 @@ fn a_sum_that_extends_another_by_one_term_reuses_it() {
     let em = check_emission(&b, &[s1, s2], &[x, y, z, w]);
     assert_eq!(em.ops.adds, 4, "{}", render(&em));
 }
+
+#[test]
+fn horner_takes_shared_factors_out_and_keeps_the_value() {
+    // f = l·c·(m₁a₁ + m₂a₂) − l·s·(m₁b₁ + m₂b₂ + g) expanded, l·(c·(…) − s·(…)) in Horner form:
+    // 7 products.
+    let mut a = Arena::new();
+    let [l, c, s, m1, m2, a1, a2, b1, b2, g] = ["l", "c", "s", "m1", "m2", "a1", "a2", "b1", "b2", "g"].map(|n| a.symbol(n));
+    let terms = [
+        a.mul(&[l, c, m1, a1]),
+        a.mul(&[l, c, m2, a2]),
+        a.mul(&[l, s, m1, b1]),
+        a.mul(&[l, s, m2, b2]),
+        a.mul(&[l, s, g]),
+    ];
+    let neg: Vec<Expr> = terms[2..].iter().map(|&t| a.neg(t)).collect();
+    let f = a.add(&[terms[0], terms[1], neg[0], neg[1], neg[2]]);
+    let h = a.horner(f);
+    assert_ne!(h, f);
+    let syms = [l, c, s, m1, m2, a1, a2, b1, b2, g];
+    let expanded = check_emission(&a, &[f], &syms);
+    let grouped = check_emission(&a, &[h], &syms);
+    let difference = a.sub(h, f);
+    assert!(a.zero_test(difference).is_zero());
+    assert!(grouped.ops.muls < expanded.ops.muls, "{} vs {}", render(&grouped), render(&expanded));
+    assert_eq!(grouped.ops.muls, 7, "{}", render(&grouped));
+    // Deterministic: the same input gives the same node.
+    assert_eq!(a.horner(f), h);
+}
