@@ -13,6 +13,21 @@
 //! The term Σⱼ ∂pᵢ/∂qⱼ q̇ⱼ + ∂pᵢ/∂t is one forward-mode directional derivative of pᵢ along
 //! (q̇, 1) in (q, t), not n separate derivatives.
 //!
+//! **f through the velocity expressions.** Differentiating the expanded L makes f carry velocity
+//! products that cancel between ∂L/∂q and d/dt ∂L/∂q̇ without the canonical form seeing it (they
+//! sit inside products such as mₖ·(…)). Where L has sums affine in q̇ — ẋ of a `define`d position,
+//! a body angular velocity — f is derived through them instead (`forcing_through_velocities`):
+//! each such vₖ = Jₖ(t, q)·q̇ + bₖ(t, q) is held as a symbol, and with L̃(t, q, q̇, w) = L,
+//! πₖ = ∂L̃/∂wₖ and the convective aₖ = Σⱼ ∂vₖ/∂qⱼ q̇ⱼ + ∂vₖ/∂t,
+//!
+//! ```text
+//! fᵢ = Qᵢ + ∂L̃/∂qᵢ − (d/dt ∂L̃/∂q̇ᵢ)⁰ − Σₖ Jₖᵢ π̇ₖ⁰ − Σₖ πₖ (d/dt Jₖᵢ − ∂vₖ/∂qᵢ)
+//! ```
+//!
+//! (⁰: at q̈ = 0, where ẇₖ = aₖ; the last sum, Hamel's, vanishes when vₖ is the time derivative of
+//! a function of (t, q) and is kept where it does not) — for particles, fᵢ = −Σₖ mₖ Jₖᵢ·aₖ − ∂V/∂qᵢ
+//! + Qᵢ, the Gauss–Kane form. It is put in Horner form for evaluation (`symbolic::Arena::horner`).
+//!
 //! For the Jacobian of the first-order field x' = F(t, x), x = (q, q̇), F = (q̇, M⁻¹f), write the
 //! residual g(t, q, q̇, a) = f − M a. At a = q̈ (the solved accelerations) g = 0, so
 //! ∂q̈/∂x = M⁻¹ ∂g/∂x evaluated at a = q̈, and
