@@ -132,6 +132,22 @@ mod tests {
         assert_eq!(a, b);
     }
 
+    /// Issue 13: the generated code of the pendulum chain grows no faster than n² (its M has n²/2
+    /// entries; f, derived through the link velocities, is O(n) sums of shared prefix sums), and
+    /// so do the rustdoc formulas, whose blocks are capped (M's expanded entries are O(n) long).
+    #[test]
+    fn the_expansion_of_a_chain_grows_no_faster_than_n_squared() {
+        let size = |n: usize| {
+            let src: proc_macro2::TokenStream = crate::fixtures::pendulum_chain_struct(&format!("Chain{n}"), n).parse().unwrap();
+            crate::try_expand(src).unwrap().to_string()
+        };
+        let (small, large) = (size(15), size(30));
+        let ratio = large.len() as f64 / small.len() as f64;
+        assert!(ratio < 4.0, "doubling n multiplied the expansion by {ratio:.2} ({} → {} bytes)", small.len(), large.len());
+        assert!(large.contains("more entries elided"), "the 30-link chain's mass matrix documentation is capped");
+        assert!(!size(5).contains("more entries elided"), "a small model's documentation is shown whole");
+    }
+
     #[test]
     fn contact_models_document_their_herglotz_form() {
         let src: proc_macro2::TokenStream = "

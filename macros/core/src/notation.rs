@@ -9,6 +9,9 @@ use crate::model::{Model, Role};
 
 /// Longest formula (in characters) shown in rustdoc before it is elided.
 const DOC_FORMULA_LIMIT: usize = 1200;
+/// Most formula text (in characters) one rustdoc block shows; the entries past it are elided, so
+/// that a large model's documentation does not grow like its n² entries times their O(n) length.
+const DOC_BLOCK_LIMIT: usize = 24_000;
 
 /// Greek letter names and their symbols, for display.
 const GREEK: &[(&str, &str)] = &[
@@ -79,7 +82,17 @@ pub fn formula(model: &Model, e: Expr) -> String {
 /// Rustdoc lines: a heading paragraph and a `text` block of `lhs = formula` lines.
 pub(crate) fn doc_block(heading: &str, lines: &[(String, String)]) -> TokenStream {
     let mut text = format!("{heading}\n\n```text\n");
-    for (lhs, rhs) in lines {
+    let mut shown = 0;
+    for (k, (lhs, rhs)) in lines.iter().enumerate() {
+        if shown > DOC_BLOCK_LIMIT {
+            text.push_str(&format!(
+                "… {} more entries elided ({} characters shown; see the generated code or evaluate the method)\n",
+                lines.len() - k,
+                shown
+            ));
+            break;
+        }
+        shown += rhs.chars().count();
         text.push_str(&format!("{lhs} = {rhs}\n"));
     }
     text.push_str("```");
