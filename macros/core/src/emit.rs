@@ -18,7 +18,7 @@ use crate::codegen::{Owner, allow_generated, body_into, square_matrix, state_arg
 use crate::euler_lagrange::Equations;
 use crate::impact::ImpactEquations;
 use crate::model::Model;
-use crate::notation::{display_name, doc_block, formula};
+use crate::notation::{display_name, doc_block, formula, formula_lines};
 
 /// Operation counts of the hot path (M and f together), for benchmarks and docs.
 pub fn dynamics_ops(model: &Model, eq: &Equations) -> symbolic::OpCount {
@@ -175,12 +175,8 @@ pub fn emit(
     let simulate_items = crate::emit_impact::methods(model, eq, impacts, dims, &mut parts);
 
     // Documentation.
-    let mut m_lines = Vec::new();
-    for i in 0..n {
-        for j in i..n {
-            m_lines.push((format!("M[{},{}]", i + 1, j + 1), formula(model, eq.mass[i][j])));
-        }
-    }
+    let m_entries = (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).map(|(i, j)| (format!("M[{},{}]", i + 1, j + 1), eq.mass[i][j]));
+    let m_lines = formula_lines(model, m_entries.collect());
     let m_doc = doc_block(
         &format!(
             "Mass matrix M(t, q, q̇) = ∂²L/∂q̇², symmetric, in the coordinates q = ({coords_list}) (indices from 1; \
@@ -188,8 +184,7 @@ pub fn emit(
         ),
         &m_lines,
     );
-    let f_lines: Vec<(String, String)> =
-        (0..n).map(|i| (format!("f[{}]", i + 1), formula(model, eq.forcing[i]))).collect();
+    let f_lines = formula_lines(model, (0..n).map(|i| (format!("f[{}]", i + 1), eq.forcing[i])).collect());
     let z_name = model.action.as_ref().map(ToString::to_string).unwrap_or_default();
     let f_doc = match &eq.contact {
         None => doc_block(
@@ -248,8 +243,7 @@ pub fn emit(
             )
         }
     };
-    let p_lines: Vec<(String, String)> =
-        (0..n).map(|i| (format!("p[{}] (conjugate to {})", i + 1, q_disp[i]), formula(model, eq.momenta[i]))).collect();
+    let p_lines = formula_lines(model, (0..n).map(|i| (format!("p[{}] (conjugate to {})", i + 1, q_disp[i]), eq.momenta[i])).collect());
     let p_doc = doc_block("Generalized momenta p = ∂L/∂q̇.", &p_lines);
     let pw_doc = doc_block(
         "Power of the generalized forces, Q·q̇. With ∂L/∂t = 0 it equals dE/dt along solutions.",

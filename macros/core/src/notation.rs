@@ -79,6 +79,24 @@ pub fn formula(model: &Model, e: Expr) -> String {
     }
 }
 
+/// `(lhs, formula)` lines for [`doc_block`], the formulas printed only as far as the block shows
+/// them (printing is most of the cost of a large model's documentation); the rest keep their
+/// left-hand side, to be counted as elided.
+pub(crate) fn formula_lines(model: &Model, entries: Vec<(String, Expr)>) -> Vec<(String, String)> {
+    let mut shown = 0;
+    entries
+        .into_iter()
+        .map(|(lhs, e)| {
+            if shown > DOC_BLOCK_LIMIT {
+                return (lhs, String::new());
+            }
+            let rhs = formula(model, e);
+            shown += rhs.chars().count();
+            (lhs, rhs)
+        })
+        .collect()
+}
+
 /// Rustdoc lines: a heading paragraph and a `text` block of `lhs = formula` lines.
 pub(crate) fn doc_block(heading: &str, lines: &[(String, String)]) -> TokenStream {
     let mut text = format!("{heading}\n\n```text\n");
