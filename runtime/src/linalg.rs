@@ -73,7 +73,7 @@ pub fn solve_mass_columns<const N: usize, const C: usize>(
     m: SMatrix<f64, N, N>,
     b: SMatrix<f64, N, C>,
 ) -> Result<SMatrix<f64, N, C>, SingularMatrix> {
-    let x = match cholesky_solve(m, b) {
+    let x = match cholesky_solve(&m, b) {
         Some(x) => x,
         None => lu_solve(m, b).ok_or(SingularMatrix)?,
     };
@@ -98,9 +98,9 @@ struct Cholesky<const N: usize> {
 /// Works on the upper triangle so that every inner loop runs down a column, which is
 /// contiguous in nalgebra's column-major storage.
 #[inline]
-fn cholesky<const N: usize>(m: SMatrix<f64, N, N>) -> Option<Cholesky<N>> {
+fn cholesky<const N: usize>(m: &SMatrix<f64, N, N>) -> Option<Cholesky<N>> {
     let tol = PIVOT_TOL * N as f64 * f64::EPSILON;
-    let mut u = m;
+    let mut u = *m;
     let mut inv_d = [0.0f64; N];
     // With w_kj = d_k u_kj (what row k leaves in column j above the diagonal):
     //   d_j = m_jj − Σ_{k<j} w_kj u_kj,   w_ji = m_ji − Σ_{k<j} u_kj w_ki   (i > j).
@@ -179,7 +179,7 @@ impl<const N: usize> Cholesky<N> {
 
 #[inline]
 fn cholesky_solve<const N: usize, const C: usize>(
-    m: SMatrix<f64, N, N>,
+    m: &SMatrix<f64, N, N>,
     b: SMatrix<f64, N, C>,
 ) -> Option<SMatrix<f64, N, C>> {
     cholesky(m).map(|f| f.solve(b))
@@ -345,7 +345,7 @@ impl<const N: usize> MassFactor<N> {
     /// [`SingularMatrix`] if `M` is (numerically) singular or not finite.
     #[inline]
     pub fn new(m: SMatrix<f64, N, N>) -> Result<Self, SingularMatrix> {
-        match cholesky(m) {
+        match cholesky(&m) {
             Some(c) => Ok(MassFactor(Factor::Cholesky(c))),
             None => lu(m).map(|l| MassFactor(Factor::Lu(l))).ok_or(SingularMatrix),
         }
