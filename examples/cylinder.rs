@@ -120,7 +120,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if beta > 0.0 {
             let mu = c.stance().constraint_forces(td.t, &td.post)?;
             let (t, _, x) = sol.last().expect("samples");
-            let e = c.stance().energy(t, &x);
+            let e = c.stance().energy(t, x);
             println!("  stance: E_L(t₁⁺) = {:.10} (digest −10.0467251288), E_L(t₁ + 0.5) = {e:.10} (digest −10.3010591863)", td.energy_after);
             println!("  multipliers just after touchdown μ = ({:.7}, {:.7}) (digest 0.8247466, 7.9054716)", mu[0], mu[1]);
             worst = worst.max((td.energy_after + 10.0467251288).abs()).max((e + 10.3010591863).abs());
@@ -143,7 +143,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut arc_start = (0.0, c.aerial().energy(0.0, &sol.states[0]));
         let mut series = Vec::new();
         for (k, (t, mode, x)) in sol.iter().enumerate() {
-            let e = if mode == Cylinder::AERIAL { c.aerial().energy(t, &x) } else { c.stance().energy(t, &x) };
+            let e = if mode == Cylinder::AERIAL { c.aerial().energy(t, x) } else { c.stance().energy(t, x) };
             if k > 0 && sol.times[k - 1] == t {
                 arc_start = (t, e); // the post-impact sample opens the next arc
             }

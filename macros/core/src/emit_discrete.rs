@@ -220,6 +220,7 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
             /// [`SimError::NewtonFailed`](::routh::runtime::SimError) or
             /// [`SimError::SingularStepJacobian`](::routh::runtime::SimError) when a step cannot be solved
             /// (h too large), [`SimError::InvalidParameter`](::routh::runtime::SimError) for bad parameters.
+            #[allow(clippy::too_many_arguments)]
             pub fn simulate_discrete(&self, q: [f64; #n], qdot: [f64; #n], z: f64, t0: f64, h: f64, steps: usize,
                 options: &::routh::runtime::DiscreteOptions)
                 -> ::core::result::Result<::routh::runtime::DiscreteTrajectory<#n>, ::routh::runtime::SimError>
