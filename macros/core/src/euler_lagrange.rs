@@ -112,11 +112,19 @@ pub fn derive(model: &mut Model) -> Equations {
 
     let momenta: Vec<Expr> = arena.gradient(l, &syms.qd);
 
-    // Column j of M is ∂p/∂q̇ⱼ (one shared pass per column); M is symmetric.
-    let mut mass = vec![vec![arena.zero(); n]; n];
+    // Column j of M is ∂p/∂q̇ⱼ (one shared pass per column); M is symmetric. Each entry in Horner
+    // form: a chain's Σₖ mₖ lᵢlⱼ(cos qᵢ cos qⱼ + sin qᵢ sin qⱼ) as lᵢlⱼ(…)(Σₖ mₖ), for its code and
+    // its rustdoc alike.
+    let mut upper = Vec::with_capacity(n * (n + 1) / 2);
     for (j, &v) in syms.qd.iter().enumerate() {
-        let column = arena.diff_many(&momenta[..=j], v);
-        for (i, m) in column.into_iter().enumerate() {
+        upper.extend(arena.diff_many(&momenta[..=j], v));
+    }
+    let upper = arena.horner_many(&upper);
+    let mut mass = vec![vec![arena.zero(); n]; n];
+    let mut entries = upper.into_iter();
+    for j in 0..n {
+        for i in 0..=j {
+            let m = entries.next().expect("one entry per (i, j), i ≤ j");
             mass[i][j] = m;
             mass[j][i] = m;
         }
