@@ -129,6 +129,8 @@ pub fn emit(
 /// uses read `<array>[k]`. The caller declares `let mut <array> = [0.0_f64; N]` with
 /// `N = statements.len()`. This lets a very long computation be cut into several functions that
 /// share one array — each function small enough for rustc, with no common subexpression lost.
+/// Every output that is not a symbol or a number is computed into a slot of its own, so the outputs
+/// are plain reads.
 pub fn emit_slots(
     arena: &Arena,
     outputs: &[Expr],
@@ -157,8 +159,11 @@ fn emit_with(
     for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
         arena.nodes[i].for_each_child(|c| uses[c.index()] += 1);
     }
+    // In a scratch array every computed output is a slot too (counted as used twice), so that the
+    // long computation is all in the statements and the caller only reads the slots.
+    let output_uses = if matches!(temps_style, Temps::Slots(_)) { 2 } else { 1 };
     for o in outputs {
-        uses[o.index()] += 1;
+        uses[o.index()] += output_uses;
     }
     // Sums that are a reachable sum plus one term: A = B + t. The edge A → B replaces A's edges to
     // B's terms (so B becomes a temporary, and those terms lose a use).
