@@ -393,6 +393,64 @@ mod tests {
     use super::*;
     use nalgebra::{Matrix2, Matrix3, Vector2, Vector3};
 
+    /// The textbook column-by-column LDLᵀ the blocked factorization replaced (one running sum per
+    /// entry, in the order k = 0, 1, …).
+    fn reference_ldlt<const N: usize>(m: SMatrix<f64, N, N>) -> (SMatrix<f64, N, N>, [f64; N]) {
+        let mut u = m;
+        let mut inv_d = [0.0; N];
+        for j in 0..N {
+            let mut d = u[(j, j)];
+            for k in 0..j {
+                let wkj = u[(k, j)];
+                let ukj = wkj * inv_d[k];
+                u[(k, j)] = ukj;
+                d -= wkj * ukj;
+            }
+            inv_d[j] = 1.0 / d;
+            for i in (j + 1)..N {
+                let mut s = u[(j, i)];
+                for k in 0..j {
+                    s -= u[(k, j)] * u[(k, i)];
+                }
+                u[(j, i)] = s;
+            }
+        }
+        (u, inv_d)
+    }
+
+    fn blocked_equals_reference<const N: usize>(seed: u64) {
+        let mut state = seed;
+        let mut next = move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        let a = SMatrix::<f64, N, N>::from_fn(|_, _| next());
+        let m = a * a.transpose() + SMatrix::<f64, N, N>::identity() * 0.1;
+        let (u, inv_d) = reference_ldlt(m);
+        let f = cholesky(&m).expect("positive definite");
+        assert_eq!(f.inv_d, inv_d, "n = {N}");
+        for j in 0..N {
+            for i in j..N {
+                assert_eq!(f.u[(j, i)].to_bits(), u[(j, i)].to_bits(), "n = {N}, entry ({j}, {i})");
+            }
+        }
+    }
+
+    /// The factorization that updates four columns at a time gives the textbook one's factors bit
+    /// for bit, for every remainder of n modulo 4.
+    #[test]
+    fn blocked_factorization_is_the_textbook_one_to_the_bit() {
+        blocked_equals_reference::<1>(1);
+        blocked_equals_reference::<2>(2);
+        blocked_equals_reference::<3>(3);
+        blocked_equals_reference::<4>(4);
+        blocked_equals_reference::<5>(5);
+        blocked_equals_reference::<7>(7);
+        blocked_equals_reference::<9>(9);
+        blocked_equals_reference::<13>(13);
+        blocked_equals_reference::<30>(30);
+    }
+
     #[test]
     fn spd_solve() {
         let m = Matrix3::new(4.0, 1.0, 0.5, 1.0, 3.0, 0.2, 0.5, 0.2, 2.0);
