@@ -1,4 +1,4 @@
-//! Plain integration: the [`Integrator`](crate::Integrator) driven to the end of a span, with
+//! Plain integration: the [`Integrator`] driven to the end of a span, with
 //! output, events and dense segments.
 //!
 //! The step loop and its controller live in [`crate::stepper`]; this driver stores the samples

@@ -10,9 +10,9 @@
 //! # Within a mode
 //!
 //! The mode's field is integrated with the Dormand–Prince stepper and step-size controller of
-//! [`crate::integrate()`] (same tolerances, [`Options`]). Every guard is a terminal event with
+//! [`crate::integrate()`] (same tolerances, [`Options`](crate::Options)). Every guard is a terminal event with
 //! [`crate::Direction::Falling`], located on the dense output to
-//! [`Options::event_tolerance`] (`~1e-12`) in `t`, with the double-crossing safeguard of
+//! [`Options::event_tolerance`](crate::Options::event_tolerance) (`~1e-12`) in `t`, with the double-crossing safeguard of
 //! [`crate::events`].
 //!
 //! **Guard-resolution step control.** The ODE error control only looks at the state: a guard
@@ -104,19 +104,19 @@
 //! state after the last impact, the result is carried through the completing mode over the rest
 //! of the tail to the estimated accumulation time, and the run continues from there (one
 //! [`ImpactRecord`] at the accumulation time, whose `pre` is the state after the last impact;
-//! output times inside the unresolved tail are skipped). [`ZenoOptions::complete`] turns this off.
+//! output times inside the unresolved tail are skipped). [`ZenoOptions::complete`](crate::zeno::ZenoOptions::complete) turns this off.
 //!
 //! # Output
 //!
-//! Samples follow [`Options::output`]: after every accepted step ([`crate::Output::Steps`],
+//! Samples follow [`Options::output`](crate::Options::output): after every accepted step ([`crate::Output::Steps`],
 //! starting with the initial state), or at the requested times, interpolated with the dense
 //! output of the mode active at that time ([`crate::Output::Times`],
 //! [`crate::Output::Interval`]). In every output mode the pre- and post-impact states of each
 //! impact are samples at the impact time (so plots show the jump; a requested time equal to an
 //! impact time is represented by these two samples), and [`HybridTrajectory::modes`] gives the
-//! mode of every sample. With [`Options::dense`] the dense output of every step is kept with its
+//! mode of every sample. With [`Options::dense`](crate::Options::dense) the dense output of every step is kept with its
 //! mode, and [`HybridTrajectory::at`] evaluates the run at any time. [`Stats`] are summed over all
-//! segments, and [`Options::max_steps`] bounds the step attempts of the whole simulation.
+//! segments, and [`Options::max_steps`](crate::Options::max_steps) bounds the step attempts of the whole simulation.
 //!
 //! # Example: a bouncing ball
 //!

@@ -4,7 +4,7 @@ use crate::error::SimError;
 use crate::options::{Options, Output};
 use crate::zeno::ZenoOptions;
 
-/// Options of [`simulate_hybrid()`], built with `Default` and builder-style setters.
+/// Options of [`simulate_hybrid()`](crate::hybrid::simulate_hybrid), built with `Default` and builder-style setters.
 ///
 /// ```
 /// use routh_runtime::{HybridOptions, Options, Output, ZenoOptions};
@@ -29,13 +29,13 @@ pub struct HybridOptions {
     /// Absolute tolerance on guard values `h` (in the guard's units), finite and `> 0`.
     /// Default `1e-10`. A guard is in contact when `h ≤ contact_tolerance +
     /// 4 · event_tolerance · |ḣ|`; below minus that value it is violated; a state that sinks
-    /// this far below its restart value is stuck (see the [module docs](self)).
+    /// this far below its restart value is stuck (see the [module docs](crate::hybrid)).
     pub contact_tolerance: f64,
     /// Maximum number of resets applied at one instant (simultaneous impacts), `≥ 1`.
     /// Default `16`.
     pub max_resets_per_instant: usize,
     /// Relative mismatch `η > 0` allowed by the guard-resolution step control (see the
-    /// [module docs](self)); `f64::INFINITY` disables it. Default `0.05`.
+    /// [module docs](crate::hybrid)); `f64::INFINITY` disables it. Default `0.05`.
     pub guard_resolution: f64,
 }
 

@@ -27,9 +27,9 @@ pub struct ImpactRecord<const D: usize> {
     pub pre: SVector<f64, D>,
     /// Post-impact state.
     pub post: SVector<f64, D>,
-    /// [`HybridSystem::mode_energy`] of `pre` in `mode_before`.
+    /// [`HybridSystem::mode_energy`](crate::hybrid::HybridSystem::mode_energy) of `pre` in `mode_before`.
     pub energy_before: f64,
-    /// [`HybridSystem::mode_energy`] of `post` in `mode_after`.
+    /// [`HybridSystem::mode_energy`](crate::hybrid::HybridSystem::mode_energy) of `post` in `mode_after`.
     pub energy_after: f64,
 }
 
@@ -54,7 +54,7 @@ pub enum HybridStop {
         /// Number of impacts recorded.
         impacts: usize,
     },
-    /// [`HybridOptions::max_impacts`] resets were applied and another impact occurred at `t`
+    /// [`HybridOptions::max_impacts`](crate::hybrid::HybridOptions::max_impacts) resets were applied and another impact occurred at `t`
     /// (not applied; its pre-impact state is the last sample).
     ImpactLimit {
         /// Time of the impact that was not applied.
@@ -66,7 +66,7 @@ pub enum HybridStop {
     /// tolerance) — e.g. a plastic impact under a force pressing into the surface: the contact
     /// persists and a pure impact model cannot continue. Also reported when, with `dh/dt = 0`
     /// after the reset, the flow pushes the state into the guard, or when an instant needs
-    /// more than [`HybridOptions::max_resets_per_instant`] resets. The last sample is the
+    /// more than [`HybridOptions::max_resets_per_instant`](crate::hybrid::HybridOptions::max_resets_per_instant) resets. The last sample is the
     /// post-reset state at `t`. (A geometric impact tail that ends this way, e.g. a ball with
     /// small restitution whose bounces drop below the resolution of the tolerances, is
     /// reported as [`HybridStop::Zeno`] instead, see [`crate::zeno`].)
@@ -90,7 +90,7 @@ pub enum HybridStop {
     },
 }
 
-/// Output of [`simulate_hybrid()`].
+/// Output of [`simulate_hybrid()`](crate::hybrid::simulate_hybrid).
 ///
 /// ```
 /// use routh_runtime::nalgebra::Vector1;

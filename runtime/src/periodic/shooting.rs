@@ -65,7 +65,7 @@ pub struct Anchor<'a, const D: usize> {
     pub gradient: &'a dyn Fn(&SVector<f64, D>) -> SVector<f64, D>,
 }
 
-/// The time-based multiple-shooting problem of a phase sequence (see the [module docs](self)); a
+/// The time-based multiple-shooting problem of a phase sequence (see the [module docs](crate::periodic)); a
 /// [`Problem`] for [`crate::continuation`], whose parameter is H̄.
 pub struct MultipleShooting<'a, S: ?Sized, const D: usize> {
     system: &'a S,
