@@ -34,7 +34,7 @@ use proc_macro2::TokenStream;
 
 /// Expands `#[derive(Mechanics)]` on `input` (the struct's tokens). Errors become `compile_error!`s
 /// with spans on the offending tokens, emitted together with the model's items (or, where the
-/// derivation did not get that far, stubs of them: see [`fallback`]) so that the user's calls of
+/// derivation did not get that far, stubs of them: see the `fallback` module) so that the user's calls of
 /// the model's API do not add errors of their own.
 pub fn expand(input: TokenStream) -> TokenStream {
     let input: syn::DeriveInput = match syn::parse2(input) {
@@ -55,9 +55,9 @@ pub fn expand(input: TokenStream) -> TokenStream {
 
 /// Expands, returning the errors instead of `compile_error!` tokens.
 ///
-/// One pipeline for every model: parse and lower into a [`model::System`], derive each model's
+/// One pipeline for every model: parse and lower into a `model::System`, derive each model's
 /// equations, impacts, symmetries and reductions, emit. Every phase reports into one
-/// [`diagnostics::Ctxt`] and goes on where it can, so independent mistakes are reported
+/// `diagnostics::Ctxt` and goes on where it can, so independent mistakes are reported
 /// together.
 pub fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
     let input: syn::DeriveInput = syn::parse2(input)?;
