@@ -95,7 +95,7 @@ fn tight() -> Options {
 fn damped_oscillator_matches_its_closed_form_and_the_energy_law() {
     let p = DampedOscillator { m: 2.0, k: 8.0, gamma: 0.3 };
     assert_eq!(DampedOscillator::STATE_DIM, 3);
-    assert!(DampedOscillator::ACTION_DECOUPLED, "L = T − V − γz: z decouples");
+    const { assert!(DampedOscillator::ACTION_DECOUPLED, "L = T − V − γz: z decouples") };
     let (x0, v0, z0) = (1.0, 0.5, 0.25);
     let sol = p.simulate(p.state([x0], [v0], z0), 0.0..6.0, &tight()).unwrap();
     // ẍ + γẋ + (k/m)x = 0: underdamped with ω_d = √(k/m − γ²/4).
@@ -155,7 +155,7 @@ fn action_metric_by_hand(p: &ActionMetric, t: f64, s: &Vector3<f64>) -> Vector3<
 #[test]
 fn general_z_dependence_matches_a_hand_derivation() {
     let p = ActionMetric { c: 0.4, a: 0.3 };
-    assert!(!ActionMetric::ACTION_DECOUPLED);
+    const { assert!(!ActionMetric::ACTION_DECOUPLED) };
     let mut rng = common::Rng::new(7);
     for _ in 0..20 {
         let x: Vector3<f64> = rng.vector(-1.5, 1.5);
@@ -179,7 +179,7 @@ fn energy_law_holds_with_state_dependent_rate_and_forces() {
     // G1 in general: d/dt E = ∂L/∂z · E + Q·q̇ − ∂L/∂t, integrated along the motion, against the
     // energy the solver reaches.
     let p = SpringPendulum { m: 1.0, g: 9.81, k: 40.0, l: 1.0, gamma: 0.2, kappa: 0.5, b: 0.1 };
-    assert!(!SpringPendulum::ACTION_DECOUPLED, "∂L/∂s = −γ − κθ: s couples");
+    const { assert!(!SpringPendulum::ACTION_DECOUPLED, "∂L/∂s = −γ − κθ: s couples") };
     let x0 = p.state([0.8, 1.1], [0.0, 0.3], 0.0);
     let sol = p.simulate(x0, 0.0..4.0, &tight().output(Output::Interval(1e-3))).unwrap();
     let mut predicted = p.energy(0.0, &sol.states[0]);
@@ -406,15 +406,15 @@ fn cylinder_stance_energy_and_multipliers_match_the_digest() {
     let mu = stance.constraint_forces(td.t, &td.post).unwrap();
     assert!((mu[0] - 0.8247466).abs() < 1e-6 && (mu[1] - 7.9054716).abs() < 1e-6, "μ(t₁⁺) = {mu}");
     let (t, _, x) = sol.last().unwrap();
-    let e = stance.energy(t, &x);
+    let e = stance.energy(t, x);
     assert!((e + 10.3010591863).abs() < 1e-8, "E_L(t₁ + 0.5) = {e}");
     assert!((e - td.energy_after * (c.beta * (t - td.t)).exp()).abs() < 1e-9, "G1 on the stance arc");
-    let mu = stance.constraint_forces(t, &x).unwrap();
+    let mu = stance.constraint_forces(t, x).unwrap();
     assert!((mu[0] - 1.1682).abs() < 1e-4 && (mu[1] - 12.7222).abs() < 1e-4, "μ(t₁ + 0.5) = {mu}");
-    assert!(stance.velocity_residuals(t, &x).amax() < 1e-10, "rolling residuals");
+    assert!(stance.velocity_residuals(t, x).amax() < 1e-10, "rolling residuals");
     // G5: the multipliers do not depend on the coefficient of z (same (q, q̇), β = 0).
     let c0 = cylinder(0.0);
-    let mu0 = c0.stance().constraint_forces(t, &x).unwrap();
+    let mu0 = c0.stance().constraint_forces(t, x).unwrap();
     assert!((mu0 - mu).amax() < 1e-12, "μ(β = 0) = {mu0} against {mu}");
     // The closed form of the digest (§3.1, derived; the printed μ's are erratum E9).
     let (s, co) = x[2].sin_cos();
@@ -468,7 +468,7 @@ fn cylinder_stance_agrees_with_the_coordinates_that_solve_the_constraints() {
             assert!((a - b).abs() < 1e-8 * b.abs().max(1.0), "β = {beta}, component {k}: {a} against {b}");
         }
         // The energies agree too (E_L of the constrained model on the manifold is E_L of L_N).
-        assert!((c.stance().energy(t, &full) - rc.energy(t, &red)).abs() < 1e-8);
+        assert!((c.stance().energy(t, full) - rc.energy(t, red)).abs() < 1e-8);
     }
 }
 
@@ -580,12 +580,12 @@ fn sphere_enters_the_rough_plane_at_the_corrected_time_and_rolls_straight() {
     // S5: on the rough side λ ≡ 0 (uniform contact damping adds no constraint force) and every
     // velocity decays as e^{−β(t − t̄)}.
     let (t, _, x) = sol.last().unwrap();
-    let lam = rough.constraint_forces(t, &x).unwrap();
+    let lam = rough.constraint_forces(t, x).unwrap();
     assert!(lam.amax() < 1e-10, "λ = {lam}");
     assert!((x[0] - 12.0 / 7.0 * (1.0 - (-1.5f64).exp())).abs() < 1e-8, "x(t̄ + 3) = {}", x[0]);
     assert!((x[0] - 1.3317768683).abs() < 1e-8);
-    assert!((omega(&x)[2] - 0.3346952402).abs() < 1e-8, "ω_z(t̄ + 3) = {}", omega(&x)[2]);
-    let e = rough.energy(t, &x);
+    assert!((omega(x)[2] - 0.3346952402).abs() < 1e-8, "ω_z(t̄ + 3) = {}", omega(x)[2]);
+    let e = rough.energy(t, x);
     assert!((e - 1.5466071429 * (-s.beta * (t - enter.t)).exp()).abs() < 1e-9, "E_L(t̄ + 3) = {e}");
     // S6: the path is two straight segments: ẏ/ẋ constant on each side (G7, dissipated momenta
     // keep their ratios).
@@ -663,7 +663,7 @@ fn a_chart_change_carries_the_action_between_modes_of_different_dimension() {
     let decay = (-p.gamma * (t - rel.t)).exp();
     assert!((x[2] - rel.post[2] * decay).abs() < 1e-9);
     assert!((x[3] - ((rel.post[3] + p.g / p.gamma) * decay - p.g / p.gamma)).abs() < 1e-9);
-    assert!((p.flight().energy(t, &x) - rel.energy_after * decay).abs() < 1e-9);
+    assert!((p.flight().energy(t, x) - rel.energy_after * decay).abs() < 1e-9);
 }
 
 /// The damped ball with its floor written once as a unilateral constraint: bounces, settles by
@@ -694,7 +694,7 @@ fn a_contact_ball_settles_and_its_action_decays_at_rest() {
     // z(t) = z_s e^{−γ(t − t_s)}, so E_L = γz decays at the same rate (G1).
     let (t, _, x) = sol.last().unwrap();
     assert!(x[0].abs() < 1e-10 && x[1].abs() < 1e-10);
-    let lam = b.floor().constraint_forces(t, &x).unwrap()[0];
+    let lam = b.floor().constraint_forces(t, x).unwrap()[0];
     assert!((lam - b.m * b.g).abs() < 1e-9, "λ = {lam}");
     let zs = settle.post[2];
     assert!((x[2] - zs * (-b.gamma * (t - settle.t)).exp()).abs() < 1e-9 * zs.abs().max(1.0), "z({t}) = {}", x[2]);
@@ -856,10 +856,10 @@ fn holonomic_and_affine_constraints_work_with_contact_lagrangians() {
     let ((_, xa), (_, xb)) = (a.last().unwrap(), b.last().unwrap());
     assert!((xa[0].atan2(-xa[1]) - xb[0]).abs() < 1e-8, "θ: {} against {}", xa[0].atan2(-xa[1]), xb[0]);
     assert!((xa[4] - xb[2]).abs() < 1e-8, "z: {} against {}", xa[4], xb[2]);
-    assert!(cart.position_residuals(4.0, &xa).amax() < 1e-10);
+    assert!(cart.position_residuals(4.0, xa).amax() < 1e-10);
     // G5: the rod's tension does not depend on γ at a given (q, q̇).
     let undamped = CartesianContactPendulum { gamma: 0.0, ..cart };
-    let (la, lb) = (cart.constraint_forces(4.0, &xa).unwrap(), undamped.constraint_forces(4.0, &xa).unwrap());
+    let (la, lb) = (cart.constraint_forces(4.0, xa).unwrap(), undamped.constraint_forces(4.0, xa).unwrap());
     assert!((la - lb).amax() < 1e-12, "λ = {la} against {lb} at γ = 0");
 
     // Affine: dE/dt = ∂L/∂z · E + Q·q̇ − λ·b, checked by quadrature along the motion.

@@ -120,15 +120,9 @@ pub fn derive(model: &mut Model) -> Equations {
         upper.extend(arena.diff_many(&momenta[..=j], v));
     }
     let upper = arena.horner_many(&upper);
-    let mut mass = vec![vec![arena.zero(); n]; n];
-    let mut entries = upper.into_iter();
-    for j in 0..n {
-        for i in 0..=j {
-            let m = entries.next().expect("one entry per (i, j), i ≤ j");
-            mass[i][j] = m;
-            mass[j][i] = m;
-        }
-    }
+    // Column j holds rows 0..=j, from offset j(j + 1)/2.
+    let mass: Vec<Vec<Expr>> =
+        (0..n).map(|i| (0..n).map(|j| upper[i.max(j) * (i.max(j) + 1) / 2 + i.min(j)]).collect()).collect();
 
     let dl_dz = syms.z.map(|z| arena.diff(l, z));
     let forcing = match dl_dz {

@@ -84,7 +84,8 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             reductions: raw.reductions.clone(),
             discrete: raw.discrete.clone(),
         };
-        let model = lower_model(cx, name, None, &parameters, action.as_ref(), &inputs, &raw, &[])?;
+        let declared = Declared { parameters: &parameters, action: action.as_ref(), inputs: &inputs };
+        let model = lower_model(cx, name, None, declared, &raw, &[])?;
         // A mistake anywhere (a non-`f64` field, a stray transition) leaves nothing to derive.
         return (!cx.has_errors()).then(|| System { name: name.clone(), vis: input.vis.clone(), modes: vec![model] });
     }
@@ -175,7 +176,8 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 (*decl, target)
             })
             .collect();
-        if let Some(model) = lower_model(cx, name, Some((k, m.name.clone())), &parameters, action.as_ref(), &[], raw_k, &outgoing) {
+        let declared = Declared { parameters: &parameters, action: action.as_ref(), inputs: &[] };
+        if let Some(model) = lower_model(cx, name, Some((k, m.name.clone())), declared, raw_k, &outgoing) {
             modes.push(model);
         }
     }
@@ -207,18 +209,26 @@ fn action(raw: &RawModel, cx: &mut Ctxt) -> Option<Ident> {
     found
 }
 
+/// The names a model declares besides its coordinates: the struct's fields (parameters), the action
+/// variable and the inputs.
+#[derive(Clone, Copy)]
+struct Declared<'a> {
+    parameters: &'a [Ident],
+    action: Option<&'a Ident>,
+    inputs: &'a [Ident],
+}
+
 /// Validates and lowers one (merged) model description. `transitions` are the transitions
 /// leaving this mode, with their targets. `None` if this model has mistakes (reported in `cx`).
 fn lower_model(
     cx: &mut Ctxt,
     name: &Ident,
     mode: Option<(usize, Ident)>,
-    parameters: &[Ident],
-    action: Option<&Ident>,
-    inputs: &[Ident],
+    declared: Declared<'_>,
     raw: &RawModel,
     transitions: &[(&ImpactDecl, Target)],
 ) -> Option<Model> {
+    let Declared { parameters, action, inputs } = declared;
     let errors_before = cx.count();
     check_names(raw, parameters, cx);
     // An action named like another name is reported once, and then not in scope (so the other
