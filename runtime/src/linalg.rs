@@ -73,8 +73,10 @@ pub fn solve_mass_columns<const N: usize, const C: usize>(
     m: SMatrix<f64, N, N>,
     b: SMatrix<f64, N, C>,
 ) -> Result<SMatrix<f64, N, C>, SingularMatrix> {
-    let x = match cholesky_solve(&m, b) {
-        Some(x) => x,
+    // One copy of M to factor in place (M itself stays for LU, which takes any square matrix).
+    let mut u = m;
+    let x = match factor_in_place(&mut u) {
+        Some(inv_d) => solve_factored(&u, &inv_d, b),
         None => lu_solve(m, b).ok_or(SingularMatrix)?,
     };
     if x.iter().all(|v| v.is_finite()) {
@@ -98,9 +100,8 @@ struct Cholesky<const N: usize> {
 /// Works on the upper triangle so that every inner loop runs down a column, which is
 /// contiguous in nalgebra's column-major storage.
 #[inline]
-fn cholesky<const N: usize>(m: &SMatrix<f64, N, N>) -> Option<Cholesky<N>> {
+fn factor_in_place<const N: usize>(u: &mut SMatrix<f64, N, N>) -> Option<[f64; N]> {
     let tol = PIVOT_TOL * N as f64 * f64::EPSILON;
-    let mut u = *m;
     let mut inv_d = [0.0f64; N];
     // With w_kj = d_k u_kj (what row k leaves in column j above the diagonal):
     //   d_j = m_jj − Σ_{k<j} w_kj u_kj,   w_ji = m_ji − Σ_{k<j} u_kj w_ki   (i > j).
@@ -112,8 +113,8 @@ fn cholesky<const N: usize>(m: &SMatrix<f64, N, N>) -> Option<Cholesky<N>> {
             u[(k, j)] = ukj;
             d -= wkj * ukj;
         }
-        // `!(…)` also rejects NaN.
-        if !(d > tol * m[(j, j)].abs()) || !d.is_finite() {
+        // `!(…)` also rejects NaN. (The diagonal is never written: it is still M's.)
+        if !(d > tol * u[(j, j)].abs()) || !d.is_finite() {
             return None;
         }
         inv_d[j] = 1.0 / d;
@@ -146,13 +147,25 @@ fn cholesky<const N: usize>(m: &SMatrix<f64, N, N>) -> Option<Cholesky<N>> {
             ci[j] = s;
         }
     }
-    Some(Cholesky { u, inv_d })
+    Some(inv_d)
 }
+
 
 impl<const N: usize> Cholesky<N> {
     #[inline]
-    fn solve<const C: usize>(&self, mut b: SMatrix<f64, N, C>) -> SMatrix<f64, N, C> {
-        let (u, inv_d) = (&self.u, &self.inv_d);
+    fn solve<const C: usize>(&self, b: SMatrix<f64, N, C>) -> SMatrix<f64, N, C> {
+        solve_factored(&self.u, &self.inv_d, b)
+    }
+}
+
+/// `M X = B` from the factors `M = Uᵀ D U` ([`factor_in_place`]).
+#[inline]
+fn solve_factored<const N: usize, const C: usize>(
+    u: &SMatrix<f64, N, N>,
+    inv_d: &[f64; N],
+    mut b: SMatrix<f64, N, C>,
+) -> SMatrix<f64, N, C> {
+    {
         for c in 0..C {
             // Uᵀ z = b (unit diagonal; dot products down column i of U).
             for i in 0..N {
@@ -177,13 +190,6 @@ impl<const N: usize> Cholesky<N> {
     }
 }
 
-#[inline]
-fn cholesky_solve<const N: usize, const C: usize>(
-    m: &SMatrix<f64, N, N>,
-    b: SMatrix<f64, N, C>,
-) -> Option<SMatrix<f64, N, C>> {
-    cholesky(m).map(|f| f.solve(b))
-}
 
 /// Solve `A X = B` for a general square `A` (not necessarily symmetric or definite) by LU with
 /// partial pivoting — e.g. the saddle-point (KKT) systems of impact laws,
@@ -345,8 +351,9 @@ impl<const N: usize> MassFactor<N> {
     /// [`SingularMatrix`] if `M` is (numerically) singular or not finite.
     #[inline]
     pub fn new(m: SMatrix<f64, N, N>) -> Result<Self, SingularMatrix> {
-        match cholesky(&m) {
-            Some(c) => Ok(MassFactor(Factor::Cholesky(c))),
+        let mut u = m;
+        match factor_in_place(&mut u) {
+            Some(inv_d) => Ok(MassFactor(Factor::Cholesky(Cholesky { u, inv_d }))),
             None => lu(m).map(|l| MassFactor(Factor::Lu(l))).ok_or(SingularMatrix),
         }
     }
@@ -427,11 +434,12 @@ mod tests {
         let a = SMatrix::<f64, N, N>::from_fn(|_, _| next());
         let m = a * a.transpose() + SMatrix::<f64, N, N>::identity() * 0.1;
         let (u, inv_d) = reference_ldlt(m);
-        let f = cholesky(&m).expect("positive definite");
-        assert_eq!(f.inv_d, inv_d, "n = {N}");
+        let mut f = m;
+        let f_inv_d = factor_in_place(&mut f).expect("positive definite");
+        assert_eq!(f_inv_d, inv_d, "n = {N}");
         for j in 0..N {
             for i in j..N {
-                assert_eq!(f.u[(j, i)].to_bits(), u[(j, i)].to_bits(), "n = {N}, entry ({j}, {i})");
+                assert_eq!(f[(j, i)].to_bits(), u[(j, i)].to_bits(), "n = {N}, entry ({j}, {i})");
             }
         }
     }
