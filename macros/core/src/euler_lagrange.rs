@@ -262,8 +262,9 @@ fn forcing_through_velocities(arena: &mut Arena, syms: &mut Layout, l: Expr, for
     seeds.extend(w.iter().copied().zip(conv));
     let explicit = arena.gradient(lt, &syms.qd);
     let pi = arena.gradient(lt, &w);
-    let rates = arena.directional_many(&[explicit, pi.clone()].concat(), &seeds);
+    let rates = arena.directional_many(&[&explicit[..], &pi[..]].concat(), &seeds);
     let (explicit_rate, pi_rate) = rates.split_at(n);
+    let released: Vec<(Expr, Expr)> = held.iter().map(|&(v, s)| (s, v)).collect();
     let forcing = (0..n)
         .map(|i| {
             let dl_dq = arena.diff(lt, syms.q[i]);
@@ -274,7 +275,7 @@ fn forcing_through_velocities(arena: &mut Arena, syms: &mut Layout, l: Expr, for
             let lhs = arena.add(&[explicit_rate[i], inertial, gyroscopic]);
             let rest = arena.sub(dl_dq, lhs);
             let f = arena.add2(rest, force[i]);
-            arena.subs(f, &held.iter().map(|&(v, s)| (s, v)).collect::<Vec<_>>())
+            arena.subs(f, &released)
         })
         .collect::<Vec<_>>();
     // For evaluation: shared factors out of the sums (Σₖ Jₖᵢ π̇ₖ groups by the factors of Jₖᵢ).
