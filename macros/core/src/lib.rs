@@ -5,30 +5,19 @@
 //! Expansion is deterministic (identical input, byte-identical output) and does no I/O.
 #![forbid(unsafe_code)]
 
-mod codegen;
-mod constraints;
+// Ground level, below every stage: errors, generated names, symbols, the model, notation.
 mod diagnostics;
-mod discrete;
-mod emit;
-mod emit_constraint;
-mod emit_discrete;
-mod emit_hybrid;
-mod emit_impact;
-mod emit_routh;
-mod emit_symmetry;
-mod emit_system;
-mod euler_lagrange;
-mod fallback;
-pub mod fixtures;
-mod impact;
 mod layout;
-mod lower;
 mod model;
 mod names;
 mod notation;
+// The stages, in order.
+mod derive;
+mod emit;
+mod lower;
 mod parse;
-mod routh;
-mod symmetry;
+
+pub mod fixtures;
 
 use proc_macro2::TokenStream;
 
@@ -47,7 +36,7 @@ pub fn expand(input: TokenStream) -> TokenStream {
         Ok(()) => tokens.unwrap_or_default(),
         Err(e) => {
             let mut out = e.to_compile_error();
-            out.extend(tokens.unwrap_or_else(|| fallback::stubs(&input)));
+            out.extend(tokens.unwrap_or_else(|| emit::fallback::stubs(&input)));
             out
         }
     }
@@ -69,43 +58,18 @@ pub fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
 }
 
 /// Derivation and emission of a lowered system — one pipeline for every model: each mode is
-/// derived and emitted (its equations, impacts, symmetries, reductions), then the system-level
-/// items (`simulate`, `HybridSystem`). Mistakes found on the way go to `cx`.
+/// derived ([`derive::mode`]) then emitted with its reductions ([`emit::mode`]), then the
+/// system-level items (`simulate`, `HybridSystem`). Mistakes found on the way go to `cx`.
 fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> TokenStream {
-    let dims: Vec<usize> = system.modes.iter().map(model::Model::dof).collect();
+    let hybrid = system.hybrid;
+    let derived: Vec<derive::Derived> = system.modes.iter_mut().map(|model| derive::mode(model, hybrid, cx)).collect();
+    let dofs = system.mode_dofs();
     let mut tokens = TokenStream::new();
-    // Models that implement `HybridSystem` also get ∇E and ∇²E (periodic-orbit continuation).
-    let hybrid = !system.is_single() || system.modes.iter().any(|m| !m.impacts.is_empty());
-    for model in &mut system.modes {
-        // Periodic orbits of hybrid systems integrate the variational equations: the field Jacobian.
-        model.field_jacobian |= hybrid;
-        let equations = euler_lagrange::derive(model);
-        let energy = hybrid.then(|| euler_lagrange::energy_derivatives(model, &equations));
-        cx.ok(euler_lagrange::check_regular(model, &equations));
-        let constrained = constraints::derive(model, &equations);
-        if let Some(ce) = &constrained {
-            cx.ok(constraints::check_rank(model, ce));
-        }
-        let impacts = impact::derive(model, &equations);
-        let symmetries = cx.ok(symmetry::derive(model, &equations, &impacts)).unwrap_or_default();
-        let discrete = cx.ok(discrete::derive(model)).flatten();
-        tokens.extend(emit::emit(model, &equations, &impacts, &symmetries, constrained.as_ref(), discrete.as_ref(), &dims));
-        if let Some(energy) = &energy {
-            tokens.extend(emit::energy_derivatives(model, energy));
-        }
-        // In a model with `discrete(...)`, `reduce(routh(...))` reduces the discrete system
-        // (forces allowed: the forced discrete reduction), see `discrete`.
-        let continuous_reductions = if model.discretization.is_some() { &[][..] } else { &model.reductions[..] };
-        for reduction in continuous_reductions {
-            let Some(mut reduced) = cx.ok(routh::reduce(model, &equations, reduction)) else { continue };
-            let eq_r = euler_lagrange::derive(&mut reduced.model);
-            let mut api = emit::emit(&reduced.model, &eq_r, &[], &[], None, None, &[reduced.model.dof()]);
-            api.extend(emit_system::standalone(&reduced.model));
-            tokens.extend(emit_routh::emit(model, &reduced, api, &system.vis));
-        }
+    for (model, derived) in system.modes.iter().zip(&derived) {
+        tokens.extend(emit::mode(model, derived, &dofs, &system.vis));
     }
-    tokens.extend(emit_system::items(&system));
-    codegen::lazy_codegen(tokens)
+    tokens.extend(emit::system::items(&system));
+    emit::codegen::lazy_codegen(tokens)
 }
 
 /// Operation counts of the generated M-and-f code of a model (for benchmarks and reports).
@@ -117,8 +81,8 @@ pub fn dynamics_ops(input: TokenStream) -> syn::Result<symbolic::OpCount> {
     let Some(mut model) = system.filter(model::System::is_single).and_then(|s| s.modes.into_iter().next()) else {
         return Err(syn::Error::new(input.ident.span(), "operation counts are reported for single-mode models"));
     };
-    let equations = euler_lagrange::derive(&mut model);
-    Ok(emit::dynamics_ops(&model, &equations))
+    let equations = derive::euler_lagrange::derive(&mut model);
+    Ok(emit::model::dynamics_ops(&model, &equations))
 }
 
 #[cfg(test)]

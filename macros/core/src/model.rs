@@ -52,15 +52,6 @@ pub struct Impact {
     pub target: Option<usize>,
 }
 
-/// A transition's target: mode index and name, and its coordinates.
-pub struct Target {
-    pub mode: usize,
-    pub name: Ident,
-    pub coordinates: Vec<Ident>,
-    /// The target mode's constraints as written (a `project` law projects onto them).
-    pub constraints: Vec<crate::parse::ConstraintDecl>,
-}
-
 /// The derive input: its modes joined by transitions. A model without `mode(...)` items is a
 /// system with one mode (whose [`Model::mode`] is `None`: the struct itself carries its API).
 pub struct System {
@@ -69,9 +60,27 @@ pub struct System {
     /// The struct's visibility (of the generated types: mode views, reduced systems).
     pub vis: syn::Visibility,
     pub modes: Vec<Model>,
+    /// Whether the system has modes or impacts (see [`System::new`]).
+    pub hybrid: bool,
 }
 
 impl System {
+    /// The system of these modes. A hybrid system (modes, or impacts) implements `HybridSystem`,
+    /// whose periodic orbits integrate the variational equations: every mode of it gets the field
+    /// Jacobian (decided here, once, from the input).
+    pub fn new(name: Ident, vis: syn::Visibility, mut modes: Vec<Model>) -> System {
+        let hybrid = !matches!(modes.as_slice(), [m] if m.mode.is_none()) || modes.iter().any(|m| !m.impacts.is_empty());
+        for m in &mut modes {
+            m.field_jacobian |= hybrid;
+        }
+        System { name, vis, modes, hybrid }
+    }
+
+    /// The number of coordinates of each mode.
+    pub fn mode_dofs(&self) -> Vec<usize> {
+        self.modes.iter().map(Model::dof).collect()
+    }
+
     /// Whether this is a model without modes.
     pub fn is_single(&self) -> bool {
         matches!(self.modes.as_slice(), [m] if m.mode.is_none())

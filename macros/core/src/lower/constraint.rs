@@ -11,7 +11,7 @@
 use symbolic::Expr;
 
 use super::expr::Lowerer;
-use super::impact::check_linear_oneform;
+use super::oneform::check_linear_oneform;
 use crate::model::Constraint;
 use crate::parse::ConstraintDecl;
 

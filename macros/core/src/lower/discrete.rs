@@ -1,5 +1,5 @@
 //! Lowering of `discrete(rule = ...)`: which quadrature turns the model's L and forces into a
-//! discrete Lagrangian and discrete forces (see [`crate::discrete`]).
+//! discrete Lagrangian and discrete forces (see [`crate::derive::discrete`]).
 
 use symbolic::Rational;
 use syn::spanned::Spanned;

@@ -5,9 +5,19 @@ use symbolic::Expr;
 use syn::Ident;
 
 use super::expr::Lowerer;
+use super::oneform::check_linear_oneform;
 use crate::diagnostics::unknown;
-use crate::model::{Impact, Law, Target, Trigger};
-use crate::parse::{ImpactDecl, LawDecl};
+use crate::model::{Impact, Law, Trigger};
+use crate::parse::{ConstraintDecl, ImpactDecl, LawDecl};
+
+/// A transition's target: mode index and name, and its coordinates.
+pub(super) struct Target {
+    pub(super) mode: usize,
+    pub(super) name: Ident,
+    pub(super) coordinates: Vec<Ident>,
+    /// The target mode's constraints as written (a `project` law projects onto them).
+    pub(super) constraints: Vec<ConstraintDecl>,
+}
 
 /// Validates and lowers one `impact(...)`.
 #[allow(clippy::too_many_arguments)]
@@ -214,33 +224,6 @@ fn map_target(lhs: &syn::Expr, coordinates: &[String]) -> syn::Result<usize> {
         let known = format!("Coordinates: {}", coordinates.join(", "));
         unknown(ident.span(), format_args!("the reset names unknown coordinate `{name}`"), &name, coordinates, known)
     })
-}
-
-/// A one-form must be linear in the differentials, with no part free of them.
-pub(super) fn check_linear_oneform(lower: &mut Lowerer<'_>, w: Expr, dq: &[Expr], dt: Expr, src: &syn::Expr) -> syn::Result<()> {
-    let mut rebuilt = Vec::new();
-    let mut all: Vec<Expr> = dq.to_vec();
-    all.push(dt);
-    for &d in &all {
-        let c = lower.arena.diff(w, d);
-        if all.iter().any(|&d2| lower.arena.depends_on(c, d2)) {
-            return Err(syn::Error::new_spanned(src, "a one-form must be linear in the differentials `dq` and `dt`"));
-        }
-        let term = lower.arena.mul2(c, d);
-        rebuilt.push(term);
-    }
-    let sum = lower.arena.add(&rebuilt);
-    let rest = lower.arena.sub(w, sum);
-    if !lower.arena.zero_test(rest).is_zero() {
-        return Err(syn::Error::new_spanned(
-            src,
-            "a one-form is a combination of differentials such as `dx - r * dphi`; this has a part without any `d<coordinate>` or `dt`",
-        ));
-    }
-    if rebuilt.iter().all(|&t| lower.arena.zero_test(t).is_zero()) {
-        return Err(syn::Error::new_spanned(src, "this one-form is zero"));
-    }
-    Ok(())
 }
 
 /// Lowers `reset(q = ..., dot(q) = ...)`: every coordinate and velocity of the target mode, with

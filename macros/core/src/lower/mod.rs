@@ -13,6 +13,7 @@ mod constraint;
 mod discrete;
 pub mod expr;
 mod impact;
+mod oneform;
 mod symmetry;
 mod system;
 mod unilateral;

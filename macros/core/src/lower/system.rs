@@ -10,12 +10,12 @@ use syn::{Data, DeriveInput, Fields, Ident, Type};
 
 use super::expr::Lowerer;
 use super::constraint::lower_constraint;
-use super::impact::lower_impact;
+use super::impact::{Target, lower_impact};
 use super::symmetry::{lower_reduction, lower_symmetry};
 use super::unilateral;
 use crate::diagnostics::{Ctxt, unknown};
 use crate::layout::{Layout, Role};
-use crate::model::{Model, System, Target};
+use crate::model::{Model, System};
 use crate::parse::{ImpactDecl, RawModel, parse_attributes};
 
 /// Validates the derive input and lowers every expression: one model, or one per mode. `None`
@@ -87,7 +87,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
         let declared = Declared { parameters: &parameters, action: action.as_ref(), inputs: &inputs };
         let model = lower_model(cx, name, None, declared, &raw, &[])?;
         // A mistake anywhere (a non-`f64` field, a stray transition) leaves nothing to derive.
-        return (!cx.has_errors()).then(|| System { name: name.clone(), vis: input.vis.clone(), modes: vec![model] });
+        return (!cx.has_errors()).then(|| System::new(name.clone(), input.vis.clone(), vec![model]));
     }
     if let Some(i) = impacts.first() {
         cx.error(i.keyword.span(), "in a model with modes, declare each `impact(...)` inside its `mode(...)`");
@@ -184,7 +184,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     if cx.has_errors() {
         return None;
     }
-    Some(System { name: name.clone(), vis: input.vis.clone(), modes })
+    Some(System::new(name.clone(), input.vis.clone(), modes))
 }
 
 /// The declared action variable: at most one `action(z)` item naming one variable.

@@ -1,12 +1,12 @@
-//! Emission of momentum maps and their balance laws (see [`crate::symmetry`]).
+//! Emission of momentum maps and their balance laws (see [`crate::derive::symmetry`]).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::codegen::body_into;
+use crate::emit::codegen::body_into;
 use crate::notation::{doc_block, formula};
 use crate::model::Model;
-use crate::symmetry::SymmetryEquations;
+use crate::derive::symmetry::SymmetryEquations;
 
 /// Methods `<name>_momentum` and `<name>_momentum_rate` for every symmetry, and `SYMMETRIES`.
 pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<TokenStream>) -> TokenStream {

@@ -8,15 +8,15 @@
 //!   `accelerations`, `lagrangian`, `energy`, `momenta`, `power`, `jacobian`, `simulate`,
 //!   `simulate_with_events`, each documented with its derived formula;
 //! - `impl routh::runtime::VectorField<2n>` (x' = (q̇, M⁻¹f)) and, with impacts,
-//!   `impl routh::runtime::HybridSystem<2n>` ([`crate::emit_impact`]).
+//!   `impl routh::runtime::HybridSystem<2n>` ([`crate::emit::impact`]).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
-use crate::codegen::{Owner, allow_generated, body_into, square_matrix, state_arguments, symbol_tokens, symmetric_matrix};
-use crate::euler_lagrange::Equations;
-use crate::impact::ImpactEquations;
+use crate::emit::codegen::{Owner, allow_generated, body_into, square_matrix, state_arguments, symbol_tokens, symmetric_matrix};
+use crate::derive::euler_lagrange::Equations;
+use crate::derive::Derived;
 use crate::model::Model;
 use crate::notation::{display_name, doc_block, formula, formula_lines};
 
@@ -40,15 +40,9 @@ fn dynamics_outputs(eq: &Equations) -> Vec<Expr> {
 }
 
 /// The whole expansion for one model.
-pub fn emit(
-    model: &Model,
-    eq: &Equations,
-    impacts: &[ImpactEquations],
-    symmetries: &[crate::symmetry::SymmetryEquations],
-    constraints: Option<&crate::constraints::ConstraintEquations>,
-    discrete: Option<&crate::discrete::DiscreteEquations>,
-    dims: &[usize],
-) -> TokenStream {
+/// `dofs[k]` is the number of coordinates of mode k of the system (a transition's target state).
+pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
+    let Derived { equations: eq, impacts, symmetries, constraints, discrete, .. } = derived;
     let n = model.dof();
     let d = model.layout.state_dim();
     let owner = Owner::of(model);
@@ -94,10 +88,10 @@ pub fn emit(
     let jac_fn = format_ident!("__routh_residual_jacobian");
     let allow = allow_generated();
     // Accelerations and the field Jacobian: of the unconstrained system (M q̈ = f), or of the
-    // constrained one (the saddle-point system of `emit_constraint`).
+    // constrained one (the saddle-point system of `emit::constraint`).
     let (acc_method, jac_method, constraint_items, constraint_impl) = match constraints {
         Some(ce) => {
-            let items = crate::emit_constraint::emit(model, ce, &mut parts, &dyn_fn);
+            let items = crate::emit::constraint::emit(model, ce, &mut parts, &dyn_fn);
             (items.accelerations, items.jacobian, items.methods, items.trait_impl)
         }
         None if !model.field_jacobian => {
@@ -164,15 +158,15 @@ pub fn emit(
         }
     };
 
-    let symmetry_items = crate::emit_symmetry::methods(model, symmetries, &mut parts);
+    let symmetry_items = crate::emit::symmetry::methods(model, symmetries, &mut parts);
     let (discrete_items, discrete_impl) = match discrete {
-        Some(de) => crate::emit_discrete::emit(model, de, &mut parts),
+        Some(de) => crate::emit::discrete::emit(model, de, &mut parts),
         None => (TokenStream::new(), TokenStream::new()),
     };
 
     // Guards and resets of the impacts (how the model simulates as a whole is emitted per system,
-    // see `emit_system`).
-    let simulate_items = crate::emit_impact::methods(model, eq, impacts, dims, &mut parts);
+    // see `emit::system`).
+    let simulate_items = crate::emit::impact::methods(model, eq, impacts, dofs, &mut parts);
 
     // Documentation.
     let m_entries = (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).map(|(i, j)| (format!("M[{},{}]", i + 1, j + 1), eq.mass[i][j]));
@@ -463,7 +457,7 @@ fn contact_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>) ->
 }
 
 /// `parameter_jacobian` (∂F/∂p) and, with inputs, `input_jacobian` (∂F/∂u) of the unconstrained
-/// field, from ∂g/∂w with w = (u, p) (see [`crate::euler_lagrange`]).
+/// field, from ∂g/∂w with w = (u, p) (see [`crate::derive::euler_lagrange`]).
 fn sensitivity_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>, dyn_fn: &syn::Ident) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let (nu, np) = (model.layout.u.len(), model.sensitivity.len());
@@ -563,7 +557,7 @@ pub(crate) fn state_names(model: &Model) -> Vec<String> {
 /// `energy_gradient` and `energy_hessian` of a model that is (a mode of) a hybrid system: ∇E and
 /// ∇²E over the state, the first integral's derivatives that periodic-orbit continuation uses
 /// (`HybridSystem::mode_energy_gradient`, `mode_energy_hessian`).
-pub fn energy_derivatives(model: &Model, energy: &crate::euler_lagrange::EnergyDerivatives) -> TokenStream {
+pub fn energy_derivatives(model: &Model, energy: &crate::derive::euler_lagrange::EnergyDerivatives) -> TokenStream {
     let d = model.layout.state_dim();
     let owner = Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);

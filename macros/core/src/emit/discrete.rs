@@ -1,4 +1,4 @@
-//! Emission of a model's variational integrator (see [`crate::discrete`]): the discrete
+//! Emission of a model's variational integrator (see [`crate::derive::discrete`]): the discrete
 //! Lagrangian, forces and Legendre maps with their formulas in rustdoc, `simulate_discrete`, and
 //! `impl routh::runtime::DiscreteSystem`.
 
@@ -6,8 +6,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use symbolic::Expr;
 
-use crate::codegen::{Owner, allow_generated, body_with_base, state_arguments};
-use crate::discrete::DiscreteEquations;
+use crate::emit::codegen::{Owner, allow_generated, body_with_base, state_arguments};
+use crate::derive::discrete::DiscreteEquations;
 use crate::model::Model;
 use crate::notation::{doc_block, formula};
 
@@ -45,7 +45,7 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
         TokenStream::new()
     } else {
         let (b_stmts, b_vals) = body(&blocks_out, "__routh_discrete_blocks");
-        let square = |vals: &[proc_macro2::TokenStream]| crate::codegen::square_matrix(n, vals);
+        let square = |vals: &[proc_macro2::TokenStream]| crate::emit::codegen::square_matrix(n, vals);
         let (ba, bb, bc) = (square(&b_vals[..n * n]), square(&b_vals[n * n..2 * n * n]), square(&b_vals[2 * n * n..]));
         quote! {
             #allow
@@ -99,15 +99,15 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
         let phi_fn = quote::format_ident!("{name}_discrete_source");
         let law_const = quote::format_ident!("{}_DISCRETE_LAW", name.to_uppercase());
         let (law, law_text) = match ds.law {
-            crate::discrete::MomentumLaw::Conserved => (
+            crate::derive::discrete::MomentumLaw::Conserved => (
                 quote! { ::routh::runtime::discrete::MomentumLaw::Conserved },
                 "Φ ≡ 0 (proved at compile time): J⁻ = J⁺ is **conserved** by the integrator (forced discrete Noether)",
             ),
-            crate::discrete::MomentumLaw::ConstantDrift => (
+            crate::derive::discrete::MomentumLaw::ConstantDrift => (
                 quote! { ::routh::runtime::discrete::MomentumLaw::ConstantDrift },
                 "dΦ ≡ 0 (proved at compile time): Φ is a constant and J changes by the same amount every step",
             ),
-            crate::discrete::MomentumLaw::General => (
+            crate::derive::discrete::MomentumLaw::General => (
                 quote! { ::routh::runtime::discrete::MomentumLaw::General },
                 "Φ depends on the nodes: J⁺(k) = J⁺(k − 1) + Φ_k with Φ_k of each step",
             ),

@@ -2,16 +2,16 @@
 //!
 //! Per impact `name`: `name_guard`, `name_guard_gradient`, `name_guard_rate`, `name_reset`,
 //! `name_reset_jacobian` (∂Δ/∂x), each documented with its derived formula; the impact law itself
-//! is described in [`crate::impact`].
+//! is described in [`crate::derive::impact`].
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
-use crate::codegen::{body_into, square_matrix, symmetric_matrix};
+use crate::emit::codegen::{body_into, square_matrix, symmetric_matrix};
 use crate::notation::{doc_block, formula};
-use crate::euler_lagrange::Equations;
-use crate::impact::{ImpactEquations, Reset};
+use crate::derive::euler_lagrange::Equations;
+use crate::derive::impact::{ImpactEquations, Reset};
 use crate::layout::state_dim;
 use crate::model::{Model, Trigger};
 

@@ -34,7 +34,7 @@
 
 use symbolic::Expr;
 
-use crate::euler_lagrange::Equations;
+use crate::derive::euler_lagrange::Equations;
 use crate::model::{Law, Model, Role};
 
 /// How the post-impact velocity is computed.

@@ -34,7 +34,7 @@
 
 use symbolic::{Arena, Expr};
 
-use crate::euler_lagrange::{Equations, relative_min_pivot, sample_points};
+use crate::derive::euler_lagrange::{Equations, relative_min_pivot, sample_points};
 use crate::layout::Role;
 use crate::model::Model;
 

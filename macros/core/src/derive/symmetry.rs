@@ -22,8 +22,8 @@
 
 use symbolic::Expr;
 
-use crate::euler_lagrange::Equations;
-use crate::impact::{ImpactEquations, Reset};
+use crate::derive::euler_lagrange::Equations;
+use crate::derive::impact::{ImpactEquations, Reset};
 use crate::model::Model;
 
 /// What an impact does to a momentum map.

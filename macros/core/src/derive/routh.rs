@@ -20,7 +20,7 @@ use quote::format_ident;
 use symbolic::{Arena, Expr};
 use syn::Ident;
 
-use crate::euler_lagrange::Equations;
+use crate::derive::euler_lagrange::Equations;
 use crate::layout::Layout;
 use crate::model::{Model, Reduction};
 

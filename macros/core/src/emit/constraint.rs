@@ -1,13 +1,13 @@
 //! Emission for models with constraints: the constrained `accelerations` and `jacobian` (the
-//! saddle-point solve of [`crate::constraints`] in `routh::runtime::mechanics`), the multipliers,
+//! saddle-point solve of [`crate::derive::constraint`] in `routh::runtime::mechanics`), the multipliers,
 //! the rows and residuals, and the integrability report — each with its formulas in rustdoc.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
-use crate::codegen::body_into;
-use crate::constraints::{ConstraintEquations, Kind};
+use crate::emit::codegen::body_into;
+use crate::derive::constraint::{ConstraintEquations, Kind};
 use crate::model::Model;
 use crate::notation::{display_name, doc_block, formula};
 
@@ -268,7 +268,7 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
         }
     };
     let holonomic: Vec<bool> = ce.position.iter().map(Option::is_some).collect();
-    let owner = crate::codegen::Owner::of(model);
+    let owner = crate::emit::codegen::Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
     let trait_impl = quote! {
         #[automatically_derived]
@@ -290,7 +290,7 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
             }
         }
     };
-    let (state_params, state_new) = crate::codegen::state_arguments(model);
+    let (state_params, state_new) = crate::emit::codegen::state_arguments(model);
     let np = model.sensitivity.len();
     let sensitivity = if np == 0 {
         TokenStream::new()

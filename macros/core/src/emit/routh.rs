@@ -1,15 +1,15 @@
-//! Emission of a Routh-reduced system (see [`crate::routh`]): the reduced type with the full
+//! Emission of a Routh-reduced system (see [`crate::derive::routh`]): the reduced type with the full
 //! single-model API, reconstruction of the cyclic coordinates, and the full model's reduction of a
 //! state.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::codegen::body_into;
+use crate::emit::codegen::body_into;
 use crate::names::snake;
 use crate::notation::{doc_block, formula};
 use crate::model::Model;
-use crate::routh::Reduced;
+use crate::derive::routh::Reduced;
 
 /// Everything generated for one reduction; `api` is the reduced model's standard emission.
 pub fn emit(full: &Model, red: &Reduced, api: TokenStream, vis: &syn::Visibility) -> TokenStream {

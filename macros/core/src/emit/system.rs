@@ -2,13 +2,13 @@
 //! `simulate` (smooth with events, or hybrid with `IMPACTS`); a multi-mode model gets its mode
 //! views, mode constants, per-mode state constructors and `simulate(mode, ...)`. Every model with
 //! impacts or transitions implements `HybridSystem` through the one table of
-//! [`crate::emit_hybrid`].
+//! [`crate::emit::hybrid`].
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::codegen::mode_type;
-use crate::emit_hybrid::{GuardRow, ModeRow, ModeTable, ZenoRow, hybrid_system_impl};
+use crate::emit::codegen::mode_type;
+use crate::emit::hybrid::{GuardRow, ModeRow, ModeTable, ZenoRow, hybrid_system_impl};
 use crate::layout::state_dim;
 use crate::layout::Role;
 use crate::model::{Law, Model, System, Trigger};
@@ -136,12 +136,12 @@ fn driven(model: &Model, vis: &syn::Visibility) -> TokenStream {
     let check = check_parameters(std::slice::from_ref(model));
     let (n, d, k) = (model.dof(), model.layout.state_dim(), model.inputs.len());
     let name = &model.name;
-    let view = crate::codegen::driven_type(name);
+    let view = crate::emit::codegen::driven_type(name);
     let state = quote! { ::routh::nalgebra::SVector<f64, #d> };
     let inputs: Vec<String> = model.inputs.iter().map(ToString::to_string).collect();
     let coords: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
-    let (state_params, state_new) = crate::codegen::state_arguments(model);
-    let state_names = crate::emit::state_names(model);
+    let (state_params, state_new) = crate::emit::codegen::state_arguments(model);
+    let state_names = crate::emit::model::state_names(model);
     let view_doc = format!(
         " [`{name}`] at fixed values of its inputs ({}): the full single-model API (mass matrix, forcing, \
          accelerations, Jacobians, energy, …) and `VectorField`.",
@@ -393,7 +393,7 @@ fn multi(system: &System) -> TokenStream {
              energy, Jacobian, guards and resets of the transitions leaving this mode)."
         );
         let const_doc = format!(" Index of mode `{mode_str}`.");
-        let (state_params, _) = crate::codegen::state_arguments(m);
+        let (state_params, _) = crate::emit::codegen::state_arguments(m);
         let action_set = if m.layout.z.is_some() { quote! { x[2 * #n] = z; } } else { TokenStream::new() };
         let state_doc = match &m.action {
             Some(z) => format!(" A padded state of mode `{mode_str}` from its positions and velocities ({list}) and the action `{z}`."),

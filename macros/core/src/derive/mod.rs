@@ -1,0 +1,84 @@
+//! Derivation: from the validated [`crate::model`] to the equations the emitters print, one
+//! module per concept, each of the same shape — a `derive` function that reads the model, makes
+//! its further symbols in the model's layout, reports mistakes as `syn::Error`s (collected into the
+//! one [`Ctxt`]) and returns its result type:
+//!
+//! - [`euler_lagrange`]: M, f, momenta, energy, power, Jacobians (every model);
+//! - [`constraint`]: multipliers, the acceleration-level bias, the Frobenius test;
+//! - [`impact`]: guards and impact laws;
+//! - [`symmetry`]: invariance proofs, momentum maps and their balance laws;
+//! - [`discrete`]: discrete Lagrangians, forces and Legendre maps;
+//! - [`routh`]: Routh reduction into a new model.
+//!
+//! [`mode`] is the sequence of passes, written once; its result, one [`Derived`] per mode, is what
+//! emission consumes.
+
+pub mod constraint;
+pub mod discrete;
+pub mod euler_lagrange;
+pub mod impact;
+pub mod routh;
+pub mod symmetry;
+
+use crate::diagnostics::Ctxt;
+use crate::model::Model;
+
+/// Everything derived for one model (a mode, or a reduced system).
+pub struct Derived {
+    pub equations: euler_lagrange::Equations,
+    /// ∇E and ∇²E, for models that implement `HybridSystem` (periodic-orbit continuation).
+    pub energy: Option<euler_lagrange::EnergyDerivatives>,
+    pub constraints: Option<constraint::ConstraintEquations>,
+    pub impacts: Vec<impact::ImpactEquations>,
+    pub symmetries: Vec<symmetry::SymmetryEquations>,
+    pub discrete: Option<discrete::DiscreteEquations>,
+    /// The continuous Routh reductions, each a model of its own with what was derived for it.
+    pub reductions: Vec<ReducedSystem>,
+}
+
+/// A Routh-reduced system and its derivation.
+pub struct ReducedSystem {
+    pub reduced: routh::Reduced,
+    pub derived: Derived,
+}
+
+impl Derived {
+    /// A model's equations of motion and nothing else (a reduced system).
+    fn equations_only(equations: euler_lagrange::Equations) -> Derived {
+        Derived {
+            equations,
+            energy: None,
+            constraints: None,
+            impacts: Vec::new(),
+            symmetries: Vec::new(),
+            discrete: None,
+            reductions: Vec::new(),
+        }
+    }
+}
+
+/// Every pass for one mode, in order: equations of motion (and, for a hybrid system, the energy's
+/// derivatives), regularity, constraints and their rank, impacts, symmetries, the discrete system,
+/// the continuous reductions. Mistakes go to `cx`; the passes go on where they can.
+pub fn mode(model: &mut Model, hybrid: bool, cx: &mut Ctxt) -> Derived {
+    let equations = euler_lagrange::derive(model);
+    let energy = hybrid.then(|| euler_lagrange::energy_derivatives(model, &equations));
+    cx.ok(euler_lagrange::check_regular(model, &equations));
+    let constraints = constraint::derive(model, &equations);
+    if let Some(ce) = &constraints {
+        cx.ok(constraint::check_rank(model, ce));
+    }
+    let impacts = impact::derive(model, &equations);
+    let symmetries = cx.ok(symmetry::derive(model, &equations, &impacts)).unwrap_or_default();
+    let discrete = cx.ok(discrete::derive(model)).flatten();
+    // In a model with `discrete(...)`, `reduce(routh(...))` reduces the discrete system (forces
+    // allowed: the forced discrete reduction), see `discrete`.
+    let continuous = if model.discretization.is_some() { &[][..] } else { &model.reductions[..] };
+    let mut reductions = Vec::new();
+    for reduction in continuous {
+        let Some(mut reduced) = cx.ok(routh::reduce(model, &equations, reduction)) else { continue };
+        let equations = euler_lagrange::derive(&mut reduced.model);
+        reductions.push(ReducedSystem { reduced, derived: Derived::equations_only(equations) });
+    }
+    Derived { equations, energy, constraints, impacts, symmetries, discrete, reductions }
+}

@@ -1,0 +1,43 @@
+//! Emission: from the derived equations to Rust items (quote). One module per concept, each
+//! reading the model and its [`Derived`] results:
+//!
+//! - [`model`]: a model's own items — consts, `state`, M and f, `accelerations`, energies, the
+//!   `VectorField` impl — and the assembly of the others;
+//! - [`constraint`], [`impact`], [`symmetry`], [`discrete`], [`routh`]: the items of each concept;
+//! - [`system`] and [`hybrid`]: how the model simulates as a whole (modes, `HybridSystem`);
+//! - [`codegen`]: the shared helpers (symbols as tokens, straight-line bodies, matrices);
+//! - [`fallback`]: stubs of the API beside a model's errors.
+//!
+//! [`mode`] emits one mode with its reductions, [`system`]'s `items` what belongs to the system.
+
+pub mod codegen;
+pub mod constraint;
+pub mod discrete;
+pub mod fallback;
+pub mod hybrid;
+pub mod impact;
+pub mod model;
+pub mod routh;
+pub mod symmetry;
+pub mod system;
+
+use proc_macro2::TokenStream;
+
+use crate::derive::Derived;
+use crate::model::Model;
+
+/// The items of one mode: its own, its energy derivatives (hybrid systems), then each reduced
+/// system with its whole API. `dofs[k]` is the number of coordinates of mode k of the system.
+pub fn mode(model: &Model, derived: &Derived, dofs: &[usize], vis: &syn::Visibility) -> TokenStream {
+    let mut tokens = model::emit(model, derived, dofs);
+    if let Some(energy) = &derived.energy {
+        tokens.extend(model::energy_derivatives(model, energy));
+    }
+    for r in &derived.reductions {
+        let rm = &r.reduced.model;
+        let mut api = model::emit(rm, &r.derived, &[rm.dof()]);
+        api.extend(system::standalone(rm));
+        tokens.extend(routh::emit(model, &r.reduced, api, vis));
+    }
+    tokens
+}
