@@ -64,7 +64,6 @@ fn rod(c: &mut Criterion) {
     group.finish();
 }
 
-
 fn slip(c: &mut Criterion) {
     let hop = Hopper { m: 1.0, g: 1.0, k: 40.0, l0: 1.0, w: 5f64.sqrt(), eps: 1e-12 };
     let value = |x: &SVector<f64, 6>| -x[3];
@@ -107,7 +106,9 @@ fn slip(c: &mut Criterion) {
             shooting.linearize(black_box(&pair[turn])).unwrap()
         })
     });
-    group.bench_function("branch", |b| b.iter(|| continuation(&shooting, black_box(&u0), Start::Along(along.clone()), &opts).unwrap()));
+    group.bench_function("branch", |b| {
+        b.iter(|| continuation(&shooting, black_box(&u0), Start::Along(along.clone()), &opts).unwrap())
+    });
     group.finish();
 }
 

@@ -173,7 +173,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         plot(&b, &reconstructed, reference.label, &path)?;
         println!("  wrote {path}\n");
         if sol.impacts.len() != reference.impacts {
-            mismatches.push(format!("c = {}: {} impacts in [0, 5], reference {}", reference.c, sol.impacts.len(), reference.impacts));
+            mismatches.push(format!(
+                "c = {}: {} impacts in [0, 5], reference {}",
+                reference.c,
+                sol.impacts.len(),
+                reference.impacts
+            ));
         }
     }
     kinetic_energy_cross_check(&options)?;
@@ -183,7 +188,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// Prints the impacts and the state at t = 5 against the reference.
 fn report(b: &Billiard, sol: &HybridTrajectory<4>, reference: &Reference) -> Result<(), Box<dyn std::error::Error>> {
     let x0 = sol.states[0];
-    println!("c = {}: {} impacts in [0, {T_END}] (reference {}), stop: {:?}", reference.label, sol.impacts.len(), reference.impacts, sol.stop);
+    println!(
+        "c = {}: {} impacts in [0, {T_END}] (reference {}), stop: {:?}",
+        reference.label,
+        sol.impacts.len(),
+        reference.impacts,
+        sol.stop
+    );
     println!("  μ(0) = {:.7} (reference: −0.9499422)", momentum_map(b, 0.0, &x0));
     println!("  μ = m e^(ct/m)(xẏ − yẋ); K = (m/2)|v|²; every impact checked: ṙ⁺ = ḟ/r − ṙ⁻ (reflection in the");
     println!("  frame of the moving wall); ΔK err = ΔK − (m/2)(ḟ/r)(ḟ/r − 2ṙ⁻).");
@@ -225,7 +236,9 @@ fn report(b: &Billiard, sol: &HybridTrajectory<4>, reference: &Reference) -> Res
     }
     let (r_end, rd_end) = polar(x_end);
     let (rr, rdr, thr) = reference.end;
-    println!("  at t = {t_end}: r = {r_end:.6} (reference {rr:.6}), ṙ = {rd_end:.6} ({rdr:.6}), θ = {theta:.6} ({thr:.6}, unwrapped)");
+    println!(
+        "  at t = {t_end}: r = {r_end:.6} (reference {rr:.6}), ṙ = {rd_end:.6} ({rdr:.6}), θ = {theta:.6} ({thr:.6}, unwrapped)"
+    );
     let ang = b.m * (x_end[0] * x_end[3] - x_end[1] * x_end[2]);
     println!("  physical angular momentum m r²θ̇ = μ e^(−ct/m) at t = {t_end}: {ang:.6} (reference {:.6})", reference.ang_end);
     println!("  min r over [0, {T_END}]: {:.4} (reference {:.4})", min_radius(sol), reference.min_r);
@@ -258,12 +271,7 @@ fn kinetic_energy_cross_check(options: &HybridOptions) -> Result<(), Box<dyn std
     let sol = b.simulate(b.state([0.25, 0.5], [2.8, 1.8]), 0.0..0.8, options)?;
     print!("exact Cartesian start, c = 0.005: K at the first impacts");
     for (imp, (pre, post)) in sol.impacts.iter().zip([(5.53537, 5.86614), (5.83378, 6.20371)]) {
-        print!(
-            "; t = {:.6}: {:.5} → {:.5} (reference {pre} → {post})",
-            imp.t,
-            kinetic(&b, &imp.pre),
-            kinetic(&b, &imp.post)
-        );
+        print!("; t = {:.6}: {:.5} → {:.5} (reference {pre} → {post})", imp.t, kinetic(&b, &imp.pre), kinetic(&b, &imp.post));
     }
     println!();
     Ok(())
@@ -302,10 +310,13 @@ fn plot(b: &Billiard, sol: &HybridTrajectory<4>, c_label: &str, path: &str) -> R
         .draw()?;
     let wall_style = ShapeStyle { color: RGBColor(200, 40, 40).to_rgba(), filled: false, stroke_width: 2 };
     reduced
-        .draw_series(LineSeries::new((0..=500).map(|k| {
-            let t = T_END * f64::from(k) / 500.0;
-            (t, f(t).sqrt())
-        }), wall_style))?
+        .draw_series(LineSeries::new(
+            (0..=500).map(|k| {
+                let t = T_END * f64::from(k) / 500.0;
+                (t, f(t).sqrt())
+            }),
+            wall_style,
+        ))?
         .label("wall √f(t)")
         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], wall_style));
     let orbit_style = ShapeStyle { color: BLUE.to_rgba(), filled: false, stroke_width: 1 };

@@ -64,7 +64,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         t_accumulation - zeno,
         sol.impacts.last().map_or(f64::NAN, |i| i.t)
     );
-    println!("  energy lost: {:.6} J of {:.6} J", -sol.impacts.iter().map(|i| i.energy_jump()).sum::<f64>(), ball.m * ball.g * h0);
+    println!(
+        "  energy lost: {:.6} J of {:.6} J",
+        -sol.impacts.iter().map(|i| i.energy_jump()).sum::<f64>(),
+        ball.m * ball.g * h0
+    );
 
     std::fs::create_dir_all("out")?;
     let path = "out/bouncing_ball.svg";

@@ -45,11 +45,16 @@ struct RockingBlock {
 }
 
 /// The branch from rest: the LS direction with a positive first duration, continued to `target`.
-fn from_rest<S: HybridSystem<2>>(sys: &S, target: f64, max_step: f64) -> Result<(Vec<BranchPoint>, DVector<f64>), Box<dyn std::error::Error>> {
+fn from_rest<S: HybridSystem<2>>(
+    sys: &S,
+    target: f64,
+    max_step: f64,
+) -> Result<(Vec<BranchPoint>, DVector<f64>), Box<dyn std::error::Error>> {
     let value = |x: &SVector<f64, 2>| x[1];
     let gradient = |_x: &SVector<f64, 2>| Vector2::new(0.0, 1.0);
     let ode = Options::default().rtol(1e-12).atol(1e-13);
-    let shooting = MultipleShooting::new(sys, &[Phase { mode: 0, guard: 0 }], Anchor { value: &value, gradient: &gradient }, &ode)?;
+    let shooting =
+        MultipleShooting::new(sys, &[Phase { mode: 0, guard: 0 }], Anchor { value: &value, gradient: &gradient }, &ode)?;
     let u0 = DVector::zeros(8);
     let dirs = branch_directions(&shooting, &u0, 1e-6)?;
     let dir = if dirs[0][0].abs() > dirs[1][0].abs() { dirs[0].clone() } else { dirs[1].clone() };
@@ -65,7 +70,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (ball_points, ball_dir) = from_rest(&ball, 2.0, 0.3)?;
     let worst = ball_points.iter().map(|p| (p.period - (8.0 * p.energy).sqrt()).abs()).fold(0.0, f64::max);
     println!("ball: LS tangent at rest {:.6?} (expected (1, 0, 1, 1, 0, 0, 0, 0)/√3)", ball_dir.as_slice());
-    println!("ball: {} orbits to H̄ = 2, largest |T − √(8H̄)| = {worst:.1e}, largest |ξ| = {:.1e}", ball_points.len(), ball_points.iter().map(|p| p.xi.abs()).fold(0.0, f64::max));
+    println!(
+        "ball: {} orbits to H̄ = 2, largest |T − √(8H̄)| = {worst:.1e}, largest |ξ| = {:.1e}",
+        ball_points.len(),
+        ball_points.iter().map(|p| p.xi.abs()).fold(0.0, f64::max)
+    );
 
     let block = RockingBlock { m: 1.0, l: 1.0, g: 1.0, beta: 0.3 };
     let hmax = 1.0 - 0.3f64.cos();
@@ -113,7 +122,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .draw_series(DashedLineSeries::new([(hmax, 0.0), (hmax, 10.0)], 5, 5, RED.stroke_width(1)))?
         .label("H̄max = 1 − cos β (homoclinic)")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
-    chart.configure_series_labels().border_style(BLACK).background_style(WHITE).position(SeriesLabelPosition::UpperLeft).draw()?;
+    chart
+        .configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()?;
     root.present()?;
 
     // Orbit plots: the phase portraits of a few orbits of each family, re-simulated by the event
@@ -146,9 +160,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .label(format!("H̄ = {:.4}, T = {:.3}", p.energy, p.period))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
         }
-        chart.configure_series_labels().border_style(BLACK).background_style(WHITE).position(SeriesLabelPosition::UpperRight).draw()?;
+        chart
+            .configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()?;
     }
     root.present()?;
-    println!("wrote out/periodic_ball_block.svg, out/periodic_ball_block_orbits.svg, out/periodic_ball.csv, out/periodic_block.csv");
+    println!(
+        "wrote out/periodic_ball_block.svg, out/periodic_ball_block_orbits.svg, out/periodic_ball.csv, out/periodic_block.csv"
+    );
     Ok(())
 }

@@ -13,7 +13,9 @@
 use plotters::prelude::*;
 use routh::nalgebra::{DVector, SVector, Vector4};
 use routh::prelude::*;
-use routh::runtime::continuation::{Branch, ContinuationOptions, Special, Start, branch_directions, continuation, correct_at_parameter};
+use routh::runtime::continuation::{
+    Branch, ContinuationOptions, Special, Start, branch_directions, continuation, correct_at_parameter,
+};
 use routh::runtime::periodic::{Anchor, BranchPoint, MultipleShooting, Phase, write_branch_csv};
 
 /// The rod: height y of the centre, rotation α, radius of gyration r, length l; elastic impacts
@@ -52,7 +54,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let guess = shooting.guess(&x0, 0.0, 10.0)?;
     let start = correct_at_parameter(&shooting, &guess, rod.energy(0.0, &x0), &opts)?;
     let symmetric = continuation(&shooting, &start.u, Start::Increasing, &opts)?;
-    println!("symmetric family: {} points ({} steps rejected), ended by {:?}", symmetric.points.len(), symmetric.rejected, symmetric.stop);
+    println!(
+        "symmetric family: {} points ({} steps rejected), ended by {:?}",
+        symmetric.points.len(),
+        symmetric.rejected,
+        symmetric.stop
+    );
     let theta_star = (2.0 * rod.r).acos();
     for p in symmetric.points.iter().filter(|p| p.special.is_some()) {
         let s = shooting.solution(&p.u)?;
@@ -154,13 +161,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         chart.configure_mesh().x_desc("t").y_desc(label).draw()?;
         for (name, period, run, color) in &runs {
             chart
-                .draw_series(LineSeries::new(run.times.iter().zip(&run.states).map(|(t, x)| (*t, x[component])), color.stroke_width(2)))?
+                .draw_series(LineSeries::new(
+                    run.times.iter().zip(&run.states).map(|(t, x)| (*t, x[component])),
+                    color.stroke_width(2),
+                ))?
                 .label(format!("{name}, T = {period:.4}"))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
         }
-        chart.configure_series_labels().border_style(BLACK).background_style(WHITE).position(SeriesLabelPosition::LowerRight).draw()?;
+        chart
+            .configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE)
+            .position(SeriesLabelPosition::LowerRight)
+            .draw()?;
     }
     root.present()?;
-    println!("wrote out/bouncing_rod_branches.svg, out/bouncing_rod_orbits.svg, out/bouncing_rod_symmetric.csv, out/bouncing_rod_nonsymmetric.csv");
+    println!(
+        "wrote out/bouncing_rod_branches.svg, out/bouncing_rod_orbits.svg, out/bouncing_rod_symmetric.csv, out/bouncing_rod_nonsymmetric.csv"
+    );
     Ok(())
 }

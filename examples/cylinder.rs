@@ -83,10 +83,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The digest's table (§4) and the stance checks C4.
     let table = [
-        (0.05, 0.3304925264, 0.9664765248, -5.8652571871, [0.5083309566, -3.2690673543, 2.0333238262, 0.0], -3.1017474184,
-            [0.0, -2.8459196649, -3.7945595532], [0.9517900152, -0.6620603220, 1.7093308273, -0.5214014065], -4.1814679413),
-        (-0.05, 0.3321273431, 0.9587696617, -5.6741191691, [0.4917653792, -3.2312651904, 1.9670615169, 0.0], -3.0702640919,
-            [0.0, -2.7900303179, -3.7200404239], [0.9255312363, -0.6517875396, 1.6602864496, -0.5158955302], -4.0910049271),
+        (
+            0.05,
+            0.3304925264,
+            0.9664765248,
+            -5.8652571871,
+            [0.5083309566, -3.2690673543, 2.0333238262, 0.0],
+            -3.1017474184,
+            [0.0, -2.8459196649, -3.7945595532],
+            [0.9517900152, -0.6620603220, 1.7093308273, -0.5214014065],
+            -4.1814679413,
+        ),
+        (
+            -0.05,
+            0.3321273431,
+            0.9587696617,
+            -5.6741191691,
+            [0.4917653792, -3.2312651904, 1.9670615169, 0.0],
+            -3.0702640919,
+            [0.0, -2.7900303179, -3.7200404239],
+            [0.9255312363, -0.6517875396, 1.6602864496, -0.5158955302],
+            -4.0910049271,
+        ),
     ];
     let mut worst: f64 = 0.0;
     for (beta, t1, phi1, e_pre, v_pre, dpsi, newton, v_post, dt_kin) in table {
@@ -108,20 +126,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for (alpha, loss) in [1.0, 0.5, 0.0].into_iter().zip(newton) {
             let n = NewtonCylinder { m: c.m, mp: c.mp, i: c.i, r: c.r, gamma: c.gamma, k: c.k, g: c.g, beta, alpha };
             let x0 = start(&c);
-            let run = n.simulate(n.state([x0[0], x0[1], x0[2], x0[3]], [x0[4], x0[5], x0[6], x0[7]], 0.0), 0.0..t1 + 1e-3, &options)?;
+            let run =
+                n.simulate(n.state([x0[0], x0[1], x0[2], x0[3]], [x0[4], x0[5], x0[6], x0[7]], 0.0), 0.0..t1 + 1e-3, &options)?;
             let jump = run.impacts.first().ok_or("no Newton impact")?.energy_jump();
             losses.push(format!("α = {alpha}: {jump:.10} (error {:.1e})", jump - loss));
             worst = worst.max((jump - loss).abs());
         }
         println!("  Newton's law on Ψ (eq. 13), ΔE_L: {}", losses.join(", "));
-        println!("  projected q̇⁺ = ({:.10}, {:.10}, {:.10}, {:.10}), largest error {dv:.1e}", td.post[4], td.post[5], td.post[6], td.post[7]);
-        println!("  ΔE_L = ΔT = {:.10} (digest {dt_kin}, error {:.1e}); z kept: {}", td.energy_jump(), td.energy_jump() - dt_kin, td.pre[8] == td.post[8]);
+        println!(
+            "  projected q̇⁺ = ({:.10}, {:.10}, {:.10}, {:.10}), largest error {dv:.1e}",
+            td.post[4], td.post[5], td.post[6], td.post[7]
+        );
+        println!(
+            "  ΔE_L = ΔT = {:.10} (digest {dt_kin}, error {:.1e}); z kept: {}",
+            td.energy_jump(),
+            td.energy_jump() - dt_kin,
+            td.pre[8] == td.post[8]
+        );
         worst = worst.max((td.t - t1).abs()).max(dv).max((td.energy_jump() - dt_kin).abs());
         if beta > 0.0 {
             let mu = c.stance().constraint_forces(td.t, &td.post)?;
             let (t, _, x) = sol.last().expect("samples");
             let e = c.stance().energy(t, x);
-            println!("  stance: E_L(t₁⁺) = {:.10} (digest −10.0467251288), E_L(t₁ + 0.5) = {e:.10} (digest −10.3010591863)", td.energy_after);
+            println!(
+                "  stance: E_L(t₁⁺) = {:.10} (digest −10.0467251288), E_L(t₁ + 0.5) = {e:.10} (digest −10.3010591863)",
+                td.energy_after
+            );
             println!("  multipliers just after touchdown μ = ({:.7}, {:.7}) (digest 0.8247466, 7.9054716)", mu[0], mu[1]);
             worst = worst.max((td.energy_after + 10.0467251288).abs()).max((e + 10.3010591863).abs());
             worst = worst.max((mu[0] - 0.8247466).abs().max((mu[1] - 7.9054716).abs()) - 5e-8);
@@ -150,7 +180,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             law = law.max((e - arc_start.1 * (beta * (t - arc_start.0)).exp()).abs());
             series.push((t, x[0], x[1], e, arc_start));
         }
-        println!("β = {beta:+}: modes {:?}, energy law E_L(t_a)e^(β(t − t_a)) held to {law:.1e} over {T_END} s", sol.mode_sequence());
+        println!(
+            "β = {beta:+}: modes {:?}, energy law E_L(t_a)e^(β(t − t_a)) held to {law:.1e} over {T_END} s",
+            sol.mode_sequence()
+        );
         runs.push((beta, series));
     }
 
@@ -165,7 +198,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let phi0: f64 = 0.0;
     let (s, co) = phi0.sin_cos();
     let dphi = 1.0;
-    let x0 = c.stance_state([0.0, h0 + c.r + c.gamma * co, phi0, h0], [(c.r + c.gamma * co) * dphi, -c.gamma * s * dphi, dphi, 0.0], 0.0);
+    let x0 = c.stance_state(
+        [0.0, h0 + c.r + c.gamma * co, phi0, h0],
+        [(c.r + c.gamma * co) * dphi, -c.gamma * s * dphi, dphi, 0.0],
+        0.0,
+    );
     let bounce = c.simulate(Cylinder::STANCE, x0, 0.0..T_END, &dense)?;
     println!("bouncing run (γ = 0, β = 0, plane compressed by 0.8 from equilibrium): {:?}", bounce.stop);
     for imp in &bounce.impacts {
@@ -184,9 +221,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     root.fill(&WHITE)?;
     let (left, right) = root.split_horizontally(560);
     let colours = [RGBColor(30, 90, 200), RGBColor(200, 60, 40)];
-    let (xmax, ymin, ymax) = runs.iter().flat_map(|(_, s)| s.iter()).fold((0.0f64, f64::INFINITY, f64::NEG_INFINITY), |a, p| {
-        (a.0.max(p.1), a.1.min(p.2), a.2.max(p.2))
-    });
+    let (xmax, ymin, ymax) = runs
+        .iter()
+        .flat_map(|(_, s)| s.iter())
+        .fold((0.0f64, f64::INFINITY, f64::NEG_INFINITY), |a, p| (a.0.max(p.1), a.1.min(p.2), a.2.max(p.2)));
     let mut chart = ChartBuilder::on(&left)
         .caption("centre of mass (x, y)", ("sans-serif", 19))
         .margin(12)
@@ -201,7 +239,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .label(format!("β = {beta:+}"))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
     }
-    chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.9)).border_style(BLACK).draw()?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()?;
     let (lo, hi) = bounce.states.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |a, x| (a.0.min(x[3]), a.1.max(x[1])));
     let mut chart = ChartBuilder::on(&right)
         .caption("bouncing run: cylinder y and plane h", ("sans-serif", 19))
@@ -212,12 +255,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     chart.configure_mesh().x_desc("t").y_desc("height").light_line_style(WHITE.mix(0.0)).draw()?;
     let y_style = ShapeStyle { color: colours[0].to_rgba(), filled: false, stroke_width: 2 };
     let h_style = ShapeStyle { color: colours[1].to_rgba(), filled: false, stroke_width: 2 };
-    chart.draw_series(LineSeries::new(bounce.iter().map(|(t, _, x)| (t, x[1])), y_style))?.label("y (centre of mass)").legend(
-        move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], y_style),
-    );
-    chart.draw_series(LineSeries::new(bounce.iter().map(|(t, _, x)| (t, x[3])), h_style))?.label("h (plane)").legend(
-        move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], h_style),
-    );
+    chart
+        .draw_series(LineSeries::new(bounce.iter().map(|(t, _, x)| (t, x[1])), y_style))?
+        .label("y (centre of mass)")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], y_style));
+    chart
+        .draw_series(LineSeries::new(bounce.iter().map(|(t, _, x)| (t, x[3])), h_style))?
+        .label("h (plane)")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], h_style));
     chart
         .draw_series(bounce.impacts.iter().map(|i| {
             let style = if i.guard == "liftoff" { BLACK.filled() } else { RGBColor(120, 120, 120).filled() };
@@ -225,14 +270,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }))?
         .label("liftoff (μ₂ = 0) / touchdown")
         .legend(|(x, y)| Circle::new((x + 11, y), 4, BLACK.filled()));
-    chart.configure_series_labels().position(SeriesLabelPosition::LowerRight).background_style(WHITE.mix(0.9)).border_style(BLACK).draw()?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()?;
     root.present()?;
     println!("wrote {path}");
 
     let path = "out/cylinder_energy.svg";
     let root = SVGBackend::new(path, (900, 480)).into_drawing_area();
     root.fill(&WHITE)?;
-    let (emin, emax) = runs.iter().flat_map(|(_, s)| s.iter()).fold((f64::INFINITY, f64::NEG_INFINITY), |a, p| (a.0.min(p.3), a.1.max(p.3)));
+    let (emin, emax) =
+        runs.iter().flat_map(|(_, s)| s.iter()).fold((f64::INFINITY, f64::NEG_INFINITY), |a, p| (a.0.min(p.3), a.1.max(p.3)));
     let mut chart = ChartBuilder::on(&root)
         .caption("contact energy E_L and its envelopes E_L(tₐ)·e^(β(t − tₐ))", ("sans-serif", 20))
         .margin(14)
@@ -263,7 +314,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ))?;
         }
     }
-    chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.9)).border_style(BLACK).draw()?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()?;
     root.present()?;
     println!("wrote {path}");
     Ok(())

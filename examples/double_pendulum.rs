@@ -39,7 +39,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let e0 = p.energy(0.0, &x0);
     let drift = sol.iter().map(|(t, x)| (p.energy(t, x) - e0).abs() / e0.abs()).fold(0.0, f64::max);
     println!("undamped double pendulum, t ∈ [0, 20], rtol 1e-10:");
-    println!("  {} accepted steps, {} rejected, {} field evaluations", sol.stats.steps, sol.stats.rejected, sol.stats.evaluations);
+    println!(
+        "  {} accepted steps, {} rejected, {} field evaluations",
+        sol.stats.steps, sol.stats.rejected, sol.stats.evaluations
+    );
     println!("  energy E0 = {e0:.12}, max relative drift = {drift:.3e}");
 
     let damped = DoublePendulum { b: 0.2, ..p };

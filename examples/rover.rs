@@ -53,8 +53,15 @@ fn start(r: &Rover, q: [f64; 5], w: [f64; 2]) -> SVector<f64, 10> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let r = Rover { mass: 10.0, l0: 0.1, jr: 1.0, jw: 0.01, rw: 0.1, b: 0.25, sigma: 0.5 };
     let x0 = start(&r, [1.0, 0.5, 0.3, 0.0, 0.0], [2.0, 1.0]);
-    println!("rover on a disk turning at Σ = {}: M = {}, l₀ = {}, J_r = {}, J_w = {}, r_w = {}, b = {}", r.sigma, r.mass, r.l0, r.jr, r.jw, r.rw, r.b);
-    println!("Frobenius test at compile time: {:?}, the set integrable: {:?}", Rover::CONSTRAINT_KINDS, Rover::CONSTRAINTS_INTEGRABLE);
+    println!(
+        "rover on a disk turning at Σ = {}: M = {}, l₀ = {}, J_r = {}, J_w = {}, r_w = {}, b = {}",
+        r.sigma, r.mass, r.l0, r.jr, r.jw, r.rw, r.b
+    );
+    println!(
+        "Frobenius test at compile time: {:?}, the set integrable: {:?}",
+        Rover::CONSTRAINT_KINDS,
+        Rover::CONSTRAINTS_INTEGRABLE
+    );
 
     let options = Options::default().rtol(1e-12).atol(1e-12);
     let table = [
@@ -108,7 +115,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 fn plot_paths(r: &Rover, times: &[f64], states: &[SVector<f64, 10>], path: &str) -> Result<(), Box<dyn std::error::Error>> {
     let root = SVGBackend::new(path, (1300, 640)).into_drawing_area();
     root.fill(&WHITE)?;
-    let root = root.titled(&format!("Rover on a disk turning at Σ = {} rad/s, t ∈ [0, {T_END}] s", r.sigma), ("sans-serif", 22))?;
+    let root =
+        root.titled(&format!("Rover on a disk turning at Σ = {} rad/s, t ∈ [0, {T_END}] s", r.sigma), ("sans-serif", 22))?;
     let (left, right) = root.split_horizontally(650);
     let inertial: Vec<(f64, f64)> = states.iter().map(|x| (x[0], x[1])).collect();
     let disk: Vec<(f64, f64)> = times
@@ -161,7 +169,13 @@ fn plot_paths(r: &Rover, times: &[f64], states: &[SVector<f64, 10>], path: &str)
 }
 
 /// H, Σ𝐌₃ and E_J = H − Σ𝐌₃ over time.
-fn plot_energy(r: &Rover, times: &[f64], states: &[SVector<f64, 10>], h_max: f64, path: &str) -> Result<(), Box<dyn std::error::Error>> {
+fn plot_energy(
+    r: &Rover,
+    times: &[f64],
+    states: &[SVector<f64, 10>],
+    h_max: f64,
+    path: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
     let root = SVGBackend::new(path, (1000, 560)).into_drawing_area();
     root.fill(&WHITE)?;
     let series = |f: &dyn Fn(f64, &SVector<f64, 10>) -> f64| -> Vec<(f64, f64)> {
@@ -190,7 +204,8 @@ fn plot_energy(r: &Rover, times: &[f64], states: &[SVector<f64, 10>], h_max: f64
         ShapeStyle { color: BLUE.to_rgba(), filled: false, stroke_width: 2 },
         ShapeStyle { color: BLACK.to_rgba(), filled: false, stroke_width: 3 },
     ];
-    for ((points, label), style) in [(h, "H (energy)"), (sm, "Σ𝐌₃"), (ej, "E_J = H − Σ𝐌₃")].into_iter().zip(styles) {
+    for ((points, label), style) in [(h, "H (energy)"), (sm, "Σ𝐌₃"), (ej, "E_J = H − Σ𝐌₃")].into_iter().zip(styles)
+    {
         chart
             .draw_series(LineSeries::new(points, style))?
             .label(label)

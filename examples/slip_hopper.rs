@@ -22,9 +22,11 @@ use std::f64::consts::PI;
 use plotters::prelude::*;
 use routh::nalgebra::{DVector, SVector};
 use routh::prelude::*;
-use routh::runtime::continuation::{Branch, ContinuationOptions, Point, Problem, Special, Start, branch_directions, continuation, correct_at_parameter};
-use routh::runtime::periodic::{Anchor, BranchPoint, MultipleShooting, Phase, write_branch_csv};
 use routh::runtime::HybridOptions;
+use routh::runtime::continuation::{
+    Branch, ContinuationOptions, Point, Problem, Special, Start, branch_directions, continuation, correct_at_parameter,
+};
+use routh::runtime::periodic::{Anchor, BranchPoint, MultipleShooting, Phase, write_branch_csv};
 
 /// The hopper. The leg's inertia `eps` → 0 is the paper's massless limit: the flight's
 /// α̈ = −ω²α does not depend on it, and the leg's energy (left out of the paper's H_F) is O(eps).
@@ -112,7 +114,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (hopping, harmonic) = if a[t2].abs() > b[t2].abs() { (a, b) } else { (b, a) };
     println!("grazing orbit T_o = {t_o:.7} (S1: 0.9934588); LS tangents (S2), nonzero entries:");
     for (name, d) in [("hopping", &hopping), ("harmonic", &harmonic)] {
-        let entries: Vec<String> = d.iter().enumerate().filter(|(_, v)| v.abs() > 1e-9).map(|(i, v)| format!("u[{i}] = {v:+.4}")).collect();
+        let entries: Vec<String> =
+            d.iter().enumerate().filter(|(_, v)| v.abs() > 1e-9).map(|(i, v)| format!("u[{i}] = {v:+.4}")).collect();
         println!("  {name}: {}", entries.join(", "));
     }
     let opts = ContinuationOptions::default().initial_step(5e-2).max_step(0.5).target(2.0);
@@ -132,7 +135,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let s = shooting.solution(&sb.u)?;
         println!("  SB{}: H̄ = {:.9}, T = {:.9}, t₂ = {:.9}", k + 1, s.energy, s.period, s.durations()[1]);
     }
-    println!("  SB1 closed form: H̄ = 1 + π²/40 = {:.9}, t₂ = π/√5 = {:.9}; SB2 in the digest: H̄ ≈ 1.614433, T ≈ 2.758616", 1.0 + PI * PI / 40.0, PI / hop.w);
+    println!(
+        "  SB1 closed form: H̄ = 1 + π²/40 = {:.9}, t₂ = π/√5 = {:.9}; SB2 in the digest: H̄ ≈ 1.614433, T ≈ 2.758616",
+        1.0 + PI * PI / 40.0,
+        PI / hop.w
+    );
     // Forward and backward hopping from each SB.
     let mut green = Vec::new();
     for sb in &sbs {
@@ -204,7 +211,11 @@ const STYLES: [(RGBColor, &str); 5] = [
     (RGBColor(0, 100, 0), "forward/backward hopping (SB2)"),
 ];
 
-fn plot_branches(families: &[Family], blue: &Branch, shooting: &MultipleShooting<'_, Hopper, 6>) -> Result<(), Box<dyn std::error::Error>> {
+fn plot_branches(
+    families: &[Family],
+    blue: &Branch,
+    shooting: &MultipleShooting<'_, Hopper, 6>,
+) -> Result<(), Box<dyn std::error::Error>> {
     let root = SVGBackend::new("out/slip_branches.svg", (1500, 500)).into_drawing_area();
     root.fill(&WHITE)?;
     let panels = root.split_evenly((1, 3));
@@ -224,9 +235,18 @@ fn plot_branches(families: &[Family], blue: &Branch, shooting: &MultipleShooting
             }
         }
     }
-    let marks: Vec<(f64, f64)> = blue.special(Special::SimpleBifurcation).filter_map(|p| shooting.solution(&p.u).ok()).map(|s| (s.energy, s.period)).collect();
+    let marks: Vec<(f64, f64)> = blue
+        .special(Special::SimpleBifurcation)
+        .filter_map(|p| shooting.solution(&p.u).ok())
+        .map(|s| (s.energy, s.period))
+        .collect();
     chart.draw_series(marks.iter().map(|&m| Circle::new(m, 5, BLACK.filled())))?;
-    chart.configure_series_labels().position(SeriesLabelPosition::LowerRight).border_style(BLACK).background_style(WHITE).draw()?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .border_style(BLACK)
+        .background_style(WHITE)
+        .draw()?;
     // (a') forward speed against H̄.
     let mut chart = ChartBuilder::on(&panels[1])
         .caption("(a) forward speed in flight against energy", ("sans-serif", 18))
@@ -251,7 +271,10 @@ fn plot_branches(families: &[Family], blue: &Branch, shooting: &MultipleShooting
     for (f, (color, _)) in families.iter().zip(STYLES) {
         for b in &f.branches {
             for i in [0, 2] {
-                chart.draw_series(LineSeries::new(b.iter().map(|(p, _)| (p.durations[1], p.durations[i])), color.stroke_width(2)))?;
+                chart.draw_series(LineSeries::new(
+                    b.iter().map(|(p, _)| (p.durations[1], p.durations[i])),
+                    color.stroke_width(2),
+                ))?;
             }
         }
     }
@@ -261,7 +284,11 @@ fn plot_branches(families: &[Family], blue: &Branch, shooting: &MultipleShooting
 
 /// The mass's path in the plane over two periods from the nadir, with the leg drawn at every
 /// touchdown and lift-off; the foot's position is carried across the chart changes.
-fn plot_orbits(hop: &Hopper, shooting: &MultipleShooting<'_, Hopper, 6>, orbits: &[(&str, DVector<f64>, (f64, f64))]) -> Result<(), Box<dyn std::error::Error>> {
+fn plot_orbits(
+    hop: &Hopper,
+    shooting: &MultipleShooting<'_, Hopper, 6>,
+    orbits: &[(&str, DVector<f64>, (f64, f64))],
+) -> Result<(), Box<dyn std::error::Error>> {
     let root = SVGBackend::new("out/slip_orbits.svg", (1500, 500)).into_drawing_area();
     root.fill(&WHITE)?;
     let panels = root.split_evenly((1, orbits.len()));

@@ -89,12 +89,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err(format!("the digest's values are not reproduced (deviation {worst:.1e})").into());
     }
 
-    let slow = s.simulate(Sphere::SMOOTH, start(&s, -1.0, 0.4, [0.5, -1.0, 2.0]), 0.0..horizon, &options.clone().output(Output::Interval(0.01)))?;
+    let slow = s.simulate(
+        Sphere::SMOOTH,
+        start(&s, -1.0, 0.4, [0.5, -1.0, 2.0]),
+        0.0..horizon,
+        &options.clone().output(Output::Interval(0.01)),
+    )?;
     let (_, _, stop) = slow.last().ok_or("no samples")?;
     println!("ẋ₀ = 0.4 ≤ β|x₀|: {} transitions, x({horizon:.2}) = {:.4} → x₀ + ẋ₀/β = −0.2", slow.impacts.len(), stop[0]);
-    let back = s.simulate(Sphere::SMOOTH, start(&s, -1.0, 2.0, [0.5, -6.0, 2.0]), 0.0..horizon, &options.output(Output::Interval(0.01)))?;
+    let back = s.simulate(
+        Sphere::SMOOTH,
+        start(&s, -1.0, 2.0, [0.5, -6.0, 2.0]),
+        0.0..horizon,
+        &options.output(Output::Interval(0.01)),
+    )?;
     let transitions: Vec<String> = back.impacts.iter().map(|i| format!("{} at {:.6}", i.guard, i.t)).collect();
-    println!("backspin ω₀ = (0.5, −6, 2): {} (ẋ₊ = {:.4} < 0: released at once, no chatter)", transitions.join(", "), back.impacts[0].post[5]);
+    println!(
+        "backspin ω₀ = (0.5, −6, 2): {} (ẋ₊ = {:.4} < 0: released at once, no chatter)",
+        transitions.join(", "),
+        back.impacts[0].post[5]
+    );
 
     std::fs::create_dir_all("out")?;
     let path = "out/sphere_path.svg";
@@ -121,7 +135,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
     }
     chart.draw_series(sol.impacts.iter().map(|i| Circle::new((i.pre[0], i.pre[1]), 4, BLACK.filled())))?;
-    chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.9)).border_style(BLACK).draw()?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()?;
     root.present()?;
     println!("wrote {path}");
     Ok(())

@@ -53,8 +53,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let vi = p.simulate_discrete([theta0], [0.0], 0.0, h, steps, &DiscreteOptions::default())?;
     let energy = |th: f64, p_th: f64| p_th * p_th / (2.0 * p.l * p.l) - p.g * p.l * th.cos();
     let stride = 200;
-    let vi_err: Vec<(f64, f64)> =
-        (0..vi.len()).step_by(stride).map(|k| (vi.times[k] / period, (energy(vi.positions[k][0], vi.momenta[k][0]) - e0).abs())).collect();
+    let vi_err: Vec<(f64, f64)> = (0..vi.len())
+        .step_by(stride)
+        .map(|k| (vi.times[k] / period, (energy(vi.positions[k][0], vi.momenta[k][0]) - e0).abs()))
+        .collect();
     let opts = Options::default().output(Output::Interval(period));
     let rk = p.simulate(p.state([theta0], [0.0]), 0.0..t_end, &opts)?;
     let rk_err: Vec<(f64, f64)> = rk.iter().map(|(t, x)| (t / period, (p.energy(t, x) - e0).abs())).collect();
@@ -77,8 +79,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let factor = (2.0 - pol.kappa * hp) / (2.0 + pol.kappa * hp);
     let worst = (1..=np).map(|k| (traj.momenta[k][1] / traj.momenta[k - 1][1] - factor).abs()).fold(0.0, f64::max);
     let ratio = traj.momenta[np][1] / traj.momenta[0][1];
-    println!("Ex. 3.13 (h = {hp}, κ = {}): p_k/p_(k−1) = (2 − κh)/(2 + κh) to {worst:.1e}; p_N/p_0 = {ratio:.11} (digest 0.13533526068)", pol.kappa);
-    println!("  against e^(−κt) at t = {}: {:.3e} (O(h²): the Padé factor's error is (κh)³/12 per step)", np as f64 * hp, ratio - (-pol.kappa * np as f64 * hp).exp());
+    println!(
+        "Ex. 3.13 (h = {hp}, κ = {}): p_k/p_(k−1) = (2 − κh)/(2 + κh) to {worst:.1e}; p_N/p_0 = {ratio:.11} (digest 0.13533526068)",
+        pol.kappa
+    );
+    println!(
+        "  against e^(−κt) at t = {}: {:.3e} (O(h²): the Padé factor's error is (κh)³/12 per step)",
+        np as f64 * hp,
+        ratio - (-pol.kappa * np as f64 * hp).exp()
+    );
     println!("  the law of its discrete momentum, decided at compile time: {:?}", Polar::ETA_DISCRETE_LAW);
 
     std::fs::create_dir_all("out")?;
@@ -103,7 +112,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .draw_series(LineSeries::new(rk_err.iter().filter(|e| e.0 >= 1.0).map(|&(t, e)| (t, e.max(floor))), rk_style))?
         .label("adaptive Dormand–Prince 5(4), rtol 1e-8 (drifting)")
         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], rk_style));
-    chart.configure_series_labels().position(SeriesLabelPosition::LowerRight).background_style(WHITE.mix(0.9)).border_style(BLACK).draw()?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()?;
     root.present()?;
     println!("wrote {path}");
 
@@ -120,17 +134,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let p_style = ShapeStyle { color: RGBColor(30, 90, 200).to_rgba(), filled: false, stroke_width: 3 };
     let e_style = ShapeStyle { color: BLACK.to_rgba(), filled: false, stroke_width: 1 };
     chart
-        .draw_series(LineSeries::new((0..=np).step_by(10).map(|k| (traj.times[k], traj.momenta[k][1] / traj.momenta[0][1])), p_style))?
+        .draw_series(LineSeries::new(
+            (0..=np).step_by(10).map(|k| (traj.times[k], traj.momenta[k][1] / traj.momenta[0][1])),
+            p_style,
+        ))?
         .label("midpoint VI: factor (2 − κh)/(2 + κh) per step")
         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], p_style));
     chart
-        .draw_series(DashedLineSeries::new((0..=200).map(|k| {
-            let t = k as f64 / 200.0 * np as f64 * hp;
-            (t, (-pol.kappa * t).exp())
-        }), 8, 5, e_style))?
+        .draw_series(DashedLineSeries::new(
+            (0..=200).map(|k| {
+                let t = k as f64 / 200.0 * np as f64 * hp;
+                (t, (-pol.kappa * t).exp())
+            }),
+            8,
+            5,
+            e_style,
+        ))?
         .label("e^(−κt), the continuous law")
         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], e_style));
-    chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.9)).border_style(BLACK).draw()?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()?;
     root.present()?;
     println!("wrote {path}");
     Ok(())

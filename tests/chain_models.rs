@@ -39,9 +39,7 @@ fn chain_models_file_is_current() {
 
 #[test]
 fn five_link_chain_conserves_energy_and_has_rod_mass_matrix() {
-    let c = chains::Chain5 {
-        m1: 1.0, l1: 1.0, m2: 0.5, l2: 0.8, m3: 0.7, l3: 0.6, m4: 0.4, l4: 0.9, m5: 0.3, l5: 0.5, g: 9.81,
-    };
+    let c = chains::Chain5 { m1: 1.0, l1: 1.0, m2: 0.5, l2: 0.8, m3: 0.7, l3: 0.6, m4: 0.4, l4: 0.9, m5: 0.3, l5: 0.5, g: 9.81 };
     let m = [c.m1, c.m2, c.m3, c.m4, c.m5];
     let l = [c.l1, c.l2, c.l3, c.l4, c.l5];
     let x0 = c.state([0.3, -0.2, 0.5, 0.1, -0.4], [0.0, 0.2, -0.1, 0.3, 0.0]);

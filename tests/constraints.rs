@@ -142,7 +142,9 @@ fn cartesian_pendulum_matches_the_angle_model_and_its_tension() {
     // Without projection the constraint drifts only by the integration error.
     let drift = sc.states.iter().map(|x| cart.position_residuals(0.0, x)[0].abs()).fold(0.0, f64::max);
     let vdrift = sc.states.iter().map(|x| cart.velocity_residuals(0.0, x)[0].abs()).fold(0.0, f64::max);
-    eprintln!("Cartesian pendulum, 20 s, rtol 1e-12: worst state error {worst:.2e}, |x²+y²−l²| ≤ {drift:.2e}, velocity residual ≤ {vdrift:.2e}");
+    eprintln!(
+        "Cartesian pendulum, 20 s, rtol 1e-12: worst state error {worst:.2e}, |x²+y²−l²| ≤ {drift:.2e}, velocity residual ≤ {vdrift:.2e}"
+    );
     assert!(drift < 1e-9 && vdrift < 1e-8);
     // The multiplier is the rod tension T = m (g cos θ + l θ̇²): Aᵀλ = 2λ (x, y) = −T (x, y)/l.
     for za in sa.states.iter().step_by(7) {
@@ -287,8 +289,10 @@ fn projection_holds_the_constraints_and_is_the_kinetic_metric_projection() {
     let x0 = cart.state([l * 1.1f64.sin(), -l * 1.1f64.cos()], [0.0, 0.0]);
     let with = cart.simulate(x0, 0.0..20.0, &loose).unwrap().constraints.unwrap();
     let without = cart.simulate(x0, 0.0..20.0, &loose.clone().projection(false)).unwrap().constraints.unwrap();
-    eprintln!("pendulum, rtol 1e-6, 20 s: residuals (position, velocity) with projection {:.1e}/{:.1e} (one-step drift {:.1e}/{:.1e}, {} projections), without {:.1e}/{:.1e}",
-        with.worst.0, with.worst.1, with.drift.0, with.drift.1, with.projections, without.worst.0, without.worst.1);
+    eprintln!(
+        "pendulum, rtol 1e-6, 20 s: residuals (position, velocity) with projection {:.1e}/{:.1e} (one-step drift {:.1e}/{:.1e}, {} projections), without {:.1e}/{:.1e}",
+        with.worst.0, with.worst.1, with.drift.0, with.drift.1, with.projections, without.worst.0, without.worst.1
+    );
     assert!(with.worst.0 < 1e-13 && with.worst.1 < 1e-13, "{with:?}");
     assert!(without.worst.0 > 100.0 * with.worst.0.max(1e-15), "{without:?}");
     assert_eq!(without.projections, 0);

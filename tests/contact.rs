@@ -9,8 +9,8 @@
 mod common;
 
 use common::{jacobian_fd, rel_err};
-use routh::prelude::*;
 use routh::nalgebra::{SMatrix, Vector3};
+use routh::prelude::*;
 use routh::runtime::VectorField;
 
 /// Linearly damped oscillator written as a contact Lagrangian: m ẍ + k x = −γ m ẋ.
@@ -167,7 +167,8 @@ fn general_z_dependence_matches_a_hand_derivation() {
     // Trajectories agree too (the closure is integrated by the same runtime).
     let x0 = p.state([0.4], [0.9], -0.5);
     let a = p.simulate(x0, 0.0..5.0, &tight().output(Output::Interval(0.25))).unwrap();
-    let hand = |t: f64, s: &Vector3<f64>| -> Result<Vector3<f64>, routh::runtime::FieldError> { Ok(action_metric_by_hand(&p, t, s)) };
+    let hand =
+        |t: f64, s: &Vector3<f64>| -> Result<Vector3<f64>, routh::runtime::FieldError> { Ok(action_metric_by_hand(&p, t, s)) };
     let b = routh::runtime::integrate(&hand, 0.0..5.0, x0, &[], &tight().output(Output::Interval(0.25))).unwrap();
     for (xa, xb) in a.states.iter().zip(&b.states) {
         assert!((xa - xb).norm() < 1e-8);
@@ -225,7 +226,11 @@ fn impacts_keep_position_and_action_and_lose_carnots_energy() {
         // G3: Newton's law and the Carnot loss ΔE_L = −½(1 − e²) m ẏ⁻² (one row, fixed wall).
         assert!((imp.post[1] + p.e * imp.pre[1]).abs() < 1e-14);
         let loss = -0.5 * (1.0 - p.e * p.e) * p.m * imp.pre[1].powi(2);
-        assert!((imp.energy_jump() - loss).abs() < 1e-12 * loss.abs().max(imp.energy_before.abs()), "ΔE = {} against {loss}", imp.energy_jump());
+        assert!(
+            (imp.energy_jump() - loss).abs() < 1e-12 * loss.abs().max(imp.energy_before.abs()),
+            "ΔE = {} against {loss}",
+            imp.energy_jump()
+        );
     }
     // G1 between impacts: E_L(t) = E_L(t_a) e^{−γ(t − t_a)} on each flight.
     let mut start = (sol.times[0], p.energy(sol.times[0], &sol.states[0]));
@@ -319,10 +324,26 @@ fn hybrid_tight() -> HybridOptions {
 fn cylinder_touchdown_and_projection_match_the_digest() {
     // (β, t₁, φ(t₁), E_L(t₁⁻), q̇⁻, dΨ(q̇⁻), q̇⁺, ΔT) from the digest's table (§4).
     let table = [
-        (0.05, 0.3304925264, 0.9664765248, -5.8652571871, [0.5083309566, -3.2690673543, 2.0333238262, 0.0], -3.1017474184,
-            [0.9517900152, -0.6620603220, 1.7093308273, -0.5214014065], -4.1814679413),
-        (-0.05, 0.3321273431, 0.9587696617, -5.6741191691, [0.4917653792, -3.2312651904, 1.9670615169, 0.0], -3.0702640919,
-            [0.9255312363, -0.6517875396, 1.6602864496, -0.5158955302], -4.0910049271),
+        (
+            0.05,
+            0.3304925264,
+            0.9664765248,
+            -5.8652571871,
+            [0.5083309566, -3.2690673543, 2.0333238262, 0.0],
+            -3.1017474184,
+            [0.9517900152, -0.6620603220, 1.7093308273, -0.5214014065],
+            -4.1814679413,
+        ),
+        (
+            -0.05,
+            0.3321273431,
+            0.9587696617,
+            -5.6741191691,
+            [0.4917653792, -3.2312651904, 1.9670615169, 0.0],
+            -3.0702640919,
+            [0.9255312363, -0.6517875396, 1.6602864496, -0.5158955302],
+            -4.0910049271,
+        ),
     ];
     for (beta, t1, phi1, e_pre, v_pre, dpsi, v_post, dt_kin) in table {
         let c = cylinder(beta);
@@ -381,7 +402,11 @@ fn newton_impact_on_the_cylinder_loses_carnots_energy() {
             let opts = HybridOptions { max_impacts: 1, ..hybrid_tight() };
             let sol = n.simulate(n.state(q0, v0, 0.0), 0.0..0.4, &opts).unwrap();
             let imp = &sol.impacts[0];
-            assert!((imp.energy_jump() - loss).abs() < 1e-8, "β = {beta}, α = {alpha}: ΔE = {} against {loss}", imp.energy_jump());
+            assert!(
+                (imp.energy_jump() - loss).abs() < 1e-8,
+                "β = {beta}, α = {alpha}: ΔE = {} against {loss}",
+                imp.energy_jump()
+            );
             // G3: dΨ(q̇⁺) = −α dΨ(q̇⁻).
             let s = imp.pre[2].sin();
             let d_psi = |x: &SVector<f64, 9>| x[5] - x[7] + c.gamma * s * x[6];

@@ -8,6 +8,8 @@ use routh::prelude::*;
 use routh::runtime::{DiscreteOptions, SimError};
 
 /// Example 2.3's model with the quadrature rule `$rule`.
+// rustfmt re-indents the attribute on every run (not idempotent inside macro_rules).
+#[rustfmt::skip]
 macro_rules! sextic {
     ($name:ident, $rule:expr) => {
         #[derive(Mechanics)]
@@ -201,7 +203,8 @@ fn the_step_map_is_symplectic() {
 fn global_error<S: routh::runtime::DiscreteSystem<2>>(sys: &S, h: f64, reference: &SVector<f64, 4>) -> f64 {
     let steps = (1.0 / h).round() as usize;
     let p0 = Vector2::new(0.0, 0.6);
-    let traj = routh::runtime::simulate_discrete(sys, 0.0, h, steps, Vector2::new(1.2, 0.0), p0, p0, &DiscreteOptions::default()).unwrap();
+    let traj = routh::runtime::simulate_discrete(sys, 0.0, h, steps, Vector2::new(1.2, 0.0), p0, p0, &DiscreteOptions::default())
+        .unwrap();
     (traj.positions[steps] - Vector2::new(reference[0], reference[1])).amax()
 }
 
@@ -328,7 +331,16 @@ fn the_disk_with_friction_drifts_linearly_and_is_exact_at_the_nodes() {
     // det ∂(φ_k+1, p_k+1)/∂(φ_k, p_k) = 1 by central differences.
     let opts = DiscreteOptions::default();
     let step = |phi: f64, p: f64| {
-        let s = routh::runtime::discrete::discrete_step(&d, 0.0, h, &SVector::<f64, 1>::new(phi), &SVector::<f64, 1>::new(p), SVector::<f64, 1>::new(phi), &opts).unwrap();
+        let s = routh::runtime::discrete::discrete_step(
+            &d,
+            0.0,
+            h,
+            &SVector::<f64, 1>::new(phi),
+            &SVector::<f64, 1>::new(p),
+            SVector::<f64, 1>::new(phi),
+            &opts,
+        )
+        .unwrap();
         (s.position[0], s.momentum[0])
     };
     let e = 1e-6;
@@ -436,7 +448,8 @@ fn the_printed_polar_force_flips_the_momentum_every_step() {
     let (q0, q1) = (SVector::<f64, 2>::new(1.1, 0.2), SVector::<f64, 2>::new(1.15, 0.23));
     // The generated raw L_d is the printed one.
     let rm = (q0[0] + q1[0]) / 2.0;
-    let ld = h / 2.0 * ((q1[0] - q0[0]) / h).powi(2) + h / 2.0 * rm * rm * ((q1[1] - q0[1]) / h).powi(2) - rm * rm * (rm * rm - 1.0).powi(2);
+    let ld = h / 2.0 * ((q1[0] - q0[0]) / h).powi(2) + h / 2.0 * rm * rm * ((q1[1] - q0[1]) / h).powi(2)
+        - rm * rm * (rm * rm - 1.0).powi(2);
     assert!((p.discrete_lagrangian(0.0, h, &q0, &q1) - ld).abs() < 1e-12 * ld.abs());
     let traj = p.simulate_discrete([1.2, 0.0], [0.0, 0.5], 0.0, h, 20, &DiscreteOptions::default()).unwrap();
     let factor = (h - p.kappa) / (h + p.kappa);
@@ -562,7 +575,6 @@ fn the_disk_reduced_by_its_rotation_matches_the_full_integrator() {
     assert!(worst < 1e-13, "{worst:e}");
 }
 
-
 /// An α-rule with α a parameter (checked at run time).
 #[derive(Mechanics)]
 #[mechanics(coordinates(x), lagrangian = dot(x).powi(2) / 2 - x.powi(2) / 2, discrete(rule = alpha(a)))]
@@ -590,7 +602,9 @@ fn two_step_and_position_momentum_forms_agree_and_newton_converges_quadratically
     let opts = DiscreteOptions::default();
     let pm = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, h, 300, &opts).unwrap();
     let ts = routh::runtime::simulate_discrete_two_step(&p, 0.0, h, 300, pm.positions[0], pm.positions[1], &opts).unwrap();
-    let worst = (0..=300).map(|k| (pm.positions[k] - ts.positions[k]).amax().max((pm.momenta[k] - ts.momenta[k]).amax())).fold(0.0, f64::max);
+    let worst = (0..=300)
+        .map(|k| (pm.positions[k] - ts.positions[k]).amax().max((pm.momenta[k] - ts.momenta[k]).amax()))
+        .fold(0.0, f64::max);
     assert!(worst < 1e-12, "two-step against position–momentum: {worst:e}");
     // Quadratic convergence from a cold start (q₁ guessed as q₀): each correction at most a modest
     // multiple of the square of the one before, until round-off.
@@ -613,7 +627,10 @@ fn the_del_residual_is_the_printed_scheme_and_vanishes_on_the_trajectory() {
     let h = 0.01;
     let (a, b, c) = (Vector2::new(1.1, 0.2), Vector2::new(1.12, 0.25), Vector2::new(1.13, 0.31));
     let residual = routh::runtime::discrete::del_residual(&p, 0.0, h, &a, &b, &c).unwrap();
-    let scheme = -((c - 2.0 * b + a) / (h * h) + (grad_v(&((a + b) / 2.0)) + grad_v(&((b + c) / 2.0))) / 2.0 + p.kappa * (c - a) / (2.0 * h)) * h;
+    let scheme = -((c - 2.0 * b + a) / (h * h)
+        + (grad_v(&((a + b) / 2.0)) + grad_v(&((b + c) / 2.0))) / 2.0
+        + p.kappa * (c - a) / (2.0 * h))
+        * h;
     assert!((residual - scheme).amax() < 1e-9 * scheme.amax(), "{residual} against {scheme}");
     let (d1, d2) = p.discrete_lagrangian_gradients(0.0, h, &b, &c);
     let (fm, _) = p.discrete_forces(0.0, h, &b, &c);
@@ -621,7 +638,15 @@ fn the_del_residual_is_the_printed_scheme_and_vanishes_on_the_trajectory() {
     assert!((left + d1 + fm).amax() < 1e-12 && d2.amax() > 0.0);
     let traj = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, h, 50, &DiscreteOptions::default()).unwrap();
     for k in 1..50 {
-        let r = routh::runtime::discrete::del_residual(&p, (k - 1) as f64 * h, h, &traj.positions[k - 1], &traj.positions[k], &traj.positions[k + 1]).unwrap();
+        let r = routh::runtime::discrete::del_residual(
+            &p,
+            (k - 1) as f64 * h,
+            h,
+            &traj.positions[k - 1],
+            &traj.positions[k],
+            &traj.positions[k + 1],
+        )
+        .unwrap();
         assert!(r.amax() < 1e-12, "DEL residual at node {k}: {r}");
     }
 }

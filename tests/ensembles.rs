@@ -2,9 +2,9 @@
 //! the same runs one by one, bit for bit; parameter sweeps through `ensemble`; trajectories
 //! (smooth and hybrid) serialize to JSON with their samples, events, impacts and stop reason.
 
+use routh::nalgebra::SVector;
 use routh::prelude::*;
 use routh::runtime::ensemble::{EnsembleOptions, ensemble, simulate_states};
-use routh::nalgebra::SVector;
 use routh::runtime::{Direction, Event, HybridOptions, StopReason};
 
 /// A plane pendulum.
@@ -18,7 +18,6 @@ struct Pendulum {
     l: f64,
     g: f64,
 }
-
 
 #[allow(dead_code)]
 mod models {
@@ -36,7 +35,8 @@ fn a_parallel_batch_equals_the_runs_one_by_one() {
     let p = Pendulum { m: 1.0, l: 1.0, g: 9.81 };
     let starts: Vec<_> = (0..200).map(|k| p.state([0.015 * k as f64], [0.0])).collect();
     let all = simulate_states(&p, &starts, 0.0..5.0, &opts(), &EnsembleOptions::default().progress(false)).unwrap();
-    let one = simulate_states(&p, &starts, 0.0..5.0, &opts(), &EnsembleOptions::default().threads(Some(1)).progress(false)).unwrap();
+    let one =
+        simulate_states(&p, &starts, 0.0..5.0, &opts(), &EnsembleOptions::default().threads(Some(1)).progress(false)).unwrap();
     assert_eq!(all.len(), starts.len());
     for ((x0, a), b) in starts.iter().zip(&all).zip(&one) {
         let (a, b) = (a.as_ref().unwrap(), b.as_ref().unwrap());

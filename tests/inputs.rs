@@ -43,10 +43,22 @@ fn upright_linearisation_matches_the_closed_form() {
     // ẍ = (u − m g θ)/M, θ̈ = ((M + m) g θ − u)/(M l).
     let (mc, mp, l, g) = (p.mc, p.mp, p.l, p.g);
     let a = Matrix4::new(
-        0.0, 0.0, 1.0, 0.0, //
-        0.0, 0.0, 0.0, 1.0, //
-        0.0, -mp * g / mc, 0.0, 0.0, //
-        0.0, (mc + mp) * g / (mc * l), 0.0, 0.0,
+        0.0,
+        0.0,
+        1.0,
+        0.0, //
+        0.0,
+        0.0,
+        0.0,
+        1.0, //
+        0.0,
+        -mp * g / mc,
+        0.0,
+        0.0, //
+        0.0,
+        (mc + mp) * g / (mc * l),
+        0.0,
+        0.0,
     );
     let b = Vector4::new(0.0, 0.0, 1.0 / mc, -1.0 / (mc * l));
     assert!((lin.a - a).amax() < 1e-13, "A = {}", lin.a);
@@ -115,7 +127,8 @@ fn a_feedback_law_designed_on_the_linearisation_balances_the_pole() {
 fn trajectories_write_csv_with_the_generated_state_names() {
     let p = cart_pole();
     assert_eq!(CartPole::STATE_NAMES, ["x", "th", "dot(x)", "dot(th)"]);
-    let sol = p.simulate(p.state([0.0, 0.1], [0.0, 0.0]), 0.0..0.5, [1.0], &Options::default().output(Output::Interval(0.25))).unwrap();
+    let sol =
+        p.simulate(p.state([0.0, 0.1], [0.0, 0.0]), 0.0..0.5, [1.0], &Options::default().output(Output::Interval(0.25))).unwrap();
     let mut csv = Vec::new();
     sol.write_csv(&mut csv, &CartPole::STATE_NAMES).unwrap();
     let text = String::from_utf8(csv).unwrap();

@@ -36,7 +36,6 @@ struct Rod {
     g: f64,
 }
 
-
 fn tight() -> HybridOptions {
     HybridOptions { ode: Options::default().rtol(1e-12).atol(1e-13), ..HybridOptions::default() }
 }
@@ -155,7 +154,11 @@ fn hopper_keeps_energy_across_every_transition_and_alternates_modes() {
         let (from, to, name) =
             if k % 2 == 0 { (Hopper::FLIGHT, Hopper::STANCE, "touchdown") } else { (Hopper::STANCE, Hopper::FLIGHT, "liftoff") };
         assert_eq!((imp.mode_before, imp.mode_after, imp.guard), (from, to, name));
-        assert!((imp.energy_after - imp.energy_before).abs() < 1e-10, "energy jump {} at {name}", imp.energy_after - imp.energy_before);
+        assert!(
+            (imp.energy_after - imp.energy_before).abs() < 1e-10,
+            "energy jump {} at {name}",
+            imp.energy_after - imp.energy_before
+        );
         assert!((imp.energy_before - e0).abs() < 1e-8, "energy drifts: {} vs {e0}", imp.energy_before);
     }
     assert_eq!(sol.modes.first(), Some(&Hopper::FLIGHT));
@@ -230,10 +233,11 @@ fn hybrid_system_jacobians_are_exact_on_the_padded_state() {
 // ξ = 0 are exactly the paper's; its energy, which the paper leaves out of H_F, is O(eps).
 
 use routh::nalgebra::DVector;
-use routh::runtime::continuation::{
-    Branch, BranchStop, ContinuationOptions, Point, Problem, Special, Start, branch_directions, continuation, correct_at_parameter,
-};
 use routh::runtime::HybridSystem;
+use routh::runtime::continuation::{
+    Branch, BranchStop, ContinuationOptions, Point, Problem, Special, Start, branch_directions, continuation,
+    correct_at_parameter,
+};
 use routh::runtime::periodic::{Anchor, MultipleShooting, PeriodicSolution, Phase};
 
 const SLIP: Hopper = Hopper { m: 1.0, g: 1.0, k: 40.0, l0: 1.0, w: 2.23606797749979, eps: 1e-12 };
@@ -381,7 +385,12 @@ fn slip_hopper_branches_off_the_grazing_orbit_hops_in_place_and_meets_sb1_and_sb
     let half_swing = PI / SLIP.w;
     assert!((sb1.energy - (1.0 + PI * PI / 40.0)).abs() < 1e-8, "SB1 at H̄ = {}", sb1.energy);
     assert!((sb1.durations()[1] - half_swing).abs() < 1e-8 && (sb1.period - 1.971702).abs() < 1e-6, "SB1 {:?}", sb1.durations());
-    assert!((sb2.energy - 1.614433).abs() < 1e-6 && (sb2.period - 2.758616).abs() < 1e-6, "SB2 at ({}, {})", sb2.energy, sb2.period);
+    assert!(
+        (sb2.energy - 1.614433).abs() < 1e-6 && (sb2.period - 2.758616).abs() < 1e-6,
+        "SB2 at ({}, {})",
+        sb2.energy,
+        sb2.period
+    );
     // The digest's t₂ and nadir at SB2 are read off a coarse bracket: they lie 2e-6 from S3's closed
     // form at its own H̄, where ours agree with it to 1e-8 (above), hence the looser bound.
     assert!((sb2.durations()[1] - 2.217083).abs() < 5e-6 && (sb2.phases[0].start[1] - 0.797950).abs() < 5e-6);
@@ -526,7 +535,13 @@ fn slip_forward_and_backward_hopping_branch_off_sb1_and_sb2_and_give_the_three_o
         let back = switch(&shooting, sb, -1.0, 1.8, 4);
         let leaving = back.points.iter().skip(1).take(3).map(|p| shooting.solution(&p.u).unwrap().phases[1].start[3]);
         assert!(leaving.clone().all(|v| v.signum() == -xdot.signum()), "{:?}", leaving.collect::<Vec<_>>());
-        eprintln!("SLIP branch from SB{}: at H̄ = 1.8 T = {:.7}, ẋ = ±{:.7}, α at touchdown ±{:.7}", k + 1, s.period, xdot.abs(), alpha_td.abs());
+        eprintln!(
+            "SLIP branch from SB{}: at H̄ = 1.8 T = {:.7}, ẋ = ±{:.7}, α at touchdown ±{:.7}",
+            k + 1,
+            s.period,
+            xdot.abs(),
+            alpha_td.abs()
+        );
     }
 }
 

@@ -17,7 +17,6 @@ mod models {
 }
 use models::{Ball, RockingBlock, Rod};
 
-
 fn tight() -> HybridOptions {
     HybridOptions::default().rtol(1e-12).atol(1e-13)
 }
@@ -145,7 +144,6 @@ fn single_shooting_finds_the_bouncing_ball_orbits_and_continues_them_in_energy()
     assert!(last > 1.3);
 }
 
-
 #[test]
 fn rocking_block_periods_match_the_digest_table() {
     // K2: T(α₀) on the section [α₀, 0] with H̄ = cos(α₀ − β) − cos β, to 1e-6; K4: Φ_T at α₀ = 0.15.
@@ -186,7 +184,9 @@ fn rocking_block_periods_match_the_digest_table() {
 fn a_branch_is_data_with_its_indicators() {
     // The ball's branch has no turning point and no bifurcation; as data it round-trips through
     // JSON and writes CSV with one line per point.
-    use routh::runtime::periodic::{BranchPoint, Section, ShootingOptions, continue_orbits, find_periodic_orbit, write_branch_csv};
+    use routh::runtime::periodic::{
+        BranchPoint, Section, ShootingOptions, continue_orbits, find_periodic_orbit, write_branch_csv,
+    };
     let ball = Ball { m: 1.0, g: 1.0, e: 1.0 };
     let anchor = |x: &SVector<f64, 2>| x[1];
     let gradient = |_x: &SVector<f64, 2>| Vector2::new(0.0, 1.0);
@@ -202,7 +202,10 @@ fn a_branch_is_data_with_its_indicators() {
     let mut csv = Vec::new();
     write_branch_csv(&mut csv, &points).unwrap();
     let text = String::from_utf8(csv).unwrap();
-    assert_eq!(text.lines().next(), Some("energy,period,xi,x0_1,x0_2,multipliers,turning_point,bifurcation,period_doubling,durations"));
+    assert_eq!(
+        text.lines().next(),
+        Some("energy,period,xi,x0_1,x0_2,multipliers,turning_point,bifurcation,period_doubling,durations")
+    );
     assert_eq!(text.lines().count(), 1 + points.len());
 }
 
@@ -242,7 +245,9 @@ fn bouncing_ball_branches_off_the_resting_state_and_follows_t_equals_root_8h() {
     let ball = Ball { m: 1.0, g: 1.0, e: 1.0 };
     let value = |x: &SVector<f64, 2>| x[1];
     let gradient = |_x: &SVector<f64, 2>| Vector2::new(0.0, 1.0);
-    let shooting = MultipleShooting::new(&ball, &[Phase { mode: 0, guard: 0 }], Anchor { value: &value, gradient: &gradient }, &ode()).unwrap();
+    let shooting =
+        MultipleShooting::new(&ball, &[Phase { mode: 0, guard: 0 }], Anchor { value: &value, gradient: &gradient }, &ode())
+            .unwrap();
     // G8: dim u = 8, N = 7; u = [t₂, y₂, ẏ₂, t₁, y₁, ẏ₁, ξ, H̄].
     assert_eq!(shooting.unknowns(), 8);
     // The resting ball with zero durations solves r = 0 (B4) and is a simple bifurcation point:
@@ -264,7 +269,9 @@ fn bouncing_ball_branches_off_the_resting_state_and_follows_t_equals_root_8h() {
     let opts = ContinuationOptions::default().initial_step(1e-2).max_step(0.3).target(2.0);
     let branch = continuation(&shooting, &u0, Start::Along(along.clone()), &opts).unwrap();
     assert_eq!(branch.stop, BranchStop::Target);
-    assert!(branch.special(Special::TurningPoint).next().is_none() && branch.special(Special::SimpleBifurcation).next().is_none());
+    assert!(
+        branch.special(Special::TurningPoint).next().is_none() && branch.special(Special::SimpleBifurcation).next().is_none()
+    );
     let mut worst: f64 = 0.0;
     for p in &branch.points[1..] {
         let s = shooting.solution(&p.u).unwrap();
@@ -293,7 +300,6 @@ fn bouncing_ball_branches_off_the_resting_state_and_follows_t_equals_root_8h() {
     assert!(run.points.iter().all(|p| p.special.is_none() && p.u[6].abs() < 1e-12));
     eprintln!("ball B5: fixed steps end at H̄ = {:.6}, T = {:.6}", end.energy, end.period);
 }
-
 
 /// The symmetric family in closed form (digest §4.3, m = g = l = 1), by the impact angle θ:
 /// (H̄, T, apex state).
@@ -346,7 +352,12 @@ fn bouncing_rod_turning_points_bifurcation_and_the_non_symmetric_family() {
     for (name, s, closed, digest) in table {
         eprintln!(
             "rod {name}: H̄ = {:.9}, T = {:.9}; closed form ({:.9}, {:.9}); errors {:.1e}, {:.1e}",
-            s.energy, s.period, closed.0, closed.1, (s.energy - closed.0).abs(), (s.period - closed.1).abs()
+            s.energy,
+            s.period,
+            closed.0,
+            closed.1,
+            (s.energy - closed.0).abs(),
+            (s.period - closed.1).abs()
         );
         assert!((s.energy - closed.0).abs() < 1e-7 && (s.period - closed.1).abs() < 1e-6, "{name}");
         assert!((s.energy - digest.0).abs() < 1e-6 && (s.period - digest.1).abs() < 1e-6, "{name} against the digest");
@@ -385,7 +396,8 @@ fn bouncing_rod_turning_points_bifurcation_and_the_non_symmetric_family() {
     // The located point's direction is its branch's tangent: one of the two LS roots.
     let along_old = dirs[0].dot(&sbs[0].direction).abs().max(dirs[1].dot(&sbs[0].direction).abs());
     assert!(1.0 - along_old < 1e-9, "the SB's direction against the LS roots: {along_old}");
-    let green = continuation(&shooting, &sbs[0].u, Start::Along(new.clone()), &opts.clone().initial_step(1e-3).target(0.5643920)).unwrap();
+    let green = continuation(&shooting, &sbs[0].u, Start::Along(new.clone()), &opts.clone().initial_step(1e-3).target(0.5643920))
+        .unwrap();
     assert_eq!(green.stop, BranchStop::Target);
     for p in &green.points[1..] {
         let s = solution(&p.u);
@@ -417,7 +429,9 @@ fn rocking_block_branches_off_rest_and_meets_the_period_table() {
     let block = RockingBlock { m: 1.0, l: 1.0, g: 1.0, beta: 0.3 };
     let value = |x: &SVector<f64, 2>| x[1];
     let gradient = |_x: &SVector<f64, 2>| Vector2::new(0.0, 1.0);
-    let shooting = MultipleShooting::new(&block, &[Phase { mode: 0, guard: 0 }], Anchor { value: &value, gradient: &gradient }, &ode()).unwrap();
+    let shooting =
+        MultipleShooting::new(&block, &[Phase { mode: 0, guard: 0 }], Anchor { value: &value, gradient: &gradient }, &ode())
+            .unwrap();
     let u0 = DVector::zeros(8);
     let dirs = branch_directions(&shooting, &u0, 1e-6).unwrap();
     let ps = 0.75 * 0.3f64.sin();

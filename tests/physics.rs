@@ -286,7 +286,12 @@ fn event_time_of_a_known_crossing() {
     let zero = Event::new("x = 0", |_t, x: &SVector<f64, 2>| x[0]).direction(Direction::Falling);
     let opts = Options::default().rtol(1e-12).atol(1e-14);
     let sol = sys.simulate_with_events(sys.state([1.0], [0.0]), 0.0..10.0, &[zero], &opts).unwrap();
-    assert_eq!(sol.events.len(), 3, "falling crossings in [0, 10] (π/4 + kπ): {:?}", sol.events.iter().map(|e| e.t).collect::<Vec<_>>());
+    assert_eq!(
+        sol.events.len(),
+        3,
+        "falling crossings in [0, 10] (π/4 + kπ): {:?}",
+        sol.events.iter().map(|e| e.t).collect::<Vec<_>>()
+    );
     for (k, ev) in sol.events.iter().enumerate() {
         let exact = PI / (2.0 * w) + 2.0 * PI / w * k as f64; // period 2π/ω = π
         assert!((ev.t - exact).abs() < 1e-10, "crossing {k}: {} vs {exact}", ev.t);

@@ -183,7 +183,8 @@ fn hybrid_routh_reduction_of_the_rolling_disk_equals_the_full_system() {
     let d = PolarDisk { m: 1.0, rr: 0.1, k: 0.1 / 2f64.sqrt(), h: 0.6, c: 1.0, e: 1.0 };
     let (_, jumps) = d.simulate_disk_radial(polar_start(&d, (0.5, 0.3, 0.0, 0.1, 0.8, 1.0)), 0.0..2.0, &opts).unwrap();
     // Reference run R2's impacts (c = 1, e = 1).
-    let reference = [(0.261664, (-0.38789767, 0.00171591)), (0.892120, (0.33609974, 0.01070277)), (1.667785, (-0.26478335, -0.00071210))];
+    let reference =
+        [(0.261664, (-0.38789767, 0.00171591)), (0.892120, (0.33609974, 0.01070277)), (1.667785, (-0.26478335, -0.00071210))];
     for (j, (t, (m1, m2))) in jumps.iter().zip(reference) {
         assert!((j.t - t).abs() < 1e-6 && (j.after[0] - m1).abs() < 1e-7 && (j.after[1] - m2).abs() < 1e-7, "{j:?}");
     }
@@ -241,7 +242,9 @@ fn time_dependent_billiard_reduces_to_the_papers_radial_equation() {
         let (t, r, rd) = (rng.uniform(0.0, 5.0), rng.uniform(0.2, 1.0), rng.uniform(-3.0, 3.0));
         let a = red.accelerations(t, &SVector::<f64, 2>::new(r, rd)).unwrap()[0];
         let (m, c) = (b.m, b.c);
-        let expected = mu * mu * (-2.0 * c * t / m).exp() / (m * m * r.powi(3)) - 2.0 * c * r * mu * (-c * t / m).exp() / (m * m) - c / m * rd;
+        let expected = mu * mu * (-2.0 * c * t / m).exp() / (m * m * r.powi(3))
+            - 2.0 * c * r * mu * (-c * t / m).exp() / (m * m)
+            - c / m * rd;
         assert!((a - expected).abs() < 1e-11 * (1.0 + expected.abs()), "r̈ = {a} vs {expected}");
     }
     // Hybrid reduction: the wall is rotation invariant, so μ is a hybrid momentum map (unchanged).
@@ -355,7 +358,8 @@ fn reduced_disk_flight_is_the_closed_form_oscillator() {
         assert!((xc - ex).abs() < 1e-10 && (yc - ey).abs() < 1e-10, "t = {t}: ({xc}, {yc}) vs ({ex}, {ey})");
         // The flight invariant (m/2)|v|² + (cμ₁/m)|x|² is constant.
         let ef = 0.5 * d.m * (vx * vx + vy * vy) + d.c * red.mu_th / d.m * (xc * xc + yc * yc);
-        let e0 = 0.5 * d.m * (start.3 * start.3 + start.4 * start.4) + d.c * red.mu_th / d.m * (start.0 * start.0 + start.1 * start.1);
+        let e0 =
+            0.5 * d.m * (start.3 * start.3 + start.4 * start.4) + d.c * red.mu_th / d.m * (start.0 * start.0 + start.1 * start.1);
         assert!((ef - e0).abs() < 1e-10);
     }
     assert_eq!(sol.len(), times.len());

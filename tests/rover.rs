@@ -155,7 +155,13 @@ fn relative_equilibria_hold_for_20_seconds() {
     let sol = rc.simulate(xc, 0.0..20.0, &opts).unwrap();
     for (t, x) in sol.times.iter().zip(&sol.states) {
         let (sigma, _) = polar(x);
-        assert!((sigma - 1.0).abs() < 1e-10 && (x[8] - 1.0).abs() < 1e-8 && (x[9] - 0.6).abs() < 1e-8, "(c) t = {t}: σ − 1 = {:e}, ω − (1, 0.6) = ({:e}, {:e})", sigma - 1.0, x[8] - 1.0, x[9] - 0.6);
+        assert!(
+            (sigma - 1.0).abs() < 1e-10 && (x[8] - 1.0).abs() < 1e-8 && (x[9] - 0.6).abs() < 1e-8,
+            "(c) t = {t}: σ − 1 = {:e}, ω − (1, 0.6) = ({:e}, {:e})",
+            sigma - 1.0,
+            x[8] - 1.0,
+            x[9] - 0.6
+        );
         assert!((rc.energy(*t, x) - 0.977).abs() < 1e-8 && (rc.rotation_momentum(*t, x) - 4.62).abs() < 1e-8);
     }
 }

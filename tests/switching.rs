@@ -33,11 +33,7 @@ struct Sphere {
 fn omega(x: &routh::nalgebra::SVector<f64, 10>) -> [f64; 3] {
     let (th, ps) = (x[3], x[4]);
     let (dphi, dth, dps) = (x[7], x[8], x[9]);
-    [
-        dth * ps.cos() + dphi * th.sin() * ps.sin(),
-        dth * ps.sin() - dphi * th.sin() * ps.cos(),
-        dphi * th.cos() + dps,
-    ]
+    [dth * ps.cos() + dphi * th.sin() * ps.sin(), dth * ps.sin() - dphi * th.sin() * ps.cos(), dphi * th.cos() + dps]
 }
 
 fn kinetic(s: &Sphere, x: &routh::nalgebra::SVector<f64, 10>) -> f64 {

@@ -19,25 +19,16 @@ fn bench<const N: usize>() {
     let start = Instant::now();
     let mut acc = 0.0;
     for _ in 0..iters {
-        acc += solve_mass(black_box(m), black_box(f))
-            .map(|a| a[0])
-            .unwrap_or(0.0);
+        acc += solve_mass(black_box(m), black_box(f)).map(|a| a[0]).unwrap_or(0.0);
     }
     let ours = start.elapsed().as_secs_f64() / iters as f64;
     let start = Instant::now();
     for _ in 0..iters {
-        acc += black_box(m)
-            .cholesky()
-            .map(|c| c.solve(&black_box(f))[0])
-            .unwrap_or(0.0);
+        acc += black_box(m).cholesky().map(|c| c.solve(&black_box(f))[0]).unwrap_or(0.0);
     }
     let theirs = start.elapsed().as_secs_f64() / iters as f64;
     black_box(acc);
-    println!(
-        "N = {N:>2}: solve_mass {:>7.1} ns, nalgebra cholesky {:>7.1} ns",
-        ours * 1e9,
-        theirs * 1e9
-    );
+    println!("N = {N:>2}: solve_mass {:>7.1} ns, nalgebra cholesky {:>7.1} ns", ours * 1e9, theirs * 1e9);
 }
 
 fn main() {

@@ -22,14 +22,8 @@ fn run(label: &str, opts: &Options, events: &[Event<'_, 2>]) {
     let mut steps = 0;
     for _ in 0..5 {
         let start = Instant::now();
-        let traj = integrate(
-            &Oscillator,
-            0.0..t_end,
-            black_box(Vector2::new(1.0, 0.0)),
-            events,
-            opts,
-        )
-        .expect("integration failed");
+        let traj =
+            integrate(&Oscillator, 0.0..t_end, black_box(Vector2::new(1.0, 0.0)), events, opts).expect("integration failed");
         best = best.min(start.elapsed().as_secs_f64());
         steps = traj.stats.steps;
         black_box(&traj);
@@ -45,16 +39,8 @@ fn run(label: &str, opts: &Options, events: &[Event<'_, 2>]) {
 fn main() {
     let base = Options::default().rtol(1e-10).atol(1e-12);
     run("steps output", &base, &[]);
-    run(
-        "no output (empty Times)",
-        &base.clone().output(Output::Times(vec![])),
-        &[],
-    );
-    run(
-        "Interval(0.1) output",
-        &base.clone().output(Output::Interval(0.1)),
-        &[],
-    );
+    run("no output (empty Times)", &base.clone().output(Output::Times(vec![])), &[]);
+    run("Interval(0.1) output", &base.clone().output(Output::Interval(0.1)), &[]);
     let ev = [Event::new("x=0", |_t, x: &Vector2<f64>| x[0])];
     run("steps + 1 event", &base, &ev);
     run("dense kept", &base.clone().dense(true), &[]);

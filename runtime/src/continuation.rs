@@ -245,7 +245,11 @@ fn augmented_determinant(j: &DMatrix<f64>, c: &DVector<f64>) -> f64 {
 /// # Errors
 /// [`ContinuationError::NewtonFailed`] without convergence (or on divergence), the problem's
 /// errors.
-pub fn correct<P: Problem + ?Sized>(problem: &P, u: &DVector<f64>, options: &ContinuationOptions) -> Result<Corrected, ContinuationError> {
+pub fn correct<P: Problem + ?Sized>(
+    problem: &P,
+    u: &DVector<f64>,
+    options: &ContinuationOptions,
+) -> Result<Corrected, ContinuationError> {
     newton(problem, u, None, options)
 }
 
@@ -416,7 +420,9 @@ pub fn continuation_until<P: Problem + ?Sized>(
         Start::Along(v) => {
             let n = v.norm();
             if !(n.is_finite() && n > 0.0) || v.len() != first.u.len() {
-                return Err(ContinuationError::InvalidOptions("the start direction must be a nonzero vector of the unknowns' size".into()));
+                return Err(ContinuationError::InvalidOptions(
+                    "the start direction must be a nonzero vector of the unknowns' size".into(),
+                ));
             }
             (v / n, false)
         }
@@ -467,7 +473,11 @@ pub fn continuation_until<P: Problem + ?Sized>(
                 rejected += 1;
                 h *= 0.5;
                 if h < options.min_step {
-                    return Ok(Branch { points, stop: BranchStop::StepTooSmall { parameter: current.u[p], reason: e.to_string() }, rejected });
+                    return Ok(Branch {
+                        points,
+                        stop: BranchStop::StepTooSmall { parameter: current.u[p], reason: e.to_string() },
+                        rejected,
+                    });
                 }
                 continue;
             }
@@ -598,7 +608,13 @@ fn touches_zero(previous: Option<f64>, a: f64, b: f64, tol: f64) -> bool {
 /// tangent — so the search follows the branch through tight turns and never jumps onto a branch
 /// crossing it. A zero touch of the monitor (no sign change) is located by golden-section search
 /// on its magnitude.
-fn locate<P: Problem + ?Sized>(problem: &P, from: &Point, to: &Point, kind: Special, options: &ContinuationOptions) -> Result<Point, ContinuationError> {
+fn locate<P: Problem + ?Sized>(
+    problem: &P,
+    from: &Point,
+    to: &Point,
+    kind: Special,
+    options: &ContinuationOptions,
+) -> Result<Point, ContinuationError> {
     let p = problem.parameter();
     let cos_max = options.max_angle.cos();
     let test = |q: &Point| match kind {
@@ -751,13 +767,19 @@ where
 /// [`ContinuationError::NotSimpleBifurcation`] if the second-smallest singular value of dr is not
 /// small against the largest (`1e-6`), or the third is (kernel of dimension > 2), or the quadratic
 /// form has no two real roots; the problem's errors.
-pub fn branch_directions<P: Problem + ?Sized>(problem: &P, u: &DVector<f64>, fd_step: f64) -> Result<[DVector<f64>; 2], ContinuationError> {
+pub fn branch_directions<P: Problem + ?Sized>(
+    problem: &P,
+    u: &DVector<f64>,
+    fd_step: f64,
+) -> Result<[DVector<f64>; 2], ContinuationError> {
     let (_, j) = problem.linearize(u)?;
     let e = kernel_pair(&j)?;
     // The cokernel: the left singular vector of dr for its smallest singular value.
     let svd_j = j.clone().svd(true, false);
     let u_mat = svd_j.u.ok_or(ContinuationError::Singular)?;
-    let k = (0..svd_j.singular_values.len()).min_by(|&a, &b| svd_j.singular_values[a].total_cmp(&svd_j.singular_values[b])).unwrap_or(0);
+    let k = (0..svd_j.singular_values.len())
+        .min_by(|&a, &b| svd_j.singular_values[a].total_cmp(&svd_j.singular_values[b]))
+        .unwrap_or(0);
     let psi: DVector<f64> = u_mat.column(k).into_owned();
     let mut dd = Vec::with_capacity(2);
     for ei in &e {
@@ -770,7 +792,9 @@ pub fn branch_directions<P: Problem + ?Sized>(problem: &P, u: &DVector<f64>, fd_
     let disc = a12 * a12 - a11 * a22;
     let scale = a11.abs().max(a12.abs()).max(a22.abs());
     if !(scale > 0.0) || disc < -1e-12 * scale * scale {
-        return Err(ContinuationError::NotSimpleBifurcation(format!("the reduced quadratic form [[{a11:e}, {a12:e}], [{a12:e}, {a22:e}]] has no real roots")));
+        return Err(ContinuationError::NotSimpleBifurcation(format!(
+            "the reduced quadratic form [[{a11:e}, {a12:e}], [{a12:e}, {a22:e}]] has no real roots"
+        )));
     }
     let root = disc.max(0.0).sqrt();
     let alphas: [(f64, f64); 2] = if a22.abs() >= a11.abs() && a22 != 0.0 {
@@ -808,9 +832,7 @@ fn kernel_pair(j: &DMatrix<f64>) -> Result<[DVector<f64>; 2], ContinuationError>
     if !(s1 <= 1e-6 * largest.max(1.0)) || s2 <= 1e-6 * largest {
         return Err(ContinuationError::NotSimpleBifurcation(format!(
             "singular values {:e}, {:e}, {:e} (largest {largest:e}): the kernel is not two-dimensional",
-            svd.singular_values[order[0]],
-            s1,
-            s2
+            svd.singular_values[order[0]], s1, s2
         )));
     }
     Ok([v_t.row(order[0]).transpose(), v_t.row(order[1]).transpose()])

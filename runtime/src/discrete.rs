@@ -45,8 +45,13 @@ pub trait DiscreteSystem<const N: usize> {
     ///
     /// # Errors
     /// A [`FieldError`] if they cannot be evaluated.
-    fn left_momentum(&self, t: f64, h: f64, q0: &SVector<f64, N>, q1: &SVector<f64, N>)
-    -> Result<(SVector<f64, N>, SMatrix<f64, N, N>), FieldError>;
+    fn left_momentum(
+        &self,
+        t: f64,
+        h: f64,
+        q0: &SVector<f64, N>,
+        q1: &SVector<f64, N>,
+    ) -> Result<(SVector<f64, N>, SMatrix<f64, N, N>), FieldError>;
     /// F^{f+}L_d(q₀, q₁) = D₂L_d(q₀, q₁) + f⁺(q₀, q₁).
     ///
     /// # Errors
@@ -440,14 +445,26 @@ pub trait ContactDiscreteSystem<const N: usize> {
     ///
     /// # Errors
     /// A [`FieldError`] if they cannot be evaluated.
-    fn contact_left_momentum(&self, t: f64, h: f64, q0: &SVector<f64, N>, q1: &SVector<f64, N>, z0: f64)
-    -> Result<(SVector<f64, N>, SMatrix<f64, N, N>), FieldError>;
+    fn contact_left_momentum(
+        &self,
+        t: f64,
+        h: f64,
+        q0: &SVector<f64, N>,
+        q1: &SVector<f64, N>,
+        z0: f64,
+    ) -> Result<(SVector<f64, N>, SMatrix<f64, N, N>), FieldError>;
     /// D₂L_d + f⁺ and L_d at (q₀, q₁, z₀): the next momentum and the action's increment.
     ///
     /// # Errors
     /// A [`FieldError`] if they cannot be evaluated.
-    fn contact_right_momentum(&self, t: f64, h: f64, q0: &SVector<f64, N>, q1: &SVector<f64, N>, z0: f64)
-    -> Result<(SVector<f64, N>, f64), FieldError>;
+    fn contact_right_momentum(
+        &self,
+        t: f64,
+        h: f64,
+        q0: &SVector<f64, N>,
+        q1: &SVector<f64, N>,
+        z0: f64,
+    ) -> Result<(SVector<f64, N>, f64), FieldError>;
 }
 
 /// Adapts a contact system at a fixed action z₀ to [`DiscreteSystem`] (for one step's Newton
@@ -460,8 +477,13 @@ struct AtAction<'s, S: ?Sized> {
 }
 
 impl<S: ContactDiscreteSystem<N> + ?Sized, const N: usize> DiscreteSystem<N> for AtAction<'_, S> {
-    fn left_momentum(&self, t: f64, h: f64, q0: &SVector<f64, N>, q1: &SVector<f64, N>)
-    -> Result<(SVector<f64, N>, SMatrix<f64, N, N>), FieldError> {
+    fn left_momentum(
+        &self,
+        t: f64,
+        h: f64,
+        q0: &SVector<f64, N>,
+        q1: &SVector<f64, N>,
+    ) -> Result<(SVector<f64, N>, SMatrix<f64, N, N>), FieldError> {
         self.sys.contact_left_momentum(t, h, q0, q1, self.z0)
     }
     fn right_momentum(&self, t: f64, h: f64, q0: &SVector<f64, N>, q1: &SVector<f64, N>) -> Result<SVector<f64, N>, FieldError> {

@@ -116,11 +116,7 @@ impl<S: State> Dense<S> {
     /// Whether `t` lies in the segment (end points included, either direction).
     #[inline]
     pub fn contains(&self, t: f64) -> bool {
-        let (lo, hi) = if self.t0 <= self.t_end {
-            (self.t0, self.t_end)
-        } else {
-            (self.t_end, self.t0)
-        };
+        let (lo, hi) = if self.t0 <= self.t_end { (self.t0, self.t_end) } else { (self.t_end, self.t0) };
         t >= lo && t <= hi
     }
     /// Evaluate the interpolant at time `t`. Outside [`contains`](Self::contains) it
@@ -207,10 +203,7 @@ macro_rules! combine {
 impl<S: State> Stages<S> {
     pub(crate) fn new(k1: S) -> Self {
         let z = k1.zeros_like();
-        Stages {
-            k: [k1, z.clone(), z.clone(), z.clone(), z.clone(), z.clone(), z.clone()],
-            x_new: z,
-        }
+        Stages { k: [k1, z.clone(), z.clone(), z.clone(), z.clone(), z.clone(), z.clone()], x_new: z }
     }
 
     /// Attempt a step of size `h` from `(t, x)`; `self.k[0]` must hold `F(t, x)`.
@@ -252,11 +245,9 @@ impl<S: State> Stages<S> {
         let mut sum = 0.0;
         {
             let (xs, ys) = (x.entries(), y.entries());
-            let (k1, k3, k4, k5, k6, k7) =
-                (k1.entries(), k3.entries(), k4.entries(), k5.entries(), k6.entries(), k7.entries());
+            let (k1, k3, k4, k5, k6, k7) = (k1.entries(), k3.entries(), k4.entries(), k5.entries(), k6.entries(), k7.entries());
             for i in 0..xs.len() {
-                let e = h
-                    * (E1 * k1[i] + E3 * k3[i] + E4 * k4[i] + E5 * k5[i] + E6 * k6[i] + E7 * k7[i]);
+                let e = h * (E1 * k1[i] + E3 * k3[i] + E4 * k4[i] + E5 * k5[i] + E6 * k6[i] + E7 * k7[i]);
                 let sk = (tol.atol + tol.rtol * xs[i].abs().max(ys[i].abs())).max(f64::MIN_POSITIVE);
                 let r = e / sk;
                 sum += r * r;
@@ -284,14 +275,8 @@ impl<S: State> Stages<S> {
         let [_, r2, r3, r4, r5] = &mut r;
         let (r2, r3, r4, r5) = (r2.entries_mut(), r3.entries_mut(), r4.entries_mut(), r5.entries_mut());
         let (xs, xn) = (x.entries(), self.x_new.entries());
-        let (k1, k3, k4, k5, k6, k7) = (
-            k[0].entries(),
-            k[2].entries(),
-            k[3].entries(),
-            k[4].entries(),
-            k[5].entries(),
-            k[6].entries(),
-        );
+        let (k1, k3, k4, k5, k6, k7) =
+            (k[0].entries(), k[2].entries(), k[3].entries(), k[4].entries(), k[5].entries(), k[6].entries());
         for i in 0..xs.len() {
             let dx = xn[i] - xs[i];
             let bspl = h * k1[i] - dx;
@@ -340,11 +325,7 @@ where
         dnf += (f0s[i] / sk).powi(2);
         dny += (x0s[i] / sk).powi(2);
     }
-    let mut h = if dnf <= 1e-10 || dny <= 1e-10 {
-        1e-6
-    } else {
-        (dny / dnf).sqrt() * 0.01
-    };
+    let mut h = if dnf <= 1e-10 || dny <= 1e-10 { 1e-6 } else { (dny / dnf).sqrt() * 0.01 };
     if !h.is_finite() {
         h = 1e-6;
     }
@@ -364,18 +345,10 @@ where
     let der2 = der2.sqrt() / h;
     let der12 = der2.max(dnf.sqrt());
     let h1 = if !(der12 > 1e-15) || !der12.is_finite() {
-        if der12.is_finite() {
-            (h * 1e-3).max(1e-6)
-        } else {
-            h * 1e-3
-        }
+        if der12.is_finite() { (h * 1e-3).max(1e-6) } else { h * 1e-3 }
     } else {
         (0.01 / der12).powf(1.0 / ORDER)
     };
     let h = (100.0 * h).min(h1).min(hmax);
-    Ok(if h.is_finite() && h > 0.0 {
-        h
-    } else {
-        1e-6f64.min(hmax)
-    })
+    Ok(if h.is_finite() && h > 0.0 { h } else { 1e-6f64.min(hmax) })
 }

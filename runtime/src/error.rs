@@ -165,7 +165,9 @@ pub enum SimError {
     },
     /// The Newton iteration of a discrete (variational) step did not converge: the step h is
     /// probably too large for the motion, or the discrete Legendre map is not invertible there.
-    #[error("the Newton iteration of the discrete step at t = {t} did not converge in {iterations} iterations (last correction {correction:e})")]
+    #[error(
+        "the Newton iteration of the discrete step at t = {t} did not converge in {iterations} iterations (last correction {correction:e})"
+    )]
     NewtonFailed {
         /// Time at the start of the step.
         t: f64,

@@ -108,12 +108,7 @@ pub struct Event<'a, const D: usize> {
 impl<'a, const D: usize> Event<'a, D> {
     /// A non-terminal event reacting to crossings in either direction.
     pub fn new(name: impl Into<String>, g: impl Fn(f64, &SVector<f64, D>) -> f64 + 'a) -> Self {
-        Event {
-            name: name.into(),
-            g: Box::new(g),
-            direction: Direction::Either,
-            terminal: false,
-        }
+        Event { name: name.into(), g: Box::new(g), direction: Direction::Either, terminal: false }
     }
     /// Only report crossings in direction `d`.
     #[must_use]
@@ -211,20 +206,10 @@ pub(crate) struct Tracker {
 }
 
 impl Tracker {
-    pub(crate) fn new<const D: usize>(
-        events: &[Event<'_, D>],
-        t0: f64,
-        x0: &SVector<f64, D>,
-        tol: f64,
-    ) -> Self {
+    pub(crate) fn new<const D: usize>(events: &[Event<'_, D>], t0: f64, x0: &SVector<f64, D>, tol: f64) -> Self {
         let g_start: Vec<f64> = events.iter().map(|e| e.value(t0, x0)).collect();
         let side = g_start.iter().map(|&g| sgn(g)).collect();
-        Tracker {
-            side,
-            g_start,
-            found: Vec::with_capacity(events.len() * 2 * NS),
-            tol,
-        }
+        Tracker { side, g_start, found: Vec::with_capacity(events.len() * 2 * NS), tol }
     }
 
     /// Detect, locate and record the events of the accepted step described by `seg`, whose end
@@ -277,9 +262,7 @@ impl Tracker {
                     side = sb;
                 } else if sgn(ga) == side {
                     let (da, db) = (ds[k - 1], ds[k]);
-                    if let Some(m) =
-                        hidden_dip(ev, &interp, side, (ta, ga, da), (tb, gb, db), self.tol)
-                    {
+                    if let Some(m) = hidden_dip(ev, &interp, side, (ta, ga, da), (tb, gb, db), self.tol) {
                         self.crossing(ev, i, &interp, side, (ta, ga), m);
                         self.crossing(ev, i, &interp, -side, m, (tb, gb));
                     }
@@ -294,26 +277,13 @@ impl Tracker {
         }
         // Order along the direction of integration (backward: largest t first), ties by index.
         let dir = if h < 0.0 { -1.0 } else { 1.0 };
-        self.found.sort_unstable_by(|a, b| {
-            (dir * a.t)
-                .total_cmp(&(dir * b.t))
-                .then(a.index.cmp(&b.index))
-        });
+        self.found.sort_unstable_by(|a, b| (dir * a.t).total_cmp(&(dir * b.t)).then(a.index.cmp(&b.index)));
         for f in &self.found {
             let ev = &events[f.index];
             let state = interp.state(f.t);
-            records.push(EventRecord {
-                name: ev.name.clone(),
-                index: f.index,
-                t: f.t,
-                state,
-            });
+            records.push(EventRecord { name: ev.name.clone(), index: f.index, t: f.t, state });
             if ev.terminal {
-                return Some(Terminal {
-                    index: f.index,
-                    t: f.t,
-                    state,
-                });
+                return Some(Terminal { index: f.index, t: f.t, state });
             }
         }
         None
@@ -346,11 +316,7 @@ struct Interp<'s, const D: usize> {
 impl<const D: usize> Interp<'_, D> {
     #[inline]
     fn state(&self, t: f64) -> SVector<f64, D> {
-        if t == self.t_b {
-            *self.x_b
-        } else {
-            self.seg.eval(t)
-        }
+        if t == self.t_b { *self.x_b } else { self.seg.eval(t) }
     }
     #[inline]
     fn g(&self, ev: &Event<'_, D>, t: f64) -> f64 {
@@ -393,10 +359,7 @@ fn hidden_dip<const D: usize>(
     for j in 1..32 {
         let u = j as f64 / 32.0;
         let (u2, u3) = (u * u, u * u * u);
-        let p = (2.0 * u3 - 3.0 * u2 + 1.0) * ga
-            + (u3 - 2.0 * u2 + u) * ma
-            + (-2.0 * u3 + 3.0 * u2) * gb
-            + (u3 - u2) * mb;
+        let p = (2.0 * u3 - 3.0 * u2 + 1.0) * ga + (u3 - 2.0 * u2 + u) * ma + (-2.0 * u3 + 3.0 * u2) * gb + (u3 - u2) * mb;
         let v = side * p;
         if v < best {
             best = v;
@@ -471,11 +434,7 @@ fn locate<const D: usize>(
         if !(width.abs() > tol_t) {
             break;
         }
-        let mut c = if it < 60 {
-            b - fb * width / (fb - fa)
-        } else {
-            a + 0.5 * width
-        };
+        let mut c = if it < 60 { b - fb * width / (fb - fa) } else { a + 0.5 * width };
         if !((c - a) * (b - c) > 0.0) {
             c = a + 0.5 * width;
         }

@@ -99,12 +99,7 @@ pub const FD_STEP: f64 = 6.055_454_452_393_343e-6;
 /// assert!((j - exact).norm() < 1e-9);
 /// # Ok::<(), FieldError>(())
 /// ```
-pub fn jacobian_fd<F, const D: usize>(
-    f: &F,
-    t: f64,
-    x: &SVector<f64, D>,
-    h: f64,
-) -> Result<SMatrix<f64, D, D>, FieldError>
+pub fn jacobian_fd<F, const D: usize>(f: &F, t: f64, x: &SVector<f64, D>, h: f64) -> Result<SMatrix<f64, D, D>, FieldError>
 where
     F: VectorField<D> + ?Sized,
 {
@@ -165,23 +160,11 @@ mod tests {
 
     #[test]
     fn jacobian_propagates_errors() {
-        let f = |t: f64, _x: &Vector3<f64>| -> Result<Vector3<f64>, FieldError> {
-            Err(FieldError::SingularMassMatrix { t })
-        };
-        assert_eq!(
-            jacobian_fd(&f, 1.0, &Vector3::zeros(), 1e-6),
-            Err(FieldError::SingularMassMatrix { t: 1.0 })
-        );
+        let f = |t: f64, _x: &Vector3<f64>| -> Result<Vector3<f64>, FieldError> { Err(FieldError::SingularMassMatrix { t }) };
+        assert_eq!(jacobian_fd(&f, 1.0, &Vector3::zeros(), 1e-6), Err(FieldError::SingularMassMatrix { t: 1.0 }));
         let g = |_t: f64, x: &Vector3<f64>| -> Result<Vector3<f64>, FieldError> {
-            Ok(Vector3::new(
-                if x[0] > 0.0 { f64::NAN } else { 0.0 },
-                0.0,
-                0.0,
-            ))
+            Ok(Vector3::new(if x[0] > 0.0 { f64::NAN } else { 0.0 }, 0.0, 0.0))
         };
-        assert_eq!(
-            jacobian_fd(&g, 1.0, &Vector3::zeros(), 1e-6),
-            Err(FieldError::NonFinite { t: 1.0 })
-        );
+        assert_eq!(jacobian_fd(&g, 1.0, &Vector3::zeros(), 1e-6), Err(FieldError::NonFinite { t: 1.0 }));
     }
 }

@@ -113,9 +113,7 @@ where
             let t_new = step.t_new;
             let mut x_new = *integ.x_new();
 
-            let need_dense = options.dense
-                || !events.is_empty()
-                || schedule.peek().is_some_and(|tau| (tau - t_new) * dir < 0.0);
+            let need_dense = options.dense || !events.is_empty() || schedule.peek().is_some_and(|tau| (tau - t_new) * dir < 0.0);
             let mut seg = need_dense.then(|| integ.dense());
             let unprojected = x_new;
             post(t_new, &mut x_new)?;
@@ -180,10 +178,7 @@ struct Output<const D: usize> {
 impl<const D: usize> Output<D> {
     fn new(hint: Option<usize>) -> Self {
         let cap = hint.unwrap_or(64).min(1 << 20);
-        Output {
-            times: Vec::with_capacity(cap),
-            states: Vec::with_capacity(cap),
-        }
+        Output { times: Vec::with_capacity(cap), states: Vec::with_capacity(cap) }
     }
     #[inline]
     fn push(&mut self, t: f64, x: SVector<f64, D>) {
@@ -197,14 +192,6 @@ impl<const D: usize> Output<D> {
         stats: Stats,
         segments: Vec<DenseSegment<D>>,
     ) -> Trajectory<D> {
-        Trajectory {
-            times: self.times,
-            states: self.states,
-            events,
-            stop,
-            stats,
-            segments,
-            constraints: None,
-        }
+        Trajectory { times: self.times, states: self.states, events, stop, stats, segments, constraints: None }
     }
 }

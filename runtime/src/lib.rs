@@ -87,11 +87,11 @@ pub use hybrid::{
 };
 pub use input::{Driven, InputSignal, InputSystem, Linearization};
 pub use integrate::integrate;
+pub use linalg::{LuFactor, MassFactor, solve_general, solve_mass, solve_mass_columns};
 pub use mechanics::ConstraintKind;
 pub use monitor::Monitor;
-pub use reduction::{HybridReduction, MomentumJump, Reconstruction};
-pub use linalg::{LuFactor, MassFactor, solve_general, solve_mass, solve_mass_columns};
 pub use options::{Options, Output, Tolerances};
+pub use reduction::{HybridReduction, MomentumJump, Reconstruction};
 pub use state::{State, StateField};
 pub use stepper::{Integrator, Step, StepControl, Trial, Verdict};
 pub use trajectory::{ConstraintReport, Stats, StopReason, Trajectory};

@@ -46,10 +46,7 @@ const PIVOT_TOL: f64 = 16.0;
 /// # Ok::<(), routh_runtime::SingularMatrix>(())
 /// ```
 #[inline]
-pub fn solve_mass<const N: usize>(
-    m: SMatrix<f64, N, N>,
-    f: SVector<f64, N>,
-) -> Result<SVector<f64, N>, SingularMatrix> {
+pub fn solve_mass<const N: usize>(m: SMatrix<f64, N, N>, f: SVector<f64, N>) -> Result<SVector<f64, N>, SingularMatrix> {
     solve_mass_columns::<N, 1>(m, f)
 }
 
@@ -79,11 +76,7 @@ pub fn solve_mass_columns<const N: usize, const C: usize>(
         Some(inv_d) => solve_factored(&u, &inv_d, b),
         None => lu_solve(m, b).ok_or(SingularMatrix)?,
     };
-    if x.iter().all(|v| v.is_finite()) {
-        Ok(x)
-    } else {
-        Err(SingularMatrix)
-    }
+    if x.iter().all(|v| v.is_finite()) { Ok(x) } else { Err(SingularMatrix) }
 }
 
 /// The square-root-free Cholesky factors `M = Uᵀ D U` (`U` unit upper triangular, stored above
@@ -304,10 +297,7 @@ impl<const N: usize> Lu<N> {
     }
 }
 
-fn lu_solve<const N: usize, const C: usize>(
-    a: SMatrix<f64, N, N>,
-    b: SMatrix<f64, N, C>,
-) -> Option<SMatrix<f64, N, C>> {
+fn lu_solve<const N: usize, const C: usize>(a: SMatrix<f64, N, N>, b: SMatrix<f64, N, C>) -> Option<SMatrix<f64, N, C>> {
     lu(a).map(|f| f.solve(b))
 }
 
@@ -483,33 +473,15 @@ mod tests {
 
     #[test]
     fn singular_and_non_finite() {
-        assert_eq!(
-            solve_mass(Matrix2::zeros(), Vector2::new(1.0, 1.0)),
-            Err(SingularMatrix)
-        );
-        assert_eq!(
-            solve_mass(Matrix2::new(1.0, 2.0, 2.0, 4.0), Vector2::new(1.0, 1.0)),
-            Err(SingularMatrix)
-        );
-        assert_eq!(
-            solve_mass(
-                Matrix2::new(f64::NAN, 0.0, 0.0, 1.0),
-                Vector2::new(1.0, 1.0)
-            ),
-            Err(SingularMatrix)
-        );
-        assert_eq!(
-            solve_mass(Matrix2::identity(), Vector2::new(f64::INFINITY, 1.0)),
-            Err(SingularMatrix)
-        );
+        assert_eq!(solve_mass(Matrix2::zeros(), Vector2::new(1.0, 1.0)), Err(SingularMatrix));
+        assert_eq!(solve_mass(Matrix2::new(1.0, 2.0, 2.0, 4.0), Vector2::new(1.0, 1.0)), Err(SingularMatrix));
+        assert_eq!(solve_mass(Matrix2::new(f64::NAN, 0.0, 0.0, 1.0), Vector2::new(1.0, 1.0)), Err(SingularMatrix));
+        assert_eq!(solve_mass(Matrix2::identity(), Vector2::new(f64::INFINITY, 1.0)), Err(SingularMatrix));
         // Rank-deficient 3×3 whose cancellation leaves round-off, not an exact zero.
         let u = Vector3::new(0.1, 0.7, 0.3);
         let v = Vector3::new(0.2, 0.9, 1.3);
         let m = u * u.transpose() + v * v.transpose();
-        assert_eq!(
-            solve_mass(m, Vector3::new(1.0, 2.0, 3.0)),
-            Err(SingularMatrix)
-        );
+        assert_eq!(solve_mass(m, Vector3::new(1.0, 2.0, 3.0)), Err(SingularMatrix));
     }
 
     #[test]
@@ -537,9 +509,7 @@ mod tests {
     #[test]
     fn agrees_with_nalgebra() {
         for seed in 0..50u32 {
-            let a = SMatrix::<f64, 5, 5>::from_fn(|i, j| {
-                (((i * 31 + j * 17) as u32 * (seed + 3)) % 97) as f64 / 97.0 - 0.5
-            });
+            let a = SMatrix::<f64, 5, 5>::from_fn(|i, j| (((i * 31 + j * 17) as u32 * (seed + 3)) % 97) as f64 / 97.0 - 0.5);
             let m = a * a.transpose() + SMatrix::<f64, 5, 5>::identity() * 0.1;
             let b = SMatrix::<f64, 5, 3>::from_fn(|i, j| (i + 2 * j) as f64 - 3.0);
             let ours = solve_mass_columns(m, b).unwrap();

@@ -57,8 +57,10 @@ use crate::linalg::{LuFactor, MassFactor};
 struct StateDim<const N: usize, const D: usize>;
 
 impl<const N: usize, const D: usize> StateDim<N, D> {
-    const OK: () =
-        assert!(D == 2 * N || D == 2 * N + 1, "the state of an N-coordinate system has dimension 2N (2N + 1 with an action variable)");
+    const OK: () = assert!(
+        D == 2 * N || D == 2 * N + 1,
+        "the state of an N-coordinate system has dimension 2N (2N + 1 with an action variable)"
+    );
 }
 
 /// Compile-time check that `D = 2N + 1` (a contact system's state (q, q̇, z)).
@@ -150,7 +152,11 @@ fn all_finite<const R: usize, const C: usize>(m: &SMatrix<f64, R, C>) -> bool {
 pub fn accelerations<const N: usize>(t: f64, m: SMatrix<f64, N, N>, f: SVector<f64, N>) -> Result<SVector<f64, N>, FieldError> {
     // The hot path: classify only when the solve fails (it reports any non-finite result).
     crate::linalg::solve_mass(m, f).map_err(|_| {
-        if all_finite(&m) && MassFactor::new(m).is_err() { FieldError::SingularMassMatrix { t } } else { FieldError::NonFinite { t } }
+        if all_finite(&m) && MassFactor::new(m).is_err() {
+            FieldError::SingularMassMatrix { t }
+        } else {
+            FieldError::NonFinite { t }
+        }
     })
 }
 
@@ -590,13 +596,7 @@ pub fn restitution<const N: usize, const K: usize, const NK: usize, const D: usi
         bottom[r] = -e[r] * rel - b[r];
     }
     let (sol, kkt) = saddle_point::<N, K, NK>(t, &m, &a, &(m * v), &bottom, rows)?;
-    Ok(Restitution {
-        velocities: SVector::from_fn(|i, _| sol[i]),
-        impulses: SVector::from_fn(|r, _| sol[N + r]),
-        kkt,
-        t,
-        rows,
-    })
+    Ok(Restitution { velocities: SVector::from_fn(|i, _| sol[i]), impulses: SVector::from_fn(|r, _| sol[N + r]), kkt, t, rows })
 }
 
 impl<const N: usize, const K: usize, const NK: usize> Restitution<N, K, NK> {
@@ -645,7 +645,8 @@ mod tests {
         let err = restitution::<2, 2, 4, 4>(1.5, m, a, SVector::zeros(), SVector::zeros(), &x, &["a", "b"]).unwrap_err();
         assert_eq!(err, FieldError::SingularConstraints { t: 1.5, rows: &["a", "b"] });
         // A singular mass matrix is reported as such.
-        let err = restitution::<2, 1, 3, 4>(2.0, Matrix2::zeros(), n, SVector::zeros(), SVector::from([e]), &x, &["wall"]).unwrap_err();
+        let err =
+            restitution::<2, 1, 3, 4>(2.0, Matrix2::zeros(), n, SVector::zeros(), SVector::from([e]), &x, &["wall"]).unwrap_err();
         assert_eq!(err, FieldError::SingularMassMatrix { t: 2.0 });
     }
 }

@@ -229,7 +229,12 @@ impl Options {
     ///
     /// # Errors
     /// The run's error, when it is not kept.
-    pub(crate) fn keep_work<T>(&self, outcome: Result<T, SimError>, worked: bool, failed: impl FnOnce(SimError) -> T) -> Result<T, SimError> {
+    pub(crate) fn keep_work<T>(
+        &self,
+        outcome: Result<T, SimError>,
+        worked: bool,
+        failed: impl FnOnce(SimError) -> T,
+    ) -> Result<T, SimError> {
         match outcome {
             Err(e) if self.keep_partial && worked => Ok(failed(e)),
             other => other,
@@ -246,10 +251,7 @@ impl Options {
             return bad(format!("rtol must be finite and > 0, got {}", self.rtol));
         }
         if !(self.rtol <= 1.0) {
-            return bad(format!(
-                "rtol must be <= 1, got {}: a relative error above 100 % admits any answer",
-                self.rtol
-            ));
+            return bad(format!("rtol must be <= 1, got {}: a relative error above 100 % admits any answer", self.rtol));
         }
         if !(self.atol.is_finite() && self.atol >= 0.0) {
             return bad(format!("atol must be finite and >= 0, got {}", self.atol));
@@ -263,22 +265,13 @@ impl Options {
             return bad(format!("max_step must be > 0, got {}", self.max_step));
         }
         if !(self.min_step.is_finite() && self.min_step >= 0.0) {
-            return bad(format!(
-                "min_step must be finite and >= 0, got {}",
-                self.min_step
-            ));
+            return bad(format!("min_step must be finite and >= 0, got {}", self.min_step));
         }
         if self.min_step > self.max_step {
-            return bad(format!(
-                "min_step ({}) must not exceed max_step ({})",
-                self.min_step, self.max_step
-            ));
+            return bad(format!("min_step ({}) must not exceed max_step ({})", self.min_step, self.max_step));
         }
         if !(self.event_tolerance.is_finite() && self.event_tolerance > 0.0) {
-            return bad(format!(
-                "event_tolerance must be finite and > 0, got {}",
-                self.event_tolerance
-            ));
+            return bad(format!("event_tolerance must be finite and > 0, got {}", self.event_tolerance));
         }
         match &self.output {
             Output::Steps => {}
@@ -304,17 +297,8 @@ pub(crate) const MAX_INTERVAL_POINTS: f64 = 1e9;
 #[derive(Debug)]
 pub(crate) enum Schedule<'o> {
     Steps,
-    Times {
-        times: &'o [f64],
-        next: usize,
-    },
-    Interval {
-        t0: f64,
-        t1: f64,
-        step: f64,
-        count: usize,
-        next: usize,
-    },
+    Times { times: &'o [f64], next: usize },
+    Interval { t0: f64, t1: f64, step: f64, count: usize, next: usize },
 }
 
 impl<'o> Schedule<'o> {
@@ -335,9 +319,7 @@ impl<'o> Schedule<'o> {
                 let (lo, hi) = if t0 <= t1 { (t0, t1) } else { (t1, t0) };
                 for (i, &t) in times.iter().enumerate() {
                     if !(t >= lo && t <= hi) {
-                        return Err(SimError::InvalidOptions(format!(
-                            "output time {t} is outside the time span {t0}..{t1}"
-                        )));
+                        return Err(SimError::InvalidOptions(format!("output time {t} is outside the time span {t0}..{t1}")));
                     }
                     if i > 0 && (t - times[i - 1]) * dir < 0.0 {
                         return Err(SimError::InvalidOptions(format!(
@@ -367,13 +349,7 @@ impl<'o> Schedule<'o> {
                         max_bytes as f64 / 1e9
                     )));
                 }
-                Ok(Schedule::Interval {
-                    t0,
-                    t1,
-                    step: dt * dir,
-                    count: n as usize + 1,
-                    next: 0,
-                })
+                Ok(Schedule::Interval { t0, t1, step: dt * dir, count: n as usize + 1, next: 0 })
             }
         }
     }
@@ -393,23 +369,13 @@ impl<'o> Schedule<'o> {
         match self {
             Schedule::Steps => None,
             Schedule::Times { times, next } => times.get(*next).copied(),
-            Schedule::Interval {
-                t0,
-                t1,
-                step,
-                count,
-                next,
-            } => {
+            Schedule::Interval { t0, t1, step, count, next } => {
                 if *next >= *count {
                     None
                 } else if *next + 1 == *count {
                     // The last point: snap to t1 when it is t1 up to rounding.
                     let t = t0 + step * (*next as f64);
-                    if (t - t1).abs() <= 1e-9 * step.abs() {
-                        Some(*t1)
-                    } else {
-                        Some(t)
-                    }
+                    if (t - t1).abs() <= 1e-9 * step.abs() { Some(*t1) } else { Some(t) }
                 } else {
                     Some(t0 + step * (*next as f64))
                 }

@@ -77,7 +77,15 @@ where
             sys.reconstruct(t, &x, theta)
         })
         .collect();
-    Ok(Trajectory { times: traj.times, states, events: Vec::new(), stop: traj.stop, stats: traj.stats, segments: Vec::new(), constraints: None })
+    Ok(Trajectory {
+        times: traj.times,
+        states,
+        events: Vec::new(),
+        stop: traj.stop,
+        stats: traj.stats,
+        segments: Vec::new(),
+        constraints: None,
+    })
 }
 
 /// A single-mode hybrid model with a Routh reduction (generated for `reduce(routh(...))` on a
@@ -194,11 +202,8 @@ where
     let z0: SVector<f64, DZ> = system.augment(span.start, &x0);
     let traj = simulate_hybrid(&system, 0, z0, span, options)?;
     let mu = |z: &SVector<f64, DZ>| -> [f64; K] { std::array::from_fn(|c| z[DR + K + c]) };
-    let jumps = traj
-        .impacts
-        .iter()
-        .map(|i| MomentumJump { t: i.t, guard: i.guard, before: mu(&i.pre), after: mu(&i.post) })
-        .collect();
+    let jumps =
+        traj.impacts.iter().map(|i| MomentumJump { t: i.t, guard: i.guard, before: mu(&i.pre), after: mu(&i.post) }).collect();
     let states = traj.times.iter().zip(&traj.states).map(|(&t, z)| system.full_state(t, z)).collect();
     let impacts = traj
         .impacts

@@ -169,13 +169,7 @@ impl<const D: usize> Trajectory<D> {
         let forward = first.step() > 0.0;
         // Segments are ordered along the direction of integration: find the first whose end
         // is not before t.
-        let idx = self.segments.partition_point(|s| {
-            if forward {
-                s.t_end() < t
-            } else {
-                s.t_end() > t
-            }
-        });
+        let idx = self.segments.partition_point(|s| if forward { s.t_end() < t } else { s.t_end() > t });
         let seg = self.segments.get(idx)?;
         if !seg.contains(t) {
             return None;

@@ -127,7 +127,8 @@ pub fn hybrid_flow_jacobian<S: HybridSystem<D> + ?Sized, const D: usize>(
     trajectory: &HybridTrajectory<D>,
     options: &Options,
 ) -> Result<FlowJacobian<D>, SimError> {
-    let (Some(&t_start), Some(x_start), Some((t_end, _, _))) = (trajectory.times.first(), trajectory.states.first(), trajectory.last())
+    let (Some(&t_start), Some(x_start), Some((t_end, _, _))) =
+        (trajectory.times.first(), trajectory.states.first(), trajectory.last())
     else {
         return Err(SimError::InvalidInitialState);
     };
@@ -166,7 +167,11 @@ pub(crate) fn flow_jacobian_over<S: HybridSystem<D> + ?Sized, const D: usize>(
 /// where the field is `f`): dP = (I − f da/(da·f)) Φ (the paper's eq. (13)); `f` is in its
 /// kernel, so dP has the eigenvalue 0.
 #[must_use]
-pub fn poincare_jacobian<const D: usize>(phi: &SMatrix<f64, D, D>, f: &SVector<f64, D>, da: &SVector<f64, D>) -> SMatrix<f64, D, D> {
+pub fn poincare_jacobian<const D: usize>(
+    phi: &SMatrix<f64, D, D>,
+    f: &SVector<f64, D>,
+    da: &SVector<f64, D>,
+) -> SMatrix<f64, D, D> {
     let projector = SMatrix::<f64, D, D>::identity() - f * da.transpose() / da.dot(f);
     projector * phi
 }

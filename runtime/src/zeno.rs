@@ -78,14 +78,7 @@ pub struct ZenoOptions {
 
 impl Default for ZenoOptions {
     fn default() -> Self {
-        ZenoOptions {
-            enabled: true,
-            min_impacts: 20,
-            max_ratio: 0.95,
-            ratio_spread: 0.25,
-            min_interval: 1e-9,
-            complete: true,
-        }
+        ZenoOptions { enabled: true, min_impacts: 20, max_ratio: 0.95, ratio_spread: 0.25, min_interval: 1e-9, complete: true }
     }
 }
 
@@ -134,28 +127,16 @@ impl ZenoOptions {
     pub fn validate(&self) -> Result<(), SimError> {
         let bad = |msg: String| Err(SimError::InvalidOptions(msg));
         if self.min_impacts < 4 {
-            return bad(format!(
-                "zeno.min_impacts must be >= 4, got {}",
-                self.min_impacts
-            ));
+            return bad(format!("zeno.min_impacts must be >= 4, got {}", self.min_impacts));
         }
         if !(self.max_ratio > 0.0 && self.max_ratio < 1.0) {
-            return bad(format!(
-                "zeno.max_ratio must be in (0, 1), got {}",
-                self.max_ratio
-            ));
+            return bad(format!("zeno.max_ratio must be in (0, 1), got {}", self.max_ratio));
         }
         if !(self.ratio_spread.is_finite() && self.ratio_spread > 0.0) {
-            return bad(format!(
-                "zeno.ratio_spread must be finite and > 0, got {}",
-                self.ratio_spread
-            ));
+            return bad(format!("zeno.ratio_spread must be finite and > 0, got {}", self.ratio_spread));
         }
         if !(self.min_interval.is_finite() && self.min_interval >= 0.0) {
-            return bad(format!(
-                "zeno.min_interval must be finite and >= 0, got {}",
-                self.min_interval
-            ));
+            return bad(format!("zeno.min_interval must be finite and >= 0, got {}", self.min_interval));
         }
         Ok(())
     }
@@ -170,15 +151,8 @@ pub(crate) struct ZenoMonitor {
 
 impl ZenoMonitor {
     pub(crate) fn new(options: &ZenoOptions) -> Self {
-        let n = if options.enabled {
-            options.min_impacts
-        } else {
-            0
-        };
-        ZenoMonitor {
-            times: VecDeque::with_capacity(n + 1),
-            ratios: Vec::with_capacity(n),
-        }
+        let n = if options.enabled { options.min_impacts } else { 0 };
+        ZenoMonitor { times: VecDeque::with_capacity(n + 1), ratios: Vec::with_capacity(n) }
     }
 
     /// Record the impact instant `t` (increasing); returns the estimated accumulation time if
@@ -245,16 +219,8 @@ impl ZenoMonitor {
         // Median of the ratios (NaN-free: intervals are positive, ratios finite or ∞).
         self.ratios.sort_unstable_by(f64::total_cmp);
         let m = self.ratios.len();
-        let r = if m % 2 == 1 {
-            self.ratios[m / 2]
-        } else {
-            0.5 * (self.ratios[m / 2 - 1] + self.ratios[m / 2])
-        };
-        let t_acc = if (0.0..1.0).contains(&r) {
-            t + last_dt * r / (1.0 - r)
-        } else {
-            t
-        };
+        let r = if m % 2 == 1 { self.ratios[m / 2] } else { 0.5 * (self.ratios[m / 2 - 1] + self.ratios[m / 2]) };
+        let t_acc = if (0.0..1.0).contains(&r) { t + last_dt * r / (1.0 - r) } else { t };
         if all_short && t_end.is_some() {
             return Some(if t_acc.is_finite() { t_acc } else { t });
         }
@@ -271,10 +237,7 @@ mod tests {
 
     fn feed(times: &[f64], opts: &ZenoOptions, t_end: f64) -> Option<(usize, f64)> {
         let mut m = ZenoMonitor::new(opts);
-        times
-            .iter()
-            .enumerate()
-            .find_map(|(k, &t)| m.push(opts, t, t_end).map(|acc| (k, acc)))
+        times.iter().enumerate().find_map(|(k, &t)| m.push(opts, t, t_end).map(|acc| (k, acc)))
     }
 
     #[test]
@@ -318,9 +281,7 @@ mod tests {
     #[test]
     fn noisy_tiny_intervals_hit_the_floor() {
         // Chattering with intervals ~1e-11 and noise: ratios straddle 1.
-        let times: Vec<f64> = (0..50)
-            .map(|k| 3.0 + 1e-11 * k as f64 + if k % 3 == 0 { 2e-12 } else { 0.0 })
-            .collect();
+        let times: Vec<f64> = (0..50).map(|k| 3.0 + 1e-11 * k as f64 + if k % 3 == 0 { 2e-12 } else { 0.0 }).collect();
         let (_, acc) = feed(&times, &ZenoOptions::default(), 10.0).unwrap();
         assert!((acc - 3.0).abs() < 1e-9);
     }

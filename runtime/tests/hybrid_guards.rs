@@ -29,11 +29,7 @@ impl HybridSystem<3> for Rod {
         ["flight", "landed"][mode.min(1)]
     }
     fn mode_field(&self, m: usize, _t: f64, x: &Vector3<f64>) -> Result<Vector3<f64>, FieldError> {
-        Ok(if m == 0 {
-            Vector3::new(x[1], -self.g, self.omega)
-        } else {
-            Vector3::zeros()
-        })
+        Ok(if m == 0 { Vector3::new(x[1], -self.g, self.omega) } else { Vector3::zeros() })
     }
     fn guard_count(&self, mode: usize) -> usize {
         usize::from(mode == 0)
@@ -47,13 +43,7 @@ impl HybridSystem<3> for Rod {
     fn guard_rate(&self, _m: usize, _g: usize, _t: f64, x: &Vector3<f64>) -> f64 {
         x[1] - 0.5 * self.omega * x[2].cos()
     }
-    fn reset(
-        &self,
-        _m: usize,
-        _g: usize,
-        _t: f64,
-        x: &Vector3<f64>,
-    ) -> Result<(usize, Vector3<f64>), FieldError> {
+    fn reset(&self, _m: usize, _g: usize, _t: f64, x: &Vector3<f64>) -> Result<(usize, Vector3<f64>), FieldError> {
         Ok((1, *x))
     }
     fn mode_energy(&self, _m: usize, _t: f64, x: &Vector3<f64>) -> f64 {
@@ -165,13 +155,7 @@ impl HybridSystem<4> for BoxParticle {
             _ => -x[3],
         }
     }
-    fn reset(
-        &self,
-        m: usize,
-        g: usize,
-        _t: f64,
-        x: &Vector4<f64>,
-    ) -> Result<(usize, Vector4<f64>), FieldError> {
+    fn reset(&self, m: usize, g: usize, _t: f64, x: &Vector4<f64>) -> Result<(usize, Vector4<f64>), FieldError> {
         let mut y = *x;
         y[2 + g / 2] = -y[2 + g / 2];
         Ok((m, y))
@@ -183,14 +167,7 @@ impl HybridSystem<4> for BoxParticle {
 
 #[test]
 fn corner_hit_reverses_both_components() {
-    let traj = simulate_hybrid(
-        &BoxParticle,
-        0,
-        Vector4::new(0.25, 0.25, 1.0, 1.0),
-        0.0..2.0,
-        &tight(),
-    )
-    .unwrap();
+    let traj = simulate_hybrid(&BoxParticle, 0, Vector4::new(0.25, 0.25, 1.0, 1.0), 0.0..2.0, &tight()).unwrap();
     assert_eq!(traj.stop, HybridStop::Finished);
     // Corner (1, 1) at t = 0.75, corner (0, 0) at t = 1.75; two resets at each.
     let names: Vec<_> = traj.impacts.iter().map(|r| r.guard).collect();
@@ -199,24 +176,15 @@ fn corner_hit_reverses_both_components() {
     assert_eq!(traj.impacts[1].t, traj.impacts[0].t);
     assert!((traj.impacts[2].t - 1.75).abs() < 1e-11);
     assert_eq!(traj.impacts[3].t, traj.impacts[2].t);
-    assert_eq!(
-        (traj.impacts[1].post[2], traj.impacts[1].post[3]),
-        (-1.0, -1.0)
-    );
-    assert_eq!(
-        (traj.impacts[3].post[2], traj.impacts[3].post[3]),
-        (1.0, 1.0)
-    );
+    assert_eq!((traj.impacts[1].post[2], traj.impacts[1].post[3]), (-1.0, -1.0));
+    assert_eq!((traj.impacts[3].post[2], traj.impacts[3].post[3]), (1.0, 1.0));
     // The particle stays on the diagonal.
     for (_, _, x) in traj.iter() {
         assert!((x[0] - x[1]).abs() < 1e-12);
         assert!(x[0] > -1e-10 && x[0] < 1.0 + 1e-10);
     }
     // Samples at the corner: pre, after the first reset, after the second.
-    let at: Vec<_> = traj
-        .iter()
-        .filter(|(t, _, _)| *t == traj.impacts[0].t)
-        .collect();
+    let at: Vec<_> = traj.iter().filter(|(t, _, _)| *t == traj.impacts[0].t).collect();
     assert_eq!(at.len(), 3);
     let (_, _, end) = traj.last().unwrap();
     assert!((end[0] - 0.25).abs() < 1e-10);
@@ -225,27 +193,13 @@ fn corner_hit_reverses_both_components() {
 #[test]
 fn nearly_simultaneous_impacts_are_resolved_at_one_instant() {
     // Off the diagonal by 1e-14: the walls are hit 1e-14 apart, within the event tolerance.
-    let traj = simulate_hybrid(
-        &BoxParticle,
-        0,
-        Vector4::new(0.25, 0.25 + 1e-14, 1.0, 1.0),
-        0.0..1.0,
-        &tight(),
-    )
-    .unwrap();
+    let traj = simulate_hybrid(&BoxParticle, 0, Vector4::new(0.25, 0.25 + 1e-14, 1.0, 1.0), 0.0..1.0, &tight()).unwrap();
     assert_eq!(traj.impacts.len(), 2);
     assert_eq!(traj.impacts[0].t, traj.impacts[1].t);
     let end = traj.states.last().unwrap();
     assert!(end[2] < 0.0 && end[3] < 0.0);
     // Clearly separate hits stay separate impacts.
-    let traj = simulate_hybrid(
-        &BoxParticle,
-        0,
-        Vector4::new(0.25, 0.25 + 1e-3, 1.0, 1.0),
-        0.0..1.0,
-        &tight(),
-    )
-    .unwrap();
+    let traj = simulate_hybrid(&BoxParticle, 0, Vector4::new(0.25, 0.25 + 1e-3, 1.0, 1.0), 0.0..1.0, &tight()).unwrap();
     let names: Vec<_> = traj.impacts.iter().map(|r| r.guard).collect();
     assert_eq!(names, ["top", "right"]);
     assert!((traj.impacts[0].t - (0.75 - 1e-3)).abs() < 1e-12);
@@ -283,18 +237,8 @@ impl HybridSystem<2> for MovingWall {
     fn guard_rate(&self, _m: usize, g: usize, _t: f64, x: &Vector2<f64>) -> f64 {
         if g == 0 { WALL_SPEED - x[1] } else { x[1] }
     }
-    fn reset(
-        &self,
-        m: usize,
-        g: usize,
-        _t: f64,
-        x: &Vector2<f64>,
-    ) -> Result<(usize, Vector2<f64>), FieldError> {
-        let v = if g == 0 {
-            2.0 * WALL_SPEED - x[1]
-        } else {
-            -x[1]
-        };
+    fn reset(&self, m: usize, g: usize, _t: f64, x: &Vector2<f64>) -> Result<(usize, Vector2<f64>), FieldError> {
+        let v = if g == 0 { 2.0 * WALL_SPEED - x[1] } else { -x[1] };
         Ok((m, Vector2::new(x[0], v)))
     }
     fn mode_energy(&self, _m: usize, _t: f64, x: &Vector2<f64>) -> f64 {
@@ -305,8 +249,7 @@ impl HybridSystem<2> for MovingWall {
 #[test]
 fn moving_wall_reverses_relative_velocity() {
     let t_end = 12.0;
-    let traj =
-        simulate_hybrid(&MovingWall, 0, Vector2::new(0.0, 1.0), 0.0..t_end, &tight()).unwrap();
+    let traj = simulate_hybrid(&MovingWall, 0, Vector2::new(0.0, 1.0), 0.0..t_end, &tight()).unwrap();
     // Closed form, impact by impact.
     let (mut t, mut x, mut v) = (0.0f64, 0.0f64, 1.0f64);
     let mut expected = Vec::new();
@@ -338,10 +281,7 @@ fn moving_wall_reverses_relative_velocity() {
             assert!((imp.rate - rel_pre).abs() < 1e-15);
             assert!((rel_post + rel_pre).abs() < 1e-12);
             // Each hit on the approaching wall speeds the particle up by 0.2.
-            assert!(
-                (imp.energy_jump() - 0.5 * (imp.post[1].powi(2) - imp.pre[1].powi(2))).abs()
-                    < 1e-12
-            );
+            assert!((imp.energy_jump() - 0.5 * (imp.post[1].powi(2) - imp.pre[1].powi(2))).abs() < 1e-12);
         }
     }
     for (t, _, x) in traj.iter() {
@@ -367,11 +307,7 @@ impl HybridSystem<3> for SpringFlight {
         ["flight", "spring"][mode.min(1)]
     }
     fn mode_field(&self, m: usize, _t: f64, x: &Vector3<f64>) -> Result<Vector3<f64>, FieldError> {
-        let acc = if m == 0 {
-            -self.a
-        } else {
-            -self.w * self.w * x[0]
-        };
+        let acc = if m == 0 { -self.a } else { -self.w * self.w * x[0] };
         Ok(Vector3::new(x[1], acc, 0.0))
     }
     fn guard_count(&self, _mode: usize) -> usize {
@@ -386,21 +322,11 @@ impl HybridSystem<3> for SpringFlight {
     fn guard_rate(&self, m: usize, _g: usize, _t: f64, x: &Vector3<f64>) -> f64 {
         if m == 0 { x[1] } else { -x[1] }
     }
-    fn reset(
-        &self,
-        m: usize,
-        _g: usize,
-        _t: f64,
-        x: &Vector3<f64>,
-    ) -> Result<(usize, Vector3<f64>), FieldError> {
+    fn reset(&self, m: usize, _g: usize, _t: f64, x: &Vector3<f64>) -> Result<(usize, Vector3<f64>), FieldError> {
         Ok((1 - m.min(1), *x))
     }
     fn mode_energy(&self, m: usize, _t: f64, x: &Vector3<f64>) -> f64 {
-        let pot = if m == 0 {
-            self.a * x[0]
-        } else {
-            0.5 * self.w * self.w * x[0] * x[0]
-        };
+        let pot = if m == 0 { self.a * x[0] } else { 0.5 * self.w * self.w * x[0] * x[0] };
         0.5 * x[1] * x[1] + pot
     }
 }
@@ -408,10 +334,7 @@ impl HybridSystem<3> for SpringFlight {
 #[test]
 fn two_mode_period_matches_closed_form() {
     let (a, k_over_m, v0) = (2.0, 9.0, 1.5);
-    let sys = SpringFlight {
-        a,
-        w: f64::sqrt(k_over_m),
-    };
+    let sys = SpringFlight { a, w: f64::sqrt(k_over_m) };
     let opts = tight();
     let traj = simulate_hybrid(&sys, 0, Vector3::new(0.0, v0, 7.0), 0.0..20.0, &opts).unwrap();
     assert_eq!(traj.stop, HybridStop::Finished);
@@ -421,16 +344,8 @@ fn two_mode_period_matches_closed_form() {
     assert!(traj.impacts.len() >= 10);
     for (j, imp) in traj.impacts.iter().enumerate() {
         let k = (j / 2) as f64;
-        let expected = if j % 2 == 0 {
-            flight + k * period
-        } else {
-            period + k * period
-        };
-        assert!(
-            (imp.t - expected).abs() < 1e-9,
-            "switch {j}: {} vs {expected}",
-            imp.t
-        );
+        let expected = if j % 2 == 0 { flight + k * period } else { period + k * period };
+        assert!((imp.t - expected).abs() < 1e-9, "switch {j}: {} vs {expected}", imp.t);
         assert_eq!(imp.mode_before, j % 2);
         assert_eq!(imp.mode_after, 1 - j % 2);
         assert!(imp.energy_jump().abs() < 1e-10);
@@ -441,15 +356,10 @@ fn two_mode_period_matches_closed_form() {
     assert!(seq.iter().enumerate().all(|(i, &m)| m == i % 2));
     // Mode of each sample matches the sign of x; the padded entry is untouched.
     for (_, m, x) in traj.iter() {
-        assert!(if m == 0 {
-            x[0] >= -1e-10
-        } else {
-            x[0] <= 1e-10
-        });
+        assert!(if m == 0 { x[0] >= -1e-10 } else { x[0] <= 1e-10 });
         assert_eq!(x[2], 7.0);
     }
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Errors.
@@ -464,12 +374,7 @@ struct Faulty {
 
 impl Default for Faulty {
     fn default() -> Self {
-        Faulty {
-            nan_guard_after: f64::INFINITY,
-            reset_mode: 0,
-            reset_nan: false,
-            reset_singular: false,
-        }
+        Faulty { nan_guard_after: f64::INFINITY, reset_mode: 0, reset_nan: false, reset_singular: false }
     }
 }
 
@@ -487,22 +392,12 @@ impl HybridSystem<2> for Faulty {
         "floor"
     }
     fn guard(&self, _m: usize, _g: usize, t: f64, x: &Vector2<f64>) -> f64 {
-        if t > self.nan_guard_after {
-            f64::NAN
-        } else {
-            x[0]
-        }
+        if t > self.nan_guard_after { f64::NAN } else { x[0] }
     }
     fn guard_rate(&self, _m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> f64 {
         x[1]
     }
-    fn reset(
-        &self,
-        _m: usize,
-        _g: usize,
-        t: f64,
-        x: &Vector2<f64>,
-    ) -> Result<(usize, Vector2<f64>), FieldError> {
+    fn reset(&self, _m: usize, _g: usize, t: f64, x: &Vector2<f64>) -> Result<(usize, Vector2<f64>), FieldError> {
         if self.reset_singular {
             return Err(FieldError::SingularMassMatrix { t });
         }
@@ -519,44 +414,17 @@ fn invalid_inputs_are_typed_errors() {
     let x0 = Vector2::new(0.5, 0.0);
     let opts = tight();
     let ok = Faulty::default();
-    assert_eq!(
-        simulate_hybrid(&ok, 3, x0, 0.0..1.0, &opts).unwrap_err(),
-        SimError::InvalidMode { mode: 3, modes: 1 }
-    );
-    assert_eq!(
-        simulate_hybrid(&ok, 0, Vector2::new(f64::NAN, 0.0), 0.0..1.0, &opts).unwrap_err(),
-        SimError::InvalidInitialState
-    );
+    assert_eq!(simulate_hybrid(&ok, 3, x0, 0.0..1.0, &opts).unwrap_err(), SimError::InvalidMode { mode: 3, modes: 1 });
+    assert_eq!(simulate_hybrid(&ok, 0, Vector2::new(f64::NAN, 0.0), 0.0..1.0, &opts).unwrap_err(), SimError::InvalidInitialState);
+    assert!(matches!(simulate_hybrid(&ok, 0, x0, 1.0..0.0, &opts), Err(SimError::InvalidTimeSpan { .. })));
+    assert!(matches!(simulate_hybrid(&ok, 0, x0, 0.0..f64::INFINITY, &opts), Err(SimError::InvalidTimeSpan { .. })));
     assert!(matches!(
-        simulate_hybrid(&ok, 0, x0, 1.0..0.0, &opts),
-        Err(SimError::InvalidTimeSpan { .. })
-    ));
-    assert!(matches!(
-        simulate_hybrid(&ok, 0, x0, 0.0..f64::INFINITY, &opts),
-        Err(SimError::InvalidTimeSpan { .. })
-    ));
-    assert!(matches!(
-        simulate_hybrid(
-            &ok,
-            0,
-            x0,
-            0.0..1.0,
-            &opts.clone().max_resets_per_instant(0)
-        ),
+        simulate_hybrid(&ok, 0, x0, 0.0..1.0, &opts.clone().max_resets_per_instant(0)),
         Err(SimError::InvalidOptions(_))
     ));
+    assert!(matches!(simulate_hybrid(&ok, 0, x0, 0.0..1.0, &opts.clone().rtol(f64::NAN)), Err(SimError::InvalidOptions(_))));
     assert!(matches!(
-        simulate_hybrid(&ok, 0, x0, 0.0..1.0, &opts.clone().rtol(f64::NAN)),
-        Err(SimError::InvalidOptions(_))
-    ));
-    assert!(matches!(
-        simulate_hybrid(
-            &ok,
-            0,
-            x0,
-            0.0..1.0,
-            &opts.clone().guard_resolution(f64::NAN)
-        ),
+        simulate_hybrid(&ok, 0, x0, 0.0..1.0, &opts.clone().guard_resolution(f64::NAN)),
         Err(SimError::InvalidOptions(_))
     ));
     // Starting below the floor.
@@ -565,47 +433,18 @@ fn invalid_inputs_are_typed_errors() {
         Err(SimError::GuardViolated { guard: "floor", .. })
     ));
     // Falls at t = 1: NaN guard before that.
-    let nan = Faulty {
-        nan_guard_after: 0.3,
-        ..Faulty::default()
-    };
-    assert!(matches!(
-        simulate_hybrid(&nan, 0, x0, 0.0..2.0, &opts),
-        Err(SimError::NonFiniteGuard { guard: "floor", .. })
-    ));
-    let nan0 = Faulty {
-        nan_guard_after: -1.0,
-        ..Faulty::default()
-    };
-    assert!(matches!(
-        simulate_hybrid(&nan0, 0, x0, 0.0..2.0, &opts),
-        Err(SimError::NonFiniteGuard { t: 0.0, .. })
-    ));
-    let bad_mode = Faulty {
-        reset_mode: 5,
-        ..Faulty::default()
-    };
-    assert_eq!(
-        simulate_hybrid(&bad_mode, 0, x0, 0.0..2.0, &opts).unwrap_err(),
-        SimError::InvalidMode { mode: 5, modes: 1 }
-    );
-    let bad_reset = Faulty {
-        reset_nan: true,
-        ..Faulty::default()
-    };
+    let nan = Faulty { nan_guard_after: 0.3, ..Faulty::default() };
+    assert!(matches!(simulate_hybrid(&nan, 0, x0, 0.0..2.0, &opts), Err(SimError::NonFiniteGuard { guard: "floor", .. })));
+    let nan0 = Faulty { nan_guard_after: -1.0, ..Faulty::default() };
+    assert!(matches!(simulate_hybrid(&nan0, 0, x0, 0.0..2.0, &opts), Err(SimError::NonFiniteGuard { t: 0.0, .. })));
+    let bad_mode = Faulty { reset_mode: 5, ..Faulty::default() };
+    assert_eq!(simulate_hybrid(&bad_mode, 0, x0, 0.0..2.0, &opts).unwrap_err(), SimError::InvalidMode { mode: 5, modes: 1 });
+    let bad_reset = Faulty { reset_nan: true, ..Faulty::default() };
     let err = simulate_hybrid(&bad_reset, 0, x0, 0.0..2.0, &opts).unwrap_err();
-    let SimError::ResetFailed { t, guard: "floor" } = err else {
-        panic!("{err:?}")
-    };
+    let SimError::ResetFailed { t, guard: "floor" } = err else { panic!("{err:?}") };
     assert!((t - 1.0).abs() < 1e-9);
-    let singular = Faulty {
-        reset_singular: true,
-        ..Faulty::default()
-    };
-    assert!(matches!(
-        simulate_hybrid(&singular, 0, x0, 0.0..2.0, &opts),
-        Err(SimError::SingularMassMatrix { .. })
-    ));
+    let singular = Faulty { reset_singular: true, ..Faulty::default() };
+    assert!(matches!(simulate_hybrid(&singular, 0, x0, 0.0..2.0, &opts), Err(SimError::SingularMassMatrix { .. })));
     // An empty span just reports the initial state.
     let traj = simulate_hybrid(&ok, 0, x0, 1.0..1.0, &opts).unwrap();
     assert_eq!(traj.times, vec![1.0]);
@@ -616,17 +455,9 @@ fn invalid_inputs_are_typed_errors() {
 #[test]
 fn trait_objects() {
     let ball: &dyn HybridSystem<2> = &ball(1.0, 0.5);
-    let traj = simulate_hybrid(
-        ball,
-        0,
-        SVector::<f64, 2>::new(0.5, 0.0),
-        0.0..1.5,
-        &tight(),
-    )
-    .unwrap();
+    let traj = simulate_hybrid(ball, 0, SVector::<f64, 2>::new(0.5, 0.0), 0.0..1.5, &tight()).unwrap();
     assert_eq!(traj.impacts.len(), 1);
 }
-
 
 /// Ball with a guard that is NaN deep below the floor: h = √(y + 0.01) − 0.1.
 struct SqrtGuard;
@@ -650,13 +481,7 @@ impl HybridSystem<2> for SqrtGuard {
     fn guard_rate(&self, _m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> f64 {
         0.5 * x[1] / (x[0] + 0.01).sqrt()
     }
-    fn reset(
-        &self,
-        m: usize,
-        _g: usize,
-        _t: f64,
-        x: &Vector2<f64>,
-    ) -> Result<(usize, Vector2<f64>), FieldError> {
+    fn reset(&self, m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> Result<(usize, Vector2<f64>), FieldError> {
         Ok((m, Vector2::new(x[0], -0.5 * x[1])))
     }
     fn mode_energy(&self, _m: usize, _t: f64, x: &Vector2<f64>) -> f64 {
@@ -682,12 +507,7 @@ impl HybridSystem<2> for Rough {
     fn mode_name(&self, _mode: usize) -> &'static str {
         "drift"
     }
-    fn mode_field(
-        &self,
-        _m: usize,
-        _t: f64,
-        _x: &Vector2<f64>,
-    ) -> Result<Vector2<f64>, FieldError> {
+    fn mode_field(&self, _m: usize, _t: f64, _x: &Vector2<f64>) -> Result<Vector2<f64>, FieldError> {
         Ok(Vector2::new(1.0, 0.0))
     }
     fn guard_count(&self, _mode: usize) -> usize {
@@ -707,13 +527,7 @@ impl HybridSystem<2> for Rough {
     fn guard_rate(&self, _m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> f64 {
         if x[0] < 4.0 { -1.0 } else { 1.0 }
     }
-    fn reset(
-        &self,
-        _m: usize,
-        _g: usize,
-        _t: f64,
-        x: &Vector2<f64>,
-    ) -> Result<(usize, Vector2<f64>), FieldError> {
+    fn reset(&self, _m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> Result<(usize, Vector2<f64>), FieldError> {
         Ok((0, Vector2::new(x[0], x[1] + 1.0)))
     }
     fn mode_energy(&self, _m: usize, _t: f64, x: &Vector2<f64>) -> f64 {
@@ -725,9 +539,6 @@ impl HybridSystem<2> for Rough {
 fn guard_with_jumps_and_kinks_costs_steps_not_failures() {
     let opts = tight().max_impacts(0);
     let traj = simulate_hybrid(&Rough, 0, Vector2::new(0.0, 0.0), 0.0..10.0, &opts).unwrap();
-    let HybridStop::ImpactLimit { t, .. } = traj.stop else {
-        panic!("{:?}", traj.stop)
-    };
+    let HybridStop::ImpactLimit { t, .. } = traj.stop else { panic!("{:?}", traj.stop) };
     assert!((t - 3.5).abs() < 1e-9, "{t}");
 }
-

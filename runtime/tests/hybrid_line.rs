@@ -30,20 +30,13 @@ fn bouncing_ball_zeno() {
         assert!(imp.pre[0].abs() < 1e-10);
         assert!((imp.energy_jump() + 0.5 * (1.0 - e * e) * vk * vk).abs() < 1e-8);
     }
-    let HybridStop::Zeno {
-        t_accumulation,
-        impacts,
-    } = traj.stop
-    else {
+    let HybridStop::Zeno { t_accumulation, impacts } = traj.stop else {
         panic!("expected Zeno, got {:?}", traj.stop);
     };
     assert_eq!(impacts, traj.impacts.len());
     assert_eq!(impacts, ZenoOptions::default().min_impacts);
     let t_inf = t1 * (1.0 + e) / (1.0 - e);
-    assert!(
-        (t_accumulation - t_inf).abs() < 1e-6 * t_inf,
-        "{t_accumulation} vs {t_inf}"
-    );
+    assert!((t_accumulation - t_inf).abs() < 1e-6 * t_inf, "{t_accumulation} vs {t_inf}");
     // The trajectory ends with the post-impact state of the last impact.
     let (t_end, _, x_end) = traj.last().unwrap();
     assert_eq!(t_end, traj.impacts.last().unwrap().t);
@@ -112,10 +105,7 @@ fn interval_output_spans_impacts() {
             after += 1;
         }
         let (y, v) = closed(t, after);
-        assert!(
-            (x[0] - y).abs() < 1e-8 && (x[1] - v).abs() < 1e-8,
-            "sample {i} at t = {t}: {x:?} vs ({y}, {v})"
-        );
+        assert!((x[0] - y).abs() < 1e-8 && (x[1] - v).abs() < 1e-8, "sample {i} at t = {t}: {x:?} vs ({y}, {v})");
     }
     // Both the pre- and the post-impact state are samples at the impact time.
     for imp in &traj.impacts {
@@ -129,14 +119,10 @@ fn interval_output_spans_impacts() {
 #[test]
 fn impact_limit() {
     let ball = ball(9.81, 0.9);
-    let opts = tight()
-        .max_impacts(5)
-        .zeno(ZenoOptions::default().enabled(false));
+    let opts = tight().max_impacts(5).zeno(ZenoOptions::default().enabled(false));
     let traj = simulate_hybrid(&ball, 0, Vector2::new(1.0, 0.0), 0.0..100.0, &opts).unwrap();
     let exact = ball_impacts(1.0, 9.81, 0.9, 6);
-    let HybridStop::ImpactLimit { t, impacts } = traj.stop else {
-        panic!("{:?}", traj.stop)
-    };
+    let HybridStop::ImpactLimit { t, impacts } = traj.stop else { panic!("{:?}", traj.stop) };
     assert_eq!(impacts, 5);
     assert_eq!(traj.impacts.len(), 5);
     assert!((t - exact[5]).abs() < 1e-9);
@@ -151,18 +137,9 @@ fn zeno_without_detection_does_not_hang() {
     // With detection off, the accumulation ends by the impact limit or as a persistent
     // contact — never by hanging or falling through the floor.
     let ball = ball(9.81, 0.5);
-    let opts = tight()
-        .max_impacts(10_000)
-        .zeno(ZenoOptions::default().enabled(false));
+    let opts = tight().max_impacts(10_000).zeno(ZenoOptions::default().enabled(false));
     let traj = simulate_hybrid(&ball, 0, Vector2::new(1.0, 0.0), 0.0..10.0, &opts).unwrap();
-    assert!(
-        matches!(
-            traj.stop,
-            HybridStop::Stuck { .. } | HybridStop::ImpactLimit { .. }
-        ),
-        "{:?}",
-        traj.stop
-    );
+    assert!(matches!(traj.stop, HybridStop::Stuck { .. } | HybridStop::ImpactLimit { .. }), "{:?}", traj.stop);
     let t_inf = (2.0 / 9.81f64).sqrt() * 3.0;
     let (t_last, _, _) = traj.last().unwrap();
     assert!((t_last - t_inf).abs() < 1e-6, "{t_last} vs {t_inf}");
@@ -174,9 +151,7 @@ fn plastic_impact_under_gravity_is_stuck() {
     let ball = ball(9.81, 0.0);
     let traj = simulate_hybrid(&ball, 0, Vector2::new(1.0, 0.0), 0.0..5.0, &tight()).unwrap();
     let t1 = (2.0 / 9.81f64).sqrt();
-    let HybridStop::Stuck { t, guard } = traj.stop else {
-        panic!("{:?}", traj.stop)
-    };
+    let HybridStop::Stuck { t, guard } = traj.stop else { panic!("{:?}", traj.stop) };
     assert_eq!(guard, "floor");
     assert!((t - t1).abs() < 1e-9);
     assert_eq!(traj.impacts.len(), 1);
@@ -185,13 +160,7 @@ fn plastic_impact_under_gravity_is_stuck() {
     assert!(xl[0].abs() < 1e-10 && xl[1] == 0.0);
     // Resting on the floor at the start: the contact persists from t = 0.
     let traj = simulate_hybrid(&ball, 0, Vector2::new(0.0, 0.0), 0.0..5.0, &tight()).unwrap();
-    assert_eq!(
-        traj.stop,
-        HybridStop::Stuck {
-            t: 0.0,
-            guard: "floor"
-        }
-    );
+    assert_eq!(traj.stop, HybridStop::Stuck { t: 0.0, guard: "floor" });
     assert_eq!(traj.times, vec![0.0]);
     assert!(traj.impacts.is_empty());
 }
@@ -213,11 +182,7 @@ fn randomized_balls_never_panic_or_fall_through() {
         let opts = tight()
             .max_impacts((rnd() * 300.0) as usize)
             .contact_tolerance([1e-10, 1e-6, 1e-14][(rnd() * 3.0) as usize])
-            .zeno(
-                ZenoOptions::default()
-                    .enabled(rnd() < 0.8)
-                    .min_impacts(4 + (rnd() * 30.0) as usize),
-            );
+            .zeno(ZenoOptions::default().enabled(rnd() < 0.8).min_impacts(4 + (rnd() * 30.0) as usize));
         let t_end = 20.0 * rnd();
         match simulate_hybrid(&ball, 0, Vector2::new(y0, v0), 0.0..t_end, &opts) {
             Ok(traj) => {
@@ -226,10 +191,7 @@ fn randomized_balls_never_panic_or_fall_through() {
                 assert!(traj.times.windows(2).all(|w| w[1] >= w[0]));
                 assert_eq!(traj.modes.len(), traj.len());
             }
-            Err(err) => panic!(
-                "t_end = {t_end}, e = {e}, g = {}, y0 = {y0}, v0 = {v0}, {opts:?}: {err}",
-                -ball.a0
-            ),
+            Err(err) => panic!("t_end = {t_end}, e = {e}, g = {}, y0 = {y0}, v0 = {v0}, {opts:?}: {err}", -ball.a0),
         }
     }
 }
@@ -237,10 +199,10 @@ fn randomized_balls_never_panic_or_fall_through() {
 /// A reset that does not change the state (in the same mode) leaves the guard approaching.
 #[test]
 fn reset_that_keeps_approaching_is_stuck() {
-    let traj = simulate_hybrid(&Bounce { a0: -1.0, factor: 1.0, ..ball(1.0, 0.0) }, 0, Vector2::new(0.5, 0.0), 0.0..5.0, &tight()).unwrap();
-    let HybridStop::Stuck { t, guard } = traj.stop else {
-        panic!("{:?}", traj.stop)
-    };
+    let traj =
+        simulate_hybrid(&Bounce { a0: -1.0, factor: 1.0, ..ball(1.0, 0.0) }, 0, Vector2::new(0.5, 0.0), 0.0..5.0, &tight())
+            .unwrap();
+    let HybridStop::Stuck { t, guard } = traj.stop else { panic!("{:?}", traj.stop) };
     assert_eq!(guard, "floor");
     assert!((t - 1.0).abs() < 1e-9);
     assert_eq!(traj.impacts.len(), 1);
@@ -259,7 +221,6 @@ fn initial_contact_approaching_is_an_impact_at_t0() {
     assert!(traj.impacts.is_empty());
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Grazing: the trajectory touches h = 0 tangentially.
 
@@ -274,16 +235,7 @@ fn graze(acc: f64, c: f64, sign: f64) -> Bounce {
 fn grazing_touch_is_harmless() {
     // Thrown up to an apex exactly at the ceiling (y = 5t − 5t², apex 1.25 at t = 0.5), and
     // decelerated down onto a floor (y = (t − 1)², touching 0 at t = 1).
-    let cases = [
-        (
-            graze(-10.0, 1.25, -1.0),
-            Vector2::new(0.0, 5.0),
-        ),
-        (
-            graze(2.0, 0.0, 1.0),
-            Vector2::new(1.0, -2.0),
-        ),
-    ];
+    let cases = [(graze(-10.0, 1.25, -1.0), Vector2::new(0.0, 5.0)), (graze(2.0, 0.0, 1.0), Vector2::new(1.0, -2.0))];
     for (sys, x0) in &cases {
         for output in [Output::Steps, Output::Interval(0.125)] {
             let opts = tight().output(output);
@@ -316,12 +268,10 @@ fn shallow_crossing_is_an_impact() {
     assert!((imp.rate + dv).abs() < 1e-8);
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Harmonic oscillator x'' = −ω² x against a rigid elastic stop at x = −s: with amplitude A > s
 // the motion is the arc of A cos ω(t − t₀) between two hits, so the impacts come every
 // T = 2 arccos(−s/A)/ω, the first at arccos(−s/A)/ω.
-
 
 #[test]
 fn oscillator_against_a_stop() {
@@ -379,16 +329,10 @@ fn output_times_across_impacts() {
         }
         assert_eq!(t, times[k]);
         k += 1;
-        assert!(
-            (x[0] - exact(t)).abs() < 1e-9,
-            "t = {t}: {} vs {}",
-            x[0],
-            exact(t)
-        );
+        assert!((x[0] - exact(t)).abs() < 1e-9, "t = {t}: {} vs {}", x[0], exact(t));
     }
     assert_eq!(k, times.len());
 }
-
 
 #[test]
 fn default_jacobians_of_a_hand_written_system_are_finite_differences() {
@@ -404,7 +348,6 @@ fn default_jacobians_of_a_hand_written_system_are_finite_differences() {
     let reset = sys.reset_jacobian(0, 0, 0.0, &x).unwrap();
     assert!((reset - Matrix2::new(1.0, 0.0, 0.0, -0.7)).norm() < 1e-9, "{reset}");
 }
-
 
 /// Dense output of a hybrid run (`Options::dense`, `HybridTrajectory::at`): the bouncing ball's
 /// piecewise parabola at any time, the post-impact state at an impact time, and the same values

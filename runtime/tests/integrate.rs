@@ -5,10 +5,7 @@ use std::f64::consts::PI;
 
 use approx::assert_abs_diff_eq;
 use routh_runtime::nalgebra::{Matrix2, Vector1, Vector2, Vector3};
-use routh_runtime::{
-    Direction, Event, FieldError, Options, Output, SimError, StopReason, VectorField, integrate,
-    solve_mass,
-};
+use routh_runtime::{Direction, Event, FieldError, Options, Output, SimError, StopReason, VectorField, integrate, solve_mass};
 
 /// x'' = −ω² x.
 struct Oscillator {
@@ -29,14 +26,7 @@ fn tight() -> Options {
 fn harmonic_oscillator_matches_cos_sin() {
     let w = 2.0;
     let opts = Options::default().rtol(1e-10).atol(1e-12);
-    let traj = integrate(
-        &Oscillator { omega: w },
-        0.0..20.0,
-        Vector2::new(1.0, 0.0),
-        &[],
-        &opts,
-    )
-    .unwrap();
+    let traj = integrate(&Oscillator { omega: w }, 0.0..20.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
     assert_eq!(traj.stop, StopReason::Finished);
     assert_eq!(traj.times[0], 0.0);
     assert_eq!(*traj.times.last().unwrap(), 20.0);
@@ -58,14 +48,7 @@ fn harmonic_oscillator_matches_cos_sin() {
 fn error_decreases_with_tolerance() {
     let run = |rtol: f64| {
         let opts = Options::default().rtol(rtol).atol(rtol * 1e-2);
-        let traj = integrate(
-            &Oscillator { omega: 1.0 },
-            0.0..10.0,
-            Vector2::new(1.0, 0.0),
-            &[],
-            &opts,
-        )
-        .unwrap();
+        let traj = integrate(&Oscillator { omega: 1.0 }, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
         let (t, x) = traj.last().unwrap();
         ((x[0] - t.cos()).abs(), traj.stats.steps)
     };
@@ -82,11 +65,7 @@ fn exponential_decay() {
     let traj = integrate(&f, 0.0..10.0, Vector1::new(3.0), &[], &opts).unwrap();
     for (t, x) in traj.iter() {
         let exact = 3.0 * (-0.5 * t).exp();
-        assert!(
-            (x[0] - exact).abs() <= 1e-9 * exact,
-            "t = {t}: {} vs {exact}",
-            x[0]
-        );
+        assert!((x[0] - exact).abs() <= 1e-9 * exact, "t = {t}: {} vs {exact}", x[0]);
     }
 }
 
@@ -105,14 +84,7 @@ fn backward_integration() {
 fn output_times_are_exact() {
     let ts = vec![0.0, 0.1, 0.25, 0.25, 1.0, PI, 4.9, 5.0];
     let opts = tight().output(Output::Times(ts.clone()));
-    let traj = integrate(
-        &Oscillator { omega: 1.0 },
-        0.0..5.0,
-        Vector2::new(1.0, 0.0),
-        &[],
-        &opts,
-    )
-    .unwrap();
+    let traj = integrate(&Oscillator { omega: 1.0 }, 0.0..5.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
     assert_eq!(traj.times, ts);
     for (t, x) in traj.iter() {
         assert_abs_diff_eq!(x[0], t.cos(), epsilon = 1e-10);
@@ -123,14 +95,7 @@ fn output_times_are_exact() {
 #[test]
 fn output_interval() {
     let opts = tight().output(Output::Interval(0.1));
-    let traj = integrate(
-        &Oscillator { omega: 1.0 },
-        0.0..1.0,
-        Vector2::new(1.0, 0.0),
-        &[],
-        &opts,
-    )
-    .unwrap();
+    let traj = integrate(&Oscillator { omega: 1.0 }, 0.0..1.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
     assert_eq!(traj.len(), 11);
     assert_eq!(traj.times[10], 1.0);
     for (k, (t, x)) in traj.iter().enumerate() {
@@ -139,32 +104,14 @@ fn output_interval() {
     }
     // A span that is not a multiple of the interval stops before the end.
     let opts = tight().output(Output::Interval(0.3));
-    let traj = integrate(
-        &Oscillator { omega: 1.0 },
-        0.0..1.0,
-        Vector2::new(1.0, 0.0),
-        &[],
-        &opts,
-    )
-    .unwrap();
+    let traj = integrate(&Oscillator { omega: 1.0 }, 0.0..1.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
     assert_eq!(traj.len(), 4);
 }
 
 #[test]
 fn dense_trajectory() {
-    let opts = Options::default()
-        .rtol(1e-10)
-        .atol(1e-12)
-        .dense(true)
-        .output(Output::Times(vec![]));
-    let traj = integrate(
-        &Oscillator { omega: 1.0 },
-        0.0..10.0,
-        Vector2::new(1.0, 0.0),
-        &[],
-        &opts,
-    )
-    .unwrap();
+    let opts = Options::default().rtol(1e-10).atol(1e-12).dense(true).output(Output::Times(vec![]));
+    let traj = integrate(&Oscillator { omega: 1.0 }, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
     assert!(traj.is_empty());
     assert_eq!(traj.segments.len(), traj.stats.steps);
     for k in 0..=1000 {
@@ -174,14 +121,7 @@ fn dense_trajectory() {
     }
     assert!(traj.at(-0.1).is_none());
     assert!(traj.at(f64::NAN).is_none());
-    let plain = integrate(
-        &Oscillator { omega: 1.0 },
-        0.0..10.0,
-        Vector2::new(1.0, 0.0),
-        &[],
-        &Options::default(),
-    )
-    .unwrap();
+    let plain = integrate(&Oscillator { omega: 1.0 }, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &Options::default()).unwrap();
     assert!(plain.at(1.0).is_none());
 }
 
@@ -193,10 +133,7 @@ fn dense_backward() {
     for k in 0..=200 {
         let t = k as f64 * 0.01;
         let x = traj.at(t).unwrap();
-        assert!(
-            (x[0] - (2.0 - t).exp()).abs() < 1e-8 * (2.0 - t).exp(),
-            "t = {t}"
-        );
+        assert!((x[0] - (2.0 - t).exp()).abs() < 1e-8 * (2.0 - t).exp(), "t = {t}");
     }
     assert!(traj.at(2.1).is_none() && traj.at(-0.1).is_none());
 }
@@ -221,11 +158,7 @@ fn dense_output_is_fourth_order() {
     // Interpolation error at mid-step on a single step of size h scales like h^5.
     let f = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> { Ok(*x) };
     let err = |h: f64| {
-        let opts = Options::default()
-            .initial_step(h)
-            .rtol(1.0)
-            .atol(1.0)
-            .dense(true);
+        let opts = Options::default().initial_step(h).rtol(1.0).atol(1.0).dense(true);
         let traj = integrate(&f, 0.0..h, Vector1::new(1.0), &[], &opts).unwrap();
         assert_eq!(traj.stats.steps, 1);
         (traj.at(0.5 * h).unwrap()[0] - (0.5 * h).exp()).abs()
@@ -241,24 +174,12 @@ fn dense_output_is_fourth_order() {
 fn event_cos_crossing_at_half_pi() {
     let ev = Event::new("zero", |_t, x: &Vector2<f64>| x[0]).direction(Direction::Falling);
     let opts = Options::default().rtol(1e-13).atol(1e-15);
-    let traj = integrate(
-        &Oscillator { omega: 1.0 },
-        0.0..3.0,
-        Vector2::new(1.0, 0.0),
-        &[ev],
-        &opts,
-    )
-    .unwrap();
+    let traj = integrate(&Oscillator { omega: 1.0 }, 0.0..3.0, Vector2::new(1.0, 0.0), &[ev], &opts).unwrap();
     assert_eq!(traj.events.len(), 1);
     let e = &traj.events[0];
     assert_eq!(e.name, "zero");
     assert_eq!(e.index, 0);
-    assert!(
-        (e.t - PI / 2.0).abs() < 1e-12,
-        "t = {}, err {}",
-        e.t,
-        e.t - PI / 2.0
-    );
+    assert!((e.t - PI / 2.0).abs() < 1e-12, "t = {}, err {}", e.t, e.t - PI / 2.0);
     assert!(e.state[0].abs() < 1e-12);
     assert_abs_diff_eq!(e.state[1], -1.0, epsilon = 1e-12);
 }
@@ -266,33 +187,14 @@ fn event_cos_crossing_at_half_pi() {
 #[test]
 fn projectile_lands_at_2v_over_g() {
     let (v, g) = (7.0, 9.81);
-    let f = move |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> {
-        Ok(Vector2::new(x[1], -g))
-    };
+    let f = move |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> { Ok(Vector2::new(x[1], -g)) };
     // Starts exactly on the ground: must not fire at t = 0.
     let ground = Event::new("ground", |_t, x: &Vector2<f64>| x[0]).terminal(true);
-    let traj = integrate(
-        &f,
-        0.0..100.0,
-        Vector2::new(0.0, v),
-        &[ground],
-        &Options::default(),
-    )
-    .unwrap();
+    let traj = integrate(&f, 0.0..100.0, Vector2::new(0.0, v), &[ground], &Options::default()).unwrap();
     assert_eq!(traj.events.len(), 1);
     let t_land = 2.0 * v / g;
-    assert!(
-        (traj.events[0].t - t_land).abs() < 1e-12,
-        "{}",
-        traj.events[0].t - t_land
-    );
-    assert_eq!(
-        traj.stop,
-        StopReason::Event {
-            name: "ground".into(),
-            t: traj.events[0].t
-        }
-    );
+    assert!((traj.events[0].t - t_land).abs() < 1e-12, "{}", traj.events[0].t - t_land);
+    assert_eq!(traj.stop, StopReason::Event { name: "ground".into(), t: traj.events[0].t });
     let (t, x) = traj.last().unwrap();
     assert_eq!(t, traj.events[0].t);
     assert!(x[0] <= 0.0 && x[0] > -1e-10, "landed state {}", x[0]);
@@ -311,20 +213,9 @@ fn double_crossing_inside_one_step() {
         calls.set(calls.get() + 1);
         (x[0] - 1.0) * (x[0] - 1.001)
     });
-    let traj = integrate(
-        &clock,
-        0.0..10.0,
-        Vector1::new(0.0),
-        &[ev],
-        &Options::default(),
-    )
-    .unwrap();
+    let traj = integrate(&clock, 0.0..10.0, Vector1::new(0.0), &[ev], &Options::default()).unwrap();
     // Make sure the scenario really is two crossings in one step.
-    let steps_over_dip = traj
-        .times
-        .windows(2)
-        .filter(|w| w[0] < 1.0 && w[1] > 1.001)
-        .count();
+    let steps_over_dip = traj.times.windows(2).filter(|w| w[0] < 1.0 && w[1] > 1.001).count();
     assert_eq!(steps_over_dip, 1, "times {:?}", traj.times);
     assert_eq!(traj.events.len(), 2, "{:?}", traj.events);
     assert!((traj.events[0].t - 1.0).abs() < 1e-12);
@@ -335,23 +226,10 @@ fn double_crossing_inside_one_step() {
 
 #[test]
 fn double_crossing_with_direction_filter() {
-    let rising = Event::new("up", |_t, x: &Vector1<f64>| (x[0] - 1.0) * (x[0] - 1.001))
-        .direction(Direction::Rising);
-    let falling = Event::new("down", |_t, x: &Vector1<f64>| (x[0] - 1.0) * (x[0] - 1.001))
-        .direction(Direction::Falling);
-    let traj = integrate(
-        &clock,
-        0.0..10.0,
-        Vector1::new(0.0),
-        &[rising, falling],
-        &Options::default(),
-    )
-    .unwrap();
-    let names: Vec<_> = traj
-        .events
-        .iter()
-        .map(|e| (e.name.as_str(), e.index))
-        .collect();
+    let rising = Event::new("up", |_t, x: &Vector1<f64>| (x[0] - 1.0) * (x[0] - 1.001)).direction(Direction::Rising);
+    let falling = Event::new("down", |_t, x: &Vector1<f64>| (x[0] - 1.0) * (x[0] - 1.001)).direction(Direction::Falling);
+    let traj = integrate(&clock, 0.0..10.0, Vector1::new(0.0), &[rising, falling], &Options::default()).unwrap();
+    let names: Vec<_> = traj.events.iter().map(|e| (e.name.as_str(), e.index)).collect();
     assert_eq!(names, vec![("down", 1), ("up", 0)]);
 }
 
@@ -363,14 +241,7 @@ fn direction_filtering() {
     let g = |_t: f64, x: &Vector2<f64>| x[0];
     // cos t crosses 0 falling at π/2, 5π/2 and rising at 3π/2 within [0, 10].
     let count = |d: Direction| {
-        let traj = integrate(
-            &osc,
-            0.0..10.0,
-            x0,
-            &[Event::new("x", g).direction(d)],
-            &opts,
-        )
-        .unwrap();
+        let traj = integrate(&osc, 0.0..10.0, x0, &[Event::new("x", g).direction(d)], &opts).unwrap();
         traj.events.iter().map(|e| e.t).collect::<Vec<_>>()
     };
     let falling = count(Direction::Falling);
@@ -387,11 +258,7 @@ fn direction_filtering() {
 fn terminal_event_truncates_every_output_mode() {
     let osc = Oscillator { omega: 1.0 };
     let x0 = Vector2::new(1.0, 0.0);
-    for output in [
-        Output::Steps,
-        Output::Interval(0.5),
-        Output::Times(vec![0.0, 1.0, 2.0, 3.0]),
-    ] {
+    for output in [Output::Steps, Output::Interval(0.5), Output::Times(vec![0.0, 1.0, 2.0, 3.0])] {
         let ev = Event::new("x=0", |_t, x: &Vector2<f64>| x[0]).terminal(true);
         let opts = tight().output(output.clone());
         let traj = integrate(&osc, 0.0..10.0, x0, &[ev], &opts).unwrap();
@@ -441,14 +308,7 @@ fn zero_at_start_does_not_fire() {
 fn backward_events() {
     let ev = Event::new("t=1", |t: f64, _x: &Vector1<f64>| t - 1.0).direction(Direction::Falling);
     let ev2 = Event::new("t=0.5", |t: f64, _x: &Vector1<f64>| t - 0.5).terminal(true);
-    let traj = integrate(
-        &clock,
-        3.0..0.0,
-        Vector1::new(3.0),
-        &[ev, ev2],
-        &Options::default(),
-    )
-    .unwrap();
+    let traj = integrate(&clock, 3.0..0.0, Vector1::new(3.0), &[ev, ev2], &Options::default()).unwrap();
     assert_eq!(traj.events.len(), 2);
     assert!((traj.events[0].t - 1.0).abs() < 1e-12);
     assert!((traj.events[1].t - 0.5).abs() < 1e-12);
@@ -468,28 +328,19 @@ fn singular_mass_matrix_is_a_typed_error() {
         Ok(Vector2::new(1.0, a[1]))
     };
     let err = integrate(&f, 0.0..1.0, Vector2::zeros(), &[], &Options::default()).unwrap_err();
-    assert!(
-        matches!(err, SimError::SingularMassMatrix { t } if (0.5..=1.0).contains(&t)),
-        "{err:?}"
-    );
+    assert!(matches!(err, SimError::SingularMassMatrix { t } if (0.5..=1.0).contains(&t)), "{err:?}");
 }
 
 #[test]
 fn nan_field_is_non_finite_state() {
     // Blows up at t = 1 (x = 1/(1 − t) solves x' = x²).
     let f = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> {
-        Ok(Vector1::new(if x[0] > 1e6 {
-            f64::NAN
-        } else {
-            x[0] * x[0]
-        }))
+        Ok(Vector1::new(if x[0] > 1e6 { f64::NAN } else { x[0] * x[0] }))
     };
     let err = integrate(&f, 0.0..2.0, Vector1::new(1.0), &[], &Options::default()).unwrap_err();
     assert!(matches!(err, SimError::NonFiniteState { .. }), "{err:?}");
     // NaN at the initial point.
-    let g = |_t: f64, _x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> {
-        Ok(Vector1::new(f64::NAN))
-    };
+    let g = |_t: f64, _x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> { Ok(Vector1::new(f64::NAN)) };
     assert_eq!(
         integrate(&g, 0.0..1.0, Vector1::new(1.0), &[], &Options::default()).unwrap_err(),
         SimError::NonFiniteState { t: 0.0 }
@@ -501,28 +352,18 @@ fn transient_nan_is_retried() {
     // The field is NaN for states beyond 1.5, which a too-long first step reaches: the step
     // is halved and the integration succeeds.
     let f = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> {
-        if x[0] > 1.5 {
-            Err(FieldError::NonFinite { t: 0.0 })
-        } else {
-            Ok(Vector1::new(1.0 - x[0]))
-        }
+        if x[0] > 1.5 { Err(FieldError::NonFinite { t: 0.0 }) } else { Ok(Vector1::new(1.0 - x[0])) }
     };
     let opts = Options::default().initial_step(100.0);
     let traj = integrate(&f, 0.0..5.0, Vector1::new(0.0), &[], &opts).unwrap();
     assert!(traj.stats.rejected > 0);
-    assert_abs_diff_eq!(
-        traj.last().unwrap().1[0],
-        1.0 - (-5.0f64).exp(),
-        epsilon = 1e-7
-    );
+    assert_abs_diff_eq!(traj.last().unwrap().1[0], 1.0 - (-5.0f64).exp(), epsilon = 1e-7);
 }
 
 #[test]
 fn blow_up_is_underflow_or_non_finite() {
     // x' = x², x(0) = 1 blows up at t = 1 with finite values up to overflow.
-    let f = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> {
-        Ok(Vector1::new(x[0] * x[0]))
-    };
+    let f = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> { Ok(Vector1::new(x[0] * x[0])) };
     let err = integrate(&f, 0.0..2.0, Vector1::new(1.0), &[], &Options::default()).unwrap_err();
     match err {
         SimError::StepSizeUnderflow { t, .. } | SimError::NonFiniteState { t } => {
@@ -535,31 +376,14 @@ fn blow_up_is_underflow_or_non_finite() {
 #[test]
 fn step_limit() {
     let opts = Options::default().max_steps(10);
-    let err = integrate(
-        &Oscillator { omega: 1.0 },
-        0.0..100.0,
-        Vector2::new(1.0, 0.0),
-        &[],
-        &opts,
-    )
-    .unwrap_err();
-    assert!(
-        matches!(err, SimError::StepLimit { steps: 10, t } if t > 0.0 && t < 100.0),
-        "{err:?}"
-    );
+    let err = integrate(&Oscillator { omega: 1.0 }, 0.0..100.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap_err();
+    assert!(matches!(err, SimError::StepLimit { steps: 10, t } if t > 0.0 && t < 100.0), "{err:?}");
 }
 
 #[test]
 fn min_step_underflow() {
     let opts = Options::default().min_step(0.5);
-    let err = integrate(
-        &Oscillator { omega: 1.0 },
-        0.0..100.0,
-        Vector2::new(1.0, 0.0),
-        &[],
-        &opts,
-    )
-    .unwrap_err();
+    let err = integrate(&Oscillator { omega: 1.0 }, 0.0..100.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap_err();
     assert!(matches!(err, SimError::StepSizeUnderflow { .. }), "{err:?}");
 }
 
@@ -588,49 +412,23 @@ fn invalid_inputs() {
     ];
     for o in &bad {
         let r = integrate(&osc, 0.0..1.0, x0, &[], o);
-        assert!(
-            matches!(r, Err(SimError::InvalidOptions(_))),
-            "{o:?} gave {r:?}"
-        );
+        assert!(matches!(r, Err(SimError::InvalidOptions(_))), "{o:?} gave {r:?}");
     }
     assert_eq!(
         integrate(&osc, 0.0..f64::INFINITY, x0, &[], &Options::default()).unwrap_err(),
-        SimError::InvalidTimeSpan {
-            t0: 0.0,
-            t1: f64::INFINITY
-        }
+        SimError::InvalidTimeSpan { t0: 0.0, t1: f64::INFINITY }
     );
-    assert!(matches!(
-        integrate(&osc, f64::NAN..1.0, x0, &[], &Options::default()),
-        Err(SimError::InvalidTimeSpan { .. })
-    ));
-    assert!(matches!(
-        integrate(&osc, -f64::MAX..f64::MAX, x0, &[], &Options::default()),
-        Err(SimError::InvalidTimeSpan { .. })
-    ));
+    assert!(matches!(integrate(&osc, f64::NAN..1.0, x0, &[], &Options::default()), Err(SimError::InvalidTimeSpan { .. })));
+    assert!(matches!(integrate(&osc, -f64::MAX..f64::MAX, x0, &[], &Options::default()), Err(SimError::InvalidTimeSpan { .. })));
     assert_eq!(
-        integrate(
-            &osc,
-            0.0..1.0,
-            Vector2::new(f64::NAN, 0.0),
-            &[],
-            &Options::default()
-        )
-        .unwrap_err(),
+        integrate(&osc, 0.0..1.0, Vector2::new(f64::NAN, 0.0), &[], &Options::default()).unwrap_err(),
         SimError::InvalidInitialState
     );
 }
 
 #[test]
 fn empty_span() {
-    let traj = integrate(
-        &Oscillator { omega: 1.0 },
-        1.0..1.0,
-        Vector2::new(1.0, 0.0),
-        &[],
-        &Options::default(),
-    )
-    .unwrap();
+    let traj = integrate(&Oscillator { omega: 1.0 }, 1.0..1.0, Vector2::new(1.0, 0.0), &[], &Options::default()).unwrap();
     assert_eq!(traj.times, vec![1.0]);
     assert_eq!(traj.stop, StopReason::Finished);
 }
@@ -638,9 +436,7 @@ fn empty_span() {
 #[test]
 fn zero_atol_with_zero_component() {
     // Pure relative tolerance and a component that stays exactly 0.
-    let f = |_t: f64, x: &Vector3<f64>| -> Result<Vector3<f64>, FieldError> {
-        Ok(Vector3::new(x[1], -x[0], 0.0))
-    };
+    let f = |_t: f64, x: &Vector3<f64>| -> Result<Vector3<f64>, FieldError> { Ok(Vector3::new(x[1], -x[0], 0.0)) };
     let opts = Options::default().atol(0.0).rtol(1e-9);
     let traj = integrate(&f, 0.0..1.0, Vector3::new(1.0, 0.0, 0.0), &[], &opts).unwrap();
     assert_abs_diff_eq!(traj.last().unwrap().1[0], 1f64.cos(), epsilon = 1e-7);
@@ -649,14 +445,7 @@ fn zero_atol_with_zero_component() {
 #[test]
 fn works_with_trait_objects() {
     let osc: &dyn VectorField<2> = &Oscillator { omega: 1.0 };
-    let traj = integrate(
-        osc,
-        0.0..1.0,
-        Vector2::new(1.0, 0.0),
-        &[],
-        &Options::default(),
-    )
-    .unwrap();
+    let traj = integrate(osc, 0.0..1.0, Vector2::new(1.0, 0.0), &[], &Options::default()).unwrap();
     assert_abs_diff_eq!(traj.last().unwrap().1[0], 1f64.cos(), epsilon = 1e-7);
 }
 
@@ -665,18 +454,8 @@ fn hostile_inputs_never_panic() {
     let osc = Oscillator { omega: 1.0 };
     let x0 = Vector2::new(1.0, 0.0);
     let nan_event = || Event::new("nan", |_t, _x: &Vector2<f64>| f64::NAN).terminal(true);
-    let inf_event = || {
-        Event::new(
-            "inf",
-            |t: f64, _x: &Vector2<f64>| if t > 1.0 { f64::INFINITY } else { -1.0 },
-        )
-    };
-    let step_event = || {
-        Event::new(
-            "step",
-            |t: f64, _x: &Vector2<f64>| if t > 0.3 { 1.0 } else { -1.0 },
-        )
-    };
+    let inf_event = || Event::new("inf", |t: f64, _x: &Vector2<f64>| if t > 1.0 { f64::INFINITY } else { -1.0 });
+    let step_event = || Event::new("step", |t: f64, _x: &Vector2<f64>| if t > 0.3 { 1.0 } else { -1.0 });
     let options = [
         Options::default().max_steps(0),
         Options::default().max_steps(1),
@@ -689,9 +468,7 @@ fn hostile_inputs_never_panic() {
         Options::default().max_step(1e-300).max_steps(100),
         Options::default().output(Output::Times(vec![])),
         Options::default().output(Output::Interval(1e300)),
-        Options::default()
-            .dense(true)
-            .output(Output::Interval(0.25)),
+        Options::default().dense(true).output(Output::Interval(0.25)),
     ];
     for opts in &options {
         for span in [0.0..3.0, 3.0..0.0, 0.0..1e-300, -1e300..1e300, 1e300..1e300] {

@@ -4,9 +4,7 @@
 mod hybrid_support;
 
 use routh_runtime::nalgebra::{Vector1, Vector2};
-use routh_runtime::{
-    FieldError, HybridStop, Monitor, Options, Output, SimError, StopReason, integrate, simulate_hybrid,
-};
+use routh_runtime::{FieldError, HybridStop, Monitor, Options, Output, SimError, StopReason, integrate, simulate_hybrid};
 
 /// x'' = −x.
 fn oscillator(_t: f64, x: &Vector2<f64>) -> Result<Vector2<f64>, FieldError> {
@@ -19,57 +17,30 @@ fn a_step_limit_keeps_the_exact_prefix_of_the_full_run() {
     let full = integrate(&oscillator, 0.0..100.0, x0, &[], &Options::default()).unwrap();
     let opts = Options::default().max_steps(40).keep_partial(true);
     let part = integrate(&oscillator, 0.0..100.0, x0, &[], &opts).unwrap();
-    let StopReason::Failed(SimError::StepLimit { steps: 40, t }) = part.stop else {
-        panic!("{:?}", part.stop)
-    };
+    let StopReason::Failed(SimError::StepLimit { steps: 40, t }) = part.stop else { panic!("{:?}", part.stop) };
     // The same step sequence: every kept sample is the full run's sample, bit for bit.
     let n = part.times.len();
     assert!(n > 10 && n < full.times.len());
     assert_eq!(part.times[..], full.times[..n]);
     assert_eq!(part.states[..], full.states[..n]);
-    assert_eq!(
-        part.last().unwrap().0,
-        t,
-        "the error's time is the last sample"
-    );
+    assert_eq!(part.last().unwrap().0, t, "the error's time is the last sample");
     // And the samples are the physics: x = cos t.
     for (t, x) in part.iter() {
         assert!((x[0] - t.cos()).abs() < 1e-6, "{t}");
     }
     // Without the option the same failure is an error.
-    let err = integrate(
-        &oscillator,
-        0.0..100.0,
-        x0,
-        &[],
-        &opts.clone().keep_partial(false),
-    )
-    .unwrap_err();
-    assert!(
-        matches!(err, SimError::StepLimit { steps: 40, .. }),
-        "{err:?}"
-    );
+    let err = integrate(&oscillator, 0.0..100.0, x0, &[], &opts.clone().keep_partial(false)).unwrap_err();
+    assert!(matches!(err, SimError::StepLimit { steps: 40, .. }), "{err:?}");
 }
 
 #[test]
 fn a_blow_up_keeps_the_solution_up_to_the_singularity() {
     // x' = x², x(0) = 1: x = 1/(1 − t), blowing up at t = 1.
-    let f = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> {
-        Ok(Vector1::new(x[0] * x[0]))
-    };
-    let opts = Options::default()
-        .rtol(1e-10)
-        .atol(1e-12)
-        .keep_partial(true)
-        .dense(true);
+    let f = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> { Ok(Vector1::new(x[0] * x[0])) };
+    let opts = Options::default().rtol(1e-10).atol(1e-12).keep_partial(true).dense(true);
     let part = integrate(&f, 0.0..2.0, Vector1::new(1.0), &[], &opts).unwrap();
     assert!(
-        matches!(
-            part.stop,
-            StopReason::Failed(
-                SimError::StepSizeUnderflow { .. } | SimError::NonFiniteState { .. }
-            )
-        ),
+        matches!(part.stop, StopReason::Failed(SimError::StepSizeUnderflow { .. } | SimError::NonFiniteState { .. })),
         "{:?}",
         part.stop
     );
@@ -77,11 +48,7 @@ fn a_blow_up_keeps_the_solution_up_to_the_singularity() {
     assert!(t_last < 1.0 && t_last > 1.0 - 1e-3, "{t_last}");
     for (t, x) in part.iter().filter(|(t, _)| *t < 0.99) {
         let exact = 1.0 / (1.0 - t);
-        assert!(
-            (x[0] - exact).abs() < 1e-7 * exact,
-            "t = {t}: {} vs {exact}",
-            x[0]
-        );
+        assert!((x[0] - exact).abs() < 1e-7 * exact, "t = {t}: {} vs {exact}", x[0]);
     }
     // The dense output of the kept steps is usable too.
     let mid = part.at(0.5).unwrap();
@@ -93,28 +60,12 @@ fn a_field_error_keeps_the_grid_samples_before_it() {
     // The field refuses to go past t = 3 (a model leaving its domain): a grid output keeps the
     // samples at 0, 0.5, …, up to the failure.
     let f = |t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> {
-        if t > 3.0 {
-            Err(FieldError::SingularMassMatrix { t })
-        } else {
-            oscillator(t, x)
-        }
+        if t > 3.0 { Err(FieldError::SingularMassMatrix { t }) } else { oscillator(t, x) }
     };
-    let opts = Options::default()
-        .rtol(1e-10)
-        .atol(1e-12)
-        .output(Output::Interval(0.5))
-        .keep_partial(true);
+    let opts = Options::default().rtol(1e-10).atol(1e-12).output(Output::Interval(0.5)).keep_partial(true);
     let part = integrate(&f, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
-    assert!(
-        matches!(part.stop, StopReason::Failed(SimError::SingularMassMatrix { t }) if t > 3.0),
-        "{:?}",
-        part.stop
-    );
-    assert!(
-        part.times.len() >= 6 && *part.times.last().unwrap() <= 3.0,
-        "{:?}",
-        part.times
-    );
+    assert!(matches!(part.stop, StopReason::Failed(SimError::SingularMassMatrix { t }) if t > 3.0), "{:?}", part.stop);
+    assert!(part.times.len() >= 6 && *part.times.last().unwrap() <= 3.0, "{:?}", part.times);
     for (k, (t, x)) in part.iter().enumerate() {
         assert_eq!(t, 0.5 * k as f64);
         assert!((x[0] - t.cos()).abs() < 1e-8);
@@ -124,23 +75,9 @@ fn a_field_error_keeps_the_grid_samples_before_it() {
 #[test]
 fn errors_before_the_start_stay_errors() {
     let opts = Options::default().keep_partial(true);
-    let err = integrate(
-        &oscillator,
-        0.0..1.0,
-        Vector2::new(f64::NAN, 0.0),
-        &[],
-        &opts,
-    )
-    .unwrap_err();
+    let err = integrate(&oscillator, 0.0..1.0, Vector2::new(f64::NAN, 0.0), &[], &opts).unwrap_err();
     assert_eq!(err, SimError::InvalidInitialState);
-    let err = integrate(
-        &oscillator,
-        0.0..1.0,
-        Vector2::new(1.0, 0.0),
-        &[],
-        &opts.rtol(2.0),
-    )
-    .unwrap_err();
+    let err = integrate(&oscillator, 0.0..1.0, Vector2::new(1.0, 0.0), &[], &opts.rtol(2.0)).unwrap_err();
     assert!(matches!(err, SimError::InvalidOptions(_)), "{err:?}");
 }
 

@@ -52,18 +52,8 @@ pub enum Func {
 
 impl Func {
     /// Every function, in declaration order.
-    pub const ALL: [Func; 10] = [
-        Func::Sin,
-        Func::Cos,
-        Func::Tan,
-        Func::Exp,
-        Func::Ln,
-        Func::Sinh,
-        Func::Cosh,
-        Func::Tanh,
-        Func::Atan2,
-        Func::Abs,
-    ];
+    pub const ALL: [Func; 10] =
+        [Func::Sin, Func::Cos, Func::Tan, Func::Exp, Func::Ln, Func::Sinh, Func::Cosh, Func::Tanh, Func::Atan2, Func::Abs];
 
     /// The name of the corresponding `f64` method (`"sin"`, `"ln"`, `"atan2"`, …).
     pub fn name(self) -> &'static str {
@@ -344,7 +334,11 @@ impl Arena {
         let mut out: Vec<Expr> = (0..marks.len())
             .filter(|&i| marks[i])
             .filter_map(|i| match &self.nodes[i] {
-                Node::Pow(b, e) if matches!(self.nodes[b.index()], Node::Sym(_)) && self.as_num(*e).is_some_and(|r| r.is_negative()) => Some(*b),
+                Node::Pow(b, e)
+                    if matches!(self.nodes[b.index()], Node::Sym(_)) && self.as_num(*e).is_some_and(|r| r.is_negative()) =>
+                {
+                    Some(*b)
+                }
                 _ => None,
             })
             .collect();
@@ -356,9 +350,6 @@ impl Arena {
     /// The symbols occurring in `e`, sorted by id.
     pub fn free_symbols(&self, e: Expr) -> Vec<Expr> {
         let marks = self.reach_marks(&[e]);
-        (0..marks.len())
-            .filter(|&i| marks[i] && matches!(self.nodes[i], Node::Sym(_)))
-            .map(|i| Expr(i as u32))
-            .collect()
+        (0..marks.len()).filter(|&i| marks[i] && matches!(self.nodes[i], Node::Sym(_))).map(|i| Expr(i as u32)).collect()
     }
 }

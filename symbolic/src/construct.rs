@@ -44,11 +44,7 @@ impl Arena {
             return self.num(c);
         }
         if c.is_one() {
-            return if rest.len() == 1 {
-                rest[0]
-            } else {
-                self.intern(Node::Mul(rest.into()))
-            };
+            return if rest.len() == 1 { rest[0] } else { self.intern(Node::Mul(rest.into())) };
         }
         let mut v = Vec::with_capacity(rest.len() + 1);
         v.push(self.num(c));
@@ -357,11 +353,9 @@ impl Arena {
         match self.node(e) {
             Node::Num(r) => r.is_negative(),
             Node::Mul(_) => self.split_term(&e).0.is_negative(),
-            Node::Add(ts) => ts
-                .iter()
-                .map(|t| self.split_term(t))
-                .min_by(|a, b| a.1.cmp(b.1))
-                .is_some_and(|(c, _)| c.is_negative()),
+            Node::Add(ts) => {
+                ts.iter().map(|t| self.split_term(t)).min_by(|a, b| a.1.cmp(b.1)).is_some_and(|(c, _)| c.is_negative())
+            }
             _ => false,
         }
     }

@@ -34,11 +34,7 @@ impl Arena {
     /// are ignored); a symbol listed twice gets the sum of its seeds.
     pub fn directional(&mut self, e: Expr, seeds: &[(Expr, Expr)]) -> Expr {
         let mask = seeds.iter().fold(0, |m, &(s, _)| m | self.masks[s.index()]);
-        let mut pass = Pass {
-            seeds,
-            mask,
-            memo: FxHashMap::default(),
-        };
+        let mut pass = Pass { seeds, mask, memo: FxHashMap::default() };
         self.d(e, &mut pass)
     }
 
@@ -46,11 +42,7 @@ impl Arena {
     /// is shared: a subexpression common to several outputs is differentiated once.
     pub fn directional_many(&mut self, es: &[Expr], seeds: &[(Expr, Expr)]) -> Vec<Expr> {
         let mask = seeds.iter().fold(0, |m, &(s, _)| m | self.masks[s.index()]);
-        let mut pass = Pass {
-            seeds,
-            mask,
-            memo: FxHashMap::default(),
-        };
+        let mut pass = Pass { seeds, mask, memo: FxHashMap::default() };
         es.iter().map(|&e| self.d(e, &mut pass)).collect()
     }
 

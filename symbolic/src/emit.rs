@@ -81,22 +81,12 @@ struct Frag {
 
 impl Frag {
     fn atom(ts: TokenStream) -> Frag {
-        Frag {
-            ts,
-            prec: Prec::Atom,
-        }
+        Frag { ts, prec: Prec::Atom }
     }
 
     /// The tokens, parenthesised if they bind looser than `min`.
     fn at_least(self, min: Prec) -> TokenStream {
-        if self.prec < min {
-            TokenStream::from(TokenTree::Group(Group::new(
-                Delimiter::Parenthesis,
-                self.ts,
-            )))
-        } else {
-            self.ts
-        }
+        if self.prec < min { TokenStream::from(TokenTree::Group(Group::new(Delimiter::Parenthesis, self.ts))) } else { self.ts }
     }
 }
 
@@ -106,21 +96,14 @@ fn punct(c: char) -> TokenTree {
 
 /// `v` (≥ 0) as an `f64` literal, e.g. `0.5_f64`.
 fn f64_lit(v: f64) -> TokenStream {
-    let lit = format!("{v:?}_f64")
-        .parse::<Literal>()
-        .unwrap_or_else(|_| Literal::f64_suffixed(v));
+    let lit = format!("{v:?}_f64").parse::<Literal>().unwrap_or_else(|_| Literal::f64_suffixed(v));
     TokenStream::from(TokenTree::Literal(lit))
 }
 
 /// Emits straight-line code for `outputs` (see the module documentation). `symbol` gives the
 /// tokens of a symbol; temporaries are named `<prefix>0`, `<prefix>1`, … (`prefix` must start an
 /// identifier; an empty prefix is replaced by `__cse`).
-pub fn emit(
-    arena: &Arena,
-    outputs: &[Expr],
-    symbol: &dyn Fn(Expr) -> TokenStream,
-    prefix: &str,
-) -> Emitted {
+pub fn emit(arena: &Arena, outputs: &[Expr], symbol: &dyn Fn(Expr) -> TokenStream, prefix: &str) -> Emitted {
     let prefix = if prefix.is_empty() { "__cse" } else { prefix };
     emit_with(arena, outputs, symbol, Temps::Let(prefix))
 }
@@ -131,12 +114,7 @@ pub fn emit(
 /// share one array — each function small enough for rustc, with no common subexpression lost.
 /// Every output that is not a symbol or a number is computed into a slot of its own, so the outputs
 /// are plain reads.
-pub fn emit_slots(
-    arena: &Arena,
-    outputs: &[Expr],
-    symbol: &dyn Fn(Expr) -> TokenStream,
-    array: &str,
-) -> Emitted {
+pub fn emit_slots(arena: &Arena, outputs: &[Expr], symbol: &dyn Fn(Expr) -> TokenStream, array: &str) -> Emitted {
     emit_with(arena, outputs, symbol, Temps::Slots(Ident::new(array, Span::call_site())))
 }
 
@@ -148,12 +126,7 @@ enum Temps<'a> {
     Slots(Ident),
 }
 
-fn emit_with(
-    arena: &Arena,
-    outputs: &[Expr],
-    symbol: &dyn Fn(Expr) -> TokenStream,
-    temps_style: Temps<'_>,
-) -> Emitted {
+fn emit_with(arena: &Arena, outputs: &[Expr], symbol: &dyn Fn(Expr) -> TokenStream, temps_style: Temps<'_>) -> Emitted {
     let marks = arena.reach_marks(outputs);
     let mut uses = vec![0u32; marks.len()];
     for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
@@ -213,11 +186,7 @@ fn emit_with(
         }
     }
     let outputs = outputs.iter().map(|&o| em.expr(o).ts).collect();
-    Emitted {
-        statements: em.statements,
-        outputs,
-        ops: em.ops,
-    }
+    Emitted { statements: em.statements, outputs, ops: em.ops }
 }
 
 struct Emitter<'a> {
@@ -291,10 +260,7 @@ impl Emitter<'_> {
                 if v < 0.0 {
                     let mut ts = TokenStream::from(punct('-'));
                     ts.extend(f64_lit(-v));
-                    Frag {
-                        ts,
-                        prec: Prec::Unary,
-                    }
+                    Frag { ts, prec: Prec::Unary }
                 } else {
                     Frag::atom(f64_lit(v))
                 }
@@ -313,11 +279,7 @@ impl Emitter<'_> {
     /// `-mag`.
     fn negate(&mut self, mag: Frag) -> Frag {
         self.ops.adds += 1;
-        let prec = if mag.prec == Prec::Mul {
-            Prec::Mul
-        } else {
-            Prec::Unary
-        };
+        let prec = if mag.prec == Prec::Mul { Prec::Mul } else { Prec::Unary };
         let mut ts = TokenStream::from(punct('-'));
         ts.extend(mag.at_least(Prec::Mul));
         Frag { ts, prec }
@@ -433,10 +395,7 @@ impl Emitter<'_> {
             ts.extend([punct(if neg { '-' } else { '+' })]);
             ts.extend(f.at_least(Prec::Mul));
         }
-        Frag {
-            ts,
-            prec: Prec::Add,
-        }
+        Frag { ts, prec: Prec::Add }
     }
 
     /// `a * b * …` from at least one fragment.
@@ -454,10 +413,7 @@ impl Emitter<'_> {
                 ts.extend(f.at_least(Prec::Unary));
             }
         }
-        Frag {
-            ts,
-            prec: Prec::Mul,
-        }
+        Frag { ts, prec: Prec::Mul }
     }
 
     /// A product as (coefficient is negative, magnitude), negative powers gathered as a divisor.
@@ -490,11 +446,7 @@ impl Emitter<'_> {
                 _ => nums.push(self.expr(f)),
             }
         }
-        let numer = if nums.is_empty() {
-            Frag::atom(f64_lit(1.0))
-        } else {
-            self.join_product(nums)
-        };
+        let numer = if nums.is_empty() { Frag::atom(f64_lit(1.0)) } else { self.join_product(nums) };
         if dens.is_empty() {
             return (coef.is_negative(), numer);
         }
@@ -503,13 +455,7 @@ impl Emitter<'_> {
         let mut ts = numer.at_least(Prec::Mul);
         ts.extend([punct('/')]);
         ts.extend(denom.at_least(Prec::Unary));
-        (
-            coef.is_negative(),
-            Frag {
-                ts,
-                prec: Prec::Mul,
-            },
-        )
+        (coef.is_negative(), Frag { ts, prec: Prec::Mul })
     }
 
     /// Pushes the factor(s) for `b^r`, `r > 0`, onto a product list (`b^2` of a name as `b, b`).
@@ -563,10 +509,7 @@ impl Emitter<'_> {
                 let den = self.positive_power(b, p).at_least(Prec::Unary);
                 let one = f64_lit(1.0);
                 self.ops.divs += 1;
-                Frag {
-                    ts: quote! { #one / #den },
-                    prec: Prec::Mul,
-                }
+                Frag { ts: quote! { #one / #den }, prec: Prec::Mul }
             }
             Some(r) => self.positive_power(b, r),
             None => {

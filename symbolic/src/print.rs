@@ -64,18 +64,10 @@ impl Printer<'_> {
         let (s, p) = if mag.is_integer() {
             (mag.num().to_string(), Prec::Atom)
         } else {
-            let p = if self.style == Style::Latex {
-                Prec::Atom
-            } else {
-                Prec::Mul
-            };
+            let p = if self.style == Style::Latex { Prec::Atom } else { Prec::Mul };
             (self.frac(mag.num().to_string(), mag.den().to_string()), p)
         };
-        if r.is_negative() {
-            (format!("-{s}"), Prec::Unary)
-        } else {
-            (s, p)
-        }
+        if r.is_negative() { (format!("-{s}"), Prec::Unary) } else { (s, p) }
     }
 
     fn expr(&self, e: Expr) -> (String, Prec) {
@@ -86,14 +78,7 @@ impl Printer<'_> {
             Node::Mul(fs) => {
                 let (neg, (s, p)) = self.product(fs);
                 if neg {
-                    (
-                        format!("-{}", self.paren((s, p), Prec::Mul)),
-                        if p == Prec::Mul {
-                            Prec::Mul
-                        } else {
-                            Prec::Unary
-                        },
-                    )
+                    (format!("-{}", self.paren((s, p), Prec::Mul)), if p == Prec::Mul { Prec::Mul } else { Prec::Unary })
                 } else {
                     (s, p)
                 }
@@ -135,15 +120,8 @@ impl Printer<'_> {
         if items.len() == 1 {
             return items.into_iter().next().expect("one item");
         }
-        let sep = if self.style == Style::Latex {
-            " "
-        } else {
-            "·"
-        };
-        let parts: Vec<String> = items
-            .into_iter()
-            .map(|f| self.paren(f, Prec::Unary))
-            .collect();
+        let sep = if self.style == Style::Latex { " " } else { "·" };
+        let parts: Vec<String> = items.into_iter().map(|f| self.paren(f, Prec::Unary)).collect();
         (parts.join(sep), Prec::Mul)
     }
 
@@ -163,35 +141,20 @@ impl Printer<'_> {
         }
         for &f in rest {
             if let &Node::Pow(b, x) = self.arena.node(f)
-                && let Some(p) = self
-                    .arena
-                    .as_num(x)
-                    .filter(|r| r.is_negative())
-                    .and_then(|r| r.checked_neg())
+                && let Some(p) = self.arena.as_num(x).filter(|r| r.is_negative()).and_then(|r| r.checked_neg())
             {
                 dens.push(self.positive_power(b, p));
                 continue;
             }
             nums.push(self.expr(f));
         }
-        let numer = if nums.is_empty() {
-            ("1".to_owned(), Prec::Atom)
-        } else {
-            self.join(nums)
-        };
+        let numer = if nums.is_empty() { ("1".to_owned(), Prec::Atom) } else { self.join(nums) };
         if dens.is_empty() {
             return (coef.is_negative(), numer);
         }
         let denom = self.join(dens);
         let r = match self.style {
-            Style::Unicode => (
-                format!(
-                    "{}/{}",
-                    self.paren(numer, Prec::Mul),
-                    self.paren(denom, Prec::Unary)
-                ),
-                Prec::Mul,
-            ),
+            Style::Unicode => (format!("{}/{}", self.paren(numer, Prec::Mul), self.paren(denom, Prec::Unary)), Prec::Mul),
             Style::Latex => (self.frac(numer.0, denom.0), Prec::Mul),
         };
         (coef.is_negative(), r)
@@ -210,9 +173,7 @@ impl Printer<'_> {
         }
         let base = self.paren(base, Prec::Atom);
         match self.style {
-            Style::Unicode if r.is_integer() => {
-                (format!("{base}{}", superscript(r.num())), Prec::Atom)
-            }
+            Style::Unicode if r.is_integer() => (format!("{base}{}", superscript(r.num())), Prec::Atom),
             Style::Unicode => (format!("{base}^({r})"), Prec::Atom),
             Style::Latex => {
                 let (e, _) = self.rational(r);
@@ -234,10 +195,7 @@ impl Printer<'_> {
             None => {
                 let base = self.paren(self.expr(b), Prec::Atom);
                 match self.style {
-                    Style::Unicode => (
-                        format!("{base}^{}", self.paren(self.expr(x), Prec::Atom)),
-                        Prec::Atom,
-                    ),
+                    Style::Unicode => (format!("{base}^{}", self.paren(self.expr(x), Prec::Atom)), Prec::Atom),
                     Style::Latex => (format!("{base}^{{{}}}", self.expr(x).0), Prec::Atom),
                 }
             }
@@ -261,24 +219,12 @@ impl Printer<'_> {
 impl Arena {
     /// Unicode infix rendering, e.g. `m·l²·cos(θ) - 1/2·k`; `name` gives each symbol's text.
     pub fn display(&self, e: Expr, name: &dyn Fn(Expr) -> String) -> String {
-        Printer {
-            arena: self,
-            name,
-            style: Style::Unicode,
-        }
-        .expr(e)
-        .0
+        Printer { arena: self, name, style: Style::Unicode }.expr(e).0
     }
 
     /// LaTeX rendering (`\frac`, `\sqrt`, `\sin\left(…\right)`, …); `name` gives each symbol's LaTeX.
     pub fn latex(&self, e: Expr, name: &dyn Fn(Expr) -> String) -> String {
-        Printer {
-            arena: self,
-            name,
-            style: Style::Latex,
-        }
-        .expr(e)
-        .0
+        Printer { arena: self, name, style: Style::Latex }.expr(e).0
     }
 
     /// Number of nodes of `e` written out as a tree (shared subexpressions counted at every

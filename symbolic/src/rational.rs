@@ -25,11 +25,7 @@ pub(crate) fn gcd_u(mut a: u128, mut b: u128) -> u128 {
 /// Applies a sign to a magnitude, `None` if the result does not fit in `i128`.
 fn signed(mag: u128, negative: bool) -> Option<i128> {
     if negative {
-        if mag == 1u128 << 127 {
-            Some(i128::MIN)
-        } else {
-            i128::try_from(mag).ok().map(|v| -v)
-        }
+        if mag == 1u128 << 127 { Some(i128::MIN) } else { i128::try_from(mag).ok().map(|v| -v) }
     } else {
         i128::try_from(mag).ok()
     }
@@ -109,19 +105,12 @@ impl Rational {
 
     /// The value as an `i64` if it is an integer that fits.
     pub fn to_i64(&self) -> Option<i64> {
-        if self.den == 1 {
-            i64::try_from(self.num).ok()
-        } else {
-            None
-        }
+        if self.den == 1 { i64::try_from(self.num).ok() } else { None }
     }
 
     /// `|self|`, `None` only for `i128::MIN`.
     pub fn checked_abs(&self) -> Option<Rational> {
-        Some(Rational {
-            num: self.num.checked_abs()?,
-            den: self.den,
-        })
+        Some(Rational { num: self.num.checked_abs()?, den: self.den })
     }
 
     /// `a/b + c/d = (a·(d/g) + c·(b/g)) / (b/g · d)` with `g = gcd(b, d)`.
@@ -131,10 +120,7 @@ impl Rational {
         }
         let g = gcd_u(self.den as u128, o.den as u128) as i128;
         let (bg, dg) = (self.den / g, o.den / g);
-        let n = self
-            .num
-            .checked_mul(dg)?
-            .checked_add(o.num.checked_mul(bg)?)?;
+        let n = self.num.checked_mul(dg)?.checked_add(o.num.checked_mul(bg)?)?;
         Rational::new(n, bg.checked_mul(o.den)?)
     }
 
@@ -145,10 +131,7 @@ impl Rational {
 
     /// `-self`.
     pub fn checked_neg(&self) -> Option<Rational> {
-        Some(Rational {
-            num: self.num.checked_neg()?,
-            den: self.den,
-        })
+        Some(Rational { num: self.num.checked_neg()?, den: self.den })
     }
 
     /// `(a/b)·(c/d)` with cross-cancellation `gcd(a, d)`, `gcd(c, b)` before multiplying.
@@ -183,11 +166,7 @@ impl Rational {
         let mut e = n;
         // Cheap exits so huge exponents of 0, ±1 do not loop.
         if self.is_zero() {
-            return Some(if n == 0 {
-                Rational::one()
-            } else {
-                Rational::zero()
-            });
+            return Some(if n == 0 { Rational::one() } else { Rational::zero() });
         }
         if self.is_one() {
             return Some(result);
@@ -323,11 +302,7 @@ impl PartialOrd for Rational {
 
 impl fmt::Display for Rational {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.den == 1 {
-            write!(f, "{}", self.num)
-        } else {
-            write!(f, "{}/{}", self.num, self.den)
-        }
+        if self.den == 1 { write!(f, "{}", self.num) } else { write!(f, "{}/{}", self.num, self.den) }
     }
 }
 
@@ -347,10 +322,7 @@ mod tests {
         assert_eq!(r(1, 2).checked_div(&Rational::zero()), None);
         assert_eq!(Rational::new(1, 0), None);
         assert_eq!(r(2, 3).checked_pow(-2), Some(r(9, 4)));
-        assert_eq!(
-            Rational::integer(i128::MAX).checked_add(&Rational::one()),
-            None
-        );
+        assert_eq!(Rational::integer(i128::MAX).checked_add(&Rational::one()), None);
         assert_eq!(Rational::integer(10).checked_pow(100), None);
         assert_eq!(Rational::new(i128::MIN, -1), None);
         assert_eq!(Rational::new(i128::MIN, i128::MIN), Some(Rational::one()));
@@ -373,10 +345,7 @@ mod tests {
         assert_eq!(Rational::parse_decimal("2.5e-3"), Some(r(1, 400)));
         assert_eq!(Rational::parse_decimal("3"), Some(Rational::integer(3)));
         assert_eq!(Rational::parse_decimal("-1_000.25"), Some(r(-4001, 4)));
-        assert_eq!(
-            Rational::parse_decimal("1E+2"),
-            Some(Rational::integer(100))
-        );
+        assert_eq!(Rational::parse_decimal("1E+2"), Some(Rational::integer(100)));
         assert_eq!(Rational::parse_decimal(".25"), Some(r(1, 4)));
         assert_eq!(Rational::parse_decimal("1e400"), None);
         assert_eq!(Rational::parse_decimal("abc"), None);

@@ -20,13 +20,7 @@ impl Arena {
         self.subs_rec(e, &table, mask, &mut memo)
     }
 
-    fn subs_rec(
-        &mut self,
-        e: Expr,
-        table: &FxHashMap<Expr, Expr>,
-        mask: u64,
-        memo: &mut FxHashMap<Expr, Expr>,
-    ) -> Expr {
+    fn subs_rec(&mut self, e: Expr, table: &FxHashMap<Expr, Expr>, mask: u64, memo: &mut FxHashMap<Expr, Expr>) -> Expr {
         if let Some(&v) = table.get(&e) {
             return v;
         }
@@ -39,15 +33,8 @@ impl Arena {
         let node = self.node(e).clone();
         let mut kids = Vec::new();
         node.for_each_child(|c| kids.push(c));
-        let new: Vec<Expr> = kids
-            .iter()
-            .map(|&c| self.subs_rec(c, table, mask, memo))
-            .collect();
-        let r = if new == kids {
-            e
-        } else {
-            self.rebuild(&node, &new)
-        };
+        let new: Vec<Expr> = kids.iter().map(|&c| self.subs_rec(c, table, mask, memo)).collect();
+        let r = if new == kids { e } else { self.rebuild(&node, &new) };
         memo.insert(e, r);
         r
     }

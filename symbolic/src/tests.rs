@@ -50,21 +50,14 @@ impl Interp {
             assert_eq!(toks.last().unwrap().to_string(), ";");
             let rhs = &toks[5..toks.len() - 1];
             assert!(
-                !(rhs.len() == 1
-                    && matches!(&rhs[0], TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis)),
+                !(rhs.len() == 1 && matches!(&rhs[0], TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis)),
                 "parenthesised let rhs: {st}"
             );
             let v = self.eval_tokens(rhs);
-            assert!(
-                !self.env.contains_key(&name),
-                "temporary {name} defined twice"
-            );
+            assert!(!self.env.contains_key(&name), "temporary {name} defined twice");
             self.env.insert(name, v);
         }
-        em.outputs
-            .iter()
-            .map(|o| self.eval_stream(o.clone()))
-            .collect()
+        em.outputs.iter().map(|o| self.eval_stream(o.clone())).collect()
     }
 
     fn eval_stream(&self, ts: TokenStream) -> f64 {
@@ -75,12 +68,7 @@ impl Interp {
     fn eval_tokens(&self, toks: &[TokenTree]) -> f64 {
         let mut pos = 0;
         let v = self.sum(toks, &mut pos);
-        assert_eq!(
-            pos,
-            toks.len(),
-            "trailing tokens in {:?}",
-            toks.iter().map(|t| t.to_string()).collect::<Vec<_>>()
-        );
+        assert_eq!(pos, toks.len(), "trailing tokens in {:?}", toks.iter().map(|t| t.to_string()).collect::<Vec<_>>());
         v
     }
 
@@ -130,30 +118,19 @@ impl Interp {
         let mut v = self.primary(t, pos);
         while Self::is_punct(t.get(*pos), '.') {
             let method = t[*pos + 1].to_string();
-            let TokenTree::Group(g) = &t[*pos + 2] else {
-                panic!("method call without arguments")
-            };
+            let TokenTree::Group(g) = &t[*pos + 2] else { panic!("method call without arguments") };
             *pos += 3;
             let args: Vec<TokenTree> = g.stream().into_iter().collect();
-            let arg = if args.is_empty() {
-                f64::NAN
-            } else {
-                self.eval_tokens(&args)
-            };
+            let arg = if args.is_empty() { f64::NAN } else { self.eval_tokens(&args) };
             v = match method.as_str() {
                 "powi" => {
-                    assert!(
-                        args.len() == 1 && matches!(args[0], TokenTree::Literal(_)),
-                        "powi of non-literal"
-                    );
+                    assert!(args.len() == 1 && matches!(args[0], TokenTree::Literal(_)), "powi of non-literal");
                     v.powi(arg as i32)
                 }
                 "powf" => v.powf(arg),
                 "sqrt" => v.sqrt(),
                 "atan2" => v.atan2(arg),
-                m => Func::from_name(m)
-                    .unwrap_or_else(|| panic!("unknown method {m}"))
-                    .eval(&[v]),
+                m => Func::from_name(m).unwrap_or_else(|| panic!("unknown method {m}")).eval(&[v]),
             };
         }
         v
@@ -166,8 +143,7 @@ impl Interp {
             TokenTree::Literal(l) => {
                 let s = l.to_string();
                 let s = s.strip_suffix("_f64").unwrap_or(&s);
-                s.parse::<f64>()
-                    .unwrap_or_else(|_| panic!("bad literal {s}"))
+                s.parse::<f64>().unwrap_or_else(|_| panic!("bad literal {s}"))
             }
             TokenTree::Ident(i) => {
                 let n = i.to_string();

@@ -95,21 +95,13 @@ impl Arena {
                         let x = sample_value(Expr(i as u32), s);
                         (x, x.abs())
                     }
-                    Node::Add(ts) => (
-                        ts.iter().map(|t| val[t.index()]).sum(),
-                        ts.iter().map(|t| mag[t.index()]).sum(),
-                    ),
-                    Node::Mul(fs) => (
-                        fs.iter().map(|f| val[f.index()]).product(),
-                        fs.iter().map(|f| mag[f.index()]).product(),
-                    ),
+                    Node::Add(ts) => (ts.iter().map(|t| val[t.index()]).sum(), ts.iter().map(|t| mag[t.index()]).sum()),
+                    Node::Mul(fs) => (fs.iter().map(|f| val[f.index()]).product(), fs.iter().map(|f| mag[f.index()]).product()),
                     Node::Pow(b, x) => {
                         let r = self.as_num(*x);
                         let v = pow_f64(val[b.index()], r, val[x.index()]);
                         let m = match r {
-                            Some(r) if !r.is_negative() => {
-                                pow_f64(mag[b.index()], Some(r), r.to_f64())
-                            }
+                            Some(r) if !r.is_negative() => pow_f64(mag[b.index()], Some(r), r.to_f64()),
                             _ => v.abs(),
                         };
                         (v, m)
@@ -141,19 +133,16 @@ impl Arena {
         for &(s, m) in &candidates {
             let Some(v) = self.value_hp(e, &marks, s, &mut cc) else { continue };
             finite += 1;
-            let below = v.is_zero() || v.exponent().is_some_and(|x| {
-                // |v| < 2^x; zero when 2^x ≤ 2^-ZERO_BITS · m.
-                f64::from(x) <= m.max(f64::MIN_POSITIVE).log2() - f64::from(ZERO_BITS)
-            });
+            let below = v.is_zero()
+                || v.exponent().is_some_and(|x| {
+                    // |v| < 2^x; zero when 2^x ≤ 2^-ZERO_BITS · m.
+                    f64::from(x) <= m.max(f64::MIN_POSITIVE).log2() - f64::from(ZERO_BITS)
+                });
             if !below {
                 return ZeroTest::NonZero;
             }
         }
-        if finite >= 3 {
-            ZeroTest::Numerical
-        } else {
-            ZeroTest::NonZero
-        }
+        if finite >= 3 { ZeroTest::Numerical } else { ZeroTest::NonZero }
     }
 
     /// The value of `e` at sample `s` in [`PRECISION`]-bit arithmetic (`None` if not finite).
@@ -164,7 +153,8 @@ impl Arena {
             if !marks[i] {
                 continue;
             }
-            let get = |val: &[Option<BigFloat>], x: &Expr| val[x.index()].clone().unwrap_or_else(|| BigFloat::from_f64(f64::NAN, p));
+            let get =
+                |val: &[Option<BigFloat>], x: &Expr| val[x.index()].clone().unwrap_or_else(|| BigFloat::from_f64(f64::NAN, p));
             let v = match &self.nodes[i] {
                 Node::Num(r) => BigFloat::from_i128(r.num(), p).div(&BigFloat::from_i128(r.den(), p), p, rm),
                 Node::Sym(_) => BigFloat::from_f64(sample_value(Expr(i as u32), s), p),

@@ -103,7 +103,8 @@ fn code_blocks(text: &str, markdown: bool) -> Vec<String> {
         match (&mut fence, is_fence) {
             (None, true) => {
                 let lang = line.trim_start().trim_start_matches('`').trim();
-                let rust = lang.is_empty() || lang.starts_with("rust") || lang.starts_with("no_run") || lang.starts_with("ignore");
+                let rust =
+                    lang.is_empty() || lang.starts_with("rust") || lang.starts_with("no_run") || lang.starts_with("ignore");
                 fence = Some(rust.then(String::new));
             }
             (Some(block), true) => {

@@ -42,12 +42,9 @@ pub fn pendulum_chain_struct_with(name: &str, n: usize, items: &str) -> String {
             defines.push(format!("x{k} = x{j} + l{k} * q{k}.sin(), y{k} = y{j} - l{k} * q{k}.cos()"));
         }
     }
-    let kinetic: Vec<String> =
-        (1..=n).map(|k| format!("m{k} / 2 * (dot(x{k}).powi(2) + dot(y{k}).powi(2))")).collect();
+    let kinetic: Vec<String> = (1..=n).map(|k| format!("m{k} / 2 * (dot(x{k}).powi(2) + dot(y{k}).powi(2))")).collect();
     let potential: Vec<String> = (1..=n).map(|k| format!("m{k} * y{k}")).collect();
-    let fields: Vec<String> = (1..=n)
-        .map(|k| format!("    pub m{k}: f64,\n    pub l{k}: f64,\n"))
-        .collect();
+    let fields: Vec<String> = (1..=n).map(|k| format!("    pub m{k}: f64,\n    pub l{k}: f64,\n")).collect();
     format!(
         "/// Planar pendulum chain with {n} links.\n\
          #[derive(Mechanics)]\n\

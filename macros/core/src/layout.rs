@@ -83,7 +83,13 @@ pub struct Layout {
 impl Layout {
     /// Every symbol of a model with these coordinates and parameters (and action variable and
     /// inputs).
-    pub fn new(arena: &mut Arena, coordinates: &[Ident], parameters: &[Ident], action: Option<&Ident>, inputs: &[Ident]) -> Layout {
+    pub fn new(
+        arena: &mut Arena,
+        coordinates: &[Ident],
+        parameters: &[Ident],
+        action: Option<&Ident>,
+        inputs: &[Ident],
+    ) -> Layout {
         let t = arena.symbol("t");
         let q = coordinates.iter().map(|c| arena.symbol(&format!("q:{c}"))).collect();
         let qd = coordinates.iter().map(|c| arena.symbol(&format!("v:{c}"))).collect();

@@ -131,7 +131,14 @@ mod tests {
             .parse()
             .unwrap();
         let out = crate::try_expand(src).unwrap().to_string();
-        for needle in ["Herglotz", "decouples", "ACTION_DECOUPLED : bool = true", "contact_field", "contact_jacobian", "E(t₀)·e^(c (t − t₀))"] {
+        for needle in [
+            "Herglotz",
+            "decouples",
+            "ACTION_DECOUPLED : bool = true",
+            "contact_field",
+            "contact_jacobian",
+            "E(t₀)·e^(c (t − t₀))",
+        ] {
             assert!(out.contains(needle), "expansion lacks `{needle}`");
         }
     }
@@ -139,17 +146,21 @@ mod tests {
     #[test]
     fn the_field_jacobian_is_generated_when_asked_for_or_needed() {
         let expand = |items: &str| {
-            let src: proc_macro2::TokenStream =
-                format!("#[mechanics(coordinates(x), lagrangian = m / 2 * dot(x).powi(2) - x.powi(4){items})] struct P {{ m: f64 }}")
-                    .parse()
-                    .unwrap();
+            let src: proc_macro2::TokenStream = format!(
+                "#[mechanics(coordinates(x), lagrangian = m / 2 * dot(x).powi(2) - x.powi(4){items})] struct P {{ m: f64 }}"
+            )
+            .parse()
+            .unwrap();
             crate::try_expand(src).unwrap().to_string()
         };
         let has = |out: &str| out.contains("pub fn jacobian");
         assert!(!has(&expand("")), "not asked for");
         assert!(has(&expand(", jacobian")));
         assert!(has(&expand(", sensitivity(m)")), "the sensitivities integrate it");
-        assert!(has(&expand(", impact(name = wall, guard = x, law = restitution(1))")), "periodic orbits of hybrid systems need it");
+        assert!(
+            has(&expand(", impact(name = wall, guard = x, law = restitution(1))")),
+            "periodic orbits of hybrid systems need it"
+        );
         assert!(has(&expand(", input(u), force(x = u)")), "the linearisation of a driven model is it");
     }
 }

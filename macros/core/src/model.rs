@@ -226,4 +226,3 @@ impl Model {
         self.layout.symbol(&mut self.arena, role)
     }
 }
-

@@ -37,8 +37,23 @@ use crate::diagnostics::unknown;
 
 /// The item keywords the attribute understands.
 pub const ITEMS: &[&str] = &[
-    "coordinates", "action", "input", "define", "lagrangian", "force", "holonomic", "constraint", "unilateral", "impact", "mode", "transition",
-    "symmetry", "reduce", "discrete", "sensitivity", "jacobian",
+    "coordinates",
+    "action",
+    "input",
+    "define",
+    "lagrangian",
+    "force",
+    "holonomic",
+    "constraint",
+    "unilateral",
+    "impact",
+    "mode",
+    "transition",
+    "symmetry",
+    "reduce",
+    "discrete",
+    "sensitivity",
+    "jacobian",
 ];
 
 /// The quadrature rules of `discrete(rule = ...)`.
@@ -102,9 +117,7 @@ pub struct Binding {
 impl Parse for Binding {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let name: Ident = input.parse()?;
-        input.parse::<Token![=]>().map_err(|e| {
-            syn::Error::new(e.span(), format!("expected `{name} = <expression>`"))
-        })?;
+        input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), format!("expected `{name} = <expression>`")))?;
         let value: Expr = input.parse()?;
         Ok(Binding { name, value })
     }
@@ -317,8 +330,7 @@ impl Parse for Item {
             "define" | "force" => {
                 let content;
                 syn::parenthesized!(content in input);
-                let bindings: Vec<Binding> =
-                    Punctuated::<Binding, Token![,]>::parse_terminated(&content)?.into_iter().collect();
+                let bindings: Vec<Binding> = Punctuated::<Binding, Token![,]>::parse_terminated(&content)?.into_iter().collect();
                 Ok(if key == "define" { Item::Define { bindings } } else { Item::Force { bindings } })
             }
             "holonomic" | "constraint" => {
@@ -349,9 +361,9 @@ impl Parse for Item {
                         let q: Ident = inner.parse()?;
                         decls.push(SymmetryDecl { name: q.clone(), cyclic: Some(q), components: Vec::new() });
                     } else {
-                        content.parse::<Token![=]>().map_err(|e| {
-                            syn::Error::new(e.span(), "expected `cyclic(q)` or `name = generator(q = ..., ...)`")
-                        })?;
+                        content
+                            .parse::<Token![=]>()
+                            .map_err(|e| syn::Error::new(e.span(), "expected `cyclic(q)` or `name = generator(q = ..., ...)`"))?;
                         let g: Ident = content.parse()?;
                         if g != "generator" {
                             return Err(syn::Error::new(g.span(), "expected `generator(q = ..., ...)`"));
@@ -372,7 +384,8 @@ impl Parse for Item {
             "discrete" => {
                 let content;
                 syn::parenthesized!(content in input);
-                let mut decl = DiscreteDecl { keyword, rule: None, lagrangian: None, force_minus: Vec::new(), force_plus: Vec::new() };
+                let mut decl =
+                    DiscreteDecl { keyword, rule: None, lagrangian: None, force_minus: Vec::new(), force_plus: Vec::new() };
                 while !content.is_empty() {
                     let key: Ident = content.parse()?;
                     match key.to_string().as_str() {
@@ -394,7 +407,13 @@ impl Parse for Item {
                         other => {
                             let keys = ["rule", "lagrangian", "force_minus", "force_plus"];
                             let known = "Expected `rule = <quadrature>`, or a raw discrete system: `lagrangian = ...`, `force_minus(...)`, `force_plus(...)`";
-                            return Err(unknown(key.span(), format_args!("unknown key `{other}` in `discrete(...)`"), other, &keys, known));
+                            return Err(unknown(
+                                key.span(),
+                                format_args!("unknown key `{other}` in `discrete(...)`"),
+                                other,
+                                &keys,
+                                known,
+                            ));
                         }
                     }
                     if content.is_empty() {
@@ -409,7 +428,10 @@ impl Parse for Item {
                 syn::parenthesized!(content in input);
                 let kind: Ident = content.parse()?;
                 if kind != "routh" {
-                    return Err(syn::Error::new(kind.span(), "expected `routh(q, ...)`: Routh reduction over cyclic coordinates"));
+                    return Err(syn::Error::new(
+                        kind.span(),
+                        "expected `routh(q, ...)`: Routh reduction over cyclic coordinates",
+                    ));
                 }
                 let inner;
                 syn::parenthesized!(inner in content);
@@ -447,15 +469,12 @@ impl Parse for Item {
                 Ok(Item::Mode(ModeDecl { name, items }))
             }
             "lagrangian" => {
-                input.parse::<Token![=]>().map_err(|e| {
-                    syn::Error::new(e.span(), "expected `lagrangian = <expression>`")
-                })?;
+                input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), "expected `lagrangian = <expression>`"))?;
                 Ok(Item::Lagrangian { keyword, value: input.parse()? })
             }
             _ => {
                 let known = format!("Expected one of: {}", ITEMS.join(", "));
-                Err(unknown(keyword.span(), format_args!("unknown item `{key}` in #[mechanics(...)]"), &key, ITEMS, known
-                ))
+                Err(unknown(keyword.span(), format_args!("unknown item `{key}` in #[mechanics(...)]"), &key, ITEMS, known))
             }
         }
     }

@@ -13,11 +13,7 @@ where
     /// Push `x` once for every scheduled time `≤ t` (Times/Interval output).
     /// Contact tolerance on `h` for a guard with rate `rate` at time `t`.
     fn contact_tol(&self, t: f64, rate: f64) -> f64 {
-        let tol_t = self
-            .opts
-            .ode
-            .event_tolerance
-            .max(4.0 * f64::EPSILON * t.abs());
+        let tol_t = self.opts.ode.event_tolerance.max(4.0 * f64::EPSILON * t.abs());
         self.opts.contact_tolerance + 4.0 * tol_t * rate.abs()
     }
 
@@ -27,13 +23,7 @@ where
     /// `rate_scale` is the largest `|dh/dt|` seen at this instant: a state located on a
     /// crossing lies up to `rate · Δt` beyond it, and a reset (which changes the rates but
     /// usually not the position) must not turn that location error into a violation.
-    fn scan(
-        &self,
-        t: f64,
-        x: &SVector<f64, D>,
-        mode: usize,
-        rate_scale: &mut f64,
-    ) -> Result<Option<usize>, SimError> {
+    fn scan(&self, t: f64, x: &SVector<f64, D>, mode: usize, rate_scale: &mut f64) -> Result<Option<usize>, SimError> {
         let sys = self.sys;
         let n = sys.guard_count(mode);
         for i in 0..n {
@@ -93,10 +83,7 @@ where
                 self.samples.push(t, *x, *mode);
             }
             if self.impacts.len() >= self.opts.max_impacts {
-                return Ok(Some(HybridStop::ImpactLimit {
-                    t,
-                    impacts: self.impacts.len(),
-                }));
+                return Ok(Some(HybridStop::ImpactLimit { t, impacts: self.impacts.len() }));
             }
             let rate = sys.guard_rate(*mode, g, t, x);
             rate_scale = rate_scale.max(rate.abs());
@@ -130,5 +117,4 @@ where
             resets += 1;
         }
     }
-
 }

@@ -100,9 +100,7 @@ impl<S: ?Sized> GuardControl<'_, S> {
                 }
                 g[j] = v;
             }
-            let (lo, hi) = g
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+            let (lo, hi) = g.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
             let base = eta * (hi - lo) + tol;
             for (k, w) in MID_WEIGHTS.iter().enumerate() {
                 let p = (w[0] * g[0] + w[1] * g[2] + w[2] * g[4] + w[3] * g[6] + w[4] * g[8]) / 128.0;

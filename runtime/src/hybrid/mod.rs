@@ -157,7 +157,6 @@
 //! # Ok::<(), routh_runtime::SimError>(())
 //! ```
 
-
 mod contact;
 mod guard_control;
 mod options;
@@ -175,8 +174,8 @@ use crate::trajectory::Stats;
 use crate::zeno::ZenoMonitor;
 
 pub use options::HybridOptions;
-pub use records::{HybridStop, HybridTrajectory, ImpactRecord};
 use records::Samples;
+pub use records::{HybridStop, HybridTrajectory, ImpactRecord};
 use segment::SegmentEnd;
 
 /// Whether a guard's rate at `x` is an approach (`ḣ < −ε_ḣ`, see the [module docs](self)) rather
@@ -203,12 +202,7 @@ pub trait HybridSystem<const D: usize> {
     ///
     /// # Errors
     /// A [`FieldError`] if the field cannot be evaluated.
-    fn mode_field(
-        &self,
-        mode: usize,
-        t: f64,
-        x: &SVector<f64, D>,
-    ) -> Result<SVector<f64, D>, FieldError>;
+    fn mode_field(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Result<SVector<f64, D>, FieldError>;
     /// Number of guards active in `mode`.
     fn guard_count(&self, mode: usize) -> usize;
     /// Name of guard `guard` of `mode`.
@@ -222,13 +216,7 @@ pub trait HybridSystem<const D: usize> {
     /// # Errors
     /// A [`FieldError`] if the post-impact state cannot be computed (e.g. a singular mass
     /// matrix).
-    fn reset(
-        &self,
-        mode: usize,
-        guard: usize,
-        t: f64,
-        x: &SVector<f64, D>,
-    ) -> Result<(usize, SVector<f64, D>), FieldError>;
+    fn reset(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> Result<(usize, SVector<f64, D>), FieldError>;
     /// Energy in `mode`, used to record energy jumps at impacts.
     fn mode_energy(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> f64;
 
@@ -292,7 +280,8 @@ pub trait HybridSystem<const D: usize> {
     /// embedding). Generated systems return the exact one; the default is central finite
     /// differences of [`mode_energy_gradient`](Self::mode_energy_gradient).
     fn mode_energy_hessian(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> SMatrix<f64, D, D> {
-        let gradient = |_t: f64, y: &SVector<f64, D>| -> Result<SVector<f64, D>, FieldError> { Ok(self.mode_energy_gradient(mode, t, y)) };
+        let gradient =
+            |_t: f64, y: &SVector<f64, D>| -> Result<SVector<f64, D>, FieldError> { Ok(self.mode_energy_gradient(mode, t, y)) };
         crate::field::jacobian_fd(&gradient, t, x, crate::field::FD_STEP).unwrap_or_else(|_| SMatrix::from_element(f64::NAN))
     }
 
@@ -452,12 +441,12 @@ where
             let restart_len = run.samples.mark();
             match run.segment(t, &x, mode_now)? {
                 SegmentEnd::Finished => break HybridStop::Finished,
-            SegmentEnd::Event { t: te, x: xe, name } => {
-                if !run.samples.last_is(te, &xe, mode_now) {
-                    run.samples.push(te, xe, mode_now);
+                SegmentEnd::Event { t: te, x: xe, name } => {
+                    if !run.samples.last_is(te, &xe, mode_now) {
+                        run.samples.push(te, xe, mode_now);
+                    }
+                    break HybridStop::Event { name, t: te };
                 }
-                break HybridStop::Event { name, t: te };
-            }
                 SegmentEnd::Penetration { guard } => {
                     run.samples.truncate(restart_len);
                     // A geometric impact tail that ran into persistent contact before the Zeno window
@@ -470,22 +459,12 @@ where
                     if let Some(t_acc) = tail {
                         break HybridStop::Zeno { t_accumulation: t_acc.max(t), impacts: run.impacts.len() };
                     }
-                    break HybridStop::Stuck {
-                        t,
-                        guard: sys.guard_name(mode_now, guard),
-                    };
+                    break HybridStop::Stuck { t, guard: sys.guard_name(mode_now, guard) };
                 }
-                SegmentEnd::Crossing {
-                    t: tc,
-                    x: xc,
-                    guard,
-                } => {
+                SegmentEnd::Crossing { t: tc, x: xc, guard } => {
                     let rate = sys.guard_rate(mode_now, guard, tc, &xc);
                     if !rate.is_finite() {
-                        return Err(SimError::NonFiniteGuard {
-                            t: tc,
-                            guard: sys.guard_name(mode_now, guard),
-                        });
+                        return Err(SimError::NonFiniteGuard { t: tc, guard: sys.guard_name(mode_now, guard) });
                     }
                     t = tc;
                     x = xc;
@@ -523,11 +502,7 @@ where
     S: HybridSystem<D> + ?Sized,
 {
     let modes = sys.mode_count();
-    if mode < modes {
-        Ok(())
-    } else {
-        Err(SimError::InvalidMode { mode, modes })
-    }
+    if mode < modes { Ok(()) } else { Err(SimError::InvalidMode { mode, modes }) }
 }
 
 /// State of a running simulation.
@@ -566,7 +541,14 @@ where
     /// tail to `t_acc` (the limit of the tail in every direction the completing mode holds, its own
     /// motion in the others; `t_acc = t` for contact that persists at once), record it at `t_acc`,
     /// and restart Zeno detection there. Returns whether it was applied.
-    fn complete(&mut self, time: &mut f64, t_acc: f64, g: usize, x: &mut SVector<f64, D>, mode: &mut usize) -> Result<bool, SimError> {
+    fn complete(
+        &mut self,
+        time: &mut f64,
+        t_acc: f64,
+        g: usize,
+        x: &mut SVector<f64, D>,
+        mode: &mut usize,
+    ) -> Result<bool, SimError> {
         if !self.opts.zeno.complete {
             return Ok(false);
         }
@@ -622,5 +604,4 @@ where
             self.schedule.advance();
         }
     }
-
 }

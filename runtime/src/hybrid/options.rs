@@ -123,19 +123,13 @@ impl HybridOptions {
         self.zeno.validate()?;
         let bad = |msg: String| Err(SimError::InvalidOptions(msg));
         if !(self.contact_tolerance.is_finite() && self.contact_tolerance > 0.0) {
-            return bad(format!(
-                "contact_tolerance must be finite and > 0, got {}",
-                self.contact_tolerance
-            ));
+            return bad(format!("contact_tolerance must be finite and > 0, got {}", self.contact_tolerance));
         }
         if self.max_resets_per_instant == 0 {
             return bad("max_resets_per_instant must be >= 1".to_owned());
         }
         if !(self.guard_resolution > 0.0) {
-            return bad(format!(
-                "guard_resolution must be > 0, got {}",
-                self.guard_resolution
-            ));
+            return bad(format!("guard_resolution must be > 0, got {}", self.guard_resolution));
         }
         Ok(())
     }

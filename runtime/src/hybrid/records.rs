@@ -164,19 +164,11 @@ impl<const D: usize> HybridTrajectory<D> {
     }
     /// The last sample `(t, mode, x)`.
     pub fn last(&self) -> Option<(f64, usize, &SVector<f64, D>)> {
-        Some((
-            *self.times.last()?,
-            *self.modes.last()?,
-            self.states.last()?,
-        ))
+        Some((*self.times.last()?, *self.modes.last()?, self.states.last()?))
     }
     /// Iterate over the samples `(t, mode, x)`.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (f64, usize, &SVector<f64, D>)> + '_ {
-        self.times
-            .iter()
-            .zip(&self.modes)
-            .zip(&self.states)
-            .map(|((&t, &m), x)| (t, m, x))
+        self.times.iter().zip(&self.modes).zip(&self.states).map(|((&t, &m), x)| (t, m, x))
     }
     /// Time series of component `i` of the state; empty if `i ≥ D`.
     pub fn component(&self, i: usize) -> Vec<f64> {
@@ -297,8 +289,6 @@ impl<const D: usize> Samples<D> {
     }
     /// Whether the last sample is exactly `(t, x, mode)`.
     pub(super) fn last_is(&self, t: f64, x: &SVector<f64, D>, mode: usize) -> bool {
-        self.times.last() == Some(&t)
-            && self.modes.last() == Some(&mode)
-            && self.states.last() == Some(x)
+        self.times.last() == Some(&t) && self.modes.last() == Some(&mode) && self.states.last() == Some(x)
     }
 }

@@ -32,19 +32,11 @@ pub(super) enum SegmentEnd<const D: usize> {
     /// The end of the span was reached.
     Finished,
     /// Guard `guard` was crossed downward at `(t, x)`.
-    Crossing {
-        t: f64,
-        x: SVector<f64, D>,
-        guard: usize,
-    },
+    Crossing { t: f64, x: SVector<f64, D>, guard: usize },
     /// Guard `guard`, in contact at the restart, sank into the surface.
     Penetration { guard: usize },
     /// A terminal user event fired at `(t, x)`.
-    Event {
-        t: f64,
-        x: SVector<f64, D>,
-        name: String,
-    },
+    Event { t: f64, x: SVector<f64, D>, name: String },
 }
 
 impl<'s, S, const D: usize> Run<'s, S, D>
@@ -52,12 +44,7 @@ where
     S: HybridSystem<D> + ?Sized,
 {
     /// Integrate `mode` from `(t0, x0)` until the end of the span or a guard event.
-    pub(super) fn segment(
-        &mut self,
-        t0: f64,
-        x0: &SVector<f64, D>,
-        mode: usize,
-    ) -> Result<SegmentEnd<D>, SimError> {
+    pub(super) fn segment(&mut self, t0: f64, x0: &SVector<f64, D>, mode: usize) -> Result<SegmentEnd<D>, SimError> {
         let sys: &'s S = self.sys;
         let opts = &self.opts.ode;
         let hybrid_opts: &'s HybridOptions = self.opts;
@@ -73,11 +60,9 @@ where
         let mut watched: Vec<usize> = Vec::new();
         for i in 0..n {
             events.push(
-                Event::new(sys.guard_name(mode, i), move |t, x: &SVector<f64, D>| {
-                    sys.guard(mode, i, t, x)
-                })
-                .direction(Direction::Falling)
-                .terminal(true),
+                Event::new(sys.guard_name(mode, i), move |t, x: &SVector<f64, D>| sys.guard(mode, i, t, x))
+                    .direction(Direction::Falling)
+                    .terminal(true),
             );
         }
         // Guards leaving contact (h ≤ 0 < dh/dt): the first step must see them positive.
@@ -88,16 +73,10 @@ where
                 leaving.push(i);
             }
             if h0 <= 0.0 {
-                let floor = h0
-                    - self
-                        .opts
-                        .contact_tolerance
-                        .max(4.0 * f64::EPSILON * h0.abs());
+                let floor = h0 - self.opts.contact_tolerance.max(4.0 * f64::EPSILON * h0.abs());
                 events.push(
-                    Event::new(sys.guard_name(mode, i), move |t, x: &SVector<f64, D>| {
-                        sys.guard(mode, i, t, x) - floor
-                    })
-                    .direction(Direction::Falling),
+                    Event::new(sys.guard_name(mode, i), move |t, x: &SVector<f64, D>| sys.guard(mode, i, t, x) - floor)
+                        .direction(Direction::Falling),
                 );
                 watched.push(i);
             }

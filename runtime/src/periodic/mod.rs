@@ -19,14 +19,16 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::continuation::{BranchStop, ContinuationError, ContinuationOptions, Problem, Special, Start, continuation, correct_at_parameter};
+use crate::continuation::{
+    BranchStop, ContinuationError, ContinuationOptions, Problem, Special, Start, continuation, correct_at_parameter,
+};
 use crate::error::{FieldError, SimError};
 use crate::events::{Direction, Event};
 use crate::hybrid::{HybridOptions, HybridStop, HybridSystem, simulate_hybrid_with_events};
 
 mod shooting;
 
-pub use shooting::{Anchor, MultipleShooting, Phase, PhaseSolution, PeriodicSolution, Realizability};
+pub use shooting::{Anchor, MultipleShooting, PeriodicSolution, Phase, PhaseSolution, Realizability};
 
 /// The dissipative embedding of a hybrid system: every mode's field f̃ = f + ξ ∇H (the paper's
 /// eq. (26)); guards and resets unchanged. ξ > 0 feeds energy in, ξ < 0 removes it, so periodic
@@ -303,7 +305,12 @@ pub struct ShootingOptions {
 
 impl Default for ShootingOptions {
     fn default() -> Self {
-        ShootingOptions { hybrid: HybridOptions::default().rtol(1e-11).atol(1e-12), tolerance: 1e-10, max_iterations: 20, xi_step: 1e-6 }
+        ShootingOptions {
+            hybrid: HybridOptions::default().rtol(1e-11).atol(1e-12),
+            tolerance: 1e-10,
+            max_iterations: 20,
+            xi_step: 1e-6,
+        }
     }
 }
 
@@ -364,7 +371,9 @@ impl<S: HybridSystem<D> + ?Sized, const D: usize> Problem for SingleShooting<'_,
 fn sim_error(e: ContinuationError) -> SimError {
     match e {
         ContinuationError::Problem(e) => e,
-        ContinuationError::NewtonFailed { iterations, residual } => SimError::NewtonFailed { t: 0.0, iterations, correction: residual },
+        ContinuationError::NewtonFailed { iterations, residual } => {
+            SimError::NewtonFailed { t: 0.0, iterations, correction: residual }
+        }
         ContinuationError::Singular => SimError::SingularStepJacobian { t: 0.0 },
         other => SimError::InvalidOptions(other.to_string()),
     }
@@ -449,7 +458,9 @@ pub fn continue_orbits<S: HybridSystem<D> + ?Sized, const D: usize>(
     let branch = continuation(&problem, &u, leave, &fixed).map_err(sim_error)?;
     if let BranchStop::StepTooSmall { parameter, reason } = &branch.stop {
         // A fixed step that the corrector cannot follow: the step is the option to change.
-        return Err(SimError::InvalidOptions(format!("the continuation stopped at H̄ = {parameter} ({reason}); try a smaller step")));
+        return Err(SimError::InvalidOptions(format!(
+            "the continuation stopped at H̄ = {parameter} ({reason}); try a smaller step"
+        )));
     }
     let mut out = vec![start.clone()];
     for p in &branch.points[1..] {

@@ -333,11 +333,16 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
         if let Some(why) = self.sequence_mismatch(&impacts) {
             return Err(SimError::InvalidOptions(format!("the run from x0 does not follow the phase sequence: {why}")));
         }
-        let t_return = t_return.ok_or_else(|| SimError::InvalidOptions("the run from x0 does not return to the anchor".into()))?;
+        let t_return =
+            t_return.ok_or_else(|| SimError::InvalidOptions("the run from x0 does not return to the anchor".into()))?;
         let mut u = DVector::zeros(self.unknowns());
         let mut t_prev = 0.0;
         for k in 1..=m + 1 {
-            let (t_end, start) = if k == 1 { (impacts[0].t, *x0) } else { (if k <= m { impacts[k - 1].t } else { t_return }, impacts[k - 2].post) };
+            let (t_end, start) = if k == 1 {
+                (impacts[0].t, *x0)
+            } else {
+                (if k <= m { impacts[k - 1].t } else { t_return }, impacts[k - 2].post)
+            };
             u[self.time_index(k)] = t_end - t_prev;
             for i in 0..self.dims[k - 1] {
                 u[self.state_index(k, i)] = start[i];
@@ -352,7 +357,12 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
     /// The event-driven run from `x0`: the first m resets and the time and state of the first
     /// anchor crossing after them (`None` if none within `max_time`).
     #[allow(clippy::type_complexity)]
-    fn event_run(&self, x0: &SVector<f64, D>, xi: f64, max_time: f64) -> Result<(Vec<ImpactRecord<D>>, Option<f64>, SVector<f64, D>), SimError> {
+    fn event_run(
+        &self,
+        x0: &SVector<f64, D>,
+        xi: f64,
+        max_time: f64,
+    ) -> Result<(Vec<ImpactRecord<D>>, Option<f64>, SVector<f64, D>), SimError> {
         let embedded = Embedded { system: self.system, xi };
         let value = self.anchor.value;
         let event = Event::new("anchor", move |_t, x: &SVector<f64, D>| value(x)).direction(Direction::Falling);

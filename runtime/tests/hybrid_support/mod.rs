@@ -42,13 +42,7 @@ impl HybridSystem<2> for Bounce {
     fn guard_rate(&self, _m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> f64 {
         self.sign * x[1]
     }
-    fn reset(
-        &self,
-        m: usize,
-        _g: usize,
-        _t: f64,
-        x: &Vector2<f64>,
-    ) -> Result<(usize, Vector2<f64>), FieldError> {
+    fn reset(&self, m: usize, _g: usize, _t: f64, x: &Vector2<f64>) -> Result<(usize, Vector2<f64>), FieldError> {
         Ok((m, Vector2::new(x[0], self.factor * x[1])))
     }
     fn mode_energy(&self, _m: usize, _t: f64, x: &Vector2<f64>) -> f64 {
@@ -70,7 +64,6 @@ pub fn ball_impacts(h0: f64, g: f64, e: f64, n: usize) -> Vec<f64> {
     }
     out
 }
-
 
 /// Harmonic oscillator ẍ = −ω² x against an elastic stop at x = −s.
 pub fn stop(w: f64, s: f64) -> Bounce {

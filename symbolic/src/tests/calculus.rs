@@ -8,9 +8,7 @@ fn check_derivative(a: &mut Arena, e: Expr, syms: &[Expr], rng: &mut Rng) {
             let vals: Vec<(Expr, f64)> = syms.iter().map(|&s| (s, rng.range(0.3, 1.7))).collect();
             let at = |shift: f64| {
                 let vals = vals.clone();
-                move |s: Expr| {
-                    vals.iter().find(|v| v.0 == s).unwrap().1 + if s == x { shift } else { 0.0 }
-                }
+                move |s: Expr| vals.iter().find(|v| v.0 == s).unwrap().1 + if s == x { shift } else { 0.0 }
             };
             let h = 1e-6;
             let fd = (a.eval(e, &at(h)) - a.eval(e, &at(-h))) / (2.0 * h);
@@ -39,11 +37,7 @@ fn derivatives_match_finite_differences() {
     let cy = a.mul2(c, y);
     let g = a.add(&[xy, x23, cy]);
     for f in Func::ALL {
-        let e = if f == Func::Atan2 {
-            a.call(f, &[g, x])
-        } else {
-            a.call(f, &[g])
-        };
+        let e = if f == Func::Atan2 { a.call(f, &[g, x]) } else { a.call(f, &[g]) };
         check_derivative(&mut a, e, &[x, y], &mut rng);
     }
     // powers: integer, negative, rational, symbolic exponent, constant base

@@ -17,21 +17,13 @@ fn check_emission(a: &Arena, outputs: &[Expr], syms: &[Expr]) -> Emitted {
         let vals: Vec<f64> = syms.iter().map(|_| rng.range(0.3, 1.7)).collect();
         let value_of = |s: Expr| vals[syms.iter().position(|&t| t == s).unwrap()];
         let expect = a.eval_many(outputs, &value_of);
-        let mut interp = Interp {
-            env: HashMap::new(),
-        };
+        let mut interp = Interp { env: HashMap::new() };
         for (i, &s) in syms.iter().enumerate() {
-            interp
-                .env
-                .insert(a.symbol_name(s).unwrap().to_owned(), vals[i]);
+            interp.env.insert(a.symbol_name(s).unwrap().to_owned(), vals[i]);
         }
         let got = interp.run(&em);
         for (k, (g, e)) in got.iter().zip(&expect).enumerate() {
-            assert!(
-                close(*g, *e, 1e-12),
-                "output {k}: emitted {g}, eval {e}\n{}",
-                render(&em)
-            );
+            assert!(close(*g, *e, 1e-12), "output {k}: emitted {g}, eval {e}\n{}", render(&em));
         }
     }
     em
@@ -136,15 +128,7 @@ fn simple_shapes() {
     let yi = a.powi(y, -1);
     let p = a.mul(&[n, yi, xy]);
     let em = check_emission(&a, &[p], &[x, y]);
-    assert_eq!(
-        em.ops,
-        OpCount {
-            adds: 2,
-            muls: 1,
-            divs: 1,
-            calls: 0
-        }
-    );
+    assert_eq!(em.ops, OpCount { adds: 2, muls: 1, divs: 1, calls: 0 });
     let s2 = a.powi(xy, 2);
     let em = check_emission(&a, &[s2], &[x, y]);
     assert_eq!(em.outputs[0].to_string(), "(x + y) . powi (2)");
@@ -209,13 +193,8 @@ fn horner_takes_shared_factors_out_and_keeps_the_value() {
     // 7 products.
     let mut a = Arena::new();
     let [l, c, s, m1, m2, a1, a2, b1, b2, g] = ["l", "c", "s", "m1", "m2", "a1", "a2", "b1", "b2", "g"].map(|n| a.symbol(n));
-    let terms = [
-        a.mul(&[l, c, m1, a1]),
-        a.mul(&[l, c, m2, a2]),
-        a.mul(&[l, s, m1, b1]),
-        a.mul(&[l, s, m2, b2]),
-        a.mul(&[l, s, g]),
-    ];
+    let terms =
+        [a.mul(&[l, c, m1, a1]), a.mul(&[l, c, m2, a2]), a.mul(&[l, s, m1, b1]), a.mul(&[l, s, m2, b2]), a.mul(&[l, s, g])];
     let neg: Vec<Expr> = terms[2..].iter().map(|&t| a.neg(t)).collect();
     let f = a.add(&[terms[0], terms[1], neg[0], neg[1], neg[2]]);
     let h = a.horner(f);

@@ -89,16 +89,12 @@ fn ten_link_chain() {
 fn chain_emission_matches_eval() {
     let mut a = Arena::new();
     let (outs, _, _) = chain(&mut a, 4);
-    let syms: Vec<Expr> = (0..a.len() as u32)
-        .map(Expr)
-        .filter(|&e| a.symbol_name(e).is_some())
-        .collect();
+    let syms: Vec<Expr> = (0..a.len() as u32).map(Expr).filter(|&e| a.symbol_name(e).is_some()).collect();
     let em = emit(
         &a,
         &outs,
         &|s| {
-            let id =
-                proc_macro2::Ident::new(a.symbol_name(s).unwrap(), proc_macro2::Span::call_site());
+            let id = proc_macro2::Ident::new(a.symbol_name(s).unwrap(), proc_macro2::Span::call_site());
             quote!(#id)
         },
         "__t",
@@ -107,13 +103,9 @@ fn chain_emission_matches_eval() {
     let vals: Vec<f64> = syms.iter().map(|_| rng.range(0.3, 1.7)).collect();
     let value_of = |s: Expr| vals[syms.iter().position(|&t| t == s).unwrap()];
     let expect = a.eval_many(&outs, &value_of);
-    let mut interp = Interp {
-        env: HashMap::new(),
-    };
+    let mut interp = Interp { env: HashMap::new() };
     for (i, &s) in syms.iter().enumerate() {
-        interp
-            .env
-            .insert(a.symbol_name(s).unwrap().to_owned(), vals[i]);
+        interp.env.insert(a.symbol_name(s).unwrap().to_owned(), vals[i]);
     }
     let got = interp.run(&em);
     for (g, e) in got.iter().zip(&expect) {

@@ -250,8 +250,7 @@ pub fn check_rank(model: &Model, ce: &ConstraintEquations) -> syn::Result<()> {
             let lookup = |s: Expr| values.get(&s).copied().unwrap_or(1.0);
             let a = model.arena.eval_many(&flat, &lookup);
             // Gram matrix A Aᵀ: singular exactly where the rows are dependent.
-            let gram: Vec<f64> =
-                (0..m * m).map(|ij| (0..n).map(|c| a[(ij / m) * n + c] * a[(ij % m) * n + c]).sum()).collect();
+            let gram: Vec<f64> = (0..m * m).map(|ij| (0..n).map(|c| a[(ij / m) * n + c] * a[(ij % m) * n + c]).sum()).collect();
             matches!(relative_min_pivot(gram, m), Some(p) if p <= 1e-10)
         });
         if dependent_everywhere {

@@ -266,7 +266,10 @@ pub fn derive(model: &mut Model) -> syn::Result<Option<DiscreteEquations>> {
             ));
         }
         for extra in &reductions[1..] {
-            errors.push(syn::Error::new(extra.keyword.span(), "a discrete model has one discrete reduction; give one `reduce(...)`"));
+            errors.push(syn::Error::new(
+                extra.keyword.span(),
+                "a discrete model has one discrete reduction; give one `reduce(...)`",
+            ));
         }
     }
     errors.check()?;

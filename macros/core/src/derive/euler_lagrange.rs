@@ -126,7 +126,8 @@ pub fn derive(model: &mut Model) -> Equations {
 
     let dl_dz = syms.z.map(|z| arena.diff(l, z));
     let forcing = match dl_dz {
-        None => forcing_through_velocities(arena, syms, l, force).unwrap_or_else(|| forcing_direct(arena, syms, l, &momenta, None, force)),
+        None => forcing_through_velocities(arena, syms, l, force)
+            .unwrap_or_else(|| forcing_direct(arena, syms, l, &momenta, None, force)),
         Some(c) => forcing_direct(arena, syms, l, &momenta, Some(c), force),
     };
 
@@ -444,7 +445,8 @@ mod tests {
             for (i, (&structured, &expanded)) in eq.forcing.iter().zip(&direct).enumerate() {
                 let difference = arena.sub(structured, expanded);
                 assert!(arena.zero_test(difference).is_zero(), "f[{i}] differs between the routes in {src}");
-                let held = arena.free_symbols(structured).into_iter().any(|s| matches!(layout.role(s), Some(Role::Substituted(_))));
+                let held =
+                    arena.free_symbols(structured).into_iter().any(|s| matches!(layout.role(s), Some(Role::Substituted(_))));
                 assert!(!held, "f[{i}] still holds a velocity symbol in {src}");
             }
         }

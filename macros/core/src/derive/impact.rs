@@ -171,7 +171,15 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Vec<ImpactEquations> {
                 Reset::Chart { state, jacobian }
             }
         };
-        out.push(ImpactEquations { name: imp.name.clone(), target: imp.target, trigger: imp.trigger, guard: h, gradient, rate, reset });
+        out.push(ImpactEquations {
+            name: imp.name.clone(),
+            target: imp.target,
+            trigger: imp.trigger,
+            guard: h,
+            gradient,
+            rate,
+            reset,
+        });
     }
     out
 }

@@ -115,7 +115,10 @@ pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Red
         for &r in &kept {
             let dq = arena.diff(model.force[r], syms.q[*c]);
             if !zero_test(&arena, dq) {
-                return Err(err(id, format!("`{id}` is not cyclic for the forced system: the force on `{}` depends on it", model.coordinates[r])));
+                return Err(err(
+                    id,
+                    format!("`{id}` is not cyclic for the forced system: the force on `{}` depends on it", model.coordinates[r]),
+                ));
             }
         }
     }
@@ -125,7 +128,12 @@ pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Red
     for (row, (_, id)) in a.iter().zip(&red.cyclic) {
         for &entry in row {
             if cyclic.iter().any(|&d| arena.depends_on(entry, syms.qd[d])) {
-                return Err(err(id, format!("the momentum of `{id}` is not affine in the cyclic velocities, so μ = ∂L/∂θ̇ cannot be solved in closed form")));
+                return Err(err(
+                    id,
+                    format!(
+                        "the momentum of `{id}` is not affine in the cyclic velocities, so μ = ∂L/∂θ̇ cannot be solved in closed form"
+                    ),
+                ));
             }
         }
     }
@@ -148,7 +156,10 @@ pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Red
     let mu_names: Vec<Ident> = red.cyclic.iter().map(|(_, id)| format_ident!("mu_{}", id)).collect();
     for m in &mu_names {
         if model.parameters.contains(m) {
-            return Err(err(&red.keyword, format!("the reduced system's momentum field `{m}` clashes with a parameter of the same name")));
+            return Err(err(
+                &red.keyword,
+                format!("the reduced system's momentum field `{m}` clashes with a parameter of the same name"),
+            ));
         }
     }
     let mu: Vec<Expr> = mu_names.iter().map(|m| Layout::parameter_symbol(&mut arena, m)).collect();
@@ -194,16 +205,6 @@ pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Red
     let rsyms = Layout::from_symbols(&mut arena, &coordinates, syms.t, q, qd, qdd, params);
     let name = red.name.clone();
     let keyword = &red.keyword;
-    let reduced = Model::assemble(
-        name,
-        None,
-        arena,
-        coordinates,
-        parameters,
-        rsyms,
-        routhian,
-        quote::quote!(#keyword),
-        force,
-    );
+    let reduced = Model::assemble(name, None, arena, coordinates, parameters, rsyms, routhian, quote::quote!(#keyword), force);
     Ok(Reduced { model: reduced, cyclic, kept, cyclic_velocities: theta_dot, momenta, amended, gyroscopic })
 }

@@ -48,7 +48,6 @@ pub(crate) fn driven_type(model: &syn::Ident) -> syn::Ident {
     quote::format_ident!("{model}Driven")
 }
 
-
 /// Tokens for a symbol inside generated functions: `x[i]`, `x[n+i]`, `a[i]`, `self.p`, `t`.
 pub(crate) fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
     match model.role(sym) {
@@ -202,7 +201,6 @@ pub(crate) fn square_matrix(n: usize, entries: &[TokenStream]) -> TokenStream {
     }}
 }
 
-
 /// Makes the generated code cost machine code only where it is used: every function of the
 /// generated `impl` blocks without an inline attribute is marked `#[inline]`, and the part
 /// functions of long bodies are generic (see [`body_with_base`]). Neither is compiled in the crate
@@ -309,7 +307,10 @@ mod tests {
         assert!(out.contains("#[inline]fnname(&self)"), "{out}");
         assert_eq!(out.matches("#[inline]").count(), 3, "{out}");
         assert!(out.contains("#[inline(never)]fnpart<__Lazy>") && !out.contains("#[inline]#[inline(never)]"), "{out}");
-        assert!(out.contains("pubconstIMPACTS") && !out.contains("#[inline]pubconst") && !out.contains("#[inline]typeOut"), "{out}");
+        assert!(
+            out.contains("pubconstIMPACTS") && !out.contains("#[inline]pubconst") && !out.contains("#[inline]typeOut"),
+            "{out}"
+        );
         // A free function's `impl Trait` return type is not an impl block.
         assert!(out.contains("fnfree()->implFn()->f64{||{1.0}}") && !out.contains("#[inline]fnfree"), "{out}");
     }

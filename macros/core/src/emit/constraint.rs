@@ -6,8 +6,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
-use crate::emit::codegen::body_into;
 use crate::derive::constraint::{ConstraintEquations, Kind};
+use crate::emit::codegen::body_into;
 use crate::model::Model;
 use crate::notation::{display_name, doc_block, formula};
 
@@ -87,7 +87,8 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
             .filter(|&j| !model.arena.zero_test(ce.a[i][j]).is_zero())
             .map(|j| format!("({})·{}", formula(model, ce.a[i][j]), display_name(model, model.layout.qd[j])))
             .collect();
-        let affine = if model.arena.zero_test(ce.b[i]).is_zero() { String::new() } else { format!(" + ({})", formula(model, ce.b[i])) };
+        let affine =
+            if model.arena.zero_test(ce.b[i]).is_zero() { String::new() } else { format!(" + ({})", formula(model, ce.b[i])) };
         row_lines.push((format!("{name}: 0"), format!("{}{affine}", form.join(" + "))));
         if let Some(f) = ce.position[i] {
             row_lines.push((format!("{name} (position): 0"), formula(model, f)));
@@ -298,7 +299,10 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
         let mut outs: Vec<Expr> = ce.dr_dp.iter().flatten().copied().collect();
         outs.extend(&ce.dl_dp);
         let (s_stmts, s_vals) = body_into(model, parts, &outs, "__routh_constraint_sensitivity", &jparams, &jargs);
-        let r_sets = (0..nm).flat_map(|r| (0..np).map(move |c| (r, c))).zip(&s_vals[..nm * np]).map(|((r, c), v)| quote! { dr[(#r, #c)] = #v; });
+        let r_sets = (0..nm)
+            .flat_map(|r| (0..np).map(move |c| (r, c)))
+            .zip(&s_vals[..nm * np])
+            .map(|((r, c), v)| quote! { dr[(#r, #c)] = #v; });
         let l_sets = s_vals[nm * np..].iter().enumerate().map(|(c, v)| quote! { lw[(0, #c)] = #v; });
         let names: Vec<String> = model.sensitivity.iter().map(|&i| model.parameters[i].to_string()).collect();
         let doc = format!(

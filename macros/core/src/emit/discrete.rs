@@ -6,8 +6,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use symbolic::Expr;
 
-use crate::emit::codegen::{Owner, allow_generated, body_with_base, state_arguments};
 use crate::derive::discrete::DiscreteEquations;
+use crate::emit::codegen::{Owner, allow_generated, body_with_base, state_arguments};
 use crate::model::Model;
 use crate::notation::{doc_block, formula};
 

@@ -33,9 +33,10 @@ pub fn stubs(input: &DeriveInput) -> TokenStream {
     let fe = quote! { ::routh::runtime::FieldError };
     let se = quote! { ::routh::runtime::SimError };
     if !raw.modes.is_empty() {
-        let dims = raw.modes.iter().map(|m| {
-            if m.items.coordinates.is_empty() { distinct(&raw.coordinates) } else { distinct(&m.items.coordinates) }
-        });
+        let dims = raw
+            .modes
+            .iter()
+            .map(|m| if m.items.coordinates.is_empty() { distinct(&raw.coordinates) } else { distinct(&m.items.coordinates) });
         let action = !raw.actions.is_empty();
         let d = dims.map(|n| state_dim(n, action)).max().unwrap_or(0);
         let state = sv(d);

@@ -82,16 +82,34 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
         let n = mode.dof;
         names.push(mode.name.clone());
         // The mode's own state: the padded state itself, or its prefix.
-        let xm = if dm == d { quote! { x } } else { quote! { &#mech::take::<#d, #dm>(x) } };
-        let padded = |v: TokenStream| if dm == d { v } else { quote! { #mech::pad::<#dm, #d>(&#v) } };
+        let xm = if dm == d {
+            quote! { x }
+        } else {
+            quote! { &#mech::take::<#d, #dm>(x) }
+        };
+        let padded = |v: TokenStream| {
+            if dm == d {
+                v
+            } else {
+                quote! { #mech::pad::<#dm, #d>(&#v) }
+            }
+        };
         let f = padded(quote! { ::routh::runtime::VectorField::field(&#access, t, #xm)? });
         field.push(quote! { #k => Ok(#f), });
-        let j = if dm == d { quote! { #access.jacobian(t, #xm) } } else { quote! { Ok(#mech::pad_matrix(&#access.jacobian(t, #xm)?)) } };
+        let j = if dm == d {
+            quote! { #access.jacobian(t, #xm) }
+        } else {
+            quote! { Ok(#mech::pad_matrix(&#access.jacobian(t, #xm)?)) }
+        };
         jacobian.push(quote! { #k => #j, });
         energy.push(quote! { #k => #access.energy(t, #xm), });
         let g = padded(quote! { #access.energy_gradient(t, #xm) });
         energy_gradient.push(quote! { #k => #g, });
-        let h = if dm == d { quote! { #access.energy_hessian(t, #xm) } } else { quote! { #mech::pad_matrix(&#access.energy_hessian(t, #xm)) } };
+        let h = if dm == d {
+            quote! { #access.energy_hessian(t, #xm) }
+        } else {
+            quote! { #mech::pad_matrix(&#access.energy_hessian(t, #xm)) }
+        };
         energy_hessian.push(quote! { #k => #h, });
         if mode.constrained {
             let p = padded(quote! { p });
@@ -147,7 +165,12 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
             .zip(&reset_fn)
             .map(|(g, f)| {
                 let post = quote! { #access.#f(t, #xm)? };
-                if g.target_dim == d { post } else { let td = g.target_dim; quote! { #mech::pad::<#td, #d>(&#post) } }
+                if g.target_dim == d {
+                    post
+                } else {
+                    let td = g.target_dim;
+                    quote! { #mech::pad::<#td, #d>(&#post) }
+                }
             })
             .collect();
         reset.push(quote! {
@@ -161,7 +184,11 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
             .iter()
             .zip(&jac_fn)
             .map(|(g, f)| {
-                if g.target_dim == d && dm == d { quote! { #access.#f(t, #xm) } } else { quote! { Ok(#mech::pad_matrix(&#access.#f(t, #xm)?)) } }
+                if g.target_dim == d && dm == d {
+                    quote! { #access.#f(t, #xm) }
+                } else {
+                    quote! { Ok(#mech::pad_matrix(&#access.#f(t, #xm)?)) }
+                }
             })
             .collect();
         reset_jacobian.push(quote! {

@@ -8,12 +8,12 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
-use crate::emit::codegen::{body_into, square_matrix, symmetric_matrix};
-use crate::notation::{doc_block, formula};
 use crate::derive::euler_lagrange::Equations;
 use crate::derive::impact::{ImpactEquations, Reset};
+use crate::emit::codegen::{body_into, square_matrix, symmetric_matrix};
 use crate::layout::state_dim;
 use crate::model::{Model, Trigger};
+use crate::notation::{doc_block, formula};
 
 /// Inherent methods for every impact (appended to the model's `impl`) and the part functions
 /// they need.
@@ -58,7 +58,9 @@ pub fn methods(
         }
         let grad_doc = if contact {
             doc_block(
-                &format!("Gradient of the guard of impact `{name}` over the whole state x = (q, q̇, z): ∂h/∂q, zero for q̇, ∂h/∂z."),
+                &format!(
+                    "Gradient of the guard of impact `{name}` over the whole state x = (q, q̇, z): ∂h/∂q, zero for q̇, ∂h/∂z."
+                ),
                 &grad_lines,
             )
         } else {
@@ -128,9 +130,10 @@ pub fn methods(
                 let dq_sets = (0..nk).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[..nk * n]).map(|((r, c), v)| {
                     quote! { dr[(#r, #c)] = #v; }
                 });
-                let dv_sets = (0..nk).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[nk * n..2 * nk * n]).map(|((r, c), v)| {
-                    quote! { dr[(#r, #n + #c)] = #v; }
-                });
+                let dv_sets =
+                    (0..nk).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[nk * n..2 * nk * n]).map(|((r, c), v)| {
+                        quote! { dr[(#r, #n + #c)] = #v; }
+                    });
                 let dz_sets = j_vals[2 * nk * n..].iter().enumerate().map(|(r, v)| quote! { dr[(#r, 2 * #n)] = #v; });
                 let mut lines = Vec::new();
                 for r in 0..k {
@@ -220,7 +223,9 @@ pub fn methods(
                     })
                     .collect();
                 let doc = doc_block(
-                    &format!("Reset of transition `{name}`: the state of the target mode (its coordinates, then velocities) from this mode's state."),
+                    &format!(
+                        "Reset of transition `{name}`: the state of the target mode (its coordinates, then velocities) from this mode's state."
+                    ),
                     &lines,
                 );
                 quote! {
@@ -258,7 +263,9 @@ pub fn methods(
                 let jv = square_matrix(n, &j_vals[n * n..2 * n * n]);
                 let dz_sets = j_vals[2 * n * n..].iter().enumerate().map(|(i, v)| quote! { jac[(#n + #i, 2 * #n)] = #v; });
                 let lines: Vec<(String, String)> = (0..n)
-                    .map(|i| (format!("{}⁺", crate::notation::display_name(model, model.layout.qd[i])), formula(model, velocities[i])))
+                    .map(|i| {
+                        (format!("{}⁺", crate::notation::display_name(model, model.layout.qd[i])), formula(model, velocities[i]))
+                    })
                     .collect();
                 let doc = doc_block(&format!("Reset of impact `{name}`: positions are kept and the velocities map as"), &lines);
                 let items = quote! {
@@ -349,4 +356,3 @@ pub fn methods(
     }
     quote! { #(#items)* }
 }
-

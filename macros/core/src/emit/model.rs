@@ -14,9 +14,9 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
-use crate::emit::codegen::{Owner, allow_generated, body_into, square_matrix, state_arguments, symbol_tokens, symmetric_matrix};
-use crate::derive::euler_lagrange::Equations;
 use crate::derive::Derived;
+use crate::derive::euler_lagrange::Equations;
+use crate::emit::codegen::{Owner, allow_generated, body_into, square_matrix, state_arguments, symbol_tokens, symmetric_matrix};
 use crate::model::Model;
 use crate::notation::{display_name, doc_block, formula, formula_lines};
 
@@ -54,8 +54,9 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
 
     let none = TokenStream::new();
     let mut parts: Vec<TokenStream> = Vec::new();
-    let mut straight_line =
-        |outputs: &[Expr], name: &str, params: &TokenStream, args: &TokenStream| body_into(model, &mut parts, outputs, name, params, args);
+    let mut straight_line = |outputs: &[Expr], name: &str, params: &TokenStream, args: &TokenStream| {
+        body_into(model, &mut parts, outputs, name, params, args)
+    };
 
     // Dynamics: M (upper) and f, in one straight-line function.
     let dyn_out = dynamics_outputs(eq);
@@ -169,7 +170,8 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
     let simulate_items = crate::emit::impact::methods(model, eq, impacts, dofs, &mut parts);
 
     // Documentation.
-    let m_entries = (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).map(|(i, j)| (format!("M[{},{}]", i + 1, j + 1), eq.mass[i][j]));
+    let m_entries =
+        (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).map(|(i, j)| (format!("M[{},{}]", i + 1, j + 1), eq.mass[i][j]));
     let m_lines = formula_lines(model, m_entries.collect());
     let m_doc = doc_block(
         &format!(
@@ -237,7 +239,8 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
             )
         }
     };
-    let p_lines = formula_lines(model, (0..n).map(|i| (format!("p[{}] (conjugate to {})", i + 1, q_disp[i]), eq.momenta[i])).collect());
+    let p_lines =
+        formula_lines(model, (0..n).map(|i| (format!("p[{}] (conjugate to {})", i + 1, q_disp[i]), eq.momenta[i])).collect());
     let p_doc = doc_block("Generalized momenta p = ∂L/∂q̇.", &p_lines);
     let pw_doc = doc_block(
         "Power of the generalized forces, Q·q̇. With ∂L/∂t = 0 it equals dE/dt along solutions.",
@@ -470,7 +473,8 @@ fn sensitivity_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>
     let a_param = quote! { a: &::routh::nalgebra::SVector<f64, #n>, };
     let a_arg = quote! { a, };
     let (stmts, vals) = body_into(model, parts, &outs, "__routh_sensitivity", &a_param, &a_arg);
-    let g_sets = (0..n).flat_map(|i| (0..nw).map(move |j| (i, j))).zip(&vals[..n * nw]).map(|((i, j), v)| quote! { gw[(#i, #j)] = #v; });
+    let g_sets =
+        (0..n).flat_map(|i| (0..nw).map(move |j| (i, j))).zip(&vals[..n * nw]).map(|((i, j), v)| quote! { gw[(#i, #j)] = #v; });
     let l_sets = vals[n * nw..].iter().enumerate().map(|(j, v)| quote! { lw[(0, #j)] = #v; });
     let allow = allow_generated();
     let fe = quote! { ::routh::runtime::FieldError };

@@ -5,11 +5,11 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use crate::derive::routh::Reduced;
 use crate::emit::codegen::body_into;
+use crate::model::Model;
 use crate::names::snake;
 use crate::notation::{doc_block, formula};
-use crate::model::Model;
-use crate::derive::routh::Reduced;
 
 /// Everything generated for one reduction; `api` is the reduced model's standard emission.
 pub fn emit(full: &Model, red: &Reduced, api: TokenStream, vis: &syn::Visibility) -> TokenStream {
@@ -56,10 +56,12 @@ pub fn emit(full: &Model, red: &Reduced, api: TokenStream, vis: &syn::Visibility
             ("R₁ (gyroscopic part, linear in q̇)".into(), formula(rm, red.gyroscopic)),
         ],
     );
-    let (v_stmts, v_vals) = body_into(rm, &mut parts, &red.cyclic_velocities, &format!("__routh_{}_cyclic", snake(&name.to_string())), &none, &none);
+    let (v_stmts, v_vals) =
+        body_into(rm, &mut parts, &red.cyclic_velocities, &format!("__routh_{}_cyclic", snake(&name.to_string())), &none, &none);
     let v_lines: Vec<(String, String)> =
         cyclic_names.iter().zip(&red.cyclic_velocities).map(|(c, &e)| (format!("dot({c})"), formula(rm, e))).collect();
-    let v_doc = doc_block("Velocities of the cyclic coordinates as functions of the reduced state and μ (reconstruction).", &v_lines);
+    let v_doc =
+        doc_block("Velocities of the cyclic coordinates as functions of the reduced state and μ (reconstruction).", &v_lines);
 
     // Full state from (x_r, θ): positions and velocities in the full model's coordinate order.
     let mut pos = Vec::new();
@@ -80,7 +82,8 @@ pub fn emit(full: &Model, red: &Reduced, api: TokenStream, vis: &syn::Visibility
 
     // The full model's reduction of a state: μ = p_θ(x).
     let mut full_parts = Vec::new();
-    let (m_stmts, m_vals) = body_into(full, &mut full_parts, &red.momenta, &format!("__routh_{}_momenta", snake(&name.to_string())), &none, &none);
+    let (m_stmts, m_vals) =
+        body_into(full, &mut full_parts, &red.momenta, &format!("__routh_{}_momenta", snake(&name.to_string())), &none, &none);
     let reduce_fn = format_ident!("{}", snake(&name.to_string()));
     let kept_q: Vec<usize> = red.kept.clone();
     let kept_v: Vec<usize> = red.kept.iter().map(|&r| n + r).collect();

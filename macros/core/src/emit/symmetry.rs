@@ -3,10 +3,10 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::emit::codegen::body_into;
-use crate::notation::{doc_block, formula};
-use crate::model::Model;
 use crate::derive::symmetry::SymmetryEquations;
+use crate::emit::codegen::body_into;
+use crate::model::Model;
+use crate::notation::{doc_block, formula};
 
 /// Methods `<name>_momentum` and `<name>_momentum_rate` for every symmetry, and `SYMMETRIES`.
 pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<TokenStream>) -> TokenStream {
@@ -43,8 +43,7 @@ pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<
             )
         } else if se.conserved {
             if constrained {
-                "⟨Q, ξ⟩ ≡ 0 and Aξ ≡ 0 (the constraint forces do no work along ξ): J is **conserved** along solutions"
-                    .to_string()
+                "⟨Q, ξ⟩ ≡ 0 and Aξ ≡ 0 (the constraint forces do no work along ξ): J is **conserved** along solutions".to_string()
             } else {
                 "⟨Q, ξ⟩ ≡ 0: J is **conserved** along solutions".to_string()
             }
@@ -84,12 +83,8 @@ pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<
             let (a_stmts, a_vals) =
                 body_into(model, parts, &se.constraint_action, &format!("__routh_{name}_constraint_action"), &none, &none);
             let m = se.constraint_action.len();
-            let lines: Vec<(String, String)> = se
-                .constraint_action
-                .iter()
-                .enumerate()
-                .map(|(i, &e)| (format!("(Aξ)[{}]", i + 1), formula(model, e)))
-                .collect();
+            let lines: Vec<(String, String)> =
+                se.constraint_action.iter().enumerate().map(|(i, &e)| (format!("(Aξ)[{}]", i + 1), formula(model, e))).collect();
             let rate_doc = doc_block(
                 &format!(
                     "Balance law of the momentum map of `{name}` under the constraints: dJ/dt = ⟨Q, ξ_Q⟩ + λ·(Aξ), with \

@@ -9,8 +9,8 @@ use quote::{format_ident, quote};
 
 use crate::emit::codegen::mode_type;
 use crate::emit::hybrid::{GuardRow, ModeRow, ModeTable, ZenoRow, hybrid_system_impl};
-use crate::layout::state_dim;
 use crate::layout::Role;
+use crate::layout::state_dim;
 use crate::model::{Law, Model, System, Trigger};
 
 /// `check_parameters`: every parameter finite, every restitution coefficient ≥ 0, every parameter
@@ -360,7 +360,6 @@ fn single(model: &Model) -> TokenStream {
     }
 }
 
-
 /// Top-level items of a multi-mode model: mode views, per-mode state constructors, `simulate`,
 /// and `impl HybridSystem` on the padded state (dimension = the largest mode's 2n; a mode uses a
 /// prefix, the rest is zero).
@@ -394,9 +393,15 @@ fn multi(system: &System) -> TokenStream {
         );
         let const_doc = format!(" Index of mode `{mode_str}`.");
         let (state_params, _) = crate::emit::codegen::state_arguments(m);
-        let action_set = if m.layout.z.is_some() { quote! { x[2 * #n] = z; } } else { TokenStream::new() };
+        let action_set = if m.layout.z.is_some() {
+            quote! { x[2 * #n] = z; }
+        } else {
+            TokenStream::new()
+        };
         let state_doc = match &m.action {
-            Some(z) => format!(" A padded state of mode `{mode_str}` from its positions and velocities ({list}) and the action `{z}`."),
+            Some(z) => {
+                format!(" A padded state of mode `{mode_str}` from its positions and velocities ({list}) and the action `{z}`.")
+            }
             None => format!(" A padded state of mode `{mode_str}` from its positions and velocities ({list})."),
         };
         let accessor_doc = format!(" View of this model in mode `{mode_str}`.");

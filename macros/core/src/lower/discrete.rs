@@ -66,7 +66,8 @@ pub fn lower_discrete(
             let arg = &c.args[0];
             let alpha = cx.ok(lower.lower(arg))?;
             // α must be a constant: a literal in [0, 1], or a parameter expression (checked at run time).
-            let depends = lower.syms.q.iter().chain(&lower.syms.qd).chain([&lower.syms.t]).any(|&s| lower.arena.depends_on(alpha, s));
+            let depends =
+                lower.syms.q.iter().chain(&lower.syms.qd).chain([&lower.syms.t]).any(|&s| lower.arena.depends_on(alpha, s));
             if depends {
                 cx.error(arg.span(), "the rule's α must be a constant (a literal or an expression of parameters)");
                 return None;
@@ -74,7 +75,12 @@ pub fn lower_discrete(
             if let Some(v) = lower.arena.as_num(alpha).map(|r| r.to_f64())
                 && !(0.0..=1.0).contains(&v)
             {
-                cx.error(arg.span(), format!("α = {v} is outside [0, 1]: the quadrature point q_α = (1 − α) q_k + α q_k+1 must lie between the nodes"));
+                cx.error(
+                    arg.span(),
+                    format!(
+                        "α = {v} is outside [0, 1]: the quadrature point q_α = (1 − α) q_k + α q_k+1 must lie between the nodes"
+                    ),
+                );
                 return None;
             }
             ("alpha".to_string(), Quadrature::Alpha(alpha))
@@ -104,12 +110,20 @@ fn lower_raw(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel, nodes: &Nod
         for b in bindings {
             let value = cx.ok(lower.lower_discrete(&b.value, nodes).and_then(|e| continuous_free(lower, e, &b.value)));
             match raw.coordinates.iter().position(|c| *c == b.name) {
-                Some(i) if sides[side][i].is_some() => cx.error(b.name.span(), format!("the force on `{}` is given twice", b.name)),
+                Some(i) if sides[side][i].is_some() => {
+                    cx.error(b.name.span(), format!("the force on `{}` is given twice", b.name))
+                }
                 Some(i) => sides[side][i] = value,
                 None => {
                     let coords: Vec<String> = raw.coordinates.iter().map(ToString::to_string).collect();
                     let known = format!("Coordinates: {}", coords.join(", "));
-                    cx.push(unknown(b.name.span(), format_args!("discrete force on unknown coordinate `{}`", b.name), &b.name.to_string(), &coords, known));
+                    cx.push(unknown(
+                        b.name.span(),
+                        format_args!("discrete force on unknown coordinate `{}`", b.name),
+                        &b.name.to_string(),
+                        &coords,
+                        known,
+                    ));
                 }
             }
         }

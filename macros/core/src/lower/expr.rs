@@ -24,9 +24,7 @@ use crate::layout::Layout;
 /// Every function name the language knows, for hints: the smooth functions of the symbolic
 /// engine's table ([`Func`], called as `x.f()` or `f(x)`), and the DSL's own `sqrt`, `powi`,
 /// `powf` and `dot`.
-const FUNCTIONS: &[&str] = &[
-    "sin", "cos", "tan", "exp", "ln", "sinh", "cosh", "tanh", "sqrt", "powi", "powf", "atan2", "dot",
-];
+const FUNCTIONS: &[&str] = &["sin", "cos", "tan", "exp", "ln", "sinh", "cosh", "tanh", "sqrt", "powi", "powf", "atan2", "dot"];
 
 /// What a name in an expression refers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -281,7 +279,10 @@ impl<'a> Lowerer<'a> {
     /// Total time derivative of `e` along the motion: ∂e/∂t + Σₖ ∂e/∂qₖ q̇ₖ.
     fn total_derivative(&mut self, e: Expr, span: Span) -> syn::Result<Expr> {
         if self.nodes.is_some() {
-            return Err(syn::Error::new(span, "`dot` has no meaning in a raw discrete system: write velocities as (q1(x) - q0(x)) / h"));
+            return Err(syn::Error::new(
+                span,
+                "`dot` has no meaning in a raw discrete system: write velocities as (q1(x) - q0(x)) / h",
+            ));
         }
         if let Some(&d) = self.dot_cache.get(&e) {
             return Ok(d);
@@ -322,10 +323,7 @@ impl<'a> Lowerer<'a> {
             Lit::Int(i) => i.base10_digits().to_string(),
             Lit::Float(f) => f.base10_digits().to_string(),
             _ => {
-                return Err(syn::Error::new(
-                    lit.span(),
-                    "only integer and float literals are numbers here",
-                ));
+                return Err(syn::Error::new(lit.span(), "only integer and float literals are numbers here"));
             }
         };
         // The generated code computes in f64: a literal it would turn into ∞ or 0 is refused.
@@ -335,7 +333,9 @@ impl<'a> Lowerer<'a> {
             let what = if value == 0.0 { "0" } else { "infinite" };
             return Err(syn::Error::new(
                 lit.span(),
-                format!("this literal is outside the range of f64: the generated code would compute with it as {what}; rescale the model's units"),
+                format!(
+                    "this literal is outside the range of f64: the generated code would compute with it as {what}; rescale the model's units"
+                ),
             ));
         }
         if let Some(r) = Rational::parse_decimal(&digits) {
@@ -408,7 +408,10 @@ impl<'a> Lowerer<'a> {
                 _ => None,
             };
             let Some(i) = coordinate else {
-                return Err(syn::Error::new(args[0].span(), format!("`{fname}(...)` takes a coordinate: the node's value of it")));
+                return Err(syn::Error::new(
+                    args[0].span(),
+                    format!("`{fname}(...)` takes a coordinate: the node's value of it"),
+                ));
             };
             return Ok(if fname == "q0" { nodes.q0[i] } else { nodes.q1[i] });
         }
@@ -458,10 +461,7 @@ impl<'a> Lowerer<'a> {
             SynExpr::Group(g) => self.lower(&g.expr),
             SynExpr::Path(p) => match p.path.get_ident() {
                 Some(ident) if p.qself.is_none() => self.name(ident),
-                _ => Err(syn::Error::new(
-                    p.span(),
-                    "expected a plain name (coordinate, parameter, define or `t`), not a path",
-                )),
+                _ => Err(syn::Error::new(p.span(), "expected a plain name (coordinate, parameter, define or `t`), not a path")),
             },
             SynExpr::Unary(u) => match u.op {
                 UnOp::Neg(_) => {
@@ -472,9 +472,7 @@ impl<'a> Lowerer<'a> {
             },
             SynExpr::Binary(b) => {
                 let op = b.op;
-                let binary = |this: &mut Self| -> syn::Result<(Expr, Expr)> {
-                    Ok((this.lower(&b.left)?, this.lower(&b.right)?))
-                };
+                let binary = |this: &mut Self| -> syn::Result<(Expr, Expr)> { Ok((this.lower(&b.left)?, this.lower(&b.right)?)) };
                 match op {
                     BinOp::Add(_) => binary(self).map(|(x, y)| self.arena.add2(x, y)),
                     BinOp::Sub(_) => binary(self).map(|(x, y)| self.arena.sub(x, y)),

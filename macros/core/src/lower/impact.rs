@@ -43,7 +43,10 @@ pub(super) fn lower_impact(
     let (guard, trigger) = match (&decl.zeno, &decl.guard) {
         (Some(z), None) => {
             if decl.modes.is_none() {
-                return Err(syn::Error::new(z.span(), "`zeno = ...` completes an accumulation of impacts with a `transition` into another mode"));
+                return Err(syn::Error::new(
+                    z.span(),
+                    "`zeno = ...` completes an accumulation of impacts with a `transition` into another mode",
+                ));
             }
             let k = impacts.iter().position(|i| i == z).ok_or_else(|| {
                 let names: Vec<String> = impacts.iter().map(ToString::to_string).collect();
@@ -60,8 +63,15 @@ pub(super) fn lower_impact(
             Some(name) => {
                 let k = constraints.iter().position(|c| c.name == name).ok_or_else(|| {
                     let names: Vec<String> = constraints.iter().map(|c| c.name.to_string()).collect();
-                    let known = format!("Constraints of this mode: {}", if names.is_empty() { "none".into() } else { names.join(", ") });
-                    unknown(name.span(), format_args!("`multiplier({name})` names no constraint of this mode"), &name.to_string(), &names, known)
+                    let known =
+                        format!("Constraints of this mode: {}", if names.is_empty() { "none".into() } else { names.join(", ") });
+                    unknown(
+                        name.span(),
+                        format_args!("`multiplier({name})` names no constraint of this mode"),
+                        &name.to_string(),
+                        &names,
+                        known,
+                    )
                 })?;
                 (lower.arena.zero(), Trigger::Multiplier(k))
             }
@@ -117,7 +127,9 @@ pub(super) fn lower_impact(
                         if let Some(v) = lower.velocity_in(w) {
                             return Err(syn::Error::new_spanned(
                                 f,
-                                format!("one-form coefficients must be functions of the coordinates and time, but this depends on `dot({v})`"),
+                                format!(
+                                    "one-form coefficients must be functions of the coordinates and time, but this depends on `dot({v})`"
+                                ),
                             ));
                         }
                         check_linear_oneform(lower, w, dq, dt, f)?;
@@ -169,7 +181,10 @@ pub(super) fn lower_impact(
             if target.constraints.is_empty() {
                 return Err(syn::Error::new(
                     keyword.span(),
-                    format!("mode `{}` has no constraints for `project` to project onto; declare them in its `mode(...)`", target.name),
+                    format!(
+                        "mode `{}` has no constraints for `project` to project onto; declare them in its `mode(...)`",
+                        target.name
+                    ),
                 ));
             }
             // The target's constraints, lowered here as one-forms Σ aₖ dqₖ + b dt: the restitution law
@@ -271,7 +286,11 @@ fn lower_chart(
             .map(|(k, e)| {
                 e.unwrap_or_else(|| match source.iter().position(|c| *c == names[k]) {
                     Some(j) => {
-                        if velocity { lower.syms.qd[j] } else { lower.syms.q[j] }
+                        if velocity {
+                            lower.syms.qd[j]
+                        } else {
+                            lower.syms.q[j]
+                        }
                     }
                     None => {
                         missing.push(if velocity { format!("dot({})", names[k]) } else { names[k].clone() });

@@ -30,4 +30,3 @@ pub(super) fn check_linear_oneform(lower: &mut Lowerer<'_>, w: Expr, dq: &[Expr]
     }
     Ok(())
 }
-

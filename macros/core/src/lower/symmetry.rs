@@ -71,7 +71,10 @@ pub(super) fn lower_symmetry(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, coord
             generator[k] = e;
         }
         if decl.components.is_empty() {
-            return Err(syn::Error::new(decl.name.span(), "a generator needs at least one component, e.g. `generator(x = -y, y = x)`"));
+            return Err(syn::Error::new(
+                decl.name.span(),
+                "a generator needs at least one component, e.g. `generator(x = -y, y = x)`",
+            ));
         }
     }
     Ok(Symmetry { name: decl.name.clone(), generator, tokens })

@@ -8,8 +8,8 @@ use symbolic::{Arena, Expr};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident, Type};
 
-use super::expr::Lowerer;
 use super::constraint::lower_constraint;
+use super::expr::Lowerer;
 use super::impact::{Target, lower_impact};
 use super::symmetry::{lower_reduction, lower_symmetry};
 use super::unilateral;
@@ -55,7 +55,10 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     }
     for m in &raw.modes {
         if let Some((kw, _)) = m.items.actions.first() {
-            cx.error(kw.span(), "declare `action(...)` at the top level of #[mechanics(...)]: the action variable is shared by every mode");
+            cx.error(
+                kw.span(),
+                "declare `action(...)` at the top level of #[mechanics(...)]: the action variable is shared by every mode",
+            );
         }
     }
     let (transitions, impacts): (Vec<_>, Vec<_>) = raw.impacts.iter().partition(|d| d.keyword == "transition");
@@ -109,9 +112,11 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
         let name = m.name.to_string();
         cx.ok(crate::names::check_reserved(m.name.span(), &format!("mode `{name}`"), &crate::names::mode_items(&name)));
     }
-    cx.repeats(&raw.modes, |m| m.name.to_string(), |m| {
-        syn::Error::new(m.name.span(), format!("two modes are named `{}`", m.name))
-    });
+    cx.repeats(
+        &raw.modes,
+        |m| m.name.to_string(),
+        |m| syn::Error::new(m.name.span(), format!("two modes are named `{}`", m.name)),
+    );
     // Each mode's description: its own items, falling back to the top level's coordinates,
     // Lagrangian and forces; defines are shared.
     let merged: Vec<RawModel> = raw
@@ -124,7 +129,11 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             defines.extend(own.defines.iter().cloned());
             RawModel {
                 span: m.name.span(),
-                coordinates_keyword: if inherit_coordinates { raw.coordinates_keyword.clone() } else { own.coordinates_keyword.clone() },
+                coordinates_keyword: if inherit_coordinates {
+                    raw.coordinates_keyword.clone()
+                } else {
+                    own.coordinates_keyword.clone()
+                },
                 coordinates: if inherit_coordinates { raw.coordinates.clone() } else { own.coordinates.clone() },
                 actions: raw.actions.clone(),
                 inputs: Vec::new(),
@@ -196,14 +205,15 @@ fn action(raw: &RawModel, cx: &mut Ctxt) -> Option<Ident> {
             [z] => match &found {
                 Some(first) => cx.error(
                     z.span(),
-                    format!("the action variable is declared twice (first as `{first}`); a contact Lagrangian has one action variable"),
+                    format!(
+                        "the action variable is declared twice (first as `{first}`); a contact Lagrangian has one action variable"
+                    ),
                 ),
                 None => found = Some(z.clone()),
             },
-            [_, extra, ..] => cx.error(
-                extra.span(),
-                "a contact Lagrangian has one action variable: declare one name, e.g. `action(z)`",
-            ),
+            [_, extra, ..] => {
+                cx.error(extra.span(), "a contact Lagrangian has one action variable: declare one name, e.g. `action(z)`")
+            }
         }
     }
     found
@@ -299,9 +309,19 @@ fn lower_model(
     for decl in &raw.constraints {
         constraints.extend(cx.ok(lower_constraint(&mut lower, decl, &dq, dt)));
     }
-    cx.repeats(&constraints, |c| c.name.to_string(), |c| {
-        syn::Error::new(c.name.span(), format!("two constraints are named `{}`; rename one (multipliers and guards refer to constraints by name)", c.name))
-    });
+    cx.repeats(
+        &constraints,
+        |c| c.name.to_string(),
+        |c| {
+            syn::Error::new(
+                c.name.span(),
+                format!(
+                    "two constraints are named `{}`; rename one (multipliers and guards refer to constraints by name)",
+                    c.name
+                ),
+            )
+        },
+    );
     let impact_names: Vec<Ident> = raw.impacts.iter().filter_map(|d| d.name.clone()).collect();
     let mut impacts = Vec::new();
     for decl in &raw.impacts {
@@ -311,16 +331,20 @@ fn lower_model(
         let lowered = lower_impact(&mut lower, decl, &parameters, &dq, dt, Some(target), &impact_names, &constraints);
         impacts.extend(cx.ok(lowered));
     }
-    cx.repeats(&impacts, |i| i.name.to_string(), |i| {
-        syn::Error::new(i.name.span(), format!("two impacts are named `{}`", i.name))
-    });
+    cx.repeats(
+        &impacts,
+        |i| i.name.to_string(),
+        |i| syn::Error::new(i.name.span(), format!("two impacts are named `{}`", i.name)),
+    );
     let mut symmetries = Vec::new();
     for decl in &raw.symmetries {
         symmetries.extend(cx.ok(lower_symmetry(&mut lower, decl, &raw.coordinates)));
     }
-    cx.repeats(&symmetries, |s| s.name.to_string(), |s| {
-        syn::Error::new(s.name.span(), format!("two symmetries are named `{}`", s.name))
-    });
+    cx.repeats(
+        &symmetries,
+        |s| s.name.to_string(),
+        |s| syn::Error::new(s.name.span(), format!("two symmetries are named `{}`", s.name)),
+    );
     let reductions: Vec<_> = raw.reductions.iter().map(|decl| lower_reduction(cx, decl, &raw.coordinates, name)).collect();
     let sensitivity = sensitivity_parameters(raw, &parameters, cx);
     let discretization = super::discrete::lower_discrete(&mut lower, cx, raw, nodes.as_ref(), !inputs.is_empty());
@@ -398,12 +422,20 @@ fn sensitivity_parameters(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -
     for (_, names) in &raw.sensitivities {
         for p in names {
             match parameters.iter().position(|q| q == p) {
-                Some(i) if out.contains(&i) => cx.push(syn::Error::new(p.span(), format!("`{p}` is named twice in `sensitivity(...)`"))),
+                Some(i) if out.contains(&i) => {
+                    cx.push(syn::Error::new(p.span(), format!("`{p}` is named twice in `sensitivity(...)`")))
+                }
                 Some(i) => out.push(i),
                 None => {
                     let known: Vec<String> = parameters.iter().map(ToString::to_string).collect();
                     let list = format!("Parameters (struct fields): {}", known.join(", "));
-                    cx.push(unknown(p.span(), format_args!("`sensitivity` of unknown parameter `{p}`"), &p.to_string(), &known, list));
+                    cx.push(unknown(
+                        p.span(),
+                        format_args!("`sensitivity` of unknown parameter `{p}`"),
+                        &p.to_string(),
+                        &known,
+                        list,
+                    ));
                 }
             }
         }
@@ -463,10 +495,7 @@ fn check_names(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) {
     let is_param = |id: &Ident| parameters.iter().any(|p| p == id);
     if raw.coordinates.is_empty() {
         let span = raw.coordinates_keyword.as_ref().map_or(raw.span, Ident::span);
-        cx.push(syn::Error::new(
-            span,
-            "the model has no coordinates; declare them with `coordinates(q1, q2, ...)`",
-        ));
+        cx.push(syn::Error::new(span, "the model has no coordinates; declare them with `coordinates(q1, q2, ...)`"));
     }
     cx.repeats(&raw.coordinates, ToString::to_string, |c| syn::Error::new(c.span(), format!("duplicate coordinate `{c}`")));
     for c in &raw.coordinates {
@@ -526,10 +555,7 @@ fn check_names(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) {
             let what = format_args!("force on unknown coordinate `{name}`");
             cx.push(unknown(name.span(), what, &name.to_string(), &coords, known));
         } else if raw.forces[..i].iter().any(|o| o.name == *name) {
-            cx.push(syn::Error::new(
-                name.span(),
-                format!("force on `{name}` is given twice; add the terms in one expression"),
-            ));
+            cx.push(syn::Error::new(name.span(), format!("force on `{name}` is given twice; add the terms in one expression")));
         }
     }
 }

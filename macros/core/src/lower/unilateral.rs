@@ -38,7 +38,10 @@ pub(super) fn expand(mut raw: RawModel, cx: &mut Ctxt) -> Option<RawModel> {
         return None;
     }
     if unilateral.len() > MAX_UNILATERAL {
-        cx.error(unilateral[MAX_UNILATERAL].keyword.span(), format!("at most {MAX_UNILATERAL} unilateral constraints per model (each doubles the modes)"));
+        cx.error(
+            unilateral[MAX_UNILATERAL].keyword.span(),
+            format!("at most {MAX_UNILATERAL} unilateral constraints per model (each doubles the modes)"),
+        );
         return None;
     }
     let mut parts = Vec::new();
@@ -51,7 +54,10 @@ pub(super) fn expand(mut raw: RawModel, cx: &mut Ctxt) -> Option<RawModel> {
             let guard = u.guard.clone().ok_or_else(|| missing("guard", "y"))?;
             let law = u.law.clone().ok_or_else(|| missing("law", "restitution(e)"))?;
             if let Some(z) = &u.zeno {
-                return Err(syn::Error::new(z.span(), "`zeno = ...` belongs to transitions; a unilateral constraint settles by itself"));
+                return Err(syn::Error::new(
+                    z.span(),
+                    "`zeno = ...` belongs to transitions; a unilateral constraint settles by itself",
+                ));
             }
             Ok((name, guard, law))
         })();
@@ -62,7 +68,8 @@ pub(super) fn expand(mut raw: RawModel, cx: &mut Ctxt) -> Option<RawModel> {
     }
     let span = raw.span;
     let mode_name = |mask: usize| -> Ident {
-        let held: Vec<String> = parts.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, p)| p.0.to_string()).collect();
+        let held: Vec<String> =
+            parts.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, p)| p.0.to_string()).collect();
         if held.is_empty() { format_ident!("free", span = span) } else { format_ident!("{}", held.join("_"), span = span) }
     };
     let (shared_impacts, shared_constraints) = (std::mem::take(&mut raw.impacts), std::mem::take(&mut raw.constraints));
@@ -75,7 +82,11 @@ pub(super) fn expand(mut raw: RawModel, cx: &mut Ctxt) -> Option<RawModel> {
             let bit = 1 << i;
             let keyword = |word: &str| Ident::new(word, name.span());
             if mask & bit != 0 {
-                items.constraints.push(ConstraintDecl { keyword: keyword("holonomic"), name: name.clone(), value: guard.clone() });
+                items.constraints.push(ConstraintDecl {
+                    keyword: keyword("holonomic"),
+                    name: name.clone(),
+                    value: guard.clone(),
+                });
                 transitions.push(ImpactDecl {
                     keyword: keyword("transition"),
                     name: Some(format_ident!("release_{}", name, span = name.span())),
