@@ -51,6 +51,7 @@
 //! | `transition(a -> b, name = n, guard = h, law = ...)` | a guarded switch from mode `a` to mode `b` |
 //! | `symmetry(cyclic(q), name = generator(q = ξ(q), ...), ...)` | infinitesimal symmetries, proved at compile time |
 //! | `reduce(routh(q, ...), name = Type)` | Routh reduction over cyclic coordinates into a generated type |
+//! | `crate = path` | where generated code finds routh if your crate names it otherwise (default `::routh`) |
 //!
 //! Impact laws: `restitution(e)` (Newton's law along the guard normal with the kinetic metric,
 //! relative to a moving wall), `restitution(form: e, ...)` (one-forms such as `dy` or
@@ -234,6 +235,22 @@ pub use routh_macros::Mechanics;
 pub use routh_runtime as runtime;
 /// nalgebra, as used by generated code.
 pub use routh_runtime::nalgebra;
+
+/// The one door between generated code and the runtime (in the manner of serde's `__private`):
+/// code that `#[derive(Mechanics)]` emits names `::routh::__private::…` (or `<path>::__private::…`
+/// with `#[mechanics(crate = path)]`) and nothing else of routh, so the runtime's public API can be
+/// reorganised without touching the derive. Not part of the public API: no stability promise.
+#[doc(hidden)]
+pub mod __private {
+    pub use routh_runtime::nalgebra;
+    pub use routh_runtime::{
+        Completion, ContactDiscreteSystem, DiscreteOptions, DiscreteSystem, DiscreteTrajectory, Driven, Event, FieldError,
+        HybridOptions, HybridReduction, HybridStop, HybridSystem, HybridTrajectory, InputSignal, InputSystem, Linearization,
+        MomentumJump, Options, Reconstruction, ReducedDiscreteTrajectory, SimError, Trajectory, VectorField, simulate_discrete,
+        simulate_discrete_contact, simulate_discrete_reduced, simulate_hybrid, simulate_hybrid_with_events,
+    };
+    pub use routh_runtime::{constrained, discrete, integrate, mechanics, reduction};
+}
 
 /// Everything a model file usually needs.
 pub mod prelude {

@@ -9,16 +9,26 @@ use std::fmt::Display;
 
 use proc_macro2::Span;
 
-/// The errors of one expansion, collected across phases (like serde_derive's `Ctxt`).
-#[derive(Default)]
+/// The errors of one expansion, collected across phases (like serde_derive's `Ctxt`). It must be
+/// consumed by [`Ctxt::check`]: a context dropped unchecked would lose its errors and turn a bad
+/// model into a silently different one, so dropping one panics (outside of an unwinding panic).
 pub struct Ctxt {
     errors: Vec<syn::Error>,
+    checked: bool,
+}
+
+impl Drop for Ctxt {
+    fn drop(&mut self) {
+        if !self.checked && !std::thread::panicking() {
+            panic!("routh: an error context was dropped without being checked");
+        }
+    }
 }
 
 impl Ctxt {
     /// An empty context.
     pub fn new() -> Self {
-        Ctxt::default()
+        Ctxt { errors: Vec::new(), checked: false }
     }
     /// Record an error.
     pub fn push(&mut self, e: syn::Error) {
@@ -55,8 +65,10 @@ impl Ctxt {
             }
         }
     }
-    /// All recorded errors as one (each keeps its span), or `Ok` if there are none.
-    pub fn check(&mut self) -> syn::Result<()> {
+    /// All recorded errors as one (each keeps its span), or `Ok` if there are none; consumes the
+    /// context.
+    pub fn check(mut self) -> syn::Result<()> {
+        self.checked = true;
         let mut it = std::mem::take(&mut self.errors).into_iter();
         match it.next() {
             None => Ok(()),

@@ -69,7 +69,11 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
         tokens.extend(emit::mode(model, derived, &dofs, &system.vis));
     }
     tokens.extend(emit::system::items(&system));
-    emit::codegen::lazy_codegen(tokens)
+    let tokens = emit::codegen::lazy_codegen(tokens);
+    match &system.krate {
+        Some(path) => emit::codegen::reroot(tokens, path),
+        None => tokens,
+    }
 }
 
 /// Operation counts of the generated M-and-f code of a model (for benchmarks and reports).

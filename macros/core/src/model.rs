@@ -59,6 +59,8 @@ pub struct System {
     pub name: Ident,
     /// The struct's visibility (of the generated types: mode views, reduced systems).
     pub vis: syn::Visibility,
+    /// `crate = path`: where generated code finds routh, if not at `::routh`.
+    pub krate: Option<syn::Path>,
     pub modes: Vec<Model>,
     /// Whether the system has modes or impacts (see [`System::new`]).
     pub hybrid: bool,
@@ -68,12 +70,12 @@ impl System {
     /// The system of these modes. A hybrid system (modes, or impacts) implements `HybridSystem`,
     /// whose periodic orbits integrate the variational equations: every mode of it gets the field
     /// Jacobian (decided here, once, from the input).
-    pub fn new(name: Ident, vis: syn::Visibility, mut modes: Vec<Model>) -> System {
+    pub fn new(name: Ident, vis: syn::Visibility, krate: Option<syn::Path>, mut modes: Vec<Model>) -> System {
         let hybrid = !matches!(modes.as_slice(), [m] if m.mode.is_none()) || modes.iter().any(|m| !m.impacts.is_empty());
         for m in &mut modes {
             m.field_jacobian |= hybrid;
         }
-        System { name, vis, modes, hybrid }
+        System { name, vis, krate, modes, hybrid }
     }
 
     /// The number of coordinates of each mode.

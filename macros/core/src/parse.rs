@@ -284,24 +284,56 @@ pub struct ModeDecl {
 
 /// One item of the attribute.
 pub enum Item {
-    Coordinates { keyword: Ident, names: Vec<Ident> },
-    Define { bindings: Vec<Binding> },
-    Action { keyword: Ident, names: Vec<Ident> },
-    Input { keyword: Ident, names: Vec<Ident> },
-    Sensitivity { keyword: Ident, names: Vec<Ident> },
-    Jacobian { keyword: Ident },
-    Lagrangian { keyword: Ident, value: Expr },
-    Force { bindings: Vec<Binding> },
+    Coordinates {
+        keyword: Ident,
+        names: Vec<Ident>,
+    },
+    Define {
+        bindings: Vec<Binding>,
+    },
+    Action {
+        keyword: Ident,
+        names: Vec<Ident>,
+    },
+    Input {
+        keyword: Ident,
+        names: Vec<Ident>,
+    },
+    Sensitivity {
+        keyword: Ident,
+        names: Vec<Ident>,
+    },
+    Jacobian {
+        keyword: Ident,
+    },
+    Lagrangian {
+        keyword: Ident,
+        value: Expr,
+    },
+    Force {
+        bindings: Vec<Binding>,
+    },
     Constraint(Vec<ConstraintDecl>),
     Impact(ImpactDecl),
     Mode(ModeDecl),
     Symmetry(Vec<SymmetryDecl>),
     Reduce(ReduceDecl),
     Discrete(DiscreteDecl),
+    /// `crate = path`: where generated code finds routh (a renamed dependency).
+    Crate {
+        keyword: Token![crate],
+        path: syn::Path,
+    },
 }
 
 impl Parse for Item {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        if input.peek(Token![crate]) {
+            let keyword: Token![crate] = input.parse()?;
+            input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), "expected `crate = <path to routh>`"))?;
+            let path = syn::Path::parse_mod_style(input)?;
+            return Ok(Item::Crate { keyword, path });
+        }
         let keyword: Ident = input.parse()?;
         let key = keyword.to_string();
         match key.as_str() {
@@ -462,6 +494,13 @@ impl Parse for Item {
                             Item::Mode(m) => {
                                 return Err(syn::Error::new(m.name.span(), "modes cannot be nested"));
                             }
+                            Item::Crate { keyword, .. } => {
+                                return Err(syn::Error::new(
+                                    keyword.span,
+                                    "declare `crate = ...` at the top level of #[mechanics(...)]: it is where the whole \
+                                     model finds routh",
+                                ));
+                            }
                             other => items.add(other)?,
                         }
                     }
@@ -504,6 +543,8 @@ pub struct RawModel {
     pub symmetries: Vec<SymmetryDecl>,
     pub reductions: Vec<ReduceDecl>,
     pub discrete: Vec<DiscreteDecl>,
+    /// `crate = path`, if given: the path of routh in the user's crate (default `::routh`).
+    pub krate: Option<syn::Path>,
 }
 
 impl RawModel {
@@ -526,6 +567,7 @@ impl RawModel {
             symmetries: Vec::new(),
             reductions: Vec::new(),
             discrete: Vec::new(),
+            krate: None,
         }
     }
 
@@ -551,6 +593,12 @@ impl RawModel {
             Item::Symmetry(s) => self.symmetries.extend(s),
             Item::Reduce(r) => self.reductions.push(r),
             Item::Discrete(d) => self.discrete.push(d),
+            Item::Crate { keyword, path } => {
+                if self.krate.is_some() {
+                    return Err(syn::Error::new(keyword.span, "`crate = ...` is declared twice"));
+                }
+                self.krate = Some(path);
+            }
         }
         Ok(())
     }

@@ -79,9 +79,9 @@ pub(crate) fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
 pub(crate) fn state_arguments(model: &Model) -> (TokenStream, TokenStream) {
     let n = model.dof();
     if model.layout.z.is_some() {
-        (quote! { q: [f64; #n], qdot: [f64; #n], z: f64 }, quote! { ::routh::runtime::mechanics::contact_state(q, qdot, z) })
+        (quote! { q: [f64; #n], qdot: [f64; #n], z: f64 }, quote! { ::routh::__private::mechanics::contact_state(q, qdot, z) })
     } else {
-        (quote! { q: [f64; #n], qdot: [f64; #n] }, quote! { ::routh::runtime::mechanics::state(q, qdot) })
+        (quote! { q: [f64; #n], qdot: [f64; #n] }, quote! { ::routh::__private::mechanics::state(q, qdot) })
     }
 }
 
@@ -107,7 +107,7 @@ pub(crate) struct Body {
 /// `t` and `x` (e.g. the accelerations `a` of the Jacobian).
 pub(crate) fn body(model: &Model, outputs: &[Expr], name: &str, extra_params: &TokenStream, extra_args: &TokenStream) -> Body {
     let d = model.layout.state_dim();
-    let base = (quote! { t: f64, x: &::routh::nalgebra::SVector<f64, #d>, }, quote! { t, x, });
+    let base = (quote! { t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, }, quote! { t, x, });
     body_with_base(model, outputs, name, &base, extra_params, extra_args)
 }
 
@@ -184,7 +184,7 @@ pub(crate) fn symmetric_matrix(n: usize, upper: &[TokenStream]) -> TokenStream {
         }
     }
     quote! {{
-        let mut m = ::routh::nalgebra::SMatrix::<f64, #n, #n>::zeros();
+        let mut m = ::routh::__private::nalgebra::SMatrix::<f64, #n, #n>::zeros();
         #(#sets)*
         m
     }}
@@ -195,10 +195,55 @@ pub(crate) fn square_matrix(n: usize, entries: &[TokenStream]) -> TokenStream {
         quote! { m[(#i, #j)] = #v; }
     });
     quote! {{
-        let mut m = ::routh::nalgebra::SMatrix::<f64, #n, #n>::zeros();
+        let mut m = ::routh::__private::nalgebra::SMatrix::<f64, #n, #n>::zeros();
         #(#sets)*
         m
     }}
+}
+
+/// The path every emitter writes for the one door into the runtime: `::routh::__private`.
+/// With `#[mechanics(crate = path)]` it becomes `path::__private` ([`reroot`]).
+pub(crate) const DOOR: &str = "__private";
+
+/// The expansion with every `::routh::__private` replaced by `path::__private`, for a user who
+/// renamed the dependency (`#[mechanics(crate = path)]`). Emitters write the door's path and no
+/// other path of routh (a test holds them to it), so this is exact; an expansion at the default
+/// path is not walked at all.
+pub(crate) fn reroot(tokens: TokenStream, path: &syn::Path) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out: Vec<TokenTree> = Vec::with_capacity(trees.len());
+    let mut i = 0;
+    while i < trees.len() {
+        let door = match &trees[i..] {
+            [
+                TokenTree::Punct(a),
+                TokenTree::Punct(b),
+                TokenTree::Ident(r),
+                TokenTree::Punct(c),
+                TokenTree::Punct(d),
+                TokenTree::Ident(p),
+                ..,
+            ] => {
+                a.as_char() == ':' && b.as_char() == ':' && r == "routh" && c.as_char() == ':' && d.as_char() == ':' && p == DOOR
+            }
+            _ => false,
+        };
+        if door {
+            out.extend(quote!(#path::__private));
+            i += 6;
+            continue;
+        }
+        match &trees[i] {
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), reroot(g.stream(), path));
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+            }
+            other => out.push(other.clone()),
+        }
+        i += 1;
+    }
+    out.into_iter().collect()
 }
 
 /// Makes the generated code cost machine code only where it is used: every function of the

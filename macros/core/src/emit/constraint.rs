@@ -27,9 +27,9 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
     let nm = n + m;
     let d = model.layout.state_dim();
     let none = TokenStream::new();
-    let sv = |k: usize| quote! { ::routh::nalgebra::SVector<f64, #k> };
+    let sv = |k: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
     let (state, vec_n, vec_m) = (sv(d), sv(n), sv(m));
-    let fe = quote! { ::routh::runtime::FieldError };
+    let fe = quote! { ::routh::__private::FieldError };
     let names: Vec<String> = ce.names.iter().map(ToString::to_string).collect();
 
     // A (row-major), b, c in one straight-line function.
@@ -69,9 +69,9 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
         .kinds
         .iter()
         .map(|k| match k {
-            Kind::Holonomic => quote! { ::routh::runtime::mechanics::ConstraintKind::Holonomic },
-            Kind::Integrable => quote! { ::routh::runtime::mechanics::ConstraintKind::Integrable },
-            Kind::Nonholonomic => quote! { ::routh::runtime::mechanics::ConstraintKind::Nonholonomic },
+            Kind::Holonomic => quote! { ::routh::__private::mechanics::ConstraintKind::Holonomic },
+            Kind::Integrable => quote! { ::routh::__private::mechanics::ConstraintKind::Integrable },
+            Kind::Nonholonomic => quote! { ::routh::__private::mechanics::ConstraintKind::Nonholonomic },
         })
         .collect();
     let set = match ce.set_integrable {
@@ -136,7 +136,7 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
     let solve = quote! {
         let (mm, f) = self.#dyn_fn(t, x);
         let (amat, _, c) = self.#rows_fn(t, x);
-        ::routh::runtime::mechanics::constrained::<#n, #m, #nm>(t, mm, amat, f, c, &Self::CONSTRAINTS)
+        ::routh::__private::mechanics::constrained::<#n, #m, #nm>(t, mm, amat, f, c, &Self::CONSTRAINTS)
     };
     let allow = quote! { #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)] };
     let accelerations = quote! {
@@ -153,7 +153,7 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
         }
     };
     let action_row = if model.layout.z.is_some() {
-        quote! { ::routh::runtime::mechanics::set_action_row::<#n, #d>(&mut j, &self.__routh_lagrangian_gradient(t, x)); }
+        quote! { ::routh::__private::mechanics::set_action_row::<#n, #d>(&mut j, &self.__routh_lagrangian_gradient(t, x)); }
     } else {
         TokenStream::new()
     };
@@ -163,7 +163,7 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
         ///
         /// # Errors
         /// As [`Self::accelerations`].
-        pub fn jacobian(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, #fe> {
+        pub fn jacobian(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, #fe> {
             let sol = { #solve }?;
             let (a, lam) = (&sol.accelerations, &sol.multipliers);
             let (dr, _) = self.#jac_fn(t, x, a, lam);
@@ -177,29 +177,29 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
         #[doc = #names_doc]
         pub const CONSTRAINTS: [&'static str; #m] = [#(#names),*];
         #[doc = #kinds_doc]
-        pub const CONSTRAINT_KINDS: [::routh::runtime::mechanics::ConstraintKind; #m] = [#(#kinds),*];
+        pub const CONSTRAINT_KINDS: [::routh::__private::mechanics::ConstraintKind; #m] = [#(#kinds),*];
         #[doc = #set_doc]
         pub const CONSTRAINTS_INTEGRABLE: ::core::option::Option<bool> = #set;
 
         #allow
         #[inline]
-        fn #rows_fn(&self, t: f64, x: &#state) -> (::routh::nalgebra::SMatrix<f64, #m, #n>, #vec_m, #vec_m) {
+        fn #rows_fn(&self, t: f64, x: &#state) -> (::routh::__private::nalgebra::SMatrix<f64, #m, #n>, #vec_m, #vec_m) {
             #(#r_stmts)*
-            let mut amat = ::routh::nalgebra::SMatrix::<f64, #m, #n>::zeros();
+            let mut amat = ::routh::__private::nalgebra::SMatrix::<f64, #m, #n>::zeros();
             #(#a_sets)*
             (amat, <#vec_m>::from([#(#b_vals),*]), <#vec_m>::from([#(#c_vals),*]))
         }
 
         #allow
         fn #jac_fn(&self, t: f64, x: &#state, a: &#vec_n, lam: &#vec_m)
-            -> (::routh::nalgebra::SMatrix<f64, #nm, #d>, ::routh::nalgebra::SVector<f64, #nm>)
+            -> (::routh::__private::nalgebra::SMatrix<f64, #nm, #d>, ::routh::__private::nalgebra::SVector<f64, #nm>)
         {
             #(#j_stmts)*
-            let mut dr = ::routh::nalgebra::SMatrix::<f64, #nm, #d>::zeros();
+            let mut dr = ::routh::__private::nalgebra::SMatrix::<f64, #nm, #d>::zeros();
             #(#dq_sets)*
             #(#dv_sets)*
             #(#dz_sets)*
-            (dr, ::routh::nalgebra::SVector::<f64, #nm>::from([#(#dt_vals),*]))
+            (dr, ::routh::__private::nalgebra::SVector::<f64, #nm>::from([#(#dt_vals),*]))
         }
 
         /// The gradients ∂λ/∂x of the multipliers and their rates λ̇ = ∂λ/∂x·F + ∂λ/∂t along the motion
@@ -209,7 +209,7 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
         /// # Errors
         /// As [`Self::accelerations`].
         pub fn constraint_force_rates(&self, t: f64, x: &#state)
-            -> ::core::result::Result<(::routh::nalgebra::SMatrix<f64, #m, #d>, #vec_m), #fe>
+            -> ::core::result::Result<(::routh::__private::nalgebra::SMatrix<f64, #m, #d>, #vec_m), #fe>
         {
             let sol = { #solve }?;
             let (a, lam) = (&sol.accelerations, &sol.multipliers);
@@ -220,7 +220,7 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
 
         #rows_doc
         #[must_use]
-        pub fn constraint_rows(&self, t: f64, x: &#state) -> (::routh::nalgebra::SMatrix<f64, #m, #n>, #vec_m) {
+        pub fn constraint_rows(&self, t: f64, x: &#state) -> (::routh::__private::nalgebra::SMatrix<f64, #m, #n>, #vec_m) {
             let (amat, b, _) = self.#rows_fn(t, x);
             (amat, b)
         }
@@ -273,11 +273,11 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
     let (ty, generics) = (&owner.ty, &owner.generics);
     let trait_impl = quote! {
         #[automatically_derived]
-        impl #generics ::routh::runtime::constrained::Constrained<#n, #d, #m> for #ty {
-            fn mass(&self, t: f64, x: &#state) -> ::routh::nalgebra::SMatrix<f64, #n, #n> {
+        impl #generics ::routh::__private::constrained::Constrained<#n, #d, #m> for #ty {
+            fn mass(&self, t: f64, x: &#state) -> ::routh::__private::nalgebra::SMatrix<f64, #n, #n> {
                 self.mass_matrix(t, x)
             }
-            fn rows(&self, t: f64, x: &#state) -> (::routh::nalgebra::SMatrix<f64, #m, #n>, #vec_m) {
+            fn rows(&self, t: f64, x: &#state) -> (::routh::__private::nalgebra::SMatrix<f64, #m, #n>, #vec_m) {
                 self.constraint_rows(t, x)
             }
             fn position_residuals(&self, t: f64, x: &#state) -> #vec_m {
@@ -318,17 +318,17 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
             /// As [`Self::accelerations`].
             #allow
             pub fn parameter_jacobian(&self, t: f64, x: &#state)
-                -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #np>, #fe>
+                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #np>, #fe>
             {
                 let sol = { #solve }?;
                 let (a, lam) = (&sol.accelerations, &sol.multipliers);
                 #(#s_stmts)*
-                let mut dr = ::routh::nalgebra::SMatrix::<f64, #nm, #np>::zeros();
-                let mut lw = ::routh::nalgebra::SMatrix::<f64, 1, #np>::zeros();
+                let mut dr = ::routh::__private::nalgebra::SMatrix::<f64, #nm, #np>::zeros();
+                let mut lw = ::routh::__private::nalgebra::SMatrix::<f64, 1, #np>::zeros();
                 #(#r_sets)*
                 #(#l_sets)*
                 let da = sol.acceleration_sensitivity(dr)?;
-                Ok(::routh::runtime::mechanics::sensitivity_rows::<#n, #d, #np>(&da, &lw))
+                Ok(::routh::__private::mechanics::sensitivity_rows::<#n, #d, #np>(&da, &lw))
             }
         }
     };
@@ -346,7 +346,7 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
         /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) or
         /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if the projection is singular.
         pub fn project_state(&self, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> {
-            ::routh::runtime::constrained::project::<Self, #n, #d, #m, #nm>(self, t, x)
+            ::routh::__private::constrained::project::<Self, #n, #d, #m, #nm>(self, t, x)
         }
 
         /// A consistent state from positions `q` and velocities `qdot` of which those marked `known` are
@@ -361,7 +361,7 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
             -> ::core::result::Result<#state, #fe>
         {
             let x = #state_new;
-            ::routh::runtime::constrained::with_known_velocities::<Self, #n, #d, #m, #nm>(self, t, &x, &known)
+            ::routh::__private::constrained::with_known_velocities::<Self, #n, #d, #m, #nm>(self, t, &x, &known)
         }
     };
     ConstraintItems { accelerations, jacobian, methods, trait_impl }

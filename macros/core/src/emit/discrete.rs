@@ -14,7 +14,7 @@ use crate::notation::{doc_block, formula};
 /// Inherent methods (appended to the model's `impl`) and the trait implementation.
 pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>) -> (TokenStream, TokenStream) {
     let n = model.dof();
-    let sv = quote! { ::routh::nalgebra::SVector<f64, #n> };
+    let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #n> };
     let none = TokenStream::new();
     // A contact model's maps also take the action z_k of the first node.
     let (zp, za) = if de.contact { (quote! { z0: f64, }, quote! { z0, }) } else { (TokenStream::new(), TokenStream::new()) };
@@ -50,7 +50,7 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
         quote! {
             #allow
             fn __routh_discrete_blocks(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv)
-                -> (::routh::nalgebra::SMatrix<f64, #n, #n>, ::routh::nalgebra::SMatrix<f64, #n, #n>, ::routh::nalgebra::SMatrix<f64, #n, #n>)
+                -> (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>)
             {
                 #(#b_stmts)*
                 (#ba, #bb, #bc)
@@ -100,15 +100,15 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
         let law_const = quote::format_ident!("{}_DISCRETE_LAW", name.to_uppercase());
         let (law, law_text) = match ds.law {
             crate::derive::discrete::MomentumLaw::Conserved => (
-                quote! { ::routh::runtime::discrete::MomentumLaw::Conserved },
+                quote! { ::routh::__private::discrete::MomentumLaw::Conserved },
                 "Φ ≡ 0 (proved at compile time): J⁻ = J⁺ is **conserved** by the integrator (forced discrete Noether)",
             ),
             crate::derive::discrete::MomentumLaw::ConstantDrift => (
-                quote! { ::routh::runtime::discrete::MomentumLaw::ConstantDrift },
+                quote! { ::routh::__private::discrete::MomentumLaw::ConstantDrift },
                 "dΦ ≡ 0 (proved at compile time): Φ is a constant and J changes by the same amount every step",
             ),
             crate::derive::discrete::MomentumLaw::General => (
-                quote! { ::routh::runtime::discrete::MomentumLaw::General },
+                quote! { ::routh::__private::discrete::MomentumLaw::General },
                 "Φ depends on the nodes: J⁺(k) = J⁺(k − 1) + Φ_k with Φ_k of each step",
             ),
         };
@@ -127,7 +127,7 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
         let law_doc = format!(" How `{name}`'s discrete momentum evolves under the integrator (decided at compile time).");
         symmetry_items.push(quote! {
             #[doc = #law_doc]
-            pub const #law_const: ::routh::runtime::discrete::MomentumLaw = #law;
+            pub const #law_const: ::routh::__private::discrete::MomentumLaw = #law;
 
             #doc
             #allow
@@ -189,13 +189,13 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
             /// # Errors
             /// As [`Self::simulate_discrete`].
             pub fn simulate_discrete_reduced(&self, q: [f64; #n], qdot: [f64; #n], t0: f64, h: f64, steps: usize,
-                options: &::routh::runtime::DiscreteOptions)
-                -> ::core::result::Result<::routh::runtime::ReducedDiscreteTrajectory<#n>, ::routh::runtime::SimError>
+                options: &::routh::__private::DiscreteOptions)
+                -> ::core::result::Result<::routh::__private::ReducedDiscreteTrajectory<#n>, ::routh::__private::SimError>
             {
                 self.check_parameters()?;
                 let x0 = #state_new;
                 let p0 = self.momenta(t0, &x0);
-                ::routh::runtime::simulate_discrete_reduced(self, &[#(#cyclic),*], t0, h, steps, <#sv>::from(q), p0, <#sv>::from(qdot), options)
+                ::routh::__private::simulate_discrete_reduced(self, &[#(#cyclic),*], t0, h, steps, <#sv>::from(q), p0, <#sv>::from(qdot), options)
             }
         }
     };
@@ -222,13 +222,13 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
             /// (h too large), [`SimError::InvalidParameter`](::routh::runtime::SimError) for bad parameters.
             #[allow(clippy::too_many_arguments)]
             pub fn simulate_discrete(&self, q: [f64; #n], qdot: [f64; #n], z: f64, t0: f64, h: f64, steps: usize,
-                options: &::routh::runtime::DiscreteOptions)
-                -> ::core::result::Result<::routh::runtime::DiscreteTrajectory<#n>, ::routh::runtime::SimError>
+                options: &::routh::__private::DiscreteOptions)
+                -> ::core::result::Result<::routh::__private::DiscreteTrajectory<#n>, ::routh::__private::SimError>
             {
                 self.check_parameters()?;
                 let x0 = #state_new;
                 let p0 = self.momenta(t0, &x0);
-                ::routh::runtime::simulate_discrete_contact(self, t0, h, steps, <#sv>::from(q), p0, z, <#sv>::from(qdot), options)
+                ::routh::__private::simulate_discrete_contact(self, t0, h, steps, <#sv>::from(q), p0, z, <#sv>::from(qdot), options)
             }
         }
     } else {
@@ -242,13 +242,13 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
             /// [`SimError::SingularStepJacobian`](::routh::runtime::SimError) when a step cannot be solved
             /// (h too large), [`SimError::InvalidParameter`](::routh::runtime::SimError) for bad parameters.
             pub fn simulate_discrete(&self, q: [f64; #n], qdot: [f64; #n], t0: f64, h: f64, steps: usize,
-                options: &::routh::runtime::DiscreteOptions)
-                -> ::core::result::Result<::routh::runtime::DiscreteTrajectory<#n>, ::routh::runtime::SimError>
+                options: &::routh::__private::DiscreteOptions)
+                -> ::core::result::Result<::routh::__private::DiscreteTrajectory<#n>, ::routh::__private::SimError>
             {
                 self.check_parameters()?;
                 let x0 = #state_new;
                 let p0 = self.momenta(t0, &x0);
-                ::routh::runtime::simulate_discrete(self, t0, h, steps, <#sv>::from(q), p0, <#sv>::from(qdot), options)
+                ::routh::__private::simulate_discrete(self, t0, h, steps, <#sv>::from(q), p0, <#sv>::from(qdot), options)
             }
         }
     };
@@ -292,9 +292,9 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
         }
 
         #allow
-        fn __routh_discrete_left(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> (#sv, ::routh::nalgebra::SMatrix<f64, #n, #n>) {
+        fn __routh_discrete_left(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> (#sv, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>) {
             #(#lm_stmts)*
-            let mut jac = ::routh::nalgebra::SMatrix::<f64, #n, #n>::zeros();
+            let mut jac = ::routh::__private::nalgebra::SMatrix::<f64, #n, #n>::zeros();
             #(#j_sets)*
             (<#sv>::from([#(#lm),*]), jac)
         }
@@ -317,15 +317,15 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
         ///
         /// # Errors
         /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at a node.
-        pub fn discrete_energies(&self, trajectory: &::routh::runtime::DiscreteTrajectory<#n>)
-            -> ::core::result::Result<::std::vec::Vec<f64>, ::routh::runtime::FieldError>
+        pub fn discrete_energies(&self, trajectory: &::routh::__private::DiscreteTrajectory<#n>)
+            -> ::core::result::Result<::std::vec::Vec<f64>, ::routh::__private::FieldError>
         {
             let mut out = ::std::vec::Vec::with_capacity(trajectory.len());
             for k in 0..trajectory.len() {
                 let (t, q, p) = (trajectory.times[k], trajectory.positions[k], trajectory.momenta[k]);
                 let qa: [f64; #n] = q.into();
                 let guess = #guess;
-                let x = ::routh::runtime::mechanics::inverse_legendre(t, &guess, &p, |x| self.momenta(t, x), |x| self.mass_matrix(t, x))?;
+                let x = ::routh::__private::mechanics::inverse_legendre(t, &guess, &p, |x| self.momenta(t, x), |x| self.mass_matrix(t, x))?;
                 out.push(self.energy(t, &x));
             }
             Ok(out)
@@ -334,46 +334,46 @@ pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>)
     let trait_impl = if de.contact {
         quote! {
             #[automatically_derived]
-            impl #generics ::routh::runtime::ContactDiscreteSystem<#n> for #ty {
+            impl #generics ::routh::__private::ContactDiscreteSystem<#n> for #ty {
                 #[inline]
                 fn contact_left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
-                    -> ::core::result::Result<(#sv, ::routh::nalgebra::SMatrix<f64, #n, #n>), ::routh::runtime::FieldError>
+                    -> ::core::result::Result<(#sv, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>), ::routh::__private::FieldError>
                 {
                     let (p, jac) = self.__routh_discrete_left(t, h, q0, q1, z0);
-                    Ok((::routh::runtime::mechanics::finite(t, p)?, ::routh::runtime::mechanics::finite(t, jac)?))
+                    Ok((::routh::__private::mechanics::finite(t, p)?, ::routh::__private::mechanics::finite(t, jac)?))
                 }
                 #[inline]
                 fn contact_right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
-                    -> ::core::result::Result<(#sv, f64), ::routh::runtime::FieldError>
+                    -> ::core::result::Result<(#sv, f64), ::routh::__private::FieldError>
                 {
-                    let p = ::routh::runtime::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1, z0))?;
+                    let p = ::routh::__private::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1, z0))?;
                     let l = self.discrete_lagrangian(t, h, q0, q1, z0);
-                    if l.is_finite() { Ok((p, l)) } else { Err(::routh::runtime::FieldError::NonFinite { t }) }
+                    if l.is_finite() { Ok((p, l)) } else { Err(::routh::__private::FieldError::NonFinite { t }) }
                 }
             }
         }
     } else {
         quote! {
             #[automatically_derived]
-            impl #generics ::routh::runtime::DiscreteSystem<#n> for #ty {
+            impl #generics ::routh::__private::DiscreteSystem<#n> for #ty {
                 #[inline]
                 fn left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv)
-                    -> ::core::result::Result<(#sv, ::routh::nalgebra::SMatrix<f64, #n, #n>), ::routh::runtime::FieldError>
+                    -> ::core::result::Result<(#sv, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>), ::routh::__private::FieldError>
                 {
                     let (p, jac) = self.__routh_discrete_left(t, h, q0, q1);
-                    Ok((::routh::runtime::mechanics::finite(t, p)?, ::routh::runtime::mechanics::finite(t, jac)?))
+                    Ok((::routh::__private::mechanics::finite(t, p)?, ::routh::__private::mechanics::finite(t, jac)?))
                 }
                 #[inline]
-                fn right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::result::Result<#sv, ::routh::runtime::FieldError> {
-                    ::routh::runtime::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1))
+                fn right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::result::Result<#sv, ::routh::__private::FieldError> {
+                    ::routh::__private::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1))
                 }
                 #[allow(clippy::type_complexity)]
                 fn momentum_derivatives(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::option::Option<::core::result::Result<(
-                    ::routh::nalgebra::SMatrix<f64, #n, #n>, ::routh::nalgebra::SMatrix<f64, #n, #n>, ::routh::nalgebra::SMatrix<f64, #n, #n>,
-                ), ::routh::runtime::FieldError>> {
+                    ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>,
+                ), ::routh::__private::FieldError>> {
                     let (a, b, c) = self.__routh_discrete_blocks(t, h, q0, q1);
                     let ok = a.iter().chain(b.iter()).chain(c.iter()).all(|v| v.is_finite());
-                    Some(if ok { Ok((a, b, c)) } else { Err(::routh::runtime::FieldError::NonFinite { t }) })
+                    Some(if ok { Ok((a, b, c)) } else { Err(::routh::__private::FieldError::NonFinite { t }) })
                 }
             }
         }

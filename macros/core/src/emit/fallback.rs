@@ -13,6 +13,15 @@ use crate::parse::parse_attributes;
 
 /// The model's public items as stubs, if its attributes parse far enough to know its dimension.
 pub fn stubs(input: &DeriveInput) -> TokenStream {
+    let tokens = stubs_at_default_path(input);
+    match parse_attributes(&input.attrs, input.ident.span()).ok().and_then(|raw| raw.krate) {
+        Some(path) => crate::emit::codegen::reroot(tokens, &path),
+        None => tokens,
+    }
+}
+
+/// [`stubs`] naming routh at `::routh`.
+fn stubs_at_default_path(input: &DeriveInput) -> TokenStream {
     let Ok(raw) = parse_attributes(&input.attrs, input.ident.span()) else { return TokenStream::new() };
     let name = &input.ident;
     if !input.generics.params.is_empty() {
@@ -28,10 +37,10 @@ pub fn stubs(input: &DeriveInput) -> TokenStream {
         seen.len()
     };
     let stub = quote! { ::core::unreachable!("routh: this model failed to compile") };
-    let sv = |k: usize| quote! { ::routh::nalgebra::SVector<f64, #k> };
-    let sm = |r: usize, c: usize| quote! { ::routh::nalgebra::SMatrix<f64, #r, #c> };
-    let fe = quote! { ::routh::runtime::FieldError };
-    let se = quote! { ::routh::runtime::SimError };
+    let sv = |k: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
+    let sm = |r: usize, c: usize| quote! { ::routh::__private::nalgebra::SMatrix<f64, #r, #c> };
+    let fe = quote! { ::routh::__private::FieldError };
+    let se = quote! { ::routh::__private::SimError };
     if !raw.modes.is_empty() {
         let dims = raw
             .modes
@@ -46,8 +55,8 @@ pub fn stubs(input: &DeriveInput) -> TokenStream {
                 /// Stub (the model failed to compile).
                 pub const STATE_DIM: usize = #d;
                 /// Stub (the model failed to compile).
-                pub fn simulate(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::HybridOptions)
-                    -> ::core::result::Result<::routh::runtime::HybridTrajectory<#d>, #se> { #stub }
+                pub fn simulate(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
+                    -> ::core::result::Result<::routh::__private::HybridTrajectory<#d>, #se> { #stub }
             }
         };
     }
@@ -60,18 +69,18 @@ pub fn stubs(input: &DeriveInput) -> TokenStream {
     let simulate = if raw.impacts.is_empty() {
         quote! {
             /// Stub (the model failed to compile).
-            pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::Options)
-                -> ::core::result::Result<::routh::runtime::Trajectory<#d>, #se> { #stub }
+            pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::Options)
+                -> ::core::result::Result<::routh::__private::Trajectory<#d>, #se> { #stub }
             /// Stub (the model failed to compile).
             pub fn simulate_with_events(&self, x0: #state, span: ::core::ops::Range<f64>,
-                events: &[::routh::runtime::Event<'_, #d>], options: &::routh::runtime::Options)
-                -> ::core::result::Result<::routh::runtime::Trajectory<#d>, #se> { #stub }
+                events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::Options)
+                -> ::core::result::Result<::routh::__private::Trajectory<#d>, #se> { #stub }
         }
     } else {
         quote! {
             /// Stub (the model failed to compile).
-            pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::HybridOptions)
-                -> ::core::result::Result<::routh::runtime::HybridTrajectory<#d>, #se> { #stub }
+            pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
+                -> ::core::result::Result<::routh::__private::HybridTrajectory<#d>, #se> { #stub }
         }
     };
     quote! {
@@ -103,7 +112,7 @@ pub fn stubs(input: &DeriveInput) -> TokenStream {
         }
 
         #[allow(unused_variables)]
-        impl ::routh::runtime::VectorField<#d> for #name {
+        impl ::routh::__private::VectorField<#d> for #name {
             fn field(&self, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> { #stub }
         }
     }

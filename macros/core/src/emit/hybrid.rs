@@ -54,12 +54,12 @@ pub struct ModeTable {
     pub modes: Vec<ModeRow>,
 }
 
-/// `impl ::routh::runtime::HybridSystem<dim> for ty`.
+/// `impl ::routh::__private::HybridSystem<dim> for ty`.
 pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
     let d = table.dim;
-    let state = quote! { ::routh::nalgebra::SVector<f64, #d> };
-    let fe = quote! { ::routh::runtime::FieldError };
-    let mech = quote! { ::routh::runtime::mechanics };
+    let state = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
+    let fe = quote! { ::routh::__private::FieldError };
+    let mech = quote! { ::routh::__private::mechanics };
     let count = table.modes.len();
     let mut names = Vec::new();
     let mut field = Vec::new();
@@ -94,7 +94,7 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
                 quote! { #mech::pad::<#dm, #d>(&#v) }
             }
         };
-        let f = padded(quote! { ::routh::runtime::VectorField::field(&#access, t, #xm)? });
+        let f = padded(quote! { ::routh::__private::VectorField::field(&#access, t, #xm)? });
         field.push(quote! { #k => Ok(#f), });
         let j = if dm == d {
             quote! { #access.jacobian(t, #xm) }
@@ -154,7 +154,7 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
                     let td = z.target_dim;
                     quote! { #access.#reset(t, #xm).map(|p| #mech::pad::<#td, #d>(&p)) }
                 };
-                quote! { #g => ::core::option::Option::Some(#post.map(|post| ::routh::runtime::Completion::new(#name, #target, post))), }
+                quote! { #g => ::core::option::Option::Some(#post.map(|post| ::routh::__private::Completion::new(#name, #target, post))), }
             })
             .collect();
         zeno.push(quote! { #k => match guard { #(#zeno_arms)* _ => ::core::option::Option::None }, });
@@ -203,7 +203,7 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
     quote! {
         #[automatically_derived]
         #[allow(unused_variables)]
-        impl #generics ::routh::runtime::HybridSystem<#d> for #ty {
+        impl #generics ::routh::__private::HybridSystem<#d> for #ty {
             fn mode_count(&self) -> usize { #count }
             fn mode_name(&self, mode: usize) -> &'static str { [#(#names),*].get(mode).copied().unwrap_or("") }
             fn mode_field(&self, mode: usize, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> {
@@ -223,11 +223,11 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
             fn mode_energy_gradient(&self, mode: usize, t: f64, x: &#state) -> #state {
                 match mode { #(#energy_gradient)* _ => <#state>::from_element(f64::NAN) }
             }
-            fn mode_energy_hessian(&self, mode: usize, t: f64, x: &#state) -> ::routh::nalgebra::SMatrix<f64, #d, #d> {
-                match mode { #(#energy_hessian)* _ => ::routh::nalgebra::SMatrix::<f64, #d, #d>::from_element(f64::NAN) }
+            fn mode_energy_hessian(&self, mode: usize, t: f64, x: &#state) -> ::routh::__private::nalgebra::SMatrix<f64, #d, #d> {
+                match mode { #(#energy_hessian)* _ => ::routh::__private::nalgebra::SMatrix::<f64, #d, #d>::from_element(f64::NAN) }
             }
             fn mode_jacobian(&self, mode: usize, t: f64, x: &#state)
-                -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, #fe>
+                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, #fe>
             {
                 match mode { #(#jacobian)* _ => Err(#fe::NonFinite { t }) }
             }
@@ -235,7 +235,7 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
                 match mode { #(#gradient)* _ => <#state>::from_element(f64::NAN) }
             }
             fn reset_jacobian(&self, mode: usize, guard: usize, t: f64, x: &#state)
-                -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, #fe>
+                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, #fe>
             {
                 match mode { #(#reset_jacobian)* _ => Err(#fe::NonFinite { t }) }
             }
@@ -243,7 +243,7 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
                 match mode { #(#project)* _ => ::core::option::Option::None }
             }
             fn zeno_completion(&self, mode: usize, guard: usize, t: f64, x: &#state)
-                -> ::core::option::Option<::core::result::Result<::routh::runtime::Completion<#d>, #fe>>
+                -> ::core::option::Option<::core::result::Result<::routh::__private::Completion<#d>, #fe>>
             {
                 match mode { #(#zeno)* _ => ::core::option::Option::None }
             }

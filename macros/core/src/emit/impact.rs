@@ -29,7 +29,7 @@ pub fn methods(
     let d = model.layout.state_dim();
     let none = TokenStream::new();
     let mut items = Vec::new();
-    let sv = |k: usize| quote! { ::routh::nalgebra::SVector<f64, #k> };
+    let sv = |k: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
     let state = sv(d);
     for ie in impacts {
         let name = ie.name.to_string();
@@ -87,9 +87,9 @@ pub fn methods(
             }
         } else {
             quote! {
-                pub fn #grad_fn(&self, t: f64, x: &#state) -> ::routh::nalgebra::SVector<f64, #n> {
+                pub fn #grad_fn(&self, t: f64, x: &#state) -> ::routh::__private::nalgebra::SVector<f64, #n> {
                     #(#gr_stmts)*
-                    ::routh::nalgebra::SVector::<f64, #n>::from([#(#gr_vals),*])
+                    ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#gr_vals),*])
                 }
             }
         };
@@ -163,16 +163,16 @@ pub fn methods(
                     /// Jacobian).
                     #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
                     fn #solve_fn(&self, t: f64, x: &#state) -> ::core::result::Result<
-                        ::routh::runtime::mechanics::Restitution<#n, #k, #nk>,
-                        ::routh::runtime::FieldError,
+                        ::routh::__private::mechanics::Restitution<#n, #k, #nk>,
+                        ::routh::__private::FieldError,
                     > {
                         #(#s_stmts)*
                         let m = #m_tok;
-                        let mut a = ::routh::nalgebra::SMatrix::<f64, #k, #n>::zeros();
+                        let mut a = ::routh::__private::nalgebra::SMatrix::<f64, #k, #n>::zeros();
                         #(#a_sets)*
-                        let b = ::routh::nalgebra::SVector::<f64, #k>::from([#(#b_vals),*]);
-                        let e = ::routh::nalgebra::SVector::<f64, #k>::from([#(#e_vals),*]);
-                        ::routh::runtime::mechanics::restitution(t, m, a, b, e, x, &[#(#row_names),*])
+                        let b = ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#b_vals),*]);
+                        let e = ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#e_vals),*]);
+                        ::routh::__private::mechanics::restitution(t, m, a, b, e, x, &[#(#row_names),*])
                     }
 
                     #doc
@@ -181,7 +181,7 @@ pub fn methods(
                     /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular,
                     /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) if the one-forms are
                     /// linearly dependent at this state.
-                    pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::runtime::FieldError> {
+                    pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::__private::FieldError> {
                         Ok(self.#solve_fn(t, x)?.post_state(x))
                     }
 
@@ -191,11 +191,11 @@ pub fn methods(
                     /// # Errors
                     /// As the reset.
                     #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                    pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, ::routh::runtime::FieldError> {
+                    pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError> {
                         let law = self.#solve_fn(t, x)?;
                         let (vp, lam) = (&law.velocities, &law.impulses);
                         #(#j_stmts)*
-                        let mut dr = ::routh::nalgebra::SMatrix::<f64, #nk, #d>::zeros();
+                        let mut dr = ::routh::__private::nalgebra::SMatrix::<f64, #nk, #d>::zeros();
                         #(#dq_sets)*
                         #(#dv_sets)*
                         #(#dz_sets)*
@@ -234,9 +234,9 @@ pub fn methods(
                     /// # Errors
                     /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if the new state is not finite.
                     #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                    pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::nalgebra::SVector<f64, #dm>, ::routh::runtime::FieldError> {
+                    pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SVector<f64, #dm>, ::routh::__private::FieldError> {
                         #(#c_stmts)*
-                        ::routh::runtime::mechanics::finite(t, ::routh::nalgebra::SVector::<f64, #dm>::from([#(#c_vals),*]))
+                        ::routh::__private::mechanics::finite(t, ::routh::__private::nalgebra::SVector::<f64, #dm>::from([#(#c_vals),*]))
                     }
 
                     /// Jacobian ∂Δ/∂x of this transition's reset (target state × source state), differentiated
@@ -245,9 +245,9 @@ pub fn methods(
                     /// # Errors
                     /// Never at present; `Result` for uniformity with the other laws.
                     #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                    pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #dm, #d>, ::routh::runtime::FieldError> {
+                    pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #dm, #d>, ::routh::__private::FieldError> {
                         #(#j_stmts)*
-                        let mut jac = ::routh::nalgebra::SMatrix::<f64, #dm, #d>::zeros();
+                        let mut jac = ::routh::__private::nalgebra::SMatrix::<f64, #dm, #d>::zeros();
                         #(#sets)*
                         Ok(jac)
                     }
@@ -274,10 +274,10 @@ pub fn methods(
                     /// # Errors
                     /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if the map gives a non-finite velocity.
                     #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                    pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::runtime::FieldError> {
+                    pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::__private::FieldError> {
                         #(#v_stmts)*
-                        let v = ::routh::nalgebra::SVector::<f64, #n>::from([#(#v_vals),*]);
-                        ::routh::runtime::mechanics::with_velocities(t, x, &v)
+                        let v = ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#v_vals),*]);
+                        ::routh::__private::mechanics::with_velocities(t, x, &v)
                     }
 
                     /// Jacobian ∂Δ/∂x of the reset of this impact, differentiated symbolically.
@@ -285,9 +285,9 @@ pub fn methods(
                     /// # Errors
                     /// Never at present; `Result` for uniformity with restitution laws.
                     #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                    pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, ::routh::runtime::FieldError> {
+                    pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError> {
                         #(#j_stmts)*
-                        let mut jac = ::routh::runtime::mechanics::velocity_map_jacobian(#jq, #jv);
+                        let mut jac = ::routh::__private::mechanics::velocity_map_jacobian(#jq, #jv);
                         #(#dz_sets)*
                         Ok(jac)
                     }

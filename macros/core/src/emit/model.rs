@@ -107,7 +107,7 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
             if let Some(c) = &eq.contact {
                 jac_out.extend(&c.dg_dz);
             }
-            let a_param = quote! { a: &::routh::nalgebra::SVector<f64, #n>, };
+            let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
             let a_arg = quote! { a, };
             let (jac_stmts, jac_vals) = body_into(model, &mut parts, &jac_out, "__routh_residual_jacobian", &a_param, &a_arg);
             let gq = square_matrix(n, &jac_vals[..n * n]);
@@ -115,17 +115,17 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
             let gz = &jac_vals[2 * n * n..];
             let (jac_ret_ty, jac_ret, jac_bind, jac_finish) = if eq.contact.is_some() {
                 (
-                    quote! { (::routh::nalgebra::SMatrix<f64, #n, #n>, ::routh::nalgebra::SMatrix<f64, #n, #n>, ::routh::nalgebra::SVector<f64, #n>) },
-                    quote! { (#gq, #gv, ::routh::nalgebra::SVector::<f64, #n>::from([#(#gz),*])) },
+                    quote! { (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SVector<f64, #n>) },
+                    quote! { (#gq, #gv, ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#gz),*])) },
                     quote! { let (gq, gv, gz) = self.#jac_fn(t, x, &a); },
-                    quote! { ::routh::runtime::mechanics::contact_jacobian(t, &factor, gq, gv, gz, &self.__routh_lagrangian_gradient(t, x)) },
+                    quote! { ::routh::__private::mechanics::contact_jacobian(t, &factor, gq, gv, gz, &self.__routh_lagrangian_gradient(t, x)) },
                 )
             } else {
                 (
-                    quote! { (::routh::nalgebra::SMatrix<f64, #n, #n>, ::routh::nalgebra::SMatrix<f64, #n, #n>) },
+                    quote! { (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>) },
                     quote! { (#gq, #gv) },
                     quote! { let (gq, gv) = self.#jac_fn(t, x, &a); },
-                    quote! { ::routh::runtime::mechanics::first_order_jacobian(t, &factor, gq, gv) },
+                    quote! { ::routh::__private::mechanics::first_order_jacobian(t, &factor, gq, gv) },
                 )
             };
             let acc = accelerations_method(n, d, &dyn_fn);
@@ -133,7 +133,7 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
                 /// ∂g/∂q and ∂g/∂q̇ (and ∂g/∂z of a contact model) for the residual g = f − M a (used by
                 /// [`Self::jacobian`]).
                 #allow
-                fn #jac_fn(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>, a: &::routh::nalgebra::SVector<f64, #n>)
+                fn #jac_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, a: &::routh::__private::nalgebra::SVector<f64, #n>)
                     -> #jac_ret_ty
                 {
                     #(#jac_stmts)*
@@ -144,12 +144,12 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
                 ///
                 /// # Errors
                 /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
-                pub fn jacobian(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
-                    -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #d>, ::routh::runtime::FieldError>
+                pub fn jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+                    -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError>
                 {
                     let (m, f) = self.#dyn_fn(t, x);
-                    let factor = ::routh::runtime::mechanics::factor_mass(t, m)?;
-                    let a = factor.solve(f).map_err(|_| ::routh::runtime::FieldError::NonFinite { t })?;
+                    let factor = ::routh::__private::mechanics::factor_mass(t, m)?;
+                    let a = factor.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
                     #jac_bind
                     #jac_finish
                 }
@@ -289,14 +289,14 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
 
             #[doc = #state_doc]
             #[must_use]
-            pub fn state(&self, #state_params) -> ::routh::nalgebra::SVector<f64, #d> {
+            pub fn state(&self, #state_params) -> ::routh::__private::nalgebra::SVector<f64, #d> {
                 #state_new
             }
 
             /// The first-order field F(t, x) from the accelerations `a` at `x`.
             #[inline]
-            fn __routh_field_from(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>, a: &::routh::nalgebra::SVector<f64, #n_lit>)
-                -> ::routh::nalgebra::SVector<f64, #d>
+            fn __routh_field_from(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, a: &::routh::__private::nalgebra::SVector<f64, #n_lit>)
+                -> ::routh::__private::nalgebra::SVector<f64, #d>
             {
                 #field_from
             }
@@ -306,26 +306,26 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
             /// M and f together (the hot path of the vector field).
             #allow
             #[inline]
-            fn #dyn_fn(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
-                -> (::routh::nalgebra::SMatrix<f64, #n_lit, #n_lit>, ::routh::nalgebra::SVector<f64, #n_lit>)
+            fn #dyn_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+                -> (::routh::__private::nalgebra::SMatrix<f64, #n_lit, #n_lit>, ::routh::__private::nalgebra::SVector<f64, #n_lit>)
             {
                 #(#dyn_stmts)*
                 let m = #dyn_m;
-                let f = ::routh::nalgebra::SVector::<f64, #n_lit>::from([#(#f_vals),*]);
+                let f = ::routh::__private::nalgebra::SVector::<f64, #n_lit>::from([#(#f_vals),*]);
                 (m, f)
             }
 
             #m_doc
             #allow
             #[must_use]
-            pub fn mass_matrix(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> ::routh::nalgebra::SMatrix<f64, #n_lit, #n_lit> {
+            pub fn mass_matrix(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SMatrix<f64, #n_lit, #n_lit> {
                 #(#m_stmts)*
                 #m_only
             }
 
             #f_doc
             #[must_use]
-            pub fn forcing(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> ::routh::nalgebra::SVector<f64, #n_lit> {
+            pub fn forcing(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SVector<f64, #n_lit> {
                 self.#dyn_fn(t, x).1
             }
 
@@ -334,7 +334,7 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
             #l_doc
             #allow
             #[must_use]
-            pub fn lagrangian(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> f64 {
+            pub fn lagrangian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> f64 {
                 #(#l_stmts)*
                 #(#l_vals)*
             }
@@ -342,7 +342,7 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
             #e_doc
             #allow
             #[must_use]
-            pub fn energy(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> f64 {
+            pub fn energy(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> f64 {
                 #(#e_stmts)*
                 #(#e_vals)*
             }
@@ -350,9 +350,9 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
             #p_doc
             #allow
             #[must_use]
-            pub fn momenta(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> ::routh::nalgebra::SVector<f64, #n_lit> {
+            pub fn momenta(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SVector<f64, #n_lit> {
                 #(#p_stmts)*
-                ::routh::nalgebra::SVector::<f64, #n_lit>::from([#(#p_vals),*])
+                ::routh::__private::nalgebra::SVector::<f64, #n_lit>::from([#(#p_vals),*])
             }
 
             #pw_doc
@@ -360,7 +360,7 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
             #q_doc
             #allow
             #[must_use]
-            pub fn power(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> f64 {
+            pub fn power(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> f64 {
                 #(#pw_stmts)*
                 #(#pw_vals)*
             }
@@ -378,10 +378,10 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
         #discrete_impl
 
         #[automatically_derived]
-        impl #generics ::routh::runtime::VectorField<#d> for #ty {
+        impl #generics ::routh::__private::VectorField<#d> for #ty {
             #[inline]
-            fn field(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
-                -> ::core::result::Result<::routh::nalgebra::SVector<f64, #d>, ::routh::runtime::FieldError>
+            fn field(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+                -> ::core::result::Result<::routh::__private::nalgebra::SVector<f64, #d>, ::routh::__private::FieldError>
             {
                 let a = self.accelerations(t, x)?;
                 Ok(self.__routh_field_from(t, x, &a))
@@ -395,7 +395,7 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
 fn contact_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>) -> (TokenStream, TokenStream) {
     let d = model.layout.state_dim();
     let Some(c) = &eq.contact else {
-        return (quote! { ::routh::runtime::mechanics::first_order_field(x, a) }, TokenStream::new());
+        return (quote! { ::routh::__private::mechanics::first_order_field(x, a) }, TokenStream::new());
     };
     let none = TokenStream::new();
     let allow = allow_generated();
@@ -426,7 +426,7 @@ fn contact_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>) ->
     );
     let decoupled = c.decoupled;
     let action_doc = format!(" Name of the action variable; it sits last in the state, at index 2n = {}.", d - 1);
-    let field = quote! { ::routh::runtime::mechanics::contact_field(x, a, self.lagrangian(t, x)) };
+    let field = quote! { ::routh::__private::mechanics::contact_field(x, a, self.lagrangian(t, x)) };
     let items = quote! {
         #[doc = #action_doc]
         pub const ACTION: &'static str = #z;
@@ -436,7 +436,7 @@ fn contact_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>) ->
         #dz_doc
         #allow
         #[must_use]
-        pub fn lagrangian_dz(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> f64 {
+        pub fn lagrangian_dz(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> f64 {
             #(#dz_stmts)*
             #(#dz_vals)*
         }
@@ -444,16 +444,16 @@ fn contact_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>) ->
         #er_doc
         #allow
         #[must_use]
-        pub fn energy_rate(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> f64 {
+        pub fn energy_rate(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> f64 {
             #(#er_stmts)*
             #(#er_vals)*
         }
 
         /// ∂L/∂x over x = (q, q̇, z): the row of ż = L in the field Jacobian.
         #allow
-        fn __routh_lagrangian_gradient(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> ::routh::nalgebra::SVector<f64, #d> {
+        fn __routh_lagrangian_gradient(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SVector<f64, #d> {
             #(#g_stmts)*
-            ::routh::nalgebra::SVector::<f64, #d>::from([#(#g_vals),*])
+            ::routh::__private::nalgebra::SVector::<f64, #d>::from([#(#g_vals),*])
         }
     };
     (field, items)
@@ -470,14 +470,14 @@ fn sensitivity_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>
     }
     let mut outs: Vec<Expr> = eq.dg_dw.iter().flatten().copied().collect();
     outs.extend(&eq.dl_dw);
-    let a_param = quote! { a: &::routh::nalgebra::SVector<f64, #n>, };
+    let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
     let a_arg = quote! { a, };
     let (stmts, vals) = body_into(model, parts, &outs, "__routh_sensitivity", &a_param, &a_arg);
     let g_sets =
         (0..n).flat_map(|i| (0..nw).map(move |j| (i, j))).zip(&vals[..n * nw]).map(|((i, j), v)| quote! { gw[(#i, #j)] = #v; });
     let l_sets = vals[n * nw..].iter().enumerate().map(|(j, v)| quote! { lw[(0, #j)] = #v; });
     let allow = allow_generated();
-    let fe = quote! { ::routh::runtime::FieldError };
+    let fe = quote! { ::routh::__private::FieldError };
     let names: Vec<String> = model.sensitivity.iter().map(|&i| model.parameters[i].to_string()).collect();
     let p_doc = format!(
         " Sensitivity ∂F/∂p of the first-order field to the parameters named in `sensitivity(...)`, columns in \
@@ -491,8 +491,8 @@ fn sensitivity_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>
             ///
             /// # Errors
             /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
-            pub fn parameter_jacobian(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
-                -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #np>, #fe>
+            pub fn parameter_jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #np>, #fe>
             {
                 Ok(self.__routh_sensitivities(t, x)?.fixed_columns::<#np>(#nu).into_owned())
             }
@@ -512,8 +512,8 @@ fn sensitivity_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>
             ///
             /// # Errors
             /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
-            pub fn input_jacobian(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
-                -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #nu>, #fe>
+            pub fn input_jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #nu>, #fe>
             {
                 Ok(self.__routh_sensitivities(t, x)?.fixed_columns::<#nu>(0).into_owned())
             }
@@ -523,26 +523,26 @@ fn sensitivity_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>
     };
     quote! {
         #allow
-        fn __routh_sensitivity(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>, a: &::routh::nalgebra::SVector<f64, #n>)
-            -> (::routh::nalgebra::SMatrix<f64, #n, #nw>, ::routh::nalgebra::SMatrix<f64, 1, #nw>)
+        fn __routh_sensitivity(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, a: &::routh::__private::nalgebra::SVector<f64, #n>)
+            -> (::routh::__private::nalgebra::SMatrix<f64, #n, #nw>, ::routh::__private::nalgebra::SMatrix<f64, 1, #nw>)
         {
             #(#stmts)*
-            let mut gw = ::routh::nalgebra::SMatrix::<f64, #n, #nw>::zeros();
-            let mut lw = ::routh::nalgebra::SMatrix::<f64, 1, #nw>::zeros();
+            let mut gw = ::routh::__private::nalgebra::SMatrix::<f64, #n, #nw>::zeros();
+            let mut lw = ::routh::__private::nalgebra::SMatrix::<f64, 1, #nw>::zeros();
             #(#g_sets)*
             #(#l_sets)*
             (gw, lw)
         }
 
         /// ∂F/∂(u, p), inputs then parameters.
-        fn __routh_sensitivities(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
-            -> ::core::result::Result<::routh::nalgebra::SMatrix<f64, #d, #nw>, #fe>
+        fn __routh_sensitivities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+            -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #nw>, #fe>
         {
             let (m, f) = self.#dyn_fn(t, x);
-            let factor = ::routh::runtime::mechanics::factor_mass(t, m)?;
-            let a = factor.solve(f).map_err(|_| ::routh::runtime::FieldError::NonFinite { t })?;
+            let factor = ::routh::__private::mechanics::factor_mass(t, m)?;
+            let a = factor.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
             let (gw, lw) = self.__routh_sensitivity(t, x, &a);
-            ::routh::runtime::mechanics::first_order_sensitivity(t, &factor, gw, &lw)
+            ::routh::__private::mechanics::first_order_sensitivity(t, &factor, gw, &lw)
         }
 
         #param_item
@@ -585,16 +585,16 @@ pub fn energy_derivatives(model: &Model, energy: &crate::derive::euler_lagrange:
             /// embedding f̃ = f + ξ∇E of periodic-orbit continuation.
             #allow
             #[must_use]
-            pub fn energy_gradient(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> ::routh::nalgebra::SVector<f64, #d> {
+            pub fn energy_gradient(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SVector<f64, #d> {
                 #(#g_stmts)*
-                ::routh::nalgebra::SVector::<f64, #d>::from([#(#g_vals),*])
+                ::routh::__private::nalgebra::SVector::<f64, #d>::from([#(#g_vals),*])
             }
 
             /// The Hessian ∇²E of [`Self::energy`] over the state (symbolic), for the variational
             /// equations of the embedding.
             #allow
             #[must_use]
-            pub fn energy_hessian(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>) -> ::routh::nalgebra::SMatrix<f64, #d, #d> {
+            pub fn energy_hessian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SMatrix<f64, #d, #d> {
                 #(#h_stmts)*
                 #hessian
             }
@@ -613,11 +613,11 @@ fn accelerations_method(n: usize, d: usize, dyn_fn: &syn::Ident) -> TokenStream 
         /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if M or f is not finite (the integrator
         /// then retries with a smaller step).
         #[inline]
-        pub fn accelerations(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
-            -> ::core::result::Result<::routh::nalgebra::SVector<f64, #n>, ::routh::runtime::FieldError>
+        pub fn accelerations(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+            -> ::core::result::Result<::routh::__private::nalgebra::SVector<f64, #n>, ::routh::__private::FieldError>
         {
             let (m, f) = self.#dyn_fn(t, x);
-            ::routh::runtime::mechanics::accelerations(t, m, f)
+            ::routh::__private::mechanics::accelerations(t, m, f)
         }
     }
 }

@@ -126,16 +126,16 @@ pub fn emit(full: &Model, red: &Reduced, api: TokenStream, vis: &syn::Visibility
             #v_doc
             #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
             #[must_use]
-            pub fn cyclic_velocities(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #dr>) -> ::routh::nalgebra::SVector<f64, #k> {
+            pub fn cyclic_velocities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>) -> ::routh::__private::nalgebra::SVector<f64, #k> {
                 #(#v_stmts)*
-                ::routh::nalgebra::SVector::<f64, #k>::from([#(#v_vals),*])
+                ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#v_vals),*])
             }
 
             /// The full state of the original model from a reduced state and the cyclic positions.
             #[must_use]
-            pub fn reconstruct(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #dr>, theta: [f64; #k]) -> ::routh::nalgebra::SVector<f64, #d> {
+            pub fn reconstruct(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>, theta: [f64; #k]) -> ::routh::__private::nalgebra::SVector<f64, #d> {
                 let w = self.cyclic_velocities(t, x);
-                let mut full = ::routh::nalgebra::SVector::<f64, #d>::zeros();
+                let mut full = ::routh::__private::nalgebra::SVector::<f64, #d>::zeros();
                 #( full[#idx] = #pos; )*
                 #( full[#idx_v] = #vel; )*
                 full
@@ -149,21 +149,21 @@ pub fn emit(full: &Model, red: &Reduced, api: TokenStream, vis: &syn::Visibility
             /// As [`Self::simulate`].
             pub fn simulate_reconstructed(
                 &self,
-                x0: ::routh::nalgebra::SVector<f64, #dr>,
+                x0: ::routh::__private::nalgebra::SVector<f64, #dr>,
                 theta0: [f64; #k],
                 span: ::core::ops::Range<f64>,
-                options: &::routh::runtime::Options,
-            ) -> ::core::result::Result<::routh::runtime::Trajectory<#d>, ::routh::runtime::SimError> {
-                ::routh::runtime::reduction::simulate_reconstructed::<Self, #dr, #k, #dz, #d>(self, x0, theta0, span, options)
+                options: &::routh::__private::Options,
+            ) -> ::core::result::Result<::routh::__private::Trajectory<#d>, ::routh::__private::SimError> {
+                ::routh::__private::reduction::simulate_reconstructed::<Self, #dr, #k, #dz, #d>(self, x0, theta0, span, options)
             }
         }
 
         #[automatically_derived]
-        impl ::routh::runtime::Reconstruction<#dr, #k, #d> for #name {
-            fn cyclic_velocities(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #dr>) -> ::routh::nalgebra::SVector<f64, #k> {
+        impl ::routh::__private::Reconstruction<#dr, #k, #d> for #name {
+            fn cyclic_velocities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>) -> ::routh::__private::nalgebra::SVector<f64, #k> {
                 #name::cyclic_velocities(self, t, x)
             }
-            fn reconstruct(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #dr>, theta: [f64; #k]) -> ::routh::nalgebra::SVector<f64, #d> {
+            fn reconstruct(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>, theta: [f64; #k]) -> ::routh::__private::nalgebra::SVector<f64, #d> {
                 #name::reconstruct(self, t, x, theta)
             }
         }
@@ -179,13 +179,13 @@ pub fn emit(full: &Model, red: &Reduced, api: TokenStream, vis: &syn::Visibility
             #[doc = #reduce_doc]
             #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
             #[must_use]
-            pub fn #reduce_fn(&self, t: f64, x: &::routh::nalgebra::SVector<f64, #d>)
-                -> (#name, ::routh::nalgebra::SVector<f64, #dr>, [f64; #k])
+            pub fn #reduce_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+                -> (#name, ::routh::__private::nalgebra::SVector<f64, #dr>, [f64; #k])
             {
                 #(#m_stmts)*
                 let mu = [#(#m_vals),*];
                 let reduced = #name { #( #orig_params: self.#orig_params, )* #( #mu_fields: mu[#mu_idx], )* };
-                let mut xr = ::routh::nalgebra::SVector::<f64, #dr>::zeros();
+                let mut xr = ::routh::__private::nalgebra::SVector::<f64, #dr>::zeros();
                 #( xr[#kr] = x[#kept_q]; )*
                 #( xr[#kr_v] = x[#kept_v]; )*
                 (reduced, xr, [#( x[#cyc] ),*])
@@ -215,12 +215,12 @@ fn hybrid(full: &Model, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream {
          reconstructed state, applies the full impact law at each impact and continues at the new μ \
          (*Hybrid momentum maps*, §4.1). Returns the reconstructed trajectory of the full model and the μ jumps."
     );
-    let sv = |n: usize| quote! { ::routh::nalgebra::SVector<f64, #n> };
+    let sv = |n: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #n> };
     let (xt, rt) = (sv(d), sv(dr));
     let mu_k: Vec<usize> = (0..k).collect();
     quote! {
         #[automatically_derived]
-        impl ::routh::runtime::HybridReduction<#dr, #k, #d> for #full_name {
+        impl ::routh::__private::HybridReduction<#dr, #k, #d> for #full_name {
             type Reduced = #name;
             fn reduce(&self, t: f64, x: &#xt) -> (#name, #rt, [f64; #k]) {
                 self.#reduce_fn(t, x)
@@ -239,13 +239,13 @@ fn hybrid(full: &Model, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream {
             ///
             /// # Errors
             /// As `simulate`.
-            pub fn #sim_fn(&self, x0: #xt, span: ::core::ops::Range<f64>, options: &::routh::runtime::HybridOptions)
+            pub fn #sim_fn(&self, x0: #xt, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
                 -> ::core::result::Result<
-                    (::routh::runtime::HybridTrajectory<#d>, ::std::vec::Vec<::routh::runtime::MomentumJump<#k>>),
-                    ::routh::runtime::SimError,
+                    (::routh::__private::HybridTrajectory<#d>, ::std::vec::Vec<::routh::__private::MomentumJump<#k>>),
+                    ::routh::__private::SimError,
                 >
             {
-                ::routh::runtime::reduction::simulate_hybrid_reduced::<Self, #dr, #k, #dz, #d>(self, x0, span, options)
+                ::routh::__private::reduction::simulate_hybrid_reduced::<Self, #dr, #k, #dz, #d>(self, x0, span, options)
             }
         }
     }

@@ -15,7 +15,7 @@ pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<
     }
     let d = model.layout.state_dim();
     let none = TokenStream::new();
-    let state = quote! { ::routh::nalgebra::SVector<f64, #d> };
+    let state = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
     let mut items = Vec::new();
     let mut names = Vec::new();
     for se in symmetries {
@@ -98,11 +98,11 @@ pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<
                 /// # Errors
                 /// As [`Self::constraint_forces`].
                 #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                pub fn #r_fn(&self, t: f64, x: &#state) -> ::core::result::Result<f64, ::routh::runtime::FieldError> {
+                pub fn #r_fn(&self, t: f64, x: &#state) -> ::core::result::Result<f64, ::routh::__private::FieldError> {
                     let lam = self.constraint_forces(t, x)?;
                     let forced = { #(#r_stmts)* #(#r_vals)* };
                     #(#a_stmts)*
-                    let a_xi = ::routh::nalgebra::SVector::<f64, #m>::from([#(#a_vals),*]);
+                    let a_xi = ::routh::__private::nalgebra::SVector::<f64, #m>::from([#(#a_vals),*]);
                     Ok(forced + lam.dot(&a_xi))
                 }
             }

@@ -82,15 +82,15 @@ fn check_parameters(models: &[Model]) -> TokenStream {
         ///
         /// # Errors
         /// [`SimError::InvalidParameter`](::routh::runtime::SimError) naming the first bad parameter.
-        pub fn check_parameters(&self) -> ::core::result::Result<(), ::routh::runtime::SimError> {
+        pub fn check_parameters(&self) -> ::core::result::Result<(), ::routh::__private::SimError> {
             #(
                 if !self.#params.is_finite() {
-                    return Err(::routh::runtime::SimError::InvalidParameter { name: #names, value: self.#params, reason: "it is not finite" });
+                    return Err(::routh::__private::SimError::InvalidParameter { name: #names, value: self.#params, reason: "it is not finite" });
                 }
             )*
             #(
                 if !(self.#coefficients >= 0.0) {
-                    return Err(::routh::runtime::SimError::InvalidParameter {
+                    return Err(::routh::__private::SimError::InvalidParameter {
                         name: #coefficient_names,
                         value: self.#coefficients,
                         reason: "a restitution coefficient must be >= 0",
@@ -99,7 +99,7 @@ fn check_parameters(models: &[Model]) -> TokenStream {
             )*
             #(
                 if !(0.0..=1.0).contains(&self.#alphas) {
-                    return Err(::routh::runtime::SimError::InvalidParameter {
+                    return Err(::routh::__private::SimError::InvalidParameter {
                         name: #alpha_names,
                         value: self.#alphas,
                         reason: "the α of the discrete rule must lie in [0, 1]",
@@ -108,7 +108,7 @@ fn check_parameters(models: &[Model]) -> TokenStream {
             )*
             #(
                 if self.#divisors == 0.0 {
-                    return Err(::routh::runtime::SimError::InvalidParameter {
+                    return Err(::routh::__private::SimError::InvalidParameter {
                         name: #divisor_names,
                         value: self.#divisors,
                         reason: "the model divides by it",
@@ -137,7 +137,7 @@ fn driven(model: &Model, vis: &syn::Visibility) -> TokenStream {
     let (n, d, k) = (model.dof(), model.layout.state_dim(), model.inputs.len());
     let name = &model.name;
     let view = crate::emit::codegen::driven_type(name);
-    let state = quote! { ::routh::nalgebra::SVector<f64, #d> };
+    let state = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
     let inputs: Vec<String> = model.inputs.iter().map(ToString::to_string).collect();
     let coords: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
     let (state_params, state_new) = crate::emit::codegen::state_arguments(model);
@@ -147,11 +147,11 @@ fn driven(model: &Model, vis: &syn::Visibility) -> TokenStream {
          accelerations, Jacobians, energy, …) and `VectorField`.",
         inputs.join(", ")
     );
-    let se = quote! { ::routh::runtime::SimError };
+    let se = quote! { ::routh::__private::SimError };
     quote! {
         #[doc = #view_doc]
         #[derive(Clone, Copy)]
-        #vis struct #view<'a>(pub &'a #name, pub ::routh::nalgebra::SVector<f64, #k>);
+        #vis struct #view<'a>(pub &'a #name, pub ::routh::__private::nalgebra::SVector<f64, #k>);
 
         #[automatically_derived]
         impl #name {
@@ -177,7 +177,7 @@ fn driven(model: &Model, vis: &syn::Visibility) -> TokenStream {
             /// The model at the input values `u`: the view with its whole API.
             #[must_use]
             pub fn driven(&self, u: [f64; #k]) -> #view<'_> {
-                #view(self, ::routh::nalgebra::SVector::from(u))
+                #view(self, ::routh::__private::nalgebra::SVector::from(u))
             }
 
             /// The linearisation x' ≈ F(t, x, u) + A δx + B δu about the state `x` and inputs `u`:
@@ -186,10 +186,10 @@ fn driven(model: &Model, vis: &syn::Visibility) -> TokenStream {
             /// # Errors
             /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at `x`.
             pub fn linearize(&self, t: f64, x: &#state, u: [f64; #k])
-                -> ::core::result::Result<::routh::runtime::Linearization<#d, #k>, ::routh::runtime::FieldError>
+                -> ::core::result::Result<::routh::__private::Linearization<#d, #k>, ::routh::__private::FieldError>
             {
                 let v = self.driven(u);
-                Ok(::routh::runtime::Linearization { a: v.jacobian(t, x)?, b: v.input_jacobian(t, x)? })
+                Ok(::routh::__private::Linearization { a: v.jacobian(t, x)?, b: v.input_jacobian(t, x)? })
             }
 
             /// Integrates from `x0` over `span` driven by `input`: constant values (`[f64; k]` or an
@@ -198,33 +198,33 @@ fn driven(model: &Model, vis: &syn::Visibility) -> TokenStream {
             /// # Errors
             /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state or
             /// input, singular mass matrix, step limit or invalid options.
-            pub fn simulate<I: ::routh::runtime::InputSignal<#d, #k>>(&self, x0: #state, span: ::core::ops::Range<f64>, input: I,
-                options: &::routh::runtime::Options) -> ::core::result::Result<::routh::runtime::Trajectory<#d>, #se>
+            pub fn simulate<I: ::routh::__private::InputSignal<#d, #k>>(&self, x0: #state, span: ::core::ops::Range<f64>, input: I,
+                options: &::routh::__private::Options) -> ::core::result::Result<::routh::__private::Trajectory<#d>, #se>
             {
                 self.check_parameters()?;
-                ::routh::runtime::integrate(&::routh::runtime::Driven::new(self, input), span, x0, &[], options)
+                ::routh::__private::integrate(&::routh::__private::Driven::new(self, input), span, x0, &[], options)
             }
 
             /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
             ///
             /// # Errors
             /// As [`Self::simulate`].
-            pub fn simulate_with_events<I: ::routh::runtime::InputSignal<#d, #k>>(&self, x0: #state, span: ::core::ops::Range<f64>,
-                input: I, events: &[::routh::runtime::Event<'_, #d>], options: &::routh::runtime::Options)
-                -> ::core::result::Result<::routh::runtime::Trajectory<#d>, #se>
+            pub fn simulate_with_events<I: ::routh::__private::InputSignal<#d, #k>>(&self, x0: #state, span: ::core::ops::Range<f64>,
+                input: I, events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::Options)
+                -> ::core::result::Result<::routh::__private::Trajectory<#d>, #se>
             {
                 self.check_parameters()?;
-                ::routh::runtime::integrate(&::routh::runtime::Driven::new(self, input), span, x0, events, options)
+                ::routh::__private::integrate(&::routh::__private::Driven::new(self, input), span, x0, events, options)
             }
         }
 
         #[automatically_derived]
-        impl ::routh::runtime::InputSystem<#d, #k> for #name {
+        impl ::routh::__private::InputSystem<#d, #k> for #name {
             #[inline]
-            fn field_with_input(&self, t: f64, x: &#state, u: &::routh::nalgebra::SVector<f64, #k>)
-                -> ::core::result::Result<#state, ::routh::runtime::FieldError>
+            fn field_with_input(&self, t: f64, x: &#state, u: &::routh::__private::nalgebra::SVector<f64, #k>)
+                -> ::core::result::Result<#state, ::routh::__private::FieldError>
             {
-                ::routh::runtime::VectorField::field(&#view(self, *u), t, x)
+                ::routh::__private::VectorField::field(&#view(self, *u), t, x)
             }
         }
     }
@@ -241,7 +241,7 @@ fn single(model: &Model) -> TokenStream {
     let check = check_parameters(std::slice::from_ref(model));
     let d = model.layout.state_dim();
     let name = &model.name;
-    let state = quote! { ::routh::nalgebra::SVector<f64, #d> };
+    let state = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
     let count = model.impacts.len();
     let names: Vec<String> = model.impacts.iter().map(|i| i.name.to_string()).collect();
     if model.impacts.is_empty() {
@@ -249,9 +249,9 @@ fn single(model: &Model) -> TokenStream {
         let (n, nm) = (model.dof(), model.dof() + m);
         let run = |events: TokenStream| {
             if m == 0 {
-                quote! { self.check_parameters()?; ::routh::runtime::integrate(self, span, x0, #events, options) }
+                quote! { self.check_parameters()?; ::routh::__private::integrate(self, span, x0, #events, options) }
             } else {
-                quote! { self.check_parameters()?; ::routh::runtime::constrained::integrate_constrained::<Self, #n, #d, #m, #nm>(self, span, x0, #events, options) }
+                quote! { self.check_parameters()?; ::routh::__private::constrained::integrate_constrained::<Self, #n, #d, #m, #nm>(self, span, x0, #events, options) }
             }
         };
         let (plain, with_events) = (run(quote!(&[])), run(quote!(events)));
@@ -272,8 +272,8 @@ fn single(model: &Model) -> TokenStream {
                 /// # Errors
                 /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
                 /// mass matrix, step limit or invalid options.
-                pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::Options)
-                    -> ::core::result::Result<::routh::runtime::Trajectory<#d>, ::routh::runtime::SimError>
+                pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::Options)
+                    -> ::core::result::Result<::routh::__private::Trajectory<#d>, ::routh::__private::SimError>
                 {
                     #plain
                 }
@@ -283,8 +283,8 @@ fn single(model: &Model) -> TokenStream {
                 /// # Errors
                 /// As [`Self::simulate`].
                 pub fn simulate_with_events(&self, x0: #state, span: ::core::ops::Range<f64>,
-                    events: &[::routh::runtime::Event<'_, #d>], options: &::routh::runtime::Options)
-                    -> ::core::result::Result<::routh::runtime::Trajectory<#d>, ::routh::runtime::SimError>
+                    events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::Options)
+                    -> ::core::result::Result<::routh::__private::Trajectory<#d>, ::routh::__private::SimError>
                 {
                     #with_events
                 }
@@ -303,11 +303,11 @@ fn single(model: &Model) -> TokenStream {
         /// # Errors
         /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
         /// mass matrix, step limit or invalid options.
-        pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::HybridOptions)
-            -> ::core::result::Result<::routh::runtime::HybridTrajectory<#d>, ::routh::runtime::SimError>
+        pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
+            -> ::core::result::Result<::routh::__private::HybridTrajectory<#d>, ::routh::__private::SimError>
         {
             self.check_parameters()?;
-            ::routh::runtime::simulate_hybrid(self, 0, x0, span, options)
+            ::routh::__private::simulate_hybrid(self, 0, x0, span, options)
         }
 
         /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output of
@@ -317,11 +317,11 @@ fn single(model: &Model) -> TokenStream {
         /// # Errors
         /// As [`Self::simulate`].
         pub fn simulate_with_events(&self, x0: #state, span: ::core::ops::Range<f64>,
-            events: &[::routh::runtime::Event<'_, #d>], options: &::routh::runtime::HybridOptions)
-            -> ::core::result::Result<::routh::runtime::HybridTrajectory<#d>, ::routh::runtime::SimError>
+            events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::HybridOptions)
+            -> ::core::result::Result<::routh::__private::HybridTrajectory<#d>, ::routh::__private::SimError>
         {
             self.check_parameters()?;
-            ::routh::runtime::simulate_hybrid_with_events(self, 0, x0, span, events, options)
+            ::routh::__private::simulate_hybrid_with_events(self, 0, x0, span, events, options)
         }
     };
     let table = ModeTable {
@@ -369,7 +369,7 @@ fn multi(system: &System) -> TokenStream {
     let dims: Vec<usize> = modes.iter().map(Model::dof).collect();
     let action = modes.iter().any(|m| m.layout.z.is_some());
     let dmax = dims.iter().map(|&n| state_dim(n, action)).max().unwrap_or(0);
-    let state = quote! { ::routh::nalgebra::SVector<f64, #dmax> };
+    let state = quote! { ::routh::__private::nalgebra::SVector<f64, #dmax> };
     let count = modes.len();
     let mut mode_names = Vec::new();
     let mut consts = Vec::new();
@@ -482,11 +482,11 @@ fn multi(system: &System) -> TokenStream {
             /// # Errors
             /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
             /// mass matrix, step limit, invalid mode or invalid options.
-            pub fn simulate(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::runtime::HybridOptions)
-                -> ::core::result::Result<::routh::runtime::HybridTrajectory<#dmax>, ::routh::runtime::SimError>
+            pub fn simulate(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
+                -> ::core::result::Result<::routh::__private::HybridTrajectory<#dmax>, ::routh::__private::SimError>
             {
                 self.check_parameters()?;
-                ::routh::runtime::simulate_hybrid(self, mode, x0, span, options)
+                ::routh::__private::simulate_hybrid(self, mode, x0, span, options)
             }
 
             /// Like [`Self::simulate`], locating the zero crossings of `events` (in every mode) on the
@@ -496,11 +496,11 @@ fn multi(system: &System) -> TokenStream {
             /// # Errors
             /// As [`Self::simulate`].
             pub fn simulate_with_events(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>,
-                events: &[::routh::runtime::Event<'_, #dmax>], options: &::routh::runtime::HybridOptions)
-                -> ::core::result::Result<::routh::runtime::HybridTrajectory<#dmax>, ::routh::runtime::SimError>
+                events: &[::routh::__private::Event<'_, #dmax>], options: &::routh::__private::HybridOptions)
+                -> ::core::result::Result<::routh::__private::HybridTrajectory<#dmax>, ::routh::__private::SimError>
             {
                 self.check_parameters()?;
-                ::routh::runtime::simulate_hybrid_with_events(self, mode, x0, span, events, options)
+                ::routh::__private::simulate_hybrid_with_events(self, mode, x0, span, events, options)
             }
         }
 

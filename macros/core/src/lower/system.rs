@@ -86,11 +86,12 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             symmetries: raw.symmetries.clone(),
             reductions: raw.reductions.clone(),
             discrete: raw.discrete.clone(),
+            krate: raw.krate.clone(),
         };
         let declared = Declared { parameters: &parameters, action: action.as_ref(), inputs: &inputs };
         let model = lower_model(cx, name, None, declared, &raw, &[])?;
         // A mistake anywhere (a non-`f64` field, a stray transition) leaves nothing to derive.
-        return (!cx.has_errors()).then(|| System::new(name.clone(), input.vis.clone(), vec![model]));
+        return (!cx.has_errors()).then(|| System::new(name.clone(), input.vis.clone(), raw.krate.clone(), vec![model]));
     }
     if let Some(i) = impacts.first() {
         cx.error(i.keyword.span(), "in a model with modes, declare each `impact(...)` inside its `mode(...)`");
@@ -148,6 +149,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 symmetries: Vec::new(),
                 reductions: Vec::new(),
                 discrete: Vec::new(),
+                krate: None,
             }
         })
         .collect();
@@ -193,7 +195,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     if cx.has_errors() {
         return None;
     }
-    Some(System::new(name.clone(), input.vis.clone(), modes))
+    Some(System::new(name.clone(), input.vis.clone(), raw.krate.clone(), modes))
 }
 
 /// The declared action variable: at most one `action(z)` item naming one variable.

@@ -1,0 +1,187 @@
+//! Golden expansions of representative models, one per capability, and the rule that generated
+//! code reaches routh only through its one door, `::routh::__private`.
+//!
+//! Each snapshot is the pretty-printed expansion in `tests/snapshots/<name>.expanded`. A change of
+//! the emitted code shows as a diff of these files; when it is intended, bless it:
+//!
+//! ```sh
+//! ROUTH_BLESS=1 cargo test -p routh-macros-core --test expansion
+//! ```
+
+use std::path::PathBuf;
+
+use proc_macro2::{TokenStream, TokenTree};
+
+/// The representative models: (snapshot name, derive input).
+const MODELS: &[(&str, &str)] = &[
+    (
+        "double_pendulum",
+        "#[mechanics(
+            coordinates(th1, th2),
+            define(x1 = l1 * th1.sin(), y1 = -l1 * th1.cos(), x2 = x1 + l2 * th2.sin(), y2 = y1 - l2 * th2.cos()),
+            lagrangian = m1 / 2 * (dot(x1).powi(2) + dot(y1).powi(2)) + m2 / 2 * (dot(x2).powi(2) + dot(y2).powi(2))
+                - g * (m1 * y1 + m2 * y2),
+            force(th1 = -b * dot(th1), th2 = -b * (dot(th2) - dot(th1))),
+        )]
+        pub struct DoublePendulum { pub m1: f64, pub m2: f64, pub l1: f64, pub l2: f64, pub g: f64, pub b: f64 }",
+    ),
+    (
+        "forced_oscillator",
+        "#[mechanics(coordinates(x), lagrangian = m / 2 * dot(x).powi(2) - k / 2 * x.powi(2), force(x = a * (w * t).cos()))]
+        struct Forced { m: f64, k: f64, a: f64, w: f64 }",
+    ),
+    (
+        "holonomic_pendulum",
+        "#[mechanics(
+            coordinates(x, y),
+            lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y,
+            holonomic(rod = x.powi(2) + y.powi(2) - l.powi(2)),
+        )]
+        struct Pendulum { m: f64, g: f64, l: f64 }",
+    ),
+    (
+        "rolling_disk",
+        "#[mechanics(
+            coordinates(x, y, th, phi),
+            lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) + i / 2 * dot(phi).powi(2) + j / 2 * dot(th).powi(2),
+            constraint(roll_x = dx - r * th.cos() * dphi, roll_y = dy - r * th.sin() * dphi),
+        )]
+        struct RollingDisk { m: f64, i: f64, j: f64, r: f64 }",
+    ),
+    (
+        "spinning_rod",
+        "#[mechanics(
+            coordinates(r, th),
+            lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(th)).powi(2)),
+            constraint(spin = dth - w * dt),
+        )]
+        struct Bead { m: f64, w: f64 }",
+    ),
+    (
+        "bouncing_ball",
+        "#[mechanics(coordinates(y), lagrangian = m / 2 * dot(y).powi(2) - m * g * y, impact(name = floor, guard = y, law = restitution(e)))]
+        struct Ball { m: f64, g: f64, e: f64 }",
+    ),
+    (
+        "rod_modes",
+        "#[mechanics(
+            coordinates(y, alpha),
+            lagrangian = m / 2 * (dot(y).powi(2) + (r * dot(alpha)).powi(2)) - m * g * y,
+            mode(left),
+            mode(right),
+            transition(left -> right, guard = y - l / 2 * alpha.sin(), law = restitution(1)),
+            transition(right -> left, guard = y + l / 2 * alpha.sin(), law = restitution(1)),
+        )]
+        struct Rod { m: f64, l: f64, r: f64, g: f64 }",
+    ),
+    (
+        "unilateral_ball",
+        "#[mechanics(coordinates(y), lagrangian = m / 2 * dot(y).powi(2) - m * g * y, unilateral(name = floor, guard = y, law = restitution(e)))]
+        struct Resting { m: f64, g: f64, e: f64 }",
+    ),
+    (
+        "kepler_routh",
+        "#[mechanics(
+            coordinates(r, phi),
+            lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(phi)).powi(2)) + k / r,
+            symmetry(cyclic(phi)),
+            reduce(routh(phi), name = Radial),
+        )]
+        struct Kepler { m: f64, k: f64 }",
+    ),
+    (
+        "discrete_sextic",
+        "#[mechanics(
+            coordinates(x, y),
+            define(s = x.powi(2) + y.powi(2)),
+            lagrangian = (dot(x).powi(2) + dot(y).powi(2)) / 2 - s * (s - 1).powi(2),
+            force(x = -kappa * dot(x), y = -kappa * dot(y)),
+            discrete(rule = midpoint),
+        )]
+        struct Sextic { kappa: f64 }",
+    ),
+    (
+        "contact_damped",
+        "#[mechanics(coordinates(x), action(z), lagrangian = m / 2 * dot(x).powi(2) - k / 2 * x.powi(2) - gamma * z)]
+        struct Damped { m: f64, k: f64, gamma: f64 }",
+    ),
+    (
+        "input_and_sensitivity",
+        "#[mechanics(coordinates(x), input(u), sensitivity(k), lagrangian = m / 2 * dot(x).powi(2) - k / 2 * x.powi(2), force(x = u))]
+        struct Pushed { m: f64, k: f64 }",
+    ),
+    (
+        "renamed_crate",
+        "#[mechanics(crate = ::my::routh, coordinates(x), lagrangian = m / 2 * dot(x).powi(2) - k / 2 * x.powi(2), jacobian)]
+        struct Spring { m: f64, k: f64 }",
+    ),
+];
+
+fn expand(src: &str) -> TokenStream {
+    routh_macros_core::try_expand(src.parse().expect("model tokens")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Every path through `routh` in `tokens`, as the two segments after it (`__private`, `FieldError`).
+fn routh_paths(tokens: TokenStream, out: &mut Vec<String>) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Group(g) => routh_paths(g.stream(), out),
+            TokenTree::Ident(id) if id == "routh" => {
+                let next: String = trees[i + 1..].iter().take(3).map(ToString::to_string).collect();
+                out.push(next);
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn generated_code_reaches_routh_only_through_its_door() {
+    for (name, src) in MODELS.iter().filter(|(n, _)| *n != "renamed_crate") {
+        let mut paths = Vec::new();
+        routh_paths(expand(src), &mut paths);
+        assert!(!paths.is_empty(), "{name}: the expansion names routh");
+        let other: Vec<&String> = paths.iter().filter(|p| !p.starts_with("::__private")).collect();
+        assert!(other.is_empty(), "{name}: generated code names routh paths other than `::routh::__private`: {other:?}");
+    }
+}
+
+#[test]
+fn a_renamed_crate_is_named_by_its_path_and_routh_never() {
+    let (_, src) = MODELS.iter().find(|(n, _)| *n == "renamed_crate").unwrap();
+    let out = expand(src);
+    let mut paths = Vec::new();
+    routh_paths(out.clone(), &mut paths);
+    // `::my::routh::__private`: the user's path (whose last segment is `routh` here) and the door.
+    assert!(paths.iter().all(|p| p.starts_with("::__private")), "{paths:?}");
+    let text = out.to_string();
+    assert!(text.contains(":: my :: routh :: __private :: FieldError"), "the user's path is used");
+    assert!(!text.contains("& :: routh ::") && !text.contains("< :: routh ::"), "no path from the default root");
+    // The same model at the default path differs only by the root.
+    let default = expand(&src.replace("crate = ::my::routh, ", "")).to_string();
+    assert_eq!(text.replace(":: my :: routh ::", ":: routh ::"), default);
+}
+
+#[test]
+fn expansions_match_their_snapshots() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    let bless = std::env::var_os("ROUTH_BLESS").is_some();
+    let mut stale = Vec::new();
+    for (name, src) in MODELS {
+        let file: syn::File = syn::parse2(expand(src)).expect("the expansion is Rust items");
+        let text = prettyplease::unparse(&file);
+        let path = dir.join(format!("{name}.expanded"));
+        if bless {
+            std::fs::write(&path, &text).expect("snapshot written");
+        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            std::fs::write(dir.join(format!("{name}.expanded.new")), &text).expect("new expansion written");
+            stale.push(*name);
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "the expansions of {stale:?} differ from tests/snapshots/<name>.expanded (the new ones are beside them as \
+         .expanded.new: diff them; if the change is intended, bless it with ROUTH_BLESS=1)"
+    );
+}
