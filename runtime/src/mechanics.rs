@@ -414,7 +414,7 @@ fn saddle_point<const N: usize, const K: usize, const NK: usize>(
 
 /// The solved constrained equations of motion at one state (see [`constrained`]).
 #[derive(Debug, Clone, Copy)]
-pub struct Constrained<const N: usize, const M: usize, const NM: usize> {
+pub struct ConstrainedSolution<const N: usize, const M: usize, const NM: usize> {
     /// Accelerations q̈.
     pub accelerations: SVector<f64, N>,
     /// Multipliers λ: the constraint force is Aᵀλ.
@@ -452,9 +452,9 @@ pub fn constrained<const N: usize, const M: usize, const NM: usize>(
     f: SVector<f64, N>,
     bias: SVector<f64, M>,
     rows: &'static [&'static str],
-) -> Result<Constrained<N, M, NM>, FieldError> {
+) -> Result<ConstrainedSolution<N, M, NM>, FieldError> {
     let (sol, kkt) = saddle_point::<N, M, NM>(t, &m, &a, &f, &(-bias), rows)?;
-    Ok(Constrained {
+    Ok(ConstrainedSolution {
         accelerations: SVector::from_fn(|i, _| sol[i]),
         multipliers: SVector::from_fn(|r, _| sol[N + r]),
         kkt,
@@ -463,7 +463,7 @@ pub fn constrained<const N: usize, const M: usize, const NM: usize>(
     })
 }
 
-impl<const N: usize, const M: usize, const NM: usize> Constrained<N, M, NM> {
+impl<const N: usize, const M: usize, const NM: usize> ConstrainedSolution<N, M, NM> {
     /// `∂F/∂x` of the constrained first-order field from `∂R/∂x` of the saddle-point residual
     /// R = (M q̈ − Aᵀλ − f, A q̈ + c) at the solution (`dr_dx`, `(N + M) × D`):
     /// `∂(q̈, λ)/∂x = −K⁻¹ ∂R/∂x`, reusing the factorisation.
@@ -477,7 +477,7 @@ impl<const N: usize, const M: usize, const NM: usize> Constrained<N, M, NM> {
     }
 }
 
-impl<const N: usize, const M: usize, const NM: usize> Constrained<N, M, NM> {
+impl<const N: usize, const M: usize, const NM: usize> ConstrainedSolution<N, M, NM> {
     /// The accelerations' sensitivities ∂q̈/∂w to quantities w outside the state (inputs,
     /// parameters), from ∂R/∂w of the saddle-point residual: the first N rows of −K⁻¹ ∂R/∂w.
     ///

@@ -15,6 +15,7 @@ use quote::{format_ident, quote};
 use symbolic::Expr;
 
 use crate::derive::Derived;
+use crate::derive::constraint::ConstraintEquations;
 use crate::derive::euler_lagrange::Equations;
 use crate::emit::codegen::{Owner, allow_generated, body_into, square_matrix, state_arguments, symbol_tokens, symmetric_matrix};
 use crate::model::Model;
@@ -48,9 +49,6 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
     let owner = Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
     let coord_names: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
-    let q_disp: Vec<String> = model.layout.q.iter().map(|&s| display_name(model, s)).collect();
-    let v_disp: Vec<String> = model.layout.qd.iter().map(|&s| display_name(model, s)).collect();
-    let coords_list = q_disp.join(", ");
 
     let none = TokenStream::new();
     let mut parts: Vec<TokenStream> = Vec::new();
@@ -77,87 +75,9 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
     let (p_stmts, p_vals) = straight_line(&eq.momenta, "__routh_momenta", &none, &none);
 
     let dyn_fn = format_ident!("__routh_dynamics");
-    let jac_doc = if eq.contact.is_some() {
-        " Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f, L) over x = (q, q̇, z), from symbolic \
-          derivatives: with g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once), and the row of ż = L is ∂L/∂x \
-          (see [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
-    } else {
-        " Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f), from symbolic derivatives: with \
-          g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once, see \
-          [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
-    };
-    let jac_fn = format_ident!("__routh_residual_jacobian");
     let allow = allow_generated();
-    // Accelerations and the field Jacobian: of the unconstrained system (M q̈ = f), or of the
-    // constrained one (the saddle-point system of `emit::constraint`).
-    let (acc_method, jac_method, constraint_items, constraint_impl) = match constraints {
-        Some(ce) => {
-            let items = crate::emit::constraint::emit(model, ce, &mut parts, &dyn_fn);
-            (items.accelerations, items.jacobian, items.methods, items.trait_impl)
-        }
-        None if !model.field_jacobian => {
-            let acc = accelerations_method(n, d, &dyn_fn);
-            let sensitivities = sensitivity_items(model, eq, &mut parts, &dyn_fn);
-            (acc, TokenStream::new(), sensitivities, TokenStream::new())
-        }
-        None => {
-            // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major), and ∂g/∂z of a contact model.
-            let mut jac_out: Vec<Expr> = eq.dg_dq.iter().flatten().copied().collect();
-            jac_out.extend(eq.dg_dv.iter().flatten().copied());
-            if let Some(c) = &eq.contact {
-                jac_out.extend(&c.dg_dz);
-            }
-            let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
-            let a_arg = quote! { a, };
-            let (jac_stmts, jac_vals) = body_into(model, &mut parts, &jac_out, "__routh_residual_jacobian", &a_param, &a_arg);
-            let gq = square_matrix(n, &jac_vals[..n * n]);
-            let gv = square_matrix(n, &jac_vals[n * n..2 * n * n]);
-            let gz = &jac_vals[2 * n * n..];
-            let (jac_ret_ty, jac_ret, jac_bind, jac_finish) = if eq.contact.is_some() {
-                (
-                    quote! { (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SVector<f64, #n>) },
-                    quote! { (#gq, #gv, ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#gz),*])) },
-                    quote! { let (gq, gv, gz) = self.#jac_fn(t, x, &a); },
-                    quote! { ::routh::__private::mechanics::contact_jacobian(t, &factor, gq, gv, gz, &self.__routh_lagrangian_gradient(t, x)) },
-                )
-            } else {
-                (
-                    quote! { (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>) },
-                    quote! { (#gq, #gv) },
-                    quote! { let (gq, gv) = self.#jac_fn(t, x, &a); },
-                    quote! { ::routh::__private::mechanics::first_order_jacobian(t, &factor, gq, gv) },
-                )
-            };
-            let acc = accelerations_method(n, d, &dyn_fn);
-            let jac = quote! {
-                /// ∂g/∂q and ∂g/∂q̇ (and ∂g/∂z of a contact model) for the residual g = f − M a (used by
-                /// [`Self::jacobian`]).
-                #allow
-                fn #jac_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, a: &::routh::__private::nalgebra::SVector<f64, #n>)
-                    -> #jac_ret_ty
-                {
-                    #(#jac_stmts)*
-                    #jac_ret
-                }
-
-                #[doc = #jac_doc]
-                ///
-                /// # Errors
-                /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
-                pub fn jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-                    -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError>
-                {
-                    let (m, f) = self.#dyn_fn(t, x);
-                    let factor = ::routh::__private::mechanics::factor_mass(t, m)?;
-                    let a = factor.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
-                    #jac_bind
-                    #jac_finish
-                }
-            };
-            let sensitivities = sensitivity_items(model, eq, &mut parts, &dyn_fn);
-            (acc, jac, sensitivities, TokenStream::new())
-        }
-    };
+    let (acc_method, jac_method, constraint_items, constraint_impl) =
+        accelerations_and_jacobian(model, eq, constraints.as_ref(), &mut parts, &dyn_fn);
 
     let symmetry_items = crate::emit::symmetry::methods(model, symmetries, &mut parts);
     let (discrete_items, discrete_impl) = match discrete {
@@ -169,97 +89,17 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
     // see `emit::system`).
     let simulate_items = crate::emit::impact::methods(model, eq, impacts, dofs, &mut parts);
 
-    // Documentation.
-    let m_entries =
-        (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).map(|(i, j)| (format!("M[{},{}]", i + 1, j + 1), eq.mass[i][j]));
-    let m_lines = formula_lines(model, m_entries.collect());
-    let m_doc = doc_block(
-        &format!(
-            "Mass matrix M(t, q, q̇) = ∂²L/∂q̇², symmetric, in the coordinates q = ({coords_list}) (indices from 1; \
-             the lower triangle mirrors the upper)."
-        ),
-        &m_lines,
-    );
-    let f_lines = formula_lines(model, (0..n).map(|i| (format!("f[{}]", i + 1), eq.forcing[i])).collect());
-    let z_name = model.action.as_ref().map(ToString::to_string).unwrap_or_default();
-    let f_doc = match &eq.contact {
-        None => doc_block(
-            "Right-hand side f of the equations of motion M q̈ = f, where fᵢ = ∂L/∂qᵢ − Σⱼ ∂²L/∂q̇ᵢ∂qⱼ q̇ⱼ − ∂²L/∂q̇ᵢ∂t + Qᵢ \
-             (Q is the generalized force).",
-            &f_lines,
-        ),
-        Some(c) => {
-            let coupling = if c.decoupled {
-                format!(
-                    "Here ∂f/∂{z_name} = ∂M/∂{z_name} = 0: **`{z_name}` decouples** — (q, q̇) evolve without it and `{z_name}` is \
-                     the quadrature of L along them."
-                )
-            } else {
-                format!("Here the equations of (q, q̇) depend on `{z_name}`.")
-            };
-            doc_block(
-                &format!(
-                    "Right-hand side f of the Herglotz equations M q̈ = f of the contact Lagrangian L(t, q, q̇, {z_name}): \
-                     d/dt ∂L/∂q̇ − ∂L/∂q = ∂L/∂{z_name} · ∂L/∂q̇ + Q with d{z_name}/dt = L, so (full z-dependence) \
-                     fᵢ = ∂L/∂qᵢ − Σⱼ ∂²L/∂q̇ᵢ∂qⱼ q̇ⱼ − ∂²L/∂q̇ᵢ∂t − ∂²L/∂q̇ᵢ∂{z_name} · L + ∂L/∂q̇ᵢ · ∂L/∂{z_name} + Qᵢ. {coupling}"
-                ),
-                &f_lines,
-            )
-        }
-    };
-    let l_doc = match &model.action {
-        None => doc_block("The Lagrangian L(t, q, q̇).", &[("L".into(), formula(model, model.lagrangian))]),
-        Some(z) => doc_block(
-            &format!("The contact Lagrangian L(t, q, q̇, {z}); it is also the rate of the action, d{z}/dt = L."),
-            &[("L".into(), formula(model, model.lagrangian))],
-        ),
-    };
-    let e_doc = match &eq.contact {
-        None => doc_block(
-            "Energy E = q̇·∂L/∂q̇ − L. Along solutions dE/dt = Q·q̇ − ∂L/∂t (see [`Self::power`]).",
-            &[("E".into(), formula(model, eq.energy)), ("∂L/∂t".into(), formula(model, eq.dl_dt))],
-        ),
-        Some(c) => {
-            let closed = if c.constant_rate {
-                format!(
-                    " ∂L/∂{z_name} = c is constant, so without forces E(t) = E(t₀)·e^(c (t − t₀)): c < 0 dissipates, c > 0 \
-                     feeds energy in."
-                )
-            } else {
-                String::new()
-            };
-            doc_block(
-                &format!(
-                    "Energy E_L = q̇·∂L/∂q̇ − L of the contact Lagrangian. It is not conserved: along solutions \
-                     dE/dt = ∂L/∂{z_name} · E + Q·q̇ − ∂L/∂t (see [`Self::energy_rate`]), so without forces \
-                     E(t) = E(t₀)·exp(∫ ∂L/∂{z_name} dt) and E never changes sign.{closed} Impacts keep q and {z_name}: only the \
-                     kinetic part jumps."
-                ),
-                &[("E".into(), formula(model, eq.energy)), ("∂L/∂t".into(), formula(model, eq.dl_dt))],
-            )
-        }
-    };
-    let p_lines =
-        formula_lines(model, (0..n).map(|i| (format!("p[{}] (conjugate to {})", i + 1, q_disp[i]), eq.momenta[i])).collect());
-    let p_doc = doc_block("Generalized momenta p = ∂L/∂q̇.", &p_lines);
-    let pw_doc = doc_block(
-        "Power of the generalized forces, Q·q̇. With ∂L/∂t = 0 it equals dE/dt along solutions.",
-        &[("Q·q̇".into(), formula(model, eq.power))],
-    );
-    let q_lines: Vec<(String, String)> = (0..n).map(|i| (format!("Q[{}]", i + 1), formula(model, model.force[i]))).collect();
-    let q_doc = doc_block("Generalized force one-form Q = Σ Qᵢ dqᵢ, as declared.", &q_lines);
-    let state_doc = match &model.action {
-        None => format!(" The state x = (q, q̇) = ({coords_list}, {}) from positions and velocities.", v_disp.join(", ")),
-        Some(z) => format!(
-            " The state x = (q, q̇, {z}) = ({coords_list}, {}, {z}) from positions, velocities and the action `{z}`.",
-            v_disp.join(", ")
-        ),
-    };
-    let dim_doc = if model.action.is_some() {
-        " Dimension of the first-order state x = (q, q̇, z), 2n + 1."
-    } else {
-        " Dimension of the first-order state x = (q, q̇), 2n."
-    };
+    let Docs {
+        mass: m_doc,
+        forcing: f_doc,
+        lagrangian: l_doc,
+        energy: e_doc,
+        momenta: p_doc,
+        power: pw_doc,
+        force: q_doc,
+        state: state_doc,
+        dim: dim_doc,
+    } = docs(model, eq);
     let (state_params, state_new) = state_arguments(model);
     let (field_from, contact_items) = contact_items(model, eq, &mut parts);
 
@@ -386,6 +226,224 @@ pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
                 let a = self.accelerations(t, x)?;
                 Ok(self.__routh_field_from(t, x, &a))
             }
+        }
+    }
+}
+
+/// The rustdoc of a model's own items, each with its derived formulas.
+struct Docs {
+    mass: TokenStream,
+    forcing: TokenStream,
+    lagrangian: TokenStream,
+    energy: TokenStream,
+    momenta: TokenStream,
+    power: TokenStream,
+    force: TokenStream,
+    state: String,
+    dim: &'static str,
+}
+
+fn docs(model: &Model, eq: &Equations) -> Docs {
+    let n = model.dof();
+    let q_disp: Vec<String> = model.layout.q.iter().map(|&s| display_name(model, s)).collect();
+    let v_disp: Vec<String> = model.layout.qd.iter().map(|&s| display_name(model, s)).collect();
+    let coords_list = q_disp.join(", ");
+    let m_entries =
+        (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).map(|(i, j)| (format!("M[{},{}]", i + 1, j + 1), eq.mass[i][j]));
+    let m_lines = formula_lines(model, m_entries.collect());
+    let m_doc = doc_block(
+        &format!(
+            "Mass matrix M(t, q, q̇) = ∂²L/∂q̇², symmetric, in the coordinates q = ({coords_list}) (indices from 1; \
+             the lower triangle mirrors the upper)."
+        ),
+        &m_lines,
+    );
+    let f_lines = formula_lines(model, (0..n).map(|i| (format!("f[{}]", i + 1), eq.forcing[i])).collect());
+    let z_name = model.action.as_ref().map(ToString::to_string).unwrap_or_default();
+    let f_doc = match &eq.contact {
+        None => doc_block(
+            "Right-hand side f of the equations of motion M q̈ = f, where fᵢ = ∂L/∂qᵢ − Σⱼ ∂²L/∂q̇ᵢ∂qⱼ q̇ⱼ − ∂²L/∂q̇ᵢ∂t + Qᵢ \
+             (Q is the generalized force).",
+            &f_lines,
+        ),
+        Some(c) => {
+            let coupling = if c.decoupled {
+                format!(
+                    "Here ∂f/∂{z_name} = ∂M/∂{z_name} = 0: **`{z_name}` decouples** — (q, q̇) evolve without it and `{z_name}` is \
+                     the quadrature of L along them."
+                )
+            } else {
+                format!("Here the equations of (q, q̇) depend on `{z_name}`.")
+            };
+            doc_block(
+                &format!(
+                    "Right-hand side f of the Herglotz equations M q̈ = f of the contact Lagrangian L(t, q, q̇, {z_name}): \
+                     d/dt ∂L/∂q̇ − ∂L/∂q = ∂L/∂{z_name} · ∂L/∂q̇ + Q with d{z_name}/dt = L, so (full z-dependence) \
+                     fᵢ = ∂L/∂qᵢ − Σⱼ ∂²L/∂q̇ᵢ∂qⱼ q̇ⱼ − ∂²L/∂q̇ᵢ∂t − ∂²L/∂q̇ᵢ∂{z_name} · L + ∂L/∂q̇ᵢ · ∂L/∂{z_name} + Qᵢ. {coupling}"
+                ),
+                &f_lines,
+            )
+        }
+    };
+    let l_doc = match &model.action {
+        None => doc_block("The Lagrangian L(t, q, q̇).", &[("L".into(), formula(model, model.lagrangian))]),
+        Some(z) => doc_block(
+            &format!("The contact Lagrangian L(t, q, q̇, {z}); it is also the rate of the action, d{z}/dt = L."),
+            &[("L".into(), formula(model, model.lagrangian))],
+        ),
+    };
+    let e_doc = match &eq.contact {
+        None => doc_block(
+            "Energy E = q̇·∂L/∂q̇ − L. Along solutions dE/dt = Q·q̇ − ∂L/∂t (see [`Self::power`]).",
+            &[("E".into(), formula(model, eq.energy)), ("∂L/∂t".into(), formula(model, eq.dl_dt))],
+        ),
+        Some(c) => {
+            let closed = if c.constant_rate {
+                format!(
+                    " ∂L/∂{z_name} = c is constant, so without forces E(t) = E(t₀)·e^(c (t − t₀)): c < 0 dissipates, c > 0 \
+                     feeds energy in."
+                )
+            } else {
+                String::new()
+            };
+            doc_block(
+                &format!(
+                    "Energy E_L = q̇·∂L/∂q̇ − L of the contact Lagrangian. It is not conserved: along solutions \
+                     dE/dt = ∂L/∂{z_name} · E + Q·q̇ − ∂L/∂t (see [`Self::energy_rate`]), so without forces \
+                     E(t) = E(t₀)·exp(∫ ∂L/∂{z_name} dt) and E never changes sign.{closed} Impacts keep q and {z_name}: only the \
+                     kinetic part jumps."
+                ),
+                &[("E".into(), formula(model, eq.energy)), ("∂L/∂t".into(), formula(model, eq.dl_dt))],
+            )
+        }
+    };
+    let p_lines =
+        formula_lines(model, (0..n).map(|i| (format!("p[{}] (conjugate to {})", i + 1, q_disp[i]), eq.momenta[i])).collect());
+    let p_doc = doc_block("Generalized momenta p = ∂L/∂q̇.", &p_lines);
+    let pw_doc = doc_block(
+        "Power of the generalized forces, Q·q̇. With ∂L/∂t = 0 it equals dE/dt along solutions.",
+        &[("Q·q̇".into(), formula(model, eq.power))],
+    );
+    let q_lines: Vec<(String, String)> = (0..n).map(|i| (format!("Q[{}]", i + 1), formula(model, model.force[i]))).collect();
+    let q_doc = doc_block("Generalized force one-form Q = Σ Qᵢ dqᵢ, as declared.", &q_lines);
+    let state_doc = match &model.action {
+        None => format!(" The state x = (q, q̇) = ({coords_list}, {}) from positions and velocities.", v_disp.join(", ")),
+        Some(z) => format!(
+            " The state x = (q, q̇, {z}) = ({coords_list}, {}, {z}) from positions, velocities and the action `{z}`.",
+            v_disp.join(", ")
+        ),
+    };
+    let dim_doc = if model.action.is_some() {
+        " Dimension of the first-order state x = (q, q̇, z), 2n + 1."
+    } else {
+        " Dimension of the first-order state x = (q, q̇), 2n."
+    };
+    Docs {
+        mass: m_doc,
+        forcing: f_doc,
+        lagrangian: l_doc,
+        energy: e_doc,
+        momenta: p_doc,
+        power: pw_doc,
+        force: q_doc,
+        state: state_doc,
+        dim: dim_doc,
+    }
+}
+
+/// How the model's accelerations and field Jacobian are obtained (the dynamics contract of the
+/// generated code): the unconstrained system M q̈ = f solved through the runtime's mass factor, or
+/// the constrained one (the saddle-point system of [`crate::emit::constraint`]). Returns the
+/// `accelerations` and `jacobian` methods, the constraint or sensitivity methods, and the
+/// constrained system's trait impl.
+fn accelerations_and_jacobian(
+    model: &Model,
+    eq: &Equations,
+    constraints: Option<&ConstraintEquations>,
+    parts: &mut Vec<TokenStream>,
+    dyn_fn: &syn::Ident,
+) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
+    let n = model.dof();
+    let d = model.layout.state_dim();
+    let jac_doc = if eq.contact.is_some() {
+        " Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f, L) over x = (q, q̇, z), from symbolic \
+          derivatives: with g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once), and the row of ż = L is ∂L/∂x \
+          (see [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
+    } else {
+        " Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f), from symbolic derivatives: with \
+          g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once, see \
+          [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
+    };
+    let jac_fn = format_ident!("__routh_residual_jacobian");
+    let allow = allow_generated();
+    // Accelerations and the field Jacobian: of the unconstrained system (M q̈ = f), or of the
+    // constrained one (the saddle-point system of `emit::constraint`).
+    match constraints {
+        Some(ce) => {
+            let items = crate::emit::constraint::emit(model, ce, parts, dyn_fn);
+            (items.accelerations, items.jacobian, items.methods, items.trait_impl)
+        }
+        None if !model.field_jacobian => {
+            let acc = accelerations_method(n, d, dyn_fn);
+            let sensitivities = sensitivity_items(model, eq, parts, dyn_fn);
+            (acc, TokenStream::new(), sensitivities, TokenStream::new())
+        }
+        None => {
+            // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major), and ∂g/∂z of a contact model.
+            let mut jac_out: Vec<Expr> = eq.dg_dq.iter().flatten().copied().collect();
+            jac_out.extend(eq.dg_dv.iter().flatten().copied());
+            if let Some(c) = &eq.contact {
+                jac_out.extend(&c.dg_dz);
+            }
+            let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
+            let a_arg = quote! { a, };
+            let (jac_stmts, jac_vals) = body_into(model, parts, &jac_out, "__routh_residual_jacobian", &a_param, &a_arg);
+            let gq = square_matrix(n, &jac_vals[..n * n]);
+            let gv = square_matrix(n, &jac_vals[n * n..2 * n * n]);
+            let gz = &jac_vals[2 * n * n..];
+            let (jac_ret_ty, jac_ret, jac_bind, jac_finish) = if eq.contact.is_some() {
+                (
+                    quote! { (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SVector<f64, #n>) },
+                    quote! { (#gq, #gv, ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#gz),*])) },
+                    quote! { let (gq, gv, gz) = self.#jac_fn(t, x, &a); },
+                    quote! { ::routh::__private::mechanics::contact_jacobian(t, &factor, gq, gv, gz, &self.__routh_lagrangian_gradient(t, x)) },
+                )
+            } else {
+                (
+                    quote! { (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>) },
+                    quote! { (#gq, #gv) },
+                    quote! { let (gq, gv) = self.#jac_fn(t, x, &a); },
+                    quote! { ::routh::__private::mechanics::first_order_jacobian(t, &factor, gq, gv) },
+                )
+            };
+            let acc = accelerations_method(n, d, dyn_fn);
+            let jac = quote! {
+                /// ∂g/∂q and ∂g/∂q̇ (and ∂g/∂z of a contact model) for the residual g = f − M a (used by
+                /// [`Self::jacobian`]).
+                #allow
+                fn #jac_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, a: &::routh::__private::nalgebra::SVector<f64, #n>)
+                    -> #jac_ret_ty
+                {
+                    #(#jac_stmts)*
+                    #jac_ret
+                }
+
+                #[doc = #jac_doc]
+                ///
+                /// # Errors
+                /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
+                pub fn jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+                    -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError>
+                {
+                    let (m, f) = self.#dyn_fn(t, x);
+                    let factor = ::routh::__private::mechanics::factor_mass(t, m)?;
+                    let a = factor.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
+                    #jac_bind
+                    #jac_finish
+                }
+            };
+            let sensitivities = sensitivity_items(model, eq, parts, dyn_fn);
+            (acc, jac, sensitivities, TokenStream::new())
         }
     }
 }
