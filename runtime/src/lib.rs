@@ -48,28 +48,21 @@
 // `!(a > b)` is used on purpose throughout: unlike `a <= b` it is also true for NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
-pub mod constrained;
-pub mod continuation;
-pub mod discrete;
-pub mod dopri5;
-pub mod ensemble;
+// The layers, from the bottom: the ODE engine (one step loop, methods, events, dense output),
+// mechanics (state layout, mass factors, saddle points, projection, reduction, variational
+// integrators), hybrid systems, analysis (variational equations, periodic orbits, continuation,
+// ensembles). Each layer uses only the ones below it.
+pub mod analysis;
 pub mod error;
-pub mod events;
-pub mod field;
 pub mod hybrid;
-pub mod input;
-pub mod integrate;
-pub mod linalg;
 pub mod mechanics;
-pub mod monitor;
-pub mod options;
-pub mod periodic;
-pub mod reduction;
-pub mod state;
-pub mod stepper;
-pub mod trajectory;
-pub mod variational;
-pub mod zeno;
+pub mod ode;
+
+// The modules users name by path, at the top as before.
+pub use analysis::{continuation, ensemble, periodic, variational};
+pub use hybrid::zeno;
+pub use mechanics::{constrained, discrete, input, linalg, reduction};
+pub use ode::{dopri5, events, field, integrate, monitor, options, state, stepper, trajectory};
 
 pub use nalgebra;
 

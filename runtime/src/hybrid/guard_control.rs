@@ -5,7 +5,7 @@ use nalgebra::SVector;
 
 use super::{HybridOptions, HybridSystem};
 use crate::error::SimError;
-use crate::stepper::{StepControl, Trial, Verdict};
+use crate::ode::stepper::{StepControl, Trial, Verdict};
 
 /// Quartic through `g(0), g(¼), …, g(1)` evaluated at `θ = ⅛, ⅜, ⅝, ⅞` (weights × 128).
 const MID_WEIGHTS: [[f64; 5]; 4] = [

@@ -13,7 +13,7 @@
 //! [`crate::integrate()`] (same tolerances, [`Options`](crate::Options)). Every guard is a terminal event with
 //! [`crate::Direction::Falling`], located on the dense output to
 //! [`Options::event_tolerance`](crate::Options::event_tolerance) (`~1e-12`) in `t`, with the double-crossing safeguard of
-//! [`crate::events`].
+//! [`crate::ode::events`].
 //!
 //! **Guard-resolution step control.** The ODE error control only looks at the state: a guard
 //! with fast dynamics of its own — the end of a spinning rod, `h = y − (L/2) sin α` with
@@ -77,7 +77,7 @@
 //!
 //! **Arming.** A guard that is in contact but not approaching is not fired again at the
 //! restart time: a crossing is only reported once `h` has been strictly positive (the event
-//! rules of [`crate::events`]: a value of exactly zero has no side, a negative one must first
+//! rules of [`crate::ode::events`]: a value of exactly zero has no side, a negative one must first
 //! become positive). For a guard leaving contact (`h ≤ 0 < ḣ` at the restart) the first step
 //! is shortened until `h` is positive at its first event sample, so that even a tiny bounce —
 //! up and back down within a fraction of the step the integrator would like to take — is
@@ -93,7 +93,7 @@
 //!
 //! # Zeno behaviour
 //!
-//! Impact instants are fed to the detector of [`crate::zeno`]; when the inter-impact intervals
+//! Impact instants are fed to the detector of [`crate::hybrid::zeno`]; when the inter-impact intervals
 //! shrink geometrically (or fall below a floor) the simulation ends with [`HybridStop::Zeno`],
 //! reporting the accumulation time estimated from the geometric tail.
 //!
@@ -104,7 +104,7 @@
 //! state after the last impact, the result is carried through the completing mode over the rest
 //! of the tail to the estimated accumulation time, and the run continues from there (one
 //! [`ImpactRecord`] at the accumulation time, whose `pre` is the state after the last impact;
-//! output times inside the unresolved tail are skipped). [`ZenoOptions::complete`](crate::zeno::ZenoOptions::complete) turns this off.
+//! output times inside the unresolved tail are skipped). [`ZenoOptions::complete`](crate::hybrid::zeno::ZenoOptions::complete) turns this off.
 //!
 //! # Output
 //!
@@ -162,16 +162,17 @@ mod guard_control;
 mod options;
 mod records;
 mod segment;
+pub mod zeno;
 
 use std::ops::Range;
 
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::{FieldError, SimError};
-use crate::events::Event;
-use crate::options::Schedule;
-use crate::trajectory::Stats;
-use crate::zeno::ZenoMonitor;
+use crate::hybrid::zeno::ZenoMonitor;
+use crate::ode::events::Event;
+use crate::ode::options::Schedule;
+use crate::ode::trajectory::Stats;
 
 pub use options::HybridOptions;
 use records::Samples;
@@ -223,7 +224,7 @@ pub trait HybridSystem<const D: usize> {
     /// The projection of `x` onto `mode`'s constraints, for drift control after every step when
     /// [`Options::projection`](crate::Options::projection) is on; `None` (the default) for a
     /// mode without constraints. Generated models project with the kinetic metric
-    /// ([`crate::constrained::project`]).
+    /// ([`crate::mechanics::constrained::project`]).
     ///
     /// # Errors
     /// A [`FieldError`] if the projection is singular.
@@ -258,12 +259,12 @@ pub trait HybridSystem<const D: usize> {
     /// # Errors
     /// A [`FieldError`] from the field.
     fn mode_jacobian(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
-        crate::field::jacobian_fd(&segment::ModeField { sys: self, mode }, t, x, crate::field::FD_STEP)
+        crate::ode::field::jacobian_fd(&segment::ModeField { sys: self, mode }, t, x, crate::ode::field::FD_STEP)
     }
 
     /// The dimension of `mode`'s own state: the mode uses the prefix `x[..n]` of the padded
     /// state (default `D`; generated systems give each mode's chart dimension). Periodic-orbit
-    /// problems ([`crate::periodic::MultipleShooting`]) take only these entries as unknowns.
+    /// problems ([`crate::analysis::periodic::MultipleShooting`]) take only these entries as unknowns.
     fn mode_dimension(&self, mode: usize) -> usize {
         let _ = mode;
         D
@@ -273,7 +274,7 @@ pub trait HybridSystem<const D: usize> {
     /// dissipative embedding f̃ = f + ξ∇H of periodic-orbit continuation). Generated systems
     /// return the exact one; the default is central finite differences.
     fn mode_energy_gradient(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> SVector<f64, D> {
-        crate::field::gradient_fd(|y| self.mode_energy(mode, t, y), x)
+        crate::ode::field::gradient_fd(|y| self.mode_energy(mode, t, y), x)
     }
 
     /// The Hessian `∇²H` of [`mode_energy`](Self::mode_energy) (the variational equations of the
@@ -282,13 +283,14 @@ pub trait HybridSystem<const D: usize> {
     fn mode_energy_hessian(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> SMatrix<f64, D, D> {
         let gradient =
             |_t: f64, y: &SVector<f64, D>| -> Result<SVector<f64, D>, FieldError> { Ok(self.mode_energy_gradient(mode, t, y)) };
-        crate::field::jacobian_fd(&gradient, t, x, crate::field::FD_STEP).unwrap_or_else(|_| SMatrix::from_element(f64::NAN))
+        crate::ode::field::jacobian_fd(&gradient, t, x, crate::ode::field::FD_STEP)
+            .unwrap_or_else(|_| SMatrix::from_element(f64::NAN))
     }
 
     /// The gradient `∂h/∂x` of a guard with respect to the whole state (saltation matrices).
     /// Generated systems return the exact one; the default is central finite differences.
     fn guard_gradient(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> SVector<f64, D> {
-        crate::field::gradient_fd(|y| self.guard(mode, guard, t, y), x)
+        crate::ode::field::gradient_fd(|y| self.guard(mode, guard, t, y), x)
     }
 
     /// The Jacobian `∂Δ/∂x` of a guard's reset (rows: the post-reset state, in the padded layout
@@ -299,7 +301,7 @@ pub trait HybridSystem<const D: usize> {
     /// A [`FieldError`] from the reset.
     fn reset_jacobian(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
         let reset = |_t: f64, y: &SVector<f64, D>| self.reset(mode, guard, t, y).map(|(_, post)| post);
-        crate::field::jacobian_fd(&reset, t, x, crate::field::FD_STEP)
+        crate::ode::field::jacobian_fd(&reset, t, x, crate::ode::field::FD_STEP)
     }
 }
 
@@ -376,7 +378,7 @@ where
     S: HybridSystem<D> + ?Sized,
 {
     options.validate()?;
-    let (t0, t1) = crate::options::check_start(&t_span, x0.as_slice(), true)?;
+    let (t0, t1) = crate::ode::options::check_start(&t_span, x0.as_slice(), true)?;
     check_mode(sys, mode)?;
     let schedule = Schedule::new(&options.ode.output, t0, t1, 1.0, (D + 2) * 8, options.ode.max_output_bytes)?;
     let cap = schedule.len_hint().unwrap_or(64).min(1 << 20);

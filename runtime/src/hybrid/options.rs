@@ -1,8 +1,8 @@
 //! Options of a hybrid simulation.
 
 use crate::error::SimError;
-use crate::options::{Options, Output};
-use crate::zeno::ZenoOptions;
+use crate::hybrid::zeno::ZenoOptions;
+use crate::ode::options::{Options, Output};
 
 /// Options of [`simulate_hybrid()`](crate::hybrid::simulate_hybrid), built with `Default` and builder-style setters.
 ///

@@ -2,10 +2,10 @@
 
 use nalgebra::SVector;
 
-use crate::dopri5::DenseSegment;
 use crate::error::SimError;
-use crate::events::EventRecord;
-use crate::trajectory::Stats;
+use crate::ode::dopri5::DenseSegment;
+use crate::ode::events::EventRecord;
+use crate::ode::trajectory::Stats;
 
 /// One applied reset.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -46,7 +46,7 @@ pub enum HybridStop {
     /// The end of the time span was reached.
     Finished,
     /// Impacts accumulate (Zeno): estimated accumulation time from the geometric tail of the
-    /// inter-impact intervals (see [`crate::zeno`]). The last sample is the post-impact state
+    /// inter-impact intervals (see [`crate::hybrid::zeno`]). The last sample is the post-impact state
     /// of the last impact.
     Zeno {
         /// Estimated accumulation time.
@@ -69,7 +69,7 @@ pub enum HybridStop {
     /// more than [`HybridOptions::max_resets_per_instant`](crate::hybrid::HybridOptions::max_resets_per_instant) resets. The last sample is the
     /// post-reset state at `t`. (A geometric impact tail that ends this way, e.g. a ball with
     /// small restitution whose bounces drop below the resolution of the tolerances, is
-    /// reported as [`HybridStop::Zeno`] instead, see [`crate::zeno`].)
+    /// reported as [`HybridStop::Zeno`] instead, see [`crate::hybrid::zeno`].)
     Stuck {
         /// Time at which the persistent contact began: the last reset (or the initial time,
         /// or the restart after a grazing touch).
@@ -185,7 +185,7 @@ impl<const D: usize> HybridTrajectory<D> {
     /// The writer's I/O errors; [`std::io::ErrorKind::InvalidInput`] if `names` does not name
     /// every one of the `D` components.
     pub fn write_csv<W: std::io::Write>(&self, mut w: W, names: &[&str]) -> std::io::Result<()> {
-        crate::trajectory::csv_header(&mut w, names, D, true)?;
+        crate::ode::trajectory::csv_header(&mut w, names, D, true)?;
         for (t, mode, x) in self.iter() {
             write!(w, "{t:e},{mode}")?;
             for v in x.iter() {

@@ -6,10 +6,10 @@ use nalgebra::SVector;
 use super::guard_control::GuardControl;
 use super::{HybridOptions, HybridSystem, Run};
 use crate::error::{FieldError, SimError};
-use crate::events::{Direction, Event, Tracker};
-use crate::field::VectorField;
-use crate::options::Schedule;
-use crate::stepper::Integrator;
+use crate::ode::events::{Direction, Event, Tracker};
+use crate::ode::field::VectorField;
+use crate::ode::options::Schedule;
+use crate::ode::stepper::Integrator;
 
 /// The vector field of one mode.
 pub(super) struct ModeField<'s, S: ?Sized> {
@@ -157,7 +157,7 @@ where
                 kept.push((mode, seg));
             }
             for r in scratch.drain(..).filter(|r| r.index >= base) {
-                self.samples.events.push(crate::events::EventRecord { index: r.index - base, ..r });
+                self.samples.events.push(crate::ode::events::EventRecord { index: r.index - base, ..r });
             }
             if let Some(tm) = term {
                 if tm.index >= base {

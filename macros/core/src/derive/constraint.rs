@@ -10,7 +10,7 @@
 //! ```
 //!
 //! i.e. the saddle-point system `[M −Aᵀ; A 0] [q̈; λ] = [f; −c]`, solved numerically at run time
-//! (`routh::runtime::mechanics::constrained`) — never by a symbolic inverse. λᵢ is the
+//! (`routh::runtime::mechanics::solve_constrained`) — never by a symbolic inverse. λᵢ is the
 //! multiplier of row i: the constraint force is Aᵀλ (for a unilateral h ≥ 0, λ > 0 pushes
 //! outward). The bias c is one directional derivative of the rows along (q̇, 1) in (q, t), with
 //! q̇ held fixed. The constraint forces do the work λ·(A q̇) = −λ·b: linear constraints (b ≡ 0)

@@ -406,14 +406,6 @@ pub fn energy_derivatives(model: &mut Model, eq: &Equations) -> EnergyDerivative
 mod tests {
     use super::*;
 
-    fn single_model(src: &str) -> Model {
-        let input: syn::DeriveInput = syn::parse_str(src).expect("model source");
-        let mut cx = crate::diagnostics::Ctxt::new();
-        let system = crate::lower::system_from_input(&input, &mut cx);
-        cx.check().expect("a valid model");
-        system.expect("lowered").modes.into_iter().next().expect("one mode")
-    }
-
     /// f through the velocity expressions is the f of the expanded route (identity test at random
     /// points): sums of particles, a moving support (∂/∂t), forces, explicit velocities beside the
     /// sums, a Lagrangian not quadratic in them, and the angular velocities of a rigid body — not
@@ -438,7 +430,7 @@ mod tests {
              struct Top { a: f64, b: f64, c: f64, m: f64, g: f64, l: f64 }",
         ];
         for src in sources {
-            let mut model = single_model(src);
+            let mut model = crate::fixtures::lowered_model(src);
             let eq = derive(&mut model);
             let Model { arena, layout, lagrangian, force, .. } = &mut model;
             let direct = forcing_direct(arena, layout, *lagrangian, &eq.momenta, None, force);

@@ -19,6 +19,8 @@ pub mod euler_lagrange;
 pub mod impact;
 pub mod routh;
 pub mod symmetry;
+#[cfg(test)]
+mod tests;
 
 use crate::diagnostics::Ctxt;
 use crate::model::Model;

@@ -136,7 +136,7 @@ pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream
     let solve = quote! {
         let (mm, f) = self.#dyn_fn(t, x);
         let (amat, _, c) = self.#rows_fn(t, x);
-        ::routh::__private::mechanics::constrained::<#n, #m, #nm>(t, mm, amat, f, c, &Self::CONSTRAINTS)
+        ::routh::__private::mechanics::solve_constrained::<#n, #m, #nm>(t, mm, amat, f, c, &Self::CONSTRAINTS)
     };
     let allow = quote! { #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)] };
     let accelerations = quote! {

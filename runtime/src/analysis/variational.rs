@@ -19,9 +19,9 @@ use nalgebra::{Const, Dyn, OMatrix, SMatrix, SVector};
 
 use crate::error::{FieldError, SimError};
 use crate::hybrid::{HybridSystem, HybridTrajectory};
-use crate::options::Options;
-use crate::state::StateField;
-use crate::stepper::Integrator;
+use crate::ode::options::Options;
+use crate::ode::state::StateField;
+use crate::ode::stepper::Integrator;
 
 /// The flow Jacobian of a hybrid run (see the [module docs](self)).
 #[derive(Debug, Clone, PartialEq)]
@@ -147,7 +147,7 @@ pub(crate) fn flow_jacobian_over<S: HybridSystem<D> + ?Sized, const D: usize>(
     options: &Options,
 ) -> Result<FlowJacobian<D>, SimError> {
     let mut options = options.clone();
-    options.output = crate::options::Output::Steps;
+    options.output = crate::ode::options::Output::Steps;
     options.dense = false;
     let mut phi = SMatrix::<f64, D, D>::identity();
     let (mut t, mut x, mut mode) = (t_start, *x_start, mode);

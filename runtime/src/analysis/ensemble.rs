@@ -30,10 +30,10 @@ use nalgebra::SVector;
 use rayon::prelude::*;
 
 use crate::error::SimError;
-use crate::field::VectorField;
-use crate::integrate::integrate;
-use crate::options::Options;
-use crate::trajectory::Trajectory;
+use crate::ode::field::VectorField;
+use crate::ode::integrate::integrate;
+use crate::ode::options::Options;
+use crate::ode::trajectory::Trajectory;
 
 /// How a batch runs.
 #[derive(Debug, Clone, PartialEq, Eq)]

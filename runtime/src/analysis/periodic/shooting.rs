@@ -40,13 +40,13 @@ use std::sync::Mutex;
 use nalgebra::{Const, DMatrix, DVector, Dyn, OMatrix, SMatrix, SVector};
 
 use super::Embedded;
-use crate::continuation::Problem;
+use crate::analysis::continuation::Problem;
 use crate::error::{FieldError, SimError};
-use crate::events::{Direction, Event};
 use crate::hybrid::{HybridOptions, HybridSystem, ImpactRecord, simulate_hybrid_with_events};
-use crate::options::Options;
-use crate::state::StateField;
-use crate::stepper::Integrator;
+use crate::ode::events::{Direction, Event};
+use crate::ode::options::Options;
+use crate::ode::state::StateField;
+use crate::ode::stepper::Integrator;
 
 /// One phase of a period: the flow in `mode`, ended by `guard` of that mode and its reset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,8 +65,8 @@ pub struct Anchor<'a, const D: usize> {
     pub gradient: &'a dyn Fn(&SVector<f64, D>) -> SVector<f64, D>,
 }
 
-/// The time-based multiple-shooting problem of a phase sequence (see the [module docs](crate::periodic)); a
-/// [`Problem`] for [`crate::continuation`], whose parameter is H̄.
+/// The time-based multiple-shooting problem of a phase sequence (see the [module docs](crate::analysis::periodic)); a
+/// [`Problem`] for [`crate::analysis::continuation`], whose parameter is H̄.
 pub struct MultipleShooting<'a, S: ?Sized, const D: usize> {
     system: &'a S,
     phases: Vec<Phase>,
@@ -307,7 +307,7 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
         y.columns_mut(1, D).copy_from(&SMatrix::<f64, D, D>::identity());
         let field = EmbeddedVariational { system: self.system, mode: self.mode(k), xi };
         let mut options = self.ode.clone();
-        options.output = crate::options::Output::Steps;
+        options.output = crate::ode::options::Output::Steps;
         options.dense = false;
         let mut integ = Integrator::new(&field, 0.0, y, duration, &options)?;
         while !integ.step(&mut ())?.last {}
@@ -322,7 +322,7 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
     /// A starting point from a simulation: the event-driven run of the embedded system from
     /// `x0` (in the first phase's mode) through the m resets of the sequence to the first anchor
     /// crossing after them, within `max_time`; H̄ = H(x0). Correct it with
-    /// [`crate::continuation::correct_at_parameter`] (or [`crate::continuation::correct`]).
+    /// [`crate::analysis::continuation::correct_at_parameter`] (or [`crate::analysis::continuation::correct`]).
     ///
     /// # Errors
     /// [`SimError::InvalidOptions`] if the run does not follow the phase sequence or does not
@@ -367,7 +367,7 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
         let value = self.anchor.value;
         let event = Event::new("anchor", move |_t, x: &SVector<f64, D>| value(x)).direction(Direction::Falling);
         let mut options = HybridOptions { ode: self.ode.clone(), ..HybridOptions::default() };
-        options.ode.output = crate::options::Output::Steps;
+        options.ode.output = crate::ode::options::Output::Steps;
         options.max_impacts = self.phases.len();
         let run = simulate_hybrid_with_events(&embedded, self.mode(1), *x0, 0.0..max_time, &[event], &options)?;
         let after = run.impacts.get(self.phases.len().wrapping_sub(1)).map_or(0.0, |i| i.t);
@@ -415,7 +415,7 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
             let guard = (k <= m).then(|| self.phases[k - 1].guard);
             if let Some(g) = guard {
                 let (after, post) = embedded.reset(self.mode(k), g, 0.0, &end.x)?;
-                let s = crate::variational::saltation(&embedded, self.mode(k), g, after, 0.0, &end.x, &post)?;
+                let s = crate::analysis::variational::saltation(&embedded, self.mode(k), g, after, 0.0, &end.x, &post)?;
                 monodromy = s * monodromy;
             }
             phases.push(PhaseSolution { mode: self.mode(k), guard, duration, start, end: end.x });
@@ -435,8 +435,8 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
     ///
     /// # Errors
     /// As [`Self::solution`].
-    pub fn branch_point(&self, point: &crate::continuation::Point) -> Result<super::BranchPoint, SimError> {
-        use crate::continuation::Special;
+    pub fn branch_point(&self, point: &crate::analysis::continuation::Point) -> Result<super::BranchPoint, SimError> {
+        use crate::analysis::continuation::Special;
         let s = self.solution(&point.u)?;
         Ok(super::BranchPoint {
             state: (0..self.dims[0]).map(|i| s.phases[0].start[i]).collect(),

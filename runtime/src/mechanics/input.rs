@@ -28,7 +28,7 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::FieldError;
-use crate::field::VectorField;
+use crate::ode::field::VectorField;
 
 /// A first-order system with `K` inputs, x' = F(t, x, u).
 pub trait InputSystem<const D: usize, const K: usize> {

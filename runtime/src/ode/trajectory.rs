@@ -2,9 +2,9 @@
 
 use nalgebra::SVector;
 
-use crate::dopri5::DenseSegment;
 use crate::error::SimError;
-use crate::events::EventRecord;
+use crate::ode::dopri5::DenseSegment;
+use crate::ode::events::EventRecord;
 
 /// Why the integration ended.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -75,7 +75,7 @@ pub struct Trajectory<const D: usize> {
     /// Not serialized.
     #[serde(skip)]
     pub segments: Vec<DenseSegment<D>>,
-    /// For a constrained system ([`crate::constrained`]): how well the constraints held.
+    /// For a constrained system ([`crate::mechanics::constrained`]): how well the constraints held.
     pub constraints: Option<ConstraintReport>,
 }
 

@@ -11,7 +11,7 @@
 //!
 //! # Step-size control
 //!
-//! Each attempt's scaled error `err` ([`crate::options::Tolerances`], RMS norm) decides
+//! Each attempt's scaled error `err` ([`crate::ode::options::Tolerances`], RMS norm) decides
 //! acceptance (`err ≤ 1`). The next step size follows Hairer's PI ("Lund-stabilised")
 //! controller of DOPRI5:
 //!
@@ -59,11 +59,11 @@
 //!
 //! [`FieldError::NonFinite`]: crate::FieldError::NonFinite
 
-use crate::dopri5::{self, Attempt, Dense, Stages};
 use crate::error::SimError;
-use crate::options::{Options, Tolerances};
-use crate::state::{State, StateField};
-use crate::trajectory::Stats;
+use crate::ode::dopri5::{self, Attempt, Dense, Stages};
+use crate::ode::options::{Options, Tolerances};
+use crate::ode::state::{State, StateField};
+use crate::ode::trajectory::Stats;
 
 const BETA: f64 = 0.04;
 const EXPO1: f64 = 1.0 / dopri5::ORDER - BETA * 0.75;
@@ -177,7 +177,7 @@ pub struct Integrator<'f, F: ?Sized, S> {
     restart: bool,
     attempts: usize,
     stats: Stats,
-    monitor: Option<crate::monitor::Monitor>,
+    monitor: Option<crate::ode::monitor::Monitor>,
 }
 
 impl<'f, F, S> Integrator<'f, F, S>

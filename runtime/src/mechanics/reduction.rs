@@ -17,11 +17,11 @@ use std::ops::Range;
 use nalgebra::SVector;
 
 use crate::error::{FieldError, SimError};
-use crate::field::VectorField;
 use crate::hybrid::{HybridOptions, HybridSystem, HybridTrajectory, ImpactRecord, simulate_hybrid};
-use crate::integrate::integrate;
-use crate::options::Options;
-use crate::trajectory::Trajectory;
+use crate::ode::field::VectorField;
+use crate::ode::integrate::integrate;
+use crate::ode::options::Options;
+use crate::ode::trajectory::Trajectory;
 
 /// A reduced system with `DR`-dimensional state and `K` cyclic coordinates, whose full model has
 /// a `D`-dimensional state.

@@ -7,24 +7,24 @@
 //! The residual of single shooting, for u = (x₀, ξ, H̄), is r(u) = (P̃(x₀, ξ) − x₀, H(x₀) − H̄):
 //! n + 1 equations in n + 2 unknowns, whose solutions near a normal orbit form a curve along which
 //! ξ = 0 (Thm 3.1). Its Jacobian is [dP̃ − I, ∂P̃/∂ξ, 0; dH, 0, −1]; dP̃ comes from the variational
-//! equations ([`crate::variational`]), ∂P̃/∂ξ from central differences of the run, ∇H and ∇²H from
+//! equations ([`crate::analysis::variational`]), ∂P̃/∂ξ from central differences of the run, ∇H and ∇²H from
 //! the system ([`HybridSystem::mode_energy_gradient`], exact when generated).
 //!
 //! Time-based multiple shooting (the paper's eq. (28)) with its analytic Jacobian (31) is
-//! [`MultipleShooting`]: a [`crate::continuation::Problem`], continued with the generic
-//! predictor–corrector of [`crate::continuation`].
+//! [`MultipleShooting`]: a [`crate::analysis::continuation::Problem`], continued with the generic
+//! predictor–corrector of [`crate::analysis::continuation`].
 //!
 //! The first integral H is the system's [`HybridSystem::mode_energy`] (generated: the model's
 //! energy).
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::continuation::{
+use crate::analysis::continuation::{
     BranchStop, ContinuationError, ContinuationOptions, Problem, Special, Start, continuation, correct_at_parameter,
 };
 use crate::error::{FieldError, SimError};
-use crate::events::{Direction, Event};
 use crate::hybrid::{HybridOptions, HybridStop, HybridSystem, simulate_hybrid_with_events};
+use crate::ode::events::{Direction, Event};
 
 mod shooting;
 
@@ -137,7 +137,7 @@ fn run_to_section<S: HybridSystem<D> + ?Sized, const D: usize>(
     section: &Section<'_, D>,
     x0: &SVector<f64, D>,
     options: &HybridOptions,
-) -> Result<(Vec<crate::hybrid::ImpactRecord<D>>, crate::events::EventRecord<D>), SimError> {
+) -> Result<(Vec<crate::hybrid::ImpactRecord<D>>, crate::ode::events::EventRecord<D>), SimError> {
     let anchor = section.anchor;
     let event = Event::new("anchor", move |_t, x: &SVector<f64, D>| anchor(x)).direction(Direction::Falling);
     let mut opts = options.clone();
@@ -172,9 +172,9 @@ pub fn poincare<S: HybridSystem<D> + ?Sized, const D: usize>(
 ) -> Result<Return<D>, SimError> {
     let embedded = Embedded { system: sys, xi };
     let (impacts, hit) = run_to_section(&embedded, section, x0, options)?;
-    let flow = crate::variational::flow_jacobian_over(&embedded, 0.0, x0, section.mode, &impacts, hit.t, &options.ode)?;
+    let flow = crate::analysis::variational::flow_jacobian_over(&embedded, 0.0, x0, section.mode, &impacts, hit.t, &options.ode)?;
     let f = embedded.mode_field(section.mode, hit.t, &hit.state)?;
-    let jacobian = crate::variational::poincare_jacobian(&flow.matrix, &f, &(section.gradient)(&hit.state));
+    let jacobian = crate::analysis::variational::poincare_jacobian(&flow.matrix, &f, &(section.gradient)(&hit.state));
     Ok(Return { state: hit.state, time: hit.t, flow: flow.matrix, jacobian })
 }
 
@@ -346,7 +346,7 @@ fn residual<S: HybridSystem<D> + ?Sized, const D: usize>(
     Ok((r, j, ret))
 }
 
-/// State-based single shooting as a [`Problem`] for [`crate::continuation`]: u = (x₀, ξ, H̄),
+/// State-based single shooting as a [`Problem`] for [`crate::analysis::continuation`]: u = (x₀, ξ, H̄),
 /// r(u) = (P̃(x₀, ξ) − x₀, H(x₀) − H̄), the parameter H̄.
 struct SingleShooting<'a, 's, S: ?Sized, const D: usize> {
     sys: &'a S,
@@ -424,7 +424,7 @@ pub fn find_periodic_orbit<S: HybridSystem<D> + ?Sized, const D: usize>(
 /// Pseudo-arclength continuation of a family of periodic orbits from `start` (a solution of
 /// [`find_periodic_orbit`]): `points` predictor steps of the fixed arclength `step` (initially
 /// towards increasing energy when `increasing`), each corrected by the Moore–Penrose Newton
-/// iteration — the generic [`crate::continuation`] on the single-shooting problem, with its
+/// iteration — the generic [`crate::analysis::continuation`] on the single-shooting problem, with its
 /// turning-point and simple-bifurcation flags on the point after one (the paper's eqs. (24)–(25),
 /// §2.6).
 ///

@@ -1,6 +1,6 @@
 //! What the stepper integrates: any owned nalgebra matrix of `f64`, and fields on it.
 //!
-//! The Dormand–Prince stepper ([`crate::stepper`]) only needs a state it can clone, zero and read
+//! The Dormand–Prince stepper ([`crate::ode::stepper`]) only needs a state it can clone, zero and read
 //! and write as one contiguous slice. Every owned nalgebra matrix is such a state: the usual
 //! `SVector<f64, D>` of a mechanical system, but also a state whose size Rust's const generics
 //! cannot compute — the flow together with its variational matrix `(x, Φ)` stored as an
@@ -35,7 +35,7 @@ use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, SVector};
 
 use crate::error::FieldError;
-use crate::field::VectorField;
+use crate::ode::field::VectorField;
 
 /// A state the stepper can integrate: cloned, zeroed, and read and written as one contiguous
 /// slice of `f64` (the error norm and the stage sums run over that slice).

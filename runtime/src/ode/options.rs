@@ -69,7 +69,7 @@ pub struct Options {
     /// [`crate::Trajectory::at`]. Default `false`.
     pub dense: bool,
     /// For constrained systems: project onto the constraints after every accepted step and
-    /// start from the projection of the initial state ([`crate::constrained`]). Default `true`.
+    /// start from the projection of the initial state ([`crate::mechanics::constrained`]). Default `true`.
     pub projection: bool,
     /// Largest memory, in bytes, the samples of an [`Output::Interval`] may take; a grid that
     /// would need more is [`SimError::InvalidOptions`] before any work is done (instead of
@@ -83,8 +83,8 @@ pub struct Options {
     /// unless asked for.
     pub keep_partial: bool,
     /// A handle to watch the run's progress and cancel it from another thread
-    /// ([`crate::monitor`]). Default `None`.
-    pub monitor: Option<crate::monitor::Monitor>,
+    /// ([`crate::ode::monitor`]). Default `None`.
+    pub monitor: Option<crate::ode::monitor::Monitor>,
 }
 
 impl Default for Options {
@@ -124,7 +124,7 @@ pub(crate) fn check_start(span: &std::ops::Range<f64>, x0: &[f64], forward_only:
 }
 
 /// The error tolerances of one step: a component `xᵢ` is accurate enough when its local error
-/// is below `atol + rtol · max(|xᵢ|, |x̂ᵢ|)` in the RMS norm (see [`crate::stepper`]).
+/// is below `atol + rtol · max(|xᵢ|, |x̂ᵢ|)` in the RMS norm (see [`crate::ode::stepper`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Tolerances {
     /// Relative tolerance.
@@ -206,7 +206,7 @@ impl Options {
     }
     /// Set [`Options::monitor`].
     #[must_use]
-    pub fn monitor(mut self, monitor: crate::monitor::Monitor) -> Self {
+    pub fn monitor(mut self, monitor: crate::ode::monitor::Monitor) -> Self {
         self.monitor = Some(monitor);
         self
     }

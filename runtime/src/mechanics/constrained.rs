@@ -21,13 +21,13 @@ use std::ops::Range;
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::{FieldError, SimError};
-use crate::events::Event;
-use crate::field::VectorField;
-use crate::integrate::drive;
-use crate::linalg::LuFactor;
+use crate::mechanics::linalg::LuFactor;
 use crate::mechanics::{finite, saddle_matrix};
-use crate::options::Options;
-use crate::trajectory::{ConstraintReport, Trajectory};
+use crate::ode::events::Event;
+use crate::ode::field::VectorField;
+use crate::ode::integrate::drive;
+use crate::ode::options::Options;
+use crate::ode::trajectory::{ConstraintReport, Trajectory};
 
 /// A mechanical system with `M` constraint rows on `N` coordinates (state dimension `D = 2N`),
 /// implemented by generated models with constraints.

@@ -1,26 +1,26 @@
 //! Plain integration: the [`Integrator`] driven to the end of a span, with
 //! output, events and dense segments.
 //!
-//! The step loop and its controller live in [`crate::stepper`]; this driver stores the samples
+//! The step loop and its controller live in [`crate::ode::stepper`]; this driver stores the samples
 //! ([`crate::Output`]), feeds each accepted step's dense output to the event tracker
-//! ([`crate::events`]) and stops at a terminal event.
+//! ([`crate::ode::events`]) and stops at a terminal event.
 
 use std::ops::Range;
 
 use nalgebra::SVector;
 
-use crate::dopri5::DenseSegment;
 use crate::error::SimError;
-use crate::events::{Event, Tracker};
-use crate::field::VectorField;
-use crate::options::{Options, Schedule};
-use crate::stepper::Integrator;
-use crate::trajectory::{Stats, StopReason, Trajectory};
+use crate::ode::dopri5::DenseSegment;
+use crate::ode::events::{Event, Tracker};
+use crate::ode::field::VectorField;
+use crate::ode::options::{Options, Schedule};
+use crate::ode::stepper::Integrator;
+use crate::ode::trajectory::{Stats, StopReason, Trajectory};
 
 /// Integrate `x' = F(t, x)` from `t_span.start` to `t_span.end` (backward if `end < start`),
 /// locating `events` along the way.
 ///
-/// See [`Options`] for tolerances and output control, and [`crate::events`] for the event
+/// See [`Options`] for tolerances and output control, and [`crate::ode::events`] for the event
 /// rules. The returned [`Trajectory`] always starts at `t_span.start` (for [`crate::Output::Steps`])
 /// and ends at `t_span.end` or at the time of a terminal event.
 ///
@@ -83,7 +83,7 @@ where
     F: VectorField<D> + ?Sized,
 {
     options.validate()?;
-    let (t0, t1) = crate::options::check_start(&t_span, x0.as_slice(), false)?;
+    let (t0, t1) = crate::ode::options::check_start(&t_span, x0.as_slice(), false)?;
     let dir = if t1 >= t0 { 1.0 } else { -1.0 };
     let mut schedule = Schedule::new(&options.output, t0, t1, dir, (D + 1) * 8, options.max_output_bytes)?;
     let mut out = Output::new(schedule.len_hint());
@@ -187,7 +187,7 @@ impl<const D: usize> Output<D> {
     }
     fn finish(
         self,
-        events: Vec<crate::events::EventRecord<D>>,
+        events: Vec<crate::ode::events::EventRecord<D>>,
         stop: StopReason,
         stats: Stats,
         segments: Vec<DenseSegment<D>>,

@@ -25,8 +25,8 @@
 use nalgebra::SVector;
 
 use crate::error::{FieldError, SimError};
-use crate::options::Tolerances;
-use crate::state::{State, StateField};
+use crate::ode::options::Tolerances;
+use crate::ode::state::{State, StateField};
 
 // Butcher tableau (Dormand & Prince 1980).
 const C2: f64 = 1.0 / 5.0;

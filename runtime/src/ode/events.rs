@@ -48,7 +48,7 @@ use std::fmt;
 
 use nalgebra::SVector;
 
-use crate::dopri5::DenseSegment;
+use crate::ode::dopri5::DenseSegment;
 
 /// Which zero crossings of an event function count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

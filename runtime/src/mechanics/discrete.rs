@@ -36,7 +36,7 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::{FieldError, SimError};
-use crate::linalg::LuFactor;
+use crate::mechanics::linalg::LuFactor;
 
 /// A forced discrete system: its discrete Legendre maps.
 pub trait DiscreteSystem<const N: usize> {

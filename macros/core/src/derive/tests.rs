@@ -1,0 +1,161 @@
+//! Unit tests of the derivation passes that compile no model: each pass runs on a lowered model and
+//! its results are compared, by evaluation at sample states, with closed forms written out here.
+
+use symbolic::Expr;
+
+use super::constraint::Kind;
+use super::impact::Reset;
+use super::{Derived, mode};
+use crate::fixtures::lowered_model as lowered;
+use crate::model::{Model, Role};
+
+/// Sample values of the symbols by role: q, q̇ from the slices, parameters from `params`, discrete
+/// nodes q_k = `q`, q_{k+1} = `q1`, step h, time t = 0.3.
+struct At<'a> {
+    q: &'a [f64],
+    v: &'a [f64],
+    params: &'a [f64],
+    q1: &'a [f64],
+    h: f64,
+}
+
+impl At<'_> {
+    fn eval(&self, model: &Model, e: Expr) -> f64 {
+        model.arena.eval(e, &|s| match model.role(s) {
+            Some(Role::Time) => 0.3,
+            Some(Role::Coordinate(i) | Role::NodeStart(i)) => self.q[i],
+            Some(Role::Velocity(i)) => self.v[i],
+            Some(Role::Parameter(i)) => self.params[i],
+            Some(Role::NodeEnd(i)) => self.q1[i],
+            Some(Role::StepSize) => self.h,
+            other => panic!("no sample value for {other:?}"),
+        })
+    }
+}
+
+fn derived(src: &str) -> (Model, Derived) {
+    let mut model = lowered(src);
+    let mut cx = crate::diagnostics::Ctxt::new();
+    let d = mode(&mut model, false, &mut cx);
+    cx.check().expect("the passes accept the model");
+    (model, d)
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * (1.0 + a.abs().max(b.abs()))
+}
+
+/// The Frobenius test α ∧ dα: the rolling disk's rows are nonholonomic, `dx − r dφ` on a line is
+/// the differential of x − rφ, and `holonomic(...)` stays holonomic.
+#[test]
+fn the_frobenius_test_tells_rolling_from_integrable_constraints() {
+    let (_, d) = derived(
+        "#[mechanics(coordinates(x, y, th, phi),
+           lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) + i / 2 * dot(phi).powi(2) + j / 2 * dot(th).powi(2),
+           constraint(roll_x = dx - r * th.cos() * dphi, roll_y = dy - r * th.sin() * dphi))]
+         struct Disk { m: f64, i: f64, j: f64, r: f64 }",
+    );
+    let ce = d.constraints.expect("constraints derived");
+    assert_eq!(ce.kinds, [Kind::Nonholonomic, Kind::Nonholonomic]);
+    assert_eq!(ce.set_integrable, Some(false));
+    let (_, d) = derived(
+        "#[mechanics(coordinates(x, phi, y), lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) + i / 2 * dot(phi).powi(2),
+           constraint(roll = dx - r * dphi), holonomic(floor = y - r))]
+         struct Line { m: f64, i: f64, r: f64 }",
+    );
+    let ce = d.constraints.expect("constraints derived");
+    assert_eq!(ce.kinds, [Kind::Integrable, Kind::Holonomic]);
+    assert_eq!(ce.set_integrable, Some(true));
+}
+
+/// Noether with forces: for the rotation ξ = (−y, x) of a particle in a central potential,
+/// J = m (x ẏ − y ẋ) and dJ/dt = ⟨Q, ξ⟩ = −c J/m under linear drag Q = −c q̇ (not conserved);
+/// `cyclic(phi)` in polar coordinates gives J = m r² φ̇, conserved.
+#[test]
+fn momentum_maps_and_their_balance_laws_have_their_closed_forms() {
+    let (model, d) = derived(
+        "#[mechanics(coordinates(x, y), lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - k * (x.powi(2) + y.powi(2)).sqrt(),
+           force(x = -c * dot(x), y = -c * dot(y)), symmetry(rot = generator(x = -y, y = x)))]
+         struct Central { m: f64, k: f64, c: f64 }",
+    );
+    let [s] = d.symmetries.as_slice() else { panic!("one symmetry") };
+    assert!(!s.conserved);
+    for (q, v) in [([0.7, -1.3], [0.4, 2.1]), ([-2.0, 0.5], [1.5, -0.25])] {
+        let (m, c) = (1.7, 0.3);
+        let at = At { q: &q, v: &v, params: &[m, 0.9, c], q1: &[], h: 0.0 };
+        let j = m * (q[0] * v[1] - q[1] * v[0]);
+        assert!(close(at.eval(&model, s.momentum), j));
+        assert!(close(at.eval(&model, s.rate), -c * j / m));
+    }
+    let (model, d) = derived(
+        "#[mechanics(coordinates(r, phi), lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(phi)).powi(2)) + k / r, symmetry(cyclic(phi)))]
+         struct Kepler { m: f64, k: f64 }",
+    );
+    let [s] = d.symmetries.as_slice() else { panic!("one symmetry") };
+    assert!(s.conserved);
+    let at = At { q: &[1.4, 0.2], v: &[0.3, -0.8], params: &[2.5, 1.0], q1: &[], h: 0.0 };
+    assert!(close(at.eval(&model, s.momentum), 2.5 * 1.4 * 1.4 * -0.8));
+}
+
+/// A restitution law against the wall r sin θ + d ≥ 0 of a particle in polar coordinates: the
+/// guard's gradient (sin θ, r cos θ), its rate ṙ sin θ + r θ̇ cos θ, and one row of the
+/// saddle-point projection, dh with coefficient e.
+#[test]
+fn impact_laws_have_the_guards_gradient_and_rate() {
+    let (model, d) = derived(
+        "#[mechanics(coordinates(r, th), lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(th)).powi(2)) - m * g * r * th.sin(),
+           impact(name = wall, guard = r * th.sin() + d, law = restitution(e)))]
+         struct Polar { m: f64, g: f64, d: f64, e: f64 }",
+    );
+    let [imp] = d.impacts.as_slice() else { panic!("one impact") };
+    let (q, v) = ([1.3, -0.4], [0.6, 1.1]);
+    let at = At { q: &q, v: &v, params: &[1.0, 9.81, 0.5, 0.8], q1: &[], h: 0.0 };
+    assert!(close(at.eval(&model, imp.gradient[0]), q[1].sin()));
+    assert!(close(at.eval(&model, imp.gradient[1]), q[0] * q[1].cos()));
+    assert!(close(at.eval(&model, imp.rate), v[0] * q[1].sin() + q[0] * v[1] * q[1].cos()));
+    let Reset::Projection { a, b, e, .. } = &imp.reset else { panic!("a restitution law projects") };
+    assert_eq!((a.len(), b.len(), e.len()), (1, 1, 1));
+    assert!(close(at.eval(&model, a[0][1]), q[0] * q[1].cos()));
+    assert!(close(at.eval(&model, b[0]), 0.0));
+    assert!(close(at.eval(&model, e[0]), 0.8));
+}
+
+/// The Routhian of the Kepler problem (with erratum H2 of `docs/references.md` for the general
+/// form): at μ = m r² φ̇, R^μ = m ṙ²/2 − μ²/(2 m r²) + k/r, and φ̇ = μ/(m r²).
+#[test]
+fn the_routhian_is_the_amended_lagrangian() {
+    let (_, d) = derived(
+        "#[mechanics(coordinates(r, phi), lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(phi)).powi(2)) + k / r,
+           symmetry(cyclic(phi)), reduce(routh(phi), name = Radial))]
+         struct Kepler { m: f64, k: f64 }",
+    );
+    let [r] = d.reductions.as_slice() else { panic!("one reduction") };
+    let rm = &r.reduced.model;
+    assert_eq!(rm.parameters.iter().map(ToString::to_string).collect::<Vec<_>>(), ["m", "k", "mu_phi"]);
+    let (m, k, mu) = (1.5, 0.7, 1.2);
+    let (rr, rd) = (0.9, -0.35);
+    let at = At { q: &[rr], v: &[rd], params: &[m, k, mu], q1: &[], h: 0.0 };
+    let routhian = m * rd * rd / 2.0 - mu * mu / (2.0 * m * rr * rr) + k / rr;
+    assert!(close(at.eval(rm, rm.lagrangian), routhian));
+    assert!(close(at.eval(rm, r.reduced.cyclic_velocities[0]), mu / (m * rr * rr)));
+}
+
+/// The discrete Legendre maps of the midpoint rule for the oscillator L = m ẋ²/2 − k x²/2:
+/// L_d = h [m/2 ((q₁ − q₀)/h)² − k/2 ((q₀ + q₁)/2)²], so p₀ = −D₁L_d = m (q₁ − q₀)/h + h k (q₀ + q₁)/4
+/// and p₁ = D₂L_d = m (q₁ − q₀)/h − h k (q₀ + q₁)/4.
+#[test]
+fn the_discrete_legendre_maps_of_the_midpoint_rule() {
+    let (model, d) = derived(
+        "#[mechanics(coordinates(x), lagrangian = m / 2 * dot(x).powi(2) - k / 2 * x.powi(2), discrete(rule = midpoint))]
+         struct Oscillator { m: f64, k: f64 }",
+    );
+    let de = d.discrete.expect("a discrete system");
+    let (m, k, h, q0, q1) = (1.3, 4.0, 0.05, 0.8, 0.83);
+    let at = At { q: &[q0], v: &[], params: &[m, k], q1: &[q1], h };
+    let lagrangian = h * (m / 2.0 * ((q1 - q0) / h).powi(2) - k / 2.0 * ((q0 + q1) / 2.0).powi(2));
+    assert!(close(at.eval(&model, de.lagrangian), lagrangian));
+    assert!(close(at.eval(&model, de.left_momentum[0]), m * (q1 - q0) / h + h * k * (q0 + q1) / 4.0));
+    assert!(close(at.eval(&model, de.right_momentum[0]), m * (q1 - q0) / h - h * k * (q0 + q1) / 4.0));
+    // ∂p₀/∂q₁ = m/h + h k/4, the Newton matrix of the step.
+    assert!(close(at.eval(&model, de.left_jacobian[0][0]), m / h + h * k / 4.0));
+}

@@ -1,0 +1,13 @@
+//! The ODE engine: the one adaptive step loop ([`stepper`]) and its method ([`dopri5`], with dense
+//! output), events located on the dense output ([`events`]), plain integration ([`mod@integrate`]),
+//! options, states, vector fields and trajectories. Knows nothing of mechanics.
+
+pub mod dopri5;
+pub mod events;
+pub mod field;
+pub mod integrate;
+pub mod monitor;
+pub mod options;
+pub mod state;
+pub mod stepper;
+pub mod trajectory;
