@@ -59,17 +59,19 @@ pub fn pendulum_chain_struct_with(name: &str, n: usize, items: &str) -> String {
     )
 }
 
-/// The validated model of a single-mode derive input (for the unit tests of the passes).
+/// The validated model of a single-mode derive input and its arena (for the unit tests of the
+/// passes).
 ///
 /// # Panics
 /// If the source does not lower without errors.
 #[cfg(test)]
-pub(crate) fn lowered_model(src: &str) -> crate::model::Model {
+pub(crate) fn lowered_model(src: &str) -> (crate::model::Model, symbolic::Arena) {
     let input: syn::DeriveInput = syn::parse_str(src).expect("model source");
     let mut cx = crate::diagnostics::Ctxt::new();
     let system = crate::lower::system_from_input(&input, &mut cx);
     cx.check().expect("a valid model");
-    system.expect("lowered").modes.into_iter().next().expect("one mode")
+    let system = system.expect("lowered");
+    system.modes.into_iter().zip(system.arenas).next().expect("one mode")
 }
 
 #[cfg(test)]

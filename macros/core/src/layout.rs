@@ -14,6 +14,8 @@
 //! [`Layout::state_index`] says where a coordinate, velocity or the action sits in it. Every
 //! emitter reads the state through these two functions.
 
+use std::cell::RefCell;
+
 use rustc_hash::FxHashMap;
 use symbolic::{Arena, Expr};
 use syn::Ident;
@@ -77,7 +79,10 @@ pub struct Layout {
     pub u: Vec<Expr>,
     /// Coordinate names (for the names of derived symbols).
     names: Vec<String>,
-    roles: FxHashMap<Expr, Role>,
+    /// The role of every symbol. It only grows: a pass that needs a further symbol (q̇⁺, λ, the
+    /// nodes of a discrete step) adds it with [`Layout::symbol`] while the model stays shared and
+    /// immutable, so the registry is a `RefCell` (a role, once given, never changes).
+    roles: RefCell<FxHashMap<Expr, Role>>,
 }
 
 impl Layout {
@@ -98,12 +103,12 @@ impl Layout {
         let mut layout = Layout::from_symbols(arena, coordinates, t, q, qd, qdd, params);
         if let Some(z) = action {
             let s = arena.symbol(&format!("z:{z}"));
-            layout.roles.insert(s, Role::Action);
+            layout.roles.get_mut().insert(s, Role::Action);
             layout.z = Some(s);
         }
         for (k, u) in inputs.iter().enumerate() {
             let s = arena.symbol(&format!("u:{u}"));
-            layout.roles.insert(s, Role::Input(k));
+            layout.roles.get_mut().insert(s, Role::Input(k));
             layout.u.push(s);
         }
         layout
@@ -137,7 +142,7 @@ impl Layout {
         }
         roles.insert(dt, Role::TimeDifferential);
         let names = coordinates.iter().map(ToString::to_string).collect();
-        Layout { t, q, qd, qdd, params, dq, dt, z: None, u: Vec::new(), names, roles }
+        Layout { t, q, qd, qdd, params, dq, dt, z: None, u: Vec::new(), names, roles: RefCell::new(roles) }
     }
 
     /// The symbol of a parameter named `name` (a struct field, or a reduced system's μ).
@@ -146,7 +151,7 @@ impl Layout {
     }
 
     /// A further symbol with `role` (created on first use), e.g. q̇⁺ᵢ or λₖ of an impact law.
-    pub fn symbol(&mut self, arena: &mut Arena, role: Role) -> Expr {
+    pub fn symbol(&self, arena: &mut Arena, role: Role) -> Expr {
         let name = match role {
             Role::PostVelocity(i) => format!("v+:{}", self.names[i]),
             Role::NodeStart(i) => format!("q0:{}", self.names[i]),
@@ -156,7 +161,7 @@ impl Layout {
             other => format!("{other:?}"),
         };
         let s = arena.symbol(&name);
-        self.roles.insert(s, role);
+        self.roles.borrow_mut().insert(s, role);
         s
     }
 
@@ -187,6 +192,6 @@ impl Layout {
 
     /// The role of a symbol.
     pub fn role(&self, sym: Expr) -> Option<Role> {
-        self.roles.get(&sym).copied()
+        self.roles.borrow().get(&sym).copied()
     }
 }

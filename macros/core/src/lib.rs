@@ -62,10 +62,11 @@ pub fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
 /// system-level items (`simulate`, `HybridSystem`). Mistakes found on the way go to `cx`.
 fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> TokenStream {
     let hybrid = system.hybrid;
-    let derived: Vec<derive::Derived> = system.modes.iter_mut().map(|model| derive::mode(model, hybrid, cx)).collect();
+    let derived: Vec<derive::Derived> =
+        system.modes.iter().zip(&mut system.arenas).map(|(model, arena)| derive::mode(model, arena, hybrid, cx)).collect();
     let dofs = system.mode_dofs();
     let mut tokens = TokenStream::new();
-    for (model, derived) in system.modes.iter().zip(&derived) {
+    for (model, derived) in system.views().iter().zip(&derived) {
         tokens.extend(emit::mode(model, derived, &dofs, &system.vis));
     }
     tokens.extend(emit::system::items(&system));
@@ -82,11 +83,12 @@ pub fn dynamics_ops(input: TokenStream) -> syn::Result<symbolic::OpCount> {
     let mut cx = diagnostics::Ctxt::new();
     let system = lower::system_from_input(&input, &mut cx);
     cx.check()?;
-    let Some(mut model) = system.filter(model::System::is_single).and_then(|s| s.modes.into_iter().next()) else {
+    let Some((model, mut arena)) = system.filter(model::System::is_single).and_then(|s| s.modes.into_iter().zip(s.arenas).next())
+    else {
         return Err(syn::Error::new(input.ident.span(), "operation counts are reported for single-mode models"));
     };
-    let equations = derive::euler_lagrange::derive(&mut model);
-    Ok(emit::model::dynamics_ops(&model, &equations))
+    let equations = derive::euler_lagrange::derive(&model, &mut arena);
+    Ok(emit::model::dynamics_ops(&model.view(&arena), &equations))
 }
 
 #[cfg(test)]

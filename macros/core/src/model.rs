@@ -2,7 +2,6 @@
 //! in [`crate::lower`], one module per item kind).
 //! Its symbols and their roles are the model's [`Layout`].
 
-use proc_macro2::TokenStream;
 use symbolic::{Arena, Expr};
 use syn::Ident;
 
@@ -62,6 +61,9 @@ pub struct System {
     /// `crate = path`: where generated code finds routh, if not at `::routh`.
     pub krate: Option<syn::Path>,
     pub modes: Vec<Model>,
+    /// The workspace of each mode: the arena its expressions live in, which the passes extend
+    /// (the models themselves do not change after lowering).
+    pub arenas: Vec<Arena>,
     /// Whether the system has modes or impacts (see [`System::new`]).
     pub hybrid: bool,
 }
@@ -70,12 +72,18 @@ impl System {
     /// The system of these modes. A hybrid system (modes, or impacts) implements `HybridSystem`,
     /// whose periodic orbits integrate the variational equations: every mode of it gets the field
     /// Jacobian (decided here, once, from the input).
-    pub fn new(name: Ident, vis: syn::Visibility, krate: Option<syn::Path>, mut modes: Vec<Model>) -> System {
+    pub fn new(name: Ident, vis: syn::Visibility, krate: Option<syn::Path>, lowered: Vec<(Model, Arena)>) -> System {
+        let (mut modes, arenas): (Vec<Model>, Vec<Arena>) = lowered.into_iter().unzip();
         let hybrid = !matches!(modes.as_slice(), [m] if m.mode.is_none()) || modes.iter().any(|m| !m.impacts.is_empty());
         for m in &mut modes {
             m.field_jacobian |= hybrid;
         }
-        System { name, vis, krate, modes, hybrid }
+        System { name, vis, krate, modes, arenas, hybrid }
+    }
+
+    /// Every mode over its arena.
+    pub fn views(&self) -> Vec<View<'_>> {
+        self.modes.iter().zip(&self.arenas).map(|(m, a)| m.view(a)).collect()
     }
 
     /// The number of coordinates of each mode.
@@ -119,8 +127,7 @@ pub struct Model {
     pub action: Option<Ident>,
     /// Control inputs (their symbols are `layout.u`).
     pub inputs: Vec<Ident>,
-    pub arena: Arena,
-    /// The model's symbols and their roles.
+    /// The model's symbols and their roles (in the arena of its workspace).
     pub layout: Layout,
     pub lagrangian: Expr,
     /// The Lagrangian's source tokens, to blame in model-level errors.
@@ -177,7 +184,6 @@ impl Model {
     pub fn assemble(
         name: Ident,
         mode: Option<(usize, Ident)>,
-        arena: Arena,
         coordinates: Vec<Ident>,
         parameters: Vec<Ident>,
         layout: Layout,
@@ -192,7 +198,6 @@ impl Model {
             coordinates,
             action: None,
             inputs: Vec::new(),
-            arena,
             layout,
             lagrangian,
             lagrangian_tokens,
@@ -207,24 +212,28 @@ impl Model {
         }
     }
 
-    /// A read-only stand-in for `model` over another arena that extends its arena (for printing
-    /// expressions built in a copy of the arena, e.g. during reduction).
-    pub fn assemble_view(model: &Model, arena: &Arena) -> Model {
-        Model::assemble(
-            model.name.clone(),
-            model.mode.clone(),
-            arena.clone(),
-            model.coordinates.clone(),
-            model.parameters.clone(),
-            model.layout.clone(),
-            model.lagrangian,
-            TokenStream::new(),
-            model.force.clone(),
-        )
+    /// A further symbol with `role` (see [`Layout::symbol`]).
+    pub fn symbol(&self, arena: &mut Arena, role: Role) -> Expr {
+        self.layout.symbol(arena, role)
     }
 
-    /// A further symbol with `role` (see [`Layout::symbol`]).
-    pub fn symbol(&mut self, role: Role) -> Expr {
-        self.layout.symbol(&mut self.arena, role)
+    /// The model over the arena of its workspace, as emission and notation read it.
+    pub fn view<'a>(&'a self, arena: &'a Arena) -> View<'a> {
+        View { model: self, arena }
+    }
+}
+
+/// A model together with the arena its expressions live in (read-only): what emission and the
+/// notation read. It dereferences to the [`Model`].
+#[derive(Clone, Copy)]
+pub struct View<'a> {
+    pub model: &'a Model,
+    pub arena: &'a Arena,
+}
+
+impl std::ops::Deref for View<'_> {
+    type Target = Model;
+    fn deref(&self) -> &Model {
+        self.model
     }
 }

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use symbolic::Expr;
 
-use crate::model::{Model, Role};
+use crate::model::{Role, View};
 
 /// Longest formula (in characters) shown in rustdoc before it is elided.
 const DOC_FORMULA_LIMIT: usize = 1200;
@@ -63,7 +63,7 @@ fn pretty_velocity(name: &str) -> String {
 }
 
 /// Display name of a model symbol.
-pub fn display_name(model: &Model, sym: Expr) -> String {
+pub fn display_name(model: &View<'_>, sym: Expr) -> String {
     match model.role(sym) {
         Some(Role::Time) => "t".into(),
         Some(Role::Coordinate(i)) => pretty(&model.coordinates[i].to_string()),
@@ -88,7 +88,7 @@ pub fn display_name(model: &Model, sym: Expr) -> String {
 
 /// A formula for rustdoc, elided when very long. Expressions whose tree form is far longer than
 /// the limit are not printed at all (printing a DAG as a tree can take exponential time).
-pub fn formula(model: &Model, e: Expr) -> String {
+pub fn formula(model: &View<'_>, e: Expr) -> String {
     let size = model.arena.tree_size(e);
     if size > DOC_FORMULA_LIMIT as u64 {
         return format!("⟨{size} terms and factors written out — too long to show; see the generated code⟩");
@@ -105,7 +105,7 @@ pub fn formula(model: &Model, e: Expr) -> String {
 /// `(lhs, formula)` lines for [`doc_block`], the formulas printed only as far as the block shows
 /// them (printing is most of the cost of a large model's documentation); the rest keep their
 /// left-hand side, to be counted as elided.
-pub(crate) fn formula_lines(model: &Model, entries: Vec<(String, Expr)>) -> Vec<(String, String)> {
+pub(crate) fn formula_lines(model: &View<'_>, entries: Vec<(String, Expr)>) -> Vec<(String, String)> {
     let mut shown = 0;
     entries
         .into_iter()

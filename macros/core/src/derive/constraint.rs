@@ -36,7 +36,7 @@ use symbolic::{Arena, Expr};
 
 use crate::derive::euler_lagrange::{Equations, relative_min_pivot, sample_points};
 use crate::layout::Role;
-use crate::model::Model;
+use crate::model::{Model, View};
 
 /// How a constraint integrates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,19 +78,19 @@ pub struct ConstraintEquations {
 const FROBENIUS_TERMS: usize = 200_000;
 
 /// Derives the constrained equations of `model` (none if it has no constraints).
-pub fn derive(model: &mut Model, eq: &Equations) -> Option<ConstraintEquations> {
+pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<ConstraintEquations> {
     if model.constraints.is_empty() {
         return None;
     }
     let (n, m) = (model.dof(), model.constraints.len());
-    let lam: Vec<Expr> = (0..m).map(|k| model.symbol(Role::Multiplier(k))).collect();
+    let lam: Vec<Expr> = (0..m).map(|k| model.symbol(arena, Role::Multiplier(k))).collect();
     let names = model.constraints.iter().map(|c| c.name.clone()).collect();
     let a: Vec<Vec<Expr>> = model.constraints.iter().map(|c| c.a.clone()).collect();
     let b: Vec<Expr> = model.constraints.iter().map(|c| c.b).collect();
     let position = model.constraints.iter().map(|c| c.position).collect();
     let declared: Vec<bool> = model.constraints.iter().map(|c| c.position.is_some()).collect();
     let model_sensitivity = model.sensitivity.clone();
-    let Model { arena, layout, .. } = model;
+    let layout = &model.layout;
 
     // Velocity-level residuals A q̇ + b, and their derivative along (q̇, 1) with q̇ fixed.
     let rows: Vec<Expr> = a
@@ -240,7 +240,7 @@ fn determinant(arena: &mut Arena, rows: &[Vec<Expr>], cols: &[usize]) -> Expr {
 
 /// The rows must be independent somewhere: the first row that depends on the rows before it at
 /// every sampled state is a compile error on its name.
-pub fn check_rank(model: &Model, ce: &ConstraintEquations) -> syn::Result<()> {
+pub fn check_rank(model: &View<'_>, ce: &ConstraintEquations) -> syn::Result<()> {
     let n = model.dof();
     let points = sample_points(model, 4);
     for k in 1..ce.a.len() {

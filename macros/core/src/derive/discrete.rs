@@ -30,7 +30,7 @@
 //! and p_{k+1} = D₂L_d + f⁺. L is evaluated at the rule's quadrature point with the action there
 //! predicted by an Euler step of ż = L from z_k (so the rule's order is kept).
 
-use symbolic::Expr;
+use symbolic::{Arena, Expr};
 
 use crate::model::{Model, Quadrature, Role};
 
@@ -88,14 +88,14 @@ pub struct DiscreteEquations {
 /// Derives the discrete Lagrangian, forces and Legendre maps of `model` (none without
 /// `discrete(...)`); a declared symmetry under whose diagonal action L_d is not invariant is an
 /// error on its name (the quadrature of a nonlinear action need not keep a symmetry of L).
-pub fn derive(model: &mut Model) -> syn::Result<Option<DiscreteEquations>> {
+pub fn derive(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEquations>> {
     let n = model.dof();
-    let q0: Vec<Expr> = (0..n).map(|i| model.symbol(Role::NodeStart(i))).collect();
-    let q1: Vec<Expr> = (0..n).map(|i| model.symbol(Role::NodeEnd(i))).collect();
-    let h = model.symbol(Role::StepSize);
-    let t0 = model.symbol(Role::StepTime);
-    let z0 = model.layout.z.map(|_| model.symbol(Role::StepAction));
-    let Model { arena, layout: syms, lagrangian, force, discretization, symmetries, reductions, .. } = model;
+    let q0: Vec<Expr> = (0..n).map(|i| model.symbol(arena, Role::NodeStart(i))).collect();
+    let q1: Vec<Expr> = (0..n).map(|i| model.symbol(arena, Role::NodeEnd(i))).collect();
+    let h = model.symbol(arena, Role::StepSize);
+    let t0 = model.symbol(arena, Role::StepTime);
+    let z0 = model.layout.z.map(|_| model.symbol(arena, Role::StepAction));
+    let Model { layout: syms, lagrangian, force, discretization, symmetries, reductions, .. } = model;
     let Some(disc) = discretization.as_ref() else { return Ok(None) };
     let l = *lagrangian;
     let inv_h = arena.powi(h, -1);

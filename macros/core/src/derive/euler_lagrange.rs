@@ -58,7 +58,7 @@ use rustc_hash::FxHashSet;
 use symbolic::{Arena, Expr, Node};
 
 use crate::layout::{Layout, Role};
-use crate::model::Model;
+use crate::model::{Model, View};
 
 /// The derived equations of one model.
 pub struct Equations {
@@ -105,9 +105,9 @@ pub struct Contact {
 }
 
 /// Derives the equations of motion of `model`.
-pub fn derive(model: &mut Model) -> Equations {
+pub fn derive(model: &Model, arena: &mut Arena) -> Equations {
     let n = model.dof();
-    let Model { arena, layout: syms, lagrangian, force, sensitivity, field_jacobian, constraints, .. } = model;
+    let Model { layout: syms, lagrangian, force, sensitivity, field_jacobian, constraints, .. } = model;
     let l = *lagrangian;
 
     let momenta: Vec<Expr> = arena.gradient(l, &syms.qd);
@@ -218,7 +218,7 @@ fn forcing_direct(arena: &mut Arena, syms: &Layout, l: Expr, momenta: &[Expr], d
 /// It is the same fᵢ as [`forcing_direct`]'s, but the velocity products that cancel between ∂L/∂q
 /// and d/dt ∂L/∂q̇ never appear: for L = Σ mₖ|ẋₖ|²/2 − V, fᵢ = −Σₖ mₖ Jₖᵢ·aₖ − ∂V/∂qᵢ + Qᵢ, a third
 /// of the operations of the expanded route on a pendulum chain. `None` when L has no such sum.
-fn forcing_through_velocities(arena: &mut Arena, syms: &mut Layout, l: Expr, force: &[Expr]) -> Option<Vec<Expr>> {
+fn forcing_through_velocities(arena: &mut Arena, syms: &Layout, l: Expr, force: &[Expr]) -> Option<Vec<Expr>> {
     let deg = arena.degrees(&[l], &syms.qd);
     let mut velocities = Vec::new();
     let mut seen = FxHashSet::default();
@@ -314,7 +314,7 @@ pub fn sample_points(model: &Model, count: usize) -> Vec<rustc_hash::FxHashMap<E
 /// Checks that the mass matrix is not identically singular. A coordinate whose row of M is
 /// identically zero has no kinetic term and is named in the error; otherwise M is tested for
 /// singularity (relative pivot ≤ 1e-10) at several sample points.
-pub fn check_regular(model: &Model, eq: &Equations) -> syn::Result<()> {
+pub fn check_regular(model: &View<'_>, eq: &Equations) -> syn::Result<()> {
     let n = model.dof();
     let arena = &model.arena;
     let mut errors = crate::diagnostics::Ctxt::new();
@@ -395,10 +395,10 @@ pub struct EnergyDerivatives {
 }
 
 /// The energy's gradient and Hessian over the state.
-pub fn energy_derivatives(model: &mut Model, eq: &Equations) -> EnergyDerivatives {
+pub fn energy_derivatives(model: &Model, arena: &mut Arena, eq: &Equations) -> EnergyDerivatives {
     let vars = model.layout.state_symbols();
-    let gradient = model.arena.gradient(eq.energy, &vars);
-    let hessian = model.arena.jacobian(&gradient, &vars);
+    let gradient = arena.gradient(eq.energy, &vars);
+    let hessian = arena.jacobian(&gradient, &vars);
     EnergyDerivatives { gradient, hessian }
 }
 
@@ -430,9 +430,10 @@ mod tests {
              struct Top { a: f64, b: f64, c: f64, m: f64, g: f64, l: f64 }",
         ];
         for src in sources {
-            let mut model = crate::fixtures::lowered_model(src);
-            let eq = derive(&mut model);
-            let Model { arena, layout, lagrangian, force, .. } = &mut model;
+            let (model, mut arena) = crate::fixtures::lowered_model(src);
+            let eq = derive(&model, &mut arena);
+            let Model { layout, lagrangian, force, .. } = &model;
+            let arena = &mut arena;
             let direct = forcing_direct(arena, layout, *lagrangian, &eq.momenta, None, force);
             for (i, (&structured, &expanded)) in eq.forcing.iter().zip(&direct).enumerate() {
                 let difference = arena.sub(structured, expanded);

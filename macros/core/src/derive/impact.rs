@@ -32,7 +32,7 @@
 //! state (q', q̇') as functions of the source state; their Jacobian ∂(q', q̇')/∂(q, q̇) is
 //! rectangular (2m × 2n).
 
-use symbolic::Expr;
+use symbolic::{Arena, Expr};
 
 use crate::derive::euler_lagrange::Equations;
 use crate::model::{Law, Model, Role};
@@ -77,7 +77,7 @@ pub struct ImpactEquations {
 }
 
 /// Derives guard data and reset equations for every impact of `model`.
-pub fn derive(model: &mut Model, eq: &Equations) -> Vec<ImpactEquations> {
+pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations) -> Vec<ImpactEquations> {
     let n = model.dof();
     let max_rows = model
         .impacts
@@ -88,12 +88,12 @@ pub fn derive(model: &mut Model, eq: &Equations) -> Vec<ImpactEquations> {
         })
         .max()
         .unwrap_or(0);
-    let vp: Vec<Expr> = (0..n).map(|i| model.symbol(Role::PostVelocity(i))).collect();
-    let lam: Vec<Expr> = (0..max_rows).map(|k| model.symbol(Role::Multiplier(k))).collect();
+    let vp: Vec<Expr> = (0..n).map(|i| model.symbol(arena, Role::PostVelocity(i))).collect();
+    let lam: Vec<Expr> = (0..max_rows).map(|k| model.symbol(arena, Role::Multiplier(k))).collect();
 
     let mut out = Vec::new();
     for idx in 0..model.impacts.len() {
-        let Model { arena, layout: syms, impacts, lagrangian, .. } = model;
+        let Model { layout: syms, impacts, lagrangian, .. } = model;
         let (dq, dt) = (&syms.dq, &syms.dt);
         let imp = &impacts[idx];
         let h = imp.guard;

@@ -1,7 +1,8 @@
 //! Derivation: from the validated [`crate::model`] to the equations the emitters print, one
-//! module per concept, each of the same shape — a `derive` function that reads the model, makes
-//! its further symbols in the model's layout, reports mistakes as `syn::Error`s (collected into the
-//! one [`Ctxt`]) and returns its result type:
+//! module per concept, each of the same shape — a `derive` function that reads the (immutable)
+//! model, borrows the symbolic workspace (the mode's arena, where it builds expressions and the
+//! further symbols its layout registers), reports mistakes as `syn::Error`s (collected into the one
+//! [`Ctxt`]) and returns its result type:
 //!
 //! - [`euler_lagrange`]: M, f, momenta, energy, power, Jacobians (every model);
 //! - [`constraint`]: multipliers, the acceleration-level bias, the Frobenius test;
@@ -21,6 +22,8 @@ pub mod routh;
 pub mod symmetry;
 #[cfg(test)]
 mod tests;
+
+use symbolic::Arena;
 
 use crate::diagnostics::Ctxt;
 use crate::model::Model;
@@ -62,24 +65,25 @@ impl Derived {
 /// Every pass for one mode, in order: equations of motion (and, for a hybrid system, the energy's
 /// derivatives), regularity, constraints and their rank, impacts, symmetries, the discrete system,
 /// the continuous reductions. Mistakes go to `cx`; the passes go on where they can.
-pub fn mode(model: &mut Model, hybrid: bool, cx: &mut Ctxt) -> Derived {
-    let equations = euler_lagrange::derive(model);
-    let energy = hybrid.then(|| euler_lagrange::energy_derivatives(model, &equations));
-    cx.ok(euler_lagrange::check_regular(model, &equations));
-    let constraints = constraint::derive(model, &equations);
+pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> Derived {
+    let equations = euler_lagrange::derive(model, arena);
+    let energy = hybrid.then(|| euler_lagrange::energy_derivatives(model, arena, &equations));
+    cx.ok(euler_lagrange::check_regular(&model.view(arena), &equations));
+    let constraints = constraint::derive(model, arena, &equations);
     if let Some(ce) = &constraints {
-        cx.ok(constraint::check_rank(model, ce));
+        cx.ok(constraint::check_rank(&model.view(arena), ce));
     }
-    let impacts = impact::derive(model, &equations);
-    let symmetries = cx.ok(symmetry::derive(model, &equations, &impacts)).unwrap_or_default();
-    let discrete = cx.ok(discrete::derive(model)).flatten();
+    let impacts = impact::derive(model, arena, &equations);
+    let symmetries = cx.ok(symmetry::derive(model, arena, &equations, &impacts)).unwrap_or_default();
+    let discrete = cx.ok(discrete::derive(model, arena)).flatten();
     // In a model with `discrete(...)`, `reduce(routh(...))` reduces the discrete system (forces
     // allowed: the forced discrete reduction), see `discrete`.
     let continuous = if model.discretization.is_some() { &[][..] } else { &model.reductions[..] };
     let mut reductions = Vec::new();
     for reduction in continuous {
-        let Some(mut reduced) = cx.ok(routh::reduce(model, &equations, reduction)) else { continue };
-        let equations = euler_lagrange::derive(&mut reduced.model);
+        // The reduced model is built in the same arena (the workspace grows; nothing is cloned).
+        let Some(reduced) = cx.ok(routh::reduce(model, arena, &equations, reduction)) else { continue };
+        let equations = euler_lagrange::derive(&reduced.model, arena);
         reductions.push(ReducedSystem { reduced, derived: Derived::equations_only(equations) });
     }
     Derived { equations, energy, constraints, impacts, symmetries, discrete, reductions }

@@ -26,15 +26,16 @@ use crate::model::{Model, Reduction};
 
 /// A reduced system ready for derivation and emission.
 pub struct Reduced {
-    /// The reduced model: coordinates r, Lagrangian R^μ, force Q^μ, parameters + μ.
+    /// The reduced model: coordinates r, Lagrangian R^μ, force Q^μ, parameters + μ — over the full
+    /// model's arena (the reduction extends the workspace; nothing is copied).
     pub model: Model,
     /// Cyclic coordinate indices in the full model.
     pub cyclic: Vec<usize>,
     /// Remaining coordinate indices in the full model (in order).
     pub kept: Vec<usize>,
-    /// θ̇(t, r, ṙ, μ), in the reduced model's arena.
+    /// θ̇(t, r, ṙ, μ), in the reduced model's symbols.
     pub cyclic_velocities: Vec<Expr>,
-    /// p_θ as functions of the full state (in the full model's arena), to compute μ from a state.
+    /// p_θ as functions of the full state (in the full model's symbols), to compute μ from a state.
     pub momenta: Vec<Expr>,
     /// −V_μ = R at ṙ = 0 and the gyroscopic part R₁ (for docs).
     pub amended: Expr,
@@ -85,7 +86,7 @@ fn inverse(arena: &mut Arena, a: &[Vec<Expr>]) -> (Vec<Vec<Expr>>, Expr) {
 }
 
 /// Derives the Routh-reduced system `red` of `model`.
-pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Reduced> {
+pub fn reduce(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) -> syn::Result<Reduced> {
     let n = model.dof();
     let k = red.cyclic.len();
     if k > 3 {
@@ -96,25 +97,21 @@ pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Red
     if kept.is_empty() {
         return Err(err(&red.keyword, "at least one coordinate must remain after the reduction".into()));
     }
-    let mut arena = model.arena.clone();
     let syms = &model.layout;
     let zero_test = |arena: &Arena, e: Expr| arena.zero_test(e).is_zero();
-    let show = |arena: &Arena, e: Expr| {
-        let m = Model::assemble_view(model, arena);
-        crate::notation::formula(&m, e)
-    };
+    let show = |arena: &Arena, e: Expr| crate::notation::formula(&model.view(arena), e);
     // Cyclicity of L and of the forces.
     for (c, id) in &red.cyclic {
         let dl = arena.diff(model.lagrangian, syms.q[*c]);
-        if !zero_test(&arena, dl) {
-            return Err(err(id, format!("`{id}` is not cyclic: the Lagrangian depends on it, ∂L/∂{id} = {}", show(&arena, dl))));
+        if !zero_test(arena, dl) {
+            return Err(err(id, format!("`{id}` is not cyclic: the Lagrangian depends on it, ∂L/∂{id} = {}", show(arena, dl))));
         }
-        if !zero_test(&arena, model.force[*c]) {
+        if !zero_test(arena, model.force[*c]) {
             return Err(err(id, format!("`{id}` is not cyclic for the forced system: the force acts on it (Q_{id} ≢ 0)")));
         }
         for &r in &kept {
             let dq = arena.diff(model.force[r], syms.q[*c]);
-            if !zero_test(&arena, dq) {
+            if !zero_test(arena, dq) {
                 return Err(err(
                     id,
                     format!("`{id}` is not cyclic for the forced system: the force on `{}` depends on it", model.coordinates[r]),
@@ -137,15 +134,15 @@ pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Red
             }
         }
     }
-    let (adj, det) = inverse(&mut arena, &a);
-    if zero_test(&arena, det) {
+    let (adj, det) = inverse(arena, &a);
+    if zero_test(arena, det) {
         let names: Vec<String> = red.cyclic.iter().map(|(_, id)| id.to_string()).collect();
         return Err(err(
             &red.keyword,
             format!(
                 "the cyclic block ∂²L/∂θ̇² over ({}) is singular: its determinant {} ≡ 0, so μ = ∂L/∂θ̇ cannot be solved for θ̇",
                 names.join(", "),
-                show(&arena, det)
+                show(arena, det)
             ),
         ));
     }
@@ -162,7 +159,7 @@ pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Red
             ));
         }
     }
-    let mu: Vec<Expr> = mu_names.iter().map(|m| Layout::parameter_symbol(&mut arena, m)).collect();
+    let mu: Vec<Expr> = mu_names.iter().map(|m| Layout::parameter_symbol(arena, m)).collect();
     // θ̇ = adj (μ − b) / det.
     let inv_det = arena.powi(det, -1);
     let diff: Vec<Expr> = mu.iter().zip(&b).map(|(&m, &bb)| arena.sub(m, bb)).collect();
@@ -202,9 +199,9 @@ pub fn reduce(model: &Model, eq: &Equations, red: &Reduction) -> syn::Result<Red
     let coordinates: Vec<Ident> = kept.iter().map(|&r| model.coordinates[r].clone()).collect();
     let pick = |v: &[Expr]| kept.iter().map(|&r| v[r]).collect::<Vec<Expr>>();
     let (q, qd, qdd) = (pick(&syms.q), pick(&syms.qd), pick(&syms.qdd));
-    let rsyms = Layout::from_symbols(&mut arena, &coordinates, syms.t, q, qd, qdd, params);
+    let rsyms = Layout::from_symbols(arena, &coordinates, syms.t, q, qd, qdd, params);
     let name = red.name.clone();
     let keyword = &red.keyword;
-    let reduced = Model::assemble(name, None, arena, coordinates, parameters, rsyms, routhian, quote::quote!(#keyword), force);
+    let reduced = Model::assemble(name, None, coordinates, parameters, rsyms, routhian, quote::quote!(#keyword), force);
     Ok(Reduced { model: reduced, cyclic, kept, cyclic_velocities: theta_dot, momenta, amended, gyroscopic })
 }

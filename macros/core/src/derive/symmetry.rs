@@ -20,7 +20,7 @@
 //! work along ξ), or, for a map law, when J(Δ(x)) − J(x) ≡ 0. Otherwise J jumps (a generalized hybrid
 //! momentum map at best), and μ⁺ = J(Δ(x)) is evaluated at run time.
 
-use symbolic::Expr;
+use symbolic::{Arena, Expr};
 
 use crate::derive::euler_lagrange::Equations;
 use crate::derive::impact::{ImpactEquations, Reset};
@@ -57,18 +57,23 @@ pub struct SymmetryEquations {
     pub moving_energy: Option<(Expr, Expr)>,
 }
 
-fn is_zero(model: &Model, e: Expr) -> bool {
-    model.arena.zero_test(e).is_zero()
+fn is_zero(arena: &Arena, e: Expr) -> bool {
+    arena.zero_test(e).is_zero()
 }
 
 /// Checks invariance and derives momentum maps for every symmetry of `model`.
-pub fn derive(model: &mut Model, eq: &Equations, impacts: &[ImpactEquations]) -> syn::Result<Vec<SymmetryEquations>> {
+pub fn derive(
+    model: &Model,
+    arena: &mut Arena,
+    eq: &Equations,
+    impacts: &[ImpactEquations],
+) -> syn::Result<Vec<SymmetryEquations>> {
     let n = model.dof();
     let mut out = Vec::new();
     let mut errors = crate::diagnostics::Ctxt::new();
     for s in 0..model.symmetries.len() {
         let xi = model.symmetries[s].generator.clone();
-        let Model { arena, layout: syms, lagrangian, force, .. } = model;
+        let Model { layout: syms, lagrangian, force, .. } = model;
         // η = ∂ξ/∂q q̇, the velocity part of the lift.
         let eta: Vec<Expr> = xi.iter().map(|&x| arena.total_derivative(&[x], &syms.q, &syms.qd, None)[0]).collect();
         let mut lift: Vec<(Expr, Expr)> = syms.q.iter().zip(&xi).map(|(&q, &x)| (q, x)).collect();
@@ -96,8 +101,8 @@ pub fn derive(model: &mut Model, eq: &Equations, impacts: &[ImpactEquations]) ->
             lie.push(arena.add(&terms));
         }
         let sym = &model.symmetries[s];
-        if !is_zero(model, residual) {
-            let shown = crate::notation::formula(model, residual);
+        if !is_zero(arena, residual) {
+            let shown = crate::notation::formula(&model.view(arena), residual);
             errors.push(syn::Error::new_spanned(
                 &sym.tokens,
                 format!("`{}` is not a symmetry of the Lagrangian: its lifted generator gives ξᶜ(L) = {shown} ≢ 0", sym.name),
@@ -108,34 +113,34 @@ pub fn derive(model: &mut Model, eq: &Equations, impacts: &[ImpactEquations]) ->
         let a_xi: Vec<Expr> = (0..model.constraints.len())
             .map(|i| {
                 let row = model.constraints[i].a.clone();
-                model.arena.dot(&row, &xi)
+                arena.dot(&row, &xi)
             })
             .collect();
-        let constraints_free = a_xi.iter().all(|&e| is_zero(model, e));
-        let conserved = is_zero(model, rate) && constraints_free;
-        let dissipated = !conserved && eq.contact.is_some() && is_zero(model, forced) && constraints_free;
-        let in_forced_algebra = is_zero(model, forced) && lie.iter().all(|&l| is_zero(model, l));
+        let constraints_free = a_xi.iter().all(|&e| is_zero(arena, e));
+        let conserved = is_zero(arena, rate) && constraints_free;
+        let dissipated = !conserved && eq.contact.is_some() && is_zero(arena, forced) && constraints_free;
+        let in_forced_algebra = is_zero(arena, forced) && lie.iter().all(|&l| is_zero(arena, l));
         // (The moving energy rests on the conservative energy balance: not for contact models.)
-        let moving_energy = if constraints_free || !is_zero(model, rate) || !is_zero(model, eq.dl_dt) || eq.contact.is_some() {
+        let moving_energy = if constraints_free || !is_zero(arena, rate) || !is_zero(arena, eq.dl_dt) || eq.contact.is_some() {
             None
         } else {
-            moving_energy(model, eq, &a_xi, momentum)
+            moving_energy(model, arena, eq, &a_xi, momentum)
         };
         let mut per_impact = Vec::new();
         for ie in impacts {
             let dxi: Vec<Expr> = ie.gradient[..n].to_vec();
-            let g = model.arena.dot(&dxi, &xi);
-            let guard_invariant = is_zero(model, g);
+            let g = arena.dot(&dxi, &xi);
+            let guard_invariant = is_zero(arena, g);
             let preserves = match &ie.reset {
                 Reset::Projection { a, .. } => Some(a.iter().all(|row| {
-                    let t = model.arena.dot(row, &xi);
-                    is_zero(model, t)
+                    let t = arena.dot(row, &xi);
+                    is_zero(arena, t)
                 })),
                 Reset::Map { velocities, .. } => {
                     let map: Vec<(Expr, Expr)> = model.layout.qd.iter().zip(velocities).map(|(&v, &w)| (v, w)).collect();
-                    let after = model.arena.subs(momentum, &map);
-                    let jump = model.arena.sub(after, momentum);
-                    Some(is_zero(model, jump))
+                    let after = arena.subs(momentum, &map);
+                    let jump = arena.sub(after, momentum);
+                    Some(is_zero(arena, jump))
                 }
                 Reset::Chart { .. } => None,
             };
@@ -163,23 +168,23 @@ pub fn derive(model: &mut Model, eq: &Equations, impacts: &[ImpactEquations]) ->
 /// The moving energy E − c·J when the constraints' affine part is c times the symmetry's generator:
 /// a constant c (free of t, q, q̇) with bᵢ + c (Aξ)ᵢ ≡ 0 for every row. Then, with no force along ξ
 /// and ∂L/∂t ≡ 0, dE/dt = −λ·b = c λ·(Aξ) = c dJ/dt, so E − c·J is conserved.
-fn moving_energy(model: &mut Model, eq: &Equations, a_xi: &[Expr], momentum: Expr) -> Option<(Expr, Expr)> {
-    let first = a_xi.iter().position(|&e| !model.arena.zero_test(e).is_zero())?;
+fn moving_energy(model: &Model, arena: &mut Arena, eq: &Equations, a_xi: &[Expr], momentum: Expr) -> Option<(Expr, Expr)> {
+    let first = a_xi.iter().position(|&e| !arena.zero_test(e).is_zero())?;
     let b = model.constraints[first].b;
-    let minus_b = model.arena.neg(b);
-    let c = model.arena.div(minus_b, a_xi[first]);
+    let minus_b = arena.neg(b);
+    let c = arena.div(minus_b, a_xi[first]);
     let vars: Vec<Expr> = model.layout.q.iter().chain(&model.layout.qd).copied().chain([model.layout.t]).collect();
-    if vars.iter().any(|&v| model.arena.depends_on(c, v)) {
+    if vars.iter().any(|&v| arena.depends_on(c, v)) {
         return None;
     }
     for (i, &ax) in a_xi.iter().enumerate() {
         let bi = model.constraints[i].b;
-        let cax = model.arena.mul2(c, ax);
-        let r = model.arena.add2(bi, cax);
-        if !model.arena.zero_test(r).is_zero() {
+        let cax = arena.mul2(c, ax);
+        let r = arena.add2(bi, cax);
+        if !arena.zero_test(r).is_zero() {
             return None;
         }
     }
-    let cj = model.arena.mul2(c, momentum);
-    Some((c, model.arena.sub(eq.energy, cj)))
+    let cj = arena.mul2(c, momentum);
+    Some((c, arena.sub(eq.energy, cj)))
 }

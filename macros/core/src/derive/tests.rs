@@ -1,13 +1,13 @@
 //! Unit tests of the derivation passes that compile no model: each pass runs on a lowered model and
 //! its results are compared, by evaluation at sample states, with closed forms written out here.
 
-use symbolic::Expr;
+use symbolic::{Arena, Expr};
 
 use super::constraint::Kind;
 use super::impact::Reset;
 use super::{Derived, mode};
 use crate::fixtures::lowered_model as lowered;
-use crate::model::{Model, Role};
+use crate::model::{Model, Role, View};
 
 /// Sample values of the symbols by role: q, q̇ from the slices, parameters from `params`, discrete
 /// nodes q_k = `q`, q_{k+1} = `q1`, step h, time t = 0.3.
@@ -20,7 +20,7 @@ struct At<'a> {
 }
 
 impl At<'_> {
-    fn eval(&self, model: &Model, e: Expr) -> f64 {
+    fn eval(&self, model: &View<'_>, e: Expr) -> f64 {
         model.arena.eval(e, &|s| match model.role(s) {
             Some(Role::Time) => 0.3,
             Some(Role::Coordinate(i) | Role::NodeStart(i)) => self.q[i],
@@ -33,12 +33,13 @@ impl At<'_> {
     }
 }
 
-fn derived(src: &str) -> (Model, Derived) {
-    let mut model = lowered(src);
+/// The model of `src`, its arena after every pass, and what the passes derived.
+fn derived(src: &str) -> (Model, Arena, Derived) {
+    let (model, mut arena) = lowered(src);
     let mut cx = crate::diagnostics::Ctxt::new();
-    let d = mode(&mut model, false, &mut cx);
+    let d = mode(&model, &mut arena, false, &mut cx);
     cx.check().expect("the passes accept the model");
-    (model, d)
+    (model, arena, d)
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -49,7 +50,7 @@ fn close(a: f64, b: f64) -> bool {
 /// the differential of x − rφ, and `holonomic(...)` stays holonomic.
 #[test]
 fn the_frobenius_test_tells_rolling_from_integrable_constraints() {
-    let (_, d) = derived(
+    let (_, _, d) = derived(
         "#[mechanics(coordinates(x, y, th, phi),
            lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) + i / 2 * dot(phi).powi(2) + j / 2 * dot(th).powi(2),
            constraint(roll_x = dx - r * th.cos() * dphi, roll_y = dy - r * th.sin() * dphi))]
@@ -58,7 +59,7 @@ fn the_frobenius_test_tells_rolling_from_integrable_constraints() {
     let ce = d.constraints.expect("constraints derived");
     assert_eq!(ce.kinds, [Kind::Nonholonomic, Kind::Nonholonomic]);
     assert_eq!(ce.set_integrable, Some(false));
-    let (_, d) = derived(
+    let (_, _, d) = derived(
         "#[mechanics(coordinates(x, phi, y), lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) + i / 2 * dot(phi).powi(2),
            constraint(roll = dx - r * dphi), holonomic(floor = y - r))]
          struct Line { m: f64, i: f64, r: f64 }",
@@ -73,7 +74,7 @@ fn the_frobenius_test_tells_rolling_from_integrable_constraints() {
 /// `cyclic(phi)` in polar coordinates gives J = m r² φ̇, conserved.
 #[test]
 fn momentum_maps_and_their_balance_laws_have_their_closed_forms() {
-    let (model, d) = derived(
+    let (model, arena, d) = derived(
         "#[mechanics(coordinates(x, y), lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - k * (x.powi(2) + y.powi(2)).sqrt(),
            force(x = -c * dot(x), y = -c * dot(y)), symmetry(rot = generator(x = -y, y = x)))]
          struct Central { m: f64, k: f64, c: f64 }",
@@ -84,17 +85,17 @@ fn momentum_maps_and_their_balance_laws_have_their_closed_forms() {
         let (m, c) = (1.7, 0.3);
         let at = At { q: &q, v: &v, params: &[m, 0.9, c], q1: &[], h: 0.0 };
         let j = m * (q[0] * v[1] - q[1] * v[0]);
-        assert!(close(at.eval(&model, s.momentum), j));
-        assert!(close(at.eval(&model, s.rate), -c * j / m));
+        assert!(close(at.eval(&model.view(&arena), s.momentum), j));
+        assert!(close(at.eval(&model.view(&arena), s.rate), -c * j / m));
     }
-    let (model, d) = derived(
+    let (model, arena, d) = derived(
         "#[mechanics(coordinates(r, phi), lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(phi)).powi(2)) + k / r, symmetry(cyclic(phi)))]
          struct Kepler { m: f64, k: f64 }",
     );
     let [s] = d.symmetries.as_slice() else { panic!("one symmetry") };
     assert!(s.conserved);
     let at = At { q: &[1.4, 0.2], v: &[0.3, -0.8], params: &[2.5, 1.0], q1: &[], h: 0.0 };
-    assert!(close(at.eval(&model, s.momentum), 2.5 * 1.4 * 1.4 * -0.8));
+    assert!(close(at.eval(&model.view(&arena), s.momentum), 2.5 * 1.4 * 1.4 * -0.8));
 }
 
 /// A restitution law against the wall r sin θ + d ≥ 0 of a particle in polar coordinates: the
@@ -102,7 +103,7 @@ fn momentum_maps_and_their_balance_laws_have_their_closed_forms() {
 /// saddle-point projection, dh with coefficient e.
 #[test]
 fn impact_laws_have_the_guards_gradient_and_rate() {
-    let (model, d) = derived(
+    let (model, arena, d) = derived(
         "#[mechanics(coordinates(r, th), lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(th)).powi(2)) - m * g * r * th.sin(),
            impact(name = wall, guard = r * th.sin() + d, law = restitution(e)))]
          struct Polar { m: f64, g: f64, d: f64, e: f64 }",
@@ -110,27 +111,27 @@ fn impact_laws_have_the_guards_gradient_and_rate() {
     let [imp] = d.impacts.as_slice() else { panic!("one impact") };
     let (q, v) = ([1.3, -0.4], [0.6, 1.1]);
     let at = At { q: &q, v: &v, params: &[1.0, 9.81, 0.5, 0.8], q1: &[], h: 0.0 };
-    assert!(close(at.eval(&model, imp.gradient[0]), q[1].sin()));
-    assert!(close(at.eval(&model, imp.gradient[1]), q[0] * q[1].cos()));
-    assert!(close(at.eval(&model, imp.rate), v[0] * q[1].sin() + q[0] * v[1] * q[1].cos()));
+    assert!(close(at.eval(&model.view(&arena), imp.gradient[0]), q[1].sin()));
+    assert!(close(at.eval(&model.view(&arena), imp.gradient[1]), q[0] * q[1].cos()));
+    assert!(close(at.eval(&model.view(&arena), imp.rate), v[0] * q[1].sin() + q[0] * v[1] * q[1].cos()));
     let Reset::Projection { a, b, e, .. } = &imp.reset else { panic!("a restitution law projects") };
     assert_eq!((a.len(), b.len(), e.len()), (1, 1, 1));
-    assert!(close(at.eval(&model, a[0][1]), q[0] * q[1].cos()));
-    assert!(close(at.eval(&model, b[0]), 0.0));
-    assert!(close(at.eval(&model, e[0]), 0.8));
+    assert!(close(at.eval(&model.view(&arena), a[0][1]), q[0] * q[1].cos()));
+    assert!(close(at.eval(&model.view(&arena), b[0]), 0.0));
+    assert!(close(at.eval(&model.view(&arena), e[0]), 0.8));
 }
 
 /// The Routhian of the Kepler problem (with erratum H2 of `docs/references.md` for the general
 /// form): at μ = m r² φ̇, R^μ = m ṙ²/2 − μ²/(2 m r²) + k/r, and φ̇ = μ/(m r²).
 #[test]
 fn the_routhian_is_the_amended_lagrangian() {
-    let (_, d) = derived(
+    let (_, arena, d) = derived(
         "#[mechanics(coordinates(r, phi), lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(phi)).powi(2)) + k / r,
            symmetry(cyclic(phi)), reduce(routh(phi), name = Radial))]
          struct Kepler { m: f64, k: f64 }",
     );
     let [r] = d.reductions.as_slice() else { panic!("one reduction") };
-    let rm = &r.reduced.model;
+    let rm = &r.reduced.model.view(&arena);
     assert_eq!(rm.parameters.iter().map(ToString::to_string).collect::<Vec<_>>(), ["m", "k", "mu_phi"]);
     let (m, k, mu) = (1.5, 0.7, 1.2);
     let (rr, rd) = (0.9, -0.35);
@@ -145,7 +146,7 @@ fn the_routhian_is_the_amended_lagrangian() {
 /// and p₁ = D₂L_d = m (q₁ − q₀)/h − h k (q₀ + q₁)/4.
 #[test]
 fn the_discrete_legendre_maps_of_the_midpoint_rule() {
-    let (model, d) = derived(
+    let (model, arena, d) = derived(
         "#[mechanics(coordinates(x), lagrangian = m / 2 * dot(x).powi(2) - k / 2 * x.powi(2), discrete(rule = midpoint))]
          struct Oscillator { m: f64, k: f64 }",
     );
@@ -153,9 +154,9 @@ fn the_discrete_legendre_maps_of_the_midpoint_rule() {
     let (m, k, h, q0, q1) = (1.3, 4.0, 0.05, 0.8, 0.83);
     let at = At { q: &[q0], v: &[], params: &[m, k], q1: &[q1], h };
     let lagrangian = h * (m / 2.0 * ((q1 - q0) / h).powi(2) - k / 2.0 * ((q0 + q1) / 2.0).powi(2));
-    assert!(close(at.eval(&model, de.lagrangian), lagrangian));
-    assert!(close(at.eval(&model, de.left_momentum[0]), m * (q1 - q0) / h + h * k * (q0 + q1) / 4.0));
-    assert!(close(at.eval(&model, de.right_momentum[0]), m * (q1 - q0) / h - h * k * (q0 + q1) / 4.0));
+    assert!(close(at.eval(&model.view(&arena), de.lagrangian), lagrangian));
+    assert!(close(at.eval(&model.view(&arena), de.left_momentum[0]), m * (q1 - q0) / h + h * k * (q0 + q1) / 4.0));
+    assert!(close(at.eval(&model.view(&arena), de.right_momentum[0]), m * (q1 - q0) / h - h * k * (q0 + q1) / 4.0));
     // ∂p₀/∂q₁ = m/h + h k/4, the Newton matrix of the step.
-    assert!(close(at.eval(&model, de.left_jacobian[0][0]), m / h + h * k / 4.0));
+    assert!(close(at.eval(&model.view(&arena), de.left_jacobian[0][0]), m / h + h * k / 4.0));
 }

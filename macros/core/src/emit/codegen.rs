@@ -5,7 +5,7 @@ use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
-use crate::model::{Model, Role};
+use crate::model::{Role, View};
 
 /// How generated code reaches a model's parameters: a model without modes (or a reduced system)
 /// is its own struct; a mode of a multi-mode model is a view type `<Model><Mode><'a>(&'a Model)`;
@@ -20,12 +20,12 @@ pub(crate) struct Owner {
 
 /// The expression that has a model's parameters as fields inside its methods: `self`, or
 /// `self.0` in a mode's view.
-fn access(model: &Model) -> TokenStream {
+fn access(model: &View<'_>) -> TokenStream {
     if model.mode.is_some() || !model.inputs.is_empty() { quote!(self.0) } else { quote!(self) }
 }
 
 impl Owner {
-    pub(crate) fn of(model: &Model) -> Owner {
+    pub(crate) fn of(model: &View<'_>) -> Owner {
         let name = &model.name;
         match &model.mode {
             None if !model.inputs.is_empty() => {
@@ -49,7 +49,7 @@ pub(crate) fn driven_type(model: &syn::Ident) -> syn::Ident {
 }
 
 /// Tokens for a symbol inside generated functions: `x[i]`, `x[n+i]`, `a[i]`, `self.p`, `t`.
-pub(crate) fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
+pub(crate) fn symbol_tokens(model: &View<'_>, sym: Expr) -> TokenStream {
     match model.role(sym) {
         Some(Role::Time) => quote!(t),
         Some(role @ (Role::Coordinate(_) | Role::Velocity(_) | Role::Action)) => {
@@ -76,7 +76,7 @@ pub(crate) fn symbol_tokens(model: &Model, sym: Expr) -> TokenStream {
 
 /// How generated constructors take a state: the parameters `q: [f64; n], qdot: [f64; n]` (and
 /// `z: f64` for a contact model), and the expression building the `SVector` from them.
-pub(crate) fn state_arguments(model: &Model) -> (TokenStream, TokenStream) {
+pub(crate) fn state_arguments(model: &View<'_>) -> (TokenStream, TokenStream) {
     let n = model.dof();
     if model.layout.z.is_some() {
         (quote! { q: [f64; #n], qdot: [f64; #n], z: f64 }, quote! { ::routh::__private::mechanics::contact_state(q, qdot, z) })
@@ -105,7 +105,7 @@ pub(crate) struct Body {
 
 /// `name` names the part functions; `extra_params` / `extra_args` declare and pass inputs beyond
 /// `t` and `x` (e.g. the accelerations `a` of the Jacobian).
-pub(crate) fn body(model: &Model, outputs: &[Expr], name: &str, extra_params: &TokenStream, extra_args: &TokenStream) -> Body {
+pub(crate) fn body(model: &View<'_>, outputs: &[Expr], name: &str, extra_params: &TokenStream, extra_args: &TokenStream) -> Body {
     let d = model.layout.state_dim();
     let base = (quote! { t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, }, quote! { t, x, });
     body_with_base(model, outputs, name, &base, extra_params, extra_args)
@@ -114,7 +114,7 @@ pub(crate) fn body(model: &Model, outputs: &[Expr], name: &str, extra_params: &T
 /// [`body`] for a method whose inputs are not `(t, x)`: `base` declares and passes them (e.g. the
 /// nodes `t0, h, q0, q1` of a discrete Lagrangian).
 pub(crate) fn body_with_base(
-    model: &Model,
+    model: &View<'_>,
     outputs: &[Expr],
     name: &str,
     base: &(TokenStream, TokenStream),
@@ -122,10 +122,10 @@ pub(crate) fn body_with_base(
     extra_args: &TokenStream,
 ) -> Body {
     let symbol = |s| symbol_tokens(model, s);
-    let slots = symbolic::emit_slots(&model.arena, outputs, &symbol, "__w");
+    let slots = symbolic::emit_slots(model.arena, outputs, &symbol, "__w");
     if slots.statements.len() <= SPLIT_STATEMENTS {
         // Small: plain `let`s read better and optimise at least as well (re-emitting is cheap here).
-        let plain = symbolic::emit(&model.arena, outputs, &symbol, "__w");
+        let plain = symbolic::emit(model.arena, outputs, &symbol, "__w");
         return Body { parts: Vec::new(), statements: plain.statements, outputs: plain.outputs };
     }
     let len = slots.statements.len();
@@ -151,7 +151,7 @@ pub(crate) fn body_with_base(
 
 /// [`body`], appending its part functions to `parts`: returns the statements and output expressions.
 pub(crate) fn body_into(
-    model: &Model,
+    model: &View<'_>,
     parts: &mut Vec<TokenStream>,
     outputs: &[Expr],
     name: &str,

@@ -8,7 +8,7 @@ use symbolic::Expr;
 
 use crate::derive::constraint::{ConstraintEquations, Kind};
 use crate::emit::codegen::body_into;
-use crate::model::Model;
+use crate::model::View;
 use crate::notation::{display_name, doc_block, formula};
 
 /// The constrained versions of `accelerations` and `jacobian`, the constraint methods, and
@@ -21,7 +21,7 @@ pub struct ConstraintItems {
 }
 
 /// `dyn_fn` is the model's M-and-f function.
-pub fn emit(model: &Model, ce: &ConstraintEquations, parts: &mut Vec<TokenStream>, dyn_fn: &syn::Ident) -> ConstraintItems {
+pub fn emit(model: &View<'_>, ce: &ConstraintEquations, parts: &mut Vec<TokenStream>, dyn_fn: &syn::Ident) -> ConstraintItems {
     let n = model.dof();
     let m = ce.a.len();
     let nm = n + m;

@@ -8,11 +8,11 @@ use symbolic::Expr;
 
 use crate::derive::discrete::DiscreteEquations;
 use crate::emit::codegen::{Owner, allow_generated, body_with_base, state_arguments};
-use crate::model::Model;
+use crate::model::View;
 use crate::notation::{doc_block, formula};
 
 /// Inherent methods (appended to the model's `impl`) and the trait implementation.
-pub fn emit(model: &Model, de: &DiscreteEquations, parts: &mut Vec<TokenStream>) -> (TokenStream, TokenStream) {
+pub fn emit(model: &View<'_>, de: &DiscreteEquations, parts: &mut Vec<TokenStream>) -> (TokenStream, TokenStream) {
     let n = model.dof();
     let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #n> };
     let none = TokenStream::new();

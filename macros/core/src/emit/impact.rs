@@ -12,14 +12,14 @@ use crate::derive::euler_lagrange::Equations;
 use crate::derive::impact::{ImpactEquations, Reset};
 use crate::emit::codegen::{body_into, square_matrix, symmetric_matrix};
 use crate::layout::state_dim;
-use crate::model::{Model, Trigger};
+use crate::model::{Trigger, View};
 use crate::notation::{doc_block, formula};
 
 /// Inherent methods for every impact (appended to the model's `impl`) and the part functions
 /// they need.
 /// `dims[k]` is the number of coordinates of mode k (for a transition's target state).
 pub fn methods(
-    model: &Model,
+    model: &View<'_>,
     eq: &Equations,
     impacts: &[ImpactEquations],
     dims: &[usize],

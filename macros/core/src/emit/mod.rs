@@ -24,17 +24,17 @@ pub mod system;
 use proc_macro2::TokenStream;
 
 use crate::derive::Derived;
-use crate::model::Model;
+use crate::model::View;
 
 /// The items of one mode: its own, its energy derivatives (hybrid systems), then each reduced
 /// system with its whole API. `dofs[k]` is the number of coordinates of mode k of the system.
-pub fn mode(model: &Model, derived: &Derived, dofs: &[usize], vis: &syn::Visibility) -> TokenStream {
+pub fn mode(model: &View<'_>, derived: &Derived, dofs: &[usize], vis: &syn::Visibility) -> TokenStream {
     let mut tokens = model::emit(model, derived, dofs);
     if let Some(energy) = &derived.energy {
         tokens.extend(model::energy_derivatives(model, energy));
     }
     for r in &derived.reductions {
-        let rm = &r.reduced.model;
+        let rm = &r.reduced.model.view(model.arena);
         let mut api = model::emit(rm, &r.derived, &[rm.dof()]);
         api.extend(system::standalone(rm));
         tokens.extend(routh::emit(model, &r.reduced, api, vis));

@@ -18,13 +18,13 @@ use crate::derive::Derived;
 use crate::derive::constraint::ConstraintEquations;
 use crate::derive::euler_lagrange::Equations;
 use crate::emit::codegen::{Owner, allow_generated, body_into, square_matrix, state_arguments, symbol_tokens, symmetric_matrix};
-use crate::model::Model;
+use crate::model::View;
 use crate::notation::{display_name, doc_block, formula, formula_lines};
 
 /// Operation counts of the hot path (M and f together), for benchmarks and docs.
-pub fn dynamics_ops(model: &Model, eq: &Equations) -> symbolic::OpCount {
+pub fn dynamics_ops(model: &View<'_>, eq: &Equations) -> symbolic::OpCount {
     let outputs = dynamics_outputs(eq);
-    symbolic::emit(&model.arena, &outputs, &|s| symbol_tokens(model, s), "__w").ops
+    symbolic::emit(model.arena, &outputs, &|s| symbol_tokens(model, s), "__w").ops
 }
 
 /// Upper triangle of M (row-major), then f.
@@ -42,7 +42,7 @@ fn dynamics_outputs(eq: &Equations) -> Vec<Expr> {
 
 /// The whole expansion for one model.
 /// `dofs[k]` is the number of coordinates of mode k of the system (a transition's target state).
-pub fn emit(model: &Model, derived: &Derived, dofs: &[usize]) -> TokenStream {
+pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream {
     let Derived { equations: eq, impacts, symmetries, constraints, discrete, .. } = derived;
     let n = model.dof();
     let d = model.layout.state_dim();
@@ -243,7 +243,7 @@ struct Docs {
     dim: &'static str,
 }
 
-fn docs(model: &Model, eq: &Equations) -> Docs {
+fn docs(model: &View<'_>, eq: &Equations) -> Docs {
     let n = model.dof();
     let q_disp: Vec<String> = model.layout.q.iter().map(|&s| display_name(model, s)).collect();
     let v_disp: Vec<String> = model.layout.qd.iter().map(|&s| display_name(model, s)).collect();
@@ -357,7 +357,7 @@ fn docs(model: &Model, eq: &Equations) -> Docs {
 /// `accelerations` and `jacobian` methods, the constraint or sensitivity methods, and the
 /// constrained system's trait impl.
 fn accelerations_and_jacobian(
-    model: &Model,
+    model: &View<'_>,
     eq: &Equations,
     constraints: Option<&ConstraintEquations>,
     parts: &mut Vec<TokenStream>,
@@ -450,7 +450,7 @@ fn accelerations_and_jacobian(
 
 /// For a contact model: how the field is built from the accelerations (ż = L), and the items of
 /// the action variable (∂L/∂z, the energy law, ∂L/∂x for the Jacobian, whether z decouples).
-fn contact_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>) -> (TokenStream, TokenStream) {
+fn contact_items(model: &View<'_>, eq: &Equations, parts: &mut Vec<TokenStream>) -> (TokenStream, TokenStream) {
     let d = model.layout.state_dim();
     let Some(c) = &eq.contact else {
         return (quote! { ::routh::__private::mechanics::first_order_field(x, a) }, TokenStream::new());
@@ -519,7 +519,7 @@ fn contact_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>) ->
 
 /// `parameter_jacobian` (∂F/∂p) and, with inputs, `input_jacobian` (∂F/∂u) of the unconstrained
 /// field, from ∂g/∂w with w = (u, p) (see [`crate::derive::euler_lagrange`]).
-fn sensitivity_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>, dyn_fn: &syn::Ident) -> TokenStream {
+fn sensitivity_items(model: &View<'_>, eq: &Equations, parts: &mut Vec<TokenStream>, dyn_fn: &syn::Ident) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let (nu, np) = (model.layout.u.len(), model.sensitivity.len());
     let nw = nu + np;
@@ -609,7 +609,7 @@ fn sensitivity_items(model: &Model, eq: &Equations, parts: &mut Vec<TokenStream>
 }
 
 /// The names of a model's state components: coordinates, `dot(q)`, then the action variable.
-pub(crate) fn state_names(model: &Model) -> Vec<String> {
+pub(crate) fn state_names(model: &View<'_>) -> Vec<String> {
     let mut names: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
     names.extend(model.coordinates.iter().map(|c| format!("dot({c})")));
     names.extend(model.action.iter().map(ToString::to_string));
@@ -619,7 +619,7 @@ pub(crate) fn state_names(model: &Model) -> Vec<String> {
 /// `energy_gradient` and `energy_hessian` of a model that is (a mode of) a hybrid system: ∇E and
 /// ∇²E over the state, the first integral's derivatives that periodic-orbit continuation uses
 /// (`HybridSystem::mode_energy_gradient`, `mode_energy_hessian`).
-pub fn energy_derivatives(model: &Model, energy: &crate::derive::euler_lagrange::EnergyDerivatives) -> TokenStream {
+pub fn energy_derivatives(model: &View<'_>, energy: &crate::derive::euler_lagrange::EnergyDerivatives) -> TokenStream {
     let d = model.layout.state_dim();
     let owner = Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);

@@ -7,13 +7,13 @@ use quote::{format_ident, quote};
 
 use crate::derive::routh::Reduced;
 use crate::emit::codegen::body_into;
-use crate::model::Model;
+use crate::model::View;
 use crate::names::snake;
 use crate::notation::{doc_block, formula};
 
 /// Everything generated for one reduction; `api` is the reduced model's standard emission.
-pub fn emit(full: &Model, red: &Reduced, api: TokenStream, vis: &syn::Visibility) -> TokenStream {
-    let rm = &red.model;
+pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibility) -> TokenStream {
+    let rm = &red.model.view(full.arena);
     let name = &rm.name;
     let full_name = &full.name;
     let nr = rm.dof();
@@ -198,8 +198,8 @@ pub fn emit(full: &Model, red: &Reduced, api: TokenStream, vis: &syn::Visibility
 /// form an augmented state (μ̇ = 0 between impacts); guards are evaluated on the reconstructed full
 /// state (they need not be invariant); at an impact the full law is applied and the post-impact
 /// state reduced again, giving the new μ.
-fn hybrid(full: &Model, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream {
-    let rm = &red.model;
+fn hybrid(full: &View<'_>, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream {
+    let rm = &red.model.view(full.arena);
     let name = &rm.name;
     let full_name = &full.name;
     let dr = rm.layout.state_dim();

@@ -5,11 +5,11 @@ use quote::{format_ident, quote};
 
 use crate::derive::symmetry::SymmetryEquations;
 use crate::emit::codegen::body_into;
-use crate::model::Model;
+use crate::model::View;
 use crate::notation::{doc_block, formula};
 
 /// Methods `<name>_momentum` and `<name>_momentum_rate` for every symmetry, and `SYMMETRIES`.
-pub fn methods(model: &Model, symmetries: &[SymmetryEquations], parts: &mut Vec<TokenStream>) -> TokenStream {
+pub fn methods(model: &View<'_>, symmetries: &[SymmetryEquations], parts: &mut Vec<TokenStream>) -> TokenStream {
     if symmetries.is_empty() {
         return TokenStream::new();
     }

@@ -11,13 +11,13 @@ use crate::emit::codegen::mode_type;
 use crate::emit::hybrid::{GuardRow, ModeRow, ModeTable, ZenoRow, hybrid_system_impl};
 use crate::layout::Role;
 use crate::layout::state_dim;
-use crate::model::{Law, Model, System, Trigger};
+use crate::model::{Law, System, Trigger, View};
 
 /// `check_parameters`: every parameter finite, every restitution coefficient ≥ 0, every parameter
 /// the model divides by nonzero, checked when a simulation starts (a typed error naming the
 /// parameter instead of a run that fails later, or a negative coefficient that ends as a stuck
 /// contact).
-fn check_parameters(models: &[Model]) -> TokenStream {
+fn check_parameters(models: &[View<'_>]) -> TokenStream {
     let Some(first) = models.first() else { return TokenStream::new() };
     let params = &first.parameters;
     let names: Vec<String> = params.iter().map(ToString::to_string).collect();
@@ -122,17 +122,18 @@ fn check_parameters(models: &[Model]) -> TokenStream {
 
 /// The system-level items of `system`.
 pub fn items(system: &System) -> TokenStream {
-    match system.modes.as_slice() {
+    let views = system.views();
+    match views.as_slice() {
         [m] if system.is_single() && !m.inputs.is_empty() => driven(m, &system.vis),
-        _ if system.is_single() => single(&system.modes[0]),
-        _ => multi(system),
+        [m] if system.is_single() => single(m),
+        _ => multi(system, &views),
     }
 }
 
 /// A model with inputs: its API at fixed input values lives on the view `<Model>Driven`
 /// (emitted per model); the struct gets the constants, the state constructor, the view, the
 /// linearisation, `impl InputSystem` and `simulate` driven by an input signal.
-fn driven(model: &Model, vis: &syn::Visibility) -> TokenStream {
+fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
     let check = check_parameters(std::slice::from_ref(model));
     let (n, d, k) = (model.dof(), model.layout.state_dim(), model.inputs.len());
     let name = &model.name;
@@ -231,13 +232,13 @@ fn driven(model: &Model, vis: &syn::Visibility) -> TokenStream {
 }
 
 /// The system-level items of a model simulated on its own (e.g. a Routh-reduced system).
-pub fn standalone(model: &Model) -> TokenStream {
+pub fn standalone(model: &View<'_>) -> TokenStream {
     single(model)
 }
 
 /// A model without modes: `simulate` (smooth, with events) or, with impacts, `IMPACTS`, the
 /// hybrid `simulate` and `impl HybridSystem`.
-fn single(model: &Model) -> TokenStream {
+fn single(model: &View<'_>) -> TokenStream {
     let check = check_parameters(std::slice::from_ref(model));
     let d = model.layout.state_dim();
     let name = &model.name;
@@ -363,10 +364,10 @@ fn single(model: &Model) -> TokenStream {
 /// Top-level items of a multi-mode model: mode views, per-mode state constructors, `simulate`,
 /// and `impl HybridSystem` on the padded state (dimension = the largest mode's 2n; a mode uses a
 /// prefix, the rest is zero).
-fn multi(system: &System) -> TokenStream {
-    let (name, vis, modes) = (&system.name, &system.vis, &system.modes);
+fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
+    let (name, vis) = (&system.name, &system.vis);
     let check = check_parameters(modes);
-    let dims: Vec<usize> = modes.iter().map(Model::dof).collect();
+    let dims: Vec<usize> = modes.iter().map(|m| m.dof()).collect();
     let action = modes.iter().any(|m| m.layout.z.is_some());
     let dmax = dims.iter().map(|&n| state_dim(n, action)).max().unwrap_or(0);
     let state = quote! { ::routh::__private::nalgebra::SVector<f64, #dmax> };

@@ -239,7 +239,7 @@ fn lower_model(
     declared: Declared<'_>,
     raw: &RawModel,
     transitions: &[(&ImpactDecl, Target)],
-) -> Option<Model> {
+) -> Option<(Model, Arena)> {
     let Declared { parameters, action, inputs } = declared;
     let errors_before = cx.count();
     check_names(raw, parameters, cx);
@@ -272,7 +272,7 @@ fn lower_model(
     let parameters = parameters.to_vec();
 
     let mut arena = Arena::new();
-    let mut syms = Layout::new(&mut arena, &raw.coordinates, &parameters, action, inputs);
+    let syms = Layout::new(&mut arena, &raw.coordinates, &parameters, action, inputs);
     // The nodes of a raw discrete system (a `discrete(lagrangian = ...)` in q0(x), q1(x), h, t).
     let nodes = raw.discrete.first().filter(|d| d.rule.is_none()).map(|_| super::expr::Nodes {
         q0: (0..raw.coordinates.len()).map(|i| syms.symbol(&mut arena, Role::NodeStart(i))).collect(),
@@ -360,7 +360,6 @@ fn lower_model(
     let mut model = Model::assemble(
         name.clone(),
         mode,
-        arena,
         raw.coordinates.clone(),
         parameters,
         syms,
@@ -377,10 +376,10 @@ fn lower_model(
     model.discretization = discretization;
     // The field Jacobian is derived when asked for, and where the generated API needs it: the
     // linearisation of a model with inputs and the sensitivities ∂x/∂p (multi-mode models and
-    // models with impacts turn it on in `derive_and_emit`, for periodic orbits).
+    // models with impacts turn it on in `System::new`, for periodic orbits).
     model.field_jacobian = raw.jacobian.is_some() || !inputs.is_empty() || !sensitivity.is_empty();
     model.sensitivity = sensitivity;
-    Some(model)
+    Some((model, arena))
 }
 
 /// What a declared name (the action variable, an input) clashes with: a coordinate, parameter,
