@@ -80,7 +80,7 @@ pub use hybrid::{
 };
 pub use input::{Driven, InputSignal, InputSystem, Linearization};
 pub use integrate::integrate;
-pub use linalg::{LuFactor, MassFactor, solve_general, solve_mass, solve_mass_columns};
+pub use linalg::{LuFactor, MassFactor, MassOperator, solve_general, solve_mass, solve_mass_columns};
 pub use mechanics::ConstraintKind;
 pub use monitor::Monitor;
 pub use options::{Options, Output, Tolerances};

@@ -88,7 +88,7 @@ pub fn dynamics_ops(input: TokenStream) -> syn::Result<symbolic::OpCount> {
         return Err(syn::Error::new(input.ident.span(), "operation counts are reported for single-mode models"));
     };
     let equations = derive::euler_lagrange::derive(&model, &mut arena);
-    Ok(emit::model::dynamics_ops(&model.view(&arena), &equations))
+    Ok(emit::dynamics::dynamics_ops(&model.view(&arena), &equations))
 }
 
 #[cfg(test)]

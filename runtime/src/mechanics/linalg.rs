@@ -306,6 +306,66 @@ fn finite<const R: usize, const C: usize>(x: SMatrix<f64, R, C>) -> Result<SMatr
     if x.iter().all(|v| v.is_finite()) { Ok(x) } else { Err(SingularMatrix) }
 }
 
+/// What the runtime needs of a model's mass matrix M at one state: solutions of `M X = B` for one
+/// or several right-hand sides (a vector is one column), and the product `M v`. The field, its
+/// Jacobian and its sensitivities are written against this trait, never against a dense M.
+///
+/// [`MassFactor`] (dense, factored once per state) implements it; a factorisation that never forms
+/// M — an O(n) recursive (articulated-body) one along a kinematic tree — implements it as well.
+///
+/// ```
+/// use routh_runtime::{MassFactor, MassOperator, nalgebra::{Matrix2, Vector2}};
+/// fn kinetic_energy<M: MassOperator<2>>(m: &M, v: &Vector2<f64>) -> f64 {
+///     0.5 * v.dot(&m.apply(v))
+/// }
+/// let m = Matrix2::new(2.0, 1.0,
+///                      1.0, 3.0);
+/// let factor = MassFactor::new(m)?;
+/// let v = Vector2::new(1.0, -1.0);
+/// assert_eq!(kinetic_energy(&factor, &v), 0.5 * v.dot(&(m * v)));
+/// let a = MassOperator::solve(&factor, Vector2::new(3.0, 4.0))?;
+/// assert!((m * a - Vector2::new(3.0, 4.0)).norm() < 1e-14);
+/// # Ok::<(), routh_runtime::SingularMatrix>(())
+/// ```
+pub trait MassOperator<const N: usize> {
+    /// Solve `M X = B` (`C` columns at once).
+    ///
+    /// # Errors
+    /// [`SingularMatrix`] if the solution is not finite.
+    fn solve<const C: usize>(&self, b: SMatrix<f64, N, C>) -> Result<SMatrix<f64, N, C>, SingularMatrix>;
+    /// The product `M v`.
+    fn apply(&self, v: &SVector<f64, N>) -> SVector<f64, N>;
+}
+
+impl<const N: usize> MassOperator<N> for MassFactor<N> {
+    #[inline]
+    fn solve<const C: usize>(&self, b: SMatrix<f64, N, C>) -> Result<SMatrix<f64, N, C>, SingularMatrix> {
+        MassFactor::solve(self, b)
+    }
+
+    /// `M v` from what the factorisation kept: the Cholesky path leaves M's diagonal and lower
+    /// triangle in place (it reads and writes only above the diagonal), so the product is M's own,
+    /// symmetric; the LU path multiplies its factors back, `Pᵀ L U v`.
+    fn apply(&self, v: &SVector<f64, N>) -> SVector<f64, N> {
+        match &self.0 {
+            Factor::Cholesky(c) => SVector::from_fn(|i, _| (0..N).map(|j| c.u[(i.max(j), i.min(j))] * v[j]).sum::<f64>()),
+            Factor::Lu(l) => {
+                let a = &l.lu;
+                let w = SVector::<f64, N>::from_fn(|i, _| (i..N).map(|k| a[(i, k)] * v[k]).sum::<f64>());
+                let mut y = SVector::<f64, N>::from_fn(|i, _| w[i] + (0..i).map(|k| a[(i, k)] * w[k]).sum::<f64>());
+                // P M = L U: undo the row swaps, last first.
+                for j in (0..N).rev() {
+                    let p = l.perm[j];
+                    if p != j {
+                        y.swap_rows(p, j);
+                    }
+                }
+                y
+            }
+        }
+    }
+}
+
 /// A factored mass matrix: square-root-free Cholesky, or LU with partial pivoting where
 /// Cholesky fails (see the [module docs](self)). Factor once, solve for many right-hand sides —
 /// the accelerations and both blocks of the field Jacobian share one factorisation.
@@ -386,6 +446,28 @@ impl<const N: usize> LuFactor<N> {
 mod tests {
     use super::*;
     use nalgebra::{Matrix2, Matrix3, Vector2, Vector3};
+
+    /// `MassOperator::apply` is `M v` on both paths: M's own entries on the Cholesky path (exact
+    /// for a symmetric M), the factors multiplied back on the LU path (an indefinite M, where
+    /// Cholesky fails), to round-off; and `solve` then `apply` gives the right-hand side back.
+    #[test]
+    fn the_mass_operator_applies_and_solves_with_m() {
+        let spd = Matrix3::new(4.0, 1.0, 0.5, 1.0, 3.0, -0.25, 0.5, -0.25, 2.0);
+        let indefinite = Matrix3::new(0.0, 2.0, 1.0, 2.0, -1.0, 0.5, 1.0, 0.5, 3.0);
+        let v = Vector3::new(0.3, -1.7, 2.2);
+        for (m, exact) in [(spd, true), (indefinite, false)] {
+            let factor = MassFactor::new(m).unwrap();
+            assert_eq!(matches!(factor.0, Factor::Cholesky(_)), exact);
+            let mv = MassOperator::apply(&factor, &v);
+            if exact {
+                assert_eq!(mv, m * v);
+            } else {
+                assert!((mv - m * v).amax() < 1e-14, "{mv} vs {}", m * v);
+            }
+            let back = MassOperator::apply(&factor, &MassOperator::solve(&factor, v).unwrap());
+            assert!((back - v).amax() < 1e-13);
+        }
+    }
 
     /// The textbook column-by-column LDLᵀ the blocked factorization replaced (one running sum per
     /// entry, in the order k = 0, 1, …).

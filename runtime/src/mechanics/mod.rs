@@ -17,7 +17,8 @@
 //!         [ M⁻¹∂g/∂q   M⁻¹∂g/∂q̇  ]
 //! ```
 //!
-//! with one factorisation of M for the accelerations and both blocks ([`MassFactor`]).
+//! with one factorisation of M for the accelerations and both blocks (any [`MassOperator`]: the dense
+//! [`MassFactor`] today).
 //!
 //! **Restitution laws.** With the law's one-forms as the rows of `A` (`K × N`), their `dt` parts
 //! `b` and coefficients `E = diag(e)`, the post-impact velocities and impulses solve the
@@ -58,7 +59,7 @@ mod saddle;
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::FieldError;
-use crate::mechanics::linalg::MassFactor;
+use crate::mechanics::linalg::{MassFactor, MassOperator};
 
 /// Compile-time check that `D = 2N` (or `2N + 1` with an action variable).
 pub(crate) struct StateDim<const N: usize, const D: usize>;
@@ -210,7 +211,7 @@ pub fn contact_field<const N: usize, const D: usize>(x: &SVector<f64, D>, a: &SV
 /// [`FieldError::SingularMassMatrix`] at `t` if a solve is not finite.
 pub fn contact_jacobian<const N: usize, const D: usize>(
     t: f64,
-    factor: &MassFactor<N>,
+    factor: &impl MassOperator<N>,
     dg_dq: SMatrix<f64, N, N>,
     dg_dv: SMatrix<f64, N, N>,
     dg_dz: SVector<f64, N>,
@@ -235,7 +236,7 @@ pub fn contact_jacobian<const N: usize, const D: usize>(
 /// [`FieldError::SingularMassMatrix`] at `t` if a solve is not finite.
 pub fn first_order_sensitivity<const N: usize, const D: usize, const W: usize>(
     t: f64,
-    factor: &MassFactor<N>,
+    factor: &impl MassOperator<N>,
     dg_dw: SMatrix<f64, N, W>,
     dl_dw: &SMatrix<f64, 1, W>,
 ) -> Result<SMatrix<f64, D, W>, FieldError> {
@@ -281,7 +282,7 @@ pub fn set_action_row<const N: usize, const D: usize>(j: &mut SMatrix<f64, D, D>
 /// [`FieldError::SingularMassMatrix`] at `t` if a solve is not finite.
 pub fn first_order_jacobian<const N: usize, const D: usize>(
     t: f64,
-    factor: &MassFactor<N>,
+    factor: &impl MassOperator<N>,
     dg_dq: SMatrix<f64, N, N>,
     dg_dv: SMatrix<f64, N, N>,
 ) -> Result<SMatrix<f64, D, D>, FieldError> {

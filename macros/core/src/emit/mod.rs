@@ -1,8 +1,10 @@
 //! Emission: from the derived equations to Rust items (quote). One module per concept, each
 //! reading the model and its [`Derived`] results:
 //!
-//! - [`model`]: a model's own items — consts, `state`, M and f, `accelerations`, energies, the
-//!   `VectorField` impl — and the assembly of the others;
+//! - [`model`]: a model's own items — consts, `state`, energies, momenta, the `VectorField` impl —
+//!   and the assembly of the others;
+//! - [`dynamics`]: the dynamics contract — M and f, the accelerations, the field Jacobian and
+//!   sensitivities;
 //! - [`constraint`], [`impact`], [`symmetry`], [`discrete`], [`routh`]: the items of each concept;
 //! - [`system`] and [`hybrid`]: how the model simulates as a whole (modes, `HybridSystem`);
 //! - [`codegen`]: the shared helpers (symbols as tokens, straight-line bodies, matrices);
@@ -13,6 +15,7 @@
 pub mod codegen;
 pub mod constraint;
 pub mod discrete;
+pub mod dynamics;
 pub mod fallback;
 pub mod hybrid;
 pub mod impact;

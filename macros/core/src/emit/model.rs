@@ -11,34 +11,15 @@
 //!   `impl routh::runtime::HybridSystem<2n>` ([`crate::emit::impact`]).
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 use symbolic::Expr;
 
 use crate::derive::Derived;
-use crate::derive::constraint::ConstraintEquations;
 use crate::derive::euler_lagrange::Equations;
-use crate::emit::codegen::{Owner, allow_generated, body_into, square_matrix, state_arguments, symbol_tokens, symmetric_matrix};
+use crate::emit::codegen::{Owner, allow_generated, body_into, square_matrix, state_arguments, symmetric_matrix};
+use crate::emit::dynamics;
 use crate::model::View;
 use crate::notation::{display_name, doc_block, formula, formula_lines};
-
-/// Operation counts of the hot path (M and f together), for benchmarks and docs.
-pub fn dynamics_ops(model: &View<'_>, eq: &Equations) -> symbolic::OpCount {
-    let outputs = dynamics_outputs(eq);
-    symbolic::emit(model.arena, &outputs, &|s| symbol_tokens(model, s), "__w").ops
-}
-
-/// Upper triangle of M (row-major), then f.
-fn dynamics_outputs(eq: &Equations) -> Vec<Expr> {
-    let n = eq.forcing.len();
-    let mut out = Vec::with_capacity(n * (n + 1) / 2 + n);
-    for i in 0..n {
-        for j in i..n {
-            out.push(eq.mass[i][j]);
-        }
-    }
-    out.extend(&eq.forcing);
-    out
-}
 
 /// The whole expansion for one model.
 /// `dofs[k]` is the number of coordinates of mode k of the system (a transition's target state).
@@ -52,19 +33,15 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
 
     let none = TokenStream::new();
     let mut parts: Vec<TokenStream> = Vec::new();
+    // The dynamics contract: M and f, the accelerations, the field Jacobian (see `emit::dynamics`).
+    let dyn_fn = dynamics::function_name();
+    let dyn_item = dynamics::mass_and_forcing(model, eq, &mut parts);
     let mut straight_line = |outputs: &[Expr], name: &str, params: &TokenStream, args: &TokenStream| {
         body_into(model, &mut parts, outputs, name, params, args)
     };
 
-    // Dynamics: M (upper) and f, in one straight-line function.
-    let dyn_out = dynamics_outputs(eq);
-    let (dyn_stmts, dyn_vals) = straight_line(&dyn_out, "__routh_dynamics", &none, &none);
-    let m_upper = &dyn_vals[..n * (n + 1) / 2];
-    let f_vals = &dyn_vals[n * (n + 1) / 2..];
-    let dyn_m = symmetric_matrix(n, m_upper);
-
     // Mass matrix alone.
-    let m_out: Vec<Expr> = dyn_out[..n * (n + 1) / 2].to_vec();
+    let m_out: Vec<Expr> = dynamics::outputs(eq)[..n * (n + 1) / 2].to_vec();
     let (m_stmts, m_vals) = straight_line(&m_out, "__routh_mass_matrix", &none, &none);
     let m_only = symmetric_matrix(n, &m_vals);
 
@@ -74,10 +51,9 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
     let (pw_stmts, pw_vals) = straight_line(&[eq.power], "__routh_power", &none, &none);
     let (p_stmts, p_vals) = straight_line(&eq.momenta, "__routh_momenta", &none, &none);
 
-    let dyn_fn = format_ident!("__routh_dynamics");
     let allow = allow_generated();
     let (acc_method, jac_method, constraint_items, constraint_impl) =
-        accelerations_and_jacobian(model, eq, constraints.as_ref(), &mut parts, &dyn_fn);
+        dynamics::accelerations_and_jacobian(model, eq, constraints.as_ref(), &mut parts, &dyn_fn);
 
     let symmetry_items = crate::emit::symmetry::methods(model, symmetries, &mut parts);
     let (discrete_items, discrete_impl) = match discrete {
@@ -143,17 +119,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
 
             #contact_items
 
-            /// M and f together (the hot path of the vector field).
-            #allow
-            #[inline]
-            fn #dyn_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-                -> (::routh::__private::nalgebra::SMatrix<f64, #n_lit, #n_lit>, ::routh::__private::nalgebra::SVector<f64, #n_lit>)
-            {
-                #(#dyn_stmts)*
-                let m = #dyn_m;
-                let f = ::routh::__private::nalgebra::SVector::<f64, #n_lit>::from([#(#f_vals),*]);
-                (m, f)
-            }
+            #dyn_item
 
             #m_doc
             #allow
@@ -351,103 +317,6 @@ fn docs(model: &View<'_>, eq: &Equations) -> Docs {
     }
 }
 
-/// How the model's accelerations and field Jacobian are obtained (the dynamics contract of the
-/// generated code): the unconstrained system M q̈ = f solved through the runtime's mass factor, or
-/// the constrained one (the saddle-point system of [`crate::emit::constraint`]). Returns the
-/// `accelerations` and `jacobian` methods, the constraint or sensitivity methods, and the
-/// constrained system's trait impl.
-fn accelerations_and_jacobian(
-    model: &View<'_>,
-    eq: &Equations,
-    constraints: Option<&ConstraintEquations>,
-    parts: &mut Vec<TokenStream>,
-    dyn_fn: &syn::Ident,
-) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
-    let n = model.dof();
-    let d = model.layout.state_dim();
-    let jac_doc = if eq.contact.is_some() {
-        " Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f, L) over x = (q, q̇, z), from symbolic \
-          derivatives: with g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once), and the row of ż = L is ∂L/∂x \
-          (see [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
-    } else {
-        " Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f), from symbolic derivatives: with \
-          g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once, see \
-          [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
-    };
-    let jac_fn = format_ident!("__routh_residual_jacobian");
-    let allow = allow_generated();
-    // Accelerations and the field Jacobian: of the unconstrained system (M q̈ = f), or of the
-    // constrained one (the saddle-point system of `emit::constraint`).
-    match constraints {
-        Some(ce) => {
-            let items = crate::emit::constraint::emit(model, ce, parts, dyn_fn);
-            (items.accelerations, items.jacobian, items.methods, items.trait_impl)
-        }
-        None if !model.field_jacobian => {
-            let acc = accelerations_method(n, d, dyn_fn);
-            let sensitivities = sensitivity_items(model, eq, parts, dyn_fn);
-            (acc, TokenStream::new(), sensitivities, TokenStream::new())
-        }
-        None => {
-            // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major), and ∂g/∂z of a contact model.
-            let mut jac_out: Vec<Expr> = eq.dg_dq.iter().flatten().copied().collect();
-            jac_out.extend(eq.dg_dv.iter().flatten().copied());
-            if let Some(c) = &eq.contact {
-                jac_out.extend(&c.dg_dz);
-            }
-            let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
-            let a_arg = quote! { a, };
-            let (jac_stmts, jac_vals) = body_into(model, parts, &jac_out, "__routh_residual_jacobian", &a_param, &a_arg);
-            let gq = square_matrix(n, &jac_vals[..n * n]);
-            let gv = square_matrix(n, &jac_vals[n * n..2 * n * n]);
-            let gz = &jac_vals[2 * n * n..];
-            let (jac_ret_ty, jac_ret, jac_bind, jac_finish) = if eq.contact.is_some() {
-                (
-                    quote! { (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SVector<f64, #n>) },
-                    quote! { (#gq, #gv, ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#gz),*])) },
-                    quote! { let (gq, gv, gz) = self.#jac_fn(t, x, &a); },
-                    quote! { ::routh::__private::mechanics::contact_jacobian(t, &factor, gq, gv, gz, &self.__routh_lagrangian_gradient(t, x)) },
-                )
-            } else {
-                (
-                    quote! { (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>) },
-                    quote! { (#gq, #gv) },
-                    quote! { let (gq, gv) = self.#jac_fn(t, x, &a); },
-                    quote! { ::routh::__private::mechanics::first_order_jacobian(t, &factor, gq, gv) },
-                )
-            };
-            let acc = accelerations_method(n, d, dyn_fn);
-            let jac = quote! {
-                /// ∂g/∂q and ∂g/∂q̇ (and ∂g/∂z of a contact model) for the residual g = f − M a (used by
-                /// [`Self::jacobian`]).
-                #allow
-                fn #jac_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, a: &::routh::__private::nalgebra::SVector<f64, #n>)
-                    -> #jac_ret_ty
-                {
-                    #(#jac_stmts)*
-                    #jac_ret
-                }
-
-                #[doc = #jac_doc]
-                ///
-                /// # Errors
-                /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
-                pub fn jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-                    -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError>
-                {
-                    let (m, f) = self.#dyn_fn(t, x);
-                    let factor = ::routh::__private::mechanics::factor_mass(t, m)?;
-                    let a = factor.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
-                    #jac_bind
-                    #jac_finish
-                }
-            };
-            let sensitivities = sensitivity_items(model, eq, parts, dyn_fn);
-            (acc, jac, sensitivities, TokenStream::new())
-        }
-    }
-}
-
 /// For a contact model: how the field is built from the accelerations (ż = L), and the items of
 /// the action variable (∂L/∂z, the energy law, ∂L/∂x for the Jacobian, whether z decouples).
 fn contact_items(model: &View<'_>, eq: &Equations, parts: &mut Vec<TokenStream>) -> (TokenStream, TokenStream) {
@@ -517,97 +386,6 @@ fn contact_items(model: &View<'_>, eq: &Equations, parts: &mut Vec<TokenStream>)
     (field, items)
 }
 
-/// `parameter_jacobian` (∂F/∂p) and, with inputs, `input_jacobian` (∂F/∂u) of the unconstrained
-/// field, from ∂g/∂w with w = (u, p) (see [`crate::derive::euler_lagrange`]).
-fn sensitivity_items(model: &View<'_>, eq: &Equations, parts: &mut Vec<TokenStream>, dyn_fn: &syn::Ident) -> TokenStream {
-    let (n, d) = (model.dof(), model.layout.state_dim());
-    let (nu, np) = (model.layout.u.len(), model.sensitivity.len());
-    let nw = nu + np;
-    if nw == 0 {
-        return TokenStream::new();
-    }
-    let mut outs: Vec<Expr> = eq.dg_dw.iter().flatten().copied().collect();
-    outs.extend(&eq.dl_dw);
-    let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
-    let a_arg = quote! { a, };
-    let (stmts, vals) = body_into(model, parts, &outs, "__routh_sensitivity", &a_param, &a_arg);
-    let g_sets =
-        (0..n).flat_map(|i| (0..nw).map(move |j| (i, j))).zip(&vals[..n * nw]).map(|((i, j), v)| quote! { gw[(#i, #j)] = #v; });
-    let l_sets = vals[n * nw..].iter().enumerate().map(|(j, v)| quote! { lw[(0, #j)] = #v; });
-    let allow = allow_generated();
-    let fe = quote! { ::routh::__private::FieldError };
-    let names: Vec<String> = model.sensitivity.iter().map(|&i| model.parameters[i].to_string()).collect();
-    let p_doc = format!(
-        " Sensitivity ∂F/∂p of the first-order field to the parameters named in `sensitivity(...)`, columns in \
-          the order of `SENSITIVITY` ({}): ∂q̈/∂p = M⁻¹ ∂g/∂p at a = q̈ with g = f − M a, from symbolic \
-          derivatives and the one factorisation of M.",
-        names.join(", ")
-    );
-    let param_item = if np > 0 {
-        quote! {
-            #[doc = #p_doc]
-            ///
-            /// # Errors
-            /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
-            pub fn parameter_jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #np>, #fe>
-            {
-                Ok(self.__routh_sensitivities(t, x)?.fixed_columns::<#np>(#nu).into_owned())
-            }
-        }
-    } else {
-        TokenStream::new()
-    };
-    let inputs: Vec<String> = model.inputs.iter().map(ToString::to_string).collect();
-    let u_doc = format!(
-        " The input matrix B = ∂F/∂u of the first-order field, columns in the order of the inputs ({}): \
-          ∂q̈/∂u = M⁻¹ ∂Q/∂u, from symbolic derivatives.",
-        inputs.join(", ")
-    );
-    let input_item = if nu > 0 {
-        quote! {
-            #[doc = #u_doc]
-            ///
-            /// # Errors
-            /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
-            pub fn input_jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #nu>, #fe>
-            {
-                Ok(self.__routh_sensitivities(t, x)?.fixed_columns::<#nu>(0).into_owned())
-            }
-        }
-    } else {
-        TokenStream::new()
-    };
-    quote! {
-        #allow
-        fn __routh_sensitivity(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, a: &::routh::__private::nalgebra::SVector<f64, #n>)
-            -> (::routh::__private::nalgebra::SMatrix<f64, #n, #nw>, ::routh::__private::nalgebra::SMatrix<f64, 1, #nw>)
-        {
-            #(#stmts)*
-            let mut gw = ::routh::__private::nalgebra::SMatrix::<f64, #n, #nw>::zeros();
-            let mut lw = ::routh::__private::nalgebra::SMatrix::<f64, 1, #nw>::zeros();
-            #(#g_sets)*
-            #(#l_sets)*
-            (gw, lw)
-        }
-
-        /// ∂F/∂(u, p), inputs then parameters.
-        fn __routh_sensitivities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-            -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #nw>, #fe>
-        {
-            let (m, f) = self.#dyn_fn(t, x);
-            let factor = ::routh::__private::mechanics::factor_mass(t, m)?;
-            let a = factor.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
-            let (gw, lw) = self.__routh_sensitivity(t, x, &a);
-            ::routh::__private::mechanics::first_order_sensitivity(t, &factor, gw, &lw)
-        }
-
-        #param_item
-        #input_item
-    }
-}
-
 /// The names of a model's state components: coordinates, `dot(q)`, then the action variable.
 pub(crate) fn state_names(model: &View<'_>) -> Vec<String> {
     let mut names: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
@@ -656,26 +434,6 @@ pub fn energy_derivatives(model: &View<'_>, energy: &crate::derive::euler_lagran
                 #(#h_stmts)*
                 #hessian
             }
-        }
-    }
-}
-
-/// `accelerations`: q̈ = M⁻¹ f from the dynamics function.
-fn accelerations_method(n: usize, d: usize, dyn_fn: &syn::Ident) -> TokenStream {
-    quote! {
-        /// Accelerations q̈ = M⁻¹ f, solved numerically (Cholesky, LU fallback; M is never inverted
-        /// symbolically).
-        ///
-        /// # Errors
-        /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state,
-        /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if M or f is not finite (the integrator
-        /// then retries with a smaller step).
-        #[inline]
-        pub fn accelerations(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-            -> ::core::result::Result<::routh::__private::nalgebra::SVector<f64, #n>, ::routh::__private::FieldError>
-        {
-            let (m, f) = self.#dyn_fn(t, x);
-            ::routh::__private::mechanics::accelerations(t, m, f)
         }
     }
 }

@@ -1,0 +1,272 @@
+//! The dynamics contract of generated code: how a model's accelerations are obtained. One
+//! straight-line function gives M and f together (`__routh_dynamics`); the accelerations, the field
+//! Jacobian and the sensitivities hand M to the runtime, which factors it once per state and solves
+//! with it through its `MassOperator` trait (the dense factor today; a recursive factorisation along
+//! a kinematic tree can take its place), and a constrained model solves its saddle point there.
+//! Every other emitter reaches the dynamics through [`function_name`], never by forming M again.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use symbolic::Expr;
+
+use crate::derive::constraint::ConstraintEquations;
+use crate::derive::euler_lagrange::Equations;
+use crate::emit::codegen::{allow_generated, body_into, square_matrix, symbol_tokens, symmetric_matrix};
+use crate::model::View;
+
+/// The name of the generated M-and-f function.
+pub(crate) fn function_name() -> syn::Ident {
+    format_ident!("__routh_dynamics")
+}
+
+/// `__routh_dynamics(t, x) -> (M, f)`: M (from its upper triangle) and f in one straight-line
+/// function, the hot path of the vector field. Its part functions, if any, go to `parts`.
+pub(crate) fn mass_and_forcing(model: &View<'_>, eq: &Equations, parts: &mut Vec<TokenStream>) -> TokenStream {
+    let n = model.dof();
+    let d = model.layout.state_dim();
+    let none = TokenStream::new();
+    let (dyn_stmts, dyn_vals) = body_into(model, parts, &outputs(eq), "__routh_dynamics", &none, &none);
+    let dyn_m = symmetric_matrix(n, &dyn_vals[..n * (n + 1) / 2]);
+    let f_vals = &dyn_vals[n * (n + 1) / 2..];
+    let (dyn_fn, allow, n_lit) = (function_name(), allow_generated(), n);
+    quote! {
+        /// M and f together (the hot path of the vector field).
+        #allow
+        #[inline]
+        fn #dyn_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+            -> (::routh::__private::nalgebra::SMatrix<f64, #n_lit, #n_lit>, ::routh::__private::nalgebra::SVector<f64, #n_lit>)
+        {
+            #(#dyn_stmts)*
+            let m = #dyn_m;
+            let f = ::routh::__private::nalgebra::SVector::<f64, #n_lit>::from([#(#f_vals),*]);
+            (m, f)
+        }
+    }
+}
+
+/// Operation counts of the hot path (M and f together), for benchmarks and docs.
+pub fn dynamics_ops(model: &View<'_>, eq: &Equations) -> symbolic::OpCount {
+    let outputs = outputs(eq);
+    symbolic::emit(model.arena, &outputs, &|s| symbol_tokens(model, s), "__w").ops
+}
+
+/// Upper triangle of M (row-major), then f.
+pub(crate) fn outputs(eq: &Equations) -> Vec<Expr> {
+    let n = eq.forcing.len();
+    let mut out = Vec::with_capacity(n * (n + 1) / 2 + n);
+    for i in 0..n {
+        for j in i..n {
+            out.push(eq.mass[i][j]);
+        }
+    }
+    out.extend(&eq.forcing);
+    out
+}
+
+/// How the model's accelerations and field Jacobian are obtained (the dynamics contract of the
+/// generated code): the unconstrained system M q̈ = f solved through the runtime's mass factor, or
+/// the constrained one (the saddle-point system of [`crate::emit::constraint`]). Returns the
+/// `accelerations` and `jacobian` methods, the constraint or sensitivity methods, and the
+/// constrained system's trait impl.
+pub(crate) fn accelerations_and_jacobian(
+    model: &View<'_>,
+    eq: &Equations,
+    constraints: Option<&ConstraintEquations>,
+    parts: &mut Vec<TokenStream>,
+    dyn_fn: &syn::Ident,
+) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
+    let n = model.dof();
+    let d = model.layout.state_dim();
+    let jac_doc = if eq.contact.is_some() {
+        " Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f, L) over x = (q, q̇, z), from symbolic \
+          derivatives: with g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once), and the row of ż = L is ∂L/∂x \
+          (see [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
+    } else {
+        " Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f), from symbolic derivatives: with \
+          g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once, see \
+          [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
+    };
+    let jac_fn = format_ident!("__routh_residual_jacobian");
+    let allow = allow_generated();
+    // Accelerations and the field Jacobian: of the unconstrained system (M q̈ = f), or of the
+    // constrained one (the saddle-point system of `emit::constraint`).
+    match constraints {
+        Some(ce) => {
+            let items = crate::emit::constraint::emit(model, ce, parts, dyn_fn);
+            (items.accelerations, items.jacobian, items.methods, items.trait_impl)
+        }
+        None if !model.field_jacobian => {
+            let acc = accelerations_method(n, d, dyn_fn);
+            let sensitivities = sensitivity_items(model, eq, parts, dyn_fn);
+            (acc, TokenStream::new(), sensitivities, TokenStream::new())
+        }
+        None => {
+            // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major), and ∂g/∂z of a contact model.
+            let mut jac_out: Vec<Expr> = eq.dg_dq.iter().flatten().copied().collect();
+            jac_out.extend(eq.dg_dv.iter().flatten().copied());
+            if let Some(c) = &eq.contact {
+                jac_out.extend(&c.dg_dz);
+            }
+            let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
+            let a_arg = quote! { a, };
+            let (jac_stmts, jac_vals) = body_into(model, parts, &jac_out, "__routh_residual_jacobian", &a_param, &a_arg);
+            let gq = square_matrix(n, &jac_vals[..n * n]);
+            let gv = square_matrix(n, &jac_vals[n * n..2 * n * n]);
+            let gz = &jac_vals[2 * n * n..];
+            let (jac_ret_ty, jac_ret, jac_bind, jac_finish) = if eq.contact.is_some() {
+                (
+                    quote! { (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SVector<f64, #n>) },
+                    quote! { (#gq, #gv, ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#gz),*])) },
+                    quote! { let (gq, gv, gz) = self.#jac_fn(t, x, &a); },
+                    quote! { ::routh::__private::mechanics::contact_jacobian(t, &factor, gq, gv, gz, &self.__routh_lagrangian_gradient(t, x)) },
+                )
+            } else {
+                (
+                    quote! { (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>) },
+                    quote! { (#gq, #gv) },
+                    quote! { let (gq, gv) = self.#jac_fn(t, x, &a); },
+                    quote! { ::routh::__private::mechanics::first_order_jacobian(t, &factor, gq, gv) },
+                )
+            };
+            let acc = accelerations_method(n, d, dyn_fn);
+            let jac = quote! {
+                /// ∂g/∂q and ∂g/∂q̇ (and ∂g/∂z of a contact model) for the residual g = f − M a (used by
+                /// [`Self::jacobian`]).
+                #allow
+                fn #jac_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, a: &::routh::__private::nalgebra::SVector<f64, #n>)
+                    -> #jac_ret_ty
+                {
+                    #(#jac_stmts)*
+                    #jac_ret
+                }
+
+                #[doc = #jac_doc]
+                ///
+                /// # Errors
+                /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
+                pub fn jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+                    -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError>
+                {
+                    let (m, f) = self.#dyn_fn(t, x);
+                    let factor = ::routh::__private::mechanics::factor_mass(t, m)?;
+                    let a = factor.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
+                    #jac_bind
+                    #jac_finish
+                }
+            };
+            let sensitivities = sensitivity_items(model, eq, parts, dyn_fn);
+            (acc, jac, sensitivities, TokenStream::new())
+        }
+    }
+}
+
+/// `parameter_jacobian` (∂F/∂p) and, with inputs, `input_jacobian` (∂F/∂u) of the unconstrained
+/// field, from ∂g/∂w with w = (u, p) (see [`crate::derive::euler_lagrange`]).
+fn sensitivity_items(model: &View<'_>, eq: &Equations, parts: &mut Vec<TokenStream>, dyn_fn: &syn::Ident) -> TokenStream {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    let (nu, np) = (model.layout.u.len(), model.sensitivity.len());
+    let nw = nu + np;
+    if nw == 0 {
+        return TokenStream::new();
+    }
+    let mut outs: Vec<Expr> = eq.dg_dw.iter().flatten().copied().collect();
+    outs.extend(&eq.dl_dw);
+    let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
+    let a_arg = quote! { a, };
+    let (stmts, vals) = body_into(model, parts, &outs, "__routh_sensitivity", &a_param, &a_arg);
+    let g_sets =
+        (0..n).flat_map(|i| (0..nw).map(move |j| (i, j))).zip(&vals[..n * nw]).map(|((i, j), v)| quote! { gw[(#i, #j)] = #v; });
+    let l_sets = vals[n * nw..].iter().enumerate().map(|(j, v)| quote! { lw[(0, #j)] = #v; });
+    let allow = allow_generated();
+    let fe = quote! { ::routh::__private::FieldError };
+    let names: Vec<String> = model.sensitivity.iter().map(|&i| model.parameters[i].to_string()).collect();
+    let p_doc = format!(
+        " Sensitivity ∂F/∂p of the first-order field to the parameters named in `sensitivity(...)`, columns in \
+          the order of `SENSITIVITY` ({}): ∂q̈/∂p = M⁻¹ ∂g/∂p at a = q̈ with g = f − M a, from symbolic \
+          derivatives and the one factorisation of M.",
+        names.join(", ")
+    );
+    let param_item = if np > 0 {
+        quote! {
+            #[doc = #p_doc]
+            ///
+            /// # Errors
+            /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
+            pub fn parameter_jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #np>, #fe>
+            {
+                Ok(self.__routh_sensitivities(t, x)?.fixed_columns::<#np>(#nu).into_owned())
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
+    let inputs: Vec<String> = model.inputs.iter().map(ToString::to_string).collect();
+    let u_doc = format!(
+        " The input matrix B = ∂F/∂u of the first-order field, columns in the order of the inputs ({}): \
+          ∂q̈/∂u = M⁻¹ ∂Q/∂u, from symbolic derivatives.",
+        inputs.join(", ")
+    );
+    let input_item = if nu > 0 {
+        quote! {
+            #[doc = #u_doc]
+            ///
+            /// # Errors
+            /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
+            pub fn input_jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #nu>, #fe>
+            {
+                Ok(self.__routh_sensitivities(t, x)?.fixed_columns::<#nu>(0).into_owned())
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
+    quote! {
+        #allow
+        fn __routh_sensitivity(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, a: &::routh::__private::nalgebra::SVector<f64, #n>)
+            -> (::routh::__private::nalgebra::SMatrix<f64, #n, #nw>, ::routh::__private::nalgebra::SMatrix<f64, 1, #nw>)
+        {
+            #(#stmts)*
+            let mut gw = ::routh::__private::nalgebra::SMatrix::<f64, #n, #nw>::zeros();
+            let mut lw = ::routh::__private::nalgebra::SMatrix::<f64, 1, #nw>::zeros();
+            #(#g_sets)*
+            #(#l_sets)*
+            (gw, lw)
+        }
+
+        /// ∂F/∂(u, p), inputs then parameters.
+        fn __routh_sensitivities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+            -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #nw>, #fe>
+        {
+            let (m, f) = self.#dyn_fn(t, x);
+            let factor = ::routh::__private::mechanics::factor_mass(t, m)?;
+            let a = factor.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
+            let (gw, lw) = self.__routh_sensitivity(t, x, &a);
+            ::routh::__private::mechanics::first_order_sensitivity(t, &factor, gw, &lw)
+        }
+
+        #param_item
+        #input_item
+    }
+}
+
+/// `accelerations`: q̈ = M⁻¹ f from the dynamics function.
+fn accelerations_method(n: usize, d: usize, dyn_fn: &syn::Ident) -> TokenStream {
+    quote! {
+        /// Accelerations q̈ = M⁻¹ f, solved numerically (Cholesky, LU fallback; M is never inverted
+        /// symbolically).
+        ///
+        /// # Errors
+        /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state,
+        /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if M or f is not finite (the integrator
+        /// then retries with a smaller step).
+        #[inline]
+        pub fn accelerations(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+            -> ::core::result::Result<::routh::__private::nalgebra::SVector<f64, #n>, ::routh::__private::FieldError>
+        {
+            let (m, f) = self.#dyn_fn(t, x);
+            ::routh::__private::mechanics::accelerations(t, m, f)
+        }
+    }
+}
