@@ -62,7 +62,7 @@ pub mod ode;
 pub use analysis::{continuation, ensemble, periodic, variational};
 pub use hybrid::zeno;
 pub use mechanics::{constrained, discrete, input, linalg, reduction};
-pub use ode::{dopri5, events, field, integrate, monitor, options, state, stepper, trajectory};
+pub use ode::{dopri5, events, field, integrate, method, monitor, options, state, stepper, trajectory};
 
 pub use nalgebra;
 
@@ -82,6 +82,7 @@ pub use input::{Driven, InputSignal, InputSystem, Linearization};
 pub use integrate::integrate;
 pub use linalg::{LuFactor, MassFactor, MassOperator, solve_general, solve_mass, solve_mass_columns};
 pub use mechanics::ConstraintKind;
+pub use method::{Attempt, Dopri5, Method};
 pub use monitor::Monitor;
 pub use options::{Options, Output, Tolerances};
 pub use reduction::{HybridReduction, MomentumJump, Reconstruction};

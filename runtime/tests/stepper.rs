@@ -98,3 +98,135 @@ fn step_control_hook_limits_steps_and_reports_its_cause() {
     let (t, _) = integ.current();
     assert!(t <= 1.0 && t > 0.9, "stopped at {t}");
 }
+
+/// The step loop is generic over its method: Bogacki–Shampine 3(2) (first same as last, embedded
+/// second-order estimate, cubic Hermite dense output), written here against the public `Method`
+/// trait, drives `Integrator` with the same step control and hooks as Dormand–Prince.
+mod bogacki_shampine {
+    use routh_runtime::{Attempt, Dense, FieldError, Method, SimError, State, StateField, Tolerances};
+
+    pub struct Bs23<S> {
+        k1: S,
+        k4: S,
+        x_new: S,
+    }
+
+    fn stage<F: StateField<S> + ?Sized, S>(f: &F, t: f64, x: &S, evaluations: &mut usize) -> Result<Option<S>, SimError> {
+        *evaluations += 1;
+        match f.eval(t, x) {
+            Ok(v) => Ok(Some(v)),
+            Err(FieldError::NonFinite { .. }) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// `x + h Σ wᵢ kᵢ`.
+    fn combine<S: State>(x: &S, h: f64, terms: &[(f64, &S)]) -> S {
+        let mut y = x.clone();
+        for (w, k) in terms {
+            for (yi, ki) in y.entries_mut().iter_mut().zip(k.entries()) {
+                *yi += h * w * ki;
+            }
+        }
+        y
+    }
+
+    impl<S: State> Method<S> for Bs23<S> {
+        const ORDER: f64 = 3.0;
+
+        fn new(k1: S) -> Self {
+            let z = k1.zeros_like();
+            Bs23 { k1, k4: z.clone(), x_new: z }
+        }
+
+        fn attempt<F>(
+            &mut self,
+            f: &F,
+            t: f64,
+            x: &S,
+            h: f64,
+            tol: Tolerances,
+            evaluations: &mut usize,
+        ) -> Result<Attempt, SimError>
+        where
+            F: StateField<S> + ?Sized,
+        {
+            let k1 = &self.k1;
+            let Some(k2) = stage(f, t + 0.5 * h, &combine(x, h, &[(0.5, k1)]), evaluations)? else {
+                return Ok(Attempt::NonFinite);
+            };
+            let Some(k3) = stage(f, t + 0.75 * h, &combine(x, h, &[(0.75, &k2)]), evaluations)? else {
+                return Ok(Attempt::NonFinite);
+            };
+            let y = combine(x, h, &[(2.0 / 9.0, k1), (1.0 / 3.0, &k2), (4.0 / 9.0, &k3)]);
+            let Some(k4) = stage(f, t + h, &y, evaluations)? else { return Ok(Attempt::NonFinite) };
+            let mut sum = 0.0;
+            for i in 0..x.entries().len() {
+                let e = h
+                    * (-5.0 / 72.0 * k1.entries()[i] + 1.0 / 12.0 * k2.entries()[i] + 1.0 / 9.0 * k3.entries()[i]
+                        - 1.0 / 8.0 * k4.entries()[i]);
+                let sk = tol.atol + tol.rtol * x.entries()[i].abs().max(y.entries()[i].abs());
+                sum += (e / sk).powi(2);
+            }
+            let err = (sum / x.entries().len() as f64).sqrt();
+            if !err.is_finite() {
+                return Ok(Attempt::NonFinite);
+            }
+            (self.k4, self.x_new) = (k4, y);
+            Ok(Attempt::Done { err })
+        }
+
+        fn x_new(&self) -> &S {
+            &self.x_new
+        }
+        fn replace_x_new(&mut self, x: S) {
+            self.x_new = x;
+        }
+        fn restart(&mut self, k1: S) {
+            self.k1 = k1;
+        }
+        fn advance(&mut self) {
+            self.k1 = self.k4.clone();
+        }
+        fn dense(&self, t: f64, x: &S, h: f64, t_end: f64) -> Dense<S> {
+            Dense::cubic_hermite(t, x, &self.x_new, &self.k1, &self.k4, h, t_end)
+        }
+    }
+}
+
+#[test]
+fn the_step_loop_drives_any_method() {
+    use routh_runtime::nalgebra::Vector2;
+    let osc = |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> { Ok(Vector2::new(x[1], -x[0])) };
+    let opts = Options::default().rtol(1e-8).atol(1e-10);
+    fn run<F, M>(mut integ: Integrator<'_, F, Vector2<f64>, M>) -> (f64, Vector2<f64>, usize, f64)
+    where
+        F: StateField<Vector2<f64>>,
+        M: routh_runtime::Method<Vector2<f64>>,
+    {
+        let mut worst_dense: f64 = 0.0;
+        loop {
+            let step = integ.step(&mut ()).unwrap();
+            let mid = 0.5 * (step.t + step.t_new);
+            worst_dense = worst_dense.max((integ.dense().eval(mid)[0] - mid.cos()).abs());
+            if step.last {
+                break;
+            }
+        }
+        let (t, x) = integ.current();
+        (t, *x, integ.stats().steps, worst_dense)
+    }
+    let x0 = Vector2::new(1.0, 0.0);
+    let (t, x, bs_steps, bs_dense) =
+        run(Integrator::<_, _, bogacki_shampine::Bs23<Vector2<f64>>>::with_method(&osc, 0.0, x0, 10.0, &opts).unwrap());
+    let (_, y, dp_steps, _) = run(Integrator::new(&osc, 0.0, x0, 10.0, &opts).unwrap());
+    assert_eq!(t, 10.0);
+    // Both reach cos 10 to about the tolerance (global error a few times rtol over 1.6 periods).
+    assert!((x[0] - 10f64.cos()).abs() < 1e-6, "{}", x[0] - 10f64.cos());
+    assert!((y[0] - 10f64.cos()).abs() < 1e-6);
+    // Third order needs many more steps than fifth at this tolerance (h ∝ tol^(1/3) against
+    // tol^(1/5)): the loop ran the method it was given.
+    assert!(bs_steps > 5 * dp_steps, "Bogacki–Shampine {bs_steps} steps, Dormand–Prince {dp_steps}");
+    // The cubic Hermite dense output is accurate inside every step.
+    assert!(bs_dense < 1e-6, "{bs_dense}");
+}

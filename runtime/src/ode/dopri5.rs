@@ -25,6 +25,7 @@
 use nalgebra::SVector;
 
 use crate::error::{FieldError, SimError};
+use crate::ode::method::{Attempt, Method};
 use crate::ode::options::Tolerances;
 use crate::ode::state::{State, StateField};
 
@@ -68,9 +69,6 @@ const D4: f64 = -10690763975.0 / 1880347072.0;
 const D5: f64 = 701980252875.0 / 199316789632.0;
 const D6: f64 = -1453857185.0 / 822651844.0;
 const D7: f64 = 69997945.0 / 29380423.0;
-
-/// Order of the error estimator's lower member plus one, used by step-size control.
-pub(crate) const ORDER: f64 = 5.0;
 
 /// The dense output of one accepted step: `u(θ)` on `[t_start, t_end]`, for any [`State`].
 ///
@@ -138,25 +136,42 @@ impl<S: State> Dense<S> {
         }
         out
     }
+    /// The cubic Hermite interpolant of a step `(t0, x0) → (t0 + h, x1)` with the derivatives
+    /// `f0`, `f1` at its ends — a continuous extension for any method that has them (third-order
+    /// accurate), in the same form: `r₁ = x0`, `r₂ = x1 − x0`, `r₃ = h f0 − r₂`,
+    /// `r₄ = r₂ − h f1 − r₃`, `r₅ = 0`. Valid on `[t0, t_end]`.
+    ///
+    /// ```
+    /// use routh_runtime::{Dense, nalgebra::Vector1};
+    /// // x = t³ on [0, 1]: the cubic is reproduced exactly.
+    /// let d = Dense::cubic_hermite(0.0, &Vector1::new(0.0), &Vector1::new(1.0), &Vector1::new(0.0), &Vector1::new(3.0), 1.0, 1.0);
+    /// assert!((d.eval(0.5)[0] - 0.125).abs() < 1e-15);
+    /// ```
+    pub fn cubic_hermite(t0: f64, x0: &S, x1: &S, f0: &S, f1: &S, h: f64, t_end: f64) -> Dense<S> {
+        let mut r = [x0.clone(), x0.zeros_like(), x0.zeros_like(), x0.zeros_like(), x0.zeros_like()];
+        let [_, r2, r3, r4, _] = &mut r;
+        let (r2, r3, r4) = (r2.entries_mut(), r3.entries_mut(), r4.entries_mut());
+        let (a, b, fa, fb) = (x0.entries(), x1.entries(), f0.entries(), f1.entries());
+        for i in 0..a.len() {
+            let dx = b[i] - a[i];
+            r2[i] = dx;
+            r3[i] = h * fa[i] - dx;
+            r4[i] = dx - h * fb[i] - r3[i];
+        }
+        Dense { t0, h, t_end, r }
+    }
+
     pub(crate) fn truncate(&mut self, t_end: f64) {
         self.t_end = t_end;
     }
 }
 
-/// Outcome of one step attempt.
-pub(crate) enum Attempt {
-    /// Stages computed; `err` is the scaled RMS error (possibly `+∞`).
-    Done { err: f64 },
-    /// A stage or the new state was NaN/∞ (or the field said so).
-    NonFinite,
-}
-
-/// Work space of the integrator: the stages of the current step.
-pub(crate) struct Stages<S> {
+/// The Dormand–Prince 5(4) pair as a [`Method`]: the stages of the current step.
+pub struct Dopri5<S> {
     /// `k[0]` is `F(t, x)` at the start of the step (FSAL), `k[6]` at its end.
-    pub(crate) k: [S; 7],
+    k: [S; 7],
     /// The 5th-order solution at the end of the last attempted step.
-    pub(crate) x_new: S,
+    x_new: S,
 }
 
 #[inline]
@@ -200,23 +215,17 @@ macro_rules! combine {
     }};
 }
 
-impl<S: State> Stages<S> {
-    pub(crate) fn new(k1: S) -> Self {
+impl<S: State> Method<S> for Dopri5<S> {
+    const ORDER: f64 = 5.0;
+
+    fn new(k1: S) -> Self {
         let z = k1.zeros_like();
-        Stages { k: [k1, z.clone(), z.clone(), z.clone(), z.clone(), z.clone(), z.clone()], x_new: z }
+        Dopri5 { k: [k1, z.clone(), z.clone(), z.clone(), z.clone(), z.clone(), z.clone()], x_new: z }
     }
 
     /// Attempt a step of size `h` from `(t, x)`; `self.k[0]` must hold `F(t, x)`.
     #[inline]
-    pub(crate) fn attempt<F>(
-        &mut self,
-        f: &F,
-        t: f64,
-        x: &S,
-        h: f64,
-        tol: Tolerances,
-        evals: &mut usize,
-    ) -> Result<Attempt, SimError>
+    fn attempt<F>(&mut self, f: &F, t: f64, x: &S, h: f64, tol: Tolerances, evals: &mut usize) -> Result<Attempt, SimError>
     where
         F: StateField<S> + ?Sized,
     {
@@ -268,8 +277,21 @@ impl<S: State> Stages<S> {
         Ok(Attempt::Done { err })
     }
 
+    #[inline]
+    fn x_new(&self) -> &S {
+        &self.x_new
+    }
+
+    fn replace_x_new(&mut self, x: S) {
+        self.x_new = x;
+    }
+
+    fn restart(&mut self, k1: S) {
+        self.k[0] = k1;
+    }
+
     /// Dense output of the last successful attempt `(t, x) → (t + h, x_new)`.
-    pub(crate) fn dense(&self, t: f64, x: &S, h: f64, t_end: f64) -> Dense<S> {
+    fn dense(&self, t: f64, x: &S, h: f64, t_end: f64) -> Dense<S> {
         let k = &self.k;
         let mut r = [x.clone(), x.zeros_like(), x.zeros_like(), x.zeros_like(), x.zeros_like()];
         let [_, r2, r3, r4, r5] = &mut r;
@@ -290,7 +312,7 @@ impl<S: State> Stages<S> {
 
     /// Make the end-of-step derivative the first stage of the next step (FSAL).
     #[inline]
-    pub(crate) fn advance(&mut self) {
+    fn advance(&mut self) {
         self.k[0] = self.k[6].clone();
     }
 }
@@ -301,8 +323,10 @@ impl<S: State> Stages<S> {
 /// (or `1e-6` if either is tiny), an explicit Euler step to estimate the second derivative
 /// `d₂ = ‖(f(t₀+h₀, x₀+h₀f₀) − f₀)/sk‖ / h₀`, and finally
 /// `h = min(100 h₀, (0.01 / max(d₁, d₂))^{1/5}, h_max)`.
+/// `order` is the method's [`Method::ORDER`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn initial_step<F, S>(
+    order: f64,
     f: &F,
     t0: f64,
     x0: &S,
@@ -347,7 +371,7 @@ where
     let h1 = if !(der12 > 1e-15) || !der12.is_finite() {
         if der12.is_finite() { (h * 1e-3).max(1e-6) } else { h * 1e-3 }
     } else {
-        (0.01 / der12).powf(1.0 / ORDER)
+        (0.01 / der12).powf(1.0 / order)
     };
     let h = (100.0 * h).min(h1).min(hmax);
     Ok(if h.is_finite() && h > 0.0 { h } else { 1e-6f64.min(hmax) })

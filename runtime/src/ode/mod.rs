@@ -1,11 +1,12 @@
-//! The ODE engine: the one adaptive step loop ([`stepper`]) and its method ([`dopri5`], with dense
-//! output), events located on the dense output ([`events`]), plain integration ([`mod@integrate`]),
+//! The ODE engine: the one adaptive step loop ([`stepper`]), generic over its [`method`]
+//! ([`dopri5`], with dense output, today), events located on the dense output ([`events`]), plain integration ([`mod@integrate`]),
 //! options, states, vector fields and trajectories. Knows nothing of mechanics.
 
 pub mod dopri5;
 pub mod events;
 pub mod field;
 pub mod integrate;
+pub mod method;
 pub mod monitor;
 pub mod options;
 pub mod state;

@@ -60,13 +60,13 @@
 //! [`FieldError::NonFinite`]: crate::FieldError::NonFinite
 
 use crate::error::SimError;
-use crate::ode::dopri5::{self, Attempt, Dense, Stages};
+use crate::ode::dopri5::{self, Dense};
+use crate::ode::method::{Attempt, Dopri5, Method};
 use crate::ode::options::{Options, Tolerances};
 use crate::ode::state::{State, StateField};
 use crate::ode::trajectory::Stats;
 
 const BETA: f64 = 0.04;
-const EXPO1: f64 = 1.0 / dopri5::ORDER - BETA * 0.75;
 const SAFE: f64 = 0.9;
 /// `ln(1e-4)`: the previous error enters the controller as at least `1e-4`.
 const LN_ERR_MIN: f64 = -9.210_340_371_976_182;
@@ -150,9 +150,10 @@ enum Cause {
     Control(SimError),
 }
 
-/// The adaptive Dormand–Prince integrator from `t0` towards `t_end`, one accepted step at a
-/// time (see the [module docs](self)).
-pub struct Integrator<'f, F: ?Sized, S> {
+/// The adaptive integrator from `t0` towards `t_end`, one accepted step at a time (see the
+/// [module docs](self)), with the [`Method`] `M` — Dormand–Prince 5(4) unless another is chosen
+/// ([`Integrator::with_method`]).
+pub struct Integrator<'f, F: ?Sized, S, M = Dopri5<S>> {
     field: &'f F,
     tol: Tolerances,
     min_step: f64,
@@ -165,7 +166,9 @@ pub struct Integrator<'f, F: ?Sized, S> {
     x: S,
     /// Size of the next attempt (signed).
     h: f64,
-    stages: Stages<S>,
+    method: M,
+    /// The controller's exponent `1/ORDER − 0.75 β` of the method.
+    expo1: f64,
     ln_errold: f64,
     reject: bool,
     cause: Cause,
@@ -186,12 +189,28 @@ where
     S: State,
 {
     /// Start at `(t0, x0)` towards `t_end` (backward if `t_end < t0`) with the tolerances,
-    /// step limits and first step of `options`. Evaluates `F(t0, x0)` and, unless
-    /// [`Options::initial_step`] is given, chooses the first step as Hairer's DOPRI5 does.
+    /// step limits and first step of `options`, stepping with Dormand–Prince 5(4). Evaluates
+    /// `F(t0, x0)` and, unless [`Options::initial_step`] is given, chooses the first step as
+    /// Hairer's DOPRI5 does.
     ///
     /// # Errors
     /// [`SimError::NonFiniteState`] if `F(t0, x0)` is not finite; a field error.
     pub fn new(field: &'f F, t0: f64, x0: S, t_end: f64, options: &Options) -> Result<Self, SimError> {
+        Integrator::with_method(field, t0, x0, t_end, options)
+    }
+}
+
+impl<'f, F, S, M> Integrator<'f, F, S, M>
+where
+    F: StateField<S> + ?Sized,
+    S: State,
+    M: Method<S>,
+{
+    /// [`Integrator::new`] with the method `M`.
+    ///
+    /// # Errors
+    /// As [`Integrator::new`].
+    pub fn with_method(field: &'f F, t0: f64, x0: S, t_end: f64, options: &Options) -> Result<Self, SimError> {
         let mut stats = Stats::default();
         let f0 = first_stage(field, t0, &x0, &mut stats.evaluations)?;
         let dir = if t_end >= t0 { 1.0 } else { -1.0 };
@@ -199,7 +218,7 @@ where
         let hmax = options.max_step.min((t_end - t0).abs());
         let h0 = match options.initial_step {
             Some(h) => h.min(hmax),
-            None => dopri5::initial_step(field, t0, &x0, &f0, dir, hmax, tol, &mut stats.evaluations)?,
+            None => dopri5::initial_step(M::ORDER, field, t0, &x0, &f0, dir, hmax, tol, &mut stats.evaluations)?,
         };
         Ok(Integrator {
             field,
@@ -212,7 +231,8 @@ where
             t: t0,
             x: x0,
             h: dir * h0,
-            stages: Stages::new(f0),
+            method: M::new(f0),
+            expo1: 1.0 / M::ORDER - BETA * 0.75,
             ln_errold: LN_ERR_MIN,
             reject: false,
             cause: Cause::None,
@@ -252,7 +272,7 @@ where
     /// end of the step it returned).
     pub fn current(&self) -> (f64, &S) {
         match &self.pending {
-            Some((s, _)) => (s.t_new, &self.stages.x_new),
+            Some((s, _)) => (s.t_new, self.method.x_new()),
             None => (self.t, &self.x),
         }
     }
@@ -260,7 +280,7 @@ where
     /// The state at the end of the last accepted step.
     #[inline]
     pub fn x_new(&self) -> &S {
-        &self.stages.x_new
+        self.method.x_new()
     }
 
     /// Step attempts so far (accepted and rejected, including [`Integrator::attempts_used`]).
@@ -282,8 +302,8 @@ where
             return d.clone();
         }
         match &self.pending {
-            Some((s, _)) => self.stages.dense(s.t, &self.x, s.h, s.t_new),
-            None => self.stages.dense(self.t, &self.x, 0.0, self.t),
+            Some((s, _)) => self.method.dense(s.t, &self.x, s.h, s.t_new),
+            None => self.method.dense(self.t, &self.x, 0.0, self.t),
         }
     }
 
@@ -291,7 +311,7 @@ where
     /// manifold); the next step starts from it, with the field evaluated anew there (the
     /// first-same-as-last stage no longer applies). The dense output of the last step is unchanged.
     pub fn replace_state(&mut self, x: S) {
-        self.stages.x_new = x;
+        self.method.replace_x_new(x);
         self.restart = true;
     }
 
@@ -309,9 +329,9 @@ where
     {
         if let Some((s, h_next)) = self.pending.take() {
             // Move to the end of the accepted step (FSAL: its last stage is the next first).
-            self.stages.advance();
+            self.method.advance();
             self.t = s.t_new;
-            self.x = self.stages.x_new.clone();
+            self.x = self.method.x_new().clone();
             self.h = h_next;
         }
         if let Some(m) = &self.monitor
@@ -320,7 +340,8 @@ where
             return Err(SimError::Cancelled { t: self.t });
         }
         if std::mem::take(&mut self.restart) {
-            self.stages.k[0] = first_stage(self.field, self.t, &self.x, &mut self.stats.evaluations)?;
+            let k1 = first_stage(self.field, self.t, &self.x, &mut self.stats.evaluations)?;
+            self.method.restart(k1);
         }
         self.dense = None;
         let (t, dir, t1) = (self.t, self.dir, self.t_end);
@@ -345,7 +366,7 @@ where
             }
             self.attempts += 1;
 
-            let err = match self.stages.attempt(self.field, t, &self.x, h, self.tol, &mut self.stats.evaluations)? {
+            let err = match self.method.attempt(self.field, t, &self.x, h, self.tol, &mut self.stats.evaluations)? {
                 Attempt::NonFinite => {
                     self.rejected(Cause::NonFinite);
                     self.h *= 0.5;
@@ -355,12 +376,12 @@ where
             };
             if err > 1.0 {
                 self.rejected(Cause::None);
-                self.h /= FACC1.min((EXPO1 * err.max(1e-300).ln()).exp() / SAFE);
+                self.h /= FACC1.min((self.expo1 * err.max(1e-300).ln()).exp() / SAFE);
                 continue;
             }
             let t_new = if last { t1 } else { t + h };
-            let dense = control.wants_dense().then(|| self.stages.dense(t, &self.x, h, t_new));
-            let trial = Trial { t, h, t_new, x_new: &self.stages.x_new, floor, dense: dense.as_ref() };
+            let dense = control.wants_dense().then(|| self.method.dense(t, &self.x, h, t_new));
+            let trial = Trial { t, h, t_new, x_new: self.method.x_new(), floor, dense: dense.as_ref() };
             let ratio = match control.check(&trial) {
                 Verdict::Shrink { factor, cause } => {
                     self.rejected(cause.map_or(Cause::None, Cause::Control));
@@ -369,17 +390,17 @@ where
                 }
                 Verdict::Ratio(r) if r > 1.0 => {
                     self.rejected(Cause::None);
-                    self.h /= FACC1.min((EXPO1 * r.ln()).exp() / SAFE);
+                    self.h /= FACC1.min((self.expo1 * r.ln()).exp() / SAFE);
                     continue;
                 }
                 Verdict::Ratio(r) => r,
             };
 
-            // Accepted: choose the next step (err^EXPO1 etc. through one logarithm).
+            // Accepted: choose the next step (err^expo1 etc. through one logarithm).
             self.stats.steps += 1;
             self.cause = Cause::None;
             let ln_err = err.max(ratio).max(1e-300).ln();
-            let fac = ((EXPO1 * ln_err - BETA * self.ln_errold).exp() / SAFE).clamp(FACC2, FACC1);
+            let fac = ((self.expo1 * ln_err - BETA * self.ln_errold).exp() / SAFE).clamp(FACC2, FACC1);
             let mut h_new = h / fac;
             self.ln_errold = ln_err.max(LN_ERR_MIN);
             if h_new.abs() > self.hmax {
