@@ -61,7 +61,13 @@ pub mod ode;
 // The modules users name by path, at the top as before.
 pub use analysis::{continuation, ensemble, periodic, variational};
 pub use hybrid::zeno;
-pub use mechanics::{constrained, discrete, input, linalg, reduction};
+pub use mechanics::{constrained, discrete, input, linalg};
+/// Routh reduction at run time, under one path: the reconstruction of the full motion
+/// ([`mechanics::reduction`]) and hybrid reduction across impacts ([`hybrid::reduction`]).
+pub mod reduction {
+    pub use crate::hybrid::reduction::*;
+    pub use crate::mechanics::reduction::*;
+}
 pub use ode::{dopri5, events, field, integrate, method, monitor, options, state, stepper, trajectory};
 
 pub use nalgebra;

@@ -161,6 +161,7 @@ mod contact;
 mod guard_control;
 mod options;
 mod records;
+pub mod reduction;
 mod segment;
 pub mod zeno;
 
