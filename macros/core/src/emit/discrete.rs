@@ -62,143 +62,10 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, parts: &mut Vec<TokenStrea
     let j_sets = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).zip(lj).map(|((i, j), v)| quote! { jac[(#i, #j)] = #v; });
     let allow = allow_generated();
     let disc = model.discretization.as_ref().map(|d| d.rule.clone()).unwrap_or_default();
-    let coords: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
-    let l_doc = doc_block(
-        &format!(
-            "The discrete Lagrangian L_d(t_k, h, q_k, q_k+1) of the `{disc}` rule: h·L at the rule's quadrature point with \
-             the velocity (q_k+1 − q_k)/h (see the module docs of the derive's `discrete`). Nodes in the order of the \
-             coordinates ({}).",
-            coords.join(", ")
-        ),
-        &[("L_d".into(), formula(model, de.lagrangian))],
-    );
-    let mut f_lines: Vec<(String, String)> =
-        (0..n).map(|i| (format!("f⁻[{}]", i + 1), formula(model, de.force_minus[i]))).collect();
-    f_lines.extend((0..n).map(|i| (format!("f⁺[{}]", i + 1), formula(model, de.force_plus[i]))));
-    let f_doc = doc_block(
-        "The discrete forces (f⁻, f⁺), the pullback of the model's force one-form by the same rule, f_d = h (Δ_h⁻¹)*f.",
-        &f_lines,
-    );
-    let mut m_lines: Vec<(String, String)> =
-        (0..n).map(|i| (format!("p_k[{}]", i + 1), formula(model, de.left_momentum[i]))).collect();
-    m_lines.extend((0..n).map(|i| (format!("p_k+1[{}]", i + 1), formula(model, de.right_momentum[i]))));
-    let m_doc = doc_block(
-        "The forced discrete Legendre maps: p_k = −D₁L_d − f⁻ (F^{f−}L_d) and p_k+1 = D₂L_d + f⁺ (F^{f+}L_d), at (q_k, q_k+1). \
-         A step solves the first for q_k+1 (Newton, exact Jacobian) and evaluates the second.",
-        &m_lines,
-    );
+    let (l_doc, f_doc, m_doc) = docs(model, de, &disc);
     let (_, state_new) = state_arguments(model);
-    let mut symmetry_items = Vec::new();
-    for ds in &de.symmetries {
-        let name = ds.name.to_string();
-        let (s_stmts, s_vals) = body(&[ds.minus, ds.plus], &format!("__routh_{name}_discrete"));
-        let (jm, jp) = (&s_vals[0], &s_vals[1]);
-        let (phi_stmts, phi_vals) = body(&[ds.source], &format!("__routh_{name}_discrete_source"));
-        let phi = &phi_vals[0];
-        let j_fn = quote::format_ident!("{name}_discrete_momentum");
-        let phi_fn = quote::format_ident!("{name}_discrete_source");
-        let law_const = quote::format_ident!("{}_DISCRETE_LAW", name.to_uppercase());
-        let (law, law_text) = match ds.law {
-            crate::derive::discrete::MomentumLaw::Conserved => (
-                quote! { ::routh::__private::discrete::MomentumLaw::Conserved },
-                "Φ ≡ 0 (proved at compile time): J⁻ = J⁺ is **conserved** by the integrator (forced discrete Noether)",
-            ),
-            crate::derive::discrete::MomentumLaw::ConstantDrift => (
-                quote! { ::routh::__private::discrete::MomentumLaw::ConstantDrift },
-                "dΦ ≡ 0 (proved at compile time): Φ is a constant and J changes by the same amount every step",
-            ),
-            crate::derive::discrete::MomentumLaw::General => (
-                quote! { ::routh::__private::discrete::MomentumLaw::General },
-                "Φ depends on the nodes: J⁺(k) = J⁺(k − 1) + Φ_k with Φ_k of each step",
-            ),
-        };
-        let doc = doc_block(
-            &format!(
-                "The forced discrete momentum maps of symmetry `{name}` at (q_k, q_k+1): (J⁻, J⁺) = (⟨−D₁L_d − f⁻, ξ(q_k)⟩, \
-                 ⟨D₂L_d + f⁺, ξ(q_k+1)⟩). Along the integrator J⁻(k) = J⁺(k − 1) (momentum matching) and \
-                 J⁺(k) − J⁻(k) = Φ_k (see `{name}_discrete_source`; the sign the paper prints in its Prop. 4.4 is corrected). {law_text}."
-            ),
-            &[("J⁻".into(), formula(model, ds.minus)), ("J⁺".into(), formula(model, ds.plus))],
-        );
-        let phi_doc = doc_block(
-            &format!("The per-step source of `{name}`'s discrete momentum, Φ = f_d(ξ_Q×Q) = ⟨f⁻, ξ(q_k)⟩ + ⟨f⁺, ξ(q_k+1)⟩."),
-            &[("Φ".into(), formula(model, ds.source))],
-        );
-        let law_doc = format!(" How `{name}`'s discrete momentum evolves under the integrator (decided at compile time).");
-        symmetry_items.push(quote! {
-            #[doc = #law_doc]
-            pub const #law_const: ::routh::__private::discrete::MomentumLaw = #law;
-
-            #doc
-            #allow
-            #[must_use]
-            pub fn #j_fn(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> (f64, f64) {
-                #(#s_stmts)*
-                (#jm, #jp)
-            }
-
-            #phi_doc
-            #allow
-            #[must_use]
-            pub fn #phi_fn(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> f64 {
-                #(#phi_stmts)*
-                #phi
-            }
-        });
-    }
-    let reduced_item = if de.cyclic.is_empty() {
-        TokenStream::new()
-    } else {
-        let cyclic = &de.cyclic;
-        let names: Vec<String> = de.cyclic.iter().map(|&i| model.coordinates[i].to_string()).collect();
-        let doc = format!(
-            " Runs the variational integrator on the space reduced by the cyclic coordinates ({}): discrete Routh \
-              reduction (*Forced discrete reduction*, Thm. 3.11 in the abelian case). L_d and f_d were proved invariant \
-              under their translations at compile time; each step solves for the shape and the increments W_k = g_k+1 − g_k, \
-              and g is reconstructed as g_k+1 = g_k + W_k (see \
-              [`routh::runtime::discrete::simulate_discrete_reduced`](::routh::runtime::discrete::simulate_discrete_reduced)).",
-            names.join(", ")
-        );
-        let red_doc = format!(
-            " The reduced discrete Lagrangian ℓ_d(x_k, W_k, x_k+1) = L_d((x_k, 0), (x_k+1, W_k)) of the reduction by ({}) \
-              (digest §2.11): `x0` holds the shape x_k (its cyclic entries are ignored), `xw` the shape x_k+1 and, in the \
-              cyclic entries, the increments W_k.",
-            names.join(", ")
-        );
-        let red_forces_doc = " The reduced discrete forces: f⁻ and f⁺ at ((x_k, 0), (x_k+1, W_k)) (shape components \
-            f_x, group components φ∓ of the abelian reduction).";
-        quote! {
-            #[doc = #red_doc]
-            #[must_use]
-            pub fn discrete_reduced_lagrangian(&self, t0: f64, h: f64, x0: &#sv, xw: &#sv) -> f64 {
-                let mut base = *x0;
-                #( base[#cyclic] = 0.0; )*
-                self.discrete_lagrangian(t0, h, &base, xw)
-            }
-
-            #[doc = #red_forces_doc]
-            #[must_use]
-            pub fn discrete_reduced_forces(&self, t0: f64, h: f64, x0: &#sv, xw: &#sv) -> (#sv, #sv) {
-                let mut base = *x0;
-                #( base[#cyclic] = 0.0; )*
-                self.discrete_forces(t0, h, &base, xw)
-            }
-
-            #[doc = #doc]
-            ///
-            /// # Errors
-            /// As [`Self::simulate_discrete`].
-            pub fn simulate_discrete_reduced(&self, q: [f64; #n], qdot: [f64; #n], t0: f64, h: f64, steps: usize,
-                options: &::routh::__private::DiscreteOptions)
-                -> ::core::result::Result<::routh::__private::ReducedDiscreteTrajectory<#n>, ::routh::__private::SimError>
-            {
-                self.check_parameters()?;
-                let x0 = #state_new;
-                let p0 = self.momenta(t0, &x0);
-                ::routh::__private::simulate_discrete_reduced(self, &[#(#cyclic),*], t0, h, steps, <#sv>::from(q), p0, <#sv>::from(qdot), options)
-            }
-        }
-    };
+    let symmetry_items = symmetry_items(model, de, &mut body, &sv, &zp);
+    let reduced_item = reduced_item(model, de, &sv, &state_new);
     let (guess, energy_note) = if de.contact {
         (quote! { self.state(qa, [0.0; #n], trajectory.actions.get(k).copied().unwrap_or(0.0)) }, " (and the node's action z_k)")
     } else {
@@ -209,49 +76,7 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, parts: &mut Vec<TokenStrea
           recovered from the nodes' discrete momenta by the inverse Legendre transform (Newton with the mass matrix; \
           exact in one step for L quadratic in q̇){energy_note}."
     );
-    let simulate_item = if de.contact {
-        quote! {
-            /// Runs the contact variational integrator (discrete Herglotz principle, Vermeeren–Bravetti–Seri):
-            /// `steps` steps of size `h` from the positions `q`, velocities `qdot` and action `z` at `t0`
-            /// (p₀ = ∂L/∂q̇), with p_k = −(D₁L_d + f⁻)/(1 + D₃L_d) solved for q_k+1, p_k+1 = D₂L_d + f⁺ and
-            /// z_k+1 = z_k + L_d; the actions are in `DiscreteTrajectory::actions`.
-            ///
-            /// # Errors
-            /// [`SimError::NewtonFailed`](::routh::runtime::SimError) or
-            /// [`SimError::SingularStepJacobian`](::routh::runtime::SimError) when a step cannot be solved
-            /// (h too large), [`SimError::InvalidParameter`](::routh::runtime::SimError) for bad parameters.
-            #[allow(clippy::too_many_arguments)]
-            pub fn simulate_discrete(&self, q: [f64; #n], qdot: [f64; #n], z: f64, t0: f64, h: f64, steps: usize,
-                options: &::routh::__private::DiscreteOptions)
-                -> ::core::result::Result<::routh::__private::DiscreteTrajectory<#n>, ::routh::__private::SimError>
-            {
-                self.check_parameters()?;
-                let x0 = #state_new;
-                let p0 = self.momenta(t0, &x0);
-                ::routh::__private::simulate_discrete_contact(self, t0, h, steps, <#sv>::from(q), p0, z, <#sv>::from(qdot), options)
-            }
-        }
-    } else {
-        quote! {
-            /// Runs the variational integrator: `steps` steps of size `h` from the positions `q` and
-            /// velocities `qdot` at `t0` (the initial momentum is the continuous Legendre transform
-            /// p₀ = ∂L/∂q̇), Newton on each step with the exact Jacobian.
-            ///
-            /// # Errors
-            /// [`SimError::NewtonFailed`](::routh::runtime::SimError) or
-            /// [`SimError::SingularStepJacobian`](::routh::runtime::SimError) when a step cannot be solved
-            /// (h too large), [`SimError::InvalidParameter`](::routh::runtime::SimError) for bad parameters.
-            pub fn simulate_discrete(&self, q: [f64; #n], qdot: [f64; #n], t0: f64, h: f64, steps: usize,
-                options: &::routh::__private::DiscreteOptions)
-                -> ::core::result::Result<::routh::__private::DiscreteTrajectory<#n>, ::routh::__private::SimError>
-            {
-                self.check_parameters()?;
-                let x0 = #state_new;
-                let p0 = self.momenta(t0, &x0);
-                ::routh::__private::simulate_discrete(self, t0, h, steps, <#sv>::from(q), p0, <#sv>::from(qdot), options)
-            }
-        }
-    };
+    let simulate_item = simulate_item(de, n, &sv, &state_new);
     let owner = Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
     let methods = quote! {
@@ -379,4 +204,211 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, parts: &mut Vec<TokenStrea
         }
     };
     (methods, trait_impl)
+}
+
+/// The rustdoc of L_d, the discrete forces and the discrete Legendre maps.
+fn docs(model: &View<'_>, de: &DiscreteEquations, disc: &str) -> (TokenStream, TokenStream, TokenStream) {
+    let n = model.dof();
+    let coords: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
+    let l_doc = doc_block(
+        &format!(
+            "The discrete Lagrangian L_d(t_k, h, q_k, q_k+1) of the `{disc}` rule: h·L at the rule's quadrature point with \
+             the velocity (q_k+1 − q_k)/h (see the module docs of the derive's `discrete`). Nodes in the order of the \
+             coordinates ({}).",
+            coords.join(", ")
+        ),
+        &[("L_d".into(), formula(model, de.lagrangian))],
+    );
+    let mut f_lines: Vec<(String, String)> =
+        (0..n).map(|i| (format!("f⁻[{}]", i + 1), formula(model, de.force_minus[i]))).collect();
+    f_lines.extend((0..n).map(|i| (format!("f⁺[{}]", i + 1), formula(model, de.force_plus[i]))));
+    let f_doc = doc_block(
+        "The discrete forces (f⁻, f⁺), the pullback of the model's force one-form by the same rule, f_d = h (Δ_h⁻¹)*f.",
+        &f_lines,
+    );
+    let mut m_lines: Vec<(String, String)> =
+        (0..n).map(|i| (format!("p_k[{}]", i + 1), formula(model, de.left_momentum[i]))).collect();
+    m_lines.extend((0..n).map(|i| (format!("p_k+1[{}]", i + 1), formula(model, de.right_momentum[i]))));
+    let m_doc = doc_block(
+        "The forced discrete Legendre maps: p_k = −D₁L_d − f⁻ (F^{f−}L_d) and p_k+1 = D₂L_d + f⁺ (F^{f+}L_d), at (q_k, q_k+1). \
+         A step solves the first for q_k+1 (Newton, exact Jacobian) and evaluates the second.",
+        &m_lines,
+    );
+    (l_doc, f_doc, m_doc)
+}
+
+/// Per discrete symmetry: its momentum law, its discrete momentum maps (J⁻, J⁺) and their source Φ.
+fn symmetry_items(
+    model: &View<'_>,
+    de: &DiscreteEquations,
+    body: &mut impl FnMut(&[Expr], &str) -> (Vec<TokenStream>, Vec<TokenStream>),
+    sv: &TokenStream,
+    zp: &TokenStream,
+) -> Vec<TokenStream> {
+    let allow = allow_generated();
+    let mut symmetry_items = Vec::new();
+    for ds in &de.symmetries {
+        let name = ds.name.to_string();
+        let (s_stmts, s_vals) = body(&[ds.minus, ds.plus], &format!("__routh_{name}_discrete"));
+        let (jm, jp) = (&s_vals[0], &s_vals[1]);
+        let (phi_stmts, phi_vals) = body(&[ds.source], &format!("__routh_{name}_discrete_source"));
+        let phi = &phi_vals[0];
+        let j_fn = quote::format_ident!("{name}_discrete_momentum");
+        let phi_fn = quote::format_ident!("{name}_discrete_source");
+        let law_const = quote::format_ident!("{}_DISCRETE_LAW", name.to_uppercase());
+        let (law, law_text) = match ds.law {
+            crate::derive::discrete::MomentumLaw::Conserved => (
+                quote! { ::routh::__private::discrete::MomentumLaw::Conserved },
+                "Φ ≡ 0 (proved at compile time): J⁻ = J⁺ is **conserved** by the integrator (forced discrete Noether)",
+            ),
+            crate::derive::discrete::MomentumLaw::ConstantDrift => (
+                quote! { ::routh::__private::discrete::MomentumLaw::ConstantDrift },
+                "dΦ ≡ 0 (proved at compile time): Φ is a constant and J changes by the same amount every step",
+            ),
+            crate::derive::discrete::MomentumLaw::General => (
+                quote! { ::routh::__private::discrete::MomentumLaw::General },
+                "Φ depends on the nodes: J⁺(k) = J⁺(k − 1) + Φ_k with Φ_k of each step",
+            ),
+        };
+        let doc = doc_block(
+            &format!(
+                "The forced discrete momentum maps of symmetry `{name}` at (q_k, q_k+1): (J⁻, J⁺) = (⟨−D₁L_d − f⁻, ξ(q_k)⟩, \
+                 ⟨D₂L_d + f⁺, ξ(q_k+1)⟩). Along the integrator J⁻(k) = J⁺(k − 1) (momentum matching) and \
+                 J⁺(k) − J⁻(k) = Φ_k (see `{name}_discrete_source`; the sign the paper prints in its Prop. 4.4 is corrected). {law_text}."
+            ),
+            &[("J⁻".into(), formula(model, ds.minus)), ("J⁺".into(), formula(model, ds.plus))],
+        );
+        let phi_doc = doc_block(
+            &format!("The per-step source of `{name}`'s discrete momentum, Φ = f_d(ξ_Q×Q) = ⟨f⁻, ξ(q_k)⟩ + ⟨f⁺, ξ(q_k+1)⟩."),
+            &[("Φ".into(), formula(model, ds.source))],
+        );
+        let law_doc = format!(" How `{name}`'s discrete momentum evolves under the integrator (decided at compile time).");
+        symmetry_items.push(quote! {
+            #[doc = #law_doc]
+            pub const #law_const: ::routh::__private::discrete::MomentumLaw = #law;
+
+            #doc
+            #allow
+            #[must_use]
+            pub fn #j_fn(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> (f64, f64) {
+                #(#s_stmts)*
+                (#jm, #jp)
+            }
+
+            #phi_doc
+            #allow
+            #[must_use]
+            pub fn #phi_fn(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> f64 {
+                #(#phi_stmts)*
+                #phi
+            }
+        });
+    }
+    symmetry_items
+}
+
+/// With cyclic coordinates: the reduced discrete Lagrangian and forces, and
+/// `simulate_discrete_reduced` (discrete Routh reduction).
+fn reduced_item(model: &View<'_>, de: &DiscreteEquations, sv: &TokenStream, state_new: &TokenStream) -> TokenStream {
+    let n = model.dof();
+    if de.cyclic.is_empty() {
+        TokenStream::new()
+    } else {
+        let cyclic = &de.cyclic;
+        let names: Vec<String> = de.cyclic.iter().map(|&i| model.coordinates[i].to_string()).collect();
+        let doc = format!(
+            " Runs the variational integrator on the space reduced by the cyclic coordinates ({}): discrete Routh \
+              reduction (*Forced discrete reduction*, Thm. 3.11 in the abelian case). L_d and f_d were proved invariant \
+              under their translations at compile time; each step solves for the shape and the increments W_k = g_k+1 − g_k, \
+              and g is reconstructed as g_k+1 = g_k + W_k (see \
+              [`routh::runtime::discrete::simulate_discrete_reduced`](::routh::runtime::discrete::simulate_discrete_reduced)).",
+            names.join(", ")
+        );
+        let red_doc = format!(
+            " The reduced discrete Lagrangian ℓ_d(x_k, W_k, x_k+1) = L_d((x_k, 0), (x_k+1, W_k)) of the reduction by ({}) \
+              (digest §2.11): `x0` holds the shape x_k (its cyclic entries are ignored), `xw` the shape x_k+1 and, in the \
+              cyclic entries, the increments W_k.",
+            names.join(", ")
+        );
+        let red_forces_doc = " The reduced discrete forces: f⁻ and f⁺ at ((x_k, 0), (x_k+1, W_k)) (shape components \
+            f_x, group components φ∓ of the abelian reduction).";
+        quote! {
+            #[doc = #red_doc]
+            #[must_use]
+            pub fn discrete_reduced_lagrangian(&self, t0: f64, h: f64, x0: &#sv, xw: &#sv) -> f64 {
+                let mut base = *x0;
+                #( base[#cyclic] = 0.0; )*
+                self.discrete_lagrangian(t0, h, &base, xw)
+            }
+
+            #[doc = #red_forces_doc]
+            #[must_use]
+            pub fn discrete_reduced_forces(&self, t0: f64, h: f64, x0: &#sv, xw: &#sv) -> (#sv, #sv) {
+                let mut base = *x0;
+                #( base[#cyclic] = 0.0; )*
+                self.discrete_forces(t0, h, &base, xw)
+            }
+
+            #[doc = #doc]
+            ///
+            /// # Errors
+            /// As [`Self::simulate_discrete`].
+            pub fn simulate_discrete_reduced(&self, q: [f64; #n], qdot: [f64; #n], t0: f64, h: f64, steps: usize,
+                options: &::routh::__private::DiscreteOptions)
+                -> ::core::result::Result<::routh::__private::ReducedDiscreteTrajectory<#n>, ::routh::__private::SimError>
+            {
+                self.check_parameters()?;
+                let x0 = #state_new;
+                let p0 = self.momenta(t0, &x0);
+                ::routh::__private::simulate_discrete_reduced(self, &[#(#cyclic),*], t0, h, steps, <#sv>::from(q), p0, <#sv>::from(qdot), options)
+            }
+        }
+    }
+}
+
+/// `simulate_discrete`, of the variational or (with an action variable) the contact integrator.
+fn simulate_item(de: &DiscreteEquations, n: usize, sv: &TokenStream, state_new: &TokenStream) -> TokenStream {
+    if de.contact {
+        quote! {
+            /// Runs the contact variational integrator (discrete Herglotz principle, Vermeeren–Bravetti–Seri):
+            /// `steps` steps of size `h` from the positions `q`, velocities `qdot` and action `z` at `t0`
+            /// (p₀ = ∂L/∂q̇), with p_k = −(D₁L_d + f⁻)/(1 + D₃L_d) solved for q_k+1, p_k+1 = D₂L_d + f⁺ and
+            /// z_k+1 = z_k + L_d; the actions are in `DiscreteTrajectory::actions`.
+            ///
+            /// # Errors
+            /// [`SimError::NewtonFailed`](::routh::runtime::SimError) or
+            /// [`SimError::SingularStepJacobian`](::routh::runtime::SimError) when a step cannot be solved
+            /// (h too large), [`SimError::InvalidParameter`](::routh::runtime::SimError) for bad parameters.
+            #[allow(clippy::too_many_arguments)]
+            pub fn simulate_discrete(&self, q: [f64; #n], qdot: [f64; #n], z: f64, t0: f64, h: f64, steps: usize,
+                options: &::routh::__private::DiscreteOptions)
+                -> ::core::result::Result<::routh::__private::DiscreteTrajectory<#n>, ::routh::__private::SimError>
+            {
+                self.check_parameters()?;
+                let x0 = #state_new;
+                let p0 = self.momenta(t0, &x0);
+                ::routh::__private::simulate_discrete_contact(self, t0, h, steps, <#sv>::from(q), p0, z, <#sv>::from(qdot), options)
+            }
+        }
+    } else {
+        quote! {
+            /// Runs the variational integrator: `steps` steps of size `h` from the positions `q` and
+            /// velocities `qdot` at `t0` (the initial momentum is the continuous Legendre transform
+            /// p₀ = ∂L/∂q̇), Newton on each step with the exact Jacobian.
+            ///
+            /// # Errors
+            /// [`SimError::NewtonFailed`](::routh::runtime::SimError) or
+            /// [`SimError::SingularStepJacobian`](::routh::runtime::SimError) when a step cannot be solved
+            /// (h too large), [`SimError::InvalidParameter`](::routh::runtime::SimError) for bad parameters.
+            pub fn simulate_discrete(&self, q: [f64; #n], qdot: [f64; #n], t0: f64, h: f64, steps: usize,
+                options: &::routh::__private::DiscreteOptions)
+                -> ::core::result::Result<::routh::__private::DiscreteTrajectory<#n>, ::routh::__private::SimError>
+            {
+                self.check_parameters()?;
+                let x0 = #state_new;
+                let p0 = self.momenta(t0, &x0);
+                ::routh::__private::simulate_discrete(self, t0, h, steps, <#sv>::from(q), p0, <#sv>::from(qdot), options)
+            }
+        }
+    }
 }
