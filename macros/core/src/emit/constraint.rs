@@ -80,55 +80,7 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, parts: &mut Vec<TokenStr
         None => quote! { ::core::option::Option::None },
     };
 
-    // Documentation.
-    let mut row_lines = Vec::new();
-    for (i, name) in names.iter().enumerate() {
-        let form: Vec<String> = (0..n)
-            .filter(|&j| !model.arena.zero_test(ce.a[i][j]).is_zero())
-            .map(|j| format!("({})·{}", formula(model, ce.a[i][j]), display_name(model, model.layout.qd[j])))
-            .collect();
-        let affine =
-            if model.arena.zero_test(ce.b[i]).is_zero() { String::new() } else { format!(" + ({})", formula(model, ce.b[i])) };
-        row_lines.push((format!("{name}: 0"), format!("{}{affine}", form.join(" + "))));
-        if let Some(f) = ce.position[i] {
-            row_lines.push((format!("{name} (position): 0"), formula(model, f)));
-        }
-    }
-    let rows_doc = doc_block(
-        "The constraints as velocity-level rows A q̇ + b = 0 (holonomic ones through their total derivative, \
-         also shown at position level).",
-        &row_lines,
-    );
-    let bias_lines: Vec<(String, String)> =
-        names.iter().zip(&ce.bias).map(|(name, &c)| (format!("c[{name}]"), formula(model, c))).collect();
-    let bias_doc = doc_block(
-        "The acceleration-level bias c = d/dt(A q̇ + b) − A q̈ = Σⱼ ∂(A q̇ + b)/∂qⱼ q̇ⱼ + ∂(A q̇ + b)/∂t, so that \
-         A q̈ + c = 0.",
-        &bias_lines,
-    );
-    let kind_text: Vec<String> = names
-        .iter()
-        .zip(&ce.kinds)
-        .map(|(name, k)| match k {
-            Kind::Holonomic => format!("`{name}`: holonomic (declared)"),
-            Kind::Integrable => format!(
-                "`{name}`: **integrable** — its one-form α satisfies α ∧ dα = 0, so it is the derivative of a \
-                 position constraint; consider writing it as `holonomic({name} = ...)`"
-            ),
-            Kind::Nonholonomic => format!("`{name}`: nonholonomic (α ∧ dα ≢ 0)"),
-        })
-        .collect();
-    let set_text = match ce.set_integrable {
-        Some(true) => "the set is integrable (dαᵢ ∧ α₁ ∧ … ∧ α_m ≡ 0): the motion stays on a submanifold of positions",
-        Some(false) => "the set is not integrable: the constraints are nonholonomic together",
-        None => "the set was too large for the symbolic Frobenius test",
-    };
-    let kinds_doc = format!(
-        " How each constraint integrates, from the Frobenius test on the extended space (q, t) done at compile \
-         time: {}; {set_text}.",
-        kind_text.join("; ")
-    );
-    let set_doc = format!(" Whether the constraint set as a whole is integrable: {set_text}.");
+    let ConstraintDocs { rows: rows_doc, bias: bias_doc, kinds: kinds_doc, set: set_doc } = docs(model, ce, &names);
     let names_doc = " Names of the constraints, in the order of their rows and multipliers.";
 
     let rows_fn = format_ident!("__routh_constraint_rows");
@@ -292,8 +244,121 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, parts: &mut Vec<TokenStr
         }
     };
     let (state_params, state_new) = crate::emit::codegen::state_arguments(model);
+    let sensitivity = sensitivity_item(model, ce, parts, &solve);
+    let project_doc = " The state projected onto the constraints with the kinetic metric: Gauss–Newton on the positions of \
+        the holonomic constraints, then the velocities onto A q̇ + b = 0 (see \
+        [`routh::runtime::constrained`](::routh::runtime::constrained)). Use it for consistent initial conditions.";
+    let methods = quote! {
+        #methods
+
+        #sensitivity
+
+        #[doc = #project_doc]
+        ///
+        /// # Errors
+        /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) or
+        /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if the projection is singular.
+        pub fn project_state(&self, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> {
+            ::routh::__private::constrained::project::<Self, #n, #d, #m, #nm>(self, t, x)
+        }
+
+        /// A consistent state from positions `q` and velocities `qdot` of which those marked `known` are
+        /// independent (kept): the positions are projected onto the holonomic constraints and the other
+        /// velocities completed from A q̇ + b = 0 (the values given for them are only a guess, changed as
+        /// little as possible in the kinetic metric).
+        ///
+        /// # Errors
+        /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) if the known velocities do not
+        /// determine the others or contradict the constraints.
+        pub fn state_with_known_velocities(&self, t: f64, #state_params, known: [bool; #n])
+            -> ::core::result::Result<#state, #fe>
+        {
+            let x = #state_new;
+            ::routh::__private::constrained::with_known_velocities::<Self, #n, #d, #m, #nm>(self, t, &x, &known)
+        }
+    };
+    ConstraintItems { accelerations, jacobian, methods, trait_impl }
+}
+
+/// The rustdoc of the constraints: their rows, the bias, how each integrates and the set.
+struct ConstraintDocs {
+    rows: TokenStream,
+    bias: TokenStream,
+    kinds: String,
+    set: String,
+}
+
+fn docs(model: &View<'_>, ce: &ConstraintEquations, names: &[String]) -> ConstraintDocs {
+    let n = model.dof();
+    let mut row_lines = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let form: Vec<String> = (0..n)
+            .filter(|&j| !model.arena.zero_test(ce.a[i][j]).is_zero())
+            .map(|j| format!("({})·{}", formula(model, ce.a[i][j]), display_name(model, model.layout.qd[j])))
+            .collect();
+        let affine =
+            if model.arena.zero_test(ce.b[i]).is_zero() { String::new() } else { format!(" + ({})", formula(model, ce.b[i])) };
+        row_lines.push((format!("{name}: 0"), format!("{}{affine}", form.join(" + "))));
+        if let Some(f) = ce.position[i] {
+            row_lines.push((format!("{name} (position): 0"), formula(model, f)));
+        }
+    }
+    let rows_doc = doc_block(
+        "The constraints as velocity-level rows A q̇ + b = 0 (holonomic ones through their total derivative, \
+         also shown at position level).",
+        &row_lines,
+    );
+    let bias_lines: Vec<(String, String)> =
+        names.iter().zip(&ce.bias).map(|(name, &c)| (format!("c[{name}]"), formula(model, c))).collect();
+    let bias_doc = doc_block(
+        "The acceleration-level bias c = d/dt(A q̇ + b) − A q̈ = Σⱼ ∂(A q̇ + b)/∂qⱼ q̇ⱼ + ∂(A q̇ + b)/∂t, so that \
+         A q̈ + c = 0.",
+        &bias_lines,
+    );
+    let kind_text: Vec<String> = names
+        .iter()
+        .zip(&ce.kinds)
+        .map(|(name, k)| match k {
+            Kind::Holonomic => format!("`{name}`: holonomic (declared)"),
+            Kind::Integrable => format!(
+                "`{name}`: **integrable** — its one-form α satisfies α ∧ dα = 0, so it is the derivative of a \
+                 position constraint; consider writing it as `holonomic({name} = ...)`"
+            ),
+            Kind::Nonholonomic => format!("`{name}`: nonholonomic (α ∧ dα ≢ 0)"),
+        })
+        .collect();
+    let set_text = match ce.set_integrable {
+        Some(true) => "the set is integrable (dαᵢ ∧ α₁ ∧ … ∧ α_m ≡ 0): the motion stays on a submanifold of positions",
+        Some(false) => "the set is not integrable: the constraints are nonholonomic together",
+        None => "the set was too large for the symbolic Frobenius test",
+    };
+    let kinds_doc = format!(
+        " How each constraint integrates, from the Frobenius test on the extended space (q, t) done at compile \
+         time: {}; {set_text}.",
+        kind_text.join("; ")
+    );
+    let set_doc = format!(" Whether the constraint set as a whole is integrable: {set_text}.");
+    ConstraintDocs { rows: rows_doc, bias: bias_doc, kinds: kinds_doc, set: set_doc }
+}
+
+/// With `sensitivity(...)`: `parameter_jacobian`, ∂F/∂p of the constrained field through the
+/// saddle point (`solve` gives its solution at (t, x)).
+fn sensitivity_item(
+    model: &View<'_>,
+    ce: &ConstraintEquations,
+    parts: &mut Vec<TokenStream>,
+    solve: &TokenStream,
+) -> TokenStream {
+    let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
+    let nm = n + m;
+    let sv = |k: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
+    let (state, vec_n, vec_m) = (sv(d), sv(n), sv(m));
+    let fe = quote! { ::routh::__private::FieldError };
+    let allow = quote! { #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)] };
+    let jparams = quote! { a: &#vec_n, lam: &#vec_m, };
+    let jargs = quote! { a, lam, };
     let np = model.sensitivity.len();
-    let sensitivity = if np == 0 {
+    if np == 0 {
         TokenStream::new()
     } else {
         let mut outs: Vec<Expr> = ce.dr_dp.iter().flatten().copied().collect();
@@ -331,38 +396,5 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, parts: &mut Vec<TokenStr
                 Ok(::routh::__private::mechanics::sensitivity_rows::<#n, #d, #np>(&da, &lw))
             }
         }
-    };
-    let project_doc = " The state projected onto the constraints with the kinetic metric: Gauss–Newton on the positions of \
-        the holonomic constraints, then the velocities onto A q̇ + b = 0 (see \
-        [`routh::runtime::constrained`](::routh::runtime::constrained)). Use it for consistent initial conditions.";
-    let methods = quote! {
-        #methods
-
-        #sensitivity
-
-        #[doc = #project_doc]
-        ///
-        /// # Errors
-        /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) or
-        /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if the projection is singular.
-        pub fn project_state(&self, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> {
-            ::routh::__private::constrained::project::<Self, #n, #d, #m, #nm>(self, t, x)
-        }
-
-        /// A consistent state from positions `q` and velocities `qdot` of which those marked `known` are
-        /// independent (kept): the positions are projected onto the holonomic constraints and the other
-        /// velocities completed from A q̇ + b = 0 (the values given for them are only a guess, changed as
-        /// little as possible in the kinetic metric).
-        ///
-        /// # Errors
-        /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) if the known velocities do not
-        /// determine the others or contradict the constraints.
-        pub fn state_with_known_velocities(&self, t: f64, #state_params, known: [bool; #n])
-            -> ::core::result::Result<#state, #fe>
-        {
-            let x = #state_new;
-            ::routh::__private::constrained::with_known_velocities::<Self, #n, #d, #m, #nm>(self, t, &x, &known)
-        }
-    };
-    ConstraintItems { accelerations, jacobian, methods, trait_impl }
+    }
 }
