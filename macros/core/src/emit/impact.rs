@@ -25,328 +25,14 @@ pub fn methods(
     dims: &[usize],
     parts: &mut Vec<TokenStream>,
 ) -> TokenStream {
-    let n = model.dof();
-    let d = model.layout.state_dim();
-    let none = TokenStream::new();
     let mut items = Vec::new();
-    let sv = |k: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
-    let state = sv(d);
     for ie in impacts {
-        let name = ie.name.to_string();
-        let guard_fn = format_ident!("{name}_guard");
-        let grad_fn = format_ident!("{name}_guard_gradient");
-        let rate_fn = format_ident!("{name}_guard_rate");
-        let reset_fn = format_ident!("{name}_reset");
-        let jac_fn = format_ident!("{name}_reset_jacobian");
-        let solve_fn = format_ident!("__routh_{name}_solve");
-        let mut emit = |outputs: &[Expr], part: &str, params: &TokenStream, args: &TokenStream| {
-            body_into(model, parts, outputs, &format!("__routh_{name}_{part}"), params, args)
-        };
-
-        let (g_stmts, g_vals) = emit(&[ie.guard], "guard", &none, &none);
-        let (gr_stmts, gr_vals) = emit(&ie.gradient, "gradient", &none, &none);
-        let (r_stmts, r_vals) = emit(&[ie.rate], "rate", &none, &none);
-        let g_doc = doc_block(
-            &format!("Guard of impact `{name}`: the admissible side is h ≥ 0; the impact fires when h reaches 0 with dh/dt < 0."),
-            &[("h".into(), formula(model, ie.guard))],
-        );
-        let mut grad_lines: Vec<(String, String)> =
-            (0..n).map(|i| (format!("∂h/∂{}", model.coordinates[i]), formula(model, ie.gradient[i]))).collect();
-        let contact = model.layout.z.is_some();
-        if let (Some(z), Some(&g)) = (&model.action, ie.gradient.get(n)) {
-            grad_lines.push((format!("∂h/∂{z}"), formula(model, g)));
-        }
-        let grad_doc = if contact {
-            doc_block(
-                &format!(
-                    "Gradient of the guard of impact `{name}` over the whole state x = (q, q̇, z): ∂h/∂q, zero for q̇, ∂h/∂z."
-                ),
-                &grad_lines,
-            )
-        } else {
-            doc_block(&format!("Gradient ∇h = ∂h/∂q of the guard of impact `{name}`."), &grad_lines)
-        };
-        let rate_text = if contact {
-            format!("Approach velocity dh/dt = ∇h·q̇ + ∂h/∂t + ∂h/∂z·L (ż = L) of impact `{name}` (negative when approaching).")
-        } else {
-            format!("Approach velocity dh/dt = ∇h·q̇ + ∂h/∂t of impact `{name}` (negative when approaching).")
-        };
-        let rate_doc = doc_block(&rate_text, &[("dh/dt".into(), formula(model, ie.rate))]);
-        let grad_body = if contact {
-            let sets = gr_vals.iter().enumerate().map(|(i, v)| {
-                let k = if i < n { i } else { 2 * n };
-                quote! { g[#k] = #v; }
-            });
-            quote! {
-                pub fn #grad_fn(&self, t: f64, x: &#state) -> #state {
-                    #(#gr_stmts)*
-                    let mut g = <#state>::zeros();
-                    #(#sets)*
-                    g
-                }
-            }
-        } else {
-            quote! {
-                pub fn #grad_fn(&self, t: f64, x: &#state) -> ::routh::__private::nalgebra::SVector<f64, #n> {
-                    #(#gr_stmts)*
-                    ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#gr_vals),*])
-                }
-            }
-        };
-
+        // The guard's functions first, then the reset's (the order of their part functions).
+        let guard_items = guard_items(model, ie, parts);
         let reset_items = match &ie.reset {
-            Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz } => {
-                let k = a.len();
-                let nk = n + k;
-                // M (upper), A (row-major), b, e.
-                let mut outs: Vec<Expr> = Vec::new();
-                for i in 0..n {
-                    for j in i..n {
-                        outs.push(eq.mass[i][j]);
-                    }
-                }
-                outs.extend(a.iter().flatten().copied());
-                outs.extend(b.iter().copied());
-                outs.extend(e.iter().copied());
-                let (s_stmts, s_vals) = emit(&outs, "law", &none, &none);
-                let tri = n * (n + 1) / 2;
-                let m_tok = symmetric_matrix(n, &s_vals[..tri]);
-                let a_vals = &s_vals[tri..tri + k * n];
-                let b_vals = &s_vals[tri + k * n..tri + k * n + k];
-                let e_vals = &s_vals[tri + k * n + k..];
-                let a_sets: Vec<TokenStream> = (0..k)
-                    .flat_map(|r| (0..n).map(move |j| (r, j)))
-                    .zip(a_vals)
-                    .map(|((r, j), v)| quote! { a[(#r, #j)] = #v; })
-                    .collect();
-                let mut jac_out: Vec<Expr> = dr_dq.iter().flatten().copied().collect();
-                jac_out.extend(dr_dv.iter().flatten().copied());
-                jac_out.extend(dr_dz);
-                let vp_param = sv(n);
-                let lam_param = sv(k);
-                let jparams = quote! { vp: &#vp_param, lam: &#lam_param, };
-                let jargs = quote! { vp, lam, };
-                let (j_stmts, j_vals) = emit(&jac_out, "jacobian", &jparams, &jargs);
-                let dq_sets = (0..nk).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[..nk * n]).map(|((r, c), v)| {
-                    quote! { dr[(#r, #c)] = #v; }
-                });
-                let dv_sets =
-                    (0..nk).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[nk * n..2 * nk * n]).map(|((r, c), v)| {
-                        quote! { dr[(#r, #n + #c)] = #v; }
-                    });
-                let dz_sets = j_vals[2 * nk * n..].iter().enumerate().map(|(r, v)| quote! { dr[(#r, 2 * #n)] = #v; });
-                let mut lines = Vec::new();
-                for r in 0..k {
-                    let form: Vec<String> = (0..n)
-                        .filter(|&j| !model.arena.zero_test(a[r][j]).is_zero())
-                        .map(|j| format!("({})·d{}", formula(model, a[r][j]), model.coordinates[j]))
-                        .collect();
-                    let time = if model.arena.zero_test(b[r]).is_zero() {
-                        String::new()
-                    } else {
-                        format!(" + ({})·dt", formula(model, b[r]))
-                    };
-                    lines.push((format!("row {}: e = {}", r + 1, formula(model, e[r])), format!("{}{time}", form.join(" + "))));
-                }
-                let doc = doc_block(
-                    &format!(
-                        "Reset of impact `{name}` (generalized Newton law with the kinetic metric M): positions are kept \
-                         and q̇⁺ solves M(q̇⁺ − q̇⁻) = Aᵀλ, A q̇⁺ + b = −E(A q̇⁻ + b), with the rows (one-forms A·dq + b·dt) \
-                         and coefficients below."
-                    ),
-                    &lines,
-                );
-                let row_names: Vec<String> = (1..=k).map(|r| format!("{name} row {r}")).collect();
-                let items = quote! {
-                    /// The solved saddle-point system of this impact law: post-impact velocities, impulse
-                    /// multipliers and the factored matrix K = [M −Aᵀ; A 0] (also ∂R/∂(q̇⁺, λ), reused by the
-                    /// Jacobian).
-                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                    fn #solve_fn(&self, t: f64, x: &#state) -> ::core::result::Result<
-                        ::routh::__private::mechanics::Restitution<#n, #k, #nk>,
-                        ::routh::__private::FieldError,
-                    > {
-                        #(#s_stmts)*
-                        let m = #m_tok;
-                        let mut a = ::routh::__private::nalgebra::SMatrix::<f64, #k, #n>::zeros();
-                        #(#a_sets)*
-                        let b = ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#b_vals),*]);
-                        let e = ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#e_vals),*]);
-                        ::routh::__private::mechanics::restitution(t, m, a, b, e, x, &[#(#row_names),*])
-                    }
-
-                    #doc
-                    ///
-                    /// # Errors
-                    /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular,
-                    /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) if the one-forms are
-                    /// linearly dependent at this state.
-                    pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::__private::FieldError> {
-                        Ok(self.#solve_fn(t, x)?.post_state(x))
-                    }
-
-                    /// Jacobian ∂Δ/∂x of the reset of this impact (for saltation matrices and Poincaré maps),
-                    /// from the implicit function theorem: d(q̇⁺, λ)/dx = −K⁻¹ ∂R/∂x with K = [M −Aᵀ; A 0].
-                    ///
-                    /// # Errors
-                    /// As the reset.
-                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                    pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError> {
-                        let law = self.#solve_fn(t, x)?;
-                        let (vp, lam) = (&law.velocities, &law.impulses);
-                        #(#j_stmts)*
-                        let mut dr = ::routh::__private::nalgebra::SMatrix::<f64, #nk, #d>::zeros();
-                        #(#dq_sets)*
-                        #(#dv_sets)*
-                        #(#dz_sets)*
-                        law.reset_jacobian(dr)
-                    }
-                };
-                items
-            }
-            Reset::Chart { state: new_state, jacobian } => {
-                let target = ie.target.unwrap_or(0);
-                let m = dims.get(target).copied().unwrap_or(0);
-                let dm = state_dim(m, model.layout.z.is_some());
-                let (c_stmts, c_vals) = emit(new_state, "chart", &none, &none);
-                let flat: Vec<Expr> = jacobian.iter().flatten().copied().collect();
-                let (j_stmts, j_vals) = emit(&flat, "jacobian", &none, &none);
-                let sets = (0..dm).flat_map(|r| (0..d).map(move |c| (r, c))).zip(&j_vals).map(|((r, c), v)| {
-                    quote! { jac[(#r, #c)] = #v; }
-                });
-                let lines: Vec<(String, String)> = new_state
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &e)| {
-                        let lhs = if k < m { format!("q'[{}]", k + 1) } else { format!("q̇'[{}]", k - m + 1) };
-                        (lhs, formula(model, e))
-                    })
-                    .collect();
-                let doc = doc_block(
-                    &format!(
-                        "Reset of transition `{name}`: the state of the target mode (its coordinates, then velocities) from this mode's state."
-                    ),
-                    &lines,
-                );
-                quote! {
-                    #doc
-                    ///
-                    /// # Errors
-                    /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if the new state is not finite.
-                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                    pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SVector<f64, #dm>, ::routh::__private::FieldError> {
-                        #(#c_stmts)*
-                        ::routh::__private::mechanics::finite(t, ::routh::__private::nalgebra::SVector::<f64, #dm>::from([#(#c_vals),*]))
-                    }
-
-                    /// Jacobian ∂Δ/∂x of this transition's reset (target state × source state), differentiated
-                    /// symbolically.
-                    ///
-                    /// # Errors
-                    /// Never at present; `Result` for uniformity with the other laws.
-                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                    pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #dm, #d>, ::routh::__private::FieldError> {
-                        #(#j_stmts)*
-                        let mut jac = ::routh::__private::nalgebra::SMatrix::<f64, #dm, #d>::zeros();
-                        #(#sets)*
-                        Ok(jac)
-                    }
-                }
-            }
-            Reset::Map { velocities, dv_dq, dv_dv, dv_dz } => {
-                let (v_stmts, v_vals) = emit(velocities, "map", &none, &none);
-                let mut jac_out: Vec<Expr> = dv_dq.iter().flatten().copied().collect();
-                jac_out.extend(dv_dv.iter().flatten().copied());
-                jac_out.extend(dv_dz);
-                let (j_stmts, j_vals) = emit(&jac_out, "jacobian", &none, &none);
-                let jq = square_matrix(n, &j_vals[..n * n]);
-                let jv = square_matrix(n, &j_vals[n * n..2 * n * n]);
-                let dz_sets = j_vals[2 * n * n..].iter().enumerate().map(|(i, v)| quote! { jac[(#n + #i, 2 * #n)] = #v; });
-                let lines: Vec<(String, String)> = (0..n)
-                    .map(|i| {
-                        (format!("{}⁺", crate::notation::display_name(model, model.layout.qd[i])), formula(model, velocities[i]))
-                    })
-                    .collect();
-                let doc = doc_block(&format!("Reset of impact `{name}`: positions are kept and the velocities map as"), &lines);
-                let items = quote! {
-                    #doc
-                    ///
-                    /// # Errors
-                    /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if the map gives a non-finite velocity.
-                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                    pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::__private::FieldError> {
-                        #(#v_stmts)*
-                        let v = ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#v_vals),*]);
-                        ::routh::__private::mechanics::with_velocities(t, x, &v)
-                    }
-
-                    /// Jacobian ∂Δ/∂x of the reset of this impact, differentiated symbolically.
-                    ///
-                    /// # Errors
-                    /// Never at present; `Result` for uniformity with restitution laws.
-                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                    pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError> {
-                        #(#j_stmts)*
-                        let mut jac = ::routh::__private::mechanics::velocity_map_jacobian(#jq, #jv);
-                        #(#dz_sets)*
-                        Ok(jac)
-                    }
-                };
-                items
-            }
-        };
-        let guard_items = match ie.trigger {
-            Trigger::Guard => quote! {
-                #g_doc
-                #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                #[must_use]
-                pub fn #guard_fn(&self, t: f64, x: &#state) -> f64 {
-                    #(#g_stmts)*
-                    #(#g_vals)*
-                }
-
-                #grad_doc
-                #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                #[must_use]
-                #grad_body
-
-                #rate_doc
-                #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                #[must_use]
-                pub fn #rate_fn(&self, t: f64, x: &#state) -> f64 {
-                    #(#r_stmts)*
-                    #(#r_vals)*
-                }
-            },
-            Trigger::Multiplier(k) => {
-                let doc = format!(
-                    " Guard of transition `{name}`: the multiplier λ[{k}] of constraint `{}` (the constraint holds \
-                     while it pushes, λ ≥ 0, and is released when λ falls through zero). NaN if the multipliers \
-                     cannot be solved for at this state.",
-                    model.constraints[k].name
-                );
-                quote! {
-                    #[doc = #doc]
-                    #[must_use]
-                    pub fn #guard_fn(&self, t: f64, x: &#state) -> f64 {
-                        self.constraint_forces(t, x).map_or(f64::NAN, |lam| lam[#k])
-                    }
-
-                    /// Gradient ∂λ/∂x of this transition's multiplier guard with respect to the whole state
-                    /// (NaN if the multipliers cannot be solved for).
-                    #[must_use]
-                    pub fn #grad_fn(&self, t: f64, x: &#state) -> #state {
-                        self.constraint_force_rates(t, x).map_or(<#state>::from_element(f64::NAN), |(g, _)| g.row(#k).transpose())
-                    }
-
-                    /// Rate λ̇ = ∂λ/∂x·F + ∂λ/∂t of this transition's multiplier guard along the motion.
-                    #[must_use]
-                    pub fn #rate_fn(&self, t: f64, x: &#state) -> f64 {
-                        self.constraint_force_rates(t, x).map_or(f64::NAN, |(_, r)| r[#k])
-                    }
-                }
-            }
-            Trigger::Zeno(_) => TokenStream::new(),
+            Reset::Projection { .. } => projection_reset(model, eq, ie, parts),
+            Reset::Chart { .. } => chart_reset(model, ie, dims, parts),
+            Reset::Map { .. } => map_reset(model, ie, parts),
         };
         items.push(quote! {
             #guard_items
@@ -355,4 +41,354 @@ pub fn methods(
         });
     }
     quote! { #(#items)* }
+}
+
+/// The guard `h`, its gradient and its rate (or, for a release, the multiplier and its rate).
+fn guard_items(model: &View<'_>, ie: &ImpactEquations, parts: &mut Vec<TokenStream>) -> TokenStream {
+    let n = model.dof();
+    let d = model.layout.state_dim();
+    let none = TokenStream::new();
+    let sv = |k: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
+    let state = sv(d);
+    let name = ie.name.to_string();
+    let guard_fn = format_ident!("{name}_guard");
+    let grad_fn = format_ident!("{name}_guard_gradient");
+    let rate_fn = format_ident!("{name}_guard_rate");
+    let mut emit = |outputs: &[Expr], part: &str, params: &TokenStream, args: &TokenStream| {
+        body_into(model, parts, outputs, &format!("__routh_{name}_{part}"), params, args)
+    };
+    let (g_stmts, g_vals) = emit(&[ie.guard], "guard", &none, &none);
+    let (gr_stmts, gr_vals) = emit(&ie.gradient, "gradient", &none, &none);
+    let (r_stmts, r_vals) = emit(&[ie.rate], "rate", &none, &none);
+    let g_doc = doc_block(
+        &format!("Guard of impact `{name}`: the admissible side is h ≥ 0; the impact fires when h reaches 0 with dh/dt < 0."),
+        &[("h".into(), formula(model, ie.guard))],
+    );
+    let mut grad_lines: Vec<(String, String)> =
+        (0..n).map(|i| (format!("∂h/∂{}", model.coordinates[i]), formula(model, ie.gradient[i]))).collect();
+    let contact = model.layout.z.is_some();
+    if let (Some(z), Some(&g)) = (&model.action, ie.gradient.get(n)) {
+        grad_lines.push((format!("∂h/∂{z}"), formula(model, g)));
+    }
+    let grad_doc = if contact {
+        doc_block(
+            &format!("Gradient of the guard of impact `{name}` over the whole state x = (q, q̇, z): ∂h/∂q, zero for q̇, ∂h/∂z."),
+            &grad_lines,
+        )
+    } else {
+        doc_block(&format!("Gradient ∇h = ∂h/∂q of the guard of impact `{name}`."), &grad_lines)
+    };
+    let rate_text = if contact {
+        format!("Approach velocity dh/dt = ∇h·q̇ + ∂h/∂t + ∂h/∂z·L (ż = L) of impact `{name}` (negative when approaching).")
+    } else {
+        format!("Approach velocity dh/dt = ∇h·q̇ + ∂h/∂t of impact `{name}` (negative when approaching).")
+    };
+    let rate_doc = doc_block(&rate_text, &[("dh/dt".into(), formula(model, ie.rate))]);
+    let grad_body = if contact {
+        let sets = gr_vals.iter().enumerate().map(|(i, v)| {
+            let k = if i < n { i } else { 2 * n };
+            quote! { g[#k] = #v; }
+        });
+        quote! {
+            pub fn #grad_fn(&self, t: f64, x: &#state) -> #state {
+                #(#gr_stmts)*
+                let mut g = <#state>::zeros();
+                #(#sets)*
+                g
+            }
+        }
+    } else {
+        quote! {
+            pub fn #grad_fn(&self, t: f64, x: &#state) -> ::routh::__private::nalgebra::SVector<f64, #n> {
+                #(#gr_stmts)*
+                ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#gr_vals),*])
+            }
+        }
+    };
+
+    match ie.trigger {
+        Trigger::Guard => quote! {
+            #g_doc
+            #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+            #[must_use]
+            pub fn #guard_fn(&self, t: f64, x: &#state) -> f64 {
+                #(#g_stmts)*
+                #(#g_vals)*
+            }
+
+            #grad_doc
+            #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+            #[must_use]
+            #grad_body
+
+            #rate_doc
+            #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+            #[must_use]
+            pub fn #rate_fn(&self, t: f64, x: &#state) -> f64 {
+                #(#r_stmts)*
+                #(#r_vals)*
+            }
+        },
+        Trigger::Multiplier(k) => {
+            let doc = format!(
+                " Guard of transition `{name}`: the multiplier λ[{k}] of constraint `{}` (the constraint holds \
+                 while it pushes, λ ≥ 0, and is released when λ falls through zero). NaN if the multipliers \
+                 cannot be solved for at this state.",
+                model.constraints[k].name
+            );
+            quote! {
+                #[doc = #doc]
+                #[must_use]
+                pub fn #guard_fn(&self, t: f64, x: &#state) -> f64 {
+                    self.constraint_forces(t, x).map_or(f64::NAN, |lam| lam[#k])
+                }
+
+                /// Gradient ∂λ/∂x of this transition's multiplier guard with respect to the whole state
+                /// (NaN if the multipliers cannot be solved for).
+                #[must_use]
+                pub fn #grad_fn(&self, t: f64, x: &#state) -> #state {
+                    self.constraint_force_rates(t, x).map_or(<#state>::from_element(f64::NAN), |(g, _)| g.row(#k).transpose())
+                }
+
+                /// Rate λ̇ = ∂λ/∂x·F + ∂λ/∂t of this transition's multiplier guard along the motion.
+                #[must_use]
+                pub fn #rate_fn(&self, t: f64, x: &#state) -> f64 {
+                    self.constraint_force_rates(t, x).map_or(f64::NAN, |(_, r)| r[#k])
+                }
+            }
+        }
+        Trigger::Zeno(_) => TokenStream::new(),
+    }
+}
+
+/// A restitution law: the saddle-point solve, the reset and its Jacobian.
+fn projection_reset(model: &View<'_>, eq: &Equations, ie: &ImpactEquations, parts: &mut Vec<TokenStream>) -> TokenStream {
+    let Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz } = &ie.reset else { unreachable!("a projection reset") };
+    let n = model.dof();
+    let d = model.layout.state_dim();
+    let none = TokenStream::new();
+    let sv = |k: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
+    let state = sv(d);
+    let name = ie.name.to_string();
+    let reset_fn = format_ident!("{name}_reset");
+    let jac_fn = format_ident!("{name}_reset_jacobian");
+    let solve_fn = format_ident!("__routh_{name}_solve");
+    let mut emit = |outputs: &[Expr], part: &str, params: &TokenStream, args: &TokenStream| {
+        body_into(model, parts, outputs, &format!("__routh_{name}_{part}"), params, args)
+    };
+    let k = a.len();
+    let nk = n + k;
+    // M (upper), A (row-major), b, e.
+    let mut outs: Vec<Expr> = Vec::new();
+    for i in 0..n {
+        for j in i..n {
+            outs.push(eq.mass[i][j]);
+        }
+    }
+    outs.extend(a.iter().flatten().copied());
+    outs.extend(b.iter().copied());
+    outs.extend(e.iter().copied());
+    let (s_stmts, s_vals) = emit(&outs, "law", &none, &none);
+    let tri = n * (n + 1) / 2;
+    let m_tok = symmetric_matrix(n, &s_vals[..tri]);
+    let a_vals = &s_vals[tri..tri + k * n];
+    let b_vals = &s_vals[tri + k * n..tri + k * n + k];
+    let e_vals = &s_vals[tri + k * n + k..];
+    let a_sets: Vec<TokenStream> =
+        (0..k).flat_map(|r| (0..n).map(move |j| (r, j))).zip(a_vals).map(|((r, j), v)| quote! { a[(#r, #j)] = #v; }).collect();
+    let mut jac_out: Vec<Expr> = dr_dq.iter().flatten().copied().collect();
+    jac_out.extend(dr_dv.iter().flatten().copied());
+    jac_out.extend(dr_dz);
+    let vp_param = sv(n);
+    let lam_param = sv(k);
+    let jparams = quote! { vp: &#vp_param, lam: &#lam_param, };
+    let jargs = quote! { vp, lam, };
+    let (j_stmts, j_vals) = emit(&jac_out, "jacobian", &jparams, &jargs);
+    let dq_sets = (0..nk).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[..nk * n]).map(|((r, c), v)| {
+        quote! { dr[(#r, #c)] = #v; }
+    });
+    let dv_sets = (0..nk).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[nk * n..2 * nk * n]).map(|((r, c), v)| {
+        quote! { dr[(#r, #n + #c)] = #v; }
+    });
+    let dz_sets = j_vals[2 * nk * n..].iter().enumerate().map(|(r, v)| quote! { dr[(#r, 2 * #n)] = #v; });
+    let mut lines = Vec::new();
+    for r in 0..k {
+        let form: Vec<String> = (0..n)
+            .filter(|&j| !model.arena.zero_test(a[r][j]).is_zero())
+            .map(|j| format!("({})·d{}", formula(model, a[r][j]), model.coordinates[j]))
+            .collect();
+        let time =
+            if model.arena.zero_test(b[r]).is_zero() { String::new() } else { format!(" + ({})·dt", formula(model, b[r])) };
+        lines.push((format!("row {}: e = {}", r + 1, formula(model, e[r])), format!("{}{time}", form.join(" + "))));
+    }
+    let doc = doc_block(
+        &format!(
+            "Reset of impact `{name}` (generalized Newton law with the kinetic metric M): positions are kept \
+                 and q̇⁺ solves M(q̇⁺ − q̇⁻) = Aᵀλ, A q̇⁺ + b = −E(A q̇⁻ + b), with the rows (one-forms A·dq + b·dt) \
+                 and coefficients below."
+        ),
+        &lines,
+    );
+    let row_names: Vec<String> = (1..=k).map(|r| format!("{name} row {r}")).collect();
+    let items = quote! {
+        /// The solved saddle-point system of this impact law: post-impact velocities, impulse
+        /// multipliers and the factored matrix K = [M −Aᵀ; A 0] (also ∂R/∂(q̇⁺, λ), reused by the
+        /// Jacobian).
+        #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+        fn #solve_fn(&self, t: f64, x: &#state) -> ::core::result::Result<
+            ::routh::__private::mechanics::Restitution<#n, #k, #nk>,
+            ::routh::__private::FieldError,
+        > {
+            #(#s_stmts)*
+            let m = #m_tok;
+            let mut a = ::routh::__private::nalgebra::SMatrix::<f64, #k, #n>::zeros();
+            #(#a_sets)*
+            let b = ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#b_vals),*]);
+            let e = ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#e_vals),*]);
+            ::routh::__private::mechanics::restitution(t, m, a, b, e, x, &[#(#row_names),*])
+        }
+
+        #doc
+        ///
+        /// # Errors
+        /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular,
+        /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) if the one-forms are
+        /// linearly dependent at this state.
+        pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::__private::FieldError> {
+            Ok(self.#solve_fn(t, x)?.post_state(x))
+        }
+
+        /// Jacobian ∂Δ/∂x of the reset of this impact (for saltation matrices and Poincaré maps),
+        /// from the implicit function theorem: d(q̇⁺, λ)/dx = −K⁻¹ ∂R/∂x with K = [M −Aᵀ; A 0].
+        ///
+        /// # Errors
+        /// As the reset.
+        #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+        pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError> {
+            let law = self.#solve_fn(t, x)?;
+            let (vp, lam) = (&law.velocities, &law.impulses);
+            #(#j_stmts)*
+            let mut dr = ::routh::__private::nalgebra::SMatrix::<f64, #nk, #d>::zeros();
+            #(#dq_sets)*
+            #(#dv_sets)*
+            #(#dz_sets)*
+            law.reset_jacobian(dr)
+        }
+    };
+    items
+}
+
+/// A transition's chart change into the target mode and its Jacobian.
+fn chart_reset(model: &View<'_>, ie: &ImpactEquations, dims: &[usize], parts: &mut Vec<TokenStream>) -> TokenStream {
+    let Reset::Chart { state: new_state, jacobian } = &ie.reset else { unreachable!("a chart reset") };
+    let d = model.layout.state_dim();
+    let none = TokenStream::new();
+    let sv = |k: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
+    let state = sv(d);
+    let name = ie.name.to_string();
+    let reset_fn = format_ident!("{name}_reset");
+    let jac_fn = format_ident!("{name}_reset_jacobian");
+    let mut emit = |outputs: &[Expr], part: &str, params: &TokenStream, args: &TokenStream| {
+        body_into(model, parts, outputs, &format!("__routh_{name}_{part}"), params, args)
+    };
+    let target = ie.target.unwrap_or(0);
+    let m = dims.get(target).copied().unwrap_or(0);
+    let dm = state_dim(m, model.layout.z.is_some());
+    let (c_stmts, c_vals) = emit(new_state, "chart", &none, &none);
+    let flat: Vec<Expr> = jacobian.iter().flatten().copied().collect();
+    let (j_stmts, j_vals) = emit(&flat, "jacobian", &none, &none);
+    let sets = (0..dm).flat_map(|r| (0..d).map(move |c| (r, c))).zip(&j_vals).map(|((r, c), v)| {
+        quote! { jac[(#r, #c)] = #v; }
+    });
+    let lines: Vec<(String, String)> = new_state
+        .iter()
+        .enumerate()
+        .map(|(k, &e)| {
+            let lhs = if k < m { format!("q'[{}]", k + 1) } else { format!("q̇'[{}]", k - m + 1) };
+            (lhs, formula(model, e))
+        })
+        .collect();
+    let doc = doc_block(
+        &format!(
+            "Reset of transition `{name}`: the state of the target mode (its coordinates, then velocities) from this mode's state."
+        ),
+        &lines,
+    );
+    quote! {
+        #doc
+        ///
+        /// # Errors
+        /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if the new state is not finite.
+        #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+        pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SVector<f64, #dm>, ::routh::__private::FieldError> {
+            #(#c_stmts)*
+            ::routh::__private::mechanics::finite(t, ::routh::__private::nalgebra::SVector::<f64, #dm>::from([#(#c_vals),*]))
+        }
+
+        /// Jacobian ∂Δ/∂x of this transition's reset (target state × source state), differentiated
+        /// symbolically.
+        ///
+        /// # Errors
+        /// Never at present; `Result` for uniformity with the other laws.
+        #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+        pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #dm, #d>, ::routh::__private::FieldError> {
+            #(#j_stmts)*
+            let mut jac = ::routh::__private::nalgebra::SMatrix::<f64, #dm, #d>::zeros();
+            #(#sets)*
+            Ok(jac)
+        }
+    }
+}
+
+/// An explicit velocity map and its Jacobian.
+fn map_reset(model: &View<'_>, ie: &ImpactEquations, parts: &mut Vec<TokenStream>) -> TokenStream {
+    let Reset::Map { velocities, dv_dq, dv_dv, dv_dz } = &ie.reset else { unreachable!("a velocity-map reset") };
+    let n = model.dof();
+    let d = model.layout.state_dim();
+    let none = TokenStream::new();
+    let sv = |k: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
+    let state = sv(d);
+    let name = ie.name.to_string();
+    let reset_fn = format_ident!("{name}_reset");
+    let jac_fn = format_ident!("{name}_reset_jacobian");
+    let mut emit = |outputs: &[Expr], part: &str, params: &TokenStream, args: &TokenStream| {
+        body_into(model, parts, outputs, &format!("__routh_{name}_{part}"), params, args)
+    };
+    let (v_stmts, v_vals) = emit(velocities, "map", &none, &none);
+    let mut jac_out: Vec<Expr> = dv_dq.iter().flatten().copied().collect();
+    jac_out.extend(dv_dv.iter().flatten().copied());
+    jac_out.extend(dv_dz);
+    let (j_stmts, j_vals) = emit(&jac_out, "jacobian", &none, &none);
+    let jq = square_matrix(n, &j_vals[..n * n]);
+    let jv = square_matrix(n, &j_vals[n * n..2 * n * n]);
+    let dz_sets = j_vals[2 * n * n..].iter().enumerate().map(|(i, v)| quote! { jac[(#n + #i, 2 * #n)] = #v; });
+    let lines: Vec<(String, String)> = (0..n)
+        .map(|i| (format!("{}⁺", crate::notation::display_name(model, model.layout.qd[i])), formula(model, velocities[i])))
+        .collect();
+    let doc = doc_block(&format!("Reset of impact `{name}`: positions are kept and the velocities map as"), &lines);
+    let items = quote! {
+        #doc
+        ///
+        /// # Errors
+        /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if the map gives a non-finite velocity.
+        #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+        pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::__private::FieldError> {
+            #(#v_stmts)*
+            let v = ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#v_vals),*]);
+            ::routh::__private::mechanics::with_velocities(t, x, &v)
+        }
+
+        /// Jacobian ∂Δ/∂x of the reset of this impact, differentiated symbolically.
+        ///
+        /// # Errors
+        /// Never at present; `Result` for uniformity with restitution laws.
+        #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+        pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError> {
+            #(#j_stmts)*
+            let mut jac = ::routh::__private::mechanics::velocity_map_jacobian(#jq, #jv);
+            #(#dz_sets)*
+            Ok(jac)
+        }
+    };
+    items
 }
