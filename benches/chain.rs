@@ -58,7 +58,7 @@ fn hand_field<const N: usize, const D: usize>(m: f64, l: f64, g: f64, x: &SVecto
 
 /// The limit of what the chain's field can cost: an O(n) articulated-body evaluation
 /// (Featherstone's ABA in planar spatial vectors (ω, vₓ, v_y) at the world origin) — the
-/// yardstick of issue 13. Links are point masses at the ends of massless rods; the fixture's
+/// yardstick of the scale benchmarks. Links are point masses at the ends of massless rods; the fixture's
 /// absolute angles qᵢ become relative joint angles θᵢ = qᵢ − qᵢ₋₁ and back (q̈ᵢ = Σⱼ≤ᵢ θ̈ⱼ).
 fn recursive_field<const N: usize, const D: usize>(m: f64, l: f64, g: f64, x: &SVector<f64, D>) -> SVector<f64, D> {
     type V3 = [f64; 3];

@@ -1,4 +1,4 @@
-//! Ensembles on all cores (issue 13): 1000 pendulum runs (amplitudes 0 … 2.5 rad, 20 s each, rtol
+//! Ensembles on all cores: 1000 pendulum runs (amplitudes 0 … 2.5 rad, 20 s each, rtol
 //! 1e-10) on one worker and on every core, in the same process; prints the speed-up.
 
 use criterion::{Criterion, criterion_group, criterion_main};

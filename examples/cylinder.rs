@@ -1,15 +1,15 @@
 //! A rolling eccentric cylinder on a spring-supported plane: a contact (Herglotz) Lagrangian with
-//! impulsive constraints (seed 001, §3.1 and Example 2; digest `../shared/research/seed-001.md`).
+//! impulsive constraints (*Contact impulsive constraints*, §3.1 and Example 2; reference run R5 of `docs/references.md`).
 //!
 //! q = (x, y, φ, h): the cylinder's centre of mass, its angle, and the plane's displacement; the
 //! external force linear in the velocities is the paper's +βz in the Lagrangian, so that the
 //! Herglotz equations read M q̈ = … + β p and the energy obeys dE_L/dt = β E_L (β > 0 feeds energy
-//! in — erratum E13 of the digest: the paper calls it dissipation; β < 0 damps). In flight the
+//! in — erratum C6 (E13) of `docs/references.md`: the paper calls it dissipation; β < 0 damps). In flight the
 //! cylinder falls freely; at touchdown (Ψ = y − h − γ cos φ − r = 0, erratum E5) its velocity is
 //! projected with the kinetic metric onto the rolling constraints (eq. 21); in stance it rolls on
 //! the moving plane, and it lifts off when the normal multiplier μ₂ falls through zero.
 //!
-//! The example checks the digest's reference values (touchdown, projection, Carnot loss, stance
+//! The example checks reference run R5 of `docs/references.md` (touchdown, projection, Carnot loss, stance
 //! energies and multipliers), locates a liftoff, and writes `out/cylinder_trajectory.svg` (the
 //! centre of mass's path, and the heights of a bouncing run) and `out/cylinder_energy.svg` (E_L
 //! with its exponential envelopes).
@@ -62,12 +62,12 @@ struct NewtonCylinder {
     alpha: f64,
 }
 
-/// The digest's reference parameters (§4; the paper gives none).
+/// The parameters of reference run R5 (`docs/references.md`; the paper gives none).
 fn cylinder(beta: f64) -> Cylinder {
     Cylinder { m: 1.0, mp: 5.0, i: 0.1, r: 0.5, gamma: 0.1, k: 100.0, g: 9.81, beta }
 }
 
-/// The digest's initial state: the plane at rest in equilibrium, the cylinder 0.5 above it.
+/// The initial state of reference run R5: the plane at rest in equilibrium, the cylinder 0.5 above it.
 fn start(c: &Cylinder) -> SVector<f64, 9> {
     let h0 = -c.mp * c.g / c.k;
     let phi0: f64 = 0.3;
@@ -81,7 +81,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("rolling eccentric cylinder on a springy plane: m = 1, M = 5, I = 0.1, r = 0.5, γ = 0.1, k = 100, g = 9.81");
     println!("z decouples (L = T − V + βz): {}", CylinderAerial::ACTION_DECOUPLED);
 
-    // The digest's table (§4) and the stance checks C4.
+    // Reference run R5's table and the stance values (erratum C4).
     let table = [
         (
             0.05,
@@ -114,7 +114,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let dv = (0..4).map(|j| (td.post[4 + j] - v_post[j]).abs()).fold(0.0, f64::max);
         let dv_pre = (0..4).map(|j| (td.pre[4 + j] - v_pre[j]).abs()).fold(0.0, f64::max);
         let d_psi = td.pre[5] - td.pre[7] + c.gamma * td.pre[2].sin() * td.pre[6];
-        println!("β = {beta:+}: touchdown t₁ = {:.10} (digest {t1}, error {:.1e})", td.t, td.t - t1);
+        println!("β = {beta:+}: touchdown t₁ = {:.10} (reference {t1}, error {:.1e})", td.t, td.t - t1);
         println!(
             "  φ(t₁) error {:.1e}, E_L(t₁⁻) error {:.1e}, q̇⁻ largest error {dv_pre:.1e}, dΨ(q̇⁻) = {d_psi:.10} (error {:.1e})",
             td.pre[2] - phi1,
@@ -138,7 +138,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             td.post[4], td.post[5], td.post[6], td.post[7]
         );
         println!(
-            "  ΔE_L = ΔT = {:.10} (digest {dt_kin}, error {:.1e}); z kept: {}",
+            "  ΔE_L = ΔT = {:.10} (reference {dt_kin}, error {:.1e}); z kept: {}",
             td.energy_jump(),
             td.energy_jump() - dt_kin,
             td.pre[8] == td.post[8]
@@ -149,20 +149,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let (t, _, x) = sol.last().expect("samples");
             let e = c.stance().energy(t, x);
             println!(
-                "  stance: E_L(t₁⁺) = {:.10} (digest −10.0467251288), E_L(t₁ + 0.5) = {e:.10} (digest −10.3010591863)",
+                "  stance: E_L(t₁⁺) = {:.10} (reference −10.0467251288), E_L(t₁ + 0.5) = {e:.10} (reference −10.3010591863)",
                 td.energy_after
             );
-            println!("  multipliers just after touchdown μ = ({:.7}, {:.7}) (digest 0.8247466, 7.9054716)", mu[0], mu[1]);
+            println!("  multipliers just after touchdown μ = ({:.7}, {:.7}) (reference 0.8247466, 7.9054716)", mu[0], mu[1]);
             worst = worst.max((td.energy_after + 10.0467251288).abs()).max((e + 10.3010591863).abs());
             worst = worst.max((mu[0] - 0.8247466).abs().max((mu[1] - 7.9054716).abs()) - 5e-8);
         }
     }
-    println!("largest deviation from the digest: {worst:.1e}");
+    println!("largest deviation from reference run R5: {worst:.1e}");
     if worst > 1e-7 {
-        return Err(format!("the digest's values are not reproduced (deviation {worst:.1e})").into());
+        return Err(format!("the reference values are not reproduced (deviation {worst:.1e})").into());
     }
 
-    // Long runs from the digest's start, damped and anti-damped: E_L on each arc follows
+    // Long runs from the reference start, damped and anti-damped: E_L on each arc follows
     // E_L(t_a) e^{β (t − t_a)} (G1), and drops by ΔT at touchdown.
     let dense = options.clone().output(Output::Interval(0.002));
     let mut runs = Vec::new();

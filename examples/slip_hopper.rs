@@ -1,5 +1,5 @@
 //! Periodic orbits of the SLIP-like hopper with a swing leg (*Hybrid periodic orbits* §4.4, Figs. 9
-//! and 10; digest §3.4, §4.4): a point mass on a massless spring leg (k = 40 m g/l0) whose leg
+//! and 10; reference run R9 of `docs/references.md`): a point mass on a massless spring leg (k = 40 m g/l0) whose leg
 //! swings harmonically in flight (ω² = 5 g/l0). Two modes of different dimension (stance (α, l),
 //! flight (x, y, α)) joined by the paper's chart-changing resets.
 //!
@@ -7,7 +7,7 @@
 //! off by Lyapunov–Schmidt reduction onto hopping in place (t₂ > 0), the harmonic oscillations
 //! (t₂ = 0) and the t₂ < 0 family; continues hopping in place to H̄ = 2, finds SB1 (= 1 + π²/40) and
 //! SB2 on it, and switches there onto forward and backward hopping. It prints the special points
-//! and the three orbits at H̄ = 1.8 against the digest, and writes
+//! and the three orbits at H̄ = 1.8 against reference run R9, and writes
 //!
 //! - `out/slip_branches.svg`: T and the flight speed ẋ against H̄ (Fig. 9a), and the stance
 //!   durations t₁, t₃ against the flight time t₂ (Fig. 9b);
@@ -136,7 +136,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("  SB{}: H̄ = {:.9}, T = {:.9}, t₂ = {:.9}", k + 1, s.energy, s.period, s.durations()[1]);
     }
     println!(
-        "  SB1 closed form: H̄ = 1 + π²/40 = {:.9}, t₂ = π/√5 = {:.9}; SB2 in the digest: H̄ ≈ 1.614433, T ≈ 2.758616",
+        "  SB1 closed form: H̄ = 1 + π²/40 = {:.9}, t₂ = π/√5 = {:.9}; SB2 in reference run R9: H̄ ≈ 1.614433, T ≈ 2.758616",
         1.0 + PI * PI / 40.0,
         PI / hop.w
     );

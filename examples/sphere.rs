@@ -1,5 +1,5 @@
 //! A rolling sphere with contact damping crossing from a smooth half-plane onto a rough one
-//! (seed 001, Example 3; digest `../shared/research/seed-001.md` §3.2 and §4).
+//! (*Contact impulsive constraints*, Example 3; reference run R6 of `docs/references.md`).
 //!
 //! A homogeneous sphere (mass 1, radius r, radius of gyration k, k² = 2r²/5) slides freely for
 //! x < 0 and rolls without slipping for x > 0; its contact Lagrangian L = T − βZ damps every
@@ -9,7 +9,7 @@
 //! The orientation is in Euler angles (φ, θ, ψ), kept away from sin θ = 0; the angular velocity
 //! ω is written as `define`s.
 //!
-//! The example checks the digest's values (the corrected arrival time 2 ln(4/3), not the paper's
+//! The example checks reference run R6 (`docs/references.md`) (the corrected arrival time 2 ln(4/3), not the paper's
 //! 0.5; the post-impact state; the Carnot loss; the rolling decay), shows a sphere too slow to
 //! arrive and one whose backspin sends it straight back, and writes `out/sphere_path.svg`.
 //!
@@ -86,7 +86,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!("  rolling residuals after the projection: {:.1e}", s.rough().velocity_residuals(enter.t, post).amax());
     if worst > 1e-8 {
-        return Err(format!("the digest's values are not reproduced (deviation {worst:.1e})").into());
+        return Err(format!("the reference values are not reproduced (deviation {worst:.1e})").into());
     }
 
     let slow = s.simulate(

@@ -1,5 +1,5 @@
-//! Variational integrators generated from the model (seed 003, *Forced discrete reduction*;
-//! digest `../shared/research/seed-003.md`).
+//! Variational integrators generated from the model (*Forced discrete reduction*;
+//! `docs/references.md`).
 //!
 //! 1. A pendulum over 10⁴ periods: the midpoint variational integrator (fixed step, symplectic)
 //!    keeps the energy error bounded, while adaptive Dormand–Prince drifts without bound.
@@ -27,7 +27,7 @@ struct Pendulum {
     g: f64,
 }
 
-/// Example 3.13 with the consistent midpoint force (erratum 2 of the digest's §3.2).
+/// Example 3.13 with the consistent midpoint force (erratum D3 of `docs/references.md`).
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(r, eta),
@@ -80,7 +80,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let worst = (1..=np).map(|k| (traj.momenta[k][1] / traj.momenta[k - 1][1] - factor).abs()).fold(0.0, f64::max);
     let ratio = traj.momenta[np][1] / traj.momenta[0][1];
     println!(
-        "Ex. 3.13 (h = {hp}, κ = {}): p_k/p_(k−1) = (2 − κh)/(2 + κh) to {worst:.1e}; p_N/p_0 = {ratio:.11} (digest 0.13533526068)",
+        "Ex. 3.13 (h = {hp}, κ = {}): p_k/p_(k−1) = (2 − κh)/(2 + κh) to {worst:.1e}; p_N/p_0 = {ratio:.11} (reference run R10: 0.13533526068)",
         pol.kappa
     );
     println!(

@@ -1,10 +1,9 @@
-//! Contact (Herglotz) Lagrangians L(t, q, q̇, z) with an action variable z (seed 001, digest
-//! `../shared/research/seed-001.md`): the generated Herglotz equations against closed forms and
+//! Contact (Herglotz) Lagrangians L(t, q, q̇, z) with an action variable z (*Contact impulsive constraints*, `docs/references.md`): the generated Herglotz equations against closed forms and
 //! against an independently hand-derived right-hand side, the energy law (G1), impacts that keep
 //! q and z and change only q̇ (G2, G3), and the conservative limit (G6).
 //!
-//! Sign convention (digest §2.3 and §6.6): L ∋ −γ z with γ > 0 gives the damping term −γ p in
-//! the equations; the paper's +β z with β > 0 is anti-damping (erratum E13 of the digest).
+//! Sign convention (erratum C6 of `docs/references.md`): L ∋ −γ z with γ > 0 gives the damping term −γ p in
+//! the equations; the paper's +β z with β > 0 is anti-damping (erratum C6 (E13) of `docs/references.md`).
 
 mod common;
 
@@ -253,7 +252,7 @@ fn impacts_keep_position_and_action_and_lose_carnots_energy() {
     assert!((jac[(1, 1)] + p.e).abs() < 1e-14);
 }
 
-/// The rolling eccentric cylinder on a spring-supported plane (seed 001 §3.1, digest §3.1 and
+/// The rolling eccentric cylinder on a spring-supported plane (*Contact impulsive constraints* §3.1 and
 /// §4): q = (x, y, φ, h), the cylinder's centre of mass, its angle and the plane's displacement;
 /// the external force linear in the velocities is the paper's +βz (β > 0 feeds energy in, E13).
 /// Aerial phase: free; touchdown on Ψ = y − h − γ cos φ − r (erratum E5: the printed r sin ψ is
@@ -284,7 +283,7 @@ struct Cylinder {
 }
 
 /// The same cylinder with the frictionless Newton impact of §3.2 on Ψ (eq. 13; the velocity
-/// jumps of the digest with erratum E10's denominator 1/m + 1/M + γ² sin²φ / I).
+/// jumps of reference run R5 with erratum C5's denominator 1/m + 1/M + γ² sin²φ / I).
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(x, y, phi, h),
@@ -305,7 +304,7 @@ struct NewtonCylinder {
     alpha: f64,
 }
 
-/// The digest's reference parameters and initial state (§4, "Cylinder").
+/// The parameters and initial state of reference run R5 (`docs/references.md`).
 fn cylinder(beta: f64) -> Cylinder {
     Cylinder { m: 1.0, mp: 5.0, i: 0.1, r: 0.5, gamma: 0.1, k: 100.0, g: 9.81, beta }
 }
@@ -321,8 +320,8 @@ fn hybrid_tight() -> HybridOptions {
 }
 
 #[test]
-fn cylinder_touchdown_and_projection_match_the_digest() {
-    // (β, t₁, φ(t₁), E_L(t₁⁻), q̇⁻, dΨ(q̇⁻), q̇⁺, ΔT) from the digest's table (§4).
+fn cylinder_touchdown_and_projection_match_the_reference_run() {
+    // (β, t₁, φ(t₁), E_L(t₁⁻), q̇⁻, dΨ(q̇⁻), q̇⁺, ΔT) from reference run R5.
     let table = [
         (
             0.05,
@@ -392,7 +391,7 @@ fn cylinder_touchdown_and_projection_match_the_digest() {
 
 #[test]
 fn newton_impact_on_the_cylinder_loses_carnots_energy() {
-    // Newton ΔE for α = 1, 0.5, 0 (digest §4), with ẋ and p_y + p_h kept (C2).
+    // Newton ΔE for α = 1, 0.5, 0 (reference run R5), with ẋ and p_y + p_h kept (C2).
     let table = [(0.05, [0.0, -2.8459196649, -3.7945595532]), (-0.05, [0.0, -2.7900303179, -3.7200404239])];
     for (beta, losses) in table {
         for (alpha, loss) in [1.0, 0.5, 0.0].into_iter().zip(losses) {
@@ -419,7 +418,7 @@ fn newton_impact_on_the_cylinder_loses_carnots_energy() {
 }
 
 #[test]
-fn cylinder_stance_energy_and_multipliers_match_the_digest() {
+fn cylinder_stance_energy_and_multipliers_match_the_reference_run() {
     // C4 (β = +0.05, from the Example-2 post-impact state): E_L(t₁⁺), E_L(t₁ + 0.5), μ₁ and μ₂.
     let c = cylinder(0.05);
     let (q0, v0) = cylinder_start(&c);
@@ -441,7 +440,7 @@ fn cylinder_stance_energy_and_multipliers_match_the_digest() {
     let c0 = cylinder(0.0);
     let mu0 = c0.stance().constraint_forces(t, x).unwrap();
     assert!((mu0 - mu).amax() < 1e-12, "μ(β = 0) = {mu0} against {mu}");
-    // The closed form of the digest (§3.1, derived; the printed μ's are erratum E9).
+    // The closed form (derived; the printed μ's are erratum C4).
     let (s, co) = x[2].sin_cos();
     let (m, mp, i, r, g, k) = (c.m, c.mp, c.i, c.r, c.gamma, c.k);
     let (dphi, h) = (x[6], x[3]);
@@ -453,8 +452,8 @@ fn cylinder_stance_energy_and_multipliers_match_the_digest() {
     assert!((mu[0] - mu1).abs() < 1e-10 && (mu[1] - mu2).abs() < 1e-10, "μ = {mu} against the closed form ({mu1}, {mu2})");
 }
 
-/// The stance phase in the coordinates (φ, h) that solve the rolling constraints (the digest's
-/// "holonomic shortcut", §2.4): x = γ sin φ + rφ + x₀ and y = h + r + γ cos φ.
+/// The stance phase in the coordinates (φ, h) that solve the rolling constraints (a
+/// "holonomic shortcut"): x = γ sin φ + rφ + x₀ and y = h + r + γ cos φ.
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(phi, h),
@@ -531,7 +530,7 @@ fn cylinder_lifts_off_where_the_normal_multiplier_vanishes() {
 }
 
 /// A homogeneous sphere (mass 1, radius r, radius of gyration k) with contact damping −βZ, on a
-/// plane that is smooth for x < 0 and absolutely rough for x > 0 (seed 001, Example 3; digest
+/// plane that is smooth for x < 0 and absolutely rough for x > 0 (*Contact impulsive constraints*, Example 3;
 /// §3.2). Orientation in Euler angles (φ, θ, ψ), away from their singularity sin θ = 0; the
 /// space-frame angular velocities are `define`s (erratum E16: the printed θ in ω_x is θ̇). On the
 /// rough side the sphere rolls (ϕ¹ = ẋ − r ω_y, ϕ² = ẏ + r ω_x); crossing x = 0 projects onto the
@@ -563,7 +562,7 @@ fn omega(x: &SVector<f64, 11>) -> [f64; 3] {
     [dth * ps.cos() + dph * th.sin() * ps.sin(), dth * ps.sin() - dph * th.sin() * ps.cos(), dph * th.cos() + dps]
 }
 
-/// The digest's reference run (§4, "Sphere"): r = 1, k² = 2/5, β = 0.5, x₀ = −1, ẋ₀ = 2, ẏ₀ = 0.3,
+/// Reference run R6 (`docs/references.md`): r = 1, k² = 2/5, β = 0.5, x₀ = −1, ẋ₀ = 2, ẏ₀ = 0.3,
 /// ω₀ = (0.5, −1, 2) (here with ω₀ given), at Euler angles (0, π/2, 0).
 fn sphere_start(s: &Sphere, xdot: f64, w: [f64; 3]) -> SVector<f64, 11> {
     let (th, ps) = (std::f64::consts::FRAC_PI_2, 0.0f64);

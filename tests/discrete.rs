@@ -1,7 +1,6 @@
-//! Discrete mechanics: generated variational integrators (seed 003, digest
-//! `../shared/research/seed-003.md`), checked on Example 2.3 — a damped particle in the plane in
+//! Discrete mechanics: generated variational integrators (*Forced discrete reduction*, `docs/references.md`), checked on Example 2.3 — a damped particle in the plane in
 //! the radial sextic potential V = s(s − 1)², s = ‖q‖², discretized by the midpoint rule. The
-//! printed L_d lacks the square on (s_m − 1) (erratum of digest §3.1); the generated one has it.
+//! printed L_d lacks the square on (s_m − 1) (erratum D1 of `docs/references.md`); the generated one has it.
 
 use routh::nalgebra::{Matrix2, SVector, Vector2};
 use routh::prelude::*;
@@ -256,7 +255,7 @@ struct SexticRotation {
     kappa: f64,
 }
 
-/// Example 4.5, the disk with friction, with the consistent scaling (erratum 4 of digest §3.3):
+/// Example 4.5, the disk with friction, with the consistent scaling (erratum D5 of `docs/references.md`):
 /// L = (m r²/4) φ̇², the friction torque −η m g r.
 #[derive(Mechanics)]
 #[mechanics(
@@ -351,7 +350,7 @@ fn the_disk_with_friction_drifts_linearly_and_is_exact_at_the_nodes() {
 }
 
 /// Example 3.13: the same particle in polar coordinates on the covering (r, η), midpoint rule with
-/// the consistent force, reduced by G = ℝ (the angle η) in `simulate_discrete_reduced` (erratum 2 of digest §3.2: the printed force is O(1/h) and makes the
+/// the consistent force, reduced by G = ℝ (the angle η) in `simulate_discrete_reduced` (erratum D3 of `docs/references.md`: the printed force is O(1/h) and makes the
 /// momentum flip sign every step; the pullback of f = −κ(ṙ dr + r²η̇ dη) is what is generated).
 #[derive(Mechanics)]
 #[mechanics(
@@ -414,7 +413,7 @@ fn the_disk_stops_where_its_discrete_momentum_vanishes() {
 }
 
 /// Example 3.13 exactly as printed, in the raw discrete mode: the paper's L_d (whose potential
-/// lacks the factor h, erratum 1 of digest §3.2) and its force, which is (κ/h)D₁K_d, −(κ/h)D₂K_d
+/// lacks the factor h, erratum D2 of `docs/references.md`) and its force, which is (κ/h)D₁K_d, −(κ/h)D₂K_d
 /// of the kinetic part — O(1/h), not the pullback of the continuous force (erratum 2).
 #[derive(Mechanics)]
 #[mechanics(
@@ -441,7 +440,7 @@ struct PolarAsPrinted {
 fn the_printed_polar_force_flips_the_momentum_every_step() {
     // With the printed force c_η = −(κ/h)p, so p_k = p_{k−1}(h − κ)/(h + κ): for h = 0.01 < κ = 0.1
     // the factor is −0.8181818 and the angular momentum changes sign every step — unphysical, the
-    // digest's erratum 2. The consistent force (`Polar` above) gives (2 − κh)/(2 + κh) instead.
+    // erratum D3. The consistent force (`Polar` above) gives (2 − κh)/(2 + κh) instead.
     assert_eq!(PolarAsPrinted::DISCRETE_RULE, "raw");
     let p = PolarAsPrinted { kappa: 0.1 };
     let h = 0.01;
@@ -472,7 +471,7 @@ fn discrete_routh_reduction_and_reconstruction_agree_with_the_full_integrator() 
     let ld = p.discrete_reduced_lagrangian(0.0, h, &SVector::<f64, 2>::new(r0, 7.0), &SVector::<f64, 2>::new(r1, w));
     assert!((ld - ell).abs() < 1e-14 * ell.abs());
     // The reduced forces with the consistent force: −(κ/2)(r₁ − r₀) dr₀, same dr₁, and the group
-    // components −(κ/2) r_m² W each, i.e. F_ξ = −(κ/4)(r₀ + r₁)² W in total (digest §3.2).
+    // components −(κ/2) r_m² W each, i.e. F_ξ = −(κ/4)(r₀ + r₁)² W in total (*Forced discrete reduction*, Ex. 3.13).
     let (fm, fp) = p.discrete_reduced_forces(0.0, h, &SVector::<f64, 2>::new(r0, 7.0), &SVector::<f64, 2>::new(r1, w));
     assert!((fm[0] + 0.05 * (r1 - r0)).abs() < 1e-15 && (fp[0] + 0.05 * (r1 - r0)).abs() < 1e-15);
     assert!((fm[1] + fp[1] + 0.025 * (r0 + r1).powi(2) * w).abs() < 1e-15);
@@ -491,7 +490,7 @@ fn discrete_routh_reduction_and_reconstruction_agree_with_the_full_integrator() 
         }
     }
     eprintln!("Ex. 3.13: full against reduced + reconstruction, {worst:.1e} (relative) over {steps} steps");
-    // (Measured 8.9e-13 from the digest's start; from η₀ = 0.3 it is 1.9e-12 — rounding
+    // (Measured 8.9e-13 from the reference start; from η₀ = 0.3 it is 1.9e-12 — rounding
     // differences of the two solves amplified by the motion, not a modelling difference.)
     assert!(worst < 1e-12);
     // The increments reconstruct η: η_N = η_0 + Σ W_k, and W_k is the reduced group variable.

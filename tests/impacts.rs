@@ -114,7 +114,7 @@ fn bouncing_ball_impact_times_and_zeno_time() {
     }
 }
 
-/// The generated hybrid API has events and dense output too (issue 12, item 6): the apex of every
+/// The generated hybrid API has events and dense output too the apex of every
 /// flight at t_k + v_k/g, height v_k²/2g, and the dense state between samples on the parabola.
 #[test]
 fn generated_hybrid_runs_locate_events_and_evaluate_anywhere() {

@@ -1,7 +1,6 @@
 //! Multi-mode models: the bouncing rod and the SLIP hopper of *Hybrid periodic orbits*
 //! (§4.3–4.4; `docs/references.md`), as modes joined by transitions — and the hopper's families of
-//! periodic orbits by time-based multiple shooting and continuation (digest
-//! `../shared/research/seed-004.md` §3.4, §4.4: S1–S6).
+//! periodic orbits by time-based multiple shooting and continuation (`docs/references.md` §3.4, §4.4: S1–S6).
 
 mod common;
 
@@ -223,10 +222,10 @@ fn hybrid_system_jacobians_are_exact_on_the_padded_state() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The hopper's periodic orbits (*Hybrid periodic orbits* §4.4; digest §3.4, §4.4), k = 40 m g/l0,
+// The hopper's periodic orbits (*Hybrid periodic orbits* §4.4; reference run R9 of `docs/references.md`), k = 40 m g/l0,
 // ω² = 5 g/l0, m = g = l0 = 1. A period is stance (nadir → lift-off), flight (→ touchdown), stance
 // (→ nadir, the anchor a = −l̇). Our flight chart keeps x (relative to the last foot), so
-// dim u = 4 + 1 + 6 + 1 + 4 + 1 + 2 = 19 where the paper's chart without x has 18 (digest §3.4):
+// dim u = 4 + 1 + 6 + 1 + 4 + 1 + 2 = 19 where the paper's chart without x has 18 (erratum P5):
 // x̄₂'s x is pinned by the lift-off reset and enters nothing after it, so the solutions, the
 // kernel at the grazing orbit and every number below are the same. The leg's inertia `eps` is
 // the paper's massless limit: its flight dynamics α̈ = −ω²α do not depend on eps, so the orbits at
@@ -356,7 +355,7 @@ fn slip_hopper_branches_off_the_grazing_orbit_hops_in_place_and_meets_sb1_and_sb
         assert!(field < 1e-10 && energy < 1e-10, "S f⁻ − f⁺ {field:e}, dH⁺ S − dH⁻ {energy:e}");
     }
     assert!(worst < 1e-8, "hopping in place against S3: {worst:e}");
-    // S3's table by aiming at each H̄ (T, t₁ = t₃, t₂, nadir l; the digest's 6 digits).
+    // S3's table by aiming at each H̄ (T, t₁ = t₃, t₂, nadir l; R9's 6 digits).
     let table = [
         (1.1, 1.498622, 0.302098, 0.894427, 0.900000),
         (1.2, 1.839110, 0.287099, 1.264911, 0.871922),
@@ -377,7 +376,7 @@ fn slip_hopper_branches_off_the_grazing_orbit_hops_in_place_and_meets_sb1_and_sb
         assert!(shooting.realizability(&at.u).unwrap().is_physical(1e-8), "H̄ = {hbar}");
     }
     // S5: the two simple bifurcations. SB1 exactly where the flight lasts half a swing period
-    // (t₂ = π/ω, H̄ = 1 + π²/40); SB2 has no closed form (digest: 1.614433, T = 2.758616).
+    // (t₂ = π/ω, H̄ = 1 + π²/40); SB2 has no closed form (reference run R9: 1.614433, T = 2.758616).
     let sbs: Vec<_> = branch.special(Special::SimpleBifurcation).map(|p| shooting.solution(&p.u).unwrap()).collect();
     assert_eq!(sbs.len(), 2, "simple bifurcations");
     assert!(branch.special(Special::TurningPoint).next().is_none());
@@ -391,7 +390,7 @@ fn slip_hopper_branches_off_the_grazing_orbit_hops_in_place_and_meets_sb1_and_sb
         sb2.energy,
         sb2.period
     );
-    // The digest's t₂ and nadir at SB2 are read off a coarse bracket: they lie 2e-6 from S3's closed
+    // Reference run R9's t₂ and nadir at SB2 are read off a coarse bracket: they lie 2e-6 from S3's closed
     // form at its own H̄, where ours agree with it to 1e-8 (above), hence the looser bound.
     assert!((sb2.durations()[1] - 2.217083).abs() < 5e-6 && (sb2.phases[0].start[1] - 0.797950).abs() < 5e-6);
     // Both are simple bifurcations: the kernel of dr is two-dimensional there (LS succeeds).
@@ -472,7 +471,7 @@ fn slip_forward_and_backward_hopping_branch_off_sb1_and_sb2_and_give_the_three_o
     let branch = hopping_branch(&shooting);
     let sbs: Vec<&Point> = branch.special(Special::SimpleBifurcation).collect();
     assert_eq!(sbs.len(), 2);
-    // S6 (erratum E14: the digest's reading of Fig. 10a), forward orbits at H̄ = 1.8:
+    // S6 (the reading of Fig. 10a in reference run R9 of `docs/references.md`), forward orbits at H̄ = 1.8:
     // (T, t₁ = t₃, t₂, ẋ in flight, α at touchdown, nadir (l, α̇)).
     let s6 = [
         (1.898895, 0.246966, 1.404963, 1.082959, 0.258167, 0.847509, -1.164992),

@@ -1,5 +1,4 @@
-//! Periodic orbits of hybrid systems. Variational equations along hybrid runs (*Hybrid periodic orbits*, digest
-//! `../shared/research/seed-004.md` §2.2, §2.4, §4.1): the bouncing ball's saltation matrix,
+//! Periodic orbits of hybrid systems. Variational equations along hybrid runs (*Hybrid periodic orbits*, `docs/references.md` §2.2, §2.4, §4.1): the bouncing ball's saltation matrix,
 //! monodromy and Poincaré-map Jacobian against their closed forms, the transition identities of
 //! Lemma 2.3, and a smooth flow Jacobian against finite differences of the flow.
 
@@ -49,7 +48,7 @@ fn bouncing_ball_monodromy_and_poincare_jacobian_match_the_closed_forms() {
         assert!((dp - Matrix2::new(1.0, 0.0, 0.0, 0.0)).amax() < 1e-8, "dP = {dp}");
         assert!((dp * f0).amax() < 1e-8, "dP f = 0");
     }
-    // (The state-based value the digest quotes at H̄ = 1: Φ_T lower-left = 1.414214.)
+    // (The state-based value of the reference derivation at H̄ = 1: Φ_T lower-left = 1.414214.)
 }
 
 #[test]
@@ -145,7 +144,7 @@ fn single_shooting_finds_the_bouncing_ball_orbits_and_continues_them_in_energy()
 }
 
 #[test]
-fn rocking_block_periods_match_the_digest_table() {
+fn rocking_block_periods_match_the_reference_table() {
     // K2: T(α₀) on the section [α₀, 0] with H̄ = cos(α₀ − β) − cos β, to 1e-6; K4: Φ_T at α₀ = 0.15.
     use routh::runtime::periodic::{Section, ShootingOptions, find_periodic_orbit};
     let block = RockingBlock { m: 1.0, l: 1.0, g: 1.0, beta: 0.3 };
@@ -177,7 +176,7 @@ fn rocking_block_periods_match_the_digest_table() {
             assert!((orbit.monodromy - expected).amax() < 1e-5, "Φ_T = {}", orbit.monodromy);
         }
     }
-    eprintln!("rocking block: largest period error against the digest's table {worst:.1e}");
+    eprintln!("rocking block: largest period error against reference run R11 {worst:.1e}");
 }
 
 #[test]
@@ -301,7 +300,7 @@ fn bouncing_ball_branches_off_the_resting_state_and_follows_t_equals_root_8h() {
     eprintln!("ball B5: fixed steps end at H̄ = {:.6}, T = {:.6}", end.energy, end.period);
 }
 
-/// The symmetric family in closed form (digest §4.3, m = g = l = 1), by the impact angle θ:
+/// The symmetric family in closed form (reference run R8, m = g = l = 1), by the impact angle θ:
 /// (H̄, T, apex state).
 fn symmetric(r: f64, theta: f64) -> (f64, f64, Vector4<f64>) {
     let t1 = (2.0 * r * r * theta / theta.cos()).sqrt();
@@ -331,7 +330,7 @@ fn bouncing_rod_turning_points_bifurcation_and_the_non_symmetric_family() {
     let pds: Vec<_> = branch.special(Special::PeriodDoubling).map(|p| solution(&p.u)).collect();
     assert_eq!((tps.len(), sbs.len(), pds.len()), (2, 1, 1), "special points");
     let sb = solution(&sbs[0].u);
-    // Closed forms (digest §4.3): the turning points are the extrema of H̄(θ) on the symmetric
+    // Closed forms (reference run R8): the turning points are the extrema of H̄(θ) on the symmetric
     // family; the SB lies where the impact angle is θ* = arccos(2r/l).
     let dh = |th: f64| (symmetric(rod.r, th + 1e-7).0 - symmetric(rod.r, th - 1e-7).0) / 2e-7;
     let root = |mut a: f64, mut b: f64| {
@@ -349,7 +348,7 @@ fn bouncing_rod_turning_points_bifurcation_and_the_non_symmetric_family() {
         ("TP2", &tps[1], (tp2.0, tp2.1), (0.5154026, 0.4913890)),
         ("SB", &sb, sb_closed, (0.5154079, 0.4981237)),
     ];
-    for (name, s, closed, digest) in table {
+    for (name, s, closed, reference) in table {
         eprintln!(
             "rod {name}: H̄ = {:.9}, T = {:.9}; closed form ({:.9}, {:.9}); errors {:.1e}, {:.1e}",
             s.energy,
@@ -360,7 +359,7 @@ fn bouncing_rod_turning_points_bifurcation_and_the_non_symmetric_family() {
             (s.period - closed.1).abs()
         );
         assert!((s.energy - closed.0).abs() < 1e-7 && (s.period - closed.1).abs() < 1e-6, "{name}");
-        assert!((s.energy - digest.0).abs() < 1e-6 && (s.period - digest.1).abs() < 1e-6, "{name} against the digest");
+        assert!((s.energy - reference.0).abs() < 1e-6 && (s.period - reference.1).abs() < 1e-6, "{name} against R8");
     }
     // R5: a multiplier passes −1 between TP2 and the SB (T ≈ 0.4948, H̄ ≈ 0.515404).
     let pd = &pds[0];
@@ -380,7 +379,7 @@ fn bouncing_rod_turning_points_bifurcation_and_the_non_symmetric_family() {
     for p in [branch.special(Special::TurningPoint).next().unwrap(), branch.points.last().unwrap()] {
         // The re-simulation's event times agree to 1e-7; its return to x̄₁ only to the event
         // location error (~1e-12 in t, times a spin near 47) amplified by a monodromy with
-        // entries up to 1e5 (digest §7.4), hence the looser bound on the whole test.
+        // entries up to 1e5, hence the looser bound on the whole test.
         let real = shooting.realizability(&p.u).unwrap();
         assert!(real.time_error < 1e-7 && real.is_physical(1e-4), "{real:?}");
     }

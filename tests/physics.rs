@@ -405,7 +405,7 @@ fn a_parameter_the_model_divides_by_must_not_be_zero() {
     assert!((sol.last().unwrap().1[0] - 1e-4).abs() < 1e-11, "{}", sol.last().unwrap().1[0]);
 }
 
-/// Physical constants as literals (issue 12, item 3): ħ = 1.054571817e-34 and 1e-40 do not fit
+/// Physical constants as literals ħ = 1.054571817e-34 and 1e-40 do not fit
 /// one 128-bit rational but are kept exactly as a mantissa times powers of ten; 1e40 likewise.
 /// A quantum-scale oscillator m ħ ẍ = −1e-40 k x and a term 1e40·c ẋ²/2 in the mass (0e7 is 0).
 #[derive(Mechanics)]

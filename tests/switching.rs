@@ -9,7 +9,7 @@ use routh::runtime::HybridSystem;
 
 /// Homogeneous sphere (mass 1, radius r, k² = 2r²/5) with centre (x, y) and Euler angles
 /// (φ, θ, ψ); (wx, wy, wz) is the space-frame angular velocity (the paper's formulas with its
-/// typo θ → θ̇ in ω_x corrected, erratum E16 of its digest).
+/// typo θ → θ̇ in ω_x corrected, erratum C7 (E16) of `docs/references.md`).
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(x, y, phi, theta, psi),
@@ -52,7 +52,7 @@ fn rolling_constraints_switch_on_by_the_kinetic_metric_projection() {
     let nonholonomic = routh::runtime::ConstraintKind::Nonholonomic;
     assert_eq!(SphereRough::CONSTRAINT_KINDS, [nonholonomic, nonholonomic]);
     assert_eq!(SphereRough::CONSTRAINTS_INTEGRABLE, Some(false));
-    // x₀ = −1, ẋ₀ = 2, ẏ₀ = 0.3, ω₀ = (0.5, −1, 2) (the digest's data), at θ = π/2, ψ = 0.
+    // x₀ = −1, ẋ₀ = 2, ẏ₀ = 0.3, ω₀ = (0.5, −1, 2) (reference run R6), at θ = π/2, ψ = 0.
     let half_pi = std::f64::consts::FRAC_PI_2;
     let x0 = s.smooth_state([-1.0, 0.0, 0.0, half_pi, 0.0], [2.0, 0.3, 1.0, 0.5, 2.0]);
     let sol = s.simulate(Sphere::SMOOTH, x0, 0.0..3.0, &tight()).unwrap();
@@ -60,7 +60,7 @@ fn rolling_constraints_switch_on_by_the_kinetic_metric_projection() {
     let imp = &sol.impacts[0];
     assert!((imp.t - 0.5).abs() < 1e-12, "impact at {}", imp.t);
     // Closed form of eq. (21) with D = k² + r²: ẋ₊ = (r²ẋ₋ + r k² ω_y⁻)/D etc. With β = 0 the
-    // pre-impact state is the initial one, so the digest's 6/7 (for β = 1/2) becomes 8/7.
+    // pre-impact state is the initial one, so run R6's 6/7 (for β = 1/2) becomes 8/7.
     let (k2, r) = (s.k2, s.r);
     let d = k2 + r * r;
     let (vx, vy, w) = (imp.pre[5], imp.pre[6], omega(&imp.pre));
@@ -104,7 +104,7 @@ fn rolling_constraints_switch_on_by_the_kinetic_metric_projection() {
 #[test]
 fn strong_backspin_releases_at_once_without_chatter() {
     // ω_y⁻ ≤ −r ẋ⁻/k² makes ẋ₊ ≤ 0: the sphere rolls back into the smooth region at the same
-    // instant — released with no impulse, and no chatter (the digest's check S7).
+    // instant — released with no impulse, and no chatter.
     let s = Sphere { k2: 0.4, r: 1.0 };
     let half_pi = std::f64::consts::FRAC_PI_2;
     let x0 = s.smooth_state([-1.0, 0.0, 0.0, half_pi, 0.0], [2.0, 0.3, 7.0, 0.5, 2.0]); // ω_y = −7

@@ -102,7 +102,7 @@ mod tests {
         assert_eq!(a, b);
     }
 
-    /// Issue 13: the generated code of the pendulum chain grows no faster than n² (its M has n²/2
+    /// The generated code of the pendulum chain grows no faster than n² (its M has n²/2
     /// entries; f, derived through the link velocities, is O(n) sums of shared prefix sums), and
     /// so do the rustdoc formulas, whose blocks are capped (M's expanded entries are O(n) long).
     #[test]
@@ -118,7 +118,7 @@ mod tests {
         assert!(!size(5).contains("more entries elided"), "a small model's documentation is shown whole");
     }
 
-    /// Issue 13: the chain's f is derived through the link velocities (no products that cancel)
+    /// The chain's f is derived through the link velocities (no products that cancel)
     /// and emitted with shared factors out and prefix sums; the expanded route took 658 additions
     /// and 1041 multiplications for M and f of the 10-link chain, a hand-written O(n²) field about
     /// 750 operations in all.

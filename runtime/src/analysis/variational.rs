@@ -1,5 +1,5 @@
 //! Variational equations along hybrid trajectories (*Hybrid periodic orbits*, §2.2 and §2.4;
-//! digest `../shared/research/seed-004.md`): the flow Jacobian Φ integrated with the state on each
+//! `docs/references.md`): the flow Jacobian Φ integrated with the state on each
 //! smooth arc (Φ' = ∂F/∂x · Φ with the system's exact `mode_jacobian`), saltation matrices at every
 //! reset,
 //!

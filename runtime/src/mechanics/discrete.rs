@@ -355,7 +355,7 @@ pub struct ReducedDiscreteTrajectory<const N: usize> {
     pub increments: Vec<SVector<f64, N>>,
 }
 
-/// Discrete Routh reduction for cyclic coordinates (*Forced discrete reduction*, digest §2.11,
+/// Discrete Routh reduction for cyclic coordinates (*Forced discrete reduction*, Thm. 3.11 for a trivial bundle,
 /// abelian case): for a discrete Lagrangian and forces invariant under translations of the
 /// coordinates `cyclic` (proved by the derive before it calls this), each step is solved on the
 /// reduced space — the cyclic coordinates of the first node set to 0, the unknowns the shape of

@@ -1,9 +1,9 @@
-//! Discrete mechanics: the variational integrator of a model, derived symbolically (seed 003,
-//! *Forced discrete reduction*, §2.3–2.5; digest `../shared/research/seed-003.md`).
+//! Discrete mechanics: the variational integrator of a model, derived symbolically (*Forced discrete reduction*, §2.3–2.5;
+//! `docs/references.md`).
 //!
 //! With the step h, the nodes q_k, q_{k+1} and the velocity V = (q_{k+1} − q_k)/h, a quadrature
 //! rule turns L and the forces F into a discrete Lagrangian and discrete forces
-//! (L_d = h L∘Δ_h⁻¹, f_d = h (Δ_h⁻¹)*f; the force pullback is derived, digest §2.3):
+//! (L_d = h L∘Δ_h⁻¹, f_d = h (Δ_h⁻¹)*f; the force pullback is derived):
 //!
 //! ```text
 //! α-rule      q_α = (1 − α) q_k + α q_{k+1},  t_α = t_k + α h
@@ -45,9 +45,9 @@ pub enum MomentumLaw {
     General,
 }
 
-/// A declared symmetry on the discrete level (digest §2.5–2.6): J⁻ = ⟨F^{f−}L_d, ξ(q_k)⟩,
+/// A declared symmetry on the discrete level (*Forced discrete reduction*, Prop. 4.4 with erratum D4): J⁻ = ⟨F^{f−}L_d, ξ(q_k)⟩,
 /// J⁺ = ⟨F^{f+}L_d, ξ(q_{k+1})⟩ and the per-step source Φ = ⟨f⁻, ξ(q_k)⟩ + ⟨f⁺, ξ(q_{k+1})⟩, with the
-/// law (corrected sign, digest §2.6) J⁻(k) = J⁺(k − 1) and J⁺(k) = J⁻(k) + Φ_k.
+/// law (corrected sign, erratum D4 of `docs/references.md`) J⁻(k) = J⁺(k − 1) and J⁺(k) = J⁻(k) + Φ_k.
 pub struct DiscreteSymmetry {
     pub name: syn::Ident,
     pub minus: Expr,
@@ -81,7 +81,7 @@ pub struct DiscreteEquations {
     /// also the action's increment z_k+1 − z_k.
     pub contact: bool,
     /// The cyclic coordinates of a `reduce(routh(...))`, proved to be translations of L_d and f_d
-    /// (discrete Routh reduction, digest §2.11); empty without one.
+    /// (discrete Routh reduction, *Forced discrete reduction*, Thm. 3.11); empty without one.
     pub cyclic: Vec<usize>,
 }
 

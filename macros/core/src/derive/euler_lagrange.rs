@@ -40,7 +40,7 @@
 //! M is never inverted symbolically: the runtime solves with Cholesky (LU fallback). The same
 //! argument gives the sensitivities to the inputs u and parameters p, ∂q̈/∂w = M⁻¹ ∂g/∂w at a = q̈.
 //!
-//! **Contact (Herglotz) Lagrangians** L(t, q, q̇, z) with an action variable z (seed 001, §2.2):
+//! **Contact (Herglotz) Lagrangians** L(t, q, q̇, z) with an action variable z (*Contact impulsive constraints*, §2.2):
 //! Herglotz's principle gives
 //!
 //! ```text

@@ -13,7 +13,7 @@
 //! For a contact Lagrangian L(t, q, q̇, z) (invariance does not involve z), Herglotz's equations
 //! give dJ_ξ/dt = ∂L/∂z · J_ξ + ⟨Q, ξ_Q⟩: with no force along ξ, J_ξ is not conserved but
 //! **dissipated**, J(t) = J(t₀)·exp(∫ ∂L/∂z dt) (the "dissipated quantities" of Gaset et al., the
-//! contact analogue of a momentum map; digest G7), and ratios of dissipated momenta are conserved.
+//! contact analogue of a momentum map), and ratios of dissipated momenta are conserved.
 //!
 //! For each impact: the guard is invariant when ξ(h) = ∇h·ξ ≡ 0; the reset preserves J (a hybrid
 //! momentum map) when every one-form of a restitution law annihilates ξ (the impulse Aᵀλ then does no

@@ -326,7 +326,7 @@ fn reduced_item(model: &View<'_>, de: &DiscreteEquations, sv: &TokenStream, stat
         );
         let red_doc = format!(
             " The reduced discrete Lagrangian ℓ_d(x_k, W_k, x_k+1) = L_d((x_k, 0), (x_k+1, W_k)) of the reduction by ({}) \
-              (digest §2.11): `x0` holds the shape x_k (its cyclic entries are ignored), `xw` the shape x_k+1 and, in the \
+              (*Forced discrete reduction*, Thm. 3.11): `x0` holds the shape x_k (its cyclic entries are ignored), `xw` the shape x_k+1 and, in the \
               cyclic entries, the increments W_k.",
             names.join(", ")
         );

@@ -1,5 +1,4 @@
-//! Periodic orbits of conservative hybrid systems (*Hybrid periodic orbits*, §2.4–2.7; digest
-//! `../shared/research/seed-004.md`): the Poincaré map on an anchor with its Jacobian, the
+//! Periodic orbits of conservative hybrid systems (*Hybrid periodic orbits*, §2.4–2.7; `docs/references.md`): the Poincaré map on an anchor with its Jacobian, the
 //! dissipative embedding f̃ = f + ξ ∇H that makes the fixed-point problem regular, state-based
 //! single shooting (the paper's eq. (27)) solved by Newton's method, and pseudo-arclength
 //! continuation of the family of orbits in the energy H̄.

@@ -1,5 +1,5 @@
 //! Time-based multiple shooting for periodic orbits of conservative hybrid systems (*Hybrid
-//! periodic orbits*, §3.3, eqs. (28)–(31); digest §2.8, §2.10).
+//! periodic orbits*, §3.3, eqs. (28)–(31)).
 //!
 //! A period is a fixed cyclic sequence of m [`Phase`]s: phase k flows in its mode from x̄_k for a
 //! time t_k and ends on its guard, whose reset leads to x̄_{k+1}; phase m + 1 flows in the first
@@ -33,7 +33,7 @@
 //! Solutions of r = 0 need not be physical orbits (Remark 12 of the paper):
 //! [`MultipleShooting::realizability`] runs the event-driven simulation from x̄₁ and checks that it
 //! meets the same guards in the same order at the same times and returns to x̄₁ on the anchor
-//! (§2.10 of the digest: positive phase times, no earlier crossing, transversal events, ξ ≈ 0).
+//! (erratum P4 of `docs/references.md`: positive phase times, no earlier crossing, transversal events, ξ ≈ 0).
 
 use std::sync::Mutex;
 
@@ -452,7 +452,7 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
         })
     }
 
-    /// The physical-realizability test of a solution (§2.10 of the digest; Remark 12 of the
+    /// The physical-realizability test of a solution (erratum P4 of `docs/references.md`; Remark 12 of the
     /// paper): the event-driven simulation of the embedded system from x̄₁ (the robust event
     /// engine of [`crate::hybrid`], which resolves fast guards) must meet exactly the phases'
     /// guards in order, at the solution's times, and then return to x̄₁ on the anchor.
