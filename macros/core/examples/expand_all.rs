@@ -11,7 +11,8 @@
 //! Models are found in every `.rs` file (items at any depth, in functions and modules too, and in
 //! the code blocks of doc comments) and in the ```` ```rust ```` blocks of every `.md` file below
 //! the repository root, skipping `target/`. Each expansion is written as `to_string()` of the
-//! token stream, errors (UI cases) as their messages.
+//! token stream, errors (UI cases) as their messages. A second argument keeps only the files whose
+//! path contains it.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -25,7 +26,10 @@ fn main() {
 }
 
 fn run() {
-    let out = PathBuf::from(std::env::args().nth(1).expect("usage: expand_all OUT_DIR"));
+    let out = PathBuf::from(std::env::args().nth(1).expect("usage: expand_all OUT_DIR [PATH_SUBSTRING]"));
+    // Optionally only the files whose path contains this (e.g. `benches/chain_models` to time the
+    // large models alone).
+    let only = std::env::args().nth(2);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let root = root.canonicalize().expect("repository root");
     std::fs::create_dir_all(&out).expect("output directory");
@@ -33,7 +37,7 @@ fn run() {
     collect(&root, &mut files);
     files.sort();
     let (mut models, mut failed) = (0, 0);
-    for file in files {
+    for file in files.into_iter().filter(|f| only.as_ref().is_none_or(|o| f.to_string_lossy().contains(o.as_str()))) {
         let text = std::fs::read_to_string(&file).expect("readable source");
         let rel = file.strip_prefix(&root).unwrap().to_string_lossy().replace('/', "__");
         let mut sources: Vec<String> = Vec::new();
