@@ -45,12 +45,7 @@ pub fn methods(
 
 /// The guard `h`, its gradient and its rate (or, for a release, the multiplier and its rate).
 fn guard_items(model: &View<'_>, ie: &ImpactEquations, parts: &mut Vec<TokenStream>) -> TokenStream {
-    let n = model.dof();
-    let d = model.layout.state_dim();
-    let none = TokenStream::new();
-    let sv = |k: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
-    let state = sv(d);
-    let name = ie.name.to_string();
+    let Scope { n, state, name, none, .. } = Scope::of(model, ie);
     let guard_fn = format_ident!("{name}_guard");
     let grad_fn = format_ident!("{name}_guard_gradient");
     let rate_fn = format_ident!("{name}_guard_rate");
@@ -164,12 +159,7 @@ fn guard_items(model: &View<'_>, ie: &ImpactEquations, parts: &mut Vec<TokenStre
 /// A restitution law: the saddle-point solve, the reset and its Jacobian.
 fn projection_reset(model: &View<'_>, eq: &Equations, ie: &ImpactEquations, parts: &mut Vec<TokenStream>) -> TokenStream {
     let Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz } = &ie.reset else { unreachable!("a projection reset") };
-    let n = model.dof();
-    let d = model.layout.state_dim();
-    let none = TokenStream::new();
-    let sv = |k: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
-    let state = sv(d);
-    let name = ie.name.to_string();
+    let Scope { n, d, state, name, none } = Scope::of(model, ie);
     let reset_fn = format_ident!("{name}_reset");
     let jac_fn = format_ident!("{name}_reset_jacobian");
     let solve_fn = format_ident!("__routh_{name}_solve");
@@ -199,8 +189,8 @@ fn projection_reset(model: &View<'_>, eq: &Equations, ie: &ImpactEquations, part
     let mut jac_out: Vec<Expr> = dr_dq.iter().flatten().copied().collect();
     jac_out.extend(dr_dv.iter().flatten().copied());
     jac_out.extend(dr_dz);
-    let vp_param = sv(n);
-    let lam_param = sv(k);
+    let vp_param = svector(n);
+    let lam_param = svector(k);
     let jparams = quote! { vp: &#vp_param, lam: &#lam_param, };
     let jargs = quote! { vp, lam, };
     let (j_stmts, j_vals) = emit(&jac_out, "jacobian", &jparams, &jargs);
@@ -281,11 +271,7 @@ fn projection_reset(model: &View<'_>, eq: &Equations, ie: &ImpactEquations, part
 /// A transition's chart change into the target mode and its Jacobian.
 fn chart_reset(model: &View<'_>, ie: &ImpactEquations, dims: &[usize], parts: &mut Vec<TokenStream>) -> TokenStream {
     let Reset::Chart { state: new_state, jacobian } = &ie.reset else { unreachable!("a chart reset") };
-    let d = model.layout.state_dim();
-    let none = TokenStream::new();
-    let sv = |k: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
-    let state = sv(d);
-    let name = ie.name.to_string();
+    let Scope { d, state, name, none, .. } = Scope::of(model, ie);
     let reset_fn = format_ident!("{name}_reset");
     let jac_fn = format_ident!("{name}_reset_jacobian");
     let mut emit = |outputs: &[Expr], part: &str, params: &TokenStream, args: &TokenStream| {
@@ -343,12 +329,7 @@ fn chart_reset(model: &View<'_>, ie: &ImpactEquations, dims: &[usize], parts: &m
 /// An explicit velocity map and its Jacobian.
 fn map_reset(model: &View<'_>, ie: &ImpactEquations, parts: &mut Vec<TokenStream>) -> TokenStream {
     let Reset::Map { velocities, dv_dq, dv_dv, dv_dz } = &ie.reset else { unreachable!("a velocity-map reset") };
-    let n = model.dof();
-    let d = model.layout.state_dim();
-    let none = TokenStream::new();
-    let sv = |k: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
-    let state = sv(d);
-    let name = ie.name.to_string();
+    let Scope { n, d, state, name, none } = Scope::of(model, ie);
     let reset_fn = format_ident!("{name}_reset");
     let jac_fn = format_ident!("{name}_reset_jacobian");
     let mut emit = |outputs: &[Expr], part: &str, params: &TokenStream, args: &TokenStream| {
@@ -391,4 +372,28 @@ fn map_reset(model: &View<'_>, ie: &ImpactEquations, parts: &mut Vec<TokenStream
         }
     };
     items
+}
+
+/// What every item of one impact starts from.
+struct Scope {
+    /// Degrees of freedom and state dimension.
+    n: usize,
+    d: usize,
+    /// The state's type.
+    state: TokenStream,
+    /// The impact's name (its items and part functions are named after it).
+    name: String,
+    none: TokenStream,
+}
+
+impl Scope {
+    fn of(model: &View<'_>, ie: &ImpactEquations) -> Scope {
+        let d = model.layout.state_dim();
+        Scope { n: model.dof(), d, state: svector(d), name: ie.name.to_string(), none: TokenStream::new() }
+    }
+}
+
+/// `SVector<f64, k>` through the door.
+fn svector(k: usize) -> TokenStream {
+    quote! { ::routh::__private::nalgebra::SVector<f64, #k> }
 }
