@@ -35,6 +35,7 @@
 use symbolic::{Arena, Expr};
 
 use crate::derive::euler_lagrange::{Equations, relative_min_pivot, sample_points};
+use crate::diagnostics::Ctxt;
 use crate::layout::Role;
 use crate::model::{Model, View};
 
@@ -77,8 +78,15 @@ pub struct ConstraintEquations {
 /// Largest number of terms the set's Frobenius test may expand to before it is skipped.
 const FROBENIUS_TERMS: usize = 200_000;
 
-/// Derives the constrained equations of `model` (none if it has no constraints).
-pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<ConstraintEquations> {
+/// Derives the constrained equations of `model` (none if it has no constraints); rows that are
+/// dependent everywhere are reported into `cx` ([`check_rank`]).
+pub fn derive(model: &Model, arena: &mut Arena, cx: &mut Ctxt, eq: &Equations) -> Option<ConstraintEquations> {
+    let ce = equations(model, arena, eq)?;
+    cx.ok(check_rank(&model.view(arena), &ce));
+    Some(ce)
+}
+
+fn equations(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<ConstraintEquations> {
     if model.constraints.is_empty() {
         return None;
     }
@@ -240,7 +248,7 @@ fn determinant(arena: &mut Arena, rows: &[Vec<Expr>], cols: &[usize]) -> Expr {
 
 /// The rows must be independent somewhere: the first row that depends on the rows before it at
 /// every sampled state is a compile error on its name.
-pub fn check_rank(model: &View<'_>, ce: &ConstraintEquations) -> syn::Result<()> {
+fn check_rank(model: &View<'_>, ce: &ConstraintEquations) -> syn::Result<()> {
     let n = model.dof();
     let points = sample_points(model, 4);
     for k in 1..ce.a.len() {

@@ -32,6 +32,7 @@
 
 use symbolic::{Arena, Expr};
 
+use crate::diagnostics::Ctxt;
 use crate::model::{Model, Quadrature, Role};
 
 /// How a discrete momentum map evolves, decided at compile time from Φ = f_d(ξ_{Q×Q}).
@@ -88,7 +89,11 @@ pub struct DiscreteEquations {
 /// Derives the discrete Lagrangian, forces and Legendre maps of `model` (none without
 /// `discrete(...)`); a declared symmetry under whose diagonal action L_d is not invariant is an
 /// error on its name (the quadrature of a nonlinear action need not keep a symmetry of L).
-pub fn derive(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEquations>> {
+pub fn derive(model: &Model, arena: &mut Arena, cx: &mut Ctxt) -> Option<DiscreteEquations> {
+    cx.ok(equations(model, arena)).flatten()
+}
+
+fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEquations>> {
     let n = model.dof();
     let q0: Vec<Expr> = (0..n).map(|i| model.symbol(arena, Role::NodeStart(i))).collect();
     let q1: Vec<Expr> = (0..n).map(|i| model.symbol(arena, Role::NodeEnd(i))).collect();

@@ -1,8 +1,9 @@
 //! Derivation: from the validated [`crate::model`] to the equations the emitters print, one
-//! module per concept, each of the same shape — a `derive` function that reads the (immutable)
-//! model, borrows the symbolic workspace (the mode's arena, where it builds expressions and the
-//! further symbols its layout registers), reports mistakes as `syn::Error`s (collected into the one
-//! [`Ctxt`]) and returns its result type:
+//! module per concept, each of the same shape — `derive(model, arena, cx, inputs…) -> T`: it reads
+//! the (immutable) model, borrows the symbolic workspace (the mode's arena, where it builds
+//! expressions and the further symbols its layout registers), reports mistakes into the one
+//! [`Ctxt`] and returns its result type (empty where a mistake leaves nothing to derive). The
+//! passes that cannot fail (`euler_lagrange::derive`, `impact::derive`) take no context:
 //!
 //! - [`euler_lagrange`]: M, f, momenta, energy, power, Jacobians (every model);
 //! - [`constraint`]: multipliers, the acceleration-level bias, the Frobenius test;
@@ -69,20 +70,17 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     let equations = euler_lagrange::derive(model, arena);
     let energy = hybrid.then(|| euler_lagrange::energy_derivatives(model, arena, &equations));
     cx.ok(euler_lagrange::check_regular(&model.view(arena), &equations));
-    let constraints = constraint::derive(model, arena, &equations);
-    if let Some(ce) = &constraints {
-        cx.ok(constraint::check_rank(&model.view(arena), ce));
-    }
+    let constraints = constraint::derive(model, arena, cx, &equations);
     let impacts = impact::derive(model, arena, &equations);
-    let symmetries = cx.ok(symmetry::derive(model, arena, &equations, &impacts)).unwrap_or_default();
-    let discrete = cx.ok(discrete::derive(model, arena)).flatten();
+    let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts);
+    let discrete = discrete::derive(model, arena, cx);
     // In a model with `discrete(...)`, `reduce(routh(...))` reduces the discrete system (forces
     // allowed: the forced discrete reduction), see `discrete`.
     let continuous = if model.discretization.is_some() { &[][..] } else { &model.reductions[..] };
     let mut reductions = Vec::new();
     for reduction in continuous {
         // The reduced model is built in the same arena (the workspace grows; nothing is cloned).
-        let Some(reduced) = cx.ok(routh::reduce(model, arena, &equations, reduction)) else { continue };
+        let Some(reduced) = routh::reduce(model, arena, cx, &equations, reduction) else { continue };
         let equations = euler_lagrange::derive(&reduced.model, arena);
         reductions.push(ReducedSystem { reduced, derived: Derived::equations_only(equations) });
     }

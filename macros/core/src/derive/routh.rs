@@ -21,6 +21,7 @@ use symbolic::{Arena, Expr};
 use syn::Ident;
 
 use crate::derive::euler_lagrange::Equations;
+use crate::diagnostics::Ctxt;
 use crate::layout::Layout;
 use crate::model::{Model, Reduction};
 
@@ -85,8 +86,13 @@ fn inverse(arena: &mut Arena, a: &[Vec<Expr>]) -> (Vec<Vec<Expr>>, Expr) {
     }
 }
 
-/// Derives the Routh-reduced system `red` of `model`.
-pub fn reduce(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) -> syn::Result<Reduced> {
+/// Derives the Routh-reduced system `red` of `model`, its model built in the same arena; a
+/// reduction that does not apply is reported into `cx`.
+pub fn reduce(model: &Model, arena: &mut Arena, cx: &mut Ctxt, eq: &Equations, red: &Reduction) -> Option<Reduced> {
+    cx.ok(reduced(model, arena, eq, red))
+}
+
+fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) -> syn::Result<Reduced> {
     let n = model.dof();
     let k = red.cyclic.len();
     if k > 3 {

@@ -24,6 +24,7 @@ use symbolic::{Arena, Expr};
 
 use crate::derive::euler_lagrange::Equations;
 use crate::derive::impact::{ImpactEquations, Reset};
+use crate::diagnostics::Ctxt;
 use crate::model::Model;
 
 /// What an impact does to a momentum map.
@@ -61,8 +62,19 @@ fn is_zero(arena: &Arena, e: Expr) -> bool {
     arena.zero_test(e).is_zero()
 }
 
-/// Checks invariance and derives momentum maps for every symmetry of `model`.
+/// Checks invariance and derives momentum maps for every symmetry of `model`; a symmetry that
+/// fails its proof is reported into `cx`, and then none are derived.
 pub fn derive(
+    model: &Model,
+    arena: &mut Arena,
+    cx: &mut Ctxt,
+    eq: &Equations,
+    impacts: &[ImpactEquations],
+) -> Vec<SymmetryEquations> {
+    cx.ok(symmetries(model, arena, eq, impacts)).unwrap_or_default()
+}
+
+fn symmetries(
     model: &Model,
     arena: &mut Arena,
     eq: &Equations,
