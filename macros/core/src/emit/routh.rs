@@ -80,25 +80,8 @@ pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibil
     let idx: Vec<usize> = (0..n).collect();
     let idx_v: Vec<usize> = (n..d).collect();
 
-    // The full model's reduction of a state: μ = p_θ(x).
-    let mut full_parts = Vec::new();
-    let (m_stmts, m_vals) =
-        body_into(full, &mut full_parts, &red.momenta, &format!("__routh_{}_momenta", snake(&name.to_string())), &none, &none);
     let reduce_fn = format_ident!("{}", snake(&name.to_string()));
-    let kept_q: Vec<usize> = red.kept.clone();
-    let kept_v: Vec<usize> = red.kept.iter().map(|&r| n + r).collect();
-    let kr: Vec<usize> = (0..nr).collect();
-    let kr_v: Vec<usize> = (nr..dr).collect();
-    let cyc: Vec<usize> = red.cyclic.clone();
-    let orig_params = full.parameters.iter();
-    let mu_fields = rm.parameters[full.parameters.len()..].iter();
-    let mu_idx: Vec<usize> = (0..k).collect();
-    let reduce_doc = format!(
-        " Reduces a state of this model to [`{name}`]: the reduced system at μ = the cyclic momenta of `x`, \
-         the reduced state, and the cyclic positions ({}).",
-        cyclic_names.join(", ")
-    );
-
+    let full_items = reducing_method(full, red, rm, &cyclic_names);
     let hybrid = if full.impacts.is_empty() { TokenStream::new() } else { hybrid(full, red, &reduce_fn) };
 
     quote! {
@@ -168,29 +151,7 @@ pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibil
             }
         }
 
-        #[automatically_derived]
-        #[doc(hidden)]
-        impl #full_name {
-            #(#full_parts)*
-        }
-
-        #[automatically_derived]
-        impl #full_name {
-            #[doc = #reduce_doc]
-            #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-            #[must_use]
-            pub fn #reduce_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-                -> (#name, ::routh::__private::nalgebra::SVector<f64, #dr>, [f64; #k])
-            {
-                #(#m_stmts)*
-                let mu = [#(#m_vals),*];
-                let reduced = #name { #( #orig_params: self.#orig_params, )* #( #mu_fields: mu[#mu_idx], )* };
-                let mut xr = ::routh::__private::nalgebra::SVector::<f64, #dr>::zeros();
-                #( xr[#kr] = x[#kept_q]; )*
-                #( xr[#kr_v] = x[#kept_v]; )*
-                (reduced, xr, [#( x[#cyc] ),*])
-            }
-        }
+        #full_items
     }
 }
 
@@ -248,5 +209,58 @@ fn hybrid(full: &View<'_>, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream
                 ::routh::__private::reduction::simulate_hybrid_reduced::<Self, #dr, #k, #dz, #d>(self, x0, span, options)
             }
         }
+    }
+}
+
+/// The full model's method reducing one of its states to the reduced system: μ = p_θ(x), the
+/// reduced state and the cyclic positions.
+fn reducing_method(full: &View<'_>, red: &Reduced, rm: &View<'_>, cyclic_names: &[String]) -> TokenStream {
+    let (name, full_name) = (&rm.name, &full.name);
+    let (n, nr, k) = (full.dof(), rm.dof(), red.cyclic.len());
+    let (d, dr) = (full.layout.state_dim(), rm.layout.state_dim());
+    let none = TokenStream::new();
+    let reduce_fn = format_ident!("{}", snake(&name.to_string()));
+    // The full model's reduction of a state: μ = p_θ(x).
+    let mut full_parts = Vec::new();
+    let (m_stmts, m_vals) =
+        body_into(full, &mut full_parts, &red.momenta, &format!("__routh_{}_momenta", snake(&name.to_string())), &none, &none);
+    let kept_q: Vec<usize> = red.kept.clone();
+    let kept_v: Vec<usize> = red.kept.iter().map(|&r| n + r).collect();
+    let kr: Vec<usize> = (0..nr).collect();
+    let kr_v: Vec<usize> = (nr..dr).collect();
+    let cyc: Vec<usize> = red.cyclic.clone();
+    let orig_params = full.parameters.iter();
+    let mu_fields = rm.parameters[full.parameters.len()..].iter();
+    let mu_idx: Vec<usize> = (0..k).collect();
+    let reduce_doc = format!(
+        " Reduces a state of this model to [`{name}`]: the reduced system at μ = the cyclic momenta of `x`, \
+         the reduced state, and the cyclic positions ({}).",
+        cyclic_names.join(", ")
+    );
+
+    quote! {
+    #[automatically_derived]
+    #[doc(hidden)]
+    impl #full_name {
+        #(#full_parts)*
+    }
+
+    #[automatically_derived]
+    impl #full_name {
+        #[doc = #reduce_doc]
+        #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+        #[must_use]
+        pub fn #reduce_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+            -> (#name, ::routh::__private::nalgebra::SVector<f64, #dr>, [f64; #k])
+        {
+            #(#m_stmts)*
+            let mu = [#(#m_vals),*];
+            let reduced = #name { #( #orig_params: self.#orig_params, )* #( #mu_fields: mu[#mu_idx], )* };
+            let mut xr = ::routh::__private::nalgebra::SVector::<f64, #dr>::zeros();
+            #( xr[#kr] = x[#kept_q]; )*
+            #( xr[#kr_v] = x[#kept_v]; )*
+            (reduced, xr, [#( x[#cyc] ),*])
+        }
+    }
     }
 }
