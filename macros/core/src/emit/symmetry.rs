@@ -33,31 +33,7 @@ pub fn methods(model: &View<'_>, symmetries: &[SymmetryEquations], parts: &mut V
             .map(|(c, &g)| format!("({})·∂/∂{c}", formula(model, g)))
             .collect();
         let constrained = !se.constraint_action.is_empty();
-        let acted = se.constraint_action.iter().any(|&e| !model.arena.zero_test(e).is_zero());
-        let z = model.action.as_ref().map(ToString::to_string).unwrap_or_default();
-        let status = if se.dissipated {
-            format!(
-                "no force acts along ξ, but the Lagrangian is a contact Lagrangian: J is not conserved but **dissipated** \
-                 (the contact analogue of a momentum map), dJ/dt = ∂L/∂{z} · J, so J(t) = J(t₀)·exp(∫ ∂L/∂{z} dt) and \
-                 the ratio of two dissipated momenta is conserved"
-            )
-        } else if se.conserved {
-            if constrained {
-                "⟨Q, ξ⟩ ≡ 0 and Aξ ≡ 0 (the constraint forces do no work along ξ): J is **conserved** along solutions".to_string()
-            } else {
-                "⟨Q, ξ⟩ ≡ 0: J is **conserved** along solutions".to_string()
-            }
-        } else if acted {
-            format!(
-                "the constraint forces act along ξ (Aξ ≢ 0): J obeys the nonholonomic momentum equation \
-                 dJ/dt = ⟨Q, ξ⟩ + λ·(Aξ), with ⟨Q, ξ⟩ = {}",
-                formula(model, se.rate)
-            )
-        } else if model.action.is_some() {
-            format!("the forces break this symmetry: J obeys dJ/dt = ∂L/∂{z} · J + ⟨Q, ξ⟩ = {}", formula(model, se.rate))
-        } else {
-            format!("the forces break this symmetry: J obeys the balance law dJ/dt = ⟨Q, ξ⟩ = {}", formula(model, se.rate))
-        };
+        let status = status(model, se);
         let algebra = if se.in_forced_algebra {
             "ξ belongs to g_F (the forced system is invariant: ⟨Q, ξ⟩ ≡ 0 and L_ξᶜQ ≡ 0)"
         } else {
@@ -164,5 +140,36 @@ pub fn methods(model: &View<'_>, symmetries: &[SymmetryEquations], parts: &mut V
         /// Names of the declared symmetries, in declaration order.
         pub const SYMMETRIES: [&'static str; #count] = [#(#names),*];
         #(#items)*
+    }
+}
+
+/// What the momentum map of `se` does along solutions, for its rustdoc: conserved, dissipated
+/// (contact Lagrangians), or its balance law.
+fn status(model: &View<'_>, se: &SymmetryEquations) -> String {
+    let constrained = !se.constraint_action.is_empty();
+    let acted = se.constraint_action.iter().any(|&e| !model.arena.zero_test(e).is_zero());
+    let z = model.action.as_ref().map(ToString::to_string).unwrap_or_default();
+    if se.dissipated {
+        format!(
+            "no force acts along ξ, but the Lagrangian is a contact Lagrangian: J is not conserved but **dissipated** \
+             (the contact analogue of a momentum map), dJ/dt = ∂L/∂{z} · J, so J(t) = J(t₀)·exp(∫ ∂L/∂{z} dt) and \
+             the ratio of two dissipated momenta is conserved"
+        )
+    } else if se.conserved {
+        if constrained {
+            "⟨Q, ξ⟩ ≡ 0 and Aξ ≡ 0 (the constraint forces do no work along ξ): J is **conserved** along solutions".to_string()
+        } else {
+            "⟨Q, ξ⟩ ≡ 0: J is **conserved** along solutions".to_string()
+        }
+    } else if acted {
+        format!(
+            "the constraint forces act along ξ (Aξ ≢ 0): J obeys the nonholonomic momentum equation \
+             dJ/dt = ⟨Q, ξ⟩ + λ·(Aξ), with ⟨Q, ξ⟩ = {}",
+            formula(model, se.rate)
+        )
+    } else if model.action.is_some() {
+        format!("the forces break this symmetry: J obeys dJ/dt = ∂L/∂{z} · J + ⟨Q, ξ⟩ = {}", formula(model, se.rate))
+    } else {
+        format!("the forces break this symmetry: J obeys the balance law dJ/dt = ⟨Q, ξ⟩ = {}", formula(model, se.rate))
     }
 }
