@@ -45,11 +45,19 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
     let (m_stmts, m_vals) = straight_line(&m_out, "__routh_mass_matrix", &none, &none);
     let m_only = symmetric_matrix(n, &m_vals);
 
-    // Scalars and momenta.
-    let (l_stmts, l_vals) = straight_line(&[model.lagrangian], "__routh_lagrangian", &none, &none);
-    let (e_stmts, e_vals) = straight_line(&[eq.energy], "__routh_energy", &none, &none);
-    let (pw_stmts, pw_vals) = straight_line(&[eq.power], "__routh_power", &none, &none);
-    let (p_stmts, p_vals) = straight_line(&eq.momenta, "__routh_momenta", &none, &none);
+    let Docs {
+        mass: m_doc,
+        forcing: f_doc,
+        lagrangian: l_doc,
+        energy: e_doc,
+        momenta: p_doc,
+        power: pw_doc,
+        force: q_doc,
+        state: state_doc,
+        dim: dim_doc,
+    } = docs(model, eq);
+    // Scalars and momenta: L, E, p, Q·q̇.
+    let quantities = quantities(model, eq, &[l_doc, e_doc, p_doc, pw_doc, q_doc], &mut parts);
 
     let allow = allow_generated();
     let (acc_method, jac_method, constraint_items, constraint_impl) =
@@ -65,17 +73,6 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
     // see `emit::system`).
     let simulate_items = crate::emit::impact::methods(model, eq, impacts, dofs, &mut parts);
 
-    let Docs {
-        mass: m_doc,
-        forcing: f_doc,
-        lagrangian: l_doc,
-        energy: e_doc,
-        momenta: p_doc,
-        power: pw_doc,
-        force: q_doc,
-        state: state_doc,
-        dim: dim_doc,
-    } = docs(model, eq);
     let (state_params, state_new) = state_arguments(model);
     let (field_from, contact_items) = contact_items(model, eq, &mut parts);
 
@@ -137,39 +134,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
 
             #acc_method
 
-            #l_doc
-            #allow
-            #[must_use]
-            pub fn lagrangian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> f64 {
-                #(#l_stmts)*
-                #(#l_vals)*
-            }
-
-            #e_doc
-            #allow
-            #[must_use]
-            pub fn energy(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> f64 {
-                #(#e_stmts)*
-                #(#e_vals)*
-            }
-
-            #p_doc
-            #allow
-            #[must_use]
-            pub fn momenta(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SVector<f64, #n_lit> {
-                #(#p_stmts)*
-                ::routh::__private::nalgebra::SVector::<f64, #n_lit>::from([#(#p_vals),*])
-            }
-
-            #pw_doc
-            ///
-            #q_doc
-            #allow
-            #[must_use]
-            pub fn power(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> f64 {
-                #(#pw_stmts)*
-                #(#pw_vals)*
-            }
+            #quantities
 
             #jac_method
 
@@ -193,6 +158,55 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
                 Ok(self.__routh_field_from(t, x, &a))
             }
         }
+    }
+}
+
+/// `lagrangian`, `energy`, `momenta` and `power`, with their rustdoc `docs` (L, E, p, Q·q̇, and the
+/// force one-form shown with the power).
+fn quantities(model: &View<'_>, eq: &Equations, docs: &[TokenStream; 5], parts: &mut Vec<TokenStream>) -> TokenStream {
+    let (d, n_lit) = (model.layout.state_dim(), model.dof());
+    let none = TokenStream::new();
+    let mut straight_line = |outputs: &[Expr], name: &str| body_into(model, parts, outputs, name, &none, &none);
+    let (l_stmts, l_vals) = straight_line(&[model.lagrangian], "__routh_lagrangian");
+    let (e_stmts, e_vals) = straight_line(&[eq.energy], "__routh_energy");
+    let (pw_stmts, pw_vals) = straight_line(&[eq.power], "__routh_power");
+    let (p_stmts, p_vals) = straight_line(&eq.momenta, "__routh_momenta");
+    let [l_doc, e_doc, p_doc, pw_doc, q_doc] = docs;
+    let allow = allow_generated();
+    quote! {
+    #l_doc
+    #allow
+    #[must_use]
+    pub fn lagrangian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> f64 {
+        #(#l_stmts)*
+        #(#l_vals)*
+    }
+
+    #e_doc
+    #allow
+    #[must_use]
+    pub fn energy(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> f64 {
+        #(#e_stmts)*
+        #(#e_vals)*
+    }
+
+    #p_doc
+    #allow
+    #[must_use]
+    pub fn momenta(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SVector<f64, #n_lit> {
+        #(#p_stmts)*
+        ::routh::__private::nalgebra::SVector::<f64, #n_lit>::from([#(#p_vals),*])
+    }
+
+    #pw_doc
+    ///
+    #q_doc
+    #allow
+    #[must_use]
+    pub fn power(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> f64 {
+        #(#pw_stmts)*
+        #(#pw_vals)*
+    }
     }
 }
 
