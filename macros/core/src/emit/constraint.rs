@@ -220,62 +220,15 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, parts: &mut Vec<TokenStr
             <#vec_m>::from([#(#p_vals),*])
         }
     };
-    let holonomic: Vec<bool> = ce.position.iter().map(Option::is_some).collect();
-    let owner = crate::emit::codegen::Owner::of(model);
-    let (ty, generics) = (&owner.ty, &owner.generics);
-    let trait_impl = quote! {
-        #[automatically_derived]
-        impl #generics ::routh::__private::constrained::Constrained<#n, #d, #m> for #ty {
-            fn mass(&self, t: f64, x: &#state) -> ::routh::__private::nalgebra::SMatrix<f64, #n, #n> {
-                self.mass_matrix(t, x)
-            }
-            fn rows(&self, t: f64, x: &#state) -> (::routh::__private::nalgebra::SMatrix<f64, #m, #n>, #vec_m) {
-                self.constraint_rows(t, x)
-            }
-            fn position_residuals(&self, t: f64, x: &#state) -> #vec_m {
-                <#ty>::position_residuals(self, t, x)
-            }
-            fn holonomic(&self) -> [bool; #m] {
-                [#(#holonomic),*]
-            }
-            fn row_names(&self) -> &'static [&'static str] {
-                &Self::CONSTRAINTS
-            }
-        }
-    };
-    let (state_params, state_new) = crate::emit::codegen::state_arguments(model);
+    let trait_impl = trait_impl(model, ce);
     let sensitivity = sensitivity_item(model, ce, parts, &solve);
-    let project_doc = " The state projected onto the constraints with the kinetic metric: Gauss–Newton on the positions of \
-        the holonomic constraints, then the velocities onto A q̇ + b = 0 (see \
-        [`routh::runtime::constrained`](::routh::runtime::constrained)). Use it for consistent initial conditions.";
+    let projection = projection_items(model, ce);
     let methods = quote! {
         #methods
 
         #sensitivity
 
-        #[doc = #project_doc]
-        ///
-        /// # Errors
-        /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) or
-        /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if the projection is singular.
-        pub fn project_state(&self, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> {
-            ::routh::__private::constrained::project::<Self, #n, #d, #m, #nm>(self, t, x)
-        }
-
-        /// A consistent state from positions `q` and velocities `qdot` of which those marked `known` are
-        /// independent (kept): the positions are projected onto the holonomic constraints and the other
-        /// velocities completed from A q̇ + b = 0 (the values given for them are only a guess, changed as
-        /// little as possible in the kinetic metric).
-        ///
-        /// # Errors
-        /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) if the known velocities do not
-        /// determine the others or contradict the constraints.
-        pub fn state_with_known_velocities(&self, t: f64, #state_params, known: [bool; #n])
-            -> ::core::result::Result<#state, #fe>
-        {
-            let x = #state_new;
-            ::routh::__private::constrained::with_known_velocities::<Self, #n, #d, #m, #nm>(self, t, &x, &known)
-        }
+        #projection
     };
     ConstraintItems { accelerations, jacobian, methods, trait_impl }
 }
@@ -395,6 +348,75 @@ fn sensitivity_item(
                 let da = sol.acceleration_sensitivity(dr)?;
                 Ok(::routh::__private::mechanics::sensitivity_rows::<#n, #d, #np>(&da, &lw))
             }
+        }
+    }
+}
+
+/// `impl Constrained` for the runtime's projection: M, the rows, the position residuals and which
+/// rows are holonomic.
+fn trait_impl(model: &View<'_>, ce: &ConstraintEquations) -> TokenStream {
+    let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
+    let state = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
+    let vec_m = quote! { ::routh::__private::nalgebra::SVector<f64, #m> };
+    let holonomic: Vec<bool> = ce.position.iter().map(Option::is_some).collect();
+    let owner = crate::emit::codegen::Owner::of(model);
+    let (ty, generics) = (&owner.ty, &owner.generics);
+    quote! {
+        #[automatically_derived]
+        impl #generics ::routh::__private::constrained::Constrained<#n, #d, #m> for #ty {
+            fn mass(&self, t: f64, x: &#state) -> ::routh::__private::nalgebra::SMatrix<f64, #n, #n> {
+                self.mass_matrix(t, x)
+            }
+            fn rows(&self, t: f64, x: &#state) -> (::routh::__private::nalgebra::SMatrix<f64, #m, #n>, #vec_m) {
+                self.constraint_rows(t, x)
+            }
+            fn position_residuals(&self, t: f64, x: &#state) -> #vec_m {
+                <#ty>::position_residuals(self, t, x)
+            }
+            fn holonomic(&self) -> [bool; #m] {
+                [#(#holonomic),*]
+            }
+            fn row_names(&self) -> &'static [&'static str] {
+                &Self::CONSTRAINTS
+            }
+        }
+    }
+}
+
+/// `project_state` and `state_with_known_velocities`: consistent states through the runtime's
+/// projection.
+fn projection_items(model: &View<'_>, ce: &ConstraintEquations) -> TokenStream {
+    let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
+    let nm = n + m;
+    let state = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
+    let fe = quote! { ::routh::__private::FieldError };
+    let (state_params, state_new) = crate::emit::codegen::state_arguments(model);
+    let project_doc = " The state projected onto the constraints with the kinetic metric: Gauss–Newton on the positions of \
+        the holonomic constraints, then the velocities onto A q̇ + b = 0 (see \
+        [`routh::runtime::constrained`](::routh::runtime::constrained)). Use it for consistent initial conditions.";
+    quote! {
+        #[doc = #project_doc]
+        ///
+        /// # Errors
+        /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) or
+        /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if the projection is singular.
+        pub fn project_state(&self, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> {
+            ::routh::__private::constrained::project::<Self, #n, #d, #m, #nm>(self, t, x)
+        }
+
+        /// A consistent state from positions `q` and velocities `qdot` of which those marked `known` are
+        /// independent (kept): the positions are projected onto the holonomic constraints and the other
+        /// velocities completed from A q̇ + b = 0 (the values given for them are only a guess, changed as
+        /// little as possible in the kinetic metric).
+        ///
+        /// # Errors
+        /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) if the known velocities do not
+        /// determine the others or contradict the constraints.
+        pub fn state_with_known_velocities(&self, t: f64, #state_params, known: [bool; #n])
+            -> ::core::result::Result<#state, #fe>
+        {
+            let x = #state_new;
+            ::routh::__private::constrained::with_known_velocities::<Self, #n, #d, #m, #nm>(self, t, &x, &known)
         }
     }
 }
