@@ -77,8 +77,6 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, parts: &mut Vec<TokenStrea
           exact in one step for L quadratic in q̇){energy_note}."
     );
     let simulate_item = simulate_item(de, n, &sv, &state_new);
-    let owner = Owner::of(model);
-    let (ty, generics) = (&owner.ty, &owner.generics);
     let methods = quote! {
         /// The quadrature rule of the generated variational integrator.
         pub const DISCRETE_RULE: &'static str = #disc;
@@ -156,54 +154,7 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, parts: &mut Vec<TokenStrea
             Ok(out)
         }
     };
-    let trait_impl = if de.contact {
-        quote! {
-            #[automatically_derived]
-            impl #generics ::routh::__private::ContactDiscreteSystem<#n> for #ty {
-                #[inline]
-                fn contact_left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
-                    -> ::core::result::Result<(#sv, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>), ::routh::__private::FieldError>
-                {
-                    let (p, jac) = self.__routh_discrete_left(t, h, q0, q1, z0);
-                    Ok((::routh::__private::mechanics::finite(t, p)?, ::routh::__private::mechanics::finite(t, jac)?))
-                }
-                #[inline]
-                fn contact_right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
-                    -> ::core::result::Result<(#sv, f64), ::routh::__private::FieldError>
-                {
-                    let p = ::routh::__private::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1, z0))?;
-                    let l = self.discrete_lagrangian(t, h, q0, q1, z0);
-                    if l.is_finite() { Ok((p, l)) } else { Err(::routh::__private::FieldError::NonFinite { t }) }
-                }
-            }
-        }
-    } else {
-        quote! {
-            #[automatically_derived]
-            impl #generics ::routh::__private::DiscreteSystem<#n> for #ty {
-                #[inline]
-                fn left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv)
-                    -> ::core::result::Result<(#sv, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>), ::routh::__private::FieldError>
-                {
-                    let (p, jac) = self.__routh_discrete_left(t, h, q0, q1);
-                    Ok((::routh::__private::mechanics::finite(t, p)?, ::routh::__private::mechanics::finite(t, jac)?))
-                }
-                #[inline]
-                fn right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::result::Result<#sv, ::routh::__private::FieldError> {
-                    ::routh::__private::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1))
-                }
-                #[allow(clippy::type_complexity)]
-                fn momentum_derivatives(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::option::Option<::core::result::Result<(
-                    ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>,
-                ), ::routh::__private::FieldError>> {
-                    let (a, b, c) = self.__routh_discrete_blocks(t, h, q0, q1);
-                    let ok = a.iter().chain(b.iter()).chain(c.iter()).all(|v| v.is_finite());
-                    Some(if ok { Ok((a, b, c)) } else { Err(::routh::__private::FieldError::NonFinite { t }) })
-                }
-            }
-        }
-    };
-    (methods, trait_impl)
+    (methods, trait_impl(model, de))
 }
 
 /// The rustdoc of L_d, the discrete forces and the discrete Legendre maps.
@@ -408,6 +359,62 @@ fn simulate_item(de: &DiscreteEquations, n: usize, sv: &TokenStream, state_new: 
                 let x0 = #state_new;
                 let p0 = self.momenta(t0, &x0);
                 ::routh::__private::simulate_discrete(self, t0, h, steps, <#sv>::from(q), p0, <#sv>::from(qdot), options)
+            }
+        }
+    }
+}
+
+/// `impl DiscreteSystem` (or `ContactDiscreteSystem`): the discrete Legendre maps and the step
+/// map's Jacobian blocks for the runtime's integrator.
+fn trait_impl(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
+    let n = model.dof();
+    let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #n> };
+    let owner = Owner::of(model);
+    let (ty, generics) = (&owner.ty, &owner.generics);
+    if de.contact {
+        quote! {
+            #[automatically_derived]
+            impl #generics ::routh::__private::ContactDiscreteSystem<#n> for #ty {
+                #[inline]
+                fn contact_left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
+                    -> ::core::result::Result<(#sv, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>), ::routh::__private::FieldError>
+                {
+                    let (p, jac) = self.__routh_discrete_left(t, h, q0, q1, z0);
+                    Ok((::routh::__private::mechanics::finite(t, p)?, ::routh::__private::mechanics::finite(t, jac)?))
+                }
+                #[inline]
+                fn contact_right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
+                    -> ::core::result::Result<(#sv, f64), ::routh::__private::FieldError>
+                {
+                    let p = ::routh::__private::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1, z0))?;
+                    let l = self.discrete_lagrangian(t, h, q0, q1, z0);
+                    if l.is_finite() { Ok((p, l)) } else { Err(::routh::__private::FieldError::NonFinite { t }) }
+                }
+            }
+        }
+    } else {
+        quote! {
+            #[automatically_derived]
+            impl #generics ::routh::__private::DiscreteSystem<#n> for #ty {
+                #[inline]
+                fn left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv)
+                    -> ::core::result::Result<(#sv, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>), ::routh::__private::FieldError>
+                {
+                    let (p, jac) = self.__routh_discrete_left(t, h, q0, q1);
+                    Ok((::routh::__private::mechanics::finite(t, p)?, ::routh::__private::mechanics::finite(t, jac)?))
+                }
+                #[inline]
+                fn right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::result::Result<#sv, ::routh::__private::FieldError> {
+                    ::routh::__private::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1))
+                }
+                #[allow(clippy::type_complexity)]
+                fn momentum_derivatives(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::option::Option<::core::result::Result<(
+                    ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>,
+                ), ::routh::__private::FieldError>> {
+                    let (a, b, c) = self.__routh_discrete_blocks(t, h, q0, q1);
+                    let ok = a.iter().chain(b.iter()).chain(c.iter()).all(|v| v.is_finite());
+                    Some(if ok { Ok((a, b, c)) } else { Err(::routh::__private::FieldError::NonFinite { t }) })
+                }
             }
         }
     }
