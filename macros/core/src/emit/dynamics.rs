@@ -3,7 +3,9 @@
 //! Jacobian and the sensitivities hand M to the runtime, which factors it once per state and solves
 //! with it through its `MassOperator` trait (the dense factor today; a recursive factorisation along
 //! a kinematic tree can take its place), and a constrained model solves its saddle point there.
-//! Every other emitter reaches the dynamics through [`function_name`], never by forming M again.
+//! The constraint emitter reaches M and f through [`function_name`]. Two places still form M on
+//! their own: a restitution law emits M with its rows (`emit::impact`), and the runtime's projection
+//! reads `mass_matrix`; both move behind this contract when the saddle points take a mass operator.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
