@@ -59,27 +59,87 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
     let d = table.dim;
     let state = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
     let fe = quote! { ::routh::__private::FieldError };
-    let mech = quote! { ::routh::__private::mechanics };
     let count = table.modes.len();
+    let ModeArms { names, field, jacobian, energy, energy_gradient, energy_hessian, project } = mode_arms(table);
+    let GuardArms { guard_count, guard_name, guard, rate, gradient, zeno, reset, reset_jacobian } = guard_arms(table);
+    let (generics, ty) = (&table.generics, &table.ty);
+    let dims: Vec<usize> = table.modes.iter().map(|m| m.dim).collect();
+    quote! {
+        #[automatically_derived]
+        #[allow(unused_variables)]
+        impl #generics ::routh::__private::HybridSystem<#d> for #ty {
+            fn mode_count(&self) -> usize { #count }
+            fn mode_name(&self, mode: usize) -> &'static str { [#(#names),*].get(mode).copied().unwrap_or("") }
+            fn mode_field(&self, mode: usize, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> {
+                match mode { #(#field)* _ => Err(#fe::NonFinite { t }) }
+            }
+            fn guard_count(&self, mode: usize) -> usize { match mode { #(#guard_count)* _ => 0 } }
+            fn guard_name(&self, mode: usize, guard: usize) -> &'static str { match mode { #(#guard_name)* _ => "" } }
+            fn guard(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 { match mode { #(#guard)* _ => f64::NAN } }
+            fn guard_rate(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 { match mode { #(#rate)* _ => f64::NAN } }
+            fn reset(&self, mode: usize, guard: usize, t: f64, x: &#state)
+                -> ::core::result::Result<(usize, #state), #fe>
+            {
+                match mode { #(#reset)* _ => Err(#fe::NonFinite { t }) }
+            }
+            fn mode_energy(&self, mode: usize, t: f64, x: &#state) -> f64 { match mode { #(#energy)* _ => f64::NAN } }
+            fn mode_dimension(&self, mode: usize) -> usize { [#(#dims),*].get(mode).copied().unwrap_or(#d) }
+            fn mode_energy_gradient(&self, mode: usize, t: f64, x: &#state) -> #state {
+                match mode { #(#energy_gradient)* _ => <#state>::from_element(f64::NAN) }
+            }
+            fn mode_energy_hessian(&self, mode: usize, t: f64, x: &#state) -> ::routh::__private::nalgebra::SMatrix<f64, #d, #d> {
+                match mode { #(#energy_hessian)* _ => ::routh::__private::nalgebra::SMatrix::<f64, #d, #d>::from_element(f64::NAN) }
+            }
+            fn mode_jacobian(&self, mode: usize, t: f64, x: &#state)
+                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, #fe>
+            {
+                match mode { #(#jacobian)* _ => Err(#fe::NonFinite { t }) }
+            }
+            fn guard_gradient(&self, mode: usize, guard: usize, t: f64, x: &#state) -> #state {
+                match mode { #(#gradient)* _ => <#state>::from_element(f64::NAN) }
+            }
+            fn reset_jacobian(&self, mode: usize, guard: usize, t: f64, x: &#state)
+                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, #fe>
+            {
+                match mode { #(#reset_jacobian)* _ => Err(#fe::NonFinite { t }) }
+            }
+            fn project(&self, mode: usize, t: f64, x: &#state) -> ::core::option::Option<::core::result::Result<#state, #fe>> {
+                match mode { #(#project)* _ => ::core::option::Option::None }
+            }
+            fn zeno_completion(&self, mode: usize, guard: usize, t: f64, x: &#state)
+                -> ::core::option::Option<::core::result::Result<::routh::__private::Completion<#d>, #fe>>
+            {
+                match mode { #(#zeno)* _ => ::core::option::Option::None }
+            }
+        }
+    }
+}
+
+/// Per mode, the match arms of the mode's own methods: its field, Jacobian, energy and its
+/// derivatives, projection.
+struct ModeArms {
+    names: Vec<String>,
+    field: Vec<TokenStream>,
+    jacobian: Vec<TokenStream>,
+    energy: Vec<TokenStream>,
+    energy_gradient: Vec<TokenStream>,
+    energy_hessian: Vec<TokenStream>,
+    project: Vec<TokenStream>,
+}
+
+fn mode_arms(table: &ModeTable) -> ModeArms {
+    let d = table.dim;
+    let mech = quote! { ::routh::__private::mechanics };
     let mut names = Vec::new();
     let mut field = Vec::new();
     let mut jacobian = Vec::new();
     let mut energy = Vec::new();
     let mut energy_gradient = Vec::new();
     let mut energy_hessian = Vec::new();
-    let mut guard_count = Vec::new();
-    let mut guard_name = Vec::new();
-    let mut guard = Vec::new();
-    let mut rate = Vec::new();
-    let mut gradient = Vec::new();
-    let mut reset = Vec::new();
-    let mut reset_jacobian = Vec::new();
-    let mut zeno = Vec::new();
     let mut project = Vec::new();
     for (k, mode) in table.modes.iter().enumerate() {
         let access = &mode.access;
         let dm = mode.dim;
-        let n = mode.dof;
         names.push(mode.name.clone());
         // The mode's own state: the padded state itself, or its prefix.
         let xm = if dm == d {
@@ -115,6 +175,46 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
             let p = padded(quote! { p });
             project.push(quote! { #k => ::core::option::Option::Some(#access.project_state(t, #xm).map(|p| #p)), });
         }
+    }
+    ModeArms { names, field, jacobian, energy, energy_gradient, energy_hessian, project }
+}
+
+/// Per mode, the match arms of its guards: names, values, rates, gradients, resets and their
+/// Jacobians, and Zeno completions.
+struct GuardArms {
+    guard_count: Vec<TokenStream>,
+    guard_name: Vec<TokenStream>,
+    guard: Vec<TokenStream>,
+    rate: Vec<TokenStream>,
+    gradient: Vec<TokenStream>,
+    zeno: Vec<TokenStream>,
+    reset: Vec<TokenStream>,
+    reset_jacobian: Vec<TokenStream>,
+}
+
+fn guard_arms(table: &ModeTable) -> GuardArms {
+    let d = table.dim;
+    let state = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
+    let fe = quote! { ::routh::__private::FieldError };
+    let mech = quote! { ::routh::__private::mechanics };
+    let mut guard_count = Vec::new();
+    let mut guard_name = Vec::new();
+    let mut guard = Vec::new();
+    let mut rate = Vec::new();
+    let mut gradient = Vec::new();
+    let mut zeno = Vec::new();
+    let mut reset = Vec::new();
+    let mut reset_jacobian = Vec::new();
+    for (k, mode) in table.modes.iter().enumerate() {
+        let access = &mode.access;
+        let dm = mode.dim;
+        let n = mode.dof;
+        // The mode's own state: the padded state itself, or its prefix.
+        let xm = if dm == d {
+            quote! { x }
+        } else {
+            quote! { &#mech::take::<#d, #dm>(x) }
+        };
         let gcount = mode.guards.len();
         guard_count.push(quote! { #k => #gcount, });
         let gnames: Vec<&String> = mode.guards.iter().map(|g| &g.name).collect();
@@ -198,55 +298,5 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
             },
         });
     }
-    let (generics, ty) = (&table.generics, &table.ty);
-    let dims: Vec<usize> = table.modes.iter().map(|m| m.dim).collect();
-    quote! {
-        #[automatically_derived]
-        #[allow(unused_variables)]
-        impl #generics ::routh::__private::HybridSystem<#d> for #ty {
-            fn mode_count(&self) -> usize { #count }
-            fn mode_name(&self, mode: usize) -> &'static str { [#(#names),*].get(mode).copied().unwrap_or("") }
-            fn mode_field(&self, mode: usize, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> {
-                match mode { #(#field)* _ => Err(#fe::NonFinite { t }) }
-            }
-            fn guard_count(&self, mode: usize) -> usize { match mode { #(#guard_count)* _ => 0 } }
-            fn guard_name(&self, mode: usize, guard: usize) -> &'static str { match mode { #(#guard_name)* _ => "" } }
-            fn guard(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 { match mode { #(#guard)* _ => f64::NAN } }
-            fn guard_rate(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 { match mode { #(#rate)* _ => f64::NAN } }
-            fn reset(&self, mode: usize, guard: usize, t: f64, x: &#state)
-                -> ::core::result::Result<(usize, #state), #fe>
-            {
-                match mode { #(#reset)* _ => Err(#fe::NonFinite { t }) }
-            }
-            fn mode_energy(&self, mode: usize, t: f64, x: &#state) -> f64 { match mode { #(#energy)* _ => f64::NAN } }
-            fn mode_dimension(&self, mode: usize) -> usize { [#(#dims),*].get(mode).copied().unwrap_or(#d) }
-            fn mode_energy_gradient(&self, mode: usize, t: f64, x: &#state) -> #state {
-                match mode { #(#energy_gradient)* _ => <#state>::from_element(f64::NAN) }
-            }
-            fn mode_energy_hessian(&self, mode: usize, t: f64, x: &#state) -> ::routh::__private::nalgebra::SMatrix<f64, #d, #d> {
-                match mode { #(#energy_hessian)* _ => ::routh::__private::nalgebra::SMatrix::<f64, #d, #d>::from_element(f64::NAN) }
-            }
-            fn mode_jacobian(&self, mode: usize, t: f64, x: &#state)
-                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, #fe>
-            {
-                match mode { #(#jacobian)* _ => Err(#fe::NonFinite { t }) }
-            }
-            fn guard_gradient(&self, mode: usize, guard: usize, t: f64, x: &#state) -> #state {
-                match mode { #(#gradient)* _ => <#state>::from_element(f64::NAN) }
-            }
-            fn reset_jacobian(&self, mode: usize, guard: usize, t: f64, x: &#state)
-                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, #fe>
-            {
-                match mode { #(#reset_jacobian)* _ => Err(#fe::NonFinite { t }) }
-            }
-            fn project(&self, mode: usize, t: f64, x: &#state) -> ::core::option::Option<::core::result::Result<#state, #fe>> {
-                match mode { #(#project)* _ => ::core::option::Option::None }
-            }
-            fn zeno_completion(&self, mode: usize, guard: usize, t: f64, x: &#state)
-                -> ::core::option::Option<::core::result::Result<::routh::__private::Completion<#d>, #fe>>
-            {
-                match mode { #(#zeno)* _ => ::core::option::Option::None }
-            }
-        }
-    }
+    GuardArms { guard_count, guard_name, guard, rate, gradient, zeno, reset, reset_jacobian }
 }
