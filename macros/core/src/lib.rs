@@ -65,11 +65,12 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
     let derived: Vec<derive::Derived> =
         system.modes.iter().zip(&mut system.arenas).map(|(model, arena)| derive::mode(model, arena, hybrid, cx)).collect();
     let dofs = system.mode_dofs();
+    let views = system.views();
     let mut tokens = TokenStream::new();
-    for (model, derived) in system.views().iter().zip(&derived) {
+    for (model, derived) in views.iter().zip(&derived) {
         tokens.extend(emit::mode(model, derived, &dofs, &system.vis));
     }
-    tokens.extend(emit::system::items(&system));
+    tokens.extend(emit::system::items(&system, &views));
     let tokens = emit::codegen::lazy_codegen(tokens);
     match &system.krate {
         Some(path) => emit::codegen::reroot(tokens, path),

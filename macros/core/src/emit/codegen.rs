@@ -201,6 +201,16 @@ pub(crate) fn square_matrix(n: usize, entries: &[TokenStream]) -> TokenStream {
     }}
 }
 
+/// The type `SVector<f64, k>`, named through the door.
+pub(crate) fn svector(k: usize) -> TokenStream {
+    quote! { ::routh::__private::nalgebra::SVector<f64, #k> }
+}
+
+/// The runtime's `FieldError`, named through the door.
+pub(crate) fn field_error() -> TokenStream {
+    quote! { ::routh::__private::FieldError }
+}
+
 /// The path every emitter writes for the one door into the runtime: `::routh::__private`.
 /// With `#[mechanics(crate = path)]` it becomes `path::__private` ([`reroot`]).
 pub(crate) const DOOR: &str = "__private";

@@ -27,9 +27,9 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, parts: &mut Vec<TokenStr
     let nm = n + m;
     let d = model.layout.state_dim();
     let none = TokenStream::new();
-    let sv = |k: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
+    let sv = crate::emit::codegen::svector;
     let (state, vec_n, vec_m) = (sv(d), sv(n), sv(m));
-    let fe = quote! { ::routh::__private::FieldError };
+    let fe = crate::emit::codegen::field_error();
     let names: Vec<String> = ce.names.iter().map(ToString::to_string).collect();
 
     // A (row-major), b, c in one straight-line function.
@@ -304,9 +304,9 @@ fn sensitivity_item(
 ) -> TokenStream {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
     let nm = n + m;
-    let sv = |k: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
+    let sv = crate::emit::codegen::svector;
     let (state, vec_n, vec_m) = (sv(d), sv(n), sv(m));
-    let fe = quote! { ::routh::__private::FieldError };
+    let fe = crate::emit::codegen::field_error();
     let allow = quote! { #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)] };
     let jparams = quote! { a: &#vec_n, lam: &#vec_m, };
     let jargs = quote! { a, lam, };
@@ -356,8 +356,8 @@ fn sensitivity_item(
 /// rows are holonomic.
 fn trait_impl(model: &View<'_>, ce: &ConstraintEquations) -> TokenStream {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
-    let state = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
-    let vec_m = quote! { ::routh::__private::nalgebra::SVector<f64, #m> };
+    let state = crate::emit::codegen::svector(d);
+    let vec_m = crate::emit::codegen::svector(m);
     let holonomic: Vec<bool> = ce.position.iter().map(Option::is_some).collect();
     let owner = crate::emit::codegen::Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
@@ -388,8 +388,8 @@ fn trait_impl(model: &View<'_>, ce: &ConstraintEquations) -> TokenStream {
 fn projection_items(model: &View<'_>, ce: &ConstraintEquations) -> TokenStream {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
     let nm = n + m;
-    let state = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
-    let fe = quote! { ::routh::__private::FieldError };
+    let state = crate::emit::codegen::svector(d);
+    let fe = crate::emit::codegen::field_error();
     let (state_params, state_new) = crate::emit::codegen::state_arguments(model);
     let project_doc = " The state projected onto the constraints with the kinetic metric: Gauss–Newton on the positions of \
         the holonomic constraints, then the velocities onto A q̇ + b = 0 (see \

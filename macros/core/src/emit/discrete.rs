@@ -14,7 +14,7 @@ use crate::notation::{doc_block, formula};
 /// Inherent methods (appended to the model's `impl`) and the trait implementation.
 pub fn emit(model: &View<'_>, de: &DiscreteEquations, parts: &mut Vec<TokenStream>) -> (TokenStream, TokenStream) {
     let n = model.dof();
-    let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #n> };
+    let sv = crate::emit::codegen::svector(n);
     let none = TokenStream::new();
     // A contact model's maps also take the action z_k of the first node.
     let (zp, za) = if de.contact { (quote! { z0: f64, }, quote! { z0, }) } else { (TokenStream::new(), TokenStream::new()) };
@@ -368,7 +368,7 @@ fn simulate_item(de: &DiscreteEquations, n: usize, sv: &TokenStream, state_new: 
 /// map's Jacobian blocks for the runtime's integrator.
 fn trait_impl(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
     let n = model.dof();
-    let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #n> };
+    let sv = crate::emit::codegen::svector(n);
     let owner = Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
     if de.contact {

@@ -180,7 +180,7 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, parts: &mut Vec<TokenStre
         (0..n).flat_map(|i| (0..nw).map(move |j| (i, j))).zip(&vals[..n * nw]).map(|((i, j), v)| quote! { gw[(#i, #j)] = #v; });
     let l_sets = vals[n * nw..].iter().enumerate().map(|(j, v)| quote! { lw[(0, #j)] = #v; });
     let allow = allow_generated();
-    let fe = quote! { ::routh::__private::FieldError };
+    let fe = crate::emit::codegen::field_error();
     let names: Vec<String> = model.sensitivity.iter().map(|&i| model.parameters[i].to_string()).collect();
     let p_doc = format!(
         " Sensitivity ∂F/∂p of the first-order field to the parameters named in `sensitivity(...)`, columns in \

@@ -9,20 +9,20 @@ use quote::quote;
 use syn::DeriveInput;
 
 use crate::layout::state_dim;
-use crate::parse::parse_attributes;
+use crate::parse::{RawModel, parse_attributes};
 
 /// The model's public items as stubs, if its attributes parse far enough to know its dimension.
 pub fn stubs(input: &DeriveInput) -> TokenStream {
-    let tokens = stubs_at_default_path(input);
-    match parse_attributes(&input.attrs, input.ident.span()).ok().and_then(|raw| raw.krate) {
-        Some(path) => crate::emit::codegen::reroot(tokens, &path),
+    let Ok(raw) = parse_attributes(&input.attrs, input.ident.span()) else { return TokenStream::new() };
+    let tokens = stubs_at_default_path(input, &raw);
+    match &raw.krate {
+        Some(path) => crate::emit::codegen::reroot(tokens, path),
         None => tokens,
     }
 }
 
 /// [`stubs`] naming routh at `::routh`.
-fn stubs_at_default_path(input: &DeriveInput) -> TokenStream {
-    let Ok(raw) = parse_attributes(&input.attrs, input.ident.span()) else { return TokenStream::new() };
+fn stubs_at_default_path(input: &DeriveInput, raw: &RawModel) -> TokenStream {
     let name = &input.ident;
     if !input.generics.params.is_empty() {
         return TokenStream::new();
@@ -37,9 +37,9 @@ fn stubs_at_default_path(input: &DeriveInput) -> TokenStream {
         seen.len()
     };
     let stub = quote! { ::core::unreachable!("routh: this model failed to compile") };
-    let sv = |k: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
+    let sv = crate::emit::codegen::svector;
     let sm = |r: usize, c: usize| quote! { ::routh::__private::nalgebra::SMatrix<f64, #r, #c> };
-    let fe = quote! { ::routh::__private::FieldError };
+    let fe = crate::emit::codegen::field_error();
     let se = quote! { ::routh::__private::SimError };
     if !raw.modes.is_empty() {
         let dims = raw

@@ -57,8 +57,8 @@ pub struct ModeTable {
 /// `impl ::routh::__private::HybridSystem<dim> for ty`.
 pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
     let d = table.dim;
-    let state = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
-    let fe = quote! { ::routh::__private::FieldError };
+    let state = crate::emit::codegen::svector(d);
+    let fe = crate::emit::codegen::field_error();
     let count = table.modes.len();
     let ModeArms { names, field, jacobian, energy, energy_gradient, energy_hessian, project } = mode_arms(table);
     let GuardArms { guard_count, guard_name, guard, rate, gradient, zeno, reset, reset_jacobian } = guard_arms(table);
@@ -194,8 +194,8 @@ struct GuardArms {
 
 fn guard_arms(table: &ModeTable) -> GuardArms {
     let d = table.dim;
-    let state = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
-    let fe = quote! { ::routh::__private::FieldError };
+    let state = crate::emit::codegen::svector(d);
+    let fe = crate::emit::codegen::field_error();
     let mech = quote! { ::routh::__private::mechanics };
     let mut guard_count = Vec::new();
     let mut guard_name = Vec::new();

@@ -189,8 +189,8 @@ fn projection_reset(model: &View<'_>, eq: &Equations, ie: &ImpactEquations, part
     let mut jac_out: Vec<Expr> = dr_dq.iter().flatten().copied().collect();
     jac_out.extend(dr_dv.iter().flatten().copied());
     jac_out.extend(dr_dz);
-    let vp_param = svector(n);
-    let lam_param = svector(k);
+    let vp_param = crate::emit::codegen::svector(n);
+    let lam_param = crate::emit::codegen::svector(k);
     let jparams = quote! { vp: &#vp_param, lam: &#lam_param, };
     let jargs = quote! { vp, lam, };
     let (j_stmts, j_vals) = emit(&jac_out, "jacobian", &jparams, &jargs);
@@ -389,11 +389,6 @@ struct Scope {
 impl Scope {
     fn of(model: &View<'_>, ie: &ImpactEquations) -> Scope {
         let d = model.layout.state_dim();
-        Scope { n: model.dof(), d, state: svector(d), name: ie.name.to_string(), none: TokenStream::new() }
+        Scope { n: model.dof(), d, state: crate::emit::codegen::svector(d), name: ie.name.to_string(), none: TokenStream::new() }
     }
-}
-
-/// `SVector<f64, k>` through the door.
-fn svector(k: usize) -> TokenStream {
-    quote! { ::routh::__private::nalgebra::SVector<f64, #k> }
 }

@@ -45,17 +45,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
     let (m_stmts, m_vals) = straight_line(&m_out, "__routh_mass_matrix", &none, &none);
     let m_only = symmetric_matrix(n, &m_vals);
 
-    let Docs {
-        mass: m_doc,
-        forcing: f_doc,
-        lagrangian: l_doc,
-        energy: e_doc,
-        momenta: p_doc,
-        power: pw_doc,
-        force: q_doc,
-        state: state_doc,
-        dim: dim_doc,
-    } = docs(model, eq);
+    let Docs { m_doc, f_doc, l_doc, e_doc, p_doc, pw_doc, q_doc, state_doc, dim_doc } = docs(model, eq);
     // Scalars and momenta: L, E, p, Q·q̇.
     let quantities = quantities(model, eq, &[l_doc, e_doc, p_doc, pw_doc, q_doc], &mut parts);
 
@@ -211,16 +201,18 @@ fn quantities(model: &View<'_>, eq: &Equations, docs: &[TokenStream; 5], parts: 
 }
 
 /// The rustdoc of a model's own items, each with its derived formulas.
+/// Fields named as the templates use them: M, f, L, E, p, Q·q̇, Q, the state constructor and the
+/// state dimension.
 struct Docs {
-    mass: TokenStream,
-    forcing: TokenStream,
-    lagrangian: TokenStream,
-    energy: TokenStream,
-    momenta: TokenStream,
-    power: TokenStream,
-    force: TokenStream,
-    state: String,
-    dim: &'static str,
+    m_doc: TokenStream,
+    f_doc: TokenStream,
+    l_doc: TokenStream,
+    e_doc: TokenStream,
+    p_doc: TokenStream,
+    pw_doc: TokenStream,
+    q_doc: TokenStream,
+    state_doc: String,
+    dim_doc: &'static str,
 }
 
 fn docs(model: &View<'_>, eq: &Equations) -> Docs {
@@ -318,17 +310,7 @@ fn docs(model: &View<'_>, eq: &Equations) -> Docs {
     } else {
         " Dimension of the first-order state x = (q, q̇), 2n."
     };
-    Docs {
-        mass: m_doc,
-        forcing: f_doc,
-        lagrangian: l_doc,
-        energy: e_doc,
-        momenta: p_doc,
-        power: pw_doc,
-        force: q_doc,
-        state: state_doc,
-        dim: dim_doc,
-    }
+    Docs { m_doc, f_doc, l_doc, e_doc, p_doc, pw_doc, q_doc, state_doc, dim_doc }
 }
 
 /// For a contact model: how the field is built from the accelerations (ż = L), and the items of

@@ -176,7 +176,7 @@ fn hybrid(full: &View<'_>, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream
          reconstructed state, applies the full impact law at each impact and continues at the new μ \
          (*Hybrid momentum maps*, §4.1). Returns the reconstructed trajectory of the full model and the μ jumps."
     );
-    let sv = |n: usize| quote! { ::routh::__private::nalgebra::SVector<f64, #n> };
+    let sv = crate::emit::codegen::svector;
     let (xt, rt) = (sv(d), sv(dr));
     let mu_k: Vec<usize> = (0..k).collect();
     quote! {

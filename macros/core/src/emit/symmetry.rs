@@ -15,7 +15,7 @@ pub fn methods(model: &View<'_>, symmetries: &[SymmetryEquations], parts: &mut V
     }
     let d = model.layout.state_dim();
     let none = TokenStream::new();
-    let state = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
+    let state = crate::emit::codegen::svector(d);
     let mut items = Vec::new();
     let mut names = Vec::new();
     for se in symmetries {

@@ -120,13 +120,12 @@ fn check_parameters(models: &[View<'_>]) -> TokenStream {
     }
 }
 
-/// The system-level items of `system`.
-pub fn items(system: &System) -> TokenStream {
-    let views = system.views();
-    match views.as_slice() {
+/// The system-level items of `system`, whose modes over their arenas are `views`.
+pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
+    match views {
         [m] if system.is_single() && !m.inputs.is_empty() => driven(m, &system.vis),
         [m] if system.is_single() => single(m),
-        _ => multi(system, &views),
+        _ => multi(system, views),
     }
 }
 
@@ -138,7 +137,7 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
     let (n, d, k) = (model.dof(), model.layout.state_dim(), model.inputs.len());
     let name = &model.name;
     let view = crate::emit::codegen::driven_type(name);
-    let state = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
+    let state = crate::emit::codegen::svector(d);
     let inputs: Vec<String> = model.inputs.iter().map(ToString::to_string).collect();
     let coords: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
     let (state_params, state_new) = crate::emit::codegen::state_arguments(model);
@@ -242,7 +241,7 @@ fn single(model: &View<'_>) -> TokenStream {
     let check = check_parameters(std::slice::from_ref(model));
     let d = model.layout.state_dim();
     let name = &model.name;
-    let state = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
+    let state = crate::emit::codegen::svector(d);
     let count = model.impacts.len();
     let names: Vec<String> = model.impacts.iter().map(|i| i.name.to_string()).collect();
     if model.impacts.is_empty() {
@@ -370,7 +369,7 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
     let dims: Vec<usize> = modes.iter().map(|m| m.dof()).collect();
     let action = modes.iter().any(|m| m.layout.z.is_some());
     let dmax = dims.iter().map(|&n| state_dim(n, action)).max().unwrap_or(0);
-    let state = quote! { ::routh::__private::nalgebra::SVector<f64, #dmax> };
+    let state = crate::emit::codegen::svector(dmax);
     let count = modes.len();
     let mut mode_names = Vec::new();
     let mut consts = Vec::new();
