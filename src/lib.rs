@@ -246,8 +246,9 @@ pub mod __private {
     pub use routh_runtime::{
         Completion, ContactDiscreteSystem, DiscreteOptions, DiscreteSystem, DiscreteTrajectory, Driven, Event, FieldError,
         HybridOptions, HybridReduction, HybridStop, HybridSystem, HybridTrajectory, InputSignal, InputSystem, Linearization,
-        MomentumJump, Options, Reconstruction, ReducedDiscreteTrajectory, SimError, Trajectory, VectorField, simulate_discrete,
-        simulate_discrete_contact, simulate_discrete_reduced, simulate_hybrid, simulate_hybrid_with_events,
+        MassFactor, MechanicalSystem, MomentumJump, Options, Reconstruction, ReducedDiscreteTrajectory, SimError, Trajectory,
+        VectorField, simulate_discrete, simulate_discrete_contact, simulate_discrete_reduced, simulate_hybrid,
+        simulate_hybrid_with_events,
     };
     pub use routh_runtime::{constrained, discrete, integrate, mechanics, reduction};
 }

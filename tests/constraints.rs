@@ -340,3 +340,33 @@ fn independent_velocities_complete_a_consistent_state() {
     let err = d.state_with_known_velocities(0.0, [0.3, 0.1, th, 0.0], [5.0, -7.0, 0.8, 2.5], [true, false, true, true]);
     assert!(matches!(err, Err(FieldError::SingularConstraints { .. })), "{err:?}");
 }
+
+/// What the runtime is given of a generated model, written against its central trait alone.
+fn kinetic_energy<S: routh::runtime::MechanicalSystem<N, D>, const N: usize, const D: usize>(
+    sys: &S,
+    x: &SVector<f64, D>,
+) -> f64 {
+    use routh::runtime::MassOperator;
+    let v = SVector::<f64, N>::from_fn(|i, _| x[N + i]);
+    0.5 * v.dot(&sys.mass(0.0, x).unwrap().apply(&v))
+}
+
+#[test]
+fn a_generated_model_is_a_mechanical_system_with_its_mass_operator_and_energy() {
+    use routh::runtime::MechanicalSystem;
+    // The rolling disk has no potential: its energy is the kinetic energy ½ q̇ᵀ M q̇ that the mass
+    // operator gives, and the operator solves with the generated mass matrix.
+    let disk = RollingDisk { m: 1.5, i: 0.4, j: 0.2, r: 0.3 };
+    let x = disk.state([0.1, -0.2, 0.7, 1.1], [0.3, -0.4, 1.7, 2.2]);
+    let energy = MechanicalSystem::energy(&disk, 0.0, &x);
+    assert!((kinetic_energy(&disk, &x) - energy).abs() < 1e-15 * energy, "{} vs {energy}", kinetic_energy(&disk, &x));
+    let b = SVector::<f64, 4>::new(1.0, 2.0, -3.0, 0.5);
+    let solved = disk.mass(0.0, &x).unwrap().solve(b).unwrap();
+    assert!((disk.mass_matrix(0.0, &x) * solved - b).amax() < 1e-14);
+    // The pendulum in Cartesian coordinates: E = ½ m |v|² + m g y.
+    let (m, g, l) = (1.3, 9.81, 0.7);
+    let cart = CartesianPendulum { m, g, l };
+    let x = cart.state([0.3, -0.5], [1.2, 0.7]);
+    let energy = MechanicalSystem::energy(&cart, 0.0, &x);
+    assert!((kinetic_energy(&cart, &x) + m * g * x[1] - energy).abs() < 1e-14, "{energy}");
+}

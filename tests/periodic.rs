@@ -409,7 +409,12 @@ fn bouncing_rod_turning_points_bifurcation_and_the_non_symmetric_family() {
     let last = green.points.last().unwrap();
     let s = solution(&last.u);
     assert!((s.period - 0.8).abs() < 1e-6, "non-symmetric T = {}", s.period);
-    assert!(shooting.realizability(&last.u).unwrap().is_physical(1e-7));
+    // Realizable to the round-off of one impact law amplified by the monodromy (entries up to
+    // 1e5): solving the laws' saddle points by the Schur complement of M or by LU of the whole
+    // matrix agrees to 1e-13 at every impact of this test, yet moves the re-simulated event times
+    // from 7e-11 to 1.4e-7 off the shooting durations.
+    let real = shooting.realizability(&last.u).unwrap();
+    assert!(real.is_physical(1e-6), "{real:?}");
     eprintln!(
         "rod: symmetric branch {} points ({} rejected) to H̄ = 0.6 (T = {:.7}); non-symmetric branch {} points to T = {:.7}, t = {:?}",
         branch.points.len(),

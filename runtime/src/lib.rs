@@ -87,7 +87,7 @@ pub use hybrid::{
 pub use input::{Driven, InputSignal, InputSystem, Linearization};
 pub use integrate::integrate;
 pub use linalg::{LuFactor, MassFactor, MassOperator, solve_general, solve_mass, solve_mass_columns};
-pub use mechanics::ConstraintKind;
+pub use mechanics::{ConstraintKind, MechanicalSystem};
 pub use method::{Attempt, Dopri5, Method};
 pub use monitor::Monitor;
 pub use options::{Options, Output, Tolerances};

@@ -1,9 +1,10 @@
 //! Constrained systems: projection onto the constraint manifold (drift control) and the
 //! integration driver that applies it after every step.
 //!
-//! A generated model with constraints implements [`Constrained`]: its rows `A q̇ + b = 0` (holonomic
-//! ones through their total derivative), the position residuals f(t, q) of its holonomic rows and its
-//! mass matrix. Integrating `M q̈ = f + Aᵀλ, A q̈ + c = 0` keeps the constraints only up to the
+//! A generated model with constraints implements [`Constrained`], which extends the central
+//! [`MechanicalSystem`] (the kinetic metric as a mass operator, the energy): its rows
+//! `A q̇ + b = 0` (holonomic ones through their total derivative) and the position residuals f(t, q)
+//! of its holonomic rows. Integrating `M q̈ = f + Aᵀλ, A q̈ + c = 0` keeps the constraints only up to the
 //! integration error, which accumulates ("drift"). [`project`] removes it with the kinetic metric:
 //!
 //! ```text
@@ -12,7 +13,8 @@
 //! ```
 //!
 //! with `g` the holonomic residuals and `G` their rows: the M-orthogonal projection, the smallest
-//! change in the metric of the kinetic energy. [`integrate_constrained`] projects after every
+//! change in the metric of the kinetic energy, solved with the system's mass operator (the Schur
+//! complement of M, see [`solve_constrained`](crate::mechanics::solve_constrained)). [`integrate_constrained`] projects after every
 //! accepted step when [`Options::projection`] is on (the default) and reports the residuals in
 //! [`Trajectory::constraints`] either way.
 
@@ -21,19 +23,17 @@ use std::ops::Range;
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::{FieldError, SimError};
-use crate::mechanics::linalg::LuFactor;
-use crate::mechanics::{finite, saddle_matrix};
+use crate::mechanics::linalg::MassOperator;
+use crate::mechanics::{MechanicalSystem, Saddle, dense_mass, finite};
 use crate::ode::events::Event;
-use crate::ode::field::VectorField;
 use crate::ode::integrate::drive;
 use crate::ode::options::Options;
 use crate::ode::trajectory::{ConstraintReport, Trajectory};
 
 /// A mechanical system with `M` constraint rows on `N` coordinates (state dimension `D = 2N`),
-/// implemented by generated models with constraints.
-pub trait Constrained<const N: usize, const D: usize, const M: usize>: VectorField<D> {
-    /// The mass matrix M(t, q).
-    fn mass(&self, t: f64, x: &SVector<f64, D>) -> SMatrix<f64, N, N>;
+/// implemented by generated models with constraints; its kinetic metric is the
+/// [`MechanicalSystem::mass`] operator.
+pub trait Constrained<const N: usize, const D: usize, const M: usize>: MechanicalSystem<N, D> {
     /// The rows A(t, q) and affine parts b(t, q) of `A q̇ + b = 0`.
     fn rows(&self, t: f64, x: &SVector<f64, D>) -> (SMatrix<f64, M, N>, SVector<f64, M>);
     /// f(t, q) of the holonomic rows, 0 for the others.
@@ -65,7 +65,7 @@ where
 /// # Errors
 /// [`FieldError::SingularMassMatrix`] or [`FieldError::SingularConstraints`] if the projection's
 /// saddle-point system is singular; [`FieldError::NonFinite`] for a non-finite result.
-pub fn project<S, const N: usize, const D: usize, const M: usize, const NM: usize>(
+pub fn project<S, const N: usize, const D: usize, const M: usize>(
     sys: &S,
     t: f64,
     x: &SVector<f64, D>,
@@ -81,12 +81,11 @@ where
         for _ in 0..POSITION_ITERATIONS {
             let g = sys.position_residuals(t, &x);
             let (a, _) = sys.rows(t, &x);
-            let m = sys.mass(t, &x);
             let mut rhs = SVector::<f64, M>::zeros();
             for r in 0..M {
                 rhs[r] = if holonomic[r] { -g[r] } else { 0.0 };
             }
-            let dq = masked_saddle_point::<N, M, NM>(t, &m, &a, &holonomic, &rhs, rows)?;
+            let dq = masked_saddle_point(t, sys.mass(t, &x)?, &a, &holonomic, &rhs, rows)?;
             let size = dq.amax();
             for i in 0..N {
                 x[i] += dq[i];
@@ -99,10 +98,8 @@ where
         }
     }
     let (a, b) = sys.rows(t, &x);
-    let m = sys.mass(t, &x);
     let v = SVector::<f64, N>::from_fn(|i, _| x[N + i]);
-    let all = [true; M];
-    let dv = masked_saddle_point::<N, M, NM>(t, &m, &a, &all, &(-(a * v + b)), rows)?;
+    let dv = masked_saddle_point(t, sys.mass(t, &x)?, &a, &[true; M], &(-(a * v + b)), rows)?;
     for i in 0..N {
         x[N + i] += dv[i];
     }
@@ -120,7 +117,7 @@ where
 /// [`FieldError::SingularConstraints`] if the known velocities leave the rest undetermined or
 /// contradict the constraints (e.g. more known velocities than the constraints leave free),
 /// [`FieldError::NonFinite`] for a non-finite result.
-pub fn with_known_velocities<S, const N: usize, const D: usize, const M: usize, const NM: usize>(
+pub fn with_known_velocities<S, const N: usize, const D: usize, const M: usize>(
     sys: &S,
     t: f64,
     x: &SVector<f64, D>,
@@ -130,11 +127,11 @@ where
     S: Constrained<N, D, M> + ?Sized,
 {
     let v_user = SVector::<f64, N>::from_fn(|i, _| x[N + i]);
-    let mut x = project::<S, N, D, M, NM>(sys, t, x)?;
+    let mut x = project::<S, N, D, M>(sys, t, x)?;
     let fixed: Vec<usize> = (0..N).filter(|&i| known[i]).collect();
     let size = N + M + fixed.len();
     let (a, b) = sys.rows(t, &x);
-    let m = sys.mass(t, &x);
+    let m = dense_mass(&sys.mass(t, &x)?);
     let mut k = nalgebra::DMatrix::<f64>::zeros(size, size);
     let mut rhs = nalgebra::DVector::<f64>::zeros(size);
     let r = a * v_user + b;
@@ -171,20 +168,18 @@ where
 }
 
 /// Solve `[M −Gᵀ; G D] [Δ; μ] = [0; r]` where G is `a` with the unselected rows removed (D = 1 on
-/// those rows, so their μ is 0): the M-orthogonal correction Δ with `G Δ = r`.
-fn masked_saddle_point<const N: usize, const M: usize, const NM: usize>(
+/// those rows, so their μ is 0): the M-orthogonal correction Δ with `G Δ = r`, with the mass
+/// operator `mass`.
+fn masked_saddle_point<const N: usize, const M: usize>(
     t: f64,
-    m: &SMatrix<f64, N, N>,
+    mass: impl MassOperator<N>,
     a: &SMatrix<f64, M, N>,
     selected: &[bool; M],
     r: &SVector<f64, M>,
     rows: &'static [&'static str],
 ) -> Result<SVector<f64, N>, FieldError> {
-    let k = saddle_matrix::<N, M, NM>(m, a, |row| selected[row]);
-    let rhs = SVector::<f64, NM>::from_fn(|i, _| if i >= N && selected[i - N] { r[i - N] } else { 0.0 });
-    let factor = LuFactor::new(k).map_err(|_| FieldError::SingularConstraints { t, rows })?;
-    let sol = factor.solve(rhs).map_err(|_| FieldError::NonFinite { t })?;
-    Ok(SVector::from_fn(|i, _| sol[i]))
+    let saddle = Saddle::new(t, mass, a, |row| selected[row], rows)?;
+    saddle.correction(r).map_err(|_| FieldError::NonFinite { t })
 }
 
 /// Integrate a constrained system from `x0` (see [`crate::integrate()`]), projecting onto the
@@ -195,7 +190,7 @@ fn masked_saddle_point<const N: usize, const M: usize, const NM: usize>(
 /// # Errors
 /// As [`crate::integrate()`]; a projection that fails is [`SimError::SingularConstraints`] or
 /// [`SimError::SingularMassMatrix`].
-pub fn integrate_constrained<S, const N: usize, const D: usize, const M: usize, const NM: usize>(
+pub fn integrate_constrained<S, const N: usize, const D: usize, const M: usize>(
     sys: &S,
     span: Range<f64>,
     x0: SVector<f64, D>,
@@ -208,16 +203,13 @@ where
     let mut report = ConstraintReport::default();
     let (p0, v0) = residuals(sys, span.start, &x0);
     report.initial = (p0, v0);
-    let x0 = if options.projection && x0.iter().all(|c| c.is_finite()) {
-        project::<S, N, D, M, NM>(sys, span.start, &x0)?
-    } else {
-        x0
-    };
+    let x0 =
+        if options.projection && x0.iter().all(|c| c.is_finite()) { project::<S, N, D, M>(sys, span.start, &x0)? } else { x0 };
     let mut hook = |t: f64, x: &mut SVector<f64, D>| -> Result<(), SimError> {
         let (p, v) = residuals(sys, t, x);
         report.drift = (report.drift.0.max(p), report.drift.1.max(v));
         if options.projection {
-            *x = project::<S, N, D, M, NM>(sys, t, x)?;
+            *x = project::<S, N, D, M>(sys, t, x)?;
             report.projections += 1;
         }
         Ok(())

@@ -31,19 +31,20 @@
 //!
 //! ([`restitution`]). Its matrix `K` is also `∂R/∂(q̇⁺, λ)` of the residual `R` of the law, so the
 //! reset's Jacobian follows from the implicit function theorem, `d(q̇⁺, λ)/dx = −K⁻¹ ∂R/∂x`,
-//! reusing the factorisation ([`Restitution::reset_jacobian`]). M singular is
-//! [`FieldError::SingularMassMatrix`]; M regular but `K` singular means dependent rows,
-//! [`FieldError::SingularConstraints`]. Constraints that switch on will use the same solve.
+//! reusing the factorisation ([`Restitution::reset_jacobian`]). Like every saddle point here it is
+//! solved with the model's [`MassOperator`], never with a dense M (the Schur complement, see
+//! [`solve_constrained`]). M singular is [`FieldError::SingularMassMatrix`]; M regular but `K`
+//! singular means dependent rows, [`FieldError::SingularConstraints`].
 //!
 //! ```
-//! use routh_runtime::mechanics::{restitution, state};
+//! use routh_runtime::mechanics::{factor_mass, restitution, state};
 //! use routh_runtime::nalgebra::{SMatrix, SVector};
 //!
 //! // A unit mass in the plane hits the wall y = 0 with restitution 1/2.
 //! let x = state::<2, 4>([0.0, 0.0], [1.0, -2.0]);
-//! let m = SMatrix::<f64, 2, 2>::identity();
+//! let m = factor_mass(0.0, SMatrix::<f64, 2, 2>::identity())?;
 //! let a = SMatrix::<f64, 1, 2>::new(0.0, 1.0);
-//! let law = restitution::<2, 1, 3, 4>(0.0, m, a, SVector::zeros(), SVector::<f64, 1>::from([0.5]), &x, &["wall"])?;
+//! let law = restitution::<2, 1, 3, 4, _>(0.0, m, a, SVector::zeros(), SVector::<f64, 1>::from([0.5]), &x, &["wall"])?;
 //! assert_eq!(law.post_state(&x), state::<2, 4>([0.0, 0.0], [1.0, 1.0]));
 //! assert!((law.impulses[0] - 3.0).abs() < 1e-15); // m Δẏ = 3
 //! # Ok::<(), routh_runtime::FieldError>(())
@@ -55,6 +56,7 @@ pub mod input;
 pub mod linalg;
 pub mod reduction;
 mod saddle;
+mod system;
 
 use nalgebra::{SMatrix, SVector};
 
@@ -369,5 +371,6 @@ pub fn pad<const S: usize, const D: usize>(v: &SVector<f64, S>) -> SVector<f64, 
     SVector::from_fn(|i, _| if i < S { v[i] } else { 0.0 })
 }
 
-pub(crate) use saddle::saddle_matrix;
+pub(crate) use saddle::Saddle;
 pub use saddle::{ConstrainedSolution, ConstraintKind, Restitution, restitution, solve_constrained};
+pub use system::{MechanicalSystem, dense_mass};

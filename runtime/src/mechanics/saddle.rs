@@ -2,116 +2,178 @@
 //! `[M −Aᵀ; A 0] [q̈; λ] = [f; −c]` ([`solve_constrained`]) and restitution laws
 //! `[M −Aᵀ; A 0] [q̇⁺; λ] = [M q̇⁻; −E(A q̇⁻ + b) − b]` ([`restitution`]), each solved once and
 //! reused for its Jacobian by the implicit function theorem (see the [module docs](super)).
+//!
+//! The solve asks the model's [`MassOperator`] for solutions with M and never for M itself, by
+//! the Schur complement of M:
+//!
+//! ```text
+//! [ M  −Aᵀ ] [ u ]   [ r₁ ]        Y = M⁻¹Aᵀ,   S = A Y,
+//! [ A   0  ] [ μ ] = [ r₂ ]   ⇔    μ = S⁻¹ (r₂ − A M⁻¹ r₁),   u = M⁻¹ r₁ + Y μ.
+//! ```
+//!
+//! One factorisation of M (dense today, a recursive one along a kinematic tree later) and one
+//! of the small `K × K` matrix S serve the solution and every sensitivity after it. M singular is
+//! [`FieldError::SingularMassMatrix`] (from the operator), S singular — dependent rows — is
+//! [`FieldError::SingularConstraints`].
 
 use nalgebra::{SMatrix, SVector};
 
-use super::linalg::{LuFactor, MassFactor};
+use super::linalg::{LuFactor, MassFactor, MassOperator};
 use super::{StateDim, all_finite, has_action};
 use crate::error::FieldError;
 
-/// The saddle-point matrix `[M −Gᵀ; G D]` of the rows of `a` that are `active`: G is `a` with the
-/// inactive rows replaced by zeros and D the identity on those rows (so their multiplier is 0),
-/// zero on the active ones.
-pub(crate) fn saddle_matrix<const N: usize, const K: usize, const NK: usize>(
-    m: &SMatrix<f64, N, N>,
-    a: &SMatrix<f64, K, N>,
-    active: impl Fn(usize) -> bool,
-) -> SMatrix<f64, NK, NK> {
-    let () = SaddleDim::<N, K, NK>::OK;
-    let mut kkt = SMatrix::<f64, NK, NK>::zeros();
-    kkt.fixed_view_mut::<N, N>(0, 0).copy_from(m);
-    for r in 0..K {
-        if active(r) {
-            for i in 0..N {
-                kkt[(i, N + r)] = -a[(r, i)];
-                kkt[(N + r, i)] = a[(r, i)];
-            }
-        } else {
-            kkt[(N + r, N + r)] = 1.0;
-        }
-    }
-    kkt
+/// The factored saddle-point matrix `[M −Gᵀ; G D]` of the rows of `a` that are `active`: G is `a`
+/// with the inactive rows replaced by zeros and D the identity on those rows (so their
+/// multiplier is 0), zero on the active ones. Factored as in the [module docs](self).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Saddle<F, const N: usize, const K: usize> {
+    mass: F,
+    /// G: the active rows of A, zeros elsewhere.
+    g: SMatrix<f64, K, N>,
+    /// Y = M⁻¹Gᵀ.
+    y: SMatrix<f64, N, K>,
+    /// S = G M⁻¹ Gᵀ, with 1 on the diagonal of the inactive rows.
+    schur: LuFactor<K>,
+    active: [bool; K],
 }
+
+impl<F: MassOperator<N>, const N: usize, const K: usize> Saddle<F, N, K> {
+    /// Factor the saddle-point matrix of `mass` and the `active` rows of `a`.
+    ///
+    /// # Errors
+    /// [`FieldError::NonFinite`] for non-finite rows, [`FieldError::SingularMassMatrix`] if the
+    /// operator's solves are not finite, [`FieldError::SingularConstraints`] (naming `rows`) if
+    /// the active rows are dependent.
+    pub(crate) fn new(
+        t: f64,
+        mass: F,
+        a: &SMatrix<f64, K, N>,
+        active: impl Fn(usize) -> bool,
+        rows: &'static [&'static str],
+    ) -> Result<Self, FieldError> {
+        if !all_finite(a) {
+            return Err(FieldError::NonFinite { t });
+        }
+        let active: [bool; K] = std::array::from_fn(active);
+        let g = SMatrix::<f64, K, N>::from_fn(|r, i| if active[r] { a[(r, i)] } else { 0.0 });
+        let y = mass.solve(g.transpose()).map_err(|_| FieldError::SingularMassMatrix { t })?;
+        let mut s = g * y;
+        for (r, _) in active.iter().enumerate().filter(|(_, on)| !**on) {
+            s[(r, r)] = 1.0;
+        }
+        let schur = LuFactor::new(s).map_err(|_| FieldError::SingularConstraints { t, rows })?;
+        Ok(Saddle { mass, g, y, schur, active })
+    }
+
+    /// Solve `[M −Gᵀ; G D] [U; μ] = [R₁; R₂]` for `C` columns at once (the entries of `R₂` on
+    /// inactive rows are ignored: their μ is 0).
+    fn solve<const C: usize>(
+        &self,
+        r1: SMatrix<f64, N, C>,
+        r2: &SMatrix<f64, K, C>,
+    ) -> Result<(SMatrix<f64, N, C>, SMatrix<f64, K, C>), crate::error::SingularMatrix> {
+        let w = self.mass.solve(r1)?;
+        let mut rhs = r2 - self.g * w;
+        for (r, _) in self.active.iter().enumerate().filter(|(_, on)| !**on) {
+            rhs.row_mut(r).fill(0.0);
+        }
+        let mu = self.schur.solve(rhs)?;
+        Ok((w + self.y * mu, mu))
+    }
+
+    /// The correction Δ of `[M −Gᵀ; G D] [Δ; μ] = [0; r]`: the M-orthogonal Δ with `G Δ = r` on
+    /// the active rows.
+    pub(crate) fn correction(&self, r: &SVector<f64, K>) -> Result<SVector<f64, N>, crate::error::SingularMatrix> {
+        Ok(self.solve(SVector::<f64, N>::zeros(), r)?.0)
+    }
+
+    /// Solve with the stacked right-hand side `[R₁; R₂]` (`NK = N + K` rows) and return the
+    /// stacked solution `[U; μ]`.
+    fn solve_stacked<const NK: usize, const C: usize>(
+        &self,
+        r: &SMatrix<f64, NK, C>,
+    ) -> Result<SMatrix<f64, NK, C>, crate::error::SingularMatrix> {
+        let () = SaddleDim::<N, K, NK>::OK;
+        let r1 = SMatrix::<f64, N, C>::from_fn(|i, c| r[(i, c)]);
+        let r2 = SMatrix::<f64, K, C>::from_fn(|k, c| r[(N + k, c)]);
+        let (u, mu) = self.solve(r1, &r2)?;
+        Ok(SMatrix::<f64, NK, C>::from_fn(|i, c| if i < N { u[(i, c)] } else { mu[(i - N, c)] }))
+    }
+}
+
+/// A solved saddle point: the top and bottom blocks of the solution, and the factorisation.
+type Solved<F, const N: usize, const K: usize> = (SVector<f64, N>, SVector<f64, K>, Saddle<F, N, K>);
 
 /// Factor `[M −Aᵀ; A 0]` and solve it for `[top; bottom]`.
 ///
 /// # Errors
-/// [`FieldError::SingularMassMatrix`] if `m` is singular, [`FieldError::SingularConstraints`] if
-/// the rows of `a` are dependent, [`FieldError::NonFinite`] for a non-finite solution.
-fn saddle_point<const N: usize, const K: usize, const NK: usize>(
+/// As [`Saddle::new`], and [`FieldError::NonFinite`] for a non-finite solution.
+fn saddle_point<F: MassOperator<N>, const N: usize, const K: usize>(
     t: f64,
-    m: &SMatrix<f64, N, N>,
+    mass: F,
     a: &SMatrix<f64, K, N>,
-    top: &SVector<f64, N>,
+    top: SVector<f64, N>,
     bottom: &SVector<f64, K>,
     rows: &'static [&'static str],
-) -> Result<(SVector<f64, NK>, LuFactor<NK>), FieldError> {
-    if !(all_finite(m) && all_finite(a) && all_finite(top) && all_finite(bottom)) {
+) -> Result<Solved<F, N, K>, FieldError> {
+    if !(all_finite(&top) && all_finite(bottom)) {
         return Err(FieldError::NonFinite { t });
     }
-    let kkt = saddle_matrix::<N, K, NK>(m, a, |_| true);
-    let rhs = SVector::<f64, NK>::from_fn(|i, _| if i < N { top[i] } else { bottom[i - N] });
-    let kkt = match LuFactor::new(kkt) {
-        Ok(f) => f,
-        Err(_) if MassFactor::new(*m).is_err() => return Err(FieldError::SingularMassMatrix { t }),
-        Err(_) => return Err(FieldError::SingularConstraints { t, rows }),
-    };
-    let sol = kkt.solve(rhs).map_err(|_| FieldError::NonFinite { t })?;
-    Ok((sol, kkt))
+    let saddle = Saddle::new(t, mass, a, |_| true, rows)?;
+    let (u, mu) = saddle.solve(top, bottom).map_err(|_| FieldError::NonFinite { t })?;
+    Ok((u, mu, saddle))
 }
 
 /// The solved constrained equations of motion at one state (see [`solve_constrained`]).
 #[derive(Debug, Clone, Copy)]
-pub struct ConstrainedSolution<const N: usize, const M: usize, const NM: usize> {
+pub struct ConstrainedSolution<const N: usize, const M: usize, const NM: usize, F = MassFactor<N>> {
     /// Accelerations q̈.
     pub accelerations: SVector<f64, N>,
     /// Multipliers λ: the constraint force is Aᵀλ.
     pub multipliers: SVector<f64, M>,
-    kkt: LuFactor<NM>,
+    saddle: Saddle<F, N, M>,
     t: f64,
     rows: &'static [&'static str],
 }
 
 /// The constrained equations of motion `M q̈ = f + Aᵀλ`, `A q̈ + c = 0` (rows `a`, bias `c`), as
-/// the saddle-point system `[M −Aᵀ; A 0] [q̈; λ] = [f; −c]`; `rows` names the constraints.
+/// the saddle-point system `[M −Aᵀ; A 0] [q̈; λ] = [f; −c]`, solved with the model's mass operator
+/// (see the [module docs](self)); `rows` names the constraints.
 ///
 /// ```
 /// use routh_runtime::mechanics::solve_constrained;
 /// use routh_runtime::nalgebra::{SMatrix, SVector};
+/// use routh_runtime::MassFactor;
 ///
 /// // A unit mass on the line y = x under gravity: q̈ = (−g/2, −g/2), the normal force λ(−1, 1)
 /// // with λ = g/2.
-/// let m = SMatrix::<f64, 2, 2>::identity();
+/// let m = MassFactor::new(SMatrix::<f64, 2, 2>::identity())?;
 /// let a = SMatrix::<f64, 1, 2>::new(-1.0, 1.0);
 /// let f = SVector::<f64, 2>::new(0.0, -9.81);
-/// let sol = solve_constrained::<2, 1, 3>(0.0, m, a, f, SVector::zeros(), &["line"])?;
+/// let sol = solve_constrained::<2, 1, 3, _>(0.0, m, a, f, SVector::zeros(), &["line"])?;
 /// assert!((sol.accelerations - SVector::<f64, 2>::new(-4.905, -4.905)).norm() < 1e-14);
 /// assert!((sol.multipliers[0] - 4.905).abs() < 1e-14);
-/// # Ok::<(), routh_runtime::FieldError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// # Errors
-/// [`FieldError::SingularMassMatrix`] if `m` is singular, [`FieldError::SingularConstraints`] if
-/// the rows are dependent, [`FieldError::NonFinite`] for a non-finite solution.
-pub fn solve_constrained<const N: usize, const M: usize, const NM: usize>(
+/// [`FieldError::SingularMassMatrix`] if the mass operator's solves fail,
+/// [`FieldError::SingularConstraints`] if the rows are dependent, [`FieldError::NonFinite`] for
+/// non-finite rows, forces or solution.
+pub fn solve_constrained<const N: usize, const M: usize, const NM: usize, F: MassOperator<N>>(
     t: f64,
-    m: SMatrix<f64, N, N>,
+    mass: F,
     a: SMatrix<f64, M, N>,
     f: SVector<f64, N>,
     bias: SVector<f64, M>,
     rows: &'static [&'static str],
-) -> Result<ConstrainedSolution<N, M, NM>, FieldError> {
-    let (sol, kkt) = saddle_point::<N, M, NM>(t, &m, &a, &f, &(-bias), rows)?;
-    Ok(ConstrainedSolution {
-        accelerations: SVector::from_fn(|i, _| sol[i]),
-        multipliers: SVector::from_fn(|r, _| sol[N + r]),
-        kkt,
-        t,
-        rows,
-    })
+) -> Result<ConstrainedSolution<N, M, NM, F>, FieldError> {
+    let () = SaddleDim::<N, M, NM>::OK;
+    let (accelerations, multipliers, saddle) = saddle_point(t, mass, &a, f, &(-bias), rows)?;
+    Ok(ConstrainedSolution { accelerations, multipliers, saddle, t, rows })
 }
 
-impl<const N: usize, const M: usize, const NM: usize> ConstrainedSolution<N, M, NM> {
+impl<const N: usize, const M: usize, const NM: usize, F: MassOperator<N>> ConstrainedSolution<N, M, NM, F> {
     /// `∂F/∂x` of the constrained first-order field from `∂R/∂x` of the saddle-point residual
     /// R = (M q̈ − Aᵀλ − f, A q̈ + c) at the solution (`dr_dx`, `(N + M) × D`):
     /// `∂(q̈, λ)/∂x = −K⁻¹ ∂R/∂x`, reusing the factorisation.
@@ -121,11 +183,9 @@ impl<const N: usize, const M: usize, const NM: usize> ConstrainedSolution<N, M, 
     pub fn field_jacobian<const D: usize>(&self, dr_dx: SMatrix<f64, NM, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
         // ∂q/∂x of the field is [0 I]: the identity sits at column N + i of row i. The row of ż = L
         // (contact systems) is the caller's (see [`set_action_row`]).
-        velocity_rows_jacobian::<N, NM, D>(&self.kkt, dr_dx, self.t, self.rows, N)
+        velocity_rows_jacobian::<F, N, M, NM, D>(&self.saddle, dr_dx, self.t, self.rows, N)
     }
-}
 
-impl<const N: usize, const M: usize, const NM: usize> ConstrainedSolution<N, M, NM> {
     /// The accelerations' sensitivities ∂q̈/∂w to quantities w outside the state (inputs,
     /// parameters), from ∂R/∂w of the saddle-point residual: the first N rows of −K⁻¹ ∂R/∂w.
     ///
@@ -133,7 +193,7 @@ impl<const N: usize, const M: usize, const NM: usize> ConstrainedSolution<N, M, 
     /// [`FieldError::SingularConstraints`] if the sensitivities are not finite.
     pub fn acceleration_sensitivity<const W: usize>(&self, dr_dw: SMatrix<f64, NM, W>) -> Result<SMatrix<f64, N, W>, FieldError> {
         let (t, rows) = (self.t, self.rows);
-        let sens = self.kkt.solve(-dr_dw).map_err(|_| FieldError::SingularConstraints { t, rows })?;
+        let sens = self.saddle.solve_stacked(&-dr_dw).map_err(|_| FieldError::SingularConstraints { t, rows })?;
         Ok(SMatrix::<f64, N, W>::from_fn(|i, c| sens[(i, c)]))
     }
 
@@ -152,8 +212,8 @@ impl<const N: usize, const M: usize, const NM: usize> ConstrainedSolution<N, M, 
         let () = StateDim::<N, D>::OK;
         let (t, rows) = (self.t, self.rows);
         let singular = |_| FieldError::SingularConstraints { t, rows };
-        let sens = self.kkt.solve(-dr_dx).map_err(singular)?;
-        let sens_t = self.kkt.solve(-dr_dt).map_err(singular)?;
+        let sens = self.saddle.solve_stacked(&-dr_dx).map_err(singular)?;
+        let sens_t = self.saddle.solve_stacked(&-dr_dt).map_err(singular)?;
         let grad = SMatrix::<f64, M, D>::from_fn(|k, c| sens[(N + k, c)]);
         let rates = SVector::<f64, M>::from_fn(|k, _| (0..D).map(|c| sens[(N + k, c)] * f[c]).sum::<f64>() + sens_t[N + k]);
         Ok((grad, rates))
@@ -164,15 +224,15 @@ impl<const N: usize, const M: usize, const NM: usize> ConstrainedSolution<N, M, 
 /// the velocity sensitivities −(K⁻¹ ∂R/∂x)ᵢ of a saddle-point solution (implicit function
 /// theorem, reusing the factorisation of K). For a reset (`offset` 0) the action z of a contact
 /// system is kept (unit row); for a field (`offset` N) its row is left zero.
-fn velocity_rows_jacobian<const N: usize, const NM: usize, const D: usize>(
-    kkt: &LuFactor<NM>,
-    dr_dx: SMatrix<f64, NM, D>,
+fn velocity_rows_jacobian<F: MassOperator<N>, const N: usize, const K: usize, const NK: usize, const D: usize>(
+    saddle: &Saddle<F, N, K>,
+    dr_dx: SMatrix<f64, NK, D>,
     t: f64,
     rows: &'static [&'static str],
     offset: usize,
 ) -> Result<SMatrix<f64, D, D>, FieldError> {
     let () = StateDim::<N, D>::OK;
-    let sens = kkt.solve(-dr_dx).map_err(|_| FieldError::SingularConstraints { t, rows })?;
+    let sens = saddle.solve_stacked(&-dr_dx).map_err(|_| FieldError::SingularConstraints { t, rows })?;
     let mut jac = SMatrix::<f64, D, D>::zeros();
     for i in 0..N {
         jac[(i, offset + i)] = 1.0;
@@ -200,12 +260,12 @@ pub enum ConstraintKind {
 
 /// The solved saddle-point system of a restitution law (see [`restitution`]).
 #[derive(Debug, Clone, Copy)]
-pub struct Restitution<const N: usize, const K: usize, const NK: usize> {
+pub struct Restitution<const N: usize, const K: usize, const NK: usize, F = MassFactor<N>> {
     /// Post-impact velocities q̇⁺.
     pub velocities: SVector<f64, N>,
     /// Impulse multipliers λ (the impulse is `Aᵀλ`).
     pub impulses: SVector<f64, K>,
-    kkt: LuFactor<NK>,
+    saddle: Saddle<F, N, K>,
     t: f64,
     rows: &'static [&'static str],
 }
@@ -217,21 +277,23 @@ impl<const N: usize, const K: usize, const NK: usize> SaddleDim<N, K, NK> {
     const OK: () = assert!(NK == N + K, "the saddle-point system of N velocities and K rows has size N + K");
 }
 
-/// Solve a restitution law at `(t, x)`: mass matrix `m`, rows `a` (`K × N`) with `dt` parts `b`,
-/// coefficients `e`; `rows` names the rows for errors. See the [module docs](crate::mechanics).
+/// Solve a restitution law at `(t, x)`: the model's mass operator `mass` at `(t, x)`, rows `a`
+/// (`K × N`) with `dt` parts `b`, coefficients `e`; `rows` names the rows for errors. See the
+/// [module docs](crate::mechanics).
 ///
 /// # Errors
-/// [`FieldError::SingularMassMatrix`] if `m` is singular, [`FieldError::SingularConstraints`]
-/// if the rows are linearly dependent, [`FieldError::NonFinite`] for a non-finite solution.
-pub fn restitution<const N: usize, const K: usize, const NK: usize, const D: usize>(
+/// [`FieldError::SingularMassMatrix`] if the mass operator's solves fail,
+/// [`FieldError::SingularConstraints`] if the rows are linearly dependent,
+/// [`FieldError::NonFinite`] for a non-finite solution.
+pub fn restitution<const N: usize, const K: usize, const NK: usize, const D: usize, F: MassOperator<N>>(
     t: f64,
-    m: SMatrix<f64, N, N>,
+    mass: F,
     a: SMatrix<f64, K, N>,
     b: SVector<f64, K>,
     e: SVector<f64, K>,
     x: &SVector<f64, D>,
     rows: &'static [&'static str],
-) -> Result<Restitution<N, K, NK>, FieldError> {
+) -> Result<Restitution<N, K, NK, F>, FieldError> {
     let () = StateDim::<N, D>::OK;
     let () = SaddleDim::<N, K, NK>::OK;
     let v = SVector::<f64, N>::from_fn(|i, _| x[N + i]);
@@ -243,11 +305,12 @@ pub fn restitution<const N: usize, const K: usize, const NK: usize, const D: usi
         }
         bottom[r] = -e[r] * rel - b[r];
     }
-    let (sol, kkt) = saddle_point::<N, K, NK>(t, &m, &a, &(m * v), &bottom, rows)?;
-    Ok(Restitution { velocities: SVector::from_fn(|i, _| sol[i]), impulses: SVector::from_fn(|r, _| sol[N + r]), kkt, t, rows })
+    let momentum = mass.apply(&v);
+    let (velocities, impulses, saddle) = saddle_point(t, mass, &a, momentum, &bottom, rows)?;
+    Ok(Restitution { velocities, impulses, saddle, t, rows })
 }
 
-impl<const N: usize, const K: usize, const NK: usize> Restitution<N, K, NK> {
+impl<const N: usize, const K: usize, const NK: usize, F: MassOperator<N>> Restitution<N, K, NK, F> {
     /// The post-impact state: positions (and action) of `x`, velocities q̇⁺.
     #[must_use]
     pub fn post_state<const D: usize>(&self, x: &SVector<f64, D>) -> SVector<f64, D> {
@@ -267,14 +330,14 @@ impl<const N: usize, const K: usize, const NK: usize> Restitution<N, K, NK> {
     /// [`FieldError::SingularConstraints`] if the sensitivities are not finite.
     pub fn reset_jacobian<const D: usize>(&self, dr_dx: SMatrix<f64, NK, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
         // Positions are kept: the identity sits at column i of row i.
-        velocity_rows_jacobian::<N, NK, D>(&self.kkt, dr_dx, self.t, self.rows, 0)
+        velocity_rows_jacobian::<F, N, K, NK, D>(&self.saddle, dr_dx, self.t, self.rows, 0)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mechanics::state;
+    use crate::mechanics::{factor_mass, state};
     use nalgebra::Matrix2;
 
     #[test]
@@ -284,18 +347,108 @@ mod tests {
         let n = SMatrix::<f64, 1, 2>::new(1.0, 1.0);
         let x: SVector<f64, 4> = state([0.3, 0.1], [-1.0, -0.5]);
         let e = 0.7;
-        let law = restitution::<2, 1, 3, 4>(0.0, m, n, SVector::zeros(), SVector::from([e]), &x, &["wall"]).unwrap();
+        let law = restitution::<2, 1, 3, 4, _>(
+            0.0,
+            factor_mass(0.0, m).unwrap(),
+            n,
+            SVector::zeros(),
+            SVector::from([e]),
+            &x,
+            &["wall"],
+        )
+        .unwrap();
         let v = SVector::<f64, 2>::new(-1.0, -0.5);
         let minv_n = SVector::<f64, 2>::new(1.0, 0.25);
         let expected = v - (1.0 + e) * minv_n * (-1.5) / 1.25;
         assert!((law.velocities - expected).norm() < 1e-14);
         // Two copies of one row are dependent: a typed error naming the rows, not a NaN.
         let a = SMatrix::<f64, 2, 2>::new(1.0, 1.0, 2.0, 2.0);
-        let err = restitution::<2, 2, 4, 4>(1.5, m, a, SVector::zeros(), SVector::zeros(), &x, &["a", "b"]).unwrap_err();
+        let err = restitution::<2, 2, 4, 4, _>(
+            1.5,
+            factor_mass(1.5, m).unwrap(),
+            a,
+            SVector::zeros(),
+            SVector::zeros(),
+            &x,
+            &["a", "b"],
+        )
+        .unwrap_err();
         assert_eq!(err, FieldError::SingularConstraints { t: 1.5, rows: &["a", "b"] });
-        // A singular mass matrix is reported as such.
-        let err =
-            restitution::<2, 1, 3, 4>(2.0, Matrix2::zeros(), n, SVector::zeros(), SVector::from([e]), &x, &["wall"]).unwrap_err();
-        assert_eq!(err, FieldError::SingularMassMatrix { t: 2.0 });
+        // A singular mass matrix is reported as such, by the factorisation the law is given.
+        assert_eq!(factor_mass(2.0, Matrix2::zeros()).unwrap_err(), FieldError::SingularMassMatrix { t: 2.0 });
+    }
+
+    /// A pseudo-random symmetric positive definite matrix and dense rows (deterministic).
+    fn sample<const N: usize, const K: usize>(seed: u64) -> (SMatrix<f64, N, N>, SMatrix<f64, K, N>) {
+        let mut state = seed;
+        let mut next = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((state >> 11) as f64 / (1u64 << 53) as f64) - 0.5
+        };
+        let b = SMatrix::<f64, N, N>::from_fn(|_, _| next());
+        let m = b * b.transpose() + SMatrix::<f64, N, N>::identity();
+        (m, SMatrix::<f64, K, N>::from_fn(|_, _| next()))
+    }
+
+    /// The Schur-complement solve is the saddle point: the residuals of both block rows of
+    /// `[M −Aᵀ; A 0] [q̈; λ] = [f; −c]` vanish to round-off, and its sensitivities solve the same
+    /// matrix for other right-hand sides.
+    #[test]
+    fn the_schur_complement_solves_the_saddle_point() {
+        let (m, a) = sample::<5, 2>(7);
+        let f = SVector::<f64, 5>::new(1.0, -2.0, 0.5, 3.0, -1.0);
+        let c = SVector::<f64, 2>::new(0.3, -0.7);
+        let sol = solve_constrained::<5, 2, 7, _>(0.0, factor_mass(0.0, m).unwrap(), a, f, c, &["a", "b"]).unwrap();
+        let (qdd, lam) = (sol.accelerations, sol.multipliers);
+        assert!((m * qdd - a.transpose() * lam - f).amax() < 1e-13);
+        assert!((a * qdd + c).amax() < 1e-13);
+        // ∂(q̈, λ)/∂w for R(w) = w e₀ in the first row: [M −Aᵀ; A 0] s = −e₀.
+        let mut dr = SMatrix::<f64, 7, 1>::zeros();
+        dr[0] = 1.0;
+        let s = sol.acceleration_sensitivity(dr).unwrap();
+        let (_, rates) =
+            sol.multiplier_rates::<10>(SMatrix::zeros(), SVector::<f64, 7>::from_fn(|i, _| dr[i]), &SVector::zeros()).unwrap();
+        let mut e0 = SVector::<f64, 5>::zeros();
+        e0[0] = 1.0;
+        assert!((m * s - a.transpose() * rates + e0).amax() < 1e-13, "{}", m * s - a.transpose() * rates + e0);
+        assert!((a * s).amax() < 1e-13);
+    }
+
+    /// Inactive rows do not constrain: the correction of [`Saddle::correction`] satisfies the active
+    /// rows only and is M-orthogonal to every direction they leave free.
+    #[test]
+    fn inactive_rows_are_left_out() {
+        let (m, a) = sample::<4, 2>(11);
+        let r = SVector::<f64, 2>::new(0.25, 5.0);
+        let saddle = Saddle::new(0.0, factor_mass(0.0, m).unwrap(), &a, |row| row == 0, &["on", "off"]).unwrap();
+        let dq = saddle.correction(&r).unwrap();
+        assert!(((a.row(0) * dq)[0] - r[0]).abs() < 1e-14);
+        // M Δ is a multiple of the active row's normal: Δ is the M-smallest correction.
+        let md = m * dq;
+        let mu = md.dot(&a.row(0).transpose()) / a.row(0).norm_squared();
+        assert!((md - mu * a.row(0).transpose()).amax() < 1e-13);
+    }
+
+    /// A mass operator that never forms M (here a diagonal one, solved entry by entry) gives the
+    /// restitution law the dense factor gives.
+    #[test]
+    fn a_mass_operator_that_never_forms_m() {
+        struct Diagonal([f64; 2]);
+        impl MassOperator<2> for Diagonal {
+            fn solve<const C: usize>(&self, b: SMatrix<f64, 2, C>) -> Result<SMatrix<f64, 2, C>, crate::error::SingularMatrix> {
+                Ok(SMatrix::from_fn(|i, c| b[(i, c)] / self.0[i]))
+            }
+            fn apply(&self, v: &SVector<f64, 2>) -> SVector<f64, 2> {
+                SVector::from_fn(|i, _| self.0[i] * v[i])
+            }
+        }
+        let x: SVector<f64, 4> = state([0.3, 0.1], [-1.0, -0.5]);
+        let n = SMatrix::<f64, 1, 2>::new(1.0, 1.0);
+        let e = SVector::from([0.7]);
+        let by_operator = restitution::<2, 1, 3, 4, _>(0.0, Diagonal([1.0, 4.0]), n, SVector::zeros(), e, &x, &["wall"]).unwrap();
+        let dense = factor_mass(0.0, Matrix2::new(1.0, 0.0, 0.0, 4.0)).unwrap();
+        let by_factor = restitution::<2, 1, 3, 4, _>(0.0, dense, n, SVector::zeros(), e, &x, &["wall"]).unwrap();
+        assert!((by_operator.velocities - by_factor.velocities).amax() < 1e-15);
+        assert!((by_operator.impulses - by_factor.impulses).amax() < 1e-15);
     }
 }

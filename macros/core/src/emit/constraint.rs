@@ -20,8 +20,10 @@ pub struct ConstraintItems {
     pub trait_impl: TokenStream,
 }
 
-/// `dyn_fn` is the model's M-and-f function.
-pub fn emit(model: &View<'_>, ce: &ConstraintEquations, parts: &mut Vec<TokenStream>, dyn_fn: &syn::Ident) -> ConstraintItems {
+/// The constrained dynamics: the saddle point solved with the model's mass operator (from
+/// [`crate::emit::dynamics`]), its Jacobian and sensitivities, the constraint methods and
+/// `impl Constrained`.
+pub fn emit(model: &View<'_>, ce: &ConstraintEquations, parts: &mut Vec<TokenStream>) -> ConstraintItems {
     let n = model.dof();
     let m = ce.a.len();
     let nm = n + m;
@@ -85,10 +87,11 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, parts: &mut Vec<TokenStr
 
     let rows_fn = format_ident!("__routh_constraint_rows");
     let jac_fn = format_ident!("__routh_constraint_jacobian");
+    let bind = crate::emit::dynamics::bind_mass_operator_and_forcing();
     let solve = quote! {
-        let (mm, f) = self.#dyn_fn(t, x);
+        #bind
         let (amat, _, c) = self.#rows_fn(t, x);
-        ::routh::__private::mechanics::solve_constrained::<#n, #m, #nm>(t, mm, amat, f, c, &Self::CONSTRAINTS)
+        ::routh::__private::mechanics::solve_constrained::<#n, #m, #nm, _>(t, mass, amat, f, c, &Self::CONSTRAINTS)
     };
     let allow = quote! { #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)] };
     let accelerations = quote! {
@@ -364,9 +367,6 @@ fn trait_impl(model: &View<'_>, ce: &ConstraintEquations) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl #generics ::routh::__private::constrained::Constrained<#n, #d, #m> for #ty {
-            fn mass(&self, t: f64, x: &#state) -> ::routh::__private::nalgebra::SMatrix<f64, #n, #n> {
-                self.mass_matrix(t, x)
-            }
             fn rows(&self, t: f64, x: &#state) -> (::routh::__private::nalgebra::SMatrix<f64, #m, #n>, #vec_m) {
                 self.constraint_rows(t, x)
             }
@@ -387,7 +387,6 @@ fn trait_impl(model: &View<'_>, ce: &ConstraintEquations) -> TokenStream {
 /// projection.
 fn projection_items(model: &View<'_>, ce: &ConstraintEquations) -> TokenStream {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
-    let nm = n + m;
     let state = crate::emit::codegen::svector(d);
     let fe = crate::emit::codegen::field_error();
     let (state_params, state_new) = crate::emit::codegen::state_arguments(model);
@@ -401,7 +400,7 @@ fn projection_items(model: &View<'_>, ce: &ConstraintEquations) -> TokenStream {
         /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) or
         /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if the projection is singular.
         pub fn project_state(&self, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> {
-            ::routh::__private::constrained::project::<Self, #n, #d, #m, #nm>(self, t, x)
+            ::routh::__private::constrained::project::<Self, #n, #d, #m>(self, t, x)
         }
 
         /// A consistent state from positions `q` and velocities `qdot` of which those marked `known` are
@@ -416,7 +415,7 @@ fn projection_items(model: &View<'_>, ce: &ConstraintEquations) -> TokenStream {
             -> ::core::result::Result<#state, #fe>
         {
             let x = #state_new;
-            ::routh::__private::constrained::with_known_velocities::<Self, #n, #d, #m, #nm>(self, t, &x, &known)
+            ::routh::__private::constrained::with_known_velocities::<Self, #n, #d, #m>(self, t, &x, &known)
         }
     }
 }

@@ -1,11 +1,15 @@
-//! The dynamics contract of generated code: how a model's accelerations are obtained. One
-//! straight-line function gives M and f together (`__routh_dynamics`); the accelerations, the field
-//! Jacobian and the sensitivities hand M to the runtime, which factors it once per state and solves
-//! with it through its `MassOperator` trait (the dense factor today; a recursive factorisation along
-//! a kinematic tree can take its place), and a constrained model solves its saddle point there.
-//! The constraint emitter reaches M and f through [`function_name`]. Two places still form M on
-//! their own: a restitution law emits M with its rows (`emit::impact`), and the runtime's projection
-//! reads `mass_matrix`; both move behind this contract when the saddle points take a mass operator.
+//! The dynamics contract of generated code: how a model's accelerations are obtained and what the
+//! runtime is given of its mass matrix. One straight-line function gives M and f together
+//! (`__routh_dynamics`); everything else asks this module for the model's *mass operator* — M
+//! factored once per state, solved with through the runtime's `MassOperator` trait (the dense factor
+//! today; a recursive factorisation along a kinematic tree can take its place) — never for M:
+//!
+//! - the accelerations, the field Jacobian and the sensitivities (here);
+//! - the constrained saddle point and its sensitivities ([`crate::emit::constraint`], through
+//!   [`bind_mass_operator_and_forcing`]);
+//! - the restitution laws of impacts ([`crate::emit::impact`], through [`mass_operator`]);
+//! - the runtime's projections and completions, through `impl MechanicalSystem`
+//!   ([`mechanical_system_impl`]), the runtime's central trait.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -42,6 +46,46 @@ pub(crate) fn mass_and_forcing(model: &View<'_>, eq: &Equations, parts: &mut Vec
             let m = #dyn_m;
             let f = ::routh::__private::nalgebra::SVector::<f64, #n_lit>::from([#(#f_vals),*]);
             (m, f)
+        }
+    }
+}
+
+/// The statement binding the model's mass operator `mass` and forcing `f` at `(t, x)`, from the one
+/// M-and-f function; `?` on a singular or non-finite M (the enclosing function returns a
+/// `Result<_, FieldError>`).
+pub(crate) fn bind_mass_operator_and_forcing() -> TokenStream {
+    let dyn_fn = function_name();
+    quote! {
+        let (mass, f) = {
+            let (mm, f) = self.#dyn_fn(t, x);
+            (::routh::__private::mechanics::factor_mass(t, mm)?, f)
+        };
+    }
+}
+
+/// The model's mass operator at `(t, x)`, an expression of type `Result<MassFactor, FieldError>`.
+pub(crate) fn mass_operator() -> TokenStream {
+    quote! { ::routh::__private::mechanics::factor_mass(t, self.mass_matrix(t, x)) }
+}
+
+/// `impl MechanicalSystem<N, D>`: the runtime's central trait — the mass operator and the energy.
+pub(crate) fn mechanical_system_impl(model: &View<'_>) -> TokenStream {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    let owner = crate::emit::codegen::Owner::of(model);
+    let (ty, generics) = (&owner.ty, &owner.generics);
+    let state = crate::emit::codegen::svector(d);
+    let fe = crate::emit::codegen::field_error();
+    let mass = mass_operator();
+    quote! {
+        #[automatically_derived]
+        impl #generics ::routh::__private::MechanicalSystem<#n, #d> for #ty {
+            type Mass = ::routh::__private::MassFactor<#n>;
+            fn mass(&self, t: f64, x: &#state) -> ::core::result::Result<Self::Mass, #fe> {
+                #mass
+            }
+            fn energy(&self, t: f64, x: &#state) -> f64 {
+                Self::energy(self, t, x)
+            }
         }
     }
 }
@@ -94,12 +138,12 @@ pub(crate) fn accelerations_and_jacobian(
     // constrained one (the saddle-point system of `emit::constraint`).
     match constraints {
         Some(ce) => {
-            let items = crate::emit::constraint::emit(model, ce, parts, dyn_fn);
+            let items = crate::emit::constraint::emit(model, ce, parts);
             (items.accelerations, items.jacobian, items.methods, items.trait_impl)
         }
         None if !model.field_jacobian => {
             let acc = accelerations_method(n, d, dyn_fn);
-            let sensitivities = sensitivity_items(model, eq, parts, dyn_fn);
+            let sensitivities = sensitivity_items(model, eq, parts);
             (acc, TokenStream::new(), sensitivities, TokenStream::new())
         }
         None => {
@@ -120,17 +164,18 @@ pub(crate) fn accelerations_and_jacobian(
                     quote! { (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SVector<f64, #n>) },
                     quote! { (#gq, #gv, ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#gz),*])) },
                     quote! { let (gq, gv, gz) = self.#jac_fn(t, x, &a); },
-                    quote! { ::routh::__private::mechanics::contact_jacobian(t, &factor, gq, gv, gz, &self.__routh_lagrangian_gradient(t, x)) },
+                    quote! { ::routh::__private::mechanics::contact_jacobian(t, &mass, gq, gv, gz, &self.__routh_lagrangian_gradient(t, x)) },
                 )
             } else {
                 (
                     quote! { (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>) },
                     quote! { (#gq, #gv) },
                     quote! { let (gq, gv) = self.#jac_fn(t, x, &a); },
-                    quote! { ::routh::__private::mechanics::first_order_jacobian(t, &factor, gq, gv) },
+                    quote! { ::routh::__private::mechanics::first_order_jacobian(t, &mass, gq, gv) },
                 )
             };
             let acc = accelerations_method(n, d, dyn_fn);
+            let bind = bind_mass_operator_and_forcing();
             let jac = quote! {
                 /// ∂g/∂q and ∂g/∂q̇ (and ∂g/∂z of a contact model) for the residual g = f − M a (used by
                 /// [`Self::jacobian`]).
@@ -149,14 +194,13 @@ pub(crate) fn accelerations_and_jacobian(
                 pub fn jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
                     -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError>
                 {
-                    let (m, f) = self.#dyn_fn(t, x);
-                    let factor = ::routh::__private::mechanics::factor_mass(t, m)?;
-                    let a = factor.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
+                    #bind
+                    let a = mass.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
                     #jac_bind
                     #jac_finish
                 }
             };
-            let sensitivities = sensitivity_items(model, eq, parts, dyn_fn);
+            let sensitivities = sensitivity_items(model, eq, parts);
             (acc, jac, sensitivities, TokenStream::new())
         }
     }
@@ -164,7 +208,7 @@ pub(crate) fn accelerations_and_jacobian(
 
 /// `parameter_jacobian` (∂F/∂p) and, with inputs, `input_jacobian` (∂F/∂u) of the unconstrained
 /// field, from ∂g/∂w with w = (u, p) (see [`crate::derive::euler_lagrange`]).
-fn sensitivity_items(model: &View<'_>, eq: &Equations, parts: &mut Vec<TokenStream>, dyn_fn: &syn::Ident) -> TokenStream {
+fn sensitivity_items(model: &View<'_>, eq: &Equations, parts: &mut Vec<TokenStream>) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let (nu, np) = (model.layout.u.len(), model.sensitivity.len());
     let nw = nu + np;
@@ -181,6 +225,7 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, parts: &mut Vec<TokenStre
     let l_sets = vals[n * nw..].iter().enumerate().map(|(j, v)| quote! { lw[(0, #j)] = #v; });
     let allow = allow_generated();
     let fe = crate::emit::codegen::field_error();
+    let bind = bind_mass_operator_and_forcing();
     let names: Vec<String> = model.sensitivity.iter().map(|&i| model.parameters[i].to_string()).collect();
     let p_doc = format!(
         " Sensitivity ∂F/∂p of the first-order field to the parameters named in `sensitivity(...)`, columns in \
@@ -241,11 +286,10 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, parts: &mut Vec<TokenStre
         fn __routh_sensitivities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
             -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #nw>, #fe>
         {
-            let (m, f) = self.#dyn_fn(t, x);
-            let factor = ::routh::__private::mechanics::factor_mass(t, m)?;
-            let a = factor.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
+            #bind
+            let a = mass.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
             let (gw, lw) = self.__routh_sensitivity(t, x, &a);
-            ::routh::__private::mechanics::first_order_sensitivity(t, &factor, gw, &lw)
+            ::routh::__private::mechanics::first_order_sensitivity(t, &mass, gw, &lw)
         }
 
         #param_item

@@ -8,9 +8,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
-use crate::derive::euler_lagrange::Equations;
 use crate::derive::impact::{ImpactEquations, Reset};
-use crate::emit::codegen::{body_into, square_matrix, symmetric_matrix};
+use crate::emit::codegen::{body_into, square_matrix};
 use crate::layout::state_dim;
 use crate::model::{Trigger, View};
 use crate::notation::{doc_block, formula};
@@ -18,19 +17,13 @@ use crate::notation::{doc_block, formula};
 /// Inherent methods for every impact (appended to the model's `impl`) and the part functions
 /// they need.
 /// `dims[k]` is the number of coordinates of mode k (for a transition's target state).
-pub fn methods(
-    model: &View<'_>,
-    eq: &Equations,
-    impacts: &[ImpactEquations],
-    dims: &[usize],
-    parts: &mut Vec<TokenStream>,
-) -> TokenStream {
+pub fn methods(model: &View<'_>, impacts: &[ImpactEquations], dims: &[usize], parts: &mut Vec<TokenStream>) -> TokenStream {
     let mut items = Vec::new();
     for ie in impacts {
         // The guard's functions first, then the reset's (the order of their part functions).
         let guard_items = guard_items(model, ie, parts);
         let reset_items = match &ie.reset {
-            Reset::Projection { .. } => projection_reset(model, eq, ie, parts),
+            Reset::Projection { .. } => projection_reset(model, ie, parts),
             Reset::Chart { .. } => chart_reset(model, ie, dims, parts),
             Reset::Map { .. } => map_reset(model, ie, parts),
         };
@@ -157,7 +150,7 @@ fn guard_items(model: &View<'_>, ie: &ImpactEquations, parts: &mut Vec<TokenStre
 }
 
 /// A restitution law: the saddle-point solve, the reset and its Jacobian.
-fn projection_reset(model: &View<'_>, eq: &Equations, ie: &ImpactEquations, parts: &mut Vec<TokenStream>) -> TokenStream {
+fn projection_reset(model: &View<'_>, ie: &ImpactEquations, parts: &mut Vec<TokenStream>) -> TokenStream {
     let Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz } = &ie.reset else { unreachable!("a projection reset") };
     let Scope { n, d, state, name, none } = Scope::of(model, ie);
     let reset_fn = format_ident!("{name}_reset");
@@ -168,22 +161,15 @@ fn projection_reset(model: &View<'_>, eq: &Equations, ie: &ImpactEquations, part
     };
     let k = a.len();
     let nk = n + k;
-    // M (upper), A (row-major), b, e.
-    let mut outs: Vec<Expr> = Vec::new();
-    for i in 0..n {
-        for j in i..n {
-            outs.push(eq.mass[i][j]);
-        }
-    }
-    outs.extend(a.iter().flatten().copied());
+    // A (row-major), b, e; M is the model's mass operator (the dynamics contract).
+    let mut outs: Vec<Expr> = a.iter().flatten().copied().collect();
     outs.extend(b.iter().copied());
     outs.extend(e.iter().copied());
     let (s_stmts, s_vals) = emit(&outs, "law", &none, &none);
-    let tri = n * (n + 1) / 2;
-    let m_tok = symmetric_matrix(n, &s_vals[..tri]);
-    let a_vals = &s_vals[tri..tri + k * n];
-    let b_vals = &s_vals[tri + k * n..tri + k * n + k];
-    let e_vals = &s_vals[tri + k * n + k..];
+    let mass = crate::emit::dynamics::mass_operator();
+    let a_vals = &s_vals[..k * n];
+    let b_vals = &s_vals[k * n..k * n + k];
+    let e_vals = &s_vals[k * n + k..];
     let a_sets: Vec<TokenStream> =
         (0..k).flat_map(|r| (0..n).map(move |j| (r, j))).zip(a_vals).map(|((r, j), v)| quote! { a[(#r, #j)] = #v; }).collect();
     let mut jac_out: Vec<Expr> = dr_dq.iter().flatten().copied().collect();
@@ -223,19 +209,19 @@ fn projection_reset(model: &View<'_>, eq: &Equations, ie: &ImpactEquations, part
     let items = quote! {
         /// The solved saddle-point system of this impact law: post-impact velocities, impulse
         /// multipliers and the factored matrix K = [M −Aᵀ; A 0] (also ∂R/∂(q̇⁺, λ), reused by the
-        /// Jacobian).
+        /// Jacobian), solved with the model's mass operator.
         #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
         fn #solve_fn(&self, t: f64, x: &#state) -> ::core::result::Result<
             ::routh::__private::mechanics::Restitution<#n, #k, #nk>,
             ::routh::__private::FieldError,
         > {
             #(#s_stmts)*
-            let m = #m_tok;
+            let mass = #mass?;
             let mut a = ::routh::__private::nalgebra::SMatrix::<f64, #k, #n>::zeros();
             #(#a_sets)*
             let b = ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#b_vals),*]);
             let e = ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#e_vals),*]);
-            ::routh::__private::mechanics::restitution(t, m, a, b, e, x, &[#(#row_names),*])
+            ::routh::__private::mechanics::restitution(t, mass, a, b, e, x, &[#(#row_names),*])
         }
 
         #doc

@@ -61,8 +61,9 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
 
     // Guards and resets of the impacts (how the model simulates as a whole is emitted per system,
     // see `emit::system`).
-    let simulate_items = crate::emit::impact::methods(model, eq, impacts, dofs, &mut parts);
+    let simulate_items = crate::emit::impact::methods(model, impacts, dofs, &mut parts);
 
+    let mechanical_impl = dynamics::mechanical_system_impl(model);
     let (state_params, state_new) = state_arguments(model);
     let (field_from, contact_items) = contact_items(model, eq, &mut parts);
 
@@ -137,6 +138,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
 
         #constraint_impl
         #discrete_impl
+        #mechanical_impl
 
         #[automatically_derived]
         impl #generics ::routh::__private::VectorField<#d> for #ty {

@@ -246,12 +246,12 @@ fn single(model: &View<'_>) -> TokenStream {
     let names: Vec<String> = model.impacts.iter().map(|i| i.name.to_string()).collect();
     if model.impacts.is_empty() {
         let m = model.constraints.len();
-        let (n, nm) = (model.dof(), model.dof() + m);
+        let n = model.dof();
         let run = |events: TokenStream| {
             if m == 0 {
                 quote! { self.check_parameters()?; ::routh::__private::integrate(self, span, x0, #events, options) }
             } else {
-                quote! { self.check_parameters()?; ::routh::__private::constrained::integrate_constrained::<Self, #n, #d, #m, #nm>(self, span, x0, #events, options) }
+                quote! { self.check_parameters()?; ::routh::__private::constrained::integrate_constrained::<Self, #n, #d, #m>(self, span, x0, #events, options) }
             }
         };
         let (plain, with_events) = (run(quote!(&[])), run(quote!(events)));
