@@ -71,7 +71,6 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
         tokens.extend(emit::mode(model, derived, &dofs, &system.vis));
     }
     tokens.extend(emit::system::items(&system, &views));
-    let tokens = emit::codegen::lazy_codegen(tokens);
     match &system.krate {
         Some(path) => emit::codegen::reroot(tokens, path),
         None => tokens,

@@ -136,7 +136,7 @@ pub(crate) fn body_with_base(
     for (k, chunk) in slots.statements.chunks(PART_STATEMENTS).enumerate() {
         let part = format_ident!("{name}_part{k}");
         // Generic over an unused type so that it is compiled only where a caller is (see
-        // [`lazy_codegen`]); never inlined, so that no caller grows past what LLVM handles well.
+        // [`lazy`]); never inlined, so that no caller grows past what LLVM handles well.
         parts.push(quote! {
             #allow
             #[inline(never)]
@@ -256,51 +256,16 @@ pub(crate) fn reroot(tokens: TokenStream, path: &syn::Path) -> TokenStream {
     out.into_iter().collect()
 }
 
-/// Makes the generated code cost machine code only where it is used: every function of the
-/// generated `impl` blocks without an inline attribute is marked `#[inline]`, and the part
-/// functions of long bodies are generic (see [`body_with_base`]). Neither is compiled in the crate
-/// that defines the model unless that crate calls it — rustc compiles `#[inline]` and generic
-/// functions where they are used — so a model in a library costs its users only the items they
-/// call (the field Jacobian, energies, momenta and resets of a large model are most of its code).
-/// A binary compiled only what it reached before and still does; small functions may be inlined.
-pub(crate) fn lazy_codegen(tokens: TokenStream) -> TokenStream {
-    let trees: Vec<TokenTree> = tokens.into_iter().collect();
-    let mut out: Vec<TokenTree> = Vec::with_capacity(trees.len());
-    let mut i = 0;
-    while i < trees.len() {
-        let item_start = match out.last() {
-            None => true,
-            Some(TokenTree::Punct(p)) => p.as_char() == ';',
-            Some(TokenTree::Group(g)) => matches!(g.delimiter(), Delimiter::Brace | Delimiter::Bracket),
-            Some(_) => false,
-        };
-        let is_impl = matches!(&trees[i], TokenTree::Ident(id) if id == "impl");
-        out.push(trees[i].clone());
-        i += 1;
-        if !(is_impl && item_start) {
-            continue;
-        }
-        // The impl's header up to its body.
-        while i < trees.len() {
-            let tree = trees[i].clone();
-            i += 1;
-            if let TokenTree::Group(g) = &tree
-                && g.delimiter() == Delimiter::Brace
-            {
-                let mut body = Group::new(Delimiter::Brace, inline_functions(g.stream()));
-                body.set_span(g.span());
-                out.push(TokenTree::Group(body));
-                break;
-            }
-            out.push(tree);
-        }
-    }
-    out.into_iter().collect()
-}
-
-/// The items of an `impl` body with `#[inline]` added to every function that has no inline
-/// attribute of its own.
-fn inline_functions(items: TokenStream) -> TokenStream {
+/// The inline policy of generated code, applied where an `impl` block's items are built: every
+/// function among `items` without an inline attribute of its own is marked `#[inline]`, and the
+/// part functions of long bodies are generic and `#[inline(never)]` (see [`body_with_base`]).
+///
+/// Neither kind is compiled in the crate that defines the model unless that crate calls it —
+/// rustc compiles `#[inline]` and generic functions where they are used — so a model in a library
+/// costs its users only the items they call (the field Jacobian, energies, momenta and resets of a
+/// large model are most of its code). A binary compiles only what it reaches; small functions may
+/// be inlined. An emitter that wants another policy for a function writes its attribute.
+pub(crate) fn lazy(items: TokenStream) -> TokenStream {
     let mut out: Vec<TokenTree> = Vec::new();
     let (mut start, mut is_fn, mut has_inline) = (0, false, false);
     let mut previous_hash = false;
@@ -339,34 +304,27 @@ mod tests {
 
     #[test]
     fn every_generated_function_is_compiled_where_it_is_used() {
-        let input: TokenStream = quote! {
-            #[automatically_derived]
-            impl Ball {
-                pub const IMPACTS: [&'static str; 1] = ["floor"];
-                /// The energy.
-                pub fn energy(&self, t: f64) -> f64 { t }
-                #[inline]
-                pub fn field(&self) -> f64 { 0.0 }
-                #[inline(never)]
-                fn part<__Lazy>(&self, w: &mut [f64; 2]) { w[0] = 1.0; }
-            }
-            impl Trait for Ball {
-                fn name(&self) -> &'static str { "ball" }
-                type Out = f64;
-            }
-            fn free() -> impl Fn() -> f64 { || { 1.0 } }
+        let items: TokenStream = quote! {
+            pub const IMPACTS: [&'static str; 1] = ["floor"];
+            /// The energy.
+            pub fn energy(&self, t: f64) -> f64 { t }
+            #[inline]
+            pub fn field(&self) -> f64 { 0.0 }
+            #[inline(never)]
+            fn part<__Lazy>(&self, w: &mut [f64; 2]) { w[0] = 1.0; }
+            fn name(&self) -> impl Fn() -> f64 { || { 1.0 } }
+            type Out = f64;
         };
-        let out = squash(&lazy_codegen(input));
-        // Functions without an inline attribute gain one; the others and non-functions keep theirs.
+        let out = squash(&lazy(items));
+        // Functions without an inline attribute gain one, before their docs; the others and
+        // non-functions keep theirs.
         assert!(out.contains(r#"#[inline]#[doc=r"Theenergy."]pubfnenergy"#), "{out}");
-        assert!(out.contains("#[inline]fnname(&self)"), "{out}");
+        assert!(out.contains("#[inline]fnname(&self)->implFn()->f64{||{1.0}}"), "{out}");
         assert_eq!(out.matches("#[inline]").count(), 3, "{out}");
         assert!(out.contains("#[inline(never)]fnpart<__Lazy>") && !out.contains("#[inline]#[inline(never)]"), "{out}");
         assert!(
             out.contains("pubconstIMPACTS") && !out.contains("#[inline]pubconst") && !out.contains("#[inline]typeOut"),
             "{out}"
         );
-        // A free function's `impl Trait` return type is not an impl block.
-        assert!(out.contains("fnfree()->implFn()->f64{||{1.0}}") && !out.contains("#[inline]fnfree"), "{out}");
     }
 }

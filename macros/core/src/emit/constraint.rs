@@ -364,21 +364,24 @@ fn trait_impl(model: &View<'_>, ce: &ConstraintEquations) -> TokenStream {
     let holonomic: Vec<bool> = ce.position.iter().map(Option::is_some).collect();
     let owner = crate::emit::codegen::Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
+    let items = crate::emit::codegen::lazy(quote! {
+        fn rows(&self, t: f64, x: &#state) -> (::routh::__private::nalgebra::SMatrix<f64, #m, #n>, #vec_m) {
+            self.constraint_rows(t, x)
+        }
+        fn position_residuals(&self, t: f64, x: &#state) -> #vec_m {
+            <#ty>::position_residuals(self, t, x)
+        }
+        fn holonomic(&self) -> [bool; #m] {
+            [#(#holonomic),*]
+        }
+        fn row_names(&self) -> &'static [&'static str] {
+            &Self::CONSTRAINTS
+        }
+    });
     quote! {
         #[automatically_derived]
         impl #generics ::routh::__private::constrained::Constrained<#n, #d, #m> for #ty {
-            fn rows(&self, t: f64, x: &#state) -> (::routh::__private::nalgebra::SMatrix<f64, #m, #n>, #vec_m) {
-                self.constraint_rows(t, x)
-            }
-            fn position_residuals(&self, t: f64, x: &#state) -> #vec_m {
-                <#ty>::position_residuals(self, t, x)
-            }
-            fn holonomic(&self) -> [bool; #m] {
-                [#(#holonomic),*]
-            }
-            fn row_names(&self) -> &'static [&'static str] {
-                &Self::CONSTRAINTS
-            }
+            #items
         }
     }
 }

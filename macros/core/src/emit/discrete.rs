@@ -372,49 +372,55 @@ fn trait_impl(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
     let owner = Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
     if de.contact {
+        let items = crate::emit::codegen::lazy(quote! {
+            #[inline]
+            fn contact_left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
+                -> ::core::result::Result<(#sv, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>), ::routh::__private::FieldError>
+            {
+                let (p, jac) = self.__routh_discrete_left(t, h, q0, q1, z0);
+                Ok((::routh::__private::mechanics::finite(t, p)?, ::routh::__private::mechanics::finite(t, jac)?))
+            }
+            #[inline]
+            fn contact_right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
+                -> ::core::result::Result<(#sv, f64), ::routh::__private::FieldError>
+            {
+                let p = ::routh::__private::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1, z0))?;
+                let l = self.discrete_lagrangian(t, h, q0, q1, z0);
+                if l.is_finite() { Ok((p, l)) } else { Err(::routh::__private::FieldError::NonFinite { t }) }
+            }
+        });
         quote! {
             #[automatically_derived]
             impl #generics ::routh::__private::ContactDiscreteSystem<#n> for #ty {
-                #[inline]
-                fn contact_left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
-                    -> ::core::result::Result<(#sv, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>), ::routh::__private::FieldError>
-                {
-                    let (p, jac) = self.__routh_discrete_left(t, h, q0, q1, z0);
-                    Ok((::routh::__private::mechanics::finite(t, p)?, ::routh::__private::mechanics::finite(t, jac)?))
-                }
-                #[inline]
-                fn contact_right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
-                    -> ::core::result::Result<(#sv, f64), ::routh::__private::FieldError>
-                {
-                    let p = ::routh::__private::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1, z0))?;
-                    let l = self.discrete_lagrangian(t, h, q0, q1, z0);
-                    if l.is_finite() { Ok((p, l)) } else { Err(::routh::__private::FieldError::NonFinite { t }) }
-                }
+                #items
             }
         }
     } else {
+        let items = crate::emit::codegen::lazy(quote! {
+            #[inline]
+            fn left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv)
+                -> ::core::result::Result<(#sv, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>), ::routh::__private::FieldError>
+            {
+                let (p, jac) = self.__routh_discrete_left(t, h, q0, q1);
+                Ok((::routh::__private::mechanics::finite(t, p)?, ::routh::__private::mechanics::finite(t, jac)?))
+            }
+            #[inline]
+            fn right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::result::Result<#sv, ::routh::__private::FieldError> {
+                ::routh::__private::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1))
+            }
+            #[allow(clippy::type_complexity)]
+            fn momentum_derivatives(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::option::Option<::core::result::Result<(
+                ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>,
+            ), ::routh::__private::FieldError>> {
+                let (a, b, c) = self.__routh_discrete_blocks(t, h, q0, q1);
+                let ok = a.iter().chain(b.iter()).chain(c.iter()).all(|v| v.is_finite());
+                Some(if ok { Ok((a, b, c)) } else { Err(::routh::__private::FieldError::NonFinite { t }) })
+            }
+        });
         quote! {
             #[automatically_derived]
             impl #generics ::routh::__private::DiscreteSystem<#n> for #ty {
-                #[inline]
-                fn left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv)
-                    -> ::core::result::Result<(#sv, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>), ::routh::__private::FieldError>
-                {
-                    let (p, jac) = self.__routh_discrete_left(t, h, q0, q1);
-                    Ok((::routh::__private::mechanics::finite(t, p)?, ::routh::__private::mechanics::finite(t, jac)?))
-                }
-                #[inline]
-                fn right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::result::Result<#sv, ::routh::__private::FieldError> {
-                    ::routh::__private::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1))
-                }
-                #[allow(clippy::type_complexity)]
-                fn momentum_derivatives(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::option::Option<::core::result::Result<(
-                    ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>,
-                ), ::routh::__private::FieldError>> {
-                    let (a, b, c) = self.__routh_discrete_blocks(t, h, q0, q1);
-                    let ok = a.iter().chain(b.iter()).chain(c.iter()).all(|v| v.is_finite());
-                    Some(if ok { Ok((a, b, c)) } else { Err(::routh::__private::FieldError::NonFinite { t }) })
-                }
+                #items
             }
         }
     }

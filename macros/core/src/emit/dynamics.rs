@@ -17,7 +17,7 @@ use symbolic::Expr;
 
 use crate::derive::constraint::ConstraintEquations;
 use crate::derive::euler_lagrange::Equations;
-use crate::emit::codegen::{allow_generated, body_into, square_matrix, symbol_tokens, symmetric_matrix};
+use crate::emit::codegen::{allow_generated, body_into, lazy, square_matrix, symbol_tokens, symmetric_matrix};
 use crate::model::View;
 
 /// The name of the generated M-and-f function.
@@ -76,16 +76,19 @@ pub(crate) fn mechanical_system_impl(model: &View<'_>) -> TokenStream {
     let state = crate::emit::codegen::svector(d);
     let fe = crate::emit::codegen::field_error();
     let mass = mass_operator();
+    let items = lazy(quote! {
+        type Mass = ::routh::__private::MassFactor<#n>;
+        fn mass(&self, t: f64, x: &#state) -> ::core::result::Result<Self::Mass, #fe> {
+            #mass
+        }
+        fn energy(&self, t: f64, x: &#state) -> f64 {
+            Self::energy(self, t, x)
+        }
+    });
     quote! {
         #[automatically_derived]
         impl #generics ::routh::__private::MechanicalSystem<#n, #d> for #ty {
-            type Mass = ::routh::__private::MassFactor<#n>;
-            fn mass(&self, t: f64, x: &#state) -> ::core::result::Result<Self::Mass, #fe> {
-                #mass
-            }
-            fn energy(&self, t: f64, x: &#state) -> f64 {
-                Self::energy(self, t, x)
-            }
+            #items
         }
     }
 }

@@ -64,53 +64,56 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
     let GuardArms { guard_count, guard_name, guard, rate, gradient, zeno, reset, reset_jacobian } = guard_arms(table);
     let (generics, ty) = (&table.generics, &table.ty);
     let dims: Vec<usize> = table.modes.iter().map(|m| m.dim).collect();
+    let items = crate::emit::codegen::lazy(quote! {
+        fn mode_count(&self) -> usize { #count }
+        fn mode_name(&self, mode: usize) -> &'static str { [#(#names),*].get(mode).copied().unwrap_or("") }
+        fn mode_field(&self, mode: usize, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> {
+            match mode { #(#field)* _ => Err(#fe::NonFinite { t }) }
+        }
+        fn guard_count(&self, mode: usize) -> usize { match mode { #(#guard_count)* _ => 0 } }
+        fn guard_name(&self, mode: usize, guard: usize) -> &'static str { match mode { #(#guard_name)* _ => "" } }
+        fn guard(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 { match mode { #(#guard)* _ => f64::NAN } }
+        fn guard_rate(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 { match mode { #(#rate)* _ => f64::NAN } }
+        fn reset(&self, mode: usize, guard: usize, t: f64, x: &#state)
+            -> ::core::result::Result<(usize, #state), #fe>
+        {
+            match mode { #(#reset)* _ => Err(#fe::NonFinite { t }) }
+        }
+        fn mode_energy(&self, mode: usize, t: f64, x: &#state) -> f64 { match mode { #(#energy)* _ => f64::NAN } }
+        fn mode_dimension(&self, mode: usize) -> usize { [#(#dims),*].get(mode).copied().unwrap_or(#d) }
+        fn mode_energy_gradient(&self, mode: usize, t: f64, x: &#state) -> #state {
+            match mode { #(#energy_gradient)* _ => <#state>::from_element(f64::NAN) }
+        }
+        fn mode_energy_hessian(&self, mode: usize, t: f64, x: &#state) -> ::routh::__private::nalgebra::SMatrix<f64, #d, #d> {
+            match mode { #(#energy_hessian)* _ => ::routh::__private::nalgebra::SMatrix::<f64, #d, #d>::from_element(f64::NAN) }
+        }
+        fn mode_jacobian(&self, mode: usize, t: f64, x: &#state)
+            -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, #fe>
+        {
+            match mode { #(#jacobian)* _ => Err(#fe::NonFinite { t }) }
+        }
+        fn guard_gradient(&self, mode: usize, guard: usize, t: f64, x: &#state) -> #state {
+            match mode { #(#gradient)* _ => <#state>::from_element(f64::NAN) }
+        }
+        fn reset_jacobian(&self, mode: usize, guard: usize, t: f64, x: &#state)
+            -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, #fe>
+        {
+            match mode { #(#reset_jacobian)* _ => Err(#fe::NonFinite { t }) }
+        }
+        fn project(&self, mode: usize, t: f64, x: &#state) -> ::core::option::Option<::core::result::Result<#state, #fe>> {
+            match mode { #(#project)* _ => ::core::option::Option::None }
+        }
+        fn zeno_completion(&self, mode: usize, guard: usize, t: f64, x: &#state)
+            -> ::core::option::Option<::core::result::Result<::routh::__private::Completion<#d>, #fe>>
+        {
+            match mode { #(#zeno)* _ => ::core::option::Option::None }
+        }
+    });
     quote! {
         #[automatically_derived]
         #[allow(unused_variables)]
         impl #generics ::routh::__private::HybridSystem<#d> for #ty {
-            fn mode_count(&self) -> usize { #count }
-            fn mode_name(&self, mode: usize) -> &'static str { [#(#names),*].get(mode).copied().unwrap_or("") }
-            fn mode_field(&self, mode: usize, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> {
-                match mode { #(#field)* _ => Err(#fe::NonFinite { t }) }
-            }
-            fn guard_count(&self, mode: usize) -> usize { match mode { #(#guard_count)* _ => 0 } }
-            fn guard_name(&self, mode: usize, guard: usize) -> &'static str { match mode { #(#guard_name)* _ => "" } }
-            fn guard(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 { match mode { #(#guard)* _ => f64::NAN } }
-            fn guard_rate(&self, mode: usize, guard: usize, t: f64, x: &#state) -> f64 { match mode { #(#rate)* _ => f64::NAN } }
-            fn reset(&self, mode: usize, guard: usize, t: f64, x: &#state)
-                -> ::core::result::Result<(usize, #state), #fe>
-            {
-                match mode { #(#reset)* _ => Err(#fe::NonFinite { t }) }
-            }
-            fn mode_energy(&self, mode: usize, t: f64, x: &#state) -> f64 { match mode { #(#energy)* _ => f64::NAN } }
-            fn mode_dimension(&self, mode: usize) -> usize { [#(#dims),*].get(mode).copied().unwrap_or(#d) }
-            fn mode_energy_gradient(&self, mode: usize, t: f64, x: &#state) -> #state {
-                match mode { #(#energy_gradient)* _ => <#state>::from_element(f64::NAN) }
-            }
-            fn mode_energy_hessian(&self, mode: usize, t: f64, x: &#state) -> ::routh::__private::nalgebra::SMatrix<f64, #d, #d> {
-                match mode { #(#energy_hessian)* _ => ::routh::__private::nalgebra::SMatrix::<f64, #d, #d>::from_element(f64::NAN) }
-            }
-            fn mode_jacobian(&self, mode: usize, t: f64, x: &#state)
-                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, #fe>
-            {
-                match mode { #(#jacobian)* _ => Err(#fe::NonFinite { t }) }
-            }
-            fn guard_gradient(&self, mode: usize, guard: usize, t: f64, x: &#state) -> #state {
-                match mode { #(#gradient)* _ => <#state>::from_element(f64::NAN) }
-            }
-            fn reset_jacobian(&self, mode: usize, guard: usize, t: f64, x: &#state)
-                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, #fe>
-            {
-                match mode { #(#reset_jacobian)* _ => Err(#fe::NonFinite { t }) }
-            }
-            fn project(&self, mode: usize, t: f64, x: &#state) -> ::core::option::Option<::core::result::Result<#state, #fe>> {
-                match mode { #(#project)* _ => ::core::option::Option::None }
-            }
-            fn zeno_completion(&self, mode: usize, guard: usize, t: f64, x: &#state)
-                -> ::core::option::Option<::core::result::Result<::routh::__private::Completion<#d>, #fe>>
-            {
-                match mode { #(#zeno)* _ => ::core::option::Option::None }
-            }
+            #items
         }
     }
 }

@@ -71,6 +71,71 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
     let coord_lits = coord_names.iter();
     let state_names = state_names(model);
 
+    let items = crate::emit::codegen::lazy(quote! {
+        /// Number of degrees of freedom n (generalized coordinates).
+        pub const DOF: usize = #n_lit;
+        #[doc = #dim_doc]
+        pub const STATE_DIM: usize = #d;
+        /// Names of the generalized coordinates, in state order.
+        pub const COORDINATES: [&'static str; #n_lit] = [#(#coord_lits),*];
+        /// Names of the state's components, in order: the coordinates, their velocities `dot(q)`
+        /// (and the action variable): CSV headers and plot labels
+        /// (`Trajectory::write_csv`).
+        pub const STATE_NAMES: [&'static str; #d] = [#(#state_names),*];
+
+        #[doc = #state_doc]
+        #[must_use]
+        pub fn state(&self, #state_params) -> ::routh::__private::nalgebra::SVector<f64, #d> {
+            #state_new
+        }
+
+        /// The first-order field F(t, x) from the accelerations `a` at `x`.
+        #[inline]
+        fn __routh_field_from(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, a: &::routh::__private::nalgebra::SVector<f64, #n_lit>)
+            -> ::routh::__private::nalgebra::SVector<f64, #d>
+        {
+            #field_from
+        }
+
+        #contact_items
+
+        #dyn_item
+
+        #m_doc
+        #allow
+        #[must_use]
+        pub fn mass_matrix(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SMatrix<f64, #n_lit, #n_lit> {
+            #(#m_stmts)*
+            #m_only
+        }
+
+        #f_doc
+        #[must_use]
+        pub fn forcing(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SVector<f64, #n_lit> {
+            self.#dyn_fn(t, x).1
+        }
+
+        #acc_method
+
+        #quantities
+
+        #jac_method
+
+        #constraint_items
+
+        #simulate_items
+        #symmetry_items
+        #discrete_items
+    });
+    let field_items = crate::emit::codegen::lazy(quote! {
+        #[inline]
+        fn field(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+            -> ::core::result::Result<::routh::__private::nalgebra::SVector<f64, #d>, ::routh::__private::FieldError>
+        {
+            let a = self.accelerations(t, x)?;
+            Ok(self.__routh_field_from(t, x, &a))
+        }
+    });
     quote! {
         #[automatically_derived]
         #[doc(hidden)]
@@ -80,60 +145,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
 
         #[automatically_derived]
         impl #generics #ty {
-            /// Number of degrees of freedom n (generalized coordinates).
-            pub const DOF: usize = #n_lit;
-            #[doc = #dim_doc]
-            pub const STATE_DIM: usize = #d;
-            /// Names of the generalized coordinates, in state order.
-            pub const COORDINATES: [&'static str; #n_lit] = [#(#coord_lits),*];
-            /// Names of the state's components, in order: the coordinates, their velocities `dot(q)`
-            /// (and the action variable): CSV headers and plot labels
-            /// (`Trajectory::write_csv`).
-            pub const STATE_NAMES: [&'static str; #d] = [#(#state_names),*];
-
-            #[doc = #state_doc]
-            #[must_use]
-            pub fn state(&self, #state_params) -> ::routh::__private::nalgebra::SVector<f64, #d> {
-                #state_new
-            }
-
-            /// The first-order field F(t, x) from the accelerations `a` at `x`.
-            #[inline]
-            fn __routh_field_from(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, a: &::routh::__private::nalgebra::SVector<f64, #n_lit>)
-                -> ::routh::__private::nalgebra::SVector<f64, #d>
-            {
-                #field_from
-            }
-
-            #contact_items
-
-            #dyn_item
-
-            #m_doc
-            #allow
-            #[must_use]
-            pub fn mass_matrix(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SMatrix<f64, #n_lit, #n_lit> {
-                #(#m_stmts)*
-                #m_only
-            }
-
-            #f_doc
-            #[must_use]
-            pub fn forcing(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SVector<f64, #n_lit> {
-                self.#dyn_fn(t, x).1
-            }
-
-            #acc_method
-
-            #quantities
-
-            #jac_method
-
-            #constraint_items
-
-            #simulate_items
-            #symmetry_items
-            #discrete_items
+            #items
         }
 
         #constraint_impl
@@ -142,13 +154,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
 
         #[automatically_derived]
         impl #generics ::routh::__private::VectorField<#d> for #ty {
-            #[inline]
-            fn field(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-                -> ::core::result::Result<::routh::__private::nalgebra::SVector<f64, #d>, ::routh::__private::FieldError>
-            {
-                let a = self.accelerations(t, x)?;
-                Ok(self.__routh_field_from(t, x, &a))
-            }
+            #field_items
         }
     }
 }
@@ -406,6 +412,25 @@ pub fn energy_derivatives(model: &View<'_>, energy: &crate::derive::euler_lagran
     let (h_stmts, h_vals) = body_into(model, &mut parts, &flat, "__routh_energy_hessian", &none, &none);
     let hessian = square_matrix(d, &h_vals);
     let allow = allow_generated();
+    let items = crate::emit::codegen::lazy(quote! {
+        /// The gradient ∇E of [`Self::energy`] over the state (symbolic), for the dissipative
+        /// embedding f̃ = f + ξ∇E of periodic-orbit continuation.
+        #allow
+        #[must_use]
+        pub fn energy_gradient(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SVector<f64, #d> {
+            #(#g_stmts)*
+            ::routh::__private::nalgebra::SVector::<f64, #d>::from([#(#g_vals),*])
+        }
+
+        /// The Hessian ∇²E of [`Self::energy`] over the state (symbolic), for the variational
+        /// equations of the embedding.
+        #allow
+        #[must_use]
+        pub fn energy_hessian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SMatrix<f64, #d, #d> {
+            #(#h_stmts)*
+            #hessian
+        }
+    });
     quote! {
         #[automatically_derived]
         #[doc(hidden)]
@@ -415,23 +440,7 @@ pub fn energy_derivatives(model: &View<'_>, energy: &crate::derive::euler_lagran
 
         #[automatically_derived]
         impl #generics #ty {
-            /// The gradient ∇E of [`Self::energy`] over the state (symbolic), for the dissipative
-            /// embedding f̃ = f + ξ∇E of periodic-orbit continuation.
-            #allow
-            #[must_use]
-            pub fn energy_gradient(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SVector<f64, #d> {
-                #(#g_stmts)*
-                ::routh::__private::nalgebra::SVector::<f64, #d>::from([#(#g_vals),*])
-            }
-
-            /// The Hessian ∇²E of [`Self::energy`] over the state (symbolic), for the variational
-            /// equations of the embedding.
-            #allow
-            #[must_use]
-            pub fn energy_hessian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SMatrix<f64, #d, #d> {
-                #(#h_stmts)*
-                #hessian
-            }
+            #items
         }
     }
 }

@@ -84,6 +84,52 @@ pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibil
     let full_items = reducing_method(full, red, rm, &cyclic_names);
     let hybrid = if full.impacts.is_empty() { TokenStream::new() } else { hybrid(full, red, &reduce_fn) };
 
+    let items = crate::emit::codegen::lazy(quote! {
+        /// Names of the cyclic coordinates removed by the reduction.
+        pub const CYCLIC: [&'static str; #k] = [#(#cyclic_names),*];
+
+        #v_doc
+        #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+        #[must_use]
+        pub fn cyclic_velocities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>) -> ::routh::__private::nalgebra::SVector<f64, #k> {
+            #(#v_stmts)*
+            ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#v_vals),*])
+        }
+
+        /// The full state of the original model from a reduced state and the cyclic positions.
+        #[must_use]
+        pub fn reconstruct(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>, theta: [f64; #k]) -> ::routh::__private::nalgebra::SVector<f64, #d> {
+            let w = self.cyclic_velocities(t, x);
+            let mut full = ::routh::__private::nalgebra::SVector::<f64, #d>::zeros();
+            #( full[#idx] = #pos; )*
+            #( full[#idx_v] = #vel; )*
+            full
+        }
+
+        /// Integrates the reduced system from `x0` together with the reconstruction equations
+        /// θ̇ = θ̇(t, q, q̇, μ) from `theta0`, and returns the trajectory of the original model
+        /// ([`routh::runtime::reduction::simulate_reconstructed`](::routh::runtime::reduction::simulate_reconstructed)).
+        ///
+        /// # Errors
+        /// As [`Self::simulate`].
+        pub fn simulate_reconstructed(
+            &self,
+            x0: ::routh::__private::nalgebra::SVector<f64, #dr>,
+            theta0: [f64; #k],
+            span: ::core::ops::Range<f64>,
+            options: &::routh::__private::Options,
+        ) -> ::core::result::Result<::routh::__private::Trajectory<#d>, ::routh::__private::SimError> {
+            ::routh::__private::reduction::simulate_reconstructed::<Self, #dr, #k, #dz, #d>(self, x0, theta0, span, options)
+        }
+    });
+    let reconstruction_items = crate::emit::codegen::lazy(quote! {
+        fn cyclic_velocities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>) -> ::routh::__private::nalgebra::SVector<f64, #k> {
+            #name::cyclic_velocities(self, t, x)
+        }
+        fn reconstruct(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>, theta: [f64; #k]) -> ::routh::__private::nalgebra::SVector<f64, #d> {
+            #name::reconstruct(self, t, x, theta)
+        }
+    });
     quote! {
         #hybrid
 
@@ -103,52 +149,12 @@ pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibil
 
         #[automatically_derived]
         impl #name {
-            /// Names of the cyclic coordinates removed by the reduction.
-            pub const CYCLIC: [&'static str; #k] = [#(#cyclic_names),*];
-
-            #v_doc
-            #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-            #[must_use]
-            pub fn cyclic_velocities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>) -> ::routh::__private::nalgebra::SVector<f64, #k> {
-                #(#v_stmts)*
-                ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#v_vals),*])
-            }
-
-            /// The full state of the original model from a reduced state and the cyclic positions.
-            #[must_use]
-            pub fn reconstruct(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>, theta: [f64; #k]) -> ::routh::__private::nalgebra::SVector<f64, #d> {
-                let w = self.cyclic_velocities(t, x);
-                let mut full = ::routh::__private::nalgebra::SVector::<f64, #d>::zeros();
-                #( full[#idx] = #pos; )*
-                #( full[#idx_v] = #vel; )*
-                full
-            }
-
-            /// Integrates the reduced system from `x0` together with the reconstruction equations
-            /// θ̇ = θ̇(t, q, q̇, μ) from `theta0`, and returns the trajectory of the original model
-            /// ([`routh::runtime::reduction::simulate_reconstructed`](::routh::runtime::reduction::simulate_reconstructed)).
-            ///
-            /// # Errors
-            /// As [`Self::simulate`].
-            pub fn simulate_reconstructed(
-                &self,
-                x0: ::routh::__private::nalgebra::SVector<f64, #dr>,
-                theta0: [f64; #k],
-                span: ::core::ops::Range<f64>,
-                options: &::routh::__private::Options,
-            ) -> ::core::result::Result<::routh::__private::Trajectory<#d>, ::routh::__private::SimError> {
-                ::routh::__private::reduction::simulate_reconstructed::<Self, #dr, #k, #dz, #d>(self, x0, theta0, span, options)
-            }
+            #items
         }
 
         #[automatically_derived]
         impl ::routh::__private::Reconstruction<#dr, #k, #d> for #name {
-            fn cyclic_velocities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>) -> ::routh::__private::nalgebra::SVector<f64, #k> {
-                #name::cyclic_velocities(self, t, x)
-            }
-            fn reconstruct(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>, theta: [f64; #k]) -> ::routh::__private::nalgebra::SVector<f64, #d> {
-                #name::reconstruct(self, t, x, theta)
-            }
+            #reconstruction_items
         }
 
         #full_items
@@ -179,35 +185,41 @@ fn hybrid(full: &View<'_>, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream
     let sv = crate::emit::codegen::svector;
     let (xt, rt) = (sv(d), sv(dr));
     let mu_k: Vec<usize> = (0..k).collect();
+    let items = crate::emit::codegen::lazy(quote! {
+        type Reduced = #name;
+        fn reduce(&self, t: f64, x: &#xt) -> (#name, #rt, [f64; #k]) {
+            self.#reduce_fn(t, x)
+        }
+        fn reduced_at(&self, mu: [f64; #k]) -> #name {
+            #name { #( #orig_params: self.#orig_params, )* #( #mu_fields: mu[#mu_k], )* }
+        }
+        fn momenta_of(reduced: &#name) -> [f64; #k] {
+            [#( reduced.#mu_fields ),*]
+        }
+    });
+    let sim_items = crate::emit::codegen::lazy(quote! {
+        #[doc = #doc]
+        ///
+        /// # Errors
+        /// As `simulate`.
+        pub fn #sim_fn(&self, x0: #xt, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
+            -> ::core::result::Result<
+                (::routh::__private::HybridTrajectory<#d>, ::std::vec::Vec<::routh::__private::MomentumJump<#k>>),
+                ::routh::__private::SimError,
+            >
+        {
+            ::routh::__private::reduction::simulate_hybrid_reduced::<Self, #dr, #k, #dz, #d>(self, x0, span, options)
+        }
+    });
     quote! {
         #[automatically_derived]
         impl ::routh::__private::HybridReduction<#dr, #k, #d> for #full_name {
-            type Reduced = #name;
-            fn reduce(&self, t: f64, x: &#xt) -> (#name, #rt, [f64; #k]) {
-                self.#reduce_fn(t, x)
-            }
-            fn reduced_at(&self, mu: [f64; #k]) -> #name {
-                #name { #( #orig_params: self.#orig_params, )* #( #mu_fields: mu[#mu_k], )* }
-            }
-            fn momenta_of(reduced: &#name) -> [f64; #k] {
-                [#( reduced.#mu_fields ),*]
-            }
+            #items
         }
 
         #[automatically_derived]
         impl #full_name {
-            #[doc = #doc]
-            ///
-            /// # Errors
-            /// As `simulate`.
-            pub fn #sim_fn(&self, x0: #xt, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
-                -> ::core::result::Result<
-                    (::routh::__private::HybridTrajectory<#d>, ::std::vec::Vec<::routh::__private::MomentumJump<#k>>),
-                    ::routh::__private::SimError,
-                >
-            {
-                ::routh::__private::reduction::simulate_hybrid_reduced::<Self, #dr, #k, #dz, #d>(self, x0, span, options)
-            }
+            #sim_items
         }
     }
 }
@@ -238,15 +250,7 @@ fn reducing_method(full: &View<'_>, red: &Reduced, rm: &View<'_>, cyclic_names: 
         cyclic_names.join(", ")
     );
 
-    quote! {
-    #[automatically_derived]
-    #[doc(hidden)]
-    impl #full_name {
-        #(#full_parts)*
-    }
-
-    #[automatically_derived]
-    impl #full_name {
+    let items = crate::emit::codegen::lazy(quote! {
         #[doc = #reduce_doc]
         #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
         #[must_use]
@@ -261,6 +265,17 @@ fn reducing_method(full: &View<'_>, red: &Reduced, rm: &View<'_>, cyclic_names: 
             #( xr[#kr_v] = x[#kept_v]; )*
             (reduced, xr, [#( x[#cyc] ),*])
         }
+    });
+    quote! {
+    #[automatically_derived]
+    #[doc(hidden)]
+    impl #full_name {
+        #(#full_parts)*
+    }
+
+    #[automatically_derived]
+    impl #full_name {
+        #items
     }
     }
 }

@@ -148,6 +148,77 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
         inputs.join(", ")
     );
     let se = quote! { ::routh::__private::SimError };
+    let items = crate::emit::codegen::lazy(quote! {
+        #check
+
+        /// Number of degrees of freedom n.
+        pub const DOF: usize = #n;
+        /// Dimension of the first-order state.
+        pub const STATE_DIM: usize = #d;
+        /// Names of the generalized coordinates, in state order.
+        pub const COORDINATES: [&'static str; #n] = [#(#coords),*];
+        /// Names of the inputs, in the order of u.
+        pub const INPUTS: [&'static str; #k] = [#(#inputs),*];
+        /// Names of the state's components, in order (CSV headers, plot labels).
+        pub const STATE_NAMES: [&'static str; #d] = [#(#state_names),*];
+
+        /// The state vector from positions and velocities (and the action of a contact model).
+        #[must_use]
+        pub fn state(&self, #state_params) -> #state {
+            #state_new
+        }
+
+        /// The model at the input values `u`: the view with its whole API.
+        #[must_use]
+        pub fn driven(&self, u: [f64; #k]) -> #view<'_> {
+            #view(self, ::routh::__private::nalgebra::SVector::from(u))
+        }
+
+        /// The linearisation x' ≈ F(t, x, u) + A δx + B δu about the state `x` and inputs `u`:
+        /// A = ∂F/∂x and B = ∂F/∂u from symbolic derivatives.
+        ///
+        /// # Errors
+        /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at `x`.
+        pub fn linearize(&self, t: f64, x: &#state, u: [f64; #k])
+            -> ::core::result::Result<::routh::__private::Linearization<#d, #k>, ::routh::__private::FieldError>
+        {
+            let v = self.driven(u);
+            Ok(::routh::__private::Linearization { a: v.jacobian(t, x)?, b: v.input_jacobian(t, x)? })
+        }
+
+        /// Integrates from `x0` over `span` driven by `input`: constant values (`[f64; k]` or an
+        /// `SVector`) or a feedback law, any closure of (t, x) returning the inputs.
+        ///
+        /// # Errors
+        /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state or
+        /// input, singular mass matrix, step limit or invalid options.
+        pub fn simulate<I: ::routh::__private::InputSignal<#d, #k>>(&self, x0: #state, span: ::core::ops::Range<f64>, input: I,
+            options: &::routh::__private::Options) -> ::core::result::Result<::routh::__private::Trajectory<#d>, #se>
+        {
+            self.check_parameters()?;
+            ::routh::__private::integrate(&::routh::__private::Driven::new(self, input), span, x0, &[], options)
+        }
+
+        /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
+        ///
+        /// # Errors
+        /// As [`Self::simulate`].
+        pub fn simulate_with_events<I: ::routh::__private::InputSignal<#d, #k>>(&self, x0: #state, span: ::core::ops::Range<f64>,
+            input: I, events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::Options)
+            -> ::core::result::Result<::routh::__private::Trajectory<#d>, #se>
+        {
+            self.check_parameters()?;
+            ::routh::__private::integrate(&::routh::__private::Driven::new(self, input), span, x0, events, options)
+        }
+    });
+    let input_items = crate::emit::codegen::lazy(quote! {
+        #[inline]
+        fn field_with_input(&self, t: f64, x: &#state, u: &::routh::__private::nalgebra::SVector<f64, #k>)
+            -> ::core::result::Result<#state, ::routh::__private::FieldError>
+        {
+            ::routh::__private::VectorField::field(&#view(self, *u), t, x)
+        }
+    });
     quote! {
         #[doc = #view_doc]
         #[derive(Clone, Copy)]
@@ -155,77 +226,12 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
 
         #[automatically_derived]
         impl #name {
-            #check
-
-            /// Number of degrees of freedom n.
-            pub const DOF: usize = #n;
-            /// Dimension of the first-order state.
-            pub const STATE_DIM: usize = #d;
-            /// Names of the generalized coordinates, in state order.
-            pub const COORDINATES: [&'static str; #n] = [#(#coords),*];
-            /// Names of the inputs, in the order of u.
-            pub const INPUTS: [&'static str; #k] = [#(#inputs),*];
-            /// Names of the state's components, in order (CSV headers, plot labels).
-            pub const STATE_NAMES: [&'static str; #d] = [#(#state_names),*];
-
-            /// The state vector from positions and velocities (and the action of a contact model).
-            #[must_use]
-            pub fn state(&self, #state_params) -> #state {
-                #state_new
-            }
-
-            /// The model at the input values `u`: the view with its whole API.
-            #[must_use]
-            pub fn driven(&self, u: [f64; #k]) -> #view<'_> {
-                #view(self, ::routh::__private::nalgebra::SVector::from(u))
-            }
-
-            /// The linearisation x' ≈ F(t, x, u) + A δx + B δu about the state `x` and inputs `u`:
-            /// A = ∂F/∂x and B = ∂F/∂u from symbolic derivatives.
-            ///
-            /// # Errors
-            /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at `x`.
-            pub fn linearize(&self, t: f64, x: &#state, u: [f64; #k])
-                -> ::core::result::Result<::routh::__private::Linearization<#d, #k>, ::routh::__private::FieldError>
-            {
-                let v = self.driven(u);
-                Ok(::routh::__private::Linearization { a: v.jacobian(t, x)?, b: v.input_jacobian(t, x)? })
-            }
-
-            /// Integrates from `x0` over `span` driven by `input`: constant values (`[f64; k]` or an
-            /// `SVector`) or a feedback law, any closure of (t, x) returning the inputs.
-            ///
-            /// # Errors
-            /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state or
-            /// input, singular mass matrix, step limit or invalid options.
-            pub fn simulate<I: ::routh::__private::InputSignal<#d, #k>>(&self, x0: #state, span: ::core::ops::Range<f64>, input: I,
-                options: &::routh::__private::Options) -> ::core::result::Result<::routh::__private::Trajectory<#d>, #se>
-            {
-                self.check_parameters()?;
-                ::routh::__private::integrate(&::routh::__private::Driven::new(self, input), span, x0, &[], options)
-            }
-
-            /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
-            ///
-            /// # Errors
-            /// As [`Self::simulate`].
-            pub fn simulate_with_events<I: ::routh::__private::InputSignal<#d, #k>>(&self, x0: #state, span: ::core::ops::Range<f64>,
-                input: I, events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::Options)
-                -> ::core::result::Result<::routh::__private::Trajectory<#d>, #se>
-            {
-                self.check_parameters()?;
-                ::routh::__private::integrate(&::routh::__private::Driven::new(self, input), span, x0, events, options)
-            }
+            #items
         }
 
         #[automatically_derived]
         impl ::routh::__private::InputSystem<#d, #k> for #name {
-            #[inline]
-            fn field_with_input(&self, t: f64, x: &#state, u: &::routh::__private::nalgebra::SVector<f64, #k>)
-                -> ::core::result::Result<#state, ::routh::__private::FieldError>
-            {
-                ::routh::__private::VectorField::field(&#view(self, *u), t, x)
-            }
+            #input_items
         }
     }
 }
@@ -261,33 +267,36 @@ fn single(model: &View<'_>) -> TokenStream {
             " The state is projected onto the constraints after every step unless `options.projection` is off; \
              `Trajectory::constraints` reports the residuals."
         };
+        let items = crate::emit::codegen::lazy(quote! {
+            #check
+
+            /// Integrates the equations of motion from `x0` over `span` with adaptive Dormand–Prince 5(4).
+            #[doc = #note]
+            ///
+            /// # Errors
+            /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
+            /// mass matrix, step limit or invalid options.
+            pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::Options)
+                -> ::core::result::Result<::routh::__private::Trajectory<#d>, ::routh::__private::SimError>
+            {
+                #plain
+            }
+
+            /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
+            ///
+            /// # Errors
+            /// As [`Self::simulate`].
+            pub fn simulate_with_events(&self, x0: #state, span: ::core::ops::Range<f64>,
+                events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::Options)
+                -> ::core::result::Result<::routh::__private::Trajectory<#d>, ::routh::__private::SimError>
+            {
+                #with_events
+            }
+        });
         return quote! {
             #[automatically_derived]
             impl #name {
-                #check
-
-                /// Integrates the equations of motion from `x0` over `span` with adaptive Dormand–Prince 5(4).
-                #[doc = #note]
-                ///
-                /// # Errors
-                /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
-                /// mass matrix, step limit or invalid options.
-                pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::Options)
-                    -> ::core::result::Result<::routh::__private::Trajectory<#d>, ::routh::__private::SimError>
-                {
-                    #plain
-                }
-
-                /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
-                ///
-                /// # Errors
-                /// As [`Self::simulate`].
-                pub fn simulate_with_events(&self, x0: #state, span: ::core::ops::Range<f64>,
-                    events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::Options)
-                    -> ::core::result::Result<::routh::__private::Trajectory<#d>, ::routh::__private::SimError>
-                {
-                    #with_events
-                }
+                #items
             }
         };
     }
@@ -348,12 +357,15 @@ fn single(model: &View<'_>) -> TokenStream {
         }],
     };
     let hybrid = hybrid_system_impl(&table);
+    let items = crate::emit::codegen::lazy(quote! {
+            #check
+
+        #simulate
+    });
     quote! {
         #[automatically_derived]
         impl #name {
-                #check
-
-            #simulate
+            #items
         }
 
         #hybrid
@@ -461,47 +473,50 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
     }
     let table = ModeTable { generics: TokenStream::new(), ty: quote! { #name }, dim: dmax, modes: rows };
     let hybrid = hybrid_system_impl(&table);
+    let items = crate::emit::codegen::lazy(quote! {
+        #check
+        /// Names of the modes, in declaration order (their indices are the mode constants).
+        pub const MODES: [&'static str; #count] = [#(#mode_names),*];
+        /// Dimension of the padded state shared by all modes (the largest mode's 2n).
+        pub const STATE_DIM: usize = #dmax;
+        #(#consts)*
+        #(#accessors)*
+
+        /// Integrates from `x0` in `mode` over `span`: each mode's equations between events, each
+        /// impact or transition located on the dense output and its law applied (possibly changing
+        /// mode). The result records every impact (time, guard, modes, pre- and post-state, energy
+        /// jump) and the mode of every sample.
+        ///
+        /// # Errors
+        /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
+        /// mass matrix, step limit, invalid mode or invalid options.
+        pub fn simulate(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
+            -> ::core::result::Result<::routh::__private::HybridTrajectory<#dmax>, ::routh::__private::SimError>
+        {
+            self.check_parameters()?;
+            ::routh::__private::simulate_hybrid(self, mode, x0, span, options)
+        }
+
+        /// Like [`Self::simulate`], locating the zero crossings of `events` (in every mode) on the
+        /// dense output of the flow; a terminal event ends the run with
+        /// [`HybridStop::Event`](::routh::runtime::HybridStop).
+        ///
+        /// # Errors
+        /// As [`Self::simulate`].
+        pub fn simulate_with_events(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>,
+            events: &[::routh::__private::Event<'_, #dmax>], options: &::routh::__private::HybridOptions)
+            -> ::core::result::Result<::routh::__private::HybridTrajectory<#dmax>, ::routh::__private::SimError>
+        {
+            self.check_parameters()?;
+            ::routh::__private::simulate_hybrid_with_events(self, mode, x0, span, events, options)
+        }
+    });
     quote! {
         #(#views)*
 
         #[automatically_derived]
         impl #name {
-            #check
-            /// Names of the modes, in declaration order (their indices are the mode constants).
-            pub const MODES: [&'static str; #count] = [#(#mode_names),*];
-            /// Dimension of the padded state shared by all modes (the largest mode's 2n).
-            pub const STATE_DIM: usize = #dmax;
-            #(#consts)*
-            #(#accessors)*
-
-            /// Integrates from `x0` in `mode` over `span`: each mode's equations between events, each
-            /// impact or transition located on the dense output and its law applied (possibly changing
-            /// mode). The result records every impact (time, guard, modes, pre- and post-state, energy
-            /// jump) and the mode of every sample.
-            ///
-            /// # Errors
-            /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
-            /// mass matrix, step limit, invalid mode or invalid options.
-            pub fn simulate(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
-                -> ::core::result::Result<::routh::__private::HybridTrajectory<#dmax>, ::routh::__private::SimError>
-            {
-                self.check_parameters()?;
-                ::routh::__private::simulate_hybrid(self, mode, x0, span, options)
-            }
-
-            /// Like [`Self::simulate`], locating the zero crossings of `events` (in every mode) on the
-            /// dense output of the flow; a terminal event ends the run with
-            /// [`HybridStop::Event`](::routh::runtime::HybridStop).
-            ///
-            /// # Errors
-            /// As [`Self::simulate`].
-            pub fn simulate_with_events(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>,
-                events: &[::routh::__private::Event<'_, #dmax>], options: &::routh::__private::HybridOptions)
-                -> ::core::result::Result<::routh::__private::HybridTrajectory<#dmax>, ::routh::__private::SimError>
-            {
-                self.check_parameters()?;
-                ::routh::__private::simulate_hybrid_with_events(self, mode, x0, span, events, options)
-            }
+            #items
         }
 
         #hybrid
