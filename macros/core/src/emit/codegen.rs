@@ -149,18 +149,44 @@ pub(crate) fn body_with_base(
     Body { parts, statements, outputs: slots.outputs }
 }
 
-/// [`body`], appending its part functions to `parts`: returns the statements and output expressions.
-pub(crate) fn body_into(
-    model: &View<'_>,
-    parts: &mut Vec<TokenStream>,
-    outputs: &[Expr],
-    name: &str,
-    extra_params: &TokenStream,
-    extra_args: &TokenStream,
-) -> (Vec<TokenStream>, Vec<TokenStream>) {
-    let b = body(model, outputs, name, extra_params, extra_args);
-    parts.extend(b.parts);
-    (b.statements, b.outputs)
+/// The hidden helper functions of one model's `impl` — the part functions of long straight-line
+/// bodies ([`body`]) — collected while the methods that call them are built, and emitted together
+/// as the model's `#[doc(hidden)]` impl ([`Helpers::into_impl`]).
+#[derive(Default)]
+pub(crate) struct Helpers(Vec<TokenStream>);
+
+impl Helpers {
+    /// [`body`] for `outputs`: its part functions join the helpers; returns the statements and
+    /// output expressions for the calling method.
+    pub(crate) fn body(
+        &mut self,
+        model: &View<'_>,
+        outputs: &[Expr],
+        name: &str,
+        extra_params: &TokenStream,
+        extra_args: &TokenStream,
+    ) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        self.add(body(model, outputs, name, extra_params, extra_args))
+    }
+
+    /// The part functions of a body built otherwise ([`body_with_base`]) join the helpers; returns
+    /// its statements and output expressions.
+    pub(crate) fn add(&mut self, body: Body) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        self.0.extend(body.parts);
+        (body.statements, body.outputs)
+    }
+
+    /// The `#[doc(hidden)]` impl of `generics ty` with the helpers, in the order they were built.
+    pub(crate) fn into_impl(self, generics: &TokenStream, ty: &TokenStream) -> TokenStream {
+        let parts = self.0;
+        quote! {
+            #[automatically_derived]
+            #[doc(hidden)]
+            impl #generics #ty {
+                #(#parts)*
+            }
+        }
+    }
 }
 
 /// Lints silenced on generated numeric code.

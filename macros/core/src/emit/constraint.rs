@@ -7,7 +7,7 @@ use quote::{format_ident, quote};
 use symbolic::Expr;
 
 use crate::derive::constraint::{ConstraintEquations, Kind};
-use crate::emit::codegen::body_into;
+use crate::emit::codegen::Helpers;
 use crate::model::View;
 use crate::notation::{display_name, doc_block, formula};
 
@@ -23,7 +23,7 @@ pub struct ConstraintItems {
 /// The constrained dynamics: the saddle point solved with the model's mass operator (from
 /// [`crate::emit::dynamics`]), its Jacobian and sensitivities, the constraint methods and
 /// `impl Constrained`.
-pub fn emit(model: &View<'_>, ce: &ConstraintEquations, parts: &mut Vec<TokenStream>) -> ConstraintItems {
+pub fn emit(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> ConstraintItems {
     let n = model.dof();
     let m = ce.a.len();
     let nm = n + m;
@@ -38,7 +38,7 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, parts: &mut Vec<TokenStr
     let mut outs: Vec<Expr> = ce.a.iter().flatten().copied().collect();
     outs.extend(&ce.b);
     outs.extend(&ce.bias);
-    let (r_stmts, r_vals) = body_into(model, parts, &outs, "__routh_constraint_rows", &none, &none);
+    let (r_stmts, r_vals) = helpers.body(model, &outs, "__routh_constraint_rows", &none, &none);
     let a_sets = (0..m).flat_map(|r| (0..n).map(move |j| (r, j))).zip(&r_vals[..m * n]).map(|((r, j), v)| {
         quote! { amat[(#r, #j)] = #v; }
     });
@@ -48,7 +48,7 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, parts: &mut Vec<TokenStr
     // Position residuals (holonomic rows; 0 for velocity constraints).
     let zero = model.arena.zero();
     let pos: Vec<Expr> = ce.position.iter().map(|p| p.unwrap_or(zero)).collect();
-    let (p_stmts, p_vals) = body_into(model, parts, &pos, "__routh_position_residuals", &none, &none);
+    let (p_stmts, p_vals) = helpers.body(model, &pos, "__routh_position_residuals", &none, &none);
 
     // ∂R/∂q, ∂R/∂q̇ of the saddle-point residual, with a = q̈ and λ as inputs.
     let mut jac_out: Vec<Expr> = ce.dr_dq.iter().flatten().copied().collect();
@@ -57,7 +57,7 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, parts: &mut Vec<TokenStr
     jac_out.extend(&ce.dr_dz);
     let jparams = quote! { a: &#vec_n, lam: &#vec_m, };
     let jargs = quote! { a, lam, };
-    let (j_stmts, j_vals) = body_into(model, parts, &jac_out, "__routh_constraint_jacobian", &jparams, &jargs);
+    let (j_stmts, j_vals) = helpers.body(model, &jac_out, "__routh_constraint_jacobian", &jparams, &jargs);
     let dq_sets = (0..nm).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[..nm * n]).map(|((r, c), v)| {
         quote! { dr[(#r, #c)] = #v; }
     });
@@ -224,7 +224,7 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, parts: &mut Vec<TokenStr
         }
     };
     let trait_impl = trait_impl(model, ce);
-    let sensitivity = sensitivity_item(model, ce, parts, &solve);
+    let sensitivity = sensitivity_item(model, ce, helpers, &solve);
     let projection = projection_items(model, ce);
     let methods = quote! {
         #methods
@@ -299,12 +299,7 @@ fn docs(model: &View<'_>, ce: &ConstraintEquations, names: &[String]) -> Constra
 
 /// With `sensitivity(...)`: `parameter_jacobian`, ∂F/∂p of the constrained field through the
 /// saddle point (`solve` gives its solution at (t, x)).
-fn sensitivity_item(
-    model: &View<'_>,
-    ce: &ConstraintEquations,
-    parts: &mut Vec<TokenStream>,
-    solve: &TokenStream,
-) -> TokenStream {
+fn sensitivity_item(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers, solve: &TokenStream) -> TokenStream {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
     let nm = n + m;
     let sv = crate::emit::codegen::svector;
@@ -319,7 +314,7 @@ fn sensitivity_item(
     } else {
         let mut outs: Vec<Expr> = ce.dr_dp.iter().flatten().copied().collect();
         outs.extend(&ce.dl_dp);
-        let (s_stmts, s_vals) = body_into(model, parts, &outs, "__routh_constraint_sensitivity", &jparams, &jargs);
+        let (s_stmts, s_vals) = helpers.body(model, &outs, "__routh_constraint_sensitivity", &jparams, &jargs);
         let r_sets = (0..nm)
             .flat_map(|r| (0..np).map(move |c| (r, c)))
             .zip(&s_vals[..nm * np])

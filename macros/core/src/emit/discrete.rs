@@ -7,23 +7,19 @@ use quote::quote;
 use symbolic::Expr;
 
 use crate::derive::discrete::DiscreteEquations;
-use crate::emit::codegen::{Owner, allow_generated, body_with_base, state_arguments};
+use crate::emit::codegen::{Helpers, Owner, allow_generated, body_with_base, state_arguments};
 use crate::model::View;
 use crate::notation::{doc_block, formula};
 
 /// Inherent methods (appended to the model's `impl`) and the trait implementation.
-pub fn emit(model: &View<'_>, de: &DiscreteEquations, parts: &mut Vec<TokenStream>) -> (TokenStream, TokenStream) {
+pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> (TokenStream, TokenStream) {
     let n = model.dof();
     let sv = crate::emit::codegen::svector(n);
     let none = TokenStream::new();
     // A contact model's maps also take the action z_k of the first node.
     let (zp, za) = if de.contact { (quote! { z0: f64, }, quote! { z0, }) } else { (TokenStream::new(), TokenStream::new()) };
     let base = (quote! { t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp }, quote! { t0, h, q0, q1, #za });
-    let mut body = |outputs: &[Expr], name: &str| {
-        let b = body_with_base(model, outputs, name, &base, &none, &none);
-        parts.extend(b.parts);
-        (b.statements, b.outputs)
-    };
+    let mut body = |outputs: &[Expr], name: &str| helpers.add(body_with_base(model, outputs, name, &base, &none, &none));
     let (l_stmts, l_vals) = body(&[de.lagrangian], "__routh_discrete_lagrangian");
     let mut f_out = de.force_minus.clone();
     f_out.extend(&de.force_plus);

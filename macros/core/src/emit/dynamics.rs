@@ -17,7 +17,7 @@ use symbolic::Expr;
 
 use crate::derive::constraint::ConstraintEquations;
 use crate::derive::euler_lagrange::Equations;
-use crate::emit::codegen::{allow_generated, body_into, lazy, square_matrix, symbol_tokens, symmetric_matrix};
+use crate::emit::codegen::{Helpers, allow_generated, lazy, square_matrix, symbol_tokens, symmetric_matrix};
 use crate::model::View;
 
 /// The name of the generated M-and-f function.
@@ -26,12 +26,12 @@ pub(crate) fn function_name() -> syn::Ident {
 }
 
 /// `__routh_dynamics(t, x) -> (M, f)`: M (from its upper triangle) and f in one straight-line
-/// function, the hot path of the vector field. Its part functions, if any, go to `parts`.
-pub(crate) fn mass_and_forcing(model: &View<'_>, eq: &Equations, parts: &mut Vec<TokenStream>) -> TokenStream {
+/// function, the hot path of the vector field. Its part functions, if any, join `helpers`.
+pub(crate) fn mass_and_forcing(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> TokenStream {
     let n = model.dof();
     let d = model.layout.state_dim();
     let none = TokenStream::new();
-    let (dyn_stmts, dyn_vals) = body_into(model, parts, &outputs(eq), "__routh_dynamics", &none, &none);
+    let (dyn_stmts, dyn_vals) = helpers.body(model, &outputs(eq), "__routh_dynamics", &none, &none);
     let dyn_m = symmetric_matrix(n, &dyn_vals[..n * (n + 1) / 2]);
     let f_vals = &dyn_vals[n * (n + 1) / 2..];
     let (dyn_fn, allow, n_lit) = (function_name(), allow_generated(), n);
@@ -121,7 +121,7 @@ pub(crate) fn accelerations_and_jacobian(
     model: &View<'_>,
     eq: &Equations,
     constraints: Option<&ConstraintEquations>,
-    parts: &mut Vec<TokenStream>,
+    helpers: &mut Helpers,
     dyn_fn: &syn::Ident,
 ) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
     let n = model.dof();
@@ -141,12 +141,12 @@ pub(crate) fn accelerations_and_jacobian(
     // constrained one (the saddle-point system of `emit::constraint`).
     match constraints {
         Some(ce) => {
-            let items = crate::emit::constraint::emit(model, ce, parts);
+            let items = crate::emit::constraint::emit(model, ce, helpers);
             (items.accelerations, items.jacobian, items.methods, items.trait_impl)
         }
         None if !model.field_jacobian => {
             let acc = accelerations_method(n, d, dyn_fn);
-            let sensitivities = sensitivity_items(model, eq, parts);
+            let sensitivities = sensitivity_items(model, eq, helpers);
             (acc, TokenStream::new(), sensitivities, TokenStream::new())
         }
         None => {
@@ -158,7 +158,7 @@ pub(crate) fn accelerations_and_jacobian(
             }
             let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
             let a_arg = quote! { a, };
-            let (jac_stmts, jac_vals) = body_into(model, parts, &jac_out, "__routh_residual_jacobian", &a_param, &a_arg);
+            let (jac_stmts, jac_vals) = helpers.body(model, &jac_out, "__routh_residual_jacobian", &a_param, &a_arg);
             let gq = square_matrix(n, &jac_vals[..n * n]);
             let gv = square_matrix(n, &jac_vals[n * n..2 * n * n]);
             let gz = &jac_vals[2 * n * n..];
@@ -203,7 +203,7 @@ pub(crate) fn accelerations_and_jacobian(
                     #jac_finish
                 }
             };
-            let sensitivities = sensitivity_items(model, eq, parts);
+            let sensitivities = sensitivity_items(model, eq, helpers);
             (acc, jac, sensitivities, TokenStream::new())
         }
     }
@@ -211,7 +211,7 @@ pub(crate) fn accelerations_and_jacobian(
 
 /// `parameter_jacobian` (∂F/∂p) and, with inputs, `input_jacobian` (∂F/∂u) of the unconstrained
 /// field, from ∂g/∂w with w = (u, p) (see [`crate::derive::euler_lagrange`]).
-fn sensitivity_items(model: &View<'_>, eq: &Equations, parts: &mut Vec<TokenStream>) -> TokenStream {
+fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let (nu, np) = (model.layout.u.len(), model.sensitivity.len());
     let nw = nu + np;
@@ -222,7 +222,7 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, parts: &mut Vec<TokenStre
     outs.extend(&eq.dl_dw);
     let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
     let a_arg = quote! { a, };
-    let (stmts, vals) = body_into(model, parts, &outs, "__routh_sensitivity", &a_param, &a_arg);
+    let (stmts, vals) = helpers.body(model, &outs, "__routh_sensitivity", &a_param, &a_arg);
     let g_sets =
         (0..n).flat_map(|i| (0..nw).map(move |j| (i, j))).zip(&vals[..n * nw]).map(|((i, j), v)| quote! { gw[(#i, #j)] = #v; });
     let l_sets = vals[n * nw..].iter().enumerate().map(|(j, v)| quote! { lw[(0, #j)] = #v; });

@@ -9,7 +9,7 @@ use quote::{format_ident, quote};
 use symbolic::Expr;
 
 use crate::derive::impact::{ImpactEquations, Reset};
-use crate::emit::codegen::{body_into, square_matrix};
+use crate::emit::codegen::{Helpers, square_matrix};
 use crate::layout::state_dim;
 use crate::model::{Trigger, View};
 use crate::notation::{doc_block, formula};
@@ -17,15 +17,15 @@ use crate::notation::{doc_block, formula};
 /// Inherent methods for every impact (appended to the model's `impl`) and the part functions
 /// they need.
 /// `dims[k]` is the number of coordinates of mode k (for a transition's target state).
-pub fn methods(model: &View<'_>, impacts: &[ImpactEquations], dims: &[usize], parts: &mut Vec<TokenStream>) -> TokenStream {
+pub fn methods(model: &View<'_>, impacts: &[ImpactEquations], dims: &[usize], helpers: &mut Helpers) -> TokenStream {
     let mut items = Vec::new();
     for ie in impacts {
         // The guard's functions first, then the reset's (the order of their part functions).
-        let guard_items = guard_items(model, ie, parts);
+        let guard_items = guard_items(model, ie, helpers);
         let reset_items = match &ie.reset {
-            Reset::Projection { .. } => projection_reset(model, ie, parts),
-            Reset::Chart { .. } => chart_reset(model, ie, dims, parts),
-            Reset::Map { .. } => map_reset(model, ie, parts),
+            Reset::Projection { .. } => projection_reset(model, ie, helpers),
+            Reset::Chart { .. } => chart_reset(model, ie, dims, helpers),
+            Reset::Map { .. } => map_reset(model, ie, helpers),
         };
         items.push(quote! {
             #guard_items
@@ -37,13 +37,13 @@ pub fn methods(model: &View<'_>, impacts: &[ImpactEquations], dims: &[usize], pa
 }
 
 /// The guard `h`, its gradient and its rate (or, for a release, the multiplier and its rate).
-fn guard_items(model: &View<'_>, ie: &ImpactEquations, parts: &mut Vec<TokenStream>) -> TokenStream {
+fn guard_items(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> TokenStream {
     let Scope { n, state, name, none, .. } = Scope::of(model, ie);
     let guard_fn = format_ident!("{name}_guard");
     let grad_fn = format_ident!("{name}_guard_gradient");
     let rate_fn = format_ident!("{name}_guard_rate");
     let mut emit = |outputs: &[Expr], part: &str, params: &TokenStream, args: &TokenStream| {
-        body_into(model, parts, outputs, &format!("__routh_{name}_{part}"), params, args)
+        helpers.body(model, outputs, &format!("__routh_{name}_{part}"), params, args)
     };
     let (g_stmts, g_vals) = emit(&[ie.guard], "guard", &none, &none);
     let (gr_stmts, gr_vals) = emit(&ie.gradient, "gradient", &none, &none);
@@ -150,14 +150,14 @@ fn guard_items(model: &View<'_>, ie: &ImpactEquations, parts: &mut Vec<TokenStre
 }
 
 /// A restitution law: the saddle-point solve, the reset and its Jacobian.
-fn projection_reset(model: &View<'_>, ie: &ImpactEquations, parts: &mut Vec<TokenStream>) -> TokenStream {
+fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> TokenStream {
     let Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz } = &ie.reset else { unreachable!("a projection reset") };
     let Scope { n, d, state, name, none } = Scope::of(model, ie);
     let reset_fn = format_ident!("{name}_reset");
     let jac_fn = format_ident!("{name}_reset_jacobian");
     let solve_fn = format_ident!("__routh_{name}_solve");
     let mut emit = |outputs: &[Expr], part: &str, params: &TokenStream, args: &TokenStream| {
-        body_into(model, parts, outputs, &format!("__routh_{name}_{part}"), params, args)
+        helpers.body(model, outputs, &format!("__routh_{name}_{part}"), params, args)
     };
     let k = a.len();
     let nk = n + k;
@@ -255,13 +255,13 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, parts: &mut Vec<Toke
 }
 
 /// A transition's chart change into the target mode and its Jacobian.
-fn chart_reset(model: &View<'_>, ie: &ImpactEquations, dims: &[usize], parts: &mut Vec<TokenStream>) -> TokenStream {
+fn chart_reset(model: &View<'_>, ie: &ImpactEquations, dims: &[usize], helpers: &mut Helpers) -> TokenStream {
     let Reset::Chart { state: new_state, jacobian } = &ie.reset else { unreachable!("a chart reset") };
     let Scope { d, state, name, none, .. } = Scope::of(model, ie);
     let reset_fn = format_ident!("{name}_reset");
     let jac_fn = format_ident!("{name}_reset_jacobian");
     let mut emit = |outputs: &[Expr], part: &str, params: &TokenStream, args: &TokenStream| {
-        body_into(model, parts, outputs, &format!("__routh_{name}_{part}"), params, args)
+        helpers.body(model, outputs, &format!("__routh_{name}_{part}"), params, args)
     };
     let target = ie.target.unwrap_or(0);
     let m = dims.get(target).copied().unwrap_or(0);
@@ -313,13 +313,13 @@ fn chart_reset(model: &View<'_>, ie: &ImpactEquations, dims: &[usize], parts: &m
 }
 
 /// An explicit velocity map and its Jacobian.
-fn map_reset(model: &View<'_>, ie: &ImpactEquations, parts: &mut Vec<TokenStream>) -> TokenStream {
+fn map_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> TokenStream {
     let Reset::Map { velocities, dv_dq, dv_dv, dv_dz } = &ie.reset else { unreachable!("a velocity-map reset") };
     let Scope { n, d, state, name, none } = Scope::of(model, ie);
     let reset_fn = format_ident!("{name}_reset");
     let jac_fn = format_ident!("{name}_reset_jacobian");
     let mut emit = |outputs: &[Expr], part: &str, params: &TokenStream, args: &TokenStream| {
-        body_into(model, parts, outputs, &format!("__routh_{name}_{part}"), params, args)
+        helpers.body(model, outputs, &format!("__routh_{name}_{part}"), params, args)
     };
     let (v_stmts, v_vals) = emit(velocities, "map", &none, &none);
     let mut jac_out: Vec<Expr> = dv_dq.iter().flatten().copied().collect();

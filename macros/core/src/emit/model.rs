@@ -16,7 +16,7 @@ use symbolic::Expr;
 
 use crate::derive::Derived;
 use crate::derive::euler_lagrange::Equations;
-use crate::emit::codegen::{Owner, allow_generated, body_into, square_matrix, state_arguments, symmetric_matrix};
+use crate::emit::codegen::{Helpers, Owner, allow_generated, square_matrix, state_arguments, symmetric_matrix};
 use crate::emit::dynamics;
 use crate::model::View;
 use crate::notation::{display_name, doc_block, formula, formula_lines};
@@ -32,13 +32,12 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
     let coord_names: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
 
     let none = TokenStream::new();
-    let mut parts: Vec<TokenStream> = Vec::new();
+    let mut helpers = Helpers::default();
     // The dynamics contract: M and f, the accelerations, the field Jacobian (see `emit::dynamics`).
     let dyn_fn = dynamics::function_name();
-    let dyn_item = dynamics::mass_and_forcing(model, eq, &mut parts);
-    let mut straight_line = |outputs: &[Expr], name: &str, params: &TokenStream, args: &TokenStream| {
-        body_into(model, &mut parts, outputs, name, params, args)
-    };
+    let dyn_item = dynamics::mass_and_forcing(model, eq, &mut helpers);
+    let mut straight_line =
+        |outputs: &[Expr], name: &str, params: &TokenStream, args: &TokenStream| helpers.body(model, outputs, name, params, args);
 
     // Mass matrix alone.
     let m_out: Vec<Expr> = dynamics::outputs(eq)[..n * (n + 1) / 2].to_vec();
@@ -47,25 +46,25 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
 
     let Docs { m_doc, f_doc, l_doc, e_doc, p_doc, pw_doc, q_doc, state_doc, dim_doc } = docs(model, eq);
     // Scalars and momenta: L, E, p, Q·q̇.
-    let quantities = quantities(model, eq, &[l_doc, e_doc, p_doc, pw_doc, q_doc], &mut parts);
+    let quantities = quantities(model, eq, &[l_doc, e_doc, p_doc, pw_doc, q_doc], &mut helpers);
 
     let allow = allow_generated();
     let (acc_method, jac_method, constraint_items, constraint_impl) =
-        dynamics::accelerations_and_jacobian(model, eq, constraints.as_ref(), &mut parts, &dyn_fn);
+        dynamics::accelerations_and_jacobian(model, eq, constraints.as_ref(), &mut helpers, &dyn_fn);
 
-    let symmetry_items = crate::emit::symmetry::methods(model, symmetries, &mut parts);
+    let symmetry_items = crate::emit::symmetry::methods(model, symmetries, &mut helpers);
     let (discrete_items, discrete_impl) = match discrete {
-        Some(de) => crate::emit::discrete::emit(model, de, &mut parts),
+        Some(de) => crate::emit::discrete::emit(model, de, &mut helpers),
         None => (TokenStream::new(), TokenStream::new()),
     };
 
     // Guards and resets of the impacts (how the model simulates as a whole is emitted per system,
     // see `emit::system`).
-    let simulate_items = crate::emit::impact::methods(model, impacts, dofs, &mut parts);
+    let simulate_items = crate::emit::impact::methods(model, impacts, dofs, &mut helpers);
 
     let mechanical_impl = dynamics::mechanical_system_impl(model);
     let (state_params, state_new) = state_arguments(model);
-    let (field_from, contact_items) = contact_items(model, eq, &mut parts);
+    let (field_from, contact_items) = contact_items(model, eq, &mut helpers);
 
     let n_lit = n;
     let coord_lits = coord_names.iter();
@@ -136,12 +135,9 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
             Ok(self.__routh_field_from(t, x, &a))
         }
     });
+    let hidden = helpers.into_impl(generics, ty);
     quote! {
-        #[automatically_derived]
-        #[doc(hidden)]
-        impl #generics #ty {
-            #(#parts)*
-        }
+        #hidden
 
         #[automatically_derived]
         impl #generics #ty {
@@ -161,10 +157,10 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
 
 /// `lagrangian`, `energy`, `momenta` and `power`, with their rustdoc `docs` (L, E, p, Q·q̇, and the
 /// force one-form shown with the power).
-fn quantities(model: &View<'_>, eq: &Equations, docs: &[TokenStream; 5], parts: &mut Vec<TokenStream>) -> TokenStream {
+fn quantities(model: &View<'_>, eq: &Equations, docs: &[TokenStream; 5], helpers: &mut Helpers) -> TokenStream {
     let (d, n_lit) = (model.layout.state_dim(), model.dof());
     let none = TokenStream::new();
-    let mut straight_line = |outputs: &[Expr], name: &str| body_into(model, parts, outputs, name, &none, &none);
+    let mut straight_line = |outputs: &[Expr], name: &str| helpers.body(model, outputs, name, &none, &none);
     let (l_stmts, l_vals) = straight_line(&[model.lagrangian], "__routh_lagrangian");
     let (e_stmts, e_vals) = straight_line(&[eq.energy], "__routh_energy");
     let (pw_stmts, pw_vals) = straight_line(&[eq.power], "__routh_power");
@@ -323,7 +319,7 @@ fn docs(model: &View<'_>, eq: &Equations) -> Docs {
 
 /// For a contact model: how the field is built from the accelerations (ż = L), and the items of
 /// the action variable (∂L/∂z, the energy law, ∂L/∂x for the Jacobian, whether z decouples).
-fn contact_items(model: &View<'_>, eq: &Equations, parts: &mut Vec<TokenStream>) -> (TokenStream, TokenStream) {
+fn contact_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> (TokenStream, TokenStream) {
     let d = model.layout.state_dim();
     let Some(c) = &eq.contact else {
         return (quote! { ::routh::__private::mechanics::first_order_field(x, a) }, TokenStream::new());
@@ -331,9 +327,9 @@ fn contact_items(model: &View<'_>, eq: &Equations, parts: &mut Vec<TokenStream>)
     let none = TokenStream::new();
     let allow = allow_generated();
     let z = model.action.as_ref().map(ToString::to_string).unwrap_or_default();
-    let (dz_stmts, dz_vals) = body_into(model, parts, &[c.dl_dz], "__routh_lagrangian_dz", &none, &none);
-    let (er_stmts, er_vals) = body_into(model, parts, &[c.energy_rate], "__routh_energy_rate", &none, &none);
-    let (g_stmts, g_vals) = body_into(model, parts, &c.dl_dx, "__routh_lagrangian_gradient", &none, &none);
+    let (dz_stmts, dz_vals) = helpers.body(model, &[c.dl_dz], "__routh_lagrangian_dz", &none, &none);
+    let (er_stmts, er_vals) = helpers.body(model, &[c.energy_rate], "__routh_energy_rate", &none, &none);
+    let (g_stmts, g_vals) = helpers.body(model, &c.dl_dx, "__routh_lagrangian_gradient", &none, &none);
     let dz_doc = doc_block(
         &format!(
             "∂L/∂{z}, the rate of the contact energy law dE/dt = ∂L/∂{z} · E + Q·q̇ − ∂L/∂t (−R_L(E_L) in the notation of \
@@ -406,10 +402,10 @@ pub fn energy_derivatives(model: &View<'_>, energy: &crate::derive::euler_lagran
     let owner = Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
     let none = TokenStream::new();
-    let mut parts = Vec::new();
-    let (g_stmts, g_vals) = body_into(model, &mut parts, &energy.gradient, "__routh_energy_gradient", &none, &none);
+    let mut helpers = Helpers::default();
+    let (g_stmts, g_vals) = helpers.body(model, &energy.gradient, "__routh_energy_gradient", &none, &none);
     let flat: Vec<Expr> = energy.hessian.iter().flatten().copied().collect();
-    let (h_stmts, h_vals) = body_into(model, &mut parts, &flat, "__routh_energy_hessian", &none, &none);
+    let (h_stmts, h_vals) = helpers.body(model, &flat, "__routh_energy_hessian", &none, &none);
     let hessian = square_matrix(d, &h_vals);
     let allow = allow_generated();
     let items = crate::emit::codegen::lazy(quote! {
@@ -431,12 +427,9 @@ pub fn energy_derivatives(model: &View<'_>, energy: &crate::derive::euler_lagran
             #hessian
         }
     });
+    let hidden = helpers.into_impl(generics, ty);
     quote! {
-        #[automatically_derived]
-        #[doc(hidden)]
-        impl #generics #ty {
-            #(#parts)*
-        }
+        #hidden
 
         #[automatically_derived]
         impl #generics #ty {

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::derive::routh::Reduced;
-use crate::emit::codegen::body_into;
+use crate::emit::codegen::Helpers;
 use crate::model::View;
 use crate::names::snake;
 use crate::notation::{doc_block, formula};
@@ -23,7 +23,7 @@ pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibil
     let k = red.cyclic.len();
     let dz = dr + k;
     let none = TokenStream::new();
-    let mut parts = Vec::new();
+    let mut helpers = Helpers::default();
 
     let fields = rm.parameters.iter();
     let field_docs: Vec<String> = rm
@@ -57,7 +57,7 @@ pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibil
         ],
     );
     let (v_stmts, v_vals) =
-        body_into(rm, &mut parts, &red.cyclic_velocities, &format!("__routh_{}_cyclic", snake(&name.to_string())), &none, &none);
+        helpers.body(rm, &red.cyclic_velocities, &format!("__routh_{}_cyclic", snake(&name.to_string())), &none, &none);
     let v_lines: Vec<(String, String)> =
         cyclic_names.iter().zip(&red.cyclic_velocities).map(|(c, &e)| (format!("dot({c})"), formula(rm, e))).collect();
     let v_doc =
@@ -130,6 +130,7 @@ pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibil
             #name::reconstruct(self, t, x, theta)
         }
     });
+    let hidden = helpers.into_impl(&TokenStream::new(), &quote!(#name));
     quote! {
         #hybrid
 
@@ -141,11 +142,7 @@ pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibil
 
         #api
 
-        #[automatically_derived]
-        #[doc(hidden)]
-        impl #name {
-            #(#parts)*
-        }
+        #hidden
 
         #[automatically_derived]
         impl #name {
@@ -233,9 +230,9 @@ fn reducing_method(full: &View<'_>, red: &Reduced, rm: &View<'_>, cyclic_names: 
     let none = TokenStream::new();
     let reduce_fn = format_ident!("{}", snake(&name.to_string()));
     // The full model's reduction of a state: μ = p_θ(x).
-    let mut full_parts = Vec::new();
+    let mut full_helpers = Helpers::default();
     let (m_stmts, m_vals) =
-        body_into(full, &mut full_parts, &red.momenta, &format!("__routh_{}_momenta", snake(&name.to_string())), &none, &none);
+        full_helpers.body(full, &red.momenta, &format!("__routh_{}_momenta", snake(&name.to_string())), &none, &none);
     let kept_q: Vec<usize> = red.kept.clone();
     let kept_v: Vec<usize> = red.kept.iter().map(|&r| n + r).collect();
     let kr: Vec<usize> = (0..nr).collect();
@@ -266,12 +263,9 @@ fn reducing_method(full: &View<'_>, red: &Reduced, rm: &View<'_>, cyclic_names: 
             (reduced, xr, [#( x[#cyc] ),*])
         }
     });
+    let hidden = full_helpers.into_impl(&TokenStream::new(), &quote!(#full_name));
     quote! {
-    #[automatically_derived]
-    #[doc(hidden)]
-    impl #full_name {
-        #(#full_parts)*
-    }
+    #hidden
 
     #[automatically_derived]
     impl #full_name {

@@ -4,12 +4,12 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::derive::symmetry::SymmetryEquations;
-use crate::emit::codegen::body_into;
+use crate::emit::codegen::Helpers;
 use crate::model::View;
 use crate::notation::{doc_block, formula};
 
 /// Methods `<name>_momentum` and `<name>_momentum_rate` for every symmetry, and `SYMMETRIES`.
-pub fn methods(model: &View<'_>, symmetries: &[SymmetryEquations], parts: &mut Vec<TokenStream>) -> TokenStream {
+pub fn methods(model: &View<'_>, symmetries: &[SymmetryEquations], helpers: &mut Helpers) -> TokenStream {
     if symmetries.is_empty() {
         return TokenStream::new();
     }
@@ -23,8 +23,8 @@ pub fn methods(model: &View<'_>, symmetries: &[SymmetryEquations], parts: &mut V
         names.push(name.clone());
         let j_fn = format_ident!("{name}_momentum");
         let r_fn = format_ident!("{name}_momentum_rate");
-        let (j_stmts, j_vals) = body_into(model, parts, &[se.momentum], &format!("__routh_{name}_momentum"), &none, &none);
-        let (r_stmts, r_vals) = body_into(model, parts, &[se.rate], &format!("__routh_{name}_rate"), &none, &none);
+        let (j_stmts, j_vals) = helpers.body(model, &[se.momentum], &format!("__routh_{name}_momentum"), &none, &none);
+        let (r_stmts, r_vals) = helpers.body(model, &[se.rate], &format!("__routh_{name}_rate"), &none, &none);
         let generator: Vec<String> = model
             .coordinates
             .iter()
@@ -57,7 +57,7 @@ pub fn methods(model: &View<'_>, symmetries: &[SymmetryEquations], parts: &mut V
         let doc = doc_block(&heading, &[("J".into(), formula(model, se.momentum))]);
         let rate_item = if constrained {
             let (a_stmts, a_vals) =
-                body_into(model, parts, &se.constraint_action, &format!("__routh_{name}_constraint_action"), &none, &none);
+                helpers.body(model, &se.constraint_action, &format!("__routh_{name}_constraint_action"), &none, &none);
             let m = se.constraint_action.len();
             let lines: Vec<(String, String)> =
                 se.constraint_action.iter().enumerate().map(|(i, &e)| (format!("(Aξ)[{}]", i + 1), formula(model, e))).collect();
@@ -102,7 +102,7 @@ pub fn methods(model: &View<'_>, symmetries: &[SymmetryEquations], parts: &mut V
             None => TokenStream::new(),
             Some((c, ej)) => {
                 let e_fn = format_ident!("{name}_moving_energy");
-                let (e_stmts, e_vals) = body_into(model, parts, &[ej], &format!("__routh_{name}_moving_energy"), &none, &none);
+                let (e_stmts, e_vals) = helpers.body(model, &[ej], &format!("__routh_{name}_moving_energy"), &none, &none);
                 let doc = doc_block(
                     &format!(
                         "The moving energy of `{name}`: the affine part of the constraints is c·ξ (A(cξ) + b ≡ 0, proved \
