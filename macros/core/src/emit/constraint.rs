@@ -7,7 +7,7 @@ use quote::{format_ident, quote};
 use symbolic::Expr;
 
 use crate::derive::constraint::{ConstraintEquations, Kind};
-use crate::emit::codegen::Helpers;
+use crate::emit::codegen::{Helpers, allow_generated};
 use crate::model::View;
 use crate::notation::{display_name, doc_block, formula};
 
@@ -24,16 +24,119 @@ pub struct ConstraintItems {
 /// [`crate::emit::dynamics`]), its Jacobian and sensitivities, the constraint methods and
 /// `impl Constrained`.
 pub fn emit(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> ConstraintItems {
-    let n = model.dof();
-    let m = ce.a.len();
+    let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
     let nm = n + m;
-    let d = model.layout.state_dim();
-    let none = TokenStream::new();
     let sv = crate::emit::codegen::svector;
     let (state, vec_n, vec_m) = (sv(d), sv(n), sv(m));
     let fe = crate::emit::codegen::field_error();
     let names: Vec<String> = ce.names.iter().map(ToString::to_string).collect();
+    let Rows { rows_fn, position } = rows(model, ce, helpers);
+    let saddle_jacobian = saddle_jacobian(model, ce, helpers);
+    let ConstraintDocs { rows: rows_doc, bias: bias_doc, kinds: kinds_doc, set: set_doc } = docs(model, ce, &names);
+    let consts = constants(ce, &names, &kinds_doc, &set_doc);
 
+    let rows_fn_name = format_ident!("__routh_constraint_rows");
+    let jac_fn = format_ident!("__routh_constraint_jacobian");
+    let bind = crate::emit::dynamics::bind_mass_operator_and_forcing();
+    let solve = quote! {
+        #bind
+        let (amat, _, c) = self.#rows_fn_name(t, x);
+        ::routh::__private::mechanics::solve_constrained::<#n, #m, #nm, _>(t, mass, amat, f, c, &Self::CONSTRAINTS)
+    };
+    let (accelerations, jacobian) = accelerations_and_jacobian(model, &solve);
+    let methods = quote! {
+        #consts
+
+        #rows_fn
+
+        #saddle_jacobian
+
+        /// The gradients ∂λ/∂x of the multipliers and their rates λ̇ = ∂λ/∂x·F + ∂λ/∂t along the motion
+        /// (implicit function theorem on the saddle-point residual): what a release guard on a multiplier
+        /// needs.
+        ///
+        /// # Errors
+        /// As [`Self::accelerations`].
+        pub fn constraint_force_rates(&self, t: f64, x: &#state)
+            -> ::core::result::Result<(::routh::__private::nalgebra::SMatrix<f64, #m, #d>, #vec_m), #fe>
+        {
+            let sol = { #solve }?;
+            let (a, lam) = (&sol.accelerations, &sol.multipliers);
+            let (dr, dr_dt) = self.#jac_fn(t, x, a, lam);
+            let f = self.__routh_field_from(t, x, a);
+            sol.multiplier_rates(dr, dr_dt, &f)
+        }
+
+        #rows_doc
+        #[must_use]
+        pub fn constraint_rows(&self, t: f64, x: &#state) -> (::routh::__private::nalgebra::SMatrix<f64, #m, #n>, #vec_m) {
+            let (amat, b, _) = self.#rows_fn_name(t, x);
+            (amat, b)
+        }
+
+        #bias_doc
+        #[must_use]
+        pub fn constraint_bias(&self, t: f64, x: &#state) -> #vec_m {
+            self.#rows_fn_name(t, x).2
+        }
+
+        /// The multipliers λ of the constraints (in the order of [`Self::CONSTRAINTS`]): the constraint
+        /// force is Aᵀλ in M q̈ = f + Aᵀλ. The constraints do the work λ·(A q̇) = −λ·b, so with b ≡ 0 the
+        /// energy balance is unchanged and dE/dt = Q·q̇ − ∂L/∂t − λ·b in general.
+        ///
+        /// # Errors
+        /// As [`Self::accelerations`].
+        pub fn constraint_forces(&self, t: f64, x: &#state) -> ::core::result::Result<#vec_m, #fe> {
+            Ok({ #solve }?.multipliers)
+        }
+
+        /// The power of the constraint forces, λ·(A q̇) = −λ·b: the constraints' share of the energy balance
+        /// dE/dt = Q·q̇ − ∂L/∂t − λ·b (zero for linear constraints, b ≡ 0).
+        ///
+        /// # Errors
+        /// As [`Self::accelerations`].
+        pub fn constraint_power(&self, t: f64, x: &#state) -> ::core::result::Result<f64, #fe> {
+            let lam = { #solve }?.multipliers;
+            let (_, b, _) = self.#rows_fn_name(t, x);
+            Ok(-lam.dot(&b))
+        }
+
+        /// Velocity-level residuals A q̇ + b (zero on the constraint manifold).
+        #[must_use]
+        pub fn velocity_residuals(&self, t: f64, x: &#state) -> #vec_m {
+            let (amat, b, _) = self.#rows_fn_name(t, x);
+            let qd = <#vec_n>::from_fn(|i, _| x[#n + i]);
+            amat * qd + b
+        }
+
+        #position
+    };
+    let trait_impl = trait_impl(model, ce);
+    let sensitivity = sensitivity_item(model, ce, helpers, &solve);
+    let projection = projection_items(model, ce);
+    let methods = quote! {
+        #methods
+
+        #sensitivity
+
+        #projection
+    };
+    ConstraintItems { accelerations, jacobian, methods, trait_impl }
+}
+
+/// The straight-line functions of the rows: `__routh_constraint_rows` (A, b and the bias c in one)
+/// and `position_residuals` (f(t, q) of the holonomic rows, 0 for velocity constraints).
+struct Rows {
+    rows_fn: TokenStream,
+    position: TokenStream,
+}
+
+fn rows(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> Rows {
+    let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
+    let sv = crate::emit::codegen::svector;
+    let (state, vec_m) = (sv(d), sv(m));
+    let none = TokenStream::new();
+    let allow = allow_generated();
     // A (row-major), b, c in one straight-line function.
     let mut outs: Vec<Expr> = ce.a.iter().flatten().copied().collect();
     outs.extend(&ce.b);
@@ -44,13 +147,41 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -
     });
     let b_vals = &r_vals[m * n..m * n + m];
     let c_vals = &r_vals[m * n + m..];
-
     // Position residuals (holonomic rows; 0 for velocity constraints).
     let zero = model.arena.zero();
     let pos: Vec<Expr> = ce.position.iter().map(|p| p.unwrap_or(zero)).collect();
     let (p_stmts, p_vals) = helpers.body(model, &pos, "__routh_position_residuals", &none, &none);
+    let rows_fn = format_ident!("__routh_constraint_rows");
+    Rows {
+        rows_fn: quote! {
+            #allow
+            #[inline]
+            fn #rows_fn(&self, t: f64, x: &#state) -> (::routh::__private::nalgebra::SMatrix<f64, #m, #n>, #vec_m, #vec_m) {
+                #(#r_stmts)*
+                let mut amat = ::routh::__private::nalgebra::SMatrix::<f64, #m, #n>::zeros();
+                #(#a_sets)*
+                (amat, <#vec_m>::from([#(#b_vals),*]), <#vec_m>::from([#(#c_vals),*]))
+            }
+        },
+        position: quote! {
+            /// Position-level residuals f(t, q) of the holonomic constraints (0 for velocity constraints).
+            #allow
+            #[must_use]
+            pub fn position_residuals(&self, t: f64, x: &#state) -> #vec_m {
+                #(#p_stmts)*
+                <#vec_m>::from([#(#p_vals),*])
+            }
+        },
+    }
+}
 
-    // ∂R/∂q, ∂R/∂q̇ of the saddle-point residual, with a = q̈ and λ as inputs.
+/// `__routh_constraint_jacobian`: ∂R/∂q, ∂R/∂q̇, ∂R/∂t (and ∂R/∂z) of the saddle-point residual
+/// R = (M q̈ − Aᵀλ − f, A q̈ + c), with a = q̈ and λ as inputs.
+fn saddle_jacobian(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> TokenStream {
+    let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
+    let nm = n + m;
+    let sv = crate::emit::codegen::svector;
+    let (state, vec_n, vec_m) = (sv(d), sv(n), sv(m));
     let mut jac_out: Vec<Expr> = ce.dr_dq.iter().flatten().copied().collect();
     jac_out.extend(ce.dr_dv.iter().flatten().copied());
     jac_out.extend(&ce.dr_dt);
@@ -66,7 +197,26 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -
     });
     let dt_vals = &j_vals[2 * nm * n..2 * nm * n + nm];
     let dz_sets = j_vals[2 * nm * n + nm..].iter().enumerate().map(|(r, v)| quote! { dr[(#r, 2 * #n)] = #v; });
+    let (jac_fn, allow) = (format_ident!("__routh_constraint_jacobian"), allow_generated());
+    quote! {
+        #allow
+        fn #jac_fn(&self, t: f64, x: &#state, a: &#vec_n, lam: &#vec_m)
+            -> (::routh::__private::nalgebra::SMatrix<f64, #nm, #d>, ::routh::__private::nalgebra::SVector<f64, #nm>)
+        {
+            #(#j_stmts)*
+            let mut dr = ::routh::__private::nalgebra::SMatrix::<f64, #nm, #d>::zeros();
+            #(#dq_sets)*
+            #(#dv_sets)*
+            #(#dz_sets)*
+            (dr, ::routh::__private::nalgebra::SVector::<f64, #nm>::from([#(#dt_vals),*]))
+        }
+    }
+}
 
+/// `CONSTRAINTS`, `CONSTRAINT_KINDS` (the Frobenius test's verdict per row) and
+/// `CONSTRAINTS_INTEGRABLE` (the verdict on the whole set).
+fn constants(ce: &ConstraintEquations, names: &[String], kinds_doc: &str, set_doc: &str) -> TokenStream {
+    let m = ce.a.len();
     let kinds: Vec<TokenStream> = ce
         .kinds
         .iter()
@@ -81,19 +231,24 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -
         Some(false) => quote! { ::core::option::Option::Some(false) },
         None => quote! { ::core::option::Option::None },
     };
-
-    let ConstraintDocs { rows: rows_doc, bias: bias_doc, kinds: kinds_doc, set: set_doc } = docs(model, ce, &names);
     let names_doc = " Names of the constraints, in the order of their rows and multipliers.";
+    quote! {
+        #[doc = #names_doc]
+        pub const CONSTRAINTS: [&'static str; #m] = [#(#names),*];
+        #[doc = #kinds_doc]
+        pub const CONSTRAINT_KINDS: [::routh::__private::mechanics::ConstraintKind; #m] = [#(#kinds),*];
+        #[doc = #set_doc]
+        pub const CONSTRAINTS_INTEGRABLE: ::core::option::Option<bool> = #set;
+    }
+}
 
-    let rows_fn = format_ident!("__routh_constraint_rows");
+/// `accelerations` and `jacobian` of the constrained system, from the saddle-point solve `solve`.
+fn accelerations_and_jacobian(model: &View<'_>, solve: &TokenStream) -> (TokenStream, TokenStream) {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    let sv = crate::emit::codegen::svector;
+    let (state, vec_n) = (sv(d), sv(n));
+    let fe = crate::emit::codegen::field_error();
     let jac_fn = format_ident!("__routh_constraint_jacobian");
-    let bind = crate::emit::dynamics::bind_mass_operator_and_forcing();
-    let solve = quote! {
-        #bind
-        let (amat, _, c) = self.#rows_fn(t, x);
-        ::routh::__private::mechanics::solve_constrained::<#n, #m, #nm, _>(t, mass, amat, f, c, &Self::CONSTRAINTS)
-    };
-    let allow = quote! { #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)] };
     let accelerations = quote! {
         /// Accelerations q̈ of the constrained system: the saddle-point system [M −Aᵀ; A 0] [q̈; λ] = [f; −c]
         /// solved numerically (see [`Self::constraint_rows`], [`Self::constraint_bias`]).
@@ -128,112 +283,7 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -
             Ok(j)
         }
     };
-    let methods = quote! {
-        #[doc = #names_doc]
-        pub const CONSTRAINTS: [&'static str; #m] = [#(#names),*];
-        #[doc = #kinds_doc]
-        pub const CONSTRAINT_KINDS: [::routh::__private::mechanics::ConstraintKind; #m] = [#(#kinds),*];
-        #[doc = #set_doc]
-        pub const CONSTRAINTS_INTEGRABLE: ::core::option::Option<bool> = #set;
-
-        #allow
-        #[inline]
-        fn #rows_fn(&self, t: f64, x: &#state) -> (::routh::__private::nalgebra::SMatrix<f64, #m, #n>, #vec_m, #vec_m) {
-            #(#r_stmts)*
-            let mut amat = ::routh::__private::nalgebra::SMatrix::<f64, #m, #n>::zeros();
-            #(#a_sets)*
-            (amat, <#vec_m>::from([#(#b_vals),*]), <#vec_m>::from([#(#c_vals),*]))
-        }
-
-        #allow
-        fn #jac_fn(&self, t: f64, x: &#state, a: &#vec_n, lam: &#vec_m)
-            -> (::routh::__private::nalgebra::SMatrix<f64, #nm, #d>, ::routh::__private::nalgebra::SVector<f64, #nm>)
-        {
-            #(#j_stmts)*
-            let mut dr = ::routh::__private::nalgebra::SMatrix::<f64, #nm, #d>::zeros();
-            #(#dq_sets)*
-            #(#dv_sets)*
-            #(#dz_sets)*
-            (dr, ::routh::__private::nalgebra::SVector::<f64, #nm>::from([#(#dt_vals),*]))
-        }
-
-        /// The gradients ∂λ/∂x of the multipliers and their rates λ̇ = ∂λ/∂x·F + ∂λ/∂t along the motion
-        /// (implicit function theorem on the saddle-point residual): what a release guard on a multiplier
-        /// needs.
-        ///
-        /// # Errors
-        /// As [`Self::accelerations`].
-        pub fn constraint_force_rates(&self, t: f64, x: &#state)
-            -> ::core::result::Result<(::routh::__private::nalgebra::SMatrix<f64, #m, #d>, #vec_m), #fe>
-        {
-            let sol = { #solve }?;
-            let (a, lam) = (&sol.accelerations, &sol.multipliers);
-            let (dr, dr_dt) = self.#jac_fn(t, x, a, lam);
-            let f = self.__routh_field_from(t, x, a);
-            sol.multiplier_rates(dr, dr_dt, &f)
-        }
-
-        #rows_doc
-        #[must_use]
-        pub fn constraint_rows(&self, t: f64, x: &#state) -> (::routh::__private::nalgebra::SMatrix<f64, #m, #n>, #vec_m) {
-            let (amat, b, _) = self.#rows_fn(t, x);
-            (amat, b)
-        }
-
-        #bias_doc
-        #[must_use]
-        pub fn constraint_bias(&self, t: f64, x: &#state) -> #vec_m {
-            self.#rows_fn(t, x).2
-        }
-
-        /// The multipliers λ of the constraints (in the order of [`Self::CONSTRAINTS`]): the constraint
-        /// force is Aᵀλ in M q̈ = f + Aᵀλ. The constraints do the work λ·(A q̇) = −λ·b, so with b ≡ 0 the
-        /// energy balance is unchanged and dE/dt = Q·q̇ − ∂L/∂t − λ·b in general.
-        ///
-        /// # Errors
-        /// As [`Self::accelerations`].
-        pub fn constraint_forces(&self, t: f64, x: &#state) -> ::core::result::Result<#vec_m, #fe> {
-            Ok({ #solve }?.multipliers)
-        }
-
-        /// The power of the constraint forces, λ·(A q̇) = −λ·b: the constraints' share of the energy balance
-        /// dE/dt = Q·q̇ − ∂L/∂t − λ·b (zero for linear constraints, b ≡ 0).
-        ///
-        /// # Errors
-        /// As [`Self::accelerations`].
-        pub fn constraint_power(&self, t: f64, x: &#state) -> ::core::result::Result<f64, #fe> {
-            let lam = { #solve }?.multipliers;
-            let (_, b, _) = self.#rows_fn(t, x);
-            Ok(-lam.dot(&b))
-        }
-
-        /// Velocity-level residuals A q̇ + b (zero on the constraint manifold).
-        #[must_use]
-        pub fn velocity_residuals(&self, t: f64, x: &#state) -> #vec_m {
-            let (amat, b, _) = self.#rows_fn(t, x);
-            let qd = <#vec_n>::from_fn(|i, _| x[#n + i]);
-            amat * qd + b
-        }
-
-        /// Position-level residuals f(t, q) of the holonomic constraints (0 for velocity constraints).
-        #allow
-        #[must_use]
-        pub fn position_residuals(&self, t: f64, x: &#state) -> #vec_m {
-            #(#p_stmts)*
-            <#vec_m>::from([#(#p_vals),*])
-        }
-    };
-    let trait_impl = trait_impl(model, ce);
-    let sensitivity = sensitivity_item(model, ce, helpers, &solve);
-    let projection = projection_items(model, ce);
-    let methods = quote! {
-        #methods
-
-        #sensitivity
-
-        #projection
-    };
-    ConstraintItems { accelerations, jacobian, methods, trait_impl }
+    (accelerations, jacobian)
 }
 
 /// The rustdoc of the constraints: their rows, the bias, how each integrates and the set.
