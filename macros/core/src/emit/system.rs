@@ -376,7 +376,7 @@ fn single(model: &View<'_>) -> TokenStream {
 /// and `impl HybridSystem` on the padded state (dimension = the largest mode's 2n; a mode uses a
 /// prefix, the rest is zero).
 fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
-    let (name, vis) = (&system.name, &system.vis);
+    let name = &system.name;
     let check = check_parameters(modes);
     let dims: Vec<usize> = modes.iter().map(|m| m.dof()).collect();
     let action = modes.iter().any(|m| m.layout.z.is_some());
@@ -390,86 +390,12 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
     let mut rows = Vec::new();
     for (k, m) in modes.iter().enumerate() {
         let Some((_, mode_ident)) = &m.mode else { continue };
-        let mode_str = mode_ident.to_string();
-        mode_names.push(mode_str.clone());
-        let view = mode_type(name, mode_ident);
-        let n = m.dof();
-        let d = m.layout.state_dim();
-        let upper = format_ident!("{}", mode_str.to_uppercase());
-        let state_fn = format_ident!("{mode_str}_state");
-        let coords: Vec<String> = m.coordinates.iter().map(ToString::to_string).collect();
-        let list = coords.join(", ");
-        let view_doc = format!(
-            " Mode `{mode_str}` of [`{name}`], coordinates ({list}): the full single-mode API (mass matrix, \
-             energy, Jacobian, guards and resets of the transitions leaving this mode)."
-        );
-        let const_doc = format!(" Index of mode `{mode_str}`.");
-        let (state_params, _) = crate::emit::codegen::state_arguments(m);
-        let action_set = if m.layout.z.is_some() {
-            quote! { x[2 * #n] = z; }
-        } else {
-            TokenStream::new()
-        };
-        let state_doc = match &m.action {
-            Some(z) => {
-                format!(" A padded state of mode `{mode_str}` from its positions and velocities ({list}) and the action `{z}`.")
-            }
-            None => format!(" A padded state of mode `{mode_str}` from its positions and velocities ({list})."),
-        };
-        let accessor_doc = format!(" View of this model in mode `{mode_str}`.");
-        consts.push(quote! { #[doc = #const_doc] pub const #upper: usize = #k; });
-        accessors.push(quote! {
-            #[doc = #accessor_doc]
-            #[must_use]
-            pub fn #mode_ident(&self) -> #view<'_> { #view(self) }
-
-            #[doc = #state_doc]
-            #[must_use]
-            pub fn #state_fn(&self, #state_params) -> #state {
-                let mut x = <#state>::zeros();
-                for i in 0..#n {
-                    x[i] = q[i];
-                    x[#n + i] = qdot[i];
-                }
-                #action_set
-                x
-            }
-        });
-        views.push(quote! {
-            #[doc = #view_doc]
-            #[derive(Clone, Copy)]
-            #vis struct #view<'a>(pub &'a #name);
-        });
-        rows.push(ModeRow {
-            name: mode_str.clone(),
-            access: quote! { self.#mode_ident() },
-            dim: d,
-            dof: n,
-            guards: m
-                .impacts
-                .iter()
-                .filter(|i| !matches!(i.trigger, Trigger::Zeno(_)))
-                .map(|i| {
-                    let target = i.target.unwrap_or(k);
-                    let full_gradient = matches!(i.trigger, Trigger::Multiplier(_)) || m.layout.z.is_some();
-                    GuardRow { name: i.name.to_string(), target, target_dim: state_dim(dims[target], action), full_gradient }
-                })
-                .collect(),
-            zeno: m
-                .impacts
-                .iter()
-                .filter_map(|i| match i.trigger {
-                    Trigger::Zeno(accumulating) => {
-                        // The guard list is the mode's impacts without the Zeno transitions.
-                        let guard = m.impacts[..accumulating].iter().filter(|j| !matches!(j.trigger, Trigger::Zeno(_))).count();
-                        let target = i.target.unwrap_or(k);
-                        Some(ZenoRow { guard, name: i.name.to_string(), target, target_dim: state_dim(dims[target], action) })
-                    }
-                    _ => None,
-                })
-                .collect(),
-            constrained: !m.constraints.is_empty(),
-        });
+        mode_names.push(mode_ident.to_string());
+        let items = mode_items(system, m, k, mode_ident, &state);
+        consts.push(items.constant);
+        accessors.push(items.accessors);
+        views.push(items.view);
+        rows.push(mode_row(m, k, &dims, action));
     }
     let table = ModeTable { generics: TokenStream::new(), ty: quote! { #name }, dim: dmax, modes: rows };
     let hybrid = hybrid_system_impl(&table);
@@ -520,5 +446,103 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
         }
 
         #hybrid
+    }
+}
+
+/// The items of one mode of a system with modes: its index constant, its view type, and the
+/// accessors of the view and of a padded state of the mode.
+struct ModeItems {
+    constant: TokenStream,
+    accessors: TokenStream,
+    view: TokenStream,
+}
+
+fn mode_items(system: &System, m: &View<'_>, k: usize, mode_ident: &syn::Ident, state: &TokenStream) -> ModeItems {
+    let (name, vis) = (&system.name, &system.vis);
+    let mode_str = mode_ident.to_string();
+    let view = mode_type(name, mode_ident);
+    let n = m.dof();
+    let upper = format_ident!("{}", mode_str.to_uppercase());
+    let state_fn = format_ident!("{mode_str}_state");
+    let coords: Vec<String> = m.coordinates.iter().map(ToString::to_string).collect();
+    let list = coords.join(", ");
+    let view_doc = format!(
+        " Mode `{mode_str}` of [`{name}`], coordinates ({list}): the full single-mode API (mass matrix, \
+         energy, Jacobian, guards and resets of the transitions leaving this mode)."
+    );
+    let const_doc = format!(" Index of mode `{mode_str}`.");
+    let (state_params, _) = crate::emit::codegen::state_arguments(m);
+    let action_set = if m.layout.z.is_some() {
+        quote! { x[2 * #n] = z; }
+    } else {
+        TokenStream::new()
+    };
+    let state_doc = match &m.action {
+        Some(z) => {
+            format!(" A padded state of mode `{mode_str}` from its positions and velocities ({list}) and the action `{z}`.")
+        }
+        None => format!(" A padded state of mode `{mode_str}` from its positions and velocities ({list})."),
+    };
+    let accessor_doc = format!(" View of this model in mode `{mode_str}`.");
+    ModeItems {
+        constant: quote! { #[doc = #const_doc] pub const #upper: usize = #k; },
+        accessors: quote! {
+            #[doc = #accessor_doc]
+            #[must_use]
+            pub fn #mode_ident(&self) -> #view<'_> { #view(self) }
+
+            #[doc = #state_doc]
+            #[must_use]
+            pub fn #state_fn(&self, #state_params) -> #state {
+                let mut x = <#state>::zeros();
+                for i in 0..#n {
+                    x[i] = q[i];
+                    x[#n + i] = qdot[i];
+                }
+                #action_set
+                x
+            }
+        },
+        view: quote! {
+            #[doc = #view_doc]
+            #[derive(Clone, Copy)]
+            #vis struct #view<'a>(pub &'a #name);
+        },
+    }
+}
+
+/// The row of mode `k` (`m`) in the `HybridSystem` table: its guards with their targets, its Zeno
+/// completions, whether it is constrained. `dims` are the modes' numbers of coordinates.
+fn mode_row(m: &View<'_>, k: usize, dims: &[usize], action: bool) -> ModeRow {
+    let Some((_, mode_ident)) = &m.mode else { unreachable!("a mode of a system with modes") };
+    ModeRow {
+        name: mode_ident.to_string(),
+        access: quote! { self.#mode_ident() },
+        dim: m.layout.state_dim(),
+        dof: m.dof(),
+        guards: m
+            .impacts
+            .iter()
+            .filter(|i| !matches!(i.trigger, Trigger::Zeno(_)))
+            .map(|i| {
+                let target = i.target.unwrap_or(k);
+                let full_gradient = matches!(i.trigger, Trigger::Multiplier(_)) || m.layout.z.is_some();
+                GuardRow { name: i.name.to_string(), target, target_dim: state_dim(dims[target], action), full_gradient }
+            })
+            .collect(),
+        zeno: m
+            .impacts
+            .iter()
+            .filter_map(|i| match i.trigger {
+                Trigger::Zeno(accumulating) => {
+                    // The guard list is the mode's impacts without the Zeno transitions.
+                    let guard = m.impacts[..accumulating].iter().filter(|j| !matches!(j.trigger, Trigger::Zeno(_))).count();
+                    let target = i.target.unwrap_or(k);
+                    Some(ZenoRow { guard, name: i.name.to_string(), target, target_dim: state_dim(dims[target], action) })
+                }
+                _ => None,
+            })
+            .collect(),
+        constrained: !m.constraints.is_empty(),
     }
 }
