@@ -245,54 +245,9 @@ pub fn standalone(model: &View<'_>) -> TokenStream {
 /// hybrid `simulate` and `impl HybridSystem`.
 fn single(model: &View<'_>) -> TokenStream {
     let check = check_parameters(std::slice::from_ref(model));
-    let d = model.layout.state_dim();
     let name = &model.name;
-    let state = crate::emit::codegen::svector(d);
-    let count = model.impacts.len();
-    let names: Vec<String> = model.impacts.iter().map(|i| i.name.to_string()).collect();
     if model.impacts.is_empty() {
-        let m = model.constraints.len();
-        let n = model.dof();
-        let run = |events: TokenStream| {
-            if m == 0 {
-                quote! { self.check_parameters()?; ::routh::__private::integrate(self, span, x0, #events, options) }
-            } else {
-                quote! { self.check_parameters()?; ::routh::__private::constrained::integrate_constrained::<Self, #n, #d, #m>(self, span, x0, #events, options) }
-            }
-        };
-        let (plain, with_events) = (run(quote!(&[])), run(quote!(events)));
-        let note = if m == 0 {
-            ""
-        } else {
-            " The state is projected onto the constraints after every step unless `options.projection` is off; \
-             `Trajectory::constraints` reports the residuals."
-        };
-        let items = crate::emit::codegen::lazy(quote! {
-            #check
-
-            /// Integrates the equations of motion from `x0` over `span` with adaptive Dormand–Prince 5(4).
-            #[doc = #note]
-            ///
-            /// # Errors
-            /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
-            /// mass matrix, step limit or invalid options.
-            pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::Options)
-                -> ::core::result::Result<::routh::__private::Trajectory<#d>, ::routh::__private::SimError>
-            {
-                #plain
-            }
-
-            /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
-            ///
-            /// # Errors
-            /// As [`Self::simulate`].
-            pub fn simulate_with_events(&self, x0: #state, span: ::core::ops::Range<f64>,
-                events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::Options)
-                -> ::core::result::Result<::routh::__private::Trajectory<#d>, ::routh::__private::SimError>
-            {
-                #with_events
-            }
-        });
+        let items = crate::emit::codegen::lazy(smooth_simulate(model, &check));
         return quote! {
             #[automatically_derived]
             impl #name {
@@ -300,7 +255,102 @@ fn single(model: &View<'_>) -> TokenStream {
             }
         };
     }
-    let simulate = quote! {
+    let d = model.layout.state_dim();
+    let table = ModeTable {
+        generics: TokenStream::new(),
+        ty: quote! { #name },
+        dim: d,
+        modes: vec![ModeRow {
+            name: String::new(),
+            access: quote! { (*self) },
+            dim: d,
+            dof: model.dof(),
+            guards: model
+                .impacts
+                .iter()
+                .map(|i| GuardRow {
+                    name: i.name.to_string(),
+                    target: 0,
+                    target_dim: d,
+                    full_gradient: matches!(i.trigger, Trigger::Multiplier(_)) || model.layout.z.is_some(),
+                })
+                .collect(),
+            zeno: Vec::new(),
+            constrained: !model.constraints.is_empty(),
+        }],
+    };
+    let hybrid = hybrid_system_impl(&table);
+    let simulate = hybrid_simulate(model);
+    let items = crate::emit::codegen::lazy(quote! {
+            #check
+
+        #simulate
+    });
+    quote! {
+        #[automatically_derived]
+        impl #name {
+            #items
+        }
+
+        #hybrid
+    }
+}
+
+/// `check_parameters`, `simulate` and `simulate_with_events` of a single model without impacts:
+/// plain integration, or with the constraints projected after every step.
+fn smooth_simulate(model: &View<'_>, check: &TokenStream) -> TokenStream {
+    let (n, d, m) = (model.dof(), model.layout.state_dim(), model.constraints.len());
+    let state = crate::emit::codegen::svector(d);
+    let run = |events: TokenStream| {
+        if m == 0 {
+            quote! { self.check_parameters()?; ::routh::__private::integrate(self, span, x0, #events, options) }
+        } else {
+            quote! { self.check_parameters()?; ::routh::__private::constrained::integrate_constrained::<Self, #n, #d, #m>(self, span, x0, #events, options) }
+        }
+    };
+    let (plain, with_events) = (run(quote!(&[])), run(quote!(events)));
+    let note = if m == 0 {
+        ""
+    } else {
+        " The state is projected onto the constraints after every step unless `options.projection` is off; \
+         `Trajectory::constraints` reports the residuals."
+    };
+    quote! {
+        #check
+
+        /// Integrates the equations of motion from `x0` over `span` with adaptive Dormand–Prince 5(4).
+        #[doc = #note]
+        ///
+        /// # Errors
+        /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
+        /// mass matrix, step limit or invalid options.
+        pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::Options)
+            -> ::core::result::Result<::routh::__private::Trajectory<#d>, ::routh::__private::SimError>
+        {
+            #plain
+        }
+
+        /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
+        ///
+        /// # Errors
+        /// As [`Self::simulate`].
+        pub fn simulate_with_events(&self, x0: #state, span: ::core::ops::Range<f64>,
+            events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::Options)
+            -> ::core::result::Result<::routh::__private::Trajectory<#d>, ::routh::__private::SimError>
+        {
+            #with_events
+        }
+    }
+}
+
+/// `IMPACTS`, `simulate` and `simulate_with_events` of a single model with impacts (a one-mode
+/// hybrid system).
+fn hybrid_simulate(model: &View<'_>) -> TokenStream {
+    let d = model.layout.state_dim();
+    let state = crate::emit::codegen::svector(d);
+    let count = model.impacts.len();
+    let names: Vec<String> = model.impacts.iter().map(|i| i.name.to_string()).collect();
+    quote! {
         /// Names of the impacts (guards), in declaration order.
         pub const IMPACTS: [&'static str; #count] = [#(#names),*];
 
@@ -332,43 +382,6 @@ fn single(model: &View<'_>) -> TokenStream {
             self.check_parameters()?;
             ::routh::__private::simulate_hybrid_with_events(self, 0, x0, span, events, options)
         }
-    };
-    let table = ModeTable {
-        generics: TokenStream::new(),
-        ty: quote! { #name },
-        dim: d,
-        modes: vec![ModeRow {
-            name: String::new(),
-            access: quote! { (*self) },
-            dim: d,
-            dof: model.dof(),
-            guards: model
-                .impacts
-                .iter()
-                .map(|i| GuardRow {
-                    name: i.name.to_string(),
-                    target: 0,
-                    target_dim: d,
-                    full_gradient: matches!(i.trigger, Trigger::Multiplier(_)) || model.layout.z.is_some(),
-                })
-                .collect(),
-            zeno: Vec::new(),
-            constrained: !model.constraints.is_empty(),
-        }],
-    };
-    let hybrid = hybrid_system_impl(&table);
-    let items = crate::emit::codegen::lazy(quote! {
-            #check
-
-        #simulate
-    });
-    quote! {
-        #[automatically_derived]
-        impl #name {
-            #items
-        }
-
-        #hybrid
     }
 }
 
