@@ -15,16 +15,42 @@ use crate::notation::{doc_block, formula};
 pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibility) -> TokenStream {
     let rm = &red.model.view(full.arena);
     let name = &rm.name;
-    let full_name = &full.name;
-    let nr = rm.dof();
-    let dr = rm.layout.state_dim();
-    let n = full.dof();
-    let d = full.layout.state_dim();
-    let k = red.cyclic.len();
-    let dz = dr + k;
-    let none = TokenStream::new();
+    let cyclic_names: Vec<String> = red.cyclic.iter().map(|&c| full.coordinates[c].to_string()).collect();
+    let declaration = declaration(full, red, rm, vis, &cyclic_names);
     let mut helpers = Helpers::default();
+    let (items, reconstruction_items) = reconstruction(full, red, rm, &mut helpers, &cyclic_names);
+    let reduce_fn = format_ident!("{}", snake(&name.to_string()));
+    let full_items = reducing_method(full, red, rm, &cyclic_names);
+    let hybrid = if full.impacts.is_empty() { TokenStream::new() } else { hybrid(full, red, &reduce_fn) };
+    let (dr, d, k) = (rm.layout.state_dim(), full.layout.state_dim(), red.cyclic.len());
+    let hidden = helpers.into_impl(&TokenStream::new(), &quote!(#name));
+    quote! {
+        #hybrid
 
+        #declaration
+
+        #api
+
+        #hidden
+
+        #[automatically_derived]
+        impl #name {
+            #items
+        }
+
+        #[automatically_derived]
+        impl ::routh::__private::Reconstruction<#dr, #k, #d> for #name {
+            #reconstruction_items
+        }
+
+        #full_items
+    }
+}
+
+/// The reduced system's struct: the full model's parameters and the momenta μ, with its Routhian
+/// in the rustdoc.
+fn declaration(full: &View<'_>, red: &Reduced, rm: &View<'_>, vis: &syn::Visibility, cyclic_names: &[String]) -> TokenStream {
+    let (name, full_name) = (&rm.name, &full.name);
     let fields = rm.parameters.iter();
     let field_docs: Vec<String> = rm
         .parameters
@@ -39,7 +65,6 @@ pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibil
             }
         })
         .collect();
-    let cyclic_names: Vec<String> = red.cyclic.iter().map(|&c| full.coordinates[c].to_string()).collect();
     let kept_names: Vec<String> = red.kept.iter().map(|&c| full.coordinates[c].to_string()).collect();
     let struct_doc = doc_block(
         &format!(
@@ -56,6 +81,29 @@ pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibil
             ("R₁ (gyroscopic part, linear in q̇)".into(), formula(rm, red.gyroscopic)),
         ],
     );
+    quote! {
+        #struct_doc
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        #vis struct #name {
+            #( #[doc = #field_docs] pub #fields: f64, )*
+        }
+    }
+}
+
+/// The reduced system's reconstruction: `CYCLIC`, `cyclic_velocities`, `reconstruct`,
+/// `simulate_reconstructed`, and the items of `impl Reconstruction`.
+fn reconstruction(
+    full: &View<'_>,
+    red: &Reduced,
+    rm: &View<'_>,
+    helpers: &mut Helpers,
+    cyclic_names: &[String],
+) -> (TokenStream, TokenStream) {
+    let name = &rm.name;
+    let (n, nr, dr) = (full.dof(), rm.dof(), rm.layout.state_dim());
+    let (d, k) = (full.layout.state_dim(), red.cyclic.len());
+    let dz = dr + k;
+    let none = TokenStream::new();
     let (v_stmts, v_vals) =
         helpers.body(rm, &red.cyclic_velocities, &format!("__routh_{}_cyclic", snake(&name.to_string())), &none, &none);
     let v_lines: Vec<(String, String)> =
@@ -79,11 +127,6 @@ pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibil
     }
     let idx: Vec<usize> = (0..n).collect();
     let idx_v: Vec<usize> = (n..d).collect();
-
-    let reduce_fn = format_ident!("{}", snake(&name.to_string()));
-    let full_items = reducing_method(full, red, rm, &cyclic_names);
-    let hybrid = if full.impacts.is_empty() { TokenStream::new() } else { hybrid(full, red, &reduce_fn) };
-
     let items = crate::emit::codegen::lazy(quote! {
         /// Names of the cyclic coordinates removed by the reduction.
         pub const CYCLIC: [&'static str; #k] = [#(#cyclic_names),*];
@@ -122,7 +165,7 @@ pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibil
             ::routh::__private::reduction::simulate_reconstructed::<Self, #dr, #k, #dz, #d>(self, x0, theta0, span, options)
         }
     });
-    let reconstruction_items = crate::emit::codegen::lazy(quote! {
+    let trait_items = crate::emit::codegen::lazy(quote! {
         fn cyclic_velocities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>) -> ::routh::__private::nalgebra::SVector<f64, #k> {
             #name::cyclic_velocities(self, t, x)
         }
@@ -130,32 +173,7 @@ pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibil
             #name::reconstruct(self, t, x, theta)
         }
     });
-    let hidden = helpers.into_impl(&TokenStream::new(), &quote!(#name));
-    quote! {
-        #hybrid
-
-        #struct_doc
-        #[derive(Debug, Clone, Copy, PartialEq)]
-        #vis struct #name {
-            #( #[doc = #field_docs] pub #fields: f64, )*
-        }
-
-        #api
-
-        #hidden
-
-        #[automatically_derived]
-        impl #name {
-            #items
-        }
-
-        #[automatically_derived]
-        impl ::routh::__private::Reconstruction<#dr, #k, #d> for #name {
-            #reconstruction_items
-        }
-
-        #full_items
-    }
+    (items, trait_items)
 }
 
 /// Hybrid Routh reduction for a model with impacts: the reduced state, the cyclic positions and μ
