@@ -32,27 +32,7 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
     grad_out.extend(&de.d2);
     let (g_stmts, g_vals) = body(&grad_out, "__routh_discrete_gradients");
     let (g1, g2) = (&g_vals[..n], &g_vals[n..]);
-    let mut blocks_out: Vec<Expr> = de.left_dq0.iter().flatten().copied().collect();
-    blocks_out.extend(de.right_dq0.iter().flatten());
-    blocks_out.extend(de.right_dq1.iter().flatten());
-    let allow = allow_generated();
-    // (The step map's Jacobian of a contact integrator is not generated yet.)
-    let blocks_fn = if de.contact {
-        TokenStream::new()
-    } else {
-        let (b_stmts, b_vals) = body(&blocks_out, "__routh_discrete_blocks");
-        let square = |vals: &[proc_macro2::TokenStream]| crate::emit::codegen::square_matrix(n, vals);
-        let (ba, bb, bc) = (square(&b_vals[..n * n]), square(&b_vals[n * n..2 * n * n]), square(&b_vals[2 * n * n..]));
-        quote! {
-            #allow
-            fn __routh_discrete_blocks(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv)
-                -> (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>)
-            {
-                #(#b_stmts)*
-                (#ba, #bb, #bc)
-            }
-        }
-    };
+    let blocks_fn = blocks_item(de, n, &mut body, &sv);
     let (fm, fp) = (&f_vals[..n], &f_vals[n..]);
     let (lm, lj) = (&lm_vals[..n], &lm_vals[n..]);
     let j_sets = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).zip(lj).map(|((i, j), v)| quote! { jac[(#i, #j)] = #v; });
@@ -62,16 +42,7 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
     let (_, state_new) = state_arguments(model);
     let symmetry_items = symmetry_items(model, de, &mut body, &sv, &zp);
     let reduced_item = reduced_item(model, de, &sv, &state_new);
-    let (guess, energy_note) = if de.contact {
-        (quote! { self.state(qa, [0.0; #n], trajectory.actions.get(k).copied().unwrap_or(0.0)) }, " (and the node's action z_k)")
-    } else {
-        (quote! { self.state(qa, [0.0; #n]) }, "")
-    };
-    let energy_doc = format!(
-        " The energy E = q̇·∂L/∂q̇ − L at every node of a discrete trajectory of this model, with the velocities \
-          recovered from the nodes' discrete momenta by the inverse Legendre transform (Newton with the mass matrix; \
-          exact in one step for L quadratic in q̇){energy_note}."
-    );
+    let energies_item = energies_item(de, n);
     let simulate_item = simulate_item(de, n, &sv, &state_new);
     let methods = quote! {
         /// The quadrature rule of the generated variational integrator.
@@ -132,6 +103,53 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
 
         #simulate_item
 
+        #energies_item
+    };
+    (methods, trait_impl(model, de))
+}
+
+/// `__routh_discrete_blocks`: the blocks ∂p₀/∂q₀, ∂p₁/∂q₀, ∂p₁/∂q₁ of the step map's Jacobian (not
+/// generated for a contact integrator yet).
+fn blocks_item(
+    de: &DiscreteEquations,
+    n: usize,
+    body: &mut impl FnMut(&[Expr], &str) -> (Vec<TokenStream>, Vec<TokenStream>),
+    sv: &TokenStream,
+) -> TokenStream {
+    if de.contact {
+        return TokenStream::new();
+    }
+    let mut blocks_out: Vec<Expr> = de.left_dq0.iter().flatten().copied().collect();
+    blocks_out.extend(de.right_dq0.iter().flatten());
+    blocks_out.extend(de.right_dq1.iter().flatten());
+    let allow = allow_generated();
+    let (b_stmts, b_vals) = body(&blocks_out, "__routh_discrete_blocks");
+    let square = |vals: &[proc_macro2::TokenStream]| crate::emit::codegen::square_matrix(n, vals);
+    let (ba, bb, bc) = (square(&b_vals[..n * n]), square(&b_vals[n * n..2 * n * n]), square(&b_vals[2 * n * n..]));
+    quote! {
+        #allow
+        fn __routh_discrete_blocks(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv)
+            -> (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>)
+        {
+            #(#b_stmts)*
+            (#ba, #bb, #bc)
+        }
+    }
+}
+
+/// `discrete_energies`: the energy at every node, with the velocities from the nodes' momenta.
+fn energies_item(de: &DiscreteEquations, n: usize) -> TokenStream {
+    let (guess, energy_note) = if de.contact {
+        (quote! { self.state(qa, [0.0; #n], trajectory.actions.get(k).copied().unwrap_or(0.0)) }, " (and the node's action z_k)")
+    } else {
+        (quote! { self.state(qa, [0.0; #n]) }, "")
+    };
+    let energy_doc = format!(
+        " The energy E = q̇·∂L/∂q̇ − L at every node of a discrete trajectory of this model, with the velocities \
+          recovered from the nodes' discrete momenta by the inverse Legendre transform (Newton with the mass matrix; \
+          exact in one step for L quadratic in q̇){energy_note}."
+    );
+    quote! {
         #[doc = #energy_doc]
         ///
         /// # Errors
@@ -149,8 +167,7 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
             }
             Ok(out)
         }
-    };
-    (methods, trait_impl(model, de))
+    }
 }
 
 /// The rustdoc of L_d, the discrete forces and the discrete Legendre maps.
