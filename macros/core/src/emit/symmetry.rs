@@ -13,133 +13,153 @@ pub fn methods(model: &View<'_>, symmetries: &[SymmetryEquations], helpers: &mut
     if symmetries.is_empty() {
         return TokenStream::new();
     }
-    let d = model.layout.state_dim();
-    let none = TokenStream::new();
-    let state = crate::emit::codegen::svector(d);
-    let mut items = Vec::new();
-    let mut names = Vec::new();
-    for se in symmetries {
-        let name = se.name.to_string();
-        names.push(name.clone());
-        let j_fn = format_ident!("{name}_momentum");
-        let r_fn = format_ident!("{name}_momentum_rate");
-        let (j_stmts, j_vals) = helpers.body(model, &[se.momentum], &format!("__routh_{name}_momentum"), &none, &none);
-        let (r_stmts, r_vals) = helpers.body(model, &[se.rate], &format!("__routh_{name}_rate"), &none, &none);
-        let generator: Vec<String> = model
-            .coordinates
-            .iter()
-            .zip(&se.generator)
-            .filter(|(_, g)| !model.arena.zero_test(**g).is_zero())
-            .map(|(c, &g)| format!("({})·∂/∂{c}", formula(model, g)))
-            .collect();
-        let constrained = !se.constraint_action.is_empty();
-        let status = status(model, se);
-        let algebra = if se.in_forced_algebra {
-            "ξ belongs to g_F (the forced system is invariant: ⟨Q, ξ⟩ ≡ 0 and L_ξᶜQ ≡ 0)"
-        } else {
-            "ξ is not in g_F (the forced system is not invariant)"
-        };
-        let mut heading = format!(
-            "Momentum map of symmetry `{name}`, J = ∂L/∂q̇ · ξ_Q, with generator ξ_Q = {}. Invariance ξᶜ(L) ≡ 0 \
-             was verified at compile time (structurally, or by randomized identity testing in 320-bit arithmetic: \
-             zero below 2⁻²⁰⁰ of its magnitude at 12 random points). Forces: {status}; {algebra}.",
-            generator.join(" + ")
-        );
-        for is in &se.impacts {
-            let guard = if is.guard_invariant { "its guard is invariant" } else { "its guard is not invariant" };
-            let reset = match is.preserves {
-                Some(true) => "its reset preserves J (hybrid momentum map)",
-                Some(false) => "its reset changes J (μ⁺ = J(Δ(x)), evaluated at run time)",
-                None => "it changes chart",
-            };
-            heading.push_str(&format!(" Impact `{}`: {guard}; {reset}.", is.impact));
-        }
-        let doc = doc_block(&heading, &[("J".into(), formula(model, se.momentum))]);
-        let rate_item = if constrained {
-            let (a_stmts, a_vals) =
-                helpers.body(model, &se.constraint_action, &format!("__routh_{name}_constraint_action"), &none, &none);
-            let m = se.constraint_action.len();
-            let lines: Vec<(String, String)> =
-                se.constraint_action.iter().enumerate().map(|(i, &e)| (format!("(Aξ)[{}]", i + 1), formula(model, e))).collect();
-            let rate_doc = doc_block(
-                &format!(
-                    "Balance law of the momentum map of `{name}` under the constraints: dJ/dt = ⟨Q, ξ_Q⟩ + λ·(Aξ), with \
-                     the multipliers λ of [`Self::constraint_forces`]."
-                ),
-                &lines,
-            );
-            quote! {
-                #rate_doc
-                ///
-                /// # Errors
-                /// As [`Self::constraint_forces`].
-                #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                pub fn #r_fn(&self, t: f64, x: &#state) -> ::core::result::Result<f64, ::routh::__private::FieldError> {
-                    let lam = self.constraint_forces(t, x)?;
-                    let forced = { #(#r_stmts)* #(#r_vals)* };
-                    #(#a_stmts)*
-                    let a_xi = ::routh::__private::nalgebra::SVector::<f64, #m>::from([#(#a_vals),*]);
-                    Ok(forced + lam.dot(&a_xi))
-                }
-            }
-        } else {
-            let rate_doc = if model.action.is_some() {
-                format!(" Balance law of the momentum map of `{name}` (Herglotz): dJ/dt = ∂L/∂z · J + ⟨Q, ξ_Q⟩.")
-            } else {
-                format!(" Balance law of the momentum map of `{name}`: dJ/dt = ⟨Q, ξ_Q⟩ (identically zero when J is conserved).")
-            };
-            quote! {
-                #[doc = #rate_doc]
-                #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                #[must_use]
-                pub fn #r_fn(&self, t: f64, x: &#state) -> f64 {
-                    #(#r_stmts)*
-                    #(#r_vals)*
-                }
-            }
-        };
-        let moving_item = match se.moving_energy {
-            None => TokenStream::new(),
-            Some((c, ej)) => {
-                let e_fn = format_ident!("{name}_moving_energy");
-                let (e_stmts, e_vals) = helpers.body(model, &[ej], &format!("__routh_{name}_moving_energy"), &none, &none);
-                let doc = doc_block(
-                    &format!(
-                        "The moving energy of `{name}`: the affine part of the constraints is c·ξ (A(cξ) + b ≡ 0, proved \
-                         at compile time), no force acts along ξ and ∂L/∂t ≡ 0, so dE/dt = −λ·b = c·λ·(Aξ) = c·dJ/dt and \
-                         E_J = E − c·J is **conserved** although E is not."
-                    ),
-                    &[("c".into(), formula(model, c)), ("E_J".into(), formula(model, ej))],
-                );
-                quote! {
-                    #doc
-                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                    #[must_use]
-                    pub fn #e_fn(&self, t: f64, x: &#state) -> f64 {
-                        #(#e_stmts)*
-                        #(#e_vals)*
-                    }
-                }
-            }
-        };
-        items.push(quote! {
-            #doc
-            #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-            #[must_use]
-            pub fn #j_fn(&self, t: f64, x: &#state) -> f64 {
-                #(#j_stmts)*
-                #(#j_vals)*
-            }
-
-            #rate_item
-            #moving_item
-        });
-    }
+    let names: Vec<String> = symmetries.iter().map(|se| se.name.to_string()).collect();
+    let items: Vec<TokenStream> = symmetries.iter().map(|se| symmetry_items(model, se, helpers)).collect();
     let count = names.len();
     quote! {
         /// Names of the declared symmetries, in declaration order.
         pub const SYMMETRIES: [&'static str; #count] = [#(#names),*];
         #(#items)*
+    }
+}
+
+/// The momentum map of one symmetry, its balance law and, for a moving symmetry of affine
+/// constraints, its conserved moving energy.
+fn symmetry_items(model: &View<'_>, se: &SymmetryEquations, helpers: &mut Helpers) -> TokenStream {
+    let state = crate::emit::codegen::svector(model.layout.state_dim());
+    let none = TokenStream::new();
+    let name = se.name.to_string();
+    let j_fn = format_ident!("{name}_momentum");
+    let (j_stmts, j_vals) = helpers.body(model, &[se.momentum], &format!("__routh_{name}_momentum"), &none, &none);
+    let rate_item = rate_item(model, se, helpers);
+    let moving_item = moving_item(model, se, helpers);
+    let doc = momentum_doc(model, se);
+    quote! {
+        #doc
+        #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+        #[must_use]
+        pub fn #j_fn(&self, t: f64, x: &#state) -> f64 {
+            #(#j_stmts)*
+            #(#j_vals)*
+        }
+
+        #rate_item
+        #moving_item
+    }
+}
+
+/// The rustdoc of a momentum map: its generator, how invariance was proved, the forces and the
+/// impacts' effect on it, and J itself.
+fn momentum_doc(model: &View<'_>, se: &SymmetryEquations) -> TokenStream {
+    let name = se.name.to_string();
+    let generator: Vec<String> = model
+        .coordinates
+        .iter()
+        .zip(&se.generator)
+        .filter(|(_, g)| !model.arena.zero_test(**g).is_zero())
+        .map(|(c, &g)| format!("({})·∂/∂{c}", formula(model, g)))
+        .collect();
+    let status = status(model, se);
+    let algebra = if se.in_forced_algebra {
+        "ξ belongs to g_F (the forced system is invariant: ⟨Q, ξ⟩ ≡ 0 and L_ξᶜQ ≡ 0)"
+    } else {
+        "ξ is not in g_F (the forced system is not invariant)"
+    };
+    let mut heading = format!(
+        "Momentum map of symmetry `{name}`, J = ∂L/∂q̇ · ξ_Q, with generator ξ_Q = {}. Invariance ξᶜ(L) ≡ 0 \
+         was verified at compile time (structurally, or by randomized identity testing in 320-bit arithmetic: \
+         zero below 2⁻²⁰⁰ of its magnitude at 12 random points). Forces: {status}; {algebra}.",
+        generator.join(" + ")
+    );
+    for is in &se.impacts {
+        let guard = if is.guard_invariant { "its guard is invariant" } else { "its guard is not invariant" };
+        let reset = match is.preserves {
+            Some(true) => "its reset preserves J (hybrid momentum map)",
+            Some(false) => "its reset changes J (μ⁺ = J(Δ(x)), evaluated at run time)",
+            None => "it changes chart",
+        };
+        heading.push_str(&format!(" Impact `{}`: {guard}; {reset}.", is.impact));
+    }
+    doc_block(&heading, &[("J".into(), formula(model, se.momentum))])
+}
+
+/// `<name>_momentum_rate`: the balance law dJ/dt, with the constraint forces' share under
+/// constraints.
+fn rate_item(model: &View<'_>, se: &SymmetryEquations, helpers: &mut Helpers) -> TokenStream {
+    let state = crate::emit::codegen::svector(model.layout.state_dim());
+    let none = TokenStream::new();
+    let name = se.name.to_string();
+    let r_fn = format_ident!("{name}_momentum_rate");
+    let (r_stmts, r_vals) = helpers.body(model, &[se.rate], &format!("__routh_{name}_rate"), &none, &none);
+    if se.constraint_action.is_empty() {
+        let rate_doc = if model.action.is_some() {
+            format!(" Balance law of the momentum map of `{name}` (Herglotz): dJ/dt = ∂L/∂z · J + ⟨Q, ξ_Q⟩.")
+        } else {
+            format!(" Balance law of the momentum map of `{name}`: dJ/dt = ⟨Q, ξ_Q⟩ (identically zero when J is conserved).")
+        };
+        return quote! {
+            #[doc = #rate_doc]
+            #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+            #[must_use]
+            pub fn #r_fn(&self, t: f64, x: &#state) -> f64 {
+                #(#r_stmts)*
+                #(#r_vals)*
+            }
+        };
+    }
+    let (a_stmts, a_vals) =
+        helpers.body(model, &se.constraint_action, &format!("__routh_{name}_constraint_action"), &none, &none);
+    let m = se.constraint_action.len();
+    let lines: Vec<(String, String)> =
+        se.constraint_action.iter().enumerate().map(|(i, &e)| (format!("(Aξ)[{}]", i + 1), formula(model, e))).collect();
+    let rate_doc = doc_block(
+        &format!(
+            "Balance law of the momentum map of `{name}` under the constraints: dJ/dt = ⟨Q, ξ_Q⟩ + λ·(Aξ), with \
+             the multipliers λ of [`Self::constraint_forces`]."
+        ),
+        &lines,
+    );
+    quote! {
+        #rate_doc
+        ///
+        /// # Errors
+        /// As [`Self::constraint_forces`].
+        #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+        pub fn #r_fn(&self, t: f64, x: &#state) -> ::core::result::Result<f64, ::routh::__private::FieldError> {
+            let lam = self.constraint_forces(t, x)?;
+            let forced = { #(#r_stmts)* #(#r_vals)* };
+            #(#a_stmts)*
+            let a_xi = ::routh::__private::nalgebra::SVector::<f64, #m>::from([#(#a_vals),*]);
+            Ok(forced + lam.dot(&a_xi))
+        }
+    }
+}
+
+/// `<name>_moving_energy` E_J = E − c·J, where the symmetry moves the affine constraints (`None`
+/// otherwise: no item).
+fn moving_item(model: &View<'_>, se: &SymmetryEquations, helpers: &mut Helpers) -> TokenStream {
+    let Some((c, ej)) = se.moving_energy else { return TokenStream::new() };
+    let state = crate::emit::codegen::svector(model.layout.state_dim());
+    let none = TokenStream::new();
+    let name = se.name.to_string();
+    let e_fn = format_ident!("{name}_moving_energy");
+    let (e_stmts, e_vals) = helpers.body(model, &[ej], &format!("__routh_{name}_moving_energy"), &none, &none);
+    let doc = doc_block(
+        &format!(
+            "The moving energy of `{name}`: the affine part of the constraints is c·ξ (A(cξ) + b ≡ 0, proved \
+             at compile time), no force acts along ξ and ∂L/∂t ≡ 0, so dE/dt = −λ·b = c·λ·(Aξ) = c·dJ/dt and \
+             E_J = E − c·J is **conserved** although E is not."
+        ),
+        &[("c".into(), formula(model, c)), ("E_J".into(), formula(model, ej))],
+    );
+    quote! {
+        #doc
+        #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+        #[must_use]
+        pub fn #e_fn(&self, t: f64, x: &#state) -> f64 {
+            #(#e_stmts)*
+            #(#e_vals)*
+        }
     }
 }
 
