@@ -29,26 +29,16 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
     let d = model.layout.state_dim();
     let owner = Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
-    let coord_names: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
 
-    let none = TokenStream::new();
     let mut helpers = Helpers::default();
     // The dynamics contract: M and f, the accelerations, the field Jacobian (see `emit::dynamics`).
     let dyn_fn = dynamics::function_name();
     let dyn_item = dynamics::mass_and_forcing(model, eq, &mut helpers);
-    let mut straight_line =
-        |outputs: &[Expr], name: &str, params: &TokenStream, args: &TokenStream| helpers.body(model, outputs, name, params, args);
-
-    // Mass matrix alone.
-    let m_out: Vec<Expr> = dynamics::outputs(eq)[..n * (n + 1) / 2].to_vec();
-    let (m_stmts, m_vals) = straight_line(&m_out, "__routh_mass_matrix", &none, &none);
-    let m_only = symmetric_matrix(n, &m_vals);
-
     let Docs { m_doc, f_doc, l_doc, e_doc, p_doc, pw_doc, q_doc, state_doc, dim_doc } = docs(model, eq);
+    let mass_matrix = mass_matrix_item(model, eq, &mut helpers, &m_doc);
     // Scalars and momenta: L, E, p, Q·q̇.
     let quantities = quantities(model, eq, &[l_doc, e_doc, p_doc, pw_doc, q_doc], &mut helpers);
 
-    let allow = allow_generated();
     let (acc_method, jac_method, constraint_items, constraint_impl) =
         dynamics::accelerations_and_jacobian(model, eq, constraints.as_ref(), &mut helpers, &dyn_fn);
 
@@ -63,30 +53,12 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
     let simulate_items = crate::emit::impact::methods(model, impacts, dofs, &mut helpers);
 
     let mechanical_impl = dynamics::mechanical_system_impl(model);
-    let (state_params, state_new) = state_arguments(model);
     let (field_from, contact_items) = contact_items(model, eq, &mut helpers);
-
+    let constants = constants_and_state(model, &state_doc, dim_doc);
     let n_lit = n;
-    let coord_lits = coord_names.iter();
-    let state_names = state_names(model);
 
     let items = crate::emit::codegen::lazy(quote! {
-        /// Number of degrees of freedom n (generalized coordinates).
-        pub const DOF: usize = #n_lit;
-        #[doc = #dim_doc]
-        pub const STATE_DIM: usize = #d;
-        /// Names of the generalized coordinates, in state order.
-        pub const COORDINATES: [&'static str; #n_lit] = [#(#coord_lits),*];
-        /// Names of the state's components, in order: the coordinates, their velocities `dot(q)`
-        /// (and the action variable): CSV headers and plot labels
-        /// (`Trajectory::write_csv`).
-        pub const STATE_NAMES: [&'static str; #d] = [#(#state_names),*];
-
-        #[doc = #state_doc]
-        #[must_use]
-        pub fn state(&self, #state_params) -> ::routh::__private::nalgebra::SVector<f64, #d> {
-            #state_new
-        }
+        #constants
 
         /// The first-order field F(t, x) from the accelerations `a` at `x`.
         #[inline]
@@ -100,13 +72,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
 
         #dyn_item
 
-        #m_doc
-        #allow
-        #[must_use]
-        pub fn mass_matrix(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SMatrix<f64, #n_lit, #n_lit> {
-            #(#m_stmts)*
-            #m_only
-        }
+        #mass_matrix
 
         #f_doc
         #[must_use]
@@ -126,15 +92,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
         #symmetry_items
         #discrete_items
     });
-    let field_items = crate::emit::codegen::lazy(quote! {
-        #[inline]
-        fn field(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-            -> ::core::result::Result<::routh::__private::nalgebra::SVector<f64, #d>, ::routh::__private::FieldError>
-        {
-            let a = self.accelerations(t, x)?;
-            Ok(self.__routh_field_from(t, x, &a))
-        }
-    });
+    let vector_field = vector_field_impl(model);
     let hidden = helpers.into_impl(generics, ty);
     quote! {
         #hidden
@@ -148,6 +106,70 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
         #discrete_impl
         #mechanical_impl
 
+        #vector_field
+    }
+}
+
+/// The constants `DOF`, `STATE_DIM`, `COORDINATES`, `STATE_NAMES` and the `state` constructor.
+fn constants_and_state(model: &View<'_>, state_doc: &str, dim_doc: &str) -> TokenStream {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    let coord_names: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
+    let state_names = state_names(model);
+    let (state_params, state_new) = state_arguments(model);
+    quote! {
+        /// Number of degrees of freedom n (generalized coordinates).
+        pub const DOF: usize = #n;
+        #[doc = #dim_doc]
+        pub const STATE_DIM: usize = #d;
+        /// Names of the generalized coordinates, in state order.
+        pub const COORDINATES: [&'static str; #n] = [#(#coord_names),*];
+        /// Names of the state's components, in order: the coordinates, their velocities `dot(q)`
+        /// (and the action variable): CSV headers and plot labels
+        /// (`Trajectory::write_csv`).
+        pub const STATE_NAMES: [&'static str; #d] = [#(#state_names),*];
+
+        #[doc = #state_doc]
+        #[must_use]
+        pub fn state(&self, #state_params) -> ::routh::__private::nalgebra::SVector<f64, #d> {
+            #state_new
+        }
+    }
+}
+
+/// `mass_matrix`: M alone, its own straight-line function (from its upper triangle).
+fn mass_matrix_item(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, m_doc: &TokenStream) -> TokenStream {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    let none = TokenStream::new();
+    let m_out: Vec<Expr> = dynamics::outputs(eq)[..n * (n + 1) / 2].to_vec();
+    let (m_stmts, m_vals) = helpers.body(model, &m_out, "__routh_mass_matrix", &none, &none);
+    let m_only = symmetric_matrix(n, &m_vals);
+    let allow = allow_generated();
+    quote! {
+        #m_doc
+        #allow
+        #[must_use]
+        pub fn mass_matrix(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SMatrix<f64, #n, #n> {
+            #(#m_stmts)*
+            #m_only
+        }
+    }
+}
+
+/// `impl VectorField`: x' = F(t, x) from the accelerations.
+fn vector_field_impl(model: &View<'_>) -> TokenStream {
+    let d = model.layout.state_dim();
+    let owner = Owner::of(model);
+    let (ty, generics) = (&owner.ty, &owner.generics);
+    let field_items = crate::emit::codegen::lazy(quote! {
+        #[inline]
+        fn field(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+            -> ::core::result::Result<::routh::__private::nalgebra::SVector<f64, #d>, ::routh::__private::FieldError>
+        {
+            let a = self.accelerations(t, x)?;
+            Ok(self.__routh_field_from(t, x, &a))
+        }
+    });
+    quote! {
         #[automatically_derived]
         impl #generics ::routh::__private::VectorField<#d> for #ty {
             #field_items
