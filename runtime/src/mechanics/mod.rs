@@ -114,24 +114,24 @@ pub fn contact_state<const N: usize, const D: usize>(q: [f64; N], qdot: [f64; N]
 
 /// The inverse Legendre transform: the state with positions (and action) of `x` whose velocities v
 /// solve `momenta(x(v)) = p`, by Newton's method with the mass matrix ∂p/∂q̇ (one step for a
-/// Lagrangian quadratic in the velocities), starting from the velocities of `x`.
+/// Lagrangian quadratic in the velocities), starting from the velocities of `x`. `mass` gives the
+/// model's mass operator at a state (see [`MechanicalSystem::mass`]).
 ///
 /// # Errors
 /// [`FieldError::SingularMassMatrix`] if M is singular, [`FieldError::NonFinite`] if the
 /// iteration does not converge in 50 steps or leaves the finite numbers.
-pub fn inverse_legendre<const N: usize, const D: usize>(
+pub fn inverse_legendre<const N: usize, const D: usize, F: MassOperator<N>>(
     t: f64,
     x: &SVector<f64, D>,
     p: &SVector<f64, N>,
     momenta: impl Fn(&SVector<f64, D>) -> SVector<f64, N>,
-    mass: impl Fn(&SVector<f64, D>) -> SMatrix<f64, N, N>,
+    mass: impl Fn(&SVector<f64, D>) -> Result<F, FieldError>,
 ) -> Result<SVector<f64, D>, FieldError> {
     let () = StateDim::<N, D>::OK;
     let mut x = *x;
     for _ in 0..50 {
         let residual = momenta(&x) - p;
-        let factor = factor_mass(t, mass(&x))?;
-        let dv = factor.solve(residual).map_err(|_| FieldError::SingularMassMatrix { t })?;
+        let dv = mass(&x)?.solve(residual).map_err(|_| FieldError::SingularMassMatrix { t })?;
         for i in 0..N {
             x[N + i] -= dv[i];
         }

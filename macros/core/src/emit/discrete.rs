@@ -149,6 +149,7 @@ fn energies_item(de: &DiscreteEquations, n: usize) -> TokenStream {
           recovered from the nodes' discrete momenta by the inverse Legendre transform (Newton with the mass matrix; \
           exact in one step for L quadratic in q̇){energy_note}."
     );
+    let mass = crate::emit::dynamics::mass_operator();
     quote! {
         #[doc = #energy_doc]
         ///
@@ -162,7 +163,7 @@ fn energies_item(de: &DiscreteEquations, n: usize) -> TokenStream {
                 let (t, q, p) = (trajectory.times[k], trajectory.positions[k], trajectory.momenta[k]);
                 let qa: [f64; #n] = q.into();
                 let guess = #guess;
-                let x = ::routh::__private::mechanics::inverse_legendre(t, &guess, &p, |x| self.momenta(t, x), |x| self.mass_matrix(t, x))?;
+                let x = ::routh::__private::mechanics::inverse_legendre(t, &guess, &p, |x| self.momenta(t, x), |x| #mass)?;
                 out.push(self.energy(t, &x));
             }
             Ok(out)

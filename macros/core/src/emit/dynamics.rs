@@ -7,7 +7,8 @@
 //! - the accelerations, the field Jacobian and the sensitivities (here);
 //! - the constrained saddle point and its sensitivities ([`crate::emit::constraint`], through
 //!   [`bind_mass_operator_and_forcing`]);
-//! - the restitution laws of impacts ([`crate::emit::impact`], through [`mass_operator`]);
+//! - the restitution laws of impacts ([`crate::emit::impact`]) and the inverse Legendre transform
+//!   of discrete trajectories ([`crate::emit::discrete`]), through [`mass_operator`];
 //! - the runtime's projections and completions, through `impl MechanicalSystem`
 //!   ([`mechanical_system_impl`]), the runtime's central trait.
 
