@@ -50,7 +50,7 @@
 //! | `mode(name, items...)` | a mode with its own coordinates, Lagrangian, forces and impacts (omitted items are inherited from the top level) |
 //! | `transition(a -> b, name = n, guard = h, law = ...)` | a guarded switch from mode `a` to mode `b` |
 //! | `symmetry(cyclic(q), name = generator(q = ξ(q), ...), ...)` | infinitesimal symmetries, proved at compile time |
-//! | `reduce(routh(q, ...), name = Type)` | Routh reduction over cyclic coordinates into a generated type |
+//! | `reduce(routh(q, ...), name = Type)` | Routh reduction over cyclic coordinates into a generated type (models without constraints) |
 //! | `crate = path` | where generated code finds routh if your crate names it otherwise (default `::routh`) |
 //!
 //! Impact laws: `restitution(e)` (Newton's law along the guard normal with the kinetic metric,

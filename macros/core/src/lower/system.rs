@@ -263,6 +263,24 @@ fn lower_model(
             ));
         }
     }
+    // Nor for constrained models: reducing by a cyclic coordinate's conserved momentum ignores the
+    // constraint forces, which change that momentum (the rolling disk's heading momentum), and
+    // nonholonomic reduction needs the momentum equation instead.
+    if let (Some(r), Some(first)) = (raw.reductions.first(), raw.constraints.first()) {
+        let names: Vec<String> = raw.constraints.iter().map(|c| format!("`{}`", c.name)).collect();
+        let mut error = syn::Error::new(
+            r.keyword.span(),
+            format!(
+                "Routh reduction of models with constraints is not supported yet: the constraint forces of {} act on the \
+                 cyclic coordinates' momenta, so the Routhian of the unconstrained Lagrangian would be a different model; \
+                 simulate the full model (its momentum maps give the balance laws with the constraint forces), or write \
+                 the model in coordinates that solve holonomic constraints",
+                names.join(", ")
+            ),
+        );
+        error.combine(syn::Error::new(first.name.span(), "the first constraint is declared here"));
+        cx.push(error);
+    }
     // Without coordinates or a Lagrangian there is nothing to lower; other name mistakes do not
     // stop the lowering, so that mistakes inside expressions are reported in the same build.
     let (lag_kw, lag_expr) = raw.lagrangians.first()?;
