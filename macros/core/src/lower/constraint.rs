@@ -16,6 +16,33 @@ use crate::model::Constraint;
 use crate::parse::ConstraintDecl;
 
 pub(super) fn lower_constraint(lower: &mut Lowerer<'_>, decl: &ConstraintDecl, dq: &[Expr], dt: Expr) -> syn::Result<Constraint> {
+    let c = lower_constraint_expr(lower, decl, dq, dt)?;
+    check_action_free(lower, decl, &c)?;
+    Ok(c)
+}
+
+/// A constraint may not involve the action variable z of a contact model: z is not a coordinate
+/// (its rate ż = L is fixed by the Lagrangian, no constraint force acts on it), so a row in z would
+/// be enforced on q alone — its velocity row leaves out ż — and the projection would drag q after z.
+fn check_action_free(lower: &Lowerer<'_>, decl: &ConstraintDecl, c: &Constraint) -> syn::Result<()> {
+    let Some(z) = lower.syms.z else { return Ok(()) };
+    let depends = c.position.iter().chain(&c.a).chain([&c.b]).any(|&e| lower.arena.depends_on(e, z));
+    if !depends {
+        return Ok(());
+    }
+    let action = lower.action_name().unwrap_or("z");
+    Err(syn::Error::new_spanned(
+        &decl.value,
+        format!(
+            "the constraint `{}` involves the action variable `{action}`: constraints act on the coordinates through \
+             their forces, but `{action}` is not a coordinate (its rate is fixed, d{action}/dt = L, and no constraint force \
+             acts on it), so the constraint could not hold; constrain the coordinates only",
+            decl.name
+        ),
+    ))
+}
+
+fn lower_constraint_expr(lower: &mut Lowerer<'_>, decl: &ConstraintDecl, dq: &[Expr], dt: Expr) -> syn::Result<Constraint> {
     let name = decl.name.clone();
     let src = &decl.value;
     if decl.keyword == "holonomic" {

@@ -152,6 +152,11 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Name of coordinate `k`.
+    /// The name of the action variable of a contact model (`None` without `action(...)`).
+    pub fn action_name(&self) -> Option<&str> {
+        self.action.as_deref()
+    }
+
     pub fn coordinate_name(&self, k: usize) -> &str {
         &self.coordinates[k]
     }

@@ -106,6 +106,7 @@ pub(super) fn lower_impact(
     }
     let law = match law_decl {
         LawDecl::Restitution { rows } => {
+            check_normal_law_without_action(lower, decl, guard, rows)?;
             let mut lowered = Vec::new();
             let mut normal_rows = 0;
             for (form, coefficient) in rows {
@@ -329,4 +330,31 @@ fn multiplier_guard(e: &syn::Expr) -> Option<Ident> {
         Some(syn::Expr::Path(p)) => p.path.get_ident().cloned(),
         _ => None,
     }
+}
+
+/// `restitution(e)` along the guard's own normal is Newton's law for dh/dt only when h is a
+/// function of (t, q): it acts on q̇ along ∂h/∂q, and for a guard that depends on the action z of a
+/// contact model it would leave out the part ∂h/∂z · ż (ż = L is no impulsive velocity) — a law of
+/// something else than the guard's rate, or no law at all when ∂h/∂q ≡ 0. Such a guard needs its
+/// one-forms written out, or a velocity map.
+fn check_normal_law_without_action(
+    lower: &Lowerer<'_>,
+    decl: &ImpactDecl,
+    guard: Expr,
+    rows: &[(Option<syn::Expr>, syn::Expr)],
+) -> syn::Result<()> {
+    let (Some(z), Some(guard_src)) = (lower.syms.z, &decl.guard) else { return Ok(()) };
+    if rows.iter().all(|(form, _)| form.is_some()) || !lower.arena.depends_on(guard, z) {
+        return Ok(());
+    }
+    let action = lower.action_name().unwrap_or("z");
+    Err(syn::Error::new_spanned(
+        guard_src,
+        format!(
+            "this guard depends on the action variable `{action}`, so `restitution(e)` along its normal is not Newton's \
+             law for its rate: an impact changes only the velocities q̇, while d{action}/dt = L is not an impulsive \
+             velocity; give the law's one-forms in the coordinates (`restitution(dx: e)`) or the post-impact \
+             velocities (`map(dot(x) = ...)`)"
+        ),
+    ))
 }
