@@ -376,11 +376,38 @@ impl<'a> Lowerer<'a> {
     fn powi(&mut self, base: Expr, exponent: &SynExpr) -> syn::Result<Expr> {
         match Self::integer_literal(exponent) {
             Some(n) => Ok(self.arena.powi(base, n)),
+            None if Self::is_integer_literal(exponent) => Err(syn::Error::new(
+                exponent.span(),
+                "this `powi` exponent does not fit in a 64-bit integer; no model needs a power this large",
+            )),
             None => Err(syn::Error::new(
                 exponent.span(),
                 "`powi` needs an integer literal exponent such as `2` or `-1`; use `powf` for a real exponent",
             )),
         }
+    }
+
+    /// Whether `e` is an integer literal (possibly negated or parenthesized), whatever its size.
+    fn is_integer_literal(e: &SynExpr) -> bool {
+        match e {
+            SynExpr::Lit(l) => matches!(l.lit, Lit::Int(_)),
+            SynExpr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => Self::is_integer_literal(&u.expr),
+            SynExpr::Paren(p) => Self::is_integer_literal(&p.expr),
+            SynExpr::Group(g) => Self::is_integer_literal(&g.expr),
+            _ => false,
+        }
+    }
+
+    /// A denominator (of a division or a negative power, `what`) that is identically zero makes the
+    /// model undefined everywhere: a compile error on `src`, not a NaN at run time.
+    fn nonzero_denominator(&self, e: Expr, src: &SynExpr, what: &str) -> syn::Result<()> {
+        if self.arena.zero_test(e).is_zero() {
+            return Err(syn::Error::new_spanned(
+                src,
+                format!("this expression is identically zero, so {what} is undefined everywhere (the model would be NaN)"),
+            ));
+        }
+        Ok(())
     }
 
     /// Applies the function `name` to a receiver and arguments (method and function forms share this).
@@ -429,6 +456,9 @@ impl<'a> Lowerer<'a> {
             "powi" => {
                 arity(2)?;
                 let x = self.lower(args[0])?;
+                if Self::integer_literal(args[1]).is_some_and(|n| n < 0) {
+                    self.nonzero_denominator(x, args[0], "a negative power of it")?;
+                }
                 self.powi(x, args[1])
             }
             "powf" => {
@@ -482,7 +512,11 @@ impl<'a> Lowerer<'a> {
                     BinOp::Add(_) => binary(self).map(|(x, y)| self.arena.add2(x, y)),
                     BinOp::Sub(_) => binary(self).map(|(x, y)| self.arena.sub(x, y)),
                     BinOp::Mul(_) => binary(self).map(|(x, y)| self.arena.mul2(x, y)),
-                    BinOp::Div(_) => binary(self).map(|(x, y)| self.arena.div(x, y)),
+                    BinOp::Div(_) => {
+                        let (x, y) = binary(self)?;
+                        self.nonzero_denominator(y, &b.right, "a division by it")?;
+                        Ok(self.arena.div(x, y))
+                    }
                     BinOp::BitXor(_) => Err(syn::Error::new(
                         op.span(),
                         "`^` is bitwise XOR in Rust, not a power; write `x.powi(2)` (integer exponent) or `x.powf(y)`",
