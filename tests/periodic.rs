@@ -144,6 +144,28 @@ fn single_shooting_finds_the_bouncing_ball_orbits_and_continues_them_in_energy()
 }
 
 #[test]
+fn a_dissipative_ball_has_no_periodic_orbit_and_says_so() {
+    // With e = 0.5 every bounce loses energy: shooting converges only with the embedding's ξ far
+    // from zero (an orbit of f + ξ∇H, not of the model), which is an error, not an orbit.
+    use routh::runtime::periodic::{Section, ShootingOptions, find_periodic_orbit};
+    let ball = Ball { m: 1.0, g: 1.0, e: 0.5 };
+    let anchor = |x: &SVector<f64, 2>| x[1];
+    let gradient = |_x: &SVector<f64, 2>| Vector2::new(0.0, 1.0);
+    let section = Section { anchor: &anchor, gradient: &gradient, mode: 0, resets: 1, max_time: 20.0 };
+    let opts = ShootingOptions::default();
+    match find_periodic_orbit(&ball, &section, &Vector2::new(1.2, 0.1), 1.0, &opts) {
+        Err(SimError::NotPeriodic { energy, xi, tolerance }) => {
+            assert!((energy - 1.0).abs() < 1e-12 && xi.abs() > 0.1 && tolerance == opts.xi_tolerance, "ξ = {xi}");
+        }
+        other => panic!("a dissipative ball has no periodic orbit, got {other:?}"),
+    }
+    // The elastic ball at the same energy still has its orbit, with ξ at round-off.
+    let elastic = Ball { m: 1.0, g: 1.0, e: 1.0 };
+    let orbit = find_periodic_orbit(&elastic, &section, &Vector2::new(1.2, 0.1), 1.0, &opts).unwrap();
+    assert!(orbit.xi.abs() < 1e-10);
+}
+
+#[test]
 fn rocking_block_periods_match_the_reference_table() {
     // K2: T(α₀) on the section [α₀, 0] with H̄ = cos(α₀ − β) − cos β, to 1e-6; K4: Φ_T at α₀ = 0.15.
     use routh::runtime::periodic::{Section, ShootingOptions, find_periodic_orbit};

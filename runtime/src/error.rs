@@ -176,6 +176,20 @@ pub enum SimError {
         /// Size (max norm) of the last Newton correction.
         correction: f64,
     },
+    /// A periodic orbit was found only for the dissipative embedding f + ξ∇H with ξ beyond the
+    /// tolerance: it is an orbit of the embedded field, not of the model (a model that loses or
+    /// gains energy along the orbit has none at this energy).
+    #[error(
+        "no periodic orbit of the model at H̄ = {energy}: the solution needs the embedding parameter ξ = {xi:e} (|ξ| > {tolerance:e}), so it is an orbit of the embedded field f + ξ∇H, not of the model"
+    )]
+    NotPeriodic {
+        /// The energy H̄ of the solution.
+        energy: f64,
+        /// The embedding parameter ξ of the solution.
+        xi: f64,
+        /// The tolerance on |ξ| (`ShootingOptions::xi_tolerance`).
+        tolerance: f64,
+    },
     /// The Jacobian of a discrete step, ∂(−D₁L_d − f⁻)/∂q_{k+1}, is singular: the discrete
     /// Lagrangian is not regular there (e.g. a step h far too large).
     #[error("the Jacobian of the discrete step at t = {t} is singular")]

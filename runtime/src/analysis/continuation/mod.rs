@@ -60,6 +60,17 @@ pub trait Problem {
         let _ = u;
         Ok(None)
     }
+    /// Whether a corrected point solves the question the problem stands for, beyond r(u) = 0 —
+    /// for periodic orbits found through a dissipative embedding, that its parameter ξ is zero (the
+    /// point is an orbit of the model, not only of the embedded field). `Err(reason)` ends the
+    /// branch with [`BranchStop::Inadmissible`] before that point. Default: every point is.
+    ///
+    /// # Errors
+    /// Why the point is not admissible.
+    fn admissible(&self, u: &DVector<f64>) -> Result<(), String> {
+        let _ = u;
+        Ok(())
+    }
 }
 
 /// Failure of a continuation.
@@ -87,6 +98,16 @@ pub enum ContinuationError {
     /// Invalid options or inputs.
     #[error("invalid continuation options: {0}")]
     InvalidOptions(String),
+    /// A corrected point (the start of a continuation, or the point of
+    /// [`correct_at_parameter`]) solves r(u) = 0 but not the problem's question
+    /// ([`Problem::admissible`]).
+    #[error("the corrected point is not admissible: {reason}")]
+    Inadmissible {
+        /// Why it is not admissible.
+        reason: String,
+        /// The corrected point.
+        u: DVector<f64>,
+    },
 }
 
 /// Options of the corrector and of the continuation (builder; [`Default`] for the values below).
@@ -273,7 +294,11 @@ pub fn correct_at_parameter<P: Problem + ?Sized>(
     u[problem.parameter()] = value;
     let mut hold = DVector::zeros(u.len());
     hold[problem.parameter()] = 1.0;
-    newton(problem, &u, Some(&hold), options)
+    let corrected = newton(problem, &u, Some(&hold), options)?;
+    match problem.admissible(&corrected.u) {
+        Ok(()) => Ok(corrected),
+        Err(reason) => Err(ContinuationError::Inadmissible { reason, u: corrected.u }),
+    }
 }
 
 fn newton<P: Problem + ?Sized>(
@@ -372,6 +397,16 @@ pub enum BranchStop {
     },
     /// The user's predicate ([`continuation_until`]) asked to stop after the last point.
     Stopped,
+    /// The next point solved r(u) = 0 but not the problem's question ([`Problem::admissible`]):
+    /// the branch ends at the last admissible point.
+    Inadmissible {
+        /// The parameter λ at the inadmissible point.
+        parameter: f64,
+        /// Why it is not admissible.
+        reason: String,
+        /// The inadmissible point u itself (a solution of r(u) = 0).
+        u: DVector<f64>,
+    },
 }
 
 /// A continued branch.
@@ -421,6 +456,9 @@ pub fn continuation_until<P: Problem + ?Sized>(
     options.validate()?;
     let p = problem.parameter();
     let first = correct(problem, start, options)?;
+    if let Err(reason) = problem.admissible(&first.u) {
+        return Err(ContinuationError::Inadmissible { reason, u: first.u });
+    }
     let (mut direction, mut regular) = match &leave {
         Start::Along(v) => {
             let n = v.norm();
@@ -503,6 +541,10 @@ pub fn continuation_until<P: Problem + ?Sized>(
                 });
             }
             continue;
+        }
+        if let Err(reason) = problem.admissible(&corrected.u) {
+            let stop = BranchStop::Inadmissible { parameter: corrected.u[p], reason, u: corrected.u };
+            return Ok(Branch { points, stop, rejected });
         }
         steps += 1;
         let determinant = augmented_determinant(&corrected.jacobian, &new_direction);
@@ -618,6 +660,40 @@ mod tests {
             let (x, l) = (u[0], u[1]);
             Ok((DVector::from_vec(vec![x * x + l * l - 1.0]), DMatrix::from_row_slice(1, 2, &[2.0 * x, 2.0 * l])))
         }
+    }
+
+    /// The circle, of which only the points with x < 0 answer the question asked (an embedding
+    /// parameter that must vanish, say).
+    struct LeftHalf;
+
+    impl Problem for LeftHalf {
+        fn unknowns(&self) -> usize {
+            2
+        }
+        fn parameter(&self) -> usize {
+            1
+        }
+        fn linearize(&self, u: &DVector<f64>) -> Result<(DVector<f64>, DMatrix<f64>), SimError> {
+            Circle.linearize(u)
+        }
+        fn admissible(&self, u: &DVector<f64>) -> Result<(), String> {
+            if u[0] < 0.0 { Ok(()) } else { Err(format!("x = {} is not negative", u[0])) }
+        }
+    }
+
+    #[test]
+    fn a_branch_ends_where_its_points_stop_being_admissible() {
+        let opts = ContinuationOptions::default().initial_step(0.05).max_points(100);
+        let branch = continuation(&LeftHalf, &DVector::from_vec(vec![-0.6, 0.8]), Start::Increasing, &opts).unwrap();
+        // Every point kept is admissible; the stop names the first that is not, and keeps it.
+        assert!(branch.points.iter().all(|p| p.u[0] < 0.0));
+        let BranchStop::Inadmissible { parameter, reason, u } = &branch.stop else { panic!("{:?}", branch.stop) };
+        assert!(u[0] >= 0.0 && (u[0] * u[0] + parameter * parameter - 1.0).abs() < 1e-9 && reason.contains("not negative"));
+        // A start (or a correction at a parameter) that is not admissible is an error with the point.
+        let start = continuation(&LeftHalf, &DVector::from_vec(vec![0.6, 0.8]), Start::Increasing, &opts);
+        assert!(matches!(start, Err(ContinuationError::Inadmissible { ref u, .. }) if u[0] > 0.0), "{start:?}");
+        let at = correct_at_parameter(&LeftHalf, &DVector::from_vec(vec![0.5, 0.0]), 0.6, &opts);
+        assert!(matches!(at, Err(ContinuationError::Inadmissible { ref u, .. }) if (u[0] - 0.8).abs() < 1e-9), "{at:?}");
     }
 
     #[test]

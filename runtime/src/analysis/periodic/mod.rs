@@ -300,6 +300,9 @@ pub struct ShootingOptions {
     pub max_iterations: usize,
     /// Relative step of the finite difference in ξ. Default `1e-6`.
     pub xi_step: f64,
+    /// A solution is a periodic orbit of the model when its embedding parameter |ξ| is at most
+    /// this; beyond it, [`SimError::NotPeriodic`]. Default `1e-8`.
+    pub xi_tolerance: f64,
 }
 
 impl Default for ShootingOptions {
@@ -309,6 +312,7 @@ impl Default for ShootingOptions {
             tolerance: 1e-10,
             max_iterations: 20,
             xi_step: 1e-6,
+            xi_tolerance: 1e-8,
         }
     }
 }
@@ -364,16 +368,30 @@ impl<S: HybridSystem<D> + ?Sized, const D: usize> Problem for SingleShooting<'_,
         let (r, j, _) = residual(self.sys, self.section, u, self.options)?;
         Ok((r, j))
     }
+    fn admissible(&self, u: &nalgebra::DVector<f64>) -> Result<(), String> {
+        periodic(u[D + 1], u[D], self.options.xi_tolerance).map_err(|e| e.to_string())
+    }
 }
 
-/// The continuation's failures in the terms of [`find_periodic_orbit`].
-fn sim_error(e: ContinuationError) -> SimError {
+/// `Ok` if the solution at energy `energy` with embedding parameter `xi` is a periodic orbit of
+/// the model, |ξ| ≤ `tolerance`; [`SimError::NotPeriodic`] otherwise.
+pub(crate) fn periodic(energy: f64, xi: f64, tolerance: f64) -> Result<(), SimError> {
+    if xi.abs() <= tolerance { Ok(()) } else { Err(SimError::NotPeriodic { energy, xi, tolerance }) }
+}
+
+/// The continuation's failures in the terms of [`find_periodic_orbit`] (for the single-shooting
+/// unknowns u = (x₀, ξ, H̄)).
+fn sim_error(e: ContinuationError, options: &ShootingOptions) -> SimError {
     match e {
         ContinuationError::Problem(e) => e,
         ContinuationError::NewtonFailed { iterations, residual } => {
             SimError::NewtonFailed { t: 0.0, iterations, correction: residual }
         }
         ContinuationError::Singular => SimError::SingularStepJacobian { t: 0.0 },
+        ContinuationError::Inadmissible { u, .. } => {
+            let n = u.len();
+            SimError::NotPeriodic { energy: u[n - 1], xi: u[n - 2], tolerance: options.xi_tolerance }
+        }
         other => SimError::InvalidOptions(other.to_string()),
     }
 }
@@ -404,7 +422,9 @@ fn orbit<S: HybridSystem<D> + ?Sized, const D: usize>(
 /// Newton with H̄ held fixed).
 ///
 /// # Errors
-/// [`SimError::NewtonFailed`] without convergence; the runs' errors.
+/// [`SimError::NewtonFailed`] without convergence; [`SimError::NotPeriodic`] if the solution
+/// needs the embedding (|ξ| beyond [`ShootingOptions::xi_tolerance`]: no orbit of the model);
+/// the runs' errors.
 pub fn find_periodic_orbit<S: HybridSystem<D> + ?Sized, const D: usize>(
     sys: &S,
     section: &Section<'_, D>,
@@ -416,7 +436,7 @@ pub fn find_periodic_orbit<S: HybridSystem<D> + ?Sized, const D: usize>(
     let mut u = nalgebra::DVector::zeros(D + 2);
     u.rows_mut(0, D).copy_from(guess);
     let newton = ContinuationOptions::default().tolerance(options.tolerance).max_iterations(options.max_iterations);
-    let c = correct_at_parameter(&problem, &u, energy, &newton).map_err(sim_error)?;
+    let c = correct_at_parameter(&problem, &u, energy, &newton).map_err(|e| sim_error(e, options))?;
     orbit(sys, section, &c.u, c.iterations, options)
 }
 
@@ -429,7 +449,8 @@ pub fn find_periodic_orbit<S: HybridSystem<D> + ?Sized, const D: usize>(
 ///
 /// # Errors
 /// As [`find_periodic_orbit`]; [`SimError::InvalidOptions`] if a step's corrector fails (the fixed
-/// step is too large).
+/// step is too large); [`SimError::NotPeriodic`] where the family leaves the model's orbits (ξ
+/// leaves zero).
 pub fn continue_orbits<S: HybridSystem<D> + ?Sized, const D: usize>(
     sys: &S,
     section: &Section<'_, D>,
@@ -454,7 +475,10 @@ pub fn continue_orbits<S: HybridSystem<D> + ?Sized, const D: usize>(
         .max_angle(1.5)
         .locate(false);
     let leave = if increasing { Start::Increasing } else { Start::Decreasing };
-    let branch = continuation(&problem, &u, leave, &fixed).map_err(sim_error)?;
+    let branch = continuation(&problem, &u, leave, &fixed).map_err(|e| sim_error(e, options))?;
+    if let BranchStop::Inadmissible { parameter, u, .. } = &branch.stop {
+        return Err(SimError::NotPeriodic { energy: *parameter, xi: u[D], tolerance: options.xi_tolerance });
+    }
     if let BranchStop::StepTooSmall { parameter, reason } = &branch.stop {
         // A fixed step that the corrector cannot follow: the step is the option to change.
         return Err(SimError::InvalidOptions(format!(

@@ -79,6 +79,8 @@ pub struct MultipleShooting<'a, S: ?Sized, const D: usize> {
     /// The phase ends of the last evaluation and its u: continuation asks for the monitor
     /// (the monodromy) at the point it has just linearized, and the readout follows.
     last: Mutex<Option<(DVector<f64>, Vec<PhaseEnd<D>>)>>,
+    /// The largest |ξ| of an orbit of the model ([`MultipleShooting::xi_tolerance`]).
+    xi_tolerance: f64,
 }
 
 /// One phase of a solution.
@@ -236,7 +238,25 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
             offsets[k - 1] = at;
             at += 1 + dims[k - 1];
         }
-        Ok(MultipleShooting { system, phases: phases.to_vec(), anchor, ode: ode.clone(), dims, offsets, last: Mutex::new(None) })
+        Ok(MultipleShooting {
+            system,
+            phases: phases.to_vec(),
+            anchor,
+            ode: ode.clone(),
+            dims,
+            offsets,
+            last: Mutex::new(None),
+            xi_tolerance: 1e-8,
+        })
+    }
+
+    /// The largest |ξ| of a solution that is a periodic orbit of the model (default `1e-8`); a
+    /// continuation ends with [`BranchStop::Inadmissible`](crate::analysis::continuation::BranchStop)
+    /// where ξ leaves zero (the embedded field's orbits are not the model's).
+    #[must_use]
+    pub fn xi_tolerance(mut self, tolerance: f64) -> Self {
+        self.xi_tolerance = tolerance;
+        self
     }
 
     /// m, the number of phases ended by a guard.
@@ -596,6 +616,12 @@ impl<S: HybridSystem<D> + ?Sized, const D: usize> Problem for MultipleShooting<'
         jac[(row, ih)] = -1.0;
         debug_assert_eq!(row + 1, unknowns - 1);
         if r.iter().chain(jac.iter()).all(|v| v.is_finite()) { Ok((r, jac)) } else { Err(SimError::NonFiniteState { t: 0.0 }) }
+    }
+
+    /// The solution is an orbit of the model, not only of the embedded field: |ξ| within the
+    /// tolerance.
+    fn admissible(&self, u: &DVector<f64>) -> Result<(), String> {
+        super::periodic(u[self.parameter()], u[self.xi_index()], self.xi_tolerance).map_err(|e| e.to_string())
     }
 
     /// det(Φ_T + I): its sign changes where a real multiplier passes −1, and it touches zero
