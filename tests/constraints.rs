@@ -370,3 +370,24 @@ fn a_generated_model_is_a_mechanical_system_with_its_mass_operator_and_energy() 
     let energy = MechanicalSystem::energy(&cart, 0.0, &x);
     assert!((kinetic_energy(&cart, &x) + m * g * x[1] - energy).abs() < 1e-14, "{energy}");
 }
+
+#[test]
+fn projections_from_far_off_the_constraints_converge_or_fail_with_their_residual() {
+    // From (30, −30) and (1e6, −1e6) Gauss–Newton on x² + y² = l² only halves the distance per
+    // iteration until it is close: the start is projected to round-off, not returned after a few
+    // iterations 2e-5 or 3e7 off.
+    let (m, g, l) = (1.3, 9.81, 0.7);
+    let cart = CartesianPendulum { m, g, l };
+    for far in [30.0, 1e6] {
+        let x0 = cart.state([far, -far], [0.0, 0.0]);
+        let p = cart.project_state(0.0, &x0).unwrap();
+        let r = (p[0] * p[0] + p[1] * p[1]).sqrt();
+        assert!((r - l).abs() < 1e-14, "from {far}: r = {r}");
+        // Radial, in the kinetic metric (M = m I): the direction of the start is kept.
+        assert!((p[0] / p[1] + 1.0).abs() < 1e-12, "from {far}: {p}");
+        let sol = cart.simulate(x0, 0.0..0.5, &Options::default()).unwrap();
+        let report = sol.constraints.unwrap();
+        assert!(report.worst.0 < 1e-12 && report.worst.1 < 1e-12, "from {far}: {report:?}");
+        assert!((report.initial.0 - (2.0 * far * far - l * l)).abs() <= 1e-12 * far * far);
+    }
+}

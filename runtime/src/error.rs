@@ -33,6 +33,18 @@ pub enum FieldError {
         /// Names of the rows (constraints or one-forms) of the system.
         rows: &'static [&'static str],
     },
+    /// The projection onto the position constraints did not converge: after its Gauss–Newton
+    /// iterations the largest holonomic residual |f(t, q)| is still `residual` (a state too far
+    /// from the constraint manifold, or a manifold with no nearby point).
+    #[error("the projection onto the constraints {rows:?} did not converge at t = {t}: residual {residual:e}")]
+    ProjectionDiverged {
+        /// Time of the projection.
+        t: f64,
+        /// The largest |f(t, q)| of the holonomic rows at the last iterate.
+        residual: f64,
+        /// Names of the constraint rows.
+        rows: &'static [&'static str],
+    },
 }
 
 /// A linear system had no unique, finite solution.
@@ -86,6 +98,17 @@ pub enum SimError {
         /// Time of the failed evaluation.
         t: f64,
         /// Names of the rows of the system.
+        rows: &'static [&'static str],
+    },
+    /// The projection onto the position constraints did not converge (see
+    /// [`FieldError::ProjectionDiverged`]).
+    #[error("the projection onto the constraints {rows:?} did not converge at t = {t}: residual {residual:e}")]
+    ProjectionDiverged {
+        /// Time of the projection.
+        t: f64,
+        /// The largest |f(t, q)| of the holonomic rows at the last iterate.
+        residual: f64,
+        /// Names of the constraint rows.
         rows: &'static [&'static str],
     },
     /// More than [`crate::Options::max_steps`] step attempts were needed.
@@ -205,6 +228,7 @@ impl From<FieldError> for SimError {
             FieldError::SingularMassMatrix { t } => SimError::SingularMassMatrix { t },
             FieldError::NonFinite { t } => SimError::NonFiniteState { t },
             FieldError::SingularConstraints { t, rows } => SimError::SingularConstraints { t, rows },
+            FieldError::ProjectionDiverged { t, residual, rows } => SimError::ProjectionDiverged { t, residual, rows },
         }
     }
 }
