@@ -110,3 +110,24 @@ fn a_unilateral_floor_gives_arrival_settling_and_liftoff() {
     // tolerance (about 4e-12 here); the velocity is projected exactly.
     assert!(x[0].abs() < 1e-11 && x[1].abs() < 1e-12, "y = {:e}, ẏ = {:e}", x[0], x[1]);
 }
+
+#[test]
+fn a_hybrid_run_started_off_its_mode_constraint_is_projected_and_reported() {
+    // Resting on the floor from y = 0.5: the start is projected onto y = 0 (the first sample is on
+    // the floor, no jump between the first two samples) and the report says how far off it was.
+    let b = Bouncer { m: 2.0, g: 9.81, e: 0.8, c: 0.0 };
+    let x0 = b.floor_state([0.5], [0.3]);
+    let sol = b.simulate(Bouncer::FLOOR, x0, 0.0..1.0, &tight()).unwrap();
+    assert!(sol.states[0][0].abs() < 1e-15 && sol.states[0][1].abs() < 1e-15, "first sample {}", sol.states[0]);
+    assert!(sol.states.iter().all(|x| x[0].abs() < 1e-12), "the ball stays on the floor");
+    let report = sol.constraints.expect("a constrained mode reports its constraints");
+    assert_eq!(report.initial, (0.5, 0.3));
+    assert!(report.worst.0 < 1e-12 && report.worst.1 < 1e-12 && report.projections > 0, "{report:?}");
+    // Without projection the start is kept as given, and the report shows it.
+    let raw = b.simulate(Bouncer::FLOOR, x0, 0.0..1.0, &HybridOptions { ode: tight().ode.projection(false), ..tight() }).unwrap();
+    assert_eq!(raw.states[0], x0);
+    assert!(raw.constraints.unwrap().worst.0 >= 0.5);
+    // A run that never enters a constrained mode has no report.
+    let free = b.simulate(Bouncer::FREE, b.free_state([1.0], [0.0]), 0.0..0.2, &tight()).unwrap();
+    assert!(free.constraints.is_none());
+}

@@ -173,7 +173,7 @@ use crate::error::{FieldError, SimError};
 use crate::hybrid::zeno::ZenoMonitor;
 use crate::ode::events::Event;
 use crate::ode::options::Schedule;
-use crate::ode::trajectory::Stats;
+use crate::ode::trajectory::{ConstraintReport, Stats};
 
 pub use options::HybridOptions;
 use records::Samples;
@@ -230,6 +230,15 @@ pub trait HybridSystem<const D: usize> {
     /// # Errors
     /// A [`FieldError`] if the projection is singular.
     fn project(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Option<Result<SVector<f64, D>, FieldError>> {
+        let _ = (mode, t, x);
+        None
+    }
+
+    /// The residuals of `mode`'s constraints at `x`: the largest |f(t, q)| of its holonomic rows
+    /// and the largest |A q̇ + b| of all rows, for the run's
+    /// [`ConstraintReport`](crate::ConstraintReport); `None` (the default) for a mode without
+    /// constraints.
+    fn constraint_residuals(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Option<(f64, f64)> {
         let _ = (mode, t, x);
         None
     }
@@ -400,8 +409,19 @@ where
         stats: Stats::default(),
         attempts: 0,
         zeno: ZenoMonitor::new(&options.zeno),
+        constraints: None,
     };
 
+    // A start off the mode's constraints is reported and projected, as in smooth runs.
+    let mut x0 = x0;
+    if let Some(initial) = sys.constraint_residuals(mode, t0, &x0) {
+        run.constraints = Some(ConstraintReport { initial, ..ConstraintReport::default() });
+        if options.ode.projection
+            && let Some(projected) = sys.project(mode, t0, &x0)
+        {
+            x0 = projected?;
+        }
+    }
     let (mut t, mut x, mut mode_now) = (t0, x0, mode);
     match run.schedule {
         Schedule::Steps => run.samples.push(t, x, mode_now),
@@ -487,6 +507,14 @@ where
     })();
     let worked = run.stats.steps > 0 || !run.impacts.is_empty();
     let stop = options.ode.keep_work(outcome, worked, HybridStop::Failed)?;
+    let constraints = run.constraints.map(|mut report| {
+        for ((&t, x), &m) in run.samples.times.iter().zip(&run.samples.states).zip(&run.samples.modes) {
+            if let Some((p, v)) = sys.constraint_residuals(m, t, x) {
+                report.worst = (report.worst.0.max(p), report.worst.1.max(v));
+            }
+        }
+        report
+    });
     Ok(HybridTrajectory {
         times: run.samples.times,
         states: run.samples.states,
@@ -497,6 +525,7 @@ where
         initial_mode: mode,
         segments: run.samples.segments.unwrap_or_default(),
         events: run.samples.events,
+        constraints,
     })
 }
 
@@ -522,6 +551,8 @@ struct Run<'s, S: ?Sized, const D: usize> {
     /// Step attempts over all segments.
     attempts: usize,
     zeno: ZenoMonitor,
+    /// The constraint report, once a mode with constraints was seen.
+    constraints: Option<ConstraintReport>,
 }
 
 impl<'s, S, const D: usize> Run<'s, S, D>

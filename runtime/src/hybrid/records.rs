@@ -5,7 +5,7 @@ use nalgebra::SVector;
 use crate::error::SimError;
 use crate::ode::dopri5::DenseSegment;
 use crate::ode::events::EventRecord;
-use crate::ode::trajectory::Stats;
+use crate::ode::trajectory::{ConstraintReport, Stats};
 
 /// One applied reset.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -151,6 +151,10 @@ pub struct HybridTrajectory<const D: usize> {
     pub segments: Vec<(usize, DenseSegment<D>)>,
     /// The located user events (see [`crate::simulate_hybrid_with_events`]), in time order.
     pub events: Vec<EventRecord<D>>,
+    /// How well the constraints of the modes held ([`HybridSystem::constraint_residuals`](super::HybridSystem::constraint_residuals)): the
+    /// start as given, the one-step drift before each projection, the worst sample. `None` when
+    /// no mode visited has constraints.
+    pub constraints: Option<ConstraintReport>,
 }
 
 impl<const D: usize> HybridTrajectory<D> {

@@ -157,6 +157,7 @@ where
         initial_mode: traj.initial_mode,
         segments: Vec::new(),
         events: Vec::new(),
+        constraints: traj.constraints,
     };
     Ok((full, jumps))
 }

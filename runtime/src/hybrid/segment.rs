@@ -10,6 +10,7 @@ use crate::ode::events::{Direction, Event, Tracker};
 use crate::ode::field::VectorField;
 use crate::ode::options::Schedule;
 use crate::ode::stepper::Integrator;
+use crate::ode::trajectory::ConstraintReport;
 
 /// The vector field of one mode.
 pub(super) struct ModeField<'s, S: ?Sized> {
@@ -110,6 +111,13 @@ where
             let seg = integ.dense();
             // Drift control for a mode with constraints: the end of the step projected onto them.
             let mut x_new = *integ.x_new();
+            if let Some((p, v)) = sys.constraint_residuals(mode, t_new, &x_new) {
+                let report = self.constraints.get_or_insert_with(ConstraintReport::default);
+                report.drift = (report.drift.0.max(p), report.drift.1.max(v));
+                if opts.projection {
+                    report.projections += 1;
+                }
+            }
             if opts.projection
                 && let Some(projected) = sys.project(mode, t_new, &x_new)
             {

@@ -60,7 +60,7 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
     let state = crate::emit::codegen::svector(d);
     let fe = crate::emit::codegen::field_error();
     let count = table.modes.len();
-    let ModeArms { names, field, jacobian, energy, energy_gradient, energy_hessian, project } = mode_arms(table);
+    let ModeArms { names, field, jacobian, energy, energy_gradient, energy_hessian, project, residuals } = mode_arms(table);
     let GuardArms { guard_count, guard_name, guard, rate, gradient, zeno, reset, reset_jacobian } = guard_arms(table);
     let (generics, ty) = (&table.generics, &table.ty);
     let dims: Vec<usize> = table.modes.iter().map(|m| m.dim).collect();
@@ -103,6 +103,9 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
         fn project(&self, mode: usize, t: f64, x: &#state) -> ::core::option::Option<::core::result::Result<#state, #fe>> {
             match mode { #(#project)* _ => ::core::option::Option::None }
         }
+        fn constraint_residuals(&self, mode: usize, t: f64, x: &#state) -> ::core::option::Option<(f64, f64)> {
+            match mode { #(#residuals)* _ => ::core::option::Option::None }
+        }
         fn zeno_completion(&self, mode: usize, guard: usize, t: f64, x: &#state)
             -> ::core::option::Option<::core::result::Result<::routh::__private::Completion<#d>, #fe>>
         {
@@ -128,6 +131,7 @@ struct ModeArms {
     energy_gradient: Vec<TokenStream>,
     energy_hessian: Vec<TokenStream>,
     project: Vec<TokenStream>,
+    residuals: Vec<TokenStream>,
 }
 
 fn mode_arms(table: &ModeTable) -> ModeArms {
@@ -140,6 +144,7 @@ fn mode_arms(table: &ModeTable) -> ModeArms {
     let mut energy_gradient = Vec::new();
     let mut energy_hessian = Vec::new();
     let mut project = Vec::new();
+    let mut residuals = Vec::new();
     for (k, mode) in table.modes.iter().enumerate() {
         let access = &mode.access;
         let dm = mode.dim;
@@ -177,9 +182,12 @@ fn mode_arms(table: &ModeTable) -> ModeArms {
         if mode.constrained {
             let p = padded(quote! { p });
             project.push(quote! { #k => ::core::option::Option::Some(#access.project_state(t, #xm).map(|p| #p)), });
+            residuals.push(quote! {
+                #k => ::core::option::Option::Some((#access.position_residuals(t, #xm).amax(), #access.velocity_residuals(t, #xm).amax())),
+            });
         }
     }
-    ModeArms { names, field, jacobian, energy, energy_gradient, energy_hessian, project }
+    ModeArms { names, field, jacobian, energy, energy_gradient, energy_hessian, project, residuals }
 }
 
 /// Per mode, the match arms of its guards: names, values, rates, gradients, resets and their
