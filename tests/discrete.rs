@@ -241,6 +241,23 @@ fn a_step_too_large_is_a_typed_error() {
     assert!(matches!(err, SimError::InvalidOptions(_)));
 }
 
+#[test]
+fn more_steps_than_memory_holds_are_a_typed_error_before_any_work() {
+    // usize::MAX steps panicked on the capacity and 1e11 steps aborted on an 800 GB allocation; the
+    // nodes' memory is checked against max_output_bytes first, like the ODE side's output grid.
+    let p = Sextic { kappa: 0.1 };
+    for steps in [usize::MAX, 100_000_000_000] {
+        let err = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, 0.1, steps, &DiscreteOptions::default()).unwrap_err();
+        let SimError::InvalidOptions(why) = &err else { panic!("{err:?}") };
+        assert!(why.contains("max_output_bytes"), "{why}");
+    }
+    // Within the budget the run goes ahead: 1000 steps of 2 coordinates need about 56 kB.
+    let small = DiscreteOptions { max_output_bytes: 60_000, ..DiscreteOptions::default() };
+    assert_eq!(p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, 0.01, 1000, &small).unwrap().len(), 1001);
+    let tiny = DiscreteOptions { max_output_bytes: 50_000, ..DiscreteOptions::default() };
+    assert!(p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, 0.01, 1000, &tiny).is_err());
+}
+
 /// Example 2.3 with its rotation symmetry declared: the generated discrete momenta and source.
 #[derive(Mechanics)]
 #[mechanics(

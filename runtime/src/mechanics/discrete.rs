@@ -143,11 +143,15 @@ pub struct DiscreteOptions {
     pub tolerance: f64,
     /// Largest number of Newton iterations per step. Default `30`.
     pub max_iterations: usize,
+    /// Largest memory, in bytes, the nodes of a run may take; more steps than fit are
+    /// [`SimError::InvalidOptions`] before any work is done (instead of an allocation that
+    /// aborts). Default 4 GiB, as [`Options::max_output_bytes`](crate::Options::max_output_bytes).
+    pub max_output_bytes: usize,
 }
 
 impl Default for DiscreteOptions {
     fn default() -> Self {
-        DiscreteOptions { tolerance: 1e-14, max_iterations: 30 }
+        DiscreteOptions { tolerance: 1e-14, max_iterations: 30, max_output_bytes: 4 << 30 }
     }
 }
 
@@ -309,10 +313,25 @@ pub fn del_residual<S: DiscreteSystem<N> + ?Sized, const N: usize>(
 }
 
 /// The checks every discrete driver makes before its first step: a finite positive step, usable
-/// Newton options, a finite start.
-fn check_start<'a>(h: f64, options: &DiscreteOptions, start: impl IntoIterator<Item = &'a f64>) -> Result<(), SimError> {
+/// Newton options, nodes that fit in [`DiscreteOptions::max_output_bytes`], a finite start.
+fn check_start<'a, const N: usize>(
+    h: f64,
+    steps: usize,
+    options: &DiscreteOptions,
+    start: impl IntoIterator<Item = &'a f64>,
+) -> Result<(), SimError> {
     if !(h.is_finite() && h > 0.0) {
         return Err(SimError::InvalidOptions(format!("the discrete step h = {h} must be finite and > 0")));
+    }
+    // A node: its time, q, p, the step's iterations and (contact systems) the action.
+    let bytes = (steps as f64 + 1.0) * (8 * (2 * N + 3)) as f64;
+    if bytes > options.max_output_bytes as f64 {
+        return Err(SimError::InvalidOptions(format!(
+            "{steps} discrete steps need {:.1} GB for their nodes, more than max_output_bytes ({:.1} GB): run fewer steps \
+             at a time (a run continues from its last node)",
+            bytes / 1e9,
+            options.max_output_bytes as f64 / 1e9
+        )));
     }
     if !(options.tolerance.is_finite() && options.tolerance > 0.0) || options.max_iterations == 0 {
         return Err(SimError::InvalidOptions("the Newton tolerance must be finite and > 0, with at least one iteration".into()));
@@ -380,7 +399,7 @@ pub fn simulate_discrete_reduced<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     if cyclic.iter().any(|&c| c >= N) {
         return Err(SimError::InvalidOptions(format!("a cyclic coordinate index is out of range (the system has {N})")));
     }
-    let mut increments = Vec::with_capacity(steps);
+    let mut increments = Vec::new();
     let trajectory = drive(sys, cyclic, t0, h, steps, q0, p0, v0, options, Some(&mut increments))?;
     Ok(ReducedDiscreteTrajectory { trajectory, increments })
 }
@@ -401,7 +420,7 @@ fn drive<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     options: &DiscreteOptions,
     mut increments: Option<&mut Vec<SVector<f64, N>>>,
 ) -> Result<DiscreteTrajectory<N>, SimError> {
-    check_start(h, options, q0.iter().chain(p0.iter()))?;
+    check_start::<N>(h, steps, options, q0.iter().chain(p0.iter()))?;
     let shape_of = |q: &SVector<f64, N>| {
         let mut s = *q;
         for &c in cyclic {
@@ -510,7 +529,7 @@ pub fn simulate_discrete_contact<S: ContactDiscreteSystem<N> + ?Sized, const N: 
     v0: SVector<f64, N>,
     options: &DiscreteOptions,
 ) -> Result<DiscreteTrajectory<N>, SimError> {
-    check_start(h, options, q0.iter().chain(p0.iter()).chain([&z0]))?;
+    check_start::<N>(h, steps, options, q0.iter().chain(p0.iter()).chain([&z0]))?;
     let mut traj = DiscreteTrajectory::start(t0, q0, p0, steps);
     traj.actions.push(z0);
     let (mut q, mut p, mut z) = (q0, p0, z0);
@@ -549,7 +568,7 @@ pub fn simulate_discrete_two_step<S: DiscreteSystem<N> + ?Sized, const N: usize>
     q1: SVector<f64, N>,
     options: &DiscreteOptions,
 ) -> Result<DiscreteTrajectory<N>, SimError> {
-    check_start(h, options, q0.iter().chain(q1.iter()))?;
+    check_start::<N>(h, steps, options, q0.iter().chain(q1.iter()))?;
     let p0 = sys.left_momentum(t0, h, &q0, &q1)?.0;
     let mut traj = DiscreteTrajectory::start(t0, q0, p0, steps);
     if steps == 0 {
