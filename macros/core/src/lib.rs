@@ -26,6 +26,9 @@ use proc_macro2::TokenStream;
 /// derivation did not get that far, stubs of them: see the `fallback` module) so that the user's calls of
 /// the model's API do not add errors of their own.
 pub fn expand(input: TokenStream) -> TokenStream {
+    if let Err(e) = parse::check_nesting(&input) {
+        return e.to_compile_error();
+    }
     let input: syn::DeriveInput = match syn::parse2(input) {
         Ok(input) => input,
         Err(e) => return e.to_compile_error(),
@@ -49,6 +52,7 @@ pub fn expand(input: TokenStream) -> TokenStream {
 /// `diagnostics::Ctxt` and goes on where it can, so independent mistakes are reported
 /// together.
 pub fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
+    parse::check_nesting(&input)?;
     let input: syn::DeriveInput = syn::parse2(input)?;
     let mut cx = diagnostics::Ctxt::new();
     let system = lower::system_from_input(&input, &mut cx);

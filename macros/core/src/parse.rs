@@ -28,6 +28,62 @@
 //!
 //! Expressions are ordinary Rust expressions parsed by syn; their meaning is given in [`crate::lower`].
 
+/// The largest nesting of an expression the derive reads, in units of one binary operator or
+/// punctuation token along the way from the attribute to the innermost token (within one
+/// comma-separated expression), with each delimited group counting [`GROUP_WEIGHT`]. syn's
+/// expression parser, the drop of its trees, the lowering and the symbolic passes recurse once per
+/// level, about 4 kB of stack per operator and 16 kB per parenthesis in a debug build. The proc
+/// macro runs them on a 1 GiB stack segment (machine-written Lagrangians: a flat sum of 10 000
+/// terms, 2 000 nested parentheses), so the limit, 100 000 (about 400 MB of stack), leaves a
+/// margin: beyond it the derive stops with a span instead of crashing the compiler.
+pub const MAX_NESTING: usize = 100_000;
+/// What one delimited group (parentheses, brackets, braces) counts towards [`MAX_NESTING`].
+const GROUP_WEIGHT: usize = 4;
+
+/// Rejects input nested beyond [`MAX_NESTING`] before anything parses it recursively. Iterative:
+/// it cannot overflow the stack itself.
+pub fn check_nesting(input: &proc_macro2::TokenStream) -> syn::Result<()> {
+    use proc_macro2::TokenTree;
+    // Each entry: the remaining tokens of a group and the weight of the path to it.
+    let mut stack: Vec<(proc_macro2::token_stream::IntoIter, usize)> = vec![(input.clone().into_iter(), 0)];
+    while let Some((mut tokens, base)) = stack.pop() {
+        let mut weight = base;
+        while let Some(tree) = tokens.next() {
+            match tree {
+                TokenTree::Group(g) => {
+                    let inner = weight + GROUP_WEIGHT;
+                    if inner > MAX_NESTING {
+                        return Err(too_deep(g.span()));
+                    }
+                    stack.push((tokens, weight));
+                    stack.push((g.stream().into_iter(), inner));
+                    break;
+                }
+                // A comma or semicolon ends an expression: its operators do not nest into the next.
+                TokenTree::Punct(p) if matches!(p.as_char(), ',' | ';') => weight = base,
+                TokenTree::Punct(p) => {
+                    weight += 1;
+                    if weight > MAX_NESTING {
+                        return Err(too_deep(p.span()));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+fn too_deep(span: proc_macro2::Span) -> syn::Error {
+    syn::Error::new(
+        span,
+        format!(
+            "this expression is nested too deeply for the derive (more than {MAX_NESTING} operators and parentheses \
+             along one path, a group counting {GROUP_WEIGHT}); split it into `define(...)`s"
+        ),
+    )
+}
+
 use proc_macro2::Span;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
@@ -619,4 +675,49 @@ pub fn parse_attributes(attrs: &[syn::Attribute], fallback: Span) -> syn::Result
         }
     }
     Ok(raw)
+}
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
+    use quote::quote;
+
+    /// `(x + (x + … (x) …))` nested `depth` deep, built without recursion.
+    fn nested(depth: usize) -> TokenStream {
+        let mut e: TokenStream = quote!(x);
+        for _ in 0..depth {
+            let inner = TokenTree::Group(Group::new(Delimiter::Parenthesis, e));
+            e = quote!(x + #inner);
+        }
+        quote! { #[mechanics(coordinates(x), lagrangian = dot(x).powi(2) / 2 - k * #e)] struct Deep { k: f64 } }
+    }
+
+    #[test]
+    fn nesting_beyond_the_limit_is_an_error_and_below_it_is_not() {
+        // On a large stack: dropping a deep token tree recurses as well.
+        let run = std::thread::Builder::new().stack_size(1 << 28).spawn(|| {
+            // 2 000 nested parentheses (the big-model test's depth) pass; 30 000 (weight 150 000) do not.
+            assert!(super::check_nesting(&nested(2_000)).is_ok());
+            let err = super::check_nesting(&nested(30_000)).unwrap_err();
+            assert!(err.to_string().contains("nested too deeply"), "{err}");
+            // A long flat sum is one path per operator; many short expressions are not.
+            let flat: TokenStream = (0..120_000).map(|_| quote!(x+)).chain([quote!(x)]).collect();
+            assert!(
+                super::check_nesting(&quote!(
+                    #[mechanics(lagrangian = #flat)]
+                    struct S;
+                ))
+                .is_err()
+            );
+            let many: TokenStream = (0..120_000).map(|_| quote!(a = x + x,)).collect();
+            assert!(
+                super::check_nesting(&quote!(
+                    #[mechanics(define(#many))]
+                    struct S;
+                ))
+                .is_ok()
+            );
+        });
+        run.unwrap().join().unwrap();
+    }
 }
