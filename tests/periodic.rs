@@ -163,6 +163,17 @@ fn a_dissipative_ball_has_no_periodic_orbit_and_says_so() {
     let elastic = Ball { m: 1.0, g: 1.0, e: 1.0 };
     let orbit = find_periodic_orbit(&elastic, &section, &Vector2::new(1.2, 0.1), 1.0, &opts).unwrap();
     assert!(orbit.xi.abs() < 1e-10);
+    // Errors in the terms of shooting: a NaN target energy is an invalid option (it was reported
+    // as a failed "discrete step"), and a continuation step that leaves the family says to take a
+    // smaller step (it said "no return to the Poincaré section (Finished)").
+    match find_periodic_orbit(&elastic, &section, &Vector2::new(1.2, 0.1), f64::NAN, &opts) {
+        Err(SimError::InvalidOptions(msg)) => assert!(msg.contains("energy"), "{msg}"),
+        other => panic!("{other:?}"),
+    }
+    match routh::runtime::periodic::continue_orbits(&elastic, &section, &orbit, 50.0, 3, false, &opts) {
+        Err(SimError::InvalidOptions(msg)) => assert!(msg.contains("smaller step"), "{msg}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

@@ -199,6 +199,17 @@ pub enum SimError {
         /// Size (max norm) of the last Newton correction.
         correction: f64,
     },
+    /// The Newton iteration of a shooting problem (a periodic orbit at a given energy) did not
+    /// converge: the guess is too far from an orbit, or the section is not crossed as expected.
+    #[error(
+        "the shooting Newton iteration did not converge in {iterations} iterations (residual {residual:e}): start closer to an orbit"
+    )]
+    ShootingFailed {
+        /// Iterations done.
+        iterations: usize,
+        /// The max norm of the last residual.
+        residual: f64,
+    },
     /// A periodic orbit was found only for the dissipative embedding f + ξ∇H with ξ beyond the
     /// tolerance: it is an orbit of the embedded field, not of the model (a model that loses or
     /// gains energy along the orbit has none at this energy).

@@ -497,6 +497,13 @@ fn tolerances_that_admit_any_answer_are_rejected() {
         other => panic!("{other:?}"),
     }
     assert!(Options::default().rtol(0.5).validate().is_ok());
+    // Nor can a tolerance below round-off be met: rtol = 1e-30 ran into the step limit after 10⁶
+    // steps; it is refused up front, and the smallest one a step can meet is accepted.
+    match integrate(&osc, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &Options::default().rtol(1e-30)) {
+        Err(SimError::InvalidOptions(msg)) => assert!(msg.contains("round-off"), "{msg}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(Options::default().rtol(routh_runtime::options::MIN_RTOL).validate().is_ok());
     // A backward hybrid span says why it is rejected.
     let msg = SimError::InvalidTimeSpan { t0: 10.0, t1: 0.0 }.to_string();
     assert!(msg.contains("forward in time"), "{msg}");

@@ -11,6 +11,10 @@
 
 use crate::error::SimError;
 
+/// The smallest relative tolerance a run accepts: ten times the unit round-off (Hairer's DOPRI5
+/// refuses less).
+pub const MIN_RTOL: f64 = 10.0 * f64::EPSILON;
+
 /// Which states are stored in the [`crate::Trajectory`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum Output {
@@ -252,6 +256,14 @@ impl Options {
         }
         if !(self.rtol <= 1.0) {
             return bad(format!("rtol must be <= 1, got {}: a relative error above 100 % admits any answer", self.rtol));
+        }
+        if self.rtol < MIN_RTOL {
+            // As Hairer's DOPRI5 refuses it: an error estimate below round-off is never met, and the
+            // run would only end at the step limit.
+            return bad(format!(
+                "rtol = {:e} is below round-off (10 ε = {MIN_RTOL:.1e}): no step can meet it; use rtol >= 1e-14",
+                self.rtol
+            ));
         }
         if !(self.atol.is_finite() && self.atol >= 0.0) {
             return bad(format!("atol must be finite and >= 0, got {}", self.atol));

@@ -481,9 +481,22 @@ impl<'a> Lowerer<'a> {
                 name.span(),
                 format!("unsupported function `{fname}`: it is not smooth, and the equations of motion need derivatives"),
             )),
+            _ if self.nodes.is_some() && fname.starts_with('q') && fname[1..].chars().all(|c| c.is_ascii_digit()) => {
+                Err(syn::Error::new(
+                    name.span(),
+                    format!(
+                        "a discrete Lagrangian L_d(q0, q1, h, t) has two nodes: `q0(x)` is the value of the coordinate `x` at \
+                         the start of the step and `q1(x)` at its end; there is no `{fname}`"
+                    ),
+                ))
+            }
             _ => {
-                let known = format!("Supported: {}", FUNCTIONS.join(", "));
-                Err(unknown(name.span(), format_args!("unsupported function `{fname}`"), &fname, FUNCTIONS, known))
+                let mut functions: Vec<&str> = FUNCTIONS.to_vec();
+                if self.nodes.is_some() {
+                    functions.extend(["q0", "q1"]);
+                }
+                let known = format!("Supported: {}", functions.join(", "));
+                Err(unknown(name.span(), format_args!("unsupported function `{fname}`"), &fname, &functions, known))
             }
         }
     }

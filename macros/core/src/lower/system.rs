@@ -213,8 +213,15 @@ fn action(raw: &RawModel, cx: &mut Ctxt) -> Option<Ident> {
                 ),
                 None => found = Some(z.clone()),
             },
-            [_, extra, ..] => {
-                cx.error(extra.span(), "a contact Lagrangian has one action variable: declare one name, e.g. `action(z)`")
+            [z, extra, ..] => {
+                cx.error(
+                    extra.span(),
+                    format!("a contact Lagrangian has one action variable: declare one name, e.g. `action({z})`"),
+                );
+                // The first name stays the action variable, so that its uses are not reported as unknown.
+                if found.is_none() {
+                    found = Some(z.clone());
+                }
             }
         }
     }
@@ -529,6 +536,27 @@ fn check_names(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) {
         }
         if c == "dot" {
             cx.push(syn::Error::new(c.span(), "`dot` is the time derivative and cannot be a coordinate"));
+        }
+    }
+    // `d<coordinate>` and `dt` are the differentials of one-forms (constraints, impact laws): a
+    // coordinate or parameter of that name would silently shadow one of them.
+    let differential_of = |name: &Ident| -> Option<String> {
+        let s = name.to_string();
+        let rest = s.strip_prefix('d')?;
+        (rest == "t" || raw.coordinates.iter().any(|c| c == rest)).then(|| rest.to_owned())
+    };
+    for (what, names) in [("coordinate", &raw.coordinates[..]), ("parameter", parameters)] {
+        for name in names {
+            if let Some(of) = differential_of(name) {
+                let whose = if of == "t" { "time".to_owned() } else { format!("the coordinate `{of}`") };
+                cx.push(syn::Error::new(
+                    name.span(),
+                    format!(
+                        "{what} `{name}` is named like the differential of {whose} in one-forms (`{name}` in a \
+                         `constraint` or an impact law); rename it"
+                    ),
+                ));
+            }
         }
     }
     for p in parameters {

@@ -290,6 +290,9 @@ pub fn correct_at_parameter<P: Problem + ?Sized>(
     value: f64,
     options: &ContinuationOptions,
 ) -> Result<Corrected, ContinuationError> {
+    if !value.is_finite() {
+        return Err(ContinuationError::InvalidOptions(format!("the parameter value must be finite, got {value}")));
+    }
     let mut u = u.clone();
     u[problem.parameter()] = value;
     let mut hold = DVector::zeros(u.len());

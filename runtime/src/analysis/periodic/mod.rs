@@ -384,9 +384,7 @@ pub(crate) fn periodic(energy: f64, xi: f64, tolerance: f64) -> Result<(), SimEr
 fn sim_error(e: ContinuationError, options: &ShootingOptions) -> SimError {
     match e {
         ContinuationError::Problem(e) => e,
-        ContinuationError::NewtonFailed { iterations, residual } => {
-            SimError::NewtonFailed { t: 0.0, iterations, correction: residual }
-        }
+        ContinuationError::NewtonFailed { iterations, residual } => SimError::ShootingFailed { iterations, residual },
         ContinuationError::Singular => SimError::SingularStepJacobian { t: 0.0 },
         ContinuationError::Inadmissible { u, .. } => {
             let n = u.len();
@@ -432,6 +430,9 @@ pub fn find_periodic_orbit<S: HybridSystem<D> + ?Sized, const D: usize>(
     energy: f64,
     options: &ShootingOptions,
 ) -> Result<PeriodicOrbit<D>, SimError> {
+    if !energy.is_finite() {
+        return Err(SimError::InvalidOptions(format!("the target energy must be finite, got {energy}")));
+    }
     let problem = SingleShooting { sys, section, options };
     let mut u = nalgebra::DVector::zeros(D + 2);
     u.rows_mut(0, D).copy_from(guess);
@@ -475,7 +476,13 @@ pub fn continue_orbits<S: HybridSystem<D> + ?Sized, const D: usize>(
         .max_angle(1.5)
         .locate(false);
     let leave = if increasing { Start::Increasing } else { Start::Decreasing };
-    let branch = continuation(&problem, &u, leave, &fixed).map_err(|e| sim_error(e, options))?;
+    let branch = continuation(&problem, &u, leave, &fixed).map_err(|e| match e {
+        // The start is a corrected orbit: a run that fails after it failed at a predicted point.
+        ContinuationError::Problem(e) => SimError::InvalidOptions(format!(
+            "a continuation step of arclength {step} left the family (at the predicted point: {e}); try a smaller step"
+        )),
+        e => sim_error(e, options),
+    })?;
     if let BranchStop::Inadmissible { parameter, u, .. } = &branch.stop {
         return Err(SimError::NotPeriodic { energy: *parameter, xi: u[D], tolerance: options.xi_tolerance });
     }
