@@ -336,6 +336,20 @@ impl Arena {
                 let e = self.mul2(a, exp);
                 return self.pow(b, e);
             }
+            // (u^(2k))^r = |u|^(2k r) for real u: `sqrt(u²)` is |u|, a kink the zero test splits
+            // into its branches (an even power of |u| is the power of u itself).
+            Node::Pow(b, a) if self.as_num(*a).is_some_and(|n| n.is_integer() && n.num() % 2 == 0 && n.num() != 0) => {
+                let (b, a) = (*b, *a);
+                if let Some(m) = self.as_num(a).and_then(|n| n.checked_mul(&r)) {
+                    if m.is_integer() && m.num() % 2 == 0 {
+                        let e = self.num(m);
+                        return self.pow(b, e);
+                    }
+                    let abs = self.call(Func::Abs, &[b]);
+                    let e = self.num(m);
+                    return self.pow(abs, e);
+                }
+            }
             Node::Mul(fs) if r.is_integer() => {
                 let fs = fs.to_vec();
                 let ps: Vec<Expr> = fs.into_iter().map(|f| self.pow(f, exp)).collect();

@@ -14,6 +14,23 @@
 //!    magnitude (rounding at 320 bits leaves a true identity near `2^-320`, so 120 bits of margin
 //!    remain for cancellation), and at least 3 samples are finite.
 //!
+//! **Non-smooth expressions.** The argument above is the identity theorem: an analytic expression
+//! that vanishes on an open set vanishes on its connected domain. Absolute values, roots, logarithms
+//! and `atan2` make expressions only piecewise analytic — `|x − 3| + x − 3` vanishes for x < 3 and
+//! nowhere else — so for them the test does more:
+//!
+//! - every absolute value |u| (also written `sqrt(u²)`, which construction turns into |u|) is split
+//!   into its branches: the expression is zero only if it is zero with each |u| replaced by u and
+//!   by −u, for every combination of signs (each branch is analytic, so the identity theorem
+//!   applies to it). More than [`MAX_ABS_BRANCHES`] absolute values are not split: the test says
+//!   nonzero rather than guess;
+//! - with any non-smooth node ([`Func::Abs`], a root or other non-integer power, `ln`, `atan2`) the
+//!   expression is also sampled at [`WIDE_SAMPLES`] points with every symbol log-uniform in
+//!   ±[10⁻³, 10³], both signs, so that a branch cut or the far side of a zero of a root's argument
+//!   is visited.
+//!
+//! [`Arena::zero_test`] reports [`ZeroTest::Branchwise`] when the decision needed the split.
+//!
 //! **Guarantee.** A true identity is recognised (up to a cancellation of more than 120 bits,
 //! i.e. intermediate values 10³⁶ times the result's scale). A nonzero expression is declared zero
 //! only if it is below 10⁻⁶⁰ of its own magnitude at all the random points — for an analytic
@@ -33,6 +50,9 @@ pub enum ZeroTest {
     Structural,
     /// Not structurally 0 but vanishes (to rounding) at every sample point.
     Numerical,
+    /// Contains absolute values and vanishes on every branch of them (each |u| replaced by ±u) at
+    /// every sample point, near the origin and across scales (see the module documentation).
+    Branchwise,
     /// Nonzero at some sample point (or no finite sample was found).
     NonZero,
 }
@@ -46,6 +66,10 @@ impl ZeroTest {
 
 /// Number of sample points.
 pub const SAMPLES: u64 = 12;
+/// Additional sample points, across scales, for expressions with non-smooth nodes.
+pub const WIDE_SAMPLES: u64 = 24;
+/// The most absolute values a zero test splits into branches (2^this evaluations).
+pub const MAX_ABS_BRANCHES: usize = 8;
 /// A sample above this fraction of its magnitude is nonzero already in `f64`.
 const SCREEN: f64 = 1e-6;
 /// Bits of the high-precision stage.
@@ -61,11 +85,12 @@ fn splitmix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-/// Pseudo-random value in ±[0.3, 1.7] for a symbol at a sample.
+/// Pseudo-random value for a symbol at a sample: in ±[0.3, 1.7] for the first [`SAMPLES`], then
+/// log-uniform in ±[10⁻³, 10³] (the wide samples).
 fn sample_value(sym: Expr, sample: u64) -> f64 {
     let h = splitmix(splitmix(sample ^ 0x5EED) ^ u64::from(sym.0));
     let u = (h >> 11) as f64 / (1u64 << 53) as f64;
-    let v = 0.3 + 1.4 * u;
+    let v = if sample < SAMPLES { 0.3 + 1.4 * u } else { 10f64.powf(6.0 * u - 3.0) };
     if h & 1 == 1 { -v } else { v }
 }
 
@@ -79,12 +104,46 @@ impl Arena {
             return ZeroTest::NonZero;
         }
         let marks = self.reach_marks(&[e]);
+        let abs: Vec<usize> =
+            (0..marks.len()).filter(|&i| marks[i] && matches!(&self.nodes[i], Node::Call(Func::Abs, _))).collect();
+        let non_smooth = (0..marks.len()).any(|i| marks[i] && self.is_non_smooth(i));
+        let samples = if non_smooth { SAMPLES + WIDE_SAMPLES } else { SAMPLES };
+        if abs.is_empty() {
+            return if self.vanishes(e, &marks, &[], samples) { ZeroTest::Numerical } else { ZeroTest::NonZero };
+        }
+        if abs.len() > MAX_ABS_BRANCHES {
+            return ZeroTest::NonZero;
+        }
+        for pattern in 0u32..(1 << abs.len()) {
+            let signs: Vec<(usize, f64)> =
+                abs.iter().enumerate().map(|(k, &i)| (i, if pattern >> k & 1 == 1 { -1.0 } else { 1.0 })).collect();
+            if !self.vanishes(e, &marks, &signs, samples) {
+                return ZeroTest::NonZero;
+            }
+        }
+        ZeroTest::Branchwise
+    }
+
+    /// Whether node `i` is only piecewise analytic or has a restricted domain: an absolute value,
+    /// a non-integer or symbolic power, `ln`, `atan2`.
+    fn is_non_smooth(&self, i: usize) -> bool {
+        match &self.nodes[i] {
+            Node::Call(f, _) => matches!(f, Func::Abs | Func::Ln | Func::Atan2),
+            Node::Pow(_, x) => !self.as_num(*x).is_some_and(|r| r.is_integer()),
+            _ => false,
+        }
+    }
+
+    /// Whether `e` vanishes at the first `samples` points, with the absolute values `signs` (node,
+    /// ±1) replaced by their branch ±u (see the module documentation).
+    fn vanishes(&self, e: Expr, marks: &[bool], signs: &[(usize, f64)], samples: u64) -> bool {
+        let branch = |i: usize| signs.iter().find(|(j, _)| *j == i).map(|&(_, s)| s);
         let mut val = vec![0.0f64; marks.len()];
         let mut mag = vec![0.0f64; marks.len()];
         let mut finite = 0;
         let mut candidates: Vec<(u64, f64)> = Vec::new();
         let mut args = Vec::new();
-        for s in 0..SAMPLES {
+        for s in 0..samples {
             for i in 0..marks.len() {
                 if !marks[i] {
                     continue;
@@ -106,6 +165,10 @@ impl Arena {
                         };
                         (v, m)
                     }
+                    Node::Call(Func::Abs, xs) if branch(i).is_some() => {
+                        let sign = branch(i).unwrap_or(1.0);
+                        (sign * val[xs[0].index()], mag[xs[0].index()])
+                    }
                     Node::Call(f, xs) => {
                         args.clear();
                         args.extend(xs.iter().map(|x| val[x.index()]));
@@ -124,14 +187,14 @@ impl Arena {
                 continue;
             }
             if v.abs() > SCREEN * m.max(f64::MIN_POSITIVE) {
-                return ZeroTest::NonZero;
+                return false;
             }
             candidates.push((s, m));
         }
         // The decision, in high precision at the samples the screen could not decide.
-        let Ok(mut cc) = Consts::new() else { return ZeroTest::NonZero };
+        let Ok(mut cc) = Consts::new() else { return false };
         for &(s, m) in &candidates {
-            let Some(v) = self.value_hp(e, &marks, s, &mut cc) else { continue };
+            let Some(v) = self.value_hp(e, marks, signs, s, &mut cc) else { continue };
             finite += 1;
             let below = v.is_zero()
                 || v.exponent().is_some_and(|x| {
@@ -139,14 +202,15 @@ impl Arena {
                     f64::from(x) <= m.max(f64::MIN_POSITIVE).log2() - f64::from(ZERO_BITS)
                 });
             if !below {
-                return ZeroTest::NonZero;
+                return false;
             }
         }
-        if finite >= 3 { ZeroTest::Numerical } else { ZeroTest::NonZero }
+        finite >= 3
     }
 
-    /// The value of `e` at sample `s` in [`PRECISION`]-bit arithmetic (`None` if not finite).
-    fn value_hp(&self, e: Expr, marks: &[bool], s: u64, cc: &mut Consts) -> Option<BigFloat> {
+    /// The value of `e` at sample `s` in [`PRECISION`]-bit arithmetic (`None` if not finite), with
+    /// the absolute values `signs` replaced by their branches.
+    fn value_hp(&self, e: Expr, marks: &[bool], signs: &[(usize, f64)], s: u64, cc: &mut Consts) -> Option<BigFloat> {
         let (p, rm) = (PRECISION, RoundingMode::ToEven);
         let mut val: Vec<Option<BigFloat>> = vec![None; marks.len()];
         for i in 0..marks.len() {
@@ -172,6 +236,10 @@ impl Arena {
                         Some(r) if r.den() == 2 && r.num() == -1 => BigFloat::from_i64(1, p).div(&base.sqrt(p, rm), p, rm),
                         _ => base.pow(&get(&val, x), p, rm, cc),
                     }
+                }
+                Node::Call(Func::Abs, xs) if signs.iter().any(|(j, _)| *j == i) => {
+                    let a = get(&val, &xs[0]);
+                    if signs.iter().any(|&(j, sign)| j == i && sign < 0.0) { a.neg() } else { a }
                 }
                 Node::Call(f, xs) => {
                     let a = get(&val, &xs[0]);

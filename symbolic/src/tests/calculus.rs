@@ -205,3 +205,52 @@ fn vector_calculus_matches_finite_differences_and_the_chain_rule() {
     let yvy = a.mul2(y, vy);
     assert_eq!(d, a.add2(xvx, yvy));
 }
+
+/// Non-smooth expressions: a kink or branch outside the sampling box near the origin must not
+/// make a nonzero expression look zero (a one-sided spring passed a symmetry proof this way).
+#[test]
+fn zero_test_of_non_smooth_expressions_covers_every_branch() {
+    let mut a = Arena::new();
+    let x = a.symbol("x");
+    let three = a.int(3);
+    let u = a.sub(x, three);
+    // sqrt((x − 3)²) is |x − 3|; |x − 3| + x − 3 vanishes for x < 3 only.
+    let u2 = a.powi(u, 2);
+    let root = a.sqrt(u2);
+    let abs = a.call(Func::Abs, &[u]);
+    assert_eq!(root, abs, "sqrt(u²) is |u|");
+    let spring = a.add(&[abs, u]);
+    assert_eq!(a.zero_test(spring), ZeroTest::NonZero);
+    // An identity with absolute values is recognised on every branch: |u|² − u² and sqrt(u⁴) − u².
+    let abs2 = a.powi(abs, 2);
+    let id = a.sub(abs2, u2);
+    assert!(a.zero_test(id).is_zero(), "{:?}", a.zero_test(id));
+    let u4 = a.powi(u, 4);
+    let r4 = a.sqrt(u4);
+    let id4 = a.sub(r4, u2);
+    assert!(a.zero_test(id4).is_zero());
+    let product = a.mul(&[abs, abs]);
+    let id_branch = a.sub(product, u2);
+    assert_eq!(a.zero_test(id_branch), ZeroTest::Branchwise);
+    // atan2(sin x, cos x) = x only on (−π, π); the wide samples leave that interval.
+    let s = a.call(Func::Sin, &[x]);
+    let c = a.call(Func::Cos, &[x]);
+    let angle = a.call(Func::Atan2, &[s, c]);
+    let wrapped = a.sub(angle, x);
+    assert_eq!(a.zero_test(wrapped), ZeroTest::NonZero);
+    // sqrt(x² − 1) = x sqrt(1 − 1/x²) for x > 1 only (x < −1 is the other branch of the root).
+    let one = a.one();
+    let x2 = a.powi(x, 2);
+    let r1 = {
+        let d = a.sub(x2, one);
+        a.sqrt(d)
+    };
+    let r2 = {
+        let inv = a.powi(x, -2);
+        let d = a.sub(one, inv);
+        let q = a.sqrt(d);
+        a.mul2(x, q)
+    };
+    let branches = a.sub(r1, r2);
+    assert_eq!(a.zero_test(branches), ZeroTest::NonZero);
+}
