@@ -34,7 +34,7 @@ mod zero;
 pub use arena::{Arena, Expr, Func, Node};
 pub use emit::{Emitted, OpCount, emit, emit_slots};
 pub use rational::Rational;
-pub use zero::ZeroTest;
+pub use zero::{MAX_ABS_BRANCHES, ZeroTest};
 
 #[cfg(test)]
 mod tests;

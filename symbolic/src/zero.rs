@@ -22,8 +22,8 @@
 //! - every absolute value |u| (also written `sqrt(u²)`, which construction turns into |u|) is split
 //!   into its branches: the expression is zero only if it is zero with each |u| replaced by u and
 //!   by −u, for every combination of signs (each branch is analytic, so the identity theorem
-//!   applies to it). More than [`MAX_ABS_BRANCHES`] absolute values are not split: the test says
-//!   nonzero rather than guess;
+//!   applies to it). More than [`MAX_ABS_BRANCHES`] absolute values are not split: the test
+//!   reports [`ZeroTest::Undecided`] rather than guess;
 //! - with any non-smooth node ([`Func::Abs`], a root or other non-integer power, `ln`, `atan2`) the
 //!   expression is also sampled at [`WIDE_SAMPLES`] points with every symbol log-uniform in
 //!   ±[10⁻³, 10³], both signs, so that a branch cut or the far side of a zero of a root's argument
@@ -55,12 +55,15 @@ pub enum ZeroTest {
     Branchwise,
     /// Nonzero at some sample point (or no finite sample was found).
     NonZero,
+    /// Not decided: more than [`MAX_ABS_BRANCHES`] absolute values to split. Treated as nonzero
+    /// by [`ZeroTest::is_zero`]; a caller that proves something should say it could not decide.
+    Undecided,
 }
 
 impl ZeroTest {
     /// `Structural` or `Numerical`.
     pub fn is_zero(self) -> bool {
-        !matches!(self, ZeroTest::NonZero)
+        matches!(self, ZeroTest::Structural | ZeroTest::Numerical | ZeroTest::Branchwise)
     }
 }
 
@@ -112,7 +115,7 @@ impl Arena {
             return if self.vanishes(e, &marks, &[], samples) { ZeroTest::Numerical } else { ZeroTest::NonZero };
         }
         if abs.len() > MAX_ABS_BRANCHES {
-            return ZeroTest::NonZero;
+            return ZeroTest::Undecided;
         }
         for pattern in 0u32..(1 << abs.len()) {
             let signs: Vec<(usize, f64)> =

@@ -116,6 +116,18 @@ fn symmetries(
         }
         let sym = &model.symmetries[s];
         let proof = arena.zero_test(residual);
+        if proof == ZeroTest::Undecided {
+            errors.push(syn::Error::new_spanned(
+                &sym.tokens,
+                format!(
+                    "the invariance of `{}` could not be decided: ξᶜ(L) has more than {} absolute values (each is checked \
+                     on both of its branches); write the Lagrangian with fewer",
+                    sym.name,
+                    symbolic::MAX_ABS_BRANCHES
+                ),
+            ));
+            continue;
+        }
         if !proof.is_zero() {
             let shown = crate::notation::formula(&model.view(arena), residual);
             errors.push(syn::Error::new_spanned(
