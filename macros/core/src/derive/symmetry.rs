@@ -201,9 +201,17 @@ fn moving_energy(model: &Model, arena: &mut Arena, eq: &Equations, a_xi: &[Expr]
     let b = model.constraints[first].b;
     let minus_b = arena.neg(b);
     let c = arena.div(minus_b, a_xi[first]);
+    // c must be a constant: every partial derivative zero (a zero test, so that the spelling of the
+    // constraint — a one-form, a velocity expression through `define`s, multiplied out — does not
+    // matter; structurally the quotient may still show a coordinate that cancels).
     let vars: Vec<Expr> = model.layout.q.iter().chain(&model.layout.qd).copied().chain([model.layout.t]).collect();
-    if vars.iter().any(|&v| arena.depends_on(c, v)) {
-        return None;
+    for v in vars {
+        if arena.depends_on(c, v) {
+            let d = arena.diff(c, v);
+            if !arena.zero_test(d).is_zero() {
+                return None;
+            }
+        }
     }
     for (i, &ax) in a_xi.iter().enumerate() {
         let bi = model.constraints[i].b;
