@@ -155,7 +155,16 @@ pub struct Arena {
     pub(crate) zero: Expr,
     pub(crate) one: Expr,
     pub(crate) minus_one: Expr,
+    /// Operands (children) of every compound node built so far: the arena's size.
+    operands: usize,
+    /// The most operands the arena may hold (see [`Arena::set_budget`]).
+    budget: usize,
+    /// Set once the budget is exceeded: the symbol every further new node is replaced by.
+    exhausted: Option<Expr>,
 }
+
+/// The default [`Arena::set_budget`]: 40 million operands, a few hundred MB of nodes.
+pub const DEFAULT_BUDGET: usize = 40_000_000;
 
 impl Default for Arena {
     fn default() -> Self {
@@ -175,6 +184,9 @@ impl Arena {
             zero: Expr(0),
             one: Expr(0),
             minus_one: Expr(0),
+            operands: 0,
+            budget: DEFAULT_BUDGET,
+            exhausted: None,
         };
         a.zero = a.intern(Node::Num(Rational::zero()));
         a.one = a.intern(Node::Num(Rational::one()));
@@ -182,10 +194,44 @@ impl Arena {
         a
     }
 
+    /// Bounds the arena: once its compound nodes hold more than `operands` operands in all, every
+    /// new compound node is replaced by one placeholder symbol and [`Arena::exhausted`] reports
+    /// it, so that a derivation whose expressions swell (nested rational `define`s whose
+    /// derivatives share nothing) stops in bounded time and memory; the caller reports the error
+    /// and discards the results.
+    pub fn set_budget(&mut self, operands: usize) {
+        self.budget = operands;
+    }
+
+    /// Whether the budget of [`Arena::set_budget`] was exceeded (the results are not valid).
+    #[must_use]
+    pub fn exhausted(&self) -> bool {
+        self.exhausted.is_some()
+    }
+
+    /// The number of operands of the arena's compound nodes (its size, against the budget).
+    #[must_use]
+    pub fn operands(&self) -> usize {
+        self.operands
+    }
+
     /// Returns the handle of `node`, creating it if it is new. Does **not** canonicalise.
     pub(crate) fn intern(&mut self, node: Node) -> Expr {
         if let Some(&e) = self.map.get(&node) {
             return e;
+        }
+        if !node.is_leaf() {
+            if let Some(placeholder) = self.exhausted {
+                return placeholder;
+            }
+            let mut k = 0;
+            node.for_each_child(|_| k += 1);
+            self.operands += k;
+            if self.operands > self.budget {
+                let placeholder = self.symbol("\u{2026}expansion budget exceeded");
+                self.exhausted = Some(placeholder);
+                return placeholder;
+            }
         }
         let mask = match &node {
             Node::Num(_) => 0,

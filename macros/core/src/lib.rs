@@ -68,6 +68,20 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
     let hybrid = system.hybrid;
     let derived: Vec<derive::Derived> =
         system.modes.iter().zip(&mut system.arenas).map(|(model, arena)| derive::mode(model, arena, hybrid, cx)).collect();
+    // A derivation that outgrew the symbolic workspace's budget has placeholders for results.
+    if let Some((model, arena)) = system.modes.iter().zip(&system.arenas).find(|(_, arena)| arena.exhausted()) {
+        cx.push(syn::Error::new_spanned(
+            &model.lagrangian_tokens,
+            format!(
+                "the derivation of this model outgrew the expansion budget ({} million operands in its expressions): \
+                 its equations of motion swell beyond what can be compiled (nested rational `define`s, each used \
+                 several times in the next, make derivatives that share nothing); split the model, or write such \
+                 a chain as a `force` computed from fewer, simpler defines",
+                arena.operands() / 1_000_000
+            ),
+        ));
+        return TokenStream::new();
+    }
     let dofs = system.mode_dofs();
     let views = system.views();
     let mut tokens = TokenStream::new();

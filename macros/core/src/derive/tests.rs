@@ -160,3 +160,33 @@ fn the_discrete_legendre_maps_of_the_midpoint_rule() {
     // ∂p₀/∂q₁ = m/h + h k/4, the Newton matrix of the step.
     assert!(close(at.eval(&model.view(&arena), de.left_jacobian[0][0]), m / h + h * k / 4.0));
 }
+
+/// Chained rational defines, d_k = d_{k−1}² / (1 + d_{k−1}): the equations' derivatives share
+/// nothing and swell (300 of them took 17 GB before failing). The workspace's budget stops the
+/// derivation in bounded time and memory, flagged for the error the derive reports; a model well
+/// inside the budget is untouched.
+#[test]
+fn a_derivation_that_swells_stops_at_the_workspace_budget() {
+    let chain = |n: usize| {
+        let defs: Vec<String> = std::iter::once("d0 = x".to_owned())
+            .chain((1..=n).map(|i| format!("d{i} = d{p} * d{p} / (1 + d{p})", p = i - 1)))
+            .collect();
+        format!(
+            "#[mechanics(coordinates(x), define({}), lagrangian = m / 2 * dot(x).powi(2) - k * d{n})] struct Chain {{ m: f64, k: f64 }}",
+            defs.join(", ")
+        )
+    };
+    let (model, mut arena) = lowered(&chain(40));
+    let mut cx = crate::diagnostics::Ctxt::new();
+    let _ = mode(&model, &mut arena, false, &mut cx);
+    cx.check().unwrap();
+    let used = arena.operands();
+    assert!(!arena.exhausted() && used > 10_000, "{used}");
+    // The same derivation with a tenth of what it needs: exhausted, and it stops without building more.
+    let (model, mut arena) = lowered(&chain(40));
+    arena.set_budget(used / 10);
+    let mut cx = crate::diagnostics::Ctxt::new();
+    let _ = mode(&model, &mut arena, false, &mut cx);
+    let _ = cx.check();
+    assert!(arena.exhausted() && arena.operands() <= used / 10 + 64, "{} of {}", arena.operands(), used / 10);
+}
