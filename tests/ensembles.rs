@@ -63,7 +63,7 @@ fn a_parallel_batch_equals_the_runs_one_by_one() {
     )
     .unwrap();
     for (l, quarter) in lengths.iter().zip(quarters) {
-        let t = quarter.unwrap().expect("the pendulum passes the bottom");
+        let t = quarter.unwrap().unwrap().expect("the pendulum passes the bottom");
         let expected = 0.5 * std::f64::consts::PI * (l / 9.81).sqrt() * (1.0 + 1e-4 / 16.0);
         assert!((t - expected).abs() < 1e-9, "l = {l}: {t} vs {expected}");
     }

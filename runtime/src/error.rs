@@ -210,6 +210,15 @@ pub enum SimError {
         /// The max norm of the last residual.
         residual: f64,
     },
+    /// A run of an ensemble panicked (in the caller's code: the runtime does not panic); the other
+    /// runs' results are kept.
+    #[error("run {run} of the ensemble panicked: {message}")]
+    Panicked {
+        /// The index of the run in the ensemble's inputs.
+        run: usize,
+        /// The panic's message.
+        message: String,
+    },
     /// A periodic orbit was found only for the dissipative embedding f + ξ∇H with ξ beyond the
     /// tolerance: it is an orbit of the embedded field, not of the model (a model that loses or
     /// gains energy along the orbit has none at this energy).

@@ -68,11 +68,13 @@ impl EnsembleOptions {
 }
 
 /// Runs `run(i, &inputs[i])` for every input on the worker threads and returns the results in
-/// the inputs' order. Each run's own failure belongs in its result (e.g. a `Result` per run).
+/// the inputs' order. A run that panics (the caller's code) is [`SimError::Panicked`] in its own
+/// entry; the other runs are kept. Each run's own failures belong in its result (e.g. a `Result`
+/// per run).
 ///
 /// # Errors
 /// [`SimError::InvalidOptions`] for `threads = Some(0)` or a thread pool that cannot be built.
-pub fn ensemble<T, R, F>(inputs: &[T], run: F, options: &EnsembleOptions) -> Result<Vec<R>, SimError>
+pub fn ensemble<T, R, F>(inputs: &[T], run: F, options: &EnsembleOptions) -> Result<Vec<Result<R, SimError>>, SimError>
 where
     T: Sync,
     R: Send,
@@ -87,12 +89,19 @@ where
         indicatif::ProgressStyle::with_template("ensemble {bar:30} {pos}/{len} runs, {per_sec}, {eta} left")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let work = || -> Vec<R> {
+    let work = || -> Vec<Result<R, SimError>> {
         inputs
             .par_iter()
             .enumerate()
             .map(|(i, x)| {
-                let r = run(i, x);
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(i, x))).map_err(|payload| {
+                    let message = payload
+                        .downcast_ref::<&str>()
+                        .map(|s| (*s).to_owned())
+                        .or_else(|| payload.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "(a non-string panic payload)".to_owned());
+                    SimError::Panicked { run: i, message }
+                });
                 bar.inc(1);
                 r
             })
@@ -126,7 +135,8 @@ pub fn simulate_states<F, const D: usize>(
 where
     F: VectorField<D> + Sync + ?Sized,
 {
-    ensemble(starts, |_, x0| integrate(field, span.clone(), *x0, &[], options), ensemble_options)
+    let runs = ensemble(starts, |_, x0| integrate(field, span.clone(), *x0, &[], options), ensemble_options)?;
+    Ok(runs.into_iter().map(|r| r.and_then(|run| run)).collect())
 }
 
 #[cfg(test)]
@@ -137,10 +147,33 @@ mod tests {
     fn results_keep_the_inputs_order_and_zero_threads_is_an_error() {
         let inputs: Vec<u64> = (0..1000).collect();
         let out = ensemble(&inputs, |i, &x| (i as u64, x * x), &EnsembleOptions::default().progress(false)).unwrap();
-        assert!(out.iter().enumerate().all(|(i, &(j, sq))| j == i as u64 && sq == (i as u64).pow(2)));
+        assert!(out.iter().enumerate().all(|(i, r)| matches!(r, Ok((j, sq)) if *j == i as u64 && *sq == (i as u64).pow(2))));
         let one = ensemble(&inputs, |_, &x| x + 1, &EnsembleOptions::default().threads(Some(1)).progress(false)).unwrap();
-        assert_eq!(one, (1..=1000).collect::<Vec<u64>>());
+        assert_eq!(one, (1..=1000).map(Ok).collect::<Vec<Result<u64, SimError>>>());
         let bad = ensemble(&inputs, |_, &x| x, &EnsembleOptions::default().threads(Some(0)));
         assert!(matches!(bad, Err(SimError::InvalidOptions(_))));
+    }
+
+    #[test]
+    fn a_run_that_panics_loses_only_itself() {
+        // One member of a thousand panics in the caller's code: the batch was lost; now that entry
+        // says so and every other result is kept.
+        let inputs: Vec<u64> = (0..1000).collect();
+        let out = ensemble(
+            &inputs,
+            |_, &x| {
+                assert!(x != 417, "bad input {x}");
+                x * 2
+            },
+            &EnsembleOptions::default().progress(false),
+        )
+        .unwrap();
+        for (i, r) in out.iter().enumerate() {
+            match r {
+                Ok(v) => assert!(i != 417 && *v == 2 * i as u64),
+                Err(SimError::Panicked { run, message }) => assert!(*run == 417 && i == 417 && message.contains("bad input 417")),
+                other => panic!("{other:?}"),
+            }
+        }
     }
 }
