@@ -55,7 +55,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("  largest deviation from the closed form: {worst:.1e}");
 
     let zeno = t1 * (1.0 + ball.e) / (1.0 - ball.e);
-    let HybridStop::Zeno { t_accumulation, impacts } = sol.stop else {
+    let HybridStop::Zeno { t_accumulation, impacts, .. } = sol.stop else {
         return Err(format!("expected Zeno accumulation near t = {zeno}, got {:?}", sol.stop).into());
     };
     println!("stop: Zeno after {impacts} impacts, accumulation time {t_accumulation:.9}");

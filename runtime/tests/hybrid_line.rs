@@ -30,7 +30,7 @@ fn bouncing_ball_zeno() {
         assert!(imp.pre[0].abs() < 1e-10);
         assert!((imp.energy_jump() + 0.5 * (1.0 - e * e) * vk * vk).abs() < 1e-8);
     }
-    let HybridStop::Zeno { t_accumulation, impacts } = traj.stop else {
+    let HybridStop::Zeno { t_accumulation, impacts, .. } = traj.stop else {
         panic!("expected Zeno, got {:?}", traj.stop);
     };
     assert_eq!(impacts, traj.impacts.len());

@@ -445,15 +445,15 @@ where
             let stuck = matches!(resolved, Some(HybridStop::Stuck { .. }));
             if zeno.is_some() || stuck {
                 let guard = run.impacts.last().filter(|i| i.mode_after == mode_now).map(|i| i.guard_index);
-                let t_acc = zeno.unwrap_or(t);
+                let t_acc = zeno.map_or(t, |(t_acc, _)| t_acc);
                 if let Some(g) = guard
                     && run.complete(&mut t, t_acc, g, &mut x, &mut mode_now)?
                 {
                     continue;
                 }
             }
-            if let Some(t_acc) = zeno {
-                break HybridStop::Zeno { t_accumulation: t_acc.max(t), impacts: run.impacts.len() };
+            if let Some((t_acc, error)) = zeno {
+                break HybridStop::Zeno { t_accumulation: t_acc.max(t), error, impacts: run.impacts.len() };
             }
             if let Some(stop) = resolved {
                 break stop;
@@ -475,12 +475,12 @@ where
                     // A geometric impact tail that ran into persistent contact before the Zeno window
                     // filled: an accumulation after all.
                     let tail = run.zeno.tail(&options.zeno);
-                    let t_acc = tail.unwrap_or(t);
+                    let t_acc = tail.map_or(t, |(t_acc, _)| t_acc);
                     if run.complete(&mut t, t_acc, guard, &mut x, &mut mode_now)? {
                         continue;
                     }
-                    if let Some(t_acc) = tail {
-                        break HybridStop::Zeno { t_accumulation: t_acc.max(t), impacts: run.impacts.len() };
+                    if let Some((t_acc, error)) = tail {
+                        break HybridStop::Zeno { t_accumulation: t_acc.max(t), error, impacts: run.impacts.len() };
                     }
                     break HybridStop::Stuck { t, guard: sys.guard_name(mode_now, guard) };
                 }

@@ -51,6 +51,9 @@ pub enum HybridStop {
     Zeno {
         /// Estimated accumulation time.
         t_accumulation: f64,
+        /// An estimate of its error (see [`crate::hybrid::zeno`]): the correction the drift of the
+        /// intervals' ratios made to a plain geometric tail.
+        error: f64,
         /// Number of impacts recorded.
         impacts: usize,
     },
