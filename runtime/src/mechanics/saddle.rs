@@ -11,6 +11,9 @@
 //! [ A   0  ] [ μ ] = [ r₂ ]   ⇔    μ = S⁻¹ (r₂ − A M⁻¹ r₁),   u = M⁻¹ r₁ + Y μ.
 //! ```
 //!
+//! S is symmetric and positive definite when M is and the rows are independent, and is factored
+//! like a mass matrix (square-root-free Cholesky, LU where that fails).
+//!
 //! One factorisation of M (dense today, a recursive one along a kinematic tree later) and one
 //! of the small `K × K` matrix S serve the solution and every sensitivity after it. M singular is
 //! [`FieldError::SingularMassMatrix`] (from the operator), S singular — dependent rows — is
@@ -18,7 +21,7 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use super::linalg::{LuFactor, MassFactor, MassOperator};
+use super::linalg::{MassFactor, MassOperator};
 use super::{StateDim, all_finite, has_action};
 use crate::error::FieldError;
 
@@ -32,8 +35,10 @@ pub(crate) struct Saddle<F, const N: usize, const K: usize> {
     g: SMatrix<f64, K, N>,
     /// Y = M⁻¹Gᵀ.
     y: SMatrix<f64, N, K>,
-    /// S = G M⁻¹ Gᵀ, with 1 on the diagonal of the inactive rows.
-    schur: LuFactor<K>,
+    /// S = G M⁻¹ Gᵀ, with 1 on the diagonal of the inactive rows: symmetric positive definite
+    /// for a positive definite M and independent rows, so factored like a mass matrix (Cholesky,
+    /// LU where that fails).
+    schur: MassFactor<K>,
     active: [bool; K],
 }
 
@@ -61,7 +66,7 @@ impl<F: MassOperator<N>, const N: usize, const K: usize> Saddle<F, N, K> {
         for (r, _) in active.iter().enumerate().filter(|(_, on)| !**on) {
             s[(r, r)] = 1.0;
         }
-        let schur = LuFactor::new(s).map_err(|_| FieldError::SingularConstraints { t, rows })?;
+        let schur = MassFactor::new(s).map_err(|_| FieldError::SingularConstraints { t, rows })?;
         Ok(Saddle { mass, g, y, schur, active })
     }
 
