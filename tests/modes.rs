@@ -582,3 +582,21 @@ fn slip_harmonic_and_negative_flight_branches_solve_the_equations_but_are_not_ph
         assert!(!real.positive_times && !real.is_physical(1e-3), "{real:?}");
     }
 }
+
+#[test]
+fn both_period_doublings_of_hopping_in_place_are_found_with_large_steps() {
+    // A multiplier sits at −1 from SB1 (H̄ = 1 + π²/40 = 1.2467401) to H̄ = 1.2828093: a period
+    // doubling at both ends, the monitor det(Φ + I) negative between. With the continuation's
+    // max step 0.5 a step jumped over both and none was reported; the step is now refined where
+    // the monitor heads for zero and turns around.
+    let shooting = slip_shooting();
+    let branch = hopping_branch(&shooting);
+    let pds: Vec<f64> = branch.special(Special::PeriodDoubling).map(|p| p.u[18]).collect();
+    let sb1 = 1.0 + std::f64::consts::PI.powi(2) / 40.0;
+    assert_eq!(pds.len(), 2, "period doublings at {pds:?}");
+    assert!((pds[0] - sb1).abs() < 1e-6 && (pds[1] - 1.2828093).abs() < 1e-6, "{pds:?}");
+    // Between them the monitor is negative: a real pair of multipliers beyond −1.
+    let inside: Vec<f64> =
+        branch.points.iter().filter(|p| p.u[18] > pds[0] + 1e-4 && p.u[18] < pds[1] - 1e-4).filter_map(|p| p.monitor).collect();
+    assert!(!inside.is_empty() && inside.iter().all(|&m| m < 0.0), "{inside:?}");
+}
