@@ -114,6 +114,26 @@ fn a_cancelled_run_stops_at_its_next_step_and_keeps_its_samples() {
     for (t, x) in run.iter() {
         assert!((x[0] - t.cos()).abs() < 1e-6, "{t}");
     }
+    // On given times the run never reaches it kept no sample at all, but it keeps where it
+    // stopped: the state to resume from.
+    let monitor = Monitor::new();
+    let sparse = opts.clone().monitor(monitor.clone()).output(Output::Times(vec![1e11]));
+    let run = std::thread::scope(|s| {
+        let worker = s.spawn(|| integrate(&oscillator, 0.0..1e12, Vector2::new(1.0, 0.0), &[], &sparse));
+        while monitor.time().is_none_or(|t| t < 50.0) && !worker.is_finished() {
+            std::thread::yield_now();
+        }
+        monitor.cancel();
+        worker.join().unwrap()
+    })
+    .unwrap();
+    let StopReason::Failed(SimError::Cancelled { t }) = run.stop else { panic!("{:?}", run.stop) };
+    assert!(run.is_empty());
+    let (t_end, x_end) = run.end;
+    assert!(t_end == t && (x_end[0] - t.cos()).abs() < 1e-6, "{t_end} {t}");
+    // Resuming from it continues the same motion.
+    let rest = integrate(&oscillator, t_end..t_end + 1.0, x_end, &[], &Options::default().rtol(1e-10).atol(1e-12)).unwrap();
+    assert!((rest.end.1[0] - (t_end + 1.0).cos()).abs() < 1e-6);
     // A cancelled monitor stops every run that uses it, at its start; without keep_partial that
     // is an error.
     let err = integrate(&oscillator, 0.0..1.0, Vector2::new(1.0, 0.0), &[], &opts.clone().keep_partial(false)).unwrap_err();

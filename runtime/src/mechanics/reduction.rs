@@ -72,6 +72,11 @@ where
             sys.reconstruct(t, &x, theta)
         })
         .collect();
+    let end = {
+        let (t, z) = traj.end;
+        let (x, theta) = split(&z);
+        (t, sys.reconstruct(t, &x, theta))
+    };
     Ok(Trajectory {
         times: traj.times,
         states,
@@ -80,5 +85,6 @@ where
         stats: traj.stats,
         segments: Vec::new(),
         constraints: None,
+        end,
     })
 }

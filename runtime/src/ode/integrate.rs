@@ -99,7 +99,7 @@ where
         }
     }
     if t0 == t1 {
-        return Ok(out.finish(Vec::new(), StopReason::Finished, Stats::default(), Vec::new()));
+        return Ok(out.finish(Vec::new(), StopReason::Finished, Stats::default(), Vec::new(), (t0, x0)));
     }
 
     let mut integ = Integrator::new(field, t0, x0, t1, options)?;
@@ -166,7 +166,15 @@ where
     })();
     let stats = integ.stats();
     let stop = options.keep_work(outcome, stats.steps > 0, StopReason::Failed)?;
-    Ok(out.finish(records, stop, stats, segments))
+    let end = match (&stop, out.times.last(), out.states.last()) {
+        // A terminal event's state is the last sample; the integrator stands at the step's end.
+        (StopReason::Event { .. }, Some(&t), Some(x)) => (t, *x),
+        _ => {
+            let (t, x) = integ.current();
+            (t, *x)
+        }
+    };
+    Ok(out.finish(records, stop, stats, segments, end))
 }
 
 /// Output buffers.
@@ -191,7 +199,8 @@ impl<const D: usize> Output<D> {
         stop: StopReason,
         stats: Stats,
         segments: Vec<DenseSegment<D>>,
+        end: (f64, SVector<f64, D>),
     ) -> Trajectory<D> {
-        Trajectory { times: self.times, states: self.states, events, stop, stats, segments, constraints: None }
+        Trajectory { times: self.times, states: self.states, events, stop, stats, segments, constraints: None, end }
     }
 }

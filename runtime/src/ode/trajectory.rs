@@ -77,6 +77,10 @@ pub struct Trajectory<const D: usize> {
     pub segments: Vec<DenseSegment<D>>,
     /// For a constrained system ([`crate::mechanics::constrained`]): how well the constraints held.
     pub constraints: Option<ConstraintReport>,
+    /// Where the run stopped, time and state: the end of the span, a terminal event, or the last
+    /// accepted step of a run kept after a failure ([`crate::Options::keep_partial`]) — the state
+    /// to resume from, also when the output schedule has no sample near it.
+    pub end: (f64, SVector<f64, D>),
 }
 
 /// How well the constraints of a constrained system held along a trajectory. Each entry is a pair
