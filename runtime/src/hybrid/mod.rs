@@ -236,7 +236,7 @@ pub trait HybridSystem<const D: usize> {
 
     /// The residuals of `mode`'s constraints at `x`: the largest |f(t, q)| of its holonomic rows
     /// and the largest |A q̇ + b| of all rows, for the run's
-    /// [`ConstraintReport`](crate::ConstraintReport); `None` (the default) for a mode without
+    /// [`crate::ConstraintReport`]; `None` (the default) for a mode without
     /// constraints.
     fn constraint_residuals(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Option<(f64, f64)> {
         let _ = (mode, t, x);

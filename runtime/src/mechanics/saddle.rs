@@ -143,7 +143,9 @@ pub struct ConstrainedSolution<const N: usize, const M: usize, const NM: usize, 
 
 /// The constrained equations of motion `M q̈ = f + Aᵀλ`, `A q̈ + c = 0` (rows `a`, bias `c`), as
 /// the saddle-point system `[M −Aᵀ; A 0] [q̈; λ] = [f; −c]`, solved with the model's mass operator
-/// (see the [module docs](self)); `rows` names the constraints.
+/// by the Schur complement of M — with Y = M⁻¹Aᵀ and S = A Y (factored like a mass matrix),
+/// λ = −S⁻¹(c + A M⁻¹ f) and q̈ = M⁻¹ f + Y λ, so M itself is never needed; `rows` names the
+/// constraints.
 ///
 /// ```
 /// use routh_runtime::mechanics::solve_constrained;
