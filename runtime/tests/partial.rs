@@ -95,19 +95,25 @@ fn a_monitor_reports_the_time_reached_and_the_attempts_spent() {
     assert_ne!(Monitor::new(), monitor);
 }
 
-#[test]
-fn a_cancelled_run_stops_at_its_next_step_and_keeps_its_samples() {
-    let monitor = Monitor::new();
-    let opts = Options::default().rtol(1e-10).atol(1e-12).monitor(monitor.clone()).keep_partial(true);
-    let run = std::thread::scope(|s| {
-        let worker = s.spawn(|| integrate(&oscillator, 0.0..1e12, Vector2::new(1.0, 0.0), &[], &opts));
+/// The oscillator over a span it cannot finish, run on another thread with `opts` (watched by
+/// `monitor`) and cancelled once it passes t = 50.
+fn cancelled_oscillator(opts: &Options, monitor: &Monitor) -> routh_runtime::Trajectory<2> {
+    std::thread::scope(|s| {
+        let worker = s.spawn(|| integrate(&oscillator, 0.0..1e12, Vector2::new(1.0, 0.0), &[], opts));
         while monitor.time().is_none_or(|t| t < 50.0) && !worker.is_finished() {
             std::thread::yield_now();
         }
         monitor.cancel();
         worker.join().unwrap()
     })
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn a_cancelled_run_stops_at_its_next_step_and_keeps_its_samples() {
+    let monitor = Monitor::new();
+    let opts = Options::default().rtol(1e-10).atol(1e-12).monitor(monitor.clone()).keep_partial(true);
+    let run = cancelled_oscillator(&opts, &monitor);
     let StopReason::Failed(SimError::Cancelled { t }) = run.stop else { panic!("{:?}", run.stop) };
     assert!((50.0..1e12).contains(&t));
     assert_eq!(run.last().unwrap().0, t);
@@ -116,17 +122,8 @@ fn a_cancelled_run_stops_at_its_next_step_and_keeps_its_samples() {
     }
     // On given times the run never reaches it kept no sample at all, but it keeps where it
     // stopped: the state to resume from.
-    let monitor = Monitor::new();
-    let sparse = opts.clone().monitor(monitor.clone()).output(Output::Times(vec![1e11]));
-    let run = std::thread::scope(|s| {
-        let worker = s.spawn(|| integrate(&oscillator, 0.0..1e12, Vector2::new(1.0, 0.0), &[], &sparse));
-        while monitor.time().is_none_or(|t| t < 50.0) && !worker.is_finished() {
-            std::thread::yield_now();
-        }
-        monitor.cancel();
-        worker.join().unwrap()
-    })
-    .unwrap();
+    let fresh = Monitor::new();
+    let run = cancelled_oscillator(&opts.clone().monitor(fresh.clone()).output(Output::Times(vec![1e11])), &fresh);
     let StopReason::Failed(SimError::Cancelled { t }) = run.stop else { panic!("{:?}", run.stop) };
     assert!(run.is_empty());
     let (t_end, x_end) = run.end;

@@ -168,10 +168,7 @@ impl Arena {
                         };
                         (v, m)
                     }
-                    Node::Call(Func::Abs, xs) if branch(i).is_some() => {
-                        let sign = branch(i).unwrap_or(1.0);
-                        (sign * val[xs[0].index()], mag[xs[0].index()])
-                    }
+                    Node::Call(Func::Abs, xs) if let Some(sign) = branch(i) => (sign * val[xs[0].index()], mag[xs[0].index()]),
                     Node::Call(f, xs) => {
                         args.clear();
                         args.extend(xs.iter().map(|x| val[x.index()]));
@@ -240,9 +237,9 @@ impl Arena {
                         _ => base.pow(&get(&val, x), p, rm, cc),
                     }
                 }
-                Node::Call(Func::Abs, xs) if signs.iter().any(|(j, _)| *j == i) => {
+                Node::Call(Func::Abs, xs) if let Some(&(_, sign)) = signs.iter().find(|(j, _)| *j == i) => {
                     let a = get(&val, &xs[0]);
-                    if signs.iter().any(|&(j, sign)| j == i && sign < 0.0) { a.neg() } else { a }
+                    if sign < 0.0 { a.neg() } else { a }
                 }
                 Node::Call(f, xs) => {
                     let a = get(&val, &xs[0]);

@@ -509,8 +509,8 @@ where
     let stop = options.ode.keep_work(outcome, worked, HybridStop::Failed)?;
     let constraints = run.constraints.map(|mut report| {
         for ((&t, x), &m) in run.samples.times.iter().zip(&run.samples.states).zip(&run.samples.modes) {
-            if let Some((p, v)) = sys.constraint_residuals(m, t, x) {
-                report.worst = (report.worst.0.max(p), report.worst.1.max(v));
+            if let Some(residuals) = sys.constraint_residuals(m, t, x) {
+                report.note_sample(residuals);
             }
         }
         report

@@ -111,9 +111,9 @@ where
             let seg = integ.dense();
             // Drift control for a mode with constraints: the end of the step projected onto them.
             let mut x_new = *integ.x_new();
-            if let Some((p, v)) = sys.constraint_residuals(mode, t_new, &x_new) {
+            if let Some(residuals) = sys.constraint_residuals(mode, t_new, &x_new) {
                 let report = self.constraints.get_or_insert_with(ConstraintReport::default);
-                report.drift = (report.drift.0.max(p), report.drift.1.max(v));
+                report.note_drift(residuals);
                 if opts.projection {
                     report.projections += 1;
                 }

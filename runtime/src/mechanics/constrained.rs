@@ -91,23 +91,16 @@ where
         for _ in 0..POSITION_ITERATIONS {
             let g = sys.position_residuals(t, &x);
             let (a, _) = sys.rows(t, &x);
-            let mut rhs = SVector::<f64, M>::zeros();
-            for r in 0..M {
-                rhs[r] = if holonomic[r] { -g[r] } else { 0.0 };
-            }
-            let dq = masked_saddle_point(t, sys.mass(t, &x)?, &a, &holonomic, &rhs, rows)?;
+            // (The rows that are not holonomic are not selected: their entries of −g are ignored.)
+            let dq = masked_saddle_point(t, sys.mass(t, &x)?, &a, &holonomic, &(-g), rows)?;
             let size = dq.amax();
             for i in 0..N {
                 x[i] += dq[i];
             }
             let scale = (0..N).fold(1.0f64, |s, i| s.max(x[i].abs()));
-            // At round-off, or stalled there (the correction no longer shrinks, but is tiny).
-            if size <= 4.0 * f64::EPSILON * scale || (size >= 0.5 * last && size <= POSITION_CONVERGED * scale) {
-                converged = true;
-                break;
-            }
-            if size >= 0.5 * last && last <= POSITION_CONVERGED * scale {
-                // The previous correction was already within tolerance; this one is round-off noise.
+            // At round-off, or stalled there: the correction no longer shrinks, but it (or the one
+            // before, when this one is round-off noise) is within tolerance.
+            if size <= 4.0 * f64::EPSILON * scale || (size >= 0.5 * last && size.min(last) <= POSITION_CONVERGED * scale) {
                 converged = true;
                 break;
             }
@@ -228,8 +221,7 @@ where
     let x0 =
         if options.projection && x0.iter().all(|c| c.is_finite()) { project::<S, N, D, M>(sys, span.start, &x0)? } else { x0 };
     let mut hook = |t: f64, x: &mut SVector<f64, D>| -> Result<(), SimError> {
-        let (p, v) = residuals(sys, t, x);
-        report.drift = (report.drift.0.max(p), report.drift.1.max(v));
+        report.note_drift(residuals(sys, t, x));
         if options.projection {
             *x = project::<S, N, D, M>(sys, t, x)?;
             report.projections += 1;
@@ -238,8 +230,7 @@ where
     };
     let mut traj = drive(sys, span, x0, events, options, &mut hook)?;
     for (&t, x) in traj.times.iter().zip(&traj.states) {
-        let (p, v) = residuals(sys, t, x);
-        report.worst = (report.worst.0.max(p), report.worst.1.max(v));
+        report.note_sample(residuals(sys, t, x));
     }
     traj.constraints = Some(report);
     Ok(traj)

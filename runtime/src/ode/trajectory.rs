@@ -98,6 +98,18 @@ pub struct ConstraintReport {
     pub projections: usize,
 }
 
+impl ConstraintReport {
+    /// Records the residuals (position, velocity) at the end of a step, before its projection.
+    pub(crate) fn note_drift(&mut self, (p, v): (f64, f64)) {
+        self.drift = (self.drift.0.max(p), self.drift.1.max(v));
+    }
+
+    /// Records the residuals (position, velocity) of a returned sample.
+    pub(crate) fn note_sample(&mut self, (p, v): (f64, f64)) {
+        self.worst = (self.worst.0.max(p), self.worst.1.max(v));
+    }
+}
+
 impl<const D: usize> Trajectory<D> {
     /// Number of output points.
     pub fn len(&self) -> usize {

@@ -359,16 +359,24 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// An integer literal, possibly negated, as needed by `powi`.
+    /// An integer literal, possibly negated, as needed by `powi` (`None` if `e` is none, or if it
+    /// does not fit in 64 bits).
     fn integer_literal(e: &SynExpr) -> Option<i64> {
+        let (negative, lit) = Self::integer_literal_parts(e)?;
+        lit.base10_parse::<i64>().ok().map(|n| if negative { -n } else { n })
+    }
+
+    /// The integer literal `e` is (possibly negated or parenthesized), whatever its size, and
+    /// whether it is negated.
+    fn integer_literal_parts(e: &SynExpr) -> Option<(bool, &syn::LitInt)> {
         match e {
             SynExpr::Lit(l) => match &l.lit {
-                Lit::Int(i) => i.base10_parse::<i64>().ok(),
+                Lit::Int(i) => Some((false, i)),
                 _ => None,
             },
-            SynExpr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => Self::integer_literal(&u.expr).map(|n| -n),
-            SynExpr::Paren(p) => Self::integer_literal(&p.expr),
-            SynExpr::Group(g) => Self::integer_literal(&g.expr),
+            SynExpr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => Self::integer_literal_parts(&u.expr).map(|(n, i)| (!n, i)),
+            SynExpr::Paren(p) => Self::integer_literal_parts(&p.expr),
+            SynExpr::Group(g) => Self::integer_literal_parts(&g.expr),
             _ => None,
         }
     }
@@ -376,7 +384,7 @@ impl<'a> Lowerer<'a> {
     fn powi(&mut self, base: Expr, exponent: &SynExpr) -> syn::Result<Expr> {
         match Self::integer_literal(exponent) {
             Some(n) => Ok(self.arena.powi(base, n)),
-            None if Self::is_integer_literal(exponent) => Err(syn::Error::new(
+            None if Self::integer_literal_parts(exponent).is_some() => Err(syn::Error::new(
                 exponent.span(),
                 "this `powi` exponent does not fit in a 64-bit integer; no model needs a power this large",
             )),
@@ -384,17 +392,6 @@ impl<'a> Lowerer<'a> {
                 exponent.span(),
                 "`powi` needs an integer literal exponent such as `2` or `-1`; use `powf` for a real exponent",
             )),
-        }
-    }
-
-    /// Whether `e` is an integer literal (possibly negated or parenthesized), whatever its size.
-    fn is_integer_literal(e: &SynExpr) -> bool {
-        match e {
-            SynExpr::Lit(l) => matches!(l.lit, Lit::Int(_)),
-            SynExpr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => Self::is_integer_literal(&u.expr),
-            SynExpr::Paren(p) => Self::is_integer_literal(&p.expr),
-            SynExpr::Group(g) => Self::is_integer_literal(&g.expr),
-            _ => false,
         }
     }
 

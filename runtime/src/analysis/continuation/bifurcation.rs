@@ -7,6 +7,20 @@ use nalgebra::{DMatrix, DVector};
 
 use super::*;
 
+/// The vertex of the parabola through (s_p, m_p), (0, m_c), (s_n, m_n) (s_p < 0 < s_n): its
+/// abscissa, its value and the parabola's second divided difference (positive for a minimum).
+fn parabola_vertex((sp, mp): (f64, f64), mc: f64, (sn, mn): (f64, f64)) -> Option<(f64, f64, f64)> {
+    // Divided differences of p(s) = m_c + d₁ s + d₂ s (s − s_n); p′(s) = d₁ + d₂ (2s − s_n).
+    let d1 = (mn - mc) / sn;
+    let dp = (mc - mp) / -sp;
+    let d2 = (d1 - dp) / (sn - sp);
+    if !(d2 != 0.0 && d2.is_finite()) {
+        return None;
+    }
+    let vertex = 0.5 * sn - d1 / (2.0 * d2);
+    Some((vertex, mc + d1 * vertex + d2 * vertex * (vertex - sn), d2))
+}
+
 /// Whether the parabola through three consecutive monitor values (at roughly equal spacing) has a
 /// minimum of |m| between the last two below `tol` of their scale, without a sign change: a zero
 /// touch (for periodic orbits, a pair of multipliers meeting at −1 on the unit circle).
@@ -16,18 +30,17 @@ pub(super) fn touches_zero(previous: Option<f64>, a: f64, b: f64, tol: f64) -> b
         return false;
     }
     let (z, a, b) = (z.abs(), a.abs(), b.abs());
-    // Fit m(s) = c0 + c1 s + c2 s² through s = −1, 0, 1.
-    let c2 = 0.5 * (z + b) - a;
-    let c1 = 0.5 * (b - z);
-    if c2 <= 0.0 {
-        return false;
-    }
-    let s = -c1 / (2.0 * c2);
-    if !(s > 0.0 && s <= 1.0) {
-        return false;
-    }
-    let minimum = a + c1 * s + c2 * s * s;
-    minimum <= tol * z.max(a).max(b)
+    let Some((s, minimum, curvature)) = parabola_vertex((-1.0, z), a, (1.0, b)) else { return false };
+    curvature > 0.0 && s > 0.0 && s <= 1.0 && minimum <= tol * z.max(a).max(b)
+}
+
+/// Whether the parabola through (s_p, m_p), (0, m_c), (s_n, m_n) (arclengths relative to the
+/// current point, m_c and m_n of one sign) has its vertex inside (0, s_n) on the other side of
+/// zero, beyond `tol` of the values' scale: two crossings between the current point and the next.
+pub(super) fn dips_through_zero((sp, mp): (f64, f64), mc: f64, (sn, mn): (f64, f64), tol: f64) -> bool {
+    let Some((vertex, value, _)) = parabola_vertex((sp, mp), mc, (sn, mn)) else { return false };
+    let scale = mp.abs().max(mc.abs()).max(mn.abs());
+    vertex > 0.0 && vertex < sn && value * mc < 0.0 && value.abs() > tol * scale
 }
 
 /// Locates a special point of `kind` between `from` and `to` (the next accepted point), by a

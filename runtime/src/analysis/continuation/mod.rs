@@ -37,7 +37,7 @@ use crate::error::SimError;
 mod bifurcation;
 
 pub use bifurcation::branch_directions;
-use bifurcation::{locate, touches_zero};
+use bifurcation::{dips_through_zero, locate, touches_zero};
 
 /// A nonlinear system r(u) = 0 with one more unknown than equations.
 pub trait Problem {
@@ -644,27 +644,6 @@ pub fn continuation_until<P: Problem + ?Sized>(
     })();
     bar.finish_and_clear();
     result
-}
-
-/// Whether the parabola through (s_p, m_p), (0, m_c), (s_n, m_n) (arclengths relative to the
-/// current point, m_c and m_n of one sign) has its vertex inside (0, s_n) on the other side of
-/// zero, beyond `tol` of the values' scale: two crossings between the current point and the next.
-fn dips_through_zero((sp, mp): (f64, f64), mc: f64, (sn, mn): (f64, f64), tol: f64) -> bool {
-    // Divided differences of the interpolating parabola p(s) = m_c + d₁ s + d₂ s (s − s_n).
-    let d1 = (mn - mc) / sn;
-    let dp = (mc - mp) / (0.0 - sp);
-    let d2 = (d1 - dp) / (sn - sp);
-    if !(d2 != 0.0 && d2.is_finite()) {
-        return false;
-    }
-    // p′(s) = d₁ + d₂ (2s − s_n) = 0.
-    let vertex = 0.5 * sn - d1 / (2.0 * d2);
-    if !(vertex > 0.0 && vertex < sn) {
-        return false;
-    }
-    let value = mc + d1 * vertex + d2 * vertex * (vertex - sn);
-    let scale = mp.abs().max(mc.abs()).max(mn.abs());
-    value * mc < 0.0 && value.abs() > tol * scale
 }
 
 #[cfg(test)]

@@ -379,6 +379,13 @@ pub(crate) fn periodic(energy: f64, xi: f64, tolerance: f64) -> Result<(), SimEr
     if xi.abs() <= tolerance { Ok(()) } else { Err(SimError::NotPeriodic { energy, xi, tolerance }) }
 }
 
+/// [`SimError::NotPeriodic`] for the single-shooting unknowns u = (x₀, ξ, H̄) that
+/// [`Problem::admissible`] rejected.
+fn not_periodic(u: &nalgebra::DVector<f64>, options: &ShootingOptions) -> SimError {
+    let n = u.len();
+    SimError::NotPeriodic { energy: u[n - 1], xi: u[n - 2], tolerance: options.xi_tolerance }
+}
+
 /// The continuation's failures in the terms of [`find_periodic_orbit`] (for the single-shooting
 /// unknowns u = (x₀, ξ, H̄)).
 fn sim_error(e: ContinuationError, options: &ShootingOptions) -> SimError {
@@ -386,10 +393,7 @@ fn sim_error(e: ContinuationError, options: &ShootingOptions) -> SimError {
         ContinuationError::Problem(e) => e,
         ContinuationError::NewtonFailed { iterations, residual } => SimError::ShootingFailed { iterations, residual },
         ContinuationError::Singular => SimError::SingularStepJacobian { t: 0.0 },
-        ContinuationError::Inadmissible { u, .. } => {
-            let n = u.len();
-            SimError::NotPeriodic { energy: u[n - 1], xi: u[n - 2], tolerance: options.xi_tolerance }
-        }
+        ContinuationError::Inadmissible { u, .. } => not_periodic(&u, options),
         other => SimError::InvalidOptions(other.to_string()),
     }
 }
@@ -483,8 +487,8 @@ pub fn continue_orbits<S: HybridSystem<D> + ?Sized, const D: usize>(
         )),
         e => sim_error(e, options),
     })?;
-    if let BranchStop::Inadmissible { parameter, u, .. } = &branch.stop {
-        return Err(SimError::NotPeriodic { energy: *parameter, xi: u[D], tolerance: options.xi_tolerance });
+    if let BranchStop::Inadmissible { u, .. } = &branch.stop {
+        return Err(not_periodic(u, options));
     }
     if let BranchStop::StepTooSmall { parameter, reason } = &branch.stop {
         // A fixed step that the corrector cannot follow: the step is the option to change.
