@@ -12,7 +12,7 @@
 //! same emitted tokens. The engine knows nothing of mechanics or `syn`.
 //!
 //! Modules: `rational` (exact numbers), `arena` (DAG and hash-consing), `construct` (canonical
-//! forms), `diff` (derivatives), `degree` (polynomial degrees), `horner` (sums with shared factors taken out), `vector` (vector calculus), `subs` (substitution), `eval` (numerics), `zero` (zero test),
+//! forms), `diff` (derivatives), `degree` (polynomial degrees), `horner` (sums with shared factors taken out), `vector` (vector calculus), `geometry` (3-vectors, 3×3 matrices, rotations and angular velocities), `subs` (substitution), `eval` (numerics), `zero` (zero test),
 //! `emit` (CSE and code generation), `print` (Unicode / LaTeX).
 
 #![forbid(unsafe_code)]
@@ -24,6 +24,7 @@ mod degree;
 mod diff;
 mod emit;
 mod eval;
+mod geometry;
 mod horner;
 mod print;
 mod rational;
@@ -33,6 +34,7 @@ mod zero;
 
 pub use arena::{Arena, Expr, Func, Node};
 pub use emit::{Emitted, OpCount, emit, emit_slots};
+pub use geometry::{Axis, Mat3, Rotation, Vec3};
 pub use rational::Rational;
 pub use zero::{MAX_ABS_BRANCHES, ZeroTest};
 

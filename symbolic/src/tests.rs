@@ -8,6 +8,7 @@ use std::collections::HashMap;
 mod calculus;
 mod canonical;
 mod emission;
+mod geometry;
 mod stress;
 
 /// Small deterministic generator for test points.

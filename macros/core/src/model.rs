@@ -2,10 +2,24 @@
 //! in [`crate::lower`], one module per item kind).
 //! Its symbols and their roles are the model's [`Layout`].
 
-use symbolic::{Arena, Expr};
+use symbolic::{Arena, Expr, Mat3, Rotation, Vec3};
 use syn::Ident;
 
 pub use crate::layout::{Layout, Role};
+
+/// A lowered rigid body or particle.
+pub struct Body {
+    pub name: Ident,
+    pub mass: Expr,
+    /// The mass centre, inertial components.
+    pub centre: Vec3,
+    /// Its velocity ṙ.
+    pub velocity: Vec3,
+    /// The body frame and its angular velocity (`None` for a particle).
+    pub rotation: Option<Rotation>,
+    /// The inertia tensor about the mass centre, body components (`None` for a particle).
+    pub inertia: Option<Mat3>,
+}
 
 /// An impact law, lowered.
 pub enum Law {
@@ -130,6 +144,9 @@ pub struct Model {
     /// The model's symbols and their roles (in the arena of its workspace).
     pub layout: Layout,
     pub lagrangian: Expr,
+    /// The rigid bodies and particles whose energies are part of the Lagrangian (their
+    /// kinematics are documented with it).
+    pub bodies: Vec<Body>,
     /// The Lagrangian's source tokens, to blame in model-level errors.
     pub lagrangian_tokens: proc_macro2::TokenStream,
     /// Generalized force Qᵢ per coordinate (0 when not given).
@@ -200,6 +217,7 @@ impl Model {
             inputs: Vec::new(),
             layout,
             lagrangian,
+            bodies: Vec::new(),
             lagrangian_tokens,
             force,
             constraints: Vec::new(),

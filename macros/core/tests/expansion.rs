@@ -15,6 +15,16 @@ use proc_macro2::{TokenStream, TokenTree};
 /// The representative models: (snapshot name, derive input).
 const MODELS: &[(&str, &str)] = &[
     (
+        "body_top",
+        "#[mechanics(
+            coordinates(phi, theta, psi),
+            frame(b = rot_z(phi) * rot_x(theta) * rot_z(psi)),
+            body(name = top, mass = m, centre = b * [0, 0, l], frame = b, inertia = diag(a, a, c)),
+            gravity = [0, 0, -g],
+        )]
+        struct Top { m: f64, l: f64, a: f64, c: f64, g: f64 }",
+    ),
+    (
         "double_pendulum",
         "#[mechanics(
             coordinates(th1, th2),

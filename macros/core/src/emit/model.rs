@@ -226,6 +226,28 @@ fn quantities(model: &View<'_>, eq: &Equations, docs: &[TokenStream; 5], helpers
     }
 }
 
+/// The Lagrangian of a model with bodies, with each body's kinematics: the mass centre r, its
+/// velocity ṙ and the body angular velocity ω (body components).
+fn body_lagrangian_doc(model: &View<'_>) -> TokenStream {
+    let mut lines = Vec::new();
+    for b in &model.bodies {
+        let name = &b.name;
+        let vec = |v: &symbolic::Vec3| format!("({})", v.iter().map(|&c| formula(model, c)).collect::<Vec<_>>().join(", "));
+        lines.push((format!("r_{name}"), vec(&b.centre)));
+        lines.push((format!("ṙ_{name}"), vec(&b.velocity)));
+        if let Some(r) = &b.rotation {
+            lines.push((format!("ω_{name}"), vec(&r.rate)));
+        }
+    }
+    lines.push(("L".into(), formula(model, model.lagrangian)));
+    doc_block(
+        "The Lagrangian L(t, q, q̇): the bodies' energies Σ ½ m |ṙ|² + ½ ωᵀ I ω + m g·r (r: mass centre, inertial \
+         components; ω = vee(RᵀṘ): body angular velocity, body components; I: inertia about the mass centre) plus the \
+         Lagrangian as written.",
+        &lines,
+    )
+}
+
 /// The rustdoc of a model's own items, each with its derived formulas.
 /// Fields named as the templates use them: M, f, L, E, p, Q·q̇, Q, the state constructor and the
 /// state dimension.
@@ -284,6 +306,7 @@ fn docs(model: &View<'_>, eq: &Equations) -> Docs {
         }
     };
     let l_doc = match &model.action {
+        None if !model.bodies.is_empty() => body_lagrangian_doc(model),
         None => doc_block("The Lagrangian L(t, q, q̇).", &[("L".into(), formula(model, model.lagrangian))]),
         Some(z) => doc_block(
             &format!("The contact Lagrangian L(t, q, q̇, {z}); it is also the rate of the action, d{z}/dt = L."),

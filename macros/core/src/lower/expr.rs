@@ -18,6 +18,7 @@ use symbolic::{Arena, Expr, Func, Rational};
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr as SynExpr, Ident, Lit, UnOp};
 
+use super::value::{GEOMETRY_FUNCTIONS, Value};
 use crate::diagnostics::unknown;
 use crate::layout::Layout;
 
@@ -40,7 +41,7 @@ pub enum Name {
 enum DefineState {
     Pending,
     InProgress,
-    Done(Expr),
+    Done(Value),
     /// Lowering failed and the error was reported once; later uses see a placeholder 0 so that
     /// independent mistakes elsewhere are still found, without repeating this one.
     Failed,
@@ -168,10 +169,10 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The lowered value of define `i` (lowering it now if needed).
-    pub fn define(&mut self, i: usize, used_at: Span) -> syn::Result<Expr> {
+    pub fn define(&mut self, i: usize, used_at: Span) -> syn::Result<Value> {
         match self.define_state[i] {
             DefineState::Done(e) => Ok(e),
-            DefineState::Failed => Ok(self.arena.zero()),
+            DefineState::Failed => Ok(Value::Failed),
             DefineState::InProgress => {
                 let start = self.define_stack.iter().position(|&d| d == i).unwrap_or(0);
                 let mut cycle: Vec<String> =
@@ -189,7 +190,7 @@ impl<'a> Lowerer<'a> {
                 self.define_state[i] = DefineState::InProgress;
                 self.define_stack.push(i);
                 let value = &self.defines[i].value;
-                let result = self.lower(value);
+                let result = self.value(value);
                 self.define_stack.pop();
                 match result {
                     Ok(e) => {
@@ -203,6 +204,11 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+    }
+
+    /// Marks define `i` as failed (its mistake is reported): later uses see [`Value::Failed`].
+    pub fn mark_failed(&mut self, i: usize) {
+        self.define_state[i] = DefineState::Failed;
     }
 
     fn unknown_name(&self, ident: &Ident) -> syn::Error {
@@ -237,7 +243,15 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The symbolic value of a name.
-    fn name(&mut self, ident: &Ident) -> syn::Result<Expr> {
+    fn name(&mut self, ident: &Ident) -> syn::Result<Value> {
+        if let Some(Name::Define(i)) = self.names.get(&ident.to_string()).copied() {
+            return self.define(i, ident.span());
+        }
+        self.scalar_name(ident).map(Value::Scalar)
+    }
+
+    /// The symbolic value of a name that is not a vector or matrix define.
+    fn scalar_name(&mut self, ident: &Ident) -> syn::Result<Expr> {
         if let Some(nodes) = &self.nodes {
             match self.names.get(&ident.to_string()).copied() {
                 Some(Name::Coordinate(_)) => {
@@ -263,7 +277,11 @@ impl<'a> Lowerer<'a> {
             Some(Name::Time) => Ok(self.syms.t),
             Some(Name::Coordinate(i)) => Ok(self.syms.q[i]),
             Some(Name::Parameter(i)) => Ok(self.syms.params[i]),
-            Some(Name::Define(i)) => self.define(i, ident.span()),
+            Some(Name::Define(i)) => match self.define(i, ident.span())? {
+                Value::Scalar(e) => Ok(e),
+                Value::Failed => Ok(self.arena.zero()),
+                v => Err(syn::Error::new(ident.span(), format!("`{ident}` is {}, but a scalar is needed here", v.shape()))),
+            },
             Some(Name::Action) => Ok(self.syms.z.unwrap_or_else(|| self.arena.zero())),
             Some(Name::Input(k)) => Ok(self.syms.u[k]),
             None => {
@@ -281,8 +299,13 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Whether the lowerer is inside a raw discrete system (nodes, not velocities).
+    pub fn in_discrete_nodes(&self) -> bool {
+        self.nodes.is_some()
+    }
+
     /// Total time derivative of `e` along the motion: ∂e/∂t + Σₖ ∂e/∂qₖ q̇ₖ.
-    fn total_derivative(&mut self, e: Expr, span: Span) -> syn::Result<Expr> {
+    pub fn total_derivative(&mut self, e: Expr, span: Span) -> syn::Result<Expr> {
         if self.nodes.is_some() {
             return Err(syn::Error::new(
                 span,
@@ -361,7 +384,7 @@ impl<'a> Lowerer<'a> {
 
     /// An integer literal, possibly negated, as needed by `powi` (`None` if `e` is none, or if it
     /// does not fit in 64 bits).
-    fn integer_literal(e: &SynExpr) -> Option<i64> {
+    pub fn integer_literal(e: &SynExpr) -> Option<i64> {
         let (negative, lit) = Self::integer_literal_parts(e)?;
         lit.base10_parse::<i64>().ok().map(|n| if negative { -n } else { n })
     }
@@ -397,7 +420,7 @@ impl<'a> Lowerer<'a> {
 
     /// A denominator (of a division or a negative power, `what`) that is identically zero makes the
     /// model undefined everywhere: a compile error on `src`, not a NaN at run time.
-    fn nonzero_denominator(&self, e: Expr, src: &SynExpr, what: &str) -> syn::Result<()> {
+    pub fn nonzero_denominator(&self, e: Expr, src: &SynExpr, what: &str) -> syn::Result<()> {
         if self.arena.zero_test(e).is_zero() {
             return Err(syn::Error::new_spanned(
                 src,
@@ -408,7 +431,20 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Applies the function `name` to a receiver and arguments (method and function forms share this).
-    fn apply(&mut self, name: &Ident, args: &[&SynExpr], whole: Span) -> syn::Result<Expr> {
+    fn apply(&mut self, name: &Ident, args: &[&SynExpr], whole: Span) -> syn::Result<Value> {
+        if let Some(v) = self.geometry(name, args, whole)? {
+            return Ok(v);
+        }
+        if name == "dot" && args.len() == 1 {
+            // dot of a coordinate is its velocity symbol; of anything else the chain rule.
+            let inner = self.value(args[0])?;
+            return self.value_derivative(inner, whole);
+        }
+        self.scalar_function(name, args, whole).map(Value::Scalar)
+    }
+
+    /// Applies a scalar function.
+    fn scalar_function(&mut self, name: &Ident, args: &[&SynExpr], whole: Span) -> syn::Result<Expr> {
         let fname = name.to_string();
         let arity = |n: usize| -> syn::Result<()> {
             if args.len() == n {
@@ -464,12 +500,7 @@ impl<'a> Lowerer<'a> {
                 let y = self.lower(args[1])?;
                 Ok(self.arena.pow(x, y))
             }
-            "dot" => {
-                arity(1)?;
-                // dot of a coordinate is its velocity symbol; of anything else the chain rule.
-                let inner = self.lower(args[0])?;
-                self.total_derivative(inner, whole)
-            }
+            "dot" => arity(1).map(|()| self.arena.zero()),
             "log" | "log10" | "log2" => Err(syn::Error::new(
                 name.span(),
                 format!("unsupported function `{fname}`; use `ln` (natural logarithm) and divide by a constant for other bases"),
@@ -489,6 +520,7 @@ impl<'a> Lowerer<'a> {
             }
             _ => {
                 let mut functions: Vec<&str> = FUNCTIONS.to_vec();
+                functions.extend(GEOMETRY_FUNCTIONS);
                 if self.nodes.is_some() {
                     functions.extend(["q0", "q1"]);
                 }
@@ -498,35 +530,34 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Lowers one DSL expression.
+    /// Lowers one DSL expression, which must be a scalar.
     pub fn lower(&mut self, e: &SynExpr) -> syn::Result<Expr> {
+        self.scalar(e)
+    }
+
+    /// Lowers one DSL expression: a scalar, vector or matrix.
+    pub fn value(&mut self, e: &SynExpr) -> syn::Result<Value> {
         match e {
-            SynExpr::Lit(l) => self.literal(&l.lit),
-            SynExpr::Paren(p) => self.lower(&p.expr),
-            SynExpr::Group(g) => self.lower(&g.expr),
+            SynExpr::Lit(l) => self.literal(&l.lit).map(Value::Scalar),
+            SynExpr::Paren(p) => self.value(&p.expr),
+            SynExpr::Group(g) => self.value(&g.expr),
+            SynExpr::Array(a) => self.array(a),
+            SynExpr::Index(ix) => self.index(ix),
             SynExpr::Path(p) => match p.path.get_ident() {
                 Some(ident) if p.qself.is_none() => self.name(ident),
                 _ => Err(syn::Error::new(p.span(), "expected a plain name (coordinate, parameter, define or `t`), not a path")),
             },
             SynExpr::Unary(u) => match u.op {
-                UnOp::Neg(_) => {
-                    let x = self.lower(&u.expr)?;
-                    Ok(self.arena.neg(x))
-                }
+                UnOp::Neg(_) => self.negation(&u.expr),
                 _ => Err(syn::Error::new(u.op.span(), "unsupported operator: only unary `-` is allowed")),
             },
             SynExpr::Binary(b) => {
                 let op = b.op;
-                let binary = |this: &mut Self| -> syn::Result<(Expr, Expr)> { Ok((this.lower(&b.left)?, this.lower(&b.right)?)) };
                 match op {
-                    BinOp::Add(_) => binary(self).map(|(x, y)| self.arena.add2(x, y)),
-                    BinOp::Sub(_) => binary(self).map(|(x, y)| self.arena.sub(x, y)),
-                    BinOp::Mul(_) => binary(self).map(|(x, y)| self.arena.mul2(x, y)),
-                    BinOp::Div(_) => {
-                        let (x, y) = binary(self)?;
-                        self.nonzero_denominator(y, &b.right, "a division by it")?;
-                        Ok(self.arena.div(x, y))
-                    }
+                    BinOp::Add(_) => self.sum(&b.left, &b.right, false),
+                    BinOp::Sub(_) => self.sum(&b.left, &b.right, true),
+                    BinOp::Mul(_) => self.product(&b.left, &b.right),
+                    BinOp::Div(_) => self.quotient(&b.left, &b.right),
                     BinOp::BitXor(_) => Err(syn::Error::new(
                         op.span(),
                         "`^` is bitwise XOR in Rust, not a power; write `x.powi(2)` (integer exponent) or `x.powf(y)`",
@@ -565,7 +596,8 @@ impl<'a> Lowerer<'a> {
             }
             _ => Err(syn::Error::new(
                 e.span(),
-                "unsupported expression: use numbers, names, `+ - * /`, parentheses and functions (sin, cos, powi, dot, ...)",
+                "unsupported expression: use numbers, names, vectors `[x, y, z]`, `+ - * /`, parentheses and functions \
+                 (sin, cos, powi, dot, rot_z, cross, ...)",
             )),
         }
     }

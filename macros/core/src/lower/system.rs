@@ -78,6 +78,8 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             sensitivities: raw.sensitivities.clone(),
             jacobian: raw.jacobian.clone(),
             defines: raw.defines.clone(),
+            bodies: raw.bodies.clone(),
+            gravity: raw.gravity.clone(),
             lagrangians: raw.lagrangians.clone(),
             forces: raw.forces.clone(),
             constraints: raw.constraints.clone(),
@@ -110,6 +112,26 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     }
     let mode_names: Vec<String> = raw.modes.iter().map(|m| m.name.to_string()).collect();
     for m in &raw.modes {
+        if let Some(b) = m.items.bodies.first() {
+            cx.error(
+                b.keyword.span(),
+                "declare bodies and particles at the top level of #[mechanics(...)]: they make the Lagrangian, which the \
+                 modes share",
+            );
+        }
+        if let Some((kw, _)) = m.items.gravity.first() {
+            cx.error(kw.span(), "declare `gravity` at the top level of #[mechanics(...)], with the bodies");
+        }
+        let own_lagrangian = !m.items.lagrangians.is_empty() || !m.items.coordinates.is_empty();
+        if let (Some(b), true) = (raw.bodies.first(), own_lagrangian) {
+            let mut e = syn::Error::new(
+                m.name.span(),
+                "this mode has its own coordinates or Lagrangian, but the model's bodies make the top-level Lagrangian; \
+                 modes of models with bodies share the top level's coordinates and Lagrangian (not supported otherwise yet)",
+            );
+            e.combine(syn::Error::new(b.keyword.span(), "the first body is declared here"));
+            cx.push(e);
+        }
         let name = m.name.to_string();
         cx.ok(crate::names::check_reserved(m.name.span(), &format!("mode `{name}`"), &crate::names::mode_items(&name)));
     }
@@ -141,6 +163,9 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 sensitivities: raw.sensitivities.clone(),
                 jacobian: own.jacobian.clone().or_else(|| raw.jacobian.clone()),
                 defines,
+                // Bodies belong to the Lagrangian: a mode that inherits it inherits them.
+                bodies: if own.lagrangians.is_empty() && inherit_coordinates { raw.bodies.clone() } else { Vec::new() },
+                gravity: if own.lagrangians.is_empty() && inherit_coordinates { raw.gravity.clone() } else { Vec::new() },
                 lagrangians: if own.lagrangians.is_empty() { raw.lagrangians.clone() } else { own.lagrangians.clone() },
                 forces: if own.forces.is_empty() && inherit_coordinates { raw.forces.clone() } else { own.forces.clone() },
                 constraints: own.constraints.clone(),
@@ -290,8 +315,7 @@ fn lower_model(
     }
     // Without coordinates or a Lagrangian there is nothing to lower; other name mistakes do not
     // stop the lowering, so that mistakes inside expressions are reported in the same build.
-    let (lag_kw, lag_expr) = raw.lagrangians.first()?;
-    if raw.coordinates.is_empty() {
+    if (raw.lagrangians.is_empty() && raw.bodies.is_empty()) || raw.coordinates.is_empty() {
         return None;
     }
     let parameters = parameters.to_vec();
@@ -313,13 +337,37 @@ fn lower_model(
     for (i, d) in raw.defines.iter().enumerate() {
         cx.ok(lower.define(i, d.name.span()));
     }
-    let lagrangian = cx.ok(lower.lower(lag_expr));
+    super::body::check_frames_and_points(&mut lower, cx, raw);
+    let bodies = super::body::lower_bodies(&mut lower, cx, raw);
+    let gravity = super::body::lower_gravity(&mut lower, cx, raw);
+    if let (Some((kw, _)), true) = (raw.gravity.first(), raw.bodies.is_empty()) {
+        cx.error(
+            kw.span(),
+            "`gravity` acts on bodies and particles, and this model declares none; write the potential in the Lagrangian",
+        );
+    }
+    let written = match raw.lagrangians.first() {
+        Some((_, lag_expr)) => cx.ok(lower.lower(lag_expr)),
+        None => Some(lower.arena.zero()),
+    };
+    let of_bodies = super::body::bodies_lagrangian(&mut lower, &bodies, gravity.as_ref());
+    let lagrangian = written.map(|l| lower.arena.add2(l, of_bodies));
+    // The tokens blamed for model-level problems: the written Lagrangian, or the first body.
+    let lagrangian_tokens = match (raw.lagrangians.first(), raw.bodies.first()) {
+        (Some((kw, e)), _) => quote::quote!(#kw = #e),
+        (None, Some(b)) => {
+            let kw = &b.keyword;
+            quote::quote!(#kw)
+        }
+        (None, None) => unreachable!("checked above"),
+    };
     // Inputs drive the model through its forces only.
     if let Some(l) = lagrangian
         && let Some(k) = lower.syms.u.iter().position(|&u| lower.arena.depends_on(l, u))
     {
+        let blamed = raw.lagrangians.first().map_or_else(|| lagrangian_tokens.clone(), |(_, e)| quote::quote!(#e));
         cx.push(syn::Error::new_spanned(
-            lag_expr,
+            blamed,
             format!("the input `{}` appears in the Lagrangian; inputs drive the model through `force(...)`", inputs[k]),
         ));
     }
@@ -382,17 +430,10 @@ fn lower_model(
     let force: Vec<Expr> = force.into_iter().map(|f| f.unwrap_or(zero)).collect();
     let lagrangian = lagrangian.unwrap_or(zero);
 
-    let mut model = Model::assemble(
-        name.clone(),
-        mode,
-        raw.coordinates.clone(),
-        parameters,
-        syms,
-        lagrangian,
-        quote::quote!(#lag_kw = #lag_expr),
-        force,
-    );
+    let mut model =
+        Model::assemble(name.clone(), mode, raw.coordinates.clone(), parameters, syms, lagrangian, lagrangian_tokens, force);
     model.action = action.cloned();
+    model.bodies = bodies;
     model.inputs = inputs.to_vec();
     model.constraints = constraints;
     model.impacts = impacts;
@@ -583,10 +624,12 @@ fn check_names(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) {
         }
     }
     match raw.lagrangians.len() {
-        0 => cx.push(syn::Error::new(
+        0 if raw.bodies.is_empty() => cx.push(syn::Error::new(
             raw.span,
-            "the model has no Lagrangian; add `lagrangian = <kinetic minus potential energy>` to #[mechanics(...)]",
+            "the model has no Lagrangian; add `lagrangian = <kinetic minus potential energy>` to #[mechanics(...)], or \
+             declare its `body(...)`s",
         )),
+        0 => {}
         1 => {}
         _ => {
             for (kw, _) in &raw.lagrangians[1..] {

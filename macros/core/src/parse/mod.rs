@@ -13,6 +13,11 @@
 //!                                                  // a raw discrete system in q0(x), q1(x), h, t
 //! rule := midpoint | trapezoid | rectangle | alpha( expr )
 //!       | define( ident = expr, ... )
+//!       | frame( ident = expr, ... )               // a rotation: body components to inertial ones
+//!       | point( ident = expr, ... )               // a position: a 3-vector
+//!       | body( name = ident, mass = expr, centre = expr, frame = expr, inertia = expr )
+//!       | particle( name = ident, mass = expr, at = expr )
+//!       | gravity = expr                           // the gravitational acceleration, a 3-vector
 //!       | lagrangian = expr
 //!       | force( ident = expr, ... )
 //!       | impact( name = ident, guard = expr, law = law )
@@ -91,12 +96,20 @@ use syn::{Expr, Ident, Token};
 
 use crate::diagnostics::unknown;
 
+mod body;
+pub use body::BodyDecl;
+
 /// The item keywords the attribute understands.
 pub const ITEMS: &[&str] = &[
     "coordinates",
     "action",
     "input",
     "define",
+    "frame",
+    "point",
+    "body",
+    "particle",
+    "gravity",
     "lagrangian",
     "force",
     "holonomic",
@@ -163,11 +176,24 @@ pub const IMPACT_KEYS: &[&str] = &["name", "guard", "law", "zeno"];
 /// The impact laws.
 pub const LAWS: &[&str] = &["restitution", "map", "reset", "project"];
 
+/// What a `define`d name is declared to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefineKind {
+    /// `define(...)`: any value.
+    Define,
+    /// `frame(...)`: a rotation (proved at compile time).
+    Frame,
+    /// `point(...)`: a 3-vector.
+    Point,
+}
+
 /// `name = expr`, as in `define(...)` and `force(...)`.
 #[derive(Clone)]
 pub struct Binding {
     pub name: Ident,
     pub value: Expr,
+    /// For the names of `define`, `frame` and `point`: which of them.
+    pub kind: DefineKind,
 }
 
 impl Parse for Binding {
@@ -175,7 +201,7 @@ impl Parse for Binding {
         let name: Ident = input.parse()?;
         input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), format!("expected `{name} = <expression>`")))?;
         let value: Expr = input.parse()?;
-        Ok(Binding { name, value })
+        Ok(Binding { name, value, kind: DefineKind::Define })
     }
 }
 
@@ -370,6 +396,11 @@ pub enum Item {
         bindings: Vec<Binding>,
     },
     Constraint(Vec<ConstraintDecl>),
+    Body(Box<BodyDecl>),
+    Gravity {
+        keyword: Ident,
+        value: Expr,
+    },
     Impact(ImpactDecl),
     Mode(ModeDecl),
     Symmetry(Vec<SymmetryDecl>),
@@ -415,11 +446,29 @@ impl Parse for Item {
                     _ => Item::Sensitivity { keyword, names },
                 })
             }
-            "define" | "force" => {
+            "define" | "force" | "frame" | "point" => {
                 let content;
                 syn::parenthesized!(content in input);
-                let bindings: Vec<Binding> = Punctuated::<Binding, Token![,]>::parse_terminated(&content)?.into_iter().collect();
-                Ok(if key == "define" { Item::Define { bindings } } else { Item::Force { bindings } })
+                let mut bindings: Vec<Binding> =
+                    Punctuated::<Binding, Token![,]>::parse_terminated(&content)?.into_iter().collect();
+                let kind = match key.as_str() {
+                    "frame" => DefineKind::Frame,
+                    "point" => DefineKind::Point,
+                    _ => DefineKind::Define,
+                };
+                for b in &mut bindings {
+                    b.kind = kind;
+                }
+                Ok(if key == "force" { Item::Force { bindings } } else { Item::Define { bindings } })
+            }
+            "body" | "particle" => {
+                let content;
+                syn::parenthesized!(content in input);
+                Ok(Item::Body(Box::new(BodyDecl::parse_body(keyword, &content)?)))
+            }
+            "gravity" => {
+                input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), "expected `gravity = [gx, gy, gz]`"))?;
+                Ok(Item::Gravity { keyword, value: input.parse()? })
             }
             "holonomic" | "constraint" => {
                 let content;
@@ -590,7 +639,12 @@ pub struct RawModel {
     pub sensitivities: Vec<(Ident, Vec<Ident>)>,
     /// The `jacobian` item, if given: generate the field Jacobian.
     pub jacobian: Option<Ident>,
+    /// `define`, `frame` and `point` items (one namespace; [`Binding::kind`] says which).
     pub defines: Vec<Binding>,
+    /// `body(...)` and `particle(...)` items.
+    pub bodies: Vec<BodyDecl>,
+    /// `gravity = g` items (one when valid).
+    pub gravity: Vec<(Ident, Expr)>,
     pub lagrangians: Vec<(Ident, Expr)>,
     pub forces: Vec<Binding>,
     pub constraints: Vec<ConstraintDecl>,
@@ -615,6 +669,8 @@ impl RawModel {
             sensitivities: Vec::new(),
             jacobian: None,
             defines: Vec::new(),
+            bodies: Vec::new(),
+            gravity: Vec::new(),
             lagrangians: Vec::new(),
             forces: Vec::new(),
             constraints: Vec::new(),
@@ -644,6 +700,8 @@ impl RawModel {
             Item::Lagrangian { keyword, value } => self.lagrangians.push((keyword, value)),
             Item::Force { bindings } => self.forces.extend(bindings),
             Item::Constraint(c) => self.constraints.extend(c),
+            Item::Body(b) => self.bodies.push(*b),
+            Item::Gravity { keyword, value } => self.gravity.push((keyword, value)),
             Item::Impact(decl) => self.impacts.push(decl),
             Item::Mode(m) => self.modes.push(m),
             Item::Symmetry(s) => self.symmetries.extend(s),

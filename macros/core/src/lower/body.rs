@@ -1,0 +1,194 @@
+//! Lowering of frames, points, rigid bodies, particles and gravity, and the Lagrangian they
+//! contribute:
+//!
+//! ```text
+//! L_bodies = Σ_b ( ½ m_b |ṙ_b|² + ½ ω_bᵀ I_b ω_b + m_b g · r_b )
+//! ```
+//!
+//! with r_b the mass centre (inertial components), ω_b = vee(R_bᵀṘ_b) the body angular velocity
+//! of the body's frame R_b and I_b the inertia tensor about the mass centre in body components; a
+//! particle has no rotational term. `gravity = g` is the gravitational acceleration (the potential
+//! is −m g·r).
+//!
+//! Checks, each an error on the offending expression:
+//! - a `frame` is a rotation: built from elementary rotations, `axis_angle`, products and
+//!   transposes (a rotation by construction), or proved one (RᵀR = I and det R = 1 identically);
+//! - a `point`, a mass centre and `gravity` are 3-vectors, a mass is a scalar;
+//! - an inertia tensor is a symmetric 3×3 matrix (identically); where all its entries are
+//!   numbers it is also positive definite and its principal moments satisfy the triangle
+//!   inequalities (`tr(I)/2 · 1 − I`, the second moment of the mass distribution, is positive
+//!   semidefinite); a literal mass is positive.
+
+use symbolic::{Expr, Mat3, Rational, Vec3};
+use syn::spanned::Spanned;
+
+use super::expr::Lowerer;
+use super::value::Value;
+use crate::diagnostics::Ctxt;
+use crate::model::Body;
+use crate::parse::{BodyDecl, DefineKind, RawModel};
+
+/// Checks the declared shapes of `frame` (a rotation) and `point` (a 3-vector) names, whose
+/// values the lowerer has (each define is lowered before this).
+pub fn check_frames_and_points(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel) {
+    for (i, d) in raw.defines.iter().enumerate() {
+        let Some(value) = cx.ok(lower.define(i, d.name.span())) else { continue };
+        match (d.kind, value) {
+            (DefineKind::Frame, v) => {
+                if cx.ok(lower.rotation_of(v, &d.value)).is_none() {
+                    lower.mark_failed(i);
+                }
+            }
+            (DefineKind::Point, Value::Vector(_) | Value::Failed) | (DefineKind::Define, _) => {}
+            (DefineKind::Point, v) => cx.push(syn::Error::new_spanned(
+                &d.value,
+                format!("a point is a position, a 3-vector such as `B * [0, 0, l]`, but this is {}", v.shape()),
+            )),
+        }
+    }
+}
+
+/// Lowers every body and particle (mistakes reported; the bodies that lowered are returned).
+pub fn lower_bodies(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel) -> Vec<Body> {
+    let bodies: Vec<Body> = raw.bodies.iter().filter_map(|decl| cx.ok(lower_body(lower, decl))).collect();
+    cx.repeats(&bodies, |b| b.name.to_string(), |b| syn::Error::new(b.name.span(), format!("two bodies are named `{}`", b.name)));
+    bodies
+}
+
+fn missing(decl: &BodyDecl, key: &str, example: &str) -> syn::Error {
+    let what = if decl.is_particle() { "particle" } else { "body" };
+    syn::Error::new(decl.keyword.span(), format!("this {what} has no `{key}`; add `{key} = {example}`"))
+}
+
+fn lower_body(lower: &mut Lowerer<'_>, decl: &BodyDecl) -> syn::Result<Body> {
+    let name = decl.name.clone().ok_or_else(|| missing(decl, "name", "wheel"))?;
+    let mass_expr = decl.mass.as_ref().ok_or_else(|| missing(decl, "mass", "m"))?;
+    let mass = lower.scalar(mass_expr)?;
+    if lower.arena.as_num(mass).is_some_and(|m| m.is_negative() || m.is_zero()) {
+        return Err(syn::Error::new_spanned(mass_expr, "a mass must be positive"));
+    }
+    let centre_key = if decl.is_particle() { "at" } else { "centre" };
+    let centre_expr = decl.centre.as_ref().ok_or_else(|| missing(decl, centre_key, "[x, y, z]"))?;
+    let centre = lower.vector(centre_expr)?;
+    let velocity = match lower.value_derivative(Value::Vector(centre), centre_expr.span())? {
+        Value::Vector(v) => v,
+        _ => unreachable!("the derivative of a vector is a vector"),
+    };
+    if decl.is_particle() {
+        return Ok(Body { name, mass, centre, velocity, rotation: None, inertia: None });
+    }
+    let inertia_hint = "the inertia tensor about the mass centre in body components, e.g. `diag(a, a, c)`; a point mass is a `particle(name = .., mass = .., at = ..)`";
+    let inertia_expr = decl.inertia.as_ref().ok_or_else(|| {
+        syn::Error::new(decl.keyword.span(), format!("this body has no `inertia`; add `inertia = ...`, {inertia_hint}"))
+    })?;
+    let frame_expr = decl.frame.as_ref().ok_or_else(|| missing(decl, "frame", "rot_z(psi) * rot_x(phi)"))?;
+    let frame = lower.value(frame_expr)?;
+    let rotation = lower.rotation_of(frame, frame_expr)?;
+    let (inertia, _) = lower.matrix(inertia_expr)?;
+    check_inertia(lower, &inertia, inertia_expr)?;
+    Ok(Body { name, mass, centre, velocity, rotation: Some(rotation), inertia: Some(inertia) })
+}
+
+/// Symmetric identically; positive definite with the triangle inequalities where literal.
+fn check_inertia(lower: &mut Lowerer<'_>, inertia: &Mat3, src: &syn::Expr) -> syn::Result<()> {
+    for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+        let d = lower.arena.sub(inertia[i][j], inertia[j][i]);
+        if !lower.arena.zero_test(d).is_zero() {
+            return Err(syn::Error::new_spanned(
+                src,
+                format!("an inertia tensor is symmetric, but entries ({i}, {j}) and ({j}, {i}) of this one differ"),
+            ));
+        }
+    }
+    let numbers: Option<Vec<Rational>> = inertia.as_flattened().iter().map(|&e| lower.arena.as_num(e)).collect();
+    let Some(n) = numbers else { return Ok(()) };
+    let at = |i: usize, j: usize| n[3 * i + j];
+    let positive = leading_minors(&at).is_some_and(|m| m.iter().all(|x| !x.is_negative() && !x.is_zero()));
+    if !positive {
+        return Err(syn::Error::new_spanned(
+            src,
+            "this inertia tensor is not positive definite (a leading principal minor is not positive): every rigid body \
+             has positive moments of inertia about every axis",
+        ));
+    }
+    // The second moment J = tr(I)/2 · 1 − I = ∫ρ r rᵀ is positive semidefinite: all its principal
+    // minors are ≥ 0 (equivalently the principal moments satisfy I₁ ≤ I₂ + I₃ and cyclically).
+    let half_trace = (at(0, 0).checked_add(&at(1, 1)))
+        .and_then(|s| s.checked_add(&at(2, 2)))
+        .and_then(|s| s.checked_div(&Rational::integer(2)));
+    let second = |i: usize, j: usize| -> Option<Rational> {
+        let minus = at(i, j).checked_neg()?;
+        if i == j { half_trace?.checked_add(&minus) } else { Some(minus) }
+    };
+    let semidefinite = principal_minors(&second).is_some_and(|m| m.iter().all(|x| !x.is_negative()));
+    if !semidefinite {
+        return Err(syn::Error::new_spanned(
+            src,
+            "this inertia tensor violates the triangle inequality of principal moments (I₁ ≤ I₂ + I₃ and cyclically): no \
+             mass distribution has it",
+        ));
+    }
+    Ok(())
+}
+
+fn det2(a: Rational, b: Rational, c: Rational, d: Rational) -> Option<Rational> {
+    a.checked_mul(&d)?.checked_sub(&b.checked_mul(&c)?)
+}
+
+fn det3(m: &dyn Fn(usize, usize) -> Option<Rational>) -> Option<Rational> {
+    let mut total = Rational::zero();
+    for (j, sign) in [(0, 1), (1, -1), (2, 1)] {
+        let (k, l) = ([1, 0, 0][j], [2, 2, 1][j]);
+        let minor = det2(m(1, k)?, m(1, l)?, m(2, k)?, m(2, l)?)?;
+        let term = m(0, j)?.checked_mul(&minor)?.checked_mul(&Rational::integer(sign))?;
+        total = total.checked_add(&term)?;
+    }
+    Some(total)
+}
+
+/// The leading principal minors of a symmetric 3×3 rational matrix (`None` on overflow).
+fn leading_minors(m: &dyn Fn(usize, usize) -> Rational) -> Option<[Rational; 3]> {
+    let opt = |i, j| Some(m(i, j));
+    Some([m(0, 0), det2(m(0, 0), m(0, 1), m(1, 0), m(1, 1))?, det3(&opt)?])
+}
+
+/// Every principal minor (3 of order 1, 3 of order 2, the determinant; `None` on overflow).
+fn principal_minors(m: &dyn Fn(usize, usize) -> Option<Rational>) -> Option<Vec<Rational>> {
+    let mut out = vec![m(0, 0)?, m(1, 1)?, m(2, 2)?];
+    for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+        out.push(det2(m(i, i)?, m(i, j)?, m(j, i)?, m(j, j)?)?);
+    }
+    out.push(det3(m)?);
+    Some(out)
+}
+
+/// The gravitational acceleration, if declared (at most once).
+pub fn lower_gravity(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel) -> Option<Vec3> {
+    for (kw, _) in raw.gravity.iter().skip(1) {
+        cx.error(kw.span(), "`gravity` is given more than once");
+    }
+    let (_, g) = raw.gravity.first()?;
+    cx.ok(lower.vector(g))
+}
+
+/// `Σ_b ½ m_b |ṙ_b|² + ½ ω_bᵀ I_b ω_b + m_b g · r_b`.
+pub fn bodies_lagrangian(lower: &mut Lowerer<'_>, bodies: &[Body], gravity: Option<&Vec3>) -> Expr {
+    let arena = &mut *lower.arena;
+    let half = arena.num(Rational::new(1, 2).expect("1/2"));
+    let mut terms = Vec::new();
+    for b in bodies {
+        let v2 = arena.norm_squared(&b.velocity);
+        let mut twice_t = arena.mul2(b.mass, v2);
+        if let (Some(r), Some(i)) = (&b.rotation, &b.inertia) {
+            let iw = arena.mat_vec(i, &r.rate);
+            let rot = arena.dot3(&r.rate, &iw);
+            twice_t = arena.add2(twice_t, rot);
+        }
+        terms.push(arena.mul2(half, twice_t));
+        if let Some(g) = gravity {
+            let gr = arena.dot3(g, &b.centre);
+            terms.push(arena.mul2(b.mass, gr));
+        }
+    }
+    arena.add(&terms)
+}

@@ -1,0 +1,99 @@
+//! Vector and rotation algebra: the rotation constructors are rotations, and the body angular
+//! velocity composed along products and transposes equals `vee(RᵀṘ)` differentiated directly.
+
+use super::*;
+
+/// Symbols θ₁..θ₃ (functions of time) and their rates.
+fn angles(a: &mut Arena) -> ([Expr; 3], [Expr; 3]) {
+    (["a", "b", "c"].map(|n| a.symbol(n)), ["ad", "bd", "cd"].map(|n| a.symbol(n)))
+}
+
+/// The time derivative of every entry of `m` along (θ, θ̇).
+fn mat_rate(a: &mut Arena, m: &Mat3, q: &[Expr; 3], qd: &[Expr; 3]) -> Mat3 {
+    m.map(|row| {
+        let d = a.total_derivative(&row, q, qd, None);
+        [d[0], d[1], d[2]]
+    })
+}
+
+fn all_zero(a: &Arena, es: &[Expr]) -> bool {
+    es.iter().all(|&e| a.zero_test(e).is_zero())
+}
+
+#[test]
+fn constructed_rotations_are_proper_rotations() {
+    let mut a = Arena::new();
+    let ([x, y, _], _) = angles(&mut a);
+    for axis in [Axis::X, Axis::Y, Axis::Z] {
+        let r = a.rotation(axis, x);
+        let res = a.rotation_residuals(&r);
+        assert!(all_zero(&a, &res), "{axis:?}");
+    }
+    // A unit axis (3/13, 4/13, 12/13): Rodrigues gives a rotation, and it rotates the axis to itself.
+    let axis = [3, 4, 12].map(|n| a.num(Rational::new(n, 13).unwrap()));
+    let r = a.axis_angle(&axis, y);
+    let res = a.rotation_residuals(&r);
+    assert!(all_zero(&a, &res));
+    let image = a.mat_vec(&r, &axis);
+    let diff = a.vec_sub(&image, &axis);
+    assert!(all_zero(&a, &diff));
+    // Not a unit axis: not a rotation, and the residuals say so.
+    let bad = [1, 1, 0].map(|n| a.int(n));
+    let r = a.axis_angle(&bad, y);
+    let res = a.rotation_residuals(&r);
+    assert!(!all_zero(&a, &res));
+    // A reflection is orthogonal but not proper: only det − 1 is nonzero.
+    let mut m = a.identity3();
+    m[2][2] = a.int(-1);
+    let res = a.rotation_residuals(&m);
+    assert!(all_zero(&a, &res[..6]) && !a.zero_test(res[6]).is_zero());
+}
+
+#[test]
+fn composed_angular_velocity_is_vee_of_rt_rdot() {
+    let mut a = Arena::new();
+    let (q, qd) = angles(&mut a);
+    let rz = a.elementary_rotation(Axis::Z, q[0], qd[0]);
+    let rx = a.elementary_rotation(Axis::X, q[1], qd[1]);
+    let axis = [2, -3, 6].map(|n| a.num(Rational::new(n, 7).unwrap()));
+    let rn = a.axis_angle_rotation(&axis, q[2], qd[2]);
+    let zx = a.rotation_product(&rz, &rx);
+    let zxn = a.rotation_product(&zx, &rn);
+    let back = a.rotation_transpose(&zxn);
+    let mixed = a.rotation_product(&back, &rz);
+    for r in [rz, rx, rn, zx, zxn, back, mixed] {
+        let rdot = mat_rate(&mut a, &r.matrix, &q, &qd);
+        let direct = a.body_rate(&r.matrix, &rdot);
+        let diff = a.vec_sub(&direct, &r.rate);
+        assert!(all_zero(&a, &diff), "ω composed {:?} vs vee(RᵀṘ)", r.rate);
+        // RᵀṘ is skew: its symmetric part vanishes.
+        let rt = a.transpose3(&r.matrix);
+        let w = a.mat_mul(&rt, &rdot);
+        let wt = a.transpose3(&w);
+        let sym = a.mat_add(&w, &wt);
+        assert!(all_zero(&a, sym.as_flattened()));
+    }
+}
+
+#[test]
+fn hat_vee_cross_and_determinant() {
+    let mut a = Arena::new();
+    let u = ["u1", "u2", "u3"].map(|n| a.symbol(n));
+    let v = ["v1", "v2", "v3"].map(|n| a.symbol(n));
+    let h = a.hat(&u);
+    let hv = a.mat_vec(&h, &v);
+    let c = a.cross(&u, &v);
+    assert_eq!(hv, c, "hat(u) v is u × v, canonically");
+    assert_eq!(a.vee(&h), u);
+    // u · (u × v) = 0 and det [u; v; u×v] = |u×v|².
+    let triple = a.dot3(&u, &c);
+    assert!(a.zero_test(triple).is_zero());
+    let m = [u, v, c];
+    let det = a.det3(&m);
+    let n2 = a.norm_squared(&c);
+    let diff = a.sub(det, n2);
+    assert!(a.zero_test(diff).is_zero());
+    let d = a.diag3(&u);
+    assert_eq!(a.transpose3(&d), d);
+    assert_eq!(a.mat_mul(&a.identity3(), &h), h);
+}
