@@ -171,3 +171,158 @@ fn free_asymmetric_body_follows_the_jacobi_elliptic_solution() {
     assert!(eerr < 1e-11, "energy conserved: {eerr:e}");
     println!("free body over 100 s: |ω − ω_elliptic| ≤ {werr:.1e}, |ΔL|/|L| ≤ {lerr:.1e}, |ΔE|/E ≤ {eerr:.1e}");
 }
+
+/// A thin disk (coin) rolling without slipping on the plane z = 0. Coordinates: the contact
+/// point (x, y), heading ψ, lean θ (about the heading direction) and spin φ (about the axle,
+/// relative to the leaned frame). The axle is the body y-axis; the no-slip conditions say the
+/// material point at the contact has zero horizontal velocity, ṙ_c + ω × (p − c) = 0 (its vertical
+/// velocity vanishes identically).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, psi, theta, phi),
+    frame(lean = rot_z(psi) * rot_x(theta), disk_frame = lean * rot_y(phi)),
+    point(contact = [x, y, 0], centre = contact + lean * [0, 0, r]),
+    body(name = disk, mass = m, centre = centre, frame = disk_frame, inertia = diag(a, c, a)),
+    gravity = [0, 0, -g],
+    define(slip = dot(centre) + (disk_frame * omega(disk_frame)).cross(contact - centre)),
+    constraint(slip_x = slip[0], slip_y = slip[1]),
+)]
+struct Coin {
+    m: f64,
+    r: f64,
+    a: f64,
+    c: f64,
+    g: f64,
+}
+
+fn uniform_coin() -> Coin {
+    let (m, r) = (0.05, 0.0125);
+    Coin { m, r, a: m * r * r / 4.0, c: m * r * r / 2.0, g: 9.81 }
+}
+
+/// A rolling coin's state from (θ, ψ̇, θ̇, φ̇), the contact velocity completed from the constraints.
+fn coin_state(coin: &Coin, theta: f64, rates: [f64; 3]) -> SVector<f64, 10> {
+    let [psi_dot, theta_dot, phi_dot] = rates;
+    coin.state_with_known_velocities(
+        0.0,
+        [0.0, 0.0, 0.0, theta, 0.0],
+        [0.0, 0.0, psi_dot, theta_dot, phi_dot],
+        [false, false, true, true, true],
+    )
+    .unwrap()
+}
+
+#[test]
+fn coin_rolls_steadily_on_the_closed_form_circle() {
+    let coin = uniform_coin();
+    let (m, r, a, c, g) = (coin.m, coin.r, coin.a, coin.c, coin.g);
+    // Steady rolling at constant lean θ, heading rate Ω and spin s (derived with the Lagrange–
+    // d'Alembert equations, cross-checked in SymPy):
+    //   (c − a + m r²) Ω² sin 2θ + 2 (c + m r²) Ω s cos θ + 2 m g r sin θ = 0.
+    assert_eq!(Coin::CONSTRAINT_KINDS, [ConstraintKind::Nonholonomic, ConstraintKind::Nonholonomic]);
+    for (theta, om) in [(0.2f64, 3.0f64), (-0.4, 5.0), (0.6, -8.0)] {
+        let s = -((c - a + m * r * r) * om * om * (2.0 * theta).sin() + 2.0 * m * g * r * theta.sin())
+            / (2.0 * (c + m * r * r) * om * theta.cos());
+        let x0 = coin_state(&coin, theta, [om, 0.0, s]);
+        let acc = coin.accelerations(0.0, &x0).unwrap();
+        assert!(acc[2].abs() < 1e-9 && acc[3].abs() < 1e-9 * om * om && acc[4].abs() < 1e-9 * om * om, "steady: {acc}");
+        // A spin off the relation tips the coin: the relation is the only steady one.
+        let off = coin_state(&coin, theta, [om, 0.0, 1.1 * s]);
+        assert!(coin.accelerations(0.0, &off).unwrap()[3].abs() > 1e-3 * om * om);
+        // Over one revolution: constant lean and rates; the contact point on a circle of radius
+        // v/Ω through the start, energy kept, constraints satisfied.
+        let period = 2.0 * std::f64::consts::PI / om.abs();
+        let sol = coin.simulate(x0, 0.0..period, &tight().output(Output::Interval(period / 40.0))).unwrap();
+        let (v, e0) = ((x0[5] * x0[5] + x0[6] * x0[6]).sqrt(), coin.energy(0.0, &x0));
+        let radius = v / om.abs();
+        let centre_of_path = {
+            let heading = SVector::<f64, 2>::new(x0[5], x0[6]) / v;
+            SVector::<f64, 2>::new(-heading[1], heading[0]) * radius * om.signum()
+        };
+        for (t, x) in sol.iter() {
+            assert!((x[3] - theta).abs() < 1e-9 && (x[7] - om).abs() < 1e-9 && (x[9] - s).abs() < 1e-8, "t = {t}: {x}");
+            let on_circle = (SVector::<f64, 2>::new(x[0], x[1]) - centre_of_path).norm() - radius;
+            assert!(on_circle.abs() < 1e-9 * radius.max(1.0), "t = {t}: off the circle by {on_circle:e}");
+            assert!((coin.energy(t, x) - e0).abs() < 1e-10 * e0.abs());
+            assert!(coin.velocity_residuals(t, x).norm() < 1e-10);
+        }
+    }
+}
+
+#[test]
+fn upright_coin_is_stable_above_the_critical_spin_and_falls_below_it() {
+    let coin = uniform_coin();
+    let (m, r, a, c, g) = (coin.m, coin.r, coin.a, coin.c, coin.g);
+    // Upright straight rolling at spin s is stable iff s² > m g r a / (c (c + m r²)) (the lean
+    // and heading equations linearised about θ = 0); for a uniform disk, v² > g r / 3.
+    let critical = (m * g * r * a / (c * (c + m * r * r))).sqrt();
+    assert!((critical * r - (g * r / 3.0).sqrt()).abs() < 1e-12);
+    let kick = 1e-3;
+    let worst_lean = |spin: f64| {
+        let x0 = coin_state(&coin, 0.0, [0.0, kick * spin, spin]);
+        let sol = coin.simulate(x0, 0.0..2.0, &tight().output(Output::Interval(0.01))).unwrap();
+        let e0 = coin.energy(0.0, &x0);
+        for (t, x) in sol.iter() {
+            assert!((coin.energy(t, x) - e0).abs() < 1e-10 * e0, "energy at t = {t}");
+            assert!(coin.velocity_residuals(t, x).norm() < 1e-10);
+        }
+        sol.states.iter().map(|x| x[3].abs()).fold(0.0, f64::max)
+    };
+    let (above, below) = (worst_lean(1.1 * critical), worst_lean(0.9 * critical));
+    println!(
+        "coin: critical spin {critical:.4} rad/s; worst lean after a lean-rate kick: {above:.2e} at 1.1×, {below:.2e} at 0.9×"
+    );
+    assert!(above < 20.0 * kick / 1.1, "stable above the critical spin: lean reached {above}");
+    assert!(below > 0.1 && below > 50.0 * above, "falls below the critical spin: lean reached only {below}");
+}
+
+/// A spacecraft (z-x-z Euler angles) with a reaction wheel on its body z-axis, driven by a motor
+/// torque τ(t) = τ₀ sin(ω_m t) between the two (the generalized force on the wheel's relative
+/// angle α: the reaction on the spacecraft does no further virtual work).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(phi, theta, psi, alpha),
+    frame(hull = rot_z(phi) * rot_x(theta) * rot_z(psi), wheel = hull * rot_z(alpha)),
+    body(name = craft, mass = m, centre = [0, 0, 0], frame = hull, inertia = diag(i1, i2, i3)),
+    body(name = rotor, mass = mw, centre = [0, 0, 0], frame = wheel, inertia = diag(j, j, k)),
+    force(alpha = tau * (wm * t).sin()),
+    symmetry(cyclic(alpha)),
+)]
+struct Spacecraft {
+    m: f64,
+    mw: f64,
+    i1: f64,
+    i2: f64,
+    i3: f64,
+    j: f64,
+    k: f64,
+    tau: f64,
+    wm: f64,
+}
+
+#[test]
+fn reaction_wheel_exchanges_momentum_and_the_total_is_conserved() {
+    let sc = Spacecraft { m: 50.0, mw: 2.0, i1: 4.0, i2: 5.0, i3: 6.0, j: 0.02, k: 0.04, tau: 0.3, wm: 1.3 };
+    let x0 = sc.state([0.3, 1.2, -0.4, 0.0], [0.05, -0.02, 0.1, 0.0]);
+    let spatial_momentum = |x: &SVector<f64, 8>| {
+        let hull = SVector::<f64, 6>::new(x[0], x[1], x[2], x[4], x[5], x[6]);
+        let (r, w) = attitude(&hull);
+        let craft = Matrix3::from_diagonal(&Vector3::new(sc.i1, sc.i2, sc.i3)) * w;
+        // The wheel turns at ω + α̇ e₃ in its own axes, which share the hull's third axis.
+        let rotor = Matrix3::from_diagonal(&Vector3::new(sc.j, sc.j, sc.k)) * (w + Vector3::z() * x[7]);
+        r * (craft + rotor)
+    };
+    let l0 = spatial_momentum(&x0);
+    let opts = tight().output(Output::Interval(0.1));
+    let sol = sc.simulate(x0, 0.0..30.0, &opts).unwrap();
+    let mut worst = 0.0f64;
+    for (t, x) in sol.iter() {
+        worst = worst.max((spatial_momentum(x) - l0).norm() / l0.norm());
+        // The wheel's momentum p_α = k (ω₃ + α̇) changes at the motor torque: dp_α/dt = τ(t).
+        assert!((sc.alpha_momentum_rate(t, x) - sc.tau * (sc.wm * t).sin()).abs() < 1e-13);
+    }
+    let (_, end) = sol.last().unwrap();
+    assert!(end[7].abs() > 1.0, "the wheel spun up: α̇ = {}", end[7]);
+    assert!(worst < 1e-12, "total angular momentum conserved: {worst:e}");
+    println!("reaction wheel, 30 s: |ΔL|/|L| ≤ {worst:.1e}, final wheel rate {:.2} rad/s", end[7]);
+}
