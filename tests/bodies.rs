@@ -195,6 +195,46 @@ struct Coin {
     g: f64,
 }
 
+/// The same coin with the rolling pattern written once as a define that takes arguments: the
+/// velocity of the material point of a body (frame `f`, mass centre `o`) that is at `p`.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, psi, theta, phi),
+    define(
+        material_velocity(f, o, p) = dot(o) + (f * omega(f)).cross(p - o),
+        wheel_centre(f, p, radius) = p + f * [0, 0, radius],
+    ),
+    frame(lean = rot_z(psi) * rot_x(theta), disk_frame = lean * rot_y(phi)),
+    point(contact = [x, y, 0], centre = wheel_centre(lean, contact, r)),
+    body(name = disk, mass = m, centre = centre, frame = disk_frame, inertia = diag(a, c, a)),
+    gravity = [0, 0, -g],
+    constraint(
+        slip_x = material_velocity(disk_frame, centre, contact)[0],
+        slip_y = material_velocity(disk_frame, centre, contact)[1],
+    ),
+)]
+struct PatternCoin {
+    m: f64,
+    r: f64,
+    a: f64,
+    c: f64,
+    g: f64,
+}
+
+#[test]
+fn a_define_with_arguments_writes_the_rolling_pattern_once() {
+    let coin = uniform_coin();
+    let pattern = PatternCoin { m: coin.m, r: coin.r, a: coin.a, c: coin.c, g: coin.g };
+    let mut rng = common::Rng::new(5);
+    for _ in 0..10 {
+        let x =
+            coin_state(&coin, rng.uniform(-0.8, 0.8), [rng.uniform(-5.0, 5.0), rng.uniform(-1.0, 1.0), rng.uniform(-20.0, 20.0)]);
+        let (a, b) = (coin.accelerations(0.0, &x).unwrap(), pattern.accelerations(0.0, &x).unwrap());
+        assert!((a - b).norm() <= 1e-12 * (1.0 + a.norm()), "{a} vs {b}");
+        assert!(pattern.velocity_residuals(0.0, &x).norm() < 1e-12);
+    }
+}
+
 fn uniform_coin() -> Coin {
     let (m, r) = (0.05, 0.0125);
     Coin { m, r, a: m * r * r / 4.0, c: m * r * r / 2.0, g: 9.81 }

@@ -31,7 +31,7 @@ use crate::parse::{BodyDecl, DefineKind, RawModel};
 /// Checks the declared shapes of `frame` (a rotation) and `point` (a 3-vector) names, whose
 /// values the lowerer has (each define is lowered before this).
 pub fn check_frames_and_points(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel) {
-    for (i, d) in raw.defines.iter().enumerate() {
+    for (i, d) in raw.defines.iter().enumerate().filter(|(_, d)| d.params.is_empty()) {
         let Some(value) = cx.ok(lower.define(i, d.name.span())) else { continue };
         match (d.kind, value) {
             (DefineKind::Frame, v) => {

@@ -59,6 +59,9 @@ pub struct Lowerer<'a> {
     define_state: Vec<DefineState>,
     /// Stack of defines being lowered, for cycle messages.
     define_stack: Vec<usize>,
+    /// The arguments of the defines with parameters being applied, innermost last: a body sees
+    /// its own frame only (and a define without parameters an empty one).
+    locals: Vec<Vec<(String, Value)>>,
     /// The action variable's name (contact Lagrangians).
     action: Option<String>,
     /// The inputs' names.
@@ -126,6 +129,7 @@ impl<'a> Lowerer<'a> {
             defines,
             define_state: defines.iter().map(|_| DefineState::Pending).collect(),
             define_stack: Vec::new(),
+            locals: Vec::new(),
             action: action.map(ToString::to_string),
             inputs: inputs.iter().map(ToString::to_string).collect(),
             dot_cache: FxHashMap::default(),
@@ -173,24 +177,19 @@ impl<'a> Lowerer<'a> {
         match self.define_state[i] {
             DefineState::Done(e) => Ok(e),
             DefineState::Failed => Ok(Value::Failed),
-            DefineState::InProgress => {
-                let start = self.define_stack.iter().position(|&d| d == i).unwrap_or(0);
-                let mut cycle: Vec<String> =
-                    self.define_stack[start..].iter().map(|&d| self.defines[d].name.to_string()).collect();
-                cycle.push(self.defines[i].name.to_string());
-                Err(syn::Error::new(
-                    used_at,
-                    format!(
-                        "cyclic `define`: {} refers back to itself; a define may use other defines but not itself",
-                        cycle.join(" → ")
-                    ),
-                ))
+            DefineState::InProgress => Err(self.cycle_error(i, used_at)),
+            DefineState::Pending if !self.defines[i].params.is_empty() => {
+                let d = &self.defines[i];
+                let params: Vec<String> = d.params.iter().map(ToString::to_string).collect();
+                Err(syn::Error::new(used_at, format!("`{}` takes arguments: write `{}({})`", d.name, d.name, params.join(", "))))
             }
             DefineState::Pending => {
                 self.define_state[i] = DefineState::InProgress;
                 self.define_stack.push(i);
                 let value = &self.defines[i].value;
+                self.locals.push(Vec::new());
                 let result = self.value(value);
+                self.locals.pop();
                 self.define_stack.pop();
                 match result {
                     Ok(e) => {
@@ -204,6 +203,73 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+    }
+
+    /// The error of a define `i` used, at `used_at`, while it is being lowered.
+    fn cycle_error(&self, i: usize, used_at: Span) -> syn::Error {
+        let start = self.define_stack.iter().position(|&d| d == i).unwrap_or(0);
+        let mut cycle: Vec<String> = self.define_stack[start..].iter().map(|&d| self.defines[d].name.to_string()).collect();
+        cycle.push(self.defines[i].name.to_string());
+        syn::Error::new(
+            used_at,
+            format!(
+                "cyclic `define`: {} refers back to itself; a define may use other defines but not itself",
+                cycle.join(" → ")
+            ),
+        )
+    }
+
+    /// Applies define `i`, which takes parameters, to `args`: its body lowered with each
+    /// parameter standing for the argument's value (of any shape). A body that fails once is not
+    /// lowered again (its mistake is reported once).
+    pub fn call_define(&mut self, i: usize, args: &[&SynExpr], whole: Span) -> syn::Result<Value> {
+        let params: Vec<String> = self.defines[i].params.iter().map(ToString::to_string).collect();
+        let name = self.defines[i].name.to_string();
+        if args.len() != params.len() {
+            return Err(syn::Error::new(
+                whole,
+                format!(
+                    "`{name}` takes {} argument{}, `{name}({})`, found {}",
+                    params.len(),
+                    if params.len() == 1 { "" } else { "s" },
+                    params.join(", "),
+                    args.len()
+                ),
+            ));
+        }
+        let values = args.iter().map(|a| self.value(a)).collect::<syn::Result<Vec<Value>>>()?;
+        self.apply_define(i, values, whole)
+    }
+
+    /// Lowers the body of define `i` (with parameters) with `values` for them.
+    fn apply_define(&mut self, i: usize, values: Vec<Value>, used_at: Span) -> syn::Result<Value> {
+        if matches!(self.define_state[i], DefineState::Failed) {
+            return Ok(Value::Failed);
+        }
+        if self.define_stack.contains(&i) {
+            return Err(self.cycle_error(i, used_at));
+        }
+        let frame: Vec<(String, Value)> = self.defines[i].params.iter().map(ToString::to_string).zip(values).collect();
+        self.define_stack.push(i);
+        self.locals.push(frame);
+        let body = &self.defines[i].value;
+        let result = self.value(body);
+        self.locals.pop();
+        self.define_stack.pop();
+        if result.is_err() {
+            self.define_state[i] = DefineState::Failed;
+        }
+        result
+    }
+
+    /// Lowers define `i`: a value, or for a define with parameters its body with every parameter
+    /// of unknown value, so that its mistakes are reported even if it is never used.
+    pub fn check_define(&mut self, i: usize) -> syn::Result<()> {
+        if self.defines[i].params.is_empty() {
+            return self.define(i, self.defines[i].name.span()).map(|_| ());
+        }
+        let unknown = vec![Value::Failed; self.defines[i].params.len()];
+        self.apply_define(i, unknown, self.defines[i].name.span()).map(|_| ())
     }
 
     /// Marks define `i` as failed (its mistake is reported): later uses see [`Value::Failed`].
@@ -244,6 +310,11 @@ impl<'a> Lowerer<'a> {
 
     /// The symbolic value of a name.
     fn name(&mut self, ident: &Ident) -> syn::Result<Value> {
+        if let Some(frame) = self.locals.last()
+            && let Some((_, v)) = frame.iter().find(|(p, _)| ident == p)
+        {
+            return Ok(*v);
+        }
         if let Some(Name::Define(i)) = self.names.get(&ident.to_string()).copied() {
             return self.define(i, ident.span());
         }
@@ -432,6 +503,11 @@ impl<'a> Lowerer<'a> {
 
     /// Applies the function `name` to a receiver and arguments (method and function forms share this).
     fn apply(&mut self, name: &Ident, args: &[&SynExpr], whole: Span) -> syn::Result<Value> {
+        if let Some(Name::Define(i)) = self.names.get(&name.to_string()).copied()
+            && !self.defines[i].params.is_empty()
+        {
+            return self.call_define(i, args, whole);
+        }
         if let Some(v) = self.geometry(name, args, whole)? {
             return Ok(v);
         }

@@ -334,8 +334,8 @@ fn lower_model(
 
     let mut lower = Lowerer::new(&mut arena, &syms, &raw.coordinates, &parameters, action, inputs, &raw.defines);
     // Lower every define, used or not, so that mistakes in them are reported.
-    for (i, d) in raw.defines.iter().enumerate() {
-        cx.ok(lower.define(i, d.name.span()));
+    for i in 0..raw.defines.len() {
+        cx.ok(lower.check_define(i));
     }
     super::body::check_frames_and_points(&mut lower, cx, raw);
     let bodies = super::body::lower_bodies(&mut lower, cx, raw);
@@ -621,6 +621,25 @@ fn check_names(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) {
             cx.push(syn::Error::new(name.span(), "`t` is time and cannot be redefined"));
         } else if raw.defines[..i].iter().any(|o| o.name == *name) {
             cx.push(syn::Error::new(name.span(), format!("`{name}` is defined twice")));
+        }
+        for p in &d.params {
+            let clash = if is_param(p) {
+                Some("a parameter (struct field)")
+            } else if raw.coordinates.contains(p) {
+                Some("a coordinate")
+            } else if raw.defines.iter().any(|o| o.name == *p) {
+                Some("a define")
+            } else if p == "t" {
+                Some("time")
+            } else {
+                None
+            };
+            if let Some(what) = clash {
+                cx.push(syn::Error::new(
+                    p.span(),
+                    format!("the argument `{p}` of `{name}` has the name of {what}, which it would hide in the body; rename it"),
+                ));
+            }
         }
     }
     match raw.lagrangians.len() {

@@ -194,14 +194,22 @@ pub struct Binding {
     pub value: Expr,
     /// For the names of `define`, `frame` and `point`: which of them.
     pub kind: DefineKind,
+    /// The parameters of a define that takes arguments, `name(a, b) = expr` (empty otherwise).
+    pub params: Vec<Ident>,
 }
 
 impl Parse for Binding {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let name: Ident = input.parse()?;
+        let mut params = Vec::new();
+        if input.peek(syn::token::Paren) {
+            let content;
+            syn::parenthesized!(content in input);
+            params = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?.into_iter().collect();
+        }
         input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), format!("expected `{name} = <expression>`")))?;
         let value: Expr = input.parse()?;
-        Ok(Binding { name, value, kind: DefineKind::Define })
+        Ok(Binding { name, value, kind: DefineKind::Define, params })
     }
 }
 
@@ -458,6 +466,12 @@ impl Parse for Item {
                 };
                 for b in &mut bindings {
                     b.kind = kind;
+                    if let (Some(p), false) = (b.params.first(), key == "define") {
+                        return Err(syn::Error::new(
+                            p.span(),
+                            format!("only a `define` takes arguments, `define(name(a, b) = ...)`; a `{key}` is a value"),
+                        ));
+                    }
                 }
                 Ok(if key == "force" { Item::Force { bindings } } else { Item::Define { bindings } })
             }
