@@ -27,6 +27,21 @@ use crate::layout::Layout;
 /// `powf` and `dot`.
 const FUNCTIONS: &[&str] = &["sin", "cos", "tan", "exp", "ln", "sinh", "cosh", "tanh", "sqrt", "powi", "powf", "atan2", "dot"];
 
+/// `Ok` if a function `fname` taking `n` arguments was given `found` (the receiver of a method
+/// call counts), an error on the call otherwise.
+pub fn check_arity(fname: &str, n: usize, found: usize, whole: Span) -> syn::Result<()> {
+    if found == n {
+        return Ok(());
+    }
+    Err(syn::Error::new(
+        whole,
+        format!(
+            "`{fname}` takes {n} argument{} (counting the receiver of a method call), found {found}",
+            if n == 1 { "" } else { "s" }
+        ),
+    ))
+}
+
 /// What a name in an expression refers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Name {
@@ -62,6 +77,10 @@ pub struct Lowerer<'a> {
     /// The arguments of the defines with parameters being applied, innermost last: a body sees
     /// its own frame only (and a define without parameters an empty one).
     locals: Vec<Vec<(String, Value)>>,
+    /// While checking the body of a define with parameters for itself (unknown arguments): the
+    /// checks that depend on values (a zero denominator, a unit axis, a rotation) are left to
+    /// its applications.
+    unknown_arguments: bool,
     /// The action variable's name (contact Lagrangians).
     action: Option<String>,
     /// The inputs' names.
@@ -130,6 +149,7 @@ impl<'a> Lowerer<'a> {
             define_state: defines.iter().map(|_| DefineState::Pending).collect(),
             define_stack: Vec::new(),
             locals: Vec::new(),
+            unknown_arguments: false,
             action: action.map(ToString::to_string),
             inputs: inputs.iter().map(ToString::to_string).collect(),
             dot_cache: FxHashMap::default(),
@@ -269,7 +289,16 @@ impl<'a> Lowerer<'a> {
             return self.define(i, self.defines[i].name.span()).map(|_| ());
         }
         let unknown = vec![Value::Failed; self.defines[i].params.len()];
-        self.apply_define(i, unknown, self.defines[i].name.span()).map(|_| ())
+        self.unknown_arguments = true;
+        let result = self.apply_define(i, unknown, self.defines[i].name.span()).map(|_| ());
+        self.unknown_arguments = false;
+        result
+    }
+
+    /// Whether a define's body is being checked without its arguments (value checks are left to
+    /// its applications).
+    pub fn unknown_arguments(&self) -> bool {
+        self.unknown_arguments
     }
 
     /// Marks define `i` as failed (its mistake is reported): later uses see [`Value::Failed`].
@@ -492,6 +521,9 @@ impl<'a> Lowerer<'a> {
     /// A denominator (of a division or a negative power, `what`) that is identically zero makes the
     /// model undefined everywhere: a compile error on `src`, not a NaN at run time.
     pub fn nonzero_denominator(&self, e: Expr, src: &SynExpr, what: &str) -> syn::Result<()> {
+        if self.unknown_arguments() {
+            return Ok(());
+        }
         if self.arena.zero_test(e).is_zero() {
             return Err(syn::Error::new_spanned(
                 src,
@@ -522,21 +554,7 @@ impl<'a> Lowerer<'a> {
     /// Applies a scalar function.
     fn scalar_function(&mut self, name: &Ident, args: &[&SynExpr], whole: Span) -> syn::Result<Expr> {
         let fname = name.to_string();
-        let arity = |n: usize| -> syn::Result<()> {
-            if args.len() == n {
-                Ok(())
-            } else {
-                Err(syn::Error::new(
-                    whole,
-                    format!(
-                        "`{fname}` takes {} argument{} (counting the receiver of a method call), found {}",
-                        n,
-                        if n == 1 { "" } else { "s" },
-                        args.len()
-                    ),
-                ))
-            }
-        };
+        let arity = |n: usize| check_arity(&fname, n, args.len(), whole);
         if let Some(f) = Func::from_name(&fname).filter(|f| f.is_smooth()) {
             arity(f.arity())?;
             let xs = args.iter().map(|a| self.lower(a)).collect::<syn::Result<Vec<Expr>>>()?;
