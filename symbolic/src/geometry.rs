@@ -253,6 +253,50 @@ impl Arena {
         Rotation { matrix, rate }
     }
 
+    /// The rate `q̇ = ½ q ⊗ (0, ω)` of a quaternion q = (w, x, y, z) turning at the body angular
+    /// velocity ω (it keeps |q| constant).
+    pub fn quaternion_rate(&mut self, q: &[Expr; 4], omega: &Vec3) -> [Expr; 4] {
+        let half = self.num(crate::Rational::new(1, 2).expect("1/2"));
+        let [w, x, y, z] = *q;
+        let v = [x, y, z];
+        let vw = self.dot3(&v, omega);
+        let scalar = self.neg(vw);
+        let wo = self.vec_scale(w, omega);
+        let vxo = self.cross(&v, omega);
+        let vector = self.vec_add(&wo, &vxo);
+        [scalar, vector[0], vector[1], vector[2]].map(|e| self.mul2(half, e))
+    }
+
+    /// The rotation of the quaternion q = (w, x, y, z) normalised, R(q/|q|): entries quadratic in
+    /// q over |q|², so it is a rotation for every q ≠ 0 and does not change along |q|.
+    pub fn quaternion_rotation(&mut self, q: &[Expr; 4]) -> Mat3 {
+        let [w, x, y, z] = *q;
+        let sq = q.map(|c| self.powi(c, 2));
+        let norm2 = self.add(&sq);
+        let inv = self.powi(norm2, -1);
+        let two = self.int(2);
+        let prod = |a: Expr, b: Expr, this: &mut Arena| {
+            let p = this.mul(&[two, a, b]);
+            this.mul2(p, inv)
+        };
+        let (xy, wz, xz, wy, yz, wx) =
+            (prod(x, y, self), prod(w, z, self), prod(x, z, self), prod(w, y, self), prod(y, z, self), prod(w, x, self));
+        let diag = |this: &mut Arena, plus: [Expr; 2], minus: [Expr; 2]| {
+            let p = this.add(&plus);
+            let m = this.add(&minus);
+            let d = this.sub(p, m);
+            this.mul2(d, inv)
+        };
+        let r00 = diag(self, [sq[0], sq[1]], [sq[2], sq[3]]);
+        let r11 = diag(self, [sq[0], sq[2]], [sq[1], sq[3]]);
+        let r22 = diag(self, [sq[0], sq[3]], [sq[1], sq[2]]);
+        [
+            [r00, self.sub(xy, wz), self.add2(xz, wy)],
+            [self.add2(xy, wz), r11, self.sub(yz, wx)],
+            [self.sub(xz, wy), self.add2(yz, wx), r22],
+        ]
+    }
+
     /// The expressions that vanish exactly when `R` is a proper rotation: the upper triangle of
     /// `RᵀR − I` (six entries) and `det R − 1`.
     pub fn rotation_residuals(&mut self, r: &Mat3) -> Vec<Expr> {

@@ -5,7 +5,7 @@
 //! expression: time `t`, coordinates q, velocities q̇, accelerations q̈ (for the Jacobian),
 //! parameters, the differentials dq and dt of one-forms, and symbols that derivations add with a
 //! [`Role`] (post-impact velocities q̇⁺, impulse multipliers λ). Symbols are created here and only
-//! here ([`Layout::new`], [`Layout::symbol`]), so their names in the arena — `q:<coord>`,
+//! here ([`Layout::with_orientations`], [`Layout::symbol`]), so their names in the arena — `q:<coord>`,
 //! `v:<coord>`, `a:<coord>`, `p:<param>`, `d:<coord>`, `d:t`, `t` — are a private convention of
 //! this module, and [`Layout::role`] maps every symbol back to what it stands for.
 //!
@@ -61,6 +61,15 @@ pub fn state_dim(dof: usize, action: bool) -> usize {
     2 * dof + usize::from(action)
 }
 
+/// A rotation in the state (`orientation(R)`): its unit quaternion (w, x, y, z) sits at
+/// `q[q_start..q_start + 4]` and its body angular velocity ω at `qd[v_start..v_start + 3]`.
+#[derive(Clone, Debug)]
+pub struct Orientation {
+    pub name: Ident,
+    pub q_start: usize,
+    pub v_start: usize,
+}
+
 /// The symbols of one model and their roles (see the [module docs](self)).
 #[derive(Clone)]
 pub struct Layout {
@@ -77,8 +86,17 @@ pub struct Layout {
     pub z: Option<Expr>,
     /// Control inputs u (empty without `input(...)`).
     pub u: Vec<Expr>,
+    /// q̇ along the motion, as expressions of (q, v): the velocity symbol of an ordinary
+    /// coordinate, and ½ q ⊗ (0, ω) for the quaternion components of an orientation (the
+    /// velocities are then the body angular velocity, not the quaternion's rate: quasi-velocities).
+    pub rates: Vec<Expr>,
+    /// The orientations among the coordinates (empty for ordinary models, where q̇ = v).
+    pub orientations: Vec<Orientation>,
     /// Coordinate names (for the names of derived symbols).
     names: Vec<String>,
+    /// The coordinates as identifiers (an orientation `R`'s quaternion as `R_w`, ..., spanned
+    /// at `R`).
+    idents: Vec<Ident>,
     /// The role of every symbol. It only grows: a pass that needs a further symbol (q̇⁺, λ, the
     /// nodes of a discrete step) adds it with [`Layout::symbol`] while the model stays shared and
     /// immutable, so the registry is a `RefCell` (a role, once given, never changes).
@@ -86,21 +104,39 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Every symbol of a model with these coordinates and parameters (and action variable and
-    /// inputs).
-    pub fn new(
+    /// Every symbol of a model with these coordinates, orientations (rotations in the state),
+    /// parameters, action variable and inputs. An orientation `R` adds the quaternion components
+    /// `R_w, R_x, R_y, R_z` to the coordinates and the body angular velocity (ω₁, ω₂, ω₃) to the
+    /// velocities, after the ordinary ones.
+    pub fn with_orientations(
         arena: &mut Arena,
         coordinates: &[Ident],
+        orientations: &[Ident],
         parameters: &[Ident],
         action: Option<&Ident>,
         inputs: &[Ident],
     ) -> Layout {
         let t = arena.symbol("t");
-        let q = coordinates.iter().map(|c| arena.symbol(&format!("q:{c}"))).collect();
-        let qd = coordinates.iter().map(|c| arena.symbol(&format!("v:{c}"))).collect();
-        let qdd = coordinates.iter().map(|c| arena.symbol(&format!("a:{c}"))).collect();
+        let mut all: Vec<Ident> = coordinates.to_vec();
+        let mut velocity_names: Vec<String> = coordinates.iter().map(ToString::to_string).collect();
+        for r in orientations {
+            all.extend(["w", "x", "y", "z"].map(|c| quote::format_ident!("{}_{}", r, c, span = r.span())));
+            velocity_names.extend((1..=3).map(|k| format!("{r}_omega{k}")));
+        }
+        let q = all.iter().map(|c| arena.symbol(&format!("q:{c}"))).collect();
+        let qd = velocity_names.iter().map(|c| arena.symbol(&format!("v:{c}"))).collect();
+        let qdd = velocity_names.iter().map(|c| arena.symbol(&format!("a:{c}"))).collect();
         let params = parameters.iter().map(|p| Layout::parameter_symbol(arena, p)).collect();
-        let mut layout = Layout::from_symbols(arena, coordinates, t, q, qd, qdd, params);
+        let mut layout = Layout::from_symbols(arena, &all, t, q, qd, qdd, params);
+        layout.rates.truncate(coordinates.len());
+        for (k, r) in orientations.iter().enumerate() {
+            let (q_start, v_start) = (coordinates.len() + 4 * k, coordinates.len() + 3 * k);
+            let quaternion: [Expr; 4] = std::array::from_fn(|i| layout.q[q_start + i]);
+            let omega: [Expr; 3] = std::array::from_fn(|i| layout.qd[v_start + i]);
+            let rates = arena.quaternion_rate(&quaternion, &omega);
+            layout.rates.extend(rates);
+            layout.orientations.push(Orientation { name: r.clone(), q_start, v_start });
+        }
         if let Some(z) = action {
             let s = arena.symbol(&format!("z:{z}"));
             layout.roles.get_mut().insert(s, Role::Action);
@@ -129,8 +165,10 @@ impl Layout {
         let dt = arena.symbol("d:t");
         let mut roles = FxHashMap::default();
         roles.insert(t, Role::Time);
-        for (i, ((&qi, &vi), &ai)) in q.iter().zip(&qd).zip(&qdd).enumerate() {
+        for (i, &qi) in q.iter().enumerate() {
             roles.insert(qi, Role::Coordinate(i));
+        }
+        for (i, (&vi, &ai)) in qd.iter().zip(&qdd).enumerate() {
             roles.insert(vi, Role::Velocity(i));
             roles.insert(ai, Role::Acceleration(i));
         }
@@ -142,7 +180,24 @@ impl Layout {
         }
         roles.insert(dt, Role::TimeDifferential);
         let names = coordinates.iter().map(ToString::to_string).collect();
-        Layout { t, q, qd, qdd, params, dq, dt, z: None, u: Vec::new(), names, roles: RefCell::new(roles) }
+        // Ordinary coordinates: q̇ = v (orientations replace their part, see `with_orientations`).
+        let rates = qd.clone();
+        Layout {
+            t,
+            q,
+            qd,
+            qdd,
+            params,
+            dq,
+            dt,
+            z: None,
+            u: Vec::new(),
+            rates,
+            orientations: Vec::new(),
+            names,
+            idents: coordinates.to_vec(),
+            roles: RefCell::new(roles),
+        }
     }
 
     /// The symbol of a parameter named `name` (a struct field, or a reduced system's μ).
@@ -165,24 +220,46 @@ impl Layout {
         s
     }
 
-    /// Degrees of freedom n.
+    /// The coordinates in state order, as identifiers.
+    pub fn coordinate_idents(&self) -> Vec<Ident> {
+        self.idents.clone()
+    }
+
+    /// Degrees of freedom n: the number of velocities (the size of the mass matrix).
     pub fn dof(&self) -> usize {
+        self.qd.len()
+    }
+
+    /// The number of position coordinates: n, or more with orientations (four quaternion
+    /// components for three angular velocities each).
+    pub fn position_dim(&self) -> usize {
         self.q.len()
     }
 
     /// Dimension of the generated first-order state.
     pub fn state_dim(&self) -> usize {
-        state_dim(self.dof(), self.z.is_some())
+        self.position_dim() + self.dof() + usize::from(self.z.is_some())
     }
 
     /// Index in the state vector of a coordinate, velocity or the action.
     pub fn state_index(&self, role: Role) -> Option<usize> {
         match role {
             Role::Coordinate(i) => Some(i),
-            Role::Velocity(i) => Some(self.dof() + i),
-            Role::Action if self.z.is_some() => Some(2 * self.dof()),
+            Role::Velocity(i) => Some(self.position_dim() + i),
+            Role::Action if self.z.is_some() => Some(self.position_dim() + self.dof()),
             _ => None,
         }
+    }
+
+    /// Total time derivatives `d/dt eᵢ = ∂eᵢ/∂t + Σₖ ∂eᵢ/∂qₖ q̇ₖ` along the motion, with q̇ from
+    /// [`Layout::rates`] (`with_time`: whether eᵢ may depend on t).
+    pub fn total_derivative(&self, arena: &mut Arena, es: &[Expr], with_time: bool) -> Vec<Expr> {
+        arena.total_derivative(es, &self.q, &self.rates, with_time.then_some(self.t))
+    }
+
+    /// The orientation whose angular velocity is velocity `i`, with the component (0, 1, 2).
+    pub fn orientation_of_velocity(&self, i: usize) -> Option<(&Orientation, usize)> {
+        self.orientations.iter().find(|o| (o.v_start..o.v_start + 3).contains(&i)).map(|o| (o, i - o.v_start))
     }
 
     /// The symbols of the state x in order: q, q̇, then z for a contact model.

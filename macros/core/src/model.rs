@@ -186,7 +186,7 @@ pub struct Discretization {
 impl Model {
     /// Degrees of freedom n.
     pub fn dof(&self) -> usize {
-        self.coordinates.len()
+        self.layout.dof()
     }
 
     /// The role of a symbol.

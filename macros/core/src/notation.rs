@@ -62,13 +62,28 @@ fn pretty_velocity(name: &str) -> String {
     format!("dot({})", pretty(name))
 }
 
+/// The name of velocity `i`: `dot(q)` of an ordinary coordinate, `omega1(R)` (body angular
+/// velocity components) of an orientation `R`.
+pub fn velocity_name(model: &View<'_>, i: usize) -> String {
+    match model.layout.orientation_of_velocity(i) {
+        Some((o, c)) => format!("omega{}({})", c + 1, o.name),
+        None => format!("dot({})", model.coordinates[i]),
+    }
+}
+
 /// Display name of a model symbol.
 pub fn display_name(model: &View<'_>, sym: Expr) -> String {
     match model.role(sym) {
         Some(Role::Time) => "t".into(),
         Some(Role::Coordinate(i)) => pretty(&model.coordinates[i].to_string()),
-        Some(Role::Velocity(i)) => pretty_velocity(&model.coordinates[i].to_string()),
-        Some(Role::Acceleration(i)) => format!("ddot({})", pretty(&model.coordinates[i].to_string())),
+        Some(Role::Velocity(i)) => match model.layout.orientation_of_velocity(i) {
+            Some((o, c)) => format!("ω{}({})", ["₁", "₂", "₃"][c], pretty(&o.name.to_string())),
+            None => pretty_velocity(&model.coordinates[i].to_string()),
+        },
+        Some(Role::Acceleration(i)) => match model.layout.orientation_of_velocity(i) {
+            Some((o, c)) => format!("dot(ω{}({}))", ["₁", "₂", "₃"][c], pretty(&o.name.to_string())),
+            None => format!("ddot({})", pretty(&model.coordinates[i].to_string())),
+        },
         Some(Role::Parameter(i)) => pretty(&model.parameters[i].to_string()),
         Some(Role::Differential(i)) => format!("d{}", pretty(&model.coordinates[i].to_string())),
         Some(Role::TimeDifferential) => "dt".into(),

@@ -15,6 +15,15 @@ use proc_macro2::{TokenStream, TokenTree};
 /// The representative models: (snapshot name, derive input).
 const MODELS: &[(&str, &str)] = &[
     (
+        "quaternion_body",
+        "#[mechanics(
+            orientation(r),
+            body(name = brick, mass = m, centre = r * [0, 0, l], frame = r, inertia = diag(i1, i2, i3)),
+            gravity = [0, 0, -g],
+        )]
+        struct Brick { m: f64, l: f64, i1: f64, i2: f64, i3: f64, g: f64 }",
+    ),
+    (
         "body_top",
         "#[mechanics(
             coordinates(phi, theta, psi),

@@ -99,6 +99,37 @@ pub fn state<const N: usize, const D: usize>(q: [f64; N], qdot: [f64; N]) -> SVe
     x
 }
 
+/// Compile-time check that `D = NQ + NV` (a system with quasi-velocities: `NQ` position
+/// coordinates, `NV` velocities).
+struct QuasiDim<const NQ: usize, const NV: usize, const D: usize>;
+
+impl<const NQ: usize, const NV: usize, const D: usize> QuasiDim<NQ, NV, D> {
+    const OK: () =
+        assert!(D == NQ + NV, "the state (q, v) of a system with NQ positions and NV velocities has dimension NQ + NV");
+}
+
+/// The state `x = (q, v)` of a system whose velocities are quasi-velocities (the body angular
+/// velocity of an orientation stored as a quaternion): `NQ` positions, then `NV` velocities.
+#[must_use]
+pub fn quasi_state<const NQ: usize, const NV: usize, const D: usize>(q: [f64; NQ], v: [f64; NV]) -> SVector<f64, D> {
+    let () = QuasiDim::<NQ, NV, D>::OK;
+    let mut x = SVector::<f64, D>::zeros();
+    x.rows_mut(0, NQ).copy_from_slice(&q);
+    x.rows_mut(NQ, NV).copy_from_slice(&v);
+    x
+}
+
+/// The first-order field `x' = (q̇, a)` of a system with quasi-velocities, from the positions'
+/// rates `q̇ = K(q) v` and the accelerations `a = v̇`.
+#[must_use]
+pub fn quasi_field<const NQ: usize, const NV: usize, const D: usize>(rates: [f64; NQ], a: &SVector<f64, NV>) -> SVector<f64, D> {
+    let () = QuasiDim::<NQ, NV, D>::OK;
+    let mut dx = SVector::<f64, D>::zeros();
+    dx.rows_mut(0, NQ).copy_from_slice(&rates);
+    dx.rows_mut(NQ, NV).copy_from(a);
+    dx
+}
+
 /// The state `x = (q, q̇, z)` of a contact (Herglotz) system with action `z`.
 #[must_use]
 pub fn contact_state<const N: usize, const D: usize>(q: [f64; N], qdot: [f64; N], z: f64) -> SVector<f64, D> {

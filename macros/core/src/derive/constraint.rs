@@ -109,7 +109,7 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<Constra
             arena.add2(aq, bi)
         })
         .collect();
-    let bias = arena.total_derivative(&rows, &layout.q, &layout.qd, Some(layout.t));
+    let bias = layout.total_derivative(arena, &rows, true);
 
     // Saddle-point residual R = (M a − Aᵀλ − f, A a + c) and its Jacobians.
     let mut residual = Vec::with_capacity(n + m);

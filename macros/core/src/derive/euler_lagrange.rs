@@ -126,6 +126,7 @@ pub fn derive(model: &Model, arena: &mut Arena) -> Equations {
 
     let dl_dz = syms.z.map(|z| arena.diff(l, z));
     let forcing = match dl_dz {
+        None if !syms.orientations.is_empty() => forcing_quasi(arena, syms, l, &momenta, force),
         None => forcing_through_velocities(arena, syms, l, force)
             .unwrap_or_else(|| forcing_direct(arena, syms, l, &momenta, None, force)),
         Some(c) => forcing_direct(arena, syms, l, &momenta, Some(c), force),
@@ -181,7 +182,7 @@ pub fn derive(model: &Model, arena: &mut Arena) -> Equations {
 /// variable, `dl_dz` = ∂L/∂z adds −∂pᵢ/∂z · L + pᵢ ∂L/∂z). The term Σⱼ ∂pᵢ/∂qⱼ q̇ⱼ + ∂pᵢ/∂t is one
 /// forward-mode directional derivative of pᵢ along (q̇, 1) in (q, t), not n separate derivatives.
 fn forcing_direct(arena: &mut Arena, syms: &Layout, l: Expr, momenta: &[Expr], dl_dz: Option<Expr>, force: &[Expr]) -> Vec<Expr> {
-    let mut transport = arena.total_derivative(momenta, &syms.q, &syms.qd, Some(syms.t));
+    let mut transport = syms.total_derivative(arena, momenta, true);
     if let Some(z) = syms.z {
         let dp_dz = arena.diff_many(momenta, z);
         for (tr, dp) in transport.iter_mut().zip(dp_dz) {
@@ -203,6 +204,41 @@ fn forcing_direct(arena: &mut Arena, syms: &Layout, l: Expr, momenta: &[Expr], d
             arena.add2(rest, force[i])
         })
         .collect()
+}
+
+/// Hamel's equations, for models whose velocities v are not all the coordinates' rates: an
+/// orientation's quaternion q turns at q̇ = ½ q ⊗ (0, ω) with the body angular velocity ω as its
+/// velocities, so q̇ = K(q) v ([`Layout::rates`]). With pₐ = ∂L/∂vₐ,
+///
+/// ```text
+/// fₐ = Σᵢ Kᵢₐ ∂L/∂qᵢ − (Σᵢ ∂pₐ/∂qᵢ q̇ᵢ + ∂pₐ/∂t) + (p_ω × ω)ₐ + Qₐ        (so that M v̇ = f)
+/// ```
+///
+/// the last term on an orientation's three rows only: its body velocities do not commute
+/// ([eₐ, e_b] = ε_abc e_c), which gives the Euler–Poincaré equations d/dt ∂L/∂ω = ∂L/∂ω × ω + τ
+/// (τ = Kᵀ∂L/∂q, the torque of the configuration's dependence, e.g. gravity). For a free body,
+/// I ω̇ = Iω × ω: Euler's equations.
+fn forcing_quasi(arena: &mut Arena, syms: &Layout, l: Expr, momenta: &[Expr], force: &[Expr]) -> Vec<Expr> {
+    let transport = syms.total_derivative(arena, momenta, true);
+    let dl_dq = arena.gradient(l, &syms.q);
+    let k = arena.jacobian(&syms.rates, &syms.qd);
+    let mut forcing: Vec<Expr> = (0..syms.dof())
+        .map(|a| {
+            let column: Vec<Expr> = k.iter().map(|row| row[a]).collect();
+            let pulled = arena.dot(&column, &dl_dq);
+            let rest = arena.sub(pulled, transport[a]);
+            arena.add2(rest, force[a])
+        })
+        .collect();
+    for o in &syms.orientations {
+        let p: [Expr; 3] = std::array::from_fn(|c| momenta[o.v_start + c]);
+        let w: [Expr; 3] = std::array::from_fn(|c| syms.qd[o.v_start + c]);
+        let gyroscopic = arena.cross(&p, &w);
+        for (c, g) in gyroscopic.into_iter().enumerate() {
+            forcing[o.v_start + c] = arena.add2(forcing[o.v_start + c], g);
+        }
+    }
+    arena.horner_many(&forcing)
 }
 
 /// fᵢ derived through the Lagrangian's velocity expressions — the largest sums in L that are
@@ -243,9 +279,9 @@ fn forcing_through_velocities(arena: &mut Arena, syms: &Layout, l: Expr, force: 
 
     // Kinematics of vₖ: Jₖᵢ, the convective aₖ, and Hamel's d/dt Jₖᵢ − ∂vₖ/∂qᵢ.
     let jac = arena.jacobian(&velocities, &syms.qd);
-    let conv = arena.total_derivative(&velocities, &syms.q, &syms.qd, Some(syms.t));
+    let conv = syms.total_derivative(arena, &velocities, true);
     let flat: Vec<Expr> = jac.iter().flatten().copied().collect();
-    let jac_rate = arena.total_derivative(&flat, &syms.q, &syms.qd, Some(syms.t));
+    let jac_rate = syms.total_derivative(arena, &flat, true);
     let dv_dq = arena.jacobian(&velocities, &syms.q);
     let mut hamel = vec![vec![arena.zero(); n]; m];
     for k in 0..m {
@@ -320,7 +356,10 @@ pub fn check_regular(model: &View<'_>, eq: &Equations) -> syn::Result<()> {
     let mut errors = crate::diagnostics::Ctxt::new();
     for i in 0..n {
         if eq.mass[i].iter().all(|&m| arena.zero_test(m).is_zero()) {
-            let c = &model.coordinates[i];
+            let c = match model.layout.orientation_of_velocity(i) {
+                Some((o, _)) => &o.name,
+                None => &model.coordinates[i],
+            };
             errors.push(syn::Error::new(
                 c.span(),
                 format!(

@@ -98,7 +98,7 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations) -> Vec<ImpactEqu
         let imp = &impacts[idx];
         let h = imp.guard;
         let mut gradient: Vec<Expr> = arena.gradient(h, &syms.q);
-        let mut rate = arena.total_derivative(&[h], &syms.q, &syms.qd, Some(syms.t))[0];
+        let mut rate = syms.total_derivative(arena, &[h], true)[0];
         if let Some(z) = syms.z {
             // A guard h(t, q, z) of a contact model: ż = L.
             let dh_dz = arena.diff(h, z);

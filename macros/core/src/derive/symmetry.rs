@@ -89,7 +89,7 @@ fn symmetries(
         let xi = model.symmetries[s].generator.clone();
         let Model { layout: syms, lagrangian, force, .. } = model;
         // η = ∂ξ/∂q q̇, the velocity part of the lift.
-        let eta: Vec<Expr> = xi.iter().map(|&x| arena.total_derivative(&[x], &syms.q, &syms.qd, None)[0]).collect();
+        let eta: Vec<Expr> = xi.iter().map(|&x| syms.total_derivative(arena, &[x], false)[0]).collect();
         let mut lift: Vec<(Expr, Expr)> = syms.q.iter().zip(&xi).map(|(&q, &x)| (q, x)).collect();
         lift.extend(syms.qd.iter().zip(&eta).map(|(&v, &e)| (v, e)));
         let residual = arena.directional(*lagrangian, &lift);

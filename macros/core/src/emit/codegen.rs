@@ -78,6 +78,13 @@ pub(crate) fn symbol_tokens(model: &View<'_>, sym: Expr) -> TokenStream {
 /// `z: f64` for a contact model), and the expression building the `SVector` from them.
 pub(crate) fn state_arguments(model: &View<'_>) -> (TokenStream, TokenStream) {
     let n = model.dof();
+    if !model.layout.orientations.is_empty() {
+        let (nq, d) = (model.layout.position_dim(), model.layout.state_dim());
+        return (
+            quote! { q: [f64; #nq], qdot: [f64; #n] },
+            quote! { ::routh::__private::mechanics::quasi_state::<#nq, #n, #d>(q, qdot) },
+        );
+    }
     if model.layout.z.is_some() {
         (quote! { q: [f64; #n], qdot: [f64; #n], z: f64 }, quote! { ::routh::__private::mechanics::contact_state(q, qdot, z) })
     } else {

@@ -112,17 +112,18 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
 
 /// The constants `DOF`, `STATE_DIM`, `COORDINATES`, `STATE_NAMES` and the `state` constructor.
 fn constants_and_state(model: &View<'_>, state_doc: &str, dim_doc: &str) -> TokenStream {
-    let (n, d) = (model.dof(), model.layout.state_dim());
+    let (n, d, nq) = (model.dof(), model.layout.state_dim(), model.layout.position_dim());
     let coord_names: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
     let state_names = state_names(model);
     let (state_params, state_new) = state_arguments(model);
     quote! {
-        /// Number of degrees of freedom n (generalized coordinates).
+        /// Number of degrees of freedom n (velocities; the generalized coordinates but for an
+        /// orientation, whose quaternion's four components have three angular velocities).
         pub const DOF: usize = #n;
         #[doc = #dim_doc]
         pub const STATE_DIM: usize = #d;
         /// Names of the generalized coordinates, in state order.
-        pub const COORDINATES: [&'static str; #n] = [#(#coord_names),*];
+        pub const COORDINATES: [&'static str; #nq] = [#(#coord_names),*];
         /// Names of the state's components, in order: the coordinates, their velocities `dot(q)`
         /// (and the action variable): CSV headers and plot labels
         /// (`Trajectory::write_csv`).
@@ -272,10 +273,18 @@ fn docs(model: &View<'_>, eq: &Equations) -> Docs {
         (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).map(|(i, j)| (format!("M[{},{}]", i + 1, j + 1), eq.mass[i][j]));
     let m_lines = formula_lines(model, m_entries.collect());
     let m_doc = doc_block(
-        &format!(
-            "Mass matrix M(t, q, q̇) = ∂²L/∂q̇², symmetric, in the coordinates q = ({coords_list}) (indices from 1; \
-             the lower triangle mirrors the upper)."
-        ),
+        &if model.layout.orientations.is_empty() {
+            format!(
+                "Mass matrix M(t, q, q̇) = ∂²L/∂q̇², symmetric, in the coordinates q = ({coords_list}) (indices from 1; \
+                 the lower triangle mirrors the upper)."
+            )
+        } else {
+            format!(
+                "Mass matrix M(t, q, v) = ∂²L/∂v², symmetric, in the velocities v = ({}) (indices from 1; the lower \
+                 triangle mirrors the upper). The equations of motion are Hamel's, M v̇ = f.",
+                v_disp.join(", ")
+            )
+        },
         &m_lines,
     );
     let f_lines = formula_lines(model, (0..n).map(|i| (format!("f[{}]", i + 1), eq.forcing[i])).collect());
@@ -354,7 +363,10 @@ fn docs(model: &View<'_>, eq: &Equations) -> Docs {
             v_disp.join(", ")
         ),
     };
-    let dim_doc = if model.action.is_some() {
+    let dim_doc = if !model.layout.orientations.is_empty() {
+        " Dimension of the first-order state x = (q, v): the coordinates (four quaternion components per \
+         orientation) and the n velocities (three body angular velocities per orientation)."
+    } else if model.action.is_some() {
         " Dimension of the first-order state x = (q, q̇, z), 2n + 1."
     } else {
         " Dimension of the first-order state x = (q, q̇), 2n."
@@ -367,6 +379,17 @@ fn docs(model: &View<'_>, eq: &Equations) -> Docs {
 fn contact_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> (TokenStream, TokenStream) {
     let d = model.layout.state_dim();
     let Some(c) = &eq.contact else {
+        if !model.layout.orientations.is_empty() {
+            // q̇ = K(q) v: the quaternions' rates from the body angular velocities.
+            let (nq, n) = (model.layout.position_dim(), model.dof());
+            let none = TokenStream::new();
+            let (stmts, vals) = helpers.body(model, &model.layout.rates, "__routh_rates", &none, &none);
+            let field = quote! {
+                #(#stmts)*
+                ::routh::__private::mechanics::quasi_field::<#nq, #n, #d>([#(#vals),*], a)
+            };
+            return (field, TokenStream::new());
+        }
         return (quote! { ::routh::__private::mechanics::first_order_field(x, a) }, TokenStream::new());
     };
     let none = TokenStream::new();
@@ -434,7 +457,7 @@ fn contact_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> (To
 /// The names of a model's state components: coordinates, `dot(q)`, then the action variable.
 pub(crate) fn state_names(model: &View<'_>) -> Vec<String> {
     let mut names: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
-    names.extend(model.coordinates.iter().map(|c| format!("dot({c})")));
+    names.extend((0..model.dof()).map(|i| crate::notation::velocity_name(model, i)));
     names.extend(model.action.iter().map(ToString::to_string));
     names
 }

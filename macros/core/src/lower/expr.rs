@@ -339,6 +339,11 @@ impl<'a> Lowerer<'a> {
 
     /// The symbolic value of a name.
     fn name(&mut self, ident: &Ident) -> syn::Result<Value> {
+        if let Some(o) = self.syms.orientations.iter().find(|o| o.name == *ident) {
+            let quaternion: [Expr; 4] = std::array::from_fn(|i| self.syms.q[o.q_start + i]);
+            let omega: [Expr; 3] = std::array::from_fn(|i| self.syms.qd[o.v_start + i]);
+            return Ok(Value::Matrix(self.arena.quaternion_rotation(&quaternion), Some(omega)));
+        }
         if let Some(frame) = self.locals.last()
             && let Some((_, v)) = frame.iter().find(|(p, _)| ident == p)
         {
@@ -441,7 +446,7 @@ impl<'a> Lowerer<'a> {
                 format!("`dot` of the input `{}`: inputs are given at run time and their rates are unknown", self.inputs[k]),
             ));
         }
-        let d = self.arena.total_derivative(&[e], &self.syms.q, &self.syms.qd, Some(self.syms.t))[0];
+        let d = self.syms.total_derivative(self.arena, &[e], true)[0];
         self.dot_cache.insert(e, d);
         Ok(d)
     }

@@ -16,6 +16,7 @@ mod discrete;
 pub mod expr;
 mod impact;
 mod oneform;
+mod orientation;
 mod symmetry;
 mod system;
 mod unilateral;

@@ -73,6 +73,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             span: raw.span,
             coordinates_keyword: raw.coordinates_keyword.clone(),
             coordinates: raw.coordinates.clone(),
+            orientations: raw.orientations.clone(),
             actions: raw.actions.clone(),
             inputs: raw.inputs.clone(),
             sensitivities: raw.sensitivities.clone(),
@@ -158,6 +159,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                     own.coordinates_keyword.clone()
                 },
                 coordinates: if inherit_coordinates { raw.coordinates.clone() } else { own.coordinates.clone() },
+                orientations: Vec::new(),
                 actions: raw.actions.clone(),
                 inputs: Vec::new(),
                 sensitivities: raw.sensitivities.clone(),
@@ -315,13 +317,14 @@ fn lower_model(
     }
     // Without coordinates or a Lagrangian there is nothing to lower; other name mistakes do not
     // stop the lowering, so that mistakes inside expressions are reported in the same build.
-    if (raw.lagrangians.is_empty() && raw.bodies.is_empty()) || raw.coordinates.is_empty() {
+    let orientations = super::orientation::orientations(raw, parameters, cx);
+    if (raw.lagrangians.is_empty() && raw.bodies.is_empty()) || (raw.coordinates.is_empty() && orientations.is_empty()) {
         return None;
     }
     let parameters = parameters.to_vec();
 
     let mut arena = Arena::new();
-    let syms = Layout::new(&mut arena, &raw.coordinates, &parameters, action, inputs);
+    let syms = Layout::with_orientations(&mut arena, &raw.coordinates, &orientations, &parameters, action, inputs);
     // The nodes of a raw discrete system (a `discrete(lagrangian = ...)` in q0(x), q1(x), h, t).
     let nodes = raw.discrete.first().filter(|d| d.rule.is_none()).map(|_| super::expr::Nodes {
         q0: (0..raw.coordinates.len()).map(|i| syms.symbol(&mut arena, Role::NodeStart(i))).collect(),
@@ -427,11 +430,14 @@ fn lower_model(
         return None;
     }
     let zero = lower.arena.zero();
-    let force: Vec<Expr> = force.into_iter().map(|f| f.unwrap_or(zero)).collect();
+    // Forces act on the ordinary coordinates' velocities; an orientation's ω has none (yet).
+    let mut force: Vec<Expr> = force.into_iter().map(|f| f.unwrap_or(zero)).collect();
+    force.resize(lower.syms.dof(), zero);
+    // The coordinates in state order: the ordinary ones, then each orientation's quaternion.
+    let coordinates: Vec<Ident> = lower.syms.coordinate_idents();
     let lagrangian = lagrangian.unwrap_or(zero);
 
-    let mut model =
-        Model::assemble(name.clone(), mode, raw.coordinates.clone(), parameters, syms, lagrangian, lagrangian_tokens, force);
+    let mut model = Model::assemble(name.clone(), mode, coordinates, parameters, syms, lagrangian, lagrangian_tokens, force);
     model.action = action.cloned();
     model.bodies = bodies;
     model.inputs = inputs.to_vec();
@@ -560,7 +566,7 @@ fn parameters(input: &DeriveInput, cx: &mut Ctxt) -> Option<Vec<Ident>> {
 /// exactly one Lagrangian.
 fn check_names(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) {
     let is_param = |id: &Ident| parameters.iter().any(|p| p == id);
-    if raw.coordinates.is_empty() {
+    if raw.coordinates.is_empty() && raw.orientations.is_empty() {
         let span = raw.coordinates_keyword.as_ref().map_or(raw.span, Ident::span);
         cx.push(syn::Error::new(span, "the model has no coordinates; declare them with `coordinates(q1, q2, ...)`"));
     }

@@ -13,6 +13,7 @@
 //!                                                  // a raw discrete system in q0(x), q1(x), h, t
 //! rule := midpoint | trapezoid | rectangle | alpha( expr )
 //!       | define( ident = expr, ... )
+//!       | orientation( ident, ... )                // a rotation in the state: unit quaternion, body ω
 //!       | frame( ident = expr, ... )               // a rotation: body components to inertial ones
 //!       | point( ident = expr, ... )               // a position: a 3-vector
 //!       | body( name = ident, mass = expr, centre = expr, frame = expr, inertia = expr )
@@ -105,6 +106,7 @@ pub const ITEMS: &[&str] = &[
     "action",
     "input",
     "define",
+    "orientation",
     "frame",
     "point",
     "body",
@@ -381,6 +383,10 @@ pub enum Item {
     Define {
         bindings: Vec<Binding>,
     },
+    Orientation {
+        keyword: Ident,
+        names: Vec<Ident>,
+    },
     Action {
         keyword: Ident,
         names: Vec<Ident>,
@@ -443,6 +449,12 @@ impl Parse for Item {
                     return Err(input.error("`jacobian` takes no arguments: write it alone, e.g. `#[mechanics(..., jacobian)]`"));
                 }
                 Ok(Item::Jacobian { keyword })
+            }
+            "orientation" => {
+                let content;
+                syn::parenthesized!(content in input);
+                let names = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?.into_iter().collect();
+                Ok(Item::Orientation { keyword, names })
             }
             "action" | "input" | "sensitivity" => {
                 let content;
@@ -645,6 +657,8 @@ pub struct RawModel {
     /// The `coordinates` keyword, if present (blamed when the list is empty).
     pub coordinates_keyword: Option<Ident>,
     pub coordinates: Vec<Ident>,
+    /// `orientation(R, ...)` items: the keyword and the names (rotations in the state).
+    pub orientations: Vec<(Ident, Vec<Ident>)>,
     /// `action(z)` items as written: the keyword and its names (one name, one item, when valid).
     pub actions: Vec<(Ident, Vec<Ident>)>,
     /// `input(u1, ...)` items as written: the keyword and its names.
@@ -678,6 +692,7 @@ impl RawModel {
             span,
             coordinates_keyword: None,
             coordinates: Vec::new(),
+            orientations: Vec::new(),
             actions: Vec::new(),
             inputs: Vec::new(),
             sensitivities: Vec::new(),
@@ -705,6 +720,7 @@ impl RawModel {
                 self.coordinates.extend(names);
             }
             Item::Action { keyword, names } => self.actions.push((keyword, names)),
+            Item::Orientation { keyword, names } => self.orientations.push((keyword, names)),
             Item::Input { keyword, names } => self.inputs.push((keyword, names)),
             Item::Sensitivity { keyword, names } => self.sensitivities.push((keyword, names)),
             Item::Jacobian { keyword } => {

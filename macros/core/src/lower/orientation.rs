@@ -1,0 +1,75 @@
+//! `orientation(R, ...)`: rotations in the state, without the singularities of Euler angles.
+//!
+//! An orientation R is stored as a quaternion q = (w, x, y, z) among the coordinates and its
+//! body angular velocity ω among the velocities (quasi-velocities: q̇ = ½ q ⊗ (0, ω), see
+//! [`crate::layout::Layout::rates`]). In expressions `R` is the rotation R(q/|q|) — a rotation for
+//! every q ≠ 0, so the dynamics do not depend on |q|, which the exact flow keeps anyway — with
+//! `omega(R) = ω`. The equations of motion are Hamel's (Euler–Poincaré for the rotation), see
+//! [`crate::derive::euler_lagrange`].
+//!
+//! Models with orientations support, for now, bodies and Lagrangians, forces on their ordinary
+//! coordinates, energies and momenta; the other items are compile errors naming what is missing.
+
+use syn::Ident;
+
+use crate::diagnostics::Ctxt;
+use crate::parse::RawModel;
+
+/// The declared orientations (reported: duplicates, clashes with other names, and the items that
+/// do not support them yet).
+pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<Ident> {
+    let names: Vec<Ident> = raw.orientations.iter().flat_map(|(_, n)| n.iter().cloned()).collect();
+    let Some((keyword, _)) = raw.orientations.first() else { return names };
+    cx.repeats(&names, ToString::to_string, |r| syn::Error::new(r.span(), format!("the orientation `{r}` is declared twice")));
+    let mut kept = Vec::new();
+    for r in &names {
+        let clash = if raw.coordinates.contains(r) {
+            Some("a coordinate")
+        } else if parameters.contains(r) {
+            Some("a parameter (struct field)")
+        } else if raw.defines.iter().any(|d| d.name == *r) {
+            Some("a define")
+        } else if r == "t" {
+            Some("time")
+        } else {
+            None
+        };
+        match clash {
+            // Reported once, and then not in scope (the other name keeps its meaning).
+            Some(what) => cx.error(r.span(), format!("the orientation `{r}` has the name of {what}; choose another name")),
+            None => kept.push(r.clone()),
+        }
+    }
+    let unsupported: [(&str, bool); 10] = [
+        ("constraints", !raw.constraints.is_empty()),
+        ("impacts", !raw.impacts.is_empty()),
+        ("modes", !raw.modes.is_empty()),
+        ("symmetries", !raw.symmetries.is_empty()),
+        ("Routh reduction", !raw.reductions.is_empty()),
+        ("discrete integrators", !raw.discrete.is_empty()),
+        ("the field Jacobian (`jacobian`)", raw.jacobian.is_some()),
+        ("sensitivities", !raw.sensitivities.is_empty()),
+        ("inputs", !raw.inputs.is_empty()),
+        ("an action variable", !raw.actions.is_empty()),
+    ];
+    for (what, present) in unsupported {
+        if present {
+            cx.error(
+                keyword.span(),
+                format!(
+                    "{what} in models with `orientation(...)` states are not supported yet; write the rotation with Euler \
+                     angles (`frame(b = rot_z(phi) * rot_x(theta) * rot_z(psi))`) meanwhile"
+                ),
+            );
+        }
+    }
+    for f in &raw.forces {
+        if names.contains(&f.name) {
+            cx.error(
+                f.name.span(),
+                format!("torques on the orientation `{}` are not supported yet; forces act on ordinary coordinates", f.name),
+            );
+        }
+    }
+    kept
+}

@@ -1,0 +1,188 @@
+//! Orientations in the state: a rotation stored as a quaternion with the body angular velocity
+//! as its velocities (Euler–Poincaré / Hamel equations), free of the singularities of Euler
+//! angles. Checked against the closed forms of rigid-body motion and against Euler-angle models.
+
+mod common;
+
+use routh::nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3};
+use routh::prelude::*;
+
+/// A free asymmetric rigid body: its orientation is the state.
+#[derive(Mechanics)]
+#[mechanics(
+    orientation(r),
+    body(name = brick, mass = m, centre = [0, 0, 0], frame = r, inertia = diag(i1, i2, i3)),
+)]
+struct FreeBody {
+    m: f64,
+    i1: f64,
+    i2: f64,
+    i3: f64,
+}
+
+fn tight() -> Options {
+    Options::default().rtol(1e-13).atol(1e-14)
+}
+
+/// The attitude and body angular velocity of a state (quaternion normalised by nalgebra).
+fn attitude(x: &SVector<f64, 7>) -> (UnitQuaternion<f64>, Vector3<f64>) {
+    (UnitQuaternion::from_quaternion(Quaternion::new(x[0], x[1], x[2], x[3])), Vector3::new(x[4], x[5], x[6]))
+}
+
+#[test]
+fn free_body_conserves_energy_and_spatial_momentum_and_follows_the_elliptic_solution() {
+    let body = FreeBody { m: 1.0, i1: 1.0, i2: 2.0, i3: 3.0 };
+    let inertia = Matrix3::from_diagonal(&Vector3::new(body.i1, body.i2, body.i3));
+    let (w1, w3) = (0.3, 1.0);
+    // Any attitude: a generic one, far from every special axis.
+    let q0 = UnitQuaternion::from_euler_angles(0.4, -1.1, 2.3);
+    let x0 = body.state([q0.w, q0.i, q0.j, q0.k], [w1, 0.0, w3]);
+    let w0 = Vector3::new(w1, 0.0, w3);
+    let energy = 0.5 * w0.dot(&(inertia * w0));
+    let l2 = (inertia * w0).norm_squared();
+    assert!((body.energy(0.0, &x0) - energy).abs() < 1e-15);
+    // Landau–Lifshitz §37 (I₁ < I₂ < I₃, L² > 2E I₂): ω = (A cn τ, B sn τ, C dn τ).
+    let (i1, i2, i3) = (body.i1, body.i2, body.i3);
+    let amp1 = ((2.0 * energy * i3 - l2) / (i1 * (i3 - i1))).sqrt();
+    let amp2 = ((2.0 * energy * i3 - l2) / (i2 * (i3 - i2))).sqrt();
+    let amp3 = ((l2 - 2.0 * energy * i1) / (i3 * (i3 - i1))).sqrt();
+    let rate = ((i3 - i2) * (l2 - 2.0 * energy * i1) / (i1 * i2 * i3)).sqrt();
+    let m = (i2 - i1) * (2.0 * energy * i3 - l2) / ((i3 - i2) * (l2 - 2.0 * energy * i1));
+    let opts = tight().output(Output::Times((1..=200).map(|i| i as f64 * 0.5).collect()));
+    let sol = body.simulate(x0, 0.0..100.0, &opts).unwrap();
+    let spatial0 = q0 * (inertia * w0);
+    let (mut werr, mut lerr, mut eerr, mut nerr) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    for (t, x) in sol.iter() {
+        let (q, w) = attitude(x);
+        let (sn, cn, dn) = common::jacobi_elliptic(rate * t, m);
+        werr = werr.max((w - Vector3::new(amp1 * cn, amp2 * sn, amp3 * dn)).norm());
+        lerr = lerr.max((q * (inertia * w) - spatial0).norm() / spatial0.norm());
+        eerr = eerr.max((body.energy(t, x) - energy).abs() / energy);
+        nerr = nerr.max((Quaternion::new(x[0], x[1], x[2], x[3]).norm() - 1.0).abs());
+    }
+    println!(
+        "quaternion free body over 100 s: |ω − ω_elliptic| ≤ {werr:.1e}, |ΔL|/|L| ≤ {lerr:.1e}, |ΔE|/E ≤ {eerr:.1e}, ||q| − 1| ≤ {nerr:.1e}"
+    );
+    assert!(werr < 1e-9, "body angular velocity against the elliptic solution: {werr:e}");
+    assert!(lerr < 1e-11, "spatial angular momentum conserved: {lerr:e}");
+    assert!(eerr < 1e-12, "energy conserved: {eerr:e}");
+}
+
+/// The complete elliptic integral of the first kind K(m) = π / (2 AGM(1, √(1 − m))).
+fn complete_elliptic_k(m: f64) -> f64 {
+    let (mut a, mut b) = (1.0f64, (1.0 - m).sqrt());
+    while (a - b).abs() > 1e-16 * a {
+        (a, b) = ((a + b) / 2.0, (a * b).sqrt());
+    }
+    std::f64::consts::PI / (2.0 * a)
+}
+
+#[test]
+fn tennis_racket_flips_at_the_closed_form_period() {
+    // Rotation near the intermediate axis (the tennis-racket or Dzhanibekov effect): starting at
+    // ω₂ = 0 with L² slightly above 2E I₂, ω₂ = B sn(τ) changes sign — the body flips — every
+    // 2K(m)/rate.
+    let body = FreeBody { m: 1.0, i1: 1.0, i2: 2.0, i3: 3.0 };
+    let (w1, w3) = (1.0, 0.58);
+    let x0 = body.state([1.0, 0.0, 0.0, 0.0], [w1, 0.0, w3]);
+    let (i1, i2, i3) = (body.i1, body.i2, body.i3);
+    let energy = 0.5 * (i1 * w1 * w1 + i3 * w3 * w3);
+    let l2 = (i1 * w1).powi(2) + (i3 * w3).powi(2);
+    assert!(l2 > 2.0 * energy * i2 && l2 < 2.0 * energy * i2 * 1.01, "near the separatrix");
+    let rate = ((i3 - i2) * (l2 - 2.0 * energy * i1) / (i1 * i2 * i3)).sqrt();
+    let m = (i2 - i1) * (2.0 * energy * i3 - l2) / ((i3 - i2) * (l2 - 2.0 * energy * i1));
+    let half_period = 2.0 * complete_elliptic_k(m) / rate;
+    let events = [Event::new("flip", |_t: f64, x: &SVector<f64, 7>| x[5])];
+    let sol = body.simulate_with_events(x0, 0.0..4.5 * half_period, &events, &tight()).unwrap();
+    let flips: Vec<f64> = sol.events.iter().map(|e| e.t).collect();
+    assert_eq!(flips.len(), 4, "{flips:?}");
+    for (j, t) in flips.iter().enumerate() {
+        let expected = (j + 1) as f64 * half_period;
+        assert!((t - expected).abs() < 1e-8 * expected, "flip {j}: t = {t}, closed form {expected}");
+    }
+    println!("tennis racket: flips every {half_period:.10} s (m = {m:.6}); measured {flips:?}");
+}
+
+#[test]
+fn a_rotation_through_the_euler_angle_singularity_is_exact() {
+    // A symmetric body spinning about its body x-axis from the identity: its figure axis e₃ turns
+    // through the vertical (z-x-z Euler angles' θ = 0 and π) twice a turn. The attitude is
+    // R(t) = Rx(Ω t) exactly.
+    let body = FreeBody { m: 1.0, i1: 1.0, i2: 1.5, i3: 1.5 };
+    let spin = 2.0;
+    let x0 = body.state([1.0, 0.0, 0.0, 0.0], [spin, 0.0, 0.0]);
+    let opts = tight().output(Output::Interval(0.01));
+    let sol = body.simulate(x0, 0.0..20.0, &opts).unwrap();
+    let mut worst = 0.0f64;
+    let mut vertical = 0;
+    for (t, x) in sol.iter() {
+        let (q, w) = attitude(x);
+        let exact = UnitQuaternion::from_axis_angle(&Vector3::x_axis(), spin * t);
+        worst = worst.max(q.angle_to(&exact)).max((w - Vector3::new(spin, 0.0, 0.0)).norm());
+        if (q * Vector3::z()).z.abs() > 1.0 - 1e-3 {
+            vertical += 1;
+        }
+    }
+    assert!(vertical > 10, "the figure axis passes the vertical");
+    assert!(worst < 1e-10, "attitude against Rx(Ωt): {worst:e}");
+}
+
+/// The heavy symmetric top with its orientation in the state.
+#[derive(Mechanics)]
+#[mechanics(
+    orientation(b),
+    body(name = top, mass = m, centre = b * [0, 0, l], frame = b, inertia = diag(a, a, c)),
+    gravity = [0, 0, -g],
+)]
+struct QuaternionTop {
+    m: f64,
+    l: f64,
+    a: f64,
+    c: f64,
+    g: f64,
+}
+
+/// The same top in z-x-z Euler angles (precession φ, nutation θ, spin ψ).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(phi, theta, psi),
+    frame(b = rot_z(phi) * rot_x(theta) * rot_z(psi)),
+    body(name = top, mass = m, centre = b * [0, 0, l], frame = b, inertia = diag(a, a, c)),
+    gravity = [0, 0, -g],
+)]
+struct EulerTop {
+    m: f64,
+    l: f64,
+    a: f64,
+    c: f64,
+    g: f64,
+}
+
+#[test]
+fn heavy_top_with_a_quaternion_is_the_euler_angle_top() {
+    let (m, l, a, c, g) = (0.8, 0.35, 0.021, 0.034, 9.81);
+    let (quat, euler) = (QuaternionTop { m, l, a, c, g }, EulerTop { m, l, a, c, g });
+    // The same initial condition: Euler angles and rates, and the attitude and body angular
+    // velocity they give (Goldstein's formulas).
+    let (phi, theta, psi, pd, td, sd) = (0.0f64, 0.7f64, 0.0f64, 0.4, 0.0, 40.0);
+    let xe = euler.state([phi, theta, psi], [pd, td, sd]);
+    let q0 = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), phi)
+        * UnitQuaternion::from_axis_angle(&Vector3::x_axis(), theta)
+        * UnitQuaternion::from_axis_angle(&Vector3::z_axis(), psi);
+    let w0 =
+        [pd * theta.sin() * psi.sin() + td * psi.cos(), pd * theta.sin() * psi.cos() - td * psi.sin(), pd * theta.cos() + sd];
+    let xq = quat.state([q0.w, q0.i, q0.j, q0.k], w0);
+    assert!((quat.energy(0.0, &xq) - euler.energy(0.0, &xe)).abs() < 1e-13);
+    let opts = tight().output(Output::Times((1..=50).map(|i| i as f64 * 0.1).collect()));
+    let (sq, se) = (quat.simulate(xq, 0.0..5.0, &opts).unwrap(), euler.simulate(xe, 0.0..5.0, &opts).unwrap());
+    let mut worst = 0.0f64;
+    for ((t, x), (_, y)) in sq.iter().zip(se.iter()) {
+        // The figure axis in space, b e₃ = (sin φ sin θ, −cos φ sin θ, cos θ).
+        let (q, _) = attitude(x);
+        let axis = q * Vector3::z();
+        let expected = Vector3::new(y[0].sin() * y[1].sin(), -y[0].cos() * y[1].sin(), y[1].cos());
+        worst = worst.max((axis - expected).norm());
+        assert!((quat.energy(t, x) - euler.energy(t, y)).abs() < 1e-10);
+    }
+    assert!(worst < 1e-10, "figure axis of the quaternion top against the Euler-angle top: {worst:e}");
+}
