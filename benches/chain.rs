@@ -9,7 +9,9 @@
 //!   evaluation (Featherstone's ABA) of the same chain, checked against the hand-written field;
 //! - `expand/n`: the derive's whole expansion (parse, derive, emit) at opt-level 0, the level proc
 //!   macros run at by default (see the profile overrides in Cargo.toml); `expand/with_jacobian/n`
-//!   the same with the opt-in field Jacobian. Prints the generated tokens' size of both.
+//!   the same with the opt-in field Jacobian. Prints the generated tokens' size of both;
+//!   `expand/bicycle` the Whipple bicycle of `examples/models/whipple.rs` (bodies, frames, rolling
+//!   contacts, a holonomic and four nonholonomic constraints).
 //!
 //! It also prints the operation count of the generated M-and-f code.
 
@@ -192,7 +194,20 @@ fn expand(c: &mut Criterion) {
             b.iter(|| routh_macros_core::try_expand(black_box(src.clone())).unwrap())
         });
     }
+    // The Whipple bicycle written with bodies, frames and rolling contacts.
+    let bicycle: proc_macro2::TokenStream = bicycle_source().parse().unwrap();
+    let tokens = routh_macros_core::try_expand(bicycle.clone()).unwrap().to_string().len();
+    println!("Whipple bicycle: {tokens} bytes of generated tokens");
+    group.bench_function("bicycle", |b| b.iter(|| routh_macros_core::try_expand(black_box(bicycle.clone())).unwrap()));
     group.finish();
+}
+
+/// The `#[mechanics(...)]` attribute and struct of `examples/models/whipple.rs`.
+fn bicycle_source() -> String {
+    let file = include_str!("../examples/models/whipple.rs");
+    let start = file.find("#[mechanics(").expect("the model's attribute");
+    let end = start + file[start..].find("\n}\n").expect("the struct's end") + 3;
+    file[start..end].to_owned()
 }
 
 criterion_group!(benches, rhs, expand);

@@ -13,6 +13,7 @@ use routh::runtime::ConstraintKind;
     coordinates(x, y),
     lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y,
     holonomic(rod = x.powi(2) + y.powi(2) - l.powi(2)),
+    jacobian,
 )]
 struct CartesianPendulum {
     m: f64,
@@ -39,6 +40,7 @@ struct AnglePendulum {
     coordinates(x, y, th, phi),
     lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) + i / 2 * dot(phi).powi(2) + j / 2 * dot(th).powi(2),
     constraint(roll_x = dx - r * th.cos() * dphi, roll_y = dy - r * th.sin() * dphi),
+    jacobian,
 )]
 struct RollingDisk {
     m: f64,
@@ -109,6 +111,7 @@ struct LineDisk {
     coordinates(r, th),
     lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(th)).powi(2)),
     constraint(spin = dth - w * dt),
+    jacobian,
 )]
 struct BeadOnSpinningRod {
     m: f64,

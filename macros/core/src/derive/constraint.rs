@@ -124,9 +124,11 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<Constra
         let aa = arena.dot(ai, &layout.qdd);
         residual.push(arena.add2(aa, ci));
     }
-    let [dr_dq, dr_dv] = arena.jacobian_blocks(&residual, [&layout.q, &layout.qd]);
-    let dr_dt = arena.diff_many(&residual, layout.t);
-    let dr_dz = layout.z.map(|z| arena.diff_many(&residual, z)).unwrap_or_default();
+    // The field Jacobian only where the model asks for it (see `Model::field_jacobian`).
+    let [dr_dq, dr_dv] =
+        if model.field_jacobian { arena.jacobian_blocks(&residual, [&layout.q, &layout.qd]) } else { [Vec::new(), Vec::new()] };
+    let dr_dt = if model.field_jacobian { arena.diff_many(&residual, layout.t) } else { Vec::new() };
+    let dr_dz = layout.z.filter(|_| model.field_jacobian).map(|z| arena.diff_many(&residual, z)).unwrap_or_default();
     let chosen: Vec<Expr> = model_sensitivity.iter().map(|&i| layout.params[i]).collect();
     let dr_dp = arena.jacobian(&residual, &chosen);
     // (Inputs are not supported with constraints: w = p; eq.dl_dw is ∂L/∂p then.)
@@ -154,6 +156,10 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<Constra
         Some(true)
     } else if frobenius_terms(z.len(), m) > FROBENIUS_TERMS {
         None
+    } else if wedge_is_nonzero_somewhere(arena, model, &d_forms, &forms) {
+        // A component that is certainly nonzero at a sample point: not integrable, without the
+        // symbolic expansion (whose exact zero test is needed only to prove the identities).
+        Some(false)
     } else {
         Some(d_forms.iter().all(|dw| wedge_with_one_form_is_zero(arena, dw, &forms)))
     };
@@ -210,20 +216,89 @@ fn wedge_with_one_form_is_zero(arena: &mut Arena, d_alpha: &[Vec<Expr>], forms: 
         if !arena.zero_test(component).is_zero() {
             return false;
         }
-        // Next combination.
-        let mut i = set.len();
-        loop {
-            if i == 0 {
-                return true;
-            }
-            i -= 1;
-            if set[i] < dim - (set.len() - i) {
-                set[i] += 1;
-                for j in i + 1..set.len() {
-                    set[j] = set[j - 1] + 1;
+        if !next_combination(&mut set, dim) {
+            return true;
+        }
+    }
+}
+
+/// Whether some component of some dαᵢ ∧ α₁ ∧ … ∧ α_m is certainly nonzero at one of a few
+/// sample points, evaluated in `f64` with the same expansion as [`wedge_with_one_form_is_zero`]
+/// together with its magnitude (the sum of the absolute values of its terms): a value above 10⁻⁶
+/// of its magnitude is not rounding (which stays near 10⁻¹⁶ of it), so the form is not zero
+/// there, hence not identically. `false` says nothing (the exact test decides).
+fn wedge_is_nonzero_somewhere(arena: &Arena, model: &Model, d_forms: &[Vec<Vec<Expr>>], forms: &[Vec<Expr>]) -> bool {
+    let dim = forms.first().map_or(0, Vec::len);
+    let m = forms.len();
+    if m + 2 > dim {
+        return false;
+    }
+    for values in sample_points(model, 3) {
+        let lookup = |s: Expr| values.get(&s).copied().unwrap_or(1.0);
+        let flat: Vec<Expr> = forms.iter().flatten().copied().collect();
+        let a = arena.eval_many(&flat, &lookup);
+        let rows: Vec<&[f64]> = a.chunks(dim).collect();
+        for dw in d_forms {
+            let flat_dw: Vec<Expr> = dw.iter().flatten().copied().collect();
+            let d = arena.eval_many(&flat_dw, &lookup);
+            let mut set: Vec<usize> = (0..m + 2).collect();
+            loop {
+                let (mut value, mut magnitude) = (0.0f64, 0.0f64);
+                for p in 0..set.len() {
+                    for q in p + 1..set.len() {
+                        let rest: Vec<usize> =
+                            set.iter().enumerate().filter(|(i, _)| *i != p && *i != q).map(|(_, &c)| c).collect();
+                        let (minor, minor_magnitude) = numeric_determinant(&rows, &rest);
+                        let coefficient = d[set[p] * dim + set[q]];
+                        let sign = if (p + q - 1) % 2 == 0 { 1.0 } else { -1.0 };
+                        value += sign * coefficient * minor;
+                        magnitude += coefficient.abs() * minor_magnitude;
+                    }
                 }
-                break;
+                if value.is_finite() && magnitude.is_finite() && value.abs() > 1e-6 * magnitude {
+                    return true;
+                }
+                if !next_combination(&mut set, dim) {
+                    break;
+                }
             }
+        }
+    }
+    false
+}
+
+/// The next `set.len()`-subset of 0..dim in lexicographic order (`false` after the last).
+fn next_combination(set: &mut [usize], dim: usize) -> bool {
+    let mut i = set.len();
+    while i > 0 {
+        i -= 1;
+        if set[i] < dim - (set.len() - i) {
+            set[i] += 1;
+            for j in i + 1..set.len() {
+                set[j] = set[j - 1] + 1;
+            }
+            return true;
+        }
+    }
+    false
+}
+
+/// det of rows × `cols` in `f64` by the Laplace expansion of [`determinant`], with its magnitude
+/// (the same expansion with every term's absolute value).
+fn numeric_determinant(rows: &[&[f64]], cols: &[usize]) -> (f64, f64) {
+    match rows.len() {
+        0 => (1.0, 1.0),
+        1 => (rows[0][cols[0]], rows[0][cols[0]].abs()),
+        _ => {
+            let (mut value, mut magnitude) = (0.0, 0.0);
+            for (k, &c) in cols.iter().enumerate() {
+                let sub_cols: Vec<usize> = cols.iter().enumerate().filter(|(i, _)| *i != k).map(|(_, &x)| x).collect();
+                let (minor, minor_magnitude) = numeric_determinant(&rows[1..], &sub_cols);
+                let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+                value += sign * rows[0][c] * minor;
+                magnitude += rows[0][c].abs() * minor_magnitude;
+            }
+            (value, magnitude)
         }
     }
 }

@@ -31,7 +31,11 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -
     let fe = crate::emit::codegen::field_error();
     let names: Vec<String> = ce.names.iter().map(ToString::to_string).collect();
     let Rows { rows_fn, position } = rows(model, ce, helpers);
-    let saddle_jacobian = saddle_jacobian(model, ce, helpers);
+    // The field Jacobian and the multipliers' rates (release guards) are derived where the model
+    // asks for the Jacobian (`jacobian`, hybrid systems, sensitivities): O(n³) terms otherwise
+    // spent on nothing.
+    let with_jacobian = model.field_jacobian;
+    let saddle_jacobian = if with_jacobian { saddle_jacobian(model, ce, helpers) } else { TokenStream::new() };
     let ConstraintDocs { rows: rows_doc, bias: bias_doc, kinds: kinds_doc, set: set_doc } = docs(model, ce, &names);
     let consts = constants(ce, &names, &kinds_doc, &set_doc);
 
@@ -44,13 +48,9 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -
         ::routh::__private::mechanics::solve_constrained::<#n, #m, #nm, _>(t, mass, amat, f, c, &Self::CONSTRAINTS)
     };
     let (accelerations, jacobian) = accelerations_and_jacobian(model, &solve);
-    let methods = quote! {
-        #consts
-
-        #rows_fn
-
-        #saddle_jacobian
-
+    let jacobian = if with_jacobian { jacobian } else { TokenStream::new() };
+    let force_rates = if with_jacobian {
+        quote! {
         /// The gradients ∂λ/∂x of the multipliers and their rates λ̇ = ∂λ/∂x·F + ∂λ/∂t along the motion
         /// (implicit function theorem on the saddle-point residual): what a release guard on a multiplier
         /// needs.
@@ -66,6 +66,18 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -
             let f = self.__routh_field_from(t, x, a);
             sol.multiplier_rates(dr, dr_dt, &f)
         }
+        }
+    } else {
+        TokenStream::new()
+    };
+    let methods = quote! {
+        #consts
+
+        #rows_fn
+
+        #saddle_jacobian
+
+        #force_rates
 
         #rows_doc
         #[must_use]
