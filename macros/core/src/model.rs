@@ -116,6 +116,11 @@ pub struct Symmetry {
     pub name: Ident,
     /// ξ component per coordinate.
     pub generator: Vec<Expr>,
+    /// For a rotation of an orientation: the generator in the velocities (the body components
+    /// Rᵀa of the spatial axis a on the orientation's ω), and its lift on them (zero: a spatial
+    /// rotation leaves the body angular velocity unchanged). `None`: the velocities are the
+    /// coordinates' rates, ξ_V = ξ and η = ∂ξ/∂q q̇.
+    pub velocity_generator: Option<(Vec<Expr>, Vec<Expr>)>,
     /// The symmetry's name as written (the coordinate of `cyclic(q)`), blamed in errors.
     pub tokens: proc_macro2::TokenStream,
 }

@@ -88,13 +88,20 @@ fn symmetries(
     for s in 0..model.symmetries.len() {
         let xi = model.symmetries[s].generator.clone();
         let Model { layout: syms, lagrangian, force, .. } = model;
-        // η = ∂ξ/∂q q̇, the velocity part of the lift.
-        let eta: Vec<Expr> = xi.iter().map(|&x| syms.total_derivative(arena, &[x], false)[0]).collect();
+        // The generator in the velocities ξ_V and the velocity part of the lift η: ξ and ∂ξ/∂q q̇
+        // when the velocities are the coordinates' rates; given for an orientation's rotation.
+        let (xi_v, eta) = match &model.symmetries[s].velocity_generator {
+            Some((xi_v, eta)) => (xi_v.clone(), eta.clone()),
+            None => {
+                let eta: Vec<Expr> = xi.iter().map(|&x| syms.total_derivative(arena, &[x], false)[0]).collect();
+                (xi.clone(), eta)
+            }
+        };
         let mut lift: Vec<(Expr, Expr)> = syms.q.iter().zip(&xi).map(|(&q, &x)| (q, x)).collect();
         lift.extend(syms.qd.iter().zip(&eta).map(|(&v, &e)| (v, e)));
         let residual = arena.directional(*lagrangian, &lift);
-        let momentum = arena.dot(&eq.momenta, &xi);
-        let forced = arena.dot(force, &xi);
+        let momentum = arena.dot(&eq.momenta, &xi_v);
+        let forced = arena.dot(force, &xi_v);
         // Contact: the Herglotz term ∂L/∂z · p contributes ∂L/∂z · J.
         let rate = match &eq.contact {
             Some(c) => {
@@ -103,9 +110,13 @@ fn symmetries(
             }
             None => forced,
         };
-        // (L_ξᶜ Q)ᵢ = ξᶜ(Qᵢ) + Qⱼ ∂ξʲ/∂qⁱ.
+        // (L_ξᶜ Q)ᵢ = ξᶜ(Qᵢ) + Qⱼ ∂ξʲ/∂qⁱ (for velocities that are the coordinates' rates; with
+        // orientations the forced algebra is not decided, and reported as not containing ξ).
         let mut lie = Vec::with_capacity(n);
-        for i in 0..n {
+        if !syms.orientations.is_empty() {
+            lie.push(arena.one());
+        }
+        for i in (0..n).filter(|_| syms.orientations.is_empty()) {
             let along = arena.directional(force[i], &lift);
             let mut terms = vec![along];
             for j in 0..n {

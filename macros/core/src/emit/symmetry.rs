@@ -76,8 +76,15 @@ fn momentum_doc(model: &View<'_>, se: &SymmetryEquations) -> TokenStream {
              points (36, across scales 10⁻³ to 10³, when roots, logarithms or atan2 appear)"
         }
     };
+    let rotation = model.symmetries.iter().any(|s| s.name == se.name && s.velocity_generator.is_some());
+    let definition = if rotation {
+        "the rotation of an orientation R about a fixed spatial axis a, R ↦ exp(ε â) R (the body angular velocity \
+         unchanged): J = ∂L/∂ω · Rᵀa = a · (R ∂L/∂ω), the spatial angular momentum along a; on the quaternion"
+    } else {
+        "J = ∂L/∂q̇ · ξ_Q, with"
+    };
     let mut heading = format!(
-        "Momentum map of symmetry `{name}`, J = ∂L/∂q̇ · ξ_Q, with generator ξ_Q = {}. Invariance ξᶜ(L) ≡ 0 \
+        "Momentum map of symmetry `{name}`, {definition} generator ξ_Q = {}. Invariance ξᶜ(L) ≡ 0 \
          was verified at compile time ({proof}). Forces: {status}; {algebra}.",
         generator.join(" + ")
     );

@@ -1,9 +1,11 @@
 //! Lowering of `symmetry(...)` generators and `reduce(routh(...))` requests.
 
+use symbolic::Expr;
 use syn::Ident;
 
 use super::expr::Lowerer;
 use crate::diagnostics::{Ctxt, unknown};
+use crate::layout::Role;
 use crate::model::{Reduction, Symmetry};
 use crate::parse::{ReduceDecl, SymmetryDecl};
 
@@ -40,9 +42,13 @@ pub(super) fn lower_reduction(cx: &mut Ctxt, decl: &ReduceDecl, coordinates: &[I
 
 /// Lowers a symmetry's generator ξ_Q(q): components must be functions of the coordinates only.
 pub(super) fn lower_symmetry(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, coordinates: &[Ident]) -> syn::Result<Symmetry> {
+    if let Some((r, axis)) = &decl.rotation {
+        return lower_rotation(lower, decl, r, axis);
+    }
     let n = coordinates.len();
     let zero = lower.arena.zero();
-    let mut generator = vec![zero; n];
+    // Over every coordinate (an orientation's quaternion components last, untouched).
+    let mut generator = vec![zero; lower.syms.position_dim()];
     let tokens;
     if let Some(q) = &decl.cyclic {
         let k = coordinates.iter().position(|c| c == q).ok_or_else(|| unknown_coordinate(q, coordinates))?;
@@ -77,5 +83,56 @@ pub(super) fn lower_symmetry(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, coord
             ));
         }
     }
-    Ok(Symmetry { name: decl.name.clone(), generator, tokens })
+    Ok(Symmetry { name: decl.name.clone(), generator, velocity_generator: None, tokens })
+}
+
+/// `name = rotation(R, a)`: the orientation R turned about the constant spatial axis a,
+/// R ↦ exp(ε â) R. On its quaternion ξ = ½ (0, a) ⊗ q; the body angular velocity does not change
+/// (lift 0), and in the velocities the generator is Rᵀa, so J = ∂L/∂ω · Rᵀa = a · (R ∂L/∂ω): the
+/// spatial angular momentum along a.
+fn lower_rotation(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, r: &Ident, axis: &syn::Expr) -> syn::Result<Symmetry> {
+    let Some(o) = lower.syms.orientations.iter().find(|o| o.name == *r).cloned() else {
+        let known: Vec<String> = lower.syms.orientations.iter().map(|o| o.name.to_string()).collect();
+        return Err(syn::Error::new(
+            r.span(),
+            if known.is_empty() {
+                format!(
+                    "`rotation({r}, ...)` turns an orientation, and this model declares none; declare it with `orientation({r})`"
+                )
+            } else {
+                format!("unknown orientation `{r}`; the orientations are {}", known.join(", "))
+            },
+        ));
+    };
+    let a = lower.vector(axis)?;
+    let constant =
+        a.iter().all(|&c| lower.arena.free_symbols(c).iter().all(|&s| matches!(lower.syms.role(s), Some(Role::Parameter(_)))));
+    if !constant {
+        return Err(syn::Error::new_spanned(
+            axis,
+            "the axis of a rotation symmetry is a constant vector (numbers and parameters)",
+        ));
+    }
+    let zero = lower.arena.zero();
+    let q: [Expr; 4] = std::array::from_fn(|i| lower.syms.q[o.q_start + i]);
+    // ½ (0, a) ⊗ q = ½ (−a·v, w a + a × v) for q = (w, v).
+    let half = lower.arena.num(symbolic::Rational::new(1, 2).expect("1/2"));
+    let v = [q[1], q[2], q[3]];
+    let av = lower.arena.dot3(&a, &v);
+    let wa = lower.arena.vec_scale(q[0], &a);
+    let axv = lower.arena.cross(&a, &v);
+    let vector = lower.arena.vec_add(&wa, &axv);
+    let scalar = lower.arena.neg(av);
+    let mut generator = vec![zero; lower.syms.position_dim()];
+    for (i, c) in [scalar, vector[0], vector[1], vector[2]].into_iter().enumerate() {
+        generator[o.q_start + i] = lower.arena.mul2(half, c);
+    }
+    let rotation = lower.arena.quaternion_rotation(&q);
+    let rt = lower.arena.transpose3(&rotation);
+    let body_axis = lower.arena.mat_vec(&rt, &a);
+    let mut in_velocities = vec![zero; lower.syms.dof()];
+    in_velocities[o.v_start..o.v_start + 3].copy_from_slice(&body_axis);
+    let lift = vec![zero; lower.syms.dof()];
+    let name = &decl.name;
+    Ok(Symmetry { name: name.clone(), generator, velocity_generator: Some((in_velocities, lift)), tokens: quote::quote!(#name) })
 }

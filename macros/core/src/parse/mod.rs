@@ -23,6 +23,7 @@
 //!       | force( ident = expr, ... )
 //!       | impact( name = ident, guard = expr, law = law )
 //!       | symmetry( sym, ... )                      // sym := cyclic(q) | name = generator(q = expr, ...)
+//!                                                  //      | name = rotation(R, axis)  (an orientation about a spatial axis)
 //!       | reduce( routh(q, ...) [, name = Ident] )  // Routh reduction over cyclic coordinates
 //!       | mode( ident, item, ... )                  // a mode with its own items (multi-mode models)
 //!       | transition( ident -> ident, name = ident, guard = expr, law = law )
@@ -162,6 +163,8 @@ pub struct SymmetryDecl {
     pub cyclic: Option<Ident>,
     /// Components `q = ξ_q(q)` of a general generator.
     pub components: Vec<Binding>,
+    /// `name = rotation(R, axis)`: the rotation of the orientation `R` about a fixed spatial axis.
+    pub rotation: Option<(Ident, Expr)>,
 }
 
 /// `reduce(routh(q, ...), name = Type)`.
@@ -522,20 +525,35 @@ impl Parse for Item {
                         let inner;
                         syn::parenthesized!(inner in content);
                         let q: Ident = inner.parse()?;
-                        decls.push(SymmetryDecl { name: q.clone(), cyclic: Some(q), components: Vec::new() });
+                        decls.push(SymmetryDecl { name: q.clone(), cyclic: Some(q), components: Vec::new(), rotation: None });
                     } else {
                         content
                             .parse::<Token![=]>()
                             .map_err(|e| syn::Error::new(e.span(), "expected `cyclic(q)` or `name = generator(q = ..., ...)`"))?;
                         let g: Ident = content.parse()?;
-                        if g != "generator" {
-                            return Err(syn::Error::new(g.span(), "expected `generator(q = ..., ...)`"));
-                        }
                         let inner;
-                        syn::parenthesized!(inner in content);
-                        let components: Vec<Binding> =
-                            Punctuated::<Binding, Token![,]>::parse_terminated(&inner)?.into_iter().collect();
-                        decls.push(SymmetryDecl { name: head, cyclic: None, components });
+                        if g == "rotation" {
+                            syn::parenthesized!(inner in content);
+                            let orientation: Ident = inner.parse()?;
+                            inner.parse::<Token![,]>()?;
+                            let axis: Expr = inner.parse()?;
+                            decls.push(SymmetryDecl {
+                                name: head,
+                                cyclic: None,
+                                components: Vec::new(),
+                                rotation: Some((orientation, axis)),
+                            });
+                        } else if g == "generator" {
+                            syn::parenthesized!(inner in content);
+                            let components: Vec<Binding> =
+                                Punctuated::<Binding, Token![,]>::parse_terminated(&inner)?.into_iter().collect();
+                            decls.push(SymmetryDecl { name: head, cyclic: None, components, rotation: None });
+                        } else {
+                            return Err(syn::Error::new(
+                                g.span(),
+                                "expected `generator(q = ..., ...)` or, for an orientation, `rotation(R, [ax, ay, az])`",
+                            ));
+                        }
                     }
                     if content.is_empty() {
                         break;
