@@ -268,11 +268,11 @@ impl Arena {
     }
 
     /// The rotation of the quaternion q = (w, x, y, z) normalised, R(q/|q|): entries quadratic in
-    /// q over |q|², so it is a rotation for every q ≠ 0 and does not change along |q|.
-    pub fn quaternion_rotation(&mut self, q: &[Expr; 4]) -> Mat3 {
+    /// q over `norm2` = |q|² (given, e.g. as a symbol of its own), so it is a rotation for every
+    /// q ≠ 0 and does not change along |q|.
+    pub fn quaternion_rotation(&mut self, q: &[Expr; 4], norm2: Expr) -> Mat3 {
         let [w, x, y, z] = *q;
         let sq = q.map(|c| self.powi(c, 2));
-        let norm2 = self.add(&sq);
         let inv = self.powi(norm2, -1);
         let two = self.int(2);
         let prod = |a: Expr, b: Expr, this: &mut Arena| {

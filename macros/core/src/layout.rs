@@ -53,6 +53,10 @@ pub enum Role {
     /// A velocity expression vₖ = Jₖ(t, q)·q̇ + bₖ(t, q) of the Lagrangian held as a symbol while
     /// the equations of motion are derived through it (see `euler_lagrange`); never emitted.
     Substituted(usize),
+    /// |q|² of orientation k's quaternion: a symbol of its own with rate zero (the rates
+    /// ½ q ⊗ (0, ω) keep |q| constant, and they, like every generator the derivations use, are
+    /// orthogonal to q, so nothing derived depends on ∂|q|²/∂q); emitted as the sum of squares.
+    QuaternionNorm(usize),
 }
 
 /// The dimension of the first-order state x = (q, q̇) of a model with `dof` coordinates, or
@@ -68,6 +72,8 @@ pub struct Orientation {
     pub name: Ident,
     pub q_start: usize,
     pub v_start: usize,
+    /// The symbol of |q|² ([`Role::QuaternionNorm`]).
+    pub norm2: Expr,
 }
 
 /// The symbols of one model and their roles (see the [module docs](self)).
@@ -135,7 +141,9 @@ impl Layout {
             let omega: [Expr; 3] = std::array::from_fn(|i| layout.qd[v_start + i]);
             let rates = arena.quaternion_rate(&quaternion, &omega);
             layout.rates.extend(rates);
-            layout.orientations.push(Orientation { name: r.clone(), q_start, v_start });
+            let norm2 = arena.symbol(&format!("n2:{r}"));
+            layout.roles.get_mut().insert(norm2, Role::QuaternionNorm(k));
+            layout.orientations.push(Orientation { name: r.clone(), q_start, v_start, norm2 });
         }
         if let Some(z) = action {
             let s = arena.symbol(&format!("z:{z}"));

@@ -97,3 +97,26 @@ fn hat_vee_cross_and_determinant() {
     assert_eq!(a.transpose3(&d), d);
     assert_eq!(a.mat_mul(&a.identity3(), &h), h);
 }
+
+#[test]
+fn quaternion_rotation_is_a_rotation_turning_at_the_body_rate() {
+    let mut a = Arena::new();
+    let q = ["w", "x", "y", "z"].map(|n| a.symbol(n));
+    let omega = ["o1", "o2", "o3"].map(|n| a.symbol(n));
+    let squares = q.map(|c| a.powi(c, 2));
+    let norm2 = a.add(&squares);
+    let r = a.quaternion_rotation(&q, norm2);
+    let res = a.rotation_residuals(&r);
+    assert!(all_zero(&a, &res), "R(q/|q|) is a rotation for every q ≠ 0");
+    // Along q̇ = ½ q ⊗ (0, ω): |q|² is constant and vee(RᵀṘ) = ω.
+    let rate = a.quaternion_rate(&q, &omega);
+    let n2_rate = a.total_derivative(&[norm2], &q, &rate, None)[0];
+    assert!(a.zero_test(n2_rate).is_zero());
+    let rdot = r.map(|row| {
+        let d = a.total_derivative(&row, &q, &rate, None);
+        [d[0], d[1], d[2]]
+    });
+    let w = a.body_rate(&r, &rdot);
+    let diff = a.vec_sub(&w, &omega);
+    assert!(all_zero(&a, &diff));
+}

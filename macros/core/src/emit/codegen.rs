@@ -70,6 +70,11 @@ pub(crate) fn symbol_tokens(model: &View<'_>, sym: Expr) -> TokenStream {
             let access = access(model);
             quote!(#access.#p)
         }
+        Some(Role::QuaternionNorm(k)) => {
+            let s = model.layout.orientations[k].q_start;
+            let [a, b, c, d] = [s, s + 1, s + 2, s + 3];
+            quote!((x[#a] * x[#a] + x[#b] * x[#b] + x[#c] * x[#c] + x[#d] * x[#d]))
+        }
         Some(Role::Differential(_) | Role::TimeDifferential | Role::Substituted(_)) | None => quote!(::core::f64::NAN),
     }
 }

@@ -127,7 +127,7 @@ fn lower_rotation(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, r: &Ident, axis:
     for (i, c) in [scalar, vector[0], vector[1], vector[2]].into_iter().enumerate() {
         generator[o.q_start + i] = lower.arena.mul2(half, c);
     }
-    let rotation = lower.arena.quaternion_rotation(&q);
+    let rotation = lower.arena.quaternion_rotation(&q, o.norm2);
     let rt = lower.arena.transpose3(&rotation);
     let body_axis = lower.arena.mat_vec(&rt, &a);
     let mut in_velocities = vec![zero; lower.syms.dof()];
