@@ -152,6 +152,9 @@ pub struct Model {
     /// The rigid bodies and particles whose energies are part of the Lagrangian (their
     /// kinematics are documented with it).
     pub bodies: Vec<Body>,
+    /// Expressions made as total time derivatives d/dt f(t, q) while lowering (`dot`): as
+    /// velocity expressions of L their Hamel terms vanish identically, without a zero test.
+    pub exact_rates: rustc_hash::FxHashSet<Expr>,
     /// The Lagrangian's source tokens, to blame in model-level errors.
     pub lagrangian_tokens: proc_macro2::TokenStream,
     /// Generalized force Qᵢ per coordinate (0 when not given).
@@ -223,6 +226,7 @@ impl Model {
             layout,
             lagrangian,
             bodies: Vec::new(),
+            exact_rates: rustc_hash::FxHashSet::default(),
             lagrangian_tokens,
             force,
             constraints: Vec::new(),

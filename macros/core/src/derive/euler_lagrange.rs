@@ -127,7 +127,7 @@ pub fn derive(model: &Model, arena: &mut Arena) -> Equations {
     let dl_dz = syms.z.map(|z| arena.diff(l, z));
     let forcing = match dl_dz {
         None if !syms.orientations.is_empty() => forcing_quasi(arena, syms, l, &momenta, force),
-        None => forcing_through_velocities(arena, syms, l, force)
+        None => forcing_through_velocities(arena, syms, l, force, &model.exact_rates)
             .unwrap_or_else(|| forcing_direct(arena, syms, l, &momenta, None, force)),
         Some(c) => forcing_direct(arena, syms, l, &momenta, Some(c), force),
     };
@@ -254,7 +254,13 @@ fn forcing_quasi(arena: &mut Arena, syms: &Layout, l: Expr, momenta: &[Expr], fo
 /// It is the same fᵢ as [`forcing_direct`]'s, but the velocity products that cancel between ∂L/∂q
 /// and d/dt ∂L/∂q̇ never appear: for L = Σ mₖ|ẋₖ|²/2 − V, fᵢ = −Σₖ mₖ Jₖᵢ·aₖ − ∂V/∂qᵢ + Qᵢ, a third
 /// of the operations of the expanded route on a pendulum chain. `None` when L has no such sum.
-fn forcing_through_velocities(arena: &mut Arena, syms: &Layout, l: Expr, force: &[Expr]) -> Option<Vec<Expr>> {
+fn forcing_through_velocities(
+    arena: &mut Arena,
+    syms: &Layout,
+    l: Expr,
+    force: &[Expr],
+    exact_rates: &FxHashSet<Expr>,
+) -> Option<Vec<Expr>> {
     let deg = arena.degrees(&[l], &syms.qd);
     let mut velocities = Vec::new();
     let mut seen = FxHashSet::default();
@@ -284,7 +290,8 @@ fn forcing_through_velocities(arena: &mut Arena, syms: &Layout, l: Expr, force: 
     let jac_rate = syms.total_derivative(arena, &flat, true);
     let dv_dq = arena.jacobian(&velocities, &syms.q);
     let mut hamel = vec![vec![arena.zero(); n]; m];
-    for k in 0..m {
+    // (A velocity made as d/dt f(t, q) has none: d/dt ∂f/∂qᵢ − ∂/∂qᵢ df/dt ≡ 0.)
+    for k in (0..m).filter(|&k| !exact_rates.contains(&velocities[k])) {
         for i in 0..n {
             let h = arena.sub(jac_rate[k * n + i], dv_dq[k][i]);
             if !arena.zero_test(h).is_zero() {

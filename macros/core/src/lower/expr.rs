@@ -404,6 +404,12 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Every expression made as a total time derivative d/dt f(t, q) (by `dot` and its vector
+    /// and rotation forms): velocities whose Hamel terms vanish identically.
+    pub fn exact_rates(&self) -> rustc_hash::FxHashSet<Expr> {
+        self.dot_cache.values().copied().collect()
+    }
+
     /// Whether the lowerer is inside a raw discrete system (nodes, not velocities).
     pub fn in_discrete_nodes(&self) -> bool {
         self.nodes.is_some()

@@ -429,6 +429,7 @@ fn lower_model(
     if cx.count() > errors_before {
         return None;
     }
+    let exact_rates = lower.exact_rates();
     let zero = lower.arena.zero();
     // Forces act on the ordinary coordinates' velocities; an orientation's ω has none (yet).
     let mut force: Vec<Expr> = force.into_iter().map(|f| f.unwrap_or(zero)).collect();
@@ -440,6 +441,7 @@ fn lower_model(
     let mut model = Model::assemble(name.clone(), mode, coordinates, parameters, syms, lagrangian, lagrangian_tokens, force);
     model.action = action.cloned();
     model.bodies = bodies;
+    model.exact_rates = exact_rates;
     model.inputs = inputs.to_vec();
     model.constraints = constraints;
     model.impacts = impacts;
