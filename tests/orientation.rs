@@ -68,15 +68,6 @@ fn free_body_conserves_energy_and_spatial_momentum_and_follows_the_elliptic_solu
     assert!(eerr < 1e-12, "energy conserved: {eerr:e}");
 }
 
-/// The complete elliptic integral of the first kind K(m) = π / (2 AGM(1, √(1 − m))).
-fn complete_elliptic_k(m: f64) -> f64 {
-    let (mut a, mut b) = (1.0f64, (1.0 - m).sqrt());
-    while (a - b).abs() > 1e-16 * a {
-        (a, b) = ((a + b) / 2.0, (a * b).sqrt());
-    }
-    std::f64::consts::PI / (2.0 * a)
-}
-
 #[test]
 fn tennis_racket_flips_at_the_closed_form_period() {
     // Rotation near the intermediate axis (the tennis-racket or Dzhanibekov effect): starting at
@@ -91,7 +82,7 @@ fn tennis_racket_flips_at_the_closed_form_period() {
     assert!(l2 > 2.0 * energy * i2 && l2 < 2.0 * energy * i2 * 1.01, "near the separatrix");
     let rate = ((i3 - i2) * (l2 - 2.0 * energy * i1) / (i1 * i2 * i3)).sqrt();
     let m = (i2 - i1) * (2.0 * energy * i3 - l2) / ((i3 - i2) * (l2 - 2.0 * energy * i1));
-    let half_period = 2.0 * complete_elliptic_k(m) / rate;
+    let half_period = 2.0 * common::complete_elliptic_k(m) / rate;
     let events = [Event::new("flip", |_t: f64, x: &SVector<f64, 7>| x[5])];
     let sol = body.simulate_with_events(x0, 0.0..4.5 * half_period, &events, &tight()).unwrap();
     let flips: Vec<f64> = sol.events.iter().map(|e| e.t).collect();

@@ -49,28 +49,7 @@ pub fn rel_err<const R: usize, const C: usize>(a: &SMatrix<f64, R, C>, b: &SMatr
     a.iter().zip(b.iter()).map(|(x, y)| (x - y).abs() / y.abs().max(1.0)).fold(0.0, f64::max)
 }
 
-/// The Jacobi elliptic functions (sn, cn, dn)(u | m), 0 ≤ m < 1, by the arithmetic-geometric
-/// mean (Abramowitz & Stegun 16.4): a₀ = 1, b₀ = √(1 − m), c₀ = √m, then
-/// φ_N = 2^N a_N u and φ_{n−1} = (φ_n + asin(c_n sin φ_n / a_n))/2; sn = sin φ₀, cn = cos φ₀,
-/// dn = cos φ₀ / cos(φ₁ − φ₀). Hand-written: no maintained crate offers them.
-pub fn jacobi_elliptic(u: f64, m: f64) -> (f64, f64, f64) {
-    let (mut a, mut b) = (1.0f64, (1.0 - m).sqrt());
-    let mut cs = vec![m.sqrt()];
-    let mut as_ = vec![a];
-    while cs.last().unwrap().abs() > 1e-16 && cs.len() < 40 {
-        let (an, bn, cn) = ((a + b) / 2.0, (a * b).sqrt(), (a - b) / 2.0);
-        (a, b) = (an, bn);
-        as_.push(a);
-        cs.push(cn);
-    }
-    let n = cs.len() - 1;
-    let mut phi = (1u64 << n) as f64 * a * u;
-    let mut previous = phi;
-    for k in (1..=n).rev() {
-        previous = phi;
-        phi = (phi + (cs[k] / as_[k] * phi.sin()).asin()) / 2.0;
-    }
-    let (sn, cn) = (phi.sin(), phi.cos());
-    let dn = if n == 0 { 1.0 } else { cn / (previous - phi).cos() };
-    (sn, cn, dn)
-}
+#[path = "../../examples/models/elliptic.rs"]
+mod elliptic;
+#[allow(unused_imports)]
+pub use elliptic::{complete_elliptic_k, jacobi_elliptic};

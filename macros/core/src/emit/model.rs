@@ -357,6 +357,11 @@ fn docs(model: &View<'_>, eq: &Equations) -> Docs {
     let q_lines: Vec<(String, String)> = (0..n).map(|i| (format!("Q[{}]", i + 1), formula(model, model.force[i]))).collect();
     let q_doc = doc_block("Generalized force one-form Q = Σ Qᵢ dqᵢ, as declared.", &q_lines);
     let state_doc = match &model.action {
+        None if !model.layout.orientations.is_empty() => format!(
+            " The state x = (q, v) = ({coords_list}, {}) from the coordinates (each orientation's quaternion (w, x, y, z), \
+             any norm: only q/|q| matters) and the velocities (each orientation's body angular velocity).",
+            v_disp.join(", ")
+        ),
         None => format!(" The state x = (q, q̇) = ({coords_list}, {}) from positions and velocities.", v_disp.join(", ")),
         Some(z) => format!(
             " The state x = (q, q̇, {z}) = ({coords_list}, {}, {z}) from positions, velocities and the action `{z}`.",
