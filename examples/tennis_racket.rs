@@ -12,7 +12,7 @@
 #[path = "models/elliptic.rs"]
 mod elliptic;
 
-use elliptic::{complete_elliptic_k, jacobi_elliptic};
+use elliptic::FreeBodySolution;
 use plotters::prelude::*;
 use routh::nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3};
 use routh::prelude::*;
@@ -38,20 +38,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (w1, w3) = (1.0, 0.58);
     let x0 = racket.state([1.0, 0.0, 0.0, 0.0], [w1, 0.0, w3]);
     let energy = 0.5 * (i1 * w1 * w1 + i3 * w3 * w3);
-    let l2 = (i1 * w1).powi(2) + (i3 * w3).powi(2);
-    let rate = ((i3 - i2) * (l2 - 2.0 * energy * i1) / (i1 * i2 * i3)).sqrt();
-    let m = (i2 - i1) * (2.0 * energy * i3 - l2) / ((i3 - i2) * (l2 - 2.0 * energy * i1));
-    let amps = [
-        ((2.0 * energy * i3 - l2) / (i1 * (i3 - i1))).sqrt(),
-        ((2.0 * energy * i3 - l2) / (i2 * (i3 - i2))).sqrt(),
-        ((l2 - 2.0 * energy * i1) / (i3 * (i3 - i1))).sqrt(),
-    ];
-    let half_period = 2.0 * complete_elliptic_k(m) / rate;
+    let closed = FreeBodySolution::new([i1, i2, i3], w1, w3);
+    let half_period = closed.flip_period();
     let t_end = 4.5 * half_period;
     let options = Options::default().rtol(1e-12).atol(1e-13).output(Output::Interval(t_end / 2000.0));
     let flips = [Event::new("flip", |_t: f64, x: &SVector<f64, 7>| x[5])];
     let sol = racket.simulate_with_events(x0, 0.0..t_end, &flips, &options)?;
-    println!("free body I = (1, 2, 3) spun near its intermediate axis: ω(0) = ({w1}, 0, {w3}), m = {m:.6}");
+    println!("free body I = (1, 2, 3) spun near its intermediate axis: ω(0) = ({w1}, 0, {w3}), m = {:.6}", closed.m);
     let mut worst_flip: f64 = 0.0;
     for (j, e) in sol.events.iter().enumerate() {
         let expected = (j + 1) as f64 * half_period;
@@ -64,8 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let (l0, mut dl, mut de, mut dw): (Vector3<f64>, f64, f64, f64) = (spatial(&x0), 0.0, 0.0, 0.0);
     for (t, x) in sol.iter() {
-        let (sn, cn, dn) = jacobi_elliptic(rate * t, m);
-        dw = dw.max((Vector3::new(x[4], x[5], x[6]) - Vector3::new(amps[0] * cn, amps[1] * sn, amps[2] * dn)).norm());
+        dw = dw.max((Vector3::new(x[4], x[5], x[6]) - Vector3::from(closed.omega(t))).norm());
         dl = dl.max((spatial(x) - l0).norm() / l0.norm());
         de = de.max((racket.energy(t, x) - energy).abs() / energy);
         let j = Vector3::new(racket.lx_momentum(t, x), racket.ly_momentum(t, x), racket.lz_momentum(t, x));
@@ -81,7 +73,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all("out")?;
     let root = SVGBackend::new("out/tennis_racket.svg", (1000, 480)).into_drawing_area();
     root.fill(&WHITE)?;
-    let top = amps.iter().fold(0.0f64, |a, &b| a.max(b)) * 1.15;
+    let top = closed.amplitudes.iter().fold(0.0f64, |a, &b| a.max(b)) * 1.15;
     let mut chart = ChartBuilder::on(&root)
         .caption("tennis-racket flips: body angular velocity (lines) and the elliptic solution (dots)", ("sans-serif", 18))
         .margin(12)
@@ -98,8 +90,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
         chart.draw_series((0..=90).map(|i| {
             let t = t_end * f64::from(i) / 90.0;
-            let (sn, cn, dn) = jacobi_elliptic(rate * t, m);
-            Circle::new((t, amps[k] * [cn, sn, dn][k]), 2, colour.filled())
+            Circle::new((t, closed.omega(t)[k]), 2, colour.filled())
         }))?;
     }
     chart

@@ -34,3 +34,43 @@ pub fn complete_elliptic_k(m: f64) -> f64 {
     }
     std::f64::consts::PI / (2.0 * a)
 }
+
+/// The body angular velocity of a free rigid body with principal moments I₁ < I₂ < I₃ started at
+/// ω(0) = (ω₁, 0, ω₃), ω₁, ω₃ > 0, with L² > 2E I₂ (Landau–Lifshitz §37):
+/// ω = (A cn τ, B sn τ, C dn τ), τ = rate · t.
+pub struct FreeBodySolution {
+    /// (A, B, C).
+    pub amplitudes: [f64; 3],
+    pub rate: f64,
+    /// The parameter m of the elliptic functions.
+    pub m: f64,
+}
+
+impl FreeBodySolution {
+    pub fn new([i1, i2, i3]: [f64; 3], w1: f64, w3: f64) -> FreeBodySolution {
+        let energy = 0.5 * (i1 * w1 * w1 + i3 * w3 * w3);
+        let l2 = (i1 * w1).powi(2) + (i3 * w3).powi(2);
+        assert!(i1 < i2 && i2 < i3 && l2 > 2.0 * energy * i2, "the case of the closed form");
+        FreeBodySolution {
+            amplitudes: [
+                ((2.0 * energy * i3 - l2) / (i1 * (i3 - i1))).sqrt(),
+                ((2.0 * energy * i3 - l2) / (i2 * (i3 - i2))).sqrt(),
+                ((l2 - 2.0 * energy * i1) / (i3 * (i3 - i1))).sqrt(),
+            ],
+            rate: ((i3 - i2) * (l2 - 2.0 * energy * i1) / (i1 * i2 * i3)).sqrt(),
+            m: (i2 - i1) * (2.0 * energy * i3 - l2) / ((i3 - i2) * (l2 - 2.0 * energy * i1)),
+        }
+    }
+
+    /// ω(t), body components.
+    pub fn omega(&self, t: f64) -> [f64; 3] {
+        let (sn, cn, dn) = jacobi_elliptic(self.rate * t, self.m);
+        let [a, b, c] = self.amplitudes;
+        [a * cn, b * sn, c * dn]
+    }
+
+    /// The time between sign changes of ω₂ (the tennis-racket flips): 2K(m)/rate.
+    pub fn flip_period(&self) -> f64 {
+        2.0 * complete_elliptic_k(self.m) / self.rate
+    }
+}

@@ -52,4 +52,4 @@ pub fn rel_err<const R: usize, const C: usize>(a: &SMatrix<f64, R, C>, b: &SMatr
 #[path = "../../examples/models/elliptic.rs"]
 mod elliptic;
 #[allow(unused_imports)]
-pub use elliptic::{complete_elliptic_k, jacobi_elliptic};
+pub use elliptic::{FreeBodySolution, complete_elliptic_k, jacobi_elliptic};
