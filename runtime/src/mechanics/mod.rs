@@ -334,6 +334,29 @@ pub fn first_order_jacobian<const N: usize, const D: usize>(
     Ok(j)
 }
 
+/// `∂F/∂x` of a system with quasi-velocities, x = (q, v), F = (K(q) v, M⁻¹ f): the rates' Jacobians
+/// `∂q̇/∂q`, `∂q̇/∂v` on top, and `M⁻¹ ∂g/∂q`, `M⁻¹ ∂g/∂v` below for the residual g = f − M a.
+///
+/// # Errors
+/// [`FieldError::SingularMassMatrix`] at `t` if a solve is not finite.
+pub fn quasi_jacobian<const NQ: usize, const NV: usize, const D: usize>(
+    t: f64,
+    factor: &impl MassOperator<NV>,
+    rates: (SMatrix<f64, NQ, NQ>, SMatrix<f64, NQ, NV>),
+    residual: (SMatrix<f64, NV, NQ>, SMatrix<f64, NV, NV>),
+) -> Result<SMatrix<f64, D, D>, FieldError> {
+    let () = QuasiDim::<NQ, NV, D>::OK;
+    let singular = |_| FieldError::SingularMassMatrix { t };
+    let dq = factor.solve(residual.0).map_err(singular)?;
+    let dv = factor.solve(residual.1).map_err(singular)?;
+    let mut j = SMatrix::<f64, D, D>::zeros();
+    j.view_mut((0, 0), (NQ, NQ)).copy_from(&rates.0);
+    j.view_mut((0, NQ), (NQ, NV)).copy_from(&rates.1);
+    j.view_mut((NQ, 0), (NV, NQ)).copy_from(&dq);
+    j.view_mut((NQ, NQ), (NV, NV)).copy_from(&dv);
+    Ok(j)
+}
+
 /// The state with its velocities replaced by `v` (positions never jump at an impact).
 ///
 /// # Errors

@@ -60,6 +60,9 @@ use symbolic::{Arena, Expr, Node};
 use crate::layout::{Layout, Role};
 use crate::model::{Model, View};
 
+/// A matrix of expressions, by rows.
+pub type Matrix = Vec<Vec<Expr>>;
+
 /// The derived equations of one model.
 pub struct Equations {
     /// pᵢ = ∂L/∂q̇ᵢ.
@@ -85,6 +88,8 @@ pub struct Equations {
     pub dg_dw: Vec<Vec<Expr>>,
     /// ∂L/∂w of a contact model (the row of ż = L; empty otherwise).
     pub dl_dw: Vec<Expr>,
+    /// With orientations and the field Jacobian: ∂q̇/∂q (NQ × NQ) and ∂q̇/∂v (NQ × NV) of the rates.
+    pub rate_jacobians: Option<(Matrix, Matrix)>,
 }
 
 /// The derived quantities of a contact (Herglotz) Lagrangian L(t, q, q̇, z).
@@ -147,10 +152,19 @@ pub fn derive(model: &Model, arena: &mut Arena) -> Equations {
     // Jacobian is wanted (O(n³) terms: most of a large model's expansion and code); a constrained
     // model derives its own from the saddle-point system.
     let [dg_dq, dg_dv] = if *field_jacobian && constraints.is_empty() {
-        arena.jacobian_blocks(&residual, [&syms.q, &syms.qd])
+        // With orientations, ∂/∂q leaves the tangent directions: |q|² is its sum of squares again.
+        if syms.orientations.is_empty() {
+            arena.jacobian_blocks(&residual, [&syms.q, &syms.qd])
+        } else {
+            let residual = unhold_norms(arena, syms, &residual);
+            [arena.jacobian(&residual, &syms.q), arena.jacobian(&residual, &syms.qd)]
+        }
     } else {
         [Vec::new(), Vec::new()]
     };
+    // The rates' Jacobians ∂q̇/∂q and ∂q̇/∂v of a model with orientations (q̇ = v otherwise).
+    let rate_jacobians = (*field_jacobian && !syms.orientations.is_empty())
+        .then(|| (arena.jacobian(&syms.rates, &syms.q), arena.jacobian(&syms.rates, &syms.qd)));
 
     let contact = syms.z.zip(dl_dz).map(|(z, dl_dz)| {
         let dg_dz = arena.diff_many(&residual, z);
@@ -175,7 +189,24 @@ pub fn derive(model: &Model, arena: &mut Arena) -> Equations {
     let dg_dw = arena.jacobian(&residual, &w);
     let dl_dw = if syms.z.is_some() { arena.gradient(l, &w) } else { Vec::new() };
 
-    Equations { momenta, mass, forcing, energy, power, dl_dt, dg_dq, dg_dv, contact, dg_dw, dl_dw }
+    Equations { momenta, mass, forcing, energy, power, dl_dt, dg_dq, dg_dv, contact, dg_dw, dl_dw, rate_jacobians }
+}
+
+/// `es` with each orientation's |q|² symbol replaced by the sum of the squares of its quaternion:
+/// for derivatives along directions that are not tangent to |q| = const (the field Jacobian).
+fn unhold_norms(arena: &mut Arena, syms: &Layout, es: &[Expr]) -> Vec<Expr> {
+    if syms.orientations.is_empty() {
+        return es.to_vec();
+    }
+    let map: Vec<(Expr, Expr)> = syms
+        .orientations
+        .iter()
+        .map(|o| {
+            let squares: Vec<Expr> = (0..4).map(|i| arena.powi(syms.q[o.q_start + i], 2)).collect();
+            (o.norm2, arena.add(&squares))
+        })
+        .collect();
+    es.iter().map(|&e| arena.subs(e, &map)).collect()
 }
 
 /// fᵢ = ∂L/∂qᵢ − Σⱼ ∂pᵢ/∂qⱼ q̇ⱼ − ∂pᵢ/∂t + Qᵢ from the momenta of the expanded L (with an action

@@ -150,6 +150,10 @@ pub(crate) fn accelerations_and_jacobian(
             let sensitivities = sensitivity_items(model, eq, helpers);
             (acc, TokenStream::new(), sensitivities, TokenStream::new())
         }
+        None if eq.rate_jacobians.is_some() => {
+            let jac = quasi_jacobian_items(model, eq, helpers, dyn_fn);
+            (accelerations_method(n, d, dyn_fn), jac, TokenStream::new(), TokenStream::new())
+        }
         None => {
             // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major), and ∂g/∂z of a contact model.
             let mut jac_out: Vec<Expr> = eq.dg_dq.iter().flatten().copied().collect();
@@ -206,6 +210,49 @@ pub(crate) fn accelerations_and_jacobian(
             };
             let sensitivities = sensitivity_items(model, eq, helpers);
             (acc, jac, sensitivities, TokenStream::new())
+        }
+    }
+}
+
+/// `jacobian` of a model with orientations: x = (q, v), F = (K(q) v, M⁻¹f), from the rates'
+/// Jacobians and those of the residual g = f − M a (see `runtime::mechanics::quasi_jacobian`).
+fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, dyn_fn: &syn::Ident) -> TokenStream {
+    let (n, d, nq) = (model.dof(), model.layout.state_dim(), model.layout.position_dim());
+    let Some((rq, rv)) = &eq.rate_jacobians else { return TokenStream::new() };
+    let mut outputs: Vec<Expr> = rq.iter().flatten().copied().collect();
+    outputs.extend(rv.iter().flatten().copied());
+    outputs.extend(eq.dg_dq.iter().flatten().copied());
+    outputs.extend(eq.dg_dv.iter().flatten().copied());
+    let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
+    let a_arg = quote! { a, };
+    let (stmts, vals) = helpers.body(model, &outputs, "__routh_quasi_jacobian", &a_param, &a_arg);
+    let (v_rq, rest) = vals.split_at(nq * nq);
+    let (v_rv, rest) = rest.split_at(nq * n);
+    let (v_gq, v_gv) = rest.split_at(n * nq);
+    let m = |r: usize, c: usize, v: &[TokenStream]| {
+        quote! { ::routh::__private::nalgebra::SMatrix::<f64, #r, #c>::from_row_slice(&[#(#v),*]) }
+    };
+    let (rq_m, rv_m, gq_m, gv_m) = (m(nq, nq, v_rq), m(nq, n, v_rv), m(n, nq, v_gq), m(n, n, v_gv));
+    let bind = bind_mass_operator_and_forcing();
+    let allow = allow_generated();
+    let _ = dyn_fn;
+    quote! {
+        /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (K(q) v, M⁻¹f) over x = (q, v) — the
+        /// quaternions' rates q̇ = ½ q ⊗ (0, ω) on top — from symbolic derivatives: with g = f − M a,
+        /// ∂v̇/∂x = M⁻¹ ∂g/∂x at a = v̇ (M factored once). Derivatives along q include the directions
+        /// that change |q| (the field depends on q/|q| only).
+        ///
+        /// # Errors
+        /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
+        #allow
+        pub fn jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+            -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError>
+        {
+            #bind
+            let a = mass.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
+            let a = &a;
+            #(#stmts)*
+            ::routh::__private::mechanics::quasi_jacobian::<#nq, #n, #d>(t, &mass, (#rq_m, #rv_m), (#gq_m, #gv_m))
         }
     }
 }

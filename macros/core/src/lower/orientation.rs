@@ -8,9 +8,9 @@
 //! [`crate::derive::euler_lagrange`].
 //!
 //! Models with orientations support, for now, bodies and Lagrangians, forces on their ordinary
-//! coordinates, energies and momenta, and symmetries (`rotation(R, axis)` of an orientation, or
-//! generators on the ordinary coordinates); the other items are compile errors naming what is
-//! missing.
+//! coordinates, energies and momenta, symmetries (`rotation(R, axis)` of an orientation, or
+//! generators on the ordinary coordinates) and the field Jacobian; the other items are compile
+//! errors naming what is missing.
 
 use syn::Ident;
 
@@ -42,13 +42,12 @@ pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<
             None => kept.push(r.clone()),
         }
     }
-    let unsupported: [(&str, bool); 9] = [
+    let unsupported: [(&str, bool); 8] = [
         ("constraints", !raw.constraints.is_empty()),
         ("impacts", !raw.impacts.is_empty()),
         ("modes", !raw.modes.is_empty()),
         ("Routh reduction", !raw.reductions.is_empty()),
         ("discrete integrators", !raw.discrete.is_empty()),
-        ("the field Jacobian (`jacobian`)", raw.jacobian.is_some()),
         ("sensitivities", !raw.sensitivities.is_empty()),
         ("inputs", !raw.inputs.is_empty()),
         ("an action variable", !raw.actions.is_empty()),
