@@ -41,7 +41,10 @@
 //! |---|---|
 //! | `coordinates(q1, q2, ...)` | the generalized coordinates, in state order |
 //! | `define(name = expr, ...)` | named intermediate expressions, usable in any later expression (any order; cycles are errors) |
-//! | `lagrangian = expr` | L(t, q, q̇) |
+//! | `lagrangian = expr` | L(t, q, q̇) (optional with bodies: added to their energies) |
+//! | `frame(b = R, ...)`, `point(p = r, ...)` | a rotation (proved one) and a position (a 3-vector) |
+//! | `body(name = b, mass = m, centre = r, frame = R, inertia = I)`, `particle(name = p, mass = m, at = r)`, `gravity = g` | rigid bodies and point masses: ½ m\|ṙ\|² + ½ ωᵀIω + m g·r each |
+//! | `orientation(r, ...)` | a rotation in the state (a quaternion with the body angular velocity as its velocities), free of Euler-angle singularities |
 //! | `force(q1 = expr, ...)` | components Qᵢ of the external force one-form Σ Qᵢ dqᵢ; they enter as d/dt ∂L/∂q̇ − ∂L/∂q = Q |
 //! | `holonomic(name = f, ...)` | position constraints f(t, q) = 0 |
 //! | `constraint(name = ω, ...)` | velocity constraints: one-forms in `d<coordinate>` and `dt`, or velocity expressions affine in q̇ |
@@ -49,7 +52,7 @@
 //! | `impact(name = n, guard = h, law = ...)` | a unilateral constraint h(t, q) ≥ 0 and its impact law (below) |
 //! | `mode(name, items...)` | a mode with its own coordinates, Lagrangian, forces and impacts (omitted items are inherited from the top level) |
 //! | `transition(a -> b, name = n, guard = h, law = ...)` | a guarded switch from mode `a` to mode `b` |
-//! | `symmetry(cyclic(q), name = generator(q = ξ(q), ...), ...)` | infinitesimal symmetries, proved at compile time |
+//! | `symmetry(cyclic(q), name = generator(q = ξ(q), ...), name = rotation(r, axis), ...)` | infinitesimal symmetries, proved at compile time (`rotation`: an orientation about a spatial axis, whose momentum map is the spatial angular momentum) |
 //! | `reduce(routh(q, ...), name = Type)` | Routh reduction over cyclic coordinates into a generated type (models without constraints) |
 //! | `crate = path` | where generated code finds routh if your crate names it otherwise (default `::routh`) |
 //!
@@ -214,7 +217,35 @@
 //!   `sinh`, `cosh`, `tanh`, in method form `x.sin()` or function form `sin(x)`;
 //! - names: coordinates, struct fields (the parameters, all `f64`), defines, and time `t`;
 //! - `dot(e)`: the total time derivative of an expression of coordinates and time, by the chain rule
-//!   (`dot(q)` of a coordinate is its velocity). Write positions, get velocities, as on paper.
+//!   (`dot(q)` of a coordinate is its velocity). Write positions, get velocities, as on paper;
+//! - vectors `[x, y, z]` and 3×3 matrices, `rot_x/rot_y/rot_z(q)`, `axis_angle(a, q)`, `diag`,
+//!   `transpose`, `cross`, `a.dot(b)`, `norm`, components `v[i]`, `m[(i, j)]`, and `omega(R)`, the
+//!   body angular velocity vee(RᵀṘ) of a rotation; `define(f(a, b) = ...)` takes arguments.
+//!
+//! A heavy symmetric top written with a body and its orientation in the state, against the
+//! conservation of its vertical angular momentum, proved a symmetry at compile time:
+//!
+//! ```
+//! use routh::prelude::*;
+//!
+//! #[derive(Mechanics)]
+//! #[mechanics(
+//!     orientation(b),
+//!     body(name = top, mass = m, centre = b * [0, 0, l], frame = b, inertia = diag(a, a, c)),
+//!     gravity = [0, 0, -g],
+//!     symmetry(vertical = rotation(b, [0, 0, 1])),
+//! )]
+//! struct Top { m: f64, l: f64, a: f64, c: f64, g: f64 }
+//!
+//! let top = Top { m: 0.8, l: 0.35, a: 0.021, c: 0.034, g: 9.81 };
+//! // Tilted by 0.6 rad about x (quaternion (cos 0.3, sin 0.3, 0, 0)), spinning at 40 rad/s.
+//! let x0 = top.state([0.3f64.cos(), 0.3f64.sin(), 0.0, 0.0], [0.0, 0.0, 40.0]);
+//! let sol = top.simulate(x0, 0.0..2.0, &Options::default().rtol(1e-10).atol(1e-12))?;
+//! let (t, x) = sol.last().unwrap();
+//! assert!((top.vertical_momentum(t, x) - top.vertical_momentum(0.0, &x0)).abs() < 1e-8);
+//! assert!((top.energy(t, x) - top.energy(0.0, &x0)).abs() < 1e-8);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! Bad models are compile errors pointing at the offending token, with a hint.
 //!
