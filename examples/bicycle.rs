@@ -13,12 +13,7 @@ mod whipple;
 
 use plotters::prelude::*;
 use routh::prelude::*;
-use whipple::{Bicycle, benchmark, running};
-
-/// The largest |roll| of a run over the window [from, to].
-fn worst_roll(sol: &Trajectory<16>, from: f64, to: f64) -> f64 {
-    sol.iter().filter(|(t, _)| (from..=to).contains(t)).map(|(_, x)| x[3].abs()).fold(0.0, f64::max)
-}
+use whipple::{Bicycle, benchmark, running, worst_roll};
 
 /// The largest relative energy change and constraint residual of a run.
 fn drift(b: &Bicycle, sol: &Trajectory<16>) -> (f64, f64) {

@@ -13,7 +13,7 @@ use routh::prelude::*;
 #[path = "../examples/models/whipple.rs"]
 mod whipple;
 
-use whipple::{Bicycle, benchmark, running};
+use whipple::{Bicycle, benchmark, running, worst_roll};
 
 /// The eigenvalues of the linearised upright motion at speed v that are not zero: those of the
 /// Jacobian of the constrained field at upright straight running, by central differences
@@ -75,11 +75,6 @@ fn benchmark_eigenvalues_and_critical_speeds() {
     println!("critical speeds: weave {weave:.11} m/s, capsize {capsize:.11} m/s");
     assert!((weave - 4.29238253634).abs() < 1e-7, "weave speed {weave}");
     assert!((capsize - 6.02426201539).abs() < 1e-7, "capsize speed {capsize}");
-}
-
-/// The largest |roll| over the samples of a run in the window [from, to].
-fn worst_roll(sol: &Trajectory<16>, from: f64, to: f64) -> f64 {
-    sol.iter().filter(|(t, _)| (from..=to).contains(t)).map(|(_, x)| x[3].abs()).fold(0.0, f64::max)
 }
 
 #[test]

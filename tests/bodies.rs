@@ -5,7 +5,7 @@ mod common;
 
 use std::f64::consts::FRAC_PI_2;
 
-use routh::nalgebra::{Matrix3, Rotation3, Vector3};
+use routh::nalgebra::{Matrix3, Vector3};
 use routh::prelude::*;
 
 /// Heavy symmetric top as a body: frame by the Euler angles (z-x-z: precession φ, nutation θ,
@@ -118,17 +118,8 @@ struct FreeBody {
 
 /// The z-x-z attitude and body angular velocity of a state, written out independently of routh
 /// (Goldstein's formulas): R = Rz(φ) Rx(θ) Rz(ψ), ω = (φ̇ sθ sψ + θ̇ cψ, φ̇ sθ cψ − θ̇ sψ, φ̇ cθ + ψ̇).
-fn attitude(x: &SVector<f64, 6>) -> (Rotation3<f64>, Vector3<f64>) {
-    let (phi, theta, psi, pd, td, sd) = (x[0], x[1], x[2], x[3], x[4], x[5]);
-    let r = Rotation3::from_axis_angle(&Vector3::z_axis(), phi)
-        * Rotation3::from_axis_angle(&Vector3::x_axis(), theta)
-        * Rotation3::from_axis_angle(&Vector3::z_axis(), psi);
-    let w = Vector3::new(
-        pd * theta.sin() * psi.sin() + td * psi.cos(),
-        pd * theta.sin() * psi.cos() - td * psi.sin(),
-        pd * theta.cos() + sd,
-    );
-    (r, w)
+fn attitude(x: &SVector<f64, 6>) -> (routh::nalgebra::UnitQuaternion<f64>, Vector3<f64>) {
+    common::euler_zxz([x[0], x[1], x[2]], [x[3], x[4], x[5]])
 }
 
 #[test]

@@ -152,12 +152,8 @@ fn heavy_top_with_a_quaternion_is_the_euler_angle_top() {
     // velocity they give (Goldstein's formulas).
     let (phi, theta, psi, pd, td, sd) = (0.0f64, 0.7f64, 0.0f64, 0.4, 0.0, 40.0);
     let xe = euler.state([phi, theta, psi], [pd, td, sd]);
-    let q0 = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), phi)
-        * UnitQuaternion::from_axis_angle(&Vector3::x_axis(), theta)
-        * UnitQuaternion::from_axis_angle(&Vector3::z_axis(), psi);
-    let w0 =
-        [pd * theta.sin() * psi.sin() + td * psi.cos(), pd * theta.sin() * psi.cos() - td * psi.sin(), pd * theta.cos() + sd];
-    let xq = quat.state([q0.w, q0.i, q0.j, q0.k], w0);
+    let (q0, w0) = common::euler_zxz([phi, theta, psi], [pd, td, sd]);
+    let xq = quat.state([q0.w, q0.i, q0.j, q0.k], w0.into());
     assert!((quat.energy(0.0, &xq) - euler.energy(0.0, &xe)).abs() < 1e-13);
     let opts = tight().output(Output::Times((1..=50).map(|i| i as f64 * 0.1).collect()));
     let (sq, se) = (quat.simulate(xq, 0.0..5.0, &opts).unwrap(), euler.simulate(xe, 0.0..5.0, &opts).unwrap());

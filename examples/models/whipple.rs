@@ -117,3 +117,8 @@ pub fn running(b: &Bicycle, v: f64, roll_rate: f64, steer_rate: f64) -> SVector<
     let known = [false, false, false, true, false, true, true, false];
     b.state_with_known_velocities(0.0, [0.0; 8], [v, 0.0, 0.0, roll_rate, 0.0, steer_rate, v / b.rr, v / b.rf], known).unwrap()
 }
+
+/// The largest |roll| of a run over the window [from, to].
+pub fn worst_roll(sol: &Trajectory<16>, from: f64, to: f64) -> f64 {
+    sol.iter().filter(|(t, _)| (from..=to).contains(t)).map(|(_, x)| x[3].abs()).fold(0.0, f64::max)
+}

@@ -267,6 +267,20 @@ impl Arena {
         [scalar, vector[0], vector[1], vector[2]].map(|e| self.mul2(half, e))
     }
 
+    /// The rate `½ (0, a) ⊗ q` of a quaternion q = (w, x, y, z) under the rotation about the
+    /// spatial axis `a`, R ↦ exp(ε â) R (left multiplication; it keeps |q| constant).
+    pub fn quaternion_spatial_rate(&mut self, q: &[Expr; 4], a: &Vec3) -> [Expr; 4] {
+        let half = self.num(crate::Rational::new(1, 2).expect("1/2"));
+        let [w, x, y, z] = *q;
+        let v = [x, y, z];
+        let av = self.dot3(a, &v);
+        let scalar = self.neg(av);
+        let wa = self.vec_scale(w, a);
+        let axv = self.cross(a, &v);
+        let vector = self.vec_add(&wa, &axv);
+        [scalar, vector[0], vector[1], vector[2]].map(|e| self.mul2(half, e))
+    }
+
     /// The rotation of the quaternion q = (w, x, y, z) normalised, R(q/|q|): entries quadratic in
     /// q over `norm2` = |q|² (given, e.g. as a symbol of its own), so it is a rotation for every
     /// q ≠ 0 and does not change along |q|.

@@ -49,6 +49,25 @@ pub fn rel_err<const R: usize, const C: usize>(a: &SMatrix<f64, R, C>, b: &SMatr
     a.iter().zip(b.iter()).map(|(x, y)| (x - y).abs() / y.abs().max(1.0)).fold(0.0, f64::max)
 }
 
+/// The attitude and body angular velocity of z-x-z Euler angles (φ, θ, ψ) with rates, written
+/// out independently of routh (Goldstein §4.9): R = Rz(φ) Rx(θ) Rz(ψ),
+/// ω = (φ̇ sθ sψ + θ̇ cψ, φ̇ sθ cψ − θ̇ sψ, φ̇ cθ + ψ̇).
+pub fn euler_zxz(
+    [phi, theta, psi]: [f64; 3],
+    [pd, td, sd]: [f64; 3],
+) -> (routh::nalgebra::UnitQuaternion<f64>, routh::nalgebra::Vector3<f64>) {
+    use routh::nalgebra::{UnitQuaternion, Vector3};
+    let r = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), phi)
+        * UnitQuaternion::from_axis_angle(&Vector3::x_axis(), theta)
+        * UnitQuaternion::from_axis_angle(&Vector3::z_axis(), psi);
+    let w = Vector3::new(
+        pd * theta.sin() * psi.sin() + td * psi.cos(),
+        pd * theta.sin() * psi.cos() - td * psi.sin(),
+        pd * theta.cos() + sd,
+    );
+    (r, w)
+}
+
 #[path = "../../examples/models/elliptic.rs"]
 mod elliptic;
 #[allow(unused_imports)]

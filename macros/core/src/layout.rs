@@ -265,6 +265,21 @@ impl Layout {
         arena.total_derivative(es, &self.q, &self.rates, with_time.then_some(self.t))
     }
 
+    /// A covector on the coordinates (such as ∂L/∂q) pulled back to the velocities: Kᵀg with
+    /// K = ∂q̇/∂v the rates' Jacobian; `g` itself when q̇ = v.
+    pub fn pull_back(&self, arena: &mut Arena, g: &[Expr]) -> Vec<Expr> {
+        if self.orientations.is_empty() {
+            return g.to_vec();
+        }
+        let k = arena.jacobian(&self.rates, &self.qd);
+        (0..self.dof())
+            .map(|a| {
+                let column: Vec<Expr> = k.iter().map(|row| row[a]).collect();
+                arena.dot(&column, g)
+            })
+            .collect()
+    }
+
     /// The orientation whose angular velocity is velocity `i`, with the component (0, 1, 2).
     pub fn orientation_of_velocity(&self, i: usize) -> Option<(&Orientation, usize)> {
         self.orientations.iter().find(|o| (o.v_start..o.v_start + 3).contains(&i)).map(|o| (o, i - o.v_start))

@@ -120,3 +120,23 @@ fn quaternion_rotation_is_a_rotation_turning_at_the_body_rate() {
     let diff = a.vec_sub(&w, &omega);
     assert!(all_zero(&a, &diff));
 }
+
+#[test]
+fn the_spatial_quaternion_rate_turns_r_about_the_spatial_axis() {
+    // Along ξ = ½ (0, a) ⊗ q, the derivative of R(q/|q|) is hat(a) R, and |q| does not change.
+    let mut a = Arena::new();
+    let q = ["w", "x", "y", "z"].map(|n| a.symbol(n));
+    let axis = ["a1", "a2", "a3"].map(|n| a.symbol(n));
+    let squares = q.map(|c| a.powi(c, 2));
+    let norm2 = a.add(&squares);
+    let r = a.quaternion_rotation(&q, norm2);
+    let xi = a.quaternion_spatial_rate(&q, &axis);
+    let seeds: Vec<(Expr, Expr)> = q.iter().copied().zip(xi).collect();
+    let n2_rate = a.directional(norm2, &seeds);
+    assert!(a.zero_test(n2_rate).is_zero());
+    let dr = r.map(|row| row.map(|e| a.directional(e, &seeds)));
+    let h = a.hat(&axis);
+    let expected = a.mat_mul(&h, &r);
+    let diff = a.mat_sub(&dr, &expected);
+    assert!(all_zero(&a, diff.as_flattened()));
+}

@@ -204,13 +204,10 @@ fn wedge_with_one_form_is_zero(arena: &mut Arena, d_alpha: &[Vec<Expr>], forms: 
     loop {
         // Component on `set`.
         let mut terms = Vec::new();
-        for p in 0..set.len() {
-            for q in p + 1..set.len() {
-                let rest: Vec<usize> = set.iter().enumerate().filter(|(i, _)| *i != p && *i != q).map(|(_, &c)| c).collect();
-                let minor = determinant(arena, forms, &rest);
-                let t = arena.mul2(d_alpha[set[p]][set[q]], minor);
-                terms.push(if (p + q - 1) % 2 == 0 { t } else { arena.neg(t) });
-            }
+        for (j, k, rest, positive) in wedge_terms(&set) {
+            let minor = determinant(arena, forms, &rest);
+            let t = arena.mul2(d_alpha[j][k], minor);
+            terms.push(if positive { t } else { arena.neg(t) });
         }
         let component = arena.add(&terms);
         if !arena.zero_test(component).is_zero() {
@@ -244,16 +241,11 @@ fn wedge_is_nonzero_somewhere(arena: &Arena, model: &Model, d_forms: &[Vec<Vec<E
             let mut set: Vec<usize> = (0..m + 2).collect();
             loop {
                 let (mut value, mut magnitude) = (0.0f64, 0.0f64);
-                for p in 0..set.len() {
-                    for q in p + 1..set.len() {
-                        let rest: Vec<usize> =
-                            set.iter().enumerate().filter(|(i, _)| *i != p && *i != q).map(|(_, &c)| c).collect();
-                        let (minor, minor_magnitude) = numeric_determinant(&rows, &rest);
-                        let coefficient = d[set[p] * dim + set[q]];
-                        let sign = if (p + q - 1) % 2 == 0 { 1.0 } else { -1.0 };
-                        value += sign * coefficient * minor;
-                        magnitude += coefficient.abs() * minor_magnitude;
-                    }
+                for (j, k, rest, positive) in wedge_terms(&set) {
+                    let (minor, minor_magnitude) = numeric_determinant(&rows, &rest);
+                    let coefficient = d[j * dim + k];
+                    value += if positive { coefficient * minor } else { -coefficient * minor };
+                    magnitude += coefficient.abs() * minor_magnitude;
                 }
                 if value.is_finite() && magnitude.is_finite() && value.abs() > 1e-6 * magnitude {
                     return true;
@@ -265,6 +257,20 @@ fn wedge_is_nonzero_somewhere(arena: &Arena, model: &Model, d_forms: &[Vec<Vec<E
         }
     }
     false
+}
+
+/// The terms of the component of dα ∧ α₁ ∧ … ∧ α_m on the index set `set`: for each pair j < k in
+/// it, (j, k, the rest of `set`, whether the sign of sorting (j, k, rest) into `set` is +); the
+/// term is ± (dα)ⱼₖ · det A[:, rest].
+fn wedge_terms(set: &[usize]) -> Vec<(usize, usize, Vec<usize>, bool)> {
+    let mut out = Vec::new();
+    for p in 0..set.len() {
+        for q in p + 1..set.len() {
+            let rest: Vec<usize> = set.iter().enumerate().filter(|(i, _)| *i != p && *i != q).map(|(_, &c)| c).collect();
+            out.push((set[p], set[q], rest, (p + q - 1) % 2 == 0));
+        }
+    }
+    out
 }
 
 /// The next `set.len()`-subset of 0..dim in lexicographic order (`false` after the last).

@@ -209,7 +209,8 @@ fn unhold_norms(arena: &mut Arena, syms: &Layout, es: &[Expr]) -> Vec<Expr> {
     es.iter().map(|&e| arena.subs(e, &map)).collect()
 }
 
-/// fᵢ = ∂L/∂qᵢ − Σⱼ ∂pᵢ/∂qⱼ q̇ⱼ − ∂pᵢ/∂t + Qᵢ from the momenta of the expanded L (with an action
+/// fᵢ = ∂L/∂qᵢ − Σⱼ ∂pᵢ/∂qⱼ q̇ⱼ − ∂pᵢ/∂t + Qᵢ from the momenta of the expanded L (∂L/∂q pulled
+/// back to the velocities, Kᵀ∂L/∂q, with quasi-velocities; with an action
 /// variable, `dl_dz` = ∂L/∂z adds −∂pᵢ/∂z · L + pᵢ ∂L/∂z). The term Σⱼ ∂pᵢ/∂qⱼ q̇ⱼ + ∂pᵢ/∂t is one
 /// forward-mode directional derivative of pᵢ along (q̇, 1) in (q, t), not n separate derivatives.
 fn forcing_direct(arena: &mut Arena, syms: &Layout, l: Expr, momenta: &[Expr], dl_dz: Option<Expr>, force: &[Expr]) -> Vec<Expr> {
@@ -221,10 +222,12 @@ fn forcing_direct(arena: &mut Arena, syms: &Layout, l: Expr, momenta: &[Expr], d
             *tr = arena.add2(*tr, along);
         }
     }
-    (0..syms.q.len())
+    // ∂L/∂q pulled back to the velocities (Kᵀ∂L/∂q; ∂L/∂q itself when q̇ = v).
+    let dl_dq = arena.gradient(l, &syms.q);
+    let generalized = syms.pull_back(arena, &dl_dq);
+    (0..syms.dof())
         .map(|i| {
-            let dl_dq = arena.diff(l, syms.q[i]);
-            let rest = arena.sub(dl_dq, transport[i]);
+            let rest = arena.sub(generalized[i], transport[i]);
             let rest = match dl_dz {
                 Some(c) => {
                     let herglotz = arena.mul2(momenta[i], c);
@@ -250,17 +253,7 @@ fn forcing_direct(arena: &mut Arena, syms: &Layout, l: Expr, momenta: &[Expr], d
 /// (τ = Kᵀ∂L/∂q, the torque of the configuration's dependence, e.g. gravity). For a free body,
 /// I ω̇ = Iω × ω: Euler's equations.
 fn forcing_quasi(arena: &mut Arena, syms: &Layout, l: Expr, momenta: &[Expr], force: &[Expr]) -> Vec<Expr> {
-    let transport = syms.total_derivative(arena, momenta, true);
-    let dl_dq = arena.gradient(l, &syms.q);
-    let k = arena.jacobian(&syms.rates, &syms.qd);
-    let mut forcing: Vec<Expr> = (0..syms.dof())
-        .map(|a| {
-            let column: Vec<Expr> = k.iter().map(|row| row[a]).collect();
-            let pulled = arena.dot(&column, &dl_dq);
-            let rest = arena.sub(pulled, transport[a]);
-            arena.add2(rest, force[a])
-        })
-        .collect();
+    let mut forcing = forcing_direct(arena, syms, l, momenta, None, force);
     for o in &syms.orientations {
         let p: [Expr; 3] = std::array::from_fn(|c| momenta[o.v_start + c]);
         let w: [Expr; 3] = std::array::from_fn(|c| syms.qd[o.v_start + c]);

@@ -151,7 +151,7 @@ pub(crate) fn accelerations_and_jacobian(
             (acc, TokenStream::new(), sensitivities, TokenStream::new())
         }
         None if eq.rate_jacobians.is_some() => {
-            let jac = quasi_jacobian_items(model, eq, helpers, dyn_fn);
+            let jac = quasi_jacobian_items(model, eq, helpers);
             (accelerations_method(n, d, dyn_fn), jac, TokenStream::new(), TokenStream::new())
         }
         None => {
@@ -216,7 +216,7 @@ pub(crate) fn accelerations_and_jacobian(
 
 /// `jacobian` of a model with orientations: x = (q, v), F = (K(q) v, M⁻¹f), from the rates'
 /// Jacobians and those of the residual g = f − M a (see `runtime::mechanics::quasi_jacobian`).
-fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, dyn_fn: &syn::Ident) -> TokenStream {
+fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> TokenStream {
     let (n, d, nq) = (model.dof(), model.layout.state_dim(), model.layout.position_dim());
     let Some((rq, rv)) = &eq.rate_jacobians else { return TokenStream::new() };
     let mut outputs: Vec<Expr> = rq.iter().flatten().copied().collect();
@@ -235,7 +235,6 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers,
     let (rq_m, rv_m, gq_m, gv_m) = (m(nq, nq, v_rq), m(nq, n, v_rv), m(n, nq, v_gq), m(n, n, v_gv));
     let bind = bind_mass_operator_and_forcing();
     let allow = allow_generated();
-    let _ = dyn_fn;
     quote! {
         /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (K(q) v, M⁻¹f) over x = (q, v) — the
         /// quaternions' rates q̇ = ½ q ⊗ (0, ω) on top — from symbolic derivatives: with g = f − M a,

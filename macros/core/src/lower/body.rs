@@ -100,11 +100,15 @@ fn check_inertia(lower: &mut Lowerer<'_>, inertia: &Mat3, src: &syn::Expr) -> sy
             ));
         }
     }
-    let numbers: Option<Vec<Rational>> = inertia.as_flattened().iter().map(|&e| lower.arena.as_num(e)).collect();
-    let Some(n) = numbers else { return Ok(()) };
-    let at = |i: usize, j: usize| n[3 * i + j];
-    let positive = leading_minors(&at).is_some_and(|m| m.iter().all(|x| !x.is_negative() && !x.is_zero()));
-    if !positive {
+    // Where every entry is a number the minors below fold to exact rationals.
+    if inertia.as_flattened().iter().any(|&e| lower.arena.as_num(e).is_none()) {
+        return Ok(());
+    }
+    let all_numbers = |lower: &Lowerer<'_>, es: &[Expr], ok: &dyn Fn(&Rational) -> bool| {
+        es.iter().all(|&e| lower.arena.as_num(e).is_some_and(|r| ok(&r)))
+    };
+    let positive = leading_minors(lower, inertia);
+    if !all_numbers(lower, &positive, &|r| !r.is_negative() && !r.is_zero()) {
         return Err(syn::Error::new_spanned(
             src,
             "this inertia tensor is not positive definite (a leading principal minor is not positive): every rigid body \
@@ -113,15 +117,14 @@ fn check_inertia(lower: &mut Lowerer<'_>, inertia: &Mat3, src: &syn::Expr) -> sy
     }
     // The second moment J = tr(I)/2 · 1 − I = ∫ρ r rᵀ is positive semidefinite: all its principal
     // minors are ≥ 0 (equivalently the principal moments satisfy I₁ ≤ I₂ + I₃ and cyclically).
-    let half_trace = (at(0, 0).checked_add(&at(1, 1)))
-        .and_then(|s| s.checked_add(&at(2, 2)))
-        .and_then(|s| s.checked_div(&Rational::integer(2)));
-    let second = |i: usize, j: usize| -> Option<Rational> {
-        let minus = at(i, j).checked_neg()?;
-        if i == j { half_trace?.checked_add(&minus) } else { Some(minus) }
-    };
-    let semidefinite = principal_minors(&second).is_some_and(|m| m.iter().all(|x| !x.is_negative()));
-    if !semidefinite {
+    let arena = &mut *lower.arena;
+    let trace = arena.add(&[inertia[0][0], inertia[1][1], inertia[2][2]]);
+    let half = arena.num(Rational::new(1, 2).expect("1/2"));
+    let half_trace = arena.mul2(half, trace);
+    let scaled = arena.mat_scale(half_trace, &arena.identity3());
+    let second = arena.mat_sub(&scaled, inertia);
+    let minors = principal_minors(lower, &second);
+    if !all_numbers(lower, &minors, &|r| !r.is_negative()) {
         return Err(syn::Error::new_spanned(
             src,
             "this inertia tensor violates the triangle inequality of principal moments (I₁ ≤ I₂ + I₃ and cyclically): no \
@@ -131,35 +134,24 @@ fn check_inertia(lower: &mut Lowerer<'_>, inertia: &Mat3, src: &syn::Expr) -> sy
     Ok(())
 }
 
-fn det2(a: Rational, b: Rational, c: Rational, d: Rational) -> Option<Rational> {
-    a.checked_mul(&d)?.checked_sub(&b.checked_mul(&c)?)
+/// The 2×2 minor of rows and columns (i, j).
+fn minor2(lower: &mut Lowerer<'_>, m: &Mat3, i: usize, j: usize) -> Expr {
+    let arena = &mut *lower.arena;
+    let d = arena.mul2(m[i][i], m[j][j]);
+    let o = arena.mul2(m[i][j], m[j][i]);
+    arena.sub(d, o)
 }
 
-fn det3(m: &dyn Fn(usize, usize) -> Option<Rational>) -> Option<Rational> {
-    let mut total = Rational::zero();
-    for (j, sign) in [(0, 1), (1, -1), (2, 1)] {
-        let (k, l) = ([1, 0, 0][j], [2, 2, 1][j]);
-        let minor = det2(m(1, k)?, m(1, l)?, m(2, k)?, m(2, l)?)?;
-        let term = m(0, j)?.checked_mul(&minor)?.checked_mul(&Rational::integer(sign))?;
-        total = total.checked_add(&term)?;
-    }
-    Some(total)
+/// The leading principal minors of `m`.
+fn leading_minors(lower: &mut Lowerer<'_>, m: &Mat3) -> [Expr; 3] {
+    let second = minor2(lower, m, 0, 1);
+    [m[0][0], second, lower.arena.det3(m)]
 }
 
-/// The leading principal minors of a symmetric 3×3 rational matrix (`None` on overflow).
-fn leading_minors(m: &dyn Fn(usize, usize) -> Rational) -> Option<[Rational; 3]> {
-    let opt = |i, j| Some(m(i, j));
-    Some([m(0, 0), det2(m(0, 0), m(0, 1), m(1, 0), m(1, 1))?, det3(&opt)?])
-}
-
-/// Every principal minor (3 of order 1, 3 of order 2, the determinant; `None` on overflow).
-fn principal_minors(m: &dyn Fn(usize, usize) -> Option<Rational>) -> Option<Vec<Rational>> {
-    let mut out = vec![m(0, 0)?, m(1, 1)?, m(2, 2)?];
-    for (i, j) in [(0, 1), (0, 2), (1, 2)] {
-        out.push(det2(m(i, i)?, m(i, j)?, m(j, i)?, m(j, j)?)?);
-    }
-    out.push(det3(m)?);
-    Some(out)
+/// Every principal minor of `m` (3 of order 1, 3 of order 2, the determinant).
+fn principal_minors(lower: &mut Lowerer<'_>, m: &Mat3) -> [Expr; 7] {
+    let pairs = [(0, 1), (0, 2), (1, 2)].map(|(i, j)| minor2(lower, m, i, j));
+    [m[0][0], m[1][1], m[2][2], pairs[0], pairs[1], pairs[2], lower.arena.det3(m)]
 }
 
 /// The gravitational acceleration, if declared (at most once).

@@ -115,18 +115,9 @@ fn lower_rotation(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, r: &Ident, axis:
     }
     let zero = lower.arena.zero();
     let q: [Expr; 4] = std::array::from_fn(|i| lower.syms.q[o.q_start + i]);
-    // ½ (0, a) ⊗ q = ½ (−a·v, w a + a × v) for q = (w, v).
-    let half = lower.arena.num(symbolic::Rational::new(1, 2).expect("1/2"));
-    let v = [q[1], q[2], q[3]];
-    let av = lower.arena.dot3(&a, &v);
-    let wa = lower.arena.vec_scale(q[0], &a);
-    let axv = lower.arena.cross(&a, &v);
-    let vector = lower.arena.vec_add(&wa, &axv);
-    let scalar = lower.arena.neg(av);
+    let spatial = lower.arena.quaternion_spatial_rate(&q, &a);
     let mut generator = vec![zero; lower.syms.position_dim()];
-    for (i, c) in [scalar, vector[0], vector[1], vector[2]].into_iter().enumerate() {
-        generator[o.q_start + i] = lower.arena.mul2(half, c);
-    }
+    generator[o.q_start..o.q_start + 4].copy_from_slice(&spatial);
     let rotation = lower.arena.quaternion_rotation(&q, o.norm2);
     let rt = lower.arena.transpose3(&rotation);
     let body_axis = lower.arena.mat_vec(&rt, &a);
