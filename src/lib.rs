@@ -277,8 +277,8 @@ pub mod __private {
     pub use routh_runtime::{
         Completion, ContactDiscreteSystem, DiscreteOptions, DiscreteSystem, DiscreteTrajectory, Driven, Event, FieldError,
         HybridOptions, HybridReduction, HybridStop, HybridSystem, HybridTrajectory, InputSignal, InputSystem, Linearization,
-        MassFactor, MechanicalSystem, MomentumJump, Options, Reconstruction, ReducedDiscreteTrajectory, SimError, Trajectory,
-        VectorField, simulate_discrete, simulate_discrete_contact, simulate_discrete_reduced, simulate_hybrid,
+        MassFactor, MechanicalSystem, MomentumJump, Options, Reconstruction, ReducedDiscreteTrajectory, RunResult, SimError,
+        Trajectory, VectorField, simulate_discrete, simulate_discrete_contact, simulate_discrete_reduced, simulate_hybrid,
         simulate_hybrid_with_events,
     };
     pub use routh_runtime::{constrained, discrete, integrate, mechanics, reduction};
@@ -290,6 +290,6 @@ pub mod prelude {
     pub use crate::nalgebra::{SMatrix, SVector};
     pub use crate::runtime::{
         ConstraintKind, Direction, Event, EventRecord, FieldError, HybridOptions, HybridStop, HybridTrajectory, ImpactRecord,
-        MomentumJump, Options, Output, SimError, StopReason, Trajectory, VectorField,
+        MomentumJump, Options, Output, RunError, RunResult, SimError, StopReason, Trajectory, VectorField,
     };
 }

@@ -235,10 +235,10 @@ fn a_step_too_large_is_a_typed_error() {
     // correction (here h = 3, far beyond the motion's time scale, with two iterations allowed).
     let tight = DiscreteOptions { max_iterations: 2, ..DiscreteOptions::default() };
     let err = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, 3.0, 50, &tight).unwrap_err();
-    let SimError::NewtonFailed { t, iterations, correction } = err else { panic!("{err:?}") };
+    let SimError::NewtonFailed { t, iterations, correction } = err.error else { panic!("{err:?}") };
     assert!(t == 0.0 && iterations == 2 && correction > 1e-6, "{err:?}");
     let err = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, -0.1, 5, &DiscreteOptions::default()).unwrap_err();
-    assert!(matches!(err, SimError::InvalidOptions(_)));
+    assert!(matches!(err.error, SimError::InvalidOptions(_)));
 }
 
 #[test]
@@ -248,7 +248,7 @@ fn more_steps_than_memory_holds_are_a_typed_error_before_any_work() {
     let p = Sextic { kappa: 0.1 };
     for steps in [usize::MAX, 100_000_000_000] {
         let err = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, 0.1, steps, &DiscreteOptions::default()).unwrap_err();
-        let SimError::InvalidOptions(why) = &err else { panic!("{err:?}") };
+        let SimError::InvalidOptions(why) = &err.error else { panic!("{err:?}") };
         assert!(why.contains("max_output_bytes"), "{why}");
     }
     // Within the budget the run goes ahead: 1000 steps of 2 coordinates need about 56 kB.
@@ -559,6 +559,26 @@ fn the_contact_variational_integrator_is_second_order_and_dissipates_like_the_fl
 }
 
 #[test]
+fn a_contact_step_beyond_the_dissipation_time_scale_is_an_error_with_the_nodes_before_it() {
+    // h = 1e6 returned x = −1.2e89 without a word. The midpoint step carries the action's
+    // variations by ∂z_a/∂z_k = 1 − γh/2 (its predicted action z_a = z_k + h/2 L) and by
+    // 1 + D₃L_d = 1 − γh + γ²h²/2 (the flow: e^{−γh} > 0); with a factor at or below zero the step
+    // follows no contact flow, and the run stops there with the factor.
+    let p = ContactOscillator { gamma: 0.3 };
+    for h in [1e6, 10.0] {
+        let failure = p.simulate_discrete([1.0], [0.0], 0.0, 0.0, h, 10, &DiscreteOptions::default()).unwrap_err();
+        let SimError::ContactStepTooLarge { t, factor, .. } = failure.error else { panic!("h = {h}: {:?}", failure.error) };
+        assert!(t == 0.0 && (factor - (1.0 - 0.15 * h)).abs() < 1e-9 * h, "h = {h}: factor {factor}");
+        // The start node is kept.
+        assert_eq!(failure.partial.map(|t| t.positions.len()), Some(1));
+    }
+    // Below 2/γ the steps are coarse but legitimate: the energy still decays.
+    let coarse = p.simulate_discrete([1.0], [0.0], 0.0, 0.0, 3.0, 10, &DiscreteOptions::default()).unwrap();
+    let energy = p.discrete_energies(&coarse).unwrap();
+    assert!(energy.iter().all(|e| e.is_finite()) && energy[10].abs() < energy[0], "{energy:?}");
+}
+
+#[test]
 fn the_polar_integrator_is_second_order_against_the_continuous_polar_flow() {
     // Digest §4.2: order 2 against r̈ = rη̇² − V'(r) − κṙ, d/dt(r²η̇) = −κr²η̇ (the same model's
     // continuous equations, integrated tightly).
@@ -602,7 +622,7 @@ struct AlphaSpring {
 fn an_alpha_parameter_outside_the_unit_interval_is_refused_and_half_is_the_midpoint() {
     let bad = AlphaSpring { a: 1.5 };
     let err = bad.simulate_discrete([1.0], [0.0], 0.0, 0.1, 10, &DiscreteOptions::default()).unwrap_err();
-    assert!(matches!(err, SimError::InvalidParameter { name: "a", .. }), "{err:?}");
+    assert!(matches!(err.error, SimError::InvalidParameter { name: "a", .. }), "{err:?}");
     // α = ½ conserves the oscillator's quadratic energy exactly (the midpoint rule is linear here).
     let mid = AlphaSpring { a: 0.5 };
     let traj = mid.simulate_discrete([1.0], [0.0], 0.0, 0.1, 1000, &DiscreteOptions::default()).unwrap();

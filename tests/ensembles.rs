@@ -101,3 +101,50 @@ fn trajectories_serialize_with_their_samples_events_and_impacts() {
     }
     assert_eq!(json["modes"].as_array().unwrap().len(), hybrid.times.len());
 }
+
+#[test]
+fn results_read_back_what_they_wrote_non_finite_values_and_names_included() {
+    // Trajectories were write-only, and a NaN was written as `null`, which reads back as nothing.
+    let p = Pendulum { m: 1.0, l: 1.0, g: 9.81 };
+    let mut run = p.simulate(p.state([0.5], [0.0]), 0.0..1.0, &opts().output(Output::Interval(0.25))).unwrap();
+    // Values a failing model produces: a NaN and infinities in the samples, a NaN parameter in the
+    // error that ended the run.
+    run.states[1][0] = f64::NAN;
+    run.states[2][1] = f64::INFINITY;
+    run.end.1[1] = f64::NEG_INFINITY;
+    run.stop =
+        StopReason::Failed(routh::runtime::SimError::InvalidParameter { name: "g", value: f64::NAN, reason: "it is not finite" });
+    let json = serde_json::to_string(&run).unwrap();
+    assert!(
+        json.contains("\"NaN\"") && json.contains("\"inf\"") && json.contains("\"-inf\"") && json.matches("null").count() == 1,
+        "{json}"
+    );
+    let back: routh::runtime::Trajectory<2> = serde_json::from_str(&json).unwrap();
+    let bits = |xs: &[SVector<f64, 2>]| xs.iter().flat_map(|x| x.iter().map(|v| v.to_bits())).collect::<Vec<_>>();
+    assert_eq!(bits(&back.states), bits(&run.states));
+    assert_eq!(back.times, run.times);
+    assert_eq!((back.end.0, back.end.1[0], back.end.1[1]), (run.end.0, run.end.1[0], f64::NEG_INFINITY));
+    assert_eq!(back.stats, run.stats);
+    let StopReason::Failed(routh::runtime::SimError::InvalidParameter { name: "g", value, .. }) = back.stop else {
+        panic!("{:?}", back.stop)
+    };
+    assert!(value.is_nan());
+    // What earlier versions wrote, `null` for a NaN (the one `null` above is the absent constraint
+    // report), reads back as NaN.
+    let old = json.replacen("\"NaN\"", "null", 1);
+    let back: routh::runtime::Trajectory<2> = serde_json::from_str(&old).unwrap();
+    assert!(back.states[1][0].is_nan());
+    // A state of the wrong size is an error, not a truncated state.
+    let short = serde_json::json!({"times": [0.0], "states": [[1.0]], "events": [], "stop": "Finished",
+        "stats": {"steps": 0, "rejected": 0, "evaluations": 0}, "constraints": null, "end": [0.0, [1.0, 0.0]]});
+    assert!(serde_json::from_value::<routh::runtime::Trajectory<2>>(short).is_err());
+
+    // A hybrid run: impacts with their guards' names, modes, the constraint report and the end.
+    let ball = Ball { m: 1.0, g: 9.81, e: 0.8 };
+    let hybrid = ball.simulate(ball.state([1.0], [0.0]), 0.0..2.0, &HybridOptions::default().rtol(1e-10).atol(1e-12)).unwrap();
+    let back: routh::runtime::HybridTrajectory<2> = serde_json::from_str(&serde_json::to_string(&hybrid).unwrap()).unwrap();
+    assert_eq!(back.impacts, hybrid.impacts);
+    assert!(back.impacts.iter().all(|i| i.guard == "floor"));
+    assert_eq!((back.times, back.states, back.modes), (hybrid.times, hybrid.states, hybrid.modes));
+    assert_eq!((back.stop, back.end), (hybrid.stop, hybrid.end));
+}

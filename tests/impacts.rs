@@ -359,7 +359,7 @@ fn shrinking_billiard_reproduces_the_reference_impacts() {
 fn a_negative_restitution_coefficient_is_named() {
     let ball = Ball { m: 1.0, g: 9.81, e: -0.5 };
     let err = ball.simulate(ball.state([1.0], [0.0]), 0.0..2.0, &tight()).unwrap_err();
-    assert!(matches!(err, routh::runtime::SimError::InvalidParameter { name: "e", .. }), "{err:?}");
+    assert!(matches!(err.error, routh::runtime::SimError::InvalidParameter { name: "e", .. }), "{err:?}");
     // e > 1 is allowed (superelastic): the first bounce gains energy.
     let hot = Ball { e: 1.2, ..ball };
     let sol = hot.simulate(hot.state([1.0], [0.0]), 0.0..1.0, &tight()).unwrap();

@@ -170,10 +170,20 @@ fn a_dissipative_ball_has_no_periodic_orbit_and_says_so() {
         Err(SimError::InvalidOptions(msg)) => assert!(msg.contains("energy"), "{msg}"),
         other => panic!("{other:?}"),
     }
-    match routh::runtime::periodic::continue_orbits(&elastic, &section, &orbit, 50.0, 3, false, &opts) {
+    match routh::runtime::periodic::continue_orbits(&elastic, &section, &orbit, 50.0, 3, false, &opts).map_err(SimError::from) {
         Err(SimError::InvalidOptions(msg)) => assert!(msg.contains("smaller step"), "{msg}"),
         other => panic!("{other:?}"),
     }
+    // A family continued down to H̄ = 0, where the orbits shrink to the ball at rest on the floor,
+    // cannot go on; the orbits found before are kept with the error (they were discarded), each
+    // still T = √(8H̄).
+    let failure = routh::runtime::periodic::continue_orbits(&elastic, &section, &orbit, 0.3, 10, false, &opts).unwrap_err();
+    let kept = failure.partial.expect("the orbits before the failure");
+    assert!(kept.len() >= 4 && kept.len() < 11, "{} orbits: {:?}", kept.len(), failure.error);
+    for o in kept.iter() {
+        assert!(o.energy > 0.0 && (o.period - (8.0 * o.energy).sqrt()).abs() < 1e-7, "H̄ = {}: T = {}", o.energy, o.period);
+    }
+    assert!(kept.last().is_some_and(|o| o.energy < 0.2), "{:?}", kept.iter().map(|o| o.energy).collect::<Vec<_>>());
 }
 
 #[test]

@@ -373,7 +373,7 @@ fn a_deep_composition_in_the_kinetic_energy_is_regular() {
 fn a_non_finite_parameter_is_named() {
     let bad = Oscillator { m: 1.0, k: f64::NAN };
     let err = bad.simulate(bad.state([1.0], [0.0]), 0.0..1.0, &Options::default()).unwrap_err();
-    assert!(matches!(err, SimError::InvalidParameter { name: "k", .. }), "{err:?}");
+    assert!(matches!(err.error, SimError::InvalidParameter { name: "k", .. }), "{err:?}");
     assert!(err.to_string().contains("`k`"), "{err}");
 }
 

@@ -68,27 +68,31 @@ impl SingularMatrix {
 }
 
 /// Failure of [`crate::integrate()`] or [`crate::simulate_hybrid()`].
-#[derive(Debug, Clone, PartialEq, Error, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Error, serde::Serialize, serde::Deserialize)]
 pub enum SimError {
     /// The step size fell below the allowed minimum (see [`crate::Options::min_step`]):
     /// the problem is probably stiff or has a singularity near `t`.
     #[error("step size underflow at t = {t} (h = {h})")]
     StepSizeUnderflow {
         /// Time at which the integration stopped.
+        #[serde(with = "crate::serde_floats")]
         t: f64,
         /// The rejected step size.
+        #[serde(with = "crate::serde_floats")]
         h: f64,
     },
     /// The solution became NaN or infinite and shrinking the step did not help.
     #[error("non-finite state at t = {t}")]
     NonFiniteState {
         /// Time at which the integration stopped.
+        #[serde(with = "crate::serde_floats")]
         t: f64,
     },
     /// The vector field reported a singular mass matrix.
     #[error("mass matrix is singular at t = {t}")]
     SingularMassMatrix {
         /// Time of the failed evaluation.
+        #[serde(with = "crate::serde_floats")]
         t: f64,
     },
     /// A saddle-point system had linearly dependent constraint rows (see
@@ -96,8 +100,10 @@ pub enum SimError {
     #[error("the constraint rows {rows:?} are linearly dependent at t = {t}")]
     SingularConstraints {
         /// Time of the failed evaluation.
+        #[serde(with = "crate::serde_floats")]
         t: f64,
         /// Names of the rows of the system.
+        #[serde(with = "crate::serde_floats::names")]
         rows: &'static [&'static str],
     },
     /// The projection onto the position constraints did not converge (see
@@ -105,16 +111,20 @@ pub enum SimError {
     #[error("the projection onto the constraints {rows:?} did not converge at t = {t}: residual {residual:e}")]
     ProjectionDiverged {
         /// Time of the projection.
+        #[serde(with = "crate::serde_floats")]
         t: f64,
         /// The largest |f(t, q)| of the holonomic rows at the last iterate.
+        #[serde(with = "crate::serde_floats")]
         residual: f64,
         /// Names of the constraint rows.
+        #[serde(with = "crate::serde_floats::names")]
         rows: &'static [&'static str],
     },
     /// More than [`crate::Options::max_steps`] step attempts were needed.
     #[error("step limit of {steps} reached at t = {t}")]
     StepLimit {
         /// Time reached.
+        #[serde(with = "crate::serde_floats")]
         t: f64,
         /// The limit that was hit.
         steps: usize,
@@ -123,6 +133,7 @@ pub enum SimError {
     #[error("cancelled at t = {t}")]
     Cancelled {
         /// Time reached (the end of the last accepted step).
+        #[serde(with = "crate::serde_floats")]
         t: f64,
     },
     /// An option was out of range; the message names it.
@@ -136,8 +147,10 @@ pub enum SimError {
     #[error("invalid time span {t0}..{t1}{}", backward_note(*.t0, *.t1))]
     InvalidTimeSpan {
         /// Start of the span.
+        #[serde(with = "crate::serde_floats")]
         t0: f64,
         /// End of the span.
+        #[serde(with = "crate::serde_floats")]
         t1: f64,
     },
     /// A mode index is out of range: the initial mode of [`crate::simulate_hybrid`] or the
@@ -153,37 +166,47 @@ pub enum SimError {
     #[error("parameter `{name}` = {value} is invalid: {reason}")]
     InvalidParameter {
         /// The parameter (struct field).
-        name: &'static str,
+        #[serde(with = "crate::serde_floats::name")]
+        name: &'static core::primitive::str,
         /// Its value.
+        #[serde(with = "crate::serde_floats")]
         value: f64,
         /// What is wrong with it.
-        reason: &'static str,
+        #[serde(with = "crate::serde_floats::name")]
+        reason: &'static core::primitive::str,
     },
     /// A reset returned a non-finite state or [`FieldError::NonFinite`].
     #[error("reset of guard `{guard}` failed at t = {t}")]
     ResetFailed {
         /// Time of the impact.
+        #[serde(with = "crate::serde_floats")]
         t: f64,
         /// Name of the guard whose reset failed.
-        guard: &'static str,
+        #[serde(with = "crate::serde_floats::name")]
+        guard: &'static core::primitive::str,
     },
     /// A guard function or its rate returned NaN or an infinity.
     #[error("guard `{guard}` is not finite at t = {t}")]
     NonFiniteGuard {
         /// Time of the evaluation.
+        #[serde(with = "crate::serde_floats")]
         t: f64,
         /// Name of the guard.
-        guard: &'static str,
+        #[serde(with = "crate::serde_floats::name")]
+        guard: &'static core::primitive::str,
     },
     /// The state is on the inadmissible side of a guard (`h` below minus the contact
     /// tolerance) where it must not be: the initial state, or the state a reset produced.
     #[error("guard `{guard}` is violated at t = {t} (h = {value})")]
     GuardViolated {
         /// Time of the check.
+        #[serde(with = "crate::serde_floats")]
         t: f64,
         /// Name of the guard.
-        guard: &'static str,
+        #[serde(with = "crate::serde_floats::name")]
+        guard: &'static core::primitive::str,
         /// The guard value `h`.
+        #[serde(with = "crate::serde_floats")]
         value: f64,
     },
     /// The Newton iteration of a discrete (variational) step did not converge: the step h is
@@ -193,10 +216,12 @@ pub enum SimError {
     )]
     NewtonFailed {
         /// Time at the start of the step.
+        #[serde(with = "crate::serde_floats")]
         t: f64,
         /// Iterations done.
         iterations: usize,
         /// Size (max norm) of the last Newton correction.
+        #[serde(with = "crate::serde_floats")]
         correction: f64,
     },
     /// The Newton iteration of a shooting problem (a periodic orbit at a given energy) did not
@@ -208,6 +233,7 @@ pub enum SimError {
         /// Iterations done.
         iterations: usize,
         /// The max norm of the last residual.
+        #[serde(with = "crate::serde_floats")]
         residual: f64,
     },
     /// A run of an ensemble panicked (in the caller's code: the runtime does not panic); the other
@@ -227,17 +253,40 @@ pub enum SimError {
     )]
     NotPeriodic {
         /// The energy H̄ of the solution.
+        #[serde(with = "crate::serde_floats")]
         energy: f64,
         /// The embedding parameter ξ of the solution.
+        #[serde(with = "crate::serde_floats")]
         xi: f64,
         /// The tolerance on |ξ| (`ShootingOptions::xi_tolerance`).
+        #[serde(with = "crate::serde_floats")]
         tolerance: f64,
+    },
+    /// A step of the contact variational integrator carries the variations of the action by a
+    /// factor ≤ 0 (1 + D₃L_d, or ∂z_a/∂z_k of the action its quadrature predicts; see
+    /// [`crate::discrete::ContactDiscreteSystem::action_factor`]): it reverses them where the flow
+    /// scales them by the positive exp(∫ ∂L/∂z dt), so it approximates no contact flow — h is
+    /// beyond the time scale of the dissipation (for L = … − γz at the midpoint, 1 − γh/2).
+    #[error(
+        "the contact step at t = {t} carries the action's variations by the factor {factor:e} ≤ 0 (h = {h}): a step this long reverses them and follows no contact flow; take h well below the dissipation's time scale"
+    )]
+    ContactStepTooLarge {
+        /// Time at the start of the step.
+        #[serde(with = "crate::serde_floats")]
+        t: f64,
+        /// The step.
+        #[serde(with = "crate::serde_floats")]
+        h: f64,
+        /// The least action-update factor at the step's nodes.
+        #[serde(with = "crate::serde_floats")]
+        factor: f64,
     },
     /// The Jacobian of a discrete step, ∂(−D₁L_d − f⁻)/∂q_{k+1}, is singular: the discrete
     /// Lagrangian is not regular there (e.g. a step h far too large).
     #[error("the Jacobian of the discrete step at t = {t} is singular")]
     SingularStepJacobian {
         /// Time at the start of the step.
+        #[serde(with = "crate::serde_floats")]
         t: f64,
     },
 }
@@ -256,4 +305,83 @@ impl From<FieldError> for SimError {
 /// The explanation of a backward span (only hybrid runs reject those: resets are not invertible).
 fn backward_note(t0: f64, t1: f64) -> &'static str {
     if t1 < t0 { " (hybrid simulation runs forward in time only: resets are not invertible)" } else { "" }
+}
+
+/// A run that failed: the error, and the work it had done — kept by default.
+///
+/// The runs that accumulate work ([`crate::integrate()`], [`crate::simulate_hybrid()`], the
+/// discrete integrators, the reduced runs, [`crate::periodic::continue_orbits`]) return
+/// `Result<T, RunError<T>>` ([`RunResult`]). When the failure comes after the first step (a step
+/// limit, a step-size underflow, a field or reset error, a Newton failure, a cancellation),
+/// [`RunError::partial`] holds the result up to the last good step — samples, events, impacts,
+/// nodes, the state to resume from — exactly what the run would have returned had it been asked
+/// to stop there, its stop reason being the failure. Errors before any work (options, time span,
+/// initial state, parameters) have no partial result.
+///
+/// `?` turns it into its [`SimError`] where only the error is wanted; with
+/// [`crate::Options::keep_partial`] the plain integrators return the partial result as `Ok`
+/// instead, with the failure as its stop reason.
+///
+/// ```
+/// use routh_runtime::{integrate, FieldError, Options, SimError, StopReason, nalgebra::Vector2};
+/// let osc = |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> { Ok(Vector2::new(x[1], -x[0])) };
+/// let failure = integrate(&osc, 0.0..100.0, Vector2::new(1.0, 0.0), &[], &Options::default().max_steps(20))
+///     .unwrap_err();
+/// assert!(matches!(failure.error, SimError::StepLimit { steps: 20, .. }));
+/// let partial = failure.partial.expect("twenty steps were made");
+/// assert!(matches!(partial.stop, StopReason::Failed(SimError::StepLimit { .. })));
+/// let (t, x) = partial.end; // resume from here
+/// assert!(t > 0.0 && (x[0] - t.cos()).abs() < 1e-6);
+/// ```
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("{error}")]
+pub struct RunError<T> {
+    /// Why the run failed.
+    pub error: SimError,
+    /// The work done up to the failure; `None` for a failure before any work.
+    pub partial: Option<Box<T>>,
+}
+
+/// The result of a run that keeps its work on failure (see [`RunError`]).
+pub type RunResult<T> = Result<T, RunError<T>>;
+
+impl<T> RunError<T> {
+    /// A failure with the work done before it.
+    #[must_use]
+    pub fn with_partial(error: SimError, partial: T) -> Self {
+        RunError { error, partial: Some(Box::new(partial)) }
+    }
+
+    /// The same failure with its partial result converted (`None` stays `None`).
+    #[must_use]
+    pub fn map_partial<U>(self, f: impl FnOnce(T) -> U) -> RunError<U> {
+        RunError { error: self.error, partial: self.partial.map(|p| Box::new(f(*p))) }
+    }
+}
+
+impl<T> From<SimError> for RunError<T> {
+    /// A failure before any work: no partial result.
+    fn from(error: SimError) -> Self {
+        RunError { error, partial: None }
+    }
+}
+
+impl<T> From<FieldError> for RunError<T> {
+    fn from(error: FieldError) -> Self {
+        SimError::from(error).into()
+    }
+}
+
+impl<T> From<RunError<T>> for SimError {
+    /// The error alone, the partial result dropped.
+    fn from(e: RunError<T>) -> Self {
+        e.error
+    }
+}
+
+impl<T> PartialEq<SimError> for RunError<T> {
+    /// Whether the run failed with this error (whatever work it kept).
+    fn eq(&self, other: &SimError) -> bool {
+        self.error == *other
+    }
 }

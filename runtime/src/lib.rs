@@ -57,6 +57,7 @@ pub mod error;
 pub mod hybrid;
 pub mod mechanics;
 pub mod ode;
+mod serde_floats;
 
 // The modules users name by path, at the top as before.
 pub use analysis::{continuation, ensemble, periodic, variational};
@@ -77,7 +78,7 @@ pub use discrete::{
     simulate_discrete_contact, simulate_discrete_reduced, simulate_discrete_two_step,
 };
 pub use dopri5::{Dense, DenseSegment};
-pub use error::{FieldError, SimError, SingularMatrix};
+pub use error::{FieldError, RunError, RunResult, SimError, SingularMatrix};
 pub use events::{Direction, Event, EventRecord};
 pub use field::{FD_STEP, VectorField, jacobian_fd};
 pub use hybrid::{

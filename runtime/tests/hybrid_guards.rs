@@ -416,35 +416,53 @@ fn invalid_inputs_are_typed_errors() {
     let ok = Faulty::default();
     assert_eq!(simulate_hybrid(&ok, 3, x0, 0.0..1.0, &opts).unwrap_err(), SimError::InvalidMode { mode: 3, modes: 1 });
     assert_eq!(simulate_hybrid(&ok, 0, Vector2::new(f64::NAN, 0.0), 0.0..1.0, &opts).unwrap_err(), SimError::InvalidInitialState);
-    assert!(matches!(simulate_hybrid(&ok, 0, x0, 1.0..0.0, &opts), Err(SimError::InvalidTimeSpan { .. })));
-    assert!(matches!(simulate_hybrid(&ok, 0, x0, 0.0..f64::INFINITY, &opts), Err(SimError::InvalidTimeSpan { .. })));
     assert!(matches!(
-        simulate_hybrid(&ok, 0, x0, 0.0..1.0, &opts.clone().max_resets_per_instant(0)),
+        simulate_hybrid(&ok, 0, x0, 1.0..0.0, &opts).map_err(SimError::from),
+        Err(SimError::InvalidTimeSpan { .. })
+    ));
+    assert!(matches!(
+        simulate_hybrid(&ok, 0, x0, 0.0..f64::INFINITY, &opts).map_err(SimError::from),
+        Err(SimError::InvalidTimeSpan { .. })
+    ));
+    assert!(matches!(
+        simulate_hybrid(&ok, 0, x0, 0.0..1.0, &opts.clone().max_resets_per_instant(0)).map_err(SimError::from),
         Err(SimError::InvalidOptions(_))
     ));
-    assert!(matches!(simulate_hybrid(&ok, 0, x0, 0.0..1.0, &opts.clone().rtol(f64::NAN)), Err(SimError::InvalidOptions(_))));
     assert!(matches!(
-        simulate_hybrid(&ok, 0, x0, 0.0..1.0, &opts.clone().guard_resolution(f64::NAN)),
+        simulate_hybrid(&ok, 0, x0, 0.0..1.0, &opts.clone().rtol(f64::NAN)).map_err(SimError::from),
+        Err(SimError::InvalidOptions(_))
+    ));
+    assert!(matches!(
+        simulate_hybrid(&ok, 0, x0, 0.0..1.0, &opts.clone().guard_resolution(f64::NAN)).map_err(SimError::from),
         Err(SimError::InvalidOptions(_))
     ));
     // Starting below the floor.
     assert!(matches!(
-        simulate_hybrid(&ok, 0, Vector2::new(-0.1, 1.0), 0.0..1.0, &opts),
+        simulate_hybrid(&ok, 0, Vector2::new(-0.1, 1.0), 0.0..1.0, &opts).map_err(SimError::from),
         Err(SimError::GuardViolated { guard: "floor", .. })
     ));
     // Falls at t = 1: NaN guard before that.
     let nan = Faulty { nan_guard_after: 0.3, ..Faulty::default() };
-    assert!(matches!(simulate_hybrid(&nan, 0, x0, 0.0..2.0, &opts), Err(SimError::NonFiniteGuard { guard: "floor", .. })));
+    assert!(matches!(
+        simulate_hybrid(&nan, 0, x0, 0.0..2.0, &opts).map_err(SimError::from),
+        Err(SimError::NonFiniteGuard { guard: "floor", .. })
+    ));
     let nan0 = Faulty { nan_guard_after: -1.0, ..Faulty::default() };
-    assert!(matches!(simulate_hybrid(&nan0, 0, x0, 0.0..2.0, &opts), Err(SimError::NonFiniteGuard { t: 0.0, .. })));
+    assert!(matches!(
+        simulate_hybrid(&nan0, 0, x0, 0.0..2.0, &opts).map_err(SimError::from),
+        Err(SimError::NonFiniteGuard { t: 0.0, .. })
+    ));
     let bad_mode = Faulty { reset_mode: 5, ..Faulty::default() };
     assert_eq!(simulate_hybrid(&bad_mode, 0, x0, 0.0..2.0, &opts).unwrap_err(), SimError::InvalidMode { mode: 5, modes: 1 });
     let bad_reset = Faulty { reset_nan: true, ..Faulty::default() };
     let err = simulate_hybrid(&bad_reset, 0, x0, 0.0..2.0, &opts).unwrap_err();
-    let SimError::ResetFailed { t, guard: "floor" } = err else { panic!("{err:?}") };
+    let SimError::ResetFailed { t, guard: "floor" } = err.error else { panic!("{err:?}") };
     assert!((t - 1.0).abs() < 1e-9);
     let singular = Faulty { reset_singular: true, ..Faulty::default() };
-    assert!(matches!(simulate_hybrid(&singular, 0, x0, 0.0..2.0, &opts), Err(SimError::SingularMassMatrix { .. })));
+    assert!(matches!(
+        simulate_hybrid(&singular, 0, x0, 0.0..2.0, &opts).map_err(SimError::from),
+        Err(SimError::SingularMassMatrix { .. })
+    ));
     // An empty span just reports the initial state.
     let traj = simulate_hybrid(&ok, 0, x0, 1.0..1.0, &opts).unwrap();
     assert_eq!(traj.times, vec![1.0]);

@@ -151,7 +151,7 @@ fn plastic_impact_under_gravity_is_stuck() {
     let ball = ball(9.81, 0.0);
     let traj = simulate_hybrid(&ball, 0, Vector2::new(1.0, 0.0), 0.0..5.0, &tight()).unwrap();
     let t1 = (2.0 / 9.81f64).sqrt();
-    let HybridStop::Stuck { t, guard } = traj.stop else { panic!("{:?}", traj.stop) };
+    let HybridStop::Stuck { t, guard, .. } = traj.stop else { panic!("{:?}", traj.stop) };
     assert_eq!(guard, "floor");
     assert!((t - t1).abs() < 1e-9);
     assert_eq!(traj.impacts.len(), 1);
@@ -160,7 +160,7 @@ fn plastic_impact_under_gravity_is_stuck() {
     assert!(xl[0].abs() < 1e-10 && xl[1] == 0.0);
     // Resting on the floor at the start: the contact persists from t = 0.
     let traj = simulate_hybrid(&ball, 0, Vector2::new(0.0, 0.0), 0.0..5.0, &tight()).unwrap();
-    assert_eq!(traj.stop, HybridStop::Stuck { t: 0.0, guard: "floor" });
+    assert_eq!(traj.stop, HybridStop::Stuck { t: 0.0, guard: "floor", multipliers_before: vec![] });
     assert_eq!(traj.times, vec![0.0]);
     assert!(traj.impacts.is_empty());
 }
@@ -202,7 +202,7 @@ fn reset_that_keeps_approaching_is_stuck() {
     let traj =
         simulate_hybrid(&Bounce { a0: -1.0, factor: 1.0, ..ball(1.0, 0.0) }, 0, Vector2::new(0.5, 0.0), 0.0..5.0, &tight())
             .unwrap();
-    let HybridStop::Stuck { t, guard } = traj.stop else { panic!("{:?}", traj.stop) };
+    let HybridStop::Stuck { t, guard, .. } = traj.stop else { panic!("{:?}", traj.stop) };
     assert_eq!(guard, "floor");
     assert!((t - 1.0).abs() < 1e-9);
     assert_eq!(traj.impacts.len(), 1);

@@ -1,10 +1,15 @@
-//! Errors keep the work done (`Options::keep_partial`): a run that fails after it started returns
-//! its samples up to the last accepted step with the error as the stop reason.
+//! Errors keep the work done: a run that fails after it started returns its samples up to the last
+//! accepted step with the error — inside the `Err` by default (`RunError::partial`), as the `Ok`
+//! result's stop reason with `Options::keep_partial`.
 
 mod hybrid_support;
 
+use routh_runtime::nalgebra::{Matrix1, SMatrix};
 use routh_runtime::nalgebra::{Vector1, Vector2};
-use routh_runtime::{FieldError, HybridStop, Monitor, Options, Output, SimError, StopReason, integrate, simulate_hybrid};
+use routh_runtime::{
+    DiscreteOptions, DiscreteSystem, FieldError, HybridStop, Monitor, Options, Output, SimError, StopReason, integrate,
+    simulate_discrete, simulate_hybrid,
+};
 
 /// x'' = −x.
 fn oscillator(_t: f64, x: &Vector2<f64>) -> Result<Vector2<f64>, FieldError> {
@@ -28,9 +33,17 @@ fn a_step_limit_keeps_the_exact_prefix_of_the_full_run() {
     for (t, x) in part.iter() {
         assert!((x[0] - t.cos()).abs() < 1e-6, "{t}");
     }
-    // Without the option the same failure is an error.
+    // Without the option (the default) the same failure is an error, which carries the same
+    // trajectory: nothing is lost either way.
     let err = integrate(&oscillator, 0.0..100.0, x0, &[], &opts.clone().keep_partial(false)).unwrap_err();
-    assert!(matches!(err, SimError::StepLimit { steps: 40, .. }), "{err:?}");
+    assert!(matches!(err.error, SimError::StepLimit { steps: 40, .. }), "{err:?}");
+    assert_eq!(err.partial.map(|p| p.times), Some(part.times));
+    // `?` gives the bare error where only that is wanted.
+    let bare = || -> Result<(), SimError> {
+        integrate(&oscillator, 0.0..100.0, x0, &[], &Options::default().max_steps(40))?;
+        Ok(())
+    };
+    assert!(matches!(bare(), Err(SimError::StepLimit { steps: 40, .. })));
 }
 
 #[test]
@@ -78,7 +91,7 @@ fn errors_before_the_start_stay_errors() {
     let err = integrate(&oscillator, 0.0..1.0, Vector2::new(f64::NAN, 0.0), &[], &opts).unwrap_err();
     assert_eq!(err, SimError::InvalidInitialState);
     let err = integrate(&oscillator, 0.0..1.0, Vector2::new(1.0, 0.0), &[], &opts.rtol(2.0)).unwrap_err();
-    assert!(matches!(err, SimError::InvalidOptions(_)), "{err:?}");
+    assert!(matches!(err.error, SimError::InvalidOptions(_)), "{err:?}");
 }
 
 #[test]
@@ -157,7 +170,60 @@ fn a_failed_hybrid_run_keeps_its_impacts() {
     for (i, imp) in part.impacts.iter().enumerate() {
         assert!((imp.t - t1 * (2 * i + 1) as f64).abs() < 1e-9, "impact {i} at {}", imp.t);
     }
+    // Where it stopped, to resume from: the last sample of a step output.
+    let (t_end, mode_end, x_end) = part.end;
+    let (t_last, mode_last, x_last) = part.last().unwrap();
+    assert!(t_end == t_last && mode_end == mode_last && x_end == *x_last);
+    // By default the error carries the same partial run.
     ode.keep_partial = false;
     let err = simulate_hybrid(&ball, 0, Vector2::new(h, 0.0), 0.0..20.0, &opts.ode(ode)).unwrap_err();
-    assert!(matches!(err, SimError::StepLimit { steps, .. } if steps == limit), "{err:?}");
+    assert!(matches!(err.error, SimError::StepLimit { steps, .. } if steps == limit), "{err:?}");
+    let kept = err.partial.expect("the run had started");
+    assert_eq!(kept.impacts, part.impacts);
+    assert_eq!(kept.states, part.states);
+}
+
+/// The harmonic oscillator's midpoint variational integrator, L_d = h/2 ((q₁ − q₀)/h)² − h/2 ((q₀ +
+/// q₁)/2)², on a domain t < `edge`: beyond it the maps cannot be evaluated.
+struct MidpointOscillator {
+    edge: f64,
+}
+
+impl DiscreteSystem<1> for MidpointOscillator {
+    fn left_momentum(
+        &self,
+        t: f64,
+        h: f64,
+        q0: &Vector1<f64>,
+        q1: &Vector1<f64>,
+    ) -> Result<(Vector1<f64>, Matrix1<f64>), FieldError> {
+        if t >= self.edge {
+            return Err(FieldError::NonFinite { t });
+        }
+        // −D₁L_d = (q₁ − q₀)/h + h/4 (q₀ + q₁).
+        Ok((Vector1::new((q1[0] - q0[0]) / h + 0.25 * h * (q0[0] + q1[0])), SMatrix::from([[1.0 / h + 0.25 * h]])))
+    }
+    fn right_momentum(&self, _t: f64, h: f64, q0: &Vector1<f64>, q1: &Vector1<f64>) -> Result<Vector1<f64>, FieldError> {
+        // D₂L_d = (q₁ − q₀)/h − h/4 (q₀ + q₁).
+        Ok(Vector1::new((q1[0] - q0[0]) / h - 0.25 * h * (q0[0] + q1[0])))
+    }
+}
+
+#[test]
+fn a_failed_discrete_run_keeps_its_nodes() {
+    // Step 21 (from t = 2) cannot be evaluated: the 20 steps before it were thrown away; now they
+    // come with the error, node for node those of a run of 20 steps, and they are the motion
+    // (q = cos t to the midpoint rule's O(h²)).
+    let (h, q0, p0) = (0.1, Vector1::new(1.0), Vector1::new(0.0));
+    let opts = DiscreteOptions::default();
+    let sys = MidpointOscillator { edge: 2.0 - 1e-9 };
+    let failure = simulate_discrete(&sys, 0.0, h, 100, q0, p0, p0, &opts).unwrap_err();
+    assert!(matches!(failure.error, SimError::NonFiniteState { t } if (t - 2.0).abs() < 1e-9), "{:?}", failure.error);
+    let kept = failure.partial.expect("twenty steps were made");
+    let short = simulate_discrete(&sys, 0.0, h, 20, q0, p0, p0, &opts).unwrap();
+    assert_eq!(kept.positions.len(), 21);
+    assert_eq!(*kept, short);
+    for (t, q) in kept.times.iter().zip(&kept.positions) {
+        assert!((q[0] - t.cos()).abs() < 5e-3, "t = {t}: {}", q[0]);
+    }
 }

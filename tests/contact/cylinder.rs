@@ -308,3 +308,27 @@ fn cylinder_jacobians_match_finite_differences() {
         }
     }
 }
+
+#[test]
+fn an_eccentric_cylinder_released_at_zero_normal_force_says_which_force_it_still_needed() {
+    // γ = 0.1 on the compressed plane: at liftoff μ₂ = 0 but the rolling force μ₁ is not (erratum
+    // E24: the stance set asks only μ₂ > 0), so the released cylinder's rim is driven into the plane
+    // and the run is stuck on `touchdown`. It said only that; it now names the force the stance
+    // still carried, which a slip mode would have to take over.
+    let c = cylinder(0.0);
+    let h0 = -(c.m + c.mp) * c.g / c.k - 0.8;
+    let x0 = c.stance_state([0.0, h0 + c.r + c.gamma, 0.0, h0], [c.r + c.gamma, 0.0, 1.0, 0.0], 0.0);
+    let sol = c.simulate(Cylinder::STANCE, x0, 0.0..3.0, &hybrid_tight()).unwrap();
+    let HybridStop::Stuck { t, guard: "touchdown", multipliers_before } = &sol.stop else { panic!("{:?}", sol.stop) };
+    let liftoff = sol.impacts.last().unwrap();
+    assert!(liftoff.guard == "liftoff" && liftoff.t == *t);
+    // The same multipliers as the stance's own constraint forces at the release.
+    let mu = c.stance().constraint_forces(*t, &liftoff.pre).unwrap();
+    assert_eq!(multipliers_before, &vec![("roll", mu[0]), ("normal", mu[1])]);
+    assert!(mu[1].abs() < 1e-7 && mu[0].abs() > 1e-2, "μ = {mu}");
+    // The concentric cylinder releases with both forces zero: it flies, and lands again.
+    let concentric = Cylinder { gamma: 0.0, ..cylinder(0.0) };
+    let x0 = concentric.stance_state([0.0, h0 + c.r, 0.0, h0], [c.r, 0.0, 1.0, 0.0], 0.0);
+    let sol = concentric.simulate(Cylinder::STANCE, x0, 0.0..3.0, &hybrid_tight()).unwrap();
+    assert!(sol.impacts.iter().any(|i| i.guard == "touchdown"), "{:?}", sol.stop);
+}

@@ -29,7 +29,7 @@ use std::ops::Range;
 use nalgebra::SVector;
 use rayon::prelude::*;
 
-use crate::error::SimError;
+use crate::error::{RunError, RunResult, SimError};
 use crate::ode::field::VectorField;
 use crate::ode::integrate::integrate;
 use crate::ode::options::Options;
@@ -131,12 +131,12 @@ pub fn simulate_states<F, const D: usize>(
     span: Range<f64>,
     options: &Options,
     ensemble_options: &EnsembleOptions,
-) -> Result<Vec<Result<Trajectory<D>, SimError>>, SimError>
+) -> Result<Vec<RunResult<Trajectory<D>>>, SimError>
 where
     F: VectorField<D> + Sync + ?Sized,
 {
     let runs = ensemble(starts, |_, x0| integrate(field, span.clone(), *x0, &[], options), ensemble_options)?;
-    Ok(runs.into_iter().map(|r| r.and_then(|run| run)).collect())
+    Ok(runs.into_iter().map(|r| r.map_err(RunError::from).and_then(|run| run)).collect())
 }
 
 #[cfg(test)]

@@ -45,7 +45,11 @@ where
             if h < -self.contact_tol(t, *rate_scale) {
                 return Err(SimError::GuardViolated { t, guard, value: h });
             }
-            if found.is_none() && h <= self.contact_tol(t, rate) && super::approaching(rate, x) {
+            if found.is_none()
+                && h <= self.contact_tol(t, rate)
+                && super::approaching(rate, x)
+                && !self.skims(mode, i, t, x, rate)
+            {
                 found = Some(i);
             }
         }
@@ -77,7 +81,7 @@ where
             };
             let guard = sys.guard_name(*mode, g);
             if previous == Some((*mode, g)) || resets >= self.opts.max_resets_per_instant {
-                return Ok(Some(HybridStop::Stuck { t, guard }));
+                return Ok(Some(self.stuck(t, guard)));
             }
             if !self.samples.last_is(t, x, *mode) {
                 self.samples.push(t, *x, *mode);

@@ -47,9 +47,11 @@
 //! never produced. The floor `ε_ḣ = 64 ε (1 + ‖x‖∞)` (ε the machine epsilon) separates an
 //! approach from the round-off of a rate that is zero: e.g. just after a release by a multiplier
 //! (a liftoff), where the guard of the released contact sits at 0 with a rate that is 0 up to
-//! rounding and the motion leaves it only at third order. (A tangential touch can still register as an impact with a tiny negative
-//! rate — of the order of the integration error — when the numerical solution dips below zero
-//! by rounding; its reset is then a correspondingly tiny correction.)
+//! rounding and the motion leaves it only at third order. A tangential touch whose numerical
+//! solution dips below zero gets a small negative rate — a double zero located with an error δ
+//! in h has the rate √δ, 4e-8 for δ = 1e-15 — so a crossing is grazing too when the guard curves
+//! back up (ḧ > 0) and the parabola's deepest point ḣ²/(2ḧ) lies within
+//! [`HybridOptions::contact_tolerance`] of the surface.
 //!
 //! After a reset — and at the initial time — the state sits on one or more guards and the
 //! *contact resolution* runs at that instant. A guard is **in contact** when
@@ -169,7 +171,7 @@ use std::ops::Range;
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::error::{FieldError, SimError};
+use crate::error::{FieldError, RunError, RunResult, SimError};
 use crate::hybrid::zeno::ZenoMonitor;
 use crate::ode::events::Event;
 use crate::ode::options::Schedule;
@@ -241,6 +243,16 @@ pub trait HybridSystem<const D: usize> {
     fn constraint_residuals(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Option<(f64, f64)> {
         let _ = (mode, t, x);
         None
+    }
+
+    /// The multipliers of `mode`'s constraints at `x`, with their names (generated models: the
+    /// mode's `constraint_forces` and `CONSTRAINTS`); empty (the default) for a mode without
+    /// constraints or where they cannot be evaluated. Read when a run gets stuck right after a
+    /// transition, to say which forces the mode it left still carried
+    /// ([`HybridStop::Stuck`]).
+    fn constraint_multipliers(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Vec<(&'static str, f64)> {
+        let _ = (mode, t, x);
+        Vec::new()
     }
 
     /// The completion of an accumulation (Zeno) of `guard`'s impacts in `mode`, at the state `x`
@@ -351,16 +363,18 @@ impl<const D: usize> Completion<D> {
 ///   `StepSizeUnderflow`, `StepLimit`).
 ///
 /// Zeno behaviour, the impact limit and persistent contact are not errors: they end the
-/// simulation with the corresponding [`HybridStop`] and the trajectory so far. With
-/// [`Options::keep_partial`](crate::Options::keep_partial) in [`HybridOptions::ode`], so do the
-/// errors above once a step was taken or an impact applied ([`HybridStop::Failed`]).
+/// simulation with the corresponding [`HybridStop`] and the trajectory so far. The errors above,
+/// once a step was taken or an impact applied, come with the trajectory so far
+/// ([`crate::RunError::partial`], its stop [`HybridStop::Failed`]); with
+/// [`Options::keep_partial`](crate::Options::keep_partial) in [`HybridOptions::ode`] it is
+/// returned as `Ok`.
 pub fn simulate_hybrid<S, const D: usize>(
     sys: &S,
     mode: usize,
     x0: SVector<f64, D>,
     t_span: Range<f64>,
     options: &HybridOptions,
-) -> Result<HybridTrajectory<D>, SimError>
+) -> RunResult<HybridTrajectory<D>>
 where
     S: HybridSystem<D> + ?Sized,
 {
@@ -383,7 +397,7 @@ pub fn simulate_hybrid_with_events<S, const D: usize>(
     t_span: Range<f64>,
     events: &[Event<'_, D>],
     options: &HybridOptions,
-) -> Result<HybridTrajectory<D>, SimError>
+) -> RunResult<HybridTrajectory<D>>
 where
     S: HybridSystem<D> + ?Sized,
 {
@@ -410,6 +424,7 @@ where
         attempts: 0,
         zeno: ZenoMonitor::new(&options.zeno),
         constraints: None,
+        end: (t0, mode, x0),
     };
 
     // A start off the mode's constraints is reported and projected, as in smooth runs.
@@ -431,8 +446,11 @@ where
     let mut crossing: Option<usize> = None;
     let outcome = (|| -> Result<HybridStop, SimError> {
         Ok(loop {
+            run.end = (t, mode_now, x);
             let before = run.impacts.len();
-            let resolved = run.resolve(t, &mut x, &mut mode_now, crossing.take())?;
+            let resolved = run.resolve(t, &mut x, &mut mode_now, crossing.take());
+            run.end = (t, mode_now, x);
+            let resolved = resolved?;
             let zeno = if run.impacts.len() > before { run.zeno.push(&options.zeno, t, t1) } else { None };
             // An accumulation of impacts, or a geometric tail that ran into persistent contact
             // before the Zeno window filled.
@@ -472,6 +490,7 @@ where
                 }
                 SegmentEnd::Penetration { guard } => {
                     run.samples.truncate(restart_len);
+                    run.end = (t, mode_now, x);
                     // A geometric impact tail that ran into persistent contact before the Zeno window
                     // filled: an accumulation after all.
                     let tail = run.zeno.tail(&options.zeno);
@@ -482,7 +501,7 @@ where
                     if let Some((t_acc, error)) = tail {
                         break HybridStop::Zeno { t_accumulation: t_acc.max(t), error, impacts: run.impacts.len() };
                     }
-                    break HybridStop::Stuck { t, guard: sys.guard_name(mode_now, guard) };
+                    break run.stuck(t, sys.guard_name(mode_now, guard));
                 }
                 SegmentEnd::Crossing { t: tc, x: xc, guard } => {
                     let rate = sys.guard_rate(mode_now, guard, tc, &xc);
@@ -491,7 +510,7 @@ where
                     }
                     t = tc;
                     x = xc;
-                    if approaching(rate, &x) {
+                    if approaching(rate, &x) && !run.skims(mode_now, guard, tc, &xc, rate) {
                         crossing = Some(guard);
                         run.skip_scheduled_at(tc);
                     } else {
@@ -506,7 +525,7 @@ where
         })
     })();
     let worked = run.stats.steps > 0 || !run.impacts.is_empty();
-    let stop = options.ode.keep_work(outcome, worked, HybridStop::Failed)?;
+    let (stop, failure) = options.ode.keep_work(outcome, worked, HybridStop::Failed)?;
     let constraints = run.constraints.map(|mut report| {
         for ((&t, x), &m) in run.samples.times.iter().zip(&run.samples.states).zip(&run.samples.modes) {
             if let Some(residuals) = sys.constraint_residuals(m, t, x) {
@@ -515,7 +534,7 @@ where
         }
         report
     });
-    Ok(HybridTrajectory {
+    let trajectory = HybridTrajectory {
         times: run.samples.times,
         states: run.samples.states,
         modes: run.samples.modes,
@@ -526,7 +545,12 @@ where
         segments: run.samples.segments.unwrap_or_default(),
         events: run.samples.events,
         constraints,
-    })
+        end: run.end,
+    };
+    match failure {
+        Some(error) => Err(RunError::with_partial(error, trajectory)),
+        None => Ok(trajectory),
+    }
 }
 
 fn check_mode<S, const D: usize>(sys: &S, mode: usize) -> Result<(), SimError>
@@ -553,12 +577,39 @@ struct Run<'s, S: ?Sized, const D: usize> {
     zeno: ZenoMonitor,
     /// The constraint report, once a mode with constraints was seen.
     constraints: Option<ConstraintReport>,
+    /// The last good time, mode and state: an accepted step's end, a reset's result.
+    end: (f64, usize, SVector<f64, D>),
 }
 
 impl<'s, S, const D: usize> Run<'s, S, D>
 where
     S: HybridSystem<D> + ?Sized,
 {
+    /// [`HybridStop::Stuck`] at `t` on `guard`, with the multipliers of the mode a transition at
+    /// `t` just left.
+    fn stuck(&self, t: f64, guard: &'static str) -> HybridStop {
+        let multipliers_before = match self.impacts.last() {
+            Some(i) if i.t == t && i.mode_before != i.mode_after => self.sys.constraint_multipliers(i.mode_before, t, &i.pre),
+            _ => Vec::new(),
+        };
+        HybridStop::Stuck { t, guard, multipliers_before }
+    }
+
+    /// Whether a located crossing of `guard` with approach rate `rate < 0` only skims the surface:
+    /// the guard curves back up (ḧ > 0, from a central difference of ḣ along the flow), and the
+    /// deepest point of that parabola, ḣ²/(2ḧ) below the surface, is within the contact tolerance.
+    /// Such a crossing is a tangential touch that the integration error (or the ill-conditioned
+    /// location of a double zero, where an error δ in h moves the crossing by √δ and gives a rate
+    /// of √δ) made look like an approach; it is grazing, not an impact.
+    fn skims(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>, rate: f64) -> bool {
+        let Ok(f) = self.sys.mode_field(mode, t, x) else { return false };
+        let delta = 1e-5 * (1.0 + x.amax()) / (1.0 + f.amax());
+        let ahead = self.sys.guard_rate(mode, guard, t + delta, &(x + f * delta));
+        let behind = self.sys.guard_rate(mode, guard, t - delta, &(x - f * delta));
+        let curvature = (ahead - behind) / (2.0 * delta);
+        curvature > 0.0 && rate * rate / (2.0 * curvature) <= self.opts.contact_tolerance
+    }
+
     /// Push `x` once for every scheduled time `≤ t` (Times/Interval output).
     fn push_scheduled_at(&mut self, t: f64, x: &SVector<f64, D>, mode: usize) {
         while let Some(tau) = self.schedule.peek()

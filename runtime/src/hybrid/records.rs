@@ -8,13 +8,15 @@ use crate::ode::events::EventRecord;
 use crate::ode::trajectory::{ConstraintReport, Stats};
 
 /// One applied reset.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(bound = "")]
 pub struct ImpactRecord<const D: usize> {
     /// Time of the impact.
+    #[serde(with = "crate::serde_floats")]
     pub t: f64,
     /// Name of the guard.
-    pub guard: &'static str,
+    #[serde(with = "crate::serde_floats::name")]
+    pub guard: &'static core::primitive::str,
     /// Index of the guard in `mode_before`.
     pub guard_index: usize,
     /// Mode before the reset.
@@ -22,14 +24,19 @@ pub struct ImpactRecord<const D: usize> {
     /// Mode after the reset.
     pub mode_after: usize,
     /// Approach rate `dh/dt` of the guard at the pre-impact state (always negative).
+    #[serde(with = "crate::serde_floats")]
     pub rate: f64,
     /// Pre-impact state.
+    #[serde(with = "crate::serde_floats")]
     pub pre: SVector<f64, D>,
     /// Post-impact state.
+    #[serde(with = "crate::serde_floats")]
     pub post: SVector<f64, D>,
     /// [`HybridSystem::mode_energy`](crate::hybrid::HybridSystem::mode_energy) of `pre` in `mode_before`.
+    #[serde(with = "crate::serde_floats")]
     pub energy_before: f64,
     /// [`HybridSystem::mode_energy`](crate::hybrid::HybridSystem::mode_energy) of `post` in `mode_after`.
+    #[serde(with = "crate::serde_floats")]
     pub energy_after: f64,
 }
 
@@ -41,7 +48,7 @@ impl<const D: usize> ImpactRecord<D> {
 }
 
 /// Why a hybrid simulation ended.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum HybridStop {
     /// The end of the time span was reached.
     Finished,
@@ -50,9 +57,11 @@ pub enum HybridStop {
     /// of the last impact.
     Zeno {
         /// Estimated accumulation time.
+        #[serde(with = "crate::serde_floats")]
         t_accumulation: f64,
         /// An estimate of its error (see [`crate::hybrid::zeno`]): the correction the drift of the
         /// intervals' ratios made to a plain geometric tail.
+        #[serde(with = "crate::serde_floats")]
         error: f64,
         /// Number of impacts recorded.
         impacts: usize,
@@ -61,6 +70,7 @@ pub enum HybridStop {
     /// (not applied; its pre-impact state is the last sample).
     ImpactLimit {
         /// Time of the impact that was not applied.
+        #[serde(with = "crate::serde_floats")]
         t: f64,
         /// Number of impacts recorded.
         impacts: usize,
@@ -76,12 +86,23 @@ pub enum HybridStop {
     Stuck {
         /// Time at which the persistent contact began: the last reset (or the initial time,
         /// or the restart after a grazing touch).
+        #[serde(with = "crate::serde_floats")]
         t: f64,
         /// The guard that stays in contact.
-        guard: &'static str,
+        #[serde(with = "crate::serde_floats::name")]
+        guard: &'static core::primitive::str,
+        /// When the run entered this mode at `t` by a transition out of a mode with constraints:
+        /// that mode's constraint multipliers at the transition
+        /// ([`HybridSystem::constraint_multipliers`](crate::HybridSystem::constraint_multipliers)).
+        /// One that is not zero is a force the new mode does not supply — the eccentric cylinder
+        /// released where its normal force μ₂ vanishes still needs its rolling force μ₁ ≠ 0, which
+        /// a slip mode would have to take over. Empty otherwise.
+        #[serde(with = "crate::serde_floats")]
+        multipliers_before: Vec<(&'static str, f64)>,
     },
-    /// The run failed after work was done, and [`crate::Options::keep_partial`] asked to keep
-    /// it: the samples and impacts so far, and the error that ended the run.
+    /// The run failed after work was done: the samples and impacts so far, and the error that
+    /// ended the run (the partial result of a [`crate::RunError`], or the `Ok` result with
+    /// [`crate::Options::keep_partial`]).
     Failed(SimError),
     /// A terminal user event fired at `t` (see [`crate::simulate_hybrid_with_events`]); its
     /// state is the last sample.
@@ -89,6 +110,7 @@ pub enum HybridStop {
         /// Name of the event.
         name: String,
         /// Time of the crossing.
+        #[serde(with = "crate::serde_floats")]
         t: f64,
     },
 }
@@ -130,12 +152,14 @@ pub enum HybridStop {
 /// }
 /// # Ok::<(), routh_runtime::SimError>(())
 /// ```
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(bound = "")]
 pub struct HybridTrajectory<const D: usize> {
     /// Sample times (non-decreasing; an impact time appears twice, pre and post).
+    #[serde(with = "crate::serde_floats")]
     pub times: Vec<f64>,
     /// States at [`HybridTrajectory::times`].
+    #[serde(with = "crate::serde_floats")]
     pub states: Vec<SVector<f64, D>>,
     /// Mode of each sample.
     pub modes: Vec<usize>,
@@ -158,6 +182,11 @@ pub struct HybridTrajectory<const D: usize> {
     /// start as given, the one-step drift before each projection, the worst sample. `None` when
     /// no mode visited has constraints.
     pub constraints: Option<ConstraintReport>,
+    /// Where the run stopped — time, mode and state: the end of the span, a terminal event, the
+    /// post-reset state of a Zeno or stuck stop, or the last accepted step (or applied reset) of a
+    /// failed run — the state to resume from, also when the output schedule has no sample there.
+    #[serde(with = "crate::serde_floats")]
+    pub end: (f64, usize, SVector<f64, D>),
 }
 
 impl<const D: usize> HybridTrajectory<D> {

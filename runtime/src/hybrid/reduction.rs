@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use nalgebra::SVector;
 
-use crate::error::{FieldError, SimError};
+use crate::error::{FieldError, RunResult};
 use crate::hybrid::{HybridOptions, HybridSystem, HybridTrajectory, ImpactRecord, simulate_hybrid};
 use crate::mechanics::reduction::Reconstruction;
 use crate::ode::field::VectorField;
@@ -119,47 +119,53 @@ pub fn simulate_hybrid_reduced<S, const DR: usize, const K: usize, const DZ: usi
     x0: SVector<f64, D>,
     span: Range<f64>,
     options: &HybridOptions,
-) -> Result<(HybridTrajectory<D>, Vec<MomentumJump<K>>), SimError>
+) -> RunResult<(HybridTrajectory<D>, Vec<MomentumJump<K>>)>
 where
     S: HybridReduction<DR, K, D> + ?Sized,
 {
     let () = HybridAugmentedDim::<DR, K, DZ>::OK;
     let system = Augmented::<S, DR, K, D>(sys);
     let z0: SVector<f64, DZ> = system.augment(span.start, &x0);
-    let traj = simulate_hybrid(&system, 0, z0, span, options)?;
-    let mu = |z: &SVector<f64, DZ>| -> [f64; K] { std::array::from_fn(|c| z[DR + K + c]) };
-    let jumps =
-        traj.impacts.iter().map(|i| MomentumJump { t: i.t, guard: i.guard, before: mu(&i.pre), after: mu(&i.post) }).collect();
-    let states = traj.times.iter().zip(&traj.states).map(|(&t, z)| system.full_state(t, z)).collect();
-    let impacts = traj
-        .impacts
-        .iter()
-        .map(|i| ImpactRecord {
-            t: i.t,
-            guard: i.guard,
-            guard_index: i.guard_index,
-            mode_before: i.mode_before,
-            mode_after: i.mode_after,
-            rate: i.rate,
-            pre: system.full_state(i.t, &i.pre),
-            post: system.full_state(i.t, &i.post),
-            energy_before: i.energy_before,
-            energy_after: i.energy_after,
-        })
-        .collect();
-    let full = HybridTrajectory {
-        times: traj.times,
-        states,
-        modes: traj.modes,
-        impacts,
-        stop: traj.stop,
-        stats: traj.stats,
-        initial_mode: traj.initial_mode,
-        segments: Vec::new(),
-        events: Vec::new(),
-        constraints: traj.constraints,
+    let full = |traj: HybridTrajectory<DZ>| -> (HybridTrajectory<D>, Vec<MomentumJump<K>>) {
+        let mu = |z: &SVector<f64, DZ>| -> [f64; K] { std::array::from_fn(|c| z[DR + K + c]) };
+        let jumps = traj
+            .impacts
+            .iter()
+            .map(|i| MomentumJump { t: i.t, guard: i.guard, before: mu(&i.pre), after: mu(&i.post) })
+            .collect();
+        let states = traj.times.iter().zip(&traj.states).map(|(&t, z)| system.full_state(t, z)).collect();
+        let impacts = traj
+            .impacts
+            .iter()
+            .map(|i| ImpactRecord {
+                t: i.t,
+                guard: i.guard,
+                guard_index: i.guard_index,
+                mode_before: i.mode_before,
+                mode_after: i.mode_after,
+                rate: i.rate,
+                pre: system.full_state(i.t, &i.pre),
+                post: system.full_state(i.t, &i.post),
+                energy_before: i.energy_before,
+                energy_after: i.energy_after,
+            })
+            .collect();
+        let full = HybridTrajectory {
+            times: traj.times,
+            states,
+            modes: traj.modes,
+            impacts,
+            stop: traj.stop,
+            stats: traj.stats,
+            initial_mode: traj.initial_mode,
+            segments: Vec::new(),
+            events: Vec::new(),
+            constraints: traj.constraints,
+            end: (traj.end.0, traj.end.1, system.full_state(traj.end.0, &traj.end.2)),
+        };
+        (full, jumps)
     };
-    Ok((full, jumps))
+    simulate_hybrid(&system, 0, z0, span, options).map(full).map_err(|e| e.map_partial(full))
 }
 
 /// A jump of the reduced momenta μ at an impact, in hybrid Routh reduction (*Hybrid momentum

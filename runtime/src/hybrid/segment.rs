@@ -129,8 +129,12 @@ where
                     Err(e) => break Err(e.into()),
                 }
             }
+            self.end = (t_new, mode, x_new);
             scratch.clear();
             let term = tracker.step(&events, &seg, t_new, &x_new, &mut scratch);
+            if let Some(tm) = &term {
+                self.end = (tm.t, mode, tm.state);
+            }
             let sunk = match term {
                 Some(_) => None,
                 None => scratch.iter().find(|r| r.index >= n && r.index < base).map(|r| r.index - n),

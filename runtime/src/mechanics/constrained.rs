@@ -22,7 +22,7 @@ use std::ops::Range;
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::error::{FieldError, SimError};
+use crate::error::{FieldError, RunResult, SimError};
 use crate::mechanics::linalg::MassOperator;
 use crate::mechanics::{MechanicalSystem, Saddle, dense_mass, finite};
 use crate::ode::events::Event;
@@ -203,15 +203,16 @@ fn masked_saddle_point<const N: usize, const M: usize>(
 /// [`Trajectory::constraints`].
 ///
 /// # Errors
-/// As [`crate::integrate()`]; a projection that fails is [`SimError::SingularConstraints`] or
-/// [`SimError::SingularMassMatrix`].
+/// As [`crate::integrate()`] (a partial result carries its constraint report); a projection that
+/// fails is [`SimError::SingularConstraints`], [`SimError::SingularMassMatrix`] or
+/// [`SimError::ProjectionDiverged`].
 pub fn integrate_constrained<S, const N: usize, const D: usize, const M: usize>(
     sys: &S,
     span: Range<f64>,
     x0: SVector<f64, D>,
     events: &[Event<'_, D>],
     options: &Options,
-) -> Result<Trajectory<D>, SimError>
+) -> RunResult<Trajectory<D>>
 where
     S: Constrained<N, D, M> + ?Sized,
 {
@@ -228,12 +229,17 @@ where
         }
         Ok(())
     };
-    let mut traj = drive(sys, span, x0, events, options, &mut hook)?;
-    for (&t, x) in traj.times.iter().zip(&traj.states) {
-        report.note_sample(residuals(sys, t, x));
-    }
-    traj.constraints = Some(report);
-    Ok(traj)
+    let run = drive(sys, span, x0, events, options, &mut hook);
+    // The report covers the samples of a partial result too.
+    let reported = |mut traj: Trajectory<D>| {
+        let mut report = report;
+        for (&t, x) in traj.times.iter().zip(&traj.states) {
+            report.note_sample(residuals(sys, t, x));
+        }
+        traj.constraints = Some(report);
+        traj
+    };
+    run.map(reported).map_err(|e| e.map_partial(reported))
 }
 
 #[cfg(test)]

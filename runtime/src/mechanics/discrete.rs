@@ -35,7 +35,7 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::error::{FieldError, SimError};
+use crate::error::{FieldError, RunError, RunResult, SimError};
 use crate::mechanics::linalg::LuFactor;
 
 /// A forced discrete system: its discrete Legendre maps.
@@ -347,7 +347,8 @@ fn check_start<'a, const N: usize>(
 ///
 /// # Errors
 /// [`SimError::InvalidOptions`] for a step that is not finite and positive; otherwise as
-/// [`discrete_step`].
+/// [`discrete_step`], with the nodes computed before the failing step
+/// ([`RunError::partial`]).
 #[allow(clippy::too_many_arguments)]
 pub fn simulate_discrete<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     sys: &S,
@@ -358,7 +359,7 @@ pub fn simulate_discrete<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     p0: SVector<f64, N>,
     v0: SVector<f64, N>,
     options: &DiscreteOptions,
-) -> Result<DiscreteTrajectory<N>, SimError> {
+) -> RunResult<DiscreteTrajectory<N>> {
     drive(sys, &[], t0, h, steps, q0, p0, v0, options, None)
 }
 
@@ -395,13 +396,15 @@ pub fn simulate_discrete_reduced<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     p0: SVector<f64, N>,
     v0: SVector<f64, N>,
     options: &DiscreteOptions,
-) -> Result<ReducedDiscreteTrajectory<N>, SimError> {
+) -> RunResult<ReducedDiscreteTrajectory<N>> {
     if cyclic.iter().any(|&c| c >= N) {
-        return Err(SimError::InvalidOptions(format!("a cyclic coordinate index is out of range (the system has {N})")));
+        return Err(SimError::InvalidOptions(format!("a cyclic coordinate index is out of range (the system has {N})")).into());
     }
     let mut increments = Vec::new();
-    let trajectory = drive(sys, cyclic, t0, h, steps, q0, p0, v0, options, Some(&mut increments))?;
-    Ok(ReducedDiscreteTrajectory { trajectory, increments })
+    match drive(sys, cyclic, t0, h, steps, q0, p0, v0, options, Some(&mut increments)) {
+        Ok(trajectory) => Ok(ReducedDiscreteTrajectory { trajectory, increments }),
+        Err(e) => Err(e.map_partial(|trajectory| ReducedDiscreteTrajectory { trajectory, increments })),
+    }
 }
 
 /// The one position–momentum loop of [`simulate_discrete`] and [`simulate_discrete_reduced`]:
@@ -419,7 +422,7 @@ fn drive<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     v0: SVector<f64, N>,
     options: &DiscreteOptions,
     mut increments: Option<&mut Vec<SVector<f64, N>>>,
-) -> Result<DiscreteTrajectory<N>, SimError> {
+) -> RunResult<DiscreteTrajectory<N>> {
     check_start::<N>(h, steps, options, q0.iter().chain(p0.iter()))?;
     let shape_of = |q: &SVector<f64, N>| {
         let mut s = *q;
@@ -435,7 +438,10 @@ fn drive<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     for k in 0..steps {
         let t = t0 + k as f64 * h;
         let base = shape_of(&q);
-        let step = discrete_step(sys, t, h, &base, &p, guess, options)?;
+        let step = match discrete_step(sys, t, h, &base, &p, guess, options) {
+            Ok(step) => step,
+            Err(e) => return Err(RunError::with_partial(e, trajectory)),
+        };
         let mut w = SVector::<f64, N>::zeros();
         let mut next = step.position;
         for &c in cyclic {
@@ -484,6 +490,16 @@ pub trait ContactDiscreteSystem<const N: usize> {
         q1: &SVector<f64, N>,
         z0: f64,
     ) -> Result<(SVector<f64, N>, f64), FieldError>;
+    /// The least factor by which the step at (q₀, q₁, z₀) carries a variation of the action:
+    /// 1 + D₃L_d (δz_{k+1} = (1 + D₃L_d) δz_k + …) and, for a quadrature that predicts the action
+    /// inside the step, ∂z_a/∂z₀ — discrete counterparts of the positive exp(∫ ∂L/∂z dt). A step
+    /// with a factor ≤ 0 reverses the action's variations and approximates no contact flow (h
+    /// beyond the dissipation's time scale): the integrator stops with
+    /// [`SimError::ContactStepTooLarge`].
+    ///
+    /// # Errors
+    /// A [`FieldError`] if it cannot be evaluated.
+    fn action_factor(&self, t: f64, h: f64, q0: &SVector<f64, N>, q1: &SVector<f64, N>, z0: f64) -> Result<f64, FieldError>;
 }
 
 /// Adapts a contact system at a fixed action z₀ to [`DiscreteSystem`] (for one step's Newton
@@ -528,7 +544,7 @@ pub fn simulate_discrete_contact<S: ContactDiscreteSystem<N> + ?Sized, const N: 
     z0: f64,
     v0: SVector<f64, N>,
     options: &DiscreteOptions,
-) -> Result<DiscreteTrajectory<N>, SimError> {
+) -> RunResult<DiscreteTrajectory<N>> {
     check_start::<N>(h, steps, options, q0.iter().chain(p0.iter()).chain([&z0]))?;
     let mut traj = DiscreteTrajectory::start(t0, q0, p0, steps);
     traj.actions.push(z0);
@@ -537,15 +553,19 @@ pub fn simulate_discrete_contact<S: ContactDiscreteSystem<N> + ?Sized, const N: 
     for k in 0..steps {
         let t = t0 + k as f64 * h;
         let at = AtAction { sys, z0: z, increment: std::cell::Cell::new(f64::NAN) };
-        let step = discrete_step(&at, t, h, &q, &p, guess, options)?;
+        let step = match discrete_step(&at, t, h, &q, &p, guess, options).and_then(|step| {
+            let factor = sys.action_factor(t, h, &q, &step.position, z)?;
+            if factor > 0.0 { Ok(step) } else { Err(SimError::ContactStepTooLarge { t, h, factor }) }
+        }) {
+            Ok(step) if (z + at.increment.get()).is_finite() => step,
+            Ok(_) => return Err(RunError::with_partial(SimError::NonFiniteState { t }, traj)),
+            Err(e) => return Err(RunError::with_partial(e, traj)),
+        };
         let increment = at.increment.get();
         guess = step.position * 2.0 - q;
         q = step.position;
         p = step.momentum;
         z += increment;
-        if !z.is_finite() {
-            return Err(SimError::NonFiniteState { t });
-        }
         traj.push(t0 + (k + 1) as f64 * h, q, p, step.iterations);
         traj.actions.push(z);
     }
@@ -567,7 +587,7 @@ pub fn simulate_discrete_two_step<S: DiscreteSystem<N> + ?Sized, const N: usize>
     q0: SVector<f64, N>,
     q1: SVector<f64, N>,
     options: &DiscreteOptions,
-) -> Result<DiscreteTrajectory<N>, SimError> {
+) -> RunResult<DiscreteTrajectory<N>> {
     check_start::<N>(h, steps, options, q0.iter().chain(q1.iter()))?;
     let p0 = sys.left_momentum(t0, h, &q0, &q1)?.0;
     let mut traj = DiscreteTrajectory::start(t0, q0, p0, steps);
@@ -579,8 +599,14 @@ pub fn simulate_discrete_two_step<S: DiscreteSystem<N> + ?Sized, const N: usize>
     for k in 1..steps {
         let t = t0 + k as f64 * h;
         // Momentum matching: F^{f−}L_d(q_k, q_{k+1}) = F^{f+}L_d(q_{k−1}, q_k).
-        let pk = sys.right_momentum(t - h, h, &prev, &cur)?;
-        let step = discrete_step(sys, t, h, &cur, &pk, cur * 2.0 - prev, options)?;
+        let step = match sys
+            .right_momentum(t - h, h, &prev, &cur)
+            .map_err(SimError::from)
+            .and_then(|pk| discrete_step(sys, t, h, &cur, &pk, cur * 2.0 - prev, options))
+        {
+            Ok(step) => step,
+            Err(e) => return Err(RunError::with_partial(e, traj)),
+        };
         prev = cur;
         cur = step.position;
         traj.push(t + h, cur, step.momentum, step.iterations);

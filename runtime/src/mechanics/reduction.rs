@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use nalgebra::SVector;
 
-use crate::error::{FieldError, SimError};
+use crate::error::{FieldError, RunResult};
 use crate::ode::field::VectorField;
 use crate::ode::integrate::integrate;
 use crate::ode::options::Options;
@@ -40,14 +40,14 @@ impl<const DR: usize, const K: usize, const DZ: usize> AugmentedDim<DR, K, DZ> {
 /// the stop reason and work counters of the integration.
 ///
 /// # Errors
-/// As [`integrate()`].
+/// As [`integrate()`], the partial result reconstructed too.
 pub fn simulate_reconstructed<S, const DR: usize, const K: usize, const DZ: usize, const D: usize>(
     sys: &S,
     x0: SVector<f64, DR>,
     theta0: [f64; K],
     span: Range<f64>,
     options: &Options,
-) -> Result<Trajectory<D>, SimError>
+) -> RunResult<Trajectory<D>>
 where
     S: Reconstruction<DR, K, D> + ?Sized,
 {
@@ -62,29 +62,31 @@ where
         Ok(SVector::from_fn(|i, _| if i < DR { dx[i] } else { w[i - DR] }))
     };
     let z0 = SVector::<f64, DZ>::from_fn(|i, _| if i < DR { x0[i] } else { theta0[i - DR] });
-    let traj = integrate(&augmented, span, z0, &[], options)?;
-    let states = traj
-        .times
-        .iter()
-        .zip(&traj.states)
-        .map(|(&t, z)| {
-            let (x, theta) = split(z);
-            sys.reconstruct(t, &x, theta)
-        })
-        .collect();
-    let end = {
-        let (t, z) = traj.end;
-        let (x, theta) = split(&z);
-        (t, sys.reconstruct(t, &x, theta))
+    let full = |traj: Trajectory<DZ>| -> Trajectory<D> {
+        let states = traj
+            .times
+            .iter()
+            .zip(&traj.states)
+            .map(|(&t, z)| {
+                let (x, theta) = split(z);
+                sys.reconstruct(t, &x, theta)
+            })
+            .collect();
+        let end = {
+            let (t, z) = traj.end;
+            let (x, theta) = split(&z);
+            (t, sys.reconstruct(t, &x, theta))
+        };
+        Trajectory {
+            times: traj.times,
+            states,
+            events: Vec::new(),
+            stop: traj.stop,
+            stats: traj.stats,
+            segments: Vec::new(),
+            constraints: None,
+            end,
+        }
     };
-    Ok(Trajectory {
-        times: traj.times,
-        states,
-        events: Vec::new(),
-        stop: traj.stop,
-        stats: traj.stats,
-        segments: Vec::new(),
-        constraints: None,
-        end,
-    })
+    integrate(&augmented, span, z0, &[], options).map(full).map_err(|e| e.map_partial(full))
 }

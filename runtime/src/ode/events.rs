@@ -152,7 +152,7 @@ impl<const D: usize> fmt::Debug for Event<'_, D> {
 }
 
 /// A located event.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(bound = "")]
 pub struct EventRecord<const D: usize> {
     /// Name of the event.
@@ -160,8 +160,10 @@ pub struct EventRecord<const D: usize> {
     /// Index of the event in the slice passed to [`crate::integrate()`].
     pub index: usize,
     /// Time of the crossing.
+    #[serde(with = "crate::serde_floats")]
     pub t: f64,
     /// State at `t` (from the dense output).
+    #[serde(with = "crate::serde_floats")]
     pub state: SVector<f64, D>,
 }
 

@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use nalgebra::SVector;
 
-use crate::error::SimError;
+use crate::error::{RunError, RunResult, SimError};
 use crate::ode::dopri5::DenseSegment;
 use crate::ode::events::{Event, Tracker};
 use crate::ode::field::VectorField;
@@ -32,9 +32,9 @@ use crate::ode::trajectory::{Stats, StopReason, Trajectory};
 /// * [`SimError::SingularMassMatrix`] as soon as the field reports one;
 /// * [`SimError::StepSizeUnderflow`], [`SimError::StepLimit`], [`SimError::Cancelled`].
 ///
-/// Once a step was accepted, these errors are returned inside the trajectory instead, with the
-/// samples up to the last accepted step, when [`Options::keep_partial`] is set
-/// ([`StopReason::Failed`]).
+/// Once a step was accepted, the error comes with the trajectory up to the last accepted step
+/// ([`RunError::partial`], its stop reason [`StopReason::Failed`]); with [`Options::keep_partial`]
+/// that trajectory is returned as `Ok`.
 ///
 /// # Example
 /// ```
@@ -50,7 +50,7 @@ use crate::ode::trajectory::{Stats, StopReason, Trajectory};
 /// assert_eq!(t, 10.0);
 /// assert!((x[0] - 10f64.cos()).abs() < 1e-8);
 /// assert_eq!(traj.stop, StopReason::Finished);
-/// # Ok::<(), routh_runtime::SimError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn integrate<F, const D: usize>(
     field: &F,
@@ -58,7 +58,7 @@ pub fn integrate<F, const D: usize>(
     x0: SVector<f64, D>,
     events: &[Event<'_, D>],
     options: &Options,
-) -> Result<Trajectory<D>, SimError>
+) -> RunResult<Trajectory<D>>
 where
     F: VectorField<D> + ?Sized,
 {
@@ -78,7 +78,7 @@ pub(crate) fn drive<F, const D: usize>(
     events: &[Event<'_, D>],
     options: &Options,
     post: &mut PostStep<'_, D>,
-) -> Result<Trajectory<D>, SimError>
+) -> RunResult<Trajectory<D>>
 where
     F: VectorField<D> + ?Sized,
 {
@@ -165,7 +165,7 @@ where
         }
     })();
     let stats = integ.stats();
-    let stop = options.keep_work(outcome, stats.steps > 0, StopReason::Failed)?;
+    let (stop, failure) = options.keep_work(outcome, stats.steps > 0, StopReason::Failed)?;
     let end = match (&stop, out.times.last(), out.states.last()) {
         // A terminal event's state is the last sample; the integrator stands at the step's end.
         (StopReason::Event { .. }, Some(&t), Some(x)) => (t, *x),
@@ -174,7 +174,11 @@ where
             (t, *x)
         }
     };
-    Ok(out.finish(records, stop, stats, segments, end))
+    let trajectory = out.finish(records, stop, stats, segments, end);
+    match failure {
+        Some(error) => Err(RunError::with_partial(error, trajectory)),
+        None => Ok(trajectory),
+    }
 }
 
 /// Output buffers.

@@ -79,12 +79,13 @@ pub struct Options {
     /// would need more is [`SimError::InvalidOptions`] before any work is done (instead of
     /// allocating until memory runs out). Default 4 GiB.
     pub max_output_bytes: usize,
-    /// Keep the work done when a run fails after a step was accepted (step limit, step-size
-    /// underflow, a field error, cancellation): the run returns `Ok` with the samples up to the
-    /// last accepted step and [`crate::StopReason::Failed`] (or [`crate::HybridStop::Failed`])
-    /// holding the error, instead of `Err`. Errors before any step (options, span, initial
-    /// state) stay `Err`. Default `false`, so a failure cannot pass for a finished run
-    /// unless asked for.
+    /// Return the work done as `Ok` when a run fails after a step was accepted (step limit,
+    /// step-size underflow, a field error, cancellation): the samples up to the last accepted step
+    /// with [`crate::StopReason::Failed`] (or [`crate::HybridStop::Failed`]) holding the error.
+    /// Without it (the default) the same result is returned inside the `Err`
+    /// ([`crate::RunError::partial`]), so a failure cannot pass for a finished run and no work
+    /// is lost either way. Errors before any step (options, span, initial state) are `Err`
+    /// without a partial result.
     pub keep_partial: bool,
     /// A handle to watch the run's progress and cancel it from another thread
     /// ([`crate::ode::monitor`]). Default `None`.
@@ -227,21 +228,23 @@ impl Options {
         self
     }
 
-    /// How a run that did `worked` (a step or an impact) ends: its stop reason, or — when it failed
-    /// — the error, unless [`Options::keep_partial`] turns it into the stop reason `failed(error)`
-    /// so the work is returned with it.
+    /// How a run that did `worked` (a step or an impact) ends: its stop reason, and the error to
+    /// return with the work. A failure after work becomes the stop reason `failed(error)` of the
+    /// result built from that work; it is returned as `Err` with that result
+    /// ([`crate::RunError::partial`]) unless [`Options::keep_partial`] asks for `Ok`.
     ///
     /// # Errors
-    /// The run's error, when it is not kept.
+    /// A failure before any work (nothing to keep).
     pub(crate) fn keep_work<T>(
         &self,
         outcome: Result<T, SimError>,
         worked: bool,
         failed: impl FnOnce(SimError) -> T,
-    ) -> Result<T, SimError> {
+    ) -> Result<(T, Option<SimError>), SimError> {
         match outcome {
-            Err(e) if self.keep_partial && worked => Ok(failed(e)),
-            other => other,
+            Ok(stop) => Ok((stop, None)),
+            Err(e) if worked => Ok((failed(e.clone()), (!self.keep_partial).then_some(e))),
+            Err(e) => Err(e),
         }
     }
 

@@ -7,7 +7,7 @@ use crate::ode::dopri5::DenseSegment;
 use crate::ode::events::EventRecord;
 
 /// Why the integration ended.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum StopReason {
     /// The end of the time span was reached.
     Finished,
@@ -16,16 +16,17 @@ pub enum StopReason {
         /// Name of the event.
         name: String,
         /// Time of the event (also the time of the last output).
+        #[serde(with = "crate::serde_floats")]
         t: f64,
     },
-    /// The run failed after it started, and [`crate::Options::keep_partial`] asked for the work
-    /// done so far: the trajectory holds every sample up to the last accepted step, and this is
-    /// the error that ended it. Without that option the same failure is returned as `Err`.
+    /// The run failed after it started: the trajectory holds every sample up to the last accepted
+    /// step, and this is the error that ended it. Such a trajectory is the partial result of the
+    /// [`crate::RunError`] the run returns, or its `Ok` result with [`crate::Options::keep_partial`].
     Failed(SimError),
 }
 
 /// Work counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Stats {
     /// Accepted steps.
     pub steps: usize,
@@ -58,12 +59,14 @@ impl std::ops::AddAssign for Stats {
 /// assert_eq!(traj.component(0).len(), 3);
 /// # Ok::<(), routh_runtime::SimError>(())
 /// ```
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(bound = "")]
 pub struct Trajectory<const D: usize> {
     /// Output times (see [`crate::Output`]).
+    #[serde(with = "crate::serde_floats")]
     pub times: Vec<f64>,
     /// States at [`Trajectory::times`].
+    #[serde(with = "crate::serde_floats")]
     pub states: Vec<SVector<f64, D>>,
     /// Located events, in the order they occurred.
     pub events: Vec<EventRecord<D>>,
@@ -78,21 +81,25 @@ pub struct Trajectory<const D: usize> {
     /// For a constrained system ([`crate::mechanics::constrained`]): how well the constraints held.
     pub constraints: Option<ConstraintReport>,
     /// Where the run stopped, time and state: the end of the span, a terminal event, or the last
-    /// accepted step of a run kept after a failure ([`crate::Options::keep_partial`]) — the state
+    /// accepted step of a failed run ([`crate::RunError::partial`]) — the state
     /// to resume from, also when the output schedule has no sample near it.
+    #[serde(with = "crate::serde_floats")]
     pub end: (f64, SVector<f64, D>),
 }
 
 /// How well the constraints of a constrained system held along a trajectory. Each entry is a pair
 /// (position residual max |f| over holonomic rows, velocity residual max |A q̇ + b|).
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ConstraintReport {
     /// Residuals of the initial state as given (before any projection).
+    #[serde(with = "crate::serde_floats")]
     pub initial: (f64, f64),
     /// The largest residuals at the end of a step, before its projection: the drift of one step
     /// (of the whole run, without projection).
+    #[serde(with = "crate::serde_floats")]
     pub drift: (f64, f64),
     /// The largest residuals of the returned samples.
+    #[serde(with = "crate::serde_floats")]
     pub worst: (f64, f64),
     /// Number of projections applied.
     pub projections: usize,

@@ -81,6 +81,10 @@ pub struct DiscreteEquations {
     /// Whether this is the contact (Herglotz) integrator: the maps take the action z_k, and L_d is
     /// also the action's increment z_k+1 − z_k.
     pub contact: bool,
+    /// The factors by which a contact model's step carries the action's variations — 1 + D₃L_d
+    /// and ∂z_a/∂z_k of the quadrature's predicted action — which must stay positive
+    /// (`runtime::discrete::ContactDiscreteSystem::action_factor` is the least); empty otherwise.
+    pub action_factors: Vec<Expr>,
     /// The cyclic coordinates of a `reduce(routh(...))`, proved to be translations of L_d and f_d
     /// (discrete Routh reduction, *Forced discrete reduction*, Thm. 3.11); empty without one.
     pub cyclic: Vec<usize>,
@@ -132,6 +136,8 @@ fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEqu
         let step = arena.mul2(ch, lk);
         Some(arena.add2(zk, step))
     };
+    // The action a quadrature predicts inside the step (z_a, or z_k+1 of the trapezoid).
+    let mut predicted_action = None;
     let (lagrangian_d, force_minus, force_plus) = match &disc.quadrature {
         Quadrature::Raw { lagrangian, minus, plus } => (*lagrangian, minus.clone(), plus.clone()),
         &Quadrature::Alpha(alpha) => {
@@ -147,6 +153,7 @@ fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEqu
             let ah = arena.mul2(alpha, h);
             let ta = arena.add2(t0, ah);
             let za = action_at(arena, &qa, ta, alpha);
+            predicted_action = za;
             let (lv, fv) = at(arena, &qa, ta, za);
             let ld = arena.mul2(h, lv);
             let bh = arena.mul2(beta, h);
@@ -163,6 +170,7 @@ fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEqu
             let (l0, f0) = at(arena, &q0, t0, z0);
             let one = arena.one();
             let z1 = action_at(arena, &q0, t0, one);
+            predicted_action = z1;
             let (l1, f1) = at(arena, &q1, t1, z1);
             let sum = arena.add2(l0, l1);
             let ld = arena.mul2(half_h, sum);
@@ -174,12 +182,18 @@ fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEqu
     let d1 = arena.gradient(lagrangian_d, &q0);
     let d2 = arena.gradient(lagrangian_d, &q1);
     // Contact: p_k = −(D₁L_d + f⁻)/(1 + D₃L_d) (discrete Herglotz principle, z_{k+1} = z_k + L_d).
-    let scale = z0.map(|zk| {
+    let one_plus_d3 = z0.map(|zk| {
         let d3 = arena.diff(lagrangian_d, zk);
         let one = arena.one();
-        let s = arena.add2(one, d3);
-        arena.powi(s, -1)
+        arena.add2(one, d3)
     });
+    let scale = one_plus_d3.map(|s| arena.powi(s, -1));
+    // Every factor by which the step carries a variation of the action: 1 + D₃L_d, and ∂z_a/∂z_k of
+    // the action the quadrature predicts (the flow's are exponentials, positive).
+    let action_factors: Vec<Expr> = match (z0, one_plus_d3) {
+        (Some(zk), Some(outer)) => std::iter::once(outer).chain(predicted_action.map(|za| arena.diff(za, zk))).collect(),
+        _ => Vec::new(),
+    };
     let left_momentum: Vec<Expr> = (0..n)
         .map(|i| {
             let s = arena.add2(d1[i], force_minus[i]);
@@ -292,6 +306,7 @@ fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEqu
         right_dq1,
         symmetries: discrete_symmetries,
         contact: z0.is_some(),
+        action_factors,
         cyclic,
     }))
 }

@@ -28,6 +28,18 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
     left_out.extend(de.left_jacobian.iter().flatten());
     let (lm_stmts, lm_vals) = body(&left_out, "__routh_discrete_left");
     let (rm_stmts, rm_vals) = body(&de.right_momentum, "__routh_discrete_right");
+    let factor_fn = (!de.action_factors.is_empty()).then(|| {
+        let (stmts, vals) = body(&de.action_factors, "__routh_action_factor");
+        let allow = allow_generated();
+        quote! {
+            /// The least factor by which the step carries a variation of the action.
+            #allow
+            fn __routh_action_factor(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> f64 {
+                #(#stmts)*
+                f64::INFINITY #( .min(#vals) )*
+            }
+        }
+    });
     let mut grad_out = de.d1.clone();
     grad_out.extend(&de.d2);
     let (g_stmts, g_vals) = body(&grad_out, "__routh_discrete_gradients");
@@ -96,6 +108,8 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
             #(#rm_stmts)*
             <#sv>::from([#(#rm_vals),*])
         }
+
+        #factor_fn
 
         #(#symmetry_items)*
 
@@ -320,7 +334,7 @@ fn reduced_item(model: &View<'_>, de: &DiscreteEquations, sv: &TokenStream, stat
             /// As [`Self::simulate_discrete`].
             pub fn simulate_discrete_reduced(&self, q: [f64; #n], qdot: [f64; #n], t0: f64, h: f64, steps: usize,
                 options: &::routh::__private::DiscreteOptions)
-                -> ::core::result::Result<::routh::__private::ReducedDiscreteTrajectory<#n>, ::routh::__private::SimError>
+                -> ::routh::__private::RunResult<::routh::__private::ReducedDiscreteTrajectory<#n>>
             {
                 self.check_parameters()?;
                 let x0 = #state_new;
@@ -343,11 +357,14 @@ fn simulate_item(de: &DiscreteEquations, n: usize, sv: &TokenStream, state_new: 
             /// # Errors
             /// [`SimError::NewtonFailed`](::routh::runtime::SimError) or
             /// [`SimError::SingularStepJacobian`](::routh::runtime::SimError) when a step cannot be solved
-            /// (h too large), [`SimError::InvalidParameter`](::routh::runtime::SimError) for bad parameters.
+            /// (h too large), [`SimError::ContactStepTooLarge`](::routh::runtime::SimError) when a step
+            /// would reverse the action's variations (h beyond the dissipation's time scale),
+            /// [`SimError::InvalidParameter`](::routh::runtime::SimError) for bad parameters. The nodes
+            /// before a failed step come with the error ([`RunError::partial`](::routh::runtime::RunError)).
             #[allow(clippy::too_many_arguments)]
             pub fn simulate_discrete(&self, q: [f64; #n], qdot: [f64; #n], z: f64, t0: f64, h: f64, steps: usize,
                 options: &::routh::__private::DiscreteOptions)
-                -> ::core::result::Result<::routh::__private::DiscreteTrajectory<#n>, ::routh::__private::SimError>
+                -> ::routh::__private::RunResult<::routh::__private::DiscreteTrajectory<#n>>
             {
                 self.check_parameters()?;
                 let x0 = #state_new;
@@ -365,9 +382,11 @@ fn simulate_item(de: &DiscreteEquations, n: usize, sv: &TokenStream, state_new: 
             /// [`SimError::NewtonFailed`](::routh::runtime::SimError) or
             /// [`SimError::SingularStepJacobian`](::routh::runtime::SimError) when a step cannot be solved
             /// (h too large), [`SimError::InvalidParameter`](::routh::runtime::SimError) for bad parameters.
+            /// The nodes before a failed step come with the error
+            /// ([`RunError::partial`](::routh::runtime::RunError)).
             pub fn simulate_discrete(&self, q: [f64; #n], qdot: [f64; #n], t0: f64, h: f64, steps: usize,
                 options: &::routh::__private::DiscreteOptions)
-                -> ::core::result::Result<::routh::__private::DiscreteTrajectory<#n>, ::routh::__private::SimError>
+                -> ::routh::__private::RunResult<::routh::__private::DiscreteTrajectory<#n>>
             {
                 self.check_parameters()?;
                 let x0 = #state_new;
@@ -401,6 +420,13 @@ fn trait_impl(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
                 let p = ::routh::__private::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1, z0))?;
                 let l = self.discrete_lagrangian(t, h, q0, q1, z0);
                 if l.is_finite() { Ok((p, l)) } else { Err(::routh::__private::FieldError::NonFinite { t }) }
+            }
+            #[inline]
+            fn action_factor(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
+                -> ::core::result::Result<f64, ::routh::__private::FieldError>
+            {
+                let f = self.__routh_action_factor(t, h, q0, q1, z0);
+                if f.is_finite() { Ok(f) } else { Err(::routh::__private::FieldError::NonFinite { t }) }
             }
         });
         quote! {

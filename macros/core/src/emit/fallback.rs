@@ -40,7 +40,6 @@ fn stubs_at_default_path(input: &DeriveInput, raw: &RawModel) -> TokenStream {
     let sv = crate::emit::codegen::svector;
     let sm = |r: usize, c: usize| quote! { ::routh::__private::nalgebra::SMatrix<f64, #r, #c> };
     let fe = crate::emit::codegen::field_error();
-    let se = quote! { ::routh::__private::SimError };
     if !raw.modes.is_empty() {
         let dims = raw
             .modes
@@ -56,7 +55,7 @@ fn stubs_at_default_path(input: &DeriveInput, raw: &RawModel) -> TokenStream {
                 pub const STATE_DIM: usize = #d;
                 /// Stub (the model failed to compile).
                 pub fn simulate(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
-                    -> ::core::result::Result<::routh::__private::HybridTrajectory<#d>, #se> { #stub }
+                    -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#d>> { #stub }
             }
         };
     }
@@ -70,17 +69,17 @@ fn stubs_at_default_path(input: &DeriveInput, raw: &RawModel) -> TokenStream {
         quote! {
             /// Stub (the model failed to compile).
             pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::Options)
-                -> ::core::result::Result<::routh::__private::Trajectory<#d>, #se> { #stub }
+                -> ::routh::__private::RunResult<::routh::__private::Trajectory<#d>> { #stub }
             /// Stub (the model failed to compile).
             pub fn simulate_with_events(&self, x0: #state, span: ::core::ops::Range<f64>,
                 events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::Options)
-                -> ::core::result::Result<::routh::__private::Trajectory<#d>, #se> { #stub }
+                -> ::routh::__private::RunResult<::routh::__private::Trajectory<#d>> { #stub }
         }
     } else {
         quote! {
             /// Stub (the model failed to compile).
             pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
-                -> ::core::result::Result<::routh::__private::HybridTrajectory<#d>, #se> { #stub }
+                -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#d>> { #stub }
         }
     };
     quote! {

@@ -42,8 +42,9 @@ pub struct ModeRow {
     pub dof: usize,
     pub guards: Vec<GuardRow>,
     pub zeno: Vec<ZenoRow>,
-    /// Whether the mode has constraints (and so `project_state`).
-    pub constrained: bool,
+    /// The names of the mode's constraints (with any, the mode has `project_state` and
+    /// `constraint_forces`).
+    pub constraints: Vec<String>,
 }
 
 /// The table: the implementing type (with its `impl` generics) and the padded dimension.
@@ -60,7 +61,8 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
     let state = crate::emit::codegen::svector(d);
     let fe = crate::emit::codegen::field_error();
     let count = table.modes.len();
-    let ModeArms { names, field, jacobian, energy, energy_gradient, energy_hessian, project, residuals } = mode_arms(table);
+    let ModeArms { names, field, jacobian, energy, energy_gradient, energy_hessian, project, residuals, multipliers } =
+        mode_arms(table);
     let GuardArms { guard_count, guard_name, guard, rate, gradient, zeno, reset, reset_jacobian } = guard_arms(table);
     let (generics, ty) = (&table.generics, &table.ty);
     let dims: Vec<usize> = table.modes.iter().map(|m| m.dim).collect();
@@ -106,6 +108,9 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
         fn constraint_residuals(&self, mode: usize, t: f64, x: &#state) -> ::core::option::Option<(f64, f64)> {
             match mode { #(#residuals)* _ => ::core::option::Option::None }
         }
+        fn constraint_multipliers(&self, mode: usize, t: f64, x: &#state) -> ::std::vec::Vec<(&'static str, f64)> {
+            match mode { #(#multipliers)* _ => ::std::vec::Vec::new() }
+        }
         fn zeno_completion(&self, mode: usize, guard: usize, t: f64, x: &#state)
             -> ::core::option::Option<::core::result::Result<::routh::__private::Completion<#d>, #fe>>
         {
@@ -132,6 +137,7 @@ struct ModeArms {
     energy_hessian: Vec<TokenStream>,
     project: Vec<TokenStream>,
     residuals: Vec<TokenStream>,
+    multipliers: Vec<TokenStream>,
 }
 
 fn mode_arms(table: &ModeTable) -> ModeArms {
@@ -145,6 +151,7 @@ fn mode_arms(table: &ModeTable) -> ModeArms {
     let mut energy_hessian = Vec::new();
     let mut project = Vec::new();
     let mut residuals = Vec::new();
+    let mut multipliers = Vec::new();
     for (k, mode) in table.modes.iter().enumerate() {
         let access = &mode.access;
         let dm = mode.dim;
@@ -179,15 +186,22 @@ fn mode_arms(table: &ModeTable) -> ModeArms {
             quote! { #mech::pad_matrix(&#access.energy_hessian(t, #xm)) }
         };
         energy_hessian.push(quote! { #k => #h, });
-        if mode.constrained {
+        if !mode.constraints.is_empty() {
             let p = padded(quote! { p });
+            let (names, rows) = (&mode.constraints, 0..mode.constraints.len());
+            multipliers.push(quote! {
+                #k => match #access.constraint_forces(t, #xm) {
+                    Ok(mu) => ::std::vec![#( (#names, mu[#rows]) ),*],
+                    Err(_) => ::std::vec::Vec::new(),
+                },
+            });
             project.push(quote! { #k => ::core::option::Option::Some(#access.project_state(t, #xm).map(|p| #p)), });
             residuals.push(quote! {
                 #k => ::core::option::Option::Some((#access.position_residuals(t, #xm).amax(), #access.velocity_residuals(t, #xm).amax())),
             });
         }
     }
-    ModeArms { names, field, jacobian, energy, energy_gradient, energy_hessian, project, residuals }
+    ModeArms { names, field, jacobian, energy, energy_gradient, energy_hessian, project, residuals, multipliers }
 }
 
 /// Per mode, the match arms of its guards: names, values, rates, gradients, resets and their

@@ -161,7 +161,7 @@ fn reconstruction(
             theta0: [f64; #k],
             span: ::core::ops::Range<f64>,
             options: &::routh::__private::Options,
-        ) -> ::core::result::Result<::routh::__private::Trajectory<#d>, ::routh::__private::SimError> {
+        ) -> ::routh::__private::RunResult<::routh::__private::Trajectory<#d>> {
             ::routh::__private::reduction::simulate_reconstructed::<Self, #dr, #k, #dz, #d>(self, x0, theta0, span, options)
         }
     });
@@ -218,9 +218,8 @@ fn hybrid(full: &View<'_>, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream
         /// # Errors
         /// As `simulate`.
         pub fn #sim_fn(&self, x0: #xt, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
-            -> ::core::result::Result<
+            -> ::routh::__private::RunResult<
                 (::routh::__private::HybridTrajectory<#d>, ::std::vec::Vec<::routh::__private::MomentumJump<#k>>),
-                ::routh::__private::SimError,
             >
         {
             ::routh::__private::reduction::simulate_hybrid_reduced::<Self, #dr, #k, #dz, #d>(self, x0, span, options)

@@ -147,7 +147,6 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
          accelerations, Jacobians, energy, …) and `VectorField`.",
         inputs.join(", ")
     );
-    let se = quote! { ::routh::__private::SimError };
     let items = crate::emit::codegen::lazy(quote! {
         #check
 
@@ -192,8 +191,10 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
         /// # Errors
         /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state or
         /// input, singular mass matrix, step limit or invalid options.
+        /// Once the run has started, the error carries the trajectory up to the failure
+        /// ([`RunError::partial`](::routh::runtime::RunError)).
         pub fn simulate<I: ::routh::__private::InputSignal<#d, #k>>(&self, x0: #state, span: ::core::ops::Range<f64>, input: I,
-            options: &::routh::__private::Options) -> ::core::result::Result<::routh::__private::Trajectory<#d>, #se>
+            options: &::routh::__private::Options) -> ::routh::__private::RunResult<::routh::__private::Trajectory<#d>>
         {
             self.check_parameters()?;
             ::routh::__private::integrate(&::routh::__private::Driven::new(self, input), span, x0, &[], options)
@@ -205,7 +206,7 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
         /// As [`Self::simulate`].
         pub fn simulate_with_events<I: ::routh::__private::InputSignal<#d, #k>>(&self, x0: #state, span: ::core::ops::Range<f64>,
             input: I, events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::Options)
-            -> ::core::result::Result<::routh::__private::Trajectory<#d>, #se>
+            -> ::routh::__private::RunResult<::routh::__private::Trajectory<#d>>
         {
             self.check_parameters()?;
             ::routh::__private::integrate(&::routh::__private::Driven::new(self, input), span, x0, events, options)
@@ -276,7 +277,7 @@ fn single(model: &View<'_>) -> TokenStream {
                 })
                 .collect(),
             zeno: Vec::new(),
-            constrained: !model.constraints.is_empty(),
+            constraints: model.constraints.iter().map(|c| c.name.to_string()).collect(),
         }],
     };
     let hybrid = hybrid_system_impl(&table);
@@ -324,8 +325,10 @@ fn smooth_simulate(model: &View<'_>, check: &TokenStream) -> TokenStream {
         /// # Errors
         /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
         /// mass matrix, step limit or invalid options.
+        /// Once the run has started, the error carries the trajectory up to the failure
+        /// ([`RunError::partial`](::routh::runtime::RunError)).
         pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::Options)
-            -> ::core::result::Result<::routh::__private::Trajectory<#d>, ::routh::__private::SimError>
+            -> ::routh::__private::RunResult<::routh::__private::Trajectory<#d>>
         {
             #plain
         }
@@ -336,7 +339,7 @@ fn smooth_simulate(model: &View<'_>, check: &TokenStream) -> TokenStream {
         /// As [`Self::simulate`].
         pub fn simulate_with_events(&self, x0: #state, span: ::core::ops::Range<f64>,
             events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::Options)
-            -> ::core::result::Result<::routh::__private::Trajectory<#d>, ::routh::__private::SimError>
+            -> ::routh::__private::RunResult<::routh::__private::Trajectory<#d>>
         {
             #with_events
         }
@@ -362,8 +365,10 @@ fn hybrid_simulate(model: &View<'_>) -> TokenStream {
         /// # Errors
         /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
         /// mass matrix, step limit or invalid options.
+        /// Once the run has started, the error carries the trajectory up to the failure
+        /// ([`RunError::partial`](::routh::runtime::RunError)).
         pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
-            -> ::core::result::Result<::routh::__private::HybridTrajectory<#d>, ::routh::__private::SimError>
+            -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#d>>
         {
             self.check_parameters()?;
             ::routh::__private::simulate_hybrid(self, 0, x0, span, options)
@@ -377,7 +382,7 @@ fn hybrid_simulate(model: &View<'_>) -> TokenStream {
         /// As [`Self::simulate`].
         pub fn simulate_with_events(&self, x0: #state, span: ::core::ops::Range<f64>,
             events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::HybridOptions)
-            -> ::core::result::Result<::routh::__private::HybridTrajectory<#d>, ::routh::__private::SimError>
+            -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#d>>
         {
             self.check_parameters()?;
             ::routh::__private::simulate_hybrid_with_events(self, 0, x0, span, events, options)
@@ -429,8 +434,10 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
         /// # Errors
         /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
         /// mass matrix, step limit, invalid mode or invalid options.
+        /// Once the run has started, the error carries the trajectory up to the failure
+        /// ([`RunError::partial`](::routh::runtime::RunError)).
         pub fn simulate(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
-            -> ::core::result::Result<::routh::__private::HybridTrajectory<#dmax>, ::routh::__private::SimError>
+            -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#dmax>>
         {
             self.check_parameters()?;
             ::routh::__private::simulate_hybrid(self, mode, x0, span, options)
@@ -444,7 +451,7 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
         /// As [`Self::simulate`].
         pub fn simulate_with_events(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>,
             events: &[::routh::__private::Event<'_, #dmax>], options: &::routh::__private::HybridOptions)
-            -> ::core::result::Result<::routh::__private::HybridTrajectory<#dmax>, ::routh::__private::SimError>
+            -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#dmax>>
         {
             self.check_parameters()?;
             ::routh::__private::simulate_hybrid_with_events(self, mode, x0, span, events, options)
@@ -556,6 +563,6 @@ fn mode_row(m: &View<'_>, k: usize, dims: &[usize], action: bool) -> ModeRow {
                 _ => None,
             })
             .collect(),
-        constrained: !m.constraints.is_empty(),
+        constraints: m.constraints.iter().map(|c| c.name.to_string()).collect(),
     }
 }

@@ -400,6 +400,15 @@ pub enum BranchStop {
     },
     /// The user's predicate ([`continuation_until`]) asked to stop after the last point.
     Stopped,
+    /// Evaluating the problem failed after the start (at a predicted point, even at the minimum
+    /// step, or at a corrected one): the branch ends at the last point, which is kept with the
+    /// others.
+    Failed {
+        /// The parameter λ at the last point.
+        parameter: f64,
+        /// What failed.
+        error: ContinuationError,
+    },
     /// The next point solved r(u) = 0 but not the problem's question ([`Problem::admissible`]):
     /// the branch ends at the last admissible point.
     Inadmissible {
@@ -434,7 +443,8 @@ impl Branch {
 ///
 /// # Errors
 /// [`ContinuationError::InvalidOptions`]; the corrector's errors at the start (it is corrected
-/// first); [`ContinuationError::Problem`] when the problem fails to evaluate.
+/// first); [`ContinuationError::Problem`] when the problem fails to evaluate there. A failure after
+/// the start ends the branch instead, keeping its points ([`BranchStop::Failed`]).
 pub fn continuation<P: Problem + ?Sized>(
     problem: &P,
     start: &DVector<f64>,
@@ -503,147 +513,144 @@ pub fn continuation_until<P: Problem + ?Sized>(
         indicatif::ProgressStyle::with_template("continuation {bar:30} {pos}/{len} points {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let result = (|| loop {
-        if steps == options.max_points {
-            return Ok(Branch { points, stop: BranchStop::Points, rejected });
-        }
-        let predicted = &current.u + &direction * h;
-        let outcome = correct(problem, &predicted, options).and_then(|c| {
-            let tau = tangent(&c.jacobian)?;
-            Ok((tau, c))
-        });
-        let (tau, corrected) = match outcome {
-            Ok(v) => v,
-            Err(ContinuationError::Problem(e)) if h <= options.min_step => return Err(ContinuationError::Problem(e)),
-            Err(e) => {
+    let outcome = (|| -> Result<BranchStop, ContinuationError> {
+        loop {
+            if steps == options.max_points {
+                return Ok(BranchStop::Points);
+            }
+            let predicted = &current.u + &direction * h;
+            let outcome = correct(problem, &predicted, options).and_then(|c| {
+                let tau = tangent(&c.jacobian)?;
+                Ok((tau, c))
+            });
+            let (tau, corrected) = match outcome {
+                Ok(v) => v,
+                Err(e @ ContinuationError::Problem(_)) if h <= options.min_step => return Err(e),
+                Err(e) => {
+                    rejected += 1;
+                    h *= 0.5;
+                    if h < options.min_step {
+                        return Ok(BranchStop::StepTooSmall { parameter: current.u[p], reason: e.to_string() });
+                    }
+                    continue;
+                }
+            };
+            // Continue the direction of travel; the oriented tangent flipping against it is a simple
+            // bifurcation (det([dr; τᵀ]) > 0 always, so det([dr; tᵀ]) changes sign with t = d τ).
+            let along = tau.dot(&direction);
+            let new_direction = if along >= 0.0 { tau.clone() } else { -tau.clone() };
+            let jump = (&corrected.u - &current.u).norm();
+            if along.abs() < cos_max || jump > 2.0 * h {
                 rejected += 1;
                 h *= 0.5;
                 if h < options.min_step {
-                    return Ok(Branch {
-                        points,
-                        stop: BranchStop::StepTooSmall { parameter: current.u[p], reason: e.to_string() },
-                        rejected,
-                    });
+                    return Ok(BranchStop::StepTooSmall { parameter: current.u[p], reason: "the tangent turns too fast".into() });
                 }
                 continue;
             }
-        };
-        // Continue the direction of travel; the oriented tangent flipping against it is a simple
-        // bifurcation (det([dr; τᵀ]) > 0 always, so det([dr; tᵀ]) changes sign with t = d τ).
-        let along = tau.dot(&direction);
-        let new_direction = if along >= 0.0 { tau.clone() } else { -tau.clone() };
-        let jump = (&corrected.u - &current.u).norm();
-        if along.abs() < cos_max || jump > 2.0 * h {
-            rejected += 1;
-            h *= 0.5;
-            if h < options.min_step {
-                return Ok(Branch {
-                    points,
-                    stop: BranchStop::StepTooSmall { parameter: current.u[p], reason: "the tangent turns too fast".into() },
-                    rejected,
-                });
+            if let Err(reason) = problem.admissible(&corrected.u) {
+                let stop = BranchStop::Inadmissible { parameter: corrected.u[p], reason, u: corrected.u };
+                return Ok(stop);
             }
-            continue;
-        }
-        if let Err(reason) = problem.admissible(&corrected.u) {
-            let stop = BranchStop::Inadmissible { parameter: corrected.u[p], reason, u: corrected.u };
-            return Ok(Branch { points, stop, rejected });
-        }
-        let monitor = problem.monitor(&corrected.u)?;
-        // A monitor that keeps its sign over this step but whose parabola through the last two
-        // points and this one (at their arclengths) dips to the other side inside the step: a
-        // pair of crossings (a multiplier passing −1 and back) that the step jumped over. Refine
-        // until the steps resolve it (no smaller than the minimum step). A parabola that only
-        // touches zero is left to the touch test.
-        if let (Some(mp), Some(mc), Some(mn)) = (previous_monitor, current.monitor, monitor)
-            && current.step > 0.0
-            && mc * mn > 0.0
-            && !doubling_just_found
-            && h * 0.5 >= options.min_step
-            && dips_through_zero((-current.step, mp), mc, (h, mn), options.touch_tolerance)
-        {
-            rejected += 1;
-            h *= 0.5;
-            continue;
-        }
-        steps += 1;
-        let determinant = augmented_determinant(&corrected.jacobian, &new_direction);
-        let mut next = Point {
-            monitor,
-            u: corrected.u,
-            direction: new_direction.clone(),
-            determinant,
-            iterations: corrected.iterations,
-            step: h,
-            special: None,
-        };
-        let mut found = Vec::new();
-        if regular && current.determinant * next.determinant < 0.0 {
-            found.push(Special::SimpleBifurcation);
-        }
-        if regular && current.direction[p] * next.direction[p] < 0.0 {
-            found.push(Special::TurningPoint);
-        }
-        if let (Some(a), Some(b)) = (current.monitor, next.monitor)
-            && (a * b < 0.0 || (!doubling_just_found && touches_zero(previous_monitor, a, b, options.touch_tolerance)))
-        {
-            found.push(Special::PeriodDoubling);
-        }
-        doubling_just_found = found.contains(&Special::PeriodDoubling);
-        let mut located = Vec::new();
-        for kind in found {
-            if options.locate {
-                match locate(problem, &current, &next, kind, options) {
-                    Ok(point) => located.push(point),
-                    Err(_) => next.special = Some(kind),
-                }
-            } else {
-                next.special = Some(kind);
+            let monitor = problem.monitor(&corrected.u)?;
+            // A monitor that keeps its sign over this step but whose parabola through the last two
+            // points and this one (at their arclengths) dips to the other side inside the step: a
+            // pair of crossings (a multiplier passing −1 and back) that the step jumped over. Refine
+            // until the steps resolve it (no smaller than the minimum step). A parabola that only
+            // touches zero is left to the touch test.
+            if let (Some(mp), Some(mc), Some(mn)) = (previous_monitor, current.monitor, monitor)
+                && current.step > 0.0
+                && mc * mn > 0.0
+                && !doubling_just_found
+                && h * 0.5 >= options.min_step
+                && dips_through_zero((-current.step, mp), mc, (h, mn), options.touch_tolerance)
+            {
+                rejected += 1;
+                h *= 0.5;
+                continue;
             }
-        }
-        // In the order of travel: by distance from the point they follow.
-        located.sort_by(|a, b| (&a.u - &current.u).norm().total_cmp(&(&b.u - &current.u).norm()));
-        points.extend(located);
-        // Step control from the corrector's effort.
-        h = match next.iterations {
-            0..=2 => (h * 1.6).min(options.max_step),
-            3..=4 => h,
-            _ => (h * 0.6).max(options.min_step),
-        };
-        regular = true;
-        direction = new_direction;
-        // Aim at the target when it was passed.
-        if let Some(target) = options.target
-            && (next.u[p] - target) * (current.u[p] - target) <= 0.0
-            && next.u[p] != current.u[p]
-        {
-            let s = (target - current.u[p]) / (next.u[p] - current.u[p]);
-            let guess = &current.u + (&next.u - &current.u) * s;
-            let at = correct_at_parameter(problem, &guess, target, options)?;
-            let tau = tangent(&at.jacobian)?;
-            let dir = if tau.dot(&direction) >= 0.0 { tau } else { -tau };
-            points.push(Point {
-                determinant: augmented_determinant(&at.jacobian, &dir),
-                monitor: problem.monitor(&at.u)?,
-                u: at.u,
-                direction: dir,
-                iterations: at.iterations,
-                step: 0.0,
+            steps += 1;
+            let determinant = augmented_determinant(&corrected.jacobian, &new_direction);
+            let mut next = Point {
+                monitor,
+                u: corrected.u,
+                direction: new_direction.clone(),
+                determinant,
+                iterations: corrected.iterations,
+                step: h,
                 special: None,
-            });
-            return Ok(Branch { points, stop: BranchStop::Target, rejected });
-        }
-        previous_monitor = current.monitor;
-        bar.set_position(steps as u64);
-        bar.set_message(format!("λ = {:.6}, step {h:.2e}", next.u[p]));
-        current = next.clone();
-        points.push(next);
-        if stop(&current) {
-            return Ok(Branch { points, stop: BranchStop::Stopped, rejected });
+            };
+            let mut found = Vec::new();
+            if regular && current.determinant * next.determinant < 0.0 {
+                found.push(Special::SimpleBifurcation);
+            }
+            if regular && current.direction[p] * next.direction[p] < 0.0 {
+                found.push(Special::TurningPoint);
+            }
+            if let (Some(a), Some(b)) = (current.monitor, next.monitor)
+                && (a * b < 0.0 || (!doubling_just_found && touches_zero(previous_monitor, a, b, options.touch_tolerance)))
+            {
+                found.push(Special::PeriodDoubling);
+            }
+            doubling_just_found = found.contains(&Special::PeriodDoubling);
+            let mut located = Vec::new();
+            for kind in found {
+                if options.locate {
+                    match locate(problem, &current, &next, kind, options) {
+                        Ok(point) => located.push(point),
+                        Err(_) => next.special = Some(kind),
+                    }
+                } else {
+                    next.special = Some(kind);
+                }
+            }
+            // In the order of travel: by distance from the point they follow.
+            located.sort_by(|a, b| (&a.u - &current.u).norm().total_cmp(&(&b.u - &current.u).norm()));
+            points.extend(located);
+            // Step control from the corrector's effort.
+            h = match next.iterations {
+                0..=2 => (h * 1.6).min(options.max_step),
+                3..=4 => h,
+                _ => (h * 0.6).max(options.min_step),
+            };
+            regular = true;
+            direction = new_direction;
+            // Aim at the target when it was passed.
+            if let Some(target) = options.target
+                && (next.u[p] - target) * (current.u[p] - target) <= 0.0
+                && next.u[p] != current.u[p]
+            {
+                let s = (target - current.u[p]) / (next.u[p] - current.u[p]);
+                let guess = &current.u + (&next.u - &current.u) * s;
+                let at = correct_at_parameter(problem, &guess, target, options)?;
+                let tau = tangent(&at.jacobian)?;
+                let dir = if tau.dot(&direction) >= 0.0 { tau } else { -tau };
+                points.push(Point {
+                    determinant: augmented_determinant(&at.jacobian, &dir),
+                    monitor: problem.monitor(&at.u)?,
+                    u: at.u,
+                    direction: dir,
+                    iterations: at.iterations,
+                    step: 0.0,
+                    special: None,
+                });
+                return Ok(BranchStop::Target);
+            }
+            previous_monitor = current.monitor;
+            bar.set_position(steps as u64);
+            bar.set_message(format!("λ = {:.6}, step {h:.2e}", next.u[p]));
+            current = next.clone();
+            points.push(next);
+            if stop(&current) {
+                return Ok(BranchStop::Stopped);
+            }
         }
     })();
     bar.finish_and_clear();
-    result
+    // A failure after the start ends the branch, keeping its points.
+    let stop =
+        outcome.unwrap_or_else(|error| BranchStop::Failed { parameter: points.last().map_or(f64::NAN, |q| q.u[p]), error });
+    Ok(Branch { points, stop, rejected })
 }
 
 #[cfg(test)]
@@ -714,6 +721,43 @@ mod tests {
         assert!(matches!(start, Err(ContinuationError::Inadmissible { ref u, .. }) if u[0] > 0.0), "{start:?}");
         let at = correct_at_parameter(&LeftHalf, &DVector::from_vec(vec![0.5, 0.0]), 0.6, &opts);
         assert!(matches!(at, Err(ContinuationError::Inadmissible { ref u, .. }) if (u[0] - 0.8).abs() < 1e-9), "{at:?}");
+    }
+
+    /// The circle, whose evaluation fails (an integration error, say) for x > 0.5.
+    struct FailsRight;
+
+    impl Problem for FailsRight {
+        fn unknowns(&self) -> usize {
+            2
+        }
+        fn parameter(&self) -> usize {
+            1
+        }
+        fn linearize(&self, u: &DVector<f64>) -> Result<(DVector<f64>, DMatrix<f64>), SimError> {
+            if u[0] > 0.5 { Err(SimError::NonFiniteState { t: u[0] }) } else { Circle.linearize(u) }
+        }
+        fn monitor(&self, u: &DVector<f64>) -> Result<Option<f64>, SimError> {
+            Ok(Some(u[0]))
+        }
+    }
+
+    #[test]
+    fn a_branch_that_fails_later_keeps_its_points() {
+        // From (−0.6, 0.8) through the turning point at x = 0 towards x > 0.5, where evaluations
+        // fail: with a fixed step the branch was an error and lost every point; now it ends there,
+        // keeping them.
+        let opts = ContinuationOptions::default().initial_step(0.05).min_step(0.05).max_step(0.05).max_points(200);
+        let branch = continuation(&FailsRight, &DVector::from_vec(vec![-0.6, 0.8]), Start::Increasing, &opts).unwrap();
+        let BranchStop::Failed { parameter, error: ContinuationError::Problem(SimError::NonFiniteState { .. }) } = &branch.stop
+        else {
+            panic!("{:?}", branch.stop)
+        };
+        assert!(branch.points.len() > 10);
+        assert!(branch.points.iter().all(|p| p.u[0] <= 0.5 && (p.u[0].powi(2) + p.u[1].powi(2) - 1.0).abs() < 1e-9));
+        let last = branch.points.last().unwrap();
+        assert!(last.u[0] > 0.3 && *parameter == last.u[1], "{:?}", last.u);
+        // The monitor x changed sign on the way: the flag is on the kept part.
+        assert_eq!(branch.special(Special::PeriodDoubling).count(), 1);
     }
 
     /// The parabola test of jumped-over crossing pairs on the SLIP hopper's monitor values (a dip

@@ -21,7 +21,7 @@ use nalgebra::{SMatrix, SVector};
 use crate::analysis::continuation::{
     BranchStop, ContinuationError, ContinuationOptions, Problem, Special, Start, continuation, correct_at_parameter,
 };
-use crate::error::{FieldError, SimError};
+use crate::error::{FieldError, RunError, RunResult, SimError};
 use crate::hybrid::{HybridOptions, HybridStop, HybridSystem, simulate_hybrid_with_events};
 use crate::ode::events::{Direction, Event};
 
@@ -215,14 +215,19 @@ pub struct PeriodicOrbit<const D: usize> {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BranchPoint {
     /// The initial state on the section.
+    #[serde(with = "crate::serde_floats")]
     pub state: Vec<f64>,
     /// The period T.
+    #[serde(with = "crate::serde_floats")]
     pub period: f64,
     /// The energy H̄.
+    #[serde(with = "crate::serde_floats")]
     pub energy: f64,
     /// The embedding parameter ξ (≈ 0 on a physical branch).
+    #[serde(with = "crate::serde_floats")]
     pub xi: f64,
     /// The Floquet multipliers as (re, im).
+    #[serde(with = "crate::serde_floats")]
     pub multipliers: Vec<(f64, f64)>,
     /// A turning point in H̄ was passed since the previous point (state-based continuation), or
     /// the point is a located turning point (multiple shooting).
@@ -455,7 +460,8 @@ pub fn find_periodic_orbit<S: HybridSystem<D> + ?Sized, const D: usize>(
 /// # Errors
 /// As [`find_periodic_orbit`]; [`SimError::InvalidOptions`] if a step's corrector fails (the fixed
 /// step is too large); [`SimError::NotPeriodic`] where the family leaves the model's orbits (ξ
-/// leaves zero).
+/// leaves zero). Once the start is corrected, the error comes with the orbits found before it
+/// ([`RunError::partial`]).
 pub fn continue_orbits<S: HybridSystem<D> + ?Sized, const D: usize>(
     sys: &S,
     section: &Section<'_, D>,
@@ -464,7 +470,7 @@ pub fn continue_orbits<S: HybridSystem<D> + ?Sized, const D: usize>(
     points: usize,
     increasing: bool,
     options: &ShootingOptions,
-) -> Result<Vec<PeriodicOrbit<D>>, SimError> {
+) -> RunResult<Vec<PeriodicOrbit<D>>> {
     let problem = SingleShooting { sys, section, options };
     let mut u = nalgebra::DVector::zeros(D + 2);
     u.rows_mut(0, D).copy_from(&start.state);
@@ -480,28 +486,32 @@ pub fn continue_orbits<S: HybridSystem<D> + ?Sized, const D: usize>(
         .max_angle(1.5)
         .locate(false);
     let leave = if increasing { Start::Increasing } else { Start::Decreasing };
-    let branch = continuation(&problem, &u, leave, &fixed).map_err(|e| match e {
-        // The start is a corrected orbit: a run that fails after it failed at a predicted point.
-        ContinuationError::Problem(e) => SimError::InvalidOptions(format!(
-            "a continuation step of arclength {step} left the family (at the predicted point: {e}); try a smaller step"
-        )),
-        e => sim_error(e, options),
-    })?;
-    if let BranchStop::Inadmissible { u, .. } = &branch.stop {
-        return Err(not_periodic(u, options));
-    }
-    if let BranchStop::StepTooSmall { parameter, reason } = &branch.stop {
+    let branch = continuation(&problem, &u, leave, &fixed).map_err(|e| sim_error(e, options))?;
+    // The orbits up to where the family was left are kept, with the error, when it ends early.
+    let failure = match &branch.stop {
+        BranchStop::Inadmissible { u, .. } => Some(not_periodic(u, options)),
         // A fixed step that the corrector cannot follow: the step is the option to change.
-        return Err(SimError::InvalidOptions(format!(
-            "the continuation stopped at H̄ = {parameter} ({reason}); try a smaller step"
-        )));
-    }
+        BranchStop::StepTooSmall { parameter, reason } => {
+            Some(SimError::InvalidOptions(format!("the continuation stopped at H̄ = {parameter} ({reason}); try a smaller step")))
+        }
+        // A run that fails after the start failed at a predicted point.
+        BranchStop::Failed { parameter, error } => Some(SimError::InvalidOptions(format!(
+            "a continuation step of arclength {step} left the family after H̄ = {parameter} ({error}); try a smaller step"
+        ))),
+        BranchStop::Points | BranchStop::Target | BranchStop::Stopped => None,
+    };
     let mut out = vec![start.clone()];
     for p in &branch.points[1..] {
-        let mut o = orbit(sys, section, &p.u, p.iterations, options)?;
+        let mut o = match orbit(sys, section, &p.u, p.iterations, options) {
+            Ok(o) => o,
+            Err(e) => return Err(RunError::with_partial(e, out)),
+        };
         o.turning_point = p.special == Some(Special::TurningPoint);
         o.bifurcation = p.special == Some(Special::SimpleBifurcation);
         out.push(o);
     }
-    Ok(out)
+    match failure {
+        Some(error) => Err(RunError::with_partial(error, out)),
+        None => Ok(out),
+    }
 }
