@@ -1,8 +1,9 @@
 //! The Whipple bicycle benchmark (Meijaard, Papadopoulos, Ruina and Schwab 2007) written with
 //! bodies, frames and rolling contacts (`examples/models/whipple.rs`). A roll-rate kick at 5 m/s,
 //! inside the benchmark's stable speed range (4.292–6.024 m/s), dies out; at 3 m/s the weave
-//! grows until the bicycle falls. Prints what it checks (decay, growth, energy and constraints)
-//! and writes `out/bicycle.svg`: roll and steer against time at both speeds.
+//! grows until the bicycle falls. Prints what it checks (the linearised M, C₁, K₀, K₂ on the
+//! constraint manifold against the benchmark's, decay, growth, energy and constraints) and writes
+//! `out/bicycle.svg`: roll and steer against time at both speeds.
 //!
 //! ```sh
 //! cargo run --release --example bicycle
@@ -26,6 +27,42 @@ fn drift(b: &Bicycle, sol: &Trajectory<16>) -> (f64, f64) {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let b = benchmark();
+    // The linearisation on the constraint manifold, in roll and steer (the speed the third
+    // independent velocity; contact point, yaw and wheel angles ignorable), at two speeds: M,
+    // C = v C₁ and K = g K₀ + v² K₂. Our steer turns left (z up), the benchmark's right: S X S.
+    let selection = routh::runtime::linearize::Selection::new()
+        .coordinates(["phi", "delta"])
+        .velocities(["phi", "delta", "spin_r"])
+        .ignorable(["x", "y", "psi", "spin_r", "spin_f"]);
+    let mech = |v: f64| -> Result<_, Box<dyn std::error::Error>> {
+        let lin = b.linearize_constrained(0.0, &running(&b, v, 0.0, 0.0), &selection)?;
+        lin.mechanical.ok_or_else(|| "no mechanical form".into())
+    };
+    let (m3, m5) = (mech(3.0)?, mech(5.0)?);
+    let published = [
+        ("M", [[80.81722, 2.31941332208709], [2.31941332208709, 0.29784188199686]]),
+        ("C1", [[0.0, 33.86641391492494], [-0.85035641456978, 1.68540397397560]]),
+        ("K0", [[-80.95, -2.59951685249872], [-2.59951685249872, -0.80329488458618]]),
+        ("K2", [[0.0, 76.59734589573222], [0.0, 2.65431523794604]]),
+    ];
+    let mut worst: f64 = 0.0;
+    for (name, reference) in published {
+        for (i, j) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+            let sign = if i == j { 1.0 } else { -1.0 };
+            let k2 = (m5.stiffness[(i, j)] - m3.stiffness[(i, j)]) / 16.0;
+            let ours = match name {
+                "M" => m5.mass[(i, j)],
+                "C1" => m5.damping[(i, j)] / 5.0,
+                "K0" => (m3.stiffness[(i, j)] - 9.0 * k2) / b.g,
+                _ => k2,
+            };
+            worst = worst.max((sign * ours - reference[i][j]).abs());
+        }
+    }
+    println!("linearised on the constraint manifold: M, C1, K0, K2 within {worst:.1e} of Meijaard et al. 2007 (eq. 5.4)");
+    if worst > 1e-10 {
+        return Err("the benchmark's linearised matrices are not reproduced".into());
+    }
     let opts = Options::default().rtol(1e-10).atol(1e-12).output(Output::Interval(0.01));
     let kick = 0.1;
     let fast = b.simulate(running(&b, 5.0, kick, 0.0), 0.0..8.0, &opts)?;

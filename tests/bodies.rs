@@ -169,6 +169,7 @@ fn free_asymmetric_body_follows_the_jacobi_elliptic_solution() {
     gravity = [0, 0, -g],
     define(slip = dot(centre) + (disk_frame * omega(disk_frame)).cross(contact - centre)),
     constraint(slip_x = slip[0], slip_y = slip[1]),
+    jacobian,
 )]
 struct Coin {
     m: f64,
@@ -297,6 +298,44 @@ fn upright_coin_is_stable_above_the_critical_spin_and_falls_below_it() {
     );
     assert!(above < 20.0 * kick / 1.1, "stable above the critical spin: lean reached {above}");
     assert!(below > 0.1 && below > 50.0 * above, "falls below the critical spin: lean reached only {below}");
+}
+
+#[test]
+fn upright_coin_linearised_on_the_constraint_manifold_has_the_closed_form_lean_mode() {
+    // About upright straight rolling at spin s, in the lean θ with the heading, lean and spin rates
+    // independent (the contact point, heading and spin angle ignorable, the contact velocity
+    // dependent): (a + m r²) θ̈ = m g r θ − (c + m r²) s Ω and a Ω̇ = c s θ̇, so the lean mode has
+    // λ² = (m g r − c (c + m r²) s² / a) / (a + m r²) and the other two eigenvalues vanish (the
+    // spin, and Ω − (c s / a) θ); the mass matrix of the rolling coin is diag(a, a + m r², c + m r²).
+    use routh::runtime::linearize::Selection;
+    let coin = uniform_coin();
+    let (m, r, a, c, g) = (coin.m, coin.r, coin.a, coin.c, coin.g);
+    let selection =
+        Selection::new().coordinates(["theta"]).velocities(["psi", "theta", "phi"]).ignorable(["x", "y", "psi", "phi"]);
+    let critical = (m * g * r * a / (c * (c + m * r * r))).sqrt();
+    for spin in [0.5 * critical, 0.9 * critical, 1.1 * critical, 3.0 * critical] {
+        let lin = coin.linearize_constrained(0.0, &coin_state(&coin, 0.0, [0.0, 0.0, spin]), &selection).unwrap();
+        assert_eq!(lin.states, ["theta", "dot(psi)", "dot(theta)", "dot(phi)"]);
+        let lambda2 = (m * g * r - c * (c + m * r * r) * spin * spin / a) / (a + m * r * r);
+        let mut ev: Vec<_> = lin.a.complex_eigenvalues().iter().copied().collect();
+        ev.sort_by(|x, y| y.norm().total_cmp(&x.norm()));
+        for l in &ev[..2] {
+            let sq = l * l;
+            assert!(
+                (sq.re - lambda2).abs() < 1e-9 * lambda2.abs() && sq.im.abs() < 1e-9 * lambda2.abs(),
+                "s = {spin}: λ = {l}, λ² = {lambda2}"
+            );
+        }
+        assert!(ev[2].norm() < 1e-9 * lambda2.abs().sqrt() && ev[3].norm() < 1e-9 * lambda2.abs().sqrt(), "{ev:?}");
+        let mech = lin.mechanical.unwrap();
+        let diag = [a, a + m * r * r, c + m * r * r];
+        for i in 0..3 {
+            for j in 0..3 {
+                let want = if i == j { diag[i] } else { 0.0 };
+                assert!((mech.mass[(i, j)] - want).abs() < 1e-14 * diag[2], "M = {}", mech.mass);
+            }
+        }
+    }
 }
 
 /// A spacecraft (z-x-z Euler angles) with a reaction wheel on its body z-axis, driven by a motor

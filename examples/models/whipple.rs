@@ -42,6 +42,7 @@ use routh::prelude::*;
          inertia = [[ihxx, 0, ihxz], [0, ihyy, 0], [ihxz, 0, ihzz]]),
     body(name = front_wheel_body, mass = mf, centre = front_centre, frame = front_wheel, inertia = diag(ifxx, ifyy, ifxx)),
     gravity = [0, 0, -g],
+    jacobian,
     holonomic(front_touch = front_contact[2]),
     constraint(
         rear_x = material_velocity(rear_wheel, rear_centre, rear_contact)[0],

@@ -1,9 +1,11 @@
 //! Analysis on top of the ODE, mechanics and hybrid layers: variational equations and saltation
 //! matrices ([`variational`]), periodic orbits of hybrid systems ([`periodic`]), pseudo-arclength
-//! continuation with bifurcation detection ([`continuation`]), and ensembles of runs on all cores
-//! ([`ensemble`]).
+//! continuation with bifurcation detection ([`continuation`]), ensembles of runs on all cores
+//! ([`ensemble`]), and the linearisation of constrained systems on their constraint manifold
+//! ([`linearize`]).
 
 pub mod continuation;
 pub mod ensemble;
+pub mod linearize;
 pub mod periodic;
 pub mod variational;

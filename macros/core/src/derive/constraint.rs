@@ -69,6 +69,10 @@ pub struct ConstraintEquations {
     pub dr_dt: Vec<Expr>,
     /// ∂R/∂z of a contact model (empty otherwise).
     pub dr_dz: Vec<Expr>,
+    /// ∂(A q̇ + b)/∂q (m × n): with the rows themselves (∂/∂q̇) and the holonomic rows' gradients,
+    /// the constraints' Jacobian on the state, for linearising on the manifold (only with the
+    /// field Jacobian, empty otherwise).
+    pub rows_dq: Vec<Vec<Expr>>,
     /// ∂R/∂p ((n + m) × the parameters of `sensitivity(...)`) and a contact model's ∂L/∂p
     /// (empty otherwise).
     pub dr_dp: Vec<Vec<Expr>>,
@@ -129,6 +133,7 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<Constra
         if model.field_jacobian { arena.jacobian_blocks(&residual, [&layout.q, &layout.qd]) } else { [Vec::new(), Vec::new()] };
     let dr_dt = if model.field_jacobian { arena.diff_many(&residual, layout.t) } else { Vec::new() };
     let dr_dz = layout.z.filter(|_| model.field_jacobian).map(|z| arena.diff_many(&residual, z)).unwrap_or_default();
+    let rows_dq = if model.field_jacobian { arena.jacobian(&rows, &layout.q) } else { Vec::new() };
     let chosen: Vec<Expr> = model_sensitivity.iter().map(|&i| layout.params[i]).collect();
     let dr_dp = arena.jacobian(&residual, &chosen);
     // (Inputs are not supported with constraints: w = p; eq.dl_dw is ∂L/∂p then.)
@@ -163,7 +168,22 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<Constra
     } else {
         Some(d_forms.iter().all(|dw| wedge_with_one_form_is_zero(arena, dw, &forms)))
     };
-    Some(ConstraintEquations { names, a, b, position, bias, kinds, set_integrable, dr_dq, dr_dv, dr_dt, dr_dz, dr_dp, dl_dp })
+    Some(ConstraintEquations {
+        names,
+        a,
+        b,
+        position,
+        bias,
+        kinds,
+        set_integrable,
+        dr_dq,
+        dr_dv,
+        dr_dt,
+        dr_dz,
+        rows_dq,
+        dr_dp,
+        dl_dp,
+    })
 }
 
 /// (dα)ⱼₖ = ∂ⱼαₖ − ∂ₖαⱼ (antisymmetric, full square).

@@ -36,6 +36,7 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -
     // spent on nothing.
     let with_jacobian = model.field_jacobian;
     let saddle_jacobian = if with_jacobian { saddle_jacobian(model, ce, helpers) } else { TokenStream::new() };
+    let manifold = if with_jacobian { manifold_linearization(model, ce, helpers) } else { TokenStream::new() };
     let ConstraintDocs { rows: rows_doc, bias: bias_doc, kinds: kinds_doc, set: set_doc } = docs(model, ce, &names);
     let consts = constants(ce, &names, &kinds_doc, &set_doc);
 
@@ -76,6 +77,8 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -
         #rows_fn
 
         #saddle_jacobian
+
+        #manifold
 
         #force_rates
 
@@ -221,6 +224,69 @@ fn saddle_jacobian(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Hel
             #(#dv_sets)*
             #(#dz_sets)*
             (dr, ::routh::__private::nalgebra::SVector::<f64, #nm>::from([#(#dt_vals),*]))
+        }
+    }
+}
+
+/// `constraint_jacobian` (∂c/∂x of the holonomic position rows and the velocity rows) and
+/// `linearize_constrained` (the runtime's `linearize::constrained` on the field's and the
+/// constraints' Jacobians).
+fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> TokenStream {
+    let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
+    let holonomic: Vec<usize> = (0..m).filter(|&k| ce.position[k].is_some()).collect();
+    let rows = holonomic.len() + m;
+    let state = crate::emit::codegen::svector(d);
+    let mut out: Vec<Expr> = ce.rows_dq.iter().flatten().copied().collect();
+    out.extend(ce.a.iter().flatten().copied());
+    let (stmts, vals) = helpers.body(model, &out, "__routh_constraint_state_jacobian", &TokenStream::new(), &TokenStream::new());
+    // Position rows: (∇f, 0); velocity rows: (∂(A q̇ + b)/∂q, A); the action's column is zero.
+    let a_of = |k: usize, c: usize| &vals[m * n + k * n + c];
+    let position_sets = holonomic.iter().enumerate().flat_map(|(r, &k)| (0..n).map(move |c| (r, k, c))).map(|(r, k, c)| {
+        let v = a_of(k, c);
+        quote! { j[(#r, #c)] = #v; }
+    });
+    let h = holonomic.len();
+    let velocity_sets = (0..m).flat_map(|k| (0..n).map(move |c| (k, c))).map(|(k, c)| {
+        let (dq, a) = (&vals[k * n + c], a_of(k, c));
+        let r = h + k;
+        quote! { j[(#r, #c)] = #dq; j[(#r, #n + #c)] = #a; }
+    });
+    let allow = allow_generated();
+    quote! {
+        /// The Jacobian ∂c/∂x of the constraints on the state: first the position rows f(t, q) of the
+        /// holonomic constraints, (∇f, 0), then the velocity rows A q̇ + b of every constraint,
+        /// (∂(A q̇ + b)/∂q, A) (the action's column, if any, is zero). Its kernel is the tangent space of the
+        /// constraint manifold (`runtime::linearize`).
+        #allow
+        #[must_use]
+        pub fn constraint_jacobian(&self, t: f64, x: &#state) -> ::routh::__private::nalgebra::SMatrix<f64, #rows, #d> {
+            #(#stmts)*
+            let mut j = ::routh::__private::nalgebra::SMatrix::<f64, #rows, #d>::zeros();
+            #(#position_sets)*
+            #(#velocity_sets)*
+            j
+        }
+
+        /// The linearisation on the constraint manifold at `x` (an equilibrium or a steady motion) in the
+        /// minimal state the selection names — independent coordinates and velocities, ignorable coordinates
+        /// dropped and proved ignorable — with, for a mechanical selection, M, C, K of
+        /// M δq̈ + C δq̇ + K δq = 0: exact, from [`Self::jacobian`] and [`Self::constraint_jacobian`] by the
+        /// implicit function theorem (see
+        /// [`routh::runtime::linearize`](::routh::runtime::linearize)).
+        ///
+        /// # Errors
+        /// [`LinearizeError`](::routh::runtime::linearize::LinearizeError): a selection that does not fit, dependent
+        /// components the constraints do not determine, a coordinate that is not ignorable, or the field's
+        /// errors.
+        pub fn linearize_constrained(&self, t: f64, x: &#state, selection: &::routh::__private::linearize::Selection)
+            -> ::core::result::Result<::routh::__private::linearize::ConstrainedLinearization, ::routh::__private::linearize::LinearizeError>
+        {
+            let jacobian = self.jacobian(t, x).map_err(::routh::__private::linearize::LinearizeError::from)?;
+            let c = self.constraint_jacobian(t, x);
+            let constraints = ::routh::__private::nalgebra::DMatrix::from_column_slice(#rows, #d, c.as_slice());
+            let m = self.mass_matrix(t, x);
+            let mass = ::routh::__private::nalgebra::DMatrix::from_column_slice(#n, #n, m.as_slice());
+            ::routh::__private::linearize::constrained(&jacobian, &constraints, &mass, &Self::COORDINATES, selection)
         }
     }
 }
