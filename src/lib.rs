@@ -281,7 +281,7 @@ pub mod __private {
         Trajectory, VectorField, simulate_discrete, simulate_discrete_contact, simulate_discrete_reduced, simulate_hybrid,
         simulate_hybrid_with_events,
     };
-    pub use routh_runtime::{constrained, discrete, integrate, linearize, mechanics, reduction};
+    pub use routh_runtime::{constrained, continuation, discrete, integrate, linearize, mechanics, observables, reduction};
 }
 
 /// Everything a model file usually needs.

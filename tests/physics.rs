@@ -437,3 +437,53 @@ fn physical_constants_are_exact_literals() {
     let (_, end) = sol.last().unwrap();
     assert!((end[0] - 0.3).abs() < 1e-8 && (end[1] - 0.7).abs() < 1e-8, "{end}");
 }
+
+/// A damped pendulum with a bias torque τ on its joint.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(th),
+    lagrangian = m * l.powi(2) / 2 * dot(th).powi(2) + m * g * l * th.cos(),
+    force(th = tau - b * dot(th)),
+    sensitivity(tau),
+)]
+struct BiasedPendulum {
+    m: f64,
+    l: f64,
+    g: f64,
+    b: f64,
+    tau: f64,
+}
+
+#[test]
+fn equilibria_continued_in_a_parameter_turn_where_the_torque_exceeds_gravity() {
+    // Equilibria m g l sin θ = τ: from the hanging one (θ = 0, τ = 0) the branch rises to the fold
+    // at τ = m g l, θ = π/2, where the stable equilibrium meets the unstable one and both vanish,
+    // and returns along the unstable ones towards the inverted pendulum (θ = π, τ = 0).
+    use routh::runtime::continuation::equilibria::split;
+    use routh::runtime::continuation::{ContinuationOptions, Special, Start};
+    let p = BiasedPendulum { m: 1.5, l: 0.8, g: 9.81, b: 0.3, tau: 0.0 };
+    let mgl = p.m * p.g * p.l;
+    let options = ContinuationOptions::default().initial_step(0.05).max_step(0.5).max_points(80).progress(false);
+    let branch = p.continue_equilibria("tau", &p.state([0.0], [0.0]), Start::Increasing, &options).unwrap();
+    let mut passed = 0.0f64;
+    for point in &branch.points {
+        let (x, tau) = split::<2>(&point.u);
+        assert!((mgl * x[0].sin() - tau).abs() < 1e-10 * mgl && x[1].abs() < 1e-12, "θ = {}, τ = {tau}", x[0]);
+        // Stable below the fold (both eigenvalues in the left half plane), a saddle above.
+        let q = BiasedPendulum { tau, ..p };
+        let j = q.jacobian(0.0, &x).unwrap();
+        let saddle = j.determinant() < 0.0;
+        assert_eq!(saddle, x[0] > std::f64::consts::FRAC_PI_2 + 1e-6, "θ = {}: det J = {}", x[0], j.determinant());
+        passed = passed.max(x[0]);
+    }
+    let folds: Vec<_> = branch.special(Special::TurningPoint).collect();
+    assert_eq!(folds.len(), 1, "{:?}", branch.points.iter().map(|p| p.u[2]).collect::<Vec<_>>());
+    let (x, tau) = split::<2>(&folds[0].u);
+    println!("fold at τ = {tau:.12} (m g l = {mgl:.12}), θ = {:.8}", x[0]);
+    // (Located on the curve: the fold's τ was 1e-6 off when the bracket's interpolation was not
+    // corrected onto the curve.)
+    assert!((tau - mgl).abs() < 1e-12 * mgl && (x[0] - std::f64::consts::FRAC_PI_2).abs() < 1e-6, "τ = {tau}, θ = {}", x[0]);
+    assert!(passed > 2.5, "the branch goes on past the fold, towards the inverted pendulum: θ reached {passed}");
+    // Only the sensitivity's parameters can be continued.
+    assert!(p.continue_equilibria("m", &p.state([0.0], [0.0]), Start::Increasing, &options).is_err());
+}

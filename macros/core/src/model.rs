@@ -167,6 +167,8 @@ pub struct Model {
     pub discretization: Option<Discretization>,
     /// `sensitivity(p, ...)`: the parameters (indices) of the generated ∂F/∂p, in its column order.
     pub sensitivity: Vec<usize>,
+    /// `output(...)`: the observables, one (column name, expression of the state) per column.
+    pub outputs: Vec<(String, Expr)>,
     /// Whether the field Jacobian ∂F/∂x (`jacobian`) is derived and emitted: the `jacobian` item,
     /// inputs, sensitivities, modes or impacts ask for it.
     pub field_jacobian: bool,
@@ -235,6 +237,7 @@ impl Model {
             reductions: Vec::new(),
             discretization: None,
             sensitivity: Vec::new(),
+            outputs: Vec::new(),
             field_jacobian: false,
         }
     }

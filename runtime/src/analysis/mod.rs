@@ -2,10 +2,11 @@
 //! matrices ([`variational`]), periodic orbits of hybrid systems ([`periodic`]), pseudo-arclength
 //! continuation with bifurcation detection ([`continuation`]), ensembles of runs on all cores
 //! ([`ensemble`]), and the linearisation of constrained systems on their constraint manifold
-//! ([`linearize`]).
+//! ([`linearize`]), and observables evaluated along a run ([`observables`]).
 
 pub mod continuation;
 pub mod ensemble;
 pub mod linearize;
+pub mod observables;
 pub mod periodic;
 pub mod variational;

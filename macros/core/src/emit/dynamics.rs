@@ -256,6 +256,61 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
     }
 }
 
+/// `continue_equilibria`: the equilibria of a plain model (no inputs, constraints, action or
+/// orientation, whose equilibria are not isolated or need more) continued in one of its
+/// `sensitivity(...)` parameters, with the generated `jacobian` and `parameter_jacobian`.
+fn equilibria_item(model: &View<'_>) -> TokenStream {
+    let plain = model.layout.u.is_empty()
+        && model.constraints.is_empty()
+        && model.layout.z.is_none()
+        && model.layout.position_dim() == model.dof();
+    if !plain {
+        return TokenStream::new();
+    }
+    let d = model.layout.state_dim();
+    let fields = &model.parameters;
+    let chosen: Vec<&syn::Ident> = model.sensitivity.iter().map(|&i| &model.parameters[i]).collect();
+    let ks: Vec<usize> = (0..chosen.len()).collect();
+    let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
+    let cont = quote! { ::routh::__private::continuation };
+    quote! {
+        /// The equilibria F(x; p) = 0 continued in the parameter `parameter` (one of [`Self::SENSITIVITY`]) from
+        /// the state `x0` at the model's own parameter values (corrected first): pseudo-arclength continuation
+        /// with the exact ∂F/∂x and ∂F/∂p, turning points (folds) and simple bifurcations located
+        /// ([`routh::runtime::continuation`](::routh::runtime::continuation)). Each point's `u` is (x, p)
+        /// (`continuation::equilibria::split`); its stability is that of [`Self::jacobian`] there. The field is
+        /// taken at t = 0.
+        ///
+        /// # Errors
+        /// [`ContinuationError::InvalidOptions`](::routh::runtime::continuation::ContinuationError) for a parameter
+        /// not in `SENSITIVITY` or bad options; the corrector's errors at the start.
+        pub fn continue_equilibria(&self, parameter: &str, x0: &#sv, leave: #cont::Start, options: &#cont::ContinuationOptions)
+            -> ::core::result::Result<#cont::Branch, #cont::ContinuationError>
+        {
+            let Some(k) = Self::SENSITIVITY.iter().position(|p| *p == parameter) else {
+                return Err(#cont::ContinuationError::InvalidOptions(::std::format!(
+                    "`{parameter}` is not a parameter of `sensitivity(...)`: {:?}", Self::SENSITIVITY
+                )));
+            };
+            let at = |p: f64| -> Self {
+                #[allow(unused_mut)]
+                let mut m = Self { #( #fields: self.#fields, )* };
+                match k { #( #ks => m.#chosen = p, )* _ => {} }
+                m
+            };
+            let value = [#( self.#chosen ),*][k];
+            let problem = #cont::equilibria::Equilibria::new(|p: f64, x: &#sv| {
+                let m = at(p);
+                let f = ::routh::__private::VectorField::field(&m, 0.0, x)?;
+                let j = m.jacobian(0.0, x)?;
+                let fp = m.parameter_jacobian(0.0, x)?.column(k).into_owned();
+                Ok((f, j, fp))
+            });
+            #cont::continuation(&problem, &#cont::equilibria::unknowns(x0, value), leave, options)
+        }
+    }
+}
+
 /// `parameter_jacobian` (∂F/∂p) and, with inputs, `input_jacobian` (∂F/∂u) of the unconstrained
 /// field, from ∂g/∂w with w = (u, p) (see [`crate::derive::euler_lagrange`]).
 fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> TokenStream {
@@ -283,8 +338,11 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) ->
           derivatives and the one factorisation of M.",
         names.join(", ")
     );
+    let equilibria_item = equilibria_item(model);
     let param_item = if np > 0 {
         quote! {
+            #equilibria_item
+
             #[doc = #p_doc]
             ///
             /// # Errors

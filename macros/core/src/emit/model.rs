@@ -55,6 +55,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
     let mechanical_impl = dynamics::mechanical_system_impl(model);
     let (field_from, contact_items) = contact_items(model, eq, &mut helpers);
     let constants = constants_and_state(model, &state_doc, dim_doc);
+    let outputs = outputs_items(model, &mut helpers);
     let n_lit = n;
 
     let items = crate::emit::codegen::lazy(quote! {
@@ -91,6 +92,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
         #simulate_items
         #symmetry_items
         #discrete_items
+        #outputs
     });
     let vector_field = vector_field_impl(model);
     let hidden = helpers.into_impl(generics, ty);
@@ -133,6 +135,44 @@ fn constants_and_state(model: &View<'_>, state_doc: &str, dim_doc: &str) -> Toke
         #[must_use]
         pub fn state(&self, #state_params) -> ::routh::__private::nalgebra::SVector<f64, #d> {
             #state_new
+        }
+    }
+}
+
+/// `OUTPUTS`, `outputs` and `observe` of a model with `output(...)` (nothing otherwise).
+fn outputs_items(model: &View<'_>, helpers: &mut Helpers) -> TokenStream {
+    if model.outputs.is_empty() {
+        return TokenStream::new();
+    }
+    let (d, k) = (model.layout.state_dim(), model.outputs.len());
+    let names: Vec<&String> = model.outputs.iter().map(|(n, _)| n).collect();
+    let exprs: Vec<Expr> = model.outputs.iter().map(|(_, e)| *e).collect();
+    let none = TokenStream::new();
+    let (stmts, vals) = helpers.body(model, &exprs, "__routh_outputs", &none, &none);
+    let lines = formula_lines(model, model.outputs.iter().map(|(n, e)| (n.clone(), *e)).collect());
+    let doc = doc_block(" The outputs at the state `x` (in the order of [`Self::OUTPUTS`]):", &lines);
+    let allow = allow_generated();
+    quote! {
+        /// Names of the outputs (`output(...)`; a vector `p` gives `p[0]`, `p[1]`, `p[2]`): the columns of
+        /// [`Self::observe`].
+        pub const OUTPUTS: [&'static str; #k] = [#(#names),*];
+
+        #doc
+        #allow
+        #[must_use]
+        pub fn outputs(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> [f64; #k] {
+            #(#stmts)*
+            [#(#vals),*]
+        }
+
+        /// The outputs at every sample of a run (`traj.times`, `traj.states` of a `Trajectory` or a
+        /// `HybridTrajectory`): columns by name, CSV with named columns, serde
+        /// ([`Observables`](::routh::runtime::observables::Observables)).
+        #[must_use]
+        pub fn observe(&self, times: &[f64], states: &[::routh::__private::nalgebra::SVector<f64, #d>])
+            -> ::routh::__private::observables::Observables
+        {
+            ::routh::__private::observables::Observables::evaluate(&Self::OUTPUTS, times, states, |t, x| self.outputs(t, x).to_vec())
         }
     }
 }

@@ -5,7 +5,7 @@
 //! - [`system`]: the derive input as a whole — parameters, name checks, modes — into a
 //!   [`crate::model::System`];
 //! - one module per item kind: [`body`] (frames, points, rigid bodies, gravity), [`constraint`] (holonomic and velocity constraints), [`impact`]
-//!   (impacts and transitions), [`symmetry`] (symmetries and reductions), [`unilateral`]
+//!   (impacts and transitions), [`output`] (observables), [`symmetry`] (symmetries and reductions), [`unilateral`]
 //!   (unilateral constraints, expanded into the modes of their completed hybrid system).
 //!
 //! Every function reports into one [`crate::diagnostics::Ctxt`] and continues where it can.
@@ -17,6 +17,7 @@ pub mod expr;
 mod impact;
 mod oneform;
 mod orientation;
+mod output;
 mod symmetry;
 mod system;
 mod unilateral;

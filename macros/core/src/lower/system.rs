@@ -89,6 +89,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             symmetries: raw.symmetries.clone(),
             reductions: raw.reductions.clone(),
             discrete: raw.discrete.clone(),
+            outputs: raw.outputs.clone(),
             krate: raw.krate.clone(),
         };
         let declared = Declared { parameters: &parameters, action: action.as_ref(), inputs: &inputs };
@@ -110,6 +111,12 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     }
     if let Some(d) = raw.discrete.first() {
         cx.error(d.keyword.span(), "discrete (variational) integrators of multi-mode models are not supported yet");
+    }
+    for (kw, _) in raw.outputs.iter().chain(raw.modes.iter().flat_map(|m| &m.items.outputs)) {
+        cx.error(
+            kw.span(),
+            "outputs of multi-mode models are not supported yet; evaluate the quantity from each sample's mode and state",
+        );
     }
     let mode_names: Vec<String> = raw.modes.iter().map(|m| m.name.to_string()).collect();
     for m in &raw.modes {
@@ -176,6 +183,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 symmetries: Vec::new(),
                 reductions: Vec::new(),
                 discrete: Vec::new(),
+                outputs: Vec::new(),
                 krate: None,
             }
         })
@@ -426,6 +434,7 @@ fn lower_model(
     let reductions: Vec<_> = raw.reductions.iter().map(|decl| lower_reduction(cx, decl, &raw.coordinates, name)).collect();
     let sensitivity = sensitivity_parameters(raw, &parameters, cx);
     let discretization = super::discrete::lower_discrete(&mut lower, cx, raw, nodes.as_ref(), !inputs.is_empty());
+    let outputs = super::output::lower_outputs(&mut lower, cx, raw);
     if cx.count() > errors_before {
         return None;
     }
@@ -448,6 +457,7 @@ fn lower_model(
     model.symmetries = symmetries;
     model.reductions = reductions;
     model.discretization = discretization;
+    model.outputs = outputs;
     // The field Jacobian is derived when asked for, and where the generated API needs it: the
     // linearisation of a model with inputs and the sensitivities ∂x/∂p (multi-mode models and
     // models with impacts turn it on in `System::new`, for periodic orbits).

@@ -128,6 +128,7 @@ pub const ITEMS: &[&str] = &[
     "discrete",
     "sensitivity",
     "jacobian",
+    "output",
 ];
 
 /// The quadrature rules of `discrete(rule = ...)`.
@@ -255,6 +256,10 @@ pub enum Item {
     Force {
         bindings: Vec<Binding>,
     },
+    Output {
+        keyword: Ident,
+        bindings: Vec<Binding>,
+    },
     Constraint(Vec<ConstraintDecl>),
     Body(Box<BodyDecl>),
     Gravity {
@@ -311,6 +316,18 @@ impl Parse for Item {
                     "input" => Item::Input { keyword, names },
                     _ => Item::Sensitivity { keyword, names },
                 })
+            }
+            "output" => {
+                let content;
+                syn::parenthesized!(content in input);
+                let bindings: Vec<Binding> = Punctuated::<Binding, Token![,]>::parse_terminated(&content)?.into_iter().collect();
+                if let Some(p) = bindings.iter().find_map(|b| b.params.first()) {
+                    return Err(syn::Error::new(
+                        p.span(),
+                        "an output is a value of the state, `output(name = expr)`; it takes no arguments",
+                    ));
+                }
+                Ok(Item::Output { keyword, bindings })
             }
             "define" | "force" | "frame" | "point" => {
                 let content;
@@ -542,6 +559,8 @@ pub struct RawModel {
     pub symmetries: Vec<SymmetryDecl>,
     pub reductions: Vec<ReduceDecl>,
     pub discrete: Vec<DiscreteDecl>,
+    /// `output(name = expr, ...)` items: the keyword and the named values.
+    pub outputs: Vec<(Ident, Vec<Binding>)>,
     /// `crate = path`, if given: the path of routh in the user's crate (default `::routh`).
     pub krate: Option<syn::Path>,
 }
@@ -569,6 +588,7 @@ impl RawModel {
             symmetries: Vec::new(),
             reductions: Vec::new(),
             discrete: Vec::new(),
+            outputs: Vec::new(),
             krate: None,
         }
     }
@@ -590,6 +610,7 @@ impl RawModel {
             Item::Define { bindings } => self.defines.extend(bindings),
             Item::Lagrangian { keyword, value } => self.lagrangians.push((keyword, value)),
             Item::Force { bindings } => self.forces.extend(bindings),
+            Item::Output { keyword, bindings } => self.outputs.push((keyword, bindings)),
             Item::Constraint(c) => self.constraints.extend(c),
             Item::Body(b) => self.bodies.push(*b),
             Item::Gravity { keyword, value } => self.gravity.push((keyword, value)),

@@ -172,6 +172,17 @@ pub(super) fn locate<P: Problem + ?Sized>(
     } else {
         (&lo.direction * (1.0 - w) + &hi.direction * w).normalize()
     };
+    // Away from a bifurcation the interpolated point is a regular point of the curve, off it by
+    // the curve's bend over the bracket (at a fold, where the bracket stalls, 1e-6 in r): corrected
+    // onto it across the interpolated direction.
+    if kind != Special::SimpleBifurcation
+        && let Ok(c) = newton(problem, &q.u, Some(&q.direction), options)
+    {
+        q.u = c.u;
+        q.iterations = c.iterations;
+        q.monitor = problem.monitor(&q.u)?;
+        q.determinant = augmented_determinant(&c.jacobian, &q.direction);
+    }
     q.special = Some(kind);
     Ok(q)
 }

@@ -35,6 +35,7 @@ use thiserror::Error;
 use crate::error::SimError;
 
 mod bifurcation;
+pub mod equilibria;
 
 pub use bifurcation::branch_directions;
 use bifurcation::{dips_through_zero, locate, touches_zero};
