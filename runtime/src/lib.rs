@@ -69,7 +69,7 @@ pub mod reduction {
     pub use crate::hybrid::reduction::*;
     pub use crate::mechanics::reduction::*;
 }
-pub use ode::{dopri5, events, field, integrate, method, monitor, options, state, stepper, trajectory};
+pub use ode::{dop853, dopri5, events, field, integrate, method, monitor, options, state, stepper, trajectory};
 
 pub use nalgebra;
 
@@ -89,7 +89,7 @@ pub use input::{Driven, InputSignal, InputSystem, Linearization};
 pub use integrate::integrate;
 pub use linalg::{LuFactor, MassFactor, MassOperator, solve_general, solve_mass, solve_mass_columns};
 pub use mechanics::{ConstraintKind, MechanicalSystem};
-pub use method::{Attempt, Dopri5, Method};
+pub use method::{Attempt, Dop853, Dopri5, Method, Scheme, Selected};
 pub use monitor::Monitor;
 pub use options::{Options, Output, Tolerances};
 pub use reduction::{HybridReduction, MomentumJump, Reconstruction};

@@ -108,7 +108,10 @@ where
                 Err(e) => break Err(e),
             };
             let t_new = step.t_new;
-            let seg = integ.dense();
+            let seg = match integ.dense() {
+                Ok(seg) => seg,
+                Err(e) => break Err(e),
+            };
             // Drift control for a mode with constraints: the end of the step projected onto them.
             let mut x_new = *integ.x_new();
             if let Some(residuals) = sys.constraint_residuals(mode, t_new, &x_new) {

@@ -89,7 +89,9 @@ pub struct Dense<S> {
     t0: f64,
     h: f64,
     t_end: f64,
-    r: [S; 5],
+    /// The coefficients r₀…r_{len−1} of the nested form (five for DOPRI5, eight for DOP853).
+    r: [S; 8],
+    len: usize,
 }
 
 /// The dense output of one step of a fixed-size state `SVector<f64, D>`.
@@ -123,18 +125,42 @@ impl<S: State> Dense<S> {
     pub fn eval(&self, t: f64) -> S {
         self.eval_theta((t - self.t0) / self.h)
     }
-    /// Evaluate at the normalised position `θ = (t − t_start)/h`.
+    /// Evaluate at the normalised position `θ = (t − t_start)/h`: the nested form
+    /// `r₀ + θ (r₁ + (1−θ) (r₂ + θ (r₃ + (1−θ) (r₄ + …))))` of the method's coefficients.
     #[inline]
     pub fn eval_theta(&self, theta: f64) -> S {
         let t1 = 1.0 - theta;
-        let [r1, r2, r3, r4, r5] = &self.r;
-        let mut out = r1.zeros_like();
-        let o = out.entries_mut();
-        let (r1, r2, r3, r4, r5) = (r1.entries(), r2.entries(), r3.entries(), r4.entries(), r5.entries());
-        for i in 0..o.len() {
-            o[i] = r1[i] + theta * (r2[i] + t1 * (r3[i] + theta * (r4[i] + t1 * r5[i])));
+        let n = self.len;
+        let mut out = self.r[n - 1].clone();
+        {
+            let o = out.entries_mut();
+            for m in (1..n - 1).rev() {
+                // The factor in front of r_{m+1}: θ after an odd index, 1 − θ after an even one.
+                let w = if (m + 1) % 2 == 1 { theta } else { t1 };
+                let rm = self.r[m].entries();
+                for i in 0..o.len() {
+                    o[i] = rm[i] + w * o[i];
+                }
+            }
+            let r0 = self.r[0].entries();
+            for i in 0..o.len() {
+                o[i] = r0[i] + theta * o[i];
+            }
         }
         out
+    }
+
+    /// The dense output with the nested-form coefficients `r[..len]` (see [`Dense::eval_theta`]).
+    pub(crate) fn from_coefficients(t0: f64, h: f64, t_end: f64, r: [S; 8], len: usize) -> Dense<S> {
+        Dense { t0, h, t_end, r, len: len.clamp(2, 8) }
+    }
+
+    /// The constant `x` at `t` (the dense output of a step of size zero).
+    pub(crate) fn constant(t: f64, x: &S) -> Dense<S> {
+        let z = x.zeros_like();
+        let mut r: [S; 8] = std::array::from_fn(|_| z.clone());
+        r[0] = x.clone();
+        Dense { t0: t, h: 0.0, t_end: t, r, len: 2 }
     }
     /// The cubic Hermite interpolant of a step `(t0, x0) → (t0 + h, x1)` with the derivatives
     /// `f0`, `f1` at its ends — a continuous extension for any method that has them (third-order
@@ -148,8 +174,10 @@ impl<S: State> Dense<S> {
     /// assert!((d.eval(0.5)[0] - 0.125).abs() < 1e-15);
     /// ```
     pub fn cubic_hermite(t0: f64, x0: &S, x1: &S, f0: &S, f1: &S, h: f64, t_end: f64) -> Dense<S> {
-        let mut r = [x0.clone(), x0.zeros_like(), x0.zeros_like(), x0.zeros_like(), x0.zeros_like()];
-        let [_, r2, r3, r4, _] = &mut r;
+        let z = x0.zeros_like();
+        let mut r: [S; 8] = std::array::from_fn(|_| z.clone());
+        r[0] = x0.clone();
+        let [_, r2, r3, r4, ..] = &mut r;
         let (r2, r3, r4) = (r2.entries_mut(), r3.entries_mut(), r4.entries_mut());
         let (a, b, fa, fb) = (x0.entries(), x1.entries(), f0.entries(), f1.entries());
         for i in 0..a.len() {
@@ -158,7 +186,7 @@ impl<S: State> Dense<S> {
             r3[i] = h * fa[i] - dx;
             r4[i] = dx - h * fb[i] - r3[i];
         }
-        Dense { t0, h, t_end, r }
+        Dense { t0, h, t_end, r, len: 4 }
     }
 
     pub(crate) fn truncate(&mut self, t_end: f64) {
@@ -216,7 +244,9 @@ macro_rules! combine {
 }
 
 impl<S: State> Method<S> for Dopri5<S> {
-    const ORDER: f64 = 5.0;
+    fn order(&self) -> f64 {
+        5.0
+    }
 
     fn new(k1: S) -> Self {
         let z = k1.zeros_like();
@@ -290,11 +320,16 @@ impl<S: State> Method<S> for Dopri5<S> {
         self.k[0] = k1;
     }
 
-    /// Dense output of the last successful attempt `(t, x) → (t + h, x_new)`.
-    fn dense(&self, t: f64, x: &S, h: f64, t_end: f64) -> Dense<S> {
+    /// Dense output of the last successful attempt `(t, x) → (t + h, x_new)` (no evaluations).
+    fn dense<F>(&self, _f: &F, t: f64, x: &S, h: f64, t_end: f64, _evals: &mut usize) -> Result<Dense<S>, SimError>
+    where
+        F: StateField<S> + ?Sized,
+    {
         let k = &self.k;
-        let mut r = [x.clone(), x.zeros_like(), x.zeros_like(), x.zeros_like(), x.zeros_like()];
-        let [_, r2, r3, r4, r5] = &mut r;
+        let z = x.zeros_like();
+        let mut r: [S; 8] = std::array::from_fn(|_| z.clone());
+        r[0] = x.clone();
+        let [_, r2, r3, r4, r5, ..] = &mut r;
         let (r2, r3, r4, r5) = (r2.entries_mut(), r3.entries_mut(), r4.entries_mut(), r5.entries_mut());
         let (xs, xn) = (x.entries(), self.x_new.entries());
         let (k1, k3, k4, k5, k6, k7) =
@@ -307,7 +342,7 @@ impl<S: State> Method<S> for Dopri5<S> {
             r4[i] = dx - h * k7[i] - bspl;
             r5[i] = h * (D1 * k1[i] + D3 * k3[i] + D4 * k4[i] + D5 * k5[i] + D6 * k6[i] + D7 * k7[i]);
         }
-        Dense { t0: t, h, t_end, r }
+        Ok(Dense { t0: t, h, t_end, r, len: 5 })
     }
 
     /// Make the end-of-step derivative the first stage of the next step (FSAL).

@@ -114,7 +114,7 @@ where
             let mut x_new = *integ.x_new();
 
             let need_dense = options.dense || !events.is_empty() || schedule.peek().is_some_and(|tau| (tau - t_new) * dir < 0.0);
-            let mut seg = need_dense.then(|| integ.dense());
+            let mut seg = if need_dense { Some(integ.dense()?) } else { None };
             let unprojected = x_new;
             post(t_new, &mut x_new)?;
             if x_new != unprojected {

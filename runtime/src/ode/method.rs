@@ -3,14 +3,16 @@
 //! The step loop ([`crate::stepper`]) owns step-size control, the step floor and budget, controller
 //! hooks and the drivers' protocol; a [`Method`] owns one step: its stages, its embedded error
 //! estimate, its first-same-as-last stage and its continuous extension. [`Dopri5`] (Dormand–Prince
-//! 5(4), [`crate::dopri5`]) is the method of every driver today; another explicit pair (DOP853) or
-//! an implicit or Lie-group method is a further implementation, reusing the loop and its hooks.
+//! 5(4), [`crate::dopri5`]) and [`Dop853`] (Dormand–Prince 8(5,3), [`crate::dop853`]) are chosen
+//! by [`crate::Options::scheme`] through [`Selected`]; an implicit or Lie-group method is a further
+//! implementation, reusing the loop and its hooks.
 
 use crate::error::SimError;
 use crate::ode::dopri5::Dense;
 use crate::ode::options::Tolerances;
 use crate::ode::state::{State, StateField};
 
+pub use crate::ode::dop853::Dop853;
 pub use crate::ode::dopri5::Dopri5;
 
 /// Outcome of one step attempt of a [`Method`].
@@ -29,8 +31,8 @@ pub enum Attempt {
 /// One step of an adaptive method, as the step loop drives it.
 pub trait Method<S: State>: Sized {
     /// Order of the error estimator's lower member plus one: the step-size controller scales the
-    /// step by `err^(−1/ORDER)` (5 for Dormand–Prince 5(4)).
-    const ORDER: f64;
+    /// step by `err^(−1/order)` (5 for Dormand–Prince 5(4), 8 for DOP853).
+    fn order(&self) -> f64;
 
     /// The work space of a method whose first step starts where the field is `k1`.
     fn new(k1: S) -> Self;
@@ -57,6 +59,87 @@ pub trait Method<S: State>: Sized {
     fn advance(&mut self);
 
     /// The continuous extension of the last successful attempt `(t, x) → (t + h, x_new)`, valid on
-    /// `[t, t_end]`.
-    fn dense(&self, t: f64, x: &S, h: f64, t_end: f64) -> Dense<S>;
+    /// `[t, t_end]`; a method may evaluate the field `f` for it (DOP853's three extra stages).
+    ///
+    /// # Errors
+    /// A field error, or [`SimError::NonFiniteState`] at a non-finite extra stage.
+    fn dense<F>(&self, f: &F, t: f64, x: &S, h: f64, t_end: f64, evaluations: &mut usize) -> Result<Dense<S>, SimError>
+    where
+        F: StateField<S> + ?Sized;
+}
+
+/// The explicit Runge–Kutta pair of a run ([`crate::Options::scheme`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Scheme {
+    /// Dormand–Prince 5(4) with its 4th-order dense output: six evaluations a step; the default.
+    #[default]
+    Dopri5,
+    /// Dormand–Prince 8(5,3) (DOP853) with its 7th-order dense output: twelve evaluations a step
+    /// (three more for a step whose dense output is used); fewer steps and evaluations than
+    /// DOPRI5 at tight tolerances.
+    Dop853,
+}
+
+/// The method a [`Scheme`] selects, as one [`Method`] (what [`crate::Integrator::new`] steps with).
+pub enum Selected<S> {
+    /// [`Scheme::Dopri5`].
+    Dopri5(Dopri5<S>),
+    /// [`Scheme::Dop853`].
+    Dop853(Box<Dop853<S>>),
+}
+
+impl<S: State> Selected<S> {
+    /// The work space of `scheme` for a first step where the field is `k1`.
+    pub fn of(scheme: Scheme, k1: S) -> Self {
+        match scheme {
+            Scheme::Dopri5 => Selected::Dopri5(Dopri5::new(k1)),
+            Scheme::Dop853 => Selected::Dop853(Box::new(Dop853::new(k1))),
+        }
+    }
+}
+
+macro_rules! each {
+    ($self:expr, $m:ident => $e:expr) => {
+        match $self {
+            Selected::Dopri5($m) => $e,
+            Selected::Dop853($m) => $e,
+        }
+    };
+}
+
+impl<S: State> Method<S> for Selected<S> {
+    fn order(&self) -> f64 {
+        each!(self, m => m.order())
+    }
+    fn new(k1: S) -> Self {
+        Selected::of(Scheme::default(), k1)
+    }
+    #[inline]
+    fn attempt<F>(&mut self, f: &F, t: f64, x: &S, h: f64, tol: Tolerances, evaluations: &mut usize) -> Result<Attempt, SimError>
+    where
+        F: StateField<S> + ?Sized,
+    {
+        each!(self, m => m.attempt(f, t, x, h, tol, evaluations))
+    }
+    #[inline]
+    fn x_new(&self) -> &S {
+        each!(self, m => m.x_new())
+    }
+    fn replace_x_new(&mut self, x: S) {
+        each!(self, m => m.replace_x_new(x))
+    }
+    fn restart(&mut self, k1: S) {
+        each!(self, m => m.restart(k1))
+    }
+    #[inline]
+    fn advance(&mut self) {
+        each!(self, m => m.advance())
+    }
+    fn dense<F>(&self, f: &F, t: f64, x: &S, h: f64, t_end: f64, evaluations: &mut usize) -> Result<Dense<S>, SimError>
+    where
+        F: StateField<S> + ?Sized,
+    {
+        each!(self, m => m.dense(f, t, x, h, t_end, evaluations))
+    }
 }

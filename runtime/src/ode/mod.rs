@@ -1,7 +1,8 @@
 //! The ODE engine: the one adaptive step loop ([`stepper`]), generic over its [`method`]
-//! ([`dopri5`], with dense output, today), events located on the dense output ([`events`]), plain integration ([`mod@integrate`]),
+//! ([`dopri5`] and [`dop853`], with dense output), events located on the dense output ([`events`]), plain integration ([`mod@integrate`]),
 //! options, states, vector fields and trajectories. Knows nothing of mechanics.
 
+pub mod dop853;
 pub mod dopri5;
 pub mod events;
 pub mod field;

@@ -10,6 +10,7 @@
 //! states at the start and end of the step; a step is accepted when `err ≤ 1`.
 
 use crate::error::SimError;
+use crate::ode::method::Scheme;
 
 /// The smallest relative tolerance a run accepts: ten times the unit round-off (Hairer's DOPRI5
 /// refuses less).
@@ -90,6 +91,9 @@ pub struct Options {
     /// A handle to watch the run's progress and cancel it from another thread
     /// ([`crate::ode::monitor`]). Default `None`.
     pub monitor: Option<crate::ode::monitor::Monitor>,
+    /// The Runge–Kutta pair: [`Scheme::Dopri5`] (the default) or [`Scheme::Dop853`], which needs
+    /// a few times fewer evaluations at tight tolerances.
+    pub scheme: Scheme,
 }
 
 impl Default for Options {
@@ -108,6 +112,7 @@ impl Default for Options {
             max_output_bytes: 4 << 30,
             keep_partial: false,
             monitor: None,
+            scheme: Scheme::Dopri5,
         }
     }
 }
@@ -213,6 +218,12 @@ impl Options {
     #[must_use]
     pub fn monitor(mut self, monitor: crate::ode::monitor::Monitor) -> Self {
         self.monitor = Some(monitor);
+        self
+    }
+    /// Set [`Options::scheme`].
+    #[must_use]
+    pub fn scheme(mut self, scheme: Scheme) -> Self {
+        self.scheme = scheme;
         self
     }
     /// Set [`Options::keep_partial`].

@@ -47,7 +47,7 @@
 //! loop {
 //!     let step = integ.step(&mut ())?;
 //!     // The dense output of this step, on demand.
-//!     let mid = integ.dense().eval(0.5 * (step.t + step.t_new));
+//!     let mid = integ.dense()?.eval(0.5 * (step.t + step.t_new));
 //!     assert!((mid[0] - (0.5 * (step.t + step.t_new)).cos()).abs() < 1e-8);
 //!     if step.last { break; }
 //! }
@@ -61,7 +61,7 @@
 
 use crate::error::SimError;
 use crate::ode::dopri5::{self, Dense};
-use crate::ode::method::{Attempt, Dopri5, Method};
+use crate::ode::method::{Attempt, Method, Selected};
 use crate::ode::options::{Options, Tolerances};
 use crate::ode::state::{State, StateField};
 use crate::ode::trajectory::Stats;
@@ -151,9 +151,9 @@ enum Cause {
 }
 
 /// The adaptive integrator from `t0` towards `t_end`, one accepted step at a time (see the
-/// [module docs](self)), with the [`Method`] `M` — Dormand–Prince 5(4) unless another is chosen
-/// ([`Integrator::with_method`]).
-pub struct Integrator<'f, F: ?Sized, S, M = Dopri5<S>> {
+/// [module docs](self)), with the [`Method`] `M` — the pair [`Options::scheme`] selects unless
+/// another is given ([`Integrator::with_method`]).
+pub struct Integrator<'f, F: ?Sized, S, M = Selected<S>> {
     field: &'f F,
     tol: Tolerances,
     min_step: f64,
@@ -189,14 +189,14 @@ where
     S: State,
 {
     /// Start at `(t0, x0)` towards `t_end` (backward if `t_end < t0`) with the tolerances,
-    /// step limits and first step of `options`, stepping with Dormand–Prince 5(4). Evaluates
-    /// `F(t0, x0)` and, unless [`Options::initial_step`] is given, chooses the first step as
-    /// Hairer's DOPRI5 does.
+    /// step limits and first step of `options`, stepping with the pair of
+    /// [`Options::scheme`] (Dormand–Prince 5(4) by default). Evaluates `F(t0, x0)` and, unless
+    /// [`Options::initial_step`] is given, chooses the first step as Hairer's codes do.
     ///
     /// # Errors
     /// [`SimError::NonFiniteState`] if `F(t0, x0)` is not finite; a field error.
     pub fn new(field: &'f F, t0: f64, x0: S, t_end: f64, options: &Options) -> Result<Self, SimError> {
-        Integrator::with_method(field, t0, x0, t_end, options)
+        Integrator::build(field, t0, x0, t_end, options, |k1| Selected::of(options.scheme, k1))
     }
 }
 
@@ -211,14 +211,21 @@ where
     /// # Errors
     /// As [`Integrator::new`].
     pub fn with_method(field: &'f F, t0: f64, x0: S, t_end: f64, options: &Options) -> Result<Self, SimError> {
+        Integrator::build(field, t0, x0, t_end, options, M::new)
+    }
+
+    /// The integrator with the method `make(F(t0, x0))`.
+    fn build(field: &'f F, t0: f64, x0: S, t_end: f64, options: &Options, make: impl FnOnce(S) -> M) -> Result<Self, SimError> {
         let mut stats = Stats::default();
         let f0 = first_stage(field, t0, &x0, &mut stats.evaluations)?;
+        let method = make(f0.clone());
+        let order = method.order();
         let dir = if t_end >= t0 { 1.0 } else { -1.0 };
         let tol = options.tol();
         let hmax = options.max_step.min((t_end - t0).abs());
         let h0 = match options.initial_step {
             Some(h) => h.min(hmax),
-            None => dopri5::initial_step(M::ORDER, field, t0, &x0, &f0, dir, hmax, tol, &mut stats.evaluations)?,
+            None => dopri5::initial_step(order, field, t0, &x0, &f0, dir, hmax, tol, &mut stats.evaluations)?,
         };
         Ok(Integrator {
             field,
@@ -231,8 +238,8 @@ where
             t: t0,
             x: x0,
             h: dir * h0,
-            method: M::new(f0),
-            expo1: 1.0 / M::ORDER - BETA * 0.75,
+            method,
+            expo1: 1.0 / order - BETA * 0.75,
             ln_errold: LN_ERR_MIN,
             reject: false,
             cause: Cause::None,
@@ -296,14 +303,18 @@ where
     /// The dense output of the last accepted step (valid on `[step.t, step.t_new]`).
     ///
     /// Computed on demand (or kept from the [`StepControl`] that asked for it); call it before
-    /// the next [`Integrator::step`].
-    pub fn dense(&self) -> Dense<S> {
+    /// the next [`Integrator::step`]. DOP853 evaluates the field three more times for it.
+    ///
+    /// # Errors
+    /// A field error at an extra stage of the method's continuous extension.
+    pub fn dense(&mut self) -> Result<Dense<S>, SimError> {
         if let Some(d) = &self.dense {
-            return d.clone();
+            return Ok(d.clone());
         }
+        let evaluations = &mut self.stats.evaluations;
         match &self.pending {
-            Some((s, _)) => self.method.dense(s.t, &self.x, s.h, s.t_new),
-            None => self.method.dense(self.t, &self.x, 0.0, self.t),
+            Some((s, _)) => self.method.dense(self.field, s.t, &self.x, s.h, s.t_new, evaluations),
+            None => self.method.dense(self.field, self.t, &self.x, 0.0, self.t, evaluations),
         }
     }
 
@@ -380,7 +391,10 @@ where
                 continue;
             }
             let t_new = if last { t1 } else { t + h };
-            let dense = control.wants_dense().then(|| self.method.dense(t, &self.x, h, t_new));
+            let dense = match control.wants_dense() {
+                true => Some(self.method.dense(self.field, t, &self.x, h, t_new, &mut self.stats.evaluations)?),
+                false => None,
+            };
             let trial = Trial { t, h, t_new, x_new: self.method.x_new(), floor, dense: dense.as_ref() };
             let ratio = match control.check(&trial) {
                 Verdict::Shrink { factor, cause } => {
