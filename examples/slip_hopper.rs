@@ -294,7 +294,7 @@ fn plot_orbits(
     let panels = root.split_evenly((1, orbits.len()));
     for ((name, u, _), panel) in orbits.iter().zip(panels.iter()) {
         let s = shooting.solution(u)?;
-        let options = HybridOptions { ode: Options::default().rtol(1e-10).atol(1e-12).dense(true), ..HybridOptions::default() };
+        let options = HybridOptions::default().ode(Options::default().rtol(1e-10).atol(1e-12).dense(true));
         let run = hop.simulate(Hopper::STANCE, s.phases[0].start, 0.0..2.0 * s.period, &options)?;
         // The foot after each touchdown: flight x is relative to the last foot, and the mass
         // lands l0 sin α behind its new foot.

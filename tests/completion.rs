@@ -124,7 +124,7 @@ fn a_hybrid_run_started_off_its_mode_constraint_is_projected_and_reported() {
     assert_eq!(report.initial, (0.5, 0.3));
     assert!(report.worst.0 < 1e-12 && report.worst.1 < 1e-12 && report.projections > 0, "{report:?}");
     // Without projection the start is kept as given, and the report shows it.
-    let raw = b.simulate(Bouncer::FLOOR, x0, 0.0..1.0, &HybridOptions { ode: tight().ode.projection(false), ..tight() }).unwrap();
+    let raw = b.simulate(Bouncer::FLOOR, x0, 0.0..1.0, &tight().ode(tight().ode.projection(false))).unwrap();
     assert_eq!(raw.states[0], x0);
     assert!(raw.constraints.unwrap().worst.0 >= 0.5);
     // A run that never enters a constrained mode has no report.

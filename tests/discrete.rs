@@ -233,7 +233,7 @@ fn a_step_too_large_is_a_typed_error() {
     let p = Sextic { kappa: 0.1 };
     // A Newton iteration that does not converge within its budget is reported, with its last
     // correction (here h = 3, far beyond the motion's time scale, with two iterations allowed).
-    let tight = DiscreteOptions { max_iterations: 2, ..DiscreteOptions::default() };
+    let tight = DiscreteOptions::default().max_iterations(2);
     let err = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, 3.0, 50, &tight).unwrap_err();
     let SimError::NewtonFailed { t, iterations, correction } = err.error else { panic!("{err:?}") };
     assert!(t == 0.0 && iterations == 2 && correction > 1e-6, "{err:?}");
@@ -252,9 +252,9 @@ fn more_steps_than_memory_holds_are_a_typed_error_before_any_work() {
         assert!(why.contains("max_output_bytes"), "{why}");
     }
     // Within the budget the run goes ahead: 1000 steps of 2 coordinates need about 56 kB.
-    let small = DiscreteOptions { max_output_bytes: 60_000, ..DiscreteOptions::default() };
+    let small = DiscreteOptions::default().max_output_bytes(60_000);
     assert_eq!(p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, 0.01, 1000, &small).unwrap().len(), 1001);
-    let tiny = DiscreteOptions { max_output_bytes: 50_000, ..DiscreteOptions::default() };
+    let tiny = DiscreteOptions::default().max_output_bytes(50_000);
     assert!(p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, 0.01, 1000, &tiny).is_err());
 }
 
@@ -493,7 +493,7 @@ fn discrete_routh_reduction_and_reconstruction_agree_with_the_full_integrator() 
     assert!((fm[0] + 0.05 * (r1 - r0)).abs() < 1e-15 && (fp[0] + 0.05 * (r1 - r0)).abs() < 1e-15);
     assert!((fm[1] + fp[1] + 0.025 * (r0 + r1).powi(2) * w).abs() < 1e-15);
     // (Newton to 1e-15 relative: the full solve's tolerance scales with |q|, which grows with η.)
-    let opts = DiscreteOptions { tolerance: 1e-15, ..DiscreteOptions::default() };
+    let opts = DiscreteOptions::default().tolerance(1e-15);
     let full = p.simulate_discrete([1.2, 0.0], [0.0, 0.5], 0.0, h, steps, &opts).unwrap();
     let reduced = p.simulate_discrete_reduced([1.2, 0.0], [0.0, 0.5], 0.0, h, steps, &opts).unwrap();
     let mut worst: f64 = 0.0;

@@ -87,7 +87,7 @@ struct KickedBall {
 }
 
 fn tight() -> HybridOptions {
-    HybridOptions { ode: Options::default().rtol(1e-12).atol(1e-13), ..HybridOptions::default() }
+    HybridOptions::default().ode(Options::default().rtol(1e-12).atol(1e-13))
 }
 
 #[test]
@@ -143,7 +143,7 @@ fn elastic_ball_keeps_its_energy_over_1000_bounces() {
     let h0 = 0.5;
     let x0 = ball.state([h0], [0.0]);
     let period = 2.0 * (2.0 * h0 / ball.g).sqrt();
-    let opts = HybridOptions { ode: Options::default().rtol(1e-10).atol(1e-12), ..HybridOptions::default() };
+    let opts = HybridOptions::default().ode(Options::default().rtol(1e-10).atol(1e-12));
     let sol = ball.simulate(x0, 0.0..1000.5 * period, &opts).unwrap();
     assert!(sol.impacts.len() >= 1000, "{} impacts", sol.impacts.len());
     let e0 = ball.energy(0.0, &x0);

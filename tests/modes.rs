@@ -36,7 +36,7 @@ struct Rod {
 }
 
 fn tight() -> HybridOptions {
-    HybridOptions { ode: Options::default().rtol(1e-12).atol(1e-13), ..HybridOptions::default() }
+    HybridOptions::default().ode(Options::default().rtol(1e-12).atol(1e-13))
 }
 
 #[test]

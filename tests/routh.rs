@@ -158,7 +158,7 @@ fn hybrid_routh_reduction_of_the_rolling_disk_equals_the_full_system() {
     // Reduced + reconstruction against the full system: reference run R2 (c = 1, e = 1; μ₁ turns
     // negative and the disk eventually runs away sideways), a conservative many-impact
     // run, and a dissipative one.
-    let opts = routh::runtime::HybridOptions { ode: tight(), ..Default::default() };
+    let opts = routh::runtime::HybridOptions::default().ode(tight());
     for (c, e, horizon, min_impacts) in [(1.0, 1.0, 6.0, 4), (0.0, 1.0, 10.0, 19), (0.3, 0.9, 8.0, 6)] {
         let d = PolarDisk { m: 1.0, rr: 0.1, k: 0.1 / 2f64.sqrt(), h: 0.6, c, e };
         let x0 = polar_start(&d, (0.5, 0.3, 0.0, 0.1, 0.8, 1.0));
@@ -196,7 +196,7 @@ fn reduced_disk_momentum_jumps_follow_the_corrected_law_on_the_switching_surface
     // μ₁⁺ = −e μ₁⁻ − (1+e) R² μ₂/k² at y = R and −e μ₁⁻ − (1+e) R (h−R) μ₂/k² at y = h − R; μ₂ is kept.
     let d = PolarDisk { m: 1.0, rr: 0.1, k: 0.1 / 2f64.sqrt(), h: 0.6, c: 0.0, e: 0.8 };
     let x0 = polar_start(&d, (0.5, 0.3, 0.0, 0.1, 0.8, 1.0));
-    let opts = routh::runtime::HybridOptions { ode: tight(), ..Default::default() };
+    let opts = routh::runtime::HybridOptions::default().ode(tight());
     let (_, jumps) = d.simulate_disk_radial(x0, 0.0..2.7, &opts).unwrap();
     let expected_mu1 = [0.37, -0.386, 0.2908, -0.32264, 0.240112];
     assert_eq!(jumps.len(), 4);
@@ -248,7 +248,7 @@ fn time_dependent_billiard_reduces_to_the_papers_radial_equation() {
         assert!((a - expected).abs() < 1e-11 * (1.0 + expected.abs()), "r̈ = {a} vs {expected}");
     }
     // Hybrid reduction: the wall is rotation invariant, so μ is a hybrid momentum map (unchanged).
-    let opts = routh::runtime::HybridOptions { ode: tight(), ..Default::default() };
+    let opts = routh::runtime::HybridOptions::default().ode(tight());
     let (reduced, jumps) = b.simulate_billiard_radial(x0, 0.0..5.0, &opts).unwrap();
     let full = b.simulate(x0, 0.0..5.0, &opts).unwrap();
     assert_eq!(jumps.len(), 10, "reference run R3: 10 impacts in [0, 5] for c = 0.1");
@@ -303,7 +303,7 @@ fn moving_wall_paper_literal_and_physical_laws() {
     let (m, rr, k, e) = (1.0, 0.1, 0.1 / 2f64.sqrt(), 1.0);
     let literal = MovingWallLiteral { m, rr, k, e };
     let physical = MovingWallPhysical { m, rr, k, e };
-    let opts = routh::runtime::HybridOptions { ode: tight(), ..Default::default() };
+    let opts = routh::runtime::HybridOptions::default().ode(tight());
     // Rolling start (ẋ = R φ̇), so impacts lie on the paper's S.
     let x0 = [0.5, 0.3, 0.0];
     let v0 = [0.1, 0.8, 1.0];

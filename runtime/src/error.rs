@@ -11,6 +11,7 @@ use thiserror::Error;
 
 /// Failure to evaluate a vector field `x' = F(t, x)`.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum FieldError {
     /// The mass matrix `M(q)` could not be factorised at time `t`.
     #[error("mass matrix is singular at t = {t}")]
@@ -69,6 +70,7 @@ impl SingularMatrix {
 
 /// Failure of [`crate::integrate()`] or [`crate::simulate_hybrid()`].
 #[derive(Debug, Clone, PartialEq, Error, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub enum SimError {
     /// The step size fell below the allowed minimum (see [`crate::Options::min_step`]):
     /// the problem is probably stiff or has a singularity near `t`.

@@ -48,6 +48,14 @@
 // `!(a > b)` is used on purpose throughout: unlike `a <= b` it is also true for NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+/// Builder setters of an options struct: `setters! { /// doc \n name: Type, ... }` gives
+/// `pub fn name(mut self, value: Type) -> Self` for each field.
+macro_rules! setters {
+    ($(#[$doc:meta] $name:ident: $ty:ty),* $(,)?) => {
+        $(#[$doc] #[must_use] pub fn $name(mut self, value: $ty) -> Self { self.$name = value; self })*
+    };
+}
+
 // The layers, from the bottom: the ODE engine (one step loop, methods, events, dense output),
 // mechanics (state layout, mass factors, saddle points, projection, reduction, variational
 // integrators), hybrid systems, analysis (variational equations, periodic orbits, continuation,

@@ -5,7 +5,7 @@
 mod hybrid_support;
 
 use routh_runtime::nalgebra::{Vector2, Vector4};
-use routh_runtime::{Direction, Event, FieldError, HybridOptions, Options, Output, Scheme, integrate, simulate_hybrid};
+use routh_runtime::{Direction, Event, FieldError, Options, Output, Scheme, integrate, simulate_hybrid};
 
 /// x'' = −x.
 fn oscillator(_t: f64, x: &Vector2<f64>) -> Result<Vector2<f64>, FieldError> {
@@ -86,7 +86,7 @@ fn events_and_impacts_are_located_as_with_dopri5() {
     let (g, e, h0) = (9.81, 0.8, 1.0);
     let ball = hybrid_support::ball(g, e);
     let tight = hybrid_support::tight();
-    let opts = HybridOptions { ode: tight.ode.clone().scheme(Scheme::Dop853), ..tight };
+    let opts = tight.clone().ode(tight.ode.clone().scheme(Scheme::Dop853));
     let sol = simulate_hybrid(&ball, 0, Vector2::new(h0, 0.0), 0.0..3.0, &opts).unwrap();
     let exact = hybrid_support::ball_impacts(h0, g, e, sol.impacts.len());
     assert!(sol.impacts.len() >= 4);

@@ -144,7 +144,7 @@ fn newton_impact_on_the_cylinder_loses_carnots_energy() {
             let c = cylinder(beta);
             let n = NewtonCylinder { m: c.m, mp: c.mp, i: c.i, r: c.r, gamma: c.gamma, k: c.k, g: c.g, beta, alpha };
             let (q0, v0) = cylinder_start(&c);
-            let opts = HybridOptions { max_impacts: 1, ..hybrid_tight() };
+            let opts = hybrid_tight().max_impacts(1);
             let sol = n.simulate(n.state(q0, v0, 0.0), 0.0..0.4, &opts).unwrap();
             let imp = &sol.impacts[0];
             assert!(

@@ -223,7 +223,7 @@ fn contact_jacobian_matches_finite_differences() {
 #[test]
 fn impacts_keep_position_and_action_and_lose_carnots_energy() {
     let p = DampedBall { m: 0.5, g: 9.81, gamma: 0.1, e: 0.6 };
-    let sol = p.simulate(p.state([1.0], [0.0], 0.0), 0.0..2.5, &HybridOptions { ode: tight(), ..Default::default() }).unwrap();
+    let sol = p.simulate(p.state([1.0], [0.0], 0.0), 0.0..2.5, &HybridOptions::default().ode(tight())).unwrap();
     assert!(sol.impacts.len() >= 2, "{} impacts", sol.impacts.len());
     for imp in &sol.impacts {
         // G2: q and z continuous, only q̇ jumps.

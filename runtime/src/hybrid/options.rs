@@ -18,6 +18,7 @@ use crate::ode::options::{Options, Output};
 /// assert!(HybridOptions::default().contact_tolerance(-1.0).validate().is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct HybridOptions {
     /// Integration options of every segment (tolerances, output, event tolerance, step
     /// limits, dense output); [`Options::max_steps`] bounds the whole run.

@@ -49,6 +49,7 @@ impl<const D: usize> ImpactRecord<D> {
 
 /// Why a hybrid simulation ended.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub enum HybridStop {
     /// The end of the time span was reached.
     Finished,

@@ -138,6 +138,7 @@ pub enum MomentumLaw {
 
 /// Options of the Newton iteration of a discrete step.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct DiscreteOptions {
     /// Converged when the Newton correction is at most `tolerance · (1 + ‖q_{k+1}‖∞)`. Default `1e-14`.
     pub tolerance: f64,
@@ -152,6 +153,17 @@ pub struct DiscreteOptions {
 impl Default for DiscreteOptions {
     fn default() -> Self {
         DiscreteOptions { tolerance: 1e-14, max_iterations: 30, max_output_bytes: 4 << 30 }
+    }
+}
+
+impl DiscreteOptions {
+    setters! {
+        /// Set [`DiscreteOptions::tolerance`].
+        tolerance: f64,
+        /// Set [`DiscreteOptions::max_iterations`].
+        max_iterations: usize,
+        /// Set [`DiscreteOptions::max_output_bytes`].
+        max_output_bytes: usize,
     }
 }
 

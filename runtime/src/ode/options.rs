@@ -48,6 +48,7 @@ pub enum Output {
 /// assert!(Options::default().rtol(-1.0).validate().is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Options {
     /// Relative tolerance; finite, `> 0` and `≤ 1` (a relative error above 100 % admits any answer).
     /// Default `1e-8`.

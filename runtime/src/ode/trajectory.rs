@@ -8,6 +8,7 @@ use crate::ode::events::EventRecord;
 
 /// Why the integration ended.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub enum StopReason {
     /// The end of the time span was reached.
     Finished,

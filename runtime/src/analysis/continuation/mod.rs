@@ -76,6 +76,7 @@ pub trait Problem {
 
 /// Failure of a continuation.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum ContinuationError {
     /// Evaluating the problem failed.
     #[error("evaluating the problem failed: {0}")]
@@ -113,6 +114,7 @@ pub enum ContinuationError {
 
 /// Options of the corrector and of the continuation (builder; [`Default`] for the values below).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContinuationOptions {
     /// The corrector converged when max |r| ≤ this. Default `1e-10`.
     pub tolerance: f64,
@@ -164,14 +166,8 @@ impl Default for ContinuationOptions {
     }
 }
 
-macro_rules! setter {
-    ($(#[$doc:meta] $name:ident: $ty:ty),* $(,)?) => {
-        $(#[$doc] #[must_use] pub fn $name(mut self, value: $ty) -> Self { self.$name = value; self })*
-    };
-}
-
 impl ContinuationOptions {
-    setter! {
+    setters! {
         /// Sets [`ContinuationOptions::tolerance`].
         tolerance: f64,
         /// Sets [`ContinuationOptions::max_iterations`].
@@ -387,6 +383,7 @@ pub struct Point {
 
 /// Why a branch ended.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum BranchStop {
     /// [`ContinuationOptions::max_points`] steps were made.
     Points,

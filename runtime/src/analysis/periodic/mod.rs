@@ -296,6 +296,7 @@ impl<const D: usize> PeriodicOrbit<D> {
 
 /// Options of the shooting Newton iteration and of the continuation.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ShootingOptions {
     /// The integration options of every run.
     pub hybrid: HybridOptions,
@@ -319,6 +320,21 @@ impl Default for ShootingOptions {
             xi_step: 1e-6,
             xi_tolerance: 1e-8,
         }
+    }
+}
+
+impl ShootingOptions {
+    setters! {
+        /// Set [`ShootingOptions::hybrid`].
+        hybrid: HybridOptions,
+        /// Set [`ShootingOptions::tolerance`].
+        tolerance: f64,
+        /// Set [`ShootingOptions::max_iterations`].
+        max_iterations: usize,
+        /// Set [`ShootingOptions::xi_step`].
+        xi_step: f64,
+        /// Set [`ShootingOptions::xi_tolerance`].
+        xi_tolerance: f64,
     }
 }
 
