@@ -173,3 +173,18 @@ fn a_tangential_touch_is_grazing_not_an_impact() {
         assert!((sol.impacts[0].rate - rate).abs() < 1e-6 * rate.abs(), "a = {a}: {} against {rate}", sol.impacts[0].rate);
     }
 }
+
+#[test]
+fn hybrid_csv_names_the_modes() {
+    // The mode column by name (it was only the index): a ball that settles goes from `flight` to
+    // `rest`.
+    let ball = Ball { m: 2.0, g: 9.81, e: 0.5, c: 0.0 };
+    let sol = ball.simulate(Ball::FLIGHT, ball.flight_state([1.0], [0.0]), 0.0..3.0, &tight()).unwrap();
+    let mut csv = Vec::new();
+    sol.write_csv_with_mode_names(&mut csv, &["y", "dot(y)"], &Ball::MODES).unwrap();
+    let text = String::from_utf8(csv).unwrap();
+    let modes: Vec<&str> = text.lines().skip(1).map(|l| l.split(',').nth(1).unwrap()).collect();
+    assert_eq!(text.lines().next(), Some("t,mode,y,dot(y)"));
+    assert_eq!((modes.first(), modes.last()), (Some(&"flight"), Some(&"rest")));
+    assert!(sol.write_csv_with_mode_names(Vec::new(), &["y", "dot(y)"], &["flight"]).is_err());
+}

@@ -221,10 +221,33 @@ impl<const D: usize> HybridTrajectory<D> {
     /// # Errors
     /// The writer's I/O errors; [`std::io::ErrorKind::InvalidInput`] if `names` does not name
     /// every one of the `D` components.
-    pub fn write_csv<W: std::io::Write>(&self, mut w: W, names: &[&str]) -> std::io::Result<()> {
+    pub fn write_csv<W: std::io::Write>(&self, w: W, names: &[&str]) -> std::io::Result<()> {
+        self.csv(w, names, |mode, w| write!(w, "{mode}"))
+    }
+    /// [`HybridTrajectory::write_csv`] with the `mode` column holding each sample's mode by name:
+    /// `modes[mode]` (a multi-mode model lists them in `MODES`, a one-mode model in
+    /// `HybridSystem::mode_name`).
+    ///
+    /// # Errors
+    /// As [`HybridTrajectory::write_csv`]; [`std::io::ErrorKind::InvalidInput`] if a sample's mode
+    /// has no name in `modes`.
+    pub fn write_csv_with_mode_names<W: std::io::Write>(&self, w: W, names: &[&str], modes: &[&str]) -> std::io::Result<()> {
+        self.csv(w, names, |mode, w| match modes.get(mode) {
+            Some(name) => write!(w, "{name}"),
+            None => Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("mode {mode} has no name in {modes:?}"))),
+        })
+    }
+    /// The CSV of the samples with the mode column written by `mode_column`.
+    fn csv<W: std::io::Write>(
+        &self,
+        mut w: W,
+        names: &[&str],
+        mode_column: impl Fn(usize, &mut W) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
         crate::ode::trajectory::csv_header(&mut w, names, D, true)?;
         for (t, mode, x) in self.iter() {
-            write!(w, "{t:e},{mode}")?;
+            write!(w, "{t:e},")?;
+            mode_column(mode, &mut w)?;
             for v in x.iter() {
                 write!(w, ",{v:e}")?;
             }
@@ -232,8 +255,9 @@ impl<const D: usize> HybridTrajectory<D> {
         }
         Ok(())
     }
-    /// The mode and state at any time `t` of the run, from the dense output of its steps (4th
-    /// order, error comparable to the tolerances); requires [`Options::dense`](crate::Options::dense).
+    /// The mode and state at any time `t` of the run, from the dense output of its steps (the
+    /// method's continuous extension, error comparable to the tolerances); requires
+    /// [`Options::dense`](crate::Options::dense).
     /// At an impact time it is the state after the reset (the trajectory is taken continuous from
     /// the right); `None` outside the run or without dense output.
     ///
