@@ -17,6 +17,7 @@ use routh::runtime::ZenoOptions;
     mode(rest, holonomic(contact = y)),
     transition(flight -> rest, name = settle, zeno = floor, law = project),
     transition(rest -> flight, name = liftoff, guard = multiplier(contact), law = map()),
+    output(height = y, energy = m / 2 * dot(y).powi(2) + m * g * y),
 )]
 struct Ball {
     m: f64,
@@ -187,4 +188,15 @@ fn hybrid_csv_names_the_modes() {
     assert_eq!(text.lines().next(), Some("t,mode,y,dot(y)"));
     assert_eq!((modes.first(), modes.last()), (Some(&"flight"), Some(&"rest")));
     assert!(sol.write_csv_with_mode_names(Vec::new(), &["y", "dot(y)"], &["flight"]).is_err());
+    // Outputs of a multi-mode model, each sample in its mode: the height is y in flight and at rest,
+    // and the energy at rest is the resting ball's, zero.
+    assert_eq!(Ball::OUTPUTS, ["height", "energy"]);
+    let obs = ball.observe(&sol.times, &sol.modes, &sol.states);
+    let (height, energy) = (obs.column("height").unwrap(), obs.column("energy").unwrap());
+    for (k, (_, mode, x)) in sol.iter().enumerate() {
+        assert_eq!(height[k], x[0]);
+        if mode == Ball::REST {
+            assert!(energy[k].abs() < 1e-9, "{}", energy[k]);
+        }
+    }
 }

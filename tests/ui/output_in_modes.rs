@@ -5,9 +5,8 @@ use routh::prelude::*;
     coordinates(y),
     lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
     mode(flight, impact(name = floor, guard = y, law = restitution(e))),
-    mode(rest, holonomic(contact = y)),
+    mode(rest, holonomic(contact = y), output(height = y)),
     transition(rest -> flight, name = liftoff, guard = multiplier(contact), law = map()),
-    output(height = y),
 )]
 struct Ball {
     m: f64,

@@ -415,9 +415,11 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
         views.push(items.view);
         rows.push(mode_row(m, k, &dims, action));
     }
+    let outputs = multi_mode_outputs(modes, &rows, dmax);
     let table = ModeTable { generics: TokenStream::new(), ty: quote! { #name }, dim: dmax, modes: rows };
     let hybrid = hybrid_system_impl(&table);
     let items = crate::emit::codegen::lazy(quote! {
+        #outputs
         #check
         /// Names of the modes, in declaration order (their indices are the mode constants).
         pub const MODES: [&'static str; #count] = [#(#mode_names),*];
@@ -528,6 +530,41 @@ fn mode_items(system: &System, m: &View<'_>, k: usize, mode_ident: &syn::Ident, 
             #[derive(Clone, Copy)]
             #vis struct #view<'a>(pub &'a #name);
         },
+    }
+}
+
+/// `OUTPUTS` and `observe` of a multi-mode model with `output(...)`: each sample's outputs from its
+/// mode's view (whose `outputs` take the mode's prefix of the padded state).
+fn multi_mode_outputs(modes: &[View<'_>], rows: &[ModeRow], dmax: usize) -> TokenStream {
+    let Some(first) = modes.first().filter(|m| !m.outputs.is_empty()) else { return TokenStream::new() };
+    let names: Vec<&String> = first.outputs.iter().map(|(n, _)| n).collect();
+    let k = names.len();
+    let sv = crate::emit::codegen::svector(dmax);
+    let arms = rows.iter().enumerate().map(|(i, row)| {
+        let (access, dm) = (&row.access, row.dim);
+        let x = if dm == dmax {
+            quote! { x }
+        } else {
+            quote! { &::routh::__private::mechanics::take::<#dmax, #dm>(x) }
+        };
+        quote! { #i => #access.outputs(t, #x).to_vec(), }
+    });
+    quote! {
+        /// Names of the outputs (`output(...)`, the same columns in every mode): the columns of
+        /// [`Self::observe`].
+        pub const OUTPUTS: [&'static str; #k] = [#(#names),*];
+
+        /// The outputs at every sample of a hybrid run (`traj.times`, `traj.modes`, `traj.states`), each in
+        /// its sample's mode ([`Observables`](::routh::runtime::observables::Observables)); NaN for a mode
+        /// index out of range.
+        #[must_use]
+        pub fn observe(&self, times: &[f64], modes: &[usize], states: &[#sv]) -> ::routh::__private::observables::Observables {
+            let samples: ::std::vec::Vec<(usize, #sv)> = modes.iter().copied().zip(states.iter().copied()).collect();
+            ::routh::__private::observables::Observables::evaluate(&Self::OUTPUTS, times, &samples, |t, (mode, x)| match *mode {
+                #(#arms)*
+                _ => ::std::vec![f64::NAN; #k],
+            })
+        }
     }
 }
 

@@ -112,10 +112,11 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     if let Some(d) = raw.discrete.first() {
         cx.error(d.keyword.span(), "discrete (variational) integrators of multi-mode models are not supported yet");
     }
-    for (kw, _) in raw.outputs.iter().chain(raw.modes.iter().flat_map(|m| &m.items.outputs)) {
+    for (kw, _) in raw.modes.iter().flat_map(|m| &m.items.outputs) {
         cx.error(
             kw.span(),
-            "outputs of multi-mode models are not supported yet; evaluate the quantity from each sample's mode and state",
+            "declare `output(...)` at the top level of #[mechanics(...)]: outputs are evaluated in every mode, each in its \
+             own coordinates",
         );
     }
     let mode_names: Vec<String> = raw.modes.iter().map(|m| m.name.to_string()).collect();
@@ -183,7 +184,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 symmetries: Vec::new(),
                 reductions: Vec::new(),
                 discrete: Vec::new(),
-                outputs: Vec::new(),
+                outputs: raw.outputs.clone(),
                 krate: None,
             }
         })
@@ -226,6 +227,24 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
         if let Some(model) = lower_model(cx, name, Some((k, m.name.clone())), declared, raw_k, &outgoing) {
             modes.push(model);
         }
+    }
+    // One set of output columns for the whole run: every mode's, in the same order and shapes.
+    let columns = |m: &(crate::model::Model, Arena)| m.0.outputs.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    if let (Some((kw, _)), Some(first)) = (raw.outputs.first(), modes.first())
+        && let Some(other) = modes.iter().find(|m| columns(m) != columns(first))
+    {
+        let mode_name = |m: &(crate::model::Model, Arena)| m.0.mode.as_ref().map(|(_, n)| n.to_string()).unwrap_or_default();
+        cx.error(
+            kw.span(),
+            format!(
+                "the outputs have different columns in modes `{}` ({:?}) and `{}` ({:?}): an output is a scalar or a \
+                 3-vector in every mode",
+                mode_name(first),
+                columns(first),
+                mode_name(other),
+                columns(other)
+            ),
+        );
     }
     if cx.has_errors() {
         return None;
