@@ -526,3 +526,28 @@ fn a_contact_hybrid_run_writes_csv_with_its_state_names() {
     assert_eq!(text.lines().next(), Some("t,mode,y,dot(y),z"));
     assert_eq!(text.lines().count(), 1 + sol.len());
 }
+
+#[test]
+fn the_contact_pendulum_linearises_on_its_circle_with_herglotz_damping() {
+    // At the bottom, in the horizontal position x: m ẍ + m γ ẋ + m g/l x = 0 — the contact
+    // Lagrangian's −γ z is the damping m γ; the action is kept as a state and does not act back.
+    use routh::runtime::linearize::Selection;
+    let (m, g, l, gamma) = (1.5, 9.81, 0.8, 0.3);
+    let d = CartesianContactPendulum { m, g, l, gamma };
+    let selection = Selection::new().coordinates(["x"]).velocities(["x"]);
+    let lin = d.linearize_constrained(0.0, &d.state([0.0, -l], [0.0, 0.0], 0.0), &selection).unwrap();
+    assert_eq!(lin.states, ["x", "dot(x)", "z"]);
+    let mech = lin.mechanical.unwrap();
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-12 * b.abs().max(1.0);
+    assert!(
+        close(mech.mass[(0, 0)], m) && close(mech.stiffness[(0, 0)], m * g / l) && close(mech.damping[(0, 0)], m * gamma),
+        "{mech:?}"
+    );
+    // ẍ does not depend on z; the (x, ẋ) block has the damped oscillator's eigenvalues.
+    assert!(lin.a[(1, 2)].abs() < 1e-12, "{}", lin.a);
+    let w2 = g / l - gamma * gamma / 4.0;
+    let block = lin.a.view((0, 0), (2, 2)).into_owned();
+    for ev in block.complex_eigenvalues().iter() {
+        assert!((ev.re + gamma / 2.0).abs() < 1e-12 && (ev.im.abs() - w2.sqrt()).abs() < 1e-12, "{ev}");
+    }
+}
