@@ -69,7 +69,8 @@ impl SingularMatrix {
 }
 
 /// Failure of [`crate::integrate()`] or [`crate::simulate_hybrid()`].
-#[derive(Debug, Clone, PartialEq, Error, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Error)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum SimError {
     /// The step size fell below the allowed minimum (see [`crate::Options::min_step`]):
@@ -77,24 +78,24 @@ pub enum SimError {
     #[error("step size underflow at t = {t} (h = {h})")]
     StepSizeUnderflow {
         /// Time at which the integration stopped.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
         /// The rejected step size.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         h: f64,
     },
     /// The solution became NaN or infinite and shrinking the step did not help.
     #[error("non-finite state at t = {t}")]
     NonFiniteState {
         /// Time at which the integration stopped.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
     },
     /// The vector field reported a singular mass matrix.
     #[error("mass matrix is singular at t = {t}")]
     SingularMassMatrix {
         /// Time of the failed evaluation.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
     },
     /// A saddle-point system had linearly dependent constraint rows (see
@@ -102,10 +103,10 @@ pub enum SimError {
     #[error("the constraint rows {rows:?} are linearly dependent at t = {t}")]
     SingularConstraints {
         /// Time of the failed evaluation.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
         /// Names of the rows of the system.
-        #[serde(with = "crate::serde_floats::names")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats::names"))]
         rows: &'static [&'static str],
     },
     /// The projection onto the position constraints did not converge (see
@@ -113,20 +114,20 @@ pub enum SimError {
     #[error("the projection onto the constraints {rows:?} did not converge at t = {t}: residual {residual:e}")]
     ProjectionDiverged {
         /// Time of the projection.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
         /// The largest |f(t, q)| of the holonomic rows at the last iterate.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         residual: f64,
         /// Names of the constraint rows.
-        #[serde(with = "crate::serde_floats::names")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats::names"))]
         rows: &'static [&'static str],
     },
     /// More than [`crate::Options::max_steps`] step attempts were needed.
     #[error("step limit of {steps} reached at t = {t}")]
     StepLimit {
         /// Time reached.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
         /// The limit that was hit.
         steps: usize,
@@ -135,7 +136,7 @@ pub enum SimError {
     #[error("cancelled at t = {t}")]
     Cancelled {
         /// Time reached (the end of the last accepted step).
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
     },
     /// An option was out of range; the message names it.
@@ -149,10 +150,10 @@ pub enum SimError {
     #[error("invalid time span {t0}..{t1}{}", backward_note(*.t0, *.t1))]
     InvalidTimeSpan {
         /// Start of the span.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t0: f64,
         /// End of the span.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t1: f64,
     },
     /// A mode index is out of range: the initial mode of [`crate::simulate_hybrid`] or the
@@ -168,33 +169,33 @@ pub enum SimError {
     #[error("parameter `{name}` = {value} is invalid: {reason}")]
     InvalidParameter {
         /// The parameter (struct field).
-        #[serde(with = "crate::serde_floats::name")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats::name"))]
         name: &'static core::primitive::str,
         /// Its value.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         value: f64,
         /// What is wrong with it.
-        #[serde(with = "crate::serde_floats::name")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats::name"))]
         reason: &'static core::primitive::str,
     },
     /// A reset returned a non-finite state or [`FieldError::NonFinite`].
     #[error("reset of guard `{guard}` failed at t = {t}")]
     ResetFailed {
         /// Time of the impact.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
         /// Name of the guard whose reset failed.
-        #[serde(with = "crate::serde_floats::name")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats::name"))]
         guard: &'static core::primitive::str,
     },
     /// A guard function or its rate returned NaN or an infinity.
     #[error("guard `{guard}` is not finite at t = {t}")]
     NonFiniteGuard {
         /// Time of the evaluation.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
         /// Name of the guard.
-        #[serde(with = "crate::serde_floats::name")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats::name"))]
         guard: &'static core::primitive::str,
     },
     /// The state is on the inadmissible side of a guard (`h` below minus the contact
@@ -202,13 +203,13 @@ pub enum SimError {
     #[error("guard `{guard}` is violated at t = {t} (h = {value})")]
     GuardViolated {
         /// Time of the check.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
         /// Name of the guard.
-        #[serde(with = "crate::serde_floats::name")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats::name"))]
         guard: &'static core::primitive::str,
         /// The guard value `h`.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         value: f64,
     },
     /// The Newton iteration of a discrete (variational) step did not converge: the step h is
@@ -218,12 +219,12 @@ pub enum SimError {
     )]
     NewtonFailed {
         /// Time at the start of the step.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
         /// Iterations done.
         iterations: usize,
         /// Size (max norm) of the last Newton correction.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         correction: f64,
     },
     /// The Newton iteration of a shooting problem (a periodic orbit at a given energy) did not
@@ -235,7 +236,7 @@ pub enum SimError {
         /// Iterations done.
         iterations: usize,
         /// The max norm of the last residual.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         residual: f64,
     },
     /// A run of an ensemble panicked (in the caller's code: the runtime does not panic); the other
@@ -255,13 +256,13 @@ pub enum SimError {
     )]
     NotPeriodic {
         /// The energy H̄ of the solution.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         energy: f64,
         /// The embedding parameter ξ of the solution.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         xi: f64,
         /// The tolerance on |ξ| (`ShootingOptions::xi_tolerance`).
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         tolerance: f64,
     },
     /// A step of the contact variational integrator carries the variations of the action by a
@@ -274,13 +275,13 @@ pub enum SimError {
     )]
     ContactStepTooLarge {
         /// Time at the start of the step.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
         /// The step.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         h: f64,
         /// The least action-update factor at the step's nodes.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         factor: f64,
     },
     /// The Jacobian of a discrete step, ∂(−D₁L_d − f⁻)/∂q_{k+1}, is singular: the discrete
@@ -288,7 +289,7 @@ pub enum SimError {
     #[error("the Jacobian of the discrete step at t = {t} is singular")]
     SingularStepJacobian {
         /// Time at the start of the step.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
     },
 }

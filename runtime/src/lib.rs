@@ -65,6 +65,7 @@ pub mod error;
 pub mod hybrid;
 pub mod mechanics;
 pub mod ode;
+#[cfg(feature = "serde")]
 mod serde_floats;
 
 // The modules users name by path, at the top as before.

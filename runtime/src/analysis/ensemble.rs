@@ -1,4 +1,5 @@
-//! Ensembles: many runs on all cores (rayon), with a progress bar on long batches.
+//! Ensembles: many runs on all cores (rayon, with the `parallel` feature; one after another, with
+//! the same results, without it), with a progress bar on long batches (the `progress` feature).
 //!
 //! [`ensemble`] maps a closure over a slice of inputs in parallel and returns the results in the
 //! inputs' order — initial states, parameter sets, whatever the closure turns into a run (every
@@ -27,6 +28,7 @@
 use std::ops::Range;
 
 use nalgebra::SVector;
+#[cfg(feature = "parallel")]
 use rayon::prelude::*;
 
 use crate::error::{RunError, RunResult, SimError};
@@ -80,43 +82,40 @@ where
     R: Send,
     F: Fn(usize, &T) -> R + Sync + Send,
 {
-    let bar = if options.progress {
-        indicatif::ProgressBar::with_draw_target(Some(inputs.len() as u64), indicatif::ProgressDrawTarget::stderr())
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("ensemble {bar:30} {pos}/{len} runs, {per_sec}, {eta} left")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    let bar = crate::analysis::progress::Progress::new(
+        inputs.len() as u64,
+        "ensemble {bar:30} {pos}/{len} runs, {per_sec}, {eta} left",
+        options.progress,
     );
-    let work = || -> Vec<Result<R, SimError>> {
-        inputs
-            .par_iter()
-            .enumerate()
-            .map(|(i, x)| {
-                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(i, x))).map_err(|payload| {
-                    let message = payload
-                        .downcast_ref::<&str>()
-                        .map(|s| (*s).to_owned())
-                        .or_else(|| payload.downcast_ref::<String>().cloned())
-                        .unwrap_or_else(|| "(a non-string panic payload)".to_owned());
-                    SimError::Panicked { run: i, message }
-                });
-                bar.inc(1);
-                r
-            })
-            .collect()
+    let one = |(i, x): (usize, &T)| {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(i, x))).map_err(|payload| {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "(a non-string panic payload)".to_owned());
+            SimError::Panicked { run: i, message }
+        });
+        bar.inc();
+        r
     };
+    #[cfg(feature = "parallel")]
+    let work = || -> Vec<Result<R, SimError>> { inputs.par_iter().enumerate().map(one).collect() };
+    #[cfg(not(feature = "parallel"))]
+    let work = || -> Vec<Result<R, SimError>> { inputs.iter().enumerate().map(one).collect() };
     let out = match options.threads {
         None => work(),
         Some(0) => return Err(SimError::InvalidOptions("an ensemble needs at least one thread".into())),
+        #[cfg(feature = "parallel")]
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
             .map_err(|e| SimError::InvalidOptions(format!("the ensemble's thread pool: {e}")))?
             .install(work),
+        #[cfg(not(feature = "parallel"))]
+        Some(_) => work(),
     };
-    bar.finish_and_clear();
+    bar.finish();
     Ok(out)
 }
 

@@ -9,4 +9,5 @@ pub mod ensemble;
 pub mod linearize;
 pub mod observables;
 pub mod periodic;
+mod progress;
 pub mod variational;

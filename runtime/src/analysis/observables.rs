@@ -15,16 +15,17 @@
 /// assert_eq!(String::from_utf8(csv).unwrap().lines().next(), Some("t,x2"));
 /// # Ok::<(), std::io::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct Observables {
     /// The observables' names, in the order of [`Observables::values`]' entries.
     pub names: Vec<String>,
     /// The sample times.
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub times: Vec<f64>,
     /// The values at each time: one row per sample, one entry per name.
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub values: Vec<Vec<f64>>,
 }
 

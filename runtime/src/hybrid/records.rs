@@ -8,14 +8,15 @@ use crate::ode::events::EventRecord;
 use crate::ode::trajectory::{ConstraintReport, Stats};
 
 /// One applied reset.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(bound = "")]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(bound = ""))]
 pub struct ImpactRecord<const D: usize> {
     /// Time of the impact.
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub t: f64,
     /// Name of the guard.
-    #[serde(with = "crate::serde_floats::name")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats::name"))]
     pub guard: &'static core::primitive::str,
     /// Index of the guard in `mode_before`.
     pub guard_index: usize,
@@ -24,19 +25,19 @@ pub struct ImpactRecord<const D: usize> {
     /// Mode after the reset.
     pub mode_after: usize,
     /// Approach rate `dh/dt` of the guard at the pre-impact state (always negative).
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub rate: f64,
     /// Pre-impact state.
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub pre: SVector<f64, D>,
     /// Post-impact state.
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub post: SVector<f64, D>,
     /// [`HybridSystem::mode_energy`](crate::hybrid::HybridSystem::mode_energy) of `pre` in `mode_before`.
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub energy_before: f64,
     /// [`HybridSystem::mode_energy`](crate::hybrid::HybridSystem::mode_energy) of `post` in `mode_after`.
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub energy_after: f64,
 }
 
@@ -48,7 +49,8 @@ impl<const D: usize> ImpactRecord<D> {
 }
 
 /// Why a hybrid simulation ended.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum HybridStop {
     /// The end of the time span was reached.
@@ -58,11 +60,11 @@ pub enum HybridStop {
     /// of the last impact.
     Zeno {
         /// Estimated accumulation time.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t_accumulation: f64,
         /// An estimate of its error (see [`crate::hybrid::zeno`]): the correction the drift of the
         /// intervals' ratios made to a plain geometric tail.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         error: f64,
         /// Number of impacts recorded.
         impacts: usize,
@@ -71,7 +73,7 @@ pub enum HybridStop {
     /// (not applied; its pre-impact state is the last sample).
     ImpactLimit {
         /// Time of the impact that was not applied.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
         /// Number of impacts recorded.
         impacts: usize,
@@ -87,10 +89,10 @@ pub enum HybridStop {
     Stuck {
         /// Time at which the persistent contact began: the last reset (or the initial time,
         /// or the restart after a grazing touch).
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
         /// The guard that stays in contact.
-        #[serde(with = "crate::serde_floats::name")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats::name"))]
         guard: &'static core::primitive::str,
         /// When the run entered this mode at `t` by a transition out of a mode with constraints:
         /// that mode's constraint multipliers at the transition
@@ -98,7 +100,7 @@ pub enum HybridStop {
         /// One that is not zero is a force the new mode does not supply — the eccentric cylinder
         /// released where its normal force μ₂ vanishes still needs its rolling force μ₁ ≠ 0, which
         /// a slip mode would have to take over. Empty otherwise.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         multipliers_before: Vec<(&'static str, f64)>,
     },
     /// The run failed after work was done: the samples and impacts so far, and the error that
@@ -111,7 +113,7 @@ pub enum HybridStop {
         /// Name of the event.
         name: String,
         /// Time of the crossing.
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
     },
 }
@@ -153,14 +155,15 @@ pub enum HybridStop {
 /// }
 /// # Ok::<(), routh_runtime::SimError>(())
 /// ```
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-#[serde(bound = "")]
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(bound = ""))]
 pub struct HybridTrajectory<const D: usize> {
     /// Sample times (non-decreasing; an impact time appears twice, pre and post).
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub times: Vec<f64>,
     /// States at [`HybridTrajectory::times`].
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub states: Vec<SVector<f64, D>>,
     /// Mode of each sample.
     pub modes: Vec<usize>,
@@ -175,7 +178,7 @@ pub struct HybridTrajectory<const D: usize> {
     /// With [`Options::dense`](crate::Options::dense): the mode and dense output of every
     /// accepted step, in time order (a step ended by an impact is cut at the impact time).
     /// Empty otherwise, and for the full trajectory of a reduced hybrid run. Not serialized.
-    #[serde(skip)]
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub segments: Vec<(usize, DenseSegment<D>)>,
     /// The located user events (see [`crate::simulate_hybrid_with_events`]), in time order.
     pub events: Vec<EventRecord<D>>,
@@ -186,7 +189,7 @@ pub struct HybridTrajectory<const D: usize> {
     /// Where the run stopped — time, mode and state: the end of the span, a terminal event, the
     /// post-reset state of a Zeno or stuck stop, or the last accepted step (or applied reset) of a
     /// failed run — the state to resume from, also when the output schedule has no sample there.
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub end: (f64, usize, SVector<f64, D>),
 }
 

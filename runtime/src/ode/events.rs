@@ -152,18 +152,19 @@ impl<const D: usize> fmt::Debug for Event<'_, D> {
 }
 
 /// A located event.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(bound = "")]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(bound = ""))]
 pub struct EventRecord<const D: usize> {
     /// Name of the event.
     pub name: String,
     /// Index of the event in the slice passed to [`crate::integrate()`].
     pub index: usize,
     /// Time of the crossing.
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub t: f64,
     /// State at `t` (from the dense output).
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub state: SVector<f64, D>,
 }
 

@@ -7,7 +7,8 @@ use crate::ode::dopri5::DenseSegment;
 use crate::ode::events::EventRecord;
 
 /// Why the integration ended.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum StopReason {
     /// The end of the time span was reached.
@@ -17,7 +18,7 @@ pub enum StopReason {
         /// Name of the event.
         name: String,
         /// Time of the event (also the time of the last output).
-        #[serde(with = "crate::serde_floats")]
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
     },
     /// The run failed after it started: the trajectory holds every sample up to the last accepted
@@ -27,7 +28,8 @@ pub enum StopReason {
 }
 
 /// Work counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Stats {
     /// Accepted steps.
     pub steps: usize,
@@ -60,14 +62,15 @@ impl std::ops::AddAssign for Stats {
 /// assert_eq!(traj.component(0).len(), 3);
 /// # Ok::<(), routh_runtime::SimError>(())
 /// ```
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-#[serde(bound = "")]
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(bound = ""))]
 pub struct Trajectory<const D: usize> {
     /// Output times (see [`crate::Output`]).
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub times: Vec<f64>,
     /// States at [`Trajectory::times`].
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub states: Vec<SVector<f64, D>>,
     /// Located events, in the order they occurred.
     pub events: Vec<EventRecord<D>>,
@@ -77,30 +80,31 @@ pub struct Trajectory<const D: usize> {
     pub stats: Stats,
     /// Dense output of every accepted step, in order; empty unless [`crate::Options::dense`].
     /// Not serialized.
-    #[serde(skip)]
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub segments: Vec<DenseSegment<D>>,
     /// For a constrained system ([`crate::mechanics::constrained`]): how well the constraints held.
     pub constraints: Option<ConstraintReport>,
     /// Where the run stopped, time and state: the end of the span, a terminal event, or the last
     /// accepted step of a failed run ([`crate::RunError::partial`]) — the state
     /// to resume from, also when the output schedule has no sample near it.
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub end: (f64, SVector<f64, D>),
 }
 
 /// How well the constraints of a constrained system held along a trajectory. Each entry is a pair
 /// (position residual max |f| over holonomic rows, velocity residual max |A q̇ + b|).
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ConstraintReport {
     /// Residuals of the initial state as given (before any projection).
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub initial: (f64, f64),
     /// The largest residuals at the end of a step, before its projection: the drift of one step
     /// (of the whole run, without projection).
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub drift: (f64, f64),
     /// The largest residuals of the returned samples.
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub worst: (f64, f64),
     /// Number of projections applied.
     pub projections: usize,

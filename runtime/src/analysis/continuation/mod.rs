@@ -350,7 +350,8 @@ pub enum Start {
 }
 
 /// A special point of a branch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Special {
     /// λ is extremal: the λ component of the tangent vanishes.
     TurningPoint,
@@ -502,14 +503,10 @@ pub fn continuation_until<P: Problem + ?Sized>(
     let mut previous_monitor: Option<f64> = None;
     let mut doubling_just_found = false;
     let cos_max = options.max_angle.cos();
-    let bar = if options.progress {
-        indicatif::ProgressBar::with_draw_target(Some(options.max_points as u64), indicatif::ProgressDrawTarget::stderr())
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("continuation {bar:30} {pos}/{len} points {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    let bar = crate::analysis::progress::Progress::new(
+        options.max_points as u64,
+        "continuation {bar:30} {pos}/{len} points {msg}",
+        options.progress,
     );
     let outcome = (|| -> Result<BranchStop, ContinuationError> {
         loop {
@@ -635,8 +632,7 @@ pub fn continuation_until<P: Problem + ?Sized>(
                 return Ok(BranchStop::Target);
             }
             previous_monitor = current.monitor;
-            bar.set_position(steps as u64);
-            bar.set_message(format!("λ = {:.6}, step {h:.2e}", next.u[p]));
+            bar.set(steps as u64, || format!("λ = {:.6}, step {h:.2e}", next.u[p]));
             current = next.clone();
             points.push(next);
             if stop(&current) {
@@ -644,7 +640,7 @@ pub fn continuation_until<P: Problem + ?Sized>(
             }
         }
     })();
-    bar.finish_and_clear();
+    bar.finish();
     // A failure after the start ends the branch, keeping its points.
     let stop =
         outcome.unwrap_or_else(|error| BranchStop::Failed { parameter: points.last().map_or(f64::NAN, |q| q.u[p]), error });

@@ -212,22 +212,23 @@ pub struct PeriodicOrbit<const D: usize> {
 }
 
 /// One point of a branch as plain data (serde: JSON, CSV through [`write_branch_csv`]).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct BranchPoint {
     /// The initial state on the section.
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub state: Vec<f64>,
     /// The period T.
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub period: f64,
     /// The energy H̄.
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub energy: f64,
     /// The embedding parameter ξ (≈ 0 on a physical branch).
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub xi: f64,
     /// The Floquet multipliers as (re, im).
-    #[serde(with = "crate::serde_floats")]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub multipliers: Vec<(f64, f64)>,
     /// A turning point in H̄ was passed since the previous point (state-based continuation), or
     /// the point is a located turning point (multiple shooting).
@@ -237,10 +238,10 @@ pub struct BranchPoint {
     /// Newton iterations of the corrector.
     pub iterations: usize,
     /// The point is a located period doubling (a multiplier at −1).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub period_doubling: bool,
     /// The phase durations t₁, …, t_{m+1} (multiple shooting; empty for single shooting).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub durations: Vec<f64>,
 }
 
