@@ -446,9 +446,9 @@ where
     let mut crossing: Option<usize> = None;
     let outcome = (|| -> Result<HybridStop, SimError> {
         Ok(loop {
-            run.end = (t, mode_now, x);
             let before = run.impacts.len();
             let resolved = run.resolve(t, &mut x, &mut mode_now, crossing.take());
+            // The last good state, also when a reset at this instant failed after others applied.
             run.end = (t, mode_now, x);
             let resolved = resolved?;
             let zeno = if run.impacts.len() > before { run.zeno.push(&options.zeno, t, t1) } else { None };

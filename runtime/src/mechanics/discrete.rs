@@ -565,19 +565,24 @@ pub fn simulate_discrete_contact<S: ContactDiscreteSystem<N> + ?Sized, const N: 
     for k in 0..steps {
         let t = t0 + k as f64 * h;
         let at = AtAction { sys, z0: z, increment: std::cell::Cell::new(f64::NAN) };
-        let step = match discrete_step(&at, t, h, &q, &p, guess, options).and_then(|step| {
+        let solved = discrete_step(&at, t, h, &q, &p, guess, options).and_then(|step| {
             let factor = sys.action_factor(t, h, &q, &step.position, z)?;
-            if factor > 0.0 { Ok(step) } else { Err(SimError::ContactStepTooLarge { t, h, factor }) }
-        }) {
-            Ok(step) if (z + at.increment.get()).is_finite() => step,
-            Ok(_) => return Err(RunError::with_partial(SimError::NonFiniteState { t }, traj)),
+            if !(factor > 0.0) {
+                return Err(SimError::ContactStepTooLarge { t, h, factor });
+            }
+            if !(z + at.increment.get()).is_finite() {
+                return Err(SimError::NonFiniteState { t });
+            }
+            Ok(step)
+        });
+        let step = match solved {
+            Ok(step) => step,
             Err(e) => return Err(RunError::with_partial(e, traj)),
         };
-        let increment = at.increment.get();
         guess = step.position * 2.0 - q;
         q = step.position;
         p = step.momentum;
-        z += increment;
+        z += at.increment.get();
         traj.push(t0 + (k + 1) as f64 * h, q, p, step.iterations);
         traj.actions.push(z);
     }

@@ -74,15 +74,8 @@ pub(super) fn locate<P: Problem + ?Sized>(
             return Err(ContinuationError::NewtonFailed { iterations: c.iterations, residual: c.residual });
         }
         let dir = if along >= 0.0 { tau } else { -tau };
-        Ok(Point {
-            determinant: augmented_determinant(&c.jacobian, &dir),
-            monitor: problem.monitor(&c.u)?,
-            u: c.u,
-            direction: dir,
-            iterations: c.iterations,
-            step: 0.0,
-            special: Some(kind),
-        })
+        let monitor = problem.monitor(&c.u)?;
+        Ok(Point::at(c, dir, monitor, 0.0, Some(kind)))
     };
     let (ga, gb) = (test(from), test(to));
     if !(ga * gb < 0.0) {
@@ -178,10 +171,8 @@ pub(super) fn locate<P: Problem + ?Sized>(
     if kind != Special::SimpleBifurcation
         && let Ok(c) = newton(problem, &q.u, Some(&q.direction), options)
     {
-        q.u = c.u;
-        q.iterations = c.iterations;
-        q.monitor = problem.monitor(&q.u)?;
-        q.determinant = augmented_determinant(&c.jacobian, &q.direction);
+        let monitor = problem.monitor(&c.u)?;
+        q = Point::at(c, q.direction, monitor, q.step, None);
     }
     q.special = Some(kind);
     Ok(q)

@@ -382,6 +382,22 @@ pub struct Point {
     pub special: Option<Special>,
 }
 
+impl Point {
+    /// The point at the corrected solution `c`, travelling along `direction` (oriented by the
+    /// caller), with the problem's `monitor` there.
+    fn at(c: Corrected, direction: DVector<f64>, monitor: Option<f64>, step: f64, special: Option<Special>) -> Point {
+        Point {
+            determinant: augmented_determinant(&c.jacobian, &direction),
+            monitor,
+            u: c.u,
+            direction,
+            iterations: c.iterations,
+            step,
+            special,
+        }
+    }
+}
+
 /// Why a branch ended.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -487,15 +503,8 @@ pub fn continuation_until<P: Problem + ?Sized>(
             (if (tau[p] >= 0.0) == up { tau } else { -tau }, true)
         }
     };
-    let mut current = Point {
-        determinant: augmented_determinant(&first.jacobian, &direction),
-        monitor: problem.monitor(&first.u)?,
-        u: first.u,
-        direction: direction.clone(),
-        iterations: first.iterations,
-        step: 0.0,
-        special: None,
-    };
+    let monitor = problem.monitor(&first.u)?;
+    let mut current = Point::at(first, direction.clone(), monitor, 0.0, None);
     let mut points = vec![current.clone()];
     let mut h = options.initial_step.clamp(options.min_step, options.max_step);
     let mut rejected = 0;
@@ -565,16 +574,7 @@ pub fn continuation_until<P: Problem + ?Sized>(
                 continue;
             }
             steps += 1;
-            let determinant = augmented_determinant(&corrected.jacobian, &new_direction);
-            let mut next = Point {
-                monitor,
-                u: corrected.u,
-                direction: new_direction.clone(),
-                determinant,
-                iterations: corrected.iterations,
-                step: h,
-                special: None,
-            };
+            let mut next = Point::at(corrected, new_direction.clone(), monitor, h, None);
             let mut found = Vec::new();
             if regular && current.determinant * next.determinant < 0.0 {
                 found.push(Special::SimpleBifurcation);
@@ -620,15 +620,8 @@ pub fn continuation_until<P: Problem + ?Sized>(
                 let at = correct_at_parameter(problem, &guess, target, options)?;
                 let tau = tangent(&at.jacobian)?;
                 let dir = if tau.dot(&direction) >= 0.0 { tau } else { -tau };
-                points.push(Point {
-                    determinant: augmented_determinant(&at.jacobian, &dir),
-                    monitor: problem.monitor(&at.u)?,
-                    u: at.u,
-                    direction: dir,
-                    iterations: at.iterations,
-                    step: 0.0,
-                    special: None,
-                });
+                let monitor = problem.monitor(&at.u)?;
+                points.push(Point::at(at, dir, monitor, 0.0, None));
                 return Ok(BranchStop::Target);
             }
             previous_monitor = current.monitor;
