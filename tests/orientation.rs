@@ -234,3 +234,201 @@ fn field_jacobian_with_an_orientation_matches_finite_differences() {
         assert!(radial.norm() < 1e-9 * (1.0 + exact.norm()), "{radial}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Impacts with orientations: the law's rows are the guard's gradient pulled back to the
+// velocities (Kᵀ∇h, with ω among them), the metric is the kinetic one over (ẋ, ω).
+
+/// *Hybrid momentum maps* Ex. 2 (Wong's equations) on Q = ℝ² × SO(3), as the digest's §4.2 makes
+/// it concrete: a rigid body whose centre moves in a plane channel between two walls x₂ = ±w (the
+/// guards depend on the shape x only, so they are invariant under the rotations of the body). The
+/// spatial rotations are symmetries; J = R I ω is a hybrid momentum map: conserved in flight and
+/// unchanged at every impact. (The paper's bi-invariant metric I = I₀·1 is not needed for that; an
+/// asymmetric body is the stronger test.)
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x1, x2),
+    orientation(r),
+    body(name = rotor, mass = m, centre = [x1, x2, 0], frame = r, inertia = diag(i1, i2, i3)),
+    impact(name = upper, guard = w - x2, law = restitution(e)),
+    impact(name = lower, guard = x2 + w, law = restitution(e)),
+    symmetry(lx = rotation(r, [1, 0, 0]), ly = rotation(r, [0, 1, 0]), lz = rotation(r, [0, 0, 1])),
+)]
+struct WongBody {
+    m: f64,
+    i1: f64,
+    i2: f64,
+    i3: f64,
+    w: f64,
+    e: f64,
+}
+
+#[test]
+fn wong_example_spatial_momentum_is_a_hybrid_momentum_map_and_only_the_wall_normal_energy_is_lost() {
+    let e = 0.6;
+    let body = WongBody { m: 1.3, i1: 1.0, i2: 2.0, i3: 3.0, w: 0.5, e };
+    let inertia = Matrix3::from_diagonal(&Vector3::new(body.i1, body.i2, body.i3));
+    let q0 = UnitQuaternion::from_euler_angles(0.3, -0.8, 1.9);
+    let x0 = body.state([0.0, 0.1, q0.w, q0.i, q0.j, q0.k], [0.7, 1.9, 0.4, -1.3, 0.9]);
+    let opts = HybridOptions::default().ode(tight());
+    let sol = body.simulate(x0, 0.0..6.0, &opts).unwrap();
+    assert!(sol.impacts.len() >= 4, "the channel is crossed several times: {} impacts", sol.impacts.len());
+    let momentum =
+        |t: f64, x: &SVector<f64, 11>| Vector3::new(body.lx_momentum(t, x), body.ly_momentum(t, x), body.lz_momentum(t, x));
+    let pi0 = momentum(0.0, &x0);
+    // J = R I ω, the spatial angular momentum.
+    let spatial = |x: &SVector<f64, 11>| {
+        let q = UnitQuaternion::from_quaternion(Quaternion::new(x[2], x[3], x[4], x[5]));
+        q * (inertia * Vector3::new(x[8], x[9], x[10]))
+    };
+    assert!((pi0 - spatial(&x0)).norm() < 1e-14);
+    let mut flight = 0.0f64;
+    for (t, _, x) in sol.iter() {
+        flight = flight.max((momentum(t, x) - pi0).norm() / pi0.norm());
+    }
+    let (mut jump, mut normal) = (0.0f64, 0.0f64);
+    for imp in &sol.impacts {
+        jump = jump.max((momentum(imp.t, &imp.post) - momentum(imp.t, &imp.pre)).norm() / pi0.norm());
+        // Newton's law on the wall normal; the tangential velocity and the rotation are untouched.
+        assert!((imp.post[7] + e * imp.pre[7]).abs() < 1e-12, "{}: ẋ₂⁺ = −e ẋ₂⁻", imp.guard);
+        assert!((imp.post.fixed_rows::<6>(0) - imp.pre.fixed_rows::<6>(0)).norm() == 0.0, "positions are kept");
+        assert!(
+            (imp.post[6] - imp.pre[6]).abs() < 1e-14 && (imp.post.fixed_rows::<3>(8) - imp.pre.fixed_rows::<3>(8)).norm() < 1e-13
+        );
+        // The energy lost is the wall-normal part: ½ m (1 − e²) ẋ₂⁻².
+        let lost = 0.5 * body.m * (1.0 - e * e) * imp.pre[7].powi(2);
+        normal = normal.max((imp.energy_jump() + lost).abs() / lost);
+    }
+    println!(
+        "Wong example ({} impacts): |ΔJ|/|J| in flight {flight:.1e}, at impacts {jump:.1e}; energy loss against ½m(1−e²)ẋ₂² {normal:.1e}",
+        sol.impacts.len()
+    );
+    assert!(flight < 1e-12, "J conserved in flight: {flight:e}");
+    assert!(jump < 1e-12, "J unchanged at impacts: {jump:e}");
+    assert!(normal < 1e-12, "only the wall-normal energy is lost: {normal:e}");
+}
+
+/// A brick tumbling onto a floor on one corner, ρ = (a, b, c) in the body: the guard
+/// z + (R ρ)₃ ≥ 0 depends on the orientation, so the impulse turns the body. Rotations about the
+/// vertical leave the guard invariant and the impulse vertical: the vertical spatial angular
+/// momentum is a hybrid momentum map.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, z),
+    orientation(r),
+    point(corner = [x, y, z] + r * [a, b, c]),
+    body(name = brick, mass = m, centre = [x, y, z], frame = r, inertia = diag(i1, i2, i3)),
+    gravity = [0, 0, -g],
+    impact(name = floor, guard = corner[2], law = restitution(e)),
+    symmetry(vertical = rotation(r, [0, 0, 1])),
+)]
+struct QuaternionBrick {
+    m: f64,
+    i1: f64,
+    i2: f64,
+    i3: f64,
+    a: f64,
+    b: f64,
+    c: f64,
+    g: f64,
+    e: f64,
+}
+
+/// The same brick in z-x-z Euler angles.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, z, phi, theta, psi),
+    frame(f = rot_z(phi) * rot_x(theta) * rot_z(psi)),
+    point(corner = [x, y, z] + f * [a, b, c]),
+    body(name = brick, mass = m, centre = [x, y, z], frame = f, inertia = diag(i1, i2, i3)),
+    gravity = [0, 0, -g],
+    impact(name = floor, guard = corner[2], law = restitution(e)),
+)]
+struct EulerBrick {
+    m: f64,
+    i1: f64,
+    i2: f64,
+    i3: f64,
+    a: f64,
+    b: f64,
+    c: f64,
+    g: f64,
+    e: f64,
+}
+
+#[test]
+fn a_brick_bouncing_on_a_corner_is_the_same_with_a_quaternion_and_with_euler_angles() {
+    for e in [1.0, 0.5] {
+        let (m, i1, i2, i3, a, b, c, g) = (0.9, 0.02, 0.035, 0.045, 0.12, -0.07, -0.2, 9.81);
+        let quat = QuaternionBrick { m, i1, i2, i3, a, b, c, g, e };
+        let euler = EulerBrick { m, i1, i2, i3, a, b, c, g, e };
+        let inertia = Matrix3::from_diagonal(&Vector3::new(i1, i2, i3));
+        let (angles, rates) = ([0.3, 1.1, -0.4], [0.5, -1.2, 2.0]);
+        let xe = euler.state([0.0, 0.0, 0.6, angles[0], angles[1], angles[2]], [0.3, -0.2, 0.0, rates[0], rates[1], rates[2]]);
+        let (q0, w0) = common::euler_zxz(angles, rates);
+        let xq = quat.state([0.0, 0.0, 0.6, q0.w, q0.i, q0.j, q0.k], [0.3, -0.2, 0.0, w0.x, w0.y, w0.z]);
+        assert!((quat.energy(0.0, &xq) - euler.energy(0.0, &xe)).abs() < 1e-13);
+        assert!((quat.floor_guard(0.0, &xq) - euler.floor_guard(0.0, &xe)).abs() < 1e-14);
+        let opts = HybridOptions::default().ode(tight()).max_impacts(6);
+        let span = 0.0..1.5;
+        let (sq, se) = (quat.simulate(xq, span.clone(), &opts).unwrap(), euler.simulate(xe, span, &opts).unwrap());
+        assert!(sq.impacts.len() >= 3, "e = {e}: {} impacts", sq.impacts.len());
+        assert_eq!(sq.impacts.len(), se.impacts.len(), "e = {e}: the same impacts");
+        let (mut times, mut states, mut carnot, mut vertical) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        for (iq, ie) in sq.impacts.iter().zip(&se.impacts) {
+            times = times.max((iq.t - ie.t).abs());
+            // The post-impact state of the quaternion model against the Euler-angle model's.
+            let (r, w) = common::euler_zxz([ie.post[3], ie.post[4], ie.post[5]], [ie.post[9], ie.post[10], ie.post[11]]);
+            let rq = UnitQuaternion::from_quaternion(Quaternion::new(iq.post[3], iq.post[4], iq.post[5], iq.post[6]));
+            let wq = Vector3::new(iq.post[10], iq.post[11], iq.post[12]);
+            let centre = (iq.post.fixed_rows::<3>(0) - ie.post.fixed_rows::<3>(0)).norm();
+            let velocity = (iq.post.fixed_rows::<3>(7) - ie.post.fixed_rows::<3>(6)).norm();
+            states = states.max(centre).max(velocity).max(rq.angle_to(&r)).max((wq - w).norm());
+            // Carnot: ΔE = −(1 − e)/(1 + e) · ½ (m|Δẋ|² + Δωᵀ I Δω), from the physical velocities.
+            let dv = iq.post.fixed_rows::<3>(7) - iq.pre.fixed_rows::<3>(7);
+            let dw = iq.post.fixed_rows::<3>(10) - iq.pre.fixed_rows::<3>(10);
+            let kinetic = 0.5 * (m * dv.norm_squared() + dw.dot(&(inertia * dw)));
+            carnot = carnot.max((iq.energy_jump() + (1.0 - e) / (1.0 + e) * kinetic).abs() / kinetic);
+            // The impulse is vertical: the horizontal velocity and the vertical spatial momentum keep.
+            assert!(dv.x.abs() < 1e-14 && dv.y.abs() < 1e-14, "{dv}");
+            let jump = quat.vertical_momentum(iq.t, &iq.post) - quat.vertical_momentum(iq.t, &iq.pre);
+            vertical = vertical.max(jump.abs());
+            assert!(iq.post[9] > 0.0 || dv.z > 0.0, "the impulse pushes up");
+        }
+        let l0 = quat.vertical_momentum(0.0, &xq);
+        for (t, _, x) in sq.iter() {
+            vertical = vertical.max((quat.vertical_momentum(t, x) - l0).abs());
+        }
+        println!(
+            "brick on a corner, e = {e} ({} impacts): impact times {times:.1e}, post-impact states {states:.1e}, \
+             Carnot {carnot:.1e}, vertical spatial momentum {vertical:.1e}",
+            sq.impacts.len()
+        );
+        assert!(times < 1e-9, "impact times of the two models: {times:e}");
+        assert!(states < 1e-8, "post-impact states of the two models: {states:e}");
+        assert!(carnot < 1e-11, "Carnot's energy loss: {carnot:e}");
+        assert!(vertical < 1e-12 * (1.0 + l0.abs()), "vertical spatial angular momentum: {vertical:e}");
+    }
+}
+
+#[test]
+fn the_reset_jacobian_with_an_orientation_matches_finite_differences() {
+    // Over the whole state, the quaternion's norm included (the reset depends on q/|q| only).
+    let brick = QuaternionBrick { m: 0.9, i1: 0.02, i2: 0.035, i3: 0.045, a: 0.12, b: -0.07, c: -0.2, g: 9.81, e: 0.5 };
+    let mut rng = common::Rng::new(41);
+    for _ in 0..5 {
+        let q = [rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)];
+        let v: [f64; 6] = std::array::from_fn(|_| rng.uniform(-2.0, 2.0));
+        let x = brick.state([0.1, -0.2, 0.05, q[0], q[1], q[2], q[3]], v);
+        let exact = brick.floor_reset_jacobian(0.0, &x).unwrap();
+        let reset = |_t: f64, y: &SVector<f64, 13>| brick.floor_reset(0.0, y);
+        let fd = routh::runtime::jacobian_fd(&reset, 0.0, &x, 1e-6).unwrap();
+        let err = common::rel_err(&exact, &fd);
+        assert!(err < 1e-6, "∂Δ/∂x against central differences: {err:e}");
+        // And the guard's gradient over the whole state.
+        let grad = brick.floor_guard_gradient(0.0, &x);
+        let fd =
+            routh::runtime::mechanics::take::<13, 7>(&routh::runtime::ode::field::gradient_fd(|y| brick.floor_guard(0.0, y), &x));
+        assert!((grad - fd).norm() < 1e-7 * (1.0 + grad.norm()), "∇h: {grad} vs {fd}");
+    }
+}

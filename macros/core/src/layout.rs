@@ -280,6 +280,24 @@ impl Layout {
             .collect()
     }
 
+    /// `es` with each orientation's |q|² symbol replaced by the sum of the squares of its
+    /// quaternion: for derivatives along directions that are not tangent to |q| = const (the
+    /// field Jacobian, a guard's gradient over the whole state); `es` itself without orientations.
+    pub fn unhold_norms(&self, arena: &mut Arena, es: &[Expr]) -> Vec<Expr> {
+        if self.orientations.is_empty() {
+            return es.to_vec();
+        }
+        let map: Vec<(Expr, Expr)> = self
+            .orientations
+            .iter()
+            .map(|o| {
+                let squares: Vec<Expr> = (0..4).map(|i| arena.powi(self.q[o.q_start + i], 2)).collect();
+                (o.norm2, arena.add(&squares))
+            })
+            .collect();
+        es.iter().map(|&e| arena.subs(e, &map)).collect()
+    }
+
     /// The orientation whose angular velocity is velocity `i`, with the component (0, 1, 2).
     pub fn orientation_of_velocity(&self, i: usize) -> Option<(&Orientation, usize)> {
         self.orientations.iter().find(|o| (o.v_start..o.v_start + 3).contains(&i)).map(|o| (o, i - o.v_start))

@@ -89,7 +89,10 @@ pub fn display_name(model: &View<'_>, sym: Expr) -> String {
         Some(Role::TimeDifferential) => "dt".into(),
         Some(Role::Substituted(k)) => format!("w{}", k + 1),
         Some(Role::QuaternionNorm(k)) => format!("(|{}|²)", pretty(&model.layout.orientations[k].name.to_string())),
-        Some(Role::PostVelocity(i)) => format!("{}⁺", pretty_velocity(&model.coordinates[i].to_string())),
+        Some(Role::PostVelocity(i)) => match model.layout.orientation_of_velocity(i) {
+            Some((o, c)) => format!("ω{}({})⁺", ["₁", "₂", "₃"][c], pretty(&o.name.to_string())),
+            None => format!("{}⁺", pretty_velocity(&model.coordinates[i].to_string())),
+        },
         Some(Role::Input(k)) => pretty(&model.inputs[k].to_string()),
         Some(Role::NodeStart(i)) => format!("{}_k", pretty(&model.coordinates[i].to_string())),
         Some(Role::NodeEnd(i)) => format!("{}_k+1", pretty(&model.coordinates[i].to_string())),

@@ -24,6 +24,16 @@ const MODELS: &[(&str, &str)] = &[
         struct Brick { m: f64, l: f64, i1: f64, i2: f64, i3: f64, g: f64 }",
     ),
     (
+        "quaternion_impact",
+        "#[mechanics(
+            coordinates(x1, x2),
+            orientation(r),
+            body(name = rotor, mass = m, centre = [x1, x2, 0], frame = r, inertia = diag(i1, i2, i3)),
+            impact(name = wall, guard = w - x2 - (r * [0, l, 0])[1], law = restitution(e)),
+        )]
+        struct Rotor { m: f64, l: f64, i1: f64, i2: f64, i3: f64, w: f64, e: f64 }",
+    ),
+    (
         "body_top",
         "#[mechanics(
             coordinates(phi, theta, psi),

@@ -29,7 +29,8 @@
 //! [ A   0  ] [ λ  ] = [ −E (A q̇⁻ + b) − b ]
 //! ```
 //!
-//! ([`restitution`]). Its matrix `K` is also `∂R/∂(q̇⁺, λ)` of the residual `R` of the law, so the
+//! ([`restitution`], from the pre-impact velocities; [`Restitution::post_state`] writes q̇⁺ back
+//! after the state's positions). Its matrix `K` is also `∂R/∂(q̇⁺, λ)` of the residual `R` of the law, so the
 //! reset's Jacobian follows from the implicit function theorem, `d(q̇⁺, λ)/dx = −K⁻¹ ∂R/∂x`,
 //! reusing the factorisation ([`Restitution::reset_jacobian`]). Like every saddle point here it is
 //! solved with the model's [`MassOperator`], never with a dense M (the Schur complement, see
@@ -44,8 +45,10 @@
 //! let x = state::<2, 4>([0.0, 0.0], [1.0, -2.0]);
 //! let m = factor_mass(0.0, SMatrix::<f64, 2, 2>::identity())?;
 //! let a = SMatrix::<f64, 1, 2>::new(0.0, 1.0);
-//! let law = restitution::<2, 1, 3, 4, _>(0.0, m, a, SVector::zeros(), SVector::<f64, 1>::from([0.5]), &x, &["wall"])?;
-//! assert_eq!(law.post_state(&x), state::<2, 4>([0.0, 0.0], [1.0, 1.0]));
+//! let v = x.fixed_rows::<2>(2).into_owned(); // the pre-impact velocities
+//! let law = restitution::<2, 1, 3, _>(0.0, m, a, SVector::zeros(), SVector::<f64, 1>::from([0.5]), v, &["wall"])?;
+//! // Two positions, then the velocities (an orientation would add positions: its quaternion).
+//! assert_eq!(law.post_state::<2, 4>(&x), state::<2, 4>([0.0, 0.0], [1.0, 1.0]));
 //! assert!((law.impulses[0] - 3.0).abs() < 1e-15); // m Δẏ = 3
 //! # Ok::<(), routh_runtime::FieldError>(())
 //! ```
@@ -78,6 +81,18 @@ struct ContactDim<const N: usize, const D: usize>;
 
 impl<const N: usize, const D: usize> ContactDim<N, D> {
     const OK: () = assert!(D == 2 * N + 1, "the state of an N-coordinate contact system is (q, q̇, z), of dimension 2N + 1");
+}
+
+/// Compile-time check that a state of dimension `D` has `P` positions, then `N` velocities, then
+/// possibly the action: `D = P + N` or `D = P + N + 1`, with `P ≥ N` (`P = N` for ordinary
+/// coordinates; an orientation adds four quaternion components for three angular velocities).
+pub(crate) struct SplitDim<const P: usize, const N: usize, const D: usize>;
+
+impl<const P: usize, const N: usize, const D: usize> SplitDim<P, N, D> {
+    pub(crate) const OK: () = assert!(
+        P >= N && (D == P + N || D == P + N + 1),
+        "the state holds P positions, then N velocities (then possibly the action)"
+    );
 }
 
 /// Whether a state of dimension `D` over `N` coordinates carries an action variable z (at `2N`).
@@ -357,20 +372,19 @@ pub fn quasi_jacobian<const NQ: usize, const NV: usize, const D: usize>(
     Ok(j)
 }
 
-/// The state with its velocities replaced by `v` (positions never jump at an impact).
+/// The state with its velocities replaced by `v` (positions never jump at an impact): `P`
+/// positions (`P = N` for ordinary coordinates, more with orientations), then the `N` velocities.
 ///
 /// # Errors
 /// [`FieldError::NonFinite`] at `t` if `v` is not finite.
-pub fn with_velocities<const N: usize, const D: usize>(
+pub fn with_velocities<const P: usize, const N: usize, const D: usize>(
     t: f64,
     x: &SVector<f64, D>,
     v: &SVector<f64, N>,
 ) -> Result<SVector<f64, D>, FieldError> {
-    let () = StateDim::<N, D>::OK;
+    let () = SplitDim::<P, N, D>::OK;
     let mut post = *x;
-    for i in 0..N {
-        post[N + i] = v[i];
-    }
+    post.fixed_rows_mut::<N>(P).copy_from(v);
     finite(t, post)
 }
 
@@ -382,24 +396,17 @@ pub fn finite<const R: usize, const C: usize>(t: f64, x: SMatrix<f64, R, C>) -> 
     if x.iter().all(|v| v.is_finite()) { Ok(x) } else { Err(FieldError::NonFinite { t }) }
 }
 
-/// The Jacobian of a velocity-map reset `x ↦ (q, v(t, q, q̇))` (z kept) from `∂v/∂q` and `∂v/∂q̇`.
+/// The Jacobian of a velocity-map reset `x ↦ (q, v(t, q, v))` (z kept) from `∂v/∂q` (`N × P`)
+/// and `∂v/∂v` (`N × N`), for a state of `P` positions and `N` velocities.
 #[must_use]
-pub fn velocity_map_jacobian<const N: usize, const D: usize>(
-    dv_dq: SMatrix<f64, N, N>,
+pub fn velocity_map_jacobian<const P: usize, const N: usize, const D: usize>(
+    dv_dq: SMatrix<f64, N, P>,
     dv_dv: SMatrix<f64, N, N>,
 ) -> SMatrix<f64, D, D> {
-    let () = StateDim::<N, D>::OK;
-    let mut jac = SMatrix::<f64, D, D>::zeros();
-    for i in 0..N {
-        jac[(i, i)] = 1.0;
-        for c in 0..N {
-            jac[(N + i, c)] = dv_dq[(i, c)];
-            jac[(N + i, N + c)] = dv_dv[(i, c)];
-        }
-    }
-    if has_action::<N, D>() {
-        jac[(2 * N, 2 * N)] = 1.0; // the action is kept
-    }
+    let () = SplitDim::<P, N, D>::OK;
+    let mut jac = SMatrix::<f64, D, D>::identity(); // positions (and the action) are kept
+    jac.fixed_view_mut::<N, P>(P, 0).copy_from(&dv_dq);
+    jac.fixed_view_mut::<N, N>(P, P).copy_from(&dv_dv);
     jac
 }
 

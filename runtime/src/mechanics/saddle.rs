@@ -22,7 +22,7 @@
 use nalgebra::{SMatrix, SVector};
 
 use super::linalg::{MassFactor, MassOperator};
-use super::{StateDim, all_finite, has_action};
+use super::{SplitDim, StateDim, all_finite};
 use crate::error::FieldError;
 
 /// The factored saddle-point matrix `[M −Gᵀ; G D]` of the rows of `a` that are `active`: G is `a`
@@ -190,7 +190,15 @@ impl<const N: usize, const M: usize, const NM: usize, F: MassOperator<N>> Constr
     pub fn field_jacobian<const D: usize>(&self, dr_dx: SMatrix<f64, NM, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
         // ∂q/∂x of the field is [0 I]: the identity sits at column N + i of row i. The row of ż = L
         // (contact systems) is the caller's (see [`set_action_row`]).
-        velocity_rows_jacobian::<F, N, M, NM, D>(&self.saddle, dr_dx, self.t, self.rows, N)
+        let () = StateDim::<N, D>::OK;
+        let sens =
+            self.saddle.solve_stacked(&-dr_dx).map_err(|_| FieldError::SingularConstraints { t: self.t, rows: self.rows })?;
+        let mut jac = SMatrix::<f64, D, D>::zeros();
+        for i in 0..N {
+            jac[(i, N + i)] = 1.0;
+        }
+        jac.fixed_view_mut::<N, D>(N, 0).copy_from(&sens.fixed_rows::<N>(0));
+        Ok(jac)
     }
 
     /// The accelerations' sensitivities ∂q̈/∂w to quantities w outside the state (inputs,
@@ -227,32 +235,6 @@ impl<const N: usize, const M: usize, const NM: usize, F: MassOperator<N>> Constr
     }
 }
 
-/// A D × D Jacobian whose rows i < N are the unit rows e_{offset + i} and whose rows N + i are
-/// the velocity sensitivities −(K⁻¹ ∂R/∂x)ᵢ of a saddle-point solution (implicit function
-/// theorem, reusing the factorisation of K). For a reset (`offset` 0) the action z of a contact
-/// system is kept (unit row); for a field (`offset` N) its row is left zero.
-fn velocity_rows_jacobian<F: MassOperator<N>, const N: usize, const K: usize, const NK: usize, const D: usize>(
-    saddle: &Saddle<F, N, K>,
-    dr_dx: SMatrix<f64, NK, D>,
-    t: f64,
-    rows: &'static [&'static str],
-    offset: usize,
-) -> Result<SMatrix<f64, D, D>, FieldError> {
-    let () = StateDim::<N, D>::OK;
-    let sens = saddle.solve_stacked(&-dr_dx).map_err(|_| FieldError::SingularConstraints { t, rows })?;
-    let mut jac = SMatrix::<f64, D, D>::zeros();
-    for i in 0..N {
-        jac[(i, offset + i)] = 1.0;
-        for c in 0..D {
-            jac[(N + i, c)] = sens[(i, c)];
-        }
-    }
-    if offset == 0 && has_action::<N, D>() {
-        jac[(2 * N, 2 * N)] = 1.0;
-    }
-    Ok(jac)
-}
-
 /// How a declared constraint integrates (reported by the derive's Frobenius test).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ConstraintKind {
@@ -284,26 +266,24 @@ impl<const N: usize, const K: usize, const NK: usize> SaddleDim<N, K, NK> {
     const OK: () = assert!(NK == N + K, "the saddle-point system of N velocities and K rows has size N + K");
 }
 
-/// Solve a restitution law at `(t, x)`: the model's mass operator `mass` at `(t, x)`, rows `a`
-/// (`K × N`) with `dt` parts `b`, coefficients `e`; `rows` names the rows for errors. See the
-/// [module docs](crate::mechanics).
+/// Solve a restitution law at the pre-impact velocities `v`: the model's mass operator `mass` at
+/// the impact, rows `a` (`K × N`) with `dt` parts `b`, coefficients `e`; `rows` names the rows for
+/// errors. See the [module docs](crate::mechanics).
 ///
 /// # Errors
 /// [`FieldError::SingularMassMatrix`] if the mass operator's solves fail,
 /// [`FieldError::SingularConstraints`] if the rows are linearly dependent,
 /// [`FieldError::NonFinite`] for a non-finite solution.
-pub fn restitution<const N: usize, const K: usize, const NK: usize, const D: usize, F: MassOperator<N>>(
+pub fn restitution<const N: usize, const K: usize, const NK: usize, F: MassOperator<N>>(
     t: f64,
     mass: F,
     a: SMatrix<f64, K, N>,
     b: SVector<f64, K>,
     e: SVector<f64, K>,
-    x: &SVector<f64, D>,
+    v: SVector<f64, N>,
     rows: &'static [&'static str],
 ) -> Result<Restitution<N, K, NK, F>, FieldError> {
-    let () = StateDim::<N, D>::OK;
     let () = SaddleDim::<N, K, NK>::OK;
-    let v = SVector::<f64, N>::from_fn(|i, _| x[N + i]);
     let mut bottom = SVector::<f64, K>::zeros();
     for r in 0..K {
         let mut rel = b[r];
@@ -318,26 +298,32 @@ pub fn restitution<const N: usize, const K: usize, const NK: usize, const D: usi
 }
 
 impl<const N: usize, const K: usize, const NK: usize, F: MassOperator<N>> Restitution<N, K, NK, F> {
-    /// The post-impact state: positions (and action) of `x`, velocities q̇⁺.
+    /// The post-impact state: positions (and action) of `x`, velocities q̇⁺ — `P` positions
+    /// (`P = N` for ordinary coordinates, more with orientations), then the `N` velocities.
     #[must_use]
-    pub fn post_state<const D: usize>(&self, x: &SVector<f64, D>) -> SVector<f64, D> {
-        let () = StateDim::<N, D>::OK;
+    pub fn post_state<const P: usize, const D: usize>(&self, x: &SVector<f64, D>) -> SVector<f64, D> {
+        let () = SplitDim::<P, N, D>::OK;
         let mut post = *x;
-        for i in 0..N {
-            post[N + i] = self.velocities[i];
-        }
+        post.fixed_rows_mut::<N>(P).copy_from(&self.velocities);
         post
     }
 
     /// The reset's Jacobian `∂Δ/∂x` from `∂R/∂x` of the law's residual at the solution
-    /// (`dr_dx`, `(N + K) × D`): positions are kept, `∂q̇⁺/∂x` are the first `N` rows of
-    /// `−K⁻¹ ∂R/∂x`.
+    /// (`dr_dx`, `(N + K) × D`, over a state of `P` positions and `N` velocities): positions (and
+    /// the action) are kept, `∂v⁺/∂x` are the first `N` rows of `−K⁻¹ ∂R/∂x`.
     ///
     /// # Errors
     /// [`FieldError::SingularConstraints`] if the sensitivities are not finite.
-    pub fn reset_jacobian<const D: usize>(&self, dr_dx: SMatrix<f64, NK, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
-        // Positions are kept: the identity sits at column i of row i.
-        velocity_rows_jacobian::<F, N, K, NK, D>(&self.saddle, dr_dx, self.t, self.rows, 0)
+    pub fn reset_jacobian<const P: usize, const D: usize>(
+        &self,
+        dr_dx: SMatrix<f64, NK, D>,
+    ) -> Result<SMatrix<f64, D, D>, FieldError> {
+        let () = SplitDim::<P, N, D>::OK;
+        let (t, rows) = (self.t, self.rows);
+        let sens = self.saddle.solve_stacked(&-dr_dx).map_err(|_| FieldError::SingularConstraints { t, rows })?;
+        let mut jac = SMatrix::<f64, D, D>::identity();
+        jac.fixed_view_mut::<N, D>(P, 0).copy_from(&sens.fixed_rows::<N>(0));
+        Ok(jac)
     }
 }
 
@@ -354,13 +340,13 @@ mod tests {
         let n = SMatrix::<f64, 1, 2>::new(1.0, 1.0);
         let x: SVector<f64, 4> = state([0.3, 0.1], [-1.0, -0.5]);
         let e = 0.7;
-        let law = restitution::<2, 1, 3, 4, _>(
+        let law = restitution::<2, 1, 3, _>(
             0.0,
             factor_mass(0.0, m).unwrap(),
             n,
             SVector::zeros(),
             SVector::from([e]),
-            &x,
+            x.fixed_rows::<2>(2).into_owned(),
             &["wall"],
         )
         .unwrap();
@@ -370,13 +356,13 @@ mod tests {
         assert!((law.velocities - expected).norm() < 1e-14);
         // Two copies of one row are dependent: a typed error naming the rows, not a NaN.
         let a = SMatrix::<f64, 2, 2>::new(1.0, 1.0, 2.0, 2.0);
-        let err = restitution::<2, 2, 4, 4, _>(
+        let err = restitution::<2, 2, 4, _>(
             1.5,
             factor_mass(1.5, m).unwrap(),
             a,
             SVector::zeros(),
             SVector::zeros(),
-            &x,
+            x.fixed_rows::<2>(2).into_owned(),
             &["a", "b"],
         )
         .unwrap_err();
@@ -452,10 +438,56 @@ mod tests {
         let x: SVector<f64, 4> = state([0.3, 0.1], [-1.0, -0.5]);
         let n = SMatrix::<f64, 1, 2>::new(1.0, 1.0);
         let e = SVector::from([0.7]);
-        let by_operator = restitution::<2, 1, 3, 4, _>(0.0, Diagonal([1.0, 4.0]), n, SVector::zeros(), e, &x, &["wall"]).unwrap();
+        let v = x.fixed_rows::<2>(2).into_owned();
+        let by_operator = restitution::<2, 1, 3, _>(0.0, Diagonal([1.0, 4.0]), n, SVector::zeros(), e, v, &["wall"]).unwrap();
         let dense = factor_mass(0.0, Matrix2::new(1.0, 0.0, 0.0, 4.0)).unwrap();
-        let by_factor = restitution::<2, 1, 3, 4, _>(0.0, dense, n, SVector::zeros(), e, &x, &["wall"]).unwrap();
+        let by_factor = restitution::<2, 1, 3, _>(0.0, dense, n, SVector::zeros(), e, v, &["wall"]).unwrap();
         assert!((by_operator.velocities - by_factor.velocities).amax() < 1e-15);
         assert!((by_operator.impulses - by_factor.impulses).amax() < 1e-15);
+    }
+
+    /// With more positions than velocities (an orientation's quaternion for its ω) the reset
+    /// writes the velocities after the `P` positions and keeps the rest: positions and action.
+    #[test]
+    fn a_reset_over_p_positions_keeps_them_and_the_action() {
+        // P = 3 positions, N = 2 velocities, then an action: D = 6.
+        let x = SVector::<f64, 6>::from([0.1, 0.2, 0.3, -1.0, -0.5, 7.0]);
+        let m = Matrix2::new(1.0, 0.0, 0.0, 4.0);
+        let n = SMatrix::<f64, 1, 2>::new(1.0, 1.0);
+        let v = x.fixed_rows::<2>(3).into_owned();
+        let law =
+            restitution::<2, 1, 3, _>(0.0, factor_mass(0.0, m).unwrap(), n, SVector::zeros(), SVector::from([1.0]), v, &["wall"])
+                .unwrap();
+        let post = law.post_state::<3, 6>(&x);
+        assert_eq!(post.fixed_rows::<3>(0), x.fixed_rows::<3>(0));
+        assert_eq!(post[5], 7.0);
+        assert_eq!(post.fixed_rows::<2>(3), law.velocities);
+        // Elastic: the kinetic energy is kept and the relative velocity reverses.
+        assert!((law.velocities.dot(&(m * law.velocities)) - v.dot(&(m * v))).abs() < 1e-14);
+        assert!(((n * law.velocities)[0] + (n * v)[0]).abs() < 1e-14);
+        // ∂Δ/∂x: identity on the positions and the action, the velocity rows from ∂R/∂x.
+        let mut dr = SMatrix::<f64, 3, 6>::zeros();
+        dr[(0, 3)] = -1.0; // ∂R₁/∂v⁻ = −M: the velocities' sensitivity to themselves
+        dr[(1, 4)] = -4.0;
+        dr[(2, 3)] = 1.0; // ∂R₂/∂v⁻ = e n
+        dr[(2, 4)] = 1.0;
+        let jac = law.reset_jacobian::<3, 6>(dr).unwrap();
+        for i in [0, 1, 2, 5] {
+            let mut unit = SVector::<f64, 6>::zeros();
+            unit[i] = 1.0;
+            assert_eq!(jac.row(i).transpose(), unit, "row {i}");
+        }
+        // Newton's elastic law is linear in v⁻: its Jacobian is the map itself, I − 2 M⁻¹nᵀ n/(n M⁻¹ nᵀ).
+        let minv_nt = SVector::<f64, 2>::new(1.0, 0.25);
+        let map = Matrix2::identity() - 2.0 * minv_nt * n / 1.25;
+        assert!((jac.fixed_view::<2, 2>(3, 3) - map).amax() < 1e-14, "{jac}");
+        // The velocity-map reset over the same layout.
+        let dv_dq = SMatrix::<f64, 2, 3>::from_fn(|i, c| (i + 3 * c) as f64);
+        let jac = crate::mechanics::velocity_map_jacobian::<3, 2, 6>(dv_dq, map);
+        assert_eq!(jac.fixed_view::<2, 3>(3, 0), dv_dq);
+        assert_eq!(jac.fixed_view::<2, 2>(3, 3), map);
+        assert_eq!(jac[(5, 5)], 1.0);
+        let moved = crate::mechanics::with_velocities::<3, 2, 6>(0.0, &x, &law.velocities).unwrap();
+        assert_eq!(moved, post);
     }
 }

@@ -156,7 +156,7 @@ pub fn derive(model: &Model, arena: &mut Arena) -> Equations {
         if syms.orientations.is_empty() {
             arena.jacobian_blocks(&residual, [&syms.q, &syms.qd])
         } else {
-            let residual = unhold_norms(arena, syms, &residual);
+            let residual = syms.unhold_norms(arena, &residual);
             [arena.jacobian(&residual, &syms.q), arena.jacobian(&residual, &syms.qd)]
         }
     } else {
@@ -190,23 +190,6 @@ pub fn derive(model: &Model, arena: &mut Arena) -> Equations {
     let dl_dw = if syms.z.is_some() { arena.gradient(l, &w) } else { Vec::new() };
 
     Equations { momenta, mass, forcing, energy, power, dl_dt, dg_dq, dg_dv, contact, dg_dw, dl_dw, rate_jacobians }
-}
-
-/// `es` with each orientation's |q|² symbol replaced by the sum of the squares of its quaternion:
-/// for derivatives along directions that are not tangent to |q| = const (the field Jacobian).
-fn unhold_norms(arena: &mut Arena, syms: &Layout, es: &[Expr]) -> Vec<Expr> {
-    if syms.orientations.is_empty() {
-        return es.to_vec();
-    }
-    let map: Vec<(Expr, Expr)> = syms
-        .orientations
-        .iter()
-        .map(|o| {
-            let squares: Vec<Expr> = (0..4).map(|i| arena.powi(syms.q[o.q_start + i], 2)).collect();
-            (o.norm2, arena.add(&squares))
-        })
-        .collect();
-    es.iter().map(|&e| arena.subs(e, &map)).collect()
 }
 
 /// fᵢ = ∂L/∂qᵢ − Σⱼ ∂pᵢ/∂qⱼ q̇ⱼ − ∂pᵢ/∂t + Qᵢ from the momenta of the expanded L (∂L/∂q pulled

@@ -47,14 +47,14 @@ pub enum Reset {
         b: Vec<Expr>,
         /// Coefficients e (k).
         e: Vec<Expr>,
-        /// ∂R/∂q and ∂R/∂q̇⁻, each (n+k)×n, in terms of the symbols q̇⁺ and λ.
+        /// ∂R/∂q ((n+k) × the positions) and ∂R/∂q̇⁻ ((n+k)×n), in terms of the symbols q̇⁺ and λ.
         dr_dq: Vec<Vec<Expr>>,
         dr_dv: Vec<Vec<Expr>>,
         /// ∂R/∂z of a contact model (n+k; empty otherwise).
         dr_dz: Vec<Expr>,
     },
-    /// Explicit post-impact velocities and their derivatives (n×n each; ∂v/∂z of a contact
-    /// model, n, empty otherwise).
+    /// Explicit post-impact velocities and their derivatives (n × the positions and n×n; ∂v/∂z
+    /// of a contact model, n, empty otherwise).
     Map { velocities: Vec<Expr>, dv_dq: Vec<Vec<Expr>>, dv_dv: Vec<Vec<Expr>>, dv_dz: Vec<Expr> },
     /// A transition's chart change: the target state (positions, then velocities; 2m entries for a
     /// target with m coordinates) and its Jacobian (2m × 2n) with respect to the source state.
@@ -70,7 +70,7 @@ pub struct ImpactEquations {
     /// What fires it.
     pub trigger: crate::model::Trigger,
     pub guard: Expr,
-    /// ∂h/∂q (n), then ∂h/∂z for a contact model.
+    /// ∂h/∂q (over the positions), then ∂h/∂z for a contact model.
     pub gradient: Vec<Expr>,
     pub rate: Expr,
     pub reset: Reset,
@@ -97,7 +97,16 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations) -> Vec<ImpactEqu
         let (dq, dt) = (&syms.dq, &syms.dt);
         let imp = &impacts[idx];
         let h = imp.guard;
-        let mut gradient: Vec<Expr> = arena.gradient(h, &syms.q);
+        // ∂h/∂q over the whole state (an orientation's |q|² as the sum of its squares, so that this
+        // is the gradient of the emitted h); the rows of the law over the velocities are ∂h/∂q
+        // pulled back through q̇ = K v (Kᵀ∂h/∂q: a tangent direction, along which |q|² is constant).
+        let held: Vec<Expr> = arena.gradient(h, &syms.q);
+        let mut gradient: Vec<Expr> = if syms.orientations.is_empty() {
+            held.clone()
+        } else {
+            let unheld = syms.unhold_norms(arena, &[h])[0];
+            arena.gradient(unheld, &syms.q)
+        };
         let mut rate = syms.total_derivative(arena, &[h], true)[0];
         if let Some(z) = syms.z {
             // A guard h(t, q, z) of a contact model: ż = L.
@@ -117,11 +126,12 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations) -> Vec<ImpactEqu
                 for (form, coefficient) in rows {
                     match form {
                         None => {
-                            a.push(gradient[..n].to_vec());
+                            a.push(syms.pull_back(arena, &held));
                             b.push(dh_dt);
                         }
                         Some(w) => {
-                            a.push(arena.gradient(*w, dq));
+                            let over_q = arena.gradient(*w, dq);
+                            a.push(syms.pull_back(arena, &over_q));
                             b.push(arena.diff(*w, *dt));
                         }
                     }
@@ -151,13 +161,13 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations) -> Vec<ImpactEqu
                     terms.push(scaled);
                     residual.push(arena.add(&terms));
                 }
-                let [dr_dq, dr_dv] = arena.jacobian_blocks(&residual, [&syms.q, &syms.qd]);
+                let [dr_dq, dr_dv] = state_jacobian(arena, syms, &residual);
                 let dr_dz = syms.z.map(|z| arena.diff_many(&residual, z)).unwrap_or_default();
                 Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz }
             }
             Law::Map(velocities) => {
                 let velocities = velocities.clone();
-                let [dv_dq, dv_dv] = arena.jacobian_blocks(&velocities, [&syms.q, &syms.qd]);
+                let [dv_dq, dv_dv] = state_jacobian(arena, syms, &velocities);
                 let dv_dz = syms.z.map(|z| arena.diff_many(&velocities, z)).unwrap_or_default();
                 Reset::Map { velocities, dv_dq, dv_dv, dv_dz }
             }
@@ -182,4 +192,15 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations) -> Vec<ImpactEqu
         });
     }
     out
+}
+
+/// ∂e/∂q and ∂e/∂v over the whole state: with orientations, their |q|² as the sum of the squares
+/// first (a reset's Jacobian acts on every perturbation of the state, not only tangent ones).
+fn state_jacobian(arena: &mut Arena, syms: &crate::layout::Layout, es: &[Expr]) -> [Vec<Vec<Expr>>; 2] {
+    if syms.orientations.is_empty() {
+        arena.jacobian_blocks(es, [&syms.q, &syms.qd])
+    } else {
+        let es = syms.unhold_norms(arena, es);
+        [arena.jacobian(&es, &syms.q), arena.jacobian(&es, &syms.qd)]
+    }
 }

@@ -166,12 +166,13 @@ fn symmetries(
         };
         let mut per_impact = Vec::new();
         for ie in impacts {
-            let dxi: Vec<Expr> = ie.gradient[..n].to_vec();
+            let dxi: Vec<Expr> = ie.gradient[..syms.position_dim()].to_vec();
             let g = arena.dot(&dxi, &xi);
             let guard_invariant = is_zero(arena, g);
             let preserves = match &ie.reset {
+                // The rows are over the velocities: they annihilate ξ_V.
                 Reset::Projection { a, .. } => Some(a.iter().all(|row| {
-                    let t = arena.dot(row, &xi);
+                    let t = arena.dot(row, &xi_v);
                     is_zero(arena, t)
                 })),
                 Reset::Map { velocities, .. } => {

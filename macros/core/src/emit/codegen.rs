@@ -229,11 +229,16 @@ pub(crate) fn symmetric_matrix(n: usize, upper: &[TokenStream]) -> TokenStream {
 }
 
 pub(crate) fn square_matrix(n: usize, entries: &[TokenStream]) -> TokenStream {
-    let sets = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).zip(entries).map(|((i, j), v)| {
+    matrix(n, n, entries)
+}
+
+/// An `r × c` matrix from its entries in row-major order.
+pub(crate) fn matrix(r: usize, c: usize, entries: &[TokenStream]) -> TokenStream {
+    let sets = (0..r).flat_map(|i| (0..c).map(move |j| (i, j))).zip(entries).map(|((i, j), v)| {
         quote! { m[(#i, #j)] = #v; }
     });
     quote! {{
-        let mut m = ::routh::__private::nalgebra::SMatrix::<f64, #n, #n>::zeros();
+        let mut m = ::routh::__private::nalgebra::SMatrix::<f64, #r, #c>::zeros();
         #(#sets)*
         m
     }}

@@ -33,13 +33,13 @@ pub struct ZenoRow {
     pub target_dim: usize,
 }
 
-/// One mode: its name, the expression reaching its methods, its state dimension and coordinate
-/// count, and its guards.
+/// One mode: its name, the expression reaching its methods, its state dimension and number of
+/// positions (the length of a guard's ∂h/∂q), and its guards.
 pub struct ModeRow {
     pub name: String,
     pub access: TokenStream,
     pub dim: usize,
-    pub dof: usize,
+    pub positions: usize,
     pub guards: Vec<GuardRow>,
     pub zeno: Vec<ZenoRow>,
     /// The names of the mode's constraints (with any, the mode has `project_state` and
@@ -233,7 +233,7 @@ fn guard_arms(table: &ModeTable) -> GuardArms {
     for (k, mode) in table.modes.iter().enumerate() {
         let access = &mode.access;
         let dm = mode.dim;
-        let n = mode.dof;
+        let n = mode.positions;
         // The mode's own state: the padded state itself, or its prefix.
         let xm = if dm == d {
             quote! { x }

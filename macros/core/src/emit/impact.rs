@@ -9,7 +9,7 @@ use quote::{format_ident, quote};
 use symbolic::Expr;
 
 use crate::derive::impact::{ImpactEquations, Reset};
-use crate::emit::codegen::{Helpers, square_matrix};
+use crate::emit::codegen::{Helpers, matrix, square_matrix};
 use crate::layout::state_dim;
 use crate::model::{Trigger, View};
 use crate::notation::{doc_block, formula};
@@ -38,7 +38,7 @@ pub fn methods(model: &View<'_>, impacts: &[ImpactEquations], dims: &[usize], he
 
 /// The guard `h`, its gradient and its rate (or, for a release, the multiplier and its rate).
 fn guard_items(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> TokenStream {
-    let Scope { n, state, name, none, .. } = Scope::of(model, ie);
+    let Scope { p, state, name, none, .. } = Scope::of(model, ie);
     let guard_fn = format_ident!("{name}_guard");
     let grad_fn = format_ident!("{name}_guard_gradient");
     let rate_fn = format_ident!("{name}_guard_rate");
@@ -53,9 +53,9 @@ fn guard_items(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) ->
         &[("h".into(), formula(model, ie.guard))],
     );
     let mut grad_lines: Vec<(String, String)> =
-        (0..n).map(|i| (format!("∂h/∂{}", model.coordinates[i]), formula(model, ie.gradient[i]))).collect();
+        (0..p).map(|i| (format!("∂h/∂{}", model.coordinates[i]), formula(model, ie.gradient[i]))).collect();
     let contact = model.layout.z.is_some();
-    if let (Some(z), Some(&g)) = (&model.action, ie.gradient.get(n)) {
+    if let (Some(z), Some(&g)) = (&model.action, ie.gradient.get(p)) {
         grad_lines.push((format!("∂h/∂{z}"), formula(model, g)));
     }
     let grad_doc = if contact {
@@ -74,7 +74,7 @@ fn guard_items(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) ->
     let rate_doc = doc_block(&rate_text, &[("dh/dt".into(), formula(model, ie.rate))]);
     let grad_body = if contact {
         let sets = gr_vals.iter().enumerate().map(|(i, v)| {
-            let k = if i < n { i } else { 2 * n };
+            let k = if i < p { i } else { model.layout.state_dim() - 1 };
             quote! { g[#k] = #v; }
         });
         quote! {
@@ -87,9 +87,9 @@ fn guard_items(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) ->
         }
     } else {
         quote! {
-            pub fn #grad_fn(&self, t: f64, x: &#state) -> ::routh::__private::nalgebra::SVector<f64, #n> {
+            pub fn #grad_fn(&self, t: f64, x: &#state) -> ::routh::__private::nalgebra::SVector<f64, #p> {
                 #(#gr_stmts)*
-                ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#gr_vals),*])
+                ::routh::__private::nalgebra::SVector::<f64, #p>::from([#(#gr_vals),*])
             }
         }
     };
@@ -152,7 +152,7 @@ fn guard_items(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) ->
 /// A restitution law: the saddle-point solve, the reset and its Jacobian.
 fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> TokenStream {
     let Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz } = &ie.reset else { unreachable!("a projection reset") };
-    let Scope { n, d, state, name, none } = Scope::of(model, ie);
+    let Scope { n, p, d, state, name, none } = Scope::of(model, ie);
     let reset_fn = format_ident!("{name}_reset");
     let jac_fn = format_ident!("{name}_reset_jacobian");
     let solve_fn = format_ident!("__routh_{name}_solve");
@@ -180,27 +180,41 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
     let jparams = quote! { vp: &#vp_param, lam: &#lam_param, };
     let jargs = quote! { vp, lam, };
     let (j_stmts, j_vals) = emit(&jac_out, "jacobian", &jparams, &jargs);
-    let dq_sets = (0..nk).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[..nk * n]).map(|((r, c), v)| {
+    let dq_sets = (0..nk).flat_map(|r| (0..p).map(move |c| (r, c))).zip(&j_vals[..nk * p]).map(|((r, c), v)| {
         quote! { dr[(#r, #c)] = #v; }
     });
-    let dv_sets = (0..nk).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[nk * n..2 * nk * n]).map(|((r, c), v)| {
-        quote! { dr[(#r, #n + #c)] = #v; }
+    let dv_sets = (0..nk).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[nk * p..nk * (p + n)]).map(|((r, c), v)| {
+        quote! { dr[(#r, #p + #c)] = #v; }
     });
-    let dz_sets = j_vals[2 * nk * n..].iter().enumerate().map(|(r, v)| quote! { dr[(#r, 2 * #n)] = #v; });
+    let dz_sets = j_vals[nk * (p + n)..].iter().enumerate().map(|(r, v)| quote! { dr[(#r, #p + #n)] = #v; });
+    // Rows over the coordinates' differentials, or, with orientations, over the velocities v (an
+    // orientation's ω has no coordinate of its own: the rows are pulled back through q̇ = K v).
+    let quasi = !model.layout.orientations.is_empty();
+    let label = |j: usize| {
+        if quasi { crate::notation::display_name(model, model.layout.qd[j]) } else { format!("d{}", model.coordinates[j]) }
+    };
     let mut lines = Vec::new();
     for r in 0..k {
         let form: Vec<String> = (0..n)
             .filter(|&j| !model.arena.zero_test(a[r][j]).is_zero())
-            .map(|j| format!("({})·d{}", formula(model, a[r][j]), model.coordinates[j]))
+            .map(|j| format!("({})·{}", formula(model, a[r][j]), label(j)))
             .collect();
-        let time =
-            if model.arena.zero_test(b[r]).is_zero() { String::new() } else { format!(" + ({})·dt", formula(model, b[r])) };
-        lines.push((format!("row {}: e = {}", r + 1, formula(model, e[r])), format!("{}{time}", form.join(" + "))));
+        let time = match (model.arena.zero_test(b[r]).is_zero(), quasi) {
+            (true, _) => String::new(),
+            (false, false) => format!(" + ({})·dt", formula(model, b[r])),
+            (false, true) => format!(" + {}", formula(model, b[r])),
+        };
+        lines.push((format!("row {}", r + 1), format!("{}{time}, with eᵣ = {}", form.join(" + "), formula(model, e[r]))));
     }
+    let rows = if quasi {
+        "rows A v + b over the velocities (the one-forms pulled back through q̇ = K v)"
+    } else {
+        "rows (one-forms A·dq + b·dt)"
+    };
     let doc = doc_block(
         &format!(
             "Reset of impact `{name}` (generalized Newton law with the kinetic metric M): positions are kept \
-                 and q̇⁺ solves M(q̇⁺ − q̇⁻) = Aᵀλ, A q̇⁺ + b = −E(A q̇⁻ + b), with the rows (one-forms A·dq + b·dt) \
+                 and q̇⁺ solves M(q̇⁺ − q̇⁻) = Aᵀλ, A q̇⁺ + b = −E(A q̇⁻ + b), with the {rows} \
                  and coefficients below."
         ),
         &lines,
@@ -221,7 +235,7 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
             #(#a_sets)*
             let b = ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#b_vals),*]);
             let e = ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#e_vals),*]);
-            ::routh::__private::mechanics::restitution(t, mass, a, b, e, x, &[#(#row_names),*])
+            ::routh::__private::mechanics::restitution(t, mass, a, b, e, x.fixed_rows::<#n>(#p).into_owned(), &[#(#row_names),*])
         }
 
         #doc
@@ -231,7 +245,7 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
         /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) if the one-forms are
         /// linearly dependent at this state.
         pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::__private::FieldError> {
-            Ok(self.#solve_fn(t, x)?.post_state(x))
+            Ok(self.#solve_fn(t, x)?.post_state::<#p, #d>(x))
         }
 
         /// Jacobian ∂Δ/∂x of the reset of this impact (for saltation matrices and Poincaré maps),
@@ -248,7 +262,7 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
             #(#dq_sets)*
             #(#dv_sets)*
             #(#dz_sets)*
-            law.reset_jacobian(dr)
+            law.reset_jacobian::<#p, #d>(dr)
         }
     };
     items
@@ -315,7 +329,7 @@ fn chart_reset(model: &View<'_>, ie: &ImpactEquations, dims: &[usize], helpers: 
 /// An explicit velocity map and its Jacobian.
 fn map_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> TokenStream {
     let Reset::Map { velocities, dv_dq, dv_dv, dv_dz } = &ie.reset else { unreachable!("a velocity-map reset") };
-    let Scope { n, d, state, name, none } = Scope::of(model, ie);
+    let Scope { n, p, d, state, name, none } = Scope::of(model, ie);
     let reset_fn = format_ident!("{name}_reset");
     let jac_fn = format_ident!("{name}_reset_jacobian");
     let mut emit = |outputs: &[Expr], part: &str, params: &TokenStream, args: &TokenStream| {
@@ -326,9 +340,9 @@ fn map_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> T
     jac_out.extend(dv_dv.iter().flatten().copied());
     jac_out.extend(dv_dz);
     let (j_stmts, j_vals) = emit(&jac_out, "jacobian", &none, &none);
-    let jq = square_matrix(n, &j_vals[..n * n]);
-    let jv = square_matrix(n, &j_vals[n * n..2 * n * n]);
-    let dz_sets = j_vals[2 * n * n..].iter().enumerate().map(|(i, v)| quote! { jac[(#n + #i, 2 * #n)] = #v; });
+    let jq = matrix(n, p, &j_vals[..n * p]);
+    let jv = square_matrix(n, &j_vals[n * p..n * (p + n)]);
+    let dz_sets = j_vals[n * (p + n)..].iter().enumerate().map(|(i, v)| quote! { jac[(#p + #i, #p + #n)] = #v; });
     let lines: Vec<(String, String)> = (0..n)
         .map(|i| (format!("{}⁺", crate::notation::display_name(model, model.layout.qd[i])), formula(model, velocities[i])))
         .collect();
@@ -342,7 +356,7 @@ fn map_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> T
         pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::__private::FieldError> {
             #(#v_stmts)*
             let v = ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#v_vals),*]);
-            ::routh::__private::mechanics::with_velocities(t, x, &v)
+            ::routh::__private::mechanics::with_velocities::<#p, #n, #d>(t, x, &v)
         }
 
         /// Jacobian ∂Δ/∂x of the reset of this impact, differentiated symbolically.
@@ -352,7 +366,7 @@ fn map_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> T
         #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
         pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError> {
             #(#j_stmts)*
-            let mut jac = ::routh::__private::mechanics::velocity_map_jacobian(#jq, #jv);
+            let mut jac = ::routh::__private::mechanics::velocity_map_jacobian::<#p, #n, #d>(#jq, #jv);
             #(#dz_sets)*
             Ok(jac)
         }
@@ -362,8 +376,9 @@ fn map_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> T
 
 /// What every item of one impact starts from.
 struct Scope {
-    /// Degrees of freedom and state dimension.
+    /// Degrees of freedom (velocities), positions and state dimension.
     n: usize,
+    p: usize,
     d: usize,
     /// The state's type.
     state: TokenStream,
@@ -375,6 +390,13 @@ struct Scope {
 impl Scope {
     fn of(model: &View<'_>, ie: &ImpactEquations) -> Scope {
         let d = model.layout.state_dim();
-        Scope { n: model.dof(), d, state: crate::emit::codegen::svector(d), name: ie.name.to_string(), none: TokenStream::new() }
+        Scope {
+            n: model.dof(),
+            p: model.layout.position_dim(),
+            d,
+            state: crate::emit::codegen::svector(d),
+            name: ie.name.to_string(),
+            none: TokenStream::new(),
+        }
     }
 }

@@ -265,7 +265,7 @@ fn single(model: &View<'_>) -> TokenStream {
             name: String::new(),
             access: quote! { (*self) },
             dim: d,
-            dof: model.dof(),
+            positions: model.layout.position_dim(),
             guards: model
                 .impacts
                 .iter()
@@ -576,7 +576,7 @@ fn mode_row(m: &View<'_>, k: usize, dims: &[usize], action: bool) -> ModeRow {
         name: mode_ident.to_string(),
         access: quote! { self.#mode_ident() },
         dim: m.layout.state_dim(),
-        dof: m.dof(),
+        positions: m.layout.position_dim(),
         guards: m
             .impacts
             .iter()

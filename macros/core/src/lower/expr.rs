@@ -182,6 +182,11 @@ impl<'a> Lowerer<'a> {
         self.action.as_deref()
     }
 
+    /// The names of the ordinary coordinates, in order (without an orientation's quaternion).
+    pub fn coordinate_names(&self) -> &[String] {
+        &self.coordinates
+    }
+
     pub fn coordinate_name(&self, k: usize) -> &str {
         &self.coordinates[k]
     }

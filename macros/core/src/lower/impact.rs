@@ -90,7 +90,8 @@ pub(super) fn lower_impact(
             }
         },
     };
-    let coordinates: Vec<String> = (0..dq.len()).map(|k| lower.coordinate_name(k).to_string()).collect();
+    // The ordinary coordinates (an orientation's quaternion has no name of its own).
+    let coordinates: Vec<String> = lower.coordinate_names().to_vec();
     if let Some(target) = target {
         let same = target.coordinates.iter().map(ToString::to_string).collect::<Vec<_>>() == coordinates;
         if !same && !matches!(law_decl, LawDecl::Reset { .. }) {
@@ -161,7 +162,8 @@ pub(super) fn lower_impact(
             Law::Restitution(lowered)
         }
         LawDecl::Map { assignments } => {
-            let mut velocities: Vec<Option<Expr>> = vec![None; dq.len()];
+            // Unassigned velocities (an orientation's ω among them) are kept.
+            let mut velocities: Vec<Option<Expr>> = vec![None; lower.syms.dof()];
             for (lhs, rhs) in assignments {
                 let k = map_target(lhs, &coordinates)?;
                 if velocities[k].is_some() {

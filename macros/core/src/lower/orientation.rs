@@ -9,8 +9,9 @@
 //!
 //! Models with orientations support, for now, bodies and Lagrangians, forces on their ordinary
 //! coordinates, energies and momenta, symmetries (`rotation(R, axis)` of an orientation, or
-//! generators on the ordinary coordinates) and the field Jacobian; the other items are compile
-//! errors naming what is missing.
+//! generators on the ordinary coordinates), the field Jacobian, and impacts (guards may depend on
+//! the orientation; the law's rows are pulled back to the velocities, Kᵀ∇h); the other items are
+//! compile errors naming what is missing.
 
 use syn::Ident;
 
@@ -42,9 +43,8 @@ pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<
             None => kept.push(r.clone()),
         }
     }
-    let unsupported: [(&str, bool); 8] = [
+    let unsupported: [(&str, bool); 7] = [
         ("constraints", !raw.constraints.is_empty()),
-        ("impacts", !raw.impacts.is_empty()),
         ("modes", !raw.modes.is_empty()),
         ("Routh reduction", !raw.reductions.is_empty()),
         ("discrete integrators", !raw.discrete.is_empty()),
