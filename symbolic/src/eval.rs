@@ -3,7 +3,7 @@
 //! Powers are evaluated exactly like the emitted code computes them (`powi` for integer
 //! exponents, `sqrt` for ±1/2, `powf` otherwise), so interpreter and generated code agree.
 
-use crate::arena::{Arena, Expr, Node};
+use crate::arena::{Arena, Expr, Func, Node};
 use crate::rational::Rational;
 
 /// `b^e` the way emitted code computes it; `exact` is the exponent when it is a constant.
@@ -32,6 +32,105 @@ impl Arena {
     pub fn eval_many(&self, outputs: &[Expr], value_of: &dyn Fn(Expr) -> f64) -> Vec<f64> {
         let vals = self.eval_all(outputs, &|e| value_of(e));
         outputs.iter().map(|o| vals[o.index()]).collect()
+    }
+
+    /// Values of all `outputs` with a bound on their error: `(v, e)` with the exact value of the
+    /// expression at the given symbol values (taken as exact) within `e` of `v` (`e = ∞` where no
+    /// bound is known, e.g. a reciprocal of a value within its own error of zero). For deciding that
+    /// an expression is *certainly* nonzero at a point (`|v| > e`) when cancellation may leave a
+    /// rounding residue of an identically zero one (a sum of terms that cancel evaluates to about
+    /// 10⁻¹⁷, and no relative threshold on that value alone can tell it from a small nonzero).
+    ///
+    /// The bounds propagate node by node: a sum adds its terms' bounds and the rounding of its
+    /// additions, (n − 1)·u·Σ|tᵢ|; a product Π(|fᵢ| + eᵢ) − Π|fᵢ| plus its rounding; an integer
+    /// power likewise (a negative one from |b| − e_b > 0); the functions by their Lipschitz bounds
+    /// on the interval (u the unit roundoff; rational constants carry their conversion error).
+    pub fn eval_many_bounded(&self, outputs: &[Expr], value_of: &dyn Fn(Expr) -> f64) -> Vec<(f64, f64)> {
+        const U: f64 = f64::EPSILON;
+        let marks = self.reach_marks(outputs);
+        let mut v = vec![0.0f64; marks.len()];
+        let mut err = vec![0.0f64; marks.len()];
+        let mut args = Vec::new();
+        for i in 0..marks.len() {
+            if !marks[i] {
+                continue;
+            }
+            let (value, bound) = match &self.nodes[i] {
+                Node::Num(r) => {
+                    let x = r.to_f64();
+                    let exact = r.is_integer() && x.abs() < 9.0e15;
+                    (x, if exact { 0.0 } else { U * x.abs() })
+                }
+                Node::Sym(_) => (value_of(Expr(i as u32)), 0.0),
+                Node::Add(ts) => {
+                    let value: f64 = ts.iter().map(|t| v[t.index()]).sum();
+                    let inherited: f64 = ts.iter().map(|t| err[t.index()]).sum();
+                    let size: f64 = ts.iter().map(|t| v[t.index()].abs()).sum();
+                    (value, inherited + (ts.len() as f64) * U * (size + inherited))
+                }
+                Node::Mul(fs) => {
+                    let value: f64 = fs.iter().map(|f| v[f.index()]).product();
+                    let wide: f64 = fs.iter().map(|f| v[f.index()].abs() + err[f.index()]).product();
+                    let tight: f64 = fs.iter().map(|f| v[f.index()].abs()).product();
+                    (value, (wide - tight).max(0.0) * (1.0 + 4.0 * U) + (fs.len() as f64) * U * wide)
+                }
+                Node::Pow(b, e) => {
+                    let (bv, be) = (v[b.index()], err[b.index()]);
+                    let value = pow_f64(bv, self.as_num(*e), v[e.index()]);
+                    let bound = match self.as_num(*e) {
+                        Some(r) if r.is_integer() && r.num().unsigned_abs() <= 64 && err[e.index()] == 0.0 => {
+                            let k = r.num().unsigned_abs() as i32;
+                            let a = bv.abs();
+                            if r.num() >= 0 {
+                                ((a + be).powi(k) - a.powi(k)).max(0.0) + f64::from(k) * U * (a + be).powi(k)
+                            } else if be < a {
+                                ((a - be).powi(-k) - a.powi(-k)).max(0.0) + f64::from(k + 1) * U * (a - be).powi(-k)
+                            } else {
+                                f64::INFINITY
+                            }
+                        }
+                        Some(r) if r.den() == 2 && r.num().abs() == 1 && bv >= 0.0 && err[e.index()] == 0.0 => {
+                            let (low, high) = ((bv - be).max(0.0), bv + be);
+                            if r.num() == 1 {
+                                high.sqrt() - low.sqrt() + 2.0 * U * value.abs()
+                            } else if low > 0.0 {
+                                1.0 / low.sqrt() - 1.0 / high.sqrt() + 3.0 * U * value.abs()
+                            } else {
+                                f64::INFINITY
+                            }
+                        }
+                        _ if be == 0.0 && err[e.index()] == 0.0 => 4.0 * U * value.abs(),
+                        _ => f64::INFINITY,
+                    };
+                    (value, bound)
+                }
+                Node::Call(f, xs) => {
+                    args.clear();
+                    args.extend(xs.iter().map(|x| v[x.index()]));
+                    let value = f.eval(&args);
+                    let (x, ex) = (args.first().copied().unwrap_or(f64::NAN), xs.first().map_or(0.0, |x| err[x.index()]));
+                    let round = 4.0 * U * (1.0 + value.abs());
+                    let bound = match f {
+                        Func::Sin | Func::Cos | Func::Tanh | Func::Abs => ex + round,
+                        Func::Exp => value.abs() * ex.exp_m1() + round,
+                        Func::Sinh | Func::Cosh => (x.abs() + ex).cosh() * ex + round,
+                        Func::Ln if ex < x.abs() => (x.abs() / (x.abs() - ex)).ln() + round,
+                        Func::Atan2 => {
+                            let ey = ex;
+                            let ex2 = xs.get(1).map_or(0.0, |x| err[x.index()]);
+                            let r = args[0].hypot(args.get(1).copied().unwrap_or(f64::NAN)) - (ey + ex2);
+                            if r > 0.0 { (ey + ex2) / r + round } else { f64::INFINITY }
+                        }
+                        _ if ex == 0.0 => round,
+                        _ => f64::INFINITY,
+                    };
+                    (value, bound)
+                }
+            };
+            v[i] = value;
+            err[i] = if bound.is_nan() { f64::INFINITY } else { bound };
+        }
+        outputs.iter().map(|o| (v[o.index()], err[o.index()])).collect()
     }
 
     /// Values of every node reachable from `outputs`, indexed by id (unreached entries are 0).

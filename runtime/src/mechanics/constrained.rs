@@ -8,11 +8,12 @@
 //! integration error, which accumulates ("drift"). [`project`] removes it with the kinetic metric:
 //!
 //! ```text
-//! positions  (Gauss–Newton, a few iterations):  [M −Gᵀ; G 0] [Δq; μ] = [0; −g(q)],   q ← q + Δq
+//! positions  (Gauss–Newton, a few iterations):  [M −Gᵀ; G 0] [Δq; μ] = [0; −g(q)],   q ← q ⊕ Δq
 //! velocities (one linear step):                  [M −Aᵀ; A 0] [Δv; μ] = [0; −(A q̇ + b)],   q̇ ← q̇ + Δv
 //! ```
 //!
-//! with `g` the holonomic residuals and `G` their rows: the M-orthogonal projection, the smallest
+//! with `g` the holonomic residuals and `G` their rows (q ⊕ Δq is [`displace`]: q + Δq for
+//! coordinates, an orientation turned by the rotation vector Δω): the M-orthogonal projection, the smallest
 //! change in the metric of the kinetic energy, solved with the system's mass operator (the Schur
 //! complement of M, see [`solve_constrained`](crate::mechanics::solve_constrained)). [`integrate_constrained`] projects after every
 //! accepted step when [`Options::projection`] is on (the default) and reports the residuals in
@@ -24,15 +25,17 @@ use nalgebra::{SMatrix, SVector};
 
 use crate::error::{FieldError, RunResult, SimError};
 use crate::mechanics::linalg::MassOperator;
-use crate::mechanics::{MechanicalSystem, Saddle, dense_mass, finite};
+use crate::mechanics::{MechanicalSystem, Saddle, dense_mass, displace, finite, set_velocities, velocities};
 use crate::ode::events::Event;
 use crate::ode::integrate::drive;
 use crate::ode::options::Options;
 use crate::ode::trajectory::{ConstraintReport, Trajectory};
 
-/// A mechanical system with `M` constraint rows on `N` coordinates (state dimension `D = 2N`),
-/// implemented by generated models with constraints; its kinetic metric is the
-/// [`MechanicalSystem::mass`] operator.
+/// A mechanical system with `M` constraint rows on `N` velocities (state dimension `D = 2N`, or
+/// more positions with orientations, [`MechanicalSystem::POSITIONS`]), implemented by generated
+/// models with constraints; its kinetic metric is the [`MechanicalSystem::mass`] operator. The
+/// rows are over the velocities: with orientations, a holonomic row is ∂f/∂q pulled back through
+/// q̇ = K v.
 pub trait Constrained<const N: usize, const D: usize, const M: usize>: MechanicalSystem<N, D> {
     /// The rows A(t, q) and affine parts b(t, q) of `A q̇ + b = 0`.
     fn rows(&self, t: f64, x: &SVector<f64, D>) -> (SMatrix<f64, M, N>, SVector<f64, M>);
@@ -60,7 +63,7 @@ where
     S: Constrained<N, D, M> + ?Sized,
 {
     let (a, b) = sys.rows(t, x);
-    let v = SVector::<f64, N>::from_fn(|i, _| x[N + i]);
+    let v = velocities::<S, N, D>(x);
     let g = sys.position_residuals(t, x);
     (g.amax(), (a * v + b).amax())
 }
@@ -94,10 +97,8 @@ where
             // (The rows that are not holonomic are not selected: their entries of −g are ignored.)
             let dq = masked_saddle_point(t, sys.mass(t, &x)?, &a, &holonomic, &(-g), rows)?;
             let size = dq.amax();
-            for i in 0..N {
-                x[i] += dq[i];
-            }
-            let scale = (0..N).fold(1.0f64, |s, i| s.max(x[i].abs()));
+            displace::<S, N, D>(&mut x, &dq);
+            let scale = (0..S::POSITIONS.min(D)).fold(1.0f64, |s, i| s.max(x[i].abs()));
             // At round-off, or stalled there: the correction no longer shrinks, but it (or the one
             // before, when this one is round-off noise) is within tolerance.
             if size <= 4.0 * f64::EPSILON * scale || (size >= 0.5 * last && size.min(last) <= POSITION_CONVERGED * scale) {
@@ -113,11 +114,9 @@ where
         }
     }
     let (a, b) = sys.rows(t, &x);
-    let v = SVector::<f64, N>::from_fn(|i, _| x[N + i]);
+    let v = velocities::<S, N, D>(&x);
     let dv = masked_saddle_point(t, sys.mass(t, &x)?, &a, &[true; M], &(-(a * v + b)), rows)?;
-    for i in 0..N {
-        x[N + i] += dv[i];
-    }
+    set_velocities::<S, N, D>(&mut x, &(v + dv));
     finite(t, x)
 }
 
@@ -141,7 +140,7 @@ pub fn with_known_velocities<S, const N: usize, const D: usize, const M: usize>(
 where
     S: Constrained<N, D, M> + ?Sized,
 {
-    let v_user = SVector::<f64, N>::from_fn(|i, _| x[N + i]);
+    let v_user = velocities::<S, N, D>(x);
     let mut x = project::<S, N, D, M>(sys, t, x)?;
     let fixed: Vec<usize> = (0..N).filter(|&i| known[i]).collect();
     let size = N + M + fixed.len();
@@ -176,9 +175,7 @@ where
     if !((a * v + b).amax() <= 1e-9 * scale) {
         return Err(singular);
     }
-    for i in 0..N {
-        x[N + i] = v[i];
-    }
+    set_velocities::<S, N, D>(&mut x, &v);
     finite(t, x)
 }
 
@@ -299,5 +296,53 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// One ordinary coordinate and one orientation: N = 1 + 3 velocities, P = 1 + 4 positions.
+    struct Spinner;
+
+    impl VectorField<9> for Spinner {
+        fn field(&self, _t: f64, _x: &SVector<f64, 9>) -> Result<SVector<f64, 9>, FieldError> {
+            Ok(SVector::zeros())
+        }
+    }
+
+    impl MechanicalSystem<4, 9> for Spinner {
+        type Mass = MassFactor<4>;
+        const POSITIONS: usize = 5;
+        fn mass(&self, t: f64, _x: &SVector<f64, 9>) -> Result<MassFactor<4>, FieldError> {
+            factor_mass(t, SMatrix::<f64, 4, 4>::identity())
+        }
+        fn energy(&self, _t: f64, _x: &SVector<f64, 9>) -> f64 {
+            0.0
+        }
+    }
+
+    #[test]
+    fn displacing_turns_an_orientation_by_its_rotation_vector() {
+        let q = nalgebra::UnitQuaternion::from_euler_angles(0.3, -0.4, 1.2);
+        let x = SVector::<f64, 9>::from([2.0, q.w, q.i, q.j, q.k, 0.5, 0.1, 0.2, 0.3]);
+        assert_eq!(velocities::<Spinner, 4, 9>(&x), nalgebra::Vector4::new(0.5, 0.1, 0.2, 0.3));
+        // A finite turn: the quaternion is q ⊗ exp(δω/2), the exact rotation by δω in the body.
+        let delta = nalgebra::Vector4::new(-0.25, 0.3, -1.1, 0.7);
+        let mut y = x;
+        displace::<Spinner, 4, 9>(&mut y, &delta);
+        assert_eq!(y[0], 1.75);
+        let turned = q * nalgebra::UnitQuaternion::from_scaled_axis(nalgebra::Vector3::new(0.3, -1.1, 0.7));
+        let got = nalgebra::Quaternion::new(y[1], y[2], y[3], y[4]);
+        assert!((got - *turned.quaternion()).norm() < 1e-15, "{got} vs {turned}");
+        assert_eq!(y.fixed_rows::<4>(5), x.fixed_rows::<4>(5), "the velocities are not moved");
+        // A small one moves the quaternion along its rate ½ q ⊗ (0, δω) (and keeps its norm).
+        let eps = 1e-7;
+        let mut z = x;
+        displace::<Spinner, 4, 9>(&mut z, &(delta * eps));
+        let rate = q.quaternion() * nalgebra::Quaternion::new(0.0, 0.3, -1.1, 0.7) * 0.5;
+        let moved = (nalgebra::Quaternion::new(z[1], z[2], z[3], z[4]) - *q.quaternion()) / eps;
+        assert!((moved - rate).norm() < 1e-6, "{moved} vs {rate}");
+        assert!((nalgebra::Quaternion::new(z[1], z[2], z[3], z[4]).norm() - 1.0).abs() < 1e-15);
+        let mut w = x;
+        set_velocities::<Spinner, 4, 9>(&mut w, &delta);
+        assert_eq!(velocities::<Spinner, 4, 9>(&w), delta);
+        assert_eq!(w.fixed_rows::<5>(0), x.fixed_rows::<5>(0));
     }
 }

@@ -372,6 +372,67 @@ pub fn quasi_jacobian<const NQ: usize, const NV: usize, const D: usize>(
     Ok(j)
 }
 
+/// Compile-time check of a system's [`MechanicalSystem::POSITIONS`]: at least `N`, and the
+/// velocities fit in the state after them (`D = P + N`, or `P + N + 1` with an action).
+struct Positions<S: ?Sized, const N: usize, const D: usize>(core::marker::PhantomData<S>);
+
+impl<S: MechanicalSystem<N, D> + ?Sized, const N: usize, const D: usize> Positions<S, N, D> {
+    const OK: usize = {
+        let p = S::POSITIONS;
+        assert!(p >= N && (D == p + N || D == p + N + 1), "the state holds POSITIONS positions, then N velocities");
+        assert!(p - N <= N / 3, "each orientation adds one position (four quaternion entries, three velocities)");
+        p
+    };
+}
+
+/// The velocities of a system's state: `x[P..P + N]` with `P` its
+/// [`POSITIONS`](MechanicalSystem::POSITIONS).
+#[must_use]
+pub fn velocities<S: MechanicalSystem<N, D> + ?Sized, const N: usize, const D: usize>(x: &SVector<f64, D>) -> SVector<f64, N> {
+    let p = Positions::<S, N, D>::OK;
+    x.fixed_rows::<N>(p).into_owned()
+}
+
+/// Replace a system's velocities in `x` by `v` (see [`velocities`]).
+pub fn set_velocities<S: MechanicalSystem<N, D> + ?Sized, const N: usize, const D: usize>(
+    x: &mut SVector<f64, D>,
+    v: &SVector<f64, N>,
+) {
+    let p = Positions::<S, N, D>::OK;
+    x.fixed_rows_mut::<N>(p).copy_from(v);
+}
+
+/// Move the positions of a system's state along its velocity directions by `delta`: an ordinary
+/// coordinate moves by its entry, qᵢ ← qᵢ + δᵢ; an orientation turns in its body frame by the
+/// rotation vector δω, q ← q ⊗ (cos ½|δω|, sin ½|δω| δω/|δω|) (the exponential: |q| is kept, and to
+/// first order the displacement is K(q) δ, the rates' map q̇ = K v). For a correction δ that solves
+/// the rows A = (∂f/∂q) K of position constraints f, f(q ⊕ δ) = f(q) + A δ + O(|δ|²): Newton's
+/// iteration converges as with coordinates.
+pub fn displace<S: MechanicalSystem<N, D> + ?Sized, const N: usize, const D: usize>(
+    x: &mut SVector<f64, D>,
+    delta: &SVector<f64, N>,
+) {
+    let p = Positions::<S, N, D>::OK;
+    let k = p - N; // orientations
+    let ordinary = N - 3 * k;
+    for i in 0..ordinary {
+        x[i] += delta[i];
+    }
+    for o in 0..k {
+        let (qs, vs) = (ordinary + 4 * o, ordinary + 3 * o);
+        let w = nalgebra::Vector3::new(delta[vs], delta[vs + 1], delta[vs + 2]);
+        let angle = w.norm();
+        // sin(½|w|)/|w|, by its series where |w| is tiny (no 0/0).
+        let s = if angle < 1e-4 { 0.5 - angle * angle / 48.0 } else { (0.5 * angle).sin() / angle };
+        let turn = nalgebra::Quaternion::new((0.5 * angle).cos(), s * w.x, s * w.y, s * w.z);
+        let q = nalgebra::Quaternion::new(x[qs], x[qs + 1], x[qs + 2], x[qs + 3]) * turn;
+        x[qs] = q.w;
+        x[qs + 1] = q.i;
+        x[qs + 2] = q.j;
+        x[qs + 3] = q.k;
+    }
+}
+
 /// The state with its velocities replaced by `v` (positions never jump at an impact): `P`
 /// positions (`P = N` for ordinary coordinates, more with orientations), then the `N` velocities.
 ///

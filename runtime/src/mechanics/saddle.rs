@@ -201,6 +201,28 @@ impl<const N: usize, const M: usize, const NM: usize, F: MassOperator<N>> Constr
         Ok(jac)
     }
 
+    /// `∂F/∂x` of the constrained field of a system with quasi-velocities (`P` positions, then the
+    /// `N` velocities; an orientation's quaternion turns at q̇ = K(q) v): the rates' Jacobians
+    /// `∂q̇/∂q`, `∂q̇/∂v` on top, the velocities' rows `−(K⁻¹ ∂R/∂x)` below, as
+    /// [`field_jacobian`](Self::field_jacobian) for `P = N`.
+    ///
+    /// # Errors
+    /// [`FieldError::SingularConstraints`] if the sensitivities are not finite.
+    pub fn quasi_field_jacobian<const P: usize, const D: usize>(
+        &self,
+        dr_dx: SMatrix<f64, NM, D>,
+        rates: (SMatrix<f64, P, P>, SMatrix<f64, P, N>),
+    ) -> Result<SMatrix<f64, D, D>, FieldError> {
+        let () = SplitDim::<P, N, D>::OK;
+        let sens =
+            self.saddle.solve_stacked(&-dr_dx).map_err(|_| FieldError::SingularConstraints { t: self.t, rows: self.rows })?;
+        let mut jac = SMatrix::<f64, D, D>::zeros();
+        jac.fixed_view_mut::<P, P>(0, 0).copy_from(&rates.0);
+        jac.fixed_view_mut::<P, N>(0, P).copy_from(&rates.1);
+        jac.fixed_view_mut::<N, D>(P, 0).copy_from(&sens.fixed_rows::<N>(0));
+        Ok(jac)
+    }
+
     /// The accelerations' sensitivities ∂q̈/∂w to quantities w outside the state (inputs,
     /// parameters), from ∂R/∂w of the saddle-point residual: the first N rows of −K⁻¹ ∂R/∂w.
     ///

@@ -42,12 +42,21 @@ use crate::error::FieldError;
 use crate::mechanics::linalg::MassOperator;
 use crate::ode::field::VectorField;
 
-/// A mechanical system with `N` coordinates on the state of dimension `D` (`2N`, or `2N + 1`
-/// with an action variable): its field, its mass operator and its energy. Generated models
+/// A mechanical system with `N` velocities on the state of dimension `D` (`2N`, or `2N + 1`
+/// with an action variable; with orientations, more positions than velocities, see
+/// [`POSITIONS`](Self::POSITIONS)): its field, its mass operator and its energy. Generated models
 /// implement it (with the dense [`MassFactor`](crate::MassFactor) today).
 pub trait MechanicalSystem<const N: usize, const D: usize>: VectorField<D> {
     /// What the system's mass matrix M(t, q) is to the runtime at one state: solves and products.
     type Mass: MassOperator<N>;
+
+    /// The number of position entries of the state, before the `N` velocities: `N` for ordinary
+    /// coordinates (the default), `N + k` for a model with `k` orientations — the ordinary
+    /// coordinates first, then each orientation's unit quaternion (w, x, y, z) among the positions
+    /// and its body angular velocity ω among the velocities (quasi-velocities: q̇ = ½ q ⊗ (0, ω)).
+    /// The runtime reads the velocities at `x[POSITIONS..POSITIONS + N]` and moves positions along
+    /// velocity directions with [`displace`](crate::mechanics::displace).
+    const POSITIONS: usize = N;
 
     /// The mass operator at `(t, x)`.
     ///

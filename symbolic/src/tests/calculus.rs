@@ -254,3 +254,40 @@ fn zero_test_of_non_smooth_expressions_covers_every_branch() {
     let branches = a.sub(r1, r2);
     assert_eq!(a.zero_test(branches), ZeroTest::NonZero);
 }
+
+/// The bounded evaluation tells a rounding residue of an identically zero expression from a
+/// small nonzero value, and refuses a bound for the reciprocal of a residue.
+#[test]
+fn bounded_evaluation_bounds_cancellation() {
+    let mut a = Arena::new();
+    let (x, y) = (a.symbol("x"), a.symbol("y"));
+    // sin²x + cos²x − 1 ≡ 0 and (x + y)² − x² − 2xy − y² ≡ 0, not structurally zero.
+    let (s, c) = (a.call(Func::Sin, &[x]), a.call(Func::Cos, &[x]));
+    let (s2, c2) = (a.powi(s, 2), a.powi(c, 2));
+    let one = a.one();
+    let trig = a.add(&[s2, c2]);
+    let trig = a.sub(trig, one);
+    let xy = a.add2(x, y);
+    let square = a.powi(xy, 2);
+    let (x2, y2) = (a.powi(x, 2), a.powi(y, 2));
+    let two = a.int(2);
+    let cross = a.mul(&[two, x, y]);
+    let poly = a.add(&[x2, cross, y2]);
+    let poly = a.sub(square, poly);
+    // A small nonzero value and the reciprocal of a residue.
+    let tiny = a.num(Rational::new(1, 1_000_000).expect("a rational"));
+    let small = a.add2(poly, tiny);
+    let inverse = a.powi(poly, -1);
+    let mut rng = Rng::new(5);
+    for _ in 0..50 {
+        let (vx, vy) = (rng.range(-30.0, 30.0), rng.range(-30.0, 30.0));
+        let values = |e: Expr| if e == x { vx } else { vy };
+        let out = a.eval_many_bounded(&[trig, poly, small, inverse], &values);
+        assert!(out[0].0.abs() <= out[0].1 && out[0].1 < 1e-13, "{:?}", out[0]);
+        assert!(out[1].0.abs() <= out[1].1 && out[1].1 < 1e-11 * (vx.abs() + vy.abs()).powi(2), "{:?}", out[1]);
+        assert!(out[2].0.abs() > out[2].1, "1e-6 is certainly nonzero: {:?}", out[2]);
+        assert!(out[3].1.is_infinite() || out[3].0.abs() <= out[3].1, "{:?}", out[3]);
+        // The values are those of the plain evaluation.
+        assert_eq!(out[1].0, a.eval(poly, &values));
+    }
+}

@@ -128,45 +128,57 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<Constra
         let aa = arena.dot(ai, &layout.qdd);
         residual.push(arena.add2(aa, ci));
     }
-    // The field Jacobian only where the model asks for it (see `Model::field_jacobian`).
-    let [dr_dq, dr_dv] =
-        if model.field_jacobian { arena.jacobian_blocks(&residual, [&layout.q, &layout.qd]) } else { [Vec::new(), Vec::new()] };
+    // The field Jacobian only where the model asks for it (see `Model::field_jacobian`). With
+    // orientations, ∂/∂q leaves the tangent directions: |q|² is its sum of squares again.
+    let quasi = !layout.orientations.is_empty();
+    let [dr_dq, dr_dv] = match (model.field_jacobian, quasi) {
+        (false, _) => [Vec::new(), Vec::new()],
+        (true, false) => arena.jacobian_blocks(&residual, [&layout.q, &layout.qd]),
+        (true, true) => {
+            let unheld = layout.unhold_norms(arena, &residual);
+            [arena.jacobian(&unheld, &layout.q), arena.jacobian(&unheld, &layout.qd)]
+        }
+    };
     let dr_dt = if model.field_jacobian { arena.diff_many(&residual, layout.t) } else { Vec::new() };
     let dr_dz = layout.z.filter(|_| model.field_jacobian).map(|z| arena.diff_many(&residual, z)).unwrap_or_default();
-    let rows_dq = if model.field_jacobian { arena.jacobian(&rows, &layout.q) } else { Vec::new() };
+    // (Constrained linearisation, which uses these, is not generated with orientations.)
+    let rows_dq = if model.field_jacobian && !quasi { arena.jacobian(&rows, &layout.q) } else { Vec::new() };
     let chosen: Vec<Expr> = model_sensitivity.iter().map(|&i| layout.params[i]).collect();
     let dr_dp = arena.jacobian(&residual, &chosen);
     // (Inputs are not supported with constraints: w = p; eq.dl_dw is ∂L/∂p then.)
     let dl_dp = eq.dl_dw.clone();
 
-    // Frobenius, on the extended coordinates z = (q, t).
+    // Frobenius, on the extended coordinates z = (q, t): each row as a one-form on them, and, with
+    // orientations, the spheres' forms q·dq that the distribution lives on (see `coordinate_forms`).
     let z: Vec<Expr> = layout.q.iter().copied().chain([layout.t]).collect();
-    let forms: Vec<Vec<Expr>> = a.iter().zip(&b).map(|(ai, &bi)| ai.iter().copied().chain([bi]).collect()).collect();
+    let (forms, spheres) = coordinate_forms(arena, layout, &a, &b);
     let d_forms: Vec<Vec<Vec<Expr>>> = forms.iter().map(|w| exterior_derivative(arena, w, &z)).collect();
     let kinds = forms
         .iter()
         .zip(&d_forms)
         .zip(&declared)
         .map(|((w, dw), &holonomic)| {
+            let with_spheres: Vec<Vec<Expr>> = std::iter::once(w.clone()).chain(spheres.iter().cloned()).collect();
             if holonomic {
                 Kind::Holonomic
-            } else if wedge_with_one_form_is_zero(arena, dw, std::slice::from_ref(w)) {
+            } else if wedge_with_one_form_is_zero(arena, dw, &with_spheres) {
                 Kind::Integrable
             } else {
                 Kind::Nonholonomic
             }
         })
         .collect::<Vec<_>>();
+    let all_forms: Vec<Vec<Expr>> = forms.iter().chain(&spheres).cloned().collect();
     let set_integrable = if kinds.iter().all(|k| *k == Kind::Holonomic) {
         Some(true)
-    } else if frobenius_terms(z.len(), m) > FROBENIUS_TERMS {
+    } else if frobenius_terms(z.len(), all_forms.len()) > FROBENIUS_TERMS {
         None
-    } else if wedge_is_nonzero_somewhere(arena, model, &d_forms, &forms) {
+    } else if wedge_is_nonzero_somewhere(arena, model, &d_forms, &all_forms) {
         // A component that is certainly nonzero at a sample point: not integrable, without the
         // symbolic expansion (whose exact zero test is needed only to prove the identities).
         Some(false)
     } else {
-        Some(d_forms.iter().all(|dw| wedge_with_one_form_is_zero(arena, dw, &forms)))
+        Some(d_forms.iter().all(|dw| wedge_with_one_form_is_zero(arena, dw, &all_forms)))
     };
     Some(ConstraintEquations {
         names,
@@ -184,6 +196,78 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<Constra
         dr_dp,
         dl_dp,
     })
+}
+
+/// The constraint rows as one-forms on the extended coordinates z = (q, t), and the forms of the
+/// spheres the orientations' quaternions live on.
+///
+/// A row is a ⋅ v + b over the velocities. Where q̇ = v this is the one-form Σₖ aₖ dqₖ + b dt. With
+/// orientations the velocities are not the coordinates' rates: an orientation's ω is
+/// 2 Im(q̄ ⊗ q̇)/|q|² (the left inverse of q̇ = ½ q ⊗ (0, ω) on the tangent space), so its three
+/// entries of the row become the one-form (2/|q|²) Σ_c a_c (w dq_v − q_v dw − (q_v × dq_v))_c over
+/// the quaternion's four coordinates. The distribution then lives on Q = ℝⁿ × S³ × …, the level
+/// sets of the quaternions' norms, and is integrable there iff the rows together with the forms
+/// q·dq of the spheres (closed, d(q·dq) = 0) are integrable on the whole space: those forms are
+/// returned as the second list and join every Frobenius test. Every coefficient has each
+/// orientation's held |q|² replaced by its sum of squares, since d differentiates along every
+/// direction.
+fn coordinate_forms(
+    arena: &mut Arena,
+    layout: &crate::layout::Layout,
+    a: &[Vec<Expr>],
+    b: &[Expr],
+) -> (Vec<Vec<Expr>>, Vec<Vec<Expr>>) {
+    if layout.orientations.is_empty() {
+        let forms = a.iter().zip(b).map(|(ai, &bi)| ai.iter().copied().chain([bi]).collect()).collect();
+        return (forms, Vec::new());
+    }
+    let nq = layout.position_dim();
+    let zero = arena.zero();
+    let mut forms = Vec::with_capacity(a.len());
+    for (ai, &bi) in a.iter().zip(b) {
+        let mut w = vec![zero; nq + 1];
+        for (k, &ak) in ai.iter().enumerate() {
+            match layout.orientation_of_velocity(k) {
+                None => w[k] = arena.add2(w[k], ak),
+                Some((o, c)) => {
+                    // ω_c = (2/|q|²) (w q̇_v − q̇_w q_v − q_v × q̇_v)_c.
+                    let q: [Expr; 4] = std::array::from_fn(|i| layout.q[o.q_start + i]);
+                    let squares: Vec<Expr> = q.iter().map(|&qi| arena.powi(qi, 2)).collect();
+                    let norm2 = arena.add(&squares);
+                    let two = arena.int(2);
+                    let scale = arena.div(two, norm2);
+                    let coefficient = arena.mul2(scale, ak);
+                    // Coefficients of (dq_w, dq_x, dq_y, dq_z) in component c.
+                    let (u1, u2) = ((c + 1) % 3, (c + 2) % 3);
+                    let mut row = [zero; 4];
+                    row[0] = arena.neg(q[1 + c]);
+                    row[1 + c] = q[0];
+                    // −(q_v × dq_v)_c = −(q_{u1} dq_{u2} − q_{u2} dq_{u1}).
+                    row[1 + u2] = arena.neg(q[1 + u1]);
+                    row[1 + u1] = q[1 + u2];
+                    for (i, &r) in row.iter().enumerate() {
+                        let t = arena.mul2(coefficient, r);
+                        let slot = o.q_start + i;
+                        w[slot] = arena.add2(w[slot], t);
+                    }
+                }
+            }
+        }
+        w[nq] = bi;
+        forms.push(layout.unhold_norms(arena, &w));
+    }
+    let spheres = layout
+        .orientations
+        .iter()
+        .map(|o| {
+            let mut w = vec![zero; nq + 1];
+            for i in 0..4 {
+                w[o.q_start + i] = layout.q[o.q_start + i];
+            }
+            w
+        })
+        .collect();
+    (forms, spheres)
 }
 
 /// (dα)ⱼₖ = ∂ⱼαₖ − ∂ₖαⱼ (antisymmetric, full square).
@@ -240,10 +324,14 @@ fn wedge_with_one_form_is_zero(arena: &mut Arena, d_alpha: &[Vec<Expr>], forms: 
 }
 
 /// Whether some component of some dαᵢ ∧ α₁ ∧ … ∧ α_m is certainly nonzero at one of a few
-/// sample points, evaluated in `f64` with the same expansion as [`wedge_with_one_form_is_zero`]
-/// together with its magnitude (the sum of the absolute values of its terms): a value above 10⁻⁶
-/// of its magnitude is not rounding (which stays near 10⁻¹⁶ of it), so the form is not zero
-/// there, hence not identically. `false` says nothing (the exact test decides).
+/// sample points, evaluated in `f64` with the same expansion as [`wedge_with_one_form_is_zero`].
+/// Every entry comes with a bound on its error ([`Arena::eval_many_bounded`]): an entry that is
+/// identically zero but not structurally so (a b = w − a·v that cancels) evaluates to a rounding
+/// residue of about 10⁻¹⁷ within its bound, and a component built on such residues is within the
+/// bound its entries' errors give it. The component's error bound is that propagated bound — the
+/// expansion's magnitude with every entry widened by its error, less the magnitude itself — plus
+/// 10⁻⁶ of the widened magnitude for the rounding of the expansion; a component above it is not
+/// zero there, hence not identically. `false` says nothing (the exact test decides).
 fn wedge_is_nonzero_somewhere(arena: &Arena, model: &Model, d_forms: &[Vec<Vec<Expr>>], forms: &[Vec<Expr>]) -> bool {
     let dim = forms.first().map_or(0, Vec::len);
     let m = forms.len();
@@ -253,21 +341,27 @@ fn wedge_is_nonzero_somewhere(arena: &Arena, model: &Model, d_forms: &[Vec<Vec<E
     for values in sample_points(model, 3) {
         let lookup = |s: Expr| values.get(&s).copied().unwrap_or(1.0);
         let flat: Vec<Expr> = forms.iter().flatten().copied().collect();
-        let a = arena.eval_many(&flat, &lookup);
-        let rows: Vec<&[f64]> = a.chunks(dim).collect();
+        let a = arena.eval_many_bounded(&flat, &lookup);
+        let value: Vec<f64> = a.iter().map(|&(v, _)| v).collect();
+        let wide: Vec<f64> = a.iter().map(|&(v, e)| v.abs() + e).collect();
+        let rows: Vec<&[f64]> = value.chunks(dim).collect();
+        let wide_rows: Vec<&[f64]> = wide.chunks(dim).collect();
         for dw in d_forms {
             let flat_dw: Vec<Expr> = dw.iter().flatten().copied().collect();
-            let d = arena.eval_many(&flat_dw, &lookup);
+            let d = arena.eval_many_bounded(&flat_dw, &lookup);
             let mut set: Vec<usize> = (0..m + 2).collect();
             loop {
-                let (mut value, mut magnitude) = (0.0f64, 0.0f64);
+                let (mut component, mut magnitude, mut widened) = (0.0f64, 0.0f64, 0.0f64);
                 for (j, k, rest, positive) in wedge_terms(&set) {
                     let (minor, minor_magnitude) = numeric_determinant(&rows, &rest);
-                    let coefficient = d[j * dim + k];
-                    value += if positive { coefficient * minor } else { -coefficient * minor };
+                    let (_, minor_widened) = numeric_determinant(&wide_rows, &rest);
+                    let (coefficient, error) = d[j * dim + k];
+                    component += if positive { coefficient * minor } else { -coefficient * minor };
                     magnitude += coefficient.abs() * minor_magnitude;
+                    widened += (coefficient.abs() + error) * minor_widened;
                 }
-                if value.is_finite() && magnitude.is_finite() && value.abs() > 1e-6 * magnitude {
+                let bound = (widened - magnitude).max(0.0) + 1e-6 * widened;
+                if component.is_finite() && bound.is_finite() && component.abs() > bound {
                     return true;
                 }
                 if !next_combination(&mut set, dim) {

@@ -147,11 +147,11 @@ fn symmetries(
             ));
             continue;
         }
-        // Constraint forces Aᵀλ add λ·(Aξ) to dJ/dt.
+        // Constraint forces Aᵀλ add λ·(Aξ) to dJ/dt (the rows are over the velocities: ξ_V).
         let a_xi: Vec<Expr> = (0..model.constraints.len())
             .map(|i| {
                 let row = model.constraints[i].a.clone();
-                arena.dot(&row, &xi)
+                arena.dot(&row, &xi_v)
             })
             .collect();
         let constraints_free = a_xi.iter().all(|&e| is_zero(arena, e));

@@ -69,6 +69,24 @@ fn the_frobenius_test_tells_rolling_from_integrable_constraints() {
     assert_eq!(ce.set_integrable, Some(true));
 }
 
+/// Two rows on three coordinates leave a line field, always integrable. The affine part of the
+/// first, θ (sin²θ + cos²θ − 1), is identically zero but not structurally, so its derivative
+/// evaluates to a rounding residue — the only kind of entry the set's 4-form on (x, y, θ, t) is
+/// built on. The numeric pre-check once took that residue for a nonzero value (it was large next to
+/// the other entries' rounding) and answered "not integrable"; it now bounds every entry's error.
+#[test]
+fn the_frobenius_pre_check_does_not_take_a_rounding_residue_for_a_value() {
+    let (_, _, d) = derived(
+        "#[mechanics(coordinates(x, y, th), lagrangian = (dot(x).powi(2) + dot(y).powi(2) + dot(th).powi(2)) / 2,
+           constraint(c1 = dot(x) - th.cos() * dot(th) + th * (th.sin().powi(2) + th.cos().powi(2) - 1)),
+           constraint(c2 = dot(y) - th.sin() * dot(th)))]
+         struct Line { m: f64 }",
+    );
+    let ce = d.constraints.expect("constraints derived");
+    assert_eq!(ce.kinds, [Kind::Integrable, Kind::Integrable]);
+    assert_eq!(ce.set_integrable, Some(true));
+}
+
 /// Noether with forces: for the rotation ξ = (−y, x) of a particle in a central potential,
 /// J = m (x ẏ − y ẋ) and dJ/dt = ⟨Q, ξ⟩ = −c J/m under linear drag Q = −c q̇ (not conserved);
 /// `cyclic(phi)` in polar coordinates gives J = m r² φ̇, conserved.

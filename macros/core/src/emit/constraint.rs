@@ -7,7 +7,8 @@ use quote::{format_ident, quote};
 use symbolic::Expr;
 
 use crate::derive::constraint::{ConstraintEquations, Kind};
-use crate::emit::codegen::{Helpers, allow_generated};
+use crate::derive::euler_lagrange::Equations;
+use crate::emit::codegen::{Helpers, allow_generated, matrix};
 use crate::model::View;
 use crate::notation::{display_name, doc_block, formula};
 
@@ -23,8 +24,9 @@ pub struct ConstraintItems {
 /// The constrained dynamics: the saddle point solved with the model's mass operator (from
 /// [`crate::emit::dynamics`]), its Jacobian and sensitivities, the constraint methods and
 /// `impl Constrained`.
-pub fn emit(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> ConstraintItems {
+pub fn emit(model: &View<'_>, ce: &ConstraintEquations, eq: &Equations, helpers: &mut Helpers) -> ConstraintItems {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
+    let p = model.layout.position_dim();
     let nm = n + m;
     let sv = crate::emit::codegen::svector;
     let (state, vec_n, vec_m) = (sv(d), sv(n), sv(m));
@@ -35,8 +37,10 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -
     // asks for the Jacobian (`jacobian`, hybrid systems, sensitivities): O(n³) terms otherwise
     // spent on nothing.
     let with_jacobian = model.field_jacobian;
-    let saddle_jacobian = if with_jacobian { saddle_jacobian(model, ce, helpers) } else { TokenStream::new() };
-    let manifold = if with_jacobian { manifold_linearization(model, ce, helpers) } else { TokenStream::new() };
+    let saddle_jacobian = if with_jacobian { saddle_jacobian(model, ce, eq, helpers) } else { TokenStream::new() };
+    // (Not with orientations: the linearisation names a coordinate for every velocity.)
+    let quasi = !model.layout.orientations.is_empty();
+    let manifold = if with_jacobian && !quasi { manifold_linearization(model, ce, helpers) } else { TokenStream::new() };
     let ConstraintDocs { rows: rows_doc, bias: bias_doc, kinds: kinds_doc, set: set_doc } = docs(model, ce, &names);
     let consts = constants(ce, &names, &kinds_doc, &set_doc);
 
@@ -48,7 +52,7 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -
         let (amat, _, c) = self.#rows_fn_name(t, x);
         ::routh::__private::mechanics::solve_constrained::<#n, #m, #nm, _>(t, mass, amat, f, c, &Self::CONSTRAINTS)
     };
-    let (accelerations, jacobian) = accelerations_and_jacobian(model, &solve);
+    let (accelerations, jacobian) = accelerations_and_jacobian(model, &solve, quasi);
     let jacobian = if with_jacobian { jacobian } else { TokenStream::new() };
     let force_rates = if with_jacobian {
         quote! {
@@ -120,7 +124,7 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -
         #[must_use]
         pub fn velocity_residuals(&self, t: f64, x: &#state) -> #vec_m {
             let (amat, b, _) = self.#rows_fn_name(t, x);
-            let qd = <#vec_n>::from_fn(|i, _| x[#n + i]);
+            let qd = <#vec_n>::from_fn(|i, _| x[#p + i]);
             amat * qd + b
         }
 
@@ -192,8 +196,9 @@ fn rows(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> Ro
 
 /// `__routh_constraint_jacobian`: ∂R/∂q, ∂R/∂q̇, ∂R/∂t (and ∂R/∂z) of the saddle-point residual
 /// R = (M q̈ − Aᵀλ − f, A q̈ + c), with a = q̈ and λ as inputs.
-fn saddle_jacobian(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> TokenStream {
+fn saddle_jacobian(model: &View<'_>, ce: &ConstraintEquations, eq: &Equations, helpers: &mut Helpers) -> TokenStream {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
+    let p = model.layout.position_dim();
     let nm = n + m;
     let sv = crate::emit::codegen::svector;
     let (state, vec_n, vec_m) = (sv(d), sv(n), sv(m));
@@ -204,16 +209,40 @@ fn saddle_jacobian(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Hel
     let jparams = quote! { a: &#vec_n, lam: &#vec_m, };
     let jargs = quote! { a, lam, };
     let (j_stmts, j_vals) = helpers.body(model, &jac_out, "__routh_constraint_jacobian", &jparams, &jargs);
-    let dq_sets = (0..nm).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[..nm * n]).map(|((r, c), v)| {
+    let dq_sets = (0..nm).flat_map(|r| (0..p).map(move |c| (r, c))).zip(&j_vals[..nm * p]).map(|((r, c), v)| {
         quote! { dr[(#r, #c)] = #v; }
     });
-    let dv_sets = (0..nm).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[nm * n..2 * nm * n]).map(|((r, c), v)| {
-        quote! { dr[(#r, #n + #c)] = #v; }
+    let dv_sets = (0..nm).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[nm * p..nm * (p + n)]).map(|((r, c), v)| {
+        quote! { dr[(#r, #p + #c)] = #v; }
     });
-    let dt_vals = &j_vals[2 * nm * n..2 * nm * n + nm];
-    let dz_sets = j_vals[2 * nm * n + nm..].iter().enumerate().map(|(r, v)| quote! { dr[(#r, 2 * #n)] = #v; });
+    let dt_vals = &j_vals[nm * (p + n)..nm * (p + n) + nm];
+    let dz_sets = j_vals[nm * (p + n) + nm..].iter().enumerate().map(|(r, v)| quote! { dr[(#r, #p + #n)] = #v; });
     let (jac_fn, allow) = (format_ident!("__routh_constraint_jacobian"), allow_generated());
+    // With orientations, the rates' Jacobians ∂q̇/∂q, ∂q̇/∂v of q̇ = K(q) v head the field's Jacobian.
+    let rates = match &eq.rate_jacobians {
+        Some((rq, rv)) => {
+            let mut outs: Vec<Expr> = rq.iter().flatten().copied().collect();
+            outs.extend(rv.iter().flatten().copied());
+            let none = TokenStream::new();
+            let (stmts, vals) = helpers.body(model, &outs, "__routh_rate_jacobians", &none, &none);
+            let (rq_m, rv_m) = (matrix(p, p, &vals[..p * p]), matrix(p, n, &vals[p * p..]));
+            quote! {
+                /// The rates' Jacobians ∂q̇/∂q and ∂q̇/∂v of q̇ = K(q) v (an orientation's quaternion turns at
+                /// ½ q ⊗ (0, ω)), the top rows of the field's Jacobian.
+                #allow
+                fn __routh_rate_jacobians(&self, t: f64, x: &#state)
+                    -> (::routh::__private::nalgebra::SMatrix<f64, #p, #p>, ::routh::__private::nalgebra::SMatrix<f64, #p, #n>)
+                {
+                    #(#stmts)*
+                    (#rq_m, #rv_m)
+                }
+            }
+        }
+        None => TokenStream::new(),
+    };
     quote! {
+        #rates
+
         #allow
         fn #jac_fn(&self, t: f64, x: &#state, a: &#vec_n, lam: &#vec_m)
             -> (::routh::__private::nalgebra::SMatrix<f64, #nm, #d>, ::routh::__private::nalgebra::SVector<f64, #nm>)
@@ -321,8 +350,9 @@ fn constants(ce: &ConstraintEquations, names: &[String], kinds_doc: &str, set_do
 }
 
 /// `accelerations` and `jacobian` of the constrained system, from the saddle-point solve `solve`.
-fn accelerations_and_jacobian(model: &View<'_>, solve: &TokenStream) -> (TokenStream, TokenStream) {
+fn accelerations_and_jacobian(model: &View<'_>, solve: &TokenStream, quasi: bool) -> (TokenStream, TokenStream) {
     let (n, d) = (model.dof(), model.layout.state_dim());
+    let p = model.layout.position_dim();
     let sv = crate::emit::codegen::svector;
     let (state, vec_n) = (sv(d), sv(n));
     let fe = crate::emit::codegen::field_error();
@@ -345,6 +375,11 @@ fn accelerations_and_jacobian(model: &View<'_>, solve: &TokenStream) -> (TokenSt
     } else {
         TokenStream::new()
     };
+    let field_jacobian = if quasi {
+        quote! { sol.quasi_field_jacobian::<#p, #d>(dr, self.__routh_rate_jacobians(t, x)) }
+    } else {
+        quote! { sol.field_jacobian(dr) }
+    };
     let jacobian = quote! {
         /// Jacobian ∂F/∂x of the constrained first-order field, from symbolic derivatives of the saddle-point
         /// residual R = (M q̈ − Aᵀλ − f, A q̈ + c): ∂(q̈, λ)/∂x = −K⁻¹ ∂R/∂x with K = [M −Aᵀ; A 0] factored once.
@@ -356,7 +391,7 @@ fn accelerations_and_jacobian(model: &View<'_>, solve: &TokenStream) -> (TokenSt
             let (a, lam) = (&sol.accelerations, &sol.multipliers);
             let (dr, _) = self.#jac_fn(t, x, a, lam);
             #[allow(unused_mut)]
-            let mut j = sol.field_jacobian(dr)?;
+            let mut j = #field_jacobian?;
             #action_row
             Ok(j)
         }

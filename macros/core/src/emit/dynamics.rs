@@ -77,8 +77,15 @@ pub(crate) fn mechanical_system_impl(model: &View<'_>) -> TokenStream {
     let state = crate::emit::codegen::svector(d);
     let fe = crate::emit::codegen::field_error();
     let mass = mass_operator();
+    let p = model.layout.position_dim();
+    let positions = if p == n {
+        TokenStream::new()
+    } else {
+        quote! { const POSITIONS: usize = #p; }
+    };
     let items = lazy(quote! {
         type Mass = ::routh::__private::MassFactor<#n>;
+        #positions
         fn mass(&self, t: f64, x: &#state) -> ::core::result::Result<Self::Mass, #fe> {
             #mass
         }
@@ -142,7 +149,7 @@ pub(crate) fn accelerations_and_jacobian(
     // constrained one (the saddle-point system of `emit::constraint`).
     match constraints {
         Some(ce) => {
-            let items = crate::emit::constraint::emit(model, ce, helpers);
+            let items = crate::emit::constraint::emit(model, ce, eq, helpers);
             (items.accelerations, items.jacobian, items.methods, items.trait_impl)
         }
         None if !model.field_jacobian => {

@@ -2,6 +2,11 @@
 //!
 //! - `holonomic(name = f)`: f(t, q) = 0; it must not depend on velocities. Its row is the total
 //!   derivative: a = ∇f, b = ∂f/∂t.
+//!
+//! Rows are over the velocities. With orientations (whose velocities are the body angular
+//! velocity ω, not a coordinate's rate) a gradient or a one-form over the coordinates is pulled
+//! back through q̇ = K v ([`crate::layout::Layout::pull_back`]); a velocity expression may use
+//! `omega(R)` directly.
 //! - `constraint(name = ω)`: either a one-form in the differentials `d<coordinate>` and `dt`
 //!   (`dx - r * phi.cos() * dth`, as in impact laws), or a velocity expression that must be affine
 //!   in q̇ (`dot(x) - r * omega_y` with `omega_y` a `define` of angles and their rates). For the
@@ -52,12 +57,14 @@ fn lower_constraint_expr(lower: &mut Lowerer<'_>, decl: &ConstraintDecl, dq: &[E
                 src,
                 format!(
                     "a holonomic constraint f(t, q) = 0 is a function of the coordinates and time, but this depends on \
-                     the velocity `dot({v})`; write a velocity constraint as `constraint({name} = ...)`"
+                     the velocity `{v}`; write a velocity constraint as `constraint({name} = ...)`"
                 ),
             ));
         }
         let (q, t) = (lower.syms.q.clone(), lower.syms.t);
-        let a = lower.arena.gradient(f, &q);
+        // Over the velocities: ∂f/∂q pulled back through q̇ = K v (∇f itself without orientations).
+        let gradient = lower.arena.gradient(f, &q);
+        let a = lower.syms.pull_back(lower.arena, &gradient);
         let b = lower.arena.diff(f, t);
         if a.iter().all(|&ak| lower.arena.zero_test(ak).is_zero()) {
             return Err(syn::Error::new_spanned(src, "this holonomic constraint does not depend on the coordinates"));
@@ -66,20 +73,21 @@ fn lower_constraint_expr(lower: &mut Lowerer<'_>, decl: &ConstraintDecl, dq: &[E
     }
     let w = lower.lower_oneform(src, dq, dt)?;
     let uses_differentials = dq.iter().chain([&dt]).any(|&d| lower.arena.depends_on(w, d));
-    let velocity = lower.velocity_in(w).map(str::to_owned);
+    let velocity = lower.velocity_in(w);
     let (a, b) = match (uses_differentials, velocity) {
         (true, Some(v)) => {
             return Err(syn::Error::new_spanned(
                 src,
                 format!(
                     "write a constraint either as a one-form in `d<coordinate>` and `dt` or as a velocity expression; \
-                     this mixes differentials with `dot({v})`"
+                     this mixes differentials with `{v}`"
                 ),
             ));
         }
         (true, None) => {
             check_linear_oneform(lower, w, dq, dt, src)?;
-            let a = lower.arena.gradient(w, dq);
+            let over_q = lower.arena.gradient(w, dq);
+            let a = lower.syms.pull_back(lower.arena, &over_q);
             let b = lower.arena.diff(w, dt);
             (a, b)
         }
@@ -88,12 +96,12 @@ fn lower_constraint_expr(lower: &mut Lowerer<'_>, decl: &ConstraintDecl, dq: &[E
             let a = lower.arena.gradient(w, &qd);
             for (k, &ak) in a.iter().enumerate() {
                 if let Some(j) = qd.iter().position(|&v| lower.arena.depends_on(ak, v)) {
-                    let (ck, cj) = (lower.coordinate_name(k).to_owned(), lower.coordinate_name(j).to_owned());
+                    let (ck, cj) = (lower.velocity_name(k), lower.velocity_name(j));
                     return Err(syn::Error::new_spanned(
                         src,
                         format!(
-                            "a velocity constraint must be affine in the velocities, but the coefficient of `dot({ck})` \
-                             depends on `dot({cj})`"
+                            "a velocity constraint must be affine in the velocities, but the coefficient of `{ck}` \
+                             depends on `{cj}`"
                         ),
                     ));
                 }

@@ -176,7 +176,6 @@ impl<'a> Lowerer<'a> {
         result
     }
 
-    /// Name of coordinate `k`.
     /// The name of the action variable of a contact model (`None` without `action(...)`).
     pub fn action_name(&self) -> Option<&str> {
         self.action.as_deref()
@@ -187,14 +186,19 @@ impl<'a> Lowerer<'a> {
         &self.coordinates
     }
 
-    pub fn coordinate_name(&self, k: usize) -> &str {
-        &self.coordinates[k]
+    /// Whether `e` depends on a velocity (then it is not a function of coordinates and time): the
+    /// first one it depends on, as written in the DSL ([`Self::velocity_name`]).
+    pub fn velocity_in(&self, e: Expr) -> Option<String> {
+        let k = self.syms.qd.iter().position(|&v| self.arena.depends_on(e, v))?;
+        Some(self.velocity_name(k))
     }
 
-    /// Whether `e` depends on a velocity q̇ (then it is not a function of coordinates and time).
-    pub fn velocity_in(&self, e: Expr) -> Option<&str> {
-        let k = self.syms.qd.iter().position(|&v| self.arena.depends_on(e, v))?;
-        Some(&self.coordinates[k])
+    /// How velocity `k` is written in the DSL: `dot(x)`, or `omega(R)[i]` for an orientation's.
+    pub fn velocity_name(&self, k: usize) -> String {
+        match self.syms.orientation_of_velocity(k) {
+            Some((o, c)) => format!("omega({})[{c}]", o.name),
+            None => format!("dot({})", self.coordinates[k]),
+        }
     }
 
     /// The lowered value of define `i` (lowering it now if needed).

@@ -82,7 +82,7 @@ pub(super) fn lower_impact(
                         guard_src,
                         format!(
                             "a guard must be a function of the coordinates and time (a surface h(t, q) = 0), but this \
-                             depends on the velocity `dot({v})`"
+                             depends on the velocity `{v}`"
                         ),
                     ));
                 }
@@ -130,7 +130,7 @@ pub(super) fn lower_impact(
                             return Err(syn::Error::new_spanned(
                                 f,
                                 format!(
-                                    "one-form coefficients must be functions of the coordinates and time, but this depends on `dot({v})`"
+                                    "one-form coefficients must be functions of the coordinates and time, but this depends on `{v}`"
                                 ),
                             ));
                         }

@@ -9,9 +9,12 @@
 //!
 //! Models with orientations support, for now, bodies and Lagrangians, forces on their ordinary
 //! coordinates, energies and momenta, symmetries (`rotation(R, axis)` of an orientation, or
-//! generators on the ordinary coordinates), the field Jacobian, and impacts (guards may depend on
-//! the orientation; the law's rows are pulled back to the velocities, Kᵀ∇h); the other items are
-//! compile errors naming what is missing.
+//! generators on the ordinary coordinates), the field Jacobian, impacts (guards may depend on the
+//! orientation; the law's rows are pulled back to the velocities, Kᵀ∇h) and constraints (rows over
+//! the velocities: a velocity expression in ω directly, a position constraint or one-form pulled
+//! back; their Frobenius test on Q = ℝⁿ × S³ⁱ, see [`crate::derive::constraint`]); the other items
+//! are compile errors naming what is missing. Constrained linearisation (`linearize_constrained`)
+//! is not generated for them: it needs a coordinate for every velocity.
 
 use syn::Ident;
 
@@ -43,8 +46,7 @@ pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<
             None => kept.push(r.clone()),
         }
     }
-    let unsupported: [(&str, bool); 7] = [
-        ("constraints", !raw.constraints.is_empty()),
+    let unsupported: [(&str, bool); 6] = [
         ("modes", !raw.modes.is_empty()),
         ("Routh reduction", !raw.reductions.is_empty()),
         ("discrete integrators", !raw.discrete.is_empty()),

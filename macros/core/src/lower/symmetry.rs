@@ -68,7 +68,7 @@ pub(super) fn lower_symmetry(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, coord
             if let Some(v) = lower.velocity_in(e) {
                 return Err(syn::Error::new_spanned(
                     &b.value,
-                    format!("a generator ξ_Q(q) is a vector field on configuration space; this depends on `dot({v})`"),
+                    format!("a generator ξ_Q(q) is a vector field on configuration space; this depends on `{v}`"),
                 ));
             }
             if lower.arena.depends_on(e, lower.syms.t) {
