@@ -219,6 +219,155 @@ fn a_define_with_arguments_writes_the_rolling_pattern_once() {
     }
 }
 
+/// The same coin with `rolling(...)`: the item finds the contact point (the disk's lowest point),
+/// proves that the chart holds its height (c_z² = r²(1 − n_z²) with c_z > 0) and writes the
+/// no-slip rows.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, psi, theta, phi),
+    frame(lean = rot_z(psi) * rot_x(theta), disk_frame = lean * rot_y(phi)),
+    body(name = disk, mass = m, centre = [x, y, 0] + lean * [0, 0, r], frame = disk_frame, inertia = diag(a, c, a)),
+    gravity = [0, 0, -g],
+    rolling(name = ground, body = disk, disk = r, axis = [0, 1, 0]),
+)]
+struct RollingCoin {
+    m: f64,
+    r: f64,
+    a: f64,
+    c: f64,
+    g: f64,
+}
+
+/// The coin with its orientation in the state and its centre free: `rolling(...)` adds the
+/// height condition c_z = r √(1 − n_z²) as a holonomic row (the chart does not hold it).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(cx, cy, cz),
+    orientation(q),
+    body(name = disk, mass = m, centre = [cx, cy, cz], frame = q, inertia = diag(a, c, a)),
+    gravity = [0, 0, -g],
+    rolling(name = ground, body = disk, disk = r, axis = [0, 1, 0]),
+)]
+struct QuaternionCoin {
+    m: f64,
+    r: f64,
+    a: f64,
+    c: f64,
+    g: f64,
+}
+
+#[test]
+fn a_rolling_item_is_the_hand_written_coin_in_euler_angles_and_with_a_quaternion() {
+    let coin = uniform_coin();
+    let (m, r, a, c, g) = (coin.m, coin.r, coin.a, coin.c, coin.g);
+    let item = RollingCoin { m, r, a, c, g };
+    assert_eq!(RollingCoin::CONSTRAINTS, ["ground_x", "ground_y"], "the chart holds the height");
+    assert_eq!(QuaternionCoin::CONSTRAINTS, ["ground_height", "ground_x", "ground_y"]);
+    assert_eq!(QuaternionCoin::CONSTRAINT_KINDS[0], ConstraintKind::Holonomic);
+    let mut rng = common::Rng::new(8);
+    for _ in 0..10 {
+        let x =
+            coin_state(&coin, rng.uniform(-0.8, 0.8), [rng.uniform(-5.0, 5.0), rng.uniform(-1.0, 1.0), rng.uniform(-20.0, 20.0)]);
+        let (hand, generated) = (coin.accelerations(0.0, &x).unwrap(), item.accelerations(0.0, &x).unwrap());
+        assert!((hand - generated).norm() <= 1e-12 * (1.0 + hand.norm()), "{hand} vs {generated}");
+        assert!(item.velocity_residuals(0.0, &x).norm() < 1e-12);
+    }
+    // The quaternion coin from the same physical state: R = R_z(ψ) R_x(θ) R_y(φ), the centre above
+    // the contact, ω = Rᵀ(ψ̇ e_z + θ̇ R_z e_x + φ̇ R_z R_x e_y), ċ = ṙ_contact + Ω_lean × (c − contact).
+    let quat = QuaternionCoin { m, r, a, c, g };
+    let (theta, om) = (0.2f64, 3.0f64);
+    let s = -((c - a + m * r * r) * om * om * (2.0 * theta).sin() + 2.0 * m * g * r * theta.sin())
+        / (2.0 * (c + m * r * r) * om * theta.cos());
+    let xe = coin_state(&coin, theta, [om, 0.0, s]);
+    let to_quaternion = |x: &SVector<f64, 10>| {
+        use routh::nalgebra::{UnitQuaternion, Vector3};
+        let (psi, theta, phi) = (x[2], x[3], x[4]);
+        let (rz, rx) = (
+            UnitQuaternion::from_axis_angle(&Vector3::z_axis(), psi),
+            UnitQuaternion::from_axis_angle(&Vector3::x_axis(), theta),
+        );
+        let lean = rz * rx;
+        let frame = lean * UnitQuaternion::from_axis_angle(&Vector3::y_axis(), phi);
+        let arm = lean * Vector3::new(0.0, 0.0, r);
+        let centre = Vector3::new(x[0], x[1], 0.0) + arm;
+        let lean_rate = x[7] * Vector3::z() + x[8] * (rz * Vector3::x());
+        let spin = lean_rate + x[9] * (lean * Vector3::y());
+        let velocity = Vector3::new(x[5], x[6], 0.0) + lean_rate.cross(&arm);
+        let w = frame.inverse() * spin;
+        (centre, frame, velocity, w)
+    };
+    let (centre, frame, velocity, w) = to_quaternion(&xe);
+    let xq = quat.state(
+        [centre.x, centre.y, centre.z, frame.w, frame.i, frame.j, frame.k],
+        [velocity.x, velocity.y, velocity.z, w.x, w.y, w.z],
+    );
+    assert!(quat.position_residuals(0.0, &xq).amax() < 1e-15 && quat.velocity_residuals(0.0, &xq).amax() < 1e-14);
+    assert!((quat.energy(0.0, &xq) - coin.energy(0.0, &xe)).abs() < 1e-12 * coin.energy(0.0, &xe).abs());
+    let period = 2.0 * std::f64::consts::PI / om;
+    let opts = tight().output(Output::Times((1..=40).map(|i| i as f64 * period / 40.0).collect()));
+    let (sq, se) = (quat.simulate(xq, 0.0..period, &opts).unwrap(), coin.simulate(xe, 0.0..period, &opts).unwrap());
+    let mut worst = 0.0f64;
+    for ((_, x), (_, y)) in sq.iter().zip(se.iter()) {
+        let (centre, frame, _, w) = to_quaternion(y);
+        let q = routh::nalgebra::UnitQuaternion::from_quaternion(routh::nalgebra::Quaternion::new(x[3], x[4], x[5], x[6]));
+        worst = worst.max((Vector3::new(x[0], x[1], x[2]) - centre).norm() / r).max(q.angle_to(&frame));
+        worst = worst.max((Vector3::new(x[10], x[11], x[12]) - w).norm() / om);
+    }
+    let report = sq.constraints.unwrap();
+    println!(
+        "rolling coin with a quaternion against the Euler-angle coin over a turn: {worst:.1e}; constraints {:?}",
+        report.worst
+    );
+    assert!(worst < 1e-8, "quaternion coin against the Euler-angle coin: {worst:e}");
+    assert!(report.worst.0 < 1e-12 && report.worst.1 < 1e-10, "{:?}", report.worst);
+}
+
+/// Chaplygin's sleigh: a planar body on a knife edge at distance a behind its mass centre, which
+/// cannot slide sideways (`no_slip`).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, th),
+    frame(f = rot_z(th)),
+    body(name = sleigh, mass = m, centre = [x, y, 0], frame = f, inertia = diag(i, i, i)),
+    no_slip(name = blade, body = sleigh, at = [x, y, 0] + f * [-a, 0, 0], along = f * [0, 1, 0]),
+)]
+struct Sleigh {
+    m: f64,
+    i: f64,
+    a: f64,
+}
+
+#[test]
+fn chaplygin_sleigh_follows_its_closed_form() {
+    // With u the forward speed of the mass centre and ω the turning rate, m u̇ = m a ω² and
+    // (I + m a²) ω̇ = −m a u ω: the energy ½ m u² + ½ K ω² (K = I + m a²) is kept, and
+    // u = V tanh(λ t + τ₀), ω = ω₀ cosh τ₀ sech(λ t + τ₀) with V² = u₀² + K ω₀²/m, λ = a m V / K,
+    // tanh τ₀ = u₀ / V: the sleigh straightens out and runs on at V.
+    let sleigh = Sleigh { m: 2.0, i: 0.3, a: 0.4 };
+    assert_eq!(Sleigh::CONSTRAINT_KINDS, [ConstraintKind::Nonholonomic]);
+    let (u0, w0, th0) = (0.5, 2.0, 0.3);
+    let x0 = sleigh.state([0.0, 0.0, th0], [u0 * th0.cos(), u0 * th0.sin(), w0]);
+    // The blade at c − a e_x(θ) moves with ċ + ω e_z × (−a e_x): its lateral speed is 0 − aω + aω.
+    assert!(sleigh.velocity_residuals(0.0, &x0).amax() > 0.1, "the start slides: the item's row is not trivial");
+    let x0 = sleigh
+        .state_with_known_velocities(0.0, [0.0, 0.0, th0], [u0 * th0.cos(), u0 * th0.sin(), w0], [false, false, true])
+        .unwrap();
+    let (m, k) = (sleigh.m, sleigh.i + sleigh.m * sleigh.a * sleigh.a);
+    let forward = |x: &SVector<f64, 6>| x[3] * x[2].cos() + x[4] * x[2].sin();
+    let (u0, w0) = (forward(&x0), x0[5]);
+    let v = (u0 * u0 + k * w0 * w0 / m).sqrt();
+    let lambda = sleigh.a * m * v / k;
+    let tau0 = (u0 / v).atanh();
+    let sol = sleigh.simulate(x0, 0.0..10.0, &tight().output(Output::Interval(0.25))).unwrap();
+    let mut worst = 0.0f64;
+    for (t, x) in sol.iter() {
+        let tau = lambda * t + tau0;
+        worst = worst.max((forward(x) - v * tau.tanh()).abs()).max((x[5] - w0 * tau0.cosh() / tau.cosh()).abs());
+    }
+    println!("Chaplygin sleigh over 10 s: |u − V tanh|, |ω − ω₀ cosh τ₀ sech| ≤ {worst:.1e} (V = {v:.4})");
+    assert!(worst < 1e-9, "sleigh against its closed form: {worst:e}");
+}
+
 fn uniform_coin() -> Coin {
     let (m, r) = (0.05, 0.0125);
     Coin { m, r, a: m * r * r / 4.0, c: m * r * r / 2.0, g: 9.81 }

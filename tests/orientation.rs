@@ -438,17 +438,15 @@ fn the_reset_jacobian_with_an_orientation_matches_finite_differences() {
 // Q = ℝⁿ × S³, projection by turning the quaternion (`runtime::mechanics::displace`).
 
 /// Chaplygin's ball: a sphere of radius a with its mass centre at its centre and any inertia,
-/// rolling without slipping on a plane. The contact point's velocity ẋ + Ω × (−a e_z) vanishes,
-/// Ω = R ω the spatial angular velocity.
+/// rolling without slipping on a plane (`rolling(...)`: the contact point's velocity
+/// ẋ + Ω × (−a e_z) vanishes, Ω = R ω the spatial angular velocity; the chart holds the height).
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(x, y),
     orientation(r),
     body(name = ball, mass = m, centre = [x, y, a], frame = r, inertia = diag(i1, i2, i3)),
     gravity = [0, 0, -g],
-    define(spin = r * omega(r)),
-    constraint(roll_x = dot(x) - a * spin[1]),
-    constraint(roll_y = dot(y) + a * spin[0]),
+    rolling(name = contact, body = ball, sphere = a),
     jacobian,
 )]
 struct ChaplyginBall {
@@ -460,7 +458,7 @@ struct ChaplyginBall {
     g: f64,
 }
 
-/// The same ball in z-x-z Euler angles.
+/// The same ball in z-x-z Euler angles, its rows written by hand.
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(x, y, phi, theta, psi),
@@ -485,6 +483,7 @@ fn chaplygin_ball_keeps_its_integrals_and_is_the_euler_angle_ball() {
     let (m, a, i1, i2, i3, g) = (1.0, 0.5, 0.06, 0.09, 0.11, 9.81);
     let ball = ChaplyginBall { m, a, i1, i2, i3, g };
     let euler = EulerChaplyginBall { m, a, i1, i2, i3, g };
+    assert_eq!(ChaplyginBall::CONSTRAINTS, ["contact_x", "contact_y"]);
     assert_eq!(ChaplyginBall::CONSTRAINT_KINDS, [ConstraintKind::Nonholonomic, ConstraintKind::Nonholonomic]);
     assert_eq!(ChaplyginBall::CONSTRAINTS_INTEGRABLE, Some(false), "rolling is nonholonomic on ℝ² × SO(3)");
     let inertia = Matrix3::from_diagonal(&Vector3::new(i1, i2, i3));

@@ -61,15 +61,7 @@ fn lower_constraint_expr(lower: &mut Lowerer<'_>, decl: &ConstraintDecl, dq: &[E
                 ),
             ));
         }
-        let (q, t) = (lower.syms.q.clone(), lower.syms.t);
-        // Over the velocities: ∂f/∂q pulled back through q̇ = K v (∇f itself without orientations).
-        let gradient = lower.arena.gradient(f, &q);
-        let a = lower.syms.pull_back(lower.arena, &gradient);
-        let b = lower.arena.diff(f, t);
-        if a.iter().all(|&ak| lower.arena.zero_test(ak).is_zero()) {
-            return Err(syn::Error::new_spanned(src, "this holonomic constraint does not depend on the coordinates"));
-        }
-        return Ok(Constraint { name, position: Some(f), a, b });
+        return position_row(lower, name, f, src);
     }
     let w = lower.lower_oneform(src, dq, dt)?;
     let uses_differentials = dq.iter().chain([&dt]).any(|&d| lower.arena.depends_on(w, d));
@@ -91,25 +83,7 @@ fn lower_constraint_expr(lower: &mut Lowerer<'_>, decl: &ConstraintDecl, dq: &[E
             let b = lower.arena.diff(w, dt);
             (a, b)
         }
-        (false, Some(_)) => {
-            let qd = lower.syms.qd.clone();
-            let a = lower.arena.gradient(w, &qd);
-            for (k, &ak) in a.iter().enumerate() {
-                if let Some(j) = qd.iter().position(|&v| lower.arena.depends_on(ak, v)) {
-                    let (ck, cj) = (lower.velocity_name(k), lower.velocity_name(j));
-                    return Err(syn::Error::new_spanned(
-                        src,
-                        format!(
-                            "a velocity constraint must be affine in the velocities, but the coefficient of `{ck}` \
-                             depends on `{cj}`"
-                        ),
-                    ));
-                }
-            }
-            let aqd = lower.arena.dot(&a, &qd);
-            let b = lower.arena.sub(w, aqd);
-            (a, b)
-        }
+        (false, Some(_)) => return velocity_row(lower, name, w, src),
         (false, None) => {
             return Err(syn::Error::new_spanned(
                 src,
@@ -120,6 +94,53 @@ fn lower_constraint_expr(lower: &mut Lowerer<'_>, decl: &ConstraintDecl, dq: &[E
             ));
         }
     };
+    if a.iter().all(|&ak| lower.arena.zero_test(ak).is_zero()) {
+        return Err(syn::Error::new_spanned(src, "this constraint does not restrict any velocity"));
+    }
+    Ok(Constraint { name, position: None, a, b })
+}
+
+/// The row of a position constraint f(t, q) = 0 (free of velocities): a = ∂f/∂q pulled back to
+/// the velocities (∇f itself without orientations), b = ∂f/∂t.
+pub(super) fn position_row(
+    lower: &mut Lowerer<'_>,
+    name: syn::Ident,
+    f: Expr,
+    src: &dyn quote::ToTokens,
+) -> syn::Result<Constraint> {
+    let (q, t) = (lower.syms.q.clone(), lower.syms.t);
+    let gradient = lower.arena.gradient(f, &q);
+    let a = lower.syms.pull_back(lower.arena, &gradient);
+    let b = lower.arena.diff(f, t);
+    if a.iter().all(|&ak| lower.arena.zero_test(ak).is_zero()) {
+        return Err(syn::Error::new_spanned(src, "this holonomic constraint does not depend on the coordinates"));
+    }
+    Ok(Constraint { name, position: Some(f), a, b })
+}
+
+/// The row of a velocity expression w = a·v + b, which must be affine in the velocities: a = ∂w/∂v
+/// free of velocities (proved structurally; the offending velocity is named otherwise).
+pub(super) fn velocity_row(
+    lower: &mut Lowerer<'_>,
+    name: syn::Ident,
+    w: Expr,
+    src: &dyn quote::ToTokens,
+) -> syn::Result<Constraint> {
+    let qd = lower.syms.qd.clone();
+    let a = lower.arena.gradient(w, &qd);
+    for (k, &ak) in a.iter().enumerate() {
+        if let Some(j) = qd.iter().position(|&v| lower.arena.depends_on(ak, v)) {
+            let (ck, cj) = (lower.velocity_name(k), lower.velocity_name(j));
+            return Err(syn::Error::new_spanned(
+                src,
+                format!(
+                    "a velocity constraint must be affine in the velocities, but the coefficient of `{ck}` depends on `{cj}`"
+                ),
+            ));
+        }
+    }
+    let aqd = lower.arena.dot(&a, &qd);
+    let b = lower.arena.sub(w, aqd);
     if a.iter().all(|&ak| lower.arena.zero_test(ak).is_zero()) {
         return Err(syn::Error::new_spanned(src, "this constraint does not restrict any velocity"));
     }

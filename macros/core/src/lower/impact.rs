@@ -17,6 +17,8 @@ pub(super) struct Target {
     pub(super) coordinates: Vec<Ident>,
     /// The target mode's constraints as written (a `project` law projects onto them).
     pub(super) constraints: Vec<ConstraintDecl>,
+    /// Whether the target mode has contacts (`rolling`, `no_slip`), which `project` does not take.
+    pub(super) contacts: bool,
 }
 
 /// Validates and lowers one `impact(...)`.
@@ -181,6 +183,16 @@ pub(super) fn lower_impact(
                      or `map(...)`",
                 ));
             };
+            if target.contacts {
+                return Err(syn::Error::new(
+                    keyword.span(),
+                    format!(
+                        "`project` onto mode `{}` with contacts (`rolling`, `no_slip`) is not supported yet; write the rows \
+                         the contact stands for as `constraint(...)` in that mode",
+                        target.name
+                    ),
+                ));
+            }
             if target.constraints.is_empty() {
                 return Err(syn::Error::new(
                     keyword.span(),

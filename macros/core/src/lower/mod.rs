@@ -12,6 +12,7 @@
 
 mod body;
 mod constraint;
+mod contact;
 mod discrete;
 pub mod expr;
 mod impact;

@@ -42,7 +42,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             Some("modes")
         } else if !raw.impacts.is_empty() {
             Some("impacts")
-        } else if !raw.constraints.is_empty() {
+        } else if !raw.constraints.is_empty() || !raw.contacts.is_empty() {
             Some("constraints")
         } else if !raw.reductions.is_empty() {
             Some("Routh reduction")
@@ -80,6 +80,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             jacobian: raw.jacobian.clone(),
             defines: raw.defines.clone(),
             bodies: raw.bodies.clone(),
+            contacts: raw.contacts.clone(),
             gravity: raw.gravity.clone(),
             lagrangians: raw.lagrangians.clone(),
             forces: raw.forces.clone(),
@@ -102,6 +103,9 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     }
     if let Some(c) = raw.constraints.first() {
         cx.error(c.keyword.span(), "in a model with modes, declare constraints inside the `mode(...)` they hold in");
+    }
+    if let Some(c) = raw.contacts.first() {
+        cx.error(c.keyword.span(), "in a model with modes, declare contacts inside the `mode(...)` they hold in");
     }
     if let Some(s) = raw.symmetries.first() {
         cx.error(s.name.span(), "symmetries of multi-mode models are not supported yet");
@@ -175,6 +179,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 defines,
                 // Bodies belong to the Lagrangian: a mode that inherits it inherits them.
                 bodies: if own.lagrangians.is_empty() && inherit_coordinates { raw.bodies.clone() } else { Vec::new() },
+                contacts: own.contacts.clone(),
                 gravity: if own.lagrangians.is_empty() && inherit_coordinates { raw.gravity.clone() } else { Vec::new() },
                 lagrangians: if own.lagrangians.is_empty() { raw.lagrangians.clone() } else { own.lagrangians.clone() },
                 forces: if own.forces.is_empty() && inherit_coordinates { raw.forces.clone() } else { own.forces.clone() },
@@ -202,7 +207,17 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
         let (from, to_index) = (cx.ok(find(from)), cx.ok(find(to)));
         if let (Some(f), Some(k)) = (from, to_index) {
             let coordinates = merged[k].coordinates.clone();
-            resolved.push((f, t, Target { mode: k, name: to.clone(), coordinates, constraints: merged[k].constraints.clone() }));
+            resolved.push((
+                f,
+                t,
+                Target {
+                    mode: k,
+                    name: to.clone(),
+                    coordinates,
+                    constraints: merged[k].constraints.clone(),
+                    contacts: !merged[k].contacts.is_empty(),
+                },
+            ));
         }
     }
     if cx.has_errors() {
@@ -219,6 +234,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                     name: t.name.clone(),
                     coordinates: t.coordinates.clone(),
                     constraints: t.constraints.clone(),
+                    contacts: t.contacts,
                 };
                 (*decl, target)
             })
@@ -327,6 +343,16 @@ fn lower_model(
     // Nor for constrained models: reducing by a cyclic coordinate's conserved momentum ignores the
     // constraint forces, which change that momentum (the rolling disk's heading momentum), and
     // nonholonomic reduction needs the momentum equation instead.
+    if let (Some(r), Some(c)) = (raw.reductions.first(), raw.contacts.first()) {
+        cx.error(
+            r.keyword.span(),
+            format!(
+                "Routh reduction of models with constraints is not supported yet: the contact `{}` constrains the velocities, \
+                 and its forces act on the cyclic coordinates' momenta; simulate the full model",
+                c.name.as_ref().map_or_else(|| c.keyword.to_string(), ToString::to_string)
+            ),
+        );
+    }
     if let (Some(r), Some(first)) = (raw.reductions.first(), raw.constraints.first()) {
         let names: Vec<String> = raw.constraints.iter().map(|c| format!("`{}`", c.name)).collect();
         let mut error = syn::Error::new(
@@ -414,6 +440,8 @@ fn lower_model(
     for decl in &raw.constraints {
         constraints.extend(cx.ok(lower_constraint(&mut lower, decl, &dq, dt)));
     }
+    // The contacts' rows follow the declared constraints.
+    constraints.extend(super::contact::lower_contacts(&mut lower, cx, raw, &bodies));
     cx.repeats(
         &constraints,
         |c| c.name.to_string(),

@@ -1,6 +1,8 @@
 //! The geometry items as written: `frame(B = R, ...)`, `point(P = r, ...)`,
 //! `body(name = b, mass = m, centre = r, frame = R, inertia = I)`,
-//! `particle(name = p, mass = m, at = r)` and `gravity = g`.
+//! `particle(name = p, mass = m, at = r)`, `gravity = g`, and the contacts of bodies with the
+//! ground: `rolling(name = c, body = b, disk = r, axis = a)`, `rolling(name = c, body = b,
+//! sphere = r)` and `no_slip(name = c, body = b, at = p, along = d)`.
 
 use syn::parse::ParseStream;
 use syn::{Expr, Ident, Token};
@@ -59,6 +61,89 @@ impl BodyDecl {
                         "Expected: name, mass, at (a particle is a point mass; declare a rigid body with `body(...)`)"
                     } else {
                         "Expected: name, mass, centre, frame, inertia"
+                    };
+                    return Err(unknown(key.span(), format_args!("unknown key `{other}` in `{what}(...)`"), other, keys, hint));
+                }
+            };
+            if let Some(slot) = slot {
+                if slot.is_some() {
+                    return Err(duplicate);
+                }
+                *slot = Some(content.parse()?);
+            }
+            if content.is_empty() {
+                break;
+            }
+            content.parse::<Token![,]>()?;
+        }
+        Ok(decl)
+    }
+}
+
+/// The keys of `rolling(...)`.
+pub const ROLLING_KEYS: &[&str] = &["name", "body", "disk", "axis", "sphere"];
+/// The keys of `no_slip(...)`.
+pub const NO_SLIP_KEYS: &[&str] = &["name", "body", "at", "along"];
+
+/// A contact of a body with the ground plane z = 0 as written: `rolling` (a disk of radius `disk`
+/// about its body-frame `axis`, or a sphere of radius `sphere`, rolling without slipping) or
+/// `no_slip` (the body's material point `at` does not slide along the direction `along`: a knife
+/// edge, a skate). Which keys are missing or clash is checked in lowering.
+#[derive(Clone)]
+pub struct ContactDecl {
+    /// `rolling` or `no_slip`.
+    pub keyword: Ident,
+    pub name: Option<Ident>,
+    pub body: Option<Ident>,
+    pub disk: Option<Expr>,
+    pub axis: Option<Expr>,
+    pub sphere: Option<Expr>,
+    pub at: Option<Expr>,
+    pub along: Option<Expr>,
+}
+
+impl ContactDecl {
+    /// Whether this is a `rolling(...)` (else `no_slip(...)`).
+    pub fn is_rolling(&self) -> bool {
+        self.keyword == "rolling"
+    }
+
+    pub(super) fn parse_body(keyword: Ident, content: ParseStream) -> syn::Result<Self> {
+        let mut decl =
+            ContactDecl { keyword, name: None, body: None, disk: None, axis: None, sphere: None, at: None, along: None };
+        let rolling = decl.is_rolling();
+        let (keys, what) = if rolling { (ROLLING_KEYS, "rolling") } else { (NO_SLIP_KEYS, "no_slip") };
+        while !content.is_empty() {
+            let key: Ident = content.parse()?;
+            content.parse::<Token![=]>()?;
+            let duplicate = syn::Error::new(key.span(), format!("`{key}` is given twice in this contact"));
+            let named = |slot: &mut Option<Ident>, content: ParseStream| -> syn::Result<()> {
+                if slot.is_some() {
+                    return Err(duplicate.clone());
+                }
+                *slot = Some(content.parse()?);
+                Ok(())
+            };
+            let slot = match (key.to_string().as_str(), rolling) {
+                ("name", _) => {
+                    named(&mut decl.name, content)?;
+                    None
+                }
+                ("body", _) => {
+                    named(&mut decl.body, content)?;
+                    None
+                }
+                ("disk", true) => Some(&mut decl.disk),
+                ("axis", true) => Some(&mut decl.axis),
+                ("sphere", true) => Some(&mut decl.sphere),
+                ("at", false) => Some(&mut decl.at),
+                ("along", false) => Some(&mut decl.along),
+                (other, _) => {
+                    let hint = if rolling {
+                        "Expected: name, body, and `disk = r, axis = [ax, ay, az]` (a thin disk about its body-frame axis) or \
+                         `sphere = r`"
+                    } else {
+                        "Expected: name, body, at (a point of the body), along (the direction it does not slide in)"
                     };
                     return Err(unknown(key.span(), format_args!("unknown key `{other}` in `{what}(...)`"), other, keys, hint));
                 }

@@ -100,7 +100,7 @@ use crate::diagnostics::unknown;
 
 mod body;
 mod impact;
-pub use body::BodyDecl;
+pub use body::{BodyDecl, ContactDecl};
 pub use impact::{ImpactDecl, LawDecl};
 
 /// The item keywords the attribute understands.
@@ -115,6 +115,8 @@ pub const ITEMS: &[&str] = &[
     "body",
     "particle",
     "gravity",
+    "rolling",
+    "no_slip",
     "lagrangian",
     "force",
     "holonomic",
@@ -262,6 +264,7 @@ pub enum Item {
     },
     Constraint(Vec<ConstraintDecl>),
     Body(Box<BodyDecl>),
+    Contact(Box<ContactDecl>),
     Gravity {
         keyword: Ident,
         value: Expr,
@@ -354,6 +357,11 @@ impl Parse for Item {
                 let content;
                 syn::parenthesized!(content in input);
                 Ok(Item::Body(Box::new(BodyDecl::parse_body(keyword, &content)?)))
+            }
+            "rolling" | "no_slip" => {
+                let content;
+                syn::parenthesized!(content in input);
+                Ok(Item::Contact(Box::new(ContactDecl::parse_body(keyword, &content)?)))
             }
             "gravity" => {
                 input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), "expected `gravity = [gx, gy, gz]`"))?;
@@ -549,6 +557,9 @@ pub struct RawModel {
     pub defines: Vec<Binding>,
     /// `body(...)` and `particle(...)` items.
     pub bodies: Vec<BodyDecl>,
+    /// `rolling(...)` and `no_slip(...)` items: contacts of bodies with the ground plane z = 0,
+    /// lowered into constraints.
+    pub contacts: Vec<ContactDecl>,
     /// `gravity = g` items (one when valid).
     pub gravity: Vec<(Ident, Expr)>,
     pub lagrangians: Vec<(Ident, Expr)>,
@@ -579,6 +590,7 @@ impl RawModel {
             jacobian: None,
             defines: Vec::new(),
             bodies: Vec::new(),
+            contacts: Vec::new(),
             gravity: Vec::new(),
             lagrangians: Vec::new(),
             forces: Vec::new(),
@@ -613,6 +625,7 @@ impl RawModel {
             Item::Output { keyword, bindings } => self.outputs.push((keyword, bindings)),
             Item::Constraint(c) => self.constraints.extend(c),
             Item::Body(b) => self.bodies.push(*b),
+            Item::Contact(c) => self.contacts.push(*c),
             Item::Gravity { keyword, value } => self.gravity.push((keyword, value)),
             Item::Impact(decl) => self.impacts.push(decl),
             Item::Mode(m) => self.modes.push(m),

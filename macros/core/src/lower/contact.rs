@@ -1,0 +1,192 @@
+//! Contacts of bodies with the ground plane z = 0, lowered into constraint rows.
+//!
+//! For a body with mass centre c, frame R and body angular velocity ω (spatial Ω = R ω), the
+//! velocity of its material point at P is ċ + Ω × (P − c). A contact generates its contact point
+//! P, the no-slip rows of that velocity and, where the chart does not already hold it, the
+//! holonomic condition P_z = 0:
+//!
+//! - `rolling(name = k, body = b, sphere = r)`: P = c − r e_z; rows `k_x`, `k_y` (the velocity's x
+//!   and y components); `k_height`: c_z − r = 0 unless identically so.
+//! - `rolling(name = k, body = b, disk = r, axis = a)`: a thin disk (a wheel) of radius r about
+//!   its body-frame unit axis a, n = R a in space. Its lowest point is P = c − r u with
+//!   u = (e_z − n_z n)/s, s = |e_z − n_z n| = √(1 − n_z²) (the disk not lying flat). Rows `k_x`,
+//!   `k_y`; the height condition c_z = r s is already held by the chart when
+//!   c_z² − r²(1 − n_z²) ≡ 0 (proved by the zero test; a rolling coin in Euler angles, the
+//!   bicycle's rear wheel) and c_z > 0 at sampled states — then s = c_z / r exactly and no square
+//!   root appears — and is the holonomic row `k_height`, c_z − r √(1 − n_z²) = 0, otherwise (the
+//!   bicycle's front wheel, whose height the pitch sets).
+//! - `no_slip(name = k, body = b, at = P, along = d)`: the material point at P does not slide
+//!   along the direction d (a knife edge, a skate, a wheel's lateral grip): one row
+//!   d · (ċ + Ω × (P − c)).
+//!
+//! The rows go through the same checks as written constraints (affine in the velocities; the
+//! Frobenius test, multipliers and projection apply), named as above.
+
+use symbolic::{Expr, Vec3};
+
+use super::constraint::{position_row, velocity_row};
+use super::expr::Lowerer;
+use crate::diagnostics::{Ctxt, unknown};
+use crate::layout::Role;
+use crate::model::{Body, Constraint};
+use crate::parse::{ContactDecl, RawModel};
+
+/// The rows of every contact (mistakes reported).
+pub fn lower_contacts(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel, bodies: &[Body]) -> Vec<Constraint> {
+    let mut rows = Vec::new();
+    for decl in &raw.contacts {
+        if let Some(r) = cx.ok(lower_contact(lower, decl, raw, bodies)) {
+            rows.extend(r);
+        }
+    }
+    rows
+}
+
+fn missing(decl: &ContactDecl, key: &str, example: &str) -> syn::Error {
+    syn::Error::new(decl.keyword.span(), format!("this contact has no `{key}`; add `{key} = {example}`"))
+}
+
+fn lower_contact(lower: &mut Lowerer<'_>, decl: &ContactDecl, raw: &RawModel, bodies: &[Body]) -> syn::Result<Vec<Constraint>> {
+    let name = decl.name.clone().ok_or_else(|| missing(decl, "name", "contact"))?;
+    let body_name = decl.body.as_ref().ok_or_else(|| missing(decl, "body", "wheel"))?;
+    let Some(body) = bodies.iter().find(|b| b.name == *body_name) else {
+        let names: Vec<String> = raw.bodies.iter().filter_map(|b| b.name.as_ref().map(ToString::to_string)).collect();
+        let declared = raw.bodies.iter().any(|b| b.name.as_ref() == Some(body_name));
+        if declared {
+            // The body itself failed to lower (reported there).
+            return Ok(Vec::new());
+        }
+        let known = if names.is_empty() {
+            "This model declares no bodies: declare one with `body(name = .., mass = .., centre = .., frame = .., inertia = ..)`"
+                .to_string()
+        } else {
+            format!("Bodies: {}", names.join(", "))
+        };
+        return Err(unknown(body_name.span(), format_args!("unknown body `{body_name}`"), &body_name.to_string(), &names, known));
+    };
+    let Some(rotation) = &body.rotation else {
+        return Err(syn::Error::new(
+            body_name.span(),
+            format!(
+                "`{body_name}` is a particle: it has no frame to roll or grip with; declare it as a `body(...)` with a frame"
+            ),
+        ));
+    };
+    let spin = lower.arena.mat_vec(&rotation.matrix, &rotation.rate);
+    let c = body.centre;
+    let suffix = |s: &str| quote::format_ident!("{}_{}", name, s, span = name.span());
+    let decl_keyword = &decl.keyword;
+    if !decl.is_rolling() {
+        let at_expr = decl.at.as_ref().ok_or_else(|| missing(decl, "at", "centre + frame * [l, 0, 0]"))?;
+        let along_expr = decl.along.as_ref().ok_or_else(|| missing(decl, "along", "frame * [0, 1, 0]"))?;
+        let at = lower.vector(at_expr)?;
+        let along = lower.vector(along_expr)?;
+        let velocity = material_velocity(lower, body, &spin, &at);
+        let w = lower.arena.dot3(&along, &velocity);
+        return Ok(vec![velocity_row(lower, name.clone(), w, decl_keyword)?]);
+    }
+    let (offset, height) = match (&decl.disk, &decl.sphere) {
+        (Some(_), Some(sphere)) => {
+            return Err(syn::Error::new_spanned(
+                sphere,
+                "a contact rolls a disk or a sphere, not both: give `disk = r` or `sphere = r`",
+            ));
+        }
+        (None, None) => return Err(missing(decl, "disk", "r, axis = [0, 1, 0]` or `sphere = r")),
+        (None, Some(sphere)) => {
+            if let Some(axis) = &decl.axis {
+                return Err(syn::Error::new_spanned(axis, "a sphere has no axis; `axis` belongs to a rolling `disk`"));
+            }
+            let r = lower.scalar(sphere)?;
+            let zero = lower.arena.zero();
+            let down = lower.arena.neg(r);
+            let height = lower.arena.sub(c[2], r);
+            ([zero, zero, down], (!lower.arena.zero_test(height).is_zero()).then_some(height))
+        }
+        (Some(disk), None) => {
+            let axis_expr = decl.axis.as_ref().ok_or_else(|| missing(decl, "axis", "[0, 1, 0]"))?;
+            let r = lower.scalar(disk)?;
+            let axis = lower.vector(axis_expr)?;
+            let norm2 = lower.arena.norm_squared(&axis);
+            let one = lower.arena.one();
+            let off = lower.arena.sub(norm2, one);
+            if !lower.arena.zero_test(off).is_zero() {
+                return Err(syn::Error::new_spanned(
+                    axis_expr,
+                    "a disk's axis is a unit vector in its body frame, e.g. `[0, 1, 0]`",
+                ));
+            }
+            let n = lower.arena.mat_vec(&rotation.matrix, &axis);
+            let nz2 = lower.arena.powi(n[2], 2);
+            let tilt = lower.arena.sub(one, nz2); // 1 − n_z² = s²
+            let (r2, cz2) = (lower.arena.powi(r, 2), lower.arena.powi(c[2], 2));
+            let r2_tilt = lower.arena.mul2(r2, tilt);
+            let held = lower.arena.sub(cz2, r2_tilt);
+            let (s, height) = if lower.arena.zero_test(held).is_zero() && positive_at_samples(lower, c[2], r) {
+                (lower.arena.div(c[2], r), None)
+            } else {
+                let s = lower.arena.sqrt(tilt);
+                let rs = lower.arena.mul2(r, s);
+                (s, Some(lower.arena.sub(c[2], rs)))
+            };
+            // P − c = −r u, u = (e_z − n_z n)/s.
+            let nz_n = lower.arena.vec_scale(n[2], &n);
+            let zero = lower.arena.zero();
+            let up = [zero, zero, one];
+            let plane = lower.arena.vec_sub(&up, &nz_n);
+            let minus_r = lower.arena.neg(r);
+            let scale = lower.arena.div(minus_r, s);
+            (lower.arena.vec_scale(scale, &plane), height)
+        }
+    };
+    let contact = lower.arena.vec_add(&c, &offset);
+    let velocity = material_velocity(lower, body, &spin, &contact);
+    let mut rows = Vec::with_capacity(3);
+    if let Some(h) = height {
+        rows.push(position_row(lower, suffix("height"), h, decl_keyword)?);
+    }
+    rows.push(velocity_row(lower, suffix("x"), velocity[0], decl_keyword)?);
+    rows.push(velocity_row(lower, suffix("y"), velocity[1], decl_keyword)?);
+    Ok(rows)
+}
+
+/// ċ + Ω × (P − c): the velocity of the body's material point at P.
+fn material_velocity(lower: &mut Lowerer<'_>, body: &Body, spin: &Vec3, p: &Vec3) -> Vec3 {
+    let arm = lower.arena.vec_sub(p, &body.centre);
+    let turn = lower.arena.cross(spin, &arm);
+    lower.arena.vec_add(&body.velocity, &turn)
+}
+
+/// Whether c_z / r > 0 at a few sampled states (coordinates in [−1.5, 1.5], parameters in
+/// [0.5, 1.5], an orientation's held |q|² its sum of squares): the centre above the plane, so that
+/// s = c_z / r is the positive root.
+fn positive_at_samples(lower: &Lowerer<'_>, cz: Expr, r: Expr) -> bool {
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    (0..6).all(|_| {
+        let mut values: Vec<(Expr, f64)> = Vec::new();
+        for &q in &lower.syms.q {
+            values.push((q, 3.0 * next() - 1.5));
+        }
+        for &p in &lower.syms.params {
+            values.push((p, 0.5 + next()));
+        }
+        values.push((lower.syms.t, next()));
+        let lookup = |s: Expr| -> f64 {
+            if let Some(Role::QuaternionNorm(k)) = lower.syms.role(s) {
+                let o = &lower.syms.orientations[k];
+                return (0..4)
+                    .map(|i| values.iter().find(|(q, _)| *q == lower.syms.q[o.q_start + i]).map_or(0.0, |v| v.1.powi(2)))
+                    .sum();
+            }
+            values.iter().find(|(q, _)| *q == s).map_or(1.0, |v| v.1)
+        };
+        let (z, radius) = (lower.arena.eval(cz, &lookup), lower.arena.eval(r, &lookup));
+        z / radius > 0.0
+    })
+}

@@ -1,0 +1,18 @@
+use routh::prelude::*;
+
+/// `project` takes written constraints, not a mode's contacts (yet).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, psi, theta, phi),
+    frame(lean = rot_z(psi) * rot_x(theta), f = lean * rot_y(phi)),
+    body(name = wheel, mass = m, centre = [x, y, 0] + lean * [0, 0, r], frame = f, inertia = diag(1, 2, 1)),
+    mode(grip, rolling(name = ground, body = wheel, disk = r, axis = [0, 1, 0])),
+    mode(slide),
+    transition(slide -> grip, guard = 1 - t, law = project),
+)]
+struct Coin {
+    m: f64,
+    r: f64,
+}
+
+fn main() {}
