@@ -78,7 +78,8 @@ impl Arena {
                     let (bv, be) = (v[b.index()], err[b.index()]);
                     let value = pow_f64(bv, self.as_num(*e), v[e.index()]);
                     let bound = match self.as_num(*e) {
-                        Some(r) if r.is_integer() && r.num().unsigned_abs() <= 64 && err[e.index()] == 0.0 => {
+                        // (A constant exponent is used exactly: pow_f64 takes the rational.)
+                        Some(r) if r.is_integer() && r.num().unsigned_abs() <= 64 => {
                             let k = r.num().unsigned_abs() as i32;
                             let a = bv.abs();
                             if r.num() >= 0 {
@@ -89,7 +90,7 @@ impl Arena {
                                 f64::INFINITY
                             }
                         }
-                        Some(r) if r.den() == 2 && r.num().abs() == 1 && bv >= 0.0 && err[e.index()] == 0.0 => {
+                        Some(r) if r.den() == 2 && r.num().abs() == 1 && bv >= 0.0 => {
                             let (low, high) = ((bv - be).max(0.0), bv + be);
                             if r.num() == 1 {
                                 high.sqrt() - low.sqrt() + 2.0 * U * value.abs()
@@ -98,6 +99,13 @@ impl Arena {
                             } else {
                                 f64::INFINITY
                             }
+                        }
+                        // Any constant exponent p on a positive interval [b − e_b, b + e_b]: the
+                        // mean value theorem, |p| max |x^(p−1)| e_b.
+                        Some(r) if bv > be => {
+                            let p = r.to_f64();
+                            let slope = (bv - be).powf(p - 1.0).max((bv + be).powf(p - 1.0));
+                            p.abs() * slope * be + 4.0 * U * value.abs()
                         }
                         _ if be == 0.0 && err[e.index()] == 0.0 => 4.0 * U * value.abs(),
                         _ => f64::INFINITY,

@@ -278,11 +278,17 @@ fn bounded_evaluation_bounds_cancellation() {
     let tiny = a.num(Rational::new(1, 1_000_000).expect("a rational"));
     let small = a.add2(poly, tiny);
     let inverse = a.powi(poly, -1);
+    // A fractional power of a value known to its error: (2 + residue)^(−3/2), finite bound.
+    let two_more = a.add2(poly, two);
+    let exponent = a.num(Rational::new(-3, 2).expect("a rational"));
+    let root = a.pow(two_more, exponent);
     let mut rng = Rng::new(5);
     for _ in 0..50 {
         let (vx, vy) = (rng.range(-30.0, 30.0), rng.range(-30.0, 30.0));
         let values = |e: Expr| if e == x { vx } else { vy };
-        let out = a.eval_many_bounded(&[trig, poly, small, inverse], &values);
+        let out = a.eval_many_bounded(&[trig, poly, small, inverse, root], &values);
+        let exact = 2f64.powf(-1.5);
+        assert!(out[4].1.is_finite() && (out[4].0 - exact).abs() <= out[4].1 + 1e-16, "{:?} vs {exact}", out[4]);
         assert!(out[0].0.abs() <= out[0].1 && out[0].1 < 1e-13, "{:?}", out[0]);
         assert!(out[1].0.abs() <= out[1].1 && out[1].1 < 1e-11 * (vx.abs() + vy.abs()).powi(2), "{:?}", out[1]);
         assert!(out[2].0.abs() > out[2].1, "1e-6 is certainly nonzero: {:?}", out[2]);
