@@ -600,3 +600,77 @@ fn both_period_doublings_of_hopping_in_place_are_found_with_large_steps() {
         branch.points.iter().filter(|p| p.u[18] > pds[0] + 1e-4 && p.u[18] < pds[1] - 1e-4).filter_map(|p| p.monitor).collect();
     assert!(!inside.is_empty() && inside.iter().all(|&m| m < 0.0), "{inside:?}");
 }
+
+/// A rod swinging on a pivot and released at t = `release` to fly: each mode declares its own
+/// coordinates and its own body (the same rod, placed by each chart), and the transition's chart
+/// change puts the rod's centre where the pivot held it.
+#[derive(Mechanics)]
+#[mechanics(
+    gravity = [0, 0, -g],
+    mode(pinned,
+        coordinates(th),
+        frame(f = rot_y(th)),
+        body(name = rod, mass = m, centre = f * [0, 0, -l], frame = f, inertia = diag(j, j, k)),
+    ),
+    mode(flying,
+        coordinates(x, z, th),
+        frame(f = rot_y(th)),
+        body(name = rod, mass = m, centre = [x, 0, z], frame = f, inertia = diag(j, j, k)),
+    ),
+    transition(pinned -> flying, name = let_go, guard = release - t, law = reset(
+        x = -l * th.sin(),
+        z = -l * th.cos(),
+        dot(x) = -l * th.cos() * dot(th),
+        dot(z) = l * th.sin() * dot(th),
+    )),
+)]
+struct ReleasedRod {
+    m: f64,
+    l: f64,
+    j: f64,
+    k: f64,
+    g: f64,
+    release: f64,
+}
+
+#[test]
+fn bodies_declared_in_modes_make_each_modes_lagrangian() {
+    let rod = ReleasedRod { m: 0.7, l: 0.4, j: 0.02, k: 0.001, g: 9.81, release: 0.37 };
+    // Pinned: a physical pendulum, (j + m l²) θ̈ = −m g l sin θ.
+    let x0 = rod.pinned_state([0.9], [0.0]);
+    let pinned_accel = rod.pinned().accelerations(0.0, &routh::runtime::mechanics::take::<6, 2>(&x0)).unwrap()[0];
+    assert!((pinned_accel + rod.m * rod.g * rod.l * 0.9f64.sin() / (rod.j + rod.m * rod.l * rod.l)).abs() < 1e-14);
+    let opts = tight().ode(Options::default().rtol(1e-12).atol(1e-13).output(Output::Interval(0.05)));
+    let sol = rod.simulate(ReleasedRod::PINNED, x0, 0.0..1.0, &opts).unwrap();
+    assert_eq!(sol.impacts.len(), 1);
+    let let_go = &sol.impacts[0];
+    assert_eq!((let_go.guard, let_go.mode_after), ("let_go", ReleasedRod::FLYING));
+    assert!((let_go.t - rod.release).abs() < 1e-12, "released at {}", let_go.t);
+    // The same physical state on both sides: the energy and the spin carry over.
+    assert!((let_go.energy_after - let_go.energy_before).abs() < 1e-13 * let_go.energy_before.abs().max(1.0));
+    let (th, w) = (let_go.pre[0], let_go.pre[1]);
+    let post = let_go.post;
+    assert!((post[2] - th).abs() < 1e-15 && (post[5] - w).abs() < 1e-15);
+    // Flight: the centre on its parabola, the rod spinning at a constant rate.
+    let mut worst = 0.0f64;
+    for ((&t, x), &mode) in sol.times.iter().zip(&sol.states).zip(&sol.modes) {
+        if mode != ReleasedRod::FLYING {
+            continue;
+        }
+        let tau = t - let_go.t;
+        let expected = [
+            post[0] + post[3] * tau,
+            post[1] + post[4] * tau - rod.g * tau * tau / 2.0,
+            th + w * tau,
+            post[3],
+            post[4] - rod.g * tau,
+            w,
+        ];
+        worst = worst.max((0..6).map(|i| (x[i] - expected[i]).abs()).fold(0.0, f64::max));
+    }
+    println!(
+        "released rod: energy jump {:.1e}, flight against the parabola {worst:.1e}",
+        let_go.energy_after - let_go.energy_before
+    );
+    assert!(worst < 1e-10, "flight: {worst:e}");
+}

@@ -125,24 +125,21 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     }
     let mode_names: Vec<String> = raw.modes.iter().map(|m| m.name.to_string()).collect();
     for m in &raw.modes {
-        if let Some(b) = m.items.bodies.first() {
-            cx.error(
-                b.keyword.span(),
-                "declare bodies and particles at the top level of #[mechanics(...)]: they make the Lagrangian, which the \
-                 modes share",
-            );
-        }
         if let Some((kw, _)) = m.items.gravity.first() {
-            cx.error(kw.span(), "declare `gravity` at the top level of #[mechanics(...)], with the bodies");
+            cx.error(kw.span(), "declare `gravity` at the top level of #[mechanics(...)]: the field acts in every mode");
         }
+        // A mode's own Lagrangian or bodies replace the top level's together (see `merged` below):
+        // a mode with its own coordinates or Lagrangian but no bodies of its own would silently
+        // lose the top-level bodies, written in the top-level coordinates.
         let own_lagrangian = !m.items.lagrangians.is_empty() || !m.items.coordinates.is_empty();
-        if let (Some(b), true) = (raw.bodies.first(), own_lagrangian) {
+        if let (Some(b), true, true) = (raw.bodies.first(), own_lagrangian, m.items.bodies.is_empty()) {
             let mut e = syn::Error::new(
                 m.name.span(),
-                "this mode has its own coordinates or Lagrangian, but the model's bodies make the top-level Lagrangian; \
-                 modes of models with bodies share the top level's coordinates and Lagrangian (not supported otherwise yet)",
+                "this mode has its own coordinates or Lagrangian, so the model's top-level bodies (which make the top-level \
+                 Lagrangian) do not carry over to it; declare the bodies it has inside the mode, `mode(name, coordinates(..), \
+                 body(..), ..)`",
             );
-            e.combine(syn::Error::new(b.keyword.span(), "the first body is declared here"));
+            e.combine(syn::Error::new(b.keyword.span(), "the first top-level body is declared here"));
             cx.push(e);
         }
         let name = m.name.to_string();
@@ -161,6 +158,9 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
         .map(|m| {
             let own = &m.items;
             let inherit_coordinates = own.coordinates.is_empty() && own.coordinates_keyword.is_none();
+            // The Lagrangian's items, the written Lagrangian and the bodies, come together: the
+            // mode's own if it declares either, the top level's otherwise.
+            let own_lagrangian = !own.lagrangians.is_empty() || !own.bodies.is_empty();
             let mut defines = raw.defines.clone();
             defines.extend(own.defines.iter().cloned());
             RawModel {
@@ -178,10 +178,18 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 jacobian: own.jacobian.clone().or_else(|| raw.jacobian.clone()),
                 defines,
                 // Bodies belong to the Lagrangian: a mode that inherits it inherits them.
-                bodies: if own.lagrangians.is_empty() && inherit_coordinates { raw.bodies.clone() } else { Vec::new() },
+                bodies: match (own_lagrangian, inherit_coordinates) {
+                    (true, _) => own.bodies.clone(),
+                    (false, true) => raw.bodies.clone(),
+                    (false, false) => Vec::new(),
+                },
                 contacts: own.contacts.clone(),
-                gravity: if own.lagrangians.is_empty() && inherit_coordinates { raw.gravity.clone() } else { Vec::new() },
-                lagrangians: if own.lagrangians.is_empty() { raw.lagrangians.clone() } else { own.lagrangians.clone() },
+                gravity: if own.bodies.is_empty() && !(own.lagrangians.is_empty() && inherit_coordinates) {
+                    Vec::new()
+                } else {
+                    raw.gravity.clone()
+                },
+                lagrangians: if own_lagrangian { own.lagrangians.clone() } else { raw.lagrangians.clone() },
                 forces: if own.forces.is_empty() && inherit_coordinates { raw.forces.clone() } else { own.forces.clone() },
                 constraints: own.constraints.clone(),
                 impacts: own.impacts.clone(),
