@@ -654,3 +654,101 @@ fn the_frobenius_test_with_an_orientation_tells_integrable_rows() {
     assert_eq!(LevelBody::CONSTRAINTS_INTEGRABLE, Some(true));
     assert_eq!(ChaplyginBall::CONSTRAINT_KINDS[0], ConstraintKind::Nonholonomic);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Modes with orientations: the modes share the top level's coordinates and orientation.
+
+/// The brick landing plastically on a corner and pivoting on it over a frictionless floor
+/// (`unilateral`: modes `free` and `floor`, the corner held with its multiplier as the release
+/// guard).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, z),
+    orientation(r),
+    point(corner = [x, y, z] + r * [a, b, c]),
+    body(name = brick, mass = m, centre = [x, y, z], frame = r, inertia = diag(i1, i2, i3)),
+    gravity = [0, 0, -g],
+    unilateral(name = floor, guard = corner[2], law = restitution(0)),
+)]
+struct QuaternionTipper {
+    m: f64,
+    i1: f64,
+    i2: f64,
+    i3: f64,
+    a: f64,
+    b: f64,
+    c: f64,
+    g: f64,
+}
+
+/// The same in z-x-z Euler angles.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, z, phi, theta, psi),
+    frame(f = rot_z(phi) * rot_x(theta) * rot_z(psi)),
+    point(corner = [x, y, z] + f * [a, b, c]),
+    body(name = brick, mass = m, centre = [x, y, z], frame = f, inertia = diag(i1, i2, i3)),
+    gravity = [0, 0, -g],
+    unilateral(name = floor, guard = corner[2], law = restitution(0)),
+)]
+struct EulerTipper {
+    m: f64,
+    i1: f64,
+    i2: f64,
+    i3: f64,
+    a: f64,
+    b: f64,
+    c: f64,
+    g: f64,
+}
+
+#[test]
+fn a_brick_pivoting_on_a_corner_is_the_same_with_a_quaternion_and_with_euler_angles() {
+    let (m, i1, i2, i3, a, b, c, g) = (0.9, 0.02, 0.035, 0.045, 0.12, -0.07, -0.2, 9.81);
+    let quat = QuaternionTipper { m, i1, i2, i3, a, b, c, g };
+    let euler = EulerTipper { m, i1, i2, i3, a, b, c, g };
+    assert_eq!(QuaternionTipper::MODES, ["free", "floor"]);
+    let (angles, rates) = ([0.3, 1.1, -0.4], [0.5, -1.2, 2.0]);
+    let xe = euler.free_state([0.0, 0.0, 0.3, angles[0], angles[1], angles[2]], [0.3, -0.2, 0.0, rates[0], rates[1], rates[2]]);
+    let (q0, w0) = common::euler_zxz(angles, rates);
+    let xq = quat.free_state([0.0, 0.0, 0.3, q0.w, q0.i, q0.j, q0.k], [0.3, -0.2, 0.0, w0.x, w0.y, w0.z]);
+    let opts = HybridOptions::default().ode(tight().output(Output::Interval(0.02)));
+    let (sq, se) = (
+        quat.simulate(QuaternionTipper::FREE, xq, 0.0..1.2, &opts).unwrap(),
+        euler.simulate(EulerTipper::FREE, xe, 0.0..1.2, &opts).unwrap(),
+    );
+    assert!(sq.mode_sequence().starts_with(&[QuaternionTipper::FREE, QuaternionTipper::FLOOR]), "{:?}", sq.mode_sequence());
+    assert_eq!(sq.mode_sequence(), se.mode_sequence());
+    let names = |s: &HybridTrajectory<13>| s.impacts.iter().map(|i| i.guard).collect::<Vec<_>>();
+    assert_eq!(names(&sq), se.impacts.iter().map(|i| i.guard).collect::<Vec<_>>());
+    let mut times = 0.0f64;
+    for (iq, ie) in sq.impacts.iter().zip(&se.impacts) {
+        times = times.max((iq.t - ie.t).abs());
+    }
+    // Where both are on the floor, the same motion; there the energy and the horizontal momentum
+    // are kept (a frictionless floor).
+    let (mut route, mut energy, mut momentum) = (0.0f64, 0.0f64, 0.0f64);
+    let on_floor: Vec<(f64, &SVector<f64, 13>)> =
+        sq.iter().filter(|(_, mode, _)| *mode == QuaternionTipper::FLOOR).map(|(t, _, x)| (t, x)).collect();
+    let (t0, x0) = on_floor[1];
+    let e0 = quat.floor().energy(t0, x0);
+    for (t, x) in &on_floor[1..] {
+        let Some(k) = se.times.iter().position(|s| s == t) else { continue };
+        let y = &se.states[k];
+        let (r, _) = common::euler_zxz([y[3], y[4], y[5]], [y[9], y[10], y[11]]);
+        let q = UnitQuaternion::from_quaternion(Quaternion::new(x[3], x[4], x[5], x[6]));
+        route = route.max((x.fixed_rows::<3>(0) - y.fixed_rows::<3>(0)).norm()).max(q.angle_to(&r));
+        energy = energy.max((quat.floor().energy(*t, x) - e0).abs());
+        momentum = momentum.max((x[7] - x0[7]).abs()).max((x[8] - x0[8]).abs());
+    }
+    let report = sq.constraints.unwrap();
+    println!(
+        "tipping brick: transition times {times:.1e}, on the floor against Euler angles {route:.1e}, energy {energy:.1e}, \
+         horizontal momentum {momentum:.1e}, corner held to {:.1e}",
+        report.worst.0
+    );
+    assert!(times < 1e-9, "transition times: {times:e}");
+    assert!(route < 1e-8, "quaternion tipper against Euler-angle tipper: {route:e}");
+    assert!(energy < 1e-10 && momentum < 1e-10, "energy {energy:e}, momentum {momentum:e}");
+    assert!(report.worst.0 < 1e-10, "{:?}", report.worst);
+}

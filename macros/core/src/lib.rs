@@ -82,11 +82,11 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
         ));
         return TokenStream::new();
     }
-    let dofs = system.mode_dofs();
+    let dims = system.mode_state_dims();
     let views = system.views();
     let mut tokens = TokenStream::new();
     for (model, derived) in views.iter().zip(&derived) {
-        tokens.extend(emit::mode(model, derived, &dofs, &system.vis));
+        tokens.extend(emit::mode(model, derived, &dims, &system.vis));
     }
     tokens.extend(emit::system::items(&system, &views));
     match &system.krate {

@@ -21,11 +21,21 @@ pub struct Body {
     pub inertia: Option<Mat3>,
 }
 
+/// A row of a restitution law.
+pub enum LawRow {
+    /// The guard's own normal dh.
+    Normal,
+    /// A one-form Σₖ aₖ dqₖ + b dt in the differentials (pulled back to the velocities when the
+    /// law is derived).
+    Form(Expr),
+    /// A row a·v + b already over the velocities: a constraint held after the impact.
+    Velocities(Vec<Expr>, Expr),
+}
+
 /// An impact law, lowered.
 pub enum Law {
-    /// Rows of the generalized Newton law A q̇⁺ + b = −E (A q̇⁻ + b): each a one-form in the
-    /// differentials (None: the guard's own differential dh) and its coefficient.
-    Restitution(Vec<(Option<Expr>, Expr)>),
+    /// Rows of the generalized Newton law A q̇⁺ + b = −E (A q̇⁻ + b), each with its coefficient.
+    Restitution(Vec<(LawRow, Expr)>),
     /// Explicit post-impact velocities, one per coordinate (unchanged ones are the q̇ symbol).
     Map(Vec<Expr>),
     /// A transition's chart change: the target mode's positions and velocities, as functions of
@@ -100,9 +110,9 @@ impl System {
         self.modes.iter().zip(&self.arenas).map(|(m, a)| m.view(a)).collect()
     }
 
-    /// The number of coordinates of each mode.
-    pub fn mode_dofs(&self) -> Vec<usize> {
-        self.modes.iter().map(Model::dof).collect()
+    /// The state dimension of each mode (positions, velocities and the action).
+    pub fn mode_state_dims(&self) -> Vec<usize> {
+        self.modes.iter().map(|m| m.layout.state_dim()).collect()
     }
 
     /// Whether this is a model without modes.

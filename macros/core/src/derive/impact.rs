@@ -35,7 +35,7 @@
 use symbolic::{Arena, Expr};
 
 use crate::derive::euler_lagrange::Equations;
-use crate::model::{Law, Model, Role};
+use crate::model::{Law, LawRow, Model, Role};
 
 /// How the post-impact velocity is computed.
 pub enum Reset {
@@ -125,14 +125,18 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations) -> Vec<ImpactEqu
                 let mut e = Vec::with_capacity(k);
                 for (form, coefficient) in rows {
                     match form {
-                        None => {
+                        LawRow::Normal => {
                             a.push(syms.pull_back(arena, &held));
                             b.push(dh_dt);
                         }
-                        Some(w) => {
+                        LawRow::Form(w) => {
                             let over_q = arena.gradient(*w, dq);
                             a.push(syms.pull_back(arena, &over_q));
                             b.push(arena.diff(*w, *dt));
+                        }
+                        LawRow::Velocities(row, affine) => {
+                            a.push(row.clone());
+                            b.push(*affine);
                         }
                     }
                     e.push(*coefficient);

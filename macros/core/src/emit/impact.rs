@@ -10,13 +10,12 @@ use symbolic::Expr;
 
 use crate::derive::impact::{ImpactEquations, Reset};
 use crate::emit::codegen::{Helpers, matrix, square_matrix};
-use crate::layout::state_dim;
 use crate::model::{Trigger, View};
 use crate::notation::{doc_block, formula};
 
 /// Inherent methods for every impact (appended to the model's `impl`) and the part functions
 /// they need.
-/// `dims[k]` is the number of coordinates of mode k (for a transition's target state).
+/// `dims[k]` is the state dimension of mode k (for a transition's target state).
 pub fn methods(model: &View<'_>, impacts: &[ImpactEquations], dims: &[usize], helpers: &mut Helpers) -> TokenStream {
     let mut items = Vec::new();
     for ie in impacts {
@@ -278,8 +277,9 @@ fn chart_reset(model: &View<'_>, ie: &ImpactEquations, dims: &[usize], helpers: 
         helpers.body(model, outputs, &format!("__routh_{name}_{part}"), params, args)
     };
     let target = ie.target.unwrap_or(0);
-    let m = dims.get(target).copied().unwrap_or(0);
-    let dm = state_dim(m, model.layout.z.is_some());
+    // (Chart changes are between modes without orientations: the state is (q', q̇'[, z]).)
+    let dm = dims.get(target).copied().unwrap_or(0);
+    let m = (dm - usize::from(model.layout.z.is_some())) / 2;
     let (c_stmts, c_vals) = emit(new_state, "chart", &none, &none);
     let flat: Vec<Expr> = jacobian.iter().flatten().copied().collect();
     let (j_stmts, j_vals) = emit(&flat, "jacobian", &none, &none);

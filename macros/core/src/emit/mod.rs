@@ -30,9 +30,9 @@ use crate::derive::Derived;
 use crate::model::View;
 
 /// The items of one mode: its own, its energy derivatives (hybrid systems), then each reduced
-/// system with its whole API. `dofs[k]` is the number of coordinates of mode k of the system.
-pub fn mode(model: &View<'_>, derived: &Derived, dofs: &[usize], vis: &syn::Visibility) -> TokenStream {
-    let mut tokens = model::emit(model, derived, dofs);
+/// system with its whole API. `dims[k]` is the state dimension of mode k of the system.
+pub fn mode(model: &View<'_>, derived: &Derived, dims: &[usize], vis: &syn::Visibility) -> TokenStream {
+    let mut tokens = model::emit(model, derived, dims);
     if let Some(energy) = &derived.energy {
         tokens.extend(model::energy_derivatives(model, energy));
     }

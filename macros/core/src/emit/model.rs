@@ -22,8 +22,8 @@ use crate::model::View;
 use crate::notation::{display_name, doc_block, formula, formula_lines};
 
 /// The whole expansion for one model.
-/// `dofs[k]` is the number of coordinates of mode k of the system (a transition's target state).
-pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream {
+/// `dims[k]` is the state dimension of mode k of the system (a transition's target state).
+pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream {
     let Derived { equations: eq, impacts, symmetries, constraints, discrete, .. } = derived;
     let n = model.dof();
     let d = model.layout.state_dim();
@@ -50,7 +50,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dofs: &[usize]) -> TokenStream 
 
     // Guards and resets of the impacts (how the model simulates as a whole is emitted per system,
     // see `emit::system`).
-    let simulate_items = crate::emit::impact::methods(model, impacts, dofs, &mut helpers);
+    let simulate_items = crate::emit::impact::methods(model, impacts, dims, &mut helpers);
 
     let mechanical_impl = dynamics::mechanical_system_impl(model);
     let (field_from, contact_items) = contact_items(model, eq, &mut helpers);

@@ -10,7 +10,6 @@ use quote::{format_ident, quote};
 use crate::emit::codegen::mode_type;
 use crate::emit::hybrid::{GuardRow, ModeRow, ModeTable, ZenoRow, hybrid_system_impl};
 use crate::layout::Role;
-use crate::layout::state_dim;
 use crate::model::{Law, System, Trigger, View};
 
 /// `check_parameters`: every parameter finite, every restitution coefficient ≥ 0, every parameter
@@ -396,9 +395,8 @@ fn hybrid_simulate(model: &View<'_>) -> TokenStream {
 fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
     let name = &system.name;
     let check = check_parameters(modes);
-    let dims: Vec<usize> = modes.iter().map(|m| m.dof()).collect();
-    let action = modes.iter().any(|m| m.layout.z.is_some());
-    let dmax = dims.iter().map(|&n| state_dim(n, action)).max().unwrap_or(0);
+    let dims: Vec<usize> = modes.iter().map(|m| m.layout.state_dim()).collect();
+    let dmax = dims.iter().copied().max().unwrap_or(0);
     let state = crate::emit::codegen::svector(dmax);
     let count = modes.len();
     let mut mode_names = Vec::new();
@@ -413,7 +411,7 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
         consts.push(items.constant);
         accessors.push(items.accessors);
         views.push(items.view);
-        rows.push(mode_row(m, k, &dims, action));
+        rows.push(mode_row(m, k, &dims));
     }
     let outputs = multi_mode_outputs(modes, &rows, dmax);
     let table = ModeTable { generics: TokenStream::new(), ty: quote! { #name }, dim: dmax, modes: rows };
@@ -483,7 +481,7 @@ fn mode_items(system: &System, m: &View<'_>, k: usize, mode_ident: &syn::Ident, 
     let (name, vis) = (&system.name, &system.vis);
     let mode_str = mode_ident.to_string();
     let view = mode_type(name, mode_ident);
-    let n = m.dof();
+    let (n, p) = (m.dof(), m.layout.position_dim());
     let upper = format_ident!("{}", mode_str.to_uppercase());
     let state_fn = format_ident!("{mode_str}_state");
     let coords: Vec<String> = m.coordinates.iter().map(ToString::to_string).collect();
@@ -495,7 +493,7 @@ fn mode_items(system: &System, m: &View<'_>, k: usize, mode_ident: &syn::Ident, 
     let const_doc = format!(" Index of mode `{mode_str}`.");
     let (state_params, _) = crate::emit::codegen::state_arguments(m);
     let action_set = if m.layout.z.is_some() {
-        quote! { x[2 * #n] = z; }
+        quote! { x[#p + #n] = z; }
     } else {
         TokenStream::new()
     };
@@ -517,9 +515,11 @@ fn mode_items(system: &System, m: &View<'_>, k: usize, mode_ident: &syn::Ident, 
             #[must_use]
             pub fn #state_fn(&self, #state_params) -> #state {
                 let mut x = <#state>::zeros();
-                for i in 0..#n {
+                for i in 0..#p {
                     x[i] = q[i];
-                    x[#n + i] = qdot[i];
+                }
+                for i in 0..#n {
+                    x[#p + i] = qdot[i];
                 }
                 #action_set
                 x
@@ -569,8 +569,8 @@ fn multi_mode_outputs(modes: &[View<'_>], rows: &[ModeRow], dmax: usize) -> Toke
 }
 
 /// The row of mode `k` (`m`) in the `HybridSystem` table: its guards with their targets, its Zeno
-/// completions, whether it is constrained. `dims` are the modes' numbers of coordinates.
-fn mode_row(m: &View<'_>, k: usize, dims: &[usize], action: bool) -> ModeRow {
+/// completions, whether it is constrained. `dims` are the modes' state dimensions.
+fn mode_row(m: &View<'_>, k: usize, dims: &[usize]) -> ModeRow {
     let Some((_, mode_ident)) = &m.mode else { unreachable!("a mode of a system with modes") };
     ModeRow {
         name: mode_ident.to_string(),
@@ -584,7 +584,7 @@ fn mode_row(m: &View<'_>, k: usize, dims: &[usize], action: bool) -> ModeRow {
             .map(|i| {
                 let target = i.target.unwrap_or(k);
                 let full_gradient = matches!(i.trigger, Trigger::Multiplier(_)) || m.layout.z.is_some();
-                GuardRow { name: i.name.to_string(), target, target_dim: state_dim(dims[target], action), full_gradient }
+                GuardRow { name: i.name.to_string(), target, target_dim: dims[target], full_gradient }
             })
             .collect(),
         zeno: m
@@ -595,7 +595,7 @@ fn mode_row(m: &View<'_>, k: usize, dims: &[usize], action: bool) -> ModeRow {
                     // The guard list is the mode's impacts without the Zeno transitions.
                     let guard = m.impacts[..accumulating].iter().filter(|j| !matches!(j.trigger, Trigger::Zeno(_))).count();
                     let target = i.target.unwrap_or(k);
-                    Some(ZenoRow { guard, name: i.name.to_string(), target, target_dim: state_dim(dims[target], action) })
+                    Some(ZenoRow { guard, name: i.name.to_string(), target, target_dim: dims[target] })
                 }
                 _ => None,
             })

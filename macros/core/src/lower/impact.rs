@@ -7,7 +7,7 @@ use syn::Ident;
 use super::expr::Lowerer;
 use super::oneform::check_linear_oneform;
 use crate::diagnostics::unknown;
-use crate::model::{Impact, Law, Trigger};
+use crate::model::{Impact, Law, LawRow, Trigger};
 use crate::parse::{ConstraintDecl, ImpactDecl, LawDecl};
 
 /// A transition's target: mode index and name, and its coordinates.
@@ -124,7 +124,7 @@ pub(super) fn lower_impact(
                                 "only one row may omit its one-form (it means the guard's own normal dh)",
                             ));
                         }
-                        None
+                        LawRow::Normal
                     }
                     Some(f) => {
                         let w = lower.lower_oneform(f, dq, dt)?;
@@ -137,7 +137,7 @@ pub(super) fn lower_impact(
                             ));
                         }
                         check_linear_oneform(lower, w, dq, dt, f)?;
-                        Some(w)
+                        LawRow::Form(w)
                     }
                 };
                 lowered.push((form, e));
@@ -156,10 +156,9 @@ pub(super) fn lower_impact(
                     rows
                 }
             };
+            // (Rows over the velocities: with orientations they are not one-forms in the dq.)
             for (a, b) in held {
-                let mut terms: Vec<Expr> = a.iter().zip(dq).map(|(&ak, &d)| lower.arena.mul2(ak, d)).collect();
-                terms.push(lower.arena.mul2(b, dt));
-                lowered.push((Some(lower.arena.add(&terms)), zero));
+                lowered.push((LawRow::Velocities(a, b), zero));
             }
             Law::Restitution(lowered)
         }
@@ -208,13 +207,18 @@ pub(super) fn lower_impact(
             let mut rows = Vec::new();
             for decl in &target.constraints {
                 let c = super::constraint::lower_constraint(lower, decl, dq, dt)?;
-                let mut terms: Vec<Expr> = c.a.iter().zip(dq).map(|(&a, &d)| lower.arena.mul2(a, d)).collect();
-                terms.push(lower.arena.mul2(c.b, dt));
-                rows.push((Some(lower.arena.add(&terms)), zero));
+                rows.push((LawRow::Velocities(c.a, c.b), zero));
             }
             Law::Restitution(rows)
         }
         LawDecl::Reset { keyword, assignments } => {
+            if !lower.syms.orientations.is_empty() {
+                return Err(syn::Error::new(
+                    keyword.span(),
+                    "`reset(...)` chart changes in models with orientations are not supported yet: their modes share the \
+                     coordinates; use `restitution(...)`, `map(...)` or `project`",
+                ));
+            }
             let Some(target) = target else {
                 return Err(syn::Error::new(
                     keyword.span(),

@@ -13,8 +13,10 @@
 //! orientation; the law's rows are pulled back to the velocities, Kᵀ∇h) and constraints (rows over
 //! the velocities: a velocity expression in ω directly, a position constraint or one-form pulled
 //! back; their Frobenius test on Q = ℝⁿ × S³ⁱ, see [`crate::derive::constraint`]); the other items
-//! are compile errors naming what is missing. Constrained linearisation (`linearize_constrained`)
-//! is not generated for them: it needs a coordinate for every velocity.
+//! are compile errors naming what is missing. Modes share the top level's coordinates and
+//! orientations (a mode with coordinates of its own, and `reset(...)` chart changes, are errors).
+//! Constrained linearisation (`linearize_constrained`) is not generated for them: it needs a
+//! coordinate for every velocity.
 
 use syn::Ident;
 
@@ -46,8 +48,9 @@ pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<
             None => kept.push(r.clone()),
         }
     }
-    let unsupported: [(&str, bool); 6] = [
-        ("modes", !raw.modes.is_empty()),
+    // (Modes share the top level's orientations, see `lower::system`; a chart change between them
+    // is refused where its law is lowered.)
+    let unsupported: [(&str, bool); 5] = [
         ("Routh reduction", !raw.reductions.is_empty()),
         ("discrete integrators", !raw.discrete.is_empty()),
         ("sensitivities", !raw.sensitivities.is_empty()),

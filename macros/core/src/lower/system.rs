@@ -125,6 +125,19 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     }
     let mode_names: Vec<String> = raw.modes.iter().map(|m| m.name.to_string()).collect();
     for m in &raw.modes {
+        if let Some((kw, _)) = m.items.orientations.first() {
+            cx.error(kw.span(), "declare `orientation(...)` at the top level of #[mechanics(...)]: the modes share it");
+        }
+        let own_coordinates = !m.items.coordinates.is_empty() || m.items.coordinates_keyword.is_some();
+        if let (Some((kw, _)), true) = (raw.orientations.first(), own_coordinates) {
+            let mut e = syn::Error::new(
+                m.name.span(),
+                "this mode has its own coordinates, but modes of models with orientations share the top level's \
+                 coordinates and orientations (charts of their own are not supported yet)",
+            );
+            e.combine(syn::Error::new(kw.span(), "the orientation is declared here"));
+            cx.push(e);
+        }
         if let Some((kw, _)) = m.items.gravity.first() {
             cx.error(kw.span(), "declare `gravity` at the top level of #[mechanics(...)]: the field acts in every mode");
         }
@@ -171,7 +184,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                     own.coordinates_keyword.clone()
                 },
                 coordinates: if inherit_coordinates { raw.coordinates.clone() } else { own.coordinates.clone() },
-                orientations: Vec::new(),
+                orientations: if inherit_coordinates { raw.orientations.clone() } else { Vec::new() },
                 actions: raw.actions.clone(),
                 inputs: Vec::new(),
                 sensitivities: raw.sensitivities.clone(),
