@@ -752,3 +752,148 @@ fn a_brick_pivoting_on_a_corner_is_the_same_with_a_quaternion_and_with_euler_ang
     assert!(energy < 1e-10 && momentum < 1e-10, "energy {energy:e}, momentum {momentum:e}");
     assert!(report.worst.0 < 1e-10, "{:?}", report.worst);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Torques and inputs on orientations: `force(r = τ)` is a torque in body components, the
+// generalized force of ω.
+
+/// A spacecraft driven by body-frame torques (thrusters or reaction wheels, as inputs).
+#[derive(Mechanics)]
+#[mechanics(
+    orientation(r),
+    input(t1, t2, t3),
+    body(name = craft, mass = m, centre = [0, 0, 0], frame = r, inertia = diag(i1, i2, i3)),
+    force(r = [t1, t2, t3]),
+    sensitivity(i3),
+)]
+#[derive(Clone, Copy)]
+struct TorquedCraft {
+    m: f64,
+    i1: f64,
+    i2: f64,
+    i3: f64,
+}
+
+#[test]
+fn body_torques_on_an_orientation_follow_their_closed_forms() {
+    let craft = TorquedCraft { m: 1.0, i1: 2.0, i2: 3.0, i3: 4.0 };
+    // B = ∂F/∂u: the quaternion rows zero, the ω rows I⁻¹, exactly.
+    let q0 = UnitQuaternion::from_euler_angles(0.2, -0.3, 0.9);
+    let x = craft.state([q0.w, q0.i, q0.j, q0.k], [0.3, -0.5, 0.8]);
+    let lin = craft.linearize(0.0, &x, [0.1, 0.2, -0.3]).unwrap();
+    let expected = Matrix3::from_diagonal(&Vector3::new(0.5, 1.0 / 3.0, 0.25));
+    assert!(lin.b.fixed_rows::<4>(0).amax() == 0.0 && (lin.b.fixed_rows::<3>(4) - expected).amax() < 1e-15, "{}", lin.b);
+    // ∂F/∂I₃ against central differences of the field.
+    let u = [0.1, 0.2, -0.3];
+    let dp = craft.driven(u).parameter_jacobian(0.0, &x).unwrap();
+    let h = 1e-6;
+    let field = |i3: f64| routh::runtime::VectorField::field(&TorquedCraft { i3, ..craft }.driven(u), 0.0, &x).unwrap();
+    let fd = (field(craft.i3 + h) - field(craft.i3 - h)) / (2.0 * h);
+    assert!((dp.column(0) - fd).amax() < 1e-8, "{dp} vs {fd}");
+    // A constant torque about a principal axis from rest: ω₃ = τt/I₃, a turn by τt²/(2I₃) about it.
+    let tau = 0.6;
+    let sol = craft.simulate(craft.state([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0]), 0.0..3.0, [0.0, 0.0, tau], &tight()).unwrap();
+    let (t, end) = sol.last().unwrap();
+    let angle = tau * t * t / (2.0 * craft.i3);
+    let exact = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), angle);
+    let attitude = UnitQuaternion::from_quaternion(Quaternion::new(end[0], end[1], end[2], end[3]));
+    assert!(attitude.angle_to(&exact) < 1e-12 && (end[6] - tau * t / craft.i3).abs() < 1e-13, "{end}");
+    // Detumbling a spherical body, τ = −k ω: ω(t) = ω₀ e^{−kt/I} along a fixed axis n, and
+    // R(t) = R₀ exp(θ(t) n̂) with θ = |ω₀| I/k (1 − e^{−kt/I}); the power τ·ω is the energy's rate.
+    let ball = TorquedCraft { m: 1.0, i1: 2.5, i2: 2.5, i3: 2.5 };
+    let k = 0.8;
+    let w0 = Vector3::new(0.4, -1.1, 0.7);
+    let feedback = move |_t: f64, x: &SVector<f64, 7>| SVector::<f64, 3>::new(-k * x[4], -k * x[5], -k * x[6]);
+    let opts = tight().output(Output::Interval(0.25));
+    let sol = ball.simulate(ball.state([q0.w, q0.i, q0.j, q0.k], w0.into()), 0.0..5.0, feedback, &opts).unwrap();
+    let mut worst = 0.0f64;
+    for (t, x) in sol.iter() {
+        let decay = (-k * t / ball.i1).exp();
+        let theta = w0.norm() * ball.i1 / k * (1.0 - decay);
+        let exact = q0 * UnitQuaternion::from_scaled_axis(w0.normalize() * theta);
+        let attitude = UnitQuaternion::from_quaternion(Quaternion::new(x[0], x[1], x[2], x[3]));
+        worst = worst.max((Vector3::new(x[4], x[5], x[6]) - w0 * decay).norm()).max(attitude.angle_to(&exact));
+        let u = feedback(t, x);
+        let power = ball.driven([u[0], u[1], u[2]]).power(t, x);
+        assert!((power + k * Vector3::new(x[4], x[5], x[6]).norm_squared()).abs() < 1e-14, "power τ·ω at t = {t}");
+    }
+    println!("detumbling: ω and attitude against ω₀e^(−kt/I), R₀ exp(θ n̂): {worst:.1e}");
+    assert!(worst < 1e-10, "detumbling: {worst:e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contact (Herglotz) Lagrangians with orientations.
+
+/// A rigid body with linear damping written as a contact Lagrangian, L = ½ωᵀIω − γ z: Herglotz's
+/// equations give I ω̇ = Iω × ω − γ I ω.
+#[derive(Mechanics)]
+#[mechanics(
+    orientation(r),
+    action(z),
+    body(name = brick, mass = m, centre = [0, 0, 0], frame = r, inertia = diag(i1, i2, i3)),
+    lagrangian = -gamma * z,
+)]
+struct DampedBody {
+    m: f64,
+    i1: f64,
+    i2: f64,
+    i3: f64,
+    gamma: f64,
+}
+
+/// The same in z-x-z Euler angles.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(phi, theta, psi),
+    action(z),
+    frame(f = rot_z(phi) * rot_x(theta) * rot_z(psi)),
+    body(name = brick, mass = m, centre = [0, 0, 0], frame = f, inertia = diag(i1, i2, i3)),
+    lagrangian = -gamma * z,
+)]
+struct EulerDampedBody {
+    m: f64,
+    i1: f64,
+    i2: f64,
+    i3: f64,
+    gamma: f64,
+}
+
+#[test]
+fn a_contact_lagrangian_damps_a_rigid_body_as_herglotz_says() {
+    // A spherical body: ω = ω₀ e^{−γt} about a fixed axis n, R = R₀ exp(θ n̂) with
+    // θ = |ω₀|(1 − e^{−γt})/γ, and the energy E = T + γz decays as E₀ e^{−γt} (dE/dt = ∂L/∂z · E).
+    let gamma = 0.7;
+    let ball = DampedBody { m: 1.0, i1: 1.5, i2: 1.5, i3: 1.5, gamma };
+    let q0 = UnitQuaternion::from_euler_angles(0.5, -0.2, 1.3);
+    let w0 = Vector3::new(-0.6, 1.4, 0.3);
+    let x0 = ball.state([q0.w, q0.i, q0.j, q0.k], w0.into(), 0.2);
+    let e0 = ball.energy(0.0, &x0);
+    let sol = ball.simulate(x0, 0.0..5.0, &tight().output(Output::Interval(0.25))).unwrap();
+    let mut worst = 0.0f64;
+    for (t, x) in sol.iter() {
+        let decay = (-gamma * t).exp();
+        let exact = q0 * UnitQuaternion::from_scaled_axis(w0.normalize() * (w0.norm() * (1.0 - decay) / gamma));
+        let attitude = UnitQuaternion::from_quaternion(Quaternion::new(x[0], x[1], x[2], x[3]));
+        worst = worst.max((Vector3::new(x[4], x[5], x[6]) - w0 * decay).norm()).max(attitude.angle_to(&exact));
+        worst = worst.max((ball.energy(t, x) - e0 * decay).abs() / e0.abs());
+    }
+    // An asymmetric body against the same body in Euler angles.
+    let (body, euler) =
+        (DampedBody { m: 1.0, i1: 1.0, i2: 2.0, i3: 3.0, gamma }, EulerDampedBody { m: 1.0, i1: 1.0, i2: 2.0, i3: 3.0, gamma });
+    let (angles, rates) = ([0.4, 1.2, -0.3], [0.8, -0.5, 1.9]);
+    let (q, w) = common::euler_zxz(angles, rates);
+    let (xq, xe) = (body.state([q.w, q.i, q.j, q.k], w.into(), 0.0), euler.state(angles, rates, 0.0));
+    assert!((body.energy(0.0, &xq) - euler.energy(0.0, &xe)).abs() < 1e-14);
+    let opts = tight().output(Output::Times((1..=30).map(|i| i as f64 * 0.1).collect()));
+    let (sq, se) = (body.simulate(xq, 0.0..3.0, &opts).unwrap(), euler.simulate(xe, 0.0..3.0, &opts).unwrap());
+    let mut route = 0.0f64;
+    for ((t, x), (_, y)) in sq.iter().zip(se.iter()) {
+        let (r, w) = common::euler_zxz([y[0], y[1], y[2]], [y[3], y[4], y[5]]);
+        let attitude = UnitQuaternion::from_quaternion(Quaternion::new(x[0], x[1], x[2], x[3]));
+        route = route.max(attitude.angle_to(&r)).max((Vector3::new(x[4], x[5], x[6]) - w).norm()).max((x[7] - y[6]).abs());
+        assert!((body.energy(t, x) - euler.energy(t, y)).abs() < 1e-9);
+    }
+    println!("damped body: spherical against its closed form {worst:.1e}; asymmetric against Euler angles {route:.1e}");
+    assert!(worst < 1e-10, "spherical damped body: {worst:e}");
+    assert!(route < 1e-9, "quaternion against Euler angles: {route:e}");
+}

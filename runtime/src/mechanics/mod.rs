@@ -102,6 +102,45 @@ pub const fn has_action<const N: usize, const D: usize>() -> bool {
     D == 2 * N + 1
 }
 
+/// The state `x = (q, v, z)` of a contact (Herglotz) system with quasi-velocities: `P` positions
+/// (an orientation's quaternion among them), `N` velocities (its body angular velocity), the
+/// action z last.
+#[must_use]
+pub fn quasi_contact_state<const P: usize, const N: usize, const D: usize>(q: [f64; P], v: [f64; N], z: f64) -> SVector<f64, D> {
+    let () = QuasiContactDim::<P, N, D>::OK;
+    let mut x = SVector::<f64, D>::zeros();
+    x.fixed_rows_mut::<P>(0).copy_from_slice(&q);
+    x.fixed_rows_mut::<N>(P).copy_from_slice(&v);
+    x[P + N] = z;
+    x
+}
+
+/// The first-order field `(K(q) v, a, L)` of a contact system with quasi-velocities: the rates
+/// q̇ = K(q) v (`rates`), the accelerations `a` and ż = L.
+#[must_use]
+pub fn quasi_contact_field<const P: usize, const N: usize, const D: usize>(
+    rates: [f64; P],
+    a: &SVector<f64, N>,
+    l: f64,
+) -> SVector<f64, D> {
+    let () = QuasiContactDim::<P, N, D>::OK;
+    let mut dx = SVector::<f64, D>::zeros();
+    dx.fixed_rows_mut::<P>(0).copy_from_slice(&rates);
+    dx.fixed_rows_mut::<N>(P).copy_from(a);
+    dx[P + N] = l;
+    dx
+}
+
+/// Compile-time check that `D = P + N + 1` (a contact system with quasi-velocities).
+struct QuasiContactDim<const P: usize, const N: usize, const D: usize>;
+
+impl<const P: usize, const N: usize, const D: usize> QuasiContactDim<P, N, D> {
+    const OK: () = assert!(
+        D == P + N + 1 && P > N,
+        "the state (q, v, z) of a contact system with P positions and N velocities has dimension P + N + 1"
+    );
+}
+
 /// The state `x = (q, q̇)`.
 #[must_use]
 pub fn state<const N: usize, const D: usize>(q: [f64; N], qdot: [f64; N]) -> SVector<f64, D> {
@@ -290,6 +329,33 @@ pub fn first_order_sensitivity<const N: usize, const D: usize, const W: usize>(
 ) -> Result<SMatrix<f64, D, W>, FieldError> {
     let da = factor.solve(dg_dw).map_err(|_| FieldError::SingularMassMatrix { t })?;
     Ok(sensitivity_rows::<N, D, W>(&da, dl_dw))
+}
+
+/// `∂F/∂w` of a system with quasi-velocities (`P` positions, `N` velocities, no action) from the
+/// residual's `∂g/∂w` (g = f − M a): the velocities' rows `M⁻¹ ∂g/∂w`, the positions' rows zero
+/// (their rates q̇ = K(q) v do not depend on w).
+///
+/// # Errors
+/// [`FieldError::SingularMassMatrix`] at `t` if the solve is not finite.
+pub fn quasi_sensitivity<const P: usize, const N: usize, const D: usize, const W: usize>(
+    t: f64,
+    factor: &impl MassOperator<N>,
+    dg_dw: SMatrix<f64, N, W>,
+) -> Result<SMatrix<f64, D, W>, FieldError> {
+    let da = factor.solve(dg_dw).map_err(|_| FieldError::SingularMassMatrix { t })?;
+    Ok(quasi_sensitivity_rows::<P, N, D, W>(&da))
+}
+
+/// `∂F/∂w` of a system with quasi-velocities from the accelerations' sensitivities `∂v̇/∂w`: rows
+/// `P..P + N`, the positions' rows zero.
+#[must_use]
+pub fn quasi_sensitivity_rows<const P: usize, const N: usize, const D: usize, const W: usize>(
+    da_dw: &SMatrix<f64, N, W>,
+) -> SMatrix<f64, D, W> {
+    let () = SplitDim::<P, N, D>::OK;
+    let mut s = SMatrix::<f64, D, W>::zeros();
+    s.fixed_view_mut::<N, W>(P, 0).copy_from(da_dw);
+    s
 }
 
 /// `∂F/∂w` from the accelerations' sensitivities `∂q̈/∂w` (rows of q̈) and a contact system's

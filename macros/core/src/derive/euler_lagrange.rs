@@ -131,7 +131,7 @@ pub fn derive(model: &Model, arena: &mut Arena) -> Equations {
 
     let dl_dz = syms.z.map(|z| arena.diff(l, z));
     let forcing = match dl_dz {
-        None if !syms.orientations.is_empty() => forcing_quasi(arena, syms, l, &momenta, force),
+        _ if !syms.orientations.is_empty() => forcing_quasi(arena, syms, l, &momenta, dl_dz, force),
         None => forcing_through_velocities(arena, syms, l, force, &model.exact_rates)
             .unwrap_or_else(|| forcing_direct(arena, syms, l, &momenta, None, force)),
         Some(c) => forcing_direct(arena, syms, l, &momenta, Some(c), force),
@@ -176,7 +176,7 @@ pub fn derive(model: &Model, arena: &mut Arena) -> Equations {
             let d = arena.diff(dl_dz, s);
             arena.zero_test(d).is_zero()
         });
-        let dl_dx = arena.gradient(l, &state[..2 * n + 1]);
+        let dl_dx = arena.gradient(l, &state[..syms.position_dim() + n + 1]);
         let scaled = arena.mul2(dl_dz, energy);
         let gained = arena.add2(scaled, power);
         let energy_rate = arena.sub(gained, dl_dt);
@@ -234,9 +234,10 @@ fn forcing_direct(arena: &mut Arena, syms: &Layout, l: Expr, momenta: &[Expr], d
 /// the last term on an orientation's three rows only: its body velocities do not commute
 /// ([eₐ, e_b] = ε_abc e_c), which gives the Euler–Poincaré equations d/dt ∂L/∂ω = ∂L/∂ω × ω + τ
 /// (τ = Kᵀ∂L/∂q, the torque of the configuration's dependence, e.g. gravity). For a free body,
-/// I ω̇ = Iω × ω: Euler's equations.
-fn forcing_quasi(arena: &mut Arena, syms: &Layout, l: Expr, momenta: &[Expr], force: &[Expr]) -> Vec<Expr> {
-    let mut forcing = forcing_direct(arena, syms, l, momenta, None, force);
+/// I ω̇ = Iω × ω: Euler's equations. With an action variable z (a contact Lagrangian), the Herglotz
+/// terms −∂pₐ/∂z · L + pₐ ∂L/∂z join as for coordinates ([`forcing_direct`]).
+fn forcing_quasi(arena: &mut Arena, syms: &Layout, l: Expr, momenta: &[Expr], dl_dz: Option<Expr>, force: &[Expr]) -> Vec<Expr> {
+    let mut forcing = forcing_direct(arena, syms, l, momenta, dl_dz, force);
     for o in &syms.orientations {
         let p: [Expr; 3] = std::array::from_fn(|c| momenta[o.v_start + c]);
         let w: [Expr; 3] = std::array::from_fn(|c| syms.qd[o.v_start + c]);

@@ -85,6 +85,12 @@ pub(crate) fn state_arguments(model: &View<'_>) -> (TokenStream, TokenStream) {
     let n = model.dof();
     if !model.layout.orientations.is_empty() {
         let (nq, d) = (model.layout.position_dim(), model.layout.state_dim());
+        if model.layout.z.is_some() {
+            return (
+                quote! { q: [f64; #nq], qdot: [f64; #n], z: f64 },
+                quote! { ::routh::__private::mechanics::quasi_contact_state::<#nq, #n, #d>(q, qdot, z) },
+            );
+        }
         return (
             quote! { q: [f64; #nq], qdot: [f64; #n] },
             quote! { ::routh::__private::mechanics::quasi_state::<#nq, #n, #d>(q, qdot) },

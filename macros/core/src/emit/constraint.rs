@@ -483,6 +483,15 @@ fn sensitivity_item(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut He
             .zip(&s_vals[..nm * np])
             .map(|((r, c), v)| quote! { dr[(#r, #c)] = #v; });
         let l_sets = s_vals[nm * np..].iter().enumerate().map(|(c, v)| quote! { lw[(0, #c)] = #v; });
+        let p = model.layout.position_dim();
+        let rows = if p == n {
+            quote! { Ok(::routh::__private::mechanics::sensitivity_rows::<#n, #d, #np>(&da, &lw)) }
+        } else {
+            quote! {
+                let _ = lw;
+                Ok(::routh::__private::mechanics::quasi_sensitivity_rows::<#p, #n, #d, #np>(&da))
+            }
+        };
         let names: Vec<String> = model.sensitivity.iter().map(|&i| model.parameters[i].to_string()).collect();
         let doc = format!(
             " Sensitivity ∂F/∂p of the constrained first-order field to the parameters named in `sensitivity(...)`, \
@@ -507,7 +516,7 @@ fn sensitivity_item(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut He
                 #(#r_sets)*
                 #(#l_sets)*
                 let da = sol.acceleration_sensitivity(dr)?;
-                Ok(::routh::__private::mechanics::sensitivity_rows::<#n, #d, #np>(&da, &lw))
+                #rows
             }
         }
     }

@@ -159,7 +159,8 @@ pub(crate) fn accelerations_and_jacobian(
         }
         None if eq.rate_jacobians.is_some() => {
             let jac = quasi_jacobian_items(model, eq, helpers);
-            (accelerations_method(n, d, dyn_fn), jac, TokenStream::new(), TokenStream::new())
+            let sensitivities = sensitivity_items(model, eq, helpers);
+            (accelerations_method(n, d, dyn_fn), jac, sensitivities, TokenStream::new())
         }
         None => {
             // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major), and ∂g/∂z of a contact model.
@@ -346,6 +347,16 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) ->
         names.join(", ")
     );
     let equilibria_item = equilibria_item(model);
+    let p = model.layout.position_dim();
+    let sensitivity = if p == n {
+        quote! { ::routh::__private::mechanics::first_order_sensitivity(t, &mass, gw, &lw) }
+    } else {
+        // Quasi-velocities (no action with orientations): the rates' rows are zero.
+        quote! {
+            let _ = lw;
+            ::routh::__private::mechanics::quasi_sensitivity::<#p, #n, #d, #nw>(t, &mass, gw)
+        }
+    };
     let param_item = if np > 0 {
         quote! {
             #equilibria_item
@@ -404,7 +415,7 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) ->
             #bind
             let a = mass.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
             let (gw, lw) = self.__routh_sensitivity(t, x, &a);
-            ::routh::__private::mechanics::first_order_sensitivity(t, &mass, gw, &lw)
+            #sensitivity
         }
 
         #param_item

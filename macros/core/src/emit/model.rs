@@ -465,8 +465,18 @@ fn contact_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> (To
         if c.decoupled { "it does" } else { "it does not" }
     );
     let decoupled = c.decoupled;
-    let action_doc = format!(" Name of the action variable; it sits last in the state, at index 2n = {}.", d - 1);
-    let field = quote! { ::routh::__private::mechanics::contact_field(x, a, self.lagrangian(t, x)) };
+    let action_doc = format!(" Name of the action variable; it sits last in the state, at index {}.", d - 1);
+    let field = if model.layout.orientations.is_empty() {
+        quote! { ::routh::__private::mechanics::contact_field(x, a, self.lagrangian(t, x)) }
+    } else {
+        // q̇ = K(q) v, v̇ = a, ż = L.
+        let (nq, n) = (model.layout.position_dim(), model.dof());
+        let (stmts, vals) = helpers.body(model, &model.layout.rates, "__routh_rates", &none, &none);
+        quote! {
+            #(#stmts)*
+            ::routh::__private::mechanics::quasi_contact_field::<#nq, #n, #d>([#(#vals),*], a, self.lagrangian(t, x))
+        }
+    };
     let items = quote! {
         #[doc = #action_doc]
         pub const ACTION: &'static str = #z;

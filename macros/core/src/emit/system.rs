@@ -139,6 +139,7 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
     let state = crate::emit::codegen::svector(d);
     let inputs: Vec<String> = model.inputs.iter().map(ToString::to_string).collect();
     let coords: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
+    let nc = coords.len();
     let (state_params, state_new) = crate::emit::codegen::state_arguments(model);
     let state_names = crate::emit::model::state_names(model);
     let view_doc = format!(
@@ -153,8 +154,9 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
         pub const DOF: usize = #n;
         /// Dimension of the first-order state.
         pub const STATE_DIM: usize = #d;
-        /// Names of the generalized coordinates, in state order.
-        pub const COORDINATES: [&'static str; #n] = [#(#coords),*];
+        /// Names of the generalized coordinates, in state order (an orientation's quaternion
+        /// components among them).
+        pub const COORDINATES: [&'static str; #nc] = [#(#coords),*];
         /// Names of the inputs, in the order of u.
         pub const INPUTS: [&'static str; #k] = [#(#inputs),*];
         /// Names of the state's components, in order (CSV headers, plot labels).

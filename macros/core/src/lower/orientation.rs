@@ -8,7 +8,9 @@
 //! [`crate::derive::euler_lagrange`].
 //!
 //! Models with orientations support, for now, bodies and Lagrangians, forces on their ordinary
-//! coordinates, energies and momenta, symmetries (`rotation(R, axis)` of an orientation, or
+//! coordinates and torques on the orientations (`force(R = [τ₁, τ₂, τ₃])`, body components: the
+//! generalized force of ω), inputs and sensitivities, contact Lagrangians (`action(z)`, without
+//! the field Jacobian so far), energies and momenta, symmetries (`rotation(R, axis)` of an orientation, or
 //! generators on the ordinary coordinates), the field Jacobian, impacts (guards may depend on the
 //! orientation; the law's rows are pulled back to the velocities, Kᵀ∇h) and constraints (rows over
 //! the velocities: a velocity expression in ω directly, a position constraint or one-form pulled
@@ -50,29 +52,31 @@ pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<
     }
     // (Modes share the top level's orientations, see `lower::system`; a chart change between them
     // is refused where its law is lowered.)
-    let unsupported: [(&str, bool); 5] = [
-        ("Routh reduction", !raw.reductions.is_empty()),
-        ("discrete integrators", !raw.discrete.is_empty()),
-        ("sensitivities", !raw.sensitivities.is_empty()),
-        ("inputs", !raw.inputs.is_empty()),
-        ("an action variable", !raw.actions.is_empty()),
+    // A contact Lagrangian's field is generated; its Jacobian (which `jacobian`, impacts, modes,
+    // inputs and sensitivities need) is not yet.
+    let contact_jacobian = !raw.actions.is_empty()
+        && (raw.jacobian.is_some()
+            || !raw.impacts.is_empty()
+            || !raw.modes.is_empty()
+            || !raw.inputs.is_empty()
+            || !raw.sensitivities.is_empty());
+    let unsupported: [(&str, bool); 3] = [
+        ("Routh reduction is", !raw.reductions.is_empty()),
+        ("discrete integrators are", !raw.discrete.is_empty()),
+        (
+            "the field Jacobian of a contact Lagrangian (`action(...)` with `jacobian`, impacts, modes, inputs or \
+             sensitivities, which need it) is",
+            contact_jacobian,
+        ),
     ];
     for (what, present) in unsupported {
         if present {
             cx.error(
                 keyword.span(),
                 format!(
-                    "{what} in models with `orientation(...)` states are not supported yet; write the rotation with Euler \
+                    "{what} not supported yet in models with `orientation(...)` states; write the rotation with Euler \
                      angles (`frame(b = rot_z(phi) * rot_x(theta) * rot_z(psi))`) meanwhile"
                 ),
-            );
-        }
-    }
-    for f in &raw.forces {
-        if names.contains(&f.name) {
-            cx.error(
-                f.name.span(),
-                format!("torques on the orientation `{}` are not supported yet; forces act on ordinary coordinates", f.name),
             );
         }
     }

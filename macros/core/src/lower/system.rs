@@ -448,8 +448,18 @@ fn lower_model(
             format!("the input `{}` appears in the Lagrangian; inputs drive the model through `force(...)`", inputs[k]),
         ));
     }
-    let mut force = vec![None; raw.coordinates.len()];
+    let mut force = vec![None; lower.syms.dof()];
     for b in &raw.forces {
+        // A torque on an orientation: a 3-vector in body components, the generalized force of its
+        // body angular velocity ω (the virtual work τ·δθ of a body-frame rotation δθ).
+        if let Some(o) = lower.syms.orientations.iter().find(|o| o.name == b.name).cloned() {
+            if let Some(torque) = cx.ok(lower.vector(&b.value)) {
+                for (c, &tc) in torque.iter().enumerate() {
+                    force[o.v_start + c] = Some(tc);
+                }
+            }
+            continue;
+        }
         // A force on an unknown coordinate is reported by the name checks; its expression is
         // still lowered for mistakes of its own.
         let value = cx.ok(lower.lower(&b.value));
@@ -508,9 +518,8 @@ fn lower_model(
     }
     let exact_rates = lower.exact_rates();
     let zero = lower.arena.zero();
-    // Forces act on the ordinary coordinates' velocities; an orientation's ω has none (yet).
-    let mut force: Vec<Expr> = force.into_iter().map(|f| f.unwrap_or(zero)).collect();
-    force.resize(lower.syms.dof(), zero);
+    // Forces act on the ordinary coordinates' velocities, torques on an orientation's ω.
+    let force: Vec<Expr> = force.into_iter().map(|f| f.unwrap_or(zero)).collect();
     // The coordinates in state order: the ordinary ones, then each orientation's quaternion.
     let coordinates: Vec<Ident> = lower.syms.coordinate_idents();
     let lagrangian = lagrangian.unwrap_or(zero);
@@ -742,11 +751,17 @@ fn check_names(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) {
             }
         }
     }
+    let orientations: Vec<&Ident> = raw.orientations.iter().flat_map(|(_, names)| names).collect();
     for (i, b) in raw.forces.iter().enumerate() {
         let name = &b.name;
-        if !raw.coordinates.contains(name) {
-            let coords: Vec<String> = raw.coordinates.iter().map(ToString::to_string).collect();
-            let known = format!("Coordinates: {}", coords.join(", "));
+        if !raw.coordinates.contains(name) && !orientations.contains(&name) {
+            let coords: Vec<String> =
+                raw.coordinates.iter().chain(orientations.iter().copied()).map(ToString::to_string).collect();
+            let known = if orientations.is_empty() {
+                format!("Coordinates: {}", coords.join(", "))
+            } else {
+                format!("Coordinates and orientations (a torque in body components): {}", coords.join(", "))
+            };
             let what = format_args!("force on unknown coordinate `{name}`");
             cx.push(unknown(name.span(), what, &name.to_string(), &coords, known));
         } else if raw.forces[..i].iter().any(|o| o.name == *name) {

@@ -38,46 +38,66 @@ impl BodyDecl {
 
     pub(super) fn parse_body(keyword: Ident, content: ParseStream) -> syn::Result<Self> {
         let mut decl = BodyDecl { keyword, name: None, mass: None, centre: None, frame: None, inertia: None };
-        let particle = decl.is_particle();
-        let (keys, what) = if particle { (PARTICLE_KEYS, "particle") } else { (BODY_KEYS, "body") };
-        while !content.is_empty() {
-            let key: Ident = content.parse()?;
-            content.parse::<Token![=]>()?;
-            let duplicate = syn::Error::new(key.span(), format!("`{key}` is given twice in this {what}"));
-            let slot = match (key.to_string().as_str(), particle) {
-                ("name", _) => {
-                    if decl.name.is_some() {
-                        return Err(duplicate);
-                    }
-                    decl.name = Some(content.parse()?);
-                    None
-                }
-                ("mass", _) => Some(&mut decl.mass),
-                ("centre" | "center", false) | ("at", true) => Some(&mut decl.centre),
-                ("frame", false) => Some(&mut decl.frame),
-                ("inertia", false) => Some(&mut decl.inertia),
-                (other, _) => {
-                    let hint = if particle {
-                        "Expected: name, mass, at (a particle is a point mass; declare a rigid body with `body(...)`)"
-                    } else {
-                        "Expected: name, mass, centre, frame, inertia"
-                    };
-                    return Err(unknown(key.span(), format_args!("unknown key `{other}` in `{what}(...)`"), other, keys, hint));
-                }
-            };
-            if let Some(slot) = slot {
-                if slot.is_some() {
-                    return Err(duplicate);
-                }
-                *slot = Some(content.parse()?);
-            }
-            if content.is_empty() {
-                break;
-            }
-            content.parse::<Token![,]>()?;
-        }
+        let what = if decl.is_particle() { "particle" } else { "body" };
+        parse_keyed(content, what, &mut decl, BodyDecl::slot)?;
         Ok(decl)
     }
+
+    /// Where the value of `key` goes.
+    fn slot<'a>(&'a mut self, key: &Ident) -> syn::Result<Slot<'a>> {
+        let particle = self.is_particle();
+        Ok(match (key.to_string().as_str(), particle) {
+            ("name", _) => Slot::Name(&mut self.name),
+            ("mass", _) => Slot::Value(&mut self.mass),
+            ("centre" | "center", false) | ("at", true) => Slot::Value(&mut self.centre),
+            ("frame", false) => Slot::Value(&mut self.frame),
+            ("inertia", false) => Slot::Value(&mut self.inertia),
+            (other, _) => {
+                let (keys, what, hint) = if particle {
+                    (
+                        PARTICLE_KEYS,
+                        "particle",
+                        "Expected: name, mass, at (a particle is a point mass; declare a rigid body with `body(...)`)",
+                    )
+                } else {
+                    (BODY_KEYS, "body", "Expected: name, mass, centre, frame, inertia")
+                };
+                return Err(unknown(key.span(), format_args!("unknown key `{other}` in `{what}(...)`"), other, keys, hint));
+            }
+        })
+    }
+}
+
+/// Where a key's value goes: an identifier (`name`, `body`) or an expression.
+enum Slot<'a> {
+    Name(&'a mut Option<Ident>),
+    Value(&'a mut Option<Expr>),
+}
+
+/// Parses `key = value, ...` into the slots `slot` gives for each key (an error for an unknown
+/// one); a key given twice is an error on its second occurrence.
+fn parse_keyed<D>(
+    content: ParseStream,
+    what: &str,
+    decl: &mut D,
+    slot: for<'a> fn(&'a mut D, &Ident) -> syn::Result<Slot<'a>>,
+) -> syn::Result<()> {
+    while !content.is_empty() {
+        let key: Ident = content.parse()?;
+        content.parse::<Token![=]>()?;
+        let duplicate = || syn::Error::new(key.span(), format!("`{key}` is given twice in this {what}"));
+        match slot(decl, &key)? {
+            Slot::Name(s) if s.is_some() => return Err(duplicate()),
+            Slot::Value(s) if s.is_some() => return Err(duplicate()),
+            Slot::Name(s) => *s = Some(content.parse()?),
+            Slot::Value(s) => *s = Some(content.parse()?),
+        }
+        if content.is_empty() {
+            break;
+        }
+        content.parse::<Token![,]>()?;
+    }
+    Ok(())
 }
 
 /// The keys of `rolling(...)`.
@@ -111,54 +131,38 @@ impl ContactDecl {
     pub(super) fn parse_body(keyword: Ident, content: ParseStream) -> syn::Result<Self> {
         let mut decl =
             ContactDecl { keyword, name: None, body: None, disk: None, axis: None, sphere: None, at: None, along: None };
-        let rolling = decl.is_rolling();
-        let (keys, what) = if rolling { (ROLLING_KEYS, "rolling") } else { (NO_SLIP_KEYS, "no_slip") };
-        while !content.is_empty() {
-            let key: Ident = content.parse()?;
-            content.parse::<Token![=]>()?;
-            let duplicate = syn::Error::new(key.span(), format!("`{key}` is given twice in this contact"));
-            let named = |slot: &mut Option<Ident>, content: ParseStream| -> syn::Result<()> {
-                if slot.is_some() {
-                    return Err(duplicate.clone());
-                }
-                *slot = Some(content.parse()?);
-                Ok(())
-            };
-            let slot = match (key.to_string().as_str(), rolling) {
-                ("name", _) => {
-                    named(&mut decl.name, content)?;
-                    None
-                }
-                ("body", _) => {
-                    named(&mut decl.body, content)?;
-                    None
-                }
-                ("disk", true) => Some(&mut decl.disk),
-                ("axis", true) => Some(&mut decl.axis),
-                ("sphere", true) => Some(&mut decl.sphere),
-                ("at", false) => Some(&mut decl.at),
-                ("along", false) => Some(&mut decl.along),
-                (other, _) => {
-                    let hint = if rolling {
-                        "Expected: name, body, and `disk = r, axis = [ax, ay, az]` (a thin disk about its body-frame axis) or \
-                         `sphere = r`"
-                    } else {
-                        "Expected: name, body, at (a point of the body), along (the direction it does not slide in)"
-                    };
-                    return Err(unknown(key.span(), format_args!("unknown key `{other}` in `{what}(...)`"), other, keys, hint));
-                }
-            };
-            if let Some(slot) = slot {
-                if slot.is_some() {
-                    return Err(duplicate);
-                }
-                *slot = Some(content.parse()?);
-            }
-            if content.is_empty() {
-                break;
-            }
-            content.parse::<Token![,]>()?;
-        }
+        parse_keyed(content, "contact", &mut decl, ContactDecl::slot)?;
         Ok(decl)
+    }
+
+    /// Where the value of `key` goes.
+    fn slot<'a>(&'a mut self, key: &Ident) -> syn::Result<Slot<'a>> {
+        let rolling = self.is_rolling();
+        Ok(match (key.to_string().as_str(), rolling) {
+            ("name", _) => Slot::Name(&mut self.name),
+            ("body", _) => Slot::Name(&mut self.body),
+            ("disk", true) => Slot::Value(&mut self.disk),
+            ("axis", true) => Slot::Value(&mut self.axis),
+            ("sphere", true) => Slot::Value(&mut self.sphere),
+            ("at", false) => Slot::Value(&mut self.at),
+            ("along", false) => Slot::Value(&mut self.along),
+            (other, _) => {
+                let (keys, what, hint) = if rolling {
+                    (
+                        ROLLING_KEYS,
+                        "rolling",
+                        "Expected: name, body, and `disk = r, axis = [ax, ay, az]` (a thin disk about its body-frame axis) or \
+                         `sphere = r`",
+                    )
+                } else {
+                    (
+                        NO_SLIP_KEYS,
+                        "no_slip",
+                        "Expected: name, body, at (a point of the body), along (the direction it does not slide in)",
+                    )
+                };
+                return Err(unknown(key.span(), format_args!("unknown key `{other}` in `{what}(...)`"), other, keys, hint));
+            }
+        })
     }
 }

@@ -1,13 +1,15 @@
 use routh::prelude::*;
 
-/// Inputs on a model with an orientation state are not supported yet.
+/// The field Jacobian of a contact (Herglotz) Lagrangian with an orientation state is not
+/// generated yet (its field is).
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(x),
     orientation(r),
-    input(u),
+    action(z),
     body(name = ball, mass = m, centre = [x, 0, 0], frame = r, inertia = diag(1, 1, 1)),
-    force(x = u),
+    lagrangian = -z,
+    jacobian,
 )]
 struct Ball {
     m: f64,
