@@ -389,6 +389,44 @@ pub fn set_action_row<const N: usize, const D: usize>(j: &mut SMatrix<f64, D, D>
     }
 }
 
+/// `∂F/∂x` of a contact system with quasi-velocities, x = (q, v, z), F = (K(q) v, M⁻¹ f, L): the
+/// rates' Jacobians on top, `M⁻¹ ∂g/∂q`, `M⁻¹ ∂g/∂v` and the column `M⁻¹ ∂g/∂z` for the
+/// velocities, and the row `∂ż/∂x = ∂L/∂x` (`dl_dx`) last.
+///
+/// # Errors
+/// [`FieldError::SingularMassMatrix`] at `t` if a solve is not finite.
+pub fn quasi_contact_jacobian<const P: usize, const N: usize, const D: usize>(
+    t: f64,
+    factor: &impl MassOperator<N>,
+    rates: (SMatrix<f64, P, P>, SMatrix<f64, P, N>),
+    residual: (SMatrix<f64, N, P>, SMatrix<f64, N, N>, SVector<f64, N>),
+    dl_dx: &SVector<f64, D>,
+) -> Result<SMatrix<f64, D, D>, FieldError> {
+    let () = QuasiContactDim::<P, N, D>::OK;
+    let singular = |_| FieldError::SingularMassMatrix { t };
+    let (dq, dv, dz) = (
+        factor.solve(residual.0).map_err(singular)?,
+        factor.solve(residual.1).map_err(singular)?,
+        factor.solve(residual.2).map_err(singular)?,
+    );
+    let mut j = SMatrix::<f64, D, D>::zeros();
+    j.fixed_view_mut::<P, P>(0, 0).copy_from(&rates.0);
+    j.fixed_view_mut::<P, N>(0, P).copy_from(&rates.1);
+    j.fixed_view_mut::<N, P>(P, 0).copy_from(&dq);
+    j.fixed_view_mut::<N, N>(P, P).copy_from(&dv);
+    j.fixed_view_mut::<N, 1>(P, P + N).copy_from(&dz);
+    set_last_row(&mut j, dl_dx);
+    Ok(j)
+}
+
+/// Sets the last row of a field Jacobian — the row of ż = L of a contact system whose action sits
+/// last — to `∂L/∂x`.
+pub fn set_last_row<const D: usize>(j: &mut SMatrix<f64, D, D>, dl_dx: &SVector<f64, D>) {
+    if D > 0 {
+        j.set_row(D - 1, &dl_dx.transpose());
+    }
+}
+
 /// `∂F/∂x` from the factored mass matrix and the residual Jacobians `∂g/∂q`, `∂g/∂q̇` (see the
 /// [module docs](self)).
 ///

@@ -176,7 +176,13 @@ pub fn derive(model: &Model, arena: &mut Arena) -> Equations {
             let d = arena.diff(dl_dz, s);
             arena.zero_test(d).is_zero()
         });
-        let dl_dx = arena.gradient(l, &state[..syms.position_dim() + n + 1]);
+        // ∂L/∂x over the whole state: with orientations, ∂/∂q of L with |q|² as its sum of squares.
+        let dl_dx = if syms.orientations.is_empty() {
+            arena.gradient(l, &state[..2 * n + 1])
+        } else {
+            let unheld = syms.unhold_norms(arena, &[l])[0];
+            arena.gradient(unheld, &state[..syms.position_dim() + n + 1])
+        };
         let scaled = arena.mul2(dl_dz, energy);
         let gained = arena.add2(scaled, power);
         let energy_rate = arena.sub(gained, dl_dt);
@@ -451,7 +457,9 @@ pub struct EnergyDerivatives {
 /// The energy's gradient and Hessian over the state.
 pub fn energy_derivatives(model: &Model, arena: &mut Arena, eq: &Equations) -> EnergyDerivatives {
     let vars = model.layout.state_symbols();
-    let gradient = arena.gradient(eq.energy, &vars);
+    // Over every direction of the state: an orientation's |q|² as its sum of squares.
+    let energy = model.layout.unhold_norms(arena, &[eq.energy])[0];
+    let gradient = arena.gradient(energy, &vars);
     let hessian = arena.jacobian(&gradient, &vars);
     EnergyDerivatives { gradient, hessian }
 }

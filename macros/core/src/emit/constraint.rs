@@ -370,10 +370,12 @@ fn accelerations_and_jacobian(model: &View<'_>, solve: &TokenStream, quasi: bool
             Ok({ #solve }?.accelerations)
         }
     };
-    let action_row = if model.layout.z.is_some() {
-        quote! { ::routh::__private::mechanics::set_action_row::<#n, #d>(&mut j, &self.__routh_lagrangian_gradient(t, x)); }
-    } else {
-        TokenStream::new()
+    let action_row = match (model.layout.z.is_some(), quasi) {
+        (false, _) => TokenStream::new(),
+        (true, false) => {
+            quote! { ::routh::__private::mechanics::set_action_row::<#n, #d>(&mut j, &self.__routh_lagrangian_gradient(t, x)); }
+        }
+        (true, true) => quote! { ::routh::__private::mechanics::set_last_row(&mut j, &self.__routh_lagrangian_gradient(t, x)); },
     };
     let field_jacobian = if quasi {
         quote! { sol.quasi_field_jacobian::<#p, #d>(dr, self.__routh_rate_jacobians(t, x)) }

@@ -231,16 +231,30 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
     outputs.extend(rv.iter().flatten().copied());
     outputs.extend(eq.dg_dq.iter().flatten().copied());
     outputs.extend(eq.dg_dv.iter().flatten().copied());
+    if let Some(c) = &eq.contact {
+        outputs.extend(&c.dg_dz);
+    }
     let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
     let a_arg = quote! { a, };
     let (stmts, vals) = helpers.body(model, &outputs, "__routh_quasi_jacobian", &a_param, &a_arg);
     let (v_rq, rest) = vals.split_at(nq * nq);
     let (v_rv, rest) = rest.split_at(nq * n);
-    let (v_gq, v_gv) = rest.split_at(n * nq);
+    let (v_gq, rest) = rest.split_at(n * nq);
+    let (v_gv, v_gz) = rest.split_at(n * n);
     let m = |r: usize, c: usize, v: &[TokenStream]| {
         quote! { ::routh::__private::nalgebra::SMatrix::<f64, #r, #c>::from_row_slice(&[#(#v),*]) }
     };
     let (rq_m, rv_m, gq_m, gv_m) = (m(nq, nq, v_rq), m(nq, n, v_rv), m(n, nq, v_gq), m(n, n, v_gv));
+    let finish = if eq.contact.is_some() {
+        // The action's column and the row of ż = L.
+        let gz_m = m(n, 1, v_gz);
+        quote! {
+            ::routh::__private::mechanics::quasi_contact_jacobian::<#nq, #n, #d>(
+                t, &mass, (#rq_m, #rv_m), (#gq_m, #gv_m, #gz_m), &self.__routh_lagrangian_gradient(t, x))
+        }
+    } else {
+        quote! { ::routh::__private::mechanics::quasi_jacobian::<#nq, #n, #d>(t, &mass, (#rq_m, #rv_m), (#gq_m, #gv_m)) }
+    };
     let bind = bind_mass_operator_and_forcing();
     let allow = allow_generated();
     quote! {
@@ -259,7 +273,7 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
             let a = mass.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
             let a = &a;
             #(#stmts)*
-            ::routh::__private::mechanics::quasi_jacobian::<#nq, #n, #d>(t, &mass, (#rq_m, #rv_m), (#gq_m, #gv_m))
+            #finish
         }
     }
 }

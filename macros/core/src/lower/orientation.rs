@@ -9,8 +9,8 @@
 //!
 //! Models with orientations support, for now, bodies and Lagrangians, forces on their ordinary
 //! coordinates and torques on the orientations (`force(R = [τ₁, τ₂, τ₃])`, body components: the
-//! generalized force of ω), inputs and sensitivities, contact Lagrangians (`action(z)`, without
-//! the field Jacobian so far), energies and momenta, symmetries (`rotation(R, axis)` of an orientation, or
+//! generalized force of ω), inputs and sensitivities, contact Lagrangians (`action(z)`), energies
+//! and momenta, symmetries (`rotation(R, axis)` of an orientation, or
 //! generators on the ordinary coordinates), the field Jacobian, impacts (guards may depend on the
 //! orientation; the law's rows are pulled back to the velocities, Kᵀ∇h) and constraints (rows over
 //! the velocities: a velocity expression in ω directly, a position constraint or one-form pulled
@@ -52,23 +52,8 @@ pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<
     }
     // (Modes share the top level's orientations, see `lower::system`; a chart change between them
     // is refused where its law is lowered.)
-    // A contact Lagrangian's field is generated; its Jacobian (which `jacobian`, impacts, modes,
-    // inputs and sensitivities need) is not yet.
-    let contact_jacobian = !raw.actions.is_empty()
-        && (raw.jacobian.is_some()
-            || !raw.impacts.is_empty()
-            || !raw.modes.is_empty()
-            || !raw.inputs.is_empty()
-            || !raw.sensitivities.is_empty());
-    let unsupported: [(&str, bool); 3] = [
-        ("Routh reduction is", !raw.reductions.is_empty()),
-        ("discrete integrators are", !raw.discrete.is_empty()),
-        (
-            "the field Jacobian of a contact Lagrangian (`action(...)` with `jacobian`, impacts, modes, inputs or \
-             sensitivities, which need it) is",
-            contact_jacobian,
-        ),
-    ];
+    let unsupported: [(&str, bool); 2] =
+        [("Routh reduction is", !raw.reductions.is_empty()), ("discrete integrators are", !raw.discrete.is_empty())];
     for (what, present) in unsupported {
         if present {
             cx.error(

@@ -1,15 +1,12 @@
 use routh::prelude::*;
 
-/// The field Jacobian of a contact (Herglotz) Lagrangian with an orientation state is not
-/// generated yet (its field is).
+/// Variational integrators are for Euclidean configurations: not with an orientation state yet.
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(x),
     orientation(r),
-    action(z),
     body(name = ball, mass = m, centre = [x, 0, 0], frame = r, inertia = diag(1, 1, 1)),
-    lagrangian = -z,
-    jacobian,
+    discrete(rule = midpoint),
 )]
 struct Ball {
     m: f64,
