@@ -955,3 +955,48 @@ fn contact_jacobians_with_orientations_match_finite_differences_and_the_energy_d
     println!("damped brick bouncing ({} impacts): E against E₀e^(−γt) {worst:.1e}", sol.impacts.len());
     assert!(worst < 1e-9, "energy decay across impacts: {worst:e}");
 }
+
+/// A uniform ball on a slope of angle α (`rolling(..., ground = n)`): its centre free, so the
+/// contact adds the height row c·n = a.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, z),
+    orientation(r),
+    body(name = ball, mass = m, centre = [x, y, z], frame = r, inertia = diag(j, j, j)),
+    gravity = [0, 0, -g],
+    rolling(name = slope, body = ball, sphere = a, ground = [-alpha.sin(), 0, alpha.cos()]),
+)]
+struct BallOnSlope {
+    m: f64,
+    j: f64,
+    a: f64,
+    g: f64,
+    alpha: f64,
+}
+
+#[test]
+fn a_ball_rolls_down_a_slope_at_five_sevenths_of_g_sin_alpha() {
+    // Rolling without slipping, s̈ = g sin α · m a² / (m a² + J) — 5/7 g sin α for J = 2/5 m a² —
+    // along the slope's fall line d = −(cos α, 0, sin α), spinning about the slope's horizontal axis.
+    let (m, a, g, alpha) = (1.3, 0.2, 9.81, 0.35);
+    let ball = BallOnSlope { m, j: 0.4 * m * a * a, a, g, alpha };
+    assert_eq!(BallOnSlope::CONSTRAINTS, ["slope_height", "slope_t1", "slope_t2"]);
+    let n = Vector3::new(-alpha.sin(), 0.0, alpha.cos());
+    let centre = a * n + Vector3::new(0.0, 0.3, 0.0);
+    let q0 = UnitQuaternion::from_euler_angles(0.2, 0.1, -0.3);
+    let x0 = ball.state([centre.x, centre.y, centre.z, q0.w, q0.i, q0.j, q0.k], [0.0; 6]);
+    assert!(ball.position_residuals(0.0, &x0).amax() < 1e-15 && ball.velocity_residuals(0.0, &x0).amax() < 1e-15);
+    let e0 = ball.energy(0.0, &x0);
+    let sol = ball.simulate(x0, 0.0..2.0, &tight().output(Output::Interval(0.1))).unwrap();
+    let accel = 5.0 / 7.0 * g * alpha.sin();
+    let fall = -Vector3::new(alpha.cos(), 0.0, alpha.sin());
+    let mut worst = 0.0f64;
+    for (t, x) in sol.iter() {
+        let expected = centre + fall * (0.5 * accel * t * t);
+        worst = worst.max((Vector3::new(x[0], x[1], x[2]) - expected).norm());
+        assert!((ball.energy(t, x) - e0).abs() < 1e-10, "energy at t = {t}");
+    }
+    let report = sol.constraints.unwrap();
+    println!("ball on a slope over 2 s: centre against 5/7 g sin α t²/2 {worst:.1e}; constraints {:?}", report.worst);
+    assert!(worst < 1e-10, "rolling down the slope: {worst:e}");
+}

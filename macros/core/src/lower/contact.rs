@@ -1,4 +1,6 @@
-//! Contacts of bodies with the ground plane z = 0, lowered into constraint rows.
+//! Contacts of bodies with a ground plane, lowered into constraint rows. The plane is z = 0, or with
+//! `ground = n` the plane through the origin with the constant unit normal n (then "height" is
+//! c·n below and the no-slip rows are along t₁ = n × e_k, t₂ = n × t₁).
 //!
 //! For a body with mass centre c, frame R and body angular velocity ω (spatial Ω = R ω), the
 //! velocity of its material point at P is ċ + Ω × (P − c). A contact generates its contact point
@@ -85,6 +87,14 @@ fn lower_contact(lower: &mut Lowerer<'_>, decl: &ContactDecl, raw: &RawModel, bo
         let w = lower.arena.dot3(&along, &velocity);
         return Ok(vec![velocity_row(lower, name.clone(), w, decl_keyword)?]);
     }
+    // The ground plane through the origin, its unit normal `up` (e_z by default).
+    let one = lower.arena.one();
+    let zero = lower.arena.zero();
+    let up = match &decl.ground {
+        None => [zero, zero, one],
+        Some(g) => ground_normal(lower, g)?,
+    };
+    let cz = lower.arena.dot3(&c, &up);
     let (offset, height) = match (&decl.disk, &decl.sphere) {
         (Some(_), Some(sphere)) => {
             return Err(syn::Error::new_spanned(
@@ -98,17 +108,15 @@ fn lower_contact(lower: &mut Lowerer<'_>, decl: &ContactDecl, raw: &RawModel, bo
                 return Err(syn::Error::new_spanned(axis, "a sphere has no axis; `axis` belongs to a rolling `disk`"));
             }
             let r = lower.scalar(sphere)?;
-            let zero = lower.arena.zero();
-            let down = lower.arena.neg(r);
-            let height = lower.arena.sub(c[2], r);
-            ([zero, zero, down], (!lower.arena.zero_test(height).is_zero()).then_some(height))
+            let minus_r = lower.arena.neg(r);
+            let height = lower.arena.sub(cz, r);
+            (lower.arena.vec_scale(minus_r, &up), (!lower.arena.zero_test(height).is_zero()).then_some(height))
         }
         (Some(disk), None) => {
             let axis_expr = decl.axis.as_ref().ok_or_else(|| missing(decl, "axis", "[0, 1, 0]"))?;
             let r = lower.scalar(disk)?;
             let axis = lower.vector(axis_expr)?;
             let norm2 = lower.arena.norm_squared(&axis);
-            let one = lower.arena.one();
             let off = lower.arena.sub(norm2, one);
             if !lower.arena.zero_test(off).is_zero() {
                 return Err(syn::Error::new_spanned(
@@ -117,22 +125,21 @@ fn lower_contact(lower: &mut Lowerer<'_>, decl: &ContactDecl, raw: &RawModel, bo
                 ));
             }
             let n = lower.arena.mat_vec(&rotation.matrix, &axis);
-            let nz2 = lower.arena.powi(n[2], 2);
-            let tilt = lower.arena.sub(one, nz2); // 1 − n_z² = s²
-            let (r2, cz2) = (lower.arena.powi(r, 2), lower.arena.powi(c[2], 2));
+            let nz = lower.arena.dot3(&n, &up);
+            let nz2 = lower.arena.powi(nz, 2);
+            let tilt = lower.arena.sub(one, nz2); // 1 − (n·up)² = s²
+            let (r2, cz2) = (lower.arena.powi(r, 2), lower.arena.powi(cz, 2));
             let r2_tilt = lower.arena.mul2(r2, tilt);
             let held = lower.arena.sub(cz2, r2_tilt);
-            let (s, height) = if lower.arena.zero_test(held).is_zero() && positive_at_samples(lower, c[2], r) {
-                (lower.arena.div(c[2], r), None)
+            let (s, height) = if lower.arena.zero_test(held).is_zero() && positive_at_samples(lower, cz, r) {
+                (lower.arena.div(cz, r), None)
             } else {
                 let s = lower.arena.sqrt(tilt);
                 let rs = lower.arena.mul2(r, s);
-                (s, Some(lower.arena.sub(c[2], rs)))
+                (s, Some(lower.arena.sub(cz, rs)))
             };
-            // P − c = −r u, u = (e_z − n_z n)/s.
-            let nz_n = lower.arena.vec_scale(n[2], &n);
-            let zero = lower.arena.zero();
-            let up = [zero, zero, one];
+            // P − c = −r u, u = (up − (n·up) n)/s.
+            let nz_n = lower.arena.vec_scale(nz, &n);
             let plane = lower.arena.vec_sub(&up, &nz_n);
             let minus_r = lower.arena.neg(r);
             let scale = lower.arena.div(minus_r, s);
@@ -145,9 +152,55 @@ fn lower_contact(lower: &mut Lowerer<'_>, decl: &ContactDecl, raw: &RawModel, bo
     if let Some(h) = height {
         rows.push(position_row(lower, suffix("height"), h, decl_keyword)?);
     }
-    rows.push(velocity_row(lower, suffix("x"), velocity[0], decl_keyword)?);
-    rows.push(velocity_row(lower, suffix("y"), velocity[1], decl_keyword)?);
+    // The velocity's components along two directions of the plane: x and y on z = 0; on another
+    // plane t₁ = up × e_k (e_k the axis least aligned with up at sampled parameters) and
+    // t₂ = up × t₁, neither normalised (a row's scale changes its multiplier only).
+    if decl.ground.is_none() {
+        rows.push(velocity_row(lower, suffix("x"), velocity[0], decl_keyword)?);
+        rows.push(velocity_row(lower, suffix("y"), velocity[1], decl_keyword)?);
+    } else {
+        let k = least_aligned_axis(lower, &up);
+        let mut axis = [zero; 3];
+        axis[k] = one;
+        let t1 = lower.arena.cross(&up, &axis);
+        let t2 = lower.arena.cross(&up, &t1);
+        for (label, t) in [("t1", t1), ("t2", t2)] {
+            let w = lower.arena.dot3(&t, &velocity);
+            rows.push(velocity_row(lower, suffix(label), w, decl_keyword)?);
+        }
+    }
     Ok(rows)
+}
+
+/// The ground's unit normal: a 3-vector of unit length (the zero test) that does not move — free of
+/// coordinates, velocities and time.
+fn ground_normal(lower: &mut Lowerer<'_>, g: &syn::Expr) -> syn::Result<Vec3> {
+    let up = lower.vector(g)?;
+    let norm2 = lower.arena.norm_squared(&up);
+    let one = lower.arena.one();
+    let off = lower.arena.sub(norm2, one);
+    let moving = lower
+        .syms
+        .q
+        .iter()
+        .chain(&lower.syms.qd)
+        .chain([&lower.syms.t])
+        .any(|&s| up.iter().any(|&e| lower.arena.depends_on(e, s)));
+    if moving || !lower.arena.zero_test(off).is_zero() {
+        return Err(syn::Error::new_spanned(
+            g,
+            "the ground is a fixed plane through the origin: `ground` is its constant unit normal, e.g. \
+             `[-alpha.sin(), 0, alpha.cos()]` for a slope of angle alpha",
+        ));
+    }
+    Ok(up)
+}
+
+/// The coordinate axis least aligned with `up` at sampled parameter values.
+fn least_aligned_axis(lower: &Lowerer<'_>, up: &Vec3) -> usize {
+    let lookup = |s: Expr| -> f64 { lower.syms.params.iter().position(|&p| p == s).map_or(1.0, |i| 0.5 + 0.1 * i as f64) };
+    let values: Vec<f64> = up.iter().map(|&e| lower.arena.eval(e, &lookup).abs()).collect();
+    (0..3).min_by(|&a, &b| values[a].total_cmp(&values[b])).unwrap_or(0)
 }
 
 /// ċ + Ω × (P − c): the velocity of the body's material point at P.
@@ -157,7 +210,7 @@ fn material_velocity(lower: &mut Lowerer<'_>, body: &Body, spin: &Vec3, p: &Vec3
     lower.arena.vec_add(&body.velocity, &turn)
 }
 
-/// Whether c_z / r > 0 at a few sampled states (coordinates in [−1.5, 1.5], parameters in
+/// Whether c_z / r > 0 at a few sampled states (c_z the centre's height above the plane) (coordinates in [−1.5, 1.5], parameters in
 /// [0.5, 1.5], an orientation's held |q|² its sum of squares): the centre above the plane, so that
 /// s = c_z / r is the positive root.
 fn positive_at_samples(lower: &Lowerer<'_>, cz: Expr, r: Expr) -> bool {

@@ -101,12 +101,13 @@ fn parse_keyed<D>(
 }
 
 /// The keys of `rolling(...)`.
-pub const ROLLING_KEYS: &[&str] = &["name", "body", "disk", "axis", "sphere"];
+pub const ROLLING_KEYS: &[&str] = &["name", "body", "disk", "axis", "sphere", "ground"];
 /// The keys of `no_slip(...)`.
 pub const NO_SLIP_KEYS: &[&str] = &["name", "body", "at", "along"];
 
-/// A contact of a body with the ground plane z = 0 as written: `rolling` (a disk of radius `disk`
-/// about its body-frame `axis`, or a sphere of radius `sphere`, rolling without slipping) or
+/// A contact of a body with a ground plane as written: `rolling` (a disk of radius `disk` about its
+/// body-frame `axis`, or a sphere of radius `sphere`, rolling without slipping on the plane through
+/// the origin with unit normal `ground`, z = 0 by default) or
 /// `no_slip` (the body's material point `at` does not slide along the direction `along`: a knife
 /// edge, a skate). Which keys are missing or clash is checked in lowering.
 #[derive(Clone)]
@@ -118,6 +119,8 @@ pub struct ContactDecl {
     pub disk: Option<Expr>,
     pub axis: Option<Expr>,
     pub sphere: Option<Expr>,
+    /// The ground plane's unit normal (a plane through the origin; `[0, 0, 1]` when absent).
+    pub ground: Option<Expr>,
     pub at: Option<Expr>,
     pub along: Option<Expr>,
 }
@@ -129,8 +132,17 @@ impl ContactDecl {
     }
 
     pub(super) fn parse_body(keyword: Ident, content: ParseStream) -> syn::Result<Self> {
-        let mut decl =
-            ContactDecl { keyword, name: None, body: None, disk: None, axis: None, sphere: None, at: None, along: None };
+        let mut decl = ContactDecl {
+            keyword,
+            name: None,
+            body: None,
+            disk: None,
+            axis: None,
+            sphere: None,
+            ground: None,
+            at: None,
+            along: None,
+        };
         parse_keyed(content, "contact", &mut decl, ContactDecl::slot)?;
         Ok(decl)
     }
@@ -144,6 +156,7 @@ impl ContactDecl {
             ("disk", true) => Slot::Value(&mut self.disk),
             ("axis", true) => Slot::Value(&mut self.axis),
             ("sphere", true) => Slot::Value(&mut self.sphere),
+            ("ground", true) => Slot::Value(&mut self.ground),
             ("at", false) => Slot::Value(&mut self.at),
             ("along", false) => Slot::Value(&mut self.along),
             (other, _) => {
@@ -151,8 +164,8 @@ impl ContactDecl {
                     (
                         ROLLING_KEYS,
                         "rolling",
-                        "Expected: name, body, and `disk = r, axis = [ax, ay, az]` (a thin disk about its body-frame axis) or \
-                         `sphere = r`",
+                        "Expected: name, body, `disk = r, axis = [ax, ay, az]` (a thin disk about its body-frame axis) or \
+                         `sphere = r`, and optionally `ground = [nx, ny, nz]` (the plane's unit normal; z = 0 by default)",
                     )
                 } else {
                     (
