@@ -9,46 +9,18 @@
 //! cargo run --release --example rolling
 //! ```
 
+#[path = "models/chaplygin.rs"]
+mod chaplygin;
+
+use chaplygin::{ChaplyginBall, ChaplyginSleigh};
 use plotters::prelude::*;
 use routh::nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3};
 use routh::prelude::*;
 
-/// Chaplygin's sleigh: a planar body on a knife edge a behind its mass centre.
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(x, y, th),
-    frame(f = rot_z(th)),
-    body(name = sleigh, mass = m, centre = [x, y, 0], frame = f, inertia = diag(i, i, i)),
-    no_slip(name = blade, body = sleigh, at = [x, y, 0] + f * [-a, 0, 0], along = f * [0, 1, 0]),
-)]
-pub struct Sleigh {
-    pub m: f64,
-    pub i: f64,
-    pub a: f64,
-}
-
-/// Chaplygin's ball: mass centre at the geometric centre, principal moments i1, i2, i3.
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(x, y),
-    orientation(r),
-    body(name = ball, mass = m, centre = [x, y, a], frame = r, inertia = diag(i1, i2, i3)),
-    gravity = [0, 0, -g],
-    rolling(name = contact, body = ball, sphere = a),
-)]
-pub struct Ball {
-    pub m: f64,
-    pub a: f64,
-    pub i1: f64,
-    pub i2: f64,
-    pub i3: f64,
-    pub g: f64,
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = Options::default().rtol(1e-12).atol(1e-13);
     // The sleigh, started turning: it straightens out and runs on at V.
-    let sleigh = Sleigh { m: 2.0, i: 0.3, a: 0.4 };
+    let sleigh = ChaplyginSleigh { m: 2.0, i: 0.3, a: 0.4 };
     let th0: f64 = 0.3;
     let x0 = sleigh.state_with_known_velocities(
         0.0,
@@ -71,7 +43,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("  u and ω against V tanh(λt + τ₀), ω₀ cosh τ₀ sech(λt + τ₀) over 12 s: {sleigh_error:.1e}");
 
     // The ball, rolling and spinning: energy and the contact-point angular momentum are kept.
-    let ball = Ball { m: 1.0, a: 0.5, i1: 0.06, i2: 0.09, i3: 0.11, g: 9.81 };
+    let ball = ChaplyginBall { m: 1.0, a: 0.5, i1: 0.06, i2: 0.09, i3: 0.11, g: 9.81 };
     let inertia = Matrix3::from_diagonal(&Vector3::new(ball.i1, ball.i2, ball.i3));
     let q0 = UnitQuaternion::from_euler_angles(0.4, -0.6, 1.0);
     let w = Vector3::new(3.0, -1.0, 4.0);

@@ -1,10 +1,14 @@
 //! Rigid bodies, frames and points: models written with `body(...)` against the same models
 //! written as hand-derived Lagrangians, and against the closed forms of rigid-body motion.
 
+#[allow(dead_code)]
+#[path = "../examples/models/chaplygin.rs"]
+mod chaplygin;
 mod common;
 
 use std::f64::consts::FRAC_PI_2;
 
+use chaplygin::ChaplyginSleigh;
 use routh::nalgebra::{Matrix3, Vector3};
 use routh::prelude::*;
 
@@ -322,29 +326,14 @@ fn a_rolling_item_is_the_hand_written_coin_in_euler_angles_and_with_a_quaternion
     assert!(report.worst.0 < 1e-12 && report.worst.1 < 1e-10, "{:?}", report.worst);
 }
 
-/// Chaplygin's sleigh: a planar body on a knife edge at distance a behind its mass centre, which
-/// cannot slide sideways (`no_slip`).
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(x, y, th),
-    frame(f = rot_z(th)),
-    body(name = sleigh, mass = m, centre = [x, y, 0], frame = f, inertia = diag(i, i, i)),
-    no_slip(name = blade, body = sleigh, at = [x, y, 0] + f * [-a, 0, 0], along = f * [0, 1, 0]),
-)]
-struct Sleigh {
-    m: f64,
-    i: f64,
-    a: f64,
-}
-
 #[test]
 fn chaplygin_sleigh_follows_its_closed_form() {
     // With u the forward speed of the mass centre and ω the turning rate, m u̇ = m a ω² and
     // (I + m a²) ω̇ = −m a u ω: the energy ½ m u² + ½ K ω² (K = I + m a²) is kept, and
     // u = V tanh(λ t + τ₀), ω = ω₀ cosh τ₀ sech(λ t + τ₀) with V² = u₀² + K ω₀²/m, λ = a m V / K,
     // tanh τ₀ = u₀ / V: the sleigh straightens out and runs on at V.
-    let sleigh = Sleigh { m: 2.0, i: 0.3, a: 0.4 };
-    assert_eq!(Sleigh::CONSTRAINT_KINDS, [ConstraintKind::Nonholonomic]);
+    let sleigh = ChaplyginSleigh { m: 2.0, i: 0.3, a: 0.4 };
+    assert_eq!(ChaplyginSleigh::CONSTRAINT_KINDS, [ConstraintKind::Nonholonomic]);
     let (u0, w0, th0) = (0.5, 2.0, 0.3);
     let x0 = sleigh.state([0.0, 0.0, th0], [u0 * th0.cos(), u0 * th0.sin(), w0]);
     // The blade at c − a e_x(θ) moves with ċ + ω e_z × (−a e_x): its lateral speed is 0 − aω + aω.

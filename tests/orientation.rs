@@ -2,8 +2,12 @@
 //! as its velocities (Euler–Poincaré / Hamel equations), free of the singularities of Euler
 //! angles. Checked against the closed forms of rigid-body motion and against Euler-angle models.
 
+#[allow(dead_code)]
+#[path = "../examples/models/chaplygin.rs"]
+mod chaplygin;
 mod common;
 
+use chaplygin::ChaplyginBall;
 use routh::nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3};
 use routh::prelude::*;
 
@@ -436,27 +440,6 @@ fn the_reset_jacobian_with_an_orientation_matches_finite_differences() {
 // ---------------------------------------------------------------------------------------------
 // Constraints with orientations: rows over the velocities (ω among them), the Frobenius test on
 // Q = ℝⁿ × S³, projection by turning the quaternion (`runtime::mechanics::displace`).
-
-/// Chaplygin's ball: a sphere of radius a with its mass centre at its centre and any inertia,
-/// rolling without slipping on a plane (`rolling(...)`: the contact point's velocity
-/// ẋ + Ω × (−a e_z) vanishes, Ω = R ω the spatial angular velocity; the chart holds the height).
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(x, y),
-    orientation(r),
-    body(name = ball, mass = m, centre = [x, y, a], frame = r, inertia = diag(i1, i2, i3)),
-    gravity = [0, 0, -g],
-    rolling(name = contact, body = ball, sphere = a),
-    jacobian,
-)]
-struct ChaplyginBall {
-    m: f64,
-    a: f64,
-    i1: f64,
-    i2: f64,
-    i3: f64,
-    g: f64,
-}
 
 /// The same ball in z-x-z Euler angles, its rows written by hand.
 #[derive(Mechanics)]
