@@ -526,3 +526,50 @@ fn reaction_wheel_exchanges_momentum_and_the_total_is_conserved() {
     assert!(worst < 1e-12, "total angular momentum conserved: {worst:e}");
     println!("reaction wheel, 30 s: |ΔL|/|L| ≤ {worst:.1e}, final wheel rate {:.2} rad/s", end[7]);
 }
+
+/// The coin sliding without friction (its chart keeps it on the plane), then gripping at `t1`:
+/// `project` onto the target mode's `rolling` contact.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, psi, theta, phi),
+    frame(lean = rot_z(psi) * rot_x(theta), disk_frame = lean * rot_y(phi)),
+    body(name = disk, mass = m, centre = [x, y, 0] + lean * [0, 0, r], frame = disk_frame, inertia = diag(a, c, a)),
+    gravity = [0, 0, -g],
+    mode(slide),
+    mode(grip, rolling(name = ground, body = disk, disk = r, axis = [0, 1, 0])),
+    transition(slide -> grip, name = bite, guard = t1 - t, law = project),
+)]
+struct GrippingCoin {
+    m: f64,
+    r: f64,
+    a: f64,
+    c: f64,
+    g: f64,
+    t1: f64,
+}
+
+#[test]
+fn a_project_law_onto_a_rolling_contact_loses_carnots_energy() {
+    let coin = uniform_coin();
+    let grip = GrippingCoin { m: coin.m, r: coin.r, a: coin.a, c: coin.c, g: coin.g, t1: 0.05 };
+    // Upright, sliding forward faster than it spins: the contact slips.
+    let x0 = grip.slide_state([0.0, 0.0, 0.0, 0.1, 0.0], [0.3, 0.0, 0.5, 0.0, 5.0]);
+    let opts = HybridOptions::default().ode(tight());
+    let sol = grip.simulate(GrippingCoin::SLIDE, x0, 0.0..0.3, &opts).unwrap();
+    assert_eq!(sol.mode_sequence(), vec![GrippingCoin::SLIDE, GrippingCoin::GRIP]);
+    let bite = &sol.impacts[0];
+    assert!((bite.t - grip.t1).abs() < 1e-12);
+    // After the bite the contact rolls; before it, it slipped.
+    assert!(grip.grip().velocity_residuals(bite.t, &bite.pre).amax() > 1e-3);
+    assert!(grip.grip().velocity_residuals(bite.t, &bite.post).amax() < 1e-13);
+    // A perfectly plastic projection loses ½ Δq̇ᵀ M Δq̇ (Carnot, e = 0), the rest is kept.
+    let dv = bite.post.fixed_rows::<5>(5) - bite.pre.fixed_rows::<5>(5);
+    let lost = 0.5 * dv.dot(&(grip.grip().mass_matrix(bite.t, &bite.pre) * dv));
+    assert!(bite.post.fixed_rows::<5>(0) == bite.pre.fixed_rows::<5>(0), "positions are kept");
+    assert!((bite.energy_jump() + lost).abs() < 1e-12 * lost, "Carnot: {} vs {}", bite.energy_jump(), -lost);
+    // Then it rolls, keeping its energy and its constraints.
+    let (t_end, _, end) = sol.last().unwrap();
+    assert!((grip.grip().energy(t_end, end) - bite.energy_after).abs() < 1e-10 * bite.energy_after.abs());
+    assert!(grip.grip().velocity_residuals(t_end, end).amax() < 1e-10);
+    println!("coin gripping at t = {}: Carnot loss {lost:.3e} J, energy jump {:.3e}", bite.t, bite.energy_jump());
+}

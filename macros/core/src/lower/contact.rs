@@ -35,9 +35,10 @@ use crate::parse::{ContactDecl, RawModel};
 
 /// The rows of every contact (mistakes reported).
 pub fn lower_contacts(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel, bodies: &[Body]) -> Vec<Constraint> {
+    let declared: Vec<String> = raw.bodies.iter().filter_map(|b| b.name.as_ref().map(ToString::to_string)).collect();
     let mut rows = Vec::new();
     for decl in &raw.contacts {
-        if let Some(r) = cx.ok(lower_contact(lower, decl, raw, bodies)) {
+        if let Some(r) = cx.ok(lower_contact(lower, decl, &declared, bodies)) {
             rows.extend(r);
         }
     }
@@ -48,13 +49,19 @@ fn missing(decl: &ContactDecl, key: &str, example: &str) -> syn::Error {
     syn::Error::new(decl.keyword.span(), format!("this contact has no `{key}`; add `{key} = {example}`"))
 }
 
-fn lower_contact(lower: &mut Lowerer<'_>, decl: &ContactDecl, raw: &RawModel, bodies: &[Body]) -> syn::Result<Vec<Constraint>> {
+/// The rows of one contact; `declared` names the model's bodies (those that failed to lower
+/// included, whose mistakes are reported where they are declared).
+pub(super) fn lower_contact(
+    lower: &mut Lowerer<'_>,
+    decl: &ContactDecl,
+    declared: &[String],
+    bodies: &[Body],
+) -> syn::Result<Vec<Constraint>> {
     let name = decl.name.clone().ok_or_else(|| missing(decl, "name", "contact"))?;
     let body_name = decl.body.as_ref().ok_or_else(|| missing(decl, "body", "wheel"))?;
     let Some(body) = bodies.iter().find(|b| b.name == *body_name) else {
-        let names: Vec<String> = raw.bodies.iter().filter_map(|b| b.name.as_ref().map(ToString::to_string)).collect();
-        let declared = raw.bodies.iter().any(|b| b.name.as_ref() == Some(body_name));
-        if declared {
+        let names = declared.to_vec();
+        if declared.iter().any(|d| body_name == d) {
             // The body itself failed to lower (reported there).
             return Ok(Vec::new());
         }

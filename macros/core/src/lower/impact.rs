@@ -17,8 +17,8 @@ pub(super) struct Target {
     pub(super) coordinates: Vec<Ident>,
     /// The target mode's constraints as written (a `project` law projects onto them).
     pub(super) constraints: Vec<ConstraintDecl>,
-    /// Whether the target mode has contacts (`rolling`, `no_slip`), which `project` does not take.
-    pub(super) contacts: bool,
+    /// The target mode's contacts as written (`project` projects onto their rows too).
+    pub(super) contacts: Vec<crate::parse::ContactDecl>,
 }
 
 /// Validates and lowers one `impact(...)`.
@@ -32,6 +32,7 @@ pub(super) fn lower_impact(
     target: Option<&Target>,
     impacts: &[Ident],
     constraints: &[crate::model::Constraint],
+    bodies: &[crate::model::Body],
 ) -> syn::Result<Impact> {
     let missing = |what: &str, example: &str| {
         syn::Error::new(decl.keyword.span(), format!("this impact has no `{what}`; add `{what} = {example}`"))
@@ -182,17 +183,7 @@ pub(super) fn lower_impact(
                      or `map(...)`",
                 ));
             };
-            if target.contacts {
-                return Err(syn::Error::new(
-                    keyword.span(),
-                    format!(
-                        "`project` onto mode `{}` with contacts (`rolling`, `no_slip`) is not supported yet; write the rows \
-                         the contact stands for as `constraint(...)` in that mode",
-                        target.name
-                    ),
-                ));
-            }
-            if target.constraints.is_empty() {
+            if target.constraints.is_empty() && target.contacts.is_empty() {
                 return Err(syn::Error::new(
                     keyword.span(),
                     format!(
@@ -208,6 +199,13 @@ pub(super) fn lower_impact(
             for decl in &target.constraints {
                 let c = super::constraint::lower_constraint(lower, decl, dq, dt)?;
                 rows.push((LawRow::Velocities(c.a, c.b), zero));
+            }
+            // The target's contacts, on this mode's bodies (the modes share them).
+            let declared: Vec<String> = bodies.iter().map(|b| b.name.to_string()).collect();
+            for decl in &target.contacts {
+                for c in super::contact::lower_contact(lower, decl, &declared, bodies)? {
+                    rows.push((LawRow::Velocities(c.a, c.b), zero));
+                }
             }
             Law::Restitution(rows)
         }

@@ -236,7 +236,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                     name: to.clone(),
                     coordinates,
                     constraints: merged[k].constraints.clone(),
-                    contacts: !merged[k].contacts.is_empty(),
+                    contacts: merged[k].contacts.clone(),
                 },
             ));
         }
@@ -255,7 +255,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                     name: t.name.clone(),
                     coordinates: t.coordinates.clone(),
                     constraints: t.constraints.clone(),
-                    contacts: t.contacts,
+                    contacts: t.contacts.clone(),
                 };
                 (*decl, target)
             })
@@ -489,10 +489,10 @@ fn lower_model(
     let impact_names: Vec<Ident> = raw.impacts.iter().filter_map(|d| d.name.clone()).collect();
     let mut impacts = Vec::new();
     for decl in &raw.impacts {
-        impacts.extend(cx.ok(lower_impact(&mut lower, decl, &parameters, &dq, dt, None, &impact_names, &constraints)));
+        impacts.extend(cx.ok(lower_impact(&mut lower, decl, &parameters, &dq, dt, None, &impact_names, &constraints, &bodies)));
     }
     for (decl, target) in transitions {
-        let lowered = lower_impact(&mut lower, decl, &parameters, &dq, dt, Some(target), &impact_names, &constraints);
+        let lowered = lower_impact(&mut lower, decl, &parameters, &dq, dt, Some(target), &impact_names, &constraints, &bodies);
         impacts.extend(cx.ok(lowered));
     }
     cx.repeats(
