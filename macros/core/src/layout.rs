@@ -298,6 +298,40 @@ impl Layout {
         es.iter().map(|&e| arena.subs(e, &map)).collect()
     }
 
+    /// Deterministic sample points for numeric checks: parameters in [0.5, 1.5], coordinates,
+    /// velocities, accelerations and the action in [−1.5, 1.5], time in [0, 2], and each
+    /// orientation's held |q|² the sum of its sampled quaternion's squares (so that expressions in
+    /// R(q/|q|) evaluate as rotations). One value table per point.
+    pub fn sample_points(&self, count: usize) -> Vec<FxHashMap<Expr, f64>> {
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            // SplitMix64.
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            (z >> 11) as f64 / (1u64 << 53) as f64
+        };
+        (0..count)
+            .map(|_| {
+                let mut values = FxHashMap::default();
+                values.insert(self.t, 2.0 * next());
+                for &p in &self.params {
+                    values.insert(p, 0.5 + next());
+                }
+                for &s in self.q.iter().chain(&self.qd).chain(&self.qdd).chain(&self.z) {
+                    values.insert(s, 3.0 * next() - 1.5);
+                }
+                for o in &self.orientations {
+                    let norm2 = (0..4).map(|i| values[&self.q[o.q_start + i]].powi(2)).sum();
+                    values.insert(o.norm2, norm2);
+                }
+                values
+            })
+            .collect()
+    }
+
     /// The orientation whose angular velocity is velocity `i`, with the component (0, 1, 2).
     pub fn orientation_of_velocity(&self, i: usize) -> Option<(&Orientation, usize)> {
         self.orientations.iter().find(|o| (o.v_start..o.v_start + 3).contains(&i)).map(|o| (o, i - o.v_start))

@@ -383,9 +383,7 @@ pub fn sensitivity_rows<const N: usize, const D: usize, const W: usize>(
 pub fn set_action_row<const N: usize, const D: usize>(j: &mut SMatrix<f64, D, D>, dl_dx: &SVector<f64, D>) {
     let () = StateDim::<N, D>::OK;
     if has_action::<N, D>() {
-        for c in 0..D {
-            j[(2 * N, c)] = dl_dx[c];
-        }
+        set_last_row(j, dl_dx); // the action sits last, at 2N
     }
 }
 
@@ -403,17 +401,8 @@ pub fn quasi_contact_jacobian<const P: usize, const N: usize, const D: usize>(
     dl_dx: &SVector<f64, D>,
 ) -> Result<SMatrix<f64, D, D>, FieldError> {
     let () = QuasiContactDim::<P, N, D>::OK;
-    let singular = |_| FieldError::SingularMassMatrix { t };
-    let (dq, dv, dz) = (
-        factor.solve(residual.0).map_err(singular)?,
-        factor.solve(residual.1).map_err(singular)?,
-        factor.solve(residual.2).map_err(singular)?,
-    );
-    let mut j = SMatrix::<f64, D, D>::zeros();
-    j.fixed_view_mut::<P, P>(0, 0).copy_from(&rates.0);
-    j.fixed_view_mut::<P, N>(0, P).copy_from(&rates.1);
-    j.fixed_view_mut::<N, P>(P, 0).copy_from(&dq);
-    j.fixed_view_mut::<N, N>(P, P).copy_from(&dv);
+    let mut j = quasi_blocks::<P, N, D>(t, factor, rates, (residual.0, residual.1))?;
+    let dz = factor.solve(residual.2).map_err(|_| FieldError::SingularMassMatrix { t })?;
     j.fixed_view_mut::<N, 1>(P, P + N).copy_from(&dz);
     set_last_row(&mut j, dl_dx);
     Ok(j)
@@ -465,14 +454,25 @@ pub fn quasi_jacobian<const NQ: usize, const NV: usize, const D: usize>(
     residual: (SMatrix<f64, NV, NQ>, SMatrix<f64, NV, NV>),
 ) -> Result<SMatrix<f64, D, D>, FieldError> {
     let () = QuasiDim::<NQ, NV, D>::OK;
+    quasi_blocks::<NQ, NV, D>(t, factor, rates, residual)
+}
+
+/// The blocks of a quasi-velocity system's `∂F/∂x` shared with and without an action: the rates'
+/// Jacobians on top, `M⁻¹ ∂g/∂q` and `M⁻¹ ∂g/∂v` below (the action's row and column zero).
+fn quasi_blocks<const P: usize, const N: usize, const D: usize>(
+    t: f64,
+    factor: &impl MassOperator<N>,
+    rates: (SMatrix<f64, P, P>, SMatrix<f64, P, N>),
+    residual: (SMatrix<f64, N, P>, SMatrix<f64, N, N>),
+) -> Result<SMatrix<f64, D, D>, FieldError> {
     let singular = |_| FieldError::SingularMassMatrix { t };
     let dq = factor.solve(residual.0).map_err(singular)?;
     let dv = factor.solve(residual.1).map_err(singular)?;
     let mut j = SMatrix::<f64, D, D>::zeros();
-    j.view_mut((0, 0), (NQ, NQ)).copy_from(&rates.0);
-    j.view_mut((0, NQ), (NQ, NV)).copy_from(&rates.1);
-    j.view_mut((NQ, 0), (NV, NQ)).copy_from(&dq);
-    j.view_mut((NQ, NQ), (NV, NV)).copy_from(&dv);
+    j.fixed_view_mut::<P, P>(0, 0).copy_from(&rates.0);
+    j.fixed_view_mut::<P, N>(0, P).copy_from(&rates.1);
+    j.fixed_view_mut::<N, P>(P, 0).copy_from(&dq);
+    j.fixed_view_mut::<N, N>(P, P).copy_from(&dv);
     Ok(j)
 }
 

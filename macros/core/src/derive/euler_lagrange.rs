@@ -340,32 +340,9 @@ fn forcing_through_velocities(
     Some(arena.horner_many(&forcing))
 }
 
-/// Deterministic sample points for numeric checks: parameters in [0.5, 1.5], coordinates and
-/// velocities in [−1.5, 1.5], time in [0, 2]. Returns one closure-ready value table per point.
+/// Deterministic sample points for numeric checks ([`Layout::sample_points`]).
 pub fn sample_points(model: &Model, count: usize) -> Vec<rustc_hash::FxHashMap<Expr, f64>> {
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move || {
-        // SplitMix64.
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
-    };
-    (0..count)
-        .map(|_| {
-            let mut values = rustc_hash::FxHashMap::default();
-            values.insert(model.layout.t, 2.0 * next());
-            for &p in &model.layout.params {
-                values.insert(p, 0.5 + next());
-            }
-            for &s in model.layout.q.iter().chain(&model.layout.qd).chain(&model.layout.qdd).chain(&model.layout.z) {
-                values.insert(s, 3.0 * next() - 1.5);
-            }
-            values
-        })
-        .collect()
+    model.layout.sample_points(count)
 }
 
 /// Checks that the mass matrix is not identically singular. A coordinate whose row of M is

@@ -29,7 +29,6 @@ use symbolic::{Expr, Vec3};
 use super::constraint::{position_row, velocity_row};
 use super::expr::Lowerer;
 use crate::diagnostics::{Ctxt, unknown};
-use crate::layout::Role;
 use crate::model::{Body, Constraint};
 use crate::parse::{ContactDecl, RawModel};
 
@@ -205,7 +204,8 @@ fn ground_normal(lower: &mut Lowerer<'_>, g: &syn::Expr) -> syn::Result<Vec3> {
 
 /// The coordinate axis least aligned with `up` at sampled parameter values.
 fn least_aligned_axis(lower: &Lowerer<'_>, up: &Vec3) -> usize {
-    let lookup = |s: Expr| -> f64 { lower.syms.params.iter().position(|&p| p == s).map_or(1.0, |i| 0.5 + 0.1 * i as f64) };
+    let values = lower.syms.sample_points(1).pop().unwrap_or_default();
+    let lookup = |s: Expr| values.get(&s).copied().unwrap_or(1.0);
     let values: Vec<f64> = up.iter().map(|&e| lower.arena.eval(e, &lookup).abs()).collect();
     (0..3).min_by(|&a, &b| values[a].total_cmp(&values[b])).unwrap_or(0)
 }
@@ -217,36 +217,12 @@ fn material_velocity(lower: &mut Lowerer<'_>, body: &Body, spin: &Vec3, p: &Vec3
     lower.arena.vec_add(&body.velocity, &turn)
 }
 
-/// Whether c_z / r > 0 at a few sampled states (c_z the centre's height above the plane) (coordinates in [−1.5, 1.5], parameters in
-/// [0.5, 1.5], an orientation's held |q|² its sum of squares): the centre above the plane, so that
-/// s = c_z / r is the positive root.
+/// Whether c_z / r > 0 at a few sampled states ([`crate::layout::Layout::sample_points`]; c_z the
+/// centre's height above the plane): the centre above the plane, so that s = c_z / r is the
+/// positive root.
 fn positive_at_samples(lower: &Lowerer<'_>, cz: Expr, r: Expr) -> bool {
-    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
-    (0..6).all(|_| {
-        let mut values: Vec<(Expr, f64)> = Vec::new();
-        for &q in &lower.syms.q {
-            values.push((q, 3.0 * next() - 1.5));
-        }
-        for &p in &lower.syms.params {
-            values.push((p, 0.5 + next()));
-        }
-        values.push((lower.syms.t, next()));
-        let lookup = |s: Expr| -> f64 {
-            if let Some(Role::QuaternionNorm(k)) = lower.syms.role(s) {
-                let o = &lower.syms.orientations[k];
-                return (0..4)
-                    .map(|i| values.iter().find(|(q, _)| *q == lower.syms.q[o.q_start + i]).map_or(0.0, |v| v.1.powi(2)))
-                    .sum();
-            }
-            values.iter().find(|(q, _)| *q == s).map_or(1.0, |v| v.1)
-        };
-        let (z, radius) = (lower.arena.eval(cz, &lookup), lower.arena.eval(r, &lookup));
-        z / radius > 0.0
+    lower.syms.sample_points(6).iter().all(|values| {
+        let lookup = |s: Expr| values.get(&s).copied().unwrap_or(1.0);
+        lower.arena.eval(cz, &lookup) / lower.arena.eval(r, &lookup) > 0.0
     })
 }
