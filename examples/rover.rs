@@ -1,57 +1,35 @@
 //! A two-wheeled rover on a rotating disk (*Affine constraints*, §4; reference run R4 of
 //! `docs/references.md`): a differential-drive rover whose wheels roll without slipping on an
 //! infinite disk turning at the rate Σ — three affine nonholonomic constraints, written as the
-//! paper's one-forms with their `dt` parts.
+//! paper's one-forms with their `dt` parts (`examples/models/rover.rs`).
 //!
 //! The example checks the full constrained model against the reference table, reports the
 //! Frobenius test the derive did at compile time, and shows that the energy H is not conserved
 //! (the moving constraints do work on the rover) while the moving energy E_J = H − Σ𝐌₃ — found by
-//! the derive because the constraints' affine part is Σ times the rotation generator — is. It
-//! writes `out/rover_paths.svg` (the path in the inertial frame and in the disk's frame) and
-//! `out/rover_energy.svg` (H, Σ𝐌₃ and E_J over time).
+//! the derive because the constraints' affine part is Σ times the rotation generator — is. Then it
+//! runs the **reduced** rover (`reduce(nonholonomic(th, v1, v2), ...)` of the polar model: state
+//! (σ, ψ, ω₁, ω₂)), checks reduced + reconstruction against the full run, and locates the relative
+//! equilibria (a), (b), (c) of the digest as fixed points of the reduced system, with their
+//! eigenvalues. It writes `out/rover_paths.svg` (the path in the inertial frame and in the disk's
+//! frame), `out/rover_energy.svg` (H, Σ𝐌₃ and E_J over time) and `out/rover_reduced.svg` (the
+//! reduced phase portrait in (σ cos ψ, σ sin ψ) with the relative equilibria marked).
 //!
 //! Run with `cargo run --release --example rover`.
 
 use plotters::prelude::*;
 use routh::nalgebra::SVector;
 use routh::prelude::*;
+use routh::runtime::equilibrium::FixedPointOptions;
 
-/// q = (x, y, θ, ϑ₁, ϑ₂): axle midpoint C, heading, wheel angles; the centre of mass lies l₀ ahead
-/// of C, J_r is the inertia about C and J_w a wheel's about its axle; the wheels are b from C.
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(x, y, th, v1, v2),
-    lagrangian = mass / 2 * (dot(x).powi(2) + dot(y).powi(2))
-        + mass * l0 * dot(th) * (dot(y) * th.cos() - dot(x) * th.sin())
-        + jr / 2 * dot(th).powi(2) + jw / 2 * (dot(v1).powi(2) + dot(v2).powi(2)),
-    constraint(
-        lateral = dy * th.cos() - dx * th.sin() - sigma * (x * th.cos() + y * th.sin()) * dt,
-        wheel1 = dx * th.cos() + dy * th.sin() - b * dth - rw * dv1 - sigma * (x * th.sin() - y * th.cos() - b) * dt,
-        wheel2 = dx * th.cos() + dy * th.sin() + b * dth - rw * dv2 - sigma * (x * th.sin() - y * th.cos() + b) * dt,
-    ),
-    symmetry(rotation = generator(x = -y, y = x, th = 1)),
-)]
-struct Rover {
-    mass: f64,
-    l0: f64,
-    jr: f64,
-    jw: f64,
-    rw: f64,
-    b: f64,
-    sigma: f64,
-}
+#[path = "models/rover.rs"]
+mod rover;
+
+use rover::{PolarRover, Rover, RoverReduced, cartesian, polar, reduced, start};
 
 const T_END: f64 = 20.0;
 
-/// q̇ = C_q ω + Y: the wheel rates ω and the disk's co-rotation Y = Σ(−y, x, 1, 0, 0).
-fn start(r: &Rover, q: [f64; 5], w: [f64; 2]) -> SVector<f64, 10> {
-    let (x, y, th) = (q[0], q[1], q[2]);
-    let v = r.rw * (w[0] + w[1]) / 2.0;
-    r.state(q, [v * th.cos() - r.sigma * y, v * th.sin() + r.sigma * x, r.rw * (w[1] - w[0]) / (2.0 * r.b) + r.sigma, w[0], w[1]])
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let r = Rover { mass: 10.0, l0: 0.1, jr: 1.0, jw: 0.01, rw: 0.1, b: 0.25, sigma: 0.5 };
+    let r = rover::nominal(0.5);
     let x0 = start(&r, [1.0, 0.5, 0.3, 0.0, 0.0], [2.0, 1.0]);
     println!(
         "rover on a disk turning at Σ = {}: M = {}, l₀ = {}, J_r = {}, J_w = {}, r_w = {}, b = {}",
@@ -108,6 +86,123 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     plot_paths(&r, &sol.times, &sol.states, "out/rover_paths.svg")?;
     plot_energy(&r, &sol.times, &sol.states, h_max, "out/rover_energy.svg")?;
     println!("wrote out/rover_paths.svg and out/rover_energy.svg");
+    reduced_rover(&r, &sol.times, &sol.states)
+}
+
+/// The reduced rover: reduced + reconstruction against the full run, the relative equilibria, and
+/// the phase portrait.
+fn reduced_rover(r: &Rover, times: &[f64], full: &[SVector<f64, 10>]) -> Result<(), Box<dyn std::error::Error>> {
+    let red = reduced(r);
+    let polar_model = PolarRover { mass: r.mass, l0: r.l0, jr: r.jr, jw: r.jw, rw: r.rw, b: r.b, sigma: r.sigma };
+    let (sigma0, psi0) = polar(&full[0]);
+    let x0 = red.state([sigma0, psi0], [2.0, 1.0]);
+    let g0 = [full[0][2], 0.0, 0.0];
+    let (_, back, _) = polar_model.rover_reduced(0.0, &red.reconstruct(0.0, &x0, g0));
+    let options = Options::default().rtol(1e-12).atol(1e-12).output(Output::Times(times.to_vec()));
+    let rec = red.simulate_reconstructed(x0, g0, 0.0..T_END, &options)?;
+    let gap = rec.states.iter().zip(full).map(|(p, f)| (cartesian(r, p) - f).amax() / f.amax()).fold(0.0, f64::max);
+    println!(
+        "reduced rover (σ, ψ, ω₁, ω₂) from ({sigma0:.9}, {psi0:.9}, 2, 1) (round trip {:.1e}): reduced + reconstruction vs \
+         full over {T_END} s, largest relative gap {gap:.1e}",
+        (back - x0).amax()
+    );
+    let pi = std::f64::consts::PI;
+    let found = [
+        ("(a) centre of mass at the disk's centre", red, red.state([0.13, 3.0], [0.05, -0.04]), vec![]),
+        ("(b) inertially stationary at σ = 1", red, red.state([1.0, 1.4], [6.25, 4.0]), vec![0, 2]),
+        (
+            "(c) l₀ = 0, concentric circle at σ = 1",
+            RoverReduced { l0: 0.0, ..red },
+            red.state([1.0, 1.5], [1.0, 0.5]),
+            vec![0, 2],
+        ),
+    ];
+    let mut equilibria = Vec::new();
+    for (label, model, guess, fixed) in found {
+        let p = model.relative_equilibrium(0.0, guess, &FixedPointOptions::default().fixed(fixed))?;
+        let eig: Vec<String> = p.eigenvalues().iter().map(|(re, im)| format!("{re:.4}{im:+.4}i")).collect();
+        println!(
+            "  {label}: σ = {:.10}, ψ = {:.10}, ω = ({:.10}, {:.10}), residual {:.0e}; eigenvalues {}",
+            p.state[0],
+            p.state[1],
+            p.state[2],
+            p.state[3],
+            p.residual,
+            eig.join(", ")
+        );
+        equilibria.push((label, p.state));
+    }
+    let a = equilibria[0].1;
+    if gap > 1e-9 || (a[0] - r.l0).abs() > 1e-10 || (a[1] - pi).abs() > 1e-10 {
+        return Err(format!("reduced rover check failed: gap {gap:e}, (a) at {a:?}").into());
+    }
+    plot_reduced(r, &red, &equilibria, "out/rover_reduced.svg")?;
+    println!("wrote out/rover_reduced.svg");
+    Ok(())
+}
+
+/// The reduced phase portrait: trajectories of the reduced rover in (σ cos ψ, σ sin ψ) — the
+/// disk's centre seen from the rover, along and across its heading — with the relative equilibria.
+fn plot_reduced(
+    r: &Rover,
+    red: &RoverReduced,
+    equilibria: &[(&str, SVector<f64, 4>)],
+    path: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let root = SVGBackend::new(path, (900, 760)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let extent = 2.5;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(format!("Reduced rover (σ, ψ, ω₁, ω₂), Σ = {} rad/s: 6 s from rest on the disk", r.sigma), ("sans-serif", 20))
+        .margin(14)
+        .x_label_area_size(45)
+        .y_label_area_size(55)
+        .build_cartesian_2d(-extent..extent, -extent..extent)?;
+    chart
+        .configure_mesh()
+        .x_desc("σ cos ψ [m] (along the heading)")
+        .y_desc("σ sin ψ [m] (across it)")
+        .axis_desc_style(("sans-serif", 15))
+        .label_style(("sans-serif", 12))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()?;
+    let options = Options::default().rtol(1e-9).atol(1e-9).output(Output::Interval(0.02));
+    let style = ShapeStyle { color: BLUE.mix(0.6), filled: false, stroke_width: 1 };
+    for k in 0..12 {
+        let psi = f64::from(k) * std::f64::consts::TAU / 12.0;
+        // At rest relative to the disk (ω = 0: carried by it with the wheels still), σ = 1.
+        let Ok(traj) = red.simulate(red.state([1.0, psi], [0.0, 0.0]), 0.0..6.0, &options) else { continue };
+        let points: Vec<(f64, f64)> = traj
+            .states
+            .iter()
+            .map(|x| (x[0] * x[1].cos(), x[0] * x[1].sin()))
+            .take_while(|p| p.0.abs() < extent && p.1.abs() < extent)
+            .collect();
+        chart.draw_series(LineSeries::new(points, style))?;
+    }
+    chart
+        .draw_series(LineSeries::new(
+            [(0.0, 0.0), (0.0, extent)],
+            ShapeStyle { color: RED.to_rgba(), filled: false, stroke_width: 3 },
+        ))?
+        .label("(b) inertially stationary: ψ = π/2, any σ")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], RED.stroke_width(3)));
+    // (c) belongs to the rover with l₀ = 0: an open ring around (b)'s point.
+    let markers = [(BLACK.filled(), 6), (RED.filled(), 6), (GREEN.stroke_width(3), 11)];
+    for ((label, x), (style, size)) in equilibria.iter().zip(markers) {
+        chart
+            .draw_series(std::iter::once(Circle::new((x[0] * x[1].cos(), x[0] * x[1].sin()), size, style)))?
+            .label(*label)
+            .legend(move |(x, y)| Circle::new((x + 12, y), 6, style));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerLeft)
+        .label_font(("sans-serif", 13))
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()?;
+    root.present()?;
     Ok(())
 }
 

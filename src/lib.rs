@@ -54,6 +54,7 @@
 //! | `transition(a -> b, name = n, guard = h, law = ...)` | a guarded switch from mode `a` to mode `b` |
 //! | `symmetry(cyclic(q), name = generator(q = ξ(q), ...), name = rotation(r, axis), ...)` | infinitesimal symmetries, proved at compile time (`rotation`: an orientation about a spatial axis, whose momentum map is the spatial angular momentum) |
 //! | `reduce(routh(q, ...), name = Type)` | Routh reduction over cyclic coordinates into a generated type (models without constraints) |
+//! | `reduce(nonholonomic(g, ...), velocities(u, w = expr, ...), name = Type)` | nonholonomic (Chaplygin, affine) reduction of a constrained model: Maggi's equations in the named velocities with the coordinates `g` dropped, proved absent at compile time; generates `Type` on (kept coordinates, velocities) with reconstruction and relative equilibria |
 //! | `crate = path` | where generated code finds routh if your crate names it otherwise (default `::routh`) |
 //!
 //! Impact laws: `restitution(e)` (Newton's law along the guard normal with the kinetic metric,
@@ -281,7 +282,9 @@ pub mod __private {
         Trajectory, VectorField, simulate_discrete, simulate_discrete_contact, simulate_discrete_reduced, simulate_hybrid,
         simulate_hybrid_with_events,
     };
-    pub use routh_runtime::{constrained, continuation, discrete, integrate, linearize, mechanics, observables, reduction};
+    pub use routh_runtime::{
+        constrained, continuation, discrete, equilibrium, integrate, linearize, mechanics, observables, reduction,
+    };
 }
 
 /// Everything a model file usually needs.

@@ -5,43 +5,11 @@
 
 mod common;
 
+#[path = "../examples/models/rover.rs"]
+mod rover;
+
 use routh::prelude::*;
-
-/// q = (x, y, θ, ϑ₁, ϑ₂): axle midpoint C, heading, wheel angles. The centre of mass lies l₀ ahead
-/// of C; J_r is the inertia about C, J_w a wheel's about its axle; wheels at distance b from C.
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(x, y, th, v1, v2),
-    lagrangian = mass / 2 * (dot(x).powi(2) + dot(y).powi(2))
-        + mass * l0 * dot(th) * (dot(y) * th.cos() - dot(x) * th.sin())
-        + jr / 2 * dot(th).powi(2) + jw / 2 * (dot(v1).powi(2) + dot(v2).powi(2)),
-    constraint(
-        lateral = dy * th.cos() - dx * th.sin() - sigma * (x * th.cos() + y * th.sin()) * dt,
-        wheel1 = dx * th.cos() + dy * th.sin() - b * dth - rw * dv1 - sigma * (x * th.sin() - y * th.cos() - b) * dt,
-        wheel2 = dx * th.cos() + dy * th.sin() + b * dth - rw * dv2 - sigma * (x * th.sin() - y * th.cos() + b) * dt,
-    ),
-    symmetry(rotation = generator(x = -y, y = x, th = 1)),
-)]
-pub struct Rover {
-    pub mass: f64,
-    pub l0: f64,
-    pub jr: f64,
-    pub jw: f64,
-    pub rw: f64,
-    pub b: f64,
-    pub sigma: f64,
-}
-
-fn nominal(sigma: f64) -> Rover {
-    Rover { mass: 10.0, l0: 0.1, jr: 1.0, jw: 0.01, rw: 0.1, b: 0.25, sigma }
-}
-
-/// q̇ = C_q ω + Y: the wheel rates ω and the disk's co-rotation Y = Σ(−y, x, 1, 0, 0).
-fn start(r: &Rover, q: [f64; 5], w: [f64; 2]) -> routh::nalgebra::SVector<f64, 10> {
-    let (x, y, th) = (q[0], q[1], q[2]);
-    let v = r.rw * (w[0] + w[1]) / 2.0;
-    r.state(q, [v * th.cos() - r.sigma * y, v * th.sin() + r.sigma * x, r.rw * (w[1] - w[0]) / (2.0 * r.b) + r.sigma, w[0], w[1]])
-}
+use rover::{PolarRover, Rover, RoverReduced, cartesian, nominal, polar, reduced, start};
 
 fn tight() -> Options {
     Options::default().rtol(1e-12).atol(1e-12)
@@ -67,11 +35,6 @@ fn rover_reproduces_the_reference_table() {
             assert!(err < 1e-8, "t = {t}, column {k}: {g} vs {want}");
         }
     }
-}
-
-/// (σ, ψ): distance of C from the disk centre and its bearing relative to the heading.
-fn polar(x: &routh::nalgebra::SVector<f64, 10>) -> (f64, f64) {
-    (x[0].hypot(x[1]), (x[1].atan2(x[0]) - x[2]).rem_euclid(std::f64::consts::TAU))
 }
 
 #[test]
@@ -164,4 +127,102 @@ fn relative_equilibria_hold_for_20_seconds() {
         );
         assert!((rc.energy(*t, x) - 0.977).abs() < 1e-8 && (rc.rotation_momentum(*t, x) - 4.62).abs() < 1e-8);
     }
+}
+
+#[test]
+fn the_reduced_rover_reproduces_the_reference_table() {
+    let r = nominal(0.5);
+    let red = reduced(&r);
+    // The digest's initial state: (x, y, θ) = (1, 0.5, 0.3), ω = (2, 1).
+    let (sigma0, psi0) = polar(&start(&r, [1.0, 0.5, 0.3, 0.0, 0.0], [2.0, 1.0]));
+    assert!((sigma0 - 1.118033989).abs() < 1e-9 && (psi0 - 0.163647609).abs() < 1e-9);
+    let x0 = red.state([sigma0, psi0], [2.0, 1.0]);
+    // The polar model reduces its states to the same reduced state (a round trip).
+    let p = PolarRover { mass: r.mass, l0: r.l0, jr: r.jr, jw: r.jw, rw: r.rw, b: r.b, sigma: r.sigma };
+    let (back, xr, g) = p.rover_reduced(0.0, &red.reconstruct(0.0, &x0, [0.3, 0.0, 0.0]));
+    assert!(back == red && (xr - x0).amax() < 1e-15 && g == [0.3, 0.0, 0.0]);
+    // Check 1: Sᵀ M S = 𝕄_red = J_w S̄, and the digest's initial rates (σ̇, ψ̇, ω̇)(0).
+    let m = red.mass(0.0, &x0);
+    assert!((m[(0, 0)] - 0.075).abs() < 1e-15 && (m[(0, 1)] + 0.015).abs() < 1e-15 && (m[(1, 1)] - 0.075).abs() < 1e-15);
+    let f0 = VectorField::field(&red, 0.0, &x0).unwrap();
+    for (k, want) in [0.147995938, 0.178142235, 2.538591213, 2.207644589].into_iter().enumerate() {
+        assert!((f0[k] - want).abs() < 1e-9, "rate {k}: {} vs {want}", f0[k]);
+    }
+    // Checks 7 and 12: reduced + reconstruction against the table and against the full model.
+    let times = vec![1.0, 5.0, 20.0];
+    let opts = tight().output(Output::Times(times.clone()));
+    let rec = red.simulate_reconstructed(x0, [0.3, 0.0, 0.0], 0.0..20.0, &opts).unwrap();
+    let full = r.simulate(start(&r, [1.0, 0.5, 0.3, 0.0, 0.0], [2.0, 1.0]), 0.0..20.0, &opts).unwrap();
+    let table = [
+        [1.381042216, 0.354550319, 0.551118833, 3.35587940, 2.11147357, 4.802604547, 3.251190429, 0.852322913, 1.086656916],
+        [4.012308136, 1.138620738, 0.635844545, 50.51129874, 39.69052147, 18.915241901, 16.413512285, -0.811544718, 3.929378036],
+        [
+            15.894341301,
+            1.442632229,
+            1.208241264,
+            727.58872863,
+            682.12993495,
+            73.538310807,
+            71.259919265,
+            -14.018716444,
+            7.490372131,
+        ],
+    ];
+    let ej0 = r.rotation_moving_energy(0.0, &full.states[0]);
+    for ((row, p), f) in table.iter().zip(&rec.states).zip(&full.states) {
+        let c = cartesian(&r, p);
+        let got = [p[0], p[1], p[2], p[3], p[4], p[8], p[9], c[0], c[1]];
+        for (k, (&g, &want)) in got.iter().zip(row).enumerate() {
+            assert!((g - want).abs() < 1e-8 * want.abs().max(1.0), "column {k}: {g} vs {want}");
+        }
+        let gap = (c - f).amax() / f.amax();
+        assert!(gap < 1e-9, "reduced vs full: {gap:e}");
+        // Check 9: the moving energy E_J = H − Σ𝐌₃ of the reconstructed motion.
+        let ej = r.rotation_moving_energy(0.0, &c);
+        assert!((ej - ej0).abs() < 1e-10, "E_J drifts by {:e}", ej - ej0);
+    }
+    let (_, last) = rec.last().unwrap();
+    eprintln!(
+        "reduced rover at t = 20: σ = {:.9}, ψ = {:.9}, ω = ({:.9}, {:.9}); vs full {:.1e}",
+        last[0],
+        last[1],
+        last[8],
+        last[9],
+        (cartesian(&r, last) - full.states[2]).amax() / full.states[2].amax()
+    );
+}
+
+#[test]
+fn relative_equilibria_are_fixed_points_of_the_reduced_rover() {
+    use routh::runtime::equilibrium::FixedPointOptions;
+    let pi = std::f64::consts::PI;
+    let red = reduced(&nominal(0.5));
+    // (a) The centre of mass at the disk's centre: ω = 0, σ = l₀, ψ = π (isolated).
+    let a = red.relative_equilibrium(0.0, red.state([0.13, 3.0], [0.05, -0.04]), &FixedPointOptions::default()).unwrap();
+    let want = [red.l0, pi, 0.0, 0.0];
+    assert!(a.state.iter().zip(&want).all(|(g, w)| (g - w).abs() < 1e-10), "(a) {:?}", a.state);
+    let ea = a.eigenvalues();
+    eprintln!("(a) σ = l₀, ψ = π: eigenvalues {ea:?}");
+    // (b) Inertially stationary, a family in σ: ψ = π/2, ω = ((σ + b), (σ − b))Σ/r_w. It is
+    // degenerate: turning about the disk's centre at an inertial rate Ω needs a force along the
+    // heading of order Ω² l₀, so the field is quadratic along ω ∝ (σ + b, σ − b) and the Jacobian
+    // has rank 2 (σ and that direction). Held at σ = 1 and ω₁ = 6.25 the rest is regular.
+    let hold = FixedPointOptions::default().fixed(vec![0, 2]);
+    let b = red.relative_equilibrium(0.0, red.state([1.0, 1.4], [6.25, 4.0]), &hold).unwrap();
+    let want = [1.0, pi / 2.0, 6.25, 3.75];
+    assert!(b.state.iter().zip(&want).all(|(g, w)| (g - w).abs() < 1e-10), "(b) {:?}", b.state);
+    let sv = b.jacobian.svd(false, false).singular_values;
+    assert!(sv[1] > 0.5 && sv[2] < 1e-8 && sv[3] < 1e-8, "(b) singular values {sv}");
+    eprintln!("(b) σ = 1, ψ = π/2, ω = (6.25, 3.75): eigenvalues {:?}", b.eigenvalues());
+    // (c) l₀ = 0: concentric circles at any σ and speed; held at σ = 1, ω₁ = 1: ψ = π/2, ω₂ = 0.6.
+    let rc = RoverReduced { l0: 0.0, ..red };
+    let hold = FixedPointOptions::default().fixed(vec![0, 2]);
+    let c = rc.relative_equilibrium(0.0, rc.state([1.0, 1.5], [1.0, 0.5]), &hold).unwrap();
+    let want = [1.0, pi / 2.0, 1.0, 0.6];
+    assert!(c.state.iter().zip(&want).all(|(g, w)| (g - w).abs() < 1e-10), "(c) {:?}", c.state);
+    eprintln!("(c) l₀ = 0, σ = 1, ω = (1, 0.6): eigenvalues {:?}", c.eigenvalues());
+    // (d) l₀ = 0.1 at rest relative to the disk (ω = 0) with a tangential heading (ψ = π/2) is
+    // not one: the field does not vanish there (the rover drifts outward).
+    let d = VectorField::field(&red, 0.0, &red.state([1.0, pi / 2.0], [0.0, 0.0])).unwrap();
+    assert!(d.amax() > 1e-2, "(d) {d:?}");
 }

@@ -1,16 +1,20 @@
 //! Chaplygin's sleigh and Chaplygin's ball written with contact items, shared by
-//! `examples/rolling.rs` and the tests (`tests/bodies.rs`, `tests/orientation.rs`).
+//! `examples/rolling.rs` and the tests (`tests/bodies.rs`, `tests/orientation.rs`,
+//! `tests/nonholonomic.rs`).
 
 use routh::prelude::*;
 
 /// Chaplygin's sleigh: a planar body on a knife edge a behind its mass centre, which cannot slide
-/// sideways (`no_slip`).
+/// sideways (`no_slip`). Its nonholonomic reduction `SleighReduced` drops the whole of SE(2): in the
+/// body-frame velocities (v, ω) — the mass centre's forward speed and the turning rate — nothing
+/// depends on (x, y, θ), and the reduced system is Chaplygin's v̇ = a ω², ω̇ = −m a v ω/(I + m a²).
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(x, y, th),
     frame(f = rot_z(th)),
     body(name = sleigh, mass = m, centre = [x, y, 0], frame = f, inertia = diag(i, i, i)),
     no_slip(name = blade, body = sleigh, at = [x, y, 0] + f * [-a, 0, 0], along = f * [0, 1, 0]),
+    reduce(nonholonomic(x, y, th), velocities(v = th.cos() * dot(x) + th.sin() * dot(y), w = dot(th)), name = SleighReduced),
 )]
 pub struct ChaplyginSleigh {
     pub m: f64,

@@ -60,4 +60,41 @@ impl Arena {
         let terms: Vec<Expr> = a.iter().zip(b).map(|(&x, &y)| self.mul2(x, y)).collect();
         self.add(&terms)
     }
+
+    /// The adjugate and determinant of a square matrix of size 1 to 3 (A⁻¹ = adj / det), by
+    /// cofactors; `None` for other sizes (no closed form is attempted).
+    #[allow(clippy::needless_range_loop)] // the index form mirrors the cofactor formula
+    pub fn adjugate(&mut self, a: &[Vec<Expr>]) -> Option<(Vec<Vec<Expr>>, Expr)> {
+        let det2 = |arena: &mut Arena, p: Expr, q: Expr, r: Expr, s: Expr| {
+            let ps = arena.mul2(p, s);
+            let qr = arena.mul2(q, r);
+            arena.sub(ps, qr)
+        };
+        match a.len() {
+            1 => Some((vec![vec![self.one()]], a[0][0])),
+            2 => {
+                let det = det2(self, a[0][0], a[0][1], a[1][0], a[1][1]);
+                let n01 = self.neg(a[0][1]);
+                let n10 = self.neg(a[1][0]);
+                Some((vec![vec![a[1][1], n01], vec![n10, a[0][0]]], det))
+            }
+            3 => {
+                // Cofactors C_ij; adj = Cᵀ.
+                let mut cof = vec![vec![self.zero(); 3]; 3];
+                for i in 0..3 {
+                    for j in 0..3 {
+                        let rows: Vec<usize> = (0..3).filter(|&r| r != i).collect();
+                        let cols: Vec<usize> = (0..3).filter(|&c| c != j).collect();
+                        let m = det2(self, a[rows[0]][cols[0]], a[rows[0]][cols[1]], a[rows[1]][cols[0]], a[rows[1]][cols[1]]);
+                        cof[i][j] = if (i + j) % 2 == 0 { m } else { self.neg(m) };
+                    }
+                }
+                let terms: Vec<Expr> = (0..3).map(|j| self.mul2(a[0][j], cof[0][j])).collect();
+                let det = self.add(&terms);
+                let adj = (0..3).map(|i| (0..3).map(|j| cof[j][i]).collect()).collect();
+                Some((adj, det))
+            }
+            _ => None,
+        }
+    }
 }

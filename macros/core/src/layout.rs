@@ -57,6 +57,9 @@ pub enum Role {
     /// ½ q ⊗ (0, ω) keep |q| constant, and they, like every generator the derivations use, are
     /// orthogonal to q, so nothing derived depends on ∂|q|²/∂q); emitted as the sum of squares.
     QuaternionNorm(usize),
+    /// A coordinate a nonholonomic reduction removed (in its reconstruction formulas, read from
+    /// the dropped positions `g[i]`).
+    Dropped(usize),
 }
 
 /// The dimension of the first-order state x = (q, q̇) of a model with `dof` coordinates, or
@@ -98,6 +101,11 @@ pub struct Layout {
     pub rates: Vec<Expr>,
     /// The orientations among the coordinates (empty for ordinary models, where q̇ = v).
     pub orientations: Vec<Orientation>,
+    /// A nonholonomic reduced system's velocities u, by name (empty otherwise: velocity i is
+    /// coordinate i's rate, or an orientation's ω).
+    pub velocity_names: Vec<Ident>,
+    /// A reduced system's dropped coordinates ([`Role::Dropped`]), by name.
+    pub dropped: Vec<Ident>,
     /// Coordinate names (for the names of derived symbols).
     names: Vec<String>,
     /// The coordinates as identifiers (an orientation `R`'s quaternion as `R_w`, ..., spanned
@@ -202,6 +210,8 @@ impl Layout {
             u: Vec::new(),
             rates,
             orientations: Vec::new(),
+            velocity_names: Vec::new(),
+            dropped: Vec::new(),
             names,
             idents: coordinates.to_vec(),
             roles: RefCell::new(roles),
@@ -226,6 +236,11 @@ impl Layout {
         let s = arena.symbol(&name);
         self.roles.borrow_mut().insert(s, role);
         s
+    }
+
+    /// Gives `sym` a role in this layout (a reduced system's view of the full model's symbols).
+    pub fn assign(&self, sym: Expr, role: Role) {
+        self.roles.borrow_mut().insert(sym, role);
     }
 
     /// The coordinates in state order, as identifiers.

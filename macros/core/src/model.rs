@@ -135,13 +135,26 @@ pub struct Symmetry {
     pub tokens: proc_macro2::TokenStream,
 }
 
-/// A requested Routh reduction over cyclic coordinates.
+/// A requested reduction: Routh's over cyclic coordinates, or a nonholonomic one.
 pub struct Reduction {
+    /// `routh` or `nonholonomic`.
     pub keyword: Ident,
-    /// Indices of the cyclic coordinates, with the identifiers as written (for errors).
+    /// Indices of the removed coordinates (cyclic, or dropped), with the identifiers as written
+    /// (for errors).
     pub cyclic: Vec<(usize, Ident)>,
     /// Name of the generated reduced type.
     pub name: Ident,
+    /// For a nonholonomic reduction, its velocities u (`None`: Routh reduction).
+    pub velocities: Option<Vec<ReducedVelocity>>,
+}
+
+/// A velocity of a nonholonomic reduction, u = a(t, q)·q̇ + b(t, q).
+pub struct ReducedVelocity {
+    pub name: Ident,
+    /// u in the full model's symbols.
+    pub value: Expr,
+    /// For a coordinate's own rate (`velocities(q)`): that coordinate.
+    pub rate_of: Option<usize>,
 }
 
 /// A model ready for derivation.

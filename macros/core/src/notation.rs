@@ -65,6 +65,9 @@ fn pretty_velocity(name: &str) -> String {
 /// The name of velocity `i`: `dot(q)` of an ordinary coordinate, `omega1(R)` (body angular
 /// velocity components) of an orientation `R`.
 pub fn velocity_name(model: &View<'_>, i: usize) -> String {
+    if let Some(u) = model.layout.velocity_names.get(i) {
+        return u.to_string();
+    }
     match model.layout.orientation_of_velocity(i) {
         Some((o, c)) => format!("omega{}({})", c + 1, o.name),
         None => format!("dot({})", model.coordinates[i]),
@@ -76,6 +79,11 @@ pub fn display_name(model: &View<'_>, sym: Expr) -> String {
     match model.role(sym) {
         Some(Role::Time) => "t".into(),
         Some(Role::Coordinate(i)) => pretty(&model.coordinates[i].to_string()),
+        Some(Role::Velocity(i)) if i < model.layout.velocity_names.len() => pretty(&model.layout.velocity_names[i].to_string()),
+        Some(Role::Acceleration(i)) if i < model.layout.velocity_names.len() => {
+            format!("dot({})", pretty(&model.layout.velocity_names[i].to_string()))
+        }
+        Some(Role::Dropped(i)) => pretty(&model.layout.dropped[i].to_string()),
         Some(Role::Velocity(i)) => match model.layout.orientation_of_velocity(i) {
             Some((o, c)) => format!("ω{}({})", ["₁", "₂", "₃"][c], pretty(&o.name.to_string())),
             None => pretty_velocity(&model.coordinates[i].to_string()),

@@ -78,6 +78,16 @@ const MODELS: &[(&str, &str)] = &[
         struct RollingDisk { m: f64, i: f64, j: f64, r: f64 }",
     ),
     (
+        "nonholonomic_sleigh",
+        "#[mechanics(
+            coordinates(x, y, th),
+            lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) + i / 2 * dot(th).powi(2),
+            constraint(blade = dot(y) * th.cos() - dot(x) * th.sin() - a * dot(th)),
+            reduce(nonholonomic(x, y, th), velocities(v = th.cos() * dot(x) + th.sin() * dot(y), w = dot(th))),
+        )]
+        struct Sleigh { m: f64, i: f64, a: f64 }",
+    ),
+    (
         "spinning_rod",
         "#[mechanics(
             coordinates(r, th),

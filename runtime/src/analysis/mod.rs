@@ -6,6 +6,7 @@
 
 pub mod continuation;
 pub mod ensemble;
+pub mod equilibrium;
 pub mod linearize;
 pub mod observables;
 pub mod periodic;

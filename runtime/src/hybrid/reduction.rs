@@ -74,9 +74,9 @@ where
         self.0.mode_name(mode)
     }
     fn mode_field(&self, _mode: usize, t: f64, z: &SVector<f64, DZ>) -> Result<SVector<f64, DZ>, FieldError> {
-        let (reduced, x, _) = self.split(z);
+        let (reduced, x, theta) = self.split(z);
         let dx = reduced.field(t, &x)?;
-        let w = reduced.cyclic_velocities(t, &x);
+        let w = reduced.cyclic_velocities(t, &x, &theta);
         Ok(SVector::from_fn(|i, _| {
             if i < DR {
                 dx[i]

@@ -107,6 +107,8 @@ fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEqu
     let Model { layout: syms, lagrangian, force, discretization, symmetries, reductions, .. } = model;
     let Some(disc) = discretization.as_ref() else { return Ok(None) };
     let l = *lagrangian;
+    // Routh reductions only (a nonholonomic one refuses discrete models itself).
+    let reductions: Vec<&crate::model::Reduction> = reductions.iter().filter(|r| r.velocities.is_none()).collect();
     let inv_h = arena.powi(h, -1);
     let velocity: Vec<Expr> = (0..n)
         .map(|i| {

@@ -10,7 +10,8 @@
 //! - [`impact`]: guards and impact laws;
 //! - [`symmetry`]: invariance proofs, momentum maps and their balance laws;
 //! - [`discrete`]: discrete Lagrangians, forces and Legendre maps;
-//! - [`routh`]: Routh reduction into a new model.
+//! - [`routh`]: Routh reduction into a new model;
+//! - [`nonholonomic`]: Maggi's equations on a section, the dropped coordinates proved absent.
 //!
 //! [`mode`] is the sequence of passes, written once; its result, one [`Derived`] per mode, is what
 //! emission consumes.
@@ -19,6 +20,7 @@ pub mod constraint;
 pub mod discrete;
 pub mod euler_lagrange;
 pub mod impact;
+pub mod nonholonomic;
 pub mod routh;
 pub mod symmetry;
 #[cfg(test)]
@@ -40,6 +42,8 @@ pub struct Derived {
     pub discrete: Option<discrete::DiscreteEquations>,
     /// The continuous Routh reductions, each a model of its own with what was derived for it.
     pub reductions: Vec<ReducedSystem>,
+    /// The nonholonomic reductions.
+    pub nonholonomic: Vec<nonholonomic::Nonholonomic>,
 }
 
 /// A Routh-reduced system and its derivation.
@@ -59,6 +63,7 @@ impl Derived {
             symmetries: Vec::new(),
             discrete: None,
             reductions: Vec::new(),
+            nonholonomic: Vec::new(),
         }
     }
 }
@@ -78,11 +83,17 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     // allowed: the forced discrete reduction), see `discrete`.
     let continuous = if model.discretization.is_some() { &[][..] } else { &model.reductions[..] };
     let mut reductions = Vec::new();
-    for reduction in continuous {
+    let mut nonholonomic = Vec::new();
+    for reduction in &model.reductions {
+        if reduction.velocities.is_some() {
+            nonholonomic.extend(nonholonomic::reduce(model, arena, cx, &equations, reduction));
+        }
+    }
+    for reduction in continuous.iter().filter(|r| r.velocities.is_none()) {
         // The reduced model is built in the same arena (the workspace grows; nothing is cloned).
         let Some(reduced) = routh::reduce(model, arena, cx, &equations, reduction) else { continue };
         let equations = euler_lagrange::derive(&reduced.model, arena);
         reductions.push(ReducedSystem { reduced, derived: Derived::equations_only(equations) });
     }
-    Derived { equations, energy, constraints, impacts, symmetries, discrete, reductions }
+    Derived { equations, energy, constraints, impacts, symmetries, discrete, reductions, nonholonomic }
 }

@@ -47,45 +47,6 @@ fn err(id: &Ident, msg: String) -> syn::Error {
     syn::Error::new(id.span(), msg)
 }
 
-/// Symbolic inverse of a k×k matrix (k ≤ 3) by the adjugate, and its determinant.
-#[allow(clippy::needless_range_loop)] // index form mirrors the cofactor formula
-fn inverse(arena: &mut Arena, a: &[Vec<Expr>]) -> (Vec<Vec<Expr>>, Expr) {
-    let k = a.len();
-    let det2 = |arena: &mut Arena, p: Expr, q: Expr, r: Expr, s: Expr| {
-        let ps = arena.mul2(p, s);
-        let qr = arena.mul2(q, r);
-        arena.sub(ps, qr)
-    };
-    match k {
-        1 => {
-            let one = arena.one();
-            (vec![vec![one]], a[0][0])
-        }
-        2 => {
-            let det = det2(arena, a[0][0], a[0][1], a[1][0], a[1][1]);
-            let n01 = arena.neg(a[0][1]);
-            let n10 = arena.neg(a[1][0]);
-            (vec![vec![a[1][1], n01], vec![n10, a[0][0]]], det)
-        }
-        _ => {
-            // Cofactors C_ij; adj = Cᵀ.
-            let mut cof = vec![vec![arena.zero(); 3]; 3];
-            for i in 0..3 {
-                for j in 0..3 {
-                    let rows: Vec<usize> = (0..3).filter(|&r| r != i).collect();
-                    let cols: Vec<usize> = (0..3).filter(|&c| c != j).collect();
-                    let m = det2(arena, a[rows[0]][cols[0]], a[rows[0]][cols[1]], a[rows[1]][cols[0]], a[rows[1]][cols[1]]);
-                    cof[i][j] = if (i + j) % 2 == 0 { m } else { arena.neg(m) };
-                }
-            }
-            let terms: Vec<Expr> = (0..3).map(|j| arena.mul2(a[0][j], cof[0][j])).collect();
-            let det = arena.add(&terms);
-            let adj = (0..3).map(|i| (0..3).map(|j| cof[j][i]).collect()).collect();
-            (adj, det)
-        }
-    }
-}
-
 /// Derives the Routh-reduced system `red` of `model`, its model built in the same arena; a
 /// reduction that does not apply is reported into `cx`.
 pub fn reduce(model: &Model, arena: &mut Arena, cx: &mut Ctxt, eq: &Equations, red: &Reduction) -> Option<Reduced> {
@@ -140,7 +101,9 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
             }
         }
     }
-    let (adj, det) = inverse(arena, &a);
+    let Some((adj, det)) = arena.adjugate(&a) else {
+        return Err(err(&red.keyword, "Routh reduction over more than 3 cyclic coordinates at once is not supported".into()));
+    };
     if zero_test(arena, det) {
         let names: Vec<String> = red.cyclic.iter().map(|(_, id)| id.to_string()).collect();
         return Err(err(

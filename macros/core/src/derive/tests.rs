@@ -208,3 +208,44 @@ fn a_derivation_that_swells_stops_at_the_workspace_budget() {
     let _ = cx.check();
     assert!(arena.exhausted() && arena.operands() <= used / 10 + 64, "{} of {}", arena.operands(), used / 10);
 }
+
+/// Chaplygin's sleigh reduced nonholonomically in its body-frame velocities (v, ω): the reduced
+/// equations are exactly m v̇ = m a ω² and (I + m a²) ω̇ = −m a v ω — proved by the zero test of
+/// M u̇ − f with the closed-form u̇, an identity in (v, ω) and the parameters — and the dropped
+/// heading rate is ω.
+#[test]
+fn the_nonholonomic_reduction_of_the_sleigh_is_chaplygins_system() {
+    let (_, mut arena, d) = derived(
+        "#[mechanics(coordinates(x, y, th),
+           lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) + i / 2 * dot(th).powi(2),
+           constraint(blade = dot(y) * th.cos() - dot(x) * th.sin() - a * dot(th)),
+           reduce(nonholonomic(x, y, th), velocities(v = th.cos() * dot(x) + th.sin() * dot(y), w = dot(th))))]
+         struct Sleigh { m: f64, i: f64, a: f64 }",
+    );
+    let red = &d.nonholonomic[0];
+    let layout = &red.model.layout;
+    let (v, w) = (layout.qd[0], layout.qd[1]);
+    let [m, i, a] = [0, 1, 2].map(|k| layout.params[k]);
+    let ww = arena.mul2(w, w);
+    let vdot = arena.mul2(a, ww);
+    let (ma, aa) = (arena.mul2(m, a), arena.mul2(a, a));
+    let k = {
+        let maa = arena.mul2(m, aa);
+        arena.add(&[i, maa])
+    };
+    let num = arena.mul(&[ma, v, w]);
+    let inv_k = arena.powi(k, -1);
+    let wdot = {
+        let q = arena.mul2(num, inv_k);
+        arena.neg(q)
+    };
+    let udot = [vdot, wdot];
+    for r in 0..2 {
+        let mu = arena.dot(&red.mass[r], &udot);
+        let residual = arena.sub(mu, red.forcing[r]);
+        assert!(arena.zero_test(residual).is_zero(), "row {r} of M u̇ = f is not Chaplygin's");
+    }
+    assert!(red.rates.is_empty() && red.dropped == [0, 1, 2]);
+    let th_rate = arena.sub(red.full_rates[2], w);
+    assert!(arena.zero_test(th_rate).is_zero());
+}

@@ -5,7 +5,8 @@
 //!   and the assembly of the others;
 //! - [`dynamics`]: the dynamics contract — M and f, the accelerations, the field Jacobian and
 //!   sensitivities;
-//! - [`constraint`], [`impact`], [`symmetry`], [`discrete`], [`routh`]: the items of each concept;
+//! - [`constraint`], [`impact`], [`symmetry`], [`discrete`], [`routh`], [`nonholonomic`]: the items of
+//!   each concept;
 //! - [`system`] and [`hybrid`]: how the model simulates as a whole (modes, `HybridSystem`);
 //! - [`codegen`]: the shared helpers (symbols as tokens, straight-line bodies, matrices);
 //! - [`fallback`]: stubs of the API beside a model's errors.
@@ -20,6 +21,7 @@ pub mod fallback;
 pub mod hybrid;
 pub mod impact;
 pub mod model;
+pub mod nonholonomic;
 pub mod routh;
 pub mod symmetry;
 pub mod system;
@@ -41,6 +43,9 @@ pub fn mode(model: &View<'_>, derived: &Derived, dims: &[usize], vis: &syn::Visi
         let mut api = model::emit(rm, &r.derived, &[rm.dof()]);
         api.extend(system::standalone(rm));
         tokens.extend(routh::emit(model, &r.reduced, api, vis));
+    }
+    for r in &derived.nonholonomic {
+        tokens.extend(nonholonomic::emit(model, r, vis));
     }
     tokens
 }

@@ -166,7 +166,7 @@ fn reconstruction(
         }
     });
     let trait_items = crate::emit::codegen::lazy(quote! {
-        fn cyclic_velocities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>) -> ::routh::__private::nalgebra::SVector<f64, #k> {
+        fn cyclic_velocities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>, _theta: &[f64; #k]) -> ::routh::__private::nalgebra::SVector<f64, #k> {
             #name::cyclic_velocities(self, t, x)
         }
         fn reconstruct(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>, theta: [f64; #k]) -> ::routh::__private::nalgebra::SVector<f64, #d> {

@@ -6,7 +6,7 @@ use syn::Ident;
 use super::expr::Lowerer;
 use crate::diagnostics::{Ctxt, unknown};
 use crate::layout::Role;
-use crate::model::{Reduction, Symmetry};
+use crate::model::{ReducedVelocity, Reduction, Symmetry};
 use crate::parse::{ReduceDecl, SymmetryDecl};
 
 /// "unknown coordinate" with the closest coordinate as a hint.
@@ -17,8 +17,15 @@ fn unknown_coordinate(c: &Ident, coordinates: &[Ident]) -> syn::Error {
 }
 
 /// Lowers `reduce(routh(theta, ...), name = T)`: the cyclic coordinates by index (the type is
-/// `<Model>Routh` unless named).
-pub(super) fn lower_reduction(cx: &mut Ctxt, decl: &ReduceDecl, coordinates: &[Ident], model: &Ident) -> Reduction {
+/// `<Model>Routh` unless named); and `reduce(nonholonomic(g, ...), velocities(...), name = T)`
+/// (`<Model>Reduced` unless named), its velocities lowered in the full model's symbols.
+pub(super) fn lower_reduction(
+    lower: &mut Lowerer<'_>,
+    cx: &mut Ctxt,
+    decl: &ReduceDecl,
+    coordinates: &[Ident],
+    model: &Ident,
+) -> Reduction {
     let mut cyclic: Vec<(usize, Ident)> = Vec::new();
     for c in &decl.cyclic {
         match coordinates.iter().position(|x| x == c) {
@@ -27,17 +34,102 @@ pub(super) fn lower_reduction(cx: &mut Ctxt, decl: &ReduceDecl, coordinates: &[I
             None => cx.push(unknown_coordinate(c, coordinates)),
         }
     }
+    let nonholonomic = decl.keyword == "nonholonomic";
     if decl.cyclic.is_empty() {
-        cx.error(decl.keyword.span(), "name the cyclic coordinates: `routh(theta, ...)`");
+        let msg = if nonholonomic {
+            "name the coordinates to drop: `nonholonomic(x, y, ...)`"
+        } else {
+            "name the cyclic coordinates: `routh(theta, ...)`"
+        };
+        cx.error(decl.keyword.span(), msg);
     }
-    let name = decl.name.clone().unwrap_or_else(|| quote::format_ident!("{}Routh", model));
+    let suffix = if nonholonomic { "Reduced" } else { "Routh" };
+    let name = decl.name.clone().unwrap_or_else(|| quote::format_ident!("{}{}", model, suffix));
     if name == *model {
         cx.error(name.span(), format!("the reduced type cannot be named like the model `{model}` itself; choose another name"));
     } else {
         let what = format!("the reduced type `{name}`");
         cx.ok(crate::names::check_reserved(name.span(), &what, &crate::names::reduction_items(&name.to_string())));
     }
-    Reduction { keyword: decl.keyword.clone(), cyclic, name }
+    let velocities = nonholonomic.then(|| lower_velocities(lower, cx, decl, coordinates));
+    Reduction { keyword: decl.keyword.clone(), cyclic, name, velocities }
+}
+
+/// The velocities of `nonholonomic(...)`: a coordinate's rate, or `w = expr` affine in the
+/// velocities (checked: no second derivative in them) with a name of its own.
+fn lower_velocities(lower: &mut Lowerer<'_>, cx: &mut Ctxt, decl: &ReduceDecl, coordinates: &[Ident]) -> Vec<ReducedVelocity> {
+    let Some((kw, decls)) = &decl.velocities else {
+        cx.error(
+            decl.keyword.span(),
+            "name the reduced system's velocities: `velocities(q, w = expr, ...)` — a coordinate's rate, or an expression \
+             affine in the velocities — as many as the constraints leave free",
+        );
+        return Vec::new();
+    };
+    if decls.is_empty() {
+        cx.error(kw.span(), "name at least one velocity: `velocities(q, w = expr, ...)`");
+    }
+    let mut out: Vec<ReducedVelocity> = Vec::new();
+    for v in decls {
+        if out.iter().any(|u| u.name == v.name) {
+            cx.error(v.name.span(), format!("the velocity `{}` is named twice", v.name));
+            continue;
+        }
+        let Some(value) = &v.value else {
+            match coordinates.iter().position(|c| *c == v.name) {
+                Some(k) => out.push(ReducedVelocity { name: v.name.clone(), value: lower.syms.qd[k], rate_of: Some(k) }),
+                None => cx.push(unknown(
+                    v.name.span(),
+                    format_args!(
+                        "`{}` is not a coordinate: name a coordinate's rate, or define the velocity as `{} = expr`",
+                        v.name, v.name
+                    ),
+                    &v.name.to_string(),
+                    &coordinates.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                    format!("Coordinates: {}", coordinates.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")),
+                )),
+            }
+            continue;
+        };
+        if coordinates.contains(&v.name) {
+            cx.error(
+                v.name.span(),
+                format!(
+                    "`{}` is a coordinate; name this velocity otherwise (a bare `{}` already means its rate)",
+                    v.name, v.name
+                ),
+            );
+            continue;
+        }
+        let Some(e) = cx.ok(lower.lower(value)) else { continue };
+        if !lower.syms.u.is_empty() && lower.syms.u.iter().any(|&u| lower.arena.depends_on(e, u))
+            || lower.syms.z.is_some_and(|z| lower.arena.depends_on(e, z))
+        {
+            cx.push(syn::Error::new_spanned(value, "a reduced velocity is a function of (t, q, q̇) only"));
+            continue;
+        }
+        let qd = lower.syms.qd.clone();
+        if !qd.iter().any(|&s| lower.arena.depends_on(e, s)) {
+            cx.push(syn::Error::new_spanned(
+                value,
+                "a reduced velocity depends on the velocities: this is a function of the positions",
+            ));
+            continue;
+        }
+        let affine = qd.iter().all(|&a| {
+            let da = lower.arena.diff(e, a);
+            qd.iter().all(|&b| {
+                let dab = lower.arena.diff(da, b);
+                lower.arena.zero_test(dab).is_zero()
+            })
+        });
+        if !affine {
+            cx.push(syn::Error::new_spanned(value, "a reduced velocity must be affine in the velocities, a(t, q)·q̇ + b(t, q)"));
+            continue;
+        }
+        out.push(ReducedVelocity { name: v.name.clone(), value: e, rate_of: None });
+    }
+    out
 }
 
 /// Lowers a symmetry's generator ξ_Q(q): components must be functions of the coordinates only.

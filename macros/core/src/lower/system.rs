@@ -350,7 +350,17 @@ fn lower_model(
     if let Some(z) = action {
         // Not yet for contact models: the Routhian of a contact Lagrangian needs the Herglotz form
         // (its momenta are dissipated, not conserved).
-        if let Some(r) = raw.reductions.first() {
+        if let Some(r) = raw.reductions.iter().find(|r| r.keyword == "nonholonomic") {
+            cx.error(
+                r.keyword.span(),
+                format!(
+                    "nonholonomic reduction of contact Lagrangians (with `action({z})`) is not supported yet: the reduced \
+                     state would carry the action z with ż = L, and the reduced equations are derived for ordinary Lagrangians; \
+                     simulate the full model"
+                ),
+            );
+        }
+        if let Some(r) = raw.reductions.iter().find(|r| r.keyword == "routh") {
             cx.push(syn::Error::new(
                 r.keyword.span(),
                 format!(
@@ -364,24 +374,26 @@ fn lower_model(
     // Nor for constrained models: reducing by a cyclic coordinate's conserved momentum ignores the
     // constraint forces, which change that momentum (the rolling disk's heading momentum), and
     // nonholonomic reduction needs the momentum equation instead.
-    if let (Some(r), Some(c)) = (raw.reductions.first(), raw.contacts.first()) {
+    let routh = raw.reductions.iter().find(|r| r.keyword == "routh");
+    if let (Some(r), Some(c)) = (routh, raw.contacts.first()) {
         cx.error(
             r.keyword.span(),
             format!(
                 "Routh reduction of models with constraints is not supported yet: the contact `{}` constrains the velocities, \
-                 and its forces act on the cyclic coordinates' momenta; simulate the full model",
+                 and its forces act on the cyclic coordinates' momenta; reduce it with \
+                 `reduce(nonholonomic(q, ...), velocities(...))`, or simulate the full model",
                 c.name.as_ref().map_or_else(|| c.keyword.to_string(), ToString::to_string)
             ),
         );
     }
-    if let (Some(r), Some(first)) = (raw.reductions.first(), raw.constraints.first()) {
+    if let (Some(r), Some(first)) = (routh, raw.constraints.first()) {
         let names: Vec<String> = raw.constraints.iter().map(|c| format!("`{}`", c.name)).collect();
         let mut error = syn::Error::new(
             r.keyword.span(),
             format!(
                 "Routh reduction of models with constraints is not supported yet: the constraint forces of {} act on the \
                  cyclic coordinates' momenta, so the Routhian of the unconstrained Lagrangian would be a different model; \
-                 simulate the full model (its momentum maps give the balance laws with the constraint forces), or write \
+                 reduce it with `reduce(nonholonomic(q, ...), velocities(...))`, simulate the full model (its momentum maps give the balance laws with the constraint forces), or write \
                  the model in coordinates that solve holonomic constraints",
                 names.join(", ")
             ),
@@ -509,7 +521,8 @@ fn lower_model(
         |s| s.name.to_string(),
         |s| syn::Error::new(s.name.span(), format!("two symmetries are named `{}`", s.name)),
     );
-    let reductions: Vec<_> = raw.reductions.iter().map(|decl| lower_reduction(cx, decl, &raw.coordinates, name)).collect();
+    let reductions: Vec<_> =
+        raw.reductions.iter().map(|decl| lower_reduction(&mut lower, cx, decl, &raw.coordinates, name)).collect();
     let sensitivity = sensitivity_parameters(raw, &parameters, cx);
     let discretization = super::discrete::lower_discrete(&mut lower, cx, raw, nodes.as_ref(), !inputs.is_empty());
     let outputs = super::output::lower_outputs(&mut lower, cx, raw);

@@ -172,12 +172,26 @@ pub struct SymmetryDecl {
     pub rotation: Option<(Ident, Expr)>,
 }
 
-/// `reduce(routh(q, ...), name = Type)`.
+/// `reduce(routh(q, ...), name = Type)` or
+/// `reduce(nonholonomic(g, ...), velocities(u, w = expr, ...), name = Type)`.
 #[derive(Clone)]
 pub struct ReduceDecl {
+    /// `routh` or `nonholonomic`.
     pub keyword: Ident,
+    /// The coordinates removed: cyclic ones (Routh) or the dropped group coordinates.
     pub cyclic: Vec<Ident>,
     pub name: Option<Ident>,
+    /// `velocities(...)` with its keyword: the reduced velocities of a nonholonomic reduction,
+    /// each a coordinate's rate (`u`) or a named expression affine in the velocities (`w = ...`).
+    pub velocities: Option<(Ident, Vec<VelocityDecl>)>,
+}
+
+/// One reduced velocity of `velocities(...)`.
+#[derive(Clone)]
+pub struct VelocityDecl {
+    pub name: Ident,
+    /// `None`: the rate of the coordinate `name`.
+    pub value: Option<Expr>,
 }
 
 /// What a `define`d name is declared to be.
@@ -476,28 +490,52 @@ impl Parse for Item {
                 let content;
                 syn::parenthesized!(content in input);
                 let kind: Ident = content.parse()?;
-                if kind != "routh" {
+                if kind != "routh" && kind != "nonholonomic" {
                     return Err(syn::Error::new(
                         kind.span(),
-                        "expected `routh(q, ...)`: Routh reduction over cyclic coordinates",
+                        "expected `routh(q, ...)` (Routh reduction over cyclic coordinates) or `nonholonomic(q, ...)` \
+                         (reduction of a constrained model by the coordinates its equations do not depend on)",
                     ));
                 }
                 let inner;
                 syn::parenthesized!(inner in content);
                 let cyclic: Vec<Ident> = Punctuated::<Ident, Token![,]>::parse_terminated(&inner)?.into_iter().collect();
                 let mut name = None;
-                if !content.is_empty() {
+                let mut velocities = None;
+                while !content.is_empty() {
                     content.parse::<Token![,]>()?;
-                    if !content.is_empty() {
-                        let key: Ident = content.parse()?;
-                        if key != "name" {
-                            return Err(syn::Error::new(key.span(), "expected `name = TypeName`"));
-                        }
+                    if content.is_empty() {
+                        break;
+                    }
+                    let key: Ident = content.parse()?;
+                    if key == "name" {
                         content.parse::<Token![=]>()?;
                         name = Some(content.parse()?);
+                    } else if key == "velocities" && kind == "nonholonomic" {
+                        let list;
+                        syn::parenthesized!(list in content);
+                        let mut decls = Vec::new();
+                        while !list.is_empty() {
+                            let name: Ident = list.parse()?;
+                            let value = if list.peek(Token![=]) {
+                                list.parse::<Token![=]>()?;
+                                Some(list.parse()?)
+                            } else {
+                                None
+                            };
+                            decls.push(VelocityDecl { name, value });
+                            if !list.is_empty() {
+                                list.parse::<Token![,]>()?;
+                            }
+                        }
+                        velocities = Some((key, decls));
+                    } else if kind == "nonholonomic" {
+                        return Err(syn::Error::new(key.span(), "expected `velocities(...)` or `name = TypeName`"));
+                    } else {
+                        return Err(syn::Error::new(key.span(), "expected `name = TypeName`"));
                     }
                 }
-                Ok(Item::Reduce(ReduceDecl { keyword: kind, cyclic, name }))
+                Ok(Item::Reduce(ReduceDecl { keyword: kind, cyclic, name, velocities }))
             }
             "mode" => {
                 let content;

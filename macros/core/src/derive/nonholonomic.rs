@@ -1,0 +1,296 @@
+//! Nonholonomic reduction (Maggi's equations on a section): a constrained model written in
+//! velocities u that parametrise its constraint distribution, with the coordinates its equations
+//! do not depend on dropped (*Affine constraints reduction*, §2.5 "practical equivalent" and §3.4;
+//! Chaplygin reduction when the dropped coordinates are a symmetry group's).
+//!
+//! The user names the reduced velocities u: a coordinate's rate, or an expression a(t, q)·q̇ +
+//! b(t, q). With the constraint rows A q̇ + b = 0 they determine the motion:
+//!
+//! ```text
+//! q̇ = S(t, q) u + s(t, q)        (the named rates directly; the other rates by solving the
+//!                                  square system of the velocity definitions and constraints)
+//! Sᵀ M S u̇ = Sᵀ (f − M a₀),     a₀ = d/dt (S u + s) at fixed u
+//! ```
+//!
+//! (M q̈ = f the unconstrained equations, f with the forces). Projecting onto the columns of S,
+//! which span the constraint distribution, removes the multipliers; these are Maggi's equations,
+//! exactly the Lagrange–d'Alembert equations of the constrained model.
+//!
+//! **Dropping coordinates.** A coordinate g may be dropped when nothing of the reduced system
+//! depends on it: the remaining rates ṙ, Sᵀ M S and Sᵀ(f − M a₀) are proved free of g (zero tests
+//! of their derivatives, exact identities, never sampled states); otherwise the reduction is a
+//! compile error showing the derivative. The reduced system on (r, u) is then evaluated on the
+//! section g = 0, and g follows by quadrature of its rate ġ = (S u + s)_g, which may depend on g
+//! itself (non-abelian groups: the sleigh's heading turns its velocity). For a symmetry group
+//! acting by translation of cyclic coordinates this is Chaplygin's (or, with affine constraints,
+//! the digest's affine) reduction; for the sleigh, whose body-frame velocities make the whole of
+//! SE(2) droppable, it gives the Euler–Poincaré–Suslov system in (v, ω).
+
+use symbolic::{Arena, Expr};
+use syn::Ident;
+
+use crate::derive::euler_lagrange::Equations;
+use crate::diagnostics::Ctxt;
+use crate::layout::{Layout, Role};
+use crate::model::{Model, Reduction};
+
+/// A nonholonomic reduced system ready for emission; its expressions are over the full model's
+/// arena, read through `model`'s layout (the kept coordinates, the velocities u, the dropped
+/// coordinates as [`Role::Dropped`]).
+pub struct Nonholonomic {
+    /// The reduced system as a model: its coordinates are the kept ones, its velocities u.
+    pub model: Model,
+    /// Indices of the dropped and of the kept coordinates in the full model.
+    pub dropped: Vec<usize>,
+    pub kept: Vec<usize>,
+    /// u(t, q, q̇) in the full model's symbols (to reduce a full state).
+    pub velocities: Vec<Expr>,
+    /// The kept coordinates' rates ṙ(t, r, u), on the section.
+    pub rates: Vec<Expr>,
+    /// Sᵀ M S (row-major, nu × nu) and Sᵀ (f − M a₀), on the section.
+    pub mass: Vec<Vec<Expr>>,
+    pub forcing: Vec<Expr>,
+    /// The full model's energy in (t, r, u), when it does not depend on the dropped coordinates.
+    pub energy: Option<Expr>,
+    /// Every coordinate's rate q̇ = S u + s in (t, r, g, u): the reconstruction.
+    pub full_rates: Vec<Expr>,
+}
+
+fn err(id: &Ident, msg: String) -> syn::Error {
+    syn::Error::new(id.span(), msg)
+}
+
+/// Derives the nonholonomic reduction `red` of `model` in its arena; a reduction that does not
+/// apply is reported into `cx`.
+pub fn reduce(model: &Model, arena: &mut Arena, cx: &mut Ctxt, eq: &Equations, red: &Reduction) -> Option<Nonholonomic> {
+    cx.ok(reduced(model, arena, eq, red))
+}
+
+#[allow(clippy::too_many_lines)]
+fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) -> syn::Result<Nonholonomic> {
+    let kw = &red.keyword;
+    let velocities = red.velocities.as_deref().unwrap_or_default();
+    let syms = &model.layout;
+    if !syms.orientations.is_empty() {
+        return Err(err(kw, "nonholonomic reduction of models with orientations is not supported yet".into()));
+    }
+    if let Some(i) = model.impacts.first() {
+        return Err(err(
+            kw,
+            format!("nonholonomic reduction of models with impacts is not supported yet (the impact `{}`)", i.name),
+        ));
+    }
+    if model.discretization.is_some() {
+        return Err(err(kw, "nonholonomic reduction of a discrete (variational) model is not supported yet".into()));
+    }
+    if let Some(c) = model.constraints.iter().find(|c| c.position.is_some()) {
+        let mut e = err(
+            kw,
+            format!(
+                "nonholonomic reduction of models with holonomic constraints is not supported yet (`{}`); write the model in \
+                 coordinates that solve it",
+                c.name
+            ),
+        );
+        e.combine(err(&c.name, "the holonomic constraint is declared here".into()));
+        return Err(e);
+    }
+    let (n, m, nu) = (model.dof(), model.constraints.len(), velocities.len());
+    if nu + m != n {
+        return Err(err(
+            kw,
+            format!(
+                "the {m} constraint row(s) leave {} velocities free among the {n}, and `velocities(...)` names {nu}: name one \
+                 velocity per free direction",
+                n.saturating_sub(m)
+            ),
+        ));
+    }
+    let dropped: Vec<usize> = red.cyclic.iter().map(|(i, _)| *i).collect();
+    let kept: Vec<usize> = (0..n).filter(|i| !dropped.contains(i)).collect();
+    let zero = arena.zero();
+    let show = |arena: &Arena, e: Expr| crate::notation::formula(&model.view(arena), e);
+
+    // The velocity symbols u: a coordinate's own rate symbol, or a new one.
+    let u: Vec<Expr> =
+        velocities.iter().map(|v| v.rate_of.map_or_else(|| arena.symbol(&format!("v:{}", v.name)), |k| syms.qd[k])).collect();
+    let bare: Vec<Option<usize>> = (0..n).map(|k| velocities.iter().position(|v| v.rate_of == Some(k))).collect();
+    let unknowns: Vec<usize> = (0..n).filter(|&k| bare[k].is_none()).collect();
+    // Rows Σ a_k q̇_k = rhs: each velocity definition, then each constraint.
+    let mut rows: Vec<(Vec<Expr>, Expr)> = Vec::new();
+    let at_rest: Vec<(Expr, Expr)> = syms.qd.iter().map(|&v| (v, zero)).collect();
+    for (v, &uj) in velocities.iter().zip(&u) {
+        if v.rate_of.is_some() {
+            continue;
+        }
+        let a: Vec<Expr> = syms.qd.iter().map(|&s| arena.diff(v.value, s)).collect();
+        let b = arena.subs(v.value, &at_rest);
+        let rhs = arena.sub(uj, b);
+        rows.push((a, rhs));
+    }
+    for c in &model.constraints {
+        // b is free of the velocities in value, not always in form (a velocity row keeps w − a·v).
+        let b = arena.subs(c.b, &at_rest);
+        let rhs = arena.neg(b);
+        rows.push((c.a.clone(), rhs));
+    }
+    // Move the named rates to the right-hand side.
+    let mut z: Vec<Vec<Expr>> = Vec::new();
+    let mut rhs: Vec<Expr> = Vec::new();
+    for (a, r) in &rows {
+        let mut terms = vec![*r];
+        for k in 0..n {
+            if let Some(j) = bare[k] {
+                let t = arena.mul2(a[k], u[j]);
+                terms.push(arena.neg(t));
+            }
+        }
+        rhs.push(arena.add(&terms));
+        z.push(unknowns.iter().map(|&k| a[k]).collect());
+    }
+    let mut qdot: Vec<Expr> = (0..n).map(|k| bare[k].map_or(zero, |j| u[j])).collect();
+    if !unknowns.is_empty() {
+        let names: Vec<String> = unknowns.iter().map(|&k| format!("dot({})", model.coordinates[k])).collect();
+        let Some((adj, det)) = arena.adjugate(&z) else {
+            return Err(err(
+                kw,
+                format!(
+                    "{} rates are left to solve for ({}); at most 3 are supported: name more coordinates' rates in \
+                     `velocities(...)`",
+                    unknowns.len(),
+                    names.join(", ")
+                ),
+            ));
+        };
+        if arena.zero_test(det).is_zero() {
+            let shown = if det == zero { String::new() } else { format!(" ({})", show(arena, det)) };
+            return Err(err(
+                kw,
+                format!(
+                    "the velocities and the constraints do not determine ({}): the determinant of their rows over these rates \
+                     is identically zero{shown}; name velocities independent of each other and of the constraints",
+                    names.join(", "),
+                ),
+            ));
+        }
+        let inv_det = arena.powi(det, -1);
+        for (i, &k) in unknowns.iter().enumerate() {
+            let s = arena.dot(&adj[i], &rhs);
+            qdot[k] = arena.mul2(s, inv_det);
+        }
+    }
+    // Maggi's equations.
+    let s: Vec<Vec<Expr>> = qdot.iter().map(|&e| u.iter().map(|&uj| arena.diff(e, uj)).collect()).collect();
+    let a0 = arena.total_derivative(&qdot, &syms.q, &qdot, Some(syms.t));
+    let along: Vec<(Expr, Expr)> = syms.qd.iter().zip(&qdot).map(|(&v, &e)| (v, e)).collect();
+    let f: Vec<Expr> = eq.forcing.iter().map(|&e| arena.subs(e, &along)).collect();
+    let mass: Vec<Vec<Expr>> = eq.mass.iter().map(|row| row.iter().map(|&e| arena.subs(e, &along)).collect()).collect();
+    let g: Vec<Expr> = (0..n)
+        .map(|k| {
+            let ma = arena.dot(&mass[k], &a0);
+            arena.sub(f[k], ma)
+        })
+        .collect();
+    // (M S)[k][j].
+    let mut ms = vec![vec![zero; nu]; n];
+    for k in 0..n {
+        for j in 0..nu {
+            let col: Vec<Expr> = (0..n).map(|l| s[l][j]).collect();
+            ms[k][j] = arena.dot(&mass[k], &col);
+        }
+    }
+    let mut mred = vec![vec![zero; nu]; nu];
+    for i in 0..nu {
+        for j in i..nu {
+            let terms: Vec<Expr> = (0..n).map(|k| arena.mul2(s[k][i], ms[k][j])).collect();
+            mred[i][j] = arena.add(&terms);
+            mred[j][i] = mred[i][j];
+        }
+    }
+    let fred: Vec<Expr> = (0..nu)
+        .map(|i| {
+            let col: Vec<Expr> = (0..n).map(|k| s[k][i]).collect();
+            arena.dot(&col, &g)
+        })
+        .collect();
+    let energy = arena.subs(eq.energy, &along);
+    // The reduced system must not depend on the dropped coordinates.
+    let rates: Vec<Expr> = kept.iter().map(|&k| qdot[k]).collect();
+    let mut checked: Vec<(String, Expr)> = Vec::new();
+    for (&k, &e) in kept.iter().zip(&rates) {
+        checked.push((format!("the rate dot({})", model.coordinates[k]), e));
+    }
+    let vnames: Vec<String> = velocities.iter().map(|v| v.name.to_string()).collect();
+    for i in 0..nu {
+        for j in i..nu {
+            checked.push((format!("the reduced mass entry ({}, {})", vnames[i], vnames[j]), mred[i][j]));
+        }
+        checked.push((format!("the reduced force along {}", vnames[i]), fred[i]));
+    }
+    for (d, id) in &red.cyclic {
+        for (what, e) in &checked {
+            let de = arena.diff(*e, syms.q[*d]);
+            if !arena.zero_test(de).is_zero() {
+                return Err(err(
+                    id,
+                    format!(
+                        "`{id}` cannot be dropped: {what} depends on it, ∂/∂{id} = {} ≢ 0; keep `{id}` among the reduced \
+                         coordinates, or choose velocities in which the equations do not see it",
+                        show(arena, de)
+                    ),
+                ));
+            }
+        }
+    }
+    let energy_invariant = red.cyclic.iter().all(|(d, _)| {
+        let de = arena.diff(energy, syms.q[*d]);
+        arena.zero_test(de).is_zero()
+    });
+    // On the section g = 0 (exact: nothing above depends on g).
+    let section: Vec<(Expr, Expr)> = dropped.iter().map(|&d| (syms.q[d], zero)).collect();
+    let rates: Vec<Expr> = rates.iter().map(|&e| arena.subs(e, &section)).collect();
+    let mred: Vec<Vec<Expr>> = mred.iter().map(|row| row.iter().map(|&e| arena.subs(e, &section)).collect()).collect();
+    let fred: Vec<Expr> = fred.iter().map(|&e| arena.subs(e, &section)).collect();
+    let energy = energy_invariant.then(|| arena.subs(energy, &section));
+
+    // The reduced layout: kept coordinates, velocities u, dropped coordinates read from g.
+    let coordinates: Vec<Ident> = kept.iter().map(|&k| model.coordinates[k].clone()).collect();
+    let q: Vec<Expr> = kept.iter().map(|&k| syms.q[k]).collect();
+    let acc: Vec<Expr> = velocities.iter().map(|v| arena.symbol(&format!("a:{}", v.name))).collect();
+    let mut layout = Layout::from_symbols(arena, &coordinates, syms.t, q, u.clone(), acc, syms.params.clone());
+    layout.rates.clone_from(&rates);
+    layout.velocity_names = velocities.iter().map(|v| v.name.clone()).collect();
+    layout.dropped = red.cyclic.iter().map(|(_, id)| id.clone()).collect();
+    for (i, &d) in dropped.iter().enumerate() {
+        layout.assign(syms.q[d], Role::Dropped(i));
+    }
+    // Every symbol left must be one the reduced system reads (a stray one would be emitted as NaN).
+    let mut emitted: Vec<Expr> = rates.clone();
+    emitted.extend(mred.iter().flatten().copied());
+    emitted.extend(fred.iter().copied());
+    emitted.extend(qdot.iter().copied());
+    emitted.extend(energy);
+    for &e in &emitted {
+        if let Some(stray) = arena.free_symbols(e).into_iter().find(|&s| layout.role(s).is_none()) {
+            let name = arena.symbol_name(stray).unwrap_or("?").to_string();
+            return Err(err(
+                kw,
+                format!("internal error: the reduced equations still contain `{name}`; please report this model"),
+            ));
+        }
+    }
+    let tokens = quote::quote!(#kw);
+    let reduced =
+        Model::assemble(red.name.clone(), None, coordinates, model.parameters.clone(), layout, zero, tokens, vec![zero; nu]);
+    Ok(Nonholonomic {
+        model: reduced,
+        dropped,
+        kept,
+        velocities: velocities.iter().map(|v| v.value).collect(),
+        rates,
+        mass: mred,
+        forcing: fred,
+        energy,
+        full_rates: qdot,
+    })
+}
