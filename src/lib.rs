@@ -55,6 +55,7 @@
 //! | `symmetry(cyclic(q), name = generator(q = ξ(q), ...), name = rotation(r, axis), ...)` | infinitesimal symmetries, proved at compile time (`rotation`: an orientation about a spatial axis, whose momentum map is the spatial angular momentum) |
 //! | `reduce(routh(q, ...), name = Type)` | Routh reduction over cyclic coordinates into a generated type (models without constraints) |
 //! | `reduce(nonholonomic(g, ...), velocities(u, w = expr, ...), name = Type)` | nonholonomic (Chaplygin, affine) reduction of a constrained model: Maggi's equations in the named velocities with the coordinates `g` dropped, proved absent at compile time; generates `Type` on (kept coordinates, velocities) with reconstruction and relative equilibria |
+//! | `reduce(euler_poincare(r, ...), name = Type)` | Euler–Poincaré reduction: the orientation `r` (and listed coordinates) dropped, all velocities kept (a free body's Euler equations) |
 //! | `crate = path` | where generated code finds routh if your crate names it otherwise (default `::routh`) |
 //!
 //! Impact laws: `restitution(e)` (Newton's law along the guard normal with the kinetic metric,

@@ -226,3 +226,33 @@ fn relative_equilibria_are_fixed_points_of_the_reduced_rover() {
     let d = VectorField::field(&red, 0.0, &red.state([1.0, pi / 2.0], [0.0, 0.0])).unwrap();
     assert!(d.amax() > 1e-2, "(d) {d:?}");
 }
+
+#[test]
+fn the_reduced_rovers_reconstruction_is_the_papers_and_keeps_its_energy_on_a_resting_disk() {
+    // Check 13: the rates of σ and ψ are (4.33), σ̇ = (r_w/2) cos ψ (ω₁ + ω₂),
+    // ψ̇ = (r_w/2)[(1/b − sin ψ/σ) ω₁ − (1/b + sin ψ/σ) ω₂] — free of Σ (erratum E12: θ̇ is ours).
+    let red = reduced(&nominal(0.5));
+    for (s, psi, w1, w2) in [(1.3, 0.4, 2.0, -1.0), (0.6, 2.9, -0.5, 3.0), (4.0, -1.2, 7.0, 6.5)] {
+        let x = red.state([s, psi], [w1, w2]);
+        let f = VectorField::field(&red, 0.0, &x).unwrap();
+        let (rw, b) = (red.rw, red.b);
+        let sigma_dot = rw / 2.0 * psi.cos() * (w1 + w2);
+        let psi_dot = rw / 2.0 * ((1.0 / b - psi.sin() / s) * w1 - (1.0 / b + psi.sin() / s) * w2);
+        assert!((f[0] - sigma_dot).abs() < 1e-14 && (f[1] - psi_dot).abs() < 1e-14, "{f:?}");
+        // The heading turns with the disk plus the wheels' difference: θ̇ = Σ + (r_w/2b)(ω₂ − ω₁).
+        let g = red.cyclic_velocities(0.0, &x, &[0.0, 0.0, 0.0]);
+        assert!((g[0] - (red.sigma + rw / (2.0 * b) * (w2 - w1))).abs() < 1e-14 && g[1] == w1 && g[2] == w2);
+    }
+    // Check 10: on a disk at rest the reduced energy is conserved, H ≡ ½ωᵀ𝕄_red ω = 0.1575.
+    let rest = reduced(&nominal(0.0));
+    let x0 = rest.state([1.118033988749895, 0.16364760900080612], [2.0, 1.0]);
+    let sol = rest.simulate(x0, 0.0..20.0, &tight().output(Output::Interval(1.0))).unwrap();
+    for (t, x) in sol.iter() {
+        assert!((rest.energy(t, x) - 0.1575).abs() < 1e-11, "t = {t}: {}", rest.energy(t, x));
+    }
+    // The reference row at t = 20 for (σ, ψ, ω).
+    let (_, x) = sol.last().unwrap();
+    for (g, want) in [x[0], x[1], x[2], x[3]].into_iter().zip([3.614669109, 0.659050563, 1.648927546, 1.590656807]) {
+        assert!((g - want).abs() < 1e-8 * want.abs().max(1.0), "{g} vs {want}");
+    }
+}

@@ -144,16 +144,20 @@ pub struct Reduction {
     pub cyclic: Vec<(usize, Ident)>,
     /// Name of the generated reduced type.
     pub name: Ident,
-    /// For a nonholonomic reduction, its velocities u (`None`: Routh reduction).
+    /// For a nonholonomic (or Euler–Poincaré) reduction, its velocities u (`None`: Routh
+    /// reduction).
     pub velocities: Option<Vec<ReducedVelocity>>,
+    /// The orientations a nonholonomic reduction drops (their indices in the layout), as written.
+    pub dropped_orientations: Vec<(usize, Ident)>,
 }
 
-/// A velocity of a nonholonomic reduction, u = a(t, q)·q̇ + b(t, q).
+/// A velocity of a nonholonomic reduction, u = a(t, q)·v + b(t, q) over the model's velocities v.
 pub struct ReducedVelocity {
     pub name: Ident,
     /// u in the full model's symbols.
     pub value: Expr,
-    /// For a coordinate's own rate (`velocities(q)`): that coordinate.
+    /// For one of the model's own velocities (`velocities(q)`, or an orientation's ω components):
+    /// its index among the velocities.
     pub rate_of: Option<usize>,
 }
 

@@ -40,7 +40,8 @@ use crate::model::{Model, Reduction};
 pub struct Nonholonomic {
     /// The reduced system as a model: its coordinates are the kept ones, its velocities u.
     pub model: Model,
-    /// Indices of the dropped and of the kept coordinates in the full model.
+    /// Indices of the dropped and of the kept positions in the full model's state (a dropped
+    /// orientation's four quaternion components among the dropped).
     pub dropped: Vec<usize>,
     pub kept: Vec<usize>,
     /// u(t, q, q̇) in the full model's symbols (to reduce a full state).
@@ -52,8 +53,10 @@ pub struct Nonholonomic {
     pub forcing: Vec<Expr>,
     /// The full model's energy in (t, r, u), when it does not depend on the dropped coordinates.
     pub energy: Option<Expr>,
-    /// Every coordinate's rate q̇ = S u + s in (t, r, g, u): the reconstruction.
-    pub full_rates: Vec<Expr>,
+    /// The full model's velocities v = S u + s in (t, r, g, u): the reconstruction.
+    pub full_velocities: Vec<Expr>,
+    /// The dropped positions' rates ġ in (t, r, g, u) (a quaternion's ½ q ⊗ (0, ω)).
+    pub dropped_rates: Vec<Expr>,
 }
 
 fn err(id: &Ident, msg: String) -> syn::Error {
@@ -71,17 +74,11 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     let kw = &red.keyword;
     let velocities = red.velocities.as_deref().unwrap_or_default();
     let syms = &model.layout;
-    if !syms.orientations.is_empty() {
-        return Err(err(kw, "nonholonomic reduction of models with orientations is not supported yet".into()));
-    }
     if let Some(i) = model.impacts.first() {
-        return Err(err(
-            kw,
-            format!("nonholonomic reduction of models with impacts is not supported yet (the impact `{}`)", i.name),
-        ));
+        return Err(err(kw, format!("reduction of models with impacts is not supported yet here (the impact `{}`)", i.name)));
     }
     if model.discretization.is_some() {
-        return Err(err(kw, "nonholonomic reduction of a discrete (variational) model is not supported yet".into()));
+        return Err(err(kw, "this reduction of a discrete (variational) model is not supported yet".into()));
     }
     if let Some(c) = model.constraints.iter().find(|c| c.position.is_some()) {
         let mut e = err(
@@ -95,28 +92,48 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         e.combine(err(&c.name, "the holonomic constraint is declared here".into()));
         return Err(e);
     }
+    if let Some(o) = syms.orientations.iter().enumerate().find(|(k, _)| !red.dropped_orientations.iter().any(|(d, _)| d == k)) {
+        return Err(err(
+            kw,
+            format!(
+                "the orientation `{}` is kept: a reduction keeps ordinary coordinates only for now; drop it (list it among the \
+                 dropped coordinates) if the reduced equations do not depend on it",
+                o.1.name
+            ),
+        ));
+    }
     let (n, m, nu) = (model.dof(), model.constraints.len(), velocities.len());
     if nu + m != n {
         return Err(err(
             kw,
             format!(
-                "the {m} constraint row(s) leave {} velocities free among the {n}, and `velocities(...)` names {nu}: name one \
+                "the {m} constraint row(s) leave {} velocities free among the {n}, and the reduction names {nu}: name one \
                  velocity per free direction",
                 n.saturating_sub(m)
             ),
         ));
     }
-    let dropped: Vec<usize> = red.cyclic.iter().map(|(i, _)| *i).collect();
-    let kept: Vec<usize> = (0..n).filter(|i| !dropped.contains(i)).collect();
+    // Positions: the dropped ordinary coordinates and every component of a dropped orientation.
+    let np = syms.position_dim();
+    let mut dropped: Vec<usize> = red.cyclic.iter().map(|(i, _)| *i).collect();
+    let mut dropped_names: Vec<Ident> = red.cyclic.iter().map(|(_, id)| id.clone()).collect();
+    let idents = syms.coordinate_idents();
+    for (o, _) in &red.dropped_orientations {
+        let start = syms.orientations[*o].q_start;
+        dropped.extend(start..start + 4);
+        dropped_names.extend(idents[start..start + 4].iter().cloned());
+    }
+    let kept: Vec<usize> = (0..np).filter(|i| !dropped.contains(i)).collect();
     let zero = arena.zero();
+    let one = arena.one();
     let show = |arena: &Arena, e: Expr| crate::notation::formula(&model.view(arena), e);
 
-    // The velocity symbols u: a coordinate's own rate symbol, or a new one.
+    // The velocity symbols u: one of the model's velocities, or a new symbol.
     let u: Vec<Expr> =
         velocities.iter().map(|v| v.rate_of.map_or_else(|| arena.symbol(&format!("v:{}", v.name)), |k| syms.qd[k])).collect();
     let bare: Vec<Option<usize>> = (0..n).map(|k| velocities.iter().position(|v| v.rate_of == Some(k))).collect();
     let unknowns: Vec<usize> = (0..n).filter(|&k| bare[k].is_none()).collect();
-    // Rows Σ a_k q̇_k = rhs: each velocity definition, then each constraint.
+    // Rows Σ a_k v_k = rhs over the velocities: each velocity definition, then each constraint.
     let mut rows: Vec<(Vec<Expr>, Expr)> = Vec::new();
     let at_rest: Vec<(Expr, Expr)> = syms.qd.iter().map(|&v| (v, zero)).collect();
     for (v, &uj) in velocities.iter().zip(&u) {
@@ -134,7 +151,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         let rhs = arena.neg(b);
         rows.push((c.a.clone(), rhs));
     }
-    // Move the named rates to the right-hand side.
+    // Move the named velocities to the right-hand side.
     let mut z: Vec<Vec<Expr>> = Vec::new();
     let mut rhs: Vec<Expr> = Vec::new();
     for (a, r) in &rows {
@@ -148,15 +165,16 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         rhs.push(arena.add(&terms));
         z.push(unknowns.iter().map(|&k| a[k]).collect());
     }
-    let mut qdot: Vec<Expr> = (0..n).map(|k| bare[k].map_or(zero, |j| u[j])).collect();
+    let mut vel: Vec<Expr> = (0..n).map(|k| bare[k].map_or(zero, |j| u[j])).collect();
     if !unknowns.is_empty() {
-        let names: Vec<String> = unknowns.iter().map(|&k| format!("dot({})", model.coordinates[k])).collect();
+        let view = model.view(arena);
+        let names: Vec<String> = unknowns.iter().map(|&k| crate::notation::velocity_name(&view, k)).collect();
         let Some((adj, det)) = arena.adjugate(&z) else {
             return Err(err(
                 kw,
                 format!(
-                    "{} rates are left to solve for ({}); at most 3 are supported: name more coordinates' rates in \
-                     `velocities(...)`",
+                    "{} velocities are left to solve for ({}); at most 3 are supported: name more of the model's own velocities \
+                     in `velocities(...)`",
                     unknowns.len(),
                     names.join(", ")
                 ),
@@ -176,13 +194,14 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         let inv_det = arena.powi(det, -1);
         for (i, &k) in unknowns.iter().enumerate() {
             let s = arena.dot(&adj[i], &rhs);
-            qdot[k] = arena.mul2(s, inv_det);
+            vel[k] = arena.mul2(s, inv_det);
         }
     }
-    // Maggi's equations.
-    let s: Vec<Vec<Expr>> = qdot.iter().map(|&e| u.iter().map(|&uj| arena.diff(e, uj)).collect()).collect();
-    let a0 = arena.total_derivative(&qdot, &syms.q, &qdot, Some(syms.t));
-    let along: Vec<(Expr, Expr)> = syms.qd.iter().zip(&qdot).map(|(&v, &e)| (v, e)).collect();
+    // Maggi's equations over the velocities v = S u + s, the positions moving with their rates.
+    let s: Vec<Vec<Expr>> = vel.iter().map(|&e| u.iter().map(|&uj| arena.diff(e, uj)).collect()).collect();
+    let along: Vec<(Expr, Expr)> = syms.qd.iter().zip(&vel).map(|(&v, &e)| (v, e)).collect();
+    let position_rates: Vec<Expr> = syms.rates.iter().map(|&r| arena.subs(r, &along)).collect();
+    let a0 = arena.total_derivative(&vel, &syms.q, &position_rates, Some(syms.t));
     let f: Vec<Expr> = eq.forcing.iter().map(|&e| arena.subs(e, &along)).collect();
     let mass: Vec<Vec<Expr>> = eq.mass.iter().map(|row| row.iter().map(|&e| arena.subs(e, &along)).collect()).collect();
     let g: Vec<Expr> = (0..n)
@@ -214,11 +233,12 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         })
         .collect();
     let energy = arena.subs(eq.energy, &along);
-    // The reduced system must not depend on the dropped coordinates.
-    let rates: Vec<Expr> = kept.iter().map(|&k| qdot[k]).collect();
+    // The reduced system must not depend on the dropped positions (an orientation's held |q|² as
+    // its sum of squares, so that only the rotation itself is tested).
+    let rates: Vec<Expr> = kept.iter().map(|&k| position_rates[k]).collect();
     let mut checked: Vec<(String, Expr)> = Vec::new();
     for (&k, &e) in kept.iter().zip(&rates) {
-        checked.push((format!("the rate dot({})", model.coordinates[k]), e));
+        checked.push((format!("the rate dot({})", idents[k]), e));
     }
     let vnames: Vec<String> = velocities.iter().map(|v| v.name.to_string()).collect();
     for i in 0..nu {
@@ -227,40 +247,70 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         }
         checked.push((format!("the reduced force along {}", vnames[i]), fred[i]));
     }
-    for (d, id) in &red.cyclic {
-        for (what, e) in &checked {
-            let de = arena.diff(*e, syms.q[*d]);
+    let unheld = syms.unhold_norms(arena, &checked.iter().map(|(_, e)| *e).collect::<Vec<_>>());
+    let blame = |k: usize| -> &Ident {
+        red.cyclic.iter().find(|(i, _)| *i == k).map(|(_, id)| id).unwrap_or_else(|| {
+            let o = syms.orientations.iter().position(|o| (o.q_start..o.q_start + 4).contains(&k)).unwrap_or(0);
+            red.dropped_orientations.iter().find(|(i, _)| *i == o).map_or(kw, |(_, id)| id)
+        })
+    };
+    for &d in &dropped {
+        let id = blame(d);
+        for ((what, _), &e) in checked.iter().zip(&unheld) {
+            let de = arena.diff(e, syms.q[d]);
             if !arena.zero_test(de).is_zero() {
+                let wrt = &idents[d];
+                let hint = if red.cyclic.iter().any(|(i, _)| *i == d) {
+                    format!(
+                        "keep `{id}` among the reduced coordinates, or choose velocities in which the equations do not see it"
+                    )
+                } else {
+                    "the attitude enters the equations (a potential, a force or a constraint that is not invariant under \
+                     every rotation of the body), so the orientation cannot be dropped"
+                        .to_string()
+                };
                 return Err(err(
                     id,
-                    format!(
-                        "`{id}` cannot be dropped: {what} depends on it, ∂/∂{id} = {} ≢ 0; keep `{id}` among the reduced \
-                         coordinates, or choose velocities in which the equations do not see it",
-                        show(arena, de)
-                    ),
+                    format!("`{id}` cannot be dropped: {what} depends on it, ∂/∂{wrt} = {} ≢ 0; {hint}", show(arena, de)),
                 ));
             }
         }
     }
-    let energy_invariant = red.cyclic.iter().all(|(d, _)| {
-        let de = arena.diff(energy, syms.q[*d]);
-        arena.zero_test(de).is_zero()
-    });
-    // On the section g = 0 (exact: nothing above depends on g).
-    let section: Vec<(Expr, Expr)> = dropped.iter().map(|&d| (syms.q[d], zero)).collect();
+    let energy_invariant = {
+        let unheld = syms.unhold_norms(arena, &[energy])[0];
+        dropped.iter().all(|&d| {
+            let de = arena.diff(unheld, syms.q[d]);
+            arena.zero_test(de).is_zero()
+        })
+    };
+    // On the section: dropped coordinates 0, dropped orientations the identity (exact: nothing
+    // above depends on them).
+    let mut section: Vec<(Expr, Expr)> = red.cyclic.iter().map(|(d, _)| (syms.q[*d], zero)).collect();
+    for (o, _) in &red.dropped_orientations {
+        let or = &syms.orientations[*o];
+        section.push((syms.q[or.q_start], one));
+        section.extend((1..4).map(|i| (syms.q[or.q_start + i], zero)));
+        section.push((or.norm2, one));
+    }
     let rates: Vec<Expr> = rates.iter().map(|&e| arena.subs(e, &section)).collect();
     let mred: Vec<Vec<Expr>> = mred.iter().map(|row| row.iter().map(|&e| arena.subs(e, &section)).collect()).collect();
     let fred: Vec<Expr> = fred.iter().map(|&e| arena.subs(e, &section)).collect();
     let energy = energy_invariant.then(|| arena.subs(energy, &section));
+    // The reconstruction, read with the dropped positions (|q|² as the sum of their squares).
+    let full_velocities = syms.unhold_norms(arena, &vel);
+    let dropped_rates: Vec<Expr> = {
+        let r: Vec<Expr> = dropped.iter().map(|&d| position_rates[d]).collect();
+        syms.unhold_norms(arena, &r)
+    };
 
-    // The reduced layout: kept coordinates, velocities u, dropped coordinates read from g.
-    let coordinates: Vec<Ident> = kept.iter().map(|&k| model.coordinates[k].clone()).collect();
+    // The reduced layout: kept coordinates, velocities u, dropped positions read from g.
+    let coordinates: Vec<Ident> = kept.iter().map(|&k| idents[k].clone()).collect();
     let q: Vec<Expr> = kept.iter().map(|&k| syms.q[k]).collect();
     let acc: Vec<Expr> = velocities.iter().map(|v| arena.symbol(&format!("a:{}", v.name))).collect();
     let mut layout = Layout::from_symbols(arena, &coordinates, syms.t, q, u.clone(), acc, syms.params.clone());
     layout.rates.clone_from(&rates);
     layout.velocity_names = velocities.iter().map(|v| v.name.clone()).collect();
-    layout.dropped = red.cyclic.iter().map(|(_, id)| id.clone()).collect();
+    layout.dropped = dropped_names;
     for (i, &d) in dropped.iter().enumerate() {
         layout.assign(syms.q[d], Role::Dropped(i));
     }
@@ -268,7 +318,8 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     let mut emitted: Vec<Expr> = rates.clone();
     emitted.extend(mred.iter().flatten().copied());
     emitted.extend(fred.iter().copied());
-    emitted.extend(qdot.iter().copied());
+    emitted.extend(full_velocities.iter().copied());
+    emitted.extend(dropped_rates.iter().copied());
     emitted.extend(energy);
     for &e in &emitted {
         if let Some(stray) = arena.free_symbols(e).into_iter().find(|&s| layout.role(s).is_none()) {
@@ -291,6 +342,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         mass: mred,
         forcing: fred,
         energy,
-        full_rates: qdot,
+        full_velocities,
+        dropped_rates,
     })
 }

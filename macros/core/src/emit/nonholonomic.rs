@@ -39,8 +39,8 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
     for (u, &e) in velocity_names.iter().zip(&red.forcing) {
         lines.push((format!("f[{u}]"), formula(rm, e)));
     }
-    for (g, &c) in dropped_names.iter().zip(&red.dropped) {
-        lines.push((format!("dot({g})"), formula(rm, red.full_rates[c])));
+    for (g, &e) in dropped_names.iter().zip(&red.dropped_rates) {
+        lines.push((format!("dot({g})"), formula(rm, e)));
     }
     if let Some(e) = red.energy {
         lines.push(("E".into(), formula(rm, e)));
@@ -96,11 +96,10 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
     // Reconstruction: the dropped rates, and every rate for the full state.
     let gk = quote! { g: &[f64; #k], };
     let gk_arg = quote! { g, };
-    let dropped_rates: Vec<symbolic::Expr> = red.dropped.iter().map(|&c| red.full_rates[c]).collect();
-    let (w_stmts, w_vals) = helpers.body(rm, &dropped_rates, &format!("__routh_{base}_dropped"), &gk, &gk_arg);
-    let (v_stmts, v_vals) = helpers.body(rm, &red.full_rates, &format!("__routh_{base}_rates"), &gk, &gk_arg);
-    let n = full.dof();
-    let positions: Vec<TokenStream> = (0..n)
+    let (w_stmts, w_vals) = helpers.body(rm, &red.dropped_rates, &format!("__routh_{base}_dropped"), &gk, &gk_arg);
+    let (v_stmts, v_vals) = helpers.body(rm, &red.full_velocities, &format!("__routh_{base}_rates"), &gk, &gk_arg);
+    let (np, n) = (full.layout.position_dim(), full.dof());
+    let positions: Vec<TokenStream> = (0..np)
         .map(|c| match red.kept.iter().position(|&r| r == c) {
             Some(j) => quote! { x[#j] },
             None => {
@@ -109,8 +108,9 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
             }
         })
         .collect();
-    let idx: Vec<usize> = (0..n).collect();
-    let idx_v: Vec<usize> = (n..2 * n).collect();
+    let idx: Vec<usize> = (0..np).collect();
+    let vel_idx: Vec<usize> = (0..n).collect();
+    let idx_v: Vec<usize> = (np..np + n).collect();
     let (xt, rt, kt) = (svector(d), svector(dr), svector(k));
     let fe = field_error();
     let allow = allow_generated();
@@ -180,7 +180,7 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
             let v = [#(#v_vals),*];
             let mut full = <#xt>::zeros();
             #( full[#idx] = #positions; )*
-            #( full[#idx_v] = v[#idx]; )*
+            #( full[#idx_v] = v[#vel_idx]; )*
             full
         }
 

@@ -52,8 +52,10 @@ pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<
     }
     // (Modes share the top level's orientations, see `lower::system`; a chart change between them
     // is refused where its law is lowered.)
-    let unsupported: [(&str, bool); 2] =
-        [("Routh reduction is", !raw.reductions.is_empty()), ("discrete integrators are", !raw.discrete.is_empty())];
+    let unsupported: [(&str, bool); 2] = [
+        ("Routh reduction is", raw.reductions.iter().any(|r| r.keyword == "routh")),
+        ("discrete integrators are", !raw.discrete.is_empty()),
+    ];
     for (what, present) in unsupported {
         if present {
             cx.error(

@@ -17,8 +17,9 @@ fn unknown_coordinate(c: &Ident, coordinates: &[Ident]) -> syn::Error {
 }
 
 /// Lowers `reduce(routh(theta, ...), name = T)`: the cyclic coordinates by index (the type is
-/// `<Model>Routh` unless named); and `reduce(nonholonomic(g, ...), velocities(...), name = T)`
-/// (`<Model>Reduced` unless named), its velocities lowered in the full model's symbols.
+/// `<Model>Routh` unless named); and `reduce(nonholonomic(g, ...), velocities(...), name = T)` or
+/// `reduce(euler_poincare(r, ...), name = T)` (`<Model>Reduced` unless named), which may drop
+/// orientations too, its velocities lowered in the full model's symbols.
 pub(super) fn lower_reduction(
     lower: &mut Lowerer<'_>,
     cx: &mut Ctxt,
@@ -26,24 +27,37 @@ pub(super) fn lower_reduction(
     coordinates: &[Ident],
     model: &Ident,
 ) -> Reduction {
+    let routh = decl.keyword == "routh";
+    let orientations: Vec<Ident> = lower.syms.orientations.iter().map(|o| o.name.clone()).collect();
     let mut cyclic: Vec<(usize, Ident)> = Vec::new();
+    let mut dropped_orientations: Vec<(usize, Ident)> = Vec::new();
     for c in &decl.cyclic {
-        match coordinates.iter().position(|x| x == c) {
-            Some(k) if cyclic.iter().any(|(j, _)| *j == k) => cx.error(c.span(), format!("`{c}` is listed twice")),
-            Some(k) => cyclic.push((k, c.clone())),
-            None => cx.push(unknown_coordinate(c, coordinates)),
+        let orientation = orientations.iter().position(|o| o == c).filter(|_| !routh);
+        match (coordinates.iter().position(|x| x == c), orientation) {
+            (Some(k), _) if cyclic.iter().any(|(j, _)| *j == k) => cx.error(c.span(), format!("`{c}` is listed twice")),
+            (Some(k), _) => cyclic.push((k, c.clone())),
+            (None, Some(o)) if dropped_orientations.iter().any(|(j, _)| *j == o) => {
+                cx.error(c.span(), format!("`{c}` is listed twice"));
+            }
+            (None, Some(o)) => dropped_orientations.push((o, c.clone())),
+            (None, None) => {
+                let mut known = coordinates.to_vec();
+                if !routh {
+                    known.extend(orientations.iter().cloned());
+                }
+                cx.push(unknown_coordinate(c, &known));
+            }
         }
     }
-    let nonholonomic = decl.keyword == "nonholonomic";
     if decl.cyclic.is_empty() {
-        let msg = if nonholonomic {
-            "name the coordinates to drop: `nonholonomic(x, y, ...)`"
-        } else {
-            "name the cyclic coordinates: `routh(theta, ...)`"
+        let msg = match decl.keyword.to_string().as_str() {
+            "nonholonomic" => "name the coordinates to drop: `nonholonomic(x, y, ...)`",
+            "euler_poincare" => "name the orientation (and coordinates) to drop: `euler_poincare(r, ...)`",
+            _ => "name the cyclic coordinates: `routh(theta, ...)`",
         };
         cx.error(decl.keyword.span(), msg);
     }
-    let suffix = if nonholonomic { "Reduced" } else { "Routh" };
+    let suffix = if routh { "Routh" } else { "Reduced" };
     let name = decl.name.clone().unwrap_or_else(|| quote::format_ident!("{}{}", model, suffix));
     if name == *model {
         cx.error(name.span(), format!("the reduced type cannot be named like the model `{model}` itself; choose another name"));
@@ -51,14 +65,38 @@ pub(super) fn lower_reduction(
         let what = format!("the reduced type `{name}`");
         cx.ok(crate::names::check_reserved(name.span(), &what, &crate::names::reduction_items(&name.to_string())));
     }
-    let velocities = nonholonomic.then(|| lower_velocities(lower, cx, decl, coordinates));
-    Reduction { keyword: decl.keyword.clone(), cyclic, name, velocities }
+    let velocities = (!routh).then(|| lower_velocities(lower, cx, decl, coordinates));
+    Reduction { keyword: decl.keyword.clone(), cyclic, name, velocities, dropped_orientations }
 }
 
-/// The velocities of `nonholonomic(...)`: a coordinate's rate, or `w = expr` affine in the
-/// velocities (checked: no second derivative in them) with a name of its own.
+/// The velocities ω₁, ω₂, ω₃ of orientation `o`, named `<r>_omega1` ….
+fn orientation_velocities(lower: &Lowerer<'_>, o: usize) -> Vec<ReducedVelocity> {
+    let or = &lower.syms.orientations[o];
+    (0..3)
+        .map(|i| ReducedVelocity {
+            name: quote::format_ident!("{}_omega{}", or.name, i + 1, span = or.name.span()),
+            value: lower.syms.qd[or.v_start + i],
+            rate_of: Some(or.v_start + i),
+        })
+        .collect()
+}
+
+/// The velocities of `nonholonomic(...)`: a coordinate's rate, an orientation's three ω components
+/// (`r`), or `w = expr` affine in the velocities (checked: no second derivative in them) with a
+/// name of its own. For `euler_poincare(...)` they default to all of the model's velocities.
 fn lower_velocities(lower: &mut Lowerer<'_>, cx: &mut Ctxt, decl: &ReduceDecl, coordinates: &[Ident]) -> Vec<ReducedVelocity> {
     let Some((kw, decls)) = &decl.velocities else {
+        if decl.keyword == "euler_poincare" {
+            let mut all: Vec<ReducedVelocity> = coordinates
+                .iter()
+                .enumerate()
+                .map(|(k, c)| ReducedVelocity { name: c.clone(), value: lower.syms.qd[k], rate_of: Some(k) })
+                .collect();
+            for o in 0..lower.syms.orientations.len() {
+                all.extend(orientation_velocities(lower, o));
+            }
+            return all;
+        }
         cx.error(
             decl.keyword.span(),
             "name the reduced system's velocities: `velocities(q, w = expr, ...)` — a coordinate's rate, or an expression \
@@ -76,6 +114,10 @@ fn lower_velocities(lower: &mut Lowerer<'_>, cx: &mut Ctxt, decl: &ReduceDecl, c
             continue;
         }
         let Some(value) = &v.value else {
+            if let Some(o) = lower.syms.orientations.iter().position(|o| o.name == v.name) {
+                out.extend(orientation_velocities(lower, o));
+                continue;
+            }
             match coordinates.iter().position(|c| *c == v.name) {
                 Some(k) => out.push(ReducedVelocity { name: v.name.clone(), value: lower.syms.qd[k], rate_of: Some(k) }),
                 None => cx.push(unknown(
@@ -91,6 +133,15 @@ fn lower_velocities(lower: &mut Lowerer<'_>, cx: &mut Ctxt, decl: &ReduceDecl, c
             }
             continue;
         };
+        let omega_names: Vec<String> =
+            lower.syms.orientations.iter().flat_map(|o| (1..=3).map(move |k| format!("{}_omega{k}", o.name))).collect();
+        if omega_names.contains(&v.name.to_string()) {
+            cx.error(
+                v.name.span(),
+                format!("`{}` names an orientation's angular velocity component; choose another name", v.name),
+            );
+            continue;
+        }
         if coordinates.contains(&v.name) {
             cx.error(
                 v.name.span(),

@@ -172,13 +172,14 @@ pub struct SymmetryDecl {
     pub rotation: Option<(Ident, Expr)>,
 }
 
-/// `reduce(routh(q, ...), name = Type)` or
-/// `reduce(nonholonomic(g, ...), velocities(u, w = expr, ...), name = Type)`.
+/// `reduce(routh(q, ...), name = Type)`,
+/// `reduce(nonholonomic(g, ...), velocities(u, w = expr, ...), name = Type)` or
+/// `reduce(euler_poincare(r, ...), name = Type)` (velocities optional: all of them by default).
 #[derive(Clone)]
 pub struct ReduceDecl {
-    /// `routh` or `nonholonomic`.
+    /// `routh`, `nonholonomic` or `euler_poincare`.
     pub keyword: Ident,
-    /// The coordinates removed: cyclic ones (Routh) or the dropped group coordinates.
+    /// The coordinates removed: cyclic ones (Routh) or the dropped coordinates and orientations.
     pub cyclic: Vec<Ident>,
     pub name: Option<Ident>,
     /// `velocities(...)` with its keyword: the reduced velocities of a nonholonomic reduction,
@@ -490,11 +491,12 @@ impl Parse for Item {
                 let content;
                 syn::parenthesized!(content in input);
                 let kind: Ident = content.parse()?;
-                if kind != "routh" && kind != "nonholonomic" {
+                if kind != "routh" && kind != "nonholonomic" && kind != "euler_poincare" {
                     return Err(syn::Error::new(
                         kind.span(),
-                        "expected `routh(q, ...)` (Routh reduction over cyclic coordinates) or `nonholonomic(q, ...)` \
-                         (reduction of a constrained model by the coordinates its equations do not depend on)",
+                        "expected `routh(q, ...)` (Routh reduction over cyclic coordinates), `nonholonomic(q, ...)` \
+                         (reduction of a constrained model by the coordinates its equations do not depend on) or \
+                         `euler_poincare(r, ...)` (a body's equations in its angular velocity, its orientation dropped)",
                     ));
                 }
                 let inner;
@@ -511,7 +513,7 @@ impl Parse for Item {
                     if key == "name" {
                         content.parse::<Token![=]>()?;
                         name = Some(content.parse()?);
-                    } else if key == "velocities" && kind == "nonholonomic" {
+                    } else if key == "velocities" && kind != "routh" {
                         let list;
                         syn::parenthesized!(list in content);
                         let mut decls = Vec::new();
@@ -529,7 +531,7 @@ impl Parse for Item {
                             }
                         }
                         velocities = Some((key, decls));
-                    } else if kind == "nonholonomic" {
+                    } else if kind != "routh" {
                         return Err(syn::Error::new(key.span(), "expected `velocities(...)` or `name = TypeName`"));
                     } else {
                         return Err(syn::Error::new(key.span(), "expected `name = TypeName`"));
