@@ -256,3 +256,22 @@ fn the_reduced_rovers_reconstruction_is_the_papers_and_keeps_its_energy_on_a_res
         assert!((g - want).abs() < 1e-8 * want.abs().max(1.0), "{g} vs {want}");
     }
 }
+
+#[test]
+fn the_implicit_method_projects_onto_the_constraints_as_dopri5_does() {
+    // The constrained rover with Rodas4 (difference Jacobian: the model has no `jacobian`): the
+    // reference table at t = 1 and 5, the constraints held by the same projection.
+    let r = nominal(0.5);
+    let x0 = start(&r, [1.0, 0.5, 0.3, 0.0, 0.0], [2.0, 1.0]);
+    let opts = Options::default().scheme(routh::runtime::Scheme::Rodas4).rtol(1e-10).atol(1e-10);
+    let sol = r.simulate(x0, 0.0..5.0, &opts.output(Output::Times(vec![1.0, 5.0]))).unwrap();
+    let rows = [[0.551118833, 4.802604547, 3.251190429, 0.852322913], [0.635844545, 18.915241901, 16.413512285, -0.811544718]];
+    for (row, x) in rows.iter().zip(&sol.states) {
+        let got = [x[2], x[8], x[9], x[0]];
+        for (g, want) in got.iter().zip(row) {
+            assert!((g - want).abs() < 1e-6 * want.abs().max(1.0), "{g} vs {want}");
+        }
+    }
+    let report = sol.constraints.unwrap();
+    assert!(report.worst.1 < 1e-9 && report.projections > 0, "{report:?}");
+}

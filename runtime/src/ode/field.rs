@@ -41,6 +41,17 @@ pub trait VectorField<const D: usize> {
     /// # Errors
     /// A [`FieldError`] if the field cannot be evaluated at `(t, x)`.
     fn field(&self, t: f64, x: &SVector<f64, D>) -> Result<SVector<f64, D>, FieldError>;
+
+    /// ∂F/∂x at `(t, x)` in closed form, if the field has it: generated models with their field
+    /// Jacobian (`jacobian` in `#[mechanics]`) return it, and the implicit method
+    /// ([`Scheme::Rodas4`](crate::method::Scheme::Rodas4)) uses it instead of differences. `None`
+    /// by default.
+    ///
+    /// # Errors
+    /// As [`VectorField::field`].
+    fn exact_jacobian(&self, _t: f64, _x: &SVector<f64, D>) -> Option<Result<SMatrix<f64, D, D>, FieldError>> {
+        None
+    }
 }
 
 impl<const D: usize, G> VectorField<D> for G

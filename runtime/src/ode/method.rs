@@ -3,8 +3,9 @@
 //! The step loop ([`crate::stepper`]) owns step-size control, the step floor and budget, controller
 //! hooks and the drivers' protocol; a [`Method`] owns one step: its stages, its embedded error
 //! estimate, its first-same-as-last stage and its continuous extension. [`Dopri5`] (Dormand–Prince
-//! 5(4), [`crate::dopri5`]) and [`Dop853`] (Dormand–Prince 8(5,3), [`crate::dop853`]) are chosen
-//! by [`crate::Options::scheme`] through [`Selected`]; an implicit or Lie-group method is a further
+//! 5(4), [`crate::dopri5`]), [`Dop853`] (Dormand–Prince 8(5,3), [`crate::dop853`]) and the implicit
+//! [`Rodas4`] (a Rosenbrock method for stiff models, [`crate::ode::rodas`]) are chosen by
+//! [`crate::Options::scheme`] through [`Selected`]; a Lie-group method would be a further
 //! implementation, reusing the loop and its hooks.
 
 use crate::error::SimError;
@@ -14,6 +15,7 @@ use crate::ode::state::{State, StateField};
 
 pub use crate::ode::dop853::Dop853;
 pub use crate::ode::dopri5::Dopri5;
+pub use crate::ode::rodas::Rodas4;
 
 /// Outcome of one step attempt of a [`Method`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -79,6 +81,10 @@ pub enum Scheme {
     /// (three more for a step whose dense output is used); fewer steps and evaluations than
     /// DOPRI5 at tight tolerances.
     Dop853,
+    /// Rodas4, the L-stable Rosenbrock method of order 4(3) with its 3rd-order dense output
+    /// ([`crate::ode::rodas`]), for stiff models: one LU factorisation and six solves a step, with
+    /// the model's exact Jacobian when it generates one (`jacobian`), else forward differences.
+    Rodas4,
 }
 
 /// The method a [`Scheme`] selects, as one [`Method`] (what [`crate::Integrator::new`] steps with).
@@ -87,6 +93,8 @@ pub enum Selected<S> {
     Dopri5(Dopri5<S>),
     /// [`Scheme::Dop853`].
     Dop853(Box<Dop853<S>>),
+    /// [`Scheme::Rodas4`].
+    Rodas4(Box<Rodas4<S>>),
 }
 
 impl<S: State> Selected<S> {
@@ -95,6 +103,7 @@ impl<S: State> Selected<S> {
         match scheme {
             Scheme::Dopri5 => Selected::Dopri5(Dopri5::new(k1)),
             Scheme::Dop853 => Selected::Dop853(Box::new(Dop853::new(k1))),
+            Scheme::Rodas4 => Selected::Rodas4(Box::new(Rodas4::new(k1))),
         }
     }
 }
@@ -104,6 +113,7 @@ macro_rules! each {
         match $self {
             Selected::Dopri5($m) => $e,
             Selected::Dop853($m) => $e,
+            Selected::Rodas4($m) => $e,
         }
     };
 }

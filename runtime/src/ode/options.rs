@@ -92,8 +92,8 @@ pub struct Options {
     /// A handle to watch the run's progress and cancel it from another thread
     /// ([`crate::ode::monitor`]). Default `None`.
     pub monitor: Option<crate::ode::monitor::Monitor>,
-    /// The Runge–Kutta pair: [`Scheme::Dopri5`] (the default) or [`Scheme::Dop853`], which needs
-    /// a few times fewer evaluations at tight tolerances.
+    /// The method: [`Scheme::Dopri5`] (the default), [`Scheme::Dop853`], which needs a few times
+    /// fewer evaluations at tight tolerances, or the implicit [`Scheme::Rodas4`] for stiff models.
     pub scheme: Scheme,
 }
 

@@ -32,7 +32,7 @@
 //! ```
 
 use nalgebra::allocator::Allocator;
-use nalgebra::{DefaultAllocator, Dim, OMatrix, SVector};
+use nalgebra::{DMatrix, DefaultAllocator, Dim, OMatrix, SVector};
 
 use crate::error::FieldError;
 use crate::ode::field::VectorField;
@@ -79,6 +79,15 @@ pub trait StateField<S> {
     /// A [`FieldError`] if the field cannot be evaluated at `(t, x)`;
     /// [`FieldError::NonFinite`] makes the stepper retry with a smaller step.
     fn eval(&self, t: f64, x: &S) -> Result<S, FieldError>;
+
+    /// The Jacobian ∂F/∂x at `(t, x)` over the state's entries, if the field has it in closed form
+    /// (the implicit method uses it; `None`, the default, makes it take differences).
+    ///
+    /// # Errors
+    /// As [`StateField::eval`].
+    fn jacobian(&self, _t: f64, _x: &S) -> Option<Result<DMatrix<f64>, FieldError>> {
+        None
+    }
 }
 
 impl<F, const D: usize> StateField<SVector<f64, D>> for F
@@ -88,5 +97,8 @@ where
     #[inline]
     fn eval(&self, t: f64, x: &SVector<f64, D>) -> Result<SVector<f64, D>, FieldError> {
         self.field(t, x)
+    }
+    fn jacobian(&self, t: f64, x: &SVector<f64, D>) -> Option<Result<DMatrix<f64>, FieldError>> {
+        self.exact_jacobian(t, x).map(|j| j.map(|j| DMatrix::from_column_slice(D, D, j.as_slice())))
     }
 }

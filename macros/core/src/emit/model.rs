@@ -210,10 +210,22 @@ fn vector_field_impl(model: &View<'_>) -> TokenStream {
             Ok(self.__routh_field_from(t, x, &a))
         }
     });
+    // The implicit method uses the generated Jacobian instead of differences.
+    let jacobian_item = model.field_jacobian.then(|| {
+        quote! {
+            #[inline]
+            fn exact_jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
+                -> ::core::option::Option<::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError>>
+            {
+                ::core::option::Option::Some(self.jacobian(t, x))
+            }
+        }
+    });
     quote! {
         #[automatically_derived]
         impl #generics ::routh::__private::VectorField<#d> for #ty {
             #field_items
+            #jacobian_item
         }
     }
 }
