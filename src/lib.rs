@@ -269,6 +269,12 @@ pub use routh_runtime as runtime;
 /// nalgebra, as used by generated code.
 pub use routh_runtime::nalgebra;
 
+/// The README's snippets, compiled (and run) by `cargo test --doc`: every `rust` block of it is a
+/// doctest, so the guide cannot drift from the crate.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 /// The one door between generated code and the runtime (in the manner of serde's `__private`):
 /// code that `#[derive(Mechanics)]` emits names `::routh::__private::…` (or `<path>::__private::…`
 /// with `#[mechanics(crate = path)]`) and nothing else of routh, so the runtime's public API can be
