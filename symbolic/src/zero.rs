@@ -38,7 +38,7 @@
 //! rest. A float tolerance (the previous test's `1e-10`) let `k (sin 2φ − 2 sin φ cos φ + φ/10¹²)`
 //! pass as zero; here it is nonzero by 48 orders of magnitude, and a hidden `10⁻³⁰` by 30.
 
-use astro_float::{BigFloat, Consts, RoundingMode};
+use astro_float_num::{BigFloat, Consts, RoundingMode};
 
 use crate::arena::{Arena, Expr, Func, Node};
 use crate::eval::pow_f64;
