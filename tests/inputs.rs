@@ -143,3 +143,40 @@ fn trajectories_write_csv_with_the_generated_state_names() {
     // A wrong number of names is an error, not a misaligned file.
     assert!(sol.write_csv(Vec::new(), &["x"]).is_err());
 }
+
+/// A mass pushed by the force u: m ẍ = u.
+#[derive(Mechanics)]
+#[mechanics(coordinates(x), input(u), lagrangian = m / 2 * dot(x).powi(2), force(x = u))]
+struct PushedMass {
+    m: f64,
+}
+
+#[test]
+fn sampled_data_control_follows_the_exact_discrete_map() {
+    // A PD law u_k = −k_p x_k − k_d v_k held for T: on each interval ẍ = u_k/m exactly, so
+    // x_{k+1} = x_k + T v_k + T² u_k/(2m), v_{k+1} = v_k + T u_k/m — the zero-order-hold map.
+    let mass = PushedMass { m: 2.0 };
+    let (kp, kd, period) = (3.0, 1.5, 0.25);
+    let law = |_t: f64, x: &SVector<f64, 2>| SVector::<f64, 1>::new(-kp * x[0] - kd * x[1]);
+    let x0 = mass.state([1.0], [0.0]);
+    let options = Options::default().rtol(1e-12).atol(1e-13).output(Output::Interval(period));
+    let run = mass.simulate_sampled(x0, 0.0..5.0, period, law, &options).unwrap();
+    assert_eq!(run.inputs.len(), 20);
+    assert_eq!(run.trajectory.times.len(), 21);
+    let (mut x, mut v) = (1.0, 0.0);
+    for (k, ((t, state), (tk, u))) in run.trajectory.times.iter().zip(&run.trajectory.states).zip(&run.inputs).enumerate() {
+        assert!((t - tk).abs() < 1e-15 && (tk - period * k as f64).abs() < 1e-15);
+        assert!((state[0] - x).abs() < 1e-12 && (state[1] - v).abs() < 1e-12, "k = {k}: {state:?} vs ({x}, {v})");
+        assert!((u[0] - (-kp * x - kd * v)).abs() < 1e-12);
+        let uk = u[0];
+        x += period * v + period * period * uk / (2.0 * mass.m);
+        v += period * uk / mass.m;
+    }
+    let end = run.trajectory.end.1;
+    assert!((end[0] - x).abs() < 1e-12 && (end[1] - v).abs() < 1e-12);
+    // The same law applied continuously is a different (here better damped) loop.
+    let continuous = mass.simulate(x0, 0.0..5.0, law, &Options::default().rtol(1e-12).atol(1e-13)).unwrap().end.1;
+    assert!((continuous - end).amax() > 1e-3);
+    // A non-positive period is an error, not a silent run.
+    assert!(mass.simulate_sampled(x0, 0.0..5.0, 0.0, law, &options).is_err());
+}

@@ -25,10 +25,14 @@
 //! # Ok::<(), FieldError>(())
 //! ```
 
+use std::ops::Range;
+
 use nalgebra::{SMatrix, SVector};
 
-use crate::error::FieldError;
+use crate::error::{FieldError, RunResult, SimError};
 use crate::ode::field::VectorField;
+use crate::ode::options::{Options, Output};
+use crate::ode::trajectory::{Stats, StopReason, Trajectory};
 
 /// A first-order system with `K` inputs, x' = F(t, x, u).
 pub trait InputSystem<const D: usize, const K: usize> {
@@ -104,4 +108,154 @@ pub struct Linearization<const D: usize, const K: usize> {
     pub a: SMatrix<f64, D, D>,
     /// B = ∂F/∂u.
     pub b: SMatrix<f64, D, K>,
+}
+
+/// A run under sampled-data control ([`simulate_sampled`]): the trajectory and the inputs the law
+/// chose, each held from its sample time to the next.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SampledRun<const D: usize, const K: usize> {
+    /// The trajectory, as one run (the samples of every hold interval in order).
+    pub trajectory: Trajectory<D>,
+    /// `(t_k, u_k)`: the sample times and the inputs held from them.
+    pub inputs: Vec<(f64, SVector<f64, K>)>,
+}
+
+/// Sampled-data control with a zero-order hold: at t_k = t₀ + k·`period` the `law` reads the state
+/// x(t_k) and returns u_k, held constant on [t_k, t_{k+1}) — a digital controller in the loop. Each
+/// hold interval is integrated on its own (the input jumps at the samples, so no step straddles
+/// one) and the pieces are joined into one trajectory; the law may keep state of its own (an
+/// integrator, an observer). Output times ([`Output`]) refer to the whole span.
+///
+/// # Errors
+/// [`SimError::InvalidOptions`] for a period that is not positive and finite,
+/// [`SimError::InvalidTimeSpan`] for a backward span, [`SimError::NonFiniteState`] at a sample time
+/// where the law returns a non-finite input, and the integrator's errors; a failure after the
+/// first sample keeps the trajectory and inputs up to it ([`crate::RunError::partial`]).
+///
+/// ```
+/// use routh_runtime::input::{InputSystem, simulate_sampled};
+/// use routh_runtime::nalgebra::{Vector1, Vector2};
+/// use routh_runtime::{FieldError, Options};
+/// struct Mass;
+/// impl InputSystem<2, 1> for Mass {
+///     fn field_with_input(&self, _t: f64, x: &Vector2<f64>, u: &Vector1<f64>) -> Result<Vector2<f64>, FieldError> {
+///         Ok(Vector2::new(x[1], u[0]))
+///     }
+/// }
+/// // A PD law sampled every 0.1 s.
+/// let run = simulate_sampled(&Mass, Vector2::new(1.0, 0.0), 0.0..5.0, 0.1, |_t, x: &Vector2<f64>| {
+///     Vector1::new(-4.0 * x[0] - 3.0 * x[1])
+/// }, &Options::default())?;
+/// assert_eq!(run.inputs.len(), 50);
+/// assert!(run.trajectory.end.1.amax() < 0.05);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn simulate_sampled<S, L, const D: usize, const K: usize>(
+    sys: &S,
+    x0: SVector<f64, D>,
+    span: Range<f64>,
+    period: f64,
+    mut law: L,
+    options: &Options,
+) -> RunResult<SampledRun<D, K>>
+where
+    S: InputSystem<D, K> + ?Sized,
+    L: FnMut(f64, &SVector<f64, D>) -> SVector<f64, K>,
+{
+    let (t0, t1) = (span.start, span.end);
+    if !(period > 0.0 && period.is_finite()) {
+        return Err(SimError::InvalidOptions(format!("the sampling period must be positive and finite, not {period}")).into());
+    }
+    if !(t1 >= t0 && t0.is_finite() && t1.is_finite()) {
+        return Err(SimError::InvalidTimeSpan { t0, t1 }.into());
+    }
+    // The requested output times over the whole span (None: every step).
+    let times: Option<Vec<f64>> = match &options.output {
+        Output::Steps => None,
+        Output::Times(ts) => Some(ts.clone()),
+        Output::Interval(dt) => {
+            if !(*dt > 0.0 && dt.is_finite()) {
+                return Err(SimError::InvalidOptions(format!("the output interval must be positive and finite, not {dt}")).into());
+            }
+            let mut ts = Vec::new();
+            let mut k = 0.0;
+            while t0 + k * dt <= t1 + 1e-9 * dt {
+                ts.push((t0 + k * dt).min(t1));
+                k += 1.0;
+            }
+            Some(ts)
+        }
+    };
+    let mut run = SampledRun {
+        trajectory: Trajectory {
+            times: Vec::new(),
+            states: Vec::new(),
+            events: Vec::new(),
+            stop: StopReason::Finished,
+            stats: Stats::default(),
+            segments: Vec::new(),
+            constraints: None,
+            end: (t0, x0),
+        },
+        inputs: Vec::new(),
+    };
+    let mut x = x0;
+    let mut k = 0usize;
+    loop {
+        let tk = t0 + k as f64 * period;
+        let next = (t0 + (k + 1) as f64 * period).min(t1);
+        let u = law(tk, &x);
+        if !u.iter().all(|v| v.is_finite()) {
+            let error = SimError::NonFiniteState { t: tk };
+            return Err(if k == 0 { error.into() } else { crate::RunError { error, partial: Some(Box::new(run)) } });
+        }
+        run.inputs.push((tk, u));
+        let last = next >= t1;
+        let mut segment_options = options.clone();
+        if let Some(ts) = &times {
+            let own: Vec<f64> = ts.iter().copied().filter(|&t| t >= tk && (t < next || (last && t <= t1))).collect();
+            segment_options.output = Output::Times(own);
+        }
+        let result = crate::ode::integrate::integrate(&Driven::new(sys, u), tk..next, x, &[], &segment_options);
+        let (segment, failed) = match result {
+            Ok(s) => (s, None),
+            Err(e) => match e.partial {
+                Some(p) => (*p, Some(e.error)),
+                None => (empty_segment(tk, x), Some(e.error)),
+            },
+        };
+        // A later interval starts where the last one ended: drop its repeated first step sample.
+        let skip = usize::from(times.is_none() && k > 0 && segment.times.first() == Some(&tk));
+        let tr = &mut run.trajectory;
+        tr.times.extend(segment.times.iter().skip(skip));
+        tr.states.extend(segment.states.iter().skip(skip));
+        tr.events.extend(segment.events);
+        tr.stats += segment.stats;
+        tr.segments.extend(segment.segments);
+        tr.stop = segment.stop;
+        tr.end = segment.end;
+        x = segment.end.1;
+        if let Some(error) = failed {
+            return Err(crate::RunError { error, partial: Some(Box::new(run)) });
+        }
+        if last {
+            return Ok(run);
+        }
+        k += 1;
+    }
+}
+
+/// A trajectory with no samples, standing at (t, x) (an interval that failed before any work).
+fn empty_segment<const D: usize>(t: f64, x: SVector<f64, D>) -> Trajectory<D> {
+    Trajectory {
+        times: Vec::new(),
+        states: Vec::new(),
+        events: Vec::new(),
+        stop: StopReason::Finished,
+        stats: Stats::default(),
+        segments: Vec::new(),
+        constraints: None,
+        end: (t, x),
+    }
 }

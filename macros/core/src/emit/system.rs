@@ -201,6 +201,22 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
             ::routh::__private::integrate(&::routh::__private::Driven::new(self, input), span, x0, &[], options)
         }
 
+        /// Sampled-data control with a zero-order hold: at t_k = t₀ + k·`period` the `law` reads the
+        /// state and returns the inputs, held until the next sample
+        /// ([`simulate_sampled`](::routh::runtime::input::simulate_sampled)); returns the
+        /// trajectory and the inputs chosen.
+        ///
+        /// # Errors
+        /// As [`Self::simulate`]; a non-positive period is invalid, a non-finite input from the law
+        /// a non-finite state at its sample time.
+        pub fn simulate_sampled<L: ::core::ops::FnMut(f64, &#state) -> ::routh::__private::nalgebra::SVector<f64, #k>>(
+            &self, x0: #state, span: ::core::ops::Range<f64>, period: f64, law: L, options: &::routh::__private::Options,
+        ) -> ::routh::__private::RunResult<::routh::__private::input::SampledRun<#d, #k>>
+        {
+            self.check_parameters()?;
+            ::routh::__private::input::simulate_sampled(self, x0, span, period, law, options)
+        }
+
         /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
         ///
         /// # Errors
