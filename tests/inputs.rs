@@ -180,3 +180,67 @@ fn sampled_data_control_follows_the_exact_discrete_map() {
     // A non-positive period is an error, not a silent run.
     assert!(mass.simulate_sampled(x0, 0.0..5.0, 0.0, law, &options).is_err());
 }
+
+/// The same cart-pole in Cartesian coordinates: the pole's mass at (px, py), held at distance l
+/// from the cart by a holonomic constraint, the force u on the cart.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, px, py),
+    input(u),
+    lagrangian = mc / 2 * dot(x).powi(2) + mp / 2 * (dot(px).powi(2) + dot(py).powi(2)) - mp * g * py,
+    holonomic(rod = (px - x).powi(2) + py.powi(2) - l.powi(2)),
+    force(x = u - b * dot(x)),
+    jacobian,
+)]
+struct RailCartPole {
+    mc: f64,
+    mp: f64,
+    l: f64,
+    g: f64,
+    b: f64,
+}
+
+#[test]
+fn a_constrained_cart_pole_has_the_coordinate_models_linearisation_and_balances() {
+    let p = CartPole { b: 0.2, ..cart_pole() };
+    let r = RailCartPole { mc: p.mc, mp: p.mp, l: p.l, g: p.g, b: p.b };
+    // At an upright state with the cart moving: (x, θ) = (0.3, 0), (ẋ, θ̇) = (0.2, 0).
+    let lin = p.linearize(0.0, &p.state([0.3, 0.0], [0.2, 0.0]), [0.5]).unwrap();
+    let xr = r.state([0.3, 0.3, p.l], [0.2, 0.2, 0.0]);
+    let selection = routh::runtime::linearize::Selection::new().coordinates(["x", "px"]).velocities(["x", "px"]);
+    let cl = r.driven([0.5]).linearize_constrained(0.0, &xr, &selection).unwrap();
+    assert_eq!(cl.states, ["x", "px", "dot(x)", "dot(px)"]);
+    // (x, px) = T (x, θ) with px = x + l sin θ: T = [[1, 0], [1, l]] at θ = 0, on positions and
+    // velocities alike (θ̇ = 0, so the second-order term of px's velocity vanishes).
+    let t2 = SMatrix::<f64, 2, 2>::new(1.0, 0.0, 1.0, p.l);
+    let mut t = Matrix4::zeros();
+    t.fixed_view_mut::<2, 2>(0, 0).copy_from(&t2);
+    t.fixed_view_mut::<2, 2>(2, 2).copy_from(&t2);
+    let a = t * lin.a * t.try_inverse().unwrap();
+    let b = t * lin.b;
+    let (ca, cb) = (Matrix4::from_column_slice(cl.a.as_slice()), Vector4::from_column_slice(cl.b.as_slice()));
+    println!("rail cart-pole: |A − T A_θ T⁻¹| = {:.1e}, |B − T B_θ| = {:.1e}", (ca - a).amax(), (cb - b).amax());
+    assert!((ca - a).amax() < 1e-12 && (cb - b).amax() < 1e-12, "A = {ca}, B = {cb}");
+    // B through the saddle point against differences of the constrained field.
+    let h = 1e-6;
+    let fd = (r.driven([0.5 + h]).field(0.0, &xr).unwrap() - r.driven([0.5 - h]).field(0.0, &xr).unwrap()) / (2.0 * h);
+    assert!((r.driven([0.5]).input_jacobian(0.0, &xr).unwrap().column(0) - fd).amax() < 1e-8);
+    // A feedback law on the cart balances the Cartesian pole, its rod held by the projection.
+    let k = [-2.0, -40.0, -3.5, -8.0];
+    let law = move |_t: f64, x: &SVector<f64, 6>| {
+        let th = (x[1] - x[0]).atan2(x[2]);
+        let thd = ((x[4] - x[3]) * x[2] - (x[1] - x[0]) * x[5]) / ((x[1] - x[0]).powi(2) + x[2].powi(2));
+        SVector::<f64, 1>::new(-(k[0] * x[0] + k[1] * th + k[2] * x[3] + k[3] * thd))
+    };
+    let x0 = r.state([0.0, p.l * 0.1f64.sin(), p.l * 0.1f64.cos()], [0.0, 0.0, 0.0]);
+    let run = r.simulate(x0, 0.0..10.0, law, &Options::default().rtol(1e-9).atol(1e-11)).unwrap();
+    let (_, end) = run.last().unwrap();
+    let report = run.constraints.unwrap();
+    println!("rail cart-pole under feedback: end {end:?}, residuals {:?}", report.worst);
+    assert!(end.amax() < 1e-2 + p.l && (end[1] - end[0]).abs() < 1e-3 && (end[2] - p.l).abs() < 1e-6);
+    assert!(report.worst.0 < 1e-9 && report.projections > 0);
+    // Sampled at 20 ms the same law still balances it.
+    let sampled = r.simulate_sampled(x0, 0.0..10.0, 0.02, law, &Options::default().rtol(1e-9).atol(1e-11)).unwrap();
+    let end = sampled.trajectory.end.1;
+    assert!((end[1] - end[0]).abs() < 1e-3 && sampled.trajectory.constraints.unwrap().worst.0 < 1e-9);
+}

@@ -108,8 +108,10 @@ pub struct ConstrainedLinearization {
     /// The names of the minimal state: the independent coordinates, `dot(…)` of the independent
     /// velocities, and the action of a contact model.
     pub states: Vec<String>,
-    /// δẋ_min = A δx_min.
+    /// δẋ_min = A δx_min + B δu.
     pub a: DMatrix<f64>,
+    /// B: the inputs' effect on the minimal state (no columns for a model without inputs).
+    pub b: DMatrix<f64>,
     /// P = ∂x/∂x_min: the full-state direction of each minimal state (columns).
     pub embedding: DMatrix<f64>,
     /// M, C, K of M δq̈ + C δq̇ + K δq = 0, with rows and the columns of M and C over the
@@ -128,6 +130,8 @@ pub struct Mechanical {
     pub damping: DMatrix<f64>,
     /// K = −M ∂u̇/∂q_I (independent velocities × independent coordinates).
     pub stiffness: DMatrix<f64>,
+    /// The input matrix of M δu̇ + C δu + K δq_I = B δu_in: M ∂u̇/∂u_in (no columns without inputs).
+    pub input: DMatrix<f64>,
 }
 
 /// The linearisation of a constrained system at a state x₀ (see the [module docs](self)) from the
@@ -145,6 +149,26 @@ pub fn constrained<const D: usize, S: AsRef<str>>(
     coordinates: &[S],
     selection: &Selection,
 ) -> Result<ConstrainedLinearization, LinearizeError> {
+    constrained_driven(jacobian, &DMatrix::zeros(D, 0), constraints, mass, coordinates, selection)
+}
+
+/// [`constrained`] for a system with inputs: `inputs` is B = ∂F/∂u on the full state (D × k), and
+/// the minimal B is its rows of the minimal state (the inputs move the kept components directly;
+/// the dependent ones follow through the embedding).
+///
+/// # Errors
+/// As [`constrained`], and [`LinearizeError::Selection`] if `inputs` does not have D rows.
+pub fn constrained_driven<const D: usize, S: AsRef<str>>(
+    jacobian: &SMatrix<f64, D, D>,
+    inputs: &DMatrix<f64>,
+    constraints: &DMatrix<f64>,
+    mass: &DMatrix<f64>,
+    coordinates: &[S],
+    selection: &Selection,
+) -> Result<ConstrainedLinearization, LinearizeError> {
+    if inputs.nrows() != D {
+        return Err(LinearizeError::Selection(format!("an input matrix of {} rows for a state of {D}", inputs.nrows())));
+    }
     let n = coordinates.len();
     fn bad<T>(msg: String) -> Result<T, LinearizeError> {
         Err(LinearizeError::Selection(msg))
@@ -225,6 +249,7 @@ pub fn constrained<const D: usize, S: AsRef<str>>(
     let j = DMatrix::from_column_slice(D, D, jacobian.as_slice());
     let j_keep = j.select_rows(&keep);
     let a = &j_keep * &embedding;
+    let b = inputs.select_rows(&keep);
     // Ignorable: the kept rates do not change along the coordinate's direction on the manifold.
     let scale = j_keep.amax().max(f64::MIN_POSITIVE);
     for &g in &ignorable {
@@ -241,9 +266,10 @@ pub fn constrained<const D: usize, S: AsRef<str>>(
         let du = a.view((kq, 0), (kv, kq + kv));
         let stiffness = -(&m * du.columns(0, kq));
         let damping = -(&m * du.columns(kq, kv));
-        Mechanical { mass: m, damping, stiffness }
+        let input = &m * b.rows(kq, kv);
+        Mechanical { mass: m, damping, stiffness, input }
     });
-    Ok(ConstrainedLinearization { states: keep.iter().map(|&i| name(i)).collect(), a, embedding, mechanical })
+    Ok(ConstrainedLinearization { states: keep.iter().map(|&i| name(i)).collect(), a, b, embedding, mechanical })
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ use nalgebra::{SMatrix, SVector};
 use crate::error::{FieldError, RunResult, SimError};
 use crate::ode::field::VectorField;
 use crate::ode::options::{Options, Output};
-use crate::ode::trajectory::{Stats, StopReason, Trajectory};
+use crate::ode::trajectory::{ConstraintReport, Stats, StopReason, Trajectory};
 
 /// A first-order system with `K` inputs, x' = F(t, x, u).
 pub trait InputSystem<const D: usize, const K: usize> {
@@ -156,12 +156,59 @@ pub fn simulate_sampled<S, L, const D: usize, const K: usize>(
     x0: SVector<f64, D>,
     span: Range<f64>,
     period: f64,
-    mut law: L,
+    law: L,
     options: &Options,
 ) -> RunResult<SampledRun<D, K>>
 where
     S: InputSystem<D, K> + ?Sized,
     L: FnMut(f64, &SVector<f64, D>) -> SVector<f64, K>,
+{
+    let segment = |u: SVector<f64, K>, span: Range<f64>, x: SVector<f64, D>, options: &Options| {
+        crate::ode::integrate::integrate(&Driven::new(sys, u), span, x, &[], options)
+    };
+    sampled(x0, span, period, law, options, segment)
+}
+
+/// [`simulate_sampled`] for a constrained system: each hold interval is integrated with the
+/// constraints projected after every step
+/// ([`integrate_constrained`](crate::constrained::integrate_constrained), the metric and rows of
+/// `geometry`, the system at any fixed input), and the constraint reports of the intervals are
+/// joined.
+///
+/// # Errors
+/// As [`simulate_sampled`], and the projection's.
+pub fn simulate_sampled_constrained<G, S, L, const N: usize, const D: usize, const M: usize, const K: usize>(
+    geometry: &G,
+    sys: &S,
+    x0: SVector<f64, D>,
+    span: Range<f64>,
+    period: f64,
+    law: L,
+    options: &Options,
+) -> RunResult<SampledRun<D, K>>
+where
+    G: crate::constrained::Constrained<N, D, M> + ?Sized,
+    S: InputSystem<D, K> + ?Sized,
+    L: FnMut(f64, &SVector<f64, D>) -> SVector<f64, K>,
+{
+    let segment = |u: SVector<f64, K>, span: Range<f64>, x: SVector<f64, D>, options: &Options| {
+        crate::constrained::integrate_constrained::<_, N, D, M>(&DrivenConstrained::new(geometry, sys, u), span, x, &[], options)
+    };
+    sampled(x0, span, period, law, options, segment)
+}
+
+/// The hold-interval loop of [`simulate_sampled`], each interval run by `segment(u, span, x, options)`.
+fn sampled<L, R, const D: usize, const K: usize>(
+    x0: SVector<f64, D>,
+    span: Range<f64>,
+    period: f64,
+    mut law: L,
+    options: &Options,
+    mut segment: R,
+) -> RunResult<SampledRun<D, K>>
+where
+    L: FnMut(f64, &SVector<f64, D>) -> SVector<f64, K>,
+    R: FnMut(SVector<f64, K>, Range<f64>, SVector<f64, D>, &Options) -> RunResult<Trajectory<D>>,
 {
     let (t0, t1) = (span.start, span.end);
     if !(period > 0.0 && period.is_finite()) {
@@ -217,7 +264,7 @@ where
             let own: Vec<f64> = ts.iter().copied().filter(|&t| t >= tk && (t < next || (last && t <= t1))).collect();
             segment_options.output = Output::Times(own);
         }
-        let result = crate::ode::integrate::integrate(&Driven::new(sys, u), tk..next, x, &[], &segment_options);
+        let result = segment(u, tk..next, x, &segment_options);
         let (segment, failed) = match result {
             Ok(s) => (s, None),
             Err(e) => match e.partial {
@@ -233,6 +280,16 @@ where
         tr.events.extend(segment.events);
         tr.stats += segment.stats;
         tr.segments.extend(segment.segments);
+        tr.constraints = match (tr.constraints, segment.constraints) {
+            (None, c) => c,
+            (Some(a), Some(b)) => Some(ConstraintReport {
+                initial: a.initial,
+                drift: (a.drift.0.max(b.drift.0), a.drift.1.max(b.drift.1)),
+                worst: (a.worst.0.max(b.worst.0), a.worst.1.max(b.worst.1)),
+                projections: a.projections + b.projections,
+            }),
+            (a, None) => a,
+        };
         tr.stop = segment.stop;
         tr.end = segment.end;
         x = segment.end.1;
@@ -257,5 +314,72 @@ fn empty_segment<const D: usize>(t: f64, x: SVector<f64, D>) -> Trajectory<D> {
         segments: Vec::new(),
         constraints: None,
         end: (t, x),
+    }
+}
+
+/// A constrained system driven by a signal, for the projection of
+/// [`integrate_constrained`](crate::constrained::integrate_constrained): the field
+/// F(t, x, u(t, x)) of `system`, and the mass, energy and constraint rows of `geometry` — the
+/// system at any fixed input (inputs enter the forces only: the metric, the energy and the
+/// constraints do not depend on them).
+pub struct DrivenConstrained<'s, G: ?Sized, S: ?Sized, I, const K: usize> {
+    geometry: &'s G,
+    driven: Driven<'s, S, I, K>,
+}
+
+impl<'s, G: ?Sized, S: ?Sized, I, const K: usize> DrivenConstrained<'s, G, S, I, K> {
+    /// `system` driven by `signal`, with the constraints and metric of `geometry`.
+    pub fn new(geometry: &'s G, system: &'s S, signal: I) -> Self {
+        DrivenConstrained { geometry, driven: Driven::new(system, signal) }
+    }
+}
+
+impl<G, S, I, const D: usize, const K: usize> VectorField<D> for DrivenConstrained<'_, G, S, I, K>
+where
+    G: ?Sized,
+    S: InputSystem<D, K> + ?Sized,
+    I: InputSignal<D, K>,
+{
+    #[inline]
+    fn field(&self, t: f64, x: &SVector<f64, D>) -> Result<SVector<f64, D>, FieldError> {
+        self.driven.field(t, x)
+    }
+}
+
+impl<G, S, I, const N: usize, const D: usize, const K: usize> crate::mechanics::MechanicalSystem<N, D>
+    for DrivenConstrained<'_, G, S, I, K>
+where
+    G: crate::mechanics::MechanicalSystem<N, D> + ?Sized,
+    S: InputSystem<D, K> + ?Sized,
+    I: InputSignal<D, K>,
+{
+    type Mass = G::Mass;
+    const POSITIONS: usize = G::POSITIONS;
+    fn mass(&self, t: f64, x: &SVector<f64, D>) -> Result<G::Mass, FieldError> {
+        self.geometry.mass(t, x)
+    }
+    fn energy(&self, t: f64, x: &SVector<f64, D>) -> f64 {
+        self.geometry.energy(t, x)
+    }
+}
+
+impl<G, S, I, const N: usize, const D: usize, const M: usize, const K: usize> crate::constrained::Constrained<N, D, M>
+    for DrivenConstrained<'_, G, S, I, K>
+where
+    G: crate::constrained::Constrained<N, D, M> + ?Sized,
+    S: InputSystem<D, K> + ?Sized,
+    I: InputSignal<D, K>,
+{
+    fn rows(&self, t: f64, x: &SVector<f64, D>) -> (SMatrix<f64, M, N>, SVector<f64, M>) {
+        self.geometry.rows(t, x)
+    }
+    fn position_residuals(&self, t: f64, x: &SVector<f64, D>) -> SVector<f64, M> {
+        self.geometry.position_residuals(t, x)
+    }
+    fn holonomic(&self) -> [bool; M] {
+        self.geometry.holonomic()
+    }
+    fn row_names(&self) -> &'static [&'static str] {
+        self.geometry.row_names()
     }
 }

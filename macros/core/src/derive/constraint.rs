@@ -73,8 +73,8 @@ pub struct ConstraintEquations {
     /// the constraints' Jacobian on the state, for linearising on the manifold (only with the
     /// field Jacobian, empty otherwise).
     pub rows_dq: Vec<Vec<Expr>>,
-    /// ∂R/∂p ((n + m) × the parameters of `sensitivity(...)`) and a contact model's ∂L/∂p
-    /// (empty otherwise).
+    /// ∂R/∂w ((n + m) × (the inputs, then the parameters of `sensitivity(...)`)) and a contact
+    /// model's ∂L/∂w (empty otherwise).
     pub dr_dp: Vec<Vec<Expr>>,
     pub dl_dp: Vec<Expr>,
 }
@@ -143,9 +143,9 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<Constra
     let dr_dz = layout.z.filter(|_| model.field_jacobian).map(|z| arena.diff_many(&residual, z)).unwrap_or_default();
     // (Constrained linearisation, which uses these, is not generated with orientations.)
     let rows_dq = if model.field_jacobian && !quasi { arena.jacobian(&rows, &layout.q) } else { Vec::new() };
-    let chosen: Vec<Expr> = model_sensitivity.iter().map(|&i| layout.params[i]).collect();
+    // w = (u, p): the inputs, then the parameters of `sensitivity(...)` (as eq.dl_dw).
+    let chosen: Vec<Expr> = layout.u.iter().copied().chain(model_sensitivity.iter().map(|&i| layout.params[i])).collect();
     let dr_dp = arena.jacobian(&residual, &chosen);
-    // (Inputs are not supported with constraints: w = p; eq.dl_dw is ∂L/∂p then.)
     let dl_dp = eq.dl_dw.clone();
 
     // Frobenius, on the extended coordinates z = (q, t): each row as a one-form on them, and, with

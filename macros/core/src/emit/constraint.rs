@@ -281,6 +281,16 @@ fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &
         quote! { j[(#r, #c)] = #dq; j[(#r, #n + #c)] = #a; }
     });
     let allow = allow_generated();
+    let k = model.layout.u.len();
+    let with_inputs = if k == 0 {
+        quote! { ::routh::__private::linearize::constrained(&jacobian, &constraints, &mass, &Self::COORDINATES, selection) }
+    } else {
+        quote! {
+            let b = self.input_jacobian(t, x).map_err(::routh::__private::linearize::LinearizeError::from)?;
+            let inputs = ::routh::__private::nalgebra::DMatrix::from_column_slice(#d, #k, b.as_slice());
+            ::routh::__private::linearize::constrained_driven(&jacobian, &inputs, &constraints, &mass, &Self::COORDINATES, selection)
+        }
+    };
     quote! {
         /// The Jacobian ∂c/∂x of the constraints on the state: first the position rows f(t, q) of the
         /// holonomic constraints, (∇f, 0), then the velocity rows A q̇ + b of every constraint,
@@ -315,7 +325,7 @@ fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &
             let constraints = ::routh::__private::nalgebra::DMatrix::from_column_slice(#rows, #d, c.as_slice());
             let m = self.mass_matrix(t, x);
             let mass = ::routh::__private::nalgebra::DMatrix::from_column_slice(#n, #n, m.as_slice());
-            ::routh::__private::linearize::constrained(&jacobian, &constraints, &mass, &Self::COORDINATES, selection)
+            #with_inputs
         }
     }
 }
@@ -463,7 +473,8 @@ fn docs(model: &View<'_>, ce: &ConstraintEquations, names: &[String]) -> Constra
 }
 
 /// With `sensitivity(...)`: `parameter_jacobian`, ∂F/∂p of the constrained field through the
-/// saddle point (`solve` gives its solution at (t, x)).
+/// saddle point (`solve` gives its solution at (t, x)); with inputs, `input_jacobian`, ∂F/∂u, the
+/// same way (w = (u, p)).
 fn sensitivity_item(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers, solve: &TokenStream) -> TokenStream {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
     let nm = n + m;
@@ -473,54 +484,86 @@ fn sensitivity_item(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut He
     let allow = quote! { #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)] };
     let jparams = quote! { a: &#vec_n, lam: &#vec_m, };
     let jargs = quote! { a, lam, };
-    let np = model.sensitivity.len();
-    if np == 0 {
-        TokenStream::new()
+    let (nu, np) = (model.layout.u.len(), model.sensitivity.len());
+    let nw = nu + np;
+    if nw == 0 {
+        return TokenStream::new();
+    }
+    let mut outs: Vec<Expr> = ce.dr_dp.iter().flatten().copied().collect();
+    outs.extend(&ce.dl_dp);
+    let (s_stmts, s_vals) = helpers.body(model, &outs, "__routh_constraint_sensitivity", &jparams, &jargs);
+    let r_sets = (0..nm)
+        .flat_map(|r| (0..nw).map(move |c| (r, c)))
+        .zip(&s_vals[..nm * nw])
+        .map(|((r, c), v)| quote! { dr[(#r, #c)] = #v; });
+    let l_sets = s_vals[nm * nw..].iter().enumerate().map(|(c, v)| quote! { lw[(0, #c)] = #v; });
+    let p = model.layout.position_dim();
+    let rows = if p == n {
+        quote! { Ok(::routh::__private::mechanics::sensitivity_rows::<#n, #d, #nw>(&da, &lw)) }
     } else {
-        let mut outs: Vec<Expr> = ce.dr_dp.iter().flatten().copied().collect();
-        outs.extend(&ce.dl_dp);
-        let (s_stmts, s_vals) = helpers.body(model, &outs, "__routh_constraint_sensitivity", &jparams, &jargs);
-        let r_sets = (0..nm)
-            .flat_map(|r| (0..np).map(move |c| (r, c)))
-            .zip(&s_vals[..nm * np])
-            .map(|((r, c), v)| quote! { dr[(#r, #c)] = #v; });
-        let l_sets = s_vals[nm * np..].iter().enumerate().map(|(c, v)| quote! { lw[(0, #c)] = #v; });
-        let p = model.layout.position_dim();
-        let rows = if p == n {
-            quote! { Ok(::routh::__private::mechanics::sensitivity_rows::<#n, #d, #np>(&da, &lw)) }
-        } else {
-            quote! {
-                let _ = lw;
-                Ok(::routh::__private::mechanics::quasi_sensitivity_rows::<#p, #n, #d, #np>(&da))
-            }
-        };
-        let names: Vec<String> = model.sensitivity.iter().map(|&i| model.parameters[i].to_string()).collect();
-        let doc = format!(
-            " Sensitivity ∂F/∂p of the constrained first-order field to the parameters named in `sensitivity(...)`, \
-              columns in that order ({}): ∂(q̈, λ)/∂p = −K⁻¹ ∂R/∂p on the saddle-point residual (implicit function theorem, \
-              the factorisation reused).",
-            names.join(", ")
-        );
         quote! {
-            #[doc = #doc]
+            let _ = lw;
+            Ok(::routh::__private::mechanics::quasi_sensitivity_rows::<#p, #n, #d, #nw>(&da))
+        }
+    };
+    let names: Vec<String> = model.sensitivity.iter().map(|&i| model.parameters[i].to_string()).collect();
+    let p_doc = format!(
+        " Sensitivity ∂F/∂p of the constrained first-order field to the parameters named in `sensitivity(...)`, \
+          columns in that order ({}): ∂(q̈, λ)/∂p = −K⁻¹ ∂R/∂p on the saddle-point residual (implicit function theorem, \
+          the factorisation reused).",
+        names.join(", ")
+    );
+    let inputs: Vec<String> = model.inputs.iter().map(ToString::to_string).collect();
+    let u_doc = format!(
+        " The input matrix B = ∂F/∂u of the constrained first-order field, columns in the order of the inputs ({}): \
+          ∂(q̈, λ)/∂u = −K⁻¹ ∂R/∂u on the saddle-point residual (the constraint forces respond to the inputs).",
+        inputs.join(", ")
+    );
+    let param_item = (np > 0).then(|| {
+        quote! {
+            #[doc = #p_doc]
             ///
             /// # Errors
             /// As [`Self::accelerations`].
-            #allow
             pub fn parameter_jacobian(&self, t: f64, x: &#state)
                 -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #np>, #fe>
             {
-                let sol = { #solve }?;
-                let (a, lam) = (&sol.accelerations, &sol.multipliers);
-                #(#s_stmts)*
-                let mut dr = ::routh::__private::nalgebra::SMatrix::<f64, #nm, #np>::zeros();
-                let mut lw = ::routh::__private::nalgebra::SMatrix::<f64, 1, #np>::zeros();
-                #(#r_sets)*
-                #(#l_sets)*
-                let da = sol.acceleration_sensitivity(dr)?;
-                #rows
+                Ok(self.__routh_constraint_sensitivities(t, x)?.fixed_columns::<#np>(#nu).into_owned())
             }
         }
+    });
+    let input_item = (nu > 0).then(|| {
+        quote! {
+            #[doc = #u_doc]
+            ///
+            /// # Errors
+            /// As [`Self::accelerations`].
+            pub fn input_jacobian(&self, t: f64, x: &#state)
+                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #nu>, #fe>
+            {
+                Ok(self.__routh_constraint_sensitivities(t, x)?.fixed_columns::<#nu>(0).into_owned())
+            }
+        }
+    });
+    quote! {
+        #allow
+        fn __routh_constraint_sensitivities(&self, t: f64, x: &#state)
+            -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #nw>, #fe>
+        {
+            let sol = { #solve }?;
+            let (a, lam) = (&sol.accelerations, &sol.multipliers);
+            #(#s_stmts)*
+            let mut dr = ::routh::__private::nalgebra::SMatrix::<f64, #nm, #nw>::zeros();
+            let mut lw = ::routh::__private::nalgebra::SMatrix::<f64, 1, #nw>::zeros();
+            #(#r_sets)*
+            #(#l_sets)*
+            let da = sol.acceleration_sensitivity(dr)?;
+            #rows
+        }
+
+        #param_item
+
+        #input_item
     }
 }
 

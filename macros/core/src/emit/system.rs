@@ -142,6 +142,29 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
     let nc = coords.len();
     let (state_params, state_new) = crate::emit::codegen::state_arguments(model);
     let state_names = crate::emit::model::state_names(model);
+    // A constrained model is integrated with its constraints projected, its metric and rows those of
+    // the view at any input (inputs enter the forces only).
+    let m = model.constraints.len();
+    let run = |events: TokenStream| {
+        if m == 0 {
+            quote! { ::routh::__private::integrate(&::routh::__private::Driven::new(self, input), span, x0, #events, options) }
+        } else {
+            quote! {
+                let geometry = self.driven([0.0; #k]);
+                let looped = ::routh::__private::input::DrivenConstrained::new(&geometry, self, input);
+                ::routh::__private::constrained::integrate_constrained::<_, #n, #d, #m>(&looped, span, x0, #events, options)
+            }
+        }
+    };
+    let (run_plain, run_events) = (run(quote!(&[])), run(quote!(events)));
+    let run_sampled = if m == 0 {
+        quote! { ::routh::__private::input::simulate_sampled(self, x0, span, period, law, options) }
+    } else {
+        quote! {
+            let geometry = self.driven([0.0; #k]);
+            ::routh::__private::input::simulate_sampled_constrained::<_, _, _, #n, #d, #m, #k>(&geometry, self, x0, span, period, law, options)
+        }
+    };
     let view_doc = format!(
         " [`{name}`] at fixed values of its inputs ({}): the full single-model API (mass matrix, forcing, \
          accelerations, Jacobians, energy, …) and `VectorField`.",
@@ -198,7 +221,7 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
             options: &::routh::__private::Options) -> ::routh::__private::RunResult<::routh::__private::Trajectory<#d>>
         {
             self.check_parameters()?;
-            ::routh::__private::integrate(&::routh::__private::Driven::new(self, input), span, x0, &[], options)
+            #run_plain
         }
 
         /// Sampled-data control with a zero-order hold: at t_k = t₀ + k·`period` the `law` reads the
@@ -214,7 +237,7 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
         ) -> ::routh::__private::RunResult<::routh::__private::input::SampledRun<#d, #k>>
         {
             self.check_parameters()?;
-            ::routh::__private::input::simulate_sampled(self, x0, span, period, law, options)
+            #run_sampled
         }
 
         /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
@@ -226,7 +249,7 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
             -> ::routh::__private::RunResult<::routh::__private::Trajectory<#d>>
         {
             self.check_parameters()?;
-            ::routh::__private::integrate(&::routh::__private::Driven::new(self, input), span, x0, events, options)
+            #run_events
         }
     });
     let input_items = crate::emit::codegen::lazy(quote! {

@@ -42,8 +42,6 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             Some("modes")
         } else if !raw.impacts.is_empty() {
             Some("impacts")
-        } else if !raw.constraints.is_empty() || !raw.contacts.is_empty() {
-            Some("constraints")
         } else if !raw.reductions.is_empty() {
             Some("Routh reduction")
         } else {
