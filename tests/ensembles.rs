@@ -148,3 +148,22 @@ fn results_read_back_what_they_wrote_non_finite_values_and_names_included() {
     assert_eq!((back.times, back.states, back.modes), (hybrid.times, hybrid.states, hybrid.modes));
     assert_eq!((back.stop, back.end), (hybrid.stop, hybrid.end));
 }
+
+#[test]
+fn options_read_back_what_they_wrote() {
+    // Options travel with the results they produced (a sweep's record, a resumed job): every field
+    // round-trips through JSON, the infinite default step bound included; the monitor is not data.
+    let ode = Options::default()
+        .rtol(1e-11)
+        .atol(1e-13)
+        .initial_step(1e-3)
+        .output(Output::Times(vec![0.5, 1.0]))
+        .scheme(routh::runtime::Scheme::Rodas4)
+        .dense(true);
+    let text = serde_json::to_string(&ode).unwrap();
+    assert!(text.contains("\"max_step\":\"inf\"") && text.contains("Rodas4"), "{text}");
+    assert_eq!(serde_json::from_str::<Options>(&text).unwrap(), ode);
+    let hybrid = HybridOptions::default().rtol(1e-10).max_impacts(17);
+    let back: HybridOptions = serde_json::from_str(&serde_json::to_string(&hybrid).unwrap()).unwrap();
+    assert_eq!(back, hybrid);
+}

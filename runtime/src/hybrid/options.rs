@@ -18,6 +18,7 @@ use crate::ode::options::{Options, Output};
 /// assert!(HybridOptions::default().contact_tolerance(-1.0).validate().is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct HybridOptions {
     /// Integration options of every segment (tolerances, output, event tolerance, step

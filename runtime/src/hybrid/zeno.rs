@@ -56,6 +56,7 @@ use crate::error::SimError;
 /// assert!(ZenoOptions::default().min_impacts(2).validate().is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct ZenoOptions {
     /// Whether to detect Zeno behaviour at all. Default `true`. When disabled, an accumulation

@@ -70,8 +70,9 @@ pub trait Method<S: State>: Sized {
         F: StateField<S> + ?Sized;
 }
 
-/// The explicit Runge–Kutta pair of a run ([`crate::Options::scheme`]).
+/// The method of a run ([`crate::Options::scheme`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum Scheme {
     /// Dormand–Prince 5(4) with its 4th-order dense output: six evaluations a step; the default.

@@ -18,6 +18,7 @@ pub const MIN_RTOL: f64 = 10.0 * f64::EPSILON;
 
 /// Which states are stored in the [`crate::Trajectory`].
 #[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Output {
     /// The initial state and the state after every accepted step (the default).
     #[default]
@@ -48,6 +49,7 @@ pub enum Output {
 /// assert!(Options::default().rtol(-1.0).validate().is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct Options {
     /// Relative tolerance; finite, `> 0` and `≤ 1` (a relative error above 100 % admits any answer).
@@ -59,6 +61,7 @@ pub struct Options {
     /// default) selects it automatically as in Hairer's DOPRI5 (costs one field evaluation).
     pub initial_step: Option<f64>,
     /// Largest step magnitude; `> 0`, may be infinite (the default).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub max_step: f64,
     /// Smallest step magnitude before [`SimError::StepSizeUnderflow`] is reported; finite and
     /// `≥ 0`. Default `0`: only the built-in relative floor `10·ε·|t|` applies (a step below it
@@ -91,6 +94,7 @@ pub struct Options {
     pub keep_partial: bool,
     /// A handle to watch the run's progress and cancel it from another thread
     /// ([`crate::ode::monitor`]). Default `None`.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub monitor: Option<crate::ode::monitor::Monitor>,
     /// The method: [`Scheme::Dopri5`] (the default), [`Scheme::Dop853`], which needs a few times
     /// fewer evaluations at tight tolerances, or the implicit [`Scheme::Rodas4`] for stiff models.
