@@ -177,8 +177,10 @@ fn sampled_data_control_follows_the_exact_discrete_map() {
     // The same law applied continuously is a different (here better damped) loop.
     let continuous = mass.simulate(x0, 0.0..5.0, law, &Options::default().rtol(1e-12).atol(1e-13)).unwrap().end.1;
     assert!((continuous - end).amax() > 1e-3);
-    // A non-positive period is an error, not a silent run.
+    // A non-positive period, or output times outside the span, are errors, not a silent run.
     assert!(mass.simulate_sampled(x0, 0.0..5.0, 0.0, law, &options).is_err());
+    let outside = Options::default().output(Output::Times(vec![1.0, 6.0]));
+    assert!(mass.simulate_sampled(x0, 0.0..5.0, period, law, &outside).is_err());
 }
 
 /// The same cart-pole in Cartesian coordinates: the pole's mass at (px, py), held at distance l

@@ -220,7 +220,16 @@ where
     // The requested output times over the whole span (None: every step).
     let times: Option<Vec<f64>> = match &options.output {
         Output::Steps => None,
-        Output::Times(ts) => Some(ts.clone()),
+        Output::Times(ts) => {
+            // As `integrate` requires: inside the span, in order (repeats allowed).
+            if let Some(bad) = ts.iter().find(|&&t| !(t >= t0 && t <= t1)) {
+                return Err(SimError::InvalidOptions(format!("output time {bad} is outside the span {t0}..{t1}")).into());
+            }
+            if ts.windows(2).any(|w| w[1] < w[0]) {
+                return Err(SimError::InvalidOptions("output times must be in increasing order".into()).into());
+            }
+            Some(ts.clone())
+        }
         Output::Interval(dt) => {
             if !(*dt > 0.0 && dt.is_finite()) {
                 return Err(SimError::InvalidOptions(format!("the output interval must be positive and finite, not {dt}")).into());

@@ -43,7 +43,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
         } else if !raw.impacts.is_empty() {
             Some("impacts")
         } else if !raw.reductions.is_empty() {
-            Some("Routh reduction")
+            Some("reductions")
         } else {
             None
         };
