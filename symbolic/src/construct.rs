@@ -104,12 +104,49 @@ impl Arena {
             let t = self.build_term(c, &rest);
             out.push(t);
         }
+        if out.len() >= 2 && self.pythagoras(&mut out) {
+            // A pair merged into one term: collect like terms again (it may meet its like).
+            return self.add(&out);
+        }
         out.sort_unstable();
         match out.len() {
             0 => self.zero,
             1 => out[0],
             _ => self.intern(Node::Add(out.into())),
         }
+    }
+
+    /// sin²u and cos²u with the same cofactor: `c·R·sin²u + c·R·cos²u → c·R` (an exact identity that
+    /// only shrinks the sum; terms whose coefficients differ are left alone). Merges one pair and
+    /// says so (the caller collects the terms again).
+    fn pythagoras(&mut self, out: &mut Vec<Expr>) -> bool {
+        let two = self.int(2);
+        for i in 0..out.len() {
+            let (c, rest) = self.split_term(&out[i]);
+            let rest = rest.to_vec();
+            for (k, &f) in rest.iter().enumerate() {
+                let Node::Pow(b, e) = self.node(f) else { continue };
+                let (b, e) = (*b, *e);
+                if e != two {
+                    continue;
+                }
+                let Node::Call(Func::Sin, args) = self.node(b) else { continue };
+                let u = args[0];
+                let cos = self.call(Func::Cos, &[u]);
+                let cos2 = self.pow(cos, two);
+                let mut cofactor: Vec<Expr> = rest.iter().enumerate().filter(|&(j, _)| j != k).map(|(_, &x)| x).collect();
+                let coefficient = self.num(c);
+                cofactor.push(coefficient);
+                let reduced = self.mul(&cofactor);
+                let partner = self.mul2(reduced, cos2);
+                if let Some(j) = out.iter().position(|&t| t == partner) {
+                    out[i] = reduced;
+                    out.remove(j);
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// Folds a numeric factor into `coef`, or records a factor as `(base, exponent, factor)`.

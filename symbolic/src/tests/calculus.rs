@@ -122,8 +122,14 @@ fn zero_test() {
     let s2 = a.powi(s, 2);
     let c2 = a.powi(c, 2);
     let one = a.one();
+    // sin²x + cos²x is folded when the sum is built; sin 2x − 2 sin x cos x is not.
     let pyth = a.add(&[s2, c2]);
-    let e = a.sub(pyth, one);
+    assert_eq!(pyth, one);
+    let two = a.int(2);
+    let x2 = a.mul2(two, x);
+    let s2x = a.call(Func::Sin, &[x2]);
+    let twice = a.mul(&[two, s, c]);
+    let e = a.sub(s2x, twice);
     assert_ne!(e, a.zero());
     assert_eq!(a.zero_test(e), ZeroTest::Numerical);
     // scaled by a big factor and nested in a product, still zero

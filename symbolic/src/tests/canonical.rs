@@ -207,3 +207,40 @@ fn printing() {
     assert!(tex.contains("\\frac{\\sqrt{"), "{tex}");
     assert!(tex.contains("\\cos\\left(θ\\right)"), "{tex}");
 }
+
+#[test]
+fn sine_and_cosine_squares_with_one_cofactor_merge() {
+    let mut a = Arena::new();
+    let (x, y) = (a.symbol("x"), a.symbol("y"));
+    let (s, c) = (a.call(Func::Sin, &[x]), a.call(Func::Cos, &[x]));
+    let (s2, c2) = (a.powi(s, 2), a.powi(c, 2));
+    // sin²x + cos²x = 1.
+    assert_eq!(a.add(&[s2, c2]), a.one());
+    // 3y sin²x + 3y cos²x + y = 4y, the merged term meeting its like.
+    let three_y = {
+        let three = a.int(3);
+        a.mul2(three, y)
+    };
+    let t1 = a.mul2(three_y, s2);
+    let t2 = a.mul2(three_y, c2);
+    let four_y = {
+        let four = a.int(4);
+        a.mul2(four, y)
+    };
+    assert_eq!(a.add(&[t1, y, t2]), four_y);
+    // Different coefficients are left alone (no rewriting that could cycle): sin²x + 2 cos²x.
+    let two_c2 = {
+        let two = a.int(2);
+        a.mul2(two, c2)
+    };
+    let kept = a.add(&[s2, two_c2]);
+    assert!(matches!(a.node(kept), Node::Add(ts) if ts.len() == 2));
+    // sin²x − cos²x stays too; sin²y + cos²x does not merge.
+    let neg_c2 = a.neg(c2);
+    let diff = a.add(&[s2, neg_c2]);
+    assert!(matches!(a.node(diff), Node::Add(_)));
+    let sy = a.call(Func::Sin, &[y]);
+    let sy2 = a.powi(sy, 2);
+    let other = a.add(&[sy2, c2]);
+    assert!(matches!(a.node(other), Node::Add(_)));
+}
