@@ -82,6 +82,11 @@ impl Ctxt {
     }
 }
 
+/// An error on the token `id` (a name as written: a coordinate, a keyword).
+pub fn error_at(id: &syn::Ident, msg: impl Display) -> syn::Error {
+    syn::Error::new(id.span(), msg.to_string())
+}
+
 /// `"; did you mean `x`?"` for the candidate closest to `name`, or nothing.
 pub fn hint<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
     match closest(name, candidates) {

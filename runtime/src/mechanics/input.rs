@@ -243,19 +243,7 @@ where
             Some(ts)
         }
     };
-    let mut run = SampledRun {
-        trajectory: Trajectory {
-            times: Vec::new(),
-            states: Vec::new(),
-            events: Vec::new(),
-            stop: StopReason::Finished,
-            stats: Stats::default(),
-            segments: Vec::new(),
-            constraints: None,
-            end: (t0, x0),
-        },
-        inputs: Vec::new(),
-    };
+    let mut run = SampledRun { trajectory: empty_segment(t0, x0), inputs: Vec::new() };
     let mut x = x0;
     let mut k = 0usize;
     loop {
@@ -312,7 +300,8 @@ where
     }
 }
 
-/// A trajectory with no samples, standing at (t, x) (an interval that failed before any work).
+/// A trajectory with no samples, standing at (t, x): the start of the joined run, and an interval
+/// that failed before any work.
 fn empty_segment<const D: usize>(t: f64, x: SVector<f64, D>) -> Trajectory<D> {
     Trajectory {
         times: Vec::new(),

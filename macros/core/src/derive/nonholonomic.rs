@@ -30,7 +30,7 @@ use symbolic::{Arena, Expr};
 use syn::Ident;
 
 use crate::derive::euler_lagrange::Equations;
-use crate::diagnostics::Ctxt;
+use crate::diagnostics::{Ctxt, error_at as err};
 use crate::layout::{Layout, Role};
 use crate::model::{Model, Reduction};
 
@@ -38,7 +38,8 @@ use crate::model::{Model, Reduction};
 /// arena, read through `model`'s layout (the kept coordinates, the velocities u, the dropped
 /// coordinates as [`Role::Dropped`]).
 pub struct Nonholonomic {
-    /// The reduced system as a model: its coordinates are the kept ones, its velocities u.
+    /// The reduced system as a model: its coordinates are the kept ones, its velocities u, and its
+    /// layout's rates the kept coordinates' ṙ(t, r, u) on the section.
     pub model: Model,
     /// Indices of the dropped and of the kept positions in the full model's state (a dropped
     /// orientation's four quaternion components among the dropped).
@@ -46,8 +47,6 @@ pub struct Nonholonomic {
     pub kept: Vec<usize>,
     /// u(t, q, q̇) in the full model's symbols (to reduce a full state).
     pub velocities: Vec<Expr>,
-    /// The kept coordinates' rates ṙ(t, r, u), on the section.
-    pub rates: Vec<Expr>,
     /// Sᵀ M S (row-major, nu × nu) and Sᵀ (f − M a₀), on the section.
     pub mass: Vec<Vec<Expr>>,
     pub forcing: Vec<Expr>,
@@ -57,10 +56,6 @@ pub struct Nonholonomic {
     pub full_velocities: Vec<Expr>,
     /// The dropped positions' rates ġ in (t, r, g, u) (a quaternion's ½ q ⊗ (0, ω)).
     pub dropped_rates: Vec<Expr>,
-}
-
-fn err(id: &Ident, msg: String) -> syn::Error {
-    syn::Error::new(id.span(), msg)
 }
 
 /// Derives the nonholonomic reduction `red` of `model` in its arena; a reduction that does not
@@ -78,7 +73,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         return Err(err(kw, format!("reduction of models with impacts is not supported yet here (the impact `{}`)", i.name)));
     }
     if model.discretization.is_some() {
-        return Err(err(kw, "this reduction of a discrete (variational) model is not supported yet".into()));
+        return Err(err(kw, "this reduction of a discrete (variational) model is not supported yet"));
     }
     if let Some(c) = model.constraints.iter().find(|c| c.position.is_some()) {
         let mut e = err(
@@ -89,7 +84,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
                 c.name
             ),
         );
-        e.combine(err(&c.name, "the holonomic constraint is declared here".into()));
+        e.combine(err(&c.name, "the holonomic constraint is declared here"));
         return Err(e);
     }
     if let Some(o) = syms.orientations.iter().enumerate().find(|(k, _)| !red.dropped_orientations.iter().any(|(d, _)| d == k)) {
@@ -338,7 +333,6 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         dropped,
         kept,
         velocities: velocities.iter().map(|v| v.value).collect(),
-        rates,
         mass: mred,
         forcing: fred,
         energy,

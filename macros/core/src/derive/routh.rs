@@ -21,7 +21,7 @@ use symbolic::{Arena, Expr};
 use syn::Ident;
 
 use crate::derive::euler_lagrange::Equations;
-use crate::diagnostics::Ctxt;
+use crate::diagnostics::{Ctxt, error_at as err};
 use crate::layout::Layout;
 use crate::model::{Model, Reduction};
 
@@ -43,10 +43,6 @@ pub struct Reduced {
     pub gyroscopic: Expr,
 }
 
-fn err(id: &Ident, msg: String) -> syn::Error {
-    syn::Error::new(id.span(), msg)
-}
-
 /// Derives the Routh-reduced system `red` of `model`, its model built in the same arena; a
 /// reduction that does not apply is reported into `cx`.
 pub fn reduce(model: &Model, arena: &mut Arena, cx: &mut Ctxt, eq: &Equations, red: &Reduction) -> Option<Reduced> {
@@ -57,12 +53,12 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     let n = model.dof();
     let k = red.cyclic.len();
     if k > 3 {
-        return Err(err(&red.keyword, "Routh reduction over more than 3 cyclic coordinates at once is not supported".into()));
+        return Err(err(&red.keyword, "Routh reduction over more than 3 cyclic coordinates at once is not supported"));
     }
     let cyclic: Vec<usize> = red.cyclic.iter().map(|(i, _)| *i).collect();
     let kept: Vec<usize> = (0..n).filter(|i| !cyclic.contains(i)).collect();
     if kept.is_empty() {
-        return Err(err(&red.keyword, "at least one coordinate must remain after the reduction".into()));
+        return Err(err(&red.keyword, "at least one coordinate must remain after the reduction"));
     }
     let syms = &model.layout;
     let zero_test = |arena: &Arena, e: Expr| arena.zero_test(e).is_zero();
@@ -102,7 +98,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         }
     }
     let Some((adj, det)) = arena.adjugate(&a) else {
-        return Err(err(&red.keyword, "Routh reduction over more than 3 cyclic coordinates at once is not supported".into()));
+        return Err(err(&red.keyword, "Routh reduction over more than 3 cyclic coordinates at once is not supported"));
     };
     if zero_test(arena, det) {
         let names: Vec<String> = red.cyclic.iter().map(|(_, id)| id.to_string()).collect();

@@ -245,7 +245,7 @@ fn the_nonholonomic_reduction_of_the_sleigh_is_chaplygins_system() {
         let residual = arena.sub(mu, red.forcing[r]);
         assert!(arena.zero_test(residual).is_zero(), "row {r} of M u̇ = f is not Chaplygin's");
     }
-    assert!(red.rates.is_empty() && red.dropped == [0, 1, 2]);
+    assert!(red.model.layout.rates.is_empty() && red.dropped == [0, 1, 2]);
     let th_rate = arena.sub(red.full_velocities[2], w);
     assert!(arena.zero_test(th_rate).is_zero());
 }

@@ -28,7 +28,8 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
 
     // The documentation: the reduced equations and the reconstruction.
     let mut lines: Vec<(String, String)> = Vec::new();
-    for (c, &e) in coordinate_names.iter().zip(&red.rates) {
+    let rates = &rm.layout.rates;
+    for (c, &e) in coordinate_names.iter().zip(rates) {
         lines.push((format!("dot({c})"), formula(rm, e)));
     }
     for i in 0..nu {
@@ -67,7 +68,7 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
     let field_docs: Vec<String> = rm.parameters.iter().map(|p| format!(" Parameter `{p}` of [`{full_name}`].")).collect();
 
     // The field.
-    let mut outputs: Vec<symbolic::Expr> = red.rates.clone();
+    let mut outputs: Vec<symbolic::Expr> = rates.clone();
     for i in 0..nu {
         for j in i..nu {
             outputs.push(red.mass[i][j]);

@@ -11,9 +11,14 @@ use crate::parse::{ReduceDecl, SymmetryDecl};
 
 /// "unknown coordinate" with the closest coordinate as a hint.
 fn unknown_coordinate(c: &Ident, coordinates: &[Ident]) -> syn::Error {
+    not_a_coordinate(c, format_args!("unknown coordinate `{c}`"), coordinates)
+}
+
+/// The error `what` on the name `c`, with the closest coordinate as a hint and the coordinates listed.
+fn not_a_coordinate(c: &Ident, what: impl std::fmt::Display, coordinates: &[Ident]) -> syn::Error {
     let names: Vec<String> = coordinates.iter().map(ToString::to_string).collect();
     let known = format!("Coordinates: {}", names.join(", "));
-    unknown(c.span(), format_args!("unknown coordinate `{c}`"), &c.to_string(), &names, known)
+    unknown(c.span(), what, &c.to_string(), &names, known)
 }
 
 /// Lowers `reduce(routh(theta, ...), name = T)`: the cyclic coordinates by index (the type is
@@ -120,15 +125,13 @@ fn lower_velocities(lower: &mut Lowerer<'_>, cx: &mut Ctxt, decl: &ReduceDecl, c
             }
             match coordinates.iter().position(|c| *c == v.name) {
                 Some(k) => out.push(ReducedVelocity { name: v.name.clone(), value: lower.syms.qd[k], rate_of: Some(k) }),
-                None => cx.push(unknown(
-                    v.name.span(),
+                None => cx.push(not_a_coordinate(
+                    &v.name,
                     format_args!(
                         "`{}` is not a coordinate: name a coordinate's rate, or define the velocity as `{} = expr`",
                         v.name, v.name
                     ),
-                    &v.name.to_string(),
-                    &coordinates.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                    format!("Coordinates: {}", coordinates.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")),
+                    coordinates,
                 )),
             }
             continue;
