@@ -1,12 +1,15 @@
-//! Benchmarks on the n-link planar pendulum chain (n = 2, 5, 10, 20, 30):
+//! Benchmarks on the n-link planar pendulum chain (n = 2, 5, 10, 20, 30, 50):
 //!
-//! - `rhs/generated/n`: one evaluation of the generated vector field x' = (q̇, M⁻¹f), including the
-//!   Cholesky solve;
+//! - `rhs/generated/n`: one evaluation of the generated vector field x' = (q̇, q̈) as the chain gets it
+//!   by default — the dense M q̈ = f with a Cholesky solve below 12 links, the articulated-body
+//!   recursion along its tree from 12 on (`DYNAMICS`) — and `rhs/generated_dense/n`,
+//!   `rhs/generated_recursive/n` the other way, asked for with `dynamics = ...`;
 //! - `rhs/hand/n`: baseline in the same process — a careful hand-written O(n²) evaluation of the
 //!   same field from the closed form Mᵢⱼ = lᵢlⱼ cos(qᵢ−qⱼ) Σ_{k≥max(i,j)} mₖ,
 //!   fᵢ = −Σⱼ lᵢlⱼ sin(qᵢ−qⱼ) (Σ_{k≥max(i,j)} mₖ) q̇ⱼ² − g lᵢ sin qᵢ Σ_{k≥i} mₖ, with the same solver;
-//! - `rhs/recursive/n`: the yardstick of what the field can cost — an O(n) articulated-body
-//!   evaluation (Featherstone's ABA) of the same chain, checked against the hand-written field;
+//! - `rhs/aba/n`: the yardstick of what the field can cost — an O(n) articulated-body
+//!   evaluation (Featherstone's ABA) of the same chain, written by hand in planar spatial vectors
+//!   and relative angles, checked against the hand-written field;
 //! - `expand/n`: the derive's whole expansion (parse, derive, emit) at opt-level 0, the level proc
 //!   macros run at by default (see the profile overrides in Cargo.toml); `expand/with_jacobian/n`
 //!   the same with the opt-in field Jacobian. Prints the generated tokens' size of both;
@@ -142,14 +145,21 @@ fn recursive_field<const N: usize, const D: usize>(m: f64, l: f64, g: f64, x: &S
 }
 
 macro_rules! bench_rhs {
-    ($group:expr, $ty:ty, $n:literal, $d:literal) => {{
+    ($group:expr, $ty:ty, $other:ty, $n:literal, $d:literal) => {{
         let sys = <$ty>::uniform(1.0, 1.0, 9.81);
+        let other = <$other>::uniform(1.0, 1.0, 9.81);
         let x = SVector::<f64, $d>::from_fn(|i, _| 0.1 + 0.37 * ((i * 7919) % 13) as f64 / 13.0);
         let generated = sys.field(0.0, &x).unwrap();
         let hand = hand_field::<$n, $d>(1.0, 1.0, 9.81, &x);
         assert!((generated - hand).norm() < 1e-8 * (1.0 + hand.norm()), "generated and hand-written fields differ");
+        let alternative = other.field(0.0, &x).unwrap();
+        assert!((alternative - generated).norm() < 1e-12 * (1.0 + hand.norm()), "the dense and recursive fields differ");
         let recursive = recursive_field::<$n, $d>(1.0, 1.0, 9.81, &x);
-        assert!((recursive - hand).norm() < 1e-9 * (1.0 + hand.norm()), "recursive and hand-written fields differ: {}", (recursive - hand).norm());
+        assert!(
+            (recursive - hand).norm() < 1e-9 * (1.0 + hand.norm()),
+            "recursive and hand-written fields differ: {}",
+            (recursive - hand).norm()
+        );
         // Ratios in one process (criterion's own numbers follow).
         let per_call = |f: &dyn Fn() -> SVector<f64, $d>| {
             let reps = 200_000 / $n;
@@ -162,29 +172,42 @@ macro_rules! bench_rhs {
         let tg = per_call(&|| sys.field(0.0, black_box(&x)).unwrap());
         let th = per_call(&|| hand_field::<$n, $d>(1.0, 1.0, 9.81, black_box(&x)));
         let tr = per_call(&|| recursive_field::<$n, $d>(1.0, 1.0, 9.81, black_box(&x)));
+        let to = per_call(&|| other.field(0.0, black_box(&x)).unwrap());
         println!(
-            "chain n = {}: generated {:.0} ns, {:.2}× the hand-written O(n²) field ({:.0} ns), {:.2}× the O(n) recursive one ({:.0} ns)",
-            $n, 1e9 * tg, tg / th, 1e9 * th, tg / tr, 1e9 * tr
+            "chain n = {}: generated ({}) {:.0} ns, {:.2}× the hand-written O(n²) field ({:.0} ns), {:.2}× the O(n) \
+             articulated-body one ({:.0} ns); {} {:.0} ns ({:.2}× the ABA)",
+            $n,
+            <$ty>::DYNAMICS,
+            1e9 * tg,
+            tg / th,
+            1e9 * th,
+            tg / tr,
+            1e9 * tr,
+            <$other>::DYNAMICS,
+            1e9 * to,
+            to / tr
         );
-        $group.bench_with_input(BenchmarkId::new("generated", $n), &x, |b, x| {
-            b.iter(|| sys.field(0.0, black_box(x)).unwrap())
-        });
+        $group.bench_with_input(BenchmarkId::new("generated", $n), &x, |b, x| b.iter(|| sys.field(0.0, black_box(x)).unwrap()));
         $group.bench_with_input(BenchmarkId::new("hand", $n), &x, |b, x| {
             b.iter(|| hand_field::<$n, $d>(1.0, 1.0, 9.81, black_box(x)))
         });
-        $group.bench_with_input(BenchmarkId::new("recursive", $n), &x, |b, x| {
+        $group.bench_with_input(BenchmarkId::new("aba", $n), &x, |b, x| {
             b.iter(|| recursive_field::<$n, $d>(1.0, 1.0, 9.81, black_box(x)))
+        });
+        $group.bench_with_input(BenchmarkId::new(format!("generated_{}", <$other>::DYNAMICS), $n), &x, |b, x| {
+            b.iter(|| other.field(0.0, black_box(x)).unwrap())
         });
     }};
 }
 
 fn rhs(c: &mut Criterion) {
     let mut group = c.benchmark_group("rhs");
-    bench_rhs!(group, chains::Chain2, 2, 4);
-    bench_rhs!(group, chains::Chain5, 5, 10);
-    bench_rhs!(group, chains::Chain10, 10, 20);
-    bench_rhs!(group, chains::Chain20, 20, 40);
-    bench_rhs!(group, chains::Chain30, 30, 60);
+    bench_rhs!(group, chains::Chain2, chains::Chain2Recursive, 2, 4);
+    bench_rhs!(group, chains::Chain5, chains::Chain5Recursive, 5, 10);
+    bench_rhs!(group, chains::Chain10, chains::Chain10Recursive, 10, 20);
+    bench_rhs!(group, chains::Chain20, chains::Chain20Dense, 20, 40);
+    bench_rhs!(group, chains::Chain30, chains::Chain30Dense, 30, 60);
+    bench_rhs!(group, chains::Chain50, chains::Chain50Dense, 50, 100);
     group.finish();
 }
 

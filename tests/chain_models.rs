@@ -12,7 +12,9 @@ mod chains {
     include!("../benches/chain_models.rs");
 }
 
-const SIZES: [usize; 5] = [2, 5, 10, 20, 30];
+const SIZES: [usize; 6] = [2, 5, 10, 20, 30, 50];
+const DENSE: [usize; 3] = [20, 30, 50];
+const RECURSIVE: [usize; 3] = [2, 5, 10];
 
 fn expected_file() -> String {
     let mut s = String::from("// Written by routh_macros_core::fixtures::pendulum_chain; see tests/chain_models.rs.\n\n");
@@ -23,6 +25,15 @@ fn expected_file() -> String {
     // The field Jacobian is opt-in: one chain that asks for it.
     s.push_str(&routh_macros_core::fixtures::pendulum_chain_with("Chain10Jacobian", 10, "jacobian"));
     s.push('\n');
+    // Each way of computing q̈, asked for (the chains above take the recursion from 12 links on).
+    for n in DENSE {
+        s.push_str(&routh_macros_core::fixtures::pendulum_chain_with(&format!("Chain{n}Dense"), n, "dynamics = dense"));
+        s.push('\n');
+    }
+    for n in RECURSIVE {
+        s.push_str(&routh_macros_core::fixtures::pendulum_chain_with(&format!("Chain{n}Recursive"), n, "dynamics = recursive"));
+        s.push('\n');
+    }
     s
 }
 

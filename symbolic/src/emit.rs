@@ -104,8 +104,24 @@ fn f64_lit(v: f64) -> TokenStream {
 /// tokens of a symbol; temporaries are named `<prefix>0`, `<prefix>1`, … (`prefix` must start an
 /// identifier; an empty prefix is replaced by `__cse`).
 pub fn emit(arena: &Arena, outputs: &[Expr], symbol: &dyn Fn(Expr) -> TokenStream, prefix: &str) -> Emitted {
+    emit_bound(arena, &[], outputs, symbol, prefix)
+}
+
+/// Like [`emit`], with `bindings`: symbols that stand for expressions, `(s, e)` meaning s = e, each
+/// `e` in symbols of earlier bindings only (dependency order). Each binding becomes a temporary,
+/// defined in the order given before the outputs, and its symbol reads it. A recursion whose
+/// quantities build on one another (an articulated-body pass) stays linear in size this way: its
+/// expressions are never substituted into each other, where the canonical form would flatten the
+/// nested sums.
+pub fn emit_bound(
+    arena: &Arena,
+    bindings: &[(Expr, Expr)],
+    outputs: &[Expr],
+    symbol: &dyn Fn(Expr) -> TokenStream,
+    prefix: &str,
+) -> Emitted {
     let prefix = if prefix.is_empty() { "__cse" } else { prefix };
-    emit_with(arena, outputs, symbol, Temps::Let(prefix))
+    emit_with(arena, bindings, outputs, symbol, Temps::Let(prefix))
 }
 
 /// Like [`emit`], but temporaries live in a scratch array: statement k is `<array>[k] = …;` and
@@ -115,7 +131,18 @@ pub fn emit(arena: &Arena, outputs: &[Expr], symbol: &dyn Fn(Expr) -> TokenStrea
 /// Every output that is not a symbol or a number is computed into a slot of its own, so the outputs
 /// are plain reads.
 pub fn emit_slots(arena: &Arena, outputs: &[Expr], symbol: &dyn Fn(Expr) -> TokenStream, array: &str) -> Emitted {
-    emit_with(arena, outputs, symbol, Temps::Slots(Ident::new(array, Span::call_site())))
+    emit_slots_bound(arena, &[], outputs, symbol, array)
+}
+
+/// [`emit_slots`] with bindings (see [`emit_bound`]).
+pub fn emit_slots_bound(
+    arena: &Arena,
+    bindings: &[(Expr, Expr)],
+    outputs: &[Expr],
+    symbol: &dyn Fn(Expr) -> TokenStream,
+    array: &str,
+) -> Emitted {
+    emit_with(arena, bindings, outputs, symbol, Temps::Slots(Ident::new(array, Span::call_site())))
 }
 
 /// Where temporaries are stored.
@@ -126,11 +153,22 @@ enum Temps<'a> {
     Slots(Ident),
 }
 
-fn emit_with(arena: &Arena, outputs: &[Expr], symbol: &dyn Fn(Expr) -> TokenStream, temps_style: Temps<'_>) -> Emitted {
-    let marks = arena.reach_marks(outputs);
+fn emit_with(
+    arena: &Arena,
+    bindings: &[(Expr, Expr)],
+    outputs: &[Expr],
+    symbol: &dyn Fn(Expr) -> TokenStream,
+    temps_style: Temps<'_>,
+) -> Emitted {
+    let roots: Vec<Expr> = outputs.iter().copied().chain(bindings.iter().map(|b| b.1)).collect();
+    let marks = arena.reach_marks(&roots);
     let mut uses = vec![0u32; marks.len()];
     for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
         arena.nodes[i].for_each_child(|c| uses[c.index()] += 1);
+    }
+    // Every binding is a temporary of its own.
+    for &(_, e) in bindings {
+        uses[e.index()] += 2;
     }
     // In a scratch array every computed output is a slot too (counted as used twice), so that the
     // long computation is all in the statements and the caller only reads the slots.
@@ -172,6 +210,7 @@ fn emit_with(arena: &Arena, outputs: &[Expr], symbol: &dyn Fn(Expr) -> TokenStre
         cofactors: FxHashMap::default(),
         extensions,
         next_temp: 0,
+        bound: bindings.iter().copied().collect(),
     };
     // Every sum's common factors, found once; the cofactor sums that occur more than once become
     // temporaries too (see `Emitter::factored_sum`): Σ_{k≥j} mₖ of a chain's mass matrix is
@@ -184,6 +223,10 @@ fn emit_with(arena: &Arena, outputs: &[Expr], symbol: &dyn Fn(Expr) -> TokenStre
             em.cofactors.entry(cofactor.clone()).or_insert((0, None)).0 += 1;
             em.splits.insert(Expr(i as u32), (common, cofactor));
         }
+    }
+    // The bindings in their order (each needs only earlier ones), then the outputs.
+    for &(_, e) in bindings {
+        em.expr(e);
     }
     let outputs = outputs.iter().map(|&o| em.expr(o).ts).collect();
     Emitted { statements: em.statements, outputs, ops: em.ops }
@@ -205,6 +248,8 @@ struct Emitter<'a> {
     extensions: FxHashMap<Expr, (Expr, Expr)>,
     /// The number of the next temporary.
     next_temp: usize,
+    /// Symbols standing for expressions (see [`emit_bound`]).
+    bound: FxHashMap<Expr, Expr>,
 }
 
 /// The terms (coefficient, factors) left in a sum once its common factors are taken out.
@@ -265,7 +310,10 @@ impl Emitter<'_> {
                     Frag::atom(f64_lit(v))
                 }
             }
-            Node::Sym(_) => Frag::atom((self.symbol)(e)),
+            Node::Sym(_) => match self.bound.get(&e) {
+                Some(&value) => self.expr(value),
+                None => Frag::atom((self.symbol)(e)),
+            },
             Node::Add(ts) => self.sum(e, ts),
             Node::Mul(fs) => {
                 let (neg, mag) = self.product(fs);

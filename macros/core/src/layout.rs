@@ -57,6 +57,13 @@ pub enum Role {
     /// ½ q ⊗ (0, ω) keep |q| constant, and they, like every generator the derivations use, are
     /// orthogonal to q, so nothing derived depends on ∂|q|²/∂q); emitted as the sum of squares.
     QuaternionNorm(usize),
+    /// The rate of a position held as a symbol in the Lagrangian written over its velocities
+    /// ([`crate::model::HeldLagrangian`]; `dot(e)` as a symbol of its own), read by the recursive
+    /// dynamics; never emitted.
+    HeldRate(usize),
+    /// A quantity of the recursive dynamics bound to an expression (emitted as a temporary through
+    /// `symbolic::emit_bound`, never as a symbol).
+    Temporary(usize),
     /// A coordinate a nonholonomic reduction removed (in its reconstruction formulas, read from
     /// the dropped positions `g[i]`).
     Dropped(usize),
@@ -231,6 +238,8 @@ impl Layout {
             Role::NodeEnd(i) => format!("q1:{}", self.names[i]),
             Role::Multiplier(k) => format!("lambda:{k}"),
             Role::Substituted(k) => format!("w:{k}"),
+            Role::HeldRate(k) => format!("v:{k}"),
+            Role::Temporary(k) => format!("r:{k}"),
             other => format!("{other:?}"),
         };
         let s = arena.symbol(&name);

@@ -21,6 +21,16 @@ pub struct Body {
     pub inertia: Option<Mat3>,
 }
 
+/// The Lagrangian written over the rates of its positions: L̃(t, q, v) with each rate `dot(x)` a
+/// symbol vₖ of its own ([`crate::layout::Role::HeldRate`]), so that L = L̃ at vₖ = ẋₖ. Where L̃ is
+/// Σₖ ½ mₖ vₖ² − V(t, q) and the positions form a tree, the recursive dynamics
+/// ([`crate::derive::tree`]) reads its structure from it.
+pub struct HeldLagrangian {
+    pub lagrangian: Expr,
+    /// Each held symbol and the rate it stands for.
+    pub rates: Vec<(Expr, Expr)>,
+}
+
 /// A row of a restitution law.
 pub enum LawRow {
     /// The guard's own normal dh.
@@ -182,6 +192,11 @@ pub struct Model {
     /// Expressions made as total time derivatives d/dt f(t, q) while lowering (`dot`): as
     /// velocity expressions of L their Hamel terms vanish identically, without a zero test.
     pub exact_rates: rustc_hash::FxHashSet<Expr>,
+    /// The Lagrangian over the rates of its positions, where it could be written so (particles
+    /// and hand-written Lagrangians; not with rigid bodies, orientations, constraints or an action).
+    pub held: Option<HeldLagrangian>,
+    /// `dynamics = recursive | dense` as written (`None`: chosen by the model's size).
+    pub dynamics: Option<Ident>,
     /// The Lagrangian's source tokens, to blame in model-level errors.
     pub lagrangian_tokens: proc_macro2::TokenStream,
     /// Generalized force Qᵢ per coordinate (0 when not given).
@@ -256,6 +271,8 @@ impl Model {
             lagrangian,
             bodies: Vec::new(),
             exact_rates: rustc_hash::FxHashSet::default(),
+            held: None,
+            dynamics: None,
             lagrangian_tokens,
             force,
             constraints: Vec::new(),

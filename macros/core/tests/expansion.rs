@@ -55,6 +55,18 @@ const MODELS: &[(&str, &str)] = &[
         pub struct DoublePendulum { pub m1: f64, pub m2: f64, pub l1: f64, pub l2: f64, pub g: f64, pub b: f64 }",
     ),
     (
+        "recursive_cart",
+        "#[mechanics(
+            coordinates(x, a, b),
+            define(xa = x + l * a.sin(), ya = -l * a.cos(), xb = xa + l * b.sin(), yb = ya - l * b.cos()),
+            lagrangian = mc / 2 * dot(x).powi(2) + m / 2 * (dot(xa).powi(2) + dot(ya).powi(2) + dot(xb).powi(2) + dot(yb).powi(2))
+                - m * g * (ya + yb),
+            force(x = u),
+            dynamics = recursive,
+        )]
+        pub struct CartDoublePendulum { pub mc: f64, pub m: f64, pub l: f64, pub g: f64, pub u: f64 }",
+    ),
+    (
         "forced_oscillator",
         "#[mechanics(coordinates(x), lagrangian = m / 2 * dot(x).powi(2) - k / 2 * x.powi(2), force(x = a * (w * t).cos()))]
         struct Forced { m: f64, k: f64, a: f64, w: f64 }",

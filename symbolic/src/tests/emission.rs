@@ -209,3 +209,44 @@ fn horner_takes_shared_factors_out_and_keeps_the_value() {
     // Deterministic: the same input gives the same node.
     assert_eq!(a.horner(f), h);
 }
+
+/// Bindings: a recurrence s₀ = x, sₖ₊₁ = (sₖ + y)·sₖ / (1 + sₖ²) held as symbols is emitted as one
+/// temporary per step, in order, and evaluates like the same recurrence substituted into one DAG
+/// (whose canonical sums grow with every step); a bound symbol used twice is read, not recomputed.
+#[test]
+fn bindings_are_temporaries_in_dependency_order() {
+    let mut a = Arena::new();
+    let (x, y) = (a.symbol("x"), a.symbol("y"));
+    let one = a.one();
+    let steps = 12;
+    let mut bindings = Vec::new();
+    let (mut held, mut inline) = (x, x);
+    for k in 0..steps {
+        let step = |a: &mut Arena, s: Expr| {
+            let sy = a.add2(s, y);
+            let num = a.mul2(sy, s);
+            let s2 = a.powi(s, 2);
+            let den = a.add2(one, s2);
+            a.div(num, den)
+        };
+        let value = step(&mut a, held);
+        let name = a.symbol(&format!("s{k}"));
+        bindings.push((name, value));
+        held = name;
+        inline = step(&mut a, inline);
+    }
+    let twice = a.mul2(held, held);
+    let out = [held, twice];
+    let em = emit_bound(&a, &bindings, &out, &sym_tokens(&a), "__t");
+    assert!(em.statements.len() <= 3 * steps, "{} statements for {steps} steps:\n{}", em.statements.len(), render(&em));
+    let mut interp = Interp { env: HashMap::new() };
+    interp.env.insert("x".into(), 0.7);
+    interp.env.insert("y".into(), 1.3);
+    let got = interp.run(&em);
+    let expect = a.eval(inline, &|s| if s == x { 0.7 } else { 1.3 });
+    assert!(close(got[0], expect, 1e-13) && close(got[1], expect * expect, 1e-13), "{got:?} against {expect}\n{}", render(&em));
+    // Both outputs read the last binding's temporary.
+    let last = em.statements.iter().rev().find(|s| s.to_string().starts_with("let")).unwrap().to_string();
+    let name = last.split_whitespace().nth(1).unwrap().to_owned();
+    assert_eq!(em.outputs[0].to_string(), name);
+}

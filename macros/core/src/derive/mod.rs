@@ -11,7 +11,8 @@
 //! - [`symmetry`]: invariance proofs, momentum maps and their balance laws;
 //! - [`discrete`]: discrete Lagrangians, forces and Legendre maps;
 //! - [`routh`]: Routh reduction into a new model;
-//! - [`nonholonomic`]: Maggi's equations on a section, the dropped coordinates proved absent.
+//! - [`nonholonomic`]: Maggi's equations on a section, the dropped coordinates proved absent;
+//! - [`tree`]: the articulated-body recursion of q̈ along a kinematic tree, or the dense path.
 //!
 //! [`mode`] is the sequence of passes, written once; its result, one [`Derived`] per mode, is what
 //! emission consumes.
@@ -25,6 +26,7 @@ pub mod routh;
 pub mod symmetry;
 #[cfg(test)]
 mod tests;
+pub mod tree;
 
 use symbolic::Arena;
 
@@ -34,6 +36,8 @@ use crate::model::Model;
 /// Everything derived for one model (a mode, or a reduced system).
 pub struct Derived {
     pub equations: euler_lagrange::Equations,
+    /// How the accelerations are computed: M q̈ = f, or the recursion along a kinematic tree.
+    pub dynamics: tree::Dynamics,
     /// ∇E and ∇²E, for models that implement `HybridSystem` (periodic-orbit continuation).
     pub energy: Option<euler_lagrange::EnergyDerivatives>,
     pub constraints: Option<constraint::ConstraintEquations>,
@@ -57,6 +61,7 @@ impl Derived {
     fn equations_only(equations: euler_lagrange::Equations) -> Derived {
         Derived {
             equations,
+            dynamics: tree::Dynamics::Dense("a reduced system takes the dense path".into()),
             energy: None,
             constraints: None,
             impacts: Vec::new(),
@@ -75,6 +80,7 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     let equations = euler_lagrange::derive(model, arena);
     let energy = hybrid.then(|| euler_lagrange::energy_derivatives(model, arena, &equations));
     cx.ok(euler_lagrange::check_regular(&model.view(arena), &equations));
+    let dynamics = cx.ok(tree::derive(model, arena)).unwrap_or_else(|| tree::Dynamics::Dense(String::new()));
     let constraints = constraint::derive(model, arena, cx, &equations);
     let impacts = impact::derive(model, arena, &equations);
     let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts);
@@ -95,5 +101,5 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
         let equations = euler_lagrange::derive(&reduced.model, arena);
         reductions.push(ReducedSystem { reduced, derived: Derived::equations_only(equations) });
     }
-    Derived { equations, energy, constraints, impacts, symmetries, discrete, reductions, nonholonomic }
+    Derived { equations, dynamics, energy, constraints, impacts, symmetries, discrete, reductions, nonholonomic }
 }

@@ -249,3 +249,121 @@ fn the_nonholonomic_reduction_of_the_sleigh_is_chaplygins_system() {
     let th_rate = arena.sub(red.full_velocities[2], w);
     assert!(arena.zero_test(th_rate).is_zero());
 }
+
+/// The recursion read off each model: its tree (parents), its directions per joint, and its q̈ —
+/// evaluated binding by binding — against M⁻¹f of the same model; and the reason each non-tree
+/// model gives.
+#[test]
+fn kinematic_trees_are_read_from_the_lagrangian() {
+    use super::tree::recursion;
+    use rustc_hash::FxHashMap;
+    let check = |src: &str, parents: &[Option<usize>], directions: &[usize]| {
+        let (model, mut arena) = lowered(src);
+        let r = recursion(&model, &mut arena).unwrap_or_else(|why| panic!("not a tree: {why}\n{src}"));
+        assert_eq!(r.parents, parents, "{src}");
+        assert_eq!(r.directions, directions, "{src}");
+        let eq = super::euler_lagrange::derive(&model, &mut arena);
+        let n = model.dof();
+        let (q, v): (Vec<f64>, Vec<f64>) =
+            ((0..n).map(|i| 0.3 + 0.4 * i as f64).collect(), (0..n).map(|i| 0.5 - 0.3 * i as f64).collect());
+        let params: Vec<f64> = (0..model.parameters.len()).map(|i| 0.7 + 0.2 * i as f64).collect();
+        let base = |s: Expr, known: &FxHashMap<Expr, f64>| match model.role(s) {
+            Some(Role::Time) => 0.3,
+            Some(Role::Coordinate(i)) => q[i],
+            Some(Role::Velocity(i)) => v[i],
+            Some(Role::Parameter(i)) => params[i],
+            _ => known[&s],
+        };
+        let mut known = FxHashMap::default();
+        for &(s, e) in &r.bindings {
+            let value = arena.eval(e, &|x| base(x, &known));
+            known.insert(s, value);
+        }
+        let qdd: Vec<f64> = r.accelerations.iter().map(|&e| arena.eval(e, &|x| base(x, &known))).collect();
+        // M⁻¹f by Gaussian elimination with partial pivoting.
+        let mut a: Vec<Vec<f64>> = (0..n)
+            .map(|i| {
+                let mut row: Vec<f64> = (0..n).map(|j| arena.eval(eq.mass[i][j], &|x| base(x, &known))).collect();
+                row.push(arena.eval(eq.forcing[i], &|x| base(x, &known)));
+                row
+            })
+            .collect();
+        for k in 0..n {
+            let p = (k..n).max_by(|&i, &j| a[i][k].abs().total_cmp(&a[j][k].abs())).expect("a row");
+            a.swap(k, p);
+            let pivot = a[k].clone();
+            for row in &mut a[k + 1..] {
+                let factor = row[k] / pivot[k];
+                for (x, p) in row.iter_mut().zip(&pivot).skip(k) {
+                    *x -= factor * p;
+                }
+            }
+        }
+        let mut dense = vec![0.0; n];
+        for i in (0..n).rev() {
+            let rest: f64 = (i + 1..n).map(|j| a[i][j] * dense[j]).sum();
+            dense[i] = (a[i][n] - rest) / a[i][i];
+        }
+        let scale = dense.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+        for i in 0..n {
+            assert!((qdd[i] - dense[i]).abs() < 1e-12 * scale, "q̈[{i}] = {} against {}\n{src}", qdd[i], dense[i]);
+        }
+    };
+    // The chain: each link below the last, x and y at every joint.
+    check(&crate::fixtures::pendulum_chain_struct("Chain4", 4), &[None, Some(0), Some(1), Some(2)], &[2, 2, 2, 2]);
+    // A link with its mass at the middle and a pendulum at its end: three directions at `b`.
+    check(
+        "#[mechanics(coordinates(x, b, c),
+           define(xm = x + l / 2 * b.sin(), ym = -l / 2 * b.cos(), xb = x + l * b.sin(), yb = -l * b.cos(),
+                  xc = xb + l * c.sin(), yc = yb - l * c.cos()),
+           lagrangian = mx / 2 * dot(x).powi(2) + m / 2 * (dot(xm).powi(2) + dot(ym).powi(2) + dot(xc).powi(2) + dot(yc).powi(2))
+               - g * m * (ym + yc) - k / 2 * (x - s * (w * t).sin()).powi(2),
+           force(b = -d * dot(b)))]
+         struct Link { mx: f64, m: f64, l: f64, g: f64, k: f64, s: f64, w: f64, d: f64 }",
+        &[None, Some(0), Some(1)],
+        &[1, 4, 2],
+    );
+    // Two roots stacked: the hook swings with the bridge `y` and the load's angle `a`, so `x` (and
+    // with it `a`) is grafted below `y`.
+    check(
+        "#[mechanics(coordinates(y, x, a, b),
+           particle(name = trolley, mass = mt, at = [x, y, 0]),
+           particle(name = load, mass = ml, at = [x + l * a.sin(), y, -l * a.cos()]),
+           particle(name = hook, mass = mh, at = [x + l * a.sin(), y + h * b.sin(), -l * a.cos() - h * b.cos()]),
+           gravity = [0, 0, -g])]
+         struct Gantry { mt: f64, ml: f64, mh: f64, l: f64, h: f64, g: f64 }",
+        &[None, Some(0), Some(1), Some(2)],
+        &[1, 2, 3, 2],
+    );
+    let refused = |src: &str, why: &str| {
+        let (model, mut arena) = lowered(src);
+        match recursion(&model, &mut arena) {
+            Ok(_) => panic!("a tree: {src}"),
+            Err(reason) => assert!(reason.contains(why), "{reason}\n{src}"),
+        }
+    };
+    refused(
+        "#[mechanics(coordinates(a, b), define(x = l * a.sin() + l * (a + b).sin()),
+           lagrangian = m / 2 * (dot(a).powi(2) + dot(x).powi(2)))] struct R { m: f64, l: f64 }",
+        "depends on `b`",
+    );
+    refused(
+        "#[mechanics(coordinates(a), define(x = s * (w * t).cos() + l * a.sin()),
+           lagrangian = m / 2 * dot(x).powi(2) + m / 2 * dot(a).powi(2))] struct S { m: f64, l: f64, s: f64, w: f64 }",
+        "moves with time",
+    );
+    refused(
+        "#[mechanics(coordinates(a, b), lagrangian = m / 2 * (dot(a).powi(2) + dot(b).powi(2)) + c * dot(a) * dot(b))]
+         struct P { m: f64, c: f64 }",
+        "products of different rates",
+    );
+    refused(
+        "#[mechanics(coordinates(a), lagrangian = m / 2 * a.powi(2) * dot(a).powi(2))] struct V { m: f64 }",
+        "a mass depends on the state",
+    );
+    refused(
+        "#[mechanics(coordinates(x, y), lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)),
+           holonomic(ring = x.powi(2) + y.powi(2) - 1))] struct C { m: f64 }",
+        "constraints",
+    );
+}

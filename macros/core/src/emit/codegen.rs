@@ -76,7 +76,8 @@ pub(crate) fn symbol_tokens(model: &View<'_>, sym: Expr) -> TokenStream {
             let [a, b, c, d] = [s, s + 1, s + 2, s + 3];
             quote!((x[#a] * x[#a] + x[#b] * x[#b] + x[#c] * x[#c] + x[#d] * x[#d]))
         }
-        Some(Role::Differential(_) | Role::TimeDifferential | Role::Substituted(_)) | None => quote!(::core::f64::NAN),
+        Some(Role::Differential(_) | Role::TimeDifferential | Role::Substituted(_) | Role::HeldRate(_) | Role::Temporary(_))
+        | None => quote!(::core::f64::NAN),
     }
 }
 
@@ -140,11 +141,25 @@ pub(crate) fn body_with_base(
     extra_params: &TokenStream,
     extra_args: &TokenStream,
 ) -> Body {
+    body_bound(model, &[], outputs, name, base, extra_params, extra_args)
+}
+
+/// [`body_with_base`] with bindings: symbols standing for expressions, each a temporary of its own
+/// (see `symbolic::emit_bound`).
+pub(crate) fn body_bound(
+    model: &View<'_>,
+    bindings: &[(Expr, Expr)],
+    outputs: &[Expr],
+    name: &str,
+    base: &(TokenStream, TokenStream),
+    extra_params: &TokenStream,
+    extra_args: &TokenStream,
+) -> Body {
     let symbol = |s| symbol_tokens(model, s);
-    let slots = symbolic::emit_slots(model.arena, outputs, &symbol, "__w");
+    let slots = symbolic::emit_slots_bound(model.arena, bindings, outputs, &symbol, "__w");
     if slots.statements.len() <= SPLIT_STATEMENTS {
         // Small: plain `let`s read better and optimise at least as well (re-emitting is cheap here).
-        let plain = symbolic::emit(model.arena, outputs, &symbol, "__w");
+        let plain = symbolic::emit_bound(model.arena, bindings, outputs, &symbol, "__w");
         return Body { parts: Vec::new(), statements: plain.statements, outputs: plain.outputs };
     }
     let len = slots.statements.len();

@@ -18,6 +18,7 @@ use symbolic::Expr;
 
 use crate::derive::constraint::ConstraintEquations;
 use crate::derive::euler_lagrange::Equations;
+use crate::derive::tree::{Dynamics, Recursive};
 use crate::emit::codegen::{Helpers, allow_generated, lazy, square_matrix, symbol_tokens, symmetric_matrix};
 use crate::model::View;
 
@@ -131,6 +132,7 @@ pub(crate) fn accelerations_and_jacobian(
     constraints: Option<&ConstraintEquations>,
     helpers: &mut Helpers,
     dyn_fn: &syn::Ident,
+    dynamics: &Dynamics,
 ) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
     let n = model.dof();
     let d = model.layout.state_dim();
@@ -153,14 +155,14 @@ pub(crate) fn accelerations_and_jacobian(
             (items.accelerations, items.jacobian, items.methods, items.trait_impl)
         }
         None if !model.field_jacobian => {
-            let acc = accelerations_method(n, d, dyn_fn);
+            let acc = accelerations_item(model, dynamics, helpers, dyn_fn);
             let sensitivities = sensitivity_items(model, eq, helpers);
             (acc, TokenStream::new(), sensitivities, TokenStream::new())
         }
         None if eq.rate_jacobians.is_some() => {
             let jac = quasi_jacobian_items(model, eq, helpers);
             let sensitivities = sensitivity_items(model, eq, helpers);
-            (accelerations_method(n, d, dyn_fn), jac, sensitivities, TokenStream::new())
+            (accelerations_item(model, dynamics, helpers, dyn_fn), jac, sensitivities, TokenStream::new())
         }
         None => {
             // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major), and ∂g/∂z of a contact model.
@@ -190,7 +192,7 @@ pub(crate) fn accelerations_and_jacobian(
                     quote! { ::routh::__private::mechanics::first_order_jacobian(t, &mass, gq, gv) },
                 )
             };
-            let acc = accelerations_method(n, d, dyn_fn);
+            let acc = accelerations_item(model, dynamics, helpers, dyn_fn);
             let bind = bind_mass_operator_and_forcing();
             let jac = quote! {
                 /// ∂g/∂q and ∂g/∂q̇ (and ∂g/∂z of a contact model) for the residual g = f − M a (used by
@@ -437,11 +439,69 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) ->
     }
 }
 
+/// `accelerations` by the model's dynamics: the recursion along its kinematic tree, or q̈ = M⁻¹ f
+/// from the dynamics function.
+fn accelerations_item(model: &View<'_>, dynamics: &Dynamics, helpers: &mut Helpers, dyn_fn: &syn::Ident) -> TokenStream {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    match dynamics {
+        Dynamics::Recursive(r) => recursive_accelerations(model, r, helpers),
+        Dynamics::Dense(why) => accelerations_method(n, d, dyn_fn, why),
+    }
+}
+
+/// `accelerations` by the articulated-body recursion ([`crate::derive::tree`]): q̈ and the pivots
+/// of M's factorisation along the tree in one straight-line function, checked by the runtime.
+fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helpers) -> TokenStream {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    let mut outputs = r.accelerations.clone();
+    outputs.extend(&r.pivots);
+    let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
+    let base = (quote! { t: f64, x: &#sv, }, quote! { t, x, });
+    let none = TokenStream::new();
+    let body = crate::emit::codegen::body_bound(model, &r.bindings, &outputs, "__routh_recursive", &base, &none, &none);
+    let (stmts, vals) = helpers.add(body);
+    let (qdd, pivots) = vals.split_at(n);
+    let name = |i: usize| model.coordinates[i].to_string();
+    let tree: Vec<String> = (0..n)
+        .map(|j| match r.parents[j] {
+            Some(p) => format!("{} → {}", name(p), name(j)),
+            None => format!("ground → {}", name(j)),
+        })
+        .collect();
+    let doc = format!(
+        " Accelerations q̈ by the articulated-body recursion along the model's kinematic tree (O(n): M is \
+          never formed), the same q̈ as M⁻¹ f. Tree: {}; {} directions of motion in all. Chosen {}; \
+          `dynamics = dense` solves M q̈ = f instead.",
+        tree.join(", "),
+        r.directions.iter().sum::<usize>(),
+        if model.dynamics.is_some() { "by `dynamics = recursive`" } else { "for this model's size" },
+    );
+    let allow = allow_generated();
+    quote! {
+        #[doc = #doc]
+        ///
+        /// # Errors
+        /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if a pivot of the recursion
+        /// vanishes (M is singular at this state), [`FieldError::NonFinite`](::routh::runtime::FieldError)
+        /// if the result is not finite.
+        #allow
+        #[inline]
+        pub fn accelerations(&self, t: f64, x: &#sv)
+            -> ::core::result::Result<::routh::__private::nalgebra::SVector<f64, #n>, ::routh::__private::FieldError>
+        {
+            #(#stmts)*
+            ::routh::__private::mechanics::recursive_accelerations(t, [#(#qdd),*], [#(#pivots),*])
+        }
+    }
+}
+
 /// `accelerations`: q̈ = M⁻¹ f from the dynamics function.
-fn accelerations_method(n: usize, d: usize, dyn_fn: &syn::Ident) -> TokenStream {
+fn accelerations_method(n: usize, d: usize, dyn_fn: &syn::Ident, why: &str) -> TokenStream {
+    let why = if why.is_empty() { String::new() } else { format!(" Dense path: {why}.") };
     quote! {
         /// Accelerations q̈ = M⁻¹ f, solved numerically (Cholesky, LU fallback; M is never inverted
         /// symbolically).
+        #[doc = #why]
         ///
         /// # Errors
         /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state,

@@ -40,7 +40,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     let quantities = quantities(model, eq, &[l_doc, e_doc, p_doc, pw_doc, q_doc], &mut helpers);
 
     let (acc_method, jac_method, constraint_items, constraint_impl) =
-        dynamics::accelerations_and_jacobian(model, eq, constraints.as_ref(), &mut helpers, &dyn_fn);
+        dynamics::accelerations_and_jacobian(model, eq, constraints.as_ref(), &mut helpers, &dyn_fn, &derived.dynamics);
 
     let symmetry_items = crate::emit::symmetry::methods(model, symmetries, &mut helpers);
     let (discrete_items, discrete_impl) = match discrete {
@@ -54,7 +54,12 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
 
     let mechanical_impl = dynamics::mechanical_system_impl(model);
     let (field_from, contact_items) = contact_items(model, eq, &mut helpers);
-    let constants = constants_and_state(model, &state_doc, dim_doc);
+    let dynamics_name = match (&derived.dynamics, constraints) {
+        (_, Some(_)) => "constrained",
+        (crate::derive::tree::Dynamics::Recursive(_), None) => "recursive",
+        (crate::derive::tree::Dynamics::Dense(_), None) => "dense",
+    };
+    let constants = constants_and_state(model, &state_doc, dim_doc, dynamics_name);
     let outputs = outputs_items(model, &mut helpers);
     let n_lit = n;
 
@@ -113,7 +118,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
 }
 
 /// The constants `DOF`, `STATE_DIM`, `COORDINATES`, `STATE_NAMES` and the `state` constructor.
-fn constants_and_state(model: &View<'_>, state_doc: &str, dim_doc: &str) -> TokenStream {
+fn constants_and_state(model: &View<'_>, state_doc: &str, dim_doc: &str, dynamics: &str) -> TokenStream {
     let (n, d, nq) = (model.dof(), model.layout.state_dim(), model.layout.position_dim());
     let coord_names: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
     let state_names = state_names(model);
@@ -122,6 +127,10 @@ fn constants_and_state(model: &View<'_>, state_doc: &str, dim_doc: &str) -> Toke
         /// Number of degrees of freedom n (velocities; the generalized coordinates but for an
         /// orientation, whose quaternion's four components have three angular velocities).
         pub const DOF: usize = #n;
+        /// How [`Self::accelerations`] are computed: `"recursive"` (the articulated-body recursion
+        /// along the model's kinematic tree, O(n)), `"dense"` (M q̈ = f, M formed and factored) or
+        /// `"constrained"` (the saddle-point system of the constraints).
+        pub const DYNAMICS: &'static str = #dynamics;
         #[doc = #dim_doc]
         pub const STATE_DIM: usize = #d;
         /// Names of the generalized coordinates, in state order.

@@ -184,3 +184,26 @@ pub fn bodies_lagrangian(lower: &mut Lowerer<'_>, bodies: &[Body], gravity: Opti
     }
     arena.add(&terms)
 }
+
+/// [`bodies_lagrangian`] over the rates of the mass centres (each component of ṙ held as a symbol,
+/// see [`Lowerer::held_lagrangian`]): particles only, `None` with a rigid body.
+pub fn held_bodies_lagrangian(lower: &mut Lowerer<'_>, bodies: &[Body], gravity: Option<&Vec3>) -> Option<Expr> {
+    if bodies.iter().any(|b| b.rotation.is_some()) {
+        return None;
+    }
+    let half = lower.arena.num(Rational::new(1, 2).expect("1/2"));
+    let mut terms = Vec::new();
+    for b in bodies {
+        let v: Vec<Expr> = (0..3).map(|c| lower.hold(b.centre[c], b.velocity[c])).collect();
+        let arena = &mut *lower.arena;
+        let squares: Vec<Expr> = v.iter().map(|&w| arena.powi(w, 2)).collect();
+        let v2 = arena.add(&squares);
+        let t = arena.mul(&[half, b.mass, v2]);
+        terms.push(t);
+        if let Some(g) = gravity {
+            let gr = arena.dot3(g, &b.centre);
+            terms.push(arena.mul2(b.mass, gr));
+        }
+    }
+    Some(lower.arena.add(&terms))
+}

@@ -20,7 +20,8 @@ use syn::{BinOp, Expr as SynExpr, Ident, Lit, UnOp};
 
 use super::value::{GEOMETRY_FUNCTIONS, Value};
 use crate::diagnostics::unknown;
-use crate::layout::Layout;
+use crate::layout::{Layout, Role};
+use crate::model::HeldLagrangian;
 
 /// Every function name the language knows, for hints: the smooth functions of the symbolic
 /// engine's table ([`Func`], called as `x.f()` or `f(x)`), and the DSL's own `sqrt`, `powi`,
@@ -87,6 +88,9 @@ pub struct Lowerer<'a> {
     inputs: Vec<String>,
     /// Memo of total time derivatives, shared by every `dot` of the model.
     dot_cache: FxHashMap<Expr, Expr>,
+    /// While lowering the Lagrangian over its velocities ([`Lowerer::held_lagrangian`]): each
+    /// position whose rate `dot` took, with the symbol that stands for the rate and the rate.
+    held: Option<Vec<(Expr, Expr, Expr)>>,
     /// While lowering a one-form: the differentials dqₖ and dt that `d<coordinate>` and `dt` denote.
     differentials: Option<(Vec<Expr>, Expr)>,
     /// While lowering a raw discrete Lagrangian or force: the nodes `q0(x)`, `q1(x)`, the step
@@ -153,6 +157,7 @@ impl<'a> Lowerer<'a> {
             action: action.map(ToString::to_string),
             inputs: inputs.iter().map(ToString::to_string).collect(),
             dot_cache: FxHashMap::default(),
+            held: None,
             differentials: None,
             nodes: None,
         }
@@ -433,7 +438,7 @@ impl<'a> Lowerer<'a> {
             ));
         }
         if let Some(&d) = self.dot_cache.get(&e) {
-            return Ok(d);
+            return Ok(self.hold(e, d));
         }
         if let Some(k) = self.syms.qd.iter().position(|&v| self.arena.depends_on(e, v)) {
             return Err(syn::Error::new(
@@ -463,7 +468,45 @@ impl<'a> Lowerer<'a> {
         }
         let d = self.syms.total_derivative(self.arena, &[e], true)[0];
         self.dot_cache.insert(e, d);
-        Ok(d)
+        Ok(self.hold(e, d))
+    }
+
+    /// The rate `d` of `position`, or while lowering over the velocities the symbol standing for
+    /// it (one per position; a zero rate stays zero).
+    pub fn hold(&mut self, position: Expr, d: Expr) -> Expr {
+        let Some(held) = &mut self.held else { return d };
+        if d == self.arena.zero() {
+            return d;
+        }
+        if let Some(&(_, s, _)) = held.iter().find(|h| h.0 == position) {
+            return s;
+        }
+        let s = self.syms.symbol(self.arena, Role::HeldRate(held.len()));
+        held.push((position, s, d));
+        s
+    }
+
+    /// The Lagrangian `e` lowered once more with the rate of every position it takes (`dot(x)`,
+    /// inside defines too) held as a symbol: L̃(t, q, v) with the symbols and their rates, for the
+    /// recursive dynamics to read the kinetic energy's structure from (it checks that putting the
+    /// rates back gives L). `None` if that lowering fails. The defines are lowered afresh for it
+    /// and left as they were.
+    pub fn held_lagrangian(
+        &mut self,
+        e: Option<&SynExpr>,
+        extra: impl FnOnce(&mut Self) -> Option<Expr>,
+    ) -> Option<HeldLagrangian> {
+        let saved = std::mem::replace(&mut self.define_state, self.defines.iter().map(|_| DefineState::Pending).collect());
+        self.held = Some(Vec::new());
+        let written = match e {
+            Some(e) => self.lower(e).ok(),
+            None => Some(self.arena.zero()),
+        };
+        let extra = extra(self);
+        let held = self.held.take().unwrap_or_default();
+        self.define_state = saved;
+        let lagrangian = self.arena.add2(written?, extra?);
+        Some(HeldLagrangian { lagrangian, rates: held.into_iter().map(|(_, s, d)| (s, d)).collect() })
     }
 
     fn literal(&mut self, lit: &Lit) -> syn::Result<Expr> {

@@ -76,6 +76,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             inputs: raw.inputs.clone(),
             sensitivities: raw.sensitivities.clone(),
             jacobian: raw.jacobian.clone(),
+            dynamics: raw.dynamics.clone(),
             defines: raw.defines.clone(),
             bodies: raw.bodies.clone(),
             contacts: raw.contacts.clone(),
@@ -187,6 +188,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 inputs: Vec::new(),
                 sensitivities: raw.sensitivities.clone(),
                 jacobian: own.jacobian.clone().or_else(|| raw.jacobian.clone()),
+                dynamics: own.dynamics.clone().or_else(|| raw.dynamics.clone()),
                 defines,
                 // Bodies belong to the Lagrangian: a mode that inherits it inherits them.
                 bodies: match (own_lagrangian, inherit_coordinates) {
@@ -528,6 +530,15 @@ fn lower_model(
         return None;
     }
     let exact_rates = lower.exact_rates();
+    // The Lagrangian over the rates of its positions, for the recursive dynamics: of particles and
+    // a written Lagrangian, in models without constraints, orientations or an action.
+    let held = (constraints.is_empty() && lower.syms.orientations.is_empty() && action.is_none())
+        .then(|| {
+            lower.held_lagrangian(raw.lagrangians.first().map(|(_, e)| e), |lower| {
+                super::body::held_bodies_lagrangian(lower, &bodies, gravity.as_ref())
+            })
+        })
+        .flatten();
     let zero = lower.arena.zero();
     // Forces act on the ordinary coordinates' velocities, torques on an orientation's ω.
     let force: Vec<Expr> = force.into_iter().map(|f| f.unwrap_or(zero)).collect();
@@ -539,6 +550,8 @@ fn lower_model(
     model.action = action.cloned();
     model.bodies = bodies;
     model.exact_rates = exact_rates;
+    model.held = held;
+    model.dynamics = raw.dynamics.clone();
     model.inputs = inputs.to_vec();
     model.constraints = constraints;
     model.impacts = impacts;

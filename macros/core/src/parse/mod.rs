@@ -8,6 +8,7 @@
 //!       | input( ident, ... )                      // control inputs u, usable in forces
 //!       | sensitivity( param, ... )                // generate ∂F/∂p for these parameters
 //!       | jacobian                                 // generate the field Jacobian ∂F/∂x
+//!       | dynamics = recursive | dense             // how the accelerations are computed
 //!       | discrete( rule = rule )                  // a variational integrator of the model
 //!       | discrete( lagrangian = expr, force_minus( ident = expr, ... ), force_plus( ident = expr, ... ) )
 //!                                                  // a raw discrete system in q0(x), q1(x), h, t
@@ -130,6 +131,7 @@ pub const ITEMS: &[&str] = &[
     "discrete",
     "sensitivity",
     "jacobian",
+    "dynamics",
     "output",
 ];
 
@@ -284,6 +286,11 @@ pub enum Item {
         keyword: Ident,
         value: Expr,
     },
+    /// `dynamics = recursive | dense`.
+    Dynamics {
+        keyword: Ident,
+        value: Ident,
+    },
     Impact(ImpactDecl),
     Mode(ModeDecl),
     Symmetry(Vec<SymmetryDecl>),
@@ -377,6 +384,16 @@ impl Parse for Item {
                 let content;
                 syn::parenthesized!(content in input);
                 Ok(Item::Contact(Box::new(ContactDecl::parse_body(keyword, &content)?)))
+            }
+            "dynamics" => {
+                let hint = "expected `dynamics = recursive` (the O(n) articulated-body recursion along the model's \
+                            kinematic tree) or `dynamics = dense` (M q̈ = f solved by Cholesky)";
+                input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), hint))?;
+                let value: Ident = input.parse().map_err(|e| syn::Error::new(e.span(), hint))?;
+                if value != "recursive" && value != "dense" {
+                    return Err(syn::Error::new(value.span(), format!("unknown dynamics `{value}`; {hint}")));
+                }
+                Ok(Item::Dynamics { keyword, value })
             }
             "gravity" => {
                 input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), "expected `gravity = [gx, gy, gz]`"))?;
@@ -593,6 +610,8 @@ pub struct RawModel {
     pub sensitivities: Vec<(Ident, Vec<Ident>)>,
     /// The `jacobian` item, if given: generate the field Jacobian.
     pub jacobian: Option<Ident>,
+    /// `dynamics = recursive | dense`, if given: its value.
+    pub dynamics: Option<Ident>,
     /// `define`, `frame` and `point` items (one namespace; [`Binding::kind`] says which).
     pub defines: Vec<Binding>,
     /// `body(...)` and `particle(...)` items.
@@ -628,6 +647,7 @@ impl RawModel {
             inputs: Vec::new(),
             sensitivities: Vec::new(),
             jacobian: None,
+            dynamics: None,
             defines: Vec::new(),
             bodies: Vec::new(),
             contacts: Vec::new(),
@@ -667,6 +687,12 @@ impl RawModel {
             Item::Body(b) => self.bodies.push(*b),
             Item::Contact(c) => self.contacts.push(*c),
             Item::Gravity { keyword, value } => self.gravity.push((keyword, value)),
+            Item::Dynamics { keyword, value } => {
+                if self.dynamics.is_some() {
+                    return Err(syn::Error::new(keyword.span(), "`dynamics = ...` is declared twice"));
+                }
+                self.dynamics = Some(value);
+            }
             Item::Impact(decl) => self.impacts.push(decl),
             Item::Mode(m) => self.modes.push(m),
             Item::Symmetry(s) => self.symmetries.extend(s),

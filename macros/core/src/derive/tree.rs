@@ -1,0 +1,529 @@
+//! Recursive dynamics along a kinematic tree: q̈ in O(n) by the articulated-body recursion, derived
+//! symbolically and emitted as straight-line code per joint.
+//!
+//! **Which models.** The Lagrangian over the rates of its positions ([`HeldLagrangian`]) must be
+//!
+//! ```text
+//! L = Σₖ ½ mₖ vₖ² − V(t, q),      vₖ = ẋₖ = Σ_{j ∈ Dₖ} sₖⱼ(qⱼ) q̇ⱼ
+//! ```
+//!
+//! — point masses (particles, or `m / 2 * (dot(x).powi(2) + …)` written by hand) with constant
+//! masses, every velocity coefficient sₖⱼ a function of its own coordinate qⱼ alone (a position is
+//! its parent's plus terms of one coordinate, as in a chain in absolute angles or a pendulum on a
+//! cart), no explicit time in the positions — and the coordinates must form a tree. It is built in
+//! declaration order: the coordinates that move a mass together with j, declared before it, must lie
+//! on one path, and j hangs below the deepest; where they lie in different trees of the forest so
+//! far, those trees are stacked (a root grafted below the deepest such coordinate of the tree
+//! before: translations commute, so a longer path changes no velocity). Each condition is checked
+//! exactly (the decomposition of L by the zero test, the coefficients by their symbols, the rows
+//! by rebuilding the rates); a model that fails one keeps the dense path, and `dynamics =
+//! recursive` on it is a compile error saying which.
+//!
+//! **Directions.** Along the tree every mass moves with a velocity row Σ sⱼ q̇ⱼ over the path to
+//! its joint. Its truncations to the paths of the ancestors are the *directions* of those joints: a
+//! direction d at joint j is its parent's direction (or none) plus S_j[d] q̇ⱼ. All motion is
+//! translation, so the spatial algebra of Featherstone's algorithm reduces to the identity
+//! transport between a direction and its parent; rotations enter only through the coefficients
+//! sⱼ(qⱼ). A chain in the plane has two directions per joint (x and y), a link with its mass at the
+//! middle and its joint at the end three.
+//!
+//! **The recursion** (Featherstone's articulated-body algorithm over directions; τ = −∂V/∂q + Q):
+//!
+//! ```text
+//! Cⱼ[d]  = (∂S_j[d]/∂qⱼ) q̇ⱼ²                                   (velocity-product acceleration)
+//! leaves → root:  Uⱼ = I^Aⱼ Sⱼ,  Dⱼ = Sⱼ·Uⱼ,  uⱼ = τⱼ − Sⱼ·p^Aⱼ
+//!                 I^A_parent += Xᵀ (I^Aⱼ − Uⱼ Uⱼᵀ / Dⱼ) X
+//!                 p^A_parent += Xᵀ (p^Aⱼ + (I^Aⱼ − Uⱼ Uⱼᵀ/Dⱼ) Cⱼ + Uⱼ uⱼ / Dⱼ)
+//! root → leaves:  a'ⱼ = X a_parent + Cⱼ,  q̈ⱼ = (uⱼ − Uⱼ·a'ⱼ) / Dⱼ,  aⱼ = a'ⱼ + Sⱼ q̈ⱼ
+//! ```
+//!
+//! with I^Aⱼ starting as the diagonal of the masses at joint j and X the map of each direction to
+//! its parent's. The pivots Dⱼ are those of a factorisation of M along the tree: positive where M
+//! is, and returned with q̈ so that the runtime reports a singular M. Every quantity is bound to a
+//! symbol of its own ([`Role::Temporary`], emitted with `symbolic::emit_bound`), so the code is
+//! linear in the number of directions.
+
+use std::collections::BTreeMap;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use symbolic::{Arena, Expr, Node};
+
+use crate::layout::{Layout, Role};
+use crate::model::Model;
+
+/// The recursive evaluation of q̈ of one model.
+pub struct Recursive {
+    /// `s = e` in dependency order: the recursion's quantities.
+    pub bindings: Vec<(Expr, Expr)>,
+    /// q̈ⱼ.
+    pub accelerations: Vec<Expr>,
+    /// The pivots Dⱼ (zero where M is singular).
+    pub pivots: Vec<Expr>,
+    /// The parent of each coordinate in the tree.
+    pub parents: Vec<Option<usize>>,
+    /// The number of directions at each joint.
+    pub directions: Vec<usize>,
+}
+
+impl Recursive {
+    /// An estimate of the recursion's arithmetic, Σⱼ (3 dⱼ² + 8 dⱼ) for dⱼ directions at joint j,
+    /// to compare with the dense path's n³/3 + the forming of M.
+    pub fn cost(&self) -> usize {
+        self.directions.iter().map(|&d| 3 * d * d + 8 * d).sum()
+    }
+}
+
+/// How the model's accelerations are computed.
+pub enum Dynamics {
+    /// M q̈ = f, M formed and factored (Cholesky, LU fallback). The reason the recursion was not
+    /// taken, for rustdoc.
+    Dense(String),
+    /// The articulated-body recursion.
+    Recursive(Recursive),
+}
+
+/// The dense path is kept below this many coordinates unless asked otherwise: small models' M is
+/// cheap to form and factor (`cargo bench --bench chain -- rhs/`: the two paths of the chain are
+/// level at 10 links, the recursion 1.8 times faster at 20).
+pub const AUTO_MIN_DOF: usize = 12;
+
+/// The model's dynamics: as asked by `dynamics = ...`, or chosen by size (the recursion for a tree
+/// of at least [`AUTO_MIN_DOF`] coordinates whose recursion is cheaper than the dense path). An
+/// explicit `dynamics = recursive` on a model that is not a tree is an error (the reason).
+pub fn derive(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
+    let asked = model.dynamics.as_ref();
+    if asked.is_some_and(|d| d == "dense") {
+        return Ok(Dynamics::Dense("asked for with `dynamics = dense`".into()));
+    }
+    let n = model.dof();
+    match (recursion(model, arena), asked) {
+        (Ok(r), Some(_)) => Ok(Dynamics::Recursive(r)),
+        (Err(why), Some(kw)) => Err(syn::Error::new(
+            kw.span(),
+            format!(
+                "`dynamics = recursive` needs kinematics the recursion can follow, and {why}. Remove \
+                 `dynamics = recursive` to solve M q̈ = f instead"
+            ),
+        )),
+        (Ok(r), None) => {
+            let dense = n * n * n / 3 + 4 * n * n;
+            if n >= AUTO_MIN_DOF && r.cost() < dense {
+                Ok(Dynamics::Recursive(r))
+            } else {
+                Ok(Dynamics::Dense(format!(
+                    "the model is a kinematic tree, but with {n} coordinate{} the dense path is as fast \
+                     (`dynamics = recursive` takes the recursion)",
+                    if n == 1 { "" } else { "s" }
+                )))
+            }
+        }
+        (Err(why), None) => Ok(Dynamics::Dense(why)),
+    }
+}
+
+/// The symbols of `e` (a walk of its DAG, linear in its size).
+fn symbols(arena: &Arena, e: Expr) -> Vec<Expr> {
+    let mut seen = FxHashSet::default();
+    let mut stack = vec![e];
+    let mut out = Vec::new();
+    while let Some(x) = stack.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        match arena.node(x) {
+            Node::Sym(_) => out.push(x),
+            node => node.for_each_child(|c| stack.push(c)),
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// A velocity row: (coordinate, coefficient), by coordinate.
+type Row = Vec<(usize, Expr)>;
+
+/// vₖ as a sparse row over q̇ (checked: Σⱼ cⱼ q̇ⱼ is vₖ), or why it is not one.
+fn velocity_row(arena: &mut Arena, syms: &Layout, v: Expr) -> Result<Row, String> {
+    let terms: Vec<Expr> = match arena.node(v) {
+        Node::Add(ts) => ts.to_vec(),
+        _ => vec![v],
+    };
+    let mut row: BTreeMap<usize, Vec<Expr>> = BTreeMap::new();
+    for t in terms {
+        let mut rates = Vec::new();
+        for s in symbols(arena, t) {
+            match syms.role(s) {
+                Some(Role::Velocity(j)) => rates.push(j),
+                Some(Role::Time) => return Err("a position moves with time (its rate depends on t)".into()),
+                _ => {}
+            }
+        }
+        if rates.is_empty() {
+            return Err("a position moves with time (its rate has a term without a velocity)".into());
+        }
+        for j in rates {
+            let c = arena.diff(t, syms.qd[j]);
+            if syms.qd.iter().any(|&v| arena.depends_on(c, v)) {
+                return Err("a kinetic term is not quadratic in the velocities".into());
+            }
+            row.entry(j).or_default().push(c);
+        }
+    }
+    let row: Row = row.into_iter().map(|(j, cs)| (j, arena.add(&cs))).collect();
+    let terms: Vec<Expr> = row.iter().map(|&(j, c)| arena.mul2(c, syms.qd[j])).collect();
+    let back = arena.add(&terms);
+    if back != v {
+        let gap = arena.sub(back, v);
+        if !arena.zero_test(gap).is_zero() {
+            return Err("a position moves with time (its rate is not linear in the velocities)".into());
+        }
+    }
+    Ok(row)
+}
+
+/// The recursion of `model`, or why its kinematics are not a tree it can follow.
+pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> {
+    let syms = &model.layout;
+    let n = model.dof();
+    if !model.constraints.is_empty() {
+        return Err("the model has constraints (their saddle point is solved with the dense M)".into());
+    }
+    if !syms.orientations.is_empty() || syms.z.is_some() {
+        return Err("the model has an orientation or an action variable".into());
+    }
+    let Some(held) = &model.held else {
+        return Err("its kinetic energy is not of point masses (rigid bodies take the dense path for now)".into());
+    };
+    // L = L̃ at the rates, checked.
+    let back = arena.subs(held.lagrangian, &held.rates);
+    if back != model.lagrangian {
+        let d = arena.sub(back, model.lagrangian);
+        if !arena.zero_test(d).is_zero() {
+            return Err("its Lagrangian could not be read over the rates of its positions".into());
+        }
+    }
+    // L̃ = rest + Σ ½ mₖ vₖ², the masses constant, rest free of velocities: one zero test.
+    let lt = held.lagrangian;
+    let zeros: Vec<(Expr, Expr)> = held.rates.iter().map(|&(w, _)| (w, arena.zero())).collect();
+    let rest = arena.subs(lt, &zeros);
+    if symbols(arena, rest).iter().any(|&s| matches!(syms.role(s), Some(Role::Velocity(_) | Role::HeldRate(_)))) {
+        return Err("the Lagrangian has velocity terms other than ½ m ẋ² of positions (a velocity written bare \
+                    outside `dot(..)` squared, or products of rates)"
+            .into());
+    }
+    let half = arena.num(symbolic::Rational::new(1, 2).expect("1/2"));
+    let mut masses = Vec::new();
+    let mut kinetic = Vec::new();
+    for &(w, _) in &held.rates {
+        let p = arena.diff(lt, w);
+        let m = arena.diff(p, w);
+        if symbols(arena, m).iter().any(|&s| !matches!(syms.role(s), Some(Role::Parameter(_)))) {
+            return Err("a mass depends on the state (or the kinetic energy is not a sum of squares of rates)".into());
+        }
+        let w2 = arena.powi(w, 2);
+        kinetic.push(arena.mul(&[half, m, w2]));
+        masses.push(m);
+    }
+    let mut terms = kinetic;
+    terms.push(rest);
+    let rebuilt = arena.add(&terms);
+    let gap = arena.sub(lt, rebuilt);
+    if !arena.zero_test(gap).is_zero() {
+        return Err("the kinetic energy is not Σ ½ m ẋ² over positions (it has products of different rates)".into());
+    }
+
+    // Components: distinct rates with their summed masses, and their rows.
+    let mut by_rate: FxHashMap<Expr, usize> = FxHashMap::default();
+    let mut comps: Vec<(Expr, Expr)> = Vec::new(); // (rate, mass)
+    for (&(_, v), &m) in held.rates.iter().zip(&masses) {
+        if arena.as_num(m).is_some_and(|r| r.is_zero()) {
+            continue;
+        }
+        match by_rate.get(&v) {
+            Some(&k) => comps[k].1 = arena.add2(comps[k].1, m),
+            None => {
+                by_rate.insert(v, comps.len());
+                comps.push((v, m));
+            }
+        }
+    }
+    let mut rows = Vec::with_capacity(comps.len());
+    for &(v, _) in &comps {
+        rows.push(velocity_row(arena, syms, v)?);
+    }
+    // Every coefficient a function of its own coordinate (and the parameters).
+    for row in &rows {
+        for &(j, c) in row {
+            let foreign = symbols(arena, c).into_iter().find(|&s| match syms.role(s) {
+                Some(Role::Coordinate(i)) => i != j,
+                Some(Role::Parameter(_)) => false,
+                _ => true,
+            });
+            if let Some(s) = foreign {
+                let name = |s: Expr| match syms.role(s) {
+                    Some(Role::Coordinate(i)) => format!("`{}`", model.coordinates[i]),
+                    _ => "the state".to_string(),
+                };
+                return Err(format!(
+                    "the velocity of a position along `dot({})` depends on {}: a position must be its parent's plus terms \
+                     of one coordinate (absolute angles, not relative ones)",
+                    model.coordinates[j],
+                    name(s)
+                ));
+            }
+        }
+    }
+
+    // The tree, coordinate by coordinate in declaration order: the coordinates moving a mass together
+    // with j (declared before it) must lie on one path; j hangs below the deepest. Where they lie in
+    // different trees of the forest so far, those trees are stacked (each root grafted below the
+    // deepest such coordinate of the one before): translations commute, so a longer path changes
+    // no velocity.
+    let mut with: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); n];
+    for row in &rows {
+        let own = row.last().map(|e| e.0).expect("a row has a velocity");
+        for &(i, _) in &row[..row.len() - 1] {
+            with[own].insert(i);
+        }
+    }
+    let mut parents: Vec<Option<usize>> = vec![None; n];
+    let path_of = |parents: &[Option<usize>], j: usize| -> Vec<usize> {
+        let mut path = vec![j];
+        let mut p = parents[j];
+        while let Some(i) = p {
+            path.push(i);
+            p = parents[i];
+        }
+        path.reverse();
+        path
+    };
+    for j in 0..n {
+        let mut w: Vec<usize> = with[j].iter().copied().collect();
+        w.sort_unstable();
+        // By tree (its root): the members of w, the deepest last.
+        let mut trees: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for &i in &w {
+            let path = path_of(&parents, i);
+            trees.entry(path[0]).or_default().push(i);
+        }
+        let mut bottom: Option<usize> = None;
+        for (_, members) in trees {
+            let deepest = *members.iter().max_by_key(|&&i| path_of(&parents, i).len()).expect("a member");
+            let path = path_of(&parents, deepest);
+            if let Some(&stray) = members.iter().find(|i| !path.contains(i)) {
+                return Err(format!(
+                    "`{}` and `{}` both move masses with `{}`, but neither is an ancestor of the other: the coordinates \
+                     do not form a tree (declare each coordinate after the ones it is attached to)",
+                    model.coordinates[stray], model.coordinates[deepest], model.coordinates[j]
+                ));
+            }
+            if let Some(b) = bottom {
+                parents[path[0]] = Some(b);
+            }
+            bottom = Some(deepest);
+        }
+        parents[j] = bottom;
+    }
+    // Parents before children.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&j| (path_of(&parents, j).len(), j));
+    let on_path = |j: usize| path_of(&parents, j);
+
+    // Directions: (joint, parent direction, S) interned; each component's direction at its joint.
+    let zero = arena.zero();
+    let mut dirs: Vec<(usize, Option<usize>, Expr)> = Vec::new();
+    let mut intern: FxHashMap<(usize, Option<usize>, Expr), usize> = FxHashMap::default();
+    let mut at_joint: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut comp_dir = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let own = row.last().expect("a row has a velocity").0;
+        let entries: FxHashMap<usize, Expr> = row.iter().copied().collect();
+        let mut dir: Option<usize> = None;
+        for i in on_path(own) {
+            let s = entries.get(&i).copied().unwrap_or(zero);
+            if dir.is_none() && s == zero {
+                continue;
+            }
+            let key = (i, dir, s);
+            let id = *intern.entry(key).or_insert_with(|| {
+                dirs.push(key);
+                at_joint[i].push(dirs.len() - 1);
+                dirs.len() - 1
+            });
+            dir = Some(id);
+        }
+        comp_dir.push(dir.expect("a nonzero row has a direction"));
+    }
+    if let Some(j) = at_joint.iter().position(Vec::is_empty) {
+        return Err(format!("`{}` moves no mass", model.coordinates[j]));
+    }
+
+    // Generalized forces τ = ∂(L̃ at v = 0)/∂q + Q.
+    let tau: Vec<Expr> = (0..n)
+        .map(|j| {
+            let dv = arena.diff(rest, syms.q[j]);
+            arena.add2(dv, model.force[j])
+        })
+        .collect();
+    let tau = arena.horner_many(&tau);
+
+    let mut rec = Builder { arena, syms, bindings: Vec::new() };
+    // Velocity-product accelerations C[d] = ∂S/∂qⱼ q̇ⱼ².
+    let c: Vec<Expr> = dirs
+        .iter()
+        .map(|&(j, _, s)| {
+            let ds = rec.arena.diff(s, syms.q[j]);
+            let v2 = rec.arena.powi(syms.qd[j], 2);
+            let cd = rec.arena.mul2(ds, v2);
+            rec.bind(cd)
+        })
+        .collect();
+    // Leaves → root. Articulated inertias over pairs of directions (a ≤ b), bias forces.
+    let mut inertia: BTreeMap<(usize, usize), Vec<Expr>> = BTreeMap::new();
+    let mut bias: BTreeMap<usize, Vec<Expr>> = BTreeMap::new();
+    for (k, &(_, m)) in comps.iter().enumerate() {
+        inertia.entry((comp_dir[k], comp_dir[k])).or_default().push(m);
+    }
+    let mut u_of = vec![Vec::new(); n];
+    let mut d_of = vec![zero; n];
+    let mut uu_of = vec![zero; n];
+    for &j in order.iter().rev() {
+        let ds = &at_joint[j];
+        let ia = |rec: &mut Builder<'_>, inertia: &mut BTreeMap<(usize, usize), Vec<Expr>>, a: usize, b: usize| {
+            let key = (a.min(b), a.max(b));
+            match inertia.get(&key) {
+                Some(terms) if terms.len() == 1 => terms[0],
+                Some(terms) => {
+                    let sum = rec.arena.add(terms);
+                    let bound = rec.bind(sum);
+                    inertia.insert(key, vec![bound]);
+                    bound
+                }
+                None => rec.arena.zero(),
+            }
+        };
+        let mut ia_j = vec![vec![zero; ds.len()]; ds.len()];
+        for (x, &a) in ds.iter().enumerate() {
+            for (y, &b) in ds.iter().enumerate().skip(x) {
+                let e = ia(&mut rec, &mut inertia, a, b);
+                ia_j[x][y] = e;
+                ia_j[y][x] = e;
+            }
+        }
+        let pa_j: Vec<Expr> = ds
+            .iter()
+            .map(|a| {
+                let terms = bias.get(a).cloned().unwrap_or_default();
+                let sum = rec.arena.add(&terms);
+                rec.bind(sum)
+            })
+            .collect();
+        let s_j: Vec<Expr> = ds.iter().map(|&a| dirs[a].2).collect();
+        let u: Vec<Expr> = ia_j
+            .iter()
+            .map(|row| {
+                let e = rec.arena.dot(row, &s_j);
+                rec.bind(e)
+            })
+            .collect();
+        let dd = rec.arena.dot(&s_j, &u);
+        let dd = rec.bind(dd);
+        let sp = rec.arena.dot(&s_j, &pa_j);
+        let uu = rec.arena.sub(tau[j], sp);
+        let uu = rec.bind(uu);
+        if parents[j].is_some() {
+            // I^a = I^A − U Uᵀ / D, p^a = p^A + I^a C + U u / D, handed to the parent directions.
+            let inv = rec.arena.powi(dd, -1);
+            let inv = rec.bind(inv);
+            let scaled: Vec<Expr> = u
+                .iter()
+                .map(|&ux| {
+                    let e = rec.arena.mul2(ux, inv);
+                    rec.bind(e)
+                })
+                .collect();
+            let mut ia_a = vec![vec![zero; ds.len()]; ds.len()];
+            for x in 0..ds.len() {
+                for y in x..ds.len() {
+                    let uu_xy = rec.arena.mul2(u[x], scaled[y]);
+                    let e = rec.arena.sub(ia_j[x][y], uu_xy);
+                    let e = rec.bind(e);
+                    ia_a[x][y] = e;
+                    ia_a[y][x] = e;
+                }
+            }
+            for (x, &a) in ds.iter().enumerate() {
+                let Some(pa) = dirs[a].1 else { continue };
+                let cj: Vec<Expr> = ds.iter().map(|&b| c[b]).collect();
+                let ic = rec.arena.dot(&ia_a[x], &cj);
+                let uu_term = rec.arena.mul2(scaled[x], uu);
+                let e = rec.arena.add(&[pa_j[x], ic, uu_term]);
+                bias.entry(pa).or_default().push(e);
+                for (y, &b) in ds.iter().enumerate() {
+                    let Some(pb) = dirs[b].1 else { continue };
+                    // Each unordered pair once: (x, y) with x ≤ y, doubled off the diagonal when
+                    // both map to one parent direction.
+                    if y < x {
+                        continue;
+                    }
+                    let e = ia_a[x][y];
+                    let e = if x != y && pa == pb {
+                        let two = rec.arena.int(2);
+                        rec.arena.mul2(two, e)
+                    } else {
+                        e
+                    };
+                    inertia.entry((pa.min(pb), pa.max(pb))).or_default().push(e);
+                }
+            }
+        }
+        u_of[j] = u;
+        d_of[j] = dd;
+        uu_of[j] = uu;
+    }
+    // Root → leaves.
+    let mut acc: Vec<Expr> = vec![zero; dirs.len()];
+    let mut qdd = vec![zero; n];
+    for &j in &order {
+        let ds = &at_joint[j];
+        let a_prime: Vec<Expr> = ds
+            .iter()
+            .map(|&a| {
+                let from = dirs[a].1.map_or(zero, |p| acc[p]);
+                let e = rec.arena.add2(from, c[a]);
+                rec.bind(e)
+            })
+            .collect();
+        let ua = rec.arena.dot(&u_of[j], &a_prime);
+        let num = rec.arena.sub(uu_of[j], ua);
+        let inv = rec.arena.powi(d_of[j], -1);
+        let e = rec.arena.mul2(num, inv);
+        qdd[j] = rec.bind(e);
+        for (x, &a) in ds.iter().enumerate() {
+            let sq = rec.arena.mul2(dirs[a].2, qdd[j]);
+            let e = rec.arena.add2(a_prime[x], sq);
+            acc[a] = rec.bind(e);
+        }
+    }
+    let directions = at_joint.iter().map(Vec::len).collect();
+    Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: d_of, parents, directions })
+}
+
+/// Binds the recursion's quantities to symbols of their own.
+struct Builder<'a> {
+    arena: &'a mut Arena,
+    syms: &'a Layout,
+    bindings: Vec<(Expr, Expr)>,
+}
+
+impl Builder<'_> {
+    /// `e` as a symbol bound to it (a leaf — a symbol or a number — as itself).
+    fn bind(&mut self, e: Expr) -> Expr {
+        if self.arena.node(e).is_leaf() {
+            return e;
+        }
+        let s = self.syms.symbol(self.arena, Role::Temporary(self.bindings.len()));
+        self.bindings.push((s, e));
+        s
+    }
+}

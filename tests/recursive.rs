@@ -1,0 +1,329 @@
+//! Recursive dynamics (`derive::tree`): q̈ by the articulated-body recursion along a model's
+//! kinematic tree against the dense route q̈ = M⁻¹f of the same model (two independent routes: the
+//! recursion never forms M), on chains, PyDy's pendulum on a cart, a branched tree with a link's mass
+//! at its middle and its joint at its end, particles in space, time-dependent potentials and forces,
+//! impacts; and which models keep the dense path.
+
+mod common;
+
+use common::Rng;
+use routh::nalgebra::{DMatrix, DVector};
+use routh::prelude::*;
+
+#[allow(dead_code)]
+mod chains {
+    use routh::prelude::*;
+    include!("../benches/chain_models.rs");
+}
+
+/// The largest relative gap between the model's q̈ and M⁻¹f (LU, independent of the generated
+/// solver) over random states.
+fn worst_gap<const N: usize, const D: usize>(
+    accelerations: impl Fn(&SVector<f64, D>) -> SVector<f64, N>,
+    dense: impl Fn(&SVector<f64, D>) -> (SMatrix<f64, N, N>, SVector<f64, N>),
+    seed: u64,
+) -> f64 {
+    let mut rng = Rng::new(seed);
+    let mut worst = 0.0f64;
+    for _ in 0..20 {
+        let x: SVector<f64, D> = rng.vector(-2.0, 2.0);
+        let a = accelerations(&x);
+        let (m, f) = dense(&x);
+        let (m, f) = (DMatrix::from_column_slice(N, N, m.as_slice()), DVector::from_column_slice(f.as_slice()));
+        let b = m.lu().solve(&f).expect("a regular M");
+        let gap = a.iter().zip(b.iter()).map(|(p, q)| (p - q).abs()).fold(0.0, f64::max);
+        worst = worst.max(gap / (1.0 + b.amax()));
+    }
+    worst
+}
+
+/// The n-link chains take the recursion from 12 links on (and when asked), and it is M⁻¹f to
+/// round-off at every size, with unequal masses and lengths.
+#[test]
+fn chains_recursive_and_dense_agree() {
+    assert_eq!(
+        (chains::Chain10::DYNAMICS, chains::Chain20::DYNAMICS, chains::Chain50::DYNAMICS),
+        ("dense", "recursive", "recursive")
+    );
+    assert_eq!((chains::Chain5Recursive::DYNAMICS, chains::Chain20Dense::DYNAMICS), ("recursive", "dense"));
+    let c5 = chains::Chain5Recursive {
+        m1: 1.0,
+        l1: 1.0,
+        m2: 0.5,
+        l2: 0.8,
+        m3: 0.7,
+        l3: 0.6,
+        m4: 0.4,
+        l4: 0.9,
+        m5: 0.3,
+        l5: 0.5,
+        g: 9.81,
+    };
+    let gap = worst_gap(|x| c5.accelerations(0.0, x).unwrap(), |x| (c5.mass_matrix(0.0, x), c5.forcing(0.0, x)), 1);
+    assert!(gap < 1e-13, "5 links: {gap:e}");
+    let mut c30 = chains::Chain30::uniform(1.0, 1.0, 9.81);
+    c30.m7 = 0.2;
+    c30.l12 = 2.5;
+    c30.m30 = 3.0;
+    let gap = worst_gap(|x| c30.accelerations(0.0, x).unwrap(), |x| (c30.mass_matrix(0.0, x), c30.forcing(0.0, x)), 2);
+    assert!(gap < 1e-10, "30 links: {gap:e}");
+}
+
+/// PyDy's benchmark model, `pydy.models.n_link_pendulum_on_cart` (as `scripts/compare_pydy.py`
+/// writes it): the cart's coordinate is the root of the tree and its velocity moves every bob.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(q0, q1, q2, q3, q4),
+    define(
+        x1 = q0 + l0 * q1.cos(), y1 = l0 * q1.sin(),
+        x2 = x1 + l1 * q2.cos(), y2 = y1 + l1 * q2.sin(),
+        x3 = x2 + l2 * q3.cos(), y3 = y2 + l2 * q3.sin(),
+        x4 = x3 + l3 * q4.cos(), y4 = y3 + l3 * q4.sin(),
+    ),
+    lagrangian = m0 / 2 * dot(q0).powi(2) + m1 / 2 * (dot(x1).powi(2) + dot(y1).powi(2))
+        + m2 / 2 * (dot(x2).powi(2) + dot(y2).powi(2)) + m3 / 2 * (dot(x3).powi(2) + dot(y3).powi(2))
+        + m4 / 2 * (dot(x4).powi(2) + dot(y4).powi(2)) - g * (m1 * y1 + m2 * y2 + m3 * y3 + m4 * y4),
+    force(q0 = f),
+    dynamics = recursive,
+)]
+pub struct Cart {
+    pub m0: f64,
+    pub m1: f64,
+    pub m2: f64,
+    pub m3: f64,
+    pub m4: f64,
+    pub l0: f64,
+    pub l1: f64,
+    pub l2: f64,
+    pub l3: f64,
+    pub g: f64,
+    pub f: f64,
+}
+
+#[test]
+fn pendulum_on_a_cart_matches_the_dense_route() {
+    let cart = Cart { m0: 2.0, m1: 0.5, m2: 0.4, m3: 0.3, m4: 0.2, l0: 1.0, l1: 0.8, l2: 0.6, l3: 0.5, g: 9.81, f: 0.7 };
+    assert_eq!(Cart::DYNAMICS, "recursive");
+    let gap = worst_gap(|x| cart.accelerations(0.0, x).unwrap(), |x| (cart.mass_matrix(0.0, x), cart.forcing(0.0, x)), 3);
+    assert!(gap < 1e-13, "{gap:e}");
+    // Momentum balance: d/dt (Σ mₖ ẋₖ) = f, the cart force the only horizontal one.
+    let x0 = cart.state([0.0, -1.2, -1.4, -1.0, -1.8], [0.3, 0.0, 0.5, -0.2, 0.1]);
+    let run = cart.simulate(x0, 0.0..2.0, &Options::default().rtol(1e-11).atol(1e-12)).unwrap();
+    let p0 = cart.momenta(0.0, &x0)[0];
+    let (t, x) = run.end;
+    assert!((cart.momenta(t, &x)[0] - p0 - cart.f * t).abs() < 1e-8, "{} against {}", cart.momenta(t, &x)[0], p0 + cart.f * t);
+}
+
+/// A branched tree: a cart `x` on a spring carrying a pendulum `a` and a link `b` whose mass sits at
+/// its middle and whose far end carries a second pendulum `c` (the end point is no mass of the
+/// Lagrangian: the recursion makes it a direction of its own); a potential couples `a` and `c`
+/// (potentials need not follow the tree), the cart is driven and damped, `a` damped.
+macro_rules! branched {
+    ($name:ident, $dynamics:ident) => {
+        #[derive(Mechanics)]
+        #[mechanics(
+                    coordinates(x, a, b, c),
+                    define(
+                        xa = x + la * a.sin(), ya = -la * a.cos(),
+                        xm = x + lb / 2 * b.sin(), ym = -lb / 2 * b.cos(),
+                        xb = x + lb * b.sin(), yb = -lb * b.cos(),
+                        xc = xb + lc * c.sin(), yc = yb - lc * c.cos(),
+                    ),
+                    lagrangian = mx / 2 * dot(x).powi(2) + ma / 2 * (dot(xa).powi(2) + dot(ya).powi(2))
+                        + mb / 2 * (dot(xm).powi(2) + dot(ym).powi(2)) + mc / 2 * (dot(xc).powi(2) + dot(yc).powi(2))
+                        - g * (ma * ya + mb * ym + mc * yc) - k / 2 * (x - s * (w * t).sin()).powi(2) - kac / 2 * (a - c).powi(2),
+                    force(x = -d * dot(x) + f0 * (w * t).cos(), a = -ca * dot(a)),
+                    dynamics = $dynamics,
+                )]
+        pub struct $name {
+            pub mx: f64,
+            pub ma: f64,
+            pub mb: f64,
+            pub mc: f64,
+            pub la: f64,
+            pub lb: f64,
+            pub lc: f64,
+            pub g: f64,
+            pub k: f64,
+            pub s: f64,
+            pub w: f64,
+            pub kac: f64,
+            pub d: f64,
+            pub f0: f64,
+            pub ca: f64,
+        }
+    };
+}
+branched!(Branched, recursive);
+branched!(BranchedDense, dense);
+
+macro_rules! branched_values {
+    ($name:ident) => {
+        $name {
+            mx: 1.5,
+            ma: 0.6,
+            mb: 0.9,
+            mc: 0.4,
+            la: 0.7,
+            lb: 1.1,
+            lc: 0.5,
+            g: 9.81,
+            k: 3.0,
+            s: 0.2,
+            w: 1.7,
+            kac: 0.8,
+            d: 0.3,
+            f0: 0.5,
+            ca: 0.1,
+        }
+    };
+}
+
+#[test]
+fn branched_tree_matches_the_dense_model() {
+    let (rec, dense) = (branched_values!(Branched), branched_values!(BranchedDense));
+    assert_eq!((Branched::DYNAMICS, BranchedDense::DYNAMICS), ("recursive", "dense"));
+    let mut rng = Rng::new(4);
+    for _ in 0..20 {
+        let x: SVector<f64, 8> = rng.vector(-2.0, 2.0);
+        let t = rng.uniform(0.0, 5.0);
+        let (a, b) = (rec.accelerations(t, &x).unwrap(), dense.accelerations(t, &x).unwrap());
+        assert!((a - b).amax() < 1e-12 * (1.0 + b.amax()), "t = {t}: {a} against {b}");
+    }
+    // The same motion over 10 s of the driven, damped system.
+    let x0 = rec.state([0.1, 0.8, -0.5, 1.2], [0.0, 0.3, -0.2, 0.0]);
+    let opts = Options::default().rtol(1e-11).atol(1e-12);
+    let (r, d) = (rec.simulate(x0, 0.0..10.0, &opts).unwrap(), dense.simulate(x0, 0.0..10.0, &opts).unwrap());
+    assert!((r.end.1 - d.end.1).amax() < 1e-8, "{} against {}", r.end.1, d.end.1);
+}
+
+/// Particles in space with gravity, no written Lagrangian: a trolley `x` and a bridge `y` (a
+/// gantry crane) carrying a load that swings in the x–z plane and a hook below it that swings in the
+/// y–z plane. Without forces the energy is kept, and the recursion is the dense route.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y, x, a, b),
+    point(load = [x + l * a.sin(), y, -l * a.cos()]),
+    particle(name = bridge, mass = mb, at = [0, y, 0]),
+    particle(name = trolley, mass = mt, at = [x, y, 0]),
+    particle(name = weight, mass = ml, at = load),
+    particle(name = hook, mass = mh, at = load + [0, h * b.sin(), -h * b.cos()]),
+    gravity = [0, 0, -g],
+    dynamics = recursive,
+)]
+pub struct Gantry {
+    pub mb: f64,
+    pub mt: f64,
+    pub ml: f64,
+    pub mh: f64,
+    pub l: f64,
+    pub h: f64,
+    pub g: f64,
+}
+
+#[test]
+fn particles_in_space_form_a_tree() {
+    let crane = Gantry { mb: 3.0, mt: 1.0, ml: 0.8, mh: 0.3, l: 1.2, h: 0.4, g: 9.81 };
+    let gap = worst_gap(|x| crane.accelerations(0.0, x).unwrap(), |x| (crane.mass_matrix(0.0, x), crane.forcing(0.0, x)), 5);
+    assert!(gap < 1e-13, "{gap:e}");
+    let x0 = crane.state([0.0, 0.0, 0.9, -0.6], [0.4, -0.3, 0.0, 1.0]);
+    let run = crane.simulate(x0, 0.0..10.0, &Options::default().rtol(1e-11).atol(1e-12)).unwrap();
+    let e0 = crane.energy(0.0, &x0);
+    let drift = run.iter().map(|(t, x)| (crane.energy(t, x) - e0).abs()).fold(0.0, f64::max);
+    assert!(drift < 1e-8, "energy drift {drift:e}");
+}
+
+/// Impacts: a cart with a double pendulum, pulled by a spring against a wall, keeps the recursion in flight; impact times and
+/// post-impact states are those of the dense model.
+macro_rules! walled {
+    ($name:ident, $dynamics:ident) => {
+        #[derive(Mechanics)]
+        #[mechanics(
+            coordinates(x, a, b),
+            define(xa = x + l * a.sin(), ya = -l * a.cos(), xb = xa + l * b.sin(), yb = ya - l * b.cos()),
+            lagrangian = mx / 2 * dot(x).powi(2) + m / 2 * (dot(xa).powi(2) + dot(ya).powi(2) + dot(xb).powi(2) + dot(yb).powi(2))
+                - m * g * (ya + yb) - k / 2 * (x - 2).powi(2),
+            impact(name = wall, guard = 1 - x, law = restitution(e)),
+            dynamics = $dynamics,
+        )]
+        pub struct $name {
+            pub mx: f64,
+            pub m: f64,
+            pub l: f64,
+            pub g: f64,
+            pub e: f64,
+            pub k: f64,
+        }
+    };
+}
+walled!(Walled, recursive);
+walled!(WalledDense, dense);
+
+#[test]
+fn impacts_with_the_recursion() {
+    let rec = Walled { mx: 1.0, m: 0.5, l: 0.8, g: 9.81, e: 0.7, k: 4.0 };
+    let dense = WalledDense { mx: 1.0, m: 0.5, l: 0.8, g: 9.81, e: 0.7, k: 4.0 };
+    let x0 = rec.state([0.0, 1.0, -0.3], [1.5, 0.0, 0.0]);
+    let opts = HybridOptions::default();
+    let (r, d) = (rec.simulate(x0, 0.0..4.0, &opts).unwrap(), dense.simulate(x0, 0.0..4.0, &opts).unwrap());
+    assert!(r.impacts.len() >= 2 && r.impacts.len() == d.impacts.len(), "{} and {} impacts", r.impacts.len(), d.impacts.len());
+    for (i, j) in r.impacts.iter().zip(&d.impacts) {
+        assert!((i.t - j.t).abs() < 1e-9 && (i.post - j.post).amax() < 1e-8, "impact at {} against {}", i.t, j.t);
+    }
+}
+
+/// A massless last link makes M singular: both routes say so (a zero pivot of the recursion).
+#[test]
+fn a_singular_mass_matrix_is_an_error_on_both_routes() {
+    let mut c = chains::Chain5Recursive {
+        m1: 1.0,
+        l1: 1.0,
+        m2: 0.5,
+        l2: 0.8,
+        m3: 0.7,
+        l3: 0.6,
+        m4: 0.4,
+        l4: 0.9,
+        m5: 0.0,
+        l5: 0.5,
+        g: 9.81,
+    };
+    let x = c.state([0.1, 0.2, 0.3, 0.4, 0.5], [0.0; 5]);
+    assert_eq!(c.accelerations(0.7, &x), Err(FieldError::SingularMassMatrix { t: 0.7 }));
+    c.m5 = 0.3;
+    assert!(c.accelerations(0.7, &x).is_ok());
+    let mut d = chains::Chain20Dense::uniform(1.0, 1.0, 9.81);
+    d.m20 = 0.0;
+    let x = SVector::<f64, 40>::from_fn(|i, _| 0.1 * i as f64);
+    assert_eq!(d.accelerations(0.7, &x), Err(FieldError::SingularMassMatrix { t: 0.7 }));
+}
+
+/// What keeps the dense path: relative angles (a link's position depends on its parent's angle),
+/// a rigid body, constraints — and small models, where forming M is as cheap.
+#[test]
+fn models_that_are_not_trees_keep_the_dense_path() {
+    #[derive(Mechanics)]
+    #[mechanics(
+        coordinates(q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11, q12),
+        define(
+            x1 = l * q1.sin(), y1 = -l * q1.cos(),
+            x2 = x1 + l * (q1 + q2).sin(), y2 = y1 - l * (q1 + q2).cos(),
+            x3 = x2 + l * (q1 + q2 + q3).sin(), y3 = y2 - l * (q1 + q2 + q3).cos(),
+            x4 = x3 + l * (q1 + q2 + q3 + q4).sin(), y4 = y3 - l * (q1 + q2 + q3 + q4).cos(),
+        ),
+        lagrangian = m / 2 * (dot(x1).powi(2) + dot(y1).powi(2) + dot(x2).powi(2) + dot(y2).powi(2)
+            + dot(x3).powi(2) + dot(y3).powi(2) + dot(x4).powi(2) + dot(y4).powi(2))
+            + j / 2 * (dot(q5).powi(2) + dot(q6).powi(2) + dot(q7).powi(2) + dot(q8).powi(2) + dot(q9).powi(2)
+                + dot(q10).powi(2) + dot(q11).powi(2) + dot(q12).powi(2))
+            - m * g * (y1 + y2 + y3 + y4),
+    )]
+    struct Relative {
+        m: f64,
+        l: f64,
+        j: f64,
+        g: f64,
+    }
+    assert_eq!(Relative::DYNAMICS, "dense");
+    let r = Relative { m: 1.0, l: 1.0, j: 1.0, g: 9.81 };
+    assert!(r.accelerations(0.0, &SVector::<f64, 24>::zeros()).is_ok());
+}
