@@ -134,6 +134,7 @@ macro_rules! branched {
                         - g * (ma * ya + mb * ym + mc * yc) - k / 2 * (x - s * (w * t).sin()).powi(2) - kac / 2 * (a - c).powi(2),
                     force(x = -d * dot(x) + f0 * (w * t).cos(), a = -ca * dot(a)),
                     dynamics = $dynamics,
+                    jacobian,
                 )]
         pub struct $name {
             pub mx: f64,
@@ -189,6 +190,16 @@ fn branched_tree_matches_the_dense_model() {
         let t = rng.uniform(0.0, 5.0);
         let (a, b) = (rec.accelerations(t, &x).unwrap(), dense.accelerations(t, &x).unwrap());
         assert!((a - b).amax() < 1e-12 * (1.0 + b.amax()), "t = {t}: {a} against {b}");
+    }
+    // The field Jacobian: the recursion differentiated along each direction of the state against the
+    // dense model's (M⁻¹ ∂(f − M a)/∂x) and against central differences of the recursive field.
+    for _ in 0..5 {
+        let x: SVector<f64, 8> = rng.vector(-2.0, 2.0);
+        let t = rng.uniform(0.0, 5.0);
+        let (jr, jd) = (rec.jacobian(t, &x).unwrap(), dense.jacobian(t, &x).unwrap());
+        assert!((jr - jd).amax() < 1e-11 * (1.0 + jd.amax()), "t = {t}: {jr} against {jd}");
+        let fd = common::jacobian_fd(&rec, t, &x, 1e-6).unwrap();
+        assert!((jr - fd).amax() < 1e-6 * (1.0 + jd.amax()), "against differences: {jr} {fd}");
     }
     // The same motion over 10 s of the driven, damped system.
     let x0 = rec.state([0.1, 0.8, -0.5, 1.2], [0.0, 0.3, -0.2, 0.0]);
@@ -270,6 +281,10 @@ fn impacts_with_the_recursion() {
     for (i, j) in r.impacts.iter().zip(&d.impacts) {
         assert!((i.t - j.t).abs() < 1e-9 && (i.post - j.post).amax() < 1e-8, "impact at {} against {}", i.t, j.t);
     }
+    // A hybrid model has the field Jacobian (for its periodic orbits): here from the recursion.
+    let x = rec.state([0.2, 0.7, -0.4], [0.3, -0.5, 0.8]);
+    let (jr, jd) = (rec.jacobian(0.0, &x).unwrap(), dense.jacobian(0.0, &x).unwrap());
+    assert!((jr - jd).amax() < 1e-11 * (1.0 + jd.amax()), "{jr} against {jd}");
 }
 
 /// A massless last link makes M singular: both routes say so (a zero pivot of the recursion).

@@ -64,6 +64,9 @@ pub enum Role {
     /// A quantity of the recursive dynamics bound to an expression (emitted as a temporary through
     /// `symbolic::emit_bound`, never as a symbol).
     Temporary(usize),
+    /// Component i of a tangent direction δx of the state (a generated directional derivative's
+    /// seed, read from `dx[i]`).
+    Tangent(usize),
     /// A coordinate a nonholonomic reduction removed (in its reconstruction formulas, read from
     /// the dropped positions `g[i]`).
     Dropped(usize),
@@ -240,6 +243,7 @@ impl Layout {
             Role::Substituted(k) => format!("w:{k}"),
             Role::HeldRate(k) => format!("v:{k}"),
             Role::Temporary(k) => format!("r:{k}"),
+            Role::Tangent(i) => format!("dx:{i}"),
             other => format!("{other:?}"),
         };
         let s = arena.symbol(&name);

@@ -111,6 +111,12 @@ pub struct Contact {
 
 /// Derives the equations of motion of `model`.
 pub fn derive(model: &Model, arena: &mut Arena) -> Equations {
+    derive_with(model, arena, true)
+}
+
+/// [`derive`], with the residual's Jacobians ∂g/∂q, ∂g/∂q̇ (of the field Jacobian) only if
+/// `residual_jacobian` (a model with the recursive dynamics has its own, from the recursion's tangent).
+pub fn derive_with(model: &Model, arena: &mut Arena, residual_jacobian: bool) -> Equations {
     let n = model.dof();
     let Model { layout: syms, lagrangian, force, sensitivity, field_jacobian, constraints, .. } = model;
     let l = *lagrangian;
@@ -151,7 +157,7 @@ pub fn derive(model: &Model, arena: &mut Arena) -> Equations {
     // ∂g/∂qⱼ and ∂g/∂q̇ⱼ column by column, each one shared pass over all of g — when the field
     // Jacobian is wanted (O(n³) terms: most of a large model's expansion and code); a constrained
     // model derives its own from the saddle-point system.
-    let [dg_dq, dg_dv] = if *field_jacobian && constraints.is_empty() {
+    let [dg_dq, dg_dv] = if *field_jacobian && constraints.is_empty() && residual_jacobian {
         // With orientations, ∂/∂q leaves the tangent directions: |q|² is its sum of squares again.
         if syms.orientations.is_empty() {
             arena.jacobian_blocks(&residual, [&syms.q, &syms.qd])

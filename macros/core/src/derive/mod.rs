@@ -77,10 +77,13 @@ impl Derived {
 /// derivatives), regularity, constraints and their rank, impacts, symmetries, the discrete system,
 /// the continuous reductions. Mistakes go to `cx`; the passes go on where they can.
 pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> Derived {
-    let equations = euler_lagrange::derive(model, arena);
+    // The recursion first: with it, the field Jacobian comes from its tangent, not from the dense
+    // residual's O(n³) derivatives.
+    let dynamics = cx.ok(tree::derive(model, arena)).unwrap_or_else(|| tree::Dynamics::Dense(String::new()));
+    let dense_jacobian = !matches!(dynamics, tree::Dynamics::Recursive(_));
+    let equations = euler_lagrange::derive_with(model, arena, dense_jacobian);
     let energy = hybrid.then(|| euler_lagrange::energy_derivatives(model, arena, &equations));
     cx.ok(euler_lagrange::check_regular(&model.view(arena), &equations));
-    let dynamics = cx.ok(tree::derive(model, arena)).unwrap_or_else(|| tree::Dynamics::Dense(String::new()));
     let constraints = constraint::derive(model, arena, cx, &equations);
     let impacts = impact::derive(model, arena, &equations);
     let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts);

@@ -51,10 +51,13 @@ use symbolic::{Arena, Expr, Node};
 use crate::layout::{Layout, Role};
 use crate::model::Model;
 
+/// `s = e` bindings in dependency order (see `symbolic::emit_bound`).
+pub type Bindings = Vec<(Expr, Expr)>;
+
 /// The recursive evaluation of q̈ of one model.
 pub struct Recursive {
     /// `s = e` in dependency order: the recursion's quantities.
-    pub bindings: Vec<(Expr, Expr)>,
+    pub bindings: Bindings,
     /// q̈ⱼ.
     pub accelerations: Vec<Expr>,
     /// The pivots Dⱼ (zero where M is singular).
@@ -63,6 +66,9 @@ pub struct Recursive {
     pub parents: Vec<Option<usize>>,
     /// The number of directions at each joint.
     pub directions: Vec<usize>,
+    /// With the field Jacobian: the directional derivative along a tangent δx of the state,
+    /// `(bindings after the recursion's, δq̈)` ([`tangent`]).
+    pub tangent: Option<(Bindings, Vec<Expr>)>,
 }
 
 impl Recursive {
@@ -91,6 +97,18 @@ pub const AUTO_MIN_DOF: usize = 12;
 /// of at least [`AUTO_MIN_DOF`] coordinates whose recursion is cheaper than the dense path). An
 /// explicit `dynamics = recursive` on a model that is not a tree is an error (the reason).
 pub fn derive(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
+    let chosen = choose(model, arena)?;
+    Ok(match chosen {
+        Dynamics::Recursive(mut r) if model.field_jacobian => {
+            r.tangent = Some(tangent(model, arena, &r));
+            Dynamics::Recursive(r)
+        }
+        other => other,
+    })
+}
+
+/// The recursion or the dense path, as asked or by size.
+fn choose(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
     let asked = model.dynamics.as_ref();
     if asked.is_some_and(|d| d == "dense") {
         return Ok(Dynamics::Dense("asked for with `dynamics = dense`".into()));
@@ -506,23 +524,57 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         }
     }
     let directions = at_joint.iter().map(Vec::len).collect();
-    Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: d_of, parents, directions })
+    Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: d_of, parents, directions, tangent: None })
+}
+
+/// The recursion's directional derivative along a tangent δx of the state: `(bindings, δq̈)`, the
+/// bindings following the recursion's own (each quantity's derivative a temporary of its own, by
+/// forward mode through the recursion: δsₖ = Σ ∂eₖ/∂σ δσ over the symbols σ of its expression). δx
+/// is read from [`Role::Tangent`] symbols; the code is linear in the recursion's, and the runtime
+/// builds the field Jacobian from 2n such directions (O(n²), no M).
+pub fn tangent(model: &Model, arena: &mut Arena, r: &Recursive) -> (Bindings, Vec<Expr>) {
+    let syms = &model.layout;
+    let n = model.dof();
+    let mut dot: FxHashMap<Expr, Expr> = FxHashMap::default();
+    for i in 0..n {
+        let (dq, dv) = (syms.symbol(arena, Role::Tangent(i)), syms.symbol(arena, Role::Tangent(n + i)));
+        dot.insert(syms.q[i], dq);
+        dot.insert(syms.qd[i], dv);
+    }
+    // Temporaries numbered after the recursion's.
+    let first = r.bindings.len();
+    let mut rec = Builder { arena, syms, bindings: Vec::new() };
+    for &(s, e) in &r.bindings {
+        let seeds: Vec<(Expr, Expr)> = symbols(rec.arena, e).into_iter().filter_map(|x| dot.get(&x).map(|&d| (x, d))).collect();
+        let de = if seeds.is_empty() { rec.arena.zero() } else { rec.arena.directional(e, &seeds) };
+        let ds = rec.bind_from(first, de);
+        if ds != rec.arena.zero() {
+            dot.insert(s, ds);
+        }
+    }
+    let dqdd = r.accelerations.iter().map(|a| dot.get(a).copied().unwrap_or_else(|| rec.arena.zero())).collect();
+    (rec.bindings, dqdd)
 }
 
 /// Binds the recursion's quantities to symbols of their own.
 struct Builder<'a> {
     arena: &'a mut Arena,
     syms: &'a Layout,
-    bindings: Vec<(Expr, Expr)>,
+    bindings: Bindings,
 }
 
 impl Builder<'_> {
     /// `e` as a symbol bound to it (a leaf — a symbol or a number — as itself).
     fn bind(&mut self, e: Expr) -> Expr {
+        self.bind_from(0, e)
+    }
+
+    /// [`Builder::bind`] with temporaries numbered from `offset` on (after another builder's).
+    fn bind_from(&mut self, offset: usize, e: Expr) -> Expr {
         if self.arena.node(e).is_leaf() {
             return e;
         }
-        let s = self.syms.symbol(self.arena, Role::Temporary(self.bindings.len()));
+        let s = self.syms.symbol(self.arena, Role::Temporary(offset + self.bindings.len()));
         self.bindings.push((s, e));
         s
     }

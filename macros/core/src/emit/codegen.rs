@@ -66,6 +66,7 @@ pub(crate) fn symbol_tokens(model: &View<'_>, sym: Expr) -> TokenStream {
         Some(Role::StepTime) => quote!(t0),
         Some(Role::StepAction) => quote!(z0),
         Some(Role::Dropped(i)) => quote!(g[#i]),
+        Some(Role::Tangent(i)) => quote!(dx[#i]),
         Some(Role::Parameter(i)) => {
             let p = &model.parameters[i];
             let access = access(model);

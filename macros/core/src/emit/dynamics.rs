@@ -164,6 +164,12 @@ pub(crate) fn accelerations_and_jacobian(
             let sensitivities = sensitivity_items(model, eq, helpers);
             (accelerations_item(model, dynamics, helpers, dyn_fn), jac, sensitivities, TokenStream::new())
         }
+        None if matches!(dynamics, Dynamics::Recursive(Recursive { tangent: Some(_), .. })) => {
+            let Dynamics::Recursive(r) = dynamics else { unreachable!("matched above") };
+            let jac = recursive_jacobian(model, r, helpers);
+            let sensitivities = sensitivity_items(model, eq, helpers);
+            (accelerations_item(model, dynamics, helpers, dyn_fn), jac, sensitivities, TokenStream::new())
+        }
         None => {
             // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major), and ∂g/∂z of a contact model.
             let mut jac_out: Vec<Expr> = eq.dg_dq.iter().flatten().copied().collect();
@@ -491,6 +497,43 @@ fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helper
         {
             #(#stmts)*
             ::routh::__private::mechanics::recursive_accelerations(t, [#(#qdd),*], [#(#pivots),*])
+        }
+    }
+}
+
+/// `jacobian` of a model with the recursive dynamics: the recursion's directional derivative along
+/// each of the 2n basis directions of the state ([`crate::derive::tree::tangent`]), O(n) code called
+/// 2n times by the runtime — exact, and M is never formed.
+fn recursive_jacobian(model: &View<'_>, r: &Recursive, helpers: &mut Helpers) -> TokenStream {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    let Some((tangent, dqdd)) = &r.tangent else { return TokenStream::new() };
+    let bindings: Vec<(Expr, Expr)> = r.bindings.iter().chain(tangent).copied().collect();
+    let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
+    let base = (quote! { t: f64, x: &#sv, }, quote! { t, x, });
+    let (dx_param, dx_arg) = (quote! { dx: &#sv, }, quote! { dx, });
+    let body = crate::emit::codegen::body_bound(model, &bindings, dqdd, "__routh_recursive_tangent", &base, &dx_param, &dx_arg);
+    let (stmts, vals) = helpers.add(body);
+    let allow = allow_generated();
+    quote! {
+        /// The recursion's derivative along the state direction `dx`: δq̈ = (∂q̈/∂x) dx.
+        #allow
+        fn __routh_recursive_tangent(&self, t: f64, x: &#sv, dx: &#sv) -> ::routh::__private::nalgebra::SVector<f64, #n> {
+            #(#stmts)*
+            ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#vals),*])
+        }
+
+        /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, q̈) over x = (q, q̇): each column the
+        /// articulated-body recursion differentiated along a basis direction of the state (forward mode through
+        /// the recursion, exact; O(n²) in all, M never formed).
+        ///
+        /// # Errors
+        /// As [`Self::accelerations`]; [`FieldError::NonFinite`](::routh::runtime::FieldError) if a derivative is
+        /// not finite.
+        pub fn jacobian(&self, t: f64, x: &#sv)
+            -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError>
+        {
+            self.accelerations(t, x)?;
+            ::routh::__private::mechanics::tangent_jacobian::<#n, #d>(t, |dx| self.__routh_recursive_tangent(t, x, dx))
         }
     }
 }
