@@ -56,6 +56,7 @@
 //! | `reduce(routh(q, ...), name = Type)` | Routh reduction over cyclic coordinates into a generated type (models without constraints) |
 //! | `reduce(nonholonomic(g, ...), velocities(u, w = expr, ...), name = Type)` | nonholonomic (Chaplygin, affine) reduction of a constrained model: Maggi's equations in the named velocities with the coordinates `g` dropped, proved absent at compile time; generates `Type` on (kept coordinates, velocities) with reconstruction and relative equilibria |
 //! | `reduce(euler_poincare(r, ...), name = Type)` | Euler–Poincaré reduction: the orientation `r` (and listed coordinates) dropped, all velocities kept (a free body's Euler equations) |
+//! | `dynamics = recursive` or `dynamics = dense` | q̈ by the O(n) articulated-body recursion along the model's kinematic tree (point masses at positions that are their parent's plus terms of one coordinate), or by M q̈ = f; by default trees of 12 coordinates or more take the recursion, and `DYNAMICS` says which path a model has |
 //! | `crate = path` | where generated code finds routh if your crate names it otherwise (default `::routh`) |
 //!
 //! Impact laws: `restitution(e)` (Newton's law along the guard normal with the kinetic metric,

@@ -342,3 +342,41 @@ fn models_that_are_not_trees_keep_the_dense_path() {
     let r = Relative { m: 1.0, l: 1.0, j: 1.0, g: 9.81 };
     assert!(r.accelerations(0.0, &SVector::<f64, 24>::zeros()).is_ok());
 }
+
+/// Inputs: a cart driven by a force `u` under a double pendulum, linearised about the hanging rest
+/// with each path: the same (A, B) (the recursion's A from its tangent, B from ∂Q/∂u).
+macro_rules! driven {
+    ($name:ident, $dynamics:ident) => {
+        #[derive(Mechanics)]
+        #[mechanics(
+            coordinates(x, a, b),
+            input(u),
+            define(xa = x + l * a.sin(), ya = -l * a.cos(), xb = xa + l * b.sin(), yb = ya - l * b.cos()),
+            lagrangian = mx / 2 * dot(x).powi(2) + m / 2 * (dot(xa).powi(2) + dot(ya).powi(2) + dot(xb).powi(2) + dot(yb).powi(2))
+                - m * g * (ya + yb),
+            force(x = u - c * dot(x)),
+            dynamics = $dynamics,
+        )]
+        pub struct $name {
+            pub mx: f64,
+            pub m: f64,
+            pub l: f64,
+            pub g: f64,
+            pub c: f64,
+        }
+    };
+}
+driven!(Driven, recursive);
+driven!(DrivenDense, dense);
+
+#[test]
+fn inputs_and_linearisation_with_the_recursion() {
+    let (r, d) = (Driven { mx: 2.0, m: 0.5, l: 0.6, g: 9.81, c: 0.2 }, DrivenDense { mx: 2.0, m: 0.5, l: 0.6, g: 9.81, c: 0.2 });
+    assert_eq!((DrivenDriven::DYNAMICS, DrivenDenseDriven::DYNAMICS), ("recursive", "dense"));
+    let x = r.state([0.0, 0.1, -0.2], [0.3, 0.0, 0.4]);
+    let (lr, ld) = (r.linearize(0.0, &x, [0.7]).unwrap(), d.linearize(0.0, &x, [0.7]).unwrap());
+    assert!((lr.a - ld.a).amax() < 1e-11 * (1.0 + ld.a.amax()), "{} against {}", lr.a, ld.a);
+    assert!((lr.b - ld.b).amax() < 1e-12, "{} against {}", lr.b, ld.b);
+    let (fr, fd) = (r.driven([0.7]).field(0.0, &x).unwrap(), d.driven([0.7]).field(0.0, &x).unwrap());
+    assert!((fr - fd).amax() < 1e-12 * (1.0 + fd.amax()), "{fr} against {fd}");
+}
