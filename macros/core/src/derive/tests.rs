@@ -345,7 +345,7 @@ fn kinematic_trees_are_read_from_the_lagrangian() {
     refused(
         "#[mechanics(coordinates(a, b), define(x = l * a.sin() + l * (a + b).sin()),
            lagrangian = m / 2 * (dot(a).powi(2) + dot(x).powi(2)))] struct R { m: f64, l: f64 }",
-        "depends on `b`",
+        "along `dot(a)` depends on `b`",
     );
     refused(
         "#[mechanics(coordinates(a), define(x = s * (w * t).cos() + l * a.sin()),

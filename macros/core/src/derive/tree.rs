@@ -8,7 +8,8 @@
 //! ```
 //!
 //! — point masses (particles, or `m / 2 * (dot(x).powi(2) + …)` written by hand) with constant
-//! masses, every velocity coefficient sₖⱼ a function of its own coordinate qⱼ alone (a position is
+//! masses, and bodies whose angular velocity components are such rates too (a planar link turning
+//! with one absolute angle, ω = (0, 0, q̇), with a diagonal inertia), every velocity coefficient sₖⱼ a function of its own coordinate qⱼ alone (a position is
 //! its parent's plus terms of one coordinate, as in a chain in absolute angles or a pendulum on a
 //! cart), no explicit time in the positions — and the coordinates must form a tree. It is built in
 //! declaration order: the coordinates that move a mass together with j, declared before it, must lie
@@ -210,7 +211,7 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         return Err("the model has an orientation or an action variable".into());
     }
     let Some(held) = &model.held else {
-        return Err("its kinetic energy is not of point masses (rigid bodies take the dense path for now)".into());
+        return Err("its Lagrangian could not be written over the rates of its positions".into());
     };
     // L = L̃ at the rates, checked.
     let back = arena.subs(held.lagrangian, &held.rates);
@@ -283,8 +284,10 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
                     _ => "the state".to_string(),
                 };
                 return Err(format!(
-                    "the velocity of a position along `dot({})` depends on {}: a position must be its parent's plus terms \
-                     of one coordinate (absolute angles, not relative ones)",
+                    "a velocity of its kinetic energy (of a position, or an angular velocity) along `dot({})` depends on \
+                     {}: a position must be its parent's plus terms of one coordinate, and a body must turn with one angle \
+                     (absolute angles, not relative ones; a body turning in space about several axes takes the dense \
+                     path for now)",
                     model.coordinates[j],
                     name(s)
                 ));

@@ -185,21 +185,30 @@ pub fn bodies_lagrangian(lower: &mut Lowerer<'_>, bodies: &[Body], gravity: Opti
     arena.add(&terms)
 }
 
-/// [`bodies_lagrangian`] over the rates of the mass centres (each component of ṙ held as a symbol,
-/// see [`Lowerer::held_lagrangian`]): particles only, `None` with a rigid body.
+/// [`bodies_lagrangian`] over the rates (see [`Lowerer::held_lagrangian`]): each component of a
+/// mass centre's velocity ṙ and of a body's angular velocity ω held as a symbol of its own, so
+/// that ½ m|ṙ|² + ½ ωᵀIω is a sum of squares of held rates where I is diagonal (a planar link in
+/// absolute angles, whose ω is (0, 0, q̇)). The recursion checks what it needs of the result.
 pub fn held_bodies_lagrangian(lower: &mut Lowerer<'_>, bodies: &[Body], gravity: Option<&Vec3>) -> Option<Expr> {
-    if bodies.iter().any(|b| b.rotation.is_some()) {
-        return None;
-    }
     let half = lower.arena.num(Rational::new(1, 2).expect("1/2"));
     let mut terms = Vec::new();
     for b in bodies {
         let v: Vec<Expr> = (0..3).map(|c| lower.hold(b.centre[c], b.velocity[c])).collect();
+        let omega = match (&b.rotation, &b.inertia) {
+            (Some(r), Some(i)) => Some(((0..3).map(|c| lower.hold(r.rate[c], r.rate[c])).collect::<Vec<Expr>>(), *i)),
+            _ => None,
+        };
         let arena = &mut *lower.arena;
         let squares: Vec<Expr> = v.iter().map(|&w| arena.powi(w, 2)).collect();
         let v2 = arena.add(&squares);
-        let t = arena.mul(&[half, b.mass, v2]);
-        terms.push(t);
+        let mut twice_t = arena.mul2(b.mass, v2);
+        if let Some((w, i)) = omega {
+            let w = [w[0], w[1], w[2]];
+            let iw = arena.mat_vec(&i, &w);
+            let rot = arena.dot3(&w, &iw);
+            twice_t = arena.add2(twice_t, rot);
+        }
+        terms.push(arena.mul2(half, twice_t));
         if let Some(g) = gravity {
             let gr = arena.dot3(g, &b.centre);
             terms.push(arena.mul2(b.mass, gr));
