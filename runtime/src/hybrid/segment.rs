@@ -1,5 +1,5 @@
 //! One segment of a hybrid run: a mode's field integrated by the shared
-//! [`Integrator`](crate::Integrator) until a guard is crossed or the span ends.
+//! [`Integrator`] until a guard is crossed or the span ends.
 
 use nalgebra::SVector;
 

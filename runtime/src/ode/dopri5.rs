@@ -358,7 +358,7 @@ impl<S: State> Method<S> for Dopri5<S> {
 /// (or `1e-6` if either is tiny), an explicit Euler step to estimate the second derivative
 /// `d₂ = ‖(f(t₀+h₀, x₀+h₀f₀) − f₀)/sk‖ / h₀`, and finally
 /// `h = min(100 h₀, (0.01 / max(d₁, d₂))^{1/5}, h_max)`.
-/// `order` is the method's [`Method::ORDER`].
+/// `order` is the method's [`Method::order`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn initial_step<F, S>(
     order: f64,

@@ -114,7 +114,7 @@ pub fn derive(model: &Model, arena: &mut Arena) -> Equations {
     derive_with(model, arena, true)
 }
 
-/// [`derive`], with the residual's Jacobians ∂g/∂q, ∂g/∂q̇ (of the field Jacobian) only if
+/// [`derive()`], with the residual's Jacobians ∂g/∂q, ∂g/∂q̇ (of the field Jacobian) only if
 /// `residual_jacobian` (a model with the recursive dynamics has its own, from the recursion's tangent).
 pub fn derive_with(model: &Model, arena: &mut Arena, residual_jacobian: bool) -> Equations {
     let n = model.dof();

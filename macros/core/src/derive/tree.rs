@@ -1,7 +1,7 @@
 //! Recursive dynamics along a kinematic tree: q̈ in O(n) by the articulated-body recursion, derived
 //! symbolically and emitted as straight-line code per joint.
 //!
-//! **Which models.** The Lagrangian over the rates of its positions ([`HeldLagrangian`]) must be
+//! **Which models.** The Lagrangian over the rates of its positions ([`crate::model::HeldLagrangian`]) must be
 //!
 //! ```text
 //! L = Σₖ ½ mₖ vₖ² − V(t, q),      vₖ = ẋₖ = Σ_{j ∈ Dₖ} sₖⱼ(qⱼ) q̇ⱼ
@@ -22,7 +22,7 @@
 //!
 //! **Directions.** Along the tree every mass moves with a velocity row Σ sⱼ q̇ⱼ over the path to
 //! its joint. Its truncations to the paths of the ancestors are the *directions* of those joints: a
-//! direction d at joint j is its parent's direction (or none) plus S_j[d] q̇ⱼ. All motion is
+//! direction d at joint j is its parent's direction (or none) plus Sⱼ(d) q̇ⱼ. All motion is
 //! translation, so the spatial algebra of Featherstone's algorithm reduces to the identity
 //! transport between a direction and its parent; rotations enter only through the coefficients
 //! sⱼ(qⱼ). A chain in the plane has two directions per joint (x and y), a link with its mass at the

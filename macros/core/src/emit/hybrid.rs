@@ -4,7 +4,7 @@
 //! `reset_jacobian`).
 //!
 //! The implementing type has a padded state of dimension [`ModeTable::dim`]; a mode with a
-//! smaller state uses a prefix of it ([`routh::runtime::mechanics::take`] and `pad`). Each mode
+//! smaller state uses a prefix of it (`routh::runtime::mechanics::take` and `pad`). Each mode
 //! is reached through an expression (`self` for a single-mode model, the mode's view
 //! `self.stance()` otherwise) that has the mode's generated methods: `field`, `jacobian`,
 //! `energy`, `energy_gradient`, `energy_hessian`, and per guard `<g>_guard`, `<g>_guard_rate`, `<g>_guard_gradient`, `<g>_reset`,

@@ -1,6 +1,6 @@
 //! Lowering: from the parsed items (syn) to the validated [`crate::model`].
 //!
-//! - [`expr`]: DSL expressions to symbolic expressions (the [`Lowerer`]), with [`value`] for
+//! - [`expr`]: DSL expressions to symbolic expressions (the [`expr::Lowerer`]), with [`value`] for
 //!   vectors, matrices and rotations;
 //! - [`system`]: the derive input as a whole — parameters, name checks, modes — into a
 //!   [`crate::model::System`];
