@@ -192,8 +192,8 @@ pub struct Model {
     /// Expressions made as total time derivatives d/dt f(t, q) while lowering (`dot`): as
     /// velocity expressions of L their Hamel terms vanish identically, without a zero test.
     pub exact_rates: rustc_hash::FxHashSet<Expr>,
-    /// The Lagrangian over the rates of its positions, where it could be written so (particles
-    /// and hand-written Lagrangians; not with rigid bodies, orientations, constraints or an action).
+    /// The Lagrangian over the rates of its positions (and of its bodies' angular velocities),
+    /// where it could be written so (not with orientations, constraints or an action).
     pub held: Option<HeldLagrangian>,
     /// `dynamics = recursive | dense` as written (`None`: chosen by the model's size).
     pub dynamics: Option<Ident>,
