@@ -140,24 +140,6 @@ fn choose(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
     }
 }
 
-/// The symbols of `e` (a walk of its DAG, linear in its size).
-fn symbols(arena: &Arena, e: Expr) -> Vec<Expr> {
-    let mut seen = FxHashSet::default();
-    let mut stack = vec![e];
-    let mut out = Vec::new();
-    while let Some(x) = stack.pop() {
-        if !seen.insert(x) {
-            continue;
-        }
-        match arena.node(x) {
-            Node::Sym(_) => out.push(x),
-            node => node.for_each_child(|c| stack.push(c)),
-        }
-    }
-    out.sort_unstable();
-    out
-}
-
 /// A velocity row: (coordinate, coefficient), by coordinate.
 type Row = Vec<(usize, Expr)>;
 
@@ -170,7 +152,7 @@ fn velocity_row(arena: &mut Arena, syms: &Layout, v: Expr) -> Result<Row, String
     let mut row: BTreeMap<usize, Vec<Expr>> = BTreeMap::new();
     for t in terms {
         let mut rates = Vec::new();
-        for s in symbols(arena, t) {
+        for s in arena.free_symbols(t) {
             match syms.role(s) {
                 Some(Role::Velocity(j)) => rates.push(j),
                 Some(Role::Time) => return Err("a position moves with time (its rate depends on t)".into()),
@@ -225,7 +207,7 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
     let lt = held.lagrangian;
     let zeros: Vec<(Expr, Expr)> = held.rates.iter().map(|&(w, _)| (w, arena.zero())).collect();
     let rest = arena.subs(lt, &zeros);
-    if symbols(arena, rest).iter().any(|&s| matches!(syms.role(s), Some(Role::Velocity(_) | Role::HeldRate(_)))) {
+    if arena.free_symbols(rest).iter().any(|&s| matches!(syms.role(s), Some(Role::Velocity(_) | Role::HeldRate(_)))) {
         return Err("the Lagrangian has velocity terms other than ½ m ẋ² of positions (a velocity written bare \
                     outside `dot(..)` squared, or products of rates)"
             .into());
@@ -236,7 +218,7 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
     for &(w, _) in &held.rates {
         let p = arena.diff(lt, w);
         let m = arena.diff(p, w);
-        if symbols(arena, m).iter().any(|&s| !matches!(syms.role(s), Some(Role::Parameter(_)))) {
+        if arena.free_symbols(m).iter().any(|&s| !matches!(syms.role(s), Some(Role::Parameter(_)))) {
             return Err("a mass depends on the state (or the kinetic energy is not a sum of squares of rates)".into());
         }
         let w2 = arena.powi(w, 2);
@@ -273,7 +255,7 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
     // Every coefficient a function of its own coordinate (and the parameters).
     for row in &rows {
         for &(j, c) in row {
-            let foreign = symbols(arena, c).into_iter().find(|&s| match syms.role(s) {
+            let foreign = arena.free_symbols(c).into_iter().find(|&s| match syms.role(s) {
                 Some(Role::Coordinate(i)) => i != j,
                 Some(Role::Parameter(_)) => false,
                 _ => true,
@@ -548,7 +530,8 @@ pub fn tangent(model: &Model, arena: &mut Arena, r: &Recursive) -> (Bindings, Ve
     let first = r.bindings.len();
     let mut rec = Builder { arena, syms, bindings: Vec::new() };
     for &(s, e) in &r.bindings {
-        let seeds: Vec<(Expr, Expr)> = symbols(rec.arena, e).into_iter().filter_map(|x| dot.get(&x).map(|&d| (x, d))).collect();
+        let seeds: Vec<(Expr, Expr)> =
+            rec.arena.free_symbols(e).into_iter().filter_map(|x| dot.get(&x).map(|&d| (x, d))).collect();
         let de = if seeds.is_empty() { rec.arena.zero() } else { rec.arena.directional(e, &seeds) };
         let ds = rec.bind_from(first, de);
         if ds != rec.arena.zero() {

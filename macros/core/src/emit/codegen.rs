@@ -127,9 +127,13 @@ pub(crate) struct Body {
 /// `name` names the part functions; `extra_params` / `extra_args` declare and pass inputs beyond
 /// `t` and `x` (e.g. the accelerations `a` of the Jacobian).
 pub(crate) fn body(model: &View<'_>, outputs: &[Expr], name: &str, extra_params: &TokenStream, extra_args: &TokenStream) -> Body {
+    body_bound(model, &[], outputs, name, &state_base(model), extra_params, extra_args)
+}
+
+/// The parameters `t, x` of a method of the state, and the arguments passing them on.
+fn state_base(model: &View<'_>) -> (TokenStream, TokenStream) {
     let d = model.layout.state_dim();
-    let base = (quote! { t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, }, quote! { t, x, });
-    body_with_base(model, outputs, name, &base, extra_params, extra_args)
+    (quote! { t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, }, quote! { t, x, })
 }
 
 /// [`body`] for a method whose inputs are not `(t, x)`: `base` declares and passes them (e.g. the
@@ -202,6 +206,20 @@ impl Helpers {
         extra_args: &TokenStream,
     ) -> (Vec<TokenStream>, Vec<TokenStream>) {
         self.add(body(model, outputs, name, extra_params, extra_args))
+    }
+
+    /// [`Helpers::body`] with bindings: symbols standing for expressions, each a temporary of its
+    /// own (see [`body_bound`]).
+    pub(crate) fn body_bound(
+        &mut self,
+        model: &View<'_>,
+        bindings: &[(Expr, Expr)],
+        outputs: &[Expr],
+        name: &str,
+        extra_params: &TokenStream,
+        extra_args: &TokenStream,
+    ) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        self.add(body_bound(model, bindings, outputs, name, &state_base(model), extra_params, extra_args))
     }
 
     /// The part functions of a body built otherwise ([`body_with_base`]) join the helpers; returns

@@ -462,10 +462,8 @@ fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helper
     let mut outputs = r.accelerations.clone();
     outputs.extend(&r.pivots);
     let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
-    let base = (quote! { t: f64, x: &#sv, }, quote! { t, x, });
     let none = TokenStream::new();
-    let body = crate::emit::codegen::body_bound(model, &r.bindings, &outputs, "__routh_recursive", &base, &none, &none);
-    let (stmts, vals) = helpers.add(body);
+    let (stmts, vals) = helpers.body_bound(model, &r.bindings, &outputs, "__routh_recursive", &none, &none);
     let (qdd, pivots) = vals.split_at(n);
     let name = |i: usize| model.coordinates[i].to_string();
     let tree: Vec<String> = (0..n)
@@ -509,10 +507,8 @@ fn recursive_jacobian(model: &View<'_>, r: &Recursive, helpers: &mut Helpers) ->
     let Some((tangent, dqdd)) = &r.tangent else { return TokenStream::new() };
     let bindings: Vec<(Expr, Expr)> = r.bindings.iter().chain(tangent).copied().collect();
     let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
-    let base = (quote! { t: f64, x: &#sv, }, quote! { t, x, });
     let (dx_param, dx_arg) = (quote! { dx: &#sv, }, quote! { dx, });
-    let body = crate::emit::codegen::body_bound(model, &bindings, dqdd, "__routh_recursive_tangent", &base, &dx_param, &dx_arg);
-    let (stmts, vals) = helpers.add(body);
+    let (stmts, vals) = helpers.body_bound(model, &bindings, dqdd, "__routh_recursive_tangent", &dx_param, &dx_arg);
     let allow = allow_generated();
     quote! {
         /// The recursion's derivative along the state direction `dx`: δq̈ = (∂q̈/∂x) dx.

@@ -165,24 +165,7 @@ pub fn lower_gravity(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel) -> 
 
 /// `Σ_b ½ m_b |ṙ_b|² + ½ ω_bᵀ I_b ω_b + m_b g · r_b`.
 pub fn bodies_lagrangian(lower: &mut Lowerer<'_>, bodies: &[Body], gravity: Option<&Vec3>) -> Expr {
-    let arena = &mut *lower.arena;
-    let half = arena.num(Rational::new(1, 2).expect("1/2"));
-    let mut terms = Vec::new();
-    for b in bodies {
-        let v2 = arena.norm_squared(&b.velocity);
-        let mut twice_t = arena.mul2(b.mass, v2);
-        if let (Some(r), Some(i)) = (&b.rotation, &b.inertia) {
-            let iw = arena.mat_vec(i, &r.rate);
-            let rot = arena.dot3(&r.rate, &iw);
-            twice_t = arena.add2(twice_t, rot);
-        }
-        terms.push(arena.mul2(half, twice_t));
-        if let Some(g) = gravity {
-            let gr = arena.dot3(g, &b.centre);
-            terms.push(arena.mul2(b.mass, gr));
-        }
-    }
-    arena.add(&terms)
+    energies(lower, bodies, gravity, |_, _, rate| rate)
 }
 
 /// [`bodies_lagrangian`] over the rates (see [`Lowerer::held_lagrangian`]): each component of a
@@ -190,21 +173,27 @@ pub fn bodies_lagrangian(lower: &mut Lowerer<'_>, bodies: &[Body], gravity: Opti
 /// that ½ m|ṙ|² + ½ ωᵀIω is a sum of squares of held rates where I is diagonal (a planar link in
 /// absolute angles, whose ω is (0, 0, q̇)). The recursion checks what it needs of the result.
 pub fn held_bodies_lagrangian(lower: &mut Lowerer<'_>, bodies: &[Body], gravity: Option<&Vec3>) -> Option<Expr> {
+    Some(energies(lower, bodies, gravity, |lower, position, rate| lower.hold(position, rate)))
+}
+
+/// The bodies' energies with each component of ṙ and ω given by `rate(lower, position, rate)` (an
+/// angular velocity component is its own position: it is the rate of none).
+fn energies(
+    lower: &mut Lowerer<'_>,
+    bodies: &[Body],
+    gravity: Option<&Vec3>,
+    mut rate: impl FnMut(&mut Lowerer<'_>, Expr, Expr) -> Expr,
+) -> Expr {
     let half = lower.arena.num(Rational::new(1, 2).expect("1/2"));
     let mut terms = Vec::new();
     for b in bodies {
-        let v: Vec<Expr> = (0..3).map(|c| lower.hold(b.centre[c], b.velocity[c])).collect();
-        let omega = match (&b.rotation, &b.inertia) {
-            (Some(r), Some(i)) => Some(((0..3).map(|c| lower.hold(r.rate[c], r.rate[c])).collect::<Vec<Expr>>(), *i)),
-            _ => None,
-        };
+        let v: Vec3 = std::array::from_fn(|c| rate(lower, b.centre[c], b.velocity[c]));
+        let omega = b.rotation.as_ref().map(|r| -> Vec3 { std::array::from_fn(|c| rate(lower, r.rate[c], r.rate[c])) });
         let arena = &mut *lower.arena;
-        let squares: Vec<Expr> = v.iter().map(|&w| arena.powi(w, 2)).collect();
-        let v2 = arena.add(&squares);
+        let v2 = arena.norm_squared(&v);
         let mut twice_t = arena.mul2(b.mass, v2);
-        if let Some((w, i)) = omega {
-            let w = [w[0], w[1], w[2]];
-            let iw = arena.mat_vec(&i, &w);
+        if let (Some(w), Some(i)) = (omega, &b.inertia) {
+            let iw = arena.mat_vec(i, &w);
             let rot = arena.dot3(&w, &iw);
             twice_t = arena.add2(twice_t, rot);
         }
@@ -214,5 +203,5 @@ pub fn held_bodies_lagrangian(lower: &mut Lowerer<'_>, bodies: &[Body], gravity:
             terms.push(arena.mul2(b.mass, gr));
         }
     }
-    Some(lower.arena.add(&terms))
+    lower.arena.add(&terms)
 }
