@@ -35,39 +35,10 @@
 //!
 //! ## The DSL
 //!
-//! `#[mechanics(...)]` takes these items, separated by commas:
-//!
-//! | item | meaning |
-//! |---|---|
-//! | `coordinates(q1, q2, ...)` | the generalized coordinates, in state order |
-//! | `define(name = expr, ...)` | named intermediate expressions, usable in any later expression (any order; cycles are errors) |
-//! | `lagrangian = expr` | L(t, q, q̇) (optional with bodies: added to their energies) |
-//! | `frame(b = R, ...)`, `point(p = r, ...)` | a rotation (proved one) and a position (a 3-vector) |
-//! | `body(name = b, mass = m, centre = r, frame = R, inertia = I)`, `particle(name = p, mass = m, at = r)`, `gravity = g` | rigid bodies and point masses: ½ m\|ṙ\|² + ½ ωᵀIω + m g·r each |
-//! | `orientation(r, ...)` | a rotation in the state (a quaternion with the body angular velocity as its velocities), free of Euler-angle singularities |
-//! | `force(q1 = expr, ...)` | components Qᵢ of the external force one-form Σ Qᵢ dqᵢ; they enter as d/dt ∂L/∂q̇ − ∂L/∂q = Q |
-//! | `holonomic(name = f, ...)` | position constraints f(t, q) = 0 |
-//! | `constraint(name = ω, ...)` | velocity constraints: one-forms in `d<coordinate>` and `dt`, or velocity expressions affine in q̇ |
-//! | `unilateral(name = n, guard = h, law = ...)` | a unilateral constraint h ≥ 0 held at rest and released when its multiplier vanishes (generates the modes of the completed hybrid system) |
-//! | `impact(name = n, guard = h, law = ...)` | a unilateral constraint h(t, q) ≥ 0 and its impact law (below) |
-//! | `mode(name, items...)` | a mode with its own coordinates, Lagrangian, forces and impacts (omitted items are inherited from the top level) |
-//! | `transition(a -> b, name = n, guard = h, law = ...)` | a guarded switch from mode `a` to mode `b` |
-//! | `symmetry(cyclic(q), name = generator(q = ξ(q), ...), name = rotation(r, axis), ...)` | infinitesimal symmetries, proved at compile time (`rotation`: an orientation about a spatial axis, whose momentum map is the spatial angular momentum) |
-//! | `reduce(routh(q, ...), name = Type)` | Routh reduction over cyclic coordinates into a generated type (models without constraints) |
-//! | `reduce(nonholonomic(g, ...), velocities(u, w = expr, ...), name = Type)` | nonholonomic (Chaplygin, affine) reduction of a constrained model: Maggi's equations in the named velocities with the coordinates `g` dropped, proved absent at compile time; generates `Type` on (kept coordinates, velocities) with reconstruction and relative equilibria |
-//! | `reduce(euler_poincare(r, ...), name = Type)` | Euler–Poincaré reduction: the orientation `r` (and listed coordinates) dropped, all velocities kept (a free body's Euler equations) |
-//! | `dynamics = recursive` or `dynamics = dense` | q̈ by the O(n) articulated-body recursion along the model's kinematic tree (point masses at positions that are their parent's plus terms of one coordinate), or by M q̈ = f; by default trees of 12 coordinates or more take the recursion, and `DYNAMICS` says which path a model has |
-//! | `crate = path` | where generated code finds routh if your crate names it otherwise (default `::routh`) |
-//!
-//! Impact laws: `restitution(e)` (Newton's law along the guard normal with the kinetic metric,
-//! relative to a moving wall), `restitution(form: e, ...)` (one-forms such as `dy` or
-//! `dx - r * dphi`, each with its coefficient; `dt` terms give moving constraints),
-//! `map(dot(q) = expr, ...)` (explicit post-impact velocities), and for transitions
-//! `reset(q = expr, dot(q) = expr, ...)` (a chart change into the target mode; same-named
-//! components carry over). A restitution law solves `[M −Aᵀ; A 0][q̇⁺; λ] = [M q̇⁻; −E(Aq̇⁻ + b) − b]`
-//! numerically at the impact; every reset has a generated Jacobian. Models with impacts or modes
-//! simulate with [`runtime::HybridOptions`] and return a [`runtime::HybridTrajectory`] recording
-//! every impact, with Zeno accumulation, stuck contacts and the impact limit as stop reasons.
+//! The items of `#[mechanics(...)]` (coordinates, defines, the Lagrangian, bodies and frames,
+//! forces, constraints, impacts, modes, symmetries, reductions, …), the impact laws and the
+//! expressions are listed in one reference, the documentation of [`Mechanics`] (the repository's
+//! `docs/dsl.md`).
 //!
 //! Symmetries: the lifted generator must annihilate L (else a compile error showing the residual
 //! ξᶜ(L)); each gets `<name>_momentum` (J = ∂L/∂q̇·ξ) and `<name>_momentum_rate` (dJ/dt = ⟨Q, ξ⟩),
@@ -264,6 +235,7 @@
 //! [`runtime::VectorField`]. Each carries its derived formula in rustdoc.
 #![forbid(unsafe_code)]
 
+#[doc = include_str!("../docs/dsl.md")]
 pub use routh_macros::Mechanics;
 /// The runtime: integrator, events, trajectories, errors.
 pub use routh_runtime as runtime;
@@ -286,9 +258,9 @@ pub mod __private {
     pub use routh_runtime::{
         Completion, ContactDiscreteSystem, DiscreteOptions, DiscreteSystem, DiscreteTrajectory, Driven, Event, FieldError,
         HybridOptions, HybridReduction, HybridStop, HybridSystem, HybridTrajectory, InputSignal, InputSystem, Linearization,
-        MassFactor, MechanicalSystem, MomentumJump, Options, Reconstruction, ReducedDiscreteTrajectory, RunResult, SimError,
-        Trajectory, VectorField, simulate_discrete, simulate_discrete_contact, simulate_discrete_reduced, simulate_hybrid,
-        simulate_hybrid_with_events,
+        MassFactor, MechanicalSystem, MomentumJump, Options, Provenance, Reconstruction, Record, ReducedDiscreteTrajectory,
+        RunResult, SimError, Trajectory, VectorField, simulate_discrete, simulate_discrete_contact, simulate_discrete_reduced,
+        simulate_hybrid, simulate_hybrid_with_events,
     };
     pub use routh_runtime::{
         constrained, continuation, discrete, equilibrium, input, integrate, linearize, mechanics, observables, reduction,
@@ -301,6 +273,6 @@ pub mod prelude {
     pub use crate::nalgebra::{SMatrix, SVector};
     pub use crate::runtime::{
         ConstraintKind, Direction, Event, EventRecord, FieldError, HybridOptions, HybridStop, HybridTrajectory, ImpactRecord,
-        MomentumJump, Options, Output, RunError, RunResult, SimError, StopReason, Trajectory, VectorField,
+        MomentumJump, Options, Output, Provenance, Record, RunError, RunResult, SimError, StopReason, Trajectory, VectorField,
     };
 }

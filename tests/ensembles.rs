@@ -167,3 +167,33 @@ fn options_read_back_what_they_wrote() {
     let back: HybridOptions = serde_json::from_str(&serde_json::to_string(&hybrid).unwrap()).unwrap();
     assert_eq!(back, hybrid);
 }
+
+#[test]
+fn a_record_carries_its_provenance_and_reads_back() {
+    // A result written to a file said nothing of the model, parameters or options that made it.
+    let p = Pendulum { m: 1.5, l: 0.75, g: 9.81 };
+    let options = opts().output(Output::Interval(0.5));
+    let run = p.simulate(p.state([0.5], [0.0]), 0.0..1.0, &options).unwrap();
+    let record = p.record(run.clone(), options.clone());
+    assert_eq!(record.provenance.parameters, vec![("m".into(), 1.5), ("l".into(), 0.75), ("g".into(), 9.81)]);
+    let json: serde_json::Value = serde_json::to_value(&record).unwrap();
+    let provenance = &json["provenance"];
+    assert_eq!(provenance["routh"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(provenance["model"], "Pendulum");
+    // The parameters as a map, in declaration order.
+    let text = serde_json::to_string(&record).unwrap();
+    assert!(text.contains(r#""parameters":{"m":1.5,"l":0.75,"g":9.81}"#), "{text}");
+    assert_eq!(provenance["options"]["rtol"], 1e-10);
+    let back: Record<routh::runtime::Trajectory<2>, Options> = serde_json::from_str(&text).unwrap();
+    assert_eq!(back.provenance, record.provenance);
+    assert_eq!((back.result.times, back.result.states), (run.times, run.states));
+    // The options read back are the run's: the same run again gives the same samples, bit for bit.
+    let again = p.simulate(p.state([0.5], [0.0]), 0.0..1.0, &back.provenance.options).unwrap();
+    assert_eq!(again.states, record.result.states);
+    // A non-finite parameter (a model that failed its check) is kept by name.
+    let bad = Pendulum { m: f64::NAN, l: f64::INFINITY, g: 9.81 }.provenance(());
+    let text = serde_json::to_string(&bad).unwrap();
+    assert!(text.contains(r#"{"m":"NaN","l":"inf","g":9.81}"#), "{text}");
+    let back: routh::runtime::Provenance<()> = serde_json::from_str(&text).unwrap();
+    assert!(back.parameter("m").unwrap().is_nan() && back.parameter("l") == Some(f64::INFINITY));
+}

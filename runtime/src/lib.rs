@@ -18,7 +18,10 @@
 //! * [`ensemble`] — many runs (initial states, parameter sets) on all cores with rayon, results
 //!   in the inputs' order, a progress bar on long batches;
 //! * trajectories as data: [`Trajectory`] and [`HybridTrajectory`] serialize with serde (samples,
-//!   events, impacts, stop reason, work counters) and write CSV;
+//!   events, impacts, stop reason, work counters) and write CSV; a [`Record`] keeps a result with
+//!   its [`Provenance`] (version, model, parameters, options);
+//! * sweeps beyond one machine (`sweep`, with the `serde` feature): a serializable job run in
+//!   shards that stream JSON Lines, resume after a crash and merge into the in-process result;
 //! * typed errors ([`SimError`], [`FieldError`]) instead of panics.
 //!
 //! All state vectors are fixed-size `nalgebra::SVector<f64, D>`; the step loop allocates only
@@ -65,10 +68,13 @@ pub mod error;
 pub mod hybrid;
 pub mod mechanics;
 pub mod ode;
+pub mod provenance;
 #[cfg(feature = "serde")]
 mod serde_floats;
 
 // The modules users name by path, at the top as before.
+#[cfg(feature = "serde")]
+pub use analysis::sweep;
 pub use analysis::{continuation, ensemble, equilibrium, linearize, observables, periodic, variational};
 pub use hybrid::zeno;
 pub use mechanics::{constrained, discrete, input, linalg};
@@ -101,6 +107,7 @@ pub use mechanics::{ConstraintKind, MechanicalSystem};
 pub use method::{Attempt, Dop853, Dopri5, Method, Scheme, Selected};
 pub use monitor::Monitor;
 pub use options::{Options, Output, Tolerances};
+pub use provenance::{Provenance, Record, VERSION};
 pub use reduction::{HybridReduction, MomentumJump, Reconstruction};
 pub use state::{State, StateField};
 pub use stepper::{Integrator, Step, StepControl, Trial, Verdict};

@@ -16,6 +16,9 @@ mod derive;
 mod emit;
 mod lower;
 mod parse;
+/// The item keywords `#[mechanics(...)]` accepts (the DSL reference, `docs/dsl.md`, is checked
+/// against it).
+pub use parse::ITEMS;
 
 pub mod fixtures;
 

@@ -1,7 +1,8 @@
 //! Analysis on top of the ODE, mechanics and hybrid layers: variational equations and saltation
 //! matrices ([`variational`]), periodic orbits of hybrid systems ([`periodic`]), pseudo-arclength
 //! continuation with bifurcation detection ([`continuation`]), ensembles of runs on all cores
-//! ([`ensemble`]), and the linearisation of constrained systems on their constraint manifold
+//! ([`ensemble`]) and sharded, resumable sweeps over many machines (`sweep`, with the `serde`
+//! feature), and the linearisation of constrained systems on their constraint manifold
 //! ([`linearize`]), and observables evaluated along a run ([`observables`]).
 
 pub mod continuation;
@@ -11,4 +12,6 @@ pub mod linearize;
 pub mod observables;
 pub mod periodic;
 mod progress;
+#[cfg(feature = "serde")]
+pub mod sweep;
 pub mod variational;

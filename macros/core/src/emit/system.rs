@@ -67,11 +67,25 @@ fn check_parameters(models: &[View<'_>]) -> TokenStream {
     }
     let divisor_names: Vec<String> = divisors.iter().map(ToString::to_string).collect();
     let count = names.len();
+    let model_name = first.name.to_string();
     let chosen: Vec<String> = first.sensitivity.iter().map(|&i| names[i].clone()).collect();
     let nchosen = chosen.len();
     quote! {
         /// Names of the parameters (the struct's fields), in declaration order.
         pub const PARAMETERS: [&'static str; #count] = [#(#names),*];
+
+        /// Where a run of this model with `options` comes from: routh's version, the model's
+        /// name, its parameters ([`Self::PARAMETERS`] with their values) and the options; with the
+        /// `serde` feature it serializes beside a result (see [`Self::record`]).
+        pub fn provenance<O>(&self, options: O) -> ::routh::__private::Provenance<O> {
+            ::routh::__private::Provenance::new(#model_name, &Self::PARAMETERS, &[#(self.#params),*], options)
+        }
+
+        /// `result` with its [`provenance`](Self::provenance) under `options`: what to serialize so
+        /// that the file says how to reproduce it.
+        pub fn record<R, O>(&self, result: R, options: O) -> ::routh::__private::Record<R, O> {
+            ::routh::__private::Record::new(self.provenance(options), result)
+        }
         /// The parameters of `sensitivity(...)`: the columns of `parameter_jacobian` (∂F/∂p).
         pub const SENSITIVITY: [&'static str; #nchosen] = [#(#chosen),*];
 
