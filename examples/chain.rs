@@ -1,6 +1,6 @@
 //! A falling chain: 50 point masses on massless links (total mass 1, total length 1), released
 //! straight out sideways from its pivot, integrated with the articulated-body recursion the derive
-//! generates for kinematic trees (see the README's "Recursive dynamics").
+//! generates for kinematic trees (see "Recursive dynamics" in docs/guide/generated.md).
 //!
 //! Prints which path each model has, the gap between the recursion's q̈ and M⁻¹f of the same model
 //! along the run, the energy drift, and the tip's largest speed (the whip); writes

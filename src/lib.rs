@@ -243,10 +243,65 @@ pub use routh_runtime as runtime;
 pub use routh_runtime::nalgebra;
 
 /// The README's snippets, compiled (and run) by `cargo test --doc`: every `rust` block of it is a
-/// doctest, so the guide cannot drift from the crate.
+/// doctest, so the README cannot drift from the crate; the guide's chapters below likewise.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// `docs/guide/generated.md`, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/generated.md")]
+pub struct GuideGenerated;
+
+/// `docs/guide/bodies.md`, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/bodies.md")]
+pub struct GuideBodies;
+
+/// `docs/guide/constraints.md`, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/constraints.md")]
+pub struct GuideConstraints;
+
+/// `docs/guide/contact.md`, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/contact.md")]
+pub struct GuideContact;
+
+/// `docs/guide/discrete.md`, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/discrete.md")]
+pub struct GuideDiscrete;
+
+/// `docs/guide/inputs.md`, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/inputs.md")]
+pub struct GuideInputs;
+
+/// `docs/guide/impacts.md`, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/impacts.md")]
+pub struct GuideImpacts;
+
+/// `docs/guide/symmetry.md`, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/symmetry.md")]
+pub struct GuideSymmetry;
+
+/// `docs/guide/performance.md`, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/performance.md")]
+pub struct GuidePerformance;
+
+/// `docs/guide/runtime.md`, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/runtime.md")]
+pub struct GuideRuntime;
+
+/// `docs/guide/development.md`, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/development.md")]
+pub struct GuideDevelopment;
 
 /// The one door between generated code and the runtime (in the manner of serde's `__private`):
 /// code that `#[derive(Mechanics)]` emits names `::routh::__private::…` (or `<path>::__private::…`

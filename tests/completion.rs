@@ -188,6 +188,21 @@ fn hybrid_csv_names_the_modes() {
     assert_eq!(text.lines().next(), Some("t,mode,y,dot(y)"));
     assert_eq!((modes.first(), modes.last()), (Some(&"flight"), Some(&"rest")));
     assert!(sol.write_csv_with_mode_names(Vec::new(), &["y", "dot(y)"], &["flight"]).is_err());
+    // The trajectory knows its modes' names: plain `write_csv` writes them too, and they survive
+    // a round trip through JSON; a file without them (written before) falls back to indices.
+    assert_eq!(sol.mode_names, Ball::MODES);
+    let mut plain = Vec::new();
+    sol.write_csv(&mut plain, &["y", "dot(y)"]).unwrap();
+    assert_eq!(String::from_utf8(plain).unwrap(), text);
+    let json = serde_json::to_value(&sol).unwrap();
+    assert_eq!(json["mode_names"], serde_json::json!(["flight", "rest"]));
+    let mut old = json.clone();
+    old.as_object_mut().unwrap().remove("mode_names");
+    let old: routh::runtime::HybridTrajectory<2> = serde_json::from_value(old).unwrap();
+    let mut indices = Vec::new();
+    old.write_csv(&mut indices, &["y", "dot(y)"]).unwrap();
+    let indices = String::from_utf8(indices).unwrap();
+    assert_eq!(indices.lines().last().unwrap().split(',').nth(1), Some("1"));
     // Outputs of a multi-mode model, each sample in its mode: the height is y in flight and at rest,
     // and the energy at rest is the resting ball's, zero.
     assert_eq!(Ball::OUTPUTS, ["height", "energy"]);

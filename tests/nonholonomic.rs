@@ -38,7 +38,7 @@ fn reduced_and_reconstructed_is_the_full_sleigh() {
     assert!(worst < 1e-9, "{worst:e}");
 }
 
-/// The README's rolling disk (`tests/ui/reduction_with_constraints.rs` refuses its Routh
+/// The guide's rolling disk (`tests/ui/reduction_with_constraints.rs` refuses its Routh
 /// reduction): reduced nonholonomically, by its rolling and heading rates, with every coordinate
 /// dropped.
 #[derive(Mechanics)]
@@ -68,7 +68,7 @@ fn the_rolling_disk_reduces_to_its_nonholonomic_momenta() {
     let options = Options::default().rtol(1e-12).atol(1e-12).output(Output::Times(vec![1.0, 3.0]));
     let full = d.simulate(x0, 0.0..3.0, &options).unwrap();
     let rec = red.simulate_reconstructed(xr, g, 0.0..3.0, &options).unwrap();
-    // After 1 s the disk is at (sin 1, 1 − cos 1) on its circle (the README's (0.8415, 0.4597)).
+    // After 1 s the disk is at (sin 1, 1 − cos 1) on its circle (the guide's (0.8415, 0.4597)).
     let at1 = &rec.states[0];
     assert!((at1[0] - 1f64.sin()).abs() < 1e-10 && (at1[1] - (1.0 - 1f64.cos())).abs() < 1e-10, "{at1:?}");
     for (a, b) in full.states.iter().zip(&rec.states) {

@@ -136,7 +136,7 @@ fn a_symmetry_behind_an_identity_is_accepted_and_conserved() {
 
 /// A ball rolling on a turntable turning at the rate `om`, its angular velocity in space as
 /// `define`s of ZXZ Euler angles: the rolling constraints written with the quasi-velocities (the
-/// README's spelling).
+/// guide's spelling).
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(x, y, ph, th, ps),

@@ -14,7 +14,7 @@
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
 
-use nalgebra::SVector;
+use nalgebra::{DMatrix, DVector, SMatrix};
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 use serde::ser::{Serialize, Serializer};
 
@@ -115,16 +115,66 @@ impl Floats for usize {
     }
 }
 
-impl<const N: usize> Floats for SVector<f64, N> {
+/// A fixed-size vector (`C = 1`: a state) as a list of its components; a fixed-size matrix as a
+/// list of its rows.
+impl<const NR: usize, const NC: usize> Floats for SMatrix<f64, NR, NC> {
+    fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if NC == 1 { s.collect_seq(self.iter().map(W)) } else { rows(self.nrows(), self.ncols(), |i, j| self[(i, j)]).write(s) }
+    }
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if NC == 1 {
+            let values = Vec::<f64>::read(d)?;
+            if values.len() != NR {
+                return Err(de::Error::invalid_length(values.len(), &format!("a state of {NR} components").as_str()));
+            }
+            return Ok(SMatrix::from_iterator(values));
+        }
+        let rows = Vec::<Vec<f64>>::read(d)?;
+        if rows.len() != NR || rows.iter().any(|r| r.len() != NC) {
+            return Err(de::Error::invalid_length(rows.len(), &format!("{NR} rows of {NC} entries").as_str()));
+        }
+        Ok(SMatrix::from_fn(|i, j| rows[i][j]))
+    }
+}
+
+/// The rows of an `r × c` matrix given by its entries.
+fn rows(r: usize, c: usize, entry: impl Fn(usize, usize) -> f64) -> Vec<Vec<f64>> {
+    (0..r).map(|i| (0..c).map(|j| entry(i, j)).collect()).collect()
+}
+
+/// A vector of any length as a list of its components.
+impl Floats for DVector<f64> {
     fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.iter().map(W))
     }
     fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let values = Vec::<R<f64>>::deserialize(d)?;
-        if values.len() != N {
-            return Err(de::Error::invalid_length(values.len(), &format!("a state of {N} components").as_str()));
+        Ok(DVector::from_vec(Vec::<f64>::read(d)?))
+    }
+}
+
+/// A matrix of any shape as `{"shape": [rows, columns], "rows": [[…], …]}` (the shape kept
+/// for matrices without rows or columns, such as the input matrix of a model without inputs).
+impl Floats for DMatrix<f64> {
+    fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Matrix", 2)?;
+        st.serialize_field("shape", &[self.nrows(), self.ncols()])?;
+        st.serialize_field("rows", &W(&rows(self.nrows(), self.ncols(), |i, j| self[(i, j)])))?;
+        st.end()
+    }
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        struct Matrix {
+            shape: [usize; 2],
+            #[serde(with = "self")]
+            rows: Vec<Vec<f64>>,
         }
-        Ok(SVector::from_iterator(values.into_iter().map(|r| r.0)))
+        let m = Matrix::deserialize(d)?;
+        let [r, c] = m.shape;
+        if m.rows.len() != r || m.rows.iter().any(|row| row.len() != c) {
+            return Err(de::Error::custom(format!("a {r} × {c} matrix needs {r} rows of {c} entries")));
+        }
+        Ok(DMatrix::from_fn(r, c, |i, j| m.rows[i][j]))
     }
 }
 
@@ -224,5 +274,121 @@ pub(crate) mod names {
         let leaked: &'static [&'static str] = Box::leak(list.into_boxed_slice());
         lists.insert(leaked);
         Ok(leaked)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Debug;
+
+    use nalgebra::{DMatrix, DVector, SMatrix, SVector};
+    use serde::Serialize;
+    use serde::de::DeserializeOwned;
+
+    use crate::analysis::continuation::{Branch, BranchStop, ContinuationError, ContinuationOptions, Point, Special};
+    use crate::analysis::equilibrium::{FixedPoint, FixedPointOptions};
+    use crate::analysis::linearize::{ConstrainedLinearization, Mechanical};
+    use crate::analysis::periodic::{PeriodicOrbit, ShootingOptions};
+    use crate::discrete::{DiscreteOptions, DiscreteTrajectory, ReducedDiscreteTrajectory};
+    use crate::ensemble::EnsembleOptions;
+    use crate::input::Linearization;
+
+    /// Writes `x`, reads it back and writes that again: the same text (every float bit for bit
+    /// through serde_json's exact round trip, NaN and ±∞ by name); values without NaN also compare
+    /// equal.
+    fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(x: &T) -> String {
+        let text = serde_json::to_string(x).unwrap();
+        let back: T = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_eq!(serde_json::to_string(&back).unwrap(), text);
+        if !text.contains("\"NaN\"") {
+            assert_eq!(&back, x);
+        }
+        text
+    }
+
+    const NAN: f64 = f64::NAN;
+    const INF: f64 = f64::INFINITY;
+
+    #[test]
+    fn every_result_and_options_type_reads_back_what_it_wrote() {
+        let third = 1.0 / 3.0;
+        let orbit = PeriodicOrbit::<2> {
+            state: SVector::from([NAN, third]),
+            period: INF,
+            xi: 1e-300,
+            energy: -INF,
+            monodromy: SMatrix::<f64, 2, 2>::new(1.0, third, -2.5, 0.1),
+            iterations: 3,
+            turning_point: true,
+            bifurcation: false,
+        };
+        let text = round_trip(&orbit);
+        assert!(text.contains(r#""monodromy":[[1.0,0.3333333333333333],[-2.5,0.1]]"#), "{text}");
+        round_trip(&FixedPoint::<2> {
+            state: SVector::from([0.5, -0.5]),
+            residual: 1e-17,
+            iterations: 4,
+            jacobian: SMatrix::identity(),
+        });
+        round_trip(&Linearization::<2, 1> {
+            a: SMatrix::<f64, 2, 2>::new(0.0, 1.0, -9.81, -0.1),
+            b: SMatrix::<f64, 2, 1>::new(0.0, 1.0),
+        });
+        // Matrices keep their shape, also without rows or columns (a model without inputs).
+        let lin = ConstrainedLinearization {
+            states: vec!["x".into(), "dot(x)".into()],
+            a: DMatrix::from_row_slice(2, 2, &[0.0, 1.0, -4.0, NAN]),
+            b: DMatrix::zeros(2, 0),
+            embedding: DMatrix::from_fn(4, 2, |i, j| (i + 3 * j) as f64 * third),
+            mechanical: Some(Mechanical {
+                mass: DMatrix::from_element(1, 1, 2.0),
+                damping: DMatrix::zeros(1, 1),
+                stiffness: DMatrix::from_element(1, 1, INF),
+                input: DMatrix::zeros(0, 3),
+            }),
+        };
+        let text = round_trip(&lin);
+        assert!(
+            text.contains(r#""b":{"shape":[2,0],"rows":[[],[]]}"#) && text.contains(r#""input":{"shape":[0,3],"rows":[]}"#),
+            "{text}"
+        );
+        let back: ConstrainedLinearization = serde_json::from_str(&text).unwrap();
+        assert_eq!((back.b.shape(), back.mechanical.unwrap().input.shape()), ((2, 0), (0, 3)));
+        let point = Point {
+            u: DVector::from_vec(vec![1.0, third, -0.0]),
+            direction: DVector::from_vec(vec![0.0, 1.0, 0.0]),
+            determinant: NAN,
+            monitor: Some(INF),
+            iterations: 2,
+            step: 1e-2,
+            special: Some(Special::TurningPoint),
+        };
+        let failed = BranchStop::Failed {
+            parameter: 0.7,
+            error: ContinuationError::Inadmissible { reason: "below the floor".into(), u: DVector::from_vec(vec![NAN]) },
+        };
+        round_trip(&Branch { points: vec![point.clone(), point], stop: failed, rejected: 5 });
+        round_trip(&BranchStop::StepTooSmall { parameter: -INF, reason: "Newton".into() });
+        let discrete = DiscreteTrajectory::<2> {
+            times: vec![0.0, 0.1],
+            positions: vec![SVector::from([1.0, 2.0]), SVector::from([third, NAN])],
+            momenta: vec![SVector::zeros(), SVector::from([INF, 0.0])],
+            iterations: vec![3],
+            actions: vec![],
+        };
+        round_trip(&discrete);
+        round_trip(&ReducedDiscreteTrajectory::<2> { trajectory: discrete, increments: vec![SVector::from([0.0, 0.25])] });
+        // A wrong shape is an error, not a truncated or padded matrix.
+        let bad = text.replacen(r#""shape":[2,0]"#, r#""shape":[3,0]"#, 1);
+        assert!(serde_json::from_str::<ConstrainedLinearization>(&bad).is_err());
+        let bad = serde_json::json!({"a": [[0.0, 1.0], [2.0]], "b": [[0.0], [1.0]]});
+        assert!(serde_json::from_value::<Linearization<2, 1>>(bad).is_err());
+
+        // The options of every analysis, the infinite bounds included.
+        round_trip(&ContinuationOptions::default());
+        round_trip(&FixedPointOptions::default());
+        round_trip(&DiscreteOptions::default());
+        round_trip(&ShootingOptions::default());
+        round_trip(&EnsembleOptions::default().threads(Some(3)));
     }
 }

@@ -1,6 +1,6 @@
 use routh::prelude::*;
 
-/// The README's rolling disk with a Routh reduction by its rolling angle: the rolling constraints
+/// The guide's rolling disk with a Routh reduction by its rolling angle: the rolling constraints
 /// change the momentum conjugate to `phi`, so reducing by it would simulate another model.
 #[derive(Mechanics)]
 #[mechanics(

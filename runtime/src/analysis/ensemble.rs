@@ -39,6 +39,7 @@ use crate::ode::trajectory::Trajectory;
 
 /// How a batch runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct EnsembleOptions {
     /// The number of worker threads; `None` (the default) uses rayon's global pool, one thread

@@ -30,9 +30,11 @@ use crate::ode::field::{VectorField, jacobian_fd};
 
 /// Options of [`fixed_point`].
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct FixedPointOptions {
     /// Converged when the largest |Fᵢ| is at most this (default 1e-12).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub tolerance: f64,
     /// The most Gauss–Newton steps (default 50).
     pub max_iterations: usize,
@@ -59,15 +61,19 @@ impl FixedPointOptions {
 
 /// A fixed point F(t, x) = 0 found by [`fixed_point`].
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct FixedPoint<const D: usize> {
     /// The point.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub state: SVector<f64, D>,
     /// The largest |Fᵢ| there.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub residual: f64,
     /// Gauss–Newton steps taken.
     pub iterations: usize,
     /// ∂F/∂x there (central differences).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub jacobian: SMatrix<f64, D, D>,
 }
 

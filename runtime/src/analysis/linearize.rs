@@ -103,16 +103,20 @@ pub enum LinearizeError {
 
 /// A linearisation on the constraint manifold (see the [module docs](self)).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct ConstrainedLinearization {
     /// The names of the minimal state: the independent coordinates, `dot(…)` of the independent
     /// velocities, and the action of a contact model.
     pub states: Vec<String>,
     /// δẋ_min = A δx_min + B δu.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub a: DMatrix<f64>,
     /// B: the inputs' effect on the minimal state (no columns for a model without inputs).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub b: DMatrix<f64>,
     /// P = ∂x/∂x_min: the full-state direction of each minimal state (columns).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub embedding: DMatrix<f64>,
     /// M, C, K of M δq̈ + C δq̇ + K δq = 0, with rows and the columns of M and C over the
     /// independent velocities and the columns of K over the independent coordinates; `None`
@@ -122,15 +126,20 @@ pub struct ConstrainedLinearization {
 
 /// The mechanical form M δu̇ + C δu + K δq_I = 0 of a constrained linearisation.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct Mechanical {
     /// The mass matrix of the constrained system, Tᵀ M T (independent velocities²).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub mass: DMatrix<f64>,
     /// C = −M ∂u̇/∂u.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub damping: DMatrix<f64>,
     /// K = −M ∂u̇/∂q_I (independent velocities × independent coordinates).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub stiffness: DMatrix<f64>,
     /// The input matrix of M δu̇ + C δu + K δq_I = B δu_in: M ∂u̇/∂u_in (no columns without inputs).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub input: DMatrix<f64>,
 }
 

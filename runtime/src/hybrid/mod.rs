@@ -538,6 +538,7 @@ where
         times: run.samples.times,
         states: run.samples.states,
         modes: run.samples.modes,
+        mode_names: (0..sys.mode_count()).map(|m| sys.mode_name(m)).collect(),
         impacts: run.impacts,
         stop,
         stats: run.stats,

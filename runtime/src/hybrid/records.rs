@@ -167,6 +167,11 @@ pub struct HybridTrajectory<const D: usize> {
     pub states: Vec<SVector<f64, D>>,
     /// Mode of each sample.
     pub modes: Vec<usize>,
+    /// The system's modes by name ([`HybridSystem::mode_name`](super::HybridSystem::mode_name)),
+    /// indexed by [`HybridTrajectory::modes`]: what [`HybridTrajectory::write_csv`] writes in its
+    /// `mode` column. (Empty in files written before it was recorded.)
+    #[cfg_attr(feature = "serde", serde(default, with = "crate::serde_floats"))]
+    pub mode_names: Vec<&'static str>,
     /// Applied resets, in order.
     pub impacts: Vec<ImpactRecord<D>>,
     /// Why the simulation ended.
@@ -219,12 +224,25 @@ impl<const D: usize> HybridTrajectory<D> {
     }
     /// Writes the samples as CSV: a header `t,mode,<names>` (a model without modes names its
     /// state in `STATE_NAMES`; a mode of a multi-mode model uses a prefix of the padded state),
-    /// then one line per sample with the mode's index. An impact time appears twice, pre and post.
+    /// then one line per sample with its mode by name ([`HybridTrajectory::mode_names`]; its index
+    /// for a trajectory read from a file that has no names). An impact time appears twice, pre and
+    /// post.
     ///
     /// # Errors
     /// The writer's I/O errors; [`std::io::ErrorKind::InvalidInput`] if `names` does not name
     /// every one of the `D` components.
     pub fn write_csv<W: std::io::Write>(&self, w: W, names: &[&str]) -> std::io::Result<()> {
+        if self.mode_names.is_empty() {
+            return self.write_csv_with_mode_indices(w, names);
+        }
+        let modes = self.mode_names.clone();
+        self.write_csv_with_mode_names(w, names, &modes)
+    }
+    /// [`HybridTrajectory::write_csv`] with the `mode` column holding each sample's mode index.
+    ///
+    /// # Errors
+    /// As [`HybridTrajectory::write_csv`].
+    pub fn write_csv_with_mode_indices<W: std::io::Write>(&self, w: W, names: &[&str]) -> std::io::Result<()> {
         self.csv(w, names, |mode, w| write!(w, "{mode}"))
     }
     /// [`HybridTrajectory::write_csv`] with the `mode` column holding each sample's mode by name:

@@ -154,6 +154,7 @@ where
             times: traj.times,
             states,
             modes: traj.modes,
+            mode_names: traj.mode_names,
             impacts,
             stop: traj.stop,
             stats: traj.stats,

@@ -138,9 +138,11 @@ pub enum MomentumLaw {
 
 /// Options of the Newton iteration of a discrete step.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct DiscreteOptions {
     /// Converged when the Newton correction is at most `tolerance · (1 + ‖q_{k+1}‖∞)`. Default `1e-14`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub tolerance: f64,
     /// Largest number of Newton iterations per step. Default `30`.
     pub max_iterations: usize,
@@ -225,16 +227,21 @@ pub fn discrete_step<S: DiscreteSystem<N> + ?Sized, const N: usize>(
 
 /// The nodes of a discrete trajectory.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct DiscreteTrajectory<const N: usize> {
     /// t_k = t₀ + k h.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub times: Vec<f64>,
     /// q_k.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub positions: Vec<SVector<f64, N>>,
     /// p_k (the forced discrete momenta, F^{f+}L_d(q_{k−1}, q_k) = F^{f−}L_d(q_k, q_{k+1})).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub momenta: Vec<SVector<f64, N>>,
     /// Newton iterations of each step.
     pub iterations: Vec<usize>,
     /// z_k, the action of a contact system (empty otherwise).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub actions: Vec<f64>,
 }
 
@@ -378,12 +385,14 @@ pub fn simulate_discrete<S: DiscreteSystem<N> + ?Sized, const N: usize>(
 /// A discrete trajectory computed on the reduced space of cyclic (abelian) coordinates, with its
 /// reconstruction (see [`simulate_discrete_reduced`]).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ReducedDiscreteTrajectory<const N: usize> {
     /// The reconstructed trajectory: shape coordinates as computed, cyclic ones
     /// g_{k+1} = g_k + W_k.
     pub trajectory: DiscreteTrajectory<N>,
     /// The increments W_k = g_{k+1} − g_k of the cyclic coordinates (other entries 0), the
     /// reduced variables of the group part.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub increments: Vec<SVector<f64, N>>,
 }
 

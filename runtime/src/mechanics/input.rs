@@ -103,10 +103,13 @@ where
 
 /// The linearisation x' ≈ F(t, x₀, u₀) + A (x − x₀) + B (u − u₀) about a state and input.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Linearization<const D: usize, const K: usize> {
     /// A = ∂F/∂x.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub a: SMatrix<f64, D, D>,
     /// B = ∂F/∂u.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub b: SMatrix<f64, D, K>,
 }
 

@@ -76,6 +76,7 @@ pub trait Problem {
 
 /// Failure of a continuation.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum ContinuationError {
     /// Evaluating the problem failed.
@@ -87,6 +88,7 @@ pub enum ContinuationError {
         /// Iterations made.
         iterations: usize,
         /// The max norm of the last residual.
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         residual: f64,
     },
     /// The bordered system [dr; cᵀ] was singular (a non-isolated point, or a border in the
@@ -108,39 +110,49 @@ pub enum ContinuationError {
         /// Why it is not admissible.
         reason: String,
         /// The corrected point.
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         u: DVector<f64>,
     },
 }
 
 /// Options of the corrector and of the continuation (builder; [`Default`] for the values below).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct ContinuationOptions {
     /// The corrector converged when max |r| ≤ this. Default `1e-10`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub tolerance: f64,
     /// Largest number of Newton iterations per correction. Default `10`.
     pub max_iterations: usize,
     /// The first predictor step (arclength in u). Default `1e-2`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub initial_step: f64,
     /// The smallest step before the branch ends with [`BranchStop::StepTooSmall`]. Default `1e-8`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub min_step: f64,
     /// The largest step. Default `0.5`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub max_step: f64,
     /// The number of continuation steps before [`BranchStop::Points`]. Default `1000`.
     pub max_points: usize,
     /// The largest angle (radians) between consecutive tangents; a larger turn retries the step
     /// halved. Default `0.2`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub max_angle: f64,
     /// Stop when λ reaches this value (the last point is corrected with λ held there). Default
     /// none.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub target: Option<f64>,
     /// Locate special points on the curve (else they are only flagged on the point after them).
     /// Default `true`.
     pub locate: bool,
     /// Arclength tolerance of the location. Default `1e-11`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub location_tolerance: f64,
     /// A zero touch of the monitor counts when its local minimum (the parabola through three
     /// consecutive values) reaches below this fraction of the values' scale. Default `1e-3`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub touch_tolerance: f64,
     /// Show a progress bar (points, λ, step) on standard error — drawn only when it is a
     /// terminal (indicatif). Default `true`.
@@ -364,18 +376,24 @@ pub enum Special {
 
 /// One point of a branch.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Point {
     /// The solution u.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub u: DVector<f64>,
     /// The unit direction of travel t = d·τ at u.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub direction: DVector<f64>,
     /// det([dr; tᵀ]) with the direction of travel (changes sign at a simple bifurcation).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub determinant: f64,
     /// The problem's monitor at u, if it has one.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub monitor: Option<f64>,
     /// Newton iterations of its corrector.
     pub iterations: usize,
     /// The arclength step that reached it (0 for the start and for located points).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub step: f64,
     /// `Some` for a located special point (inserted between the points it lies between), or —
     /// with [`ContinuationOptions::locate`] off — on the first point after one.
@@ -400,6 +418,7 @@ impl Point {
 
 /// Why a branch ended.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum BranchStop {
     /// [`ContinuationOptions::max_points`] steps were made.
@@ -409,6 +428,7 @@ pub enum BranchStop {
     /// The step fell below [`ContinuationOptions::min_step`]; the last error of the corrector.
     StepTooSmall {
         /// The parameter λ at the last point.
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         parameter: f64,
         /// Why the last retry failed.
         reason: String,
@@ -420,6 +440,7 @@ pub enum BranchStop {
     /// others.
     Failed {
         /// The parameter λ at the last point.
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         parameter: f64,
         /// What failed.
         error: ContinuationError,
@@ -428,16 +449,19 @@ pub enum BranchStop {
     /// the branch ends at the last admissible point.
     Inadmissible {
         /// The parameter λ at the inadmissible point.
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         parameter: f64,
         /// Why it is not admissible.
         reason: String,
         /// The inadmissible point u itself (a solution of r(u) = 0).
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         u: DVector<f64>,
     },
 }
 
 /// A continued branch.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Branch {
     /// The points, in the order of travel, located special points included.
     pub points: Vec<Point>,

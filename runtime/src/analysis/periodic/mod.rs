@@ -190,16 +190,22 @@ fn poincare_state<S: HybridSystem<D> + ?Sized, const D: usize>(
 
 /// A periodic orbit found by single shooting.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PeriodicOrbit<const D: usize> {
     /// The initial state on the section.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub state: SVector<f64, D>,
     /// The period.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub period: f64,
     /// The embedding parameter at the solution (zero up to the tolerance for a genuine orbit).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub xi: f64,
     /// The energy H̄.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub energy: f64,
     /// The monodromy matrix Φ_T.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub monodromy: SMatrix<f64, D, D>,
     /// Newton iterations used.
     pub iterations: usize,
@@ -297,18 +303,22 @@ impl<const D: usize> PeriodicOrbit<D> {
 
 /// Options of the shooting Newton iteration and of the continuation.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct ShootingOptions {
     /// The integration options of every run.
     pub hybrid: HybridOptions,
     /// Converged when the residual's max norm is below this. Default `1e-10`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub tolerance: f64,
     /// Largest number of Newton iterations. Default `20`.
     pub max_iterations: usize,
     /// Relative step of the finite difference in ξ. Default `1e-6`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub xi_step: f64,
     /// A solution is a periodic orbit of the model when its embedding parameter |ξ| is at most
     /// this; beyond it, [`SimError::NotPeriodic`]. Default `1e-8`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub xi_tolerance: f64,
 }
 
