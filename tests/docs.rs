@@ -88,3 +88,23 @@ fn every_relative_link_of_the_docs_resolves() {
     assert!(checked > 25, "{checked} links");
     assert!(broken.is_empty(), "{broken:#?}");
 }
+
+#[test]
+fn the_examples_the_readme_names_exist_and_every_example_is_named() {
+    let readme = include_str!("../README.md");
+    let manifest = include_str!("../examples/Cargo.toml");
+    let table = readme.split("## The guide").nth(1).unwrap().split("\n## ").next().unwrap();
+    let named: BTreeSet<&str> = table
+        .lines()
+        .filter(|l| l.starts_with("| ["))
+        .flat_map(|row| row.rsplit(" | ").next().unwrap().split('`').skip(1).step_by(2))
+        .collect();
+    let examples: BTreeSet<&str> = manifest
+        .lines()
+        .filter_map(|l| l.strip_prefix("name = \""))
+        .map(|n| n.trim_end_matches('"'))
+        .filter(|n| *n != "routh-examples")
+        .collect();
+    assert!(named.len() >= 10, "{named:?}");
+    assert_eq!(named, examples, "the guide's table and examples/Cargo.toml disagree");
+}

@@ -17,6 +17,12 @@
 //!   and returns the outcomes in member order; [`Job::run_in_process`] is the same job on one
 //!   machine.
 //!
+//! A shard's file belongs to one process at a time (one array task per shard; nothing locks it).
+//! Results are written with serde_json: the runtime's own result types (trajectories, orbits,
+//! branches) write NaN and ±∞ by name and read them back, but a bare `f64` in a result type of
+//! your own is written as `null` when it is not finite, and does not read back as a number — wrap
+//! such values, or return a runtime type.
+//!
 //! On a cluster, one array task per shard: with Slurm, `sbatch --array=0-15` and
 //! `--shard $SLURM_ARRAY_TASK_ID/16`; `examples/sweep.rs` and `scripts/sweep.slurm` show the whole
 //! cycle.
@@ -413,7 +419,8 @@ fn read_shard(path: &Path, file: &mut File) -> Result<Option<(Header, Vec<usize>
 /// # Errors
 /// [`SweepError::Io`] and [`SweepError::Format`] for the files; [`SweepError::Mismatch`] for
 /// files of different jobs or shard counts, a shard given twice, or a member written twice;
-/// [`SweepError::Incomplete`] when members are missing (a shard not given, or not finished).
+/// [`SweepError::Incomplete`] when members are missing (a shard not given, or not finished);
+/// [`SweepError::Mismatch`] too when no file has a header (none given, or only empty ones).
 pub fn merge<R: DeserializeOwned>(paths: &[impl AsRef<Path>]) -> Result<Vec<Outcome<R>>, SweepError> {
     let mut job: Option<Header> = None;
     let mut shards = Vec::new();
@@ -466,6 +473,9 @@ pub fn merge<R: DeserializeOwned>(paths: &[impl AsRef<Path>]) -> Result<Vec<Outc
             }
             *slot = Some(outcome);
         }
+    }
+    if job.is_none() {
+        return Err(SweepError::Mismatch("no shard file with a header was given: nothing to merge".into()));
     }
     let members = outcomes.len();
     let found = outcomes.iter().filter(|o| o.is_some()).count();
@@ -536,6 +546,10 @@ mod tests {
         assert!(matches!(other.run_shard(Shard::new(0, 4).unwrap(), &files[0], run, &quiet), Err(SweepError::Mismatch(_))));
         assert!(matches!(job.run_shard(Shard::new(0, 5).unwrap(), &files[0], run, &quiet), Err(SweepError::Mismatch(_))));
         assert!(matches!(merge::<[f64; 2]>(&[&files[0], &files[0]]), Err(SweepError::Mismatch(_))));
+        // Nothing to merge is an error, not an empty result.
+        assert!(matches!(merge::<[f64; 2]>(&[] as &[PathBuf]), Err(SweepError::Mismatch(_))));
+        std::fs::write(d.join("empty.jsonl"), "").unwrap();
+        assert!(matches!(merge::<[f64; 2]>(&[d.join("empty.jsonl")]), Err(SweepError::Mismatch(_))));
         std::fs::remove_dir_all(&d).unwrap();
     }
 
