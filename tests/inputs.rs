@@ -177,6 +177,13 @@ fn sampled_data_control_follows_the_exact_discrete_map() {
     // The same law applied continuously is a different (here better damped) loop.
     let continuous = mass.simulate(x0, 0.0..5.0, law, &Options::default().rtol(1e-12).atol(1e-13)).unwrap().end.1;
     assert!((continuous - end).amax() > 1e-3);
+    // The run reads back what it wrote: the samples and the inputs chosen, bit for bit.
+    let text = serde_json::to_string(&run).unwrap();
+    let back: routh::runtime::input::SampledRun<2, 1> = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        (&back.trajectory.times, &back.trajectory.states, &back.inputs),
+        (&run.trajectory.times, &run.trajectory.states, &run.inputs)
+    );
     // A non-positive period, or output times outside the span, are errors, not a silent run.
     assert!(mass.simulate_sampled(x0, 0.0..5.0, 0.0, law, &options).is_err());
     let outside = Options::default().output(Output::Times(vec![1.0, 6.0]));

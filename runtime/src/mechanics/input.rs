@@ -116,11 +116,14 @@ pub struct Linearization<const D: usize, const K: usize> {
 /// A run under sampled-data control ([`simulate_sampled`]): the trajectory and the inputs the law
 /// chose, each held from its sample time to the next.
 #[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(bound = ""))]
 #[non_exhaustive]
 pub struct SampledRun<const D: usize, const K: usize> {
     /// The trajectory, as one run (the samples of every hold interval in order).
     pub trajectory: Trajectory<D>,
     /// `(t_k, u_k)`: the sample times and the inputs held from them.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub inputs: Vec<(f64, SVector<f64, K>)>,
 }
 
