@@ -230,7 +230,7 @@ impl<M, O> Job<M, O> {
         O: Serialize,
     {
         let text = serde_json::to_string_pretty(self).map_err(|e| format_error(path, 1, &e))?;
-        std::fs::write(path, text + "\n").map_err(|source| SweepError::Io { path: path.to_owned(), source })
+        std::fs::write(path, text + "\n").map_err(io_error(path))
     }
 
     /// Reads a job written by [`Job::save`].
@@ -242,7 +242,7 @@ impl<M, O> Job<M, O> {
         M: DeserializeOwned,
         O: DeserializeOwned,
     {
-        let text = std::fs::read_to_string(path).map_err(|source| SweepError::Io { path: path.to_owned(), source })?;
+        let text = std::fs::read_to_string(path).map_err(io_error(path))?;
         serde_json::from_str(&text).map_err(|e| format_error(path, e.line(), &e))
     }
 
@@ -295,7 +295,7 @@ impl<M, O> Job<M, O> {
         R: Serialize + Send,
         F: Fn(&M, &O, u64) -> Result<R, SimError> + Sync + Send,
     {
-        let io = |source| SweepError::Io { path: path.to_owned(), source };
+        let io = io_error(path);
         let header = Header { sweep: self.name.clone(), shard, members: self.members.len(), routh: VERSION.to_owned() };
         let mut done = vec![false; self.members.len()];
         let mut file = OpenOptions::new().read(true).append(true).create(true).open(path).map_err(io)?;
@@ -373,6 +373,11 @@ impl<M, O> Job<M, O> {
     }
 }
 
+/// Turns an I/O failure on `path` into [`SweepError::Io`].
+fn io_error(path: &Path) -> impl Fn(std::io::Error) -> SweepError + Copy + '_ {
+    move |source| SweepError::Io { path: path.to_owned(), source }
+}
+
 fn format_error(path: &Path, line: usize, e: &dyn std::fmt::Display) -> SweepError {
     SweepError::Format { path: path.to_owned(), line, message: e.to_string() }
 }
@@ -384,7 +389,7 @@ fn read_shard(path: &Path, file: &mut File) -> Result<Option<(Header, Vec<usize>
     struct Index {
         index: usize,
     }
-    let io = |source| SweepError::Io { path: path.to_owned(), source };
+    let io = io_error(path);
     file.seek(SeekFrom::Start(0)).map_err(io)?;
     let mut reader = BufReader::new(&mut *file);
     let mut header = None;
@@ -427,7 +432,7 @@ pub fn merge<R: DeserializeOwned>(paths: &[impl AsRef<Path>]) -> Result<Vec<Outc
     let mut outcomes: Vec<Option<Outcome<R>>> = Vec::new();
     for path in paths {
         let path = path.as_ref();
-        let io = |source| SweepError::Io { path: path.to_owned(), source };
+        let io = io_error(path);
         let reader = BufReader::new(File::open(path).map_err(io)?);
         for (k, line) in reader.lines().enumerate() {
             let line = line.map_err(io)?;
