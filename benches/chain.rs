@@ -13,6 +13,8 @@
 //! - `expand/n`: the derive's whole expansion (parse, derive, emit) at opt-level 0, the level proc
 //!   macros run at by default (see the profile overrides in Cargo.toml); `expand/with_jacobian/n`
 //!   the same with the opt-in field Jacobian. Prints the generated tokens' size of both;
+//!   `expand/rover/*` and `expand/skater/*` a model with (`reduced`) and without (`full`) its
+//!   `reduce(...)` item (the cost of a nonholonomic and of a non-abelian Routh reduced type);
 //!   `expand/bicycle` the Whipple bicycle of `examples/models/whipple.rs` (bodies, frames, rolling
 //!   contacts, a holonomic and four nonholonomic constraints).
 //!
@@ -236,15 +238,55 @@ fn expand(c: &mut Criterion) {
     let tokens = routh_macros_core::try_expand(bicycle.clone()).unwrap().to_string().len();
     println!("Whipple bicycle: {tokens} bytes of generated tokens");
     group.bench_function("bicycle", |b| b.iter(|| routh_macros_core::try_expand(black_box(bicycle.clone())).unwrap()));
+    // What a reduced type costs: each model with and without its `reduce(...)` item.
+    for (name, source) in
+        [("rover", model_source(include_str!("../examples/models/rover.rs"), "PolarRover")), ("skater", SKATER.to_owned())]
+    {
+        let with: proc_macro2::TokenStream = source.parse().unwrap();
+        let start = source.find("    reduce(").expect("a reduce item");
+        let end = start + source[start..].find("),\n").expect("its end") + 3;
+        let without: proc_macro2::TokenStream = format!("{}{}", &source[..start], &source[end..]).parse().unwrap();
+        let (t_with, t_without) = (
+            routh_macros_core::try_expand(with.clone()).unwrap().to_string().len(),
+            routh_macros_core::try_expand(without.clone()).unwrap().to_string().len(),
+        );
+        println!("{name}: {t_with} bytes of generated tokens with its reduction, {t_without} without");
+        group.bench_function(BenchmarkId::new(name, "reduced"), |b| {
+            b.iter(|| routh_macros_core::try_expand(black_box(with.clone())).unwrap())
+        });
+        group.bench_function(BenchmarkId::new(name, "full"), |b| {
+            b.iter(|| routh_macros_core::try_expand(black_box(without.clone())).unwrap())
+        });
+    }
     group.finish();
+}
+
+/// The skater of `tests/routh_group.rs`: Routh reduction by the rotations of an orientation.
+const SKATER: &str = "#[mechanics(
+    coordinates(s),
+    orientation(r),
+    lagrangian = mm * dot(s).powi(2)
+        + (a * omega(r)[0].powi(2) + (b + 2 * mm * s.powi(2)) * omega(r)[1].powi(2)
+            + (c + 2 * mm * s.powi(2)) * omega(r)[2].powi(2)) / 2
+        - k / 2 * (s - s0).powi(2),
+    reduce(routh(r), name = SkaterRouth),
+)]
+pub struct Skater { pub mm: f64, pub a: f64, pub b: f64, pub c: f64, pub k: f64, pub s0: f64 }
+";
+
+/// The `#[mechanics(...)]` attribute and struct `name` of a model file.
+fn model_source(file: &str, name: &str) -> String {
+    let struct_at = file.find(&format!("pub struct {name} ")).expect("the struct");
+    let start = file[..struct_at].rfind("#[mechanics(").expect("the model's attribute");
+    let end = struct_at + file[struct_at..].find("\n}\n").expect("the struct's end") + 3;
+    file[start..end].to_owned()
 }
 
 /// The `#[mechanics(...)]` attribute and struct of `examples/models/whipple.rs`.
 fn bicycle_source() -> String {
     let file = include_str!("../examples/models/whipple.rs");
-    let start = file.find("#[mechanics(").expect("the model's attribute");
-    let end = start + file[start..].find("\n}\n").expect("the struct's end") + 3;
-    file[start..end].to_owned()
+    let name = &file[file.find("pub struct ").expect("a struct") + 11..];
+    model_source(file, &name[..name.find(' ').expect("its name")])
 }
 
 fn scheme(c: &mut Criterion) {

@@ -201,6 +201,10 @@ fn spatial_rotations_give_the_spatial_angular_momentum_as_momentum_maps() {
         assert!((j - spatial).norm() < 1e-13 * (1.0 + spatial.norm()), "J = {j} vs R I ω = {spatial}");
     }
     assert_eq!(SymmetricFreeBody::SYMMETRIES, ["lx", "ly", "lz"]);
+    // The spatial rotations' generators on the quaternion, ½ (0, a) ⊗ q, close into so(3) with
+    // reversed brackets (a left action): [lx, ly] = −lz and cyclically.
+    let c = SymmetricFreeBody::STRUCTURE_CONSTANTS.expect("so(3) closes");
+    assert_eq!((c[0][1], c[1][2], c[2][0]), ([0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]));
     // Conserved along a run, by the generated momentum maps.
     let x0 = body.state([0.3f64.cos(), 0.3f64.sin(), 0.0, 0.0], [0.4, -1.1, 0.7]);
     let sol = body.simulate(x0, 0.0..20.0, &tight().output(Output::Interval(0.5))).unwrap();

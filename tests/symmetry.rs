@@ -201,3 +201,48 @@ fn every_spelling_of_the_turntable_constraints_gets_the_moving_energy() {
     }
     assert!(worst < 1e-9 && energy_change > 1e-3, "moving energy drift {worst:e}, energy change {energy_change:e}");
 }
+
+/// A free particle in the plane with the translations and the rotation: SE(2).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)),
+    symmetry(tx = generator(x = 1), ty = generator(y = 1), rot = generator(x = -y, y = x)),
+)]
+struct PlanarFree {
+    m: f64,
+}
+
+/// The same particle with one translation and the rotation only: their bracket is the other
+/// translation, which is not declared.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)),
+    symmetry(tx = generator(x = 1), rot = generator(x = -y, y = x)),
+)]
+struct PlanarPartial {
+    m: f64,
+}
+
+/// [X, Y]ⁱ = Xʲ∂ⱼYⁱ − Yʲ∂ⱼXⁱ by hand: for lx = −z∂_y + y∂_z and ly = z∂_x − x∂_z,
+/// [lx, ly] = y∂_x − x∂_y = −lz (a left action reverses the brackets of so(3)); for SE(2),
+/// [tx, rot] = ∂_y = ty, [ty, rot] = −∂_x = −tx, [tx, ty] = 0.
+#[test]
+fn the_declared_generators_brackets_are_found_and_proved() {
+    let c = Central::STRUCTURE_CONSTANTS.expect("so(3) closes");
+    for (a, b, d) in [(0, 1, 2), (1, 2, 0), (2, 0, 1)] {
+        let want: [f64; 3] = std::array::from_fn(|e| if e == d { -1.0 } else { 0.0 });
+        assert_eq!((c[a][b], c[b][a]), (want, want.map(|w| -w)), "[{a}, {b}]");
+    }
+    assert!((0..3).all(|a| c[a][a] == [0.0; 3]));
+    let c = PlanarFree::STRUCTURE_CONSTANTS.expect("se(2) closes");
+    assert_eq!(c[0][1], [0.0, 0.0, 0.0]);
+    assert_eq!(c[0][2], [0.0, 1.0, 0.0]);
+    assert_eq!(c[1][2], [-1.0, 0.0, 0.0]);
+    assert_eq!(c[2][0], [0.0, -1.0, 0.0]);
+    // Commuting generators: the rotation and the disk's spin.
+    assert_eq!(Disk::STRUCTURE_CONSTANTS, Some([[[0.0; 2]; 2]; 2]));
+    // [tx, rot] = ty is not declared: no algebra.
+    assert_eq!(PlanarPartial::STRUCTURE_CONSTANTS, None);
+}

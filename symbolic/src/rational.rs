@@ -103,6 +103,38 @@ impl Rational {
         self.num as f64 / self.den as f64
     }
 
+    /// The simplest rational within `tol` of `x` whose denominator is at most `max_den` (the
+    /// continued-fraction convergents of x), or `None` if there is none or `x` is not finite. To
+    /// turn a float that should be a small fraction into one, which a zero test then proves.
+    pub fn approximate(x: f64, tol: f64, max_den: i128) -> Option<Rational> {
+        if !x.is_finite() || x.abs() > 1e15 {
+            return None;
+        }
+        // Convergents h/k of x: h₋₁ = 1, h₋₂ = 0, k₋₁ = 0, k₋₂ = 1.
+        let (mut h, mut h_prev, mut k, mut k_prev) = (1i128, 0i128, 0i128, 1i128);
+        let mut rest = x;
+        for _ in 0..64 {
+            let a = rest.floor();
+            #[allow(clippy::cast_possible_truncation)] // |a| ≤ 1e15 (checked above) or a partial quotient
+            let ai = a as i128;
+            (h, h_prev) = (ai.checked_mul(h)?.checked_add(h_prev)?, h);
+            (k, k_prev) = (ai.checked_mul(k)?.checked_add(k_prev)?, k);
+            if k > max_den {
+                return None;
+            }
+            #[allow(clippy::cast_precision_loss)] // h, k are small here (k ≤ max_den)
+            if (h as f64 / k as f64 - x).abs() <= tol {
+                return Rational::new(h, k);
+            }
+            let frac = rest - a;
+            if frac == 0.0 {
+                return None;
+            }
+            rest = 1.0 / frac;
+        }
+        None
+    }
+
     /// The value as an `i64` if it is an integer that fits.
     pub fn to_i64(&self) -> Option<i64> {
         if self.den == 1 { i64::try_from(self.num).ok() } else { None }
@@ -308,6 +340,16 @@ impl fmt::Display for Rational {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn approximate_finds_small_fractions_and_refuses_others() {
+        assert_eq!(Rational::approximate(-1.0, 1e-12, 100), Rational::new(-1, 1));
+        assert_eq!(Rational::approximate(0.0, 1e-12, 100), Rational::new(0, 1));
+        assert_eq!(Rational::approximate(2.0 / 3.0 + 1e-14, 1e-12, 100), Rational::new(2, 3));
+        assert_eq!(Rational::approximate(-0.125, 1e-12, 100), Rational::new(-1, 8));
+        assert_eq!(Rational::approximate(std::f64::consts::PI, 1e-12, 1000), None);
+        assert_eq!(Rational::approximate(f64::NAN, 1e-12, 1000), None);
+    }
+
     use super::*;
 
     fn r(n: i128, d: i128) -> Rational {

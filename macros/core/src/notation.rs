@@ -79,9 +79,18 @@ pub fn display_name(model: &View<'_>, sym: Expr) -> String {
     match model.role(sym) {
         Some(Role::Time) => "t".into(),
         Some(Role::Coordinate(i)) => pretty(&model.coordinates[i].to_string()),
-        Some(Role::Velocity(i)) if i < model.layout.velocity_names.len() => pretty(&model.layout.velocity_names[i].to_string()),
+        // A reduced system's velocity named like one of its coordinates is that coordinate's rate.
+        Some(Role::Velocity(i)) if i < model.layout.velocity_names.len() => {
+            let u = &model.layout.velocity_names[i];
+            if model.coordinates.contains(u) { pretty_velocity(&u.to_string()) } else { pretty(&u.to_string()) }
+        }
         Some(Role::Acceleration(i)) if i < model.layout.velocity_names.len() => {
-            format!("dot({})", pretty(&model.layout.velocity_names[i].to_string()))
+            let u = &model.layout.velocity_names[i];
+            if model.coordinates.contains(u) {
+                format!("dot({})", pretty_velocity(&u.to_string()))
+            } else {
+                format!("dot({})", pretty(&u.to_string()))
+            }
         }
         Some(Role::Dropped(i)) => pretty(&model.layout.dropped[i].to_string()),
         Some(Role::Velocity(i)) => match model.layout.orientation_of_velocity(i) {

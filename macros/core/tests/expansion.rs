@@ -100,6 +100,17 @@ const MODELS: &[(&str, &str)] = &[
         struct Sleigh { m: f64, i: f64, a: f64 }",
     ),
     (
+        "routh_rotations",
+        "#[mechanics(
+            coordinates(x1, x2),
+            orientation(r),
+            body(name = rotor, mass = m, centre = [x1, x2, 0], frame = r, inertia = diag(i1, i2, i3)),
+            impact(name = wall, guard = w - x2, law = restitution(e)),
+            reduce(routh(r), name = WongRouth),
+        )]
+        struct Wong { m: f64, i1: f64, i2: f64, i3: f64, w: f64, e: f64 }",
+    ),
+    (
         "spinning_rod",
         "#[mechanics(
             coordinates(r, th),

@@ -7,8 +7,10 @@
 //! guess's values (the family's parameter), and each step solves the remaining least-squares
 //! problem by the SVD (minimum-norm steps), so an overdetermined or rank-deficient system still
 //! converges quadratically to a zero residual. Steps are halved while they do not decrease the
-//! residual. The Jacobian is by central differences ([`jacobian_fd`]); the stability
-//! eigenvalues are those of the whole Jacobian at the point found.
+//! residual. The Jacobian is the field's exact one when it offers it
+//! ([`VectorField::exact_jacobian`]: generated models with `jacobian`, and every reduced system in
+//! first-order form), else central differences ([`jacobian_fd`]); the stability eigenvalues are
+//! those of the whole Jacobian at the point found.
 //!
 //! ```
 //! use routh_runtime::equilibrium::{FixedPointOptions, fixed_point};
@@ -141,7 +143,7 @@ where
             return Err(FixedPointError::NotConverged { state: x.iter().copied().collect(), residual, iterations });
         }
         iterations += 1;
-        let jac = jacobian_fd(field, t, &x, 0.0)?;
+        let jac = jacobian(field, t, &x)?;
         let a = DMatrix::from_fn(D, free.len(), |i, j| jac[(i, free[j])]);
         let b = DVector::from_fn(D, |i, _| -f[i]);
         let svd = a.svd(true, true);
@@ -173,8 +175,19 @@ where
             scale *= 0.5;
         }
     }
-    let jacobian = jacobian_fd(field, t, &x, 0.0)?;
+    let jacobian = jacobian(field, t, &x)?;
     Ok(FixedPoint { state: x, residual, iterations, jacobian })
+}
+
+/// The field's exact Jacobian if it has one, else central differences.
+fn jacobian<F, const D: usize>(field: &F, t: f64, x: &SVector<f64, D>) -> Result<SMatrix<f64, D, D>, FieldError>
+where
+    F: VectorField<D> + ?Sized,
+{
+    match field.exact_jacobian(t, x) {
+        Some(j) => j,
+        None => jacobian_fd(field, t, x, 0.0),
+    }
 }
 
 #[cfg(test)]

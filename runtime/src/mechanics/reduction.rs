@@ -131,3 +131,48 @@ pub fn nonholonomic_field<const R: usize, const U: usize, const D: usize>(
     let accelerations = crate::mechanics::linalg::solve_mass(mass, forcing).map_err(|e| e.at(t))?;
     Ok(SVector::from_fn(|i, _| if i < R { rates[i] } else { accelerations[i - R] }))
 }
+
+/// The exact Jacobian ∂F/∂x of a reduced system in first-order form (the field of
+/// [`nonholonomic_field`]: F = (ṙ, M⁻¹ f) on x = (r, u)) from the derivatives the generated code
+/// evaluates: `rates` = ∂ṙ/∂x, `dmass[k]` = ∂M/∂xₖ, `dforcing` = ∂f/∂x. The acceleration rows are
+/// ∂(M⁻¹f)/∂xₖ = M⁻¹ (∂f/∂xₖ − ∂M/∂xₖ M⁻¹ f).
+///
+/// # Errors
+/// As [`nonholonomic_field`].
+///
+/// # Example
+/// ```
+/// use routh_runtime::nalgebra::{Matrix1, Matrix1x2, Vector1};
+/// use routh_runtime::reduction::first_order_jacobian;
+/// // ṙ = u, (1 + r²) u̇ = −r: at (r, u) = (2, 0), u̇ = −r/(1 + r²) has ∂u̇/∂r = (r² − 1)/(1 + r²)² = 3/25.
+/// let j = first_order_jacobian::<1, 1, 2>(
+///     0.0,
+///     Matrix1x2::new(0.0, 1.0),
+///     Matrix1::new(5.0),
+///     Vector1::new(-2.0),
+///     &[Matrix1::new(4.0), Matrix1::new(0.0)],
+///     Matrix1x2::new(-1.0, 0.0),
+/// )?;
+/// assert!((j[(1, 0)] - 0.12).abs() < 1e-15 && j[(0, 1)] == 1.0);
+/// # Ok::<(), routh_runtime::FieldError>(())
+/// ```
+pub fn first_order_jacobian<const R: usize, const U: usize, const D: usize>(
+    t: f64,
+    rates: nalgebra::SMatrix<f64, R, D>,
+    mass: nalgebra::SMatrix<f64, U, U>,
+    forcing: SVector<f64, U>,
+    dmass: &[nalgebra::SMatrix<f64, U, U>; D],
+    dforcing: nalgebra::SMatrix<f64, U, D>,
+) -> Result<nalgebra::SMatrix<f64, D, D>, FieldError> {
+    let () = ReducedDim::<R, U, D>::OK;
+    let finite = rates.iter().chain(mass.iter()).chain(forcing.iter()).chain(dforcing.iter()).all(|v| v.is_finite())
+        && dmass.iter().all(|m| m.iter().all(|v| v.is_finite()));
+    if !finite {
+        return Err(FieldError::NonFinite { t });
+    }
+    let factor = crate::mechanics::linalg::MassFactor::new(mass).map_err(|e| e.at(t))?;
+    let accelerations = factor.solve(forcing).map_err(|e| e.at(t))?;
+    let rhs = nalgebra::SMatrix::<f64, U, D>::from_fn(|i, k| dforcing[(i, k)] - (dmass[k] * accelerations)[i]);
+    let rows = factor.solve(rhs).map_err(|e| e.at(t))?;
+    Ok(nalgebra::SMatrix::<f64, D, D>::from_fn(|i, k| if i < R { rates[(i, k)] } else { rows[(i - R, k)] }))
+}

@@ -12,6 +12,8 @@
 //! - [`discrete`]: discrete Lagrangians, forces and Legendre maps;
 //! - [`routh`]: Routh reduction into a new model;
 //! - [`nonholonomic`]: Maggi's equations on a section, the dropped coordinates proved absent;
+//! - [`routh_group`]: Routh reduction by the rotations of an orientation (non-abelian), in the
+//!   same first-order form;
 //! - [`tree`]: the articulated-body recursion of q̈ along a kinematic tree, or the dense path.
 //!
 //! [`mode`] is the sequence of passes, written once; its result, one [`Derived`] per mode, is what
@@ -23,6 +25,7 @@ pub mod euler_lagrange;
 pub mod impact;
 pub mod nonholonomic;
 pub mod routh;
+pub mod routh_group;
 pub mod symmetry;
 #[cfg(test)]
 mod tests;
@@ -43,11 +46,14 @@ pub struct Derived {
     pub constraints: Option<constraint::ConstraintEquations>,
     pub impacts: Vec<impact::ImpactEquations>,
     pub symmetries: Vec<symmetry::SymmetryEquations>,
+    /// The brackets of the declared symmetries (two or more).
+    pub algebra: Option<symmetry::Algebra>,
     pub discrete: Option<discrete::DiscreteEquations>,
     /// The continuous Routh reductions, each a model of its own with what was derived for it.
     pub reductions: Vec<ReducedSystem>,
-    /// The nonholonomic reductions.
-    pub nonholonomic: Vec<nonholonomic::Nonholonomic>,
+    /// The reductions in first-order form on a section: nonholonomic (Maggi), Euler–Poincaré,
+    /// and Routh's by rotations.
+    pub first_order: Vec<nonholonomic::Nonholonomic>,
 }
 
 /// A Routh-reduced system and its derivation.
@@ -66,9 +72,10 @@ impl Derived {
             constraints: None,
             impacts: Vec::new(),
             symmetries: Vec::new(),
+            algebra: None,
             discrete: None,
             reductions: Vec::new(),
-            nonholonomic: Vec::new(),
+            first_order: Vec::new(),
         }
     }
 }
@@ -87,22 +94,25 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     let constraints = constraint::derive(model, arena, cx, &equations);
     let impacts = impact::derive(model, arena, &equations);
     let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts);
+    let algebra = symmetry::algebra(model, arena, &symmetries);
     let discrete = discrete::derive(model, arena, cx);
     // In a model with `discrete(...)`, `reduce(routh(...))` reduces the discrete system (forces
     // allowed: the forced discrete reduction), see `discrete`.
     let continuous = if model.discretization.is_some() { &[][..] } else { &model.reductions[..] };
     let mut reductions = Vec::new();
-    let mut nonholonomic = Vec::new();
+    let mut first_order = Vec::new();
     for reduction in &model.reductions {
         if reduction.velocities.is_some() {
-            nonholonomic.extend(nonholonomic::reduce(model, arena, cx, &equations, reduction));
+            first_order.extend(nonholonomic::reduce(model, arena, cx, &equations, reduction));
+        } else if !reduction.dropped_orientations.is_empty() {
+            first_order.extend(routh_group::reduce(model, arena, cx, &equations, reduction));
         }
     }
-    for reduction in continuous.iter().filter(|r| r.velocities.is_none()) {
+    for reduction in continuous.iter().filter(|r| r.velocities.is_none() && r.dropped_orientations.is_empty()) {
         // The reduced model is built in the same arena (the workspace grows; nothing is cloned).
         let Some(reduced) = routh::reduce(model, arena, cx, &equations, reduction) else { continue };
         let equations = euler_lagrange::derive(&reduced.model, arena);
         reductions.push(ReducedSystem { reduced, derived: Derived::equations_only(equations) });
     }
-    Derived { equations, dynamics, energy, constraints, impacts, symmetries, discrete, reductions, nonholonomic }
+    Derived { equations, dynamics, energy, constraints, impacts, symmetries, algebra, discrete, reductions, first_order }
 }

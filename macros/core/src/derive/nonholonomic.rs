@@ -45,6 +45,9 @@ pub struct Nonholonomic {
     /// orientation's four quaternion components among the dropped).
     pub dropped: Vec<usize>,
     pub kept: Vec<usize>,
+    /// The reduced positions as functions of the full state, in the full model's symbols: the
+    /// kept positions themselves, then (non-abelian Routh reduction) the body momentum Π.
+    pub reduce_positions: Vec<Expr>,
     /// u(t, q, q̇) in the full model's symbols (to reduce a full state).
     pub velocities: Vec<Expr>,
     /// Sᵀ M S (row-major, nu × nu) and Sᵀ (f − M a₀), on the section.
@@ -56,6 +59,45 @@ pub struct Nonholonomic {
     pub full_velocities: Vec<Expr>,
     /// The dropped positions' rates ġ in (t, r, g, u) (a quaternion's ½ q ⊗ (0, ω)).
     pub dropped_rates: Vec<Expr>,
+    /// For a non-abelian Routh reduction ([`crate::derive::routh_group`]): its Routhian and
+    /// momentum map; `None` for Maggi's equations.
+    pub routh: Option<RouthTerms>,
+    /// The field's exact Jacobian, in parts (see [`FirstOrderJacobian`]).
+    pub jacobian: FirstOrderJacobian,
+}
+
+/// ∂F/∂x of a reduced system in first-order form, F = (ṙ, M⁻¹ f) on x = (r, u), in the parts the
+/// runtime assembles (`reduction::first_order_jacobian`): ∂ṙ/∂x (row-major, nr × dr), ∂M/∂xₖ
+/// (for each state component k, M's upper triangle) and ∂f/∂x (row-major, nu × dr).
+pub struct FirstOrderJacobian {
+    pub rates: Vec<Expr>,
+    pub mass: Vec<Vec<Expr>>,
+    pub forcing: Vec<Expr>,
+}
+
+impl FirstOrderJacobian {
+    /// The derivatives of `rates`, `mass` and `forcing` by the reduced state's symbols `state`.
+    pub fn derive(arena: &mut Arena, state: &[Expr], rates: &[Expr], mass: &[Vec<Expr>], forcing: &[Expr]) -> Self {
+        let nu = forcing.len();
+        let d = |arena: &mut Arena, es: &[Expr]| -> Vec<Expr> {
+            es.iter().flat_map(|&e| state.iter().map(|&x| (e, x)).collect::<Vec<_>>()).map(|(e, x)| arena.diff(e, x)).collect()
+        };
+        let upper: Vec<Expr> = (0..nu).flat_map(|i| (i..nu).map(move |j| (i, j))).map(|(i, j)| mass[i][j]).collect();
+        let mass = state.iter().map(|&x| upper.iter().map(|&e| arena.diff(e, x)).collect()).collect();
+        FirstOrderJacobian { rates: d(arena, rates), mass, forcing: d(arena, forcing) }
+    }
+}
+
+/// What a Routh reduction by rotations adds to a first-order reduced system.
+pub struct RouthTerms {
+    /// The orientation reduced by.
+    pub orientation: Ident,
+    /// R^μ = [L − Π·ω] at ω(t, x, ẋ, Π), and the amended potential V_μ = −R^μ at ẋ = 0, on the
+    /// reduced system's symbols.
+    pub routhian: Expr,
+    pub amended: Expr,
+    /// The spatial angular momentum μ = R Π, in the full model's symbols (the momentum map).
+    pub momentum: Vec<Expr>,
 }
 
 /// Derives the nonholonomic reduction `red` of `model` in its arena; a reduction that does not
@@ -69,9 +111,6 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     let kw = &red.keyword;
     let velocities = red.velocities.as_deref().unwrap_or_default();
     let syms = &model.layout;
-    if let Some(i) = model.impacts.first() {
-        return Err(err(kw, format!("reduction of models with impacts is not supported yet here (the impact `{}`)", i.name)));
-    }
     if model.discretization.is_some() {
         return Err(err(kw, "this reduction of a discrete (variational) model is not supported yet"));
     }
@@ -325,12 +364,15 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
             ));
         }
     }
+    let state: Vec<Expr> = layout.q.iter().chain(&layout.qd).copied().collect();
+    let jacobian = FirstOrderJacobian::derive(arena, &state, &rates, &mred, &fred);
     let tokens = quote::quote!(#kw);
     let reduced =
         Model::assemble(red.name.clone(), None, coordinates, model.parameters.clone(), layout, zero, tokens, vec![zero; nu]);
     Ok(Nonholonomic {
         model: reduced,
         dropped,
+        reduce_positions: kept.iter().map(|&k| syms.q[k]).collect(),
         kept,
         velocities: velocities.iter().map(|v| v.value).collect(),
         mass: mred,
@@ -338,5 +380,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         energy,
         full_velocities,
         dropped_rates,
+        routh: None,
+        jacobian,
     })
 }

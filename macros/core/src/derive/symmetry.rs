@@ -236,3 +236,147 @@ fn moving_energy(model: &Model, arena: &mut Arena, eq: &Equations, a_xi: &[Expr]
     let cj = arena.mul2(c, momentum);
     Some((c, arena.sub(eq.energy, cj)))
 }
+
+/// One bracket of two declared generators, as vector fields on Q.
+pub enum Bracket {
+    /// [ξ_a, ξ_b] = Σ_c c_c ξ_c with these rational constants (proved by the zero test).
+    Combination(Vec<symbolic::Rational>),
+    /// Not a combination of the declared generators: at a sample configuration where they are
+    /// independent, the bracket leaves their span (it generates a further symmetry).
+    Outside,
+    /// Neither proved (e.g. constants that depend on the parameters).
+    Undecided,
+}
+
+/// The brackets of the declared symmetries (a < b), with the Lie algebra they span when every
+/// bracket is a combination of them: [ξ_a, ξ_b]ⁱ = ξ_aʲ ∂ξ_bⁱ/∂qʲ − ξ_bʲ ∂ξ_aⁱ/∂qʲ. For a left
+/// action the map ξ ↦ ξ_Q reverses brackets ([ξ_Q, η_Q] = −[ξ, η]_Q), so these are the structure
+/// constants of the vector fields, the negatives of the Lie algebra's.
+pub struct Algebra {
+    pub brackets: Vec<(usize, usize, Bracket)>,
+}
+
+impl Algebra {
+    /// The structure constants `c[a][b][c]`, antisymmetric in (a, b), when every bracket is a
+    /// combination.
+    pub fn constants(&self, k: usize) -> Option<Vec<Vec<Vec<f64>>>> {
+        let mut c = vec![vec![vec![0.0; k]; k]; k];
+        for (a, b, bracket) in &self.brackets {
+            let Bracket::Combination(coefficients) = bracket else { return None };
+            for (d, r) in coefficients.iter().enumerate() {
+                // (Zero stays +0.0, not −0.0.)
+                c[*a][*b][d] = r.to_f64();
+                c[*b][*a][d] = if r.is_zero() { 0.0 } else { -r.to_f64() };
+            }
+        }
+        Some(c)
+    }
+}
+
+/// The brackets of `symmetries`' generators (see [`Algebra`]); `None` for fewer than two.
+pub fn algebra(model: &Model, arena: &mut Arena, symmetries: &[SymmetryEquations]) -> Option<Algebra> {
+    let k = symmetries.len();
+    if k < 2 {
+        return None;
+    }
+    let syms = &model.layout;
+    let generators: Vec<Vec<Expr>> = symmetries.iter().map(|s| syms.unhold_norms(arena, &s.generator)).collect();
+    let points = syms.sample_points(4);
+    let mut brackets = Vec::new();
+    for a in 0..k {
+        for b in a + 1..k {
+            let (xa, xb) = (&generators[a], &generators[b]);
+            let seeds_a: Vec<(Expr, Expr)> = syms.q.iter().zip(xa).map(|(&q, &x)| (q, x)).collect();
+            let seeds_b: Vec<(Expr, Expr)> = syms.q.iter().zip(xb).map(|(&q, &x)| (q, x)).collect();
+            let bracket: Vec<Expr> = (0..xa.len())
+                .map(|i| {
+                    let along_a = arena.directional(xb[i], &seeds_a);
+                    let along_b = arena.directional(xa[i], &seeds_b);
+                    arena.sub(along_a, along_b)
+                })
+                .collect();
+            brackets.push((a, b, decompose(arena, &generators, &bracket, &points)));
+        }
+    }
+    Some(Algebra { brackets })
+}
+
+/// Writes `target` as a constant combination of `generators`: least squares over the rows of
+/// several sample configurations together (generators may be dependent at each point — the three
+/// rotations of ℝ³ span a plane there — while independent as fields), the coefficients rounded
+/// to rationals and the combination then proved by the zero test.
+fn decompose(
+    arena: &mut Arena,
+    generators: &[Vec<Expr>],
+    target: &[Expr],
+    points: &[rustc_hash::FxHashMap<Expr, f64>],
+) -> Bracket {
+    let (np, k) = (target.len(), generators.len());
+    let (mut g, mut t): (Vec<Vec<f64>>, Vec<f64>) = (Vec::new(), Vec::new());
+    for point in points {
+        let value = |e: Expr| *point.get(&e).unwrap_or(&0.0);
+        let rows: Vec<Vec<f64>> = (0..np).map(|i| (0..k).map(|c| arena.eval(generators[c][i], &value)).collect()).collect();
+        let rhs: Vec<f64> = (0..np).map(|i| arena.eval(target[i], &value)).collect();
+        if rows.iter().flatten().chain(&rhs).all(|v| v.is_finite()) {
+            g.extend(rows);
+            t.extend(rhs);
+        }
+    }
+    // Dependent even together: not decided (no unique constants).
+    let Some(c) = least_squares(&g, &t) else { return Bracket::Undecided };
+    let scale = g.iter().flatten().chain(&t).fold(0.0f64, |m, v| m.max(v.abs()));
+    let residual = g.iter().zip(&t).map(|(row, ti)| (dot(row, &c) - ti).abs()).fold(0.0f64, f64::max);
+    if residual > 1e-8 * scale {
+        return Bracket::Outside;
+    }
+    let Some(rationals) = c.iter().map(|&v| symbolic::Rational::approximate(v, 1e-9, 10_000)).collect::<Option<Vec<_>>>() else {
+        return Bracket::Undecided;
+    };
+    let exact = (0..np).all(|i| {
+        let mut terms = vec![arena.neg(target[i])];
+        for (r, column) in rationals.iter().zip(generators) {
+            let rc = arena.num(*r);
+            terms.push(arena.mul2(rc, column[i]));
+        }
+        let residual = arena.add(&terms);
+        arena.zero_test(residual).is_zero()
+    });
+    if exact { Bracket::Combination(rationals) } else { Bracket::Undecided }
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// min |G c − t| for the columns of `g` (rows × k, k small) through the normal equations with
+/// partial pivoting; `None` when the columns are (numerically) dependent. Hand-written: the derive
+/// does not link a linear-algebra crate for a k × k solve.
+fn least_squares(g: &[Vec<f64>], t: &[f64]) -> Option<Vec<f64>> {
+    let k = g.first().map_or(0, Vec::len);
+    let column = |c: usize| g.iter().map(move |row| row[c]);
+    let mut a: Vec<Vec<f64>> = (0..k)
+        .map(|i| {
+            let mut row: Vec<f64> = (0..k).map(|j| column(i).zip(column(j)).map(|(x, y)| x * y).sum()).collect();
+            row.push(column(i).zip(t).map(|(x, y)| x * y).sum());
+            row
+        })
+        .collect();
+    let largest = (0..k).map(|i| a[i][i]).fold(0.0f64, f64::max);
+    for p in 0..k {
+        let pivot = (p..k).max_by(|&i, &j| a[i][p].abs().total_cmp(&a[j][p].abs()))?;
+        if a[pivot][p].abs() <= 1e-10 * largest {
+            return None;
+        }
+        a.swap(p, pivot);
+        let pivot_row = a[p].clone();
+        for (i, row) in a.iter_mut().enumerate() {
+            if i != p {
+                let factor = row[p] / pivot_row[p];
+                for (x, y) in row.iter_mut().zip(&pivot_row).skip(p) {
+                    *x -= factor * y;
+                }
+            }
+        }
+    }
+    Some((0..k).map(|i| a[i][k] / a[i][i]).collect())
+}

@@ -222,7 +222,7 @@ fn the_nonholonomic_reduction_of_the_sleigh_is_chaplygins_system() {
            reduce(nonholonomic(x, y, th), velocities(v = th.cos() * dot(x) + th.sin() * dot(y), w = dot(th))))]
          struct Sleigh { m: f64, i: f64, a: f64 }",
     );
-    let red = &d.nonholonomic[0];
+    let red = &d.first_order[0];
     let layout = &red.model.layout;
     let (v, w) = (layout.qd[0], layout.qd[1]);
     let [m, i, a] = [0, 1, 2].map(|k| layout.params[k]);

@@ -44,7 +44,7 @@ pub fn mode(model: &View<'_>, derived: &Derived, dims: &[usize], vis: &syn::Visi
         api.extend(system::standalone(rm));
         tokens.extend(routh::emit(model, &r.reduced, api, vis));
     }
-    for r in &derived.nonholonomic {
+    for r in &derived.first_order {
         tokens.extend(nonholonomic::emit(model, r, vis));
     }
     tokens

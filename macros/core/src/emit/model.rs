@@ -42,7 +42,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     let (acc_method, jac_method, constraint_items, constraint_impl) =
         dynamics::accelerations_and_jacobian(model, eq, constraints.as_ref(), &mut helpers, &dyn_fn, &derived.dynamics);
 
-    let symmetry_items = crate::emit::symmetry::methods(model, symmetries, &mut helpers);
+    let symmetry_items = crate::emit::symmetry::methods(model, symmetries, derived.algebra.as_ref(), &mut helpers);
     let (discrete_items, discrete_impl) = match discrete {
         Some(de) => crate::emit::discrete::emit(model, de, &mut helpers),
         None => (TokenStream::new(), TokenStream::new()),

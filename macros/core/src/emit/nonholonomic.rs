@@ -46,24 +46,34 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
     if let Some(e) = red.energy {
         lines.push(("E".into(), formula(rm, e)));
     }
-    let struct_doc = doc_block(
-        &format!(
-            "Nonholonomic reduction of [`{full_name}`]: the constrained motion in the velocities ({}) with the \
-             coordinates ({}) dropped — Maggi's equations M u̇ = f, M = Sᵀ M_full S and f = Sᵀ (f_full − M_full a₀) \
-             for q̇ = S u + s, evaluated where the dropped coordinates are 0 (the derive proved that nothing here depends on \
-             them). The state is x = ({}). The dropped coordinates follow by quadrature of their rates \
-             (`cyclic_velocities`, `simulate_reconstructed`); `relative_equilibrium` finds steady motions.{}",
-            velocity_names.join(", "),
-            dropped_names.join(", "),
-            coordinate_names.iter().chain(&velocity_names).cloned().collect::<Vec<_>>().join(", "),
-            if red.energy.is_some() {
-                ""
-            } else {
-                " The full model's energy depends on the dropped coordinates, so the reduced type has no `energy`."
-            }
-        ),
-        &lines,
+    if let Some(routh) = &red.routh {
+        lines.push(("R".into(), formula(rm, routh.routhian)));
+        lines.push(("V_μ".into(), formula(rm, routh.amended)));
+    }
+    let summary = red.routh.as_ref().map_or_else(
+        || maggi_summary(red, full_name, &velocity_names, &dropped_names, &coordinate_names),
+        |routh| {
+            format!(
+                "Routh reduction of [`{full_name}`] by the rotations of `{r}` (non-abelian, SO(3) acting by R ↦ g R): the \
+                 motion at a level μ of the spatial angular momentum R Π, in the shape coordinates, the body angular momentum \
+                 Π = ∂L/∂ω (which stays on the sphere |Π| = |μ|) and the shape velocities — the state is x = ({}). The \
+                 derive proved that the spatial angular momentum is conserved and that nothing here depends on the \
+                 attitude. ω = I⁻¹(Π − c) solves Π = ∂L/∂ω; Π̇ = Π × ω; the shape rows M u̇ = f are the full model's with ω̇ \
+                 eliminated, i.e. the Euler–Lagrange equations of the Routhian R = [L − Π·ω] (with Π moving), whose part \
+                 without velocities is −V_μ, the amended potential. The attitude follows by q̇ = ½ q ⊗ (0, ω) \
+                 (`cyclic_velocities`, `simulate_reconstructed`), determined by Π up to the rotations about μ; \
+                 `relative_equilibrium` finds steady motions.{}",
+                coordinate_names.iter().chain(&velocity_names).cloned().collect::<Vec<_>>().join(", "),
+                if red.energy.is_some() {
+                    ""
+                } else {
+                    " The full model's energy depends on the attitude, so there is no `energy`."
+                },
+                r = routh.orientation,
+            )
+        },
     );
+    let struct_doc = doc_block(&summary, &lines);
     let fields = rm.parameters.iter();
     let field_docs: Vec<String> = rm.parameters.iter().map(|p| format!(" Parameter `{p}` of [`{full_name}`].")).collect();
 
@@ -82,6 +92,24 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
     let (m_stmts, m_vals) = helpers.body(rm, &outputs[nr..nr + nu * (nu + 1) / 2], &format!("__routh_{base}_mass"), &none, &none);
     let mass_only = symmetric_matrix(nu, &m_vals);
     let (fo_stmts, fo_vals) = helpers.body(rm, &red.forcing, &format!("__routh_{base}_forcing"), &none, &none);
+    // The exact Jacobian: ∂ṙ/∂x, M, f, ∂M/∂xₖ and ∂f/∂x, assembled by the runtime.
+    let jac = &red.jacobian;
+    let upper_len = nu * (nu + 1) / 2;
+    let mut j_outputs: Vec<symbolic::Expr> = jac.rates.clone();
+    j_outputs.extend_from_slice(&outputs[nr..]);
+    for dm in &jac.mass {
+        j_outputs.extend_from_slice(dm);
+    }
+    j_outputs.extend_from_slice(&jac.forcing);
+    let (j_stmts, j_vals) = helpers.body(rm, &j_outputs, &format!("__routh_{base}_jacobian"), &none, &none);
+    let (j_rates, rest) = j_vals.split_at(nr * dr);
+    let (j_mass, rest) = rest.split_at(upper_len);
+    let (j_forcing, rest) = rest.split_at(nu);
+    let (j_dmass, j_dforcing) = rest.split_at(dr * upper_len);
+    let j_rates = crate::emit::codegen::matrix(nr, dr, j_rates);
+    let j_mass = symmetric_matrix(nu, j_mass);
+    let j_dmass: Vec<TokenStream> = j_dmass.chunks(upper_len.max(1)).take(dr).map(|c| symmetric_matrix(nu, c)).collect();
+    let j_dforcing = crate::emit::codegen::matrix(nu, dr, j_dforcing);
     let energy = red.energy.map(|e| {
         let (stmts, vals) = helpers.body(rm, &[e], &format!("__routh_{base}_energy"), &none, &none);
         let v = &vals[0];
@@ -117,6 +145,31 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
     let allow = allow_generated();
     let r_idx: Vec<usize> = (0..nr).collect();
     let u_idx: Vec<usize> = (nr..dr).collect();
+    // A Routh reduction's Routhian and amended potential.
+    let routh_items = red.routh.as_ref().map(|routh| {
+        let (r_stmts, r_vals) =
+            helpers.body(rm, &[routh.routhian, routh.amended], &format!("__routh_{base}_routhian"), &none, &none);
+        let (rv, av) = (&r_vals[0], &r_vals[1]);
+        quote! {
+            /// The Routhian R = [L − Π·ω] at ω = I⁻¹(Π − c), at the reduced state (see the type's
+            /// documentation).
+            #allow
+            #[must_use]
+            pub fn routhian(&self, t: f64, x: &#rt) -> f64 {
+                #(#r_stmts)*
+                #rv
+            }
+
+            /// The amended potential V_μ = −R at zero shape velocity: the potential plus the
+            /// rotational energy the momentum Π keeps at this shape.
+            #allow
+            #[must_use]
+            pub fn amended_potential(&self, t: f64, x: &#rt) -> f64 {
+                #(#r_stmts)*
+                #av
+            }
+        }
+    });
     let items = crate::emit::codegen::lazy(quote! {
         /// The kept coordinates, in the order of the state's positions.
         pub const COORDINATES: [&'static str; #nr] = [#(#coordinate_names),*];
@@ -151,6 +204,8 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
         }
 
         #energy
+
+        #routh_items
 
         /// Integrates the reduced system from `x0` over `span`.
         ///
@@ -213,7 +268,7 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
 
     // The full model's reduction of a state.
     let mut full_helpers = Helpers::default();
-    let mut reduce_out: Vec<symbolic::Expr> = red.kept.iter().map(|&c| full.layout.q[c]).collect();
+    let mut reduce_out: Vec<symbolic::Expr> = red.reduce_positions.clone();
     reduce_out.extend(red.velocities.iter().copied());
     let (r_stmts, r_vals) = full_helpers.body(full, &reduce_out, &format!("__routh_{base}_reduce"), &none, &none);
     let dropped_idx = red.dropped.clone();
@@ -234,6 +289,12 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
             (reduced, <#rt>::from([#(#r_vals),*]), [#( x[#dropped_idx] ),*])
         }
     });
+    let hybrid = if full.impacts.is_empty() {
+        TokenStream::new()
+    } else {
+        let momentum = red.routh.as_ref().map_or(&[][..], |r| &r.momentum[..]);
+        hybrid(&mut full_helpers, full, momentum, name, &reduce_fn, (dr, k, d), &base)
+    };
     let full_hidden = full_helpers.into_impl(&TokenStream::new(), &quote!(#full_name));
     quote! {
         #struct_doc
@@ -258,6 +319,16 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
                 let forcing = ::routh::__private::nalgebra::SVector::<f64, #nu>::from([#(#forcing),*]);
                 ::routh::__private::reduction::nonholonomic_field::<#nr, #nu, #dr>(t, rates, #mass, forcing)
             }
+            #allow
+            fn exact_jacobian(&self, t: f64, x: &#rt)
+                -> ::core::option::Option<::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #dr, #dr>, #fe>>
+            {
+                #(#j_stmts)*
+                let forcing = ::routh::__private::nalgebra::SVector::<f64, #nu>::from([#(#j_forcing),*]);
+                ::core::option::Option::Some(::routh::__private::reduction::first_order_jacobian::<#nr, #nu, #dr>(
+                    t, #j_rates, #j_mass, forcing, &[#(#j_dmass),*], #j_dforcing,
+                ))
+            }
         }
 
         #[automatically_derived]
@@ -276,5 +347,120 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
         impl #full_name {
             #full_items
         }
+
+        #hybrid
     }
+}
+
+/// A reduction of a model with impacts: the reduced state and the dropped positions between
+/// impacts, guards on the reconstructed full state, the full impact law at each impact, and the
+/// post-impact state reduced again (the runtime's `simulate_hybrid_reduced`). A Routh reduction
+/// by rotations carries its spatial momentum μ = R Π along (constant between impacts) and reports
+/// it before and after each impact; a nonholonomic one carries none (`momentum` empty).
+fn hybrid(
+    helpers: &mut Helpers,
+    full: &View<'_>,
+    momentum: &[symbolic::Expr],
+    name: &syn::Ident,
+    reduce_fn: &syn::Ident,
+    (dr, k, d): (usize, usize, usize),
+    base: &str,
+) -> TokenStream {
+    let none = TokenStream::new();
+    let full_name = &full.name;
+    let m = momentum.len();
+    let dz = dr + k + m;
+    let (m_stmts, m_vals) = helpers.body(full, momentum, &format!("__routh_{base}_spatial_momentum"), &none, &none);
+    let params = full.parameters.iter();
+    let sim_fn = format_ident!("simulate_{reduce_fn}");
+    let (xt, rt) = (svector(d), svector(dr));
+    let maggi_sim = quote! {
+        /// Integrates the reduced system between impacts (reconstructing the dropped coordinates
+        /// alongside), evaluates the guards on the reconstructed state, applies the full impact law
+        /// at each impact and reduces the post-impact state again; returns the reconstructed
+        /// trajectory of the full model.
+        ///
+        /// # Errors
+        /// As `simulate`.
+        pub fn #sim_fn(&self, x0: #xt, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
+            -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#d>>
+        {
+            ::routh::__private::reduction::simulate_hybrid_reconstructed::<Self, #dr, #k, #dz, #d>(self, x0, span, options)
+        }
+    };
+    let doc = format!(
+        " Hybrid Routh reduction of [`{full_name}`] by rotations, through [`{name}`]: integrates the reduced system \
+         between impacts (reconstructing the attitude alongside), evaluates the guards on the reconstructed state, \
+         applies the full impact law at each impact and reduces the post-impact state again (*Hybrid momentum maps*, §4, \
+         Ex. 2). Returns the reconstructed trajectory of the full model and the spatial angular momentum μ = R Π \
+         before and after every impact (unchanged when the guards and the law are invariant: a hybrid momentum map)."
+    );
+    let allow = allow_generated();
+    let items = crate::emit::codegen::lazy(quote! {
+        type Reduced = #name;
+        fn reduce(&self, t: f64, x: &#xt) -> (#name, #rt, [f64; #k]) {
+            self.#reduce_fn(t, x)
+        }
+        fn reduced_at(&self, _mu: [f64; #m]) -> #name {
+            #name { #( #params: self.#params, )* }
+        }
+        #allow
+        fn momenta(&self, t: f64, x: &#xt) -> [f64; #m] {
+            #(#m_stmts)*
+            [#(#m_vals),*]
+        }
+    });
+    let sim_items = crate::emit::codegen::lazy(if m == 0 {
+        maggi_sim
+    } else {
+        quote! {
+            #[doc = #doc]
+            ///
+            /// # Errors
+            /// As `simulate`.
+            pub fn #sim_fn(&self, x0: #xt, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
+                -> ::routh::__private::RunResult<
+                    (::routh::__private::HybridTrajectory<#d>, ::std::vec::Vec<::routh::__private::MomentumJump<#m>>),
+                >
+            {
+                ::routh::__private::reduction::simulate_hybrid_reduced::<Self, #dr, #k, #m, #dz, #d>(self, x0, span, options)
+            }
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        impl ::routh::__private::HybridReduction<#dr, #k, #m, #d> for #full_name {
+            #items
+        }
+
+        #[automatically_derived]
+        impl #full_name {
+            #sim_items
+        }
+    }
+}
+
+/// The first paragraph of a Maggi (nonholonomic, Euler–Poincaré) reduced type's documentation.
+fn maggi_summary(
+    red: &Nonholonomic,
+    full_name: &syn::Ident,
+    velocity_names: &[String],
+    dropped_names: &[String],
+    coordinate_names: &[String],
+) -> String {
+    format!(
+        "Nonholonomic reduction of [`{full_name}`]: the constrained motion in the velocities ({}) with the \
+         coordinates ({}) dropped — Maggi's equations M u̇ = f, M = Sᵀ M_full S and f = Sᵀ (f_full − M_full a₀) \
+         for q̇ = S u + s, evaluated where the dropped coordinates are 0 (the derive proved that nothing here depends on \
+         them). The state is x = ({}). The dropped coordinates follow by quadrature of their rates \
+         (`cyclic_velocities`, `simulate_reconstructed`); `relative_equilibrium` finds steady motions.{}",
+        velocity_names.join(", "),
+        dropped_names.join(", "),
+        coordinate_names.iter().chain(velocity_names).cloned().collect::<Vec<_>>().join(", "),
+        if red.energy.is_some() {
+            ""
+        } else {
+            " The full model's energy depends on the dropped coordinates, so the reduced type has no `energy`."
+        }
+    )
 }

@@ -208,7 +208,8 @@ fn hybrid(full: &View<'_>, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream
         fn reduced_at(&self, mu: [f64; #k]) -> #name {
             #name { #( #orig_params: self.#orig_params, )* #( #mu_fields: mu[#mu_k], )* }
         }
-        fn momenta_of(reduced: &#name) -> [f64; #k] {
+        fn momenta(&self, t: f64, x: &#xt) -> [f64; #k] {
+            let (reduced, _, _) = self.#reduce_fn(t, x);
             [#( reduced.#mu_fields ),*]
         }
     });
@@ -222,12 +223,12 @@ fn hybrid(full: &View<'_>, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream
                 (::routh::__private::HybridTrajectory<#d>, ::std::vec::Vec<::routh::__private::MomentumJump<#k>>),
             >
         {
-            ::routh::__private::reduction::simulate_hybrid_reduced::<Self, #dr, #k, #dz, #d>(self, x0, span, options)
+            ::routh::__private::reduction::simulate_hybrid_reduced::<Self, #dr, #k, #k, #dz, #d>(self, x0, span, options)
         }
     });
     quote! {
         #[automatically_derived]
-        impl ::routh::__private::HybridReduction<#dr, #k, #d> for #full_name {
+        impl ::routh::__private::HybridReduction<#dr, #k, #k, #d> for #full_name {
             #items
         }
 

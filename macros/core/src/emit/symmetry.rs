@@ -3,23 +3,86 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::derive::symmetry::SymmetryEquations;
+use crate::derive::symmetry::{Algebra, Bracket, SymmetryEquations};
 use crate::emit::codegen::Helpers;
 use crate::model::View;
 use crate::notation::{doc_block, formula};
 
 /// Methods `<name>_momentum` and `<name>_momentum_rate` for every symmetry, and `SYMMETRIES`.
-pub fn methods(model: &View<'_>, symmetries: &[SymmetryEquations], helpers: &mut Helpers) -> TokenStream {
+pub fn methods(
+    model: &View<'_>,
+    symmetries: &[SymmetryEquations],
+    algebra: Option<&Algebra>,
+    helpers: &mut Helpers,
+) -> TokenStream {
     if symmetries.is_empty() {
         return TokenStream::new();
     }
     let names: Vec<String> = symmetries.iter().map(|se| se.name.to_string()).collect();
     let items: Vec<TokenStream> = symmetries.iter().map(|se| symmetry_items(model, se, helpers)).collect();
     let count = names.len();
+    let algebra = algebra.map(|a| algebra_item(a, &names));
     quote! {
         /// Names of the declared symmetries, in declaration order.
         pub const SYMMETRIES: [&'static str; #count] = [#(#names),*];
+        #algebra
         #(#items)*
+    }
+}
+
+/// `STRUCTURE_CONSTANTS`: the declared generators' brackets, with the relations in its rustdoc.
+fn algebra_item(algebra: &Algebra, names: &[String]) -> TokenStream {
+    let k = names.len();
+    let mut lines: Vec<String> = Vec::new();
+    for (a, b, bracket) in &algebra.brackets {
+        let lhs = format!("[{}, {}]", names[*a], names[*b]);
+        lines.push(match bracket {
+            Bracket::Combination(c) => {
+                let mut terms: Vec<String> = Vec::new();
+                for (r, name) in c.iter().zip(names) {
+                    if r.is_zero() {
+                        continue;
+                    }
+                    let sign = if r.is_negative() { "−" } else { "+" };
+                    let magnitude = r
+                        .checked_abs()
+                        .map_or_else(|| r.to_string(), |m| if m.is_one() { String::new() } else { format!("{m}·") });
+                    terms.push(format!("{sign} {magnitude}{name}"));
+                }
+                let rhs = if terms.is_empty() {
+                    "0".to_string()
+                } else {
+                    let joined = terms.join(" ");
+                    joined.strip_prefix("+ ").map_or_else(|| joined.replacen("− ", "−", 1), ToString::to_string)
+                };
+                format!("{lhs} = {rhs}")
+            }
+            Bracket::Outside => {
+                format!("{lhs} is not a combination of the declared generators (it generates a further symmetry)")
+            }
+            Bracket::Undecided => format!("{lhs}: not decided (its coefficients are not rational constants)"),
+        });
+    }
+    let doc = format!(
+        " The brackets of the declared symmetries' generators as vector fields on Q, [ξ_a, ξ_b]ⁱ = ξ_aʲ ∂ξ_bⁱ/∂qʲ − \
+         ξ_bʲ ∂ξ_aⁱ/∂qʲ = Σ_c `c[a][b][c]` ξ_c, proved at compile time; `None` when one is not a constant combination. For \
+         a left action ξ ↦ ξ_Q reverses brackets, so these are the negatives of the Lie algebra's structure constants \
+         (the spatial rotations' vector fields satisfy [ξ_x, ξ_y] = −ξ_z).\n\n```text\n{}\n```",
+        lines.join("\n")
+    );
+    let value = match algebra.constants(k) {
+        Some(c) => {
+            let rows = c.iter().map(|plane| {
+                let inner = plane.iter().map(|row| quote! { [#(#row),*] });
+                quote! { [#(#inner),*] }
+            });
+            quote! { ::core::option::Option::Some([#(#rows),*]) }
+        }
+        None => quote! { ::core::option::Option::None },
+    };
+    quote! {
+        #[doc = #doc]
+        pub const STRUCTURE_CONSTANTS: ::core::option::Option<[[[f64; #k]; #k]; #k]> = #value;
     }
 }
 

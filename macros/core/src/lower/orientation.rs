@@ -11,7 +11,8 @@
 //! coordinates and torques on the orientations (`force(R = [τ₁, τ₂, τ₃])`, body components: the
 //! generalized force of ω), inputs and sensitivities, contact Lagrangians (`action(z)`), energies
 //! and momenta, symmetries (`rotation(R, axis)` of an orientation, or
-//! generators on the ordinary coordinates), the field Jacobian, impacts (guards may depend on the
+//! generators on the ordinary coordinates), reductions by Euler–Poincaré, nonholonomic and by the
+//! rotations of an orientation (`routh(R)`, non-abelian), the field Jacobian, impacts (guards may depend on the
 //! orientation; the law's rows are pulled back to the velocities, Kᵀ∇h) and constraints (rows over
 //! the velocities: a velocity expression in ω directly, a position constraint or one-form pulled
 //! back; their Frobenius test on Q = ℝⁿ × S³ⁱ, see [`crate::derive::constraint`]); the other items
@@ -52,10 +53,22 @@ pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<
     }
     // (Modes share the top level's orientations, see `lower::system`; a chart change between them
     // is refused where its law is lowered.)
-    let unsupported: [(&str, bool); 2] = [
-        ("Routh reduction is", raw.reductions.iter().any(|r| r.keyword == "routh")),
-        ("discrete integrators are", !raw.discrete.is_empty()),
-    ];
+    // A Routh reduction by an orientation's rotations is the non-abelian one (see
+    // `derive::routh_group`); over cyclic coordinates alone the reduced model would keep the
+    // orientation, which reduced models cannot carry yet.
+    if let Some(r) = raw.reductions.iter().find(|r| r.keyword == "routh" && !r.cyclic.iter().any(|c| kept.contains(c))) {
+        cx.error(
+            r.keyword.span(),
+            format!(
+                "Routh reduction over cyclic coordinates is not supported yet in models with `orientation(...)` states: the \
+                 reduced model would keep the orientation `{r}`; reduce by the rotations of the orientation instead \
+                 (`routh({r})`, when the whole model is invariant under them), or write the rotation with Euler angles \
+                 (`frame(b = rot_z(phi) * rot_x(theta) * rot_z(psi))`)",
+                r = kept.first().or(names.first()).map_or_else(|| "r".to_string(), ToString::to_string),
+            ),
+        );
+    }
+    let unsupported: [(&str, bool); 1] = [("discrete integrators are", !raw.discrete.is_empty())];
     for (what, present) in unsupported {
         if present {
             cx.error(

@@ -21,8 +21,9 @@ fn not_a_coordinate(c: &Ident, what: impl std::fmt::Display, coordinates: &[Iden
     unknown(c.span(), what, &c.to_string(), &names, known)
 }
 
-/// Lowers `reduce(routh(theta, ...), name = T)`: the cyclic coordinates by index (the type is
-/// `<Model>Routh` unless named); and `reduce(nonholonomic(g, ...), velocities(...), name = T)` or
+/// Lowers `reduce(routh(theta, ...), name = T)`: the cyclic coordinates by index, or the
+/// orientation whose rotations it reduces by (non-abelian; the type is `<Model>Routh` unless
+/// named); and `reduce(nonholonomic(g, ...), velocities(...), name = T)` or
 /// `reduce(euler_poincare(r, ...), name = T)` (`<Model>Reduced` unless named), which may drop
 /// orientations too, its velocities lowered in the full model's symbols.
 pub(super) fn lower_reduction(
@@ -37,7 +38,7 @@ pub(super) fn lower_reduction(
     let mut cyclic: Vec<(usize, Ident)> = Vec::new();
     let mut dropped_orientations: Vec<(usize, Ident)> = Vec::new();
     for c in &decl.cyclic {
-        let orientation = orientations.iter().position(|o| o == c).filter(|_| !routh);
+        let orientation = orientations.iter().position(|o| o == c);
         match (coordinates.iter().position(|x| x == c), orientation) {
             (Some(k), _) if cyclic.iter().any(|(j, _)| *j == k) => cx.error(c.span(), format!("`{c}` is listed twice")),
             (Some(k), _) => cyclic.push((k, c.clone())),
@@ -47,9 +48,7 @@ pub(super) fn lower_reduction(
             (None, Some(o)) => dropped_orientations.push((o, c.clone())),
             (None, None) => {
                 let mut known = coordinates.to_vec();
-                if !routh {
-                    known.extend(orientations.iter().cloned());
-                }
+                known.extend(orientations.iter().cloned());
                 cx.push(unknown_coordinate(c, &known));
             }
         }
