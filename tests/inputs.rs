@@ -253,3 +253,70 @@ fn a_constrained_cart_pole_has_the_coordinate_models_linearisation_and_balances(
     let end = sampled.trajectory.end.1;
     assert!((end[1] - end[0]).abs() < 1e-3 && sampled.trajectory.constraints.unwrap().worst.0 < 1e-9);
 }
+
+/// A ball over a floor pushed up by the input force u: inputs in a model with impacts.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y),
+    input(u),
+    lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
+    force(y = u),
+    impact(name = floor, guard = y, law = restitution(e)),
+)]
+pub struct Juggled {
+    pub m: f64,
+    pub g: f64,
+    pub e: f64,
+}
+
+/// The same ball with a damping force −c ẏ written in the model (no input).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y),
+    lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
+    force(y = -c * dot(y)),
+    impact(name = floor, guard = y, law = restitution(e)),
+)]
+pub struct DampedBall {
+    pub m: f64,
+    pub g: f64,
+    pub e: f64,
+    pub c: f64,
+}
+
+#[test]
+fn inputs_drive_a_model_with_impacts_held_across_its_resets() {
+    let ball = Juggled { m: 2.0, g: 9.81, e: 0.7 };
+    let h = 1.0;
+    let opts = HybridOptions::default().rtol(1e-12).atol(1e-13);
+    // A constant push u lowers gravity to g' = g − u/m: the first impact at √(2h/g'), then the
+    // flights 2eᵏv₁/g' with v₁ = √(2g'h) — the input held across every reset.
+    let u = 6.0;
+    let gp = ball.g - u / ball.m;
+    let sol = ball.simulate(ball.state([h], [0.0]), 0.0..3.0, [u], &opts).unwrap();
+    assert!(sol.impacts.len() >= 4, "{} impacts", sol.impacts.len());
+    let v1 = (2.0 * gp * h).sqrt();
+    let mut t = (2.0 * h / gp).sqrt();
+    for (k, imp) in sol.impacts.iter().enumerate() {
+        assert!((imp.t - t).abs() < 1e-9, "impact {k} at {} vs {t}", imp.t);
+        assert!((imp.post[1] + ball.e * imp.pre[1]).abs() < 1e-12);
+        t += 2.0 * ball.e.powi(k as i32 + 1) * v1 / gp;
+    }
+    // A feedback law u = −c ẏ, read after each reset, is the damped model.
+    let c = 0.9;
+    let damped = DampedBall { m: ball.m, g: ball.g, e: ball.e, c };
+    let law = |_t: f64, x: &SVector<f64, 2>| SVector::<f64, 1>::new(-c * x[1]);
+    let span = 0.0..2.5;
+    let a = ball.simulate(ball.state([h], [0.5]), span.clone(), law, &opts).unwrap();
+    let b = damped.simulate(damped.state([h], [0.5]), span, &opts).unwrap();
+    assert!(a.impacts.len() >= 3 && a.impacts.len() == b.impacts.len());
+    for (i, j) in a.impacts.iter().zip(&b.impacts) {
+        assert!((i.t - j.t).abs() < 1e-10 && (i.post - j.post).amax() < 1e-9);
+    }
+    assert!((a.end.2 - b.end.2).amax() < 1e-9, "{} vs {}", a.end.2, b.end.2);
+    // The view at fixed inputs is a hybrid system of its own.
+    let view = ball.driven([u]);
+    let fixed = routh::runtime::simulate_hybrid(&view, 0, ball.state([h], [0.0]), 0.0..3.0, &opts).unwrap();
+    assert_eq!(Juggled::IMPACTS, ["floor"]);
+    assert!(fixed.impacts.iter().zip(&sol.impacts).all(|(i, j)| (i.t - j.t).abs() < 1e-12));
+}

@@ -70,6 +70,9 @@ pub enum Role {
     /// A coordinate a nonholonomic reduction removed (in its reconstruction formulas, read from
     /// the dropped positions `g[i]`).
     Dropped(usize),
+    /// The model's energy E in an `output(e = energy())`: replaced by the derived E before
+    /// emission (see `derive::mode`); never emitted.
+    Energy,
 }
 
 /// The dimension of the first-order state x = (q, q̇) of a model with `dof` coordinates, or
@@ -244,6 +247,7 @@ impl Layout {
             Role::HeldRate(k) => format!("v:{k}"),
             Role::Temporary(k) => format!("r:{k}"),
             Role::Tangent(i) => format!("dx:{i}"),
+            Role::Energy => "energy".to_string(),
             other => format!("{other:?}"),
         };
         let s = arena.symbol(&name);

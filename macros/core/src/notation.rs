@@ -106,6 +106,7 @@ pub fn display_name(model: &View<'_>, sym: Expr) -> String {
         Some(Role::TimeDifferential) => "dt".into(),
         Some(Role::Substituted(k)) => format!("w{}", k + 1),
         Some(Role::HeldRate(k)) => format!("v{}", k + 1),
+        Some(Role::Energy) => "E".into(),
         Some(Role::Temporary(k)) => format!("r{}", k + 1),
         Some(Role::Tangent(i)) => format!("δx{}", i + 1),
         Some(Role::QuaternionNorm(k)) => format!("(|{}|²)", pretty(&model.layout.orientations[k].name.to_string())),

@@ -387,3 +387,73 @@ where
         self.geometry.row_names()
     }
 }
+
+/// A hybrid system driven by a signal, for [`simulate_hybrid`](crate::hybrid::simulate_hybrid):
+/// the field F(t, x, u(t, x)) of `system`, and the guards, resets, energies and projections of
+/// `geometry` — the system at any fixed input (inputs enter the forces only, so the guards, the
+/// impact laws, the metric and the constraints do not depend on them). A feedback law reads the
+/// state after each reset; constant inputs are held across resets.
+pub struct DrivenHybrid<'s, G: ?Sized, S: ?Sized, I, const K: usize> {
+    geometry: &'s G,
+    driven: Driven<'s, S, I, K>,
+}
+
+impl<'s, G: ?Sized, S: ?Sized, I, const K: usize> DrivenHybrid<'s, G, S, I, K> {
+    /// `system` driven by `signal`, with the guards and resets of `geometry`.
+    pub fn new(geometry: &'s G, system: &'s S, signal: I) -> Self {
+        DrivenHybrid { geometry, driven: Driven::new(system, signal) }
+    }
+}
+
+impl<G, S, I, const D: usize, const K: usize> crate::hybrid::HybridSystem<D> for DrivenHybrid<'_, G, S, I, K>
+where
+    G: crate::hybrid::HybridSystem<D> + ?Sized,
+    S: InputSystem<D, K> + ?Sized,
+    I: InputSignal<D, K>,
+{
+    fn mode_count(&self) -> usize {
+        self.geometry.mode_count()
+    }
+    fn mode_name(&self, mode: usize) -> &'static str {
+        self.geometry.mode_name(mode)
+    }
+    fn mode_field(&self, _mode: usize, t: f64, x: &SVector<f64, D>) -> Result<SVector<f64, D>, FieldError> {
+        self.driven.field(t, x)
+    }
+    fn guard_count(&self, mode: usize) -> usize {
+        self.geometry.guard_count(mode)
+    }
+    fn guard_name(&self, mode: usize, guard: usize) -> &'static str {
+        self.geometry.guard_name(mode, guard)
+    }
+    fn guard(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> f64 {
+        self.geometry.guard(mode, guard, t, x)
+    }
+    fn guard_rate(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> f64 {
+        self.geometry.guard_rate(mode, guard, t, x)
+    }
+    fn reset(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> Result<(usize, SVector<f64, D>), FieldError> {
+        self.geometry.reset(mode, guard, t, x)
+    }
+    fn mode_energy(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> f64 {
+        self.geometry.mode_energy(mode, t, x)
+    }
+    fn project(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Option<Result<SVector<f64, D>, FieldError>> {
+        self.geometry.project(mode, t, x)
+    }
+    fn constraint_residuals(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Option<(f64, f64)> {
+        self.geometry.constraint_residuals(mode, t, x)
+    }
+    fn mode_dimension(&self, mode: usize) -> usize {
+        self.geometry.mode_dimension(mode)
+    }
+    fn mode_energy_gradient(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> SVector<f64, D> {
+        self.geometry.mode_energy_gradient(mode, t, x)
+    }
+    fn guard_gradient(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> SVector<f64, D> {
+        self.geometry.guard_gradient(mode, guard, t, x)
+    }
+    fn reset_jacobian(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
+        self.geometry.reset_jacobian(mode, guard, t, x)
+    }
+}

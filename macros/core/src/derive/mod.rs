@@ -48,6 +48,8 @@ pub struct Derived {
     pub symmetries: Vec<symmetry::SymmetryEquations>,
     /// The brackets of the declared symmetries (two or more).
     pub algebra: Option<symmetry::Algebra>,
+    /// The outputs' expressions (`output(...)`), `energy()` replaced by the derived E.
+    pub outputs: Vec<symbolic::Expr>,
     pub discrete: Option<discrete::DiscreteEquations>,
     /// The continuous Routh reductions, each a model of its own with what was derived for it.
     pub reductions: Vec<ReducedSystem>,
@@ -73,6 +75,7 @@ impl Derived {
             impacts: Vec::new(),
             symmetries: Vec::new(),
             algebra: None,
+            outputs: Vec::new(),
             discrete: None,
             reductions: Vec::new(),
             first_order: Vec::new(),
@@ -95,6 +98,11 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     let impacts = impact::derive(model, arena, &equations);
     let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts);
     let algebra = symmetry::algebra(model, arena, &symmetries);
+    let outputs = {
+        let energy = model.symbol(arena, crate::layout::Role::Energy);
+        let map = [(energy, equations.energy)];
+        model.outputs.iter().map(|(_, e)| arena.subs(*e, &map)).collect()
+    };
     let discrete = discrete::derive(model, arena, cx);
     // In a model with `discrete(...)`, `reduce(routh(...))` reduces the discrete system (forces
     // allowed: the forced discrete reduction), see `discrete`.
@@ -114,5 +122,5 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
         let equations = euler_lagrange::derive(&reduced.model, arena);
         reductions.push(ReducedSystem { reduced, derived: Derived::equations_only(equations) });
     }
-    Derived { equations, dynamics, energy, constraints, impacts, symmetries, algebra, discrete, reductions, first_order }
+    Derived { equations, dynamics, energy, constraints, impacts, symmetries, algebra, outputs, discrete, reductions, first_order }
 }

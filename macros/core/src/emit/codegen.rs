@@ -77,7 +77,14 @@ pub(crate) fn symbol_tokens(model: &View<'_>, sym: Expr) -> TokenStream {
             let [a, b, c, d] = [s, s + 1, s + 2, s + 3];
             quote!((x[#a] * x[#a] + x[#b] * x[#b] + x[#c] * x[#c] + x[#d] * x[#d]))
         }
-        Some(Role::Differential(_) | Role::TimeDifferential | Role::Substituted(_) | Role::HeldRate(_) | Role::Temporary(_))
+        Some(
+            Role::Differential(_)
+            | Role::TimeDifferential
+            | Role::Substituted(_)
+            | Role::HeldRate(_)
+            | Role::Temporary(_)
+            | Role::Energy,
+        )
         | None => quote!(::core::f64::NAN),
     }
 }

@@ -60,7 +60,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
         (crate::derive::tree::Dynamics::Dense(_), None) => "dense",
     };
     let constants = constants_and_state(model, &state_doc, dim_doc, dynamics_name);
-    let outputs = outputs_items(model, &mut helpers);
+    let outputs = outputs_items(model, &derived.outputs, &mut helpers);
     let n_lit = n;
 
     let items = crate::emit::codegen::lazy(quote! {
@@ -149,17 +149,32 @@ fn constants_and_state(model: &View<'_>, state_doc: &str, dim_doc: &str, dynamic
 }
 
 /// `OUTPUTS`, `outputs` and `observe` of a model with `output(...)` (nothing otherwise).
-fn outputs_items(model: &View<'_>, helpers: &mut Helpers) -> TokenStream {
+fn outputs_items(model: &View<'_>, exprs: &[Expr], helpers: &mut Helpers) -> TokenStream {
     if model.outputs.is_empty() {
         return TokenStream::new();
     }
     let (d, k) = (model.layout.state_dim(), model.outputs.len());
     let names: Vec<&String> = model.outputs.iter().map(|(n, _)| n).collect();
-    let exprs: Vec<Expr> = model.outputs.iter().map(|(_, e)| *e).collect();
+    // Outputs of `multiplier(c)` read the constraint forces λ of the saddle-point solve at x.
+    let with_multipliers = exprs.iter().any(|&e| {
+        model.arena.free_symbols(e).into_iter().any(|s| matches!(model.role(s), Some(crate::layout::Role::Multiplier(_))))
+    });
+    let (lam, lam_doc) = if with_multipliers {
+        let m = model.constraints.len();
+        (
+            quote! {
+                let lam = self.constraint_forces(t, x)
+                    .unwrap_or_else(|_| ::routh::__private::nalgebra::SVector::<f64, #m>::repeat(f64::NAN));
+            },
+            " λ are the constraint forces (`constraint_forces`); where they cannot be solved for, those outputs are NaN.",
+        )
+    } else {
+        (TokenStream::new(), "")
+    };
     let none = TokenStream::new();
-    let (stmts, vals) = helpers.body(model, &exprs, "__routh_outputs", &none, &none);
-    let lines = formula_lines(model, model.outputs.iter().map(|(n, e)| (n.clone(), *e)).collect());
-    let doc = doc_block(" The outputs at the state `x` (in the order of [`Self::OUTPUTS`]):", &lines);
+    let (stmts, vals) = helpers.body(model, exprs, "__routh_outputs", &none, &none);
+    let lines = formula_lines(model, model.outputs.iter().zip(exprs).map(|((n, _), e)| (n.clone(), *e)).collect());
+    let doc = doc_block(&format!(" The outputs at the state `x` (in the order of [`Self::OUTPUTS`]).{lam_doc}"), &lines);
     let allow = allow_generated();
     quote! {
         /// Names of the outputs (`output(...)`; a vector `p` gives `p[0]`, `p[1]`, `p[2]`): the columns of
@@ -170,6 +185,7 @@ fn outputs_items(model: &View<'_>, helpers: &mut Helpers) -> TokenStream {
         #allow
         #[must_use]
         pub fn outputs(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> [f64; #k] {
+            #lam
             #(#stmts)*
             [#(#vals),*]
         }

@@ -170,7 +170,24 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
             }
         }
     };
+    let hybrid = !model.impacts.is_empty();
+    let run = |events: TokenStream| {
+        if hybrid {
+            quote! {
+                let geometry = self.driven([0.0; #k]);
+                let looped = ::routh::__private::input::DrivenHybrid::new(&geometry, self, input);
+                ::routh::__private::simulate_hybrid_with_events(&looped, 0, x0, span, #events, options)
+            }
+        } else {
+            run(events)
+        }
+    };
     let (run_plain, run_events) = (run(quote!(&[])), run(quote!(events)));
+    let (options_ty, result_ty) = if hybrid {
+        (quote!(::routh::__private::HybridOptions), quote!(::routh::__private::HybridTrajectory<#d>))
+    } else {
+        (quote!(::routh::__private::Options), quote!(::routh::__private::Trajectory<#d>))
+    };
     let run_sampled = if m == 0 {
         quote! { ::routh::__private::input::simulate_sampled(self, x0, span, period, law, options) }
     } else {
@@ -179,10 +196,45 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
             ::routh::__private::input::simulate_sampled_constrained::<_, _, _, #n, #d, #m, #k>(&geometry, self, x0, span, period, law, options)
         }
     };
+    // Sampled-data control integrates each hold interval on its own: not across impacts yet.
+    let sampled = (!hybrid).then(|| {
+        quote! {
+            /// Sampled-data control with a zero-order hold: at t_k = t₀ + k·`period` the `law` reads the
+            /// state and returns the inputs, held until the next sample
+            /// ([`simulate_sampled`](::routh::runtime::input::simulate_sampled)); returns the
+            /// trajectory and the inputs chosen.
+            ///
+            /// # Errors
+            /// As [`Self::simulate`]; a non-positive period is invalid, a non-finite input from the law
+            /// a non-finite state at its sample time.
+            pub fn simulate_sampled<L: ::core::ops::FnMut(f64, &#state) -> ::routh::__private::nalgebra::SVector<f64, #k>>(
+                &self, x0: #state, span: ::core::ops::Range<f64>, period: f64, law: L, options: &::routh::__private::Options,
+            ) -> ::routh::__private::RunResult<::routh::__private::input::SampledRun<#d, #k>>
+            {
+                self.check_parameters()?;
+                #run_sampled
+            }
+        }
+    });
+    let (impacts_const, hybrid_impl) = if hybrid {
+        let count = model.impacts.len();
+        let names: Vec<String> = model.impacts.iter().map(|i| i.name.to_string()).collect();
+        let table = single_table(model, quote! { <'a> }, quote! { #view<'a> });
+        (
+            quote! {
+                /// Names of the impacts (guards), in declaration order.
+                pub const IMPACTS: [&'static str; #count] = [#(#names),*];
+            },
+            hybrid_system_impl(&table),
+        )
+    } else {
+        (TokenStream::new(), TokenStream::new())
+    };
     let view_doc = format!(
         " [`{name}`] at fixed values of its inputs ({}): the full single-model API (mass matrix, forcing, \
-         accelerations, Jacobians, energy, …) and `VectorField`.",
-        inputs.join(", ")
+         accelerations, Jacobians, energy, …) and `VectorField`{}.",
+        inputs.join(", "),
+        if hybrid { ", and `HybridSystem` (its impacts at these inputs: periodic orbits, continuation)" } else { "" }
     );
     let items = crate::emit::codegen::lazy(quote! {
         #check
@@ -232,39 +284,27 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
         /// Once the run has started, the error carries the trajectory up to the failure
         /// ([`RunError::partial`](::routh::runtime::RunError)).
         pub fn simulate<I: ::routh::__private::InputSignal<#d, #k>>(&self, x0: #state, span: ::core::ops::Range<f64>, input: I,
-            options: &::routh::__private::Options) -> ::routh::__private::RunResult<::routh::__private::Trajectory<#d>>
+            options: &#options_ty) -> ::routh::__private::RunResult<#result_ty>
         {
             self.check_parameters()?;
             #run_plain
         }
 
-        /// Sampled-data control with a zero-order hold: at t_k = t₀ + k·`period` the `law` reads the
-        /// state and returns the inputs, held until the next sample
-        /// ([`simulate_sampled`](::routh::runtime::input::simulate_sampled)); returns the
-        /// trajectory and the inputs chosen.
-        ///
-        /// # Errors
-        /// As [`Self::simulate`]; a non-positive period is invalid, a non-finite input from the law
-        /// a non-finite state at its sample time.
-        pub fn simulate_sampled<L: ::core::ops::FnMut(f64, &#state) -> ::routh::__private::nalgebra::SVector<f64, #k>>(
-            &self, x0: #state, span: ::core::ops::Range<f64>, period: f64, law: L, options: &::routh::__private::Options,
-        ) -> ::routh::__private::RunResult<::routh::__private::input::SampledRun<#d, #k>>
-        {
-            self.check_parameters()?;
-            #run_sampled
-        }
+        #sampled
 
         /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
         ///
         /// # Errors
         /// As [`Self::simulate`].
         pub fn simulate_with_events<I: ::routh::__private::InputSignal<#d, #k>>(&self, x0: #state, span: ::core::ops::Range<f64>,
-            input: I, events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::Options)
-            -> ::routh::__private::RunResult<::routh::__private::Trajectory<#d>>
+            input: I, events: &[::routh::__private::Event<'_, #d>], options: &#options_ty)
+            -> ::routh::__private::RunResult<#result_ty>
         {
             self.check_parameters()?;
             #run_events
         }
+
+        #impacts_const
     });
     let input_items = crate::emit::codegen::lazy(quote! {
         #[inline]
@@ -288,6 +328,8 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
         impl ::routh::__private::InputSystem<#d, #k> for #name {
             #input_items
         }
+
+        #hybrid_impl
     }
 }
 
@@ -310,10 +352,30 @@ fn single(model: &View<'_>) -> TokenStream {
             }
         };
     }
+    let hybrid = hybrid_system_impl(&single_table(model, TokenStream::new(), quote! { #name }));
+    let simulate = hybrid_simulate(model);
+    let items = crate::emit::codegen::lazy(quote! {
+            #check
+
+        #simulate
+    });
+    quote! {
+        #[automatically_derived]
+        impl #name {
+            #items
+        }
+
+        #hybrid
+    }
+}
+
+/// The one-mode table of a single model with impacts, implemented on `ty` (the model, or the view
+/// of a model with inputs).
+fn single_table(model: &View<'_>, generics: TokenStream, ty: TokenStream) -> ModeTable {
     let d = model.layout.state_dim();
-    let table = ModeTable {
-        generics: TokenStream::new(),
-        ty: quote! { #name },
+    ModeTable {
+        generics,
+        ty,
         dim: d,
         modes: vec![ModeRow {
             name: String::new(),
@@ -333,21 +395,6 @@ fn single(model: &View<'_>) -> TokenStream {
             zeno: Vec::new(),
             constraints: model.constraints.iter().map(|c| c.name.to_string()).collect(),
         }],
-    };
-    let hybrid = hybrid_system_impl(&table);
-    let simulate = hybrid_simulate(model);
-    let items = crate::emit::codegen::lazy(quote! {
-            #check
-
-        #simulate
-    });
-    quote! {
-        #[automatically_derived]
-        impl #name {
-            #items
-        }
-
-        #hybrid
     }
 }
 

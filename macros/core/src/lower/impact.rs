@@ -335,8 +335,8 @@ fn lower_chart(
     Ok(Law::Chart { positions, velocities })
 }
 
-/// The constraint named by a guard `multiplier(name)`, if the guard has that form.
-fn multiplier_guard(e: &syn::Expr) -> Option<Ident> {
+/// The constraint named by a guard (or an output) `multiplier(name)`, if it has that form.
+pub(super) fn multiplier_guard(e: &syn::Expr) -> Option<Ident> {
     let syn::Expr::Call(call) = e else { return None };
     let syn::Expr::Path(f) = &*call.func else { return None };
     if !f.path.is_ident("multiplier") || call.args.len() != 1 {

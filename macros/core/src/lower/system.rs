@@ -36,19 +36,24 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     let inputs: Vec<Ident> = raw.inputs.iter().flat_map(|(_, names)| names.iter().cloned()).collect();
     cx.repeats(&inputs, ToString::to_string, |u| syn::Error::new(u.span(), format!("the input `{u}` is declared twice")));
     if let Some((kw, _)) = raw.inputs.first() {
-        // Inputs drive smooth single-mode models for now: the hybrid and constrained drivers do not
-        // carry an input signal yet.
+        // Inputs drive single-mode models (with impacts too: the driven hybrid system takes its
+        // guards and resets from the model at any input); the multi-mode driver does not carry an
+        // input signal yet.
         let unsupported = if !raw.modes.is_empty() {
             Some("modes")
-        } else if !raw.impacts.is_empty() {
-            Some("impacts")
         } else if !raw.reductions.is_empty() {
             Some("reductions")
         } else {
             None
         };
         if let Some(what) = unsupported {
-            cx.error(kw.span(), format!("inputs in models with {what} are not supported yet; drive a smooth model without {what}, or write the feedback as a `force`"));
+            let without = if what == "modes" { "a single-mode model (impacts are allowed)" } else { "the full model" };
+            cx.error(
+                kw.span(),
+                format!(
+                    "inputs in models with {what} are not supported yet; drive {without}, or write the feedback as a `force`"
+                ),
+            );
         }
     }
     for m in &raw.modes {
@@ -94,6 +99,8 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
         };
         let declared = Declared { parameters: &parameters, action: action.as_ref(), inputs: &inputs };
         let model = lower_model(cx, name, None, declared, &raw, &[])?;
+        let held: Vec<Ident> = model.0.constraints.iter().map(|c| c.name.clone()).collect();
+        super::output::check_output_multipliers(cx, &raw, &held);
         // A mistake anywhere (a non-`f64` field, a stray transition) leaves nothing to derive.
         return (!cx.has_errors()).then(|| System::new(name.clone(), input.vis.clone(), raw.krate.clone(), vec![model]));
     }
@@ -265,6 +272,8 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             modes.push(model);
         }
     }
+    let held: Vec<Ident> = modes.iter().flat_map(|m| m.0.constraints.iter().map(|c| c.name.clone())).collect();
+    super::output::check_output_multipliers(cx, &raw, &held);
     // One set of output columns for the whole run: every mode's, in the same order and shapes.
     let columns = |m: &(crate::model::Model, Arena)| m.0.outputs.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
     if let (Some((kw, _)), Some(first)) = (raw.outputs.first(), modes.first())
@@ -525,7 +534,8 @@ fn lower_model(
         raw.reductions.iter().map(|decl| lower_reduction(&mut lower, cx, decl, &raw.coordinates, name)).collect();
     let sensitivity = sensitivity_parameters(raw, &parameters, cx);
     let discretization = super::discrete::lower_discrete(&mut lower, cx, raw, nodes.as_ref(), !inputs.is_empty());
-    let outputs = super::output::lower_outputs(&mut lower, cx, raw);
+    let held: Vec<Ident> = constraints.iter().map(|c| c.name.clone()).collect();
+    let outputs = super::output::lower_outputs(&mut lower, cx, raw, &held);
     if cx.count() > errors_before {
         return None;
     }
