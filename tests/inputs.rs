@@ -314,6 +314,43 @@ fn inputs_drive_a_model_with_impacts_held_across_its_resets() {
         assert!((i.t - j.t).abs() < 1e-10 && (i.post - j.post).amax() < 1e-9);
     }
     assert!((a.end.2 - b.end.2).amax() < 1e-9, "{} vs {}", a.end.2, b.end.2);
+    // Sampled-data control across impacts: a law that holds the same push at every sample is the
+    // constant input — the impacts fall inside hold intervals and the joined run has them all.
+    let sampled =
+        ball.simulate_sampled(ball.state([h], [0.0]), 0.0..3.0, 0.1, |_t, _x| SVector::<f64, 1>::new(u), &opts).unwrap();
+    assert_eq!(sampled.inputs.len(), 30);
+    assert_eq!(sampled.trajectory.impacts.len(), sol.impacts.len());
+    for (i, j) in sampled.trajectory.impacts.iter().zip(&sol.impacts) {
+        assert!((i.t - j.t).abs() < 1e-10 && (i.post - j.post).amax() < 1e-9, "{} vs {}", i.t, j.t);
+    }
+    assert!(sampled.trajectory.times.windows(2).all(|w| w[0] <= w[1]));
+    assert!((sampled.trajectory.end.2 - sol.end.2).amax() < 1e-9);
+    // A law that reads the state: a push only while the ball rises, sampled every 50 ms. Each
+    // sample reads the state the run is in at t_k (after any impact before it), and the inputs
+    // held are the law's values there.
+    let mut seen: Vec<(f64, f64)> = Vec::new();
+    let kick = ball
+        .simulate_sampled(
+            ball.state([h], [0.0]),
+            0.0..3.0,
+            0.05,
+            |t, x| {
+                seen.push((t, x[1]));
+                SVector::<f64, 1>::new(if x[1] > 0.0 { 8.0 } else { 0.0 })
+            },
+            &opts,
+        )
+        .unwrap();
+    assert_eq!(seen.len(), kick.inputs.len());
+    for ((t, v), (tk, uk)) in seen.iter().zip(&kick.inputs) {
+        assert_eq!(*t, *tk);
+        assert_eq!(uk[0], if *v > 0.0 { 8.0 } else { 0.0 });
+        let at = kick.trajectory.times.iter().position(|s| (s - t).abs() < 1e-12);
+        if let Some(i) = at {
+            assert!((kick.trajectory.states[i][1] - v).abs() < 1e-12, "the law read the run's state at {t}");
+        }
+    }
+    assert!(kick.trajectory.impacts.len() >= 2 && kick.inputs.iter().any(|(_, u)| u[0] > 0.0));
     // The view at fixed inputs is a hybrid system of its own.
     let view = ball.driven([u]);
     let fixed = routh::runtime::simulate_hybrid(&view, 0, ball.state([h], [0.0]), 0.0..3.0, &opts).unwrap();

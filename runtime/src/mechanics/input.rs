@@ -169,10 +169,13 @@ where
     S: InputSystem<D, K> + ?Sized,
     L: FnMut(f64, &SVector<f64, D>) -> SVector<f64, K>,
 {
-    let segment = |u: SVector<f64, K>, span: Range<f64>, x: SVector<f64, D>, options: &Options| {
-        crate::ode::integrate::integrate(&Driven::new(sys, u), span, x, &[], options)
+    let segment = |u: SVector<f64, K>, span: Range<f64>, before: &Trajectory<D>, output: Output| {
+        let options = Options { output, ..options.clone() };
+        crate::ode::integrate::integrate(&Driven::new(sys, u), span, before.end.1, &[], &options)
     };
-    sampled(x0, span, period, law, options, segment)
+    sampled(empty_segment(span.start, x0), span, period, law, &options.output, segment)
+        .map(SampledRun::from)
+        .map_err(|e| e.map_partial(SampledRun::from))
 }
 
 /// [`simulate_sampled`] for a constrained system: each hold interval is integrated with the
@@ -197,24 +200,183 @@ where
     S: InputSystem<D, K> + ?Sized,
     L: FnMut(f64, &SVector<f64, D>) -> SVector<f64, K>,
 {
-    let segment = |u: SVector<f64, K>, span: Range<f64>, x: SVector<f64, D>, options: &Options| {
-        crate::constrained::integrate_constrained::<_, N, D, M>(&DrivenConstrained::new(geometry, sys, u), span, x, &[], options)
+    let segment = |u: SVector<f64, K>, span: Range<f64>, before: &Trajectory<D>, output: Output| {
+        let options = Options { output, ..options.clone() };
+        let x = before.end.1;
+        crate::constrained::integrate_constrained::<_, N, D, M>(&DrivenConstrained::new(geometry, sys, u), span, x, &[], &options)
     };
-    sampled(x0, span, period, law, options, segment)
+    sampled(empty_segment(span.start, x0), span, period, law, &options.output, segment)
+        .map(SampledRun::from)
+        .map_err(|e| e.map_partial(SampledRun::from))
 }
 
-/// The hold-interval loop of [`simulate_sampled`], each interval run by `segment(u, span, x, options)`.
-fn sampled<L, R, const D: usize, const K: usize>(
+/// A sampled-data run of a hybrid system ([`simulate_sampled_hybrid`]): the hybrid trajectory of
+/// the whole span, its impacts included, and the inputs the law chose.
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(bound = ""))]
+#[non_exhaustive]
+pub struct SampledHybridRun<const D: usize, const K: usize> {
+    /// The hybrid trajectory, as one run (the samples and impacts of every hold interval in order).
+    pub trajectory: crate::hybrid::HybridTrajectory<D>,
+    /// `(t_k, u_k)`: the sample times and the inputs held from them.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
+    pub inputs: Vec<(f64, SVector<f64, K>)>,
+}
+
+impl<const D: usize, const K: usize> From<(crate::hybrid::HybridTrajectory<D>, Vec<(f64, SVector<f64, K>)>)>
+    for SampledHybridRun<D, K>
+{
+    fn from((trajectory, inputs): (crate::hybrid::HybridTrajectory<D>, Vec<(f64, SVector<f64, K>)>)) -> Self {
+        SampledHybridRun { trajectory, inputs }
+    }
+}
+
+impl<const D: usize, const K: usize> From<(Trajectory<D>, Held<K>)> for SampledRun<D, K> {
+    fn from((trajectory, inputs): (Trajectory<D>, Held<K>)) -> Self {
+        SampledRun { trajectory, inputs }
+    }
+}
+
+/// [`simulate_sampled`] for a hybrid system with impacts (`geometry`: its guards and resets at any
+/// input, see [`DrivenHybrid`]), from `x0` in `mode`: each hold interval is a hybrid run at the
+/// held input, starting in the mode and state the last one ended in, so impacts inside an interval
+/// keep its input and a sample right after an impact reads the post-impact state. The run ends
+/// early, with the interval's [`HybridStop`](crate::hybrid::HybridStop), when an interval does
+/// not finish (Zeno, a terminal event, the impact limit).
+///
+/// # Errors
+/// As [`simulate_sampled`], and [`simulate_hybrid`](crate::hybrid::simulate_hybrid)'s.
+#[allow(clippy::too_many_arguments)] // the system, its geometry, the start (mode and state), the span, the law, the options
+pub fn simulate_sampled_hybrid<G, S, L, const D: usize, const K: usize>(
+    geometry: &G,
+    sys: &S,
+    mode: usize,
     x0: SVector<f64, D>,
     span: Range<f64>,
     period: f64,
-    mut law: L,
-    options: &Options,
-    mut segment: R,
-) -> RunResult<SampledRun<D, K>>
+    law: L,
+    options: &crate::hybrid::HybridOptions,
+) -> RunResult<SampledHybridRun<D, K>>
 where
+    G: crate::hybrid::HybridSystem<D> + ?Sized,
+    S: InputSystem<D, K> + ?Sized,
     L: FnMut(f64, &SVector<f64, D>) -> SVector<f64, K>,
-    R: FnMut(SVector<f64, K>, Range<f64>, SVector<f64, D>, &Options) -> RunResult<Trajectory<D>>,
+{
+    let segment = |u: SVector<f64, K>, span: Range<f64>, before: &crate::hybrid::HybridTrajectory<D>, output: Output| {
+        let mut options = options.clone();
+        options.ode.output = output;
+        let (_, mode, x) = before.end;
+        crate::hybrid::simulate_hybrid(&DrivenHybrid::new(geometry, sys, u), mode, x, span, &options)
+    };
+    let start = crate::hybrid::HybridTrajectory {
+        times: Vec::new(),
+        states: Vec::new(),
+        modes: Vec::new(),
+        mode_names: (0..geometry.mode_count()).map(|m| geometry.mode_name(m)).collect(),
+        impacts: Vec::new(),
+        stop: crate::hybrid::HybridStop::Finished,
+        stats: Stats::default(),
+        initial_mode: mode,
+        segments: Vec::new(),
+        events: Vec::new(),
+        constraints: None,
+        end: (span.start, mode, x0),
+    };
+    sampled(start, span, period, law, &options.ode.output, segment)
+        .map(SampledHybridRun::from)
+        .map_err(|e| e.map_partial(SampledHybridRun::from))
+}
+
+/// The inputs a sampled run held: `(t_k, u_k)`.
+type Held<const K: usize> = Vec<(f64, SVector<f64, K>)>;
+
+/// A run that the hold intervals of [`sampled`] join into one.
+trait Joined<const D: usize>: Sized {
+    /// The time of the first sample.
+    fn first_time(&self) -> Option<f64>;
+    /// The state the run ended in.
+    fn end_state(&self) -> SVector<f64, D>;
+    /// Whether the run reached the end of its span.
+    fn finished(&self) -> bool;
+    /// Appends `next`, the run of the following interval, dropping its first `skip` samples.
+    fn append(&mut self, next: Self, skip: usize);
+}
+
+impl<const D: usize> Joined<D> for Trajectory<D> {
+    fn first_time(&self) -> Option<f64> {
+        self.times.first().copied()
+    }
+    fn end_state(&self) -> SVector<f64, D> {
+        self.end.1
+    }
+    fn finished(&self) -> bool {
+        matches!(self.stop, StopReason::Finished)
+    }
+    fn append(&mut self, next: Self, skip: usize) {
+        self.times.extend(next.times.iter().skip(skip));
+        self.states.extend(next.states.iter().skip(skip));
+        self.events.extend(next.events);
+        self.stats += next.stats;
+        self.segments.extend(next.segments);
+        self.constraints = join_reports(self.constraints, next.constraints);
+        self.stop = next.stop;
+        self.end = next.end;
+    }
+}
+
+impl<const D: usize> Joined<D> for crate::hybrid::HybridTrajectory<D> {
+    fn first_time(&self) -> Option<f64> {
+        self.times.first().copied()
+    }
+    fn end_state(&self) -> SVector<f64, D> {
+        self.end.2
+    }
+    fn finished(&self) -> bool {
+        matches!(self.stop, crate::hybrid::HybridStop::Finished)
+    }
+    fn append(&mut self, next: Self, skip: usize) {
+        self.times.extend(next.times.iter().skip(skip));
+        self.states.extend(next.states.iter().skip(skip));
+        self.modes.extend(next.modes.iter().skip(skip));
+        self.impacts.extend(next.impacts);
+        self.events.extend(next.events);
+        self.stats += next.stats;
+        self.segments.extend(next.segments);
+        self.constraints = join_reports(self.constraints, next.constraints);
+        self.stop = next.stop;
+        self.end = next.end;
+    }
+}
+
+/// The constraint report of two joined runs.
+fn join_reports(a: Option<ConstraintReport>, b: Option<ConstraintReport>) -> Option<ConstraintReport> {
+    match (a, b) {
+        (None, c) => c,
+        (Some(a), Some(b)) => Some(ConstraintReport {
+            initial: a.initial,
+            drift: (a.drift.0.max(b.drift.0), a.drift.1.max(b.drift.1)),
+            worst: (a.worst.0.max(b.worst.0), a.worst.1.max(b.worst.1)),
+            projections: a.projections + b.projections,
+        }),
+        (a, None) => a,
+    }
+}
+
+/// The hold-interval loop of the sampled runs: from `start` (a run with no samples, standing at
+/// the initial state), each interval run by `segment(u, span, run so far, output)` and appended.
+fn sampled<T, L, R, const D: usize, const K: usize>(
+    start: T,
+    span: Range<f64>,
+    period: f64,
+    mut law: L,
+    output: &Output,
+    mut segment: R,
+) -> RunResult<(T, Held<K>)>
+where
+    T: Joined<D>,
+    L: FnMut(f64, &SVector<f64, D>) -> SVector<f64, K>,
+    R: FnMut(SVector<f64, K>, Range<f64>, &T, Output) -> RunResult<T>,
 {
     let (t0, t1) = (span.start, span.end);
     if !(period > 0.0 && period.is_finite()) {
@@ -224,7 +386,7 @@ where
         return Err(SimError::InvalidTimeSpan { t0, t1 }.into());
     }
     // The requested output times over the whole span (None: every step).
-    let times: Option<Vec<f64>> = match &options.output {
+    let times: Option<Vec<f64>> = match output {
         Output::Steps => None,
         Output::Times(ts) => {
             // As `integrate` requires: inside the span, in order (repeats allowed).
@@ -249,57 +411,38 @@ where
             Some(ts)
         }
     };
-    let mut run = SampledRun { trajectory: empty_segment(t0, x0), inputs: Vec::new() };
-    let mut x = x0;
+    let mut run = (start, Vec::new());
     let mut k = 0usize;
     loop {
         let tk = t0 + k as f64 * period;
         let next = (t0 + (k + 1) as f64 * period).min(t1);
+        let x = run.0.end_state();
         let u = law(tk, &x);
         if !u.iter().all(|v| v.is_finite()) {
             let error = SimError::NonFiniteState { t: tk };
             return Err(if k == 0 { error.into() } else { crate::RunError { error, partial: Some(Box::new(run)) } });
         }
-        run.inputs.push((tk, u));
+        run.1.push((tk, u));
         let last = next >= t1;
-        let mut segment_options = options.clone();
-        if let Some(ts) = &times {
-            let own: Vec<f64> = ts.iter().copied().filter(|&t| t >= tk && (t < next || (last && t <= t1))).collect();
-            segment_options.output = Output::Times(own);
-        }
-        let result = segment(u, tk..next, x, &segment_options);
-        let (segment, failed) = match result {
+        let own = match &times {
+            Some(ts) => Output::Times(ts.iter().copied().filter(|&t| t >= tk && (t < next || (last && t <= t1))).collect()),
+            None => Output::Steps,
+        };
+        let (segment, failed) = match segment(u, tk..next, &run.0, own) {
             Ok(s) => (s, None),
             Err(e) => match e.partial {
                 Some(p) => (*p, Some(e.error)),
-                None => (empty_segment(tk, x), Some(e.error)),
+                None => return Err(crate::RunError { error: e.error, partial: Some(Box::new(run)) }),
             },
         };
         // A later interval starts where the last one ended: drop its repeated first step sample.
-        let skip = usize::from(times.is_none() && k > 0 && segment.times.first() == Some(&tk));
-        let tr = &mut run.trajectory;
-        tr.times.extend(segment.times.iter().skip(skip));
-        tr.states.extend(segment.states.iter().skip(skip));
-        tr.events.extend(segment.events);
-        tr.stats += segment.stats;
-        tr.segments.extend(segment.segments);
-        tr.constraints = match (tr.constraints, segment.constraints) {
-            (None, c) => c,
-            (Some(a), Some(b)) => Some(ConstraintReport {
-                initial: a.initial,
-                drift: (a.drift.0.max(b.drift.0), a.drift.1.max(b.drift.1)),
-                worst: (a.worst.0.max(b.worst.0), a.worst.1.max(b.worst.1)),
-                projections: a.projections + b.projections,
-            }),
-            (a, None) => a,
-        };
-        tr.stop = segment.stop;
-        tr.end = segment.end;
-        x = segment.end.1;
+        let skip = usize::from(times.is_none() && k > 0 && segment.first_time() == Some(tk));
+        let finished = segment.finished();
+        run.0.append(segment, skip);
         if let Some(error) = failed {
             return Err(crate::RunError { error, partial: Some(Box::new(run)) });
         }
-        if last {
+        if last || !finished {
             return Ok(run);
         }
         k += 1;

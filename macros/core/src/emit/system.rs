@@ -196,8 +196,28 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
             ::routh::__private::input::simulate_sampled_constrained::<_, _, _, #n, #d, #m, #k>(&geometry, self, x0, span, period, law, options)
         }
     };
-    // Sampled-data control integrates each hold interval on its own: not across impacts yet.
-    let sampled = (!hybrid).then(|| {
+    // Sampled-data control runs each hold interval on its own (a hybrid run with impacts).
+    let sampled = if hybrid {
+        quote! {
+            /// Sampled-data control with a zero-order hold across impacts: at t_k = t₀ + k·`period`
+            /// the `law` reads the state and returns the inputs, held until the next sample, each
+            /// hold interval a hybrid run
+            /// ([`simulate_sampled_hybrid`](::routh::runtime::input::simulate_sampled_hybrid));
+            /// returns the hybrid trajectory and the inputs chosen.
+            ///
+            /// # Errors
+            /// As [`Self::simulate`]; a non-positive period is invalid, a non-finite input from the law
+            /// a non-finite state at its sample time.
+            pub fn simulate_sampled<L: ::core::ops::FnMut(f64, &#state) -> ::routh::__private::nalgebra::SVector<f64, #k>>(
+                &self, x0: #state, span: ::core::ops::Range<f64>, period: f64, law: L, options: &::routh::__private::HybridOptions,
+            ) -> ::routh::__private::RunResult<::routh::__private::input::SampledHybridRun<#d, #k>>
+            {
+                self.check_parameters()?;
+                let geometry = self.driven([0.0; #k]);
+                ::routh::__private::input::simulate_sampled_hybrid(&geometry, self, 0, x0, span, period, law, options)
+            }
+        }
+    } else {
         quote! {
             /// Sampled-data control with a zero-order hold: at t_k = t₀ + k·`period` the `law` reads the
             /// state and returns the inputs, held until the next sample
@@ -215,7 +235,7 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
                 #run_sampled
             }
         }
-    });
+    };
     let (impacts_const, hybrid_impl) = if hybrid {
         let count = model.impacts.len();
         let names: Vec<String> = model.impacts.iter().map(|i| i.name.to_string()).collect();
