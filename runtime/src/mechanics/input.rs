@@ -203,7 +203,7 @@ where
     let segment = |u: SVector<f64, K>, span: Range<f64>, before: &Trajectory<D>, output: Output| {
         let options = Options { output, ..options.clone() };
         let x = before.end.1;
-        crate::constrained::integrate_constrained::<_, N, D, M>(&DrivenConstrained::new(geometry, sys, u), span, x, &[], &options)
+        crate::constrained::integrate_constrained::<_, N, D, M>(&DrivenOn::new(geometry, sys, u), span, x, &[], &options)
     };
     sampled(empty_segment(span.start, x0), span, period, law, &options.output, segment)
         .map(SampledRun::from)
@@ -239,7 +239,7 @@ impl<const D: usize, const K: usize> From<(Trajectory<D>, Held<K>)> for SampledR
 }
 
 /// [`simulate_sampled`] for a hybrid system with impacts (`geometry`: its guards and resets at any
-/// input, see [`DrivenHybrid`]), from `x0` in `mode`: each hold interval is a hybrid run at the
+/// input, see [`DrivenOn`]), from `x0` in `mode`: each hold interval is a hybrid run at the
 /// held input, starting in the mode and state the last one ended in, so impacts inside an interval
 /// keep its input and a sample right after an impact reads the post-impact state. The run ends
 /// early, with the interval's [`HybridStop`](crate::hybrid::HybridStop), when an interval does
@@ -267,7 +267,7 @@ where
         let mut options = options.clone();
         options.ode.output = output;
         let (_, mode, x) = before.end;
-        crate::hybrid::simulate_hybrid(&DrivenHybrid::new(geometry, sys, u), mode, x, span, &options)
+        crate::hybrid::simulate_hybrid(&DrivenOn::new(geometry, sys, u), mode, x, span, &options)
     };
     let start = crate::hybrid::HybridTrajectory {
         times: Vec::new(),
@@ -464,24 +464,26 @@ fn empty_segment<const D: usize>(t: f64, x: SVector<f64, D>) -> Trajectory<D> {
     }
 }
 
-/// A constrained system driven by a signal, for the projection of
-/// [`integrate_constrained`](crate::constrained::integrate_constrained): the field
-/// F(t, x, u(t, x)) of `system`, and the mass, energy and constraint rows of `geometry` — the
-/// system at any fixed input (inputs enter the forces only: the metric, the energy and the
-/// constraints do not depend on them).
-pub struct DrivenConstrained<'s, G: ?Sized, S: ?Sized, I, const K: usize> {
+/// A system driven by a signal on the geometry of another: the field F(t, x, u(t, x)) of
+/// `system`, and everything else from `geometry` — the system at any fixed input, since inputs
+/// enter the forces only. For a constrained system (the projection of
+/// [`integrate_constrained`](crate::constrained::integrate_constrained)) that is the mass, energy
+/// and constraint rows; for a hybrid one ([`simulate_hybrid`](crate::hybrid::simulate_hybrid)) the
+/// guards, impact laws, energies and projections, so constant inputs are held across resets and a
+/// feedback law reads the state after each.
+pub struct DrivenOn<'s, G: ?Sized, S: ?Sized, I, const K: usize> {
     geometry: &'s G,
     driven: Driven<'s, S, I, K>,
 }
 
-impl<'s, G: ?Sized, S: ?Sized, I, const K: usize> DrivenConstrained<'s, G, S, I, K> {
-    /// `system` driven by `signal`, with the constraints and metric of `geometry`.
+impl<'s, G: ?Sized, S: ?Sized, I, const K: usize> DrivenOn<'s, G, S, I, K> {
+    /// `system` driven by `signal`, on the geometry of `geometry`.
     pub fn new(geometry: &'s G, system: &'s S, signal: I) -> Self {
-        DrivenConstrained { geometry, driven: Driven::new(system, signal) }
+        DrivenOn { geometry, driven: Driven::new(system, signal) }
     }
 }
 
-impl<G, S, I, const D: usize, const K: usize> VectorField<D> for DrivenConstrained<'_, G, S, I, K>
+impl<G, S, I, const D: usize, const K: usize> VectorField<D> for DrivenOn<'_, G, S, I, K>
 where
     G: ?Sized,
     S: InputSystem<D, K> + ?Sized,
@@ -494,7 +496,7 @@ where
 }
 
 impl<G, S, I, const N: usize, const D: usize, const K: usize> crate::mechanics::MechanicalSystem<N, D>
-    for DrivenConstrained<'_, G, S, I, K>
+    for DrivenOn<'_, G, S, I, K>
 where
     G: crate::mechanics::MechanicalSystem<N, D> + ?Sized,
     S: InputSystem<D, K> + ?Sized,
@@ -511,7 +513,7 @@ where
 }
 
 impl<G, S, I, const N: usize, const D: usize, const M: usize, const K: usize> crate::constrained::Constrained<N, D, M>
-    for DrivenConstrained<'_, G, S, I, K>
+    for DrivenOn<'_, G, S, I, K>
 where
     G: crate::constrained::Constrained<N, D, M> + ?Sized,
     S: InputSystem<D, K> + ?Sized,
@@ -531,24 +533,7 @@ where
     }
 }
 
-/// A hybrid system driven by a signal, for [`simulate_hybrid`](crate::hybrid::simulate_hybrid):
-/// the field F(t, x, u(t, x)) of `system`, and the guards, resets, energies and projections of
-/// `geometry` — the system at any fixed input (inputs enter the forces only, so the guards, the
-/// impact laws, the metric and the constraints do not depend on them). A feedback law reads the
-/// state after each reset; constant inputs are held across resets.
-pub struct DrivenHybrid<'s, G: ?Sized, S: ?Sized, I, const K: usize> {
-    geometry: &'s G,
-    driven: Driven<'s, S, I, K>,
-}
-
-impl<'s, G: ?Sized, S: ?Sized, I, const K: usize> DrivenHybrid<'s, G, S, I, K> {
-    /// `system` driven by `signal`, with the guards and resets of `geometry`.
-    pub fn new(geometry: &'s G, system: &'s S, signal: I) -> Self {
-        DrivenHybrid { geometry, driven: Driven::new(system, signal) }
-    }
-}
-
-impl<G, S, I, const D: usize, const K: usize> crate::hybrid::HybridSystem<D> for DrivenHybrid<'_, G, S, I, K>
+impl<G, S, I, const D: usize, const K: usize> crate::hybrid::HybridSystem<D> for DrivenOn<'_, G, S, I, K>
 where
     G: crate::hybrid::HybridSystem<D> + ?Sized,
     S: InputSystem<D, K> + ?Sized,

@@ -341,29 +341,15 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     let coordinates: Vec<Ident> = kept.iter().map(|&k| idents[k].clone()).collect();
     let q: Vec<Expr> = kept.iter().map(|&k| syms.q[k]).collect();
     let acc: Vec<Expr> = velocities.iter().map(|v| arena.symbol(&format!("a:{}", v.name))).collect();
-    let mut layout = Layout::from_symbols(arena, &coordinates, syms.t, q, u.clone(), acc, syms.params.clone());
-    layout.rates.clone_from(&rates);
-    layout.velocity_names = velocities.iter().map(|v| v.name.clone()).collect();
-    layout.dropped = dropped_names;
-    for (i, &d) in dropped.iter().enumerate() {
-        layout.assign(syms.q[d], Role::Dropped(i));
-    }
-    // Every symbol left must be one the reduced system reads (a stray one would be emitted as NaN).
+    let names = velocities.iter().map(|v| v.name.clone()).collect();
+    let layout = section_layout(arena, syms, (&coordinates, q), (u.clone(), acc, names), &rates, (&dropped, dropped_names));
     let mut emitted: Vec<Expr> = rates.clone();
     emitted.extend(mred.iter().flatten().copied());
     emitted.extend(fred.iter().copied());
     emitted.extend(full_velocities.iter().copied());
     emitted.extend(dropped_rates.iter().copied());
     emitted.extend(energy);
-    for &e in &emitted {
-        if let Some(stray) = arena.free_symbols(e).into_iter().find(|&s| layout.role(s).is_none()) {
-            let name = arena.symbol_name(stray).unwrap_or("?").to_string();
-            return Err(err(
-                kw,
-                format!("internal error: the reduced equations still contain `{name}`; please report this model"),
-            ));
-        }
-    }
+    check_emitted(arena, &layout, &emitted, kw)?;
     let state: Vec<Expr> = layout.q.iter().chain(&layout.qd).copied().collect();
     let jacobian = FirstOrderJacobian::derive(arena, &state, &rates, &mred, &fred);
     let tokens = quote::quote!(#kw);
@@ -383,4 +369,40 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         routh: None,
         jacobian,
     })
+}
+
+/// The layout of a reduced system on a section: positions (`coordinates`, their symbols `q`),
+/// velocities (symbols, accelerations and names), the positions' `rates`, and the full model's
+/// `dropped` positions read from `g[i]` in the reconstruction (named `names`).
+pub(crate) fn section_layout(
+    arena: &mut Arena,
+    syms: &Layout,
+    (coordinates, q): (&[Ident], Vec<Expr>),
+    (u, acc, velocity_names): (Vec<Expr>, Vec<Expr>, Vec<Ident>),
+    rates: &[Expr],
+    (dropped, names): (&[usize], Vec<Ident>),
+) -> Layout {
+    let mut layout = Layout::from_symbols(arena, coordinates, syms.t, q, u, acc, syms.params.clone());
+    layout.rates = rates.to_vec();
+    layout.velocity_names = velocity_names;
+    layout.dropped = names;
+    for (i, &d) in dropped.iter().enumerate() {
+        layout.assign(syms.q[d], Role::Dropped(i));
+    }
+    layout
+}
+
+/// Every symbol left in what a reduced system emits must be one it reads (a stray one would be
+/// emitted as NaN): otherwise an internal error on `kw`.
+pub(crate) fn check_emitted(arena: &Arena, layout: &Layout, emitted: &[Expr], kw: &Ident) -> syn::Result<()> {
+    for &e in emitted {
+        if let Some(stray) = arena.free_symbols(e).into_iter().find(|&s| layout.role(s).is_none()) {
+            let name = arena.symbol_name(stray).unwrap_or("?").to_string();
+            return Err(err(
+                kw,
+                format!("internal error: the reduced equations still contain `{name}`; please report this model"),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -36,9 +36,8 @@ use symbolic::{Arena, Expr};
 use syn::Ident;
 
 use crate::derive::euler_lagrange::Equations;
-use crate::derive::nonholonomic::{FirstOrderJacobian, Nonholonomic, RouthTerms};
+use crate::derive::nonholonomic::{FirstOrderJacobian, Nonholonomic, RouthTerms, check_emitted, section_layout};
 use crate::diagnostics::{Ctxt, error_at as err};
-use crate::layout::{Layout, Role};
 use crate::model::{Model, Reduction};
 
 /// Derives the non-abelian Routh reduction `red` (by the orientation it names) of `model`; a
@@ -266,13 +265,9 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     let mut q: Vec<Expr> = kept.iter().map(|&k| syms.q[k]).collect();
     q.extend(pi);
     let acc: Vec<Expr> = shape.iter().map(|&k| syms.qdd[k]).collect();
-    let mut layout = Layout::from_symbols(arena, &coordinates, syms.t, q, xd.clone(), acc, syms.params.clone());
-    layout.rates.clone_from(&rates);
-    layout.velocity_names = shape.iter().map(|&k| idents[k].clone()).collect();
-    layout.dropped = dropped.iter().map(|&d| idents[d].clone()).collect();
-    for (i, &d) in dropped.iter().enumerate() {
-        layout.assign(syms.q[d], Role::Dropped(i));
-    }
+    let names = shape.iter().map(|&k| idents[k].clone()).collect();
+    let dropped_names = dropped.iter().map(|&d| idents[d].clone()).collect();
+    let layout = section_layout(arena, syms, (&coordinates, q), (xd.clone(), acc, names), &rates, (&dropped, dropped_names));
     let mut emitted: Vec<Expr> = rates.clone();
     emitted.extend(mass.iter().flatten().copied());
     emitted.extend(forcing.iter().copied());
@@ -280,15 +275,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     emitted.extend(dropped_rates.iter().copied());
     emitted.extend([routhian, amended]);
     emitted.extend(energy);
-    for &e in &emitted {
-        if let Some(stray) = arena.free_symbols(e).into_iter().find(|&s| layout.role(s).is_none()) {
-            let name = arena.symbol_name(stray).unwrap_or("?").to_string();
-            return Err(err(
-                kw,
-                format!("internal error: the reduced equations still contain `{name}`; please report this model"),
-            ));
-        }
-    }
+    check_emitted(arena, &layout, &emitted, kw)?;
     let mut reduce_positions: Vec<Expr> = kept.iter().map(|&k| syms.q[k]).collect();
     reduce_positions.extend(body_momentum);
     let state: Vec<Expr> = layout.q.iter().chain(&layout.qd).copied().collect();

@@ -165,7 +165,7 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
         } else {
             quote! {
                 let geometry = self.driven([0.0; #k]);
-                let looped = ::routh::__private::input::DrivenConstrained::new(&geometry, self, input);
+                let looped = ::routh::__private::input::DrivenOn::new(&geometry, self, input);
                 ::routh::__private::constrained::integrate_constrained::<_, #n, #d, #m>(&looped, span, x0, #events, options)
             }
         }
@@ -175,7 +175,7 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
         if hybrid {
             quote! {
                 let geometry = self.driven([0.0; #k]);
-                let looped = ::routh::__private::input::DrivenHybrid::new(&geometry, self, input);
+                let looped = ::routh::__private::input::DrivenOn::new(&geometry, self, input);
                 ::routh::__private::simulate_hybrid_with_events(&looped, 0, x0, span, #events, options)
             }
         } else {
