@@ -163,15 +163,18 @@ fn a_dissipative_ball_has_no_periodic_orbit_and_says_so() {
     let elastic = Ball { m: 1.0, g: 1.0, e: 1.0 };
     let orbit = find_periodic_orbit(&elastic, &section, &Vector2::new(1.2, 0.1), 1.0, &opts).unwrap();
     assert!(orbit.xi.abs() < 1e-10);
-    // Errors in the terms of shooting: a NaN target energy is an invalid option (it was reported
-    // as a failed "discrete step"), and a continuation step that leaves the family says to take a
-    // smaller step (it said "no return to the Poincaré section (Finished)").
+    // Errors in the terms of shooting: a NaN target energy is an invalid argument (it was reported
+    // as a failed "discrete step"), and a continuation step that leaves the family is a stopped
+    // continuation whose message says to take a smaller step (it said "no return to the Poincaré
+    // section (Finished)").
     match find_periodic_orbit(&elastic, &section, &Vector2::new(1.2, 0.1), f64::NAN, &opts) {
-        Err(SimError::InvalidOptions(msg)) => assert!(msg.contains("energy"), "{msg}"),
+        Err(SimError::InvalidArgument(msg)) => assert!(msg.contains("energy"), "{msg}"),
         other => panic!("{other:?}"),
     }
     match routh::runtime::periodic::continue_orbits(&elastic, &section, &orbit, 50.0, 3, false, &opts).map_err(SimError::from) {
-        Err(SimError::InvalidOptions(msg)) => assert!(msg.contains("smaller step"), "{msg}"),
+        Err(e @ SimError::ContinuationStopped { parameter, .. }) => {
+            assert!(e.to_string().contains("smaller step") && parameter.is_finite(), "{e}");
+        }
         other => panic!("{other:?}"),
     }
     // A family continued down to H̄ = 0, where the orbits shrink to the ball at rest on the floor,

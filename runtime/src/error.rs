@@ -292,6 +292,42 @@ pub enum SimError {
         #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
     },
+    /// The run from a periodic-orbit guess is not one period of the problem: it does not return
+    /// to the Poincaré section or anchor, or its impacts do not follow the phase sequence (a
+    /// guess too far from the orbit, or a sequence that does not describe it).
+    #[error("the run is not one period of the problem: {reason}")]
+    NotOnePeriod {
+        /// What the run did instead.
+        reason: String,
+    },
+    /// A continuation with a fixed step stopped before its end: the corrector could not follow
+    /// the family from the parameter value reached (the step is the option to change).
+    #[error("the continuation stopped at the parameter value {parameter} ({reason}); try a smaller step")]
+    ContinuationStopped {
+        /// The last parameter value on the family.
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
+        parameter: f64,
+        /// Why the next step failed.
+        reason: String,
+    },
+    /// A reset whose guard is crossed tangentially (dh/dt = 0 or not finite at the impact): the
+    /// impact time does not depend smoothly on the state there, so the reset has no saltation
+    /// matrix (variational equations and Poincaré-map Jacobians stop at it).
+    #[error("the reset of guard `{guard}` at t = {t} is grazing (dh/dt = {rate}): it has no saltation matrix")]
+    Grazing {
+        /// Time of the impact.
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
+        t: f64,
+        /// The guard's name.
+        guard: String,
+        /// Its rate dh/dt there.
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
+        rate: f64,
+    },
+    /// An argument that is not an option is out of range (a vector of the wrong size, a
+    /// non-finite target value); the message names it.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
 }
 
 impl From<FieldError> for SimError {

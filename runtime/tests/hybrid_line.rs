@@ -435,3 +435,22 @@ fn user_events_locate_the_apexes_and_a_terminal_one_stops_the_run() {
     assert!((x_last[0] - 0.3).abs() < 1e-9);
     assert_eq!(traj.impacts.len(), 1);
 }
+
+#[test]
+fn a_grazing_reset_has_no_saltation_matrix_and_says_so() {
+    // At the apex under the ceiling the guard's rate is zero: the impact time does not depend
+    // smoothly on the state, and the saltation matrix is a typed error naming the guard.
+    let sys = graze(-10.0, 1.25, -1.0);
+    let apex = Vector2::new(1.25, 0.0);
+    let post = Vector2::new(1.25, 0.0);
+    match routh_runtime::saltation(&sys, 0, 0, 0, 0.5, &apex, &post) {
+        Err(routh_runtime::SimError::Grazing { t, guard, rate }) => assert!(t == 0.5 && guard == "surface" && rate == 0.0),
+        other => panic!("{other:?}"),
+    }
+    // A transversal crossing has one: −e on the velocity plus the field's jump term.
+    let ball = ball(9.81, 0.5);
+    let pre = Vector2::new(0.0, -2.0);
+    let post = Vector2::new(0.0, 1.0);
+    let s = routh_runtime::saltation(&ball, 0, 0, 0, 0.3, &pre, &post).unwrap();
+    assert!(s.iter().all(|v| v.is_finite()) && (s[(1, 1)] + 0.5).abs() < 1e-15);
+}

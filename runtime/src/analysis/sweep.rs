@@ -100,21 +100,21 @@ impl Shard {
     /// Shard `index` of `count`.
     ///
     /// # Errors
-    /// [`SimError::InvalidOptions`] unless `index < count`.
+    /// [`SimError::InvalidArgument`] unless `index < count`.
     pub fn new(index: usize, count: usize) -> Result<Shard, SimError> {
         if index < count {
             Ok(Shard { index, count })
         } else {
-            Err(SimError::InvalidOptions(format!("shard {index} of {count}: the index must lie in 0..{count}")))
+            Err(SimError::InvalidArgument(format!("shard {index} of {count}: the index must lie in 0..{count}")))
         }
     }
 
     /// Reads `"i/N"` (as a scheduler's array index and size give it).
     ///
     /// # Errors
-    /// [`SimError::InvalidOptions`] for anything else, or `i ≥ N`.
+    /// [`SimError::InvalidArgument`] for anything else, or `i ≥ N`.
     pub fn parse(text: &str) -> Result<Shard, SimError> {
-        let bad = || SimError::InvalidOptions(format!("a shard is written i/N, e.g. 3/16: not {text:?}"));
+        let bad = || SimError::InvalidArgument(format!("a shard is written i/N, e.g. 3/16: not {text:?}"));
         let (i, n) = text.split_once('/').ok_or_else(bad)?;
         Shard::new(i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?)
     }

@@ -39,7 +39,7 @@ pub struct FlowJacobian<const D: usize> {
 /// `t`), leading to `post` in `mode_after`.
 ///
 /// # Errors
-/// [`SimError::InvalidOptions`] naming the guard for a grazing reset (ḣ = 0: no saltation matrix
+/// [`SimError::Grazing`] naming the guard for a grazing reset (ḣ = 0: no saltation matrix
 /// exists); the system's field errors.
 #[allow(clippy::too_many_arguments)]
 pub fn saltation<S: HybridSystem<D> + ?Sized, const D: usize>(
@@ -55,10 +55,7 @@ pub fn saltation<S: HybridSystem<D> + ?Sized, const D: usize>(
     let de = sys.guard_gradient(mode, guard, t, pre);
     let rate = sys.guard_rate(mode, guard, t, pre);
     if !(rate.is_finite() && rate != 0.0) {
-        return Err(SimError::InvalidOptions(format!(
-            "the reset of guard `{}` at t = {t} is grazing (dh/dt = {rate}): it has no saltation matrix",
-            sys.guard_name(mode, guard)
-        )));
+        return Err(SimError::Grazing { t, guard: sys.guard_name(mode, guard).to_string(), rate });
     }
     let f_minus = sys.mode_field(mode, t, pre)?;
     let f_plus = sys.mode_field(mode_after, t, post)?;

@@ -419,7 +419,7 @@ pub fn simulate_discrete_reduced<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     options: &DiscreteOptions,
 ) -> RunResult<ReducedDiscreteTrajectory<N>> {
     if cyclic.iter().any(|&c| c >= N) {
-        return Err(SimError::InvalidOptions(format!("a cyclic coordinate index is out of range (the system has {N})")).into());
+        return Err(SimError::InvalidArgument(format!("a cyclic coordinate index is out of range (the system has {N})")).into());
     }
     let mut increments = Vec::new();
     match drive(sys, cyclic, t0, h, steps, q0, p0, v0, options, Some(&mut increments)) {

@@ -150,7 +150,7 @@ fn run_to_section<S: HybridSystem<D> + ?Sized, const D: usize>(
             HybridStop::ImpactLimit { .. } => "an extra reset came before the anchor".to_string(),
             other => format!("{other:?}"),
         };
-        return Err(SimError::InvalidOptions(format!("no return to the Poincaré section ({why})")));
+        return Err(SimError::NotOnePeriod { reason: format!("no return to the Poincaré section ({why})") });
     };
     let mut impacts = run.impacts;
     impacts.truncate(section.resets);
@@ -160,8 +160,9 @@ fn run_to_section<S: HybridSystem<D> + ?Sized, const D: usize>(
 /// The Poincaré map of the embedded system at ξ and its Jacobian.
 ///
 /// # Errors
-/// [`SimError::InvalidOptions`] if the run does not return to the section within
-/// `section.max_time` after `section.resets` resets; the runs' errors.
+/// [`SimError::NotOnePeriod`] if the run does not return to the section within
+/// `section.max_time` after `section.resets` resets; [`SimError::InvalidArgument`] for a target
+/// energy that is not finite; the runs' errors.
 pub fn poincare<S: HybridSystem<D> + ?Sized, const D: usize>(
     sys: &S,
     section: &Section<'_, D>,
@@ -467,7 +468,7 @@ pub fn find_periodic_orbit<S: HybridSystem<D> + ?Sized, const D: usize>(
     options: &ShootingOptions,
 ) -> Result<PeriodicOrbit<D>, SimError> {
     if !energy.is_finite() {
-        return Err(SimError::InvalidOptions(format!("the target energy must be finite, got {energy}")));
+        return Err(SimError::InvalidArgument(format!("the target energy must be finite, got {energy}")));
     }
     let problem = SingleShooting { sys, section, options };
     let mut u = nalgebra::DVector::zeros(D + 2);
@@ -485,8 +486,8 @@ pub fn find_periodic_orbit<S: HybridSystem<D> + ?Sized, const D: usize>(
 /// §2.6).
 ///
 /// # Errors
-/// As [`find_periodic_orbit`]; [`SimError::InvalidOptions`] if a step's corrector fails (the fixed
-/// step is too large); [`SimError::NotPeriodic`] where the family leaves the model's orbits (ξ
+/// As [`find_periodic_orbit`]; [`SimError::ContinuationStopped`] if a step's corrector fails (the
+/// fixed step is too large); [`SimError::NotPeriodic`] where the family leaves the model's orbits (ξ
 /// leaves zero). Once the start is corrected, the error comes with the orbits found before it
 /// ([`RunError::partial`]).
 pub fn continue_orbits<S: HybridSystem<D> + ?Sized, const D: usize>(
@@ -519,12 +520,13 @@ pub fn continue_orbits<S: HybridSystem<D> + ?Sized, const D: usize>(
         BranchStop::Inadmissible { u, .. } => Some(not_periodic(u, options)),
         // A fixed step that the corrector cannot follow: the step is the option to change.
         BranchStop::StepTooSmall { parameter, reason } => {
-            Some(SimError::InvalidOptions(format!("the continuation stopped at H̄ = {parameter} ({reason}); try a smaller step")))
+            Some(SimError::ContinuationStopped { parameter: *parameter, reason: format!("H̄: {reason}") })
         }
         // A run that fails after the start failed at a predicted point.
-        BranchStop::Failed { parameter, error } => Some(SimError::InvalidOptions(format!(
-            "a continuation step of arclength {step} left the family after H̄ = {parameter} ({error}); try a smaller step"
-        ))),
+        BranchStop::Failed { parameter, error } => Some(SimError::ContinuationStopped {
+            parameter: *parameter,
+            reason: format!("H̄: a step of arclength {step} left the family ({error})"),
+        }),
         BranchStop::Points | BranchStop::Target | BranchStop::Stopped => None,
     };
     let mut out = vec![start.clone()];

@@ -208,16 +208,16 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
     /// tolerances.
     ///
     /// # Errors
-    /// [`SimError::InvalidOptions`] for an empty sequence, a mode or guard out of range, or a
-    /// mode dimension above `D`; [`SimError::InvalidMode`] is not used here.
+    /// [`SimError::InvalidArgument`] for an empty sequence, a mode or guard out of range, or a
+    /// mode dimension above `D`; invalid ODE options as [`SimError::InvalidOptions`].
     pub fn new(system: &'a S, phases: &[Phase], anchor: Anchor<'a, D>, ode: &Options) -> Result<Self, SimError> {
         ode.validate()?;
         if phases.is_empty() {
-            return Err(SimError::InvalidOptions("a period needs at least one phase".into()));
+            return Err(SimError::InvalidArgument("a period needs at least one phase".into()));
         }
         for (k, p) in phases.iter().enumerate() {
             if p.mode >= system.mode_count() || p.guard >= system.guard_count(p.mode) {
-                return Err(SimError::InvalidOptions(format!(
+                return Err(SimError::InvalidArgument(format!(
                     "phase {}: mode {} / guard {} does not exist in the system",
                     k + 1,
                     p.mode,
@@ -229,7 +229,7 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
         let mode_of = |k: usize| phases[(k - 1) % m].mode;
         let dims: Vec<usize> = (1..=m + 1).map(|k| system.mode_dimension(mode_of(k))).collect();
         if dims.iter().any(|&n| n == 0 || n > D) {
-            return Err(SimError::InvalidOptions(format!("mode dimensions {dims:?} must lie in 1..={D}")));
+            return Err(SimError::InvalidArgument(format!("mode dimensions {dims:?} must lie in 1..={D}")));
         }
         // Blocks in u: k = m + 1 first, k = 1 last, then ξ and H̄.
         let mut offsets = vec![0; m + 1];
@@ -345,16 +345,16 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
     /// [`crate::analysis::continuation::correct_at_parameter`] (or [`crate::analysis::continuation::correct`]).
     ///
     /// # Errors
-    /// [`SimError::InvalidOptions`] if the run does not follow the phase sequence or does not
+    /// [`SimError::NotOnePeriod`] if the run does not follow the phase sequence or does not
     /// reach the anchor; the run's errors.
     pub fn guess(&self, x0: &SVector<f64, D>, xi: f64, max_time: f64) -> Result<DVector<f64>, SimError> {
         let (impacts, t_return, _) = self.event_run(x0, xi, max_time)?;
         let m = self.phases.len();
         if let Some(why) = self.sequence_mismatch(&impacts) {
-            return Err(SimError::InvalidOptions(format!("the run from x0 does not follow the phase sequence: {why}")));
+            return Err(SimError::NotOnePeriod { reason: format!("the run from x0 does not follow the phase sequence: {why}") });
         }
         let t_return =
-            t_return.ok_or_else(|| SimError::InvalidOptions("the run from x0 does not return to the anchor".into()))?;
+            t_return.ok_or_else(|| SimError::NotOnePeriod { reason: "the run from x0 does not return to the anchor".into() })?;
         let mut u = DVector::zeros(self.unknowns());
         let mut t_prev = 0.0;
         for k in 1..=m + 1 {
@@ -419,8 +419,8 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
     /// Reads out a solution: phases, period, monodromy (see [`PeriodicSolution`]).
     ///
     /// # Errors
-    /// The phase integrations' errors; [`SimError::InvalidOptions`] for a grazing event (no
-    /// saltation matrix).
+    /// The phase integrations' errors; [`SimError::Grazing`] for a grazing event (no saltation
+    /// matrix).
     pub fn solution(&self, u: &DVector<f64>) -> Result<PeriodicSolution<D>, SimError> {
         let m = self.phases.len();
         let xi = u[self.xi_index()];
@@ -524,7 +524,7 @@ impl<S: HybridSystem<D> + ?Sized, const D: usize> Problem for MultipleShooting<'
     fn linearize(&self, u: &DVector<f64>) -> Result<(DVector<f64>, DMatrix<f64>), SimError> {
         let unknowns = self.unknowns();
         if u.len() != unknowns {
-            return Err(SimError::InvalidOptions(format!("u has {} entries, the problem {unknowns}", u.len())));
+            return Err(SimError::InvalidArgument(format!("u has {} entries, the problem {unknowns}", u.len())));
         }
         let m = self.phases.len();
         let xi = u[self.xi_index()];
@@ -576,12 +576,14 @@ impl<S: HybridSystem<D> + ?Sized, const D: usize> Problem for MultipleShooting<'
             phase_rows(k, &mut |end, f, r, jac, row| {
                 let (after, post) = system.reset(mode, guard, 0.0, &end.x)?;
                 if after != mode_next {
-                    return Err(SimError::InvalidOptions(format!(
-                        "phase {k}: the reset of guard `{}` leads to mode `{}`, the sequence continues in `{}`",
-                        system.guard_name(mode, guard),
-                        system.mode_name(after),
-                        system.mode_name(mode_next)
-                    )));
+                    return Err(SimError::NotOnePeriod {
+                        reason: format!(
+                            "phase {k}: the reset of guard `{}` leads to mode `{}`, the sequence continues in `{}`",
+                            system.guard_name(mode, guard),
+                            system.mode_name(after),
+                            system.mode_name(mode_next)
+                        ),
+                    });
                 }
                 let d = system.reset_jacobian(mode, guard, 0.0, &end.x)?;
                 let (df, dphi, dpsi) = (d * f, d * end.phi, d * end.psi);
