@@ -64,6 +64,27 @@ pub struct Nonholonomic {
     pub routh: Option<RouthTerms>,
     /// The field's exact Jacobian, in parts (see [`FirstOrderJacobian`]).
     pub jacobian: FirstOrderJacobian,
+    /// Each right-hand side by degree in the velocities u, for the rustdoc: f₀ (forces at rest,
+    /// the potential's), f₁ (linear: gyroscopic, damping), and the rest f₂ (quadratic for
+    /// mechanical forces: the curvature of the constraint distribution and the metric's terms).
+    pub forcing_by_degree: Vec<[Expr; 3]>,
+}
+
+/// `e` split by degree in the symbols `u`: the part at u = 0, the linear part, and the rest.
+pub(crate) fn by_degree(arena: &mut Arena, e: Expr, u: &[Expr]) -> [Expr; 3] {
+    let zero = arena.zero();
+    let rest: Vec<(Expr, Expr)> = u.iter().map(|&v| (v, zero)).collect();
+    // Σ ∂e/∂uᵢ(0) uᵢ: the derivative along seeds of their own, taken at u = 0, the seeds then u.
+    let seed: Vec<Expr> = (0..u.len()).map(|i| arena.symbol(&format!("degree-seed:{i}"))).collect();
+    let seeds: Vec<(Expr, Expr)> = u.iter().zip(&seed).map(|(&v, &s)| (v, s)).collect();
+    let back: Vec<(Expr, Expr)> = seed.iter().zip(u).map(|(&s, &v)| (s, v)).collect();
+    let f0 = arena.subs(e, &rest);
+    let along = arena.directional(e, &seeds);
+    let at_rest = arena.subs(along, &rest);
+    let f1 = arena.subs(at_rest, &back);
+    let low = arena.add2(f0, f1);
+    let f2 = arena.sub(e, low);
+    [f0, f1, f2]
 }
 
 /// ∂F/∂x of a reduced system in first-order form, F = (ṙ, M⁻¹ f) on x = (r, u), in the parts the
@@ -352,6 +373,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     check_emitted(arena, &layout, &emitted, kw)?;
     let state: Vec<Expr> = layout.q.iter().chain(&layout.qd).copied().collect();
     let jacobian = FirstOrderJacobian::derive(arena, &state, &rates, &mred, &fred);
+    let forcing_by_degree = fred.iter().map(|&f| by_degree(arena, f, &u)).collect();
     let tokens = quote::quote!(#kw);
     let reduced =
         Model::assemble(red.name.clone(), None, coordinates, model.parameters.clone(), layout, zero, tokens, vec![zero; nu]);
@@ -368,6 +390,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         dropped_rates,
         routh: None,
         jacobian,
+        forcing_by_degree,
     })
 }
 

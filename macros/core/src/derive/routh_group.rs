@@ -36,7 +36,7 @@ use symbolic::{Arena, Expr};
 use syn::Ident;
 
 use crate::derive::euler_lagrange::Equations;
-use crate::derive::nonholonomic::{FirstOrderJacobian, Nonholonomic, RouthTerms, check_emitted, section_layout};
+use crate::derive::nonholonomic::{FirstOrderJacobian, Nonholonomic, RouthTerms, by_degree, check_emitted, section_layout};
 use crate::diagnostics::{Ctxt, error_at as err};
 use crate::model::{Model, Reduction};
 
@@ -280,6 +280,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     reduce_positions.extend(body_momentum);
     let state: Vec<Expr> = layout.q.iter().chain(&layout.qd).copied().collect();
     let jacobian = FirstOrderJacobian::derive(arena, &state, &rates, &mass, &forcing);
+    let forcing_by_degree = forcing.iter().map(|&f| by_degree(arena, f, &xd)).collect();
     let tokens = quote::quote!(#kw);
     let reduced =
         Model::assemble(red.name.clone(), None, coordinates, model.parameters.clone(), layout, zero, tokens, vec![zero; ns]);
@@ -296,5 +297,6 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         dropped_rates,
         routh: Some(RouthTerms { orientation: r.clone(), routhian, amended, momentum }),
         jacobian,
+        forcing_by_degree,
     })
 }

@@ -248,6 +248,32 @@ fn the_nonholonomic_reduction_of_the_sleigh_is_chaplygins_system() {
     assert!(red.model.layout.rates.is_empty() && red.dropped == [0, 1, 2]);
     let th_rate = arena.sub(red.full_velocities[2], w);
     assert!(arena.zero_test(th_rate).is_zero());
+    // The sleigh's right-hand side is all of degree two in (v, w): the curvature terms.
+    for (r, parts) in red.forcing_by_degree.iter().enumerate() {
+        assert!(arena.zero_test(parts[0]).is_zero() && arena.zero_test(parts[1]).is_zero(), "row {r}");
+        let rest = arena.sub(parts[2], red.forcing[r]);
+        assert!(arena.zero_test(rest).is_zero(), "row {r}");
+    }
+}
+
+/// The split by degree of the rustdoc: a + b·u + c·u² + d·u·v + sin(u)·v at u, v: the part at
+/// rest a, the linear part b·u, and the rest — which holds sin(u)·v (not a polynomial).
+#[test]
+fn forcing_splits_by_degree_in_the_velocities() {
+    let mut arena = Arena::new();
+    let [a, b, c, d, u, v] = ["a", "b", "c", "d", "u", "v"].map(|n| arena.symbol(n));
+    let bu = arena.mul2(b, u);
+    let cuu = arena.mul(&[c, u, u]);
+    let duv = arena.mul(&[d, u, v]);
+    let su = arena.call(symbolic::Func::Sin, &[u]);
+    let suv = arena.mul2(su, v);
+    let e = arena.add(&[a, bu, cuu, duv, suv]);
+    let [f0, f1, f2] = super::nonholonomic::by_degree(&mut arena, e, &[u, v]);
+    let want2 = arena.add(&[cuu, duv, suv]);
+    for (k, (got, want)) in [(f0, a), (f1, bu), (f2, want2)].into_iter().enumerate() {
+        let r = arena.sub(got, want);
+        assert!(arena.zero_test(r).is_zero(), "part {k}: {:?}", arena.zero_test(r));
+    }
 }
 
 /// The recursion read off each model: its tree (parents), its directions per joint, and its q̈ —

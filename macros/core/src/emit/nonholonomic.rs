@@ -37,8 +37,15 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
             lines.push((format!("M[{}, {}]", velocity_names[i], velocity_names[j]), formula(rm, red.mass[i][j])));
         }
     }
-    for (u, &e) in velocity_names.iter().zip(&red.forcing) {
+    let zero = |e: symbolic::Expr| rm.arena.zero_test(e).is_zero();
+    for ((u, &e), parts) in velocity_names.iter().zip(&red.forcing).zip(&red.forcing_by_degree) {
         lines.push((format!("f[{u}]"), formula(rm, e)));
+        // By degree in the velocities, when more than one part is there.
+        if parts.iter().filter(|&&p| !zero(p)).count() > 1 {
+            for (k, &p) in parts.iter().enumerate().filter(|(_, p)| !zero(**p)) {
+                lines.push((format!("f{}[{u}]", ["₀", "₁", "₂"][k]), formula(rm, p)));
+            }
+        }
     }
     for (g, &e) in dropped_names.iter().zip(&red.dropped_rates) {
         lines.push((format!("dot({g})"), formula(rm, e)));
@@ -452,7 +459,10 @@ fn maggi_summary(
         "Nonholonomic reduction of [`{full_name}`]: the constrained motion in the velocities ({}) with the \
          coordinates ({}) dropped — Maggi's equations M u̇ = f, M = Sᵀ M_full S and f = Sᵀ (f_full − M_full a₀) \
          for q̇ = S u + s, evaluated where the dropped coordinates are 0 (the derive proved that nothing here depends on \
-         them). The state is x = ({}). The dropped coordinates follow by quadrature of their rates \
+         them); where f has parts of several degrees in u, they are shown as f₀ (at rest: the potential's forces), f₁ \
+         (linear: gyroscopic and damping) and f₂ (the rest: quadratic for mechanical forces, the curvature of the \
+         constraints and the metric's terms). The state is x = ({}). The dropped coordinates follow by quadrature of \
+         their rates \
          (`cyclic_velocities`, `simulate_reconstructed`); `relative_equilibrium` finds steady motions.{}",
         velocity_names.join(", "),
         dropped_names.join(", "),
