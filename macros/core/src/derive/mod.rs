@@ -98,7 +98,9 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     let impacts = impact::derive(model, arena, &equations);
     let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts);
     let algebra = symmetry::algebra(model, arena, &symmetries);
-    let outputs = {
+    let outputs = if model.outputs.is_empty() {
+        Vec::new()
+    } else {
         let energy = model.symbol(arena, crate::layout::Role::Energy);
         let map = [(energy, equations.energy)];
         model.outputs.iter().map(|(_, e)| arena.subs(*e, &map)).collect()

@@ -100,8 +100,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     }
     // The momentum balance, in the full model: d/dt Π along its equations M v̇ = f is
     // f_ω + ∂Π/∂q·q̇ + ∂Π/∂t (the ω rows of M are ∂Π/∂v). It must be Π × ω.
-    let rates_of_q = syms.rates.clone();
-    let transport = arena.total_derivative(&body_momentum, &syms.q, &rates_of_q, Some(syms.t));
+    let transport = arena.total_derivative(&body_momentum, &syms.q, &syms.rates, Some(syms.t));
     let derived_rate: Vec<Expr> = (0..3).map(|i| arena.add(&[eq.forcing[vs + i], transport[i]])).collect();
     let euler = arena.cross(&body_momentum, &omega);
     let residual: Vec<Expr> = (0..3).map(|i| arena.sub(derived_rate[i], euler[i])).collect();

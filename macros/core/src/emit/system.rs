@@ -159,8 +159,17 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
     // A constrained model is integrated with its constraints projected, its metric and rows those of
     // the view at any input (inputs enter the forces only).
     let m = model.constraints.len();
+    let hybrid = !model.impacts.is_empty();
+    // Driven by the signal on the geometry of the view at any input: its impacts, or its
+    // constraints projected (inputs enter the forces only).
     let run = |events: TokenStream| {
-        if m == 0 {
+        if hybrid {
+            quote! {
+                let geometry = self.driven([0.0; #k]);
+                let looped = ::routh::__private::input::DrivenOn::new(&geometry, self, input);
+                ::routh::__private::simulate_hybrid_with_events(&looped, 0, x0, span, #events, options)
+            }
+        } else if m == 0 {
             quote! { ::routh::__private::integrate(&::routh::__private::Driven::new(self, input), span, x0, #events, options) }
         } else {
             quote! {
@@ -170,83 +179,58 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
             }
         }
     };
-    let hybrid = !model.impacts.is_empty();
-    let run = |events: TokenStream| {
-        if hybrid {
+    let (run_plain, run_events) = (run(quote!(&[])), run(quote!(events)));
+    // Sampled-data control runs each hold interval on its own (a hybrid run across impacts).
+    let (options_ty, result_ty, sampled_ty, run_sampled, sampled_via) = if hybrid {
+        (
+            quote!(::routh::__private::HybridOptions),
+            quote!(::routh::__private::HybridTrajectory<#d>),
+            quote!(::routh::__private::input::SampledHybridRun<#d, #k>),
             quote! {
                 let geometry = self.driven([0.0; #k]);
-                let looped = ::routh::__private::input::DrivenOn::new(&geometry, self, input);
-                ::routh::__private::simulate_hybrid_with_events(&looped, 0, x0, span, #events, options)
-            }
-        } else {
-            run(events)
-        }
-    };
-    let (run_plain, run_events) = (run(quote!(&[])), run(quote!(events)));
-    let (options_ty, result_ty) = if hybrid {
-        (quote!(::routh::__private::HybridOptions), quote!(::routh::__private::HybridTrajectory<#d>))
-    } else {
-        (quote!(::routh::__private::Options), quote!(::routh::__private::Trajectory<#d>))
-    };
-    let run_sampled = if m == 0 {
-        quote! { ::routh::__private::input::simulate_sampled(self, x0, span, period, law, options) }
-    } else {
-        quote! {
-            let geometry = self.driven([0.0; #k]);
-            ::routh::__private::input::simulate_sampled_constrained::<_, _, _, #n, #d, #m, #k>(&geometry, self, x0, span, period, law, options)
-        }
-    };
-    // Sampled-data control runs each hold interval on its own (a hybrid run with impacts).
-    let sampled = if hybrid {
-        quote! {
-            /// Sampled-data control with a zero-order hold across impacts: at t_k = t₀ + k·`period`
-            /// the `law` reads the state and returns the inputs, held until the next sample, each
-            /// hold interval a hybrid run
-            /// ([`simulate_sampled_hybrid`](::routh::runtime::input::simulate_sampled_hybrid));
-            /// returns the hybrid trajectory and the inputs chosen.
-            ///
-            /// # Errors
-            /// As [`Self::simulate`]; a non-positive period is invalid, a non-finite input from the law
-            /// a non-finite state at its sample time.
-            pub fn simulate_sampled<L: ::core::ops::FnMut(f64, &#state) -> ::routh::__private::nalgebra::SVector<f64, #k>>(
-                &self, x0: #state, span: ::core::ops::Range<f64>, period: f64, law: L, options: &::routh::__private::HybridOptions,
-            ) -> ::routh::__private::RunResult<::routh::__private::input::SampledHybridRun<#d, #k>>
-            {
-                self.check_parameters()?;
-                let geometry = self.driven([0.0; #k]);
                 ::routh::__private::input::simulate_sampled_hybrid(&geometry, self, 0, x0, span, period, law, options)
-            }
-        }
+            },
+            "simulate_sampled_hybrid",
+        )
     } else {
-        quote! {
-            /// Sampled-data control with a zero-order hold: at t_k = t₀ + k·`period` the `law` reads the
-            /// state and returns the inputs, held until the next sample
-            /// ([`simulate_sampled`](::routh::runtime::input::simulate_sampled)); returns the
-            /// trajectory and the inputs chosen.
-            ///
-            /// # Errors
-            /// As [`Self::simulate`]; a non-positive period is invalid, a non-finite input from the law
-            /// a non-finite state at its sample time.
-            pub fn simulate_sampled<L: ::core::ops::FnMut(f64, &#state) -> ::routh::__private::nalgebra::SVector<f64, #k>>(
-                &self, x0: #state, span: ::core::ops::Range<f64>, period: f64, law: L, options: &::routh::__private::Options,
-            ) -> ::routh::__private::RunResult<::routh::__private::input::SampledRun<#d, #k>>
-            {
-                self.check_parameters()?;
-                #run_sampled
+        let run_sampled = if m == 0 {
+            quote! { ::routh::__private::input::simulate_sampled(self, x0, span, period, law, options) }
+        } else {
+            quote! {
+                let geometry = self.driven([0.0; #k]);
+                ::routh::__private::input::simulate_sampled_constrained::<_, _, _, #n, #d, #m, #k>(&geometry, self, x0, span, period, law, options)
             }
+        };
+        (
+            quote!(::routh::__private::Options),
+            quote!(::routh::__private::Trajectory<#d>),
+            quote!(::routh::__private::input::SampledRun<#d, #k>),
+            run_sampled,
+            "simulate_sampled",
+        )
+    };
+    let sampled_doc = format!(
+        " Sampled-data control with a zero-order hold: at t_k = t₀ + k·`period` the `law` reads the state and \
+         returns the inputs, held until the next sample{} ([`{sampled_via}`](::routh::runtime::input::{sampled_via})); \
+         returns the trajectory and the inputs chosen.",
+        if hybrid { " across the impacts of its interval" } else { "" }
+    );
+    let sampled = quote! {
+        #[doc = #sampled_doc]
+        ///
+        /// # Errors
+        /// As [`Self::simulate`]; a non-positive period is invalid, a non-finite input from the law
+        /// a non-finite state at its sample time.
+        pub fn simulate_sampled<L: ::core::ops::FnMut(f64, &#state) -> ::routh::__private::nalgebra::SVector<f64, #k>>(
+            &self, x0: #state, span: ::core::ops::Range<f64>, period: f64, law: L, options: &#options_ty,
+        ) -> ::routh::__private::RunResult<#sampled_ty>
+        {
+            self.check_parameters()?;
+            #run_sampled
         }
     };
     let (impacts_const, hybrid_impl) = if hybrid {
-        let count = model.impacts.len();
-        let names: Vec<String> = model.impacts.iter().map(|i| i.name.to_string()).collect();
-        let table = single_table(model, quote! { <'a> }, quote! { #view<'a> });
-        (
-            quote! {
-                /// Names of the impacts (guards), in declaration order.
-                pub const IMPACTS: [&'static str; #count] = [#(#names),*];
-            },
-            hybrid_system_impl(&table),
-        )
+        (impacts_const(model), hybrid_system_impl(&single_table(model, quote! { <'a> }, quote! { #view<'a> })))
     } else {
         (TokenStream::new(), TokenStream::new())
     };
@@ -472,11 +456,9 @@ fn smooth_simulate(model: &View<'_>, check: &TokenStream) -> TokenStream {
 fn hybrid_simulate(model: &View<'_>) -> TokenStream {
     let d = model.layout.state_dim();
     let state = crate::emit::codegen::svector(d);
-    let count = model.impacts.len();
-    let names: Vec<String> = model.impacts.iter().map(|i| i.name.to_string()).collect();
+    let impacts = impacts_const(model);
     quote! {
-        /// Names of the impacts (guards), in declaration order.
-        pub const IMPACTS: [&'static str; #count] = [#(#names),*];
+        #impacts
 
         /// Integrates from `x0` over `span`, locating every impact on the dense output and applying its
         /// law; the result records each impact (time, guard, pre- and post-state, energy jump) and stops
@@ -723,5 +705,15 @@ fn mode_row(m: &View<'_>, k: usize, dims: &[usize]) -> ModeRow {
             })
             .collect(),
         constraints: m.constraints.iter().map(|c| c.name.to_string()).collect(),
+    }
+}
+
+/// `IMPACTS`: the names of a single model's impacts (guards), in declaration order.
+fn impacts_const(model: &View<'_>) -> TokenStream {
+    let count = model.impacts.len();
+    let names: Vec<String> = model.impacts.iter().map(|i| i.name.to_string()).collect();
+    quote! {
+        /// Names of the impacts (guards), in declaration order.
+        pub const IMPACTS: [&'static str; #count] = [#(#names),*];
     }
 }
