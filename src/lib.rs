@@ -318,7 +318,8 @@ pub mod __private {
         simulate_hybrid, simulate_hybrid_with_events,
     };
     pub use routh_runtime::{
-        constrained, continuation, discrete, equilibrium, input, integrate, linearize, mechanics, observables, reduction,
+        constrained, continuation, discrete, equilibrium, input, integrate, linearize, mechanics, observables, periodic,
+        reduction,
     };
 }
 

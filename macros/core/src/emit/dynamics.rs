@@ -290,7 +290,10 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
 /// orientation, whose equilibria are not isolated or need more) continued in one of its
 /// `sensitivity(...)` parameters, with the generated `jacobian` and `parameter_jacobian`.
 fn equilibria_item(model: &View<'_>) -> TokenStream {
-    let plain = model.layout.u.is_empty()
+    // A mode of a system with modes is a view of the system's struct: its equilibria are the
+    // mode's, not the system's (and the view cannot be rebuilt at another parameter value).
+    let plain = model.mode.is_none()
+        && model.layout.u.is_empty()
         && model.constraints.is_empty()
         && model.layout.z.is_none()
         && model.layout.position_dim() == model.dof();

@@ -325,3 +325,74 @@ fn guard_arms(table: &ModeTable) -> GuardArms {
     }
     GuardArms { guard_count, guard_name, guard, rate, gradient, zeno, reset, reset_jacobian }
 }
+
+/// `impl ParametricModel` and `family("p")` for a model with impacts and `sensitivity(...)`
+/// parameters (the struct `name` with its parameter fields; `chosen` the sensitivity parameters in
+/// their column order): the model as a one-parameter family whose modes' ∂F/∂p are their generated
+/// `parameter_jacobian` columns (every model with `sensitivity(...)` has one, constrained or not;
+/// see `routh::runtime::periodic::HybridFamily`).
+pub fn parametric_model_impl(table: &ModeTable, name: &syn::Ident, fields: &[syn::Ident], chosen: &[&syn::Ident]) -> TokenStream {
+    if chosen.is_empty() {
+        return TokenStream::new();
+    }
+    let d = table.dim;
+    let np = chosen.len();
+    let state = crate::emit::codegen::svector(d);
+    let fe = crate::emit::codegen::field_error();
+    let mech = quote! { ::routh::__private::mechanics };
+    let ks: Vec<usize> = (0..np).collect();
+    let arms = table.modes.iter().enumerate().map(|(k, mode)| {
+        let (access, dm) = (&mode.access, mode.dim);
+        let column = quote! { j.column(k).into_owned() };
+        let (xm, column) = if dm == d {
+            (quote! { x }, column)
+        } else {
+            (quote! { &#mech::take::<#d, #dm>(x) }, quote! { #mech::pad::<#dm, #d>(&#column) })
+        };
+        quote! { #k => ::core::option::Option::Some(#access.parameter_jacobian(t, #xm).map(|j| #column)), }
+    });
+    quote! {
+        #[automatically_derived]
+        impl ::routh::__private::periodic::ParametricModel<#d> for #name {
+            fn with_parameter(&self, k: usize, value: f64) -> Self {
+                #[allow(unused_mut)]
+                let mut m = Self { #( #fields: self.#fields, )* };
+                match k { #( #ks => m.#chosen = value, )* _ => {} }
+                m
+            }
+            #[allow(unused_variables)]
+            fn mode_parameter_derivative(&self, k: usize, mode: usize, t: f64, x: &#state)
+                -> ::core::option::Option<::core::result::Result<#state, #fe>>
+            {
+                if k >= #np {
+                    return ::core::option::Option::None;
+                }
+                match mode { #(#arms)* _ => ::core::option::Option::None }
+            }
+        }
+
+        #[automatically_derived]
+        impl #name {
+            /// The model as a one-parameter family in `parameter` (one of [`Self::SENSITIVITY`]) at the values
+            /// of `self`: periodic orbits of every member ([`find_orbit_at`](::routh::runtime::periodic::find_orbit_at))
+            /// continued in the parameter ([`continue_orbits_in`](::routh::runtime::periodic::continue_orbits_in)), with
+            /// each mode's exact ∂F/∂p (its `parameter_jacobian`); the guards' and resets' ∂/∂p by central
+            /// differences at a state.
+            ///
+            /// # Errors
+            /// [`SimError::InvalidArgument`](::routh::runtime::SimError) for a parameter not in `SENSITIVITY`.
+            pub fn family(&self, parameter: &str)
+                -> ::core::result::Result<::routh::__private::periodic::ModelFamily<Self>, ::routh::__private::SimError>
+            {
+                let Some(k) = Self::SENSITIVITY.iter().position(|p| *p == parameter) else {
+                    return Err(::routh::__private::SimError::InvalidArgument(::std::format!(
+                        "`{parameter}` is not a parameter of `sensitivity(...)`: {:?}", Self::SENSITIVITY
+                    )));
+                };
+                let value = [#( self.#chosen ),*][k];
+                let model = <Self as ::routh::__private::periodic::ParametricModel<#d>>::with_parameter(self, k, value);
+                Ok(::routh::__private::periodic::ModelFamily::new(model, k, Self::SENSITIVITY[k], value))
+            }
+        }
+    }
+}

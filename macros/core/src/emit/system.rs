@@ -8,7 +8,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::emit::codegen::mode_type;
-use crate::emit::hybrid::{GuardRow, ModeRow, ModeTable, ZenoRow, hybrid_system_impl};
+use crate::emit::hybrid::{GuardRow, ModeRow, ModeTable, ZenoRow, hybrid_system_impl, parametric_model_impl};
 use crate::layout::Role;
 use crate::model::{Law, System, Trigger, View};
 
@@ -356,7 +356,9 @@ fn single(model: &View<'_>) -> TokenStream {
             }
         };
     }
-    let hybrid = hybrid_system_impl(&single_table(model, TokenStream::new(), quote! { #name }));
+    let table = single_table(model, TokenStream::new(), quote! { #name });
+    let family = parametric_model_impl(&table, name, &model.parameters, &sensitivity_fields(model));
+    let hybrid = hybrid_system_impl(&table);
     let simulate = hybrid_simulate(model);
     let items = crate::emit::codegen::lazy(quote! {
             #check
@@ -370,6 +372,8 @@ fn single(model: &View<'_>) -> TokenStream {
         }
 
         #hybrid
+
+        #family
     }
 }
 
@@ -520,6 +524,10 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
     let outputs = multi_mode_outputs(modes, &rows, dmax);
     let table = ModeTable { generics: TokenStream::new(), ty: quote! { #name }, dim: dmax, modes: rows };
     let hybrid = hybrid_system_impl(&table);
+    let family = match modes.first() {
+        Some(first) => parametric_model_impl(&table, name, &first.parameters, &sensitivity_fields(first)),
+        None => TokenStream::new(),
+    };
     let items = crate::emit::codegen::lazy(quote! {
         #outputs
         #check
@@ -570,6 +578,8 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
         }
 
         #hybrid
+
+        #family
     }
 }
 
@@ -706,6 +716,11 @@ fn mode_row(m: &View<'_>, k: usize, dims: &[usize]) -> ModeRow {
             .collect(),
         constraints: m.constraints.iter().map(|c| c.name.to_string()).collect(),
     }
+}
+
+/// The `sensitivity(...)` parameters' fields, in their column order.
+fn sensitivity_fields<'m>(m: &'m View<'_>) -> Vec<&'m syn::Ident> {
+    m.sensitivity.iter().map(|&i| &m.parameters[i]).collect()
 }
 
 /// `IMPACTS`: the names of a single model's impacts (guards), in declaration order.

@@ -13,6 +13,10 @@
 //! [`MultipleShooting`]: a [`crate::analysis::continuation::Problem`], continued with the generic
 //! predictor–corrector of [`crate::analysis::continuation`].
 //!
+//! Isolated orbits of dissipative systems (a walker's gait), continued in a parameter of the model
+//! rather than in the energy, are [`find_orbit_at`] and [`continue_orbits_in`] over a
+//! [`HybridFamily`].
+//!
 //! The first integral H is the system's [`HybridSystem::mode_energy`] (generated: the model's
 //! energy).
 
@@ -25,8 +29,12 @@ use crate::error::{FieldError, RunError, RunResult, SimError};
 use crate::hybrid::{HybridOptions, HybridStop, HybridSystem, simulate_hybrid_with_events};
 use crate::ode::events::{Direction, Event};
 
+mod family;
 mod shooting;
 
+pub use family::{
+    FamilyOrbit, HybridFamily, ModelFamily, OrbitBranch, ParametricModel, Smooth, continue_orbits_in, find_orbit_at,
+};
 pub use shooting::{Anchor, MultipleShooting, PeriodicSolution, Phase, PhaseSolution, Realizability};
 
 /// The dissipative embedding of a hybrid system: every mode's field f̃ = f + ξ ∇H (the paper's
