@@ -357,3 +357,108 @@ fn inputs_drive_a_model_with_impacts_held_across_its_resets() {
     assert_eq!(Juggled::IMPACTS, ["floor"]);
     assert!(fixed.impacts.iter().zip(&sol.impacts).all(|(i, j)| (i.t - j.t).abs() < 1e-12));
 }
+
+/// A vertical hopper with modes: flight (the mass under gravity) and stance (a leg spring of
+/// stiffness k and rest length l0 below it), joined by touchdown and liftoff at y = l0; the input u
+/// is a thrust along the leg, in stance only.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y),
+    input(u),
+    lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
+    mode(flight),
+    mode(stance, lagrangian = m / 2 * dot(y).powi(2) - m * g * y - k / 2 * (l0 - y).powi(2), force(y = u)),
+    transition(flight -> stance, name = touchdown, guard = y - l0, law = map()),
+    transition(stance -> flight, name = liftoff, guard = l0 - y, law = map()),
+)]
+struct Hopper {
+    m: f64,
+    g: f64,
+    k: f64,
+    l0: f64,
+}
+
+/// The hopper with the thrust written as the force b ẏ in stance.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y),
+    lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
+    mode(flight),
+    mode(stance, lagrangian = m / 2 * dot(y).powi(2) - m * g * y - k / 2 * (l0 - y).powi(2), force(y = b * dot(y))),
+    transition(flight -> stance, name = touchdown, guard = y - l0, law = map()),
+    transition(stance -> flight, name = liftoff, guard = l0 - y, law = map()),
+)]
+struct PumpedHopper {
+    m: f64,
+    g: f64,
+    k: f64,
+    l0: f64,
+    b: f64,
+}
+
+#[test]
+fn inputs_drive_a_model_with_modes_mode_by_mode() {
+    let hop = Hopper { m: 1.3, g: 9.81, k: 600.0, l0: 1.0 };
+    let opts = HybridOptions::default().rtol(1e-12).atol(1e-13);
+    let h = 1.4;
+    // A constant thrust u in stance: the stance is harmonic about y* = l0 + (u − m g)/k with
+    // ω² = k/m, entered and left at y = l0 with the touchdown speed v = √(2 g (h − l0)) (the force
+    // is conservative and the spring's and the thrust's potentials agree at y = l0), so it lasts
+    // t_s = 2 (π − φ)/ω with φ = atan2(v/ω, (m g − u)/k); the flights 2v/g.
+    let omega = (hop.k / hop.m).sqrt();
+    let v = (2.0 * hop.g * (h - hop.l0)).sqrt();
+    for u in [0.0, 4.0, -3.0] {
+        let run = hop.simulate(Hopper::FLIGHT, hop.flight_state([h], [0.0]), 0.0..2.5, [u], &opts).unwrap();
+        let phi = (v / omega).atan2((hop.m * hop.g - u) / hop.k);
+        let stance = 2.0 * (std::f64::consts::PI - phi) / omega;
+        let mut t = (2.0 * (h - hop.l0) / hop.g).sqrt();
+        assert!(run.impacts.len() >= 6, "{} transitions", run.impacts.len());
+        for (i, imp) in run.impacts.iter().enumerate() {
+            let name = if i % 2 == 0 { "touchdown" } else { "liftoff" };
+            assert_eq!(imp.guard, name);
+            assert!((imp.t - t).abs() < 1e-9, "u = {u}: {name} {i} at {} vs {t}", imp.t);
+            assert!((imp.pre[1].abs() - v).abs() < 1e-9, "u = {u}: speed {} vs {v}", imp.pre[1]);
+            t += if i % 2 == 0 { stance } else { 2.0 * v / hop.g };
+        }
+        // The input enters the stance mode's field only: ∂ÿ/∂u = 1/m there, 0 in flight.
+        let x = hop.stance_state([0.95], [-1.0]);
+        let b = hop.driven([u]).stance().input_jacobian(0.0, &x).unwrap();
+        assert!((b[(0, 0)]).abs() < 1e-15 && (b[(1, 0)] - 1.0 / hop.m).abs() < 1e-15, "B = {b}");
+        let f = hop.driven([u]).flight().input_jacobian(0.0, &x).unwrap();
+        assert!(f.amax() < 1e-15, "B in flight = {f}");
+    }
+    // A feedback law u = b ẏ (pushing while the leg extends, braking while it shortens) is the
+    // model with that force written in its stance mode.
+    let b = 0.8;
+    let pumped = PumpedHopper { m: hop.m, g: hop.g, k: hop.k, l0: hop.l0, b };
+    let law = |_t: f64, x: &SVector<f64, 2>| SVector::<f64, 1>::new(b * x[1]);
+    let a = hop.simulate(Hopper::FLIGHT, hop.flight_state([h], [0.0]), 0.0..3.0, law, &opts).unwrap();
+    let c = pumped.simulate(PumpedHopper::FLIGHT, pumped.flight_state([h], [0.0]), 0.0..3.0, &opts).unwrap();
+    assert!(a.impacts.len() >= 6 && a.impacts.len() == c.impacts.len());
+    for (i, j) in a.impacts.iter().zip(&c.impacts) {
+        assert!((i.t - j.t).abs() < 1e-10 && (i.post - j.post).amax() < 1e-9, "{} vs {}", i.t, j.t);
+    }
+    // The pump adds energy: each liftoff is faster than the touchdown before it.
+    for pair in a.impacts.chunks(2).filter(|p| p.len() == 2) {
+        assert!(pair[1].pre[1] > -pair[0].pre[1], "liftoff {} after touchdown {}", pair[1].pre[1], pair[0].pre[1]);
+    }
+    // Sampled-data control across the transitions: the law that holds 4 N at every sample is the
+    // constant input, and the run records the modes it went through.
+    let constant = hop.simulate(Hopper::FLIGHT, hop.flight_state([h], [0.0]), 0.0..2.5, [4.0], &opts).unwrap();
+    let sampled = hop
+        .simulate_sampled(
+            Hopper::FLIGHT,
+            hop.flight_state([h], [0.0]),
+            0.0..2.5,
+            0.1,
+            |_t, _x| SVector::<f64, 1>::new(4.0),
+            &opts,
+        )
+        .unwrap();
+    assert_eq!(sampled.trajectory.impacts.len(), constant.impacts.len());
+    for (i, j) in sampled.trajectory.impacts.iter().zip(&constant.impacts) {
+        assert!((i.t - j.t).abs() < 1e-10 && i.mode_after == j.mode_after, "{} vs {}", i.t, j.t);
+    }
+    assert_eq!(sampled.trajectory.end.1, constant.end.1);
+    assert_eq!(Hopper::INPUTS, ["u"]);
+}

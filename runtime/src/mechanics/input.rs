@@ -41,6 +41,23 @@ pub trait InputSystem<const D: usize, const K: usize> {
     /// # Errors
     /// A [`FieldError`] if the field cannot be evaluated at `(t, x, u)`.
     fn field_with_input(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>) -> Result<SVector<f64, D>, FieldError>;
+
+    /// Evaluate `mode`'s field `F_mode(t, x, u)` of a hybrid system with inputs (the driven run of
+    /// [`DrivenOn`] in each mode). Default: [`field_with_input`](Self::field_with_input) in every
+    /// mode (a single-mode model); generated models with modes give each mode's own.
+    ///
+    /// # Errors
+    /// As [`field_with_input`](Self::field_with_input).
+    fn mode_field_with_input(
+        &self,
+        mode: usize,
+        t: f64,
+        x: &SVector<f64, D>,
+        u: &SVector<f64, K>,
+    ) -> Result<SVector<f64, D>, FieldError> {
+        let _ = mode;
+        self.field_with_input(t, x, u)
+    }
 }
 
 /// What drives an [`InputSystem`]: the input values at (t, x).
@@ -93,11 +110,28 @@ where
 {
     #[inline]
     fn field(&self, t: f64, x: &SVector<f64, D>) -> Result<SVector<f64, D>, FieldError> {
-        let u = self.signal.input(t, x);
-        if !u.iter().all(|v| v.is_finite()) {
-            return Err(FieldError::NonFinite { t });
-        }
+        let u = self.input(t, x)?;
         self.system.field_with_input(t, x, &u)
+    }
+}
+
+impl<S: ?Sized, I, const K: usize> Driven<'_, S, I, K> {
+    /// The signal's inputs at (t, x), which must be finite.
+    fn input<const D: usize>(&self, t: f64, x: &SVector<f64, D>) -> Result<SVector<f64, K>, FieldError>
+    where
+        I: InputSignal<D, K>,
+    {
+        let u = self.signal.input(t, x);
+        if u.iter().all(|v| v.is_finite()) { Ok(u) } else { Err(FieldError::NonFinite { t }) }
+    }
+    /// `mode`'s field at the signal's inputs.
+    fn mode_field<const D: usize>(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Result<SVector<f64, D>, FieldError>
+    where
+        S: InputSystem<D, K>,
+        I: InputSignal<D, K>,
+    {
+        let u = self.input(t, x)?;
+        self.system.mode_field_with_input(mode, t, x, &u)
     }
 }
 
@@ -545,8 +579,8 @@ where
     fn mode_name(&self, mode: usize) -> &'static str {
         self.geometry.mode_name(mode)
     }
-    fn mode_field(&self, _mode: usize, t: f64, x: &SVector<f64, D>) -> Result<SVector<f64, D>, FieldError> {
-        self.driven.field(t, x)
+    fn mode_field(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Result<SVector<f64, D>, FieldError> {
+        self.driven.mode_field(mode, t, x)
     }
     fn guard_count(&self, mode: usize) -> usize {
         self.geometry.guard_count(mode)

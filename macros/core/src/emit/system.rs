@@ -510,6 +510,7 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
     let mut mode_names = Vec::new();
     let mut consts = Vec::new();
     let mut accessors = Vec::new();
+    let mut states = Vec::new();
     let mut views = Vec::new();
     let mut rows = Vec::new();
     for (k, m) in modes.iter().enumerate() {
@@ -517,11 +518,24 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
         mode_names.push(mode_ident.to_string());
         let items = mode_items(system, m, k, mode_ident, &state);
         consts.push(items.constant);
-        accessors.push(items.accessors);
+        accessors.push(items.accessor);
+        states.push(items.state);
         views.push(items.view);
         rows.push(mode_row(m, k, &dims));
     }
     let outputs = multi_mode_outputs(modes, &rows, dmax);
+    if let Some(first) = modes.first().filter(|m| !m.inputs.is_empty()) {
+        let head = quote! {
+            #check
+            /// Names of the modes, in declaration order (their indices are the mode constants).
+            pub const MODES: [&'static str; #count] = [#(#mode_names),*];
+            /// Dimension of the padded state shared by all modes (the largest mode's 2n).
+            pub const STATE_DIM: usize = #dmax;
+            #(#consts)*
+            #(#states)*
+        };
+        return multi_driven(system, first, rows, dmax, head, quote! { #(#accessors)* #outputs }, quote! { #(#views)* });
+    }
     let table = ModeTable { generics: TokenStream::new(), ty: quote! { #name }, dim: dmax, modes: rows };
     let hybrid = hybrid_system_impl(&table);
     let family = match modes.first() {
@@ -537,6 +551,7 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
         pub const STATE_DIM: usize = #dmax;
         #(#consts)*
         #(#accessors)*
+        #(#states)*
 
         /// Integrates from `x0` in `mode` over `span`: each mode's equations between events, each
         /// impact or transition located on the dense output and its law applied (possibly changing
@@ -583,11 +598,143 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
     }
 }
 
-/// The items of one mode of a system with modes: its index constant, its view type, and the
-/// accessors of the view and of a padded state of the mode.
+/// A system with modes and inputs: the struct gets its constants, state constructors, `driven(u)`,
+/// `simulate(mode, x0, span, input, options)` (each mode's field at the signal's inputs, the guards
+/// and resets of the system at any input: inputs enter the forces only), `simulate_with_events`,
+/// `simulate_sampled` and `impl InputSystem` (mode by mode); the driven view `<Model>Driven` has the
+/// mode views at fixed inputs, the outputs and `impl HybridSystem` (periodic orbits at fixed inputs).
+fn multi_driven(
+    system: &System,
+    first: &View<'_>,
+    rows: Vec<ModeRow>,
+    dmax: usize,
+    head: TokenStream,
+    driven_items: TokenStream,
+    views: TokenStream,
+) -> TokenStream {
+    let (name, vis) = (&system.name, &system.vis);
+    let k = first.inputs.len();
+    let driven = crate::emit::codegen::driven_type(name);
+    let state = crate::emit::codegen::svector(dmax);
+    let inputs: Vec<String> = first.inputs.iter().map(ToString::to_string).collect();
+    let table = ModeTable { generics: quote! { <'a> }, ty: quote! { #driven<'a> }, dim: dmax, modes: rows };
+    let hybrid = hybrid_system_impl(&table);
+    let hy = quote! { ::routh::__private::HybridOptions };
+    let run = |events: TokenStream| {
+        quote! {
+            self.check_parameters()?;
+            let geometry = self.driven([0.0; #k]);
+            let looped = ::routh::__private::input::DrivenOn::new(&geometry, self, input);
+            ::routh::__private::simulate_hybrid_with_events(&looped, mode, x0, span, #events, options)
+        }
+    };
+    let (run_plain, run_events) = (run(quote!(&[])), run(quote!(events)));
+    let driven_doc = format!(
+        " [`{name}`] at fixed values of its inputs ({}): the mode views with their whole API (mass matrix, forcing, \
+          Jacobians with `input_jacobian` = ∂F/∂u, guards, resets, …), the outputs, and `HybridSystem` at these inputs \
+          (periodic orbits, continuation).",
+        inputs.join(", ")
+    );
+    let items = crate::emit::codegen::lazy(quote! {
+        #head
+        /// Names of the inputs, in the order of u.
+        pub const INPUTS: [&'static str; #k] = [#(#inputs),*];
+
+        /// The model at the input values `u`: the mode views and `HybridSystem`.
+        #[must_use]
+        pub fn driven(&self, u: [f64; #k]) -> #driven<'_> {
+            #driven(self, ::routh::__private::nalgebra::SVector::from(u))
+        }
+
+        /// Integrates from `x0` in `mode` over `span` driven by `input` — constant values (`[f64; k]` or an
+        /// `SVector`) or a feedback law, any closure of (t, x) returning the inputs: each mode's field at the
+        /// signal's inputs, every impact and transition of the model at any input (inputs enter the forces
+        /// only), so constant inputs are held across resets and a feedback law reads the state after each.
+        ///
+        /// # Errors
+        /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state or input,
+        /// singular mass matrix, step limit, invalid mode or invalid options. Once the run has started, the
+        /// error carries the trajectory up to the failure ([`RunError::partial`](::routh::runtime::RunError)).
+        pub fn simulate<I: ::routh::__private::InputSignal<#dmax, #k>>(&self, mode: usize, x0: #state,
+            span: ::core::ops::Range<f64>, input: I, options: &#hy)
+            -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#dmax>>
+        {
+            #run_plain
+        }
+
+        /// Like [`Self::simulate`], locating the zero crossings of `events` (in every mode) on the dense
+        /// output of the flow.
+        ///
+        /// # Errors
+        /// As [`Self::simulate`].
+        pub fn simulate_with_events<I: ::routh::__private::InputSignal<#dmax, #k>>(&self, mode: usize, x0: #state,
+            span: ::core::ops::Range<f64>, input: I, events: &[::routh::__private::Event<'_, #dmax>], options: &#hy)
+            -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#dmax>>
+        {
+            #run_events
+        }
+
+        /// Sampled-data control with a zero-order hold, starting in `mode`: at t_k = t₀ + k·`period` the `law`
+        /// reads the state and returns the inputs, held until the next sample across the impacts and
+        /// transitions of its interval ([`simulate_sampled_hybrid`](::routh::runtime::input::simulate_sampled_hybrid));
+        /// returns the trajectory and the inputs chosen.
+        ///
+        /// # Errors
+        /// As [`Self::simulate`]; a non-positive period is invalid, a non-finite input from the law a
+        /// non-finite state at its sample time.
+        pub fn simulate_sampled<L: ::core::ops::FnMut(f64, &#state) -> ::routh::__private::nalgebra::SVector<f64, #k>>(
+            &self, mode: usize, x0: #state, span: ::core::ops::Range<f64>, period: f64, law: L, options: &#hy,
+        ) -> ::routh::__private::RunResult<::routh::__private::input::SampledHybridRun<#dmax, #k>>
+        {
+            self.check_parameters()?;
+            let geometry = self.driven([0.0; #k]);
+            ::routh::__private::input::simulate_sampled_hybrid(&geometry, self, mode, x0, span, period, law, options)
+        }
+    });
+    quote! {
+        #views
+
+        #[doc = #driven_doc]
+        #[derive(Clone, Copy)]
+        #vis struct #driven<'a>(pub &'a #name, pub ::routh::__private::nalgebra::SVector<f64, #k>);
+
+        #[automatically_derived]
+        impl<'a> #driven<'a> {
+            #driven_items
+        }
+
+        #[automatically_derived]
+        impl #name {
+            #items
+        }
+
+        #[automatically_derived]
+        impl ::routh::__private::InputSystem<#dmax, #k> for #name {
+            /// The first mode's field (a system with modes is driven mode by mode:
+            /// [`mode_field_with_input`](::routh::runtime::InputSystem::mode_field_with_input)).
+            fn field_with_input(&self, t: f64, x: &#state, u: &::routh::__private::nalgebra::SVector<f64, #k>)
+                -> ::core::result::Result<#state, ::routh::__private::FieldError>
+            {
+                ::routh::__private::HybridSystem::mode_field(&#driven(self, *u), 0, t, x)
+            }
+            fn mode_field_with_input(&self, mode: usize, t: f64, x: &#state, u: &::routh::__private::nalgebra::SVector<f64, #k>)
+                -> ::core::result::Result<#state, ::routh::__private::FieldError>
+            {
+                ::routh::__private::HybridSystem::mode_field(&#driven(self, *u), mode, t, x)
+            }
+        }
+
+        #hybrid
+    }
+}
+
+/// The items of one mode of a system with modes: its index constant, its view type, the accessor
+/// of the view (on the system, or on its driven view with inputs) and the constructor of a padded
+/// state of the mode.
 struct ModeItems {
     constant: TokenStream,
-    accessors: TokenStream,
+    accessor: TokenStream,
+    state: TokenStream,
     view: TokenStream,
 }
 
@@ -617,14 +764,32 @@ fn mode_items(system: &System, m: &View<'_>, k: usize, mode_ident: &syn::Ident, 
         }
         None => format!(" A padded state of mode `{mode_str}` from its positions and velocities ({list})."),
     };
-    let accessor_doc = format!(" View of this model in mode `{mode_str}`.");
+    let inputs = m.inputs.len();
+    let (accessor, view_fields) = if inputs == 0 {
+        let accessor_doc = format!(" View of this model in mode `{mode_str}`.");
+        (
+            quote! {
+                #[doc = #accessor_doc]
+                #[must_use]
+                pub fn #mode_ident(&self) -> #view<'_> { #view(self) }
+            },
+            quote! { pub &'a #name },
+        )
+    } else {
+        let accessor_doc = format!(" View of this model in mode `{mode_str}` at these input values.");
+        (
+            quote! {
+                #[doc = #accessor_doc]
+                #[must_use]
+                pub fn #mode_ident(&self) -> #view<'a> { #view(self.0, self.1) }
+            },
+            quote! { pub &'a #name, pub ::routh::__private::nalgebra::SVector<f64, #inputs> },
+        )
+    };
     ModeItems {
         constant: quote! { #[doc = #const_doc] pub const #upper: usize = #k; },
-        accessors: quote! {
-            #[doc = #accessor_doc]
-            #[must_use]
-            pub fn #mode_ident(&self) -> #view<'_> { #view(self) }
-
+        accessor,
+        state: quote! {
             #[doc = #state_doc]
             #[must_use]
             pub fn #state_fn(&self, #state_params) -> #state {
@@ -642,7 +807,7 @@ fn mode_items(system: &System, m: &View<'_>, k: usize, mode_ident: &syn::Ident, 
         view: quote! {
             #[doc = #view_doc]
             #[derive(Clone, Copy)]
-            #vis struct #view<'a>(pub &'a #name);
+            #vis struct #view<'a>(#view_fields);
         },
     }
 }

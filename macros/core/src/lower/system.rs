@@ -35,26 +35,16 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     let action = action(&raw, cx);
     let inputs: Vec<Ident> = raw.inputs.iter().flat_map(|(_, names)| names.iter().cloned()).collect();
     cx.repeats(&inputs, ToString::to_string, |u| syn::Error::new(u.span(), format!("the input `{u}` is declared twice")));
-    if let Some((kw, _)) = raw.inputs.first() {
-        // Inputs drive single-mode models (with impacts too: the driven hybrid system takes its
-        // guards and resets from the model at any input); the multi-mode driver does not carry an
-        // input signal yet.
-        let unsupported = if !raw.modes.is_empty() {
-            Some("modes")
-        } else if !raw.reductions.is_empty() {
-            Some("reductions")
-        } else {
-            None
-        };
-        if let Some(what) = unsupported {
-            let without = if what == "modes" { "a single-mode model (impacts are allowed)" } else { "the full model" };
-            cx.error(
-                kw.span(),
-                format!(
-                    "inputs in models with {what} are not supported yet; drive {without}, or write the feedback as a `force`"
-                ),
-            );
-        }
+    if let Some((kw, _)) = raw.inputs.first()
+        && !raw.reductions.is_empty()
+    {
+        // Inputs drive models with impacts and modes too (the driven hybrid system takes its
+        // guards and resets from the model at any input, each mode's field at the signal's
+        // inputs); a reduced system does not carry the input signal.
+        cx.error(
+            kw.span(),
+            "inputs in models with reductions are not supported yet; drive the full model, or write the feedback as a `force`",
+        );
     }
     for m in &raw.modes {
         if let Some((kw, _)) = m.items.actions.first() {
@@ -121,6 +111,31 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     }
     if let Some(d) = raw.discrete.first() {
         cx.error(d.keyword.span(), "discrete (variational) integrators of multi-mode models are not supported yet");
+    }
+    // Items that belong to the whole system: written in a mode they would be lost.
+    for m in &raw.modes {
+        if let Some((kw, _)) = m.items.inputs.first() {
+            cx.error(
+                kw.span(),
+                "declare `input(...)` at the top level of #[mechanics(...)]: the inputs are shared by every mode (a mode's \
+                 forces may use them or not)",
+            );
+        }
+        if let Some((kw, _)) = m.items.sensitivities.first() {
+            cx.error(
+                kw.span(),
+                "declare `sensitivity(...)` at the top level of #[mechanics(...)]: ∂F/∂p is generated for every mode",
+            );
+        }
+        if let Some(s) = m.items.symmetries.first() {
+            cx.error(s.name.span(), "symmetries of multi-mode models are not supported yet");
+        }
+        if let Some(r) = m.items.reductions.first() {
+            cx.error(r.keyword.span(), "reduction of multi-mode models is not supported yet");
+        }
+        if let Some(d) = m.items.discrete.first() {
+            cx.error(d.keyword.span(), "discrete (variational) integrators of multi-mode models are not supported yet");
+        }
     }
     for (kw, _) in raw.modes.iter().flat_map(|m| &m.items.outputs) {
         cx.error(
@@ -192,7 +207,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 coordinates: if inherit_coordinates { raw.coordinates.clone() } else { own.coordinates.clone() },
                 orientations: if inherit_coordinates { raw.orientations.clone() } else { Vec::new() },
                 actions: raw.actions.clone(),
-                inputs: Vec::new(),
+                inputs: raw.inputs.clone(),
                 sensitivities: raw.sensitivities.clone(),
                 jacobian: own.jacobian.clone().or_else(|| raw.jacobian.clone()),
                 dynamics: own.dynamics.clone().or_else(|| raw.dynamics.clone()),
@@ -267,7 +282,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 (*decl, target)
             })
             .collect();
-        let declared = Declared { parameters: &parameters, action: action.as_ref(), inputs: &[] };
+        let declared = Declared { parameters: &parameters, action: action.as_ref(), inputs: &inputs };
         if let Some(model) = lower_model(cx, name, Some((k, m.name.clone())), declared, raw_k, &outgoing) {
             modes.push(model);
         }
