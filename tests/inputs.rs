@@ -426,6 +426,13 @@ fn inputs_drive_a_model_with_modes_mode_by_mode() {
         assert!((b[(0, 0)]).abs() < 1e-15 && (b[(1, 0)] - 1.0 / hop.m).abs() < 1e-15, "B = {b}");
         let f = hop.driven([u]).flight().input_jacobian(0.0, &x).unwrap();
         assert!(f.amax() < 1e-15, "B in flight = {f}");
+        // The mode's linearisation: A = [[0, 1], [−k/m, 0]] in stance, [[0, 1], [0, 0]] in flight.
+        let lin = hop.linearize(Hopper::STANCE, 0.0, &x, [u]).unwrap();
+        let w2 = hop.k / hop.m;
+        assert!((lin.a - routh::nalgebra::Matrix2::new(0.0, 1.0, -w2, 0.0)).amax() < 1e-12 && lin.b == b, "{}", lin.a);
+        let lin = hop.linearize(Hopper::FLIGHT, 0.0, &x, [u]).unwrap();
+        assert!((lin.a - routh::nalgebra::Matrix2::new(0.0, 1.0, 0.0, 0.0)).amax() < 1e-12 && lin.b.amax() < 1e-15);
+        assert!(matches!(hop.linearize(2, 0.0, &x, [u]), Err(FieldError::NonFinite { .. })));
     }
     // A feedback law u = b ẏ (pushing while the leg extends, braking while it shortens) is the
     // model with that force written in its stance mode.

@@ -328,6 +328,10 @@ pub enum SimError {
     /// non-finite target value); the message names it.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A result that ran to its end cannot be written (serde refused it, e.g. a map with keys
+    /// that are not strings); the message is serde's. A sweep records it as that member's failure.
+    #[error("the result does not serialize: {0}")]
+    NotSerializable(String),
 }
 
 impl From<FieldError> for SimError {

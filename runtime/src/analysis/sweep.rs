@@ -341,16 +341,14 @@ impl<M, O> Job<M, O> {
             &todo,
             |_, m| {
                 let result = run(&m.spec, &self.options, m.seed);
-                let failed = result.is_err();
+                let mut failed = result.is_err();
                 let outcome = Outcome { index: m.index, seed: m.seed, result };
                 let mut line = serde_json::to_string(&outcome).unwrap_or_else(|e| {
+                    failed = true;
                     // A result that cannot be written (a map with non-string keys, say) is
                     // recorded as that member's failure.
-                    let failure: Outcome<()> = Outcome {
-                        index: m.index,
-                        seed: m.seed,
-                        result: Err(SimError::InvalidOptions(format!("its result does not serialize: {e}"))),
-                    };
+                    let failure: Outcome<()> =
+                        Outcome { index: m.index, seed: m.seed, result: Err(SimError::NotSerializable(e.to_string())) };
                     serde_json::to_string(&failure).unwrap_or_default()
                 });
                 line.push('\n');
@@ -555,6 +553,26 @@ mod tests {
         assert!(matches!(merge::<[f64; 2]>(&[] as &[PathBuf]), Err(SweepError::Mismatch(_))));
         std::fs::write(d.join("empty.jsonl"), "").unwrap();
         assert!(matches!(merge::<[f64; 2]>(&[d.join("empty.jsonl")]), Err(SweepError::Mismatch(_))));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_result_that_does_not_serialize_is_that_members_typed_failure() {
+        // JSON maps need string keys: a map keyed by pairs runs but cannot be written.
+        let job = Job::new("maps", (), 0..3, 1);
+        let d = dir("unserializable");
+        let file = d.join("0.jsonl");
+        let run = |spec: &i32, _: &(), _seed: u64| -> Result<std::collections::BTreeMap<(i32, i32), f64>, SimError> {
+            Ok([((*spec, 1), 0.5)].into_iter().collect())
+        };
+        let quiet = EnsembleOptions::default().progress(false);
+        let report = job.run_shard(Shard::new(0, 1).unwrap(), &file, run, &quiet).unwrap();
+        assert_eq!((report.written, report.failed), (3, 3));
+        let merged: Vec<Outcome<std::collections::BTreeMap<(i32, i32), f64>>> = merge(&[&file]).unwrap();
+        assert_eq!(merged.len(), 3);
+        for o in &merged {
+            assert!(matches!(&o.result, Err(SimError::NotSerializable(why)) if why.contains("key")), "{:?}", o.result);
+        }
         std::fs::remove_dir_all(&d).unwrap();
     }
 

@@ -629,6 +629,27 @@ fn multi_driven(
         }
     };
     let (run_plain, run_events) = (run(quote!(&[])), run(quote!(events)));
+    // The linearisation in each mode, padded: the mode's A = ∂F/∂x and B = ∂F/∂u in the top rows
+    // (and columns) of its prefix of the state.
+    let mech = quote! { ::routh::__private::mechanics };
+    let lin_arms = table.modes.iter().enumerate().map(|(i, row)| {
+        let (accessor, dm) = (format_ident!("{}", row.name), row.dim);
+        let xm = if dm == dmax {
+            quote! { x }
+        } else {
+            quote! { &#mech::take::<#dmax, #dm>(x) }
+        };
+        quote! {
+            #i => {
+                let mode = v.#accessor();
+                let (a, b) = (mode.jacobian(t, #xm)?, mode.input_jacobian(t, #xm)?);
+                Ok(::routh::__private::Linearization {
+                    a: #mech::pad_matrix(&a),
+                    b: ::routh::__private::nalgebra::SMatrix::from_fn(|r, c| if r < #dm { b[(r, c)] } else { 0.0 }),
+                })
+            }
+        }
+    });
     let driven_doc = format!(
         " [`{name}`] at fixed values of its inputs ({}): the mode views with their whole API (mass matrix, forcing, \
           Jacobians with `input_jacobian` = ∂F/∂u, guards, resets, …), the outputs, and `HybridSystem` at these inputs \
@@ -672,6 +693,23 @@ fn multi_driven(
             -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#dmax>>
         {
             #run_events
+        }
+
+        /// The linearisation x' ≈ F(t, x, u) + A δx + B δu in `mode` about the (padded) state `x` and inputs
+        /// `u`: the mode's A = ∂F/∂x and B = ∂F/∂u from symbolic derivatives, in the rows and columns of its
+        /// prefix of the state (zero elsewhere).
+        ///
+        /// # Errors
+        /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at `x`;
+        /// [`FieldError::NonFinite`](::routh::runtime::FieldError) for a mode out of range.
+        pub fn linearize(&self, mode: usize, t: f64, x: &#state, u: [f64; #k])
+            -> ::core::result::Result<::routh::__private::Linearization<#dmax, #k>, ::routh::__private::FieldError>
+        {
+            let v = self.driven(u);
+            match mode {
+                #(#lin_arms)*
+                _ => Err(::routh::__private::FieldError::NonFinite { t }),
+            }
         }
 
         /// Sampled-data control with a zero-order hold, starting in `mode`: at t_k = t₀ + k·`period` the `law`
