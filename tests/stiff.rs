@@ -73,3 +73,30 @@ fn a_pendulum_on_a_stiff_rod_needs_a_fraction_of_dopri5s_evaluations() {
     let rise = e.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
     assert!(rise < 1e-5 * e[0].abs(), "the energy rose by {rise:e}");
 }
+
+#[test]
+fn a_flexible_arm_with_stiff_spring_damper_joints_needs_a_fraction_of_dopri5s_evaluations() {
+    // Issue's benchmark as a test of the counts (the times are `cargo bench --bench chain --
+    // stiff/`): a three-link chain whose joints are spring–dampers of stiffness 10⁶ times the
+    // gravity stiffness m g l, critically damped. Over 1 s at rtol 1e-6 both methods meet the
+    // tolerance against a tight reference, and DOPRI5, held to its stability limit by the joints'
+    // modes, needs more than 100 times Rodas4's evaluations.
+    let arm = models::FlexibleArm::with_ratio(1e6, 1.0);
+    let x0 = arm.released(0.5);
+    let run = |scheme: Scheme, tol: f64| {
+        let opts = Options::default().scheme(scheme).rtol(tol).atol(tol);
+        arm.simulate(x0, 0.0..1.0, &opts).unwrap()
+    };
+    let (dopri, rodas, reference) = (run(Scheme::Dopri5, 1e-6), run(Scheme::Rodas4, 1e-6), run(Scheme::Rodas4, 1e-11));
+    let (d_err, r_err) = ((dopri.end.1 - reference.end.1).amax(), (rodas.end.1 - reference.end.1).amax());
+    let ratio = dopri.stats.evaluations as f64 / rodas.stats.evaluations as f64;
+    println!(
+        "flexible arm, joints 1e6 times the gravity stiffness, critically damped, 1 s at rtol 1e-6: DOPRI5 {} evaluations \
+         (error {d_err:.1e}), Rodas4 {} ({r_err:.1e}): {ratio:.0}× fewer",
+        dopri.stats.evaluations, rodas.stats.evaluations
+    );
+    assert!(d_err < 1e-5 && r_err < 1e-5, "{d_err:e} {r_err:e}");
+    assert!(ratio > 100.0, "{ratio}");
+    // The joints stay straight to the static bending of the swing: |b − a|, |c − b| ≪ 1.
+    assert!(rodas.states.iter().all(|x| (x[1] - x[0]).abs() < 1e-4 && (x[2] - x[1]).abs() < 1e-4));
+}
