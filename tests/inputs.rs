@@ -469,3 +469,46 @@ fn inputs_drive_a_model_with_modes_mode_by_mode() {
     assert_eq!(sampled.trajectory.end.1, constant.end.1);
     assert_eq!(Hopper::INPUTS, ["u"]);
 }
+
+/// A ball resting on the floor (a held contact in `rest`) pushed up by the input u: it lifts off
+/// where the contact force m g − u falls through zero — a guard that depends on the input.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y),
+    input(u),
+    lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
+    force(y = u),
+    mode(flight, impact(name = floor, guard = y, law = restitution(e))),
+    mode(rest, holonomic(contact = y)),
+    transition(flight -> rest, name = settle, zeno = floor, law = project),
+    transition(rest -> flight, name = liftoff, guard = multiplier(contact), law = map()),
+)]
+struct LiftedBall {
+    m: f64,
+    g: f64,
+    e: f64,
+}
+
+#[test]
+fn a_contact_force_guard_sees_the_inputs() {
+    // u = c t: the contact force m g − c t vanishes at t₀ = m g / c, then ÿ = c t / m − g from rest:
+    // y(t) = c (t³ − t₀³)/(6m) − c t₀² (t − t₀)/(2m) − g (t − t₀)²/2.
+    let ball = LiftedBall { m: 2.0, g: 9.81, e: 0.5 };
+    let c = 15.0;
+    let opts = HybridOptions::default().rtol(1e-12).atol(1e-13);
+    let law = move |t: f64, _x: &SVector<f64, 2>| SVector::<f64, 1>::new(c * t);
+    let run = ball.simulate(LiftedBall::REST, ball.rest_state([0.0], [0.0]), 0.0..2.0, law, &opts).unwrap();
+    let t0 = ball.m * ball.g / c;
+    assert_eq!(run.impacts.len(), 1, "{:?}", run.impacts.iter().map(|i| (i.t, i.guard)).collect::<Vec<_>>());
+    assert!((run.impacts[0].t - t0).abs() < 1e-9 && run.impacts[0].guard == "liftoff", "lift-off at {}", run.impacts[0].t);
+    let (t, mode, x) = run.end;
+    let y =
+        c * (t.powi(3) - t0.powi(3)) / (6.0 * ball.m) - c * t0 * t0 * (t - t0) / (2.0 * ball.m) - ball.g * (t - t0).powi(2) / 2.0;
+    assert_eq!(mode, LiftedBall::FLIGHT);
+    assert!((x[0] - y).abs() < 1e-9, "y = {} vs {y}", x[0]);
+    // (Before the guard read the inputs, the contact held the ball down for ever — a silent
+    // wrong answer: the driven run took its guards from the model at u = 0.)
+    // B through the saddle point: the held contact takes the push (no acceleration) in `rest`.
+    let b = ball.driven([3.0]).rest().input_jacobian(0.0, &ball.rest_state([0.0], [0.0])).unwrap();
+    assert!(b.amax() < 1e-15, "{b}");
+}

@@ -58,6 +58,17 @@ pub trait InputSystem<const D: usize, const K: usize> {
         let _ = mode;
         self.field_with_input(t, x, u)
     }
+
+    /// A hybrid system's guard at the inputs `u`, for the guards that the inputs move: a contact's
+    /// force (`multiplier(c)`) depends on every force, the inputs' included. `None` (the default)
+    /// for a guard that is a function of the state alone, which [`DrivenOn`] reads from its
+    /// geometry. Generated models with impacts and inputs give their multiplier guards here.
+    /// [`DrivenOn`] takes such a guard's rate and gradient by central differences of
+    /// h(t, x, u(t, x)) (along the flow, and in x), so that they see how the signal moves.
+    fn mode_guard_with_input(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>) -> Option<f64> {
+        let _ = (mode, guard, t, x, u);
+        None
+    }
 }
 
 /// What drives an [`InputSystem`]: the input values at (t, x).
@@ -123,6 +134,18 @@ impl<S: ?Sized, I, const K: usize> Driven<'_, S, I, K> {
     {
         let u = self.signal.input(t, x);
         if u.iter().all(|v| v.is_finite()) { Ok(u) } else { Err(FieldError::NonFinite { t }) }
+    }
+    /// `mode`'s guard at the signal's inputs where the inputs move it
+    /// ([`InputSystem::mode_guard_with_input`]; NaN for a non-finite input), `None` otherwise.
+    fn guard<const D: usize>(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> Option<f64>
+    where
+        S: InputSystem<D, K>,
+        I: InputSignal<D, K>,
+    {
+        match self.input(t, x) {
+            Ok(u) => self.system.mode_guard_with_input(mode, guard, t, x, &u),
+            Err(_) => self.system.mode_guard_with_input(mode, guard, t, x, &SVector::zeros()).map(|_| f64::NAN),
+        }
     }
     /// `mode`'s field at the signal's inputs.
     fn mode_field<const D: usize>(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Result<SVector<f64, D>, FieldError>
@@ -500,7 +523,8 @@ fn empty_segment<const D: usize>(t: f64, x: SVector<f64, D>) -> Trajectory<D> {
 
 /// A system driven by a signal on the geometry of another: the field F(t, x, u(t, x)) of
 /// `system`, and everything else from `geometry` — the system at any fixed input, since inputs
-/// enter the forces only. For a constrained system (the projection of
+/// enter the forces only — except the guards that the forces move (a contact force's
+/// `multiplier(c)`), which `system` gives at u(t, x) ([`InputSystem::mode_guard_with_input`]). For a constrained system (the projection of
 /// [`integrate_constrained`](crate::constrained::integrate_constrained)) that is the mass, energy
 /// and constraint rows; for a hybrid one ([`simulate_hybrid`](crate::hybrid::simulate_hybrid)) the
 /// guards, impact laws, energies and projections, so constant inputs are held across resets and a
@@ -589,10 +613,20 @@ where
         self.geometry.guard_name(mode, guard)
     }
     fn guard(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> f64 {
-        self.geometry.guard(mode, guard, t, x)
+        match self.driven.guard(mode, guard, t, x) {
+            Some(h) => h,
+            None => self.geometry.guard(mode, guard, t, x),
+        }
     }
     fn guard_rate(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> f64 {
-        self.geometry.guard_rate(mode, guard, t, x)
+        if self.driven.guard(mode, guard, t, x).is_none() {
+            return self.geometry.guard_rate(mode, guard, t, x);
+        }
+        // dh/dt of h(t, x, u(t, x)) along the driven flow, by central differences.
+        let Ok(f) = self.driven.mode_field(mode, t, x) else { return f64::NAN };
+        let delta = crate::ode::field::FD_STEP * (1.0 + x.amax()) / (1.0 + f.amax());
+        let at = |s: f64| self.driven.guard(mode, guard, t + s, &(x + f * s)).unwrap_or(f64::NAN);
+        (at(delta) - at(-delta)) / (2.0 * delta)
     }
     fn reset(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> Result<(usize, SVector<f64, D>), FieldError> {
         self.geometry.reset(mode, guard, t, x)
@@ -613,7 +647,10 @@ where
         self.geometry.mode_energy_gradient(mode, t, x)
     }
     fn guard_gradient(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> SVector<f64, D> {
-        self.geometry.guard_gradient(mode, guard, t, x)
+        if self.driven.guard(mode, guard, t, x).is_none() {
+            return self.geometry.guard_gradient(mode, guard, t, x);
+        }
+        crate::ode::field::gradient_fd(|y| self.driven.guard(mode, guard, t, y).unwrap_or(f64::NAN), x)
     }
     fn reset_jacobian(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
         self.geometry.reset_jacobian(mode, guard, t, x)

@@ -21,6 +21,9 @@ pub struct GuardRow {
     /// Whether `<name>_guard_gradient` is already the full-state gradient (a multiplier guard)
     /// rather than ∂h/∂q.
     pub full_gradient: bool,
+    /// Whether the guard depends on the forces (a multiplier guard: a contact force), hence on
+    /// the inputs of a driven model.
+    pub forced: bool,
 }
 
 /// A transition that completes the accumulation of a guard's impacts (Zeno).

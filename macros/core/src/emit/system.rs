@@ -310,6 +310,11 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
 
         #impacts_const
     });
+    let guards = if hybrid {
+        guards_with_input(&view, &single_table(model, quote! { <'a> }, quote! { #view<'a> }), k)
+    } else {
+        TokenStream::new()
+    };
     let input_items = crate::emit::codegen::lazy(quote! {
         #[inline]
         fn field_with_input(&self, t: f64, x: &#state, u: &::routh::__private::nalgebra::SVector<f64, #k>)
@@ -317,6 +322,8 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
         {
             ::routh::__private::VectorField::field(&#view(self, *u), t, x)
         }
+
+        #guards
     });
     quote! {
         #[doc = #view_doc]
@@ -334,6 +341,34 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
         }
 
         #hybrid_impl
+    }
+}
+
+/// `InputSystem::mode_guard_with_input` of a driven hybrid model: its multiplier guards (a contact
+/// force depends on every force, the inputs' included) through the view `view(self, u)` at the
+/// inputs; `None` for the guards of the state alone. Nothing for a model without such guards.
+fn guards_with_input(view: &syn::Ident, table: &ModeTable, k: usize) -> TokenStream {
+    let forced: Vec<(usize, usize)> = table
+        .modes
+        .iter()
+        .enumerate()
+        .flat_map(|(m, row)| row.guards.iter().enumerate().filter(|(_, g)| g.forced).map(move |(g, _)| (m, g)))
+        .collect();
+    if forced.is_empty() {
+        return TokenStream::new();
+    }
+    let state = crate::emit::codegen::svector(table.dim);
+    let input = quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
+    let (modes, guards): (Vec<usize>, Vec<usize>) = forced.into_iter().unzip();
+    quote! {
+        fn mode_guard_with_input(&self, mode: usize, guard: usize, t: f64, x: &#state, u: &#input) -> ::core::option::Option<f64> {
+            match (mode, guard) {
+                #( (#modes, #guards) )|* => {
+                    ::core::option::Option::Some(::routh::__private::HybridSystem::guard(&#view(self, *u), mode, guard, t, x))
+                }
+                _ => ::core::option::Option::None,
+            }
+        }
     }
 }
 
@@ -398,6 +433,7 @@ fn single_table(model: &View<'_>, generics: TokenStream, ty: TokenStream) -> Mod
                     target: 0,
                     target_dim: d,
                     full_gradient: matches!(i.trigger, Trigger::Multiplier(_)) || model.layout.z.is_some(),
+                    forced: matches!(i.trigger, Trigger::Multiplier(_)),
                 })
                 .collect(),
             zeno: Vec::new(),
@@ -618,6 +654,7 @@ fn multi_driven(
     let state = crate::emit::codegen::svector(dmax);
     let inputs: Vec<String> = first.inputs.iter().map(ToString::to_string).collect();
     let table = ModeTable { generics: quote! { <'a> }, ty: quote! { #driven<'a> }, dim: dmax, modes: rows };
+    let guards = guards_with_input(&driven, &table, k);
     let hybrid = hybrid_system_impl(&table);
     let hy = quote! { ::routh::__private::HybridOptions };
     let run = |events: TokenStream| {
@@ -760,6 +797,8 @@ fn multi_driven(
             {
                 ::routh::__private::HybridSystem::mode_field(&#driven(self, *u), mode, t, x)
             }
+
+            #guards
         }
 
         #hybrid
@@ -901,7 +940,8 @@ fn mode_row(m: &View<'_>, k: usize, dims: &[usize]) -> ModeRow {
             .map(|i| {
                 let target = i.target.unwrap_or(k);
                 let full_gradient = matches!(i.trigger, Trigger::Multiplier(_)) || m.layout.z.is_some();
-                GuardRow { name: i.name.to_string(), target, target_dim: dims[target], full_gradient }
+                let forced = matches!(i.trigger, Trigger::Multiplier(_));
+                GuardRow { name: i.name.to_string(), target, target_dim: dims[target], full_gradient, forced }
             })
             .collect(),
         zeno: m
