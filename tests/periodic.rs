@@ -527,3 +527,60 @@ fn the_energy_gradient_and_hessian_of_the_embedding_are_generated_exactly() {
     assert_eq!(hess, routh::nalgebra::Matrix4::from_diagonal(&Vector4::new(0.0, 0.0, 1.3, 1.3 * 0.04)));
     assert_eq!(rod.mode_dimension(0), 4);
 }
+
+/// A pendulum in Cartesian coordinates, its rod a holonomic constraint, bouncing elastically off a
+/// wall through its pivot (x = 0): a conservative hybrid system with a constrained mode.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y,
+    holonomic(rod = x.powi(2) + y.powi(2) - l.powi(2)),
+    impact(name = wall, guard = x, law = restitution(1)),
+)]
+struct CartesianWallPendulum {
+    m: f64,
+    g: f64,
+    l: f64,
+}
+
+#[test]
+fn a_constrained_pendulum_bouncing_off_a_wall_has_the_multipliers_of_its_manifold() {
+    use routh::runtime::periodic::{Section, ShootingOptions, find_periodic_orbit};
+    let p = CartesianWallPendulum { m: 1.0, g: 9.81, l: 1.0 };
+    let anchor = |x: &SVector<f64, 4>| x[2];
+    let gradient = |_x: &SVector<f64, 4>| SVector::<f64, 4>::new(0.0, 0.0, 1.0, 0.0);
+    let section = Section { anchor: &anchor, gradient: &gradient, mode: 0, resets: 1, max_time: 20.0 };
+    let th0: f64 = 0.6;
+    let x0 = p.state([p.l * th0.sin(), -p.l * th0.cos()], [0.0, 0.0]);
+    let energy = p.energy(0.0, &x0);
+    let opts = ShootingOptions::default();
+    let orbit = find_periodic_orbit(&p, &section, &x0, energy, &opts).unwrap();
+    // Constrained vs coordinates that solve the constraint: half the pendulum's period at the
+    // amplitude θ₀, T = 2 √(l/g) K(sin(θ₀/2)) (K by the arithmetic–geometric mean), the apex on
+    // the rod, and the angle model's orbit with its wall at the pivot.
+    let k = (th0 / 2.0).sin();
+    let (mut a, mut b) = (1.0f64, (1.0 - k * k).sqrt());
+    while (a - b).abs() > 1e-16 {
+        (a, b) = ((a + b) / 2.0, (a * b).sqrt());
+    }
+    let period = 2.0 * (p.l / p.g).sqrt() * std::f64::consts::PI / (2.0 * a);
+    assert!((orbit.period - period).abs() < 1e-8, "T = {} vs {period}", orbit.period);
+    assert!((orbit.state - x0).amax() < 1e-8, "apex {} vs {x0}", orbit.state);
+    let polar = WallPendulum { l: p.l, g: p.g, e: 1.0, wall: 0.0 };
+    let polar_anchor = |x: &SVector<f64, 2>| -x[1];
+    let polar_gradient = |_x: &SVector<f64, 2>| Vector2::new(0.0, -1.0);
+    let polar_section = Section { anchor: &polar_anchor, gradient: &polar_gradient, mode: 0, resets: 1, max_time: 20.0 };
+    let polar_x0 = polar.state([-th0], [0.0]);
+    let polar_orbit = find_periodic_orbit(&polar, &polar_section, &polar_x0, polar.energy(0.0, &polar_x0), &opts).unwrap();
+    assert!((orbit.period - polar_orbit.period).abs() < 1e-9, "{} vs {}", orbit.period, polar_orbit.period);
+    // The multipliers are the manifold's — the conservative orbit's double 1, as the angle model's
+    // — and zeros off the rod: the runs project onto it after every step, and so does the map.
+    // (Without the projection's factor the unprojected drift brought multipliers of its own.)
+    let mut moduli: Vec<f64> = orbit.multipliers().iter().map(|(re, im)| re.hypot(*im)).collect();
+    moduli.sort_by(f64::total_cmp);
+    assert!(moduli[0] < 1e-8 && moduli[1] < 1e-8, "{moduli:?}");
+    assert!((moduli[2] - 1.0).abs() < 1e-5 && (moduli[3] - 1.0).abs() < 1e-5, "{moduli:?}");
+    for (re, im) in polar_orbit.multipliers() {
+        assert!((re - 1.0).abs() < 1e-5 && im.abs() < 1e-5, "angle model: {re} + {im}i");
+    }
+}

@@ -438,13 +438,9 @@ fn return_map<F: HybridFamily<D>, const D: usize>(
     Ok(ReturnWithParameter { state, time: hit.t, flow, jacobian, parameter })
 }
 
-/// For a mode with constraints, the projection of a state `x` near the constraint manifold and
-/// its derivatives there: ∂proj/∂x (the projector onto the manifold's tangent space) and ∂proj/∂p
-/// (where the manifold moves with p), by central differences of the pointwise projection. The
-/// runs project after every step, so the return map is the projected one: without this factor,
-/// the directions off the manifold would bring multipliers of the unprojected drift (c̈ = 0
-/// joined by the resets) into dP, the monodromy and the stability verdict. `None` for a mode
-/// without constraints.
+/// For a mode with constraints, the projection of a state `x` near the constraint manifold with
+/// ∂proj/∂x and ∂proj/∂p (where the manifold moves with p); see [`super::projection_tangent`].
+/// `None` for a mode without constraints.
 fn projection_derivatives<F: HybridFamily<D>, const D: usize>(
     family: &F,
     p: f64,
@@ -453,30 +449,19 @@ fn projection_derivatives<F: HybridFamily<D>, const D: usize>(
     x: &SVector<f64, D>,
 ) -> Result<Option<Projected<D>>, SimError> {
     let member = family.member(p);
-    let Some(projected) = member.project(mode, t, x) else {
+    let Some((projected, tangent)) = super::projection_tangent(&member, mode, t, x)? else {
         return Ok(None);
     };
-    let projected = projected?;
-    let project = |sys: &F::Member, y: &SVector<f64, D>| -> Result<SVector<f64, D>, SimError> {
-        match sys.project(mode, t, y) {
+    let project = |sys: &F::Member| -> Result<SVector<f64, D>, SimError> {
+        match sys.project(mode, t, x) {
             Some(projected) => Ok(projected?),
-            None => Err(SimError::InvalidArgument(format!("mode {mode} has constraints at one state and none at another"))),
+            None => {
+                Err(SimError::InvalidArgument(format!("mode {mode} has constraints at one parameter value and none at another")))
+            }
         }
     };
-    let mut tangent = SMatrix::<f64, D, D>::zeros();
-    let mut y = *x;
-    for j in 0..D {
-        let delta = FD_STEP * x[j].abs().max(1.0);
-        let (hi, lo) = (x[j] + delta, x[j] - delta);
-        y[j] = hi;
-        let plus = project(&member, &y)?;
-        y[j] = lo;
-        let minus = project(&member, &y)?;
-        y[j] = x[j];
-        tangent.set_column(j, &((plus - minus) / (hi - lo)));
-    }
     let (lo, hi, h) = steps(p);
-    let moved = (project(&family.member(hi), x)? - project(&family.member(lo), x)?) / h;
+    let moved = (project(&family.member(hi))? - project(&family.member(lo))?) / h;
     Ok(Some((projected, tangent, moved)))
 }
 
