@@ -583,4 +583,9 @@ fn a_constrained_pendulum_bouncing_off_a_wall_has_the_multipliers_of_its_manifol
     for (re, im) in polar_orbit.multipliers() {
         assert!((re - 1.0).abs() < 1e-5 && im.abs() < 1e-5, "angle model: {re} + {im}i");
     }
+    // Multiple shooting integrates its phases unprojected: refused for a constrained mode.
+    use routh::runtime::periodic::{Anchor, MultipleShooting, Phase};
+    let anchor = Anchor { value: &anchor, gradient: &gradient };
+    let refused = MultipleShooting::new(&p, &[Phase { mode: 0, guard: 0 }], anchor, &tight().ode);
+    assert!(matches!(refused, Err(SimError::InvalidArgument(why)) if why.contains("constraints")));
 }

@@ -208,8 +208,9 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
     /// tolerances.
     ///
     /// # Errors
-    /// [`SimError::InvalidArgument`] for an empty sequence, a mode or guard out of range, or a
-    /// mode dimension above `D`; invalid ODE options as [`SimError::InvalidOptions`].
+    /// [`SimError::InvalidArgument`] for an empty sequence, a mode or guard out of range, a mode
+    /// with constraints, or a mode dimension above `D`; invalid ODE options as
+    /// [`SimError::InvalidOptions`].
     pub fn new(system: &'a S, phases: &[Phase], anchor: Anchor<'a, D>, ode: &Options) -> Result<Self, SimError> {
         ode.validate()?;
         if phases.is_empty() {
@@ -224,6 +225,16 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
                     p.guard
                 )));
             }
+        }
+        // The phases' flows are integrated without projection: in a mode with constraints they
+        // would drift off the constraint manifold, the drift's directions would enter the unknowns
+        // and the monodromy, and a solution need not be an orbit of the model.
+        if let Some(p) = phases.iter().find(|p| system.constraint_residuals(p.mode, 0.0, &SVector::zeros()).is_some()) {
+            return Err(SimError::InvalidArgument(format!(
+                "mode `{}` has constraints, which multiple shooting does not hold yet (its flows are not projected); \
+                 find the orbit by single shooting (`find_periodic_orbit`), whose runs project onto them",
+                system.mode_name(p.mode)
+            )));
         }
         let m = phases.len();
         let mode_of = |k: usize| phases[(k - 1) % m].mode;
