@@ -410,3 +410,31 @@ fn the_cartesian_pendulum_linearises_on_its_circle() {
     let close = |a: f64, b: f64| (a - b).abs() < 1e-12 * b.abs().max(1.0);
     assert!(close(mech.mass[(0, 0)], m) && close(mech.stiffness[(0, 0)], m * g / l) && mech.damping[(0, 0)].abs() < 1e-12);
 }
+
+#[test]
+fn the_vertical_rolling_disk_linearises_to_its_closed_form_about_steady_turning() {
+    // About steady turning (heading rate Ω, rolling rate ν) the rolling rows eliminate ẋ, ẏ, and
+    // the equations on the constraint distribution are J θ̈ = 0, (I + m r²) φ̈ = 0: in the minimal
+    // state (θ, θ̇, φ̇) — x, y, φ ignorable (proved) — A has only the kinematic row θ' = θ̇, and the
+    // mechanical form is M = diag(J, I + m r²), C = K = 0 (the disk's heading perturbations neither
+    // grow nor decay: a nonholonomic system with a continuum of steady motions).
+    use routh::runtime::linearize::Selection;
+    let d = RollingDisk { m: 1.3, i: 0.4, j: 0.25, r: 0.6 };
+    let (om, nu, th) = (0.7, 2.0, 0.9);
+    let x0 = d.state([0.2, -0.1, th, 0.3], [d.r * th.cos() * nu, d.r * th.sin() * nu, om, nu]);
+    let selection = Selection::new().coordinates(["th"]).velocities(["th", "phi"]).ignorable(["x", "y", "phi"]);
+    let lin = d.linearize_constrained(0.0, &x0, &selection).unwrap();
+    assert_eq!(lin.states, ["th", "dot(th)", "dot(phi)"]);
+    let a = routh::nalgebra::DMatrix::from_row_slice(3, 3, &[0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    assert!((&lin.a - &a).amax() < 1e-12, "A = {}", lin.a);
+    let mech = lin.mechanical.unwrap();
+    let m = routh::nalgebra::DMatrix::from_row_slice(2, 2, &[d.j, 0.0, 0.0, d.i + d.m * d.r * d.r]);
+    assert!((&mech.mass - &m).amax() < 1e-12, "M = {}", mech.mass);
+    assert!(mech.damping.amax() < 1e-12 && mech.stiffness.amax() < 1e-12, "C = {}, K = {}", mech.damping, mech.stiffness);
+    // The heading is ignorable too (its rates do not see it): then the minimal state is the two
+    // rates alone, with A = 0.
+    let rates = Selection::new().velocities(["th", "phi"]).ignorable(["x", "y", "th", "phi"]);
+    let lin = d.linearize_constrained(0.0, &x0, &rates).unwrap();
+    assert_eq!(lin.states, ["dot(th)", "dot(phi)"]);
+    assert!(lin.a.amax() < 1e-12, "A = {}", lin.a);
+}
