@@ -674,3 +674,32 @@ fn bodies_declared_in_modes_make_each_modes_lagrangian() {
     );
     assert!(worst < 1e-10, "flight: {worst:e}");
 }
+
+/// A top-level damping force inherited by a mode with coordinates of its own (it declares no
+/// forces): omitted items are inherited, whatever the mode's chart.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y),
+    lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
+    force(y = -c * dot(y)),
+    mode(fall),
+    mode(slide, coordinates(x, y), lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y),
+    transition(fall -> slide, name = spread, guard = y, law = reset(x = 0, y = y, dot(x) = 1, dot(y) = dot(y))),
+)]
+struct DampedDrop {
+    m: f64,
+    g: f64,
+    c: f64,
+}
+
+#[test]
+fn a_mode_with_its_own_coordinates_inherits_the_top_level_forces() {
+    use routh::runtime::HybridSystem;
+    let d = DampedDrop { m: 2.0, g: 9.81, c: 0.8 };
+    // ÿ = −g − c ẏ / m in both modes; ẍ = 0 in `slide` (the force has no x component).
+    let fall = d.mode_field(DampedDrop::FALL, 0.0, &d.fall_state([1.0], [0.5])).unwrap();
+    let slide = d.mode_field(DampedDrop::SLIDE, 0.0, &d.slide_state([0.3, 1.0], [0.7, 0.5])).unwrap();
+    let want = -d.g - d.c * 0.5 / d.m;
+    assert!((fall[1] - want).abs() < 1e-14, "fall: {fall}");
+    assert!((slide[3] - want).abs() < 1e-14 && slide[2] == 0.0, "slide: {slide}");
+}

@@ -197,6 +197,31 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             let own_lagrangian = !own.lagrangians.is_empty() || !own.bodies.is_empty();
             let mut defines = raw.defines.clone();
             defines.extend(own.defines.iter().cloned());
+            // Forces are inherited like every omitted item, also by a mode with coordinates of
+            // its own; one on a coordinate the mode does not have is an error, not a force
+            // silently dropped.
+            let forces = if !own.forces.is_empty() {
+                own.forces.clone()
+            } else if inherit_coordinates {
+                raw.forces.clone()
+            } else {
+                let mut unknown = false;
+                for f in raw.forces.iter().filter(|f| !own.coordinates.contains(&f.name)) {
+                    unknown = true;
+                    let names: Vec<String> = own.coordinates.iter().map(ToString::to_string).collect();
+                    cx.error(
+                        f.name.span(),
+                        format!(
+                            "mode `{mode}` inherits this force (it declares no forces of its own), but `{}` is not one of its \
+                             coordinates ({}): give the mode its own forces, `mode({mode}, force(...))`",
+                            f.name,
+                            names.join(", "),
+                            mode = m.name,
+                        ),
+                    );
+                }
+                if unknown { Vec::new() } else { raw.forces.clone() }
+            };
             RawModel {
                 span: m.name.span(),
                 coordinates_keyword: if inherit_coordinates {
@@ -225,7 +250,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                     raw.gravity.clone()
                 },
                 lagrangians: if own_lagrangian { own.lagrangians.clone() } else { raw.lagrangians.clone() },
-                forces: if own.forces.is_empty() && inherit_coordinates { raw.forces.clone() } else { own.forces.clone() },
+                forces,
                 constraints: own.constraints.clone(),
                 impacts: own.impacts.clone(),
                 modes: Vec::new(),
