@@ -506,6 +506,15 @@ fn a_contact_force_guard_sees_the_inputs() {
         c * (t.powi(3) - t0.powi(3)) / (6.0 * ball.m) - c * t0 * t0 * (t - t0) / (2.0 * ball.m) - ball.g * (t - t0).powi(2) / 2.0;
     assert_eq!(mode, LiftedBall::FLIGHT);
     assert!((x[0] - y).abs() < 1e-9, "y = {} vs {y}", x[0]);
+    // Dropped from 0.3 m under the same law, the ball bounces, settles (the Zeno completion into
+    // `rest`, at any input) and lifts off at the same t₀.
+    let drop = ball.simulate(LiftedBall::FLIGHT, ball.flight_state([0.3], [0.0]), 0.0..5.5, law, &opts).unwrap();
+    let names: Vec<&str> = drop.impacts.iter().map(|i| i.guard).collect();
+    let settle = names.iter().position(|n| *n == "settle").expect("the bounces are completed into rest");
+    assert!(names[..settle].iter().all(|n| *n == "floor") && names[settle + 1..] == ["liftoff"], "{names:?}");
+    let lift = drop.impacts.last().unwrap();
+    assert!((lift.t - t0).abs() < 1e-9, "lift-off at {} vs {t0}", lift.t);
+    assert_eq!(drop.end.1, LiftedBall::FLIGHT);
     // (Before the guard read the inputs, the contact held the ball down for ever — a silent
     // wrong answer: the driven run took its guards from the model at u = 0.)
     // B through the saddle point: the held contact takes the push (no acceleration) in `rest`.

@@ -640,6 +640,17 @@ where
     fn constraint_residuals(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Option<(f64, f64)> {
         self.geometry.constraint_residuals(mode, t, x)
     }
+    fn zeno_completion(
+        &self,
+        mode: usize,
+        guard: usize,
+        t: f64,
+        x: &SVector<f64, D>,
+    ) -> Option<Result<crate::hybrid::Completion<D>, FieldError>> {
+        // The completing transition's reset is geometric (a projection onto the held contact);
+        // whether the contact then holds is its multiplier guard's, read at the inputs.
+        self.geometry.zeno_completion(mode, guard, t, x)
+    }
     fn mode_dimension(&self, mode: usize) -> usize {
         self.geometry.mode_dimension(mode)
     }
