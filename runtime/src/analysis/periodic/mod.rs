@@ -106,6 +106,24 @@ impl<S: HybridSystem<D> + ?Sized, const D: usize> HybridSystem<D> for Embedded<'
     fn reset_jacobian(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
         self.system.reset_jacobian(mode, guard, t, x)
     }
+    fn project(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Option<Result<SVector<f64, D>, FieldError>> {
+        self.system.project(mode, t, x)
+    }
+    fn constraint_residuals(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Option<(f64, f64)> {
+        self.system.constraint_residuals(mode, t, x)
+    }
+    fn constraint_multipliers(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Vec<(&'static str, f64)> {
+        self.system.constraint_multipliers(mode, t, x)
+    }
+    fn zeno_completion(
+        &self,
+        mode: usize,
+        guard: usize,
+        t: f64,
+        x: &SVector<f64, D>,
+    ) -> Option<Result<crate::hybrid::Completion<D>, FieldError>> {
+        self.system.zeno_completion(mode, guard, t, x)
+    }
 }
 
 /// A Poincaré section: the anchor a(x) = 0 crossed downward (ȧ < 0) in `mode`, after `resets`
