@@ -94,6 +94,12 @@ fn the_rimless_wheels_gait_matches_mcgeers_closed_form() {
     assert_eq!((family.parameter(), family.value()), ("gamma", 0.08));
     let orbit = with_section(|s| find_orbit_at(&family, s, &Vector2::new(0.0, 1.0), 0.08, &newton(), &options())).unwrap();
     let exact = w.rate_at_section();
+    eprintln!(
+        "rimless wheel at γ = 0.08: θ̇₀ error {:.1e}, period error {:.1e}, {} Newton iterations",
+        (orbit.state[1] - exact).abs(),
+        (orbit.period - w.period()).abs(),
+        orbit.iterations
+    );
     assert!(orbit.state[0].abs() < 1e-12 && (orbit.state[1] - exact).abs() < 1e-10, "{} vs {exact}", orbit.state);
     assert!((orbit.period - w.period()).abs() < 1e-10, "T = {} vs {}", orbit.period, w.period());
     // Multipliers of the monodromy: 1 (along the flow) and cos²(2α); dP has 0 and cos²(2α).
@@ -132,6 +138,11 @@ fn the_gait_continued_in_the_slope_follows_the_closed_form_until_the_wheel_stops
         assert!(lowest > hi && lowest < hi + 1e-6, "continued down to γ = {lowest}, the gait exists above γ* = {hi}");
         assert!(branch.orbits.last().unwrap().period > 5.0, "the last gait creeps over the top");
         assert!(matches!(branch.stop, BranchStop::Failed { .. } | BranchStop::StepTooSmall { .. }), "{:?}", branch.stop);
+        let worst = branch.orbits.iter().map(|o| (o.state[1] - wheel(o.parameter).rate_at_section()).abs()).fold(0.0, f64::max);
+        eprintln!(
+            "rimless wheel down the slope: {} gaits from γ = 0.08 to {lowest:.9} (γ* = {hi:.9}), worst |θ̇₀ − closed form| {worst:.1e}",
+            branch.orbits.len()
+        );
         for o in &branch.orbits {
             let m = wheel(o.parameter);
             // (Long creeping steps near γ* amplify the integration error: the bound grows with T.)
@@ -173,6 +184,7 @@ fn the_parameter_derivative_of_the_return_map_gives_the_closed_forms_slope_in_ga
         let orbit = with_section(|s| find_orbit_at(&family, s, &Vector2::new(0.0, 1.0), p, &newton(), &options())).unwrap();
         let a = orbit.return_jacobian - routh::nalgebra::Matrix2::identity();
         let slope = -a.try_inverse().unwrap() * orbit.parameter_derivative;
+        eprintln!("rimless wheel: dθ̇₀/d{name} = {:.12} vs the closed form's {exact:.12}", slope[1]);
         assert!(slope[0].abs() < 1e-9, "{name}: the section's θ stays 0: {slope}");
         assert!((slope[1] - exact).abs() < 1e-7 * exact.abs().max(1.0), "{name}: dθ̇₀/dp = {} vs {exact}", slope[1]);
     }
@@ -250,6 +262,8 @@ fn the_wheel_held_on_its_spoke_by_a_constraint_has_the_same_gait_and_branch() {
     let branch = continue_orbits_in(&family, &s, &start, Start::Increasing, &up, &options()).unwrap();
     assert_eq!(branch.stop, BranchStop::Target);
     assert!(branch.orbits.len() >= 3);
+    let worst = branch.orbits.iter().map(|o| (o.state[2] - o.state[1] * wheel(o.parameter).rate_at_section()).abs()).fold(0.0, f64::max);
+    eprintln!("Cartesian rimless wheel: {} gaits up to γ = 0.14, worst |ẋ₀ − l θ̇₀| {worst:.1e}", branch.orbits.len());
     for o in &branch.orbits {
         let polar = wheel(o.parameter);
         let exact = V4::new(0.0, polar.l, polar.l * polar.rate_at_section(), 0.0);
