@@ -262,7 +262,8 @@ fn the_wheel_held_on_its_spoke_by_a_constraint_has_the_same_gait_and_branch() {
     let branch = continue_orbits_in(&family, &s, &start, Start::Increasing, &up, &options()).unwrap();
     assert_eq!(branch.stop, BranchStop::Target);
     assert!(branch.orbits.len() >= 3);
-    let worst = branch.orbits.iter().map(|o| (o.state[2] - o.state[1] * wheel(o.parameter).rate_at_section()).abs()).fold(0.0, f64::max);
+    let worst =
+        branch.orbits.iter().map(|o| (o.state[2] - o.state[1] * wheel(o.parameter).rate_at_section()).abs()).fold(0.0, f64::max);
     eprintln!("Cartesian rimless wheel: {} gaits up to γ = 0.14, worst |ẋ₀ − l θ̇₀| {worst:.1e}", branch.orbits.len());
     for o in &branch.orbits {
         let polar = wheel(o.parameter);

@@ -521,3 +521,50 @@ fn a_contact_force_guard_sees_the_inputs() {
     let b = ball.driven([3.0]).rest().input_jacobian(0.0, &ball.rest_state([0.0], [0.0])).unwrap();
     assert!(b.amax() < 1e-15, "{b}");
 }
+
+/// A ball struck by a racket whose height r and velocity v are inputs: the guard y − r and the
+/// impact law ẏ⁺ = v − e (ẏ⁻ − v) read them.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y),
+    input(r, v),
+    lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
+    impact(name = racket, guard = y - r, law = map(dot(y) = v - e * (dot(y) - v))),
+)]
+struct Paddled {
+    m: f64,
+    g: f64,
+    e: f64,
+}
+
+#[test]
+fn a_ball_paddled_by_a_driven_racket_meets_it_where_the_inputs_put_it() {
+    let ball = Paddled { m: 0.1, g: 9.81, e: 0.8 };
+    let opts = HybridOptions::default().rtol(1e-12).atol(1e-13);
+    let h = 1.0;
+    // A racket held at r₀ (v = 0): the first impact at t₁ = √(2 (h − r₀)/g), where y = r₀.
+    let r0 = 0.4;
+    let run = ball.simulate(ball.state([h], [0.0]), 0.0..0.4, [r0, 0.0], &opts).unwrap();
+    let t1 = (2.0 * (h - r0) / ball.g).sqrt();
+    let first = &run.impacts[0];
+    assert!((first.t - t1).abs() < 1e-9 && (first.pre[0] - r0).abs() < 1e-9, "{} at y = {}", first.t, first.pre[0]);
+    // A racket oscillating as r = A sin ωt (v = A ω cos ωt, a signal of time): the first impact
+    // where h − g t²/2 = A sin ωt (bisection), and the law's ẏ⁺ = v − e (ẏ⁻ − v) at its velocity.
+    let (a, w) = (0.05, 20.0);
+    let racket = move |t: f64, _x: &SVector<f64, 2>| SVector::<f64, 2>::new(a * (w * t).sin(), a * w * (w * t).cos());
+    let run = ball.simulate(ball.state([h], [0.0]), 0.0..0.5, racket, &opts).unwrap();
+    let gap = |t: f64| h - ball.g * t * t / 2.0 - a * (w * t).sin();
+    let (mut lo, mut hi) = (0.3, 0.5);
+    assert!(gap(lo) > 0.0 && gap(hi) < 0.0);
+    for _ in 0..80 {
+        let mid = 0.5 * (lo + hi);
+        if gap(mid) > 0.0 { lo = mid } else { hi = mid }
+    }
+    let imp = &run.impacts[0];
+    assert!((imp.t - lo).abs() < 1e-9, "impact at {} vs {lo}", imp.t);
+    let v = a * w * (w * lo).cos();
+    let post = v - ball.e * (-ball.g * lo - v);
+    assert!((imp.post[1] - post).abs() < 1e-8, "ẏ⁺ = {} vs {post}", imp.post[1]);
+    // (Before the guards and laws read the inputs, the ball passed the racket and bounced at
+    // y = 0 with ẏ⁺ = −e ẏ⁻: the driven run took them from the model at u = 0.)
+}

@@ -59,13 +59,34 @@ pub trait InputSystem<const D: usize, const K: usize> {
         self.field_with_input(t, x, u)
     }
 
-    /// A hybrid system's guard at the inputs `u`, for the guards that the inputs move: a contact's
-    /// force (`multiplier(c)`) depends on every force, the inputs' included. `None` (the default)
-    /// for a guard that is a function of the state alone, which [`DrivenOn`] reads from its
-    /// geometry. Generated models with impacts and inputs give their multiplier guards here.
-    /// [`DrivenOn`] takes such a guard's rate and gradient by central differences of
-    /// h(t, x, u(t, x)) (along the flow, and in x), so that they see how the signal moves.
+    /// A hybrid system's guard at the inputs `u`, for the guards that the inputs move: one written
+    /// with an input (a racket's height), or a contact's force (`multiplier(c)`), which depends on
+    /// every force, the inputs' included. `None` (the default) for a guard that is a function of
+    /// the state alone, which [`DrivenOn`] reads from its geometry. Generated models with impacts
+    /// and inputs give those guards here. [`DrivenOn`] takes such a guard's rate and gradient by
+    /// central differences of h(t, x, u(t, x)) (along the flow, and in x), so that they see how
+    /// the signal moves.
     fn mode_guard_with_input(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>) -> Option<f64> {
+        let _ = (mode, guard, t, x, u);
+        None
+    }
+
+    /// A hybrid system's reset at the inputs `u`, for the impact laws written with an input (a
+    /// racket's velocity in the law of the ball it strikes). `None` (the default) for a law of the
+    /// state alone, which [`DrivenOn`] reads from its geometry; for the others [`DrivenOn`] takes
+    /// the reset's Jacobian by central differences of Δ(t, x, u(t, x)).
+    ///
+    /// # Errors
+    /// The reset's.
+    #[allow(clippy::type_complexity)]
+    fn mode_reset_with_input(
+        &self,
+        mode: usize,
+        guard: usize,
+        t: f64,
+        x: &SVector<f64, D>,
+        u: &SVector<f64, K>,
+    ) -> Option<Result<(usize, SVector<f64, D>), FieldError>> {
         let _ = (mode, guard, t, x, u);
         None
     }
@@ -145,6 +166,25 @@ impl<S: ?Sized, I, const K: usize> Driven<'_, S, I, K> {
         match self.input(t, x) {
             Ok(u) => self.system.mode_guard_with_input(mode, guard, t, x, &u),
             Err(_) => self.system.mode_guard_with_input(mode, guard, t, x, &SVector::zeros()).map(|_| f64::NAN),
+        }
+    }
+    /// `mode`'s reset at the signal's inputs where the inputs enter its law
+    /// ([`InputSystem::mode_reset_with_input`]), `None` otherwise.
+    #[allow(clippy::type_complexity)]
+    fn reset<const D: usize>(
+        &self,
+        mode: usize,
+        guard: usize,
+        t: f64,
+        x: &SVector<f64, D>,
+    ) -> Option<Result<(usize, SVector<f64, D>), FieldError>>
+    where
+        S: InputSystem<D, K>,
+        I: InputSignal<D, K>,
+    {
+        match self.input(t, x) {
+            Ok(u) => self.system.mode_reset_with_input(mode, guard, t, x, &u),
+            Err(e) => self.system.mode_reset_with_input(mode, guard, t, x, &SVector::zeros()).map(|_| Err(e)),
         }
     }
     /// `mode`'s field at the signal's inputs.
@@ -523,8 +563,9 @@ fn empty_segment<const D: usize>(t: f64, x: SVector<f64, D>) -> Trajectory<D> {
 
 /// A system driven by a signal on the geometry of another: the field F(t, x, u(t, x)) of
 /// `system`, and everything else from `geometry` — the system at any fixed input, since inputs
-/// enter the forces only — except the guards that the forces move (a contact force's
-/// `multiplier(c)`), which `system` gives at u(t, x) ([`InputSystem::mode_guard_with_input`]). For a constrained system (the projection of
+/// enter the forces only — except the guards and impact laws written with an input, and the
+/// guards that the forces move (a contact force's `multiplier(c)`), which `system` gives at
+/// u(t, x) ([`InputSystem::mode_guard_with_input`], [`InputSystem::mode_reset_with_input`]). For a constrained system (the projection of
 /// [`integrate_constrained`](crate::constrained::integrate_constrained)) that is the mass, energy
 /// and constraint rows; for a hybrid one ([`simulate_hybrid`](crate::hybrid::simulate_hybrid)) the
 /// guards, impact laws, energies and projections, so constant inputs are held across resets and a
@@ -629,7 +670,10 @@ where
         (at(delta) - at(-delta)) / (2.0 * delta)
     }
     fn reset(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> Result<(usize, SVector<f64, D>), FieldError> {
-        self.geometry.reset(mode, guard, t, x)
+        match self.driven.reset(mode, guard, t, x) {
+            Some(reset) => reset,
+            None => self.geometry.reset(mode, guard, t, x),
+        }
     }
     fn mode_energy(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> f64 {
         self.geometry.mode_energy(mode, t, x)
@@ -664,6 +708,13 @@ where
         crate::ode::field::gradient_fd(|y| self.driven.guard(mode, guard, t, y).unwrap_or(f64::NAN), x)
     }
     fn reset_jacobian(&self, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> Result<SMatrix<f64, D, D>, FieldError> {
-        self.geometry.reset_jacobian(mode, guard, t, x)
+        if self.driven.reset(mode, guard, t, x).is_none() {
+            return self.geometry.reset_jacobian(mode, guard, t, x);
+        }
+        let reset = |_t: f64, y: &SVector<f64, D>| match self.driven.reset(mode, guard, t, y) {
+            Some(reset) => reset.map(|(_, post)| post),
+            None => Err(FieldError::NonFinite { t }),
+        };
+        crate::ode::field::jacobian_fd(&reset, t, x, crate::ode::field::FD_STEP)
     }
 }

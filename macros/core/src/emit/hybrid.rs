@@ -21,9 +21,11 @@ pub struct GuardRow {
     /// Whether `<name>_guard_gradient` is already the full-state gradient (a multiplier guard)
     /// rather than ∂h/∂q.
     pub full_gradient: bool,
-    /// Whether the guard depends on the forces (a multiplier guard: a contact force), hence on
-    /// the inputs of a driven model.
+    /// Whether the guard depends on the inputs of a driven model: written with one, or a
+    /// multiplier guard (a contact force depends on every force).
     pub forced: bool,
+    /// Whether the impact law (its reset) is written with an input.
+    pub law_reads_inputs: bool,
 }
 
 /// A transition that completes the accumulation of a guard's impacts (Zeno).

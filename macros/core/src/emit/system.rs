@@ -344,32 +344,78 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
     }
 }
 
-/// `InputSystem::mode_guard_with_input` of a driven hybrid model: its multiplier guards (a contact
-/// force depends on every force, the inputs' included) through the view `view(self, u)` at the
-/// inputs; `None` for the guards of the state alone. Nothing for a model without such guards.
-fn guards_with_input(view: &syn::Ident, table: &ModeTable, k: usize) -> TokenStream {
-    let forced: Vec<(usize, usize)> = table
-        .modes
-        .iter()
-        .enumerate()
-        .flat_map(|(m, row)| row.guards.iter().enumerate().filter(|(_, g)| g.forced).map(move |(g, _)| (m, g)))
-        .collect();
-    if forced.is_empty() {
-        return TokenStream::new();
+/// Whether a guard depends on the inputs: written with one, or a contact force's multiplier
+/// (which every force moves).
+fn guard_reads_inputs(m: &View<'_>, i: &crate::model::Impact) -> bool {
+    matches!(i.trigger, Trigger::Multiplier(_)) || reads_inputs(m, i.guard)
+}
+
+/// Whether an impact law is written with an input.
+fn law_reads_inputs(m: &View<'_>, law: &Law) -> bool {
+    match law {
+        Law::Restitution(rows) => rows.iter().any(|(row, e)| {
+            reads_inputs(m, *e)
+                || match row {
+                    crate::model::LawRow::Normal => false,
+                    crate::model::LawRow::Form(f) => reads_inputs(m, *f),
+                    crate::model::LawRow::Velocities(a, b) => a.iter().any(|&e| reads_inputs(m, e)) || reads_inputs(m, *b),
+                }
+        }),
+        Law::Map(v) => v.iter().any(|&e| reads_inputs(m, e)),
+        Law::Chart { positions, velocities } => positions.iter().chain(velocities).any(|&e| reads_inputs(m, e)),
     }
+}
+
+/// Whether `e` contains an input symbol.
+fn reads_inputs(m: &View<'_>, e: symbolic::Expr) -> bool {
+    m.arena.free_symbols(e).into_iter().any(|s| matches!(m.role(s), Some(Role::Input(_))))
+}
+
+/// `InputSystem::mode_guard_with_input` and `mode_reset_with_input` of a driven hybrid model: the
+/// guards that the inputs move (written with one, or a contact force's multiplier) and the impact
+/// laws written with one, through the view `view(self, u)` at the inputs; `None` for those of the
+/// state alone. Nothing for a model without either.
+fn guards_with_input(view: &syn::Ident, table: &ModeTable, k: usize) -> TokenStream {
+    let select = |keep: fn(&crate::emit::hybrid::GuardRow) -> bool| -> (Vec<usize>, Vec<usize>) {
+        table
+            .modes
+            .iter()
+            .enumerate()
+            .flat_map(|(m, row)| row.guards.iter().enumerate().filter(move |(_, g)| keep(g)).map(move |(g, _)| (m, g)))
+            .unzip()
+    };
     let state = crate::emit::codegen::svector(table.dim);
     let input = quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
-    let (modes, guards): (Vec<usize>, Vec<usize>) = forced.into_iter().unzip();
-    quote! {
-        fn mode_guard_with_input(&self, mode: usize, guard: usize, t: f64, x: &#state, u: &#input) -> ::core::option::Option<f64> {
-            match (mode, guard) {
-                #( (#modes, #guards) )|* => {
-                    ::core::option::Option::Some(::routh::__private::HybridSystem::guard(&#view(self, *u), mode, guard, t, x))
+    let (modes, guards) = select(|g| g.forced);
+    let guard_item = (!modes.is_empty()).then(|| {
+        quote! {
+            fn mode_guard_with_input(&self, mode: usize, guard: usize, t: f64, x: &#state, u: &#input) -> ::core::option::Option<f64> {
+                match (mode, guard) {
+                    #( (#modes, #guards) )|* => {
+                        ::core::option::Option::Some(::routh::__private::HybridSystem::guard(&#view(self, *u), mode, guard, t, x))
+                    }
+                    _ => ::core::option::Option::None,
                 }
-                _ => ::core::option::Option::None,
             }
         }
-    }
+    });
+    let (modes, guards) = select(|g| g.law_reads_inputs);
+    let reset_item = (!modes.is_empty()).then(|| {
+        let fe = crate::emit::codegen::field_error();
+        quote! {
+            fn mode_reset_with_input(&self, mode: usize, guard: usize, t: f64, x: &#state, u: &#input)
+                -> ::core::option::Option<::core::result::Result<(usize, #state), #fe>>
+            {
+                match (mode, guard) {
+                    #( (#modes, #guards) )|* => {
+                        ::core::option::Option::Some(::routh::__private::HybridSystem::reset(&#view(self, *u), mode, guard, t, x))
+                    }
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+    });
+    quote! { #guard_item #reset_item }
 }
 
 /// The system-level items of a model simulated on its own (e.g. a Routh-reduced system).
@@ -433,7 +479,8 @@ fn single_table(model: &View<'_>, generics: TokenStream, ty: TokenStream) -> Mod
                     target: 0,
                     target_dim: d,
                     full_gradient: matches!(i.trigger, Trigger::Multiplier(_)) || model.layout.z.is_some(),
-                    forced: matches!(i.trigger, Trigger::Multiplier(_)),
+                    forced: guard_reads_inputs(model, i),
+                    law_reads_inputs: law_reads_inputs(model, &i.law),
                 })
                 .collect(),
             zeno: Vec::new(),
@@ -940,8 +987,14 @@ fn mode_row(m: &View<'_>, k: usize, dims: &[usize]) -> ModeRow {
             .map(|i| {
                 let target = i.target.unwrap_or(k);
                 let full_gradient = matches!(i.trigger, Trigger::Multiplier(_)) || m.layout.z.is_some();
-                let forced = matches!(i.trigger, Trigger::Multiplier(_));
-                GuardRow { name: i.name.to_string(), target, target_dim: dims[target], full_gradient, forced }
+                GuardRow {
+                    name: i.name.to_string(),
+                    target,
+                    target_dim: dims[target],
+                    full_gradient,
+                    forced: guard_reads_inputs(m, i),
+                    law_reads_inputs: law_reads_inputs(m, &i.law),
+                }
             })
             .collect(),
         zeno: m
