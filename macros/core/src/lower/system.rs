@@ -534,6 +534,22 @@ fn lower_model(
     }
     // The contacts' rows follow the declared constraints.
     constraints.extend(super::contact::lower_contacts(&mut lower, cx, raw, &bodies));
+    // Inputs drive the forces (and guards and impact laws), not the constraints: a driven run
+    // projects onto the constraints of the model at any input, which an input in a row would
+    // move (a prescribed motion is a function of t).
+    for c in &constraints {
+        let uses = |e: Expr| lower.syms.u.iter().position(|&u| lower.arena.depends_on(e, u));
+        if let Some(k) = c.position.into_iter().chain(c.a.iter().copied()).chain([c.b]).find_map(uses) {
+            cx.error(
+                c.name.span(),
+                format!(
+                    "the input `{}` appears in the constraint `{}`; inputs drive the model through `force(...)` (and guards \
+                     and impact laws): prescribe a motion as a function of `t`, or drive it with a force",
+                    inputs[k], c.name
+                ),
+            );
+        }
+    }
     cx.repeats(
         &constraints,
         |c| c.name.to_string(),
