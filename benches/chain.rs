@@ -313,48 +313,49 @@ fn scheme(c: &mut Criterion) {
 }
 
 fn stiff(c: &mut Criterion) {
-    use routh::runtime::{Options, Scheme};
+    use routh::runtime::Options;
     let mut group = c.benchmark_group("stiff");
     group.sample_size(10);
     for (label, ratio) in [("k1e6", 1e3), ("k1e8", 1e4)] {
         let p = stiff_models::StiffPendulum::with_ratio(ratio);
         let x0 = p.released(0.5);
-        let opts = |scheme| Options::default().scheme(scheme).rtol(1e-6).atol(1e-6);
-        let (d, r) =
-            (p.simulate(x0, 0.0..1.0, &opts(Scheme::Dopri5)).unwrap(), p.simulate(x0, 0.0..1.0, &opts(Scheme::Rodas4)).unwrap());
-        println!(
-            "stiff pendulum {label} over 1 s at rtol 1e-6: DOPRI5 {} evaluations, Rodas4 {} ({:.0}× fewer); swing angles differ by {:.1e}",
-            d.stats.evaluations,
-            r.stats.evaluations,
-            d.stats.evaluations as f64 / r.stats.evaluations as f64,
-            (d.end.1[1] - r.end.1[1]).abs()
-        );
-        for (name, scheme) in [("dopri5", Scheme::Dopri5), ("rodas4", Scheme::Rodas4)] {
-            let o = opts(scheme);
-            group.bench_function(BenchmarkId::new(name, label), |b| b.iter(|| p.simulate(black_box(x0), 0.0..1.0, &o).unwrap()));
-        }
+        let run = |o: &Options| p.simulate(black_box(x0), 0.0..1.0, o).unwrap();
+        let swing = |d: &routh::runtime::Trajectory<4>, r: &routh::runtime::Trajectory<4>| (d.end.1[1] - r.end.1[1]).abs();
+        stiff_pair(&mut group, label, &format!("stiff pendulum {label} (swing angles)"), run, swing);
     }
     // The benchmark: a chain with spring–damper joints, stiffness ratio 10⁶ (joint
     // stiffness over the gravity stiffness m g l), critically damped.
     let arm = stiff_models::FlexibleArm::with_ratio(1e6, 1.0);
     let x0 = arm.released(0.5);
+    let run = |o: &Options| arm.simulate(black_box(x0), 0.0..1.0, o).unwrap();
+    let states = |d: &routh::runtime::Trajectory<6>, r: &routh::runtime::Trajectory<6>| (d.end.1 - r.end.1).amax();
+    stiff_pair(&mut group, "arm_k1e6", "flexible arm k = 1e6 m g l (states)", run, states);
+    group.finish();
+}
+
+/// Both schemes on one stiff model over 1 s at rtol 1e-6: their evaluations and `gap` between
+/// their results printed, then each timed as `<scheme>/<label>`.
+fn stiff_pair<const D: usize>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    label: &str,
+    what: &str,
+    run: impl Fn(&routh::runtime::Options) -> routh::runtime::Trajectory<D>,
+    gap: impl Fn(&routh::runtime::Trajectory<D>, &routh::runtime::Trajectory<D>) -> f64,
+) {
+    use routh::runtime::{Options, Scheme};
     let opts = |scheme| Options::default().scheme(scheme).rtol(1e-6).atol(1e-6);
-    let (d, r) =
-        (arm.simulate(x0, 0.0..1.0, &opts(Scheme::Dopri5)).unwrap(), arm.simulate(x0, 0.0..1.0, &opts(Scheme::Rodas4)).unwrap());
+    let (d, r) = (run(&opts(Scheme::Dopri5)), run(&opts(Scheme::Rodas4)));
     println!(
-        "flexible arm k = 1e6 m g l over 1 s at rtol 1e-6: DOPRI5 {} evaluations, Rodas4 {} ({:.0}× fewer); states differ by {:.1e}",
+        "{what} over 1 s at rtol 1e-6: DOPRI5 {} evaluations, Rodas4 {} ({:.0}× fewer); they differ by {:.1e}",
         d.stats.evaluations,
         r.stats.evaluations,
         d.stats.evaluations as f64 / r.stats.evaluations as f64,
-        (d.end.1 - r.end.1).amax()
+        gap(&d, &r)
     );
     for (name, scheme) in [("dopri5", Scheme::Dopri5), ("rodas4", Scheme::Rodas4)] {
         let o = opts(scheme);
-        group.bench_function(BenchmarkId::new(name, "arm_k1e6"), |b| {
-            b.iter(|| arm.simulate(black_box(x0), 0.0..1.0, &o).unwrap())
-        });
+        group.bench_function(BenchmarkId::new(name, label), |b| b.iter(|| run(&o)));
     }
-    group.finish();
 }
 
 criterion_group!(benches, rhs, expand, scheme, stiff);
