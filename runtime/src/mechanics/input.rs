@@ -565,7 +565,8 @@ fn empty_segment<const D: usize>(t: f64, x: SVector<f64, D>) -> Trajectory<D> {
 /// `system`, and everything else from `geometry` — the system at any fixed input, since inputs
 /// enter the forces only — except the guards and impact laws written with an input, and the
 /// guards that the forces move (a contact force's `multiplier(c)`), which `system` gives at
-/// u(t, x) ([`InputSystem::mode_guard_with_input`], [`InputSystem::mode_reset_with_input`]). For a constrained system (the projection of
+/// u(t, x) ([`InputSystem::mode_guard_with_input`], [`InputSystem::mode_reset_with_input`]). For
+/// a constrained system (the projection of
 /// [`integrate_constrained`](crate::constrained::integrate_constrained)) that is the mass, energy
 /// and constraint rows; for a hybrid one ([`simulate_hybrid`](crate::hybrid::simulate_hybrid)) the
 /// guards, impact laws, energies and projections, so constant inputs are held across resets and a
