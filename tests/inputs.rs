@@ -517,6 +517,14 @@ fn a_contact_force_guard_sees_the_inputs() {
     assert_eq!(drop.end.1, LiftedBall::FLIGHT);
     // (Before the guard read the inputs, the contact held the ball down for ever — a silent
     // wrong answer: the driven run took its guards from the model at u = 0.)
+    // The contact force a driven run reports (when it gets stuck after a transition) is the one at
+    // the signal's inputs, m g − u, not the model's at u = 0.
+    use routh::runtime::HybridSystem;
+    let geometry = ball.driven([0.0]);
+    let looped = routh::runtime::input::DrivenOn::new(&geometry, &ball, SVector::<f64, 1>::new(30.0));
+    let reported = looped.constraint_multipliers(LiftedBall::REST, 0.0, &ball.rest_state([0.0], [0.0]));
+    assert_eq!(reported.len(), 1);
+    assert!(reported[0].0 == "contact" && (reported[0].1 - (ball.m * ball.g - 30.0)).abs() < 1e-12, "{reported:?}");
     // B through the saddle point: the held contact takes the push (no acceleration) in `rest`.
     let b = ball.driven([3.0]).rest().input_jacobian(0.0, &ball.rest_state([0.0], [0.0])).unwrap();
     assert!(b.amax() < 1e-15, "{b}");

@@ -71,6 +71,20 @@ pub trait InputSystem<const D: usize, const K: usize> {
         None
     }
 
+    /// The multipliers of `mode`'s constraints at the inputs `u`, with their names (a contact's
+    /// force depends on every force, the inputs' included): what [`DrivenOn`] reports when a run
+    /// gets stuck right after a transition. Default: none.
+    fn mode_multipliers_with_input(
+        &self,
+        mode: usize,
+        t: f64,
+        x: &SVector<f64, D>,
+        u: &SVector<f64, K>,
+    ) -> Vec<(&'static str, f64)> {
+        let _ = (mode, t, x, u);
+        Vec::new()
+    }
+
     /// A hybrid system's reset at the inputs `u`, for the impact laws written with an input (a
     /// racket's velocity in the law of the ball it strikes). `None` (the default) for a law of the
     /// state alone, which [`DrivenOn`] reads from its geometry; for the others [`DrivenOn`] takes
@@ -684,6 +698,12 @@ where
     }
     fn constraint_residuals(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Option<(f64, f64)> {
         self.geometry.constraint_residuals(mode, t, x)
+    }
+    fn constraint_multipliers(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Vec<(&'static str, f64)> {
+        match self.driven.input(t, x) {
+            Ok(u) => self.driven.system.mode_multipliers_with_input(mode, t, x, &u),
+            Err(_) => Vec::new(),
+        }
     }
     fn zeno_completion(
         &self,

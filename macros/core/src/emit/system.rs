@@ -374,7 +374,8 @@ fn reads_inputs(m: &View<'_>, e: symbolic::Expr) -> bool {
 /// `InputSystem::mode_guard_with_input` and `mode_reset_with_input` of a driven hybrid model: the
 /// guards that the inputs move (written with one, or a contact force's multiplier) and the impact
 /// laws written with one, through the view `view(self, u)` at the inputs; `None` for those of the
-/// state alone. Nothing for a model without either.
+/// state alone (neither method for a model without them). And `mode_multipliers_with_input`, the
+/// constraint forces at the inputs.
 fn guards_with_input(view: &syn::Ident, table: &ModeTable, k: usize) -> TokenStream {
     let select = |keep: fn(&crate::emit::hybrid::GuardRow) -> bool| -> (Vec<usize>, Vec<usize>) {
         table
@@ -415,7 +416,14 @@ fn guards_with_input(view: &syn::Ident, table: &ModeTable, k: usize) -> TokenStr
             }
         }
     });
-    quote! { #guard_item #reset_item }
+    quote! {
+        #guard_item
+        #reset_item
+
+        fn mode_multipliers_with_input(&self, mode: usize, t: f64, x: &#state, u: &#input) -> ::std::vec::Vec<(&'static str, f64)> {
+            ::routh::__private::HybridSystem::constraint_multipliers(&#view(self, *u), mode, t, x)
+        }
+    }
 }
 
 /// The system-level items of a model simulated on its own (e.g. a Routh-reduced system).
