@@ -231,7 +231,7 @@ fn expansions_match_their_snapshots() {
     let bless = std::env::var_os("ROUTH_BLESS").is_some();
     let mut stale = Vec::new();
     for (name, src) in MODELS {
-        let file: syn::File = syn::parse2(expand(src)).expect("the expansion is Rust items");
+        let file: syn2::File = syn2::parse2(expand(src)).expect("the expansion is Rust items");
         let text = prettyplease::unparse(&file);
         let path = dir.join(format!("{name}.expanded"));
         if bless {

@@ -29,7 +29,7 @@ use crate::error::{FieldError, RunError, RunResult, SimError};
 use crate::hybrid::{HybridOptions, HybridStop, HybridSystem, simulate_hybrid_with_events};
 use crate::ode::events::{Direction, Event};
 
-mod family;
+pub mod family;
 mod shooting;
 
 pub use family::{
