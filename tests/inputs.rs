@@ -528,6 +528,12 @@ fn a_contact_force_guard_sees_the_inputs() {
     // B through the saddle point: the held contact takes the push (no acceleration) in `rest`.
     let b = ball.driven([3.0]).rest().input_jacobian(0.0, &ball.rest_state([0.0], [0.0])).unwrap();
     assert!(b.amax() < 1e-15, "{b}");
+    // The mode's linearisation there: ÿ ≡ 0 in `rest` (A's kinematic row only, B = 0), ÿ = u/m − g
+    // in flight (B = (0, 1/m)).
+    let lin = ball.linearize(LiftedBall::REST, 0.0, &ball.rest_state([0.0], [0.0]), [3.0]).unwrap();
+    assert!((lin.a - routh::nalgebra::Matrix2::new(0.0, 1.0, 0.0, 0.0)).amax() < 1e-14 && lin.b.amax() < 1e-15, "{}", lin.a);
+    let lin = ball.linearize(LiftedBall::FLIGHT, 0.0, &ball.flight_state([0.5], [0.0]), [3.0]).unwrap();
+    assert!(lin.a[(1, 0)].abs() < 1e-15 && (lin.b[(1, 0)] - 1.0 / ball.m).abs() < 1e-15, "{}", lin.b);
 }
 
 /// A ball struck by a racket whose height r and velocity v are inputs: the guard y − r and the

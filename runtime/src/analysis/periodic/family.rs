@@ -67,8 +67,7 @@ pub trait HybridFamily<const D: usize> {
     /// # Errors
     /// The members' field errors.
     fn field_derivative(&self, p: f64, mode: usize, t: f64, x: &SVector<f64, D>) -> Result<SVector<f64, D>, FieldError> {
-        let (lo, hi, h) = steps(p);
-        Ok((self.member(hi).mode_field(mode, t, x)? - self.member(lo).mode_field(mode, t, x)?) / h)
+        field_difference(self, p, mode, t, x)
     }
     /// ∂h/∂p of a guard at `(t, x)`. Default: central differences between members.
     fn guard_derivative(&self, p: f64, mode: usize, guard: usize, t: f64, x: &SVector<f64, D>) -> f64 {
@@ -90,6 +89,18 @@ pub trait HybridFamily<const D: usize> {
         let (lo, hi, h) = steps(p);
         Ok((self.member(hi).reset(mode, guard, t, x)?.1 - self.member(lo).reset(mode, guard, t, x)?.1) / h)
     }
+}
+
+/// ∂f/∂p of `mode`'s field by central differences between the members at p ∓ δ.
+fn field_difference<F: HybridFamily<D> + ?Sized, const D: usize>(
+    family: &F,
+    p: f64,
+    mode: usize,
+    t: f64,
+    x: &SVector<f64, D>,
+) -> Result<SVector<f64, D>, FieldError> {
+    let (lo, hi, h) = steps(p);
+    Ok((family.member(hi).mode_field(mode, t, x)? - family.member(lo).mode_field(mode, t, x)?) / h)
 }
 
 /// The central-difference points p ∓ δ (δ relative above one) and their realised spacing.
@@ -170,10 +181,7 @@ impl<M: ParametricModel<D>, const D: usize> HybridFamily<D> for ModelFamily<M> {
         let member = self.member(p);
         match member.mode_parameter_derivative(self.index, mode, t, x) {
             Some(column) => column,
-            None => {
-                let (lo, hi, h) = steps(p);
-                Ok((self.member(hi).mode_field(mode, t, x)? - self.member(lo).mode_field(mode, t, x)?) / h)
-            }
+            None => field_difference(self, p, mode, t, x),
         }
     }
 }
