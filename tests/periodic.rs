@@ -589,3 +589,40 @@ fn a_constrained_pendulum_bouncing_off_a_wall_has_the_multipliers_of_its_manifol
     let refused = MultipleShooting::new(&p, &[Phase { mode: 0, guard: 0 }], anchor, &tight().ode);
     assert!(matches!(refused, Err(SimError::InvalidArgument(why)) if why.contains("constraints")));
 }
+
+/// A ball on a floor shaken by a harmonic force: a non-autonomous hybrid system.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y),
+    lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
+    force(y = f0 * (w * t).cos()),
+    impact(name = floor, guard = y, law = restitution(e)),
+)]
+struct ShakenBall {
+    m: f64,
+    g: f64,
+    e: f64,
+    f0: f64,
+    w: f64,
+}
+
+#[test]
+fn periodic_orbit_problems_refuse_a_system_that_depends_on_time() {
+    // A return to a section from t = 0 is not a period of a forced system: the shooting problems
+    // say so instead of returning a fixed point that is no orbit.
+    use routh::runtime::periodic::{
+        Anchor, MultipleShooting, Phase, Section, ShootingOptions, find_orbit_at, find_periodic_orbit,
+    };
+    let shaken = ShakenBall { m: 1.0, g: 1.0, e: 1.0, f0: 0.2, w: 3.0 };
+    assert_eq!((shaken.is_autonomous(), Ball { m: 1.0, g: 1.0, e: 1.0 }.is_autonomous()), (Some(false), Some(true)));
+    let anchor = |x: &SVector<f64, 2>| x[1];
+    let gradient = |_x: &SVector<f64, 2>| Vector2::new(0.0, 1.0);
+    let section = Section { anchor: &anchor, gradient: &gradient, mode: 0, resets: 1, max_time: 20.0 };
+    let time = |r: Result<_, SimError>| matches!(r, Err(SimError::InvalidArgument(why)) if why.contains("depends on time"));
+    assert!(time(find_periodic_orbit(&shaken, &section, &Vector2::new(1.2, 0.1), 1.0, &ShootingOptions::default()).map(|_| ())));
+    let family = |f0: f64| ShakenBall { f0, ..shaken };
+    let newton = routh::runtime::continuation::ContinuationOptions::default().progress(false);
+    assert!(time(find_orbit_at(&family, &section, &Vector2::new(1.2, 0.1), 0.2, &newton, &tight()).map(|_| ())));
+    let anchor = Anchor { value: &anchor, gradient: &gradient };
+    assert!(time(MultipleShooting::new(&shaken, &[Phase { mode: 0, guard: 0 }], anchor, &tight().ode).map(|_| ())));
+}

@@ -274,6 +274,14 @@ pub trait HybridSystem<const D: usize> {
         None
     }
 
+    /// Whether the system is autonomous — no mode's field, guard, reset or projection depends on
+    /// time — when that is known: periodic-orbit problems ([`crate::analysis::periodic`]) need it
+    /// and refuse `Some(false)`. Generated systems know it (the time `t` appears in their equations
+    /// or not); the default is `None`, unknown.
+    fn is_autonomous(&self) -> Option<bool> {
+        None
+    }
+
     /// The Jacobian `∂F/∂x` of `mode`'s field (variational equations, monodromy matrices).
     /// Generated systems return the exact, symbolically derived one; the default is central
     /// finite differences ([`crate::jacobian_fd`]).

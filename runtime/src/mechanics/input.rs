@@ -699,6 +699,13 @@ where
     fn constraint_residuals(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Option<(f64, f64)> {
         self.geometry.constraint_residuals(mode, t, x)
     }
+    fn is_autonomous(&self) -> Option<bool> {
+        // A signal may depend on time whatever the model does.
+        match self.geometry.is_autonomous() {
+            Some(false) => Some(false),
+            _ => None,
+        }
+    }
     fn constraint_multipliers(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Vec<(&'static str, f64)> {
         match self.driven.input(t, x) {
             Ok(u) => self.driven.system.mode_multipliers_with_input(mode, t, x, &u),

@@ -58,6 +58,8 @@ pub struct ModeTable {
     pub ty: TokenStream,
     pub dim: usize,
     pub modes: Vec<ModeRow>,
+    /// Whether no mode's equations, guards or laws depend on time (`is_autonomous`).
+    pub autonomous: bool,
 }
 
 /// `impl ::routh::__private::HybridSystem<dim> for ty`.
@@ -66,6 +68,7 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
     let state = crate::emit::codegen::svector(d);
     let fe = crate::emit::codegen::field_error();
     let count = table.modes.len();
+    let autonomous = table.autonomous;
     let ModeArms { names, field, jacobian, energy, energy_gradient, energy_hessian, project, residuals, multipliers } =
         mode_arms(table);
     let GuardArms { guard_count, guard_name, guard, rate, gradient, zeno, reset, reset_jacobian } = guard_arms(table);
@@ -73,6 +76,7 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
     let dims: Vec<usize> = table.modes.iter().map(|m| m.dim).collect();
     let items = crate::emit::codegen::lazy(quote! {
         fn mode_count(&self) -> usize { #count }
+        fn is_autonomous(&self) -> ::core::option::Option<bool> { ::core::option::Option::Some(#autonomous) }
         fn mode_name(&self, mode: usize) -> &'static str { [#(#names),*].get(mode).copied().unwrap_or("") }
         fn mode_field(&self, mode: usize, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> {
             match mode { #(#field)* _ => Err(#fe::NonFinite { t }) }

@@ -344,6 +344,32 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
     }
 }
 
+/// Whether nothing of the model depends on time: its Lagrangian (bodies included), forces,
+/// constraint rows, guards and impact laws are free of `t`.
+fn autonomous(m: &View<'_>) -> bool {
+    let t = m.layout.t;
+    let free = |e: symbolic::Expr| !m.arena.depends_on(e, t);
+    let laws = m.impacts.iter().all(|i| {
+        free(i.guard)
+            && match &i.law {
+                Law::Restitution(rows) => rows.iter().all(|(row, e)| {
+                    free(*e)
+                        && match row {
+                            crate::model::LawRow::Normal => true,
+                            crate::model::LawRow::Form(f) => free(*f),
+                            crate::model::LawRow::Velocities(a, b) => a.iter().all(|&e| free(e)) && free(*b),
+                        }
+                }),
+                Law::Map(v) => v.iter().all(|&e| free(e)),
+                Law::Chart { positions, velocities } => positions.iter().chain(velocities).all(|&e| free(e)),
+            }
+    });
+    free(m.lagrangian)
+        && m.force.iter().all(|&e| free(e))
+        && m.constraints.iter().all(|c| c.position.is_none_or(free) && c.a.iter().all(|&e| free(e)) && free(c.b))
+        && laws
+}
+
 /// Whether a guard depends on the inputs: written with one, or a contact force's multiplier
 /// (which every force moves).
 fn guard_reads_inputs(m: &View<'_>, i: &crate::model::Impact) -> bool {
@@ -474,6 +500,7 @@ fn single_table(model: &View<'_>, generics: TokenStream, ty: TokenStream) -> Mod
         generics,
         ty,
         dim: d,
+        autonomous: autonomous(model),
         modes: vec![ModeRow {
             name: String::new(),
             access: quote! { (*self) },
@@ -615,6 +642,7 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
         rows.push(mode_row(m, k, &dims));
     }
     let outputs = multi_mode_outputs(modes, &rows, dmax);
+    let autonomous_all = modes.iter().all(autonomous);
     if let Some(first) = modes.first().filter(|m| !m.inputs.is_empty()) {
         let head = quote! {
             #check
@@ -625,9 +653,11 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
             #(#consts)*
             #(#states)*
         };
-        return multi_driven(system, first, rows, dmax, head, quote! { #(#accessors)* #outputs }, quote! { #(#views)* });
+        let parts = (head, quote! { #(#accessors)* #outputs }, quote! { #(#views)* });
+        return multi_driven(system, first, (rows, autonomous_all), dmax, parts);
     }
-    let table = ModeTable { generics: TokenStream::new(), ty: quote! { #name }, dim: dmax, modes: rows };
+    let table =
+        ModeTable { generics: TokenStream::new(), ty: quote! { #name }, dim: dmax, modes: rows, autonomous: autonomous_all };
     let hybrid = hybrid_system_impl(&table);
     let family = match modes.first() {
         Some(first) => parametric_model_impl(&table, name, &first.parameters, &sensitivity_fields(first)),
@@ -697,18 +727,17 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
 fn multi_driven(
     system: &System,
     first: &View<'_>,
-    rows: Vec<ModeRow>,
+    (rows, autonomous_all): (Vec<ModeRow>, bool),
     dmax: usize,
-    head: TokenStream,
-    driven_items: TokenStream,
-    views: TokenStream,
+    (head, driven_items, views): (TokenStream, TokenStream, TokenStream),
 ) -> TokenStream {
     let (name, vis) = (&system.name, &system.vis);
     let k = first.inputs.len();
     let driven = crate::emit::codegen::driven_type(name);
     let state = crate::emit::codegen::svector(dmax);
     let inputs: Vec<String> = first.inputs.iter().map(ToString::to_string).collect();
-    let table = ModeTable { generics: quote! { <'a> }, ty: quote! { #driven<'a> }, dim: dmax, modes: rows };
+    let table =
+        ModeTable { generics: quote! { <'a> }, ty: quote! { #driven<'a> }, dim: dmax, modes: rows, autonomous: autonomous_all };
     let guards = guards_with_input(&driven, &table, k);
     let hybrid = hybrid_system_impl(&table);
     let hy = quote! { ::routh::__private::HybridOptions };

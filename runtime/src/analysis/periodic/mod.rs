@@ -109,6 +109,9 @@ impl<S: HybridSystem<D> + ?Sized, const D: usize> HybridSystem<D> for Embedded<'
     fn project(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Option<Result<SVector<f64, D>, FieldError>> {
         self.system.project(mode, t, x)
     }
+    fn is_autonomous(&self) -> Option<bool> {
+        self.system.is_autonomous()
+    }
     fn constraint_residuals(&self, mode: usize, t: f64, x: &SVector<f64, D>) -> Option<(f64, f64)> {
         self.system.constraint_residuals(mode, t, x)
     }
@@ -155,6 +158,20 @@ pub struct Return<const D: usize> {
     pub jacobian: SMatrix<f64, D, D>,
 }
 
+/// [`SimError::InvalidArgument`] for a system known to depend on time: a return to a section from
+/// t = 0 is not a period of a non-autonomous system (a forced oscillator's periodic response is a
+/// fixed point of its stroboscopic map at the forcing's period instead).
+pub(crate) fn autonomous<S: HybridSystem<D> + ?Sized, const D: usize>(sys: &S) -> Result<(), SimError> {
+    match sys.is_autonomous() {
+        Some(false) => Err(SimError::InvalidArgument(
+            "the system depends on time: its periodic orbits are not fixed points of a return map from t = 0 (sample it \
+             stroboscopically at the forcing's period instead)"
+                .into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The run from `x0` to its return to the section: the resets of one period and the anchor
 /// crossing after them.
 fn run_to_section<S: HybridSystem<D> + ?Sized, const D: usize>(
@@ -163,6 +180,7 @@ fn run_to_section<S: HybridSystem<D> + ?Sized, const D: usize>(
     x0: &SVector<f64, D>,
     options: &HybridOptions,
 ) -> Result<(Vec<crate::hybrid::ImpactRecord<D>>, crate::ode::events::EventRecord<D>), SimError> {
+    autonomous(embedded)?;
     let anchor = section.anchor;
     let event = Event::new("anchor", move |_t, x: &SVector<f64, D>| anchor(x)).direction(Direction::Falling);
     let mut opts = options.clone();

@@ -208,11 +208,12 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
     /// tolerances.
     ///
     /// # Errors
-    /// [`SimError::InvalidArgument`] for an empty sequence, a mode or guard out of range, a mode
-    /// with constraints, or a mode dimension above `D`; invalid ODE options as
-    /// [`SimError::InvalidOptions`].
+    /// [`SimError::InvalidArgument`] for a system known to depend on time, an empty sequence, a
+    /// mode or guard out of range, a mode with constraints, or a mode dimension above `D`; invalid
+    /// ODE options as [`SimError::InvalidOptions`].
     pub fn new(system: &'a S, phases: &[Phase], anchor: Anchor<'a, D>, ode: &Options) -> Result<Self, SimError> {
         ode.validate()?;
+        super::autonomous(system)?;
         if phases.is_empty() {
             return Err(SimError::InvalidArgument("a period needs at least one phase".into()));
         }
