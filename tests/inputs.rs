@@ -582,3 +582,47 @@ fn a_ball_paddled_by_a_driven_racket_meets_it_where_the_inputs_put_it() {
     // (Before the guards and laws read the inputs, the ball passed the racket and bounced at
     // y = 0 with ẏ⁺ = −e ẏ⁻: the driven run took them from the model at u = 0.)
 }
+
+/// A puck pushed by a horizontal thrust u, flying in (x, y) and, after landing, sliding in x alone:
+/// modes of different dimensions (4 and 2) sharing the input.
+#[derive(Mechanics)]
+#[mechanics(
+    input(u),
+    force(x = u),
+    mode(air, coordinates(x, y), lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y),
+    mode(ground, coordinates(x), lagrangian = m / 2 * dot(x).powi(2)),
+    transition(air -> ground, name = land, guard = y, law = reset(x = x, dot(x) = dot(x))),
+)]
+struct Puck {
+    m: f64,
+    g: f64,
+}
+
+#[test]
+fn linearisations_of_modes_of_different_dimensions_are_padded_to_the_shared_state() {
+    let p = Puck { m: 0.5, g: 9.81 };
+    let air = p.linearize(Puck::AIR, 0.0, &p.air_state([0.0, 1.0], [1.0, 0.0]), [2.0]).unwrap();
+    let mut a = routh::nalgebra::Matrix4::zeros();
+    a[(0, 2)] = 1.0;
+    a[(1, 3)] = 1.0;
+    assert!((air.a - a).amax() < 1e-15 && (air.b - SVector::<f64, 4>::new(0.0, 0.0, 1.0 / p.m, 0.0)).amax() < 1e-15);
+    // The ground mode's state (x, ẋ) is the prefix of the padded one.
+    let ground = p.linearize(Puck::GROUND, 0.0, &p.ground_state([0.3], [1.0]), [2.0]).unwrap();
+    let mut a = routh::nalgebra::Matrix4::zeros();
+    a[(0, 1)] = 1.0;
+    assert!((ground.a - a).amax() < 1e-15 && (ground.b - SVector::<f64, 4>::new(0.0, 1.0 / p.m, 0.0, 0.0)).amax() < 1e-15);
+    // Driven across the landing: x = x₀ + v₀ t + u t²/(2m) throughout (the thrust in both modes).
+    let run = p
+        .simulate(
+            Puck::AIR,
+            p.air_state([0.0, 1.0], [1.0, 0.0]),
+            0.0..1.0,
+            [2.0],
+            &HybridOptions::default().rtol(1e-12).atol(1e-13),
+        )
+        .unwrap();
+    assert_eq!(run.impacts.len(), 1);
+    let (t, mode, x) = run.end;
+    assert_eq!(mode, Puck::GROUND);
+    assert!((x[0] - (t + 2.0 * t * t / (2.0 * p.m))).abs() < 1e-9, "x = {}", x[0]);
+}
