@@ -385,6 +385,19 @@ pub(crate) fn lazy(items: TokenStream) -> TokenStream {
     out.into_iter().collect()
 }
 
+/// `Self` with the same parameters as `self` but the `k`-th of `chosen` (the `sensitivity(...)`
+/// parameters) set to `value`: the body of a rebuild at another parameter value (equilibria
+/// continued in a parameter, a hybrid model's parameter family). `k`, `value` are in scope.
+pub(crate) fn with_parameter(fields: &[syn::Ident], chosen: &[&syn::Ident]) -> TokenStream {
+    let ks: Vec<usize> = (0..chosen.len()).collect();
+    quote! {
+        #[allow(unused_mut)]
+        let mut m = Self { #( #fields: self.#fields, )* };
+        match k { #( #ks => m.#chosen = value, )* _ => {} }
+        m
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -303,7 +303,7 @@ fn equilibria_item(model: &View<'_>) -> TokenStream {
     let d = model.layout.state_dim();
     let fields = &model.parameters;
     let chosen: Vec<&syn::Ident> = model.sensitivity.iter().map(|&i| &model.parameters[i]).collect();
-    let ks: Vec<usize> = (0..chosen.len()).collect();
+    let rebuild = crate::emit::codegen::with_parameter(fields, &chosen);
     let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
     let cont = quote! { ::routh::__private::continuation };
     quote! {
@@ -325,12 +325,7 @@ fn equilibria_item(model: &View<'_>) -> TokenStream {
                     "`{parameter}` is not a parameter of `sensitivity(...)`: {:?}", Self::SENSITIVITY
                 )));
             };
-            let at = |p: f64| -> Self {
-                #[allow(unused_mut)]
-                let mut m = Self { #( #fields: self.#fields, )* };
-                match k { #( #ks => m.#chosen = p, )* _ => {} }
-                m
-            };
+            let at = |value: f64| -> Self { #rebuild };
             let value = [#( self.#chosen ),*][k];
             let problem = #cont::equilibria::Equilibria::new(|p: f64, x: &#sv| {
                 let m = at(p);

@@ -349,7 +349,7 @@ pub fn parametric_model_impl(table: &ModeTable, name: &syn::Ident, fields: &[syn
     let state = crate::emit::codegen::svector(d);
     let fe = crate::emit::codegen::field_error();
     let mech = quote! { ::routh::__private::mechanics };
-    let ks: Vec<usize> = (0..np).collect();
+    let rebuild = crate::emit::codegen::with_parameter(fields, chosen);
     let arms = table.modes.iter().enumerate().map(|(k, mode)| {
         let (access, dm) = (&mode.access, mode.dim);
         let column = quote! { j.column(k).into_owned() };
@@ -364,10 +364,7 @@ pub fn parametric_model_impl(table: &ModeTable, name: &syn::Ident, fields: &[syn
         #[automatically_derived]
         impl ::routh::__private::periodic::ParametricModel<#d> for #name {
             fn with_parameter(&self, k: usize, value: f64) -> Self {
-                #[allow(unused_mut)]
-                let mut m = Self { #( #fields: self.#fields, )* };
-                match k { #( #ks => m.#chosen = value, )* _ => {} }
-                m
+                #rebuild
             }
             #[allow(unused_variables)]
             fn mode_parameter_derivative(&self, k: usize, mode: usize, t: f64, x: &#state)

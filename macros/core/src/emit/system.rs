@@ -349,25 +349,31 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
 fn autonomous(m: &View<'_>) -> bool {
     let t = m.layout.t;
     let free = |e: symbolic::Expr| !m.arena.depends_on(e, t);
-    let laws = m.impacts.iter().all(|i| {
-        free(i.guard)
-            && match &i.law {
-                Law::Restitution(rows) => rows.iter().all(|(row, e)| {
-                    free(*e)
-                        && match row {
-                            crate::model::LawRow::Normal => true,
-                            crate::model::LawRow::Form(f) => free(*f),
-                            crate::model::LawRow::Velocities(a, b) => a.iter().all(|&e| free(e)) && free(*b),
-                        }
-                }),
-                Law::Map(v) => v.iter().all(|&e| free(e)),
-                Law::Chart { positions, velocities } => positions.iter().chain(velocities).all(|&e| free(e)),
-            }
-    });
     free(m.lagrangian)
         && m.force.iter().all(|&e| free(e))
         && m.constraints.iter().all(|c| c.position.is_none_or(free) && c.a.iter().all(|&e| free(e)) && free(c.b))
-        && laws
+        && m.impacts.iter().all(|i| free(i.guard) && law_expressions(&i.law).into_iter().all(free))
+}
+
+/// Every expression an impact law is written with: its coefficients and rows, its post-impact
+/// velocities, or its chart change.
+fn law_expressions(law: &Law) -> Vec<symbolic::Expr> {
+    match law {
+        Law::Restitution(rows) => rows
+            .iter()
+            .flat_map(|(row, e)| {
+                let mut out = vec![*e];
+                match row {
+                    crate::model::LawRow::Normal => {}
+                    crate::model::LawRow::Form(f) => out.push(*f),
+                    crate::model::LawRow::Velocities(a, b) => out.extend(a.iter().copied().chain([*b])),
+                }
+                out
+            })
+            .collect(),
+        Law::Map(v) => v.clone(),
+        Law::Chart { positions, velocities } => positions.iter().chain(velocities).copied().collect(),
+    }
 }
 
 /// Whether a guard depends on the inputs: written with one, or a contact force's multiplier
@@ -378,18 +384,7 @@ fn guard_reads_inputs(m: &View<'_>, i: &crate::model::Impact) -> bool {
 
 /// Whether an impact law is written with an input.
 fn law_reads_inputs(m: &View<'_>, law: &Law) -> bool {
-    match law {
-        Law::Restitution(rows) => rows.iter().any(|(row, e)| {
-            reads_inputs(m, *e)
-                || match row {
-                    crate::model::LawRow::Normal => false,
-                    crate::model::LawRow::Form(f) => reads_inputs(m, *f),
-                    crate::model::LawRow::Velocities(a, b) => a.iter().any(|&e| reads_inputs(m, e)) || reads_inputs(m, *b),
-                }
-        }),
-        Law::Map(v) => v.iter().any(|&e| reads_inputs(m, e)),
-        Law::Chart { positions, velocities } => positions.iter().chain(velocities).any(|&e| reads_inputs(m, e)),
-    }
+    law_expressions(law).into_iter().any(|e| reads_inputs(m, e))
 }
 
 /// Whether `e` contains an input symbol.
