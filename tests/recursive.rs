@@ -69,6 +69,51 @@ fn chains_recursive_and_dense_agree() {
     assert!(gap < 1e-10, "30 links: {gap:e}");
 }
 
+/// A tree model's M, f, L, E, p (along its tree, never expanded: `derive::tree::kinetics`) and
+/// Q·q̇, as one vector: M by columns, then f, p, L, E, Q·q̇.
+macro_rules! quantities {
+    ($m:expr, $t:expr, $x:expr) => {{
+        let mut v: Vec<f64> = $m.mass_matrix($t, $x).as_slice().to_vec();
+        v.extend($m.forcing($t, $x).iter());
+        v.extend($m.momenta($t, $x).iter());
+        v.extend([$m.lagrangian($t, $x), $m.energy($t, $x), $m.power($t, $x)]);
+        v
+    }};
+}
+
+/// The same quantities of two models at (t, x), to 1e-12 relative.
+fn same_quantities<const D: usize>(
+    t: f64,
+    x: &SVector<f64, D>,
+    tree: impl Fn(f64, &SVector<f64, D>) -> Vec<f64>,
+    dense: impl Fn(f64, &SVector<f64, D>) -> Vec<f64>,
+) {
+    let (a, b) = (tree(t, x), dense(t, x));
+    let scale = b.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+    let gap = a.iter().zip(&b).map(|(p, q)| (p - q).abs()).fold(0.0, f64::max);
+    assert!(gap < 1e-12 * scale, "gap {gap:e} (scale {scale:e}): {a:?} against {b:?}");
+}
+
+/// The 30-link chain's M, f, L, E and p along its tree (O(n) code each) are the dense model's
+/// expanded ∂²L/∂q̇², f, L, E and p (the Euler–Lagrange derivation, `dynamics = dense`) at random
+/// states, unequal masses and lengths.
+#[test]
+fn quantities_along_the_tree_are_the_expanded_ones() {
+    let mut tree = chains::Chain30::uniform(1.0, 1.0, 9.81);
+    let mut dense = chains::Chain30Dense::uniform(1.0, 1.0, 9.81);
+    for (k, (m, l)) in [(0.2, 2.5), (3.0, 0.4), (0.7, 1.3)].into_iter().enumerate() {
+        (tree.m7, tree.l12, tree.m30) = (m, l, 1.0 + k as f64);
+        (dense.m7, dense.l12, dense.m30) = (m, l, 1.0 + k as f64);
+        let mut rng = Rng::new(10 + k as u64);
+        for _ in 0..5 {
+            let x: SVector<f64, 60> = rng.vector(-2.0, 2.0);
+            same_quantities(0.0, &x, |t, x| quantities!(tree, t, x), |t, x| quantities!(dense, t, x));
+            let (a, b) = (tree.accelerations(0.0, &x).unwrap(), dense.accelerations(0.0, &x).unwrap());
+            assert!((a - b).amax() < 1e-10 * (1.0 + b.amax()), "{a} against {b}");
+        }
+    }
+}
+
 /// PyDy's benchmark model, `pydy.models.n_link_pendulum_on_cart` (as `scripts/compare_pydy.py`
 /// writes it): the cart's coordinate is the root of the tree and its velocity moves every bob.
 #[derive(Mechanics)]
@@ -190,6 +235,7 @@ fn branched_tree_matches_the_dense_model() {
         let t = rng.uniform(0.0, 5.0);
         let (a, b) = (rec.accelerations(t, &x).unwrap(), dense.accelerations(t, &x).unwrap());
         assert!((a - b).amax() < 1e-12 * (1.0 + b.amax()), "t = {t}: {a} against {b}");
+        same_quantities(t, &x, |t, x| quantities!(rec, t, x), |t, x| quantities!(dense, t, x));
     }
     // The field Jacobian: the recursion differentiated along each direction of the state against the
     // dense model's (M⁻¹ ∂(f − M a)/∂x) and against central differences of the recursive field.

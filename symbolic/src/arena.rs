@@ -355,16 +355,16 @@ impl Arena {
         if m != 0 && self.masks[e.index()] & m == 0 || sym.index() > e.index() {
             return false;
         }
-        let mut seen = vec![false; e.index() + 1];
+        // A walk of e's DAG only (not a mark per node of the arena: this is called in loops).
+        let mut seen = rustc_hash::FxHashSet::default();
         let mut stack = vec![e];
-        seen[e.index()] = true;
+        seen.insert(e);
         while let Some(x) = stack.pop() {
             if x == sym {
                 return true;
             }
             self.nodes[x.index()].for_each_child(|c| {
-                if !seen[c.index()] && (m == 0 || self.masks[c.index()] & m != 0) {
-                    seen[c.index()] = true;
+                if (m == 0 || self.masks[c.index()] & m != 0) && seen.insert(c) {
                     stack.push(c);
                 }
             });

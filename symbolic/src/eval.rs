@@ -34,6 +34,57 @@ impl Arena {
         outputs.iter().map(|o| vals[o.index()]).collect()
     }
 
+    /// Values of `outputs` under `bindings` (`(s, e)`: the symbol s stands for e, as for
+    /// `emit_bound`), every other symbol from `value_of`. Only what the outputs reach is evaluated,
+    /// each node once (a walk of their DAG, not of the arena), so a recursion's bindings evaluate
+    /// in time linear in their size.
+    pub fn eval_bound(&self, bindings: &[(Expr, Expr)], outputs: &[Expr], value_of: &dyn Fn(Expr) -> f64) -> Vec<f64> {
+        let bound: rustc_hash::FxHashMap<Expr, Expr> = bindings.iter().copied().collect();
+        let mut memo: rustc_hash::FxHashMap<Expr, f64> = rustc_hash::FxHashMap::default();
+        let mut args = Vec::new();
+        outputs
+            .iter()
+            .map(|&o| {
+                // Post-order over o's DAG (a bound symbol's children: its expression).
+                let mut stack = vec![(o, false)];
+                while let Some((e, expanded)) = stack.pop() {
+                    if memo.contains_key(&e) {
+                        continue;
+                    }
+                    let children: Vec<Expr> = match (&self.nodes[e.index()], bound.get(&e)) {
+                        (Node::Sym(_), Some(&b)) => vec![b],
+                        (node, _) => {
+                            let mut cs = Vec::new();
+                            node.for_each_child(|c| cs.push(c));
+                            cs
+                        }
+                    };
+                    if !expanded && children.iter().any(|c| !memo.contains_key(c)) {
+                        stack.push((e, true));
+                        stack.extend(children.into_iter().filter(|c| !memo.contains_key(c)).map(|c| (c, false)));
+                        continue;
+                    }
+                    let v = |x: &Expr| memo[x];
+                    let value = match (&self.nodes[e.index()], bound.get(&e)) {
+                        (Node::Sym(_), Some(b)) => v(b),
+                        (Node::Num(r), _) => r.to_f64(),
+                        (Node::Sym(_), None) => value_of(e),
+                        (Node::Add(ts), _) => ts.iter().map(v).sum(),
+                        (Node::Mul(fs), _) => fs.iter().map(v).product(),
+                        (Node::Pow(b, x), _) => pow_f64(v(b), self.as_num(*x), v(x)),
+                        (Node::Call(f, xs), _) => {
+                            args.clear();
+                            args.extend(xs.iter().map(v));
+                            f.eval(&args)
+                        }
+                    };
+                    memo.insert(e, value);
+                }
+                memo[&o]
+            })
+            .collect()
+    }
+
     /// Values of all `outputs` with a bound on their error: `(v, e)` with the exact value of the
     /// expression at the given symbol values (taken as exact) within `e` of `v` (`e = ∞` where no
     /// bound is known, e.g. a reciprocal of a value within its own error of zero). For deciding that

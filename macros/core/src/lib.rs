@@ -123,20 +123,36 @@ mod tests {
         assert_eq!(a, b);
     }
 
-    /// The generated code of the pendulum chain grows no faster than n² (its M has n²/2
-    /// entries; f, derived through the link velocities, is O(n) sums of shared prefix sums), and
-    /// so do the rustdoc formulas, whose blocks are capped (M's expanded entries are O(n) long).
+    /// The generated code of the pendulum chain on the dense path grows no faster than n² (its M
+    /// has n²/2 entries; f, derived through the link velocities, is O(n) sums of shared prefix
+    /// sums), and so do the rustdoc formulas, whose blocks are capped (M's expanded entries are
+    /// O(n) long).
     #[test]
-    fn the_expansion_of_a_chain_grows_no_faster_than_n_squared() {
+    fn the_dense_expansion_of_a_chain_grows_no_faster_than_n_squared() {
         let size = |n: usize| {
-            let src: proc_macro2::TokenStream = crate::fixtures::pendulum_chain_struct(&format!("Chain{n}"), n).parse().unwrap();
-            crate::try_expand(src).unwrap().to_string()
+            let src = crate::fixtures::pendulum_chain_struct_with(&format!("Chain{n}"), n, "dynamics = dense");
+            crate::try_expand(src.parse().unwrap()).unwrap().to_string()
         };
         let (small, large) = (size(15), size(30));
         let ratio = large.len() as f64 / small.len() as f64;
         assert!(ratio < 4.0, "doubling n multiplied the expansion by {ratio:.2} ({} → {} bytes)", small.len(), large.len());
         assert!(large.contains("more entries elided"), "the 30-link chain's mass matrix documentation is capped");
         assert!(!size(5).contains("more entries elided"), "a small model's documentation is shown whole");
+    }
+
+    /// On the recursive path, with nothing that needs the dense M and f, the chain's code is linear
+    /// in n: the recursion, M a, f, L, E and p each one pass along the tree
+    /// (`derive::tree::kinetics`), and no expanded formula in the rustdoc.
+    #[test]
+    fn the_expansion_of_a_tree_grows_linearly() {
+        let size = |n: usize| {
+            let src = crate::fixtures::pendulum_chain_struct(&format!("Chain{n}"), n);
+            crate::try_expand(src.parse().unwrap()).unwrap().to_string()
+        };
+        let (small, large) = (size(40), size(80));
+        let ratio = large.len() as f64 / small.len() as f64;
+        assert!(ratio < 2.2, "doubling n multiplied the expansion by {ratio:.2} ({} → {} bytes)", small.len(), large.len());
+        assert!(large.contains("__routh_mass_times") && !large.contains("fn __routh_dynamics"), "M is never formed");
     }
 
     /// The chain's f is derived through the link velocities (no products that cancel)

@@ -161,6 +161,12 @@ pub(crate) fn formula_lines(model: &View<'_>, entries: Vec<(String, Expr)>) -> V
 }
 
 /// Rustdoc lines: a heading paragraph and a `text` block of `lhs = formula` lines.
+/// Rustdoc of a paragraph alone (no formulas).
+pub(crate) fn doc_text(text: &str) -> TokenStream {
+    let docs = text.lines().map(|l| format!(" {l}"));
+    quote! { #( #[doc = #docs] )* }
+}
+
 pub(crate) fn doc_block(heading: &str, lines: &[(String, String)]) -> TokenStream {
     let mut text = format!("{heading}\n\n```text\n");
     let mut shown = 0;

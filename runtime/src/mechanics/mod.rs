@@ -276,6 +276,34 @@ pub fn recursive_accelerations<const N: usize>(t: f64, qdd: [f64; N], pivots: [f
     if pivots.contains(&0.0) { Err(FieldError::SingularMassMatrix { t }) } else { Err(FieldError::NonFinite { t }) }
 }
 
+/// The mass matrix from its products, column j = M eⱼ (generated for tree models, whose M a is one
+/// O(n) pass along the tree: n passes, O(n²), M never formed symbolically), symmetrised against
+/// rounding: ½ (M + Mᵀ).
+///
+/// ```
+/// use routh_runtime::mechanics::mass_from_products;
+/// use routh_runtime::nalgebra::{SMatrix, SVector};
+/// let m = SMatrix::<f64, 2, 2>::new(2.0, 0.5, 0.5, 1.0);
+/// assert_eq!(mass_from_products::<2>(|a: &SVector<f64, 2>| m * a), m);
+/// ```
+pub fn mass_from_products<const N: usize>(product: impl Fn(&SVector<f64, N>) -> SVector<f64, N>) -> SMatrix<f64, N, N> {
+    let mut m = SMatrix::<f64, N, N>::zeros();
+    let mut e = SVector::<f64, N>::zeros();
+    for j in 0..N {
+        e[j] = 1.0;
+        m.set_column(j, &product(&e));
+        e[j] = 0.0;
+    }
+    for i in 0..N {
+        for j in i + 1..N {
+            let mean = 0.5 * (m[(i, j)] + m[(j, i)]);
+            m[(i, j)] = mean;
+            m[(j, i)] = mean;
+        }
+    }
+    m
+}
+
 /// The Jacobian of the first-order field x' = (q̇, a(x)) over x = (q, q̇) from the directional
 /// derivatives of the accelerations, `tangent(δx)` = (∂a/∂x) δx, taken along each basis direction
 /// (generated for the recursive dynamics of tree models: 2n passes through O(n) code).

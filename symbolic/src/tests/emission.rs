@@ -250,3 +250,41 @@ fn bindings_are_temporaries_in_dependency_order() {
     let name = last.split_whitespace().nth(1).unwrap().to_owned();
     assert_eq!(em.outputs[0].to_string(), name);
 }
+
+/// `eval_bound` evaluates through the bindings what the inlined expression gives, also when a bound
+/// symbol was created before the expression it stands for (no reliance on node order), and
+/// evaluates only what the outputs reach.
+#[test]
+fn bound_evaluation_follows_the_bindings() {
+    let mut a = Arena::new();
+    let (x, y) = (a.symbol("x"), a.symbol("y"));
+    // Symbols made first, their expressions after them.
+    let names: Vec<Expr> = (0..6).map(|k| a.symbol(&format!("r{k}"))).collect();
+    let mut bindings = Vec::new();
+    let (mut held, mut inline) = (x, x);
+    for &name in &names {
+        let sq = a.mul2(held, held);
+        let value = a.add2(sq, y);
+        bindings.push((name, value));
+        held = name;
+        let sq = a.mul2(inline, inline);
+        inline = a.add2(sq, y);
+    }
+    let s = a.call(crate::Func::Sin, &[held]);
+    let unused = a.symbol("unused");
+    let with_unused = a.add2(s, unused);
+    let value_of = |e: Expr| {
+        if e == x {
+            0.3
+        } else if e == y {
+            -0.4
+        } else {
+            f64::NAN
+        }
+    };
+    let got = a.eval_bound(&bindings, &[held, s], &value_of);
+    let inline_sin = a.call(crate::Func::Sin, &[inline]);
+    let want = [a.eval(inline, &value_of), a.eval(inline_sin, &value_of)];
+    assert!(close(got[0], want[0], 1e-15) && close(got[1], want[1], 1e-15), "{got:?} against {want:?}");
+    assert!(a.eval_bound(&bindings, &[with_unused], &value_of)[0].is_nan(), "an unbound symbol is read from value_of");
+}

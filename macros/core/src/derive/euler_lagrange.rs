@@ -204,6 +204,30 @@ pub fn derive_with(model: &Model, arena: &mut Arena, residual_jacobian: bool) ->
     Equations { momenta, mass, forcing, energy, power, dl_dt, dg_dq, dg_dv, contact, dg_dw, dl_dw, rate_jacobians }
 }
 
+/// The equations of a model whose M, f, E and p come from its kinematic tree instead
+/// ([`crate::derive::tree::kinetics()`]): only the power Q·q̇ and ∂L/∂t. `momenta`, `mass` and
+/// `forcing` are empty and `energy` is zero — `derive::mode` takes this path only for models none
+/// of whose other items reads them.
+pub fn derive_along_tree(model: &Model, arena: &mut Arena) -> Equations {
+    let syms = &model.layout;
+    let power = arena.dot(&model.force, &syms.qd);
+    let dl_dt = arena.diff(model.lagrangian, syms.t);
+    Equations {
+        momenta: Vec::new(),
+        mass: Vec::new(),
+        forcing: Vec::new(),
+        energy: arena.zero(),
+        power,
+        dl_dt,
+        dg_dq: Vec::new(),
+        dg_dv: Vec::new(),
+        contact: None,
+        dg_dw: Vec::new(),
+        dl_dw: Vec::new(),
+        rate_jacobians: None,
+    }
+}
+
 /// fᵢ = ∂L/∂qᵢ − Σⱼ ∂pᵢ/∂qⱼ q̇ⱼ − ∂pᵢ/∂t + Qᵢ from the momenta of the expanded L (∂L/∂q pulled
 /// back to the velocities, Kᵀ∂L/∂q, with quasi-velocities; with an action
 /// variable, `dl_dz` = ∂L/∂z adds −∂pᵢ/∂z · L + pᵢ ∂L/∂z). The term Σⱼ ∂pᵢ/∂qⱼ q̇ⱼ + ∂pᵢ/∂t is one

@@ -41,6 +41,10 @@ pub struct Derived {
     pub equations: euler_lagrange::Equations,
     /// How the accelerations are computed: M q̈ = f, or the recursion along a kinematic tree.
     pub dynamics: tree::Dynamics,
+    /// For a tree model none of whose items needs the dense M and f: M a, f, L, E and p along its
+    /// tree; `equations` then holds only the power and ∂L/∂t
+    /// ([`euler_lagrange::derive_along_tree`]).
+    pub kinetics: Option<tree::Kinetics>,
     /// ∇E and ∇²E, for models that implement `HybridSystem` (periodic-orbit continuation).
     pub energy: Option<euler_lagrange::EnergyDerivatives>,
     pub constraints: Option<constraint::ConstraintEquations>,
@@ -70,6 +74,7 @@ impl Derived {
         Derived {
             equations,
             dynamics: tree::Dynamics::Dense("a reduced system takes the dense path".into()),
+            kinetics: None,
             energy: None,
             constraints: None,
             impacts: Vec::new(),
@@ -90,10 +95,38 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     // The recursion first: with it, the field Jacobian comes from its tangent, not from the dense
     // residual's O(n³) derivatives.
     let dynamics = cx.ok(tree::derive(model, arena)).unwrap_or_else(|| tree::Dynamics::Dense(String::new()));
-    let dense_jacobian = !matches!(dynamics, tree::Dynamics::Recursive(_));
-    let equations = euler_lagrange::derive_with(model, arena, dense_jacobian);
+    // A tree model whose items all have their form along the tree (no impacts or modes, whose
+    // laws and energy derivatives read M and E; no symmetries, reductions or discrete system,
+    // which read p and M; no inputs or sensitivities, whose ∂g/∂w read f; no outputs, which may
+    // read E) derives nothing dense: its expansion and code stay linear in the tree's size.
+    let kinetics = match &dynamics {
+        tree::Dynamics::Recursive(r)
+            if !hybrid
+                && model.impacts.is_empty()
+                && model.symmetries.is_empty()
+                && model.reductions.is_empty()
+                && model.discretization.is_none()
+                && model.inputs.is_empty()
+                && model.sensitivity.is_empty()
+                && model.outputs.is_empty() =>
+        {
+            Some(tree::kinetics(model, arena, r))
+        }
+        _ => None,
+    };
+    let equations = match (&dynamics, &kinetics) {
+        (tree::Dynamics::Recursive(r), Some(_)) => {
+            cx.ok(tree::check_pivots(&model.view(arena), r));
+            euler_lagrange::derive_along_tree(model, arena)
+        }
+        _ => {
+            let dense_jacobian = !matches!(dynamics, tree::Dynamics::Recursive(_));
+            let equations = euler_lagrange::derive_with(model, arena, dense_jacobian);
+            cx.ok(euler_lagrange::check_regular(&model.view(arena), &equations));
+            equations
+        }
+    };
     let energy = hybrid.then(|| euler_lagrange::energy_derivatives(model, arena, &equations));
-    cx.ok(euler_lagrange::check_regular(&model.view(arena), &equations));
     let constraints = constraint::derive(model, arena, cx, &equations);
     let impacts = impact::derive(model, arena, &equations);
     let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts);
@@ -124,5 +157,18 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
         let equations = euler_lagrange::derive(&reduced.model, arena);
         reductions.push(ReducedSystem { reduced, derived: Derived::equations_only(equations) });
     }
-    Derived { equations, dynamics, energy, constraints, impacts, symmetries, algebra, outputs, discrete, reductions, first_order }
+    Derived {
+        equations,
+        dynamics,
+        kinetics,
+        energy,
+        constraints,
+        impacts,
+        symmetries,
+        algebra,
+        outputs,
+        discrete,
+        reductions,
+        first_order,
+    }
 }

@@ -19,7 +19,7 @@ use crate::derive::euler_lagrange::Equations;
 use crate::emit::codegen::{Helpers, Owner, allow_generated, square_matrix, state_arguments, symmetric_matrix};
 use crate::emit::dynamics;
 use crate::model::View;
-use crate::notation::{display_name, doc_block, formula, formula_lines};
+use crate::notation::{display_name, doc_block, doc_text, formula, formula_lines};
 
 /// The whole expansion for one model.
 /// `dims[k]` is the state dimension of mode k of the system (a transition's target state).
@@ -33,11 +33,22 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     let mut helpers = Helpers::default();
     // The dynamics contract: M and f, the accelerations, the field Jacobian (see `emit::dynamics`).
     let dyn_fn = dynamics::function_name();
-    let dyn_item = dynamics::mass_and_forcing(model, eq, &mut helpers);
-    let Docs { m_doc, f_doc, l_doc, e_doc, p_doc, pw_doc, q_doc, state_doc, dim_doc } = docs(model, eq);
-    let mass_matrix = mass_matrix_item(model, eq, &mut helpers, &m_doc);
+    let Docs { m_doc, f_doc, l_doc, e_doc, p_doc, pw_doc, q_doc, state_doc, dim_doc } =
+        docs(model, eq, derived.kinetics.as_ref());
+    // M and f: from the dense M-and-f function, or along the kinematic tree.
+    let (dyn_item, mass_matrix, forcing) = match &derived.kinetics {
+        None => (
+            dynamics::mass_and_forcing(model, eq, &mut helpers),
+            mass_matrix_item(model, eq, &mut helpers, &m_doc),
+            quote! { self.#dyn_fn(t, x).1 },
+        ),
+        Some(k) => {
+            let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, &mut helpers, &m_doc);
+            (TokenStream::new(), mass_matrix, forcing)
+        }
+    };
     // Scalars and momenta: L, E, p, Q·q̇.
-    let quantities = quantities(model, eq, &[l_doc, e_doc, p_doc, pw_doc, q_doc], &mut helpers);
+    let quantities = quantities(model, eq, derived.kinetics.as_ref(), &[l_doc, e_doc, p_doc, pw_doc, q_doc], &mut helpers);
 
     let (acc_method, jac_method, constraint_items, constraint_impl) =
         dynamics::accelerations_and_jacobian(model, eq, constraints.as_ref(), &mut helpers, &dyn_fn, &derived.dynamics);
@@ -83,7 +94,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
         #f_doc
         #[must_use]
         pub fn forcing(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SVector<f64, #n_lit> {
-            self.#dyn_fn(t, x).1
+            #forcing
         }
 
         #acc_method
@@ -221,6 +232,47 @@ fn mass_matrix_item(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, m_d
     }
 }
 
+/// `mass_matrix` and the body of `forcing` of a model whose kinetics follow its tree: M assembled
+/// by the runtime from the products M eⱼ of a generated O(n) function, f its own O(n) function.
+fn tree_mass_and_forcing(
+    model: &View<'_>,
+    k: &crate::derive::tree::Kinetics,
+    helpers: &mut Helpers,
+    m_doc: &TokenStream,
+) -> (TokenStream, TokenStream) {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    let none = TokenStream::new();
+    let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
+    let a_arg = quote! { a, };
+    let (ma_stmts, ma_vals) =
+        helpers.body_bound(model, &k.mass_times.bindings, &k.mass_times.outputs, "__routh_mass_times", &a_param, &a_arg);
+    let (f_stmts, f_vals) = helpers.body_bound(model, &k.forcing.bindings, &k.forcing.outputs, "__routh_forcing", &none, &none);
+    let allow = allow_generated();
+    let sv = quote! { ::routh::__private::nalgebra::SVector };
+    let mass_matrix = quote! {
+        /// The product M a along the kinematic tree (O(n), M never formed).
+        #allow
+        fn __routh_mass_times(&self, t: f64, x: &#sv<f64, #d>, a: &#sv<f64, #n>) -> #sv<f64, #n> {
+            #(#ma_stmts)*
+            #sv::<f64, #n>::from([#(#ma_vals),*])
+        }
+
+        /// The forcing f along the kinematic tree (O(n)).
+        #allow
+        fn __routh_forcing(&self, t: f64, x: &#sv<f64, #d>) -> #sv<f64, #n> {
+            #(#f_stmts)*
+            #sv::<f64, #n>::from([#(#f_vals),*])
+        }
+
+        #m_doc
+        #[must_use]
+        pub fn mass_matrix(&self, t: f64, x: &#sv<f64, #d>) -> ::routh::__private::nalgebra::SMatrix<f64, #n, #n> {
+            ::routh::__private::mechanics::mass_from_products::<#n>(|a| self.__routh_mass_times(t, x, a))
+        }
+    };
+    (mass_matrix, quote! { self.__routh_forcing(t, x) })
+}
+
 /// `impl VectorField`: x' = F(t, x) from the accelerations.
 fn vector_field_impl(model: &View<'_>) -> TokenStream {
     let d = model.layout.state_dim();
@@ -257,14 +309,31 @@ fn vector_field_impl(model: &View<'_>) -> TokenStream {
 
 /// `lagrangian`, `energy`, `momenta` and `power`, with their rustdoc `docs` (L, E, p, Q·q̇, and the
 /// force one-form shown with the power).
-fn quantities(model: &View<'_>, eq: &Equations, docs: &[TokenStream; 5], helpers: &mut Helpers) -> TokenStream {
+fn quantities(
+    model: &View<'_>,
+    eq: &Equations,
+    kinetics: Option<&crate::derive::tree::Kinetics>,
+    docs: &[TokenStream; 5],
+    helpers: &mut Helpers,
+) -> TokenStream {
     let (d, n_lit) = (model.layout.state_dim(), model.dof());
     let none = TokenStream::new();
-    let mut straight_line = |outputs: &[Expr], name: &str| helpers.body(model, outputs, name, &none, &none);
-    let (l_stmts, l_vals) = straight_line(&[model.lagrangian], "__routh_lagrangian");
-    let (e_stmts, e_vals) = straight_line(&[eq.energy], "__routh_energy");
-    let (pw_stmts, pw_vals) = straight_line(&[eq.power], "__routh_power");
-    let (p_stmts, p_vals) = straight_line(&eq.momenta, "__routh_momenta");
+    let mut straight_line = |bindings: &[(Expr, Expr)], outputs: &[Expr], name: &str| {
+        helpers.body_bound(model, bindings, outputs, name, &none, &none)
+    };
+    let ((l_stmts, l_vals), (e_stmts, e_vals), (p_stmts, p_vals)) = match kinetics {
+        None => (
+            straight_line(&[], &[model.lagrangian], "__routh_lagrangian"),
+            straight_line(&[], &[eq.energy], "__routh_energy"),
+            straight_line(&[], &eq.momenta, "__routh_momenta"),
+        ),
+        Some(k) => (
+            straight_line(&k.lagrangian.bindings, &k.lagrangian.outputs, "__routh_lagrangian"),
+            straight_line(&k.energy.bindings, &k.energy.outputs, "__routh_energy"),
+            straight_line(&k.momenta.bindings, &k.momenta.outputs, "__routh_momenta"),
+        ),
+    };
+    let (pw_stmts, pw_vals) = straight_line(&[], &[eq.power], "__routh_power");
     let [l_doc, e_doc, p_doc, pw_doc, q_doc] = docs;
     let allow = allow_generated();
     quote! {
@@ -341,7 +410,10 @@ struct Docs {
     dim_doc: &'static str,
 }
 
-fn docs(model: &View<'_>, eq: &Equations) -> Docs {
+fn docs(model: &View<'_>, eq: &Equations, kinetics: Option<&crate::derive::tree::Kinetics>) -> Docs {
+    if kinetics.is_some() {
+        return tree_docs(model, eq);
+    }
     let n = model.dof();
     let q_disp: Vec<String> = model.layout.q.iter().map(|&s| display_name(model, s)).collect();
     let v_disp: Vec<String> = model.layout.qd.iter().map(|&s| display_name(model, s)).collect();
@@ -454,6 +526,78 @@ fn docs(model: &View<'_>, eq: &Equations) -> Docs {
         " Dimension of the first-order state x = (q, q̇), 2n."
     };
     Docs { m_doc, f_doc, l_doc, e_doc, p_doc, pw_doc, q_doc, state_doc, dim_doc }
+}
+
+/// [`docs`] of a model whose M, f, E and p follow its kinematic tree: what they are and how they
+/// are computed (their expanded formulas would grow as n³).
+fn tree_docs(model: &View<'_>, eq: &Equations) -> Docs {
+    let q_disp: Vec<String> = model.layout.q.iter().map(|&s| display_name(model, s)).collect();
+    let v_disp: Vec<String> = model.layout.qd.iter().map(|&s| display_name(model, s)).collect();
+    let coords_list = q_disp.join(", ");
+    let along = "with the tree's directions d (each a joint j(d) with its coefficient S_d(q_j)) and the masses m moving \
+                 along them";
+    let m_doc = doc_text(&format!(
+        "Mass matrix M(q) = ∂²L/∂q̇², symmetric, in the coordinates q = ({coords_list}): assembled column by column \
+             from the products M eⱼ, each one pass along the model's kinematic tree ({along}: acc_d = acc_parent + S_d aⱼ, \
+             F_d = m acc_d + Σ F_children, (M a)ⱼ = Σ_(d at j) S_d F_d). M is never formed symbolically for this model: O(n) \
+             code, O(n²) time."
+    ));
+    let f_doc = doc_text(&format!(
+        "Right-hand side f of the equations of motion M q̈ = f, one pass along the kinematic tree ({along}): \
+             fⱼ = τⱼ − Σ_(d at j) S_d F_d at q̈ = 0, where the accelerations are the velocity products \
+             acc_d = acc_parent + ∂S_d/∂qⱼ q̇ⱼ², and τ = ∂L/∂q at q̇ = 0 plus the generalized force Q."
+    ));
+    // L over the rates of its positions, and the rates while they are short to show (each is a sum
+    // along its path: all of them grow as n²).
+    let mut l_lines = Vec::new();
+    if let Some(h) = &model.held {
+        l_lines.push(("L".to_string(), formula(model, h.lagrangian)));
+        let mut shown = 0;
+        for (k, &(w, rate)) in h.rates.iter().enumerate() {
+            if shown > 2_000 {
+                l_lines.push((format!("… {} more rates", h.rates.len() - k), "(each its parent's plus a term)".into()));
+                break;
+            }
+            let line = formula(model, rate);
+            shown += line.len();
+            l_lines.push((display_name(model, w), line));
+        }
+    } else {
+        l_lines.push(("L".to_string(), formula(model, model.lagrangian)));
+    }
+    let l_doc = doc_block(
+        "The Lagrangian L(t, q, q̇), over the rates vₖ of its positions (the `dot(..)` of the Lagrangian as written, in \
+         order), each a sum along the kinematic tree.",
+        &l_lines,
+    );
+    let e_doc = doc_block(
+        "Energy E = q̇·∂L/∂q̇ − L = T + V, with T = Σ ½ m v² along the kinematic tree and V = −L at q̇ = 0. Along solutions \
+         dE/dt = Q·q̇ − ∂L/∂t (see [`Self::power`]).",
+        &[("∂L/∂t".into(), formula(model, eq.dl_dt))],
+    );
+    let p_doc = doc_text(&format!(
+        "Generalized momenta p = ∂L/∂q̇, one pass along the kinematic tree ({along}): vel_d = vel_parent + S_d q̇ⱼ, \
+             P_d = m vel_d + Σ P_children, pⱼ = Σ_(d at j) S_d P_d."
+    ));
+    let pw_doc = doc_block(
+        "Power of the generalized forces, Q·q̇. With ∂L/∂t = 0 it equals dE/dt along solutions.",
+        &[("Q·q̇".into(), formula(model, eq.power))],
+    );
+    let q_lines: Vec<(String, String)> =
+        (0..model.dof()).map(|i| (format!("Q[{}]", i + 1), formula(model, model.force[i]))).collect();
+    let q_doc = doc_block("Generalized force one-form Q = Σ Qᵢ dqᵢ, as declared.", &q_lines);
+    let state_doc = format!(" The state x = (q, q̇) = ({coords_list}, {}) from positions and velocities.", v_disp.join(", "));
+    Docs {
+        m_doc,
+        f_doc,
+        l_doc,
+        e_doc,
+        p_doc,
+        pw_doc,
+        q_doc,
+        state_doc,
+        dim_doc: " Dimension of the first-order state x = (q, q̇), 2n.",
+    }
 }
 
 /// For a contact model: how the field is built from the accelerations (ż = L), and the items of

@@ -1,5 +1,6 @@
 //! Recursive dynamics along a kinematic tree: q̈ in O(n) by the articulated-body recursion, derived
-//! symbolically and emitted as straight-line code per joint.
+//! symbolically and emitted as straight-line code per joint; and ([`kinetics()`]) M a, f, L, E and p
+//! along the same tree, for models that need nothing dense.
 //!
 //! **Which models.** The Lagrangian over the rates of its positions ([`crate::model::HeldLagrangian`]) must be
 //!
@@ -52,6 +53,9 @@ use symbolic::{Arena, Expr, Node};
 use crate::layout::{Layout, Role};
 use crate::model::Model;
 
+pub mod kinetics;
+pub use kinetics::{Kinetics, kinetics};
+
 /// `s = e` bindings in dependency order (see `symbolic::emit_bound`).
 pub type Bindings = Vec<(Expr, Expr)>;
 
@@ -70,6 +74,21 @@ pub struct Recursive {
     /// With the field Jacobian: the directional derivative along a tangent δx of the state,
     /// `(bindings after the recursion's, δq̈)` ([`tangent`]).
     pub tangent: Option<(Bindings, Vec<Expr>)>,
+    /// The tree's directions and masses, from which [`kinetics()`] builds M a, f, E, L and p.
+    pub tree: Box<Tree>,
+}
+
+/// The structure the recursion runs over.
+pub struct Tree {
+    /// Each direction of motion: its joint, its parent direction, its coefficient Sⱼ(qⱼ). A
+    /// parent's index is below its children's.
+    pub dirs: Vec<(usize, Option<usize>, Expr)>,
+    /// Each mass component (a rate of the Lagrangian with its summed mass): its direction, its mass.
+    pub comps: Vec<(usize, Expr)>,
+    /// The generalized forces τ = ∂(L̃ at v = 0)/∂q + Q.
+    pub tau: Vec<Expr>,
+    /// L̃ at v = 0: the Lagrangian's part free of velocities (−V).
+    pub rest: Expr,
 }
 
 impl Recursive {
@@ -164,7 +183,7 @@ fn velocity_row(arena: &mut Arena, syms: &Layout, v: Expr) -> Result<Row, String
         }
         for j in rates {
             let c = arena.diff(t, syms.qd[j]);
-            if syms.qd.iter().any(|&v| arena.depends_on(c, v)) {
+            if arena.free_symbols(c).into_iter().any(|s| matches!(syms.role(s), Some(Role::Velocity(_)))) {
                 return Err("a kinetic term is not quadratic in the velocities".into());
             }
             row.entry(j).or_default().push(c);
@@ -180,6 +199,55 @@ fn velocity_row(arena: &mut Arena, syms: &Layout, v: Expr) -> Result<Row, String
         }
     }
     Ok(row)
+}
+
+/// The terms of `e` to be read one by one: its sum's terms, a product with one sum that holds
+/// symbols of `held` (`m/2·(ẋ² + ẏ²)`, ½·Σ mₖ vₖ², g·Σ mₖ yₖ) distributed over that sum's terms,
+/// recursively — so that each term holds few of those symbols (the sum is the same).
+fn split_terms(arena: &mut Arena, e: Expr, held: &FxHashMap<Expr, usize>) -> Vec<Expr> {
+    let mut out = Vec::new();
+    let mut stack = vec![e];
+    while let Some(t) = stack.pop() {
+        match arena.node(t).clone() {
+            Node::Add(ts) => stack.extend(ts.iter().copied()),
+            Node::Mul(fs) => {
+                let holds = |arena: &Arena, f: Expr| arena.free_symbols(f).iter().any(|s| held.contains_key(s));
+                let with: Vec<usize> = (0..fs.len()).filter(|&i| holds(arena, fs[i])).collect();
+                match with.as_slice() {
+                    [i] if matches!(arena.node(fs[*i]), Node::Add(_)) => {
+                        let Node::Add(inner) = arena.node(fs[*i]).clone() else { unreachable!("matched") };
+                        let others: Vec<Expr> = fs.iter().enumerate().filter(|&(k, _)| k != *i).map(|(_, &f)| f).collect();
+                        for u in inner.iter() {
+                            let mut factors = others.clone();
+                            factors.push(*u);
+                            stack.push(arena.mul(&factors));
+                        }
+                    }
+                    _ => out.push(t),
+                }
+            }
+            _ => out.push(t),
+        }
+    }
+    out
+}
+
+/// ∇e over `vars` for a sum whose terms each involve few of them (a tree's potential: each term a
+/// mass times one link's height): each term differentiated only along the variables it holds, so
+/// the cost is the sum's size times the variables per term, not times all of them.
+fn sparse_gradient(arena: &mut Arena, e: Expr, vars: &[Expr]) -> Vec<Expr> {
+    let index: FxHashMap<Expr, usize> = vars.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    let terms = split_terms(arena, e, &index);
+    let mut parts: Vec<Vec<Expr>> = vec![Vec::new(); vars.len()];
+    for t in terms {
+        for s in arena.free_symbols(t) {
+            if let Some(&i) = index.get(&s) {
+                let d = arena.diff(t, s);
+                parts[i].push(d);
+            }
+        }
+    }
+    parts.iter().map(|p| arena.add(p)).collect()
 }
 
 /// The recursion of `model`, or why its kinematics are not a tree it can follow.
@@ -203,35 +271,51 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
             return Err("its Lagrangian could not be read over the rates of its positions".into());
         }
     }
-    // L̃ = rest + Σ ½ mₖ vₖ², the masses constant, rest free of velocities: one zero test.
+    // L̃ = rest + Σ ½ mₖ vₖ², the masses constant, rest free of velocities — term by term (each
+    // term of L̃ is rate-free or ½ Σ m w² over the rates it holds, by a zero test of its own), so
+    // that the cost is L̃'s size, not its size times the number of rates.
     let lt = held.lagrangian;
-    let zeros: Vec<(Expr, Expr)> = held.rates.iter().map(|&(w, _)| (w, arena.zero())).collect();
-    let rest = arena.subs(lt, &zeros);
-    if arena.free_symbols(rest).iter().any(|&s| matches!(syms.role(s), Some(Role::Velocity(_) | Role::HeldRate(_)))) {
-        return Err("the Lagrangian has velocity terms other than ½ m ẋ² of positions (a velocity written bare \
-                    outside `dot(..)` squared, or products of rates)"
-            .into());
-    }
+    let index: FxHashMap<Expr, usize> = held.rates.iter().enumerate().map(|(k, &(w, _))| (w, k)).collect();
+    let terms = split_terms(arena, lt, &index);
     let half = arena.num(symbolic::Rational::new(1, 2).expect("1/2"));
-    let mut masses = Vec::new();
-    let mut kinetic = Vec::new();
-    for &(w, _) in &held.rates {
-        let p = arena.diff(lt, w);
-        let m = arena.diff(p, w);
-        if arena.free_symbols(m).iter().any(|&s| !matches!(syms.role(s), Some(Role::Parameter(_)))) {
-            return Err("a mass depends on the state (or the kinetic energy is not a sum of squares of rates)".into());
+    let mut rest_terms = Vec::new();
+    let mut mass_parts: Vec<Vec<Expr>> = vec![Vec::new(); held.rates.len()];
+    for t in terms {
+        let symbols = arena.free_symbols(t);
+        let held_here: Vec<usize> = symbols.iter().filter_map(|s| index.get(s).copied()).collect();
+        if symbols.iter().any(|&s| matches!(syms.role(s), Some(Role::Velocity(_)))) {
+            return Err("the Lagrangian has velocity terms other than ½ m ẋ² of positions (a velocity written bare \
+                        outside `dot(..)` squared, or products of rates)"
+                .into());
         }
-        let w2 = arena.powi(w, 2);
-        kinetic.push(arena.mul(&[half, m, w2]));
-        masses.push(m);
+        if held_here.is_empty() {
+            rest_terms.push(t);
+            continue;
+        }
+        let mut rebuilt = Vec::with_capacity(held_here.len());
+        for k in held_here {
+            let w = held.rates[k].0;
+            let p = arena.diff(t, w);
+            let m = arena.diff(p, w);
+            if arena.free_symbols(m).iter().any(|&s| !matches!(syms.role(s), Some(Role::Parameter(_)))) {
+                return Err("a mass depends on the state (or the kinetic energy is not a sum of squares of rates)".into());
+            }
+            let w2 = arena.powi(w, 2);
+            rebuilt.push(arena.mul(&[half, m, w2]));
+            mass_parts[k].push(m);
+        }
+        let rebuilt = arena.add(&rebuilt);
+        if rebuilt != t {
+            let gap = arena.sub(t, rebuilt);
+            if !arena.zero_test(gap).is_zero() {
+                return Err("the kinetic energy is not Σ ½ m ẋ² over positions (it has products of different rates, or \
+                            rates times positions)"
+                    .into());
+            }
+        }
     }
-    let mut terms = kinetic;
-    terms.push(rest);
-    let rebuilt = arena.add(&terms);
-    let gap = arena.sub(lt, rebuilt);
-    if !arena.zero_test(gap).is_zero() {
-        return Err("the kinetic energy is not Σ ½ m ẋ² over positions (it has products of different rates)".into());
-    }
+    let rest = arena.add(&rest_terms);
+    let masses: Vec<Expr> = mass_parts.iter().map(|p| arena.add(p)).collect();
 
     // Components: distinct rates with their summed masses, and their rows.
     let mut by_rate: FxHashMap<Expr, usize> = FxHashMap::default();
@@ -362,15 +446,11 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
     }
 
     // Generalized forces τ = ∂(L̃ at v = 0)/∂q + Q.
-    let tau: Vec<Expr> = (0..n)
-        .map(|j| {
-            let dv = arena.diff(rest, syms.q[j]);
-            arena.add2(dv, model.force[j])
-        })
-        .collect();
+    let gradient = sparse_gradient(arena, rest, &syms.q);
+    let tau: Vec<Expr> = (0..n).map(|j| arena.add2(gradient[j], model.force[j])).collect();
     let tau = arena.horner_many(&tau);
 
-    let mut rec = Builder { arena, syms, bindings: Vec::new() };
+    let mut rec = Builder { arena, syms, bindings: Vec::new(), offset: 0 };
     // Velocity-product accelerations C[d] = ∂S/∂qⱼ q̇ⱼ².
     let c: Vec<Expr> = dirs
         .iter()
@@ -509,7 +589,32 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         }
     }
     let directions = at_joint.iter().map(Vec::len).collect();
-    Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: d_of, parents, directions, tangent: None })
+    let tree = Box::new(Tree { dirs, comps: comp_dir.into_iter().zip(comps.iter().map(|c| c.1)).collect(), tau, rest });
+    Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: d_of, parents, directions, tangent: None, tree })
+}
+
+/// That M is not singular everywhere, from the recursion's pivots at sample states (for a model
+/// whose M is never formed; the dense path's `check_regular` tests M itself): a pivot at or below
+/// 1e-10 of the largest at every sampled state is an error.
+pub fn check_pivots(model: &crate::model::View<'_>, r: &Recursive) -> syn::Result<()> {
+    let mut singular_everywhere = true;
+    for values in model.layout.sample_points(4) {
+        let lookup = |s: Expr| values.get(&s).copied().unwrap_or(1.0);
+        let d = model.arena.eval_bound(&r.bindings, &r.pivots, &lookup);
+        let largest = d.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+        if !d.iter().all(|x| x.is_finite()) || d.iter().all(|&x| x > 1e-10 * largest) {
+            singular_everywhere = false;
+        }
+    }
+    if singular_everywhere {
+        return Err(syn::Error::new_spanned(
+            &model.lagrangian_tokens,
+            "the mass matrix ∂²L/∂q̇² is singular at every sampled state (a pivot of its factorisation along the \
+             kinematic tree vanishes): some combination of velocities has no kinetic energy (check that every \
+             coordinate moves some mass independently)",
+        ));
+    }
+    Ok(())
 }
 
 /// The recursion's directional derivative along a tangent δx of the state: `(bindings, δq̈)`, the
@@ -527,13 +632,12 @@ pub fn tangent(model: &Model, arena: &mut Arena, r: &Recursive) -> (Bindings, Ve
         dot.insert(syms.qd[i], dv);
     }
     // Temporaries numbered after the recursion's.
-    let first = r.bindings.len();
-    let mut rec = Builder { arena, syms, bindings: Vec::new() };
+    let mut rec = Builder { arena, syms, bindings: Vec::new(), offset: r.bindings.len() };
     for &(s, e) in &r.bindings {
         let seeds: Vec<(Expr, Expr)> =
             rec.arena.free_symbols(e).into_iter().filter_map(|x| dot.get(&x).map(|&d| (x, d))).collect();
         let de = if seeds.is_empty() { rec.arena.zero() } else { rec.arena.directional(e, &seeds) };
-        let ds = rec.bind_from(first, de);
+        let ds = rec.bind(de);
         if ds != rec.arena.zero() {
             dot.insert(s, ds);
         }
@@ -547,20 +651,17 @@ struct Builder<'a> {
     arena: &'a mut Arena,
     syms: &'a Layout,
     bindings: Bindings,
+    /// Temporaries are numbered from here on (after another builder's).
+    offset: usize,
 }
 
 impl Builder<'_> {
     /// `e` as a symbol bound to it (a leaf — a symbol or a number — as itself).
     fn bind(&mut self, e: Expr) -> Expr {
-        self.bind_from(0, e)
-    }
-
-    /// [`Builder::bind`] with temporaries numbered from `offset` on (after another builder's).
-    fn bind_from(&mut self, offset: usize, e: Expr) -> Expr {
         if self.arena.node(e).is_leaf() {
             return e;
         }
-        let s = self.syms.symbol(self.arena, Role::Temporary(offset + self.bindings.len()));
+        let s = self.syms.symbol(self.arena, Role::Temporary(self.offset + self.bindings.len()));
         self.bindings.push((s, e));
         s
     }

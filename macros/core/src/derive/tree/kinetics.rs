@@ -1,0 +1,188 @@
+//! The rest of a tree model's API along its tree, in code linear in the number of directions: the
+//! products M a, the forcing f, the Lagrangian, the energy and the momenta. A model on the
+//! recursive path whose other items need no dense M and f (see `derive::mode`) gets these instead
+//! of the expanded ∂²L/∂q̇² and f, which grow as n³ for a chain; `mass_matrix` is then assembled by
+//! the runtime from n products (O(n²) time).
+//!
+//! With the tree's directions d (joint j(d), parent π(d), coefficient S_d) and its mass components
+//! c (direction d(c), mass m_c), every rate of the Lagrangian is vᶜ = Σ S_d q̇_{j(d)} over the path of
+//! d(c), and with acc_d = acc_{π(d)} + C_d + S_d q̈_{j(d)} (C_d = ∂S_d/∂q_{j(d)} q̇²) its acceleration:
+//!
+//! ```text
+//! F_d  = Σ_{c at d} m_c acc_d + Σ_{children e of d} F_e        (leaves → root)
+//! (d/dt ∂T/∂q̇ − ∂T/∂q)_j = Σ_{d at j} S_d F_d                 (Kane's form: ṡ = ∂S/∂q q̇ cancels)
+//! ```
+//!
+//! so M a is that sum with C = 0 and q̈ = a, and f = τ − that sum at q̈ = 0. Likewise
+//! vel_d = vel_{π(d)} + S_d q̇_{j(d)}, T = Σ_c ½ m_c vel²_{d(c)}, P_d = Σ_{c at d} m_c vel_d + Σ_e P_e,
+//! p_j = Σ_{d at j} S_d P_d, and with the velocity-free part L̃₀ = L̃(v = 0): L = T + L̃₀ and
+//! E = T − L̃₀ (T is quadratic in q̇: no position moves with time).
+
+use rustc_hash::FxHashSet;
+use symbolic::{Arena, Expr};
+
+use super::{Bindings, Builder, Recursive, Tree};
+use crate::model::Model;
+
+/// Straight-line bindings and the outputs they give.
+pub struct Bound {
+    pub bindings: Bindings,
+    pub outputs: Vec<Expr>,
+}
+
+/// A tree model's quantities along its tree (each a function of its own).
+pub struct Kinetics {
+    /// M a, with a read from the acceleration symbols (`a[j]`).
+    pub mass_times: Bound,
+    /// f of M q̈ = f.
+    pub forcing: Bound,
+    /// L.
+    pub lagrangian: Bound,
+    /// E = q̇·p − L.
+    pub energy: Bound,
+    /// p = ∂L/∂q̇.
+    pub momenta: Bound,
+}
+
+/// The quantities of `r`'s tree, their temporaries numbered after the recursion's (and its
+/// tangent's).
+pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
+    let syms = &model.layout;
+    let n = model.dof();
+    let tree = &r.tree;
+    let mut offset = r.bindings.len() + r.tangent.as_ref().map_or(0, |t| t.0.len());
+    let mut next = |arena: &mut Arena, build: &dyn Fn(&mut Builder<'_>) -> Vec<Expr>| {
+        let mut b = Builder { arena, syms, bindings: Vec::new(), offset };
+        let outputs = build(&mut b);
+        offset += b.bindings.len();
+        prune(b.arena, b.bindings, outputs)
+    };
+    let zero = arena.zero();
+    // M a: accelerations without the velocity products.
+    let mass_times = next(arena, &|b| {
+        let a: Vec<Expr> = (0..n).map(|j| syms.qdd[j]).collect();
+        let acc = along(b, tree, &a, None);
+        generalized(b, tree, n, &acc)
+    });
+    // f = τ − (the same at q̈ = 0 with the velocity products).
+    let forcing = next(arena, &|b| {
+        let c: Vec<Expr> = tree
+            .dirs
+            .iter()
+            .map(|&(j, _, s)| {
+                let ds = b.arena.diff(s, syms.q[j]);
+                let v2 = b.arena.powi(syms.qd[j], 2);
+                b.arena.mul2(ds, v2)
+            })
+            .collect();
+        let zeros = vec![zero; n];
+        let acc = along(b, tree, &zeros, Some(&c));
+        let inertial = generalized(b, tree, n, &acc);
+        (0..n)
+            .map(|j| {
+                let e = b.arena.sub(tree.tau[j], inertial[j]);
+                b.bind(e)
+            })
+            .collect()
+    });
+    // Velocities, T, and L, E, p from them.
+    let kinetic = |b: &mut Builder<'_>| -> (Vec<Expr>, Expr) {
+        let v: Vec<Expr> = (0..n).map(|j| syms.qd[j]).collect();
+        let vel = along(b, tree, &v, None);
+        let half = b.arena.num(symbolic::Rational::new(1, 2).expect("1/2"));
+        let terms: Vec<Expr> = tree
+            .comps
+            .iter()
+            .map(|&(d, m)| {
+                let v2 = b.arena.powi(vel[d], 2);
+                b.arena.mul(&[half, m, v2])
+            })
+            .collect();
+        let t = b.arena.add(&terms);
+        let t = b.bind(t);
+        (vel, t)
+    };
+    let lagrangian = next(arena, &|b| {
+        let (_, t) = kinetic(b);
+        let l = b.arena.add2(t, tree.rest);
+        vec![l]
+    });
+    let energy = next(arena, &|b| {
+        let (_, t) = kinetic(b);
+        let e = b.arena.sub(t, tree.rest);
+        vec![e]
+    });
+    let momenta = next(arena, &|b| {
+        let (vel, _) = kinetic(b);
+        generalized(b, tree, n, &vel)
+    });
+    Kinetics { mass_times, forcing, lagrangian, energy, momenta }
+}
+
+/// Per direction: x_d = x_{π(d)} + (extra_d) + S_d r_{j(d)}, bound (`r` per joint; `extra` the
+/// velocity products, if any).
+fn along(b: &mut Builder<'_>, tree: &Tree, r: &[Expr], extra: Option<&[Expr]>) -> Vec<Expr> {
+    let mut x: Vec<Expr> = Vec::with_capacity(tree.dirs.len());
+    for (d, &(j, parent, s)) in tree.dirs.iter().enumerate() {
+        let mut terms = Vec::with_capacity(3);
+        if let Some(p) = parent {
+            terms.push(x[p]);
+        }
+        if let Some(c) = extra {
+            terms.push(c[d]);
+        }
+        terms.push(b.arena.mul2(s, r[j]));
+        let e = b.arena.add(&terms);
+        x.push(b.bind(e));
+    }
+    x
+}
+
+/// Σ_{d at j} S_d F_d with F_d = Σ_{c at d} m_c x_d + Σ_{children} F_e (leaves → root).
+fn generalized(b: &mut Builder<'_>, tree: &Tree, n: usize, x: &[Expr]) -> Vec<Expr> {
+    let k = tree.dirs.len();
+    let mut own: Vec<Vec<Expr>> = vec![Vec::new(); k];
+    for &(d, m) in &tree.comps {
+        own[d].push(m);
+    }
+    let mut children: Vec<Vec<Expr>> = vec![Vec::new(); k];
+    let mut at_joint: Vec<Vec<Expr>> = vec![Vec::new(); n];
+    for d in (0..k).rev() {
+        let (j, parent, s) = tree.dirs[d];
+        let mut terms = std::mem::take(&mut children[d]);
+        if !own[d].is_empty() {
+            let m = b.arena.add(&own[d]);
+            terms.push(b.arena.mul2(m, x[d]));
+        }
+        let f = b.arena.add(&terms);
+        let f = b.bind(f);
+        if let Some(p) = parent {
+            children[p].push(f);
+        }
+        at_joint[j].push(b.arena.mul2(s, f));
+    }
+    at_joint
+        .into_iter()
+        .map(|terms| {
+            let e = b.arena.add(&terms);
+            b.bind(e)
+        })
+        .collect()
+}
+
+/// The bindings the outputs reach, in their order.
+fn prune(arena: &Arena, bindings: Bindings, outputs: Vec<Expr>) -> Bound {
+    let mut needed: FxHashSet<Expr> = FxHashSet::default();
+    for &o in &outputs {
+        needed.extend(arena.free_symbols(o));
+    }
+    let mut kept = Vec::with_capacity(bindings.len());
+    for &(s, e) in bindings.iter().rev() {
+        if needed.contains(&s) {
+            needed.extend(arena.free_symbols(e));
+            kept.push((s, e));
+        }
+    }
+    kept.reverse();
+    Bound { bindings: kept, outputs }
+}
