@@ -64,19 +64,10 @@ impl Arena {
                         stack.extend(children.into_iter().filter(|c| !memo.contains_key(c)).map(|c| (c, false)));
                         continue;
                     }
-                    let v = |x: &Expr| memo[x];
                     let value = match (&self.nodes[e.index()], bound.get(&e)) {
-                        (Node::Sym(_), Some(b)) => v(b),
-                        (Node::Num(r), _) => r.to_f64(),
+                        (Node::Sym(_), Some(b)) => memo[b],
                         (Node::Sym(_), None) => value_of(e),
-                        (Node::Add(ts), _) => ts.iter().map(v).sum(),
-                        (Node::Mul(fs), _) => fs.iter().map(v).product(),
-                        (Node::Pow(b, x), _) => pow_f64(v(b), self.as_num(*x), v(x)),
-                        (Node::Call(f, xs), _) => {
-                            args.clear();
-                            args.extend(xs.iter().map(v));
-                            f.eval(&args)
-                        }
+                        (node, _) => self.combine(node, |x| memo[&x], &mut args),
                     };
                     memo.insert(e, value);
                 }
@@ -201,19 +192,29 @@ impl Arena {
             if !marks[i] {
                 continue;
             }
-            v[i] = match &self.nodes[i] {
-                Node::Num(r) => r.to_f64(),
+            let value = match &self.nodes[i] {
                 Node::Sym(_) => value_of(Expr(i as u32)),
-                Node::Add(ts) => ts.iter().map(|t| v[t.index()]).sum(),
-                Node::Mul(fs) => fs.iter().map(|f| v[f.index()]).product(),
-                Node::Pow(b, e) => pow_f64(v[b.index()], self.as_num(*e), v[e.index()]),
-                Node::Call(f, xs) => {
-                    args.clear();
-                    args.extend(xs.iter().map(|x| v[x.index()]));
-                    f.eval(&args)
-                }
+                node => self.combine(node, |x| v[x.index()], &mut args),
             };
+            v[i] = value;
         }
         v
+    }
+
+    /// The value of a node that is not a symbol from its children's values `v` (`args`: scratch
+    /// for a call's arguments).
+    fn combine(&self, node: &Node, v: impl Fn(Expr) -> f64, args: &mut Vec<f64>) -> f64 {
+        match node {
+            Node::Num(r) => r.to_f64(),
+            Node::Sym(_) => f64::NAN,
+            Node::Add(ts) => ts.iter().map(|&t| v(t)).sum(),
+            Node::Mul(fs) => fs.iter().map(|&f| v(f)).product(),
+            Node::Pow(b, e) => pow_f64(v(*b), self.as_num(*e), v(*e)),
+            Node::Call(f, xs) => {
+                args.clear();
+                args.extend(xs.iter().map(|&x| v(x)));
+                f.eval(args)
+            }
+        }
     }
 }

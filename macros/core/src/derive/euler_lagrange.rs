@@ -400,22 +400,28 @@ pub fn check_regular(model: &View<'_>, eq: &Equations) -> syn::Result<()> {
     }
     errors.check()?;
     let flat: Vec<Expr> = eq.mass.iter().flatten().copied().collect();
-    let points = sample_points(model, 4);
-    let mut singular_everywhere = true;
-    for values in &points {
+    require_regular(model, "", |values| {
         let lookup = |s: Expr| values.get(&s).copied().unwrap_or(1.0);
-        let m = arena.eval_many(&flat, &lookup);
-        match relative_min_pivot(m, n) {
-            Some(p) if p <= 1e-10 => {}
-            Some(_) => singular_everywhere = false,
-            None => singular_everywhere = false, // non-finite sample: no verdict
-        }
-    }
+        relative_min_pivot(arena.eval_many(&flat, &lookup), n)
+    })
+}
+
+/// That M is not singular at every sampled state: `relative_pivot` gives M's smallest pivot
+/// relative to its scale at a sample (`None`: not finite, no verdict); at or below 1e-10 at every
+/// sample is an error, `how` saying how M was factored.
+pub(crate) fn require_regular(
+    model: &View<'_>,
+    how: &str,
+    relative_pivot: impl Fn(&rustc_hash::FxHashMap<Expr, f64>) -> Option<f64>,
+) -> syn::Result<()> {
+    let singular_everywhere = sample_points(model, 4).iter().all(|values| relative_pivot(values).is_some_and(|p| p <= 1e-10));
     if singular_everywhere {
         return Err(syn::Error::new_spanned(
             &model.lagrangian_tokens,
-            "the mass matrix ∂²L/∂q̇² is singular at every sampled state: some combination of velocities has no \
-             kinetic energy (check that every coordinate moves some mass independently)",
+            format!(
+                "the mass matrix ∂²L/∂q̇² is singular at every sampled state{how}: some combination of velocities has no \
+                 kinetic energy (check that every coordinate moves some mass independently)"
+            ),
         ));
     }
     Ok(())

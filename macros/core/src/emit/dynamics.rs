@@ -502,11 +502,11 @@ fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helper
 /// 2n times by the runtime — exact, and M is never formed.
 fn recursive_jacobian(model: &View<'_>, r: &Recursive, helpers: &mut Helpers) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
-    let Some((tangent, dqdd)) = &r.tangent else { return TokenStream::new() };
-    let bindings: Vec<(Expr, Expr)> = r.bindings.iter().chain(tangent).copied().collect();
+    let Some(tangent) = &r.tangent else { return TokenStream::new() };
+    let bindings: Vec<(Expr, Expr)> = r.bindings.iter().chain(&tangent.bindings).copied().collect();
     let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
     let (dx_param, dx_arg) = (quote! { dx: &#sv, }, quote! { dx, });
-    let (stmts, vals) = helpers.body_bound(model, &bindings, dqdd, "__routh_recursive_tangent", &dx_param, &dx_arg);
+    let (stmts, vals) = helpers.body_bound(model, &bindings, &tangent.outputs, "__routh_recursive_tangent", &dx_param, &dx_arg);
     let allow = allow_generated();
     quote! {
         /// The recursion's derivative along the state direction `dx`: δq̈ = (∂q̈/∂x) dx.

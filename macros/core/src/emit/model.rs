@@ -411,12 +411,46 @@ struct Docs {
 }
 
 fn docs(model: &View<'_>, eq: &Equations, kinetics: Option<&crate::derive::tree::Kinetics>) -> Docs {
-    if kinetics.is_some() {
-        return tree_docs(model, eq);
-    }
     let n = model.dof();
     let q_disp: Vec<String> = model.layout.q.iter().map(|&s| display_name(model, s)).collect();
     let v_disp: Vec<String> = model.layout.qd.iter().map(|&s| display_name(model, s)).collect();
+    let coords_list = q_disp.join(", ");
+    let [m_doc, f_doc, l_doc, e_doc, p_doc] = match kinetics {
+        None => dense_docs(model, eq, &q_disp, &v_disp),
+        Some(_) => tree_docs(model, eq, &coords_list),
+    };
+    let pw_doc = doc_block(
+        "Power of the generalized forces, Q·q̇. With ∂L/∂t = 0 it equals dE/dt along solutions.",
+        &[("Q·q̇".into(), formula(model, eq.power))],
+    );
+    let q_lines: Vec<(String, String)> = (0..n).map(|i| (format!("Q[{}]", i + 1), formula(model, model.force[i]))).collect();
+    let q_doc = doc_block("Generalized force one-form Q = Σ Qᵢ dqᵢ, as declared.", &q_lines);
+    let state_doc = match &model.action {
+        None if !model.layout.orientations.is_empty() => format!(
+            " The state x = (q, v) = ({coords_list}, {}) from the coordinates (each orientation's quaternion (w, x, y, z), \
+             any norm: only q/|q| matters) and the velocities (each orientation's body angular velocity).",
+            v_disp.join(", ")
+        ),
+        None => format!(" The state x = (q, q̇) = ({coords_list}, {}) from positions and velocities.", v_disp.join(", ")),
+        Some(z) => format!(
+            " The state x = (q, q̇, {z}) = ({coords_list}, {}, {z}) from positions, velocities and the action `{z}`.",
+            v_disp.join(", ")
+        ),
+    };
+    let dim_doc = if !model.layout.orientations.is_empty() {
+        " Dimension of the first-order state x = (q, v): the coordinates (four quaternion components per \
+         orientation) and the n velocities (three body angular velocities per orientation)."
+    } else if model.action.is_some() {
+        " Dimension of the first-order state x = (q, q̇, z), 2n + 1."
+    } else {
+        " Dimension of the first-order state x = (q, q̇), 2n."
+    };
+    Docs { m_doc, f_doc, l_doc, e_doc, p_doc, pw_doc, q_doc, state_doc, dim_doc }
+}
+
+/// The rustdoc of M, f, L, E and p with their derived formulas.
+fn dense_docs(model: &View<'_>, eq: &Equations, q_disp: &[String], v_disp: &[String]) -> [TokenStream; 5] {
+    let n = model.dof();
     let coords_list = q_disp.join(", ");
     let m_entries =
         (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).map(|(i, j)| (format!("M[{},{}]", i + 1, j + 1), eq.mass[i][j]));
@@ -499,41 +533,12 @@ fn docs(model: &View<'_>, eq: &Equations, kinetics: Option<&crate::derive::tree:
     let p_lines =
         formula_lines(model, (0..n).map(|i| (format!("p[{}] (conjugate to {})", i + 1, q_disp[i]), eq.momenta[i])).collect());
     let p_doc = doc_block("Generalized momenta p = ∂L/∂q̇.", &p_lines);
-    let pw_doc = doc_block(
-        "Power of the generalized forces, Q·q̇. With ∂L/∂t = 0 it equals dE/dt along solutions.",
-        &[("Q·q̇".into(), formula(model, eq.power))],
-    );
-    let q_lines: Vec<(String, String)> = (0..n).map(|i| (format!("Q[{}]", i + 1), formula(model, model.force[i]))).collect();
-    let q_doc = doc_block("Generalized force one-form Q = Σ Qᵢ dqᵢ, as declared.", &q_lines);
-    let state_doc = match &model.action {
-        None if !model.layout.orientations.is_empty() => format!(
-            " The state x = (q, v) = ({coords_list}, {}) from the coordinates (each orientation's quaternion (w, x, y, z), \
-             any norm: only q/|q| matters) and the velocities (each orientation's body angular velocity).",
-            v_disp.join(", ")
-        ),
-        None => format!(" The state x = (q, q̇) = ({coords_list}, {}) from positions and velocities.", v_disp.join(", ")),
-        Some(z) => format!(
-            " The state x = (q, q̇, {z}) = ({coords_list}, {}, {z}) from positions, velocities and the action `{z}`.",
-            v_disp.join(", ")
-        ),
-    };
-    let dim_doc = if !model.layout.orientations.is_empty() {
-        " Dimension of the first-order state x = (q, v): the coordinates (four quaternion components per \
-         orientation) and the n velocities (three body angular velocities per orientation)."
-    } else if model.action.is_some() {
-        " Dimension of the first-order state x = (q, q̇, z), 2n + 1."
-    } else {
-        " Dimension of the first-order state x = (q, q̇), 2n."
-    };
-    Docs { m_doc, f_doc, l_doc, e_doc, p_doc, pw_doc, q_doc, state_doc, dim_doc }
+    [m_doc, f_doc, l_doc, e_doc, p_doc]
 }
 
-/// [`docs`] of a model whose M, f, E and p follow its kinematic tree: what they are and how they
-/// are computed (their expanded formulas would grow as n³).
-fn tree_docs(model: &View<'_>, eq: &Equations) -> Docs {
-    let q_disp: Vec<String> = model.layout.q.iter().map(|&s| display_name(model, s)).collect();
-    let v_disp: Vec<String> = model.layout.qd.iter().map(|&s| display_name(model, s)).collect();
-    let coords_list = q_disp.join(", ");
+/// The rustdoc of M, f, L, E and p of a model whose M, f, E and p follow its kinematic tree: what
+/// they are and how they are computed (their expanded formulas would grow as n³).
+fn tree_docs(model: &View<'_>, eq: &Equations, coords_list: &str) -> [TokenStream; 5] {
     let along = "with the tree's directions d (each a joint j(d) with its coefficient S_d(q_j)) and the masses m moving \
                  along them";
     let m_doc = doc_text(&format!(
@@ -579,25 +584,7 @@ fn tree_docs(model: &View<'_>, eq: &Equations) -> Docs {
         "Generalized momenta p = ∂L/∂q̇, one pass along the kinematic tree ({along}): vel_d = vel_parent + S_d q̇ⱼ, \
              P_d = m vel_d + Σ P_children, pⱼ = Σ_(d at j) S_d P_d."
     ));
-    let pw_doc = doc_block(
-        "Power of the generalized forces, Q·q̇. With ∂L/∂t = 0 it equals dE/dt along solutions.",
-        &[("Q·q̇".into(), formula(model, eq.power))],
-    );
-    let q_lines: Vec<(String, String)> =
-        (0..model.dof()).map(|i| (format!("Q[{}]", i + 1), formula(model, model.force[i]))).collect();
-    let q_doc = doc_block("Generalized force one-form Q = Σ Qᵢ dqᵢ, as declared.", &q_lines);
-    let state_doc = format!(" The state x = (q, q̇) = ({coords_list}, {}) from positions and velocities.", v_disp.join(", "));
-    Docs {
-        m_doc,
-        f_doc,
-        l_doc,
-        e_doc,
-        p_doc,
-        pw_doc,
-        q_doc,
-        state_doc,
-        dim_doc: " Dimension of the first-order state x = (q, q̇), 2n.",
-    }
+    [m_doc, f_doc, l_doc, e_doc, p_doc]
 }
 
 /// For a contact model: how the field is built from the accelerations (ż = L), and the items of

@@ -21,14 +21,8 @@
 use rustc_hash::FxHashSet;
 use symbolic::{Arena, Expr};
 
-use super::{Bindings, Builder, Recursive, Tree};
+use super::{Bindings, Bound, Builder, Recursive, Tree};
 use crate::model::Model;
-
-/// Straight-line bindings and the outputs they give.
-pub struct Bound {
-    pub bindings: Bindings,
-    pub outputs: Vec<Expr>,
-}
 
 /// A tree model's quantities along its tree (each a function of its own).
 pub struct Kinetics {
@@ -50,7 +44,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
     let syms = &model.layout;
     let n = model.dof();
     let tree = &r.tree;
-    let mut offset = r.bindings.len() + r.tangent.as_ref().map_or(0, |t| t.0.len());
+    let mut offset = r.bindings.len() + r.tangent.as_ref().map_or(0, |t| t.bindings.len());
     let mut next = |arena: &mut Arena, build: &dyn Fn(&mut Builder<'_>) -> Vec<Expr>| {
         let mut b = Builder { arena, syms, bindings: Vec::new(), offset };
         let outputs = build(&mut b);

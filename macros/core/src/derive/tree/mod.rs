@@ -59,6 +59,12 @@ pub use kinetics::{Kinetics, kinetics};
 /// `s = e` bindings in dependency order (see `symbolic::emit_bound`).
 pub type Bindings = Vec<(Expr, Expr)>;
 
+/// Straight-line bindings and the outputs they give.
+pub struct Bound {
+    pub bindings: Bindings,
+    pub outputs: Vec<Expr>,
+}
+
 /// The recursive evaluation of q̈ of one model.
 pub struct Recursive {
     /// `s = e` in dependency order: the recursion's quantities.
@@ -71,9 +77,9 @@ pub struct Recursive {
     pub parents: Vec<Option<usize>>,
     /// The number of directions at each joint.
     pub directions: Vec<usize>,
-    /// With the field Jacobian: the directional derivative along a tangent δx of the state,
-    /// `(bindings after the recursion's, δq̈)` ([`tangent`]).
-    pub tangent: Option<(Bindings, Vec<Expr>)>,
+    /// With the field Jacobian: the directional derivative along a tangent δx of the state, δq̈
+    /// from bindings after the recursion's ([`tangent`]).
+    pub tangent: Option<Bound>,
     /// The tree's directions and masses, from which [`kinetics()`] builds M a, f, E, L and p.
     pub tree: Box<Tree>,
 }
@@ -597,32 +603,22 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
 /// whose M is never formed; the dense path's `check_regular` tests M itself): a pivot at or below
 /// 1e-10 of the largest at every sampled state is an error.
 pub fn check_pivots(model: &crate::model::View<'_>, r: &Recursive) -> syn::Result<()> {
-    let mut singular_everywhere = true;
-    for values in model.layout.sample_points(4) {
+    let how = " (a pivot of its factorisation along the kinematic tree vanishes)";
+    crate::derive::euler_lagrange::require_regular(model, how, |values| {
         let lookup = |s: Expr| values.get(&s).copied().unwrap_or(1.0);
         let d = model.arena.eval_bound(&r.bindings, &r.pivots, &lookup);
         let largest = d.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
-        if !d.iter().all(|x| x.is_finite()) || d.iter().all(|&x| x > 1e-10 * largest) {
-            singular_everywhere = false;
-        }
-    }
-    if singular_everywhere {
-        return Err(syn::Error::new_spanned(
-            &model.lagrangian_tokens,
-            "the mass matrix ∂²L/∂q̇² is singular at every sampled state (a pivot of its factorisation along the \
-             kinematic tree vanishes): some combination of velocities has no kinetic energy (check that every \
-             coordinate moves some mass independently)",
-        ));
-    }
-    Ok(())
+        let smallest = d.iter().fold(f64::INFINITY, |m, &x| m.min(x));
+        d.iter().all(|x| x.is_finite()).then(|| if largest > 0.0 { smallest / largest } else { 0.0 })
+    })
 }
 
-/// The recursion's directional derivative along a tangent δx of the state: `(bindings, δq̈)`, the
+/// The recursion's directional derivative along a tangent δx of the state: δq̈ and its bindings, the
 /// bindings following the recursion's own (each quantity's derivative a temporary of its own, by
 /// forward mode through the recursion: δsₖ = Σ ∂eₖ/∂σ δσ over the symbols σ of its expression). δx
 /// is read from [`Role::Tangent`] symbols; the code is linear in the recursion's, and the runtime
 /// builds the field Jacobian from 2n such directions (O(n²), no M).
-pub fn tangent(model: &Model, arena: &mut Arena, r: &Recursive) -> (Bindings, Vec<Expr>) {
+pub fn tangent(model: &Model, arena: &mut Arena, r: &Recursive) -> Bound {
     let syms = &model.layout;
     let n = model.dof();
     let mut dot: FxHashMap<Expr, Expr> = FxHashMap::default();
@@ -642,8 +638,8 @@ pub fn tangent(model: &Model, arena: &mut Arena, r: &Recursive) -> (Bindings, Ve
             dot.insert(s, ds);
         }
     }
-    let dqdd = r.accelerations.iter().map(|a| dot.get(a).copied().unwrap_or_else(|| rec.arena.zero())).collect();
-    (rec.bindings, dqdd)
+    let outputs = r.accelerations.iter().map(|a| dot.get(a).copied().unwrap_or_else(|| rec.arena.zero())).collect();
+    Bound { bindings: rec.bindings, outputs }
 }
 
 /// Binds the recursion's quantities to symbols of their own.
