@@ -9,7 +9,7 @@ mod common;
 mod rover;
 
 use routh::prelude::*;
-use rover::{PolarRover, Rover, RoverReduced, cartesian, nominal, polar, reduced, start};
+use rover::{PolarRover, Rover, RoverReduced, RoverShape, cartesian, nominal, polar, reduced, start};
 
 fn tight() -> Options {
     Options::default().rtol(1e-12).atol(1e-12)
@@ -280,4 +280,50 @@ fn the_implicit_method_projects_onto_the_constraints_as_dopri5_does() {
     }
     let report = sol.constraints.unwrap();
     assert!(report.worst.1 < 1e-9 && report.projections > 0, "{report:?}");
+}
+
+/// The Cartesian rover reduced through the paper's quotient map σ = |(x, y)|, ψ = atan2(y, x) − θ
+/// (`shape(...)`, `inverse(...)`, erratum E9) against the same rover written in polar coordinates
+/// and reduced with θ, ϑ₁, ϑ₂ dropped: two routes to the reduced rover (4.32)–(4.33). The
+/// Cartesian model's own states reduce through σ, and the reduced run reconstructed by ι is the
+/// full Cartesian run (check 7).
+#[test]
+fn the_cartesian_rover_reduces_through_its_quotient_map() {
+    let r = nominal(0.5);
+    let polar_route = reduced(&r);
+    let (shape, x0r, g0) = r.rover_shape(0.0, &start(&r, [1.0, 0.5, 0.3, 0.0, 0.0], [2.0, 1.0]));
+    assert_eq!(RoverShape::COORDINATES, ["rho", "psi"]);
+    assert_eq!(RoverShape::DROPPED, ["th", "v1", "v2"]);
+    // The reduced state is σ of the full one: (1.118033989, 0.163647609) (check 1's start).
+    let (s0, p0) = polar(&start(&r, [1.0, 0.5, 0.3, 0.0, 0.0], [2.0, 1.0]));
+    assert!((x0r[0] - s0).abs() < 1e-15 && (x0r[1] - p0).abs() < 1e-15 && x0r[2] == 2.0 && x0r[3] == 1.0, "{x0r:?}");
+    assert_eq!(g0, [0.3, 0.0, 0.0]);
+    // The same field, matrix and forcing at states with nothing special about them.
+    let mut worst = 0.0f64;
+    for k in 0..40 {
+        let u = |j: u32| (f64::from(k) * 0.618_034 + f64::from(j) * 0.414_214) % 1.0;
+        let x = polar_route.state([0.2 + 3.0 * u(1), -3.0 + 6.0 * u(2)], [-4.0 + 8.0 * u(3), -4.0 + 8.0 * u(4)]);
+        let a = VectorField::field(&shape, 0.0, &x).unwrap();
+        let b = VectorField::field(&polar_route, 0.0, &x).unwrap();
+        worst = worst.max((a - b).amax() / b.amax());
+        assert!((shape.mass(0.0, &x) - polar_route.mass(0.0, &x)).amax() < 1e-14);
+        let g = [0.7, 1.0, -2.0];
+        assert!((shape.cyclic_velocities(0.0, &x, &g) - polar_route.cyclic_velocities(0.0, &x, &g)).amax() < 1e-13);
+    }
+    assert!(worst < 1e-13, "quotient-map route vs polar route: {worst:e}");
+    // Reduced + reconstructed (x = ρ cos(ψ + θ), y = ρ sin(ψ + θ)) against the full Cartesian run.
+    let full0 = start(&r, [1.0, 0.5, 0.3, 0.0, 0.0], [2.0, 1.0]);
+    assert!((shape.reconstruct(0.0, &x0r, g0) - full0).amax() < 1e-14);
+    let opts = tight().output(Output::Times(vec![1.0, 5.0, 20.0]));
+    let rec = shape.simulate_reconstructed(x0r, g0, 0.0..20.0, &opts).unwrap();
+    let full = r.simulate(full0, 0.0..20.0, &opts).unwrap();
+    let mut gap = 0.0f64;
+    for (a, b) in rec.states.iter().zip(&full.states) {
+        gap = gap.max((a - b).amax() / b.amax());
+    }
+    eprintln!("Cartesian rover through its quotient map: reduced + reconstructed vs full over 20 s: {gap:.1e}");
+    assert!(gap < 1e-9, "{gap:e}");
+    // The table's (x, y) at t = 20 (reference run R4).
+    let last = &rec.states[2];
+    assert!((last[0] + 14.018716444).abs() < 1e-8 * 14.0 && (last[1] - 7.490372131).abs() < 1e-8 * 7.5, "{last:?}");
 }

@@ -22,6 +22,14 @@ use routh::prelude::*;
         wheel2 = dx * th.cos() + dy * th.sin() + b * dth - rw * dv2 - sigma * (x * th.sin() - y * th.cos() + b) * dt,
     ),
     symmetry(rotation = generator(x = -y, y = x, th = 1)),
+    reduce(
+        nonholonomic(th, v1, v2),
+        shape(rho = (x.powi(2) + y.powi(2)).sqrt(), psi = y.atan2(x) - th),
+        inverse(x = rho * (psi + th).cos(), y = rho * (psi + th).sin()),
+        symmetry(rotation),
+        velocities(v1, v2),
+        name = RoverShape,
+    ),
 )]
 pub struct Rover {
     pub mass: f64,

@@ -159,6 +159,32 @@ pub struct Reduction {
     pub velocities: Option<Vec<ReducedVelocity>>,
     /// The orientations a nonholonomic reduction drops (their indices in the layout), as written.
     pub dropped_orientations: Vec<(usize, Ident)>,
+    /// A nonholonomic reduction's quotient map onto shape coordinates of the user's (`None`: the
+    /// kept coordinates are the shape coordinates).
+    pub quotient: Option<QuotientMap>,
+}
+
+/// `shape(s = σ(t, q), ...)` with `inverse(x = ι(t, s, g), ...)`: the shape coordinates s of a
+/// nonholonomic reduction as functions of the model's coordinates, and the model's kept
+/// coordinates back in s and the dropped coordinates g. The reduced system lives in the chart
+/// (s, g); the derive proves ι(σ(q), g) = q, the ranks and the invariance under `symmetries`
+/// ([`crate::derive::quotient`]).
+pub struct QuotientMap {
+    /// The `shape` and `inverse` keywords, blamed for whole-map errors.
+    pub keyword: Ident,
+    pub inverse_keyword: Ident,
+    /// The shape coordinates' names and symbols (new symbols of the arena) and σ in the model's
+    /// symbols.
+    pub names: Vec<Ident>,
+    pub symbols: Vec<Expr>,
+    pub values: Vec<Expr>,
+    /// For each kept ordinary coordinate (index among the coordinates, in state order): ι in the
+    /// shape symbols, the dropped coordinates' symbols, t and the parameters, with its name as
+    /// written in `inverse(...)`.
+    pub inverse: Vec<(usize, Ident, Expr)>,
+    /// The declared symmetries σ must be invariant under (indices into the model's symmetries),
+    /// as written.
+    pub symmetries: Vec<(usize, Ident)>,
 }
 
 /// A velocity of a nonholonomic reduction, u = a(t, q)·v + b(t, q) over the model's velocities v.

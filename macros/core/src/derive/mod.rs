@@ -11,7 +11,8 @@
 //! - [`symmetry`]: invariance proofs, momentum maps and their balance laws;
 //! - [`discrete`]: discrete Lagrangians, forces and Legendre maps;
 //! - [`routh`]: Routh reduction into a new model;
-//! - [`nonholonomic`]: Maggi's equations on a section, the dropped coordinates proved absent;
+//! - [`nonholonomic`]: Maggi's equations on a section, the dropped coordinates proved absent,
+//!   in shape coordinates of the user's through a proved [`quotient`] map;
 //! - [`routh_group`]: Routh reduction by the rotations of an orientation (non-abelian), in the
 //!   same first-order form;
 //! - [`tree`]: the articulated-body recursion of q̈ along a kinematic tree, or the dense path.
@@ -24,6 +25,7 @@ pub mod discrete;
 pub mod euler_lagrange;
 pub mod impact;
 pub mod nonholonomic;
+pub mod quotient;
 pub mod routh;
 pub mod routh_group;
 pub mod symmetry;

@@ -46,8 +46,12 @@ pub struct Nonholonomic {
     pub dropped: Vec<usize>,
     pub kept: Vec<usize>,
     /// The reduced positions as functions of the full state, in the full model's symbols: the
-    /// kept positions themselves, then (non-abelian Routh reduction) the body momentum Π.
+    /// kept positions themselves (or the shape map σ), then (non-abelian Routh reduction) the
+    /// body momentum Π.
     pub reduce_positions: Vec<Expr>,
+    /// With a quotient map: the full model's kept positions (`kept`) in the reduced positions and
+    /// the dropped ones, ι(t, s, g); `None`: they are the reduced positions themselves.
+    pub kept_positions: Option<Vec<Expr>>,
     /// u(t, q, q̇) in the full model's symbols (to reduce a full state).
     pub velocities: Vec<Expr>,
     /// Sᵀ M S (row-major, nu × nu) and Sᵀ (f − M a₀), on the section.
@@ -179,6 +183,9 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         dropped_names.extend(idents[start..start + 4].iter().cloned());
     }
     let kept: Vec<usize> = (0..np).filter(|i| !dropped.contains(i)).collect();
+    // Shape coordinates of the user's: the quotient map proved first, the equations then pulled
+    // into its chart (s, g).
+    let chart = red.quotient.as_ref().map(|qm| crate::derive::quotient::derive(model, arena, qm, &dropped)).transpose()?;
     let zero = arena.zero();
     let one = arena.one();
     let show = |arena: &Arena, e: Expr| crate::notation::formula(&model.view(arena), e);
@@ -255,7 +262,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     // Maggi's equations over the velocities v = S u + s, the positions moving with their rates.
     let s: Vec<Vec<Expr>> = vel.iter().map(|&e| u.iter().map(|&uj| arena.diff(e, uj)).collect()).collect();
     let along: Vec<(Expr, Expr)> = syms.qd.iter().zip(&vel).map(|(&v, &e)| (v, e)).collect();
-    let position_rates: Vec<Expr> = syms.rates.iter().map(|&r| arena.subs(r, &along)).collect();
+    let mut position_rates: Vec<Expr> = syms.rates.iter().map(|&r| arena.subs(r, &along)).collect();
     let a0 = arena.total_derivative(&vel, &syms.q, &position_rates, Some(syms.t));
     let f: Vec<Expr> = eq.forcing.iter().map(|&e| arena.subs(e, &along)).collect();
     let mass: Vec<Vec<Expr>> = eq.mass.iter().map(|row| row.iter().map(|&e| arena.subs(e, &along)).collect()).collect();
@@ -281,19 +288,35 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
             mred[j][i] = mred[i][j];
         }
     }
-    let fred: Vec<Expr> = (0..nu)
+    let mut fred: Vec<Expr> = (0..nu)
         .map(|i| {
             let col: Vec<Expr> = (0..n).map(|k| s[k][i]).collect();
             arena.dot(&col, &g)
         })
         .collect();
-    let energy = arena.subs(eq.energy, &along);
+    let mut energy = arena.subs(eq.energy, &along);
+    // The reduced positions (the kept coordinates, or the shape coordinates in their chart) and
+    // their rates.
+    let (coordinates, q, rates): (Vec<Ident>, Vec<Expr>, Vec<Expr>) = match (&chart, &red.quotient) {
+        (Some(chart), Some(qm)) => {
+            let rates = chart.shape_rates(arena, &position_rates);
+            let pull = |arena: &mut Arena, es: &[Expr]| -> Vec<Expr> { es.iter().map(|&e| chart.pull(arena, e)).collect() };
+            mred = mred.iter().map(|row| pull(arena, row)).collect();
+            fred = pull(arena, &fred);
+            energy = chart.pull(arena, energy);
+            vel = pull(arena, &vel);
+            position_rates = pull(arena, &position_rates);
+            (qm.names.clone(), qm.symbols.clone(), rates)
+        }
+        _ => (kept.iter().map(|&k| idents[k].clone()).collect(), kept.iter().map(|&k| syms.q[k]).collect(), {
+            kept.iter().map(|&k| position_rates[k]).collect()
+        }),
+    };
     // The reduced system must not depend on the dropped positions (an orientation's held |q|² as
     // its sum of squares, so that only the rotation itself is tested).
-    let rates: Vec<Expr> = kept.iter().map(|&k| position_rates[k]).collect();
     let mut checked: Vec<(String, Expr)> = Vec::new();
-    for (&k, &e) in kept.iter().zip(&rates) {
-        checked.push((format!("the rate dot({})", idents[k]), e));
+    for (c, &e) in coordinates.iter().zip(&rates) {
+        checked.push((format!("the rate dot({c})"), e));
     }
     let vnames: Vec<String> = velocities.iter().map(|v| v.name.to_string()).collect();
     for i in 0..nu {
@@ -358,9 +381,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         syms.unhold_norms(arena, &r)
     };
 
-    // The reduced layout: kept coordinates, velocities u, dropped positions read from g.
-    let coordinates: Vec<Ident> = kept.iter().map(|&k| idents[k].clone()).collect();
-    let q: Vec<Expr> = kept.iter().map(|&k| syms.q[k]).collect();
+    // The reduced layout: kept (or shape) coordinates, velocities u, dropped positions read from g.
     let acc: Vec<Expr> = velocities.iter().map(|v| arena.symbol(&format!("a:{}", v.name))).collect();
     let names = velocities.iter().map(|v| v.name.clone()).collect();
     let layout = section_layout(arena, syms, (&coordinates, q), (u.clone(), acc, names), &rates, (&dropped, dropped_names));
@@ -370,6 +391,8 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     emitted.extend(full_velocities.iter().copied());
     emitted.extend(dropped_rates.iter().copied());
     emitted.extend(energy);
+    let kept_positions = red.quotient.as_ref().map(|qm| qm.inverse.iter().map(|(_, _, e)| *e).collect::<Vec<_>>());
+    emitted.extend(kept_positions.iter().flatten().copied());
     check_emitted(arena, &layout, &emitted, kw)?;
     let state: Vec<Expr> = layout.q.iter().chain(&layout.qd).copied().collect();
     let jacobian = FirstOrderJacobian::derive(arena, &state, &rates, &mred, &fred);
@@ -380,7 +403,8 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     Ok(Nonholonomic {
         model: reduced,
         dropped,
-        reduce_positions: kept.iter().map(|&k| syms.q[k]).collect(),
+        reduce_positions: red.quotient.as_ref().map_or_else(|| kept.iter().map(|&k| syms.q[k]).collect(), |qm| qm.values.clone()),
+        kept_positions,
         kept,
         velocities: velocities.iter().map(|v| v.value).collect(),
         mass: mred,

@@ -284,6 +284,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     let reduced =
         Model::assemble(red.name.clone(), None, coordinates, model.parameters.clone(), layout, zero, tokens, vec![zero; ns]);
     Ok(Nonholonomic {
+        kept_positions: None,
         model: reduced,
         dropped,
         kept,

@@ -50,6 +50,16 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
     for (g, &e) in dropped_names.iter().zip(&red.dropped_rates) {
         lines.push((format!("dot({g})"), formula(rm, e)));
     }
+    // A quotient map: σ over the full model's coordinates, ι over the reduced ones and g.
+    let quotient = full.reductions.iter().find(|r| r.name == *name).and_then(|r| r.quotient.as_ref());
+    if let Some(qm) = quotient {
+        for (s, &e) in qm.names.iter().zip(&qm.values) {
+            lines.push((s.to_string(), formula(full, e)));
+        }
+        for (_, x, e) in &qm.inverse {
+            lines.push((x.to_string(), formula(rm, *e)));
+        }
+    }
     if let Some(e) = red.energy {
         lines.push(("E".into(), formula(rm, e)));
     }
@@ -58,7 +68,25 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
         lines.push(("V_μ".into(), formula(rm, routh.amended)));
     }
     let summary = red.routh.as_ref().map_or_else(
-        || maggi_summary(red, full_name, &velocity_names, &dropped_names, &coordinate_names),
+        || {
+            let mut text = maggi_summary(red, full_name, &velocity_names, &dropped_names, &coordinate_names);
+            if let Some(qm) = quotient {
+                let invariant: Vec<String> = qm.symmetries.iter().map(|(_, s)| format!("`{s}`")).collect();
+                text.push_str(&format!(
+                    " The shape coordinates ({}) are the quotient map σ below, the full model's ({}) given back by its \
+                     inverse ι(s, g); the derive proved ι(σ(q), g) = q, that σ and ι are of full rank{}, and wrote the \
+                     equations in the chart (s, g).",
+                    coordinate_names.join(", "),
+                    qm.inverse.iter().map(|(_, x, _)| x.to_string()).collect::<Vec<_>>().join(", "),
+                    if invariant.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" and that σ is invariant under the symmetry {}", invariant.join(", "))
+                    }
+                ));
+            }
+            text
+        },
         |routh| {
             format!(
                 "Routh reduction of [`{full_name}`] by the rotations of `{r}` (non-abelian, SO(3) acting by R ↦ g R): the \
@@ -133,10 +161,15 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
     let gk = quote! { g: &[f64; #k], };
     let gk_arg = quote! { g, };
     let (w_stmts, w_vals) = helpers.body(rm, &red.dropped_rates, &format!("__routh_{base}_dropped"), &gk, &gk_arg);
-    let (v_stmts, v_vals) = helpers.body(rm, &red.full_velocities, &format!("__routh_{base}_rates"), &gk, &gk_arg);
+    // With a quotient map, the kept positions too: ι(t, s, g).
+    let mut v_outputs = red.full_velocities.clone();
+    v_outputs.extend(red.kept_positions.iter().flatten().copied());
+    let (v_stmts, v_vals) = helpers.body(rm, &v_outputs, &format!("__routh_{base}_rates"), &gk, &gk_arg);
+    let (v_vals, kept_vals) = v_vals.split_at(red.full_velocities.len());
     let (np, n) = (full.layout.position_dim(), full.dof());
     let positions: Vec<TokenStream> = (0..np)
         .map(|c| match red.kept.iter().position(|&r| r == c) {
+            Some(j) if red.kept_positions.is_some() => kept_vals[j].clone(),
             Some(j) => quote! { x[#j] },
             None => {
                 let i = red.dropped.iter().position(|&r| r == c).unwrap_or(0);

@@ -692,6 +692,21 @@ impl<'a> Lowerer<'a> {
         self.scalar(e)
     }
 
+    /// Lowers a scalar expression in which the names of `frame` stand for their symbols (shadowing
+    /// the model's names), e.g. a quotient map's inverse written in its shape coordinates.
+    pub fn lower_with(&mut self, frame: &[(String, Expr)], e: &SynExpr) -> syn::Result<Expr> {
+        self.locals.push(frame.iter().map(|(n, x)| (n.clone(), Value::Scalar(*x))).collect());
+        let result = self.scalar(e);
+        self.locals.pop();
+        result
+    }
+
+    /// Whether `name` already names something of the model: a coordinate, parameter, define,
+    /// input, the action or the time.
+    pub fn is_name(&self, name: &str) -> bool {
+        self.names.contains_key(name)
+    }
+
     /// Lowers one DSL expression: a scalar, vector or matrix.
     pub fn value(&mut self, e: &SynExpr) -> syn::Result<Value> {
         match e {

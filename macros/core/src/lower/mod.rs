@@ -5,7 +5,8 @@
 //! - [`system`]: the derive input as a whole — parameters, name checks, modes — into a
 //!   [`crate::model::System`];
 //! - one module per item kind: [`body`] (frames, points, rigid bodies, gravity), [`constraint`] (holonomic and velocity constraints), [`impact`]
-//!   (impacts and transitions), [`output`] (observables), [`symmetry`] (symmetries and reductions), [`unilateral`]
+//!   (impacts and transitions), [`output`] (observables), [`symmetry`] (symmetries and reductions) with [`quotient`] (a
+//!   reduction's quotient map), [`unilateral`]
 //!   (unilateral constraints, expanded into the modes of their completed hybrid system).
 //!
 //! Every function reports into one [`crate::diagnostics::Ctxt`] and continues where it can.
@@ -19,6 +20,7 @@ mod impact;
 mod oneform;
 mod orientation;
 mod output;
+mod quotient;
 mod symmetry;
 mod system;
 mod unilateral;

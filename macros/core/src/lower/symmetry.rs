@@ -31,6 +31,7 @@ pub(super) fn lower_reduction(
     cx: &mut Ctxt,
     decl: &ReduceDecl,
     coordinates: &[Ident],
+    symmetries: &[Symmetry],
     model: &Ident,
 ) -> Reduction {
     let routh = decl.keyword == "routh";
@@ -70,7 +71,8 @@ pub(super) fn lower_reduction(
         cx.ok(crate::names::check_reserved(name.span(), &what, &crate::names::reduction_items(&name.to_string())));
     }
     let velocities = (!routh).then(|| lower_velocities(lower, cx, decl, coordinates));
-    Reduction { keyword: decl.keyword.clone(), cyclic, name, velocities, dropped_orientations }
+    let quotient = super::quotient::lower_quotient(lower, cx, decl, coordinates, symmetries, &cyclic);
+    Reduction { keyword: decl.keyword.clone(), cyclic, name, velocities, dropped_orientations, quotient }
 }
 
 /// The velocities ω₁, ω₂, ω₃ of orientation `o`, named `<r>_omega1` ….

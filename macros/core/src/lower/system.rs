@@ -587,7 +587,7 @@ fn lower_model(
         |s| syn::Error::new(s.name.span(), format!("two symmetries are named `{}`", s.name)),
     );
     let reductions: Vec<_> =
-        raw.reductions.iter().map(|decl| lower_reduction(&mut lower, cx, decl, &raw.coordinates, name)).collect();
+        raw.reductions.iter().map(|decl| lower_reduction(&mut lower, cx, decl, &raw.coordinates, &symmetries, name)).collect();
     let sensitivity = sensitivity_parameters(raw, &parameters, cx);
     let discretization = super::discrete::lower_discrete(&mut lower, cx, raw, nodes.as_ref(), !inputs.is_empty());
     let held: Vec<Ident> = constraints.iter().map(|c| c.name.clone()).collect();

@@ -26,6 +26,8 @@
 //!       | symmetry( sym, ... )                      // sym := cyclic(q) | name = generator(q = expr, ...)
 //!                                                  //      | name = rotation(R, axis)  (an orientation about a spatial axis)
 //!       | reduce( routh(q, ...) [, name = Ident] )  // Routh reduction over cyclic coordinates
+//!       | reduce( nonholonomic(g, ...), velocities(u, w = expr, ...) [, shape(s = expr, ...),
+//!                 inverse(q = expr, ...), symmetry(name, ...)] [, name = Ident] )
 //!       | mode( ident, item, ... )                  // a mode with its own items (multi-mode models)
 //!       | transition( ident -> ident, name = ident, guard = expr, law = law )
 //! law  := restitution( expr )                       // Newton's law along the guard normal
@@ -187,6 +189,15 @@ pub struct ReduceDecl {
     /// `velocities(...)` with its keyword: the reduced velocities of a nonholonomic reduction,
     /// each a coordinate's rate (`u`) or a named expression affine in the velocities (`w = ...`).
     pub velocities: Option<(Ident, Vec<VelocityDecl>)>,
+    /// `shape(s = σ(q), ...)` with its keyword: a nonholonomic reduction's quotient map, the shape
+    /// coordinates as functions of the model's (invariant under the group whose orbits the dropped
+    /// coordinates run along).
+    pub shape: Option<(Ident, Vec<Binding>)>,
+    /// `inverse(x = ι(s, g), ...)` with its keyword: each kept coordinate of the model in the shape
+    /// and the dropped coordinates.
+    pub inverse: Option<(Ident, Vec<Binding>)>,
+    /// `symmetry(name, ...)`: declared symmetries the shape map must be invariant under.
+    pub symmetries: Vec<Ident>,
 }
 
 /// One reduced velocity of `velocities(...)`.
@@ -521,6 +532,7 @@ impl Parse for Item {
                 let cyclic: Vec<Ident> = Punctuated::<Ident, Token![,]>::parse_terminated(&inner)?.into_iter().collect();
                 let mut name = None;
                 let mut velocities = None;
+                let (mut shape, mut inverse, mut symmetries) = (None, None, Vec::new());
                 while !content.is_empty() {
                     content.parse::<Token![,]>()?;
                     if content.is_empty() {
@@ -548,13 +560,32 @@ impl Parse for Item {
                             }
                         }
                         velocities = Some((key, decls));
+                    } else if (key == "shape" || key == "inverse") && kind == "nonholonomic" {
+                        let list;
+                        syn::parenthesized!(list in content);
+                        let bindings: Vec<Binding> =
+                            Punctuated::<Binding, Token![,]>::parse_terminated(&list)?.into_iter().collect();
+                        if let Some(b) = bindings.iter().find(|b| !b.params.is_empty()) {
+                            return Err(syn::Error::new(b.name.span(), format!("expected `{} = expr`", b.name)));
+                        }
+                        if key == "shape" { shape = Some((key, bindings)) } else { inverse = Some((key, bindings)) }
+                    } else if key == "symmetry" && kind == "nonholonomic" {
+                        let list;
+                        syn::parenthesized!(list in content);
+                        symmetries.extend(Punctuated::<Ident, Token![,]>::parse_terminated(&list)?);
+                    } else if kind == "nonholonomic" {
+                        return Err(syn::Error::new(
+                            key.span(),
+                            "expected `velocities(...)`, `shape(s = expr, ...)`, `inverse(q = expr, ...)`, `symmetry(name, ...)` \
+                             or `name = TypeName`",
+                        ));
                     } else if kind != "routh" {
                         return Err(syn::Error::new(key.span(), "expected `velocities(...)` or `name = TypeName`"));
                     } else {
                         return Err(syn::Error::new(key.span(), "expected `name = TypeName`"));
                     }
                 }
-                Ok(Item::Reduce(ReduceDecl { keyword: kind, cyclic, name, velocities }))
+                Ok(Item::Reduce(ReduceDecl { keyword: kind, cyclic, name, velocities, shape, inverse, symmetries }))
             }
             "mode" => {
                 let content;
