@@ -461,3 +461,65 @@ fn a_top_built_from_particles_reduces_over_precession_and_spin_like_the_euler_an
     let worst = full.states.iter().zip(&rec.states).map(|(p, q)| (p - q).amax() / (1.0 + q.amax())).fold(0.0, f64::max);
     assert!(worst < 1e-9, "reduced + reconstruction vs full: {worst:e}");
 }
+
+/// *Hybrid momentum maps* Ex. 2's polar variant (the metric on the fibre depends on the shape,
+/// g_θθ = m r²): a free particle in a circular billiard of radius r_w, θ cyclic. The Routhian is
+/// R^μ = ½ m ṙ² − μ²/(2 m r²) (the amended potential μ²/(2 m r²)); the wall is rotation invariant,
+/// so μ is unchanged at every impact (a hybrid momentum map). Closed forms: between impacts the
+/// particle runs on a chord, r(t)² = r_min² + v²(t − t*)² with r_min = |μ|/(m v), so the impacts
+/// come every 2√(r_w² − r_min²)/v and θ advances by the chord's central angle 2 arccos(r_min/r_w)
+/// from one impact to the next. (The paper states this variant without numbers; no erratum applies.)
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(r, th),
+    lagrangian = m / 2 * (dot(r).powi(2) + (r * dot(th)).powi(2)),
+    impact(name = wall, guard = rw - r, law = restitution(1)),
+    symmetry(cyclic(th)),
+    reduce(routh(th), name = CircleRadial),
+)]
+struct CircularBilliard {
+    m: f64,
+    rw: f64,
+}
+
+#[test]
+fn the_circular_billiard_reduces_to_the_amended_potential_and_keeps_mu_at_the_wall() {
+    let b = CircularBilliard { m: 1.3, rw: 1.0 };
+    // From r = 0.4 moving outward at 30° to the radius, |v| = 1.5.
+    let (r0, v, angle) = (0.4f64, 1.5f64, 0.5f64);
+    let x0 = b.state([r0, 0.2], [v * angle.cos(), v * angle.sin() / r0]);
+    let (red, xr0, g0) = b.circle_radial(0.0, &x0);
+    let mu = b.m * r0 * v * angle.sin();
+    assert!((red.mu_th - mu).abs() < 1e-15);
+    // The Routhian and its amended potential at random states.
+    let mut rng = common::Rng::new(7);
+    for _ in 0..10 {
+        let (r, rd) = (rng.uniform(0.2, 1.0), rng.uniform(-2.0, 2.0));
+        let x = SVector::<f64, 2>::new(r, rd);
+        let want = b.m / 2.0 * rd * rd - mu * mu / (2.0 * b.m * r * r);
+        assert!((red.lagrangian(0.0, &x) - want).abs() < 1e-14, "R^μ at r = {r}");
+    }
+    // Chords: r_min = |μ|/(m v); the first impact where r reaches r_w, then every 2√(r_w² − r_min²)/v.
+    let r_min = mu.abs() / (b.m * v);
+    let t_star = -(r0 * r0 - r_min * r_min).sqrt() / v;
+    let first = t_star + (b.rw * b.rw - r_min * r_min).sqrt() / v;
+    let period = 2.0 * (b.rw * b.rw - r_min * r_min).sqrt() / v;
+    let opts = routh::runtime::HybridOptions::default().ode(tight());
+    let (reduced, jumps) = b.simulate_circle_radial(x0, 0.0..10.0, &opts).unwrap();
+    let full = b.simulate(x0, 0.0..10.0, &opts).unwrap();
+    assert!(jumps.len() >= 8, "{} impacts", jumps.len());
+    let chord = 2.0 * (r_min / b.rw).acos();
+    for (k, ((j, a), f)) in jumps.iter().zip(&reduced.impacts).zip(&full.impacts).enumerate() {
+        let t = first + k as f64 * period;
+        assert!((j.t - t).abs() < 1e-9, "impact {k} at {} vs {t}", j.t);
+        assert!((j.before[0] - mu).abs() < 1e-12 && (j.after[0] - mu).abs() < 1e-12, "μ at impact {k}: {j:?}");
+        assert!((a.post - f.post).norm() < 1e-9, "reduced vs full after impact {k}");
+        // The reconstructed angle advances by the chord's central angle from one impact to the next.
+        if k > 0 {
+            let turn = a.post[1] - reduced.impacts[k - 1].post[1];
+            assert!((turn - chord).abs() < 1e-9, "θ advances by {turn} vs {chord}");
+        }
+    }
+    // The amended-potential energy ½ m ṙ² + μ²/(2 m r²) is the particle's ½ m v².
+    assert!((red.energy(0.0, &xr0) - b.m * v * v / 2.0).abs() < 1e-14 && g0 == [0.2]);
+}
