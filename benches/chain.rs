@@ -18,6 +18,9 @@
 //!   `expand/bicycle` the Whipple bicycle of `examples/models/whipple.rs` (bodies, frames, rolling
 //!   contacts, a holonomic and four nonholonomic constraints).
 //!
+//! - `constrained_chain/tree/30`, `constrained_chain/dense/30`: the 30-link chain with its tip held
+//!   at a point (two holonomic rows), the saddle point solved with M factored along the tree (the
+//!   runtime's `TreeFactor`) and with the dense M; prints their ratio;
 //! - `scheme/dopri5`, `scheme/dop853`: the 10-link chain integrated over 2 s at rtol 1e-10 with each
 //!   Runge–Kutta pair (`Options::scheme`); prints their evaluations and errors against a reference
 //!   run at rtol 1e-13.
@@ -215,6 +218,41 @@ fn rhs(c: &mut Criterion) {
     group.finish();
 }
 
+/// The 30-link chain with its tip held at a point (two holonomic rows): the constrained field with
+/// M factored along the tree (`TreeFactor`: one O(n) solve per right-hand side inside the
+/// saddle point) against the same model with the dense M, and the unconstrained O(n) yardstick.
+fn constrained(c: &mut Criterion) {
+    let tree = chains::Chain30Constrained::uniform(1.0, 1.0, 9.81);
+    let dense = chains::Chain30ConstrainedDense::uniform(1.0, 1.0, 9.81);
+    let x = SVector::<f64, 60>::from_fn(|i, _| 0.1 + 0.37 * ((i * 7919) % 13) as f64 / 13.0);
+    let (a, b) = (tree.field(0.0, &x).unwrap(), dense.field(0.0, &x).unwrap());
+    assert!((a - b).norm() < 1e-10 * (1.0 + b.norm()), "the tree's and the dense constrained fields differ");
+    let per_call = |f: &dyn Fn() -> SVector<f64, 60>| {
+        let reps = 20_000;
+        let start = std::time::Instant::now();
+        for _ in 0..reps {
+            black_box(f());
+        }
+        start.elapsed().as_secs_f64() / reps as f64
+    };
+    let tt = per_call(&|| tree.field(0.0, black_box(&x)).unwrap());
+    let td = per_call(&|| dense.field(0.0, black_box(&x)).unwrap());
+    let ta = per_call(&|| recursive_field::<30, 60>(1.0, 1.0, 9.81, black_box(&x)));
+    println!(
+        "constrained chain n = 30, 2 rows: along the tree {:.0} ns, dense {:.0} ns ({:.2}× faster); {:.2}× the \
+         unconstrained O(n) articulated-body field ({:.0} ns)",
+        1e9 * tt,
+        1e9 * td,
+        td / tt,
+        tt / ta,
+        1e9 * ta
+    );
+    let mut group = c.benchmark_group("constrained_chain");
+    group.bench_function("tree/30", |b| b.iter(|| tree.field(0.0, black_box(&x)).unwrap()));
+    group.bench_function("dense/30", |b| b.iter(|| dense.field(0.0, black_box(&x)).unwrap()));
+    group.finish();
+}
+
 fn expand(c: &mut Criterion) {
     let mut group = c.benchmark_group("expand");
     group.sample_size(10);
@@ -358,5 +396,5 @@ fn stiff_pair<const D: usize>(
     }
 }
 
-criterion_group!(benches, rhs, expand, scheme, stiff);
+criterion_group!(benches, rhs, constrained, expand, scheme, stiff);
 criterion_main!(benches);

@@ -34,6 +34,17 @@ fn expected_file() -> String {
         s.push_str(&routh_macros_core::fixtures::pendulum_chain_with(&format!("Chain{n}Recursive"), n, "dynamics = recursive"));
         s.push('\n');
     }
+    // The 30-link chain with its tip held at a point (two holonomic rows): the saddle point with M
+    // factored along the tree, and with the dense M.
+    let tip = "holonomic(tip_x = x30 - 3, tip_y = y30 + 20)";
+    s.push_str(&routh_macros_core::fixtures::pendulum_chain_with("Chain30Constrained", 30, tip));
+    s.push('\n');
+    s.push_str(&routh_macros_core::fixtures::pendulum_chain_with(
+        "Chain30ConstrainedDense",
+        30,
+        &format!("{tip}, dynamics = dense"),
+    ));
+    s.push('\n');
     s
 }
 

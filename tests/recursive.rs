@@ -478,3 +478,120 @@ fn rigid_links_turning_with_one_angle_take_the_recursion() {
         assert!((a - b).amax() < 1e-12 * (1.0 + b.amax()), "{a} against {b}");
     }
 }
+
+/// A constrained tree: the branched tree above with the end of its second pendulum held on the
+/// vertical line x = X₀ (holonomic) and the first pendulum's bob rolling like a skate, its velocity
+/// along the link zero (a velocity row, nonholonomic): the saddle point solved with M factored
+/// along the tree (the runtime's `TreeFactor`, M never formed) against the same model on the dense
+/// path — q̈ and the multipliers, and a run that keeps both constraints.
+macro_rules! constrained_tree {
+    ($name:ident, $dynamics:ident) => {
+        #[derive(Mechanics)]
+        #[mechanics(
+                            coordinates(x, a, b, c, e1, e2, e3, e4, e5, e6, e7, e8),
+                            define(
+                                xa = x + la * a.sin(), ya = -la * a.cos(),
+                                xm = x + lb / 2 * b.sin(), ym = -lb / 2 * b.cos(),
+                                xb = x + lb * b.sin(), yb = -lb * b.cos(),
+                                xc = xb + lc * c.sin(), yc = yb - lc * c.cos(),
+                                x1 = xc + le * e1.sin(), y1 = yc - le * e1.cos(),
+                                x2 = x1 + le * e2.sin(), y2 = y1 - le * e2.cos(),
+                                x3 = x2 + le * e3.sin(), y3 = y2 - le * e3.cos(),
+                                x4 = x3 + le * e4.sin(), y4 = y3 - le * e4.cos(),
+                                x5 = x4 + le * e5.sin(), y5 = y4 - le * e5.cos(),
+                                x6 = x5 + le * e6.sin(), y6 = y5 - le * e6.cos(),
+                                x7 = x6 + le * e7.sin(), y7 = y6 - le * e7.cos(),
+                                x8 = x7 + le * e8.sin(), y8 = y7 - le * e8.cos(),
+                            ),
+                            lagrangian = mx / 2 * dot(x).powi(2) + ma / 2 * (dot(xa).powi(2) + dot(ya).powi(2))
+                                + mb / 2 * (dot(xm).powi(2) + dot(ym).powi(2)) + mc / 2 * (dot(xc).powi(2) + dot(yc).powi(2))
+                                + me / 2 * (dot(x1).powi(2) + dot(y1).powi(2) + dot(x2).powi(2) + dot(y2).powi(2)
+                                    + dot(x3).powi(2) + dot(y3).powi(2) + dot(x4).powi(2) + dot(y4).powi(2)
+                                    + dot(x5).powi(2) + dot(y5).powi(2) + dot(x6).powi(2) + dot(y6).powi(2)
+                                    + dot(x7).powi(2) + dot(y7).powi(2) + dot(x8).powi(2) + dot(y8).powi(2))
+                                - g * (ma * ya + mb * ym + mc * yc + me * (y1 + y2 + y3 + y4 + y5 + y6 + y7 + y8))
+                                - k / 2 * x.powi(2),
+                            force(x = -d * dot(x)),
+                            holonomic(line = xc - x0),
+                            constraint(skate = a.cos() * dot(xa) + a.sin() * dot(ya) - 0.1 * dot(x)),
+                            dynamics = $dynamics,
+                        )]
+        pub struct $name {
+            pub mx: f64,
+            pub ma: f64,
+            pub mb: f64,
+            pub mc: f64,
+            pub me: f64,
+            pub la: f64,
+            pub lb: f64,
+            pub lc: f64,
+            pub le: f64,
+            pub g: f64,
+            pub k: f64,
+            pub d: f64,
+            pub x0: f64,
+        }
+    };
+}
+constrained_tree!(ConstrainedTree, recursive);
+constrained_tree!(ConstrainedTreeDense, dense);
+
+macro_rules! constrained_values {
+    ($name:ident) => {
+        $name {
+            mx: 1.5,
+            ma: 0.6,
+            mb: 0.9,
+            mc: 0.4,
+            me: 0.3,
+            la: 0.7,
+            lb: 1.1,
+            lc: 0.5,
+            le: 0.35,
+            g: 9.81,
+            k: 3.0,
+            d: 0.3,
+            x0: 0.4,
+        }
+    };
+}
+
+#[test]
+fn a_constrained_tree_solves_its_saddle_point_along_the_tree() {
+    use routh::runtime::MassOperator;
+    // The derive's limit on directions per joint is the runtime factor's.
+    assert_eq!(routh_macros_core::fixtures::TREE_MAX_DIRECTIONS, routh::runtime::mechanics::tree::MAX_DIRECTIONS);
+    let (tree, dense) = (constrained_values!(ConstrainedTree), constrained_values!(ConstrainedTreeDense));
+    assert_eq!((ConstrainedTree::DYNAMICS, ConstrainedTreeDense::DYNAMICS), ("constrained", "constrained"));
+    // M a along the tree (the factor's product) and the factor's solve against the dense M.
+    let mut rng = Rng::new(41);
+    let (mut worst_a, mut worst_l) = (0.0f64, 0.0f64);
+    for _ in 0..20 {
+        let x: SVector<f64, 24> = rng.vector(-1.5, 1.5);
+        let m = dense.mass_matrix(0.0, &x);
+        let factor = routh::runtime::MechanicalSystem::mass(&tree, 0.0, &x).unwrap();
+        let v: SVector<f64, 12> = rng.vector(-1.0, 1.0);
+        assert!((factor.apply(&v) - m * v).amax() < 1e-12 * (m * v).amax());
+        assert!((factor.solve(m * v).unwrap() - v).amax() < 1e-10, "{:e}", (factor.solve(m * v).unwrap() - v).amax());
+        // The tree's factor (the dense one has no pivots by joint): their product is det M.
+        let det: f64 = factor.pivots().iter().product();
+        assert!((det - m.determinant()).abs() < 1e-9 * det.abs(), "{det} vs {}", m.determinant());
+        let (a, b) = (tree.accelerations(0.0, &x).unwrap(), dense.accelerations(0.0, &x).unwrap());
+        worst_a = worst_a.max((a - b).amax() / (1.0 + b.amax()));
+        let (la, lb) = (tree.constraint_forces(0.0, &x).unwrap(), dense.constraint_forces(0.0, &x).unwrap());
+        worst_l = worst_l.max((la - lb).amax() / (1.0 + lb.amax()));
+    }
+    eprintln!("constrained tree vs dense: q̈ {worst_a:.1e}, λ {worst_l:.1e}");
+    assert!(worst_a < 1e-11 && worst_l < 1e-11, "q̈ {worst_a:e}, λ {worst_l:e}");
+    // A consistent start (the line through the pendulum's end, the skate's row satisfied), then a
+    // run on each path: the same motion, both constraints kept.
+    let q0 = [0.1, 0.3, 0.2, 0.0, 0.1, -0.1, 0.2, 0.0, -0.2, 0.1, 0.05, 0.0];
+    let x0 = tree.state(q0, [0.0; 12]);
+    let x0 = tree.project_state(0.0, &x0).unwrap();
+    let opts = Options::default().rtol(1e-10).atol(1e-11).output(Output::Times(vec![0.5, 1.0, 2.0]));
+    let (rt, rd) = (tree.simulate(x0, 0.0..2.0, &opts).unwrap(), dense.simulate(x0, 0.0..2.0, &opts).unwrap());
+    for (p, q) in rt.states.iter().zip(&rd.states) {
+        assert!((p - q).amax() < 1e-7, "{:e}", (p - q).amax());
+        assert!(tree.position_residuals(0.0, p).amax() < 1e-8 && tree.velocity_residuals(0.0, p).amax() < 1e-8);
+    }
+}

@@ -219,7 +219,7 @@ pub struct Model {
     /// velocity expressions of L their Hamel terms vanish identically, without a zero test.
     pub exact_rates: rustc_hash::FxHashSet<Expr>,
     /// The Lagrangian over the rates of its positions (and of its bodies' angular velocities),
-    /// where it could be written so (not with orientations, constraints or an action).
+    /// where it could be written so (not with orientations or an action).
     pub held: Option<HeldLagrangian>,
     /// `dynamics = recursive | dense` as written (`None`: chosen by the model's size).
     pub dynamics: Option<Ident>,

@@ -60,6 +60,7 @@ pub mod linalg;
 pub mod reduction;
 mod saddle;
 mod system;
+pub mod tree;
 
 use nalgebra::{SMatrix, SVector};
 
@@ -684,3 +685,4 @@ pub fn pad<const S: usize, const D: usize>(v: &SVector<f64, S>) -> SVector<f64, 
 pub(crate) use saddle::Saddle;
 pub use saddle::{ConstrainedSolution, ConstraintKind, Restitution, restitution, solve_constrained};
 pub use system::{MechanicalSystem, dense_mass};
+pub use tree::{TreeFactor, TreeTopology};

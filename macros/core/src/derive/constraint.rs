@@ -115,16 +115,18 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<Constra
         .collect();
     let bias = layout.total_derivative(arena, &rows, true);
 
-    // Saddle-point residual R = (M a − Aᵀλ − f, A a + c) and its Jacobians.
+    // Saddle-point residual R = (M a − Aᵀλ − f, A a + c) and its Jacobians — none for a tree
+    // model that derives no dense M (it has no field Jacobian, inputs or sensitivities to read them).
     let mut residual = Vec::with_capacity(n + m);
-    for i in 0..n {
+    let dense = eq.mass.len() == n;
+    for i in (0..n).filter(|_| dense) {
         let ma = arena.dot(&eq.mass[i], &layout.qdd);
         let col: Vec<Expr> = a.iter().map(|row| row[i]).collect();
         let atl = arena.dot(&col, &lam);
         let r = arena.sub(ma, atl);
         residual.push(arena.sub(r, eq.forcing[i]));
     }
-    for (ai, &ci) in a.iter().zip(&bias) {
+    for (ai, &ci) in a.iter().zip(&bias).filter(|_| dense) {
         let aa = arena.dot(ai, &layout.qdd);
         residual.push(arena.add2(aa, ci));
     }

@@ -90,30 +90,60 @@ impl Derived {
     }
 }
 
+/// The first item of `model` that reads the dense M, f, p or E (so that a tree model derives them
+/// too), if any: impacts and modes (laws and energy derivatives read M and E); symmetries,
+/// reductions and discrete systems (p and M); inputs and sensitivities (their ∂g/∂w read f);
+/// outputs (which may read E); the field Jacobian of a constrained model (the saddle point's
+/// derivatives read M).
+fn dense_item(model: &Model, hybrid: bool) -> Option<&'static str> {
+    if hybrid || !model.impacts.is_empty() {
+        Some("it has impacts or modes")
+    } else if !model.symmetries.is_empty() || !model.reductions.is_empty() {
+        Some("it declares symmetries or reductions")
+    } else if model.discretization.is_some() {
+        Some("it has a discrete system")
+    } else if !model.inputs.is_empty() || !model.sensitivity.is_empty() {
+        Some("it has inputs or sensitivities")
+    } else if !model.outputs.is_empty() {
+        Some("it has outputs")
+    } else if model.field_jacobian && !model.constraints.is_empty() {
+        Some("its field Jacobian differentiates the saddle point")
+    } else {
+        None
+    }
+}
+
 /// Every pass for one mode, in order: equations of motion (and, for a hybrid system, the energy's
 /// derivatives), regularity, constraints and their rank, impacts, symmetries, the discrete system,
 /// the continuous reductions. Mistakes go to `cx`; the passes go on where they can.
 pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> Derived {
     // The recursion first: with it, the field Jacobian comes from its tangent, not from the dense
     // residual's O(n³) derivatives.
-    let dynamics = cx.ok(tree::derive(model, arena)).unwrap_or_else(|| tree::Dynamics::Dense(String::new()));
-    // A tree model whose items all have their form along the tree (no impacts or modes, whose
-    // laws and energy derivatives read M and E; no symmetries, reductions or discrete system,
-    // which read p and M; no inputs or sensitivities, whose ∂g/∂w read f; no outputs, which may
-    // read E) derives nothing dense: its expansion and code stay linear in the tree's size.
-    let kinetics = match &dynamics {
-        tree::Dynamics::Recursive(r)
-            if !hybrid
-                && model.impacts.is_empty()
-                && model.symmetries.is_empty()
-                && model.reductions.is_empty()
-                && model.discretization.is_none()
-                && model.inputs.is_empty()
-                && model.sensitivity.is_empty()
-                && model.outputs.is_empty() =>
-        {
-            Some(tree::kinetics(model, arena, r))
+    let mut dynamics = cx.ok(tree::derive(model, arena)).unwrap_or_else(|| tree::Dynamics::Dense(String::new()));
+    // A tree model whose items all have their form along the tree derives nothing dense: its
+    // expansion and code stay linear in the tree's size. A constrained tree must be such a model:
+    // its saddle point is solved with M factored along the tree (the runtime's `TreeFactor`), or
+    // with the dense M as any other model.
+    let dense_item = dense_item(model, hybrid);
+    if let tree::Dynamics::Recursive(r) = &dynamics
+        && !model.constraints.is_empty()
+    {
+        let why = dense_item.map(str::to_string).or_else(|| {
+            r.directions
+                .iter()
+                .any(|&d| d > tree::MAX_DIRECTIONS)
+                .then(|| format!("a joint moves more than {} directions of mass (the tree factor's limit)", tree::MAX_DIRECTIONS))
+        });
+        if let Some(why) = why {
+            let why = format!("the model has constraints, and {why}: their saddle point is solved with the dense M");
+            if let Some(kw) = &model.dynamics {
+                cx.error(kw.span(), format!("`dynamics = recursive` cannot be followed: {why}. Remove it"));
+            }
+            dynamics = tree::Dynamics::Dense(why);
         }
+    }
+    let kinetics = match &dynamics {
+        tree::Dynamics::Recursive(r) if dense_item.is_none() => Some(tree::kinetics(model, arena, r)),
         _ => None,
     };
     let equations = match (&dynamics, &kinetics) {

@@ -24,7 +24,7 @@ pub struct ConstraintItems {
 /// The constrained dynamics: the saddle point solved with the model's mass operator (from
 /// [`crate::emit::dynamics`]), its Jacobian and sensitivities, the constraint methods and
 /// `impl Constrained`.
-pub fn emit(model: &View<'_>, ce: &ConstraintEquations, eq: &Equations, helpers: &mut Helpers) -> ConstraintItems {
+pub fn emit(model: &View<'_>, ce: &ConstraintEquations, eq: &Equations, helpers: &mut Helpers, tree: bool) -> ConstraintItems {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
     let p = model.layout.position_dim();
     let nm = n + m;
@@ -46,13 +46,13 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, eq: &Equations, helpers:
 
     let rows_fn_name = format_ident!("__routh_constraint_rows");
     let jac_fn = format_ident!("__routh_constraint_jacobian");
-    let bind = crate::emit::dynamics::bind_mass_operator_and_forcing();
+    let bind = crate::emit::dynamics::bind_mass_operator_and_forcing(tree);
     let solve = quote! {
         #bind
         let (amat, _, c) = self.#rows_fn_name(t, x);
         ::routh::__private::mechanics::solve_constrained::<#n, #m, #nm, _>(t, mass, amat, f, c, &Self::CONSTRAINTS)
     };
-    let (accelerations, jacobian) = accelerations_and_jacobian(model, &solve, quasi);
+    let (accelerations, jacobian) = accelerations_and_jacobian(model, &solve, quasi, tree);
     let jacobian = if with_jacobian { jacobian } else { TokenStream::new() };
     let force_rates = if with_jacobian {
         quote! {
@@ -360,16 +360,24 @@ fn constants(ce: &ConstraintEquations, names: &[String], kinds_doc: &str, set_do
 }
 
 /// `accelerations` and `jacobian` of the constrained system, from the saddle-point solve `solve`.
-fn accelerations_and_jacobian(model: &View<'_>, solve: &TokenStream, quasi: bool) -> (TokenStream, TokenStream) {
+fn accelerations_and_jacobian(model: &View<'_>, solve: &TokenStream, quasi: bool, tree: bool) -> (TokenStream, TokenStream) {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let p = model.layout.position_dim();
     let sv = crate::emit::codegen::svector;
     let (state, vec_n) = (sv(d), sv(n));
     let fe = crate::emit::codegen::field_error();
     let jac_fn = format_ident!("__routh_constraint_jacobian");
+    let how = tree.then(|| {
+        quote! {
+            ///
+            /// M is factored along the model's kinematic tree (O(n) per solve, never formed): the Schur
+            /// complement needs one solve per constraint row.
+        }
+    });
     let accelerations = quote! {
         /// Accelerations q̈ of the constrained system: the saddle-point system [M −Aᵀ; A 0] [q̈; λ] = [f; −c]
         /// solved numerically (see [`Self::constraint_rows`], [`Self::constraint_bias`]).
+        #how
         ///
         /// # Errors
         /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular,

@@ -18,7 +18,7 @@ use symbolic::Expr;
 
 use crate::derive::constraint::ConstraintEquations;
 use crate::derive::euler_lagrange::Equations;
-use crate::derive::tree::{Dynamics, Recursive};
+use crate::derive::tree::{Bound, Dynamics, Recursive};
 use crate::emit::codegen::{Helpers, allow_generated, lazy, square_matrix, symbol_tokens, symmetric_matrix};
 use crate::model::View;
 
@@ -52,10 +52,14 @@ pub(crate) fn mass_and_forcing(model: &View<'_>, eq: &Equations, helpers: &mut H
     }
 }
 
-/// The statement binding the model's mass operator `mass` and forcing `f` at `(t, x)`, from the one
-/// M-and-f function; `?` on a singular or non-finite M (the enclosing function returns a
-/// `Result<_, FieldError>`).
-pub(crate) fn bind_mass_operator_and_forcing() -> TokenStream {
+/// The statement binding the model's mass operator `mass` and forcing `f` at `(t, x)`: from the one
+/// M-and-f function, or (`tree`) M factored along the kinematic tree with f along it; `?` on a
+/// singular or non-finite M (the enclosing function returns a `Result<_, FieldError>`).
+pub(crate) fn bind_mass_operator_and_forcing(tree: bool) -> TokenStream {
+    if tree {
+        let both = format_ident!("{}_and_forcing", tree_factor_name());
+        return quote! { let (mass, f) = self.#both(t, x)?; };
+    }
     let dyn_fn = function_name();
     quote! {
         let (mass, f) = {
@@ -70,14 +74,115 @@ pub(crate) fn mass_operator() -> TokenStream {
     quote! { ::routh::__private::mechanics::factor_mass(t, self.mass_matrix(t, x)) }
 }
 
-/// `impl MechanicalSystem<N, D>`: the runtime's central trait — the mass operator and the energy.
-pub(crate) fn mechanical_system_impl(model: &View<'_>) -> TokenStream {
+/// The name of a tree model's factor function ([`tree_factor_item`]).
+fn tree_factor_name() -> syn::Ident {
+    format_ident!("__routh_tree_factor")
+}
+
+/// `__routh_tree_factor(t, x)`: M factored along the kinematic tree of `r` (the runtime's
+/// `TreeFactor`, O(n) to factor and per solve), from the coefficients S_d and the masses of the
+/// tree's directions, with the tree's structure as a static. The model's mass operator when it
+/// derives nothing dense (`MechanicalSystem::Mass`); with `forcing` (f along the tree) also
+/// `__routh_tree_factor_and_forcing(t, x)`, the two from one body (the sines and cosines of q
+/// computed once), for the saddle point of its constraints.
+pub(crate) fn tree_factor_item(model: &View<'_>, r: &Recursive, forcing: Option<&Bound>, helpers: &mut Helpers) -> TokenStream {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    let tree = &r.tree;
+    let k = tree.dirs.len();
+    let mut outputs: Vec<Expr> = tree.dirs.iter().map(|&(_, _, s)| s).collect();
+    outputs.extend(&tree.masses);
+    let none = TokenStream::new();
+    let name = tree_factor_name();
+    let (stmts, vals) = helpers.body(model, &outputs, &name.to_string(), &none, &none);
+    let (s_vals, m_vals) = vals.split_at(k);
+    let both = forcing.map(|f| {
+        let mut all = outputs.clone();
+        all.extend(&f.outputs);
+        let both = format_ident!("{name}_and_forcing");
+        let (stmts, vals) = helpers.body_bound(model, &f.bindings, &all, &both.to_string(), &none, &none);
+        let (s_vals, rest) = vals.split_at(k);
+        let (m_vals, f_vals) = rest.split_at(k);
+        (both, stmts, s_vals.to_vec(), m_vals.to_vec(), f_vals.to_vec())
+    });
+    // The structure: joints, parents, slots, directions by joint, joints parents first.
+    let mut at_joint: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut slot = vec![0usize; k];
+    for (dir, &(j, _, _)) in tree.dirs.iter().enumerate() {
+        slot[dir] = at_joint[j].len();
+        at_joint[j].push(dir);
+    }
+    let depth = |j: usize| {
+        let (mut depth, mut p) = (0usize, r.parents[j]);
+        while let Some(i) = p {
+            depth += 1;
+            p = r.parents[i];
+        }
+        depth
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&j| (depth(j), j));
+    let joint = tree.dirs.iter().map(|&(j, _, _)| j);
+    let parent = tree.dirs.iter().map(|&(_, p, _)| match p {
+        Some(p) => quote! { ::core::option::Option::Some(#p) },
+        None => quote! { ::core::option::Option::None },
+    });
+    let at_joint = at_joint.iter().map(|dirs| quote! { &[#(#dirs),*] });
+    let allow = allow_generated();
+    let sv = quote! { ::routh::__private::nalgebra::SVector };
+    let factor_ty = quote! { ::routh::__private::mechanics::TreeFactor<#n, #k> };
+    // The structure of the tree (its directions of motion), a static of each function that reads it
+    // (a static, not an associated const: it must be `'static` in generic impls too).
+    let topology = quote! {
+        static TREE: ::routh::__private::mechanics::TreeTopology = ::routh::__private::mechanics::TreeTopology {
+            joint: &[#(#joint),*],
+            parent: &[#(#parent),*],
+            slot: &[#(#slot),*],
+            at_joint: &[#(#at_joint),*],
+            order: &[#(#order),*],
+        };
+    };
+    let fe = quote! { ::routh::__private::FieldError };
+    let both = both.map(|(both, b_stmts, b_s, b_m, b_f)| {
+        quote! {
+            /// M factored along the kinematic tree and f along it, at (t, x) (one body: the
+            /// coordinates' sines and cosines once).
+            #allow
+            fn #both(&self, t: f64, x: &#sv<f64, #d>) -> ::core::result::Result<(#factor_ty, #sv<f64, #n>), #fe> {
+                #topology
+                #(#b_stmts)*
+                let factor = ::routh::__private::mechanics::TreeFactor::new(t, &TREE, [#(#b_s),*], [#(#b_m),*])?;
+                ::core::result::Result::Ok((factor, #sv::<f64, #n>::from([#(#b_f),*])))
+            }
+        }
+    });
+    quote! {
+        /// M factored along the kinematic tree at (t, x) (O(n); M never formed).
+        #allow
+        fn #name(&self, t: f64, x: &#sv<f64, #d>) -> ::core::result::Result<#factor_ty, #fe> {
+            #topology
+            #(#stmts)*
+            ::routh::__private::mechanics::TreeFactor::new(t, &TREE, [#(#s_vals),*], [#(#m_vals),*])
+        }
+
+        #both
+    }
+}
+
+/// `impl MechanicalSystem<N, D>`: the runtime's central trait — the mass operator (dense, or along
+/// the kinematic tree with `K = tree` directions) and the energy.
+pub(crate) fn mechanical_system_impl(model: &View<'_>, tree: Option<usize>) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let owner = crate::emit::codegen::Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
     let state = crate::emit::codegen::svector(d);
     let fe = crate::emit::codegen::field_error();
-    let mass = mass_operator();
+    let (mass_ty, mass) = match tree {
+        Some(k) => {
+            let factor = tree_factor_name();
+            (quote! { ::routh::__private::mechanics::TreeFactor<#n, #k> }, quote! { self.#factor(t, x) })
+        }
+        None => (quote! { ::routh::__private::MassFactor<#n> }, mass_operator()),
+    };
     let p = model.layout.position_dim();
     let positions = if p == n {
         TokenStream::new()
@@ -85,7 +190,7 @@ pub(crate) fn mechanical_system_impl(model: &View<'_>) -> TokenStream {
         quote! { const POSITIONS: usize = #p; }
     };
     let items = lazy(quote! {
-        type Mass = ::routh::__private::MassFactor<#n>;
+        type Mass = #mass_ty;
         #positions
         fn mass(&self, t: f64, x: &#state) -> ::core::result::Result<Self::Mass, #fe> {
             #mass
@@ -133,6 +238,7 @@ pub(crate) fn accelerations_and_jacobian(
     helpers: &mut Helpers,
     dyn_fn: &syn::Ident,
     dynamics: &Dynamics,
+    tree: bool,
 ) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
     let n = model.dof();
     let d = model.layout.state_dim();
@@ -151,7 +257,7 @@ pub(crate) fn accelerations_and_jacobian(
     // constrained one (the saddle-point system of `emit::constraint`).
     match constraints {
         Some(ce) => {
-            let items = crate::emit::constraint::emit(model, ce, eq, helpers);
+            let items = crate::emit::constraint::emit(model, ce, eq, helpers, tree);
             (items.accelerations, items.jacobian, items.methods, items.trait_impl)
         }
         None if !model.field_jacobian => {
@@ -199,7 +305,7 @@ pub(crate) fn accelerations_and_jacobian(
                 )
             };
             let acc = accelerations_item(model, dynamics, helpers, dyn_fn);
-            let bind = bind_mass_operator_and_forcing();
+            let bind = bind_mass_operator_and_forcing(false);
             let jac = quote! {
                 /// ∂g/∂q and ∂g/∂q̇ (and ∂g/∂z of a contact model) for the residual g = f − M a (used by
                 /// [`Self::jacobian`]).
@@ -263,7 +369,7 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
     } else {
         quote! { ::routh::__private::mechanics::quasi_jacobian::<#nq, #n, #d>(t, &mass, (#rq_m, #rv_m), (#gq_m, #gv_m)) }
     };
-    let bind = bind_mass_operator_and_forcing();
+    let bind = bind_mass_operator_and_forcing(false);
     let allow = allow_generated();
     quote! {
         /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (K(q) v, M⁻¹f) over x = (q, v) — the
@@ -358,7 +464,7 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) ->
     let l_sets = vals[n * nw..].iter().enumerate().map(|(j, v)| quote! { lw[(0, #j)] = #v; });
     let allow = allow_generated();
     let fe = crate::emit::codegen::field_error();
-    let bind = bind_mass_operator_and_forcing();
+    let bind = bind_mass_operator_and_forcing(false);
     let names: Vec<String> = model.sensitivity.iter().map(|&i| model.parameters[i].to_string()).collect();
     let p_doc = format!(
         " Sensitivity ∂F/∂p of the first-order field to the parameters named in `sensitivity(...)`, columns in \

@@ -44,14 +44,33 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
         ),
         Some(k) => {
             let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, &mut helpers, &m_doc);
-            (TokenStream::new(), mass_matrix, forcing)
+            let factor = match &derived.dynamics {
+                crate::derive::tree::Dynamics::Recursive(r) => {
+                    let forcing = constraints.is_some().then_some(&k.forcing);
+                    dynamics::tree_factor_item(model, r, forcing, &mut helpers)
+                }
+                crate::derive::tree::Dynamics::Dense(_) => TokenStream::new(),
+            };
+            (factor, mass_matrix, forcing)
         }
+    };
+    // The mass operator along the tree (K directions) where M is never formed.
+    let tree = match (&derived.kinetics, &derived.dynamics) {
+        (Some(_), crate::derive::tree::Dynamics::Recursive(r)) => Some(r.tree.dirs.len()),
+        _ => None,
     };
     // Scalars and momenta: L, E, p, Q·q̇.
     let quantities = quantities(model, eq, derived.kinetics.as_ref(), &[l_doc, e_doc, p_doc, pw_doc, q_doc], &mut helpers);
 
-    let (acc_method, jac_method, constraint_items, constraint_impl) =
-        dynamics::accelerations_and_jacobian(model, eq, constraints.as_ref(), &mut helpers, &dyn_fn, &derived.dynamics);
+    let (acc_method, jac_method, constraint_items, constraint_impl) = dynamics::accelerations_and_jacobian(
+        model,
+        eq,
+        constraints.as_ref(),
+        &mut helpers,
+        &dyn_fn,
+        &derived.dynamics,
+        tree.is_some(),
+    );
 
     let symmetry_items = crate::emit::symmetry::methods(model, symmetries, derived.algebra.as_ref(), &mut helpers);
     let (discrete_items, discrete_impl) = match discrete {
@@ -63,7 +82,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     // see `emit::system`).
     let simulate_items = crate::emit::impact::methods(model, impacts, dims, &mut helpers);
 
-    let mechanical_impl = dynamics::mechanical_system_impl(model);
+    let mechanical_impl = dynamics::mechanical_system_impl(model, tree);
     let (field_from, contact_items) = contact_items(model, eq, &mut helpers);
     let dynamics_name = match (&derived.dynamics, constraints) {
         (_, Some(_)) => "constrained",

@@ -597,8 +597,8 @@ fn lower_model(
     }
     let exact_rates = lower.exact_rates();
     // The Lagrangian over the rates of its positions, for the recursive dynamics: of a written
-    // Lagrangian and the bodies, in models without constraints, orientations or an action.
-    let held = (constraints.is_empty() && lower.syms.orientations.is_empty() && action.is_none())
+    // Lagrangian and the bodies, in models without orientations or an action.
+    let held = (lower.syms.orientations.is_empty() && action.is_none())
         .then(|| {
             lower.held_lagrangian(raw.lagrangians.first().map(|(_, e)| e), |lower| {
                 super::body::held_bodies_lagrangian(lower, &bodies, gravity.as_ref())

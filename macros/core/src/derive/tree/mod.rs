@@ -91,6 +91,8 @@ pub struct Tree {
     pub dirs: Vec<(usize, Option<usize>, Expr)>,
     /// Each mass component (a rate of the Lagrangian with its summed mass): its direction, its mass.
     pub comps: Vec<(usize, Expr)>,
+    /// The mass at each direction (its components' summed).
+    pub masses: Vec<Expr>,
     /// The generalized forces τ = ∂(L̃ at v = 0)/∂q + Q.
     pub tau: Vec<Expr>,
     /// L̃ at v = 0: the Lagrangian's part free of velocities (−V).
@@ -114,6 +116,10 @@ pub enum Dynamics {
     Recursive(Recursive),
 }
 
+/// The most directions of mass one joint may move in a constrained tree model (the runtime's
+/// `mechanics::tree::MAX_DIRECTIONS`, checked by a test of the facade).
+pub const MAX_DIRECTIONS: usize = 4;
+
 /// The dense path is kept below this many coordinates unless asked otherwise: small models' M is
 /// cheap to form and factor (`cargo bench --bench chain -- rhs/`: the two paths of the chain are
 /// level at 10 links, the recursion 1.8 times faster at 20).
@@ -125,7 +131,9 @@ pub const AUTO_MIN_DOF: usize = 12;
 pub fn derive(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
     let chosen = choose(model, arena)?;
     Ok(match chosen {
-        Dynamics::Recursive(mut r) if model.field_jacobian => {
+        // A constrained tree solves its saddle point with M factored along the tree; its field
+        // Jacobian is the saddle point's (not the unconstrained recursion's tangent).
+        Dynamics::Recursive(mut r) if model.field_jacobian && model.constraints.is_empty() => {
             r.tangent = Some(tangent(model, arena, &r));
             Dynamics::Recursive(r)
         }
@@ -139,6 +147,7 @@ fn choose(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
     if asked.is_some_and(|d| d == "dense") {
         return Ok(Dynamics::Dense("asked for with `dynamics = dense`".into()));
     }
+
     let n = model.dof();
     match (recursion(model, arena), asked) {
         (Ok(r), Some(_)) => Ok(Dynamics::Recursive(r)),
@@ -260,9 +269,6 @@ fn sparse_gradient(arena: &mut Arena, e: Expr, vars: &[Expr]) -> Vec<Expr> {
 pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> {
     let syms = &model.layout;
     let n = model.dof();
-    if !model.constraints.is_empty() {
-        return Err("the model has constraints (their saddle point is solved with the dense M)".into());
-    }
     if !syms.orientations.is_empty() || syms.z.is_some() {
         return Err("the model has an orientation or an action variable".into());
     }
@@ -595,7 +601,12 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         }
     }
     let directions = at_joint.iter().map(Vec::len).collect();
-    let tree = Box::new(Tree { dirs, comps: comp_dir.into_iter().zip(comps.iter().map(|c| c.1)).collect(), tau, rest });
+    let mut masses = vec![zero; dirs.len()];
+    for (k, &(_, m)) in comps.iter().enumerate() {
+        masses[comp_dir[k]] = rec.arena.add2(masses[comp_dir[k]], m);
+    }
+    let comps = comp_dir.into_iter().zip(comps.iter().map(|c| c.1)).collect();
+    let tree = Box::new(Tree { dirs, comps, masses, tau, rest });
     Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: d_of, parents, directions, tangent: None, tree })
 }
 
