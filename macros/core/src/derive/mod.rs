@@ -97,17 +97,17 @@ impl Derived {
 /// derivatives read M).
 fn dense_item(model: &Model, hybrid: bool) -> Option<&'static str> {
     if hybrid || !model.impacts.is_empty() {
-        Some("it has impacts or modes")
+        Some("its impacts (or modes)")
     } else if !model.symmetries.is_empty() || !model.reductions.is_empty() {
-        Some("it declares symmetries or reductions")
+        Some("its symmetries or reductions")
     } else if model.discretization.is_some() {
-        Some("it has a discrete system")
+        Some("its discrete system")
     } else if !model.inputs.is_empty() || !model.sensitivity.is_empty() {
-        Some("it has inputs or sensitivities")
+        Some("its inputs or sensitivities")
     } else if !model.outputs.is_empty() {
-        Some("it has outputs")
+        Some("its outputs")
     } else if model.field_jacobian && !model.constraints.is_empty() {
-        Some("its field Jacobian differentiates the saddle point")
+        Some("its field Jacobian (`jacobian`, which differentiates the saddle point)")
     } else {
         None
     }
@@ -128,16 +128,16 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     if let tree::Dynamics::Recursive(r) = &dynamics
         && !model.constraints.is_empty()
     {
-        let why = dense_item.map(str::to_string).or_else(|| {
+        let why = dense_item.map(|item| format!("{item} reads the dense M")).or_else(|| {
             r.directions
                 .iter()
                 .any(|&d| d > tree::MAX_DIRECTIONS)
                 .then(|| format!("a joint moves more than {} directions of mass (the tree factor's limit)", tree::MAX_DIRECTIONS))
         });
         if let Some(why) = why {
-            let why = format!("the model has constraints, and {why}: their saddle point is solved with the dense M");
+            let why = format!("the model has constraints and {why}, so their saddle point is solved with the dense M");
             if let Some(kw) = &model.dynamics {
-                cx.error(kw.span(), format!("`dynamics = recursive` cannot be followed: {why}. Remove it"));
+                cx.error(kw.span(), format!("`dynamics = recursive` cannot be followed: {why}. Remove `dynamics = recursive`"));
             }
             dynamics = tree::Dynamics::Dense(why);
         }
