@@ -21,6 +21,8 @@
 //! - `constrained_chain/tree/30`, `constrained_chain/dense/30`: the 30-link chain with its tip held
 //!   at a point (two holonomic rows), the saddle point solved with M factored along the tree (the
 //!   runtime's `TreeFactor`) and with the dense M; prints their ratio;
+//! - `jacobian/recursive/30`: the 30-link chain's field Jacobian by the recursion's tangent; prints
+//!   it in units of the field and against central differences;
 //! - `scheme/dopri5`, `scheme/dop853`: the 10-link chain integrated over 2 s at rtol 1e-10 with each
 //!   Runge–Kutta pair (`Options::scheme`); prints their evaluations and errors against a reference
 //!   run at rtol 1e-13.
@@ -253,6 +255,36 @@ fn constrained(c: &mut Criterion) {
     group.finish();
 }
 
+/// The field Jacobian of the 30-link chain by the recursion's tangent (2n directional derivatives,
+/// O(n²)), against the field itself and central differences of it.
+fn jacobian(c: &mut Criterion) {
+    let chain = chains::Chain30Jacobian::uniform(1.0, 1.0, 9.81);
+    let x = SVector::<f64, 60>::from_fn(|i, _| 0.1 + 0.37 * ((i * 7919) % 13) as f64 / 13.0);
+    let exact = chain.jacobian(0.0, &x).unwrap();
+    let fd = routh::runtime::jacobian_fd(&chain, 0.0, &x, 0.0).unwrap();
+    assert!((exact - fd).amax() < 1e-6 * exact.amax(), "the tangent Jacobian and differences differ");
+    let per_call = |f: &dyn Fn() -> f64| {
+        let reps = 2_000;
+        let start = std::time::Instant::now();
+        for _ in 0..reps {
+            black_box(f());
+        }
+        start.elapsed().as_secs_f64() / reps as f64
+    };
+    let tj = per_call(&|| chain.jacobian(0.0, black_box(&x)).unwrap()[(31, 0)]);
+    let tf = per_call(&|| chain.field(0.0, black_box(&x)).unwrap()[31]);
+    let td = per_call(&|| routh::runtime::jacobian_fd(&chain, 0.0, black_box(&x), 0.0).unwrap()[(31, 0)]);
+    println!(
+        "chain n = 30 field Jacobian by the recursion's tangent: {:.1} µs = {:.0} fields ({:.2} µs each); central \
+         differences {:.1} µs",
+        1e6 * tj,
+        tj / tf,
+        1e6 * tf,
+        1e6 * td
+    );
+    c.bench_function("jacobian/recursive/30", |b| b.iter(|| chain.jacobian(0.0, black_box(&x)).unwrap()));
+}
+
 fn expand(c: &mut Criterion) {
     let mut group = c.benchmark_group("expand");
     group.sample_size(10);
@@ -396,5 +428,5 @@ fn stiff_pair<const D: usize>(
     }
 }
 
-criterion_group!(benches, rhs, constrained, expand, scheme, stiff);
+criterion_group!(benches, rhs, constrained, jacobian, expand, scheme, stiff);
 criterion_main!(benches);

@@ -22,8 +22,10 @@ fn expected_file() -> String {
         s.push_str(&routh_macros_core::fixtures::pendulum_chain(&format!("Chain{n}"), n));
         s.push('\n');
     }
-    // The field Jacobian is opt-in: one chain that asks for it.
+    // The field Jacobian is opt-in: chains that ask for it (the 30-link one by the recursion's tangent).
     s.push_str(&routh_macros_core::fixtures::pendulum_chain_with("Chain10Jacobian", 10, "jacobian"));
+    s.push('\n');
+    s.push_str(&routh_macros_core::fixtures::pendulum_chain_with("Chain30Jacobian", 30, "jacobian"));
     s.push('\n');
     // Each way of computing q̈, asked for (the chains above take the recursion from 12 links on).
     for n in DENSE {

@@ -67,6 +67,9 @@ pub enum Role {
     /// Component i of a tangent direction δx of the state (a generated directional derivative's
     /// seed, read from `dx[i]`).
     Tangent(usize),
+    /// Value k of the recursion's quantities that its tangent reads, computed once per state and
+    /// passed to the tangent (read from `p[k]`).
+    Primal(usize),
     /// A coordinate a nonholonomic reduction removed (in its reconstruction formulas, read from
     /// the dropped positions `g[i]`).
     Dropped(usize),
@@ -247,6 +250,7 @@ impl Layout {
             Role::HeldRate(k) => format!("v:{k}"),
             Role::Temporary(k) => format!("r:{k}"),
             Role::Tangent(i) => format!("dx:{i}"),
+            Role::Primal(k) => format!("p:{k}"),
             Role::Energy => "energy".to_string(),
             other => format!("{other:?}"),
         };

@@ -67,6 +67,7 @@ pub(crate) fn symbol_tokens(model: &View<'_>, sym: Expr) -> TokenStream {
         Some(Role::StepAction) => quote!(z0),
         Some(Role::Dropped(i)) => quote!(g[#i]),
         Some(Role::Tangent(i)) => quote!(dx[#i]),
+        Some(Role::Primal(k)) => quote!(p[#k]),
         Some(Role::Parameter(i)) => {
             let p = &model.parameters[i];
             let access = access(model);

@@ -609,15 +609,32 @@ fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helper
 fn recursive_jacobian(model: &View<'_>, r: &Recursive, helpers: &mut Helpers) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let Some(tangent) = &r.tangent else { return TokenStream::new() };
-    let bindings: Vec<(Expr, Expr)> = r.bindings.iter().chain(&tangent.bindings).copied().collect();
     let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
-    let (dx_param, dx_arg) = (quote! { dx: &#sv, }, quote! { dx, });
-    let (stmts, vals) = helpers.body_bound(model, &bindings, &tangent.outputs, "__routh_recursive_tangent", &dx_param, &dx_arg);
+    let none = TokenStream::new();
+    let np = tangent.primal.len();
+    let (p_stmts, p_vals) = helpers.body_bound(model, &r.bindings, &tangent.primal, "__routh_recursive_primal", &none, &none);
+    let (dx_param, dx_arg) = (quote! { p: &[f64; #np], dx: &#sv, }, quote! { p, dx, });
+    let (stmts, vals) = helpers.body_bound(
+        model,
+        &tangent.bound.bindings,
+        &tangent.bound.outputs,
+        "__routh_recursive_tangent",
+        &dx_param,
+        &dx_arg,
+    );
     let allow = allow_generated();
     quote! {
-        /// The recursion's derivative along the state direction `dx`: δq̈ = (∂q̈/∂x) dx.
+        /// The recursion's quantities that its derivatives read, at (t, x).
         #allow
-        fn __routh_recursive_tangent(&self, t: f64, x: &#sv, dx: &#sv) -> ::routh::__private::nalgebra::SVector<f64, #n> {
+        fn __routh_recursive_primal(&self, t: f64, x: &#sv) -> [f64; #np] {
+            #(#p_stmts)*
+            [#(#p_vals),*]
+        }
+
+        /// The recursion's derivative along the state direction `dx`: δq̈ = (∂q̈/∂x) dx, from its
+        /// quantities `p` at the same state.
+        #allow
+        fn __routh_recursive_tangent(&self, t: f64, x: &#sv, p: &[f64; #np], dx: &#sv) -> ::routh::__private::nalgebra::SVector<f64, #n> {
             #(#stmts)*
             ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#vals),*])
         }
@@ -633,7 +650,8 @@ fn recursive_jacobian(model: &View<'_>, r: &Recursive, helpers: &mut Helpers) ->
             -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError>
         {
             self.accelerations(t, x)?;
-            ::routh::__private::mechanics::tangent_jacobian::<#n, #d>(t, |dx| self.__routh_recursive_tangent(t, x, dx))
+            let p = self.__routh_recursive_primal(t, x);
+            ::routh::__private::mechanics::tangent_jacobian::<#n, #d>(t, |dx| self.__routh_recursive_tangent(t, x, &p, dx))
         }
     }
 }

@@ -44,7 +44,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
     let syms = &model.layout;
     let n = model.dof();
     let tree = &r.tree;
-    let mut offset = r.bindings.len() + r.tangent.as_ref().map_or(0, |t| t.bindings.len());
+    let mut offset = r.bindings.len() + r.tangent.as_ref().map_or(0, |t| t.bound.bindings.len());
     let mut next = |arena: &mut Arena, build: &dyn Fn(&mut Builder<'_>) -> Vec<Expr>| {
         let mut b = Builder { arena, syms, bindings: Vec::new(), offset };
         let outputs = build(&mut b);

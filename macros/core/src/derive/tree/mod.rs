@@ -77,11 +77,19 @@ pub struct Recursive {
     pub parents: Vec<Option<usize>>,
     /// The number of directions at each joint.
     pub directions: Vec<usize>,
-    /// With the field Jacobian: the directional derivative along a tangent δx of the state, δq̈
-    /// from bindings after the recursion's ([`tangent`]).
-    pub tangent: Option<Bound>,
+    /// With the field Jacobian: the directional derivative along a tangent δx of the state
+    /// ([`tangent`]).
+    pub tangent: Option<Tangent>,
     /// The tree's directions and masses, from which [`kinetics()`] builds M a, f, E, L and p.
     pub tree: Box<Tree>,
+}
+
+/// The recursion's directional derivative: δq̈ from bindings of its own, which read the
+/// recursion's quantities `primal` (computed once per state, then passed to every direction) as
+/// [`Role::Primal`] symbols.
+pub struct Tangent {
+    pub bound: Bound,
+    pub primal: Vec<Expr>,
 }
 
 /// The structure the recursion runs over.
@@ -624,12 +632,13 @@ pub fn check_pivots(model: &crate::model::View<'_>, r: &Recursive) -> syn::Resul
     })
 }
 
-/// The recursion's directional derivative along a tangent δx of the state: δq̈ and its bindings, the
-/// bindings following the recursion's own (each quantity's derivative a temporary of its own, by
-/// forward mode through the recursion: δsₖ = Σ ∂eₖ/∂σ δσ over the symbols σ of its expression). δx
-/// is read from [`Role::Tangent`] symbols; the code is linear in the recursion's, and the runtime
-/// builds the field Jacobian from 2n such directions (O(n²), no M).
-pub fn tangent(model: &Model, arena: &mut Arena, r: &Recursive) -> Bound {
+/// The recursion's directional derivative along a tangent δx of the state: δq̈ and its bindings
+/// (each quantity's derivative a temporary of its own, by forward mode through the recursion:
+/// δsₖ = Σ ∂eₖ/∂σ δσ over the symbols σ of its expression). δx is read from [`Role::Tangent`]
+/// symbols and the recursion's quantities from [`Role::Primal`] ones, so that the recursion runs
+/// once per state and only the derivatives once per direction; the code is linear in the
+/// recursion's, and the runtime builds the field Jacobian from 2n such directions (O(n²), no M).
+pub fn tangent(model: &Model, arena: &mut Arena, r: &Recursive) -> Tangent {
     let syms = &model.layout;
     let n = model.dof();
     let mut dot: FxHashMap<Expr, Expr> = FxHashMap::default();
@@ -649,8 +658,30 @@ pub fn tangent(model: &Model, arena: &mut Arena, r: &Recursive) -> Bound {
             dot.insert(s, ds);
         }
     }
-    let outputs = r.accelerations.iter().map(|a| dot.get(a).copied().unwrap_or_else(|| rec.arena.zero())).collect();
-    Bound { bindings: rec.bindings, outputs }
+    let outputs: Vec<Expr> = r.accelerations.iter().map(|a| dot.get(a).copied().unwrap_or_else(|| rec.arena.zero())).collect();
+    // The recursion's quantities the derivatives read, as inputs.
+    let position: FxHashMap<Expr, usize> = r.bindings.iter().enumerate().map(|(k, &(s, _))| (s, k)).collect();
+    let mut primal: Vec<Expr> = Vec::new();
+    let mut seen: FxHashSet<Expr> = FxHashSet::default();
+    for e in rec.bindings.iter().map(|&(_, e)| e).chain(outputs.iter().copied()) {
+        for s in rec.arena.free_symbols(e) {
+            if position.contains_key(&s) && seen.insert(s) {
+                primal.push(s);
+            }
+        }
+    }
+    primal.sort_unstable_by_key(|s| position[s]);
+    let input: FxHashMap<Expr, Expr> =
+        primal.iter().enumerate().map(|(k, &s)| (s, syms.symbol(rec.arena, Role::Primal(k)))).collect();
+    // Each expression with the inputs it reads (a substitution builds its table: per expression,
+    // only its own symbols, so that the whole is linear).
+    let read = |arena: &mut Arena, e: Expr| {
+        let own: Vec<(Expr, Expr)> = arena.free_symbols(e).into_iter().filter_map(|s| input.get(&s).map(|&p| (s, p))).collect();
+        if own.is_empty() { e } else { arena.subs(e, &own) }
+    };
+    let bindings = rec.bindings.iter().map(|&(s, e)| (s, read(rec.arena, e))).collect();
+    let outputs = outputs.iter().map(|&e| read(rec.arena, e)).collect();
+    Tangent { bound: Bound { bindings, outputs }, primal }
 }
 
 /// Binds the recursion's quantities to symbols of their own.
