@@ -79,6 +79,43 @@ pub fn solve_mass_columns<const N: usize, const C: usize>(
     if x.iter().all(|v| v.is_finite()) { Ok(x) } else { Err(SingularMatrix) }
 }
 
+/// Why [`solve_mass_classified`] failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MassSolveFailure {
+    /// M is finite and (numerically) singular.
+    Singular,
+    /// M, the right-hand side or the solution has a NaN or an infinity.
+    NonFinite,
+}
+
+/// [`solve_mass`] telling a singular M from non-finite values, with M factored where it lies (the
+/// hot path of a dense model's field: no copy of M). M must be symmetric, as generated: where
+/// Cholesky fails, LU reads M from its diagonal and lower triangle.
+#[inline]
+pub(crate) fn solve_mass_classified<const N: usize>(
+    mut m: SMatrix<f64, N, N>,
+    f: SVector<f64, N>,
+) -> Result<SVector<f64, N>, MassSolveFailure> {
+    let x = match factor_in_place(&mut m) {
+        Some(inv_d) => solve_factored(&m, &inv_d, f),
+        None => {
+            let full = restored(&m);
+            if !full.iter().all(|v| v.is_finite()) {
+                return Err(MassSolveFailure::NonFinite);
+            }
+            lu_solve(full, f).ok_or(MassSolveFailure::Singular)?
+        }
+    };
+    if x.iter().all(|v| v.is_finite()) { Ok(x) } else { Err(MassSolveFailure::NonFinite) }
+}
+
+/// The symmetric M from what an in-place factorisation ([`factor_in_place`]) left of it: its
+/// diagonal and lower triangle.
+#[inline]
+fn restored<const N: usize>(u: &SMatrix<f64, N, N>) -> SMatrix<f64, N, N> {
+    SMatrix::from_fn(|i, j| u[(i.max(j), i.min(j))])
+}
+
 /// The square-root-free Cholesky factors `M = Uᵀ D U` (`U` unit upper triangular, stored above
 /// the diagonal of `u`; `inv_d` = D⁻¹).
 #[derive(Debug, Clone, Copy)]
@@ -397,11 +434,12 @@ impl<const N: usize> MassFactor<N> {
     /// # Errors
     /// [`SingularMatrix`] if `M` is (numerically) singular or not finite.
     #[inline]
-    pub fn new(m: SMatrix<f64, N, N>) -> Result<Self, SingularMatrix> {
-        let mut u = m;
-        match factor_in_place(&mut u) {
-            Some(inv_d) => Ok(MassFactor(Factor::Cholesky(Cholesky { u, inv_d }))),
-            None => lu(m).map(|l| MassFactor(Factor::Lu(l))).ok_or(SingularMatrix),
+    pub fn new(mut m: SMatrix<f64, N, N>) -> Result<Self, SingularMatrix> {
+        // Factored where it lies; LU, where Cholesky fails, gets M back from the untouched lower
+        // triangle.
+        match factor_in_place(&mut m) {
+            Some(inv_d) => Ok(MassFactor(Factor::Cholesky(Cholesky { u: m, inv_d }))),
+            None => lu(restored(&m)).map(|l| MassFactor(Factor::Lu(l))).ok_or(SingularMatrix),
         }
     }
 
@@ -564,6 +602,33 @@ mod tests {
         let v = Vector3::new(0.2, 0.9, 1.3);
         let m = u * u.transpose() + v * v.transpose();
         assert_eq!(solve_mass(m, Vector3::new(1.0, 2.0, 3.0)), Err(SingularMatrix));
+    }
+
+    /// The in-place solve of the field's hot path: Cholesky, LU from the untouched lower triangle
+    /// where Cholesky fails (a symmetric indefinite M: the factorisation has already overwritten
+    /// part of the upper triangle when it gives up), and the failures told apart.
+    #[test]
+    fn the_in_place_solve_restores_m_for_lu_and_classifies_failures() {
+        let f = Vector3::new(1.0, -2.0, 0.5);
+        let spd = Matrix3::new(4.0, 1.0, 0.5, 1.0, 3.0, 0.2, 0.5, 0.2, 2.0);
+        let a = solve_mass_classified(spd, f).unwrap();
+        assert!((spd * a - f).amax() < 1e-14);
+        // Cholesky passes the first pivot (4) and fails at the second (1 − 4·4/4 < 0).
+        let indefinite = Matrix3::new(4.0, 4.0, 1.0, 4.0, 1.0, 2.0, 1.0, 2.0, -3.0);
+        let a = solve_mass_classified(indefinite, f).unwrap();
+        assert!((indefinite * a - f).amax() < 1e-13, "{}", indefinite * a - f);
+        let u = Vector3::new(0.1, 0.7, 0.3);
+        let singular = u * u.transpose();
+        assert_eq!(solve_mass_classified(singular, f), Err(MassSolveFailure::Singular));
+        let mut nan = spd;
+        nan[(2, 1)] = f64::NAN;
+        nan[(1, 2)] = f64::NAN;
+        assert_eq!(solve_mass_classified(nan, f), Err(MassSolveFailure::NonFinite));
+        assert_eq!(solve_mass_classified(spd, Vector3::new(f64::INFINITY, 0.0, 0.0)), Err(MassSolveFailure::NonFinite));
+        // MassFactor: the same restored M on its LU path.
+        let factor = MassFactor::new(indefinite).unwrap();
+        assert!(matches!(factor.0, Factor::Lu(_)));
+        assert!((indefinite * factor.solve(f).unwrap() - f).amax() < 1e-13);
     }
 
     #[test]

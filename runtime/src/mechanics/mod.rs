@@ -238,7 +238,8 @@ pub(crate) fn all_finite<const R: usize, const C: usize>(m: &SMatrix<f64, R, C>)
     m.iter().all(|v| v.is_finite())
 }
 
-/// The accelerations q̈ = M⁻¹ f of an unconstrained system.
+/// The accelerations q̈ = M⁻¹ f of an unconstrained system, M symmetric (as generated) and factored
+/// where it lies: Cholesky, or LU from M's diagonal and lower triangle where Cholesky fails.
 ///
 /// # Errors
 /// [`FieldError::SingularMassMatrix`] if M is (finite and) singular; otherwise
@@ -246,13 +247,10 @@ pub(crate) fn all_finite<const R: usize, const C: usize>(m: &SMatrix<f64, R, C>)
 /// it is undefined, by an overshooting trial step: the integrator retries with a smaller step).
 #[inline]
 pub fn accelerations<const N: usize>(t: f64, m: SMatrix<f64, N, N>, f: SVector<f64, N>) -> Result<SVector<f64, N>, FieldError> {
-    // The hot path: classify only when the solve fails (it reports any non-finite result).
-    crate::mechanics::linalg::solve_mass(m, f).map_err(|_| {
-        if all_finite(&m) && MassFactor::new(m).is_err() {
-            FieldError::SingularMassMatrix { t }
-        } else {
-            FieldError::NonFinite { t }
-        }
+    // The hot path: M factored where it lies, the failure classified by the solve itself.
+    crate::mechanics::linalg::solve_mass_classified(m, f).map_err(|why| match why {
+        linalg::MassSolveFailure::Singular => FieldError::SingularMassMatrix { t },
+        linalg::MassSolveFailure::NonFinite => FieldError::NonFinite { t },
     })
 }
 

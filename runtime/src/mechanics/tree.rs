@@ -104,35 +104,36 @@ impl<const N: usize, const K: usize> TreeFactor<N, K> {
             return Err(FieldError::NonFinite { t });
         }
         let tol = PIVOT_TOL * N as f64 * f64::EPSILON;
-        // Articulated (ia) and composite (ic) inertias: row d over the slots of d's joint.
+        // Articulated inertias: row d over the slots of d's joint. The composite ones (the mass
+        // moving with each direction) are diagonal — a mass reaches one direction per joint on its
+        // path — and give M_jj = Σ_(d at j) S_d² m_d for the pivot test.
         let mut ia = [[0.0f64; MAX_DIRECTIONS]; K];
-        let mut ic = [[0.0f64; MAX_DIRECTIONS]; K];
         for k in 0..K {
             ia[k][topology.slot[k]] = mass[k];
-            ic[k][topology.slot[k]] = mass[k];
         }
+        let mut composite = mass;
         let (mut u, mut d) = ([0.0f64; K], [0.0f64; N]);
         for &j in topology.order.iter().rev() {
             let ds = topology.at_joint[j];
             let (mut dj, mut mjj) = (0.0, 0.0);
             for &a in ds {
                 u[a] = ds.iter().enumerate().map(|(y, &b)| ia[a][y] * s[b]).sum();
-                let composite: f64 = ds.iter().enumerate().map(|(y, &b)| ic[a][y] * s[b]).sum();
                 dj += s[a] * u[a];
-                mjj += s[a] * composite;
+                mjj += s[a] * s[a] * composite[a];
             }
             if !(dj > tol * mjj.abs()) || !dj.is_finite() {
                 return Err(FieldError::SingularMassMatrix { t });
             }
             d[j] = dj;
-            // I^a = I^A − U Uᵀ / D (and the composite unchanged) to the parent directions.
+            let inv = 1.0 / dj;
+            // I^a = I^A − U Uᵀ / D (and the composite mass unchanged) to the parent directions.
             for &a in ds {
                 let Some(pa) = topology.parent[a] else { continue };
+                composite[pa] += composite[a];
+                let ua = u[a] * inv;
                 for (y, &b) in ds.iter().enumerate() {
                     let Some(pb) = topology.parent[b] else { continue };
-                    let slot = topology.slot[pb];
-                    ia[pa][slot] += ia[a][y] - u[a] * u[b] / dj;
-                    ic[pa][slot] += ic[a][y];
+                    ia[pa][topology.slot[pb]] += ia[a][y] - ua * u[b];
                 }
             }
         }

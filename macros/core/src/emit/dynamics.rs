@@ -111,16 +111,7 @@ pub(crate) fn tree_factor_item(model: &View<'_>, r: &Recursive, forcing: Option<
         slot[dir] = at_joint[j].len();
         at_joint[j].push(dir);
     }
-    let depth = |j: usize| {
-        let (mut depth, mut p) = (0usize, r.parents[j]);
-        while let Some(i) = p {
-            depth += 1;
-            p = r.parents[i];
-        }
-        depth
-    };
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&j| (depth(j), j));
+    let order = &tree.order;
     let joint = tree.dirs.iter().map(|&(j, _, _)| j);
     let parent = tree.dirs.iter().map(|&(_, p, _)| match p {
         Some(p) => quote! { ::core::option::Option::Some(#p) },

@@ -101,6 +101,8 @@ pub struct Tree {
     pub comps: Vec<(usize, Expr)>,
     /// The mass at each direction (its components' summed).
     pub masses: Vec<Expr>,
+    /// The joints, parents before children (the order of the recursion's passes).
+    pub order: Vec<usize>,
     /// The generalized forces τ = ∂(L̃ at v = 0)/∂q + Q.
     pub tau: Vec<Expr>,
     /// L̃ at v = 0: the Lagrangian's part free of velocities (−V).
@@ -614,7 +616,7 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         masses[comp_dir[k]] = rec.arena.add2(masses[comp_dir[k]], m);
     }
     let comps = comp_dir.into_iter().zip(comps.iter().map(|c| c.1)).collect();
-    let tree = Box::new(Tree { dirs, comps, masses, tau, rest });
+    let tree = Box::new(Tree { dirs, comps, masses, order, tau, rest });
     Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: d_of, parents, directions, tangent: None, tree })
 }
 
