@@ -262,6 +262,9 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     // Maggi's equations over the velocities v = S u + s, the positions moving with their rates.
     let s: Vec<Vec<Expr>> = vel.iter().map(|&e| u.iter().map(|&uj| arena.diff(e, uj)).collect()).collect();
     let along: Vec<(Expr, Expr)> = syms.qd.iter().zip(&vel).map(|(&v, &e)| (v, e)).collect();
+    if let Some(qm) = &red.quotient {
+        crate::derive::quotient::check_constraints(model, arena, qm, &along)?;
+    }
     let mut position_rates: Vec<Expr> = syms.rates.iter().map(|&r| arena.subs(r, &along)).collect();
     let a0 = arena.total_derivative(&vel, &syms.q, &position_rates, Some(syms.t));
     let f: Vec<Expr> = eq.forcing.iter().map(|&e| arena.subs(e, &along)).collect();

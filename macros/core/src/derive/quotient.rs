@@ -11,7 +11,11 @@
 //! - **inverse**: ι(t, σ(t, q), g) = q for every kept coordinate, so σ with g loses nothing and a
 //!   full state reduced and reconstructed is the same state;
 //! - **invariance** under each symmetry the reduction names: ξ·∇σ ≡ 0 for its generator ξ, i.e. σ
-//!   is constant on the group's orbits.
+//!   is constant on the group's orbits; and the constraints invariant under it
+//!   ([`check_constraints`]): ξᶜ(cₖ) = 0 wherever the constraints hold, for every row
+//!   cₖ = Aₖ q̇ + bₖ and the generator lifted to the velocities, ξᶜ = ξ·∂/∂q + (∂ξ/∂q q̇)·∂/∂q̇ — the
+//!   symmetry maps the motions the constraints allow to motions they allow (the invariance of L
+//!   under it is proved where it is declared).
 //!
 //! Maggi's equations need nothing else: Sᵀ M S and Sᵀ(f − M a₀) are scalars of the state and the
 //! velocities u, so in the chart they are the model's at q = ι(t, s, g); the shape's rates come
@@ -167,4 +171,57 @@ pub fn derive(model: &Model, arena: &mut Arena, qm: &QuotientMap, dropped: &[usi
     let along_time: Vec<Expr> = qm.inverse.iter().map(|&(_, _, e)| arena.diff(e, syms.t)).collect();
     let subs: Vec<(Expr, Expr)> = qm.inverse.iter().map(|&(k, _, e)| (syms.q[k], e)).collect();
     Ok(Chart { subs, kept, inverse_jacobian, along_dropped, along_time })
+}
+
+/// That the constraints of `model` are invariant under each symmetry `qm` names: ξᶜ(cₖ) of every
+/// row cₖ = Aₖ q̇ + bₖ vanishes where the constraints hold, i.e. at the velocities `along` gives
+/// (q̇ = S u + s of the reduction: the constraints solved), by the zero test; otherwise an error on
+/// the symmetry and the constraint with the residual.
+pub fn check_constraints(model: &Model, arena: &mut Arena, qm: &QuotientMap, along: &[(Expr, Expr)]) -> syn::Result<()> {
+    let syms = &model.layout;
+    let n = model.dof();
+    let show = |arena: &Arena, e: Expr| crate::notation::formula(&model.view(arena), e);
+    for (i, id) in &qm.symmetries {
+        let xi = model.symmetries[*i].generator.clone();
+        // The generator lifted to the velocities: η = ∂ξ/∂q q̇.
+        let eta: Vec<Expr> = (0..n)
+            .map(|k| {
+                let terms: Vec<Expr> = (0..n)
+                    .map(|j| {
+                        let d = arena.diff(xi[k], syms.q[j]);
+                        arena.mul2(d, syms.qd[j])
+                    })
+                    .collect();
+                arena.add(&terms)
+            })
+            .collect();
+        for c in &model.constraints {
+            let aq = arena.dot(&c.a, &syms.qd);
+            let row = arena.add2(aq, c.b);
+            let mut terms = Vec::with_capacity(2 * n);
+            for k in 0..n {
+                let dq = arena.diff(row, syms.q[k]);
+                terms.push(arena.mul2(xi[k], dq));
+                let dv = arena.diff(row, syms.qd[k]);
+                terms.push(arena.mul2(eta[k], dv));
+            }
+            let lifted = arena.add(&terms);
+            let held = arena.subs(lifted, along);
+            if !arena.zero_test(held).is_zero() {
+                let mut e = err(
+                    id,
+                    format!(
+                        "the constraint `{}` is not invariant under the symmetry `{id}`: the generator lifted to the \
+                         velocities changes its row where the constraints hold, ξᶜ(c) = {} ≢ 0; the reduction needs a group \
+                         that maps the motions the constraints allow to motions they allow",
+                        c.name,
+                        show(arena, held)
+                    ),
+                );
+                e.combine(err(&c.name, "the constraint is declared here"));
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
 }
