@@ -595,3 +595,58 @@ fn a_constrained_tree_solves_its_saddle_point_along_the_tree() {
         assert!(tree.position_residuals(0.0, p).amax() < 1e-8 && tree.velocity_residuals(0.0, p).amax() < 1e-8);
     }
 }
+
+/// A symmetry of a tree model that derives nothing dense: a cart (translation-invariant, driven by
+/// u₀ cos ωt) carrying a double pendulum whose first joint is damped. The momentum map J = p_x is
+/// computed along the tree (no dense p): it equals the dense twin's at random states, its balance
+/// law is dJ/dt = u₀ cos ωt, and along a run J(t) = J(0) + (u₀/ω) sin ωt.
+macro_rules! symmetric_cart {
+    ($name:ident, $dynamics:ident) => {
+        #[derive(Mechanics)]
+        #[mechanics(
+            coordinates(x, a, b),
+            define(xa = x + l * a.sin(), ya = -l * a.cos(), xb = xa + l * b.sin(), yb = ya - l * b.cos()),
+            lagrangian = mx / 2 * dot(x).powi(2) + m / 2 * (dot(xa).powi(2) + dot(ya).powi(2) + dot(xb).powi(2) + dot(yb).powi(2))
+                - m * g * (ya + yb),
+            force(x = u0 * (w * t).cos(), a = -c * dot(a)),
+            symmetry(cyclic(x)),
+            dynamics = $dynamics,
+        )]
+        pub struct $name {
+            pub mx: f64,
+            pub m: f64,
+            pub l: f64,
+            pub g: f64,
+            pub c: f64,
+            pub u0: f64,
+            pub w: f64,
+        }
+    };
+}
+symmetric_cart!(SymmetricCart, recursive);
+symmetric_cart!(SymmetricCartDense, dense);
+
+#[test]
+fn a_tree_models_momentum_map_is_computed_along_the_tree() {
+    let tree = SymmetricCart { mx: 2.0, m: 0.5, l: 0.8, g: 9.81, c: 0.2, u0: 0.7, w: 1.3 };
+    let dense = SymmetricCartDense { mx: 2.0, m: 0.5, l: 0.8, g: 9.81, c: 0.2, u0: 0.7, w: 1.3 };
+    // The tree's mass operator (only the tree path has pivots): nothing dense was derived.
+    let x0 = tree.state([0.0, 0.4, -0.3], [0.2, 0.0, 0.5]);
+    let factor = routh::runtime::MechanicalSystem::mass(&tree, 0.0, &x0).unwrap();
+    assert!(factor.pivots().iter().all(|&d| d > 0.0));
+    let mut rng = Rng::new(17);
+    for _ in 0..20 {
+        let x: SVector<f64, 6> = rng.vector(-2.0, 2.0);
+        let t = rng.uniform(0.0, 5.0);
+        let (j, k) = (tree.x_momentum(t, &x), dense.x_momentum(t, &x));
+        assert!((j - k).abs() < 1e-12 * (1.0 + k.abs()), "{j} vs {k}");
+        assert!((tree.x_momentum_rate(t, &x) - tree.u0 * (tree.w * t).cos()).abs() < 1e-14);
+    }
+    let opts = Options::default().rtol(1e-11).atol(1e-12).output(Output::Times(vec![1.0, 2.5, 4.0]));
+    let run = tree.simulate(x0, 0.0..4.0, &opts).unwrap();
+    let j0 = tree.x_momentum(0.0, &x0);
+    for (t, x) in run.iter() {
+        let want = j0 + tree.u0 / tree.w * (tree.w * t).sin();
+        assert!((tree.x_momentum(t, x) - want).abs() < 1e-8, "t = {t}: {} vs {want}", tree.x_momentum(t, x));
+    }
+}

@@ -91,15 +91,18 @@ impl Derived {
 }
 
 /// The first item of `model` that reads the dense M, f, p or E (so that a tree model derives them
-/// too), if any: impacts and modes (laws and energy derivatives read M and E); symmetries,
-/// reductions and discrete systems (p and M); inputs and sensitivities (their ∂g/∂w read f);
+/// too), if any: impacts and modes (laws and energy derivatives read M and E); reductions and
+/// discrete systems (p and M), symmetries of a constrained model (their moving energies read E;
+/// without constraints a momentum map takes p along the tree); inputs and sensitivities (their ∂g/∂w read f);
 /// outputs (which may read E); the field Jacobian of a constrained model (the saddle point's
 /// derivatives read M).
 fn dense_item(model: &Model, hybrid: bool) -> Option<&'static str> {
     if hybrid || !model.impacts.is_empty() {
         Some("its impacts (or modes)")
-    } else if !model.symmetries.is_empty() || !model.reductions.is_empty() {
-        Some("its symmetries or reductions")
+    } else if !model.reductions.is_empty() {
+        Some("its reductions")
+    } else if !model.symmetries.is_empty() && !model.constraints.is_empty() {
+        Some("its symmetries (with constraints: their moving energies read E)")
     } else if model.discretization.is_some() {
         Some("its discrete system")
     } else if !model.inputs.is_empty() || !model.sensitivity.is_empty() {
@@ -161,7 +164,8 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     let energy = hybrid.then(|| euler_lagrange::energy_derivatives(model, arena, &equations));
     let constraints = constraint::derive(model, arena, cx, &equations);
     let impacts = impact::derive(model, arena, &equations);
-    let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts);
+    let along_tree = kinetics.as_ref().map(|k| &k.momenta);
+    let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts, along_tree);
     let algebra = symmetry::algebra(model, arena, &symmetries);
     let outputs = if model.outputs.is_empty() {
         Vec::new()

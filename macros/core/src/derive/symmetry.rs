@@ -24,6 +24,7 @@ use symbolic::{Arena, Expr, ZeroTest};
 
 use crate::derive::euler_lagrange::Equations;
 use crate::derive::impact::{ImpactEquations, Reset};
+use crate::derive::tree::Bound;
 use crate::diagnostics::Ctxt;
 use crate::model::Model;
 
@@ -41,7 +42,10 @@ pub struct SymmetryEquations {
     /// The symmetry's name and generator ξ_Q (its declaration's).
     pub name: syn::Ident,
     pub generator: Vec<Expr>,
+    /// J = ⟨p, ξ_V⟩, over `momentum_bindings` where p is computed along a kinematic tree (a model
+    /// that derives nothing dense: its momenta's bindings), empty otherwise.
     pub momentum: Expr,
+    pub momentum_bindings: Vec<(Expr, Expr)>,
     /// ⟨Q, ξ⟩ = dJ/dt.
     pub rate: Expr,
     pub conserved: bool,
@@ -65,15 +69,17 @@ fn is_zero(arena: &Arena, e: Expr) -> bool {
 }
 
 /// Checks invariance and derives momentum maps for every symmetry of `model`; a symmetry that
-/// fails its proof is reported into `cx`, and then none are derived.
+/// fails its proof is reported into `cx`, and then none are derived. `along_tree`: the momenta
+/// along a kinematic tree, for a model that derives no dense p (no constraints or impacts then).
 pub fn derive(
     model: &Model,
     arena: &mut Arena,
     cx: &mut Ctxt,
     eq: &Equations,
     impacts: &[ImpactEquations],
+    along_tree: Option<&Bound>,
 ) -> Vec<SymmetryEquations> {
-    cx.ok(symmetries(model, arena, eq, impacts)).unwrap_or_default()
+    cx.ok(symmetries(model, arena, eq, impacts, along_tree)).unwrap_or_default()
 }
 
 fn symmetries(
@@ -81,6 +87,7 @@ fn symmetries(
     arena: &mut Arena,
     eq: &Equations,
     impacts: &[ImpactEquations],
+    along_tree: Option<&Bound>,
 ) -> syn::Result<Vec<SymmetryEquations>> {
     let n = model.dof();
     let mut out = Vec::new();
@@ -100,7 +107,11 @@ fn symmetries(
         let mut lift: Vec<(Expr, Expr)> = syms.q.iter().zip(&xi).map(|(&q, &x)| (q, x)).collect();
         lift.extend(syms.qd.iter().zip(&eta).map(|(&v, &e)| (v, e)));
         let residual = arena.directional(*lagrangian, &lift);
-        let momentum = arena.dot(&eq.momenta, &xi_v);
+        let (momenta, momentum_bindings) = match along_tree {
+            Some(p) => (&p.outputs, p.bindings.clone()),
+            None => (&eq.momenta, Vec::new()),
+        };
+        let momentum = arena.dot(momenta, &xi_v);
         let forced = arena.dot(force, &xi_v);
         // Contact: the Herglotz term ∂L/∂z · p contributes ∂L/∂z · J.
         let rate = match &eq.contact {
@@ -191,6 +202,7 @@ fn symmetries(
             name,
             generator: xi,
             momentum,
+            momentum_bindings,
             rate,
             conserved,
             dissipated,

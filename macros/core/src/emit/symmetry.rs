@@ -93,7 +93,8 @@ fn symmetry_items(model: &View<'_>, se: &SymmetryEquations, helpers: &mut Helper
     let none = TokenStream::new();
     let name = se.name.to_string();
     let j_fn = format_ident!("{name}_momentum");
-    let (j_stmts, j_vals) = helpers.body(model, &[se.momentum], &format!("__routh_{name}_momentum"), &none, &none);
+    let (j_stmts, j_vals) =
+        helpers.body_bound(model, &se.momentum_bindings, &[se.momentum], &format!("__routh_{name}_momentum"), &none, &none);
     let rate_item = rate_item(model, se, helpers);
     let moving_item = moving_item(model, se, helpers);
     let doc = momentum_doc(model, se);
@@ -160,7 +161,14 @@ fn momentum_doc(model: &View<'_>, se: &SymmetryEquations) -> TokenStream {
         };
         heading.push_str(&format!(" Impact `{}`: {guard}; {reset}.", is.impact));
     }
-    doc_block(&heading, &[("J".into(), formula(model, se.momentum))])
+    let j = if se.momentum_bindings.is_empty() {
+        formula(model, se.momentum)
+    } else {
+        // p along the kinematic tree: J over the generator, not the tree's quantities.
+        let xi: Vec<String> = se.generator.iter().map(|&g| formula(model, g)).collect();
+        format!("Σᵢ pᵢ ξᵢ, p along the kinematic tree (see `momenta`), ξ = ({})", xi.join(", "))
+    };
+    doc_block(&heading, &[("J".into(), j)])
 }
 
 /// `<name>_momentum_rate`: the balance law dJ/dt, with the constraint forces' share under
