@@ -596,10 +596,11 @@ fn a_constrained_tree_solves_its_saddle_point_along_the_tree() {
     }
 }
 
-/// A symmetry of a tree model that derives nothing dense: a cart (translation-invariant, driven by
-/// u₀ cos ωt) carrying a double pendulum whose first joint is damped. The momentum map J = p_x is
-/// computed along the tree (no dense p): it equals the dense twin's at random states, its balance
-/// law is dJ/dt = u₀ cos ωt, and along a run J(t) = J(0) + (u₀/ω) sin ωt.
+/// A symmetry and outputs of a tree model that derives nothing dense: a cart (translation-invariant,
+/// driven by u₀ cos ωt) carrying a double pendulum whose first joint is damped. The momentum map
+/// J = p_x is computed along the tree (no dense p): it equals the dense twin's at random states, its
+/// balance law is dJ/dt = u₀ cos ωt, and along a run J(t) = J(0) + (u₀/ω) sin ωt; the outputs (the
+/// energy along the tree among them) equal the dense twin's.
 macro_rules! symmetric_cart {
     ($name:ident, $dynamics:ident) => {
         #[derive(Mechanics)]
@@ -610,6 +611,7 @@ macro_rules! symmetric_cart {
                 - m * g * (ya + yb),
             force(x = u0 * (w * t).cos(), a = -c * dot(a)),
             symmetry(cyclic(x)),
+            output(e = energy(), tip = xb, lift = yb - ya),
             dynamics = $dynamics,
         )]
         pub struct $name {
@@ -641,6 +643,9 @@ fn a_tree_models_momentum_map_is_computed_along_the_tree() {
         let (j, k) = (tree.x_momentum(t, &x), dense.x_momentum(t, &x));
         assert!((j - k).abs() < 1e-12 * (1.0 + k.abs()), "{j} vs {k}");
         assert!((tree.x_momentum_rate(t, &x) - tree.u0 * (tree.w * t).cos()).abs() < 1e-14);
+        let (o, p) = (tree.outputs(t, &x), dense.outputs(t, &x));
+        assert!(o.iter().zip(&p).all(|(a, b)| (a - b).abs() < 1e-12 * (1.0 + b.abs())), "{o:?} vs {p:?}");
+        assert!((o[0] - dense.energy(t, &x)).abs() < 1e-12 * (1.0 + o[0].abs()));
     }
     let opts = Options::default().rtol(1e-11).atol(1e-12).output(Output::Times(vec![1.0, 2.5, 4.0]));
     let run = tree.simulate(x0, 0.0..4.0, &opts).unwrap();

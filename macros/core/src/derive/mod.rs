@@ -54,8 +54,11 @@ pub struct Derived {
     pub symmetries: Vec<symmetry::SymmetryEquations>,
     /// The brackets of the declared symmetries (two or more).
     pub algebra: Option<symmetry::Algebra>,
-    /// The outputs' expressions (`output(...)`), `energy()` replaced by the derived E.
+    /// The outputs' expressions (`output(...)`), `energy()` replaced by the derived E — over
+    /// `output_bindings` when E is computed along a kinematic tree (its bindings), which are empty
+    /// otherwise.
     pub outputs: Vec<symbolic::Expr>,
+    pub output_bindings: Vec<(symbolic::Expr, symbolic::Expr)>,
     pub discrete: Option<discrete::DiscreteEquations>,
     /// The continuous Routh reductions, each a model of its own with what was derived for it.
     pub reductions: Vec<ReducedSystem>,
@@ -83,6 +86,7 @@ impl Derived {
             symmetries: Vec::new(),
             algebra: None,
             outputs: Vec::new(),
+            output_bindings: Vec::new(),
             discrete: None,
             reductions: Vec::new(),
             first_order: Vec::new(),
@@ -93,8 +97,8 @@ impl Derived {
 /// The first item of `model` that reads the dense M, f, p or E (so that a tree model derives them
 /// too), if any: impacts and modes (laws and energy derivatives read M and E); reductions and
 /// discrete systems (p and M), symmetries of a constrained model (their moving energies read E;
-/// without constraints a momentum map takes p along the tree); inputs and sensitivities (their ∂g/∂w read f);
-/// outputs (which may read E); the field Jacobian of a constrained model (the saddle point's
+/// without constraints a momentum map takes p along the tree); inputs and sensitivities (their
+/// ∂g/∂w read f); the field Jacobian of a constrained model (the saddle point's
 /// derivatives read M).
 fn dense_item(model: &Model, hybrid: bool) -> Option<&'static str> {
     if hybrid || !model.impacts.is_empty() {
@@ -107,8 +111,6 @@ fn dense_item(model: &Model, hybrid: bool) -> Option<&'static str> {
         Some("its discrete system")
     } else if !model.inputs.is_empty() || !model.sensitivity.is_empty() {
         Some("its inputs or sensitivities")
-    } else if !model.outputs.is_empty() {
-        Some("its outputs")
     } else if model.field_jacobian && !model.constraints.is_empty() {
         Some("its field Jacobian (`jacobian`, which differentiates the saddle point)")
     } else {
@@ -167,12 +169,19 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     let along_tree = kinetics.as_ref().map(|k| &k.momenta);
     let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts, along_tree);
     let algebra = symmetry::algebra(model, arena, &symmetries);
-    let outputs = if model.outputs.is_empty() {
-        Vec::new()
+    let (outputs, output_bindings) = if model.outputs.is_empty() {
+        (Vec::new(), Vec::new())
     } else {
+        // E itself, or along the tree (one output of its bindings).
+        let (e, bindings) = match &kinetics {
+            Some(k) => (k.energy.outputs[0], k.energy.bindings.clone()),
+            None => (equations.energy, Vec::new()),
+        };
         let energy = model.symbol(arena, crate::layout::Role::Energy);
-        let map = [(energy, equations.energy)];
-        model.outputs.iter().map(|(_, e)| arena.subs(*e, &map)).collect()
+        let map = [(energy, e)];
+        let outputs: Vec<symbolic::Expr> = model.outputs.iter().map(|(_, e)| arena.subs(*e, &map)).collect();
+        let reads_energy = model.outputs.iter().any(|(_, e)| arena.depends_on(*e, energy));
+        (outputs, if reads_energy { bindings } else { Vec::new() })
     };
     let discrete = discrete::derive(model, arena, cx);
     // In a model with `discrete(...)`, `reduce(routh(...))` reduces the discrete system (forces
@@ -203,6 +212,7 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
         symmetries,
         algebra,
         outputs,
+        output_bindings,
         discrete,
         reductions,
         first_order,

@@ -90,7 +90,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
         (crate::derive::tree::Dynamics::Dense(_), None) => "dense",
     };
     let constants = constants_and_state(model, &state_doc, dim_doc, dynamics_name);
-    let outputs = outputs_items(model, &derived.outputs, &mut helpers);
+    let outputs = outputs_items(model, &derived.outputs, &derived.output_bindings, &mut helpers);
     let n_lit = n;
 
     let items = crate::emit::codegen::lazy(quote! {
@@ -179,7 +179,7 @@ fn constants_and_state(model: &View<'_>, state_doc: &str, dim_doc: &str, dynamic
 }
 
 /// `OUTPUTS`, `outputs` and `observe` of a model with `output(...)` (nothing otherwise).
-fn outputs_items(model: &View<'_>, exprs: &[Expr], helpers: &mut Helpers) -> TokenStream {
+fn outputs_items(model: &View<'_>, exprs: &[Expr], bindings: &[(Expr, Expr)], helpers: &mut Helpers) -> TokenStream {
     if model.outputs.is_empty() {
         return TokenStream::new();
     }
@@ -202,8 +202,10 @@ fn outputs_items(model: &View<'_>, exprs: &[Expr], helpers: &mut Helpers) -> Tok
         (TokenStream::new(), "")
     };
     let none = TokenStream::new();
-    let (stmts, vals) = helpers.body(model, exprs, "__routh_outputs", &none, &none);
-    let lines = formula_lines(model, model.outputs.iter().zip(exprs).map(|((n, _), e)| (n.clone(), *e)).collect());
+    let (stmts, vals) = helpers.body_bound(model, bindings, exprs, "__routh_outputs", &none, &none);
+    // With E along the kinematic tree (`bindings`), the outputs as written (E named, not expanded).
+    let shown: Vec<Expr> = if bindings.is_empty() { exprs.to_vec() } else { model.outputs.iter().map(|(_, e)| *e).collect() };
+    let lines = formula_lines(model, model.outputs.iter().zip(&shown).map(|((n, _), e)| (n.clone(), *e)).collect());
     let doc = doc_block(&format!(" The outputs at the state `x` (in the order of [`Self::OUTPUTS`]).{lam_doc}"), &lines);
     let allow = allow_generated();
     quote! {
