@@ -483,7 +483,8 @@ fn rigid_links_turning_with_one_angle_take_the_recursion() {
 /// vertical line x = X₀ (holonomic) and the first pendulum's bob rolling like a skate, its velocity
 /// along the link zero (a velocity row, nonholonomic): the saddle point solved with M factored
 /// along the tree (the runtime's `TreeFactor`, M never formed) against the same model on the dense
-/// path — q̈ and the multipliers, and a run that keeps both constraints.
+/// path — q̈, the multipliers and the outputs (a multiplier, the energy), and a run that keeps both
+/// constraints.
 macro_rules! constrained_tree {
     ($name:ident, $dynamics:ident) => {
         #[derive(Mechanics)]
@@ -514,6 +515,7 @@ macro_rules! constrained_tree {
                             force(x = -d * dot(x)),
                             holonomic(line = xc - x0),
                             constraint(skate = a.cos() * dot(xa) + a.sin() * dot(ya) - 0.1 * dot(x)),
+                            output(pull = multiplier(line), e = energy()),
                             dynamics = $dynamics,
                         )]
         pub struct $name {
@@ -580,6 +582,10 @@ fn a_constrained_tree_solves_its_saddle_point_along_the_tree() {
         worst_a = worst_a.max((a - b).amax() / (1.0 + b.amax()));
         let (la, lb) = (tree.constraint_forces(0.0, &x).unwrap(), dense.constraint_forces(0.0, &x).unwrap());
         worst_l = worst_l.max((la - lb).amax() / (1.0 + lb.amax()));
+        // Outputs through the tree path: a multiplier from its saddle point, E along the tree.
+        let (o, p) = (tree.outputs(0.0, &x), dense.outputs(0.0, &x));
+        assert!((o[0] - la[0]).abs() < 1e-14 * (1.0 + la[0].abs()) && (o[0] - p[0]).abs() < 1e-11 * (1.0 + p[0].abs()));
+        assert!((o[1] - p[1]).abs() < 1e-12 * (1.0 + p[1].abs()), "{o:?} vs {p:?}");
     }
     eprintln!("constrained tree vs dense: q̈ {worst_a:.1e}, λ {worst_l:.1e}");
     assert!(worst_a < 1e-11 && worst_l < 1e-11, "q̈ {worst_a:e}, λ {worst_l:e}");
