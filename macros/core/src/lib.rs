@@ -152,7 +152,7 @@ mod tests {
         let (small, large) = (size(40), size(80));
         let ratio = large.len() as f64 / small.len() as f64;
         assert!(ratio < 2.2, "doubling n multiplied the expansion by {ratio:.2} ({} → {} bytes)", small.len(), large.len());
-        assert!(large.contains("__routh_mass_times") && !large.contains("fn __routh_dynamics"), "M is never formed");
+        assert!(large.contains("__routh_tree_factor") && !large.contains("fn __routh_dynamics"), "M is never formed");
     }
 
     /// The chain's f is derived through the link velocities (no products that cancel)

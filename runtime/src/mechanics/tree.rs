@@ -205,24 +205,42 @@ impl<const N: usize, const K: usize> MassOperator<N> for TreeFactor<N, K> {
     }
 
     fn apply(&self, v: &SVector<f64, N>) -> SVector<f64, N> {
-        let top = self.topology;
-        // Velocities of the directions, root → leaves (parents have lower indices).
-        let mut acc = [0.0f64; K];
-        for k in 0..K {
-            acc[k] = top.parent[k].map_or(0.0, |p| acc[p]) + self.s[k] * v[top.joint[k]];
-        }
-        // Forces, leaves → root.
-        let mut force = [0.0f64; K];
-        let mut out = SVector::<f64, N>::zeros();
-        for k in (0..K).rev() {
-            force[k] += self.mass[k] * acc[k];
-            out[top.joint[k]] += self.s[k] * force[k];
-            if let Some(p) = top.parent[k] {
-                force[p] += force[k];
-            }
-        }
-        out
+        product(self.topology, &self.s, &self.mass, v)
     }
+}
+
+/// M v of the tree `topology` with the coefficients `s` and masses `mass` of its directions, O(n)
+/// (Kane's form, see the [module docs](self)).
+#[must_use]
+pub fn product<const N: usize, const K: usize>(
+    topology: &TreeTopology,
+    s: &[f64; K],
+    mass: &[f64; K],
+    v: &SVector<f64, N>,
+) -> SVector<f64, N> {
+    // Velocities of the directions, root → leaves (parents have lower indices).
+    let mut acc = [0.0f64; K];
+    for k in 0..K {
+        acc[k] = topology.parent[k].map_or(0.0, |p| acc[p]) + s[k] * v[topology.joint[k]];
+    }
+    // Forces, leaves → root.
+    let mut force = [0.0f64; K];
+    let mut out = SVector::<f64, N>::zeros();
+    for k in (0..K).rev() {
+        force[k] += mass[k] * acc[k];
+        out[topology.joint[k]] += s[k] * force[k];
+        if let Some(p) = topology.parent[k] {
+            force[p] += force[k];
+        }
+    }
+    out
+}
+
+/// M of the tree from its n products M eⱼ ([`product`]: O(n²) in all, symmetrised as
+/// [`mass_from_products`](super::mass_from_products) does).
+#[must_use]
+pub fn mass_matrix<const N: usize, const K: usize>(topology: &TreeTopology, s: &[f64; K], mass: &[f64; K]) -> SMatrix<f64, N, N> {
+    super::mass_from_products::<N>(|e| product(topology, s, mass, e))
 }
 
 #[cfg(test)]
@@ -260,6 +278,7 @@ mod tests {
             let m = dense(&f);
             // Symmetric, and ½ vᵀ M v the kinetic energy Σ ½ m |velocity|² of the point masses.
             assert!((m - m.transpose()).amax() < 1e-14);
+            assert!((mass_matrix::<4, 8>(&TREE, &f.s, &f.mass) - m).amax() < 1e-14);
             let v = SVector::<f64, 4>::new(0.3, -1.0, 0.7, 1.9);
             let (c1, s1, c2, s2, c3, s3) = (q[1].cos(), q[1].sin(), q[2].cos(), q[2].sin(), q[3].cos(), q[3].sin());
             let bob1 = [v[0] + 1.2 * c1 * v[1], 1.2 * s1 * v[1]];

@@ -79,12 +79,13 @@ fn tree_factor_name() -> syn::Ident {
     format_ident!("__routh_tree_factor")
 }
 
-/// `__routh_tree_factor(t, x)`: M factored along the kinematic tree of `r` (the runtime's
-/// `TreeFactor`, O(n) to factor and per solve), from the coefficients S_d and the masses of the
-/// tree's directions, with the tree's structure as a static. The model's mass operator when it
-/// derives nothing dense (`MechanicalSystem::Mass`); with `forcing` (f along the tree) also
-/// `__routh_tree_factor_and_forcing(t, x)`, the two from one body (the sines and cosines of q
-/// computed once), for the saddle point of its constraints.
+/// The functions of a model whose M is the runtime's along its kinematic tree `r`:
+/// `__routh_tree()` (the tree's structure, a static), `__routh_tree_coefficients(t, x)` (the
+/// directions' coefficients S_d and masses), `__routh_tree_factor(t, x)` (M factored along the
+/// tree, the runtime's `TreeFactor`: O(n) to factor and per solve; the model's
+/// `MechanicalSystem::Mass`) and, with `forcing` (f along the tree), `__routh_tree_factor_and_forcing`
+/// — the two from one body (the coordinates' sines and cosines once), for the saddle point of its
+/// constraints.
 pub(crate) fn tree_factor_item(model: &View<'_>, r: &Recursive, forcing: Option<&Bound>, helpers: &mut Helpers) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let tree = &r.tree;
@@ -92,9 +93,9 @@ pub(crate) fn tree_factor_item(model: &View<'_>, r: &Recursive, forcing: Option<
     let mut outputs: Vec<Expr> = tree.dirs.iter().map(|&(_, _, s)| s).collect();
     outputs.extend(&tree.masses);
     let none = TokenStream::new();
-    let name = tree_factor_name();
-    let (stmts, vals) = helpers.body(model, &outputs, &name.to_string(), &none, &none);
+    let (stmts, vals) = helpers.body(model, &outputs, "__routh_tree_coefficients", &none, &none);
     let (s_vals, m_vals) = vals.split_at(k);
+    let name = tree_factor_name();
     let both = forcing.map(|f| {
         let mut all = outputs.clone();
         all.extend(&f.outputs);
@@ -121,17 +122,7 @@ pub(crate) fn tree_factor_item(model: &View<'_>, r: &Recursive, forcing: Option<
     let allow = allow_generated();
     let sv = quote! { ::routh::__private::nalgebra::SVector };
     let factor_ty = quote! { ::routh::__private::mechanics::TreeFactor<#n, #k> };
-    // The structure of the tree (its directions of motion), a static of each function that reads it
-    // (a static, not an associated const: it must be `'static` in generic impls too).
-    let topology = quote! {
-        static TREE: ::routh::__private::mechanics::TreeTopology = ::routh::__private::mechanics::TreeTopology {
-            joint: &[#(#joint),*],
-            parent: &[#(#parent),*],
-            slot: &[#(#slot),*],
-            at_joint: &[#(#at_joint),*],
-            order: &[#(#order),*],
-        };
-    };
+    let topology_ty = quote! { ::routh::__private::mechanics::TreeTopology };
     let fe = quote! { ::routh::__private::FieldError };
     let both = both.map(|(both, b_stmts, b_s, b_m, b_f)| {
         quote! {
@@ -139,20 +130,38 @@ pub(crate) fn tree_factor_item(model: &View<'_>, r: &Recursive, forcing: Option<
             /// coordinates' sines and cosines once).
             #allow
             fn #both(&self, t: f64, x: &#sv<f64, #d>) -> ::core::result::Result<(#factor_ty, #sv<f64, #n>), #fe> {
-                #topology
                 #(#b_stmts)*
-                let factor = ::routh::__private::mechanics::TreeFactor::new(t, &TREE, [#(#b_s),*], [#(#b_m),*])?;
+                let factor = ::routh::__private::mechanics::TreeFactor::new(t, Self::__routh_tree(), [#(#b_s),*], [#(#b_m),*])?;
                 ::core::result::Result::Ok((factor, #sv::<f64, #n>::from([#(#b_f),*])))
             }
         }
     });
     quote! {
+        /// The structure of the model's kinematic tree: its directions of motion (a static: `'static`
+        /// in generic impls too).
+        fn __routh_tree() -> &'static #topology_ty {
+            static TREE: #topology_ty = ::routh::__private::mechanics::TreeTopology {
+                joint: &[#(#joint),*],
+                parent: &[#(#parent),*],
+                slot: &[#(#slot),*],
+                at_joint: &[#(#at_joint),*],
+                order: &[#(#order),*],
+            };
+            &TREE
+        }
+
+        /// The coefficients S_d and the masses of the tree's directions at (t, x).
+        #allow
+        fn __routh_tree_coefficients(&self, t: f64, x: &#sv<f64, #d>) -> ([f64; #k], [f64; #k]) {
+            #(#stmts)*
+            ([#(#s_vals),*], [#(#m_vals),*])
+        }
+
         /// M factored along the kinematic tree at (t, x) (O(n); M never formed).
         #allow
         fn #name(&self, t: f64, x: &#sv<f64, #d>) -> ::core::result::Result<#factor_ty, #fe> {
-            #topology
-            #(#stmts)*
-            ::routh::__private::mechanics::TreeFactor::new(t, &TREE, [#(#s_vals),*], [#(#m_vals),*])
+            let (s, m) = self.__routh_tree_coefficients(t, x);
+            ::routh::__private::mechanics::TreeFactor::new(t, Self::__routh_tree(), s, m)
         }
 
         #both

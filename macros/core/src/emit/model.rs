@@ -42,17 +42,15 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
             mass_matrix_item(model, eq, &mut helpers, &m_doc),
             quote! { self.#dyn_fn(t, x).1 },
         ),
-        Some(k) => {
-            let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, &mut helpers, &m_doc);
-            let factor = match &derived.dynamics {
-                crate::derive::tree::Dynamics::Recursive(r) => {
-                    let forcing = constraints.is_some().then_some(&k.forcing);
-                    dynamics::tree_factor_item(model, r, forcing, &mut helpers)
-                }
-                crate::derive::tree::Dynamics::Dense(_) => TokenStream::new(),
-            };
-            (factor, mass_matrix, forcing)
-        }
+        Some(k) => match &derived.dynamics {
+            crate::derive::tree::Dynamics::Recursive(r) => {
+                let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, r.tree.dirs.len(), &mut helpers, &m_doc);
+                let with_forcing = constraints.is_some().then_some(&k.forcing);
+                (dynamics::tree_factor_item(model, r, with_forcing, &mut helpers), mass_matrix, forcing)
+            }
+            // (Kinetics are derived for the recursion only.)
+            crate::derive::tree::Dynamics::Dense(_) => (TokenStream::new(), TokenStream::new(), TokenStream::new()),
+        },
     };
     // The mass operator along the tree (K directions) where M is never formed.
     let tree = match (&derived.kinetics, &derived.dynamics) {
@@ -254,30 +252,21 @@ fn mass_matrix_item(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, m_d
 }
 
 /// `mass_matrix` and the body of `forcing` of a model whose kinetics follow its tree: M assembled
-/// by the runtime from the products M eⱼ of a generated O(n) function, f its own O(n) function.
+/// by the runtime from the directions' coefficients and masses (`mechanics::tree::mass_matrix`, n
+/// products M eⱼ), f its own O(n) function.
 fn tree_mass_and_forcing(
     model: &View<'_>,
     k: &crate::derive::tree::Kinetics,
+    tree_k: usize,
     helpers: &mut Helpers,
     m_doc: &TokenStream,
 ) -> (TokenStream, TokenStream) {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let none = TokenStream::new();
-    let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
-    let a_arg = quote! { a, };
-    let (ma_stmts, ma_vals) =
-        helpers.body_bound(model, &k.mass_times.bindings, &k.mass_times.outputs, "__routh_mass_times", &a_param, &a_arg);
     let (f_stmts, f_vals) = helpers.body_bound(model, &k.forcing.bindings, &k.forcing.outputs, "__routh_forcing", &none, &none);
     let allow = allow_generated();
     let sv = quote! { ::routh::__private::nalgebra::SVector };
     let mass_matrix = quote! {
-        /// The product M a along the kinematic tree (O(n), M never formed).
-        #allow
-        fn __routh_mass_times(&self, t: f64, x: &#sv<f64, #d>, a: &#sv<f64, #n>) -> #sv<f64, #n> {
-            #(#ma_stmts)*
-            #sv::<f64, #n>::from([#(#ma_vals),*])
-        }
-
         /// The forcing f along the kinematic tree (O(n)).
         #allow
         fn __routh_forcing(&self, t: f64, x: &#sv<f64, #d>) -> #sv<f64, #n> {
@@ -288,7 +277,8 @@ fn tree_mass_and_forcing(
         #m_doc
         #[must_use]
         pub fn mass_matrix(&self, t: f64, x: &#sv<f64, #d>) -> ::routh::__private::nalgebra::SMatrix<f64, #n, #n> {
-            ::routh::__private::mechanics::mass_from_products::<#n>(|a| self.__routh_mass_times(t, x, a))
+            let (s, m) = self.__routh_tree_coefficients(t, x);
+            ::routh::__private::mechanics::tree::mass_matrix::<#n, #tree_k>(Self::__routh_tree(), &s, &m)
         }
     };
     (mass_matrix, quote! { self.__routh_forcing(t, x) })

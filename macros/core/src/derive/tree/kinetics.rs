@@ -1,8 +1,8 @@
 //! The rest of a tree model's API along its tree, in code linear in the number of directions: the
-//! products M a, the forcing f, the Lagrangian, the energy and the momenta. A model on the
-//! recursive path whose other items need no dense M and f (see `derive::mode`) gets these instead
-//! of the expanded ∂²L/∂q̇² and f, which grow as n³ for a chain; `mass_matrix` is then assembled by
-//! the runtime from n products (O(n²) time).
+//! forcing f, the Lagrangian, the energy and the momenta. A model on the recursive path whose other
+//! items need no dense M and f (see `derive::mode`) gets these instead of the expanded ∂²L/∂q̇² and
+//! f, which grow as n³ for a chain; M itself is the runtime's, from the directions' coefficients
+//! and masses (`mechanics::tree`: n products M eⱼ, O(n²) time, or factored along the tree).
 //!
 //! With the tree's directions d (joint j(d), parent π(d), coefficient S_d) and its mass components
 //! c (direction d(c), mass m_c), every rate of the Lagrangian is vᶜ = Σ S_d q̇_{j(d)} over the path of
@@ -13,7 +13,7 @@
 //! (d/dt ∂T/∂q̇ − ∂T/∂q)_j = Σ_{d at j} S_d F_d                 (Kane's form: ṡ = ∂S/∂q q̇ cancels)
 //! ```
 //!
-//! so M a is that sum with C = 0 and q̈ = a, and f = τ − that sum at q̈ = 0. Likewise
+//! so M a is that sum with C = 0 and q̈ = a (the runtime's product), and f = τ − that sum at q̈ = 0. Likewise
 //! vel_d = vel_{π(d)} + S_d q̇_{j(d)}, T = Σ_c ½ m_c vel²_{d(c)}, P_d = Σ_{c at d} m_c vel_d + Σ_e P_e,
 //! p_j = Σ_{d at j} S_d P_d, and with the velocity-free part L̃₀ = L̃(v = 0): L = T + L̃₀ and
 //! E = T − L̃₀ (T is quadratic in q̇: no position moves with time).
@@ -26,8 +26,6 @@ use crate::model::Model;
 
 /// A tree model's quantities along its tree (each a function of its own).
 pub struct Kinetics {
-    /// M a, with a read from the acceleration symbols (`a[j]`).
-    pub mass_times: Bound,
     /// f of M q̈ = f.
     pub forcing: Bound,
     /// L.
@@ -52,12 +50,6 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
         prune(b.arena, b.bindings, outputs)
     };
     let zero = arena.zero();
-    // M a: accelerations without the velocity products.
-    let mass_times = next(arena, &|b| {
-        let a: Vec<Expr> = (0..n).map(|j| syms.qdd[j]).collect();
-        let acc = along(b, tree, &a, None);
-        generalized(b, tree, n, &acc)
-    });
     // f = τ − (the same at q̈ = 0 with the velocity products).
     let forcing = next(arena, &|b| {
         let c: Vec<Expr> = tree
@@ -110,7 +102,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
         let (vel, _) = kinetic(b);
         generalized(b, tree, n, &vel)
     });
-    Kinetics { mass_times, forcing, lagrangian, energy, momenta }
+    Kinetics { forcing, lagrangian, energy, momenta }
 }
 
 /// Per direction: x_d = x_{π(d)} + (extra_d) + S_d r_{j(d)}, bound (`r` per joint; `extra` the
