@@ -19,7 +19,7 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::error::SingularMatrix;
+use crate::error::{FieldError, SingularMatrix};
 
 /// Pivots are compared against `PIVOT_TOL · n · ε` times their reference magnitude: round-off
 /// left over from the elimination of a rank-deficient matrix is a few `n·ε`, while a genuine
@@ -79,34 +79,27 @@ pub fn solve_mass_columns<const N: usize, const C: usize>(
     if x.iter().all(|v| v.is_finite()) { Ok(x) } else { Err(SingularMatrix) }
 }
 
-/// Why [`solve_mass_classified`] failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum MassSolveFailure {
-    /// M is finite and (numerically) singular.
-    Singular,
-    /// M, the right-hand side or the solution has a NaN or an infinity.
-    NonFinite,
-}
-
-/// [`solve_mass`] telling a singular M from non-finite values, with M factored where it lies (the
+/// [`solve_mass`] telling a singular M ([`FieldError::SingularMassMatrix`]) from non-finite values
+/// ([`FieldError::NonFinite`]), with M factored where it lies (the
 /// hot path of a dense model's field: no copy of M). M must be symmetric, as generated: where
 /// Cholesky fails, LU reads M from its diagonal and lower triangle.
 #[inline]
 pub(crate) fn solve_mass_classified<const N: usize>(
+    t: f64,
     mut m: SMatrix<f64, N, N>,
     f: SVector<f64, N>,
-) -> Result<SVector<f64, N>, MassSolveFailure> {
+) -> Result<SVector<f64, N>, FieldError> {
     let x = match factor_in_place(&mut m) {
         Some(inv_d) => solve_factored(&m, &inv_d, f),
         None => {
             let full = restored(&m);
             if !full.iter().all(|v| v.is_finite()) {
-                return Err(MassSolveFailure::NonFinite);
+                return Err(FieldError::NonFinite { t });
             }
-            lu_solve(full, f).ok_or(MassSolveFailure::Singular)?
+            lu_solve(full, f).ok_or(FieldError::SingularMassMatrix { t })?
         }
     };
-    if x.iter().all(|v| v.is_finite()) { Ok(x) } else { Err(MassSolveFailure::NonFinite) }
+    if x.iter().all(|v| v.is_finite()) { Ok(x) } else { Err(FieldError::NonFinite { t }) }
 }
 
 /// The symmetric M from what an in-place factorisation ([`factor_in_place`]) left of it: its
@@ -611,20 +604,21 @@ mod tests {
     fn the_in_place_solve_restores_m_for_lu_and_classifies_failures() {
         let f = Vector3::new(1.0, -2.0, 0.5);
         let spd = Matrix3::new(4.0, 1.0, 0.5, 1.0, 3.0, 0.2, 0.5, 0.2, 2.0);
-        let a = solve_mass_classified(spd, f).unwrap();
+        let a = solve_mass_classified(0.0, spd, f).unwrap();
         assert!((spd * a - f).amax() < 1e-14);
         // Cholesky passes the first pivot (4) and fails at the second (1 − 4·4/4 < 0).
         let indefinite = Matrix3::new(4.0, 4.0, 1.0, 4.0, 1.0, 2.0, 1.0, 2.0, -3.0);
-        let a = solve_mass_classified(indefinite, f).unwrap();
+        let a = solve_mass_classified(0.0, indefinite, f).unwrap();
         assert!((indefinite * a - f).amax() < 1e-13, "{}", indefinite * a - f);
         let u = Vector3::new(0.1, 0.7, 0.3);
         let singular = u * u.transpose();
-        assert_eq!(solve_mass_classified(singular, f), Err(MassSolveFailure::Singular));
+        assert_eq!(solve_mass_classified(1.5, singular, f), Err(FieldError::SingularMassMatrix { t: 1.5 }));
         let mut nan = spd;
         nan[(2, 1)] = f64::NAN;
         nan[(1, 2)] = f64::NAN;
-        assert_eq!(solve_mass_classified(nan, f), Err(MassSolveFailure::NonFinite));
-        assert_eq!(solve_mass_classified(spd, Vector3::new(f64::INFINITY, 0.0, 0.0)), Err(MassSolveFailure::NonFinite));
+        assert_eq!(solve_mass_classified(2.0, nan, f), Err(FieldError::NonFinite { t: 2.0 }));
+        let inf = Vector3::new(f64::INFINITY, 0.0, 0.0);
+        assert_eq!(solve_mass_classified(3.0, spd, inf), Err(FieldError::NonFinite { t: 3.0 }));
         // MassFactor: the same restored M on its LU path.
         let factor = MassFactor::new(indefinite).unwrap();
         assert!(matches!(factor.0, Factor::Lu(_)));

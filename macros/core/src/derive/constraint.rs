@@ -118,17 +118,18 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<Constra
     // Saddle-point residual R = (M a − Aᵀλ − f, A a + c) and its Jacobians — none for a tree
     // model that derives no dense M (it has no field Jacobian, inputs or sensitivities to read them).
     let mut residual = Vec::with_capacity(n + m);
-    let dense = eq.mass.len() == n;
-    for i in (0..n).filter(|_| dense) {
-        let ma = arena.dot(&eq.mass[i], &layout.qdd);
-        let col: Vec<Expr> = a.iter().map(|row| row[i]).collect();
-        let atl = arena.dot(&col, &lam);
-        let r = arena.sub(ma, atl);
-        residual.push(arena.sub(r, eq.forcing[i]));
-    }
-    for (ai, &ci) in a.iter().zip(&bias).filter(|_| dense) {
-        let aa = arena.dot(ai, &layout.qdd);
-        residual.push(arena.add2(aa, ci));
+    if eq.mass.len() == n {
+        for i in 0..n {
+            let ma = arena.dot(&eq.mass[i], &layout.qdd);
+            let col: Vec<Expr> = a.iter().map(|row| row[i]).collect();
+            let atl = arena.dot(&col, &lam);
+            let r = arena.sub(ma, atl);
+            residual.push(arena.sub(r, eq.forcing[i]));
+        }
+        for (ai, &ci) in a.iter().zip(&bias) {
+            let aa = arena.dot(ai, &layout.qdd);
+            residual.push(arena.add2(aa, ci));
+        }
     }
     // The field Jacobian only where the model asks for it (see `Model::field_jacobian`). With
     // orientations, ∂/∂q leaves the tangent directions: |q|² is its sum of squares again.

@@ -134,9 +134,8 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
         && !model.constraints.is_empty()
     {
         let why = dense_item.map(|item| format!("{item} reads the dense M")).or_else(|| {
-            r.directions
-                .iter()
-                .any(|&d| d > tree::MAX_DIRECTIONS)
+            r.directions()
+                .any(|d| d > tree::MAX_DIRECTIONS)
                 .then(|| format!("a joint moves more than {} directions of mass (the tree factor's limit)", tree::MAX_DIRECTIONS))
         });
         if let Some(why) = why {

@@ -287,7 +287,7 @@ fn kinematic_trees_are_read_from_the_lagrangian() {
         let (model, mut arena) = lowered(src);
         let r = recursion(&model, &mut arena).unwrap_or_else(|why| panic!("not a tree: {why}\n{src}"));
         assert_eq!(r.parents, parents, "{src}");
-        assert_eq!(r.directions, directions, "{src}");
+        assert_eq!(r.directions().collect::<Vec<_>>(), directions, "{src}");
         let eq = super::euler_lagrange::derive(&model, &mut arena);
         let n = model.dof();
         let (q, v): (Vec<f64>, Vec<f64>) =

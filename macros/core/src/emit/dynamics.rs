@@ -105,12 +105,13 @@ pub(crate) fn tree_factor_item(model: &View<'_>, r: &Recursive, forcing: Option<
         let (m_vals, f_vals) = rest.split_at(k);
         (both, stmts, s_vals.to_vec(), m_vals.to_vec(), f_vals.to_vec())
     });
-    // The structure: joints, parents, slots, directions by joint, joints parents first.
-    let mut at_joint: Vec<Vec<usize>> = vec![Vec::new(); n];
+    // The structure: joints, parents, slots (a direction's place at its joint), directions by joint,
+    // joints parents first.
     let mut slot = vec![0usize; k];
-    for (dir, &(j, _, _)) in tree.dirs.iter().enumerate() {
-        slot[dir] = at_joint[j].len();
-        at_joint[j].push(dir);
+    for dirs in &tree.at_joint {
+        for (place, &dir) in dirs.iter().enumerate() {
+            slot[dir] = place;
+        }
     }
     let order = &tree.order;
     let joint = tree.dirs.iter().map(|&(j, _, _)| j);
@@ -118,7 +119,7 @@ pub(crate) fn tree_factor_item(model: &View<'_>, r: &Recursive, forcing: Option<
         Some(p) => quote! { ::core::option::Option::Some(#p) },
         None => quote! { ::core::option::Option::None },
     });
-    let at_joint = at_joint.iter().map(|dirs| quote! { &[#(#dirs),*] });
+    let at_joint = tree.at_joint.iter().map(|dirs| quote! { &[#(#dirs),*] });
     let allow = allow_generated();
     let sv = quote! { ::routh::__private::nalgebra::SVector };
     let factor_ty = quote! { ::routh::__private::mechanics::TreeFactor<#n, #k> };
@@ -581,7 +582,7 @@ fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helper
           never formed), the same q̈ as M⁻¹ f. Tree: {}; {} directions of motion in all. Chosen {}; \
           `dynamics = dense` solves M q̈ = f instead.",
         tree.join(", "),
-        r.directions.iter().sum::<usize>(),
+        r.tree.dirs.len(),
         if model.dynamics.is_some() { "by `dynamics = recursive`" } else { "for this model's size" },
     );
     let allow = allow_generated();

@@ -36,26 +36,21 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     let Docs { m_doc, f_doc, l_doc, e_doc, p_doc, pw_doc, q_doc, state_doc, dim_doc } =
         docs(model, eq, derived.kinetics.as_ref());
     // M and f: from the dense M-and-f function, or along the kinematic tree.
-    let (dyn_item, mass_matrix, forcing) = match &derived.kinetics {
-        None => (
+    // (Kinetics are derived for the recursion only.) `tree`: the mass operator along the tree, its
+    // number of directions, where M is never formed.
+    let (dyn_item, mass_matrix, forcing, tree) = match (&derived.kinetics, &derived.dynamics) {
+        (Some(k), crate::derive::tree::Dynamics::Recursive(r)) => {
+            let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, r.tree.dirs.len(), &mut helpers, &m_doc);
+            let with_forcing = constraints.is_some().then_some(&k.forcing);
+            let factor = dynamics::tree_factor_item(model, r, with_forcing, &mut helpers);
+            (factor, mass_matrix, forcing, Some(r.tree.dirs.len()))
+        }
+        _ => (
             dynamics::mass_and_forcing(model, eq, &mut helpers),
             mass_matrix_item(model, eq, &mut helpers, &m_doc),
             quote! { self.#dyn_fn(t, x).1 },
+            None,
         ),
-        Some(k) => match &derived.dynamics {
-            crate::derive::tree::Dynamics::Recursive(r) => {
-                let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, r.tree.dirs.len(), &mut helpers, &m_doc);
-                let with_forcing = constraints.is_some().then_some(&k.forcing);
-                (dynamics::tree_factor_item(model, r, with_forcing, &mut helpers), mass_matrix, forcing)
-            }
-            // (Kinetics are derived for the recursion only.)
-            crate::derive::tree::Dynamics::Dense(_) => (TokenStream::new(), TokenStream::new(), TokenStream::new()),
-        },
-    };
-    // The mass operator along the tree (K directions) where M is never formed.
-    let tree = match (&derived.kinetics, &derived.dynamics) {
-        (Some(_), crate::derive::tree::Dynamics::Recursive(r)) => Some(r.tree.dirs.len()),
-        _ => None,
     };
     // Scalars and momenta: L, E, p, Q·q̇.
     let quantities = quantities(model, eq, derived.kinetics.as_ref(), &[l_doc, e_doc, p_doc, pw_doc, q_doc], &mut helpers);

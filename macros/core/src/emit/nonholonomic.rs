@@ -81,7 +81,7 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
                     if invariant.is_empty() {
                         String::new()
                     } else {
-                        format!(" and that σ is invariant under the symmetry {}", invariant.join(", "))
+                        format!(" and that σ and the constraints are invariant under the symmetry {}", invariant.join(", "))
                     }
                 ));
             }

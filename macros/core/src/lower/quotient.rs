@@ -51,6 +51,10 @@ pub(super) fn lower_quotient(
         return None;
     }
     let errors = cx.count();
+    // Whether `e` reads a velocity, an input or the action.
+    let moves = |lower: &Lowerer<'_>, e: Expr| {
+        lower.syms.qd.iter().chain(&lower.syms.u).chain(&lower.syms.z).any(|&v| lower.arena.depends_on(e, v))
+    };
     let kept: Vec<usize> = (0..coordinates.len()).filter(|k| !dropped.iter().any(|(d, _)| d == k)).collect();
     let kept_names = || kept.iter().map(|&k| coordinates[k].to_string()).collect::<Vec<_>>().join(", ");
     let dropped_names = || dropped.iter().map(|(_, d)| d.to_string()).collect::<Vec<_>>().join(", ");
@@ -83,7 +87,7 @@ pub(super) fn lower_quotient(
         }
         names.push(b.name.clone());
         let Some(e) = cx.ok(lower.lower(&b.value)) else { continue };
-        if lower.syms.qd.iter().chain(&lower.syms.u).chain(&lower.syms.z).any(|&v| lower.arena.depends_on(e, v)) {
+        if moves(lower, e) {
             cx.push(syn::Error::new_spanned(&b.value, "a shape coordinate is a function of the time and the coordinates only"));
         }
         values.push(e);
@@ -115,7 +119,6 @@ pub(super) fn lower_quotient(
             continue;
         }
         let Some(e) = cx.ok(lower.lower_with(&frame, &b.value)) else { continue };
-        let velocity = lower.syms.qd.iter().chain(&lower.syms.u).chain(&lower.syms.z).any(|&v| lower.arena.depends_on(e, v));
         if let Some(&j) = kept.iter().find(|&&j| lower.arena.depends_on(e, lower.syms.q[j])) {
             cx.push(syn::Error::new_spanned(
                 &b.value,
@@ -129,7 +132,7 @@ pub(super) fn lower_quotient(
             ));
             continue;
         }
-        if velocity {
+        if moves(lower, e) {
             cx.push(syn::Error::new_spanned(&b.value, "the inverse is a function of the positions only"));
             continue;
         }

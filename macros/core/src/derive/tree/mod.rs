@@ -75,8 +75,6 @@ pub struct Recursive {
     pub pivots: Vec<Expr>,
     /// The parent of each coordinate in the tree.
     pub parents: Vec<Option<usize>>,
-    /// The number of directions at each joint.
-    pub directions: Vec<usize>,
     /// With the field Jacobian: the directional derivative along a tangent δx of the state
     /// ([`tangent`]).
     pub tangent: Option<Tangent>,
@@ -103,6 +101,8 @@ pub struct Tree {
     pub masses: Vec<Expr>,
     /// The joints, parents before children (the order of the recursion's passes).
     pub order: Vec<usize>,
+    /// The directions at each joint, in index order.
+    pub at_joint: Vec<Vec<usize>>,
     /// The generalized forces τ = ∂(L̃ at v = 0)/∂q + Q.
     pub tau: Vec<Expr>,
     /// L̃ at v = 0: the Lagrangian's part free of velocities (−V).
@@ -113,7 +113,12 @@ impl Recursive {
     /// An estimate of the recursion's arithmetic, Σⱼ (3 dⱼ² + 8 dⱼ) for dⱼ directions at joint j,
     /// to compare with the dense path's n³/3 + the forming of M.
     pub fn cost(&self) -> usize {
-        self.directions.iter().map(|&d| 3 * d * d + 8 * d).sum()
+        self.directions().map(|d| 3 * d * d + 8 * d).sum()
+    }
+
+    /// The number of directions at each joint.
+    pub fn directions(&self) -> impl Iterator<Item = usize> + '_ {
+        self.tree.at_joint.iter().map(Vec::len)
     }
 }
 
@@ -610,14 +615,13 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
             acc[a] = rec.bind(e);
         }
     }
-    let directions = at_joint.iter().map(Vec::len).collect();
     let mut masses = vec![zero; dirs.len()];
     for (k, &(_, m)) in comps.iter().enumerate() {
         masses[comp_dir[k]] = rec.arena.add2(masses[comp_dir[k]], m);
     }
     let comps = comp_dir.into_iter().zip(comps.iter().map(|c| c.1)).collect();
-    let tree = Box::new(Tree { dirs, comps, masses, order, tau, rest });
-    Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: d_of, parents, directions, tangent: None, tree })
+    let tree = Box::new(Tree { dirs, comps, masses, order, at_joint, tau, rest });
+    Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: d_of, parents, tangent: None, tree })
 }
 
 /// That M is not singular everywhere, from the recursion's pivots at sample states (for a model
