@@ -614,6 +614,90 @@ fn a_top_pinned_by_holonomic_constraints_is_the_top_with_a_fixed_tip() {
     assert!((norm - 1.0).abs() < 1e-14, "the projection turns the quaternion, keeping its norm");
 }
 
+/// The pinned top with its field Jacobian: constrained linearisation with an orientation.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, z),
+    orientation(b),
+    point(tip = [x, y, z] - b * [0, 0, l]),
+    body(name = top, mass = m, centre = [x, y, z], frame = b, inertia = diag(a, a, c)),
+    gravity = [0, 0, -g],
+    holonomic(tip_x = tip[0]),
+    holonomic(tip_y = tip[1]),
+    holonomic(tip_z = tip[2]),
+    jacobian,
+)]
+struct SleepingTop {
+    m: f64,
+    l: f64,
+    a: f64,
+    c: f64,
+    g: f64,
+}
+
+#[test]
+fn the_sleeping_top_linearised_on_its_constraints_has_the_closed_form_frequencies() {
+    // Upright at spin Ω — the Euler angles' singularity — in the body chart θ of the orientation
+    // (`linearize::constrained_with_orientations`): the tip's three holonomic rows eliminate the
+    // centre's position and velocity, θ₃ (the spin's phase) is proved ignorable, and with
+    // A = a + m l² (about the tip) and κ = m g l the tilt turns in space at
+    // σ± = (cΩ ± √(c²Ω² − 4Aκ))/(2A), seen from the body at ±i(σ± − Ω): stable above
+    // Ω² = 4Aκ/c², a falling pair below. Two routes: the pinned top (constraints) and the top with a
+    // fixed tip (`QuaternionTop`, no rows) linearised in the same chart.
+    use routh::nalgebra::DMatrix;
+    use routh::runtime::linearize::{Oriented, Selection, constrained_with_orientations};
+    let (m, l, a, c, g): (f64, f64, f64, f64, f64) = (0.8, 0.35, 0.021, 0.034, 9.81);
+    let (pinned, fixed) = (SleepingTop { m, l, a, c, g }, QuaternionTop { m, l, a, c, g });
+    let (at, kappa) = (a + m * l * l, m * g * l);
+    let critical = (4.0 * at * kappa).sqrt() / c;
+    let selection = Selection::new()
+        .coordinates(["theta1(b)", "theta2(b)"])
+        .velocities(["theta1(b)", "theta2(b)", "theta3(b)"])
+        .ignorable(["theta3(b)"]);
+    for spin in [0.0, 0.7 * critical, 1.4 * critical, 3.0 * critical] {
+        let x = pinned.state([0.0, 0.0, l, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, spin]);
+        assert!(pinned.position_residuals(0.0, &x).amax() < 1e-15 && pinned.velocity_residuals(0.0, &x).amax() < 1e-15);
+        let lin = pinned.linearize_constrained(0.0, &x, &selection).unwrap();
+        assert_eq!(lin.states, ["theta1(b)", "theta2(b)", "dot(theta1(b))", "dot(theta2(b))", "dot(theta3(b))"]);
+        let got: Vec<(f64, f64)> = lin.a.complex_eigenvalues().iter().map(|z| (z.re, z.im)).collect();
+        let disc = c * c * spin * spin - 4.0 * at * kappa;
+        let want: Vec<(f64, f64)> = if disc >= 0.0 {
+            let sigma = [(c * spin + disc.sqrt()) / (2.0 * at), (c * spin - disc.sqrt()) / (2.0 * at)];
+            sigma.iter().flat_map(|&s| [(0.0, s - spin), (0.0, spin - s)]).chain([(0.0, 0.0)]).collect()
+        } else {
+            // σ = (cΩ ± i√(4Aκ − c²Ω²))/(2A): λ = ±i(σ − Ω), a growing and a decaying pair.
+            let (re, im) = ((-disc).sqrt() / (2.0 * at), c * spin / (2.0 * at) - spin);
+            vec![(re, im), (-re, im), (re, -im), (-re, -im), (0.0, 0.0)]
+        };
+        let nearest =
+            |z: &(f64, f64), set: &[(f64, f64)]| set.iter().map(|w| (z.0 - w.0).hypot(z.1 - w.1)).fold(f64::INFINITY, f64::min);
+        let worst = want.iter().map(|w| nearest(w, &got)).chain(got.iter().map(|z| nearest(z, &want))).fold(0.0, f64::max);
+        let scale = (kappa / at).sqrt() + spin;
+        println!(
+            "sleeping top at Ω = {spin:.2} (critical {critical:.2}): eigenvalues {got:.4?}, against the closed form {worst:.1e}"
+        );
+        assert!(worst < 1e-10 * scale, "Ω = {spin}: {got:?} against {want:?}");
+        let stable = got.iter().all(|z| z.0.abs() < 1e-9 * scale);
+        assert_eq!(stable, spin > critical, "Ω = {spin}: stability");
+        // The mechanical form: the inertia about the tip (A, A, c); without spin K = −κ (falling).
+        let mech = lin.mechanical.as_ref().unwrap();
+        let mass = DMatrix::from_diagonal(&routh::nalgebra::DVector::from_vec(vec![at, at, c]));
+        assert!((&mech.mass - mass).amax() < 1e-14, "M = {}", mech.mass);
+        if spin == 0.0 {
+            assert!((&mech.stiffness + DMatrix::identity(3, 2) * kappa).amax() < 1e-12 && mech.damping.amax() < 1e-12);
+        }
+        // The top with a fixed tip, in the same chart with no constraint rows: the same matrix.
+        let xf = fixed.state([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, spin]);
+        let jf = fixed.jacobian(0.0, &xf).unwrap();
+        let field = routh::runtime::VectorField::field(&fixed, 0.0, &xf).unwrap();
+        let mf = fixed.mass_matrix(0.0, &xf);
+        let mf = DMatrix::from_column_slice(3, 3, mf.as_slice());
+        let on = Oriented::new(&QuaternionTop::COORDINATES, &["b"], &xf, &field);
+        let lf = constrained_with_orientations(&on, &jf, &DMatrix::zeros(7, 0), &DMatrix::zeros(0, 7), &mf, &selection).unwrap();
+        assert!((&lf.a - &lin.a).amax() < 1e-12 * scale * scale, "fixed tip {} against pinned {}", lf.a, lin.a);
+    }
+}
+
 /// A velocity constraint that is secretly holonomic: the body's e₃ axis keeps its height, the
 /// derivative of (R e₃)_z = const; the Frobenius test on S³ (× time) says so.
 #[allow(dead_code)]

@@ -23,7 +23,7 @@
 //! velocities the independent ones imply), and C = −M ∂u̇/∂u, K = −M ∂u̇/∂q_I. For the Whipple
 //! bicycle about upright straight running these are the benchmark's M, v C₁ and g K₀ + v² K₂.
 
-use nalgebra::{DMatrix, SMatrix};
+use nalgebra::{DMatrix, SMatrix, SVector};
 use thiserror::Error;
 
 use crate::error::FieldError;
@@ -175,33 +175,219 @@ pub fn constrained_driven<const D: usize, S: AsRef<str>>(
     coordinates: &[S],
     selection: &Selection,
 ) -> Result<ConstrainedLinearization, LinearizeError> {
-    if inputs.nrows() != D {
-        return Err(LinearizeError::Selection(format!("an input matrix of {} rows for a state of {D}", inputs.nrows())));
+    let zero = SVector::<f64, D>::zeros();
+    let at = Oriented::new(coordinates, &[], &zero, &zero);
+    constrained_with_orientations(&at, jacobian, inputs, constraints, mass, selection)
+}
+
+/// A state of a model with orientations, for [`constrained_with_orientations`]: the names of its
+/// `P` positions (the ordinary coordinates, then each orientation's unit quaternion (w, x, y, z)),
+/// the orientations' names, the state x₀ = (q, v[, z]) itself and the field F(t, x₀) there
+/// (whose angular accelerations move the chart, see [`constrained_with_orientations`]).
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Oriented<'a, const D: usize, S> {
+    /// The names of the positions.
+    pub coordinates: &'a [S],
+    /// The names of the orientations, in the order of their quaternions among the positions.
+    pub orientations: &'a [S],
+    /// The state x₀.
+    pub state: &'a SVector<f64, D>,
+    /// The field F(t, x₀).
+    pub field: &'a SVector<f64, D>,
+}
+
+impl<'a, const D: usize, S> Oriented<'a, D, S> {
+    /// The state `state` with field `field` of a model with these positions and orientations.
+    #[must_use]
+    pub const fn new(
+        coordinates: &'a [S],
+        orientations: &'a [S],
+        state: &'a SVector<f64, D>,
+        field: &'a SVector<f64, D>,
+    ) -> Self {
+        Oriented { coordinates, orientations, state, field }
     }
+}
+
+/// The linearisation of a constrained system with orientations at a state x₀: [`constrained_driven`]
+/// in a chart of the state about x₀.
+///
+/// An orientation's unit quaternion has four entries for three degrees of freedom, so its
+/// perturbations are charted by the body rotation vector θ about the reference motion through x₀:
+/// q = q₀(t) ⊗ exp(θ/2) (the turn [`displace`](crate::mechanics::displace) makes), and its velocity
+/// state is θ̇, so that δω = θ̇ + ω₀ × θ and
+///
+/// ```text
+/// θ̈ = δω̇ − ω̇₀ × θ − ω₀ × θ̇      (ω₀, ω̇₀ the reference's body angular velocity and acceleration).
+/// ```
+///
+/// The chart's coordinates are named `theta1(R)`, `theta2(R)`, `theta3(R)` for an orientation `R`
+/// (select them like coordinates; their velocities are `dot(theta1(R))`, …) and the mass matrix
+/// is unchanged (δω and θ̇ differ by a term in θ only). About a relative equilibrium of the
+/// rotations that act on the left (a top spinning about the vertical, a body turning at constant
+/// body angular velocity under a field that symmetry leaves alone) the linearisation in this chart
+/// is autonomous: the eigenvalues are those of the motion seen from the body, shifted by the
+/// reference's rotation. `embedding` is reported in the full state: the column of a chart
+/// coordinate of `R` is its quaternion's turn ½ q₀ ⊗ (0, eₐ) and its share ω₀ × eₐ of δω.
+///
+/// # Errors
+/// As [`constrained_driven`]; [`LinearizeError::Selection`] also for positions, orientations,
+/// state or field that do not fit the Jacobians.
+pub fn constrained_with_orientations<const D: usize, S: AsRef<str>>(
+    at: &Oriented<'_, D, S>,
+    jacobian: &SMatrix<f64, D, D>,
+    inputs: &DMatrix<f64>,
+    constraints: &DMatrix<f64>,
+    mass: &DMatrix<f64>,
+    selection: &Selection,
+) -> Result<ConstrainedLinearization, LinearizeError> {
+    let chart = Chart::new(at, jacobian, inputs, constraints, mass)?;
+    let mut lin = minimal(&chart, mass, selection)?;
+    lin.embedding = &chart.to_state * &lin.embedding;
+    Ok(lin)
+}
+
+/// A model's linearisation moved into the chart of [`constrained_with_orientations`]: the chart's
+/// state ξ = (δq, δu[, δz]) of 2N (+1) components, N the velocities.
+struct Chart {
+    /// The chart's coordinates (N names).
+    names: Vec<String>,
+    /// Whether the state ends with the action.
+    action: bool,
+    /// Whether some coordinates are orientations' rotation vectors.
+    oriented: bool,
+    /// E = ∂x/∂ξ (D × dim ξ).
+    to_state: DMatrix<f64>,
+    /// ∂ξ̇/∂ξ.
+    jacobian: DMatrix<f64>,
+    /// ∂ξ̇/∂u.
+    inputs: DMatrix<f64>,
+    /// The constraints' Jacobian over ξ, C E.
+    constraints: DMatrix<f64>,
+}
+
+impl Chart {
+    fn new<const D: usize, S: AsRef<str>>(
+        at: &Oriented<'_, D, S>,
+        jacobian: &SMatrix<f64, D, D>,
+        inputs: &DMatrix<f64>,
+        constraints: &DMatrix<f64>,
+        mass: &DMatrix<f64>,
+    ) -> Result<Chart, LinearizeError> {
+        let (p, n, k) = (at.coordinates.len(), mass.nrows(), at.orientations.len());
+        let fits = mass.is_square()
+            && p == n + k
+            && 3 * k <= n
+            && (D == p + n || D == p + n + 1)
+            && constraints.ncols() == D
+            && inputs.nrows() == D;
+        if !fits {
+            return Err(LinearizeError::Selection(format!(
+                "a state of {D} components, {p} positions with {k} orientations, a {}×{} mass matrix, constraints of {} \
+                 columns and inputs of {} rows do not fit",
+                mass.nrows(),
+                mass.ncols(),
+                constraints.ncols(),
+                inputs.nrows()
+            )));
+        }
+        let action = D == p + n + 1;
+        let (dim, ordinary) = (2 * n + usize::from(action), n - 3 * k);
+        let mut names: Vec<String> = at.coordinates[..ordinary].iter().map(|c| c.as_ref().to_owned()).collect();
+        for o in at.orientations {
+            names.extend((1..=3).map(|a| format!("theta{a}({})", o.as_ref())));
+        }
+        // E: ordinary components and the action as they are; an orientation's θ turns its
+        // quaternion by ½ q₀ ⊗ (0, θ) and adds ω₀ × θ to δω.
+        let mut e = DMatrix::zeros(D, dim);
+        for i in 0..ordinary {
+            e[(i, i)] = 1.0;
+            e[(p + i, n + i)] = 1.0;
+        }
+        if action {
+            e[(p + n, 2 * n)] = 1.0;
+        }
+        let (x, f) = (at.state, at.field);
+        let cross = |w: [f64; 3]| nalgebra::Matrix3::new(0.0, -w[2], w[1], w[2], 0.0, -w[0], -w[1], w[0], 0.0);
+        let mut turns = Vec::with_capacity(k);
+        for o in 0..k {
+            let (qs, vs) = (ordinary + 4 * o, ordinary + 3 * o);
+            let q0 = nalgebra::Quaternion::new(x[qs], x[qs + 1], x[qs + 2], x[qs + 3]);
+            let (w0, dw0) = (cross([x[p + vs], x[p + vs + 1], x[p + vs + 2]]), cross([f[p + vs], f[p + vs + 1], f[p + vs + 2]]));
+            for a in 0..3 {
+                let mut axis = [0.0; 3];
+                axis[a] = 1.0;
+                let turn = q0 * nalgebra::Quaternion::new(0.0, axis[0], axis[1], axis[2]) * 0.5;
+                for (r, v) in [turn.w, turn.i, turn.j, turn.k].into_iter().enumerate() {
+                    e[(qs + r, vs + a)] = v;
+                }
+                e[(p + vs + a, n + vs + a)] = 1.0;
+                for b in 0..3 {
+                    e[(p + vs + a, vs + b)] = w0[(a, b)];
+                }
+            }
+            turns.push((vs, w0, dw0));
+        }
+        // ξ̇: an ordinary coordinate's and every velocity's rate from J E, θ̇ the chart's velocity,
+        // θ̈ = δω̇ − ω̇₀ × θ − ω₀ × θ̇.
+        let je = DMatrix::from_column_slice(D, D, jacobian.as_slice()) * &e;
+        let rows: Vec<Option<usize>> = (0..dim)
+            .map(|i| match i {
+                i if i < ordinary => Some(i),
+                i if i < n => None,
+                i if i < 2 * n => Some(p + i - n),
+                _ => Some(p + n),
+            })
+            .collect();
+        let mut j = DMatrix::zeros(dim, dim);
+        let mut b = DMatrix::zeros(dim, inputs.ncols());
+        for (i, row) in rows.iter().enumerate() {
+            match *row {
+                Some(r) => {
+                    j.set_row(i, &je.row(r));
+                    b.set_row(i, &inputs.row(r));
+                }
+                None => j[(i, n + i)] = 1.0,
+            }
+        }
+        for (vs, w0, dw0) in turns {
+            for a in 0..3 {
+                for c in 0..3 {
+                    j[(n + vs + a, vs + c)] -= dw0[(a, c)];
+                    j[(n + vs + a, n + vs + c)] -= w0[(a, c)];
+                }
+            }
+        }
+        Ok(Chart { names, action, oriented: k > 0, jacobian: j, inputs: b, constraints: constraints * &e, to_state: e })
+    }
+}
+
+/// The linearisation in a chart's minimal state (see the [module docs](self)).
+fn minimal(chart: &Chart, mass: &DMatrix<f64>, selection: &Selection) -> Result<ConstrainedLinearization, LinearizeError> {
+    let coordinates = &chart.names;
     let n = coordinates.len();
+    let dim = chart.jacobian.nrows();
     fn bad<T>(msg: String) -> Result<T, LinearizeError> {
         Err(LinearizeError::Selection(msg))
     }
-    if !(D == 2 * n || D == 2 * n + 1) || constraints.ncols() != D || mass.shape() != (n, n) {
-        return bad(format!(
-            "a state of {D} components, {n} coordinates, constraints of {} columns and a {}×{} mass matrix do not fit",
-            constraints.ncols(),
-            mass.nrows(),
-            mass.ncols()
-        ));
-    }
     let name = |i: usize| -> String {
         match i {
-            i if i < n => coordinates[i].as_ref().to_owned(),
-            i if i < 2 * n => format!("dot({})", coordinates[i - n].as_ref()),
+            i if i < n => coordinates[i].clone(),
+            i if i < 2 * n => format!("dot({})", coordinates[i - n]),
             _ => "z".to_owned(),
         }
     };
     let index = |list: &[String], what: &str| -> Result<Vec<usize>, LinearizeError> {
         let mut out: Vec<usize> = Vec::with_capacity(list.len());
         for s in list {
-            let Some(i) = coordinates.iter().position(|c| c.as_ref() == s) else {
-                return bad(format!("`{s}` ({what}) is not a coordinate of the model"));
+            let Some(i) = coordinates.iter().position(|c| c == s) else {
+                let hint = if chart.oriented {
+                    format!(" (an orientation is charted by its body rotation vector: {})", coordinates.join(", "))
+                } else {
+                    String::new()
+                };
+                return bad(format!("`{s}` ({what}) is not a coordinate of the model{hint}"));
             };
             if out.contains(&i) {
                 return bad(format!("`{s}` is named twice among the {what}"));
@@ -219,10 +405,11 @@ pub fn constrained_driven<const D: usize, S: AsRef<str>>(
     // The minimal state, the dropped and the dependent components.
     let mut keep: Vec<usize> = coords.clone();
     keep.extend(velocities.iter().map(|&i| n + i));
-    if D == 2 * n + 1 {
+    if chart.action {
         keep.push(2 * n);
     }
     let dependent: Vec<usize> = (0..2 * n).filter(|i| !keep.contains(i) && !ignorable.contains(i)).collect();
+    let constraints = &chart.constraints;
     let rows = constraints.nrows();
     if dependent.len() != rows {
         let names: Vec<String> = dependent.iter().map(|&i| name(i)).collect();
@@ -234,31 +421,33 @@ pub fn constrained_driven<const D: usize, S: AsRef<str>>(
     let c_dep = constraints.select_columns(&dependent);
     let lu = c_dep.lu();
     let not_determined = || LinearizeError::NotDetermined { dependent: dependent.iter().map(|&i| name(i)).collect() };
-    // The full-state direction of a change of the given (kept or dropped) components.
+    // The chart's direction of a change of the given (kept or dropped) components.
     let direction = |set: &[(usize, f64)]| -> Result<DMatrix<f64>, LinearizeError> {
-        let mut w = DMatrix::zeros(D, 1);
+        let mut w = DMatrix::zeros(dim, 1);
         let mut rhs = DMatrix::zeros(rows, 1);
         for &(i, v) in set {
             w[i] = v;
             rhs -= constraints.column(i) * v;
         }
-        let dep = lu.solve(&rhs).filter(|d| d.iter().all(|v| v.is_finite())).ok_or_else(not_determined)?;
-        for (k, &i) in dependent.iter().enumerate() {
-            w[i] = dep[k];
+        if rows > 0 {
+            // (nalgebra's LU does not solve with a 0 × 0 matrix: no rows, no dependent components.)
+            let dep = lu.solve(&rhs).filter(|d| d.iter().all(|v| v.is_finite())).ok_or_else(not_determined)?;
+            for (k, &i) in dependent.iter().enumerate() {
+                w[i] = dep[k];
+            }
         }
         Ok(w)
     };
     if rows > 0 && !lu.is_invertible() {
         return Err(not_determined());
     }
-    let mut embedding = DMatrix::zeros(D, keep.len());
+    let mut embedding = DMatrix::zeros(dim, keep.len());
     for (col, &i) in keep.iter().enumerate() {
         embedding.set_column(col, &direction(&[(i, 1.0)])?.column(0));
     }
-    let j = DMatrix::from_column_slice(D, D, jacobian.as_slice());
-    let j_keep = j.select_rows(&keep);
+    let j_keep = chart.jacobian.select_rows(&keep);
     let a = &j_keep * &embedding;
-    let b = inputs.select_rows(&keep);
+    let b = chart.inputs.select_rows(&keep);
     // Ignorable: the kept rates do not change along the coordinate's direction on the manifold.
     let scale = j_keep.amax().max(f64::MIN_POSITIVE);
     for &g in &ignorable {
@@ -325,5 +514,83 @@ mod tests {
         assert!(matches!(&err, LinearizeError::Selection(msg) if msg.contains("dot(x)")), "{err}");
         let err = constrained(&j, &c, &m, &["x", "y"], &Selection::new().coordinates(["q"])).unwrap_err();
         assert!(matches!(&err, LinearizeError::Selection(msg) if msg.contains("`q`")), "{err}");
+    }
+
+    /// The heavy symmetric top about its fixed tip as a unit quaternion q and body angular velocity
+    /// ω (A transverse and C axial inertia about the tip, κ = m g l): q̇ = ½ q ⊗ (0, ω) and
+    /// A… Euler's equations I ω̇ = I ω × ω + κ Γ × e₃ with Γ = Rᵀ e_z.
+    fn top_field(x: &SVector<f64, 7>, (a, c, kappa): (f64, f64, f64)) -> SVector<f64, 7> {
+        let q = nalgebra::Quaternion::new(x[0], x[1], x[2], x[3]);
+        let w = nalgebra::Vector3::new(x[4], x[5], x[6]);
+        let rate = q * nalgebra::Quaternion::new(0.0, w.x, w.y, w.z) * 0.5;
+        let r = nalgebra::UnitQuaternion::from_quaternion(q);
+        let gamma = r.inverse() * nalgebra::Vector3::z();
+        let inertia = nalgebra::Vector3::new(a, a, c);
+        let iw = inertia.component_mul(&w);
+        let wdot = (iw.cross(&w) + kappa * gamma.cross(&nalgebra::Vector3::z())).component_div(&inertia);
+        SVector::<f64, 7>::from([rate.w, rate.i, rate.j, rate.k, wdot.x, wdot.y, wdot.z])
+    }
+
+    #[test]
+    fn the_sleeping_top_linearised_in_its_body_chart_has_the_closed_form_frequencies() {
+        // Upright at spin Ω: in space the tilt turns at σ± = (CΩ ± √(C²Ω² − 4Aκ))/(2A); the body
+        // chart turns with the top, so its eigenvalues are ±i(σ± − Ω) — real parts (a falling top)
+        // below Ω² = 4Aκ/C². Ordinary Euler angles are singular exactly here. The Jacobian by
+        // central differences (round-off 1e-9); θ₃ (the spin's phase) proved ignorable.
+        let (a, c, kappa): (f64, f64, f64) = (0.12, 0.05, 0.9);
+        let critical = (4.0 * a * kappa).sqrt() / c;
+        for spin in [1.3 * critical, 0.8 * critical] {
+            let x = SVector::<f64, 7>::from([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, spin]);
+            let f = top_field(&x, (a, c, kappa));
+            let h = 1e-6;
+            let j = SMatrix::<f64, 7, 7>::from_fn(|r, col| {
+                let (mut up, mut down) = (x, x);
+                up[col] += h;
+                down[col] -= h;
+                (top_field(&up, (a, c, kappa))[r] - top_field(&down, (a, c, kappa))[r]) / (2.0 * h)
+            });
+            let mass = DMatrix::from_diagonal(&nalgebra::DVector::from_vec(vec![a, a, c]));
+            let names = ["r_w", "r_x", "r_y", "r_z"];
+            let at = Oriented::new(&names, &["r"], &x, &f);
+            let sel = Selection::new()
+                .coordinates(["theta1(r)", "theta2(r)"])
+                .velocities(["theta1(r)", "theta2(r)", "theta3(r)"])
+                .ignorable(["theta3(r)"]);
+            let lin = constrained_with_orientations(&at, &j, &DMatrix::zeros(7, 0), &DMatrix::zeros(0, 7), &mass, &sel).unwrap();
+            assert_eq!(lin.states, ["theta1(r)", "theta2(r)", "dot(theta1(r))", "dot(theta2(r))", "dot(theta3(r))"]);
+            let got: Vec<(f64, f64)> = lin.a.complex_eigenvalues().iter().map(|z| (z.re, z.im)).collect();
+            let disc = c * c * spin * spin - 4.0 * a * kappa;
+            let want: Vec<(f64, f64)> = if disc >= 0.0 {
+                let s = [(c * spin + disc.sqrt()) / (2.0 * a), (c * spin - disc.sqrt()) / (2.0 * a)];
+                s.iter().flat_map(|&sigma| [(0.0, sigma - spin), (0.0, spin - sigma)]).chain([(0.0, 0.0)]).collect()
+            } else {
+                // σ = (CΩ ± i√(4Aκ − C²Ω²))/(2A): λ = ±i(σ − Ω), a growing and a decaying pair.
+                let (re, im) = ((-disc).sqrt() / (2.0 * a), c * spin / (2.0 * a) - spin);
+                vec![(re, im), (-re, im), (re, -im), (-re, -im), (0.0, 0.0)]
+            };
+            // Each expected eigenvalue has a computed one near it, and each computed one an expected one.
+            let nearest = |z: &(f64, f64), set: &[(f64, f64)]| {
+                set.iter().map(|w| (z.0 - w.0).hypot(z.1 - w.1)).fold(f64::INFINITY, f64::min)
+            };
+            assert_eq!(got.len(), want.len());
+            let worst = want.iter().map(|w| nearest(w, &got)).chain(got.iter().map(|g| nearest(g, &want))).fold(0.0, f64::max);
+            assert!(worst < 1e-6 * spin, "spin {spin}: {got:?} against {want:?}");
+            // The mechanical form: M = diag(A, A, C) (δω and θ̇ differ by a term in θ only).
+            let mech = lin.mechanical.unwrap();
+            assert!((mech.mass.clone() - DMatrix::from_diagonal(&nalgebra::DVector::from_vec(vec![a, a, c]))).amax() < 1e-15);
+            // The embedding in the full state: θ₁ turns the quaternion by ½ q₀ ⊗ (0, e₁) and adds ω₀ × e₁.
+            let column: Vec<f64> = lin.embedding.column(0).iter().copied().collect();
+            let want_column = [0.0, 0.5, 0.0, 0.0, 0.0, spin, 0.0];
+            assert!(column.iter().zip(want_column).all(|(g, w)| (g - w).abs() < 1e-12), "{column:?}");
+        }
+        // The quaternion's own components are not the chart's coordinates.
+        let x = SVector::<f64, 7>::from([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
+        let at = Oriented::new(&["r_w", "r_x", "r_y", "r_z"], &["r"], &x, &x);
+        let mass = DMatrix::identity(3, 3);
+        let sel = Selection::new().coordinates(["r_x"]);
+        let err =
+            constrained_with_orientations(&at, &SMatrix::zeros(), &DMatrix::zeros(7, 0), &DMatrix::zeros(0, 7), &mass, &sel)
+                .unwrap_err();
+        assert!(matches!(&err, LinearizeError::Selection(msg) if msg.contains("theta1(r)")), "{err}");
     }
 }

@@ -69,10 +69,13 @@ pub struct ConstraintEquations {
     pub dr_dt: Vec<Expr>,
     /// ∂R/∂z of a contact model (empty otherwise).
     pub dr_dz: Vec<Expr>,
-    /// ∂(A q̇ + b)/∂q (m × n): with the rows themselves (∂/∂q̇) and the holonomic rows' gradients,
+    /// ∂(A q̇ + b)/∂q (m × positions): with the rows themselves (∂/∂q̇) and the holonomic rows' gradients,
     /// the constraints' Jacobian on the state, for linearising on the manifold (only with the
     /// field Jacobian, empty otherwise).
     pub rows_dq: Vec<Vec<Expr>>,
+    /// ∂f/∂q of the holonomic rows (in their order × the positions) of a model with orientations,
+    /// with the field Jacobian (empty otherwise: where q̇ = v the rows aᵢ are these gradients).
+    pub position_dq: Vec<Vec<Expr>>,
     /// ∂R/∂w ((n + m) × (the inputs, then the parameters of `sensitivity(...)`)) and a contact
     /// model's ∂L/∂w (empty otherwise).
     pub dr_dp: Vec<Vec<Expr>>,
@@ -99,7 +102,7 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<Constra
     let names = model.constraints.iter().map(|c| c.name.clone()).collect();
     let a: Vec<Vec<Expr>> = model.constraints.iter().map(|c| c.a.clone()).collect();
     let b: Vec<Expr> = model.constraints.iter().map(|c| c.b).collect();
-    let position = model.constraints.iter().map(|c| c.position).collect();
+    let position: Vec<Option<Expr>> = model.constraints.iter().map(|c| c.position).collect();
     let declared: Vec<bool> = model.constraints.iter().map(|c| c.position.is_some()).collect();
     let model_sensitivity = model.sensitivity.clone();
     let layout = &model.layout;
@@ -144,8 +147,19 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<Constra
     };
     let dr_dt = if model.field_jacobian { arena.diff_many(&residual, layout.t) } else { Vec::new() };
     let dr_dz = layout.z.filter(|_| model.field_jacobian).map(|z| arena.diff_many(&residual, z)).unwrap_or_default();
-    // (Constrained linearisation, which uses these, is not generated with orientations.)
-    let rows_dq = if model.field_jacobian && !quasi { arena.jacobian(&rows, &layout.q) } else { Vec::new() };
+    // The constraints' Jacobian on the state, for constrained linearisation: with orientations the
+    // holonomic rows' gradients too (their velocity rows are pulled back through the quaternion's
+    // rates), both over every direction of the quaternion (|q|² unheld).
+    let (rows_dq, position_dq) = match (model.field_jacobian, quasi) {
+        (false, _) => (Vec::new(), Vec::new()),
+        (true, false) => (arena.jacobian(&rows, &layout.q), Vec::new()),
+        (true, true) => {
+            let unheld = layout.unhold_norms(arena, &rows);
+            let fs: Vec<Expr> = position.iter().flatten().copied().collect();
+            let unheld_fs = layout.unhold_norms(arena, &fs);
+            (arena.jacobian(&unheld, &layout.q), arena.jacobian(&unheld_fs, &layout.q))
+        }
+    };
     // w = (u, p): the inputs, then the parameters of `sensitivity(...)` (as eq.dl_dw).
     let chosen: Vec<Expr> = layout.u.iter().copied().chain(model_sensitivity.iter().map(|&i| layout.params[i])).collect();
     let dr_dp = arena.jacobian(&residual, &chosen);
@@ -196,6 +210,7 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<Constra
         dr_dt,
         dr_dz,
         rows_dq,
+        position_dq,
         dr_dp,
         dl_dp,
     })

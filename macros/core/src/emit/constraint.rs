@@ -38,9 +38,8 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, eq: &Equations, helpers:
     // spent on nothing.
     let with_jacobian = model.field_jacobian;
     let saddle_jacobian = if with_jacobian { saddle_jacobian(model, ce, eq, helpers) } else { TokenStream::new() };
-    // (Not with orientations: the linearisation names a coordinate for every velocity.)
     let quasi = !model.layout.orientations.is_empty();
-    let manifold = if with_jacobian && !quasi { manifold_linearization(model, ce, helpers) } else { TokenStream::new() };
+    let manifold = if with_jacobian { manifold_linearization(model, ce, helpers) } else { TokenStream::new() };
     let ConstraintDocs { rows: rows_doc, bias: bias_doc, kinds: kinds_doc, set: set_doc } = docs(model, ce, &names);
     let consts = constants(ce, &names, &kinds_doc, &set_doc);
 
@@ -258,43 +257,79 @@ fn saddle_jacobian(model: &View<'_>, ce: &ConstraintEquations, eq: &Equations, h
 }
 
 /// `constraint_jacobian` (∂c/∂x of the holonomic position rows and the velocity rows) and
-/// `linearize_constrained` (the runtime's `linearize::constrained` on the field's and the
-/// constraints' Jacobians).
+/// `linearize_constrained` (the runtime's `linearize::constrained_driven` on the field's and the
+/// constraints' Jacobians, in a chart of each orientation with `constrained_with_orientations`).
 fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> TokenStream {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
+    let p = model.layout.position_dim();
     let holonomic: Vec<usize> = (0..m).filter(|&k| ce.position[k].is_some()).collect();
-    let rows = holonomic.len() + m;
+    let h = holonomic.len();
+    let rows = h + m;
     let state = crate::emit::codegen::svector(d);
+    // ∂(A v + b)/∂q (m × p), A (m × n), and with orientations the holonomic rows' ∂f/∂q (h × p).
     let mut out: Vec<Expr> = ce.rows_dq.iter().flatten().copied().collect();
     out.extend(ce.a.iter().flatten().copied());
+    out.extend(ce.position_dq.iter().flatten().copied());
     let (stmts, vals) = helpers.body(model, &out, "__routh_constraint_state_jacobian", &TokenStream::new(), &TokenStream::new());
-    // Position rows: (∇f, 0); velocity rows: (∂(A q̇ + b)/∂q, A); the action's column is zero.
-    let a_of = |k: usize, c: usize| &vals[m * n + k * n + c];
-    let position_sets = holonomic.iter().enumerate().flat_map(|(r, &k)| (0..n).map(move |c| (r, k, c))).map(|(r, k, c)| {
-        let v = a_of(k, c);
+    let a_of = |k: usize, c: usize| &vals[m * p + k * n + c];
+    // Position rows: (∇f, 0) — where q̇ = v, ∇f is the row of A; velocity rows:
+    // (∂(A v + b)/∂q, A); the action's column is zero.
+    let quasi = !model.layout.orientations.is_empty();
+    let position_sets = holonomic.iter().enumerate().flat_map(|(r, &k)| (0..p).map(move |c| (r, k, c))).map(|(r, k, c)| {
+        let v = if quasi { &vals[m * p + m * n + r * p + c] } else { a_of(k, c) };
         quote! { j[(#r, #c)] = #v; }
     });
-    let h = holonomic.len();
-    let velocity_sets = (0..m).flat_map(|k| (0..n).map(move |c| (k, c))).map(|(k, c)| {
-        let (dq, a) = (&vals[k * n + c], a_of(k, c));
+    let velocity_sets = (0..m).flat_map(|k| (0..p).map(move |c| (k, c))).map(|(k, c)| {
+        let dq = &vals[k * p + c];
         let r = h + k;
-        quote! { j[(#r, #c)] = #dq; j[(#r, #n + #c)] = #a; }
+        let a = (c < n).then(|| {
+            let a = a_of(k, c);
+            quote! { j[(#r, #p + #c)] = #a; }
+        });
+        quote! { j[(#r, #c)] = #dq; #a }
     });
     let allow = allow_generated();
     let k = model.layout.u.len();
-    let with_inputs = if k == 0 {
-        quote! { ::routh::__private::linearize::constrained(&jacobian, &constraints, &mass, &Self::COORDINATES, selection) }
+    let inputs = if k == 0 {
+        quote! { ::routh::__private::nalgebra::DMatrix::zeros(#d, 0) }
     } else {
-        quote! {
+        quote! {{
             let b = self.input_jacobian(t, x).map_err(::routh::__private::linearize::LinearizeError::from)?;
-            let inputs = ::routh::__private::nalgebra::DMatrix::from_column_slice(#d, #k, b.as_slice());
-            ::routh::__private::linearize::constrained_driven(&jacobian, &inputs, &constraints, &mass, &Self::COORDINATES, selection)
-        }
+            ::routh::__private::nalgebra::DMatrix::from_column_slice(#d, #k, b.as_slice())
+        }}
+    };
+    let (call, chart_doc) = if model.layout.orientations.is_empty() {
+        (
+            quote! {
+                ::routh::__private::linearize::constrained_driven(&jacobian, &inputs, &constraints, &mass, &Self::COORDINATES, selection)
+            },
+            TokenStream::new(),
+        )
+    } else {
+        let names: Vec<String> = model.layout.orientations.iter().map(|o| o.name.to_string()).collect();
+        let example = &names[0];
+        let doc = format!(
+            " An orientation is charted by its body rotation vector about the reference motion: select \
+             `theta1({example})`, `theta2({example})`, `theta3({example})` like coordinates (their velocities \
+             θ̇ = δω − ω₀ × θ); see [`constrained_with_orientations`](::routh::runtime::linearize::constrained_with_orientations)."
+        );
+        (
+            quote! {
+                let a = self.accelerations(t, x).map_err(::routh::__private::linearize::LinearizeError::from)?;
+                let field = self.__routh_field_from(t, x, &a);
+                let at = ::routh::__private::linearize::Oriented::new(&Self::COORDINATES, &[#(#names),*], x, &field);
+                ::routh::__private::linearize::constrained_with_orientations(&at, &jacobian, &inputs, &constraints, &mass, selection)
+            },
+            quote! {
+                ///
+                #[doc = #doc]
+            },
+        )
     };
     quote! {
         /// The Jacobian ∂c/∂x of the constraints on the state: first the position rows f(t, q) of the
-        /// holonomic constraints, (∇f, 0), then the velocity rows A q̇ + b of every constraint,
-        /// (∂(A q̇ + b)/∂q, A) (the action's column, if any, is zero). Its kernel is the tangent space of the
+        /// holonomic constraints, (∇f, 0), then the velocity rows A v + b of every constraint,
+        /// (∂(A v + b)/∂q, A) (the action's column, if any, is zero). Its kernel is the tangent space of the
         /// constraint manifold (`runtime::linearize`).
         #allow
         #[must_use]
@@ -312,6 +347,7 @@ fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &
         /// M δq̈ + C δq̇ + K δq = 0: exact, from [`Self::jacobian`] and [`Self::constraint_jacobian`] by the
         /// implicit function theorem (see
         /// [`routh::runtime::linearize`](::routh::runtime::linearize)).
+        #chart_doc
         ///
         /// # Errors
         /// [`LinearizeError`](::routh::runtime::linearize::LinearizeError): a selection that does not fit, dependent
@@ -325,7 +361,8 @@ fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &
             let constraints = ::routh::__private::nalgebra::DMatrix::from_column_slice(#rows, #d, c.as_slice());
             let m = self.mass_matrix(t, x);
             let mass = ::routh::__private::nalgebra::DMatrix::from_column_slice(#n, #n, m.as_slice());
-            #with_inputs
+            let inputs = #inputs;
+            #call
         }
     }
 }
