@@ -10,6 +10,7 @@ mod common;
 use chaplygin::ChaplyginBall;
 use routh::nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3};
 use routh::prelude::*;
+use routh::runtime::HybridOptions;
 
 /// A free asymmetric rigid body: its orientation is the state.
 #[derive(Mechanics)]
@@ -438,6 +439,116 @@ fn the_reset_jacobian_with_an_orientation_matches_finite_differences() {
         let fd =
             routh::runtime::mechanics::take::<13, 7>(&routh::runtime::ode::field::gradient_fd(|y| brick.floor_guard(0.0, y), &x));
         assert!((grad - fd).norm() < 1e-7 * (1.0 + grad.norm()), "∇h: {grad} vs {fd}");
+    }
+}
+
+/// A uniform ball (inertia i about its centre, radius a) in flight lands on a rough floor and rolls:
+/// a chart change from the flight mode (x, y, z, its orientation) into the rolling mode (x, y, the
+/// same orientation). Perfectly rough and plastic, the landing keeps the angular momentum about the
+/// contact point, L = iΩ + m a e_z × v: with k = i + m a², Ω⁺ = ((iΩ_x − m a v_y)/k, (iΩ_y + m a v_x)/k, Ω_z)
+/// and v⁺ = a Ω⁺ × e_z (the rows of `rolling(...)` hold after it); ω⁺ = Rᵀ Ω⁺ in the body.
+#[derive(Mechanics)]
+#[mechanics(
+    orientation(r),
+    mode(flight,
+        coordinates(x, y, z),
+        body(name = ball, mass = m, centre = [x, y, z], frame = r, inertia = diag(i, i, i)),
+        define(spin = r * omega(r)),
+    ),
+    mode(rolling,
+        coordinates(x, y),
+        body(name = ball, mass = m, centre = [x, y, a], frame = r, inertia = diag(i, i, i)),
+        rolling(name = contact, body = ball, sphere = a),
+    ),
+    gravity = [0, 0, -g],
+    transition(flight -> rolling, name = land, guard = z - a, law = reset(
+        dot(x) = a * (i * spin[1] + m * a * dot(x)) / (i + m * a * a),
+        dot(y) = -a * (i * spin[0] - m * a * dot(y)) / (i + m * a * a),
+        omega(r) = transpose(r) * [(i * spin[0] - m * a * dot(y)) / (i + m * a * a), (i * spin[1] + m * a * dot(x)) / (i + m * a * a), spin[2]],
+    )),
+)]
+struct LandingBall {
+    m: f64,
+    i: f64,
+    a: f64,
+    g: f64,
+}
+
+#[test]
+fn a_spinning_ball_lands_and_rolls_as_the_contact_momentum_says() {
+    // Thrown with backspin: the landing time of the parabola, the post-landing rolling velocity from
+    // the angular momentum about the contact point (for a ball without spin, 5/7 of its horizontal
+    // speed), then uniform rolling in the other mode's chart: positions to the closed form, the rows
+    // of the rolling contact held, E constant while rolling and the reset Jacobian (quaternion
+    // included) against central differences.
+    let (m, a, g) = (0.6, 0.11, 9.81);
+    let i = 0.4 * m * a * a;
+    let ball = LandingBall { m, i, a, g };
+    let turn = UnitQuaternion::from_euler_angles(0.4, -0.3, 1.1);
+    let spin0 = Vector3::new(3.0, -25.0, 4.0); // spatial; backspin about −y for motion along +x
+    let (p0, v0) = (Vector3::new(0.2, -0.1, 0.8), Vector3::new(2.5, 0.7, 1.0));
+    let w0 = turn.inverse() * spin0;
+    let q = turn.quaternion();
+    let x0 = ball.flight_state([p0.x, p0.y, p0.z, q.w, q.i, q.j, q.k], [v0.x, v0.y, v0.z, w0.x, w0.y, w0.z]);
+    let opts = HybridOptions::default().ode(Options::default().rtol(1e-12).atol(1e-13));
+    let sol = ball.simulate(LandingBall::FLIGHT, x0, 0.0..2.0, &opts).unwrap();
+    assert_eq!(sol.impacts.len(), 1);
+    // The landing: z = a on the parabola.
+    let land = (v0.z + (v0.z * v0.z + 2.0 * g * (p0.z - a)).sqrt()) / g;
+    assert!((sol.impacts[0].t - land).abs() < 1e-10, "landing at {} against {land}", sol.impacts[0].t);
+    let pre = Vector3::new(v0.x, v0.y, v0.z - g * land);
+    let k = i + m * a * a;
+    let spin = Vector3::new((i * spin0.x - m * a * pre.y) / k, (i * spin0.y + m * a * pre.x) / k, spin0.z);
+    let roll = a * spin.cross(&Vector3::z());
+    let at_land = p0 + v0 * land - 0.5 * g * land * land * Vector3::z();
+    // Uniform rolling: the centre moves at v⁺, the ball turns at Ω⁺ (a uniform ball's rolling is free).
+    let t_end = 2.0;
+    let (tf, xf) = (*sol.times.last().unwrap(), sol.states.last().unwrap());
+    assert!((tf - t_end).abs() < 1e-12 && *sol.modes.last().unwrap() == LandingBall::ROLLING);
+    let centre = at_land + roll * (t_end - land);
+    let err_centre = (Vector3::new(xf[0], xf[1], a) - centre).norm();
+    let attitude = UnitQuaternion::from_scaled_axis(spin * (t_end - land)) * turn * UnitQuaternion::from_scaled_axis(w0 * land);
+    let got = UnitQuaternion::from_quaternion(Quaternion::new(xf[2], xf[3], xf[4], xf[5]));
+    let err_turn = got.angle_to(&attitude);
+    let err_rates = (Vector3::new(xf[6], xf[7], 0.0) - roll).norm() + (got * Vector3::new(xf[8], xf[9], xf[10]) - spin).norm();
+    println!(
+        "landing ball: landing time {:.1e}, centre {err_centre:.1e}, attitude {err_turn:.1e}, rates {err_rates:.1e}; v⁻ = {:.3?}, v⁺ = {:.3?}",
+        (sol.impacts[0].t - land).abs(),
+        pre.as_slice(),
+        roll.as_slice()
+    );
+    assert!(err_centre < 1e-9 && err_turn < 1e-9 && err_rates < 1e-9, "{err_centre:e} {err_turn:e} {err_rates:e}");
+    let x11 = routh::runtime::mechanics::take::<13, 11>(xf);
+    let rolling = ball.rolling();
+    assert!(rolling.velocity_residuals(t_end, &x11).amax() < 1e-10);
+    let e_post = rolling.energy(0.0, &routh::runtime::mechanics::take::<13, 11>(&sol.impacts[0].post));
+    assert!((rolling.energy(t_end, &x11) - e_post).abs() < 1e-10 * e_post);
+    let e_expected = 0.5 * m * roll.norm_squared() + 0.5 * i * spin.norm_squared() + m * g * a;
+    assert!((e_post - e_expected).abs() < 1e-10 * e_expected, "{e_post} against {e_expected}");
+    // Without spin, the textbook 5/7 of the horizontal speed (i = 2/5 m a²), and the ball turns
+    // at v⁺/a about the horizontal axis across its path.
+    let still = ball.flight_state([0.0, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0], [1.5, -0.8, 0.0, 0.0, 0.0, 0.0]);
+    let sol = ball.simulate(LandingBall::FLIGHT, still, 0.0..1.0, &opts).unwrap();
+    let post = sol.impacts[0].post;
+    let ratio = Vector3::new(post[6], post[7], 0.0) - Vector3::new(1.5, -0.8, 0.0) * (5.0 / 7.0);
+    let omega = Vector3::new(post[8], post[9], post[10]) - Vector3::new(0.8, 1.5, 0.0) * (5.0 / 7.0 / a);
+    assert!(ratio.norm() < 1e-12 && omega.norm() < 1e-10, "{ratio} {omega}");
+    // The reset's Jacobian over the whole source state (|q| included) against central differences.
+    let mut rng = common::Rng::new(7);
+    for _ in 0..5 {
+        let qr: [f64; 4] = std::array::from_fn(|_| rng.uniform(-1.0, 1.0));
+        let v: [f64; 6] = std::array::from_fn(|_| rng.uniform(-2.0, 2.0));
+        let x = ball.flight_state([0.1, 0.2, a, qr[0], qr[1], qr[2], qr[3]], v);
+        let exact = ball.flight().land_reset_jacobian(0.0, &x).unwrap();
+        let h = 1e-6;
+        let fd = routh::nalgebra::SMatrix::<f64, 11, 13>::from_fn(|r, c| {
+            let (mut up, mut down) = (x, x);
+            up[c] += h;
+            down[c] -= h;
+            (ball.flight().land_reset(0.0, &up).unwrap()[r] - ball.flight().land_reset(0.0, &down).unwrap()[r]) / (2.0 * h)
+        });
+        let err = common::rel_err(&exact, &fd);
+        assert!(err < 1e-6, "∂Δ/∂x against central differences: {err:e}");
     }
 }
 

@@ -181,7 +181,9 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations) -> Vec<ImpactEqu
                 state.extend(velocities.iter().copied());
                 state.extend(syms.z);
                 let source = syms.state_symbols();
-                let jacobian = arena.jacobian(&state, &source);
+                // Over every perturbation of the source state: with orientations, |q|² unheld.
+                let unheld = syms.unhold_norms(arena, &state);
+                let jacobian = arena.jacobian(&unheld, &source);
                 Reset::Chart { state, jacobian }
             }
         };

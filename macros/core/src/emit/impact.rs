@@ -277,9 +277,12 @@ fn chart_reset(model: &View<'_>, ie: &ImpactEquations, dims: &[usize], helpers: 
         helpers.body(model, outputs, &format!("__routh_{name}_{part}"), params, args)
     };
     let target = ie.target.unwrap_or(0);
-    // (Chart changes are between modes without orientations: the state is (q', q̇'[, z]).)
+    // The target's state is (q', v'[, z]): its N' velocities and N' + k positions with the k
+    // orientations the modes share.
     let dm = dims.get(target).copied().unwrap_or(0);
-    let m = (dm - usize::from(model.layout.z.is_some())) / 2;
+    let k = model.layout.orientations.len();
+    let m = (dm - usize::from(model.layout.z.is_some()) - k) / 2 + k;
+    let velocity = if k == 0 { "q̇'" } else { "v'" };
     let (c_stmts, c_vals) = emit(new_state, "chart", &none, &none);
     let flat: Vec<Expr> = jacobian.iter().flatten().copied().collect();
     let (j_stmts, j_vals) = emit(&flat, "jacobian", &none, &none);
@@ -290,7 +293,7 @@ fn chart_reset(model: &View<'_>, ie: &ImpactEquations, dims: &[usize], helpers: 
         .iter()
         .enumerate()
         .map(|(k, &e)| {
-            let lhs = if k < m { format!("q'[{}]", k + 1) } else { format!("q̇'[{}]", k - m + 1) };
+            let lhs = if k < m { format!("q'[{}]", k + 1) } else { format!("{velocity}[{}]", k - m + 1) };
             (lhs, formula(model, e))
         })
         .collect();

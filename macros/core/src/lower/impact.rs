@@ -210,13 +210,6 @@ pub(super) fn lower_impact(
             Law::Restitution(rows)
         }
         LawDecl::Reset { keyword, assignments } => {
-            if !lower.syms.orientations.is_empty() {
-                return Err(syn::Error::new(
-                    keyword.span(),
-                    "`reset(...)` chart changes in models with orientations are not supported yet: their modes share the \
-                     coordinates; use `restitution(...)`, `map(...)` or `project`",
-                ));
-            }
             let Some(target) = target else {
                 return Err(syn::Error::new(
                     keyword.span(),
@@ -258,8 +251,10 @@ fn map_target(lhs: &syn::Expr, coordinates: &[String]) -> syn::Result<usize> {
     })
 }
 
-/// Lowers `reset(q = ..., dot(q) = ...)`: every coordinate and velocity of the target mode, with
-/// same-named source coordinates carried over when not given.
+/// Lowers `reset(q = ..., dot(q) = ..., omega(r) = ...)`: every coordinate and velocity of the
+/// target mode, with same-named source coordinates carried over when not given. The modes share
+/// their orientations: each quaternion carries over, and its body angular velocity too unless
+/// `omega(r) = [...]` gives it.
 fn lower_chart(
     lower: &mut Lowerer<'_>,
     keyword: &Ident,
@@ -271,7 +266,16 @@ fn lower_chart(
     let n = names.len();
     let mut positions: Vec<Option<Expr>> = vec![None; n];
     let mut velocities: Vec<Option<Expr>> = vec![None; n];
+    let orientations = lower.syms.orientations.clone();
+    let mut omegas: Vec<Option<[Expr; 3]>> = vec![None; orientations.len()];
     for (lhs, rhs) in assignments {
+        if let Some(o) = reset_orientation(lhs, &orientations)? {
+            if omegas[o].is_some() {
+                return Err(syn::Error::new_spanned(lhs, "this component of the new state is given twice"));
+            }
+            omegas[o] = Some(lower.vector(rhs)?);
+            continue;
+        }
         let (is_velocity, ident) = match lhs {
             syn::Expr::Path(p) if p.path.get_ident().is_some() => (false, p.path.get_ident().cloned()),
             syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(f) if f.path.is_ident("dot")) && c.args.len() == 1 => {
@@ -332,7 +336,51 @@ fn lower_chart(
             ),
         ));
     }
+    // The shared orientations: each quaternion as it is, ω as given or as it is.
+    let (mut positions, mut velocities) = (positions, velocities);
+    for (o, omega) in orientations.iter().zip(omegas) {
+        positions.extend((0..4).map(|i| lower.syms.q[o.q_start + i]));
+        velocities.extend(omega.unwrap_or_else(|| std::array::from_fn(|i| lower.syms.qd[o.v_start + i])));
+    }
     Ok(Law::Chart { positions, velocities })
+}
+
+/// The orientation whose angular velocity the left side of a reset assignment `omega(r) = ...`
+/// gives (`None` for other assignments); an orientation itself on the left is an error: it carries
+/// over.
+fn reset_orientation(lhs: &syn::Expr, orientations: &[crate::layout::Orientation]) -> syn::Result<Option<usize>> {
+    let find = |e: &syn::Expr| match e {
+        syn::Expr::Path(p) => p.path.get_ident().and_then(|i| orientations.iter().position(|o| o.name == *i)),
+        _ => None,
+    };
+    if let Some(o) = find(lhs) {
+        return Err(syn::Error::new_spanned(
+            lhs,
+            format!(
+                "the orientation `{}` carries over into the target mode (the modes share it); a reset may give its \
+                 angular velocity, `omega({0}) = [..]` (body components)",
+                orientations[o].name
+            ),
+        ));
+    }
+    let syn::Expr::Call(c) = lhs else { return Ok(None) };
+    if !matches!(&*c.func, syn::Expr::Path(f) if f.path.is_ident("omega")) || c.args.len() != 1 {
+        return Ok(None);
+    }
+    match c.args.first().and_then(find) {
+        Some(o) => Ok(Some(o)),
+        None => {
+            let names: Vec<String> = orientations.iter().map(|o| o.name.to_string()).collect();
+            Err(syn::Error::new_spanned(
+                lhs,
+                format!(
+                    "`omega(r)` on the left of a reset gives the body angular velocity of an orientation `r` of the model \
+                     (orientations: {}); an ordinary coordinate's rate is `dot(q)`",
+                    if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+                ),
+            ))
+        }
+    }
 }
 
 /// The constraint named by a guard (or an output) `multiplier(name)`, if it has that form.

@@ -149,16 +149,6 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
         if let Some((kw, _)) = m.items.orientations.first() {
             cx.error(kw.span(), "declare `orientation(...)` at the top level of #[mechanics(...)]: the modes share it");
         }
-        let own_coordinates = !m.items.coordinates.is_empty() || m.items.coordinates_keyword.is_some();
-        if let (Some((kw, _)), true) = (raw.orientations.first(), own_coordinates) {
-            let mut e = syn::Error::new(
-                m.name.span(),
-                "this mode has its own coordinates, but modes of models with orientations share the top level's \
-                 coordinates and orientations (charts of their own are not supported yet)",
-            );
-            e.combine(syn::Error::new(kw.span(), "the orientation is declared here"));
-            cx.push(e);
-        }
         if let Some((kw, _)) = m.items.gravity.first() {
             cx.error(kw.span(), "declare `gravity` at the top level of #[mechanics(...)]: the field acts in every mode");
         }
@@ -230,7 +220,8 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                     own.coordinates_keyword.clone()
                 },
                 coordinates: if inherit_coordinates { raw.coordinates.clone() } else { own.coordinates.clone() },
-                orientations: if inherit_coordinates { raw.orientations.clone() } else { Vec::new() },
+                // Every mode has the top level's orientations (a mode's own coordinates are ordinary).
+                orientations: raw.orientations.clone(),
                 actions: raw.actions.clone(),
                 inputs: raw.inputs.clone(),
                 sensitivities: raw.sensitivities.clone(),
