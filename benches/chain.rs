@@ -14,9 +14,8 @@
 //!   macros run at by default (see the profile overrides in Cargo.toml); `expand/with_jacobian/n`
 //!   the same with the opt-in field Jacobian. Prints the generated tokens' size of both;
 //!   `expand/rover/*` and `expand/skater/*` a model with (`reduced`) and without (`full`) its
-//!   `reduce(...)` item (the cost of a nonholonomic and of a non-abelian Routh reduced type);
-//!   `expand/bicycle` the Whipple bicycle of `examples/models/whipple.rs` (bodies, frames, rolling
-//!   contacts, a holonomic and four nonholonomic constraints).
+//!   `reduce(...)` item (the cost of a nonholonomic and of a non-abelian Routh reduced type). The
+//!   Whipple bicycle's expansion is in `benches/bicycle.rs`.
 //!
 //! - `constrained_chain/tree/30`, `constrained_chain/dense/30`: the 30-link chain with its tip held
 //!   at a point (two holonomic rows), the saddle point solved with M factored along the tree (the
@@ -305,11 +304,6 @@ fn expand(c: &mut Criterion) {
             b.iter(|| routh_macros_core::try_expand(black_box(src.clone())).unwrap())
         });
     }
-    // The Whipple bicycle written with bodies, frames and rolling contacts.
-    let bicycle: proc_macro2::TokenStream = bicycle_source().parse().unwrap();
-    let tokens = routh_macros_core::try_expand(bicycle.clone()).unwrap().to_string().len();
-    println!("Whipple bicycle: {tokens} bytes of generated tokens");
-    group.bench_function("bicycle", |b| b.iter(|| routh_macros_core::try_expand(black_box(bicycle.clone())).unwrap()));
     // What a reduced type costs: each model with and without its `reduce(...)` item.
     for (name, source) in
         [("rover", model_source(include_str!("../examples/models/rover.rs"), "PolarRover")), ("skater", SKATER.to_owned())]
@@ -352,13 +346,6 @@ fn model_source(file: &str, name: &str) -> String {
     let start = file[..struct_at].rfind("#[mechanics(").expect("the model's attribute");
     let end = struct_at + file[struct_at..].find("\n}\n").expect("the struct's end") + 3;
     file[start..end].to_owned()
-}
-
-/// The `#[mechanics(...)]` attribute and struct of `examples/models/whipple.rs`.
-fn bicycle_source() -> String {
-    let file = include_str!("../examples/models/whipple.rs");
-    let name = &file[file.find("pub struct ").expect("a struct") + 11..];
-    model_source(file, &name[..name.find(' ').expect("its name")])
 }
 
 fn scheme(c: &mut Criterion) {

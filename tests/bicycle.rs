@@ -16,6 +16,9 @@ mod whipple;
 
 use whipple::{Bicycle, benchmark, running, worst_roll};
 
+#[path = "../examples/models/whipple_by_hand.rs"]
+mod whipple_by_hand;
+
 /// The roll–steer selection of the benchmark: roll and steer independent, the rear wheel's rate
 /// the third independent velocity (the speed), the contact point, yaw and wheel angles ignorable
 /// (proved so by the linearisation), the pitch dependent through the front contact.
@@ -157,4 +160,75 @@ fn linearised_matrices_are_the_benchmarks() {
     assert!(worst < 1e-10, "worst difference {worst:e}: M = {}, C = {}, K = {}", hi.mass, hi.damping, hi.stiffness);
     // The speed decouples at upright running: no coupling of roll and steer to the wheel's rate.
     assert!(hi.mass[(0, 2)].abs() < 1e-12 && hi.mass[(1, 2)].abs() < 1e-12, "{}", hi.mass);
+}
+
+/// The benchmark's parameters in the hand-derived model.
+fn by_hand(b: &Bicycle) -> whipple_by_hand::HandBicycle {
+    whipple_by_hand::HandBicycle {
+        w: b.w,
+        c: b.c,
+        lambda: b.lambda,
+        g: b.g,
+        rr: b.rr,
+        mr: b.mr,
+        irxx: b.irxx,
+        iryy: b.iryy,
+        xb: b.xb,
+        zb: b.zb,
+        mb: b.mb,
+        ibxx: b.ibxx,
+        ibyy: b.ibyy,
+        ibzz: b.ibzz,
+        ibxz: b.ibxz,
+        xh: b.xh,
+        zh: b.zh,
+        mh: b.mh,
+        ihxx: b.ihxx,
+        ihyy: b.ihyy,
+        ihzz: b.ihzz,
+        ihxz: b.ihxz,
+        rf: b.rf,
+        mf: b.mf,
+        ifxx: b.ifxx,
+        ifyy: b.ifyy,
+    }
+}
+
+#[test]
+fn the_model_with_bodies_is_the_model_derived_by_hand() {
+    // The bicycle written with bodies, frames and rolling items against the same bicycle with every
+    // rotation, angular velocity, contact point and no-slip row derived by hand into 88 scalar
+    // defines: the same M and f at random states, the same constraints (the same residuals of the
+    // front contact's height, and no-slip rows spanning the same space), the same accelerations on
+    // the constraints and the same linearisation at 5 m/s.
+    let b = benchmark();
+    let h = by_hand(&b);
+    let mut rng = common::Rng::new(2007);
+    let mut worst: f64 = 0.0;
+    for _ in 0..20 {
+        let mut x = rng.vector::<16>(-1.0, 1.0);
+        x[3] *= 0.5; // |φ| < π/2: the rear wheel's chart
+        let (m1, m2) = (b.mass_matrix(0.0, &x), h.mass_matrix(0.0, &x));
+        let (f1, f2) = (b.forcing(0.0, &x), h.forcing(0.0, &x));
+        worst = worst.max((m1 - m2).amax() / m1.amax()).max((f1 - f2).amax() / f1.amax().max(1.0));
+        let (r1, r2) = (b.position_residuals(0.0, &x), h.position_residuals(0.0, &x));
+        worst = worst.max((r1 - r2).amax());
+        // Row spaces: each model's rows are combinations of the other's (the stacked rank is 5).
+        let (a1, _) = b.constraint_rows(0.0, &x);
+        let (a2, _) = h.constraint_rows(0.0, &x);
+        let stacked = routh::nalgebra::DMatrix::from_fn(10, 8, |i, j| if i < 5 { a1[(i, j)] } else { a2[(i - 5, j)] });
+        let sv = stacked.singular_values();
+        assert!(sv[5] < 1e-12 * sv[0], "rows of different spaces: {sv}");
+    }
+    let x = running(&b, 4.0, 0.3, -0.2);
+    let (q1, q2) = (b.accelerations(0.0, &x).unwrap(), h.accelerations(0.0, &x).unwrap());
+    worst = worst.max((q1 - q2).amax() / q1.amax());
+    let selection = roll_and_steer();
+    let (l1, l2) = (
+        b.linearize_constrained(0.0, &running(&b, 5.0, 0.0, 0.0), &selection).unwrap(),
+        h.linearize_constrained(0.0, &running(&b, 5.0, 0.0, 0.0), &selection).unwrap(),
+    );
+    worst = worst.max((&l1.a - &l2.a).amax() / l1.a.amax());
+    println!("bodies against the hand-derived model: M, f, residuals, accelerations, A within {worst:.1e} (relative)");
+    assert!(worst < 1e-12, "{worst:e}");
 }

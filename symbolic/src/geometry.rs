@@ -28,15 +28,37 @@ pub type Vec3 = [Expr; 3];
 /// A 3×3 matrix of expressions, by rows.
 pub type Mat3 = [[Expr; 3]; 3];
 
-/// A rotation matrix with its body angular velocity `vee(RᵀṘ)`, both as expressions: built from
-/// [`Arena::elementary_rotation`] and the like, composed by [`Arena::rotation_product`] and
-/// [`Arena::rotation_transpose`] (orthonormal by construction, and the angular velocity without
-/// differentiating a matrix).
+/// A rotation matrix with its body and spatial angular velocities `vee(RᵀṘ)` and `vee(ṘRᵀ)`, all
+/// as expressions: built from [`Arena::elementary_rotation`] and the like, composed by
+/// [`Arena::rotation_product`] and [`Arena::rotation_transpose`] (orthonormal by construction, and
+/// the angular velocities without differentiating a matrix). Both are composed along the product —
+/// Ω(AB) = Ω(A) + A Ω(B) as ω(AB) = Bᵀω(A) + ω(B) — so neither is R times the other multiplied
+/// out: the spatial one of a chain of joints is the sum of each joint's axis in space times its
+/// rate, as one would write it by hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rotation {
     /// The matrix R (body components to parent components).
     pub matrix: Mat3,
     /// The body angular velocity ω = vee(RᵀṘ).
+    pub rate: Vec3,
+    /// The spatial angular velocity Ω = vee(ṘRᵀ) = R ω (parent components).
+    pub spatial: Vec3,
+    /// For R = C E with E elementary about an axis (see [`Turn`]): the spin on its carrier.
+    pub turned: Option<Turn>,
+}
+
+/// A rotation R = C E whose last factor E is elementary about axis k (a wheel's spin on its
+/// carrier, a top's spin on its precessing and nodding frame): k, the carrier C and
+/// E ω = ω(C) + ė e_k, the angular velocity in the carrier's axes — of the same norm as ω and the
+/// same k-component, without the spin angle: a body symmetric about k has
+/// ωᵀIω = a|Eω|² + (b − a)(Eω)_k².
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Turn {
+    /// The axis k of E.
+    pub axis: Axis,
+    /// The carrier C.
+    pub carrier: Mat3,
+    /// E ω = ω(C) + ė e_k.
     pub rate: Vec3,
 }
 
@@ -220,37 +242,53 @@ impl Arena {
     pub fn elementary_rotation(&mut self, axis: Axis, angle: Expr, angle_rate: Expr) -> Rotation {
         let matrix = self.rotation(axis, angle);
         let rate = self.unit(axis).map(|e| self.mul2(e, angle_rate));
-        Rotation { matrix, rate }
+        let carrier = self.identity3();
+        Rotation { matrix, rate, spatial: rate, turned: Some(Turn { axis, carrier, rate }) }
     }
 
     /// The rotation by `angle` about a constant unit `axis`, whose angle changes at `angle_rate`:
-    /// body angular velocity `angle_rate · axis` (the axis is fixed by the rotation).
+    /// body and spatial angular velocity `angle_rate · axis` (the axis is fixed by the rotation).
     pub fn axis_angle_rotation(&mut self, axis: &Vec3, angle: Expr, angle_rate: Expr) -> Rotation {
         let matrix = self.axis_angle(axis, angle);
         let rate = self.vec_scale(angle_rate, axis);
-        Rotation { matrix, rate }
+        Rotation { matrix, rate, spatial: rate, turned: None }
     }
 
     /// A constant rotation (no angular velocity).
     pub fn fixed_rotation(&self, matrix: Mat3) -> Rotation {
-        Rotation { matrix, rate: self.vec_zero() }
+        Rotation { matrix, rate: self.vec_zero(), spatial: self.vec_zero(), turned: None }
     }
 
-    /// `A B`, with `ω(A B) = Bᵀ ω(A) + ω(B)`.
+    /// `A B`, with `ω(A B) = Bᵀ ω(A) + ω(B)` and `Ω(A B) = Ω(A) + A Ω(B)`.
     pub fn rotation_product(&mut self, a: &Rotation, b: &Rotation) -> Rotation {
         let matrix = self.mat_mul(&a.matrix, &b.matrix);
         let bt = self.transpose3(&b.matrix);
         let carried = self.mat_vec(&bt, &a.rate);
         let rate = self.vec_add(&carried, &b.rate);
-        Rotation { matrix, rate }
+        let carried_spatial = self.mat_vec(&a.matrix, &b.spatial);
+        let spatial = self.vec_add(&a.spatial, &carried_spatial);
+        // B = C E: A B = (A C) E, with ω(A C) + ė e_k = Cᵀ ω(A) + (ω(C) + ė e_k).
+        let turned = b.turned.map(|t| {
+            let ct = self.transpose3(&t.carrier);
+            let carried = self.mat_vec(&ct, &a.rate);
+            Turn { axis: t.axis, carrier: self.mat_mul(&a.matrix, &t.carrier), rate: self.vec_add(&carried, &t.rate) }
+        });
+        Rotation { matrix, rate, spatial, turned }
     }
 
-    /// `Aᵀ = A⁻¹`, with `ω(Aᵀ) = −A ω(A)`.
+    /// `Aᵀ = A⁻¹`, with `ω(Aᵀ) = −Ω(A)` and `Ω(Aᵀ) = −ω(A)`.
     pub fn rotation_transpose(&mut self, a: &Rotation) -> Rotation {
         let matrix = self.transpose3(&a.matrix);
-        let spatial = self.mat_vec(&a.matrix, &a.rate);
-        let rate = spatial.map(|x| self.neg(x));
-        Rotation { matrix, rate }
+        let rate = a.spatial.map(|x| self.neg(x));
+        let spatial = a.rate.map(|x| self.neg(x));
+        Rotation { matrix, rate, spatial, turned: None }
+    }
+
+    /// A rotation `matrix` with body angular velocity `rate` (a quaternion's ω, or `vee(RᵀṘ)`):
+    /// its spatial one `R ω`.
+    pub fn rotation_with_rate(&mut self, matrix: Mat3, rate: Vec3) -> Rotation {
+        let spatial = self.mat_vec(&matrix, &rate);
+        Rotation { matrix, rate, spatial, turned: None }
     }
 
     /// The rate `q̇ = ½ q ⊗ (0, ω)` of a quaternion q = (w, x, y, z) turning at the body angular

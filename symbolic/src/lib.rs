@@ -34,7 +34,7 @@ mod zero;
 
 pub use arena::{Arena, Expr, Func, Node};
 pub use emit::{Emitted, OpCount, emit, emit_bound, emit_slots, emit_slots_bound};
-pub use geometry::{Axis, Mat3, Rotation, Vec3};
+pub use geometry::{Axis, Mat3, Rotation, Turn, Vec3};
 pub use rational::Rational;
 pub use zero::{MAX_ABS_BRANCHES, ZeroTest};
 

@@ -1,5 +1,6 @@
-//! Vector and rotation algebra: the rotation constructors are rotations, and the body angular
-//! velocity composed along products and transposes equals `vee(RᵀṘ)` differentiated directly.
+//! Vector and rotation algebra: the rotation constructors are rotations, and the body and spatial
+//! angular velocities composed along products and transposes equal `vee(RᵀṘ)` and `vee(ṘRᵀ)`
+//! differentiated directly (and a last elementary turn its rate on its carrier).
 
 use super::*;
 
@@ -61,13 +62,36 @@ fn composed_angular_velocity_is_vee_of_rt_rdot() {
     let zxn = a.rotation_product(&zx, &rn);
     let back = a.rotation_transpose(&zxn);
     let mixed = a.rotation_product(&back, &rz);
-    for r in [rz, rx, rn, zx, zxn, back, mixed] {
+    // A spin on a composite carrier: (Rz Rx) (Rn Rz) turns last about z on the carrier Rz Rx Rn.
+    let nz = a.rotation_product(&rn, &rz);
+    let spun = a.rotation_product(&zx, &nz);
+    assert!(spun.turned.is_some_and(|t| t.axis == Axis::Z) && zxn.turned.is_none() && back.turned.is_none());
+    for r in [rz, rx, rn, zx, zxn, back, mixed, nz, spun] {
         let rdot = mat_rate(&mut a, &r.matrix, &q, &qd);
         let direct = a.body_rate(&r.matrix, &rdot);
         let diff = a.vec_sub(&direct, &r.rate);
         assert!(all_zero(&a, &diff), "ω composed {:?} vs vee(RᵀṘ)", r.rate);
-        // RᵀṘ is skew: its symmetric part vanishes.
+        // The spatial one: vee(ṘRᵀ), composed as Ω(AB) = Ω(A) + A Ω(B).
         let rt = a.transpose3(&r.matrix);
+        let spatial = a.mat_mul(&rdot, &rt);
+        let spatial = a.vee(&spatial);
+        let diff = a.vec_sub(&spatial, &r.spatial);
+        assert!(all_zero(&a, &diff), "Ω composed {:?} vs vee(ṘRᵀ)", r.spatial);
+        // The last turn: R = C E with E about k, E ω its rate in C's axes (E ω = ω(C) + ė e_k).
+        if let Some(turn) = r.turned {
+            let e = {
+                let ct = a.transpose3(&turn.carrier);
+                a.mat_mul(&ct, &r.matrix)
+            };
+            let k = turn.axis.index();
+            let fixed = a.mat_vec(&e, &a.unit(turn.axis));
+            let diff = a.vec_sub(&fixed, &a.unit(turn.axis));
+            assert!(all_zero(&a, &diff), "Cᵀ R is elementary about e_{k}");
+            let ew = a.mat_vec(&e, &r.rate);
+            let diff = a.vec_sub(&ew, &turn.rate);
+            assert!(all_zero(&a, &diff), "E ω {:?} vs the turn's rate {:?}", ew, turn.rate);
+        }
+        // RᵀṘ is skew: its symmetric part vanishes.
         let w = a.mat_mul(&rt, &rdot);
         let wt = a.transpose3(&w);
         let sym = a.mat_add(&w, &wt);

@@ -80,7 +80,7 @@ pub(super) fn lower_contact(
             ),
         ));
     };
-    let spin = lower.arena.mat_vec(&rotation.matrix, &rotation.rate);
+    let spin = rotation.spatial;
     let c = body.centre;
     let suffix = |s: &str| quote::format_ident!("{}_{}", name, s, span = name.span());
     let decl_keyword = &decl.keyword;

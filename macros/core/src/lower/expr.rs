@@ -356,7 +356,8 @@ impl<'a> Lowerer<'a> {
         if let Some(o) = self.syms.orientations.iter().find(|o| o.name == *ident) {
             let quaternion: [Expr; 4] = std::array::from_fn(|i| self.syms.q[o.q_start + i]);
             let omega: [Expr; 3] = std::array::from_fn(|i| self.syms.qd[o.v_start + i]);
-            return Ok(Value::Matrix(self.arena.quaternion_rotation(&quaternion, o.norm2), Some(omega)));
+            let matrix = self.arena.quaternion_rotation(&quaternion, o.norm2);
+            return Ok(Value::rotation(&self.arena.rotation_with_rate(matrix, omega)));
         }
         if let Some(frame) = self.locals.last()
             && let Some((_, v)) = frame.iter().find(|(p, _)| ident == p)

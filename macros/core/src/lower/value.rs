@@ -29,17 +29,43 @@ use super::expr::{Lowerer, check_arity};
 pub enum Value {
     Scalar(Expr),
     Vector(Vec3),
-    /// A matrix, with its body angular velocity when it was built as a rotation (from elementary
-    /// rotations, `axis_angle`, products and transposes), which is then a rotation by
-    /// construction.
-    Matrix(Mat3, Option<Vec3>),
+    /// A matrix, with its angular velocities when it was built as a rotation (from elementary
+    /// rotations, `axis_angle`, products and transposes, or an orientation), which is then a
+    /// rotation by construction.
+    Matrix(Mat3, Option<Spin>),
     /// The value of an expression whose error was reported: it stands for whatever shape is
     /// needed (a zero scalar or vector, the identity rotation), so that mistakes elsewhere are
     /// still found without repeating this one.
     Failed,
 }
 
+/// A rotation's body and spatial angular velocities and its last elementary turn
+/// ([`Rotation::rate`], [`Rotation::spatial`], [`Rotation::turned`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Spin {
+    pub body: Vec3,
+    pub spatial: Vec3,
+    pub turned: Option<symbolic::Turn>,
+}
+
+impl Spin {
+    /// The angular velocities of `r`.
+    pub fn of(r: &Rotation) -> Spin {
+        Spin { body: r.rate, spatial: r.spatial, turned: r.turned }
+    }
+
+    /// The rotation `matrix` turning at these angular velocities.
+    pub fn rotation(self, matrix: Mat3) -> Rotation {
+        Rotation { matrix, rate: self.body, spatial: self.spatial, turned: self.turned }
+    }
+}
+
 impl Value {
+    /// A rotation as a value.
+    pub fn rotation(r: &Rotation) -> Value {
+        Value::Matrix(r.matrix, Some(Spin::of(r)))
+    }
+
     /// The shape, as messages name it.
     pub fn shape(&self) -> &'static str {
         match self {
@@ -88,10 +114,10 @@ impl Lowerer<'_> {
     }
 
     /// Lowers `e`, which must be a 3×3 matrix.
-    pub fn matrix(&mut self, e: &SynExpr) -> syn::Result<(Mat3, Option<Vec3>)> {
+    pub fn matrix(&mut self, e: &SynExpr) -> syn::Result<(Mat3, Option<Spin>)> {
         match self.value(e)? {
-            Value::Matrix(m, rate) => Ok((m, rate)),
-            Value::Failed => Ok((self.arena.identity3(), Some(self.arena.vec_zero()))),
+            Value::Matrix(m, spin) => Ok((m, spin)),
+            Value::Failed => Ok((self.arena.identity3(), Some(Spin::of(&self.arena.fixed_rotation(self.arena.identity3()))))),
             v => Err(shape_error(e, &v, "a 3×3 matrix", "; write a matrix by rows, `[[a, b, c], [d, e, f], [g, h, i]]`")),
         }
     }
@@ -128,9 +154,8 @@ impl Lowerer<'_> {
             }
             (Value::Matrix(m, _), Value::Vector(v)) => Value::Vector(arena.mat_vec(&m, &v)),
             (Value::Matrix(x, rx), Value::Matrix(y, ry)) => match (rx, ry) {
-                (Some(rate_x), Some(rate_y)) => {
-                    let r = arena.rotation_product(&Rotation { matrix: x, rate: rate_x }, &Rotation { matrix: y, rate: rate_y });
-                    Value::Matrix(r.matrix, Some(r.rate))
+                (Some(spin_x), Some(spin_y)) => {
+                    Value::rotation(&arena.rotation_product(&spin_x.rotation(x), &spin_y.rotation(y)))
                 }
                 _ => Value::Matrix(arena.mat_mul(&x, &y), None),
             },
@@ -238,7 +263,7 @@ impl Lowerer<'_> {
                 match self.angle_rate(angle) {
                     Some(rate) => {
                         let r = self.arena.elementary_rotation(axis, angle, rate);
-                        Value::Matrix(r.matrix, Some(r.rate))
+                        Value::rotation(&r)
                     }
                     None => Value::Matrix(self.arena.rotation(axis, angle), None),
                 }
@@ -266,7 +291,7 @@ impl Lowerer<'_> {
                 match self.angle_rate(angle).filter(|_| constant) {
                     Some(rate) => {
                         let r = self.arena.axis_angle_rotation(&axis, angle, rate);
-                        Value::Matrix(r.matrix, Some(r.rate))
+                        Value::rotation(&r)
                     }
                     None => Value::Matrix(self.arena.axis_angle(&axis, angle), None),
                 }
@@ -284,12 +309,9 @@ impl Lowerer<'_> {
             },
             "transpose" => {
                 arity(1)?;
-                let (m, rate) = self.matrix(args[0])?;
-                match rate {
-                    Some(rate) => {
-                        let r = self.arena.rotation_transpose(&Rotation { matrix: m, rate });
-                        Value::Matrix(r.matrix, Some(r.rate))
-                    }
+                let (m, spin) = self.matrix(args[0])?;
+                match spin {
+                    Some(spin) => Value::rotation(&self.arena.rotation_transpose(&spin.rotation(m))),
                     None => Value::Matrix(self.arena.transpose3(&m), None),
                 }
             }
@@ -328,8 +350,8 @@ impl Lowerer<'_> {
 
     /// The rotation `v`, the value of `src`, as [`Lowerer::rotation`].
     pub fn rotation_of(&mut self, v: Value, src: &SynExpr) -> syn::Result<Rotation> {
-        let (m, rate) = match v {
-            Value::Matrix(m, rate) => (m, rate),
+        let (m, spin) = match v {
+            Value::Matrix(m, spin) => (m, spin),
             Value::Failed => return Ok(self.arena.fixed_rotation(self.arena.identity3())),
             v => {
                 return Err(syn::Error::new_spanned(
@@ -341,8 +363,8 @@ impl Lowerer<'_> {
                 ));
             }
         };
-        if let Some(rate) = rate {
-            return Ok(Rotation { matrix: m, rate });
+        if let Some(spin) = spin {
+            return Ok(spin.rotation(m));
         }
         if self.unknown_arguments() {
             return Ok(self.arena.fixed_rotation(m));
@@ -371,7 +393,8 @@ impl Lowerer<'_> {
         for c in d.as_flattened_mut() {
             *c = self.total_derivative(*c, src.span())?;
         }
-        Ok(Rotation { matrix: m, rate: self.arena.body_rate(&m, &d) })
+        let rate = self.arena.body_rate(&m, &d);
+        Ok(self.arena.rotation_with_rate(m, rate))
     }
 
     /// `dot(v)` componentwise (the time derivative of a rotation is not a rotation).
