@@ -190,7 +190,7 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     let mut first_order = Vec::new();
     for reduction in &model.reductions {
         if reduction.velocities.is_some() {
-            first_order.extend(nonholonomic::reduce(model, arena, cx, &equations, reduction));
+            first_order.extend(nonholonomic::reduce(model, arena, cx, &equations, reduction, &symmetries));
         } else if !reduction.dropped_orientations.is_empty() {
             first_order.extend(routh_group::reduce(model, arena, cx, &equations, reduction));
         }

@@ -30,6 +30,7 @@ use symbolic::{Arena, Expr};
 use syn::Ident;
 
 use crate::derive::euler_lagrange::Equations;
+use crate::derive::symmetry::SymmetryEquations;
 use crate::diagnostics::{Ctxt, error_at as err};
 use crate::layout::{Layout, Role};
 use crate::model::{Model, Reduction};
@@ -72,6 +73,29 @@ pub struct Nonholonomic {
     /// the potential's), f₁ (linear: gyroscopic, damping), and the rest f₂ (quadratic for
     /// mechanical forces: the curvature of the constraint distribution and the metric's terms).
     pub forcing_by_degree: Vec<[Expr; 3]>,
+    /// The full model's momentum maps that are functions of the reduced state (the others are
+    /// named in `unreduced_momenta`).
+    pub momenta: Vec<ReducedMomentum>,
+    pub unreduced_momenta: Vec<Ident>,
+}
+
+/// A momentum map J = ⟨p, ξ⟩ of the full model on the reduced state: the nonholonomic momentum
+/// equation as an item of the reduced system.
+pub struct ReducedMomentum {
+    /// The symmetry's name.
+    pub name: Ident,
+    /// J(t, r, u) on the section, and its derivatives ∂J/∂t and ∂J/∂x over the reduced state (its
+    /// rate along the reduced flow is ∂J/∂t + ∂J/∂x · F).
+    pub value: Expr,
+    pub time_derivative: Expr,
+    pub gradient: Vec<Expr>,
+    /// What the full model proved: J conserved (no force along ξ and, with constraints, Aξ ≡ 0).
+    pub conserved: bool,
+    /// Whether ξ lies in the constraint distribution (Aξ ≡ 0: a horizontal symmetry, whose
+    /// momentum the constraint forces do not change).
+    pub horizontal: bool,
+    /// The moving energy E − c J on the reduced state, and c, when the full model has one.
+    pub moving_energy: Option<(Expr, Expr)>,
 }
 
 /// `e` split by degree in the symbols `u`: the part at u = 0, the linear part, and the rest.
@@ -127,12 +151,25 @@ pub struct RouthTerms {
 
 /// Derives the nonholonomic reduction `red` of `model` in its arena; a reduction that does not
 /// apply is reported into `cx`.
-pub fn reduce(model: &Model, arena: &mut Arena, cx: &mut Ctxt, eq: &Equations, red: &Reduction) -> Option<Nonholonomic> {
-    cx.ok(reduced(model, arena, eq, red))
+pub fn reduce(
+    model: &Model,
+    arena: &mut Arena,
+    cx: &mut Ctxt,
+    eq: &Equations,
+    red: &Reduction,
+    symmetries: &[SymmetryEquations],
+) -> Option<Nonholonomic> {
+    cx.ok(reduced(model, arena, eq, red, symmetries))
 }
 
 #[allow(clippy::too_many_lines)]
-fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) -> syn::Result<Nonholonomic> {
+fn reduced(
+    model: &Model,
+    arena: &mut Arena,
+    eq: &Equations,
+    red: &Reduction,
+    symmetries: &[SymmetryEquations],
+) -> syn::Result<Nonholonomic> {
     let kw = &red.keyword;
     let velocities = red.velocities.as_deref().unwrap_or_default();
     let syms = &model.layout;
@@ -298,6 +335,15 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         })
         .collect();
     let mut energy = arena.subs(eq.energy, &along);
+    // The momentum maps J = ⟨p, ξ⟩ and moving energies E − c J along the distribution.
+    let mut momenta: Vec<(usize, Expr, Option<Expr>)> = symmetries
+        .iter()
+        .enumerate()
+        .map(|(i, se)| {
+            let moving = se.moving_energy.map(|(_, e)| arena.subs(e, &along));
+            (i, arena.subs(se.momentum, &along), moving)
+        })
+        .collect();
     // The reduced positions (the kept coordinates, or the shape coordinates in their chart) and
     // their rates.
     let (coordinates, q, rates): (Vec<Ident>, Vec<Expr>, Vec<Expr>) = match (&chart, &red.quotient) {
@@ -307,6 +353,10 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
             mred = mred.iter().map(|row| pull(arena, row)).collect();
             fred = pull(arena, &fred);
             energy = chart.pull(arena, energy);
+            for (_, j, moving) in &mut momenta {
+                *j = chart.pull(arena, *j);
+                *moving = moving.map(|e| chart.pull(arena, e));
+            }
             vel = pull(arena, &vel);
             position_rates = pull(arena, &position_rates);
             (qm.names.clone(), qm.symbols.clone(), rates)
@@ -357,13 +407,22 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
             }
         }
     }
-    let energy_invariant = {
-        let unheld = syms.unhold_norms(arena, &[energy])[0];
+    let free_of_dropped = |arena: &mut Arena, e: Expr| {
+        let unheld = syms.unhold_norms(arena, &[e])[0];
         dropped.iter().all(|&d| {
             let de = arena.diff(unheld, syms.q[d]);
             arena.zero_test(de).is_zero()
         })
     };
+    let energy_invariant = free_of_dropped(arena, energy);
+    let mut unreduced_momenta = Vec::new();
+    momenta.retain(|(i, j, moving)| {
+        let keep = free_of_dropped(arena, *j) && moving.is_none_or(|e| free_of_dropped(arena, e));
+        if !keep {
+            unreduced_momenta.push(symmetries[*i].name.clone());
+        }
+        keep
+    });
     // On the section: dropped coordinates 0, dropped orientations the identity (exact: nothing
     // above depends on them).
     let mut section: Vec<(Expr, Expr)> = red.cyclic.iter().map(|(d, _)| (syms.q[*d], zero)).collect();
@@ -377,6 +436,8 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     let mred: Vec<Vec<Expr>> = mred.iter().map(|row| row.iter().map(|&e| arena.subs(e, &section)).collect()).collect();
     let fred: Vec<Expr> = fred.iter().map(|&e| arena.subs(e, &section)).collect();
     let energy = energy_invariant.then(|| arena.subs(energy, &section));
+    let momenta: Vec<(usize, Expr, Option<Expr>)> =
+        momenta.into_iter().map(|(i, j, moving)| (i, arena.subs(j, &section), moving.map(|e| arena.subs(e, &section)))).collect();
     // The reconstruction, read with the dropped positions (|q|² as the sum of their squares).
     let full_velocities = syms.unhold_norms(arena, &vel);
     let dropped_rates: Vec<Expr> = {
@@ -394,12 +455,28 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     emitted.extend(full_velocities.iter().copied());
     emitted.extend(dropped_rates.iter().copied());
     emitted.extend(energy);
+    emitted.extend(momenta.iter().flat_map(|(_, j, moving)| std::iter::once(*j).chain(*moving)));
     let kept_positions = red.quotient.as_ref().map(|qm| qm.inverse.iter().map(|(_, _, e)| *e).collect::<Vec<_>>());
     emitted.extend(kept_positions.iter().flatten().copied());
     check_emitted(arena, &layout, &emitted, kw)?;
     let state: Vec<Expr> = layout.q.iter().chain(&layout.qd).copied().collect();
     let jacobian = FirstOrderJacobian::derive(arena, &state, &rates, &mred, &fred);
     let forcing_by_degree = fred.iter().map(|&f| by_degree(arena, f, &u)).collect();
+    let momenta = momenta
+        .into_iter()
+        .map(|(i, value, moving)| {
+            let se = &symmetries[i];
+            ReducedMomentum {
+                name: se.name.clone(),
+                value,
+                time_derivative: arena.diff(value, syms.t),
+                gradient: state.iter().map(|&x| arena.diff(value, x)).collect(),
+                conserved: se.conserved,
+                horizontal: se.constraint_action.iter().all(|&e| arena.zero_test(e).is_zero()),
+                moving_energy: moving.zip(se.moving_energy.map(|(c, _)| c)),
+            }
+        })
+        .collect();
     let tokens = quote::quote!(#kw);
     let reduced =
         Model::assemble(red.name.clone(), None, coordinates, model.parameters.clone(), layout, zero, tokens, vec![zero; nu]);
@@ -418,6 +495,8 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         routh: None,
         jacobian,
         forcing_by_degree,
+        momenta,
+        unreduced_momenta,
     })
 }
 

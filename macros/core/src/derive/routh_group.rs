@@ -298,5 +298,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         routh: Some(RouthTerms { orientation: r.clone(), routhian, amended, momentum }),
         jacobian,
         forcing_by_degree,
+        momenta: Vec::new(),
+        unreduced_momenta: Vec::new(),
     })
 }
