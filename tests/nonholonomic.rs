@@ -176,3 +176,45 @@ fn a_nonholonomic_reduction_runs_across_impacts_and_each_impact_is_the_closed_fo
     );
     assert!(map < 1e-12 && gap < 1e-9, "{map:e} {gap:e}");
 }
+
+/// Bloch's nonholonomic particle (*Nonholonomic Mechanics and Control*, §1.4) in a harmonic well:
+/// ż = y ẋ, a connection ż = −A(x, y)·(ẋ, ẏ) with A = (−y, 0) on the shape (x, y) of the
+/// translations in z.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, z),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2) + dot(z).powi(2)) - k / 2 * (x.powi(2) + y.powi(2)),
+    constraint(lift = dz - y * dx),
+    reduce(nonholonomic(z), velocities(x, y), name = ParticleReduced),
+)]
+pub struct NonholonomicParticle {
+    pub m: f64,
+    pub k: f64,
+}
+
+#[test]
+fn the_nonholonomic_particle_is_a_chaplygin_system_with_its_curvature() {
+    // Derived for this test (Lagrange–d'Alembert with λ(−y, 0, 1)): m(1 + y²) ẍ = −k x − m y ẋ ẏ,
+    // m ÿ = −k y. The constrained reduced Lagrangian l_c = ½m((1 + y²)ẋ² + ẏ²) − ½k(x² + y²) gives
+    // d/dt ∂l_c/∂ṙ − ∂l_c/∂r = (m(1 + y²)ẍ + 2m y ẋ ẏ + k x, m ÿ − m y ẋ² + k y), so Chaplygin's
+    // gyroscopic force is G = (m y ẋ ẏ, −m y ẋ²) = p_z B ṙ with p_z = m y ẋ and the curvature
+    // B_xy = ∂A_y/∂x − ∂A_x/∂y = 1.
+    let (m, k) = (1.3, 0.7);
+    let red = ParticleReduced { m, k };
+    let mut worst = 0.0f64;
+    for (x, y, xd, yd) in [(0.3, -0.8, 1.1, 0.4), (-1.2, 0.5, -0.3, 2.0), (0.0, 1.7, 0.9, -1.4)] {
+        let s = red.state([x, y], [xd, yd]);
+        let b = red.curvature(0.0, &s);
+        assert_eq!(b.len(), 1);
+        worst = worst.max((b[0] - routh::nalgebra::Matrix2::new(0.0, 1.0, -1.0, 0.0)).amax());
+        let g = red.gyroscopic_force(0.0, &s);
+        worst = worst.max((g[0] - m * y * xd * yd).abs()).max((g[1] + m * y * xd * xd).abs());
+        let f = VectorField::field(&red, 0.0, &s).unwrap();
+        worst = worst.max((f[2] - (-k * x - m * y * xd * yd) / (m * (1.0 + y * y))).abs()).max((f[3] + k * y / m).abs());
+        // The rest of Maggi's right-hand side is the Euler–Lagrange part of l_c.
+        let rest = red.forcing(0.0, &s) - g;
+        worst = worst.max((rest[0] - (-k * x - 2.0 * m * y * xd * yd)).abs()).max((rest[1] - (-k * y + m * y * xd * xd)).abs());
+    }
+    println!("nonholonomic particle: curvature, gyroscopic force and field against the closed forms {worst:.1e}");
+    assert!(worst < 1e-14, "{worst:e}");
+}

@@ -77,6 +77,31 @@ pub struct Nonholonomic {
     /// named in `unreduced_momenta`).
     pub momenta: Vec<ReducedMomentum>,
     pub unreduced_momenta: Vec<Ident>,
+    /// A Chaplygin system (see [`Chaplygin`]), `None` otherwise.
+    pub chaplygin: Option<Chaplygin>,
+}
+
+/// A Chaplygin system: the dropped coordinates g are cyclic (an abelian group acting by
+/// translation), the velocities are the shape coordinates' own rates ṙ, and the constraints are a
+/// connection, ġ = −A(r) ṙ (the distribution complementary to the group's orbits, D ⊕ V = TQ;
+/// linear: no affine part). Then the reduced equations are Chaplygin's,
+///
+/// ```text
+/// d/dt ∂l_c/∂ṙ − ∂l_c/∂r = G,   G_α = p_a B^a_αβ ṙ^β,   B^a_αβ = ∂A^a_β/∂r^α − ∂A^a_α/∂r^β
+/// ```
+///
+/// with l_c the constrained reduced Lagrangian, p_a = ∂L/∂ġ^a on the distribution and B the
+/// connection's curvature: the gyroscopic force G is the part of Maggi's right-hand side that the
+/// constraints add to the Euler–Lagrange equations of l_c.
+pub struct Chaplygin {
+    /// A^a_α (dropped × shape).
+    pub connection: Vec<Vec<Expr>>,
+    /// B^a_αβ (dropped × shape × shape).
+    pub curvature: Vec<Vec<Vec<Expr>>>,
+    /// p_a on the distribution.
+    pub momenta: Vec<Expr>,
+    /// G_α.
+    pub gyroscopic: Vec<Expr>,
 }
 
 /// A momentum map J = ⟨p, ξ⟩ of the full model on the reduced state: the nonholonomic momentum
@@ -462,6 +487,29 @@ fn reduced(
     let state: Vec<Expr> = layout.q.iter().chain(&layout.qd).copied().collect();
     let jacobian = FirstOrderJacobian::derive(arena, &state, &rates, &mred, &fred);
     let forcing_by_degree = fred.iter().map(|&f| by_degree(arena, f, &u)).collect();
+    // Chaplygin's form: cyclic dropped coordinates, the velocities the kept coordinates' own rates.
+    let shape_rates = velocities.len() == kept.len() && velocities.iter().zip(&kept).all(|(v, &k)| v.rate_of == Some(k));
+    let chaplygin = (red.quotient.is_none() && red.dropped_orientations.is_empty() && shape_rates && !dropped.is_empty())
+        .then(|| {
+            let on_distribution: Vec<Expr> = dropped
+                .iter()
+                .map(|&d| {
+                    let p = arena.subs(eq.momenta[d], &along);
+                    arena.subs(p, &section)
+                })
+                .collect();
+            // An abelian group acting by translation: ġ free of g.
+            let abelian = dropped_rates.iter().all(|&g| {
+                dropped.iter().all(|&d| {
+                    let dg = arena.diff(g, syms.q[d]);
+                    arena.zero_test(dg).is_zero()
+                })
+            });
+            let rates: Vec<Expr> = dropped_rates.iter().map(|&g| arena.subs(g, &section)).collect();
+            let shape: Vec<Expr> = kept.iter().map(|&k| syms.q[k]).collect();
+            if abelian { chaplygin(arena, &shape, &u, &rates, &on_distribution) } else { None }
+        })
+        .flatten();
     let momenta = momenta
         .into_iter()
         .map(|(i, value, moving)| {
@@ -497,7 +545,62 @@ fn reduced(
         forcing_by_degree,
         momenta,
         unreduced_momenta,
+        chaplygin,
     })
+}
+
+/// The Chaplygin form of a reduction (see [`Chaplygin`]) when it applies: `dropped_rates` are ġ
+/// on the section over the velocities `u`, which must be the `shape` coordinates' own rates;
+/// `momenta` p_g on the distribution.
+fn chaplygin(arena: &mut Arena, shape: &[Expr], u: &[Expr], dropped_rates: &[Expr], momenta: &[Expr]) -> Option<Chaplygin> {
+    let zero = arena.zero();
+    let at_rest: Vec<(Expr, Expr)> = u.iter().map(|&v| (v, zero)).collect();
+    // Linear constraints only: ġ(u = 0) ≡ 0.
+    if dropped_rates.iter().any(|&g| {
+        let affine = arena.subs(g, &at_rest);
+        !arena.zero_test(affine).is_zero()
+    }) {
+        return None;
+    }
+    let connection: Vec<Vec<Expr>> = dropped_rates
+        .iter()
+        .map(|&g| {
+            u.iter()
+                .map(|&v| {
+                    let d = arena.diff(g, v);
+                    arena.neg(d)
+                })
+                .collect()
+        })
+        .collect();
+    let nr = shape.len();
+    let curvature: Vec<Vec<Vec<Expr>>> = connection
+        .iter()
+        .map(|a| {
+            (0..nr)
+                .map(|al| {
+                    (0..nr)
+                        .map(|be| {
+                            let x = arena.diff(a[be], shape[al]);
+                            let y = arena.diff(a[al], shape[be]);
+                            arena.sub(x, y)
+                        })
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
+    let gyroscopic = (0..nr)
+        .map(|al| {
+            let mut terms = Vec::new();
+            for (b, &p) in curvature.iter().zip(momenta) {
+                let bu = arena.dot(&b[al], u);
+                terms.push(arena.mul2(p, bu));
+            }
+            arena.add(&terms)
+        })
+        .collect();
+    Some(Chaplygin { connection, curvature, momenta: momenta.to_vec(), gyroscopic })
 }
 
 /// The layout of a reduced system on a section: positions (`coordinates`, their symbols `q`),

@@ -300,5 +300,6 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         forcing_by_degree,
         momenta: Vec::new(),
         unreduced_momenta: Vec::new(),
+        chaplygin: None,
     })
 }

@@ -63,6 +63,30 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
     if let Some(e) = red.energy {
         lines.push(("E".into(), formula(rm, e)));
     }
+    if let Some(ch) = &red.chaplygin {
+        let zero = |e: symbolic::Expr| rm.arena.zero_test(e).is_zero();
+        for (g, row) in dropped_names.iter().zip(&ch.connection) {
+            for (r, &a) in coordinate_names.iter().zip(row).filter(|(_, a)| !zero(**a)) {
+                lines.push((format!("A[{g}, {r}]"), formula(rm, a)));
+            }
+        }
+        for (g, b) in dropped_names.iter().zip(&ch.curvature) {
+            for al in 0..nr {
+                for be in (al + 1)..nr {
+                    if !zero(b[al][be]) {
+                        let (x, y) = (&coordinate_names[al], &coordinate_names[be]);
+                        lines.push((format!("B[{g}]({x}, {y})"), formula(rm, b[al][be])));
+                    }
+                }
+            }
+        }
+        for (g, &p) in dropped_names.iter().zip(&ch.momenta) {
+            lines.push((format!("p[{g}]"), formula(rm, p)));
+        }
+        for (u, &e) in velocity_names.iter().zip(&ch.gyroscopic) {
+            lines.push((format!("G[{u}]"), formula(rm, e)));
+        }
+    }
     for m in &red.momenta {
         lines.push((format!("J_{}", m.name), formula(rm, m.value)));
         if let Some((e, _)) = m.moving_energy {
@@ -114,7 +138,18 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
             )
         },
     );
-    let summary = format!("{summary}{}", momenta_summary(red));
+    let chaplygin_text = red.chaplygin.as_ref().map_or(String::new(), |_| {
+        format!(
+            " This is a **Chaplygin system**: the dropped coordinates ({}) are cyclic and the constraints a connection \
+             on the shape ({}), ġ = −A(r) ṙ (the constraint distribution complementary to the group's orbits, \
+             D ⊕ V = TQ), so these are Chaplygin's equations d/dt ∂l_c/∂ṙ − ∂l_c/∂r = G for the constrained reduced \
+             Lagrangian l_c, with the gyroscopic force G_α = p_a B^a_αβ ṙ^β of the connection's curvature \
+             B^a_αβ = ∂A^a_β/∂r^α − ∂A^a_α/∂r^β (`gyroscopic_force`, `curvature`; p_a = ∂L/∂ġ^a on the distribution).",
+            dropped_names.join(", "),
+            coordinate_names.join(", ")
+        )
+    });
+    let summary = format!("{summary}{chaplygin_text}{}", momenta_summary(red));
     let struct_doc = doc_block(&summary, &lines);
     let fields = rm.parameters.iter();
     let field_docs: Vec<String> = rm.parameters.iter().map(|p| format!(" Parameter `{p}` of [`{full_name}`].")).collect();
@@ -218,8 +253,38 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
         }
     });
     let momentum_items = momentum_items(rm, red, &mut helpers, &base, dr, full_name);
+    let chaplygin_items = red.chaplygin.as_ref().map(|ch| {
+        let mut outputs: Vec<symbolic::Expr> = ch.gyroscopic.clone();
+        outputs.extend(ch.curvature.iter().flatten().flatten().copied());
+        let (stmts, vals) = helpers.body(rm, &outputs, &format!("__routh_{base}_chaplygin"), &none, &none);
+        let (gyro, curv) = vals.split_at(nu);
+        let matrices: Vec<TokenStream> = curv.chunks(nr * nr).map(|c| crate::emit::codegen::matrix(nr, nr, c)).collect();
+        let rt = svector(dr);
+        quote! {
+            /// The gyroscopic force G_α = p_a B^a_αβ ṙ^β of the connection's curvature: the part of the
+            /// reduced right-hand side the constraints add to the Euler–Lagrange equations of the
+            /// constrained reduced Lagrangian (see the type's documentation).
+            #allow
+            #[must_use]
+            pub fn gyroscopic_force(&self, t: f64, x: &#rt) -> ::routh::__private::nalgebra::SVector<f64, #nu> {
+                #(#stmts)*
+                ::routh::__private::nalgebra::SVector::<f64, #nu>::from([#(#gyro),*])
+            }
+
+            /// The curvature B^a_αβ = ∂A^a_β/∂r^α − ∂A^a_α/∂r^β of the connection ġ = −A(r) ṙ, one
+            /// shape × shape matrix per dropped coordinate (see the type's documentation).
+            #allow
+            #[must_use]
+            pub fn curvature(&self, t: f64, x: &#rt) -> [::routh::__private::nalgebra::SMatrix<f64, #nr, #nr>; #k] {
+                #(#stmts)*
+                [#(#matrices),*]
+            }
+        }
+    });
     let items = crate::emit::codegen::lazy(quote! {
         #momentum_items
+
+        #chaplygin_items
 
         /// The kept coordinates, in the order of the state's positions.
         pub const COORDINATES: [&'static str; #nr] = [#(#coordinate_names),*];
