@@ -189,27 +189,30 @@ fn energies(
     for b in bodies {
         let v: Vec3 = std::array::from_fn(|c| rate(lower, b.centre[c], b.velocity[c]));
         let rotational = match (&b.rotation, &b.inertia) {
-            (Some(r), Some(i)) => Some(match (axisymmetric(lower.arena, i), r.turned) {
-                // Symmetric about body axis k and turning last about k (a wheel on its axle, a
-                // top spinning on its nodding frame): ωᵀIω = a|Eω|² + (b − a)(Eω)_k² in the
-                // carrier's axes, without the spin angle (its sines and cosines cancel otherwise
-                // only numerically).
-                (Some((k, a, axial)), Some(turn)) if turn.axis.index() == k => {
-                    let w: Vec3 = std::array::from_fn(|c| rate(lower, turn.rate[c], turn.rate[c]));
-                    let arena = &mut *lower.arena;
-                    let whole = arena.norm_squared(&w);
-                    let whole = arena.mul2(a, whole);
-                    let excess = arena.sub(axial, a);
-                    let along2 = arena.powi(w[k], 2);
-                    let along = arena.mul2(excess, along2);
-                    arena.add2(whole, along)
-                }
-                _ => {
-                    let w: Vec3 = std::array::from_fn(|c| rate(lower, r.rate[c], r.rate[c]));
-                    let iw = lower.arena.mat_vec(i, &w);
-                    lower.arena.dot3(&w, &iw)
-                }
-            }),
+            (Some(r), Some(i)) => {
+                Some(match r.turned.and_then(|t| symmetric_about(lower.arena, i, t.axis.index()).map(|s| (t, s))) {
+                    // Symmetric about body axis k and turning last about k (a wheel on its axle, a
+                    // top spinning on its nodding frame): ωᵀIω = a|Eω|² + (b − a)(Eω)_k² in the
+                    // carrier's axes, without the spin angle (its sines and cosines cancel otherwise
+                    // only numerically).
+                    Some((turn, (a, axial))) => {
+                        let k = turn.axis.index();
+                        let w: Vec3 = std::array::from_fn(|c| rate(lower, turn.rate[c], turn.rate[c]));
+                        let arena = &mut *lower.arena;
+                        let whole = arena.norm_squared(&w);
+                        let whole = arena.mul2(a, whole);
+                        let excess = arena.sub(axial, a);
+                        let along2 = arena.powi(w[k], 2);
+                        let along = arena.mul2(excess, along2);
+                        arena.add2(whole, along)
+                    }
+                    _ => {
+                        let w: Vec3 = std::array::from_fn(|c| rate(lower, r.rate[c], r.rate[c]));
+                        let iw = lower.arena.mat_vec(i, &w);
+                        lower.arena.dot3(&w, &iw)
+                    }
+                })
+            }
             _ => None,
         };
         let arena = &mut *lower.arena;
@@ -227,16 +230,14 @@ fn energies(
     lower.arena.add(&terms)
 }
 
-/// An inertia tensor symmetric about one of the body axes: `(k, a, b)` with I = a on the two other
-/// axes, b on axis k and no products of inertia (the expressions identical: a uniform wheel
-/// `diag(ixx, iyy, ixx)` about y). For a sphere, axis 0.
-fn axisymmetric(arena: &symbolic::Arena, i: &Mat3) -> Option<(usize, Expr, Expr)> {
+/// `(a, b)` when the inertia tensor is symmetric about body axis `k`: I = a on the two other axes,
+/// b on axis k and no products of inertia (the expressions identical: a uniform wheel
+/// `diag(ixx, iyy, ixx)` about y, a sphere about any axis).
+fn symmetric_about(arena: &symbolic::Arena, i: &Mat3, k: usize) -> Option<(Expr, Expr)> {
     let zero = arena.zero();
     if (0..3).any(|r| (0..3).any(|c| r != c && i[r][c] != zero)) {
         return None;
     }
-    (0..3).find_map(|k| {
-        let (p, q) = ((k + 1) % 3, (k + 2) % 3);
-        (i[p][p] == i[q][q]).then_some((k, i[p][p], i[k][k]))
-    })
+    let (p, q) = ((k + 1) % 3, (k + 2) % 3);
+    (i[p][p] == i[q][q]).then_some((i[p][p], i[k][k]))
 }
