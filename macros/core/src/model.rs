@@ -143,6 +143,8 @@ pub struct Symmetry {
     pub velocity_generator: Option<(Vec<Expr>, Vec<Expr>)>,
     /// The symmetry's name as written (the coordinate of `cyclic(q)`), blamed in errors.
     pub tokens: proc_macro2::TokenStream,
+    /// For `rotation(r, a)`: the orientation's index and the constant spatial axis a.
+    pub rotation: Option<(usize, symbolic::Vec3)>,
 }
 
 /// A requested reduction: Routh's over cyclic coordinates, or a nonholonomic one.
@@ -162,6 +164,20 @@ pub struct Reduction {
     /// A nonholonomic reduction's quotient map onto shape coordinates of the user's (`None`: the
     /// kept coordinates are the shape coordinates).
     pub quotient: Option<QuotientMap>,
+    /// `euler_poincare(r)` by the rotations about one axis only: the advected vector Γ = Rᵀa.
+    pub advected: Option<Advected>,
+}
+
+/// `reduce(euler_poincare(r), symmetry(s), ...)` with `s = rotation(r, a)`: the orientation is
+/// reduced by the rotations about a alone (a heavy top about the vertical), keeping Γ = Rᵀa in the
+/// state (the Euler–Poisson equations, [`crate::derive::nonholonomic`]).
+pub struct Advected {
+    /// The symmetry's index among the model's, and its name as written.
+    pub symmetry: usize,
+    pub name: Ident,
+    /// The orientation's index, and a as a signed coordinate axis: (k, ±1) for ±e_k.
+    pub orientation: usize,
+    pub axis: (usize, i8),
 }
 
 /// `shape(s = σ(t, q), ...)` with `inverse(x = ι(t, s, g), ...)`: the shape coordinates s of a

@@ -123,7 +123,12 @@ pub fn display_name(model: &View<'_>, sym: Expr) -> String {
         Some(Role::StepAction) => format!("{}_k", model.action.as_ref().map_or_else(|| "z".into(), |z| pretty(&z.to_string()))),
         Some(Role::Action) => model.action.as_ref().map_or_else(|| "z".into(), |z| pretty(&z.to_string())),
         Some(Role::Multiplier(k)) => format!("λ{}", pretty(&format!("x{}", k + 1)).trim_start_matches('x')),
-        None => model.arena.symbol_name(sym).unwrap_or("?").to_string(),
+        // A dropped orientation's held |q|² read by a reduced system (bound to its value there).
+        None => match model.arena.symbol_name(sym) {
+            Some(name) if name.starts_with("n2:") => format!("(|{}|²)", pretty(&name[3..])),
+            Some(name) => name.to_string(),
+            None => "?".to_string(),
+        },
     }
 }
 

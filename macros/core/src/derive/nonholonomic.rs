@@ -79,6 +79,22 @@ pub struct Nonholonomic {
     pub unreduced_momenta: Vec<Ident>,
     /// A Chaplygin system (see [`Chaplygin`]), `None` otherwise.
     pub chaplygin: Option<Chaplygin>,
+    /// Euler–Poisson (an orientation reduced by the rotations about one axis): the equations in
+    /// the second chart of the sphere Γ lives on (the main fields hold the first).
+    pub second_chart: Option<SecondChart>,
+}
+
+/// Euler–Poisson's two charts (see [`advected_section`]): the reduced equations read the
+/// orientation's quaternion and |q|², bound to their values at q(Γ) in chart 1 where the state
+/// component `switch` (Γ₃) is ≥ 0 and in chart 2 where it is negative. The main fields hold the
+/// equations (over those bound symbols) and chart 1's Jacobian; `jacobian` is chart 2's.
+pub struct SecondChart {
+    pub switch: usize,
+    pub bindings: [Vec<(Expr, Expr)>; 2],
+    pub jacobian: FirstOrderJacobian,
+    /// The reduction's symmetry and the axis a, for the rustdoc.
+    pub symmetry: Ident,
+    pub axis: (usize, i8),
 }
 
 /// A Chaplygin system: the dropped coordinates g are cyclic (an abelian group acting by
@@ -152,12 +168,35 @@ pub struct FirstOrderJacobian {
 impl FirstOrderJacobian {
     /// The derivatives of `rates`, `mass` and `forcing` by the reduced state's symbols `state`.
     pub fn derive(arena: &mut Arena, state: &[Expr], rates: &[Expr], mass: &[Vec<Expr>], forcing: &[Expr]) -> Self {
+        Self::derive_bound(arena, state, rates, mass, forcing, &[])
+    }
+
+    /// [`Self::derive`] where the expressions also read bound symbols s = S(state) (`bound`: each
+    /// symbol and its value): d/dxₖ = ∂/∂xₖ + Σ ∂/∂s ∂S/∂xₖ.
+    pub fn derive_bound(
+        arena: &mut Arena,
+        state: &[Expr],
+        rates: &[Expr],
+        mass: &[Vec<Expr>],
+        forcing: &[Expr],
+        bound: &[(Expr, Expr)],
+    ) -> Self {
         let nu = forcing.len();
+        let chain: Vec<(Expr, Vec<Expr>)> =
+            bound.iter().map(|&(s, value)| (s, state.iter().map(|&x| arena.diff(value, x)).collect())).collect();
+        let total = |arena: &mut Arena, e: Expr, k: usize| -> Expr {
+            let mut terms = vec![arena.diff(e, state[k])];
+            for (s, ds) in &chain {
+                let de = arena.diff(e, *s);
+                terms.push(arena.mul2(de, ds[k]));
+            }
+            arena.add(&terms)
+        };
         let d = |arena: &mut Arena, es: &[Expr]| -> Vec<Expr> {
-            es.iter().flat_map(|&e| state.iter().map(|&x| (e, x)).collect::<Vec<_>>()).map(|(e, x)| arena.diff(e, x)).collect()
+            es.iter().flat_map(|&e| (0..state.len()).map(move |k| (e, k))).map(|(e, k)| total(arena, e, k)).collect()
         };
         let upper: Vec<Expr> = (0..nu).flat_map(|i| (i..nu).map(move |j| (i, j))).map(|(i, j)| mass[i][j]).collect();
-        let mass = state.iter().map(|&x| upper.iter().map(|&e| arena.diff(e, x)).collect()).collect();
+        let mass = (0..state.len()).map(|k| upper.iter().map(|&e| total(arena, e, k)).collect()).collect();
         FirstOrderJacobian { rates: d(arena, rates), mass, forcing: d(arena, forcing) }
     }
 }
@@ -410,7 +449,34 @@ fn reduced(
             red.dropped_orientations.iter().find(|(i, _)| *i == o).map_or(kw, |(_, id)| id)
         })
     };
-    for &d in &dropped {
+    // Euler–Poisson: the advected orientation's quaternion may enter, through Γ = Rᵀa only — the
+    // equations are proved invariant under the rotations about a (the symmetry's generator).
+    let advected = red.advected.as_ref();
+    if advected.is_some() && !model.impacts.is_empty() {
+        return Err(err(kw, "this reduction by the rotations about one axis is not supported with impacts yet"));
+    }
+    let advected_range = advected.map_or(0..0, |a| {
+        let o = &syms.orientations[a.orientation];
+        o.q_start..o.q_start + 4
+    });
+    if let Some(a) = advected {
+        let lift: Vec<(Expr, Expr)> = syms.q.iter().zip(&model.symmetries[a.symmetry].generator).map(|(&q, &x)| (q, x)).collect();
+        for ((what, _), &e) in checked.iter().zip(&unheld) {
+            let de = arena.directional(e, &lift);
+            if !arena.zero_test(de).is_zero() {
+                return Err(err(
+                    &a.name,
+                    format!(
+                        "the reduction by `{}` needs the equations invariant under its rotations, but {what} changes along \
+                         them: {} ≢ 0 (a force or a constraint that turns with the body)",
+                        a.name,
+                        show(arena, de)
+                    ),
+                ));
+            }
+        }
+    }
+    for &d in dropped.iter().filter(|d| !advected_range.contains(d)) {
         let id = blame(d);
         for ((what, _), &e) in checked.iter().zip(&unheld) {
             let de = arena.diff(e, syms.q[d]);
@@ -434,12 +500,27 @@ fn reduced(
     }
     let free_of_dropped = |arena: &mut Arena, e: Expr| {
         let unheld = syms.unhold_norms(arena, &[e])[0];
-        dropped.iter().all(|&d| {
-            let de = arena.diff(unheld, syms.q[d]);
-            arena.zero_test(de).is_zero()
-        })
+        match advected {
+            Some(a) => {
+                let lift: Vec<(Expr, Expr)> =
+                    syms.q.iter().zip(&model.symmetries[a.symmetry].generator).map(|(&q, &x)| (q, x)).collect();
+                let de = arena.directional(unheld, &lift);
+                arena.zero_test(de).is_zero()
+                    && dropped.iter().filter(|d| !advected_range.contains(d)).all(|&d| {
+                        let de = arena.diff(unheld, syms.q[d]);
+                        arena.zero_test(de).is_zero()
+                    })
+            }
+            None => dropped.iter().all(|&d| {
+                let de = arena.diff(unheld, syms.q[d]);
+                arena.zero_test(de).is_zero()
+            }),
+        }
     };
     let energy_invariant = free_of_dropped(arena, energy);
+    if advected.is_some() {
+        momenta.clear();
+    }
     let mut unreduced_momenta = Vec::new();
     momenta.retain(|(i, j, moving)| {
         let keep = free_of_dropped(arena, *j) && moving.is_none_or(|e| free_of_dropped(arena, e));
@@ -451,12 +532,26 @@ fn reduced(
     // On the section: dropped coordinates 0, dropped orientations the identity (exact: nothing
     // above depends on them).
     let mut section: Vec<(Expr, Expr)> = red.cyclic.iter().map(|(d, _)| (syms.q[*d], zero)).collect();
-    for (o, _) in &red.dropped_orientations {
+    for (o, _) in red.dropped_orientations.iter().filter(|(o, _)| advected.is_none_or(|a| a.orientation != *o)) {
         let or = &syms.orientations[*o];
         section.push((syms.q[or.q_start], one));
         section.extend((1..4).map(|i| (syms.q[or.q_start + i], zero)));
         section.push((or.norm2, one));
     }
+    // Euler–Poisson: Γ = Rᵀa joins the positions, Γ̇ = Γ × ω, and the attitude is a section
+    // q(Γ) in two charts of the sphere (the second where Γ₃ < 0).
+    let (mut coordinates, mut q, mut rates) = (coordinates, q, rates);
+    let charts = advected.map(|a| {
+        let or = &syms.orientations[a.orientation];
+        let gamma: [Expr; 3] = std::array::from_fn(|i| arena.symbol(&format!("q:{}_gamma{}", or.name, i + 1)));
+        let omega: [Expr; 3] = std::array::from_fn(|i| syms.qd[or.v_start + i]);
+        coordinates.extend((1..=3usize).map(|i| quote::format_ident!("{}_gamma{}", or.name, i, span = or.name.span())));
+        q.extend(gamma);
+        rates.extend(arena.cross(&gamma, &omega));
+        let quaternion: [Expr; 4] = std::array::from_fn(|i| syms.q[or.q_start + i]);
+        let maps = [1, 2].map(|chart| advected_section(arena, (quaternion, or.norm2), &gamma, a.axis, chart));
+        (maps, q.len() - 1)
+    });
     let rates: Vec<Expr> = rates.iter().map(|&e| arena.subs(e, &section)).collect();
     let mred: Vec<Vec<Expr>> = mred.iter().map(|row| row.iter().map(|&e| arena.subs(e, &section)).collect()).collect();
     let fred: Vec<Expr> = fred.iter().map(|&e| arena.subs(e, &section)).collect();
@@ -483,9 +578,32 @@ fn reduced(
     emitted.extend(momenta.iter().flat_map(|(_, j, moving)| std::iter::once(*j).chain(*moving)));
     let kept_positions = red.quotient.as_ref().map(|qm| qm.inverse.iter().map(|(_, _, e)| *e).collect::<Vec<_>>());
     emitted.extend(kept_positions.iter().flatten().copied());
-    check_emitted(arena, &layout, &emitted, kw)?;
+    // (Euler–Poisson: the quaternion and |q|² are bound in each chart.)
+    let bound: Vec<Expr> = charts.as_ref().map_or_else(Vec::new, |(maps, _)| maps[0].iter().map(|(s, _)| *s).collect());
+    check_emitted(arena, &layout, &emitted, kw, &bound)?;
     let state: Vec<Expr> = layout.q.iter().chain(&layout.qd).copied().collect();
-    let jacobian = FirstOrderJacobian::derive(arena, &state, &rates, &mred, &fred);
+    let jacobian = match &charts {
+        Some((maps, _)) => FirstOrderJacobian::derive_bound(arena, &state, &rates, &mred, &fred, &maps[0]),
+        None => FirstOrderJacobian::derive(arena, &state, &rates, &mred, &fred),
+    };
+    let mut reduce_positions: Vec<Expr> =
+        red.quotient.as_ref().map_or_else(|| kept.iter().map(|&k| syms.q[k]).collect(), |qm| qm.values.clone());
+    if let Some(a) = advected {
+        // Γ = Rᵀ(±e_k) = ±(row k of R), in the full model's symbols.
+        let or = &syms.orientations[a.orientation];
+        let quaternion: [Expr; 4] = std::array::from_fn(|i| syms.q[or.q_start + i]);
+        let r = arena.quaternion_rotation(&quaternion, or.norm2);
+        let (k, sign) = a.axis;
+        reduce_positions.extend(r[k].iter().map(|&e| if sign > 0 { e } else { arena.neg(e) }).collect::<Vec<_>>());
+    }
+    let (charts, switch) = charts.map_or((None, 0), |(maps, switch)| (Some(maps), switch));
+    let second_chart = match (charts, advected) {
+        (Some([first, second]), Some(a)) => {
+            let jacobian = FirstOrderJacobian::derive_bound(arena, &state, &rates, &mred, &fred, &second);
+            Some(SecondChart { switch, bindings: [first, second], jacobian, symmetry: a.name.clone(), axis: a.axis })
+        }
+        _ => None,
+    };
     let forcing_by_degree = fred.iter().map(|&f| by_degree(arena, f, &u)).collect();
     // Chaplygin's form: cyclic dropped coordinates, the velocities the kept coordinates' own rates.
     let shape_rates = velocities.len() == kept.len() && velocities.iter().zip(&kept).all(|(v, &k)| v.rate_of == Some(k));
@@ -531,7 +649,7 @@ fn reduced(
     Ok(Nonholonomic {
         model: reduced,
         dropped,
-        reduce_positions: red.quotient.as_ref().map_or_else(|| kept.iter().map(|&k| syms.q[k]).collect(), |qm| qm.values.clone()),
+        reduce_positions,
         kept_positions,
         kept,
         velocities: velocities.iter().map(|v| v.value).collect(),
@@ -546,7 +664,67 @@ fn reduced(
         momenta,
         unreduced_momenta,
         chaplygin,
+        second_chart,
     })
+}
+
+/// The attitude of an orientation reduced by the rotations about a = ±e_k, as a section q(Γ) of
+/// Γ = R(q)ᵀ a over the sphere, in `chart` 1 or 2, and its |q|²: q = p ⊗ s(Γ) with p a constant
+/// turn taking e_z to a and
+///
+/// ```text
+/// chart 1:  s = (1 + Γ₃, Γ₂, −Γ₁, 0)        (R(s)ᵀ e_z = Γ on |Γ| = 1; singular at Γ = −e_z)
+/// chart 2:  s = (Γ₂, 1 − Γ₃, 0, Γ₁)         (the first at (Γ₁, −Γ₂, −Γ₃), then a half turn about e_x)
+/// ```
+///
+/// (unnormalised: R(q/|q|) is what the model reads).
+pub(crate) fn advected_section(
+    arena: &mut Arena,
+    (quaternion, norm2): ([Expr; 4], Expr),
+    gamma: &[Expr; 3],
+    (k, sign): (usize, i8),
+    chart: u8,
+) -> Vec<(Expr, Expr)> {
+    let (zero, one) = (arena.zero(), arena.one());
+    let [g1, g2, g3] = *gamma;
+    let s: [Expr; 4] = if chart == 1 {
+        let w = arena.add2(one, g3);
+        let y = arena.neg(g1);
+        [w, g2, y, zero]
+    } else {
+        let x = arena.sub(one, g3);
+        [g2, x, zero, g1]
+    };
+    // p: e_z to ±e_k (unnormalised integer quaternions).
+    let p: [i64; 4] = match (k, sign) {
+        (2, 1) => [1, 0, 0, 0],
+        (2, _) => [0, 1, 0, 0],
+        (0, 1) => [1, 0, 1, 0],
+        (0, _) => [1, 0, -1, 0],
+        (1, 1) => [1, -1, 0, 0],
+        _ => [1, 1, 0, 0],
+    };
+    let p = p.map(|c| arena.int(c));
+    let q = quaternion_product(arena, &p, &s);
+    let squares: Vec<Expr> = q.iter().map(|&c| arena.powi(c, 2)).collect();
+    let mut map: Vec<(Expr, Expr)> = quaternion.iter().copied().zip(q).collect();
+    map.push((norm2, arena.add(&squares)));
+    map
+}
+
+/// The quaternion product a ⊗ b, (w, x, y, z) components.
+fn quaternion_product(arena: &mut Arena, a: &[Expr; 4], b: &[Expr; 4]) -> [Expr; 4] {
+    let (va, vb) = ([a[1], a[2], a[3]], [b[1], b[2], b[3]]);
+    let ww = arena.mul2(a[0], b[0]);
+    let dot = arena.dot3(&va, &vb);
+    let w = arena.sub(ww, dot);
+    let x = arena.cross(&va, &vb);
+    let v: [Expr; 3] = std::array::from_fn(|i| {
+        let t1 = arena.mul2(a[0], vb[i]);
+        let t2 = arena.mul2(b[0], va[i]);
+        arena.add(&[t1, t2, x[i]])
+    });
+    [w, v[0], v[1], v[2]]
 }
 
 /// The Chaplygin form of a reduction (see [`Chaplygin`]) when it applies: `dropped_rates` are ġ
@@ -626,9 +804,9 @@ pub(crate) fn section_layout(
 
 /// Every symbol left in what a reduced system emits must be one it reads (a stray one would be
 /// emitted as NaN): otherwise an internal error on `kw`.
-pub(crate) fn check_emitted(arena: &Arena, layout: &Layout, emitted: &[Expr], kw: &Ident) -> syn::Result<()> {
+pub(crate) fn check_emitted(arena: &Arena, layout: &Layout, emitted: &[Expr], kw: &Ident, bound: &[Expr]) -> syn::Result<()> {
     for &e in emitted {
-        if let Some(stray) = arena.free_symbols(e).into_iter().find(|&s| layout.role(s).is_none()) {
+        if let Some(stray) = arena.free_symbols(e).into_iter().find(|&s| layout.role(s).is_none() && !bound.contains(&s)) {
             let name = arena.symbol_name(stray).unwrap_or("?").to_string();
             return Err(err(
                 kw,

@@ -274,7 +274,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     emitted.extend(dropped_rates.iter().copied());
     emitted.extend([routhian, amended]);
     emitted.extend(energy);
-    check_emitted(arena, &layout, &emitted, kw)?;
+    check_emitted(arena, &layout, &emitted, kw, &[])?;
     let mut reduce_positions: Vec<Expr> = kept.iter().map(|&k| syms.q[k]).collect();
     reduce_positions.extend(body_momentum);
     let state: Vec<Expr> = layout.q.iter().chain(&layout.qd).copied().collect();
@@ -301,5 +301,6 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         momenta: Vec::new(),
         unreduced_momenta: Vec::new(),
         chaplygin: None,
+        second_chart: None,
     })
 }

@@ -63,6 +63,12 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
     if let Some(e) = red.energy {
         lines.push(("E".into(), formula(rm, e)));
     }
+    if let Some(c) = &red.second_chart {
+        // Chart 1's attitude (|q|² is the sum of its squares).
+        for &(sym, value) in c.bindings[0].iter().take(4) {
+            lines.push((crate::notation::display_name(rm, sym), formula(rm, value)));
+        }
+    }
     if let Some(ch) = &red.chaplygin {
         let zero = |e: symbolic::Expr| rm.arena.zero_test(e).is_zero();
         for (g, row) in dropped_names.iter().zip(&ch.connection) {
@@ -149,53 +155,60 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
             coordinate_names.join(", ")
         )
     });
-    let summary = format!("{summary}{chaplygin_text}{}", momenta_summary(red));
+    let advected_text = red.second_chart.as_ref().map_or(String::new(), |c| {
+        let axis = format!("{}e_{}", if c.axis.1 > 0 { "" } else { "−" }, ["x", "y", "z"][c.axis.0]);
+        let gamma: Vec<&String> = coordinate_names.iter().rev().take(3).rev().collect();
+        format!(
+            " The orientation is reduced by the rotations `{sym}` about a = {axis} alone (**Euler–Poisson**): \
+             Γ = Rᵀa ({g}) stays in the state and moves by Γ̇ = Γ × ω. The derive proved the equations invariant under \
+             those rotations, so they read the attitude through Γ alone, and evaluates them at an attitude q(Γ) with \
+             R(q)ᵀa = Γ: q = p ⊗ s(Γ), p a constant turn taking e_z to a, s = (1 + Γ₃, Γ₂, −Γ₁, 0) where Γ₃ ≥ 0 (the \
+             equations below) and s = (Γ₂, 1 − Γ₃, 0, Γ₁) where Γ₃ < 0 (two charts of the sphere: neither alone covers \
+             it). Γ must be a unit vector, as Rᵀa is (the flow keeps |Γ|).",
+            sym = c.symmetry,
+            g = gamma.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+        )
+    });
+    let summary = format!("{summary}{chaplygin_text}{advected_text}{}", momenta_summary(red));
     let struct_doc = doc_block(&summary, &lines);
     let fields = rm.parameters.iter();
     let field_docs: Vec<String> = rm.parameters.iter().map(|p| format!(" Parameter `{p}` of [`{full_name}`].")).collect();
 
-    // The field.
-    let mut outputs: Vec<symbolic::Expr> = rates.clone();
-    for i in 0..nu {
-        for j in i..nu {
-            outputs.push(red.mass[i][j]);
+    // The field, M, f, the exact Jacobian and the energy: in one chart, or in two switched on the
+    // sign of Γ₃ (Euler–Poisson).
+    let first = Equations {
+        rates: &red.model.layout.rates,
+        mass: &red.mass,
+        forcing: &red.forcing,
+        energy: red.energy,
+        jacobian: &red.jacobian,
+        bindings: red.second_chart.as_ref().map_or(&[][..], |c| &c.bindings[0][..]),
+    };
+    let one = chart_code(rm, &mut helpers, &base, &first, (nr, nu, dr));
+    let code = match &red.second_chart {
+        None => one,
+        Some(c) => {
+            let second = Equations { jacobian: &c.jacobian, bindings: &c.bindings[1], ..first };
+            let two = chart_code(rm, &mut helpers, &format!("{base}_chart2"), &second, (nr, nu, dr));
+            let switch = c.switch;
+            let pick = |a: &TokenStream, b: &TokenStream| quote! { if x[#switch] >= 0.0 { #a } else { #b } };
+            ChartCode {
+                field: pick(&one.field, &two.field),
+                jacobian: pick(&one.jacobian, &two.jacobian),
+                mass: pick(&one.mass, &two.mass),
+                forcing: pick(&one.forcing, &two.forcing),
+                energy: one.energy.zip(two.energy).map(|(a, b)| pick(&a, &b)),
+            }
         }
-    }
-    outputs.extend(red.forcing.iter().copied());
-    let (f_stmts, f_vals) = helpers.body(rm, &outputs, &format!("__routh_{base}_field"), &none, &none);
-    let (rates, rest) = f_vals.split_at(nr);
-    let (upper, forcing) = rest.split_at(nu * (nu + 1) / 2);
-    let mass = symmetric_matrix(nu, upper);
-    let (m_stmts, m_vals) = helpers.body(rm, &outputs[nr..nr + nu * (nu + 1) / 2], &format!("__routh_{base}_mass"), &none, &none);
-    let mass_only = symmetric_matrix(nu, &m_vals);
-    let (fo_stmts, fo_vals) = helpers.body(rm, &red.forcing, &format!("__routh_{base}_forcing"), &none, &none);
-    // The exact Jacobian: ∂ṙ/∂x, M, f, ∂M/∂xₖ and ∂f/∂x, assembled by the runtime.
-    let jac = &red.jacobian;
-    let upper_len = nu * (nu + 1) / 2;
-    let mut j_outputs: Vec<symbolic::Expr> = jac.rates.clone();
-    j_outputs.extend_from_slice(&outputs[nr..]);
-    for dm in &jac.mass {
-        j_outputs.extend_from_slice(dm);
-    }
-    j_outputs.extend_from_slice(&jac.forcing);
-    let (j_stmts, j_vals) = helpers.body(rm, &j_outputs, &format!("__routh_{base}_jacobian"), &none, &none);
-    let (j_rates, rest) = j_vals.split_at(nr * dr);
-    let (j_mass, rest) = rest.split_at(upper_len);
-    let (j_forcing, rest) = rest.split_at(nu);
-    let (j_dmass, j_dforcing) = rest.split_at(dr * upper_len);
-    let j_rates = crate::emit::codegen::matrix(nr, dr, j_rates);
-    let j_mass = symmetric_matrix(nu, j_mass);
-    let j_dmass: Vec<TokenStream> = j_dmass.chunks(upper_len.max(1)).take(dr).map(|c| symmetric_matrix(nu, c)).collect();
-    let j_dforcing = crate::emit::codegen::matrix(nu, dr, j_dforcing);
-    let energy = red.energy.map(|e| {
-        let (stmts, vals) = helpers.body(rm, &[e], &format!("__routh_{base}_energy"), &none, &none);
-        let v = &vals[0];
+    };
+    let ChartCode { field: field_code, jacobian: jacobian_code, mass: mass_code, forcing: forcing_code, energy: energy_code } =
+        code;
+    let energy = energy_code.map(|body| {
         quote! {
             /// The full model's energy at the reduced state (see the type's documentation).
             #[must_use]
             pub fn energy(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>) -> f64 {
-                #(#stmts)*
-                #v
+                #body
             }
         }
     });
@@ -306,16 +319,14 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
         #allow
         #[must_use]
         pub fn mass(&self, t: f64, x: &#rt) -> ::routh::__private::nalgebra::SMatrix<f64, #nu, #nu> {
-            #(#m_stmts)*
-            #mass_only
+            #mass_code
         }
 
         /// Sᵀ (f − M a₀), the reduced equations' right-hand side (see the type's documentation).
         #allow
         #[must_use]
         pub fn forcing(&self, t: f64, x: &#rt) -> ::routh::__private::nalgebra::SVector<f64, #nu> {
-            #(#fo_stmts)*
-            ::routh::__private::nalgebra::SVector::<f64, #nu>::from([#(#fo_vals),*])
+            #forcing_code
         }
 
         #energy
@@ -429,20 +440,13 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
         impl ::routh::__private::VectorField<#dr> for #name {
             #allow
             fn field(&self, t: f64, x: &#rt) -> ::core::result::Result<#rt, #fe> {
-                #(#f_stmts)*
-                let rates = ::routh::__private::nalgebra::SVector::<f64, #nr>::from([#(#rates),*]);
-                let forcing = ::routh::__private::nalgebra::SVector::<f64, #nu>::from([#(#forcing),*]);
-                ::routh::__private::reduction::nonholonomic_field::<#nr, #nu, #dr>(t, rates, #mass, forcing)
+                #field_code
             }
             #allow
             fn exact_jacobian(&self, t: f64, x: &#rt)
                 -> ::core::option::Option<::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #dr, #dr>, #fe>>
             {
-                #(#j_stmts)*
-                let forcing = ::routh::__private::nalgebra::SVector::<f64, #nu>::from([#(#j_forcing),*]);
-                ::core::option::Option::Some(::routh::__private::reduction::first_order_jacobian::<#nr, #nu, #dr>(
-                    t, #j_rates, #j_mass, forcing, &[#(#j_dmass),*], #j_dforcing,
-                ))
+                #jacobian_code
             }
         }
 
@@ -682,4 +686,95 @@ fn momentum_items(
         }
     }
     items
+}
+
+/// A reduced system's equations in one chart (see [`chart_code`]).
+#[derive(Clone, Copy)]
+struct Equations<'a> {
+    rates: &'a [symbolic::Expr],
+    mass: &'a [Vec<symbolic::Expr>],
+    forcing: &'a [symbolic::Expr],
+    energy: Option<symbolic::Expr>,
+    jacobian: &'a crate::derive::nonholonomic::FirstOrderJacobian,
+    /// Symbols bound to their values in this chart (Euler–Poisson's quaternion), none otherwise.
+    bindings: &'a [(symbolic::Expr, symbolic::Expr)],
+}
+
+/// The bodies (blocks over `t` and `x`) of the reduced type's field, exact Jacobian, `mass`,
+/// `forcing` and `energy` in one chart.
+struct ChartCode {
+    field: TokenStream,
+    jacobian: TokenStream,
+    mass: TokenStream,
+    forcing: TokenStream,
+    energy: Option<TokenStream>,
+}
+
+fn chart_code(
+    rm: &View<'_>,
+    helpers: &mut Helpers,
+    base: &str,
+    eq: &Equations<'_>,
+    (nr, nu, dr): (usize, usize, usize),
+) -> ChartCode {
+    let none = TokenStream::new();
+    let upper_len = nu * (nu + 1) / 2;
+    let mut outputs: Vec<symbolic::Expr> = eq.rates.to_vec();
+    for i in 0..nu {
+        for j in i..nu {
+            outputs.push(eq.mass[i][j]);
+        }
+    }
+    outputs.extend(eq.forcing.iter().copied());
+    let (f_stmts, f_vals) = helpers.body_bound(rm, eq.bindings, &outputs, &format!("__routh_{base}_field"), &none, &none);
+    let (rates, rest) = f_vals.split_at(nr);
+    let (upper, forcing) = rest.split_at(upper_len);
+    let mass = symmetric_matrix(nu, upper);
+    let (m_stmts, m_vals) =
+        helpers.body_bound(rm, eq.bindings, &outputs[nr..nr + upper_len], &format!("__routh_{base}_mass"), &none, &none);
+    let mass_only = symmetric_matrix(nu, &m_vals);
+    let (fo_stmts, fo_vals) = helpers.body_bound(rm, eq.bindings, eq.forcing, &format!("__routh_{base}_forcing"), &none, &none);
+    // The exact Jacobian: ∂ṙ/∂x, M, f, ∂M/∂xₖ and ∂f/∂x, assembled by the runtime.
+    let jac = eq.jacobian;
+    let mut j_outputs: Vec<symbolic::Expr> = jac.rates.clone();
+    j_outputs.extend_from_slice(&outputs[nr..]);
+    for dm in &jac.mass {
+        j_outputs.extend_from_slice(dm);
+    }
+    j_outputs.extend_from_slice(&jac.forcing);
+    let (j_stmts, j_vals) = helpers.body_bound(rm, eq.bindings, &j_outputs, &format!("__routh_{base}_jacobian"), &none, &none);
+    let (j_rates, rest) = j_vals.split_at(nr * dr);
+    let (j_mass, rest) = rest.split_at(upper_len);
+    let (j_forcing, rest) = rest.split_at(nu);
+    let (j_dmass, j_dforcing) = rest.split_at(dr * upper_len);
+    let j_rates = crate::emit::codegen::matrix(nr, dr, j_rates);
+    let j_mass = symmetric_matrix(nu, j_mass);
+    let j_dmass: Vec<TokenStream> = j_dmass.chunks(upper_len.max(1)).take(dr).map(|c| symmetric_matrix(nu, c)).collect();
+    let j_dforcing = crate::emit::codegen::matrix(nu, dr, j_dforcing);
+    let energy = eq.energy.map(|e| {
+        let (stmts, vals) = helpers.body_bound(rm, eq.bindings, &[e], &format!("__routh_{base}_energy"), &none, &none);
+        let v = &vals[0];
+        quote! { #(#stmts)* #v }
+    });
+    ChartCode {
+        field: quote! {
+            #(#f_stmts)*
+            let rates = ::routh::__private::nalgebra::SVector::<f64, #nr>::from([#(#rates),*]);
+            let forcing = ::routh::__private::nalgebra::SVector::<f64, #nu>::from([#(#forcing),*]);
+            ::routh::__private::reduction::nonholonomic_field::<#nr, #nu, #dr>(t, rates, #mass, forcing)
+        },
+        jacobian: quote! {
+            #(#j_stmts)*
+            let forcing = ::routh::__private::nalgebra::SVector::<f64, #nu>::from([#(#j_forcing),*]);
+            ::core::option::Option::Some(::routh::__private::reduction::first_order_jacobian::<#nr, #nu, #dr>(
+                t, #j_rates, #j_mass, forcing, &[#(#j_dmass),*], #j_dforcing,
+            ))
+        },
+        mass: quote! { #(#m_stmts)* #mass_only },
+        forcing: quote! {
+            #(#fo_stmts)*
+            ::routh::__private::nalgebra::SVector::<f64, #nu>::from([#(#fo_vals),*])
+        },
+        energy,
+    }
 }

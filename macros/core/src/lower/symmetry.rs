@@ -71,8 +71,70 @@ pub(super) fn lower_reduction(
         cx.ok(crate::names::check_reserved(name.span(), &what, &crate::names::reduction_items(&name.to_string())));
     }
     let velocities = (!routh).then(|| lower_velocities(lower, cx, decl, coordinates));
-    let quotient = super::quotient::lower_quotient(lower, cx, decl, coordinates, symmetries, &cyclic);
-    Reduction { keyword: decl.keyword.clone(), cyclic, name, velocities, dropped_orientations, quotient }
+    let advected = (decl.keyword == "euler_poincare" && decl.shape.is_none() && !decl.symmetries.is_empty())
+        .then(|| lower_advected(lower, cx, decl, symmetries, &dropped_orientations))
+        .flatten();
+    let quotient = if decl.keyword == "euler_poincare" && decl.shape.is_none() {
+        None
+    } else {
+        super::quotient::lower_quotient(lower, cx, decl, coordinates, symmetries, &cyclic)
+    };
+    Reduction { keyword: decl.keyword.clone(), cyclic, name, velocities, dropped_orientations, quotient, advected }
+}
+
+/// `euler_poincare(r)` with `symmetry(s)`: `s` must be `rotation(r, a)` of the dropped orientation
+/// `r` about a coordinate axis ±e_k (numbers), the only symmetry named and the only orientation
+/// dropped (mistakes reported into `cx`).
+fn lower_advected(
+    lower: &Lowerer<'_>,
+    cx: &mut Ctxt,
+    decl: &ReduceDecl,
+    symmetries: &[Symmetry],
+    dropped: &[(usize, Ident)],
+) -> Option<crate::model::Advected> {
+    let named = &decl.symmetries[0];
+    if let Some(extra) = decl.symmetries.get(1) {
+        cx.error(extra.span(), "`euler_poincare(r)` reduces by the rotations about one axis: name one rotation symmetry");
+        return None;
+    }
+    let Some((index, sym)) = symmetries.iter().enumerate().find(|(_, s)| s.name == *named) else {
+        let names: Vec<String> = symmetries.iter().map(|s| s.name.to_string()).collect();
+        let known = format!("Symmetries: {}", if names.is_empty() { "none".to_string() } else { names.join(", ") });
+        cx.push(unknown(named.span(), format_args!("unknown symmetry `{named}`"), &named.to_string(), &names, known));
+        return None;
+    };
+    let Some((orientation, axis)) = &sym.rotation else {
+        cx.error(named.span(), format!("`{named}` is not a rotation of an orientation: name a `rotation(r, axis)` symmetry"));
+        return None;
+    };
+    if dropped.len() != 1 || dropped[0].0 != *orientation {
+        cx.error(
+            named.span(),
+            format!(
+                "`{named}` turns `{}`: drop that orientation alone, `euler_poincare({})`",
+                lower.syms.orientations[*orientation].name, lower.syms.orientations[*orientation].name
+            ),
+        );
+        return None;
+    }
+    // ±e_k in numbers.
+    let values: Vec<Option<f64>> =
+        axis.iter().map(|&c| lower.arena.free_symbols(c).is_empty().then(|| lower.arena.eval(c, &|_| f64::NAN))).collect();
+    let unit = values.iter().enumerate().find_map(|(k, v)| match v {
+        Some(x) if *x == 1.0 || *x == -1.0 => {
+            let rest_zero = values.iter().enumerate().all(|(j, w)| j == k || *w == Some(0.0));
+            rest_zero.then_some((k, if *x > 0.0 { 1i8 } else { -1i8 }))
+        }
+        _ => None,
+    });
+    let Some(axis) = unit else {
+        cx.error(
+            named.span(),
+            format!("the axis of `{named}` must be a coordinate axis such as `[0, 0, 1]` for this reduction (its two charts of the sphere are written for them)"),
+        );
+        return None;
+    };
+    Some(crate::model::Advected { symmetry: index, name: named.clone(), orientation: *orientation, axis })
 }
 
 /// The velocities ω₁, ω₂, ω₃ of orientation `o`, named `<r>_omega1` ….
@@ -230,7 +292,7 @@ pub(super) fn lower_symmetry(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, coord
             ));
         }
     }
-    Ok(Symmetry { name: decl.name.clone(), generator, velocity_generator: None, tokens })
+    Ok(Symmetry { name: decl.name.clone(), generator, velocity_generator: None, tokens, rotation: None })
 }
 
 /// `name = rotation(R, a)`: the orientation R turned about the constant spatial axis a,
@@ -272,5 +334,12 @@ fn lower_rotation(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, r: &Ident, axis:
     in_velocities[o.v_start..o.v_start + 3].copy_from_slice(&body_axis);
     let lift = vec![zero; lower.syms.dof()];
     let name = &decl.name;
-    Ok(Symmetry { name: name.clone(), generator, velocity_generator: Some((in_velocities, lift)), tokens: quote::quote!(#name) })
+    let index = lower.syms.orientations.iter().position(|x| x.name == o.name).unwrap_or(0);
+    Ok(Symmetry {
+        name: name.clone(),
+        generator,
+        velocity_generator: Some((in_velocities, lift)),
+        tokens: quote::quote!(#name),
+        rotation: Some((index, a)),
+    })
 }

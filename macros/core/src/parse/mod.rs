@@ -569,7 +569,7 @@ impl Parse for Item {
                             return Err(syn::Error::new(b.name.span(), format!("expected `{} = expr`", b.name)));
                         }
                         if key == "shape" { shape = Some((key, bindings)) } else { inverse = Some((key, bindings)) }
-                    } else if key == "symmetry" && kind == "nonholonomic" {
+                    } else if key == "symmetry" && (kind == "nonholonomic" || kind == "euler_poincare") {
                         let list;
                         syn::parenthesized!(list in content);
                         symmetries.extend(Punctuated::<Ident, Token![,]>::parse_terminated(&list)?);
@@ -578,6 +578,12 @@ impl Parse for Item {
                             key.span(),
                             "expected `velocities(...)`, `shape(s = expr, ...)`, `inverse(q = expr, ...)`, `symmetry(name, ...)` \
                              or `name = TypeName`",
+                        ));
+                    } else if kind == "euler_poincare" {
+                        return Err(syn::Error::new(
+                            key.span(),
+                            "expected `velocities(...)`, `symmetry(name)` (reduce by the rotations about one axis only) or \
+                             `name = TypeName`",
                         ));
                     } else if kind != "routh" {
                         return Err(syn::Error::new(key.span(), "expected `velocities(...)` or `name = TypeName`"));
