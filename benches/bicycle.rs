@@ -23,65 +23,6 @@ mod whipple;
 #[path = "../examples/models/whipple_by_hand.rs"]
 mod whipple_by_hand;
 
-fn by_hand(b: &whipple::Bicycle) -> whipple_by_hand::HandBicycle {
-    let whipple::Bicycle {
-        w,
-        c,
-        lambda,
-        g,
-        rr,
-        mr,
-        irxx,
-        iryy,
-        xb,
-        zb,
-        mb,
-        ibxx,
-        ibyy,
-        ibzz,
-        ibxz,
-        xh,
-        zh,
-        mh,
-        ihxx,
-        ihyy,
-        ihzz,
-        ihxz,
-        rf,
-        mf,
-        ifxx,
-        ifyy,
-    } = *b;
-    whipple_by_hand::HandBicycle {
-        w,
-        c,
-        lambda,
-        g,
-        rr,
-        mr,
-        irxx,
-        iryy,
-        xb,
-        zb,
-        mb,
-        ibxx,
-        ibyy,
-        ibzz,
-        ibxz,
-        xh,
-        zh,
-        mh,
-        ihxx,
-        ihyy,
-        ihzz,
-        ihxz,
-        rf,
-        mf,
-        ifxx,
-        ifyy,
-    }
-}
-
 /// The `#[mechanics(...)]` attribute and struct of a model file.
 fn model_source(file: &str) -> String {
     let struct_at = file.find("pub struct ").expect("the struct");
@@ -101,7 +42,7 @@ fn per_call<T>(reps: usize, f: impl Fn() -> T) -> f64 {
 
 fn bicycle(c: &mut Criterion) {
     let bodies = whipple::benchmark();
-    let hand = by_hand(&bodies);
+    let hand = whipple_by_hand::from_bodies(&bodies);
     let x = whipple::running(&bodies, 4.0, 0.3, -0.2);
     let (f1, f2) = (bodies.field(0.0, &x).unwrap(), hand.field(0.0, &x).unwrap());
     assert!((f1 - f2).amax() < 1e-12 * f1.amax(), "the two bicycles differ");

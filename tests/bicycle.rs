@@ -162,38 +162,6 @@ fn linearised_matrices_are_the_benchmarks() {
     assert!(hi.mass[(0, 2)].abs() < 1e-12 && hi.mass[(1, 2)].abs() < 1e-12, "{}", hi.mass);
 }
 
-/// The benchmark's parameters in the hand-derived model.
-fn by_hand(b: &Bicycle) -> whipple_by_hand::HandBicycle {
-    whipple_by_hand::HandBicycle {
-        w: b.w,
-        c: b.c,
-        lambda: b.lambda,
-        g: b.g,
-        rr: b.rr,
-        mr: b.mr,
-        irxx: b.irxx,
-        iryy: b.iryy,
-        xb: b.xb,
-        zb: b.zb,
-        mb: b.mb,
-        ibxx: b.ibxx,
-        ibyy: b.ibyy,
-        ibzz: b.ibzz,
-        ibxz: b.ibxz,
-        xh: b.xh,
-        zh: b.zh,
-        mh: b.mh,
-        ihxx: b.ihxx,
-        ihyy: b.ihyy,
-        ihzz: b.ihzz,
-        ihxz: b.ihxz,
-        rf: b.rf,
-        mf: b.mf,
-        ifxx: b.ifxx,
-        ifyy: b.ifyy,
-    }
-}
-
 #[test]
 fn the_model_with_bodies_is_the_model_derived_by_hand() {
     // The bicycle written with bodies, frames and rolling items against the same bicycle with every
@@ -202,7 +170,7 @@ fn the_model_with_bodies_is_the_model_derived_by_hand() {
     // front contact's height, and no-slip rows spanning the same space), the same accelerations on
     // the constraints and the same linearisation at 5 m/s.
     let b = benchmark();
-    let h = by_hand(&b);
+    let h = whipple_by_hand::from_bodies(&b);
     let mut rng = common::Rng::new(2007);
     let mut worst: f64 = 0.0;
     for _ in 0..20 {

@@ -768,7 +768,8 @@ fn a_homogeneous_ball_rolls_uniformly_and_the_constrained_jacobian_matches_finit
 }
 
 /// The heavy top as a free body whose tip is held at the origin by three holonomic constraints on
-/// its centre (x, y, z) and orientation — against the top written with its tip fixed.
+/// its centre (x, y, z) and orientation — against the top written with its tip fixed; with its
+/// field Jacobian for the constrained linearisation with an orientation.
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(x, y, z),
@@ -779,6 +780,7 @@ fn a_homogeneous_ball_rolls_uniformly_and_the_constrained_jacobian_matches_finit
     holonomic(tip_x = tip[0]),
     holonomic(tip_y = tip[1]),
     holonomic(tip_z = tip[2]),
+    jacobian,
 )]
 struct PinnedTop {
     m: f64,
@@ -826,27 +828,6 @@ fn a_top_pinned_by_holonomic_constraints_is_the_top_with_a_fixed_tip() {
     assert!((norm - 1.0).abs() < 1e-14, "the projection turns the quaternion, keeping its norm");
 }
 
-/// The pinned top with its field Jacobian: constrained linearisation with an orientation.
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(x, y, z),
-    orientation(b),
-    point(tip = [x, y, z] - b * [0, 0, l]),
-    body(name = top, mass = m, centre = [x, y, z], frame = b, inertia = diag(a, a, c)),
-    gravity = [0, 0, -g],
-    holonomic(tip_x = tip[0]),
-    holonomic(tip_y = tip[1]),
-    holonomic(tip_z = tip[2]),
-    jacobian,
-)]
-struct SleepingTop {
-    m: f64,
-    l: f64,
-    a: f64,
-    c: f64,
-    g: f64,
-}
-
 #[test]
 fn the_sleeping_top_linearised_on_its_constraints_has_the_closed_form_frequencies() {
     // Upright at spin Ω — the Euler angles' singularity — in the body chart θ of the orientation
@@ -859,7 +840,7 @@ fn the_sleeping_top_linearised_on_its_constraints_has_the_closed_form_frequencie
     use routh::nalgebra::DMatrix;
     use routh::runtime::linearize::{Oriented, Selection, constrained_with_orientations};
     let (m, l, a, c, g): (f64, f64, f64, f64, f64) = (0.8, 0.35, 0.021, 0.034, 9.81);
-    let (pinned, fixed) = (SleepingTop { m, l, a, c, g }, QuaternionTop { m, l, a, c, g });
+    let (pinned, fixed) = (PinnedTop { m, l, a, c, g }, QuaternionTop { m, l, a, c, g });
     let (at, kappa) = (a + m * l * l, m * g * l);
     let critical = (4.0 * at * kappa).sqrt() / c;
     let selection = Selection::new()
