@@ -15,6 +15,9 @@ pub struct Body {
     pub centre: Vec3,
     /// Its velocity ṙ.
     pub velocity: Vec3,
+    /// |ṙ|² without the frame's entries where the centre turns with a frame about a fixed point,
+    /// r = R d with d constant: |ṙ|² = |R (ω × d)|² = |ω × d|² (`None`: |ṙ|² from ṙ).
+    pub speed2: Option<Expr>,
     /// The body frame and its angular velocity (`None` for a particle).
     pub rotation: Option<Rotation>,
     /// The inertia tensor about the mass centre, body components (`None` for a particle).

@@ -74,8 +74,9 @@ fn lower_body(lower: &mut Lowerer<'_>, decl: &BodyDecl) -> syn::Result<Body> {
         Value::Vector(v) => v,
         _ => unreachable!("the derivative of a vector is a vector"),
     };
+    let speed2 = fixed_point_speed(lower, centre_expr)?;
     if decl.is_particle() {
-        return Ok(Body { name, mass, centre, velocity, rotation: None, inertia: None });
+        return Ok(Body { name, mass, centre, velocity, speed2, rotation: None, inertia: None });
     }
     let inertia_hint = "the inertia tensor about the mass centre in body components, e.g. `diag(a, a, c)`; a point mass is a `particle(name = .., mass = .., at = ..)`";
     let inertia_expr = decl.inertia.as_ref().ok_or_else(|| {
@@ -86,7 +87,28 @@ fn lower_body(lower: &mut Lowerer<'_>, decl: &BodyDecl) -> syn::Result<Body> {
     let rotation = lower.rotation_of(frame, frame_expr)?;
     let (inertia, _) = lower.matrix(inertia_expr)?;
     check_inertia(lower, &inertia, inertia_expr)?;
-    Ok(Body { name, mass, centre, velocity, rotation: Some(rotation), inertia: Some(inertia) })
+    Ok(Body { name, mass, centre, velocity, speed2, rotation: Some(rotation), inertia: Some(inertia) })
+}
+
+/// |ṙ|² of a centre written `R * d` — a rotation (with its composed angular velocity ω) applied to a
+/// vector d free of the coordinates, the velocities and time — as |ω × d|²: ṙ = R (ω × d) and R
+/// keeps lengths. Written out, |ṙ|² would carry R's entries (for a quaternion, rational in it with
+/// the held |q|²) that cancel only numerically. `None` for any other centre.
+fn fixed_point_speed(lower: &mut Lowerer<'_>, centre: &syn::Expr) -> syn::Result<Option<Expr>> {
+    let syn::Expr::Binary(b) = centre else { return Ok(None) };
+    if !matches!(b.op, syn::BinOp::Mul(_)) {
+        return Ok(None);
+    }
+    let (Value::Matrix(_, Some(spin)), Value::Vector(d)) = (lower.value(&b.left)?, lower.value(&b.right)?) else {
+        return Ok(None);
+    };
+    let syms = &lower.syms;
+    let moving: Vec<Expr> = syms.q.iter().chain(&syms.qd).chain(&syms.z).copied().chain([syms.t]).collect();
+    if d.iter().any(|&c| moving.iter().any(|&s| lower.arena.depends_on(c, s))) {
+        return Ok(None);
+    }
+    let turn = lower.arena.cross(&spin.body, &d);
+    Ok(Some(lower.arena.norm_squared(&turn)))
 }
 
 /// Symmetric identically; positive definite with the triangle inequalities where literal.
@@ -165,7 +187,7 @@ pub fn lower_gravity(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel) -> 
 
 /// `Σ_b ½ m_b |ṙ_b|² + ½ ω_bᵀ I_b ω_b + m_b g · r_b`.
 pub fn bodies_lagrangian(lower: &mut Lowerer<'_>, bodies: &[Body], gravity: Option<&Vec3>) -> Expr {
-    energies(lower, bodies, gravity, |_, _, rate| rate)
+    energies(lower, bodies, gravity, true, |_, _, rate| rate)
 }
 
 /// [`bodies_lagrangian`] over the rates (see [`Lowerer::held_lagrangian`]): each component of a
@@ -173,15 +195,17 @@ pub fn bodies_lagrangian(lower: &mut Lowerer<'_>, bodies: &[Body], gravity: Opti
 /// that ½ m|ṙ|² + ½ ωᵀIω is a sum of squares of held rates where I is diagonal (a planar link in
 /// absolute angles, whose ω is (0, 0, q̇)). The recursion checks what it needs of the result.
 pub fn held_bodies_lagrangian(lower: &mut Lowerer<'_>, bodies: &[Body], gravity: Option<&Vec3>) -> Option<Expr> {
-    Some(energies(lower, bodies, gravity, |lower, position, rate| lower.hold(position, rate)))
+    Some(energies(lower, bodies, gravity, false, |lower, position, rate| lower.hold(position, rate)))
 }
 
 /// The bodies' energies with each component of ṙ and ω given by `rate(lower, position, rate)` (an
-/// angular velocity component is its own position: it is the rate of none).
+/// angular velocity component is its own position: it is the rate of none); with `fixed_points`,
+/// a centre turning about a fixed point takes |ω × d|² for |ṙ|² ([`Body::speed2`]).
 fn energies(
     lower: &mut Lowerer<'_>,
     bodies: &[Body],
     gravity: Option<&Vec3>,
+    fixed_points: bool,
     mut rate: impl FnMut(&mut Lowerer<'_>, Expr, Expr) -> Expr,
 ) -> Expr {
     let half = lower.arena.num(Rational::new(1, 2).expect("1/2"));
@@ -216,7 +240,10 @@ fn energies(
             _ => None,
         };
         let arena = &mut *lower.arena;
-        let v2 = arena.norm_squared(&v);
+        let v2 = match b.speed2 {
+            Some(s) if fixed_points => s,
+            _ => arena.norm_squared(&v),
+        };
         let mut twice_t = arena.mul2(b.mass, v2);
         if let Some(rot) = rotational {
             twice_t = arena.add2(twice_t, rot);
