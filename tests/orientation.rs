@@ -116,13 +116,14 @@ fn a_rotation_through_the_euler_angle_singularity_is_exact() {
 }
 
 /// The heavy symmetric top with its orientation in the state; only rotations about the vertical
-/// are symmetries.
+/// are symmetries, and it reduces by them to Euler–Poisson in (Γ, ω) (`PoissonTop`).
 #[derive(Mechanics)]
 #[mechanics(
     orientation(b),
     body(name = top, mass = m, centre = b * [0, 0, l], frame = b, inertia = diag(a, a, c)),
     gravity = [0, 0, -g],
     symmetry(vertical = rotation(b, [0, 0, 1])),
+    reduce(euler_poincare(b), symmetry(vertical), name = PoissonTop),
     jacobian,
 )]
 struct QuaternionTop {
@@ -174,23 +175,6 @@ fn heavy_top_with_a_quaternion_is_the_euler_angle_top() {
     assert!(worst < 1e-10, "figure axis of the quaternion top against the Euler-angle top: {worst:e}");
 }
 
-/// The heavy top reduced by the rotations about the vertical alone: Euler–Poisson in (Γ, ω).
-#[derive(Mechanics)]
-#[mechanics(
-    orientation(b),
-    body(name = top, mass = m, centre = b * [0, 0, l], frame = b, inertia = diag(a, a, c)),
-    gravity = [0, 0, -g],
-    symmetry(vertical = rotation(b, [0, 0, 1])),
-    reduce(euler_poincare(b), symmetry(vertical), name = PoissonTop),
-)]
-struct ReducibleTop {
-    m: f64,
-    l: f64,
-    a: f64,
-    c: f64,
-    g: f64,
-}
-
 #[test]
 fn the_heavy_top_reduces_to_the_euler_poisson_equations_in_two_charts() {
     // Γ = Rᵀe_z and ω: A ω̇ = (A − C)... in vector form I ω̇ = Iω × ω + κ Γ × e₃ about the tip
@@ -198,7 +182,7 @@ fn the_heavy_top_reduces_to_the_euler_poisson_equations_in_two_charts() {
     // either sign, the top hanging straight down and standing straight up included); then a run that
     // crosses the equator again and again against the full quaternion top, its energy kept.
     let (m, l, a, c, g): (f64, f64, f64, f64, f64) = (0.8, 0.35, 0.021, 0.034, 9.81);
-    let full = ReducibleTop { m, l, a, c, g };
+    let full = QuaternionTop { m, l, a, c, g };
     let red = PoissonTop { m, l, a, c, g };
     assert_eq!(PoissonTop::COORDINATES, ["b_gamma1", "b_gamma2", "b_gamma3"]);
     let inertia = Vector3::new(a + m * l * l, a + m * l * l, c);
