@@ -15,7 +15,9 @@
 //!   the same with the opt-in field Jacobian. Prints the generated tokens' size of both;
 //!   `expand/rover/*` and `expand/skater/*` a model with (`reduced`) and without (`full`) its
 //!   `reduce(...)` item (the cost of a nonholonomic and of a non-abelian Routh reduced type). The
-//!   Whipple bicycle's expansion is in `benches/bicycle.rs`.
+//!   Whipple bicycle's expansion is in `benches/bicycle.rs`. `expand/large/n` (n = 50, 100, 200)
+//!   the chains on the recursive path, with their growth from 50 to 200 links printed from
+//!   in-process timings (the best of three each) against n log n and n².
 //!
 //! - `constrained_chain/tree/30`, `constrained_chain/dense/30`: the 30-link chain with its tip held
 //!   at a point (two holonomic rows), the saddle point solved with M factored along the tree (the
@@ -301,6 +303,36 @@ fn expand(c: &mut Criterion) {
             b.iter(|| routh_macros_core::try_expand(black_box(src.clone())).unwrap())
         });
         group.bench_with_input(BenchmarkId::new("with_jacobian", n), &with, |b, src| {
+            b.iter(|| routh_macros_core::try_expand(black_box(src.clone())).unwrap())
+        });
+    }
+    // Growth from 50 to 200 links: tokens and expansion time against n log n (5.42×) and n² (16×).
+    let large: Vec<(usize, proc_macro2::TokenStream)> = [50usize, 100, 200]
+        .into_iter()
+        .map(|n| (n, routh_macros_core::fixtures::pendulum_chain_struct(&format!("Chain{n}"), n).parse().unwrap()))
+        .collect();
+    let mut grown = Vec::new();
+    for (n, src) in &large {
+        let tokens = routh_macros_core::try_expand(src.clone()).unwrap().to_string().len();
+        let best = (0..3)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                black_box(routh_macros_core::try_expand(src.clone()).unwrap());
+                start.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min);
+        println!("chain n = {n}: expansion {:.3} s, {} KB of tokens", best, tokens / 1024);
+        grown.push((best, tokens as f64));
+    }
+    let (first, last) = (grown[0], grown[2]);
+    println!(
+        "chain 50 -> 200 links: expansion {:.2}x, tokens {:.2}x (n log n: {:.2}x, n^2: 16x)",
+        last.0 / first.0,
+        last.1 / first.1,
+        4.0 * 200f64.ln() / 50f64.ln()
+    );
+    for (n, src) in &large {
+        group.bench_with_input(BenchmarkId::new("large", n), src, |b, src| {
             b.iter(|| routh_macros_core::try_expand(black_box(src.clone())).unwrap())
         });
     }

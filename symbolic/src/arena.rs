@@ -161,6 +161,9 @@ pub struct Arena {
     budget: usize,
     /// Set once the budget is exceeded: the symbol every further new node is replaced by.
     exhausted: Option<Expr>,
+    /// Each sum's content and primitive part, once computed (a sum multiplied by many factors
+    /// is made primitive once).
+    pub(crate) primitive: FxHashMap<Expr, Option<(Rational, Expr)>>,
 }
 
 /// The default [`Arena::set_budget`]: 40 million operands, a few hundred MB of nodes.
@@ -169,6 +172,19 @@ pub const DEFAULT_BUDGET: usize = 40_000_000;
 impl Default for Arena {
     fn default() -> Self {
         Arena::new()
+    }
+}
+
+/// The nodes holding given symbols ([`Arena::holding`]).
+#[derive(Clone, Debug)]
+pub struct Holding(Vec<bool>);
+
+impl Holding {
+    /// Whether `e` holds one of the symbols; `e` must be a node of the DAG the marks were made
+    /// for (a later node reads as not holding them).
+    pub fn holds(&self, e: Expr) -> bool {
+        debug_assert!(e.index() < self.0.len(), "a node made after the marks");
+        self.0.get(e.index()).copied().unwrap_or(false)
     }
 }
 
@@ -187,6 +203,7 @@ impl Arena {
             operands: 0,
             budget: DEFAULT_BUDGET,
             exhausted: None,
+            primitive: FxHashMap::default(),
         };
         a.zero = a.intern(Node::Num(Rational::zero()));
         a.one = a.intern(Node::Num(Rational::one()));
@@ -250,11 +267,6 @@ impl Arena {
         id
     }
 
-    /// The handle of `node` if it was ever built (nothing is created).
-    pub(crate) fn find(&self, node: &Node) -> Option<Expr> {
-        self.map.get(node).copied()
-    }
-
     /// The node behind a handle.
     pub fn node(&self, e: Expr) -> &Node {
         &self.nodes[e.index()]
@@ -316,6 +328,26 @@ impl Arena {
     /// The constant 1.
     pub fn one(&self) -> Expr {
         self.one
+    }
+
+    /// Which nodes of `root`'s DAG hold one of `syms`, for many queries about its parts (a test
+    /// per part would walk each part again): one pass over the arena's nodes up to `root` in id
+    /// order, children before parents.
+    pub fn holding(&self, syms: &[Expr], root: Expr) -> Holding {
+        let mut held = vec![false; root.index() + 1];
+        for &s in syms {
+            if let Some(h) = held.get_mut(s.index()) {
+                *h = true;
+            }
+        }
+        for i in 0..held.len() {
+            if !held[i] {
+                let mut any = false;
+                self.nodes[i].for_each_child(|c| any |= held[c.index()]);
+                held[i] = any;
+            }
+        }
+        Holding(held)
     }
 
     /// Marks every node reachable from `roots`; the vector is indexed by id and has length

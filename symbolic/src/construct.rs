@@ -120,8 +120,36 @@ impl Arena {
     /// only shrinks the sum; terms whose coefficients differ are left alone). Merges one pair and
     /// says so (the caller collects the terms again).
     fn pythagoras(&mut self, out: &mut Vec<Expr>) -> bool {
+        // One look at the factors first, building nothing: the arguments of every cosine (in any
+        // power: a partner c·R·cos²u holds cos u) and the terms with a square of a sine. Most
+        // sums have none of one or the other (a chain's flat sums of link terms would otherwise
+        // cost a copy of every term's factors each time they are collected).
+        let mut cosines: rustc_hash::FxHashSet<Expr> = rustc_hash::FxHashSet::default();
+        let mut sines: Vec<usize> = Vec::new();
+        for (i, t) in out.iter().enumerate() {
+            let mut sine = false;
+            for &f in self.split_term(t).1 {
+                let (base, exponent) = match self.node(f) {
+                    Node::Pow(b, e) => (*b, self.as_num(*e)),
+                    _ => (f, Some(Rational::one())),
+                };
+                match self.node(base) {
+                    Node::Call(Func::Cos, args) => {
+                        cosines.insert(args[0]);
+                    }
+                    Node::Call(Func::Sin, _) if exponent == Some(Rational::integer(2)) => sine = true,
+                    _ => {}
+                }
+            }
+            if sine {
+                sines.push(i);
+            }
+        }
+        if cosines.is_empty() || sines.is_empty() {
+            return false;
+        }
         let two = self.int(2);
-        for i in 0..out.len() {
+        for i in sines {
             let (c, rest) = self.split_term(&out[i]);
             let rest = rest.to_vec();
             for (k, &f) in rest.iter().enumerate() {
@@ -132,6 +160,9 @@ impl Arena {
                 }
                 let Node::Call(Func::Sin, args) = self.node(b) else { continue };
                 let u = args[0];
+                if !cosines.contains(&u) {
+                    continue;
+                }
                 let cos = self.call(Func::Cos, &[u]);
                 let cos2 = self.pow(cos, two);
                 let mut cofactor: Vec<Expr> = rest.iter().enumerate().filter(|&(j, _)| j != k).map(|(_, &x)| x).collect();
@@ -256,6 +287,16 @@ impl Arena {
     /// For a sum `s = Σ cᵢ·Rᵢ`, its content `g = ±gcd(numerators)/lcm(denominators)` (sign chosen
     /// so that `s/g` is not in negative form) and the primitive part `s/g`, if `g ≠ 1`.
     fn primitive_part(&mut self, s: Expr) -> Option<(Rational, Expr)> {
+        if let Some(&known) = self.primitive.get(&s) {
+            return known;
+        }
+        let found = self.find_primitive_part(s);
+        self.primitive.insert(s, found);
+        found
+    }
+
+    /// [`Arena::primitive_part`], computed.
+    fn find_primitive_part(&mut self, s: Expr) -> Option<(Rational, Expr)> {
         let Node::Add(ts) = self.node(s) else {
             return None;
         };

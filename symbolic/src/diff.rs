@@ -23,6 +23,23 @@ struct Pass<'s> {
     memo: FxHashMap<Expr, Expr>,
 }
 
+/// One directional derivative kept across calls ([`Arena::directional_kept`]): its seeds and the
+/// memo of every node differentiated so far, so that expressions built on each other (a chain
+/// of defines, each its parent's plus a term) are differentiated once in total, not once per
+/// expression that contains them.
+#[derive(Clone, Debug, Default)]
+pub struct Directional {
+    seeds: Vec<(Expr, Expr)>,
+    memo: FxHashMap<Expr, Expr>,
+}
+
+impl Directional {
+    /// A derivative along `seeds` (see [`Arena::directional`]) with an empty memo.
+    pub fn new(seeds: Vec<(Expr, Expr)>) -> Self {
+        Directional { seeds, memo: FxHashMap::default() }
+    }
+}
+
 impl Arena {
     /// `∂e/∂sym`.
     pub fn diff(&mut self, e: Expr, sym: Expr) -> Expr {
@@ -44,6 +61,16 @@ impl Arena {
         let mask = seeds.iter().fold(0, |m, &(s, _)| m | self.masks[s.index()]);
         let mut pass = Pass { seeds, mask, memo: FxHashMap::default() };
         es.iter().map(|&e| self.d(e, &mut pass)).collect()
+    }
+
+    /// [`Arena::directional`] of `e` along `kept`'s seeds, reusing and extending its memo.
+    pub fn directional_kept(&mut self, e: Expr, kept: &mut Directional) -> Expr {
+        let Directional { seeds, memo } = kept;
+        let mask = seeds.iter().fold(0, |m, &(s, _)| m | self.masks[s.index()]);
+        let mut pass = Pass { seeds, mask, memo: std::mem::take(memo) };
+        let r = self.d(e, &mut pass);
+        *memo = pass.memo;
+        r
     }
 
     /// `∂eᵢ/∂sym` for every `eᵢ`, sharing one memo (see [`Arena::directional_many`]).

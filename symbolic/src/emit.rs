@@ -177,21 +177,44 @@ fn emit_with(
         uses[o.index()] += output_uses;
     }
     // Sums that are a reachable sum plus one term: A = B + t. The edge A → B replaces A's edges to
-    // B's terms (so B becomes a temporary, and those terms lose a use).
+    // B's terms (so B becomes a temporary, and those terms lose a use). Each reachable sum is
+    // indexed by the XOR of its terms' hashes, so that B = A − t is looked up for each t of A in
+    // constant time (a chain's flat sums would otherwise cost their size squared each).
+    let mix = |e: Expr| {
+        let mut z = u64::from(e.0).wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut sums_by_hash: FxHashMap<u64, Vec<Expr>> = FxHashMap::default();
+    let mut hash_of: FxHashMap<Expr, u64> = FxHashMap::default();
+    for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
+        let Node::Add(terms) = &arena.nodes[i] else { continue };
+        let h = terms.iter().fold(0, |h, &t| h ^ mix(t));
+        sums_by_hash.entry(h).or_default().push(Expr(i as u32));
+        hash_of.insert(Expr(i as u32), h);
+    }
     let mut extensions: FxHashMap<Expr, (Expr, Expr)> = FxHashMap::default();
     for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
         let Node::Add(terms) = &arena.nodes[i] else { continue };
         if terms.len() < 3 {
             continue;
         }
+        let h = hash_of[&Expr(i as u32)];
         for (k, &t) in terms.iter().enumerate() {
-            let rest: Vec<Expr> = terms.iter().enumerate().filter(|&(j, _)| j != k).map(|(_, &x)| x).collect();
-            let Some(b) = arena.find(&Node::Add(rest.clone().into())) else { continue };
-            if !marks.get(b.index()).copied().unwrap_or(false) {
-                continue;
-            }
-            for x in rest {
-                uses[x.index()] = uses[x.index()].saturating_sub(1);
+            let Some(candidates) = sums_by_hash.get(&(h ^ mix(t))) else { continue };
+            let is_rest = |b: &Expr| match &arena.nodes[b.index()] {
+                Node::Add(bs) => {
+                    bs.len() + 1 == terms.len()
+                        && bs.iter().zip(terms.iter().enumerate().filter(|&(j, _)| j != k)).all(|(x, (_, y))| x == y)
+                }
+                _ => false,
+            };
+            let Some(&b) = candidates.iter().find(|b| is_rest(b)) else { continue };
+            for (j, &x) in terms.iter().enumerate() {
+                if j != k {
+                    uses[x.index()] = uses[x.index()].saturating_sub(1);
+                }
             }
             uses[b.index()] += 1;
             extensions.insert(Expr(i as u32), (b, t));

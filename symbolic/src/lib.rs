@@ -32,7 +32,8 @@ mod subs;
 mod vector;
 mod zero;
 
-pub use arena::{Arena, Expr, Func, Node};
+pub use arena::{Arena, Expr, Func, Holding, Node};
+pub use diff::Directional;
 pub use emit::{Emitted, OpCount, emit, emit_bound, emit_slots, emit_slots_bound};
 pub use geometry::{Axis, Mat3, Rotation, Turn, Vec3};
 pub use rational::Rational;

@@ -301,6 +301,13 @@ impl Layout {
         arena.total_derivative(es, &self.q, &self.rates, with_time.then_some(self.t))
     }
 
+    /// [`Layout::total_derivative`] with time, as a derivative that keeps its memo across calls.
+    pub fn total_derivative_kept(&self, arena: &Arena) -> symbolic::Directional {
+        let mut seeds: Vec<(Expr, Expr)> = self.q.iter().zip(&self.rates).map(|(&x, &v)| (x, v)).collect();
+        seeds.push((self.t, arena.one()));
+        symbolic::Directional::new(seeds)
+    }
+
     /// A covector on the coordinates (such as ∂L/∂q) pulled back to the velocities: Kᵀg with
     /// K = ∂q̇/∂v the rates' Jacobian; `g` itself when q̇ = v.
     pub fn pull_back(&self, arena: &mut Arena, g: &[Expr]) -> Vec<Expr> {

@@ -96,6 +96,53 @@ fn directional_is_a_seeded_sum_of_partials() {
     assert_eq!(a.zero_test(diff), ZeroTest::Numerical);
 }
 
+/// A derivative kept across calls gives what a fresh one gives, for a chain of sums built on each
+/// other (x_k = x_{k−1} + l_k sin q_k), in any order of the calls, and the memo grows by what is new.
+#[test]
+fn a_kept_directional_equals_a_fresh_one_along_a_chain() {
+    let mut a = Arena::new();
+    let n = 12;
+    let q: Vec<Expr> = (0..n).map(|k| a.symbol(&format!("q{k}"))).collect();
+    let v: Vec<Expr> = (0..n).map(|k| a.symbol(&format!("v{k}"))).collect();
+    let mut x = Vec::new();
+    for k in 0..n {
+        let l = a.symbol(&format!("l{k}"));
+        let s = a.call(Func::Sin, &[q[k]]);
+        let term = a.mul2(l, s);
+        let prev = if k == 0 { a.zero() } else { x[k - 1] };
+        x.push(a.add2(prev, term));
+    }
+    let seeds: Vec<(Expr, Expr)> = q.iter().copied().zip(v.iter().copied()).collect();
+    let mut kept = Directional::new(seeds.clone());
+    for &k in &[5, 11, 0, 7, 11, 3] {
+        let fresh = a.directional(x[k], &seeds);
+        assert_eq!(a.directional_kept(x[k], &mut kept), fresh, "position {k}");
+    }
+    // Nothing is built for a sum met again.
+    a.directional_kept(x[9], &mut kept);
+    let known = a.len();
+    a.directional_kept(x[9], &mut kept);
+    assert_eq!(a.len(), known);
+}
+
+/// `holding` marks exactly the nodes of a DAG that hold one of the symbols, as `depends_on` says
+/// node by node.
+#[test]
+fn holding_agrees_with_depends_on() {
+    let mut a = Arena::new();
+    let (x, y, z) = (a.symbol("x"), a.symbol("y"), a.symbol("z"));
+    let s = a.call(Func::Sin, &[x]);
+    let yz = a.mul2(y, z);
+    let p = a.powi(yz, 3);
+    let e1 = a.add(&[s, p, z]);
+    let e = a.mul2(e1, y);
+    let marks = a.holding(&[x, y], e);
+    for node in [x, y, z, s, yz, p, e1, e] {
+        let expected = a.depends_on(node, x) || a.depends_on(node, y);
+        assert_eq!(marks.holds(node), expected, "node {node:?}");
+    }
+}
+
 #[test]
 fn substitution() {
     let mut a = Arena::new();

@@ -88,6 +88,12 @@ pub struct Lowerer<'a> {
     inputs: Vec<String>,
     /// Memo of total time derivatives, shared by every `dot` of the model.
     dot_cache: FxHashMap<Expr, Expr>,
+    /// The total time derivative with its memo over every node differentiated so far: `dot` of
+    /// a define built on others (a chain's positions, each its parent's plus one term)
+    /// differentiates only what is new.
+    dot_memo: Option<symbolic::Directional>,
+    /// Nodes known to hold no velocity, action or input (see [`Lowerer::holds_rate_symbol`]).
+    rate_free: rustc_hash::FxHashSet<Expr>,
     /// While lowering the Lagrangian over its velocities ([`Lowerer::held_lagrangian`]): each
     /// position whose rate `dot` took, with the symbol that stands for the rate and the rate.
     held: Option<Vec<(Expr, Expr, Expr)>>,
@@ -157,6 +163,8 @@ impl<'a> Lowerer<'a> {
             action: action.map(ToString::to_string),
             inputs: inputs.iter().map(ToString::to_string).collect(),
             dot_cache: FxHashMap::default(),
+            dot_memo: None,
+            rate_free: rustc_hash::FxHashSet::default(),
             held: None,
             differentials: None,
             nodes: None,
@@ -441,7 +449,11 @@ impl<'a> Lowerer<'a> {
         if let Some(&d) = self.dot_cache.get(&e) {
             return Ok(self.hold(e, d));
         }
-        if let Some(k) = self.syms.qd.iter().position(|&v| self.arena.depends_on(e, v)) {
+        // Whether `e` holds a velocity, the action or an input: one walk of what no earlier `dot`
+        // walked (the defines of a chain build on each other); the symbols only when one is found.
+        let free = if self.holds_rate_symbol(e) { self.arena.free_symbols(e) } else { Vec::new() };
+        let depends = |v: &Expr| free.binary_search(v).is_ok();
+        if let Some(k) = self.syms.qd.iter().position(depends) {
             return Err(syn::Error::new(
                 span,
                 format!(
@@ -451,7 +463,7 @@ impl<'a> Lowerer<'a> {
                 ),
             ));
         }
-        if self.syms.z.is_some_and(|z| self.arena.depends_on(e, z)) {
+        if self.syms.z.as_ref().is_some_and(depends) {
             let name = self.action.clone().unwrap_or_default();
             return Err(syn::Error::new(
                 span,
@@ -461,15 +473,44 @@ impl<'a> Lowerer<'a> {
                 ),
             ));
         }
-        if let Some(k) = self.syms.u.iter().position(|&u| self.arena.depends_on(e, u)) {
+        if let Some(k) = self.syms.u.iter().position(depends) {
             return Err(syn::Error::new(
                 span,
                 format!("`dot` of the input `{}`: inputs are given at run time and their rates are unknown", self.inputs[k]),
             ));
         }
-        let d = self.syms.total_derivative(self.arena, &[e], true)[0];
+        let memo = self.dot_memo.get_or_insert_with(|| self.syms.total_derivative_kept(self.arena));
+        let d = self.arena.directional_kept(e, memo);
         self.dot_cache.insert(e, d);
         Ok(self.hold(e, d))
+    }
+
+    /// Whether `e` holds a velocity, the action variable or an input (what `dot` cannot take). The
+    /// nodes found free of them are remembered, so that the walks of all `dot`s together are
+    /// linear in the model's size.
+    fn holds_rate_symbol(&mut self, e: Expr) -> bool {
+        let syms = self.syms;
+        let forbidden = |s: Expr| syms.qd.contains(&s) || syms.z == Some(s) || syms.u.contains(&s);
+        let mut visited = Vec::new();
+        let mut stack = vec![e];
+        while let Some(x) = stack.pop() {
+            if self.rate_free.contains(&x) {
+                continue;
+            }
+            match self.arena.node(x) {
+                symbolic::Node::Sym(_) if forbidden(x) => {
+                    // The nodes marked on the way down are not all free of it: unmark this walk's.
+                    for v in visited {
+                        self.rate_free.remove(&v);
+                    }
+                    return true;
+                }
+                node => node.for_each_child(|c| stack.push(c)),
+            }
+            self.rate_free.insert(x);
+            visited.push(x);
+        }
+        false
     }
 
     /// The rate `d` of `position`, or while lowering over the velocities the symbol standing for

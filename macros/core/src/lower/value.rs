@@ -122,22 +122,53 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `left op right` for `+` and `-`: both of one shape.
+    /// `left op right` for `+` and `-`: both of one shape. A chain `a ± b ± c ± …` (nested to the
+    /// left by syn) is lowered as one sum of its scalar operands: adding operator by operator
+    /// would collect the growing sum again at each, quadratic in the chain's length (a
+    /// Lagrangian's hundreds of terms).
     pub fn sum(&mut self, left: &SynExpr, right: &SynExpr, subtract: bool) -> syn::Result<Value> {
-        let (a, b) = (self.value(left)?, self.value(right)?);
-        let arena = &mut *self.arena;
-        let op = |arena: &mut symbolic::Arena, x: Expr, y: Expr| if subtract { arena.sub(x, y) } else { arena.add2(x, y) };
-        Ok(match (a, b) {
-            (Value::Failed, _) | (_, Value::Failed) => Value::Failed,
-            (Value::Scalar(x), Value::Scalar(y)) => Value::Scalar(op(arena, x, y)),
-            (Value::Vector(x), Value::Vector(y)) => Value::Vector([0, 1, 2].map(|i| op(arena, x[i], y[i]))),
-            (Value::Matrix(x, _), Value::Matrix(y, _)) => {
-                Value::Matrix([0, 1, 2].map(|i| [0, 1, 2].map(|j| op(arena, x[i][j], y[i][j]))), None)
+        let mut operands = vec![(right, subtract)];
+        let mut head = left;
+        while let SynExpr::Binary(b) = head
+            && matches!(b.op, syn::BinOp::Add(_) | syn::BinOp::Sub(_))
+        {
+            operands.push((&*b.right, matches!(b.op, syn::BinOp::Sub(_))));
+            head = &b.left;
+        }
+        operands.reverse();
+        // The scalar terms so far (a left side that is a scalar), or the value so far.
+        let mut terms: Option<Vec<Expr>> = None;
+        let mut acc = self.value(head)?;
+        if let Value::Scalar(x) = acc {
+            terms = Some(vec![x]);
+        }
+        for (operand, subtract) in operands {
+            let b = self.value(operand)?;
+            let arena = &mut *self.arena;
+            if let (Some(ts), Value::Scalar(y)) = (&mut terms, &b) {
+                ts.push(if subtract { arena.neg(*y) } else { *y });
+                continue;
             }
-            (a, b) => {
-                let sign = if subtract { '-' } else { '+' };
-                return Err(shape_error(right, &b, a.shape(), &format!(" (the left side of `{sign}` is {})", a.shape())));
+            if let Some(ts) = terms.take() {
+                acc = Value::Scalar(arena.add(&ts));
             }
+            let op = |arena: &mut symbolic::Arena, x: Expr, y: Expr| if subtract { arena.sub(x, y) } else { arena.add2(x, y) };
+            acc = match (acc, b) {
+                (Value::Failed, _) | (_, Value::Failed) => Value::Failed,
+                (Value::Scalar(x), Value::Scalar(y)) => Value::Scalar(op(arena, x, y)),
+                (Value::Vector(x), Value::Vector(y)) => Value::Vector([0, 1, 2].map(|i| op(arena, x[i], y[i]))),
+                (Value::Matrix(x, _), Value::Matrix(y, _)) => {
+                    Value::Matrix([0, 1, 2].map(|i| [0, 1, 2].map(|j| op(arena, x[i][j], y[i][j]))), None)
+                }
+                (a, b) => {
+                    let sign = if subtract { '-' } else { '+' };
+                    return Err(shape_error(operand, &b, a.shape(), &format!(" (the left side of `{sign}` is {})", a.shape())));
+                }
+            };
+        }
+        Ok(match terms {
+            Some(ts) => Value::Scalar(self.arena.add(&ts)),
+            None => acc,
         })
     }
 

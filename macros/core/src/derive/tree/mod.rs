@@ -192,34 +192,35 @@ fn choose(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
 /// A velocity row: (coordinate, coefficient), by coordinate.
 type Row = Vec<(usize, Expr)>;
 
-/// vₖ as a sparse row over q̇ (checked: Σⱼ cⱼ q̇ⱼ is vₖ), or why it is not one.
-fn velocity_row(arena: &mut Arena, syms: &Layout, v: Expr) -> Result<Row, String> {
+/// The rates of one term of a velocity (see [`velocity_row`]): its coefficient along each
+/// velocity it holds, and whether Σⱼ cⱼ q̇ⱼ is the term itself.
+type TermRow = (Vec<(usize, Expr)>, bool);
+
+/// vₖ as a sparse row over q̇ (checked: Σⱼ cⱼ q̇ⱼ is vₖ), or why it is not one. `terms` keeps
+/// each term's rates: a term shared by several velocities (a chain's link rate, in the rate of
+/// every position below it) is read once.
+fn velocity_row(arena: &mut Arena, syms: &Layout, v: Expr, terms_read: &mut FxHashMap<Expr, TermRow>) -> Result<Row, String> {
     let terms: Vec<Expr> = match arena.node(v) {
         Node::Add(ts) => ts.to_vec(),
         _ => vec![v],
     };
     let mut row: BTreeMap<usize, Vec<Expr>> = BTreeMap::new();
+    let mut every_term_exact = true;
     for t in terms {
-        let mut rates = Vec::new();
-        for s in arena.free_symbols(t) {
-            match syms.role(s) {
-                Some(Role::Velocity(j)) => rates.push(j),
-                Some(Role::Time) => return Err("a position moves with time (its rate depends on t)".into()),
-                _ => {}
-            }
+        if let std::collections::hash_map::Entry::Vacant(e) = terms_read.entry(t) {
+            e.insert(term_rates(arena, syms, t)?);
         }
-        if rates.is_empty() {
-            return Err("a position moves with time (its rate has a term without a velocity)".into());
-        }
-        for j in rates {
-            let c = arena.diff(t, syms.qd[j]);
-            if arena.free_symbols(c).into_iter().any(|s| matches!(syms.role(s), Some(Role::Velocity(_)))) {
-                return Err("a kinetic term is not quadratic in the velocities".into());
-            }
+        let (parts, exact) = &terms_read[&t];
+        every_term_exact &= *exact;
+        for &(j, c) in parts {
             row.entry(j).or_default().push(c);
         }
     }
     let row: Row = row.into_iter().map(|(j, cs)| (j, arena.add(&cs))).collect();
+    if every_term_exact {
+        // Each term is Σⱼ cⱼ q̇ⱼ: so is their sum.
+        return Ok(row);
+    }
     let terms: Vec<Expr> = row.iter().map(|&(j, c)| arena.mul2(c, syms.qd[j])).collect();
     let back = arena.add(&terms);
     if back != v {
@@ -229,6 +230,32 @@ fn velocity_row(arena: &mut Arena, syms: &Layout, v: Expr) -> Result<Row, String
         }
     }
     Ok(row)
+}
+
+/// One term's coefficients along the velocities it holds (see [`velocity_row`]).
+fn term_rates(arena: &mut Arena, syms: &Layout, t: Expr) -> Result<TermRow, String> {
+    let mut rates = Vec::new();
+    for s in arena.free_symbols(t) {
+        match syms.role(s) {
+            Some(Role::Velocity(j)) => rates.push(j),
+            Some(Role::Time) => return Err("a position moves with time (its rate depends on t)".into()),
+            _ => {}
+        }
+    }
+    if rates.is_empty() {
+        return Err("a position moves with time (its rate has a term without a velocity)".into());
+    }
+    let mut parts = Vec::with_capacity(rates.len());
+    for j in rates {
+        let c = arena.diff(t, syms.qd[j]);
+        if arena.free_symbols(c).into_iter().any(|s| matches!(syms.role(s), Some(Role::Velocity(_)))) {
+            return Err("a kinetic term is not quadratic in the velocities".into());
+        }
+        parts.push((j, c));
+    }
+    let products: Vec<Expr> = parts.iter().map(|&(j, c)| arena.mul2(c, syms.qd[j])).collect();
+    let exact = arena.add(&products) == t;
+    Ok((parts, exact))
 }
 
 /// The terms of `e` to be read one by one: its sum's terms, a product with one sum that holds
@@ -264,16 +291,60 @@ fn split_terms(arena: &mut Arena, e: Expr, held: &FxHashMap<Expr, usize>) -> Vec
 
 /// ∇e over `vars` for a sum whose terms each involve few of them (a tree's potential: each term a
 /// mass times one link's height): each term differentiated only along the variables it holds, so
-/// the cost is the sum's size times the variables per term, not times all of them.
+/// the cost is the sum's size times the variables per term, not times all of them. A product of
+/// factors free of `vars` with one sum that holds them is not multiplied out: its terms are read
+/// with the product of the other factors as their weight, and a term met under several weights
+/// (a link's height in the height of every link below it) is differentiated once, with the sum
+/// of its weights.
 fn sparse_gradient(arena: &mut Arena, e: Expr, vars: &[Expr]) -> Vec<Expr> {
     let index: FxHashMap<Expr, usize> = vars.iter().enumerate().map(|(i, &v)| (v, i)).collect();
-    let terms = split_terms(arena, e, &index);
+    let holding = arena.holding(vars, e);
+    // (weight, term) with e = Σ weight · term, the weights free of `vars`.
+    let one = arena.one();
+    let mut weights: FxHashMap<Expr, Vec<Expr>> = FxHashMap::default();
+    let mut terms = Vec::new();
+    let mut stack = vec![(one, e)];
+    while let Some((w, t)) = stack.pop() {
+        if !holding.holds(t) {
+            continue;
+        }
+        match arena.node(t).clone() {
+            Node::Add(ts) => stack.extend(ts.iter().map(|&u| (w, u))),
+            Node::Mul(fs) => {
+                let with: Vec<usize> = (0..fs.len()).filter(|&i| holding.holds(fs[i])).collect();
+                match with.as_slice() {
+                    [i] if matches!(arena.node(fs[*i]), Node::Add(_)) => {
+                        let Node::Add(inner) = arena.node(fs[*i]).clone() else { unreachable!("matched") };
+                        let mut factors: Vec<Expr> = fs.iter().enumerate().filter(|&(k, _)| k != *i).map(|(_, &f)| f).collect();
+                        factors.push(w);
+                        let weight = arena.mul(&factors);
+                        stack.extend(inner.iter().map(|&u| (weight, u)));
+                    }
+                    _ => {
+                        let seen = weights.entry(t).or_default();
+                        if seen.is_empty() {
+                            terms.push(t);
+                        }
+                        seen.push(w);
+                    }
+                }
+            }
+            _ => {
+                let seen = weights.entry(t).or_default();
+                if seen.is_empty() {
+                    terms.push(t);
+                }
+                seen.push(w);
+            }
+        }
+    }
     let mut parts: Vec<Vec<Expr>> = vec![Vec::new(); vars.len()];
     for t in terms {
+        let weight = arena.add(&weights[&t]);
         for s in arena.free_symbols(t) {
             if let Some(&i) = index.get(&s) {
                 let d = arena.diff(t, s);
-                parts[i].push(d);
+                parts[i].push(arena.mul2(weight, d));
             }
         }
     }
@@ -360,12 +431,18 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         }
     }
     let mut rows = Vec::with_capacity(comps.len());
+    let mut terms_read = FxHashMap::default();
     for &(v, _) in &comps {
-        rows.push(velocity_row(arena, syms, v)?);
+        rows.push(velocity_row(arena, syms, v, &mut terms_read)?);
     }
-    // Every coefficient a function of its own coordinate (and the parameters).
+    // Every coefficient a function of its own coordinate (and the parameters); a coefficient met
+    // in several rows (a link's in the rate of every position below it) checked once.
+    let mut checked: FxHashSet<(usize, Expr)> = FxHashSet::default();
     for row in &rows {
         for &(j, c) in row {
+            if !checked.insert((j, c)) {
+                continue;
+            }
             let foreign = arena.free_symbols(c).into_iter().find(|&s| match syms.role(s) {
                 Some(Role::Coordinate(i)) => i != j,
                 Some(Role::Parameter(_)) => false,
@@ -411,36 +488,90 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         path.reverse();
         path
     };
+    // The union of the members' paths to their roots, walked once per coordinate (a chain's
+    // coordinate shares masses with all its ancestors: a walk per member would be quadratic in
+    // the depth): for the nodes of the union (seen_in = j), the root and how many of their
+    // children the union holds.
+    let mut seen_in = vec![usize::MAX; n];
+    let mut root_of = vec![0; n];
+    let mut below = vec![0_u32; n];
     for j in 0..n {
         let mut w: Vec<usize> = with[j].iter().copied().collect();
         w.sort_unstable();
-        // By tree (its root): the members of w, the deepest last.
-        let mut trees: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        // By tree (its root): the members of w, and the nodes of the union of their paths.
+        let mut trees: BTreeMap<usize, (Vec<usize>, Vec<usize>)> = BTreeMap::new();
+        let mut walked = Vec::new();
         for &i in &w {
-            let path = path_of(&parents, i);
-            trees.entry(path[0]).or_default().push(i);
+            if seen_in[i] != j {
+                seen_in[i] = j;
+                below[i] = 0;
+                walked.clear();
+                walked.push(i);
+                let mut x = i;
+                let root = loop {
+                    match parents[x] {
+                        None => break x,
+                        Some(p) if seen_in[p] == j => {
+                            below[p] += 1;
+                            break root_of[p];
+                        }
+                        Some(p) => {
+                            seen_in[p] = j;
+                            below[p] = 1;
+                            walked.push(p);
+                            x = p;
+                        }
+                    }
+                };
+                for &y in &walked {
+                    root_of[y] = root;
+                }
+                trees.entry(root).or_default().1.extend_from_slice(&walked);
+            }
+            trees.entry(root_of[i]).or_default().0.push(i);
         }
         let mut bottom: Option<usize> = None;
-        for (_, members) in trees {
-            let deepest = *members.iter().max_by_key(|&&i| path_of(&parents, i).len()).expect("a member");
-            let path = path_of(&parents, deepest);
-            if let Some(&stray) = members.iter().find(|i| !path.contains(i)) {
-                return Err(format!(
-                    "`{}` and `{}` both move masses with `{}`, but neither is an ancestor of the other: the coordinates \
-                     do not form a tree (declare each coordinate after the ones it is attached to)",
-                    model.coordinates[stray], model.coordinates[deepest], model.coordinates[j]
-                ));
-            }
+        for (root, (members, union)) in trees {
+            // One path iff no node of the union has two of its children in it; the deepest
+            // member is then its one leaf.
+            let leaves: Vec<usize> = union.iter().copied().filter(|&x| below[x] == 0).collect();
+            let deepest = match (leaves.as_slice(), union.iter().all(|&x| below[x] <= 1)) {
+                ([leaf], true) => *leaf,
+                _ => {
+                    let deepest = *members.iter().max_by_key(|&&i| path_of(&parents, i).len()).expect("a member");
+                    let path = path_of(&parents, deepest);
+                    let stray = *members.iter().find(|i| !path.contains(i)).expect("members off one path");
+                    return Err(format!(
+                        "`{}` and `{}` both move masses with `{}`, but neither is an ancestor of the other: the \
+                         coordinates do not form a tree (declare each coordinate after the ones it is attached to)",
+                        model.coordinates[stray], model.coordinates[deepest], model.coordinates[j]
+                    ));
+                }
+            };
             if let Some(b) = bottom {
-                parents[path[0]] = Some(b);
+                parents[root] = Some(b);
             }
             bottom = Some(deepest);
         }
         parents[j] = bottom;
     }
     // Parents before children.
+    let mut depth: Vec<Option<usize>> = vec![None; n];
+    for j in 0..n {
+        let mut up = vec![j];
+        while let Some(p) = parents[*up.last().expect("nonempty")].filter(|&p| depth[p].is_none()) {
+            up.push(p);
+        }
+        let top = *up.last().expect("nonempty");
+        let first = parents[top].map_or(0, |p| depth[p].expect("known") + 1);
+        for (d, &x) in (first..).zip(up.iter().rev()) {
+            if depth[x].is_none() {
+                depth[x] = Some(d);
+            }
+        }
+    }
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&j| (path_of(&parents, j).len(), j));
+    order.sort_by_key(|&j| (depth[j], j));
     let on_path = |j: usize| path_of(&parents, j);
 
     // Directions: (joint, parent direction, S) interned; each component's direction at its joint.
