@@ -1437,7 +1437,7 @@ impl Chain10Recursive {
         + m29 / 2 * (dot(x29).powi(2) + dot(y29).powi(2))
         + m30 / 2 * (dot(x30).powi(2) + dot(y30).powi(2))
         - g * (m1 * y1 + m2 * y2 + m3 * y3 + m4 * y4 + m5 * y5 + m6 * y6 + m7 * y7 + m8 * y8 + m9 * y9 + m10 * y10 + m11 * y11 + m12 * y12 + m13 * y13 + m14 * y14 + m15 * y15 + m16 * y16 + m17 * y17 + m18 * y18 + m19 * y19 + m20 * y20 + m21 * y21 + m22 * y22 + m23 * y23 + m24 * y24 + m25 * y25 + m26 * y26 + m27 * y27 + m28 * y28 + m29 * y29 + m30 * y30),
-    holonomic(tip_x = x30 - 3, tip_y = y30 + 20),
+    holonomic(tip_x = x30 - 3, tip_y = y30 + 20), jacobian,
 )]
 pub struct Chain30Constrained {
     pub m1: f64,
@@ -1577,7 +1577,7 @@ impl Chain30Constrained {
         + m29 / 2 * (dot(x29).powi(2) + dot(y29).powi(2))
         + m30 / 2 * (dot(x30).powi(2) + dot(y30).powi(2))
         - g * (m1 * y1 + m2 * y2 + m3 * y3 + m4 * y4 + m5 * y5 + m6 * y6 + m7 * y7 + m8 * y8 + m9 * y9 + m10 * y10 + m11 * y11 + m12 * y12 + m13 * y13 + m14 * y14 + m15 * y15 + m16 * y16 + m17 * y17 + m18 * y18 + m19 * y19 + m20 * y20 + m21 * y21 + m22 * y22 + m23 * y23 + m24 * y24 + m25 * y25 + m26 * y26 + m27 * y27 + m28 * y28 + m29 * y29 + m30 * y30),
-    holonomic(tip_x = x30 - 3, tip_y = y30 + 20), dynamics = dense,
+    holonomic(tip_x = x30 - 3, tip_y = y30 + 20), jacobian, dynamics = dense,
 )]
 pub struct Chain30ConstrainedDense {
     pub m1: f64,

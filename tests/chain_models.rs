@@ -37,8 +37,9 @@ fn expected_file() -> String {
         s.push('\n');
     }
     // The 30-link chain with its tip held at a point (two holonomic rows): the saddle point with M
-    // factored along the tree, and with the dense M.
-    let tip = "holonomic(tip_x = x30 - 3, tip_y = y30 + 20)";
+    // factored along the tree, and with the dense M; each with its field Jacobian (along the tree:
+    // the kinetic part of the inverse dynamics by its tangent).
+    let tip = "holonomic(tip_x = x30 - 3, tip_y = y30 + 20), jacobian";
     s.push_str(&routh_macros_core::fixtures::pendulum_chain_with("Chain30Constrained", 30, tip));
     s.push('\n');
     s.push_str(&routh_macros_core::fixtures::pendulum_chain_with(

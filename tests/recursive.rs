@@ -517,6 +517,7 @@ macro_rules! constrained_tree {
                             constraint(skate = a.cos() * dot(xa) + a.sin() * dot(ya) - 0.1 * dot(x)),
                             output(pull = multiplier(line), e = energy()),
                             dynamics = $dynamics,
+                            jacobian,
                         )]
         pub struct $name {
             pub mx: f64,
@@ -600,6 +601,36 @@ fn a_constrained_tree_solves_its_saddle_point_along_the_tree() {
         assert!((p - q).amax() < 1e-7, "{:e}", (p - q).amax());
         assert!(tree.position_residuals(0.0, p).amax() < 1e-8 && tree.velocity_residuals(0.0, p).amax() < 1e-8);
     }
+}
+
+/// The field Jacobian of the constrained tree: its saddle point differentiated with M a − f's
+/// kinetic part by its tangent along the tree (M never formed) equals the dense twin's, which
+/// differentiates the dense M symbolically, and central differences of the field; the multipliers'
+/// rates likewise; the tree model still takes its tree path (its pivots).
+#[test]
+fn a_constrained_trees_field_jacobian_is_the_dense_ones() {
+    let (tree, dense) = (constrained_values!(ConstrainedTree), constrained_values!(ConstrainedTreeDense));
+    let mut rng = Rng::new(43);
+    let (mut worst, mut worst_fd, mut worst_rates) = (0.0f64, 0.0f64, 0.0f64);
+    for _ in 0..12 {
+        let x: SVector<f64, 24> = rng.vector(-1.2, 1.2);
+        let t = rng.uniform(0.0, 2.0);
+        // Only the tree's factor has pivots (the type says the tree path is taken).
+        assert!(routh::runtime::MechanicalSystem::mass(&tree, t, &x).unwrap().pivots().iter().all(|&d| d > 0.0));
+        let (jt, jd) = (tree.jacobian(t, &x).unwrap(), dense.jacobian(t, &x).unwrap());
+        let scale = 1.0 + jd.amax();
+        worst = worst.max((jt - jd).amax() / scale);
+        let fd = common::jacobian_fd(&tree, t, &x, 1e-6).unwrap();
+        worst_fd = worst_fd.max((jt - fd).amax() / scale);
+        let ((gt, rt), (gd, rd)) = (tree.constraint_force_rates(t, &x).unwrap(), dense.constraint_force_rates(t, &x).unwrap());
+        worst_rates = worst_rates.max((gt - gd).amax() / (1.0 + gd.amax())).max((rt - rd).amax() / (1.0 + rd.amax()));
+    }
+    eprintln!(
+        "constrained tree's Jacobian vs dense: {worst:.1e}, vs central differences {worst_fd:.1e}, multiplier rates {worst_rates:.1e}"
+    );
+    assert!(worst < 1e-11, "{worst:e}");
+    assert!(worst_fd < 1e-6, "{worst_fd:e}");
+    assert!(worst_rates < 1e-10, "{worst_rates:e}");
 }
 
 /// A symmetry and outputs of a tree model that derives nothing dense: a cart (translation-invariant,

@@ -335,6 +335,35 @@ pub fn tangent_jacobian<const N: usize, const D: usize>(
     Ok(j)
 }
 
+/// Adds `tangent(e_c)` to the first `N` rows of column `c` of `dr`, for every basis direction
+/// `e_c` of the state: the Jacobian of a part of a residual known only through its directional
+/// derivatives (generated for a constrained tree: the kinetic part of its inverse dynamics, whose
+/// tangent along the tree is O(n) code, so ∂R/∂x is O(n²) without forming M).
+///
+/// ```
+/// use routh_runtime::mechanics::add_tangent_columns;
+/// use routh_runtime::nalgebra::{SMatrix, SVector};
+/// // K = (q₀ q₁, q₁²) on x = (q₀, q₁): ∂K/∂x at (2, 3) added to a residual Jacobian of 3 rows.
+/// let (q0, q1) = (2.0, 3.0);
+/// let mut dr = SMatrix::<f64, 3, 2>::from_element(1.0);
+/// add_tangent_columns::<2, 3, 2>(&mut dr, |dx: &SVector<f64, 2>| SVector::from([q1 * dx[0] + q0 * dx[1], 2.0 * q1 * dx[1]]));
+/// assert_eq!(dr, SMatrix::<f64, 3, 2>::new(4.0, 3.0, 1.0, 7.0, 1.0, 1.0));
+/// ```
+pub fn add_tangent_columns<const N: usize, const R: usize, const D: usize>(
+    dr: &mut SMatrix<f64, R, D>,
+    tangent: impl Fn(&SVector<f64, D>) -> SVector<f64, N>,
+) {
+    let mut dx = SVector::<f64, D>::zeros();
+    for c in 0..D {
+        dx[c] = 1.0;
+        let column = tangent(&dx);
+        dx[c] = 0.0;
+        for i in 0..N.min(R) {
+            dr[(i, c)] += column[i];
+        }
+    }
+}
+
 /// The factored mass matrix, for several solves (the field Jacobian).
 ///
 /// # Errors

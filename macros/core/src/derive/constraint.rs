@@ -87,13 +87,23 @@ const FROBENIUS_TERMS: usize = 200_000;
 
 /// Derives the constrained equations of `model` (none if it has no constraints); rows that are
 /// dependent everywhere are reported into `cx` ([`check_rank`]).
-pub fn derive(model: &Model, arena: &mut Arena, cx: &mut Ctxt, eq: &Equations) -> Option<ConstraintEquations> {
-    let ce = equations(model, arena, eq)?;
+///
+/// `tree_forces` are the generalized forces τ of a tree model whose M is never formed: its
+/// residual's Jacobian is then derived without M a − f's kinetic part K (see
+/// [`crate::derive::tree::Inverse`]), which the generated code adds from K's tangent.
+pub fn derive(
+    model: &Model,
+    arena: &mut Arena,
+    cx: &mut Ctxt,
+    eq: &Equations,
+    tree_forces: Option<&[Expr]>,
+) -> Option<ConstraintEquations> {
+    let ce = equations(model, arena, eq, tree_forces)?;
     cx.ok(check_rank(&model.view(arena), &ce));
     Some(ce)
 }
 
-fn equations(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<ConstraintEquations> {
+fn equations(model: &Model, arena: &mut Arena, eq: &Equations, tree_forces: Option<&[Expr]>) -> Option<ConstraintEquations> {
     if model.constraints.is_empty() {
         return None;
     }
@@ -118,10 +128,22 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations) -> Option<Constra
         .collect();
     let bias = layout.total_derivative(arena, &rows, true);
 
-    // Saddle-point residual R = (M a − Aᵀλ − f, A a + c) and its Jacobians — none for a tree
-    // model that derives no dense M (it has no field Jacobian, inputs or sensitivities to read them).
+    // Saddle-point residual R = (M a − Aᵀλ − f, A a + c) and its Jacobians. A tree model that
+    // derives no dense M has them only with the field Jacobian, without the kinetic part K of
+    // M a − f = K − τ (the generated code adds ∂K/∂x from K's tangent along the tree).
     let mut residual = Vec::with_capacity(n + m);
-    if eq.mass.len() == n {
+    if let (Some(tau), true) = (tree_forces, model.field_jacobian && eq.mass.len() != n) {
+        for i in 0..n {
+            let col: Vec<Expr> = a.iter().map(|row| row[i]).collect();
+            let atl = arena.dot(&col, &lam);
+            let r = arena.add2(atl, tau[i]);
+            residual.push(arena.neg(r));
+        }
+        for (ai, &ci) in a.iter().zip(&bias) {
+            let aa = arena.dot(ai, &layout.qdd);
+            residual.push(arena.add2(aa, ci));
+        }
+    } else if eq.mass.len() == n {
         for i in 0..n {
             let ma = arena.dot(&eq.mass[i], &layout.qdd);
             let col: Vec<Expr> = a.iter().map(|row| row[i]).collect();

@@ -98,8 +98,8 @@ impl Derived {
 /// too), if any: impacts and modes (laws and energy derivatives read M and E); reductions and
 /// discrete systems (p and M), symmetries of a constrained model (their moving energies read E;
 /// without constraints a momentum map takes p along the tree); inputs and sensitivities (their
-/// ∂g/∂w read f); the field Jacobian of a constrained model (the saddle point's
-/// derivatives read M).
+/// ∂g/∂w read f). The field Jacobian of a constrained tree differentiates its saddle point along
+/// the tree ([`tree::Inverse`]).
 fn dense_item(model: &Model, hybrid: bool) -> Option<&'static str> {
     if hybrid || !model.impacts.is_empty() {
         Some("its impacts (or modes)")
@@ -111,8 +111,6 @@ fn dense_item(model: &Model, hybrid: bool) -> Option<&'static str> {
         Some("its discrete system")
     } else if !model.inputs.is_empty() || !model.sensitivity.is_empty() {
         Some("its inputs or sensitivities")
-    } else if model.field_jacobian && !model.constraints.is_empty() {
-        Some("its field Jacobian (`jacobian`, which differentiates the saddle point)")
     } else {
         None
     }
@@ -163,7 +161,11 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
         }
     };
     let energy = hybrid.then(|| euler_lagrange::energy_derivatives(model, arena, &equations));
-    let constraints = constraint::derive(model, arena, cx, &equations);
+    let tree_forces = match (&dynamics, &kinetics) {
+        (tree::Dynamics::Recursive(r), Some(_)) => Some(r.tree.tau.clone()),
+        _ => None,
+    };
+    let constraints = constraint::derive(model, arena, cx, &equations, tree_forces.as_deref());
     let impacts = impact::derive(model, arena, &equations);
     let along_tree = kinetics.as_ref().map(|k| &k.momenta);
     let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts, along_tree);

@@ -8,6 +8,7 @@ use symbolic::Expr;
 
 use crate::derive::constraint::{ConstraintEquations, Kind};
 use crate::derive::euler_lagrange::Equations;
+use crate::derive::tree::Inverse;
 use crate::emit::codegen::{Helpers, allow_generated, matrix};
 use crate::model::View;
 use crate::notation::{display_name, doc_block, formula};
@@ -24,7 +25,14 @@ pub struct ConstraintItems {
 /// The constrained dynamics: the saddle point solved with the model's mass operator (from
 /// [`crate::emit::dynamics`]), its Jacobian and sensitivities, the constraint methods and
 /// `impl Constrained`.
-pub fn emit(model: &View<'_>, ce: &ConstraintEquations, eq: &Equations, helpers: &mut Helpers, tree: bool) -> ConstraintItems {
+pub fn emit(
+    model: &View<'_>,
+    ce: &ConstraintEquations,
+    eq: &Equations,
+    helpers: &mut Helpers,
+    tree: bool,
+    inverse: Option<&Inverse>,
+) -> ConstraintItems {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
     let p = model.layout.position_dim();
     let nm = n + m;
@@ -37,7 +45,7 @@ pub fn emit(model: &View<'_>, ce: &ConstraintEquations, eq: &Equations, helpers:
     // asks for the Jacobian (`jacobian`, hybrid systems, sensitivities): O(n³) terms otherwise
     // spent on nothing.
     let with_jacobian = model.field_jacobian;
-    let saddle_jacobian = if with_jacobian { saddle_jacobian(model, ce, eq, helpers) } else { TokenStream::new() };
+    let saddle_jacobian = if with_jacobian { saddle_jacobian(model, ce, eq, helpers, inverse) } else { TokenStream::new() };
     let quasi = !model.layout.orientations.is_empty();
     let manifold = if with_jacobian { manifold_linearization(model, ce, helpers) } else { TokenStream::new() };
     let ConstraintDocs { rows: rows_doc, bias: bias_doc, kinds: kinds_doc, set: set_doc } = docs(model, ce, &names);
@@ -194,8 +202,16 @@ fn rows(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> Ro
 }
 
 /// `__routh_constraint_jacobian`: ∂R/∂q, ∂R/∂q̇, ∂R/∂t (and ∂R/∂z) of the saddle-point residual
-/// R = (M q̈ − Aᵀλ − f, A q̈ + c), with a = q̈ and λ as inputs.
-fn saddle_jacobian(model: &View<'_>, ce: &ConstraintEquations, eq: &Equations, helpers: &mut Helpers) -> TokenStream {
+/// R = (M q̈ − Aᵀλ − f, A q̈ + c), with a = q̈ and λ as inputs. For a constrained tree (`inverse`),
+/// the symbolic part is that of R without the kinetic part K of M a − f, whose Jacobian the
+/// runtime adds column by column from K's tangent along the tree.
+fn saddle_jacobian(
+    model: &View<'_>,
+    ce: &ConstraintEquations,
+    eq: &Equations,
+    helpers: &mut Helpers,
+    inverse: Option<&Inverse>,
+) -> TokenStream {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
     let p = model.layout.position_dim();
     let nm = n + m;
@@ -239,8 +255,54 @@ fn saddle_jacobian(model: &View<'_>, ce: &ConstraintEquations, eq: &Equations, h
         }
         None => TokenStream::new(),
     };
+    // A constrained tree: K's quantities at (x, a) once, then its tangent along each basis
+    // direction of the state added to the first n rows.
+    let (kinetic_fns, add_kinetic) = match inverse {
+        Some(inv) => {
+            let np = inv.tangent.primal.len();
+            let (a_param, a_arg) = (quote! { a: &#vec_n, }, quote! { a, });
+            let (p_stmts, p_vals) =
+                helpers.body_bound(model, &inv.bindings, &inv.tangent.primal, "__routh_kinetic_primal", &a_param, &a_arg);
+            let (dx_param, dx_arg) = (quote! { a: &#vec_n, p: &[f64; #np], dx: &#state, }, quote! { a, p, dx, });
+            let (t_stmts, t_vals) = helpers.body_bound(
+                model,
+                &inv.tangent.bound.bindings,
+                &inv.tangent.bound.outputs,
+                "__routh_kinetic_tangent",
+                &dx_param,
+                &dx_arg,
+            );
+            (
+                quote! {
+                    /// The quantities of the inverse dynamics' kinetic part K = M a + (velocity products)
+                    /// along the tree that its derivatives read, at (t, x) and the accelerations `a`.
+                    #allow
+                    fn __routh_kinetic_primal(&self, t: f64, x: &#state, a: &#vec_n) -> [f64; #np] {
+                        #(#p_stmts)*
+                        [#(#p_vals),*]
+                    }
+
+                    /// δK = (∂K/∂x) dx at fixed accelerations `a`, from K's quantities `p` at the same state.
+                    #allow
+                    fn __routh_kinetic_tangent(&self, t: f64, x: &#state, a: &#vec_n, p: &[f64; #np], dx: &#state) -> #vec_n {
+                        #(#t_stmts)*
+                        <#vec_n>::from([#(#t_vals),*])
+                    }
+                },
+                quote! {
+                    let p = self.__routh_kinetic_primal(t, x, a);
+                    ::routh::__private::mechanics::add_tangent_columns::<#n, #nm, #d>(&mut dr, |dx| {
+                        self.__routh_kinetic_tangent(t, x, a, &p, dx)
+                    });
+                },
+            )
+        }
+        None => (TokenStream::new(), TokenStream::new()),
+    };
     quote! {
         #rates
+
+        #kinetic_fns
 
         #allow
         fn #jac_fn(&self, t: f64, x: &#state, a: &#vec_n, lam: &#vec_m)
@@ -251,6 +313,7 @@ fn saddle_jacobian(model: &View<'_>, ce: &ConstraintEquations, eq: &Equations, h
             #(#dq_sets)*
             #(#dv_sets)*
             #(#dz_sets)*
+            #add_kinetic
             (dr, ::routh::__private::nalgebra::SVector::<f64, #nm>::from([#(#dt_vals),*]))
         }
     }
@@ -437,9 +500,19 @@ fn accelerations_and_jacobian(model: &View<'_>, solve: &TokenStream, quasi: bool
     } else {
         quote! { sol.field_jacobian(dr) }
     };
+    let jac_how = tree.then(|| {
+        quote! {
+            ///
+            /// Along the kinematic tree, M is never formed: with M a − f = 𝒦(q, q̇, a) − τ, the kinetic part 𝒦 (M a and
+            /// the velocity products, Kane's form) is differentiated by its directional derivative along the tree (O(n)
+            /// code, once per basis direction of the state: O(n²) in all), τ, Aᵀλ and the rows symbolically; the
+            /// solves with M are the tree factor's.
+        }
+    });
     let jacobian = quote! {
         /// Jacobian ∂F/∂x of the constrained first-order field, from symbolic derivatives of the saddle-point
         /// residual R = (M q̈ − Aᵀλ − f, A q̈ + c): ∂(q̈, λ)/∂x = −K⁻¹ ∂R/∂x with K = [M −Aᵀ; A 0] factored once.
+        #jac_how
         ///
         /// # Errors
         /// As [`Self::accelerations`].

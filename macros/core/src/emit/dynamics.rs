@@ -258,7 +258,11 @@ pub(crate) fn accelerations_and_jacobian(
     // constrained one (the saddle-point system of `emit::constraint`).
     match constraints {
         Some(ce) => {
-            let items = crate::emit::constraint::emit(model, ce, eq, helpers, tree);
+            let inverse = match dynamics {
+                Dynamics::Recursive(r) if tree => r.inverse.as_deref(),
+                _ => None,
+            };
+            let items = crate::emit::constraint::emit(model, ce, eq, helpers, tree, inverse);
             (items.accelerations, items.jacobian, items.methods, items.trait_impl)
         }
         None if !model.field_jacobian => {

@@ -42,7 +42,9 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
     let syms = &model.layout;
     let n = model.dof();
     let tree = &r.tree;
-    let mut offset = r.bindings.len() + r.tangent.as_ref().map_or(0, |t| t.bound.bindings.len());
+    let mut offset = r.bindings.len()
+        + r.tangent.as_ref().map_or(0, |t| t.bound.bindings.len())
+        + r.inverse.as_ref().map_or(0, |i| i.bindings.len() + i.tangent.bound.bindings.len());
     let mut next = |arena: &mut Arena, build: &dyn Fn(&mut Builder<'_>) -> Vec<Expr>| {
         let mut b = Builder { arena, syms, bindings: Vec::new(), offset };
         let outputs = build(&mut b);
@@ -107,7 +109,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
 
 /// Per direction: x_d = x_{π(d)} + (extra_d) + S_d r_{j(d)}, bound (`r` per joint; `extra` the
 /// velocity products, if any).
-fn along(b: &mut Builder<'_>, tree: &Tree, r: &[Expr], extra: Option<&[Expr]>) -> Vec<Expr> {
+pub(super) fn along(b: &mut Builder<'_>, tree: &Tree, r: &[Expr], extra: Option<&[Expr]>) -> Vec<Expr> {
     let mut x: Vec<Expr> = Vec::with_capacity(tree.dirs.len());
     for (d, &(j, parent, s)) in tree.dirs.iter().enumerate() {
         let mut terms = Vec::with_capacity(3);
@@ -125,7 +127,7 @@ fn along(b: &mut Builder<'_>, tree: &Tree, r: &[Expr], extra: Option<&[Expr]>) -
 }
 
 /// Σ_{d at j} S_d F_d with F_d = Σ_{c at d} m_c x_d + Σ_{children} F_e (leaves → root).
-fn generalized(b: &mut Builder<'_>, tree: &Tree, n: usize, x: &[Expr]) -> Vec<Expr> {
+pub(super) fn generalized(b: &mut Builder<'_>, tree: &Tree, n: usize, x: &[Expr]) -> Vec<Expr> {
     let k = tree.dirs.len();
     let mut own: Vec<Vec<Expr>> = vec![Vec::new(); k];
     for &(d, m) in &tree.comps {

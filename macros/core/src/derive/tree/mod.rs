@@ -78,6 +78,9 @@ pub struct Recursive {
     /// With the field Jacobian: the directional derivative along a tangent δx of the state
     /// ([`tangent`]).
     pub tangent: Option<Tangent>,
+    /// With constraints and the field Jacobian: the inverse dynamics' kinetic part and its
+    /// directional derivative ([`inverse`]), for the saddle point's Jacobian.
+    pub inverse: Option<Box<Inverse>>,
     /// The tree's directions and masses, from which [`kinetics()`] builds M a, f, E, L and p.
     pub tree: Box<Tree>,
 }
@@ -88,6 +91,19 @@ pub struct Recursive {
 pub struct Tangent {
     pub bound: Bound,
     pub primal: Vec<Expr>,
+}
+
+/// The kinetic part K(q, q̇, a) = M(q) a − f(q, q̇) − τ(q, q̇, t) of the inverse dynamics along the
+/// tree (Kane's form, with the accelerations a as inputs: K = M a + the velocity products), and its
+/// directional derivative along a tangent δx of the state at fixed a. The saddle point's residual
+/// R = (M a − Aᵀλ − f, A a + c) of a constrained tree is K − τ − Aᵀλ in its first rows: the
+/// derive differentiates τ and the rows symbolically (few terms) and K by this tangent (O(n) code,
+/// called for the 2n basis directions), so that its Jacobian never forms M.
+pub struct Inverse {
+    /// K's quantities at (x, a), which its derivative reads ([`Tangent::primal`]).
+    pub bindings: Bindings,
+    /// δK = (∂K/∂x) δx.
+    pub tangent: Tangent,
 }
 
 /// The structure the recursion runs over.
@@ -150,6 +166,10 @@ pub fn derive(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> 
         // Jacobian is the saddle point's (not the unconstrained recursion's tangent).
         Dynamics::Recursive(mut r) if model.field_jacobian && model.constraints.is_empty() => {
             r.tangent = Some(tangent(model, arena, &r));
+            Dynamics::Recursive(r)
+        }
+        Dynamics::Recursive(mut r) if model.field_jacobian => {
+            r.inverse = Some(Box::new(inverse(model, arena, &r)));
             Dynamics::Recursive(r)
         }
         other => other,
@@ -752,7 +772,7 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
     }
     let comps = comp_dir.into_iter().zip(comps.iter().map(|c| c.1)).collect();
     let tree = Box::new(Tree { dirs, comps, masses, order, at_joint, tau, rest });
-    Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: d_of, parents, tangent: None, tree })
+    Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: d_of, parents, tangent: None, inverse: None, tree })
 }
 
 /// That M is not singular everywhere, from the recursion's pivots at sample states (for a model
@@ -776,6 +796,37 @@ pub fn check_pivots(model: &crate::model::View<'_>, r: &Recursive) -> syn::Resul
 /// once per state and only the derivatives once per direction; the code is linear in the
 /// recursion's, and the runtime builds the field Jacobian from 2n such directions (O(n²), no M).
 pub fn tangent(model: &Model, arena: &mut Arena, r: &Recursive) -> Tangent {
+    tangent_of(model, arena, &r.bindings, &r.accelerations, r.bindings.len())
+}
+
+/// [`Recursive::inverse`]: K = M a + the velocity products along the tree (the accelerations a
+/// as [`Role::Acceleration`] symbols), its temporaries numbered after the recursion's, and its
+/// tangent after those.
+pub fn inverse(model: &Model, arena: &mut Arena, r: &Recursive) -> Inverse {
+    let syms = &model.layout;
+    let n = model.dof();
+    let offset = r.bindings.len();
+    let mut b = Builder { arena: &mut *arena, syms, bindings: Vec::new(), offset };
+    let c: Vec<Expr> = r
+        .tree
+        .dirs
+        .iter()
+        .map(|&(j, _, s)| {
+            let ds = b.arena.diff(s, syms.q[j]);
+            let v2 = b.arena.powi(syms.qd[j], 2);
+            b.arena.mul2(ds, v2)
+        })
+        .collect();
+    let acc = kinetics::along(&mut b, &r.tree, &syms.qdd, Some(&c));
+    let k = kinetics::generalized(&mut b, &r.tree, n, &acc);
+    let bindings = b.bindings;
+    let tangent = tangent_of(model, arena, &bindings, &k, offset + bindings.len());
+    Inverse { bindings, tangent }
+}
+
+/// The directional derivative of `outputs` of straight-line `bindings` along a tangent δx of the
+/// state ([`tangent`]), its temporaries numbered from `offset`.
+fn tangent_of(model: &Model, arena: &mut Arena, bindings: &Bindings, outputs: &[Expr], offset: usize) -> Tangent {
     let syms = &model.layout;
     let n = model.dof();
     let mut dot: FxHashMap<Expr, Expr> = FxHashMap::default();
@@ -784,9 +835,8 @@ pub fn tangent(model: &Model, arena: &mut Arena, r: &Recursive) -> Tangent {
         dot.insert(syms.q[i], dq);
         dot.insert(syms.qd[i], dv);
     }
-    // Temporaries numbered after the recursion's.
-    let mut rec = Builder { arena, syms, bindings: Vec::new(), offset: r.bindings.len() };
-    for &(s, e) in &r.bindings {
+    let mut rec = Builder { arena, syms, bindings: Vec::new(), offset };
+    for &(s, e) in bindings {
         let seeds: Vec<(Expr, Expr)> =
             rec.arena.free_symbols(e).into_iter().filter_map(|x| dot.get(&x).map(|&d| (x, d))).collect();
         let de = if seeds.is_empty() { rec.arena.zero() } else { rec.arena.directional(e, &seeds) };
@@ -795,9 +845,21 @@ pub fn tangent(model: &Model, arena: &mut Arena, r: &Recursive) -> Tangent {
             dot.insert(s, ds);
         }
     }
-    let outputs: Vec<Expr> = r.accelerations.iter().map(|a| dot.get(a).copied().unwrap_or_else(|| rec.arena.zero())).collect();
+    let outputs: Vec<Expr> = outputs
+        .iter()
+        .map(|&a| match dot.get(&a) {
+            Some(&d) => d,
+            // An output that is no binding of its own (a leaf, or an expression of the state).
+            None => {
+                let seeds: Vec<(Expr, Expr)> =
+                    rec.arena.free_symbols(a).into_iter().filter_map(|x| dot.get(&x).map(|&d| (x, d))).collect();
+                if seeds.is_empty() { rec.arena.zero() } else { rec.arena.directional(a, &seeds) }
+            }
+        })
+        .collect();
+    let r_bindings = bindings;
     // The recursion's quantities the derivatives read, as inputs.
-    let position: FxHashMap<Expr, usize> = r.bindings.iter().enumerate().map(|(k, &(s, _))| (s, k)).collect();
+    let position: FxHashMap<Expr, usize> = r_bindings.iter().enumerate().map(|(k, &(s, _))| (s, k)).collect();
     let mut primal: Vec<Expr> = Vec::new();
     let mut seen: FxHashSet<Expr> = FxHashSet::default();
     for e in rec.bindings.iter().map(|&(_, e)| e).chain(outputs.iter().copied()) {
