@@ -390,7 +390,9 @@ fn models_that_are_not_trees_keep_the_dense_path() {
 }
 
 /// Inputs: a cart driven by a force `u` under a double pendulum, linearised about the hanging rest
-/// with each path: the same (A, B) (the recursion's A from its tangent, B from ∂Q/∂u).
+/// with each path: the same (A, B) (the recursion's A from its tangent, B from ∂Q/∂u), and the same
+/// sensitivities to g and c, which enter the generalized forces only: the tree model derives nothing
+/// dense for them (∂q̈/∂w = M⁻¹ ∂τ/∂w solved along the tree; its mass operator is the tree's).
 macro_rules! driven {
     ($name:ident, $dynamics:ident) => {
         #[derive(Mechanics)]
@@ -401,6 +403,7 @@ macro_rules! driven {
             lagrangian = mx / 2 * dot(x).powi(2) + m / 2 * (dot(xa).powi(2) + dot(ya).powi(2) + dot(xb).powi(2) + dot(yb).powi(2))
                 - m * g * (ya + yb),
             force(x = u - c * dot(x)),
+            sensitivity(g, c),
             dynamics = $dynamics,
         )]
         pub struct $name {
@@ -425,6 +428,23 @@ fn inputs_and_linearisation_with_the_recursion() {
     assert!((lr.b - ld.b).amax() < 1e-12, "{} against {}", lr.b, ld.b);
     let (fr, fd) = (r.driven([0.7]).field(0.0, &x).unwrap(), d.driven([0.7]).field(0.0, &x).unwrap());
     assert!((fr - fd).amax() < 1e-12 * (1.0 + fd.amax()), "{fr} against {fd}");
+    // Only the tree's factor has pivots: the tree model's mass operator is the tree's.
+    let factor = routh::runtime::MechanicalSystem::mass(&r.driven([0.7]), 0.0, &x).unwrap();
+    assert!(factor.pivots().iter().all(|&p| p > 0.0));
+    let mut rng = Rng::new(23);
+    for _ in 0..10 {
+        let x: SVector<f64, 6> = rng.vector(-1.5, 1.5);
+        let u = [rng.uniform(-2.0, 2.0)];
+        let (pr, pd) = (r.driven(u).parameter_jacobian(0.0, &x).unwrap(), d.driven(u).parameter_jacobian(0.0, &x).unwrap());
+        assert!((pr - pd).amax() < 1e-12 * (1.0 + pd.amax()), "{pr} against {pd}");
+        let (br, bd) = (r.driven(u).input_jacobian(0.0, &x).unwrap(), d.driven(u).input_jacobian(0.0, &x).unwrap());
+        assert!((br - bd).amax() < 1e-12 * (1.0 + bd.amax()), "{br} against {bd}");
+        // ∂F/∂g against a central difference of the field.
+        let h = 1e-6;
+        let (up, down) = (Driven { g: 9.81 + h, ..r }, Driven { g: 9.81 - h, ..r });
+        let fd_g = (up.driven(u).field(0.0, &x).unwrap() - down.driven(u).field(0.0, &x).unwrap()) / (2.0 * h);
+        assert!((pr.column(0) - fd_g).amax() < 1e-8, "{} against {fd_g}", pr.column(0));
+    }
 }
 
 /// Rigid links: three rods (mass m, length l, inertia m l²/12 about their middles) in absolute

@@ -208,10 +208,14 @@ pub fn derive_with(model: &Model, arena: &mut Arena, residual_jacobian: bool) ->
 /// ([`crate::derive::tree::kinetics()`]): only the power Q·q̇ and ∂L/∂t. `momenta`, `mass` and
 /// `forcing` are empty and `energy` is zero — `derive::mode` takes this path only for models none
 /// of whose other items reads them.
-pub fn derive_along_tree(model: &Model, arena: &mut Arena) -> Equations {
+pub fn derive_along_tree(model: &Model, arena: &mut Arena, tau: &[Expr]) -> Equations {
     let syms = &model.layout;
     let power = arena.dot(&model.force, &syms.qd);
     let dl_dt = arena.diff(model.lagrangian, syms.t);
+    // ∂g/∂w (g = f − M a = τ − 𝒦(q, q̇, a)) for the inputs and sensitivity parameters, which enter
+    // τ only (see `derive::dense_item`).
+    let w: Vec<Expr> = syms.u.iter().copied().chain(model.sensitivity.iter().map(|&i| syms.params[i])).collect();
+    let dg_dw = if w.is_empty() { Vec::new() } else { arena.jacobian(tau, &w) };
     Equations {
         momenta: Vec::new(),
         mass: Vec::new(),
@@ -222,7 +226,7 @@ pub fn derive_along_tree(model: &Model, arena: &mut Arena) -> Equations {
         dg_dq: Vec::new(),
         dg_dv: Vec::new(),
         contact: None,
-        dg_dw: Vec::new(),
+        dg_dw,
         dl_dw: Vec::new(),
         rate_jacobians: None,
     }

@@ -98,9 +98,16 @@ impl Derived {
 /// too), if any: impacts and modes (laws and energy derivatives read M and E); reductions and
 /// discrete systems (p and M), symmetries of a constrained model (their moving energies read E;
 /// without constraints a momentum map takes p along the tree); inputs and sensitivities (their
-/// ∂g/∂w read f). The field Jacobian of a constrained tree differentiates its saddle point along
-/// the tree ([`tree::Inverse`]).
-fn dense_item(model: &Model, hybrid: bool) -> Option<&'static str> {
+/// ∂g/∂w read f), unless the model is an unconstrained tree whose sensitivity parameters enter
+/// its generalized forces only (∂g/∂w = ∂τ/∂w). The field Jacobian of a constrained tree
+/// differentiates its saddle point along the tree ([`tree::Inverse`]).
+fn dense_item(model: &Model, arena: &Arena, hybrid: bool, tree: Option<&tree::Recursive>) -> Option<&'static str> {
+    // Inputs and sensitivity parameters that enter only the generalized forces τ (not the tree's
+    // directions or masses) differentiate f = τ − (velocity products) as τ alone: ∂q̈/∂w = M⁻¹ ∂τ/∂w,
+    // solved along the tree.
+    let along_tree = |r: &tree::Recursive| {
+        model.constraints.is_empty() && model.sensitivity.iter().all(|&i| !r.reads_parameter(arena, model.layout.params[i]))
+    };
     if hybrid || !model.impacts.is_empty() {
         Some("its impacts (or modes)")
     } else if !model.reductions.is_empty() {
@@ -109,7 +116,7 @@ fn dense_item(model: &Model, hybrid: bool) -> Option<&'static str> {
         Some("its symmetries (with constraints: their moving energies read E)")
     } else if model.discretization.is_some() {
         Some("its discrete system")
-    } else if !model.inputs.is_empty() || !model.sensitivity.is_empty() {
+    } else if (!model.inputs.is_empty() || !model.sensitivity.is_empty()) && !tree.is_some_and(along_tree) {
         Some("its inputs or sensitivities")
     } else {
         None
@@ -127,7 +134,11 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     // expansion and code stay linear in the tree's size. A constrained tree must be such a model:
     // its saddle point is solved with M factored along the tree (the runtime's `TreeFactor`), or
     // with the dense M as any other model.
-    let dense_item = dense_item(model, hybrid);
+    let recursive = match &dynamics {
+        tree::Dynamics::Recursive(r) => Some(r),
+        tree::Dynamics::Dense(_) => None,
+    };
+    let dense_item = dense_item(model, arena, hybrid, recursive);
     if let tree::Dynamics::Recursive(r) = &dynamics
         && !model.constraints.is_empty()
     {
@@ -151,7 +162,7 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     let equations = match (&dynamics, &kinetics) {
         (tree::Dynamics::Recursive(r), Some(_)) => {
             cx.ok(tree::check_pivots(&model.view(arena), r));
-            euler_lagrange::derive_along_tree(model, arena)
+            euler_lagrange::derive_along_tree(model, arena, &r.tree.tau)
         }
         _ => {
             let dense_jacobian = !matches!(dynamics, tree::Dynamics::Recursive(_));

@@ -267,18 +267,18 @@ pub(crate) fn accelerations_and_jacobian(
         }
         None if !model.field_jacobian => {
             let acc = accelerations_item(model, dynamics, helpers, dyn_fn);
-            let sensitivities = sensitivity_items(model, eq, helpers);
+            let sensitivities = sensitivity_items(model, eq, helpers, tree);
             (acc, TokenStream::new(), sensitivities, TokenStream::new())
         }
         None if eq.rate_jacobians.is_some() => {
             let jac = quasi_jacobian_items(model, eq, helpers);
-            let sensitivities = sensitivity_items(model, eq, helpers);
+            let sensitivities = sensitivity_items(model, eq, helpers, tree);
             (accelerations_item(model, dynamics, helpers, dyn_fn), jac, sensitivities, TokenStream::new())
         }
         None if matches!(dynamics, Dynamics::Recursive(Recursive { tangent: Some(_), .. })) => {
             let Dynamics::Recursive(r) = dynamics else { unreachable!("matched above") };
             let jac = recursive_jacobian(model, r, helpers);
-            let sensitivities = sensitivity_items(model, eq, helpers);
+            let sensitivities = sensitivity_items(model, eq, helpers, tree);
             (accelerations_item(model, dynamics, helpers, dyn_fn), jac, sensitivities, TokenStream::new())
         }
         None => {
@@ -335,7 +335,7 @@ pub(crate) fn accelerations_and_jacobian(
                     #jac_finish
                 }
             };
-            let sensitivities = sensitivity_items(model, eq, helpers);
+            let sensitivities = sensitivity_items(model, eq, helpers, tree);
             (acc, jac, sensitivities, TokenStream::new())
         }
     }
@@ -452,7 +452,7 @@ fn equilibria_item(model: &View<'_>) -> TokenStream {
 
 /// `parameter_jacobian` (∂F/∂p) and, with inputs, `input_jacobian` (∂F/∂u) of the unconstrained
 /// field, from ∂g/∂w with w = (u, p) (see [`crate::derive::euler_lagrange`]).
-fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> TokenStream {
+fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, tree: bool) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let (nu, np) = (model.layout.u.len(), model.sensitivity.len());
     let nw = nu + np;
@@ -469,7 +469,21 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) ->
     let l_sets = vals[n * nw..].iter().enumerate().map(|(j, v)| quote! { lw[(0, #j)] = #v; });
     let allow = allow_generated();
     let fe = crate::emit::codegen::field_error();
-    let bind = bind_mass_operator_and_forcing(false);
+    // The mass operator and the accelerations: along the tree (its factor; ∂g/∂w = ∂τ/∂w reads no
+    // acceleration), or M factored and solved once.
+    let mass_and_accelerations = if tree {
+        let factor = tree_factor_name();
+        quote! {
+            let mass = self.#factor(t, x)?;
+            let a = self.accelerations(t, x)?;
+        }
+    } else {
+        let bind = bind_mass_operator_and_forcing(false);
+        quote! {
+            #bind
+            let a = mass.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
+        }
+    };
     let names: Vec<String> = model.sensitivity.iter().map(|&i| model.parameters[i].to_string()).collect();
     let p_doc = format!(
         " Sensitivity ∂F/∂p of the first-order field to the parameters named in `sensitivity(...)`, columns in \
@@ -543,8 +557,7 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) ->
         fn __routh_sensitivities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
             -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #nw>, #fe>
         {
-            #bind
-            let a = mass.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
+            #mass_and_accelerations
             let (gw, lw) = self.__routh_sensitivity(t, x, &a);
             #sensitivity
         }

@@ -126,6 +126,13 @@ pub struct Tree {
 }
 
 impl Recursive {
+    /// Whether the parameter `p` enters the tree's directions or masses (the kinetic part of the
+    /// dynamics), not only its generalized forces.
+    pub fn reads_parameter(&self, arena: &Arena, p: Expr) -> bool {
+        let kinetic = self.tree.dirs.iter().map(|d| d.2).chain(self.tree.comps.iter().map(|c| c.1));
+        kinetic.collect::<Vec<_>>().into_iter().any(|e| arena.depends_on(e, p))
+    }
+
     /// An estimate of the recursion's arithmetic, Σⱼ (3 dⱼ² + 8 dⱼ) for dⱼ directions at joint j,
     /// to compare with the dense path's n³/3 + the forming of M.
     pub fn cost(&self) -> usize {
