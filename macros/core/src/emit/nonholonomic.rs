@@ -567,11 +567,21 @@ fn maggi_summary(
     dropped_names: &[String],
     coordinate_names: &[String],
 ) -> String {
+    // Where the equations are evaluated: at the dropped coordinates' zero, or on a section of the
+    // symmetry (Euler–Poisson's attitude bound to Γ), or through the user's quotient map.
+    let evaluated = if red.second_chart.is_some() {
+        "evaluated on a section of the rotations about the symmetry's axis (the attitude bound to Γ, in two charts; \
+         the derive proved the equations invariant under those rotations, so they read the attitude through Γ only)"
+    } else if red.kept_positions.is_some() {
+        "evaluated in the chart (s, g) of the quotient map, q = ι(t, s, g), where the dropped coordinates g are 0 \
+         (the derive proved that nothing here depends on them)"
+    } else {
+        "evaluated where the dropped coordinates are 0 (the derive proved that nothing here depends on them)"
+    };
     format!(
         "Nonholonomic reduction of [`{full_name}`]: the constrained motion in the velocities ({}) with the \
          coordinates ({}) dropped — Maggi's equations M u̇ = f, M = Sᵀ M_full S and f = Sᵀ (f_full − M_full a₀) \
-         for q̇ = S u + s, evaluated where the dropped coordinates are 0 (the derive proved that nothing here depends on \
-         them); where f has parts of several degrees in u, they are shown as f₀ (at rest: the potential's forces), f₁ \
+         for q̇ = S u + s, {evaluated}; where f has parts of several degrees in u, they are shown as f₀ (at rest: the potential's forces), f₁ \
          (linear: gyroscopic and damping) and f₂ (the rest: quadratic for mechanical forces, the curvature of the \
          constraints and the metric's terms). The state is x = ({}). The dropped coordinates follow by quadrature of \
          their rates \
