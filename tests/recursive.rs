@@ -447,6 +447,64 @@ fn inputs_and_linearisation_with_the_recursion() {
     }
 }
 
+/// Inputs with a constraint: the driven cart above with the end of its second pendulum held on the
+/// vertical line x = x₀ (x₀ a sensitivity parameter of the constraint, g one of the forces). The
+/// tree model solves its saddle point, its input and parameter Jacobians with the tree factor
+/// (∂R/∂w without M a − f's kinetic part, which reads no w) and matches its dense twin.
+macro_rules! driven_on_a_line {
+    ($name:ident, $dynamics:ident) => {
+        #[derive(Mechanics)]
+        #[mechanics(
+            coordinates(x, a, b),
+            input(u),
+            define(xa = x + l * a.sin(), ya = -l * a.cos(), xb = xa + l * b.sin(), yb = ya - l * b.cos()),
+            lagrangian = mx / 2 * dot(x).powi(2) + m / 2 * (dot(xa).powi(2) + dot(ya).powi(2) + dot(xb).powi(2) + dot(yb).powi(2))
+                - m * g * (ya + yb),
+            force(x = u - c * dot(x)),
+            holonomic(line = xb - x0),
+            sensitivity(g, x0),
+            dynamics = $dynamics,
+        )]
+        pub struct $name {
+            pub mx: f64,
+            pub m: f64,
+            pub l: f64,
+            pub g: f64,
+            pub c: f64,
+            pub x0: f64,
+        }
+    };
+}
+driven_on_a_line!(DrivenOnALine, recursive);
+driven_on_a_line!(DrivenOnALineDense, dense);
+
+#[test]
+fn inputs_of_a_constrained_tree_are_solved_along_the_tree() {
+    let r = DrivenOnALine { mx: 2.0, m: 0.5, l: 0.6, g: 9.81, c: 0.2, x0: 0.3 };
+    let d = DrivenOnALineDense { mx: 2.0, m: 0.5, l: 0.6, g: 9.81, c: 0.2, x0: 0.3 };
+    let mut rng = Rng::new(29);
+    for _ in 0..10 {
+        let x: SVector<f64, 6> = rng.vector(-1.0, 1.0);
+        let u = [rng.uniform(-2.0, 2.0)];
+        // Only the tree's factor has pivots: the saddle point is solved along the tree.
+        let factor = routh::runtime::MechanicalSystem::mass(&r.driven(u), 0.0, &x).unwrap();
+        assert!(factor.pivots().iter().all(|&p| p > 0.0));
+        let (fr, fd) = (r.driven(u).field(0.0, &x).unwrap(), d.driven(u).field(0.0, &x).unwrap());
+        assert!((fr - fd).amax() < 1e-12 * (1.0 + fd.amax()), "{fr} against {fd}");
+        let (br, bd) = (r.driven(u).input_jacobian(0.0, &x).unwrap(), d.driven(u).input_jacobian(0.0, &x).unwrap());
+        assert!((br - bd).amax() < 1e-12 * (1.0 + bd.amax()), "{br} against {bd}");
+        let (pr, pd) = (r.driven(u).parameter_jacobian(0.0, &x).unwrap(), d.driven(u).parameter_jacobian(0.0, &x).unwrap());
+        assert!((pr - pd).amax() < 1e-11 * (1.0 + pd.amax()), "{pr} against {pd}");
+        let (jr, jd) = (r.driven(u).jacobian(0.0, &x).unwrap(), d.driven(u).jacobian(0.0, &x).unwrap());
+        assert!((jr - jd).amax() < 1e-11 * (1.0 + jd.amax()), "{jr} against {jd}");
+        // ∂F/∂x₀ (the constraint's parameter) against a central difference of the field.
+        let h = 1e-6;
+        let (up, down) = (DrivenOnALine { x0: 0.3 + h, ..r }, DrivenOnALine { x0: 0.3 - h, ..r });
+        let fd_x0 = (up.driven(u).field(0.0, &x).unwrap() - down.driven(u).field(0.0, &x).unwrap()) / (2.0 * h);
+        assert!((pr.column(1) - fd_x0).amax() < 1e-7 * (1.0 + fd_x0.amax()), "{} against {fd_x0}", pr.column(1));
+    }
+}
+
 /// Rigid links: three rods (mass m, length l, inertia m l²/12 about their middles) in absolute
 /// angles, written with `body` items turning with `rot_z` (ω = (0, 0, q̇): a rate of its own) and
 /// again by hand; both take the recursion and agree with the dense route.

@@ -98,16 +98,15 @@ impl Derived {
 /// too), if any: impacts and modes (laws and energy derivatives read M and E); reductions and
 /// discrete systems (p and M), symmetries of a constrained model (their moving energies read E;
 /// without constraints a momentum map takes p along the tree); inputs and sensitivities (their
-/// ∂g/∂w read f), unless the model is an unconstrained tree whose sensitivity parameters enter
-/// its generalized forces only (∂g/∂w = ∂τ/∂w). The field Jacobian of a constrained tree
+/// ∂g/∂w read f), unless the model is a tree whose sensitivity parameters enter its generalized
+/// forces (or its constraints) only (∂g/∂w = ∂τ/∂w). The field Jacobian of a constrained tree
 /// differentiates its saddle point along the tree ([`tree::Inverse`]).
 fn dense_item(model: &Model, arena: &Arena, hybrid: bool, tree: Option<&tree::Recursive>) -> Option<&'static str> {
     // Inputs and sensitivity parameters that enter only the generalized forces τ (not the tree's
     // directions or masses) differentiate f = τ − (velocity products) as τ alone: ∂q̈/∂w = M⁻¹ ∂τ/∂w,
-    // solved along the tree.
-    let along_tree = |r: &tree::Recursive| {
-        model.constraints.is_empty() && model.sensitivity.iter().all(|&i| !r.reads_parameter(arena, model.layout.params[i]))
-    };
+    // solved along the tree (with constraints, the saddle point's ∂R/∂w = (−∂τ/∂w − ∂(Aᵀλ)/∂w,
+    // ∂(A a + c)/∂w), solved with the tree factor inside it).
+    let along_tree = |r: &tree::Recursive| model.sensitivity.iter().all(|&i| !r.reads_parameter(arena, model.layout.params[i]));
     if hybrid || !model.impacts.is_empty() {
         Some("its impacts (or modes)")
     } else if !model.reductions.is_empty() {
