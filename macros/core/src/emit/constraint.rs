@@ -213,6 +213,9 @@ fn saddle_jacobian(
     inverse: Option<&Inverse>,
 ) -> TokenStream {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
+    // A residual derived without the kinetic part (a tree's, `derive::constraint`) is completed
+    // only by that part's tangent: the two come together, or the Jacobian would be wrong.
+    assert!(inverse.is_some() == (eq.mass.len() != n), "a tree's saddle-point Jacobian and its kinetic tangent come together");
     let p = model.layout.position_dim();
     let nm = n + m;
     let sv = crate::emit::codegen::svector;

@@ -54,15 +54,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
     let zero = arena.zero();
     // f = τ − (the same at q̈ = 0 with the velocity products).
     let forcing = next(arena, &|b| {
-        let c: Vec<Expr> = tree
-            .dirs
-            .iter()
-            .map(|&(j, _, s)| {
-                let ds = b.arena.diff(s, syms.q[j]);
-                let v2 = b.arena.powi(syms.qd[j], 2);
-                b.arena.mul2(ds, v2)
-            })
-            .collect();
+        let c = velocity_products(b.arena, syms, tree);
         let zeros = vec![zero; n];
         let acc = along(b, tree, &zeros, Some(&c));
         let inertial = generalized(b, tree, n, &acc);
@@ -105,6 +97,18 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
         generalized(b, tree, n, &vel)
     });
     Kinetics { forcing, lagrangian, energy, momenta }
+}
+
+/// The velocity-product accelerations C_d = ∂S_d/∂q_{j(d)} q̇²_{j(d)} of the tree's directions.
+pub(super) fn velocity_products(arena: &mut Arena, syms: &crate::layout::Layout, tree: &Tree) -> Vec<Expr> {
+    tree.dirs
+        .iter()
+        .map(|&(j, _, s)| {
+            let ds = arena.diff(s, syms.q[j]);
+            let v2 = arena.powi(syms.qd[j], 2);
+            arena.mul2(ds, v2)
+        })
+        .collect()
 }
 
 /// Per direction: x_d = x_{π(d)} + (extra_d) + S_d r_{j(d)}, bound (`r` per joint; `extra` the

@@ -814,16 +814,7 @@ pub fn inverse(model: &Model, arena: &mut Arena, r: &Recursive) -> Inverse {
     let n = model.dof();
     let offset = r.bindings.len();
     let mut b = Builder { arena: &mut *arena, syms, bindings: Vec::new(), offset };
-    let c: Vec<Expr> = r
-        .tree
-        .dirs
-        .iter()
-        .map(|&(j, _, s)| {
-            let ds = b.arena.diff(s, syms.q[j]);
-            let v2 = b.arena.powi(syms.qd[j], 2);
-            b.arena.mul2(ds, v2)
-        })
-        .collect();
+    let c = kinetics::velocity_products(b.arena, syms, &r.tree);
     let acc = kinetics::along(&mut b, &r.tree, &syms.qdd, Some(&c));
     let k = kinetics::generalized(&mut b, &r.tree, n, &acc);
     let bindings = b.bindings;
