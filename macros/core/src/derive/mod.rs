@@ -96,8 +96,7 @@ impl Derived {
 
 /// The first item of `model` that reads the dense M, f, p or E (so that a tree model derives them
 /// too), if any: impacts and modes (laws and energy derivatives read M and E); reductions and
-/// discrete systems (p and M), symmetries of a constrained model (their moving energies read E;
-/// without constraints a momentum map takes p along the tree); inputs and sensitivities (their
+/// discrete systems (p and M); inputs and sensitivities (their
 /// ∂g/∂w read f), unless the model is a tree whose sensitivity parameters enter its generalized
 /// forces (or its constraints) only (∂g/∂w = ∂τ/∂w). The field Jacobian of a constrained tree
 /// differentiates its saddle point along the tree ([`tree::Inverse`]).
@@ -111,8 +110,6 @@ fn dense_item(model: &Model, arena: &Arena, hybrid: bool, tree: Option<&tree::Re
         Some("its impacts (or modes)")
     } else if !model.reductions.is_empty() {
         Some("its reductions")
-    } else if !model.symmetries.is_empty() && !model.constraints.is_empty() {
-        Some("its symmetries (with constraints: their moving energies read E)")
     } else if model.discretization.is_some() {
         Some("its discrete system")
     } else if (!model.inputs.is_empty() || !model.sensitivity.is_empty()) && !tree.is_some_and(along_tree) {
@@ -177,8 +174,7 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     };
     let constraints = constraint::derive(model, arena, cx, &equations, tree_forces.as_deref());
     let impacts = impact::derive(model, arena, &equations);
-    let along_tree = kinetics.as_ref().map(|k| &k.momenta);
-    let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts, along_tree);
+    let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts, kinetics.as_ref());
     let algebra = symmetry::algebra(model, arena, &symmetries);
     let (outputs, output_bindings) = if model.outputs.is_empty() {
         (Vec::new(), Vec::new())

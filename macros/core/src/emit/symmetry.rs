@@ -237,14 +237,21 @@ fn moving_item(model: &View<'_>, se: &SymmetryEquations, helpers: &mut Helpers) 
     let none = TokenStream::new();
     let name = se.name.to_string();
     let e_fn = format_ident!("{name}_moving_energy");
-    let (e_stmts, e_vals) = helpers.body(model, &[ej], &format!("__routh_{name}_moving_energy"), &none, &none);
+    let (e_stmts, e_vals) =
+        helpers.body_bound(model, &se.moving_bindings, &[ej], &format!("__routh_{name}_moving_energy"), &none, &none);
+    // Along a kinematic tree E and J are passes along it, not formulas worth printing.
+    let shown = if se.moving_bindings.is_empty() {
+        formula(model, ej)
+    } else {
+        "E − c·J, E and J computed along the kinematic tree".to_string()
+    };
     let doc = doc_block(
         &format!(
             "The moving energy of `{name}`: the affine part of the constraints is c·ξ (A(cξ) + b ≡ 0, proved \
              at compile time), no force acts along ξ and ∂L/∂t ≡ 0, so dE/dt = −λ·b = c·λ·(Aξ) = c·dJ/dt and \
              E_J = E − c·J is **conserved** although E is not."
         ),
-        &[("c".into(), formula(model, c)), ("E_J".into(), formula(model, ej))],
+        &[("c".into(), formula(model, c)), ("E_J".into(), shown)],
     );
     quote! {
         #doc
