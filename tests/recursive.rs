@@ -389,21 +389,17 @@ fn models_that_are_not_trees_keep_the_dense_path() {
     assert!(r.accelerations(0.0, &SVector::<f64, 24>::zeros()).is_ok());
 }
 
-/// Inputs: a cart driven by a force `u` under a double pendulum, linearised about the hanging rest
-/// with each path: the same (A, B) (the recursion's A from its tangent, B from ∂Q/∂u), and the same
-/// sensitivities to g and c, which enter the generalized forces only: the tree model derives nothing
-/// dense for them (∂q̈/∂w = M⁻¹ ∂τ/∂w solved along the tree; its mass operator is the tree's).
-macro_rules! driven {
-    ($name:ident, $dynamics:ident) => {
+/// A cart (mass mx) under a double pendulum (two bobs m on links l), with the items and the extra
+/// parameters of each test below.
+macro_rules! cart_double_pendulum {
+    ($name:ident, $dynamics:ident, [$($items:tt)*], [$($field:ident),*]) => {
         #[derive(Mechanics)]
         #[mechanics(
             coordinates(x, a, b),
-            input(u),
             define(xa = x + l * a.sin(), ya = -l * a.cos(), xb = xa + l * b.sin(), yb = ya - l * b.cos()),
             lagrangian = mx / 2 * dot(x).powi(2) + m / 2 * (dot(xa).powi(2) + dot(ya).powi(2) + dot(xb).powi(2) + dot(yb).powi(2))
                 - m * g * (ya + yb),
-            force(x = u - c * dot(x)),
-            sensitivity(g, c),
+            $($items)*
             dynamics = $dynamics,
         )]
         pub struct $name {
@@ -411,8 +407,18 @@ macro_rules! driven {
             pub m: f64,
             pub l: f64,
             pub g: f64,
-            pub c: f64,
+            $(pub $field: f64,)*
         }
+    };
+}
+
+/// Inputs: a cart driven by a force `u` under a double pendulum, linearised about the hanging rest
+/// with each path: the same (A, B) (the recursion's A from its tangent, B from ∂Q/∂u), and the same
+/// sensitivities to g and c, which enter the generalized forces only: the tree model derives nothing
+/// dense for them (∂q̈/∂w = M⁻¹ ∂τ/∂w solved along the tree; its mass operator is the tree's).
+macro_rules! driven {
+    ($name:ident, $dynamics:ident) => {
+        cart_double_pendulum!($name, $dynamics, [input(u), force(x = u - c * dot(x)), sensitivity(g, c),], [c]);
     };
 }
 driven!(Driven, recursive);
@@ -453,26 +459,12 @@ fn inputs_and_linearisation_with_the_recursion() {
 /// (∂R/∂w without M a − f's kinetic part, which reads no w) and matches its dense twin.
 macro_rules! driven_on_a_line {
     ($name:ident, $dynamics:ident) => {
-        #[derive(Mechanics)]
-        #[mechanics(
-            coordinates(x, a, b),
-            input(u),
-            define(xa = x + l * a.sin(), ya = -l * a.cos(), xb = xa + l * b.sin(), yb = ya - l * b.cos()),
-            lagrangian = mx / 2 * dot(x).powi(2) + m / 2 * (dot(xa).powi(2) + dot(ya).powi(2) + dot(xb).powi(2) + dot(yb).powi(2))
-                - m * g * (ya + yb),
-            force(x = u - c * dot(x)),
-            holonomic(line = xb - x0),
-            sensitivity(g, x0),
-            dynamics = $dynamics,
-        )]
-        pub struct $name {
-            pub mx: f64,
-            pub m: f64,
-            pub l: f64,
-            pub g: f64,
-            pub c: f64,
-            pub x0: f64,
-        }
+        cart_double_pendulum!(
+            $name,
+            $dynamics,
+            [input(u), force(x = u - c * dot(x)), holonomic(line = xb - x0), sensitivity(g, x0),],
+            [c, x0]
+        );
     };
 }
 driven_on_a_line!(DrivenOnALine, recursive);
@@ -511,23 +503,7 @@ fn inputs_of_a_constrained_tree_are_solved_along_the_tree() {
 /// passes along it (nothing dense derived), and they equal the dense twin's.
 macro_rules! carried {
     ($name:ident, $dynamics:ident) => {
-        #[derive(Mechanics)]
-        #[mechanics(
-            coordinates(x, a, b),
-            define(xa = x + l * a.sin(), ya = -l * a.cos(), xb = xa + l * b.sin(), yb = ya - l * b.cos()),
-            lagrangian = mx / 2 * dot(x).powi(2) + m / 2 * (dot(xa).powi(2) + dot(ya).powi(2) + dot(xb).powi(2) + dot(yb).powi(2))
-                - m * g * (ya + yb),
-            constraint(carry = dot(x) - v),
-            symmetry(cyclic(x)),
-            dynamics = $dynamics,
-        )]
-        pub struct $name {
-            pub mx: f64,
-            pub m: f64,
-            pub l: f64,
-            pub g: f64,
-            pub v: f64,
-        }
+        cart_double_pendulum!($name, $dynamics, [constraint(carry = dot(x) - v), symmetry(cyclic(x)),], [v]);
     };
 }
 carried!(Carried, recursive);
