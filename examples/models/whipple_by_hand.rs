@@ -144,60 +144,16 @@ pub struct HandBicycle {
 /// The same bicycle as `whipple.rs`'s (its parameters, field by field): the two models side by side
 /// in `tests/bicycle.rs` and `benches/bicycle.rs`, which include both files as sibling modules.
 pub fn from_bodies(b: &super::whipple::Bicycle) -> HandBicycle {
-    let super::whipple::Bicycle {
-        w,
-        c,
-        lambda,
-        g,
-        rr,
-        mr,
-        irxx,
-        iryy,
-        xb,
-        zb,
-        mb,
-        ibxx,
-        ibyy,
-        ibzz,
-        ibxz,
-        xh,
-        zh,
-        mh,
-        ihxx,
-        ihyy,
-        ihzz,
-        ihxz,
-        rf,
-        mf,
-        ifxx,
-        ifyy,
-    } = *b;
-    HandBicycle {
-        w,
-        c,
-        lambda,
-        g,
-        rr,
-        mr,
-        irxx,
-        iryy,
-        xb,
-        zb,
-        mb,
-        ibxx,
-        ibyy,
-        ibzz,
-        ibxz,
-        xh,
-        zh,
-        mh,
-        ihxx,
-        ihyy,
-        ihzz,
-        ihxz,
-        rf,
-        mf,
-        ifxx,
-        ifyy,
+    // Each field named once: the destructuring is exhaustive over the bodies model's fields and the
+    // struct expression over this one's, so a parameter added to either is a compile error here.
+    macro_rules! same_fields {
+        ($($field:ident),*) => {{
+            let super::whipple::Bicycle { $($field),* } = *b;
+            HandBicycle { $($field),* }
+        }};
     }
+    same_fields!(
+        w, c, lambda, g, rr, mr, irxx, iryy, xb, zb, mb, ibxx, ibyy, ibzz, ibxz, xh, zh, mh, ihxx, ihyy, ihzz, ihxz, rf, mf,
+        ifxx, ifyy
+    )
 }

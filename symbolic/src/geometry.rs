@@ -291,32 +291,33 @@ impl Arena {
         Rotation { matrix, rate, spatial, turned: None }
     }
 
+    /// The quaternion product a ⊗ b of (w, x, y, z) quaternions:
+    /// (a_w b_w − a⃗·b⃗, a_w b⃗ + b_w a⃗ + a⃗ × b⃗).
+    pub fn quaternion_product(&mut self, a: &[Expr; 4], b: &[Expr; 4]) -> [Expr; 4] {
+        let (va, vb) = ([a[1], a[2], a[3]], [b[1], b[2], b[3]]);
+        let ww = self.mul2(a[0], b[0]);
+        let dot = self.dot3(&va, &vb);
+        let w = self.sub(ww, dot);
+        let scaled: [[Expr; 2]; 3] = std::array::from_fn(|i| [self.mul2(a[0], vb[i]), self.mul2(b[0], va[i])]);
+        let x = self.cross(&va, &vb);
+        let v: [Expr; 3] = std::array::from_fn(|i| self.add(&[scaled[i][0], scaled[i][1], x[i]]));
+        [w, v[0], v[1], v[2]]
+    }
+
     /// The rate `q̇ = ½ q ⊗ (0, ω)` of a quaternion q = (w, x, y, z) turning at the body angular
     /// velocity ω (it keeps |q| constant).
     pub fn quaternion_rate(&mut self, q: &[Expr; 4], omega: &Vec3) -> [Expr; 4] {
         let half = self.num(crate::Rational::new(1, 2).expect("1/2"));
-        let [w, x, y, z] = *q;
-        let v = [x, y, z];
-        let vw = self.dot3(&v, omega);
-        let scalar = self.neg(vw);
-        let wo = self.vec_scale(w, omega);
-        let vxo = self.cross(&v, omega);
-        let vector = self.vec_add(&wo, &vxo);
-        [scalar, vector[0], vector[1], vector[2]].map(|e| self.mul2(half, e))
+        let pure = [self.zero(), omega[0], omega[1], omega[2]];
+        self.quaternion_product(q, &pure).map(|e| self.mul2(half, e))
     }
 
     /// The rate `½ (0, a) ⊗ q` of a quaternion q = (w, x, y, z) under the rotation about the
     /// spatial axis `a`, R ↦ exp(ε â) R (left multiplication; it keeps |q| constant).
     pub fn quaternion_spatial_rate(&mut self, q: &[Expr; 4], a: &Vec3) -> [Expr; 4] {
         let half = self.num(crate::Rational::new(1, 2).expect("1/2"));
-        let [w, x, y, z] = *q;
-        let v = [x, y, z];
-        let av = self.dot3(a, &v);
-        let scalar = self.neg(av);
-        let wa = self.vec_scale(w, a);
-        let axv = self.cross(a, &v);
-        let vector = self.vec_add(&wa, &axv);
-        [scalar, vector[0], vector[1], vector[2]].map(|e| self.mul2(half, e))
+        let pure = [self.zero(), a[0], a[1], a[2]];
+        self.quaternion_product(&pure, q).map(|e| self.mul2(half, e))
     }
 
     /// The rotation of the quaternion q = (w, x, y, z) normalised, R(q/|q|): entries quadratic in

@@ -459,10 +459,12 @@ fn reduced(
         let o = &syms.orientations[a.orientation];
         o.q_start..o.q_start + 4
     });
-    if let Some(a) = advected {
-        let lift: Vec<(Expr, Expr)> = syms.q.iter().zip(&model.symmetries[a.symmetry].generator).map(|(&q, &x)| (q, x)).collect();
+    // The symmetry's generator on the positions, along which the equations must not change.
+    let lift: Option<Vec<(Expr, Expr)>> =
+        advected.map(|a| syms.q.iter().zip(&model.symmetries[a.symmetry].generator).map(|(&q, &x)| (q, x)).collect());
+    if let (Some(a), Some(lift)) = (advected, &lift) {
         for ((what, _), &e) in checked.iter().zip(&unheld) {
-            let de = arena.directional(e, &lift);
+            let de = arena.directional(e, lift);
             if !arena.zero_test(de).is_zero() {
                 return Err(err(
                     &a.name,
@@ -500,22 +502,15 @@ fn reduced(
     }
     let free_of_dropped = |arena: &mut Arena, e: Expr| {
         let unheld = syms.unhold_norms(arena, &[e])[0];
-        match advected {
-            Some(a) => {
-                let lift: Vec<(Expr, Expr)> =
-                    syms.q.iter().zip(&model.symmetries[a.symmetry].generator).map(|(&q, &x)| (q, x)).collect();
-                let de = arena.directional(unheld, &lift);
-                arena.zero_test(de).is_zero()
-                    && dropped.iter().filter(|d| !advected_range.contains(d)).all(|&d| {
-                        let de = arena.diff(unheld, syms.q[d]);
-                        arena.zero_test(de).is_zero()
-                    })
-            }
-            None => dropped.iter().all(|&d| {
+        let invariant = lift.as_ref().is_none_or(|lift| {
+            let de = arena.directional(unheld, lift);
+            arena.zero_test(de).is_zero()
+        });
+        invariant
+            && dropped.iter().filter(|d| !advected_range.contains(d)).all(|&d| {
                 let de = arena.diff(unheld, syms.q[d]);
                 arena.zero_test(de).is_zero()
-            }),
-        }
+            })
     };
     let energy_invariant = free_of_dropped(arena, energy);
     if advected.is_some() {
@@ -705,26 +700,11 @@ pub(crate) fn advected_section(
         _ => [1, 1, 0, 0],
     };
     let p = p.map(|c| arena.int(c));
-    let q = quaternion_product(arena, &p, &s);
+    let q = arena.quaternion_product(&p, &s);
     let squares: Vec<Expr> = q.iter().map(|&c| arena.powi(c, 2)).collect();
     let mut map: Vec<(Expr, Expr)> = quaternion.iter().copied().zip(q).collect();
     map.push((norm2, arena.add(&squares)));
     map
-}
-
-/// The quaternion product a ⊗ b, (w, x, y, z) components.
-fn quaternion_product(arena: &mut Arena, a: &[Expr; 4], b: &[Expr; 4]) -> [Expr; 4] {
-    let (va, vb) = ([a[1], a[2], a[3]], [b[1], b[2], b[3]]);
-    let ww = arena.mul2(a[0], b[0]);
-    let dot = arena.dot3(&va, &vb);
-    let w = arena.sub(ww, dot);
-    let x = arena.cross(&va, &vb);
-    let v: [Expr; 3] = std::array::from_fn(|i| {
-        let t1 = arena.mul2(a[0], vb[i]);
-        let t2 = arena.mul2(b[0], va[i]);
-        arena.add(&[t1, t2, x[i]])
-    });
-    [w, v[0], v[1], v[2]]
 }
 
 /// The Chaplygin form of a reduction (see [`Chaplygin`]) when it applies: `dropped_rates` are ġ

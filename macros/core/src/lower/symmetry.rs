@@ -300,7 +300,7 @@ pub(super) fn lower_symmetry(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, coord
 /// (lift 0), and in the velocities the generator is Rᵀa, so J = ∂L/∂ω · Rᵀa = a · (R ∂L/∂ω): the
 /// spatial angular momentum along a.
 fn lower_rotation(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, r: &Ident, axis: &syn::Expr) -> syn::Result<Symmetry> {
-    let Some(o) = lower.syms.orientations.iter().find(|o| o.name == *r).cloned() else {
+    let Some(index) = lower.syms.orientations.iter().position(|o| o.name == *r) else {
         let known: Vec<String> = lower.syms.orientations.iter().map(|o| o.name.to_string()).collect();
         return Err(syn::Error::new(
             r.span(),
@@ -313,6 +313,7 @@ fn lower_rotation(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, r: &Ident, axis:
             },
         ));
     };
+    let o = lower.syms.orientations[index].clone();
     let a = lower.vector(axis)?;
     let constant =
         a.iter().all(|&c| lower.arena.free_symbols(c).iter().all(|&s| matches!(lower.syms.role(s), Some(Role::Parameter(_)))));
@@ -334,7 +335,6 @@ fn lower_rotation(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, r: &Ident, axis:
     in_velocities[o.v_start..o.v_start + 3].copy_from_slice(&body_axis);
     let lift = vec![zero; lower.syms.dof()];
     let name = &decl.name;
-    let index = lower.syms.orientations.iter().position(|x| x.name == o.name).unwrap_or(0);
     Ok(Symmetry {
         name: name.clone(),
         generator,
