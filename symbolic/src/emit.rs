@@ -39,6 +39,9 @@ pub struct Emitted {
     pub outputs: Vec<TokenStream>,
     /// Arithmetic operations in the emitted code.
     pub ops: OpCount,
+    /// Per output, whether the statements already store its value in the place asked for it
+    /// ([`emit_slots_placed`]); always `false` elsewhere.
+    pub placed: Vec<bool>,
 }
 
 /// Operation counts of emitted code.
@@ -121,7 +124,7 @@ pub fn emit_bound(
     prefix: &str,
 ) -> Emitted {
     let prefix = if prefix.is_empty() { "__cse" } else { prefix };
-    emit_with(arena, bindings, outputs, symbol, Temps::Let(prefix))
+    emit_with(arena, bindings, outputs, symbol, Temps::Let(prefix), &[])
 }
 
 /// Like [`emit`], but temporaries live in a scratch array: statement k is `<array>[k] = …;` and
@@ -142,7 +145,24 @@ pub fn emit_slots_bound(
     symbol: &dyn Fn(Expr) -> TokenStream,
     array: &str,
 ) -> Emitted {
-    emit_with(arena, bindings, outputs, symbol, Temps::Slots(Ident::new(array, Span::call_site())))
+    emit_with(arena, bindings, outputs, symbol, Temps::Slots(Ident::new(array, Span::call_site())), &[])
+}
+
+/// [`emit_slots_bound`] where outputs may have a *place* of their own, an assignable expression
+/// (`places[o]`, e.g. `m[(3, 2)]` for an entry of a matrix the caller passes to the statements):
+/// an output computed by the statements is stored there instead of in a slot of the array, and
+/// later statements that need it read it there. The caller then has no copy to make: `placed[o]`
+/// says which outputs are in their place; the others (a symbol, a number, or the same expression
+/// as an earlier output with a place) are left to the caller, as `outputs[o]`.
+pub fn emit_slots_placed(
+    arena: &Arena,
+    bindings: &[(Expr, Expr)],
+    outputs: &[Expr],
+    places: &[Option<TokenStream>],
+    symbol: &dyn Fn(Expr) -> TokenStream,
+    array: &str,
+) -> Emitted {
+    emit_with(arena, bindings, outputs, symbol, Temps::Slots(Ident::new(array, Span::call_site())), places)
 }
 
 /// Where temporaries are stored.
@@ -159,6 +179,7 @@ fn emit_with(
     outputs: &[Expr],
     symbol: &dyn Fn(Expr) -> TokenStream,
     temps_style: Temps<'_>,
+    places: &[Option<TokenStream>],
 ) -> Emitted {
     let roots: Vec<Expr> = outputs.iter().copied().chain(bindings.iter().map(|b| b.1)).collect();
     let marks = arena.reach_marks(&roots);
@@ -234,7 +255,19 @@ fn emit_with(
         extensions,
         next_temp: 0,
         bound: bindings.iter().copied().collect(),
+        places: FxHashMap::default(),
     };
+    // Each computed output with a place owns it (the first such output, if several are equal).
+    let mut owner: FxHashMap<Expr, usize> = FxHashMap::default();
+    for (o, (&e, place)) in outputs.iter().zip(places).enumerate() {
+        if let Some(place) = place
+            && em.is_temp(e)
+            && !owner.contains_key(&e)
+        {
+            owner.insert(e, o);
+            em.places.insert(e, place.clone());
+        }
+    }
     // Every sum's common factors, found once; the cofactor sums that occur more than once become
     // temporaries too (see `Emitter::factored_sum`): Σ_{k≥j} mₖ of a chain's mass matrix is
     // computed once per j.
@@ -251,8 +284,9 @@ fn emit_with(
     for &(_, e) in bindings {
         em.expr(e);
     }
+    let placed = (0..outputs.len()).map(|o| owner.get(&outputs[o]) == Some(&o)).collect();
     let outputs = outputs.iter().map(|&o| em.expr(o).ts).collect();
-    Emitted { statements: em.statements, outputs, ops: em.ops }
+    Emitted { statements: em.statements, outputs, ops: em.ops, placed }
 }
 
 struct Emitter<'a> {
@@ -273,6 +307,8 @@ struct Emitter<'a> {
     next_temp: usize,
     /// Symbols standing for expressions (see [`emit_bound`]).
     bound: FxHashMap<Expr, Expr>,
+    /// Outputs stored in places of their own (see [`emit_slots_placed`]).
+    places: FxHashMap<Expr, TokenStream>,
 }
 
 /// The terms (coefficient, factors) left in a sum once its common factors are taken out.
@@ -297,7 +333,13 @@ impl Emitter<'_> {
             return Frag::atom(name.clone());
         }
         let rhs = self.raw(e).ts;
-        let name = self.define(rhs);
+        let name = match self.places.remove(&e) {
+            Some(place) => {
+                self.statements.push(quote! { #place = #rhs; });
+                place
+            }
+            None => self.define(rhs),
+        };
         self.temps.insert(e, name.clone());
         Frag::atom(name)
     }

@@ -34,7 +34,7 @@ mod zero;
 
 pub use arena::{Arena, Expr, Func, Holding, Node};
 pub use diff::Directional;
-pub use emit::{Emitted, OpCount, emit, emit_bound, emit_slots, emit_slots_bound};
+pub use emit::{Emitted, OpCount, emit, emit_bound, emit_slots, emit_slots_bound, emit_slots_placed};
 pub use geometry::{Axis, Mat3, Rotation, Turn, Vec3};
 pub use rational::Rational;
 pub use zero::{MAX_ABS_BRANCHES, ZeroTest};

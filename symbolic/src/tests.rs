@@ -32,6 +32,11 @@ pub(crate) fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
 }
 
+/// The name of a place (`name[k]`, `name[(i, j)]`, a name) as written, without spaces.
+pub(crate) fn place_key(toks: &[TokenTree]) -> String {
+    toks.iter().map(|t| t.to_string()).collect::<String>().replace(' ', "")
+}
+
 /// Interpreter for the subset of Rust that `emit` produces: `let n: f64 = e;` statements and
 /// expressions over `+ - * /`, unary `-`, parentheses, `f64` literals, identifiers and the
 /// methods `sin cos tan exp ln sinh cosh tanh abs sqrt powi powf atan2`.
@@ -57,6 +62,19 @@ impl Interp {
             let v = self.eval_tokens(rhs);
             assert!(!self.env.contains_key(&name), "temporary {name} defined twice");
             self.env.insert(name, v);
+        }
+        em.outputs.iter().map(|o| self.eval_stream(o.clone())).collect()
+    }
+
+    /// Runs statements of the scratch-array form, `place = e;` (a place is `name[k]`,
+    /// `name[(i, j)]` or a name: each one variable), then evaluates the outputs.
+    pub(crate) fn run_places(&mut self, em: &Emitted) -> Vec<f64> {
+        for st in &em.statements {
+            let toks: Vec<TokenTree> = st.clone().into_iter().collect();
+            let eq = toks.iter().position(|t| Self::is_punct(Some(t), '=')).expect("an assignment");
+            assert_eq!(toks.last().unwrap().to_string(), ";");
+            let v = self.eval_tokens(&toks[eq + 1..toks.len() - 1]);
+            self.env.insert(place_key(&toks[..eq]), v);
         }
         em.outputs.iter().map(|o| self.eval_stream(o.clone())).collect()
     }
@@ -147,7 +165,13 @@ impl Interp {
                 s.parse::<f64>().unwrap_or_else(|_| panic!("bad literal {s}"))
             }
             TokenTree::Ident(i) => {
-                let n = i.to_string();
+                let mut n = i.to_string();
+                if let Some(TokenTree::Group(g)) = t.get(*pos)
+                    && g.delimiter() == Delimiter::Bracket
+                {
+                    n = place_key(&t[*pos - 1..=*pos]);
+                    *pos += 1;
+                }
                 *self.env.get(&n).unwrap_or_else(|| panic!("unbound {n}"))
             }
             TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => {

@@ -5,7 +5,7 @@
 //! solves this system, so the solver here is a fixed-size, allocation-free routine:
 //!
 //! 1. **Cholesky** in its square-root-free form `M = Uᵀ D U` (`U` unit upper triangular; only
-//!    the upper triangle of `M` is read: the matrix is assumed symmetric), then the solves
+//!    the diagonal and the lower triangle of `M` are read: the matrix is assumed symmetric), then the solves
 //!    `Uᵀ z = b`, `D U a = z`. A pivot `d_j = M_jj − Σ_{k<j} d_k U_kj²` is accepted only
 //!    if `d_j > 16·n·ε·M_jj`, i.e. if the elimination did not cancel the diagonal entry down
 //!    to round-off. Badly *scaled* but well conditioned matrices (e.g. `diag(1e8, 1e-8)`) therefore pass.
@@ -29,7 +29,7 @@ const PIVOT_TOL: f64 = 16.0;
 /// Solve `M a = f` for a symmetric mass matrix `M`.
 ///
 /// Cholesky first, LU with partial pivoting as fallback (see the [module docs](self)).
-/// `M` is assumed symmetric: the Cholesky path reads only its upper triangle.
+/// `M` is assumed symmetric: the Cholesky path reads only its diagonal and lower triangle.
 ///
 /// # Errors
 /// [`SingularMatrix`] if `M` is (numerically) singular or if any input or output value is
@@ -81,18 +81,18 @@ pub fn solve_mass_columns<const N: usize, const C: usize>(
 
 /// [`solve_mass`] telling a singular M ([`FieldError::SingularMassMatrix`]) from non-finite values
 /// ([`FieldError::NonFinite`]), with M factored where it lies (the
-/// hot path of a dense model's field: no copy of M). M must be symmetric, as generated: where
-/// Cholesky fails, LU reads M from its diagonal and lower triangle.
+/// hot path of a dense model's field: no copy of M). Only M's diagonal and lower triangle are read
+/// (generated code gives no more), by Cholesky and, where it fails, by LU.
 #[inline]
 pub(crate) fn solve_mass_classified<const N: usize>(
     t: f64,
-    mut m: SMatrix<f64, N, N>,
+    m: &mut SMatrix<f64, N, N>,
     f: SVector<f64, N>,
 ) -> Result<SVector<f64, N>, FieldError> {
-    let x = match factor_in_place(&mut m) {
-        Some(inv_d) => solve_factored(&m, &inv_d, f),
+    let x = match factor_in_place(m) {
+        Some(inv_d) => solve_factored(m, &inv_d, f),
         None => {
-            let full = restored(&m);
+            let full = restored(m);
             if !full.iter().all(|v| v.is_finite()) {
                 return Err(FieldError::NonFinite { t });
             }
@@ -117,9 +117,10 @@ struct Cholesky<const N: usize> {
     inv_d: [f64; N],
 }
 
-/// Square-root-free Cholesky (`LDLᵀ`) factorisation `M = Uᵀ D U` in place: `U` overwrites the
-/// strict upper triangle of `u` (the diagonal and the lower triangle are left as they are) and
-/// D⁻¹ is returned; `None` if a pivot is not safely positive.
+/// Square-root-free Cholesky (`LDLᵀ`) factorisation `M = Uᵀ D U` in place: M is read from the
+/// diagonal and the lower triangle of `u` (left as they are), `U` is written to its strict upper
+/// triangle (never read before it is written: it may hold anything) and D⁻¹ is returned; `None` if
+/// a pivot is not safely positive.
 ///
 /// Works on the upper triangle so that every inner loop runs down a column, which is
 /// contiguous in nalgebra's column-major storage.
@@ -129,49 +130,85 @@ fn factor_in_place<const N: usize>(u: &mut SMatrix<f64, N, N>) -> Option<[f64; N
     let mut inv_d = [0.0f64; N];
     // With w_kj = d_k u_kj (what row k leaves in column j above the diagonal):
     //   d_j = m_jj − Σ_{k<j} w_kj u_kj,   w_ji = m_ji − Σ_{k<j} u_kj w_ki   (i > j).
-    for j in 0..N {
-        let mut d = u[(j, j)];
-        for k in 0..j {
-            let wkj = u[(k, j)];
-            let ukj = wkj * inv_d[k];
-            u[(k, j)] = ukj;
-            d -= wkj * ukj;
+    // Rows j and j + 1 are made together: every column i > j + 1 is read once for both, four
+    // columns at a time (their running sums independent chains). Each sum runs in the order
+    // k = 0, 1, … as alone — row j + 1's last term, k = j, is u_{j,j+1} w_ji once w_ji is known —
+    // so the factors are the textbook loop's to the bit (see its test). m_ji is read from the
+    // lower triangle (mᵢⱼ, column j below the diagonal): M's strict upper triangle is output only.
+    let mut j = 0;
+    while j < N {
+        let column = &mut u.as_mut_slice()[j * N..(j + 1) * N];
+        inv_d[j] = pivot(column, j, &inv_d, tol)?;
+        if j + 1 == N {
+            break;
         }
-        // `!(…)` also rejects NaN. (The diagonal is never written: it is still M's.)
-        if !(d > tol * u[(j, j)].abs()) || !d.is_finite() {
-            return None;
-        }
-        inv_d[j] = 1.0 / d;
-        // w_ji = m_ji − Σ_{k<j} u_kj w_ki for every i > j (divided by d_j when column i is
-        // processed), four columns i at a time: column j is read once for the four and their running
-        // sums are independent chains, each summed in the order k = 0, 1, … as alone (so the result
-        // is the same to the bit; see the test against the textbook loop). One column at a time, the
-        // overhead of these short loops was most of the solve at n ≈ 30 (2.25 → 1.76 µs there).
+        // w_{j,j+1} (column j + 1's entry in row j), then pivot j + 1.
         let (head, tail) = u.as_mut_slice().split_at_mut((j + 1) * N);
-        let cj = &head[j * N..j * N + j];
+        let (cj, next) = (&head[j * N..(j + 1) * N], &mut tail[..N]);
+        let mut w = cj[j + 1];
+        for (&x, a) in cj[..j].iter().zip(&next[..j]) {
+            w -= x * a;
+        }
+        next[j] = w;
+        inv_d[j + 1] = pivot(next, j + 1, &inv_d, tol)?;
+        // Rows j and j + 1 of every column i > j + 1.
+        let (head, tail) = u.as_mut_slice().split_at_mut((j + 2) * N);
+        let (c0, c1) = head[j * N..].split_at(N);
+        let (x0, x1, u01) = (&c0[..j], &c1[..j], c1[j]);
+        let (seeds0, seeds1) = (&c0[j + 2..], &c1[j + 2..]);
         let mut blocks = tail.chunks_exact_mut(4 * N);
-        for block in blocks.by_ref() {
-            let (c0, rest) = block.split_at_mut(N);
-            let (c1, rest) = rest.split_at_mut(N);
-            let (c2, c3) = rest.split_at_mut(N);
-            let mut s = [c0[j], c1[j], c2[j], c3[j]];
-            for ((((&x, a), b), c), d) in cj.iter().zip(&c0[..j]).zip(&c1[..j]).zip(&c2[..j]).zip(&c3[..j]) {
-                s[0] -= x * a;
-                s[1] -= x * b;
-                s[2] -= x * c;
-                s[3] -= x * d;
+        for (block, (s0, s1)) in blocks.by_ref().zip(seeds0.chunks_exact(4).zip(seeds1.chunks_exact(4))) {
+            let (a, rest) = block.split_at_mut(N);
+            let (b, rest) = rest.split_at_mut(N);
+            let (c, d) = rest.split_at_mut(N);
+            let mut s = [[s0[0], s1[0]], [s0[1], s1[1]], [s0[2], s1[2]], [s0[3], s1[3]]];
+            for (((((&y0, &y1), &ak), &bk), &ck), &dk) in x0.iter().zip(x1).zip(&a[..j]).zip(&b[..j]).zip(&c[..j]).zip(&d[..j]) {
+                s[0][0] -= y0 * ak;
+                s[0][1] -= y1 * ak;
+                s[1][0] -= y0 * bk;
+                s[1][1] -= y1 * bk;
+                s[2][0] -= y0 * ck;
+                s[2][1] -= y1 * ck;
+                s[3][0] -= y0 * dk;
+                s[3][1] -= y1 * dk;
             }
-            [c0[j], c1[j], c2[j], c3[j]] = s;
-        }
-        for ci in blocks.into_remainder().chunks_exact_mut(N) {
-            let mut s = ci[j];
-            for (&x, a) in cj.iter().zip(&ci[..j]) {
-                s -= x * a;
+            for (col, [w0, w1]) in [a, b, c, d].into_iter().zip(s) {
+                col[j] = w0;
+                col[j + 1] = w1 - u01 * w0;
             }
-            ci[j] = s;
         }
+        let rest0 = seeds0.chunks_exact(4).remainder();
+        let rest1 = seeds1.chunks_exact(4).remainder();
+        for ((col, &s0), &s1) in blocks.into_remainder().chunks_exact_mut(N).zip(rest0).zip(rest1) {
+            let (mut w0, mut w1) = (s0, s1);
+            for ((&y0, &y1), &ak) in x0.iter().zip(x1).zip(&col[..j]) {
+                w0 -= y0 * ak;
+                w1 -= y1 * ak;
+            }
+            col[j] = w0;
+            col[j + 1] = w1 - u01 * w0;
+        }
+        j += 2;
     }
     Some(inv_d)
+}
+
+/// Pivot j of [`factor_in_place`] from column j of `u` (the w_kj above its diagonal, turned into
+/// u_kj = w_kj / d_k in place): D⁻¹'s entry 1 / d_j, or `None` if d_j is not safely positive.
+#[inline]
+fn pivot(column: &mut [f64], j: usize, inv_d: &[f64], tol: f64) -> Option<f64> {
+    let mjj = column[j];
+    let mut d = mjj;
+    for (w, &inv) in column[..j].iter_mut().zip(&inv_d[..j]) {
+        let ukj = *w * inv;
+        d -= *w * ukj;
+        *w = ukj;
+    }
+    // `!(…)` also rejects NaN. (The diagonal is never written: it is still M's.)
+    if !(d > tol * mjj.abs()) || !d.is_finite() {
+        return None;
+    }
+    Some(1.0 / d)
 }
 
 impl<const N: usize> Cholesky<N> {
@@ -188,24 +225,45 @@ fn solve_factored<const N: usize, const C: usize>(
     inv_d: &[f64; N],
     mut b: SMatrix<f64, N, C>,
 ) -> SMatrix<f64, N, C> {
+    let us = u.as_slice();
     for c in 0..C {
-        // Uᵀ z = b (unit diagonal; dot products down column i of U).
-        for i in 0..N {
-            let mut s = b[(i, c)];
-            for k in 0..i {
-                s -= u[(k, i)] * b[(k, c)];
+        let x = &mut b.as_mut_slice()[c * N..(c + 1) * N];
+        // Uᵀ z = b (unit diagonal; dot products down columns i and i + 1 of U together, each z_k
+        // read once for both; each sum in the order k = 0, 1, … as alone).
+        let mut i = 0;
+        while i + 1 < N {
+            let (c0, c1) = (&us[i * N..i * N + i], &us[(i + 1) * N..(i + 1) * N + i]);
+            let (mut s0, mut s1) = (x[i], x[i + 1]);
+            for ((&z, &p), &q) in x[..i].iter().zip(c0).zip(c1) {
+                s0 -= p * z;
+                s1 -= q * z;
             }
-            b[(i, c)] = s;
+            x[i] = s0;
+            x[i + 1] = s1 - us[(i + 1) * N + i] * s0;
+            i += 2;
         }
-        // D y = z, then U a = y (unit diagonal; column-oriented back substitution).
-        for i in 0..N {
-            b[(i, c)] *= inv_d[i];
-        }
-        for i in (0..N).rev() {
-            let ai = b[(i, c)];
-            for k in 0..i {
-                b[(k, c)] -= u[(k, i)] * ai;
+        if i < N {
+            let mut s = x[i];
+            for (&z, &p) in x[..i].iter().zip(&us[i * N..i * N + i]) {
+                s -= p * z;
             }
+            x[i] = s;
+        }
+        // D y = z, then U a = y (unit diagonal; column-oriented back substitution, columns i and
+        // i − 1 together: each entry updated by column i, then by column i − 1, as alone).
+        for (v, &inv) in x.iter_mut().zip(inv_d) {
+            *v *= inv;
+        }
+        let mut i = N;
+        while i >= 2 {
+            let (a1, c1) = (x[i - 1], &us[(i - 1) * N..(i - 1) * N + i - 2]);
+            let a0 = x[i - 2] - us[(i - 1) * N + i - 2] * a1;
+            x[i - 2] = a0;
+            let c0 = &us[(i - 2) * N..(i - 2) * N + i - 2];
+            for ((v, &p), &q) in x[..i - 2].iter_mut().zip(c1).zip(c0) {
+                *v = (*v - p * a1) - q * a0;
+            }
+            i -= 2;
         }
     }
     b
@@ -422,7 +480,7 @@ enum Factor<const N: usize> {
 }
 
 impl<const N: usize> MassFactor<N> {
-    /// Factor `M` (assumed symmetric: the Cholesky path reads only its upper triangle).
+    /// Factor `M` (assumed symmetric: only its diagonal and lower triangle are read).
     ///
     /// # Errors
     /// [`SingularMatrix`] if `M` is (numerically) singular or not finite.
@@ -542,10 +600,31 @@ mod tests {
                 assert_eq!(f[(j, i)].to_bits(), u[(j, i)].to_bits(), "n = {N}, entry ({j}, {i})");
             }
         }
+        // The substitutions, two columns at a time, are the textbook ones to the bit too.
+        let b = SMatrix::<f64, N, 2>::from_fn(|_, _| next());
+        let mut x = b;
+        for c in 0..2 {
+            for i in 0..N {
+                for k in 0..i {
+                    x[(i, c)] -= u[(k, i)] * x[(k, c)];
+                }
+            }
+            for i in 0..N {
+                x[(i, c)] *= inv_d[i];
+            }
+            for i in (0..N).rev() {
+                for k in 0..i {
+                    x[(k, c)] -= u[(k, i)] * x[(i, c)];
+                }
+            }
+        }
+        let y = solve_factored(&f, &f_inv_d, b);
+        assert!(x.iter().zip(y.iter()).all(|(p, q)| p.to_bits() == q.to_bits()), "n = {N}: {x} vs {y}");
     }
 
-    /// The factorization that updates four columns at a time gives the textbook one's factors bit
-    /// for bit, for every remainder of n modulo 4.
+    /// The factorization that makes two rows at a time and updates four columns at a time gives
+    /// the textbook one's factors bit for bit, for every remainder of n modulo 2 and 4, and so do
+    /// the substitutions.
     #[test]
     fn blocked_factorization_is_the_textbook_one_to_the_bit() {
         blocked_equals_reference::<1>(1);
@@ -556,7 +635,36 @@ mod tests {
         blocked_equals_reference::<7>(7);
         blocked_equals_reference::<9>(9);
         blocked_equals_reference::<13>(13);
+        blocked_equals_reference::<6>(6);
+        blocked_equals_reference::<8>(8);
         blocked_equals_reference::<30>(30);
+        blocked_equals_reference::<31>(31);
+    }
+
+    /// [`solve_mass_classified`] on a copy of `m`.
+    fn classified<const N: usize>(t: f64, mut m: SMatrix<f64, N, N>, f: SVector<f64, N>) -> Result<SVector<f64, N>, FieldError> {
+        solve_mass_classified(t, &mut m, f)
+    }
+
+    /// Only M's diagonal and lower triangle are read (generated code gives no more): whatever its
+    /// strict upper triangle holds, the solve is the same to the bit, on the Cholesky path and, for
+    /// an indefinite M, on the LU path.
+    #[test]
+    fn only_the_lower_triangle_is_read() {
+        let f = Vector3::new(1.0, -2.0, 0.5);
+        let spd = Matrix3::new(4.0, 1.0, 0.5, 1.0, 3.0, 0.2, 0.5, 0.2, 2.0);
+        let indefinite = Matrix3::new(4.0, 4.0, 1.0, 4.0, 1.0, 2.0, 1.0, 2.0, -3.0);
+        for m in [spd, indefinite] {
+            let lower = Matrix3::from_fn(|i, j| if i >= j { m[(i, j)] } else { 0.0 });
+            let garbage = Matrix3::from_fn(|i, j| if i >= j { m[(i, j)] } else { 1e300 });
+            let a = classified(0.0, m, f).unwrap();
+            assert!((m * a - f).amax() < 1e-13);
+            assert_eq!(classified(0.0, lower, f), Ok(a));
+            assert_eq!(classified(0.0, garbage, f), Ok(a));
+            let factor = MassFactor::new(lower).unwrap();
+            assert_eq!(factor.solve(f), Ok(a));
+            assert_eq!(MassOperator::apply(&factor, &f), m * f);
+        }
     }
 
     #[test]
@@ -604,21 +712,21 @@ mod tests {
     fn the_in_place_solve_restores_m_for_lu_and_classifies_failures() {
         let f = Vector3::new(1.0, -2.0, 0.5);
         let spd = Matrix3::new(4.0, 1.0, 0.5, 1.0, 3.0, 0.2, 0.5, 0.2, 2.0);
-        let a = solve_mass_classified(0.0, spd, f).unwrap();
+        let a = classified(0.0, spd, f).unwrap();
         assert!((spd * a - f).amax() < 1e-14);
         // Cholesky passes the first pivot (4) and fails at the second (1 − 4·4/4 < 0).
         let indefinite = Matrix3::new(4.0, 4.0, 1.0, 4.0, 1.0, 2.0, 1.0, 2.0, -3.0);
-        let a = solve_mass_classified(0.0, indefinite, f).unwrap();
+        let a = classified(0.0, indefinite, f).unwrap();
         assert!((indefinite * a - f).amax() < 1e-13, "{}", indefinite * a - f);
         let u = Vector3::new(0.1, 0.7, 0.3);
         let singular = u * u.transpose();
-        assert_eq!(solve_mass_classified(1.5, singular, f), Err(FieldError::SingularMassMatrix { t: 1.5 }));
+        assert_eq!(classified(1.5, singular, f), Err(FieldError::SingularMassMatrix { t: 1.5 }));
         let mut nan = spd;
         nan[(2, 1)] = f64::NAN;
         nan[(1, 2)] = f64::NAN;
-        assert_eq!(solve_mass_classified(2.0, nan, f), Err(FieldError::NonFinite { t: 2.0 }));
+        assert_eq!(classified(2.0, nan, f), Err(FieldError::NonFinite { t: 2.0 }));
         let inf = Vector3::new(f64::INFINITY, 0.0, 0.0);
-        assert_eq!(solve_mass_classified(3.0, spd, inf), Err(FieldError::NonFinite { t: 3.0 }));
+        assert_eq!(classified(3.0, spd, inf), Err(FieldError::NonFinite { t: 3.0 }));
         // MassFactor: the same restored M on its LU path.
         let factor = MassFactor::new(indefinite).unwrap();
         assert!(matches!(factor.0, Factor::Lu(_)));

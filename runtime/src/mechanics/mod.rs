@@ -246,8 +246,37 @@ pub(crate) fn all_finite<const R: usize, const C: usize>(m: &SMatrix<f64, R, C>)
 /// [`FieldError::NonFinite`] if M or f has a NaN or an infinity (e.g. a potential evaluated where
 /// it is undefined, by an overshooting trial step: the integrator retries with a smaller step).
 #[inline]
-pub fn accelerations<const N: usize>(t: f64, m: SMatrix<f64, N, N>, f: SVector<f64, N>) -> Result<SVector<f64, N>, FieldError> {
-    // The hot path: M factored where it lies, the failure classified by the solve itself.
+pub fn accelerations<const N: usize>(
+    t: f64,
+    mut m: SMatrix<f64, N, N>,
+    f: SVector<f64, N>,
+) -> Result<SVector<f64, N>, FieldError> {
+    accelerations_in_place(t, &mut m, f)
+}
+
+/// [`accelerations`] with M factored where the caller keeps it (the hot path of a dense model's
+/// field: M is not copied). Only M's diagonal and lower triangle are read — all that generated code
+/// fills in — and its strict upper triangle is overwritten by the factor.
+///
+/// # Errors
+/// As [`accelerations`].
+///
+/// ```
+/// use routh_runtime::{mechanics::accelerations_in_place, nalgebra::{Matrix2, Vector2}};
+/// // M = [[2, 1], [1, 3]] given by its diagonal and lower triangle.
+/// let mut m = Matrix2::new(2.0, 0.0,
+///                          1.0, 3.0);
+/// let a = accelerations_in_place(0.0, &mut m, Vector2::new(3.0, 4.0))?;
+/// assert!((Matrix2::new(2.0, 1.0, 1.0, 3.0) * a - Vector2::new(3.0, 4.0)).amax() < 1e-15);
+/// # Ok::<(), routh_runtime::FieldError>(())
+/// ```
+#[inline]
+pub fn accelerations_in_place<const N: usize>(
+    t: f64,
+    m: &mut SMatrix<f64, N, N>,
+    f: SVector<f64, N>,
+) -> Result<SVector<f64, N>, FieldError> {
+    // The failure classified by the solve itself.
     crate::mechanics::linalg::solve_mass_classified(t, m, f)
 }
 

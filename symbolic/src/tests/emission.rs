@@ -288,3 +288,50 @@ fn bound_evaluation_follows_the_bindings() {
     assert!(close(got[0], want[0], 1e-15) && close(got[1], want[1], 1e-15), "{got:?} against {want:?}");
     assert!(a.eval_bound(&bindings, &[with_unused], &value_of)[0].is_nan(), "an unbound symbol is read from value_of");
 }
+
+/// Outputs with places of their own are stored there by the statements, and read there by later
+/// ones; an output equal to an earlier placed one, a symbol, or one without a place is left to the
+/// caller. Every value is the DAG's.
+#[test]
+fn placed_outputs_are_stored_where_asked_and_read_there() {
+    let mut a = Arena::new();
+    let (x, y, z) = (a.symbol("x"), a.symbol("y"), a.symbol("z"));
+    let s = a.call(Func::Sin, &[x]);
+    let sy = a.mul2(s, y);
+    let o0 = a.add2(sy, z);
+    let c = a.call(Func::Cos, &[y]);
+    let o0x = a.mul2(o0, x);
+    let o3 = a.add2(o0x, c);
+    let cz = a.mul2(c, z);
+    let o4 = a.add2(cz, s);
+    let outputs = [o0, o0, x, o3, o4];
+    let places = [Some(quote!(m[(1, 0)])), Some(quote!(m[(0, 1)])), Some(quote!(m[(2, 2)])), Some(quote!(f[3])), None];
+    let em = emit_slots_placed(&a, &[], &outputs, &places, &sym_tokens(&a), "__w");
+    assert_eq!(em.placed, [true, false, false, true, false]);
+    let text = render(&em);
+    assert!(text.contains("m [(1 , 0)] ="), "{text}");
+    assert!(text.contains("f [3] ="), "{text}");
+    assert!(!text.contains("m [(0 , 1)]") && !text.contains("m [(2 , 2)]"), "{text}");
+    // o3 reads o0 where it was placed; o4 (no place) is a slot.
+    assert!(text.contains("m [(1 , 0)] * x") || text.contains("x * m [(1 , 0)]"), "{text}");
+    let slots = em.statements.len() - em.placed.iter().filter(|&&p| p).count();
+    assert!(em.statements.iter().filter(|st| st.to_string().starts_with("__w")).count() == slots, "{text}");
+    let (vx, vy, vz) = (0.7, 1.3, -0.4);
+    let mut interp = Interp { env: HashMap::new() };
+    interp.env.extend([("x".to_owned(), vx), ("y".to_owned(), vy), ("z".to_owned(), vz)]);
+    let got = interp.run_places(&em);
+    let value_of = |e: Expr| {
+        if e == x {
+            vx
+        } else if e == y {
+            vy
+        } else {
+            vz
+        }
+    };
+    let expect = a.eval_many(&outputs, &value_of);
+    for (k, (g, e)) in got.iter().zip(&expect).enumerate() {
+        assert!(close(*g, *e, 1e-14), "output {k}: {g} vs {e}\n{text}");
+    }
+    assert!(close(interp.env["m[(1,0)]"], expect[0], 1e-14) && close(interp.env["f[3]"], expect[3], 1e-14));
+}

@@ -176,11 +176,25 @@ pub(crate) fn body_bound(
         return Body { parts: Vec::new(), statements: plain.statements, outputs: plain.outputs };
     }
     let len = slots.statements.len();
+    split(slots.statements, len, slots.outputs, name, base, extra_params, extra_args)
+}
+
+/// A long computation's `statements` cut into part functions sharing the scratch array `__w` of
+/// `len` slots (see [`body`]).
+fn split(
+    statements_in: Vec<TokenStream>,
+    len: usize,
+    outputs: Vec<TokenStream>,
+    name: &str,
+    base: &(TokenStream, TokenStream),
+    extra_params: &TokenStream,
+    extra_args: &TokenStream,
+) -> Body {
     let (base_params, base_args) = base;
     let allow = allow_generated();
     let mut parts = Vec::new();
     let mut statements = vec![quote! { let mut __w = [0.0_f64; #len]; }];
-    for (k, chunk) in slots.statements.chunks(PART_STATEMENTS).enumerate() {
+    for (k, chunk) in statements_in.chunks(PART_STATEMENTS).enumerate() {
         let part = format_ident!("{name}_part{k}");
         // Generic over an unused type so that it is compiled only where a caller is (see
         // [`lazy`]); never inlined, so that no caller grows past what LLVM handles well.
@@ -193,7 +207,34 @@ pub(crate) fn body_bound(
         });
         statements.push(quote! { self.#part::<()>(#base_args #extra_args &mut __w); });
     }
-    Body { parts, statements, outputs: slots.outputs }
+    Body { parts, statements, outputs }
+}
+
+/// [`body`] whose outputs have places of their own (`places[o]`, assignable expressions such as
+/// `__m[(3, 2)]` naming storage the caller declares and passes to the part functions through
+/// `extra_params` / `extra_args`): a long computation stores each output straight into its place
+/// (`symbolic::emit_slots_placed`), so the caller copies nothing. Returns the body and, per output,
+/// whether it is already in its place; the caller assigns the others (all of them when the
+/// computation is short enough for plain `let`s).
+pub(crate) fn body_placed(
+    model: &View<'_>,
+    outputs: &[Expr],
+    places: &[Option<TokenStream>],
+    name: &str,
+    extra_params: &TokenStream,
+    extra_args: &TokenStream,
+) -> (Body, Vec<bool>) {
+    let symbol = |s| symbol_tokens(model, s);
+    let slots = symbolic::emit_slots_placed(model.arena, &[], outputs, places, &symbol, "__w");
+    if slots.statements.len() <= SPLIT_STATEMENTS {
+        let plain = symbolic::emit(model.arena, outputs, &symbol, "__w");
+        let body = Body { parts: Vec::new(), statements: plain.statements, outputs: plain.outputs };
+        return (body, vec![false; outputs.len()]);
+    }
+    let in_place = slots.placed.iter().filter(|&&p| p).count();
+    let len = slots.statements.len() - in_place;
+    let body = split(slots.statements, len, slots.outputs, name, &state_base(model), extra_params, extra_args);
+    (body, slots.placed)
 }
 
 /// The hidden helper functions of one model's `impl` — the part functions of long straight-line

@@ -19,7 +19,7 @@ use symbolic::Expr;
 use crate::derive::constraint::ConstraintEquations;
 use crate::derive::euler_lagrange::Equations;
 use crate::derive::tree::{Bound, Dynamics, Recursive};
-use crate::emit::codegen::{Helpers, allow_generated, lazy, square_matrix, symbol_tokens, symmetric_matrix};
+use crate::emit::codegen::{Helpers, allow_generated, body_placed, lazy, square_matrix, symbol_tokens};
 use crate::model::View;
 
 /// The name of the generated M-and-f function.
@@ -27,44 +27,71 @@ pub(crate) fn function_name() -> syn::Ident {
     format_ident!("__routh_dynamics")
 }
 
-/// `__routh_dynamics(t, x) -> (M, f)`: M (from its upper triangle) and f in one straight-line
-/// function, the hot path of the vector field. Its part functions, if any, join `helpers`.
+/// `__routh_dynamics(t, x, m, f)`: M and f in one straight-line function, the hot path of the
+/// vector field; its part functions, if any, join `helpers`. It writes M's diagonal and lower
+/// triangle (the strict upper triangle is left as the caller had it), which is all that the
+/// runtime's dense factor reads (`mechanics::accelerations_in_place`, `mechanics::factor_mass`),
+/// and f, into storage the caller owns ([`call_dynamics`]); a long computation stores each entry
+/// where it belongs (`codegen::body_placed`), so nothing is copied.
 pub(crate) fn mass_and_forcing(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> TokenStream {
     let n = model.dof();
     let d = model.layout.state_dim();
-    let none = TokenStream::new();
-    let (dyn_stmts, dyn_vals) = helpers.body(model, &outputs(eq), "__routh_dynamics", &none, &none);
-    let dyn_m = symmetric_matrix(n, &dyn_vals[..n * (n + 1) / 2]);
-    let f_vals = &dyn_vals[n * (n + 1) / 2..];
-    let (dyn_fn, allow, n_lit) = (function_name(), allow_generated(), n);
+    let outputs = outputs(eq);
+    // The outputs are M's upper triangle row by row (Mᵢⱼ, j ≥ i), then f: Mᵢⱼ goes to (j, i).
+    let entries: Vec<(usize, usize)> = (0..n).flat_map(|i| (i..n).map(move |j| (j, i))).collect();
+    let mut places: Vec<Option<TokenStream>> = entries.iter().map(|&(r, c)| Some(quote! { __m[(#r, #c)] })).collect();
+    places.extend((0..n).map(|i| Some(quote! { __f[#i] })));
+    let (matrix, vector) = (matrix_type(n), vector_type(n));
+    let params = quote! { __m: &mut #matrix, __f: &mut #vector, };
+    let args = quote! { __m, __f, };
+    let (body, placed) = body_placed(model, &outputs, &places, "__routh_dynamics", &params, &args);
+    let (stmts, vals) = helpers.add(body);
+    let rest = places.iter().zip(&vals).zip(&placed).filter(|(_, p)| !**p).map(|((place, v), _)| quote! { #place = #v; });
+    let (dyn_fn, allow) = (function_name(), allow_generated());
     quote! {
-        /// M and f together (the hot path of the vector field).
+        /// M (its diagonal and lower triangle) and f together, into `__m` and `__f` (the hot path of
+        /// the vector field).
         #allow
         #[inline]
-        fn #dyn_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-            -> (::routh::__private::nalgebra::SMatrix<f64, #n_lit, #n_lit>, ::routh::__private::nalgebra::SVector<f64, #n_lit>)
-        {
-            #(#dyn_stmts)*
-            let m = #dyn_m;
-            let f = ::routh::__private::nalgebra::SVector::<f64, #n_lit>::from([#(#f_vals),*]);
-            (m, f)
+        fn #dyn_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, __m: &mut #matrix, __f: &mut #vector) {
+            #(#stmts)*
+            #(#rest)*
         }
+    }
+}
+
+fn matrix_type(n: usize) -> TokenStream {
+    quote! { ::routh::__private::nalgebra::SMatrix<f64, #n, #n> }
+}
+
+fn vector_type(n: usize) -> TokenStream {
+    quote! { ::routh::__private::nalgebra::SVector<f64, #n> }
+}
+
+/// Statements binding `m` (M's diagonal and lower triangle, zero above) and `f` at `(t, x)` from
+/// the M-and-f function ([`mass_and_forcing`]) of a model with `n` coordinates.
+pub(crate) fn call_dynamics(n: usize) -> TokenStream {
+    let (matrix, vector, dyn_fn) = (matrix_type(n), vector_type(n), function_name());
+    quote! {
+        let mut m = <#matrix>::zeros();
+        let mut f = <#vector>::zeros();
+        self.#dyn_fn(t, x, &mut m, &mut f);
     }
 }
 
 /// The statement binding the model's mass operator `mass` and forcing `f` at `(t, x)`: from the one
 /// M-and-f function, or (`tree`) M factored along the kinematic tree with f along it; `?` on a
 /// singular or non-finite M (the enclosing function returns a `Result<_, FieldError>`).
-pub(crate) fn bind_mass_operator_and_forcing(tree: bool) -> TokenStream {
+pub(crate) fn bind_mass_operator_and_forcing(n: usize, tree: bool) -> TokenStream {
     if tree {
         let both = format_ident!("{}_and_forcing", tree_factor_name());
         return quote! { let (mass, f) = self.#both(t, x)?; };
     }
-    let dyn_fn = function_name();
+    let call = call_dynamics(n);
     quote! {
         let (mass, f) = {
-            let (mm, f) = self.#dyn_fn(t, x);
-            (::routh::__private::mechanics::factor_mass(t, mm)?, f)
+            #call
+            (::routh::__private::mechanics::factor_mass(t, m)?, f)
         };
     }
 }
@@ -237,7 +264,6 @@ pub(crate) fn accelerations_and_jacobian(
     eq: &Equations,
     constraints: Option<&ConstraintEquations>,
     helpers: &mut Helpers,
-    dyn_fn: &syn::Ident,
     dynamics: &Dynamics,
     tree: bool,
 ) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
@@ -266,20 +292,20 @@ pub(crate) fn accelerations_and_jacobian(
             (items.accelerations, items.jacobian, items.methods, items.trait_impl)
         }
         None if !model.field_jacobian => {
-            let acc = accelerations_item(model, dynamics, helpers, dyn_fn);
+            let acc = accelerations_item(model, dynamics, helpers);
             let sensitivities = sensitivity_items(model, eq, helpers, tree);
             (acc, TokenStream::new(), sensitivities, TokenStream::new())
         }
         None if eq.rate_jacobians.is_some() => {
             let jac = quasi_jacobian_items(model, eq, helpers);
             let sensitivities = sensitivity_items(model, eq, helpers, tree);
-            (accelerations_item(model, dynamics, helpers, dyn_fn), jac, sensitivities, TokenStream::new())
+            (accelerations_item(model, dynamics, helpers), jac, sensitivities, TokenStream::new())
         }
         None if matches!(dynamics, Dynamics::Recursive(Recursive { tangent: Some(_), .. })) => {
             let Dynamics::Recursive(r) = dynamics else { unreachable!("matched above") };
             let jac = recursive_jacobian(model, r, helpers);
             let sensitivities = sensitivity_items(model, eq, helpers, tree);
-            (accelerations_item(model, dynamics, helpers, dyn_fn), jac, sensitivities, TokenStream::new())
+            (accelerations_item(model, dynamics, helpers), jac, sensitivities, TokenStream::new())
         }
         None => {
             // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major), and ∂g/∂z of a contact model.
@@ -309,8 +335,8 @@ pub(crate) fn accelerations_and_jacobian(
                     quote! { ::routh::__private::mechanics::first_order_jacobian(t, &mass, gq, gv) },
                 )
             };
-            let acc = accelerations_item(model, dynamics, helpers, dyn_fn);
-            let bind = bind_mass_operator_and_forcing(false);
+            let acc = accelerations_item(model, dynamics, helpers);
+            let bind = bind_mass_operator_and_forcing(model.dof(), false);
             let jac = quote! {
                 /// ∂g/∂q and ∂g/∂q̇ (and ∂g/∂z of a contact model) for the residual g = f − M a (used by
                 /// [`Self::jacobian`]).
@@ -374,7 +400,7 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
     } else {
         quote! { ::routh::__private::mechanics::quasi_jacobian::<#nq, #n, #d>(t, &mass, (#rq_m, #rv_m), (#gq_m, #gv_m)) }
     };
-    let bind = bind_mass_operator_and_forcing(false);
+    let bind = bind_mass_operator_and_forcing(model.dof(), false);
     let allow = allow_generated();
     quote! {
         /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (K(q) v, M⁻¹f) over x = (q, v) — the
@@ -478,7 +504,7 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, tr
             let a = self.accelerations(t, x)?;
         }
     } else {
-        let bind = bind_mass_operator_and_forcing(false);
+        let bind = bind_mass_operator_and_forcing(model.dof(), false);
         quote! {
             #bind
             let a = mass.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
@@ -569,11 +595,11 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, tr
 
 /// `accelerations` by the model's dynamics: the recursion along its kinematic tree, or q̈ = M⁻¹ f
 /// from the dynamics function.
-fn accelerations_item(model: &View<'_>, dynamics: &Dynamics, helpers: &mut Helpers, dyn_fn: &syn::Ident) -> TokenStream {
+fn accelerations_item(model: &View<'_>, dynamics: &Dynamics, helpers: &mut Helpers) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
     match dynamics {
         Dynamics::Recursive(r) => recursive_accelerations(model, r, helpers),
-        Dynamics::Dense(why) => accelerations_method(n, d, dyn_fn, why),
+        Dynamics::Dense(why) => accelerations_method(n, d, why),
     }
 }
 
@@ -675,8 +701,9 @@ fn recursive_jacobian(model: &View<'_>, r: &Recursive, helpers: &mut Helpers) ->
 }
 
 /// `accelerations`: q̈ = M⁻¹ f from the dynamics function.
-fn accelerations_method(n: usize, d: usize, dyn_fn: &syn::Ident, why: &str) -> TokenStream {
+fn accelerations_method(n: usize, d: usize, why: &str) -> TokenStream {
     let why = if why.is_empty() { String::new() } else { format!(" Dense path: {why}.") };
+    let call = call_dynamics(n);
     quote! {
         /// Accelerations q̈ = M⁻¹ f, solved numerically (Cholesky, LU fallback; M is never inverted
         /// symbolically).
@@ -690,8 +717,8 @@ fn accelerations_method(n: usize, d: usize, dyn_fn: &syn::Ident, why: &str) -> T
         pub fn accelerations(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
             -> ::core::result::Result<::routh::__private::nalgebra::SVector<f64, #n>, ::routh::__private::FieldError>
         {
-            let (m, f) = self.#dyn_fn(t, x);
-            ::routh::__private::mechanics::accelerations(t, m, f)
+            #call
+            ::routh::__private::mechanics::accelerations_in_place(t, &mut m, f)
         }
     }
 }

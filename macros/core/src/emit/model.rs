@@ -32,7 +32,6 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
 
     let mut helpers = Helpers::default();
     // The dynamics contract: M and f, the accelerations, the field Jacobian (see `emit::dynamics`).
-    let dyn_fn = dynamics::function_name();
     let Docs { m_doc, f_doc, l_doc, e_doc, p_doc, pw_doc, q_doc, state_doc, dim_doc } =
         docs(model, eq, derived.kinetics.as_ref());
     // M and f: from the dense M-and-f function, or along the kinematic tree.
@@ -48,22 +47,18 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
         _ => (
             dynamics::mass_and_forcing(model, eq, &mut helpers),
             mass_matrix_item(model, eq, &mut helpers, &m_doc),
-            quote! { self.#dyn_fn(t, x).1 },
+            {
+                let call = dynamics::call_dynamics(model.dof());
+                quote! {{ #call f }}
+            },
             None,
         ),
     };
     // Scalars and momenta: L, E, p, Q·q̇.
     let quantities = quantities(model, eq, derived.kinetics.as_ref(), &[l_doc, e_doc, p_doc, pw_doc, q_doc], &mut helpers);
 
-    let (acc_method, jac_method, constraint_items, constraint_impl) = dynamics::accelerations_and_jacobian(
-        model,
-        eq,
-        constraints.as_ref(),
-        &mut helpers,
-        &dyn_fn,
-        &derived.dynamics,
-        tree.is_some(),
-    );
+    let (acc_method, jac_method, constraint_items, constraint_impl) =
+        dynamics::accelerations_and_jacobian(model, eq, constraints.as_ref(), &mut helpers, &derived.dynamics, tree.is_some());
 
     let symmetry_items = crate::emit::symmetry::methods(model, symmetries, derived.algebra.as_ref(), &mut helpers);
     let (discrete_items, discrete_impl) = match discrete {
