@@ -412,6 +412,49 @@ macro_rules! cart_double_pendulum {
     };
 }
 
+/// Sensitivities to parameters of the tree's masses and directions — the cart's mass, the bobs'
+/// mass, the length — and to g: ∂q̈/∂p = M⁻¹ (∂τ/∂p − ∂K/∂p) at a = q̈, with ∂K/∂p a forward pass
+/// along the tree (K = M a + the velocity products), so the tree model still derives nothing dense
+/// (its mass operator is the tree's: only the tree factor has pivots).
+macro_rules! weighed {
+    ($name:ident, $dynamics:ident) => {
+        cart_double_pendulum!($name, $dynamics, [force(x = -c * dot(x)), sensitivity(mx, m, l, g),], [c]);
+    };
+}
+weighed!(Weighed, recursive);
+weighed!(WeighedDense, dense);
+
+#[test]
+fn sensitivities_to_masses_and_lengths_along_the_tree() {
+    let r = Weighed { mx: 2.0, m: 0.5, l: 0.6, g: 9.81, c: 0.2 };
+    let d = WeighedDense { mx: 2.0, m: 0.5, l: 0.6, g: 9.81, c: 0.2 };
+    assert_eq!((Weighed::DYNAMICS, WeighedDense::DYNAMICS), ("recursive", "dense"));
+    assert_eq!(Weighed::SENSITIVITY, ["mx", "m", "l", "g"]);
+    let mut rng = Rng::new(41);
+    for _ in 0..10 {
+        let x: SVector<f64, 6> = rng.vector(-1.5, 1.5);
+        let factor = routh::runtime::MechanicalSystem::mass(&r, 0.0, &x).unwrap();
+        assert!(factor.pivots().iter().all(|&p| p > 0.0));
+        let (pr, pd) = (r.parameter_jacobian(0.0, &x).unwrap(), d.parameter_jacobian(0.0, &x).unwrap());
+        assert!((pr - pd).amax() < 1e-12 * (1.0 + pd.amax()), "{pr} against {pd}");
+        // Each column against a central difference of the field in its parameter.
+        let h = 1e-6;
+        let nudged = |k: usize, e: f64| {
+            let p = match k {
+                0 => Weighed { mx: r.mx + e, ..r },
+                1 => Weighed { m: r.m + e, ..r },
+                2 => Weighed { l: r.l + e, ..r },
+                _ => Weighed { g: r.g + e, ..r },
+            };
+            p.field(0.0, &x).unwrap()
+        };
+        for k in 0..4 {
+            let fd = (nudged(k, h) - nudged(k, -h)) / (2.0 * h);
+            assert!((pr.column(k) - fd).amax() < 1e-7 * (1.0 + fd.amax()), "column {k}: {} against {fd}", pr.column(k));
+        }
+    }
+}
+
 /// Inputs: a cart driven by a force `u` under a double pendulum, linearised about the hanging rest
 /// with each path: the same (A, B) (the recursion's A from its tangent, B from ∂Q/∂u), and the same
 /// sensitivities to g and c, which enter the generalized forces only: the tree model derives nothing
@@ -454,15 +497,16 @@ fn inputs_and_linearisation_with_the_recursion() {
 }
 
 /// Inputs with a constraint: the driven cart above with the end of its second pendulum held on the
-/// vertical line x = x₀ (x₀ a sensitivity parameter of the constraint, g one of the forces). The
-/// tree model solves its saddle point, its input and parameter Jacobians with the tree factor
-/// (∂R/∂w without M a − f's kinetic part, which reads no w) and matches its dense twin.
+/// vertical line x = x₀ (x₀ a sensitivity parameter of the constraint, g one of the forces, m and l
+/// of the tree's masses and directions — l of the constraint too). The tree model solves its saddle
+/// point, its input and parameter Jacobians with the tree factor (∂R/∂w = ∂K/∂w − ∂τ/∂w −
+/// ∂(Aᵀλ)/∂w, ∂K/∂p a pass along the tree for m and l, zero for the rest) and matches its dense twin.
 macro_rules! driven_on_a_line {
     ($name:ident, $dynamics:ident) => {
         cart_double_pendulum!(
             $name,
             $dynamics,
-            [input(u), force(x = u - c * dot(x)), holonomic(line = xb - x0), sensitivity(g, x0),],
+            [input(u), force(x = u - c * dot(x)), holonomic(line = xb - x0), sensitivity(g, x0, m, l),],
             [c, x0]
         );
     };
@@ -494,6 +538,13 @@ fn inputs_of_a_constrained_tree_are_solved_along_the_tree() {
         let (up, down) = (DrivenOnALine { x0: 0.3 + h, ..r }, DrivenOnALine { x0: 0.3 - h, ..r });
         let fd_x0 = (up.driven(u).field(0.0, &x).unwrap() - down.driven(u).field(0.0, &x).unwrap()) / (2.0 * h);
         assert!((pr.column(1) - fd_x0).amax() < 1e-7 * (1.0 + fd_x0.amax()), "{} against {fd_x0}", pr.column(1));
+        // ∂F/∂m and ∂F/∂l (the tree's mass and length) likewise.
+        let (up, down) = (DrivenOnALine { m: 0.5 + h, ..r }, DrivenOnALine { m: 0.5 - h, ..r });
+        let fd_m = (up.driven(u).field(0.0, &x).unwrap() - down.driven(u).field(0.0, &x).unwrap()) / (2.0 * h);
+        assert!((pr.column(2) - fd_m).amax() < 1e-7 * (1.0 + fd_m.amax()), "{} against {fd_m}", pr.column(2));
+        let (up, down) = (DrivenOnALine { l: 0.6 + h, ..r }, DrivenOnALine { l: 0.6 - h, ..r });
+        let fd_l = (up.driven(u).field(0.0, &x).unwrap() - down.driven(u).field(0.0, &x).unwrap()) / (2.0 * h);
+        assert!((pr.column(3) - fd_l).amax() < 1e-7 * (1.0 + fd_l.amax()), "{} against {fd_l}", pr.column(3));
     }
 }
 

@@ -80,6 +80,9 @@ pub struct ConstraintEquations {
     /// model's ∂L/∂w (empty otherwise).
     pub dr_dp: Vec<Vec<Expr>>,
     pub dl_dp: Vec<Expr>,
+    /// Symbols that `dr_dp` reads, bound in dependency order (a tree model's ∂K/∂p along the tree,
+    /// as `Equations::dg_dw_bindings`; empty otherwise).
+    pub dr_dp_bindings: Vec<(Expr, Expr)>,
 }
 
 /// Largest number of terms the set's Frobenius test may expand to before it is skipped.
@@ -132,7 +135,8 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations, tree_forces: Opti
     // derives no dense M has them only with the field Jacobian, without the kinetic part K of
     // M a − f = K − τ (the generated code adds ∂K/∂x from K's tangent along the tree).
     let mut residual = Vec::with_capacity(n + m);
-    if let (Some(tau), true) = (tree_forces, model.field_jacobian && eq.mass.len() != n) {
+    let along_tree = tree_forces.is_some() && model.field_jacobian && eq.mass.len() != n;
+    if let (Some(tau), true) = (tree_forces, along_tree) {
         for i in 0..n {
             let col: Vec<Expr> = a.iter().map(|row| row[i]).collect();
             let atl = arena.dot(&col, &lam);
@@ -184,8 +188,23 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations, tree_forces: Opti
     };
     // w = (u, p): the inputs, then the parameters of `sensitivity(...)` (as eq.dl_dw).
     let chosen: Vec<Expr> = layout.u.iter().copied().chain(model_sensitivity.iter().map(|&i| layout.params[i])).collect();
-    let dr_dp = arena.jacobian(&residual, &chosen);
+    let mut dr_dp = arena.jacobian(&residual, &chosen);
     let dl_dp = eq.dl_dw.clone();
+    // Along the tree, R's first rows −(Aᵀλ + τ) + K differentiate as −∂(Aᵀλ)/∂w − ∂g/∂w with
+    // g = τ − K: ∂K/∂p (a parameter of the tree's masses or directions) comes from the equations,
+    // read from their bindings. Their ∂τ/∂w replaces the residual's own.
+    let mut dr_dp_bindings = Vec::new();
+    if along_tree && !chosen.is_empty() {
+        let tau = tree_forces.unwrap_or_default();
+        let dtau = arena.jacobian(tau, &chosen);
+        for (i, row) in dr_dp.iter_mut().take(n).enumerate() {
+            for (c, entry) in row.iter_mut().enumerate() {
+                let without_tau = arena.add2(*entry, dtau[i][c]);
+                *entry = arena.sub(without_tau, eq.dg_dw[i][c]);
+            }
+        }
+        dr_dp_bindings = eq.dg_dw_bindings.clone();
+    }
 
     // Frobenius, on the extended coordinates z = (q, t): each row as a one-form on them, and, with
     // orientations, the spheres' forms q·dq that the distribution lives on (see `coordinate_forms`).
@@ -234,6 +253,7 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations, tree_forces: Opti
         rows_dq,
         position_dq,
         dr_dp,
+        dr_dp_bindings,
         dl_dp,
     })
 }

@@ -86,6 +86,9 @@ pub struct Equations {
     /// ∂gᵢ/∂wⱼ for g = f − M a and w = (u, p), the inputs then the parameters named by
     /// `sensitivity(...)` (the sensitivities ∂F/∂u and ∂F/∂p).
     pub dg_dw: Vec<Vec<Expr>>,
+    /// Symbols that `dg_dw` reads, bound to their expressions in dependency order (a tree model's
+    /// ∂K/∂p along the tree for a parameter of its masses or directions; empty otherwise).
+    pub dg_dw_bindings: Vec<(Expr, Expr)>,
     /// ∂L/∂w of a contact model (the row of ż = L; empty otherwise).
     pub dl_dw: Vec<Expr>,
     /// With orientations and the field Jacobian: ∂q̇/∂q (NQ × NQ) and ∂q̇/∂v (NQ × NV) of the rates.
@@ -201,21 +204,60 @@ pub fn derive_with(model: &Model, arena: &mut Arena, residual_jacobian: bool) ->
     let dg_dw = arena.jacobian(&residual, &w);
     let dl_dw = if syms.z.is_some() { arena.gradient(l, &w) } else { Vec::new() };
 
-    Equations { momenta, mass, forcing, energy, power, dl_dt, dg_dq, dg_dv, contact, dg_dw, dl_dw, rate_jacobians }
+    Equations {
+        momenta,
+        mass,
+        forcing,
+        energy,
+        power,
+        dl_dt,
+        dg_dq,
+        dg_dv,
+        contact,
+        dg_dw,
+        dg_dw_bindings: Vec::new(),
+        dl_dw,
+        rate_jacobians,
+    }
+}
+
+/// ∂K/∂p of a tree model's kinetic part for the sensitivity parameters that enter its masses or
+/// directions (see [`derive_along_tree`]).
+pub struct KineticDerivatives<'a> {
+    /// Those parameters, by their place in `sensitivity(...)`.
+    pub which: &'a [usize],
+    /// The symbols `outputs` read, bound in dependency order.
+    pub bindings: &'a [(Expr, Expr)],
+    /// ∂Kᵢ/∂pⱼ row by row (coordinate i, then parameter j of `which`).
+    pub outputs: &'a [Expr],
 }
 
 /// The equations of a model whose M, f, E and p come from its kinematic tree instead
 /// ([`crate::derive::tree::kinetics()`]): only the power Q·q̇ and ∂L/∂t. `momenta`, `mass` and
 /// `forcing` are empty and `energy` is zero — `derive::mode` takes this path only for models none
 /// of whose other items reads them.
-pub fn derive_along_tree(model: &Model, arena: &mut Arena, tau: &[Expr]) -> Equations {
+///
+/// `kinetic`: for the sensitivity parameters (by their place in `sensitivity(...)`) that enter the
+/// tree's masses or directions, ∂K/∂p along the tree ([`crate::derive::tree::parameter_derivatives`],
+/// outputs row by row over those parameters); the others, and the inputs, enter τ only.
+pub fn derive_along_tree(model: &Model, arena: &mut Arena, tau: &[Expr], kinetic: Option<KineticDerivatives<'_>>) -> Equations {
     let syms = &model.layout;
     let power = arena.dot(&model.force, &syms.qd);
     let dl_dt = arena.diff(model.lagrangian, syms.t);
-    // ∂g/∂w (g = f − M a = τ − 𝒦(q, q̇, a)) for the inputs and sensitivity parameters, which enter
-    // τ only (see `derive::dense_item`).
+    // ∂g/∂w (g = f − M a = τ − K(q, q̇, a)) for the inputs and sensitivity parameters: ∂τ/∂w, less
+    // ∂K/∂p for a parameter of the tree's masses or directions.
     let w: Vec<Expr> = syms.u.iter().copied().chain(model.sensitivity.iter().map(|&i| syms.params[i])).collect();
-    let dg_dw = if w.is_empty() { Vec::new() } else { arena.jacobian(tau, &w) };
+    let mut dg_dw = if w.is_empty() { Vec::new() } else { arena.jacobian(tau, &w) };
+    let mut dg_dw_bindings = Vec::new();
+    if let Some(KineticDerivatives { which, bindings, outputs }) = kinetic {
+        let nu = syms.u.len();
+        for (i, row) in dg_dw.iter_mut().enumerate() {
+            for (j, &s) in which.iter().enumerate() {
+                row[nu + s] = arena.sub(row[nu + s], outputs[i * which.len() + j]);
+            }
+        }
+        dg_dw_bindings = bindings.to_vec();
+    }
     Equations {
         momenta: Vec::new(),
         mass: Vec::new(),
@@ -227,6 +269,7 @@ pub fn derive_along_tree(model: &Model, arena: &mut Arena, tau: &[Expr]) -> Equa
         dg_dv: Vec::new(),
         contact: None,
         dg_dw,
+        dg_dw_bindings,
         dl_dw: Vec::new(),
         rate_jacobians: None,
     }

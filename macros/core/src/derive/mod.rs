@@ -96,23 +96,22 @@ impl Derived {
 
 /// The first item of `model` that reads the dense M, f, p or E (so that a tree model derives them
 /// too), if any: impacts and modes (laws and energy derivatives read M and E); reductions and
-/// discrete systems (p and M); inputs and sensitivities (their
-/// ∂g/∂w read f), unless the model is a tree whose sensitivity parameters enter its generalized
-/// forces (or its constraints) only (∂g/∂w = ∂τ/∂w). The field Jacobian of a constrained tree
-/// differentiates its saddle point along the tree ([`tree::Inverse`]).
-fn dense_item(model: &Model, arena: &Arena, hybrid: bool, tree: Option<&tree::Recursive>) -> Option<&'static str> {
-    // Inputs and sensitivity parameters that enter only the generalized forces τ (not the tree's
-    // directions or masses) differentiate f = τ − (velocity products) as τ alone: ∂q̈/∂w = M⁻¹ ∂τ/∂w,
-    // solved along the tree (with constraints, the saddle point's ∂R/∂w = (−∂τ/∂w − ∂(Aᵀλ)/∂w,
-    // ∂(A a + c)/∂w), solved with the tree factor inside it).
-    let along_tree = |r: &tree::Recursive| model.sensitivity.iter().all(|&i| !r.reads_parameter(arena, model.layout.params[i]));
+/// discrete systems (p and M); inputs and sensitivities (their ∂g/∂w read f) unless the model is a
+/// tree. Along a tree, g = f − M a = τ − K with K = M a + (velocity products): ∂g/∂w = ∂τ/∂w for
+/// an input or a parameter of the forces (or of the constraints), less ∂K/∂p, differentiated along
+/// the tree ([`tree::parameter_derivatives`]), for a parameter of its masses or directions; q̈'s
+/// sensitivity is M⁻¹ ∂g/∂w solved along the tree (with constraints, the saddle point's
+/// ∂R/∂w = (−∂g/∂w − ∂(Aᵀλ)/∂w, ∂(A a + c)/∂w), solved with the tree factor inside it). The
+/// field Jacobian of a constrained tree differentiates its saddle point along the tree
+/// ([`tree::Inverse`]).
+fn dense_item(model: &Model, hybrid: bool, tree: bool) -> Option<&'static str> {
     if hybrid || !model.impacts.is_empty() {
         Some("its impacts (or modes)")
     } else if !model.reductions.is_empty() {
         Some("its reductions")
     } else if model.discretization.is_some() {
         Some("its discrete system")
-    } else if (!model.inputs.is_empty() || !model.sensitivity.is_empty()) && !tree.is_some_and(along_tree) {
+    } else if (!model.inputs.is_empty() || !model.sensitivity.is_empty()) && !tree {
         Some("its inputs or sensitivities")
     } else {
         None
@@ -130,11 +129,7 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     // expansion and code stay linear in the tree's size. A constrained tree must be such a model:
     // its saddle point is solved with M factored along the tree (the runtime's `TreeFactor`), or
     // with the dense M as any other model.
-    let recursive = match &dynamics {
-        tree::Dynamics::Recursive(r) => Some(r),
-        tree::Dynamics::Dense(_) => None,
-    };
-    let dense_item = dense_item(model, arena, hybrid, recursive);
+    let dense_item = dense_item(model, hybrid, matches!(dynamics, tree::Dynamics::Recursive(_)));
     if let tree::Dynamics::Recursive(r) = &dynamics
         && !model.constraints.is_empty()
     {
@@ -158,7 +153,17 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     let equations = match (&dynamics, &kinetics) {
         (tree::Dynamics::Recursive(r), Some(_)) => {
             cx.ok(tree::check_pivots(&model.view(arena), r));
-            euler_lagrange::derive_along_tree(model, arena, &r.tree.tau)
+            let which: Vec<usize> = (0..model.sensitivity.len())
+                .filter(|&j| r.reads_parameter(arena, model.layout.params[model.sensitivity[j]]))
+                .collect();
+            let params: Vec<symbolic::Expr> = which.iter().map(|&j| model.layout.params[model.sensitivity[j]]).collect();
+            let dk = (!which.is_empty()).then(|| tree::parameter_derivatives(model, arena, r, &params));
+            let kinetic = dk.as_ref().map(|dk| euler_lagrange::KineticDerivatives {
+                which: &which,
+                bindings: &dk.bindings,
+                outputs: &dk.outputs,
+            });
+            euler_lagrange::derive_along_tree(model, arena, &r.tree.tau, kinetic)
         }
         _ => {
             let dense_jacobian = !matches!(dynamics, tree::Dynamics::Recursive(_));

@@ -612,7 +612,8 @@ fn sensitivity_item(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut He
     }
     let mut outs: Vec<Expr> = ce.dr_dp.iter().flatten().copied().collect();
     outs.extend(&ce.dl_dp);
-    let (s_stmts, s_vals) = helpers.body(model, &outs, "__routh_constraint_sensitivity", &jparams, &jargs);
+    let (s_stmts, s_vals) =
+        helpers.body_bound(model, &ce.dr_dp_bindings, &outs, "__routh_constraint_sensitivity", &jparams, &jargs);
     let r_sets = (0..nm)
         .flat_map(|r| (0..nw).map(move |c| (r, c)))
         .zip(&s_vals[..nm * nw])

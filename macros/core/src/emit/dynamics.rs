@@ -489,14 +489,14 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, tr
     outs.extend(&eq.dl_dw);
     let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
     let a_arg = quote! { a, };
-    let (stmts, vals) = helpers.body(model, &outs, "__routh_sensitivity", &a_param, &a_arg);
+    let (stmts, vals) = helpers.body_bound(model, &eq.dg_dw_bindings, &outs, "__routh_sensitivity", &a_param, &a_arg);
     let g_sets =
         (0..n).flat_map(|i| (0..nw).map(move |j| (i, j))).zip(&vals[..n * nw]).map(|((i, j), v)| quote! { gw[(#i, #j)] = #v; });
     let l_sets = vals[n * nw..].iter().enumerate().map(|(j, v)| quote! { lw[(0, #j)] = #v; });
     let allow = allow_generated();
     let fe = crate::emit::codegen::field_error();
-    // The mass operator and the accelerations: along the tree (its factor; ∂g/∂w = ∂τ/∂w reads no
-    // acceleration), or M factored and solved once.
+    // The mass operator and the accelerations: along the tree (its factor; ∂g/∂w = ∂τ/∂w, less ∂K/∂p
+    // at a = q̈ for a parameter of its masses or directions), or M factored and solved once.
     let mass_and_accelerations = if tree {
         let factor = tree_factor_name();
         quote! {

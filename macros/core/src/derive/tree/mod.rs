@@ -834,27 +834,7 @@ fn tangent_of(model: &Model, arena: &mut Arena, bindings: &Bindings, outputs: &[
         dot.insert(syms.qd[i], dv);
     }
     let mut rec = Builder { arena, syms, bindings: Vec::new(), offset };
-    for &(s, e) in bindings {
-        let seeds: Vec<(Expr, Expr)> =
-            rec.arena.free_symbols(e).into_iter().filter_map(|x| dot.get(&x).map(|&d| (x, d))).collect();
-        let de = if seeds.is_empty() { rec.arena.zero() } else { rec.arena.directional(e, &seeds) };
-        let ds = rec.bind(de);
-        if ds != rec.arena.zero() {
-            dot.insert(s, ds);
-        }
-    }
-    let outputs: Vec<Expr> = outputs
-        .iter()
-        .map(|&a| match dot.get(&a) {
-            Some(&d) => d,
-            // An output that is no binding of its own (a leaf, or an expression of the state).
-            None => {
-                let seeds: Vec<(Expr, Expr)> =
-                    rec.arena.free_symbols(a).into_iter().filter_map(|x| dot.get(&x).map(|&d| (x, d))).collect();
-                if seeds.is_empty() { rec.arena.zero() } else { rec.arena.directional(a, &seeds) }
-            }
-        })
-        .collect();
+    let outputs = forward(&mut rec, bindings, outputs, dot);
     let r_bindings = bindings;
     // The recursion's quantities the derivatives read, as inputs.
     let position: FxHashMap<Expr, usize> = r_bindings.iter().enumerate().map(|(k, &(s, _))| (s, k)).collect();
@@ -879,6 +859,60 @@ fn tangent_of(model: &Model, arena: &mut Arena, bindings: &Bindings, outputs: &[
     let bindings = rec.bindings.iter().map(|&(s, e)| (s, read(rec.arena, e))).collect();
     let outputs = outputs.iter().map(|&e| read(rec.arena, e)).collect();
     Tangent { bound: Bound { bindings, outputs }, primal }
+}
+
+/// Forward mode through straight-line `bindings`: each quantity's derivative, given the
+/// derivatives `dot` of the symbols it starts from, bound by `rec` (a temporary of its own); the
+/// derivatives of `outputs`.
+fn forward(rec: &mut Builder<'_>, bindings: &Bindings, outputs: &[Expr], mut dot: FxHashMap<Expr, Expr>) -> Vec<Expr> {
+    for &(s, e) in bindings {
+        let seeds: Vec<(Expr, Expr)> =
+            rec.arena.free_symbols(e).into_iter().filter_map(|x| dot.get(&x).map(|&d| (x, d))).collect();
+        let de = if seeds.is_empty() { rec.arena.zero() } else { rec.arena.directional(e, &seeds) };
+        let ds = rec.bind(de);
+        if ds != rec.arena.zero() {
+            dot.insert(s, ds);
+        }
+    }
+    outputs
+        .iter()
+        .map(|&a| match dot.get(&a) {
+            Some(&d) => d,
+            // An output that is no binding of its own (a leaf, or an expression of the state).
+            None => {
+                let seeds: Vec<(Expr, Expr)> =
+                    rec.arena.free_symbols(a).into_iter().filter_map(|x| dot.get(&x).map(|&d| (x, d))).collect();
+                if seeds.is_empty() { rec.arena.zero() } else { rec.arena.directional(a, &seeds) }
+            }
+        })
+        .collect()
+}
+
+/// ∂K/∂p for parameters `params` of the tree's directions or masses (a mass, a length), K = M a +
+/// the velocity products along the tree at (x, a) as in [`inverse`]: K's quantities, then their
+/// derivatives along each p by forward mode through them (O(n) code per parameter; M is never
+/// formed). Outputs row by row (coordinate i, then parameter j). With g = f − M a = τ − K, the
+/// sensitivity of the accelerations is ∂q̈/∂p = M⁻¹ (∂τ/∂p − ∂K/∂p) at a = q̈.
+pub fn parameter_derivatives(model: &Model, arena: &mut Arena, r: &Recursive, params: &[Expr]) -> Bound {
+    let syms = &model.layout;
+    let n = model.dof();
+    let offset = r.bindings.len();
+    let mut b = Builder { arena: &mut *arena, syms, bindings: Vec::new(), offset };
+    let c = kinetics::velocity_products(b.arena, syms, &r.tree);
+    let acc = kinetics::along(&mut b, &r.tree, &syms.qdd, Some(&c));
+    let k = kinetics::generalized(&mut b, &r.tree, n, &acc);
+    let kinetic = b.bindings;
+    let mut bindings = kinetic.clone();
+    let mut columns = Vec::with_capacity(params.len());
+    for &p in params {
+        let one = arena.one();
+        let dot: FxHashMap<Expr, Expr> = [(p, one)].into_iter().collect();
+        let mut rec = Builder { arena: &mut *arena, syms, bindings: Vec::new(), offset: offset + bindings.len() };
+        columns.push(forward(&mut rec, &kinetic, &k, dot));
+        bindings.extend(rec.bindings);
+    }
+    let outputs = (0..n).flat_map(|i| columns.iter().map(move |col| col[i])).collect();
+    Bound { bindings, outputs }
 }
 
 /// Binds the recursion's quantities to symbols of their own.
