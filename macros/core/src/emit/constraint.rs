@@ -53,7 +53,7 @@ pub fn emit(
 
     let rows_fn_name = format_ident!("__routh_constraint_rows");
     let jac_fn = format_ident!("__routh_constraint_jacobian");
-    let bind = crate::emit::dynamics::bind_mass_operator_and_forcing(model.dof(), tree);
+    let bind = crate::emit::dynamics::bind_mass_operator_and_forcing(model, tree);
     let solve = quote! {
         #bind
         let (amat, _, c) = self.#rows_fn_name(t, x);

@@ -82,12 +82,12 @@ pub(crate) fn call_dynamics(n: usize) -> TokenStream {
 /// The statement binding the model's mass operator `mass` and forcing `f` at `(t, x)`: from the one
 /// M-and-f function, or (`tree`) M factored along the kinematic tree with f along it; `?` on a
 /// singular or non-finite M (the enclosing function returns a `Result<_, FieldError>`).
-pub(crate) fn bind_mass_operator_and_forcing(n: usize, tree: bool) -> TokenStream {
+pub(crate) fn bind_mass_operator_and_forcing(model: &View<'_>, tree: bool) -> TokenStream {
     if tree {
         let both = format_ident!("{}_and_forcing", tree_factor_name());
         return quote! { let (mass, f) = self.#both(t, x)?; };
     }
-    let call = call_dynamics(n);
+    let call = call_dynamics(model.dof());
     quote! {
         let (mass, f) = {
             #call
@@ -336,7 +336,7 @@ pub(crate) fn accelerations_and_jacobian(
                 )
             };
             let acc = accelerations_item(model, dynamics, helpers);
-            let bind = bind_mass_operator_and_forcing(model.dof(), false);
+            let bind = bind_mass_operator_and_forcing(model, false);
             let jac = quote! {
                 /// ∂g/∂q and ∂g/∂q̇ (and ∂g/∂z of a contact model) for the residual g = f − M a (used by
                 /// [`Self::jacobian`]).
@@ -400,7 +400,7 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
     } else {
         quote! { ::routh::__private::mechanics::quasi_jacobian::<#nq, #n, #d>(t, &mass, (#rq_m, #rv_m), (#gq_m, #gv_m)) }
     };
-    let bind = bind_mass_operator_and_forcing(model.dof(), false);
+    let bind = bind_mass_operator_and_forcing(model, false);
     let allow = allow_generated();
     quote! {
         /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (K(q) v, M⁻¹f) over x = (q, v) — the
@@ -504,7 +504,7 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, tr
             let a = self.accelerations(t, x)?;
         }
     } else {
-        let bind = bind_mass_operator_and_forcing(model.dof(), false);
+        let bind = bind_mass_operator_and_forcing(model, false);
         quote! {
             #bind
             let a = mass.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
