@@ -85,9 +85,9 @@ pub struct Recursive {
     pub tree: Box<Tree>,
 }
 
-/// The recursion's directional derivative: δq̈ from bindings of its own, which read the
-/// recursion's quantities `primal` (computed once per state, then passed to every direction) as
-/// [`Role::Primal`] symbols.
+/// The recursion's directional derivative: δq̈ from bindings of its own, which read `primal` — the
+/// recursion's quantities and the functions of the state (sin q, cos q) the derivatives evaluate,
+/// computed once per state, then passed to every direction — as [`Role::Primal`] symbols.
 pub struct Tangent {
     pub bound: Bound,
     pub primal: Vec<Expr>,
@@ -833,6 +833,7 @@ fn tangent_of(model: &Model, arena: &mut Arena, bindings: &Bindings, outputs: &[
         dot.insert(syms.q[i], dq);
         dot.insert(syms.qd[i], dv);
     }
+    let tangents: FxHashSet<Expr> = dot.values().copied().collect();
     let mut rec = Builder { arena, syms, bindings: Vec::new(), offset };
     let outputs = forward(&mut rec, bindings, outputs, dot);
     let r_bindings = bindings;
@@ -840,7 +841,8 @@ fn tangent_of(model: &Model, arena: &mut Arena, bindings: &Bindings, outputs: &[
     let position: FxHashMap<Expr, usize> = r_bindings.iter().enumerate().map(|(k, &(s, _))| (s, k)).collect();
     let mut primal: Vec<Expr> = Vec::new();
     let mut seen: FxHashSet<Expr> = FxHashSet::default();
-    for e in rec.bindings.iter().map(|&(_, e)| e).chain(outputs.iter().copied()) {
+    let derivatives: Vec<Expr> = rec.bindings.iter().map(|&(_, e)| e).chain(outputs.iter().copied()).collect();
+    for &e in &derivatives {
         for s in rec.arena.free_symbols(e) {
             if position.contains_key(&s) && seen.insert(s) {
                 primal.push(s);
@@ -848,17 +850,47 @@ fn tangent_of(model: &Model, arena: &mut Arena, bindings: &Bindings, outputs: &[
         }
     }
     primal.sort_unstable_by_key(|s| position[s]);
+    // Inputs too: the functions of the state the derivatives evaluate (the sines and cosines of the
+    // coordinates in S'(q) dq), computed once with the quantities instead of once per direction.
+    let calls_of: Vec<Vec<Expr>> = derivatives.iter().map(|&e| state_calls(rec.arena, e, &tangents)).collect();
+    let mut seen_calls: FxHashSet<Expr> = FxHashSet::default();
+    primal.extend(calls_of.iter().flatten().copied().filter(|&c| seen_calls.insert(c)).collect::<Vec<_>>());
     let input: FxHashMap<Expr, Expr> =
         primal.iter().enumerate().map(|(k, &s)| (s, syms.symbol(rec.arena, Role::Primal(k)))).collect();
     // Each expression with the inputs it reads (a substitution builds its table: per expression,
-    // only its own symbols, so that the whole is linear).
-    let read = |arena: &mut Arena, e: Expr| {
-        let own: Vec<(Expr, Expr)> = arena.free_symbols(e).into_iter().filter_map(|s| input.get(&s).map(|&p| (s, p))).collect();
+    // only its own symbols and calls, so that the whole is linear).
+    let read = |arena: &mut Arena, e: Expr, calls: &[Expr]| {
+        let mut own: Vec<(Expr, Expr)> =
+            arena.free_symbols(e).into_iter().filter_map(|s| input.get(&s).map(|&p| (s, p))).collect();
+        own.extend(calls.iter().map(|c| (*c, input[c])));
         if own.is_empty() { e } else { arena.subs(e, &own) }
     };
-    let bindings = rec.bindings.iter().map(|&(s, e)| (s, read(rec.arena, e))).collect();
-    let outputs = outputs.iter().map(|&e| read(rec.arena, e)).collect();
+    let k = rec.bindings.len();
+    let bindings = rec.bindings.iter().zip(&calls_of).map(|(&(s, e), calls)| (s, read(rec.arena, e, calls))).collect();
+    let outputs = outputs.iter().zip(&calls_of[k..]).map(|(&e, calls)| read(rec.arena, e, calls)).collect();
     Tangent { bound: Bound { bindings, outputs }, primal }
+}
+
+/// The function calls in `e` that read no symbol of `tangents` (outermost first, each once), in the
+/// order a walk of `e` meets them.
+fn state_calls(arena: &Arena, e: Expr, tangents: &FxHashSet<Expr>) -> Vec<Expr> {
+    let mut calls = Vec::new();
+    let mut seen: FxHashSet<Expr> = FxHashSet::default();
+    let mut stack = vec![e];
+    while let Some(x) = stack.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        let node = arena.node(x);
+        if matches!(node, Node::Call(..)) && arena.free_symbols(x).iter().all(|s| !tangents.contains(s)) {
+            calls.push(x);
+            continue;
+        }
+        let mut kids = Vec::new();
+        node.for_each_child(|c| kids.push(c));
+        stack.extend(kids.into_iter().rev());
+    }
+    calls
 }
 
 /// Forward mode through straight-line `bindings`: each quantity's derivative, given the
