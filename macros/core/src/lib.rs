@@ -166,6 +166,57 @@ mod tests {
         assert!(ops.adds <= 250 && ops.muls <= 450 && ops.calls == 20, "{ops:?}");
     }
 
+    /// The functions of a generated model's `impl`s whose names start with `prefix`, as text.
+    fn functions(out: proc_macro2::TokenStream, prefix: &str) -> Vec<String> {
+        let file: syn::File = syn::parse2(out).unwrap();
+        let mut found = Vec::new();
+        for item in file.items {
+            if let syn::Item::Impl(imp) = item {
+                for it in imp.items {
+                    if let syn::ImplItem::Fn(f) = it
+                        && f.sig.ident.to_string().starts_with(prefix)
+                    {
+                        found.push(quote::quote!(#f).to_string());
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    /// The recursion's tangent (the field Jacobian of a tree, one call per basis direction) reads
+    /// the coordinates' sines and cosines from the quantities computed once per state: none is
+    /// evaluated in it.
+    #[test]
+    fn the_recursions_tangent_evaluates_no_function_of_the_state() {
+        let src: proc_macro2::TokenStream =
+            crate::fixtures::pendulum_chain_struct_with("Chain12", 12, "jacobian").parse().unwrap();
+        let out = crate::try_expand(src).unwrap();
+        let (tangent, primal) = (functions(out.clone(), "__routh_recursive_tangent"), functions(out, "__routh_recursive_primal"));
+        assert!(!tangent.is_empty() && !primal.is_empty());
+        for f in &tangent {
+            assert!(!f.contains(". sin ()") && !f.contains(". cos ()"), "{f}");
+        }
+        assert_eq!(primal.iter().map(|f| f.matches(". sin ()").count()).sum::<usize>(), 12);
+    }
+
+    /// A long dense M-and-f body stores every entry of M's lower triangle and of f where the
+    /// runtime factors it (no scratch slot copied into M afterwards).
+    #[test]
+    fn a_long_dense_body_writes_m_and_f_in_place() {
+        let src: proc_macro2::TokenStream =
+            crate::fixtures::pendulum_chain_struct_with("Chain30", 30, "dynamics = dense").parse().unwrap();
+        let out = crate::try_expand(src).unwrap();
+        let parts = functions(out.clone(), "__routh_dynamics_part");
+        assert!(parts.len() > 1, "the body is split");
+        let stores = |needle: &str| parts.iter().map(|f| f.matches(needle).count()).sum::<usize>();
+        assert_eq!(stores("__m [("), 30 * 31 / 2);
+        assert_eq!(stores("__f ["), 30);
+        let outer = functions(out, "__routh_dynamics");
+        let outer = outer.iter().find(|f| f.starts_with("# [doc") && f.contains("fn __routh_dynamics (")).unwrap();
+        assert!(!outer.contains("__m [("), "{outer}");
+    }
+
     #[test]
     fn contact_models_document_their_herglotz_form() {
         let src: proc_macro2::TokenStream = "
