@@ -412,17 +412,20 @@ macro_rules! cart_double_pendulum {
     };
 }
 
-/// Sensitivities to parameters of the tree's masses and directions — the cart's mass, the bobs'
-/// mass, the length — and to g: ∂q̈/∂p = M⁻¹ (∂τ/∂p − ∂K/∂p) at a = q̈, with ∂K/∂p a forward pass
-/// along the tree (K = M a + the velocity products), so the tree model still derives nothing dense
-/// (its mass operator is the tree's: only the tree factor has pivots).
-macro_rules! weighed {
-    ($name:ident, $dynamics:ident) => {
-        cart_double_pendulum!($name, $dynamics, [force(x = -c * dot(x)), sensitivity(mx, m, l, g),], [c]);
+/// A cart with a double pendulum twice, along the tree (`dynamics = recursive`) and with the dense
+/// M (`dynamics = dense`), with the same items and extra parameters.
+macro_rules! twins {
+    ($recursive:ident, $dense:ident, $items:tt, $fields:tt) => {
+        cart_double_pendulum!($recursive, recursive, $items, $fields);
+        cart_double_pendulum!($dense, dense, $items, $fields);
     };
 }
-weighed!(Weighed, recursive);
-weighed!(WeighedDense, dense);
+
+// Sensitivities to parameters of the tree's masses and directions — the cart's mass, the bobs'
+// mass, the length — and to g: ∂q̈/∂p = M⁻¹ (∂τ/∂p − ∂K/∂p) at a = q̈, with ∂K/∂p a forward pass
+// along the tree (K = M a + the velocity products), so the tree model still derives nothing dense
+// (its mass operator is the tree's: only the tree factor has pivots).
+twins!(Weighed, WeighedDense, [force(x = -c * dot(x)), sensitivity(mx, m, l, g),], [c]);
 
 #[test]
 fn sensitivities_to_masses_and_lengths_along_the_tree() {
@@ -455,17 +458,11 @@ fn sensitivities_to_masses_and_lengths_along_the_tree() {
     }
 }
 
-/// Inputs: a cart driven by a force `u` under a double pendulum, linearised about the hanging rest
-/// with each path: the same (A, B) (the recursion's A from its tangent, B from ∂Q/∂u), and the same
-/// sensitivities to g and c, which enter the generalized forces only: the tree model derives nothing
-/// dense for them (∂q̈/∂w = M⁻¹ ∂τ/∂w solved along the tree; its mass operator is the tree's).
-macro_rules! driven {
-    ($name:ident, $dynamics:ident) => {
-        cart_double_pendulum!($name, $dynamics, [input(u), force(x = u - c * dot(x)), sensitivity(g, c),], [c]);
-    };
-}
-driven!(Driven, recursive);
-driven!(DrivenDense, dense);
+// Inputs: a cart driven by a force `u` under a double pendulum, linearised about the hanging rest
+// with each path: the same (A, B) (the recursion's A from its tangent, B from ∂Q/∂u), and the same
+// sensitivities to g and c, which enter the generalized forces only: the tree model derives nothing
+// dense for them (∂q̈/∂w = M⁻¹ ∂τ/∂w solved along the tree; its mass operator is the tree's).
+twins!(Driven, DrivenDense, [input(u), force(x = u - c * dot(x)), sensitivity(g, c),], [c]);
 
 #[test]
 fn inputs_and_linearisation_with_the_recursion() {
@@ -496,23 +493,17 @@ fn inputs_and_linearisation_with_the_recursion() {
     }
 }
 
-/// Inputs with a constraint: the driven cart above with the end of its second pendulum held on the
-/// vertical line x = x₀ (x₀ a sensitivity parameter of the constraint, g one of the forces, m and l
-/// of the tree's masses and directions — l of the constraint too). The tree model solves its saddle
-/// point, its input and parameter Jacobians with the tree factor (∂R/∂w = ∂K/∂w − ∂τ/∂w −
-/// ∂(Aᵀλ)/∂w, ∂K/∂p a pass along the tree for m and l, zero for the rest) and matches its dense twin.
-macro_rules! driven_on_a_line {
-    ($name:ident, $dynamics:ident) => {
-        cart_double_pendulum!(
-            $name,
-            $dynamics,
-            [input(u), force(x = u - c * dot(x)), holonomic(line = xb - x0), sensitivity(g, x0, m, l),],
-            [c, x0]
-        );
-    };
-}
-driven_on_a_line!(DrivenOnALine, recursive);
-driven_on_a_line!(DrivenOnALineDense, dense);
+// Inputs with a constraint: the driven cart above with the end of its second pendulum held on the
+// vertical line x = x₀ (x₀ a sensitivity parameter of the constraint, g one of the forces, m and l
+// of the tree's masses and directions — l of the constraint too). The tree model solves its saddle
+// point, its input and parameter Jacobians with the tree factor (∂R/∂w = ∂K/∂w − ∂τ/∂w −
+// ∂(Aᵀλ)/∂w, ∂K/∂p a pass along the tree for m and l, zero for the rest) and matches its dense twin.
+twins!(
+    DrivenOnALine,
+    DrivenOnALineDense,
+    [input(u), force(x = u - c * dot(x)), holonomic(line = xb - x0), sensitivity(g, x0, m, l),],
+    [c, x0]
+);
 
 #[test]
 fn inputs_of_a_constrained_tree_are_solved_along_the_tree() {
@@ -548,17 +539,11 @@ fn inputs_of_a_constrained_tree_are_solved_along_the_tree() {
     }
 }
 
-/// A symmetry of a constrained tree: a cart carried along at the prescribed speed v (the affine
-/// row ẋ − v = 0) under a double pendulum. The translation ξ = ∂/∂x is a symmetry, the row is
-/// A ξ = 1 with b = −v, so E − v·J is conserved although E and J are not; along the tree E and J are
-/// passes along it (nothing dense derived), and they equal the dense twin's.
-macro_rules! carried {
-    ($name:ident, $dynamics:ident) => {
-        cart_double_pendulum!($name, $dynamics, [constraint(carry = dot(x) - v), symmetry(cyclic(x)),], [v]);
-    };
-}
-carried!(Carried, recursive);
-carried!(CarriedDense, dense);
+// A symmetry of a constrained tree: a cart carried along at the prescribed speed v (the affine
+// row ẋ − v = 0) under a double pendulum. The translation ξ = ∂/∂x is a symmetry, the row is
+// A ξ = 1 with b = −v, so E − v·J is conserved although E and J are not; along the tree E and J are
+// passes along it (nothing dense derived), and they equal the dense twin's.
+twins!(Carried, CarriedDense, [constraint(carry = dot(x) - v), symmetry(cyclic(x)),], [v]);
 
 #[test]
 fn a_constrained_trees_moving_energy_is_computed_along_the_tree() {

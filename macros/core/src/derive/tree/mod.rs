@@ -810,16 +810,20 @@ pub fn tangent(model: &Model, arena: &mut Arena, r: &Recursive) -> Tangent {
 /// as [`Role::Acceleration`] symbols), its temporaries numbered after the recursion's, and its
 /// tangent after those.
 pub fn inverse(model: &Model, arena: &mut Arena, r: &Recursive) -> Inverse {
+    let (bindings, k) = kinetic_part(model, arena, r);
+    let tangent = tangent_of(model, arena, &bindings, &k, r.bindings.len() + bindings.len());
+    Inverse { bindings, tangent }
+}
+
+/// K = M a + the velocity products along the tree at (x, a) (the accelerations a as
+/// [`Role::Acceleration`] symbols): its bindings, numbered after the recursion's, and K.
+fn kinetic_part(model: &Model, arena: &mut Arena, r: &Recursive) -> (Bindings, Vec<Expr>) {
     let syms = &model.layout;
-    let n = model.dof();
-    let offset = r.bindings.len();
-    let mut b = Builder { arena: &mut *arena, syms, bindings: Vec::new(), offset };
+    let mut b = Builder { arena, syms, bindings: Vec::new(), offset: r.bindings.len() };
     let c = kinetics::velocity_products(b.arena, syms, &r.tree);
     let acc = kinetics::along(&mut b, &r.tree, &syms.qdd, Some(&c));
-    let k = kinetics::generalized(&mut b, &r.tree, n, &acc);
-    let bindings = b.bindings;
-    let tangent = tangent_of(model, arena, &bindings, &k, offset + bindings.len());
-    Inverse { bindings, tangent }
+    let k = kinetics::generalized(&mut b, &r.tree, model.dof(), &acc);
+    (b.bindings, k)
 }
 
 /// The directional derivative of `outputs` of straight-line `bindings` along a tangent δx of the
@@ -929,11 +933,7 @@ pub fn parameter_derivatives(model: &Model, arena: &mut Arena, r: &Recursive, pa
     let syms = &model.layout;
     let n = model.dof();
     let offset = r.bindings.len();
-    let mut b = Builder { arena: &mut *arena, syms, bindings: Vec::new(), offset };
-    let c = kinetics::velocity_products(b.arena, syms, &r.tree);
-    let acc = kinetics::along(&mut b, &r.tree, &syms.qdd, Some(&c));
-    let k = kinetics::generalized(&mut b, &r.tree, n, &acc);
-    let kinetic = b.bindings;
+    let (kinetic, k) = kinetic_part(model, arena, r);
     let mut bindings = kinetic.clone();
     let mut columns = Vec::with_capacity(params.len());
     for &p in params {
