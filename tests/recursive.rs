@@ -421,6 +421,63 @@ macro_rules! twins {
     };
 }
 
+// Impacts along the tree: the cart with a double pendulum strikes a wall at x = −w with restitution
+// e. Its reset solves the law with the tree's factor, and its Jacobian takes ∂(M (q̇⁺ − q̇⁻))/∂x
+// from that product's tangent along the tree; the system's ∇E and ∇²E (for periodic orbits) come by
+// reverse mode through E's pass along the tree and forward mode through that. No dense M or E is
+// derived; each matches the dense twin's, the derivatives central differences, and a run through
+// several impacts the dense twin's.
+twins!(Struck, StruckDense, [impact(name = wall, guard = x + w, law = restitution(e)),], [w, e]);
+
+#[test]
+fn impacts_of_a_tree_are_solved_along_the_tree() {
+    let r = Struck { mx: 2.0, m: 0.5, l: 0.6, g: 9.81, w: 0.4, e: 0.6 };
+    let d = StruckDense { mx: 2.0, m: 0.5, l: 0.6, g: 9.81, w: 0.4, e: 0.6 };
+    assert_eq!((Struck::DYNAMICS, StruckDense::DYNAMICS), ("recursive", "dense"));
+    let mut rng = Rng::new(43);
+    let h = 1e-6;
+    for _ in 0..10 {
+        let x: SVector<f64, 6> = rng.vector(-1.5, 1.5);
+        // Only the tree's factor has pivots: the tree model's mass operator is the tree's.
+        assert!(routh::runtime::MechanicalSystem::mass(&r, 0.0, &x).unwrap().pivots().iter().all(|&p| p > 0.0));
+        let (pr, pd) = (r.wall_reset(0.0, &x).unwrap(), d.wall_reset(0.0, &x).unwrap());
+        assert!((pr - pd).amax() < 1e-12 * (1.0 + pd.amax()), "{pr} against {pd}");
+        // The cart's velocity reverses, scaled by e.
+        assert!((pr[3] + 0.6 * x[3]).abs() < 1e-12, "{pr}");
+        let (jr, jd) = (r.wall_reset_jacobian(0.0, &x).unwrap(), d.wall_reset_jacobian(0.0, &x).unwrap());
+        assert!((jr - jd).amax() < 1e-11 * (1.0 + jd.amax()), "{jr} against {jd}");
+        let (gr, gd) = (r.energy_gradient(0.0, &x), d.energy_gradient(0.0, &x));
+        assert!((gr - gd).amax() < 1e-12 * (1.0 + gd.amax()), "{gr} against {gd}");
+        let (hr, hd) = (r.energy_hessian(0.0, &x), d.energy_hessian(0.0, &x));
+        assert!((hr - hd).amax() < 1e-11 * (1.0 + hd.amax()), "{hr} against {hd}");
+        for c in 0..6 {
+            let (mut up, mut down) = (x, x);
+            up[c] += h;
+            down[c] -= h;
+            let fd = (r.wall_reset(0.0, &up).unwrap() - r.wall_reset(0.0, &down).unwrap()) / (2.0 * h);
+            assert!((jr.column(c) - fd).amax() < 1e-7 * (1.0 + fd.amax()), "column {c}: {} against {fd}", jr.column(c));
+            let fe = (r.energy(0.0, &up) - r.energy(0.0, &down)) / (2.0 * h);
+            assert!((gr[c] - fe).abs() < 1e-7 * (1.0 + fe.abs()), "∂E/∂x{c}: {} against {fe}", gr[c]);
+            let fg = (r.energy_gradient(0.0, &up) - r.energy_gradient(0.0, &down)) / (2.0 * h);
+            assert!((hr.column(c) - fg).amax() < 1e-7 * (1.0 + fg.amax()), "column {c}: {} against {fg}", hr.column(c));
+        }
+    }
+    let x0 = r.state([0.0, 0.8, -0.3], [-1.0, 0.0, 0.5]);
+    let opts = HybridOptions::default().ode(Options::default().rtol(1e-11).atol(1e-12));
+    let (sr, sd) = (r.simulate(x0, 0.0..3.0, &opts).unwrap(), d.simulate(x0, 0.0..3.0, &opts).unwrap());
+    assert!(
+        sr.impacts.len() >= 2 && sr.impacts.len() == sd.impacts.len(),
+        "{} and {} impacts",
+        sr.impacts.len(),
+        sd.impacts.len()
+    );
+    for (a, b) in sr.impacts.iter().zip(&sd.impacts) {
+        assert!((a.t - b.t).abs() < 1e-8 && (a.post - b.post).amax() < 1e-7, "{} vs {}", a.t, b.t);
+    }
+    let (xr, xd) = (sr.states.last().unwrap(), sd.states.last().unwrap());
+    assert!((xr - xd).amax() < 1e-6, "{xr} against {xd}");
+}
+
 // Sensitivities to parameters of the tree's masses and directions — the cart's mass, the bobs'
 // mass, the length — and to g: ∂q̈/∂p = M⁻¹ (∂τ/∂p − ∂K/∂p) at a = q̈, with ∂K/∂p a forward pass
 // along the tree (K = M a + the velocity products), so the tree model still derives nothing dense

@@ -35,6 +35,7 @@
 use symbolic::{Arena, Expr};
 
 use crate::derive::euler_lagrange::Equations;
+use crate::derive::tree::{Inverse, Recursive};
 use crate::model::{Law, LawRow, Model, Role};
 
 /// How the post-impact velocity is computed.
@@ -52,6 +53,9 @@ pub enum Reset {
         dr_dv: Vec<Vec<Expr>>,
         /// ∂R/∂z of a contact model (n+k; empty otherwise).
         dr_dz: Vec<Expr>,
+        /// A tree model's M (q̇⁺ − q̇⁻) along its tree and that product's tangent: R₁ and its
+        /// derivatives above are then without it (−Aᵀλ), and the generated code adds it.
+        metric: Option<Box<Inverse>>,
     },
     /// Explicit post-impact velocities and their derivatives (n × the positions and n×n; ∂v/∂z
     /// of a contact model, n, empty otherwise).
@@ -76,8 +80,10 @@ pub struct ImpactEquations {
     pub reset: Reset,
 }
 
-/// Derives guard data and reset equations for every impact of `model`.
-pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations) -> Vec<ImpactEquations> {
+/// Derives guard data and reset equations for every impact of `model`; `tree`: the kinematic tree
+/// of a model whose M is never formed, and where its temporaries may start (its restitution laws
+/// take M (q̇⁺ − q̇⁻) along the tree).
+pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations, tree: Option<(&Recursive, usize)>) -> Vec<ImpactEquations> {
     let n = model.dof();
     let max_rows = model
         .impacts
@@ -141,13 +147,23 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations) -> Vec<ImpactEqu
                     }
                     e.push(*coefficient);
                 }
-                // Residual R = (R₁, R₂) of the saddle-point system.
+                // Residual R = (R₁, R₂) of the saddle-point system; along a tree, R₁ without
+                // M (q̇⁺ − q̇⁻), which the generated code adds from the tree.
                 let mut residual = Vec::with_capacity(n + k);
-                for (i, m_row) in eq.mass.iter().enumerate() {
+                let metric = match tree {
+                    Some((r, offset)) if eq.mass.is_empty() => {
+                        let w: Vec<Expr> = vp.iter().zip(&syms.qd).map(|(&post, &pre)| arena.sub(post, pre)).collect();
+                        Some(Box::new(crate::derive::tree::metric_product(model, arena, r, &w, offset)))
+                    }
+                    _ => None,
+                };
+                for i in 0..n {
                     let mut terms = Vec::new();
-                    for ((&m_ij, &post), &pre) in m_row.iter().zip(&vp).zip(&syms.qd) {
-                        let dv = arena.sub(post, pre);
-                        terms.push(arena.mul2(m_ij, dv));
+                    if metric.is_none() {
+                        for ((&m_ij, &post), &pre) in eq.mass[i].iter().zip(&vp).zip(&syms.qd) {
+                            let dv = arena.sub(post, pre);
+                            terms.push(arena.mul2(m_ij, dv));
+                        }
                     }
                     for (row, &l) in a.iter().zip(&lam) {
                         let t = arena.mul2(row[i], l);
@@ -167,7 +183,7 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations) -> Vec<ImpactEqu
                 }
                 let [dr_dq, dr_dv] = state_jacobian(arena, syms, &residual);
                 let dr_dz = syms.z.map(|z| arena.diff_many(&residual, z)).unwrap_or_default();
-                Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz }
+                Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz, metric }
             }
             Law::Map(velocities) => {
                 let velocities = velocities.clone();

@@ -38,6 +38,12 @@ use symbolic::Arena;
 use crate::diagnostics::Ctxt;
 use crate::model::Model;
 
+/// ∇E and ∇²E over the state: symbolic from the expanded E, or along a kinematic tree.
+pub enum EnergyDerivatives {
+    Expanded(euler_lagrange::EnergyDerivatives),
+    AlongTree(tree::EnergyAlongTree),
+}
+
 /// Everything derived for one model (a mode, or a reduced system).
 pub struct Derived {
     pub equations: euler_lagrange::Equations,
@@ -48,7 +54,7 @@ pub struct Derived {
     /// ([`euler_lagrange::derive_along_tree`]).
     pub kinetics: Option<tree::Kinetics>,
     /// ∇E and ∇²E, for models that implement `HybridSystem` (periodic-orbit continuation).
-    pub energy: Option<euler_lagrange::EnergyDerivatives>,
+    pub energy: Option<EnergyDerivatives>,
     pub constraints: Option<constraint::ConstraintEquations>,
     pub impacts: Vec<impact::ImpactEquations>,
     pub symmetries: Vec<symmetry::SymmetryEquations>,
@@ -95,9 +101,9 @@ impl Derived {
 }
 
 /// The first item of `model` that reads the dense M, f, p or E (so that a tree model derives them
-/// too), if any: impacts and modes (laws and energy derivatives read M and E); reductions and
-/// discrete systems (p and M); inputs and sensitivities (their ∂g/∂w read f) unless the model is a
-/// tree. Along a tree, g = f − M a = τ − K with K = M a + (velocity products): ∂g/∂w = ∂τ/∂w for
+/// too), if any: modes, and impacts unless the model is a tree without constraints (laws and
+/// energy derivatives read M and E; along a tree they do not, see below); reductions and discrete
+/// systems (p and M); inputs and sensitivities (their ∂g/∂w read f) unless the model is a tree. Along a tree, g = f − M a = τ − K with K = M a + (velocity products): ∂g/∂w = ∂τ/∂w for
 /// an input or a parameter of the forces (or of the constraints), less ∂K/∂p, differentiated along
 /// the tree ([`tree::parameter_derivatives`]), for a parameter of its masses or directions; q̈'s
 /// sensitivity is M⁻¹ ∂g/∂w solved along the tree (with constraints, the saddle point's
@@ -105,7 +111,20 @@ impl Derived {
 /// field Jacobian of a constrained tree differentiates its saddle point along the tree
 /// ([`tree::Inverse`]).
 fn dense_item(model: &Model, hybrid: bool, tree: bool) -> Option<&'static str> {
-    if hybrid || !model.impacts.is_empty() {
+    // A tree with impacts and no modes: its restitution laws take M (q̇⁺ − q̇⁻) along the tree
+    // (`tree::metric_product`), its map laws read no M, and E's derivatives are passes along it
+    // (`tree::energy_derivatives`). Modes (their charts) and impacts with constraints read the
+    // dense M and E.
+    // (A map law with a symmetry would have its momentum's jump taken from the expanded p.)
+    let impacts_along_tree = tree
+        && model.mode.is_none()
+        && model.constraints.is_empty()
+        && model.impacts.iter().all(|i| match i.law {
+            crate::model::Law::Restitution(_) => true,
+            crate::model::Law::Map(_) => model.symmetries.is_empty(),
+            crate::model::Law::Chart { .. } => false,
+        });
+    if (hybrid || !model.impacts.is_empty()) && !impacts_along_tree {
         Some("its impacts (or modes)")
     } else if !model.reductions.is_empty() {
         Some("its reductions")
@@ -172,13 +191,20 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
             equations
         }
     };
-    let energy = hybrid.then(|| euler_lagrange::energy_derivatives(model, arena, &equations));
+    let energy = hybrid.then(|| match &kinetics {
+        Some(k) => EnergyDerivatives::AlongTree(tree::energy_derivatives(model, arena, &k.energy, k.end)),
+        None => EnergyDerivatives::Expanded(euler_lagrange::energy_derivatives(model, arena, &equations)),
+    });
     let tree_forces = match (&dynamics, &kinetics) {
         (tree::Dynamics::Recursive(r), Some(_)) => Some(r.tree.tau.clone()),
         _ => None,
     };
     let constraints = constraint::derive(model, arena, cx, &equations, tree_forces.as_deref());
-    let impacts = impact::derive(model, arena, &equations);
+    let along_tree = match (&dynamics, &kinetics) {
+        (tree::Dynamics::Recursive(r), Some(k)) => Some((r, k.end)),
+        _ => None,
+    };
+    let impacts = impact::derive(model, arena, &equations, along_tree);
     let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts, kinetics.as_ref());
     let algebra = symmetry::algebra(model, arena, &symmetries);
     let (outputs, output_bindings) = if model.outputs.is_empty() {

@@ -150,7 +150,7 @@ fn guard_items(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) ->
 
 /// A restitution law: the saddle-point solve, the reset and its Jacobian.
 fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> TokenStream {
-    let Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz } = &ie.reset else { unreachable!("a projection reset") };
+    let Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz, metric } = &ie.reset else { unreachable!("a projection reset") };
     let Scope { n, p, d, state, name, none } = Scope::of(model, ie);
     let reset_fn = format_ident!("{name}_reset");
     let jac_fn = format_ident!("{name}_reset_jacobian");
@@ -165,6 +165,8 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
     outs.extend(b.iter().copied());
     outs.extend(e.iter().copied());
     let (s_stmts, s_vals) = emit(&outs, "law", &none, &none);
+    // The law is solved with M factored (a tree's M assembled from its products along the tree:
+    // O(n²) to form, once per impact).
     let mass = crate::emit::dynamics::mass_operator();
     let a_vals = &s_vals[..k * n];
     let b_vals = &s_vals[k * n..k * n + k];
@@ -186,6 +188,48 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
         quote! { dr[(#r, #p + #c)] = #v; }
     });
     let dz_sets = j_vals[nk * (p + n)..].iter().enumerate().map(|(r, v)| quote! { dr[(#r, #p + #n)] = #v; });
+    // Along a tree: ∂(M (q̇⁺ − q̇⁻))/∂x from the product's tangent, column by column (O(n) each).
+    let (metric_fns, add_metric) = match metric {
+        Some(inv) => {
+            let np = inv.tangent.primal.len();
+            let primal_fn = format_ident!("__routh_{name}_metric_primal");
+            let tangent_fn = format_ident!("__routh_{name}_metric_tangent");
+            let (vp_p, vp_a) = (quote! { vp: &#vp_param, }, quote! { vp, });
+            let (p_stmts, p_vals) =
+                helpers.body_bound(model, &inv.bindings, &inv.tangent.primal, &primal_fn.to_string(), &vp_p, &vp_a);
+            let (dx_p, dx_a) = (quote! { vp: &#vp_param, p: &[f64; #np], dx: &#state, }, quote! { vp, p, dx, });
+            let (t_stmts, t_vals) = helpers.body_bound(
+                model,
+                &inv.tangent.bound.bindings,
+                &inv.tangent.bound.outputs,
+                &tangent_fn.to_string(),
+                &dx_p,
+                &dx_a,
+            );
+            (
+                quote! {
+                    /// The quantities of M (q̇⁺ − q̇⁻) along the tree that its derivatives read.
+                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+                    fn #primal_fn(&self, t: f64, x: &#state, vp: &#vp_param) -> [f64; #np] {
+                        #(#p_stmts)*
+                        [#(#p_vals),*]
+                    }
+
+                    /// δ(M (q̇⁺ − q̇⁻)) along the state direction `dx` at fixed q̇⁺.
+                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
+                    fn #tangent_fn(&self, t: f64, x: &#state, vp: &#vp_param, p: &[f64; #np], dx: &#state) -> #vp_param {
+                        #(#t_stmts)*
+                        <#vp_param>::from([#(#t_vals),*])
+                    }
+                },
+                quote! {
+                    let p = self.#primal_fn(t, x, vp);
+                    ::routh::__private::mechanics::add_tangent_columns::<#n, #nk, #d>(&mut dr, |dx| self.#tangent_fn(t, x, vp, &p, dx));
+                },
+            )
+        }
+        None => (TokenStream::new(), TokenStream::new()),
+    };
     // Rows over the coordinates' differentials, or, with orientations, over the velocities v (an
     // orientation's ω has no coordinate of its own: the rows are pulled back through q̇ = K v).
     let quasi = !model.layout.orientations.is_empty();
@@ -261,8 +305,11 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
             #(#dq_sets)*
             #(#dv_sets)*
             #(#dz_sets)*
+            #add_metric
             law.reset_jacobian::<#p, #d>(dr)
         }
+
+        #metric_fns
     };
     items
 }

@@ -35,8 +35,12 @@ use crate::model::View;
 /// system with its whole API. `dims[k]` is the state dimension of mode k of the system.
 pub fn mode(model: &View<'_>, derived: &Derived, dims: &[usize], vis: &syn::Visibility) -> TokenStream {
     let mut tokens = model::emit(model, derived, dims);
-    if let Some(energy) = &derived.energy {
-        tokens.extend(model::energy_derivatives(model, energy));
+    match &derived.energy {
+        Some(crate::derive::EnergyDerivatives::Expanded(energy)) => tokens.extend(model::energy_derivatives(model, energy)),
+        Some(crate::derive::EnergyDerivatives::AlongTree(energy)) => {
+            tokens.extend(model::energy_derivatives_along_tree(model, energy))
+        }
+        None => {}
     }
     for r in &derived.reductions {
         let rm = &r.reduced.model.view(model.arena);

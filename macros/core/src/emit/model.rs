@@ -686,6 +686,74 @@ pub(crate) fn state_names(model: &View<'_>) -> Vec<String> {
     names
 }
 
+/// [`energy_derivatives`] of a tree model whose E is a pass along its tree: ∇E by reverse mode
+/// through E's quantities, ∇²E column by column from that gradient's tangent (O(n) code each; the
+/// runtime calls the tangent for the 2n basis directions).
+pub fn energy_derivatives_along_tree(model: &View<'_>, energy: &crate::derive::tree::EnergyAlongTree) -> TokenStream {
+    let d = model.layout.state_dim();
+    let owner = Owner::of(model);
+    let (ty, generics) = (&owner.ty, &owner.generics);
+    let none = TokenStream::new();
+    let mut helpers = Helpers::default();
+    let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
+    let (g_stmts, g_vals) =
+        helpers.body_bound(model, &energy.gradient.bindings, &energy.gradient.outputs, "__routh_energy_gradient", &none, &none);
+    let tangent = &energy.hessian;
+    let np = tangent.primal.len();
+    let (p_stmts, p_vals) =
+        helpers.body_bound(model, &energy.gradient.bindings, &tangent.primal, "__routh_energy_primal", &none, &none);
+    let (dx_param, dx_arg) = (quote! { p: &[f64; #np], dx: &#sv, }, quote! { p, dx, });
+    let (t_stmts, t_vals) =
+        helpers.body_bound(model, &tangent.bound.bindings, &tangent.bound.outputs, "__routh_energy_tangent", &dx_param, &dx_arg);
+    let allow = allow_generated();
+    let items = crate::emit::codegen::lazy(quote! {
+        /// The gradient ∇E of [`Self::energy`] over the state, by reverse mode through E's pass
+        /// along the kinematic tree, for the dissipative embedding f̃ = f + ξ∇E of periodic-orbit
+        /// continuation.
+        #allow
+        #[must_use]
+        pub fn energy_gradient(&self, t: f64, x: &#sv) -> #sv {
+            #(#g_stmts)*
+            <#sv>::from([#(#g_vals),*])
+        }
+
+        /// The Hessian ∇²E of [`Self::energy`] over the state, column by column from the
+        /// gradient's derivative along each basis direction (forward mode, exact), for the
+        /// variational equations of the embedding.
+        #allow
+        #[must_use]
+        pub fn energy_hessian(&self, t: f64, x: &#sv) -> ::routh::__private::nalgebra::SMatrix<f64, #d, #d> {
+            let p = self.__routh_energy_primal(t, x);
+            let mut h = ::routh::__private::nalgebra::SMatrix::<f64, #d, #d>::zeros();
+            ::routh::__private::mechanics::add_tangent_columns::<#d, #d, #d>(&mut h, |dx| self.__routh_energy_tangent(t, x, &p, dx));
+            h
+        }
+
+        /// The quantities of ∇E that its derivative reads, at (t, x).
+        #allow
+        fn __routh_energy_primal(&self, t: f64, x: &#sv) -> [f64; #np] {
+            #(#p_stmts)*
+            [#(#p_vals),*]
+        }
+
+        /// δ(∇E) along the state direction `dx`, from the quantities `p` at the same state.
+        #allow
+        fn __routh_energy_tangent(&self, t: f64, x: &#sv, p: &[f64; #np], dx: &#sv) -> #sv {
+            #(#t_stmts)*
+            <#sv>::from([#(#t_vals),*])
+        }
+    });
+    let hidden = helpers.into_impl(generics, ty);
+    quote! {
+        #hidden
+
+        #[automatically_derived]
+        impl #generics #ty {
+            #items
+        }
+    }
+}
+
 /// `energy_gradient` and `energy_hessian` of a model that is (a mode of) a hybrid system: ∇E and
 /// ∇²E over the state, the first integral's derivatives that periodic-orbit continuation uses
 /// (`HybridSystem::mode_energy_gradient`, `mode_energy_hessian`).

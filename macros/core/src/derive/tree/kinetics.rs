@@ -34,6 +34,8 @@ pub struct Kinetics {
     pub energy: Bound,
     /// p = ∂L/∂q̇.
     pub momenta: Bound,
+    /// The number after the last of these quantities' temporaries (where more may start).
+    pub end: usize,
 }
 
 /// The quantities of `r`'s tree, their temporaries numbered after the recursion's (and its
@@ -96,7 +98,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
         let (vel, _) = kinetic(b);
         generalized(b, tree, n, &vel)
     });
-    Kinetics { forcing, lagrangian, energy, momenta }
+    Kinetics { forcing, lagrangian, energy, momenta, end: offset }
 }
 
 /// The velocity-product accelerations C_d = ∂S_d/∂q_{j(d)} q̇²_{j(d)} of the tree's directions.

@@ -815,6 +815,75 @@ pub fn inverse(model: &Model, arena: &mut Arena, r: &Recursive) -> Inverse {
     Inverse { bindings, tangent }
 }
 
+/// M w along the tree for the velocities `w` (expressions: an impact's q̇⁺ − q̇⁻, the post-impact
+/// velocities as [`Role::PostVelocity`] symbols), as [`Inverse`] holds K: its bindings, numbered
+/// from `offset`, and its tangent along δx of the state (q̇⁺ fixed: through w, δq̇ gives −M δq̇),
+/// so that a restitution law's reset Jacobian never forms M.
+pub fn metric_product(model: &Model, arena: &mut Arena, r: &Recursive, w: &[Expr], offset: usize) -> Inverse {
+    let syms = &model.layout;
+    let mut b = Builder { arena: &mut *arena, syms, bindings: Vec::new(), offset };
+    let x = kinetics::along(&mut b, &r.tree, w, None);
+    let mw = kinetics::generalized(&mut b, &r.tree, model.dof(), &x);
+    let bindings = b.bindings;
+    let tangent = tangent_of(model, arena, &bindings, &mw, offset + bindings.len());
+    Inverse { bindings, tangent }
+}
+
+/// ∇E and ∇²E over the state of a tree model whose E is a pass along its tree (a hybrid system's
+/// first integral, for periodic-orbit continuation), never expanded: the gradient by reverse mode
+/// through E's quantities (O(n) code), the Hessian's columns by forward mode through that
+/// gradient (O(n) code, called for the 2n basis directions).
+pub struct EnergyAlongTree {
+    /// E's quantities and their adjoints; outputs ∂E/∂xᵢ.
+    pub gradient: Bound,
+    /// δ(∇E) along δx, from the quantities of `gradient` that it reads.
+    pub hessian: Tangent,
+}
+
+/// [`EnergyAlongTree`] of E's quantities `energy` (one output), temporaries numbered from `offset`.
+pub fn energy_derivatives(model: &Model, arena: &mut Arena, energy: &Bound, offset: usize) -> EnergyAlongTree {
+    let syms = &model.layout;
+    let state = syms.state_symbols();
+    let mut rec = Builder { arena: &mut *arena, syms, bindings: Vec::new(), offset };
+    let gradient = reverse(&mut rec, &energy.bindings, energy.outputs[0], &state);
+    let mut bindings = energy.bindings.clone();
+    bindings.extend(rec.bindings);
+    let end = offset + bindings.len() - energy.bindings.len();
+    let hessian = tangent_of(model, arena, &bindings, &gradient, end);
+    EnergyAlongTree { gradient: Bound { bindings, outputs: gradient }, hessian }
+}
+
+/// Reverse mode through straight-line `bindings`: the gradient of `output` over the symbols `wrt`.
+/// Each quantity's adjoint (the sum of what its uses add to it) is bound by `rec` once every use has
+/// been visited, walking the bindings from the last; the code is linear in theirs.
+fn reverse(rec: &mut Builder<'_>, bindings: &Bindings, output: Expr, wrt: &[Expr]) -> Vec<Expr> {
+    let wanted: FxHashSet<Expr> = bindings.iter().map(|&(s, _)| s).chain(wrt.iter().copied()).collect();
+    let mut adjoint: FxHashMap<Expr, Vec<Expr>> = FxHashMap::default();
+    let add = |arena: &mut Arena, adjoint: &mut FxHashMap<Expr, Vec<Expr>>, e: Expr, bar: Expr| {
+        for x in arena.free_symbols(e) {
+            if wanted.contains(&x) {
+                let d = arena.diff(e, x);
+                if d != arena.zero() {
+                    let term = arena.mul2(bar, d);
+                    adjoint.entry(x).or_default().push(term);
+                }
+            }
+        }
+    };
+    let one = rec.arena.one();
+    add(rec.arena, &mut adjoint, output, one);
+    for &(s, e) in bindings.iter().rev() {
+        let Some(terms) = adjoint.remove(&s) else { continue };
+        let sum = rec.arena.add(&terms);
+        let bar = rec.bind(sum);
+        if bar != rec.arena.zero() {
+            add(rec.arena, &mut adjoint, e, bar);
+        }
+    }
+    let zero = rec.arena.zero();
+    wrt.iter().map(|x| adjoint.get(x).map_or(zero, |terms| rec.arena.add(terms))).collect()
+}
+
 /// K = M a + the velocity products along the tree at (x, a) (the accelerations a as
 /// [`Role::Acceleration`] symbols): its bindings, numbered after the recursion's, and K.
 fn kinetic_part(model: &Model, arena: &mut Arena, r: &Recursive) -> (Bindings, Vec<Expr>) {
