@@ -27,8 +27,6 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     let Derived { equations: eq, impacts, symmetries, constraints, discrete, .. } = derived;
     let n = model.dof();
     let d = model.layout.state_dim();
-    let owner = Owner::of(model);
-    let (ty, generics) = (&owner.ty, &owner.generics);
 
     let mut helpers = Helpers::default();
     // The dynamics contract: M and f, the accelerations, the field Jacobian (see `emit::dynamics`).
@@ -118,14 +116,9 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
         #outputs
     });
     let vector_field = vector_field_impl(model);
-    let hidden = helpers.into_impl(generics, ty);
+    let own = with_helpers(model, helpers, &items);
     quote! {
-        #hidden
-
-        #[automatically_derived]
-        impl #generics #ty {
-            #items
-        }
+        #own
 
         #constraint_impl
         #discrete_impl
@@ -686,13 +679,26 @@ pub(crate) fn state_names(model: &View<'_>) -> Vec<String> {
     names
 }
 
+/// `items` in the model's own `impl`, after the hidden `impl` of the `helpers` they call.
+fn with_helpers(model: &View<'_>, helpers: Helpers, items: &TokenStream) -> TokenStream {
+    let owner = Owner::of(model);
+    let (ty, generics) = (&owner.ty, &owner.generics);
+    let hidden = helpers.into_impl(generics, ty);
+    quote! {
+        #hidden
+
+        #[automatically_derived]
+        impl #generics #ty {
+            #items
+        }
+    }
+}
+
 /// [`energy_derivatives`] of a tree model whose E is a pass along its tree: ∇E by reverse mode
 /// through E's quantities, ∇²E column by column from that gradient's tangent (O(n) code each; the
 /// runtime calls the tangent for the 2n basis directions).
 pub fn energy_derivatives_along_tree(model: &View<'_>, energy: &crate::derive::tree::EnergyAlongTree) -> TokenStream {
     let d = model.layout.state_dim();
-    let owner = Owner::of(model);
-    let (ty, generics) = (&owner.ty, &owner.generics);
     let none = TokenStream::new();
     let mut helpers = Helpers::default();
     let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
@@ -743,15 +749,7 @@ pub fn energy_derivatives_along_tree(model: &View<'_>, energy: &crate::derive::t
             <#sv>::from([#(#t_vals),*])
         }
     });
-    let hidden = helpers.into_impl(generics, ty);
-    quote! {
-        #hidden
-
-        #[automatically_derived]
-        impl #generics #ty {
-            #items
-        }
-    }
+    with_helpers(model, helpers, &items)
 }
 
 /// `energy_gradient` and `energy_hessian` of a model that is (a mode of) a hybrid system: ∇E and
@@ -759,8 +757,6 @@ pub fn energy_derivatives_along_tree(model: &View<'_>, energy: &crate::derive::t
 /// (`HybridSystem::mode_energy_gradient`, `mode_energy_hessian`).
 pub fn energy_derivatives(model: &View<'_>, energy: &crate::derive::euler_lagrange::EnergyDerivatives) -> TokenStream {
     let d = model.layout.state_dim();
-    let owner = Owner::of(model);
-    let (ty, generics) = (&owner.ty, &owner.generics);
     let none = TokenStream::new();
     let mut helpers = Helpers::default();
     let (g_stmts, g_vals) = helpers.body(model, &energy.gradient, "__routh_energy_gradient", &none, &none);
@@ -787,13 +783,5 @@ pub fn energy_derivatives(model: &View<'_>, energy: &crate::derive::euler_lagran
             #hessian
         }
     });
-    let hidden = helpers.into_impl(generics, ty);
-    quote! {
-        #hidden
-
-        #[automatically_derived]
-        impl #generics #ty {
-            #items
-        }
-    }
+    with_helpers(model, helpers, &items)
 }
