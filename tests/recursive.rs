@@ -478,6 +478,48 @@ fn impacts_of_a_tree_are_solved_along_the_tree() {
     assert!((xr - xd).amax() < 1e-6, "{xr} against {xd}");
 }
 
+// Modes of a tree: the cart with a double pendulum between two walls, a mode per wall it last
+// struck (transitions with restitution e); each mode is a tree and derives nothing dense (its
+// energy's derivatives along the tree), and the run's transitions are the dense twin's.
+twins!(
+    Shuttle,
+    ShuttleDense,
+    [
+        mode(left),
+        mode(right),
+        transition(left -> right, guard = w - x, law = restitution(e)),
+        transition(right -> left, guard = x + w, law = restitution(e)),
+    ],
+    [w, e]
+);
+
+#[test]
+fn modes_of_a_tree_take_the_tree() {
+    let r = Shuttle { mx: 2.0, m: 0.5, l: 0.6, g: 9.81, w: 0.3, e: 0.8 };
+    let d = ShuttleDense { mx: 2.0, m: 0.5, l: 0.6, g: 9.81, w: 0.3, e: 0.8 };
+    let x = r.left().state([0.1, 0.7, -0.4], [0.9, 0.3, -0.2]);
+    // Only the tree's factor has pivots: each mode's mass operator is the tree's.
+    assert!(routh::runtime::MechanicalSystem::mass(&r.left(), 0.0, &x).unwrap().pivots().iter().all(|&p| p > 0.0));
+    let (hr, hd) = (r.right().energy_hessian(0.0, &x), d.right().energy_hessian(0.0, &x));
+    assert!((hr - hd).amax() < 1e-11 * (1.0 + hd.amax()), "{hr} against {hd}");
+    let (jr, jd) =
+        (r.left().left_to_right_reset_jacobian(0.0, &x).unwrap(), d.left().left_to_right_reset_jacobian(0.0, &x).unwrap());
+    assert!((jr - jd).amax() < 1e-11 * (1.0 + jd.amax()), "{jr} against {jd}");
+    let opts = HybridOptions::default().ode(Options::default().rtol(1e-11).atol(1e-12));
+    let (sr, sd) =
+        (r.simulate(Shuttle::LEFT, x, 0.0..3.0, &opts).unwrap(), d.simulate(ShuttleDense::LEFT, x, 0.0..3.0, &opts).unwrap());
+    assert!(
+        sr.impacts.len() >= 2 && sr.impacts.len() == sd.impacts.len(),
+        "{} and {} transitions",
+        sr.impacts.len(),
+        sd.impacts.len()
+    );
+    for (a, b) in sr.impacts.iter().zip(&sd.impacts) {
+        assert!((a.t - b.t).abs() < 1e-8 && (a.post - b.post).amax() < 1e-7 && a.guard == b.guard, "{} vs {}", a.t, b.t);
+    }
+    assert_eq!(sr.modes, sd.modes);
+}
+
 // Sensitivities to parameters of the tree's masses and directions — the cart's mass, the bobs'
 // mass, the length — and to g: ∂q̈/∂p = M⁻¹ (∂τ/∂p − ∂K/∂p) at a = q̈, with ∂K/∂p a forward pass
 // along the tree (K = M a + the velocity products), so the tree model still derives nothing dense

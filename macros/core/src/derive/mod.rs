@@ -101,7 +101,7 @@ impl Derived {
 }
 
 /// The first item of `model` that reads the dense M, f, p or E (so that a tree model derives them
-/// too), if any: modes, and impacts unless the model is a tree without constraints (laws and
+/// too), if any: impacts and modes unless the model is a tree without constraints (laws and
 /// energy derivatives read M and E; along a tree they do not, see below); reductions and discrete
 /// systems (p and M); inputs and sensitivities (their ∂g/∂w read f) unless the model is a tree. Along a tree, g = f − M a = τ − K with K = M a + (velocity products): ∂g/∂w = ∂τ/∂w for
 /// an input or a parameter of the forces (or of the constraints), less ∂K/∂p, differentiated along
@@ -111,18 +111,16 @@ impl Derived {
 /// field Jacobian of a constrained tree differentiates its saddle point along the tree
 /// ([`tree::Inverse`]).
 fn dense_item(model: &Model, hybrid: bool, tree: bool) -> Option<&'static str> {
-    // A tree with impacts and no modes: its restitution laws take M (q̇⁺ − q̇⁻) along the tree
-    // (`tree::metric_product`), its map laws read no M, and E's derivatives are passes along it
-    // (`tree::energy_derivatives`). Modes (their charts) and impacts with constraints read the
-    // dense M and E.
-    // (A map law with a symmetry would have its momentum's jump taken from the expanded p.)
+    // A tree (or a mode that is one) with impacts or transitions: its restitution laws take
+    // M (q̇⁺ − q̇⁻) along the tree (`tree::metric_product`), its map laws and chart changes read no
+    // M, and E's derivatives are passes along it (`tree::energy_derivatives`). Impacts with
+    // constraints read the dense M, and a map law with a symmetry the expanded p (its momentum's
+    // jump).
     let impacts_along_tree = tree
-        && model.mode.is_none()
         && model.constraints.is_empty()
         && model.impacts.iter().all(|i| match i.law {
-            crate::model::Law::Restitution(_) => true,
+            crate::model::Law::Restitution(_) | crate::model::Law::Chart { .. } => true,
             crate::model::Law::Map(_) => model.symmetries.is_empty(),
-            crate::model::Law::Chart { .. } => false,
         });
     if (hybrid || !model.impacts.is_empty()) && !impacts_along_tree {
         Some("its impacts (or modes)")
