@@ -237,6 +237,66 @@ pub(crate) fn body_placed(
     (body, slots.placed)
 }
 
+/// The two functions of a forward-mode derivative through straight-line `bindings`
+/// ([`crate::derive::tree::Tangent`]): `<name>_primal(t, x, <extra>) -> [f64; np]`, the quantities
+/// `tangent.primal` its derivative reads, computed once per state, and
+/// `<name>_tangent(t, x, <extra>, p, dx) -> SVector<f64, k>`, the derivative of the k outputs along
+/// the state direction `dx` from those quantities `p` (called once per direction). `extra` declares
+/// and passes the inputs beyond `t` and `x` (e.g. `a: &SVector<f64, n>,`); `what` and `along` name
+/// the quantities and the derivative in their rustdoc.
+pub(crate) struct TangentFunctions<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) bindings: &'a [(Expr, Expr)],
+    pub(crate) tangent: &'a crate::derive::tree::Tangent,
+    pub(crate) extra: (TokenStream, TokenStream),
+    pub(crate) what: &'a str,
+    pub(crate) along: &'a str,
+}
+
+impl TangentFunctions<'_> {
+    /// The two functions (their part functions join `helpers`).
+    pub(crate) fn items(&self, model: &View<'_>, helpers: &mut Helpers) -> TokenStream {
+        let d = model.layout.state_dim();
+        let state = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
+        let (extra_params, extra_args) = &self.extra;
+        let tangent = self.tangent;
+        let (np, k) = (tangent.primal.len(), tangent.bound.outputs.len());
+        let (primal_fn, tangent_fn) = (format_ident!("{}_primal", self.name), format_ident!("{}_tangent", self.name));
+        let (p_stmts, p_vals) =
+            helpers.body_bound(model, self.bindings, &tangent.primal, &primal_fn.to_string(), extra_params, extra_args);
+        let dx_params = quote! { #extra_params p: &[f64; #np], dx: &#state, };
+        let dx_args = quote! { #extra_args p, dx, };
+        let (t_stmts, t_vals) = helpers.body_bound(
+            model,
+            &tangent.bound.bindings,
+            &tangent.bound.outputs,
+            &tangent_fn.to_string(),
+            &dx_params,
+            &dx_args,
+        );
+        let (primal_doc, tangent_doc) = (
+            format!(" The quantities of {} that its derivative reads, at (t, x).", self.what),
+            format!(" {} along the state direction `dx`, from the quantities `p` at the same state.", self.along),
+        );
+        let allow = allow_generated();
+        quote! {
+            #[doc = #primal_doc]
+            #allow
+            fn #primal_fn(&self, t: f64, x: &#state, #extra_params) -> [f64; #np] {
+                #(#p_stmts)*
+                [#(#p_vals),*]
+            }
+
+            #[doc = #tangent_doc]
+            #allow
+            fn #tangent_fn(&self, t: f64, x: &#state, #dx_params) -> ::routh::__private::nalgebra::SVector<f64, #k> {
+                #(#t_stmts)*
+                ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#t_vals),*])
+            }
+        }
+    }
+}
+
 /// The hidden helper functions of one model's `impl` — the part functions of long straight-line
 /// bodies ([`body`]) — collected while the methods that call them are built, and emitted together
 /// as the model's `#[doc(hidden)]` impl ([`Helpers::into_impl`]).

@@ -261,45 +261,23 @@ fn saddle_jacobian(
     // A constrained tree: K's quantities at (x, a) once, then its tangent along each basis
     // direction of the state added to the first n rows.
     let (kinetic_fns, add_kinetic) = match inverse {
-        Some(inv) => {
-            let np = inv.tangent.primal.len();
-            let (a_param, a_arg) = (quote! { a: &#vec_n, }, quote! { a, });
-            let (p_stmts, p_vals) =
-                helpers.body_bound(model, &inv.bindings, &inv.tangent.primal, "__routh_kinetic_primal", &a_param, &a_arg);
-            let (dx_param, dx_arg) = (quote! { a: &#vec_n, p: &[f64; #np], dx: &#state, }, quote! { a, p, dx, });
-            let (t_stmts, t_vals) = helpers.body_bound(
-                model,
-                &inv.tangent.bound.bindings,
-                &inv.tangent.bound.outputs,
-                "__routh_kinetic_tangent",
-                &dx_param,
-                &dx_arg,
-            );
-            (
-                quote! {
-                    /// The quantities of the inverse dynamics' kinetic part K = M a + (velocity products)
-                    /// along the tree that its derivatives read, at (t, x) and the accelerations `a`.
-                    #allow
-                    fn __routh_kinetic_primal(&self, t: f64, x: &#state, a: &#vec_n) -> [f64; #np] {
-                        #(#p_stmts)*
-                        [#(#p_vals),*]
-                    }
-
-                    /// δK = (∂K/∂x) dx at fixed accelerations `a`, from K's quantities `p` at the same state.
-                    #allow
-                    fn __routh_kinetic_tangent(&self, t: f64, x: &#state, a: &#vec_n, p: &[f64; #np], dx: &#state) -> #vec_n {
-                        #(#t_stmts)*
-                        <#vec_n>::from([#(#t_vals),*])
-                    }
-                },
-                quote! {
-                    let p = self.__routh_kinetic_primal(t, x, a);
-                    ::routh::__private::mechanics::add_tangent_columns::<#n, #nm, #d>(&mut dr, |dx| {
-                        self.__routh_kinetic_tangent(t, x, a, &p, dx)
-                    });
-                },
-            )
-        }
+        Some(inv) => (
+            crate::emit::codegen::TangentFunctions {
+                name: "__routh_kinetic",
+                bindings: &inv.bindings,
+                tangent: &inv.tangent,
+                extra: (quote! { a: &#vec_n, }, quote! { a, }),
+                what: "the inverse dynamics' kinetic part K = M a + (velocity products) along the tree, at the accelerations `a`",
+                along: "δK = (∂K/∂x) dx at fixed accelerations `a`",
+            }
+            .items(model, helpers),
+            quote! {
+                let p = self.__routh_kinetic_primal(t, x, a);
+                ::routh::__private::mechanics::add_tangent_columns::<#n, #nm, #d>(&mut dr, |dx| {
+                    self.__routh_kinetic_tangent(t, x, a, &p, dx)
+                });
+            },
+        ),
         None => (TokenStream::new(), TokenStream::new()),
     };
     quote! {

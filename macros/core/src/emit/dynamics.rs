@@ -19,7 +19,7 @@ use symbolic::Expr;
 use crate::derive::constraint::ConstraintEquations;
 use crate::derive::euler_lagrange::Equations;
 use crate::derive::tree::{Bound, Dynamics, Recursive};
-use crate::emit::codegen::{Helpers, allow_generated, body_placed, lazy, square_matrix, symbol_tokens};
+use crate::emit::codegen::{Helpers, TangentFunctions, allow_generated, body_placed, lazy, square_matrix, symbol_tokens};
 use crate::model::View;
 
 /// The name of the generated M-and-f function.
@@ -654,34 +654,17 @@ fn recursive_jacobian(model: &View<'_>, r: &Recursive, helpers: &mut Helpers) ->
     let (n, d) = (model.dof(), model.layout.state_dim());
     let Some(tangent) = &r.tangent else { return TokenStream::new() };
     let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
-    let none = TokenStream::new();
-    let np = tangent.primal.len();
-    let (p_stmts, p_vals) = helpers.body_bound(model, &r.bindings, &tangent.primal, "__routh_recursive_primal", &none, &none);
-    let (dx_param, dx_arg) = (quote! { p: &[f64; #np], dx: &#sv, }, quote! { p, dx, });
-    let (stmts, vals) = helpers.body_bound(
-        model,
-        &tangent.bound.bindings,
-        &tangent.bound.outputs,
-        "__routh_recursive_tangent",
-        &dx_param,
-        &dx_arg,
-    );
-    let allow = allow_generated();
+    let functions = TangentFunctions {
+        name: "__routh_recursive",
+        bindings: &r.bindings,
+        tangent,
+        extra: (TokenStream::new(), TokenStream::new()),
+        what: "the recursion",
+        along: "The recursion's derivative δq̈ = (∂q̈/∂x) dx",
+    }
+    .items(model, helpers);
     quote! {
-        /// The recursion's quantities that its derivatives read, at (t, x).
-        #allow
-        fn __routh_recursive_primal(&self, t: f64, x: &#sv) -> [f64; #np] {
-            #(#p_stmts)*
-            [#(#p_vals),*]
-        }
-
-        /// The recursion's derivative along the state direction `dx`: δq̈ = (∂q̈/∂x) dx, from its
-        /// quantities `p` at the same state.
-        #allow
-        fn __routh_recursive_tangent(&self, t: f64, x: &#sv, p: &[f64; #np], dx: &#sv) -> ::routh::__private::nalgebra::SVector<f64, #n> {
-            #(#stmts)*
-            ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#vals),*])
-        }
+        #functions
 
         /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, q̈) over x = (q, q̇): each column the
         /// articulated-body recursion differentiated along a basis direction of the state (forward mode through

@@ -191,37 +191,18 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
     // Along a tree: ∂(M (q̇⁺ − q̇⁻))/∂x from the product's tangent, column by column (O(n) each).
     let (metric_fns, add_metric) = match metric {
         Some(inv) => {
-            let np = inv.tangent.primal.len();
-            let primal_fn = format_ident!("__routh_{name}_metric_primal");
-            let tangent_fn = format_ident!("__routh_{name}_metric_tangent");
-            let (vp_p, vp_a) = (quote! { vp: &#vp_param, }, quote! { vp, });
-            let (p_stmts, p_vals) =
-                helpers.body_bound(model, &inv.bindings, &inv.tangent.primal, &primal_fn.to_string(), &vp_p, &vp_a);
-            let (dx_p, dx_a) = (quote! { vp: &#vp_param, p: &[f64; #np], dx: &#state, }, quote! { vp, p, dx, });
-            let (t_stmts, t_vals) = helpers.body_bound(
-                model,
-                &inv.tangent.bound.bindings,
-                &inv.tangent.bound.outputs,
-                &tangent_fn.to_string(),
-                &dx_p,
-                &dx_a,
-            );
+            let prefix = format!("__routh_{name}_metric");
+            let (primal_fn, tangent_fn) = (format_ident!("{prefix}_primal"), format_ident!("{prefix}_tangent"));
             (
-                quote! {
-                    /// The quantities of M (q̇⁺ − q̇⁻) along the tree that its derivatives read.
-                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                    fn #primal_fn(&self, t: f64, x: &#state, vp: &#vp_param) -> [f64; #np] {
-                        #(#p_stmts)*
-                        [#(#p_vals),*]
-                    }
-
-                    /// δ(M (q̇⁺ − q̇⁻)) along the state direction `dx` at fixed q̇⁺.
-                    #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-                    fn #tangent_fn(&self, t: f64, x: &#state, vp: &#vp_param, p: &[f64; #np], dx: &#state) -> #vp_param {
-                        #(#t_stmts)*
-                        <#vp_param>::from([#(#t_vals),*])
-                    }
-                },
+                crate::emit::codegen::TangentFunctions {
+                    name: &prefix,
+                    bindings: &inv.bindings,
+                    tangent: &inv.tangent,
+                    extra: (quote! { vp: &#vp_param, }, quote! { vp, }),
+                    what: "M (q̇⁺ − q̇⁻) along the tree",
+                    along: "δ(M (q̇⁺ − q̇⁻)) at fixed q̇⁺",
+                }
+                .items(model, helpers),
                 quote! {
                     let p = self.#primal_fn(t, x, vp);
                     ::routh::__private::mechanics::add_tangent_columns::<#n, #nk, #d>(&mut dr, |dx| self.#tangent_fn(t, x, vp, &p, dx));

@@ -704,13 +704,15 @@ pub fn energy_derivatives_along_tree(model: &View<'_>, energy: &crate::derive::t
     let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
     let (g_stmts, g_vals) =
         helpers.body_bound(model, &energy.gradient.bindings, &energy.gradient.outputs, "__routh_energy_gradient", &none, &none);
-    let tangent = &energy.hessian;
-    let np = tangent.primal.len();
-    let (p_stmts, p_vals) =
-        helpers.body_bound(model, &energy.gradient.bindings, &tangent.primal, "__routh_energy_primal", &none, &none);
-    let (dx_param, dx_arg) = (quote! { p: &[f64; #np], dx: &#sv, }, quote! { p, dx, });
-    let (t_stmts, t_vals) =
-        helpers.body_bound(model, &tangent.bound.bindings, &tangent.bound.outputs, "__routh_energy_tangent", &dx_param, &dx_arg);
+    let functions = crate::emit::codegen::TangentFunctions {
+        name: "__routh_energy",
+        bindings: &energy.gradient.bindings,
+        tangent: &energy.hessian,
+        extra: (TokenStream::new(), TokenStream::new()),
+        what: "∇E",
+        along: "δ(∇E)",
+    }
+    .items(model, &mut helpers);
     let allow = allow_generated();
     let items = crate::emit::codegen::lazy(quote! {
         /// The gradient ∇E of [`Self::energy`] over the state, by reverse mode through E's pass
@@ -735,19 +737,7 @@ pub fn energy_derivatives_along_tree(model: &View<'_>, energy: &crate::derive::t
             h
         }
 
-        /// The quantities of ∇E that its derivative reads, at (t, x).
-        #allow
-        fn __routh_energy_primal(&self, t: f64, x: &#sv) -> [f64; #np] {
-            #(#p_stmts)*
-            [#(#p_vals),*]
-        }
-
-        /// δ(∇E) along the state direction `dx`, from the quantities `p` at the same state.
-        #allow
-        fn __routh_energy_tangent(&self, t: f64, x: &#sv, p: &[f64; #np], dx: &#sv) -> #sv {
-            #(#t_stmts)*
-            <#sv>::from([#(#t_vals),*])
-        }
+        #functions
     });
     with_helpers(model, helpers, &items)
 }
