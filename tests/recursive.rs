@@ -520,6 +520,54 @@ fn modes_of_a_tree_take_the_tree() {
     assert_eq!(sr.modes, sd.modes);
 }
 
+// Impacts of a constrained tree: the cart with a double pendulum whose second bob is held on the
+// line x = x₀ strikes a wall; the law, its Jacobian, ∇E and ∇²E along the tree match the dense
+// twin's, and so do the impacts of a run.
+twins!(
+    StruckOnALine,
+    StruckOnALineDense,
+    [holonomic(line = xb - x0), impact(name = wall, guard = x + w, law = restitution(e)),],
+    [x0, w, e]
+);
+
+#[test]
+fn impacts_of_a_constrained_tree_are_solved_along_the_tree() {
+    let r = StruckOnALine { mx: 2.0, m: 0.5, l: 0.6, g: 9.81, x0: 0.3, w: 0.25, e: 0.6 };
+    let d = StruckOnALineDense { mx: 2.0, m: 0.5, l: 0.6, g: 9.81, x0: 0.3, w: 0.25, e: 0.6 };
+    let mut rng = Rng::new(47);
+    for _ in 0..10 {
+        let x: SVector<f64, 6> = rng.vector(-1.0, 1.0);
+        assert!(routh::runtime::MechanicalSystem::mass(&r, 0.0, &x).unwrap().pivots().iter().all(|&p| p > 0.0));
+        let (pr, pd) = (r.wall_reset(0.0, &x).unwrap(), d.wall_reset(0.0, &x).unwrap());
+        assert!((pr - pd).amax() < 1e-12 * (1.0 + pd.amax()), "{pr} against {pd}");
+        let (jr, jd) = (r.wall_reset_jacobian(0.0, &x).unwrap(), d.wall_reset_jacobian(0.0, &x).unwrap());
+        assert!((jr - jd).amax() < 1e-11 * (1.0 + jd.amax()), "{jr} against {jd}");
+        let (hr, hd) = (r.energy_hessian(0.0, &x), d.energy_hessian(0.0, &x));
+        assert!((hr - hd).amax() < 1e-11 * (1.0 + hd.amax()), "{hr} against {hd}");
+    }
+    // On the constraint: the second bob on x = x₀.
+    let (a, b): (f64, f64) = (0.9, 0.0);
+    let xc = 0.3 - 0.6 * a.sin() - 0.6 * b.sin();
+    // Moving toward the wall: ẋ + l cos a ȧ + l cos b ḃ = 0 with ȧ = 0.
+    let x0 = r.state([xc, a, b], [-1.0, 0.0, 1.0 / (0.6 * b.cos())]);
+    let opts = HybridOptions::default().ode(Options::default().rtol(1e-11).atol(1e-12));
+    let (sr, sd) = (r.simulate(x0, 0.0..3.0, &opts).unwrap(), d.simulate(x0, 0.0..3.0, &opts).unwrap());
+    let xmin = sr.states.iter().map(|x| x[0]).fold(f64::INFINITY, f64::min);
+    assert!(
+        !sr.impacts.is_empty() && sr.impacts.len() == sd.impacts.len(),
+        "{} and {} impacts, min x {xmin}",
+        sr.impacts.len(),
+        sd.impacts.len()
+    );
+    for (p, q) in sr.impacts.iter().zip(&sd.impacts) {
+        assert!((p.t - q.t).abs() < 1e-8 && (p.post - q.post).amax() < 1e-7, "{} vs {}", p.t, q.t);
+        // The post-impact velocities keep the bob on its line, and the cart leaves the wall.
+        let v = &p.post;
+        assert!((v[3] + 0.6 * v[1].cos() * v[4] + 0.6 * v[2].cos() * v[5]).abs() < 1e-9, "{v}");
+        assert!(v[3] > 0.0, "{v}");
+    }
+}
+
 // Sensitivities to parameters of the tree's masses and directions — the cart's mass, the bobs'
 // mass, the length — and to g: ∂q̈/∂p = M⁻¹ (∂τ/∂p − ∂K/∂p) at a = q̈, with ∂K/∂p a forward pass
 // along the tree (K = M a + the velocity products), so the tree model still derives nothing dense
