@@ -217,6 +217,41 @@ mod tests {
         assert!(!outer.contains("__m [("), "{outer}");
     }
 
+    /// A symmetry's momentum under an impact's map law is proved on J written out, on a tree as on
+    /// the dense path: a cart with a pendulum, translations in x, a law that reverses the cart
+    /// (J changes) and one that reverses nothing but the pendulum's swing about the hanging
+    /// (J kept only if ẋ's share is untouched — it is not: p_x reads ȧ), and the identity (kept).
+    #[test]
+    fn map_laws_prove_the_same_momentum_claims_along_a_tree() {
+        let expand = |dynamics: &str| {
+            let src: proc_macro2::TokenStream = format!(
+                "#[mechanics(coordinates(x, a), define(xa = x + l * a.sin(), ya = -l * a.cos()),
+                    lagrangian = mx / 2 * dot(x).powi(2) + m / 2 * (dot(xa).powi(2) + dot(ya).powi(2)) - m * g * ya,
+                    symmetry(cyclic(x)),
+                    impact(name = wall, guard = x + w, law = map(dot(x) = -dot(x))),
+                    impact(name = swing, guard = a + 1, law = map(dot(a) = -dot(a))),
+                    impact(name = still, guard = a - 1, law = map(dot(a) = dot(a))),
+                    dynamics = {dynamics})]
+                struct Cart {{ mx: f64, m: f64, l: f64, g: f64, w: f64 }}"
+            )
+            .parse()
+            .unwrap();
+            crate::try_expand(src).unwrap().to_string()
+        };
+        let (tree, dense) = (expand("recursive"), expand("dense"));
+        for (impact, claim) in
+            [("wall", "its reset changes J"), ("swing", "its reset changes J"), ("still", "its reset preserves J")]
+        {
+            let needle = format!("Impact `{impact}`: its guard is");
+            for out in [&tree, &dense] {
+                let at = out.find(&needle).unwrap_or_else(|| panic!("no claim for `{impact}`"));
+                let sentence = &out[at..at + out[at..].find('.').unwrap()];
+                assert!(sentence.contains(claim), "{impact}: {sentence}");
+            }
+        }
+        assert!(tree.contains("__routh_tree_factor") && !dense.contains("__routh_tree_factor"));
+    }
+
     #[test]
     fn contact_models_document_their_herglotz_form() {
         let src: proc_macro2::TokenStream = "

@@ -102,7 +102,7 @@ impl Derived {
 
 /// The first item of `model` that reads the dense M, f, p or E (so that a tree model derives them
 /// too), if any: impacts and modes unless the model is a tree (laws and energy derivatives read M
-/// and E; along a tree they do not, but for a map law with a symmetry); reductions and discrete
+/// and E; along a tree they do not); reductions and discrete
 /// systems (p and M); inputs and sensitivities (their ∂g/∂w read f) unless the model is a tree. Along a tree, g = f − M a = τ − K with K = M a + (velocity products): ∂g/∂w = ∂τ/∂w for
 /// an input or a parameter of the forces (or of the constraints), less ∂K/∂p, differentiated along
 /// the tree ([`tree::parameter_derivatives`]), for a parameter of its masses or directions; q̈'s
@@ -113,14 +113,9 @@ impl Derived {
 fn dense_item(model: &Model, hybrid: bool, tree: bool) -> Option<&'static str> {
     // A tree (or a mode that is one) with impacts or transitions: its restitution laws take
     // M (q̇⁺ − q̇⁻) along the tree (`tree::metric_product`), its map laws and chart changes read no
-    // M, and E's derivatives are passes along it (`tree::energy_derivatives`). A map law with a
-    // symmetry reads the expanded p (its momentum's jump).
-    let impacts_along_tree = tree
-        && model.impacts.iter().all(|i| match i.law {
-            crate::model::Law::Restitution(_) | crate::model::Law::Chart { .. } => true,
-            crate::model::Law::Map(_) => model.symmetries.is_empty(),
-        });
-    if (hybrid || !model.impacts.is_empty()) && !impacts_along_tree {
+    // M (a symmetry's momentum jump under a map law is proved on J written out), and E's
+    // derivatives are passes along it (`tree::energy_derivatives`).
+    if (hybrid || !model.impacts.is_empty()) && !tree {
         Some("its impacts (or modes)")
     } else if !model.reductions.is_empty() {
         Some("its reductions")

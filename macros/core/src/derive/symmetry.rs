@@ -67,6 +67,12 @@ pub struct SymmetryEquations {
     pub proof: ZeroTest,
 }
 
+/// `e` with the symbols of straight-line `bindings` replaced by what they stand for, the last
+/// first (each one's expression may read earlier ones).
+fn flattened(arena: &mut Arena, bindings: &[(Expr, Expr)], e: Expr) -> Expr {
+    bindings.iter().rev().fold(e, |e, &(s, value)| if arena.depends_on(e, s) { arena.subs(e, &[(s, value)]) } else { e })
+}
+
 fn is_zero(arena: &Arena, e: Expr) -> bool {
     arena.zero_test(e).is_zero()
 }
@@ -200,6 +206,9 @@ fn symmetries(
                 })),
                 Reset::Map { velocities, .. } => {
                     let map: Vec<(Expr, Expr)> = model.layout.qd.iter().zip(velocities).map(|(&v, &w)| (v, w)).collect();
+                    // Along a tree J reads p's quantities: the proof takes J written out in the
+                    // state (as the dense path has it), so that the map acts on every velocity in it.
+                    let momentum = flattened(arena, &momentum_bindings, momentum);
                     let after = arena.subs(momentum, &map);
                     let jump = arena.sub(after, momentum);
                     Some(is_zero(arena, jump))
