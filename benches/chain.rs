@@ -15,7 +15,10 @@
 //!   the same with the opt-in field Jacobian. Prints the generated tokens' size of both;
 //!   `expand/rover/*` and `expand/skater/*` a model with (`reduced`) and without (`full`) its
 //!   `reduce(...)` item (the cost of a nonholonomic and of a non-abelian Routh reduced type). The
-//!   Whipple bicycle's expansion is in `benches/bicycle.rs`. `expand/large/n` (n = 50, 100, 200)
+//!   Whipple bicycle's expansion is in `benches/bicycle.rs`. `expand/sensitivity/*` and
+//!   `expand/impact/*`: the 30-link chain with sensitivities to g, m₁ and l₁ (and a force input),
+//!   and with an impact, along its tree (`tree`) and with `dynamics = dense` (`dense`), with their
+//!   tokens printed. `expand/large/n` (n = 50, 100, 200)
 //!   the chains on the recursive path, with their growth from 50 to 200 links printed from
 //!   in-process timings (the best of three each) against n log n and n².
 //!
@@ -358,6 +361,30 @@ fn expand(c: &mut Criterion) {
     for (n, src) in &large {
         group.bench_with_input(BenchmarkId::new("large", n), src, |b, src| {
             b.iter(|| routh_macros_core::try_expand(black_box(src.clone())).unwrap())
+        });
+    }
+    // Items that used to send a tree to the dense M, E and p, on the 30-link chain along its tree and
+    // with `dynamics = dense`: sensitivities to a mass and a length, an impact.
+    for (name, items) in [
+        ("sensitivity", "input(u), force(q1 = u), sensitivity(g, m1, l1)"),
+        ("impact", "impact(name = wall, guard = q1 + 1, law = restitution(1))"),
+    ] {
+        let tree: proc_macro2::TokenStream =
+            routh_macros_core::fixtures::pendulum_chain_struct_with("Chain30", 30, items).parse().unwrap();
+        let dense: proc_macro2::TokenStream =
+            routh_macros_core::fixtures::pendulum_chain_struct_with("Chain30", 30, &format!("{items}, dynamics = dense"))
+                .parse()
+                .unwrap();
+        let (t_tree, t_dense) = (
+            routh_macros_core::try_expand(tree.clone()).unwrap().to_string().len(),
+            routh_macros_core::try_expand(dense.clone()).unwrap().to_string().len(),
+        );
+        println!("chain n = 30 with {name}: {} KB of tokens along the tree, {} KB dense", t_tree / 1024, t_dense / 1024);
+        group.bench_function(BenchmarkId::new(name, "tree"), |b| {
+            b.iter(|| routh_macros_core::try_expand(black_box(tree.clone())).unwrap())
+        });
+        group.bench_function(BenchmarkId::new(name, "dense"), |b| {
+            b.iter(|| routh_macros_core::try_expand(black_box(dense.clone())).unwrap())
         });
     }
     // What a reduced type costs: each model with and without its `reduce(...)` item.
