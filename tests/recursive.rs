@@ -671,18 +671,21 @@ fn inputs_of_a_constrained_tree_are_solved_along_the_tree() {
         assert!((pr - pd).amax() < 1e-11 * (1.0 + pd.amax()), "{pr} against {pd}");
         let (jr, jd) = (r.driven(u).jacobian(0.0, &x).unwrap(), d.driven(u).jacobian(0.0, &x).unwrap());
         assert!((jr - jd).amax() < 1e-11 * (1.0 + jd.amax()), "{jr} against {jd}");
-        // ∂F/∂x₀ (the constraint's parameter) against a central difference of the field.
+        // ∂F/∂x₀ (the constraint's parameter), ∂F/∂m and ∂F/∂l (the tree's mass and length) against
+        // central differences of the field.
         let h = 1e-6;
-        let (up, down) = (DrivenOnALine { x0: 0.3 + h, ..r }, DrivenOnALine { x0: 0.3 - h, ..r });
-        let fd_x0 = (up.driven(u).field(0.0, &x).unwrap() - down.driven(u).field(0.0, &x).unwrap()) / (2.0 * h);
-        assert!((pr.column(1) - fd_x0).amax() < 1e-7 * (1.0 + fd_x0.amax()), "{} against {fd_x0}", pr.column(1));
-        // ∂F/∂m and ∂F/∂l (the tree's mass and length) likewise.
-        let (up, down) = (DrivenOnALine { m: 0.5 + h, ..r }, DrivenOnALine { m: 0.5 - h, ..r });
-        let fd_m = (up.driven(u).field(0.0, &x).unwrap() - down.driven(u).field(0.0, &x).unwrap()) / (2.0 * h);
-        assert!((pr.column(2) - fd_m).amax() < 1e-7 * (1.0 + fd_m.amax()), "{} against {fd_m}", pr.column(2));
-        let (up, down) = (DrivenOnALine { l: 0.6 + h, ..r }, DrivenOnALine { l: 0.6 - h, ..r });
-        let fd_l = (up.driven(u).field(0.0, &x).unwrap() - down.driven(u).field(0.0, &x).unwrap()) / (2.0 * h);
-        assert!((pr.column(3) - fd_l).amax() < 1e-7 * (1.0 + fd_l.amax()), "{} against {fd_l}", pr.column(3));
+        let nudged = |k: usize, e: f64| {
+            let p = match k {
+                1 => DrivenOnALine { x0: r.x0 + e, ..r },
+                2 => DrivenOnALine { m: r.m + e, ..r },
+                _ => DrivenOnALine { l: r.l + e, ..r },
+            };
+            p.driven(u).field(0.0, &x).unwrap()
+        };
+        for k in 1..4 {
+            let fd = (nudged(k, h) - nudged(k, -h)) / (2.0 * h);
+            assert!((pr.column(k) - fd).amax() < 1e-7 * (1.0 + fd.amax()), "column {k}: {} against {fd}", pr.column(k));
+        }
     }
 }
 

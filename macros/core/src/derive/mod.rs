@@ -101,11 +101,12 @@ impl Derived {
 }
 
 /// The first item of `model` that reads the dense M, f, p or E (so that a tree model derives them
-/// too), if any: impacts and modes unless the model is a tree (laws and energy derivatives read M
-/// and E; along a tree they do not); reductions and discrete
-/// systems (p and M); inputs and sensitivities (their ∂g/∂w read f) unless the model is a tree. Along a tree, g = f − M a = τ − K with K = M a + (velocity products): ∂g/∂w = ∂τ/∂w for
-/// an input or a parameter of the forces (or of the constraints), less ∂K/∂p, differentiated along
-/// the tree ([`tree::parameter_derivatives`]), for a parameter of its masses or directions; q̈'s
+/// too), if any: reductions and discrete systems (p and M); impacts, modes, inputs and
+/// sensitivities unless the model is a tree (their laws, energy derivatives and ∂g/∂w read M, E
+/// and f; along a tree they do not). Along a tree, g = f − M a = τ − K with
+/// K = M a + (velocity products): ∂g/∂w = ∂τ/∂w for an input or a parameter of the forces (or of
+/// the constraints), less ∂K/∂p, differentiated along the tree ([`tree::parameter_derivatives`]),
+/// for a parameter of its masses or directions; q̈'s
 /// sensitivity is M⁻¹ ∂g/∂w solved along the tree (with constraints, the saddle point's
 /// ∂R/∂w = (−∂g/∂w − ∂(Aᵀλ)/∂w, ∂(A a + c)/∂w), solved with the tree factor inside it). The
 /// field Jacobian of a constrained tree differentiates its saddle point along the tree
@@ -160,8 +161,13 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
         tree::Dynamics::Recursive(r) if dense_item.is_none() => Some(tree::kinetics(model, arena, r)),
         _ => None,
     };
-    let equations = match (&dynamics, &kinetics) {
-        (tree::Dynamics::Recursive(r), Some(_)) => {
+    // The tree of a model that takes it with its kinetics (nothing dense derived).
+    let along_tree = match (&dynamics, &kinetics) {
+        (tree::Dynamics::Recursive(r), Some(k)) => Some((r, k)),
+        _ => None,
+    };
+    let equations = match along_tree {
+        Some((r, _)) => {
             cx.ok(tree::check_pivots(&model.view(arena), r));
             let which: Vec<usize> = (0..model.sensitivity.len())
                 .filter(|&j| r.reads_parameter(arena, model.layout.params[model.sensitivity[j]]))
@@ -182,20 +188,13 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
             equations
         }
     };
-    let energy = hybrid.then(|| match &kinetics {
-        Some(k) => EnergyDerivatives::AlongTree(tree::energy_derivatives(model, arena, &k.energy, k.end)),
+    let energy = hybrid.then(|| match along_tree {
+        Some((_, k)) => EnergyDerivatives::AlongTree(tree::energy_derivatives(model, arena, &k.energy, k.end)),
         None => EnergyDerivatives::Expanded(euler_lagrange::energy_derivatives(model, arena, &equations)),
     });
-    let tree_forces = match (&dynamics, &kinetics) {
-        (tree::Dynamics::Recursive(r), Some(_)) => Some(r.tree.tau.clone()),
-        _ => None,
-    };
-    let constraints = constraint::derive(model, arena, cx, &equations, tree_forces.as_deref());
-    let along_tree = match (&dynamics, &kinetics) {
-        (tree::Dynamics::Recursive(r), Some(k)) => Some((r, k.end)),
-        _ => None,
-    };
-    let impacts = impact::derive(model, arena, &equations, along_tree);
+    let tree_forces = along_tree.map(|(r, _)| &r.tree.tau[..]);
+    let constraints = constraint::derive(model, arena, cx, &equations, tree_forces);
+    let impacts = impact::derive(model, arena, &equations, along_tree.map(|(r, k)| (r, k.end)));
     let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts, kinetics.as_ref());
     let algebra = symmetry::algebra(model, arena, &symmetries);
     let (outputs, output_bindings) = if model.outputs.is_empty() {

@@ -254,6 +254,20 @@ pub(crate) struct TangentFunctions<'a> {
 }
 
 impl TangentFunctions<'_> {
+    /// Statements adding the derivative's k outputs along each basis direction of the state to the
+    /// first k rows of the matrix `dr` (`rows` × the state's dimension), through the primal once
+    /// (`mechanics::add_tangent_columns`).
+    pub(crate) fn add_columns(&self, model: &View<'_>, rows: usize) -> TokenStream {
+        let d = model.layout.state_dim();
+        let k = self.tangent.bound.outputs.len();
+        let (primal_fn, tangent_fn) = (format_ident!("{}_primal", self.name), format_ident!("{}_tangent", self.name));
+        let extra_args = &self.extra.1;
+        quote! {
+            let p = self.#primal_fn(t, x, #extra_args);
+            ::routh::__private::mechanics::add_tangent_columns::<#k, #rows, #d>(&mut dr, |dx| self.#tangent_fn(t, x, #extra_args &p, dx));
+        }
+    }
+
     /// The two functions (their part functions join `helpers`).
     pub(crate) fn items(&self, model: &View<'_>, helpers: &mut Helpers) -> TokenStream {
         let d = model.layout.state_dim();

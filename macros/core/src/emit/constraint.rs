@@ -261,23 +261,17 @@ fn saddle_jacobian(
     // A constrained tree: K's quantities at (x, a) once, then its tangent along each basis
     // direction of the state added to the first n rows.
     let (kinetic_fns, add_kinetic) = match inverse {
-        Some(inv) => (
-            crate::emit::codegen::TangentFunctions {
+        Some(inv) => {
+            let functions = crate::emit::codegen::TangentFunctions {
                 name: "__routh_kinetic",
                 bindings: &inv.bindings,
                 tangent: &inv.tangent,
                 extra: (quote! { a: &#vec_n, }, quote! { a, }),
                 what: "the inverse dynamics' kinetic part K = M a + (velocity products) along the tree, at the accelerations `a`",
                 along: "δK = (∂K/∂x) dx at fixed accelerations `a`",
-            }
-            .items(model, helpers),
-            quote! {
-                let p = self.__routh_kinetic_primal(t, x, a);
-                ::routh::__private::mechanics::add_tangent_columns::<#n, #nm, #d>(&mut dr, |dx| {
-                    self.__routh_kinetic_tangent(t, x, a, &p, dx)
-                });
-            },
-        ),
+            };
+            (functions.items(model, helpers), functions.add_columns(model, nm))
+        }
         None => (TokenStream::new(), TokenStream::new()),
     };
     quote! {

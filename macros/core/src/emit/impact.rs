@@ -192,22 +192,15 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
     let (metric_fns, add_metric) = match metric {
         Some(inv) => {
             let prefix = format!("__routh_{name}_metric");
-            let (primal_fn, tangent_fn) = (format_ident!("{prefix}_primal"), format_ident!("{prefix}_tangent"));
-            (
-                crate::emit::codegen::TangentFunctions {
-                    name: &prefix,
-                    bindings: &inv.bindings,
-                    tangent: &inv.tangent,
-                    extra: (quote! { vp: &#vp_param, }, quote! { vp, }),
-                    what: "M (q̇⁺ − q̇⁻) along the tree",
-                    along: "δ(M (q̇⁺ − q̇⁻)) at fixed q̇⁺",
-                }
-                .items(model, helpers),
-                quote! {
-                    let p = self.#primal_fn(t, x, vp);
-                    ::routh::__private::mechanics::add_tangent_columns::<#n, #nk, #d>(&mut dr, |dx| self.#tangent_fn(t, x, vp, &p, dx));
-                },
-            )
+            let functions = crate::emit::codegen::TangentFunctions {
+                name: &prefix,
+                bindings: &inv.bindings,
+                tangent: &inv.tangent,
+                extra: (quote! { vp: &#vp_param, }, quote! { vp, }),
+                what: "M (q̇⁺ − q̇⁻) along the tree",
+                along: "δ(M (q̇⁺ − q̇⁻)) at fixed q̇⁺",
+            };
+            (functions.items(model, helpers), functions.add_columns(model, nk))
         }
         None => (TokenStream::new(), TokenStream::new()),
     };

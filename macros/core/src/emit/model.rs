@@ -704,15 +704,15 @@ pub fn energy_derivatives_along_tree(model: &View<'_>, energy: &crate::derive::t
     let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
     let (g_stmts, g_vals) =
         helpers.body_bound(model, &energy.gradient.bindings, &energy.gradient.outputs, "__routh_energy_gradient", &none, &none);
-    let functions = crate::emit::codegen::TangentFunctions {
+    let tangent = crate::emit::codegen::TangentFunctions {
         name: "__routh_energy",
         bindings: &energy.gradient.bindings,
         tangent: &energy.hessian,
         extra: (TokenStream::new(), TokenStream::new()),
         what: "∇E",
         along: "δ(∇E)",
-    }
-    .items(model, &mut helpers);
+    };
+    let (functions, add_columns) = (tangent.items(model, &mut helpers), tangent.add_columns(model, d));
     let allow = allow_generated();
     let items = crate::emit::codegen::lazy(quote! {
         /// The gradient ∇E of [`Self::energy`] over the state, by reverse mode through E's pass
@@ -731,10 +731,9 @@ pub fn energy_derivatives_along_tree(model: &View<'_>, energy: &crate::derive::t
         #allow
         #[must_use]
         pub fn energy_hessian(&self, t: f64, x: &#sv) -> ::routh::__private::nalgebra::SMatrix<f64, #d, #d> {
-            let p = self.__routh_energy_primal(t, x);
-            let mut h = ::routh::__private::nalgebra::SMatrix::<f64, #d, #d>::zeros();
-            ::routh::__private::mechanics::add_tangent_columns::<#d, #d, #d>(&mut h, |dx| self.__routh_energy_tangent(t, x, &p, dx));
-            h
+            let mut dr = ::routh::__private::nalgebra::SMatrix::<f64, #d, #d>::zeros();
+            #add_columns
+            dr
         }
 
         #functions
