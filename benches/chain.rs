@@ -57,6 +57,12 @@ mod chains {
     include!("chain_models.rs");
 }
 
+#[allow(dead_code)]
+mod spatial {
+    use routh::prelude::*;
+    include!("spatial_models.rs");
+}
+
 /// The chain's field written by hand, as a careful engineer would (uniform masses `m`, lengths
 /// `l`): sin and cos once per angle, cos(qᵢ−qⱼ) and sin(qᵢ−qⱼ) by the angle-difference identities,
 /// O(n²) arithmetic, and the same Cholesky solve as generated code.
@@ -222,6 +228,37 @@ fn rhs(c: &mut Criterion) {
     bench_rhs!(group, chains::Chain20, chains::Chain20Dense, 20, 40);
     bench_rhs!(group, chains::Chain30, chains::Chain30Dense, 30, 60);
     bench_rhs!(group, chains::Chain50, chains::Chain50Dense, 50, 100);
+    group.finish();
+}
+
+/// Chains of links turning in space (about z, y and x in turn, relative angles): the spatial
+/// recursion against the dense field of the same chain, in one process; q̈ agreeing first.
+fn spatial_chains(c: &mut Criterion) {
+    macro_rules! pair {
+        ($group:ident, $rec:ident, $dense:ident, $n:expr, $d:expr) => {{
+            let r = spatial::$rec { m: 1.0, l: 0.5, i: 0.02, j: 0.01, g: 9.81 };
+            let d = spatial::$dense { m: 1.0, l: 0.5, i: 0.02, j: 0.01, g: 9.81 };
+            let x = SVector::<f64, $d>::from_fn(|i, _| 0.1 + 0.37 * ((i * 7919) % 13) as f64 / 13.0);
+            let (a, b) = (r.field(0.0, &x).unwrap(), d.field(0.0, &x).unwrap());
+            assert!((a - b).amax() < 1e-10 * (1.0 + b.amax()), "the two paths disagree at n = {}", $n);
+            let reps = 200_000;
+            let per_call = |f: &dyn Fn() -> SVector<f64, $d>| {
+                let start = std::time::Instant::now();
+                for _ in 0..reps {
+                    black_box(f());
+                }
+                start.elapsed().as_secs_f64() / reps as f64
+            };
+            let (tr, td) =
+                (per_call(&|| r.field(0.0, black_box(&x)).unwrap()), per_call(&|| d.field(0.0, black_box(&x)).unwrap()));
+            println!("spatial chain n = {}: recursive {:.0} ns, dense {:.0} ns ({:.2}×)", $n, 1e9 * tr, 1e9 * td, tr / td);
+            $group.bench_with_input(BenchmarkId::new("recursive", $n), &x, |b, x| b.iter(|| r.field(0.0, black_box(x)).unwrap()));
+            $group.bench_with_input(BenchmarkId::new("dense", $n), &x, |b, x| b.iter(|| d.field(0.0, black_box(x)).unwrap()));
+        }};
+    }
+    let mut group = c.benchmark_group("rhs_spatial");
+    pair!(group, Spatial6, Spatial6Dense, 6, 12);
+    pair!(group, Spatial12, Spatial12Dense, 12, 24);
     group.finish();
 }
 
@@ -498,5 +535,5 @@ fn stiff_pair<const D: usize>(
     }
 }
 
-criterion_group!(benches, rhs, constrained, jacobian, expand, scheme, stiff);
+criterion_group!(benches, rhs, spatial_chains, constrained, jacobian, expand, scheme, stiff);
 criterion_main!(benches);

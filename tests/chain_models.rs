@@ -51,6 +51,32 @@ fn expected_file() -> String {
     s
 }
 
+/// The spatial chains of the benchmark (`benches/spatial_models.rs`, compiled by the benchmark
+/// only): each way of computing q̈ at 6 and 12 links.
+fn spatial_file() -> String {
+    let mut s =
+        String::from("// Written by routh_macros_core::fixtures::spatial_chain_struct_with; see tests/chain_models.rs.\n\n");
+    for n in [6, 12] {
+        for (name, dynamics) in [("", "recursive"), ("Dense", "dense")] {
+            let items = format!("dynamics = {dynamics}");
+            s.push_str(&routh_macros_core::fixtures::spatial_chain_struct_with(&format!("Spatial{n}{name}"), n, &items));
+            s.push('\n');
+        }
+    }
+    s
+}
+
+#[test]
+fn spatial_models_file_is_current() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/spatial_models.rs");
+    let want = spatial_file();
+    if std::env::var_os("ROUTH_BLESS").is_some() {
+        std::fs::write(path, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(path).unwrap();
+    assert!(have == want, "benches/spatial_models.rs is stale: rerun this test with ROUTH_BLESS=1");
+}
+
 #[test]
 fn chain_models_file_is_current() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/chain_models.rs");

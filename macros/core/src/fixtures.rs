@@ -1,4 +1,5 @@
-//! Model sources used by benchmarks and tests: the n-link planar pendulum chain.
+//! Model sources used by benchmarks and tests: the n-link planar pendulum chain, and a chain of
+//! links turning in space ([`spatial_chain_struct_with`]).
 //!
 //! Link k (1-based) has mass `mk` at the end of a massless rod of length `lk`, angle `qk` from the
 //! downward vertical; the bob positions are xₖ = Σ_{j≤k} lⱼ sin qⱼ, yₖ = −Σ_{j≤k} lⱼ cos qⱼ and
@@ -56,6 +57,40 @@ pub fn pendulum_chain_struct_with(name: &str, n: usize, items: &str) -> String {
         potential.join(" + "),
         if items.is_empty() { String::new() } else { format!("    {items},\n") },
         fields.concat(),
+    )
+}
+
+/// Rust source of `#[derive(Mechanics)]` for the n-link chain in space, as a struct named `name`
+/// with extra attribute items `items`: link k a rigid rod (mass `m`, inertia `diag(i, i, j)` about
+/// its middle) hanging from the end of link k − 1, turning about its z, y and x axis in turn, in
+/// relative angles (frame bₖ = bₖ₋₁ · rot(qₖ)), under gravity `g`.
+#[must_use]
+pub fn spatial_chain_struct_with(name: &str, n: usize, items: &str) -> String {
+    let coords: Vec<String> = (1..=n).map(|k| format!("q{k}")).collect();
+    let axis = |k: usize| ["z", "y", "x"][(k - 1) % 3];
+    let frames: Vec<String> = (1..=n)
+        .map(|k| if k == 1 { "b1 = rot_z(q1)".to_string() } else { format!("b{k} = b{} * rot_{}(q{k})", k - 1, axis(k)) })
+        .collect();
+    let joint = |k: usize| if k == 1 { String::new() } else { format!("e{} + ", k - 1) };
+    let ends: Vec<String> = (1..=n).map(|k| format!("e{k} = {}b{k} * [0, 0, -l]", joint(k))).collect();
+    let bodies: Vec<String> = (1..=n)
+        .map(|k| {
+            format!(
+                "body(name = r{k}, mass = m, centre = {}b{k} * [0, 0, -l / 2], frame = b{k}, inertia = diag(i, i, j))",
+                joint(k)
+            )
+        })
+        .collect();
+    format!(
+        "/// Chain of {n} rigid links in space.\n\
+         #[derive(Mechanics)]\n\
+         #[mechanics(\n    coordinates({}),\n    frame({}),\n    point({}),\n    {},\n    gravity = [0, 0, -g],\n{})]\n\
+         pub struct {name} {{\n    pub m: f64,\n    pub l: f64,\n    pub i: f64,\n    pub j: f64,\n    pub g: f64,\n}}\n",
+        coords.join(", "),
+        frames.join(", "),
+        ends.join(", "),
+        bodies.join(",\n    "),
+        if items.is_empty() { String::new() } else { format!("    {items},\n") },
     )
 }
 

@@ -234,6 +234,11 @@ pub struct Model {
     /// The rigid bodies and particles whose energies are part of the Lagrangian (their
     /// kinematics are documented with it).
     pub bodies: Vec<Body>,
+    /// The written Lagrangian, without the bodies' energies (their sum with it is `lagrangian`).
+    pub written: Expr,
+    /// The uniform field `gravity = g` acting on the bodies (their potential −m g·r is in
+    /// `lagrangian`, not in `written`).
+    pub gravity: Option<Vec3>,
     /// Expressions made as total time derivatives d/dt f(t, q) while lowering (`dot`): as
     /// velocity expressions of L their Hamel terms vanish identically, without a zero test.
     pub exact_rates: rustc_hash::FxHashSet<Expr>,
@@ -315,6 +320,8 @@ impl Model {
             layout,
             lagrangian,
             bodies: Vec::new(),
+            written: lagrangian,
+            gravity: None,
             exact_rates: rustc_hash::FxHashSet::default(),
             held: None,
             dynamics: None,

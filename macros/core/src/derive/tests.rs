@@ -276,64 +276,71 @@ fn forcing_splits_by_degree_in_the_velocities() {
     }
 }
 
+/// The recursion `r` of `model` evaluated binding by binding against M⁻¹f of the same model (the
+/// dense route, Gaussian elimination with partial pivoting) at one state: to 1e-12.
+fn recursion_is_dense(model: &Model, arena: &mut Arena, r: &super::tree::Recursive, src: &str) {
+    use rustc_hash::FxHashMap;
+    let eq = super::euler_lagrange::derive(model, arena);
+    let n = model.dof();
+    let (q, v): (Vec<f64>, Vec<f64>) =
+        ((0..n).map(|i| 0.3 + 0.4 * i as f64).collect(), (0..n).map(|i| 0.5 - 0.3 * i as f64).collect());
+    let params: Vec<f64> = (0..model.parameters.len()).map(|i| 0.7 + 0.2 * i as f64).collect();
+    let base = |s: Expr, known: &FxHashMap<Expr, f64>| match model.role(s) {
+        Some(Role::Time) => 0.3,
+        Some(Role::Coordinate(i)) => q[i],
+        Some(Role::Velocity(i)) => v[i],
+        Some(Role::Parameter(i)) => params[i],
+        _ => known[&s],
+    };
+    let mut known = FxHashMap::default();
+    for &(s, e) in &r.bindings {
+        let value = arena.eval(e, &|x| base(x, &known));
+        known.insert(s, value);
+    }
+    let qdd: Vec<f64> = r.accelerations.iter().map(|&e| arena.eval(e, &|x| base(x, &known))).collect();
+    // M⁻¹f by Gaussian elimination with partial pivoting.
+    let mut a: Vec<Vec<f64>> = (0..n)
+        .map(|i| {
+            let mut row: Vec<f64> = (0..n).map(|j| arena.eval(eq.mass[i][j], &|x| base(x, &known))).collect();
+            row.push(arena.eval(eq.forcing[i], &|x| base(x, &known)));
+            row
+        })
+        .collect();
+    for k in 0..n {
+        let p = (k..n).max_by(|&i, &j| a[i][k].abs().total_cmp(&a[j][k].abs())).expect("a row");
+        a.swap(k, p);
+        let pivot = a[k].clone();
+        for row in &mut a[k + 1..] {
+            let factor = row[k] / pivot[k];
+            for (x, p) in row.iter_mut().zip(&pivot).skip(k) {
+                *x -= factor * p;
+            }
+        }
+    }
+    let mut dense = vec![0.0; n];
+    for i in (0..n).rev() {
+        let rest: f64 = (i + 1..n).map(|j| a[i][j] * dense[j]).sum();
+        dense[i] = (a[i][n] - rest) / a[i][i];
+    }
+    let scale = dense.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+    for i in 0..n {
+        assert!((qdd[i] - dense[i]).abs() < 1e-12 * scale, "q̈[{i}] = {} against {}\n{src}", qdd[i], dense[i]);
+    }
+}
+
 /// The recursion read off each model: its tree (parents), its directions per joint, and its q̈ —
 /// evaluated binding by binding — against M⁻¹f of the same model; and the reason each non-tree
 /// model gives.
 #[test]
 fn kinematic_trees_are_read_from_the_lagrangian() {
     use super::tree::recursion;
-    use rustc_hash::FxHashMap;
     let check = |src: &str, parents: &[Option<usize>], directions: &[usize]| {
         let (model, mut arena) = lowered(src);
         let r = recursion(&model, &mut arena).unwrap_or_else(|why| panic!("not a tree: {why}\n{src}"));
         assert_eq!(r.parents, parents, "{src}");
         assert_eq!(r.directions().collect::<Vec<_>>(), directions, "{src}");
-        let eq = super::euler_lagrange::derive(&model, &mut arena);
-        let n = model.dof();
-        let (q, v): (Vec<f64>, Vec<f64>) =
-            ((0..n).map(|i| 0.3 + 0.4 * i as f64).collect(), (0..n).map(|i| 0.5 - 0.3 * i as f64).collect());
-        let params: Vec<f64> = (0..model.parameters.len()).map(|i| 0.7 + 0.2 * i as f64).collect();
-        let base = |s: Expr, known: &FxHashMap<Expr, f64>| match model.role(s) {
-            Some(Role::Time) => 0.3,
-            Some(Role::Coordinate(i)) => q[i],
-            Some(Role::Velocity(i)) => v[i],
-            Some(Role::Parameter(i)) => params[i],
-            _ => known[&s],
-        };
-        let mut known = FxHashMap::default();
-        for &(s, e) in &r.bindings {
-            let value = arena.eval(e, &|x| base(x, &known));
-            known.insert(s, value);
-        }
-        let qdd: Vec<f64> = r.accelerations.iter().map(|&e| arena.eval(e, &|x| base(x, &known))).collect();
-        // M⁻¹f by Gaussian elimination with partial pivoting.
-        let mut a: Vec<Vec<f64>> = (0..n)
-            .map(|i| {
-                let mut row: Vec<f64> = (0..n).map(|j| arena.eval(eq.mass[i][j], &|x| base(x, &known))).collect();
-                row.push(arena.eval(eq.forcing[i], &|x| base(x, &known)));
-                row
-            })
-            .collect();
-        for k in 0..n {
-            let p = (k..n).max_by(|&i, &j| a[i][k].abs().total_cmp(&a[j][k].abs())).expect("a row");
-            a.swap(k, p);
-            let pivot = a[k].clone();
-            for row in &mut a[k + 1..] {
-                let factor = row[k] / pivot[k];
-                for (x, p) in row.iter_mut().zip(&pivot).skip(k) {
-                    *x -= factor * p;
-                }
-            }
-        }
-        let mut dense = vec![0.0; n];
-        for i in (0..n).rev() {
-            let rest: f64 = (i + 1..n).map(|j| a[i][j] * dense[j]).sum();
-            dense[i] = (a[i][n] - rest) / a[i][i];
-        }
-        let scale = dense.iter().fold(1.0f64, |m, x| m.max(x.abs()));
-        for i in 0..n {
-            assert!((qdd[i] - dense[i]).abs() < 1e-12 * scale, "q̈[{i}] = {} against {}\n{src}", qdd[i], dense[i]);
-        }
+        r.tree.as_ref().expect("a tree of directions");
+        recursion_is_dense(&model, &mut arena, &r, src);
     };
     // The chain: each link below the last, x and y at every joint.
     check(&crate::fixtures::pendulum_chain_struct("Chain4", 4), &[None, Some(0), Some(1), Some(2)], &[2, 2, 2, 2]);
@@ -393,5 +400,78 @@ fn kinematic_trees_are_read_from_the_lagrangian() {
            holonomic(ring = x.powi(2) + y.powi(2) - 1))] struct C { m: f64 }",
         &[None, None],
         &[1, 1],
+    );
+}
+
+/// The spatial recursion read off the bodies of each model: its tree (parents) and its q̈ against
+/// M⁻¹f of the same model — a chain turning about z, y, x in turn, branches on a cart, a gimbal whose
+/// first joint moves no body of its own, an angle written absolute (rot_z(a + b) below rot_z(a));
+/// and the reason each model that is not one gives.
+#[test]
+fn spatial_trees_are_read_from_the_bodies() {
+    use super::tree::spatial::recursion;
+    let check = |src: &str, parents: &[Option<usize>]| {
+        let (model, mut arena) = lowered(src);
+        let r = recursion(&model, &mut arena).unwrap_or_else(|why| panic!("not a spatial tree: {why}\n{src}"));
+        assert_eq!(r.parents, parents, "{src}");
+        assert!(r.tree.is_none(), "the spatial recursion has no directions");
+        recursion_is_dense(&model, &mut arena, &r, src);
+    };
+    check(&crate::fixtures::spatial_chain_struct_with("S4", 4, ""), &[None, Some(0), Some(1), Some(2)]);
+    check(
+        "#[mechanics(coordinates(x, a, b, c),
+           frame(fa = rot_y(a), fb = rot_x(b) * rot_z(0.4), fc = fa * rot_z(c)),
+           particle(name = cart, mass = mc, at = [x, 0.1, 0]),
+           body(name = left, mass = m, centre = [x, 0.1, 0] + fa * [0, 0.2, -l], frame = fa, inertia = diag(i, j, k)),
+           body(name = right, mass = m, centre = [x, 0.1, 0] + fb * [0, -0.2, -l], frame = fb, inertia = diag(i, i, k)),
+           body(name = hand, mass = m / 3, centre = [x, 0.1, 0] + fa * [0, 0.2, -2 * l] + fc * [l / 4, 0, 0],
+                frame = fc * rot_x(1), inertia = [[i, p, 0], [p, j, 0], [0, 0, k]]),
+           gravity = [0, g / 10, -g],
+           lagrangian = -s / 2 * x.powi(2) - s / 3 * (b - a).powi(2),
+           force(c = -d * dot(c), x = f * (w * t).cos()))]
+         struct Branched { mc: f64, m: f64, l: f64, i: f64, j: f64, k: f64, p: f64, g: f64, s: f64, d: f64, f: f64, w: f64 }",
+        &[None, Some(0), Some(0), Some(1)],
+    );
+    check(
+        "#[mechanics(coordinates(p, u), frame(f = rot_z(p) * rot_x(u)),
+           body(name = dish, mass = m, centre = f * [0, 0.3, l], frame = f, inertia = diag(i, j, k)),
+           gravity = [0, 0, -g])]
+         struct Gimbal { m: f64, l: f64, i: f64, j: f64, k: f64, g: f64 }",
+        &[None, Some(0)],
+    );
+    check(
+        "#[mechanics(coordinates(a, b), frame(fa = rot_x(1) * rot_z(a), fb = rot_x(1) * rot_z(a + b)),
+           body(name = first, mass = m, centre = fa * [l, 0, 0], frame = fa, inertia = diag(i, j, k)),
+           body(name = second, mass = m, centre = fa * [2 * l, 0, 0] + fb * [l, 0, 0], frame = fb, inertia = diag(i, j, k)),
+           gravity = [0, 0, -g])]
+         struct Absolute { m: f64, l: f64, i: f64, j: f64, k: f64, g: f64 }",
+        &[None, Some(0)],
+    );
+    let refused = |src: &str, why: &str| {
+        let (model, mut arena) = lowered(src);
+        match recursion(&model, &mut arena) {
+            Ok(_) => panic!("a spatial tree: {src}"),
+            Err(reason) => assert!(reason.contains(why), "{reason}\n{src}"),
+        }
+    };
+    refused(
+        "#[mechanics(coordinates(p, u), frame(f = rot_z(p) * rot_x(u), e = rot_x(u) * rot_z(p)),
+           body(name = top, mass = m, centre = f * [0, 0, l], frame = f, inertia = diag(i, i, k)),
+           body(name = vane, mass = m, centre = e * [0, 0, l], frame = e, inertia = diag(i, i, k)))]
+         struct Vane { m: f64, l: f64, i: f64, k: f64 }",
+        "`vane` does not turn and move rigidly",
+    );
+    refused(
+        "#[mechanics(coordinates(a), frame(f = rot_z(a)),
+           body(name = rotor, mass = m, centre = [s * (w * t).sin(), 0, 0], frame = f, inertia = diag(i, i, k)))]
+         struct Shaken { m: f64, s: f64, w: f64, i: f64, k: f64 }",
+        "depends on time",
+    );
+    refused(
+        "#[mechanics(coordinates(a), frame(f = rot_z(a)),
+           body(name = rotor, mass = m, centre = [0, 0, 0], frame = f, inertia = diag(i, i, k)),
+           lagrangian = j / 2 * dot(a).powi(2))]
+         struct Extra { m: f64, i: f64, k: f64, j: f64 }",
+        "velocity terms",
     );
 }

@@ -115,7 +115,7 @@ fn tree_factor_name() -> syn::Ident {
 /// constraints.
 pub(crate) fn tree_factor_item(model: &View<'_>, r: &Recursive, forcing: Option<&Bound>, helpers: &mut Helpers) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
-    let tree = &r.tree;
+    let tree = r.directions_tree();
     let k = tree.dirs.len();
     let mut outputs: Vec<Expr> = tree.dirs.iter().map(|&(_, _, s)| s).collect();
     outputs.extend(&tree.masses);
@@ -620,12 +620,15 @@ fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helper
             None => format!("ground → {}", name(j)),
         })
         .collect();
+    let links = match &r.tree {
+        Some(t) => format!("{} directions of motion in all", t.dirs.len()),
+        None => "each joint's link a rigid body in space (6-D spatial vectors)".into(),
+    };
     let doc = format!(
         " Accelerations q̈ by the articulated-body recursion along the model's kinematic tree (O(n): M is \
-          never formed), the same q̈ as M⁻¹ f. Tree: {}; {} directions of motion in all. Chosen {}; \
+          never formed), the same q̈ as M⁻¹ f. Tree: {}; {links}. Chosen {}; \
           `dynamics = dense` solves M q̈ = f instead.",
         tree.join(", "),
-        r.tree.dirs.len(),
         if model.dynamics.is_some() { "by `dynamics = recursive`" } else { "for this model's size" },
     );
     let allow = allow_generated();

@@ -37,10 +37,10 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     // number of directions, where M is never formed.
     let (dyn_item, mass_matrix, forcing, tree) = match (&derived.kinetics, &derived.dynamics) {
         (Some(k), crate::derive::tree::Dynamics::Recursive(r)) => {
-            let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, r.tree.dirs.len(), &mut helpers, &m_doc);
+            let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, r.directions_tree().dirs.len(), &mut helpers, &m_doc);
             let with_forcing = constraints.is_some().then_some(&k.forcing);
             let factor = dynamics::tree_factor_item(model, r, with_forcing, &mut helpers);
-            (factor, mass_matrix, forcing, Some(r.tree.dirs.len()))
+            (factor, mass_matrix, forcing, Some(r.directions_tree().dirs.len()))
         }
         _ => (
             dynamics::mass_and_forcing(model, eq, &mut helpers),

@@ -481,6 +481,7 @@ fn lower_model(
     };
     let of_bodies = super::body::bodies_lagrangian(&mut lower, &bodies, gravity.as_ref());
     let lagrangian = written.map(|l| lower.arena.add2(l, of_bodies));
+    let written = written.unwrap_or(lower.arena.zero());
     // The tokens blamed for model-level problems: the written Lagrangian, or the first body.
     let lagrangian_tokens = match (raw.lagrangians.first(), raw.bodies.first()) {
         (Some((kw, e)), _) => quote::quote!(#kw = #e),
@@ -606,6 +607,8 @@ fn lower_model(
     let mut model = Model::assemble(name.clone(), mode, coordinates, parameters, syms, lagrangian, lagrangian_tokens, force);
     model.action = action.cloned();
     model.bodies = bodies;
+    model.written = written;
+    model.gravity = gravity;
     model.exact_rates = exact_rates;
     model.held = held;
     model.dynamics = raw.dynamics.clone();

@@ -43,7 +43,7 @@ pub struct Kinetics {
 pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
     let syms = &model.layout;
     let n = model.dof();
-    let tree = &r.tree;
+    let tree = r.directions_tree();
     let mut offset = r.bindings.len()
         + r.tangent.as_ref().map_or(0, |t| t.bound.bindings.len())
         + r.inverse.as_ref().map_or(0, |i| i.bindings.len() + i.tangent.bound.bindings.len());

@@ -2,6 +2,11 @@
 //! symbolically and emitted as straight-line code per joint; and ([`kinetics()`]) M a, f, L, E and p
 //! along the same tree, for models that need nothing dense.
 //!
+//! Two recursions: this module's over *directions* of translation (point masses and planar links,
+//! below), and [`spatial`]'s over 6-D spatial vectors for rigid bodies turning in space on a tree of
+//! joints in relative angles (an arm, a gimbal, a top in Euler angles). A model takes the first
+//! that follows it — the spatial one first where a body's frame turns with several coordinates.
+//!
 //! **Which models.** The Lagrangian over the rates of its positions ([`crate::model::HeldLagrangian`]) must be
 //!
 //! ```text
@@ -54,6 +59,7 @@ use crate::layout::{Layout, Role};
 use crate::model::Model;
 
 pub mod kinetics;
+pub mod spatial;
 pub use kinetics::{Kinetics, kinetics};
 
 /// `s = e` bindings in dependency order (see `symbolic::emit_bound`).
@@ -81,8 +87,10 @@ pub struct Recursive {
     /// With constraints and the field Jacobian: the inverse dynamics' kinetic part and its
     /// directional derivative ([`inverse`]), for the saddle point's Jacobian.
     pub inverse: Option<Box<Inverse>>,
-    /// The tree's directions and masses, from which [`kinetics()`] builds M a, f, E, L and p.
-    pub tree: Box<Tree>,
+    /// The tree's directions and masses, from which [`kinetics()`] builds M a, f, E, L and p
+    /// (`None` for the spatial recursion of bodies in space, [`spatial`], whose model derives
+    /// them expanded).
+    pub tree: Option<Box<Tree>>,
 }
 
 /// The recursion's directional derivative: δq̈ from bindings of its own, which read `primal` — the
@@ -129,19 +137,28 @@ impl Recursive {
     /// Whether the parameter `p` enters the tree's directions or masses (the kinetic part of the
     /// dynamics), not only its generalized forces.
     pub fn reads_parameter(&self, arena: &Arena, p: Expr) -> bool {
-        let kinetic = self.tree.dirs.iter().map(|d| d.2).chain(self.tree.comps.iter().map(|c| c.1));
+        let tree = self.directions_tree();
+        let kinetic = tree.dirs.iter().map(|d| d.2).chain(tree.comps.iter().map(|c| c.1));
         kinetic.collect::<Vec<_>>().into_iter().any(|e| arena.depends_on(e, p))
     }
 
-    /// An estimate of the recursion's arithmetic, Σⱼ (3 dⱼ² + 8 dⱼ) for dⱼ directions at joint j,
-    /// to compare with the dense path's n³/3 + the forming of M.
-    pub fn cost(&self) -> usize {
-        self.directions().map(|d| 3 * d * d + 8 * d).sum()
+    /// An estimate of the translational recursion's arithmetic, Σⱼ (3 dⱼ² + 8 dⱼ) for dⱼ
+    /// directions at joint j, to compare with the dense path's n³/3 + the forming of M (`None` for
+    /// the spatial recursion, which [`choose`] takes by size alone).
+    pub fn cost(&self) -> Option<usize> {
+        self.tree.as_ref().map(|_| self.directions().map(|d| 3 * d * d + 8 * d).sum())
     }
 
-    /// The number of directions at each joint.
+    /// The number of directions at each joint (none for the spatial recursion).
     pub fn directions(&self) -> impl Iterator<Item = usize> + '_ {
-        self.tree.at_joint.iter().map(Vec::len)
+        self.tree.iter().flat_map(|t| t.at_joint.iter().map(Vec::len))
+    }
+
+    /// The tree of directions, which only the translational recursion has: what reads it (M, f,
+    /// E, p and their derivatives along the tree) is derived only for a model with one
+    /// ([`crate::derive::mode`] derives the spatial recursion's expanded).
+    pub fn directions_tree(&self) -> &Tree {
+        self.tree.as_deref().expect("a tree of directions: the spatial recursion's model derives M, f, E and p expanded")
     }
 }
 
@@ -191,7 +208,37 @@ fn choose(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
     }
 
     let n = model.dof();
-    match (recursion(model, arena), asked) {
+    // The translational recursion, else (with bodies) the spatial one — the spatial one first where
+    // a body's frame turns with several coordinates, which the translational one cannot follow.
+    // Where neither applies, the spatial one's reason for a model with rigid bodies, the other's
+    // otherwise.
+    let rigid = model.bodies.iter().any(|b| b.rotation.is_some());
+    let turning = model.bodies.iter().any(|b| {
+        b.rotation.is_some_and(|r| {
+            let moved: FxHashSet<usize> = r
+                .matrix
+                .as_flattened()
+                .iter()
+                .flat_map(|&e| arena.free_symbols(e))
+                .filter_map(|s| match model.layout.role(s) {
+                    Some(Role::Coordinate(i)) => Some(i),
+                    _ => None,
+                })
+                .collect();
+            moved.len() > 1
+        })
+    });
+    let found = if turning {
+        spatial::recursion(model, arena).or_else(|why| recursion(model, arena).map_err(|_| why))
+    } else {
+        recursion(model, arena).or_else(|why| {
+            if model.bodies.is_empty() {
+                return Err(why);
+            }
+            spatial::recursion(model, arena).map_err(|spatial_why| if rigid { spatial_why } else { why })
+        })
+    };
+    match (found, asked) {
         (Ok(r), Some(_)) => Ok(Dynamics::Recursive(r)),
         (Err(why), Some(kw)) => Err(syn::Error::new(
             kw.span(),
@@ -201,8 +248,12 @@ fn choose(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
             ),
         )),
         (Ok(r), None) => {
+            // The spatial recursion from the same size on: a chain of links turning in space is
+            // level with the dense field at 6 links and takes 0.41 of its time at 12 (`cargo bench
+            // --bench chain -- rhs_spatial`; its dense M is costlier per entry than a planar
+            // chain's).
             let dense = n * n * n / 3 + 4 * n * n;
-            if n >= AUTO_MIN_DOF && r.cost() < dense {
+            if n >= AUTO_MIN_DOF && r.cost().is_none_or(|cost| cost < dense) {
                 Ok(Dynamics::Recursive(r))
             } else {
                 Ok(Dynamics::Dense(format!(
@@ -483,8 +534,8 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
                 return Err(format!(
                     "a velocity of its kinetic energy (of a position, or an angular velocity) along `dot({})` depends on \
                      {}: a position must be its parent's plus terms of one coordinate, and a body must turn with one angle \
-                     (absolute angles, not relative ones; a body turning in space about several axes takes the dense \
-                     path for now)",
+                     (absolute angles, not relative ones — or links written as `body` items in `frame`s, which the \
+                     spatial recursion follows in relative angles)",
                     model.coordinates[j],
                     name(s)
                 ));
@@ -492,113 +543,8 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         }
     }
 
-    // The tree, coordinate by coordinate in declaration order: the coordinates moving a mass together
-    // with j (declared before it) must lie on one path; j hangs below the deepest. Where they lie in
-    // different trees of the forest so far, those trees are stacked (each root grafted below the
-    // deepest such coordinate of the one before): translations commute, so a longer path changes
-    // no velocity.
-    let mut with: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); n];
-    for row in &rows {
-        let own = row.last().map(|e| e.0).expect("a row has a velocity");
-        for &(i, _) in &row[..row.len() - 1] {
-            with[own].insert(i);
-        }
-    }
-    let mut parents: Vec<Option<usize>> = vec![None; n];
-    let path_of = |parents: &[Option<usize>], j: usize| -> Vec<usize> {
-        let mut path = vec![j];
-        let mut p = parents[j];
-        while let Some(i) = p {
-            path.push(i);
-            p = parents[i];
-        }
-        path.reverse();
-        path
-    };
-    // The union of the members' paths to their roots, walked once per coordinate (a chain's
-    // coordinate shares masses with all its ancestors: a walk per member would be quadratic in
-    // the depth): for the nodes of the union (seen_in = j), the root and how many of their
-    // children the union holds.
-    let mut seen_in = vec![usize::MAX; n];
-    let mut root_of = vec![0; n];
-    let mut below = vec![0_u32; n];
-    for j in 0..n {
-        let mut w: Vec<usize> = with[j].iter().copied().collect();
-        w.sort_unstable();
-        // By tree (its root): the members of w, and the nodes of the union of their paths.
-        let mut trees: BTreeMap<usize, (Vec<usize>, Vec<usize>)> = BTreeMap::new();
-        let mut walked = Vec::new();
-        for &i in &w {
-            if seen_in[i] != j {
-                seen_in[i] = j;
-                below[i] = 0;
-                walked.clear();
-                walked.push(i);
-                let mut x = i;
-                let root = loop {
-                    match parents[x] {
-                        None => break x,
-                        Some(p) if seen_in[p] == j => {
-                            below[p] += 1;
-                            break root_of[p];
-                        }
-                        Some(p) => {
-                            seen_in[p] = j;
-                            below[p] = 1;
-                            walked.push(p);
-                            x = p;
-                        }
-                    }
-                };
-                for &y in &walked {
-                    root_of[y] = root;
-                }
-                trees.entry(root).or_default().1.extend_from_slice(&walked);
-            }
-            trees.entry(root_of[i]).or_default().0.push(i);
-        }
-        let mut bottom: Option<usize> = None;
-        for (root, (members, union)) in trees {
-            // One path iff no node of the union has two of its children in it; the deepest
-            // member is then its one leaf.
-            let leaves: Vec<usize> = union.iter().copied().filter(|&x| below[x] == 0).collect();
-            let deepest = match (leaves.as_slice(), union.iter().all(|&x| below[x] <= 1)) {
-                ([leaf], true) => *leaf,
-                _ => {
-                    let deepest = *members.iter().max_by_key(|&&i| path_of(&parents, i).len()).expect("a member");
-                    let path = path_of(&parents, deepest);
-                    let stray = *members.iter().find(|i| !path.contains(i)).expect("members off one path");
-                    return Err(format!(
-                        "`{}` and `{}` both move masses with `{}`, but neither is an ancestor of the other: the \
-                         coordinates do not form a tree (declare each coordinate after the ones it is attached to)",
-                        model.coordinates[stray], model.coordinates[deepest], model.coordinates[j]
-                    ));
-                }
-            };
-            if let Some(b) = bottom {
-                parents[root] = Some(b);
-            }
-            bottom = Some(deepest);
-        }
-        parents[j] = bottom;
-    }
-    // Parents before children.
-    let mut depth: Vec<Option<usize>> = vec![None; n];
-    for j in 0..n {
-        let mut up = vec![j];
-        while let Some(p) = parents[*up.last().expect("nonempty")].filter(|&p| depth[p].is_none()) {
-            up.push(p);
-        }
-        let top = *up.last().expect("nonempty");
-        let first = parents[top].map_or(0, |p| depth[p].expect("known") + 1);
-        for (d, &x) in (first..).zip(up.iter().rev()) {
-            if depth[x].is_none() {
-                depth[x] = Some(d);
-            }
-        }
-    }
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&j| (depth[j], j));
+    let members: Vec<Vec<usize>> = rows.iter().map(|row| row.iter().map(|e| e.0).collect()).collect();
+    let (parents, order) = tree_of(model, &members)?;
     let on_path = |j: usize| path_of(&parents, j);
 
     // Directions: (joint, parent direction, S) interned; each component's direction at its joint.
@@ -778,8 +724,124 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         masses[comp_dir[k]] = rec.arena.add2(masses[comp_dir[k]], m);
     }
     let comps = comp_dir.into_iter().zip(comps.iter().map(|c| c.1)).collect();
-    let tree = Box::new(Tree { dirs, comps, masses, order, at_joint, tau, rest });
+    let tree = Some(Box::new(Tree { dirs, comps, masses, order, at_joint, tau, rest }));
     Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: d_of, parents, tangent: None, inverse: None, tree })
+}
+
+/// The path from the root of `j`'s tree to `j`.
+fn path_of(parents: &[Option<usize>], j: usize) -> Vec<usize> {
+    let mut path = vec![j];
+    let mut p = parents[j];
+    while let Some(i) = p {
+        path.push(i);
+        p = parents[i];
+    }
+    path.reverse();
+    path
+}
+
+/// The kinematic tree of the coordinates from the coordinates that move each mass together
+/// (`rows`, each sorted by declaration), and its joints parents first; or why they form none.
+fn tree_of(model: &Model, rows: &[Vec<usize>]) -> Result<(Vec<Option<usize>>, Vec<usize>), String> {
+    // The tree, coordinate by coordinate in declaration order: the coordinates moving a mass together
+    // with j (declared before it) must lie on one path; j hangs below the deepest. Where they lie in
+    // different trees of the forest so far, those trees are stacked (each root grafted below the
+    // deepest such coordinate of the one before): translations commute, so a longer path changes
+    // no velocity.
+    let n = model.dof();
+    let mut with: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); n];
+    for row in rows {
+        let own = *row.last().expect("a row moves a mass");
+        for &i in &row[..row.len() - 1] {
+            with[own].insert(i);
+        }
+    }
+    let mut parents: Vec<Option<usize>> = vec![None; n];
+    // The union of the members' paths to their roots, walked once per coordinate (a chain's
+    // coordinate shares masses with all its ancestors: a walk per member would be quadratic in
+    // the depth): for the nodes of the union (seen_in = j), the root and how many of their
+    // children the union holds.
+    let mut seen_in = vec![usize::MAX; n];
+    let mut root_of = vec![0; n];
+    let mut below = vec![0_u32; n];
+    for j in 0..n {
+        let mut w: Vec<usize> = with[j].iter().copied().collect();
+        w.sort_unstable();
+        // By tree (its root): the members of w, and the nodes of the union of their paths.
+        let mut trees: BTreeMap<usize, (Vec<usize>, Vec<usize>)> = BTreeMap::new();
+        let mut walked = Vec::new();
+        for &i in &w {
+            if seen_in[i] != j {
+                seen_in[i] = j;
+                below[i] = 0;
+                walked.clear();
+                walked.push(i);
+                let mut x = i;
+                let root = loop {
+                    match parents[x] {
+                        None => break x,
+                        Some(p) if seen_in[p] == j => {
+                            below[p] += 1;
+                            break root_of[p];
+                        }
+                        Some(p) => {
+                            seen_in[p] = j;
+                            below[p] = 1;
+                            walked.push(p);
+                            x = p;
+                        }
+                    }
+                };
+                for &y in &walked {
+                    root_of[y] = root;
+                }
+                trees.entry(root).or_default().1.extend_from_slice(&walked);
+            }
+            trees.entry(root_of[i]).or_default().0.push(i);
+        }
+        let mut bottom: Option<usize> = None;
+        for (root, (members, union)) in trees {
+            // One path iff no node of the union has two of its children in it; the deepest
+            // member is then its one leaf.
+            let leaves: Vec<usize> = union.iter().copied().filter(|&x| below[x] == 0).collect();
+            let deepest = match (leaves.as_slice(), union.iter().all(|&x| below[x] <= 1)) {
+                ([leaf], true) => *leaf,
+                _ => {
+                    let deepest = *members.iter().max_by_key(|&&i| path_of(&parents, i).len()).expect("a member");
+                    let path = path_of(&parents, deepest);
+                    let stray = *members.iter().find(|i| !path.contains(i)).expect("members off one path");
+                    return Err(format!(
+                        "`{}` and `{}` both move masses with `{}`, but neither is an ancestor of the other: the \
+                         coordinates do not form a tree (declare each coordinate after the ones it is attached to)",
+                        model.coordinates[stray], model.coordinates[deepest], model.coordinates[j]
+                    ));
+                }
+            };
+            if let Some(b) = bottom {
+                parents[root] = Some(b);
+            }
+            bottom = Some(deepest);
+        }
+        parents[j] = bottom;
+    }
+    // Parents before children.
+    let mut depth: Vec<Option<usize>> = vec![None; n];
+    for j in 0..n {
+        let mut up = vec![j];
+        while let Some(p) = parents[*up.last().expect("nonempty")].filter(|&p| depth[p].is_none()) {
+            up.push(p);
+        }
+        let top = *up.last().expect("nonempty");
+        let first = parents[top].map_or(0, |p| depth[p].expect("known") + 1);
+        for (d, &x) in (first..).zip(up.iter().rev()) {
+            if depth[x].is_none() {
+                depth[x] = Some(d);
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&j| (depth[j], j));
+    Ok((parents, order))
 }
 
 /// That M is not singular everywhere, from the recursion's pivots at sample states (for a model
@@ -822,8 +884,8 @@ pub fn inverse(model: &Model, arena: &mut Arena, r: &Recursive) -> Inverse {
 pub fn metric_product(model: &Model, arena: &mut Arena, r: &Recursive, w: &[Expr], offset: usize) -> Inverse {
     let syms = &model.layout;
     let mut b = Builder { arena: &mut *arena, syms, bindings: Vec::new(), offset };
-    let x = kinetics::along(&mut b, &r.tree, w, None);
-    let mw = kinetics::generalized(&mut b, &r.tree, model.dof(), &x);
+    let x = kinetics::along(&mut b, r.directions_tree(), w, None);
+    let mw = kinetics::generalized(&mut b, r.directions_tree(), model.dof(), &x);
     let bindings = b.bindings;
     let tangent = tangent_of(model, arena, &bindings, &mw, offset + bindings.len());
     Inverse { bindings, tangent }
@@ -889,9 +951,9 @@ fn reverse(rec: &mut Builder<'_>, bindings: &Bindings, output: Expr, wrt: &[Expr
 fn kinetic_part(model: &Model, arena: &mut Arena, r: &Recursive) -> (Bindings, Vec<Expr>) {
     let syms = &model.layout;
     let mut b = Builder { arena, syms, bindings: Vec::new(), offset: r.bindings.len() };
-    let c = kinetics::velocity_products(b.arena, syms, &r.tree);
-    let acc = kinetics::along(&mut b, &r.tree, &syms.qdd, Some(&c));
-    let k = kinetics::generalized(&mut b, &r.tree, model.dof(), &acc);
+    let c = kinetics::velocity_products(b.arena, syms, r.directions_tree());
+    let acc = kinetics::along(&mut b, r.directions_tree(), &syms.qdd, Some(&c));
+    let k = kinetics::generalized(&mut b, r.directions_tree(), model.dof(), &acc);
     (b.bindings, k)
 }
 

@@ -1,0 +1,505 @@
+//! The articulated-body recursion of rigid bodies and particles in space (Featherstone's, over
+//! 6-D spatial vectors), for models whose bodies hang on a tree of joints of one coordinate each —
+//! a robot arm in relative angles, a gimbal, a top in Euler angles, a pendulum on a cart.
+//!
+//! **Which models.** Every body and particle ([`crate::model::Body`]) has a pose (R_b, r_b) of the
+//! coordinates alone, with constant masses and inertias; the written Lagrangian (besides the
+//! bodies' energies) is free of velocities, and gravity acts as `gravity = g`. The coordinates that
+//! move a body must lie on one path of a tree built as for the translational recursion
+//! ([`super::tree_of`]). Each joint j then gets a *link*: a frame F_j and an origin o_j,
+//!
+//! ```text
+//! F_j = F_p A_j(q_j),      o_j = o_p + F_p ℓ_j(q_j)        (F = 1, o = 0 above the roots)
+//! ```
+//!
+//! read off the bodies: F_j from the frame of the first rigid body at j (or, where j moves none,
+//! below it) with the coordinates below j at 0, o_j from the first body's centre likewise, and
+//! A_j = (F_pᵀ F_j), ℓ_j = F_pᵀ (o_j − o_p) with every coordinate but q_j at 0 — functions of q_j
+//! alone by construction. Each body b at joint j must then sit rigidly on its link:
+//! R_b = F_j C_b and r_b = o_j + F_j d_b with C_b and d_b constant, checked for every body by the
+//! zero test. Whatever is read, the check makes it exact: the link poses reproduce every body's
+//! pose, so the recursion below is the dynamics of the model's Lagrangian. A model that fails a
+//! check keeps the dense path (and `dynamics = recursive` on it is a compile error saying which).
+//!
+//! **The recursion.** Link j moves with the spatial velocity V_j = (ω_j, v_j) in its own axes
+//! (ω_j = vee(F_jᵀḞ_j), v_j = F_jᵀ ȯ_j), so that
+//!
+//! ```text
+//! V_j = X_j V_p + S_j q̇_j,     X_j (ω, v) = (A_jᵀ ω, A_jᵀ (v + ω × ℓ_j)),     S_j = (vee(A_jᵀ A_j'), A_jᵀ ℓ_j')
+//! ```
+//!
+//! (′ = d/dq_j), and carries the spatial inertia M_j of its bodies about o_j in its axes (with
+//! D_b the cross-product matrix of d_b, D_b x = d_b × x):
+//!
+//! ```text
+//! M_j = Σ_b | C_b I_b C_bᵀ − m_b D_b²   m_b D_b |
+//!           | −m_b D_b                  m_b 1   |
+//! ```
+//!
+//! With the velocity-product acceleration c_j = (X_j' V_p + S_j' q̇_j) q̇_j and the bias force
+//! p_j = V_j ×* M_j V_j ((ω, v) ×* (n, f) = (ω × n + v × f, ω × f)), Featherstone's three passes:
+//!
+//! ```text
+//! root → leaves:  V_j, c_j, p_j;  I^A_j = M_j, p^A_j = p_j
+//! leaves → root:  U_j = I^A_j S_j,  D_j = S_j·U_j,  u_j = τ_j − S_j·p^A_j
+//!                 I^A_p += X_jᵀ (I^A_j − U_j U_jᵀ / D_j) X_j
+//!                 p^A_p += X_jᵀ (p^A_j + (I^A_j − U_j U_jᵀ / D_j) c_j + U_j u_j / D_j)
+//! root → leaves:  a'_j = X_j a_p + c_j,  q̈_j = (u_j − U_j·a'_j) / D_j,  a_j = a'_j + S_j q̈_j
+//! ```
+//!
+//! with the ground's acceleration a = (0, −g) standing for gravity, Xᵀ (n, f) = (A n + ℓ × A f, A f)
+//! the force transform, and τ = ∂L_w/∂q + Q from the written Lagrangian L_w and the forces. Every
+//! quantity is bound to a temporary of its own, so the code is linear in the number of joints.
+//!
+//! The recursion gives q̈ (and, by [`super::tangent`], the field Jacobian); the model's M, f, L, E
+//! and p are derived expanded beside it (its [`super::Recursive::tree`] is `None`), and a
+//! constrained model keeps the dense path.
+
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashSet;
+use symbolic::{Arena, Expr, Mat3, Vec3};
+
+use super::{Builder, Recursive, path_of, sparse_gradient, tree_of};
+use crate::layout::Role;
+use crate::model::Model;
+
+/// A spatial motion (ω, v) or force (n, f) in a link's axes.
+type Spatial = [Expr; 6];
+
+/// A symmetric spatial inertia.
+type Inertia = [[Expr; 6]; 6];
+
+/// A joint's transform from its parent's link (bound to temporaries): A_j, ℓ_j and their
+/// derivatives along q_j.
+struct Joint {
+    a: Mat3,
+    l: Vec3,
+    da: Mat3,
+    dl: Vec3,
+}
+
+/// The recursion over the spatial links of `model`'s bodies, or why they do not form such a tree.
+pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> {
+    let syms = &model.layout;
+    let n = model.dof();
+    if model.bodies.is_empty() {
+        return Err("it has no bodies".into());
+    }
+    if !syms.orientations.is_empty() || syms.z.is_some() {
+        return Err("the model has an orientation or an action variable".into());
+    }
+    if arena.free_symbols(model.written).iter().any(|&s| matches!(syms.role(s), Some(Role::Velocity(_)))) {
+        return Err("its written Lagrangian has velocity terms besides the bodies' energies".into());
+    }
+    let constant =
+        |arena: &Arena, e: Expr| arena.free_symbols(e).iter().all(|&s| matches!(syms.role(s), Some(Role::Parameter(_))));
+    // The coordinates that move each body (its pose a function of them alone).
+    let mut rows: Vec<Vec<usize>> = Vec::new();
+    let mut moved: Vec<usize> = Vec::new();
+    for (k, b) in model.bodies.iter().enumerate() {
+        let mut kinetic = vec![b.mass];
+        if let Some(i) = &b.inertia {
+            kinetic.extend(i.as_flattened());
+        }
+        if !kinetic.iter().all(|&e| constant(arena, e)) {
+            return Err(format!("the mass or inertia of `{}` is not constant", b.name));
+        }
+        let mut pose: Vec<Expr> = b.centre.to_vec();
+        if let Some(r) = &b.rotation {
+            pose.extend(r.matrix.as_flattened());
+        }
+        let mut coordinates = BTreeSet::new();
+        for e in pose {
+            for s in arena.free_symbols(e) {
+                match syms.role(s) {
+                    Some(Role::Coordinate(i)) => {
+                        coordinates.insert(i);
+                    }
+                    Some(Role::Parameter(_)) => {}
+                    _ => return Err(format!("the pose of `{}` depends on time", b.name)),
+                }
+            }
+        }
+        if !coordinates.is_empty() {
+            rows.push(coordinates.into_iter().collect());
+            moved.push(k);
+        }
+    }
+    let (parents, order) = tree_of(model, &rows)?;
+    let own: Vec<usize> = rows.iter().map(|r| *r.last().expect("a row moves a body")).collect();
+    let paths: Vec<FxHashSet<usize>> = own.iter().map(|&j| path_of(&parents, j).into_iter().collect()).collect();
+    let mut at_joint: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (r, &j) in own.iter().enumerate() {
+        at_joint[j].push(r);
+    }
+    if let Some(j) = (0..n).find(|&j| !paths.iter().any(|p| p.contains(&j))) {
+        return Err(format!("`{}` moves no body", model.coordinates[j]));
+    }
+
+    // The links, parents first.
+    let zero = arena.zero();
+    let at_zero = |arena: &mut Arena, e: Expr, keep: &dyn Fn(usize) -> bool| {
+        let map: Vec<(Expr, Expr)> = (0..n).filter(|&i| !keep(i)).map(|i| (syms.q[i], zero)).collect();
+        arena.subs(e, &map)
+    };
+    let identity = arena.identity3();
+    let origin = arena.vec_zero();
+    let mut frames: Vec<Mat3> = vec![identity; n];
+    let mut origins: Vec<Vec3> = vec![origin; n];
+    let mut transforms: Vec<(Mat3, Vec3)> = vec![(identity, origin); n];
+    for &j in &order {
+        let (fp, op) = parents[j].map_or((identity, origin), |p| (frames[p], origins[p]));
+        let path = path_of(&parents, j);
+        let on_path: FxHashSet<usize> = path.iter().copied().collect();
+        let rigid = |r: usize| model.bodies[moved[r]].rotation.is_some();
+        let first = |want: &dyn Fn(usize) -> bool| {
+            at_joint[j].iter().copied().find(|&r| want(r)).or_else(|| (0..rows.len()).find(|&r| paths[r].contains(&j) && want(r)))
+        };
+        let framed = first(&rigid);
+        let placed = first(&|_| true).expect("every coordinate moves a body");
+        // F_j and o_j at the coordinates below j set to 0, then A_j and ℓ_j at all but q_j.
+        let below = |i: usize| on_path.contains(&i);
+        let only_j = |i: usize| i == j;
+        let a = match framed {
+            Some(r) => {
+                let w = model.bodies[moved[r]].rotation.as_ref().expect("a rigid body").matrix;
+                let w = w.map(|row| row.map(|e| at_zero(arena, e, &below)));
+                let fpt = arena.transpose3(&fp);
+                let rel = arena.mat_mul(&fpt, &w);
+                rel.map(|row| row.map(|e| at_zero(arena, e, &only_j)))
+            }
+            None => identity,
+        };
+        let centre = model.bodies[moved[placed]].centre.map(|e| at_zero(arena, e, &below));
+        let offset = arena.vec_sub(&centre, &op);
+        let fpt = arena.transpose3(&fp);
+        let l = arena.mat_vec(&fpt, &offset);
+        let l = l.map(|e| at_zero(arena, e, &only_j));
+        frames[j] = arena.mat_mul(&fp, &a);
+        let fl = arena.mat_vec(&fp, &l);
+        origins[j] = arena.vec_add(&op, &fl);
+        transforms[j] = (a, l);
+    }
+
+    // Each body rigidly on its link: R_b = F_j C_b, r_b = o_j + F_j d_b, C_b and d_b constant.
+    let mut inertias: Vec<Inertia> = vec![[[zero; 6]; 6]; n];
+    let mut terms: Vec<Vec<Vec<Expr>>> = vec![vec![Vec::new(); 36]; n];
+    for (r, &k) in moved.iter().enumerate() {
+        let b = &model.bodies[k];
+        let j = own[r];
+        let (f, o) = (frames[j], origins[j]);
+        let ft = arena.transpose3(&f);
+        let rel = arena.vec_sub(&b.centre, &o);
+        let d = arena.mat_vec(&ft, &rel);
+        let d = d.map(|e| at_zero(arena, e, &|_| false));
+        let fd = arena.mat_vec(&f, &d);
+        let back = arena.vec_add(&o, &fd);
+        let mut gaps: Vec<Expr> = (0..3).map(|c| arena.sub(back[c], b.centre[c])).collect();
+        let turned = match (&b.rotation, &b.inertia) {
+            (Some(rot), Some(i)) => {
+                let c = arena.mat_mul(&ft, &rot.matrix);
+                let c = c.map(|row| row.map(|e| at_zero(arena, e, &|_| false)));
+                let fc = arena.mat_mul(&f, &c);
+                for (x, y) in fc.as_flattened().iter().zip(rot.matrix.as_flattened()) {
+                    gaps.push(arena.sub(*x, *y));
+                }
+                let ci = arena.mat_mul(&c, i);
+                let ct = arena.transpose3(&c);
+                Some(arena.mat_mul(&ci, &ct))
+            }
+            _ => None,
+        };
+        // One zero test of Σ gap² (zero iff every gap is: one high-precision evaluation of the
+        // shared frames instead of twelve).
+        let squares: Vec<Expr> = gaps.iter().map(|&g| arena.powi(g, 2)).collect();
+        let gap = arena.add(&squares);
+        if !arena.zero_test(gap).is_zero() {
+            let name = |i: usize| model.coordinates[i].to_string();
+            return Err(format!(
+                "`{}` does not turn and move rigidly with joint `{}` (on the path {}): a body's frame and centre \
+                 must be its joint's frame and origin times a fixed rotation and offset, each joint turning or \
+                 sliding its parent's frame by its own coordinate alone",
+                b.name,
+                name(j),
+                path_of(&parents, j).into_iter().map(name).collect::<Vec<_>>().join(" → ")
+            ));
+        }
+        add_body(arena, &mut terms[j], b.mass, &d, turned.as_ref());
+    }
+    for j in 0..n {
+        for x in 0..6 {
+            for y in x..6 {
+                let e = arena.add(&terms[j][6 * x + y]);
+                inertias[j][x][y] = e;
+                inertias[j][y][x] = e;
+            }
+        }
+    }
+
+    // Generalized forces of the written Lagrangian and the forces (gravity is the ground's
+    // acceleration below).
+    let gradient = sparse_gradient(arena, model.written, &syms.q);
+    let tau: Vec<Expr> = (0..n).map(|j| arena.add2(gradient[j], model.force[j])).collect();
+    let tau = arena.horner_many(&tau);
+
+    let mut rec = Builder { arena, syms, bindings: Vec::new(), offset: 0 };
+    // Root → leaves: the joints' transforms, S, V, c, p.
+    let mut joints: Vec<Option<Joint>> = (0..n).map(|_| None).collect();
+    let mut s_of: Vec<Spatial> = vec![[zero; 6]; n];
+    let mut v_of: Vec<Spatial> = vec![[zero; 6]; n];
+    let mut c_of: Vec<Spatial> = vec![[zero; 6]; n];
+    let mut ia_terms: Vec<Vec<Vec<Expr>>> = vec![vec![Vec::new(); 36]; n];
+    let mut pa_terms: Vec<Vec<Vec<Expr>>> = vec![vec![Vec::new(); 6]; n];
+    for &j in &order {
+        let (a, l) = transforms[j];
+        let q = syms.q[j];
+        let da = a.map(|row| row.map(|e| rec.arena.diff(e, q)));
+        let dl = l.map(|e| rec.arena.diff(e, q));
+        // S_j and S_j' from the unbound forms (the derivative sees q_j).
+        let at = rec.arena.transpose3(&a);
+        let ada = rec.arena.mat_mul(&at, &da);
+        let w = rec.arena.vee(&ada);
+        let v = rec.arena.mat_vec(&at, &dl);
+        let s_raw: Spatial = [w[0], w[1], w[2], v[0], v[1], v[2]];
+        let ds_raw = s_raw.map(|e| rec.arena.diff(e, q));
+        let joint = Joint {
+            a: a.map(|row| row.map(|e| rec.bind(e))),
+            l: l.map(|e| rec.bind(e)),
+            da: da.map(|row| row.map(|e| rec.bind(e))),
+            dl: dl.map(|e| rec.bind(e)),
+        };
+        let s = s_raw.map(|e| rec.bind(e));
+        let ds = ds_raw.map(|e| rec.bind(e));
+        let qd = syms.qd[j];
+        let qd2 = rec.arena.powi(qd, 2);
+        let (v, c) = match parents[j] {
+            Some(p) => {
+                let vp = v_of[p];
+                let xv = apply(rec.arena, &joint, &vp);
+                let dxv = apply_derivative(rec.arena, &joint, &vp);
+                let v: Spatial = std::array::from_fn(|x| {
+                    let sq = rec.arena.mul2(s[x], qd);
+                    let e = rec.arena.add2(xv[x], sq);
+                    rec.bind(e)
+                });
+                let c: Spatial = std::array::from_fn(|x| {
+                    let moving = rec.arena.mul2(dxv[x], qd);
+                    let turning = rec.arena.mul2(ds[x], qd2);
+                    let e = rec.arena.add2(moving, turning);
+                    rec.bind(e)
+                });
+                (v, c)
+            }
+            None => {
+                let v = std::array::from_fn(|x| {
+                    let e = rec.arena.mul2(s[x], qd);
+                    rec.bind(e)
+                });
+                let c = std::array::from_fn(|x| {
+                    let e = rec.arena.mul2(ds[x], qd2);
+                    rec.bind(e)
+                });
+                (v, c)
+            }
+        };
+        let mv = times(rec.arena, &inertias[j], &v);
+        let mv = mv.map(|e| rec.bind(e));
+        let bias = cross_force(rec.arena, &v, &mv);
+        for x in 0..6 {
+            pa_terms[j][x].push(bias[x]);
+            for y in x..6 {
+                ia_terms[j][6 * x + y].push(inertias[j][x][y]);
+            }
+        }
+        (joints[j], s_of[j], v_of[j], c_of[j]) = (Some(joint), s, v, c);
+    }
+    // Leaves → root.
+    let mut u_of: Vec<Spatial> = vec![[zero; 6]; n];
+    let mut d_of = vec![zero; n];
+    let mut uu_of = vec![zero; n];
+    for &j in order.iter().rev() {
+        let mut ia: Inertia = [[zero; 6]; 6];
+        for x in 0..6 {
+            for y in x..6 {
+                let sum = rec.arena.add(&ia_terms[j][6 * x + y]);
+                let e = rec.bind(sum);
+                ia[x][y] = e;
+                ia[y][x] = e;
+            }
+        }
+        let pa: Spatial = std::array::from_fn(|x| {
+            let sum = rec.arena.add(&pa_terms[j][x]);
+            rec.bind(sum)
+        });
+        let s = s_of[j];
+        let u: Spatial = std::array::from_fn(|x| {
+            let e = rec.arena.dot(&ia[x], &s);
+            rec.bind(e)
+        });
+        let dd = rec.arena.dot(&s, &u);
+        let dd = rec.bind(dd);
+        let sp = rec.arena.dot(&s, &pa);
+        let uu = rec.arena.sub(tau[j], sp);
+        let uu = rec.bind(uu);
+        if let Some(p) = parents[j] {
+            let inv = rec.arena.powi(dd, -1);
+            let inv = rec.bind(inv);
+            let scaled: Spatial = std::array::from_fn(|x| {
+                let e = rec.arena.mul2(u[x], inv);
+                rec.bind(e)
+            });
+            let mut art: Inertia = [[zero; 6]; 6];
+            for x in 0..6 {
+                for y in x..6 {
+                    let uu_xy = rec.arena.mul2(u[x], scaled[y]);
+                    let e = rec.arena.sub(ia[x][y], uu_xy);
+                    let e = rec.bind(e);
+                    art[x][y] = e;
+                    art[y][x] = e;
+                }
+            }
+            let joint = joints[j].as_ref().expect("every joint is set");
+            let c = c_of[j];
+            let bias: Spatial = std::array::from_fn(|x| {
+                let ic = rec.arena.dot(&art[x], &c);
+                let su = rec.arena.mul2(scaled[x], uu);
+                let e = rec.arena.add(&[pa[x], ic, su]);
+                rec.bind(e)
+            });
+            let to_parent = transpose_apply(rec.arena, joint, &bias);
+            for x in 0..6 {
+                pa_terms[p][x].push(to_parent[x]);
+            }
+            // Xᵀ I^a X column by column.
+            let one = rec.arena.one();
+            for y in 0..6 {
+                let mut unit = [zero; 6];
+                unit[y] = one;
+                let col = apply(rec.arena, joint, &unit);
+                let icol = times(rec.arena, &art, &col);
+                let icol = icol.map(|e| rec.bind(e));
+                let back = transpose_apply(rec.arena, joint, &icol);
+                for x in 0..=y {
+                    ia_terms[p][6 * x + y].push(back[x]);
+                }
+            }
+        }
+        (u_of[j], d_of[j], uu_of[j]) = (u, dd, uu);
+    }
+    // Root → leaves: the accelerations, from the ground's (0, −g).
+    let ground: Spatial = match &model.gravity {
+        Some(g) => {
+            let minus = g.map(|e| rec.arena.neg(e));
+            [zero, zero, zero, minus[0], minus[1], minus[2]]
+        }
+        None => [zero; 6],
+    };
+    let mut acc: Vec<Spatial> = vec![[zero; 6]; n];
+    let mut qdd = vec![zero; n];
+    for &j in &order {
+        let joint = joints[j].as_ref().expect("every joint is set");
+        let from = parents[j].map_or(ground, |p| acc[p]);
+        let moved_from = apply(rec.arena, joint, &from);
+        let a_prime: Spatial = std::array::from_fn(|x| {
+            let e = rec.arena.add2(moved_from[x], c_of[j][x]);
+            rec.bind(e)
+        });
+        let ua = rec.arena.dot(&u_of[j], &a_prime);
+        let num = rec.arena.sub(uu_of[j], ua);
+        let inv = rec.arena.powi(d_of[j], -1);
+        let e = rec.arena.mul2(num, inv);
+        qdd[j] = rec.bind(e);
+        acc[j] = std::array::from_fn(|x| {
+            let sq = rec.arena.mul2(s_of[j][x], qdd[j]);
+            let e = rec.arena.add2(a_prime[x], sq);
+            rec.bind(e)
+        });
+    }
+    Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: d_of, parents, tangent: None, inverse: None, tree: None })
+}
+
+/// Adds a body's spatial inertia about its link's origin, in the link's axes, to `terms` (by entry
+/// 6x + y, x ≤ y): mass m at d, rotational inertia `turned` = C I Cᵀ about its centre (none for a
+/// particle): `[[C I Cᵀ + m (|d|² 1 − d dᵀ), m D], [−m D, m 1]]` with D x = d × x.
+fn add_body(arena: &mut Arena, terms: &mut [Vec<Expr>], m: Expr, d: &Vec3, turned: Option<&Mat3>) {
+    let d2 = arena.norm_squared(d);
+    let hat = arena.hat(d);
+    for x in 0..3 {
+        for y in x..3 {
+            let outer = arena.mul2(d[x], d[y]);
+            let diagonal = if x == y { arena.sub(d2, outer) } else { arena.neg(outer) };
+            terms[6 * x + y].push(arena.mul2(m, diagonal));
+            if let Some(i) = turned {
+                terms[6 * x + y].push(i[x][y]);
+            }
+        }
+        for y in 0..3 {
+            // The upper right block m [d]×: row x (angular), column 3 + y (linear).
+            terms[6 * x + 3 + y].push(arena.mul2(m, hat[x][y]));
+        }
+        terms[6 * (3 + x) + 3 + x].push(m);
+    }
+}
+
+/// I v for a symmetric spatial inertia.
+fn times(arena: &mut Arena, i: &Inertia, v: &Spatial) -> Spatial {
+    std::array::from_fn(|x| arena.dot(&i[x], v))
+}
+
+/// The two halves of a spatial vector.
+fn halves(v: &Spatial) -> (Vec3, Vec3) {
+    ([v[0], v[1], v[2]], [v[3], v[4], v[5]])
+}
+
+/// A spatial vector from its halves.
+fn joined(a: &Vec3, b: &Vec3) -> Spatial {
+    [a[0], a[1], a[2], b[0], b[1], b[2]]
+}
+
+/// X m = (Aᵀ ω, Aᵀ (v + ω × ℓ)) for a motion m = (ω, v) in the parent's axes.
+fn apply(arena: &mut Arena, j: &Joint, m: &Spatial) -> Spatial {
+    let (w, v) = halves(m);
+    let at = arena.transpose3(&j.a);
+    let wl = arena.cross(&w, &j.l);
+    let moved = arena.vec_add(&v, &wl);
+    let w2 = arena.mat_vec(&at, &w);
+    let v2 = arena.mat_vec(&at, &moved);
+    joined(&w2, &v2)
+}
+
+/// X' m = (A'ᵀ ω, A'ᵀ (v + ω × ℓ) + Aᵀ (ω × ℓ')), the derivative of [`apply`] along q_j.
+fn apply_derivative(arena: &mut Arena, j: &Joint, m: &Spatial) -> Spatial {
+    let (w, v) = halves(m);
+    let (at, dat) = (arena.transpose3(&j.a), arena.transpose3(&j.da));
+    let wl = arena.cross(&w, &j.l);
+    let moved = arena.vec_add(&v, &wl);
+    let w2 = arena.mat_vec(&dat, &w);
+    let first = arena.mat_vec(&dat, &moved);
+    let wdl = arena.cross(&w, &j.dl);
+    let second = arena.mat_vec(&at, &wdl);
+    let v2 = arena.vec_add(&first, &second);
+    joined(&w2, &v2)
+}
+
+/// Xᵀ f = (A n + ℓ × (A f), A f) for a force f = (n, f) in the child's axes: the same force in the
+/// parent's.
+fn transpose_apply(arena: &mut Arena, j: &Joint, f: &Spatial) -> Spatial {
+    let (n, f) = halves(f);
+    let af = arena.mat_vec(&j.a, &f);
+    let an = arena.mat_vec(&j.a, &n);
+    let lf = arena.cross(&j.l, &af);
+    let n2 = arena.vec_add(&an, &lf);
+    joined(&n2, &af)
+}
+
+/// (ω, v) ×* (n, f) = (ω × n + v × f, ω × f).
+fn cross_force(arena: &mut Arena, v: &Spatial, h: &Spatial) -> Spatial {
+    let (w, u) = halves(v);
+    let (n, f) = halves(h);
+    let wn = arena.cross(&w, &n);
+    let uf = arena.cross(&u, &f);
+    let top = arena.vec_add(&wn, &uf);
+    let bottom = arena.cross(&w, &f);
+    joined(&top, &bottom)
+}
