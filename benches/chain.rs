@@ -424,6 +424,24 @@ fn expand(c: &mut Criterion) {
             b.iter(|| routh_macros_core::try_expand(black_box(dense.clone())).unwrap())
         });
     }
+    // The 12-link chain turning in space along its links and with `dynamics = dense`.
+    let spatial = |dynamics: &str| -> proc_macro2::TokenStream {
+        routh_macros_core::fixtures::spatial_chain_struct_with("Spatial12", 12, &format!("dynamics = {dynamics}"))
+            .parse()
+            .unwrap()
+    };
+    let (links, dense) = (spatial("recursive"), spatial("dense"));
+    let (t_links, t_dense) = (
+        routh_macros_core::try_expand(links.clone()).unwrap().to_string().len(),
+        routh_macros_core::try_expand(dense.clone()).unwrap().to_string().len(),
+    );
+    println!("spatial chain n = 12: {} KB of tokens along its links, {} KB dense", t_links / 1024, t_dense / 1024);
+    group.bench_function(BenchmarkId::new("spatial", "links"), |b| {
+        b.iter(|| routh_macros_core::try_expand(black_box(links.clone())).unwrap())
+    });
+    group.bench_function(BenchmarkId::new("spatial", "dense"), |b| {
+        b.iter(|| routh_macros_core::try_expand(black_box(dense.clone())).unwrap())
+    });
     // What a reduced type costs: each model with and without its `reduce(...)` item.
     for (name, source) in
         [("rover", model_source(include_str!("../examples/models/rover.rs"), "PolarRover")), ("skater", SKATER.to_owned())]

@@ -71,8 +71,17 @@ fn an_arm_in_relative_angles_takes_the_spatial_recursion() {
         let x: SVector<f64, 8> = rng.vector(-2.0, 2.0);
         let (a, b) = (r.accelerations(0.0, &x).unwrap(), d.accelerations(0.0, &x).unwrap());
         assert!((a - b).amax() < 1e-12 * (1.0 + b.amax()), "{a} against {b}");
-        // The same energy (the recursion's model derives E expanded beside it).
-        assert!((r.energy(0.0, &x) - d.energy(0.0, &x)).abs() < 1e-12 * (1.0 + d.energy(0.0, &x).abs()));
+        // The same M, f, L, E and p: along the links (Newton–Euler passes; M column by column from
+        // M eⱼ) against the expanded ∂²L/∂q̇², f, L, E and ∂L/∂q̇.
+        let (mr, md) = (r.mass_matrix(0.0, &x), d.mass_matrix(0.0, &x));
+        assert!((mr - md).amax() < 1e-12 * (1.0 + md.amax()), "{mr} against {md}");
+        let (fr, fd) = (r.forcing(0.0, &x), d.forcing(0.0, &x));
+        assert!((fr - fd).amax() < 1e-12 * (1.0 + fd.amax()), "{fr} against {fd}");
+        let (pr, pd) = (r.momenta(0.0, &x), d.momenta(0.0, &x));
+        assert!((pr - pd).amax() < 1e-12 * (1.0 + pd.amax()), "{pr} against {pd}");
+        for (a, b) in [(r.energy(0.0, &x), d.energy(0.0, &x)), (r.lagrangian(0.0, &x), d.lagrangian(0.0, &x))] {
+            assert!((a - b).abs() < 1e-12 * (1.0 + b.abs()), "{a} against {b}");
+        }
         // The field Jacobian: the recursion's tangent against the dense derivatives and central
         // differences.
         let (jr, jd) = (r.jacobian(0.0, &x).unwrap(), d.jacobian(0.0, &x).unwrap());

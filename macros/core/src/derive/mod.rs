@@ -140,9 +140,9 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     // expansion and code stay linear in the tree's size. A constrained tree must be such a model:
     // its saddle point is solved with M factored along the tree (the runtime's `TreeFactor`), or
     // with the dense M as any other model.
-    // The spatial recursion (bodies turning in space) has no tree of directions: its M, f, E and p
-    // are derived expanded, as for a model with a dense item.
-    let directions = matches!(&dynamics, tree::Dynamics::Recursive(r) if r.tree.is_some());
+    // The spatial recursion (bodies turning in space) has no tree of directions: its impacts,
+    // inputs and sensitivities read the dense M, f and E, and its constraints the dense M.
+    let directions = matches!(&dynamics, tree::Dynamics::Recursive(r) if matches!(r.tree, tree::Links::Directions(_)));
     let dense_item = dense_item(model, hybrid, directions);
     if let tree::Dynamics::Recursive(r) = &dynamics
         && !model.constraints.is_empty()
@@ -164,7 +164,7 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
         }
     }
     let kinetics = match &dynamics {
-        tree::Dynamics::Recursive(r) if dense_item.is_none() && directions => Some(tree::kinetics(model, arena, r)),
+        tree::Dynamics::Recursive(r) if dense_item.is_none() => Some(tree::kinetics(model, arena, r)),
         _ => None,
     };
     // The tree of a model that takes it with its kinetics (nothing dense derived).
@@ -185,7 +185,7 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
                 bindings: &dk.bindings,
                 outputs: &dk.outputs,
             });
-            euler_lagrange::derive_along_tree(model, arena, &r.directions_tree().tau, kinetic)
+            euler_lagrange::derive_along_tree(model, arena, r.tau(), kinetic)
         }
         _ => {
             let dense_jacobian = !matches!(dynamics, tree::Dynamics::Recursive(_));
@@ -198,7 +198,7 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
         Some((_, k)) => EnergyDerivatives::AlongTree(tree::energy_derivatives(model, arena, &k.energy, k.end)),
         None => EnergyDerivatives::Expanded(euler_lagrange::energy_derivatives(model, arena, &equations)),
     });
-    let tree_forces = along_tree.map(|(r, _)| &r.directions_tree().tau[..]);
+    let tree_forces = along_tree.map(|(r, _)| r.tau());
     let constraints = constraint::derive(model, arena, cx, &equations, tree_forces);
     let impacts = impact::derive(model, arena, &equations, along_tree.map(|(r, k)| (r, k.end)));
     let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts, kinetics.as_ref());

@@ -621,8 +621,8 @@ fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helper
         })
         .collect();
     let links = match &r.tree {
-        Some(t) => format!("{} directions of motion in all", t.dirs.len()),
-        None => "each joint's link a rigid body in space (6-D spatial vectors)".into(),
+        crate::derive::tree::Links::Directions(t) => format!("{} directions of motion in all", t.dirs.len()),
+        crate::derive::tree::Links::Spatial(_) => "each joint's link a rigid body in space (6-D spatial vectors)".into(),
     };
     let doc = format!(
         " Accelerations q̈ by the articulated-body recursion along the model's kinematic tree (O(n): M is \

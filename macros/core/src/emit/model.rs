@@ -36,6 +36,10 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     // (Kinetics are derived for the recursion only.) `tree`: the mass operator along the tree, its
     // number of directions, where M is never formed.
     let (dyn_item, mass_matrix, forcing, tree) = match (&derived.kinetics, &derived.dynamics) {
+        (Some(k), crate::derive::tree::Dynamics::Recursive(r)) if matches!(r.tree, crate::derive::tree::Links::Spatial(_)) => {
+            let (mass_matrix, forcing) = spatial_mass_and_forcing(model, k, &mut helpers, &m_doc);
+            (TokenStream::new(), mass_matrix, forcing, None)
+        }
         (Some(k), crate::derive::tree::Dynamics::Recursive(r)) => {
             let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, r.directions_tree().dirs.len(), &mut helpers, &m_doc);
             let with_forcing = constraints.is_some().then_some(&k.forcing);
@@ -267,6 +271,49 @@ fn tree_mass_and_forcing(
     (mass_matrix, quote! { self.__routh_forcing(t, x) })
 }
 
+/// `mass_matrix` and the body of `forcing` of a model whose kinetics follow its spatial links: f one
+/// Newton–Euler pass along them, M column by column from the products M eⱼ (each a pass with the
+/// velocities and gravity off; the runtime's `mechanics::mass_from_products`).
+fn spatial_mass_and_forcing(
+    model: &View<'_>,
+    k: &crate::derive::tree::Kinetics,
+    helpers: &mut Helpers,
+    m_doc: &TokenStream,
+) -> (TokenStream, TokenStream) {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    let none = TokenStream::new();
+    let product = k.mass_product.as_ref().expect("spatial kinetics carry M a");
+    let (f_stmts, f_vals) = helpers.body_bound(model, &k.forcing.bindings, &k.forcing.outputs, "__routh_forcing", &none, &none);
+    let sv = quote! { ::routh::__private::nalgebra::SVector };
+    let a_param = quote! { a: &#sv<f64, #n>, };
+    let a_arg = quote! { a, };
+    let (m_stmts, m_vals) =
+        helpers.body_bound(model, &product.bindings, &product.outputs, "__routh_mass_product", &a_param, &a_arg);
+    let allow = allow_generated();
+    let mass_matrix = quote! {
+        /// The forcing f along the model's spatial links (one Newton–Euler pass, O(n)).
+        #allow
+        fn __routh_forcing(&self, t: f64, x: &#sv<f64, #d>) -> #sv<f64, #n> {
+            #(#f_stmts)*
+            #sv::<f64, #n>::from([#(#f_vals),*])
+        }
+
+        /// M a along the model's spatial links (one Newton–Euler pass without velocities or gravity, O(n)).
+        #allow
+        fn __routh_mass_product(&self, t: f64, x: &#sv<f64, #d>, a: &#sv<f64, #n>) -> #sv<f64, #n> {
+            #(#m_stmts)*
+            #sv::<f64, #n>::from([#(#m_vals),*])
+        }
+
+        #m_doc
+        #[must_use]
+        pub fn mass_matrix(&self, t: f64, x: &#sv<f64, #d>) -> ::routh::__private::nalgebra::SMatrix<f64, #n, #n> {
+            ::routh::__private::mechanics::mass_from_products::<#n>(|a| self.__routh_mass_product(t, x, a))
+        }
+    };
+    (mass_matrix, quote! { self.__routh_forcing(t, x) })
+}
+
 /// `impl VectorField`: x' = F(t, x) from the accelerations.
 fn vector_field_impl(model: &View<'_>) -> TokenStream {
     let d = model.layout.state_dim();
@@ -411,6 +458,7 @@ fn docs(model: &View<'_>, eq: &Equations, kinetics: Option<&crate::derive::tree:
     let coords_list = q_disp.join(", ");
     let [m_doc, f_doc, l_doc, e_doc, p_doc] = match kinetics {
         None => dense_docs(model, eq, &q_disp, &v_disp),
+        Some(k) if k.mass_product.is_some() => spatial_docs(model, eq, &coords_list),
         Some(_) => tree_docs(model, eq, &coords_list),
     };
     let pw_doc = doc_block(
@@ -577,6 +625,39 @@ fn tree_docs(model: &View<'_>, eq: &Equations, coords_list: &str) -> [TokenStrea
     let p_doc = doc_text(&format!(
         "Generalized momenta p = ∂L/∂q̇, one pass along the kinematic tree ({along}): vel_d = vel_parent + S_d q̇ⱼ, \
              P_d = m vel_d + Σ P_children, pⱼ = Σ_(d at j) S_d P_d."
+    ));
+    [m_doc, f_doc, l_doc, e_doc, p_doc]
+}
+
+/// The rustdoc of M, f, L, E and p of a model whose kinetics follow its spatial links
+/// (`derive::tree::spatial`).
+fn spatial_docs(model: &View<'_>, eq: &Equations, coords_list: &str) -> [TokenStream; 5] {
+    let along = "with each link's velocity V = (ω, v) in its own axes, V_j = X_j V_parent + S_j q̇ⱼ, and its spatial inertia \
+                 M_j about its origin";
+    let m_doc = doc_text(&format!(
+        "Mass matrix M(q) = ∂²L/∂q̇², symmetric, in the coordinates q = ({coords_list}): assembled column by column \
+             from the products M eⱼ, each one Newton–Euler pass along the model's rigid links ({along}: \
+             acc_j = X_j acc_parent + S_j aⱼ, F_j = M_j acc_j + Σ X_cᵀ F_children, (M a)ⱼ = S_j·F_j). M is never formed \
+             symbolically for this model: O(n) code, O(n²) time."
+    ));
+    let f_doc = doc_text(&format!(
+        "Right-hand side f of the equations of motion M q̈ = f, one Newton–Euler pass along the rigid links ({along}): \
+             fⱼ = τⱼ − S_j·F_j at q̈ = 0, with the velocity products in the accelerations, the bias forces V ×* M V in \
+             F and the ground accelerating at −g for gravity; τ = ∂L_w/∂q + Q from the written Lagrangian L_w."
+    ));
+    let l_doc = doc_block(
+        "The Lagrangian L(t, q, q̇) = Σ_j ½ V_jᵀ M_j V_j + Σ_b m_b g·r_b + L_w along the rigid links (the bodies' kinetic \
+         energies, their gravitational term and the written Lagrangian L_w).",
+        &[("L_w".into(), formula(model, model.model.written))],
+    );
+    let e_doc = doc_block(
+        "Energy E = q̇·∂L/∂q̇ − L = Σ_j ½ V_jᵀ M_j V_j − Σ_b m_b g·r_b − L_w along the rigid links. Along solutions \
+         dE/dt = Q·q̇ − ∂L/∂t (see [`Self::power`]).",
+        &[("∂L/∂t".into(), formula(model, eq.dl_dt))],
+    );
+    let p_doc = doc_text(&format!(
+        "Generalized momenta p = ∂L/∂q̇, one pass along the rigid links ({along}): P_j = M_j V_j + Σ X_cᵀ P_children, \
+             pⱼ = S_j·P_j."
     ));
     [m_doc, f_doc, l_doc, e_doc, p_doc]
 }

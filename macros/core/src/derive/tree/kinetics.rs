@@ -3,6 +3,8 @@
 //! items need no dense M and f (see `derive::mode`) gets these instead of the expanded ∂²L/∂q̇² and
 //! f, which grow as n³ for a chain; M itself is the runtime's, from the directions' coefficients
 //! and masses (`mechanics::tree`: n products M eⱼ, O(n²) time, or factored along the tree).
+//! Spatial links ([`super::spatial`]) give the same quantities by Newton–Euler passes, M from
+//! generated products M a (`Kinetics::mass_product`); below, the tree of directions.
 //!
 //! With the tree's directions d (joint j(d), parent π(d), coefficient S_d) and its mass components
 //! c (direction d(c), mass m_c), every rate of the Lagrangian is vᶜ = Σ S_d q̇_{j(d)} over the path of
@@ -34,6 +36,10 @@ pub struct Kinetics {
     pub energy: Bound,
     /// p = ∂L/∂q̇.
     pub momenta: Bound,
+    /// M a for the accelerations a as `Role::Acceleration` symbols, where the runtime has no
+    /// structure to form M from (the spatial links: M column by column from M eⱼ); `None` for a
+    /// tree of directions (the runtime's `mechanics::tree`).
+    pub mass_product: Option<Bound>,
     /// The number after the last of these quantities' temporaries (where more may start).
     pub end: usize,
 }
@@ -43,7 +49,6 @@ pub struct Kinetics {
 pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
     let syms = &model.layout;
     let n = model.dof();
-    let tree = r.directions_tree();
     let mut offset = r.bindings.len()
         + r.tangent.as_ref().map_or(0, |t| t.bound.bindings.len())
         + r.inverse.as_ref().map_or(0, |i| i.bindings.len() + i.tangent.bound.bindings.len());
@@ -52,6 +57,19 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
         let outputs = build(&mut b);
         offset += b.bindings.len();
         prune(b.arena, b.bindings, outputs)
+    };
+    let tree = match &r.tree {
+        super::Links::Directions(tree) => tree,
+        super::Links::Spatial(links) => {
+            return Kinetics {
+                forcing: next(arena, &|b| super::spatial::forcing(b, links)),
+                lagrangian: next(arena, &|b| super::spatial::lagrangian(b, links)),
+                energy: next(arena, &|b| super::spatial::energy(b, links)),
+                momenta: next(arena, &|b| super::spatial::momenta(b, links)),
+                mass_product: Some(next(arena, &|b| super::spatial::mass_product(b, links))),
+                end: offset,
+            };
+        }
     };
     let zero = arena.zero();
     // f = τ − (the same at q̈ = 0 with the velocity products).
@@ -98,7 +116,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
         let (vel, _) = kinetic(b);
         generalized(b, tree, n, &vel)
     });
-    Kinetics { forcing, lagrangian, energy, momenta, end: offset }
+    Kinetics { forcing, lagrangian, energy, momenta, mass_product: None, end: offset }
 }
 
 /// The velocity-product accelerations C_d = ∂S_d/∂q_{j(d)} q̇²_{j(d)} of the tree's directions.

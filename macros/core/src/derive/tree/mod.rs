@@ -87,10 +87,9 @@ pub struct Recursive {
     /// With constraints and the field Jacobian: the inverse dynamics' kinetic part and its
     /// directional derivative ([`inverse`]), for the saddle point's Jacobian.
     pub inverse: Option<Box<Inverse>>,
-    /// The tree's directions and masses, from which [`kinetics()`] builds M a, f, E, L and p
-    /// (`None` for the spatial recursion of bodies in space, [`spatial`], whose model derives
-    /// them expanded).
-    pub tree: Option<Box<Tree>>,
+    /// The tree's directions and masses, or its rigid links in space, from which [`kinetics()`]
+    /// builds M a, f, E, L and p.
+    pub tree: Links,
 }
 
 /// The recursion's directional derivative: δq̈ from bindings of its own, which read `primal` — the
@@ -114,7 +113,15 @@ pub struct Inverse {
     pub tangent: Tangent,
 }
 
-/// The structure the recursion runs over.
+/// What a recursion runs over.
+pub enum Links {
+    /// Directions of translation (this module's recursion).
+    Directions(Box<Tree>),
+    /// Rigid links in space ([`spatial`]).
+    Spatial(Box<spatial::Links>),
+}
+
+/// The structure the translational recursion runs over.
 pub struct Tree {
     /// Each direction of motion: its joint, its parent direction, its coefficient Sⱼ(qⱼ). A
     /// parent's index is below its children's.
@@ -137,28 +144,50 @@ impl Recursive {
     /// Whether the parameter `p` enters the tree's directions or masses (the kinetic part of the
     /// dynamics), not only its generalized forces.
     pub fn reads_parameter(&self, arena: &Arena, p: Expr) -> bool {
-        let tree = self.directions_tree();
-        let kinetic = tree.dirs.iter().map(|d| d.2).chain(tree.comps.iter().map(|c| c.1));
-        kinetic.collect::<Vec<_>>().into_iter().any(|e| arena.depends_on(e, p))
+        let kinetic: Vec<Expr> = match &self.tree {
+            Links::Directions(tree) => tree.dirs.iter().map(|d| d.2).chain(tree.comps.iter().map(|c| c.1)).collect(),
+            Links::Spatial(links) => {
+                let transforms = links.transforms.iter().flat_map(|(a, l)| a.as_flattened().iter().chain(l).copied());
+                let inertias = links.inertias.iter().flat_map(|i| i.as_flattened().iter().copied());
+                transforms.chain(inertias).chain(links.gravity.iter().flatten().copied()).collect()
+            }
+        };
+        kinetic.into_iter().any(|e| arena.depends_on(e, p))
+    }
+
+    /// The generalized forces τ of the tree's recursion (with spatial links, without gravity, which
+    /// acts through the ground's acceleration: see [`spatial`]).
+    pub fn tau(&self) -> &[Expr] {
+        match &self.tree {
+            Links::Directions(tree) => &tree.tau,
+            Links::Spatial(links) => &links.tau,
+        }
     }
 
     /// An estimate of the translational recursion's arithmetic, Σⱼ (3 dⱼ² + 8 dⱼ) for dⱼ
     /// directions at joint j, to compare with the dense path's n³/3 + the forming of M (`None` for
     /// the spatial recursion, which [`choose`] takes by size alone).
     pub fn cost(&self) -> Option<usize> {
-        self.tree.as_ref().map(|_| self.directions().map(|d| 3 * d * d + 8 * d).sum())
+        matches!(self.tree, Links::Directions(_)).then(|| self.directions().map(|d| 3 * d * d + 8 * d).sum())
     }
 
     /// The number of directions at each joint (none for the spatial recursion).
     pub fn directions(&self) -> impl Iterator<Item = usize> + '_ {
-        self.tree.iter().flat_map(|t| t.at_joint.iter().map(Vec::len))
+        let tree = match &self.tree {
+            Links::Directions(t) => Some(t),
+            Links::Spatial(_) => None,
+        };
+        tree.into_iter().flat_map(|t| t.at_joint.iter().map(Vec::len))
     }
 
     /// The tree of directions, which only the translational recursion has: what reads it (M, f,
     /// E, p and their derivatives along the tree) is derived only for a model with one
     /// ([`crate::derive::mode`] derives the spatial recursion's expanded).
     pub fn directions_tree(&self) -> &Tree {
-        self.tree.as_deref().expect("a tree of directions: the spatial recursion's model derives M, f, E and p expanded")
+        match &self.tree {
+            Links::Directions(t) => t,
+            Links::Spatial(_) => unreachable!("read only for a tree of directions (`derive::mode` keeps spatial links off it)"),
+        }
     }
 }
 
@@ -724,7 +753,7 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         masses[comp_dir[k]] = rec.arena.add2(masses[comp_dir[k]], m);
     }
     let comps = comp_dir.into_iter().zip(comps.iter().map(|c| c.1)).collect();
-    let tree = Some(Box::new(Tree { dirs, comps, masses, order, at_joint, tau, rest }));
+    let tree = Links::Directions(Box::new(Tree { dirs, comps, masses, order, at_joint, tau, rest }));
     Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: d_of, parents, tangent: None, inverse: None, tree })
 }
 

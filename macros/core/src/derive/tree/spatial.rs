@@ -51,9 +51,15 @@
 //! the force transform, and τ = ∂L_w/∂q + Q from the written Lagrangian L_w and the forces. Every
 //! quantity is bound to a temporary of its own, so the code is linear in the number of joints.
 //!
-//! The recursion gives q̈ (and, by [`super::tangent`], the field Jacobian); the model's M, f, L, E
-//! and p are derived expanded beside it (its [`super::Recursive::tree`] is `None`), and a
-//! constrained model keeps the dense path.
+//! The recursion gives q̈ (and, by [`super::tangent`], the field Jacobian). The same links give the
+//! rest of the model's API as passes along them ([`super::kinetics()`]), by the recursive
+//! Newton–Euler algorithm — a_j = X_j a_p + S_j a_j (+ c_j), F_j = M_j a_j (+ p_j) + Σ X_cᵀ F_c,
+//! (M a + …)_j = S_j·F_j: f = τ − that pass at q̈ = 0 with the motion and gravity; M a with neither
+//! (M column by column, the runtime's `mass_from_products`); T = Σ ½ V_jᵀ M_j V_j; p from the links'
+//! momenta M_j V_j; the bodies' gravitational term Σ_j g·(m_j o_j + F_j h_j) (h_j the link's first
+//! moment) with the frames and origins along the tree — so that a model with none of the items
+//! that read the dense M, f or E (impacts, modes, inputs, sensitivities, reductions, a discrete
+//! system) derives nothing dense. A constrained model keeps the dense path.
 
 use std::collections::BTreeSet;
 
@@ -65,10 +71,10 @@ use crate::layout::Role;
 use crate::model::Model;
 
 /// A spatial motion (ω, v) or force (n, f) in a link's axes.
-type Spatial = [Expr; 6];
+pub type Spatial = [Expr; 6];
 
 /// A symmetric spatial inertia.
-type Inertia = [[Expr; 6]; 6];
+pub type Inertia = [[Expr; 6]; 6];
 
 /// A joint's transform from its parent's link (bound to temporaries): A_j, ℓ_j and their
 /// derivatives along q_j.
@@ -77,10 +83,32 @@ struct Joint {
     l: Vec3,
     da: Mat3,
     dl: Vec3,
+    s: Spatial,
+    ds: Spatial,
 }
 
-/// The recursion over the spatial links of `model`'s bodies, or why they do not form such a tree.
-pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> {
+/// The tree of rigid links read off a model's bodies ([`read`]).
+pub struct Links {
+    /// The parent of each joint.
+    pub parents: Vec<Option<usize>>,
+    /// The joints, parents first.
+    pub order: Vec<usize>,
+    /// Each joint's A_j(q_j) and ℓ_j(q_j): F_j = F_p A_j, o_j = o_p + F_p ℓ_j.
+    pub transforms: Vec<(Mat3, Vec3)>,
+    /// Each link's spatial inertia about its origin, in its axes (constant).
+    pub inertias: Vec<Inertia>,
+    /// Each link's mass and first moment Σ m_b d_b about its origin, in its axes.
+    pub masses: Vec<(Expr, Vec3)>,
+    /// The uniform gravitational field g (the ground's acceleration −g in the recursion).
+    pub gravity: Option<Vec3>,
+    /// τ = ∂L_w/∂q + Q, from the written Lagrangian and the forces (gravity is not in it).
+    pub tau: Vec<Expr>,
+    /// The written Lagrangian, a potential −V(t, q).
+    pub rest: Expr,
+}
+
+/// The links of `model`'s bodies, or why they do not form a tree of them.
+pub fn read(model: &Model, arena: &mut Arena) -> Result<Links, String> {
     let syms = &model.layout;
     let n = model.dof();
     if model.bodies.is_empty() {
@@ -185,6 +213,8 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
     // Each body rigidly on its link: R_b = F_j C_b, r_b = o_j + F_j d_b, C_b and d_b constant.
     let mut inertias: Vec<Inertia> = vec![[[zero; 6]; 6]; n];
     let mut terms: Vec<Vec<Vec<Expr>>> = vec![vec![Vec::new(); 36]; n];
+    let mut moments: Vec<Vec<(Expr, Vec3)>> = vec![Vec::new(); n];
+    let mut gap_of: Vec<Expr> = Vec::with_capacity(moved.len());
     for (r, &k) in moved.iter().enumerate() {
         let b = &model.bodies[k];
         let j = own[r];
@@ -210,22 +240,28 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
             }
             _ => None,
         };
-        // One zero test of Σ gap² (zero iff every gap is: one high-precision evaluation of the
-        // shared frames instead of twelve).
+        // Σ gap² is zero iff every gap is.
         let squares: Vec<Expr> = gaps.iter().map(|&g| arena.powi(g, 2)).collect();
-        let gap = arena.add(&squares);
-        if !arena.zero_test(gap).is_zero() {
-            let name = |i: usize| model.coordinates[i].to_string();
-            return Err(format!(
-                "`{}` does not turn and move rigidly with joint `{}` (on the path {}): a body's frame and centre \
-                 must be its joint's frame and origin times a fixed rotation and offset, each joint turning or \
-                 sliding its parent's frame by its own coordinate alone",
-                b.name,
-                name(j),
-                path_of(&parents, j).into_iter().map(name).collect::<Vec<_>>().join(" → ")
-            ));
-        }
+        gap_of.push(arena.add(&squares));
         add_body(arena, &mut terms[j], b.mass, &d, turned.as_ref());
+        moments[j].push((b.mass, d));
+    }
+    // One zero test for all the bodies (their frames share the tree's products: one high-precision
+    // evaluation of the whole is linear in the tree, one per body quadratic); body by body only to
+    // name the first that fails.
+    let all = arena.add(&gap_of);
+    if !arena.zero_test(all).is_zero() {
+        let r = (0..moved.len()).find(|&r| !arena.zero_test(gap_of[r]).is_zero()).unwrap_or(0);
+        let (b, j) = (&model.bodies[moved[r]], own[r]);
+        let name = |i: usize| model.coordinates[i].to_string();
+        return Err(format!(
+            "`{}` does not turn and move rigidly with joint `{}` (on the path {}): a body's frame and centre must be \
+             its joint's frame and origin times a fixed rotation and offset, each joint turning or sliding its \
+             parent's frame by its own coordinate alone",
+            b.name,
+            name(j),
+            path_of(&parents, j).into_iter().map(name).collect::<Vec<_>>().join(" → ")
+        ));
     }
     for j in 0..n {
         for x in 0..6 {
@@ -243,82 +279,49 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
     let tau: Vec<Expr> = (0..n).map(|j| arena.add2(gradient[j], model.force[j])).collect();
     let tau = arena.horner_many(&tau);
 
+    // Each link's mass and first moment Σ m_b d_b (for the gravitational potential).
+    let masses = moments
+        .iter()
+        .map(|ms| {
+            let m: Vec<Expr> = ms.iter().map(|&(m, _)| m).collect();
+            let first: Vec3 = std::array::from_fn(|c| {
+                let terms: Vec<Expr> = ms.iter().map(|&(m, d)| arena.mul2(m, d[c])).collect();
+                arena.add(&terms)
+            });
+            (arena.add(&m), first)
+        })
+        .collect();
+    Ok(Links { parents, order, transforms, inertias, masses, gravity: model.gravity, tau, rest: model.written })
+}
+
+/// The recursion over the spatial links of `model`'s bodies, or why they do not form a tree of
+/// them.
+pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> {
+    let links = read(model, arena)?;
+    let syms = &model.layout;
+    let n = model.dof();
+    let zero = arena.zero();
     let mut rec = Builder { arena, syms, bindings: Vec::new(), offset: 0 };
-    // Root → leaves: the joints' transforms, S, V, c, p.
-    let mut joints: Vec<Option<Joint>> = (0..n).map(|_| None).collect();
-    let mut s_of: Vec<Spatial> = vec![[zero; 6]; n];
-    let mut v_of: Vec<Spatial> = vec![[zero; 6]; n];
-    let mut c_of: Vec<Spatial> = vec![[zero; 6]; n];
+    let joints = joints(&mut rec, &links);
+    // Root → leaves: V, c and the bias forces p.
+    let v_of = velocities(&mut rec, &links, &joints, &syms.qd);
+    let c_of = products(&mut rec, &links, &joints, &v_of);
     let mut ia_terms: Vec<Vec<Vec<Expr>>> = vec![vec![Vec::new(); 36]; n];
     let mut pa_terms: Vec<Vec<Vec<Expr>>> = vec![vec![Vec::new(); 6]; n];
-    for &j in &order {
-        let (a, l) = transforms[j];
-        let q = syms.q[j];
-        let da = a.map(|row| row.map(|e| rec.arena.diff(e, q)));
-        let dl = l.map(|e| rec.arena.diff(e, q));
-        // S_j and S_j' from the unbound forms (the derivative sees q_j).
-        let at = rec.arena.transpose3(&a);
-        let ada = rec.arena.mat_mul(&at, &da);
-        let w = rec.arena.vee(&ada);
-        let v = rec.arena.mat_vec(&at, &dl);
-        let s_raw: Spatial = [w[0], w[1], w[2], v[0], v[1], v[2]];
-        let ds_raw = s_raw.map(|e| rec.arena.diff(e, q));
-        let joint = Joint {
-            a: a.map(|row| row.map(|e| rec.bind(e))),
-            l: l.map(|e| rec.bind(e)),
-            da: da.map(|row| row.map(|e| rec.bind(e))),
-            dl: dl.map(|e| rec.bind(e)),
-        };
-        let s = s_raw.map(|e| rec.bind(e));
-        let ds = ds_raw.map(|e| rec.bind(e));
-        let qd = syms.qd[j];
-        let qd2 = rec.arena.powi(qd, 2);
-        let (v, c) = match parents[j] {
-            Some(p) => {
-                let vp = v_of[p];
-                let xv = apply(rec.arena, &joint, &vp);
-                let dxv = apply_derivative(rec.arena, &joint, &vp);
-                let v: Spatial = std::array::from_fn(|x| {
-                    let sq = rec.arena.mul2(s[x], qd);
-                    let e = rec.arena.add2(xv[x], sq);
-                    rec.bind(e)
-                });
-                let c: Spatial = std::array::from_fn(|x| {
-                    let moving = rec.arena.mul2(dxv[x], qd);
-                    let turning = rec.arena.mul2(ds[x], qd2);
-                    let e = rec.arena.add2(moving, turning);
-                    rec.bind(e)
-                });
-                (v, c)
-            }
-            None => {
-                let v = std::array::from_fn(|x| {
-                    let e = rec.arena.mul2(s[x], qd);
-                    rec.bind(e)
-                });
-                let c = std::array::from_fn(|x| {
-                    let e = rec.arena.mul2(ds[x], qd2);
-                    rec.bind(e)
-                });
-                (v, c)
-            }
-        };
-        let mv = times(rec.arena, &inertias[j], &v);
-        let mv = mv.map(|e| rec.bind(e));
-        let bias = cross_force(rec.arena, &v, &mv);
+    for &j in &links.order {
+        let bias = bias_force(&mut rec, &links.inertias[j], &v_of[j]);
         for x in 0..6 {
             pa_terms[j][x].push(bias[x]);
             for y in x..6 {
-                ia_terms[j][6 * x + y].push(inertias[j][x][y]);
+                ia_terms[j][6 * x + y].push(links.inertias[j][x][y]);
             }
         }
-        (joints[j], s_of[j], v_of[j], c_of[j]) = (Some(joint), s, v, c);
     }
     // Leaves → root.
     let mut u_of: Vec<Spatial> = vec![[zero; 6]; n];
     let mut d_of = vec![zero; n];
     let mut uu_of = vec![zero; n];
-    for &j in order.iter().rev() {
+    for &j in links.order.iter().rev() {
         let mut ia: Inertia = [[zero; 6]; 6];
         for x in 0..6 {
             for y in x..6 {
@@ -332,7 +335,7 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
             let sum = rec.arena.add(&pa_terms[j][x]);
             rec.bind(sum)
         });
-        let s = s_of[j];
+        let s = joints[j].s;
         let u: Spatial = std::array::from_fn(|x| {
             let e = rec.arena.dot(&ia[x], &s);
             rec.bind(e)
@@ -340,9 +343,9 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         let dd = rec.arena.dot(&s, &u);
         let dd = rec.bind(dd);
         let sp = rec.arena.dot(&s, &pa);
-        let uu = rec.arena.sub(tau[j], sp);
+        let uu = rec.arena.sub(links.tau[j], sp);
         let uu = rec.bind(uu);
-        if let Some(p) = parents[j] {
+        if let Some(p) = links.parents[j] {
             let inv = rec.arena.powi(dd, -1);
             let inv = rec.bind(inv);
             let scaled: Spatial = std::array::from_fn(|x| {
@@ -359,7 +362,6 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
                     art[y][x] = e;
                 }
             }
-            let joint = joints[j].as_ref().expect("every joint is set");
             let c = c_of[j];
             let bias: Spatial = std::array::from_fn(|x| {
                 let ic = rec.arena.dot(&art[x], &c);
@@ -367,7 +369,7 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
                 let e = rec.arena.add(&[pa[x], ic, su]);
                 rec.bind(e)
             });
-            let to_parent = transpose_apply(rec.arena, joint, &bias);
+            let to_parent = transpose_apply(rec.arena, &joints[j], &bias);
             for x in 0..6 {
                 pa_terms[p][x].push(to_parent[x]);
             }
@@ -376,10 +378,10 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
             for y in 0..6 {
                 let mut unit = [zero; 6];
                 unit[y] = one;
-                let col = apply(rec.arena, joint, &unit);
+                let col = apply(rec.arena, &joints[j], &unit);
                 let icol = times(rec.arena, &art, &col);
                 let icol = icol.map(|e| rec.bind(e));
-                let back = transpose_apply(rec.arena, joint, &icol);
+                let back = transpose_apply(rec.arena, &joints[j], &icol);
                 for x in 0..=y {
                     ia_terms[p][6 * x + y].push(back[x]);
                 }
@@ -388,19 +390,12 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         (u_of[j], d_of[j], uu_of[j]) = (u, dd, uu);
     }
     // Root → leaves: the accelerations, from the ground's (0, −g).
-    let ground: Spatial = match &model.gravity {
-        Some(g) => {
-            let minus = g.map(|e| rec.arena.neg(e));
-            [zero, zero, zero, minus[0], minus[1], minus[2]]
-        }
-        None => [zero; 6],
-    };
+    let ground = ground(rec.arena, &links);
     let mut acc: Vec<Spatial> = vec![[zero; 6]; n];
     let mut qdd = vec![zero; n];
-    for &j in &order {
-        let joint = joints[j].as_ref().expect("every joint is set");
-        let from = parents[j].map_or(ground, |p| acc[p]);
-        let moved_from = apply(rec.arena, joint, &from);
+    for &j in &links.order {
+        let from = links.parents[j].map_or(ground, |p| acc[p]);
+        let moved_from = apply(rec.arena, &joints[j], &from);
         let a_prime: Spatial = std::array::from_fn(|x| {
             let e = rec.arena.add2(moved_from[x], c_of[j][x]);
             rec.bind(e)
@@ -411,12 +406,280 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         let e = rec.arena.mul2(num, inv);
         qdd[j] = rec.bind(e);
         acc[j] = std::array::from_fn(|x| {
-            let sq = rec.arena.mul2(s_of[j][x], qdd[j]);
+            let sq = rec.arena.mul2(joints[j].s[x], qdd[j]);
             let e = rec.arena.add2(a_prime[x], sq);
             rec.bind(e)
         });
     }
-    Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: d_of, parents, tangent: None, inverse: None, tree: None })
+    let parents = links.parents.clone();
+    Ok(Recursive {
+        bindings: rec.bindings,
+        accelerations: qdd,
+        pivots: d_of,
+        parents,
+        tangent: None,
+        inverse: None,
+        tree: super::Links::Spatial(Box::new(links)),
+    })
+}
+
+/// The joints' transforms and motion subspaces, bound: A_j, ℓ_j, their derivatives along q_j, and
+/// S_j = (vee(A_jᵀ A_j'), A_jᵀ ℓ_j') with S_j' (from the unbound forms, whose derivative sees q_j).
+fn joints(rec: &mut Builder<'_>, links: &Links) -> Vec<Joint> {
+    let syms = rec.syms;
+    (0..links.transforms.len())
+        .map(|j| {
+            let (a, l) = links.transforms[j];
+            let q = syms.q[j];
+            let da = a.map(|row| row.map(|e| rec.arena.diff(e, q)));
+            let dl = l.map(|e| rec.arena.diff(e, q));
+            let at = rec.arena.transpose3(&a);
+            let ada = rec.arena.mat_mul(&at, &da);
+            let w = rec.arena.vee(&ada);
+            let v = rec.arena.mat_vec(&at, &dl);
+            let s: Spatial = joined(&w, &v);
+            let ds = s.map(|e| rec.arena.diff(e, q));
+            Joint {
+                a: a.map(|row| row.map(|e| rec.bind(e))),
+                l: l.map(|e| rec.bind(e)),
+                da: da.map(|row| row.map(|e| rec.bind(e))),
+                dl: dl.map(|e| rec.bind(e)),
+                s: s.map(|e| rec.bind(e)),
+                ds: ds.map(|e| rec.bind(e)),
+            }
+        })
+        .collect()
+}
+
+/// The links' velocities V_j = X_j V_p + S_j r_j for joint rates `r` (q̇ for the motion), bound.
+fn velocities(rec: &mut Builder<'_>, links: &Links, joints: &[Joint], r: &[Expr]) -> Vec<Spatial> {
+    let zero = rec.arena.zero();
+    let mut v: Vec<Spatial> = vec![[zero; 6]; joints.len()];
+    for &j in &links.order {
+        let from = match links.parents[j] {
+            Some(p) => apply(rec.arena, &joints[j], &v[p]),
+            None => [zero; 6],
+        };
+        v[j] = std::array::from_fn(|x| {
+            let sq = rec.arena.mul2(joints[j].s[x], r[j]);
+            let e = rec.arena.add2(from[x], sq);
+            rec.bind(e)
+        });
+    }
+    v
+}
+
+/// The velocity-product accelerations c_j = (X_j' V_p + S_j' q̇_j) q̇_j, bound.
+fn products(rec: &mut Builder<'_>, links: &Links, joints: &[Joint], v: &[Spatial]) -> Vec<Spatial> {
+    let syms = rec.syms;
+    let zero = rec.arena.zero();
+    let mut c: Vec<Spatial> = vec![[zero; 6]; joints.len()];
+    for &j in &links.order {
+        let qd = syms.qd[j];
+        let qd2 = rec.arena.powi(qd, 2);
+        let moving = match links.parents[j] {
+            Some(p) => apply_derivative(rec.arena, &joints[j], &v[p]),
+            None => [zero; 6],
+        };
+        c[j] = std::array::from_fn(|x| {
+            let m = rec.arena.mul2(moving[x], qd);
+            let t = rec.arena.mul2(joints[j].ds[x], qd2);
+            let e = rec.arena.add2(m, t);
+            rec.bind(e)
+        });
+    }
+    c
+}
+
+/// The bias force V ×* (M V) of a link moving at V, bound.
+fn bias_force(rec: &mut Builder<'_>, inertia: &Inertia, v: &Spatial) -> Spatial {
+    let mv = times(rec.arena, inertia, v);
+    let mv = mv.map(|e| rec.bind(e));
+    cross_force(rec.arena, v, &mv)
+}
+
+/// The ground's acceleration (0, −g) that stands for gravity (zero without it).
+fn ground(arena: &mut Arena, links: &Links) -> Spatial {
+    let zero = arena.zero();
+    match &links.gravity {
+        Some(g) => {
+            let minus = g.map(|e| arena.neg(e));
+            [zero, zero, zero, minus[0], minus[1], minus[2]]
+        }
+        None => [zero; 6],
+    }
+}
+
+/// The link accelerations a_j = X_j a_p + S_j r_j (+ c_j) from the ground's `base`, bound.
+fn link_accelerations(
+    rec: &mut Builder<'_>,
+    links: &Links,
+    joints: &[Joint],
+    r: &[Expr],
+    c: Option<&[Spatial]>,
+    base: Spatial,
+) -> Vec<Spatial> {
+    let zero = rec.arena.zero();
+    let mut acc: Vec<Spatial> = vec![[zero; 6]; joints.len()];
+    for &j in &links.order {
+        let from = links.parents[j].map_or(base, |p| acc[p]);
+        let moved = apply(rec.arena, &joints[j], &from);
+        acc[j] = std::array::from_fn(|x| {
+            let sq = rec.arena.mul2(joints[j].s[x], r[j]);
+            let mut terms = vec![moved[x], sq];
+            if let Some(c) = c {
+                terms.push(c[j][x]);
+            }
+            let e = rec.arena.add(&terms);
+            rec.bind(e)
+        });
+    }
+    acc
+}
+
+/// S_j · f_j with f_j = own_j + Σ_children X_cᵀ f_c (leaves → root): the generalized forces of
+/// forces `own` on the links, bound.
+fn generalized(rec: &mut Builder<'_>, links: &Links, joints: &[Joint], own: &[Spatial]) -> Vec<Expr> {
+    let zero = rec.arena.zero();
+    let mut pending: Vec<Vec<Spatial>> = vec![Vec::new(); joints.len()];
+    let mut out = vec![zero; joints.len()];
+    for &j in links.order.iter().rev() {
+        let children = std::mem::take(&mut pending[j]);
+        let f: Spatial = std::array::from_fn(|x| {
+            let mut terms = vec![own[j][x]];
+            terms.extend(children.iter().map(|c| c[x]));
+            let e = rec.arena.add(&terms);
+            rec.bind(e)
+        });
+        if let Some(p) = links.parents[j] {
+            let back = transpose_apply(rec.arena, &joints[j], &f);
+            pending[p].push(back);
+        }
+        let e = rec.arena.dot(&joints[j].s, &f);
+        out[j] = rec.bind(e);
+    }
+    out
+}
+
+/// The recursive Newton–Euler pass: M r, with `motion` plus the velocity products and bias
+/// forces, with `gravity` less gravity's generalized force (the ground accelerating at −g).
+fn newton_euler(rec: &mut Builder<'_>, links: &Links, joints: &[Joint], r: &[Expr], motion: bool, gravity: bool) -> Vec<Expr> {
+    let syms = rec.syms;
+    let zero = rec.arena.zero();
+    let (v, c) = if motion {
+        let v = velocities(rec, links, joints, &syms.qd);
+        let c = products(rec, links, joints, &v);
+        (Some(v), Some(c))
+    } else {
+        (None, None)
+    };
+    let base = if gravity { ground(rec.arena, links) } else { [zero; 6] };
+    let acc = link_accelerations(rec, links, joints, r, c.as_deref(), base);
+    let own: Vec<Spatial> = (0..joints.len())
+        .map(|j| {
+            let ma = times(rec.arena, &links.inertias[j], &acc[j]);
+            match &v {
+                Some(v) => {
+                    let bias = bias_force(rec, &links.inertias[j], &v[j]);
+                    std::array::from_fn(|x| rec.arena.add2(ma[x], bias[x]))
+                }
+                None => ma,
+            }
+        })
+        .collect();
+    generalized(rec, links, joints, &own)
+}
+
+/// f = τ − (the Newton–Euler pass at q̈ = 0 with the motion and gravity).
+pub(super) fn forcing(rec: &mut Builder<'_>, links: &Links) -> Vec<Expr> {
+    let n = links.parents.len();
+    let joints = joints(rec, links);
+    let zeros = vec![rec.arena.zero(); n];
+    let inertial = newton_euler(rec, links, &joints, &zeros, true, true);
+    (0..n)
+        .map(|j| {
+            let e = rec.arena.sub(links.tau[j], inertial[j]);
+            rec.bind(e)
+        })
+        .collect()
+}
+
+/// M a for the accelerations a as [`Role::Acceleration`] symbols (one column of M per basis a).
+pub(super) fn mass_product(rec: &mut Builder<'_>, links: &Links) -> Vec<Expr> {
+    let syms = rec.syms;
+    let joints = joints(rec, links);
+    newton_euler(rec, links, &joints, &syms.qdd, false, false)
+}
+
+/// The links' velocities and T = Σ ½ V_jᵀ M_j V_j.
+fn kinetic_energy(rec: &mut Builder<'_>, links: &Links, joints: &[Joint]) -> (Vec<Spatial>, Expr) {
+    let syms = rec.syms;
+    let v = velocities(rec, links, joints, &syms.qd);
+    let half = rec.arena.num(symbolic::Rational::new(1, 2).expect("1/2"));
+    let terms: Vec<Expr> = (0..joints.len())
+        .map(|j| {
+            let mv = times(rec.arena, &links.inertias[j], &v[j]);
+            let mv = mv.map(|e| rec.bind(e));
+            let vmv = rec.arena.dot(&v[j], &mv);
+            rec.arena.mul2(half, vmv)
+        })
+        .collect();
+    let t = rec.arena.add(&terms);
+    (v, rec.bind(t))
+}
+
+/// The bodies' gravitational term of L, Σ m_b g · r_b = Σ_j g · (m_j o_j + F_j h_j) with the link
+/// frames and origins along the tree (F_j = F_p A_j, o_j = o_p + F_p ℓ_j), bound; zero without
+/// gravity.
+fn gravity_term(rec: &mut Builder<'_>, links: &Links, joints: &[Joint]) -> Expr {
+    let Some(g) = links.gravity else { return rec.arena.zero() };
+    let n = joints.len();
+    let identity = rec.arena.identity3();
+    let origin = rec.arena.vec_zero();
+    let mut frames = vec![identity; n];
+    let mut origins = vec![origin; n];
+    let mut terms = Vec::with_capacity(n);
+    for &j in &links.order {
+        let (fp, op) = links.parents[j].map_or((identity, origin), |p| (frames[p], origins[p]));
+        let f = rec.arena.mat_mul(&fp, &joints[j].a);
+        frames[j] = f.map(|row| row.map(|e| rec.bind(e)));
+        let fl = rec.arena.mat_vec(&fp, &joints[j].l);
+        let o = rec.arena.vec_add(&op, &fl);
+        origins[j] = o.map(|e| rec.bind(e));
+        let (m, h) = links.masses[j];
+        let mo = rec.arena.vec_scale(m, &origins[j]);
+        let fh = rec.arena.mat_vec(&frames[j], &h);
+        let r = rec.arena.vec_add(&mo, &fh);
+        terms.push(rec.arena.dot3(&g, &r));
+    }
+    let e = rec.arena.add(&terms);
+    rec.bind(e)
+}
+
+/// L = T + L_w + Σ m g · r.
+pub(super) fn lagrangian(rec: &mut Builder<'_>, links: &Links) -> Vec<Expr> {
+    let joints = joints(rec, links);
+    let (_, t) = kinetic_energy(rec, links, &joints);
+    let u = gravity_term(rec, links, &joints);
+    vec![rec.arena.add(&[t, links.rest, u])]
+}
+
+/// E = T − L_w − Σ m g · r.
+pub(super) fn energy(rec: &mut Builder<'_>, links: &Links) -> Vec<Expr> {
+    let joints = joints(rec, links);
+    let (_, t) = kinetic_energy(rec, links, &joints);
+    let u = gravity_term(rec, links, &joints);
+    let v = rec.arena.add2(links.rest, u);
+    vec![rec.arena.sub(t, v)]
+}
+
+/// p = ∂T/∂q̇: the generalized forces of the links' momenta M_j V_j.
+pub(super) fn momenta(rec: &mut Builder<'_>, links: &Links) -> Vec<Expr> {
+    let syms = rec.syms;
+    let joints = joints(rec, links);
+    let v = velocities(rec, links, &joints, &syms.qd);
+    let own: Vec<Spatial> = (0..joints.len()).map(|j| times(rec.arena, &links.inertias[j], &v[j])).collect();
+    generalized(rec, links, &joints, &own)
 }
 
 /// Adds a body's spatial inertia about its link's origin, in the link's axes, to `terms` (by entry
