@@ -9,6 +9,13 @@ the table gives the time per call of each and checks that q̈ agrees.
 
     python3 scripts/compare_pinocchio.py 5 10 20 30 50 100 200
 
+With `--spatial`, the chain of rigid links turning in space about z, y and x in turn (relative
+angles) of `routh_macros_core::fixtures::spatial_chain_struct_with` against Pinocchio's ABA on the
+same chain (`scripts/pinocchio/spatial_aba.cpp`): a third route for routh's spatial recursion, whose
+tests compare it with the dense M⁻¹f of the same model.
+
+    python3 scripts/compare_pinocchio.py --spatial 6 12 24 48
+
 Optional: nothing here runs in the test suite.
 """
 
@@ -22,11 +29,11 @@ import chain_scale  # noqa: E402
 HERE = Path(__file__).resolve().parent
 
 
-def pinocchio_binary():
+def pinocchio_binary(harness="chain_aba"):
     import cmeel
 
     prefix = Path(cmeel.__file__).resolve().parent.parent / "cmeel.prefix"
-    exe = chain_scale.WORK / "chain_aba"
+    exe = chain_scale.WORK / harness
     chain_scale.WORK.mkdir(parents=True, exist_ok=True)
     print("compiling the Pinocchio harness (about two minutes) ...", flush=True)
     subprocess.run(
@@ -34,7 +41,7 @@ def pinocchio_binary():
             "g++", "-O3", "-march=native", "-DNDEBUG", "-std=c++17",
             # What Pinocchio's CMake package gives its users (a joint variant of 25 types).
             "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "-DBOOST_MPL_LIMIT_LIST_SIZE=30", "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30",
-            str(HERE / "pinocchio" / "chain_aba.cpp"),
+            str(HERE / "pinocchio" / f"{harness}.cpp"),
             f"-I{prefix / 'include'}", f"-I{prefix / 'include' / 'eigen3'}", f"-L{prefix / 'lib'}",
             "-lpinocchio_default", f"-Wl,-rpath,{prefix / 'lib'}", "-o", str(exe),
         ],
@@ -43,7 +50,86 @@ def pinocchio_binary():
     return exe
 
 
+def spatial_source(n):
+    """The chain in space as `routh_macros_core::fixtures::spatial_chain_struct_with` writes it."""
+    axes = ["z", "y", "x"]
+    frames = ["b1 = rot_z(q1)"] + [f"b{k} = b{k - 1} * rot_{axes[(k - 1) % 3]}(q{k})" for k in range(2, n + 1)]
+    joint = lambda k: "" if k == 1 else f"e{k - 1} + "  # noqa: E731
+    ends = [f"e{k} = {joint(k)}b{k} * [0, 0, -l]" for k in range(1, n + 1)]
+    bodies = [
+        f"body(name = r{k}, mass = m, centre = {joint(k)}b{k} * [0, 0, -l / 2], frame = b{k}, inertia = diag(i, i, j))"
+        for k in range(1, n + 1)
+    ]
+    coords = ", ".join(f"q{k}" for k in range(1, n + 1))
+    return f"""#![allow(dead_code)]
+use routh::nalgebra::SVector;
+use routh::prelude::*;
+use std::hint::black_box;
+
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates({coords}),
+    frame({", ".join(frames)}),
+    point({", ".join(ends)}),
+    {", ".join(bodies)},
+    gravity = [0, 0, -g],
+)]
+pub struct Spatial {{ pub m: f64, pub l: f64, pub i: f64, pub j: f64, pub g: f64 }}
+
+fn main() {{
+    let sys = Spatial {{ m: 1.0, l: 0.5, i: 0.02, j: 0.01, g: 9.81 }};
+    let x = SVector::<f64, {2 * n}>::from_fn(|i, _| 0.1 + 0.37 * ((i * 7919) % 13) as f64 / 13.0);
+    let field = sys.field(0.0, &x).unwrap();
+    let reps = 4_000_000 / ({n} + 20);
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {{
+        let start = std::time::Instant::now();
+        for _ in 0..reps {{
+            black_box(sys.field(0.0, black_box(&x)).unwrap());
+        }}
+        best = best.min(start.elapsed().as_secs_f64() / reps as f64);
+    }}
+    println!("{{}} {{:e}}", Spatial::DYNAMICS, best);
+    let qdd: Vec<String> = field.iter().skip({n}).map(|v| format!("{{v:e}}")).collect();
+    println!("{{}}", qdd.join(","));
+}}
+"""
+
+
+def run_spatial(n):
+    """Builds and runs routh's chain in space: (dynamics, field s/call, q̈)."""
+    crate = chain_scale.WORK / f"spatial{n}"
+    (crate / "src").mkdir(parents=True, exist_ok=True)
+    (crate / "Cargo.toml").write_text(
+        f'[package]\nname = "spatial{n}"\nversion = "0.1.0"\nedition = "2024"\n\n'
+        f'[dependencies]\nrouth = {{ path = "{chain_scale.REPO}" }}\n\n[workspace]\n'
+    )
+    (crate / "src" / "main.rs").write_text(spatial_source(n))
+    env = dict(chain_scale.os.environ, CARGO_TARGET_DIR=str(chain_scale.TARGET))
+    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=crate, env=env, check=True)
+    out = subprocess.run([str(chain_scale.TARGET / "release" / f"spatial{n}")], capture_output=True, text=True, check=True)
+    words = out.stdout.split()
+    return words[0], float(words[1]), [float(v) for v in words[2].split(",")]
+
+
+def spatial(sizes):
+    exe = pinocchio_binary("spatial_aba")
+    print()
+    print("| n | routh dynamics | routh field per call | Pinocchio ABA per call | routh / Pinocchio | max |Δq̈| |")
+    print("|---|---|---|---|---|---|")
+    for n in sizes:
+        path, tg, qdd = run_spatial(n)
+        out = subprocess.run([str(exe), str(n)], capture_output=True, text=True, check=True).stdout.split()
+        tp = float(out[0])
+        pin = [float(v) for v in out[1].split(",")]
+        diff = max(abs(a - b) for a, b in zip(qdd, pin))
+        print(f"| {n} | {path} | {1e9 * tg:.0f} ns | {1e9 * tp:.0f} ns | {tg / tp:.2f} | {diff:.0e} |", flush=True)
+
+
 def main():
+    if "--spatial" in sys.argv[1:]:
+        spatial([int(a) for a in sys.argv[1:] if not a.startswith("--")] or [6, 12, 24, 48])
+        return
     sizes = [int(a) for a in sys.argv[1:]] or [5, 10, 20, 30, 50]
     exe = pinocchio_binary()
     print("building routh's dependencies once (not timed) ...", flush=True)

@@ -155,17 +155,18 @@ mod tests {
         assert!(large.contains("__routh_tree_factor") && !large.contains("fn __routh_dynamics"), "M is never formed");
     }
 
-    /// A chain of links turning in space takes the spatial recursion by itself from 12 links on
-    /// (where it takes 0.41 of the dense field's time; at 6 links the two are level).
+    /// A chain of links turning in space takes the spatial recursion by itself from 6 links on
+    /// (`derive::tree::SPATIAL_MIN_DOF`: where it is faster than the dense field; at 3 the two are
+    /// level).
     #[test]
-    fn spatial_chains_take_the_recursion_from_twelve_links() {
+    fn spatial_chains_take_the_recursion_from_six_links() {
         let dynamics = |n: usize| {
             let src = crate::fixtures::spatial_chain_struct_with(&format!("S{n}"), n, "");
             let out = crate::try_expand(src.parse().unwrap()).unwrap().to_string();
             let at = out.find("DYNAMICS").expect("the DYNAMICS constant");
             out[at..].split('"').nth(1).expect("its value").to_string()
         };
-        assert_eq!((dynamics(6), dynamics(12)), ("dense".to_string(), "recursive".to_string()));
+        assert_eq!((dynamics(5), dynamics(6)), ("dense".to_string(), "recursive".to_string()));
     }
 
     /// A chain of links turning in space derives nothing dense: its recursion, M a, f, L, E and p

@@ -209,8 +209,15 @@ pub const MAX_DIRECTIONS: usize = 4;
 /// level at 10 links, the recursion 1.8 times faster at 20).
 pub const AUTO_MIN_DOF: usize = 12;
 
+/// The same for the spatial recursion (bodies turning in space): a chain of links turning about z,
+/// y and x in turn is level with the dense field at 3 links (59 against 60 ns), takes 0.6–0.9 of its
+/// time at 6 and 0.33 at 12 (`cargo bench --bench chain -- rhs_spatial`), and expands into less
+/// code from 6 links on (101 against 126 KB; 194 against 599 KB at 12).
+pub const SPATIAL_MIN_DOF: usize = 6;
+
 /// The model's dynamics: as asked by `dynamics = ...`, or chosen by size (the recursion for a tree
-/// of at least [`AUTO_MIN_DOF`] coordinates whose recursion is cheaper than the dense path). An
+/// of at least [`AUTO_MIN_DOF`] coordinates whose recursion is cheaper than the dense path, the
+/// spatial recursion from [`SPATIAL_MIN_DOF`] coordinates on). An
 /// explicit `dynamics = recursive` on a model that is not a tree is an error (the reason).
 pub fn derive(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
     let chosen = choose(model, arena)?;
@@ -221,7 +228,8 @@ pub fn derive(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> 
             r.tangent = Some(tangent(model, arena, &r));
             Dynamics::Recursive(r)
         }
-        Dynamics::Recursive(mut r) if model.field_jacobian => {
+        // (Spatial links with constraints take the dense path: `derive::mode`.)
+        Dynamics::Recursive(mut r) if model.field_jacobian && matches!(r.tree, Links::Directions(_)) => {
             r.inverse = Some(Box::new(inverse(model, arena, &r)));
             Dynamics::Recursive(r)
         }
@@ -277,12 +285,14 @@ fn choose(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
             ),
         )),
         (Ok(r), None) => {
-            // The spatial recursion from the same size on: a chain of links turning in space is
-            // level with the dense field at 6 links and takes 0.41 of its time at 12 (`cargo bench
-            // --bench chain -- rhs_spatial`; its dense M is costlier per entry than a planar
-            // chain's).
+            // The spatial recursion from SPATIAL_MIN_DOF on, by size alone (its dense M is costlier
+            // per entry than a planar chain's).
             let dense = n * n * n / 3 + 4 * n * n;
-            if n >= AUTO_MIN_DOF && r.cost().is_none_or(|cost| cost < dense) {
+            let chosen = match r.cost() {
+                Some(cost) => n >= AUTO_MIN_DOF && cost < dense,
+                None => n >= SPATIAL_MIN_DOF,
+            };
+            if chosen {
                 Ok(Dynamics::Recursive(r))
             } else {
                 Ok(Dynamics::Dense(format!(

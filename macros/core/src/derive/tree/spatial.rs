@@ -204,6 +204,7 @@ pub fn read(model: &Model, arena: &mut Arena) -> Result<Links, String> {
         let fpt = arena.transpose3(&fp);
         let l = arena.mat_vec(&fpt, &offset);
         let l = l.map(|e| at_zero(arena, e, &only_j));
+        let l = on_axis(arena, &a, &l, syms.q[j]);
         frames[j] = arena.mat_mul(&fp, &a);
         let fl = arena.mat_vec(&fp, &l);
         origins[j] = arena.vec_add(&op, &fl);
@@ -294,6 +295,40 @@ pub fn read(model: &Model, arena: &mut Arena) -> Result<Links, String> {
     Ok(Links { parents, order, transforms, inertias, masses, gravity: model.gravity, tau, rest: model.written })
 }
 
+/// ℓ of a joint that turns about an axis, its link's origin moved onto that axis, where ℓ is
+/// constant (S then has no linear part and S' vanishes: the recursion's cheapest joint); `l` itself
+/// where the joint does not turn or does not turn about a fixed axis (a screw, a cam).
+///
+/// With A' = A W (W x = w × x) and the origin moved by δ in the link's axes, ℓ + A δ has the derivative
+/// ℓ' + A (w × δ): at q = 0 it vanishes for δ = w × v / |w|², v = A(0)ᵀ ℓ'(0), when v ⊥ w — and
+/// whether ℓ + A δ is then constant for every q is checked by the zero test.
+fn on_axis(arena: &mut Arena, a: &Mat3, l: &Vec3, q: Expr) -> Vec3 {
+    let zero = arena.zero();
+    let at_rest = [(q, zero)];
+    let da = a.map(|row| row.map(|e| arena.diff(e, q)));
+    let dl = l.map(|e| arena.diff(e, q));
+    let [a0, da0] = [a, &da].map(|m| m.map(|row| row.map(|e| arena.subs(e, &at_rest))));
+    let a0t = arena.transpose3(&a0);
+    let rate = arena.mat_mul(&a0t, &da0);
+    let w = arena.vee(&rate);
+    if w.iter().all(|&c| c == zero) || dl.iter().all(|&c| c == zero) {
+        return *l;
+    }
+    let dl0 = dl.map(|e| arena.subs(e, &at_rest));
+    let v = arena.mat_vec(&a0t, &dl0);
+    let w2 = arena.norm_squared(&w);
+    let inv = arena.powi(w2, -1);
+    let wv = arena.cross(&w, &v);
+    let delta = arena.vec_scale(inv, &wv);
+    let turned = arena.mat_vec(a, &delta);
+    let moved = arena.vec_add(l, &turned);
+    let constant = moved.iter().all(|&c| {
+        let d = arena.diff(c, q);
+        arena.zero_test(d).is_zero()
+    });
+    if constant { moved.map(|e| arena.subs(e, &at_rest)) } else { *l }
+}
+
 /// The recursion over the spatial links of `model`'s bodies, or why they do not form a tree of
 /// them.
 pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> {
@@ -348,7 +383,13 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         if let Some(p) = links.parents[j] {
             let inv = rec.arena.powi(dd, -1);
             let inv = rec.bind(inv);
+            // U/D, with the entry U_k/D of a joint along one axis (S = e_k: U = I^A e_k, D = U_k)
+            // exactly 1, so that I^a's row and column k are exactly zero.
+            let one = rec.arena.one();
             let scaled: Spatial = std::array::from_fn(|x| {
+                if u[x] == dd {
+                    return one;
+                }
                 let e = rec.arena.mul2(u[x], inv);
                 rec.bind(e)
             });
@@ -374,7 +415,6 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
                 pa_terms[p][x].push(to_parent[x]);
             }
             // Xᵀ I^a X column by column.
-            let one = rec.arena.one();
             for y in 0..6 {
                 let mut unit = [zero; 6];
                 unit[y] = one;
