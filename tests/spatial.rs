@@ -10,35 +10,34 @@ mod common;
 use common::{Rng, jacobian_fd};
 use routh::prelude::*;
 
-/// A three-link arm on a cart: the cart slides along x on a spring (a particle), the first link
+/// A three-link arm on a cart (with the items and extra parameters of each test): the cart slides along x on a spring (a particle), the first link
 /// turns about the vertical, the second about its y axis at the end of the first, the third about
 /// its x axis at the end of the second — relative angles, offsets off the joint axes, a body turned
 /// by a constant rotation on its link, products of inertia, a damper on the second joint, gravity;
 /// a motor on the first link and a tool on the third beside their links' own bodies (masses off
 /// the links' origins, whose bias forces v × f do not vanish).
 macro_rules! arm {
-    ($name:ident, $dynamics:ident) => {
+    ($name:ident, $dynamics:ident, [$($items:tt)*], [$($field:ident),*]) => {
         #[derive(Mechanics)]
         #[mechanics(
-                                    coordinates(x, q1, q2, q3),
-                                    frame(b1 = rot_z(q1), b2 = b1 * rot_y(q2), b3 = b2 * rot_x(q3)),
-                                    point(base = [x, 0, 0], elbow = base + b1 * [0.1, 0, l], wrist = elbow + b2 * [0, 0.05, l]),
-                                    particle(name = cart, mass = mc, at = base),
-                                    body(name = upper, mass = m, centre = base + b1 * [0.05, 0, l / 2], frame = b1,
-                                         inertia = [[ia, ip, 0], [ip, ib, 0], [0, 0, ic]]),
-                                    body(name = fore, mass = m, centre = elbow + b2 * [0, 0, l / 2], frame = b2 * rot_z(0.3),
-                                         inertia = diag(ia, ia, ic)),
-                                    body(name = hand, mass = m / 2, centre = wrist + b3 * [0, 0.1, l / 3], frame = b3,
-                                         inertia = [[ia, 0, ip], [0, ib, 0], [ip, 0, ic]]),
-                                    particle(name = tool, mass = m / 4, at = wrist + b3 * [0.2, 0, 0.1]),
-                                    body(name = motor, mass = m, centre = elbow + b1 * [0, 0.1, 0], frame = b1 * rot_x(0.5),
-                                         inertia = diag(ic, ib, ia)),
-                                    gravity = [0, 0, -g],
-                                    lagrangian = -k / 2 * x.powi(2),
-                                    force(q2 = -c * dot(q2)),
-                                    jacobian,
-                                    dynamics = $dynamics,
-                                )]
+            coordinates(x, q1, q2, q3),
+            frame(b1 = rot_z(q1), b2 = b1 * rot_y(q2), b3 = b2 * rot_x(q3)),
+            point(base = [x, 0, 0], elbow = base + b1 * [0.1, 0, l], wrist = elbow + b2 * [0, 0.05, l]),
+            particle(name = cart, mass = mc, at = base),
+            body(name = upper, mass = m, centre = base + b1 * [0.05, 0, l / 2], frame = b1,
+                 inertia = [[ia, ip, 0], [ip, ib, 0], [0, 0, ic]]),
+            body(name = fore, mass = m, centre = elbow + b2 * [0, 0, l / 2], frame = b2 * rot_z(0.3),
+                 inertia = diag(ia, ia, ic)),
+            body(name = hand, mass = m / 2, centre = wrist + b3 * [0, 0.1, l / 3], frame = b3,
+                 inertia = [[ia, 0, ip], [0, ib, 0], [ip, 0, ic]]),
+            particle(name = tool, mass = m / 4, at = wrist + b3 * [0.2, 0, 0.1]),
+            body(name = motor, mass = m, centre = elbow + b1 * [0, 0.1, 0], frame = b1 * rot_x(0.5),
+                 inertia = diag(ic, ib, ia)),
+            gravity = [0, 0, -g],
+            lagrangian = -k / 2 * x.powi(2),
+            $($items)*
+            dynamics = $dynamics,
+        )]
         pub struct $name {
             pub mc: f64,
             pub m: f64,
@@ -50,12 +49,21 @@ macro_rules! arm {
             pub g: f64,
             pub k: f64,
             pub c: f64,
+            $(pub $field: f64,)*
         }
     };
 }
 
-arm!(Arm, recursive);
-arm!(ArmDense, dense);
+/// The arm twice, on its links (`dynamics = recursive`) and with the dense M (`dynamics = dense`),
+/// with the same items and extra parameters.
+macro_rules! arms {
+    ($recursive:ident, $dense:ident, $items:tt, $fields:tt) => {
+        arm!($recursive, recursive, $items, $fields);
+        arm!($dense, dense, $items, $fields);
+    };
+}
+
+arms!(Arm, ArmDense, [force(q2 = -c * dot(q2)), jacobian,], []);
 
 fn arms() -> (Arm, ArmDense) {
     let (mc, m, l, ia, ib, ic, ip, g, k, c) = (2.0, 0.7, 0.5, 0.03, 0.04, 0.02, 0.004, 9.81, 3.0, 0.1);
@@ -148,4 +156,73 @@ fn a_top_in_euler_angles_takes_the_spatial_recursion() {
     // At θ = 0 the Euler angles are singular: a typed error, not a NaN.
     let x = r.state([0.0, 0.0, 0.0], [1.0, 0.0, 1.0]);
     assert!(r.accelerations(0.0, &x).is_err());
+}
+
+// Joint torques as inputs and sensitivities to gravity, the links' mass and length (parameters of
+// the links: ∂K/∂p by forward mode through the Newton–Euler pass) and the spring (of the forces):
+// the arm on its links derives nothing dense, and its linearisation, input and parameter Jacobians
+// are its dense twin's.
+arms!(DrivenArm, DrivenArmDense, [input(u1, u2), force(q1 = u1, q2 = u2 - c * dot(q2)), sensitivity(g, m, l, k),], []);
+
+#[test]
+fn inputs_and_sensitivities_of_an_arm_along_its_links() {
+    let (mc, m, l, ia, ib, ic, ip, g, k, c) = (2.0, 0.7, 0.5, 0.03, 0.04, 0.02, 0.004, 9.81, 3.0, 0.1);
+    let r = DrivenArm { mc, m, l, ia, ib, ic, ip, g, k, c };
+    let d = DrivenArmDense { mc, m, l, ia, ib, ic, ip, g, k, c };
+    assert_eq!((DrivenArmDriven::DYNAMICS, DrivenArmDenseDriven::DYNAMICS), ("recursive", "dense"));
+    let mut rng = Rng::new(17);
+    for _ in 0..10 {
+        let x: SVector<f64, 8> = rng.vector(-1.5, 1.5);
+        let u = [rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0)];
+        let (lr, ld) = (r.linearize(0.0, &x, u).unwrap(), d.linearize(0.0, &x, u).unwrap());
+        assert!((lr.a - ld.a).amax() < 1e-10 * (1.0 + ld.a.amax()), "{} against {}", lr.a, ld.a);
+        assert!((lr.b - ld.b).amax() < 1e-12 * (1.0 + ld.b.amax()), "{} against {}", lr.b, ld.b);
+        let (pr, pd) = (r.driven(u).parameter_jacobian(0.0, &x).unwrap(), d.driven(u).parameter_jacobian(0.0, &x).unwrap());
+        assert!((pr - pd).amax() < 1e-11 * (1.0 + pd.amax()), "{pr} against {pd}");
+        // ∂F/∂m (a parameter of the links) against a central difference of the field.
+        let h = 1e-6;
+        let (up, down) = (DrivenArm { m: m + h, ..r }, DrivenArm { m: m - h, ..r });
+        let fd = (up.driven(u).field(0.0, &x).unwrap() - down.driven(u).field(0.0, &x).unwrap()) / (2.0 * h);
+        assert!((pr.column(1) - fd).amax() < 1e-7 * (1.0 + fd.amax()), "{} against {fd}", pr.column(1));
+    }
+}
+
+// A joint limit: the elbow strikes its stop at q2 = 1.2 with restitution e. The reset solves the
+// law with M from its products along the links and its Jacobian takes ∂(M (q̇⁺ − q̇⁻))/∂x from the
+// product's tangent; ∇E and ∇²E (for periodic orbits) come by reverse and forward mode through E's
+// pass along the links. Each matches the dense twin's, and a run the same impacts.
+arms!(StruckArm, StruckArmDense, [impact(name = stop, guard = 1.2 - q2, law = restitution(e)),], [e]);
+
+#[test]
+fn a_joint_limit_of_an_arm_along_its_links() {
+    let (mc, m, l, ia, ib, ic, ip, g, k, c, e) = (2.0, 0.7, 0.5, 0.03, 0.04, 0.02, 0.004, 9.81, 3.0, 0.0, 0.7);
+    let r = StruckArm { mc, m, l, ia, ib, ic, ip, g, k, c, e };
+    let d = StruckArmDense { mc, m, l, ia, ib, ic, ip, g, k, c, e };
+    assert_eq!((StruckArm::DYNAMICS, StruckArmDense::DYNAMICS), ("recursive", "dense"));
+    let mut rng = Rng::new(19);
+    for _ in 0..10 {
+        let x: SVector<f64, 8> = rng.vector(-1.5, 1.5);
+        let (pr, pd) = (r.stop_reset(0.0, &x).unwrap(), d.stop_reset(0.0, &x).unwrap());
+        assert!((pr - pd).amax() < 1e-12 * (1.0 + pd.amax()), "{pr} against {pd}");
+        // The elbow's rate reverses, scaled by e (the law's row is dq2 with the kinetic metric).
+        assert!((pr[6] + e * x[6]).abs() < 1e-12 * (1.0 + x[6].abs()), "{pr}");
+        let (jr, jd) = (r.stop_reset_jacobian(0.0, &x).unwrap(), d.stop_reset_jacobian(0.0, &x).unwrap());
+        assert!((jr - jd).amax() < 1e-10 * (1.0 + jd.amax()), "{jr} against {jd}");
+        let (gr, gd) = (r.energy_gradient(0.0, &x), d.energy_gradient(0.0, &x));
+        assert!((gr - gd).amax() < 1e-12 * (1.0 + gd.amax()), "{gr} against {gd}");
+        let (hr, hd) = (r.energy_hessian(0.0, &x), d.energy_hessian(0.0, &x));
+        assert!((hr - hd).amax() < 1e-10 * (1.0 + hd.amax()), "{hr} against {hd}");
+    }
+    let x0 = r.state([0.0, 0.3, 0.6, -0.4], [0.2, 1.0, 2.5, 0.0]);
+    let opts = HybridOptions::default().ode(Options::default().rtol(1e-11).atol(1e-12));
+    let (sr, sd) = (r.simulate(x0, 0.0..2.0, &opts).unwrap(), d.simulate(x0, 0.0..2.0, &opts).unwrap());
+    assert!(
+        !sr.impacts.is_empty() && sr.impacts.len() == sd.impacts.len(),
+        "{} and {} impacts",
+        sr.impacts.len(),
+        sd.impacts.len()
+    );
+    for (a, b) in sr.impacts.iter().zip(&sd.impacts) {
+        assert!((a.t - b.t).abs() < 1e-8 && (a.post - b.post).amax() < 1e-7, "{} vs {}", a.t, b.t);
+    }
 }

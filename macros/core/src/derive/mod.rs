@@ -140,10 +140,10 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     // expansion and code stay linear in the tree's size. A constrained tree must be such a model:
     // its saddle point is solved with M factored along the tree (the runtime's `TreeFactor`), or
     // with the dense M as any other model.
-    // The spatial recursion (bodies turning in space) has no tree of directions: its impacts,
-    // inputs and sensitivities read the dense M, f and E, and its constraints the dense M.
+    // The spatial recursion (bodies turning in space) has no tree factor: its constraints read the
+    // dense M.
     let directions = matches!(&dynamics, tree::Dynamics::Recursive(r) if matches!(r.tree, tree::Links::Directions(_)));
-    let dense_item = dense_item(model, hybrid, directions);
+    let dense_item = dense_item(model, hybrid, matches!(dynamics, tree::Dynamics::Recursive(_)));
     if let tree::Dynamics::Recursive(r) = &dynamics
         && !model.constraints.is_empty()
     {

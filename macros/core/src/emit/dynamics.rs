@@ -101,6 +101,24 @@ pub(crate) fn mass_operator() -> TokenStream {
     quote! { ::routh::__private::mechanics::factor_mass(t, self.mass_matrix(t, x)) }
 }
 
+/// `__routh_dynamics(t, x, m, f)` of a model whose M comes from products along its links and f
+/// from a pass along them (the spatial recursion's kinetics): the M-and-f function that the
+/// sensitivities and the dense Jacobians call ([`call_dynamics`]), here a call of the two.
+pub(crate) fn products_as_dynamics(model: &View<'_>) -> TokenStream {
+    let n = model.dof();
+    let (matrix, vector, dyn_fn, allow) = (matrix_type(n), vector_type(n), function_name(), allow_generated());
+    let d = model.layout.state_dim();
+    quote! {
+        /// M (from its products along the links) and f (along them), into `__m` and `__f`.
+        #allow
+        #[inline]
+        fn #dyn_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, __m: &mut #matrix, __f: &mut #vector) {
+            *__m = self.mass_matrix(t, x);
+            *__f = self.__routh_forcing(t, x);
+        }
+    }
+}
+
 /// The name of a tree model's factor function ([`tree_factor_item`]).
 fn tree_factor_name() -> syn::Ident {
     format_ident!("__routh_tree_factor")

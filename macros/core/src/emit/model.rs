@@ -38,7 +38,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     let (dyn_item, mass_matrix, forcing, tree) = match (&derived.kinetics, &derived.dynamics) {
         (Some(k), crate::derive::tree::Dynamics::Recursive(r)) if matches!(r.tree, crate::derive::tree::Links::Spatial(_)) => {
             let (mass_matrix, forcing) = spatial_mass_and_forcing(model, k, &mut helpers, &m_doc);
-            (TokenStream::new(), mass_matrix, forcing, None)
+            (dynamics::products_as_dynamics(model), mass_matrix, forcing, None)
         }
         (Some(k), crate::derive::tree::Dynamics::Recursive(r)) => {
             let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, r.directions_tree().dirs.len(), &mut helpers, &m_doc);

@@ -923,8 +923,13 @@ pub fn inverse(model: &Model, arena: &mut Arena, r: &Recursive) -> Inverse {
 pub fn metric_product(model: &Model, arena: &mut Arena, r: &Recursive, w: &[Expr], offset: usize) -> Inverse {
     let syms = &model.layout;
     let mut b = Builder { arena: &mut *arena, syms, bindings: Vec::new(), offset };
-    let x = kinetics::along(&mut b, r.directions_tree(), w, None);
-    let mw = kinetics::generalized(&mut b, r.directions_tree(), model.dof(), &x);
+    let mw = match &r.tree {
+        Links::Directions(tree) => {
+            let x = kinetics::along(&mut b, tree, w, None);
+            kinetics::generalized(&mut b, tree, model.dof(), &x)
+        }
+        Links::Spatial(links) => spatial::product(&mut b, links, w),
+    };
     let bindings = b.bindings;
     let tangent = tangent_of(model, arena, &bindings, &mw, offset + bindings.len());
     Inverse { bindings, tangent }
@@ -990,9 +995,14 @@ fn reverse(rec: &mut Builder<'_>, bindings: &Bindings, output: Expr, wrt: &[Expr
 fn kinetic_part(model: &Model, arena: &mut Arena, r: &Recursive) -> (Bindings, Vec<Expr>) {
     let syms = &model.layout;
     let mut b = Builder { arena, syms, bindings: Vec::new(), offset: r.bindings.len() };
-    let c = kinetics::velocity_products(b.arena, syms, r.directions_tree());
-    let acc = kinetics::along(&mut b, r.directions_tree(), &syms.qdd, Some(&c));
-    let k = kinetics::generalized(&mut b, r.directions_tree(), model.dof(), &acc);
+    let k = match &r.tree {
+        Links::Directions(tree) => {
+            let c = kinetics::velocity_products(b.arena, syms, tree);
+            let acc = kinetics::along(&mut b, tree, &syms.qdd, Some(&c));
+            kinetics::generalized(&mut b, tree, model.dof(), &acc)
+        }
+        Links::Spatial(links) => spatial::kinetic_part(&mut b, links),
+    };
     (b.bindings, k)
 }
 

@@ -57,9 +57,11 @@
 //! (M a + …)_j = S_j·F_j: f = τ − that pass at q̈ = 0 with the motion and gravity; M a with neither
 //! (M column by column, the runtime's `mass_from_products`); T = Σ ½ V_jᵀ M_j V_j; p from the links'
 //! momenta M_j V_j; the bodies' gravitational term Σ_j g·(m_j o_j + F_j h_j) (h_j the link's first
-//! moment) with the frames and origins along the tree — so that a model with none of the items
-//! that read the dense M, f or E (impacts, modes, inputs, sensitivities, reductions, a discrete
-//! system) derives nothing dense. A constrained model keeps the dense path.
+//! moment) with the frames and origins along the tree. Its impacts, modes, inputs and sensitivities
+//! take the same forms as along a tree of directions (M w by [`product`], K = M a + … by
+//! [`kinetic_part`], with gravity in K rather than τ), so that a model without reductions or a
+//! discrete system derives nothing dense. A constrained model keeps the dense path (the runtime's
+//! tree factor follows directions only).
 
 use std::collections::BTreeSet;
 
@@ -647,8 +649,23 @@ pub(super) fn forcing(rec: &mut Builder<'_>, links: &Links) -> Vec<Expr> {
 /// M a for the accelerations a as [`Role::Acceleration`] symbols (one column of M per basis a).
 pub(super) fn mass_product(rec: &mut Builder<'_>, links: &Links) -> Vec<Expr> {
     let syms = rec.syms;
+    product(rec, links, &syms.qdd)
+}
+
+/// M w for the velocities or accelerations `w` (expressions): one Newton–Euler pass without the
+/// motion or gravity.
+pub(super) fn product(rec: &mut Builder<'_>, links: &Links, w: &[Expr]) -> Vec<Expr> {
     let joints = joints(rec, links);
-    newton_euler(rec, links, &joints, &syms.qdd, false, false)
+    newton_euler(rec, links, &joints, w, false, false)
+}
+
+/// K = M a + the velocity products − gravity's generalized force at (x, a), the accelerations a as
+/// [`Role::Acceleration`] symbols: g = f − M a = τ − K, as along a tree of directions (whose K
+/// has no gravity: there it is in τ).
+pub(super) fn kinetic_part(rec: &mut Builder<'_>, links: &Links) -> Vec<Expr> {
+    let syms = rec.syms;
+    let joints = joints(rec, links);
+    newton_euler(rec, links, &joints, &syms.qdd, true, true)
 }
 
 /// The links' velocities and T = Σ ½ V_jᵀ M_j V_j.
