@@ -226,3 +226,45 @@ fn a_joint_limit_of_an_arm_along_its_links() {
         assert!((a.t - b.t).abs() < 1e-8 && (a.post - b.post).amax() < 1e-7, "{} vs {}", a.t, b.t);
     }
 }
+
+// Modes of a spatial tree: the arm's elbow between two stops, a mode per stop it last struck
+// (transitions with restitution e); each mode derives nothing dense, and the run's transitions are
+// the dense twin's.
+arms!(
+    Elbow,
+    ElbowDense,
+    [
+        mode(low),
+        mode(high),
+        transition(low -> high, guard = 1.2 - q2, law = restitution(e)),
+        transition(high -> low, guard = q2 + 1.2, law = restitution(e)),
+    ],
+    [e]
+);
+
+#[test]
+fn modes_of_an_arm_along_its_links() {
+    let (mc, m, l, ia, ib, ic, ip, g, k, c, e) = (2.0, 0.7, 0.5, 0.03, 0.04, 0.02, 0.004, 9.81, 3.0, 0.0, 0.8);
+    let r = Elbow { mc, m, l, ia, ib, ic, ip, g, k, c, e };
+    let d = ElbowDense { mc, m, l, ia, ib, ic, ip, g, k, c, e };
+    let x = r.low().state([0.1, 0.3, 0.2, -0.4], [0.3, 0.5, 3.0, 0.2]);
+    let (hr, hd) = (r.high().energy_hessian(0.0, &x), d.high().energy_hessian(0.0, &x));
+    assert!((hr - hd).amax() < 1e-10 * (1.0 + hd.amax()), "{hr} against {hd}");
+    let (jr, jd) = (r.low().low_to_high_reset_jacobian(0.0, &x).unwrap(), d.low().low_to_high_reset_jacobian(0.0, &x).unwrap());
+    assert!((jr - jd).amax() < 1e-10 * (1.0 + jd.amax()), "{jr} against {jd}");
+    let (jr, jd) = (r.high().high_to_low_reset_jacobian(0.0, &x).unwrap(), d.high().high_to_low_reset_jacobian(0.0, &x).unwrap());
+    assert!((jr - jd).amax() < 1e-10 * (1.0 + jd.amax()), "{jr} against {jd}");
+    let opts = HybridOptions::default().ode(Options::default().rtol(1e-11).atol(1e-12));
+    let (sr, sd) =
+        (r.simulate(Elbow::LOW, x, 0.0..4.0, &opts).unwrap(), d.simulate(ElbowDense::LOW, x, 0.0..4.0, &opts).unwrap());
+    assert!(
+        !sr.impacts.is_empty() && sr.impacts.len() == sd.impacts.len(),
+        "{} and {} transitions",
+        sr.impacts.len(),
+        sd.impacts.len()
+    );
+    for (a, b) in sr.impacts.iter().zip(&sd.impacts) {
+        assert!((a.t - b.t).abs() < 1e-8 && (a.post - b.post).amax() < 1e-7 && a.guard == b.guard, "{} vs {}", a.t, b.t);
+    }
+    assert_eq!(sr.modes, sd.modes);
+}
