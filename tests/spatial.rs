@@ -268,3 +268,36 @@ fn modes_of_an_arm_along_its_links() {
     }
     assert_eq!(sr.modes, sd.modes);
 }
+
+// A constrained spatial tree: the arm's wrist held at the height h of a table (holonomic) and its
+// cart rolling without slipping against the first joint (a velocity row): the saddle point solved
+// with M from its products along the links and f along them (nothing dense derived), its Jacobian
+// with the kinetic part K = M a + … differentiated along the links — against the dense twin, and a
+// run that keeps both constraints.
+arms!(TableArm, TableArmDense, [holonomic(table = wrist[2] - h), constraint(roll = dot(x) - r * dot(q1)), jacobian,], [h, r]);
+
+#[test]
+fn a_constrained_arm_along_its_links() {
+    let (mc, m, l, ia, ib, ic, ip, g, k, c, h, r) = (2.0, 0.7, 0.5, 0.03, 0.04, 0.02, 0.004, 9.81, 3.0, 0.0, 0.6, 0.2);
+    let s = TableArm { mc, m, l, ia, ib, ic, ip, g, k, c, h, r };
+    let d = TableArmDense { mc, m, l, ia, ib, ic, ip, g, k, c, h, r };
+    assert_eq!((TableArm::DYNAMICS, TableArmDense::DYNAMICS), ("constrained", "constrained"));
+    let mut rng = Rng::new(23);
+    for _ in 0..10 {
+        let x: SVector<f64, 8> = rng.vector(-1.5, 1.5);
+        let (a, b) = (s.accelerations(0.0, &x).unwrap(), d.accelerations(0.0, &x).unwrap());
+        assert!((a - b).amax() < 1e-11 * (1.0 + b.amax()), "{a} against {b}");
+        let (la, lb) = (s.constraint_forces(0.0, &x).unwrap(), d.constraint_forces(0.0, &x).unwrap());
+        assert!((la - lb).amax() < 1e-11 * (1.0 + lb.amax()), "{la} against {lb}");
+        let (ja, jb) = (s.jacobian(0.0, &x).unwrap(), d.jacobian(0.0, &x).unwrap());
+        assert!((ja - jb).amax() < 1e-9 * (1.0 + jb.amax()), "{ja} against {jb}");
+    }
+    let x0 = s.state([0.1, 0.2, 0.9, 0.3], [0.0, 0.5, 0.0, 1.0]);
+    let x0 = s.project_state(0.0, &x0).unwrap();
+    let opts = Options::default().rtol(1e-10).atol(1e-11).output(Output::Times(vec![0.5, 1.0]));
+    let (rs, rd) = (s.simulate(x0, 0.0..1.0, &opts).unwrap(), d.simulate(x0, 0.0..1.0, &opts).unwrap());
+    for (p, q) in rs.states.iter().zip(&rd.states) {
+        assert!((p - q).amax() < 1e-7, "{:e}", (p - q).amax());
+        assert!(s.position_residuals(0.0, p).amax() < 1e-8 && s.velocity_residuals(0.0, p).amax() < 1e-8);
+    }
+}

@@ -140,17 +140,12 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     // expansion and code stay linear in the tree's size. A constrained tree must be such a model:
     // its saddle point is solved with M factored along the tree (the runtime's `TreeFactor`), or
     // with the dense M as any other model.
-    // The spatial recursion (bodies turning in space) has no tree factor: its constraints read the
-    // dense M.
-    let directions = matches!(&dynamics, tree::Dynamics::Recursive(r) if matches!(r.tree, tree::Links::Directions(_)));
     let dense_item = dense_item(model, hybrid, matches!(dynamics, tree::Dynamics::Recursive(_)));
     if let tree::Dynamics::Recursive(r) = &dynamics
         && !model.constraints.is_empty()
     {
+        // (Spatial links solve it with M from its products along them, factored densely.)
         let why = dense_item.map(|item| format!("{item} reads the dense M")).or_else(|| {
-            if !directions {
-                return Some("its bodies turn in space (the tree factor follows translations and planar links)".into());
-            }
             r.directions()
                 .any(|d| d > tree::MAX_DIRECTIONS)
                 .then(|| format!("a joint moves more than {} directions of mass (the tree factor's limit)", tree::MAX_DIRECTIONS))

@@ -302,9 +302,10 @@ pub(crate) fn accelerations_and_jacobian(
     // constrained one (the saddle-point system of `emit::constraint`).
     match constraints {
         Some(ce) => {
+            // The saddle point's Jacobian along the tree (or the links), whichever factor solves it.
             let inverse = match dynamics {
-                Dynamics::Recursive(r) if tree => r.inverse.as_deref(),
-                _ => None,
+                Dynamics::Recursive(r) => r.inverse.as_deref(),
+                Dynamics::Dense(_) => None,
             };
             let items = crate::emit::constraint::emit(model, ce, eq, helpers, tree, inverse);
             (items.accelerations, items.jacobian, items.methods, items.trait_impl)

@@ -228,8 +228,7 @@ pub fn derive(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> 
             r.tangent = Some(tangent(model, arena, &r));
             Dynamics::Recursive(r)
         }
-        // (Spatial links with constraints take the dense path: `derive::mode`.)
-        Dynamics::Recursive(mut r) if model.field_jacobian && matches!(r.tree, Links::Directions(_)) => {
+        Dynamics::Recursive(mut r) if model.field_jacobian => {
             r.inverse = Some(Box::new(inverse(model, arena, &r)));
             Dynamics::Recursive(r)
         }

@@ -60,8 +60,9 @@
 //! moment) with the frames and origins along the tree. Its impacts, modes, inputs and sensitivities
 //! take the same forms as along a tree of directions (M w by [`product`], K = M a + … by
 //! [`kinetic_part`], with gravity in K rather than τ), so that a model without reductions or a
-//! discrete system derives nothing dense. A constrained model keeps the dense path (the runtime's
-//! tree factor follows directions only).
+//! discrete system derives nothing dense. A constrained model solves its saddle point with M from
+//! those products, factored densely (the runtime's tree factor follows directions only), and
+//! differentiates it along the links (the tangent of K).
 
 use std::collections::BTreeSet;
 
