@@ -11,7 +11,7 @@ the table gives the time per call of each and checks that q̈ agrees.
 
 With `--spatial`, the chain of rigid links turning in space about z, y and x in turn (relative
 angles) of `routh_macros_core::fixtures::spatial_chain_struct_with` against Pinocchio's ABA on the
-same chain (`scripts/pinocchio/spatial_aba.cpp`): a third route for routh's spatial recursion, whose
+same chain (`scripts/pinocchio/chain_aba.cpp N spatial`): a third route for routh's spatial recursion, whose
 tests compare it with the dense M⁻¹f of the same model.
 
     python3 scripts/compare_pinocchio.py --spatial 6 12 24 48
@@ -29,11 +29,11 @@ import chain_scale  # noqa: E402
 HERE = Path(__file__).resolve().parent
 
 
-def pinocchio_binary(harness="chain_aba"):
+def pinocchio_binary():
     import cmeel
 
     prefix = Path(cmeel.__file__).resolve().parent.parent / "cmeel.prefix"
-    exe = chain_scale.WORK / harness
+    exe = chain_scale.WORK / "chain_aba"
     chain_scale.WORK.mkdir(parents=True, exist_ok=True)
     print("compiling the Pinocchio harness (about two minutes) ...", flush=True)
     subprocess.run(
@@ -41,7 +41,7 @@ def pinocchio_binary(harness="chain_aba"):
             "g++", "-O3", "-march=native", "-DNDEBUG", "-std=c++17",
             # What Pinocchio's CMake package gives its users (a joint variant of 25 types).
             "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "-DBOOST_MPL_LIMIT_LIST_SIZE=30", "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30",
-            str(HERE / "pinocchio" / f"{harness}.cpp"),
+            str(HERE / "pinocchio" / "chain_aba.cpp"),
             f"-I{prefix / 'include'}", f"-I{prefix / 'include' / 'eigen3'}", f"-L{prefix / 'lib'}",
             "-lpinocchio_default", f"-Wl,-rpath,{prefix / 'lib'}", "-o", str(exe),
         ],
@@ -113,13 +113,13 @@ def run_spatial(n):
 
 
 def spatial(sizes):
-    exe = pinocchio_binary("spatial_aba")
+    exe = pinocchio_binary()
     print()
     print("| n | routh dynamics | routh field per call | Pinocchio ABA per call | routh / Pinocchio | max |Δq̈| |")
     print("|---|---|---|---|---|---|")
     for n in sizes:
         path, tg, qdd = run_spatial(n)
-        out = subprocess.run([str(exe), str(n)], capture_output=True, text=True, check=True).stdout.split()
+        out = subprocess.run([str(exe), str(n), "spatial"], capture_output=True, text=True, check=True).stdout.split()
         tp = float(out[0])
         pin = [float(v) for v in out[1].split(",")]
         diff = max(abs(a - b) for a, b in zip(qdd, pin))

@@ -4,6 +4,7 @@
 //! at its middle and its joint at its end, particles in space, time-dependent potentials and forces,
 //! impacts; and which models keep the dense path.
 
+#[macro_use]
 mod common;
 
 use common::Rng;
@@ -412,22 +413,13 @@ macro_rules! cart_double_pendulum {
     };
 }
 
-/// A cart with a double pendulum twice, along the tree (`dynamics = recursive`) and with the dense
-/// M (`dynamics = dense`), with the same items and extra parameters.
-macro_rules! twins {
-    ($recursive:ident, $dense:ident, $items:tt, $fields:tt) => {
-        cart_double_pendulum!($recursive, recursive, $items, $fields);
-        cart_double_pendulum!($dense, dense, $items, $fields);
-    };
-}
-
 // Impacts along the tree: the cart with a double pendulum strikes a wall at x = −w with restitution
 // e. Its reset solves the law with the tree's factor, and its Jacobian takes ∂(M (q̇⁺ − q̇⁻))/∂x
 // from that product's tangent along the tree; the system's ∇E and ∇²E (for periodic orbits) come by
 // reverse mode through E's pass along the tree and forward mode through that. No dense M or E is
 // derived; each matches the dense twin's, the derivatives central differences, and a run through
 // several impacts the dense twin's.
-twins!(Struck, StruckDense, [impact(name = wall, guard = x + w, law = restitution(e)),], [w, e]);
+twins_of!(cart_double_pendulum, Struck, StruckDense, [impact(name = wall, guard = x + w, law = restitution(e)),], [w, e]);
 
 #[test]
 fn impacts_of_a_tree_are_solved_along_the_tree() {
@@ -465,15 +457,7 @@ fn impacts_of_a_tree_are_solved_along_the_tree() {
     let x0 = r.state([0.0, 0.8, -0.3], [-1.0, 0.0, 0.5]);
     let opts = HybridOptions::default().ode(Options::default().rtol(1e-11).atol(1e-12));
     let (sr, sd) = (r.simulate(x0, 0.0..3.0, &opts).unwrap(), d.simulate(x0, 0.0..3.0, &opts).unwrap());
-    assert!(
-        sr.impacts.len() >= 2 && sr.impacts.len() == sd.impacts.len(),
-        "{} and {} impacts",
-        sr.impacts.len(),
-        sd.impacts.len()
-    );
-    for (a, b) in sr.impacts.iter().zip(&sd.impacts) {
-        assert!((a.t - b.t).abs() < 1e-8 && (a.post - b.post).amax() < 1e-7, "{} vs {}", a.t, b.t);
-    }
+    common::same_impacts(&sr, &sd, 2);
     let (xr, xd) = (sr.states.last().unwrap(), sd.states.last().unwrap());
     assert!((xr - xd).amax() < 1e-6, "{xr} against {xd}");
 }
@@ -481,7 +465,8 @@ fn impacts_of_a_tree_are_solved_along_the_tree() {
 // Modes of a tree: the cart with a double pendulum between two walls, a mode per wall it last
 // struck (transitions with restitution e); each mode is a tree and derives nothing dense (its
 // energy's derivatives along the tree), and the run's transitions are the dense twin's.
-twins!(
+twins_of!(
+    cart_double_pendulum,
     Shuttle,
     ShuttleDense,
     [
@@ -508,22 +493,14 @@ fn modes_of_a_tree_take_the_tree() {
     let opts = HybridOptions::default().ode(Options::default().rtol(1e-11).atol(1e-12));
     let (sr, sd) =
         (r.simulate(Shuttle::LEFT, x, 0.0..3.0, &opts).unwrap(), d.simulate(ShuttleDense::LEFT, x, 0.0..3.0, &opts).unwrap());
-    assert!(
-        sr.impacts.len() >= 2 && sr.impacts.len() == sd.impacts.len(),
-        "{} and {} transitions",
-        sr.impacts.len(),
-        sd.impacts.len()
-    );
-    for (a, b) in sr.impacts.iter().zip(&sd.impacts) {
-        assert!((a.t - b.t).abs() < 1e-8 && (a.post - b.post).amax() < 1e-7 && a.guard == b.guard, "{} vs {}", a.t, b.t);
-    }
-    assert_eq!(sr.modes, sd.modes);
+    common::same_impacts(&sr, &sd, 2);
 }
 
 // Impacts of a constrained tree: the cart with a double pendulum whose second bob is held on the
 // line x = x₀ strikes a wall; the law, its Jacobian, ∇E and ∇²E along the tree match the dense
 // twin's, and so do the impacts of a run.
-twins!(
+twins_of!(
+    cart_double_pendulum,
     StruckOnALine,
     StruckOnALineDense,
     [holonomic(line = xb - x0), impact(name = wall, guard = x + w, law = restitution(e)),],
@@ -572,7 +549,7 @@ fn impacts_of_a_constrained_tree_are_solved_along_the_tree() {
 // mass, the length — and to g: ∂q̈/∂p = M⁻¹ (∂τ/∂p − ∂K/∂p) at a = q̈, with ∂K/∂p a forward pass
 // along the tree (K = M a + the velocity products), so the tree model still derives nothing dense
 // (its mass operator is the tree's: only the tree factor has pivots).
-twins!(Weighed, WeighedDense, [force(x = -c * dot(x)), sensitivity(mx, m, l, g),], [c]);
+twins_of!(cart_double_pendulum, Weighed, WeighedDense, [force(x = -c * dot(x)), sensitivity(mx, m, l, g),], [c]);
 
 #[test]
 fn sensitivities_to_masses_and_lengths_along_the_tree() {
@@ -609,7 +586,7 @@ fn sensitivities_to_masses_and_lengths_along_the_tree() {
 // with each path: the same (A, B) (the recursion's A from its tangent, B from ∂Q/∂u), and the same
 // sensitivities to g and c, which enter the generalized forces only: the tree model derives nothing
 // dense for them (∂q̈/∂w = M⁻¹ ∂τ/∂w solved along the tree; its mass operator is the tree's).
-twins!(Driven, DrivenDense, [input(u), force(x = u - c * dot(x)), sensitivity(g, c),], [c]);
+twins_of!(cart_double_pendulum, Driven, DrivenDense, [input(u), force(x = u - c * dot(x)), sensitivity(g, c),], [c]);
 
 #[test]
 fn inputs_and_linearisation_with_the_recursion() {
@@ -645,7 +622,8 @@ fn inputs_and_linearisation_with_the_recursion() {
 // of the tree's masses and directions — l of the constraint too). The tree model solves its saddle
 // point, its input and parameter Jacobians with the tree factor (∂R/∂w = ∂K/∂w − ∂τ/∂w −
 // ∂(Aᵀλ)/∂w, ∂K/∂p a pass along the tree for m and l, zero for the rest) and matches its dense twin.
-twins!(
+twins_of!(
+    cart_double_pendulum,
     DrivenOnALine,
     DrivenOnALineDense,
     [input(u), force(x = u - c * dot(x)), holonomic(line = xb - x0), sensitivity(g, x0, m, l),],
@@ -693,7 +671,7 @@ fn inputs_of_a_constrained_tree_are_solved_along_the_tree() {
 // row ẋ − v = 0) under a double pendulum. The translation ξ = ∂/∂x is a symmetry, the row is
 // A ξ = 1 with b = −v, so E − v·J is conserved although E and J are not; along the tree E and J are
 // passes along it (nothing dense derived), and they equal the dense twin's.
-twins!(Carried, CarriedDense, [constraint(carry = dot(x) - v), symmetry(cyclic(x)),], [v]);
+twins_of!(cart_double_pendulum, Carried, CarriedDense, [constraint(carry = dot(x) - v), symmetry(cyclic(x)),], [v]);
 
 #[test]
 fn a_constrained_trees_moving_energy_is_computed_along_the_tree() {

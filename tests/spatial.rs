@@ -5,6 +5,7 @@
 //! the Lagrangian), their field Jacobians against each other and central differences, and a run's
 //! energy.
 
+#[macro_use]
 mod common;
 
 use common::{Rng, jacobian_fd};
@@ -54,16 +55,7 @@ macro_rules! arm {
     };
 }
 
-/// The arm twice, on its links (`dynamics = recursive`) and with the dense M (`dynamics = dense`),
-/// with the same items and extra parameters.
-macro_rules! arms {
-    ($recursive:ident, $dense:ident, $items:tt, $fields:tt) => {
-        arm!($recursive, recursive, $items, $fields);
-        arm!($dense, dense, $items, $fields);
-    };
-}
-
-arms!(Arm, ArmDense, [force(q2 = -c * dot(q2)), jacobian,], []);
+twins_of!(arm, Arm, ArmDense, [force(q2 = -c * dot(q2)), jacobian,], []);
 
 fn arms() -> (Arm, ArmDense) {
     let (mc, m, l, ia, ib, ic, ip, g, k, c) = (2.0, 0.7, 0.5, 0.03, 0.04, 0.02, 0.004, 9.81, 3.0, 0.1);
@@ -116,28 +108,28 @@ fn the_arms_energy_changes_only_by_its_damper() {
 /// coordinates — the recursion reads the precession and nutation joints' links off the body with
 /// the joints below them at zero.
 macro_rules! top {
-    ($name:ident, $dynamics:ident) => {
+    ($name:ident, $dynamics:ident, [$($items:tt)*], [$($field:ident),*]) => {
         #[derive(Mechanics)]
         #[mechanics(
-                                    coordinates(phi, theta, psi),
-                                    frame(b = rot_z(phi) * rot_x(theta) * rot_z(psi)),
-                                    body(name = top, mass = m, centre = b * [0, 0, l], frame = b, inertia = diag(a, a, c)),
-                                    gravity = [0, 0, -g],
-                                    jacobian,
-                                    dynamics = $dynamics,
-                                )]
+            coordinates(phi, theta, psi),
+            frame(b = rot_z(phi) * rot_x(theta) * rot_z(psi)),
+            body(name = top, mass = m, centre = b * [0, 0, l], frame = b, inertia = diag(a, a, c)),
+            gravity = [0, 0, -g],
+            $($items)*
+            dynamics = $dynamics,
+        )]
         pub struct $name {
             pub m: f64,
             pub l: f64,
             pub a: f64,
             pub c: f64,
             pub g: f64,
+            $(pub $field: f64,)*
         }
     };
 }
 
-top!(Top, recursive);
-top!(TopDense, dense);
+twins_of!(top, Top, TopDense, [jacobian,], []);
 
 #[test]
 fn a_top_in_euler_angles_takes_the_spatial_recursion() {
@@ -162,7 +154,7 @@ fn a_top_in_euler_angles_takes_the_spatial_recursion() {
 // the links: ∂K/∂p by forward mode through the Newton–Euler pass) and the spring (of the forces):
 // the arm on its links derives nothing dense, and its linearisation, input and parameter Jacobians
 // are its dense twin's.
-arms!(DrivenArm, DrivenArmDense, [input(u1, u2), force(q1 = u1, q2 = u2 - c * dot(q2)), sensitivity(g, m, l, k),], []);
+twins_of!(arm, DrivenArm, DrivenArmDense, [input(u1, u2), force(q1 = u1, q2 = u2 - c * dot(q2)), sensitivity(g, m, l, k),], []);
 
 #[test]
 fn inputs_and_sensitivities_of_an_arm_along_its_links() {
@@ -191,7 +183,7 @@ fn inputs_and_sensitivities_of_an_arm_along_its_links() {
 // law with M from its products along the links and its Jacobian takes ∂(M (q̇⁺ − q̇⁻))/∂x from the
 // product's tangent; ∇E and ∇²E (for periodic orbits) come by reverse and forward mode through E's
 // pass along the links. Each matches the dense twin's, and a run the same impacts.
-arms!(StruckArm, StruckArmDense, [impact(name = stop, guard = 1.2 - q2, law = restitution(e)),], [e]);
+twins_of!(arm, StruckArm, StruckArmDense, [impact(name = stop, guard = 1.2 - q2, law = restitution(e)),], [e]);
 
 #[test]
 fn a_joint_limit_of_an_arm_along_its_links() {
@@ -216,21 +208,14 @@ fn a_joint_limit_of_an_arm_along_its_links() {
     let x0 = r.state([0.0, 0.3, 0.6, -0.4], [0.2, 1.0, 2.5, 0.0]);
     let opts = HybridOptions::default().ode(Options::default().rtol(1e-11).atol(1e-12));
     let (sr, sd) = (r.simulate(x0, 0.0..2.0, &opts).unwrap(), d.simulate(x0, 0.0..2.0, &opts).unwrap());
-    assert!(
-        !sr.impacts.is_empty() && sr.impacts.len() == sd.impacts.len(),
-        "{} and {} impacts",
-        sr.impacts.len(),
-        sd.impacts.len()
-    );
-    for (a, b) in sr.impacts.iter().zip(&sd.impacts) {
-        assert!((a.t - b.t).abs() < 1e-8 && (a.post - b.post).amax() < 1e-7, "{} vs {}", a.t, b.t);
-    }
+    common::same_impacts(&sr, &sd, 1);
 }
 
 // Modes of a spatial tree: the arm's elbow between two stops, a mode per stop it last struck
 // (transitions with restitution e); each mode derives nothing dense, and the run's transitions are
 // the dense twin's.
-arms!(
+twins_of!(
+    arm,
     Elbow,
     ElbowDense,
     [
@@ -257,16 +242,7 @@ fn modes_of_an_arm_along_its_links() {
     let opts = HybridOptions::default().ode(Options::default().rtol(1e-11).atol(1e-12));
     let (sr, sd) =
         (r.simulate(Elbow::LOW, x, 0.0..4.0, &opts).unwrap(), d.simulate(ElbowDense::LOW, x, 0.0..4.0, &opts).unwrap());
-    assert!(
-        !sr.impacts.is_empty() && sr.impacts.len() == sd.impacts.len(),
-        "{} and {} transitions",
-        sr.impacts.len(),
-        sd.impacts.len()
-    );
-    for (a, b) in sr.impacts.iter().zip(&sd.impacts) {
-        assert!((a.t - b.t).abs() < 1e-8 && (a.post - b.post).amax() < 1e-7 && a.guard == b.guard, "{} vs {}", a.t, b.t);
-    }
-    assert_eq!(sr.modes, sd.modes);
+    common::same_impacts(&sr, &sd, 1);
 }
 
 // A constrained spatial tree: the arm's wrist held at the height h of a table (holonomic) and its
@@ -274,7 +250,13 @@ fn modes_of_an_arm_along_its_links() {
 // with M from its products along the links and f along them (nothing dense derived), its Jacobian
 // with the kinetic part K = M a + … differentiated along the links — against the dense twin, and a
 // run that keeps both constraints.
-arms!(TableArm, TableArmDense, [holonomic(table = wrist[2] - h), constraint(roll = dot(x) - r * dot(q1)), jacobian,], [h, r]);
+twins_of!(
+    arm,
+    TableArm,
+    TableArmDense,
+    [holonomic(table = wrist[2] - h), constraint(roll = dot(x) - r * dot(q1)), jacobian,],
+    [h, r]
+);
 
 #[test]
 fn a_constrained_arm_along_its_links() {

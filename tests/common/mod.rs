@@ -2,6 +2,17 @@
 #![allow(dead_code)]
 
 use routh::nalgebra::{SMatrix, SVector};
+
+/// A model twice, `$recursive` along its tree (`dynamics = recursive`) and `$dense` with the dense
+/// M (`dynamics = dense`), from a macro `$model!(name, dynamics, [items], [extra fields])` with the
+/// same items and extra parameters (use with `#[macro_use] mod common;`).
+#[allow(unused_macros)]
+macro_rules! twins_of {
+    ($model:ident, $recursive:ident, $dense:ident, $items:tt, $fields:tt) => {
+        $model!($recursive, recursive, $items, $fields);
+        $model!($dense, dense, $items, $fields);
+    };
+}
 use routh::runtime::{FieldError, VectorField};
 
 /// Deterministic pseudo-random numbers in [lo, hi) (SplitMix64), so tests are reproducible.
@@ -72,3 +83,22 @@ pub fn euler_zxz(
 mod elliptic;
 #[allow(unused_imports)]
 pub use elliptic::{FreeBodySolution, complete_elliptic_k, jacobi_elliptic};
+
+/// Two runs of one hybrid system on two routes make the same impacts, at least `at_least` of them:
+/// the same guards and modes, times to 1e-8, post-impact states to 1e-7.
+pub fn same_impacts<const D: usize>(
+    a: &routh::runtime::HybridTrajectory<D>,
+    b: &routh::runtime::HybridTrajectory<D>,
+    at_least: usize,
+) {
+    assert!(
+        a.impacts.len() >= at_least && a.impacts.len() == b.impacts.len(),
+        "{} and {} impacts",
+        a.impacts.len(),
+        b.impacts.len()
+    );
+    for (p, q) in a.impacts.iter().zip(&b.impacts) {
+        assert!((p.t - q.t).abs() < 1e-8 && (p.post - q.post).amax() < 1e-7 && p.guard == q.guard, "{} vs {}", p.t, q.t);
+    }
+    assert_eq!(a.modes, b.modes);
+}

@@ -18,7 +18,7 @@ use symbolic::Expr;
 
 use crate::derive::constraint::ConstraintEquations;
 use crate::derive::euler_lagrange::Equations;
-use crate::derive::tree::{Bound, Dynamics, Recursive};
+use crate::derive::tree::{Bound, Dynamics, Recursive, Tree};
 use crate::emit::codegen::{Helpers, TangentFunctions, allow_generated, body_placed, lazy, square_matrix, symbol_tokens};
 use crate::model::View;
 
@@ -124,16 +124,15 @@ fn tree_factor_name() -> syn::Ident {
     format_ident!("__routh_tree_factor")
 }
 
-/// The functions of a model whose M is the runtime's along its kinematic tree `r`:
+/// The functions of a model whose M is the runtime's along its kinematic tree of directions `tree`:
 /// `__routh_tree()` (the tree's structure, a static), `__routh_tree_coefficients(t, x)` (the
 /// directions' coefficients S_d and masses), `__routh_tree_factor(t, x)` (M factored along the
 /// tree, the runtime's `TreeFactor`: O(n) to factor and per solve; the model's
 /// `MechanicalSystem::Mass`) and, with `forcing` (f along the tree), `__routh_tree_factor_and_forcing`
 /// — the two from one body (the coordinates' sines and cosines once), for the saddle point of its
 /// constraints.
-pub(crate) fn tree_factor_item(model: &View<'_>, r: &Recursive, forcing: Option<&Bound>, helpers: &mut Helpers) -> TokenStream {
+pub(crate) fn tree_factor_item(model: &View<'_>, tree: &Tree, forcing: Option<&Bound>, helpers: &mut Helpers) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
-    let tree = r.directions_tree();
     let k = tree.dirs.len();
     let mut outputs: Vec<Expr> = tree.dirs.iter().map(|&(_, _, s)| s).collect();
     outputs.extend(&tree.masses);

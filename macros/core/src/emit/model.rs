@@ -36,16 +36,18 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     // (Kinetics are derived for the recursion only.) `tree`: the mass operator along the tree, its
     // number of directions, where M is never formed.
     let (dyn_item, mass_matrix, forcing, tree) = match (&derived.kinetics, &derived.dynamics) {
-        (Some(k), crate::derive::tree::Dynamics::Recursive(r)) if matches!(r.tree, crate::derive::tree::Links::Spatial(_)) => {
-            let (mass_matrix, forcing) = spatial_mass_and_forcing(model, k, &mut helpers, &m_doc);
-            (dynamics::products_as_dynamics(model), mass_matrix, forcing, None)
-        }
-        (Some(k), crate::derive::tree::Dynamics::Recursive(r)) => {
-            let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, r.directions_tree().dirs.len(), &mut helpers, &m_doc);
-            let with_forcing = constraints.is_some().then_some(&k.forcing);
-            let factor = dynamics::tree_factor_item(model, r, with_forcing, &mut helpers);
-            (factor, mass_matrix, forcing, Some(r.directions_tree().dirs.len()))
-        }
+        (Some(k), crate::derive::tree::Dynamics::Recursive(r)) => match &r.tree {
+            crate::derive::tree::Links::Spatial(_) => {
+                let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, None, &mut helpers, &m_doc);
+                (dynamics::products_as_dynamics(model), mass_matrix, forcing, None)
+            }
+            crate::derive::tree::Links::Directions(tree) => {
+                let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, Some(tree.dirs.len()), &mut helpers, &m_doc);
+                let with_forcing = constraints.is_some().then_some(&k.forcing);
+                let factor = dynamics::tree_factor_item(model, tree, with_forcing, &mut helpers);
+                (factor, mass_matrix, forcing, Some(tree.dirs.len()))
+            }
+        },
         _ => (
             dynamics::mass_and_forcing(model, eq, &mut helpers),
             mass_matrix_item(model, eq, &mut helpers, &m_doc),
@@ -238,13 +240,15 @@ fn mass_matrix_item(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, m_d
     }
 }
 
-/// `mass_matrix` and the body of `forcing` of a model whose kinetics follow its tree: M assembled
-/// by the runtime from the directions' coefficients and masses (`mechanics::tree::mass_matrix`, n
-/// products M eⱼ), f its own O(n) function.
+/// `mass_matrix` and the body of `forcing` of a model whose kinetics follow its tree: f its own
+/// O(n) function; M assembled by the runtime, from a tree of directions' coefficients and masses
+/// (`tree_k` directions: `mechanics::tree::mass_matrix`, n products M eⱼ), or from spatial links'
+/// products M a (one Newton–Euler pass each, velocities and gravity off:
+/// `mechanics::mass_from_products`).
 fn tree_mass_and_forcing(
     model: &View<'_>,
     k: &crate::derive::tree::Kinetics,
-    tree_k: usize,
+    tree_k: Option<usize>,
     helpers: &mut Helpers,
     m_doc: &TokenStream,
 ) -> (TokenStream, TokenStream) {
@@ -253,6 +257,31 @@ fn tree_mass_and_forcing(
     let (f_stmts, f_vals) = helpers.body_bound(model, &k.forcing.bindings, &k.forcing.outputs, "__routh_forcing", &none, &none);
     let allow = allow_generated();
     let sv = quote! { ::routh::__private::nalgebra::SVector };
+    let (product, assemble) = match (tree_k, &k.mass_product) {
+        (Some(tree_k), _) => (
+            TokenStream::new(),
+            quote! {
+                let (s, m) = self.__routh_tree_coefficients(t, x);
+                ::routh::__private::mechanics::tree::mass_matrix::<#n, #tree_k>(Self::__routh_tree(), &s, &m)
+            },
+        ),
+        (None, Some(product)) => {
+            let a_param = quote! { a: &#sv<f64, #n>, };
+            let a_arg = quote! { a, };
+            let (m_stmts, m_vals) =
+                helpers.body_bound(model, &product.bindings, &product.outputs, "__routh_mass_product", &a_param, &a_arg);
+            let function = quote! {
+                /// M a along the model's spatial links (one Newton–Euler pass without velocities or gravity, O(n)).
+                #allow
+                fn __routh_mass_product(&self, t: f64, x: &#sv<f64, #d>, a: &#sv<f64, #n>) -> #sv<f64, #n> {
+                    #(#m_stmts)*
+                    #sv::<f64, #n>::from([#(#m_vals),*])
+                }
+            };
+            (function, quote! { ::routh::__private::mechanics::mass_from_products::<#n>(|a| self.__routh_mass_product(t, x, a)) })
+        }
+        (None, None) => unreachable!("kinetics along spatial links carry M a"),
+    };
     let mass_matrix = quote! {
         /// The forcing f along the kinematic tree (O(n)).
         #allow
@@ -261,54 +290,12 @@ fn tree_mass_and_forcing(
             #sv::<f64, #n>::from([#(#f_vals),*])
         }
 
-        #m_doc
-        #[must_use]
-        pub fn mass_matrix(&self, t: f64, x: &#sv<f64, #d>) -> ::routh::__private::nalgebra::SMatrix<f64, #n, #n> {
-            let (s, m) = self.__routh_tree_coefficients(t, x);
-            ::routh::__private::mechanics::tree::mass_matrix::<#n, #tree_k>(Self::__routh_tree(), &s, &m)
-        }
-    };
-    (mass_matrix, quote! { self.__routh_forcing(t, x) })
-}
-
-/// `mass_matrix` and the body of `forcing` of a model whose kinetics follow its spatial links: f one
-/// Newton–Euler pass along them, M column by column from the products M eⱼ (each a pass with the
-/// velocities and gravity off; the runtime's `mechanics::mass_from_products`).
-fn spatial_mass_and_forcing(
-    model: &View<'_>,
-    k: &crate::derive::tree::Kinetics,
-    helpers: &mut Helpers,
-    m_doc: &TokenStream,
-) -> (TokenStream, TokenStream) {
-    let (n, d) = (model.dof(), model.layout.state_dim());
-    let none = TokenStream::new();
-    let product = k.mass_product.as_ref().expect("spatial kinetics carry M a");
-    let (f_stmts, f_vals) = helpers.body_bound(model, &k.forcing.bindings, &k.forcing.outputs, "__routh_forcing", &none, &none);
-    let sv = quote! { ::routh::__private::nalgebra::SVector };
-    let a_param = quote! { a: &#sv<f64, #n>, };
-    let a_arg = quote! { a, };
-    let (m_stmts, m_vals) =
-        helpers.body_bound(model, &product.bindings, &product.outputs, "__routh_mass_product", &a_param, &a_arg);
-    let allow = allow_generated();
-    let mass_matrix = quote! {
-        /// The forcing f along the model's spatial links (one Newton–Euler pass, O(n)).
-        #allow
-        fn __routh_forcing(&self, t: f64, x: &#sv<f64, #d>) -> #sv<f64, #n> {
-            #(#f_stmts)*
-            #sv::<f64, #n>::from([#(#f_vals),*])
-        }
-
-        /// M a along the model's spatial links (one Newton–Euler pass without velocities or gravity, O(n)).
-        #allow
-        fn __routh_mass_product(&self, t: f64, x: &#sv<f64, #d>, a: &#sv<f64, #n>) -> #sv<f64, #n> {
-            #(#m_stmts)*
-            #sv::<f64, #n>::from([#(#m_vals),*])
-        }
+        #product
 
         #m_doc
         #[must_use]
         pub fn mass_matrix(&self, t: f64, x: &#sv<f64, #d>) -> ::routh::__private::nalgebra::SMatrix<f64, #n, #n> {
-            ::routh::__private::mechanics::mass_from_products::<#n>(|a| self.__routh_mass_product(t, x, a))
+            #assemble
         }
     };
     (mass_matrix, quote! { self.__routh_forcing(t, x) })

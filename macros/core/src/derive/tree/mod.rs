@@ -179,16 +179,6 @@ impl Recursive {
         };
         tree.into_iter().flat_map(|t| t.at_joint.iter().map(Vec::len))
     }
-
-    /// The tree of directions, which only the translational recursion has: what reads it (M, f,
-    /// E, p and their derivatives along the tree) is derived only for a model with one
-    /// ([`crate::derive::mode`] derives the spatial recursion's expanded).
-    pub fn directions_tree(&self) -> &Tree {
-        match &self.tree {
-            Links::Directions(t) => t,
-            Links::Spatial(_) => unreachable!("read only for a tree of directions (`derive::mode` keeps spatial links off it)"),
-        }
-    }
 }
 
 /// How the model's accelerations are computed.
