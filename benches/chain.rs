@@ -436,6 +436,18 @@ fn expand(c: &mut Criterion) {
         routh_macros_core::try_expand(dense.clone()).unwrap().to_string().len(),
     );
     println!("spatial chain n = 12: {} KB of tokens along its links, {} KB dense", t_links / 1024, t_dense / 1024);
+    // The growth along the links (one expansion each, printed).
+    for n in [6, 24, 48] {
+        let src: proc_macro2::TokenStream =
+            routh_macros_core::fixtures::spatial_chain_struct_with("Spatial", n, "dynamics = recursive").parse().unwrap();
+        let start = std::time::Instant::now();
+        let tokens = routh_macros_core::try_expand(src).unwrap().to_string().len();
+        println!(
+            "spatial chain n = {n}: {} KB of tokens along its links in {:.2} s",
+            tokens / 1024,
+            start.elapsed().as_secs_f64()
+        );
+    }
     group.bench_function(BenchmarkId::new("spatial", "links"), |b| {
         b.iter(|| routh_macros_core::try_expand(black_box(links.clone())).unwrap())
     });
