@@ -16,7 +16,8 @@ use routh::prelude::*;
 /// its x axis at the end of the second — relative angles, offsets off the joint axes, a body turned
 /// by a constant rotation on its link, products of inertia, a damper on the second joint, gravity;
 /// a motor on the first link and a tool on the third beside their links' own bodies (masses off
-/// the links' origins, whose bias forces v × f do not vanish).
+/// the links' origins, whose bias forces v × f do not vanish), and a pedestal that does not move
+/// (its gravitational term a constant of L and E on both routes).
 macro_rules! arm {
     ($name:ident, $dynamics:ident, [$($items:tt)*], [$($field:ident),*]) => {
         #[derive(Mechanics)]
@@ -34,6 +35,7 @@ macro_rules! arm {
             particle(name = tool, mass = m / 4, at = wrist + b3 * [0.2, 0, 0.1]),
             body(name = motor, mass = m, centre = elbow + b1 * [0, 0.1, 0], frame = b1 * rot_x(0.5),
                  inertia = diag(ic, ib, ia)),
+            body(name = pedestal, mass = mc, centre = [0, 0, -0.3], frame = rot_x(0.1), inertia = diag(ia, ia, ic)),
             gravity = [0, 0, -g],
             lagrangian = -k / 2 * x.powi(2),
             $($items)*

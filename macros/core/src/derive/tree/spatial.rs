@@ -106,7 +106,8 @@ pub struct Links {
     pub gravity: Option<Vec3>,
     /// τ = ∂L_w/∂q + Q, from the written Lagrangian and the forces (gravity is not in it).
     pub tau: Vec<Expr>,
-    /// The written Lagrangian, a potential −V(t, q).
+    /// The written Lagrangian, a potential −V(t, q), and the gravitational term of the bodies that
+    /// do not move (a constant).
     pub rest: Expr,
 }
 
@@ -128,6 +129,8 @@ pub fn read(model: &Model, arena: &mut Arena) -> Result<Links, String> {
     // The coordinates that move each body (its pose a function of them alone).
     let mut rows: Vec<Vec<usize>> = Vec::new();
     let mut moved: Vec<usize> = Vec::new();
+    // Bodies that no coordinate moves: no kinetic energy, a constant gravitational term.
+    let mut still: Vec<usize> = Vec::new();
     for (k, b) in model.bodies.iter().enumerate() {
         let mut kinetic = vec![b.mass];
         if let Some(i) = &b.inertia {
@@ -152,7 +155,9 @@ pub fn read(model: &Model, arena: &mut Arena) -> Result<Links, String> {
                 }
             }
         }
-        if !coordinates.is_empty() {
+        if coordinates.is_empty() {
+            still.push(k);
+        } else {
             rows.push(coordinates.into_iter().collect());
             moved.push(k);
         }
@@ -295,7 +300,23 @@ pub fn read(model: &Model, arena: &mut Arena) -> Result<Links, String> {
             (arena.add(&m), first)
         })
         .collect();
-    Ok(Links { parents, order, transforms, inertias, masses, gravity: model.gravity, tau, rest: model.written })
+    // The still bodies' gravitational term Σ m g·r, a constant of L and E (not of the motion).
+    let still = match &model.gravity {
+        Some(g) => {
+            let terms: Vec<Expr> = still
+                .iter()
+                .map(|&k| {
+                    let b = &model.bodies[k];
+                    let gr = arena.dot3(g, &b.centre);
+                    arena.mul2(b.mass, gr)
+                })
+                .collect();
+            arena.add(&terms)
+        }
+        None => arena.zero(),
+    };
+    let rest = arena.add2(model.written, still);
+    Ok(Links { parents, order, transforms, inertias, masses, gravity: model.gravity, tau, rest })
 }
 
 /// ℓ of a joint that turns about an axis, its link's origin moved onto that axis, where ℓ is
