@@ -202,7 +202,7 @@ pub const AUTO_MIN_DOF: usize = 12;
 /// The same for the spatial recursion (bodies turning in space): a chain of links turning about z,
 /// y and x in turn is level with the dense field at 3 links (59 against 60 ns), takes 0.6–0.9 of its
 /// time at 6 and 0.33 at 12 (`cargo bench --bench chain -- rhs_spatial`), and expands into less
-/// code from 6 links on (101 against 126 KB; 194 against 599 KB at 12).
+/// code from 6 links on (87 against 126 KB; 194 against 599 KB at 12).
 pub const SPATIAL_MIN_DOF: usize = 6;
 
 /// The model's dynamics: as asked by `dynamics = ...`, or chosen by size (the recursion for a tree
@@ -775,7 +775,8 @@ fn tree_of(model: &Model, rows: &[Vec<usize>]) -> Result<(Vec<Option<usize>>, Ve
     // with j (declared before it) must lie on one path; j hangs below the deepest. Where they lie in
     // different trees of the forest so far, those trees are stacked (each root grafted below the
     // deepest such coordinate of the one before): translations commute, so a longer path changes
-    // no velocity.
+    // no velocity. (For spatial links the stacking is a guess like any other reading: the bodies'
+    // check decides.)
     let n = model.dof();
     let mut with: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); n];
     for row in rows {

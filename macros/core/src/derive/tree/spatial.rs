@@ -15,7 +15,8 @@
 //! read off the bodies: F_j from the frame of the first rigid body at j (or, where j moves none,
 //! below it) with the coordinates below j at 0, o_j from the first body's centre likewise, and
 //! A_j = (F_pᵀ F_j), ℓ_j = F_pᵀ (o_j − o_p) with every coordinate but q_j at 0 — functions of q_j
-//! alone by construction. Each body b at joint j must then sit rigidly on its link:
+//! alone by construction; where the joint turns about a fixed axis, o_j is then moved onto it
+//! ([`on_axis`]: ℓ_j constant). Bodies that no coordinate moves add a constant to L and E. Each body b at joint j must then sit rigidly on its link:
 //! R_b = F_j C_b and r_b = o_j + F_j d_b with C_b and d_b constant, checked for every body by the
 //! zero test. Whatever is read, the check makes it exact: the link poses reproduce every body's
 //! pose, so the recursion below is the dynamics of the model's Lagrangian. A model that fails a
