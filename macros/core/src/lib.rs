@@ -167,6 +167,11 @@ mod tests {
             out[at..].split('"').nth(1).expect("its value").to_string()
         };
         assert_eq!((dynamics(5), dynamics(6)), ("dense".to_string(), "recursive".to_string()));
+        // With a constraint it keeps the dense M unless asked (its saddle point would take M from
+        // n products along the links: slower at the sizes measured).
+        let src = crate::fixtures::spatial_chain_struct_with("S6", 6, "holonomic(level = q2 - q4)");
+        let out = crate::try_expand(src.parse().unwrap()).unwrap().to_string();
+        assert!(out.contains("__m [(1usize , 0usize)]") && !out.contains("mass_from_products"), "the dense M");
     }
 
     /// A chain of links turning in space derives nothing dense: its recursion, M a, f, L, E and p

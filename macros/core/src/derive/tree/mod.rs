@@ -281,7 +281,18 @@ fn choose(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
                 Some(cost) => n >= AUTO_MIN_DOF && cost < dense,
                 None => n >= SPATIAL_MIN_DOF,
             };
-            if chosen {
+            if chosen && r.cost().is_none() && !model.constraints.is_empty() {
+                // A constrained spatial tree solves its saddle point with M from n products along its
+                // links, factored densely: slower than the expanded M at the sizes measured (the
+                // Whipple bicycle's field 1.39 against 1.18 µs, its Jacobian 6.0 against 4.6 µs;
+                // `cargo bench --bench bicycle`), so only when asked.
+                Ok(Dynamics::Dense(
+                    "its bodies turn in space and it has constraints: their saddle point would be solved with M from its \
+                     products along the links, slower than the dense M at the sizes measured (`dynamics = recursive` \
+                     takes the links)"
+                        .into(),
+                ))
+            } else if chosen {
                 Ok(Dynamics::Recursive(r))
             } else {
                 Ok(Dynamics::Dense(format!(
