@@ -405,8 +405,8 @@ fn kinematic_trees_are_read_from_the_lagrangian() {
 
 /// The spatial recursion read off the bodies of each model: its tree (parents) and its q̈ against
 /// M⁻¹f of the same model — a chain turning about z, y, x in turn, branches on a cart, a gimbal whose
-/// first joint moves no body of its own, an angle written absolute (rot_z(a + b) below rot_z(a));
-/// and the reason each model that is not one gives.
+/// first joint moves no body of its own, an angle written absolute (rot_z(a + b) below rot_z(a)),
+/// the Whipple bicycle; and the reason each model that is not one gives.
 #[test]
 fn spatial_trees_are_read_from_the_bodies() {
     use super::tree::spatial::recursion;
@@ -447,6 +447,14 @@ fn spatial_trees_are_read_from_the_bodies() {
          struct Absolute { m: f64, l: f64, i: f64, j: f64, k: f64, g: f64 }",
         &[None, Some(0)],
     );
+    // The Whipple bicycle of `examples/models/whipple.rs` (its unconstrained M⁻¹f: the rolling
+    // constraints are the saddle point's): a prismatic root, yaw, roll and pitch, the steer about an
+    // axis tilted by a constant rotation, two wheels spinning on their frames.
+    let file = include_str!("../../../../examples/models/whipple.rs");
+    let struct_at = file.find("pub struct ").expect("the struct");
+    let start = file[..struct_at].rfind("#[mechanics(").expect("the model's attribute");
+    let end = struct_at + file[struct_at..].find("\n}\n").expect("the struct's end") + 3;
+    check(&file[start..end], &[None, Some(0), Some(1), Some(2), Some(3), Some(4), Some(4), Some(5)]);
     let refused = |src: &str, why: &str| {
         let (model, mut arena) = lowered(src);
         match recursion(&model, &mut arena) {
