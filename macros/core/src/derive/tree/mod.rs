@@ -254,6 +254,21 @@ fn choose(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
             moved.len() > 1
         })
     });
+    // Bodies turning in space below SPATIAL_MIN_DOF coordinates, or with constraints below
+    // AUTO_MIN_DOF, take the dense path whatever their kinematics (neither recursion is taken by
+    // itself there): the tree is not read, which saves its expansion time.
+    // (Orientations and action variables are refused at once by both, with their own reason.)
+    let plain = model.layout.orientations.is_empty() && model.layout.z.is_none();
+    if asked.is_none() && plain && turning && (n < SPATIAL_MIN_DOF || !model.constraints.is_empty() && n < AUTO_MIN_DOF) {
+        let why = if n < SPATIAL_MIN_DOF {
+            format!("its bodies turn in space with {n} coordinates, where the dense path is as fast")
+        } else {
+            "its bodies turn in space and it has constraints, whose saddle point the dense M solves faster at this size".into()
+        };
+        return Ok(Dynamics::Dense(format!(
+            "{why} (`dynamics = recursive` takes the spatial recursion if the model is a tree of them)"
+        )));
+    }
     let found = if turning {
         spatial::recursion(model, arena).or_else(|why| recursion(model, arena).map_err(|_| why))
     } else {
