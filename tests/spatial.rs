@@ -285,3 +285,31 @@ fn a_constrained_arm_along_its_links() {
         assert!(s.position_residuals(0.0, p).amax() < 1e-8 && s.velocity_residuals(0.0, p).amax() < 1e-8);
     }
 }
+
+// Symmetries along the links: the symmetric top's precession and spin are cyclic, their momenta
+// (the vertical and the axial angular momentum) read p from its pass along the links; they equal
+// the dense twin's and are conserved along a run.
+twins_of!(top, SymmetricTop, SymmetricTopDense, [symmetry(cyclic(phi), cyclic(psi)),], []);
+
+#[test]
+fn momentum_maps_of_a_top_along_its_links() {
+    let (r, d) = (
+        SymmetricTop { m: 1.0, l: 0.3, a: 0.05, c: 0.02, g: 9.81 },
+        SymmetricTopDense { m: 1.0, l: 0.3, a: 0.05, c: 0.02, g: 9.81 },
+    );
+    assert_eq!(SymmetricTop::DYNAMICS, "recursive");
+    let mut rng = Rng::new(29);
+    for _ in 0..10 {
+        let q = [rng.uniform(-3.0, 3.0), rng.uniform(0.3, 2.8), rng.uniform(-3.0, 3.0)];
+        let x = r.state(q, rng.vector::<3>(-3.0, 3.0).into());
+        for (a, b) in [(r.phi_momentum(0.0, &x), d.phi_momentum(0.0, &x)), (r.psi_momentum(0.0, &x), d.psi_momentum(0.0, &x))] {
+            assert!((a - b).abs() < 1e-12 * (1.0 + b.abs()), "{a} against {b}");
+        }
+    }
+    let x0 = r.state([0.0, 0.7, 0.0], [0.4, 0.0, 40.0]);
+    let run = r.simulate(x0, 0.0..2.0, &Options::default().rtol(1e-11).atol(1e-12)).unwrap();
+    let (j0, k0) = (r.phi_momentum(0.0, &x0), r.psi_momentum(0.0, &x0));
+    for x in &run.states {
+        assert!((r.phi_momentum(0.0, x) - j0).abs() < 1e-8 && (r.psi_momentum(0.0, x) - k0).abs() < 1e-8);
+    }
+}
