@@ -3,6 +3,15 @@
 
 use routh::nalgebra::{SMatrix, SVector};
 
+/// Asserts max |a − b| < tol (1 + max |b|) for two vectors or matrices, showing both.
+#[allow(unused_macros)]
+macro_rules! assert_near {
+    ($a:expr, $b:expr, $tol:expr) => {{
+        let (a, b) = ($a, $b);
+        assert!((a - b).amax() < $tol * (1.0 + b.amax()), "{a} against {b}");
+    }};
+}
+
 /// A model twice, `$recursive` along its tree (`dynamics = recursive`) and `$dense` with the dense
 /// M (`dynamics = dense`), from a macro `$model!(name, dynamics, [items], [extra fields])` with the
 /// same items and extra parameters (use with `#[macro_use] mod common;`).

@@ -147,7 +147,7 @@ impl Recursive {
         let kinetic: Vec<Expr> = match &self.tree {
             Links::Directions(tree) => tree.dirs.iter().map(|d| d.2).chain(tree.comps.iter().map(|c| c.1)).collect(),
             Links::Spatial(links) => {
-                let transforms = links.transforms.iter().flat_map(|(a, l)| a.as_flattened().iter().chain(l).copied());
+                let transforms = links.joints.iter().flat_map(|j| j.a.as_flattened().iter().chain(&j.l).copied());
                 let inertias = links.inertias.iter().flat_map(|i| i.as_flattened().iter().copied());
                 transforms.chain(inertias).chain(links.gravity.iter().flatten().copied()).collect()
             }

@@ -80,15 +80,17 @@ pub type Spatial = [Expr; 6];
 /// A symmetric spatial inertia.
 pub type Inertia = [[Expr; 6]; 6];
 
-/// A joint's transform from its parent's link (bound to temporaries): A_j, ℓ_j and their
-/// derivatives along q_j.
-struct Joint {
-    a: Mat3,
-    l: Vec3,
-    da: Mat3,
-    dl: Vec3,
-    s: Spatial,
-    ds: Spatial,
+/// A joint's transform from its parent's link: A_j, ℓ_j, their derivatives along q_j, and its
+/// motion subspace S_j = (vee(A_jᵀ A_j'), A_jᵀ ℓ_j') with S_j' — as read ([`Links::joints`]), or
+/// bound to temporaries in a pass ([`joints`]).
+#[derive(Clone, Copy)]
+pub struct Joint {
+    pub a: Mat3,
+    pub l: Vec3,
+    pub da: Mat3,
+    pub dl: Vec3,
+    pub s: Spatial,
+    pub ds: Spatial,
 }
 
 /// The tree of rigid links read off a model's bodies ([`read`]).
@@ -97,8 +99,9 @@ pub struct Links {
     pub parents: Vec<Option<usize>>,
     /// The joints, parents first.
     pub order: Vec<usize>,
-    /// Each joint's A_j(q_j) and ℓ_j(q_j): F_j = F_p A_j, o_j = o_p + F_p ℓ_j.
-    pub transforms: Vec<(Mat3, Vec3)>,
+    /// Each joint's A_j(q_j) and ℓ_j(q_j) (F_j = F_p A_j, o_j = o_p + F_p ℓ_j), with their
+    /// derivatives and S_j, S_j', derived once.
+    pub joints: Vec<Joint>,
     /// Each link's spatial inertia about its origin, in its axes (constant).
     pub inertias: Vec<Inertia>,
     /// Each link's mass and first moment Σ m_b d_b about its origin, in its axes.
@@ -317,7 +320,8 @@ pub fn read(model: &Model, arena: &mut Arena) -> Result<Links, String> {
         None => arena.zero(),
     };
     let rest = arena.add2(model.written, still);
-    Ok(Links { parents, order, transforms, inertias, masses, gravity: model.gravity, tau, rest })
+    let joints = (0..n).map(|j| Joint::of(arena, transforms[j], syms.q[j])).collect();
+    Ok(Links { parents, order, joints, inertias, masses, gravity: model.gravity, tau, rest })
 }
 
 /// ℓ of a joint that turns about an axis, its link's origin moved onto that axis, where ℓ is
@@ -488,30 +492,34 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
     })
 }
 
-/// The joints' transforms and motion subspaces, bound: A_j, ℓ_j, their derivatives along q_j, and
-/// S_j = (vee(A_jᵀ A_j'), A_jᵀ ℓ_j') with S_j' (from the unbound forms, whose derivative sees q_j).
+impl Joint {
+    /// The joint of transform (A, ℓ) along the coordinate `q` (S_j and S_j' from the unbound
+    /// forms, whose derivative sees q).
+    fn of(arena: &mut Arena, (a, l): (Mat3, Vec3), q: Expr) -> Joint {
+        let da = a.map(|row| row.map(|e| arena.diff(e, q)));
+        let dl = l.map(|e| arena.diff(e, q));
+        let at = arena.transpose3(&a);
+        let ada = arena.mat_mul(&at, &da);
+        let w = arena.vee(&ada);
+        let v = arena.mat_vec(&at, &dl);
+        let s: Spatial = joined(&w, &v);
+        let ds = s.map(|e| arena.diff(e, q));
+        Joint { a, l, da, dl, s, ds }
+    }
+}
+
+/// The joints' quantities bound to temporaries of a pass.
 fn joints(rec: &mut Builder<'_>, links: &Links) -> Vec<Joint> {
-    let syms = rec.syms;
-    (0..links.transforms.len())
-        .map(|j| {
-            let (a, l) = links.transforms[j];
-            let q = syms.q[j];
-            let da = a.map(|row| row.map(|e| rec.arena.diff(e, q)));
-            let dl = l.map(|e| rec.arena.diff(e, q));
-            let at = rec.arena.transpose3(&a);
-            let ada = rec.arena.mat_mul(&at, &da);
-            let w = rec.arena.vee(&ada);
-            let v = rec.arena.mat_vec(&at, &dl);
-            let s: Spatial = joined(&w, &v);
-            let ds = s.map(|e| rec.arena.diff(e, q));
-            Joint {
-                a: a.map(|row| row.map(|e| rec.bind(e))),
-                l: l.map(|e| rec.bind(e)),
-                da: da.map(|row| row.map(|e| rec.bind(e))),
-                dl: dl.map(|e| rec.bind(e)),
-                s: s.map(|e| rec.bind(e)),
-                ds: ds.map(|e| rec.bind(e)),
-            }
+    links
+        .joints
+        .iter()
+        .map(|j| Joint {
+            a: j.a.map(|row| row.map(|e| rec.bind(e))),
+            l: j.l.map(|e| rec.bind(e)),
+            da: j.da.map(|row| row.map(|e| rec.bind(e))),
+            dl: j.dl.map(|e| rec.bind(e)),
+            s: j.s.map(|e| rec.bind(e)),
+            ds: j.ds.map(|e| rec.bind(e)),
         })
         .collect()
 }
