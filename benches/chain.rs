@@ -22,6 +22,11 @@
 //!   the chains on the recursive path, with their growth from 50 to 200 links printed from
 //!   in-process timings (the best of three each) against n log n and n².
 //!
+//! - `constrained_spatial/links/n`, `constrained_spatial/dense/n` (n = 12, 20): chains of links
+//!   turning in space with the tip held in x and y, the saddle point solved along the links (M from
+//!   its products at 12, factored densely; M factored along the links, the runtime's `LinkFactor`,
+//!   at 20) and with the dense M; `constrained_spatial/jacobian/*/12` their field Jacobians; prints
+//!   the ratios;
 //! - `constrained_chain/tree/30`, `constrained_chain/dense/30`: the 30-link chain with its tip held
 //!   at a point (two holonomic rows), the saddle point solved with M factored along the tree (the
 //!   runtime's `TreeFactor`) and with the dense M; prints their ratio; `constrained_chain/jacobian/*/30`
@@ -262,6 +267,84 @@ fn spatial_chains(c: &mut Criterion) {
     group.finish();
 }
 
+/// Chains of links turning in space with the tip held in x and y (two holonomic rows): the saddle
+/// point solved along the links (M from its products at 12 links, M factored along them by the
+/// runtime's `LinkFactor` at 20) against the dense M, in one process, the fields agreeing first; at
+/// 12 links their field Jacobians too.
+fn constrained_spatial(c: &mut Criterion) {
+    fn per_call<T>(reps: usize, f: &dyn Fn() -> T) -> f64 {
+        let start = std::time::Instant::now();
+        for _ in 0..reps {
+            black_box(f());
+        }
+        start.elapsed().as_secs_f64() / reps as f64
+    }
+    let mut group = c.benchmark_group("constrained_spatial");
+    macro_rules! held {
+        ($rec:ident, $dense:ident, $n:expr, $d:expr, $jacobian:expr) => {{
+            let r = spatial::$rec { m: 1.0, l: 0.5, i: 0.02, j: 0.01, g: 9.81 };
+            let d = spatial::$dense { m: 1.0, l: 0.5, i: 0.02, j: 0.01, g: 9.81 };
+            let x = SVector::<f64, $d>::from_fn(|i, _| 0.1 + 0.37 * ((i * 7919) % 13) as f64 / 13.0);
+            let (a, b) = (r.field(0.0, &x).unwrap(), d.field(0.0, &x).unwrap());
+            assert!((a - b).amax() < 1e-9 * (1.0 + b.amax()), "the two paths disagree at n = {}", $n);
+            let (tr, td) = (
+                per_call(100_000, &|| r.field(0.0, black_box(&x)).unwrap()),
+                per_call(100_000, &|| d.field(0.0, black_box(&x)).unwrap()),
+            );
+            println!(
+                "held spatial chain n = {}: field along the links {:.2} µs, dense {:.2} µs ({:.2}×)",
+                $n,
+                1e6 * tr,
+                1e6 * td,
+                tr / td
+            );
+            group.bench_with_input(BenchmarkId::new("links", $n), &x, |b, x| b.iter(|| r.field(0.0, black_box(x)).unwrap()));
+            group.bench_with_input(BenchmarkId::new("dense", $n), &x, |b, x| b.iter(|| d.field(0.0, black_box(x)).unwrap()));
+            $jacobian(&r, &d, &x, &mut group);
+        }};
+    }
+    held!(
+        Held12,
+        Held12Dense,
+        12,
+        24,
+        |r: &spatial::Held12,
+         d: &spatial::Held12Dense,
+         x: &SVector<f64, 24>,
+         group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>| {
+            let (jr, jd) = (r.jacobian(0.0, x).unwrap(), d.jacobian(0.0, x).unwrap());
+            assert!((jr - jd).amax() < 1e-8 * (1.0 + jd.amax()), "the two Jacobians disagree");
+            let (tr, td) = (
+                per_call(5_000, &|| r.jacobian(0.0, black_box(x)).unwrap()),
+                per_call(5_000, &|| d.jacobian(0.0, black_box(x)).unwrap()),
+            );
+            println!(
+                "held spatial chain n = 12: field Jacobian along the links {:.1} µs, dense {:.1} µs ({:.2}×)",
+                1e6 * tr,
+                1e6 * td,
+                tr / td
+            );
+            group.bench_with_input(BenchmarkId::new("jacobian/links", 12), x, |b, x| {
+                b.iter(|| r.jacobian(0.0, black_box(x)).unwrap())
+            });
+            group.bench_with_input(BenchmarkId::new("jacobian/dense", 12), x, |b, x| {
+                b.iter(|| d.jacobian(0.0, black_box(x)).unwrap())
+            });
+        }
+    );
+    held!(
+        Held20,
+        Held20Dense,
+        20,
+        40,
+        |_: &spatial::Held20,
+         _: &spatial::Held20Dense,
+         _: &SVector<f64, 40>,
+         _: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>| {}
+    );
+    group.finish();
+}
+
 /// The 30-link chain with its tip held at a point (two holonomic rows): the constrained field with
 /// M factored along the tree (`TreeFactor`: one O(n) solve per right-hand side inside the
 /// saddle point) against the same model with the dense M, and the unconstrained O(n) yardstick.
@@ -436,18 +519,29 @@ fn expand(c: &mut Criterion) {
         routh_macros_core::try_expand(dense.clone()).unwrap().to_string().len(),
     );
     println!("spatial chain n = 12: {} KB of tokens along its links, {} KB dense", t_links / 1024, t_dense / 1024);
-    // The growth along the links (one expansion each, printed).
-    for n in [6, 24, 48] {
+    // The growth along the links (best of two expansions each, printed), against n log n.
+    let mut growth = Vec::new();
+    for n in [6, 24, 48, 96, 192] {
         let src: proc_macro2::TokenStream =
             routh_macros_core::fixtures::spatial_chain_struct_with("Spatial", n, "dynamics = recursive").parse().unwrap();
-        let start = std::time::Instant::now();
-        let tokens = routh_macros_core::try_expand(src).unwrap().to_string().len();
-        println!(
-            "spatial chain n = {n}: {} KB of tokens along its links in {:.2} s",
-            tokens / 1024,
-            start.elapsed().as_secs_f64()
-        );
+        let mut best = f64::INFINITY;
+        let mut tokens = 0;
+        for _ in 0..2 {
+            let start = std::time::Instant::now();
+            let out = routh_macros_core::try_expand(src.clone()).unwrap();
+            best = best.min(start.elapsed().as_secs_f64());
+            tokens = out.to_string().len();
+        }
+        println!("spatial chain n = {n}: {} KB of tokens along its links in {best:.3} s", tokens / 1024);
+        growth.push((n, best, tokens));
     }
+    let (first, last) = (growth[2], growth[4]);
+    println!(
+        "spatial chain 48 → 192 links: expansion {:.2}×, tokens {:.2}× (n log n: {:.2}×)",
+        last.1 / first.1,
+        last.2 as f64 / first.2 as f64,
+        4.0 * 192f64.ln() / 48f64.ln()
+    );
     group.bench_function(BenchmarkId::new("spatial", "links"), |b| {
         b.iter(|| routh_macros_core::try_expand(black_box(links.clone())).unwrap())
     });
@@ -565,5 +659,5 @@ fn stiff_pair<const D: usize>(
     }
 }
 
-criterion_group!(benches, rhs, spatial_chains, constrained, jacobian, expand, scheme, stiff);
+criterion_group!(benches, rhs, spatial_chains, constrained_spatial, constrained, jacobian, expand, scheme, stiff);
 criterion_main!(benches);

@@ -52,7 +52,9 @@ fn expected_file() -> String {
 }
 
 /// The spatial chains of the benchmark (`benches/spatial_models.rs`, compiled by the benchmark
-/// only): each way of computing q̈ at 6 and 12 links.
+/// only): each way of computing q̈ at 6 and 12 links, and with the tip held in x and y (the
+/// saddle point with M from its products along the links at 12 links, with the field Jacobian, and
+/// M factored along them at 20; each against the dense M).
 fn spatial_file() -> String {
     let mut s =
         String::from("// Written by routh_macros_core::fixtures::spatial_chain_struct_with; see tests/chain_models.rs.\n\n");
@@ -63,7 +65,35 @@ fn spatial_file() -> String {
             s.push('\n');
         }
     }
+    for (n, jacobian) in [(12, "jacobian, "), (20, "")] {
+        for (name, dynamics) in [("", "recursive"), ("Dense", "dense")] {
+            let items = format!("holonomic(tip_x = e{n}[0] - 0.3, tip_y = e{n}[1] - 0.2), {jacobian}dynamics = {dynamics}");
+            s.push_str(&routh_macros_core::fixtures::spatial_chain_struct_with(&format!("Held{n}{name}"), n, &items));
+            s.push('\n');
+        }
+    }
     s
+}
+
+/// The 20-link chain turning in space with its tip held in x and y (`tests/common/held_chain.rs`,
+/// compiled by `tests/spatial.rs`): its saddle point solved with M factored along its links.
+fn held_chain_file() -> String {
+    let mut s =
+        String::from("// Written by routh_macros_core::fixtures::spatial_chain_struct_with; see tests/chain_models.rs.\n\n");
+    let items = "holonomic(tip_x = e20[0] - 0.3, tip_y = e20[1] - 0.2)";
+    s.push_str(&routh_macros_core::fixtures::spatial_chain_struct_with("Held20", 20, items));
+    s
+}
+
+#[test]
+fn held_chain_file_is_current() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/held_chain.rs");
+    let want = held_chain_file();
+    if std::env::var_os("ROUTH_BLESS").is_some() {
+        std::fs::write(path, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(path).unwrap();
+    assert!(have == want, "tests/common/held_chain.rs is stale: rerun this test with ROUTH_BLESS=1");
 }
 
 #[test]

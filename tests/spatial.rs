@@ -305,3 +305,45 @@ fn momentum_maps_of_a_top_along_its_links() {
         assert!((r.phi_momentum(0.0, x) - j0).abs() < 1e-8 && (r.psi_momentum(0.0, x) - k0).abs() < 1e-8);
     }
 }
+
+#[allow(dead_code)]
+mod held {
+    use routh::prelude::*;
+    include!("common/held_chain.rs");
+}
+
+/// A chain of 20 links turning in space with its tip held in x and y: its saddle point is solved
+/// with M factored along the links (the runtime's `LinkFactor`, O(n) per solve; the type says so).
+/// Against M from its products along the links and f from its own pass (another route through
+/// generated code, the runtime's factor never involved): M q̈ = f + Aᵀλ and A q̈ + c = 0; the
+/// factor's products, solves and pivots are those of that M; a run keeps the constraint and the
+/// energy.
+#[test]
+fn a_long_held_chain_solves_its_saddle_point_along_its_links() {
+    use routh::runtime::MassOperator;
+    let chain = held::Held20 { m: 1.0, l: 0.5, i: 0.02, j: 0.01, g: 9.81 };
+    assert_eq!(held::Held20::DYNAMICS, "constrained");
+    let mut rng = Rng::new(31);
+    for _ in 0..5 {
+        let x: SVector<f64, 40> = rng.vector(-1.2, 1.2);
+        let factor: routh::runtime::mechanics::LinkFactor<20> = routh::runtime::MechanicalSystem::mass(&chain, 0.0, &x).unwrap();
+        let (m, f) = (chain.mass_matrix(0.0, &x), chain.forcing(0.0, &x));
+        let v: SVector<f64, 20> = rng.vector(-1.0, 1.0);
+        assert_near!(factor.apply(&v), m * v, 1e-11);
+        assert_near!(factor.solve(m * v).unwrap(), v, 1e-9);
+        let det: f64 = factor.pivots().iter().product();
+        assert!((det - m.determinant()).abs() < 1e-9 * det.abs(), "{det} against {}", m.determinant());
+        let (a, lambda) = (chain.accelerations(0.0, &x).unwrap(), chain.constraint_forces(0.0, &x).unwrap());
+        let (rows, _) = chain.constraint_rows(0.0, &x);
+        let scale = 1.0 + f.amax() + (m * a).amax();
+        assert!((m * a - f - rows.transpose() * lambda).amax() < 1e-10 * scale, "M q̈ = f + Aᵀλ");
+        assert!((rows * a + chain.constraint_bias(0.0, &x)).amax() < 1e-10 * scale, "A q̈ + c = 0");
+    }
+    let x0 = chain.project_state(0.0, &chain.state(std::array::from_fn(|k| 0.1 * (k as f64 + 1.0).sin()), [0.0; 20])).unwrap();
+    let run = chain.simulate(x0, 0.0..0.5, &Options::default().rtol(1e-10).atol(1e-11)).unwrap();
+    let e0 = chain.energy(0.0, &x0);
+    for x in &run.states {
+        assert!(chain.position_residuals(0.0, x).amax() < 1e-8 && chain.velocity_residuals(0.0, x).amax() < 1e-8);
+        assert!((chain.energy(0.0, x) - e0).abs() < 1e-7 * (1.0 + e0.abs()), "energy");
+    }
+}

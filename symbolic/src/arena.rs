@@ -427,9 +427,14 @@ impl Arena {
 
     /// The symbols occurring in `e`, sorted by id.
     pub fn free_symbols(&self, e: Expr) -> Vec<Expr> {
-        // A walk of e's DAG only (linear in its size, not in the arena's).
+        self.free_symbols_of(&[e])
+    }
+
+    /// The symbols occurring in any of `roots`, sorted by id: one walk of their DAGs together.
+    pub fn free_symbols_of(&self, roots: &[Expr]) -> Vec<Expr> {
+        // A walk of the roots' DAGs only (linear in their size, not in the arena's).
         let mut seen = rustc_hash::FxHashSet::default();
-        let mut stack = vec![e];
+        let mut stack = roots.to_vec();
         let mut out = Vec::new();
         while let Some(x) = stack.pop() {
             if !seen.insert(x) {
@@ -442,5 +447,47 @@ impl Arena {
         }
         out.sort_unstable();
         out
+    }
+
+    /// For each root, which of `symbols` it holds (their positions in `symbols`, ascending) — for
+    /// many roots that share sub-expressions (the poses along a chain of joints), where
+    /// [`Arena::free_symbols`] of each would walk the shared part again (quadratic along a chain).
+    /// One pass over the union of the roots' DAGs in the arena's order (children before parents),
+    /// each node's set the union of its children's, as ⌈n/64⌉ words.
+    pub fn symbols_held(&self, roots: &[Expr], symbols: &[Expr]) -> Vec<Vec<usize>> {
+        let words = symbols.len().div_ceil(64).max(1);
+        let position: rustc_hash::FxHashMap<Expr, usize> = symbols.iter().enumerate().map(|(i, &s)| (s, i)).collect();
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut stack = roots.to_vec();
+        let mut reached = Vec::new();
+        while let Some(x) = stack.pop() {
+            if seen.insert(x) {
+                reached.push(x);
+                self.nodes[x.index()].for_each_child(|c| stack.push(c));
+            }
+        }
+        reached.sort_unstable();
+        let slot: rustc_hash::FxHashMap<Expr, usize> = reached.iter().enumerate().map(|(k, &x)| (x, k)).collect();
+        let mut bits = vec![0u64; reached.len() * words];
+        for (k, &x) in reached.iter().enumerate() {
+            if let Some(&i) = position.get(&x) {
+                bits[k * words + i / 64] |= 1 << (i % 64);
+            }
+            let mut kids = Vec::new();
+            self.nodes[x.index()].for_each_child(|c| kids.push(slot[&c]));
+            for c in kids {
+                debug_assert!(c < k, "a node's children come before it in the arena");
+                for w in 0..words {
+                    bits[k * words + w] |= bits[c * words + w];
+                }
+            }
+        }
+        roots
+            .iter()
+            .map(|r| {
+                let k = slot[r];
+                (0..symbols.len()).filter(|&i| bits[k * words + i / 64] >> (i % 64) & 1 == 1).collect()
+            })
+            .collect()
     }
 }

@@ -37,6 +37,7 @@ pub use diff::Directional;
 pub use emit::{Emitted, OpCount, emit, emit_bound, emit_slots, emit_slots_bound, emit_slots_placed};
 pub use geometry::{Axis, Mat3, Rotation, Turn, Vec3};
 pub use rational::Rational;
+pub use subs::AtZero;
 pub use zero::{MAX_ABS_BRANCHES, ZeroTest};
 
 #[cfg(test)]

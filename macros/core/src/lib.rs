@@ -157,9 +157,9 @@ mod tests {
 
     /// A chain of links turning in space takes the spatial recursion by itself from 6 links on
     /// (`derive::tree::SPATIAL_MIN_DOF`: where it is faster than the dense field; at 3 the two are
-    /// level).
+    /// level), and from 12 with constraints (`SPATIAL_CONSTRAINED_MIN_DOF`).
     #[test]
-    fn spatial_chains_take_the_recursion_from_six_links() {
+    fn spatial_chains_take_the_recursion_from_six_links_and_twelve_with_constraints() {
         let dynamics = |n: usize| {
             let src = crate::fixtures::spatial_chain_struct_with(&format!("S{n}"), n, "");
             let out = crate::try_expand(src.parse().unwrap()).unwrap().to_string();
@@ -167,25 +167,33 @@ mod tests {
             out[at..].split('"').nth(1).expect("its value").to_string()
         };
         assert_eq!((dynamics(5), dynamics(6)), ("dense".to_string(), "recursive".to_string()));
-        // With a constraint it keeps the dense M unless asked (its saddle point would take M from
-        // n products along the links: slower at the sizes measured).
-        let src = crate::fixtures::spatial_chain_struct_with("S6", 6, "holonomic(level = q2 - q4)");
-        let out = crate::try_expand(src.parse().unwrap()).unwrap().to_string();
-        assert!(out.contains("__m [(1usize , 0usize)]") && !out.contains("mass_from_products"), "the dense M");
+        // With constraints it keeps the dense M below 12 coordinates unless asked, takes M from its
+        // products along the links (factored densely) from 12 on, and M factored along the links
+        // (the runtime's `LinkFactor`) from 20 on.
+        let held = |n: usize| {
+            let src = crate::fixtures::spatial_chain_struct_with(&format!("S{n}"), n, "holonomic(level = q2 - q4)");
+            crate::try_expand(src.parse().unwrap()).unwrap().to_string()
+        };
+        let (dense, products, factor) = (held(11), held(12), held(20));
+        assert!(dense.contains("__m [(1usize , 0usize)]") && !dense.contains("mass_from_products"), "the dense M at 11");
+        assert!(products.contains("mass_from_products") && !products.contains("LinkFactor"), "M from products at 12");
+        assert!(!products.contains("__m [(1usize , 0usize)]"), "M never formed at 12");
+        assert!(factor.contains("LinkFactor") && !factor.contains("__m [(1usize , 0usize)]"), "the links' factor at 20");
     }
 
     /// A chain of links turning in space derives nothing dense: its recursion, M a, f, L, E and p
     /// are passes along its links, so its code grows as n (n log n with the temporaries' longer
-    /// names: 2.32 times from 12 to 24 links, 2.27 from 20 to 40).
+    /// names: 2.26 times from 20 to 40 links, 2.07 from 24 to 48).
     #[test]
     fn the_expansion_of_a_spatial_chain_grows_as_n_log_n() {
         let size = |n: usize| {
             let src = crate::fixtures::spatial_chain_struct_with(&format!("S{n}"), n, "");
             crate::try_expand(src.parse().unwrap()).unwrap().to_string()
         };
-        let (small, large) = (size(12), size(24));
+        // (Both with M factored along their links: from `LINK_FACTOR_MIN_DOF` = 20 on.)
+        let (small, large) = (size(20), size(40));
         let ratio = large.len() as f64 / small.len() as f64;
-        let n_log_n = 2.0 * 24f64.ln() / 12f64.ln();
+        let n_log_n = 2.0 * 40f64.ln() / 20f64.ln();
         assert!(
             ratio < n_log_n,
             "doubling n multiplied the expansion by {ratio:.2} > {n_log_n:.2} ({} → {} bytes)",

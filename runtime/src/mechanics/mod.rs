@@ -57,6 +57,7 @@ pub mod constrained;
 pub mod discrete;
 pub mod input;
 pub mod linalg;
+pub mod links;
 pub mod reduction;
 mod saddle;
 mod system;
@@ -735,6 +736,7 @@ pub fn pad<const S: usize, const D: usize>(v: &SVector<f64, S>) -> SVector<f64, 
     SVector::from_fn(|i, _| if i < S { v[i] } else { 0.0 })
 }
 
+pub use links::{LinkFactor, LinkJoint, LinkTopology};
 pub(crate) use saddle::Saddle;
 pub use saddle::{ConstrainedSolution, ConstraintKind, Restitution, restitution, solve_constrained};
 pub use system::{MechanicalSystem, dense_mass};

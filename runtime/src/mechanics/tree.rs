@@ -66,7 +66,7 @@ pub struct TreeFactor<const N: usize, const K: usize> {
 
 /// A relative pivot below this many n·ε of its joint's diagonal entry is round-off (as in the dense
 /// factorisation).
-const PIVOT_TOL: f64 = 16.0;
+pub(crate) const PIVOT_TOL: f64 = 16.0;
 
 impl<const N: usize, const K: usize> TreeFactor<N, K> {
     /// Factors M of the tree `topology` with the coefficients `s` and the masses `mass` of its

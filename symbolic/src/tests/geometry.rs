@@ -164,3 +164,47 @@ fn the_spatial_quaternion_rate_turns_r_about_the_spatial_axis() {
     let diff = a.mat_sub(&dr, &expected);
     assert!(all_zero(&a, diff.as_flattened()));
 }
+
+/// Reading the links of a chain of frames F_j = F_{j−1} R(q_j): each F_j with every coordinate
+/// but q_j at zero, and with all at zero, equals the substitution's result, and the memoised
+/// reading rebuilds a bounded number of nodes per joint (a substitution per frame walks the
+/// whole prefix: quadratic along the chain); the coordinates each frame holds, read together,
+/// are its free symbols.
+#[test]
+fn frames_along_a_chain_are_read_in_linear_work() {
+    let reading = |n: usize| {
+        let mut a = Arena::new();
+        let q: Vec<Expr> = (0..n).map(|j| a.symbol(&format!("q{j}"))).collect();
+        let axes = [Axis::Z, Axis::Y, Axis::X];
+        let mut frames = Vec::with_capacity(n);
+        let mut f = a.identity3();
+        for j in 0..n {
+            let r = a.rotation(axes[j % 3], q[j]);
+            f = a.mat_mul(&f, &r);
+            frames.push(f);
+        }
+        let mut at = AtZero::new(&q);
+        let zero = a.zero();
+        for (j, f) in frames.iter().enumerate() {
+            for &e in f.as_flattened() {
+                let kept = at.keeping(&mut a, e, j);
+                let map: Vec<(Expr, Expr)> = (0..n).filter(|&i| i != j).map(|i| (q[i], zero)).collect();
+                assert_eq!(kept, a.subs(e, &map), "F_{j} keeping q_{j}");
+                let all = at.all(&mut a, e);
+                let map: Vec<(Expr, Expr)> = q.iter().map(|&s| (s, zero)).collect();
+                assert_eq!(all, a.subs(e, &map), "F_{j} at zero");
+            }
+        }
+        let roots: Vec<Expr> = frames.iter().flat_map(|f| f.as_flattened().to_vec()).collect();
+        let held = a.symbols_held(&roots, &q);
+        for (r, h) in roots.iter().zip(&held) {
+            let free: Vec<usize> = a.free_symbols(*r).iter().map(|s| q.iter().position(|x| x == s).unwrap()).collect();
+            let mut sorted = free.clone();
+            sorted.sort_unstable();
+            assert_eq!(*h, sorted);
+        }
+        at.rebuilt()
+    };
+    let (small, large) = (reading(40), reading(160));
+    assert!(large <= 5 * small, "4× the joints rebuilt {large} nodes against {small}: not linear");
+}

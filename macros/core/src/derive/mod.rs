@@ -138,13 +138,12 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     let mut dynamics = cx.ok(tree::derive(model, arena)).unwrap_or_else(|| tree::Dynamics::Dense(String::new()));
     // A tree model whose items all have their form along the tree derives nothing dense: its
     // expansion and code stay linear in the tree's size. A constrained tree must be such a model:
-    // its saddle point is solved with M factored along the tree (the runtime's `TreeFactor`), or
-    // with the dense M as any other model.
+    // its saddle point is solved with M factored along the tree (the runtime's `TreeFactor`, or
+    // `LinkFactor` along spatial links), or with the dense M as any other model.
     let dense_item = dense_item(model, hybrid, matches!(dynamics, tree::Dynamics::Recursive(_)));
     if let tree::Dynamics::Recursive(r) = &dynamics
         && !model.constraints.is_empty()
     {
-        // (Spatial links solve it with M from its products along them, factored densely.)
         let why = dense_item.map(|item| format!("{item} reads the dense M")).or_else(|| {
             r.directions()
                 .any(|d| d > tree::MAX_DIRECTIONS)

@@ -18,6 +18,7 @@ use symbolic::Expr;
 
 use crate::derive::constraint::ConstraintEquations;
 use crate::derive::euler_lagrange::Equations;
+use crate::derive::tree::spatial::Links;
 use crate::derive::tree::{Bound, Dynamics, Recursive, Tree};
 use crate::emit::codegen::{Helpers, TangentFunctions, allow_generated, body_placed, lazy, square_matrix, symbol_tokens};
 use crate::model::View;
@@ -213,18 +214,106 @@ pub(crate) fn tree_factor_item(model: &View<'_>, tree: &Tree, forcing: Option<&B
     }
 }
 
-/// `impl MechanicalSystem<N, D>`: the runtime's central trait — the mass operator (dense, or along
-/// the kinematic tree with `K = tree` directions) and the energy.
-pub(crate) fn mechanical_system_impl(model: &View<'_>, tree: Option<usize>) -> TokenStream {
+/// The functions of a model whose M is the runtime's along its tree of rigid links `links` (the
+/// spatial recursion's): `__routh_links()` (the tree's structure, a static), `__routh_tree_factor(t, x)`
+/// (each joint's A_j, ℓ_j and S_j at the state and the links' inertias, factored by the runtime's
+/// `LinkFactor`: O(n) to factor and per solve; the model's `MechanicalSystem::Mass`) and, with
+/// `forcing` (f along the links), `__routh_tree_factor_and_forcing` — the two from one body, for the
+/// saddle point of its constraints. The same names as a tree of directions' ([`tree_factor_item`]),
+/// so that every caller of the factor serves both.
+pub(crate) fn link_factor_item(model: &View<'_>, links: &Links, forcing: Option<&Bound>, helpers: &mut Helpers) -> TokenStream {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    // Per joint: A (9, by rows), ℓ (3), S (6); then the links' inertias (36 each, by rows).
+    let per_joint = 18;
+    let mut outputs: Vec<Expr> = Vec::with_capacity(n * (per_joint + 36));
+    for j in &links.joints {
+        outputs.extend(j.a.as_flattened());
+        outputs.extend(&j.l);
+        outputs.extend(&j.s);
+    }
+    for i in &links.inertias {
+        outputs.extend(i.as_flattened());
+    }
+    let name = tree_factor_name();
+    let sv = quote! { ::routh::__private::nalgebra::SVector };
+    let factor_ty = quote! { ::routh::__private::mechanics::LinkFactor<#n> };
+    let fe = quote! { ::routh::__private::FieldError };
+    let allow = allow_generated();
+    // The factor from the values of the outputs.
+    let factor = |vals: &[TokenStream]| {
+        let joints = vals[..n * per_joint].chunks(per_joint).map(|v| {
+            let (a, rest) = v.split_at(9);
+            let (l, s) = rest.split_at(3);
+            let rows = a.chunks(3).map(|r| quote! { [#(#r),*] });
+            quote! { ::routh::__private::mechanics::LinkJoint::new([#(#rows),*], [#(#l),*], [#(#s),*]) }
+        });
+        let inertias = vals[n * per_joint..].chunks(36).map(|v| {
+            let rows = v.chunks(6).map(|r| quote! { [#(#r),*] });
+            quote! { [#(#rows),*] }
+        });
+        quote! { ::routh::__private::mechanics::LinkFactor::new(t, Self::__routh_links(), [#(#joints),*], [#(#inertias),*]) }
+    };
+    let none = TokenStream::new();
+    let (stmts, vals) = helpers.body(model, &outputs, "__routh_link_joints", &none, &none);
+    let make = factor(&vals);
+    let both = forcing.map(|f| {
+        let mut all = outputs.clone();
+        all.extend(&f.outputs);
+        let both = format_ident!("{name}_and_forcing");
+        let (stmts, vals) = helpers.body_bound(model, &f.bindings, &all, &both.to_string(), &none, &none);
+        let make = factor(&vals[..outputs.len()]);
+        let f_vals = &vals[outputs.len()..];
+        quote! {
+            /// M factored along the links and f along them, at (t, x) (one body).
+            #allow
+            fn #both(&self, t: f64, x: &#sv<f64, #d>) -> ::core::result::Result<(#factor_ty, #sv<f64, #n>), #fe> {
+                #(#stmts)*
+                let factor = #make?;
+                ::core::result::Result::Ok((factor, #sv::<f64, #n>::from([#(#f_vals),*])))
+            }
+        }
+    });
+    let order = &links.order;
+    let parent = links.parents.iter().map(|p| match p {
+        Some(p) => quote! { ::core::option::Option::Some(#p) },
+        None => quote! { ::core::option::Option::None },
+    });
+    let topology_ty = quote! { ::routh::__private::mechanics::LinkTopology };
+    quote! {
+        /// The structure of the model's tree of links (a static: `'static` in generic impls too).
+        fn __routh_links() -> &'static #topology_ty {
+            static LINKS: #topology_ty = ::routh::__private::mechanics::LinkTopology {
+                parent: &[#(#parent),*],
+                order: &[#(#order),*],
+            };
+            &LINKS
+        }
+
+        /// M factored along the links at (t, x): each joint's A_j, ℓ_j and S_j and the links'
+        /// inertias, factored by the articulated-body algorithm (O(n); M never formed).
+        #allow
+        fn #name(&self, t: f64, x: &#sv<f64, #d>) -> ::core::result::Result<#factor_ty, #fe> {
+            #(#stmts)*
+            #make
+        }
+
+        #both
+    }
+}
+
+/// `impl MechanicalSystem<N, D>`: the runtime's central trait — the mass operator (dense, or the
+/// type `factor` of `__routh_tree_factor`: along a kinematic tree of directions or of links) and
+/// the energy.
+pub(crate) fn mechanical_system_impl(model: &View<'_>, factor: Option<&TokenStream>) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let owner = crate::emit::codegen::Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
     let state = crate::emit::codegen::svector(d);
     let fe = crate::emit::codegen::field_error();
-    let (mass_ty, mass) = match tree {
-        Some(k) => {
+    let (mass_ty, mass) = match factor {
+        Some(factor_ty) => {
             let factor = tree_factor_name();
-            (quote! { ::routh::__private::mechanics::TreeFactor<#n, #k> }, quote! { self.#factor(t, x) })
+            (factor_ty.clone(), quote! { self.#factor(t, x) })
         }
         None => (quote! { ::routh::__private::MassFactor<#n> }, mass_operator()),
     };

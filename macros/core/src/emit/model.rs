@@ -37,15 +37,28 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     // number of directions, where M is never formed.
     let (dyn_item, mass_matrix, forcing, tree) = match (&derived.kinetics, &derived.dynamics) {
         (Some(k), crate::derive::tree::Dynamics::Recursive(r)) => match &r.tree {
-            crate::derive::tree::Links::Spatial(_) => {
+            crate::derive::tree::Links::Spatial(links) => {
                 let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, None, &mut helpers, &m_doc);
-                (dynamics::products_as_dynamics(model), mass_matrix, forcing, None)
+                let dynamics_item = dynamics::products_as_dynamics(model);
+                let n = model.dof();
+                // M factored along the links from LINK_FACTOR_MIN_DOF coordinates on; below, the
+                // dense factor of M from its products is cheaper.
+                if n >= crate::derive::tree::LINK_FACTOR_MIN_DOF {
+                    let with_forcing = constraints.is_some().then_some(&k.forcing);
+                    let factor = dynamics::link_factor_item(model, links, with_forcing, &mut helpers);
+                    let ty = quote! { ::routh::__private::mechanics::LinkFactor<#n> };
+                    (quote! { #factor #dynamics_item }, mass_matrix, forcing, Some(ty))
+                } else {
+                    (dynamics_item, mass_matrix, forcing, None)
+                }
             }
             crate::derive::tree::Links::Directions(tree) => {
                 let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, Some(tree.dirs.len()), &mut helpers, &m_doc);
                 let with_forcing = constraints.is_some().then_some(&k.forcing);
                 let factor = dynamics::tree_factor_item(model, tree, with_forcing, &mut helpers);
-                (factor, mass_matrix, forcing, Some(tree.dirs.len()))
+                let k = tree.dirs.len();
+                let n = model.dof();
+                (factor, mass_matrix, forcing, Some(quote! { ::routh::__private::mechanics::TreeFactor<#n, #k> }))
             }
         },
         _ => (
@@ -74,7 +87,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     // see `emit::system`).
     let simulate_items = crate::emit::impact::methods(model, impacts, dims, &mut helpers);
 
-    let mechanical_impl = dynamics::mechanical_system_impl(model, tree);
+    let mechanical_impl = dynamics::mechanical_system_impl(model, tree.as_ref());
     let (field_from, contact_items) = contact_items(model, eq, &mut helpers);
     let dynamics_name = match (&derived.dynamics, constraints) {
         (_, Some(_)) => "constrained",

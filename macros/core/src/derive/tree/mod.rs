@@ -205,9 +205,25 @@ pub const AUTO_MIN_DOF: usize = 12;
 /// code from 6 links on (87 against 126 KB; 194 against 599 KB at 12).
 pub const SPATIAL_MIN_DOF: usize = 6;
 
+/// The same for the spatial recursion with constraints: a chain of links turning in space with its
+/// tip held in x and y takes 0.69 of the dense field's time at 12 links (its field Jacobian 0.30)
+/// and 0.59 at 20 (`cargo bench --bench chain -- constrained_spatial`, 2026-11-27); in a one-off
+/// harness the same day 1.1 at 6 (its Jacobian 0.87), 0.67 at 16 and 0.41 at 24; the Whipple
+/// bicycle (8 coordinates, rolling constraints) 1.1–1.2, its Jacobian 1.3–1.4.
+pub const SPATIAL_CONSTRAINED_MIN_DOF: usize = 12;
+
+/// Spatial links give the model's mass operator as M factored along them (the runtime's
+/// `LinkFactor`, O(n) per solve) from this many coordinates on; below, M from its n products along
+/// the links (O(n²), each product straight-line code specialised to its joints), factored densely,
+/// is cheaper: the held chain's field with the link factor takes 1.6 times its time with those
+/// products at 12 links, 1.2 at 16, 1.0 at 20, 0.62 at 24 and 0.50 at 32 (a one-off harness,
+/// 2026-11-27).
+pub const LINK_FACTOR_MIN_DOF: usize = 20;
+
 /// The model's dynamics: as asked by `dynamics = ...`, or chosen by size (the recursion for a tree
 /// of at least [`AUTO_MIN_DOF`] coordinates whose recursion is cheaper than the dense path, the
-/// spatial recursion from [`SPATIAL_MIN_DOF`] coordinates on). An
+/// spatial recursion from [`SPATIAL_MIN_DOF`] coordinates on, from [`SPATIAL_CONSTRAINED_MIN_DOF`]
+/// with constraints). An
 /// explicit `dynamics = recursive` on a model that is not a tree is an error (the reason).
 pub fn derive(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
     let chosen = choose(model, arena)?;
@@ -255,11 +271,15 @@ fn choose(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
         })
     });
     // Bodies turning in space below SPATIAL_MIN_DOF coordinates, or with constraints below
-    // AUTO_MIN_DOF, take the dense path whatever their kinematics (neither recursion is taken by
-    // itself there): the tree is not read, which saves its expansion time.
+    // SPATIAL_CONSTRAINED_MIN_DOF, take the dense path whatever their kinematics (neither recursion
+    // is taken by itself there): the tree is not read, which saves its expansion time.
     // (Orientations and action variables are refused at once by both, with their own reason.)
     let plain = model.layout.orientations.is_empty() && model.layout.z.is_none();
-    if asked.is_none() && plain && turning && (n < SPATIAL_MIN_DOF || !model.constraints.is_empty() && n < AUTO_MIN_DOF) {
+    if asked.is_none()
+        && plain
+        && turning
+        && (n < SPATIAL_MIN_DOF || !model.constraints.is_empty() && n < SPATIAL_CONSTRAINED_MIN_DOF)
+    {
         let why = if n < SPATIAL_MIN_DOF {
             format!("its bodies turn in space with {n} coordinates, where the dense path is as fast")
         } else {
@@ -289,25 +309,15 @@ fn choose(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
             ),
         )),
         (Ok(r), None) => {
-            // The spatial recursion from SPATIAL_MIN_DOF on, by size alone (its dense M is costlier
-            // per entry than a planar chain's).
+            // The spatial recursion from SPATIAL_MIN_DOF on (SPATIAL_CONSTRAINED_MIN_DOF with
+            // constraints), by size alone (its dense M is costlier per entry than a planar chain's).
             let dense = n * n * n / 3 + 4 * n * n;
             let chosen = match r.cost() {
                 Some(cost) => n >= AUTO_MIN_DOF && cost < dense,
-                None => n >= SPATIAL_MIN_DOF,
+                None if model.constraints.is_empty() => n >= SPATIAL_MIN_DOF,
+                None => n >= SPATIAL_CONSTRAINED_MIN_DOF,
             };
-            if chosen && r.cost().is_none() && !model.constraints.is_empty() {
-                // A constrained spatial tree solves its saddle point with M from n products along its
-                // links, factored densely: slower than the expanded M at the sizes measured (the
-                // Whipple bicycle's field 1.39 against 1.18 µs, its Jacobian 6.0 against 4.6 µs;
-                // `cargo bench --bench bicycle`), so only when asked.
-                Ok(Dynamics::Dense(
-                    "its bodies turn in space and it has constraints: their saddle point would be solved with M from its \
-                     products along the links, slower than the dense M at the sizes measured (`dynamics = recursive` \
-                     takes the links)"
-                        .into(),
-                ))
-            } else if chosen {
+            if chosen {
                 Ok(Dynamics::Recursive(r))
             } else {
                 Ok(Dynamics::Dense(format!(
