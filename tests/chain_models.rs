@@ -76,12 +76,16 @@ fn spatial_file() -> String {
 }
 
 /// The 20-link chain turning in space with its tip held in x and y (`tests/common/held_chain.rs`,
-/// compiled by `tests/spatial.rs`): its saddle point solved with M factored along its links.
+/// compiled by `tests/spatial.rs`): its saddle point solved with M factored along its links; and
+/// the same chain free.
 fn held_chain_file() -> String {
     let mut s =
         String::from("// Written by routh_macros_core::fixtures::spatial_chain_struct_with; see tests/chain_models.rs.\n\n");
     let items = "holonomic(tip_x = e20[0] - 0.3, tip_y = e20[1] - 0.2)";
     s.push_str(&routh_macros_core::fixtures::spatial_chain_struct_with("Held20", 20, items));
+    s.push('\n');
+    // The same chain free: its mass operator M factored along the links from the joints alone.
+    s.push_str(&routh_macros_core::fixtures::spatial_chain_struct_with("Free20", 20, ""));
     s
 }
 

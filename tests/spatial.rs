@@ -317,7 +317,8 @@ mod held {
 /// Against M from its products along the links and f from its own pass (another route through
 /// generated code, the runtime's factor never involved): M q̈ = f + Aᵀλ and A q̈ + c = 0; the
 /// factor's products, solves and pivots are those of that M; a run keeps the constraint and the
-/// energy.
+/// energy. The same chain free: its factor (from the joints alone, by the runtime) is its M too,
+/// and solves M q̈ = f as the recursion does.
 #[test]
 fn a_long_held_chain_solves_its_saddle_point_along_its_links() {
     use routh::runtime::MassOperator;
@@ -338,6 +339,17 @@ fn a_long_held_chain_solves_its_saddle_point_along_its_links() {
         let scale = 1.0 + f.amax() + (m * a).amax();
         assert!((m * a - f - rows.transpose() * lambda).amax() < 1e-10 * scale, "M q̈ = f + Aᵀλ");
         assert!((rows * a + chain.constraint_bias(0.0, &x)).amax() < 1e-10 * scale, "A q̈ + c = 0");
+    }
+    // The free chain's mass operator: M factored along the links by the runtime from the joints.
+    let free = held::Free20 { m: 1.0, l: 0.5, i: 0.02, j: 0.01, g: 9.81 };
+    assert_eq!(held::Free20::DYNAMICS, "recursive");
+    for _ in 0..3 {
+        let x: SVector<f64, 40> = rng.vector(-1.2, 1.2);
+        let factor: routh::runtime::mechanics::LinkFactor<20> = routh::runtime::MechanicalSystem::mass(&free, 0.0, &x).unwrap();
+        let (m, v) = (free.mass_matrix(0.0, &x), rng.vector::<20>(-1.0, 1.0));
+        assert_near!(factor.apply(&v), m * v, 1e-11);
+        assert_near!(factor.solve(m * v).unwrap(), v, 1e-9);
+        assert_near!(factor.solve(free.forcing(0.0, &x)).unwrap(), free.accelerations(0.0, &x).unwrap(), 1e-9);
     }
     let x0 = chain.project_state(0.0, &chain.state(std::array::from_fn(|k| 0.1 * (k as f64 + 1.0).sin()), [0.0; 20])).unwrap();
     let run = chain.simulate(x0, 0.0..0.5, &Options::default().rtol(1e-10).atol(1e-11)).unwrap();

@@ -227,37 +227,70 @@ impl<const N: usize> LinkFactor<N> {
         inertia: [[[f64; 6]; 6]; N],
     ) -> Result<Self, FieldError> {
         debug_assert!(topology.parent.len() == N && topology.order.len() == N);
-        let inertia = inertia.map(|i| Matrix6::from_fn(|r, c| i[r][c]));
-        // Non-finite entries make their sum non-finite (∞ − ∞ is NaN).
-        let sum: f64 = joints.iter().map(LinkJoint::sum).sum::<f64>() + inertia.iter().map(|i| i.sum()).sum::<f64>();
-        if !sum.is_finite() {
+        let matrices = inertia.map(|i| Matrix6::from_fn(|r, c| i[r][c]));
+        if !Self::finite(&joints, &matrices) {
             return Err(FieldError::NonFinite { t });
         }
-        let tol = super::tree::PIVOT_TOL * N as f64 * f64::EPSILON;
         // Articulated inertias (general symmetric) and composite ones (rigid: mass, first moment,
         // rotational inertia about the origin), leaves → root.
-        let mut ia = inertia;
-        let mut ic = inertia.map(|i| Rigid::of(&i));
-        let (mut u, mut d, mut diagonal) = ([Vector6::zeros(); N], [0.0f64; N], [0.0f64; N]);
+        let mut ia = matrices;
+        let mut ic = matrices.map(|i| Rigid::of(&i));
+        let (mut u, mut d, mut diagonal) = ([[0.0; 6]; N], [0.0f64; N], [0.0f64; N]);
         for &j in topology.order.iter().rev() {
             let s = &joints[j].s;
-            u[j] = ia[j] * s;
-            let dj = s.dot(&u[j]);
-            let mjj = ic[j].diagonal(s);
-            diagonal[j] = mjj;
-            if !(dj > tol * mjj.abs()) || !dj.is_finite() {
-                return Err(FieldError::SingularMassMatrix { t });
-            }
-            d[j] = dj;
+            let uj = ia[j] * s;
+            let dj = s.dot(&uj);
+            (u[j], d[j], diagonal[j]) = (uj.into(), dj, ic[j].diagonal(s));
             if let Some(p) = topology.parent[j] {
-                let reduced = ia[j] - u[j] * u[j].transpose() / dj;
+                let reduced = ia[j] - uj * uj.transpose() / dj;
                 ia[p] += joints[j].inertia(&reduced);
                 let moved = ic[j].moved(&joints[j]);
                 ic[p].add(&moved);
             }
         }
+        Self::from_parts(t, topology, joints, inertia, u, d, diagonal)
+    }
+
+    /// The factor from its parts computed elsewhere (by generated code specialised to the joints):
+    /// the `joints`, the links' `inertia`, and per joint U_j = I^A_j S_j, the pivot D_j = S_j·U_j
+    /// and M's diagonal entry M_jj (see the [module docs](self)); the pivots are tested as in
+    /// [`LinkFactor::new`].
+    ///
+    /// # Errors
+    /// [`FieldError::SingularMassMatrix`] if a pivot is not safely positive,
+    /// [`FieldError::NonFinite`] for non-finite parts.
+    pub fn from_parts(
+        t: f64,
+        topology: &'static LinkTopology,
+        joints: [LinkJoint; N],
+        inertia: [[[f64; 6]; 6]; N],
+        u: [[f64; 6]; N],
+        d: [f64; N],
+        diagonal: [f64; N],
+    ) -> Result<Self, FieldError> {
+        let inertia = inertia.map(|i| Matrix6::from_fn(|r, c| i[r][c]));
+        if !Self::finite(&joints, &inertia) {
+            return Err(FieldError::NonFinite { t });
+        }
+        let tol = super::tree::PIVOT_TOL * N as f64 * f64::EPSILON;
+        for j in 0..N {
+            if !(d[j] > tol * diagonal[j].abs()) || !d[j].is_finite() {
+                return Err(FieldError::SingularMassMatrix { t });
+            }
+        }
+        let u = u.map(Vector6::from);
+        if !u.iter().map(|v| v.sum()).sum::<f64>().is_finite() {
+            return Err(FieldError::NonFinite { t });
+        }
         let inv_d = d.map(|dj| 1.0 / dj);
         Ok(LinkFactor { topology, joints, inertia, u, d, inv_d, diagonal })
+    }
+
+    /// Whether the joints and inertias are finite (non-finite entries make their sum non-finite:
+    /// ∞ − ∞ is NaN).
+    fn finite(joints: &[LinkJoint; N], inertia: &[Matrix6<f64>; N]) -> bool {
+        let sum: f64 = joints.iter().map(LinkJoint::sum).sum::<f64>() + inertia.iter().map(|i| i.sum()).sum::<f64>();
+        sum.is_finite()
     }
 
     /// x = M⁻¹ b for one column, two passes along the tree.
@@ -430,6 +463,10 @@ mod tests {
             for j in 0..5 {
                 assert!((f.diagonal()[j] - m[(j, j)]).abs() < 1e-13 * m[(j, j)], "M_{j}{j}");
             }
+            // The same factor from its parts.
+            let u = f.u.map(|v| std::array::from_fn(|k| v[k]));
+            let again = LinkFactor::<5>::from_parts(0.0, &TREE, joints, inertia, u, f.d, f.diagonal).unwrap();
+            assert_eq!(again.solve(b).unwrap(), x);
         }
     }
 
@@ -452,6 +489,11 @@ mod tests {
             LinkFactor::<2>::new(1.0, &CHAIN, nan, [inertia[0], inertia[1]]).err(),
             Some(FieldError::NonFinite { t: 1.0 })
         );
-        assert!(LinkFactor::<2>::new(0.0, &CHAIN, pair, [inertia[0], inertia[1]]).is_ok());
+        let ok = LinkFactor::<2>::new(0.0, &CHAIN, pair, [inertia[0], inertia[1]]).unwrap();
+        // From parts: a pivot cancelled to round-off of its diagonal entry.
+        let u = ok.u.map(|v| std::array::from_fn(|k| v[k]));
+        let cancelled = [ok.d[0], 1e-15 * ok.diagonal[1]];
+        let singular = LinkFactor::<2>::from_parts(3.0, &CHAIN, pair, [inertia[0], inertia[1]], u, cancelled, ok.diagonal);
+        assert_eq!(singular.err(), Some(FieldError::SingularMassMatrix { t: 3.0 }));
     }
 }

@@ -18,6 +18,7 @@ use symbolic::Expr;
 
 use crate::derive::constraint::ConstraintEquations;
 use crate::derive::euler_lagrange::Equations;
+use crate::derive::tree::kinetics::LinkFactor;
 use crate::derive::tree::spatial::Links;
 use crate::derive::tree::{Bound, Dynamics, Recursive, Tree};
 use crate::emit::codegen::{Helpers, TangentFunctions, allow_generated, body_placed, lazy, square_matrix, symbol_tokens};
@@ -216,59 +217,84 @@ pub(crate) fn tree_factor_item(model: &View<'_>, tree: &Tree, forcing: Option<&B
 
 /// The functions of a model whose M is the runtime's along its tree of rigid links `links` (the
 /// spatial recursion's): `__routh_links()` (the tree's structure, a static), `__routh_tree_factor(t, x)`
-/// (each joint's A_j, ℓ_j and S_j at the state and the links' inertias, factored by the runtime's
-/// `LinkFactor`: O(n) to factor and per solve; the model's `MechanicalSystem::Mass`) and, with
-/// `forcing` (f along the links), `__routh_tree_factor_and_forcing` — the two from one body, for the
-/// saddle point of its constraints. The same names as a tree of directions' ([`tree_factor_item`]),
-/// so that every caller of the factor serves both.
-pub(crate) fn link_factor_item(model: &View<'_>, links: &Links, forcing: Option<&Bound>, helpers: &mut Helpers) -> TokenStream {
+/// (the quantities of M factored along the links, `link_factor`: each joint's A_j, ℓ_j, S_j and
+/// the links' inertias, and with its parts U_j, D_j and M_jj, straight-line code; the runtime's
+/// `LinkFactor` from them, O(n) per solve; the model's `MechanicalSystem::Mass`) and, with
+/// `forcing` (f along the links),
+/// `__routh_tree_factor_and_forcing` — the two from one body, for the saddle point of its
+/// constraints. The same names as a tree of directions' ([`tree_factor_item`]), so that every caller
+/// of the factor serves both.
+pub(crate) fn link_factor_item(
+    model: &View<'_>,
+    links: &Links,
+    link_factor: &LinkFactor,
+    forcing: Option<&Bound>,
+    helpers: &mut Helpers,
+) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
-    // Per joint: A (9, by rows), ℓ (3), S (6); then the links' inertias (36 each, by rows).
-    let per_joint = 18;
-    let mut outputs: Vec<Expr> = Vec::with_capacity(n * (per_joint + 36));
-    for j in &links.joints {
-        outputs.extend(j.a.as_flattened());
-        outputs.extend(&j.l);
-        outputs.extend(&j.s);
-    }
-    for i in &links.inertias {
-        outputs.extend(i.as_flattened());
-    }
+    let factor = &link_factor.quantities;
+    // Per joint: A (9, by rows), ℓ (3), S (6), and with the parts U (6), D, M_jj; then the links'
+    // inertias (36 each).
+    let per_joint = if link_factor.parts { 26 } else { 18 };
+    debug_assert_eq!(factor.outputs.len(), n * (per_joint + 36));
     let name = tree_factor_name();
     let sv = quote! { ::routh::__private::nalgebra::SVector };
     let factor_ty = quote! { ::routh::__private::mechanics::LinkFactor<#n> };
     let fe = quote! { ::routh::__private::FieldError };
     let allow = allow_generated();
     // The factor from the values of the outputs.
-    let factor = |vals: &[TokenStream]| {
-        let joints = vals[..n * per_joint].chunks(per_joint).map(|v| {
-            let (a, rest) = v.split_at(9);
-            let (l, s) = rest.split_at(3);
-            let rows = a.chunks(3).map(|r| quote! { [#(#r),*] });
+    let make = |vals: &[TokenStream]| {
+        let (joint_vals, inertia_vals) = vals.split_at(n * per_joint);
+        let joints = joint_vals.chunks(per_joint).map(|v| {
+            let rows = v[..9].chunks(3).map(|r| quote! { [#(#r),*] });
+            let (l, s) = (&v[9..12], &v[12..18]);
             quote! { ::routh::__private::mechanics::LinkJoint::new([#(#rows),*], [#(#l),*], [#(#s),*]) }
         });
-        let inertias = vals[n * per_joint..].chunks(36).map(|v| {
+        let inertias = inertia_vals.chunks(36).map(|v| {
             let rows = v.chunks(6).map(|r| quote! { [#(#r),*] });
             quote! { [#(#rows),*] }
         });
-        quote! { ::routh::__private::mechanics::LinkFactor::new(t, Self::__routh_links(), [#(#joints),*], [#(#inertias),*]) }
+        if !link_factor.parts {
+            return quote! {
+                ::routh::__private::mechanics::LinkFactor::new(t, Self::__routh_links(), [#(#joints),*], [#(#inertias),*])
+            };
+        }
+        let u = joint_vals.chunks(per_joint).map(|v| {
+            let u = &v[18..24];
+            quote! { [#(#u),*] }
+        });
+        let pivots = joint_vals.chunks(per_joint).map(|v| &v[24]);
+        let diagonal = joint_vals.chunks(per_joint).map(|v| &v[25]);
+        quote! {
+            ::routh::__private::mechanics::LinkFactor::from_parts(
+                t,
+                Self::__routh_links(),
+                [#(#joints),*],
+                [#(#inertias),*],
+                [#(#u),*],
+                [#(#pivots),*],
+                [#(#diagonal),*],
+            )
+        }
     };
     let none = TokenStream::new();
-    let (stmts, vals) = helpers.body(model, &outputs, "__routh_link_joints", &none, &none);
-    let make = factor(&vals);
+    let (stmts, vals) = helpers.body_bound(model, &factor.bindings, &factor.outputs, "__routh_link_factor", &none, &none);
+    let made = make(&vals);
     let both = forcing.map(|f| {
-        let mut all = outputs.clone();
+        let mut bindings = factor.bindings.clone();
+        bindings.extend(f.bindings.iter().copied());
+        let mut all = factor.outputs.clone();
         all.extend(&f.outputs);
         let both = format_ident!("{name}_and_forcing");
-        let (stmts, vals) = helpers.body_bound(model, &f.bindings, &all, &both.to_string(), &none, &none);
-        let make = factor(&vals[..outputs.len()]);
-        let f_vals = &vals[outputs.len()..];
+        let (stmts, vals) = helpers.body_bound(model, &bindings, &all, &both.to_string(), &none, &none);
+        let made = make(&vals[..factor.outputs.len()]);
+        let f_vals = &vals[factor.outputs.len()..];
         quote! {
             /// M factored along the links and f along them, at (t, x) (one body).
             #allow
             fn #both(&self, t: f64, x: &#sv<f64, #d>) -> ::core::result::Result<(#factor_ty, #sv<f64, #n>), #fe> {
                 #(#stmts)*
-                let factor = #make?;
+                let factor = #made?;
                 ::core::result::Result::Ok((factor, #sv::<f64, #n>::from([#(#f_vals),*])))
             }
         }
@@ -289,12 +315,13 @@ pub(crate) fn link_factor_item(model: &View<'_>, links: &Links, forcing: Option<
             &LINKS
         }
 
-        /// M factored along the links at (t, x): each joint's A_j, ℓ_j and S_j and the links'
-        /// inertias, factored by the articulated-body algorithm (O(n); M never formed).
+        /// M factored along the links at (t, x): each joint's A_j, ℓ_j and S_j, the articulated
+        /// inertias' U_j and pivots D_j, M's diagonal from the composite inertias, and the links'
+        /// inertias (O(n); M never formed).
         #allow
         fn #name(&self, t: f64, x: &#sv<f64, #d>) -> ::core::result::Result<#factor_ty, #fe> {
             #(#stmts)*
-            #make
+            #made
         }
 
         #both

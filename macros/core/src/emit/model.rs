@@ -41,11 +41,12 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
                 let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, None, &mut helpers, &m_doc);
                 let dynamics_item = dynamics::products_as_dynamics(model);
                 let n = model.dof();
-                // M factored along the links from LINK_FACTOR_MIN_DOF coordinates on; below, the
-                // dense factor of M from its products is cheaper.
-                if n >= crate::derive::tree::LINK_FACTOR_MIN_DOF {
+                // M factored along the links where the derive gave its quantities (from
+                // LINK_FACTOR_MIN_DOF coordinates on); below, the dense factor of M from its
+                // products is cheaper.
+                if let Some(link_factor) = &k.link_factor {
                     let with_forcing = constraints.is_some().then_some(&k.forcing);
-                    let factor = dynamics::link_factor_item(model, links, with_forcing, &mut helpers);
+                    let factor = dynamics::link_factor_item(model, links, link_factor, with_forcing, &mut helpers);
                     let ty = quote! { ::routh::__private::mechanics::LinkFactor<#n> };
                     (quote! { #factor #dynamics_item }, mass_matrix, forcing, Some(ty))
                 } else {

@@ -40,8 +40,19 @@ pub struct Kinetics {
     /// structure to form M from (the spatial links: M column by column from M eⱼ); `None` for a
     /// tree of directions (the runtime's `mechanics::tree`).
     pub mass_product: Option<Bound>,
+    /// The quantities of M factored along spatial links (`spatial::factor`, for the runtime's
+    /// `LinkFactor`), from [`super::LINK_FACTOR_MIN_DOF`] coordinates on; `None` otherwise.
+    pub link_factor: Option<LinkFactor>,
     /// The number after the last of these quantities' temporaries (where more may start).
     pub end: usize,
+}
+
+/// The quantities of M factored along spatial links ([`super::spatial::factor`]).
+pub struct LinkFactor {
+    pub quantities: Bound,
+    /// Whether they are the factor's parts (U_j, D_j and M_jj besides each joint's A_j, ℓ_j and
+    /// S_j: `LinkFactor::from_parts`) or the joints alone (`LinkFactor::new`).
+    pub parts: bool,
 }
 
 /// The quantities of `r`'s tree, their temporaries numbered after the recursion's (and its
@@ -67,6 +78,12 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
                 energy: next(arena, &|b| super::spatial::energy(b, links)),
                 momenta: next(arena, &|b| super::spatial::momenta(b, links)),
                 mass_product: Some(next(arena, &|b| super::spatial::mass_product(b, links))),
+                link_factor: (n >= super::LINK_FACTOR_MIN_DOF).then(|| {
+                    // Its parts specialised to the joints where the saddle point of constraints
+                    // solves with it on the hot path; its joints alone otherwise.
+                    let parts = !model.constraints.is_empty();
+                    LinkFactor { quantities: next(arena, &|b| super::spatial::factor(b, links, parts)), parts }
+                }),
                 end: offset,
             };
         }
@@ -116,7 +133,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
         let (vel, _) = kinetic(b);
         generalized(b, tree, n, &vel)
     });
-    Kinetics { forcing, lagrangian, energy, momenta, mass_product: None, end: offset }
+    Kinetics { forcing, lagrangian, energy, momenta, mass_product: None, link_factor: None, end: offset }
 }
 
 /// The velocity-product accelerations C_d = ∂S_d/∂q_{j(d)} q̇²_{j(d)} of the tree's directions.

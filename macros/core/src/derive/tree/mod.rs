@@ -215,9 +215,11 @@ pub const SPATIAL_CONSTRAINED_MIN_DOF: usize = 12;
 /// Spatial links give the model's mass operator as M factored along them (the runtime's
 /// `LinkFactor`, O(n) per solve) from this many coordinates on; below, M from its n products along
 /// the links (O(n²), each product straight-line code specialised to its joints), factored densely,
-/// is cheaper: the held chain's field with the link factor takes 1.6 times its time with those
-/// products at 12 links, 1.2 at 16, 1.0 at 20, 0.62 at 24 and 0.50 at 32 (a one-off harness,
-/// 2026-11-27).
+/// is cheaper. With constraints (the factor on the hot path of the saddle point) the factor's parts
+/// are generated specialised to the joints: the held chain's field with them takes 1.3 times its
+/// time with M from products at 12 links, 1.0–1.1 at 16, 0.89 at 20, 0.56 at 24 and 0.45 at 32 (in
+/// general 6-D arithmetic, `LinkFactor::new`: 1.6, 1.2, 1.0, 0.62, 0.50; a one-off harness,
+/// 2026-11-27); without, the runtime computes them from the joints (a third of the code).
 pub const LINK_FACTOR_MIN_DOF: usize = 20;
 
 /// The model's dynamics: as asked by `dynamics = ...`, or chosen by size (the recursion for a tree

@@ -389,72 +389,29 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
     // Root → leaves: V, c and the bias forces p.
     let v_of = velocities(&mut rec, &links, &joints, &syms.qd);
     let c_of = products(&mut rec, &links, &joints, &v_of);
-    let mut ia_terms: Vec<Vec<Vec<Expr>>> = vec![vec![Vec::new(); 36]; n];
     let mut pa_terms: Vec<Vec<Vec<Expr>>> = vec![vec![Vec::new(); 6]; n];
     for &j in &links.order {
         let bias = bias_force(&mut rec, &links.inertias[j], &v_of[j]);
         for x in 0..6 {
             pa_terms[j][x].push(bias[x]);
-            for y in x..6 {
-                ia_terms[j][6 * x + y].push(links.inertias[j][x][y]);
-            }
         }
     }
-    // Leaves → root.
-    let mut u_of: Vec<Spatial> = vec![[zero; 6]; n];
-    let mut d_of = vec![zero; n];
+    // Leaves → root: the articulated inertias, then the bias forces.
+    let Articulated { u: u_of, d: d_of, scaled, reduced } = articulated(&mut rec, &links, &joints);
     let mut uu_of = vec![zero; n];
     for &j in links.order.iter().rev() {
-        let mut ia: Inertia = [[zero; 6]; 6];
-        for x in 0..6 {
-            for y in x..6 {
-                let sum = rec.arena.add(&ia_terms[j][6 * x + y]);
-                let e = rec.bind(sum);
-                ia[x][y] = e;
-                ia[y][x] = e;
-            }
-        }
         let pa: Spatial = std::array::from_fn(|x| {
             let sum = rec.arena.add(&pa_terms[j][x]);
             rec.bind(sum)
         });
-        let s = joints[j].s;
-        let u: Spatial = std::array::from_fn(|x| {
-            let e = rec.arena.dot(&ia[x], &s);
-            rec.bind(e)
-        });
-        let dd = rec.arena.dot(&s, &u);
-        let dd = rec.bind(dd);
-        let sp = rec.arena.dot(&s, &pa);
+        let sp = rec.arena.dot(&joints[j].s, &pa);
         let uu = rec.arena.sub(links.tau[j], sp);
         let uu = rec.bind(uu);
         if let Some(p) = links.parents[j] {
-            let inv = rec.arena.powi(dd, -1);
-            let inv = rec.bind(inv);
-            // U/D, with the entry U_k/D of a joint along one axis (S = e_k: U = I^A e_k, D = U_k)
-            // exactly 1, so that I^a's row and column k are exactly zero.
-            let one = rec.arena.one();
-            let scaled: Spatial = std::array::from_fn(|x| {
-                if u[x] == dd {
-                    return one;
-                }
-                let e = rec.arena.mul2(u[x], inv);
-                rec.bind(e)
-            });
-            let mut art: Inertia = [[zero; 6]; 6];
-            for x in 0..6 {
-                for y in x..6 {
-                    let uu_xy = rec.arena.mul2(u[x], scaled[y]);
-                    let e = rec.arena.sub(ia[x][y], uu_xy);
-                    let e = rec.bind(e);
-                    art[x][y] = e;
-                    art[y][x] = e;
-                }
-            }
             let c = c_of[j];
             let bias: Spatial = std::array::from_fn(|x| {
-                let ic = rec.arena.dot(&art[x], &c);
-                let su = rec.arena.mul2(scaled[x], uu);
+                let ic = rec.arena.dot(&reduced[j][x], &c);
+                let su = rec.arena.mul2(scaled[j][x], uu);
                 let e = rec.arena.add(&[pa[x], ic, su]);
                 rec.bind(e)
             });
@@ -462,20 +419,8 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
             for x in 0..6 {
                 pa_terms[p][x].push(to_parent[x]);
             }
-            // Xᵀ I^a X column by column.
-            for y in 0..6 {
-                let mut unit = [zero; 6];
-                unit[y] = one;
-                let col = apply(rec.arena, &joints[j], &unit);
-                let icol = times(rec.arena, &art, &col);
-                let icol = icol.map(|e| rec.bind(e));
-                let back = transpose_apply(rec.arena, &joints[j], &icol);
-                for x in 0..=y {
-                    ia_terms[p][6 * x + y].push(back[x]);
-                }
-            }
         }
-        (u_of[j], d_of[j], uu_of[j]) = (u, dd, uu);
+        uu_of[j] = uu;
     }
     // Root → leaves: the accelerations, from the ground's (0, −g).
     let ground = ground(rec.arena, &links);
@@ -509,6 +454,199 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         inverse: None,
         tree: super::Links::Spatial(Box::new(links)),
     })
+}
+
+/// The articulated inertias along the links, leaves → root (they depend on the positions only):
+/// per joint U_j = I^A_j S_j, D_j = S_j·U_j, U_j / D_j and I^a_j = I^A_j − U_j U_jᵀ / D_j, with
+/// I^A_p = M_p + Σ_children X_jᵀ I^a_j X_j (the last two where j has a parent).
+struct Articulated {
+    u: Vec<Spatial>,
+    d: Vec<Expr>,
+    scaled: Vec<Spatial>,
+    reduced: Vec<Inertia>,
+}
+
+fn articulated(rec: &mut Builder<'_>, links: &Links, joints: &[Joint]) -> Articulated {
+    let n = joints.len();
+    let (zero, one) = (rec.arena.zero(), rec.arena.one());
+    // I^A_j's terms, by entry (the upper triangle's): the link's own inertia, then its children's.
+    let mut ia_terms: Vec<Vec<Vec<Expr>>> =
+        links.inertias.iter().map(|i| (0..36).map(|k| vec![i[k / 6][k % 6]]).collect()).collect();
+    let mut out =
+        Articulated { u: vec![[zero; 6]; n], d: vec![zero; n], scaled: vec![[zero; 6]; n], reduced: vec![[[zero; 6]; 6]; n] };
+    for &j in links.order.iter().rev() {
+        let mut ia: Inertia = [[zero; 6]; 6];
+        for x in 0..6 {
+            for y in x..6 {
+                let sum = rec.arena.add(&ia_terms[j][6 * x + y]);
+                let e = rec.bind(sum);
+                ia[x][y] = e;
+                ia[y][x] = e;
+            }
+        }
+        let s = joints[j].s;
+        let u: Spatial = std::array::from_fn(|x| {
+            let e = rec.arena.dot(&ia[x], &s);
+            rec.bind(e)
+        });
+        let dd = rec.arena.dot(&s, &u);
+        let dd = rec.bind(dd);
+        (out.u[j], out.d[j]) = (u, dd);
+        let Some(p) = links.parents[j] else { continue };
+        let inv = rec.arena.powi(dd, -1);
+        let inv = rec.bind(inv);
+        // U/D, with the entry U_k/D of a joint along one axis (S = e_k: U = I^A e_k, D = U_k)
+        // exactly 1, so that I^a's row and column k are exactly zero.
+        let scaled: Spatial = std::array::from_fn(|x| {
+            if u[x] == dd {
+                return one;
+            }
+            let e = rec.arena.mul2(u[x], inv);
+            rec.bind(e)
+        });
+        let mut art: Inertia = [[zero; 6]; 6];
+        for x in 0..6 {
+            for y in x..6 {
+                let uu_xy = rec.arena.mul2(u[x], scaled[y]);
+                let e = rec.arena.sub(ia[x][y], uu_xy);
+                let e = rec.bind(e);
+                art[x][y] = e;
+                art[y][x] = e;
+            }
+        }
+        // Xᵀ I^a X column by column.
+        for y in 0..6 {
+            let mut unit = [zero; 6];
+            unit[y] = one;
+            let col = apply(rec.arena, &joints[j], &unit);
+            let icol = times(rec.arena, &art, &col);
+            let icol = icol.map(|e| rec.bind(e));
+            let back = transpose_apply(rec.arena, &joints[j], &icol);
+            for x in 0..=y {
+                ia_terms[p][6 * x + y].push(back[x]);
+            }
+        }
+        (out.scaled[j], out.reduced[j]) = (scaled, art);
+    }
+    out
+}
+
+/// The quantities of M factored along the links, for the runtime's `LinkFactor::from_parts`
+/// (straight-line code specialised to the joints, where `LinkFactor::new` does the same in
+/// general 6-D arithmetic): per joint, in joint order, A_j (by rows), ℓ_j, S_j, U_j and D_j of
+/// the articulated inertias ([`articulated`]) and the diagonal entry M_jj = S_j·I^C_j S_j of the
+/// composite rigid body of its subtree — its mass m, first moment h and rotational inertia I_o
+/// about the origin, moved to the parent (points r to ℓ + A r) as m, A h + m ℓ and
+/// A I_o Aᵀ + (m |ℓ|² + 2 ℓ·g) 1 − m ℓ ℓᵀ − ℓ gᵀ − g ℓᵀ (g = A h), with
+/// M_jj = S_ωᵀ I_o S_ω + 2 S_ω·(h × S_v) + m |S_v|²; then each link's inertia (by rows, for
+/// products M v). Without `with_parts`, A_j, ℓ_j and S_j alone per joint, then the inertias: for
+/// `LinkFactor::new`, which computes the rest in general 6-D arithmetic (a third of the code for
+/// models whose factor is off the hot path).
+pub(super) fn factor(rec: &mut Builder<'_>, links: &Links, with_parts: bool) -> Vec<Expr> {
+    let n = links.joints.len();
+    let joints = joints(rec, links);
+    if !with_parts {
+        let mut out = Vec::with_capacity(n * 18 + n * 36);
+        for j in &joints {
+            out.extend(j.a.as_flattened());
+            out.extend(&j.l);
+            out.extend(&j.s);
+        }
+        for i in &links.inertias {
+            out.extend(i.as_flattened());
+        }
+        return out;
+    }
+    let Articulated { u, d, .. } = articulated(rec, links, &joints);
+    // Composite rigid bodies, leaves → root.
+    let zero = rec.arena.zero();
+    // Each composite's terms: mass, first moment, rotational inertia about the origin (by rows).
+    type Terms = (Vec<Expr>, [Vec<Expr>; 3], [Vec<Expr>; 9]);
+    let mut terms: Vec<Terms> = (0..n)
+        .map(|j| {
+            let (m, h) = &links.masses[j];
+            let io = &links.inertias[j];
+            (vec![*m], h.map(|e| vec![e]), std::array::from_fn(|k| vec![io[k / 3][k % 3]]))
+        })
+        .collect();
+    let mut diagonal = vec![zero; n];
+    for &j in links.order.iter().rev() {
+        let (m, h, io) = &terms[j];
+        let m = rec.arena.add(m);
+        let m = rec.bind(m);
+        let h: Vec3 = std::array::from_fn(|c| {
+            let e = rec.arena.add(&h[c]);
+            rec.bind(e)
+        });
+        let mut i_o: Mat3 = [[zero; 3]; 3];
+        for r in 0..3 {
+            for c in r..3 {
+                let sum: Vec<Expr> = io[3 * r + c].clone();
+                let e = rec.arena.add(&sum);
+                let e = rec.bind(e);
+                i_o[r][c] = e;
+                i_o[c][r] = e;
+            }
+        }
+        let (w, v) = halves(&joints[j].s);
+        let iw = rec.arena.mat_vec(&i_o, &w);
+        let rot = rec.arena.dot3(&w, &iw);
+        let hv = rec.arena.cross(&h, &v);
+        let cross = rec.arena.dot3(&w, &hv);
+        let two = rec.arena.int(2);
+        let cross = rec.arena.mul2(two, cross);
+        let v2 = rec.arena.dot3(&v, &v);
+        let lin = rec.arena.mul2(m, v2);
+        let mjj = rec.arena.add(&[rot, cross, lin]);
+        diagonal[j] = rec.bind(mjj);
+        let Some(p) = links.parents[j] else { continue };
+        let (a, l) = (joints[j].a, joints[j].l);
+        let g = rec.arena.mat_vec(&a, &h);
+        let g = g.map(|e| rec.bind(e));
+        let ml = rec.arena.vec_scale(m, &l);
+        let moved_h = rec.arena.vec_add(&g, &ml);
+        let ai = rec.arena.mat_mul(&a, &i_o);
+        let ai = ai.map(|row| row.map(|e| rec.bind(e)));
+        let at = rec.arena.transpose3(&a);
+        let rotated = rec.arena.mat_mul(&ai, &at);
+        let ll = rec.arena.dot3(&l, &l);
+        let mll = rec.arena.mul2(m, ll);
+        let lg = rec.arena.dot3(&l, &g);
+        let two_lg = rec.arena.mul2(two, lg);
+        let diag = rec.arena.add2(mll, two_lg);
+        let (tp, hp, ip) = &mut terms[p];
+        tp.push(m);
+        for c in 0..3 {
+            hp[c].push(moved_h[c]);
+        }
+        for r in 0..3 {
+            for c in r..3 {
+                let mut e = rotated[r][c];
+                if r == c {
+                    e = rec.arena.add2(e, diag);
+                }
+                let lr_lc = rec.arena.mul(&[m, l[r], l[c]]);
+                let lr_gc = rec.arena.mul2(l[r], g[c]);
+                let gr_lc = rec.arena.mul2(g[r], l[c]);
+                let minus = rec.arena.add(&[lr_lc, lr_gc, gr_lc]);
+                let e = rec.arena.sub(e, minus);
+                ip[3 * r + c].push(e);
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(n * 26 + n * 36);
+    for j in 0..n {
+        out.extend(joints[j].a.as_flattened());
+        out.extend(&joints[j].l);
+        out.extend(&joints[j].s);
+        out.extend(&u[j]);
+        out.push(d[j]);
+        out.push(diagonal[j]);
+    }
+    for i in &links.inertias {
+        out.extend(i.as_flattened());
+    }
+    out
 }
 
 impl Joint {
