@@ -89,37 +89,30 @@ fn held_chain_file() -> String {
     s
 }
 
+/// The file at `path` (from the crate's root) is `want`, or is rewritten to it with
+/// `ROUTH_BLESS=1`.
+fn assert_current(path: &str, want: &str) {
+    let full = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("ROUTH_BLESS").is_some() {
+        std::fs::write(&full, want).unwrap();
+    }
+    let have = std::fs::read_to_string(&full).unwrap();
+    assert!(have == want, "{path} is stale: rerun this test with ROUTH_BLESS=1");
+}
+
 #[test]
 fn held_chain_file_is_current() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/held_chain.rs");
-    let want = held_chain_file();
-    if std::env::var_os("ROUTH_BLESS").is_some() {
-        std::fs::write(path, &want).unwrap();
-    }
-    let have = std::fs::read_to_string(path).unwrap();
-    assert!(have == want, "tests/common/held_chain.rs is stale: rerun this test with ROUTH_BLESS=1");
+    assert_current("tests/common/held_chain.rs", &held_chain_file());
 }
 
 #[test]
 fn spatial_models_file_is_current() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/spatial_models.rs");
-    let want = spatial_file();
-    if std::env::var_os("ROUTH_BLESS").is_some() {
-        std::fs::write(path, &want).unwrap();
-    }
-    let have = std::fs::read_to_string(path).unwrap();
-    assert!(have == want, "benches/spatial_models.rs is stale: rerun this test with ROUTH_BLESS=1");
+    assert_current("benches/spatial_models.rs", &spatial_file());
 }
 
 #[test]
 fn chain_models_file_is_current() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/chain_models.rs");
-    let want = expected_file();
-    if std::env::var_os("ROUTH_BLESS").is_some() {
-        std::fs::write(path, &want).unwrap();
-    }
-    let have = std::fs::read_to_string(path).unwrap();
-    assert!(have == want, "benches/chain_models.rs is stale: rerun this test with ROUTH_BLESS=1");
+    assert_current("benches/chain_models.rs", &expected_file());
 }
 
 #[test]

@@ -15,6 +15,8 @@
 //!
 //! The derive evaluates A_j, ℓ_j and S_j at the state ([`LinkJoint`]) and each link's spatial
 //! inertia about its origin (constant); [`LinkTopology`] is the tree, a generated constant. Then
+//! ([`LinkFactor::new`]; generated code specialised to the joints may compute U_j, D_j and M_jj
+//! itself and hand them to [`LinkFactor::from_parts`])
 //!
 //! ```text
 //! M v:     a_j = X_j a_p + S_j v_j (root → leaves),  F_j = I_j a_j + Σ_children X_cᵀ F_c,  (M v)_j = S_j·F_j

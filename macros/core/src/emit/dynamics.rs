@@ -18,7 +18,7 @@ use symbolic::Expr;
 
 use crate::derive::constraint::ConstraintEquations;
 use crate::derive::euler_lagrange::Equations;
-use crate::derive::tree::kinetics::LinkFactor;
+use crate::derive::tree::kinetics::FactorAlongLinks;
 use crate::derive::tree::spatial::Links;
 use crate::derive::tree::{Bound, Dynamics, Recursive, Tree};
 use crate::emit::codegen::{Helpers, TangentFunctions, allow_generated, body_placed, lazy, square_matrix, symbol_tokens};
@@ -227,7 +227,7 @@ pub(crate) fn tree_factor_item(model: &View<'_>, tree: &Tree, forcing: Option<&B
 pub(crate) fn link_factor_item(
     model: &View<'_>,
     links: &Links,
-    link_factor: &LinkFactor,
+    link_factor: &FactorAlongLinks,
     forcing: Option<&Bound>,
     helpers: &mut Helpers,
 ) -> TokenStream {

@@ -42,13 +42,14 @@ pub struct Kinetics {
     pub mass_product: Option<Bound>,
     /// The quantities of M factored along spatial links (`spatial::factor`, for the runtime's
     /// `LinkFactor`), from [`super::LINK_FACTOR_MIN_DOF`] coordinates on; `None` otherwise.
-    pub link_factor: Option<LinkFactor>,
+    pub link_factor: Option<FactorAlongLinks>,
     /// The number after the last of these quantities' temporaries (where more may start).
     pub end: usize,
 }
 
 /// The quantities of M factored along spatial links ([`super::spatial::factor`]).
-pub struct LinkFactor {
+pub struct FactorAlongLinks {
+    /// Per joint A_j, ℓ_j, S_j (and with the parts U_j, D_j, M_jj), then the links' inertias.
     pub quantities: Bound,
     /// Whether they are the factor's parts (U_j, D_j and M_jj besides each joint's A_j, ℓ_j and
     /// S_j: `LinkFactor::from_parts`) or the joints alone (`LinkFactor::new`).
@@ -82,7 +83,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
                     // Its parts specialised to the joints where the saddle point of constraints
                     // solves with it on the hot path; its joints alone otherwise.
                     let parts = !model.constraints.is_empty();
-                    LinkFactor { quantities: next(arena, &|b| super::spatial::factor(b, links, parts)), parts }
+                    FactorAlongLinks { quantities: next(arena, &|b| super::spatial::factor(b, links, parts)), parts }
                 }),
                 end: offset,
             };
