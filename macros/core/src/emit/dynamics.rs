@@ -219,16 +219,15 @@ pub(crate) fn tree_factor_item(model: &View<'_>, tree: &Tree, forcing: Option<&B
 /// spatial recursion's): `__routh_links()` (the tree's structure, a static), `__routh_tree_factor(t, x)`
 /// (the quantities of M factored along the links, `link_factor`: each joint's A_j, ℓ_j, S_j and
 /// the links' inertias, and with its parts U_j, D_j and M_jj, straight-line code; the runtime's
-/// `LinkFactor` from them, O(n) per solve; the model's `MechanicalSystem::Mass`) and, with
-/// `forcing` (f along the links),
-/// `__routh_tree_factor_and_forcing` — the two from one body, for the saddle point of its
-/// constraints. The same names as a tree of directions' ([`tree_factor_item`]), so that every caller
+/// `LinkFactor` from them, O(n) per solve; the model's `MechanicalSystem::Mass`) and, `with_forcing`,
+/// `__routh_tree_factor_and_forcing` — the factor and f by their own functions, for the saddle
+/// point of its constraints. The same names as a tree of directions' ([`tree_factor_item`]), so that every caller
 /// of the factor serves both.
 pub(crate) fn link_factor_item(
     model: &View<'_>,
     links: &Links,
     link_factor: &FactorAlongLinks,
-    forcing: Option<&Bound>,
+    with_forcing: bool,
     helpers: &mut Helpers,
 ) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
@@ -280,22 +279,15 @@ pub(crate) fn link_factor_item(
     let none = TokenStream::new();
     let (stmts, vals) = helpers.body_bound(model, &factor.bindings, &factor.outputs, "__routh_link_factor", &none, &none);
     let made = make(&vals);
-    let both = forcing.map(|f| {
-        let mut bindings = factor.bindings.clone();
-        bindings.extend(f.bindings.iter().copied());
-        let mut all = factor.outputs.clone();
-        all.extend(&f.outputs);
+    // With constraints: the factor and f by their own functions (one body for both would repeat
+    // the factor's code, the larger part, for the joints' sines and cosines once).
+    let both = with_forcing.then(|| {
         let both = format_ident!("{name}_and_forcing");
-        let (stmts, vals) = helpers.body_bound(model, &bindings, &all, &both.to_string(), &none, &none);
-        let made = make(&vals[..factor.outputs.len()]);
-        let f_vals = &vals[factor.outputs.len()..];
         quote! {
-            /// M factored along the links and f along them, at (t, x) (one body).
+            /// M factored along the links and f along them, at (t, x).
             #allow
             fn #both(&self, t: f64, x: &#sv<f64, #d>) -> ::core::result::Result<(#factor_ty, #sv<f64, #n>), #fe> {
-                #(#stmts)*
-                let factor = #made?;
-                ::core::result::Result::Ok((factor, #sv::<f64, #n>::from([#(#f_vals),*])))
+                ::core::result::Result::Ok((self.#name(t, x)?, self.forcing(t, x)))
             }
         }
     });

@@ -45,8 +45,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
                 // LINK_FACTOR_MIN_DOF coordinates on); below, the dense factor of M from its
                 // products is cheaper.
                 if let Some(link_factor) = &k.link_factor {
-                    let with_forcing = constraints.is_some().then_some(&k.forcing);
-                    let factor = dynamics::link_factor_item(model, links, link_factor, with_forcing, &mut helpers);
+                    let factor = dynamics::link_factor_item(model, links, link_factor, constraints.is_some(), &mut helpers);
                     let ty = quote! { ::routh::__private::mechanics::LinkFactor<#n> };
                     (quote! { #factor #dynamics_item }, mass_matrix, forcing, Some(ty))
                 } else {
