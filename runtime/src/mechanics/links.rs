@@ -153,6 +153,13 @@ impl Rigid {
         Rigid { m: self.m, h: g + l * self.m, io }
     }
 
+    /// I a = (I_o ω + h × v, m v − h × ω) for a = (ω, v).
+    fn times(&self, a: &Vector6<f64>) -> Vector6<f64> {
+        let (w, v) = (Vector3::new(a[0], a[1], a[2]), Vector3::new(a[3], a[4], a[5]));
+        let (n, f) = (self.io * w + self.h.cross(&v), v * self.m - self.h.cross(&w));
+        Vector6::new(n[0], n[1], n[2], f[0], f[1], f[2])
+    }
+
     fn add(&mut self, other: &Self) {
         self.m += other.m;
         self.h += other.h;
@@ -166,7 +173,8 @@ impl Rigid {
 pub struct LinkFactor<const N: usize> {
     topology: &'static LinkTopology,
     joints: [LinkJoint; N],
-    inertia: [Matrix6<f64>; N],
+    /// Each link's inertia, rigid (for products M v).
+    inertia: [Rigid; N],
     /// U_j = I^A_j S_j and the pivots D_j with their inverses.
     u: [Vector6<f64>; N],
     d: [f64; N],
@@ -285,6 +293,7 @@ impl<const N: usize> LinkFactor<N> {
             return Err(FieldError::NonFinite { t });
         }
         let inv_d = d.map(|dj| 1.0 / dj);
+        let inertia = inertia.map(|i| Rigid::of(&i));
         Ok(LinkFactor { topology, joints, inertia, u, d, inv_d, diagonal })
     }
 
@@ -295,27 +304,34 @@ impl<const N: usize> LinkFactor<N> {
         sum.is_finite()
     }
 
-    /// x = M⁻¹ b for one column, two passes along the tree.
-    fn solve_column(&self, b: impl Fn(usize) -> f64) -> SVector<f64, N> {
+    /// X = M⁻¹ B, all columns in one traversal of the tree (two passes).
+    fn solve_columns<const C: usize>(&self, b: &SMatrix<f64, N, C>) -> SMatrix<f64, N, C> {
         let top = self.topology;
-        let mut pa = [Vector6::<f64>::zeros(); N];
-        let mut uu = [0.0f64; N];
+        let mut pa = [[Vector6::<f64>::zeros(); C]; N];
+        let mut uu = [[0.0f64; C]; N];
         for &j in top.order.iter().rev() {
             let joint = &self.joints[j];
-            uu[j] = b(j) - joint.s.dot(&pa[j]);
+            for c in 0..C {
+                uu[j][c] = b[(j, c)] - joint.s.dot(&pa[j][c]);
+            }
             if let Some(p) = top.parent[j] {
-                let passed = pa[j] + self.u[j] * (uu[j] * self.inv_d[j]);
-                pa[p] += joint.force(&passed);
+                for c in 0..C {
+                    let passed = pa[j][c] + self.u[j] * (uu[j][c] * self.inv_d[j]);
+                    let moved = joint.force(&passed);
+                    pa[p][c] += moved;
+                }
             }
         }
-        let mut acc = [Vector6::<f64>::zeros(); N];
-        let mut x = SVector::<f64, N>::zeros();
+        let mut acc = [[Vector6::<f64>::zeros(); C]; N];
+        let mut x = SMatrix::<f64, N, C>::zeros();
         for &j in top.order {
             let joint = &self.joints[j];
-            let from = top.parent[j].map_or_else(Vector6::zeros, |p| joint.motion(&acc[p]));
-            let xj = (uu[j] - self.u[j].dot(&from)) * self.inv_d[j];
-            x[j] = xj;
-            acc[j] = from + joint.s * xj;
+            for c in 0..C {
+                let from = top.parent[j].map_or_else(Vector6::zeros, |p| joint.motion(&acc[p][c]));
+                let xj = (uu[j][c] - self.u[j].dot(&from)) * self.inv_d[j];
+                x[(j, c)] = xj;
+                acc[j][c] = from + joint.s * xj;
+            }
         }
         x
     }
@@ -335,10 +351,7 @@ impl<const N: usize> LinkFactor<N> {
 
 impl<const N: usize> MassOperator<N> for LinkFactor<N> {
     fn solve<const C: usize>(&self, b: SMatrix<f64, N, C>) -> Result<SMatrix<f64, N, C>, SingularMatrix> {
-        let mut out = SMatrix::<f64, N, C>::zeros();
-        for c in 0..C {
-            out.set_column(c, &self.solve_column(|j| b[(j, c)]));
-        }
+        let out = self.solve_columns(&b);
         if out.iter().all(|v| v.is_finite()) { Ok(out) } else { Err(SingularMatrix) }
     }
 
@@ -354,7 +367,7 @@ impl<const N: usize> MassOperator<N> for LinkFactor<N> {
         }
         let mut out = SVector::<f64, N>::zeros();
         for &j in top.order.iter().rev() {
-            force[j] += self.inertia[j] * acc[j];
+            force[j] += self.inertia[j].times(&acc[j]);
             out[j] = self.joints[j].s.dot(&force[j]);
             if let Some(p) = top.parent[j] {
                 let passed = self.joints[j].force(&force[j]);
