@@ -129,9 +129,9 @@ struct Rigid {
 }
 
 impl Rigid {
-    /// Read off a spatial inertia of that form.
-    fn of(i: &Matrix6<f64>) -> Self {
-        Rigid { m: i[(3, 3)], h: Vector3::new(i[(2, 4)], i[(0, 5)], i[(1, 3)]), io: i.fixed_view::<3, 3>(0, 0).into_owned() }
+    /// Read off a spatial inertia of that form (by rows).
+    fn of(i: &[[f64; 6]; 6]) -> Self {
+        Rigid { m: i[3][3], h: Vector3::new(i[2][4], i[0][5], i[1][3]), io: Matrix3::from_fn(|r, c| i[r][c]) }
     }
 
     /// Sᵀ I S = S_ωᵀ I_o S_ω + 2 S_ω·(h × S_v) + m |S_v|².
@@ -237,14 +237,11 @@ impl<const N: usize> LinkFactor<N> {
         inertia: [[[f64; 6]; 6]; N],
     ) -> Result<Self, FieldError> {
         debug_assert!(topology.parent.len() == N && topology.order.len() == N);
-        let matrices = inertia.map(|i| Matrix6::from_fn(|r, c| i[r][c]));
-        if !Self::finite(&joints, &matrices) {
-            return Err(FieldError::NonFinite { t });
-        }
         // Articulated inertias (general symmetric) and composite ones (rigid: mass, first moment,
-        // rotational inertia about the origin), leaves → root.
-        let mut ia = matrices;
-        let mut ic = matrices.map(|i| Rigid::of(&i));
+        // rotational inertia about the origin), leaves → root. (Non-finite inputs are refused by
+        // `from_parts`, before any pivot is read.)
+        let mut ia = inertia.map(|i| Matrix6::from_fn(|r, c| i[r][c]));
+        let mut ic = inertia.map(|i| Rigid::of(&i));
         let (mut u, mut d, mut diagonal) = ([[0.0; 6]; N], [0.0f64; N], [0.0f64; N]);
         for &j in topology.order.iter().rev() {
             let s = &joints[j].s;
@@ -278,7 +275,6 @@ impl<const N: usize> LinkFactor<N> {
         d: [f64; N],
         diagonal: [f64; N],
     ) -> Result<Self, FieldError> {
-        let inertia = inertia.map(|i| Matrix6::from_fn(|r, c| i[r][c]));
         if !Self::finite(&joints, &inertia) {
             return Err(FieldError::NonFinite { t });
         }
@@ -299,8 +295,8 @@ impl<const N: usize> LinkFactor<N> {
 
     /// Whether the joints and inertias are finite (non-finite entries make their sum non-finite:
     /// ∞ − ∞ is NaN).
-    fn finite(joints: &[LinkJoint; N], inertia: &[Matrix6<f64>; N]) -> bool {
-        let sum: f64 = joints.iter().map(LinkJoint::sum).sum::<f64>() + inertia.iter().map(|i| i.sum()).sum::<f64>();
+    fn finite(joints: &[LinkJoint; N], inertia: &[[[f64; 6]; 6]; N]) -> bool {
+        let sum: f64 = joints.iter().map(LinkJoint::sum).sum::<f64>() + inertia.iter().flatten().flatten().sum::<f64>();
         sum.is_finite()
     }
 
