@@ -33,6 +33,11 @@
 //!   their field Jacobians (along the tree: the inverse dynamics' kinetic part by its tangent);
 //! - `jacobian/recursive/30`: the 30-link chain's field Jacobian by the recursion's tangent; prints
 //!   it in units of the field and against central differences;
+//! - `dense_columns/field/{entries,columns}/30`: the 30-link chain in relative angles — no tree the
+//!   recursion reads — on the dense path, M from its entries and by columns from its products M eⱼ;
+//!   `dense_columns/jacobian/tangent/30` its field Jacobian by the residual's tangent; prints the
+//!   ratios (the Jacobian against central differences of the field from M's entries) and the
+//!   expansions' sizes;
 //! - `scheme/dopri5`, `scheme/dop853`: the 10-link chain integrated over 2 s at rtol 1e-10 with each
 //!   Runge–Kutta pair (`Options::scheme`); prints their evaluations and errors against a reference
 //!   run at rtol 1e-13.
@@ -54,6 +59,12 @@ use std::hint::black_box;
 mod stiff_models {
     use routh::prelude::*;
     include!("stiff_models.rs");
+}
+
+#[allow(dead_code)]
+mod dense_models {
+    use routh::prelude::*;
+    include!("dense_models.rs");
 }
 
 #[allow(dead_code)]
@@ -433,6 +444,59 @@ fn jacobian(c: &mut Criterion) {
     c.bench_function("jacobian/recursive/30", |b| b.iter(|| chain.jacobian(0.0, black_box(&x)).unwrap()));
 }
 
+/// The dense path of a model that is no tree: the 30-link chain in relative angles
+/// (`benches/dense_models.rs`) with M from its entries (`dynamics = dense`) and by columns from its
+/// products (`dynamics = columns`); its field Jacobian by the residual's tangent against central
+/// differences of the field from M's entries. Prints the ratios, and the expansions' sizes at 30 and
+/// 50 links.
+fn dense_columns(c: &mut Criterion) {
+    let entries = dense_models::Relative30Entries { m: 1.0, l: 0.5, g: 9.81 };
+    let columns = dense_models::Relative30Columns { m: 1.0, l: 0.5, g: 9.81 };
+    let x = SVector::<f64, 60>::from_fn(|i, _| 0.1 + 0.37 * ((i * 7919) % 13) as f64 / 13.0 - 0.2);
+    let (ae, ac) = (entries.accelerations(0.0, &x).unwrap(), columns.accelerations(0.0, &x).unwrap());
+    assert!((ae - ac).amax() < 1e-8 * ae.amax(), "the two forms of M give other accelerations");
+    let exact = columns.jacobian(0.0, &x).unwrap();
+    let fd = routh::runtime::jacobian_fd(&columns, 0.0, &x, 0.0).unwrap();
+    assert!((exact - fd).amax() < 1e-4 * exact.amax(), "the tangent Jacobian and differences differ");
+    let per_call = |f: &dyn Fn() -> f64| {
+        let reps = 2_000;
+        let start = std::time::Instant::now();
+        for _ in 0..reps {
+            black_box(f());
+        }
+        start.elapsed().as_secs_f64() / reps as f64
+    };
+    let te = per_call(&|| entries.field(0.0, black_box(&x)).unwrap()[31]);
+    let tc = per_call(&|| columns.field(0.0, black_box(&x)).unwrap()[31]);
+    let tj = per_call(&|| columns.jacobian(0.0, black_box(&x)).unwrap()[(31, 0)]);
+    // Central differences of the faster field (M from its entries): what the Jacobian would cost without.
+    let td = per_call(&|| routh::runtime::jacobian_fd(&entries, 0.0, black_box(&x), 0.0).unwrap()[(31, 0)]);
+    let size = |n: usize, dynamics: &str| {
+        let src = routh_macros_core::fixtures::relative_chain_struct_with("R", n, &format!("dynamics = {dynamics}"));
+        routh_macros_core::try_expand(src.parse().unwrap()).unwrap().to_string().len() / 1024
+    };
+    println!(
+        "chain in relative angles, n = 30: field with M from its entries {:.2} µs, by columns {:.2} µs ({:.2}x); \
+         Jacobian by the residual's tangent {:.1} µs, central differences {:.1} µs ({:.2}x); tokens at 30 links \
+         {} KB by entries, {} KB by columns; at 50 links {} and {} KB",
+        1e6 * te,
+        1e6 * tc,
+        tc / te,
+        1e6 * tj,
+        1e6 * td,
+        tj / td,
+        size(30, "dense"),
+        size(30, "columns"),
+        size(50, "dense"),
+        size(50, "columns"),
+    );
+    let mut group = c.benchmark_group("dense_columns");
+    group.bench_function("field/entries/30", |b| b.iter(|| entries.field(0.0, black_box(&x)).unwrap()));
+    group.bench_function("field/columns/30", |b| b.iter(|| columns.field(0.0, black_box(&x)).unwrap()));
+    group.bench_function("jacobian/tangent/30", |b| b.iter(|| columns.jacobian(0.0, black_box(&x)).unwrap()));
+    group.finish();
+}
+
 fn expand(c: &mut Criterion) {
     let mut group = c.benchmark_group("expand");
     group.sample_size(10);
@@ -659,5 +723,5 @@ fn stiff_pair<const D: usize>(
     }
 }
 
-criterion_group!(benches, rhs, spatial_chains, constrained_spatial, constrained, jacobian, expand, scheme, stiff);
+criterion_group!(benches, rhs, spatial_chains, constrained_spatial, constrained, jacobian, dense_columns, expand, scheme, stiff);
 criterion_main!(benches);

@@ -89,6 +89,38 @@ fn held_chain_file() -> String {
     s
 }
 
+/// The planar chain in relative angles (`tests/common/relative_chain.rs`, compiled by
+/// `tests/dense.rs`): no tree the recursion reads, so the dense path's — at 10 links with M by
+/// columns and the Jacobian by the residual's tangent, as asked, and with M's entries and ∂g/∂x's
+/// formulas; at 20 links as its size decides (M's entries, the Jacobian by tangents); and the chain
+/// in absolute angles along its tree, the independent route.
+fn relative_chain_file() -> String {
+    let mut s = String::from(
+        "// Written by routh_macros_core::fixtures::{relative_chain_struct_with, pendulum_chain_with}; see tests/chain_models.rs.\n\n",
+    );
+    for (name, dynamics) in [("Relative10Columns", "columns"), ("Relative10Dense", "dense")] {
+        let items = format!("jacobian, sensitivity(l), dynamics = {dynamics}");
+        s.push_str(&routh_macros_core::fixtures::relative_chain_struct_with(name, 10, &items));
+        s.push('\n');
+    }
+    s.push_str(&routh_macros_core::fixtures::relative_chain_struct_with("Relative20", 20, "jacobian"));
+    s.push('\n');
+    s.push_str(&routh_macros_core::fixtures::pendulum_chain_with("Absolute10", 10, "dynamics = recursive"));
+    s
+}
+
+/// The dense-path models of the benchmark (`benches/dense_models.rs`, compiled by the benchmark
+/// only): the 30-link chain in relative angles with M from its entries and by columns (with its
+/// field Jacobian by the residual's tangent).
+fn dense_models_file() -> String {
+    let mut s =
+        String::from("// Written by routh_macros_core::fixtures::relative_chain_struct_with; see tests/chain_models.rs.\n\n");
+    s.push_str(&routh_macros_core::fixtures::relative_chain_struct_with("Relative30Entries", 30, "dynamics = dense"));
+    s.push('\n');
+    s.push_str(&routh_macros_core::fixtures::relative_chain_struct_with("Relative30Columns", 30, "jacobian, dynamics = columns"));
+    s
+}
+
 /// The file at `path` (from the crate's root) is `want`, or is rewritten to it with
 /// `ROUTH_BLESS=1`.
 fn assert_current(path: &str, want: &str) {
@@ -98,6 +130,16 @@ fn assert_current(path: &str, want: &str) {
     }
     let have = std::fs::read_to_string(&full).unwrap();
     assert!(have == want, "{path} is stale: rerun this test with ROUTH_BLESS=1");
+}
+
+#[test]
+fn dense_models_file_is_current() {
+    assert_current("benches/dense_models.rs", &dense_models_file());
+}
+
+#[test]
+fn relative_chain_file_is_current() {
+    assert_current("tests/common/relative_chain.rs", &relative_chain_file());
 }
 
 #[test]

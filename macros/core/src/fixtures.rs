@@ -1,5 +1,6 @@
-//! Model sources used by benchmarks and tests: the n-link planar pendulum chain, and a chain of
-//! links turning in space ([`spatial_chain_struct_with`]).
+//! Model sources used by benchmarks and tests: the n-link planar pendulum chain, the same in
+//! relative angles ([`relative_chain_struct_with`]), and a chain of links turning in space
+//! ([`spatial_chain_struct_with`]).
 //!
 //! Link k (1-based) has mass `mk` at the end of a massless rod of length `lk`, angle `qk` from the
 //! downward vertical; the bob positions are xₖ = Σ_{j≤k} lⱼ sin qⱼ, yₖ = −Σ_{j≤k} lⱼ cos qⱼ and
@@ -57,6 +58,40 @@ pub fn pendulum_chain_struct_with(name: &str, n: usize, items: &str) -> String {
         potential.join(" + "),
         if items.is_empty() { String::new() } else { format!("    {items},\n") },
         fields.concat(),
+    )
+}
+
+/// Rust source of `#[derive(Mechanics)]` for the n-link planar chain in *relative* angles, as a struct
+/// named `name` (fields `m`, `l`, `g`) with extra attribute items `items`: bob k of mass `m` at the
+/// end of rod k (length `l`), turned by qₖ from rod k − 1 (aₖ = aₖ₋₁ + qₖ the absolute angle from the
+/// downward vertical), so that every bob moves with all the angles before it. Not a tree the
+/// recursion reads (a position is its parent's plus terms of several coordinates): the dense path's
+/// test case, its M's entries growing as n³ and its product M a as n².
+#[must_use]
+pub fn relative_chain_struct_with(name: &str, n: usize, items: &str) -> String {
+    let coords: Vec<String> = (1..=n).map(|k| format!("q{k}")).collect();
+    let defines: Vec<String> = (1..=n)
+        .map(|k| {
+            if k == 1 {
+                "a1 = q1, x1 = l * a1.sin(), y1 = -l * a1.cos()".to_string()
+            } else {
+                let j = k - 1;
+                format!("a{k} = a{j} + q{k}, x{k} = x{j} + l * a{k}.sin(), y{k} = y{j} - l * a{k}.cos()")
+            }
+        })
+        .collect();
+    let kinetic: Vec<String> = (1..=n).map(|k| format!("dot(x{k}).powi(2) + dot(y{k}).powi(2)")).collect();
+    let potential: Vec<String> = (1..=n).map(|k| format!("y{k}")).collect();
+    format!(
+        "/// Planar chain of {n} links in relative angles.\n\
+         #[derive(Mechanics)]\n\
+         #[mechanics(\n    coordinates({}),\n    define(\n        {},\n    ),\n    lagrangian = m / 2 * ({})\n        - m * g * ({}),\n{})]\n\
+         pub struct {name} {{\n    pub m: f64,\n    pub l: f64,\n    pub g: f64,\n}}\n",
+        coords.join(", "),
+        defines.join(",\n        "),
+        kinetic.join("\n        + "),
+        potential.join(" + "),
+        if items.is_empty() { String::new() } else { format!("    {items},\n") },
     )
 }
 

@@ -181,6 +181,39 @@ mod tests {
         assert!(factor.contains("LinkFactor") && !factor.contains("__m [(1usize , 0usize)]"), "the links' factor at 20");
     }
 
+    /// The dense path of a model that is no tree the recursion reads (a chain of point masses in
+    /// relative angles): its field Jacobian goes by the residual's tangent where ∂g/∂x's formulas
+    /// outgrow `TANGENT_MIN_NODES` (from 20 links; at 16 by formulas), and M by columns from its
+    /// product M a where M's entries outgrow `COLUMNS_MIN_NODES` (at 50 links, not 40) — or when
+    /// asked with `dynamics = columns`; `dynamics = dense` keeps the entries. By columns, M's part of
+    /// the code is M a (O(n²)) instead of n² entries (O(n³)).
+    #[test]
+    fn dense_models_take_m_by_columns_and_the_jacobian_by_tangents_where_the_formulas_outgrow_their_budget() {
+        let expand = |n: usize, items: &str| {
+            let src = crate::fixtures::relative_chain_struct_with(&format!("R{n}"), n, items);
+            crate::try_expand(src.parse().unwrap()).unwrap().to_string()
+        };
+        let dynamics = |out: &str| {
+            let at = out.find("DYNAMICS").expect("the DYNAMICS constant");
+            out[at..].split('"').nth(1).expect("its value").to_string()
+        };
+        let (tangent, formulas) = ("__routh_residual_tangent", "__routh_residual_jacobian");
+        let small = expand(16, "jacobian");
+        assert_eq!(dynamics(&small), "dense");
+        assert!(small.contains(formulas) && !small.contains(tangent), "∂g/∂x by formulas at 16 links");
+        let twenty = expand(20, "jacobian");
+        assert_eq!(dynamics(&twenty), "dense");
+        assert!(twenty.contains(tangent) && !twenty.contains("mass_from_products"), "g's tangent, M's entries at 20");
+        assert!(small.len() > twenty.len() / 2, "the tangent keeps the code small: {} and {} bytes", small.len(), twenty.len());
+        // (M by columns by size at 50 links, not 40: `derive::tests`.) As asked, whatever the size;
+        // by columns, M's part of the code is its product's.
+        let (asked, entries) = (expand(12, "dynamics = columns, jacobian"), expand(12, "dynamics = dense, jacobian"));
+        assert_eq!((dynamics(&asked), dynamics(&entries)), ("columns".to_string(), "dense".to_string()));
+        assert!(asked.contains("mass_from_products") && asked.contains(tangent));
+        assert!(!entries.contains("mass_from_products") && !entries.contains(tangent));
+        assert!(3 * asked.len() < entries.len(), "{} and {} bytes", asked.len(), entries.len());
+    }
+
     /// A chain of links turning in space derives nothing dense: its recursion, M a, f, L, E and p
     /// are passes along its links, so its code grows as n (n log n with the temporaries' longer
     /// names: 2.26 times from 20 to 40 links, 2.07 from 24 to 48).

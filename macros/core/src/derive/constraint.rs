@@ -149,7 +149,11 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations, tree_forces: Opti
         }
     } else if eq.mass.len() == n {
         for i in 0..n {
-            let ma = arena.dot(&eq.mass[i], &layout.qdd);
+            // M a from its product where M goes by columns (a smaller formula than its entries').
+            let ma = match &eq.mass_product {
+                Some(product) => product[i],
+                None => arena.dot(&eq.mass[i], &layout.qdd),
+            };
             let col: Vec<Expr> = a.iter().map(|row| row[i]).collect();
             let atl = arena.dot(&col, &lam);
             let r = arena.sub(ma, atl);

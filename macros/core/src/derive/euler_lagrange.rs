@@ -57,6 +57,7 @@
 use rustc_hash::FxHashSet;
 use symbolic::{Arena, Expr, Node};
 
+use super::straight::{Tangent, tangent_of};
 use crate::layout::{Layout, Role};
 use crate::model::{Model, View};
 
@@ -93,6 +94,86 @@ pub struct Equations {
     pub dl_dw: Vec<Expr>,
     /// With orientations and the field Jacobian: ∂q̇/∂q (NQ × NQ) and ∂q̇/∂v (NQ × NV) of the rates.
     pub rate_jacobians: Option<(Matrix, Matrix)>,
+    /// M a over the accelerations a ([`Role::Acceleration`] symbols) where M is formed column by
+    /// column from its products M eⱼ ([`Columns`]); `None` where it is formed from its entries.
+    pub mass_product: Option<Vec<Expr>>,
+    /// With M by columns and the field Jacobian: the residual g = f − M a differentiated along a
+    /// tangent δx of the state at fixed a (O(|f| + |M a|) code, called for each basis direction of
+    /// the state; `dg_dq` and `dg_dv` are then empty).
+    pub residual_tangent: Option<Tangent>,
+}
+
+/// How a dense model's M and its field Jacobian reach its code. M: its n(n + 1)/2 entries as
+/// straight-line formulas, or its columns M eⱼ from one product function M a called in a loop (the
+/// runtime's `mechanics::mass_from_products`). M a is ∂p/∂q̇ along a — one directional derivative of
+/// the momenta, about as large as f — where the entries ∂pᵢ/∂q̇ⱼ are n² of them: a chain of point
+/// masses in relative angles has M's entries in 0.8 n³ operations and M a in 3.5 n² (20 links: 6 749
+/// and 1 394; 50 links: 92 124 and 7 994), a chain in absolute angles both in O(n²) (100 links:
+/// 30 001 and 20 896). The Jacobian: ∂g/∂x of the residual g = f − M a as 2n² formulas, or g's
+/// tangent along a direction δx (the size of g) called for each of the 2n directions of the state.
+///
+/// Measured on the chain in relative angles (one-off harness, release, 2026-11-27): by columns the
+/// field takes 1.8 times its time from the entries at 10 links, 5.2 at 20, 6.1 at 30 and 6.4 at 40
+/// (n products of 3.5 n² operations against 0.8 n³ once: a constant factor at large n), while the
+/// 40-link model builds in 4.3 s and 386 MB instead of 19 s and 1.1 GB; the Jacobian by tangents
+/// takes 1.3 times the formulas' time at 10 links and 1.5 at 20, where the formulas build in 11.5 s
+/// and 893 MB instead of 1.7 s and 310 MB, and at 30 links they crash rustc (SIGSEGV after 2.5
+/// minutes) where the tangent builds in 3.5 s. Hence M by columns only where its entries outgrow a
+/// budget of code, and the Jacobian by tangents from a smaller one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Columns {
+    /// As the model's size decides ([`COLUMNS_MIN_NODES`], [`TANGENT_MIN_NODES`]).
+    BySize,
+    /// Always (`dynamics = columns`).
+    Always,
+    /// M from its entries (`dynamics = dense`); the Jacobian by size.
+    Entries,
+}
+
+/// M goes by columns where its entries have at least this many expression nodes (a chain of point
+/// masses in relative angles: 26 243 at 40 links, 49 303 at 50) and [`COLUMNS_RATIO`] times as many
+/// as M a.
+pub const COLUMNS_MIN_NODES: usize = 30_000;
+
+/// … and at least this many times M a's nodes (a chain in absolute angles never: its ratio is 1.4
+/// to 1.8).
+pub const COLUMNS_RATIO: usize = 4;
+
+/// The field Jacobian goes by g's tangent where 2n times g's nodes — about the size of ∂g/∂x's
+/// formulas — reach this (the chain in relative angles from 20 links, 70 840; in absolute angles,
+/// with `dynamics = dense`, from 30).
+pub const TANGENT_MIN_NODES: usize = 60_000;
+
+impl Columns {
+    /// As `model` asks (`dynamics = columns | dense`), or by size; `None` for a model with
+    /// orientations (Hamel's M v̇ = f) or an action variable, which keep the entries and formulas.
+    pub fn of(model: &Model) -> Option<Columns> {
+        if !model.layout.orientations.is_empty() || model.layout.z.is_some() {
+            return None;
+        }
+        Some(match model.dynamics.as_ref().map(ToString::to_string).as_deref() {
+            Some("columns") => Columns::Always,
+            Some("dense") => Columns::Entries,
+            _ => Columns::BySize,
+        })
+    }
+
+    /// Whether M goes by columns, with its entries `upper` and its product `product`.
+    fn mass(self, arena: &Arena, upper: &[Expr], product: &[Expr]) -> bool {
+        match self {
+            Columns::Always => true,
+            Columns::Entries => false,
+            Columns::BySize => {
+                let entries = arena.count_nodes(upper);
+                entries >= COLUMNS_MIN_NODES && entries >= COLUMNS_RATIO * arena.count_nodes(product)
+            }
+        }
+    }
+
+    /// Whether the field Jacobian goes by g's tangent, for `n` coordinates and the residual `g`.
+    fn tangent(self, arena: &Arena, n: usize, g: &[Expr]) -> bool {
+        self == Columns::Always || 2 * n * arena.count_nodes(g) >= TANGENT_MIN_NODES
+    }
 }
 
 /// The derived quantities of a contact (Herglotz) Lagrangian L(t, q, q̇, z).
@@ -151,16 +232,40 @@ pub fn derive_with(model: &Model, arena: &mut Arena, residual_jacobian: bool) ->
     let power = arena.dot(force, &syms.qd);
     let dl_dt = arena.diff(l, syms.t);
 
-    let residual: Vec<Expr> = (0..n)
-        .map(|i| {
-            let ma = arena.dot(&mass[i], &syms.qdd);
-            arena.sub(forcing[i], ma)
-        })
-        .collect();
+    // M a: ∂p/∂q̇ along a (exact for any L: Mᵢⱼ = ∂pᵢ/∂q̇ⱼ), for M by columns or g's tangent (on the
+    // dense path only: `residual_jacobian`).
+    let columns = Columns::of(model).filter(|_| residual_jacobian);
+    let product = columns.map(|_| {
+        let along: Vec<(Expr, Expr)> = syms.qd.iter().copied().zip(syms.qdd.iter().copied()).collect();
+        let product = arena.directional_many(&momenta, &along);
+        arena.horner_many(&product)
+    });
+    let by_columns = columns.zip(product.as_deref()).is_some_and(|(c, p)| c.mass(arena, &upper, p));
+    let tangent_residual: Option<Vec<Expr>> = match (columns, &product) {
+        (Some(c), Some(product)) if *field_jacobian && constraints.is_empty() => {
+            let g: Vec<Expr> = (0..n).map(|i| arena.sub(forcing[i], product[i])).collect();
+            c.tangent(arena, n, &g).then_some(g)
+        }
+        _ => None,
+    };
+    let residual_tangent = tangent_residual.as_ref().map(|g| tangent_of(model, arena, &Vec::new(), g, 0));
+    let mass_product = product.filter(|_| by_columns);
+    let residual: Vec<Expr> = match tangent_residual {
+        Some(g) => g,
+        None => (0..n)
+            .map(|i| {
+                let ma = match &mass_product {
+                    Some(product) => product[i],
+                    None => arena.dot(&mass[i], &syms.qdd),
+                };
+                arena.sub(forcing[i], ma)
+            })
+            .collect(),
+    };
     // ∂g/∂qⱼ and ∂g/∂q̇ⱼ column by column, each one shared pass over all of g — when the field
     // Jacobian is wanted (O(n³) terms: most of a large model's expansion and code); a constrained
     // model derives its own from the saddle-point system.
-    let [dg_dq, dg_dv] = if *field_jacobian && constraints.is_empty() && residual_jacobian {
+    let [dg_dq, dg_dv] = if *field_jacobian && constraints.is_empty() && residual_jacobian && residual_tangent.is_none() {
         // With orientations, ∂/∂q leaves the tangent directions: |q|² is its sum of squares again.
         if syms.orientations.is_empty() {
             arena.jacobian_blocks(&residual, [&syms.q, &syms.qd])
@@ -218,6 +323,8 @@ pub fn derive_with(model: &Model, arena: &mut Arena, residual_jacobian: bool) ->
         dg_dw_bindings: Vec::new(),
         dl_dw,
         rate_jacobians,
+        mass_product,
+        residual_tangent,
     }
 }
 
@@ -272,6 +379,8 @@ pub fn derive_along_tree(model: &Model, arena: &mut Arena, tau: &[Expr], kinetic
         dg_dw_bindings,
         dl_dw: Vec::new(),
         rate_jacobians: None,
+        mass_product: None,
+        residual_tangent: None,
     }
 }
 

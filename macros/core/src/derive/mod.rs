@@ -28,6 +28,7 @@ pub mod nonholonomic;
 pub mod quotient;
 pub mod routh;
 pub mod routh_group;
+pub mod straight;
 pub mod symmetry;
 #[cfg(test)]
 mod tests;

@@ -403,6 +403,14 @@ pub(crate) fn accelerations_and_jacobian(
           g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once, see \
           [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
     };
+    let jac_doc = if eq.residual_tangent.is_some() {
+        " Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f): with g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at \
+          a = q̈ (M factored once), ∂g/∂x column by column from g's symbolic derivative along each direction of the \
+          state (code the size of g, not of its 2n² derivatives; see \
+          [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
+    } else {
+        jac_doc
+    };
     let jac_fn = format_ident!("__routh_residual_jacobian");
     let allow = allow_generated();
     // Accelerations and the field Jacobian: of the unconstrained system (M q̈ = f), or of the
@@ -418,20 +426,20 @@ pub(crate) fn accelerations_and_jacobian(
             (items.accelerations, items.jacobian, items.methods, items.trait_impl)
         }
         None if !model.field_jacobian => {
-            let acc = accelerations_item(model, dynamics, helpers);
+            let acc = accelerations_item(model, eq, dynamics, helpers);
             let sensitivities = sensitivity_items(model, eq, helpers, tree);
             (acc, TokenStream::new(), sensitivities, TokenStream::new())
         }
         None if eq.rate_jacobians.is_some() => {
             let jac = quasi_jacobian_items(model, eq, helpers);
             let sensitivities = sensitivity_items(model, eq, helpers, tree);
-            (accelerations_item(model, dynamics, helpers), jac, sensitivities, TokenStream::new())
+            (accelerations_item(model, eq, dynamics, helpers), jac, sensitivities, TokenStream::new())
         }
         None if matches!(dynamics, Dynamics::Recursive(Recursive { tangent: Some(_), .. })) => {
             let Dynamics::Recursive(r) = dynamics else { unreachable!("matched above") };
             let jac = recursive_jacobian(model, r, helpers);
             let sensitivities = sensitivity_items(model, eq, helpers, tree);
-            (accelerations_item(model, dynamics, helpers), jac, sensitivities, TokenStream::new())
+            (accelerations_item(model, eq, dynamics, helpers), jac, sensitivities, TokenStream::new())
         }
         None => {
             // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major), and ∂g/∂z of a contact model.
@@ -442,10 +450,38 @@ pub(crate) fn accelerations_and_jacobian(
             }
             let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
             let a_arg = quote! { a, };
-            let (jac_stmts, jac_vals) = helpers.body(model, &jac_out, "__routh_residual_jacobian", &a_param, &a_arg);
-            let gq = square_matrix(n, &jac_vals[..n * n]);
-            let gv = square_matrix(n, &jac_vals[n * n..2 * n * n]);
-            let gz = &jac_vals[2 * n * n..];
+            // ∂g/∂x from its formulas, or (M by columns) from g's tangent along each direction.
+            let (mut jac_stmts, mut tangent_items) = (Vec::new(), TokenStream::new());
+            let (gq, gv, gz) = match &eq.residual_tangent {
+                None => {
+                    let (stmts, jac_vals) = helpers.body(model, &jac_out, "__routh_residual_jacobian", &a_param, &a_arg);
+                    jac_stmts = stmts;
+                    let gz: Vec<TokenStream> = jac_vals[2 * n * n..].to_vec();
+                    (square_matrix(n, &jac_vals[..n * n]), square_matrix(n, &jac_vals[n * n..2 * n * n]), gz)
+                }
+                Some(tangent) => {
+                    let functions = TangentFunctions {
+                        name: "__routh_residual",
+                        bindings: &[],
+                        tangent,
+                        extra: (a_param.clone(), a_arg.clone()),
+                        what: "the residual g = f − M a",
+                        along: "The residual's derivative δg = (∂g/∂x) dx at fixed a",
+                    };
+                    tangent_items = functions.items(model, helpers);
+                    let add = functions.add_columns(model, n);
+                    jac_stmts.push(quote! {
+                        let mut dr = ::routh::__private::nalgebra::SMatrix::<f64, #n, #d>::zeros();
+                        #add
+                    });
+                    (
+                        quote! { dr.fixed_columns::<#n>(0).into_owned() },
+                        quote! { dr.fixed_columns::<#n>(#n).into_owned() },
+                        Vec::new(),
+                    )
+                }
+            };
+            let gz = &gz[..];
             let (jac_ret_ty, jac_ret, jac_bind, jac_finish) = if eq.contact.is_some() {
                 (
                     quote! { (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SVector<f64, #n>) },
@@ -461,9 +497,11 @@ pub(crate) fn accelerations_and_jacobian(
                     quote! { ::routh::__private::mechanics::first_order_jacobian(t, &mass, gq, gv) },
                 )
             };
-            let acc = accelerations_item(model, dynamics, helpers);
+            let acc = accelerations_item(model, eq, dynamics, helpers);
             let bind = bind_mass_operator_and_forcing(model, false);
             let jac = quote! {
+                #tangent_items
+
                 /// ∂g/∂q and ∂g/∂q̇ (and ∂g/∂z of a contact model) for the residual g = f − M a (used by
                 /// [`Self::jacobian`]).
                 #allow
@@ -721,10 +759,14 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, tr
 
 /// `accelerations` by the model's dynamics: the recursion along its kinematic tree, or q̈ = M⁻¹ f
 /// from the dynamics function.
-fn accelerations_item(model: &View<'_>, dynamics: &Dynamics, helpers: &mut Helpers) -> TokenStream {
+fn accelerations_item(model: &View<'_>, eq: &Equations, dynamics: &Dynamics, helpers: &mut Helpers) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
     match dynamics {
         Dynamics::Recursive(r) => recursive_accelerations(model, r, helpers),
+        Dynamics::Dense(why) if eq.mass_product.is_some() => {
+            let why = if why.is_empty() { "its M's entries outgrow their product M a".into() } else { why.clone() };
+            accelerations_method(n, d, &format!("{why}; M is formed column by column from its products M eⱼ"))
+        }
         Dynamics::Dense(why) => accelerations_method(n, d, why),
     }
 }

@@ -16,6 +16,7 @@ use symbolic::Expr;
 
 use crate::derive::Derived;
 use crate::derive::euler_lagrange::Equations;
+use crate::derive::straight::Bound;
 use crate::emit::codegen::{Helpers, Owner, allow_generated, square_matrix, state_arguments, symmetric_matrix};
 use crate::emit::dynamics;
 use crate::model::View;
@@ -38,7 +39,13 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     let (dyn_item, mass_matrix, forcing, tree) = match (&derived.kinetics, &derived.dynamics) {
         (Some(k), crate::derive::tree::Dynamics::Recursive(r)) => match &r.tree {
             crate::derive::tree::Links::Spatial(links) => {
-                let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, None, &mut helpers, &m_doc);
+                let Some(product) = &k.mass_product else { unreachable!("kinetics along spatial links carry M a") };
+                let products = Assembled::Products {
+                    product,
+                    doc: " M a along the model's spatial links (one Newton–Euler pass without velocities or gravity, O(n)).",
+                    f_doc: " The forcing f along the kinematic tree (O(n)).",
+                };
+                let (mass_matrix, forcing) = assembled_mass_and_forcing(model, &k.forcing, products, &mut helpers, &m_doc);
                 let dynamics_item = dynamics::products_as_dynamics(model);
                 let n = model.dof();
                 // M factored along the links where the derive gave its quantities (from
@@ -53,7 +60,8 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
                 }
             }
             crate::derive::tree::Links::Directions(tree) => {
-                let (mass_matrix, forcing) = tree_mass_and_forcing(model, k, Some(tree.dirs.len()), &mut helpers, &m_doc);
+                let (mass_matrix, forcing) =
+                    assembled_mass_and_forcing(model, &k.forcing, Assembled::Tree(tree.dirs.len()), &mut helpers, &m_doc);
                 let with_forcing = constraints.is_some().then_some(&k.forcing);
                 let factor = dynamics::tree_factor_item(model, tree, with_forcing, &mut helpers);
                 let k = tree.dirs.len();
@@ -61,6 +69,18 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
                 (factor, mass_matrix, forcing, Some(quote! { ::routh::__private::mechanics::TreeFactor<#n, #k> }))
             }
         },
+        // M by columns: from its products M a (∂p/∂q̇ along a), f its own function.
+        _ if eq.mass_product.is_some() => {
+            let product = Bound { bindings: Vec::new(), outputs: eq.mass_product.clone().unwrap_or_default() };
+            let forcing = Bound { bindings: Vec::new(), outputs: eq.forcing.clone() };
+            let products = Assembled::Products {
+                product: &product,
+                doc: " M a = Σⱼ ∂p/∂q̇ⱼ aⱼ (M column by column from it: `mass_matrix`).",
+                f_doc: " The forcing f of M q̈ = f.",
+            };
+            let (mass_matrix, forcing) = assembled_mass_and_forcing(model, &forcing, products, &mut helpers, &m_doc);
+            (dynamics::products_as_dynamics(model), mass_matrix, forcing, None)
+        }
         _ => (
             dynamics::mass_and_forcing(model, eq, &mut helpers),
             mass_matrix_item(model, eq, &mut helpers, &m_doc),
@@ -92,6 +112,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     let dynamics_name = match (&derived.dynamics, constraints) {
         (_, Some(_)) => "constrained",
         (crate::derive::tree::Dynamics::Recursive(_), None) => "recursive",
+        (crate::derive::tree::Dynamics::Dense(_), None) if eq.mass_product.is_some() => "columns",
         (crate::derive::tree::Dynamics::Dense(_), None) => "dense",
     };
     let constants = constants_and_state(model, &state_doc, dim_doc, dynamics_name);
@@ -158,7 +179,8 @@ fn constants_and_state(model: &View<'_>, state_doc: &str, dim_doc: &str, dynamic
         /// orientation, whose quaternion's four components have three angular velocities).
         pub const DOF: usize = #n;
         /// How [`Self::accelerations`] are computed: `"recursive"` (the articulated-body recursion
-        /// along the model's kinematic tree, O(n)), `"dense"` (M q̈ = f, M formed and factored) or
+        /// along the model's kinematic tree, O(n)), `"dense"` (M q̈ = f, M formed from its entries and
+        /// factored), `"columns"` (the same, M formed column by column from its products M eⱼ) or
         /// `"constrained"` (the saddle-point system of the constraints).
         pub const DYNAMICS: &'static str = #dynamics;
         #[doc = #dim_doc]
@@ -253,50 +275,54 @@ fn mass_matrix_item(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, m_d
     }
 }
 
-/// `mass_matrix` and the body of `forcing` of a model whose kinetics follow its tree: f its own
-/// O(n) function; M assembled by the runtime, from a tree of directions' coefficients and masses
-/// (`tree_k` directions: `mechanics::tree::mass_matrix`, n products M eⱼ), or from spatial links'
-/// products M a (one Newton–Euler pass each, velocities and gravity off:
-/// `mechanics::mass_from_products`).
-fn tree_mass_and_forcing(
+/// `mass_matrix` and the body of `forcing` of a model whose M is assembled by the runtime: f its
+/// own function; M from a tree of directions' coefficients and masses (`Mass::Tree`:
+/// `mechanics::tree::mass_matrix`, n products M eⱼ), or from generated products M a
+/// (`Mass::Products`: spatial links' Newton–Euler pass with velocities and gravity off, O(n); a
+/// dense model's ∂p/∂q̇ along a; `mechanics::mass_from_products`).
+fn assembled_mass_and_forcing(
     model: &View<'_>,
-    k: &crate::derive::tree::Kinetics,
-    tree_k: Option<usize>,
+    forcing: &Bound,
+    mass: Assembled<'_>,
     helpers: &mut Helpers,
     m_doc: &TokenStream,
 ) -> (TokenStream, TokenStream) {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let none = TokenStream::new();
-    let (f_stmts, f_vals) = helpers.body_bound(model, &k.forcing.bindings, &k.forcing.outputs, "__routh_forcing", &none, &none);
+    let (f_stmts, f_vals) = helpers.body_bound(model, &forcing.bindings, &forcing.outputs, "__routh_forcing", &none, &none);
     let allow = allow_generated();
     let sv = quote! { ::routh::__private::nalgebra::SVector };
-    let (product, assemble) = match (tree_k, &k.mass_product) {
-        (Some(tree_k), _) => (
+    let (f_doc, product, assemble) = match mass {
+        Assembled::Tree(tree_k) => (
+            " The forcing f along the kinematic tree (O(n)).",
             TokenStream::new(),
             quote! {
                 let (s, m) = self.__routh_tree_coefficients(t, x);
                 ::routh::__private::mechanics::tree::mass_matrix::<#n, #tree_k>(Self::__routh_tree(), &s, &m)
             },
         ),
-        (None, Some(product)) => {
+        Assembled::Products { product, doc, f_doc } => {
             let a_param = quote! { a: &#sv<f64, #n>, };
             let a_arg = quote! { a, };
             let (m_stmts, m_vals) =
                 helpers.body_bound(model, &product.bindings, &product.outputs, "__routh_mass_product", &a_param, &a_arg);
             let function = quote! {
-                /// M a along the model's spatial links (one Newton–Euler pass without velocities or gravity, O(n)).
+                #[doc = #doc]
                 #allow
                 fn __routh_mass_product(&self, t: f64, x: &#sv<f64, #d>, a: &#sv<f64, #n>) -> #sv<f64, #n> {
                     #(#m_stmts)*
                     #sv::<f64, #n>::from([#(#m_vals),*])
                 }
             };
-            (function, quote! { ::routh::__private::mechanics::mass_from_products::<#n>(|a| self.__routh_mass_product(t, x, a)) })
+            (
+                f_doc,
+                function,
+                quote! { ::routh::__private::mechanics::mass_from_products::<#n>(|a| self.__routh_mass_product(t, x, a)) },
+            )
         }
-        (None, None) => unreachable!("kinetics along spatial links carry M a"),
     };
     let mass_matrix = quote! {
-        /// The forcing f along the kinematic tree (O(n)).
+        #[doc = #f_doc]
         #allow
         fn __routh_forcing(&self, t: f64, x: &#sv<f64, #d>) -> #sv<f64, #n> {
             #(#f_stmts)*
@@ -312,6 +338,14 @@ fn tree_mass_and_forcing(
         }
     };
     (mass_matrix, quote! { self.__routh_forcing(t, x) })
+}
+
+/// Where the runtime assembles M from ([`assembled_mass_and_forcing`]).
+enum Assembled<'a> {
+    /// A tree of this many directions (its coefficients and masses).
+    Tree(usize),
+    /// Generated products M a, with the rustdoc of their function and of f's.
+    Products { product: &'a Bound, doc: &'static str, f_doc: &'static str },
 }
 
 /// `impl VectorField`: x' = F(t, x) from the accelerations.
@@ -499,9 +533,15 @@ fn dense_docs(model: &View<'_>, eq: &Equations, q_disp: &[String], v_disp: &[Str
     let m_lines = formula_lines(model, m_entries.collect());
     let m_doc = doc_block(
         &if model.layout.orientations.is_empty() {
+            let formed = if eq.mass_product.is_some() {
+                " It is formed column by column from n products M eⱼ of M a = Σⱼ ∂p/∂q̇ⱼ aⱼ (its entries outgrow their \
+                 product's code), not from these formulas."
+            } else {
+                ""
+            };
             format!(
                 "Mass matrix M(t, q, q̇) = ∂²L/∂q̇², symmetric, in the coordinates q = ({coords_list}) (indices from 1; \
-                 the lower triangle mirrors the upper)."
+                 the lower triangle mirrors the upper).{formed}"
             )
         } else {
             format!(

@@ -8,7 +8,7 @@
 //!       | input( ident, ... )                      // control inputs u, usable in forces
 //!       | sensitivity( param, ... )                // generate ∂F/∂p for these parameters
 //!       | jacobian                                 // generate the field Jacobian ∂F/∂x
-//!       | dynamics = recursive | dense             // how the accelerations are computed
+//!       | dynamics = recursive | dense | columns   // how the accelerations are computed
 //!       | discrete( rule = rule )                  // a variational integrator of the model
 //!       | discrete( lagrangian = expr, force_minus( ident = expr, ... ), force_plus( ident = expr, ... ) )
 //!                                                  // a raw discrete system in q0(x), q1(x), h, t
@@ -297,7 +297,7 @@ pub enum Item {
         keyword: Ident,
         value: Expr,
     },
-    /// `dynamics = recursive | dense`.
+    /// `dynamics = recursive | dense | columns`.
     Dynamics {
         keyword: Ident,
         value: Ident,
@@ -398,10 +398,11 @@ impl Parse for Item {
             }
             "dynamics" => {
                 let hint = "expected `dynamics = recursive` (the O(n) articulated-body recursion along the model's \
-                            kinematic tree) or `dynamics = dense` (M q̈ = f solved by Cholesky)";
+                            kinematic tree), `dynamics = dense` (M q̈ = f, M from its entries, solved by Cholesky) or \
+                            `dynamics = columns` (M q̈ = f, M column by column from its products M eⱼ)";
                 input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), hint))?;
                 let value: Ident = input.parse().map_err(|e| syn::Error::new(e.span(), hint))?;
-                if value != "recursive" && value != "dense" {
+                if value != "recursive" && value != "dense" && value != "columns" {
                     return Err(syn::Error::new(value.span(), format!("unknown dynamics `{value}`; {hint}")));
                 }
                 Ok(Item::Dynamics { keyword, value })
@@ -647,7 +648,7 @@ pub struct RawModel {
     pub sensitivities: Vec<(Ident, Vec<Ident>)>,
     /// The `jacobian` item, if given: generate the field Jacobian.
     pub jacobian: Option<Ident>,
-    /// `dynamics = recursive | dense`, if given: its value.
+    /// `dynamics = recursive | dense | columns`, if given: its value.
     pub dynamics: Option<Ident>,
     /// `define`, `frame` and `point` items (one namespace; [`Binding::kind`] says which).
     pub defines: Vec<Binding>,

@@ -55,21 +55,14 @@ use std::collections::BTreeMap;
 use rustc_hash::{FxHashMap, FxHashSet};
 use symbolic::{Arena, Expr, Node};
 
+pub use super::straight::{Bindings, Bound, Tangent};
+use super::straight::{Builder, forward, reverse, tangent_of};
 use crate::layout::{Layout, Role};
 use crate::model::Model;
 
 pub mod kinetics;
 pub mod spatial;
 pub use kinetics::{Kinetics, kinetics};
-
-/// `s = e` bindings in dependency order (see `symbolic::emit_bound`).
-pub type Bindings = Vec<(Expr, Expr)>;
-
-/// Straight-line bindings and the outputs they give.
-pub struct Bound {
-    pub bindings: Bindings,
-    pub outputs: Vec<Expr>,
-}
 
 /// The recursive evaluation of q̈ of one model.
 pub struct Recursive {
@@ -90,14 +83,6 @@ pub struct Recursive {
     /// The tree's directions and masses, or its rigid links in space, from which [`kinetics()`]
     /// builds M a, f, E, L and p.
     pub tree: Links,
-}
-
-/// The recursion's directional derivative: δq̈ from bindings of its own, which read `primal` — the
-/// recursion's quantities and the functions of the state (sin q, cos q) the derivatives evaluate,
-/// computed once per state, then passed to every direction — as [`Role::Primal`] symbols.
-pub struct Tangent {
-    pub bound: Bound,
-    pub primal: Vec<Expr>,
 }
 
 /// The kinetic part K(q, q̇, a) = M(q) a − f(q, q̇) − τ(q, q̇, t) of the inverse dynamics along the
@@ -249,6 +234,17 @@ fn choose(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
     let asked = model.dynamics.as_ref();
     if asked.is_some_and(|d| d == "dense") {
         return Ok(Dynamics::Dense("asked for with `dynamics = dense`".into()));
+    }
+    if let Some(kw) = asked.filter(|d| *d == "columns") {
+        if !model.layout.orientations.is_empty() || model.layout.z.is_some() {
+            return Err(syn::Error::new(
+                kw.span(),
+                "`dynamics = columns` (M column by column from its products M a = ∂p/∂q̇ along a) is generated for \
+                 Lagrangians L(t, q, q̇) only: a model with orientations (Hamel's equations in body angular \
+                 velocities) or an action variable keeps M's entries. Write `dynamics = dense`, or remove the item",
+            ));
+        }
+        return Ok(Dynamics::Dense("asked for with `dynamics = columns`: M column by column from its products M eⱼ".into()));
     }
 
     let n = model.dof();
@@ -987,37 +983,6 @@ pub fn energy_derivatives(model: &Model, arena: &mut Arena, energy: &Bound, offs
     EnergyAlongTree { gradient: Bound { bindings, outputs: gradient }, hessian }
 }
 
-/// Reverse mode through straight-line `bindings`: the gradient of `output` over the symbols `wrt`.
-/// Each quantity's adjoint (the sum of what its uses add to it) is bound by `rec` once every use has
-/// been visited, walking the bindings from the last; the code is linear in theirs.
-fn reverse(rec: &mut Builder<'_>, bindings: &Bindings, output: Expr, wrt: &[Expr]) -> Vec<Expr> {
-    let wanted: FxHashSet<Expr> = bindings.iter().map(|&(s, _)| s).chain(wrt.iter().copied()).collect();
-    let mut adjoint: FxHashMap<Expr, Vec<Expr>> = FxHashMap::default();
-    let add = |arena: &mut Arena, adjoint: &mut FxHashMap<Expr, Vec<Expr>>, e: Expr, bar: Expr| {
-        for x in arena.free_symbols(e) {
-            if wanted.contains(&x) {
-                let d = arena.diff(e, x);
-                if d != arena.zero() {
-                    let term = arena.mul2(bar, d);
-                    adjoint.entry(x).or_default().push(term);
-                }
-            }
-        }
-    };
-    let one = rec.arena.one();
-    add(rec.arena, &mut adjoint, output, one);
-    for &(s, e) in bindings.iter().rev() {
-        let Some(terms) = adjoint.remove(&s) else { continue };
-        let sum = rec.arena.add(&terms);
-        let bar = rec.bind(sum);
-        if bar != rec.arena.zero() {
-            add(rec.arena, &mut adjoint, e, bar);
-        }
-    }
-    let zero = rec.arena.zero();
-    wrt.iter().map(|x| adjoint.get(x).map_or(zero, |terms| rec.arena.add(terms))).collect()
-}
-
 /// K = M a + the velocity products along the tree at (x, a) (the accelerations a as
 /// [`Role::Acceleration`] symbols): its bindings, numbered after the recursion's, and K.
 fn kinetic_part(model: &Model, arena: &mut Arena, r: &Recursive) -> (Bindings, Vec<Expr>) {
@@ -1032,104 +997,6 @@ fn kinetic_part(model: &Model, arena: &mut Arena, r: &Recursive) -> (Bindings, V
         Links::Spatial(links) => spatial::kinetic_part(&mut b, links),
     };
     (b.bindings, k)
-}
-
-/// The directional derivative of `outputs` of straight-line `bindings` along a tangent δx of the
-/// state ([`tangent`]), its temporaries numbered from `offset`.
-fn tangent_of(model: &Model, arena: &mut Arena, bindings: &Bindings, outputs: &[Expr], offset: usize) -> Tangent {
-    let syms = &model.layout;
-    let n = model.dof();
-    let mut dot: FxHashMap<Expr, Expr> = FxHashMap::default();
-    for i in 0..n {
-        let (dq, dv) = (syms.symbol(arena, Role::Tangent(i)), syms.symbol(arena, Role::Tangent(n + i)));
-        dot.insert(syms.q[i], dq);
-        dot.insert(syms.qd[i], dv);
-    }
-    let tangents: FxHashSet<Expr> = dot.values().copied().collect();
-    let mut rec = Builder { arena, syms, bindings: Vec::new(), offset };
-    let outputs = forward(&mut rec, bindings, outputs, dot);
-    let r_bindings = bindings;
-    // The recursion's quantities the derivatives read, as inputs.
-    let position: FxHashMap<Expr, usize> = r_bindings.iter().enumerate().map(|(k, &(s, _))| (s, k)).collect();
-    let mut primal: Vec<Expr> = Vec::new();
-    let mut seen: FxHashSet<Expr> = FxHashSet::default();
-    let derivatives: Vec<Expr> = rec.bindings.iter().map(|&(_, e)| e).chain(outputs.iter().copied()).collect();
-    for &e in &derivatives {
-        for s in rec.arena.free_symbols(e) {
-            if position.contains_key(&s) && seen.insert(s) {
-                primal.push(s);
-            }
-        }
-    }
-    primal.sort_unstable_by_key(|s| position[s]);
-    // Inputs too: the functions of the state the derivatives evaluate (the sines and cosines of the
-    // coordinates in S'(q) dq), computed once with the quantities instead of once per direction.
-    let calls_of: Vec<Vec<Expr>> = derivatives.iter().map(|&e| state_calls(rec.arena, e, &tangents)).collect();
-    let mut seen_calls: FxHashSet<Expr> = FxHashSet::default();
-    primal.extend(calls_of.iter().flatten().copied().filter(|&c| seen_calls.insert(c)).collect::<Vec<_>>());
-    let input: FxHashMap<Expr, Expr> =
-        primal.iter().enumerate().map(|(k, &s)| (s, syms.symbol(rec.arena, Role::Primal(k)))).collect();
-    // Each expression with the inputs it reads (a substitution builds its table: per expression,
-    // only its own symbols and calls, so that the whole is linear).
-    let read = |arena: &mut Arena, e: Expr, calls: &[Expr]| {
-        let mut own: Vec<(Expr, Expr)> =
-            arena.free_symbols(e).into_iter().filter_map(|s| input.get(&s).map(|&p| (s, p))).collect();
-        own.extend(calls.iter().map(|c| (*c, input[c])));
-        if own.is_empty() { e } else { arena.subs(e, &own) }
-    };
-    let k = rec.bindings.len();
-    let bindings = rec.bindings.iter().zip(&calls_of).map(|(&(s, e), calls)| (s, read(rec.arena, e, calls))).collect();
-    let outputs = outputs.iter().zip(&calls_of[k..]).map(|(&e, calls)| read(rec.arena, e, calls)).collect();
-    Tangent { bound: Bound { bindings, outputs }, primal }
-}
-
-/// The function calls in `e` that read no symbol of `tangents` (outermost first, each once), in the
-/// order a walk of `e` meets them.
-fn state_calls(arena: &Arena, e: Expr, tangents: &FxHashSet<Expr>) -> Vec<Expr> {
-    let mut calls = Vec::new();
-    let mut seen: FxHashSet<Expr> = FxHashSet::default();
-    let mut stack = vec![e];
-    while let Some(x) = stack.pop() {
-        if !seen.insert(x) {
-            continue;
-        }
-        let node = arena.node(x);
-        if matches!(node, Node::Call(..)) && arena.free_symbols(x).iter().all(|s| !tangents.contains(s)) {
-            calls.push(x);
-            continue;
-        }
-        let mut kids = Vec::new();
-        node.for_each_child(|c| kids.push(c));
-        stack.extend(kids.into_iter().rev());
-    }
-    calls
-}
-
-/// Forward mode through straight-line `bindings`: each quantity's derivative, given the
-/// derivatives `dot` of the symbols it starts from, bound by `rec` (a temporary of its own); the
-/// derivatives of `outputs`.
-fn forward(rec: &mut Builder<'_>, bindings: &Bindings, outputs: &[Expr], mut dot: FxHashMap<Expr, Expr>) -> Vec<Expr> {
-    for &(s, e) in bindings {
-        let seeds: Vec<(Expr, Expr)> =
-            rec.arena.free_symbols(e).into_iter().filter_map(|x| dot.get(&x).map(|&d| (x, d))).collect();
-        let de = if seeds.is_empty() { rec.arena.zero() } else { rec.arena.directional(e, &seeds) };
-        let ds = rec.bind(de);
-        if ds != rec.arena.zero() {
-            dot.insert(s, ds);
-        }
-    }
-    outputs
-        .iter()
-        .map(|&a| match dot.get(&a) {
-            Some(&d) => d,
-            // An output that is no binding of its own (a leaf, or an expression of the state).
-            None => {
-                let seeds: Vec<(Expr, Expr)> =
-                    rec.arena.free_symbols(a).into_iter().filter_map(|x| dot.get(&x).map(|&d| (x, d))).collect();
-                if seeds.is_empty() { rec.arena.zero() } else { rec.arena.directional(a, &seeds) }
-            }
-        })
-        .collect()
 }
 
 /// ∂K/∂p for parameters `params` of the tree's directions or masses (a mass, a length), K = M a +
@@ -1153,25 +1020,4 @@ pub fn parameter_derivatives(model: &Model, arena: &mut Arena, r: &Recursive, pa
     }
     let outputs = (0..n).flat_map(|i| columns.iter().map(move |col| col[i])).collect();
     Bound { bindings, outputs }
-}
-
-/// Binds the recursion's quantities to symbols of their own.
-struct Builder<'a> {
-    arena: &'a mut Arena,
-    syms: &'a Layout,
-    bindings: Bindings,
-    /// Temporaries are numbered from here on (after another builder's).
-    offset: usize,
-}
-
-impl Builder<'_> {
-    /// `e` as a symbol bound to it (a leaf — a symbol or a number — as itself).
-    fn bind(&mut self, e: Expr) -> Expr {
-        if self.arena.node(e).is_leaf() {
-            return e;
-        }
-        let s = self.syms.symbol(self.arena, Role::Temporary(self.offset + self.bindings.len()));
-        self.bindings.push((s, e));
-        s
-    }
 }
