@@ -146,3 +146,54 @@ fn a_constrained_model_solves_its_saddle_point_with_m_by_columns() {
         assert!(common::rel_err(&jc, &je) < 1e-10, "{}", common::rel_err(&jc, &je));
     }
 }
+
+/// A 3-link chain in relative angles with a motor torque u at its first joint and damping at the
+/// others, with the items of each twin.
+macro_rules! driven_relative_chain {
+    ($name:ident, $dynamics:ident) => {
+        #[derive(Mechanics)]
+        #[mechanics(
+                    coordinates(q1, q2, q3),
+                    input(u),
+                    define(
+                        a1 = q1, x1 = l * a1.sin(), y1 = -l * a1.cos(),
+                        a2 = a1 + q2, x2 = x1 + l * a2.sin(), y2 = y1 - l * a2.cos(),
+                        a3 = a2 + q3, x3 = x2 + l * a3.sin(), y3 = y2 - l * a3.cos(),
+                    ),
+                    lagrangian = m / 2 * (dot(x1).powi(2) + dot(y1).powi(2) + dot(x2).powi(2) + dot(y2).powi(2)
+                        + dot(x3).powi(2) + dot(y3).powi(2)) - m * g * (y1 + y2 + y3),
+                    force(q1 = u, q2 = -c * dot(q2), q3 = -c * dot(q3)),
+                    sensitivity(m),
+                    jacobian,
+                    dynamics = $dynamics,
+                )]
+        pub struct $name {
+            pub m: f64,
+            pub l: f64,
+            pub g: f64,
+            pub c: f64,
+        }
+    };
+}
+
+driven_relative_chain!(DrivenColumns, columns);
+driven_relative_chain!(DrivenEntries, dense);
+
+#[test]
+fn inputs_and_sensitivities_with_m_by_columns() {
+    let columns = DrivenColumns { m: 0.7, l: 0.45, g: G, c: 0.3 };
+    let entries = DrivenEntries { m: 0.7, l: 0.45, g: G, c: 0.3 };
+    let mut rng = common::Rng::new(34);
+    for u in [-1.0, 0.5] {
+        let x = rng.vector::<6>(-0.8, 0.8);
+        let (dc, de) = (columns.driven([u]), entries.driven([u]));
+        let (ac, ae) = (dc.accelerations(0.0, &x).unwrap(), de.accelerations(0.0, &x).unwrap());
+        assert!(common::rel_err(&ac, &ae) < 1e-12, "{}", common::rel_err(&ac, &ae));
+        let (bc, be) = (dc.input_jacobian(0.0, &x).unwrap(), de.input_jacobian(0.0, &x).unwrap());
+        assert!(common::rel_err(&bc, &be) < 1e-12, "∂F/∂u: {}", common::rel_err(&bc, &be));
+        let (pc, pe) = (dc.parameter_jacobian(0.0, &x).unwrap(), de.parameter_jacobian(0.0, &x).unwrap());
+        assert!(common::rel_err(&pc, &pe) < 1e-11, "∂F/∂m: {}", common::rel_err(&pc, &pe));
+        let (jc, je) = (dc.jacobian(0.0, &x).unwrap(), de.jacobian(0.0, &x).unwrap());
+        assert!(common::rel_err(&jc, &je) < 1e-11, "∂F/∂x: {}", common::rel_err(&jc, &je));
+    }
+}

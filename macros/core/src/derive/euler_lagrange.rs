@@ -198,8 +198,10 @@ pub fn derive(model: &Model, arena: &mut Arena) -> Equations {
     derive_with(model, arena, true)
 }
 
-/// [`derive()`], with the residual's Jacobians ∂g/∂q, ∂g/∂q̇ (of the field Jacobian) only if
-/// `residual_jacobian` (a model with the recursive dynamics has its own, from the recursion's tangent).
+/// [`derive()`], with the residual's Jacobians ∂g/∂q, ∂g/∂q̇ (of the field Jacobian, as formulas or
+/// by g's tangent) and M by columns ([`Columns`]) only if `residual_jacobian` — the dense path's
+/// (a model with the recursive dynamics has its own Jacobian, from the recursion's tangent, and its
+/// own M).
 pub fn derive_with(model: &Model, arena: &mut Arena, residual_jacobian: bool) -> Equations {
     let n = model.dof();
     let Model { layout: syms, lagrangian, force, sensitivity, field_jacobian, constraints, .. } = model;
