@@ -197,14 +197,7 @@ macro_rules! bench_rhs {
             (recursive - hand).norm()
         );
         // Ratios in one process (criterion's own numbers follow).
-        let per_call = |f: &dyn Fn() -> SVector<f64, $d>| {
-            let reps = 200_000 / $n;
-            let start = std::time::Instant::now();
-            for _ in 0..reps {
-                black_box(f());
-            }
-            start.elapsed().as_secs_f64() / reps as f64
-        };
+        let per_call = |f: &dyn Fn() -> SVector<f64, $d>| per_call(200_000 / $n, f);
         let tg = per_call(&|| sys.field(0.0, black_box(&x)).unwrap());
         let th = per_call(&|| hand_field::<$n, $d>(1.0, 1.0, 9.81, black_box(&x)));
         let tr = per_call(&|| recursive_field::<$n, $d>(1.0, 1.0, 9.81, black_box(&x)));
@@ -236,6 +229,16 @@ macro_rules! bench_rhs {
     }};
 }
 
+/// Seconds per call of `f`, over `reps` calls in a row (the in-process ratios the benchmarks print
+/// beside criterion's own numbers).
+fn per_call<T>(reps: usize, f: &dyn Fn() -> T) -> f64 {
+    let start = std::time::Instant::now();
+    for _ in 0..reps {
+        black_box(f());
+    }
+    start.elapsed().as_secs_f64() / reps as f64
+}
+
 fn rhs(c: &mut Criterion) {
     let mut group = c.benchmark_group("rhs");
     bench_rhs!(group, chains::Chain2, chains::Chain2Recursive, 2, 4);
@@ -257,14 +260,7 @@ fn spatial_chains(c: &mut Criterion) {
             let x = SVector::<f64, $d>::from_fn(|i, _| 0.1 + 0.37 * ((i * 7919) % 13) as f64 / 13.0);
             let (a, b) = (r.field(0.0, &x).unwrap(), d.field(0.0, &x).unwrap());
             assert!((a - b).amax() < 1e-10 * (1.0 + b.amax()), "the two paths disagree at n = {}", $n);
-            let reps = 200_000;
-            let per_call = |f: &dyn Fn() -> SVector<f64, $d>| {
-                let start = std::time::Instant::now();
-                for _ in 0..reps {
-                    black_box(f());
-                }
-                start.elapsed().as_secs_f64() / reps as f64
-            };
+            let per_call = |f: &dyn Fn() -> SVector<f64, $d>| per_call(200_000, f);
             let (tr, td) =
                 (per_call(&|| r.field(0.0, black_box(&x)).unwrap()), per_call(&|| d.field(0.0, black_box(&x)).unwrap()));
             println!("spatial chain n = {}: recursive {:.0} ns, dense {:.0} ns ({:.2}×)", $n, 1e9 * tr, 1e9 * td, tr / td);
@@ -283,13 +279,6 @@ fn spatial_chains(c: &mut Criterion) {
 /// runtime's `LinkFactor` at 20) against the dense M, in one process, the fields agreeing first; at
 /// 12 links their field Jacobians too.
 fn constrained_spatial(c: &mut Criterion) {
-    fn per_call<T>(reps: usize, f: &dyn Fn() -> T) -> f64 {
-        let start = std::time::Instant::now();
-        for _ in 0..reps {
-            black_box(f());
-        }
-        start.elapsed().as_secs_f64() / reps as f64
-    }
     let mut group = c.benchmark_group("constrained_spatial");
     macro_rules! held {
         ($rec:ident, $dense:ident, $n:expr, $d:expr, $jacobian:expr) => {{
@@ -365,17 +354,10 @@ fn constrained(c: &mut Criterion) {
     let x = SVector::<f64, 60>::from_fn(|i, _| 0.1 + 0.37 * ((i * 7919) % 13) as f64 / 13.0);
     let (a, b) = (tree.field(0.0, &x).unwrap(), dense.field(0.0, &x).unwrap());
     assert!((a - b).norm() < 1e-10 * (1.0 + b.norm()), "the tree's and the dense constrained fields differ");
-    let per_call = |f: &dyn Fn() -> SVector<f64, 60>| {
-        let reps = 20_000;
-        let start = std::time::Instant::now();
-        for _ in 0..reps {
-            black_box(f());
-        }
-        start.elapsed().as_secs_f64() / reps as f64
-    };
-    let tt = per_call(&|| tree.field(0.0, black_box(&x)).unwrap());
-    let td = per_call(&|| dense.field(0.0, black_box(&x)).unwrap());
-    let ta = per_call(&|| recursive_field::<30, 60>(1.0, 1.0, 9.81, black_box(&x)));
+    let per_field = |f: &dyn Fn() -> SVector<f64, 60>| per_call(20_000, f);
+    let tt = per_field(&|| tree.field(0.0, black_box(&x)).unwrap());
+    let td = per_field(&|| dense.field(0.0, black_box(&x)).unwrap());
+    let ta = per_field(&|| recursive_field::<30, 60>(1.0, 1.0, 9.81, black_box(&x)));
     println!(
         "constrained chain n = 30, 2 rows: along the tree {:.0} ns, dense {:.0} ns ({:.2}× faster); {:.2}× the \
          unconstrained O(n) articulated-body field ({:.0} ns)",
@@ -389,14 +371,7 @@ fn constrained(c: &mut Criterion) {
     // the tree (M never formed), and with the dense M's symbolic derivatives.
     let (jt, jd) = (tree.jacobian(0.0, &x).unwrap(), dense.jacobian(0.0, &x).unwrap());
     assert!((jt - jd).amax() < 1e-9 * (1.0 + jd.amax()), "the tree's and the dense constrained Jacobians differ");
-    let per_jacobian = |f: &dyn Fn() -> SMatrix<f64, 60, 60>| {
-        let reps = 500;
-        let start = std::time::Instant::now();
-        for _ in 0..reps {
-            black_box(f());
-        }
-        start.elapsed().as_secs_f64() / reps as f64
-    };
+    let per_jacobian = |f: &dyn Fn() -> SMatrix<f64, 60, 60>| per_call(500, f);
     let jtt = per_jacobian(&|| tree.jacobian(0.0, black_box(&x)).unwrap());
     let jtd = per_jacobian(&|| dense.jacobian(0.0, black_box(&x)).unwrap());
     println!(
@@ -422,14 +397,7 @@ fn jacobian(c: &mut Criterion) {
     let exact = chain.jacobian(0.0, &x).unwrap();
     let fd = routh::runtime::jacobian_fd(&chain, 0.0, &x, 0.0).unwrap();
     assert!((exact - fd).amax() < 1e-6 * exact.amax(), "the tangent Jacobian and differences differ");
-    let per_call = |f: &dyn Fn() -> f64| {
-        let reps = 2_000;
-        let start = std::time::Instant::now();
-        for _ in 0..reps {
-            black_box(f());
-        }
-        start.elapsed().as_secs_f64() / reps as f64
-    };
+    let per_call = |f: &dyn Fn() -> f64| per_call(2_000, f);
     let tj = per_call(&|| chain.jacobian(0.0, black_box(&x)).unwrap()[(31, 0)]);
     let tf = per_call(&|| chain.field(0.0, black_box(&x)).unwrap()[31]);
     let td = per_call(&|| routh::runtime::jacobian_fd(&chain, 0.0, black_box(&x), 0.0).unwrap()[(31, 0)]);
@@ -458,14 +426,7 @@ fn dense_columns(c: &mut Criterion) {
     let exact = columns.jacobian(0.0, &x).unwrap();
     let fd = routh::runtime::jacobian_fd(&columns, 0.0, &x, 0.0).unwrap();
     assert!((exact - fd).amax() < 1e-4 * exact.amax(), "the tangent Jacobian and differences differ");
-    let per_call = |f: &dyn Fn() -> f64| {
-        let reps = 2_000;
-        let start = std::time::Instant::now();
-        for _ in 0..reps {
-            black_box(f());
-        }
-        start.elapsed().as_secs_f64() / reps as f64
-    };
+    let per_call = |f: &dyn Fn() -> f64| per_call(2_000, f);
     let te = per_call(&|| entries.field(0.0, black_box(&x)).unwrap()[31]);
     let tc = per_call(&|| columns.field(0.0, black_box(&x)).unwrap()[31]);
     let tj = per_call(&|| columns.jacobian(0.0, black_box(&x)).unwrap()[(31, 0)]);
