@@ -57,7 +57,7 @@
 use rustc_hash::FxHashSet;
 use symbolic::{Arena, Expr, Node};
 
-use super::straight::{Tangent, tangent_of};
+use super::straight::{Hoist, Tangent, tangent_hoisting};
 use crate::layout::{Layout, Role};
 use crate::model::{Model, View};
 
@@ -97,9 +97,9 @@ pub struct Equations {
     /// M a over the accelerations a ([`Role::Acceleration`] symbols) where M is formed column by
     /// column from its products M eⱼ ([`Columns`]); `None` where it is formed from its entries.
     pub mass_product: Option<Vec<Expr>>,
-    /// With M by columns and the field Jacobian: the residual g = f − M a differentiated along a
-    /// tangent δx of the state at fixed a (O(|f| + |M a|) code, called for each basis direction of
-    /// the state; `dg_dq` and `dg_dv` are then empty).
+    /// Where the field Jacobian goes by g's tangent ([`Columns`]): the residual g = f − M a (M a
+    /// from its product) differentiated along a tangent δx of the state at fixed a (O(|f| + |M a|)
+    /// code, called for each basis direction of the state; `dg_dq` and `dg_dv` are then empty).
     pub residual_tangent: Option<Tangent>,
 }
 
@@ -116,10 +116,11 @@ pub struct Equations {
 /// field takes 1.8 times its time from the entries at 10 links, 5.2 at 20, 6.1 at 30 and 6.4 at 40
 /// (n products of 3.5 n² operations against 0.8 n³ once: a constant factor at large n), while the
 /// 40-link model builds in 4.3 s and 386 MB instead of 19 s and 1.1 GB; the Jacobian by tangents
-/// takes 1.3 times the formulas' time at 10 links and 1.5 at 20, where the formulas build in 11.5 s
+/// takes 1.14 times the formulas' time at 10 links and 1.16 at 20 (its parts of the state alone
+/// computed once per state: `Hoist::StateParts`), where the formulas build in 11.5 s
 /// and 893 MB instead of 1.7 s and 310 MB, and at 30 links they crash rustc (SIGSEGV after 2.5
 /// minutes) where the tangent builds in 3.5 s. Hence M by columns only where its entries outgrow a
-/// budget of code, and the Jacobian by tangents from a smaller one (its cost at run time is 1.3–1.5
+/// budget of code, and the Jacobian by tangents from a smaller one (its cost at run time is 1.1–1.2
 /// times, its code a third or less).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Columns {
@@ -238,21 +239,32 @@ pub fn derive_with(model: &Model, arena: &mut Arena, residual_jacobian: bool) ->
 
     // M a: ∂p/∂q̇ along a (exact for any L: Mᵢⱼ = ∂pᵢ/∂q̇ⱼ), for M by columns or g's tangent (on the
     // dense path only: `residual_jacobian`).
+    // (Derived only where it may be taken: the tangent of an unconstrained model's Jacobian, or M
+    // whose entries reach the budget.)
     let columns = Columns::of(model).filter(|_| residual_jacobian);
-    let product = columns.map(|_| {
-        let along: Vec<(Expr, Expr)> = syms.qd.iter().copied().zip(syms.qdd.iter().copied()).collect();
-        let product = arena.directional_many(&momenta, &along);
-        arena.horner_many(&product)
-    });
+    let tangent_wanted = *field_jacobian && constraints.is_empty();
+    let product = columns
+        .filter(|c| match c {
+            Columns::Always => true,
+            Columns::Entries => tangent_wanted,
+            Columns::BySize => tangent_wanted || arena.count_nodes(&upper) >= COLUMNS_MIN_NODES,
+        })
+        .map(|_| {
+            let along: Vec<(Expr, Expr)> = syms.qd.iter().copied().zip(syms.qdd.iter().copied()).collect();
+            let product = arena.directional_many(&momenta, &along);
+            arena.horner_many(&product)
+        });
     let by_columns = columns.zip(product.as_deref()).is_some_and(|(c, p)| c.mass(arena, &upper, p));
     let tangent_residual: Option<Vec<Expr>> = match (columns, &product) {
-        (Some(c), Some(product)) if *field_jacobian && constraints.is_empty() => {
+        (Some(c), Some(product)) if tangent_wanted => {
             let g: Vec<Expr> = (0..n).map(|i| arena.sub(forcing[i], product[i])).collect();
             c.tangent(arena, n, &g).then_some(g)
         }
         _ => None,
     };
-    let residual_tangent = tangent_residual.as_ref().map(|g| tangent_of(model, arena, &Vec::new(), g, 0));
+    // (Its state-only parts computed once per state, not per direction.)
+    let residual_tangent =
+        tangent_residual.as_ref().map(|g| tangent_hoisting(model, arena, &Vec::new(), g, 0, Hoist::StateParts));
     let mass_product = product.filter(|_| by_columns);
     let residual: Vec<Expr> = match tangent_residual {
         Some(g) => g,

@@ -63,6 +63,31 @@ pub(crate) fn reverse(rec: &mut Builder<'_>, bindings: &Bindings, output: Expr, 
 /// The directional derivative of `outputs` of straight-line `bindings` along a tangent δx of the
 /// state (the tree recursion's `tree::tangent`, a residual's), its temporaries numbered from `offset`.
 pub(crate) fn tangent_of(model: &Model, arena: &mut Arena, bindings: &Bindings, outputs: &[Expr], offset: usize) -> Tangent {
+    tangent_hoisting(model, arena, bindings, outputs, offset, Hoist::Calls)
+}
+
+/// What a tangent computes once per state, with its primal quantities, instead of once per
+/// direction.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hoist {
+    /// The functions of the state (sin q, cos q) its derivatives evaluate: enough where the primal
+    /// is straight-line code whose quantities the derivatives read (a recursion).
+    Calls,
+    /// Every subexpression of the state alone (outermost): for expressions with no bindings (a
+    /// residual), whose derivative along δx is otherwise mostly products of the state's functions
+    /// recomputed per direction.
+    StateParts,
+}
+
+/// [`tangent_of`] with what it computes once per state chosen by `hoist`.
+pub(crate) fn tangent_hoisting(
+    model: &Model,
+    arena: &mut Arena,
+    bindings: &Bindings,
+    outputs: &[Expr],
+    offset: usize,
+    hoist: Hoist,
+) -> Tangent {
     let syms = &model.layout;
     let n = model.dof();
     let mut dot: FxHashMap<Expr, Expr> = FxHashMap::default();
@@ -90,7 +115,8 @@ pub(crate) fn tangent_of(model: &Model, arena: &mut Arena, bindings: &Bindings, 
     primal.sort_unstable_by_key(|s| position[s]);
     // Inputs too: the functions of the state the derivatives evaluate (the sines and cosines of the
     // coordinates in S'(q) dq), computed once with the quantities instead of once per direction.
-    let calls_of: Vec<Vec<Expr>> = derivatives.iter().map(|&e| state_calls(rec.arena, e, &tangents)).collect();
+    let mut memo: FxHashMap<Expr, bool> = FxHashMap::default();
+    let calls_of: Vec<Vec<Expr>> = derivatives.iter().map(|&e| state_parts(rec.arena, e, &tangents, hoist, &mut memo)).collect();
     let mut seen_calls: FxHashSet<Expr> = FxHashSet::default();
     primal.extend(calls_of.iter().flatten().copied().filter(|&c| seen_calls.insert(c)).collect::<Vec<_>>());
     let input: FxHashMap<Expr, Expr> =
@@ -109,10 +135,11 @@ pub(crate) fn tangent_of(model: &Model, arena: &mut Arena, bindings: &Bindings, 
     Tangent { bound: Bound { bindings, outputs }, primal }
 }
 
-/// The function calls in `e` that read no symbol of `tangents` (outermost first, each once), in the
-/// order a walk of `e` meets them.
-fn state_calls(arena: &Arena, e: Expr, tangents: &FxHashSet<Expr>) -> Vec<Expr> {
-    let mut calls = Vec::new();
+/// The parts of `e` that read no symbol of `tangents` (outermost first, each once, in the order a
+/// walk of `e` meets them): its function calls, or with [`Hoist::StateParts`] every such
+/// subexpression but a leaf. `memo` keeps, across calls, whether a node reads a tangent.
+fn state_parts(arena: &Arena, e: Expr, tangents: &FxHashSet<Expr>, hoist: Hoist, memo: &mut FxHashMap<Expr, bool>) -> Vec<Expr> {
+    let mut parts = Vec::new();
     let mut seen: FxHashSet<Expr> = FxHashSet::default();
     let mut stack = vec![e];
     while let Some(x) = stack.pop() {
@@ -120,15 +147,51 @@ fn state_calls(arena: &Arena, e: Expr, tangents: &FxHashSet<Expr>) -> Vec<Expr> 
             continue;
         }
         let node = arena.node(x);
-        if matches!(node, Node::Call(..)) && arena.free_symbols(x).iter().all(|s| !tangents.contains(s)) {
-            calls.push(x);
+        if node.is_leaf() {
+            continue;
+        }
+        let hoisted = match hoist {
+            Hoist::Calls => matches!(node, Node::Call(..)),
+            Hoist::StateParts => true,
+        };
+        if hoisted && !reads_tangent(arena, x, tangents, memo) {
+            parts.push(x);
             continue;
         }
         let mut kids = Vec::new();
         node.for_each_child(|c| kids.push(c));
         stack.extend(kids.into_iter().rev());
     }
-    calls
+    parts
+}
+
+/// Whether `e` reads a symbol of `tangents` (memoised per node in `memo`; one pass over `e`'s DAG,
+/// children before parents).
+fn reads_tangent(arena: &Arena, e: Expr, tangents: &FxHashSet<Expr>, memo: &mut FxHashMap<Expr, bool>) -> bool {
+    let mut stack = vec![(e, false)];
+    while let Some((x, expanded)) = stack.pop() {
+        if memo.contains_key(&x) {
+            continue;
+        }
+        let node = arena.node(x);
+        if node.is_leaf() {
+            memo.insert(x, tangents.contains(&x));
+            continue;
+        }
+        if expanded {
+            let mut reads = false;
+            node.for_each_child(|c| reads |= memo[&c]);
+            memo.insert(x, reads);
+        } else {
+            stack.push((x, true));
+            node.for_each_child(|c| {
+                if !memo.contains_key(&c) {
+                    stack.push((c, false));
+                }
+            });
+        }
+    }
+    memo[&e]
 }
 
 /// Forward mode through straight-line `bindings`: each quantity's derivative, given the

@@ -450,7 +450,8 @@ pub(crate) fn accelerations_and_jacobian(
             }
             let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
             let a_arg = quote! { a, };
-            // ∂g/∂x from its formulas, or (M by columns) from g's tangent along each direction.
+            // ∂g/∂x from its formulas, or (by size, or with M by columns) from g's tangent along each
+            // direction of the state.
             let (mut jac_stmts, mut tangent_items) = (Vec::new(), TokenStream::new());
             let (gq, gv, gz) = match &eq.residual_tangent {
                 None => {

@@ -276,9 +276,9 @@ fn mass_matrix_item(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, m_d
 }
 
 /// `mass_matrix` and the body of `forcing` of a model whose M is assembled by the runtime: f its
-/// own function; M from a tree of directions' coefficients and masses (`Mass::Tree`:
+/// own function; M from a tree of directions' coefficients and masses (`Assembled::Tree`:
 /// `mechanics::tree::mass_matrix`, n products M eⱼ), or from generated products M a
-/// (`Mass::Products`: spatial links' Newton–Euler pass with velocities and gravity off, O(n); a
+/// (`Assembled::Products`: spatial links' Newton–Euler pass with velocities and gravity off, O(n); a
 /// dense model's ∂p/∂q̇ along a; `mechanics::mass_from_products`).
 fn assembled_mass_and_forcing(
     model: &View<'_>,
@@ -534,8 +534,8 @@ fn dense_docs(model: &View<'_>, eq: &Equations, q_disp: &[String], v_disp: &[Str
     let m_doc = doc_block(
         &if model.layout.orientations.is_empty() {
             let formed = if eq.mass_product.is_some() {
-                " It is formed column by column from n products M eⱼ of M a = Σⱼ ∂p/∂q̇ⱼ aⱼ (its entries outgrow their \
-                 product's code), not from these formulas."
+                " It is formed column by column from n products M eⱼ of M a = Σⱼ ∂p/∂q̇ⱼ aⱼ, not from these formulas \
+                 (see [`Self::accelerations`] for why)."
             } else {
                 ""
             };

@@ -244,7 +244,7 @@ fn choose(model: &Model, arena: &mut Arena) -> Result<Dynamics, syn::Error> {
                  velocities) or an action variable keeps M's entries. Write `dynamics = dense`, or remove the item",
             ));
         }
-        return Ok(Dynamics::Dense("asked for with `dynamics = columns`: M column by column from its products M eⱼ".into()));
+        return Ok(Dynamics::Dense("asked for with `dynamics = columns`".into()));
     }
 
     let n = model.dof();
