@@ -415,8 +415,8 @@ fn jacobian(c: &mut Criterion) {
 /// The dense path of a model that is no tree: the 30-link chain in relative angles
 /// (`benches/dense_models.rs`) with M from its entries (`dynamics = dense`) and by columns from its
 /// products (`dynamics = columns`); its field Jacobian by the residual's tangent against central
-/// differences of the field from M's entries. Prints the ratios, and the expansions' sizes at 30 and
-/// 50 links.
+/// differences of the field from M's entries. Prints the ratios, the expansions' sizes at 30 and
+/// 50 links, and their times as the size decides.
 fn dense_columns(c: &mut Criterion) {
     let entries = dense_models::Relative30Entries { m: 1.0, l: 0.5, g: 9.81 };
     let columns = dense_models::Relative30Columns { m: 1.0, l: 0.5, g: 9.81 };
@@ -436,6 +436,15 @@ fn dense_columns(c: &mut Criterion) {
         let src = routh_macros_core::fixtures::relative_chain_struct_with("R", n, &format!("dynamics = {dynamics}"));
         routh_macros_core::try_expand(src.parse().unwrap()).unwrap().to_string().len() / 1024
     };
+    // The expansion as the model's size decides (at opt-level 0, as proc macros run): entries at 30
+    // links, columns at 50.
+    let expansion = |n: usize| {
+        let src = routh_macros_core::fixtures::relative_chain_struct_with("R", n, "");
+        let start = std::time::Instant::now();
+        black_box(routh_macros_core::try_expand(src.parse().unwrap()).unwrap());
+        start.elapsed().as_secs_f64()
+    };
+    println!("chain in relative angles: expansion {:.2} s at 30 links, {:.2} s at 50", expansion(30), expansion(50));
     println!(
         "chain in relative angles, n = 30: field with M from its entries {:.2} µs, by columns {:.2} µs ({:.2}x); \
          Jacobian by the residual's tangent {:.1} µs, central differences {:.1} µs ({:.2}x); tokens at 30 links \
