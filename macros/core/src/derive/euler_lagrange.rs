@@ -161,15 +161,15 @@ impl Columns {
         })
     }
 
-    /// Whether M goes by columns, with its entries `upper` and its product `product`.
-    fn mass(self, arena: &Arena, upper: &[Expr], product: &[Expr]) -> bool {
-        match self {
-            Columns::Always => true,
-            Columns::Entries => false,
-            Columns::BySize => {
-                let entries = arena.count_nodes(upper);
+    /// Whether M goes by columns, its entries having `entries` nodes (counted where the size
+    /// decides) and its product `product`.
+    fn mass(self, arena: &Arena, entries: Option<usize>, product: &[Expr]) -> bool {
+        match (self, entries) {
+            (Columns::Always, _) => true,
+            (Columns::BySize, Some(entries)) => {
                 entries >= COLUMNS_MIN_NODES && entries >= COLUMNS_RATIO * arena.count_nodes(product)
             }
+            _ => false,
         }
     }
 
@@ -243,18 +243,19 @@ pub fn derive_with(model: &Model, arena: &mut Arena, residual_jacobian: bool) ->
     // whose entries reach the budget.)
     let columns = Columns::of(model).filter(|_| residual_jacobian);
     let tangent_wanted = *field_jacobian && constraints.is_empty();
+    let entries = (columns == Some(Columns::BySize)).then(|| arena.count_nodes(&upper));
     let product = columns
         .filter(|c| match c {
             Columns::Always => true,
             Columns::Entries => tangent_wanted,
-            Columns::BySize => tangent_wanted || arena.count_nodes(&upper) >= COLUMNS_MIN_NODES,
+            Columns::BySize => tangent_wanted || entries.is_some_and(|e| e >= COLUMNS_MIN_NODES),
         })
         .map(|_| {
             let along: Vec<(Expr, Expr)> = syms.qd.iter().copied().zip(syms.qdd.iter().copied()).collect();
             let product = arena.directional_many(&momenta, &along);
             arena.horner_many(&product)
         });
-    let by_columns = columns.zip(product.as_deref()).is_some_and(|(c, p)| c.mass(arena, &upper, p));
+    let by_columns = columns.zip(product.as_deref()).is_some_and(|(c, p)| c.mass(arena, entries, p));
     let tangent_residual: Option<Vec<Expr>> = match (columns, &product) {
         (Some(c), Some(product)) if tangent_wanted => {
             let g: Vec<Expr> = (0..n).map(|i| arena.sub(forcing[i], product[i])).collect();

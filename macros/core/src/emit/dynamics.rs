@@ -161,10 +161,7 @@ pub(crate) fn tree_factor_item(model: &View<'_>, tree: &Tree, forcing: Option<&B
     }
     let order = &tree.order;
     let joint = tree.dirs.iter().map(|&(j, _, _)| j);
-    let parent = tree.dirs.iter().map(|&(_, p, _)| match p {
-        Some(p) => quote! { ::core::option::Option::Some(#p) },
-        None => quote! { ::core::option::Option::None },
-    });
+    let parent = parents_tokens(tree.dirs.iter().map(|&(_, p, _)| p));
     let at_joint = tree.at_joint.iter().map(|dirs| quote! { &[#(#dirs),*] });
     let allow = allow_generated();
     let sv = quote! { ::routh::__private::nalgebra::SVector };
@@ -292,10 +289,7 @@ pub(crate) fn link_factor_item(
         }
     });
     let order = &links.order;
-    let parent = links.parents.iter().map(|p| match p {
-        Some(p) => quote! { ::core::option::Option::Some(#p) },
-        None => quote! { ::core::option::Option::None },
-    });
+    let parent = parents_tokens(links.parents.iter().copied());
     let topology_ty = quote! { ::routh::__private::mechanics::LinkTopology };
     quote! {
         /// The structure of the model's tree of links (a static: `'static` in generic impls too).
@@ -318,6 +312,14 @@ pub(crate) fn link_factor_item(
 
         #both
     }
+}
+
+/// A tree's parents as `Option<usize>` literals (of its directions, or of its links).
+fn parents_tokens(parents: impl Iterator<Item = Option<usize>>) -> impl Iterator<Item = TokenStream> {
+    parents.map(|p| match p {
+        Some(p) => quote! { ::core::option::Option::Some(#p) },
+        None => quote! { ::core::option::Option::None },
+    })
 }
 
 /// `impl MechanicalSystem<N, D>`: the runtime's central trait — the mass operator (dense, or the
