@@ -632,17 +632,17 @@ fn scheme(c: &mut Criterion) {
     group.sample_size(10);
     let sys = chains::Chain10::uniform(1.0, 1.0, 9.81);
     let x0 = SVector::<f64, 20>::from_fn(|i, _| if i < 10 { 0.3 + 0.05 * i as f64 } else { 0.0 });
-    let reference = sys.simulate(x0, 0.0..2.0, &Options::default().scheme(Scheme::Dop853).rtol(1e-13).atol(1e-15)).unwrap().end.1;
+    let reference = sys.run(x0).span(0.0..2.0).scheme(Scheme::Dop853).rtol(1e-13).atol(1e-15).go().unwrap().end.1;
     for (name, scheme) in [("dopri5", Scheme::Dopri5), ("dop853", Scheme::Dop853)] {
         let opts = Options::default().scheme(scheme).rtol(1e-10).atol(1e-12);
-        let run = sys.simulate(x0, 0.0..2.0, &opts).unwrap();
+        let run = sys.run(x0).span(0.0..2.0).options(&opts).go().unwrap();
         println!(
             "chain n = 10 over 2 s at rtol 1e-10, {name}: {} evaluations, {} steps, error {:.1e}",
             run.stats.evaluations,
             run.stats.steps,
             (run.end.1 - reference).amax()
         );
-        group.bench_function(name, |b| b.iter(|| sys.simulate(black_box(x0), 0.0..2.0, &opts).unwrap()));
+        group.bench_function(name, |b| b.iter(|| sys.run(black_box(x0)).span(0.0..2.0).options(&opts).go().unwrap()));
     }
     group.finish();
 }
@@ -654,7 +654,7 @@ fn stiff(c: &mut Criterion) {
     for (label, ratio) in [("k1e6", 1e3), ("k1e8", 1e4)] {
         let p = stiff_models::StiffPendulum::with_ratio(ratio);
         let x0 = p.released(0.5);
-        let run = |o: &Options| p.simulate(black_box(x0), 0.0..1.0, o).unwrap();
+        let run = |o: &Options| p.run(black_box(x0)).span(0.0..1.0).options(o).go().unwrap();
         let swing = |d: &routh::runtime::Trajectory<4>, r: &routh::runtime::Trajectory<4>| (d.end.1[1] - r.end.1[1]).abs();
         stiff_pair(&mut group, label, &format!("stiff pendulum {label} (swing angles)"), run, swing);
     }
@@ -662,7 +662,7 @@ fn stiff(c: &mut Criterion) {
     // stiffness over the gravity stiffness m g l), critically damped.
     let arm = stiff_models::FlexibleArm::with_ratio(1e6, 1.0);
     let x0 = arm.released(0.5);
-    let run = |o: &Options| arm.simulate(black_box(x0), 0.0..1.0, o).unwrap();
+    let run = |o: &Options| arm.run(black_box(x0)).span(0.0..1.0).options(o).go().unwrap();
     let states = |d: &routh::runtime::Trajectory<6>, r: &routh::runtime::Trajectory<6>| (d.end.1 - r.end.1).amax();
     stiff_pair(&mut group, "arm_k1e6", "flexible arm k = 1e6 m g l (states)", run, states);
     group.finish();

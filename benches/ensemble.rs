@@ -2,8 +2,9 @@
 //! 1e-10) on one worker and on every core, in the same process; prints the speed-up.
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use routh::nalgebra::SVector;
 use routh::prelude::*;
-use routh::runtime::ensemble::{EnsembleOptions, simulate_states};
+use routh::runtime::ensemble::{EnsembleOptions, ensemble};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -24,7 +25,8 @@ fn ensembles(c: &mut Criterion) {
     let opts = Options::default().rtol(1e-10).atol(1e-12);
     let one = EnsembleOptions::default().threads(Some(1)).progress(false);
     let all = EnsembleOptions::default().progress(false);
-    let run = |e: &EnsembleOptions| simulate_states(&p, black_box(&starts), 0.0..20.0, &opts, e).unwrap();
+    let one_run = |_, x0: &SVector<f64, 2>| p.run(*x0).span(0.0..20.0).options(&opts).go();
+    let run = |e: &EnsembleOptions| ensemble(black_box(&starts), one_run, e).unwrap();
     // A quick ratio in one process before criterion's own measurements.
     let time = |e: &EnsembleOptions| {
         let start = Instant::now();

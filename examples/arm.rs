@@ -81,7 +81,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let x0 = arm.state(q0, [0.0; 7]);
     let span = 0.0..3.0;
     let options = Options::default().rtol(1e-10).atol(1e-10).output(Output::Interval(0.01));
-    let run = arm.simulate(x0, span.clone(), &options)?;
+    let run = arm.run(x0).span(span.clone()).options(&options).go()?;
     println!(
         "t ∈ [0, {}], rtol 1e-10: {} steps, {} rejected, {} field evaluations",
         span.end, run.stats.steps, run.stats.rejected, run.stats.evaluations

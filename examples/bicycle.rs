@@ -65,8 +65,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let opts = Options::default().rtol(1e-10).atol(1e-12).output(Output::Interval(0.01));
     let kick = 0.1;
-    let fast = b.simulate(running(&b, 5.0, kick, 0.0), 0.0..8.0, &opts)?;
-    let slow = b.simulate(running(&b, 3.0, kick, 0.0), 0.0..3.0, &opts)?;
+    let fast = b.run(running(&b, 5.0, kick, 0.0)).span(0.0..8.0).options(&opts).go()?;
+    let slow = b.run(running(&b, 3.0, kick, 0.0)).span(0.0..3.0).options(&opts).go()?;
     let (e5, r5) = drift(&b, &fast);
     let (e3, r3) = drift(&b, &slow);
     println!("Whipple bicycle, benchmark parameters, roll-rate kick {kick} rad/s");

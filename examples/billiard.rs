@@ -67,7 +67,8 @@ fn reduced_run(
 ) -> Result<HybridTrajectory<4>, Box<dyn std::error::Error>> {
     let p = PolarBilliard { m: 1.0, c };
     let (r, rd, th, thd) = (0.5590, 2.8621, 1.1071, -3.0400);
-    let (reduced, jumps) = p.simulate_billiard_radial(p.state([r, th], [rd, thd]), 0.0..T_END, options)?;
+    let (reduced, jumps) =
+        p.run(p.state([r, th], [rd, thd])).span(0.0..T_END).reduced::<BilliardRadial>().options(options).go()?;
     let mut traj = reduced;
     traj.states = traj.states.iter().map(cartesian).collect();
     for i in &mut traj.impacts {
@@ -166,7 +167,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut mismatches = Vec::new();
     for reference in &REFERENCES {
         let b = Billiard { m: 1.0, c: reference.c };
-        let sol = b.simulate(start(&b), 0.0..T_END, &options)?;
+        let sol = b.run(start(&b)).span(0.0..T_END).options(&options).go()?;
         report(&b, &sol, reference)?;
         let reconstructed = reduced_run(reference.c, &sol, &options)?;
         let path = format!("out/billiard_c{}.svg", reference.label);
@@ -268,7 +269,7 @@ fn min_radius(sol: &HybridTrajectory<4>) -> f64 {
 /// (x, y, ẋ, ẏ) = (0.25, 0.5, 2.8, 1.8) with c = 0.005.
 fn kinetic_energy_cross_check(options: &HybridOptions) -> Result<(), Box<dyn std::error::Error>> {
     let b = Billiard { m: 1.0, c: 0.005 };
-    let sol = b.simulate(b.state([0.25, 0.5], [2.8, 1.8]), 0.0..0.8, options)?;
+    let sol = b.run(b.state([0.25, 0.5], [2.8, 1.8])).span(0.0..0.8).options(options).go()?;
     print!("exact Cartesian start, c = 0.005: K at the first impacts");
     for (imp, (pre, post)) in sol.impacts.iter().zip([(5.53537, 5.86614), (5.83378, 6.20371)]) {
         print!("; t = {:.6}: {:.5} → {:.5} (reference {pre} → {post})", imp.t, kinetic(&b, &imp.pre), kinetic(&b, &imp.post));

@@ -27,7 +27,7 @@ struct Ball {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (h0, ball) = (1.0, Ball { m: 1.0, g: 9.81, e: 0.8 });
     let options = HybridOptions::default().rtol(1e-12).atol(1e-13).output(Output::Interval(0.002));
-    let sol = ball.simulate(ball.state([h0], [0.0]), 0.0..10.0, &options)?;
+    let sol = ball.run(ball.state([h0], [0.0])).span(0.0..10.0).options(&options).go()?;
 
     let t1 = (2.0 * h0 / ball.g).sqrt();
     let v1 = ball.g * t1;

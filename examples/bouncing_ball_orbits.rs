@@ -153,7 +153,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for (j, p) in orbits.iter().enumerate() {
             let x0 = Vector2::new(p.state[0], p.state[1]);
             let opts = HybridOptions::default().rtol(1e-10).atol(1e-12).output(Output::Interval(p.period / 400.0));
-            let run = if k == 0 { ball.simulate(x0, 0.0..p.period, &opts)? } else { block.simulate(x0, 0.0..p.period, &opts)? };
+            let run = if k == 0 {
+                ball.run(x0).span(0.0..p.period).options(&opts).go()?
+            } else {
+                block.run(x0).span(0.0..p.period).options(&opts).go()?
+            };
             let color = Palette99::pick(j).to_rgba();
             chart
                 .draw_series(LineSeries::new(run.states.iter().map(|x| (x[0], x[1])), color.stroke_width(2)))?

@@ -148,7 +148,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (name, u, color) in &orbits {
         let s = shooting.solution(u)?;
         let opts = routh::runtime::HybridOptions::default().rtol(1e-11).atol(1e-12).output(Output::Interval(s.period / 1000.0));
-        runs.push((*name, s.period, rod.simulate(s.phases[0].start, 0.0..s.period, &opts)?, *color));
+        runs.push((*name, s.period, rod.run(s.phases[0].start).span(0.0..s.period).options(&opts).go()?, *color));
     }
     let t_max = runs.iter().map(|r| r.1).fold(0.0, f64::max);
     for (area, (component, label, range)) in [left, right].iter().zip([(0usize, "y", (0.45, 0.65)), (1, "α", (-1.6, 1.6))]) {

@@ -34,7 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let x0 = chain.state([std::f64::consts::FRAC_PI_2; N], [0.0; N]);
     let span = 0.0..0.8;
     let options = Options::default().rtol(1e-10).atol(1e-10).output(Output::Interval(0.005));
-    let run = chain.simulate(x0, span.clone(), &options)?;
+    let run = chain.run(x0).span(span.clone()).options(&options).go()?;
     println!(
         "t ∈ [0, {}], rtol 1e-10: {} steps, {} rejected, {} field evaluations",
         span.end, run.stats.steps, run.stats.rejected, run.stats.evaluations

@@ -36,7 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let p = DoublePendulum { m1: 1.0, m2: 1.0, l1: 1.0, l2: 1.0, g: 9.81, b: 0.0 };
     let x0 = p.state([1.0, 0.5], [0.0, 0.0]);
     let options = Options::default().rtol(1e-10).atol(1e-12);
-    let sol = p.simulate(x0, 0.0..20.0, &options)?;
+    let sol = p.run(x0).span(0.0..20.0).options(&options).go()?;
 
     let e0 = p.energy(0.0, &x0);
     let drift = sol.iter().map(|(t, x)| (p.energy(t, x) - e0).abs() / e0.abs()).fold(0.0, f64::max);
@@ -48,7 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("  energy E0 = {e0:.12}, max relative drift = {drift:.3e}");
 
     let damped = DoublePendulum { b: 0.2, ..p };
-    let sol_d = damped.simulate(x0, 0.0..20.0, &options)?;
+    let sol_d = damped.run(x0).span(0.0..20.0).options(&options).go()?;
     let (t_end, x_end) = sol_d.last().ok_or("empty trajectory")?;
     println!("damped (b = 0.2): energy {e0:.6} → {:.6} at t = {t_end}", damped.energy(t_end, x_end));
 

@@ -30,7 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let times: Vec<f64> = (0..=40).map(|k| 0.5 * f64::from(k)).collect();
     let options = Options::default().rtol(1e-10).atol(1e-12).output(Output::Times(times));
-    let sol = sys.simulate(sys.state([x0], [v0]), 0.0..20.0, &options)?;
+    let sol = sys.run(sys.state([x0], [v0])).span(0.0..20.0).options(&options).go()?;
 
     let mut worst: f64 = 0.0;
     println!("{:>6} {:>14} {:>14} {:>10}", "t", "x (routh)", "x (exact)", "error");

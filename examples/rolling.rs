@@ -33,7 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (u0, w0) = (forward(&x0), x0[5]);
     let v = (u0 * u0 + k * w0 * w0 / sleigh.m).sqrt();
     let (lambda, tau0) = (sleigh.a * sleigh.m * v / k, (u0 / v).atanh());
-    let path = sleigh.simulate(x0, 0.0..12.0, &options.clone().output(Output::Interval(0.02)))?;
+    let path = sleigh.run(x0).span(0.0..12.0).options(options.clone().output(Output::Interval(0.02))).go()?;
     let mut sleigh_error = 0.0f64;
     for (t, x) in path.iter() {
         let tau = lambda * t + tau0;
@@ -56,7 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         q * (inertia * w) + ball.m * ball.a * ball.a * Vector3::new(spin.x, spin.y, 0.0)
     };
     let (k0, e0) = (contact_momentum(&b0), ball.energy(0.0, &b0));
-    let roll = ball.simulate(b0, 0.0..20.0, &options.output(Output::Interval(0.01)))?;
+    let roll = ball.run(b0).span(0.0..20.0).options(options.output(Output::Interval(0.01))).go()?;
     let (mut dk, mut de) = (0.0f64, 0.0f64);
     for (t, x) in roll.iter() {
         dk = dk.max((contact_momentum(x) - k0).norm() / k0.norm());

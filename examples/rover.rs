@@ -48,7 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         [5.0, 0.635844545, 50.51129874, 39.69052147, 18.915241901, 16.413512285, -0.811544718, 3.929378036],
         [20.0, 1.208241264, 727.58872863, 682.12993495, 73.538310807, 71.259919265, -14.018716444, 7.490372131],
     ];
-    let check = r.simulate(x0, 0.0..T_END, &options.clone().output(Output::Times(vec![1.0, 5.0, 20.0])))?;
+    let check = r.run(x0).span(0.0..T_END).options(options.clone().output(Output::Times(vec![1.0, 5.0, 20.0]))).go()?;
     println!("reference table (θ, ϑ₁, ϑ₂, ω₁, ω₂, x, y), largest relative error per row:");
     let mut worst_table: f64 = 0.0;
     for (row, x) in table.iter().zip(&check.states) {
@@ -58,7 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("  t = {:>4}: {err:.1e}", row[0]);
     }
 
-    let sol = r.simulate(x0, 0.0..T_END, &options.output(Output::Interval(0.02)))?;
+    let sol = r.run(x0).span(0.0..T_END).options(options.output(Output::Interval(0.02))).go()?;
     let ej0 = r.rotation_moving_energy(0.0, &x0);
     let (mut ej_drift, mut h_max): (f64, f64) = (0.0, 0.0);
     for (&t, x) in sol.times.iter().zip(&sol.states) {
@@ -100,7 +100,7 @@ fn reduced_rover(r: &Rover, times: &[f64], full: &[SVector<f64, 10>]) -> Result<
     let g0 = [full[0][2], 0.0, 0.0];
     let (_, back, _) = polar_model.rover_reduced(0.0, &red.reconstruct(0.0, &x0, g0));
     let options = Options::default().rtol(1e-12).atol(1e-12).output(Output::Times(times.to_vec()));
-    let rec = red.simulate_reconstructed(x0, g0, 0.0..T_END, &options)?;
+    let rec = red.run(x0).span(0.0..T_END).reconstructed(g0).options(&options).go()?;
     let gap = rec.states.iter().zip(full).map(|(p, f)| (cartesian(r, p) - f).amax() / f.amax()).fold(0.0, f64::max);
     println!(
         "reduced rover (σ, ψ, ω₁, ω₂) from ({sigma0:.9}, {psi0:.9}, 2, 1) (round trip {:.1e}): reduced + reconstruction vs \
@@ -110,7 +110,7 @@ fn reduced_rover(r: &Rover, times: &[f64], full: &[SVector<f64, 10>]) -> Result<
     // The same reduction of the Cartesian model through its quotient map (`RoverShape`): the full
     // state reduced by σ, the run reconstructed by ι.
     let (shape, xs, gs) = r.rover_shape(0.0, &full[0]);
-    let through_shape = shape.simulate_reconstructed(xs, gs, 0.0..T_END, &options)?;
+    let through_shape = shape.run(xs).span(0.0..T_END).reconstructed(gs).options(&options).go()?;
     let shape_gap = through_shape.states.iter().zip(full).map(|(p, f)| (p - f).amax() / f.amax()).fold(0.0, f64::max);
     println!(
         "the Cartesian rover reduced through its quotient map (ρ, ψ) = (|(x, y)|, atan2(y, x) − θ): reduced state \
@@ -184,7 +184,7 @@ fn plot_reduced(
     for k in 0..12 {
         let psi = f64::from(k) * std::f64::consts::TAU / 12.0;
         // At rest relative to the disk (ω = 0: carried by it with the wheels still), σ = 1.
-        let Ok(traj) = red.simulate(red.state([1.0, psi], [0.0, 0.0]), 0.0..6.0, &options) else { continue };
+        let Ok(traj) = red.run(red.state([1.0, psi], [0.0, 0.0])).span(0.0..6.0).options(&options).go() else { continue };
         let points: Vec<(f64, f64)> = traj
             .states
             .iter()

@@ -295,7 +295,7 @@ fn plot_orbits(
     for ((name, u, _), panel) in orbits.iter().zip(panels.iter()) {
         let s = shooting.solution(u)?;
         let options = HybridOptions::default().ode(Options::default().rtol(1e-10).atol(1e-12).dense(true));
-        let run = hop.simulate(Hopper::STANCE, s.phases[0].start, 0.0..2.0 * s.period, &options)?;
+        let run = hop.run(ModeState::new(Hopper::STANCE, s.phases[0].start)).span(0.0..2.0 * s.period).options(&options).go()?;
         // The foot after each touchdown: flight x is relative to the last foot, and the mass
         // lands l0 sin α behind its new foot.
         let mut feet = vec![(f64::NEG_INFINITY, 0.0)];

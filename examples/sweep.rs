@@ -62,7 +62,7 @@ fn flip_time(th: Spec, options: &Options) -> Result<(f64, f64), SimError> {
         Event::new("over", |_, x: &SVector<f64, 4>| x[1] - std::f64::consts::PI).terminal(true),
         Event::new("under", |_, x: &SVector<f64, 4>| x[1] + std::f64::consts::PI).terminal(true),
     ];
-    let run = p.simulate_with_events(x0, 0.0..HORIZON, &events, options)?;
+    let run = p.run(x0).span(0.0..HORIZON).events(&events).options(options).go()?;
     if let StopReason::Failed(e) = run.stop {
         return Err(e);
     }

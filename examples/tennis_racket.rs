@@ -43,7 +43,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t_end = 4.5 * half_period;
     let options = Options::default().rtol(1e-12).atol(1e-13).output(Output::Interval(t_end / 2000.0));
     let flips = [Event::new("flip", |_t: f64, x: &SVector<f64, 7>| x[5])];
-    let sol = racket.simulate_with_events(x0, 0.0..t_end, &flips, &options)?;
+    let sol = racket.run(x0).span(0.0..t_end).events(&flips).options(&options).go()?;
     println!("free body I = (1, 2, 3) spun near its intermediate axis: ω(0) = ({w1}, 0, {w3}), m = {:.6}", closed.m);
     let mut worst_flip: f64 = 0.0;
     for (j, e) in sol.events.iter().enumerate() {

@@ -13,7 +13,6 @@
 
 use plotters::prelude::*;
 use routh::prelude::*;
-use routh::runtime::DiscreteOptions;
 
 /// A pendulum (unit mass): L = ½ l² θ̇² + g l cos θ.
 #[derive(Mechanics)]
@@ -50,7 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let e0 = -p.g * p.l * f64::cos(theta0);
     let h = period / 200.0;
     let steps = (t_end / h) as usize;
-    let vi = p.simulate_discrete([theta0], [0.0], 0.0, h, steps, &DiscreteOptions::default())?;
+    let vi = p.run_discrete(p.state([theta0], [0.0])).step(h).steps(steps).go()?;
     let energy = |th: f64, p_th: f64| p_th * p_th / (2.0 * p.l * p.l) - p.g * p.l * th.cos();
     let stride = 200;
     let vi_err: Vec<(f64, f64)> = (0..vi.len())
@@ -58,7 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|k| (vi.times[k] / period, (energy(vi.positions[k][0], vi.momenta[k][0]) - e0).abs()))
         .collect();
     let opts = Options::default().output(Output::Interval(period));
-    let rk = p.simulate(p.state([theta0], [0.0]), 0.0..t_end, &opts)?;
+    let rk = p.run(p.state([theta0], [0.0])).span(0.0..t_end).options(&opts).go()?;
     let rk_err: Vec<(f64, f64)> = rk.iter().map(|(t, x)| (t / period, (p.energy(t, x) - e0).abs())).collect();
     let tenth = vi_err.len() / 10;
     let early = vi_err[..tenth].iter().map(|e| e.1).fold(0.0, f64::max);
@@ -75,7 +74,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // 2. Example 3.13: the momentum decay.
     let pol = Polar { kappa: 0.1 };
     let (hp, np) = (0.01, 2000);
-    let traj = pol.simulate_discrete([1.2, 0.0], [0.0, 0.5], 0.0, hp, np, &DiscreteOptions::default())?;
+    let traj = pol.run_discrete(pol.state([1.2, 0.0], [0.0, 0.5])).step(hp).steps(np).go()?;
     let factor = (2.0 - pol.kappa * hp) / (2.0 + pol.kappa * hp);
     let worst = (1..=np).map(|k| (traj.momenta[k][1] / traj.momenta[k - 1][1] - factor).abs()).fold(0.0, f64::max);
     let ratio = traj.momenta[np][1] / traj.momenta[0][1];

@@ -25,7 +25,7 @@
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let p = DoublePendulum { m1: 1.0, m2: 1.0, l1: 1.0, l2: 1.0, g: 9.81, b: 0.0 };
 //! let x0 = p.state([1.0, 0.5], [0.0, 0.0]);
-//! let sol = p.simulate(x0, 0.0..5.0, &Options::default().rtol(1e-10).atol(1e-12))?;
+//! let sol = p.run(x0).span(0.0..5.0).options(&Options::default().rtol(1e-10).atol(1e-12)).go()?;
 //! let (t_end, x_end) = sol.last().unwrap();
 //! let drift = (p.energy(t_end, x_end) - p.energy(0.0, &x0)).abs();
 //! assert!(drift < 1e-7, "energy drift {drift}");
@@ -96,7 +96,7 @@
 //! assert!(p.accelerations(0.0, &x)?.norm() < 1e-15);
 //! assert!((p.constraint_forces(0.0, &x)?[0] + 9.81 / 2.0).abs() < 1e-14);
 //! assert_eq!(Pendulum::CONSTRAINT_KINDS, [ConstraintKind::Holonomic]);
-//! let sol = p.simulate(p.state([0.6, -0.8], [0.0, 0.0]), 0.0..5.0, &Options::default())?;
+//! let sol = p.run(p.state([0.6, -0.8], [0.0, 0.0])).span(0.0..5.0).go()?;
 //! assert!(sol.constraints.unwrap().worst.0 < 1e-12); // projected after every step
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -125,7 +125,7 @@
 //!
 //! let ball = Ball { m: 1.0, g: 9.81, e: 0.5 };
 //! assert_eq!(Ball::MODES, ["free", "floor"]);
-//! let sol = ball.simulate(Ball::FREE, ball.free_state([1.0], [0.0]), 0.0..5.0, &HybridOptions::default())?;
+//! let sol = ball.run(ball.free_state([1.0], [0.0])).span(0.0..5.0).go()?;
 //! // The bounces accumulate and the ball settles on the floor, where the contact force is m g.
 //! assert_eq!(sol.mode_sequence(), vec![Ball::FREE, Ball::FLOOR]);
 //! let (t, _, x) = sol.last().unwrap();
@@ -153,7 +153,7 @@
 //!
 //! let p = Damped { m: 1.0, k: 4.0, gamma: 0.5 };
 //! assert!(Damped::ACTION_DECOUPLED);
-//! let sol = p.simulate(p.state([1.0], [0.0], 0.0), 0.0..3.0, &Options::default().rtol(1e-10))?;
+//! let sol = p.run(p.state([1.0], [0.0], 0.0)).span(0.0..3.0).options(&Options::default().rtol(1e-10)).go()?;
 //! let (t, x) = sol.last().unwrap();
 //! // E_L = ½mẋ² + ½kx² + γz decays exactly as e^{−γt} (dE/dt = ∂L/∂z · E).
 //! let e0 = p.energy(0.0, &sol.states[0]);
@@ -179,7 +179,7 @@
 //! assert_eq!(lin.b[(1, 0)], 0.5); // 1/m
 //! // A constant push settles (with damping by feedback) at x = u/k.
 //! let damped = |_t: f64, x: &SVector<f64, 2>| SVector::<f64, 1>::new(4.0 - 3.0 * x[1]);
-//! let sol = p.simulate(p.state([0.0], [0.0]), 0.0..30.0, damped, &Options::default())?;
+//! let sol = p.run(p.state([0.0], [0.0])).span(0.0..30.0).inputs(damped).go()?;
 //! assert!((sol.last().unwrap().1[0] - 0.5).abs() < 1e-6);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -214,7 +214,7 @@
 //! let top = Top { m: 0.8, l: 0.35, a: 0.021, c: 0.034, g: 9.81 };
 //! // Tilted by 0.6 rad about x (quaternion (cos 0.3, sin 0.3, 0, 0)), spinning at 40 rad/s.
 //! let x0 = top.state([0.3f64.cos(), 0.3f64.sin(), 0.0, 0.0], [0.0, 0.0, 40.0]);
-//! let sol = top.simulate(x0, 0.0..2.0, &Options::default().rtol(1e-10).atol(1e-12))?;
+//! let sol = top.run(x0).span(0.0..2.0).options(&Options::default().rtol(1e-10).atol(1e-12)).go()?;
 //! let (t, x) = sol.last().unwrap();
 //! assert!((top.vertical_momentum(t, x) - top.vertical_momentum(0.0, &x0)).abs() < 1e-8);
 //! assert!((top.energy(t, x) - top.energy(0.0, &x0)).abs() < 1e-8);
@@ -310,16 +310,17 @@ pub struct GuideDevelopment;
 #[doc(hidden)]
 pub mod __private {
     pub use routh_runtime::nalgebra;
+    pub use routh_runtime::run::discrete::Reduced as DiscreteReduced;
+    pub use routh_runtime::run::{Inputs, Plain, Reconstructed, ReducedBy, ZeroOrderHold};
     pub use routh_runtime::{
-        Completion, ContactDiscreteSystem, DiscreteOptions, DiscreteSystem, DiscreteTrajectory, Driven, Event, FieldError,
-        HybridOptions, HybridReduction, HybridStop, HybridSystem, HybridTrajectory, InputSignal, InputSystem, Linearization,
-        MassFactor, MechanicalSystem, MomentumJump, Options, Provenance, Reconstruction, Record, ReducedDiscreteTrajectory,
-        RunResult, SimError, Trajectory, VectorField, simulate_discrete, simulate_discrete_contact, simulate_discrete_reduced,
-        simulate_hybrid, simulate_hybrid_with_events,
+        Completion, ContactDiscreteSystem, DiscretePlan, DiscreteRun, DiscreteSystem, DiscreteTrajectory, Driven, Event,
+        FieldError, HybridInputSystem, HybridOptions, HybridReduction, HybridStop, HybridSystem, HybridTrajectory, InputSignal,
+        InputSystem, Linearization, MassFactor, MechanicalSystem, ModeState, MomentumJump, Options, Plan, Provenance,
+        Reconstruction, Record, ReducedDiscreteTrajectory, Run, RunResult, Runs, RunsDiscrete, Sampled, SimError, Simulate,
+        SimulateDiscrete, Trajectory, VectorField,
     };
     pub use routh_runtime::{
-        constrained, continuation, discrete, equilibrium, input, integrate, linearize, mechanics, observables, periodic,
-        reduction,
+        constrained, continuation, discrete, equilibrium, input, linearize, mechanics, observables, periodic, reduction,
     };
 }
 
@@ -328,7 +329,8 @@ pub mod prelude {
     pub use crate::Mechanics;
     pub use crate::nalgebra::{SMatrix, SVector};
     pub use crate::runtime::{
-        ConstraintKind, Direction, Event, EventRecord, FieldError, HybridOptions, HybridStop, HybridTrajectory, ImpactRecord,
-        MomentumJump, Options, Output, Provenance, Record, RunError, RunResult, SimError, StopReason, Trajectory, VectorField,
+        ConstraintKind, Direction, DiscreteOptions, Event, EventRecord, FieldError, Flow, Hybrid, HybridOptions, HybridStop,
+        HybridTrajectory, ImpactRecord, ModeState, MomentumJump, Options, Output, Provenance, Record, RunError, RunResult,
+        Sampled, SimError, Simulate, SimulateDiscrete, StopReason, Trajectory, VectorField,
     };
 }

@@ -97,8 +97,8 @@ fn self_stable_at_five_metres_per_second_and_weaving_at_three() {
     // A roll-rate kick of 0.1 rad/s. At 5 m/s it dies out (weave −0.775 ± 4.46i, capsize −0.323);
     // at 3 m/s the weave grows (the model stops making sense once the bicycle has fallen, so the
     // run is short).
-    let stable = b.simulate(running(&b, 5.0, 0.1, 0.0), 0.0..6.0, &opts).unwrap();
-    let weaving = b.simulate(running(&b, 3.0, 0.1, 0.0), 0.0..3.0, &opts).unwrap();
+    let stable = b.run(running(&b, 5.0, 0.1, 0.0)).span(0.0..6.0).options(&opts).go().unwrap();
+    let weaving = b.run(running(&b, 3.0, 0.1, 0.0)).span(0.0..3.0).options(&opts).go().unwrap();
     let (early, late) = (worst_roll(&stable, 0.0, 1.0), worst_roll(&stable, 5.0, 6.0));
     let (early3, late3) = (worst_roll(&weaving, 0.0, 1.0), worst_roll(&weaving, 2.0, 3.0));
     println!(

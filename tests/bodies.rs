@@ -100,7 +100,8 @@ fn heavy_top_as_a_body_is_the_hand_derived_top() {
     // The same motion: a nutating, precessing top over 5 s.
     let x0 = body.state([0.0, 0.7, 0.0], [0.4, 0.0, 40.0]);
     let opts = tight().output(Output::Times((1..=50).map(|i| i as f64 * 0.1).collect()));
-    let (sb, sh) = (body.simulate(x0, 0.0..5.0, &opts).unwrap(), hand.simulate(x0, 0.0..5.0, &opts).unwrap());
+    let (sb, sh) =
+        (body.run(x0).span(0.0..5.0).options(&opts).go().unwrap(), hand.run(x0).span(0.0..5.0).options(&opts).go().unwrap());
     for (a, b) in sb.states.iter().zip(&sh.states) {
         assert!((a - b).norm() < 1e-10, "body model {a} vs hand-derived {b}");
     }
@@ -141,7 +142,7 @@ fn free_asymmetric_body_follows_the_jacobi_elliptic_solution() {
     // Landau–Lifshitz §37 (I₁ < I₂ < I₃, L² > 2E I₂): ω = (A cn τ, B sn τ, C dn τ).
     let closed = common::FreeBodySolution::new([body.i1, body.i2, body.i3], w1, w3);
     let opts = tight().output(Output::Times((1..=200).map(|i| i as f64 * 0.5).collect()));
-    let sol = body.simulate(x0, 0.0..100.0, &opts).unwrap();
+    let sol = body.run(x0).span(0.0..100.0).options(&opts).go().unwrap();
     let (r0, _) = attitude(&x0);
     let spatial0 = r0 * (inertia * w0);
     let (mut werr, mut lerr, mut eerr, mut theta_range) = (0.0f64, 0.0f64, 0.0f64, (f64::MAX, f64::MIN));
@@ -309,7 +310,10 @@ fn a_rolling_item_is_the_hand_written_coin_in_euler_angles_and_with_a_quaternion
     assert!((quat.energy(0.0, &xq) - coin.energy(0.0, &xe)).abs() < 1e-12 * coin.energy(0.0, &xe).abs());
     let period = 2.0 * std::f64::consts::PI / om;
     let opts = tight().output(Output::Times((1..=40).map(|i| i as f64 * period / 40.0).collect()));
-    let (sq, se) = (quat.simulate(xq, 0.0..period, &opts).unwrap(), coin.simulate(xe, 0.0..period, &opts).unwrap());
+    let (sq, se) = (
+        quat.run(xq).span(0.0..period).options(&opts).go().unwrap(),
+        coin.run(xe).span(0.0..period).options(&opts).go().unwrap(),
+    );
     let mut worst = 0.0f64;
     for ((_, x), (_, y)) in sq.iter().zip(se.iter()) {
         let (centre, frame, _, w) = to_quaternion(y);
@@ -347,7 +351,7 @@ fn chaplygin_sleigh_follows_its_closed_form() {
     let v = (u0 * u0 + k * w0 * w0 / m).sqrt();
     let lambda = sleigh.a * m * v / k;
     let tau0 = (u0 / v).atanh();
-    let sol = sleigh.simulate(x0, 0.0..10.0, &tight().output(Output::Interval(0.25))).unwrap();
+    let sol = sleigh.run(x0).span(0.0..10.0).options(tight().output(Output::Interval(0.25))).go().unwrap();
     let mut worst = 0.0f64;
     for (t, x) in sol.iter() {
         let tau = lambda * t + tau0;
@@ -394,7 +398,7 @@ fn coin_rolls_steadily_on_the_closed_form_circle() {
         // Over one revolution: constant lean and rates; the contact point on a circle of radius
         // v/Ω through the start, energy kept, constraints satisfied.
         let period = 2.0 * std::f64::consts::PI / om.abs();
-        let sol = coin.simulate(x0, 0.0..period, &tight().output(Output::Interval(period / 40.0))).unwrap();
+        let sol = coin.run(x0).span(0.0..period).options(tight().output(Output::Interval(period / 40.0))).go().unwrap();
         let (v, e0) = ((x0[5] * x0[5] + x0[6] * x0[6]).sqrt(), coin.energy(0.0, &x0));
         let radius = v / om.abs();
         let centre_of_path = {
@@ -422,7 +426,7 @@ fn upright_coin_is_stable_above_the_critical_spin_and_falls_below_it() {
     let kick = 1e-3;
     let worst_lean = |spin: f64| {
         let x0 = coin_state(&coin, 0.0, [0.0, kick * spin, spin]);
-        let sol = coin.simulate(x0, 0.0..2.0, &tight().output(Output::Interval(0.01))).unwrap();
+        let sol = coin.run(x0).span(0.0..2.0).options(tight().output(Output::Interval(0.01))).go().unwrap();
         let e0 = coin.energy(0.0, &x0);
         for (t, x) in sol.iter() {
             assert!((coin.energy(t, x) - e0).abs() < 1e-10 * e0, "energy at t = {t}");
@@ -514,7 +518,7 @@ fn reaction_wheel_exchanges_momentum_and_the_total_is_conserved() {
     };
     let l0 = spatial_momentum(&x0);
     let opts = tight().output(Output::Interval(0.1));
-    let sol = sc.simulate(x0, 0.0..30.0, &opts).unwrap();
+    let sol = sc.run(x0).span(0.0..30.0).options(&opts).go().unwrap();
     let mut worst = 0.0f64;
     for (t, x) in sol.iter() {
         worst = worst.max((spatial_momentum(x) - l0).norm() / l0.norm());
@@ -555,7 +559,7 @@ fn a_project_law_onto_a_rolling_contact_loses_carnots_energy() {
     // Upright, sliding forward faster than it spins: the contact slips.
     let x0 = grip.slide_state([0.0, 0.0, 0.0, 0.1, 0.0], [0.3, 0.0, 0.5, 0.0, 5.0]);
     let opts = HybridOptions::default().ode(tight());
-    let sol = grip.simulate(GrippingCoin::SLIDE, x0, 0.0..0.3, &opts).unwrap();
+    let sol = grip.run(x0).span(0.0..0.3).options(&opts).go().unwrap();
     assert_eq!(sol.mode_sequence(), vec![GrippingCoin::SLIDE, GrippingCoin::GRIP]);
     let bite = &sol.impacts[0];
     assert!((bite.t - grip.t1).abs() < 1e-12);

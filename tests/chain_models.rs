@@ -172,7 +172,7 @@ fn five_link_chain_conserves_energy_and_has_rod_mass_matrix() {
             assert!((mm[(i, j)] - hand).abs() < 1e-12, "M[{i},{j}] = {} vs {hand}", mm[(i, j)]);
         }
     }
-    let sol = c.simulate(x0, 0.0..5.0, &Options::default().rtol(1e-10).atol(1e-12)).unwrap();
+    let sol = c.run(x0).span(0.0..5.0).rtol(1e-10).atol(1e-12).go().unwrap();
     let e0 = c.energy(0.0, &x0);
     for (t, x) in sol.iter() {
         assert!((c.energy(t, x) - e0).abs() < 1e-7 * e0.abs().max(1.0));

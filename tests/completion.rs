@@ -34,7 +34,7 @@ fn tight() -> HybridOptions {
 fn bouncing_ball_is_completed_past_its_zeno_time_and_rests() {
     let ball = Ball { m: 2.0, g: 9.81, e: 0.8, c: 0.0 };
     let h0: f64 = 1.0;
-    let sol = ball.simulate(Ball::FLIGHT, ball.flight_state([h0], [0.0]), 0.0..10.0, &tight()).unwrap();
+    let sol = ball.run(ball.flight_state([h0], [0.0])).span(0.0..10.0).options(tight()).go().unwrap();
     assert_eq!(sol.stop, HybridStop::Finished, "completed, not stopped");
     assert_eq!(sol.mode_sequence(), vec![Ball::FLIGHT, Ball::REST]);
     let settle = sol.impacts.last().unwrap();
@@ -50,7 +50,7 @@ fn bouncing_ball_is_completed_past_its_zeno_time_and_rests() {
     assert!((lam - ball.m * ball.g).abs() < 1e-12, "λ = {lam}");
     // The Zeno stop stays available.
     let opts = tight().zeno(ZenoOptions::default().complete(false));
-    let stopped = ball.simulate(Ball::FLIGHT, ball.flight_state([h0], [0.0]), 0.0..10.0, &opts).unwrap();
+    let stopped = ball.run(ball.flight_state([h0], [0.0])).span(0.0..10.0).options(&opts).go().unwrap();
     let HybridStop::Zeno { t_accumulation, .. } = stopped.stop else { panic!("{:?}", stopped.stop) };
     assert!((t_accumulation - zeno).abs() < 1e-6);
 }
@@ -61,7 +61,7 @@ fn a_block_lifts_off_when_the_contact_force_vanishes() {
     // block lifts off; then m ÿ = c t − m g, so y = c (t − t*)³ / (6 m).
     let ball = Ball { m: 2.0, g: 9.81, e: 0.8, c: 3.0 };
     let t_star = ball.m * ball.g / ball.c;
-    let sol = ball.simulate(Ball::REST, ball.rest_state([0.0], [0.0]), 0.0..8.0, &tight()).unwrap();
+    let sol = ball.run(ball.rest_state([0.0], [0.0])).span(0.0..8.0).options(tight()).go().unwrap();
     assert_eq!(sol.mode_sequence(), vec![Ball::REST, Ball::FLIGHT]);
     let liftoff = &sol.impacts[0];
     assert_eq!(liftoff.guard, "liftoff");
@@ -94,7 +94,7 @@ fn a_unilateral_floor_gives_arrival_settling_and_liftoff() {
     // Bounces (e = 0.8) accumulate after about 4 s (the push c t weakens gravity a little); the
     // push lifts the resting ball off at t* = m g / c = 19.62 s.
     let b = Bouncer { m: 2.0, g: 9.81, e: 0.8, c: 1.0 };
-    let sol = b.simulate(Bouncer::FREE, b.free_state([1.0], [0.0]), 0.0..25.0, &tight()).unwrap();
+    let sol = b.run(b.free_state([1.0], [0.0])).span(0.0..25.0).options(tight()).go().unwrap();
     assert_eq!(sol.mode_sequence(), vec![Bouncer::FREE, Bouncer::FLOOR, Bouncer::FREE]);
     let names: Vec<&str> = sol.impacts.iter().map(|i| i.guard).filter(|g| *g != "floor").collect();
     assert_eq!(names, ["settle_floor", "release_floor"]);
@@ -102,7 +102,7 @@ fn a_unilateral_floor_gives_arrival_settling_and_liftoff() {
     assert!((release.t - b.m * b.g / b.c).abs() < 1e-9, "liftoff at {}", release.t);
     // A plastic landing (e = 0) holds the contact at once, at t₁ = √(2h/g).
     let p = Bouncer { e: 0.0, c: 0.0, ..b };
-    let sol = p.simulate(Bouncer::FREE, p.free_state([1.0], [0.0]), 0.0..3.0, &tight()).unwrap();
+    let sol = p.run(p.free_state([1.0], [0.0])).span(0.0..3.0).options(tight()).go().unwrap();
     assert_eq!(sol.mode_sequence(), vec![Bouncer::FREE, Bouncer::FLOOR]);
     let settle = sol.impacts.iter().find(|i| i.guard == "settle_floor").unwrap();
     assert!((settle.t - (2.0 / p.g).sqrt()).abs() < 1e-9, "held from {}", settle.t);
@@ -118,18 +118,18 @@ fn a_hybrid_run_started_off_its_mode_constraint_is_projected_and_reported() {
     // the floor, no jump between the first two samples) and the report says how far off it was.
     let b = Bouncer { m: 2.0, g: 9.81, e: 0.8, c: 0.0 };
     let x0 = b.floor_state([0.5], [0.3]);
-    let sol = b.simulate(Bouncer::FLOOR, x0, 0.0..1.0, &tight()).unwrap();
+    let sol = b.run(x0).span(0.0..1.0).options(tight()).go().unwrap();
     assert!(sol.states[0][0].abs() < 1e-15 && sol.states[0][1].abs() < 1e-15, "first sample {}", sol.states[0]);
     assert!(sol.states.iter().all(|x| x[0].abs() < 1e-12), "the ball stays on the floor");
     let report = sol.constraints.expect("a constrained mode reports its constraints");
     assert_eq!(report.initial, (0.5, 0.3));
     assert!(report.worst.0 < 1e-12 && report.worst.1 < 1e-12 && report.projections > 0, "{report:?}");
     // Without projection the start is kept as given, and the report shows it.
-    let raw = b.simulate(Bouncer::FLOOR, x0, 0.0..1.0, &tight().ode(tight().ode.projection(false))).unwrap();
-    assert_eq!(raw.states[0], x0);
+    let raw = b.run(x0).span(0.0..1.0).options(tight().ode(tight().ode.projection(false))).go().unwrap();
+    assert_eq!(raw.states[0], x0.state);
     assert!(raw.constraints.unwrap().worst.0 >= 0.5);
     // A run that never enters a constrained mode has no report.
-    let free = b.simulate(Bouncer::FREE, b.free_state([1.0], [0.0]), 0.0..0.2, &tight()).unwrap();
+    let free = b.run(b.free_state([1.0], [0.0])).span(0.0..0.2).options(tight()).go().unwrap();
     assert!(free.constraints.is_none());
 }
 
@@ -157,7 +157,7 @@ fn a_tangential_touch_is_grazing_not_an_impact() {
         let s = Skimmer { m: 1.0, a, e: 0.5 };
         let y0 = v * v / (2.0 * a);
         for opts in [tight(), HybridOptions::default(), HybridOptions::default().rtol(1e-6).atol(1e-9)] {
-            let sol = s.simulate(s.state([y0], [v]), 0.0..3.0, &opts).unwrap();
+            let sol = s.run(s.state([y0], [v])).span(0.0..3.0).options(&opts).go().unwrap();
             assert!(sol.impacts.is_empty(), "a = {a}: {:?}", sol.impacts.iter().map(|i| i.rate).collect::<Vec<_>>());
             let (t, _, x) = sol.last().unwrap();
             let exact = y0 + v * t + a * t * t / 2.0;
@@ -165,10 +165,10 @@ fn a_tangential_touch_is_grazing_not_an_impact() {
         }
         // Released on the floor with the rate a release leaves, zero up to the velocity error
         // (−7.7e-13 was reported as an arrival impact): it only leaves.
-        let sol = s.simulate(s.state([0.0], [-7.7e-13]), 0.0..1.0, &tight()).unwrap();
+        let sol = s.run(s.state([0.0], [-7.7e-13])).span(0.0..1.0).options(tight()).go().unwrap();
         assert!(sol.impacts.is_empty(), "a = {a}: released and arrived again at {:?}", sol.impacts.first().map(|i| i.rate));
         let dip = 1e-6;
-        let sol = s.simulate(s.state([y0 - dip], [v]), 0.0..3.0, &tight()).unwrap();
+        let sol = s.run(s.state([y0 - dip], [v])).span(0.0..3.0).options(tight()).go().unwrap();
         assert_eq!(sol.impacts.len(), 1, "a = {a}");
         let rate = -(2.0 * a * dip).sqrt();
         assert!((sol.impacts[0].rate - rate).abs() < 1e-6 * rate.abs(), "a = {a}: {} against {rate}", sol.impacts[0].rate);
@@ -180,7 +180,7 @@ fn hybrid_csv_names_the_modes() {
     // The mode column by name (it was only the index): a ball that settles goes from `flight` to
     // `rest`.
     let ball = Ball { m: 2.0, g: 9.81, e: 0.5, c: 0.0 };
-    let sol = ball.simulate(Ball::FLIGHT, ball.flight_state([1.0], [0.0]), 0.0..3.0, &tight()).unwrap();
+    let sol = ball.run(ball.flight_state([1.0], [0.0])).span(0.0..3.0).options(tight()).go().unwrap();
     let mut csv = Vec::new();
     sol.write_csv_with_mode_names(&mut csv, &["y", "dot(y)"], &Ball::MODES).unwrap();
     let text = String::from_utf8(csv).unwrap();

@@ -130,8 +130,8 @@ fn cartesian_pendulum_matches_the_angle_model_and_its_tension() {
     let (th0, w0): (f64, f64) = (1.1, 0.4);
     let xc = cart.state([l * th0.sin(), -l * th0.cos()], [l * w0 * th0.cos(), l * w0 * th0.sin()]);
     let opts = tight().output(Output::Interval(0.5));
-    let sc = cart.simulate(xc, 0.0..20.0, &opts).unwrap();
-    let sa = ang.simulate(ang.state([th0], [w0]), 0.0..20.0, &opts).unwrap();
+    let sc = cart.run(xc).span(0.0..20.0).options(&opts).go().unwrap();
+    let sa = ang.run(ang.state([th0], [w0])).span(0.0..20.0).options(&opts).go().unwrap();
     assert_eq!(sc.len(), sa.len());
     let mut worst = 0.0f64;
     for (zc, za) in sc.states.iter().zip(&sa.states) {
@@ -166,15 +166,15 @@ fn cartesian_pendulum_matches_the_angle_model_and_its_tension() {
 fn a_failed_constrained_run_keeps_its_samples_on_the_constraint() {
     let cart = CartesianPendulum { m: 1.3, g: 9.81, l: 0.7 };
     let x0 = cart.state([0.7 * 1.1f64.sin(), -0.7 * 1.1f64.cos()], [0.0, 0.0]);
-    let full = cart.simulate(x0, 0.0..20.0, &tight()).unwrap();
-    let part = cart.simulate(x0, 0.0..20.0, &tight().max_steps(60).keep_partial(true)).unwrap();
+    let full = cart.run(x0).span(0.0..20.0).options(tight()).go().unwrap();
+    let part = cart.run(x0).span(0.0..20.0).options(tight().max_steps(60).keep_partial(true)).go().unwrap();
     assert!(matches!(part.stop, StopReason::Failed(SimError::StepLimit { steps: 60, .. })), "{:?}", part.stop);
     let n = part.len();
     assert!(n > 20 && n < full.len());
     assert_eq!(part.states[..], full.states[..n], "the kept samples are the full run's");
     let report = part.constraints.unwrap();
     assert!(report.worst.0 < 1e-14 && report.worst.1 < 1e-13, "{report:?}");
-    assert!(cart.simulate(x0, 0.0..20.0, &tight().max_steps(60)).is_err());
+    assert!(cart.run(x0).span(0.0..20.0).options(tight().max_steps(60)).go().is_err());
 }
 
 #[test]
@@ -183,7 +183,7 @@ fn rolling_disk_follows_the_closed_form_circle_and_keeps_its_energy() {
     let (th0, om, w): (f64, f64, f64) = (0.3, 0.8, 2.5); // heading rate Ω, rolling rate ω
     let v = d.r * w;
     let x0 = d.state([0.1, -0.2, th0, 0.0], [v * th0.cos(), v * th0.sin(), om, w]);
-    let sol = d.simulate(x0, 0.0..10.0, &tight().output(Output::Interval(0.25))).unwrap();
+    let sol = d.run(x0).span(0.0..10.0).options(tight().output(Output::Interval(0.25))).go().unwrap();
     let e0 = d.energy(0.0, &x0);
     let rad = v / om;
     for (t, x) in sol.times.iter().zip(&sol.states) {
@@ -223,7 +223,7 @@ fn constrained_line_disk_is_a_harmonic_oscillator_with_added_inertia() {
     let d = LineDisk { m: 1.0, i: 0.5, k: 3.0, r: 0.5 };
     let omega = (d.k / (d.m + d.i / (d.r * d.r))).sqrt();
     let x0 = d.state([0.3, 0.6], [0.0, 0.0]);
-    let sol = d.simulate(x0, 0.0..10.0, &tight()).unwrap();
+    let sol = d.run(x0).span(0.0..10.0).options(tight()).go().unwrap();
     let (t, x) = sol.last().unwrap();
     assert!((x[0] - 0.3 * (omega * t).cos()).abs() < 1e-9);
     assert!((x[0] - d.r * x[1]).abs() < 1e-9, "x − rφ stays 0");
@@ -235,7 +235,7 @@ fn bead_on_a_spinning_rod_gains_energy_as_the_affine_constraint_does_work() {
     // dE/dt = −λ·b with b = −ω (the constraint's dt part).
     let bead = BeadOnSpinningRod { m: 0.7, w: 1.3 };
     let x0 = bead.state([0.2, 0.0], [0.0, bead.w]);
-    let sol = bead.simulate(x0, 0.0..2.0, &tight().output(Output::Interval(0.1))).unwrap();
+    let sol = bead.run(x0).span(0.0..2.0).options(tight().output(Output::Interval(0.1))).go().unwrap();
     for (t, x) in sol.times.iter().zip(&sol.states) {
         let r = 0.2 * (bead.w * t).cosh();
         assert!((x[0] - r).abs() < 1e-9 * r.max(1.0), "t = {t}: r = {} vs {r}", x[0]);
@@ -290,8 +290,8 @@ fn projection_holds_the_constraints_and_is_the_kinetic_metric_projection() {
     // Over 20 s at a loose tolerance: the drift of the unprojected run against the projected one.
     let loose = Options::default().rtol(1e-6).atol(1e-8);
     let x0 = cart.state([l * 1.1f64.sin(), -l * 1.1f64.cos()], [0.0, 0.0]);
-    let with = cart.simulate(x0, 0.0..20.0, &loose).unwrap().constraints.unwrap();
-    let without = cart.simulate(x0, 0.0..20.0, &loose.clone().projection(false)).unwrap().constraints.unwrap();
+    let with = cart.run(x0).span(0.0..20.0).options(&loose).go().unwrap().constraints.unwrap();
+    let without = cart.run(x0).span(0.0..20.0).options(loose.clone().projection(false)).go().unwrap().constraints.unwrap();
     eprintln!(
         "pendulum, rtol 1e-6, 20 s: residuals (position, velocity) with projection {:.1e}/{:.1e} (one-step drift {:.1e}/{:.1e}, {} projections), without {:.1e}/{:.1e}",
         with.worst.0, with.worst.1, with.drift.0, with.drift.1, with.projections, without.worst.0, without.worst.1
@@ -301,7 +301,7 @@ fn projection_holds_the_constraints_and_is_the_kinetic_metric_projection() {
     assert_eq!(without.projections, 0);
     // A start off the constraints is reported and projected.
     let off = cart.state([1.05 * l, 0.0], [0.0, 0.1]);
-    let sol = cart.simulate(off, 0.0..1.0, &Options::default()).unwrap();
+    let sol = cart.run(off).span(0.0..1.0).go().unwrap();
     let report = sol.constraints.unwrap();
     assert!((report.initial.0 - (1.05f64.powi(2) - 1.0) * l * l).abs() < 1e-14);
     assert!(cart.position_residuals(0.0, &sol.states[0])[0].abs() < 1e-14);
@@ -316,7 +316,7 @@ fn an_impact_in_a_constrained_mode_keeps_the_constraints() {
         let (th, w): (f64, f64) = (0.4, 3.0);
         let v = d.r * w;
         let x0 = d.state([0.0, 0.0, th, 0.0], [v * th.cos(), v * th.sin(), 0.0, w]);
-        let sol = d.simulate(x0, 0.0..2.0, &HybridOptions::default().rtol(1e-12).atol(1e-13)).unwrap();
+        let sol = d.run(x0).span(0.0..2.0).rtol(1e-12).atol(1e-13).go().unwrap();
         assert_eq!(sol.impacts.len(), 1);
         let imp = &sol.impacts[0];
         assert!((imp.t - 1.0 / (v * th.cos())).abs() < 1e-9);
@@ -388,7 +388,7 @@ fn projections_from_far_off_the_constraints_converge_or_fail_with_their_residual
         assert!((r - l).abs() < 1e-14, "from {far}: r = {r}");
         // Radial, in the kinetic metric (M = m I): the direction of the start is kept.
         assert!((p[0] / p[1] + 1.0).abs() < 1e-12, "from {far}: {p}");
-        let sol = cart.simulate(x0, 0.0..0.5, &Options::default()).unwrap();
+        let sol = cart.run(x0).span(0.0..0.5).go().unwrap();
         let report = sol.constraints.unwrap();
         assert!(report.worst.0 < 1e-12 && report.worst.1 < 1e-12, "from {far}: {report:?}");
         assert!((report.initial.0 - (2.0 * far * far - l * l)).abs() <= 1e-12 * far * far);

@@ -92,7 +92,10 @@ fn a_run_with_m_by_columns_keeps_its_energy_and_follows_the_entries() {
     let dense = Relative10Dense { m: M, l: L, g: G };
     let x0 = columns.state([0.6, -0.3, 0.2, 0.1, -0.2, 0.3, 0.0, -0.1, 0.2, 0.1], [0.0; 10]);
     let options = Options::default().rtol(1e-10).atol(1e-12);
-    let (run, twin) = (columns.simulate(x0, 0.0..2.0, &options).unwrap(), dense.simulate(x0, 0.0..2.0, &options).unwrap());
+    let (run, twin) = (
+        columns.run(x0).span(0.0..2.0).options(&options).go().unwrap(),
+        dense.run(x0).span(0.0..2.0).options(&options).go().unwrap(),
+    );
     let e0 = columns.energy(0.0, &x0);
     let drift = run.iter().map(|(t, x)| (columns.energy(t, x) - e0).abs()).fold(0.0, f64::max);
     assert!(drift < 1e-8 * e0.abs().max(1.0), "energy drift {drift}");

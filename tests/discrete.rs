@@ -89,7 +89,7 @@ fn the_midpoint_integrator_is_the_implicit_midpoint_rule_and_keeps_the_momentum_
     // Digest §4.1 checks 3 and 4: h = 0.01, κ = 0.1, q₀ = (1.2, 0), p₀ = (0, 0.6), 500 steps.
     let p = Sextic { kappa: 0.1 };
     let h = 0.01;
-    let traj = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, h, 500, &DiscreteOptions::default()).unwrap();
+    let traj = p.run_discrete(p.state([1.2, 0.0], [0.0, 0.6])).step(h).steps(500).go().unwrap();
     assert_eq!(traj.momenta[0], Vector2::new(0.0, 0.6), "p₀ = ∂L/∂q̇");
     let (mut q, mut m) = (Vector2::new(1.2, 0.0), Vector2::new(0.0, 0.6));
     let mut worst: f64 = 0.0;
@@ -124,7 +124,7 @@ fn unforced_midpoint_conserves_the_discrete_momentum_and_bounds_the_energy() {
     let p = Sextic { kappa: 0.0 };
     let h = 0.01;
     let steps = 100_000;
-    let traj = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, h, steps, &DiscreteOptions::default()).unwrap();
+    let traj = p.run_discrete(p.state([1.2, 0.0], [0.0, 0.6])).step(h).steps(steps).go().unwrap();
     let j0 = traj.momenta[0].dot(&rot(&traj.positions[0]));
     let h0 = 0.5 * traj.momenta[0].norm_squared() + v(&traj.positions[0]);
     // The generated energies (inverse Legendre transform at the nodes) are H(q_k, p_k) here.
@@ -202,8 +202,8 @@ fn the_step_map_is_symplectic() {
 fn global_error<S: routh::runtime::DiscreteSystem<2>>(sys: &S, h: f64, reference: &SVector<f64, 4>) -> f64 {
     let steps = (1.0 / h).round() as usize;
     let p0 = Vector2::new(0.0, 0.6);
-    let traj = routh::runtime::simulate_discrete(sys, 0.0, h, steps, Vector2::new(1.2, 0.0), p0, p0, &DiscreteOptions::default())
-        .unwrap();
+    let start = routh::runtime::run::Node { q: Vector2::new(1.2, 0.0), p: p0, v: p0 };
+    let traj = routh::runtime::Variational(sys).run_discrete(start).step(h).steps(steps).go().unwrap();
     (traj.positions[steps] - Vector2::new(reference[0], reference[1])).amax()
 }
 
@@ -214,7 +214,7 @@ fn orders_of_the_rules_are_measured() {
     let kappa = 0.1;
     let cont = Sextic { kappa };
     let opts = Options::default().rtol(1e-13).atol(1e-14);
-    let sol = cont.simulate(cont.state([1.2, 0.0], [0.0, 0.6]), 0.0..1.0, &opts).unwrap();
+    let sol = cont.run(cont.state([1.2, 0.0], [0.0, 0.6])).span(0.0..1.0).options(&opts).go().unwrap();
     let (_, reference) = sol.last().unwrap();
     let order = |e1: f64, e2: f64| (e1 / e2).log2();
     let mid = order(global_error(&cont, 0.02, reference), global_error(&cont, 0.01, reference));
@@ -234,10 +234,10 @@ fn a_step_too_large_is_a_typed_error() {
     // A Newton iteration that does not converge within its budget is reported, with its last
     // correction (here h = 3, far beyond the motion's time scale, with two iterations allowed).
     let tight = DiscreteOptions::default().max_iterations(2);
-    let err = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, 3.0, 50, &tight).unwrap_err();
+    let err = p.run_discrete(p.state([1.2, 0.0], [0.0, 0.6])).step(3.0).steps(50).options(&tight).go().unwrap_err();
     let SimError::NewtonFailed { t, iterations, correction } = err.error else { panic!("{err:?}") };
     assert!(t == 0.0 && iterations == 2 && correction > 1e-6, "{err:?}");
-    let err = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, -0.1, 5, &DiscreteOptions::default()).unwrap_err();
+    let err = p.run_discrete(p.state([1.2, 0.0], [0.0, 0.6])).step(-0.1).steps(5).go().unwrap_err();
     assert!(matches!(err.error, SimError::InvalidOptions(_)));
 }
 
@@ -247,15 +247,15 @@ fn more_steps_than_memory_holds_are_a_typed_error_before_any_work() {
     // nodes' memory is checked against max_output_bytes first, like the ODE side's output grid.
     let p = Sextic { kappa: 0.1 };
     for steps in [usize::MAX, 100_000_000_000] {
-        let err = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, 0.1, steps, &DiscreteOptions::default()).unwrap_err();
+        let err = p.run_discrete(p.state([1.2, 0.0], [0.0, 0.6])).step(0.1).steps(steps).go().unwrap_err();
         let SimError::InvalidOptions(why) = &err.error else { panic!("{err:?}") };
         assert!(why.contains("max_output_bytes"), "{why}");
     }
     // Within the budget the run goes ahead: 1000 steps of 2 coordinates need about 56 kB.
     let small = DiscreteOptions::default().max_output_bytes(60_000);
-    assert_eq!(p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, 0.01, 1000, &small).unwrap().len(), 1001);
+    assert_eq!(p.run_discrete(p.state([1.2, 0.0], [0.0, 0.6])).step(0.01).steps(1000).options(&small).go().unwrap().len(), 1001);
     let tiny = DiscreteOptions::default().max_output_bytes(50_000);
-    assert!(p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, 0.01, 1000, &tiny).is_err());
+    assert!(p.run_discrete(p.state([1.2, 0.0], [0.0, 0.6])).step(0.01).steps(1000).options(&tiny).go().is_err());
 }
 
 /// Example 2.3 with its rotation symmetry declared: the generated discrete momenta and source.
@@ -296,7 +296,7 @@ fn generated_discrete_momenta_obey_the_corrected_law() {
     assert_eq!(SexticRotation::ROTATION_DISCRETE_LAW, MomentumLaw::General);
     let p = SexticRotation { kappa: 0.1 };
     let h = 0.01;
-    let traj = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, h, 500, &DiscreteOptions::default()).unwrap();
+    let traj = p.run_discrete(p.state([1.2, 0.0], [0.0, 0.6])).step(h).steps(500).go().unwrap();
     let (mut a, mut b, mut c): (f64, f64, f64) = (0.0, 0.0, 0.0);
     let mut previous_plus = f64::NAN;
     for k in 0..500 {
@@ -314,7 +314,7 @@ fn generated_discrete_momenta_obey_the_corrected_law() {
     assert!(a < 1e-14 && b < 1e-14 && c < 1e-16);
     // Unforced, Φ is not identically zero symbolically (κ is a parameter), but vanishes: J conserved.
     let free = SexticRotation { kappa: 0.0 };
-    let traj = free.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, h, 2000, &DiscreteOptions::default()).unwrap();
+    let traj = free.run_discrete(free.state([1.2, 0.0], [0.0, 0.6])).step(h).steps(2000).go().unwrap();
     let j0 = free.rotation_discrete_momentum(0.0, h, &traj.positions[0], &traj.positions[1]).0;
     let jn = free.rotation_discrete_momentum(0.0, h, &traj.positions[1999], &traj.positions[2000]).1;
     assert!((jn - j0).abs() < 1e-12, "J_d: {j0} → {jn}");
@@ -331,7 +331,7 @@ fn the_disk_with_friction_drifts_linearly_and_is_exact_at_the_nodes() {
     let (w0, h) = (10.0, 0.01);
     let t_stop = w0 * d.r / (2.0 * d.eta * d.g);
     let steps = (t_stop / h) as usize;
-    let traj = d.simulate_discrete([0.0], [w0], 0.0, h, steps, &DiscreteOptions::default()).unwrap();
+    let traj = d.run_discrete(d.state([0.0], [w0])).step(h).steps(steps).go().unwrap();
     let phi = d.phi_discrete_source(0.0, h, &traj.positions[0], &traj.positions[1]);
     assert!((phi + d.eta * d.m * d.g * d.r * h).abs() < 1e-15);
     let j0 = d.phi_discrete_momentum(0.0, h, &traj.positions[0], &traj.positions[1]).1;
@@ -388,7 +388,7 @@ fn the_polar_momentum_decays_by_the_pade_factor_exactly() {
     // p_N/p_0 = 0.13533526068 for h = 0.01, κ = 0.1, N = 2000.
     let p = Polar { kappa: 0.1 };
     let (h, steps) = (0.01, 2000);
-    let traj = p.simulate_discrete([1.2, 0.0], [0.0, 0.5], 0.0, h, steps, &DiscreteOptions::default()).unwrap();
+    let traj = p.run_discrete(p.state([1.2, 0.0], [0.0, 0.5])).step(h).steps(steps).go().unwrap();
     let factor = (2.0 - p.kappa * h) / (2.0 + p.kappa * h);
     let mut worst: f64 = 0.0;
     for k in 1..=steps {
@@ -400,7 +400,7 @@ fn the_polar_momentum_decays_by_the_pade_factor_exactly() {
     assert!((ratio - 0.13533526068).abs() < 1e-10);
     // Unforced: p_η conserved and the energy bounded over 20000 steps.
     let free = Polar { kappa: 0.0 };
-    let traj = free.simulate_discrete([1.2, 0.0], [0.0, 0.5], 0.0, h, 20_000, &DiscreteOptions::default()).unwrap();
+    let traj = free.run_discrete(free.state([1.2, 0.0], [0.0, 0.5])).step(h).steps(20_000).go().unwrap();
     let energy = |k: usize| {
         let (q, m) = (&traj.positions[k], &traj.momenta[k]);
         0.5 * (m[0] * m[0] + m[1] * m[1] / (q[0] * q[0])) + q[0].powi(2) * (q[0].powi(2) - 1.0).powi(2)
@@ -423,7 +423,7 @@ fn the_disk_stops_where_its_discrete_momentum_vanishes() {
     let d = Disk { m: 2.0, r: 0.3, eta: 0.2, g: 9.81 };
     let (w0, h) = (10.0, 0.01);
     let t_stop = w0 * d.r / (2.0 * d.eta * d.g);
-    let traj = d.simulate_discrete([0.0], [w0], 0.0, h, (t_stop / h) as usize + 10, &DiscreteOptions::default()).unwrap();
+    let traj = d.run_discrete(d.state([0.0], [w0])).step(h).steps((t_stop / h) as usize + 10).go().unwrap();
     let stops = traj.crossings(|_t, _q, p| p[0]);
     assert_eq!(stops.len(), 1);
     assert!((stops[0] - t_stop).abs() < 1e-12, "stop at {} against ω₀r/(2ηg) = {t_stop}", stops[0]);
@@ -467,7 +467,7 @@ fn the_printed_polar_force_flips_the_momentum_every_step() {
     let ld = h / 2.0 * ((q1[0] - q0[0]) / h).powi(2) + h / 2.0 * rm * rm * ((q1[1] - q0[1]) / h).powi(2)
         - rm * rm * (rm * rm - 1.0).powi(2);
     assert!((p.discrete_lagrangian(0.0, h, &q0, &q1) - ld).abs() < 1e-12 * ld.abs());
-    let traj = p.simulate_discrete([1.2, 0.0], [0.0, 0.5], 0.0, h, 20, &DiscreteOptions::default()).unwrap();
+    let traj = p.run_discrete(p.state([1.2, 0.0], [0.0, 0.5])).step(h).steps(20).go().unwrap();
     let factor = (h - p.kappa) / (h + p.kappa);
     assert!((factor + 0.8181818).abs() < 1e-7);
     for k in 1..=20 {
@@ -494,8 +494,8 @@ fn discrete_routh_reduction_and_reconstruction_agree_with_the_full_integrator() 
     assert!((fm[1] + fp[1] + 0.025 * (r0 + r1).powi(2) * w).abs() < 1e-15);
     // (Newton to 1e-15 relative: the full solve's tolerance scales with |q|, which grows with η.)
     let opts = DiscreteOptions::default().tolerance(1e-15);
-    let full = p.simulate_discrete([1.2, 0.0], [0.0, 0.5], 0.0, h, steps, &opts).unwrap();
-    let reduced = p.simulate_discrete_reduced([1.2, 0.0], [0.0, 0.5], 0.0, h, steps, &opts).unwrap();
+    let full = p.run_discrete(p.state([1.2, 0.0], [0.0, 0.5])).step(h).steps(steps).options(&opts).go().unwrap();
+    let reduced = p.run_discrete(p.state([1.2, 0.0], [0.0, 0.5])).step(h).steps(steps).reduced().options(&opts).go().unwrap();
     let mut worst: f64 = 0.0;
     // Relative to the size of each component (round-off accumulates over the steps; the reduced
     // solve never forms η₁ − η₀ from large η and is the more accurate of the two).
@@ -539,7 +539,7 @@ fn the_contact_variational_integrator_is_second_order_and_dissipates_like_the_fl
     let e0 = 0.5;
     let run = |h: f64| {
         let steps = (5.0 / h).round() as usize;
-        let traj = p.simulate_discrete([1.0], [0.0], 0.0, 0.0, h, steps, &DiscreteOptions::default()).unwrap();
+        let traj = p.run_discrete(p.state([1.0], [0.0], 0.0)).step(h).steps(steps).go().unwrap();
         assert_eq!(traj.actions.len(), steps + 1);
         let x_err = (traj.positions[steps][0] - exact(5.0)).abs();
         // The discrete energy with the discrete momentum as velocity (unit mass): against the law.
@@ -566,14 +566,14 @@ fn a_contact_step_beyond_the_dissipation_time_scale_is_an_error_with_the_nodes_b
     // follows no contact flow, and the run stops there with the factor.
     let p = ContactOscillator { gamma: 0.3 };
     for h in [1e6, 10.0] {
-        let failure = p.simulate_discrete([1.0], [0.0], 0.0, 0.0, h, 10, &DiscreteOptions::default()).unwrap_err();
+        let failure = p.run_discrete(p.state([1.0], [0.0], 0.0)).step(h).steps(10).go().unwrap_err();
         let SimError::ContactStepTooLarge { t, factor, .. } = failure.error else { panic!("h = {h}: {:?}", failure.error) };
         assert!(t == 0.0 && (factor - (1.0 - 0.15 * h)).abs() < 1e-9 * h, "h = {h}: factor {factor}");
         // The start node is kept.
         assert_eq!(failure.partial.map(|t| t.positions.len()), Some(1));
     }
     // Below 2/γ the steps are coarse but legitimate: the energy still decays.
-    let coarse = p.simulate_discrete([1.0], [0.0], 0.0, 0.0, 3.0, 10, &DiscreteOptions::default()).unwrap();
+    let coarse = p.run_discrete(p.state([1.0], [0.0], 0.0)).step(3.0).steps(10).go().unwrap();
     let energy = p.discrete_energies(&coarse).unwrap();
     assert!(energy.iter().all(|e| e.is_finite()) && energy[10].abs() < energy[0], "{energy:?}");
 }
@@ -583,11 +583,11 @@ fn the_polar_integrator_is_second_order_against_the_continuous_polar_flow() {
     // Digest §4.2: order 2 against r̈ = rη̇² − V'(r) − κṙ, d/dt(r²η̇) = −κr²η̇ (the same model's
     // continuous equations, integrated tightly).
     let p = Polar { kappa: 0.1 };
-    let sol = p.simulate(p.state([1.2, 0.0], [0.0, 0.5 / 1.44]), 0.0..1.0, &Options::default().rtol(1e-13).atol(1e-14)).unwrap();
+    let sol = p.run(p.state([1.2, 0.0], [0.0, 0.5 / 1.44])).span(0.0..1.0).rtol(1e-13).atol(1e-14).go().unwrap();
     let (_, reference) = sol.last().unwrap();
     let err = |h: f64| {
         let steps = (1.0 / h).round() as usize;
-        let traj = p.simulate_discrete([1.2, 0.0], [0.0, 0.5 / 1.44], 0.0, h, steps, &DiscreteOptions::default()).unwrap();
+        let traj = p.run_discrete(p.state([1.2, 0.0], [0.0, 0.5 / 1.44])).step(h).steps(steps).go().unwrap();
         (traj.positions[steps][0] - reference[0]).abs().max((traj.positions[steps][1] - reference[1]).abs())
     };
     let order = (err(0.02) / err(0.01)).log2();
@@ -601,8 +601,8 @@ fn the_disk_reduced_by_its_rotation_matches_the_full_integrator() {
     let d = Disk { m: 2.0, r: 0.3, eta: 0.2, g: 9.81 };
     let (w0, h) = (10.0, 0.01);
     let opts = DiscreteOptions::default();
-    let red = d.simulate_discrete_reduced([0.0], [w0], 0.0, h, 60, &opts).unwrap();
-    let full = d.simulate_discrete([0.0], [w0], 0.0, h, 60, &opts).unwrap();
+    let red = d.run_discrete(d.state([0.0], [w0])).step(h).steps(60).reduced().options(&opts).go().unwrap();
+    let full = d.run_discrete(d.state([0.0], [w0])).step(h).steps(60).options(&opts).go().unwrap();
     for k in 1..60 {
         let dw = red.increments[k][0] - red.increments[k - 1][0];
         assert!((dw + 2.0 * d.eta * d.g * h * h / d.r).abs() < 1e-14, "w_k − w_k−1 = {dw}");
@@ -621,11 +621,11 @@ struct AlphaSpring {
 #[test]
 fn an_alpha_parameter_outside_the_unit_interval_is_refused_and_half_is_the_midpoint() {
     let bad = AlphaSpring { a: 1.5 };
-    let err = bad.simulate_discrete([1.0], [0.0], 0.0, 0.1, 10, &DiscreteOptions::default()).unwrap_err();
+    let err = bad.run_discrete(bad.state([1.0], [0.0])).step(0.1).steps(10).go().unwrap_err();
     assert!(matches!(err.error, SimError::InvalidParameter { name: "a", .. }), "{err:?}");
     // α = ½ conserves the oscillator's quadratic energy exactly (the midpoint rule is linear here).
     let mid = AlphaSpring { a: 0.5 };
-    let traj = mid.simulate_discrete([1.0], [0.0], 0.0, 0.1, 1000, &DiscreteOptions::default()).unwrap();
+    let traj = mid.run_discrete(mid.state([1.0], [0.0])).step(0.1).steps(1000).go().unwrap();
     let e = |k: usize| 0.5 * (traj.momenta[k][0].powi(2) + traj.positions[k][0].powi(2));
     assert!((e(1000) - e(0)).abs() < 1e-12);
 }
@@ -636,8 +636,14 @@ fn two_step_and_position_momentum_forms_agree_and_newton_converges_quadratically
     let p = Sextic { kappa: 0.1 };
     let h = 0.01;
     let opts = DiscreteOptions::default();
-    let pm = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, h, 300, &opts).unwrap();
-    let ts = routh::runtime::simulate_discrete_two_step(&p, 0.0, h, 300, pm.positions[0], pm.positions[1], &opts).unwrap();
+    let pm = p.run_discrete(p.state([1.2, 0.0], [0.0, 0.6])).step(h).steps(300).options(&opts).go().unwrap();
+    let ts = routh::runtime::TwoStep(&p)
+        .run_discrete([pm.positions[0], pm.positions[1]])
+        .step(h)
+        .steps(300)
+        .options(&opts)
+        .go()
+        .unwrap();
     let worst = (0..=300)
         .map(|k| (pm.positions[k] - ts.positions[k]).amax().max((pm.momenta[k] - ts.momenta[k]).amax()))
         .fold(0.0, f64::max);
@@ -672,7 +678,7 @@ fn the_del_residual_is_the_printed_scheme_and_vanishes_on_the_trajectory() {
     let (fm, _) = p.discrete_forces(0.0, h, &b, &c);
     let (left, _) = p.discrete_momenta(0.0, h, &b, &c);
     assert!((left + d1 + fm).amax() < 1e-12 && d2.amax() > 0.0);
-    let traj = p.simulate_discrete([1.2, 0.0], [0.0, 0.6], 0.0, h, 50, &DiscreteOptions::default()).unwrap();
+    let traj = p.run_discrete(p.state([1.2, 0.0], [0.0, 0.6])).step(h).steps(50).go().unwrap();
     for k in 1..50 {
         let r = routh::runtime::discrete::del_residual(
             &p,

@@ -4,7 +4,7 @@
 
 use routh::nalgebra::SVector;
 use routh::prelude::*;
-use routh::runtime::ensemble::{EnsembleOptions, ensemble, simulate_states};
+use routh::runtime::ensemble::{EnsembleOptions, ensemble};
 use routh::runtime::{Direction, Event, HybridOptions, StopReason};
 
 /// A plane pendulum.
@@ -34,13 +34,14 @@ fn opts() -> Options {
 fn a_parallel_batch_equals_the_runs_one_by_one() {
     let p = Pendulum { m: 1.0, l: 1.0, g: 9.81 };
     let starts: Vec<_> = (0..200).map(|k| p.state([0.015 * k as f64], [0.0])).collect();
-    let all = simulate_states(&p, &starts, 0.0..5.0, &opts(), &EnsembleOptions::default().progress(false)).unwrap();
-    let one =
-        simulate_states(&p, &starts, 0.0..5.0, &opts(), &EnsembleOptions::default().threads(Some(1)).progress(false)).unwrap();
+    let run = |_, x0: &SVector<f64, 2>| p.run(*x0).span(0.0..5.0).options(opts()).go();
+    let all = ensemble(&starts, run, &EnsembleOptions::default().progress(false)).unwrap();
+    let one = ensemble(&starts, run, &EnsembleOptions::default().threads(Some(1)).progress(false)).unwrap();
     assert_eq!(all.len(), starts.len());
     for ((x0, a), b) in starts.iter().zip(&all).zip(&one) {
-        let (a, b) = (a.as_ref().unwrap(), b.as_ref().unwrap());
-        let direct = p.simulate(*x0, 0.0..5.0, &opts()).unwrap();
+        // Each entry: the run's result, or its panic as `SimError::Panicked`.
+        let (a, b) = (a.as_ref().unwrap().as_ref().unwrap(), b.as_ref().unwrap().as_ref().unwrap());
+        let direct = p.run(*x0).span(0.0..5.0).options(opts()).go().unwrap();
         assert_eq!(a.times, direct.times);
         assert_eq!(a.states, direct.states);
         assert_eq!(b.states, direct.states);
@@ -56,7 +57,7 @@ fn a_parallel_batch_equals_the_runs_one_by_one() {
         |_, &l| {
             let p = Pendulum { m: 1.0, l, g: 9.81 };
             let zero = Event::new("zero", |_t, x: &SVector<f64, 2>| x[0]).direction(Direction::Falling).terminal(true);
-            let run = p.simulate_with_events(p.state([0.01], [0.0]), 0.0..10.0, &[zero], &opts())?;
+            let run = p.run(p.state([0.01], [0.0])).span(0.0..10.0).events(&[zero]).options(opts()).go()?;
             Ok::<_, routh::runtime::SimError>(run.events.first().map(|e| e.t))
         },
         &EnsembleOptions::default().progress(false),
@@ -72,7 +73,7 @@ fn a_parallel_batch_equals_the_runs_one_by_one() {
 #[test]
 fn trajectories_serialize_with_their_samples_events_and_impacts() {
     let p = Pendulum { m: 1.0, l: 1.0, g: 9.81 };
-    let run = p.simulate(p.state([0.5], [0.0]), 0.0..1.0, &opts().output(Output::Interval(0.25))).unwrap();
+    let run = p.run(p.state([0.5], [0.0])).span(0.0..1.0).options(opts().output(Output::Interval(0.25))).go().unwrap();
     let json: serde_json::Value = serde_json::to_value(&run).unwrap();
     let times: Vec<f64> = json["times"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
     assert_eq!(times, run.times);
@@ -87,7 +88,7 @@ fn trajectories_serialize_with_their_samples_events_and_impacts() {
     assert_eq!(json["stats"]["steps"].as_u64().unwrap() as usize, run.stats.steps);
     // A hybrid run: every impact with its guard's name, states and energies.
     let ball = Ball { m: 1.0, g: 9.81, e: 0.8 };
-    let hybrid = ball.simulate(ball.state([1.0], [0.0]), 0.0..2.0, &HybridOptions::default().rtol(1e-10).atol(1e-12)).unwrap();
+    let hybrid = ball.run(ball.state([1.0], [0.0])).span(0.0..2.0).rtol(1e-10).atol(1e-12).go().unwrap();
     assert!(hybrid.impacts.len() >= 2);
     let json: serde_json::Value = serde_json::to_value(&hybrid).unwrap();
     let impacts = json["impacts"].as_array().unwrap();
@@ -106,7 +107,7 @@ fn trajectories_serialize_with_their_samples_events_and_impacts() {
 fn results_read_back_what_they_wrote_non_finite_values_and_names_included() {
     // Trajectories were write-only, and a NaN was written as `null`, which reads back as nothing.
     let p = Pendulum { m: 1.0, l: 1.0, g: 9.81 };
-    let mut run = p.simulate(p.state([0.5], [0.0]), 0.0..1.0, &opts().output(Output::Interval(0.25))).unwrap();
+    let mut run = p.run(p.state([0.5], [0.0])).span(0.0..1.0).options(opts().output(Output::Interval(0.25))).go().unwrap();
     // Values a failing model produces: a NaN and infinities in the samples, a NaN parameter in the
     // error that ended the run.
     run.states[1][0] = f64::NAN;
@@ -141,7 +142,7 @@ fn results_read_back_what_they_wrote_non_finite_values_and_names_included() {
 
     // A hybrid run: impacts with their guards' names, modes, the constraint report and the end.
     let ball = Ball { m: 1.0, g: 9.81, e: 0.8 };
-    let hybrid = ball.simulate(ball.state([1.0], [0.0]), 0.0..2.0, &HybridOptions::default().rtol(1e-10).atol(1e-12)).unwrap();
+    let hybrid = ball.run(ball.state([1.0], [0.0])).span(0.0..2.0).rtol(1e-10).atol(1e-12).go().unwrap();
     let back: routh::runtime::HybridTrajectory<2> = serde_json::from_str(&serde_json::to_string(&hybrid).unwrap()).unwrap();
     assert_eq!(back.impacts, hybrid.impacts);
     assert!(back.impacts.iter().all(|i| i.guard == "floor"));
@@ -173,7 +174,7 @@ fn a_record_carries_its_provenance_and_reads_back() {
     // A result written to a file said nothing of the model, parameters or options that made it.
     let p = Pendulum { m: 1.5, l: 0.75, g: 9.81 };
     let options = opts().output(Output::Interval(0.5));
-    let run = p.simulate(p.state([0.5], [0.0]), 0.0..1.0, &options).unwrap();
+    let run = p.run(p.state([0.5], [0.0])).span(0.0..1.0).options(&options).go().unwrap();
     let record = p.record(run.clone(), options.clone());
     assert_eq!(record.provenance.parameters, vec![("m".into(), 1.5), ("l".into(), 0.75), ("g".into(), 9.81)]);
     let json: serde_json::Value = serde_json::to_value(&record).unwrap();
@@ -188,7 +189,7 @@ fn a_record_carries_its_provenance_and_reads_back() {
     assert_eq!(back.provenance, record.provenance);
     assert_eq!((back.result.times, back.result.states), (run.times, run.states));
     // The options read back are the run's: the same run again gives the same samples, bit for bit.
-    let again = p.simulate(p.state([0.5], [0.0]), 0.0..1.0, &back.provenance.options).unwrap();
+    let again = p.run(p.state([0.5], [0.0])).span(0.0..1.0).options(&back.provenance.options).go().unwrap();
     assert_eq!(again.states, record.result.states);
     // A non-finite parameter (a model that failed its check) is kept by name.
     let bad = Pendulum { m: f64::NAN, l: f64::INFINITY, g: 9.81 }.provenance(());

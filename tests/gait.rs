@@ -109,7 +109,7 @@ fn the_rimless_wheels_gait_matches_mcgeers_closed_form() {
     assert!((mult[0] - c2).abs() < 1e-9 && (mult[1] - 1.0).abs() < 1e-9, "{mult:?} vs {c2}");
     assert!(orbit.is_stable());
     // The unconstrained gait is the wheel's own: a run from x₀ repeats it step after step.
-    let run = w.simulate(Rimless::STANCE, orbit.state, 0.0..10.0 * orbit.period, &options()).unwrap();
+    let run = w.run(ModeState::new(Rimless::STANCE, orbit.state)).span(0.0..10.0 * orbit.period).options(options()).go().unwrap();
     assert_eq!(run.impacts.len(), 10);
     let (_, _, x_end) = run.last().unwrap();
     assert!((x_end - orbit.state).amax() < 1e-8, "after ten steps {x_end} vs {}", orbit.state);

@@ -94,7 +94,7 @@ fn tight() -> HybridOptions {
 fn bouncing_ball_impact_times_and_zeno_time() {
     let (g, h0, e) = (9.81, 1.2, 0.7);
     let ball = Ball { m: 0.3, g, e };
-    let sol = ball.simulate(ball.state([h0], [0.0]), 0.0..10.0, &tight()).unwrap();
+    let sol = ball.run(ball.state([h0], [0.0])).span(0.0..10.0).options(tight()).go().unwrap();
     let t1 = (2.0 * h0 / g).sqrt();
     let v1 = g * t1;
     let mut expected = t1;
@@ -124,7 +124,7 @@ fn generated_hybrid_runs_locate_events_and_evaluate_anywhere() {
         .direction(routh::runtime::Direction::Falling)];
     let mut opts = tight();
     opts.ode.dense = true;
-    let sol = ball.simulate_with_events(ball.state([h0], [0.0]), 0.0..2.5, &apex, &opts).unwrap();
+    let sol = ball.run(ball.state([h0], [0.0])).span(0.0..2.5).events(&apex).options(&opts).go().unwrap();
     assert!(sol.events.len() >= 3 && sol.events.len() <= sol.impacts.len());
     for (r, imp) in sol.events.iter().zip(&sol.impacts) {
         let v = imp.post[1];
@@ -144,7 +144,7 @@ fn elastic_ball_keeps_its_energy_over_1000_bounces() {
     let x0 = ball.state([h0], [0.0]);
     let period = 2.0 * (2.0 * h0 / ball.g).sqrt();
     let opts = HybridOptions::default().ode(Options::default().rtol(1e-10).atol(1e-12));
-    let sol = ball.simulate(x0, 0.0..1000.5 * period, &opts).unwrap();
+    let sol = ball.run(x0).span(0.0..1000.5 * period).options(&opts).go().unwrap();
     assert!(sol.impacts.len() >= 1000, "{} impacts", sol.impacts.len());
     let e0 = ball.energy(0.0, &x0);
     for imp in &sol.impacts {
@@ -265,7 +265,7 @@ fn rolling_disk_momentum_jumps_on_the_papers_switching_surface() {
         let d = RollingDisk { m: 1.0, rr: 0.1, k: 0.1 / 2f64.sqrt(), h: 0.6, c: 0.0, e };
         let x0 = d.state([0.5, 0.3, 0.0], [0.1, 0.8, 1.0]);
         assert!((disk_momenta(&d, &x0).0 - mu1[0]).abs() < 1e-12);
-        let sol = d.simulate(x0, 0.0..times.last().unwrap() + 0.1, &tight()).unwrap();
+        let sol = d.run(x0).span(0.0..times.last().unwrap() + 0.1).options(tight()).go().unwrap();
         assert_eq!(sol.impacts.len(), times.len(), "e = {e}");
         for (k, imp) in sol.impacts.iter().enumerate() {
             assert!((imp.t - times[k]).abs() < 1e-9, "e = {e}, impact {k} at {} vs {}", imp.t, times[k]);
@@ -285,7 +285,7 @@ fn rolling_disk_with_the_cubic_force_matches_reference_impacts() {
     // Reference run R2: c = 1, e = 1, practical guard with slip before the first impact.
     let d = RollingDisk { m: 1.0, rr: 0.1, k: 0.1 / 2f64.sqrt(), h: 0.6, c: 1.0, e: 1.0 };
     let x0 = d.state([0.5, 0.3, 0.0], [0.1, 0.8, 1.0]);
-    let sol = d.simulate(x0, 0.0..1.7, &tight()).unwrap();
+    let sol = d.run(x0).span(0.0..1.7).options(tight()).go().unwrap();
     let reference = [
         (0.261664, "ceiling", (-0.38789767, 0.00171591)),
         (0.892120, "floor", (0.33609974, 0.01070277)),
@@ -333,7 +333,7 @@ fn shrinking_billiard_reproduces_the_reference_impacts() {
     ] {
         let b = Billiard { m: 1.0, c };
         let x0 = billiard_start(&b);
-        let sol = b.simulate(x0, 0.0..5.0, &tight()).unwrap();
+        let sol = b.run(x0).span(0.0..5.0).options(tight()).go().unwrap();
         assert_eq!(sol.impacts.len(), count, "c = {c}");
         for (imp, t) in sol.impacts.iter().zip(first) {
             assert!((imp.t - t).abs() < 2e-6, "c = {c}: impact at {} vs {t}", imp.t);
@@ -358,10 +358,10 @@ fn shrinking_billiard_reproduces_the_reference_impacts() {
 #[test]
 fn a_negative_restitution_coefficient_is_named() {
     let ball = Ball { m: 1.0, g: 9.81, e: -0.5 };
-    let err = ball.simulate(ball.state([1.0], [0.0]), 0.0..2.0, &tight()).unwrap_err();
+    let err = ball.run(ball.state([1.0], [0.0])).span(0.0..2.0).options(tight()).go().unwrap_err();
     assert!(matches!(err.error, routh::runtime::SimError::InvalidParameter { name: "e", .. }), "{err:?}");
     // e > 1 is allowed (superelastic): the first bounce gains energy.
     let hot = Ball { e: 1.2, ..ball };
-    let sol = hot.simulate(hot.state([1.0], [0.0]), 0.0..1.0, &tight()).unwrap();
+    let sol = hot.run(hot.state([1.0], [0.0])).span(0.0..1.0).options(tight()).go().unwrap();
     assert!(sol.impacts[0].energy_jump() > 0.0);
 }

@@ -115,10 +115,10 @@ fn a_feedback_law_designed_on_the_linearisation_balances_the_pole() {
     let feedback = move |_t: f64, x: &SVector<f64, 4>| SVector::<f64, 1>::new(-(k * x)[0]);
     let x0 = p.state([0.0, 0.2], [0.0, 0.0]);
     let opts = Options::default().rtol(1e-10).atol(1e-12);
-    let balanced = p.simulate(x0, 0.0..6.0, feedback, &opts).unwrap();
+    let balanced = p.run(x0).span(0.0..6.0).inputs(feedback).options(&opts).go().unwrap();
     let (_, xf) = balanced.last().unwrap();
     assert!(xf.amax() < 1e-3, "state after 6 s: {xf}");
-    let falling = p.simulate(x0, 0.0..1.0, [0.0], &opts).unwrap();
+    let falling = p.run(x0).span(0.0..1.0).inputs([0.0]).options(&opts).go().unwrap();
     let (_, xf) = falling.last().unwrap();
     assert!(xf[1].abs() > 1.0, "unbalanced θ(1) = {}", xf[1]);
 }
@@ -127,8 +127,7 @@ fn a_feedback_law_designed_on_the_linearisation_balances_the_pole() {
 fn trajectories_write_csv_with_the_generated_state_names() {
     let p = cart_pole();
     assert_eq!(CartPole::STATE_NAMES, ["x", "th", "dot(x)", "dot(th)"]);
-    let sol =
-        p.simulate(p.state([0.0, 0.1], [0.0, 0.0]), 0.0..0.5, [1.0], &Options::default().output(Output::Interval(0.25))).unwrap();
+    let sol = p.run(p.state([0.0, 0.1], [0.0, 0.0])).span(0.0..0.5).inputs([1.0]).output(Output::Interval(0.25)).go().unwrap();
     let mut csv = Vec::new();
     sol.write_csv(&mut csv, &CartPole::STATE_NAMES).unwrap();
     let text = String::from_utf8(csv).unwrap();
@@ -160,7 +159,7 @@ fn sampled_data_control_follows_the_exact_discrete_map() {
     let law = |_t: f64, x: &SVector<f64, 2>| SVector::<f64, 1>::new(-kp * x[0] - kd * x[1]);
     let x0 = mass.state([1.0], [0.0]);
     let options = Options::default().rtol(1e-12).atol(1e-13).output(Output::Interval(period));
-    let run = mass.simulate_sampled(x0, 0.0..5.0, period, law, &options).unwrap();
+    let run = mass.run(x0).span(0.0..5.0).sampled(period, law).options(&options).go().unwrap();
     assert_eq!(run.inputs.len(), 20);
     assert_eq!(run.trajectory.times.len(), 21);
     let (mut x, mut v) = (1.0, 0.0);
@@ -175,19 +174,19 @@ fn sampled_data_control_follows_the_exact_discrete_map() {
     let end = run.trajectory.end.1;
     assert!((end[0] - x).abs() < 1e-12 && (end[1] - v).abs() < 1e-12);
     // The same law applied continuously is a different (here better damped) loop.
-    let continuous = mass.simulate(x0, 0.0..5.0, law, &Options::default().rtol(1e-12).atol(1e-13)).unwrap().end.1;
+    let continuous = mass.run(x0).span(0.0..5.0).inputs(law).rtol(1e-12).atol(1e-13).go().unwrap().end.1;
     assert!((continuous - end).amax() > 1e-3);
     // The run reads back what it wrote: the samples and the inputs chosen, bit for bit.
     let text = serde_json::to_string(&run).unwrap();
-    let back: routh::runtime::input::SampledRun<2, 1> = serde_json::from_str(&text).unwrap();
+    let back: routh::runtime::Sampled<routh::runtime::Trajectory<2>, 1> = serde_json::from_str(&text).unwrap();
     assert_eq!(
         (&back.trajectory.times, &back.trajectory.states, &back.inputs),
         (&run.trajectory.times, &run.trajectory.states, &run.inputs)
     );
     // A non-positive period, or output times outside the span, are errors, not a silent run.
-    assert!(mass.simulate_sampled(x0, 0.0..5.0, 0.0, law, &options).is_err());
+    assert!(mass.run(x0).span(0.0..5.0).sampled(0.0, law).options(&options).go().is_err());
     let outside = Options::default().output(Output::Times(vec![1.0, 6.0]));
-    assert!(mass.simulate_sampled(x0, 0.0..5.0, period, law, &outside).is_err());
+    assert!(mass.run(x0).span(0.0..5.0).sampled(period, law).options(&outside).go().is_err());
 }
 
 /// The same cart-pole in Cartesian coordinates: the pole's mass at (px, py), held at distance l
@@ -242,14 +241,14 @@ fn a_constrained_cart_pole_has_the_coordinate_models_linearisation_and_balances(
         SVector::<f64, 1>::new(-(k[0] * x[0] + k[1] * th + k[2] * x[3] + k[3] * thd))
     };
     let x0 = r.state([0.0, p.l * 0.1f64.sin(), p.l * 0.1f64.cos()], [0.0, 0.0, 0.0]);
-    let run = r.simulate(x0, 0.0..10.0, law, &Options::default().rtol(1e-9).atol(1e-11)).unwrap();
+    let run = r.run(x0).span(0.0..10.0).inputs(law).rtol(1e-9).atol(1e-11).go().unwrap();
     let (_, end) = run.last().unwrap();
     let report = run.constraints.unwrap();
     println!("rail cart-pole under feedback: end {end:?}, residuals {:?}", report.worst);
     assert!(end.amax() < 1e-2 + p.l && (end[1] - end[0]).abs() < 1e-3 && (end[2] - p.l).abs() < 1e-6);
     assert!(report.worst.0 < 1e-9 && report.projections > 0);
     // Sampled at 20 ms the same law still balances it.
-    let sampled = r.simulate_sampled(x0, 0.0..10.0, 0.02, law, &Options::default().rtol(1e-9).atol(1e-11)).unwrap();
+    let sampled = r.run(x0).span(0.0..10.0).sampled(0.02, law).rtol(1e-9).atol(1e-11).go().unwrap();
     let end = sampled.trajectory.end.1;
     assert!((end[1] - end[0]).abs() < 1e-3 && sampled.trajectory.constraints.unwrap().worst.0 < 1e-9);
 }
@@ -293,7 +292,7 @@ fn inputs_drive_a_model_with_impacts_held_across_its_resets() {
     // flights 2eᵏv₁/g' with v₁ = √(2g'h) — the input held across every reset.
     let u = 6.0;
     let gp = ball.g - u / ball.m;
-    let sol = ball.simulate(ball.state([h], [0.0]), 0.0..3.0, [u], &opts).unwrap();
+    let sol = ball.run(ball.state([h], [0.0])).span(0.0..3.0).inputs([u]).options(&opts).go().unwrap();
     assert!(sol.impacts.len() >= 4, "{} impacts", sol.impacts.len());
     let v1 = (2.0 * gp * h).sqrt();
     let mut t = (2.0 * h / gp).sqrt();
@@ -307,8 +306,8 @@ fn inputs_drive_a_model_with_impacts_held_across_its_resets() {
     let damped = DampedBall { m: ball.m, g: ball.g, e: ball.e, c };
     let law = |_t: f64, x: &SVector<f64, 2>| SVector::<f64, 1>::new(-c * x[1]);
     let span = 0.0..2.5;
-    let a = ball.simulate(ball.state([h], [0.5]), span.clone(), law, &opts).unwrap();
-    let b = damped.simulate(damped.state([h], [0.5]), span, &opts).unwrap();
+    let a = ball.run(ball.state([h], [0.5])).span(span.clone()).inputs(law).options(&opts).go().unwrap();
+    let b = damped.run(damped.state([h], [0.5])).span(span).options(&opts).go().unwrap();
     assert!(a.impacts.len() >= 3 && a.impacts.len() == b.impacts.len());
     for (i, j) in a.impacts.iter().zip(&b.impacts) {
         assert!((i.t - j.t).abs() < 1e-10 && (i.post - j.post).amax() < 1e-9);
@@ -316,8 +315,13 @@ fn inputs_drive_a_model_with_impacts_held_across_its_resets() {
     assert!((a.end.2 - b.end.2).amax() < 1e-9, "{} vs {}", a.end.2, b.end.2);
     // Sampled-data control across impacts: a law that holds the same push at every sample is the
     // constant input — the impacts fall inside hold intervals and the joined run has them all.
-    let sampled =
-        ball.simulate_sampled(ball.state([h], [0.0]), 0.0..3.0, 0.1, |_t, _x| SVector::<f64, 1>::new(u), &opts).unwrap();
+    let sampled = ball
+        .run(ball.state([h], [0.0]))
+        .span(0.0..3.0)
+        .sampled(0.1, |_t, _x| SVector::<f64, 1>::new(u))
+        .options(&opts)
+        .go()
+        .unwrap();
     assert_eq!(sampled.inputs.len(), 30);
     assert_eq!(sampled.trajectory.impacts.len(), sol.impacts.len());
     for (i, j) in sampled.trajectory.impacts.iter().zip(&sol.impacts) {
@@ -330,16 +334,14 @@ fn inputs_drive_a_model_with_impacts_held_across_its_resets() {
     // held are the law's values there.
     let mut seen: Vec<(f64, f64)> = Vec::new();
     let kick = ball
-        .simulate_sampled(
-            ball.state([h], [0.0]),
-            0.0..3.0,
-            0.05,
-            |t, x| {
-                seen.push((t, x[1]));
-                SVector::<f64, 1>::new(if x[1] > 0.0 { 8.0 } else { 0.0 })
-            },
-            &opts,
-        )
+        .run(ball.state([h], [0.0]))
+        .span(0.0..3.0)
+        .sampled(0.05, |t, x| {
+            seen.push((t, x[1]));
+            SVector::<f64, 1>::new(if x[1] > 0.0 { 8.0 } else { 0.0 })
+        })
+        .options(&opts)
+        .go()
         .unwrap();
     assert_eq!(seen.len(), kick.inputs.len());
     for ((t, v), (tk, uk)) in seen.iter().zip(&kick.inputs) {
@@ -353,7 +355,7 @@ fn inputs_drive_a_model_with_impacts_held_across_its_resets() {
     assert!(kick.trajectory.impacts.len() >= 2 && kick.inputs.iter().any(|(_, u)| u[0] > 0.0));
     // The view at fixed inputs is a hybrid system of its own.
     let view = ball.driven([u]);
-    let fixed = routh::runtime::simulate_hybrid(&view, 0, ball.state([h], [0.0]), 0.0..3.0, &opts).unwrap();
+    let fixed = Hybrid(&view).run(ModeState::new(0, ball.state([h], [0.0]))).span(0.0..3.0).options(&opts).go().unwrap();
     assert_eq!(Juggled::IMPACTS, ["floor"]);
     assert!(fixed.impacts.iter().zip(&sol.impacts).all(|(i, j)| (i.t - j.t).abs() < 1e-12));
 }
@@ -408,7 +410,7 @@ fn inputs_drive_a_model_with_modes_mode_by_mode() {
     let omega = (hop.k / hop.m).sqrt();
     let v = (2.0 * hop.g * (h - hop.l0)).sqrt();
     for u in [0.0, 4.0, -3.0] {
-        let run = hop.simulate(Hopper::FLIGHT, hop.flight_state([h], [0.0]), 0.0..2.5, [u], &opts).unwrap();
+        let run = hop.run(hop.flight_state([h], [0.0])).span(0.0..2.5).inputs([u]).options(&opts).go().unwrap();
         let phi = (v / omega).atan2((hop.m * hop.g - u) / hop.k);
         let stance = 2.0 * (std::f64::consts::PI - phi) / omega;
         let mut t = (2.0 * (h - hop.l0) / hop.g).sqrt();
@@ -422,25 +424,25 @@ fn inputs_drive_a_model_with_modes_mode_by_mode() {
         }
         // The input enters the stance mode's field only: ∂ÿ/∂u = 1/m there, 0 in flight.
         let x = hop.stance_state([0.95], [-1.0]);
-        let b = hop.driven([u]).stance().input_jacobian(0.0, &x).unwrap();
+        let b = hop.driven([u]).stance().input_jacobian(0.0, &x.state).unwrap();
         assert!((b[(0, 0)]).abs() < 1e-15 && (b[(1, 0)] - 1.0 / hop.m).abs() < 1e-15, "B = {b}");
-        let f = hop.driven([u]).flight().input_jacobian(0.0, &x).unwrap();
+        let f = hop.driven([u]).flight().input_jacobian(0.0, &x.state).unwrap();
         assert!(f.amax() < 1e-15, "B in flight = {f}");
         // The mode's linearisation: A = [[0, 1], [−k/m, 0]] in stance, [[0, 1], [0, 0]] in flight.
-        let lin = hop.linearize(Hopper::STANCE, 0.0, &x, [u]).unwrap();
+        let lin = hop.linearize(Hopper::STANCE, 0.0, &x.state, [u]).unwrap();
         let w2 = hop.k / hop.m;
         assert!((lin.a - routh::nalgebra::Matrix2::new(0.0, 1.0, -w2, 0.0)).amax() < 1e-12 && lin.b == b, "{}", lin.a);
-        let lin = hop.linearize(Hopper::FLIGHT, 0.0, &x, [u]).unwrap();
+        let lin = hop.linearize(Hopper::FLIGHT, 0.0, &x.state, [u]).unwrap();
         assert!((lin.a - routh::nalgebra::Matrix2::new(0.0, 1.0, 0.0, 0.0)).amax() < 1e-12 && lin.b.amax() < 1e-15);
-        assert!(matches!(hop.linearize(2, 0.0, &x, [u]), Err(FieldError::NonFinite { .. })));
+        assert!(matches!(hop.linearize(2, 0.0, &x.state, [u]), Err(FieldError::NonFinite { .. })));
     }
     // A feedback law u = b ẏ (pushing while the leg extends, braking while it shortens) is the
     // model with that force written in its stance mode.
     let b = 0.8;
     let pumped = PumpedHopper { m: hop.m, g: hop.g, k: hop.k, l0: hop.l0, b };
     let law = |_t: f64, x: &SVector<f64, 2>| SVector::<f64, 1>::new(b * x[1]);
-    let a = hop.simulate(Hopper::FLIGHT, hop.flight_state([h], [0.0]), 0.0..3.0, law, &opts).unwrap();
-    let c = pumped.simulate(PumpedHopper::FLIGHT, pumped.flight_state([h], [0.0]), 0.0..3.0, &opts).unwrap();
+    let a = hop.run(hop.flight_state([h], [0.0])).span(0.0..3.0).inputs(law).options(&opts).go().unwrap();
+    let c = pumped.run(pumped.flight_state([h], [0.0])).span(0.0..3.0).options(&opts).go().unwrap();
     assert!(a.impacts.len() >= 6 && a.impacts.len() == c.impacts.len());
     for (i, j) in a.impacts.iter().zip(&c.impacts) {
         assert!((i.t - j.t).abs() < 1e-10 && (i.post - j.post).amax() < 1e-9, "{} vs {}", i.t, j.t);
@@ -451,16 +453,13 @@ fn inputs_drive_a_model_with_modes_mode_by_mode() {
     }
     // Sampled-data control across the transitions: the law that holds 4 N at every sample is the
     // constant input, and the run records the modes it went through.
-    let constant = hop.simulate(Hopper::FLIGHT, hop.flight_state([h], [0.0]), 0.0..2.5, [4.0], &opts).unwrap();
+    let constant = hop.run(hop.flight_state([h], [0.0])).span(0.0..2.5).inputs([4.0]).options(&opts).go().unwrap();
     let sampled = hop
-        .simulate_sampled(
-            Hopper::FLIGHT,
-            hop.flight_state([h], [0.0]),
-            0.0..2.5,
-            0.1,
-            |_t, _x| SVector::<f64, 1>::new(4.0),
-            &opts,
-        )
+        .run(hop.flight_state([h], [0.0]))
+        .span(0.0..2.5)
+        .sampled(0.1, |_t, _x| SVector::<f64, 1>::new(4.0))
+        .options(&opts)
+        .go()
         .unwrap();
     assert_eq!(sampled.trajectory.impacts.len(), constant.impacts.len());
     for (i, j) in sampled.trajectory.impacts.iter().zip(&constant.impacts) {
@@ -497,7 +496,7 @@ fn a_contact_force_guard_sees_the_inputs() {
     let c = 15.0;
     let opts = HybridOptions::default().rtol(1e-12).atol(1e-13);
     let law = move |t: f64, _x: &SVector<f64, 2>| SVector::<f64, 1>::new(c * t);
-    let run = ball.simulate(LiftedBall::REST, ball.rest_state([0.0], [0.0]), 0.0..2.0, law, &opts).unwrap();
+    let run = ball.run(ball.rest_state([0.0], [0.0])).span(0.0..2.0).inputs(law).options(&opts).go().unwrap();
     let t0 = ball.m * ball.g / c;
     assert_eq!(run.impacts.len(), 1, "{:?}", run.impacts.iter().map(|i| (i.t, i.guard)).collect::<Vec<_>>());
     assert!((run.impacts[0].t - t0).abs() < 1e-9 && run.impacts[0].guard == "liftoff", "lift-off at {}", run.impacts[0].t);
@@ -508,7 +507,7 @@ fn a_contact_force_guard_sees_the_inputs() {
     assert!((x[0] - y).abs() < 1e-9, "y = {} vs {y}", x[0]);
     // Dropped from 0.3 m under the same law, the ball bounces, settles (the Zeno completion into
     // `rest`, at any input) and lifts off at the same t₀.
-    let drop = ball.simulate(LiftedBall::FLIGHT, ball.flight_state([0.3], [0.0]), 0.0..5.5, law, &opts).unwrap();
+    let drop = ball.run(ball.flight_state([0.3], [0.0])).span(0.0..5.5).inputs(law).options(&opts).go().unwrap();
     let names: Vec<&str> = drop.impacts.iter().map(|i| i.guard).collect();
     let settle = names.iter().position(|n| *n == "settle").expect("the bounces are completed into rest");
     assert!(names[..settle].iter().all(|n| *n == "floor") && names[settle + 1..] == ["liftoff"], "{names:?}");
@@ -522,17 +521,17 @@ fn a_contact_force_guard_sees_the_inputs() {
     use routh::runtime::HybridSystem;
     let geometry = ball.driven([0.0]);
     let looped = routh::runtime::input::DrivenOn::new(&geometry, &ball, SVector::<f64, 1>::new(30.0));
-    let reported = looped.constraint_multipliers(LiftedBall::REST, 0.0, &ball.rest_state([0.0], [0.0]));
+    let reported = looped.constraint_multipliers(LiftedBall::REST, 0.0, &ball.rest_state([0.0], [0.0]).state);
     assert_eq!(reported.len(), 1);
     assert!(reported[0].0 == "contact" && (reported[0].1 - (ball.m * ball.g - 30.0)).abs() < 1e-12, "{reported:?}");
     // B through the saddle point: the held contact takes the push (no acceleration) in `rest`.
-    let b = ball.driven([3.0]).rest().input_jacobian(0.0, &ball.rest_state([0.0], [0.0])).unwrap();
+    let b = ball.driven([3.0]).rest().input_jacobian(0.0, &ball.rest_state([0.0], [0.0]).state).unwrap();
     assert!(b.amax() < 1e-15, "{b}");
     // The mode's linearisation there: ÿ ≡ 0 in `rest` (A's kinematic row only, B = 0), ÿ = u/m − g
     // in flight (B = (0, 1/m)).
-    let lin = ball.linearize(LiftedBall::REST, 0.0, &ball.rest_state([0.0], [0.0]), [3.0]).unwrap();
+    let lin = ball.linearize(LiftedBall::REST, 0.0, &ball.rest_state([0.0], [0.0]).state, [3.0]).unwrap();
     assert!((lin.a - routh::nalgebra::Matrix2::new(0.0, 1.0, 0.0, 0.0)).amax() < 1e-14 && lin.b.amax() < 1e-15, "{}", lin.a);
-    let lin = ball.linearize(LiftedBall::FLIGHT, 0.0, &ball.flight_state([0.5], [0.0]), [3.0]).unwrap();
+    let lin = ball.linearize(LiftedBall::FLIGHT, 0.0, &ball.flight_state([0.5], [0.0]).state, [3.0]).unwrap();
     assert!(lin.a[(1, 0)].abs() < 1e-15 && (lin.b[(1, 0)] - 1.0 / ball.m).abs() < 1e-15, "{}", lin.b);
 }
 
@@ -558,7 +557,7 @@ fn a_ball_paddled_by_a_driven_racket_meets_it_where_the_inputs_put_it() {
     let h = 1.0;
     // A racket held at r₀ (v = 0): the first impact at t₁ = √(2 (h − r₀)/g), where y = r₀.
     let r0 = 0.4;
-    let run = ball.simulate(ball.state([h], [0.0]), 0.0..0.4, [r0, 0.0], &opts).unwrap();
+    let run = ball.run(ball.state([h], [0.0])).span(0.0..0.4).inputs([r0, 0.0]).options(&opts).go().unwrap();
     let t1 = (2.0 * (h - r0) / ball.g).sqrt();
     let first = &run.impacts[0];
     assert!((first.t - t1).abs() < 1e-9 && (first.pre[0] - r0).abs() < 1e-9, "{} at y = {}", first.t, first.pre[0]);
@@ -566,7 +565,7 @@ fn a_ball_paddled_by_a_driven_racket_meets_it_where_the_inputs_put_it() {
     // where h − g t²/2 = A sin ωt (bisection), and the law's ẏ⁺ = v − e (ẏ⁻ − v) at its velocity.
     let (a, w) = (0.05, 20.0);
     let racket = move |t: f64, _x: &SVector<f64, 2>| SVector::<f64, 2>::new(a * (w * t).sin(), a * w * (w * t).cos());
-    let run = ball.simulate(ball.state([h], [0.0]), 0.0..0.5, racket, &opts).unwrap();
+    let run = ball.run(ball.state([h], [0.0])).span(0.0..0.5).inputs(racket).options(&opts).go().unwrap();
     let gap = |t: f64| h - ball.g * t * t / 2.0 - a * (w * t).sin();
     let (mut lo, mut hi) = (0.3, 0.5);
     assert!(gap(lo) > 0.0 && gap(hi) < 0.0);
@@ -601,26 +600,18 @@ struct Puck {
 #[test]
 fn linearisations_of_modes_of_different_dimensions_are_padded_to_the_shared_state() {
     let p = Puck { m: 0.5, g: 9.81 };
-    let air = p.linearize(Puck::AIR, 0.0, &p.air_state([0.0, 1.0], [1.0, 0.0]), [2.0]).unwrap();
+    let air = p.linearize(Puck::AIR, 0.0, &p.air_state([0.0, 1.0], [1.0, 0.0]).state, [2.0]).unwrap();
     let mut a = routh::nalgebra::Matrix4::zeros();
     a[(0, 2)] = 1.0;
     a[(1, 3)] = 1.0;
     assert!((air.a - a).amax() < 1e-15 && (air.b - SVector::<f64, 4>::new(0.0, 0.0, 1.0 / p.m, 0.0)).amax() < 1e-15);
     // The ground mode's state (x, ẋ) is the prefix of the padded one.
-    let ground = p.linearize(Puck::GROUND, 0.0, &p.ground_state([0.3], [1.0]), [2.0]).unwrap();
+    let ground = p.linearize(Puck::GROUND, 0.0, &p.ground_state([0.3], [1.0]).state, [2.0]).unwrap();
     let mut a = routh::nalgebra::Matrix4::zeros();
     a[(0, 1)] = 1.0;
     assert!((ground.a - a).amax() < 1e-15 && (ground.b - SVector::<f64, 4>::new(0.0, 1.0 / p.m, 0.0, 0.0)).amax() < 1e-15);
     // Driven across the landing: x = x₀ + v₀ t + u t²/(2m) throughout (the thrust in both modes).
-    let run = p
-        .simulate(
-            Puck::AIR,
-            p.air_state([0.0, 1.0], [1.0, 0.0]),
-            0.0..1.0,
-            [2.0],
-            &HybridOptions::default().rtol(1e-12).atol(1e-13),
-        )
-        .unwrap();
+    let run = p.run(p.air_state([0.0, 1.0], [1.0, 0.0])).span(0.0..1.0).inputs([2.0]).rtol(1e-12).atol(1e-13).go().unwrap();
     assert_eq!(run.impacts.len(), 1);
     let (t, mode, x) = run.end;
     assert_eq!(mode, Puck::GROUND);

@@ -79,10 +79,10 @@ fn bouncing_rod_alternates_ends_keeps_energy_and_finds_the_first_contact() {
         let mid = 0.5 * (a + b);
         if h(mid) > 0.0 { a = mid } else { b = mid }
     }
-    let sol = rod.simulate(Rod::LEFT, x0, 0.0..3.0, &tight()).unwrap();
+    let sol = rod.run(x0).span(0.0..3.0).options(tight()).go().unwrap();
     assert!(sol.impacts.len() >= 4, "{} impacts", sol.impacts.len());
     assert!((sol.impacts[0].t - a).abs() < 1e-9, "first contact {} vs {a}", sol.impacts[0].t);
-    let e0 = rod.left().energy(0.0, &x0);
+    let e0 = rod.left().energy(0.0, &x0.state);
     for (k, imp) in sol.impacts.iter().enumerate() {
         assert_eq!(imp.mode_before, k % 2, "modes alternate left → right → left");
         assert_eq!(imp.mode_after, (k + 1) % 2);
@@ -146,7 +146,7 @@ fn hopper_keeps_energy_across_every_transition_and_alternates_modes() {
     let hop = Hopper { m: 1.0, g: 1.0, k: 40.0, l0: 1.0, w: 5f64.sqrt(), eps: 1e-12 };
     // Apex of a flight with forward speed and the leg swung forward.
     let x0 = hop.flight_state([0.0, 1.15, -0.15], [0.4, 0.0, 0.0]);
-    let sol = hop.simulate(Hopper::FLIGHT, x0, 0.0..6.0, &tight()).unwrap();
+    let sol = hop.run(x0).span(0.0..6.0).options(tight()).go().unwrap();
     assert!(sol.impacts.len() >= 6, "{} transitions", sol.impacts.len());
     let e0 = sol.impacts[0].energy_before;
     for (k, imp) in sol.impacts.iter().enumerate() {
@@ -170,7 +170,7 @@ fn vertical_hopping_matches_the_closed_form() {
     // φ = atan2(v/ω, mg/k), the next flight 2v/g.
     let hop = Hopper { m: 1.0, g: 1.0, k: 40.0, l0: 1.0, w: 5f64.sqrt(), eps: 1e-12 };
     let y0 = 1.3;
-    let sol = hop.simulate(Hopper::FLIGHT, hop.flight_state([0.0, y0, 0.0], [0.0, 0.0, 0.0]), 0.0..5.0, &tight()).unwrap();
+    let sol = hop.run(hop.flight_state([0.0, y0, 0.0], [0.0, 0.0, 0.0])).span(0.0..5.0).options(tight()).go().unwrap();
     let v = (2.0 * hop.g * (y0 - hop.l0)).sqrt();
     let om = (hop.k / hop.m).sqrt();
     let phi = (v / om).atan2(hop.m * hop.g / hop.k);
@@ -638,10 +638,10 @@ fn bodies_declared_in_modes_make_each_modes_lagrangian() {
     let rod = ReleasedRod { m: 0.7, l: 0.4, j: 0.02, k: 0.001, g: 9.81, release: 0.37 };
     // Pinned: a physical pendulum, (j + m l²) θ̈ = −m g l sin θ.
     let x0 = rod.pinned_state([0.9], [0.0]);
-    let pinned_accel = rod.pinned().accelerations(0.0, &routh::runtime::mechanics::take::<6, 2>(&x0)).unwrap()[0];
+    let pinned_accel = rod.pinned().accelerations(0.0, &routh::runtime::mechanics::take::<6, 2>(&x0.state)).unwrap()[0];
     assert!((pinned_accel + rod.m * rod.g * rod.l * 0.9f64.sin() / (rod.j + rod.m * rod.l * rod.l)).abs() < 1e-14);
     let opts = tight().ode(Options::default().rtol(1e-12).atol(1e-13).output(Output::Interval(0.05)));
-    let sol = rod.simulate(ReleasedRod::PINNED, x0, 0.0..1.0, &opts).unwrap();
+    let sol = rod.run(x0).span(0.0..1.0).options(&opts).go().unwrap();
     assert_eq!(sol.impacts.len(), 1);
     let let_go = &sol.impacts[0];
     assert_eq!((let_go.guard, let_go.mode_after), ("let_go", ReleasedRod::FLYING));
@@ -697,8 +697,8 @@ fn a_mode_with_its_own_coordinates_inherits_the_top_level_forces() {
     use routh::runtime::HybridSystem;
     let d = DampedDrop { m: 2.0, g: 9.81, c: 0.8 };
     // ÿ = −g − c ẏ / m in both modes; ẍ = 0 in `slide` (the force has no x component).
-    let fall = d.mode_field(DampedDrop::FALL, 0.0, &d.fall_state([1.0], [0.5])).unwrap();
-    let slide = d.mode_field(DampedDrop::SLIDE, 0.0, &d.slide_state([0.3, 1.0], [0.7, 0.5])).unwrap();
+    let fall = d.mode_field(DampedDrop::FALL, 0.0, &d.fall_state([1.0], [0.5]).state).unwrap();
+    let slide = d.mode_field(DampedDrop::SLIDE, 0.0, &d.slide_state([0.3, 1.0], [0.7, 0.5]).state).unwrap();
     let want = -d.g - d.c * 0.5 / d.m;
     assert!((fall[1] - want).abs() < 1e-14, "fall: {fall}");
     assert!((slide[3] - want).abs() < 1e-14 && slide[2] == 0.0, "slide: {slide}");

@@ -28,8 +28,8 @@ fn reduced_and_reconstructed_is_the_full_sleigh() {
     let (red, xr, g) = s.sleigh_reduced(0.0, &x0);
     assert!((xr[0] - v).abs() < 1e-15 && (xr[1] - w).abs() < 1e-15 && g == [0.1, -0.2, th]);
     let options = Options::default().rtol(1e-12).atol(1e-12).output(Output::Times(vec![2.0, 5.0, 10.0]));
-    let full = s.simulate(x0, 0.0..10.0, &options).unwrap();
-    let rec = red.simulate_reconstructed(xr, g, 0.0..10.0, &options).unwrap();
+    let full = s.run(x0).span(0.0..10.0).options(&options).go().unwrap();
+    let rec = red.run(xr).span(0.0..10.0).reconstructed(g).options(&options).go().unwrap();
     let mut worst = 0.0f64;
     for (a, b) in full.states.iter().zip(&rec.states) {
         worst = worst.max((a - b).amax());
@@ -66,8 +66,8 @@ fn the_rolling_disk_reduces_to_its_nonholonomic_momenta() {
     assert_eq!((m[(0, 0)], m[(0, 1)], m[(1, 1)]), (d.i + d.m * d.r * d.r, 0.0, d.j));
     assert_eq!(VectorField::field(&red, 0.0, &red.state([], [0.7, -1.3])).unwrap().amax(), 0.0);
     let options = Options::default().rtol(1e-12).atol(1e-12).output(Output::Times(vec![1.0, 3.0]));
-    let full = d.simulate(x0, 0.0..3.0, &options).unwrap();
-    let rec = red.simulate_reconstructed(xr, g, 0.0..3.0, &options).unwrap();
+    let full = d.run(x0).span(0.0..3.0).options(&options).go().unwrap();
+    let rec = red.run(xr).span(0.0..3.0).reconstructed(g).options(&options).go().unwrap();
     // After 1 s the disk is at (sin 1, 1 − cos 1) on its circle (the guide's (0.8415, 0.4597)).
     let at1 = &rec.states[0];
     assert!((at1[0] - 1f64.sin()).abs() < 1e-10 && (at1[1] - (1.0 - 1f64.cos())).abs() < 1e-10, "{at1:?}");
@@ -117,9 +117,9 @@ fn euler_poincare_gives_eulers_equations_and_the_attitude_back() {
     let (r, xr, g) = body.euler_body(0.0, &x0);
     assert!(r == red && (xr[1] - 1.5).abs() < 1e-15 && g == q0);
     let options = Options::default().rtol(1e-13).atol(1e-14).output(Output::Interval(0.5));
-    let full = body.simulate(x0, 0.0..10.0, &options).unwrap();
-    let reduced = red.simulate(xr, 0.0..10.0, &options).unwrap();
-    let rec = red.simulate_reconstructed(xr, g, 0.0..10.0, &options).unwrap();
+    let full = body.run(x0).span(0.0..10.0).options(&options).go().unwrap();
+    let reduced = red.run(xr).span(0.0..10.0).options(&options).go().unwrap();
+    let rec = red.run(xr).span(0.0..10.0).reconstructed(g).options(&options).go().unwrap();
     let (mut dw, mut dq) = (0.0f64, 0.0f64);
     for ((f, w), x) in full.states.iter().zip(&reduced.states).zip(&rec.states) {
         dw = dw.max((0..3).map(|k| (f[4 + k] - w[k]).abs()).fold(0.0, f64::max));
@@ -159,8 +159,8 @@ fn a_nonholonomic_reduction_runs_across_impacts_and_each_impact_is_the_closed_fo
     let (phid, thd) = (3.0, 0.2);
     let x0 = d.state([0.0, 0.0, 0.1, 0.0], [d.r * 0.1f64.cos() * phid, d.r * 0.1f64.sin() * phid, thd, phid]);
     let opts = HybridOptions::default().ode(Options::default().rtol(1e-12).atol(1e-13).output(Output::Interval(0.5)));
-    let full = d.simulate(x0, 0.0..12.0, &opts).unwrap();
-    let rec = d.simulate_disk_between_walls_reduced(x0, 0.0..12.0, &opts).unwrap();
+    let full = d.run(x0).span(0.0..12.0).options(&opts).go().unwrap();
+    let rec = d.run(x0).span(0.0..12.0).reduced::<DiskBetweenWallsReduced>().options(&opts).go().unwrap();
     assert!(full.impacts.len() >= 4 && rec.impacts.len() == full.impacts.len(), "{} impacts", full.impacts.len());
     let mut map = 0.0f64;
     for (a, b) in rec.impacts.iter().zip(&full.impacts) {

@@ -48,7 +48,7 @@ fn free_body_conserves_energy_and_spatial_momentum_and_follows_the_elliptic_solu
     // Landau–Lifshitz §37 (I₁ < I₂ < I₃, L² > 2E I₂): ω = (A cn τ, B sn τ, C dn τ).
     let closed = common::FreeBodySolution::new([body.i1, body.i2, body.i3], w1, w3);
     let opts = tight().output(Output::Times((1..=200).map(|i| i as f64 * 0.5).collect()));
-    let sol = body.simulate(x0, 0.0..100.0, &opts).unwrap();
+    let sol = body.run(x0).span(0.0..100.0).options(&opts).go().unwrap();
     let spatial0 = q0 * (inertia * w0);
     let (mut werr, mut lerr, mut eerr, mut nerr) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
     for (t, x) in sol.iter() {
@@ -81,7 +81,7 @@ fn tennis_racket_flips_at_the_closed_form_period() {
     let closed = common::FreeBodySolution::new([i1, i2, i3], w1, w3);
     let half_period = closed.flip_period();
     let events = [Event::new("flip", |_t: f64, x: &SVector<f64, 7>| x[5])];
-    let sol = body.simulate_with_events(x0, 0.0..4.5 * half_period, &events, &tight()).unwrap();
+    let sol = body.run(x0).span(0.0..4.5 * half_period).events(&events).options(tight()).go().unwrap();
     let flips: Vec<f64> = sol.events.iter().map(|e| e.t).collect();
     assert_eq!(flips.len(), 4, "{flips:?}");
     for (j, t) in flips.iter().enumerate() {
@@ -100,7 +100,7 @@ fn a_rotation_through_the_euler_angle_singularity_is_exact() {
     let spin = 2.0;
     let x0 = body.state([1.0, 0.0, 0.0, 0.0], [spin, 0.0, 0.0]);
     let opts = tight().output(Output::Interval(0.01));
-    let sol = body.simulate(x0, 0.0..20.0, &opts).unwrap();
+    let sol = body.run(x0).span(0.0..20.0).options(&opts).go().unwrap();
     let mut worst = 0.0f64;
     let mut vertical = 0;
     for (t, x) in sol.iter() {
@@ -162,7 +162,8 @@ fn heavy_top_with_a_quaternion_is_the_euler_angle_top() {
     let xq = quat.state([q0.w, q0.i, q0.j, q0.k], w0.into());
     assert!((quat.energy(0.0, &xq) - euler.energy(0.0, &xe)).abs() < 1e-13);
     let opts = tight().output(Output::Times((1..=50).map(|i| i as f64 * 0.1).collect()));
-    let (sq, se) = (quat.simulate(xq, 0.0..5.0, &opts).unwrap(), euler.simulate(xe, 0.0..5.0, &opts).unwrap());
+    let (sq, se) =
+        (quat.run(xq).span(0.0..5.0).options(&opts).go().unwrap(), euler.run(xe).span(0.0..5.0).options(&opts).go().unwrap());
     let mut worst = 0.0f64;
     for ((t, x), (_, y)) in sq.iter().zip(se.iter()) {
         // The figure axis in space, b e₃ = (sin φ sin θ, −cos φ sin θ, cos θ).
@@ -240,10 +241,10 @@ fn the_heavy_top_reduces_to_the_euler_poisson_equations_in_two_charts() {
     let gamma0 = q0.inverse() * Vector3::z();
     assert!((Vector3::new(xr[0], xr[1], xr[2]) - gamma0).norm() < 1e-15 && (xr[3] - w0.x).abs() < 1e-15);
     let opts = tight().output(Output::Times((1..=50).map(|i| f64::from(i) * 0.1).collect()));
-    let rec = red.simulate_reconstructed(xr, g0, 0.0..5.0, &opts).unwrap();
-    let reference = full.simulate(x0, 0.0..5.0, &opts).unwrap();
+    let rec = red.run(xr).span(0.0..5.0).reconstructed(g0).options(&opts).go().unwrap();
+    let reference = full.run(x0).span(0.0..5.0).options(&opts).go().unwrap();
     let (mut gap, mut drift, mut signs) = (0.0f64, 0.0f64, (0, 0));
-    let sol = red.simulate(xr, 0.0..5.0, &opts).unwrap();
+    let sol = red.run(xr).span(0.0..5.0).options(&opts).go().unwrap();
     let e0 = red.energy(0.0, &xr);
     for ((p, q), (t, x)) in rec.states.iter().zip(&reference.states).zip(sol.iter()) {
         let (qp, _) = attitude(p);
@@ -293,7 +294,7 @@ fn spatial_rotations_give_the_spatial_angular_momentum_as_momentum_maps() {
     assert_eq!((c[0][1], c[1][2], c[2][0]), ([0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]));
     // Conserved along a run, by the generated momentum maps.
     let x0 = body.state([0.3f64.cos(), 0.3f64.sin(), 0.0, 0.0], [0.4, -1.1, 0.7]);
-    let sol = body.simulate(x0, 0.0..20.0, &tight().output(Output::Interval(0.5))).unwrap();
+    let sol = body.run(x0).span(0.0..20.0).options(tight().output(Output::Interval(0.5))).go().unwrap();
     let j0 = [body.lx_momentum(0.0, &x0), body.ly_momentum(0.0, &x0), body.lz_momentum(0.0, &x0)];
     for (t, x) in sol.iter() {
         let j = [body.lx_momentum(t, x), body.ly_momentum(t, x), body.lz_momentum(t, x)];
@@ -304,7 +305,7 @@ fn spatial_rotations_give_the_spatial_angular_momentum_as_momentum_maps() {
     // The top: the vertical component only (gravity breaks the others; see the UI case).
     let top = QuaternionTop { m: 0.8, l: 0.35, a: 0.021, c: 0.034, g: 9.81 };
     let x0 = top.state([0.9f64.cos(), 0.9f64.sin(), 0.0, 0.0], [0.3, 0.2, 40.0]);
-    let sol = top.simulate(x0, 0.0..5.0, &tight().output(Output::Interval(0.1))).unwrap();
+    let sol = top.run(x0).span(0.0..5.0).options(tight().output(Output::Interval(0.1))).go().unwrap();
     let j0 = top.vertical_momentum(0.0, &x0);
     for (t, x) in sol.iter() {
         assert!((top.vertical_momentum(t, x) - j0).abs() < 1e-11 * j0.abs().max(1.0));
@@ -365,7 +366,7 @@ fn wong_example_spatial_momentum_is_a_hybrid_momentum_map_and_only_the_wall_norm
     let q0 = UnitQuaternion::from_euler_angles(0.3, -0.8, 1.9);
     let x0 = body.state([0.0, 0.1, q0.w, q0.i, q0.j, q0.k], [0.7, 1.9, 0.4, -1.3, 0.9]);
     let opts = HybridOptions::default().ode(tight());
-    let sol = body.simulate(x0, 0.0..6.0, &opts).unwrap();
+    let sol = body.run(x0).span(0.0..6.0).options(&opts).go().unwrap();
     assert!(sol.impacts.len() >= 4, "the channel is crossed several times: {} impacts", sol.impacts.len());
     let momentum =
         |t: f64, x: &SVector<f64, 11>| Vector3::new(body.lx_momentum(t, x), body.ly_momentum(t, x), body.lz_momentum(t, x));
@@ -465,7 +466,8 @@ fn a_brick_bouncing_on_a_corner_is_the_same_with_a_quaternion_and_with_euler_ang
         assert!((quat.floor_guard(0.0, &xq) - euler.floor_guard(0.0, &xe)).abs() < 1e-14);
         let opts = HybridOptions::default().ode(tight()).max_impacts(6);
         let span = 0.0..1.5;
-        let (sq, se) = (quat.simulate(xq, span.clone(), &opts).unwrap(), euler.simulate(xe, span, &opts).unwrap());
+        let (sq, se) =
+            (quat.run(xq).span(span.clone()).options(&opts).go().unwrap(), euler.run(xe).span(span).options(&opts).go().unwrap());
         assert!(sq.impacts.len() >= 3, "e = {e}: {} impacts", sq.impacts.len());
         assert_eq!(sq.impacts.len(), se.impacts.len(), "e = {e}: the same impacts");
         let (mut times, mut states, mut carnot, mut vertical) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
@@ -576,7 +578,7 @@ fn a_spinning_ball_lands_and_rolls_as_the_contact_momentum_says() {
     let q = turn.quaternion();
     let x0 = ball.flight_state([p0.x, p0.y, p0.z, q.w, q.i, q.j, q.k], [v0.x, v0.y, v0.z, w0.x, w0.y, w0.z]);
     let opts = HybridOptions::default().ode(Options::default().rtol(1e-12).atol(1e-13));
-    let sol = ball.simulate(LandingBall::FLIGHT, x0, 0.0..2.0, &opts).unwrap();
+    let sol = ball.run(x0).span(0.0..2.0).options(&opts).go().unwrap();
     assert_eq!(sol.impacts.len(), 1);
     // The landing: z = a on the parabola.
     let land = (v0.z + (v0.z * v0.z + 2.0 * g * (p0.z - a)).sqrt()) / g;
@@ -613,7 +615,7 @@ fn a_spinning_ball_lands_and_rolls_as_the_contact_momentum_says() {
     // Without spin, the textbook 5/7 of the horizontal speed (i = 2/5 m a²), and the ball turns
     // at v⁺/a about the horizontal axis across its path.
     let still = ball.flight_state([0.0, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0], [1.5, -0.8, 0.0, 0.0, 0.0, 0.0]);
-    let sol = ball.simulate(LandingBall::FLIGHT, still, 0.0..1.0, &opts).unwrap();
+    let sol = ball.run(still).span(0.0..1.0).options(&opts).go().unwrap();
     let post = sol.impacts[0].post;
     let ratio = Vector3::new(post[6], post[7], 0.0) - Vector3::new(1.5, -0.8, 0.0) * (5.0 / 7.0);
     let omega = Vector3::new(post[8], post[9], post[10]) - Vector3::new(0.8, 1.5, 0.0) * (5.0 / 7.0 / a);
@@ -623,7 +625,7 @@ fn a_spinning_ball_lands_and_rolls_as_the_contact_momentum_says() {
     for _ in 0..5 {
         let qr: [f64; 4] = std::array::from_fn(|_| rng.uniform(-1.0, 1.0));
         let v: [f64; 6] = std::array::from_fn(|_| rng.uniform(-2.0, 2.0));
-        let x = ball.flight_state([0.1, 0.2, a, qr[0], qr[1], qr[2], qr[3]], v);
+        let x = ball.flight_state([0.1, 0.2, a, qr[0], qr[1], qr[2], qr[3]], v).state;
         let exact = ball.flight().land_reset_jacobian(0.0, &x).unwrap();
         let h = 1e-6;
         let fd = routh::nalgebra::SMatrix::<f64, 11, 13>::from_fn(|r, c| {
@@ -691,7 +693,7 @@ fn chaplygin_ball_keeps_its_integrals_and_is_the_euler_angle_ball() {
     let k0 = contact_momentum(&xq);
     let e0 = ball.energy(0.0, &xq);
     let opts = tight().output(Output::Times((1..=100).map(|i| i as f64 * 0.2).collect()));
-    let sol = ball.simulate(xq, 0.0..20.0, &opts).unwrap();
+    let sol = ball.run(xq).span(0.0..20.0).options(&opts).go().unwrap();
     let (mut kerr, mut eerr) = (0.0f64, 0.0f64);
     for (t, x) in sol.iter() {
         kerr = kerr.max((contact_momentum(x) - k0).norm() / k0.norm());
@@ -700,7 +702,8 @@ fn chaplygin_ball_keeps_its_integrals_and_is_the_euler_angle_ball() {
     let report = sol.constraints.unwrap();
     // Against the Euler-angle ball over 5 s (θ stays away from 0 and π).
     let opts = tight().output(Output::Times((1..=50).map(|i| i as f64 * 0.1).collect()));
-    let (sq, se) = (ball.simulate(xq, 0.0..5.0, &opts).unwrap(), euler.simulate(xe, 0.0..5.0, &opts).unwrap());
+    let (sq, se) =
+        (ball.run(xq).span(0.0..5.0).options(&opts).go().unwrap(), euler.run(xe).span(0.0..5.0).options(&opts).go().unwrap());
     let mut route = 0.0f64;
     for ((_, x), (_, y)) in sq.iter().zip(se.iter()) {
         let (q, w) = (UnitQuaternion::from_quaternion(Quaternion::new(x[2], x[3], x[4], x[5])), Vector3::new(x[8], x[9], x[10]));
@@ -727,7 +730,7 @@ fn a_homogeneous_ball_rolls_uniformly_and_the_constrained_jacobian_matches_finit
     let spin = Vector3::new(1.5, -0.8, 0.6);
     let w0 = q0.inverse() * spin;
     let x0 = ball.state([0.0, 0.0, q0.w, q0.i, q0.j, q0.k], [a * spin.y, -a * spin.x, w0.x, w0.y, w0.z]);
-    let sol = ball.simulate(x0, 0.0..3.0, &tight().output(Output::Interval(0.5))).unwrap();
+    let sol = ball.run(x0).span(0.0..3.0).options(tight().output(Output::Interval(0.5))).go().unwrap();
     let mut worst = 0.0f64;
     for (t, x) in sol.iter() {
         let q = UnitQuaternion::from_quaternion(Quaternion::new(x[2], x[3], x[4], x[5]));
@@ -790,7 +793,8 @@ fn a_top_pinned_by_holonomic_constraints_is_the_top_with_a_fixed_tip() {
     let xt = top.state([q0.w, q0.i, q0.j, q0.k], w0.into());
     assert!((pinned.energy(0.0, &xp) - top.energy(0.0, &xt)).abs() < 1e-12);
     let opts = tight().output(Output::Times((1..=50).map(|i| i as f64 * 0.1).collect()));
-    let (sp, st) = (pinned.simulate(xp, 0.0..5.0, &opts).unwrap(), top.simulate(xt, 0.0..5.0, &opts).unwrap());
+    let (sp, st) =
+        (pinned.run(xp).span(0.0..5.0).options(&opts).go().unwrap(), top.run(xt).span(0.0..5.0).options(&opts).go().unwrap());
     let mut worst = 0.0f64;
     for ((_, x), (_, y)) in sp.iter().zip(st.iter()) {
         let qp = UnitQuaternion::from_quaternion(Quaternion::new(x[3], x[4], x[5], x[6]));
@@ -961,10 +965,8 @@ fn a_brick_pivoting_on_a_corner_is_the_same_with_a_quaternion_and_with_euler_ang
     let (q0, w0) = common::euler_zxz(angles, rates);
     let xq = quat.free_state([0.0, 0.0, 0.3, q0.w, q0.i, q0.j, q0.k], [0.3, -0.2, 0.0, w0.x, w0.y, w0.z]);
     let opts = HybridOptions::default().ode(tight().output(Output::Interval(0.02)));
-    let (sq, se) = (
-        quat.simulate(QuaternionTipper::FREE, xq, 0.0..1.2, &opts).unwrap(),
-        euler.simulate(EulerTipper::FREE, xe, 0.0..1.2, &opts).unwrap(),
-    );
+    let (sq, se) =
+        (quat.run(xq).span(0.0..1.2).options(&opts).go().unwrap(), euler.run(xe).span(0.0..1.2).options(&opts).go().unwrap());
     assert!(sq.mode_sequence().starts_with(&[QuaternionTipper::FREE, QuaternionTipper::FLOOR]), "{:?}", sq.mode_sequence());
     assert_eq!(sq.mode_sequence(), se.mode_sequence());
     let names = |s: &HybridTrajectory<13>| s.impacts.iter().map(|i| i.guard).collect::<Vec<_>>();
@@ -1040,7 +1042,13 @@ fn body_torques_on_an_orientation_follow_their_closed_forms() {
     assert!((dp.column(0) - fd).amax() < 1e-8, "{dp} vs {fd}");
     // A constant torque about a principal axis from rest: ω₃ = τt/I₃, a turn by τt²/(2I₃) about it.
     let tau = 0.6;
-    let sol = craft.simulate(craft.state([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0]), 0.0..3.0, [0.0, 0.0, tau], &tight()).unwrap();
+    let sol = craft
+        .run(craft.state([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0]))
+        .span(0.0..3.0)
+        .inputs([0.0, 0.0, tau])
+        .options(tight())
+        .go()
+        .unwrap();
     let (t, end) = sol.last().unwrap();
     let angle = tau * t * t / (2.0 * craft.i3);
     let exact = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), angle);
@@ -1053,7 +1061,8 @@ fn body_torques_on_an_orientation_follow_their_closed_forms() {
     let w0 = Vector3::new(0.4, -1.1, 0.7);
     let feedback = move |_t: f64, x: &SVector<f64, 7>| SVector::<f64, 3>::new(-k * x[4], -k * x[5], -k * x[6]);
     let opts = tight().output(Output::Interval(0.25));
-    let sol = ball.simulate(ball.state([q0.w, q0.i, q0.j, q0.k], w0.into()), 0.0..5.0, feedback, &opts).unwrap();
+    let sol =
+        ball.run(ball.state([q0.w, q0.i, q0.j, q0.k], w0.into())).span(0.0..5.0).inputs(feedback).options(&opts).go().unwrap();
     let mut worst = 0.0f64;
     for (t, x) in sol.iter() {
         let decay = (-k * t / ball.i1).exp();
@@ -1117,7 +1126,7 @@ fn a_contact_lagrangian_damps_a_rigid_body_as_herglotz_says() {
     let w0 = Vector3::new(-0.6, 1.4, 0.3);
     let x0 = ball.state([q0.w, q0.i, q0.j, q0.k], w0.into(), 0.2);
     let e0 = ball.energy(0.0, &x0);
-    let sol = ball.simulate(x0, 0.0..5.0, &tight().output(Output::Interval(0.25))).unwrap();
+    let sol = ball.run(x0).span(0.0..5.0).options(tight().output(Output::Interval(0.25))).go().unwrap();
     let mut worst = 0.0f64;
     for (t, x) in sol.iter() {
         let decay = (-gamma * t).exp();
@@ -1134,7 +1143,8 @@ fn a_contact_lagrangian_damps_a_rigid_body_as_herglotz_says() {
     let (xq, xe) = (body.state([q.w, q.i, q.j, q.k], w.into(), 0.0), euler.state(angles, rates, 0.0));
     assert!((body.energy(0.0, &xq) - euler.energy(0.0, &xe)).abs() < 1e-14);
     let opts = tight().output(Output::Times((1..=30).map(|i| i as f64 * 0.1).collect()));
-    let (sq, se) = (body.simulate(xq, 0.0..3.0, &opts).unwrap(), euler.simulate(xe, 0.0..3.0, &opts).unwrap());
+    let (sq, se) =
+        (body.run(xq).span(0.0..3.0).options(&opts).go().unwrap(), euler.run(xe).span(0.0..3.0).options(&opts).go().unwrap());
     let mut route = 0.0f64;
     for ((t, x), (_, y)) in sq.iter().zip(se.iter()) {
         let (r, w) = common::euler_zxz([y[0], y[1], y[2]], [y[3], y[4], y[5]]);
@@ -1194,7 +1204,8 @@ fn contact_jacobians_with_orientations_match_finite_differences_and_the_energy_d
     let q0 = UnitQuaternion::from_euler_angles(0.3, 1.1, -0.4);
     let x0 = brick.state([0.0, 0.0, 0.6, q0.w, q0.i, q0.j, q0.k], [0.3, -0.2, 0.0, 0.5, -1.2, 2.0], 0.0);
     let e0 = brick.energy(0.0, &x0);
-    let sol = brick.simulate(x0, 0.0..1.5, &HybridOptions::default().ode(tight().output(Output::Interval(0.05)))).unwrap();
+    let sol =
+        brick.run(x0).span(0.0..1.5).options(HybridOptions::default().ode(tight().output(Output::Interval(0.05)))).go().unwrap();
     assert!(sol.impacts.len() >= 2, "{} impacts", sol.impacts.len());
     let mut worst = 0.0f64;
     for (t, _, x) in sol.iter() {
@@ -1235,7 +1246,7 @@ fn a_ball_rolls_down_a_slope_at_five_sevenths_of_g_sin_alpha() {
     let x0 = ball.state([centre.x, centre.y, centre.z, q0.w, q0.i, q0.j, q0.k], [0.0; 6]);
     assert!(ball.position_residuals(0.0, &x0).amax() < 1e-15 && ball.velocity_residuals(0.0, &x0).amax() < 1e-15);
     let e0 = ball.energy(0.0, &x0);
-    let sol = ball.simulate(x0, 0.0..2.0, &tight().output(Output::Interval(0.1))).unwrap();
+    let sol = ball.run(x0).span(0.0..2.0).options(tight().output(Output::Interval(0.1))).go().unwrap();
     let accel = 5.0 / 7.0 * g * alpha.sin();
     let fall = -Vector3::new(alpha.cos(), 0.0, alpha.sin());
     let mut worst = 0.0f64;

@@ -24,7 +24,7 @@ fn outputs_follow_a_hybrid_run_across_its_impacts() {
     // The energy output keeps its value between impacts and drops by the factor e² at each.
     let ball = Ball { m: 2.0, g: 9.81, e: 0.8 };
     let opts = HybridOptions::default().rtol(1e-11).atol(1e-12);
-    let sol = ball.simulate(ball.state([1.0], [0.0]), 0.0..1.5, &opts).unwrap();
+    let sol = ball.run(ball.state([1.0], [0.0])).span(0.0..1.5).options(&opts).go().unwrap();
     assert!(sol.impacts.len() >= 2);
     let energy = ball.observe(&sol.times, &sol.states).column("energy").unwrap();
     let e0 = ball.m * ball.g;
@@ -75,7 +75,7 @@ fn constraint_forces_and_the_energy_are_outputs() {
     let p = RodPendulum { m: 1.3, g: 9.81, l: 0.7 };
     let (th0, w0): (f64, f64) = (1.1, 0.4);
     let x0 = p.state([p.l * th0.sin(), -p.l * th0.cos()], [p.l * w0 * th0.cos(), p.l * w0 * th0.sin()]);
-    let sol = p.simulate(x0, 0.0..3.0, &Options::default().rtol(1e-12).atol(1e-13).output(Output::Interval(0.1))).unwrap();
+    let sol = p.run(x0).span(0.0..3.0).rtol(1e-12).atol(1e-13).output(Output::Interval(0.1)).go().unwrap();
     let obs = p.observe(&sol.times, &sol.states);
     let (lam, e) = (obs.column("lam").unwrap(), obs.column("e").unwrap());
     let e0 = p.energy(0.0, &x0);
@@ -90,7 +90,7 @@ fn constraint_forces_and_the_energy_are_outputs() {
     // t* = m g / c; in flight the floor does not push (0).
     let b = PushedBall { m: 2.0, g: 9.81, c: 4.0 };
     let opts = HybridOptions::default().ode(Options::default().rtol(1e-12).atol(1e-13).output(Output::Interval(0.25)));
-    let sol = b.simulate(PushedBall::FLOOR, b.floor_state([0.0], [0.0]), 0.0..6.0, &opts).unwrap();
+    let sol = b.run(b.floor_state([0.0], [0.0])).span(0.0..6.0).options(&opts).go().unwrap();
     assert_eq!(sol.mode_sequence(), vec![PushedBall::FLOOR, PushedBall::FREE]);
     let obs = b.observe(&sol.times, &sol.modes, &sol.states);
     let (normal, e) = (obs.column("normal").unwrap(), obs.column("e").unwrap());

@@ -29,7 +29,7 @@ fn bouncing_ball_monodromy_and_poincare_jacobian_match_the_closed_forms() {
     for hbar in [0.5f64, 1.0, 2.0] {
         let period = (8.0 * hbar).sqrt();
         let x0 = ball.state([hbar], [0.0]);
-        let run = ball.simulate(x0, 0.0..period, &tight()).unwrap();
+        let run = ball.run(x0).span(0.0..period).options(tight()).go().unwrap();
         assert_eq!(run.impacts.len(), 1);
         let flow = hybrid_flow_jacobian(&ball, &run, &tight().ode).unwrap();
         let v = (2.0 * hbar).sqrt();
@@ -57,7 +57,7 @@ fn saltation_maps_the_field_and_the_energy_gradient_across_a_dissipative_impact(
     // the field identity still holds and the energy's does not (the impact is not conservative).
     for e in [1.0, 0.5] {
         let ball = Ball { m: 0.7, g: 9.81, e };
-        let run = ball.simulate(ball.state([1.3], [0.4]), 0.0..0.8, &tight()).unwrap();
+        let run = ball.run(ball.state([1.3], [0.4])).span(0.0..0.8).options(tight()).go().unwrap();
         let imp = &run.impacts[0];
         let s = routh::runtime::saltation(&ball, 0, 0, 0, imp.t, &imp.pre, &imp.post).unwrap();
         let (fm, fp) = (ball.mode_field(0, imp.t, &imp.pre).unwrap(), ball.mode_field(0, imp.t, &imp.post).unwrap());
@@ -93,10 +93,10 @@ fn hybrid_flow_jacobian_matches_finite_differences_of_the_flow() {
     let x0 = p.state([-0.6], [0.5]);
     let t_end = 3.0;
     let end = |x: &SVector<f64, 2>| {
-        let run = p.simulate(*x, 0.0..t_end, &tight()).unwrap();
+        let run = p.run(*x).span(0.0..t_end).options(tight()).go().unwrap();
         (*run.last().unwrap().2, run.impacts.len())
     };
-    let run = p.simulate(x0, 0.0..t_end, &tight()).unwrap();
+    let run = p.run(x0).span(0.0..t_end).options(tight()).go().unwrap();
     assert!(run.impacts.len() >= 2, "{} impacts", run.impacts.len());
     let flow = hybrid_flow_jacobian(&p, &run, &tight().ode).unwrap();
     assert!((flow.end - run.last().unwrap().2).amax() < 1e-8);

@@ -97,7 +97,7 @@ fn harmonic_oscillator_matches_closed_form() {
     let sys = Oscillator { m: 2.0, k: 8.0 };
     let w = (sys.k / sys.m).sqrt();
     let (x0, v0) = (0.7, -0.3);
-    let sol = sys.simulate(sys.state([x0], [v0]), 0.0..10.0, &tight()).unwrap();
+    let sol = sys.run(sys.state([x0], [v0])).span(0.0..10.0).options(tight()).go().unwrap();
     assert!(sol.len() > 10);
     for (t, x) in sol.iter() {
         let exact = x0 * (w * t).cos() + v0 / w * (w * t).sin();
@@ -116,7 +116,7 @@ fn damped_oscillator_decays_as_closed_form() {
     let gamma = sys.c / (2.0 * sys.m);
     let wd = (sys.k / sys.m - gamma * gamma).sqrt();
     let (x0, v0) = (1.0, 0.5);
-    let sol = sys.simulate(sys.state([x0], [v0]), 0.0..15.0, &tight()).unwrap();
+    let sol = sys.run(sys.state([x0], [v0])).span(0.0..15.0).options(tight()).go().unwrap();
     for (t, x) in sol.iter() {
         let exact = (-gamma * t).exp() * (x0 * (wd * t).cos() + (v0 + gamma * x0) / wd * (wd * t).sin());
         assert!((x[0] - exact).abs() < 1e-9, "t = {t}: {} vs {exact}", x[0]);
@@ -142,7 +142,7 @@ fn pendulum_energy_conserved_over_100_periods() {
     let x0 = sys.state([1.2], [0.0]);
     let e0 = sys.energy(0.0, &x0);
     let opts = Options::default().rtol(1e-10).atol(1e-12);
-    let sol = sys.simulate(x0, 0.0..100.0 * period, &opts).unwrap();
+    let sol = sys.run(x0).span(0.0..100.0 * period).options(&opts).go().unwrap();
     let worst = sol.iter().map(|(t, x)| ((sys.energy(t, x) - e0) / e0).abs()).fold(0.0, f64::max);
     // DOPRI5 is not symplectic: the energy error grows linearly with time, about 4e-8 here after
     // 100 periods at rtol 1e-10 (an independent DOPRI5, SciPy's RK45, drifts 5e-8 on this problem).
@@ -193,7 +193,7 @@ fn double_pendulum_energy_balance_with_damping() {
     // dE/dt = Q·q̇ along solutions: integrate the power and compare with the energy change.
     let p = DoublePendulum { m1: 1.0, m2: 1.0, l1: 1.0, l2: 1.0, g: 9.81, b: 0.3 };
     let x0 = p.state([1.0, 0.5], [0.0, 0.0]);
-    let sol = p.simulate(x0, 0.0..5.0, &Options::default().rtol(1e-11).atol(1e-13)).unwrap();
+    let sol = p.run(x0).span(0.0..5.0).rtol(1e-11).atol(1e-13).go().unwrap();
     let mut work = 0.0;
     let pts: Vec<(f64, f64)> = sol.iter().map(|(t, x)| (t, p.power(t, x))).collect();
     for w in pts.windows(2) {
@@ -222,7 +222,7 @@ fn kepler_orbit_period_apsides_and_conservation() {
     // Apoapsis: ṙ crosses zero from above.
     let apo = Event::new("apoapsis", |_t, x: &SVector<f64, 4>| x[2]).direction(Direction::Falling);
     let peri = Event::new("periapsis", |_t, x: &SVector<f64, 4>| x[2]).direction(Direction::Rising);
-    let sol = sys.simulate_with_events(x0, 0.0..5.5 * period, &[apo, peri], &tight()).unwrap();
+    let sol = sys.run(x0).span(0.0..5.5 * period).events(&[apo, peri]).options(tight()).go().unwrap();
     let apo_times: Vec<f64> = sol.events.iter().filter(|ev| ev.name == "apoapsis").map(|ev| ev.t).collect();
     assert!(apo_times.len() >= 5, "{} apoapses", apo_times.len());
     for w in apo_times.windows(2) {
@@ -252,7 +252,7 @@ fn shaken_pendulum_matches_hand_derived_equation() {
     }
     // Kapitza: a fast enough shake stabilises the inverted pendulum (2 g l < A² Ω²).
     assert!(2.0 * sys.g * sys.l < (sys.amp * sys.omega).powi(2));
-    let sol = sys.simulate(sys.state([PI - 0.1], [0.0]), 0.0..10.0, &tight()).unwrap();
+    let sol = sys.run(sys.state([PI - 0.1], [0.0])).span(0.0..10.0).options(tight()).go().unwrap();
     for (_, x) in sol.iter() {
         assert!((x[0] - PI).abs() < 0.3, "left the inverted position: θ = {}", x[0]);
     }
@@ -286,7 +286,7 @@ fn event_time_of_a_known_crossing() {
     let w = 2.0;
     let zero = Event::new("x = 0", |_t, x: &SVector<f64, 2>| x[0]).direction(Direction::Falling);
     let opts = Options::default().rtol(1e-12).atol(1e-14);
-    let sol = sys.simulate_with_events(sys.state([1.0], [0.0]), 0.0..10.0, &[zero], &opts).unwrap();
+    let sol = sys.run(sys.state([1.0], [0.0])).span(0.0..10.0).events(&[zero]).options(&opts).go().unwrap();
     assert_eq!(
         sol.events.len(),
         3,
@@ -300,7 +300,7 @@ fn event_time_of_a_known_crossing() {
     }
     // A terminal event stops the run at the crossing.
     let stop = Event::new("stop", |_t, x: &SVector<f64, 2>| x[0]).terminal(true);
-    let sol = sys.simulate_with_events(sys.state([1.0], [0.0]), 0.0..10.0, &[stop], &opts).unwrap();
+    let sol = sys.run(sys.state([1.0], [0.0])).span(0.0..10.0).events(&[stop]).options(&opts).go().unwrap();
     let (t_end, _) = sol.last().unwrap();
     assert!((t_end - PI / (2.0 * w)).abs() < 1e-10);
     assert!(matches!(sol.stop, StopReason::Event { .. }));
@@ -315,7 +315,7 @@ fn singular_mass_matrix_is_a_typed_error() {
     assert!(matches!(sys.jacobian(0.0, &x), Err(FieldError::SingularMassMatrix { .. })));
     // Falling into the centre: the run ends with a typed error, not a panic.
     let x0 = sys.state([1.0, 0.0], [-1.0, 0.0]);
-    let result = sys.simulate(x0, 0.0..10.0, &Options::default());
+    let result = sys.run(x0).span(0.0..10.0).go();
     assert!(result.is_err(), "radial infall through r = 0 cannot be integrated: {:?}", result.map(|s| s.stop));
 }
 
@@ -335,7 +335,7 @@ fn a_potential_undefined_beyond_a_wall_does_not_end_the_run() {
     let x0 = p.state([1.0], [-4.0]);
     // Where the field is NaN it says so, and the integrator shrinks the step.
     assert!(matches!(p.accelerations(0.0, &p.state([-0.5], [0.0])), Err(FieldError::NonFinite { .. })));
-    let sol = p.simulate(x0, 0.0..3.0, &Options::default().initial_step(0.5)).unwrap();
+    let sol = p.run(x0).span(0.0..3.0).options(Options::default().initial_step(0.5)).go().unwrap();
     let e0 = p.energy(0.0, &x0);
     let (t, x) = sol.last().unwrap();
     assert_eq!(t, 3.0);
@@ -373,7 +373,7 @@ fn a_deep_composition_in_the_kinetic_energy_is_regular() {
 #[test]
 fn a_non_finite_parameter_is_named() {
     let bad = Oscillator { m: 1.0, k: f64::NAN };
-    let err = bad.simulate(bad.state([1.0], [0.0]), 0.0..1.0, &Options::default()).unwrap_err();
+    let err = bad.run(bad.state([1.0], [0.0])).span(0.0..1.0).go().unwrap_err();
     assert!(matches!(err.error, SimError::InvalidParameter { name: "k", .. }), "{err:?}");
     assert!(err.to_string().contains("`k`"), "{err}");
 }
@@ -393,16 +393,16 @@ struct ReducedPendulum {
 #[test]
 fn a_parameter_the_model_divides_by_must_not_be_zero() {
     let bad = ReducedPendulum { g: 9.81, l: 0.0 };
-    let err = bad.simulate(bad.state([0.3], [0.0]), 0.0..1.0, &Options::default()).unwrap_err();
+    let err = bad.run(bad.state([0.3], [0.0])).span(0.0..1.0).go().unwrap_err();
     assert_eq!(err, SimError::InvalidParameter { name: "l", value: 0.0, reason: "the model divides by it" });
     // g = 0 is a legitimate model (no gravity): the pendulum turns uniformly.
     let free = ReducedPendulum { g: 0.0, l: 1.0 };
-    let sol = free.simulate(free.state([0.3], [2.0]), 0.0..1.0, &Options::default()).unwrap();
+    let sol = free.run(free.state([0.3], [2.0])).span(0.0..1.0).go().unwrap();
     assert!((sol.last().unwrap().1[0] - 2.3).abs() < 1e-9);
     // And small-angle period 2π √(l/g) for a real one.
     let p = ReducedPendulum { g: 9.81, l: 0.5 };
     let period = 2.0 * PI * (p.l / p.g).sqrt();
-    let sol = p.simulate(p.state([1e-4], [0.0]), 0.0..period, &Options::default().rtol(1e-11).atol(1e-15)).unwrap();
+    let sol = p.run(p.state([1e-4], [0.0])).span(0.0..period).rtol(1e-11).atol(1e-15).go().unwrap();
     assert!((sol.last().unwrap().1[0] - 1e-4).abs() < 1e-11, "{}", sol.last().unwrap().1[0]);
 }
 
@@ -434,7 +434,7 @@ fn physical_constants_are_exact_literals() {
     // One period of ω = √(1e-40 k / mass): back to the start.
     let w = (1e-40 * p.k / mass).sqrt();
     let period = 2.0 * PI / w;
-    let sol = p.simulate(x, 0.0..period, &Options::default().rtol(1e-11).atol(1e-13)).unwrap();
+    let sol = p.run(x).span(0.0..period).rtol(1e-11).atol(1e-13).go().unwrap();
     let (_, end) = sol.last().unwrap();
     assert!((end[0] - 0.3).abs() < 1e-8 && (end[1] - 0.7).abs() < 1e-8, "{end}");
 }
@@ -492,7 +492,7 @@ fn equilibria_continued_in_a_parameter_turn_where_the_torque_exceeds_gravity() {
 #[test]
 fn outputs_are_the_state_functions_they_name_at_every_sample() {
     let p = DoublePendulum { m1: 1.0, m2: 2.0, l1: 1.0, l2: 0.7, g: 9.81, b: 0.0 };
-    let sol = p.simulate(p.state([1.0, 0.5], [0.3, -0.2]), 0.0..3.0, &Options::default().output(Output::Interval(0.1))).unwrap();
+    let sol = p.run(p.state([1.0, 0.5], [0.3, -0.2])).span(0.0..3.0).output(Output::Interval(0.1)).go().unwrap();
     assert_eq!(DoublePendulum::OUTPUTS, ["bob[0]", "bob[1]", "bob[2]", "speed", "elbow"]);
     let obs = p.observe(&sol.times, &sol.states);
     assert_eq!(obs.times, sol.times);
@@ -531,7 +531,7 @@ fn generated_models_run_with_the_eighth_order_pair() {
     let x0 = p.state([1.0, 0.5], [0.3, -0.2]);
     let e0 = p.energy(0.0, &x0);
     let run = |scheme: Scheme| {
-        let sol = p.simulate(x0, 0.0..10.0, &Options::default().scheme(scheme).rtol(1e-12).atol(1e-14)).unwrap();
+        let sol = p.run(x0).span(0.0..10.0).scheme(scheme).rtol(1e-12).atol(1e-14).go().unwrap();
         let drift = sol.iter().fold(0.0f64, |d, (t, x)| d.max((p.energy(t, x) - e0).abs() / e0.abs()));
         (drift, sol.stats.evaluations)
     };

@@ -154,7 +154,7 @@ fn pendulum_on_a_cart_matches_the_dense_route() {
     assert!(gap < 1e-13, "{gap:e}");
     // Momentum balance: d/dt (Σ mₖ ẋₖ) = f, the cart force the only horizontal one.
     let x0 = cart.state([0.0, -1.2, -1.4, -1.0, -1.8], [0.3, 0.0, 0.5, -0.2, 0.1]);
-    let run = cart.simulate(x0, 0.0..2.0, &Options::default().rtol(1e-11).atol(1e-12)).unwrap();
+    let run = cart.run(x0).span(0.0..2.0).rtol(1e-11).atol(1e-12).go().unwrap();
     let p0 = cart.momenta(0.0, &x0)[0];
     let (t, x) = run.end;
     assert!((cart.momenta(t, &x)[0] - p0 - cart.f * t).abs() < 1e-8, "{} against {}", cart.momenta(t, &x)[0], p0 + cart.f * t);
@@ -251,7 +251,8 @@ fn branched_tree_matches_the_dense_model() {
     // The same motion over 10 s of the driven, damped system.
     let x0 = rec.state([0.1, 0.8, -0.5, 1.2], [0.0, 0.3, -0.2, 0.0]);
     let opts = Options::default().rtol(1e-11).atol(1e-12);
-    let (r, d) = (rec.simulate(x0, 0.0..10.0, &opts).unwrap(), dense.simulate(x0, 0.0..10.0, &opts).unwrap());
+    let (r, d) =
+        (rec.run(x0).span(0.0..10.0).options(&opts).go().unwrap(), dense.run(x0).span(0.0..10.0).options(&opts).go().unwrap());
     assert!((r.end.1 - d.end.1).amax() < 1e-8, "{} against {}", r.end.1, d.end.1);
 }
 
@@ -285,7 +286,7 @@ fn particles_in_space_form_a_tree() {
     let gap = worst_gap(|x| crane.accelerations(0.0, x).unwrap(), |x| (crane.mass_matrix(0.0, x), crane.forcing(0.0, x)), 5);
     assert!(gap < 1e-13, "{gap:e}");
     let x0 = crane.state([0.0, 0.0, 0.9, -0.6], [0.4, -0.3, 0.0, 1.0]);
-    let run = crane.simulate(x0, 0.0..10.0, &Options::default().rtol(1e-11).atol(1e-12)).unwrap();
+    let run = crane.run(x0).span(0.0..10.0).rtol(1e-11).atol(1e-12).go().unwrap();
     let e0 = crane.energy(0.0, &x0);
     let drift = run.iter().map(|(t, x)| (crane.energy(t, x) - e0).abs()).fold(0.0, f64::max);
     assert!(drift < 1e-8, "energy drift {drift:e}");
@@ -323,7 +324,8 @@ fn impacts_with_the_recursion() {
     let dense = WalledDense { mx: 1.0, m: 0.5, l: 0.8, g: 9.81, e: 0.7, k: 4.0 };
     let x0 = rec.state([0.0, 1.0, -0.3], [1.5, 0.0, 0.0]);
     let opts = HybridOptions::default();
-    let (r, d) = (rec.simulate(x0, 0.0..4.0, &opts).unwrap(), dense.simulate(x0, 0.0..4.0, &opts).unwrap());
+    let (r, d) =
+        (rec.run(x0).span(0.0..4.0).options(&opts).go().unwrap(), dense.run(x0).span(0.0..4.0).options(&opts).go().unwrap());
     assert!(r.impacts.len() >= 2 && r.impacts.len() == d.impacts.len(), "{} and {} impacts", r.impacts.len(), d.impacts.len());
     for (i, j) in r.impacts.iter().zip(&d.impacts) {
         assert!((i.t - j.t).abs() < 1e-9 && (i.post - j.post).amax() < 1e-8, "impact at {} against {}", i.t, j.t);
@@ -456,7 +458,7 @@ fn impacts_of_a_tree_are_solved_along_the_tree() {
     }
     let x0 = r.state([0.0, 0.8, -0.3], [-1.0, 0.0, 0.5]);
     let opts = HybridOptions::default().ode(Options::default().rtol(1e-11).atol(1e-12));
-    let (sr, sd) = (r.simulate(x0, 0.0..3.0, &opts).unwrap(), d.simulate(x0, 0.0..3.0, &opts).unwrap());
+    let (sr, sd) = (r.run(x0).span(0.0..3.0).options(&opts).go().unwrap(), d.run(x0).span(0.0..3.0).options(&opts).go().unwrap());
     common::same_impacts(&sr, &sd, 2);
     let (xr, xd) = (sr.states.last().unwrap(), sd.states.last().unwrap());
     assert!((xr - xd).amax() < 1e-6, "{xr} against {xd}");
@@ -491,8 +493,10 @@ fn modes_of_a_tree_take_the_tree() {
         (r.left().left_to_right_reset_jacobian(0.0, &x).unwrap(), d.left().left_to_right_reset_jacobian(0.0, &x).unwrap());
     assert!((jr - jd).amax() < 1e-11 * (1.0 + jd.amax()), "{jr} against {jd}");
     let opts = HybridOptions::default().ode(Options::default().rtol(1e-11).atol(1e-12));
-    let (sr, sd) =
-        (r.simulate(Shuttle::LEFT, x, 0.0..3.0, &opts).unwrap(), d.simulate(ShuttleDense::LEFT, x, 0.0..3.0, &opts).unwrap());
+    let (sr, sd) = (
+        r.run(ModeState::new(Shuttle::LEFT, x)).span(0.0..3.0).options(&opts).go().unwrap(),
+        d.run(ModeState::new(ShuttleDense::LEFT, x)).span(0.0..3.0).options(&opts).go().unwrap(),
+    );
     common::same_impacts(&sr, &sd, 2);
 }
 
@@ -528,7 +532,7 @@ fn impacts_of_a_constrained_tree_are_solved_along_the_tree() {
     // Moving toward the wall: ẋ + l cos a ȧ + l cos b ḃ = 0 with ȧ = 0.
     let x0 = r.state([xc, a, b], [-1.0, 0.0, 1.0 / (0.6 * b.cos())]);
     let opts = HybridOptions::default().ode(Options::default().rtol(1e-11).atol(1e-12));
-    let (sr, sd) = (r.simulate(x0, 0.0..3.0, &opts).unwrap(), d.simulate(x0, 0.0..3.0, &opts).unwrap());
+    let (sr, sd) = (r.run(x0).span(0.0..3.0).options(&opts).go().unwrap(), d.run(x0).span(0.0..3.0).options(&opts).go().unwrap());
     let xmin = sr.states.iter().map(|x| x[0]).fold(f64::INFINITY, f64::min);
     assert!(
         !sr.impacts.is_empty() && sr.impacts.len() == sd.impacts.len(),
@@ -688,7 +692,7 @@ fn a_constrained_trees_moving_energy_is_computed_along_the_tree() {
         assert!((e - (r.energy(0.0, &x) - r.v * r.x_momentum(0.0, &x))).abs() < 1e-12 * (1.0 + e.abs()));
     }
     let opts = Options::default().rtol(1e-11).atol(1e-12).output(Output::Times(vec![1.0, 2.0, 3.0]));
-    let run = r.simulate(x0, 0.0..3.0, &opts).unwrap();
+    let run = r.run(x0).span(0.0..3.0).options(&opts).go().unwrap();
     let (e0, j0) = (r.x_moving_energy(0.0, &x0), r.x_momentum(0.0, &x0));
     let mut worst = 0.0f64;
     for (t, x) in run.iter() {
@@ -869,7 +873,8 @@ fn a_constrained_tree_solves_its_saddle_point_along_the_tree() {
     let x0 = tree.state(q0, [0.0; 12]);
     let x0 = tree.project_state(0.0, &x0).unwrap();
     let opts = Options::default().rtol(1e-10).atol(1e-11).output(Output::Times(vec![0.5, 1.0, 2.0]));
-    let (rt, rd) = (tree.simulate(x0, 0.0..2.0, &opts).unwrap(), dense.simulate(x0, 0.0..2.0, &opts).unwrap());
+    let (rt, rd) =
+        (tree.run(x0).span(0.0..2.0).options(&opts).go().unwrap(), dense.run(x0).span(0.0..2.0).options(&opts).go().unwrap());
     for (p, q) in rt.states.iter().zip(&rd.states) {
         assert!((p - q).amax() < 1e-7, "{:e}", (p - q).amax());
         assert!(tree.position_residuals(0.0, p).amax() < 1e-8 && tree.velocity_residuals(0.0, p).amax() < 1e-8);
@@ -958,7 +963,7 @@ fn a_tree_models_momentum_map_is_computed_along_the_tree() {
         assert!((o[0] - dense.energy(t, &x)).abs() < 1e-12 * (1.0 + o[0].abs()));
     }
     let opts = Options::default().rtol(1e-11).atol(1e-12).output(Output::Times(vec![1.0, 2.5, 4.0]));
-    let run = tree.simulate(x0, 0.0..4.0, &opts).unwrap();
+    let run = tree.run(x0).span(0.0..4.0).options(&opts).go().unwrap();
     let j0 = tree.x_momentum(0.0, &x0);
     for (t, x) in run.iter() {
         let want = j0 + tree.u0 / tree.w * (tree.w * t).sin();

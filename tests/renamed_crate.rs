@@ -29,8 +29,8 @@ struct Plain {
 fn a_model_derived_through_a_renamed_path_is_the_same_model() {
     let (a, b) = (Renamed { m: 1.5, k: 2.0, c: 0.7 }, Plain { m: 1.5, k: 2.0, c: 0.7 });
     let opts = Options::default().rtol(1e-11).atol(1e-12);
-    let ra = a.simulate(a.state([1.2], [0.0]), 0.0..10.0, &opts).unwrap();
-    let rb = b.simulate(b.state([1.2], [0.0]), 0.0..10.0, &opts).unwrap();
+    let ra = a.run(a.state([1.2], [0.0])).span(0.0..10.0).options(&opts).go().unwrap();
+    let rb = b.run(b.state([1.2], [0.0])).span(0.0..10.0).options(&opts).go().unwrap();
     assert_eq!(ra.states, rb.states, "the same generated code runs");
     // And it is the Duffing oscillator: energy ½ m ẋ² + ½ k x² + ¼ c x⁴ is conserved.
     let (t, x) = ra.last().unwrap();

@@ -65,14 +65,14 @@ fn kepler_radial_routhian_is_the_amended_potential_problem() {
     let a = -full.k / (2.0 * e);
     let period = 2.0 * PI * (full.m * a.powi(3) / full.k).sqrt();
     let ecc = (1.0 + 2.0 * e * mu * mu / (full.m * full.k * full.k)).sqrt();
-    let sol = red.simulate(xr0, 0.0..period, &tight()).unwrap();
+    let sol = red.run(xr0).span(0.0..period).options(tight()).go().unwrap();
     let (rmin, rmax) = sol.iter().fold((f64::MAX, 0.0f64), |(lo, hi), (_, x)| (lo.min(x[0]), hi.max(x[0])));
     assert!((rmin - a * (1.0 - ecc)).abs() < 1e-6 && (rmax - a * (1.0 + ecc)).abs() < 1e-6, "apsides {rmin} {rmax}");
     let (_, end) = sol.last().unwrap();
     assert!((end[0] - xr0[0]).abs() < 1e-8 && (end[1] - xr0[1]).abs() < 1e-8, "radial motion has period {period}");
     let opts = tight().output(Output::Times((1..=20).map(|i| i as f64 * 0.25).collect()));
-    let recon = red.simulate_reconstructed(xr0, theta0, 0.0..5.0, &opts).unwrap();
-    let reference = full.simulate(x0, 0.0..5.0, &opts).unwrap();
+    let recon = red.run(xr0).span(0.0..5.0).reconstructed(theta0).options(&opts).go().unwrap();
+    let reference = full.run(x0).span(0.0..5.0).options(&opts).go().unwrap();
     for (a, b) in recon.states.iter().zip(&reference.states) {
         assert!((a - b).norm() < 1e-9, "reconstructed {a} vs full {b}");
     }
@@ -110,14 +110,14 @@ fn symmetric_top_nutates_between_the_roots_and_matches_the_full_system() {
     }
     let other = 0.5 * (lo + hi);
     let (th_lo, th_hi) = if other < 0.6 { (other, 0.6) } else { (0.6, other) };
-    let sol = red.simulate(xr0, 0.0..20.0, &tight()).unwrap();
+    let sol = red.run(xr0).span(0.0..20.0).options(tight()).go().unwrap();
     let (mn, mx) = sol.iter().fold((f64::MAX, f64::MIN), |(a, b), (_, x)| (a.min(x[0]), b.max(x[0])));
     assert!(mn > th_lo - 1e-7 && mx < th_hi + 1e-7, "nutation [{mn}, {mx}] outside the roots [{th_lo}, {th_hi}]");
     assert!(mn < th_lo + 1e-3 && mx > th_hi - 1e-3, "nutation reaches both roots: [{mn}, {mx}] vs [{th_lo}, {th_hi}]");
     // Reduced + reconstruction equals the full simulation.
     let opts = tight().output(Output::Times((1..=40).map(|i| i as f64 * 0.25).collect()));
-    let recon = red.simulate_reconstructed(xr0, angles0, 0.0..10.0, &opts).unwrap();
-    let full = top.simulate(x0, 0.0..10.0, &opts).unwrap();
+    let recon = red.run(xr0).span(0.0..10.0).reconstructed(angles0).options(&opts).go().unwrap();
+    let full = top.run(x0).span(0.0..10.0).options(&opts).go().unwrap();
     for (a, b) in recon.states.iter().zip(&full.states) {
         assert!((a - b).norm() < 1e-8 * (1.0 + b.norm()), "reconstructed {a} vs full {b}");
     }
@@ -162,8 +162,8 @@ fn hybrid_routh_reduction_of_the_rolling_disk_equals_the_full_system() {
     for (c, e, horizon, min_impacts) in [(1.0, 1.0, 6.0, 4), (0.0, 1.0, 10.0, 19), (0.3, 0.9, 8.0, 6)] {
         let d = PolarDisk { m: 1.0, rr: 0.1, k: 0.1 / 2f64.sqrt(), h: 0.6, c, e };
         let x0 = polar_start(&d, (0.5, 0.3, 0.0, 0.1, 0.8, 1.0));
-        let (reduced, jumps) = d.simulate_disk_radial(x0, 0.0..horizon, &opts).unwrap();
-        let full = d.simulate(x0, 0.0..horizon, &opts).unwrap();
+        let (reduced, jumps) = d.run(x0).span(0.0..horizon).reduced::<DiskRadial>().options(&opts).go().unwrap();
+        let full = d.run(x0).span(0.0..horizon).options(&opts).go().unwrap();
         assert!(jumps.len() >= min_impacts, "c = {c}: {} impacts", jumps.len());
         assert_eq!(reduced.impacts.len(), full.impacts.len());
         for ((a, b), j) in reduced.impacts.iter().zip(&full.impacts).zip(&jumps) {
@@ -181,7 +181,13 @@ fn hybrid_routh_reduction_of_the_rolling_disk_equals_the_full_system() {
         assert!((ta - tb).abs() < 1e-12 && (xa - xb).norm() < 1e-8 * (1.0 + xb.norm()), "final states differ");
     }
     let d = PolarDisk { m: 1.0, rr: 0.1, k: 0.1 / 2f64.sqrt(), h: 0.6, c: 1.0, e: 1.0 };
-    let (_, jumps) = d.simulate_disk_radial(polar_start(&d, (0.5, 0.3, 0.0, 0.1, 0.8, 1.0)), 0.0..2.0, &opts).unwrap();
+    let (_, jumps) = d
+        .run(polar_start(&d, (0.5, 0.3, 0.0, 0.1, 0.8, 1.0)))
+        .span(0.0..2.0)
+        .reduced::<DiskRadial>()
+        .options(&opts)
+        .go()
+        .unwrap();
     // Reference run R2's impacts (c = 1, e = 1).
     let reference =
         [(0.261664, (-0.38789767, 0.00171591)), (0.892120, (0.33609974, 0.01070277)), (1.667785, (-0.26478335, -0.00071210))];
@@ -197,7 +203,7 @@ fn reduced_disk_momentum_jumps_follow_the_corrected_law_on_the_switching_surface
     let d = PolarDisk { m: 1.0, rr: 0.1, k: 0.1 / 2f64.sqrt(), h: 0.6, c: 0.0, e: 0.8 };
     let x0 = polar_start(&d, (0.5, 0.3, 0.0, 0.1, 0.8, 1.0));
     let opts = routh::runtime::HybridOptions::default().ode(tight());
-    let (_, jumps) = d.simulate_disk_radial(x0, 0.0..2.7, &opts).unwrap();
+    let (_, jumps) = d.run(x0).span(0.0..2.7).reduced::<DiskRadial>().options(&opts).go().unwrap();
     let expected_mu1 = [0.37, -0.386, 0.2908, -0.32264, 0.240112];
     assert_eq!(jumps.len(), 4);
     for (i, j) in jumps.iter().enumerate() {
@@ -249,8 +255,8 @@ fn time_dependent_billiard_reduces_to_the_papers_radial_equation() {
     }
     // Hybrid reduction: the wall is rotation invariant, so μ is a hybrid momentum map (unchanged).
     let opts = routh::runtime::HybridOptions::default().ode(tight());
-    let (reduced, jumps) = b.simulate_billiard_radial(x0, 0.0..5.0, &opts).unwrap();
-    let full = b.simulate(x0, 0.0..5.0, &opts).unwrap();
+    let (reduced, jumps) = b.run(x0).span(0.0..5.0).reduced::<BilliardRadial>().options(&opts).go().unwrap();
+    let full = b.run(x0).span(0.0..5.0).options(&opts).go().unwrap();
     assert_eq!(jumps.len(), 10, "reference run R3: 10 impacts in [0, 5] for c = 0.1");
     let first = [0.141872, 0.711817, 1.276603, 1.831475, 2.371242, 2.890492, 3.383876, 3.846452];
     for ((j, t), (a, f)) in jumps.iter().zip(first).zip(reduced.impacts.iter().zip(&full.impacts)) {
@@ -307,8 +313,8 @@ fn moving_wall_paper_literal_and_physical_laws() {
     // Rolling start (ẋ = R φ̇), so impacts lie on the paper's S.
     let x0 = [0.5, 0.3, 0.0];
     let v0 = [0.1, 0.8, 1.0];
-    let lit = literal.simulate(literal.state(x0, v0), 0.0..3.0, &opts).unwrap();
-    let phy = physical.simulate(physical.state(x0, v0), 0.0..3.0, &opts).unwrap();
+    let lit = literal.run(literal.state(x0, v0)).span(0.0..3.0).options(&opts).go().unwrap();
+    let phy = physical.run(physical.state(x0, v0)).span(0.0..3.0).options(&opts).go().unwrap();
     let f_dot = |t: f64| 0.1 * (2.0 * t).cos();
     let mu1 = |x: &SVector<f64, 6>| m * (x[0] * x[4] - x[1] * x[3]);
     let mu2 = |x: &SVector<f64, 6>| m * k * k * x[5];
@@ -348,7 +354,7 @@ fn reduced_disk_flight_is_the_closed_form_oscillator() {
     let w = kappa.sqrt();
     let times: Vec<f64> = (1..=10).map(|i| 0.025 * i as f64).collect(); // before the first impact at 0.2617
     let opts = tight().output(Output::Times(times.clone()));
-    let sol = red.simulate_reconstructed(xr0, angles0, 0.0..0.25, &opts).unwrap();
+    let sol = red.run(xr0).span(0.0..0.25).reconstructed(angles0).options(&opts).go().unwrap();
     for (t, x) in sol.iter() {
         let (r, th, rd, thd) = (x[0], x[1], x[3], x[4]);
         let (xc, yc) = (r * th.cos(), r * th.sin());
@@ -389,8 +395,8 @@ fn reduction_with_the_cyclic_angle_hidden_in_an_identity_equals_the_full_system(
     let (reduced, xr, phi) = p.spherical_radial(0.0, &x0);
     assert!(reduced.lagrangian(0.0, &xr).is_finite() && reduced.mass_matrix(0.0, &xr)[(0, 0)].is_finite());
     let opts = Options::default().rtol(1e-12).atol(1e-13).output(Output::Interval(0.5));
-    let full = p.simulate(x0, 0.0..10.0, &opts).unwrap();
-    let rec = reduced.simulate_reconstructed(xr, phi, 0.0..10.0, &opts).unwrap();
+    let full = p.run(x0).span(0.0..10.0).options(&opts).go().unwrap();
+    let rec = reduced.run(xr).span(0.0..10.0).reconstructed(phi).options(&opts).go().unwrap();
     assert_eq!(full.len(), rec.len());
     let worst = full.states.iter().zip(&rec.states).map(|(a, b)| (a - b).amax()).fold(0.0, f64::max);
     assert!(worst < 1e-9, "reduced + reconstruction vs full: {worst:e}");
@@ -442,8 +448,8 @@ fn a_top_built_from_particles_reduces_over_precession_and_spin_like_the_euler_an
     let x0 = body.state([0.2, 0.6, -0.4], [0.5, 0.3, 6.0]);
     let opts = tight().output(Output::Times((1..=40).map(|i| f64::from(i) * 0.25).collect()));
     // The particles' Lagrangian is the rigid body's: same motion as the Euler-angle top.
-    let full = body.simulate(x0, 0.0..10.0, &opts).unwrap();
-    let euler = top.simulate(x0, 0.0..10.0, &opts).unwrap();
+    let full = body.run(x0).span(0.0..10.0).options(&opts).go().unwrap();
+    let euler = top.run(x0).span(0.0..10.0).options(&opts).go().unwrap();
     let worst = full.states.iter().zip(&euler.states).map(|(p, q)| (p - q).amax()).fold(0.0, f64::max);
     assert!(worst < 1e-9, "particles vs Euler-angle top: {worst:e}");
     // Reduced over both angles: the same momenta and Routhian as the Euler top's reduction, and
@@ -457,7 +463,7 @@ fn a_top_built_from_particles_reduces_over_precession_and_spin_like_the_euler_an
     }
     assert_eq!(xr, xe);
     // The spin angle grows to about 60 rad over the run: errors relative to the state.
-    let rec = reduced.simulate_reconstructed(xr, angles, 0.0..10.0, &opts).unwrap();
+    let rec = reduced.run(xr).span(0.0..10.0).reconstructed(angles).options(&opts).go().unwrap();
     let worst = full.states.iter().zip(&rec.states).map(|(p, q)| (p - q).amax() / (1.0 + q.amax())).fold(0.0, f64::max);
     assert!(worst < 1e-9, "reduced + reconstruction vs full: {worst:e}");
 }
@@ -505,8 +511,8 @@ fn the_circular_billiard_reduces_to_the_amended_potential_and_keeps_mu_at_the_wa
     let first = t_star + (b.rw * b.rw - r_min * r_min).sqrt() / v;
     let period = 2.0 * (b.rw * b.rw - r_min * r_min).sqrt() / v;
     let opts = routh::runtime::HybridOptions::default().ode(tight());
-    let (reduced, jumps) = b.simulate_circle_radial(x0, 0.0..10.0, &opts).unwrap();
-    let full = b.simulate(x0, 0.0..10.0, &opts).unwrap();
+    let (reduced, jumps) = b.run(x0).span(0.0..10.0).reduced::<CircleRadial>().options(&opts).go().unwrap();
+    let full = b.run(x0).span(0.0..10.0).options(&opts).go().unwrap();
     assert!(jumps.len() >= 8, "{} impacts", jumps.len());
     let chord = 2.0 * (r_min / b.rw).acos();
     for (k, ((j, a), f)) in jumps.iter().zip(&reduced.impacts).zip(&full.impacts).enumerate() {

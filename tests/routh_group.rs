@@ -75,8 +75,8 @@ fn wong_example_reduces_to_free_flight_with_a_constant_amended_potential_and_mu_
 
     // The hybrid run through the reduced system against the full model's.
     let opts = HybridOptions::default().ode(tight().output(Output::Interval(0.25)));
-    let full = wong.simulate(x0, 0.0..6.0, &opts).unwrap();
-    let (rec, jumps) = wong.simulate_wong_routh(x0, 0.0..6.0, &opts).unwrap();
+    let full = wong.run(x0).span(0.0..6.0).options(&opts).go().unwrap();
+    let (rec, jumps) = wong.run(x0).span(0.0..6.0).reduced::<WongRouth>().options(&opts).go().unwrap();
     assert!(full.impacts.len() >= 4 && rec.impacts.len() == full.impacts.len(), "{} impacts", full.impacts.len());
     assert_eq!(jumps.len(), rec.impacts.len());
     let mut jump = 0.0f64;
@@ -144,8 +144,8 @@ fn an_asymmetric_body_precesses_on_the_momentum_sphere_and_mu_survives_every_imp
         assert!((red.amended_potential(0.0, &x) - amended).abs() < 1e-14);
     }
     let opts = HybridOptions::default().ode(tight().output(Output::Interval(0.25)));
-    let full = body.simulate(x0, 0.0..6.0, &opts).unwrap();
-    let (rec, jumps) = body.simulate_asymmetric_wong_routh(x0, 0.0..6.0, &opts).unwrap();
+    let full = body.run(x0).span(0.0..6.0).options(&opts).go().unwrap();
+    let (rec, jumps) = body.run(x0).span(0.0..6.0).reduced::<AsymmetricWongRouth>().options(&opts).go().unwrap();
     assert!(jumps.len() >= 4 && jumps.len() == full.impacts.len());
     let mu0 = rotation(&q0) * (inertia * Vector3::new(0.4, -1.3, 0.9));
     let mut jump = 0.0f64;
@@ -165,7 +165,7 @@ fn an_asymmetric_body_precesses_on_the_momentum_sphere_and_mu_survives_every_imp
     assert!(jump < 1e-11 && sphere < 1e-11 && gap < 1e-9, "{jump:e} {sphere:e} {gap:e}");
     // The Euler–Poincaré reduction of the same model across its impacts (the reduced state keeps
     // the shape and ω; the guards see only the shape): the same run.
-    let ep = body.simulate_asymmetric_wong_euler(x0, 0.0..6.0, &opts).unwrap();
+    let ep = body.run(x0).span(0.0..6.0).reduced::<AsymmetricWongEuler>().options(&opts).go().unwrap();
     assert_eq!(ep.impacts.len(), full.impacts.len());
     let gap = full.states.iter().zip(&ep.states).map(|(a, b)| (a - b).amax()).fold(0.0, f64::max);
     assert!(gap < 1e-9, "Euler–Poincaré across impacts: {gap:e}");
@@ -249,9 +249,9 @@ fn a_skaters_arms_follow_the_closed_form_lagrange_routh_equation_and_its_relativ
     let (r, xr, g) = sk.skater_routh(0.0, &x0);
     assert!(r == red && g == q0);
     let options = tight().output(Output::Interval(0.5));
-    let full = sk.simulate(x0, 0.0..10.0, &options).unwrap();
-    let rec = red.simulate_reconstructed(xr, g, 0.0..10.0, &options).unwrap();
-    let reduced = red.simulate(xr, 0.0..10.0, &options).unwrap();
+    let full = sk.run(x0).span(0.0..10.0).options(&options).go().unwrap();
+    let rec = red.run(xr).span(0.0..10.0).reconstructed(g).options(&options).go().unwrap();
+    let reduced = red.run(xr).span(0.0..10.0).options(&options).go().unwrap();
     let mu0 = rotation(&q0) * Vector3::new(xr[1], xr[2], xr[3]);
     let (mut gap, mut drift, mut energy) = (0.0f64, 0.0f64, 0.0f64);
     for ((f, x), z) in full.states.iter().zip(&rec.states).zip(&reduced.states) {
@@ -306,8 +306,8 @@ fn a_slider_on_an_offset_rail_couples_shape_and_rotation_and_the_reduction_keeps
     // The coupling is real: Π is not I ω alone.
     assert!((pi - Vector3::new(rail.a * 0.9, rail.b * -0.7, rail.c * 1.3)).norm() > 0.1);
     let options = tight().output(Output::Interval(0.5));
-    let full = rail.simulate(x0, 0.0..10.0, &options).unwrap();
-    let rec = red.simulate_reconstructed(xr, g, 0.0..10.0, &options).unwrap();
+    let full = rail.run(x0).span(0.0..10.0).options(&options).go().unwrap();
+    let rec = red.run(xr).span(0.0..10.0).reconstructed(g).options(&options).go().unwrap();
     let gap = full.states.iter().zip(&rec.states).map(|(a, b)| (a - b).amax()).fold(0.0, f64::max);
     println!("offset rail over 10 s: reduced + reconstruction against full {gap:.1e}");
     assert!(gap < 1e-9, "{gap:e}");

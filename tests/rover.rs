@@ -19,7 +19,7 @@ fn tight() -> Options {
 fn rover_reproduces_the_reference_table() {
     let r = nominal(0.5);
     let x0 = start(&r, [1.0, 0.5, 0.3, 0.0, 0.0], [2.0, 1.0]);
-    let sol = r.simulate(x0, 0.0..20.0, &tight().output(Output::Times(vec![1.0, 5.0, 20.0]))).unwrap();
+    let sol = r.run(x0).span(0.0..20.0).options(tight().output(Output::Times(vec![1.0, 5.0, 20.0]))).go().unwrap();
     // t, θ, ϑ₁, ϑ₂, ω₁, ω₂, x, y
     let table = [
         [1.0, 0.551118833, 3.35587940, 2.11147357, 4.802604547, 3.251190429, 0.852322913, 1.086656916],
@@ -45,7 +45,7 @@ fn moving_energy_is_conserved_while_the_energy_grows() {
     let (h0, m0, ej0) = (r.energy(0.0, &x0), r.rotation_momentum(0.0, &x0), r.rotation_moving_energy(0.0, &x0));
     assert!((h0 - 1.7738534604).abs() < 1e-9 && (m0 - 7.1592552171).abs() < 1e-9 && (ej0 + 1.8057741481).abs() < 1e-9);
     assert!((ej0 - (h0 - r.sigma * m0)).abs() < 1e-14);
-    let sol = r.simulate(x0, 0.0..20.0, &tight().output(Output::Interval(0.05))).unwrap();
+    let sol = r.run(x0).span(0.0..20.0).options(tight().output(Output::Interval(0.05))).go().unwrap();
     let mut worst = 0.0f64;
     for (t, x) in sol.times.iter().zip(&sol.states) {
         worst = worst.max((r.rotation_moving_energy(*t, x) - ej0).abs());
@@ -64,7 +64,7 @@ fn moving_energy_is_conserved_while_the_energy_grows() {
     assert!((r.energy(20.0, x20) - 59.695).abs() < 1e-3 && (growth - 33.65).abs() < 0.01);
     assert!(report.worst.1 < 1e-10, "constraint residual {:?}", report.worst);
     // Without projection the residual stays small too (the reference's 1.6e-12 at rtol 1e-12).
-    let free = r.simulate(x0, 0.0..20.0, &tight().projection(false)).unwrap().constraints.unwrap();
+    let free = r.run(x0).span(0.0..20.0).options(tight().projection(false)).go().unwrap().constraints.unwrap();
     eprintln!("rover without projection: residual {:?}", free.worst);
     assert!(free.worst.1 < 1e-10);
 }
@@ -74,7 +74,7 @@ fn on_a_disk_at_rest_the_rover_keeps_its_energy() {
     // Σ = 0 (Chaplygin): H ≡ ½ωᵀ𝕄_red ω = 0.1575, and the reference row at t = 20.
     let r = nominal(0.0);
     let x0 = start(&r, [1.0, 0.5, 0.3, 0.0, 0.0], [2.0, 1.0]);
-    let sol = r.simulate(x0, 0.0..20.0, &tight()).unwrap();
+    let sol = r.run(x0).span(0.0..20.0).options(tight()).go().unwrap();
     for (t, x) in sol.times.iter().zip(&sol.states) {
         assert!((r.energy(*t, x) - 0.1575).abs() < 1e-11);
     }
@@ -96,7 +96,7 @@ fn relative_equilibria_hold_for_20_seconds() {
     // (a) The centre of mass at the disk's centre, wheels locked: C = −l₀ e_f; H = ½Σ²(J_r − M l₀²).
     let th: f64 = 0.7;
     let xa = start(&r, [-r.l0 * th.cos(), -r.l0 * th.sin(), th, 0.0, 0.0], [0.0, 0.0]);
-    let sol = r.simulate(xa, 0.0..20.0, &opts).unwrap();
+    let sol = r.run(xa).span(0.0..20.0).options(&opts).go().unwrap();
     for (t, x) in sol.times.iter().zip(&sol.states) {
         let (sigma, psi) = polar(x);
         assert!((sigma - r.l0).abs() < 1e-10 && (psi - std::f64::consts::PI).abs() < 1e-9, "(a) t = {t}: σ = {sigma}, ψ = {psi}");
@@ -105,7 +105,7 @@ fn relative_equilibria_hold_for_20_seconds() {
     // (b) Inertially stationary: ψ = π/2, ω = ((σ + b)Σ, (σ − b)Σ)/r_w; x, y, θ stay put.
     let th = -std::f64::consts::FRAC_PI_2;
     let xb = start(&r, [1.0, 0.0, th, 0.0, 0.0], [6.25, 3.75]);
-    let sol = r.simulate(xb, 0.0..20.0, &opts).unwrap();
+    let sol = r.run(xb).span(0.0..20.0).options(&opts).go().unwrap();
     for (t, x) in sol.times.iter().zip(&sol.states) {
         assert!((x[0] - 1.0).abs() < 1e-12 && x[1].abs() < 1e-12 && (x[2] - th).abs() < 1e-12, "(b) t = {t}");
         assert!((r.energy(*t, x) - 0.265625).abs() < 1e-12 && r.rotation_momentum(*t, x).abs() < 1e-12);
@@ -115,7 +115,7 @@ fn relative_equilibria_hold_for_20_seconds() {
     // (1e-10 at t = 13, 1.5e-9 at t = 19 at rtol 1e-12). The circle holds to 1e-8 over 20 s.
     let rc = Rover { l0: 0.0, ..nominal(0.5) };
     let xc = start(&rc, [0.0, 1.0, 0.0, 0.0, 0.0], [1.0, 0.6]);
-    let sol = rc.simulate(xc, 0.0..20.0, &opts).unwrap();
+    let sol = rc.run(xc).span(0.0..20.0).options(&opts).go().unwrap();
     for (t, x) in sol.times.iter().zip(&sol.states) {
         let (sigma, _) = polar(x);
         assert!(
@@ -151,8 +151,8 @@ fn the_reduced_rover_reproduces_the_reference_table() {
     // Checks 7 and 12: reduced + reconstruction against the table and against the full model.
     let times = vec![1.0, 5.0, 20.0];
     let opts = tight().output(Output::Times(times.clone()));
-    let rec = red.simulate_reconstructed(x0, [0.3, 0.0, 0.0], 0.0..20.0, &opts).unwrap();
-    let full = r.simulate(start(&r, [1.0, 0.5, 0.3, 0.0, 0.0], [2.0, 1.0]), 0.0..20.0, &opts).unwrap();
+    let rec = red.run(x0).span(0.0..20.0).reconstructed([0.3, 0.0, 0.0]).options(&opts).go().unwrap();
+    let full = r.run(start(&r, [1.0, 0.5, 0.3, 0.0, 0.0], [2.0, 1.0])).span(0.0..20.0).options(&opts).go().unwrap();
     let table = [
         [1.381042216, 0.354550319, 0.551118833, 3.35587940, 2.11147357, 4.802604547, 3.251190429, 0.852322913, 1.086656916],
         [4.012308136, 1.138620738, 0.635844545, 50.51129874, 39.69052147, 18.915241901, 16.413512285, -0.811544718, 3.929378036],
@@ -252,7 +252,7 @@ fn the_reduced_rovers_reconstruction_is_the_papers_and_keeps_its_energy_on_a_res
     // Check 10: on a disk at rest the reduced energy is conserved, H ≡ ½ωᵀ𝕄_red ω = 0.1575.
     let rest = reduced(&nominal(0.0));
     let x0 = rest.state([1.118033988749895, 0.16364760900080612], [2.0, 1.0]);
-    let sol = rest.simulate(x0, 0.0..20.0, &tight().output(Output::Interval(1.0))).unwrap();
+    let sol = rest.run(x0).span(0.0..20.0).options(tight().output(Output::Interval(1.0))).go().unwrap();
     for (t, x) in sol.iter() {
         assert!((rest.energy(t, x) - 0.1575).abs() < 1e-11, "t = {t}: {}", rest.energy(t, x));
     }
@@ -270,7 +270,7 @@ fn the_implicit_method_projects_onto_the_constraints_as_dopri5_does() {
     let r = nominal(0.5);
     let x0 = start(&r, [1.0, 0.5, 0.3, 0.0, 0.0], [2.0, 1.0]);
     let opts = Options::default().scheme(routh::runtime::Scheme::Rodas4).rtol(1e-10).atol(1e-10);
-    let sol = r.simulate(x0, 0.0..5.0, &opts.output(Output::Times(vec![1.0, 5.0]))).unwrap();
+    let sol = r.run(x0).span(0.0..5.0).options(opts.output(Output::Times(vec![1.0, 5.0]))).go().unwrap();
     let rows = [[0.551118833, 4.802604547, 3.251190429, 0.852322913], [0.635844545, 18.915241901, 16.413512285, -0.811544718]];
     for (row, x) in rows.iter().zip(&sol.states) {
         let got = [x[2], x[8], x[9], x[0]];
@@ -315,8 +315,8 @@ fn the_cartesian_rover_reduces_through_its_quotient_map() {
     let full0 = start(&r, [1.0, 0.5, 0.3, 0.0, 0.0], [2.0, 1.0]);
     assert!((shape.reconstruct(0.0, &x0r, g0) - full0).amax() < 1e-14);
     let opts = tight().output(Output::Times(vec![1.0, 5.0, 20.0]));
-    let rec = shape.simulate_reconstructed(x0r, g0, 0.0..20.0, &opts).unwrap();
-    let full = r.simulate(full0, 0.0..20.0, &opts).unwrap();
+    let rec = shape.run(x0r).span(0.0..20.0).reconstructed(g0).options(&opts).go().unwrap();
+    let full = r.run(full0).span(0.0..20.0).options(&opts).go().unwrap();
     let mut gap = 0.0f64;
     for (a, b) in rec.states.iter().zip(&full.states) {
         gap = gap.max((a - b).amax() / b.amax());
@@ -352,7 +352,7 @@ fn the_reduced_rover_keeps_its_moving_energy_and_the_momentum_equation() {
         0.5 * w.dot(&(shape.mass(0.0, x) * w)) - 0.5 * r.sigma * r.sigma * inertia
     };
     let times: Vec<f64> = (1..=40).map(|i| 0.5 * f64::from(i)).collect();
-    let sol = shape.simulate(x0, 0.0..20.0, &tight().output(Output::Times(times))).unwrap();
+    let sol = shape.run(x0).span(0.0..20.0).options(tight().output(Output::Times(times))).go().unwrap();
     let ej0 = shape.rotation_moving_energy(0.0, &x0);
     let (mut drift, mut rate_err) = (0.0f64, 0.0f64);
     for (t, x) in sol.iter() {

@@ -95,7 +95,7 @@ fn the_arms_energy_changes_only_by_its_damper() {
     let r = Arm { c: 0.0, ..r };
     let x0 = r.state([0.1, 0.3, 0.8, -0.5], [0.0, 1.0, -0.5, 2.0]);
     let opts = Options::default().rtol(1e-11).atol(1e-12);
-    let run = r.simulate(x0, 0.0..3.0, &opts).unwrap();
+    let run = r.run(x0).span(0.0..3.0).options(&opts).go().unwrap();
     let e0 = r.energy(0.0, &x0);
     let worst = run.states.iter().map(|x| (r.energy(0.0, x) - e0).abs()).fold(0.0, f64::max);
     assert!(worst < 1e-8 * (1.0 + e0.abs()), "energy drift {worst}");
@@ -199,7 +199,7 @@ fn a_joint_limit_of_an_arm_along_its_links() {
     }
     let x0 = r.state([0.0, 0.3, 0.6, -0.4], [0.2, 1.0, 2.5, 0.0]);
     let opts = HybridOptions::default().ode(Options::default().rtol(1e-11).atol(1e-12));
-    let (sr, sd) = (r.simulate(x0, 0.0..2.0, &opts).unwrap(), d.simulate(x0, 0.0..2.0, &opts).unwrap());
+    let (sr, sd) = (r.run(x0).span(0.0..2.0).options(&opts).go().unwrap(), d.run(x0).span(0.0..2.0).options(&opts).go().unwrap());
     common::same_impacts(&sr, &sd, 1);
 }
 
@@ -237,8 +237,10 @@ fn modes_of_an_arm_along_its_links() {
         1e-10
     );
     let opts = HybridOptions::default().ode(Options::default().rtol(1e-11).atol(1e-12));
-    let (sr, sd) =
-        (r.simulate(Elbow::LOW, x, 0.0..4.0, &opts).unwrap(), d.simulate(ElbowDense::LOW, x, 0.0..4.0, &opts).unwrap());
+    let (sr, sd) = (
+        r.run(ModeState::new(Elbow::LOW, x)).span(0.0..4.0).options(&opts).go().unwrap(),
+        d.run(ModeState::new(ElbowDense::LOW, x)).span(0.0..4.0).options(&opts).go().unwrap(),
+    );
     common::same_impacts(&sr, &sd, 1);
 }
 
@@ -271,7 +273,7 @@ fn a_constrained_arm_along_its_links() {
     let x0 = s.state([0.1, 0.2, 0.9, 0.3], [0.0, 0.5, 0.0, 1.0]);
     let x0 = s.project_state(0.0, &x0).unwrap();
     let opts = Options::default().rtol(1e-10).atol(1e-11).output(Output::Times(vec![0.5, 1.0]));
-    let (rs, rd) = (s.simulate(x0, 0.0..1.0, &opts).unwrap(), d.simulate(x0, 0.0..1.0, &opts).unwrap());
+    let (rs, rd) = (s.run(x0).span(0.0..1.0).options(&opts).go().unwrap(), d.run(x0).span(0.0..1.0).options(&opts).go().unwrap());
     for (p, q) in rs.states.iter().zip(&rd.states) {
         assert!((p - q).amax() < 1e-7, "{:e}", (p - q).amax());
         assert!(s.position_residuals(0.0, p).amax() < 1e-8 && s.velocity_residuals(0.0, p).amax() < 1e-8);
@@ -299,7 +301,7 @@ fn momentum_maps_of_a_top_along_its_links() {
         }
     }
     let x0 = r.state([0.0, 0.7, 0.0], [0.4, 0.0, 40.0]);
-    let run = r.simulate(x0, 0.0..2.0, &Options::default().rtol(1e-11).atol(1e-12)).unwrap();
+    let run = r.run(x0).span(0.0..2.0).rtol(1e-11).atol(1e-12).go().unwrap();
     let (j0, k0) = (r.phi_momentum(0.0, &x0), r.psi_momentum(0.0, &x0));
     for x in &run.states {
         assert!((r.phi_momentum(0.0, x) - j0).abs() < 1e-8 && (r.psi_momentum(0.0, x) - k0).abs() < 1e-8);
@@ -352,7 +354,7 @@ fn a_long_held_chain_solves_its_saddle_point_along_its_links() {
         assert_near!(factor.solve(free.forcing(0.0, &x)).unwrap(), free.accelerations(0.0, &x).unwrap(), 1e-9);
     }
     let x0 = chain.project_state(0.0, &chain.state(std::array::from_fn(|k| 0.1 * (k as f64 + 1.0).sin()), [0.0; 20])).unwrap();
-    let run = chain.simulate(x0, 0.0..0.5, &Options::default().rtol(1e-10).atol(1e-11)).unwrap();
+    let run = chain.run(x0).span(0.0..0.5).rtol(1e-10).atol(1e-11).go().unwrap();
     let e0 = chain.energy(0.0, &x0);
     for x in &run.states {
         assert!(chain.position_residuals(0.0, x).amax() < 1e-8 && chain.velocity_residuals(0.0, x).amax() < 1e-8);

@@ -32,7 +32,7 @@ fn a_stiff_damped_oscillator_follows_its_closed_form_with_the_exact_jacobian() {
     let x0 = m.state([2.0], [-1.0 - lambda]);
     let times: Vec<f64> = (1..=10).map(f64::from).collect();
     let opts = Options::default().scheme(Scheme::Rodas4).rtol(1e-7).atol(1e-10).output(Output::Times(times));
-    let run = m.simulate(x0, 0.0..10.0, &opts).unwrap();
+    let run = m.run(x0).span(0.0..10.0).options(&opts).go().unwrap();
     let worst = run.iter().map(|(t, x)| (x[0] - ((-t).exp() + (-lambda * t).exp())).abs()).fold(0.0, f64::max);
     let attempts = run.stats.steps + run.stats.rejected;
     println!(
@@ -55,7 +55,7 @@ fn a_pendulum_on_a_stiff_rod_needs_a_fraction_of_dopri5s_evaluations() {
     // 1e-7 m/s² with r near 1: the stretch rate cannot be resolved below it.)
     let run = |scheme: Scheme, tol: f64| {
         let opts = Options::default().scheme(scheme).rtol(tol).atol(tol);
-        p.simulate(x0, 0.0..2.0, &opts).unwrap()
+        p.run(x0).span(0.0..2.0).options(&opts).go().unwrap()
     };
     let (dopri, rodas, reference) = (run(Scheme::Dopri5, 1e-6), run(Scheme::Rodas4, 1e-6), run(Scheme::Rodas4, 1e-10));
     let err = |x: &SVector<f64, 4>| (x[1] - reference.end.1[1]).abs().max((x[3] - reference.end.1[3]).abs());
@@ -85,7 +85,7 @@ fn a_flexible_arm_with_stiff_spring_damper_joints_needs_a_fraction_of_dopri5s_ev
     let x0 = arm.released(0.5);
     let run = |scheme: Scheme, tol: f64| {
         let opts = Options::default().scheme(scheme).rtol(tol).atol(tol);
-        arm.simulate(x0, 0.0..1.0, &opts).unwrap()
+        arm.run(x0).span(0.0..1.0).options(&opts).go().unwrap()
     };
     let (dopri, rodas, reference) = (run(Scheme::Dopri5, 1e-6), run(Scheme::Rodas4, 1e-6), run(Scheme::Rodas4, 1e-11));
     let (d_err, r_err) = ((dopri.end.1 - reference.end.1).amax(), (rodas.end.1 - reference.end.1).amax());

@@ -55,7 +55,7 @@ fn rolling_constraints_switch_on_by_the_kinetic_metric_projection() {
     // x₀ = −1, ẋ₀ = 2, ẏ₀ = 0.3, ω₀ = (0.5, −1, 2) (reference run R6), at θ = π/2, ψ = 0.
     let half_pi = std::f64::consts::FRAC_PI_2;
     let x0 = s.smooth_state([-1.0, 0.0, 0.0, half_pi, 0.0], [2.0, 0.3, 1.0, 0.5, 2.0]);
-    let sol = s.simulate(Sphere::SMOOTH, x0, 0.0..3.0, &tight()).unwrap();
+    let sol = s.run(x0).span(0.0..3.0).options(tight()).go().unwrap();
     assert_eq!(sol.mode_sequence(), vec![Sphere::SMOOTH, Sphere::ROUGH]);
     let imp = &sol.impacts[0];
     assert!((imp.t - 0.5).abs() < 1e-12, "impact at {}", imp.t);
@@ -108,7 +108,7 @@ fn strong_backspin_releases_at_once_without_chatter() {
     let s = Sphere { k2: 0.4, r: 1.0 };
     let half_pi = std::f64::consts::FRAC_PI_2;
     let x0 = s.smooth_state([-1.0, 0.0, 0.0, half_pi, 0.0], [2.0, 0.3, 7.0, 0.5, 2.0]); // ω_y = −7
-    let sol = s.simulate(Sphere::SMOOTH, x0, 0.0..3.0, &tight()).unwrap();
+    let sol = s.run(x0).span(0.0..3.0).options(tight()).go().unwrap();
     assert_eq!(sol.mode_sequence(), vec![Sphere::SMOOTH, Sphere::ROUGH, Sphere::SMOOTH]);
     assert_eq!(sol.impacts.len(), 2, "{:?}", sol.impacts.iter().map(|i| (i.t, i.guard)).collect::<Vec<_>>());
     let (on, off) = (&sol.impacts[0], &sol.impacts[1]);

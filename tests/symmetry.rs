@@ -61,7 +61,7 @@ fn so3_momenta_are_the_angular_momentum_and_are_conserved() {
         let (r, v) = (SVector::<f64, 3>::new(x[0], x[1], x[2]), SVector::<f64, 3>::new(x[3], x[4], x[5]));
         p.m * r.cross(&v)
     };
-    let sol = p.simulate(x0, 0.0..20.0, &Options::default().rtol(1e-11).atol(1e-13)).unwrap();
+    let sol = p.run(x0).span(0.0..20.0).rtol(1e-11).atol(1e-13).go().unwrap();
     let l0 = l(&x0);
     for (t, x) in sol.iter() {
         let j = SVector::<f64, 3>::new(p.lx_momentum(t, x), p.ly_momentum(t, x), p.lz_momentum(t, x));
@@ -90,7 +90,7 @@ fn a_force_that_pairs_with_the_generator_gives_the_balance_law() {
     }
     // Along a solution J decays as e^{−ct/m}.
     let x0 = p.state([1.0, 0.0], [0.0, 1.0]);
-    let sol = p.simulate(x0, 0.0..5.0, &Options::default().rtol(1e-11).atol(1e-13)).unwrap();
+    let sol = p.run(x0).span(0.0..5.0).rtol(1e-11).atol(1e-13).go().unwrap();
     let j0 = p.rotation_momentum(0.0, &x0);
     for (t, x) in sol.iter() {
         assert!((p.rotation_momentum(t, x) - j0 * (-p.c / p.m * t).exp()).abs() < 1e-9);
@@ -101,7 +101,7 @@ fn a_force_that_pairs_with_the_generator_gives_the_balance_law() {
 fn disk_momentum_map_matches_the_corrected_formula_and_is_conserved_in_flight() {
     let d = Disk { m: 1.2, k: 0.07, c: 1.0 };
     let x0 = d.state([0.5, 0.3, 0.0], [0.1, 0.8, 1.0]);
-    let sol = d.simulate(x0, 0.0..2.0, &Options::default().rtol(1e-11).atol(1e-13)).unwrap();
+    let sol = d.run(x0).span(0.0..2.0).rtol(1e-11).atol(1e-13).go().unwrap();
     let (j1, j2) = (d.rotation_momentum(0.0, &x0), d.phi_momentum(0.0, &x0));
     assert!((j1 - d.m * (0.5 * 0.8 - 0.3 * 0.1)).abs() < 1e-15);
     assert!((j2 - d.m * d.k * d.k * 1.0).abs() < 1e-15);
@@ -128,7 +128,7 @@ struct IdentityInvariant {
 fn a_symmetry_behind_an_identity_is_accepted_and_conserved() {
     let s = IdentityInvariant { m: 1.5, k: 1e12 };
     let x0 = s.state([1.0, 0.3], [0.0, 1.0]);
-    let sol = s.simulate(x0, 0.0..1e-4, &Options::default().rtol(1e-12).atol(1e-14)).unwrap();
+    let sol = s.run(x0).span(0.0..1e-4).rtol(1e-12).atol(1e-14).go().unwrap();
     let (t, x) = sol.last().unwrap();
     let j0 = s.phi_momentum(0.0, &x0);
     assert!((s.phi_momentum(t, x) - j0).abs() < 1e-9 * j0.abs(), "J drifts");
@@ -192,7 +192,7 @@ fn every_spelling_of_the_turntable_constraints_gets_the_moving_energy() {
     let known = [false, false, true, true, true];
     let x0 = a.state_with_known_velocities(0.0, q, guess, known).unwrap();
     assert!((a.rotation_moving_energy(0.0, &x0) - b.rotation_moving_energy(0.0, &x0)).abs() < 1e-14);
-    let sol = a.simulate(x0, 0.0..5.0, &Options::default().rtol(1e-11).atol(1e-12)).unwrap();
+    let sol = a.run(x0).span(0.0..5.0).rtol(1e-11).atol(1e-12).go().unwrap();
     let (e0, ej0) = (a.energy(0.0, &x0), a.rotation_moving_energy(0.0, &x0));
     let (mut worst, mut energy_change) = (0.0f64, 0.0f64);
     for (t, x) in sol.iter() {

@@ -5,7 +5,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use routh_runtime::nalgebra::Vector2;
-use routh_runtime::{Event, FieldError, Options, Output, VectorField, integrate};
+use routh_runtime::{Event, FieldError, Options, Output, VectorField};
+use routh_runtime::{Flow, Simulate};
 
 struct Oscillator;
 
@@ -22,8 +23,13 @@ fn run(label: &str, opts: &Options, events: &[Event<'_, 2>]) {
     let mut steps = 0;
     for _ in 0..5 {
         let start = Instant::now();
-        let traj =
-            integrate(&Oscillator, 0.0..t_end, black_box(Vector2::new(1.0, 0.0)), events, opts).expect("integration failed");
+        let traj = Flow(&Oscillator)
+            .run(black_box(Vector2::new(1.0, 0.0)))
+            .span(0.0..t_end)
+            .events(events)
+            .options(opts)
+            .go()
+            .expect("integration failed");
         best = best.min(start.elapsed().as_secs_f64());
         steps = traj.stats.steps;
         black_box(&traj);

@@ -68,7 +68,7 @@ impl SingularMatrix {
     }
 }
 
-/// Failure of [`crate::integrate()`] or [`crate::simulate_hybrid()`].
+/// Failure of [`Plan::integrate`](crate::Plan::integrate) or [`Plan::hybrid`](crate::Plan::hybrid).
 #[derive(Debug, Clone, PartialEq, Error)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
@@ -156,7 +156,7 @@ pub enum SimError {
         #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t1: f64,
     },
-    /// A mode index is out of range: the initial mode of [`crate::simulate_hybrid`] or the
+    /// A mode index is out of range: the initial mode of [`Plan::hybrid`](crate::Plan::hybrid) or the
     /// mode returned by a reset.
     #[error("mode {mode} does not exist (the system has {modes} modes)")]
     InvalidMode {
@@ -352,7 +352,7 @@ fn backward_note(t0: f64, t1: f64) -> &'static str {
 
 /// A run that failed: the error, and the work it had done — kept by default.
 ///
-/// The runs that accumulate work ([`crate::integrate()`], [`crate::simulate_hybrid()`], the
+/// The runs that accumulate work ([`Plan::integrate`](crate::Plan::integrate), [`Plan::hybrid`](crate::Plan::hybrid), the
 /// discrete integrators, the reduced runs, [`crate::periodic::continue_orbits`]) return
 /// `Result<T, RunError<T>>` ([`RunResult`]). When the failure comes after the first step (a step
 /// limit, a step-size underflow, a field or reset error, a Newton failure, a cancellation),
@@ -366,9 +366,9 @@ fn backward_note(t0: f64, t1: f64) -> &'static str {
 /// instead, with the failure as its stop reason.
 ///
 /// ```
-/// use routh_runtime::{integrate, FieldError, Options, SimError, StopReason, nalgebra::Vector2};
+/// use routh_runtime::{FieldError, Flow, Options, SimError, Simulate, StopReason, nalgebra::Vector2};
 /// let osc = |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> { Ok(Vector2::new(x[1], -x[0])) };
-/// let failure = integrate(&osc, 0.0..100.0, Vector2::new(1.0, 0.0), &[], &Options::default().max_steps(20))
+/// let failure = Flow(&osc).run(Vector2::new(1.0, 0.0)).span(0.0..100.0).options(&Options::default().max_steps(20)).go()
 ///     .unwrap_err();
 /// assert!(matches!(failure.error, SimError::StepLimit { steps: 20, .. }));
 /// let partial = failure.partial.expect("twenty steps were made");

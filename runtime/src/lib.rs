@@ -7,12 +7,12 @@
 //! * [`Integrator`] — the one adaptive step loop: Dormand–Prince 5(4) with PI step-size
 //!   control, FSAL, Hairer's initial step and controller hooks ([`stepper`]), generic over the
 //!   [`State`] it integrates; every driver below runs on it;
-//! * [`integrate()`] — plain integration of a [`VectorField`] over a span;
+//! * [`Plan::integrate`](crate::Plan::integrate) — plain integration of a [`VectorField`] over a span;
 //! * [`Output`] — every step, given times, or a uniform grid (interpolated with the 4th-order
 //!   dense output, [`dopri5`]);
 //! * [`Event`] — zero crossings of `g(t, x)` with direction filter and terminal flag, located to
 //!   `~1e-12` in `t` on the dense output ([`events`]);
-//! * [`simulate_hybrid()`] — hybrid systems ([`HybridSystem`]): modes, unilateral guards and
+//! * [`Plan::hybrid`](crate::Plan::hybrid) — hybrid systems ([`HybridSystem`]): modes, unilateral guards and
 //!   resets (impacts, chart changes), with simultaneous impacts, grazing, persistent contact and
 //!   Zeno detection ([`mod@hybrid`], [`zeno`]);
 //! * [`ensemble`] — many runs (initial states, parameter sets) on all cores with rayon, results
@@ -28,7 +28,7 @@
 //! for the stored output.
 //!
 //! ```
-//! use routh_runtime::{integrate, Direction, Event, FieldError, Options, Output};
+//! use routh_runtime::{Direction, Event, FieldError, Flow, Options, Output, Simulate};
 //! use routh_runtime::nalgebra::Vector2;
 //!
 //! // Pendulum θ'' = −sin θ released from θ = 1 rad; record when it passes the bottom.
@@ -37,7 +37,7 @@
 //! };
 //! let bottom = Event::new("bottom", |_t, x: &Vector2<f64>| x[0]).direction(Direction::Falling);
 //! let opts = Options::default().rtol(1e-10).atol(1e-12).output(Output::Interval(0.1));
-//! let traj = integrate(&pendulum, 0.0..10.0, Vector2::new(1.0, 0.0), &[bottom], &opts)?;
+//! let traj = Flow(&pendulum).run(Vector2::new(1.0, 0.0)).span(0.0..10.0).events(&[bottom]).options(&opts).go()?;
 //! assert_eq!(traj.len(), 101);
 //! assert!(!traj.events.is_empty());
 //! // Energy is conserved to the tolerance.
@@ -61,14 +61,16 @@ macro_rules! setters {
 
 // The layers, from the bottom: the ODE engine (one step loop, methods, events, dense output),
 // mechanics (state layout, mass factors, saddle points, projection, reduction, variational
-// integrators), hybrid systems, analysis (variational equations, periodic orbits, continuation,
-// ensembles). Each layer uses only the ones below it.
+// integrators), hybrid systems, runs (the one way in: a builder per kind of run), analysis
+// (variational equations, periodic orbits, continuation, ensembles). Each layer uses only the ones
+// below it.
 pub mod analysis;
 pub mod error;
 pub mod hybrid;
 pub mod mechanics;
 pub mod ode;
 pub mod provenance;
+pub mod run;
 #[cfg(feature = "serde")]
 mod serde_floats;
 
@@ -84,24 +86,19 @@ pub mod reduction {
     pub use crate::hybrid::reduction::*;
     pub use crate::mechanics::reduction::*;
 }
-pub use ode::{dop853, dopri5, events, field, integrate, method, monitor, options, state, stepper, trajectory};
+pub use ode::{dop853, dopri5, events, field, method, monitor, options, state, stepper, trajectory};
 
 pub use nalgebra;
 
-pub use discrete::{
-    ContactDiscreteSystem, DiscreteOptions, DiscreteSystem, DiscreteTrajectory, ReducedDiscreteTrajectory, simulate_discrete,
-    simulate_discrete_contact, simulate_discrete_reduced, simulate_discrete_two_step,
-};
+pub use discrete::{ContactDiscreteSystem, DiscreteOptions, DiscreteSystem, DiscreteTrajectory, ReducedDiscreteTrajectory};
 pub use dopri5::{Dense, DenseSegment};
 pub use error::{FieldError, RunError, RunResult, SimError, SingularMatrix};
 pub use events::{Direction, Event, EventRecord};
 pub use field::{FD_STEP, VectorField, jacobian_fd};
 pub use hybrid::{
-    Completion, HybridOptions, HybridStop, HybridSystem, HybridTrajectory, ImpactRecord, simulate_hybrid,
-    simulate_hybrid_with_events,
+    Completion, HybridInputSystem, HybridOptions, HybridStop, HybridSystem, HybridTrajectory, ImpactRecord, ModeState,
 };
-pub use input::{Driven, InputSignal, InputSystem, Linearization};
-pub use integrate::integrate;
+pub use input::{Driven, InputSignal, InputSystem, Linearization, Sampled};
 pub use linalg::{LuFactor, MassFactor, MassOperator, solve_general, solve_mass, solve_mass_columns};
 pub use mechanics::{ConstraintKind, MechanicalSystem};
 pub use method::{Attempt, Dop853, Dopri5, Method, Scheme, Selected};
@@ -109,6 +106,9 @@ pub use monitor::Monitor;
 pub use options::{Options, Output, Tolerances};
 pub use provenance::{Provenance, Record, VERSION};
 pub use reduction::{HybridReduction, MomentumJump, Reconstruction};
+pub use run::{
+    DiscretePlan, DiscreteRun, Flow, Hybrid, Plan, Run, Runs, RunsDiscrete, Simulate, SimulateDiscrete, TwoStep, Variational,
+};
 pub use state::{State, StateField};
 pub use stepper::{Integrator, Step, StepControl, Trial, Verdict};
 pub use trajectory::{ConstraintReport, Stats, StopReason, Trajectory};

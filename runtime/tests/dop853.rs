@@ -5,7 +5,8 @@
 mod hybrid_support;
 
 use routh_runtime::nalgebra::{Vector2, Vector4};
-use routh_runtime::{Direction, Event, FieldError, Options, Output, Scheme, integrate, simulate_hybrid};
+use routh_runtime::{Direction, Event, FieldError, Options, Output, Scheme};
+use routh_runtime::{Flow, Hybrid, ModeState, Simulate};
 
 /// x'' = −x.
 fn oscillator(_t: f64, x: &Vector2<f64>) -> Result<Vector2<f64>, FieldError> {
@@ -29,7 +30,7 @@ fn eighth_order_on_fixed_steps() {
     // the error at t = 10 falls by 2⁸.
     let error = |h: f64| {
         let opts = Options::default().scheme(Scheme::Dop853).rtol(1.0).atol(1e3).initial_step(h).max_step(h);
-        let run = integrate(&oscillator, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
+        let run = Flow(&oscillator).run(Vector2::new(1.0, 0.0)).span(0.0..10.0).options(&opts).go().unwrap();
         assert_eq!(run.stats.rejected, 0);
         (run.end.1[0] - 10f64.cos()).abs()
     };
@@ -47,7 +48,7 @@ fn fewer_evaluations_than_dopri5_for_the_same_error_at_a_tight_tolerance() {
     let span = 0.0..4.0 * std::f64::consts::PI;
     let run = |scheme: Scheme| {
         let opts = Options::default().scheme(scheme).rtol(1e-11).atol(1e-13);
-        let r = integrate(&kepler, span.clone(), x0, &[], &opts).unwrap();
+        let r = Flow(&kepler).run(x0).span(span.clone()).options(&opts).go().unwrap();
         ((r.end.1 - x0).amax(), r.stats.evaluations)
     };
     let ((e5, n5), (e8, n8)) = (run(Scheme::Dopri5), run(Scheme::Dop853));
@@ -61,14 +62,15 @@ fn fewer_evaluations_than_dopri5_for_the_same_error_at_a_tight_tolerance() {
 fn dense_output_is_seventh_order_inside_the_steps() {
     // The interpolant between the steps of an oscillator at rtol 1e-12 is as accurate as the steps.
     let opts = Options::default().scheme(Scheme::Dop853).rtol(1e-12).atol(1e-14).dense(true);
-    let run = integrate(&oscillator, 0.0..20.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
+    let run = Flow(&oscillator).run(Vector2::new(1.0, 0.0)).span(0.0..20.0).options(&opts).go().unwrap();
     let worst = (0..2000).map(|k| 0.01 * k as f64 + 0.003).fold(0.0f64, |w, t| w.max((run.at(t).unwrap()[0] - t.cos()).abs()));
     let at_steps = run.iter().fold(0.0f64, |w, (t, x)| w.max((x[0] - t.cos()).abs()));
     println!("DOP853 dense output: worst {worst:.1e} inside the steps, {at_steps:.1e} at them ({} steps)", run.stats.steps);
     assert!(worst < 1e-10 && worst < 20.0 * at_steps.max(1e-13), "{worst:e} against {at_steps:e}");
     // Fewer steps than DOPRI5 needs at this tolerance: the dense output is what makes output
     // grids affordable with them.
-    let dopri = integrate(&oscillator, 0.0..20.0, Vector2::new(1.0, 0.0), &[], &opts.clone().scheme(Scheme::Dopri5)).unwrap();
+    let dopri =
+        Flow(&oscillator).run(Vector2::new(1.0, 0.0)).span(0.0..20.0).options(opts.clone().scheme(Scheme::Dopri5)).go().unwrap();
     assert!(run.stats.steps * 3 < dopri.stats.steps, "{} against {}", run.stats.steps, dopri.stats.steps);
 }
 
@@ -77,7 +79,7 @@ fn events_and_impacts_are_located_as_with_dopri5() {
     // The oscillator's zero crossings at (k + ½)π, and the bouncing ball's impact times.
     let zero = Event::new("x = 0", |_t, x: &Vector2<f64>| x[0]).direction(Direction::Either);
     let opts = Options::default().scheme(Scheme::Dop853).rtol(1e-10).atol(1e-12).output(Output::Times(vec![]));
-    let run = integrate(&oscillator, 0.0..10.0, Vector2::new(1.0, 0.0), &[zero], &opts).unwrap();
+    let run = Flow(&oscillator).run(Vector2::new(1.0, 0.0)).span(0.0..10.0).events(&[zero]).options(&opts).go().unwrap();
     assert_eq!(run.events.len(), 3);
     for (k, ev) in run.events.iter().enumerate() {
         let exact = (k as f64 + 0.5) * std::f64::consts::PI;
@@ -87,7 +89,7 @@ fn events_and_impacts_are_located_as_with_dopri5() {
     let ball = hybrid_support::ball(g, e);
     let tight = hybrid_support::tight();
     let opts = tight.clone().ode(tight.ode.clone().scheme(Scheme::Dop853));
-    let sol = simulate_hybrid(&ball, 0, Vector2::new(h0, 0.0), 0.0..3.0, &opts).unwrap();
+    let sol = Hybrid(&ball).run(ModeState::new(0, Vector2::new(h0, 0.0))).span(0.0..3.0).options(&opts).go().unwrap();
     let exact = hybrid_support::ball_impacts(h0, g, e, sol.impacts.len());
     assert!(sol.impacts.len() >= 4);
     for (imp, t) in sol.impacts.iter().zip(exact) {

@@ -7,7 +7,8 @@ mod hybrid_support;
 use std::f64::consts::PI;
 
 use routh_runtime::nalgebra::{SVector, Vector2, Vector3, Vector4};
-use routh_runtime::{FieldError, HybridStop, HybridSystem, SimError, simulate_hybrid};
+use routh_runtime::{FieldError, HybridStop, HybridSystem, SimError};
+use routh_runtime::{Hybrid, ModeState, Simulate};
 
 use hybrid_support::{ball, ball_impacts, tight};
 
@@ -103,7 +104,11 @@ fn bouncing_rod_double_crossing_is_not_skipped() {
         for &(y0, v0) in &[(1.0, 0.0), (0.8, 0.3), (2.0, -1.0), (0.62, 0.0)] {
             let rod = Rod { g, omega };
             let t_true = rod_first_contact(y0, v0, g, omega, 3.0);
-            let traj = simulate_hybrid(&rod, 0, Vector3::new(y0, v0, 0.0), 0.0..3.0, &tight())
+            let traj = Hybrid(&rod)
+                .run(ModeState::new(0, Vector3::new(y0, v0, 0.0)))
+                .span(0.0..3.0)
+                .options(tight())
+                .go()
                 .unwrap_or_else(|e| panic!("ω = {omega}, y0 = {y0}: {e}"));
             assert_eq!(traj.impacts.len(), 1);
             let imp = &traj.impacts[0];
@@ -167,7 +172,12 @@ impl HybridSystem<4> for BoxParticle {
 
 #[test]
 fn corner_hit_reverses_both_components() {
-    let traj = simulate_hybrid(&BoxParticle, 0, Vector4::new(0.25, 0.25, 1.0, 1.0), 0.0..2.0, &tight()).unwrap();
+    let traj = Hybrid(&BoxParticle)
+        .run(ModeState::new(0, Vector4::new(0.25, 0.25, 1.0, 1.0)))
+        .span(0.0..2.0)
+        .options(tight())
+        .go()
+        .unwrap();
     assert_eq!(traj.stop, HybridStop::Finished);
     // Corner (1, 1) at t = 0.75, corner (0, 0) at t = 1.75; two resets at each.
     let names: Vec<_> = traj.impacts.iter().map(|r| r.guard).collect();
@@ -193,13 +203,23 @@ fn corner_hit_reverses_both_components() {
 #[test]
 fn nearly_simultaneous_impacts_are_resolved_at_one_instant() {
     // Off the diagonal by 1e-14: the walls are hit 1e-14 apart, within the event tolerance.
-    let traj = simulate_hybrid(&BoxParticle, 0, Vector4::new(0.25, 0.25 + 1e-14, 1.0, 1.0), 0.0..1.0, &tight()).unwrap();
+    let traj = Hybrid(&BoxParticle)
+        .run(ModeState::new(0, Vector4::new(0.25, 0.25 + 1e-14, 1.0, 1.0)))
+        .span(0.0..1.0)
+        .options(tight())
+        .go()
+        .unwrap();
     assert_eq!(traj.impacts.len(), 2);
     assert_eq!(traj.impacts[0].t, traj.impacts[1].t);
     let end = traj.states.last().unwrap();
     assert!(end[2] < 0.0 && end[3] < 0.0);
     // Clearly separate hits stay separate impacts.
-    let traj = simulate_hybrid(&BoxParticle, 0, Vector4::new(0.25, 0.25 + 1e-3, 1.0, 1.0), 0.0..1.0, &tight()).unwrap();
+    let traj = Hybrid(&BoxParticle)
+        .run(ModeState::new(0, Vector4::new(0.25, 0.25 + 1e-3, 1.0, 1.0)))
+        .span(0.0..1.0)
+        .options(tight())
+        .go()
+        .unwrap();
     let names: Vec<_> = traj.impacts.iter().map(|r| r.guard).collect();
     assert_eq!(names, ["top", "right"]);
     assert!((traj.impacts[0].t - (0.75 - 1e-3)).abs() < 1e-12);
@@ -249,7 +269,7 @@ impl HybridSystem<2> for MovingWall {
 #[test]
 fn moving_wall_reverses_relative_velocity() {
     let t_end = 12.0;
-    let traj = simulate_hybrid(&MovingWall, 0, Vector2::new(0.0, 1.0), 0.0..t_end, &tight()).unwrap();
+    let traj = Hybrid(&MovingWall).run(ModeState::new(0, Vector2::new(0.0, 1.0))).span(0.0..t_end).options(tight()).go().unwrap();
     // Closed form, impact by impact.
     let (mut t, mut x, mut v) = (0.0f64, 0.0f64, 1.0f64);
     let mut expected = Vec::new();
@@ -336,7 +356,7 @@ fn two_mode_period_matches_closed_form() {
     let (a, k_over_m, v0) = (2.0, 9.0, 1.5);
     let sys = SpringFlight { a, w: f64::sqrt(k_over_m) };
     let opts = tight();
-    let traj = simulate_hybrid(&sys, 0, Vector3::new(0.0, v0, 7.0), 0.0..20.0, &opts).unwrap();
+    let traj = Hybrid(&sys).run(ModeState::new(0, Vector3::new(0.0, v0, 7.0))).span(0.0..20.0).options(&opts).go().unwrap();
     assert_eq!(traj.stop, HybridStop::Finished);
     let flight = 2.0 * v0 / a;
     let spring = PI / k_over_m.sqrt();
@@ -414,57 +434,76 @@ fn invalid_inputs_are_typed_errors() {
     let x0 = Vector2::new(0.5, 0.0);
     let opts = tight();
     let ok = Faulty::default();
-    assert_eq!(simulate_hybrid(&ok, 3, x0, 0.0..1.0, &opts).unwrap_err(), SimError::InvalidMode { mode: 3, modes: 1 });
-    assert_eq!(simulate_hybrid(&ok, 0, Vector2::new(f64::NAN, 0.0), 0.0..1.0, &opts).unwrap_err(), SimError::InvalidInitialState);
+    assert_eq!(
+        Hybrid(&ok).run(ModeState::new(3, x0)).span(0.0..1.0).options(&opts).go().unwrap_err(),
+        SimError::InvalidMode { mode: 3, modes: 1 }
+    );
+    assert_eq!(
+        Hybrid(&ok).run(ModeState::new(0, Vector2::new(f64::NAN, 0.0))).span(0.0..1.0).options(&opts).go().unwrap_err(),
+        SimError::InvalidInitialState
+    );
     assert!(matches!(
-        simulate_hybrid(&ok, 0, x0, 1.0..0.0, &opts).map_err(SimError::from),
+        Hybrid(&ok).run(ModeState::new(0, x0)).span(1.0..0.0).options(&opts).go().map_err(SimError::from),
         Err(SimError::InvalidTimeSpan { .. })
     ));
     assert!(matches!(
-        simulate_hybrid(&ok, 0, x0, 0.0..f64::INFINITY, &opts).map_err(SimError::from),
+        Hybrid(&ok).run(ModeState::new(0, x0)).span(0.0..f64::INFINITY).options(&opts).go().map_err(SimError::from),
         Err(SimError::InvalidTimeSpan { .. })
     ));
     assert!(matches!(
-        simulate_hybrid(&ok, 0, x0, 0.0..1.0, &opts.clone().max_resets_per_instant(0)).map_err(SimError::from),
+        Hybrid(&ok)
+            .run(ModeState::new(0, x0))
+            .span(0.0..1.0)
+            .options(opts.clone().max_resets_per_instant(0))
+            .go()
+            .map_err(SimError::from),
         Err(SimError::InvalidOptions(_))
     ));
     assert!(matches!(
-        simulate_hybrid(&ok, 0, x0, 0.0..1.0, &opts.clone().rtol(f64::NAN)).map_err(SimError::from),
+        Hybrid(&ok).run(ModeState::new(0, x0)).span(0.0..1.0).options(opts.clone().rtol(f64::NAN)).go().map_err(SimError::from),
         Err(SimError::InvalidOptions(_))
     ));
     assert!(matches!(
-        simulate_hybrid(&ok, 0, x0, 0.0..1.0, &opts.clone().guard_resolution(f64::NAN)).map_err(SimError::from),
+        Hybrid(&ok)
+            .run(ModeState::new(0, x0))
+            .span(0.0..1.0)
+            .options(opts.clone().guard_resolution(f64::NAN))
+            .go()
+            .map_err(SimError::from),
         Err(SimError::InvalidOptions(_))
     ));
     // Starting below the floor.
     assert!(matches!(
-        simulate_hybrid(&ok, 0, Vector2::new(-0.1, 1.0), 0.0..1.0, &opts).map_err(SimError::from),
+        Hybrid(&ok).run(ModeState::new(0, Vector2::new(-0.1, 1.0))).span(0.0..1.0).options(&opts).go().map_err(SimError::from),
         Err(SimError::GuardViolated { guard: "floor", .. })
     ));
     // Falls at t = 1: NaN guard before that.
     let nan = Faulty { nan_guard_after: 0.3, ..Faulty::default() };
     assert!(matches!(
-        simulate_hybrid(&nan, 0, x0, 0.0..2.0, &opts).map_err(SimError::from),
+        Hybrid(&nan).run(ModeState::new(0, x0)).span(0.0..2.0).options(&opts).go().map_err(SimError::from),
         Err(SimError::NonFiniteGuard { guard: "floor", .. })
     ));
     let nan0 = Faulty { nan_guard_after: -1.0, ..Faulty::default() };
     assert!(matches!(
-        simulate_hybrid(&nan0, 0, x0, 0.0..2.0, &opts).map_err(SimError::from),
+        Hybrid(&nan0).run(ModeState::new(0, x0)).span(0.0..2.0).options(&opts).go().map_err(SimError::from),
         Err(SimError::NonFiniteGuard { t: 0.0, .. })
     ));
     let bad_mode = Faulty { reset_mode: 5, ..Faulty::default() };
-    assert_eq!(simulate_hybrid(&bad_mode, 0, x0, 0.0..2.0, &opts).unwrap_err(), SimError::InvalidMode { mode: 5, modes: 1 });
+    assert_eq!(
+        Hybrid(&bad_mode).run(ModeState::new(0, x0)).span(0.0..2.0).options(&opts).go().unwrap_err(),
+        SimError::InvalidMode { mode: 5, modes: 1 }
+    );
     let bad_reset = Faulty { reset_nan: true, ..Faulty::default() };
-    let err = simulate_hybrid(&bad_reset, 0, x0, 0.0..2.0, &opts).unwrap_err();
+    let err = Hybrid(&bad_reset).run(ModeState::new(0, x0)).span(0.0..2.0).options(&opts).go().unwrap_err();
     let SimError::ResetFailed { t, guard: "floor" } = err.error else { panic!("{err:?}") };
     assert!((t - 1.0).abs() < 1e-9);
     let singular = Faulty { reset_singular: true, ..Faulty::default() };
     assert!(matches!(
-        simulate_hybrid(&singular, 0, x0, 0.0..2.0, &opts).map_err(SimError::from),
+        Hybrid(&singular).run(ModeState::new(0, x0)).span(0.0..2.0).options(&opts).go().map_err(SimError::from),
         Err(SimError::SingularMassMatrix { .. })
     ));
     // An empty span just reports the initial state.
-    let traj = simulate_hybrid(&ok, 0, x0, 1.0..1.0, &opts).unwrap();
+    let traj = Hybrid(&ok).run(ModeState::new(0, x0)).span(1.0..1.0).options(&opts).go().unwrap();
     assert_eq!(traj.times, vec![1.0]);
     assert_eq!(traj.stop, HybridStop::Finished);
 }
@@ -473,7 +512,8 @@ fn invalid_inputs_are_typed_errors() {
 #[test]
 fn trait_objects() {
     let ball: &dyn HybridSystem<2> = &ball(1.0, 0.5);
-    let traj = simulate_hybrid(ball, 0, SVector::<f64, 2>::new(0.5, 0.0), 0.0..1.5, &tight()).unwrap();
+    let traj =
+        Hybrid(ball).run(ModeState::new(0, SVector::<f64, 2>::new(0.5, 0.0))).span(0.0..1.5).options(tight()).go().unwrap();
     assert_eq!(traj.impacts.len(), 1);
 }
 
@@ -509,7 +549,7 @@ impl HybridSystem<2> for SqrtGuard {
 
 #[test]
 fn guard_undefined_below_the_floor_is_handled_by_step_rejection() {
-    let traj = simulate_hybrid(&SqrtGuard, 0, Vector2::new(1.0, 0.0), 0.0..1.0, &tight()).unwrap();
+    let traj = Hybrid(&SqrtGuard).run(ModeState::new(0, Vector2::new(1.0, 0.0))).span(0.0..1.0).options(tight()).go().unwrap();
     let exact = ball_impacts(1.0, 9.81, 0.5, 2);
     assert_eq!(traj.impacts.len(), 2);
     for (imp, te) in traj.impacts.iter().zip(&exact) {
@@ -556,7 +596,7 @@ impl HybridSystem<2> for Rough {
 #[test]
 fn guard_with_jumps_and_kinks_costs_steps_not_failures() {
     let opts = tight().max_impacts(0);
-    let traj = simulate_hybrid(&Rough, 0, Vector2::new(0.0, 0.0), 0.0..10.0, &opts).unwrap();
+    let traj = Hybrid(&Rough).run(ModeState::new(0, Vector2::new(0.0, 0.0))).span(0.0..10.0).options(&opts).go().unwrap();
     let HybridStop::ImpactLimit { t, .. } = traj.stop else { panic!("{:?}", traj.stop) };
     assert!((t - 3.5).abs() < 1e-9, "{t}");
 }

@@ -5,9 +5,8 @@
 mod hybrid_support;
 
 use routh_runtime::nalgebra::{Matrix2, Vector2};
-use routh_runtime::{
-    Direction, Event, HybridStop, HybridSystem, Output, ZenoOptions, simulate_hybrid, simulate_hybrid_with_events,
-};
+use routh_runtime::{Direction, Event, HybridStop, HybridSystem, Output, ZenoOptions};
+use routh_runtime::{Hybrid, ModeState, Simulate};
 
 use hybrid_support::{Bounce, ball, ball_impacts, stop, tight};
 
@@ -15,7 +14,7 @@ use hybrid_support::{Bounce, ball, ball_impacts, stop, tight};
 fn bouncing_ball_zeno() {
     let (g, e, h0) = (9.81, 0.8, 1.0);
     let ball = ball(g, e);
-    let traj = simulate_hybrid(&ball, 0, Vector2::new(h0, 0.0), 0.0..10.0, &tight()).unwrap();
+    let traj = Hybrid(&ball).run(ModeState::new(0, Vector2::new(h0, 0.0))).span(0.0..10.0).options(tight()).go().unwrap();
     let t1 = (2.0 * h0 / g).sqrt();
     let exact = ball_impacts(h0, g, e, traj.impacts.len());
     let v1 = g * t1;
@@ -56,7 +55,7 @@ fn elastic_ball_keeps_energy_over_1000_bounces() {
     let ball = ball(g, 1.0);
     let t1 = (2.0 * h0 / g).sqrt();
     let t_end = 1999.5 * t1;
-    let traj = simulate_hybrid(&ball, 0, Vector2::new(h0, 0.0), 0.0..t_end, &tight()).unwrap();
+    let traj = Hybrid(&ball).run(ModeState::new(0, Vector2::new(h0, 0.0))).span(0.0..t_end).options(tight()).go().unwrap();
     assert_eq!(traj.stop, HybridStop::Finished);
     assert_eq!(traj.impacts.len(), 1000);
     let mut worst_t: f64 = 0.0;
@@ -77,7 +76,7 @@ fn interval_output_spans_impacts() {
     let (g, e, h0) = (9.81, 0.8, 1.0);
     let ball = ball(g, e);
     let opts = tight().output(Output::Interval(0.01));
-    let traj = simulate_hybrid(&ball, 0, Vector2::new(h0, 0.0), 0.0..2.0, &opts).unwrap();
+    let traj = Hybrid(&ball).run(ModeState::new(0, Vector2::new(h0, 0.0))).span(0.0..2.0).options(&opts).go().unwrap();
     assert_eq!(traj.stop, HybridStop::Finished);
     let exact = ball_impacts(h0, g, e, 10);
     let n_imp = exact.iter().filter(|&&t| t <= 2.0).count();
@@ -120,7 +119,7 @@ fn interval_output_spans_impacts() {
 fn impact_limit() {
     let ball = ball(9.81, 0.9);
     let opts = tight().max_impacts(5).zeno(ZenoOptions::default().enabled(false));
-    let traj = simulate_hybrid(&ball, 0, Vector2::new(1.0, 0.0), 0.0..100.0, &opts).unwrap();
+    let traj = Hybrid(&ball).run(ModeState::new(0, Vector2::new(1.0, 0.0))).span(0.0..100.0).options(&opts).go().unwrap();
     let exact = ball_impacts(1.0, 9.81, 0.9, 6);
     let HybridStop::ImpactLimit { t, impacts } = traj.stop else { panic!("{:?}", traj.stop) };
     assert_eq!(impacts, 5);
@@ -138,7 +137,7 @@ fn zeno_without_detection_does_not_hang() {
     // contact — never by hanging or falling through the floor.
     let ball = ball(9.81, 0.5);
     let opts = tight().max_impacts(10_000).zeno(ZenoOptions::default().enabled(false));
-    let traj = simulate_hybrid(&ball, 0, Vector2::new(1.0, 0.0), 0.0..10.0, &opts).unwrap();
+    let traj = Hybrid(&ball).run(ModeState::new(0, Vector2::new(1.0, 0.0))).span(0.0..10.0).options(&opts).go().unwrap();
     assert!(matches!(traj.stop, HybridStop::Stuck { .. } | HybridStop::ImpactLimit { .. }), "{:?}", traj.stop);
     let t_inf = (2.0 / 9.81f64).sqrt() * 3.0;
     let (t_last, _, _) = traj.last().unwrap();
@@ -149,7 +148,7 @@ fn zeno_without_detection_does_not_hang() {
 #[test]
 fn plastic_impact_under_gravity_is_stuck() {
     let ball = ball(9.81, 0.0);
-    let traj = simulate_hybrid(&ball, 0, Vector2::new(1.0, 0.0), 0.0..5.0, &tight()).unwrap();
+    let traj = Hybrid(&ball).run(ModeState::new(0, Vector2::new(1.0, 0.0))).span(0.0..5.0).options(tight()).go().unwrap();
     let t1 = (2.0 / 9.81f64).sqrt();
     let HybridStop::Stuck { t, guard, .. } = traj.stop else { panic!("{:?}", traj.stop) };
     assert_eq!(guard, "floor");
@@ -159,7 +158,7 @@ fn plastic_impact_under_gravity_is_stuck() {
     assert_eq!(tl, t);
     assert!(xl[0].abs() < 1e-10 && xl[1] == 0.0);
     // Resting on the floor at the start: the contact persists from t = 0.
-    let traj = simulate_hybrid(&ball, 0, Vector2::new(0.0, 0.0), 0.0..5.0, &tight()).unwrap();
+    let traj = Hybrid(&ball).run(ModeState::new(0, Vector2::new(0.0, 0.0))).span(0.0..5.0).options(tight()).go().unwrap();
     assert_eq!(traj.stop, HybridStop::Stuck { t: 0.0, guard: "floor", multipliers_before: vec![] });
     assert_eq!(traj.times, vec![0.0]);
     assert!(traj.impacts.is_empty());
@@ -184,7 +183,7 @@ fn randomized_balls_never_panic_or_fall_through() {
             .contact_tolerance([1e-10, 1e-6, 1e-14][(rnd() * 3.0) as usize])
             .zeno(ZenoOptions::default().enabled(rnd() < 0.8).min_impacts(4 + (rnd() * 30.0) as usize));
         let t_end = 20.0 * rnd();
-        match simulate_hybrid(&ball, 0, Vector2::new(y0, v0), 0.0..t_end, &opts) {
+        match Hybrid(&ball).run(ModeState::new(0, Vector2::new(y0, v0))).span(0.0..t_end).options(&opts).go() {
             Ok(traj) => {
                 assert!(traj.states.iter().all(|x| x[0] > -1e-6), "{traj:?}");
                 assert!(traj.impacts.iter().all(|r| r.rate < 0.0));
@@ -199,9 +198,12 @@ fn randomized_balls_never_panic_or_fall_through() {
 /// A reset that does not change the state (in the same mode) leaves the guard approaching.
 #[test]
 fn reset_that_keeps_approaching_is_stuck() {
-    let traj =
-        simulate_hybrid(&Bounce { a0: -1.0, factor: 1.0, ..ball(1.0, 0.0) }, 0, Vector2::new(0.5, 0.0), 0.0..5.0, &tight())
-            .unwrap();
+    let traj = Hybrid(&Bounce { a0: -1.0, factor: 1.0, ..ball(1.0, 0.0) })
+        .run(ModeState::new(0, Vector2::new(0.5, 0.0)))
+        .span(0.0..5.0)
+        .options(tight())
+        .go()
+        .unwrap();
     let HybridStop::Stuck { t, guard, .. } = traj.stop else { panic!("{:?}", traj.stop) };
     assert_eq!(guard, "floor");
     assert!((t - 1.0).abs() < 1e-9);
@@ -211,13 +213,13 @@ fn reset_that_keeps_approaching_is_stuck() {
 #[test]
 fn initial_contact_approaching_is_an_impact_at_t0() {
     let ball = ball(9.81, 0.5);
-    let traj = simulate_hybrid(&ball, 0, Vector2::new(0.0, -2.0), 0.0..0.1, &tight()).unwrap();
+    let traj = Hybrid(&ball).run(ModeState::new(0, Vector2::new(0.0, -2.0))).span(0.0..0.1).options(tight()).go().unwrap();
     assert_eq!(traj.impacts[0].t, 0.0);
     assert_eq!(traj.impacts[0].post, Vector2::new(0.0, 1.0));
     assert_eq!(traj.times[..2], [0.0, 0.0]);
     assert_eq!(traj.stop, HybridStop::Finished);
     // Starting on the floor moving up is not an impact.
-    let traj = simulate_hybrid(&ball, 0, Vector2::new(0.0, 2.0), 0.0..0.1, &tight()).unwrap();
+    let traj = Hybrid(&ball).run(ModeState::new(0, Vector2::new(0.0, 2.0))).span(0.0..0.1).options(tight()).go().unwrap();
     assert!(traj.impacts.is_empty());
 }
 
@@ -239,7 +241,7 @@ fn grazing_touch_is_harmless() {
     for (sys, x0) in &cases {
         for output in [Output::Steps, Output::Interval(0.125)] {
             let opts = tight().output(output);
-            let traj = simulate_hybrid(sys, 0, *x0, 0.0..2.0, &opts).unwrap();
+            let traj = Hybrid(sys).run(ModeState::new(0, *x0)).span(0.0..2.0).options(&opts).go().unwrap();
             assert_eq!(traj.stop, HybridStop::Finished);
             for imp in &traj.impacts {
                 assert!(imp.rate < 0.0);
@@ -259,7 +261,7 @@ fn grazing_touch_is_harmless() {
 fn shallow_crossing_is_an_impact() {
     // The apex overshoots the ceiling by 1e-9: a dip of 2.8e-5 s, well inside one step.
     let sys = graze(-10.0, 1.25 - 1e-9, -1.0);
-    let traj = simulate_hybrid(&sys, 0, Vector2::new(0.0, 5.0), 0.0..1.0, &tight()).unwrap();
+    let traj = Hybrid(&sys).run(ModeState::new(0, Vector2::new(0.0, 5.0))).span(0.0..1.0).options(tight()).go().unwrap();
     assert_eq!(traj.impacts.len(), 1);
     let imp = &traj.impacts[0];
     let dv = (2.0 * 10.0 * 1e-9f64).sqrt();
@@ -277,7 +279,7 @@ fn shallow_crossing_is_an_impact() {
 fn oscillator_against_a_stop() {
     let (w, s, amp) = (3.0, 0.4, 1.0);
     let sys = stop(w, s);
-    let traj = simulate_hybrid(&sys, 0, Vector2::new(amp, 0.0), 0.0..50.0, &tight()).unwrap();
+    let traj = Hybrid(&sys).run(ModeState::new(0, Vector2::new(amp, 0.0))).span(0.0..50.0).options(tight()).go().unwrap();
     assert_eq!(traj.stop, HybridStop::Finished);
     let first = (-s / amp).acos() / w;
     let period = 2.0 * first;
@@ -309,7 +311,7 @@ fn output_times_across_impacts() {
     let period = 2.0 * first;
     let times: Vec<f64> = (0..=40).map(|k| 0.1 * k as f64).collect();
     let opts = tight().output(Output::Times(times.clone()));
-    let traj = simulate_hybrid(&sys, 0, Vector2::new(amp, 0.0), 0.0..4.0, &opts).unwrap();
+    let traj = Hybrid(&sys).run(ModeState::new(0, Vector2::new(amp, 0.0))).span(0.0..4.0).options(&opts).go().unwrap();
     let n_imp = traj.impacts.len();
     assert_eq!(n_imp, ((4.0 - first) / period) as usize + 1);
     assert_eq!(traj.len(), times.len() + 2 * n_imp);
@@ -358,7 +360,7 @@ fn dense_output_follows_the_piecewise_parabola() {
     let ball = ball(g, e);
     let mut opts = tight();
     opts.ode = opts.ode.clone().dense(true);
-    let traj = simulate_hybrid(&ball, 0, Vector2::new(h0, 0.0), 0.0..3.0, &opts).unwrap();
+    let traj = Hybrid(&ball).run(ModeState::new(0, Vector2::new(h0, 0.0))).span(0.0..3.0).options(&opts).go().unwrap();
     let impacts = ball_impacts(h0, g, e, 12);
     assert!(traj.impacts.len() >= 5);
     // Closed form: before t₁ a fall from rest; after impact k at τ_k with speed v_k = eᵏ √(2 g h0).
@@ -392,7 +394,7 @@ fn dense_output_follows_the_piecewise_parabola() {
     // A grid output of the same run agrees with the dense output at its times.
     let mut grid = opts.clone().output(Output::Interval(0.01));
     grid.ode.dense = false;
-    let gridded = simulate_hybrid(&ball, 0, Vector2::new(h0, 0.0), 0.0..3.0, &grid).unwrap();
+    let gridded = Hybrid(&ball).run(ModeState::new(0, Vector2::new(h0, 0.0))).span(0.0..3.0).options(&grid).go().unwrap();
     assert!(gridded.segments.is_empty());
     for (t, _, x) in gridded.iter().filter(|(t, _, _)| traj.impacts.iter().all(|i| i.t != *t)) {
         let (_, y) = traj.at(t).unwrap();
@@ -409,7 +411,8 @@ fn user_events_locate_the_apexes_and_a_terminal_one_stops_the_run() {
     let ball = ball(g, e);
     let impacts = ball_impacts(h0, g, e, 12);
     let apex = [Event::new("apex", |_t, x: &Vector2<f64>| x[1]).direction(Direction::Falling)];
-    let traj = simulate_hybrid_with_events(&ball, 0, Vector2::new(h0, 0.0), 0.0..3.0, &apex, &tight()).unwrap();
+    let traj =
+        Hybrid(&ball).run(ModeState::new(0, Vector2::new(h0, 0.0))).span(0.0..3.0).events(&apex).options(tight()).go().unwrap();
     assert_eq!(traj.stop, HybridStop::Finished);
     let n = traj.impacts.len();
     assert!(n >= 5);
@@ -424,7 +427,8 @@ fn user_events_locate_the_apexes_and_a_terminal_one_stops_the_run() {
     }
     // Rising through 0.3 m is terminal: the first time after the first impact.
     let rise = [Event::new("rise", |_t, x: &Vector2<f64>| x[0] - 0.3).direction(Direction::Rising).terminal(true)];
-    let traj = simulate_hybrid_with_events(&ball, 0, Vector2::new(h0, 0.0), 0.0..3.0, &rise, &tight()).unwrap();
+    let traj =
+        Hybrid(&ball).run(ModeState::new(0, Vector2::new(h0, 0.0))).span(0.0..3.0).events(&rise).options(tight()).go().unwrap();
     let v1 = e * (2.0 * g * h0).sqrt();
     let t_rise = impacts[0] + (v1 - (v1 * v1 - 2.0 * g * 0.3).sqrt()) / g;
     let HybridStop::Event { ref name, t } = traj.stop else { panic!("{:?}", traj.stop) };

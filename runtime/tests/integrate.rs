@@ -5,7 +5,8 @@ use std::f64::consts::PI;
 
 use approx::assert_abs_diff_eq;
 use routh_runtime::nalgebra::{Matrix2, Vector1, Vector2, Vector3};
-use routh_runtime::{Direction, Event, FieldError, Options, Output, SimError, StopReason, VectorField, integrate, solve_mass};
+use routh_runtime::{Direction, Event, FieldError, Options, Output, SimError, StopReason, VectorField, solve_mass};
+use routh_runtime::{Flow, Simulate};
 
 /// x'' = −ω² x.
 struct Oscillator {
@@ -26,7 +27,7 @@ fn tight() -> Options {
 fn harmonic_oscillator_matches_cos_sin() {
     let w = 2.0;
     let opts = Options::default().rtol(1e-10).atol(1e-12);
-    let traj = integrate(&Oscillator { omega: w }, 0.0..20.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
+    let traj = Flow(&Oscillator { omega: w }).run(Vector2::new(1.0, 0.0)).span(0.0..20.0).options(&opts).go().unwrap();
     assert_eq!(traj.stop, StopReason::Finished);
     assert_eq!(traj.times[0], 0.0);
     assert_eq!(*traj.times.last().unwrap(), 20.0);
@@ -48,7 +49,7 @@ fn harmonic_oscillator_matches_cos_sin() {
 fn error_decreases_with_tolerance() {
     let run = |rtol: f64| {
         let opts = Options::default().rtol(rtol).atol(rtol * 1e-2);
-        let traj = integrate(&Oscillator { omega: 1.0 }, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
+        let traj = Flow(&Oscillator { omega: 1.0 }).run(Vector2::new(1.0, 0.0)).span(0.0..10.0).options(&opts).go().unwrap();
         let (t, x) = traj.last().unwrap();
         ((x[0] - t.cos()).abs(), traj.stats.steps)
     };
@@ -62,7 +63,7 @@ fn error_decreases_with_tolerance() {
 fn exponential_decay() {
     let f = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> { Ok(-0.5 * x) };
     let opts = Options::default().rtol(1e-10).atol(1e-14);
-    let traj = integrate(&f, 0.0..10.0, Vector1::new(3.0), &[], &opts).unwrap();
+    let traj = Flow(&f).run(Vector1::new(3.0)).span(0.0..10.0).options(&opts).go().unwrap();
     for (t, x) in traj.iter() {
         let exact = 3.0 * (-0.5 * t).exp();
         assert!((x[0] - exact).abs() <= 1e-9 * exact, "t = {t}: {} vs {exact}", x[0]);
@@ -73,7 +74,7 @@ fn exponential_decay() {
 fn backward_integration() {
     let f = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> { Ok(-x) };
     let opts = Options::default().rtol(1e-10).atol(1e-14);
-    let traj = integrate(&f, 2.0..0.0, Vector1::new(1.0), &[], &opts).unwrap();
+    let traj = Flow(&f).run(Vector1::new(1.0)).span(2.0..0.0).options(&opts).go().unwrap();
     let (t, x) = traj.last().unwrap();
     assert_eq!(t, 0.0);
     assert_abs_diff_eq!(x[0], 2f64.exp(), epsilon = 1e-8);
@@ -84,7 +85,7 @@ fn backward_integration() {
 fn output_times_are_exact() {
     let ts = vec![0.0, 0.1, 0.25, 0.25, 1.0, PI, 4.9, 5.0];
     let opts = tight().output(Output::Times(ts.clone()));
-    let traj = integrate(&Oscillator { omega: 1.0 }, 0.0..5.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
+    let traj = Flow(&Oscillator { omega: 1.0 }).run(Vector2::new(1.0, 0.0)).span(0.0..5.0).options(&opts).go().unwrap();
     assert_eq!(traj.times, ts);
     for (t, x) in traj.iter() {
         assert_abs_diff_eq!(x[0], t.cos(), epsilon = 1e-10);
@@ -95,7 +96,7 @@ fn output_times_are_exact() {
 #[test]
 fn output_interval() {
     let opts = tight().output(Output::Interval(0.1));
-    let traj = integrate(&Oscillator { omega: 1.0 }, 0.0..1.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
+    let traj = Flow(&Oscillator { omega: 1.0 }).run(Vector2::new(1.0, 0.0)).span(0.0..1.0).options(&opts).go().unwrap();
     assert_eq!(traj.len(), 11);
     assert_eq!(traj.times[10], 1.0);
     for (k, (t, x)) in traj.iter().enumerate() {
@@ -104,14 +105,14 @@ fn output_interval() {
     }
     // A span that is not a multiple of the interval stops before the end.
     let opts = tight().output(Output::Interval(0.3));
-    let traj = integrate(&Oscillator { omega: 1.0 }, 0.0..1.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
+    let traj = Flow(&Oscillator { omega: 1.0 }).run(Vector2::new(1.0, 0.0)).span(0.0..1.0).options(&opts).go().unwrap();
     assert_eq!(traj.len(), 4);
 }
 
 #[test]
 fn dense_trajectory() {
     let opts = Options::default().rtol(1e-10).atol(1e-12).dense(true).output(Output::Times(vec![]));
-    let traj = integrate(&Oscillator { omega: 1.0 }, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
+    let traj = Flow(&Oscillator { omega: 1.0 }).run(Vector2::new(1.0, 0.0)).span(0.0..10.0).options(&opts).go().unwrap();
     assert!(traj.is_empty());
     assert_eq!(traj.segments.len(), traj.stats.steps);
     for k in 0..=1000 {
@@ -121,7 +122,7 @@ fn dense_trajectory() {
     }
     assert!(traj.at(-0.1).is_none());
     assert!(traj.at(f64::NAN).is_none());
-    let plain = integrate(&Oscillator { omega: 1.0 }, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &Options::default()).unwrap();
+    let plain = Flow(&Oscillator { omega: 1.0 }).run(Vector2::new(1.0, 0.0)).span(0.0..10.0).go().unwrap();
     assert!(plain.at(1.0).is_none());
 }
 
@@ -129,7 +130,7 @@ fn dense_trajectory() {
 fn dense_backward() {
     let f = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> { Ok(-x) };
     let opts = Options::default().rtol(1e-10).atol(1e-14).dense(true);
-    let traj = integrate(&f, 2.0..0.0, Vector1::new(1.0), &[], &opts).unwrap();
+    let traj = Flow(&f).run(Vector1::new(1.0)).span(2.0..0.0).options(&opts).go().unwrap();
     for k in 0..=200 {
         let t = k as f64 * 0.01;
         let x = traj.at(t).unwrap();
@@ -144,7 +145,7 @@ fn non_terminal_events_leave_outputs_alone() {
     let ts = vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0];
     let opts = tight().output(Output::Times(ts.clone()));
     let osc = Oscillator { omega: 1.0 };
-    let traj = integrate(&osc, 0.0..5.0, Vector2::new(1.0, 0.0), &[ev], &opts).unwrap();
+    let traj = Flow(&osc).run(Vector2::new(1.0, 0.0)).span(0.0..5.0).events(&[ev]).options(&opts).go().unwrap();
     assert_eq!(traj.times, ts);
     assert_eq!(traj.events.len(), 2);
     assert_eq!(traj.stop, StopReason::Finished);
@@ -159,7 +160,7 @@ fn dense_output_is_fourth_order() {
     let f = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> { Ok(*x) };
     let err = |h: f64| {
         let opts = Options::default().initial_step(h).rtol(1.0).atol(1.0).dense(true);
-        let traj = integrate(&f, 0.0..h, Vector1::new(1.0), &[], &opts).unwrap();
+        let traj = Flow(&f).run(Vector1::new(1.0)).span(0.0..h).options(&opts).go().unwrap();
         assert_eq!(traj.stats.steps, 1);
         (traj.at(0.5 * h).unwrap()[0] - (0.5 * h).exp()).abs()
     };
@@ -174,7 +175,8 @@ fn dense_output_is_fourth_order() {
 fn event_cos_crossing_at_half_pi() {
     let ev = Event::new("zero", |_t, x: &Vector2<f64>| x[0]).direction(Direction::Falling);
     let opts = Options::default().rtol(1e-13).atol(1e-15);
-    let traj = integrate(&Oscillator { omega: 1.0 }, 0.0..3.0, Vector2::new(1.0, 0.0), &[ev], &opts).unwrap();
+    let traj =
+        Flow(&Oscillator { omega: 1.0 }).run(Vector2::new(1.0, 0.0)).span(0.0..3.0).events(&[ev]).options(&opts).go().unwrap();
     assert_eq!(traj.events.len(), 1);
     let e = &traj.events[0];
     assert_eq!(e.name, "zero");
@@ -190,7 +192,7 @@ fn projectile_lands_at_2v_over_g() {
     let f = move |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> { Ok(Vector2::new(x[1], -g)) };
     // Starts exactly on the ground: must not fire at t = 0.
     let ground = Event::new("ground", |_t, x: &Vector2<f64>| x[0]).terminal(true);
-    let traj = integrate(&f, 0.0..100.0, Vector2::new(0.0, v), &[ground], &Options::default()).unwrap();
+    let traj = Flow(&f).run(Vector2::new(0.0, v)).span(0.0..100.0).events(&[ground]).go().unwrap();
     assert_eq!(traj.events.len(), 1);
     let t_land = 2.0 * v / g;
     assert!((traj.events[0].t - t_land).abs() < 1e-12, "{}", traj.events[0].t - t_land);
@@ -213,7 +215,7 @@ fn double_crossing_inside_one_step() {
         calls.set(calls.get() + 1);
         (x[0] - 1.0) * (x[0] - 1.001)
     });
-    let traj = integrate(&clock, 0.0..10.0, Vector1::new(0.0), &[ev], &Options::default()).unwrap();
+    let traj = Flow(&clock).run(Vector1::new(0.0)).span(0.0..10.0).events(&[ev]).go().unwrap();
     // Make sure the scenario really is two crossings in one step.
     let steps_over_dip = traj.times.windows(2).filter(|w| w[0] < 1.0 && w[1] > 1.001).count();
     assert_eq!(steps_over_dip, 1, "times {:?}", traj.times);
@@ -228,7 +230,7 @@ fn double_crossing_inside_one_step() {
 fn double_crossing_with_direction_filter() {
     let rising = Event::new("up", |_t, x: &Vector1<f64>| (x[0] - 1.0) * (x[0] - 1.001)).direction(Direction::Rising);
     let falling = Event::new("down", |_t, x: &Vector1<f64>| (x[0] - 1.0) * (x[0] - 1.001)).direction(Direction::Falling);
-    let traj = integrate(&clock, 0.0..10.0, Vector1::new(0.0), &[rising, falling], &Options::default()).unwrap();
+    let traj = Flow(&clock).run(Vector1::new(0.0)).span(0.0..10.0).events(&[rising, falling]).go().unwrap();
     let names: Vec<_> = traj.events.iter().map(|e| (e.name.as_str(), e.index)).collect();
     assert_eq!(names, vec![("down", 1), ("up", 0)]);
 }
@@ -241,7 +243,7 @@ fn direction_filtering() {
     let g = |_t: f64, x: &Vector2<f64>| x[0];
     // cos t crosses 0 falling at π/2, 5π/2 and rising at 3π/2 within [0, 10].
     let count = |d: Direction| {
-        let traj = integrate(&osc, 0.0..10.0, x0, &[Event::new("x", g).direction(d)], &opts).unwrap();
+        let traj = Flow(&osc).run(x0).span(0.0..10.0).events(&[Event::new("x", g).direction(d)]).options(&opts).go().unwrap();
         traj.events.iter().map(|e| e.t).collect::<Vec<_>>()
     };
     let falling = count(Direction::Falling);
@@ -261,7 +263,7 @@ fn terminal_event_truncates_every_output_mode() {
     for output in [Output::Steps, Output::Interval(0.5), Output::Times(vec![0.0, 1.0, 2.0, 3.0])] {
         let ev = Event::new("x=0", |_t, x: &Vector2<f64>| x[0]).terminal(true);
         let opts = tight().output(output.clone());
-        let traj = integrate(&osc, 0.0..10.0, x0, &[ev], &opts).unwrap();
+        let traj = Flow(&osc).run(x0).span(0.0..10.0).events(&[ev]).options(&opts).go().unwrap();
         let (t, x) = traj.last().unwrap();
         assert!((t - PI / 2.0).abs() < 1e-12, "{output:?}: {t}");
         assert!(x[0].abs() < 1e-12);
@@ -280,7 +282,7 @@ fn simultaneous_events_ordered_by_index() {
     let a = Event::new("a", |_t, x: &Vector2<f64>| x[0]);
     let b = Event::new("b", |_t, x: &Vector2<f64>| 2.0 * x[0]);
     let c = Event::new("c", |t: f64, _x: &Vector2<f64>| t - 1.0);
-    let traj = integrate(&osc, 0.0..2.0, Vector2::new(1.0, 0.0), &[b, c, a], &tight()).unwrap();
+    let traj = Flow(&osc).run(Vector2::new(1.0, 0.0)).span(0.0..2.0).events(&[b, c, a]).options(tight()).go().unwrap();
     let names: Vec<_> = traj.events.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names, ["c", "b", "a"]);
 }
@@ -290,7 +292,7 @@ fn touching_zero_is_not_a_crossing() {
     // g = (t − 1)² touches zero at t = 1 but never changes sign.
     let ev = Event::new("touch", |t: f64, _x: &Vector1<f64>| (t - 1.0) * (t - 1.0));
     let opts = Options::default().max_step(0.25);
-    let traj = integrate(&clock, 0.0..3.0, Vector1::new(0.0), &[ev], &opts).unwrap();
+    let traj = Flow(&clock).run(Vector1::new(0.0)).span(0.0..3.0).events(&[ev]).options(&opts).go().unwrap();
     assert!(traj.events.is_empty(), "{:?}", traj.events);
 }
 
@@ -298,7 +300,7 @@ fn touching_zero_is_not_a_crossing() {
 fn zero_at_start_does_not_fire() {
     // g = sin t is 0 at t0; crossings at π, 2π.
     let ev = Event::new("sin", |t: f64, _x: &Vector1<f64>| t.sin());
-    let traj = integrate(&clock, 0.0..7.0, Vector1::new(0.0), &[ev], &tight()).unwrap();
+    let traj = Flow(&clock).run(Vector1::new(0.0)).span(0.0..7.0).events(&[ev]).options(tight()).go().unwrap();
     let ts: Vec<f64> = traj.events.iter().map(|e| e.t).collect();
     assert_eq!(ts.len(), 2, "{ts:?}");
     assert!((ts[0] - PI).abs() < 1e-12 && (ts[1] - 2.0 * PI).abs() < 1e-12);
@@ -308,7 +310,7 @@ fn zero_at_start_does_not_fire() {
 fn backward_events() {
     let ev = Event::new("t=1", |t: f64, _x: &Vector1<f64>| t - 1.0).direction(Direction::Falling);
     let ev2 = Event::new("t=0.5", |t: f64, _x: &Vector1<f64>| t - 0.5).terminal(true);
-    let traj = integrate(&clock, 3.0..0.0, Vector1::new(3.0), &[ev, ev2], &Options::default()).unwrap();
+    let traj = Flow(&clock).run(Vector1::new(3.0)).span(3.0..0.0).events(&[ev, ev2]).go().unwrap();
     assert_eq!(traj.events.len(), 2);
     assert!((traj.events[0].t - 1.0).abs() < 1e-12);
     assert!((traj.events[1].t - 0.5).abs() < 1e-12);
@@ -327,7 +329,7 @@ fn singular_mass_matrix_is_a_typed_error() {
         let a = solve_mass(m, Vector2::new(1.0, 1.0)).map_err(|e| e.at(t))?;
         Ok(Vector2::new(1.0, a[1]))
     };
-    let err = integrate(&f, 0.0..1.0, Vector2::zeros(), &[], &Options::default()).unwrap_err();
+    let err = Flow(&f).run(Vector2::zeros()).span(0.0..1.0).go().unwrap_err();
     assert!(matches!(err.error, SimError::SingularMassMatrix { t } if (0.5..=1.0).contains(&t)), "{err:?}");
 }
 
@@ -337,14 +339,11 @@ fn nan_field_is_non_finite_state() {
     let f = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> {
         Ok(Vector1::new(if x[0] > 1e6 { f64::NAN } else { x[0] * x[0] }))
     };
-    let err = integrate(&f, 0.0..2.0, Vector1::new(1.0), &[], &Options::default()).unwrap_err();
+    let err = Flow(&f).run(Vector1::new(1.0)).span(0.0..2.0).go().unwrap_err();
     assert!(matches!(err.error, SimError::NonFiniteState { .. }), "{err:?}");
     // NaN at the initial point.
     let g = |_t: f64, _x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> { Ok(Vector1::new(f64::NAN)) };
-    assert_eq!(
-        integrate(&g, 0.0..1.0, Vector1::new(1.0), &[], &Options::default()).unwrap_err(),
-        SimError::NonFiniteState { t: 0.0 }
-    );
+    assert_eq!(Flow(&g).run(Vector1::new(1.0)).span(0.0..1.0).go().unwrap_err(), SimError::NonFiniteState { t: 0.0 });
 }
 
 #[test]
@@ -355,7 +354,7 @@ fn transient_nan_is_retried() {
         if x[0] > 1.5 { Err(FieldError::NonFinite { t: 0.0 }) } else { Ok(Vector1::new(1.0 - x[0])) }
     };
     let opts = Options::default().initial_step(100.0);
-    let traj = integrate(&f, 0.0..5.0, Vector1::new(0.0), &[], &opts).unwrap();
+    let traj = Flow(&f).run(Vector1::new(0.0)).span(0.0..5.0).options(&opts).go().unwrap();
     assert!(traj.stats.rejected > 0);
     assert_abs_diff_eq!(traj.last().unwrap().1[0], 1.0 - (-5.0f64).exp(), epsilon = 1e-7);
 }
@@ -364,7 +363,7 @@ fn transient_nan_is_retried() {
 fn blow_up_is_underflow_or_non_finite() {
     // x' = x², x(0) = 1 blows up at t = 1 with finite values up to overflow.
     let f = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> { Ok(Vector1::new(x[0] * x[0])) };
-    let err = integrate(&f, 0.0..2.0, Vector1::new(1.0), &[], &Options::default()).unwrap_err();
+    let err = Flow(&f).run(Vector1::new(1.0)).span(0.0..2.0).go().unwrap_err();
     match err.error {
         SimError::StepSizeUnderflow { t, .. } | SimError::NonFiniteState { t } => {
             assert!((t - 1.0).abs() < 1e-3, "{t}")
@@ -376,14 +375,14 @@ fn blow_up_is_underflow_or_non_finite() {
 #[test]
 fn step_limit() {
     let opts = Options::default().max_steps(10);
-    let err = integrate(&Oscillator { omega: 1.0 }, 0.0..100.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap_err();
+    let err = Flow(&Oscillator { omega: 1.0 }).run(Vector2::new(1.0, 0.0)).span(0.0..100.0).options(&opts).go().unwrap_err();
     assert!(matches!(err.error, SimError::StepLimit { steps: 10, t } if t > 0.0 && t < 100.0), "{err:?}");
 }
 
 #[test]
 fn min_step_underflow() {
     let opts = Options::default().min_step(0.5);
-    let err = integrate(&Oscillator { omega: 1.0 }, 0.0..100.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap_err();
+    let err = Flow(&Oscillator { omega: 1.0 }).run(Vector2::new(1.0, 0.0)).span(0.0..100.0).options(&opts).go().unwrap_err();
     assert!(matches!(err.error, SimError::StepSizeUnderflow { .. }), "{err:?}");
 }
 
@@ -411,30 +410,24 @@ fn invalid_inputs() {
         Options::default().output(Output::Times(vec![f64::NAN])),
     ];
     for o in &bad {
-        let r = integrate(&osc, 0.0..1.0, x0, &[], o).map_err(SimError::from);
+        let r = Flow(&osc).run(x0).span(0.0..1.0).options(o).go().map_err(SimError::from);
         assert!(matches!(r, Err(SimError::InvalidOptions(_))), "{o:?} gave {r:?}");
     }
     assert_eq!(
-        integrate(&osc, 0.0..f64::INFINITY, x0, &[], &Options::default()).unwrap_err(),
+        Flow(&osc).run(x0).span(0.0..f64::INFINITY).go().unwrap_err(),
         SimError::InvalidTimeSpan { t0: 0.0, t1: f64::INFINITY }
     );
+    assert!(matches!(Flow(&osc).run(x0).span(f64::NAN..1.0).go().map_err(SimError::from), Err(SimError::InvalidTimeSpan { .. })));
     assert!(matches!(
-        integrate(&osc, f64::NAN..1.0, x0, &[], &Options::default()).map_err(SimError::from),
+        Flow(&osc).run(x0).span(-f64::MAX..f64::MAX).go().map_err(SimError::from),
         Err(SimError::InvalidTimeSpan { .. })
     ));
-    assert!(matches!(
-        integrate(&osc, -f64::MAX..f64::MAX, x0, &[], &Options::default()).map_err(SimError::from),
-        Err(SimError::InvalidTimeSpan { .. })
-    ));
-    assert_eq!(
-        integrate(&osc, 0.0..1.0, Vector2::new(f64::NAN, 0.0), &[], &Options::default()).unwrap_err(),
-        SimError::InvalidInitialState
-    );
+    assert_eq!(Flow(&osc).run(Vector2::new(f64::NAN, 0.0)).span(0.0..1.0).go().unwrap_err(), SimError::InvalidInitialState);
 }
 
 #[test]
 fn empty_span() {
-    let traj = integrate(&Oscillator { omega: 1.0 }, 1.0..1.0, Vector2::new(1.0, 0.0), &[], &Options::default()).unwrap();
+    let traj = Flow(&Oscillator { omega: 1.0 }).run(Vector2::new(1.0, 0.0)).span(1.0..1.0).go().unwrap();
     assert_eq!(traj.times, vec![1.0]);
     assert_eq!(traj.stop, StopReason::Finished);
 }
@@ -444,14 +437,14 @@ fn zero_atol_with_zero_component() {
     // Pure relative tolerance and a component that stays exactly 0.
     let f = |_t: f64, x: &Vector3<f64>| -> Result<Vector3<f64>, FieldError> { Ok(Vector3::new(x[1], -x[0], 0.0)) };
     let opts = Options::default().atol(0.0).rtol(1e-9);
-    let traj = integrate(&f, 0.0..1.0, Vector3::new(1.0, 0.0, 0.0), &[], &opts).unwrap();
+    let traj = Flow(&f).run(Vector3::new(1.0, 0.0, 0.0)).span(0.0..1.0).options(&opts).go().unwrap();
     assert_abs_diff_eq!(traj.last().unwrap().1[0], 1f64.cos(), epsilon = 1e-7);
 }
 
 #[test]
 fn works_with_trait_objects() {
     let osc: &dyn VectorField<2> = &Oscillator { omega: 1.0 };
-    let traj = integrate(osc, 0.0..1.0, Vector2::new(1.0, 0.0), &[], &Options::default()).unwrap();
+    let traj = Flow(osc).run(Vector2::new(1.0, 0.0)).span(0.0..1.0).go().unwrap();
     assert_abs_diff_eq!(traj.last().unwrap().1[0], 1f64.cos(), epsilon = 1e-7);
 }
 
@@ -479,7 +472,7 @@ fn hostile_inputs_never_panic() {
     for opts in &options {
         for span in [0.0..3.0, 3.0..0.0, 0.0..1e-300, -1e300..1e300, 1e300..1e300] {
             let events = [nan_event(), inf_event(), step_event()];
-            let r = integrate(&osc, span.clone(), x0, &events, opts);
+            let r = Flow(&osc).run(x0).span(span.clone()).events(&events).options(opts).go();
             if let Ok(traj) = &r {
                 assert_eq!(traj.times.len(), traj.states.len());
                 assert!(traj.states.iter().all(|x| x.iter().all(|v| v.is_finite())));
@@ -488,7 +481,7 @@ fn hostile_inputs_never_panic() {
         }
     }
     // The discontinuous event is located at its jump.
-    let traj = integrate(&osc, 0.0..1.0, x0, &[step_event()], &Options::default()).unwrap();
+    let traj = Flow(&osc).run(x0).span(0.0..1.0).events(&[step_event()]).go().unwrap();
     assert_eq!(traj.events.len(), 1);
     assert!((traj.events[0].t - 0.3).abs() < 1e-12);
 }
@@ -498,14 +491,14 @@ fn tolerances_that_admit_any_answer_are_rejected() {
     // rtol = atol = 1e6 would "succeed" with garbage (issue: x(10) = −406 against −0.58).
     let osc = |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> { Ok(Vector2::new(x[1], -x[0])) };
     let opts = Options::default().rtol(1e6).atol(1e6);
-    match integrate(&osc, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &opts).map_err(SimError::from) {
+    match Flow(&osc).run(Vector2::new(1.0, 0.0)).span(0.0..10.0).options(&opts).go().map_err(SimError::from) {
         Err(SimError::InvalidOptions(msg)) => assert!(msg.contains("rtol"), "{msg}"),
         other => panic!("{other:?}"),
     }
     assert!(Options::default().rtol(0.5).validate().is_ok());
     // Nor can a tolerance below round-off be met: rtol = 1e-30 ran into the step limit after 10⁶
     // steps; it is refused up front, and the smallest one a step can meet is accepted.
-    match integrate(&osc, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &Options::default().rtol(1e-30)).map_err(SimError::from) {
+    match Flow(&osc).run(Vector2::new(1.0, 0.0)).span(0.0..10.0).rtol(1e-30).go().map_err(SimError::from) {
         Err(SimError::InvalidOptions(msg)) => assert!(msg.contains("round-off"), "{msg}"),
         other => panic!("{other:?}"),
     }
@@ -520,7 +513,7 @@ fn an_output_grid_too_large_for_memory_is_rejected_up_front() {
     // 1e8 samples of a 2-state are 2.4 GB: fine by default (4 GiB) only if asked for less.
     let osc = |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> { Ok(Vector2::new(x[1], -x[0])) };
     let opts = Options::default().output(Output::Interval(1e-7)).max_output_bytes(1 << 30);
-    match integrate(&osc, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &opts).map_err(SimError::from) {
+    match Flow(&osc).run(Vector2::new(1.0, 0.0)).span(0.0..10.0).options(&opts).go().map_err(SimError::from) {
         Err(SimError::InvalidOptions(msg)) => assert!(msg.contains("max_output_bytes"), "{msg}"),
         other => panic!("{:?}", other.map(|t| t.len())),
     }

@@ -6,10 +6,8 @@ mod hybrid_support;
 
 use routh_runtime::nalgebra::{Matrix1, SMatrix};
 use routh_runtime::nalgebra::{Vector1, Vector2};
-use routh_runtime::{
-    DiscreteOptions, DiscreteSystem, FieldError, HybridStop, Monitor, Options, Output, SimError, StopReason, integrate,
-    simulate_discrete, simulate_hybrid,
-};
+use routh_runtime::{DiscreteOptions, DiscreteSystem, FieldError, HybridStop, Monitor, Options, Output, SimError, StopReason};
+use routh_runtime::{Flow, Hybrid, ModeState, Simulate, SimulateDiscrete, Variational, run::Node};
 
 /// x'' = −x.
 fn oscillator(_t: f64, x: &Vector2<f64>) -> Result<Vector2<f64>, FieldError> {
@@ -19,9 +17,9 @@ fn oscillator(_t: f64, x: &Vector2<f64>) -> Result<Vector2<f64>, FieldError> {
 #[test]
 fn a_step_limit_keeps_the_exact_prefix_of_the_full_run() {
     let x0 = Vector2::new(1.0, 0.0);
-    let full = integrate(&oscillator, 0.0..100.0, x0, &[], &Options::default()).unwrap();
+    let full = Flow(&oscillator).run(x0).span(0.0..100.0).go().unwrap();
     let opts = Options::default().max_steps(40).keep_partial(true);
-    let part = integrate(&oscillator, 0.0..100.0, x0, &[], &opts).unwrap();
+    let part = Flow(&oscillator).run(x0).span(0.0..100.0).options(&opts).go().unwrap();
     let StopReason::Failed(SimError::StepLimit { steps: 40, t }) = part.stop else { panic!("{:?}", part.stop) };
     // The same step sequence: every kept sample is the full run's sample, bit for bit.
     let n = part.times.len();
@@ -35,12 +33,12 @@ fn a_step_limit_keeps_the_exact_prefix_of_the_full_run() {
     }
     // Without the option (the default) the same failure is an error, which carries the same
     // trajectory: nothing is lost either way.
-    let err = integrate(&oscillator, 0.0..100.0, x0, &[], &opts.clone().keep_partial(false)).unwrap_err();
+    let err = Flow(&oscillator).run(x0).span(0.0..100.0).options(opts.clone().keep_partial(false)).go().unwrap_err();
     assert!(matches!(err.error, SimError::StepLimit { steps: 40, .. }), "{err:?}");
     assert_eq!(err.partial.map(|p| p.times), Some(part.times));
     // `?` gives the bare error where only that is wanted.
     let bare = || -> Result<(), SimError> {
-        integrate(&oscillator, 0.0..100.0, x0, &[], &Options::default().max_steps(40))?;
+        Flow(&oscillator).run(x0).span(0.0..100.0).options(Options::default().max_steps(40)).go()?;
         Ok(())
     };
     assert!(matches!(bare(), Err(SimError::StepLimit { steps: 40, .. })));
@@ -51,7 +49,7 @@ fn a_blow_up_keeps_the_solution_up_to_the_singularity() {
     // x' = x², x(0) = 1: x = 1/(1 − t), blowing up at t = 1.
     let f = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> { Ok(Vector1::new(x[0] * x[0])) };
     let opts = Options::default().rtol(1e-10).atol(1e-12).keep_partial(true).dense(true);
-    let part = integrate(&f, 0.0..2.0, Vector1::new(1.0), &[], &opts).unwrap();
+    let part = Flow(&f).run(Vector1::new(1.0)).span(0.0..2.0).options(&opts).go().unwrap();
     assert!(
         matches!(part.stop, StopReason::Failed(SimError::StepSizeUnderflow { .. } | SimError::NonFiniteState { .. })),
         "{:?}",
@@ -76,7 +74,7 @@ fn a_field_error_keeps_the_grid_samples_before_it() {
         if t > 3.0 { Err(FieldError::SingularMassMatrix { t }) } else { oscillator(t, x) }
     };
     let opts = Options::default().rtol(1e-10).atol(1e-12).output(Output::Interval(0.5)).keep_partial(true);
-    let part = integrate(&f, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
+    let part = Flow(&f).run(Vector2::new(1.0, 0.0)).span(0.0..10.0).options(&opts).go().unwrap();
     assert!(matches!(part.stop, StopReason::Failed(SimError::SingularMassMatrix { t }) if t > 3.0), "{:?}", part.stop);
     assert!(part.times.len() >= 6 && *part.times.last().unwrap() <= 3.0, "{:?}", part.times);
     for (k, (t, x)) in part.iter().enumerate() {
@@ -88,9 +86,9 @@ fn a_field_error_keeps_the_grid_samples_before_it() {
 #[test]
 fn errors_before_the_start_stay_errors() {
     let opts = Options::default().keep_partial(true);
-    let err = integrate(&oscillator, 0.0..1.0, Vector2::new(f64::NAN, 0.0), &[], &opts).unwrap_err();
+    let err = Flow(&oscillator).run(Vector2::new(f64::NAN, 0.0)).span(0.0..1.0).options(&opts).go().unwrap_err();
     assert_eq!(err, SimError::InvalidInitialState);
-    let err = integrate(&oscillator, 0.0..1.0, Vector2::new(1.0, 0.0), &[], &opts.rtol(2.0)).unwrap_err();
+    let err = Flow(&oscillator).run(Vector2::new(1.0, 0.0)).span(0.0..1.0).options(opts.rtol(2.0)).go().unwrap_err();
     assert!(matches!(err.error, SimError::InvalidOptions(_)), "{err:?}");
 }
 
@@ -99,7 +97,7 @@ fn a_monitor_reports_the_time_reached_and_the_attempts_spent() {
     let monitor = Monitor::new();
     assert_eq!(monitor.time(), None);
     let opts = Options::default().monitor(monitor.clone());
-    let run = integrate(&oscillator, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &opts).unwrap();
+    let run = Flow(&oscillator).run(Vector2::new(1.0, 0.0)).span(0.0..10.0).options(&opts).go().unwrap();
     assert_eq!(monitor.time(), Some(10.0));
     assert_eq!(monitor.attempts(), run.stats.steps + run.stats.rejected);
     assert!(!monitor.is_cancelled());
@@ -112,7 +110,7 @@ fn a_monitor_reports_the_time_reached_and_the_attempts_spent() {
 /// `monitor`) and cancelled once it passes t = 50.
 fn cancelled_oscillator(opts: &Options, monitor: &Monitor) -> routh_runtime::Trajectory<2> {
     std::thread::scope(|s| {
-        let worker = s.spawn(|| integrate(&oscillator, 0.0..1e12, Vector2::new(1.0, 0.0), &[], opts));
+        let worker = s.spawn(|| Flow(&oscillator).run(Vector2::new(1.0, 0.0)).span(0.0..1e12).options(opts).go());
         while monitor.time().is_none_or(|t| t < 50.0) && !worker.is_finished() {
             std::thread::yield_now();
         }
@@ -142,11 +140,12 @@ fn a_cancelled_run_stops_at_its_next_step_and_keeps_its_samples() {
     let (t_end, x_end) = run.end;
     assert!(t_end == t && (x_end[0] - t.cos()).abs() < 1e-6, "{t_end} {t}");
     // Resuming from it continues the same motion.
-    let rest = integrate(&oscillator, t_end..t_end + 1.0, x_end, &[], &Options::default().rtol(1e-10).atol(1e-12)).unwrap();
+    let rest = Flow(&oscillator).run(x_end).span(t_end..t_end + 1.0).rtol(1e-10).atol(1e-12).go().unwrap();
     assert!((rest.end.1[0] - (t_end + 1.0).cos()).abs() < 1e-6);
     // A cancelled monitor stops every run that uses it, at its start; without keep_partial that
     // is an error.
-    let err = integrate(&oscillator, 0.0..1.0, Vector2::new(1.0, 0.0), &[], &opts.clone().keep_partial(false)).unwrap_err();
+    let err =
+        Flow(&oscillator).run(Vector2::new(1.0, 0.0)).span(0.0..1.0).options(opts.clone().keep_partial(false)).go().unwrap_err();
     assert_eq!(err, SimError::Cancelled { t: 0.0 });
 }
 
@@ -156,11 +155,16 @@ fn a_failed_hybrid_run_keeps_its_impacts() {
     let (g, h) = (9.81, 1.0);
     let ball = hybrid_support::ball(g, 1.0);
     let opts = hybrid_support::tight();
-    let full = simulate_hybrid(&ball, 0, Vector2::new(h, 0.0), 0.0..20.0, &opts).unwrap();
+    let full = Hybrid(&ball).run(ModeState::new(0, Vector2::new(h, 0.0))).span(0.0..20.0).options(&opts).go().unwrap();
     // Half the step attempts the full run needs.
     let limit = (full.stats.steps + full.stats.rejected) / 2;
     let mut ode = opts.ode.clone().max_steps(limit).keep_partial(true);
-    let part = simulate_hybrid(&ball, 0, Vector2::new(h, 0.0), 0.0..20.0, &opts.clone().ode(ode.clone())).unwrap();
+    let part = Hybrid(&ball)
+        .run(ModeState::new(0, Vector2::new(h, 0.0)))
+        .span(0.0..20.0)
+        .options(opts.clone().ode(ode.clone()))
+        .go()
+        .unwrap();
     assert!(matches!(part.stop, HybridStop::Failed(SimError::StepLimit { steps, .. }) if steps == limit), "{:?}", part.stop);
     let k = part.impacts.len();
     assert!(k >= 3 && k < full.impacts.len(), "{k} of {}", full.impacts.len());
@@ -176,7 +180,7 @@ fn a_failed_hybrid_run_keeps_its_impacts() {
     assert!(t_end == t_last && mode_end == mode_last && x_end == *x_last);
     // By default the error carries the same partial run.
     ode.keep_partial = false;
-    let err = simulate_hybrid(&ball, 0, Vector2::new(h, 0.0), 0.0..20.0, &opts.ode(ode)).unwrap_err();
+    let err = Hybrid(&ball).run(ModeState::new(0, Vector2::new(h, 0.0))).span(0.0..20.0).options(opts.ode(ode)).go().unwrap_err();
     assert!(matches!(err.error, SimError::StepLimit { steps, .. } if steps == limit), "{err:?}");
     let kept = err.partial.expect("the run had started");
     assert_eq!(kept.impacts, part.impacts);
@@ -217,10 +221,11 @@ fn a_failed_discrete_run_keeps_its_nodes() {
     let (h, q0, p0) = (0.1, Vector1::new(1.0), Vector1::new(0.0));
     let opts = DiscreteOptions::default();
     let sys = MidpointOscillator { edge: 2.0 - 1e-9 };
-    let failure = simulate_discrete(&sys, 0.0, h, 100, q0, p0, p0, &opts).unwrap_err();
+    let start = Node { q: q0, p: p0, v: p0 };
+    let failure = Variational(&sys).run_discrete(start).step(h).steps(100).options(&opts).go().unwrap_err();
     assert!(matches!(failure.error, SimError::NonFiniteState { t } if (t - 2.0).abs() < 1e-9), "{:?}", failure.error);
     let kept = failure.partial.expect("twenty steps were made");
-    let short = simulate_discrete(&sys, 0.0, h, 20, q0, p0, p0, &opts).unwrap();
+    let short = Variational(&sys).run_discrete(start).step(h).steps(20).options(&opts).go().unwrap();
     assert_eq!(kept.positions.len(), 21);
     assert_eq!(*kept, short);
     for (t, q) in kept.times.iter().zip(&kept.positions) {

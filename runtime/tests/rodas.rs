@@ -5,7 +5,8 @@
 mod hybrid_support;
 
 use routh_runtime::nalgebra::{Matrix2, Vector2};
-use routh_runtime::{Direction, Event, FieldError, Options, Output, Scheme, VectorField, integrate, simulate_hybrid};
+use routh_runtime::{Direction, Event, FieldError, Options, Output, Scheme, VectorField};
+use routh_runtime::{Flow, Hybrid, ModeState, Simulate};
 
 /// A stiff damped oscillator x'' + (1 + λ) x' + λ x = 0, λ = 10⁴: modes e^{−t} and e^{−λt}.
 struct Stiff {
@@ -39,7 +40,7 @@ fn fourth_order_on_fixed_steps() {
     // error at t = 4 falls by 2⁴ — the time derivative's stage weights included.
     let error = |h: f64| {
         let opts = Options::default().scheme(Scheme::Rodas4).rtol(1.0).atol(1e3).initial_step(h).max_step(h);
-        let run = integrate(&forced, 0.0..4.0, routh_runtime::nalgebra::Vector1::new(0.0), &[], &opts).unwrap();
+        let run = Flow(&forced).run(routh_runtime::nalgebra::Vector1::new(0.0)).span(0.0..4.0).options(&opts).go().unwrap();
         assert_eq!(run.stats.rejected, 0);
         (run.end.1[0] - (4f64.sin() + 4f64.cos() - (-4f64).exp()) / 2.0).abs()
     };
@@ -57,7 +58,7 @@ fn a_stiff_oscillator_takes_far_fewer_evaluations_than_dopri5() {
     let x0 = Vector2::new(2.0, -1.0 - lambda);
     let run = |scheme: Scheme, exact: bool| {
         let opts = Options::default().scheme(scheme).rtol(1e-6).atol(1e-9).output(Output::Times(vec![1.0, 5.0, 10.0]));
-        let r = integrate(&Stiff { lambda, exact }, 0.0..10.0, x0, &[], &opts).unwrap();
+        let r = Flow(&Stiff { lambda, exact }).run(x0).span(0.0..10.0).options(&opts).go().unwrap();
         let err = r.times.iter().zip(&r.states).map(|(&t, x)| (x[0] - closed_form(lambda, t)).abs()).fold(0.0, f64::max);
         (err, r.stats.evaluations, r.stats.steps)
     };
@@ -78,7 +79,7 @@ fn a_stiff_oscillator_takes_far_fewer_evaluations_than_dopri5() {
 fn dense_output_is_third_order_inside_the_steps() {
     let opts = Options::default().scheme(Scheme::Rodas4).rtol(1e-9).atol(1e-12).dense(true);
     let x0 = routh_runtime::nalgebra::Vector1::new(0.0);
-    let run = integrate(&forced, 0.0..8.0, x0, &[], &opts).unwrap();
+    let run = Flow(&forced).run(x0).span(0.0..8.0).options(&opts).go().unwrap();
     let exact = |t: f64| (t.sin() + t.cos() - (-t).exp()) / 2.0;
     let worst = (0..800).map(|k| 0.01 * k as f64 + 0.003).fold(0.0f64, |w, t| w.max((run.at(t).unwrap()[0] - exact(t)).abs()));
     let at_steps = run.iter().fold(0.0f64, |w, (t, x)| w.max((x[0] - exact(t)).abs()));
@@ -91,7 +92,7 @@ fn events_and_impacts_are_located_as_with_dopri5() {
     let oscillator = |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> { Ok(Vector2::new(x[1], -x[0])) };
     let zero = Event::new("x = 0", |_t, x: &Vector2<f64>| x[0]).direction(Direction::Either);
     let opts = Options::default().scheme(Scheme::Rodas4).rtol(1e-10).atol(1e-12).output(Output::Times(vec![]));
-    let run = integrate(&oscillator, 0.0..10.0, Vector2::new(1.0, 0.0), &[zero], &opts).unwrap();
+    let run = Flow(&oscillator).run(Vector2::new(1.0, 0.0)).span(0.0..10.0).events(&[zero]).options(&opts).go().unwrap();
     assert_eq!(run.events.len(), 3);
     for (k, ev) in run.events.iter().enumerate() {
         let exact = (k as f64 + 0.5) * std::f64::consts::PI;
@@ -101,7 +102,7 @@ fn events_and_impacts_are_located_as_with_dopri5() {
     let ball = hybrid_support::ball(g, e);
     let tight = hybrid_support::tight();
     let opts = tight.clone().ode(tight.ode.clone().scheme(Scheme::Rodas4));
-    let sol = simulate_hybrid(&ball, 0, Vector2::new(h0, 0.0), 0.0..3.0, &opts).unwrap();
+    let sol = Hybrid(&ball).run(ModeState::new(0, Vector2::new(h0, 0.0))).span(0.0..3.0).options(&opts).go().unwrap();
     let exact = hybrid_support::ball_impacts(h0, g, e, sol.impacts.len());
     assert!(sol.impacts.len() >= 4);
     for (imp, t) in sol.impacts.iter().zip(exact) {

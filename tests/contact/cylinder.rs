@@ -94,15 +94,15 @@ fn cylinder_touchdown_and_projection_match_the_reference_run() {
         let c = cylinder(beta);
         let (q0, v0) = cylinder_start(&c);
         let x0 = c.aerial_state(q0, v0, 0.0);
-        assert!((c.aerial().energy(0.0, &x0) + 5.7691324042).abs() < 1e-9, "E_L(0)");
-        let sol = c.simulate(Cylinder::AERIAL, x0, 0.0..t1 + 1e-3, &hybrid_tight()).unwrap();
+        assert!((c.aerial().energy(0.0, &x0.state) + 5.7691324042).abs() < 1e-9, "E_L(0)");
+        let sol = c.run(x0).span(0.0..t1 + 1e-3).options(hybrid_tight()).go().unwrap();
         let td = &sol.impacts[0];
         assert_eq!((td.guard, td.mode_after), ("touchdown", Cylinder::STANCE));
         assert!((td.t - t1).abs() < 1e-9, "β = {beta}: t₁ = {} against {t1}", td.t);
         assert!((td.pre[2] - phi1).abs() < 1e-8, "φ(t₁)");
         assert!((td.energy_before - e_pre).abs() < 1e-8, "E_L(t₁⁻) = {}", td.energy_before);
         // G1 on the aerial arc: E_L(t₁⁻) = E_L(0) e^{βt₁}.
-        assert!((td.energy_before - c.aerial().energy(0.0, &x0) * (beta * td.t).exp()).abs() < 1e-9);
+        assert!((td.energy_before - c.aerial().energy(0.0, &x0.state) * (beta * td.t).exp()).abs() < 1e-9);
         for j in 0..4 {
             assert!((td.pre[4 + j] - v_pre[j]).abs() < 1e-8, "q̇⁻[{j}] = {} against {}", td.pre[4 + j], v_pre[j]);
             assert!((td.post[4 + j] - v_post[j]).abs() < 1e-8, "q̇⁺[{j}] = {} against {}", td.post[4 + j], v_post[j]);
@@ -145,7 +145,7 @@ fn newton_impact_on_the_cylinder_loses_carnots_energy() {
             let n = NewtonCylinder { m: c.m, mp: c.mp, i: c.i, r: c.r, gamma: c.gamma, k: c.k, g: c.g, beta, alpha };
             let (q0, v0) = cylinder_start(&c);
             let opts = hybrid_tight().max_impacts(1);
-            let sol = n.simulate(n.state(q0, v0, 0.0), 0.0..0.4, &opts).unwrap();
+            let sol = n.run(n.state(q0, v0, 0.0)).span(0.0..0.4).options(&opts).go().unwrap();
             let imp = &sol.impacts[0];
             assert!(
                 (imp.energy_jump() - loss).abs() < 1e-8,
@@ -168,7 +168,7 @@ fn cylinder_stance_energy_and_multipliers_match_the_reference_run() {
     // C4 (β = +0.05, from the Example-2 post-impact state): E_L(t₁⁺), E_L(t₁ + 0.5), μ₁ and μ₂.
     let c = cylinder(0.05);
     let (q0, v0) = cylinder_start(&c);
-    let sol = c.simulate(Cylinder::AERIAL, c.aerial_state(q0, v0, 0.0), 0.0..0.3304925264 + 0.5, &hybrid_tight()).unwrap();
+    let sol = c.run(c.aerial_state(q0, v0, 0.0)).span(0.0..0.3304925264 + 0.5).options(hybrid_tight()).go().unwrap();
     assert_eq!(sol.mode_sequence(), vec![Cylinder::AERIAL, Cylinder::STANCE], "no liftoff");
     let td = &sol.impacts[0];
     let stance = c.stance();
@@ -225,11 +225,11 @@ fn cylinder_stance_agrees_with_the_coordinates_that_solve_the_constraints() {
         let c = cylinder(beta);
         let (q0, v0) = cylinder_start(&c);
         let span = 0.0..0.3304925264 + 1.5;
-        let sol = c.simulate(Cylinder::AERIAL, c.aerial_state(q0, v0, 0.0), span.clone(), &hybrid_tight()).unwrap();
+        let sol = c.run(c.aerial_state(q0, v0, 0.0)).span(span.clone()).options(hybrid_tight()).go().unwrap();
         let td = &sol.impacts[0];
         let rc = RollingCylinder { m: c.m, mp: c.mp, i: c.i, r: c.r, gamma: c.gamma, k: c.k, g: c.g, beta };
         let x1 = rc.state([td.post[2], td.post[3]], [td.post[6], td.post[7]], td.post[8]);
-        let reduced = rc.simulate(x1, td.t..span.end, &tight()).unwrap();
+        let reduced = rc.run(x1).span(td.t..span.end).options(tight()).go().unwrap();
         let (t, _, full) = sol.last().unwrap();
         let (tr, red) = reduced.last().unwrap();
         assert_eq!(t, tr);
@@ -264,7 +264,7 @@ fn cylinder_lifts_off_where_the_normal_multiplier_vanishes() {
         }
         let h0 = h_eq + a;
         let x0 = c.stance_state([0.0, h0 + c.r, 0.0, h0], [c.r * 1.0, 0.0, 1.0, 0.0], 0.0);
-        let sol = c.simulate(Cylinder::STANCE, x0, 0.0..1.5, &hybrid_tight()).unwrap();
+        let sol = c.run(x0).span(0.0..1.5).options(hybrid_tight()).go().unwrap();
         assert_eq!(&sol.mode_sequence()[..2], &[Cylinder::STANCE, Cylinder::AERIAL]);
         let liftoff = &sol.impacts[0];
         assert_eq!(liftoff.guard, "liftoff");
@@ -318,7 +318,7 @@ fn an_eccentric_cylinder_released_at_zero_normal_force_says_which_force_it_still
     let c = cylinder(0.0);
     let h0 = -(c.m + c.mp) * c.g / c.k - 0.8;
     let x0 = c.stance_state([0.0, h0 + c.r + c.gamma, 0.0, h0], [c.r + c.gamma, 0.0, 1.0, 0.0], 0.0);
-    let sol = c.simulate(Cylinder::STANCE, x0, 0.0..3.0, &hybrid_tight()).unwrap();
+    let sol = c.run(x0).span(0.0..3.0).options(hybrid_tight()).go().unwrap();
     let HybridStop::Stuck { t, guard: "touchdown", multipliers_before } = &sol.stop else { panic!("{:?}", sol.stop) };
     let liftoff = sol.impacts.last().unwrap();
     assert!(liftoff.guard == "liftoff" && liftoff.t == *t);
@@ -329,6 +329,6 @@ fn an_eccentric_cylinder_released_at_zero_normal_force_says_which_force_it_still
     // The concentric cylinder releases with both forces zero: it flies, and lands again.
     let concentric = Cylinder { gamma: 0.0, ..cylinder(0.0) };
     let x0 = concentric.stance_state([0.0, h0 + c.r, 0.0, h0], [c.r, 0.0, 1.0, 0.0], 0.0);
-    let sol = concentric.simulate(Cylinder::STANCE, x0, 0.0..3.0, &hybrid_tight()).unwrap();
+    let sol = concentric.run(x0).span(0.0..3.0).options(hybrid_tight()).go().unwrap();
     assert!(sol.impacts.iter().any(|i| i.guard == "touchdown"), "{:?}", sol.stop);
 }

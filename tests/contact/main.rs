@@ -103,7 +103,7 @@ fn damped_oscillator_matches_its_closed_form_and_the_energy_law() {
     assert_eq!(DampedOscillator::STATE_DIM, 3);
     const { assert!(DampedOscillator::ACTION_DECOUPLED, "L = T − V − γz: z decouples") };
     let (x0, v0, z0) = (1.0, 0.5, 0.25);
-    let sol = p.simulate(p.state([x0], [v0], z0), 0.0..6.0, &tight()).unwrap();
+    let sol = p.run(p.state([x0], [v0], z0)).span(0.0..6.0).options(tight()).go().unwrap();
     // ẍ + γẋ + (k/m)x = 0: underdamped with ω_d = √(k/m − γ²/4).
     let (g, w0) = (p.gamma, (p.k / p.m).sqrt());
     let wd = (w0 * w0 - g * g / 4.0).sqrt();
@@ -120,7 +120,7 @@ fn damped_oscillator_matches_its_closed_form_and_the_energy_law() {
         assert!((rate + g * e).abs() < 1e-12 * e.abs().max(1.0));
     }
     // ż = L along the motion: z(t) − z(0) = ∫ L dt (trapezoid on a fine grid of the dense solution).
-    let fine = p.simulate(p.state([x0], [v0], z0), 0.0..6.0, &tight().output(Output::Interval(1e-3))).unwrap();
+    let fine = p.run(p.state([x0], [v0], z0)).span(0.0..6.0).options(tight().output(Output::Interval(1e-3))).go().unwrap();
     let mut integral = 0.0;
     for k in 1..fine.len() {
         let (t0, t1) = (fine.times[k - 1], fine.times[k]);
@@ -135,8 +135,8 @@ fn conservative_limit_reproduces_the_ordinary_lagrangian() {
     // G6: γ = 0 gives the same (q, q̇) as the Lagrangian without z, and a conserved energy.
     let c = DampedOscillator { m: 1.5, k: 3.0, gamma: 0.0 };
     let o = Oscillator { m: 1.5, k: 3.0 };
-    let a = c.simulate(c.state([0.7], [-0.2], 3.0), 0.0..10.0, &tight().output(Output::Interval(0.5))).unwrap();
-    let b = o.simulate(o.state([0.7], [-0.2]), 0.0..10.0, &tight().output(Output::Interval(0.5))).unwrap();
+    let a = c.run(c.state([0.7], [-0.2], 3.0)).span(0.0..10.0).options(tight().output(Output::Interval(0.5))).go().unwrap();
+    let b = o.run(o.state([0.7], [-0.2])).span(0.0..10.0).options(tight().output(Output::Interval(0.5))).go().unwrap();
     assert_eq!(a.len(), b.len());
     for ((t, xa), xb) in a.iter().zip(&b.states) {
         assert!((xa[0] - xb[0]).abs() < 1e-9 && (xa[1] - xb[1]).abs() < 1e-9, "t = {t}");
@@ -172,10 +172,10 @@ fn general_z_dependence_matches_a_hand_derivation() {
     }
     // Trajectories agree too (the closure is integrated by the same runtime).
     let x0 = p.state([0.4], [0.9], -0.5);
-    let a = p.simulate(x0, 0.0..5.0, &tight().output(Output::Interval(0.25))).unwrap();
+    let a = p.run(x0).span(0.0..5.0).options(tight().output(Output::Interval(0.25))).go().unwrap();
     let hand =
         |t: f64, s: &Vector3<f64>| -> Result<Vector3<f64>, routh::runtime::FieldError> { Ok(action_metric_by_hand(&p, t, s)) };
-    let b = routh::runtime::integrate(&hand, 0.0..5.0, x0, &[], &tight().output(Output::Interval(0.25))).unwrap();
+    let b = Flow(&hand).run(x0).span(0.0..5.0).options(tight().output(Output::Interval(0.25))).go().unwrap();
     for (xa, xb) in a.states.iter().zip(&b.states) {
         assert!((xa - xb).norm() < 1e-8);
     }
@@ -188,7 +188,7 @@ fn energy_law_holds_with_state_dependent_rate_and_forces() {
     let p = SpringPendulum { m: 1.0, g: 9.81, k: 40.0, l: 1.0, gamma: 0.2, kappa: 0.5, b: 0.1 };
     const { assert!(!SpringPendulum::ACTION_DECOUPLED, "∂L/∂s = −γ − κθ: s couples") };
     let x0 = p.state([0.8, 1.1], [0.0, 0.3], 0.0);
-    let sol = p.simulate(x0, 0.0..4.0, &tight().output(Output::Interval(1e-3))).unwrap();
+    let sol = p.run(x0).span(0.0..4.0).options(tight().output(Output::Interval(1e-3))).go().unwrap();
     let mut predicted = p.energy(0.0, &sol.states[0]);
     for k in 1..sol.len() {
         let (t0, t1) = (sol.times[k - 1], sol.times[k]);
@@ -223,7 +223,7 @@ fn contact_jacobian_matches_finite_differences() {
 #[test]
 fn impacts_keep_position_and_action_and_lose_carnots_energy() {
     let p = DampedBall { m: 0.5, g: 9.81, gamma: 0.1, e: 0.6 };
-    let sol = p.simulate(p.state([1.0], [0.0], 0.0), 0.0..2.5, &HybridOptions::default().ode(tight())).unwrap();
+    let sol = p.run(p.state([1.0], [0.0], 0.0)).span(0.0..2.5).options(HybridOptions::default().ode(tight())).go().unwrap();
     assert!(sol.impacts.len() >= 2, "{} impacts", sol.impacts.len());
     for imp in &sol.impacts {
         // G2: q and z continuous, only q̇ jumps.
@@ -285,7 +285,7 @@ struct Release {
 fn a_chart_change_carries_the_action_between_modes_of_different_dimension() {
     let p = Release { m: 0.7, g: 9.81, l: 1.2, gamma: 0.3, th0: 0.4 };
     assert_eq!(Release::STATE_DIM, 5);
-    let sol = p.simulate(Release::SWING, p.swing_state([-0.5], [0.0], 0.2), 0.0..2.0, &hybrid_tight()).unwrap();
+    let sol = p.run(p.swing_state([-0.5], [0.0], 0.2)).span(0.0..2.0).options(hybrid_tight()).go().unwrap();
     assert_eq!(sol.mode_sequence(), vec![Release::SWING, Release::FLIGHT]);
     let rel = &sol.impacts[0];
     // The action moves from index 2 (θ, θ̇, z) to index 4 (x, y, ẋ, ẏ, z), unchanged; so does E_L.
@@ -322,7 +322,7 @@ struct SettlingBall {
 #[test]
 fn a_contact_ball_settles_and_its_action_decays_at_rest() {
     let b = SettlingBall { m: 1.0, g: 9.81, gamma: 0.2, e: 0.5 };
-    let sol = b.simulate(SettlingBall::FREE, b.free_state([1.0], [0.0], 0.0), 0.0..4.0, &hybrid_tight()).unwrap();
+    let sol = b.run(b.free_state([1.0], [0.0], 0.0)).span(0.0..4.0).options(hybrid_tight()).go().unwrap();
     assert_eq!(sol.stop, HybridStop::Finished);
     assert_eq!(sol.mode_sequence(), vec![SettlingBall::FREE, SettlingBall::FLOOR]);
     let settle = sol.impacts.last().unwrap();
@@ -359,7 +359,7 @@ fn a_cyclic_momentum_of_a_contact_lagrangian_is_dissipated() {
     // trapezoid rule on a fine output, against the generated momentum and its rate.
     let p = DissipatedPlanar { m: 1.0, k: 20.0, l: 1.0, gamma: 0.1, kappa: 0.3 };
     let x0 = p.state([1.2, 0.0], [0.0, 1.5], 0.0);
-    let sol = p.simulate(x0, 0.0..5.0, &tight().output(Output::Interval(1e-3))).unwrap();
+    let sol = p.run(x0).span(0.0..5.0).options(tight().output(Output::Interval(1e-3))).go().unwrap();
     let j0 = p.phi_momentum(0.0, &sol.states[0]);
     let mut exponent = 0.0;
     for k in 1..sol.len() {
@@ -392,14 +392,14 @@ fn a_guard_on_the_action_fires_when_the_action_reaches_it() {
     // an event on z located on a run without the guard says z reaches the budget.
     let b = Budget { c: 0.1, zmax: 0.2 };
     let x0 = b.state([0.0], [1.0], 0.0);
-    let sol = b.simulate(x0, 0.0..3.0, &hybrid_tight()).unwrap();
+    let sol = b.run(x0).span(0.0..3.0).options(hybrid_tight()).go().unwrap();
     let hit = &sol.impacts[0];
     assert_eq!(hit.guard, "budget");
     assert!((hit.rate + b.lagrangian(hit.t, &hit.pre)).abs() < 1e-12, "rate {} against −L", hit.rate);
     assert_eq!(hit.post[1], 0.0);
     let free = DampedOscillator { m: 1.0, k: 1.0, gamma: -b.c };
     let ev = routh::runtime::Event::new("budget", |_t, x: &Vector3<f64>| 0.2 - x[2]).terminal(true);
-    let reference = free.simulate_with_events(x0, 0.0..3.0, &[ev], &tight()).unwrap();
+    let reference = free.run(x0).span(0.0..3.0).events(&[ev]).options(tight()).go().unwrap();
     let (t_ref, _) = reference.last().unwrap();
     assert!((hit.t - t_ref).abs() < 1e-9, "impact at {} against z = z_max at {t_ref}", hit.t);
 }
@@ -454,8 +454,8 @@ fn holonomic_and_affine_constraints_work_with_contact_lagrangians() {
     let ang = AngleContactPendulum { m, g, l, gamma };
     let (th0, w0) = (1.0f64, 0.5);
     let xc = cart.state([l * th0.sin(), -l * th0.cos()], [l * th0.cos() * w0, l * th0.sin() * w0], 0.1);
-    let a = cart.simulate(xc, 0.0..4.0, &tight()).unwrap();
-    let b = ang.simulate(ang.state([th0], [w0], 0.1), 0.0..4.0, &tight()).unwrap();
+    let a = cart.run(xc).span(0.0..4.0).options(tight()).go().unwrap();
+    let b = ang.run(ang.state([th0], [w0], 0.1)).span(0.0..4.0).options(tight()).go().unwrap();
     let ((_, xa), (_, xb)) = (a.last().unwrap(), b.last().unwrap());
     assert!((xa[0].atan2(-xa[1]) - xb[0]).abs() < 1e-8, "θ: {} against {}", xa[0].atan2(-xa[1]), xb[0]);
     assert!((xa[4] - xb[2]).abs() < 1e-8, "z: {} against {}", xa[4], xb[2]);
@@ -467,7 +467,8 @@ fn holonomic_and_affine_constraints_work_with_contact_lagrangians() {
 
     // Affine: dE/dt = ∂L/∂z · E + Q·q̇ − λ·b, checked by quadrature along the motion.
     let p = Lifted { m: 1.0, k: 4.0, v: 0.7, gamma: 0.3 };
-    let sol = p.simulate(p.state([1.0, 0.0], [0.0, 0.7], 0.0), 0.0..3.0, &tight().output(Output::Interval(1e-3))).unwrap();
+    let sol =
+        p.run(p.state([1.0, 0.0], [0.0, 0.7], 0.0)).span(0.0..3.0).options(tight().output(Output::Interval(1e-3))).go().unwrap();
     let rate = |k: usize| p.energy_rate(sol.times[k], &sol.states[k]) + p.constraint_power(sol.times[k], &sol.states[k]).unwrap();
     let mut predicted = p.energy(0.0, &sol.states[0]);
     for k in 1..sol.len() {
@@ -519,7 +520,7 @@ fn parameter_jacobian_of_a_constrained_contact_model_matches_finite_differences(
 fn a_contact_hybrid_run_writes_csv_with_its_state_names() {
     let p = DampedBall { m: 0.5, g: 9.81, gamma: 0.1, e: 0.6 };
     assert_eq!(DampedBall::STATE_NAMES, ["y", "dot(y)", "z"]);
-    let sol = p.simulate(p.state([1.0], [0.0], 0.0), 0.0..1.0, &HybridOptions::default()).unwrap();
+    let sol = p.run(p.state([1.0], [0.0], 0.0)).span(0.0..1.0).go().unwrap();
     let mut csv = Vec::new();
     sol.write_csv(&mut csv, &DampedBall::STATE_NAMES).unwrap();
     let text = String::from_utf8(csv).unwrap();

@@ -42,14 +42,19 @@ fn sphere_start(s: &Sphere, xdot: f64, w: [f64; 3]) -> SVector<f64, 11> {
     let dth = w[0] * ps.cos() + w[1] * ps.sin();
     let dph = (w[0] * ps.sin() - w[1] * ps.cos()) / th.sin();
     let dps = w[2] - dph * th.cos();
-    s.smooth_state([-1.0, 0.0, 0.0, th, ps], [xdot, 0.3, dph, dth, dps], 0.0)
+    s.smooth_state([-1.0, 0.0, 0.0, th, ps], [xdot, 0.3, dph, dth, dps], 0.0).state
 }
 
 #[test]
 fn sphere_enters_the_rough_plane_at_the_corrected_time_and_rolls_straight() {
     let s = Sphere { r: 1.0, k2: 0.4, beta: 0.5 };
     let t_bar = 2.0 * (4.0f64 / 3.0).ln();
-    let sol = s.simulate(Sphere::SMOOTH, sphere_start(&s, 2.0, [0.5, -1.0, 2.0]), 0.0..t_bar + 3.0, &hybrid_tight()).unwrap();
+    let sol = s
+        .run(ModeState::new(Sphere::SMOOTH, sphere_start(&s, 2.0, [0.5, -1.0, 2.0])))
+        .span(0.0..t_bar + 3.0)
+        .options(hybrid_tight())
+        .go()
+        .unwrap();
     assert_eq!(sol.mode_sequence(), vec![Sphere::SMOOTH, Sphere::ROUGH]);
     let enter = &sol.impacts[0];
     // S1: t̄ = −(1/β) ln(1 + βx₀/ẋ₀) = 2 ln(4/3) (erratum E19: the printed −x₀/ẋ₀ = 0.5 ignores damping).
@@ -100,13 +105,23 @@ fn sphere_enters_the_rough_plane_at_the_corrected_time_and_rolls_straight() {
 fn sphere_too_slow_never_arrives_and_backspin_is_released_without_chatter() {
     let s = Sphere { r: 1.0, k2: 0.4, beta: 0.5 };
     // S1: with ẋ₀ ≤ β|x₀| the sphere stops short of x = 0 (x → x₀ + ẋ₀/β).
-    let slow = s.simulate(Sphere::SMOOTH, sphere_start(&s, 0.5, [0.5, -1.0, 2.0]), 0.0..30.0, &hybrid_tight()).unwrap();
+    let slow = s
+        .run(ModeState::new(Sphere::SMOOTH, sphere_start(&s, 0.5, [0.5, -1.0, 2.0])))
+        .span(0.0..30.0)
+        .options(hybrid_tight())
+        .go()
+        .unwrap();
     assert!(slow.impacts.is_empty(), "no impact");
     let (_, _, x) = slow.last().unwrap();
     assert!(x[0] < 0.0 && (x[0] - (-1.0 + 0.5 / s.beta)).abs() < 1e-5, "x(30) = {}", x[0]);
     // S7: strong backspin makes ẋ₊ < 0: the sphere enters, is projected, and leaves again at once
     // without an impulse — two transitions at one instant, then the smooth side for good.
-    let back = s.simulate(Sphere::SMOOTH, sphere_start(&s, 2.0, [0.5, -6.0, 2.0]), 0.0..3.0, &hybrid_tight()).unwrap();
+    let back = s
+        .run(ModeState::new(Sphere::SMOOTH, sphere_start(&s, 2.0, [0.5, -6.0, 2.0])))
+        .span(0.0..3.0)
+        .options(hybrid_tight())
+        .go()
+        .unwrap();
     assert_eq!(back.stop, HybridStop::Finished);
     assert_eq!(back.mode_sequence(), vec![Sphere::SMOOTH, Sphere::ROUGH, Sphere::SMOOTH]);
     let (enter, leave) = (&back.impacts[0], &back.impacts[1]);

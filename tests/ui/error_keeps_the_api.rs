@@ -14,7 +14,7 @@ struct Pendulum {
 fn main() {
     let p = Pendulum { m: 1.0, g: 9.81 };
     let x0 = p.state([0.1], [0.0]);
-    let sol = p.simulate(x0, 0.0..1.0, &Options::default()).unwrap();
+    let sol = p.run(x0).span(0.0..1.0).go().unwrap();
     let (t, x) = sol.last().unwrap();
     println!("{} {}", p.energy(t, x), p.mass_matrix(t, x)[(0, 0)]);
 }

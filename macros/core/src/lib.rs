@@ -346,8 +346,10 @@ mod tests {
             "Herglotz",
             "decouples",
             "ACTION_DECOUPLED : bool = true",
-            "contact_field",
-            "contact_jacobian",
+            // The state (q, q̇, z), its field with ż = L and the Jacobian's row ∂L/∂x, by the state layout.
+            "state_with_action",
+            "Some (self . lagrangian (t , x))",
+            "Some ((gz , & self . __routh_lagrangian_gradient (t , x)))",
             "E(t₀)·e^(c (t − t₀))",
         ] {
             assert!(out.contains(needle), "expansion lacks `{needle}`");

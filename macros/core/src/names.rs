@@ -16,10 +16,9 @@ pub const RESERVED: &[&str] = &[
     "momenta",
     "power",
     "jacobian",
-    "simulate",
-    "simulate_with_events",
+    "run",
+    "run_discrete",
     "check_parameters",
-    "simulate_reconstructed",
     "reconstruct",
     "cyclic_velocities",
     "constraint_rows",
@@ -80,13 +79,12 @@ pub fn mode_items(mode: &str) -> [String; 3] {
 }
 
 /// The generated names a reduction to type `ty` adds to the full model.
-pub fn reduction_items(ty: &str) -> [String; 2] {
-    let s = snake(ty);
-    [s.clone(), format!("simulate_{s}")]
+pub fn reduction_items(ty: &str) -> [String; 1] {
+    [snake(ty)]
 }
 
 /// An error at `span` if one of `items` (the names a user's name generates) is a generated item's
-/// name; `what` describes the user's name, e.g. "mode `simulate`".
+/// name; `what` describes the user's name, e.g. "mode `run`".
 pub fn check_reserved(span: proc_macro2::Span, what: &str, items: &[String]) -> syn::Result<()> {
     match items.iter().find(|i| RESERVED.contains(&i.as_str())) {
         None => Ok(()),

@@ -2,40 +2,33 @@
 //! the same results, without it), with a progress bar on long batches (the `progress` feature).
 //!
 //! [`ensemble`] maps a closure over a slice of inputs in parallel and returns the results in the
-//! inputs' order — initial states, parameter sets, whatever the closure turns into a run (every
-//! generated model's `simulate` is `Sync`: a model is plain data). [`simulate_states`] is the
-//! common case of one vector field from many initial states.
+//! inputs' order — initial states, parameter sets, whatever the closure turns into a run (a
+//! generated model is plain data, `Sync`, and every member builds its own [`Run`](crate::Run)).
 //!
 //! The progress bar (indicatif: runs done, rate, time left) is drawn on standard error only when
 //! it is a terminal and [`EnsembleOptions::progress`] is on; nothing is written otherwise.
 //!
 //! ```
-//! use routh_runtime::ensemble::{EnsembleOptions, simulate_states};
-//! use routh_runtime::{FieldError, Options, nalgebra::Vector2};
+//! use routh_runtime::ensemble::{EnsembleOptions, ensemble};
+//! use routh_runtime::{FieldError, Flow, Simulate, nalgebra::Vector2};
 //!
 //! // x'' = −x from 100 amplitudes: x(t) = a cos t.
 //! let osc = |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> { Ok(Vector2::new(x[1], -x[0])) };
 //! let starts: Vec<_> = (0..100).map(|k| Vector2::new(0.01 * k as f64, 0.0)).collect();
-//! let opts = Options::default().rtol(1e-10).atol(1e-12);
-//! let runs = simulate_states(&osc, &starts, 0.0..2.0, &opts, &EnsembleOptions::default())?;
+//! let run = |_, x0: &Vector2<f64>| Flow(&osc).run(*x0).span(0.0..2.0).rtol(1e-10).atol(1e-12).go();
+//! let runs = ensemble(&starts, run, &EnsembleOptions::default())?;
 //! for (x0, run) in starts.iter().zip(&runs) {
-//!     let (_, end) = run.as_ref().unwrap().last().unwrap();
+//!     // Each entry: the run's result, or its panic as `SimError::Panicked`.
+//!     let (_, end) = run.as_ref().unwrap().as_ref().unwrap().last().unwrap();
 //!     assert!((end[0] - x0[0] * 2f64.cos()).abs() < 1e-9);
 //! }
 //! # Ok::<(), routh_runtime::SimError>(())
 //! ```
 
-use std::ops::Range;
-
-use nalgebra::SVector;
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
 
-use crate::error::{RunError, RunResult, SimError};
-use crate::ode::field::VectorField;
-use crate::ode::integrate::integrate;
-use crate::ode::options::Options;
-use crate::ode::trajectory::Trajectory;
+use crate::error::SimError;
 
 /// How a batch runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,25 +111,6 @@ where
     };
     bar.finish();
     Ok(out)
-}
-
-/// Integrates `field` from every state of `starts` over `span` (no events), in parallel; the
-/// trajectories (or each run's error) in the order of `starts`.
-///
-/// # Errors
-/// As [`ensemble`]; each run's own errors are in its entry.
-pub fn simulate_states<F, const D: usize>(
-    field: &F,
-    starts: &[SVector<f64, D>],
-    span: Range<f64>,
-    options: &Options,
-    ensemble_options: &EnsembleOptions,
-) -> Result<Vec<RunResult<Trajectory<D>>>, SimError>
-where
-    F: VectorField<D> + Sync + ?Sized,
-{
-    let runs = ensemble(starts, |_, x0| integrate(field, span.clone(), *x0, &[], options), ensemble_options)?;
-    Ok(runs.into_iter().map(|r| r.map_err(RunError::from).and_then(|run| run)).collect())
 }
 
 #[cfg(test)]

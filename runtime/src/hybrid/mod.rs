@@ -5,12 +5,12 @@
 //! entries, which therefore keep their values), and in each mode a set of *unilateral guards*
 //! `h(t, x) ≥ 0`. When the trajectory crosses a guard from `h > 0` to `h < 0` — an impact, or a
 //! switching surface — the guard's *reset* maps the pre-impact state to the post-impact state,
-//! possibly in another mode (a chart change). [`simulate_hybrid()`] integrates such a system.
+//! possibly in another mode (a chart change). [`Plan::hybrid`](crate::Plan::hybrid) integrates such a system.
 //!
 //! # Within a mode
 //!
 //! The mode's field is integrated with the Dormand–Prince stepper and step-size controller of
-//! [`crate::integrate()`] (same tolerances, [`Options`](crate::Options)). Every guard is a terminal event with
+//! [`Plan::integrate`](crate::Plan::integrate) (same tolerances, [`Options`](crate::Options)). Every guard is a terminal event with
 //! [`crate::Direction::Falling`], located on the dense output to
 //! [`Options::event_tolerance`](crate::Options::event_tolerance) (`~1e-12`) in `t`, with the double-crossing safeguard of
 //! [`crate::ode::events`].
@@ -124,7 +124,7 @@
 //!
 //! ```
 //! use routh_runtime::nalgebra::Vector2;
-//! use routh_runtime::{simulate_hybrid, FieldError, HybridOptions, HybridStop, HybridSystem};
+//! use routh_runtime::{FieldError, Hybrid, HybridOptions, HybridStop, HybridSystem, ModeState, Simulate};
 //!
 //! /// Height and vertical velocity; floor at y = 0 with restitution e.
 //! struct Ball { g: f64, e: f64 }
@@ -148,7 +148,7 @@
 //! }
 //!
 //! let ball = Ball { g: 9.81, e: 0.8 };
-//! let traj = simulate_hybrid(&ball, 0, Vector2::new(1.0, 0.0), 0.0..10.0, &HybridOptions::default())?;
+//! let traj = Hybrid(&ball).run(ModeState::new(0, Vector2::new(1.0, 0.0))).span(0.0..10.0).go()?;
 //! let t1 = (2.0 / 9.81f64).sqrt();
 //! assert!((traj.impacts[0].t - t1).abs() < 1e-9);
 //! // Each impact loses the fraction 1 − e² of the kinetic energy.
@@ -160,6 +160,7 @@
 //! ```
 
 mod contact;
+pub mod driven;
 mod guard_control;
 mod options;
 mod records;
@@ -177,6 +178,7 @@ use crate::ode::events::Event;
 use crate::ode::options::Schedule;
 use crate::ode::trajectory::{ConstraintReport, Stats};
 
+pub use driven::HybridInputSystem;
 pub use options::HybridOptions;
 use records::Samples;
 pub use records::{HybridStop, HybridTrajectory, ImpactRecord};
@@ -353,6 +355,46 @@ impl<const D: usize> Completion<D> {
     }
 }
 
+/// The start of a run in one of several modes: the mode's index (the model's mode constant, e.g.
+/// `Ball::FREE`) and the state, padded to the largest mode's dimension. Generated models build it
+/// with `<mode>_state(q, qdot)`, which names the mode.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ModeState<const D: usize> {
+    /// The mode.
+    pub mode: usize,
+    /// The state.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
+    pub state: SVector<f64, D>,
+}
+
+impl<const D: usize> ModeState<D> {
+    /// The state `state` in mode `mode`.
+    #[must_use]
+    pub fn new(mode: usize, state: SVector<f64, D>) -> Self {
+        ModeState { mode, state }
+    }
+}
+
+/// What a hybrid run starts from: a [`ModeState`], or the state of a model with one mode.
+pub trait HybridStart<const D: usize>: Clone {
+    /// The mode and the state.
+    fn mode_state(self) -> ModeState<D>;
+}
+
+impl<const D: usize> HybridStart<D> for ModeState<D> {
+    fn mode_state(self) -> ModeState<D> {
+        self
+    }
+}
+
+/// The state of a model with one mode (mode 0).
+impl<const D: usize> HybridStart<D> for SVector<f64, D> {
+    fn mode_state(self) -> ModeState<D> {
+        ModeState { mode: 0, state: self }
+    }
+}
+
 /// Simulate the hybrid system `sys` from `(t_span.start, x0)` in `mode` to `t_span.end`.
 ///
 /// See the [module docs](self) for the semantics (impacts, simultaneous impacts, grazing,
@@ -367,7 +409,7 @@ impl<const D: usize> Completion<D> {
 ///   guard, [`SimError::NonFiniteGuard`] for NaN/∞ guard values or rates;
 /// * [`SimError::ResetFailed`] if a reset returns a non-finite state or
 ///   [`FieldError::NonFinite`]; [`SimError::SingularMassMatrix`] from a field or a reset;
-/// * the integration errors of [`crate::integrate()`] (`NonFiniteState`,
+/// * the integration errors of [`Plan::integrate`](crate::Plan::integrate) (`NonFiniteState`,
 ///   `StepSizeUnderflow`, `StepLimit`).
 ///
 /// Zeno behaviour, the impact limit and persistent contact are not errors: they end the
@@ -376,7 +418,7 @@ impl<const D: usize> Completion<D> {
 /// ([`crate::RunError::partial`], its stop [`HybridStop::Failed`]); with
 /// [`Options::keep_partial`](crate::Options::keep_partial) in [`HybridOptions::ode`] it is
 /// returned as `Ok`.
-pub fn simulate_hybrid<S, const D: usize>(
+pub(crate) fn simulate_hybrid<S, const D: usize>(
     sys: &S,
     mode: usize,
     x0: SVector<f64, D>,
@@ -389,16 +431,16 @@ where
     simulate_hybrid_with_events(sys, mode, x0, t_span, &[], options)
 }
 
-/// [`simulate_hybrid()`] with user events: each `g(t, x)` (in any mode) is located on the dense
-/// output of the flow as in [`crate::integrate()`], recorded in [`HybridTrajectory::events`]
+/// [`Plan::hybrid`](crate::Plan::hybrid) with user events: each `g(t, x)` (in any mode) is located on the dense
+/// output of the flow as in [`Plan::integrate`](crate::Plan::integrate), recorded in [`HybridTrajectory::events`]
 /// (their `index` is the position in `events`), and a terminal one ends the run with
 /// [`HybridStop::Event`] and its state as the last sample. Events are crossings *during a flow*:
 /// a reset that jumps across a zero of `g` is not a crossing (compare the impact records), and
 /// an event at the very start of a segment is not reported.
 ///
 /// # Errors
-/// As [`simulate_hybrid()`].
-pub fn simulate_hybrid_with_events<S, const D: usize>(
+/// As [`Plan::hybrid`](crate::Plan::hybrid).
+pub(crate) fn simulate_hybrid_with_events<S, const D: usize>(
     sys: &S,
     mode: usize,
     x0: SVector<f64, D>,
@@ -660,7 +702,7 @@ where
         let post = if t_end > t {
             let field = segment::ModeField { sys: self.sys, mode: new_mode };
             let opts = self.opts.ode.clone().output(crate::Output::Steps).dense(false);
-            let tail = crate::integrate(&field, t..t_end, post, &[], &opts)?;
+            let tail = crate::ode::integrate::integrate(&field, t..t_end, post, &[], &opts)?;
             self.stats += tail.stats;
             tail.last().map_or(post, |(_, x)| *x)
         } else {

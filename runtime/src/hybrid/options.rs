@@ -4,7 +4,7 @@ use crate::error::SimError;
 use crate::hybrid::zeno::ZenoOptions;
 use crate::ode::options::{Options, Output};
 
-/// Options of [`simulate_hybrid()`](crate::hybrid::simulate_hybrid), built with `Default` and builder-style setters.
+/// Options of [`Plan::hybrid`](crate::Plan::hybrid), built with `Default` and builder-style setters.
 ///
 /// ```
 /// use routh_runtime::{HybridOptions, Options, Output, ZenoOptions};

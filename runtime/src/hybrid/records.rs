@@ -107,7 +107,7 @@ pub enum HybridStop {
     /// ended the run (the partial result of a [`crate::RunError`], or the `Ok` result with
     /// [`crate::Options::keep_partial`]).
     Failed(SimError),
-    /// A terminal user event fired at `t` (see [`crate::simulate_hybrid_with_events`]); its
+    /// A terminal user event fired at `t` (see [`Plan::hybrid`](crate::Plan::hybrid)); its
     /// state is the last sample.
     Event {
         /// Name of the event.
@@ -118,11 +118,11 @@ pub enum HybridStop {
     },
 }
 
-/// Output of [`simulate_hybrid()`](crate::hybrid::simulate_hybrid).
+/// Output of [`Plan::hybrid`](crate::Plan::hybrid).
 ///
 /// ```
 /// use routh_runtime::nalgebra::Vector1;
-/// use routh_runtime::{simulate_hybrid, FieldError, HybridOptions, HybridStop, HybridSystem};
+/// use routh_runtime::{FieldError, Hybrid, HybridOptions, HybridStop, HybridSystem, ModeState, Simulate};
 ///
 /// /// A point drifting at unit speed through x = 1, where it switches from "left" to "right".
 /// struct Drift;
@@ -141,7 +141,7 @@ pub enum HybridStop {
 ///     fn mode_energy(&self, _m: usize, _t: f64, _x: &Vector1<f64>) -> f64 { 0.0 }
 /// }
 ///
-/// let traj = simulate_hybrid(&Drift, 0, Vector1::new(0.0), 0.0..2.0, &HybridOptions::default())?;
+/// let traj = Hybrid(&Drift).run(ModeState::new(0, Vector1::new(0.0))).span(0.0..2.0).go()?;
 /// assert_eq!(traj.stop, HybridStop::Finished);
 /// assert_eq!(traj.mode_sequence(), vec![0, 1]);
 /// assert!((traj.impacts[0].t - 1.0).abs() < 1e-12);
@@ -185,7 +185,7 @@ pub struct HybridTrajectory<const D: usize> {
     /// Empty otherwise, and for the full trajectory of a reduced hybrid run. Not serialized.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub segments: Vec<(usize, DenseSegment<D>)>,
-    /// The located user events (see [`crate::simulate_hybrid_with_events`]), in time order.
+    /// The located user events (see [`Plan::hybrid`](crate::Plan::hybrid)), in time order.
     pub events: Vec<EventRecord<D>>,
     /// How well the constraints of the modes held ([`HybridSystem::constraint_residuals`](super::HybridSystem::constraint_residuals)): the
     /// start as given, the one-step drift before each projection, the worst sample. `None` when
@@ -284,7 +284,7 @@ impl<const D: usize> HybridTrajectory<D> {
     ///
     /// ```
     /// use routh_runtime::nalgebra::Vector2;
-    /// use routh_runtime::{simulate_hybrid, FieldError, HybridOptions, HybridSystem, Options};
+    /// use routh_runtime::{FieldError, Hybrid, HybridOptions, HybridSystem, ModeState, Options, Simulate};
     ///
     /// // A ball dropped from 1 m on a floor with restitution 1/2.
     /// struct Ball;
@@ -303,7 +303,7 @@ impl<const D: usize> HybridTrajectory<D> {
     /// }
     ///
     /// let opts = HybridOptions::default().ode(Options::default().rtol(1e-10).atol(1e-12).dense(true));
-    /// let traj = simulate_hybrid(&Ball, 0, Vector2::new(1.0, 0.0), 0.0..1.0, &opts)?;
+    /// let traj = Hybrid(&Ball).run(ModeState::new(0, Vector2::new(1.0, 0.0))).span(0.0..1.0).options(&opts).go()?;
     /// let t1 = (2.0 / 9.81f64).sqrt(); // first impact
     /// let (mode, x) = traj.at(0.3).unwrap();
     /// assert_eq!(mode, 0);

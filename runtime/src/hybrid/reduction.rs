@@ -1,4 +1,4 @@
-//! **Hybrid Routh reduction** ([`simulate_hybrid_reduced`], *Hybrid momentum maps*, §4.1): the
+//! **Hybrid Routh reduction** ([`Plan::reduced`](crate::Plan::reduced), *Hybrid momentum maps*, §4.1): the
 //! reduced system runs at fixed μ between impacts on the augmented state z = (x_r, θ, μ)
 //! (μ̇ = 0); guards are evaluated on the reconstructed full state (they need not be invariant);
 //! at an impact the full model's law is applied and the post-impact state reduced again, giving
@@ -115,8 +115,8 @@ where
 /// post-states) and the jump of μ at every impact.
 ///
 /// # Errors
-/// As [`simulate_hybrid()`].
-pub fn simulate_hybrid_reduced<S, const DR: usize, const K: usize, const M: usize, const DZ: usize, const D: usize>(
+/// As [`Plan::hybrid`](crate::Plan::hybrid).
+pub(crate) fn simulate_hybrid_reduced<S, const DR: usize, const K: usize, const M: usize, const DZ: usize, const D: usize>(
     sys: &S,
     x0: SVector<f64, D>,
     span: Range<f64>,
@@ -178,8 +178,8 @@ where
 /// Returns the reconstructed trajectory of the full model.
 ///
 /// # Errors
-/// As [`simulate_hybrid()`].
-pub fn simulate_hybrid_reconstructed<S, const DR: usize, const K: usize, const DZ: usize, const D: usize>(
+/// As [`Plan::hybrid`](crate::Plan::hybrid).
+pub(crate) fn simulate_hybrid_reconstructed<S, const DR: usize, const K: usize, const DZ: usize, const D: usize>(
     sys: &S,
     x0: SVector<f64, D>,
     span: Range<f64>,

@@ -5,7 +5,7 @@
 //! with ratio `e` and the impact times converge to `t∞ = t₁ (1 + e)/(1 − e)`. A pure impact
 //! simulation would never get there — it would spend ever more work on ever shorter flights.
 //!
-//! [`crate::simulate_hybrid`] feeds the time of every *impact instant* (simultaneous impacts
+//! [`Plan::hybrid`](crate::Plan::hybrid) feeds the time of every *impact instant* (simultaneous impacts
 //! count once) to a monitor that looks at the last [`ZenoOptions::min_impacts`] instants
 //! `t₀ < t₁ < … < tₙ` — the inter-impact intervals `Δⱼ = tⱼ₊₁ − tⱼ` and their ratios
 //! `ρⱼ = Δⱼ₊₁ / Δⱼ` — and declares Zeno when either

@@ -15,7 +15,7 @@
 //! with `g` the holonomic residuals and `G` their rows (q ⊕ Δq is [`displace`]: q + Δq for
 //! coordinates, an orientation turned by the rotation vector Δω): the M-orthogonal projection, the smallest
 //! change in the metric of the kinetic energy, solved with the system's mass operator (the Schur
-//! complement of M, see [`solve_constrained`](crate::mechanics::solve_constrained)). [`integrate_constrained`] projects after every
+//! complement of M, see [`solve_constrained`](crate::mechanics::solve_constrained)). [`Plan::integrate_constrained`](crate::Plan::integrate_constrained) projects after every
 //! accepted step when [`Options::projection`] is on (the default) and reports the residuals in
 //! [`Trajectory::constraints`] either way.
 
@@ -194,16 +194,16 @@ fn masked_saddle_point<const N: usize, const M: usize>(
     saddle.correction(r).map_err(|_| FieldError::NonFinite { t })
 }
 
-/// Integrate a constrained system from `x0` (see [`crate::integrate()`]), projecting onto the
+/// Integrate a constrained system from `x0` (see [`Plan::integrate`](crate::Plan::integrate)), projecting onto the
 /// constraints after every accepted step when [`Options::projection`] is on (and the initial
 /// state too, if it is off the constraints), and report the residuals in
 /// [`Trajectory::constraints`].
 ///
 /// # Errors
-/// As [`crate::integrate()`] (a partial result carries its constraint report); a projection that
+/// As [`Plan::integrate`](crate::Plan::integrate) (a partial result carries its constraint report); a projection that
 /// fails is [`SimError::SingularConstraints`], [`SimError::SingularMassMatrix`] or
 /// [`SimError::ProjectionDiverged`].
-pub fn integrate_constrained<S, const N: usize, const D: usize, const M: usize>(
+pub(crate) fn integrate_constrained<S, const N: usize, const D: usize, const M: usize>(
     sys: &S,
     span: Range<f64>,
     x0: SVector<f64, D>,

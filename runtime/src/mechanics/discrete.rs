@@ -6,12 +6,16 @@
 //! F^{f−}L_d(q_k, q_{k+1}) = p_k for q_{k+1} by Newton's method with that exact Jacobian, then sets
 //! p_{k+1} = F^{f+}L_d(q_k, q_{k+1}) — the forced discrete Euler–Lagrange equations as momentum
 //! matching. The step h is fixed: a variable step would break the symplecticity that keeps the
-//! energy of an unforced system bounded over any number of steps.
+//! energy of an unforced system bounded over any number of steps. Runs go through the builder
+//! ([`DiscreteRun`](crate::DiscreteRun)): a generated model's `run_discrete(x0)`, or a hand-written
+//! system's [`Variational`](crate::Variational) (from positions and momenta) and
+//! [`TwoStep`](crate::TwoStep) (from two nodes).
 //!
 //! ```
-//! use routh_runtime::discrete::{DiscreteOptions, DiscreteSystem, simulate_discrete};
+//! use routh_runtime::discrete::DiscreteSystem;
 //! use routh_runtime::nalgebra::{SMatrix, SVector, Vector1};
-//! use routh_runtime::FieldError;
+//! use routh_runtime::run::Node;
+//! use routh_runtime::{FieldError, SimulateDiscrete, Variational};
 //!
 //! /// The midpoint rule for the harmonic oscillator L = ½v² − ½q²:
 //! /// L_d = (q₁ − q₀)²/(2h) − h((q₀ + q₁)/2)²/2.
@@ -26,7 +30,8 @@
 //!         Ok(Vector1::new((q1[0] - q0[0]) / h - h * (q0[0] + q1[0]) / 4.0))
 //!     }
 //! }
-//! let traj = simulate_discrete(&Midpoint, 0.0, 0.1, 1000, Vector1::new(1.0), Vector1::new(0.0), Vector1::new(0.0), &DiscreteOptions::default())?;
+//! let start = Node { q: Vector1::new(1.0), p: Vector1::new(0.0), v: Vector1::new(0.0) };
+//! let traj = Variational(&Midpoint).run_discrete(start).step(0.1).steps(1000).go()?;
 //! // The energy ½(p² + q²) of the (linear, symplectic) midpoint map is conserved exactly.
 //! let (q, p) = (traj.positions[1000][0], traj.momenta[1000][0]);
 //! assert!((0.5 * (p * p + q * q) - 0.5).abs() < 1e-12);
@@ -369,7 +374,7 @@ fn check_start<'a, const N: usize>(
 /// [`discrete_step`], with the nodes computed before the failing step
 /// ([`RunError::partial`]).
 #[allow(clippy::too_many_arguments)]
-pub fn simulate_discrete<S: DiscreteSystem<N> + ?Sized, const N: usize>(
+pub(crate) fn simulate_discrete<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     sys: &S,
     t0: f64,
     h: f64,
@@ -383,7 +388,7 @@ pub fn simulate_discrete<S: DiscreteSystem<N> + ?Sized, const N: usize>(
 }
 
 /// A discrete trajectory computed on the reduced space of cyclic (abelian) coordinates, with its
-/// reconstruction (see [`simulate_discrete_reduced`]).
+/// reconstruction (a generated model's `run_discrete(x0)…reduced()`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ReducedDiscreteTrajectory<const N: usize> {
@@ -407,7 +412,7 @@ pub struct ReducedDiscreteTrajectory<const N: usize> {
 /// # Errors
 /// As [`simulate_discrete`].
 #[allow(clippy::too_many_arguments)]
-pub fn simulate_discrete_reduced<S: DiscreteSystem<N> + ?Sized, const N: usize>(
+pub(crate) fn simulate_discrete_reduced<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     sys: &S,
     cyclic: &[usize],
     t0: f64,
@@ -555,7 +560,7 @@ impl<S: ContactDiscreteSystem<N> + ?Sized, const N: usize> DiscreteSystem<N> for
 /// # Errors
 /// As [`simulate_discrete`].
 #[allow(clippy::too_many_arguments)]
-pub fn simulate_discrete_contact<S: ContactDiscreteSystem<N> + ?Sized, const N: usize>(
+pub(crate) fn simulate_discrete_contact<S: ContactDiscreteSystem<N> + ?Sized, const N: usize>(
     sys: &S,
     t0: f64,
     h: f64,
@@ -605,7 +610,7 @@ pub fn simulate_discrete_contact<S: ContactDiscreteSystem<N> + ?Sized, const N: 
 ///
 /// # Errors
 /// As [`simulate_discrete`].
-pub fn simulate_discrete_two_step<S: DiscreteSystem<N> + ?Sized, const N: usize>(
+pub(crate) fn simulate_discrete_two_step<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     sys: &S,
     t0: f64,
     h: f64,

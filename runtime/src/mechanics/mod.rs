@@ -7,7 +7,9 @@
 //!
 //! A system with `N` coordinates has the state `x = (q, q̇) ∈ ℝᴰ`, `D = 2N`, or, for a contact
 //! (Herglotz) system with an action variable, `x = (q, q̇, z)`, `D = 2N + 1` (checked at compile
-//! time wherever both appear). Impacts and projections change only q̇: q and z are kept.
+//! time wherever both appear); with orientations the positions are more than the velocities. One
+//! type, [`StateLayout`], builds and reads every such state, its field, its Jacobian and its
+//! sensitivities. Impacts and projections change only the velocities: q and z are kept.
 //!
 //! **Field Jacobian.** With `M q̈ = f` and the residual `g(t, q, q̇, a) = f − M a`, the
 //! accelerations satisfy `g = 0`, so `∂q̈/∂x = M⁻¹ ∂g/∂x` at `a = q̈` and
@@ -18,7 +20,7 @@
 //! ```
 //!
 //! with one factorisation of M for the accelerations and both blocks (any [`MassOperator`]: the dense
-//! [`MassFactor`] today).
+//! [`MassFactor`], or M factored along a kinematic tree), [`StateLayout::jacobian`].
 //!
 //! **Restitution laws.** With the law's one-forms as the rows of `A` (`K × N`), their `dt` parts
 //! `b` and coefficients `E = diag(e)`, the post-impact velocities and impulses solve the
@@ -38,17 +40,17 @@
 //! singular means dependent rows, [`FieldError::SingularConstraints`].
 //!
 //! ```
-//! use routh_runtime::mechanics::{factor_mass, restitution, state};
+//! use routh_runtime::mechanics::{StateLayout, factor_mass, restitution};
 //! use routh_runtime::nalgebra::{SMatrix, SVector};
 //!
 //! // A unit mass in the plane hits the wall y = 0 with restitution 1/2.
-//! let x = state::<2, 4>([0.0, 0.0], [1.0, -2.0]);
+//! let x = StateLayout::<2, 2, 4>::state([0.0, 0.0], [1.0, -2.0]);
 //! let m = factor_mass(0.0, SMatrix::<f64, 2, 2>::identity())?;
 //! let a = SMatrix::<f64, 1, 2>::new(0.0, 1.0);
 //! let v = x.fixed_rows::<2>(2).into_owned(); // the pre-impact velocities
 //! let law = restitution::<2, 1, 3, _>(0.0, m, a, SVector::zeros(), SVector::<f64, 1>::from([0.5]), v, &["wall"])?;
 //! // Two positions, then the velocities (an orientation would add positions: its quaternion).
-//! assert_eq!(law.post_state::<2, 4>(&x), state::<2, 4>([0.0, 0.0], [1.0, 1.0]));
+//! assert_eq!(law.post_state::<2, 4>(&x), StateLayout::<2, 2, 4>::state([0.0, 0.0], [1.0, 1.0]));
 //! assert!((law.impulses[0] - 3.0).abs() < 1e-15); // m Δẏ = 3
 //! # Ok::<(), routh_runtime::FieldError>(())
 //! ```
@@ -56,6 +58,7 @@
 pub mod constrained;
 pub mod discrete;
 pub mod input;
+mod layout;
 pub mod linalg;
 pub mod links;
 pub mod reduction;
@@ -72,17 +75,10 @@ use crate::mechanics::linalg::{MassFactor, MassOperator};
 pub(crate) struct StateDim<const N: usize, const D: usize>;
 
 impl<const N: usize, const D: usize> StateDim<N, D> {
-    const OK: () = assert!(
+    pub(crate) const OK: () = assert!(
         D == 2 * N || D == 2 * N + 1,
         "the state of an N-coordinate system has dimension 2N (2N + 1 with an action variable)"
     );
-}
-
-/// Compile-time check that `D = 2N + 1` (a contact system's state (q, q̇, z)).
-struct ContactDim<const N: usize, const D: usize>;
-
-impl<const N: usize, const D: usize> ContactDim<N, D> {
-    const OK: () = assert!(D == 2 * N + 1, "the state of an N-coordinate contact system is (q, q̇, z), of dimension 2N + 1");
 }
 
 /// Compile-time check that a state of dimension `D` has `P` positions, then `N` velocities, then
@@ -102,101 +98,6 @@ impl<const P: usize, const N: usize, const D: usize> SplitDim<P, N, D> {
 #[must_use]
 pub const fn has_action<const N: usize, const D: usize>() -> bool {
     D == 2 * N + 1
-}
-
-/// The state `x = (q, v, z)` of a contact (Herglotz) system with quasi-velocities: `P` positions
-/// (an orientation's quaternion among them), `N` velocities (its body angular velocity), the
-/// action z last.
-#[must_use]
-pub fn quasi_contact_state<const P: usize, const N: usize, const D: usize>(q: [f64; P], v: [f64; N], z: f64) -> SVector<f64, D> {
-    let () = QuasiContactDim::<P, N, D>::OK;
-    let mut x = SVector::<f64, D>::zeros();
-    x.fixed_rows_mut::<P>(0).copy_from_slice(&q);
-    x.fixed_rows_mut::<N>(P).copy_from_slice(&v);
-    x[P + N] = z;
-    x
-}
-
-/// The first-order field `(K(q) v, a, L)` of a contact system with quasi-velocities: the rates
-/// q̇ = K(q) v (`rates`), the accelerations `a` and ż = L.
-#[must_use]
-pub fn quasi_contact_field<const P: usize, const N: usize, const D: usize>(
-    rates: [f64; P],
-    a: &SVector<f64, N>,
-    l: f64,
-) -> SVector<f64, D> {
-    let () = QuasiContactDim::<P, N, D>::OK;
-    let mut dx = SVector::<f64, D>::zeros();
-    dx.fixed_rows_mut::<P>(0).copy_from_slice(&rates);
-    dx.fixed_rows_mut::<N>(P).copy_from(a);
-    dx[P + N] = l;
-    dx
-}
-
-/// Compile-time check that `D = P + N + 1` (a contact system with quasi-velocities).
-struct QuasiContactDim<const P: usize, const N: usize, const D: usize>;
-
-impl<const P: usize, const N: usize, const D: usize> QuasiContactDim<P, N, D> {
-    const OK: () = assert!(
-        D == P + N + 1 && P > N,
-        "the state (q, v, z) of a contact system with P positions and N velocities has dimension P + N + 1"
-    );
-}
-
-/// The state `x = (q, q̇)`.
-#[must_use]
-pub fn state<const N: usize, const D: usize>(q: [f64; N], qdot: [f64; N]) -> SVector<f64, D> {
-    let () = StateDim::<N, D>::OK;
-    let mut x = SVector::<f64, D>::zeros();
-    for i in 0..N {
-        x[i] = q[i];
-        x[N + i] = qdot[i];
-    }
-    x
-}
-
-/// Compile-time check that `D = NQ + NV` (a system with quasi-velocities: `NQ` position
-/// coordinates, `NV` velocities).
-struct QuasiDim<const NQ: usize, const NV: usize, const D: usize>;
-
-impl<const NQ: usize, const NV: usize, const D: usize> QuasiDim<NQ, NV, D> {
-    const OK: () =
-        assert!(D == NQ + NV, "the state (q, v) of a system with NQ positions and NV velocities has dimension NQ + NV");
-}
-
-/// The state `x = (q, v)` of a system whose velocities are quasi-velocities (the body angular
-/// velocity of an orientation stored as a quaternion): `NQ` positions, then `NV` velocities.
-#[must_use]
-pub fn quasi_state<const NQ: usize, const NV: usize, const D: usize>(q: [f64; NQ], v: [f64; NV]) -> SVector<f64, D> {
-    let () = QuasiDim::<NQ, NV, D>::OK;
-    let mut x = SVector::<f64, D>::zeros();
-    x.rows_mut(0, NQ).copy_from_slice(&q);
-    x.rows_mut(NQ, NV).copy_from_slice(&v);
-    x
-}
-
-/// The first-order field `x' = (q̇, a)` of a system with quasi-velocities, from the positions'
-/// rates `q̇ = K(q) v` and the accelerations `a = v̇`.
-#[must_use]
-pub fn quasi_field<const NQ: usize, const NV: usize, const D: usize>(rates: [f64; NQ], a: &SVector<f64, NV>) -> SVector<f64, D> {
-    let () = QuasiDim::<NQ, NV, D>::OK;
-    let mut dx = SVector::<f64, D>::zeros();
-    dx.rows_mut(0, NQ).copy_from_slice(&rates);
-    dx.rows_mut(NQ, NV).copy_from(a);
-    dx
-}
-
-/// The state `x = (q, q̇, z)` of a contact (Herglotz) system with action `z`.
-#[must_use]
-pub fn contact_state<const N: usize, const D: usize>(q: [f64; N], qdot: [f64; N], z: f64) -> SVector<f64, D> {
-    let () = ContactDim::<N, D>::OK;
-    let mut x = SVector::<f64, D>::zeros();
-    for i in 0..N {
-        x[i] = q[i];
-        x[N + i] = qdot[i];
-    }
-    x[2 * N] = z;
-    x
 }
 
 /// The inverse Legendre transform: the state with positions (and action) of `x` whose velocities v
@@ -406,215 +307,6 @@ pub fn factor_mass<const N: usize>(t: f64, m: SMatrix<f64, N, N>) -> Result<Mass
     MassFactor::new(m).map_err(|_| FieldError::SingularMassMatrix { t })
 }
 
-/// The first-order field `x' = (q̇, a)` from the accelerations `a`.
-#[inline]
-#[must_use]
-pub fn first_order_field<const N: usize, const D: usize>(x: &SVector<f64, D>, a: &SVector<f64, N>) -> SVector<f64, D> {
-    let () = StateDim::<N, D>::OK;
-    let mut dx = SVector::<f64, D>::zeros();
-    for i in 0..N {
-        dx[i] = x[N + i];
-        dx[N + i] = a[i];
-    }
-    dx
-}
-
-/// The first-order field `x' = (q̇, a, L)` of a contact system: the action grows at the rate
-/// ż = L, the value of the Lagrangian at `x`.
-#[inline]
-#[must_use]
-pub fn contact_field<const N: usize, const D: usize>(x: &SVector<f64, D>, a: &SVector<f64, N>, l: f64) -> SVector<f64, D> {
-    let () = ContactDim::<N, D>::OK;
-    let mut dx = first_order_field::<N, D>(x, a);
-    dx[2 * N] = l;
-    dx
-}
-
-/// `∂F/∂x` of a contact system's field `(q̇, M⁻¹f, L)`: the blocks of [`first_order_jacobian`],
-/// the column `∂q̈/∂z = M⁻¹ ∂g/∂z`, and the row `∂ż/∂x = ∂L/∂x` (`dl_dx`).
-///
-/// # Errors
-/// [`FieldError::SingularMassMatrix`] at `t` if a solve is not finite.
-pub fn contact_jacobian<const N: usize, const D: usize>(
-    t: f64,
-    factor: &impl MassOperator<N>,
-    dg_dq: SMatrix<f64, N, N>,
-    dg_dv: SMatrix<f64, N, N>,
-    dg_dz: SVector<f64, N>,
-    dl_dx: &SVector<f64, D>,
-) -> Result<SMatrix<f64, D, D>, FieldError> {
-    let () = ContactDim::<N, D>::OK;
-    let mut j = first_order_jacobian::<N, D>(t, factor, dg_dq, dg_dv)?;
-    let dz = factor.solve(dg_dz).map_err(|_| FieldError::SingularMassMatrix { t })?;
-    for i in 0..N {
-        j[(N + i, 2 * N)] = dz[i];
-    }
-    set_action_row::<N, D>(&mut j, dl_dx);
-    Ok(j)
-}
-
-/// `∂F/∂w` of the first-order field with respect to quantities `w` that are not part of the state
-/// (inputs, parameters), from `∂g/∂w` of the residual g = f − M a at a = q̈: the rows of q̈ are
-/// M⁻¹ ∂g/∂w (implicit function theorem, the factorisation reused), the rows of q are zero, and a
-/// contact system's row of ż = L is `dl_dw` = ∂L/∂w.
-///
-/// # Errors
-/// [`FieldError::SingularMassMatrix`] at `t` if a solve is not finite.
-pub fn first_order_sensitivity<const N: usize, const D: usize, const W: usize>(
-    t: f64,
-    factor: &impl MassOperator<N>,
-    dg_dw: SMatrix<f64, N, W>,
-    dl_dw: &SMatrix<f64, 1, W>,
-) -> Result<SMatrix<f64, D, W>, FieldError> {
-    let da = factor.solve(dg_dw).map_err(|_| FieldError::SingularMassMatrix { t })?;
-    Ok(sensitivity_rows::<N, D, W>(&da, dl_dw))
-}
-
-/// `∂F/∂w` of a system with quasi-velocities (`P` positions, `N` velocities, no action) from the
-/// residual's `∂g/∂w` (g = f − M a): the velocities' rows `M⁻¹ ∂g/∂w`, the positions' rows zero
-/// (their rates q̇ = K(q) v do not depend on w).
-///
-/// # Errors
-/// [`FieldError::SingularMassMatrix`] at `t` if the solve is not finite.
-pub fn quasi_sensitivity<const P: usize, const N: usize, const D: usize, const W: usize>(
-    t: f64,
-    factor: &impl MassOperator<N>,
-    dg_dw: SMatrix<f64, N, W>,
-) -> Result<SMatrix<f64, D, W>, FieldError> {
-    let da = factor.solve(dg_dw).map_err(|_| FieldError::SingularMassMatrix { t })?;
-    Ok(quasi_sensitivity_rows::<P, N, D, W>(&da))
-}
-
-/// `∂F/∂w` of a system with quasi-velocities from the accelerations' sensitivities `∂v̇/∂w`: rows
-/// `P..P + N`, the positions' rows zero.
-#[must_use]
-pub fn quasi_sensitivity_rows<const P: usize, const N: usize, const D: usize, const W: usize>(
-    da_dw: &SMatrix<f64, N, W>,
-) -> SMatrix<f64, D, W> {
-    let () = SplitDim::<P, N, D>::OK;
-    let mut s = SMatrix::<f64, D, W>::zeros();
-    s.fixed_view_mut::<N, W>(P, 0).copy_from(da_dw);
-    s
-}
-
-/// `∂F/∂w` from the accelerations' sensitivities `∂q̈/∂w` (rows of q̈) and a contact system's
-/// `∂L/∂w` (the row of ż = L); the rows of q are zero.
-#[must_use]
-pub fn sensitivity_rows<const N: usize, const D: usize, const W: usize>(
-    da_dw: &SMatrix<f64, N, W>,
-    dl_dw: &SMatrix<f64, 1, W>,
-) -> SMatrix<f64, D, W> {
-    let () = StateDim::<N, D>::OK;
-    let mut s = SMatrix::<f64, D, W>::zeros();
-    for c in 0..W {
-        for i in 0..N {
-            s[(N + i, c)] = da_dw[(i, c)];
-        }
-        if has_action::<N, D>() {
-            s[(2 * N, c)] = dl_dw[(0, c)];
-        }
-    }
-    s
-}
-
-/// Sets the row of ż = L in a contact system's field Jacobian to `∂L/∂x` (a no-op for a state
-/// without action).
-pub fn set_action_row<const N: usize, const D: usize>(j: &mut SMatrix<f64, D, D>, dl_dx: &SVector<f64, D>) {
-    let () = StateDim::<N, D>::OK;
-    if has_action::<N, D>() {
-        set_last_row(j, dl_dx); // the action sits last, at 2N
-    }
-}
-
-/// `∂F/∂x` of a contact system with quasi-velocities, x = (q, v, z), F = (K(q) v, M⁻¹ f, L): the
-/// rates' Jacobians on top, `M⁻¹ ∂g/∂q`, `M⁻¹ ∂g/∂v` and the column `M⁻¹ ∂g/∂z` for the
-/// velocities, and the row `∂ż/∂x = ∂L/∂x` (`dl_dx`) last.
-///
-/// # Errors
-/// [`FieldError::SingularMassMatrix`] at `t` if a solve is not finite.
-pub fn quasi_contact_jacobian<const P: usize, const N: usize, const D: usize>(
-    t: f64,
-    factor: &impl MassOperator<N>,
-    rates: (SMatrix<f64, P, P>, SMatrix<f64, P, N>),
-    residual: (SMatrix<f64, N, P>, SMatrix<f64, N, N>, SVector<f64, N>),
-    dl_dx: &SVector<f64, D>,
-) -> Result<SMatrix<f64, D, D>, FieldError> {
-    let () = QuasiContactDim::<P, N, D>::OK;
-    let mut j = quasi_blocks::<P, N, D>(t, factor, rates, (residual.0, residual.1))?;
-    let dz = factor.solve(residual.2).map_err(|_| FieldError::SingularMassMatrix { t })?;
-    j.fixed_view_mut::<N, 1>(P, P + N).copy_from(&dz);
-    set_last_row(&mut j, dl_dx);
-    Ok(j)
-}
-
-/// Sets the last row of a field Jacobian — the row of ż = L of a contact system whose action sits
-/// last — to `∂L/∂x`.
-pub fn set_last_row<const D: usize>(j: &mut SMatrix<f64, D, D>, dl_dx: &SVector<f64, D>) {
-    if D > 0 {
-        j.set_row(D - 1, &dl_dx.transpose());
-    }
-}
-
-/// `∂F/∂x` from the factored mass matrix and the residual Jacobians `∂g/∂q`, `∂g/∂q̇` (see the
-/// [module docs](self)).
-///
-/// # Errors
-/// [`FieldError::SingularMassMatrix`] at `t` if a solve is not finite.
-pub fn first_order_jacobian<const N: usize, const D: usize>(
-    t: f64,
-    factor: &impl MassOperator<N>,
-    dg_dq: SMatrix<f64, N, N>,
-    dg_dv: SMatrix<f64, N, N>,
-) -> Result<SMatrix<f64, D, D>, FieldError> {
-    let () = StateDim::<N, D>::OK;
-    let singular = |_| FieldError::SingularMassMatrix { t };
-    let dq = factor.solve(dg_dq).map_err(singular)?;
-    let dv = factor.solve(dg_dv).map_err(singular)?;
-    let mut j = SMatrix::<f64, D, D>::zeros();
-    for i in 0..N {
-        j[(i, N + i)] = 1.0;
-        for k in 0..N {
-            j[(N + i, k)] = dq[(i, k)];
-            j[(N + i, N + k)] = dv[(i, k)];
-        }
-    }
-    Ok(j)
-}
-
-/// `∂F/∂x` of a system with quasi-velocities, x = (q, v), F = (K(q) v, M⁻¹ f): the rates' Jacobians
-/// `∂q̇/∂q`, `∂q̇/∂v` on top, and `M⁻¹ ∂g/∂q`, `M⁻¹ ∂g/∂v` below for the residual g = f − M a.
-///
-/// # Errors
-/// [`FieldError::SingularMassMatrix`] at `t` if a solve is not finite.
-pub fn quasi_jacobian<const NQ: usize, const NV: usize, const D: usize>(
-    t: f64,
-    factor: &impl MassOperator<NV>,
-    rates: (SMatrix<f64, NQ, NQ>, SMatrix<f64, NQ, NV>),
-    residual: (SMatrix<f64, NV, NQ>, SMatrix<f64, NV, NV>),
-) -> Result<SMatrix<f64, D, D>, FieldError> {
-    let () = QuasiDim::<NQ, NV, D>::OK;
-    quasi_blocks::<NQ, NV, D>(t, factor, rates, residual)
-}
-
-/// The blocks of a quasi-velocity system's `∂F/∂x` shared with and without an action: the rates'
-/// Jacobians on top, `M⁻¹ ∂g/∂q` and `M⁻¹ ∂g/∂v` below (the action's row and column zero).
-fn quasi_blocks<const P: usize, const N: usize, const D: usize>(
-    t: f64,
-    factor: &impl MassOperator<N>,
-    rates: (SMatrix<f64, P, P>, SMatrix<f64, P, N>),
-    residual: (SMatrix<f64, N, P>, SMatrix<f64, N, N>),
-) -> Result<SMatrix<f64, D, D>, FieldError> {
-    let singular = |_| FieldError::SingularMassMatrix { t };
-    let dq = factor.solve(residual.0).map_err(singular)?;
-    let dv = factor.solve(residual.1).map_err(singular)?;
-    let mut j = SMatrix::<f64, D, D>::zeros();
-    j.fixed_view_mut::<P, P>(0, 0).copy_from(&rates.0);
-    j.fixed_view_mut::<P, N>(0, P).copy_from(&rates.1);
-    j.fixed_view_mut::<N, P>(P, 0).copy_from(&dq);
-    j.fixed_view_mut::<N, N>(P, P).copy_from(&dv);
-    Ok(j)
-}
-
 /// Compile-time check of a system's [`MechanicalSystem::POSITIONS`]: at least `N`, and the
 /// velocities fit in the state after them (`D = P + N`, or `P + N + 1` with an action).
 struct Positions<S: ?Sized, const N: usize, const D: usize>(core::marker::PhantomData<S>);
@@ -676,42 +368,12 @@ pub fn displace<S: MechanicalSystem<N, D> + ?Sized, const N: usize, const D: usi
     }
 }
 
-/// The state with its velocities replaced by `v` (positions never jump at an impact): `P`
-/// positions (`P = N` for ordinary coordinates, more with orientations), then the `N` velocities.
-///
-/// # Errors
-/// [`FieldError::NonFinite`] at `t` if `v` is not finite.
-pub fn with_velocities<const P: usize, const N: usize, const D: usize>(
-    t: f64,
-    x: &SVector<f64, D>,
-    v: &SVector<f64, N>,
-) -> Result<SVector<f64, D>, FieldError> {
-    let () = SplitDim::<P, N, D>::OK;
-    let mut post = *x;
-    post.fixed_rows_mut::<N>(P).copy_from(v);
-    finite(t, post)
-}
-
 /// `Ok(x)` if every entry is finite, else [`FieldError::NonFinite`] at `t`.
 ///
 /// # Errors
 /// As described.
 pub fn finite<const R: usize, const C: usize>(t: f64, x: SMatrix<f64, R, C>) -> Result<SMatrix<f64, R, C>, FieldError> {
     if x.iter().all(|v| v.is_finite()) { Ok(x) } else { Err(FieldError::NonFinite { t }) }
-}
-
-/// The Jacobian of a velocity-map reset `x ↦ (q, v(t, q, v))` (z kept) from `∂v/∂q` (`N × P`)
-/// and `∂v/∂v` (`N × N`), for a state of `P` positions and `N` velocities.
-#[must_use]
-pub fn velocity_map_jacobian<const P: usize, const N: usize, const D: usize>(
-    dv_dq: SMatrix<f64, N, P>,
-    dv_dv: SMatrix<f64, N, N>,
-) -> SMatrix<f64, D, D> {
-    let () = SplitDim::<P, N, D>::OK;
-    let mut jac = SMatrix::<f64, D, D>::identity(); // positions (and the action) are kept
-    jac.fixed_view_mut::<N, P>(P, 0).copy_from(&dv_dq);
-    jac.fixed_view_mut::<N, N>(P, P).copy_from(&dv_dv);
-    jac
 }
 
 /// The first `S` entries of a padded state (a mode with fewer coordinates uses a prefix of the
@@ -736,6 +398,7 @@ pub fn pad<const S: usize, const D: usize>(v: &SVector<f64, S>) -> SVector<f64, 
     SVector::from_fn(|i, _| if i < S { v[i] } else { 0.0 })
 }
 
+pub use layout::StateLayout;
 pub use links::{LinkFactor, LinkJoint, LinkTopology};
 pub(crate) use saddle::Saddle;
 pub use saddle::{ConstrainedSolution, ConstraintKind, Restitution, restitution, solve_constrained};

@@ -352,7 +352,7 @@ impl<const N: usize, const K: usize, const NK: usize, F: MassOperator<N>> Restit
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mechanics::{factor_mass, state};
+    use crate::mechanics::{StateLayout, factor_mass};
     use nalgebra::Matrix2;
 
     #[test]
@@ -360,7 +360,7 @@ mod tests {
         // Mass matrix diag(1, 4), wall normal (1, 1): q̇⁺ = q̇⁻ − (1+e) M⁻¹n (n·q̇⁻)/(nᵀM⁻¹n).
         let m = Matrix2::new(1.0, 0.0, 0.0, 4.0);
         let n = SMatrix::<f64, 1, 2>::new(1.0, 1.0);
-        let x: SVector<f64, 4> = state([0.3, 0.1], [-1.0, -0.5]);
+        let x: SVector<f64, 4> = StateLayout::<2, 2, 4>::state([0.3, 0.1], [-1.0, -0.5]);
         let e = 0.7;
         let law = restitution::<2, 1, 3, _>(
             0.0,
@@ -457,7 +457,7 @@ mod tests {
                 SVector::from_fn(|i, _| self.0[i] * v[i])
             }
         }
-        let x: SVector<f64, 4> = state([0.3, 0.1], [-1.0, -0.5]);
+        let x: SVector<f64, 4> = StateLayout::<2, 2, 4>::state([0.3, 0.1], [-1.0, -0.5]);
         let n = SMatrix::<f64, 1, 2>::new(1.0, 1.0);
         let e = SVector::from([0.7]);
         let v = x.fixed_rows::<2>(2).into_owned();
@@ -505,11 +505,11 @@ mod tests {
         assert!((jac.fixed_view::<2, 2>(3, 3) - map).amax() < 1e-14, "{jac}");
         // The velocity-map reset over the same layout.
         let dv_dq = SMatrix::<f64, 2, 3>::from_fn(|i, c| (i + 3 * c) as f64);
-        let jac = crate::mechanics::velocity_map_jacobian::<3, 2, 6>(dv_dq, map);
+        let jac = StateLayout::<3, 2, 6>::velocity_map_jacobian(dv_dq, map);
         assert_eq!(jac.fixed_view::<2, 3>(3, 0), dv_dq);
         assert_eq!(jac.fixed_view::<2, 2>(3, 3), map);
         assert_eq!(jac[(5, 5)], 1.0);
-        let moved = crate::mechanics::with_velocities::<3, 2, 6>(0.0, &x, &law.velocities).unwrap();
+        let moved = StateLayout::<3, 2, 6>::with_velocities(0.0, &x, &law.velocities).unwrap();
         assert_eq!(moved, post);
     }
 }

@@ -76,9 +76,9 @@ const D7: f64 = 69997945.0 / 29380423.0;
 /// [`crate::Trajectory::segments`] when [`crate::Options::dense`] is set.
 ///
 /// ```
-/// use routh_runtime::{integrate, FieldError, Options, nalgebra::Vector1};
+/// use routh_runtime::{FieldError, Flow, Options, Simulate, nalgebra::Vector1};
 /// let decay = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> { Ok(-x) };
-/// let traj = integrate(&decay, 0.0..1.0, Vector1::new(1.0), &[], &Options::default().dense(true))?;
+/// let traj = Flow(&decay).run(Vector1::new(1.0)).span(0.0..1.0).options(&Options::default().dense(true)).go()?;
 /// let seg = &traj.segments[0];
 /// let mid = 0.5 * (seg.t_start() + seg.t_end());
 /// assert!((seg.eval(mid)[0] - (-mid).exp()).abs() < 1e-8);

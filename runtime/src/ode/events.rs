@@ -81,7 +81,7 @@ type EventFn<'a, const D: usize> = Box<dyn Fn(f64, &SVector<f64, D>) -> f64 + 'a
 /// dense output (see the [module docs](self) for the exact rules).
 ///
 /// ```
-/// use routh_runtime::{integrate, Direction, Event, FieldError, Options, StopReason};
+/// use routh_runtime::{Direction, Event, FieldError, Flow, Options, Simulate, StopReason};
 /// use routh_runtime::nalgebra::Vector2;
 ///
 /// // Projectile (height, vertical velocity) thrown up at 10 m/s; stop when it lands.
@@ -92,7 +92,7 @@ type EventFn<'a, const D: usize> = Box<dyn Fn(f64, &SVector<f64, D>) -> f64 + 'a
 /// let ground = Event::new("ground", |_t, x: &Vector2<f64>| x[0])
 ///     .direction(Direction::Falling)
 ///     .terminal(true);
-/// let traj = integrate(&field, 0.0..10.0, Vector2::new(0.0, 10.0), &[ground], &Options::default())?;
+/// let traj = Flow(&field).run(Vector2::new(0.0, 10.0)).span(0.0..10.0).events(&[ground]).go()?;
 /// let (t, _) = traj.last().unwrap();
 /// assert!((t - 2.0 * 10.0 / g).abs() < 1e-12);
 /// assert!(matches!(traj.stop, StopReason::Event { .. }));
@@ -158,7 +158,7 @@ impl<const D: usize> fmt::Debug for Event<'_, D> {
 pub struct EventRecord<const D: usize> {
     /// Name of the event.
     pub name: String,
-    /// Index of the event in the slice passed to [`crate::integrate()`].
+    /// Index of the event in the slice passed to [`Plan::integrate`](crate::Plan::integrate).
     pub index: usize,
     /// Time of the crossing.
     #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]

@@ -38,21 +38,21 @@ use crate::ode::trajectory::{Stats, StopReason, Trajectory};
 ///
 /// # Example
 /// ```
-/// use routh_runtime::{integrate, FieldError, Options, StopReason, nalgebra::Vector2};
+/// use routh_runtime::{FieldError, Flow, Options, Simulate, StopReason, nalgebra::Vector2};
 ///
 /// // x'' = −x, x(0) = 1, x'(0) = 0  ⇒  x = cos t.
 /// let osc = |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> {
 ///     Ok(Vector2::new(x[1], -x[0]))
 /// };
 /// let opts = Options::default().rtol(1e-10).atol(1e-12);
-/// let traj = integrate(&osc, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &opts)?;
+/// let traj = Flow(&osc).run(Vector2::new(1.0, 0.0)).span(0.0..10.0).options(&opts).go()?;
 /// let (t, x) = traj.last().unwrap();
 /// assert_eq!(t, 10.0);
 /// assert!((x[0] - 10f64.cos()).abs() < 1e-8);
 /// assert_eq!(traj.stop, StopReason::Finished);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn integrate<F, const D: usize>(
+pub(crate) fn integrate<F, const D: usize>(
     field: &F,
     t_span: Range<f64>,
     x0: SVector<f64, D>,

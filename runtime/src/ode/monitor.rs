@@ -8,7 +8,7 @@
 //! Nothing is called back on the integrating thread, so a slow observer cannot slow the run.
 //!
 //! ```
-//! use routh_runtime::{integrate, FieldError, Monitor, Options, SimError, StopReason};
+//! use routh_runtime::{FieldError, Flow, Monitor, Options, SimError, Simulate, StopReason};
 //! use routh_runtime::nalgebra::Vector2;
 //!
 //! let osc = |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> {
@@ -17,7 +17,7 @@
 //! let monitor = Monitor::new();
 //! let opts = Options::default().monitor(monitor.clone()).keep_partial(true);
 //! let run = std::thread::scope(|s| {
-//!     let worker = s.spawn(|| integrate(&osc, 0.0..1e9, Vector2::new(1.0, 0.0), &[], &opts));
+//!     let worker = s.spawn(|| Flow(&osc).run(Vector2::new(1.0, 0.0)).span(0.0..1e9).options(&opts).go());
 //!     while monitor.time().unwrap_or(0.0) < 100.0 && !worker.is_finished() {
 //!         std::thread::yield_now(); // a progress bar would read monitor.time() here
 //!     }

@@ -33,7 +33,7 @@ pub enum Output {
     Interval(f64),
 }
 
-/// Options of [`crate::integrate()`], built with `Default` and builder-style setters.
+/// Options of [`Plan::integrate`](crate::Plan::integrate), built with `Default` and builder-style setters.
 ///
 /// Every field is public and has a setter of the same name.
 ///

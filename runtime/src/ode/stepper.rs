@@ -5,8 +5,8 @@
 //! [`Integrator::step`] attempts steps until one is accepted and returns it; the *driver* decides
 //! what to do with it (store output, locate events, stop at a guard, project onto constraints,
 //! shoot) and asks for its dense output ([`Integrator::dense`]) only if it needs it. Plain
-//! integration ([`crate::integrate()`]) and every segment of a hybrid run
-//! ([`crate::simulate_hybrid()`]) are such drivers. The integrator is generic over its
+//! integration ([`Plan::integrate`](crate::Plan::integrate)) and every segment of a hybrid run
+//! ([`Plan::hybrid`](crate::Plan::hybrid)) are such drivers. The integrator is generic over its
 //! [`State`], so a flow with its variational matrix integrates with the same code.
 //!
 //! # Step-size control

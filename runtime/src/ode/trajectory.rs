@@ -47,14 +47,14 @@ impl std::ops::AddAssign for Stats {
     }
 }
 
-/// Output of [`crate::integrate()`]: sampled states, located events, and optionally the dense
+/// Output of [`Plan::integrate`](crate::Plan::integrate): sampled states, located events, and optionally the dense
 /// output of every step.
 ///
 /// ```
-/// use routh_runtime::{integrate, FieldError, Options, Output, nalgebra::Vector1};
+/// use routh_runtime::{FieldError, Flow, Options, Output, Simulate, nalgebra::Vector1};
 /// let decay = |_t: f64, x: &Vector1<f64>| -> Result<Vector1<f64>, FieldError> { Ok(-x) };
 /// let opts = Options::default().output(Output::Times(vec![0.0, 0.5, 1.0]));
-/// let traj = integrate(&decay, 0.0..1.0, Vector1::new(1.0), &[], &opts)?;
+/// let traj = Flow(&decay).run(Vector1::new(1.0)).span(0.0..1.0).options(&opts).go()?;
 /// assert_eq!(traj.times, vec![0.0, 0.5, 1.0]);
 /// for (t, x) in traj.iter() {
 ///     assert!((x[0] - (-t).exp()).abs() < 1e-8);
@@ -150,9 +150,9 @@ impl<const D: usize> Trajectory<D> {
     /// components in `STATE_NAMES`), then one line per point, full precision.
     ///
     /// ```
-    /// use routh_runtime::{integrate, FieldError, Options, Output, nalgebra::Vector2};
+    /// use routh_runtime::{FieldError, Flow, Options, Output, Simulate, nalgebra::Vector2};
     /// let osc = |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> { Ok(Vector2::new(x[1], -x[0])) };
-    /// let traj = integrate(&osc, 0.0..1.0, Vector2::new(1.0, 0.0), &[], &Options::default().output(Output::Times(vec![0.0, 1.0])))?;
+    /// let traj = Flow(&osc).run(Vector2::new(1.0, 0.0)).span(0.0..1.0).options(&Options::default().output(Output::Times(vec![0.0, 1.0]))).go()?;
     /// let mut csv = Vec::new();
     /// traj.write_csv(&mut csv, &["x", "dot(x)"])?;
     /// let text = String::from_utf8(csv).unwrap();
@@ -181,12 +181,12 @@ impl<const D: usize> Trajectory<D> {
     /// outside the integrated range (or NaN).
     ///
     /// ```
-    /// use routh_runtime::{integrate, FieldError, Options, nalgebra::Vector2};
+    /// use routh_runtime::{FieldError, Flow, Options, Simulate, nalgebra::Vector2};
     /// let osc = |_t: f64, x: &Vector2<f64>| -> Result<Vector2<f64>, FieldError> {
     ///     Ok(Vector2::new(x[1], -x[0]))
     /// };
     /// let opts = Options::default().rtol(1e-10).atol(1e-12).dense(true);
-    /// let traj = integrate(&osc, 0.0..10.0, Vector2::new(1.0, 0.0), &[], &opts)?;
+    /// let traj = Flow(&osc).run(Vector2::new(1.0, 0.0)).span(0.0..10.0).options(&opts).go()?;
     /// let x = traj.at(3.3).unwrap();
     /// assert!((x[0] - 3.3f64.cos()).abs() < 1e-8);
     /// assert!(traj.at(11.0).is_none());

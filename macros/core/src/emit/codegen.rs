@@ -90,27 +90,22 @@ pub(crate) fn symbol_tokens(model: &View<'_>, sym: Expr) -> TokenStream {
     }
 }
 
-/// How generated constructors take a state: the parameters `q: [f64; n], qdot: [f64; n]` (and
+/// The runtime's `StateLayout` of the model's state — P positions, n velocities, the state's
+/// dimension D — as a qualified type path (`<…>::state(q, qdot)`).
+pub(crate) fn state_layout(model: &View<'_>) -> TokenStream {
+    let (p, n, d) = (model.layout.position_dim(), model.dof(), model.layout.state_dim());
+    quote! { <::routh::__private::mechanics::StateLayout<#p, #n, #d>> }
+}
+
+/// How generated constructors take a state: the parameters `q: [f64; P], qdot: [f64; n]` (and
 /// `z: f64` for a contact model), and the expression building the `SVector` from them.
 pub(crate) fn state_arguments(model: &View<'_>) -> (TokenStream, TokenStream) {
-    let n = model.dof();
-    if !model.layout.orientations.is_empty() {
-        let (nq, d) = (model.layout.position_dim(), model.layout.state_dim());
-        if model.layout.z.is_some() {
-            return (
-                quote! { q: [f64; #nq], qdot: [f64; #n], z: f64 },
-                quote! { ::routh::__private::mechanics::quasi_contact_state::<#nq, #n, #d>(q, qdot, z) },
-            );
-        }
-        return (
-            quote! { q: [f64; #nq], qdot: [f64; #n] },
-            quote! { ::routh::__private::mechanics::quasi_state::<#nq, #n, #d>(q, qdot) },
-        );
-    }
+    let (p, n) = (model.layout.position_dim(), model.dof());
+    let layout = state_layout(model);
     if model.layout.z.is_some() {
-        (quote! { q: [f64; #n], qdot: [f64; #n], z: f64 }, quote! { ::routh::__private::mechanics::contact_state(q, qdot, z) })
+        (quote! { q: [f64; #p], qdot: [f64; #n], z: f64 }, quote! { #layout::state_with_action(q, qdot, z) })
     } else {
-        (quote! { q: [f64; #n], qdot: [f64; #n] }, quote! { ::routh::__private::mechanics::state(q, qdot) })
+        (quote! { q: [f64; #p], qdot: [f64; #n] }, quote! { #layout::state(q, qdot) })
     }
 }
 

@@ -463,12 +463,11 @@ fn accelerations_and_jacobian(model: &View<'_>, solve: &TokenStream, quasi: bool
             Ok({ #solve }?.accelerations)
         }
     };
-    let action_row = match (model.layout.z.is_some(), quasi) {
-        (false, _) => TokenStream::new(),
-        (true, false) => {
-            quote! { ::routh::__private::mechanics::set_action_row::<#n, #d>(&mut j, &self.__routh_lagrangian_gradient(t, x)); }
-        }
-        (true, true) => quote! { ::routh::__private::mechanics::set_last_row(&mut j, &self.__routh_lagrangian_gradient(t, x)); },
+    let layout = crate::emit::codegen::state_layout(model);
+    let action_row = if model.layout.z.is_some() {
+        quote! { #layout::set_action_row(&mut j, &self.__routh_lagrangian_gradient(t, x)); }
+    } else {
+        TokenStream::new()
     };
     let field_jacobian = if quasi {
         quote! { sol.quasi_field_jacobian::<#p, #d>(dr, self.__routh_rate_jacobians(t, x)) }
@@ -591,13 +590,13 @@ fn sensitivity_item(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut He
         .zip(&s_vals[..nm * nw])
         .map(|((r, c), v)| quote! { dr[(#r, #c)] = #v; });
     let l_sets = s_vals[nm * nw..].iter().enumerate().map(|(c, v)| quote! { lw[(0, #c)] = #v; });
-    let p = model.layout.position_dim();
-    let rows = if p == n {
-        quote! { Ok(::routh::__private::mechanics::sensitivity_rows::<#n, #d, #nw>(&da, &lw)) }
+    let layout = crate::emit::codegen::state_layout(model);
+    let rows = if model.layout.z.is_some() {
+        quote! { Ok(#layout::sensitivity_rows(&da, ::core::option::Option::Some(&lw))) }
     } else {
         quote! {
             let _ = lw;
-            Ok(::routh::__private::mechanics::quasi_sensitivity_rows::<#p, #n, #d, #nw>(&da))
+            Ok(#layout::sensitivity_rows::<#nw>(&da, ::core::option::Option::None))
         }
     };
     let names: Vec<String> = model.sensitivity.iter().map(|&i| model.parameters[i].to_string()).collect();

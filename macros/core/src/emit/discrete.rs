@@ -7,7 +7,7 @@ use quote::quote;
 use symbolic::Expr;
 
 use crate::derive::discrete::DiscreteEquations;
-use crate::emit::codegen::{Helpers, Owner, allow_generated, body_with_base, state_arguments};
+use crate::emit::codegen::{Helpers, Owner, allow_generated, body_with_base};
 use crate::model::View;
 use crate::notation::{doc_block, formula};
 
@@ -51,11 +51,10 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
     let allow = allow_generated();
     let disc = model.discretization.as_ref().map(|d| d.rule.clone()).unwrap_or_default();
     let (l_doc, f_doc, m_doc) = docs(model, de, &disc);
-    let (_, state_new) = state_arguments(model);
     let symmetry_items = symmetry_items(model, de, &mut body, &sv, &zp);
-    let reduced_item = reduced_item(model, de, &sv, &state_new);
+    let reduced_item = reduced_item(model, de, &sv);
     let energies_item = energies_item(de, n);
-    let simulate_item = simulate_item(de, n, &sv, &state_new);
+    let simulate_item = run_item(model, de);
     let methods = quote! {
         /// The quadrature rule of the generated variational integrator.
         pub const DISCRETE_RULE: &'static str = #disc;
@@ -119,7 +118,9 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
 
         #energies_item
     };
-    (methods, trait_impl(model, de))
+    let impls = trait_impl(model, de);
+    let runs = run_impls(model, de);
+    (methods, quote! { #impls #runs })
 }
 
 /// `__routh_discrete_blocks`: the blocks ∂p₀/∂q₀, ∂p₁/∂q₀, ∂p₁/∂q₁ of the step map's Jacobian (not
@@ -286,23 +287,14 @@ fn symmetry_items(
     symmetry_items
 }
 
-/// With cyclic coordinates: the reduced discrete Lagrangian and forces, and
-/// `simulate_discrete_reduced` (discrete Routh reduction).
-fn reduced_item(model: &View<'_>, de: &DiscreteEquations, sv: &TokenStream, state_new: &TokenStream) -> TokenStream {
-    let n = model.dof();
+/// With cyclic coordinates: the reduced discrete Lagrangian and forces (the reduced run is
+/// in [`run_impls`]).
+fn reduced_item(model: &View<'_>, de: &DiscreteEquations, sv: &TokenStream) -> TokenStream {
     if de.cyclic.is_empty() {
         TokenStream::new()
     } else {
         let cyclic = &de.cyclic;
         let names: Vec<String> = de.cyclic.iter().map(|&i| model.coordinates[i].to_string()).collect();
-        let doc = format!(
-            " Runs the variational integrator on the space reduced by the cyclic coordinates ({}): discrete Routh \
-              reduction (*Forced discrete reduction*, Thm. 3.11 in the abelian case). L_d and f_d were proved invariant \
-              under their translations at compile time; each step solves for the shape and the increments W_k = g_k+1 − g_k, \
-              and g is reconstructed as g_k+1 = g_k + W_k (see \
-              [`routh::runtime::discrete::simulate_discrete_reduced`](::routh::runtime::discrete::simulate_discrete_reduced)).",
-            names.join(", ")
-        );
         let red_doc = format!(
             " The reduced discrete Lagrangian ℓ_d(x_k, W_k, x_k+1) = L_d((x_k, 0), (x_k+1, W_k)) of the reduction by ({}) \
               (*Forced discrete reduction*, Thm. 3.11): `x0` holds the shape x_k (its cyclic entries are ignored), `xw` the shape x_k+1 and, in the \
@@ -327,73 +319,114 @@ fn reduced_item(model: &View<'_>, de: &DiscreteEquations, sv: &TokenStream, stat
                 #( base[#cyclic] = 0.0; )*
                 self.discrete_forces(t0, h, &base, xw)
             }
-
-            #[doc = #doc]
-            ///
-            /// # Errors
-            /// As [`Self::simulate_discrete`].
-            pub fn simulate_discrete_reduced(&self, q: [f64; #n], qdot: [f64; #n], t0: f64, h: f64, steps: usize,
-                options: &::routh::__private::DiscreteOptions)
-                -> ::routh::__private::RunResult<::routh::__private::ReducedDiscreteTrajectory<#n>>
-            {
-                self.check_parameters()?;
-                let x0 = #state_new;
-                let p0 = self.momenta(t0, &x0);
-                ::routh::__private::simulate_discrete_reduced(self, &[#(#cyclic),*], t0, h, steps, <#sv>::from(q), p0, <#sv>::from(qdot), options)
-            }
         }
     }
 }
 
-/// `simulate_discrete`, of the variational or (with an action variable) the contact integrator.
-fn simulate_item(de: &DiscreteEquations, n: usize, sv: &TokenStream, state_new: &TokenStream) -> TokenStream {
-    if de.contact {
-        quote! {
-            /// Runs the contact variational integrator (discrete Herglotz principle, Vermeeren–Bravetti–Seri):
-            /// `steps` steps of size `h` from the positions `q`, velocities `qdot` and action `z` at `t0`
-            /// (p₀ = ∂L/∂q̇), with p_k = −(D₁L_d + f⁻)/(1 + D₃L_d) solved for q_k+1, p_k+1 = D₂L_d + f⁺ and
-            /// z_k+1 = z_k + L_d; the actions are in `DiscreteTrajectory::actions`.
-            ///
-            /// # Errors
-            /// [`SimError::NewtonFailed`](::routh::runtime::SimError) or
-            /// [`SimError::SingularStepJacobian`](::routh::runtime::SimError) when a step cannot be solved
-            /// (h too large), [`SimError::ContactStepTooLarge`](::routh::runtime::SimError) when a step
-            /// would reverse the action's variations (h beyond the dissipation's time scale),
-            /// [`SimError::InvalidParameter`](::routh::runtime::SimError) for bad parameters. The nodes
-            /// before a failed step come with the error ([`RunError::partial`](::routh::runtime::RunError)).
-            #[allow(clippy::too_many_arguments)]
-            pub fn simulate_discrete(&self, q: [f64; #n], qdot: [f64; #n], z: f64, t0: f64, h: f64, steps: usize,
-                options: &::routh::__private::DiscreteOptions)
-                -> ::routh::__private::RunResult<::routh::__private::DiscreteTrajectory<#n>>
-            {
-                self.check_parameters()?;
-                let x0 = #state_new;
-                let p0 = self.momenta(t0, &x0);
-                ::routh::__private::simulate_discrete_contact(self, t0, h, steps, <#sv>::from(q), p0, z, <#sv>::from(qdot), options)
-            }
-        }
+/// `run_discrete`, of the variational or (with an action variable) the contact integrator.
+fn run_item(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
+    let state = crate::emit::codegen::svector(model.layout.state_dim());
+    let (what, errors) = if de.contact {
+        (
+            "the contact variational integrator (discrete Herglotz principle, Vermeeren–Bravetti–Seri): from the \
+             positions, velocities and action of `start` (p₀ = ∂L/∂q̇), p_k = −(D₁L_d + f⁻)/(1 + D₃L_d) solved for q_k+1, \
+             p_k+1 = D₂L_d + f⁺ and z_k+1 = z_k + L_d; the actions are in `DiscreteTrajectory::actions`",
+            " [`SimError::ContactStepTooLarge`](::routh::runtime::SimError) when a step would reverse the action's \
+             variations (h beyond the dissipation's time scale).",
+        )
     } else {
+        (
+            "the variational integrator: from the positions and velocities of `start` (the initial momentum is the \
+             continuous Legendre transform p₀ = ∂L/∂q̇), Newton on each step with the exact Jacobian",
+            "",
+        )
+    };
+    let reduced = if de.cyclic.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = de.cyclic.iter().map(|&i| model.coordinates[i].to_string()).collect();
+        format!(
+            " `.reduced()` runs it on the space reduced by the cyclic coordinates ({}): discrete Routh reduction \
+             (*Forced discrete reduction*, Thm. 3.11 in the abelian case; L_d and f_d were proved invariant under \
+             their translations at compile time), each step solved for the shape and the increments \
+             W_k = g_k+1 − g_k, g reconstructed as g_k+1 = g_k + W_k.",
+            names.join(", ")
+        )
+    };
+    let doc = format!(
+        " A discrete run of {what}: `model.run_discrete(x0).step(h).steps(n).go()?` \
+         ([`DiscreteRun`](::routh::runtime::DiscreteRun): the start time, Newton's options).{reduced}"
+    );
+    let errors = format!(
+        " [`SimError::NewtonFailed`](::routh::runtime::SimError) or [`SimError::SingularStepJacobian`](::routh::runtime::SimError) \
+         when a step cannot be solved (h too large), [`SimError::InvalidParameter`](::routh::runtime::SimError) for bad \
+         parameters.{errors} The nodes before a failed step come with the error \
+         ([`RunError::partial`](::routh::runtime::RunError))."
+    );
+    quote! {
+        #[doc = #doc]
+        ///
+        /// # Errors (of `go`)
+        #[doc = #errors]
+        #[inline]
+        pub fn run_discrete(&self, start: #state) -> ::routh::__private::DiscreteRun<'_, Self> {
+            ::routh::__private::DiscreteRun::new(self, start)
+        }
+    }
+}
+
+/// `impl SimulateDiscrete` and `RunsDiscrete` (and, with cyclic coordinates, the reduced run).
+fn run_impls(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    let state = crate::emit::codegen::svector(d);
+    let owner = Owner::of(model);
+    let (ty, generics) = (&owner.ty, &owner.generics);
+    let check = if generics.is_empty() {
+        quote! { self.check_parameters()?; }
+    } else {
+        quote! { self.0.check_parameters()?; }
+    };
+    let plan = quote! { ::routh::__private::DiscretePlan<#state> };
+    let traj = quote! { ::routh::__private::DiscreteTrajectory<#n> };
+    let integrate = if de.contact {
+        quote! { plan.contact(self, p0) }
+    } else {
+        quote! { plan.variational(self, p0) }
+    };
+    let reduced = (!de.cyclic.is_empty()).then(|| {
+        let cyclic = &de.cyclic;
+        let red = quote! { ::routh::__private::ReducedDiscreteTrajectory<#n> };
         quote! {
-            /// Runs the variational integrator: `steps` steps of size `h` from the positions `q` and
-            /// velocities `qdot` at `t0` (the initial momentum is the continuous Legendre transform
-            /// p₀ = ∂L/∂q̇), Newton on each step with the exact Jacobian.
-            ///
-            /// # Errors
-            /// [`SimError::NewtonFailed`](::routh::runtime::SimError) or
-            /// [`SimError::SingularStepJacobian`](::routh::runtime::SimError) when a step cannot be solved
-            /// (h too large), [`SimError::InvalidParameter`](::routh::runtime::SimError) for bad parameters.
-            /// The nodes before a failed step come with the error
-            /// ([`RunError::partial`](::routh::runtime::RunError)).
-            pub fn simulate_discrete(&self, q: [f64; #n], qdot: [f64; #n], t0: f64, h: f64, steps: usize,
-                options: &::routh::__private::DiscreteOptions)
-                -> ::routh::__private::RunResult<::routh::__private::DiscreteTrajectory<#n>>
-            {
-                self.check_parameters()?;
-                let x0 = #state_new;
-                let p0 = self.momenta(t0, &x0);
-                ::routh::__private::simulate_discrete(self, t0, h, steps, <#sv>::from(q), p0, <#sv>::from(qdot), options)
+            #[automatically_derived]
+            impl #generics ::routh::__private::RunsDiscrete<::routh::__private::DiscreteReduced> for #ty {
+                type Output = #red;
+                #[inline]
+                fn run_discrete_with(&self, plan: #plan, _: ::routh::__private::DiscreteReduced) -> ::routh::__private::RunResult<#red> {
+                    #check
+                    let p0 = self.momenta(plan.t0(), plan.start());
+                    plan.reduced(self, p0, &[#(#cyclic),*])
+                }
             }
         }
+    });
+    quote! {
+        #[automatically_derived]
+        impl #generics ::routh::__private::SimulateDiscrete for #ty {
+            type Start = #state;
+        }
+
+        #[automatically_derived]
+        impl #generics ::routh::__private::RunsDiscrete<::routh::__private::Plain> for #ty {
+            type Output = #traj;
+            #[inline]
+            fn run_discrete_with(&self, plan: #plan, _: ::routh::__private::Plain) -> ::routh::__private::RunResult<#traj> {
+                #check
+                let p0 = self.momenta(plan.t0(), plan.start());
+                #integrate
+            }
+        }
+
+        #reduced
     }
 }
 

@@ -485,19 +485,23 @@ pub(crate) fn accelerations_and_jacobian(
                 }
             };
             let gz = &gz[..];
+            let layout = crate::emit::codegen::state_layout(model);
             let (jac_ret_ty, jac_ret, jac_bind, jac_finish) = if eq.contact.is_some() {
                 (
                     quote! { (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SVector<f64, #n>) },
                     quote! { (#gq, #gv, ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#gz),*])) },
                     quote! { let (gq, gv, gz) = self.#jac_fn(t, x, &a); },
-                    quote! { ::routh::__private::mechanics::contact_jacobian(t, &mass, gq, gv, gz, &self.__routh_lagrangian_gradient(t, x)) },
+                    quote! {
+                        #layout::jacobian(t, &mass, ::core::option::Option::None, (gq, gv),
+                            ::core::option::Option::Some((gz, &self.__routh_lagrangian_gradient(t, x))))
+                    },
                 )
             } else {
                 (
                     quote! { (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>) },
                     quote! { (#gq, #gv) },
                     quote! { let (gq, gv) = self.#jac_fn(t, x, &a); },
-                    quote! { ::routh::__private::mechanics::first_order_jacobian(t, &mass, gq, gv) },
+                    quote! { #layout::jacobian(t, &mass, ::core::option::Option::None, (gq, gv), ::core::option::Option::None) },
                 )
             };
             let acc = accelerations_item(model, eq, dynamics, helpers);
@@ -535,7 +539,7 @@ pub(crate) fn accelerations_and_jacobian(
 }
 
 /// `jacobian` of a model with orientations: x = (q, v), F = (K(q) v, M⁻¹f), from the rates'
-/// Jacobians and those of the residual g = f − M a (see `runtime::mechanics::quasi_jacobian`).
+/// Jacobians and those of the residual g = f − M a (see `runtime::mechanics::StateLayout::jacobian`).
 fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> TokenStream {
     let (n, d, nq) = (model.dof(), model.layout.state_dim(), model.layout.position_dim());
     let Some((rq, rv)) = &eq.rate_jacobians else { return TokenStream::new() };
@@ -557,15 +561,16 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
         quote! { ::routh::__private::nalgebra::SMatrix::<f64, #r, #c>::from_row_slice(&[#(#v),*]) }
     };
     let (rq_m, rv_m, gq_m, gv_m) = (m(nq, nq, v_rq), m(nq, n, v_rv), m(n, nq, v_gq), m(n, n, v_gv));
+    let layout = crate::emit::codegen::state_layout(model);
     let finish = if eq.contact.is_some() {
         // The action's column and the row of ż = L.
-        let gz_m = m(n, 1, v_gz);
+        let gz = quote! { ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#v_gz),*]) };
         quote! {
-            ::routh::__private::mechanics::quasi_contact_jacobian::<#nq, #n, #d>(
-                t, &mass, (#rq_m, #rv_m), (#gq_m, #gv_m, #gz_m), &self.__routh_lagrangian_gradient(t, x))
+            #layout::jacobian(t, &mass, ::core::option::Option::Some((#rq_m, #rv_m)), (#gq_m, #gv_m),
+                ::core::option::Option::Some((#gz, &self.__routh_lagrangian_gradient(t, x))))
         }
     } else {
-        quote! { ::routh::__private::mechanics::quasi_jacobian::<#nq, #n, #d>(t, &mass, (#rq_m, #rv_m), (#gq_m, #gv_m)) }
+        quote! { #layout::jacobian(t, &mass, ::core::option::Option::Some((#rq_m, #rv_m)), (#gq_m, #gv_m), ::core::option::Option::None) }
     };
     let bind = bind_mass_operator_and_forcing(model, false);
     let allow = allow_generated();
@@ -685,14 +690,14 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, tr
         names.join(", ")
     );
     let equilibria_item = equilibria_item(model);
-    let p = model.layout.position_dim();
-    let sensitivity = if p == n {
-        quote! { ::routh::__private::mechanics::first_order_sensitivity(t, &mass, gw, &lw) }
+    let layout = crate::emit::codegen::state_layout(model);
+    // The action's row ∂L/∂w of a contact model; the positions' rows are zero.
+    let sensitivity = if model.layout.z.is_some() {
+        quote! { #layout::sensitivity(t, &mass, gw, ::core::option::Option::Some(&lw)) }
     } else {
-        // Quasi-velocities (no action with orientations): the rates' rows are zero.
         quote! {
             let _ = lw;
-            ::routh::__private::mechanics::quasi_sensitivity::<#p, #n, #d, #nw>(t, &mass, gw)
+            #layout::sensitivity::<#nw>(t, &mass, gw, ::core::option::Option::None)
         }
     };
     let param_item = if np > 0 {

@@ -47,16 +47,15 @@ fn stubs_at_default_path(input: &DeriveInput, raw: &RawModel) -> TokenStream {
             .map(|m| if m.items.coordinates.is_empty() { distinct(&raw.coordinates) } else { distinct(&m.items.coordinates) });
         let action = !raw.actions.is_empty();
         let d = dims.map(|n| state_dim(n, action)).max().unwrap_or(0);
-        let state = sv(d);
+        let run = run_stubs(name, &crate::emit::run::Kind::modes(d));
         return quote! {
             #[allow(dead_code, unused_variables, clippy::all)]
             impl #name {
                 /// Stub (the model failed to compile).
                 pub const STATE_DIM: usize = #d;
-                /// Stub (the model failed to compile).
-                pub fn simulate(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
-                    -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#d>> { #stub }
             }
+
+            #run
         };
     }
     let n = distinct(&raw.coordinates);
@@ -65,23 +64,8 @@ fn stubs_at_default_path(input: &DeriveInput, raw: &RawModel) -> TokenStream {
     }
     let d = state_dim(n, !raw.actions.is_empty());
     let (state, vec_n, mat_n, mat_d) = (sv(d), sv(n), sm(n, n), sm(d, d));
-    let simulate = if raw.impacts.is_empty() {
-        quote! {
-            /// Stub (the model failed to compile).
-            pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::Options)
-                -> ::routh::__private::RunResult<::routh::__private::Trajectory<#d>> { #stub }
-            /// Stub (the model failed to compile).
-            pub fn simulate_with_events(&self, x0: #state, span: ::core::ops::Range<f64>,
-                events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::Options)
-                -> ::routh::__private::RunResult<::routh::__private::Trajectory<#d>> { #stub }
-        }
-    } else {
-        quote! {
-            /// Stub (the model failed to compile).
-            pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
-                -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#d>> { #stub }
-        }
-    };
+    let kind = if raw.impacts.is_empty() { crate::emit::run::Kind::smooth(d) } else { crate::emit::run::Kind::hybrid(d) };
+    let run = run_stubs(name, &kind);
     quote! {
         #[allow(dead_code, unused_variables, clippy::all)]
         impl #name {
@@ -107,12 +91,31 @@ fn stubs_at_default_path(input: &DeriveInput, raw: &RawModel) -> TokenStream {
             pub fn power(&self, t: f64, x: &#state) -> f64 { #stub }
             /// Stub (the model failed to compile).
             pub fn jacobian(&self, t: f64, x: &#state) -> ::core::result::Result<#mat_d, #fe> { #stub }
-            #simulate
         }
+
+        #run
 
         #[allow(unused_variables)]
         impl ::routh::__private::VectorField<#d> for #name {
             fn field(&self, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> { #stub }
         }
+    }
+}
+
+/// `run` and the `Simulate` and `Runs<Plain>` implementations of a model of `kind`, as stubs.
+fn run_stubs(name: &syn::Ident, kind: &crate::emit::run::Kind) -> TokenStream {
+    let stub = quote! {
+        let _ = plan;
+        ::core::unreachable!("routh: this model failed to compile")
+    };
+    let doc = "Stub (the model failed to compile).";
+    let (items, impls) = crate::emit::run::items(name, kind, doc, Some(stub), None);
+    quote! {
+        #[allow(dead_code, unused_variables, clippy::all)]
+        impl #name {
+            #items
+        }
+
+        #impls
     }
 }

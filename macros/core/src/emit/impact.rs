@@ -371,6 +371,7 @@ fn map_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> T
         .map(|i| (format!("{}⁺", crate::notation::display_name(model, model.layout.qd[i])), formula(model, velocities[i])))
         .collect();
     let doc = doc_block(&format!("Reset of impact `{name}`: positions are kept and the velocities map as"), &lines);
+    let layout = crate::emit::codegen::state_layout(model);
     let items = quote! {
         #doc
         ///
@@ -380,7 +381,7 @@ fn map_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> T
         pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::__private::FieldError> {
             #(#v_stmts)*
             let v = ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#v_vals),*]);
-            ::routh::__private::mechanics::with_velocities::<#p, #n, #d>(t, x, &v)
+            #layout::with_velocities(t, x, &v)
         }
 
         /// Jacobian ∂Δ/∂x of the reset of this impact, differentiated symbolically.
@@ -390,7 +391,7 @@ fn map_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> T
         #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
         pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError> {
             #(#j_stmts)*
-            let mut jac = ::routh::__private::mechanics::velocity_map_jacobian::<#p, #n, #d>(#jq, #jv);
+            let mut jac = #layout::velocity_map_jacobian(#jq, #jv);
             #(#dz_sets)*
             Ok(jac)
         }

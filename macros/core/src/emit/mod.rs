@@ -23,6 +23,7 @@ pub mod impact;
 pub mod model;
 pub mod nonholonomic;
 pub mod routh;
+pub mod run;
 pub mod symmetry;
 pub mod system;
 

@@ -709,16 +709,17 @@ fn contact_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> (To
     let Some(c) = &eq.contact else {
         if !model.layout.orientations.is_empty() {
             // q̇ = K(q) v: the quaternions' rates from the body angular velocities.
-            let (nq, n) = (model.layout.position_dim(), model.dof());
+            let layout = crate::emit::codegen::state_layout(model);
             let none = TokenStream::new();
             let (stmts, vals) = helpers.body(model, &model.layout.rates, "__routh_rates", &none, &none);
             let field = quote! {
                 #(#stmts)*
-                ::routh::__private::mechanics::quasi_field::<#nq, #n, #d>([#(#vals),*], a)
+                #layout::field(x, ::core::option::Option::Some([#(#vals),*]), a, ::core::option::Option::None)
             };
             return (field, TokenStream::new());
         }
-        return (quote! { ::routh::__private::mechanics::first_order_field(x, a) }, TokenStream::new());
+        let layout = crate::emit::codegen::state_layout(model);
+        return (quote! { #layout::field(x, ::core::option::Option::None, a, ::core::option::Option::None) }, TokenStream::new());
     };
     let none = TokenStream::new();
     let allow = allow_generated();
@@ -749,15 +750,15 @@ fn contact_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> (To
     );
     let decoupled = c.decoupled;
     let action_doc = format!(" Name of the action variable; it sits last in the state, at index {}.", d - 1);
+    let layout = crate::emit::codegen::state_layout(model);
     let field = if model.layout.orientations.is_empty() {
-        quote! { ::routh::__private::mechanics::contact_field(x, a, self.lagrangian(t, x)) }
+        quote! { #layout::field(x, ::core::option::Option::None, a, ::core::option::Option::Some(self.lagrangian(t, x))) }
     } else {
         // q̇ = K(q) v, v̇ = a, ż = L.
-        let (nq, n) = (model.layout.position_dim(), model.dof());
         let (stmts, vals) = helpers.body(model, &model.layout.rates, "__routh_rates", &none, &none);
         quote! {
             #(#stmts)*
-            ::routh::__private::mechanics::quasi_contact_field::<#nq, #n, #d>([#(#vals),*], a, self.lagrangian(t, x))
+            #layout::field(x, ::core::option::Option::Some([#(#vals),*]), a, ::core::option::Option::Some(self.lagrangian(t, x)))
         }
     };
     let items = quote! {

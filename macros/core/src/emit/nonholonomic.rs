@@ -294,6 +294,12 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
             }
         }
     });
+    let run_doc = crate::emit::run::doc(
+        "Adaptive integration of the reduced system into a `Trajectory`; `.reconstructed(g0)` runs it with the \
+         dropped coordinates from `g0` and returns the full model's trajectory.",
+    );
+    let (run_items, run_impls) =
+        crate::emit::run::items(name, &crate::emit::run::Kind::smooth(dr), &run_doc, Some(quote! { plan.integrate(self) }), None);
     let items = crate::emit::codegen::lazy(quote! {
         #momentum_items
 
@@ -333,16 +339,7 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
 
         #routh_items
 
-        /// Integrates the reduced system from `x0` over `span`.
-        ///
-        /// # Errors
-        /// A [`SimError`](::routh::__private::SimError) with the partial trajectory if the field
-        /// fails or the step size underflows.
-        pub fn simulate(&self, x0: #rt, span: ::core::ops::Range<f64>, options: &::routh::__private::Options)
-            -> ::routh::__private::RunResult<::routh::__private::Trajectory<#dr>>
-        {
-            ::routh::__private::integrate::integrate(self, span, x0, &[], options)
-        }
+        #run_items
 
         /// The dropped coordinates' rates at the reduced state `x` and the dropped positions `g`
         /// (the reconstruction equations; see the type's documentation).
@@ -366,18 +363,6 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
             full
         }
 
-        /// Integrates the reduced system from `x0` with the dropped coordinates from `g0`, and
-        /// returns the trajectory of the full model
-        /// ([`simulate_reconstructed`](::routh::runtime::reduction::simulate_reconstructed)).
-        ///
-        /// # Errors
-        /// As [`Self::simulate`].
-        pub fn simulate_reconstructed(&self, x0: #rt, g0: [f64; #k], span: ::core::ops::Range<f64>, options: &::routh::__private::Options)
-            -> ::routh::__private::RunResult<::routh::__private::Trajectory<#d>>
-        {
-            ::routh::__private::reduction::simulate_reconstructed::<Self, #dr, #k, #dz, #d>(self, x0, g0, span, options)
-        }
-
         /// A relative equilibrium — a fixed point of the reduced system, a steady motion of the full
         /// model — from `guess` at time `t`, with the Jacobian's eigenvalues for its stability
         /// ([`fixed_point`](::routh::runtime::equilibrium::fixed_point)).
@@ -391,6 +376,15 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
         }
     });
     let hidden = helpers.into_impl(&TokenStream::new(), &quote!(#name));
+    let kind = crate::emit::run::Kind::smooth(dr);
+    let reconstructed = crate::emit::run::extra(
+        name,
+        &kind,
+        quote! { ::routh::__private::Reconstructed<#k> },
+        quote! { ::routh::__private::Trajectory<#d> },
+        quote! { plan.reconstructed::<Self, #k, #dz, #d>(self, with.0) },
+    );
+    let run_impls = quote! { #run_impls #reconstructed };
 
     // The full model's reduction of a state.
     let mut full_helpers = Helpers::default();
@@ -450,6 +444,8 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
             }
         }
 
+        #run_impls
+
         #[automatically_derived]
         impl ::routh::__private::Reconstruction<#dr, #k, #d> for #name {
             fn cyclic_velocities(&self, t: f64, x: &#rt, g: &[f64; #k]) -> #kt {
@@ -491,28 +487,21 @@ fn hybrid(
     let dz = dr + k + m;
     let (m_stmts, m_vals) = helpers.body(full, momentum, &format!("__routh_{base}_spatial_momentum"), &none, &none);
     let params = full.parameters.iter();
-    let sim_fn = format_ident!("simulate_{reduce_fn}");
     let (xt, rt) = (svector(d), svector(dr));
-    let maggi_sim = quote! {
-        /// Integrates the reduced system between impacts (reconstructing the dropped coordinates
-        /// alongside), evaluates the guards on the reconstructed state, applies the full impact law
-        /// at each impact and reduces the post-impact state again; returns the reconstructed
-        /// trajectory of the full model.
-        ///
-        /// # Errors
-        /// As `simulate`.
-        pub fn #sim_fn(&self, x0: #xt, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
-            -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#d>>
-        {
-            ::routh::__private::reduction::simulate_hybrid_reconstructed::<Self, #dr, #k, #dz, #d>(self, x0, span, options)
-        }
-    };
+    let maggi_doc = format!(
+        " Hybrid reduction of [`{full_name}`] through [`{name}`]: \
+         `model.run(x0).span(t0..t1).reduced::<{name}>().go()?` integrates the reduced system between impacts \
+         (reconstructing the dropped coordinates alongside), evaluates the guards on the reconstructed state, applies \
+         the full impact law at each impact and reduces the post-impact state again; returns the reconstructed \
+         trajectory of the full model."
+    );
     let doc = format!(
         " Hybrid Routh reduction of [`{full_name}`] by rotations, through [`{name}`]: integrates the reduced system \
          between impacts (reconstructing the attitude alongside), evaluates the guards on the reconstructed state, \
          applies the full impact law at each impact and reduces the post-impact state again (*Hybrid momentum maps*, §4, \
-         Ex. 2). Returns the reconstructed trajectory of the full model and the spatial angular momentum μ = R Π \
-         before and after every impact (unchanged when the guards and the law are invariant: a hybrid momentum map)."
+         Ex. 2): `model.run(x0).span(t0..t1).reduced::<{name}>().go()?` returns the reconstructed trajectory of the \
+         full model and the spatial angular momentum μ = R Π before and after every impact (unchanged when the guards \
+         and the law are invariant: a hybrid momentum map)."
     );
     let allow = allow_generated();
     let items = crate::emit::codegen::lazy(quote! {
@@ -529,33 +518,34 @@ fn hybrid(
             [#(#m_vals),*]
         }
     });
-    let sim_items = crate::emit::codegen::lazy(if m == 0 {
-        maggi_sim
+    let kind = crate::emit::run::Kind::hybrid(d);
+    let with = quote! { ::routh::__private::ReducedBy<#name> };
+    let run = if m == 0 {
+        let run = crate::emit::run::extra(
+            full_name,
+            &kind,
+            with,
+            quote! { ::routh::__private::HybridTrajectory<#d> },
+            quote! { self.check_parameters()?; plan.reduced_without_momenta::<Self, #dr, #k, #dz>(self) },
+        );
+        quote! { #[doc = #maggi_doc] #run }
     } else {
-        quote! {
-            #[doc = #doc]
-            ///
-            /// # Errors
-            /// As `simulate`.
-            pub fn #sim_fn(&self, x0: #xt, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
-                -> ::routh::__private::RunResult<
-                    (::routh::__private::HybridTrajectory<#d>, ::std::vec::Vec<::routh::__private::MomentumJump<#m>>),
-                >
-            {
-                ::routh::__private::reduction::simulate_hybrid_reduced::<Self, #dr, #k, #m, #dz, #d>(self, x0, span, options)
-            }
-        }
-    });
+        let run = crate::emit::run::extra(
+            full_name,
+            &kind,
+            with,
+            quote! { (::routh::__private::HybridTrajectory<#d>, ::std::vec::Vec<::routh::__private::MomentumJump<#m>>) },
+            quote! { self.check_parameters()?; plan.reduced::<Self, #dr, #k, #m, #dz>(self) },
+        );
+        quote! { #[doc = #doc] #run }
+    };
     quote! {
         #[automatically_derived]
         impl ::routh::__private::HybridReduction<#dr, #k, #m, #d> for #full_name {
             #items
         }
 
-        #[automatically_derived]
-        impl #full_name {
-            #sim_items
-        }
+        #run
     }
 }
 
@@ -776,8 +766,8 @@ fn chart_code(
         jacobian: quote! {
             #(#j_stmts)*
             let forcing = ::routh::__private::nalgebra::SVector::<f64, #nu>::from([#(#j_forcing),*]);
-            ::core::option::Option::Some(::routh::__private::reduction::first_order_jacobian::<#nr, #nu, #dr>(
-                t, #j_rates, #j_mass, forcing, &[#(#j_dmass),*], #j_dforcing,
+            ::core::option::Option::Some(::routh::__private::reduction::nonholonomic_jacobian::<#nr, #nu, #dr>(
+                t, #j_rates, (#j_mass, forcing), (&[#(#j_dmass),*], #j_dforcing),
             ))
         },
         mass: quote! { #(#m_stmts)* #mass_only },

@@ -24,12 +24,25 @@ pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibil
     let hybrid = if full.impacts.is_empty() { TokenStream::new() } else { hybrid(full, red, &reduce_fn) };
     let (dr, d, k) = (rm.layout.state_dim(), full.layout.state_dim(), red.cyclic.len());
     let hidden = helpers.into_impl(&TokenStream::new(), &quote!(#name));
+    let dz = dr + k;
+    let reconstructed = crate::emit::run::extra(
+        name,
+        &crate::emit::run::Kind::smooth(dr),
+        quote! { ::routh::__private::Reconstructed<#k> },
+        quote! { ::routh::__private::Trajectory<#d> },
+        quote! {
+            self.check_parameters()?;
+            plan.reconstructed::<Self, #k, #dz, #d>(self, with.0)
+        },
+    );
     quote! {
         #hybrid
 
         #declaration
 
         #api
+
+        #reconstructed
 
         #hidden
 
@@ -70,8 +83,8 @@ fn declaration(full: &View<'_>, red: &Reduced, rm: &View<'_>, vis: &syn::Visibil
         &format!(
             "Routh reduction of [`{full_name}`] over the cyclic coordinate(s) {} at fixed momenta μ: a mechanical \
              system in ({}) with the Routhian R^μ = [L − μ·θ̇] at θ̇ = θ̇(t, q, q̇, μ) as its Lagrangian and the \
-             reduced force. It has the same API as any model (`simulate`, `energy`, `jacobian`, …); \
-             `cyclic_velocities` and `simulate_reconstructed` recover the cyclic motion.",
+             reduced force. It has the same API as any model (`run`, `energy`, `jacobian`, …); \
+             `cyclic_velocities` and a run `.reconstructed(theta0)` recover the cyclic motion.",
             cyclic_names.join(", "),
             kept_names.join(", ")
         ),
@@ -90,8 +103,8 @@ fn declaration(full: &View<'_>, red: &Reduced, rm: &View<'_>, vis: &syn::Visibil
     }
 }
 
-/// The reduced system's reconstruction: `CYCLIC`, `cyclic_velocities`, `reconstruct`,
-/// `simulate_reconstructed`, and the items of `impl Reconstruction`.
+/// The reduced system's reconstruction: `CYCLIC`, `cyclic_velocities`, `reconstruct`, and the
+/// items of `impl Reconstruction`.
 fn reconstruction(
     full: &View<'_>,
     red: &Reduced,
@@ -102,7 +115,6 @@ fn reconstruction(
     let name = &rm.name;
     let (n, nr, dr) = (full.dof(), rm.dof(), rm.layout.state_dim());
     let (d, k) = (full.layout.state_dim(), red.cyclic.len());
-    let dz = dr + k;
     let none = TokenStream::new();
     let (v_stmts, v_vals) =
         helpers.body(rm, &red.cyclic_velocities, &format!("__routh_{}_cyclic", snake(&name.to_string())), &none, &none);
@@ -149,21 +161,6 @@ fn reconstruction(
             full
         }
 
-        /// Integrates the reduced system from `x0` together with the reconstruction equations
-        /// θ̇ = θ̇(t, q, q̇, μ) from `theta0`, and returns the trajectory of the original model
-        /// ([`routh::runtime::reduction::simulate_reconstructed`](::routh::runtime::reduction::simulate_reconstructed)).
-        ///
-        /// # Errors
-        /// As [`Self::simulate`].
-        pub fn simulate_reconstructed(
-            &self,
-            x0: ::routh::__private::nalgebra::SVector<f64, #dr>,
-            theta0: [f64; #k],
-            span: ::core::ops::Range<f64>,
-            options: &::routh::__private::Options,
-        ) -> ::routh::__private::RunResult<::routh::__private::Trajectory<#d>> {
-            ::routh::__private::reduction::simulate_reconstructed::<Self, #dr, #k, #dz, #d>(self, x0, theta0, span, options)
-        }
     });
     let trait_items = crate::emit::codegen::lazy(quote! {
         fn cyclic_velocities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>, _theta: &[f64; #k]) -> ::routh::__private::nalgebra::SVector<f64, #k> {
@@ -188,14 +185,14 @@ fn hybrid(full: &View<'_>, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream
     let d = full.layout.state_dim();
     let k = red.cyclic.len();
     let dz = dr + 2 * k;
-    let sim_fn = format_ident!("simulate_{reduce_fn}");
     let orig_params: Vec<&syn::Ident> = full.parameters.iter().collect();
     let mu_fields: Vec<&syn::Ident> = rm.parameters[full.parameters.len()..].iter().collect();
     let doc = format!(
         " Hybrid Routh reduction of [`{full_name}`] through [`{name}`]: integrates the reduced system at fixed μ \
          between impacts (reconstructing the cyclic coordinates alongside), evaluates the guards on the \
          reconstructed state, applies the full impact law at each impact and continues at the new μ \
-         (*Hybrid momentum maps*, §4.1). Returns the reconstructed trajectory of the full model and the μ jumps."
+         (*Hybrid momentum maps*, §4.1): `model.run(x0).span(t0..t1).reduced::<{name}>().go()?` returns the \
+         reconstructed trajectory of the full model and the μ jumps."
     );
     let sv = crate::emit::codegen::svector;
     let (xt, rt) = (sv(d), sv(dr));
@@ -213,29 +210,24 @@ fn hybrid(full: &View<'_>, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream
             [#( reduced.#mu_fields ),*]
         }
     });
-    let sim_items = crate::emit::codegen::lazy(quote! {
-        #[doc = #doc]
-        ///
-        /// # Errors
-        /// As `simulate`.
-        pub fn #sim_fn(&self, x0: #xt, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
-            -> ::routh::__private::RunResult<
-                (::routh::__private::HybridTrajectory<#d>, ::std::vec::Vec<::routh::__private::MomentumJump<#k>>),
-            >
-        {
-            ::routh::__private::reduction::simulate_hybrid_reduced::<Self, #dr, #k, #k, #dz, #d>(self, x0, span, options)
-        }
-    });
+    let run = crate::emit::run::extra(
+        full_name,
+        &crate::emit::run::Kind::hybrid(d),
+        quote! { ::routh::__private::ReducedBy<#name> },
+        quote! { (::routh::__private::HybridTrajectory<#d>, ::std::vec::Vec<::routh::__private::MomentumJump<#k>>) },
+        quote! {
+            self.check_parameters()?;
+            plan.reduced::<Self, #dr, #k, #k, #dz>(self)
+        },
+    );
+    let run = quote! { #[doc = #doc] #run };
     quote! {
         #[automatically_derived]
         impl ::routh::__private::HybridReduction<#dr, #k, #k, #d> for #full_name {
             #items
         }
 
-        #[automatically_derived]
-        impl #full_name {
-            #sim_items
-        }
+        #run
     }
 }
 

@@ -156,79 +156,40 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
     let nc = coords.len();
     let (state_params, state_new) = crate::emit::codegen::state_arguments(model);
     let state_names = crate::emit::model::state_names(model);
-    // A constrained model is integrated with its constraints projected, its metric and rows those of
-    // the view at any input (inputs enter the forces only).
-    let m = model.constraints.len();
-    let hybrid = !model.impacts.is_empty();
     // Driven by the signal on the geometry of the view at any input: its impacts, or its
     // constraints projected (inputs enter the forces only).
-    let run = |events: TokenStream| {
-        if hybrid {
-            quote! {
-                let geometry = self.driven([0.0; #k]);
-                let looped = ::routh::__private::input::DrivenOn::new(&geometry, self, input);
-                ::routh::__private::simulate_hybrid_with_events(&looped, 0, x0, span, #events, options)
-            }
-        } else if m == 0 {
-            quote! { ::routh::__private::integrate(&::routh::__private::Driven::new(self, input), span, x0, #events, options) }
-        } else {
-            quote! {
-                let geometry = self.driven([0.0; #k]);
-                let looped = ::routh::__private::input::DrivenOn::new(&geometry, self, input);
-                ::routh::__private::constrained::integrate_constrained::<_, #n, #d, #m>(&looped, span, x0, #events, options)
-            }
-        }
-    };
-    let (run_plain, run_events) = (run(quote!(&[])), run(quote!(events)));
-    // Sampled-data control runs each hold interval on its own (a hybrid run across impacts).
-    let (options_ty, result_ty, sampled_ty, run_sampled, sampled_via) = if hybrid {
+    let m = model.constraints.len();
+    let hybrid = !model.impacts.is_empty();
+    let geometry = quote! { &self.driven([0.0; #k]) };
+    let (kind, signal, sampled, what) = if hybrid {
         (
-            quote!(::routh::__private::HybridOptions),
-            quote!(::routh::__private::HybridTrajectory<#d>),
-            quote!(::routh::__private::input::SampledHybridRun<#d, #k>),
-            quote! {
-                let geometry = self.driven([0.0; #k]);
-                ::routh::__private::input::simulate_sampled_hybrid(&geometry, self, 0, x0, span, period, law, options)
-            },
-            "simulate_sampled_hybrid",
+            crate::emit::run::Kind::hybrid(d),
+            quote! { self.check_parameters()?; plan.hybrid_driven(#geometry, self, signal) },
+            quote! { self.check_parameters()?; plan.sampled_hybrid(#geometry, self, hold) },
+            "Every impact located and its law applied at the inputs of its instant (a `HybridTrajectory`).",
+        )
+    } else if m == 0 {
+        (
+            crate::emit::run::Kind::smooth(d),
+            quote! { self.check_parameters()?; plan.driven(self, signal) },
+            quote! { self.check_parameters()?; plan.sampled(self, hold) },
+            "Adaptive integration into a `Trajectory`.",
         )
     } else {
-        let run_sampled = if m == 0 {
-            quote! { ::routh::__private::input::simulate_sampled(self, x0, span, period, law, options) }
-        } else {
-            quote! {
-                let geometry = self.driven([0.0; #k]);
-                ::routh::__private::input::simulate_sampled_constrained::<_, _, _, #n, #d, #m, #k>(&geometry, self, x0, span, period, law, options)
-            }
-        };
         (
-            quote!(::routh::__private::Options),
-            quote!(::routh::__private::Trajectory<#d>),
-            quote!(::routh::__private::input::SampledRun<#d, #k>),
-            run_sampled,
-            "simulate_sampled",
+            crate::emit::run::Kind::smooth(d),
+            quote! { self.check_parameters()?; plan.driven_constrained::<_, _, _, #n, #m, #k>(#geometry, self, signal) },
+            quote! { self.check_parameters()?; plan.sampled_constrained::<_, _, _, #n, #m, #k>(#geometry, self, hold) },
+            "Adaptive integration into a `Trajectory`, projected onto the constraints after every step.",
         )
     };
-    let sampled_doc = format!(
-        " Sampled-data control with a zero-order hold: at t_k = t₀ + k·`period` the `law` reads the state and \
-         returns the inputs, held until the next sample{} ([`{sampled_via}`](::routh::runtime::input::{sampled_via})); \
-         returns the trajectory and the inputs chosen.",
-        if hybrid { " across the impacts of its interval" } else { "" }
-    );
-    let sampled = quote! {
-        #[doc = #sampled_doc]
-        ///
-        /// # Errors
-        /// As [`Self::simulate`]; a non-positive period is invalid, a non-finite input from the law
-        /// a non-finite state at its sample time.
-        pub fn simulate_sampled<L: ::core::ops::FnMut(f64, &#state) -> ::routh::__private::nalgebra::SVector<f64, #k>>(
-            &self, x0: #state, span: ::core::ops::Range<f64>, period: f64, law: L, options: &#options_ty,
-        ) -> ::routh::__private::RunResult<#sampled_ty>
-        {
-            self.check_parameters()?;
-            #run_sampled
-        }
-    };
+    let doc = crate::emit::run::doc(&format!(
+        "The model has inputs: drive it with `.inputs(u)` — constant values (`[f64; {k}]`) or a feedback law, \
+         any closure of (t, x) returning them — or with `.sampled(period, law)`, a digital controller with a \
+         zero-order hold (the run then returns the inputs chosen too). {what}"
+    ));
+    let driving = crate::emit::run::Driving { inputs: k, signal, sampled };
+    let (run_items, run_impls) = crate::emit::run::items(name, &kind, &doc, None, Some(driving));
     let (impacts_const, hybrid_impl) = if hybrid {
         (impacts_const(model), hybrid_system_impl(&single_table(model, quote! { <'a> }, quote! { #view<'a> })))
     } else {
@@ -279,39 +240,19 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
             Ok(::routh::__private::Linearization { a: v.jacobian(t, x)?, b: v.input_jacobian(t, x)? })
         }
 
-        /// Integrates from `x0` over `span` driven by `input`: constant values (`[f64; k]` or an
-        /// `SVector`) or a feedback law, any closure of (t, x) returning the inputs.
-        ///
-        /// # Errors
-        /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state or
-        /// input, singular mass matrix, step limit or invalid options.
-        /// Once the run has started, the error carries the trajectory up to the failure
-        /// ([`RunError::partial`](::routh::runtime::RunError)).
-        pub fn simulate<I: ::routh::__private::InputSignal<#d, #k>>(&self, x0: #state, span: ::core::ops::Range<f64>, input: I,
-            options: &#options_ty) -> ::routh::__private::RunResult<#result_ty>
-        {
-            self.check_parameters()?;
-            #run_plain
-        }
-
-        #sampled
-
-        /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
-        ///
-        /// # Errors
-        /// As [`Self::simulate`].
-        pub fn simulate_with_events<I: ::routh::__private::InputSignal<#d, #k>>(&self, x0: #state, span: ::core::ops::Range<f64>,
-            input: I, events: &[::routh::__private::Event<'_, #d>], options: &#options_ty)
-            -> ::routh::__private::RunResult<#result_ty>
-        {
-            self.check_parameters()?;
-            #run_events
-        }
+        #run_items
 
         #impacts_const
     });
-    let guards = if hybrid {
-        guards_with_input(&view, &single_table(model, quote! { <'a> }, quote! { #view<'a> }), k)
+    let hybrid_inputs = if hybrid {
+        let guards =
+            crate::emit::codegen::lazy(guards_with_input(&view, &single_table(model, quote! { <'a> }, quote! { #view<'a> }), k));
+        quote! {
+            #[automatically_derived]
+            impl ::routh::__private::HybridInputSystem<#d, #k> for #name {
+                #guards
+            }
+        }
     } else {
         TokenStream::new()
     };
@@ -322,8 +263,6 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
         {
             ::routh::__private::VectorField::field(&#view(self, *u), t, x)
         }
-
-        #guards
     });
     quote! {
         #[doc = #view_doc]
@@ -339,6 +278,10 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
         impl ::routh::__private::InputSystem<#d, #k> for #name {
             #input_items
         }
+
+        #hybrid_inputs
+
+        #run_impls
 
         #hybrid_impl
     }
@@ -458,28 +401,33 @@ fn single(model: &View<'_>) -> TokenStream {
     let check = check_parameters(std::slice::from_ref(model));
     let name = &model.name;
     if model.impacts.is_empty() {
-        let items = crate::emit::codegen::lazy(smooth_simulate(model, &check));
+        let (items, impls) = smooth_run(model, &check);
+        let items = crate::emit::codegen::lazy(items);
         return quote! {
             #[automatically_derived]
             impl #name {
                 #items
             }
+
+            #impls
         };
     }
     let table = single_table(model, TokenStream::new(), quote! { #name });
     let family = parametric_model_impl(&table, name, &model.parameters, &sensitivity_fields(model));
     let hybrid = hybrid_system_impl(&table);
-    let simulate = hybrid_simulate(model);
+    let (run, run_impls) = hybrid_run(model);
     let items = crate::emit::codegen::lazy(quote! {
-            #check
+        #check
 
-        #simulate
+        #run
     });
     quote! {
         #[automatically_derived]
         impl #name {
             #items
         }
+
+        #run_impls
 
         #hybrid
 
@@ -519,95 +467,41 @@ fn single_table(model: &View<'_>, generics: TokenStream, ty: TokenStream) -> Mod
     }
 }
 
-/// `check_parameters`, `simulate` and `simulate_with_events` of a single model without impacts:
-/// plain integration, or with the constraints projected after every step.
-fn smooth_simulate(model: &View<'_>, check: &TokenStream) -> TokenStream {
+/// `check_parameters` and the run of a single model without impacts: plain integration, or with
+/// the constraints projected after every step. Returns the inherent items and the trait impls.
+fn smooth_run(model: &View<'_>, check: &TokenStream) -> (TokenStream, TokenStream) {
     let (n, d, m) = (model.dof(), model.layout.state_dim(), model.constraints.len());
-    let state = crate::emit::codegen::svector(d);
-    let run = |events: TokenStream| {
-        if m == 0 {
-            quote! { self.check_parameters()?; ::routh::__private::integrate(self, span, x0, #events, options) }
-        } else {
-            quote! { self.check_parameters()?; ::routh::__private::constrained::integrate_constrained::<Self, #n, #d, #m>(self, span, x0, #events, options) }
-        }
-    };
-    let (plain, with_events) = (run(quote!(&[])), run(quote!(events)));
-    let note = if m == 0 {
-        ""
+    let (body, what) = if m == 0 {
+        (quote! { self.check_parameters()?; plan.integrate(self) }, "Adaptive integration into a `Trajectory`.")
     } else {
-        " The state is projected onto the constraints after every step unless `options.projection` is off; \
-         `Trajectory::constraints` reports the residuals."
+        (
+            quote! { self.check_parameters()?; plan.integrate_constrained::<Self, #n, #m>(self) },
+            "Adaptive integration into a `Trajectory`, the state projected onto the constraints after every step \
+             unless `Options::projection` is off (`Trajectory::constraints` reports the residuals).",
+        )
     };
-    quote! {
-        #check
-
-        /// Integrates the equations of motion from `x0` over `span` with adaptive Dormand–Prince 5(4).
-        #[doc = #note]
-        ///
-        /// # Errors
-        /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
-        /// mass matrix, step limit or invalid options.
-        /// Once the run has started, the error carries the trajectory up to the failure
-        /// ([`RunError::partial`](::routh::runtime::RunError)).
-        pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::Options)
-            -> ::routh::__private::RunResult<::routh::__private::Trajectory<#d>>
-        {
-            #plain
-        }
-
-        /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output.
-        ///
-        /// # Errors
-        /// As [`Self::simulate`].
-        pub fn simulate_with_events(&self, x0: #state, span: ::core::ops::Range<f64>,
-            events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::Options)
-            -> ::routh::__private::RunResult<::routh::__private::Trajectory<#d>>
-        {
-            #with_events
-        }
-    }
+    let doc = crate::emit::run::doc(what);
+    let (items, impls) = crate::emit::run::items(&model.name, &crate::emit::run::Kind::smooth(d), &doc, Some(body), None);
+    (quote! { #check #items }, impls)
 }
 
-/// `IMPACTS`, `simulate` and `simulate_with_events` of a single model with impacts (a one-mode
-/// hybrid system).
-fn hybrid_simulate(model: &View<'_>) -> TokenStream {
+/// `IMPACTS` and the run of a single model with impacts (a one-mode hybrid system).
+fn hybrid_run(model: &View<'_>) -> (TokenStream, TokenStream) {
     let d = model.layout.state_dim();
-    let state = crate::emit::codegen::svector(d);
     let impacts = impacts_const(model);
-    quote! {
-        #impacts
-
-        /// Integrates from `x0` over `span`, locating every impact on the dense output and applying its
-        /// law; the result records each impact (time, guard, pre- and post-state, energy jump) and stops
-        /// early on Zeno accumulation, a stuck contact or the impact limit (see
-        /// [`HybridStop`](::routh::runtime::HybridStop)).
-        ///
-        /// # Errors
-        /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
-        /// mass matrix, step limit or invalid options.
-        /// Once the run has started, the error carries the trajectory up to the failure
-        /// ([`RunError::partial`](::routh::runtime::RunError)).
-        pub fn simulate(&self, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
-            -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#d>>
-        {
-            self.check_parameters()?;
-            ::routh::__private::simulate_hybrid(self, 0, x0, span, options)
-        }
-
-        /// Like [`Self::simulate`], locating the zero crossings of `events` on the dense output of
-        /// the flow (a reset that jumps across a zero is not a crossing); a terminal event ends the
-        /// run with [`HybridStop::Event`](::routh::runtime::HybridStop).
-        ///
-        /// # Errors
-        /// As [`Self::simulate`].
-        pub fn simulate_with_events(&self, x0: #state, span: ::core::ops::Range<f64>,
-            events: &[::routh::__private::Event<'_, #d>], options: &::routh::__private::HybridOptions)
-            -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#d>>
-        {
-            self.check_parameters()?;
-            ::routh::__private::simulate_hybrid_with_events(self, 0, x0, span, events, options)
-        }
-    }
+    let doc = crate::emit::run::doc(
+        "Every impact located on the dense output and its law applied: a `HybridTrajectory` recording each impact \
+         (time, guard, pre- and post-state, energy jump), stopped early on Zeno accumulation, a stuck contact or the \
+         impact limit (`HybridStop`).",
+    );
+    let (items, impls) = crate::emit::run::items(
+        &model.name,
+        &crate::emit::run::Kind::hybrid(d),
+        &doc,
+        Some(quote! { self.check_parameters()?; plan.hybrid(self) }),
+        None,
+    );
+    (quote! { #impacts #items }, impls)
 }
 
 /// Top-level items of a multi-mode model: mode views, per-mode state constructors, `simulate`,
@@ -618,7 +512,6 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
     let check = check_parameters(modes);
     let dims: Vec<usize> = modes.iter().map(|m| m.layout.state_dim()).collect();
     let dmax = dims.iter().copied().max().unwrap_or(0);
-    let state = crate::emit::codegen::svector(dmax);
     let count = modes.len();
     let mut mode_names = Vec::new();
     let mut consts = Vec::new();
@@ -629,7 +522,7 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
     for (k, m) in modes.iter().enumerate() {
         let Some((_, mode_ident)) = &m.mode else { continue };
         mode_names.push(mode_ident.to_string());
-        let items = mode_items(system, m, k, mode_ident, &state);
+        let items = mode_items(system, m, k, mode_ident, dmax);
         consts.push(items.constant);
         accessors.push(items.accessor);
         states.push(items.state);
@@ -654,6 +547,10 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
     let table =
         ModeTable { generics: TokenStream::new(), ty: quote! { #name }, dim: dmax, modes: rows, autonomous: autonomous_all };
     let hybrid = hybrid_system_impl(&table);
+    let doc = crate::emit::run::doc(&modes_run_doc(&mode_names));
+    let kind = crate::emit::run::Kind::modes(dmax);
+    let (run_items, run_impls) =
+        crate::emit::run::items(name, &kind, &doc, Some(quote! { self.check_parameters()?; plan.hybrid(self) }), None);
     let family = match modes.first() {
         Some(first) => parametric_model_impl(&table, name, &first.parameters, &sensitivity_fields(first)),
         None => TokenStream::new(),
@@ -669,36 +566,7 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
         #(#accessors)*
         #(#states)*
 
-        /// Integrates from `x0` in `mode` over `span`: each mode's equations between events, each
-        /// impact or transition located on the dense output and its law applied (possibly changing
-        /// mode). The result records every impact (time, guard, modes, pre- and post-state, energy
-        /// jump) and the mode of every sample.
-        ///
-        /// # Errors
-        /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state, singular
-        /// mass matrix, step limit, invalid mode or invalid options.
-        /// Once the run has started, the error carries the trajectory up to the failure
-        /// ([`RunError::partial`](::routh::runtime::RunError)).
-        pub fn simulate(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>, options: &::routh::__private::HybridOptions)
-            -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#dmax>>
-        {
-            self.check_parameters()?;
-            ::routh::__private::simulate_hybrid(self, mode, x0, span, options)
-        }
-
-        /// Like [`Self::simulate`], locating the zero crossings of `events` (in every mode) on the
-        /// dense output of the flow; a terminal event ends the run with
-        /// [`HybridStop::Event`](::routh::runtime::HybridStop).
-        ///
-        /// # Errors
-        /// As [`Self::simulate`].
-        pub fn simulate_with_events(&self, mode: usize, x0: #state, span: ::core::ops::Range<f64>,
-            events: &[::routh::__private::Event<'_, #dmax>], options: &::routh::__private::HybridOptions)
-            -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#dmax>>
-        {
-            self.check_parameters()?;
-            ::routh::__private::simulate_hybrid_with_events(self, mode, x0, span, events, options)
-        }
+        #run_items
     });
     quote! {
         #(#views)*
@@ -708,10 +576,23 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
             #items
         }
 
+        #run_impls
+
         #hybrid
 
         #family
     }
+}
+
+/// What a run of a model with modes does, for the rustdoc of its `run`.
+fn modes_run_doc(modes: &[String]) -> String {
+    let example = modes.first().map(|m| format!("`model.{m}_state(q, qdot)`")).unwrap_or_default();
+    format!(
+        "It starts in a mode: a `ModeState`, the mode and the state, built by each mode's `<mode>_state` (e.g. \
+         {example}). Each mode's equations between events, each impact or transition located on the dense output and \
+         its law applied (possibly changing mode): a `HybridTrajectory` recording every impact (time, guard, modes, \
+         pre- and post-state, energy jump) and the mode of every sample."
+    )
 }
 
 /// A system with modes and inputs: the struct gets its constants, state constructors, `driven(u)`,
@@ -735,16 +616,20 @@ fn multi_driven(
         ModeTable { generics: quote! { <'a> }, ty: quote! { #driven<'a> }, dim: dmax, modes: rows, autonomous: autonomous_all };
     let guards = guards_with_input(&driven, &table, k);
     let hybrid = hybrid_system_impl(&table);
-    let hy = quote! { ::routh::__private::HybridOptions };
-    let run = |events: TokenStream| {
-        quote! {
-            self.check_parameters()?;
-            let geometry = self.driven([0.0; #k]);
-            let looped = ::routh::__private::input::DrivenOn::new(&geometry, self, input);
-            ::routh::__private::simulate_hybrid_with_events(&looped, mode, x0, span, #events, options)
-        }
+    let modes: Vec<String> = table.modes.iter().map(|m| m.name.clone()).collect();
+    let doc = crate::emit::run::doc(&format!(
+        "{} The model has inputs: drive it with `.inputs(u)` — constant values (`[f64; {k}]`) or a feedback law, \
+         any closure of (t, x) returning them — or `.sampled(period, law)`, a digital controller with a zero-order \
+         hold; each mode's field at the signal's inputs, every impact and transition at any input (inputs enter the \
+         forces only), so constant inputs are held across resets and a feedback law reads the state after each.",
+        modes_run_doc(&modes)
+    ));
+    let driving = crate::emit::run::Driving {
+        inputs: k,
+        signal: quote! { self.check_parameters()?; plan.hybrid_driven(&self.driven([0.0; #k]), self, signal) },
+        sampled: quote! { self.check_parameters()?; plan.sampled_hybrid(&self.driven([0.0; #k]), self, hold) },
     };
-    let (run_plain, run_events) = (run(quote!(&[])), run(quote!(events)));
+    let (run_items, run_impls) = crate::emit::run::items(name, &crate::emit::run::Kind::modes(dmax), &doc, None, Some(driving));
     // The linearisation in each mode, padded: the mode's A = ∂F/∂x and B = ∂F/∂u in the top rows
     // (and columns) of its prefix of the state.
     let mech = quote! { ::routh::__private::mechanics };
@@ -783,33 +668,7 @@ fn multi_driven(
             #driven(self, ::routh::__private::nalgebra::SVector::from(u))
         }
 
-        /// Integrates from `x0` in `mode` over `span` driven by `input` — constant values (`[f64; k]` or an
-        /// `SVector`) or a feedback law, any closure of (t, x) returning the inputs: each mode's field at the
-        /// signal's inputs, every impact and transition of the model at any input (inputs enter the forces
-        /// only), so constant inputs are held across resets and a feedback law reads the state after each.
-        ///
-        /// # Errors
-        /// A [`SimError`](::routh::runtime::SimError) on step-size underflow, non-finite state or input,
-        /// singular mass matrix, step limit, invalid mode or invalid options. Once the run has started, the
-        /// error carries the trajectory up to the failure ([`RunError::partial`](::routh::runtime::RunError)).
-        pub fn simulate<I: ::routh::__private::InputSignal<#dmax, #k>>(&self, mode: usize, x0: #state,
-            span: ::core::ops::Range<f64>, input: I, options: &#hy)
-            -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#dmax>>
-        {
-            #run_plain
-        }
-
-        /// Like [`Self::simulate`], locating the zero crossings of `events` (in every mode) on the dense
-        /// output of the flow.
-        ///
-        /// # Errors
-        /// As [`Self::simulate`].
-        pub fn simulate_with_events<I: ::routh::__private::InputSignal<#dmax, #k>>(&self, mode: usize, x0: #state,
-            span: ::core::ops::Range<f64>, input: I, events: &[::routh::__private::Event<'_, #dmax>], options: &#hy)
-            -> ::routh::__private::RunResult<::routh::__private::HybridTrajectory<#dmax>>
-        {
-            #run_events
-        }
+        #run_items
 
         /// The linearisation x' ≈ F(t, x, u) + A δx + B δu in `mode` about the (padded) state `x` and inputs
         /// `u`: the mode's A = ∂F/∂x and B = ∂F/∂u from symbolic derivatives, in the rows and columns of its
@@ -826,23 +685,6 @@ fn multi_driven(
                 #(#lin_arms)*
                 _ => Err(::routh::__private::FieldError::NonFinite { t }),
             }
-        }
-
-        /// Sampled-data control with a zero-order hold, starting in `mode`: at t_k = t₀ + k·`period` the `law`
-        /// reads the state and returns the inputs, held until the next sample across the impacts and
-        /// transitions of its interval ([`simulate_sampled_hybrid`](::routh::runtime::input::simulate_sampled_hybrid));
-        /// returns the trajectory and the inputs chosen.
-        ///
-        /// # Errors
-        /// As [`Self::simulate`]; a non-positive period is invalid, a non-finite input from the law a
-        /// non-finite state at its sample time.
-        pub fn simulate_sampled<L: ::core::ops::FnMut(f64, &#state) -> ::routh::__private::nalgebra::SVector<f64, #k>>(
-            &self, mode: usize, x0: #state, span: ::core::ops::Range<f64>, period: f64, law: L, options: &#hy,
-        ) -> ::routh::__private::RunResult<::routh::__private::input::SampledHybridRun<#dmax, #k>>
-        {
-            self.check_parameters()?;
-            let geometry = self.driven([0.0; #k]);
-            ::routh::__private::input::simulate_sampled_hybrid(&geometry, self, mode, x0, span, period, law, options)
         }
     });
     quote! {
@@ -865,12 +707,16 @@ fn multi_driven(
         #[automatically_derived]
         impl ::routh::__private::InputSystem<#dmax, #k> for #name {
             /// The first mode's field (a system with modes is driven mode by mode:
-            /// [`mode_field_with_input`](::routh::runtime::InputSystem::mode_field_with_input)).
+            /// [`mode_field_with_input`](::routh::runtime::HybridInputSystem::mode_field_with_input)).
             fn field_with_input(&self, t: f64, x: &#state, u: &::routh::__private::nalgebra::SVector<f64, #k>)
                 -> ::core::result::Result<#state, ::routh::__private::FieldError>
             {
                 ::routh::__private::HybridSystem::mode_field(&#driven(self, *u), 0, t, x)
             }
+        }
+
+        #[automatically_derived]
+        impl ::routh::__private::HybridInputSystem<#dmax, #k> for #name {
             fn mode_field_with_input(&self, mode: usize, t: f64, x: &#state, u: &::routh::__private::nalgebra::SVector<f64, #k>)
                 -> ::core::result::Result<#state, ::routh::__private::FieldError>
             {
@@ -879,6 +725,8 @@ fn multi_driven(
 
             #guards
         }
+
+        #run_impls
 
         #hybrid
     }
@@ -894,7 +742,8 @@ struct ModeItems {
     view: TokenStream,
 }
 
-fn mode_items(system: &System, m: &View<'_>, k: usize, mode_ident: &syn::Ident, state: &TokenStream) -> ModeItems {
+fn mode_items(system: &System, m: &View<'_>, k: usize, mode_ident: &syn::Ident, dmax: usize) -> ModeItems {
+    let state = &crate::emit::codegen::svector(dmax);
     let (name, vis) = (&system.name, &system.vis);
     let mode_str = mode_ident.to_string();
     let view = mode_type(name, mode_ident);
@@ -916,9 +765,15 @@ fn mode_items(system: &System, m: &View<'_>, k: usize, mode_ident: &syn::Ident, 
     };
     let state_doc = match &m.action {
         Some(z) => {
-            format!(" A padded state of mode `{mode_str}` from its positions and velocities ({list}) and the action `{z}`.")
+            format!(
+                " The start of a run in mode `{mode_str}` ([`Self::{upper}`]) from its positions and velocities ({list}) and \
+                 the action `{z}`: the mode and the padded state."
+            )
         }
-        None => format!(" A padded state of mode `{mode_str}` from its positions and velocities ({list})."),
+        None => format!(
+            " The start of a run in mode `{mode_str}` ([`Self::{upper}`]) from its positions and velocities ({list}): the mode \
+             and the padded state."
+        ),
     };
     let inputs = m.inputs.len();
     let (accessor, view_fields) = if inputs == 0 {
@@ -948,7 +803,7 @@ fn mode_items(system: &System, m: &View<'_>, k: usize, mode_ident: &syn::Ident, 
         state: quote! {
             #[doc = #state_doc]
             #[must_use]
-            pub fn #state_fn(&self, #state_params) -> #state {
+            pub fn #state_fn(&self, #state_params) -> ::routh::__private::ModeState<#dmax> {
                 let mut x = <#state>::zeros();
                 for i in 0..#p {
                     x[i] = q[i];
@@ -957,7 +812,7 @@ fn mode_items(system: &System, m: &View<'_>, k: usize, mode_ident: &syn::Ident, 
                     x[#p + i] = qdot[i];
                 }
                 #action_set
-                x
+                ::routh::__private::ModeState::new(Self::#upper, x)
             }
         },
         view: quote! {

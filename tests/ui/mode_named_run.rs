@@ -4,9 +4,9 @@ use routh::prelude::*;
 #[mechanics(
     coordinates(x),
     lagrangian = m / 2 * dot(x).powi(2),
-    mode(simulate),
+    mode(run),
     mode(rest),
-    transition(simulate -> rest, guard = -x, law = map()),
+    transition(run -> rest, guard = -x, law = map()),
 )]
 struct Particle {
     m: f64,

@@ -1,0 +1,289 @@
+//! The layout of a mechanical system's first-order state, as one type: [`StateLayout`].
+//!
+//! A state x ∈ ℝᴰ holds `P` positions q, then `N` velocities v, then — for a contact (Herglotz)
+//! system — the action z: D = P + N or P + N + 1. Ordinary coordinates have P = N and v = q̇; an
+//! orientation stored as a unit quaternion adds four positions for three velocities (the body
+//! angular velocity), whose rates q̇ = K(q) v the model computes. Everything that builds or reads
+//! such a state — the state from its parts, the first-order field F = (q̇, v̇, ż), its Jacobian
+//! ∂F/∂x and its sensitivities ∂F/∂w from the residual g = f − M a, the state after an impact —
+//! is a method of the layout, checked at compile time against its dimensions.
+//!
+//! ```
+//! use routh_runtime::mechanics::{StateLayout, factor_mass};
+//! use routh_runtime::nalgebra::{SMatrix, SVector};
+//!
+//! // Two coordinates, no action: x = (q, q̇).
+//! type Plain = StateLayout<2, 2, 4>;
+//! let x = Plain::state([1.0, 2.0], [3.0, 4.0]);
+//! assert_eq!(x, SVector::<f64, 4>::from([1.0, 2.0, 3.0, 4.0]));
+//! // F = (q̇, a).
+//! let a = SVector::<f64, 2>::from([-1.0, -2.0]);
+//! assert_eq!(Plain::field(&x, None, &a, None), SVector::<f64, 4>::from([3.0, 4.0, -1.0, -2.0]));
+//! // ∂F/∂x from M = I and the residual's ∂g/∂q = −I, ∂g/∂q̇ = 0: the oscillator's [[0, I], [−I, 0]].
+//! let m = factor_mass(0.0, SMatrix::<f64, 2, 2>::identity())?;
+//! let j = Plain::jacobian(0.0, &m, None, (-SMatrix::<f64, 2, 2>::identity(), SMatrix::zeros()), None)?;
+//! assert_eq!((j[(0, 2)], j[(2, 0)], j[(2, 2)]), (1.0, -1.0, 0.0));
+//! # Ok::<(), routh_runtime::FieldError>(())
+//! ```
+
+use nalgebra::{SMatrix, SVector};
+
+use crate::error::FieldError;
+use crate::mechanics::linalg::MassOperator;
+
+/// The layout of a state x = (q, v[, z]) with `P` positions, `N` velocities and state dimension
+/// `D` (the action z last when `D = P + N + 1`). A marker type: its functions build and read
+/// states and fields of this layout; see the [module docs](self).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StateLayout<const P: usize, const N: usize, const D: usize>;
+
+impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
+    /// Compile-time check of the dimensions.
+    const OK: () = assert!(
+        P >= N && (D == P + N || D == P + N + 1),
+        "a state holds P ≥ N positions, then N velocities, then possibly the action: D = P + N or P + N + 1"
+    );
+
+    /// Whether the state carries an action variable z (a contact system), at index `P + N`.
+    pub const ACTION: bool = {
+        let () = Self::OK;
+        D == P + N + 1
+    };
+
+    /// Whether the velocities are quasi-velocities (an orientation's body angular velocity among
+    /// them): more positions than velocities.
+    pub const QUASI: bool = P > N;
+
+    /// The state (q, v) of a system without action.
+    #[must_use]
+    pub fn state(q: [f64; P], v: [f64; N]) -> SVector<f64, D> {
+        const { assert!(!Self::ACTION, "a contact system's state has an action: `state_with_action`") };
+        Self::assemble(&q, &v, None)
+    }
+
+    /// The state (q, v, z) of a contact system.
+    #[must_use]
+    pub fn state_with_action(q: [f64; P], v: [f64; N], z: f64) -> SVector<f64, D> {
+        const { assert!(Self::ACTION, "only a contact system's state has an action") };
+        Self::assemble(&q, &v, Some(z))
+    }
+
+    #[inline]
+    fn assemble(q: &[f64; P], v: &[f64; N], z: Option<f64>) -> SVector<f64, D> {
+        let mut x = SVector::<f64, D>::zeros();
+        x.fixed_rows_mut::<P>(0).copy_from_slice(q);
+        x.fixed_rows_mut::<N>(P).copy_from_slice(v);
+        if let Some(z) = z {
+            x[P + N] = z;
+        }
+        x
+    }
+
+    /// The velocities of a state.
+    #[inline]
+    #[must_use]
+    pub fn velocities(x: &SVector<f64, D>) -> SVector<f64, N> {
+        let () = Self::OK;
+        x.fixed_rows::<N>(P).into_owned()
+    }
+
+    /// The first-order field F = (q̇, a, ż): the positions' `rates` q̇ = K(q) v (`None` for
+    /// ordinary coordinates, whose rates are the velocities of `x`), the accelerations `a` and, for a
+    /// contact system, the action's rate ż = L (`action_rate`, `None` without action).
+    #[inline]
+    #[must_use]
+    pub fn field(x: &SVector<f64, D>, rates: Option<[f64; P]>, a: &SVector<f64, N>, action_rate: Option<f64>) -> SVector<f64, D> {
+        let () = Self::OK;
+        debug_assert_eq!(action_rate.is_some(), Self::ACTION, "the action's rate is given exactly when the state has an action");
+        let mut dx = SVector::<f64, D>::zeros();
+        match rates {
+            Some(rates) => dx.fixed_rows_mut::<P>(0).copy_from_slice(&rates),
+            None => {
+                assert!(!Self::QUASI, "quasi-velocities need the positions' rates");
+                for i in 0..N {
+                    dx[i] = x[P + i];
+                }
+            }
+        }
+        dx.fixed_rows_mut::<N>(P).copy_from(a);
+        if let Some(l) = action_rate {
+            dx[P + N] = l;
+        }
+        dx
+    }
+
+    /// ∂F/∂x from the factored mass matrix (any [`MassOperator`]) and the residual g = f − M a at
+    /// a = v̇ (implicit function theorem, the factorisation reused):
+    ///
+    /// ```text
+    /// ∂F/∂x = [ ∂q̇/∂q      ∂q̇/∂v      0        ]     (ordinary coordinates: ∂q̇/∂q = 0, ∂q̇/∂v = I)
+    ///         [ M⁻¹∂g/∂q   M⁻¹∂g/∂v   M⁻¹∂g/∂z ]
+    ///         [ ∂L/∂q      ∂L/∂v      ∂L/∂z    ]     (a contact system's row of ż = L)
+    /// ```
+    ///
+    /// `rates` are the positions' rate Jacobians (∂q̇/∂q, ∂q̇/∂v) (`None` for ordinary
+    /// coordinates), `residual` is (∂g/∂q, ∂g/∂v), and `action` a contact system's (∂g/∂z, ∂L/∂x).
+    ///
+    /// # Errors
+    /// [`FieldError::SingularMassMatrix`] at `t` if a solve is not finite.
+    #[allow(clippy::type_complexity)]
+    pub fn jacobian(
+        t: f64,
+        factor: &impl MassOperator<N>,
+        rates: Option<(SMatrix<f64, P, P>, SMatrix<f64, P, N>)>,
+        residual: (SMatrix<f64, N, P>, SMatrix<f64, N, N>),
+        action: Option<(SVector<f64, N>, &SVector<f64, D>)>,
+    ) -> Result<SMatrix<f64, D, D>, FieldError> {
+        let () = Self::OK;
+        debug_assert_eq!(
+            action.is_some(),
+            Self::ACTION,
+            "the action's derivatives are given exactly when the state has an action"
+        );
+        let singular = |_| FieldError::SingularMassMatrix { t };
+        let dq = factor.solve(residual.0).map_err(singular)?;
+        let dv = factor.solve(residual.1).map_err(singular)?;
+        let mut j = SMatrix::<f64, D, D>::zeros();
+        match rates {
+            Some((rq, rv)) => {
+                j.fixed_view_mut::<P, P>(0, 0).copy_from(&rq);
+                j.fixed_view_mut::<P, N>(0, P).copy_from(&rv);
+            }
+            None => {
+                assert!(!Self::QUASI, "quasi-velocities need the positions' rate Jacobians");
+                for i in 0..N {
+                    j[(i, P + i)] = 1.0;
+                }
+            }
+        }
+        j.fixed_view_mut::<N, P>(P, 0).copy_from(&dq);
+        j.fixed_view_mut::<N, N>(P, P).copy_from(&dv);
+        if let Some((dg_dz, dl_dx)) = action {
+            let dz = factor.solve(dg_dz).map_err(singular)?;
+            j.fixed_view_mut::<N, 1>(P, P + N).copy_from(&dz);
+            Self::set_action_row(&mut j, dl_dx);
+        }
+        Ok(j)
+    }
+
+    /// Sets the row of ż = L in a field Jacobian to ∂L/∂x (a no-op for a state without action).
+    pub fn set_action_row(j: &mut SMatrix<f64, D, D>, dl_dx: &SVector<f64, D>) {
+        let () = Self::OK;
+        if Self::ACTION {
+            j.set_row(P + N, &dl_dx.transpose());
+        }
+    }
+
+    /// ∂F/∂w with respect to quantities w that are not part of the state (inputs, parameters), from
+    /// ∂g/∂w of the residual at a = v̇: the velocities' rows M⁻¹ ∂g/∂w, the positions' rows zero (their
+    /// rates do not depend on w), and a contact system's row of ż = L, ∂L/∂w (`dl_dw`).
+    ///
+    /// # Errors
+    /// [`FieldError::SingularMassMatrix`] at `t` if the solve is not finite.
+    pub fn sensitivity<const W: usize>(
+        t: f64,
+        factor: &impl MassOperator<N>,
+        dg_dw: SMatrix<f64, N, W>,
+        dl_dw: Option<&SMatrix<f64, 1, W>>,
+    ) -> Result<SMatrix<f64, D, W>, FieldError> {
+        let da = factor.solve(dg_dw).map_err(|_| FieldError::SingularMassMatrix { t })?;
+        Ok(Self::sensitivity_rows(&da, dl_dw))
+    }
+
+    /// ∂F/∂w from the accelerations' sensitivities ∂v̇/∂w and a contact system's ∂L/∂w; the
+    /// positions' rows zero.
+    #[must_use]
+    pub fn sensitivity_rows<const W: usize>(
+        da_dw: &SMatrix<f64, N, W>,
+        dl_dw: Option<&SMatrix<f64, 1, W>>,
+    ) -> SMatrix<f64, D, W> {
+        let () = Self::OK;
+        let mut s = SMatrix::<f64, D, W>::zeros();
+        s.fixed_view_mut::<N, W>(P, 0).copy_from(da_dw);
+        if let (true, Some(dl)) = (Self::ACTION, dl_dw) {
+            s.fixed_view_mut::<1, W>(P + N, 0).copy_from(dl);
+        }
+        s
+    }
+
+    /// The state with its velocities replaced by `v` (positions and the action never jump at an
+    /// impact).
+    ///
+    /// # Errors
+    /// [`FieldError::NonFinite`] at `t` if `v` is not finite.
+    pub fn with_velocities(t: f64, x: &SVector<f64, D>, v: &SVector<f64, N>) -> Result<SVector<f64, D>, FieldError> {
+        let () = Self::OK;
+        let mut post = *x;
+        post.fixed_rows_mut::<N>(P).copy_from(v);
+        super::finite(t, post)
+    }
+
+    /// The Jacobian of a velocity-map reset x ↦ (q, v(t, q, v), z) from ∂v/∂q (`N × P`) and ∂v/∂v
+    /// (`N × N`): the identity on the positions and the action.
+    #[must_use]
+    pub fn velocity_map_jacobian(dv_dq: SMatrix<f64, N, P>, dv_dv: SMatrix<f64, N, N>) -> SMatrix<f64, D, D> {
+        let () = Self::OK;
+        let mut jac = SMatrix::<f64, D, D>::identity();
+        jac.fixed_view_mut::<N, P>(P, 0).copy_from(&dv_dq);
+        jac.fixed_view_mut::<N, N>(P, P).copy_from(&dv_dv);
+        jac
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mechanics::factor_mass;
+
+    /// One ordinary coordinate and one orientation, with an action: P = 5, N = 4, D = 10.
+    type Spinner = StateLayout<5, 4, 10>;
+
+    #[test]
+    fn a_contact_state_with_an_orientation_is_laid_out_and_differentiated_in_blocks() {
+        let x = Spinner::state_with_action([1.0, 0.5, 0.5, 0.5, 0.5], [2.0, 3.0, 4.0, 5.0], 6.0);
+        assert_eq!(x.as_slice(), &[1.0, 0.5, 0.5, 0.5, 0.5, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!(Spinner::velocities(&x).as_slice(), &[2.0, 3.0, 4.0, 5.0]);
+        let rates = [9.0, 8.0, 7.0, 6.0, 5.0];
+        let a = SVector::<f64, 4>::from([-1.0, -2.0, -3.0, -4.0]);
+        let f = Spinner::field(&x, Some(rates), &a, Some(0.25));
+        assert_eq!(f.as_slice(), &[9.0, 8.0, 7.0, 6.0, 5.0, -1.0, -2.0, -3.0, -4.0, 0.25]);
+        // M = 2 I: every solved block is half the residual's.
+        let m = factor_mass(0.0, SMatrix::<f64, 4, 4>::identity() * 2.0).unwrap();
+        let rq = SMatrix::<f64, 5, 5>::from_fn(|i, j| (i * 5 + j) as f64);
+        let rv = SMatrix::<f64, 5, 4>::from_fn(|i, j| (i + j) as f64);
+        let gq = SMatrix::<f64, 4, 5>::from_element(4.0);
+        let gv = SMatrix::<f64, 4, 4>::from_element(6.0);
+        let dl = SVector::<f64, 10>::from_fn(|i, _| i as f64);
+        let j = Spinner::jacobian(0.0, &m, Some((rq, rv)), (gq, gv), Some((SVector::from_element(8.0), &dl))).unwrap();
+        assert_eq!(j.fixed_view::<5, 5>(0, 0), rq);
+        assert_eq!(j.fixed_view::<5, 4>(0, 5), rv);
+        assert_eq!(j.fixed_view::<4, 5>(5, 0), gq / 2.0);
+        assert_eq!(j.fixed_view::<4, 4>(5, 5), gv / 2.0);
+        assert_eq!(j.fixed_view::<4, 1>(5, 9), SVector::<f64, 4>::from_element(4.0));
+        assert_eq!(j.row(9).transpose(), dl);
+        assert_eq!(j.fixed_view::<5, 1>(0, 9), SVector::<f64, 5>::zeros(), "the rates do not depend on the action");
+        let s =
+            Spinner::sensitivity(0.0, &m, SMatrix::<f64, 4, 2>::from_element(2.0), Some(&SMatrix::<f64, 1, 2>::new(7.0, 8.0)))
+                .unwrap();
+        assert_eq!(s.fixed_view::<5, 2>(0, 0), SMatrix::<f64, 5, 2>::zeros());
+        assert_eq!(s.fixed_view::<4, 2>(5, 0), SMatrix::<f64, 4, 2>::from_element(1.0));
+        assert_eq!((s[(9, 0)], s[(9, 1)]), (7.0, 8.0));
+        let moved = Spinner::with_velocities(0.0, &x, &SVector::from_element(-1.0)).unwrap();
+        assert_eq!(moved.as_slice(), &[1.0, 0.5, 0.5, 0.5, 0.5, -1.0, -1.0, -1.0, -1.0, 6.0]);
+        assert!(Spinner::with_velocities(0.0, &x, &SVector::from_element(f64::NAN)).is_err());
+    }
+
+    #[test]
+    fn ordinary_coordinates_take_their_rates_from_the_velocities() {
+        type Plain = StateLayout<2, 2, 5>;
+        let x = Plain::state_with_action([1.0, 2.0], [3.0, 4.0], 5.0);
+        let f = Plain::field(&x, None, &SVector::from([6.0, 7.0]), Some(8.0));
+        assert_eq!(f.as_slice(), &[3.0, 4.0, 6.0, 7.0, 8.0]);
+        let m = factor_mass(0.0, SMatrix::<f64, 2, 2>::identity()).unwrap();
+        let j = Plain::jacobian(0.0, &m, None, (SMatrix::zeros(), SMatrix::zeros()), Some((SVector::zeros(), &SVector::zeros())))
+            .unwrap();
+        assert_eq!((j[(0, 2)], j[(1, 3)], j[(0, 3)]), (1.0, 1.0, 0.0));
+        let jac = Plain::velocity_map_jacobian(SMatrix::from_element(2.0), SMatrix::from_element(3.0));
+        assert_eq!((jac[(0, 0)], jac[(2, 0)], jac[(2, 2)], jac[(4, 4)], jac[(4, 2)]), (1.0, 2.0, 3.0, 1.0, 0.0));
+    }
+}
