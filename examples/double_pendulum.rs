@@ -82,7 +82,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build_cartesian_2d(-2.1..2.1, -2.1..2.1)?;
     path_chart.configure_mesh().x_desc("x").y_desc("y").draw()?;
     // The bob's path from the model's outputs, evaluated along the run.
-    let bob = p.observe(&sol.times, &sol.states);
+    let bob = p.observe(&sol);
     let (bx, by) = (bob.column("bob_x").ok_or("no bob_x")?, bob.column("bob_y").ok_or("no bob_y")?);
     path_chart.draw_series(LineSeries::new(bx.iter().copied().zip(by.iter().copied()), &BLUE.mix(0.7)))?;
     root.present()?;

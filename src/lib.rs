@@ -303,34 +303,81 @@ pub struct GuideRuntime;
 #[doc = include_str!("../docs/guide/development.md")]
 pub struct GuideDevelopment;
 
+/// A model's state x = (q, q̇) (with orientations the quaternions' components among q, with an
+/// action variable z last) of dimension `D`: what `state(q, qdot)` builds, runs start from and the
+/// generated methods take — an nalgebra `SVector<f64, D>`.
+pub type State<const D: usize> = nalgebra::SVector<f64, D>;
+
+/// `N` values — velocities, accelerations, momenta, generalized forces, inputs: an nalgebra
+/// `SVector<f64, N>`.
+pub type Vector<const N: usize> = nalgebra::SVector<f64, N>;
+
+/// An `R × C` matrix — a mass matrix, a Jacobian: an nalgebra `SMatrix<f64, R, C>`.
+pub type Matrix<const R: usize, const C: usize> = nalgebra::SMatrix<f64, R, C>;
+
 /// The one door between generated code and the runtime (in the manner of serde's `__private`):
-/// code that `#[derive(Mechanics)]` emits names `::routh::__private::…` (or `<path>::__private::…`
-/// with `#[mechanics(crate = path)]`) and nothing else of routh, so the runtime's public API can be
-/// reorganised without touching the derive. Not part of the public API: no stability promise.
+/// the code that `#[derive(Mechanics)]` emits imports `::routh::__private` (or `<path>::__private`
+/// with `#[mechanics(crate = path)]`) once, under a local name, and names nothing else of routh, so
+/// the runtime's public API can be reorganised without touching the derive. It holds exactly what
+/// generated code names (`tests/door.rs` checks that each item is used by an emitter). Not part of
+/// the public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
-    pub use routh_runtime::nalgebra;
+    pub use crate::{Matrix, State, Vector};
+    pub use routh_runtime::nalgebra::DMatrix;
     pub use routh_runtime::run::discrete::Reduced as DiscreteReduced;
     pub use routh_runtime::run::{Inputs, Plain, Reconstructed, ReducedBy, ZeroOrderHold};
     pub use routh_runtime::{
-        Completion, ContactDiscreteSystem, DiscretePlan, DiscreteRun, DiscreteSystem, DiscreteTrajectory, Driven, Event,
-        FieldError, HybridInputSystem, HybridOptions, HybridReduction, HybridStop, HybridSystem, HybridTrajectory, InputSignal,
-        InputSystem, Linearization, MassFactor, MechanicalSystem, ModeState, MomentumJump, Options, Plan, Provenance,
-        Reconstruction, Record, ReducedDiscreteTrajectory, Run, RunResult, Runs, RunsDiscrete, Sampled, SimError, Simulate,
-        SimulateDiscrete, Trajectory, VectorField,
+        Completion, ContactDiscreteSystem, DiscretePlan, DiscreteRun, DiscreteSystem, DiscreteTrajectory, FieldError,
+        HybridInputSystem, HybridOptions, HybridReduction, HybridSystem, HybridTrajectory, InputSignal, InputSystem,
+        Linearization, MassFactor, MechanicalSystem, ModeState, MomentumJump, Options, Plan, Provenance, Reconstruction, Record,
+        ReducedDiscreteTrajectory, Run, RunResult, Runs, RunsDiscrete, Sampled, SimError, Simulate, SimulateDiscrete, Trajectory,
+        VectorField,
     };
-    pub use routh_runtime::{
-        constrained, continuation, discrete, equilibrium, input, linearize, mechanics, observables, periodic, reduction,
-    };
+
+    // What generated code names of the runtime's modules.
+    pub mod constrained {
+        pub use routh_runtime::constrained::{Constrained, project, with_known_velocities};
+    }
+    pub mod continuation {
+        pub use routh_runtime::continuation::{Branch, ContinuationError, ContinuationOptions, Start, continuation, equilibria};
+    }
+    pub mod discrete {
+        pub use routh_runtime::discrete::MomentumLaw;
+    }
+    pub mod equilibrium {
+        pub use routh_runtime::equilibrium::{FixedPoint, FixedPointError, FixedPointOptions, fixed_point};
+    }
+    pub mod linearize {
+        pub use routh_runtime::linearize::{
+            ConstrainedLinearization, LinearizeError, Oriented, Selection, constrained_driven, constrained_with_orientations,
+        };
+    }
+    pub mod mechanics {
+        pub use routh_runtime::mechanics::{
+            ConstraintKind, LinkFactor, LinkJoint, LinkTopology, Restitution, StateLayout, TreeFactor, TreeTopology,
+            accelerations_in_place, add_tangent_columns, factor_mass, finite, inverse_legendre, mass_from_products, pad,
+            pad_matrix, recursive_accelerations, restitution, solve_constrained, take, tangent_jacobian, tree,
+        };
+    }
+    pub mod observables {
+        pub use routh_runtime::observables::{ModeSamples, Observables, Samples};
+    }
+    pub mod periodic {
+        pub use routh_runtime::periodic::{ModelFamily, ParametricModel};
+    }
+    pub mod reduction {
+        pub use routh_runtime::reduction::{nonholonomic_field, nonholonomic_jacobian};
+    }
 }
 
 /// Everything a model file usually needs.
 pub mod prelude {
-    pub use crate::Mechanics;
     pub use crate::nalgebra::{SMatrix, SVector};
     pub use crate::runtime::{
         ConstraintKind, Direction, DiscreteOptions, Event, EventRecord, FieldError, Flow, Hybrid, HybridOptions, HybridStop,
         HybridTrajectory, ImpactRecord, ModeState, MomentumJump, Options, Output, Provenance, Record, RunError, RunResult,
         Sampled, SimError, Simulate, SimulateDiscrete, StopReason, Trajectory, VectorField,
     };
+    pub use crate::{Matrix, Mechanics, State, Vector};
 }

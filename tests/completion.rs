@@ -206,7 +206,7 @@ fn hybrid_csv_names_the_modes() {
     // Outputs of a multi-mode model, each sample in its mode: the height is y in flight and at rest,
     // and the energy at rest is the resting ball's, zero.
     assert_eq!(Ball::OUTPUTS, ["height", "energy"]);
-    let obs = ball.observe(&sol.times, &sol.modes, &sol.states);
+    let obs = ball.observe(&sol);
     let (height, energy) = (obs.column("height").unwrap(), obs.column("energy").unwrap());
     for (k, (_, mode, x)) in sol.iter().enumerate() {
         assert_eq!(height[k], x[0]);

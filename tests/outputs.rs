@@ -26,7 +26,7 @@ fn outputs_follow_a_hybrid_run_across_its_impacts() {
     let opts = HybridOptions::default().rtol(1e-11).atol(1e-12);
     let sol = ball.run(ball.state([1.0], [0.0])).span(0.0..1.5).options(&opts).go().unwrap();
     assert!(sol.impacts.len() >= 2);
-    let energy = ball.observe(&sol.times, &sol.states).column("energy").unwrap();
+    let energy = ball.observe(&sol).column("energy").unwrap();
     let e0 = ball.m * ball.g;
     for ((t, _, _), e) in sol.iter().zip(&energy) {
         let bounces = sol.impacts.iter().filter(|i| i.t <= t).count() as i32;
@@ -76,7 +76,7 @@ fn constraint_forces_and_the_energy_are_outputs() {
     let (th0, w0): (f64, f64) = (1.1, 0.4);
     let x0 = p.state([p.l * th0.sin(), -p.l * th0.cos()], [p.l * w0 * th0.cos(), p.l * w0 * th0.sin()]);
     let sol = p.run(x0).span(0.0..3.0).rtol(1e-12).atol(1e-13).output(Output::Interval(0.1)).go().unwrap();
-    let obs = p.observe(&sol.times, &sol.states);
+    let obs = p.observe(&sol);
     let (lam, e) = (obs.column("lam").unwrap(), obs.column("e").unwrap());
     let e0 = p.energy(0.0, &x0);
     for ((x, l), e) in sol.states.iter().zip(lam).zip(e) {
@@ -92,7 +92,7 @@ fn constraint_forces_and_the_energy_are_outputs() {
     let opts = HybridOptions::default().ode(Options::default().rtol(1e-12).atol(1e-13).output(Output::Interval(0.25)));
     let sol = b.run(b.floor_state([0.0], [0.0])).span(0.0..6.0).options(&opts).go().unwrap();
     assert_eq!(sol.mode_sequence(), vec![PushedBall::FLOOR, PushedBall::FREE]);
-    let obs = b.observe(&sol.times, &sol.modes, &sol.states);
+    let obs = b.observe(&sol);
     let (normal, e) = (obs.column("normal").unwrap(), obs.column("e").unwrap());
     let t_star = b.m * b.g / b.c;
     for (((t, mode, x), n), e) in sol.iter().zip(normal).zip(e) {

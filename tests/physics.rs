@@ -494,7 +494,7 @@ fn outputs_are_the_state_functions_they_name_at_every_sample() {
     let p = DoublePendulum { m1: 1.0, m2: 2.0, l1: 1.0, l2: 0.7, g: 9.81, b: 0.0 };
     let sol = p.run(p.state([1.0, 0.5], [0.3, -0.2])).span(0.0..3.0).output(Output::Interval(0.1)).go().unwrap();
     assert_eq!(DoublePendulum::OUTPUTS, ["bob[0]", "bob[1]", "bob[2]", "speed", "elbow"]);
-    let obs = p.observe(&sol.times, &sol.states);
+    let obs = p.observe(&sol);
     assert_eq!(obs.times, sol.times);
     let (bx, by, speed, elbow) = (
         obs.column("bob[0]").unwrap(),

@@ -87,15 +87,13 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
     }
     let dims = system.mode_state_dims();
     let views = system.views();
+    let door = emit::door::Door::new(system.krate.as_ref());
     let mut tokens = TokenStream::new();
     for (model, derived) in views.iter().zip(&derived) {
         tokens.extend(emit::mode(model, derived, &dims, &system.vis));
     }
-    tokens.extend(emit::system::items(&system, &views));
-    match &system.krate {
-        Some(path) => emit::codegen::reroot(tokens, path),
-        None => tokens,
-    }
+    tokens.extend(emit::system::items(&system, &views, &door));
+    door.wrap(tokens)
 }
 
 /// Operation counts of the generated M-and-f code of a model (for benchmarks and reports).
@@ -248,11 +246,24 @@ mod tests {
         assert!(ops.adds <= 250 && ops.muls <= 450 && ops.calls == 20, "{ops:?}");
     }
 
-    /// The functions of a generated model's `impl`s whose names start with `prefix`, as text.
+    /// The functions of a generated model's `impl`s whose names start with `prefix`, as text (the
+    /// impls stand in the anonymous constant that imports the door).
     fn functions(out: proc_macro2::TokenStream, prefix: &str) -> Vec<String> {
         let file: syn::File = syn::parse2(out).unwrap();
         let mut found = Vec::new();
-        for item in file.items {
+        let items = file.items.into_iter().flat_map(|item| match item {
+            syn::Item::Const(c) => match *c.expr {
+                syn::Expr::Block(b) => b
+                    .block
+                    .stmts
+                    .into_iter()
+                    .filter_map(|s| if let syn::Stmt::Item(i) = s { Some(i) } else { None })
+                    .collect::<Vec<_>>(),
+                _ => Vec::new(),
+            },
+            other => vec![other],
+        });
+        for item in items {
             if let syn::Item::Impl(imp) = item {
                 for it in imp.items {
                     if let syn::ImplItem::Fn(f) = it

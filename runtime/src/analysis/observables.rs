@@ -1,8 +1,70 @@
 //! Observables: named functions of the state evaluated along a trajectory after the run.
 //!
 //! A model's `output(name = expr, ...)` item generates `OUTPUTS` (the names; a vector output
-//! `p` gives the columns `p[0]`, `p[1]`, `p[2]`), `outputs(t, x)` and `observe(times, states)`,
-//! which returns [`Observables`]: the columns by name, CSV with named columns, serde.
+//! `p` gives the columns `p[0]`, `p[1]`, `p[2]`), `outputs(t, x)` and `observe(&run)` of any run's
+//! [`Samples`] (a model with modes: [`ModeSamples`], each sample in its mode), which returns
+//! [`Observables`]: the columns by name, CSV with named columns, serde.
+
+use nalgebra::SVector;
+
+use crate::hybrid::HybridTrajectory;
+use crate::input::Sampled;
+use crate::ode::trajectory::Trajectory;
+
+/// The samples of a run — its times and states: a [`Trajectory`], a [`HybridTrajectory`], a
+/// sampled-data run's ([`Sampled`]).
+pub trait Samples<const D: usize> {
+    /// The sample times.
+    fn times(&self) -> &[f64];
+    /// The states at [`times`](Samples::times).
+    fn states(&self) -> &[SVector<f64, D>];
+}
+
+/// The samples of a run through modes, with each sample's mode: a [`HybridTrajectory`] (or a
+/// sampled-data run's).
+pub trait ModeSamples<const D: usize>: Samples<D> {
+    /// The mode of each sample.
+    fn modes(&self) -> &[usize];
+}
+
+impl<const D: usize> Samples<D> for Trajectory<D> {
+    fn times(&self) -> &[f64] {
+        &self.times
+    }
+    fn states(&self) -> &[SVector<f64, D>] {
+        &self.states
+    }
+}
+
+impl<const D: usize> Samples<D> for HybridTrajectory<D> {
+    fn times(&self) -> &[f64] {
+        &self.times
+    }
+    fn states(&self) -> &[SVector<f64, D>] {
+        &self.states
+    }
+}
+
+impl<const D: usize> ModeSamples<D> for HybridTrajectory<D> {
+    fn modes(&self) -> &[usize] {
+        &self.modes
+    }
+}
+
+impl<T: Samples<D>, const D: usize, const K: usize> Samples<D> for Sampled<T, K> {
+    fn times(&self) -> &[f64] {
+        self.trajectory.times()
+    }
+    fn states(&self) -> &[SVector<f64, D>] {
+        self.trajectory.states()
+    }
+}
+
+impl<T: ModeSamples<D>, const D: usize, const K: usize> ModeSamples<D> for Sampled<T, K> {
+    fn modes(&self) -> &[usize] {
+        self.trajectory.modes()
+    }
+}
 
 /// Observables evaluated at the samples of a run (see the [module docs](self)).
 ///

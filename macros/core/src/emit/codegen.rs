@@ -1,7 +1,7 @@
 //! Shared code-generation helpers of every emitter: symbols as tokens, straight-line bodies
 //! (split into part functions when large), and matrix literals.
 
-use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
@@ -94,7 +94,7 @@ pub(crate) fn symbol_tokens(model: &View<'_>, sym: Expr) -> TokenStream {
 /// dimension D — as a qualified type path (`<…>::state(q, qdot)`).
 pub(crate) fn state_layout(model: &View<'_>) -> TokenStream {
     let (p, n, d) = (model.layout.position_dim(), model.dof(), model.layout.state_dim());
-    quote! { <::routh::__private::mechanics::StateLayout<#p, #n, #d>> }
+    quote! { <__routh::mechanics::StateLayout<#p, #n, #d>> }
 }
 
 /// How generated constructors take a state: the parameters `q: [f64; P], qdot: [f64; n]` (and
@@ -136,7 +136,7 @@ pub(crate) fn body(model: &View<'_>, outputs: &[Expr], name: &str, extra_params:
 /// The parameters `t, x` of a method of the state, and the arguments passing them on.
 fn state_base(model: &View<'_>) -> (TokenStream, TokenStream) {
     let d = model.layout.state_dim();
-    (quote! { t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, }, quote! { t, x, })
+    (quote! { t: f64, x: &__routh::State<#d>, }, quote! { t, x, })
 }
 
 /// [`body`] for a method whose inputs are not `(t, x)`: `base` declares and passes them (e.g. the
@@ -259,14 +259,14 @@ impl TangentFunctions<'_> {
         let extra_args = &self.extra.1;
         quote! {
             let p = self.#primal_fn(t, x, #extra_args);
-            ::routh::__private::mechanics::add_tangent_columns::<#k, #rows, #d>(&mut dr, |dx| self.#tangent_fn(t, x, #extra_args &p, dx));
+            __routh::mechanics::add_tangent_columns::<#k, #rows, #d>(&mut dr, |dx| self.#tangent_fn(t, x, #extra_args &p, dx));
         }
     }
 
     /// The two functions (their part functions join `helpers`).
     pub(crate) fn items(&self, model: &View<'_>, helpers: &mut Helpers) -> TokenStream {
         let d = model.layout.state_dim();
-        let state = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
+        let state = quote! { __routh::State<#d> };
         let (extra_params, extra_args) = &self.extra;
         let tangent = self.tangent;
         let (np, k) = (tangent.primal.len(), tangent.bound.outputs.len());
@@ -298,9 +298,9 @@ impl TangentFunctions<'_> {
 
             #[doc = #tangent_doc]
             #allow
-            fn #tangent_fn(&self, t: f64, x: &#state, #dx_params) -> ::routh::__private::nalgebra::SVector<f64, #k> {
+            fn #tangent_fn(&self, t: f64, x: &#state, #dx_params) -> __routh::Vector<#k> {
                 #(#t_stmts)*
-                ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#t_vals),*])
+                __routh::Vector::<#k>::from([#(#t_vals),*])
             }
         }
     }
@@ -381,7 +381,7 @@ pub(crate) fn symmetric_matrix(n: usize, upper: &[TokenStream]) -> TokenStream {
         }
     }
     quote! {{
-        let mut m = ::routh::__private::nalgebra::SMatrix::<f64, #n, #n>::zeros();
+        let mut m = __routh::Matrix::<#n, #n>::zeros();
         #(#sets)*
         m
     }}
@@ -397,65 +397,25 @@ pub(crate) fn matrix(r: usize, c: usize, entries: &[TokenStream]) -> TokenStream
         quote! { m[(#i, #j)] = #v; }
     });
     quote! {{
-        let mut m = ::routh::__private::nalgebra::SMatrix::<f64, #r, #c>::zeros();
+        let mut m = __routh::Matrix::<#r, #c>::zeros();
         #(#sets)*
         m
     }}
 }
 
-/// The type `SVector<f64, k>`, named through the door.
+/// The type `Vector<k>` (an `SVector<f64, k>`), named through the door.
 pub(crate) fn svector(k: usize) -> TokenStream {
-    quote! { ::routh::__private::nalgebra::SVector<f64, #k> }
+    quote! { __routh::Vector<#k> }
+}
+
+/// The type `State<d>` of a state vector (an `SVector<f64, d>`), named through the door.
+pub(crate) fn state_type(d: usize) -> TokenStream {
+    quote! { __routh::State<#d> }
 }
 
 /// The runtime's `FieldError`, named through the door.
 pub(crate) fn field_error() -> TokenStream {
-    quote! { ::routh::__private::FieldError }
-}
-
-/// The path every emitter writes for the one door into the runtime: `::routh::__private`.
-/// With `#[mechanics(crate = path)]` it becomes `path::__private` ([`reroot`]).
-pub(crate) const DOOR: &str = "__private";
-
-/// The expansion with every `::routh::__private` replaced by `path::__private`, for a user who
-/// renamed the dependency (`#[mechanics(crate = path)]`). Emitters write the door's path and no
-/// other path of routh (a test holds them to it), so this is exact; an expansion at the default
-/// path is not walked at all.
-pub(crate) fn reroot(tokens: TokenStream, path: &syn::Path) -> TokenStream {
-    let trees: Vec<TokenTree> = tokens.into_iter().collect();
-    let mut out: Vec<TokenTree> = Vec::with_capacity(trees.len());
-    let mut i = 0;
-    while i < trees.len() {
-        let door = match &trees[i..] {
-            [
-                TokenTree::Punct(a),
-                TokenTree::Punct(b),
-                TokenTree::Ident(r),
-                TokenTree::Punct(c),
-                TokenTree::Punct(d),
-                TokenTree::Ident(p),
-                ..,
-            ] => {
-                a.as_char() == ':' && b.as_char() == ':' && r == "routh" && c.as_char() == ':' && d.as_char() == ':' && p == DOOR
-            }
-            _ => false,
-        };
-        if door {
-            out.extend(quote!(#path::__private));
-            i += 6;
-            continue;
-        }
-        match &trees[i] {
-            TokenTree::Group(g) => {
-                let mut group = Group::new(g.delimiter(), reroot(g.stream(), path));
-                group.set_span(g.span());
-                out.push(TokenTree::Group(group));
-            }
-            other => out.push(other.clone()),
-        }
-        i += 1;
-    }
-    out.into_iter().collect()
+    quote! { __routh::FieldError }
 }
 
 /// The inline policy of generated code, applied where an `impl` block's items are built: every

@@ -37,7 +37,7 @@ pub fn emit(
     let p = model.layout.position_dim();
     let nm = n + m;
     let sv = crate::emit::codegen::svector;
-    let (state, vec_n, vec_m) = (sv(d), sv(n), sv(m));
+    let (state, vec_n, vec_m) = (crate::emit::codegen::state_type(d), sv(n), sv(m));
     let fe = crate::emit::codegen::field_error();
     let names: Vec<String> = ce.names.iter().map(ToString::to_string).collect();
     let Rows { rows_fn, position } = rows(model, ce, helpers);
@@ -57,7 +57,7 @@ pub fn emit(
     let solve = quote! {
         #bind
         let (amat, _, c) = self.#rows_fn_name(t, x);
-        ::routh::__private::mechanics::solve_constrained::<#n, #m, #nm, _>(t, mass, amat, f, c, &Self::CONSTRAINTS)
+        __routh::mechanics::solve_constrained::<#n, #m, #nm, _>(t, mass, amat, f, c, &Self::CONSTRAINTS)
     };
     let (accelerations, jacobian) = accelerations_and_jacobian(model, &solve, quasi, tree);
     let jacobian = if with_jacobian { jacobian } else { TokenStream::new() };
@@ -70,7 +70,7 @@ pub fn emit(
         /// # Errors
         /// As [`Self::accelerations`].
         pub fn constraint_force_rates(&self, t: f64, x: &#state)
-            -> ::core::result::Result<(::routh::__private::nalgebra::SMatrix<f64, #m, #d>, #vec_m), #fe>
+            -> ::core::result::Result<(__routh::Matrix<#m, #d>, #vec_m), #fe>
         {
             let sol = { #solve }?;
             let (a, lam) = (&sol.accelerations, &sol.multipliers);
@@ -95,7 +95,7 @@ pub fn emit(
 
         #rows_doc
         #[must_use]
-        pub fn constraint_rows(&self, t: f64, x: &#state) -> (::routh::__private::nalgebra::SMatrix<f64, #m, #n>, #vec_m) {
+        pub fn constraint_rows(&self, t: f64, x: &#state) -> (__routh::Matrix<#m, #n>, #vec_m) {
             let (amat, b, _) = self.#rows_fn_name(t, x);
             (amat, b)
         }
@@ -160,7 +160,7 @@ struct Rows {
 fn rows(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> Rows {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
     let sv = crate::emit::codegen::svector;
-    let (state, vec_m) = (sv(d), sv(m));
+    let (state, vec_m) = (crate::emit::codegen::state_type(d), sv(m));
     let none = TokenStream::new();
     let allow = allow_generated();
     // A (row-major), b, c in one straight-line function.
@@ -182,9 +182,9 @@ fn rows(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> Ro
         rows_fn: quote! {
             #allow
             #[inline]
-            fn #rows_fn(&self, t: f64, x: &#state) -> (::routh::__private::nalgebra::SMatrix<f64, #m, #n>, #vec_m, #vec_m) {
+            fn #rows_fn(&self, t: f64, x: &#state) -> (__routh::Matrix<#m, #n>, #vec_m, #vec_m) {
                 #(#r_stmts)*
-                let mut amat = ::routh::__private::nalgebra::SMatrix::<f64, #m, #n>::zeros();
+                let mut amat = __routh::Matrix::<#m, #n>::zeros();
                 #(#a_sets)*
                 (amat, <#vec_m>::from([#(#b_vals),*]), <#vec_m>::from([#(#c_vals),*]))
             }
@@ -219,7 +219,7 @@ fn saddle_jacobian(
     let p = model.layout.position_dim();
     let nm = n + m;
     let sv = crate::emit::codegen::svector;
-    let (state, vec_n, vec_m) = (sv(d), sv(n), sv(m));
+    let (state, vec_n, vec_m) = (crate::emit::codegen::state_type(d), sv(n), sv(m));
     let mut jac_out: Vec<Expr> = ce.dr_dq.iter().flatten().copied().collect();
     jac_out.extend(ce.dr_dv.iter().flatten().copied());
     jac_out.extend(&ce.dr_dt);
@@ -249,7 +249,7 @@ fn saddle_jacobian(
                 /// ½ q ⊗ (0, ω)), the top rows of the field's Jacobian.
                 #allow
                 fn __routh_rate_jacobians(&self, t: f64, x: &#state)
-                    -> (::routh::__private::nalgebra::SMatrix<f64, #p, #p>, ::routh::__private::nalgebra::SMatrix<f64, #p, #n>)
+                    -> (__routh::Matrix<#p, #p>, __routh::Matrix<#p, #n>)
                 {
                     #(#stmts)*
                     (#rq_m, #rv_m)
@@ -281,15 +281,15 @@ fn saddle_jacobian(
 
         #allow
         fn #jac_fn(&self, t: f64, x: &#state, a: &#vec_n, lam: &#vec_m)
-            -> (::routh::__private::nalgebra::SMatrix<f64, #nm, #d>, ::routh::__private::nalgebra::SVector<f64, #nm>)
+            -> (__routh::Matrix<#nm, #d>, __routh::Vector<#nm>)
         {
             #(#j_stmts)*
-            let mut dr = ::routh::__private::nalgebra::SMatrix::<f64, #nm, #d>::zeros();
+            let mut dr = __routh::Matrix::<#nm, #d>::zeros();
             #(#dq_sets)*
             #(#dv_sets)*
             #(#dz_sets)*
             #add_kinetic
-            (dr, ::routh::__private::nalgebra::SVector::<f64, #nm>::from([#(#dt_vals),*]))
+            (dr, __routh::Vector::<#nm>::from([#(#dt_vals),*]))
         }
     }
 }
@@ -303,7 +303,7 @@ fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &
     let holonomic: Vec<usize> = (0..m).filter(|&k| ce.position[k].is_some()).collect();
     let h = holonomic.len();
     let rows = h + m;
-    let state = crate::emit::codegen::svector(d);
+    let state = crate::emit::codegen::state_type(d);
     // ∂(A v + b)/∂q (m × p), A (m × n), and with orientations the holonomic rows' ∂f/∂q (h × p).
     let mut out: Vec<Expr> = ce.rows_dq.iter().flatten().copied().collect();
     out.extend(ce.a.iter().flatten().copied());
@@ -329,17 +329,17 @@ fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &
     let allow = allow_generated();
     let k = model.layout.u.len();
     let inputs = if k == 0 {
-        quote! { ::routh::__private::nalgebra::DMatrix::zeros(#d, 0) }
+        quote! { __routh::DMatrix::zeros(#d, 0) }
     } else {
         quote! {{
-            let b = self.input_jacobian(t, x).map_err(::routh::__private::linearize::LinearizeError::from)?;
-            ::routh::__private::nalgebra::DMatrix::from_column_slice(#d, #k, b.as_slice())
+            let b = self.input_jacobian(t, x).map_err(__routh::linearize::LinearizeError::from)?;
+            __routh::DMatrix::from_column_slice(#d, #k, b.as_slice())
         }}
     };
     let (call, chart_doc) = if model.layout.orientations.is_empty() {
         (
             quote! {
-                ::routh::__private::linearize::constrained_driven(&jacobian, &inputs, &constraints, &mass, &Self::COORDINATES, selection)
+                __routh::linearize::constrained_driven(&jacobian, &inputs, &constraints, &mass, &Self::COORDINATES, selection)
             },
             TokenStream::new(),
         )
@@ -353,10 +353,10 @@ fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &
         );
         (
             quote! {
-                let a = self.accelerations(t, x).map_err(::routh::__private::linearize::LinearizeError::from)?;
+                let a = self.accelerations(t, x).map_err(__routh::linearize::LinearizeError::from)?;
                 let field = self.__routh_field_from(t, x, &a);
-                let at = ::routh::__private::linearize::Oriented::new(&Self::COORDINATES, &[#(#names),*], x, &field);
-                ::routh::__private::linearize::constrained_with_orientations(&at, &jacobian, &inputs, &constraints, &mass, selection)
+                let at = __routh::linearize::Oriented::new(&Self::COORDINATES, &[#(#names),*], x, &field);
+                __routh::linearize::constrained_with_orientations(&at, &jacobian, &inputs, &constraints, &mass, selection)
             },
             quote! {
                 ///
@@ -371,9 +371,9 @@ fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &
         /// constraint manifold (`runtime::linearize`).
         #allow
         #[must_use]
-        pub fn constraint_jacobian(&self, t: f64, x: &#state) -> ::routh::__private::nalgebra::SMatrix<f64, #rows, #d> {
+        pub fn constraint_jacobian(&self, t: f64, x: &#state) -> __routh::Matrix<#rows, #d> {
             #(#stmts)*
-            let mut j = ::routh::__private::nalgebra::SMatrix::<f64, #rows, #d>::zeros();
+            let mut j = __routh::Matrix::<#rows, #d>::zeros();
             #(#position_sets)*
             #(#velocity_sets)*
             j
@@ -391,14 +391,14 @@ fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &
         /// [`LinearizeError`](::routh::runtime::linearize::LinearizeError): a selection that does not fit, dependent
         /// components the constraints do not determine, a coordinate that is not ignorable, or the field's
         /// errors.
-        pub fn linearize_constrained(&self, t: f64, x: &#state, selection: &::routh::__private::linearize::Selection)
-            -> ::core::result::Result<::routh::__private::linearize::ConstrainedLinearization, ::routh::__private::linearize::LinearizeError>
+        pub fn linearize_constrained(&self, t: f64, x: &#state, selection: &__routh::linearize::Selection)
+            -> ::core::result::Result<__routh::linearize::ConstrainedLinearization, __routh::linearize::LinearizeError>
         {
-            let jacobian = self.jacobian(t, x).map_err(::routh::__private::linearize::LinearizeError::from)?;
+            let jacobian = self.jacobian(t, x).map_err(__routh::linearize::LinearizeError::from)?;
             let c = self.constraint_jacobian(t, x);
-            let constraints = ::routh::__private::nalgebra::DMatrix::from_column_slice(#rows, #d, c.as_slice());
+            let constraints = __routh::DMatrix::from_column_slice(#rows, #d, c.as_slice());
             let m = self.mass_matrix(t, x);
-            let mass = ::routh::__private::nalgebra::DMatrix::from_column_slice(#n, #n, m.as_slice());
+            let mass = __routh::DMatrix::from_column_slice(#n, #n, m.as_slice());
             let inputs = #inputs;
             #call
         }
@@ -413,9 +413,9 @@ fn constants(ce: &ConstraintEquations, names: &[String], kinds_doc: &str, set_do
         .kinds
         .iter()
         .map(|k| match k {
-            Kind::Holonomic => quote! { ::routh::__private::mechanics::ConstraintKind::Holonomic },
-            Kind::Integrable => quote! { ::routh::__private::mechanics::ConstraintKind::Integrable },
-            Kind::Nonholonomic => quote! { ::routh::__private::mechanics::ConstraintKind::Nonholonomic },
+            Kind::Holonomic => quote! { __routh::mechanics::ConstraintKind::Holonomic },
+            Kind::Integrable => quote! { __routh::mechanics::ConstraintKind::Integrable },
+            Kind::Nonholonomic => quote! { __routh::mechanics::ConstraintKind::Nonholonomic },
         })
         .collect();
     let set = match ce.set_integrable {
@@ -428,7 +428,7 @@ fn constants(ce: &ConstraintEquations, names: &[String], kinds_doc: &str, set_do
         #[doc = #names_doc]
         pub const CONSTRAINTS: [&'static str; #m] = [#(#names),*];
         #[doc = #kinds_doc]
-        pub const CONSTRAINT_KINDS: [::routh::__private::mechanics::ConstraintKind; #m] = [#(#kinds),*];
+        pub const CONSTRAINT_KINDS: [__routh::mechanics::ConstraintKind; #m] = [#(#kinds),*];
         #[doc = #set_doc]
         pub const CONSTRAINTS_INTEGRABLE: ::core::option::Option<bool> = #set;
     }
@@ -439,7 +439,7 @@ fn accelerations_and_jacobian(model: &View<'_>, solve: &TokenStream, quasi: bool
     let (n, d) = (model.dof(), model.layout.state_dim());
     let p = model.layout.position_dim();
     let sv = crate::emit::codegen::svector;
-    let (state, vec_n) = (sv(d), sv(n));
+    let (state, vec_n) = (crate::emit::codegen::state_type(d), sv(n));
     let fe = crate::emit::codegen::field_error();
     let jac_fn = format_ident!("__routh_constraint_jacobian");
     let how = tree.then(|| {
@@ -490,7 +490,7 @@ fn accelerations_and_jacobian(model: &View<'_>, solve: &TokenStream, quasi: bool
         ///
         /// # Errors
         /// As [`Self::accelerations`].
-        pub fn jacobian(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, #fe> {
+        pub fn jacobian(&self, t: f64, x: &#state) -> ::core::result::Result<__routh::Matrix<#d, #d>, #fe> {
             let sol = { #solve }?;
             let (a, lam) = (&sol.accelerations, &sol.multipliers);
             let (dr, _) = self.#jac_fn(t, x, a, lam);
@@ -571,7 +571,7 @@ fn sensitivity_item(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut He
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
     let nm = n + m;
     let sv = crate::emit::codegen::svector;
-    let (state, vec_n, vec_m) = (sv(d), sv(n), sv(m));
+    let (state, vec_n, vec_m) = (crate::emit::codegen::state_type(d), sv(n), sv(m));
     let fe = crate::emit::codegen::field_error();
     let allow = quote! { #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)] };
     let jparams = quote! { a: &#vec_n, lam: &#vec_m, };
@@ -619,7 +619,7 @@ fn sensitivity_item(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut He
             /// # Errors
             /// As [`Self::accelerations`].
             pub fn parameter_jacobian(&self, t: f64, x: &#state)
-                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #np>, #fe>
+                -> ::core::result::Result<__routh::Matrix<#d, #np>, #fe>
             {
                 Ok(self.__routh_constraint_sensitivities(t, x)?.fixed_columns::<#np>(#nu).into_owned())
             }
@@ -632,7 +632,7 @@ fn sensitivity_item(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut He
             /// # Errors
             /// As [`Self::accelerations`].
             pub fn input_jacobian(&self, t: f64, x: &#state)
-                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #nu>, #fe>
+                -> ::core::result::Result<__routh::Matrix<#d, #nu>, #fe>
             {
                 Ok(self.__routh_constraint_sensitivities(t, x)?.fixed_columns::<#nu>(0).into_owned())
             }
@@ -641,13 +641,13 @@ fn sensitivity_item(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut He
     quote! {
         #allow
         fn __routh_constraint_sensitivities(&self, t: f64, x: &#state)
-            -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #nw>, #fe>
+            -> ::core::result::Result<__routh::Matrix<#d, #nw>, #fe>
         {
             let sol = { #solve }?;
             let (a, lam) = (&sol.accelerations, &sol.multipliers);
             #(#s_stmts)*
-            let mut dr = ::routh::__private::nalgebra::SMatrix::<f64, #nm, #nw>::zeros();
-            let mut lw = ::routh::__private::nalgebra::SMatrix::<f64, 1, #nw>::zeros();
+            let mut dr = __routh::Matrix::<#nm, #nw>::zeros();
+            let mut lw = __routh::Matrix::<1, #nw>::zeros();
             #(#r_sets)*
             #(#l_sets)*
             let da = sol.acceleration_sensitivity(dr)?;
@@ -664,13 +664,13 @@ fn sensitivity_item(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut He
 /// rows are holonomic.
 fn trait_impl(model: &View<'_>, ce: &ConstraintEquations) -> TokenStream {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
-    let state = crate::emit::codegen::svector(d);
+    let state = crate::emit::codegen::state_type(d);
     let vec_m = crate::emit::codegen::svector(m);
     let holonomic: Vec<bool> = ce.position.iter().map(Option::is_some).collect();
     let owner = crate::emit::codegen::Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
     let items = crate::emit::codegen::lazy(quote! {
-        fn rows(&self, t: f64, x: &#state) -> (::routh::__private::nalgebra::SMatrix<f64, #m, #n>, #vec_m) {
+        fn rows(&self, t: f64, x: &#state) -> (__routh::Matrix<#m, #n>, #vec_m) {
             self.constraint_rows(t, x)
         }
         fn position_residuals(&self, t: f64, x: &#state) -> #vec_m {
@@ -685,7 +685,7 @@ fn trait_impl(model: &View<'_>, ce: &ConstraintEquations) -> TokenStream {
     });
     quote! {
         #[automatically_derived]
-        impl #generics ::routh::__private::constrained::Constrained<#n, #d, #m> for #ty {
+        impl #generics __routh::constrained::Constrained<#n, #d, #m> for #ty {
             #items
         }
     }
@@ -695,7 +695,7 @@ fn trait_impl(model: &View<'_>, ce: &ConstraintEquations) -> TokenStream {
 /// projection.
 fn projection_items(model: &View<'_>, ce: &ConstraintEquations) -> TokenStream {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
-    let state = crate::emit::codegen::svector(d);
+    let state = crate::emit::codegen::state_type(d);
     let fe = crate::emit::codegen::field_error();
     let (state_params, state_new) = crate::emit::codegen::state_arguments(model);
     let project_doc = " The state projected onto the constraints with the kinetic metric: Gauss–Newton on the positions of \
@@ -708,7 +708,7 @@ fn projection_items(model: &View<'_>, ce: &ConstraintEquations) -> TokenStream {
         /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) or
         /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if the projection is singular.
         pub fn project_state(&self, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> {
-            ::routh::__private::constrained::project::<Self, #n, #d, #m>(self, t, x)
+            __routh::constrained::project::<Self, #n, #d, #m>(self, t, x)
         }
 
         /// A consistent state from positions `q` and velocities `qdot` of which those marked `known` are
@@ -723,7 +723,7 @@ fn projection_items(model: &View<'_>, ce: &ConstraintEquations) -> TokenStream {
             -> ::core::result::Result<#state, #fe>
         {
             let x = #state_new;
-            ::routh::__private::constrained::with_known_velocities::<Self, #n, #d, #m>(self, t, &x, &known)
+            __routh::constrained::with_known_velocities::<Self, #n, #d, #m>(self, t, &x, &known)
         }
     }
 }

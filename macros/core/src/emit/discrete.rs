@@ -93,9 +93,9 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
         }
 
         #allow
-        fn __routh_discrete_left(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> (#sv, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>) {
+        fn __routh_discrete_left(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> (#sv, __routh::Matrix<#n, #n>) {
             #(#lm_stmts)*
-            let mut jac = ::routh::__private::nalgebra::SMatrix::<f64, #n, #n>::zeros();
+            let mut jac = __routh::Matrix::<#n, #n>::zeros();
             #(#j_sets)*
             (<#sv>::from([#(#lm),*]), jac)
         }
@@ -144,7 +144,7 @@ fn blocks_item(
     quote! {
         #allow
         fn __routh_discrete_blocks(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv)
-            -> (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>)
+            -> (__routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>)
         {
             #(#b_stmts)*
             (#ba, #bb, #bc)
@@ -170,15 +170,15 @@ fn energies_item(de: &DiscreteEquations, n: usize) -> TokenStream {
         ///
         /// # Errors
         /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at a node.
-        pub fn discrete_energies(&self, trajectory: &::routh::__private::DiscreteTrajectory<#n>)
-            -> ::core::result::Result<::std::vec::Vec<f64>, ::routh::__private::FieldError>
+        pub fn discrete_energies(&self, trajectory: &__routh::DiscreteTrajectory<#n>)
+            -> ::core::result::Result<::std::vec::Vec<f64>, __routh::FieldError>
         {
             let mut out = ::std::vec::Vec::with_capacity(trajectory.len());
             for k in 0..trajectory.len() {
                 let (t, q, p) = (trajectory.times[k], trajectory.positions[k], trajectory.momenta[k]);
                 let qa: [f64; #n] = q.into();
                 let guess = #guess;
-                let x = ::routh::__private::mechanics::inverse_legendre(t, &guess, &p, |x| self.momenta(t, x), |x| #mass)?;
+                let x = __routh::mechanics::inverse_legendre(t, &guess, &p, |x| self.momenta(t, x), |x| #mass)?;
                 out.push(self.energy(t, &x));
             }
             Ok(out)
@@ -238,15 +238,15 @@ fn symmetry_items(
         let law_const = quote::format_ident!("{}_DISCRETE_LAW", name.to_uppercase());
         let (law, law_text) = match ds.law {
             crate::derive::discrete::MomentumLaw::Conserved => (
-                quote! { ::routh::__private::discrete::MomentumLaw::Conserved },
+                quote! { __routh::discrete::MomentumLaw::Conserved },
                 "Φ ≡ 0 (proved at compile time): J⁻ = J⁺ is **conserved** by the integrator (forced discrete Noether)",
             ),
             crate::derive::discrete::MomentumLaw::ConstantDrift => (
-                quote! { ::routh::__private::discrete::MomentumLaw::ConstantDrift },
+                quote! { __routh::discrete::MomentumLaw::ConstantDrift },
                 "dΦ ≡ 0 (proved at compile time): Φ is a constant and J changes by the same amount every step",
             ),
             crate::derive::discrete::MomentumLaw::General => (
-                quote! { ::routh::__private::discrete::MomentumLaw::General },
+                quote! { __routh::discrete::MomentumLaw::General },
                 "Φ depends on the nodes: J⁺(k) = J⁺(k − 1) + Φ_k with Φ_k of each step",
             ),
         };
@@ -265,7 +265,7 @@ fn symmetry_items(
         let law_doc = format!(" How `{name}`'s discrete momentum evolves under the integrator (decided at compile time).");
         symmetry_items.push(quote! {
             #[doc = #law_doc]
-            pub const #law_const: ::routh::__private::discrete::MomentumLaw = #law;
+            pub const #law_const: __routh::discrete::MomentumLaw = #law;
 
             #doc
             #allow
@@ -325,7 +325,7 @@ fn reduced_item(model: &View<'_>, de: &DiscreteEquations, sv: &TokenStream) -> T
 
 /// `run_discrete`, of the variational or (with an action variable) the contact integrator.
 fn run_item(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
-    let state = crate::emit::codegen::svector(model.layout.state_dim());
+    let state = crate::emit::codegen::state_type(model.layout.state_dim());
     let (what, errors) = if de.contact {
         (
             "the contact variational integrator (discrete Herglotz principle, Vermeeren–Bravetti–Seri): from the \
@@ -369,8 +369,8 @@ fn run_item(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
         /// # Errors (of `go`)
         #[doc = #errors]
         #[inline]
-        pub fn run_discrete(&self, start: #state) -> ::routh::__private::DiscreteRun<'_, Self> {
-            ::routh::__private::DiscreteRun::new(self, start)
+        pub fn run_discrete(&self, start: #state) -> __routh::DiscreteRun<'_, Self> {
+            __routh::DiscreteRun::new(self, start)
         }
     }
 }
@@ -378,7 +378,7 @@ fn run_item(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
 /// `impl SimulateDiscrete` and `RunsDiscrete` (and, with cyclic coordinates, the reduced run).
 fn run_impls(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
-    let state = crate::emit::codegen::svector(d);
+    let state = crate::emit::codegen::state_type(d);
     let owner = Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
     let check = if generics.is_empty() {
@@ -386,8 +386,8 @@ fn run_impls(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
     } else {
         quote! { self.0.check_parameters()?; }
     };
-    let plan = quote! { ::routh::__private::DiscretePlan<#state> };
-    let traj = quote! { ::routh::__private::DiscreteTrajectory<#n> };
+    let plan = quote! { __routh::DiscretePlan<#state> };
+    let traj = quote! { __routh::DiscreteTrajectory<#n> };
     let integrate = if de.contact {
         quote! { plan.contact(self, p0) }
     } else {
@@ -395,13 +395,13 @@ fn run_impls(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
     };
     let reduced = (!de.cyclic.is_empty()).then(|| {
         let cyclic = &de.cyclic;
-        let red = quote! { ::routh::__private::ReducedDiscreteTrajectory<#n> };
+        let red = quote! { __routh::ReducedDiscreteTrajectory<#n> };
         quote! {
             #[automatically_derived]
-            impl #generics ::routh::__private::RunsDiscrete<::routh::__private::DiscreteReduced> for #ty {
+            impl #generics __routh::RunsDiscrete<__routh::DiscreteReduced> for #ty {
                 type Output = #red;
                 #[inline]
-                fn run_discrete_with(&self, plan: #plan, _: ::routh::__private::DiscreteReduced) -> ::routh::__private::RunResult<#red> {
+                fn run_discrete_with(&self, plan: #plan, _: __routh::DiscreteReduced) -> __routh::RunResult<#red> {
                     #check
                     let p0 = self.momenta(plan.t0(), plan.start());
                     plan.reduced(self, p0, &[#(#cyclic),*])
@@ -411,15 +411,15 @@ fn run_impls(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
     });
     quote! {
         #[automatically_derived]
-        impl #generics ::routh::__private::SimulateDiscrete for #ty {
+        impl #generics __routh::SimulateDiscrete for #ty {
             type Start = #state;
         }
 
         #[automatically_derived]
-        impl #generics ::routh::__private::RunsDiscrete<::routh::__private::Plain> for #ty {
+        impl #generics __routh::RunsDiscrete<__routh::Plain> for #ty {
             type Output = #traj;
             #[inline]
-            fn run_discrete_with(&self, plan: #plan, _: ::routh::__private::Plain) -> ::routh::__private::RunResult<#traj> {
+            fn run_discrete_with(&self, plan: #plan, _: __routh::Plain) -> __routh::RunResult<#traj> {
                 #check
                 let p0 = self.momenta(plan.t0(), plan.start());
                 #integrate
@@ -441,30 +441,30 @@ fn trait_impl(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
         let items = crate::emit::codegen::lazy(quote! {
             #[inline]
             fn contact_left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
-                -> ::core::result::Result<(#sv, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>), ::routh::__private::FieldError>
+                -> ::core::result::Result<(#sv, __routh::Matrix<#n, #n>), __routh::FieldError>
             {
                 let (p, jac) = self.__routh_discrete_left(t, h, q0, q1, z0);
-                Ok((::routh::__private::mechanics::finite(t, p)?, ::routh::__private::mechanics::finite(t, jac)?))
+                Ok((__routh::mechanics::finite(t, p)?, __routh::mechanics::finite(t, jac)?))
             }
             #[inline]
             fn contact_right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
-                -> ::core::result::Result<(#sv, f64), ::routh::__private::FieldError>
+                -> ::core::result::Result<(#sv, f64), __routh::FieldError>
             {
-                let p = ::routh::__private::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1, z0))?;
+                let p = __routh::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1, z0))?;
                 let l = self.discrete_lagrangian(t, h, q0, q1, z0);
-                if l.is_finite() { Ok((p, l)) } else { Err(::routh::__private::FieldError::NonFinite { t }) }
+                if l.is_finite() { Ok((p, l)) } else { Err(__routh::FieldError::NonFinite { t }) }
             }
             #[inline]
             fn action_factor(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
-                -> ::core::result::Result<f64, ::routh::__private::FieldError>
+                -> ::core::result::Result<f64, __routh::FieldError>
             {
                 let f = self.__routh_action_factor(t, h, q0, q1, z0);
-                if f.is_finite() { Ok(f) } else { Err(::routh::__private::FieldError::NonFinite { t }) }
+                if f.is_finite() { Ok(f) } else { Err(__routh::FieldError::NonFinite { t }) }
             }
         });
         quote! {
             #[automatically_derived]
-            impl #generics ::routh::__private::ContactDiscreteSystem<#n> for #ty {
+            impl #generics __routh::ContactDiscreteSystem<#n> for #ty {
                 #items
             }
         }
@@ -472,27 +472,27 @@ fn trait_impl(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
         let items = crate::emit::codegen::lazy(quote! {
             #[inline]
             fn left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv)
-                -> ::core::result::Result<(#sv, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>), ::routh::__private::FieldError>
+                -> ::core::result::Result<(#sv, __routh::Matrix<#n, #n>), __routh::FieldError>
             {
                 let (p, jac) = self.__routh_discrete_left(t, h, q0, q1);
-                Ok((::routh::__private::mechanics::finite(t, p)?, ::routh::__private::mechanics::finite(t, jac)?))
+                Ok((__routh::mechanics::finite(t, p)?, __routh::mechanics::finite(t, jac)?))
             }
             #[inline]
-            fn right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::result::Result<#sv, ::routh::__private::FieldError> {
-                ::routh::__private::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1))
+            fn right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::result::Result<#sv, __routh::FieldError> {
+                __routh::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1))
             }
             #[allow(clippy::type_complexity)]
             fn momentum_derivatives(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::option::Option<::core::result::Result<(
-                ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>,
-            ), ::routh::__private::FieldError>> {
+                __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>,
+            ), __routh::FieldError>> {
                 let (a, b, c) = self.__routh_discrete_blocks(t, h, q0, q1);
                 let ok = a.iter().chain(b.iter()).chain(c.iter()).all(|v| v.is_finite());
-                Some(if ok { Ok((a, b, c)) } else { Err(::routh::__private::FieldError::NonFinite { t }) })
+                Some(if ok { Ok((a, b, c)) } else { Err(__routh::FieldError::NonFinite { t }) })
             }
         });
         quote! {
             #[automatically_derived]
-            impl #generics ::routh::__private::DiscreteSystem<#n> for #ty {
+            impl #generics __routh::DiscreteSystem<#n> for #ty {
                 #items
             }
         }

@@ -55,7 +55,7 @@ pub(crate) fn mass_and_forcing(model: &View<'_>, eq: &Equations, helpers: &mut H
         /// the vector field).
         #allow
         #[inline]
-        fn #dyn_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, __m: &mut #matrix, __f: &mut #vector) {
+        fn #dyn_fn(&self, t: f64, x: &__routh::State<#d>, __m: &mut #matrix, __f: &mut #vector) {
             #(#stmts)*
             #(#rest)*
         }
@@ -63,11 +63,11 @@ pub(crate) fn mass_and_forcing(model: &View<'_>, eq: &Equations, helpers: &mut H
 }
 
 fn matrix_type(n: usize) -> TokenStream {
-    quote! { ::routh::__private::nalgebra::SMatrix<f64, #n, #n> }
+    quote! { __routh::Matrix<#n, #n> }
 }
 
 fn vector_type(n: usize) -> TokenStream {
-    quote! { ::routh::__private::nalgebra::SVector<f64, #n> }
+    quote! { __routh::Vector<#n> }
 }
 
 /// Statements binding `m` (M's diagonal and lower triangle, zero above) and `f` at `(t, x)` from
@@ -93,14 +93,14 @@ pub(crate) fn bind_mass_operator_and_forcing(model: &View<'_>, tree: bool) -> To
     quote! {
         let (mass, f) = {
             #call
-            (::routh::__private::mechanics::factor_mass(t, m)?, f)
+            (__routh::mechanics::factor_mass(t, m)?, f)
         };
     }
 }
 
 /// The model's mass operator at `(t, x)`, an expression of type `Result<MassFactor, FieldError>`.
 pub(crate) fn mass_operator() -> TokenStream {
-    quote! { ::routh::__private::mechanics::factor_mass(t, self.mass_matrix(t, x)) }
+    quote! { __routh::mechanics::factor_mass(t, self.mass_matrix(t, x)) }
 }
 
 /// `__routh_dynamics(t, x, m, f)` of a model whose M comes from products along its links and f
@@ -114,7 +114,7 @@ pub(crate) fn products_as_dynamics(model: &View<'_>) -> TokenStream {
         /// M (from its products along the links) and f (along them), into `__m` and `__f`.
         #allow
         #[inline]
-        fn #dyn_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, __m: &mut #matrix, __f: &mut #vector) {
+        fn #dyn_fn(&self, t: f64, x: &__routh::State<#d>, __m: &mut #matrix, __f: &mut #vector) {
             *__m = self.mass_matrix(t, x);
             *__f = self.__routh_forcing(t, x);
         }
@@ -164,19 +164,19 @@ pub(crate) fn tree_factor_item(model: &View<'_>, tree: &Tree, forcing: Option<&B
     let parent = parents_tokens(tree.dirs.iter().map(|&(_, p, _)| p));
     let at_joint = tree.at_joint.iter().map(|dirs| quote! { &[#(#dirs),*] });
     let allow = allow_generated();
-    let sv = quote! { ::routh::__private::nalgebra::SVector };
-    let factor_ty = quote! { ::routh::__private::mechanics::TreeFactor<#n, #k> };
-    let topology_ty = quote! { ::routh::__private::mechanics::TreeTopology };
-    let fe = quote! { ::routh::__private::FieldError };
+    let sv = quote! { __routh::Vector };
+    let factor_ty = quote! { __routh::mechanics::TreeFactor<#n, #k> };
+    let topology_ty = quote! { __routh::mechanics::TreeTopology };
+    let fe = quote! { __routh::FieldError };
     let both = both.map(|(both, b_stmts, b_s, b_m, b_f)| {
         quote! {
             /// M factored along the kinematic tree and f along it, at (t, x) (one body: the
             /// coordinates' sines and cosines once).
             #allow
-            fn #both(&self, t: f64, x: &#sv<f64, #d>) -> ::core::result::Result<(#factor_ty, #sv<f64, #n>), #fe> {
+            fn #both(&self, t: f64, x: &#sv<#d>) -> ::core::result::Result<(#factor_ty, #sv<#n>), #fe> {
                 #(#b_stmts)*
-                let factor = ::routh::__private::mechanics::TreeFactor::new(t, Self::__routh_tree(), [#(#b_s),*], [#(#b_m),*])?;
-                ::core::result::Result::Ok((factor, #sv::<f64, #n>::from([#(#b_f),*])))
+                let factor = __routh::mechanics::TreeFactor::new(t, Self::__routh_tree(), [#(#b_s),*], [#(#b_m),*])?;
+                ::core::result::Result::Ok((factor, #sv::<#n>::from([#(#b_f),*])))
             }
         }
     });
@@ -184,7 +184,7 @@ pub(crate) fn tree_factor_item(model: &View<'_>, tree: &Tree, forcing: Option<&B
         /// The structure of the model's kinematic tree: its directions of motion (a static: `'static`
         /// in generic impls too).
         fn __routh_tree() -> &'static #topology_ty {
-            static TREE: #topology_ty = ::routh::__private::mechanics::TreeTopology {
+            static TREE: #topology_ty = __routh::mechanics::TreeTopology {
                 joint: &[#(#joint),*],
                 parent: &[#(#parent),*],
                 slot: &[#(#slot),*],
@@ -196,16 +196,16 @@ pub(crate) fn tree_factor_item(model: &View<'_>, tree: &Tree, forcing: Option<&B
 
         /// The coefficients S_d and the masses of the tree's directions at (t, x).
         #allow
-        fn __routh_tree_coefficients(&self, t: f64, x: &#sv<f64, #d>) -> ([f64; #k], [f64; #k]) {
+        fn __routh_tree_coefficients(&self, t: f64, x: &#sv<#d>) -> ([f64; #k], [f64; #k]) {
             #(#stmts)*
             ([#(#s_vals),*], [#(#m_vals),*])
         }
 
         /// M factored along the kinematic tree at (t, x) (O(n); M never formed).
         #allow
-        fn #name(&self, t: f64, x: &#sv<f64, #d>) -> ::core::result::Result<#factor_ty, #fe> {
+        fn #name(&self, t: f64, x: &#sv<#d>) -> ::core::result::Result<#factor_ty, #fe> {
             let (s, m) = self.__routh_tree_coefficients(t, x);
-            ::routh::__private::mechanics::TreeFactor::new(t, Self::__routh_tree(), s, m)
+            __routh::mechanics::TreeFactor::new(t, Self::__routh_tree(), s, m)
         }
 
         #both
@@ -234,9 +234,9 @@ pub(crate) fn link_factor_item(
     let per_joint = if link_factor.parts { 26 } else { 18 };
     debug_assert_eq!(factor.outputs.len(), n * (per_joint + 36));
     let name = tree_factor_name();
-    let sv = quote! { ::routh::__private::nalgebra::SVector };
-    let factor_ty = quote! { ::routh::__private::mechanics::LinkFactor<#n> };
-    let fe = quote! { ::routh::__private::FieldError };
+    let sv = quote! { __routh::Vector };
+    let factor_ty = quote! { __routh::mechanics::LinkFactor<#n> };
+    let fe = quote! { __routh::FieldError };
     let allow = allow_generated();
     // The factor from the values of the outputs.
     let make = |vals: &[TokenStream]| {
@@ -244,7 +244,7 @@ pub(crate) fn link_factor_item(
         let joints = joint_vals.chunks(per_joint).map(|v| {
             let rows = v[..9].chunks(3).map(|r| quote! { [#(#r),*] });
             let (l, s) = (&v[9..12], &v[12..18]);
-            quote! { ::routh::__private::mechanics::LinkJoint::new([#(#rows),*], [#(#l),*], [#(#s),*]) }
+            quote! { __routh::mechanics::LinkJoint::new([#(#rows),*], [#(#l),*], [#(#s),*]) }
         });
         let inertias = inertia_vals.chunks(36).map(|v| {
             let rows = v.chunks(6).map(|r| quote! { [#(#r),*] });
@@ -252,7 +252,7 @@ pub(crate) fn link_factor_item(
         });
         if !link_factor.parts {
             return quote! {
-                ::routh::__private::mechanics::LinkFactor::new(t, Self::__routh_links(), [#(#joints),*], [#(#inertias),*])
+                __routh::mechanics::LinkFactor::new(t, Self::__routh_links(), [#(#joints),*], [#(#inertias),*])
             };
         }
         let u = joint_vals.chunks(per_joint).map(|v| {
@@ -262,7 +262,7 @@ pub(crate) fn link_factor_item(
         let pivots = joint_vals.chunks(per_joint).map(|v| &v[24]);
         let diagonal = joint_vals.chunks(per_joint).map(|v| &v[25]);
         quote! {
-            ::routh::__private::mechanics::LinkFactor::from_parts(
+            __routh::mechanics::LinkFactor::from_parts(
                 t,
                 Self::__routh_links(),
                 [#(#joints),*],
@@ -283,18 +283,18 @@ pub(crate) fn link_factor_item(
         quote! {
             /// M factored along the links and f along them, at (t, x).
             #allow
-            fn #both(&self, t: f64, x: &#sv<f64, #d>) -> ::core::result::Result<(#factor_ty, #sv<f64, #n>), #fe> {
+            fn #both(&self, t: f64, x: &#sv<#d>) -> ::core::result::Result<(#factor_ty, #sv<#n>), #fe> {
                 ::core::result::Result::Ok((self.#name(t, x)?, self.forcing(t, x)))
             }
         }
     });
     let order = &links.order;
     let parent = parents_tokens(links.parents.iter().copied());
-    let topology_ty = quote! { ::routh::__private::mechanics::LinkTopology };
+    let topology_ty = quote! { __routh::mechanics::LinkTopology };
     quote! {
         /// The structure of the model's tree of links (a static: `'static` in generic impls too).
         fn __routh_links() -> &'static #topology_ty {
-            static LINKS: #topology_ty = ::routh::__private::mechanics::LinkTopology {
+            static LINKS: #topology_ty = __routh::mechanics::LinkTopology {
                 parent: &[#(#parent),*],
                 order: &[#(#order),*],
             };
@@ -305,7 +305,7 @@ pub(crate) fn link_factor_item(
         /// inertias' U_j and pivots D_j, M's diagonal from the composite inertias, and the links'
         /// inertias (O(n); M never formed).
         #allow
-        fn #name(&self, t: f64, x: &#sv<f64, #d>) -> ::core::result::Result<#factor_ty, #fe> {
+        fn #name(&self, t: f64, x: &#sv<#d>) -> ::core::result::Result<#factor_ty, #fe> {
             #(#stmts)*
             #made
         }
@@ -329,14 +329,14 @@ pub(crate) fn mechanical_system_impl(model: &View<'_>, factor: Option<&TokenStre
     let (n, d) = (model.dof(), model.layout.state_dim());
     let owner = crate::emit::codegen::Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
-    let state = crate::emit::codegen::svector(d);
+    let state = crate::emit::codegen::state_type(d);
     let fe = crate::emit::codegen::field_error();
     let (mass_ty, mass) = match factor {
         Some(factor_ty) => {
             let factor = tree_factor_name();
             (factor_ty.clone(), quote! { self.#factor(t, x) })
         }
-        None => (quote! { ::routh::__private::MassFactor<#n> }, mass_operator()),
+        None => (quote! { __routh::MassFactor<#n> }, mass_operator()),
     };
     let p = model.layout.position_dim();
     let positions = if p == n {
@@ -356,7 +356,7 @@ pub(crate) fn mechanical_system_impl(model: &View<'_>, factor: Option<&TokenStre
     });
     quote! {
         #[automatically_derived]
-        impl #generics ::routh::__private::MechanicalSystem<#n, #d> for #ty {
+        impl #generics __routh::MechanicalSystem<#n, #d> for #ty {
             #items
         }
     }
@@ -450,7 +450,7 @@ pub(crate) fn accelerations_and_jacobian(
             if let Some(c) = &eq.contact {
                 jac_out.extend(&c.dg_dz);
             }
-            let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
+            let a_param = quote! { a: &__routh::Vector<#n>, };
             let a_arg = quote! { a, };
             // ∂g/∂x from its formulas, or (by size, or with M by columns) from g's tangent along each
             // direction of the state.
@@ -474,7 +474,7 @@ pub(crate) fn accelerations_and_jacobian(
                     tangent_items = functions.items(model, helpers);
                     let add = functions.add_columns(model, n);
                     jac_stmts.push(quote! {
-                        let mut dr = ::routh::__private::nalgebra::SMatrix::<f64, #n, #d>::zeros();
+                        let mut dr = __routh::Matrix::<#n, #d>::zeros();
                         #add
                     });
                     (
@@ -488,8 +488,8 @@ pub(crate) fn accelerations_and_jacobian(
             let layout = crate::emit::codegen::state_layout(model);
             let (jac_ret_ty, jac_ret, jac_bind, jac_finish) = if eq.contact.is_some() {
                 (
-                    quote! { (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SVector<f64, #n>) },
-                    quote! { (#gq, #gv, ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#gz),*])) },
+                    quote! { (__routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>, __routh::Vector<#n>) },
+                    quote! { (#gq, #gv, __routh::Vector::<#n>::from([#(#gz),*])) },
                     quote! { let (gq, gv, gz) = self.#jac_fn(t, x, &a); },
                     quote! {
                         #layout::jacobian(t, &mass, ::core::option::Option::None, (gq, gv),
@@ -498,7 +498,7 @@ pub(crate) fn accelerations_and_jacobian(
                 )
             } else {
                 (
-                    quote! { (::routh::__private::nalgebra::SMatrix<f64, #n, #n>, ::routh::__private::nalgebra::SMatrix<f64, #n, #n>) },
+                    quote! { (__routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>) },
                     quote! { (#gq, #gv) },
                     quote! { let (gq, gv) = self.#jac_fn(t, x, &a); },
                     quote! { #layout::jacobian(t, &mass, ::core::option::Option::None, (gq, gv), ::core::option::Option::None) },
@@ -512,7 +512,7 @@ pub(crate) fn accelerations_and_jacobian(
                 /// ∂g/∂q and ∂g/∂q̇ (and ∂g/∂z of a contact model) for the residual g = f − M a (used by
                 /// [`Self::jacobian`]).
                 #allow
-                fn #jac_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, a: &::routh::__private::nalgebra::SVector<f64, #n>)
+                fn #jac_fn(&self, t: f64, x: &__routh::State<#d>, a: &__routh::Vector<#n>)
                     -> #jac_ret_ty
                 {
                     #(#jac_stmts)*
@@ -523,11 +523,11 @@ pub(crate) fn accelerations_and_jacobian(
                 ///
                 /// # Errors
                 /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
-                pub fn jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-                    -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError>
+                pub fn jacobian(&self, t: f64, x: &__routh::State<#d>)
+                    -> ::core::result::Result<__routh::Matrix<#d, #d>, __routh::FieldError>
                 {
                     #bind
-                    let a = mass.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
+                    let a = mass.solve(f).map_err(|_| __routh::FieldError::NonFinite { t })?;
                     #jac_bind
                     #jac_finish
                 }
@@ -550,7 +550,7 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
     if let Some(c) = &eq.contact {
         outputs.extend(&c.dg_dz);
     }
-    let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
+    let a_param = quote! { a: &__routh::Vector<#n>, };
     let a_arg = quote! { a, };
     let (stmts, vals) = helpers.body(model, &outputs, "__routh_quasi_jacobian", &a_param, &a_arg);
     let (v_rq, rest) = vals.split_at(nq * nq);
@@ -558,13 +558,13 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
     let (v_gq, rest) = rest.split_at(n * nq);
     let (v_gv, v_gz) = rest.split_at(n * n);
     let m = |r: usize, c: usize, v: &[TokenStream]| {
-        quote! { ::routh::__private::nalgebra::SMatrix::<f64, #r, #c>::from_row_slice(&[#(#v),*]) }
+        quote! { __routh::Matrix::<#r, #c>::from_row_slice(&[#(#v),*]) }
     };
     let (rq_m, rv_m, gq_m, gv_m) = (m(nq, nq, v_rq), m(nq, n, v_rv), m(n, nq, v_gq), m(n, n, v_gv));
     let layout = crate::emit::codegen::state_layout(model);
     let finish = if eq.contact.is_some() {
         // The action's column and the row of ż = L.
-        let gz = quote! { ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#v_gz),*]) };
+        let gz = quote! { __routh::Vector::<#n>::from([#(#v_gz),*]) };
         quote! {
             #layout::jacobian(t, &mass, ::core::option::Option::Some((#rq_m, #rv_m)), (#gq_m, #gv_m),
                 ::core::option::Option::Some((#gz, &self.__routh_lagrangian_gradient(t, x))))
@@ -583,11 +583,11 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
         /// # Errors
         /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
         #allow
-        pub fn jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-            -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError>
+        pub fn jacobian(&self, t: f64, x: &__routh::State<#d>)
+            -> ::core::result::Result<__routh::Matrix<#d, #d>, __routh::FieldError>
         {
             #bind
-            let a = mass.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
+            let a = mass.solve(f).map_err(|_| __routh::FieldError::NonFinite { t })?;
             let a = &a;
             #(#stmts)*
             #finish
@@ -613,8 +613,8 @@ fn equilibria_item(model: &View<'_>) -> TokenStream {
     let fields = &model.parameters;
     let chosen: Vec<&syn::Ident> = model.sensitivity.iter().map(|&i| &model.parameters[i]).collect();
     let rebuild = crate::emit::codegen::with_parameter(fields, &chosen);
-    let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
-    let cont = quote! { ::routh::__private::continuation };
+    let sv = quote! { __routh::State<#d> };
+    let cont = quote! { __routh::continuation };
     quote! {
         /// The equilibria F(x; p) = 0 continued in the parameter `parameter` (one of [`Self::SENSITIVITY`]) from
         /// the state `x0` at the model's own parameter values (corrected first): pseudo-arclength continuation
@@ -638,7 +638,7 @@ fn equilibria_item(model: &View<'_>) -> TokenStream {
             let value = [#( self.#chosen ),*][k];
             let problem = #cont::equilibria::Equilibria::new(|p: f64, x: &#sv| {
                 let m = at(p);
-                let f = ::routh::__private::VectorField::field(&m, 0.0, x)?;
+                let f = __routh::VectorField::field(&m, 0.0, x)?;
                 let j = m.jacobian(0.0, x)?;
                 let fp = m.parameter_jacobian(0.0, x)?.column(k).into_owned();
                 Ok((f, j, fp))
@@ -659,7 +659,7 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, tr
     }
     let mut outs: Vec<Expr> = eq.dg_dw.iter().flatten().copied().collect();
     outs.extend(&eq.dl_dw);
-    let a_param = quote! { a: &::routh::__private::nalgebra::SVector<f64, #n>, };
+    let a_param = quote! { a: &__routh::Vector<#n>, };
     let a_arg = quote! { a, };
     let (stmts, vals) = helpers.body_bound(model, &eq.dg_dw_bindings, &outs, "__routh_sensitivity", &a_param, &a_arg);
     let g_sets =
@@ -679,7 +679,7 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, tr
         let bind = bind_mass_operator_and_forcing(model, false);
         quote! {
             #bind
-            let a = mass.solve(f).map_err(|_| ::routh::__private::FieldError::NonFinite { t })?;
+            let a = mass.solve(f).map_err(|_| __routh::FieldError::NonFinite { t })?;
         }
     };
     let names: Vec<String> = model.sensitivity.iter().map(|&i| model.parameters[i].to_string()).collect();
@@ -708,8 +708,8 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, tr
             ///
             /// # Errors
             /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
-            pub fn parameter_jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #np>, #fe>
+            pub fn parameter_jacobian(&self, t: f64, x: &__routh::State<#d>)
+                -> ::core::result::Result<__routh::Matrix<#d, #np>, #fe>
             {
                 Ok(self.__routh_sensitivities(t, x)?.fixed_columns::<#np>(#nu).into_owned())
             }
@@ -729,8 +729,8 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, tr
             ///
             /// # Errors
             /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
-            pub fn input_jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-                -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #nu>, #fe>
+            pub fn input_jacobian(&self, t: f64, x: &__routh::State<#d>)
+                -> ::core::result::Result<__routh::Matrix<#d, #nu>, #fe>
             {
                 Ok(self.__routh_sensitivities(t, x)?.fixed_columns::<#nu>(0).into_owned())
             }
@@ -740,20 +740,20 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, tr
     };
     quote! {
         #allow
-        fn __routh_sensitivity(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, a: &::routh::__private::nalgebra::SVector<f64, #n>)
-            -> (::routh::__private::nalgebra::SMatrix<f64, #n, #nw>, ::routh::__private::nalgebra::SMatrix<f64, 1, #nw>)
+        fn __routh_sensitivity(&self, t: f64, x: &__routh::State<#d>, a: &__routh::Vector<#n>)
+            -> (__routh::Matrix<#n, #nw>, __routh::Matrix<1, #nw>)
         {
             #(#stmts)*
-            let mut gw = ::routh::__private::nalgebra::SMatrix::<f64, #n, #nw>::zeros();
-            let mut lw = ::routh::__private::nalgebra::SMatrix::<f64, 1, #nw>::zeros();
+            let mut gw = __routh::Matrix::<#n, #nw>::zeros();
+            let mut lw = __routh::Matrix::<1, #nw>::zeros();
             #(#g_sets)*
             #(#l_sets)*
             (gw, lw)
         }
 
         /// ∂F/∂(u, p), inputs then parameters.
-        fn __routh_sensitivities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-            -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #nw>, #fe>
+        fn __routh_sensitivities(&self, t: f64, x: &__routh::State<#d>)
+            -> ::core::result::Result<__routh::Matrix<#d, #nw>, #fe>
         {
             #mass_and_accelerations
             let (gw, lw) = self.__routh_sensitivity(t, x, &a);
@@ -785,7 +785,7 @@ fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helper
     let (n, d) = (model.dof(), model.layout.state_dim());
     let mut outputs = r.accelerations.clone();
     outputs.extend(&r.pivots);
-    let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
+    let sv = quote! { __routh::State<#d> };
     let none = TokenStream::new();
     let (stmts, vals) = helpers.body_bound(model, &r.bindings, &outputs, "__routh_recursive", &none, &none);
     let (qdd, pivots) = vals.split_at(n);
@@ -818,10 +818,10 @@ fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helper
         #allow
         #[inline]
         pub fn accelerations(&self, t: f64, x: &#sv)
-            -> ::core::result::Result<::routh::__private::nalgebra::SVector<f64, #n>, ::routh::__private::FieldError>
+            -> ::core::result::Result<__routh::Vector<#n>, __routh::FieldError>
         {
             #(#stmts)*
-            ::routh::__private::mechanics::recursive_accelerations(t, [#(#qdd),*], [#(#pivots),*])
+            __routh::mechanics::recursive_accelerations(t, [#(#qdd),*], [#(#pivots),*])
         }
     }
 }
@@ -832,7 +832,7 @@ fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helper
 fn recursive_jacobian(model: &View<'_>, r: &Recursive, helpers: &mut Helpers) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let Some(tangent) = &r.tangent else { return TokenStream::new() };
-    let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
+    let sv = quote! { __routh::State<#d> };
     let functions = TangentFunctions {
         name: "__routh_recursive",
         bindings: &r.bindings,
@@ -853,11 +853,11 @@ fn recursive_jacobian(model: &View<'_>, r: &Recursive, helpers: &mut Helpers) ->
         /// As [`Self::accelerations`]; [`FieldError::NonFinite`](::routh::runtime::FieldError) if a derivative is
         /// not finite.
         pub fn jacobian(&self, t: f64, x: &#sv)
-            -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError>
+            -> ::core::result::Result<__routh::Matrix<#d, #d>, __routh::FieldError>
         {
             self.accelerations(t, x)?;
             let p = self.__routh_recursive_primal(t, x);
-            ::routh::__private::mechanics::tangent_jacobian::<#n, #d>(t, |dx| self.__routh_recursive_tangent(t, x, &p, dx))
+            __routh::mechanics::tangent_jacobian::<#n, #d>(t, |dx| self.__routh_recursive_tangent(t, x, &p, dx))
         }
     }
 }
@@ -876,11 +876,11 @@ fn accelerations_method(n: usize, d: usize, why: &str) -> TokenStream {
         /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if M or f is not finite (the integrator
         /// then retries with a smaller step).
         #[inline]
-        pub fn accelerations(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-            -> ::core::result::Result<::routh::__private::nalgebra::SVector<f64, #n>, ::routh::__private::FieldError>
+        pub fn accelerations(&self, t: f64, x: &__routh::State<#d>)
+            -> ::core::result::Result<__routh::Vector<#n>, __routh::FieldError>
         {
             #call
-            ::routh::__private::mechanics::accelerations_in_place(t, &mut m, f)
+            __routh::mechanics::accelerations_in_place(t, &mut m, f)
         }
     }
 }

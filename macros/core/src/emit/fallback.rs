@@ -14,15 +14,11 @@ use crate::parse::{RawModel, parse_attributes};
 /// The model's public items as stubs, if its attributes parse far enough to know its dimension.
 pub fn stubs(input: &DeriveInput) -> TokenStream {
     let Ok(raw) = parse_attributes(&input.attrs, input.ident.span()) else { return TokenStream::new() };
-    let tokens = stubs_at_default_path(input, &raw);
-    match &raw.krate {
-        Some(path) => crate::emit::codegen::reroot(tokens, path),
-        None => tokens,
-    }
+    crate::emit::door::Door::new(raw.krate.as_ref()).wrap(stub_items(input, &raw))
 }
 
-/// [`stubs`] naming routh at `::routh`.
-fn stubs_at_default_path(input: &DeriveInput, raw: &RawModel) -> TokenStream {
+/// The items of [`stubs`], naming routh through the door.
+fn stub_items(input: &DeriveInput, raw: &RawModel) -> TokenStream {
     let name = &input.ident;
     if !input.generics.params.is_empty() {
         return TokenStream::new();
@@ -38,7 +34,7 @@ fn stubs_at_default_path(input: &DeriveInput, raw: &RawModel) -> TokenStream {
     };
     let stub = quote! { ::core::unreachable!("routh: this model failed to compile") };
     let sv = crate::emit::codegen::svector;
-    let sm = |r: usize, c: usize| quote! { ::routh::__private::nalgebra::SMatrix<f64, #r, #c> };
+    let sm = |r: usize, c: usize| quote! { __routh::Matrix<#r, #c> };
     let fe = crate::emit::codegen::field_error();
     if !raw.modes.is_empty() {
         let dims = raw
@@ -63,7 +59,7 @@ fn stubs_at_default_path(input: &DeriveInput, raw: &RawModel) -> TokenStream {
         return TokenStream::new();
     }
     let d = state_dim(n, !raw.actions.is_empty());
-    let (state, vec_n, mat_n, mat_d) = (sv(d), sv(n), sm(n, n), sm(d, d));
+    let (state, vec_n, mat_n, mat_d) = (crate::emit::codegen::state_type(d), sv(n), sm(n, n), sm(d, d));
     let kind = if raw.impacts.is_empty() { crate::emit::run::Kind::smooth(d) } else { crate::emit::run::Kind::hybrid(d) };
     let run = run_stubs(name, &kind);
     quote! {
@@ -96,7 +92,7 @@ fn stubs_at_default_path(input: &DeriveInput, raw: &RawModel) -> TokenStream {
         #run
 
         #[allow(unused_variables)]
-        impl ::routh::__private::VectorField<#d> for #name {
+        impl __routh::VectorField<#d> for #name {
             fn field(&self, t: f64, x: &#state) -> ::core::result::Result<#state, #fe> { #stub }
         }
     }

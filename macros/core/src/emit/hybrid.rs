@@ -62,10 +62,10 @@ pub struct ModeTable {
     pub autonomous: bool,
 }
 
-/// `impl ::routh::__private::HybridSystem<dim> for ty`.
+/// `impl __routh::HybridSystem<dim> for ty`.
 pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
     let d = table.dim;
-    let state = crate::emit::codegen::svector(d);
+    let state = crate::emit::codegen::state_type(d);
     let fe = crate::emit::codegen::field_error();
     let count = table.modes.len();
     let autonomous = table.autonomous;
@@ -95,11 +95,11 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
         fn mode_energy_gradient(&self, mode: usize, t: f64, x: &#state) -> #state {
             match mode { #(#energy_gradient)* _ => <#state>::from_element(f64::NAN) }
         }
-        fn mode_energy_hessian(&self, mode: usize, t: f64, x: &#state) -> ::routh::__private::nalgebra::SMatrix<f64, #d, #d> {
-            match mode { #(#energy_hessian)* _ => ::routh::__private::nalgebra::SMatrix::<f64, #d, #d>::from_element(f64::NAN) }
+        fn mode_energy_hessian(&self, mode: usize, t: f64, x: &#state) -> __routh::Matrix<#d, #d> {
+            match mode { #(#energy_hessian)* _ => __routh::Matrix::<#d, #d>::from_element(f64::NAN) }
         }
         fn mode_jacobian(&self, mode: usize, t: f64, x: &#state)
-            -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, #fe>
+            -> ::core::result::Result<__routh::Matrix<#d, #d>, #fe>
         {
             match mode { #(#jacobian)* _ => Err(#fe::NonFinite { t }) }
         }
@@ -107,7 +107,7 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
             match mode { #(#gradient)* _ => <#state>::from_element(f64::NAN) }
         }
         fn reset_jacobian(&self, mode: usize, guard: usize, t: f64, x: &#state)
-            -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, #fe>
+            -> ::core::result::Result<__routh::Matrix<#d, #d>, #fe>
         {
             match mode { #(#reset_jacobian)* _ => Err(#fe::NonFinite { t }) }
         }
@@ -121,7 +121,7 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
             match mode { #(#multipliers)* _ => ::std::vec::Vec::new() }
         }
         fn zeno_completion(&self, mode: usize, guard: usize, t: f64, x: &#state)
-            -> ::core::option::Option<::core::result::Result<::routh::__private::Completion<#d>, #fe>>
+            -> ::core::option::Option<::core::result::Result<__routh::Completion<#d>, #fe>>
         {
             match mode { #(#zeno)* _ => ::core::option::Option::None }
         }
@@ -129,7 +129,7 @@ pub fn hybrid_system_impl(table: &ModeTable) -> TokenStream {
     quote! {
         #[automatically_derived]
         #[allow(unused_variables)]
-        impl #generics ::routh::__private::HybridSystem<#d> for #ty {
+        impl #generics __routh::HybridSystem<#d> for #ty {
             #items
         }
     }
@@ -151,7 +151,7 @@ struct ModeArms {
 
 fn mode_arms(table: &ModeTable) -> ModeArms {
     let d = table.dim;
-    let mech = quote! { ::routh::__private::mechanics };
+    let mech = quote! { __routh::mechanics };
     let mut names = Vec::new();
     let mut field = Vec::new();
     let mut jacobian = Vec::new();
@@ -178,7 +178,7 @@ fn mode_arms(table: &ModeTable) -> ModeArms {
                 quote! { #mech::pad::<#dm, #d>(&#v) }
             }
         };
-        let f = padded(quote! { ::routh::__private::VectorField::field(&#access, t, #xm)? });
+        let f = padded(quote! { __routh::VectorField::field(&#access, t, #xm)? });
         field.push(quote! { #k => Ok(#f), });
         let j = if dm == d {
             quote! { #access.jacobian(t, #xm) }
@@ -228,9 +228,9 @@ struct GuardArms {
 
 fn guard_arms(table: &ModeTable) -> GuardArms {
     let d = table.dim;
-    let state = crate::emit::codegen::svector(d);
+    let state = crate::emit::codegen::state_type(d);
     let fe = crate::emit::codegen::field_error();
-    let mech = quote! { ::routh::__private::mechanics };
+    let mech = quote! { __routh::mechanics };
     let mut guard_count = Vec::new();
     let mut guard_name = Vec::new();
     let mut guard = Vec::new();
@@ -288,7 +288,7 @@ fn guard_arms(table: &ModeTable) -> GuardArms {
                     let td = z.target_dim;
                     quote! { #access.#reset(t, #xm).map(|p| #mech::pad::<#td, #d>(&p)) }
                 };
-                quote! { #g => ::core::option::Option::Some(#post.map(|post| ::routh::__private::Completion::new(#name, #target, post))), }
+                quote! { #g => ::core::option::Option::Some(#post.map(|post| __routh::Completion::new(#name, #target, post))), }
             })
             .collect();
         zeno.push(quote! { #k => match guard { #(#zeno_arms)* _ => ::core::option::Option::None }, });
@@ -346,9 +346,9 @@ pub fn parametric_model_impl(table: &ModeTable, name: &syn::Ident, fields: &[syn
     }
     let d = table.dim;
     let np = chosen.len();
-    let state = crate::emit::codegen::svector(d);
+    let state = crate::emit::codegen::state_type(d);
     let fe = crate::emit::codegen::field_error();
-    let mech = quote! { ::routh::__private::mechanics };
+    let mech = quote! { __routh::mechanics };
     let rebuild = crate::emit::codegen::with_parameter(fields, chosen);
     let arms = table.modes.iter().enumerate().map(|(k, mode)| {
         let (access, dm) = (&mode.access, mode.dim);
@@ -362,7 +362,7 @@ pub fn parametric_model_impl(table: &ModeTable, name: &syn::Ident, fields: &[syn
     });
     quote! {
         #[automatically_derived]
-        impl ::routh::__private::periodic::ParametricModel<#d> for #name {
+        impl __routh::periodic::ParametricModel<#d> for #name {
             fn with_parameter(&self, k: usize, value: f64) -> Self {
                 #rebuild
             }
@@ -388,16 +388,16 @@ pub fn parametric_model_impl(table: &ModeTable, name: &syn::Ident, fields: &[syn
             /// # Errors
             /// [`SimError::InvalidArgument`](::routh::runtime::SimError) for a parameter not in `SENSITIVITY`.
             pub fn family(&self, parameter: &str)
-                -> ::core::result::Result<::routh::__private::periodic::ModelFamily<Self>, ::routh::__private::SimError>
+                -> ::core::result::Result<__routh::periodic::ModelFamily<Self>, __routh::SimError>
             {
                 let Some(k) = Self::SENSITIVITY.iter().position(|p| *p == parameter) else {
-                    return Err(::routh::__private::SimError::InvalidArgument(::std::format!(
+                    return Err(__routh::SimError::InvalidArgument(::std::format!(
                         "`{parameter}` is not a parameter of `sensitivity(...)`: {:?}", Self::SENSITIVITY
                     )));
                 };
                 let value = [#( self.#chosen ),*][k];
-                let model = <Self as ::routh::__private::periodic::ParametricModel<#d>>::with_parameter(self, k, value);
-                Ok(::routh::__private::periodic::ModelFamily::new(model, k, Self::SENSITIVITY[k], value))
+                let model = <Self as __routh::periodic::ParametricModel<#d>>::with_parameter(self, k, value);
+                Ok(__routh::periodic::ModelFamily::new(model, k, Self::SENSITIVITY[k], value))
             }
         }
     }

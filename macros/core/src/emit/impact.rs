@@ -86,9 +86,9 @@ fn guard_items(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) ->
         }
     } else {
         quote! {
-            pub fn #grad_fn(&self, t: f64, x: &#state) -> ::routh::__private::nalgebra::SVector<f64, #p> {
+            pub fn #grad_fn(&self, t: f64, x: &#state) -> __routh::Vector<#p> {
                 #(#gr_stmts)*
-                ::routh::__private::nalgebra::SVector::<f64, #p>::from([#(#gr_vals),*])
+                __routh::Vector::<#p>::from([#(#gr_vals),*])
             }
         }
     };
@@ -243,16 +243,16 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
         /// Jacobian), solved with the model's mass operator.
         #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
         fn #solve_fn(&self, t: f64, x: &#state) -> ::core::result::Result<
-            ::routh::__private::mechanics::Restitution<#n, #k, #nk>,
-            ::routh::__private::FieldError,
+            __routh::mechanics::Restitution<#n, #k, #nk>,
+            __routh::FieldError,
         > {
             #(#s_stmts)*
             let mass = #mass?;
-            let mut a = ::routh::__private::nalgebra::SMatrix::<f64, #k, #n>::zeros();
+            let mut a = __routh::Matrix::<#k, #n>::zeros();
             #(#a_sets)*
-            let b = ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#b_vals),*]);
-            let e = ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#e_vals),*]);
-            ::routh::__private::mechanics::restitution(t, mass, a, b, e, x.fixed_rows::<#n>(#p).into_owned(), &[#(#row_names),*])
+            let b = __routh::Vector::<#k>::from([#(#b_vals),*]);
+            let e = __routh::Vector::<#k>::from([#(#e_vals),*]);
+            __routh::mechanics::restitution(t, mass, a, b, e, x.fixed_rows::<#n>(#p).into_owned(), &[#(#row_names),*])
         }
 
         #doc
@@ -261,7 +261,7 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
         /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular,
         /// [`FieldError::SingularConstraints`](::routh::runtime::FieldError) if the one-forms are
         /// linearly dependent at this state.
-        pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::__private::FieldError> {
+        pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, __routh::FieldError> {
             Ok(self.#solve_fn(t, x)?.post_state::<#p, #d>(x))
         }
 
@@ -271,11 +271,11 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
         /// # Errors
         /// As the reset.
         #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-        pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError> {
+        pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<__routh::Matrix<#d, #d>, __routh::FieldError> {
             let law = self.#solve_fn(t, x)?;
             let (vp, lam) = (&law.velocities, &law.impulses);
             #(#j_stmts)*
-            let mut dr = ::routh::__private::nalgebra::SMatrix::<f64, #nk, #d>::zeros();
+            let mut dr = __routh::Matrix::<#nk, #d>::zeros();
             #(#dq_sets)*
             #(#dv_sets)*
             #(#dz_sets)*
@@ -330,9 +330,9 @@ fn chart_reset(model: &View<'_>, ie: &ImpactEquations, dims: &[usize], helpers: 
         /// # Errors
         /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if the new state is not finite.
         #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-        pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SVector<f64, #dm>, ::routh::__private::FieldError> {
+        pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<__routh::State<#dm>, __routh::FieldError> {
             #(#c_stmts)*
-            ::routh::__private::mechanics::finite(t, ::routh::__private::nalgebra::SVector::<f64, #dm>::from([#(#c_vals),*]))
+            __routh::mechanics::finite(t, __routh::Vector::<#dm>::from([#(#c_vals),*]))
         }
 
         /// Jacobian ∂Δ/∂x of this transition's reset (target state × source state), differentiated
@@ -341,9 +341,9 @@ fn chart_reset(model: &View<'_>, ie: &ImpactEquations, dims: &[usize], helpers: 
         /// # Errors
         /// Never at present; `Result` for uniformity with the other laws.
         #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-        pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #dm, #d>, ::routh::__private::FieldError> {
+        pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<__routh::Matrix<#dm, #d>, __routh::FieldError> {
             #(#j_stmts)*
-            let mut jac = ::routh::__private::nalgebra::SMatrix::<f64, #dm, #d>::zeros();
+            let mut jac = __routh::Matrix::<#dm, #d>::zeros();
             #(#sets)*
             Ok(jac)
         }
@@ -378,9 +378,9 @@ fn map_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> T
         /// # Errors
         /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if the map gives a non-finite velocity.
         #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-        pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, ::routh::__private::FieldError> {
+        pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, __routh::FieldError> {
             #(#v_stmts)*
-            let v = ::routh::__private::nalgebra::SVector::<f64, #n>::from([#(#v_vals),*]);
+            let v = __routh::Vector::<#n>::from([#(#v_vals),*]);
             #layout::with_velocities(t, x, &v)
         }
 
@@ -389,7 +389,7 @@ fn map_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> T
         /// # Errors
         /// Never at present; `Result` for uniformity with restitution laws.
         #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-        pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError> {
+        pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<__routh::Matrix<#d, #d>, __routh::FieldError> {
             #(#j_stmts)*
             let mut jac = #layout::velocity_map_jacobian(#jq, #jv);
             #(#dz_sets)*
@@ -419,7 +419,7 @@ impl Scope {
             n: model.dof(),
             p: model.layout.position_dim(),
             d,
-            state: crate::emit::codegen::svector(d),
+            state: crate::emit::codegen::state_type(d),
             name: ie.name.to_string(),
             none: TokenStream::new(),
         }

@@ -16,6 +16,7 @@
 pub mod codegen;
 pub mod constraint;
 pub mod discrete;
+pub mod door;
 pub mod dynamics;
 pub mod fallback;
 pub mod hybrid;

@@ -53,7 +53,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
                 // products is cheaper.
                 if let Some(link_factor) = &k.link_factor {
                     let factor = dynamics::link_factor_item(model, links, link_factor, constraints.is_some(), &mut helpers);
-                    let ty = quote! { ::routh::__private::mechanics::LinkFactor<#n> };
+                    let ty = quote! { __routh::mechanics::LinkFactor<#n> };
                     (quote! { #factor #dynamics_item }, mass_matrix, forcing, Some(ty))
                 } else {
                     (dynamics_item, mass_matrix, forcing, None)
@@ -66,7 +66,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
                 let factor = dynamics::tree_factor_item(model, tree, with_forcing, &mut helpers);
                 let k = tree.dirs.len();
                 let n = model.dof();
-                (factor, mass_matrix, forcing, Some(quote! { ::routh::__private::mechanics::TreeFactor<#n, #k> }))
+                (factor, mass_matrix, forcing, Some(quote! { __routh::mechanics::TreeFactor<#n, #k> }))
             }
         },
         // M by columns: from its products M a (∂p/∂q̇ along a), f its own function.
@@ -124,8 +124,8 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
 
         /// The first-order field F(t, x) from the accelerations `a` at `x`.
         #[inline]
-        fn __routh_field_from(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>, a: &::routh::__private::nalgebra::SVector<f64, #n_lit>)
-            -> ::routh::__private::nalgebra::SVector<f64, #d>
+        fn __routh_field_from(&self, t: f64, x: &__routh::State<#d>, a: &__routh::Vector<#n_lit>)
+            -> __routh::State<#d>
         {
             #field_from
         }
@@ -138,7 +138,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
 
         #f_doc
         #[must_use]
-        pub fn forcing(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SVector<f64, #n_lit> {
+        pub fn forcing(&self, t: f64, x: &__routh::State<#d>) -> __routh::Vector<#n_lit> {
             #forcing
         }
 
@@ -194,7 +194,7 @@ fn constants_and_state(model: &View<'_>, state_doc: &str, dim_doc: &str, dynamic
 
         #[doc = #state_doc]
         #[must_use]
-        pub fn state(&self, #state_params) -> ::routh::__private::nalgebra::SVector<f64, #d> {
+        pub fn state(&self, #state_params) -> __routh::State<#d> {
             #state_new
         }
     }
@@ -216,7 +216,7 @@ fn outputs_items(model: &View<'_>, exprs: &[Expr], bindings: &[(Expr, Expr)], he
         (
             quote! {
                 let lam = self.constraint_forces(t, x)
-                    .unwrap_or_else(|_| ::routh::__private::nalgebra::SVector::<f64, #m>::repeat(f64::NAN));
+                    .unwrap_or_else(|_| __routh::Vector::<#m>::repeat(f64::NAN));
             },
             " λ are the constraint forces (`constraint_forces`); where they cannot be solved for, those outputs are NaN.",
         )
@@ -238,20 +238,18 @@ fn outputs_items(model: &View<'_>, exprs: &[Expr], bindings: &[(Expr, Expr)], he
         #doc
         #allow
         #[must_use]
-        pub fn outputs(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> [f64; #k] {
+        pub fn outputs(&self, t: f64, x: &__routh::State<#d>) -> [f64; #k] {
             #lam
             #(#stmts)*
             [#(#vals),*]
         }
 
-        /// The outputs at every sample of a run (`traj.times`, `traj.states` of a `Trajectory` or a
-        /// `HybridTrajectory`): columns by name, CSV with named columns, serde
+        /// The outputs at every sample of a run (a `Trajectory`, a `HybridTrajectory`, a sampled run:
+        /// `model.observe(&traj)`): columns by name, CSV with named columns, serde
         /// ([`Observables`](::routh::runtime::observables::Observables)).
         #[must_use]
-        pub fn observe(&self, times: &[f64], states: &[::routh::__private::nalgebra::SVector<f64, #d>])
-            -> ::routh::__private::observables::Observables
-        {
-            ::routh::__private::observables::Observables::evaluate(&Self::OUTPUTS, times, states, |t, x| self.outputs(t, x).to_vec())
+        pub fn observe(&self, run: &impl __routh::observables::Samples<#d>) -> __routh::observables::Observables {
+            __routh::observables::Observables::evaluate(&Self::OUTPUTS, run.times(), run.states(), |t, x| self.outputs(t, x).to_vec())
         }
     }
 }
@@ -268,7 +266,7 @@ fn mass_matrix_item(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, m_d
         #m_doc
         #allow
         #[must_use]
-        pub fn mass_matrix(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SMatrix<f64, #n, #n> {
+        pub fn mass_matrix(&self, t: f64, x: &__routh::State<#d>) -> __routh::Matrix<#n, #n> {
             #(#m_stmts)*
             #m_only
         }
@@ -291,49 +289,45 @@ fn assembled_mass_and_forcing(
     let none = TokenStream::new();
     let (f_stmts, f_vals) = helpers.body_bound(model, &forcing.bindings, &forcing.outputs, "__routh_forcing", &none, &none);
     let allow = allow_generated();
-    let sv = quote! { ::routh::__private::nalgebra::SVector };
+    let sv = quote! { __routh::Vector };
     let (f_doc, product, assemble) = match mass {
         Assembled::Tree(tree_k) => (
             " The forcing f along the kinematic tree (O(n)).",
             TokenStream::new(),
             quote! {
                 let (s, m) = self.__routh_tree_coefficients(t, x);
-                ::routh::__private::mechanics::tree::mass_matrix::<#n, #tree_k>(Self::__routh_tree(), &s, &m)
+                __routh::mechanics::tree::mass_matrix::<#n, #tree_k>(Self::__routh_tree(), &s, &m)
             },
         ),
         Assembled::Products { product, doc, f_doc } => {
-            let a_param = quote! { a: &#sv<f64, #n>, };
+            let a_param = quote! { a: &#sv<#n>, };
             let a_arg = quote! { a, };
             let (m_stmts, m_vals) =
                 helpers.body_bound(model, &product.bindings, &product.outputs, "__routh_mass_product", &a_param, &a_arg);
             let function = quote! {
                 #[doc = #doc]
                 #allow
-                fn __routh_mass_product(&self, t: f64, x: &#sv<f64, #d>, a: &#sv<f64, #n>) -> #sv<f64, #n> {
+                fn __routh_mass_product(&self, t: f64, x: &#sv<#d>, a: &#sv<#n>) -> #sv<#n> {
                     #(#m_stmts)*
-                    #sv::<f64, #n>::from([#(#m_vals),*])
+                    #sv::<#n>::from([#(#m_vals),*])
                 }
             };
-            (
-                f_doc,
-                function,
-                quote! { ::routh::__private::mechanics::mass_from_products::<#n>(|a| self.__routh_mass_product(t, x, a)) },
-            )
+            (f_doc, function, quote! { __routh::mechanics::mass_from_products::<#n>(|a| self.__routh_mass_product(t, x, a)) })
         }
     };
     let mass_matrix = quote! {
         #[doc = #f_doc]
         #allow
-        fn __routh_forcing(&self, t: f64, x: &#sv<f64, #d>) -> #sv<f64, #n> {
+        fn __routh_forcing(&self, t: f64, x: &#sv<#d>) -> #sv<#n> {
             #(#f_stmts)*
-            #sv::<f64, #n>::from([#(#f_vals),*])
+            #sv::<#n>::from([#(#f_vals),*])
         }
 
         #product
 
         #m_doc
         #[must_use]
-        pub fn mass_matrix(&self, t: f64, x: &#sv<f64, #d>) -> ::routh::__private::nalgebra::SMatrix<f64, #n, #n> {
+        pub fn mass_matrix(&self, t: f64, x: &#sv<#d>) -> __routh::Matrix<#n, #n> {
             #assemble
         }
     };
@@ -355,8 +349,8 @@ fn vector_field_impl(model: &View<'_>) -> TokenStream {
     let (ty, generics) = (&owner.ty, &owner.generics);
     let field_items = crate::emit::codegen::lazy(quote! {
         #[inline]
-        fn field(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-            -> ::core::result::Result<::routh::__private::nalgebra::SVector<f64, #d>, ::routh::__private::FieldError>
+        fn field(&self, t: f64, x: &__routh::State<#d>)
+            -> ::core::result::Result<__routh::State<#d>, __routh::FieldError>
         {
             let a = self.accelerations(t, x)?;
             Ok(self.__routh_field_from(t, x, &a))
@@ -366,8 +360,8 @@ fn vector_field_impl(model: &View<'_>) -> TokenStream {
     let jacobian_item = model.field_jacobian.then(|| {
         quote! {
             #[inline]
-            fn exact_jacobian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-                -> ::core::option::Option<::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #d, #d>, ::routh::__private::FieldError>>
+            fn exact_jacobian(&self, t: f64, x: &__routh::State<#d>)
+                -> ::core::option::Option<::core::result::Result<__routh::Matrix<#d, #d>, __routh::FieldError>>
             {
                 ::core::option::Option::Some(self.jacobian(t, x))
             }
@@ -375,7 +369,7 @@ fn vector_field_impl(model: &View<'_>) -> TokenStream {
     });
     quote! {
         #[automatically_derived]
-        impl #generics ::routh::__private::VectorField<#d> for #ty {
+        impl #generics __routh::VectorField<#d> for #ty {
             #field_items
             #jacobian_item
         }
@@ -415,7 +409,7 @@ fn quantities(
     #l_doc
     #allow
     #[must_use]
-    pub fn lagrangian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> f64 {
+    pub fn lagrangian(&self, t: f64, x: &__routh::State<#d>) -> f64 {
         #(#l_stmts)*
         #(#l_vals)*
     }
@@ -423,7 +417,7 @@ fn quantities(
     #e_doc
     #allow
     #[must_use]
-    pub fn energy(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> f64 {
+    pub fn energy(&self, t: f64, x: &__routh::State<#d>) -> f64 {
         #(#e_stmts)*
         #(#e_vals)*
     }
@@ -431,9 +425,9 @@ fn quantities(
     #p_doc
     #allow
     #[must_use]
-    pub fn momenta(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SVector<f64, #n_lit> {
+    pub fn momenta(&self, t: f64, x: &__routh::State<#d>) -> __routh::Vector<#n_lit> {
         #(#p_stmts)*
-        ::routh::__private::nalgebra::SVector::<f64, #n_lit>::from([#(#p_vals),*])
+        __routh::Vector::<#n_lit>::from([#(#p_vals),*])
     }
 
     #pw_doc
@@ -441,7 +435,7 @@ fn quantities(
     #q_doc
     #allow
     #[must_use]
-    pub fn power(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> f64 {
+    pub fn power(&self, t: f64, x: &__routh::State<#d>) -> f64 {
         #(#pw_stmts)*
         #(#pw_vals)*
     }
@@ -770,7 +764,7 @@ fn contact_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> (To
         #dz_doc
         #allow
         #[must_use]
-        pub fn lagrangian_dz(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> f64 {
+        pub fn lagrangian_dz(&self, t: f64, x: &__routh::State<#d>) -> f64 {
             #(#dz_stmts)*
             #(#dz_vals)*
         }
@@ -778,16 +772,16 @@ fn contact_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> (To
         #er_doc
         #allow
         #[must_use]
-        pub fn energy_rate(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> f64 {
+        pub fn energy_rate(&self, t: f64, x: &__routh::State<#d>) -> f64 {
             #(#er_stmts)*
             #(#er_vals)*
         }
 
         /// ∂L/∂x over x = (q, q̇, z): the row of ż = L in the field Jacobian.
         #allow
-        fn __routh_lagrangian_gradient(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SVector<f64, #d> {
+        fn __routh_lagrangian_gradient(&self, t: f64, x: &__routh::State<#d>) -> __routh::State<#d> {
             #(#g_stmts)*
-            ::routh::__private::nalgebra::SVector::<f64, #d>::from([#(#g_vals),*])
+            __routh::State::<#d>::from([#(#g_vals),*])
         }
     };
     (field, items)
@@ -823,7 +817,7 @@ pub fn energy_derivatives_along_tree(model: &View<'_>, energy: &crate::derive::t
     let d = model.layout.state_dim();
     let none = TokenStream::new();
     let mut helpers = Helpers::default();
-    let sv = quote! { ::routh::__private::nalgebra::SVector<f64, #d> };
+    let sv = quote! { __routh::State<#d> };
     let (g_stmts, g_vals) =
         helpers.body_bound(model, &energy.gradient.bindings, &energy.gradient.outputs, "__routh_energy_gradient", &none, &none);
     let tangent = crate::emit::codegen::TangentFunctions {
@@ -852,8 +846,8 @@ pub fn energy_derivatives_along_tree(model: &View<'_>, energy: &crate::derive::t
         /// variational equations of the embedding.
         #allow
         #[must_use]
-        pub fn energy_hessian(&self, t: f64, x: &#sv) -> ::routh::__private::nalgebra::SMatrix<f64, #d, #d> {
-            let mut dr = ::routh::__private::nalgebra::SMatrix::<f64, #d, #d>::zeros();
+        pub fn energy_hessian(&self, t: f64, x: &#sv) -> __routh::Matrix<#d, #d> {
+            let mut dr = __routh::Matrix::<#d, #d>::zeros();
             #add_columns
             dr
         }
@@ -880,16 +874,16 @@ pub fn energy_derivatives(model: &View<'_>, energy: &crate::derive::euler_lagran
         /// embedding f̃ = f + ξ∇E of periodic-orbit continuation.
         #allow
         #[must_use]
-        pub fn energy_gradient(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SVector<f64, #d> {
+        pub fn energy_gradient(&self, t: f64, x: &__routh::State<#d>) -> __routh::State<#d> {
             #(#g_stmts)*
-            ::routh::__private::nalgebra::SVector::<f64, #d>::from([#(#g_vals),*])
+            __routh::State::<#d>::from([#(#g_vals),*])
         }
 
         /// The Hessian ∇²E of [`Self::energy`] over the state (symbolic), for the variational
         /// equations of the embedding.
         #allow
         #[must_use]
-        pub fn energy_hessian(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>) -> ::routh::__private::nalgebra::SMatrix<f64, #d, #d> {
+        pub fn energy_hessian(&self, t: f64, x: &__routh::State<#d>) -> __routh::Matrix<#d, #d> {
             #(#h_stmts)*
             #hessian
         }

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::derive::nonholonomic::Nonholonomic;
-use crate::emit::codegen::{Helpers, allow_generated, field_error, svector, symmetric_matrix};
+use crate::emit::codegen::{Helpers, allow_generated, field_error, state_type, svector, symmetric_matrix};
 use crate::model::View;
 use crate::names::snake;
 use crate::notation::{doc_block, formula};
@@ -207,7 +207,7 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
         quote! {
             /// The full model's energy at the reduced state (see the type's documentation).
             #[must_use]
-            pub fn energy(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>) -> f64 {
+            pub fn energy(&self, t: f64, x: &__routh::State<#dr>) -> f64 {
                 #body
             }
         }
@@ -235,7 +235,7 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
     let idx: Vec<usize> = (0..np).collect();
     let vel_idx: Vec<usize> = (0..n).collect();
     let idx_v: Vec<usize> = (np..np + n).collect();
-    let (xt, rt, kt) = (svector(d), svector(dr), svector(k));
+    let (xt, rt, kt) = (state_type(d), state_type(dr), svector(k));
     let fe = field_error();
     let allow = allow_generated();
     let r_idx: Vec<usize> = (0..nr).collect();
@@ -272,23 +272,23 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
         let (stmts, vals) = helpers.body(rm, &outputs, &format!("__routh_{base}_chaplygin"), &none, &none);
         let (gyro, curv) = vals.split_at(nu);
         let matrices: Vec<TokenStream> = curv.chunks(nr * nr).map(|c| crate::emit::codegen::matrix(nr, nr, c)).collect();
-        let rt = svector(dr);
+        let rt = state_type(dr);
         quote! {
             /// The gyroscopic force G_α = p_a B^a_αβ ṙ^β of the connection's curvature: the part of the
             /// reduced right-hand side the constraints add to the Euler–Lagrange equations of the
             /// constrained reduced Lagrangian (see the type's documentation).
             #allow
             #[must_use]
-            pub fn gyroscopic_force(&self, t: f64, x: &#rt) -> ::routh::__private::nalgebra::SVector<f64, #nu> {
+            pub fn gyroscopic_force(&self, t: f64, x: &#rt) -> __routh::Vector<#nu> {
                 #(#stmts)*
-                ::routh::__private::nalgebra::SVector::<f64, #nu>::from([#(#gyro),*])
+                __routh::Vector::<#nu>::from([#(#gyro),*])
             }
 
             /// The curvature B^a_αβ = ∂A^a_β/∂r^α − ∂A^a_α/∂r^β of the connection ġ = −A(r) ṙ, one
             /// shape × shape matrix per dropped coordinate (see the type's documentation).
             #allow
             #[must_use]
-            pub fn curvature(&self, t: f64, x: &#rt) -> [::routh::__private::nalgebra::SMatrix<f64, #nr, #nr>; #k] {
+            pub fn curvature(&self, t: f64, x: &#rt) -> [__routh::Matrix<#nr, #nr>; #k] {
                 #(#stmts)*
                 [#(#matrices),*]
             }
@@ -324,14 +324,14 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
         /// Sᵀ M S, the reduced equations' matrix (see the type's documentation).
         #allow
         #[must_use]
-        pub fn mass(&self, t: f64, x: &#rt) -> ::routh::__private::nalgebra::SMatrix<f64, #nu, #nu> {
+        pub fn mass(&self, t: f64, x: &#rt) -> __routh::Matrix<#nu, #nu> {
             #mass_code
         }
 
         /// Sᵀ (f − M a₀), the reduced equations' right-hand side (see the type's documentation).
         #allow
         #[must_use]
-        pub fn forcing(&self, t: f64, x: &#rt) -> ::routh::__private::nalgebra::SVector<f64, #nu> {
+        pub fn forcing(&self, t: f64, x: &#rt) -> __routh::Vector<#nu> {
             #forcing_code
         }
 
@@ -369,10 +369,10 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
         ///
         /// # Errors
         /// A failed evaluation, or no convergence (with the last iterate).
-        pub fn relative_equilibrium(&self, t: f64, guess: #rt, options: &::routh::__private::equilibrium::FixedPointOptions)
-            -> ::core::result::Result<::routh::__private::equilibrium::FixedPoint<#dr>, ::routh::__private::equilibrium::FixedPointError>
+        pub fn relative_equilibrium(&self, t: f64, guess: #rt, options: &__routh::equilibrium::FixedPointOptions)
+            -> ::core::result::Result<__routh::equilibrium::FixedPoint<#dr>, __routh::equilibrium::FixedPointError>
         {
-            ::routh::__private::equilibrium::fixed_point(self, t, guess, options)
+            __routh::equilibrium::fixed_point(self, t, guess, options)
         }
     });
     let hidden = helpers.into_impl(&TokenStream::new(), &quote!(#name));
@@ -380,8 +380,8 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
     let reconstructed = crate::emit::run::extra(
         name,
         &kind,
-        quote! { ::routh::__private::Reconstructed<#k> },
-        quote! { ::routh::__private::Trajectory<#d> },
+        quote! { __routh::Reconstructed<#k> },
+        quote! { __routh::Trajectory<#d> },
         quote! { plan.reconstructed::<Self, #k, #dz, #d>(self, with.0) },
     );
     let run_impls = quote! { #run_impls #reconstructed };
@@ -431,14 +431,14 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
         }
 
         #[automatically_derived]
-        impl ::routh::__private::VectorField<#dr> for #name {
+        impl __routh::VectorField<#dr> for #name {
             #allow
             fn field(&self, t: f64, x: &#rt) -> ::core::result::Result<#rt, #fe> {
                 #field_code
             }
             #allow
             fn exact_jacobian(&self, t: f64, x: &#rt)
-                -> ::core::option::Option<::core::result::Result<::routh::__private::nalgebra::SMatrix<f64, #dr, #dr>, #fe>>
+                -> ::core::option::Option<::core::result::Result<__routh::Matrix<#dr, #dr>, #fe>>
             {
                 #jacobian_code
             }
@@ -447,7 +447,7 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
         #run_impls
 
         #[automatically_derived]
-        impl ::routh::__private::Reconstruction<#dr, #k, #d> for #name {
+        impl __routh::Reconstruction<#dr, #k, #d> for #name {
             fn cyclic_velocities(&self, t: f64, x: &#rt, g: &[f64; #k]) -> #kt {
                 #name::cyclic_velocities(self, t, x, g)
             }
@@ -487,7 +487,7 @@ fn hybrid(
     let dz = dr + k + m;
     let (m_stmts, m_vals) = helpers.body(full, momentum, &format!("__routh_{base}_spatial_momentum"), &none, &none);
     let params = full.parameters.iter();
-    let (xt, rt) = (svector(d), svector(dr));
+    let (xt, rt) = (state_type(d), state_type(dr));
     let maggi_doc = format!(
         " Hybrid reduction of [`{full_name}`] through [`{name}`]: \
          `model.run(x0).span(t0..t1).reduced::<{name}>().go()?` integrates the reduced system between impacts \
@@ -519,13 +519,13 @@ fn hybrid(
         }
     });
     let kind = crate::emit::run::Kind::hybrid(d);
-    let with = quote! { ::routh::__private::ReducedBy<#name> };
+    let with = quote! { __routh::ReducedBy<#name> };
     let run = if m == 0 {
         let run = crate::emit::run::extra(
             full_name,
             &kind,
             with,
-            quote! { ::routh::__private::HybridTrajectory<#d> },
+            quote! { __routh::HybridTrajectory<#d> },
             quote! { self.check_parameters()?; plan.reduced_without_momenta::<Self, #dr, #k, #dz>(self) },
         );
         quote! { #[doc = #maggi_doc] #run }
@@ -534,14 +534,14 @@ fn hybrid(
             full_name,
             &kind,
             with,
-            quote! { (::routh::__private::HybridTrajectory<#d>, ::std::vec::Vec<::routh::__private::MomentumJump<#m>>) },
+            quote! { (__routh::HybridTrajectory<#d>, ::std::vec::Vec<__routh::MomentumJump<#m>>) },
             quote! { self.check_parameters()?; plan.reduced::<Self, #dr, #k, #m, #dz>(self) },
         );
         quote! { #[doc = #doc] #run }
     };
     quote! {
         #[automatically_derived]
-        impl ::routh::__private::HybridReduction<#dr, #k, #m, #d> for #full_name {
+        impl __routh::HybridReduction<#dr, #k, #m, #d> for #full_name {
             #items
         }
 
@@ -629,7 +629,7 @@ fn momentum_items(
     full: &syn::Ident,
 ) -> TokenStream {
     let none = TokenStream::new();
-    let rt = svector(dr);
+    let rt = state_type(dr);
     let fe = field_error();
     let allow = allow_generated();
     let mut items = TokenStream::new();
@@ -663,7 +663,7 @@ fn momentum_items(
             /// As the field.
             #allow
             pub fn #rate_fn(&self, t: f64, x: &#rt) -> ::core::result::Result<f64, #fe> {
-                let f = ::routh::__private::VectorField::field(self, t, x)?;
+                let f = __routh::VectorField::field(self, t, x)?;
                 #(#stmts)*
                 let gradient = <#rt>::from([#(#gradient),*]);
                 ::core::result::Result::Ok(#dt + gradient.dot(&f))
@@ -759,21 +759,21 @@ fn chart_code(
     ChartCode {
         field: quote! {
             #(#f_stmts)*
-            let rates = ::routh::__private::nalgebra::SVector::<f64, #nr>::from([#(#rates),*]);
-            let forcing = ::routh::__private::nalgebra::SVector::<f64, #nu>::from([#(#forcing),*]);
-            ::routh::__private::reduction::nonholonomic_field::<#nr, #nu, #dr>(t, rates, #mass, forcing)
+            let rates = __routh::Vector::<#nr>::from([#(#rates),*]);
+            let forcing = __routh::Vector::<#nu>::from([#(#forcing),*]);
+            __routh::reduction::nonholonomic_field::<#nr, #nu, #dr>(t, rates, #mass, forcing)
         },
         jacobian: quote! {
             #(#j_stmts)*
-            let forcing = ::routh::__private::nalgebra::SVector::<f64, #nu>::from([#(#j_forcing),*]);
-            ::core::option::Option::Some(::routh::__private::reduction::nonholonomic_jacobian::<#nr, #nu, #dr>(
+            let forcing = __routh::Vector::<#nu>::from([#(#j_forcing),*]);
+            ::core::option::Option::Some(__routh::reduction::nonholonomic_jacobian::<#nr, #nu, #dr>(
                 t, #j_rates, (#j_mass, forcing), (&[#(#j_dmass),*], #j_dforcing),
             ))
         },
         mass: quote! { #(#m_stmts)* #mass_only },
         forcing: quote! {
             #(#fo_stmts)*
-            ::routh::__private::nalgebra::SVector::<f64, #nu>::from([#(#fo_vals),*])
+            __routh::Vector::<#nu>::from([#(#fo_vals),*])
         },
         energy,
     }

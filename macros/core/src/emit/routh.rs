@@ -28,8 +28,8 @@ pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibil
     let reconstructed = crate::emit::run::extra(
         name,
         &crate::emit::run::Kind::smooth(dr),
-        quote! { ::routh::__private::Reconstructed<#k> },
-        quote! { ::routh::__private::Trajectory<#d> },
+        quote! { __routh::Reconstructed<#k> },
+        quote! { __routh::Trajectory<#d> },
         quote! {
             self.check_parameters()?;
             plan.reconstructed::<Self, #k, #dz, #d>(self, with.0)
@@ -52,7 +52,7 @@ pub fn emit(full: &View<'_>, red: &Reduced, api: TokenStream, vis: &syn::Visibil
         }
 
         #[automatically_derived]
-        impl ::routh::__private::Reconstruction<#dr, #k, #d> for #name {
+        impl __routh::Reconstruction<#dr, #k, #d> for #name {
             #reconstruction_items
         }
 
@@ -146,16 +146,16 @@ fn reconstruction(
         #v_doc
         #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
         #[must_use]
-        pub fn cyclic_velocities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>) -> ::routh::__private::nalgebra::SVector<f64, #k> {
+        pub fn cyclic_velocities(&self, t: f64, x: &__routh::State<#dr>) -> __routh::Vector<#k> {
             #(#v_stmts)*
-            ::routh::__private::nalgebra::SVector::<f64, #k>::from([#(#v_vals),*])
+            __routh::Vector::<#k>::from([#(#v_vals),*])
         }
 
         /// The full state of the original model from a reduced state and the cyclic positions.
         #[must_use]
-        pub fn reconstruct(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>, theta: [f64; #k]) -> ::routh::__private::nalgebra::SVector<f64, #d> {
+        pub fn reconstruct(&self, t: f64, x: &__routh::State<#dr>, theta: [f64; #k]) -> __routh::State<#d> {
             let w = self.cyclic_velocities(t, x);
-            let mut full = ::routh::__private::nalgebra::SVector::<f64, #d>::zeros();
+            let mut full = __routh::State::<#d>::zeros();
             #( full[#idx] = #pos; )*
             #( full[#idx_v] = #vel; )*
             full
@@ -163,10 +163,10 @@ fn reconstruction(
 
     });
     let trait_items = crate::emit::codegen::lazy(quote! {
-        fn cyclic_velocities(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>, _theta: &[f64; #k]) -> ::routh::__private::nalgebra::SVector<f64, #k> {
+        fn cyclic_velocities(&self, t: f64, x: &__routh::State<#dr>, _theta: &[f64; #k]) -> __routh::Vector<#k> {
             #name::cyclic_velocities(self, t, x)
         }
-        fn reconstruct(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #dr>, theta: [f64; #k]) -> ::routh::__private::nalgebra::SVector<f64, #d> {
+        fn reconstruct(&self, t: f64, x: &__routh::State<#dr>, theta: [f64; #k]) -> __routh::State<#d> {
             #name::reconstruct(self, t, x, theta)
         }
     });
@@ -194,8 +194,7 @@ fn hybrid(full: &View<'_>, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream
          (*Hybrid momentum maps*, §4.1): `model.run(x0).span(t0..t1).reduced::<{name}>().go()?` returns the \
          reconstructed trajectory of the full model and the μ jumps."
     );
-    let sv = crate::emit::codegen::svector;
-    let (xt, rt) = (sv(d), sv(dr));
+    let (xt, rt) = (crate::emit::codegen::state_type(d), crate::emit::codegen::state_type(dr));
     let mu_k: Vec<usize> = (0..k).collect();
     let items = crate::emit::codegen::lazy(quote! {
         type Reduced = #name;
@@ -213,8 +212,8 @@ fn hybrid(full: &View<'_>, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream
     let run = crate::emit::run::extra(
         full_name,
         &crate::emit::run::Kind::hybrid(d),
-        quote! { ::routh::__private::ReducedBy<#name> },
-        quote! { (::routh::__private::HybridTrajectory<#d>, ::std::vec::Vec<::routh::__private::MomentumJump<#k>>) },
+        quote! { __routh::ReducedBy<#name> },
+        quote! { (__routh::HybridTrajectory<#d>, ::std::vec::Vec<__routh::MomentumJump<#k>>) },
         quote! {
             self.check_parameters()?;
             plan.reduced::<Self, #dr, #k, #k, #dz>(self)
@@ -223,7 +222,7 @@ fn hybrid(full: &View<'_>, red: &Reduced, reduce_fn: &syn::Ident) -> TokenStream
     let run = quote! { #[doc = #doc] #run };
     quote! {
         #[automatically_derived]
-        impl ::routh::__private::HybridReduction<#dr, #k, #k, #d> for #full_name {
+        impl __routh::HybridReduction<#dr, #k, #k, #d> for #full_name {
             #items
         }
 
@@ -261,13 +260,13 @@ fn reducing_method(full: &View<'_>, red: &Reduced, rm: &View<'_>, cyclic_names: 
         #[doc = #reduce_doc]
         #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
         #[must_use]
-        pub fn #reduce_fn(&self, t: f64, x: &::routh::__private::nalgebra::SVector<f64, #d>)
-            -> (#name, ::routh::__private::nalgebra::SVector<f64, #dr>, [f64; #k])
+        pub fn #reduce_fn(&self, t: f64, x: &__routh::State<#d>)
+            -> (#name, __routh::State<#dr>, [f64; #k])
         {
             #(#m_stmts)*
             let mu = [#(#m_vals),*];
             let reduced = #name { #( #orig_params: self.#orig_params, )* #( #mu_fields: mu[#mu_idx], )* };
-            let mut xr = ::routh::__private::nalgebra::SVector::<f64, #dr>::zeros();
+            let mut xr = __routh::State::<#dr>::zeros();
             #( xr[#kr] = x[#kept_q]; )*
             #( xr[#kr_v] = x[#kept_v]; )*
             (reduced, xr, [#( x[#cyc] ),*])

@@ -19,9 +19,9 @@ impl Kind {
     /// A smooth model: from a state, with `Options`, into a `Trajectory`.
     pub fn smooth(d: usize) -> Kind {
         Kind {
-            start: crate::emit::codegen::svector(d),
-            options: quote! { ::routh::__private::Options },
-            output: quote! { ::routh::__private::Trajectory<#d> },
+            start: crate::emit::codegen::state_type(d),
+            options: quote! { __routh::Options },
+            output: quote! { __routh::Trajectory<#d> },
             dim: d,
         }
     }
@@ -30,9 +30,9 @@ impl Kind {
     /// `HybridTrajectory`.
     pub fn hybrid(d: usize) -> Kind {
         Kind {
-            start: crate::emit::codegen::svector(d),
-            options: quote! { ::routh::__private::HybridOptions },
-            output: quote! { ::routh::__private::HybridTrajectory<#d> },
+            start: crate::emit::codegen::state_type(d),
+            options: quote! { __routh::HybridOptions },
+            output: quote! { __routh::HybridTrajectory<#d> },
             dim: d,
         }
     }
@@ -40,9 +40,9 @@ impl Kind {
     /// A model with modes: from a `ModeState`, with `HybridOptions`, into a `HybridTrajectory`.
     pub fn modes(d: usize) -> Kind {
         Kind {
-            start: quote! { ::routh::__private::ModeState<#d> },
-            options: quote! { ::routh::__private::HybridOptions },
-            output: quote! { ::routh::__private::HybridTrajectory<#d> },
+            start: quote! { __routh::ModeState<#d> },
+            options: quote! { __routh::HybridOptions },
+            output: quote! { __routh::HybridTrajectory<#d> },
             dim: d,
         }
     }
@@ -50,7 +50,7 @@ impl Kind {
     /// The `Plan` type a run of this kind hands to the model.
     fn plan(&self) -> TokenStream {
         let (start, options, d) = (&self.start, &self.options, self.dim);
-        quote! { ::routh::__private::Plan<'_, #start, #options, #d> }
+        quote! { __routh::Plan<'_, #start, #options, #d> }
     }
 }
 
@@ -77,13 +77,13 @@ pub fn items(
     let inherent = quote! {
         #[doc = #doc]
         #[inline]
-        pub fn run(&self, start: #start) -> ::routh::__private::Run<'_, Self, #dim> {
-            ::routh::__private::Run::new(self, start)
+        pub fn run(&self, start: #start) -> __routh::Run<'_, Self, #dim> {
+            __routh::Run::new(self, start)
         }
     };
     let mut impls = quote! {
         #[automatically_derived]
-        impl ::routh::__private::Simulate<#dim> for #ty {
+        impl __routh::Simulate<#dim> for #ty {
             type Start = #start;
             type Options = #options;
         }
@@ -91,35 +91,35 @@ pub fn items(
     if let Some(body) = plain {
         impls.extend(quote! {
             #[automatically_derived]
-            impl ::routh::__private::Runs<::routh::__private::Plain, #dim> for #ty {
+            impl __routh::Runs<__routh::Plain, #dim> for #ty {
                 type Output = #output;
                 #[inline]
-                fn run_with(&self, plan: #plan, _: ::routh::__private::Plain) -> ::routh::__private::RunResult<#output> {
+                fn run_with(&self, plan: #plan, _: __routh::Plain) -> __routh::RunResult<#output> {
                     #body
                 }
             }
         });
     }
     if let Some(Driving { inputs: k, signal, sampled }) = driving {
-        let state = crate::emit::codegen::svector(*dim);
+        let state = crate::emit::codegen::state_type(*dim);
         let input = crate::emit::codegen::svector(k);
         impls.extend(quote! {
             #[automatically_derived]
-            impl<G: ::routh::__private::InputSignal<#dim, #k>> ::routh::__private::Runs<::routh::__private::Inputs<G, #k>, #dim> for #ty {
+            impl<G: __routh::InputSignal<#dim, #k>> __routh::Runs<__routh::Inputs<G, #k>, #dim> for #ty {
                 type Output = #output;
                 #[inline]
-                fn run_with(&self, plan: #plan, inputs: ::routh::__private::Inputs<G, #k>) -> ::routh::__private::RunResult<#output> {
+                fn run_with(&self, plan: #plan, inputs: __routh::Inputs<G, #k>) -> __routh::RunResult<#output> {
                     let signal = inputs.0;
                     #signal
                 }
             }
 
             #[automatically_derived]
-            impl<L: ::core::ops::FnMut(f64, &#state) -> #input> ::routh::__private::Runs<::routh::__private::ZeroOrderHold<L, #k>, #dim> for #ty {
-                type Output = ::routh::__private::Sampled<#output, #k>;
+            impl<L: ::core::ops::FnMut(f64, &#state) -> #input> __routh::Runs<__routh::ZeroOrderHold<L, #k>, #dim> for #ty {
+                type Output = __routh::Sampled<#output, #k>;
                 #[inline]
-                fn run_with(&self, plan: #plan, hold: ::routh::__private::ZeroOrderHold<L, #k>)
-                    -> ::routh::__private::RunResult<::routh::__private::Sampled<#output, #k>>
+                fn run_with(&self, plan: #plan, hold: __routh::ZeroOrderHold<L, #k>)
+                    -> __routh::RunResult<__routh::Sampled<#output, #k>>
                 {
                     #sampled
                 }
@@ -136,10 +136,10 @@ pub fn extra(ty: &syn::Ident, kind: &Kind, with: TokenStream, output: TokenStrea
     let (plan, dim) = (kind.plan(), kind.dim);
     quote! {
         #[automatically_derived]
-        impl ::routh::__private::Runs<#with, #dim> for #ty {
+        impl __routh::Runs<#with, #dim> for #ty {
             type Output = #output;
             #[inline]
-            fn run_with(&self, plan: #plan, with: #with) -> ::routh::__private::RunResult<#output> {
+            fn run_with(&self, plan: #plan, with: #with) -> __routh::RunResult<#output> {
                 let _ = &with;
                 #body
             }

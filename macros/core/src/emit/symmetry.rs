@@ -89,7 +89,7 @@ fn algebra_item(algebra: &Algebra, names: &[String]) -> TokenStream {
 /// The momentum map of one symmetry, its balance law and, for a moving symmetry of affine
 /// constraints, its conserved moving energy.
 fn symmetry_items(model: &View<'_>, se: &SymmetryEquations, helpers: &mut Helpers) -> TokenStream {
-    let state = crate::emit::codegen::svector(model.layout.state_dim());
+    let state = crate::emit::codegen::state_type(model.layout.state_dim());
     let none = TokenStream::new();
     let name = se.name.to_string();
     let j_fn = format_ident!("{name}_momentum");
@@ -174,7 +174,7 @@ fn momentum_doc(model: &View<'_>, se: &SymmetryEquations) -> TokenStream {
 /// `<name>_momentum_rate`: the balance law dJ/dt, with the constraint forces' share under
 /// constraints.
 fn rate_item(model: &View<'_>, se: &SymmetryEquations, helpers: &mut Helpers) -> TokenStream {
-    let state = crate::emit::codegen::svector(model.layout.state_dim());
+    let state = crate::emit::codegen::state_type(model.layout.state_dim());
     let none = TokenStream::new();
     let name = se.name.to_string();
     let r_fn = format_ident!("{name}_momentum_rate");
@@ -219,11 +219,11 @@ fn rate_item(model: &View<'_>, se: &SymmetryEquations, helpers: &mut Helpers) ->
         /// # Errors
         /// As [`Self::constraint_forces`].
         #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)]
-        pub fn #r_fn(&self, t: f64, x: &#state) -> ::core::result::Result<f64, ::routh::__private::FieldError> {
+        pub fn #r_fn(&self, t: f64, x: &#state) -> ::core::result::Result<f64, __routh::FieldError> {
             let lam = self.constraint_forces(t, x)?;
             let forced = { #(#r_stmts)* #(#r_vals)* };
             #(#a_stmts)*
-            let a_xi = ::routh::__private::nalgebra::SVector::<f64, #m>::from([#(#a_vals),*]);
+            let a_xi = __routh::Vector::<#m>::from([#(#a_vals),*]);
             Ok(forced + lam.dot(&a_xi))
         }
     }
@@ -233,7 +233,7 @@ fn rate_item(model: &View<'_>, se: &SymmetryEquations, helpers: &mut Helpers) ->
 /// otherwise: no item).
 fn moving_item(model: &View<'_>, se: &SymmetryEquations, helpers: &mut Helpers) -> TokenStream {
     let Some((c, ej)) = se.moving_energy else { return TokenStream::new() };
-    let state = crate::emit::codegen::svector(model.layout.state_dim());
+    let state = crate::emit::codegen::state_type(model.layout.state_dim());
     let none = TokenStream::new();
     let name = se.name.to_string();
     let e_fn = format_ident!("{name}_moving_energy");

@@ -8,6 +8,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::emit::codegen::mode_type;
+use crate::emit::door::Door;
 use crate::emit::hybrid::{GuardRow, ModeRow, ModeTable, ZenoRow, hybrid_system_impl, parametric_model_impl};
 use crate::layout::Role;
 use crate::model::{Law, System, Trigger, View};
@@ -77,14 +78,14 @@ fn check_parameters(models: &[View<'_>]) -> TokenStream {
         /// Where a run of this model with `options` comes from: routh's version, the model's
         /// name, its parameters ([`Self::PARAMETERS`] with their values) and the options; with the
         /// `serde` feature it serializes beside a result (see [`Self::record`]).
-        pub fn provenance<O>(&self, options: O) -> ::routh::__private::Provenance<O> {
-            ::routh::__private::Provenance::new(#model_name, &Self::PARAMETERS, &[#(self.#params),*], options)
+        pub fn provenance<O>(&self, options: O) -> __routh::Provenance<O> {
+            __routh::Provenance::new(#model_name, &Self::PARAMETERS, &[#(self.#params),*], options)
         }
 
         /// `result` with its [`provenance`](Self::provenance) under `options`: what to serialize so
         /// that the file says how to reproduce it.
-        pub fn record<R, O>(&self, result: R, options: O) -> ::routh::__private::Record<R, O> {
-            ::routh::__private::Record::new(self.provenance(options), result)
+        pub fn record<R, O>(&self, result: R, options: O) -> __routh::Record<R, O> {
+            __routh::Record::new(self.provenance(options), result)
         }
         /// The parameters of `sensitivity(...)`: the columns of `parameter_jacobian` (∂F/∂p).
         pub const SENSITIVITY: [&'static str; #nchosen] = [#(#chosen),*];
@@ -95,15 +96,15 @@ fn check_parameters(models: &[View<'_>]) -> TokenStream {
         ///
         /// # Errors
         /// [`SimError::InvalidParameter`](::routh::runtime::SimError) naming the first bad parameter.
-        pub fn check_parameters(&self) -> ::core::result::Result<(), ::routh::__private::SimError> {
+        pub fn check_parameters(&self) -> ::core::result::Result<(), __routh::SimError> {
             #(
                 if !self.#params.is_finite() {
-                    return Err(::routh::__private::SimError::InvalidParameter { name: #names, value: self.#params, reason: "it is not finite" });
+                    return Err(__routh::SimError::InvalidParameter { name: #names, value: self.#params, reason: "it is not finite" });
                 }
             )*
             #(
                 if !(self.#coefficients >= 0.0) {
-                    return Err(::routh::__private::SimError::InvalidParameter {
+                    return Err(__routh::SimError::InvalidParameter {
                         name: #coefficient_names,
                         value: self.#coefficients,
                         reason: "a restitution coefficient must be >= 0",
@@ -112,7 +113,7 @@ fn check_parameters(models: &[View<'_>]) -> TokenStream {
             )*
             #(
                 if !(0.0..=1.0).contains(&self.#alphas) {
-                    return Err(::routh::__private::SimError::InvalidParameter {
+                    return Err(__routh::SimError::InvalidParameter {
                         name: #alpha_names,
                         value: self.#alphas,
                         reason: "the α of the discrete rule must lie in [0, 1]",
@@ -121,7 +122,7 @@ fn check_parameters(models: &[View<'_>]) -> TokenStream {
             )*
             #(
                 if self.#divisors == 0.0 {
-                    return Err(::routh::__private::SimError::InvalidParameter {
+                    return Err(__routh::SimError::InvalidParameter {
                         name: #divisor_names,
                         value: self.#divisors,
                         reason: "the model divides by it",
@@ -134,23 +135,25 @@ fn check_parameters(models: &[View<'_>]) -> TokenStream {
 }
 
 /// The system-level items of `system`, whose modes over their arenas are `views`.
-pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
+/// The generated types' fields that name routh take the `door`'s path (they stand outside the
+/// impls' constant, see [`crate::emit::door`]).
+pub fn items(system: &System, views: &[View<'_>], door: &Door) -> TokenStream {
     match views {
-        [m] if system.is_single() && !m.inputs.is_empty() => driven(m, &system.vis),
+        [m] if system.is_single() && !m.inputs.is_empty() => driven(m, &system.vis, door),
         [m] if system.is_single() => single(m),
-        _ => multi(system, views),
+        _ => multi(system, views, door),
     }
 }
 
 /// A model with inputs: its API at fixed input values lives on the view `<Model>Driven`
 /// (emitted per model); the struct gets the constants, the state constructor, the view, the
 /// linearisation, `impl InputSystem` and `simulate` driven by an input signal.
-fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
+fn driven(model: &View<'_>, vis: &syn::Visibility, door: &Door) -> TokenStream {
     let check = check_parameters(std::slice::from_ref(model));
     let (n, d, k) = (model.dof(), model.layout.state_dim(), model.inputs.len());
     let name = &model.name;
     let view = crate::emit::codegen::driven_type(name);
-    let state = crate::emit::codegen::svector(d);
+    let state = crate::emit::codegen::state_type(d);
     let inputs: Vec<String> = model.inputs.iter().map(ToString::to_string).collect();
     let coords: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
     let nc = coords.len();
@@ -225,7 +228,7 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
         /// The model at the input values `u`: the view with its whole API.
         #[must_use]
         pub fn driven(&self, u: [f64; #k]) -> #view<'_> {
-            #view(self, ::routh::__private::nalgebra::SVector::from(u))
+            #view(self, __routh::Vector::from(u))
         }
 
         /// The linearisation x' ≈ F(t, x, u) + A δx + B δu about the state `x` and inputs `u`:
@@ -234,10 +237,10 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
         /// # Errors
         /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at `x`.
         pub fn linearize(&self, t: f64, x: &#state, u: [f64; #k])
-            -> ::core::result::Result<::routh::__private::Linearization<#d, #k>, ::routh::__private::FieldError>
+            -> ::core::result::Result<__routh::Linearization<#d, #k>, __routh::FieldError>
         {
             let v = self.driven(u);
-            Ok(::routh::__private::Linearization { a: v.jacobian(t, x)?, b: v.input_jacobian(t, x)? })
+            Ok(__routh::Linearization { a: v.jacobian(t, x)?, b: v.input_jacobian(t, x)? })
         }
 
         #run_items
@@ -249,7 +252,7 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
             crate::emit::codegen::lazy(guards_with_input(&view, &single_table(model, quote! { <'a> }, quote! { #view<'a> }), k));
         quote! {
             #[automatically_derived]
-            impl ::routh::__private::HybridInputSystem<#d, #k> for #name {
+            impl __routh::HybridInputSystem<#d, #k> for #name {
                 #guards
             }
         }
@@ -258,16 +261,16 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
     };
     let input_items = crate::emit::codegen::lazy(quote! {
         #[inline]
-        fn field_with_input(&self, t: f64, x: &#state, u: &::routh::__private::nalgebra::SVector<f64, #k>)
-            -> ::core::result::Result<#state, ::routh::__private::FieldError>
+        fn field_with_input(&self, t: f64, x: &#state, u: &__routh::Vector<#k>)
+            -> ::core::result::Result<#state, __routh::FieldError>
         {
-            ::routh::__private::VectorField::field(&#view(self, *u), t, x)
+            __routh::VectorField::field(&#view(self, *u), t, x)
         }
     });
     quote! {
         #[doc = #view_doc]
         #[derive(Clone, Copy)]
-        #vis struct #view<'a>(pub &'a #name, pub ::routh::__private::nalgebra::SVector<f64, #k>);
+        #vis struct #view<'a>(pub &'a #name, pub #door::Vector<#k>);
 
         #[automatically_derived]
         impl #name {
@@ -275,7 +278,7 @@ fn driven(model: &View<'_>, vis: &syn::Visibility) -> TokenStream {
         }
 
         #[automatically_derived]
-        impl ::routh::__private::InputSystem<#d, #k> for #name {
+        impl __routh::InputSystem<#d, #k> for #name {
             #input_items
         }
 
@@ -349,15 +352,15 @@ fn guards_with_input(view: &syn::Ident, table: &ModeTable, k: usize) -> TokenStr
             .flat_map(|(m, row)| row.guards.iter().enumerate().filter(move |(_, g)| keep(g)).map(move |(g, _)| (m, g)))
             .unzip()
     };
-    let state = crate::emit::codegen::svector(table.dim);
-    let input = quote! { ::routh::__private::nalgebra::SVector<f64, #k> };
+    let state = crate::emit::codegen::state_type(table.dim);
+    let input = quote! { __routh::Vector<#k> };
     let (modes, guards) = select(|g| g.forced);
     let guard_item = (!modes.is_empty()).then(|| {
         quote! {
             fn mode_guard_with_input(&self, mode: usize, guard: usize, t: f64, x: &#state, u: &#input) -> ::core::option::Option<f64> {
                 match (mode, guard) {
                     #( (#modes, #guards) )|* => {
-                        ::core::option::Option::Some(::routh::__private::HybridSystem::guard(&#view(self, *u), mode, guard, t, x))
+                        ::core::option::Option::Some(__routh::HybridSystem::guard(&#view(self, *u), mode, guard, t, x))
                     }
                     _ => ::core::option::Option::None,
                 }
@@ -373,7 +376,7 @@ fn guards_with_input(view: &syn::Ident, table: &ModeTable, k: usize) -> TokenStr
             {
                 match (mode, guard) {
                     #( (#modes, #guards) )|* => {
-                        ::core::option::Option::Some(::routh::__private::HybridSystem::reset(&#view(self, *u), mode, guard, t, x))
+                        ::core::option::Option::Some(__routh::HybridSystem::reset(&#view(self, *u), mode, guard, t, x))
                     }
                     _ => ::core::option::Option::None,
                 }
@@ -385,7 +388,7 @@ fn guards_with_input(view: &syn::Ident, table: &ModeTable, k: usize) -> TokenStr
         #reset_item
 
         fn mode_multipliers_with_input(&self, mode: usize, t: f64, x: &#state, u: &#input) -> ::std::vec::Vec<(&'static str, f64)> {
-            ::routh::__private::HybridSystem::constraint_multipliers(&#view(self, *u), mode, t, x)
+            __routh::HybridSystem::constraint_multipliers(&#view(self, *u), mode, t, x)
         }
     }
 }
@@ -507,7 +510,7 @@ fn hybrid_run(model: &View<'_>) -> (TokenStream, TokenStream) {
 /// Top-level items of a multi-mode model: mode views, per-mode state constructors, `simulate`,
 /// and `impl HybridSystem` on the padded state (dimension = the largest mode's 2n; a mode uses a
 /// prefix, the rest is zero).
-fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
+fn multi(system: &System, modes: &[View<'_>], door: &Door) -> TokenStream {
     let name = &system.name;
     let check = check_parameters(modes);
     let dims: Vec<usize> = modes.iter().map(|m| m.layout.state_dim()).collect();
@@ -522,7 +525,7 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
     for (k, m) in modes.iter().enumerate() {
         let Some((_, mode_ident)) = &m.mode else { continue };
         mode_names.push(mode_ident.to_string());
-        let items = mode_items(system, m, k, mode_ident, dmax);
+        let items = mode_items(system, m, (k, dmax), mode_ident, door);
         consts.push(items.constant);
         accessors.push(items.accessor);
         states.push(items.state);
@@ -542,7 +545,7 @@ fn multi(system: &System, modes: &[View<'_>]) -> TokenStream {
             #(#states)*
         };
         let parts = (head, quote! { #(#accessors)* #outputs }, quote! { #(#views)* });
-        return multi_driven(system, first, (rows, autonomous_all), dmax, parts);
+        return multi_driven(system, first, (rows, autonomous_all), (dmax, door), parts);
     }
     let table =
         ModeTable { generics: TokenStream::new(), ty: quote! { #name }, dim: dmax, modes: rows, autonomous: autonomous_all };
@@ -604,13 +607,13 @@ fn multi_driven(
     system: &System,
     first: &View<'_>,
     (rows, autonomous_all): (Vec<ModeRow>, bool),
-    dmax: usize,
+    (dmax, door): (usize, &Door),
     (head, driven_items, views): (TokenStream, TokenStream, TokenStream),
 ) -> TokenStream {
     let (name, vis) = (&system.name, &system.vis);
     let k = first.inputs.len();
     let driven = crate::emit::codegen::driven_type(name);
-    let state = crate::emit::codegen::svector(dmax);
+    let state = crate::emit::codegen::state_type(dmax);
     let inputs: Vec<String> = first.inputs.iter().map(ToString::to_string).collect();
     let table =
         ModeTable { generics: quote! { <'a> }, ty: quote! { #driven<'a> }, dim: dmax, modes: rows, autonomous: autonomous_all };
@@ -632,7 +635,7 @@ fn multi_driven(
     let (run_items, run_impls) = crate::emit::run::items(name, &crate::emit::run::Kind::modes(dmax), &doc, None, Some(driving));
     // The linearisation in each mode, padded: the mode's A = ∂F/∂x and B = ∂F/∂u in the top rows
     // (and columns) of its prefix of the state.
-    let mech = quote! { ::routh::__private::mechanics };
+    let mech = quote! { __routh::mechanics };
     let lin_arms = table.modes.iter().enumerate().map(|(i, row)| {
         let (accessor, dm) = (format_ident!("{}", row.name), row.dim);
         let xm = if dm == dmax {
@@ -644,9 +647,9 @@ fn multi_driven(
             #i => {
                 let mode = v.#accessor();
                 let (a, b) = (mode.jacobian(t, #xm)?, mode.input_jacobian(t, #xm)?);
-                Ok(::routh::__private::Linearization {
+                Ok(__routh::Linearization {
                     a: #mech::pad_matrix(&a),
-                    b: ::routh::__private::nalgebra::SMatrix::from_fn(|r, c| if r < #dm { b[(r, c)] } else { 0.0 }),
+                    b: __routh::Matrix::from_fn(|r, c| if r < #dm { b[(r, c)] } else { 0.0 }),
                 })
             }
         }
@@ -665,7 +668,7 @@ fn multi_driven(
         /// The model at the input values `u`: the mode views and `HybridSystem`.
         #[must_use]
         pub fn driven(&self, u: [f64; #k]) -> #driven<'_> {
-            #driven(self, ::routh::__private::nalgebra::SVector::from(u))
+            #driven(self, __routh::Vector::from(u))
         }
 
         #run_items
@@ -678,12 +681,12 @@ fn multi_driven(
         /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at `x`;
         /// [`FieldError::NonFinite`](::routh::runtime::FieldError) for a mode out of range.
         pub fn linearize(&self, mode: usize, t: f64, x: &#state, u: [f64; #k])
-            -> ::core::result::Result<::routh::__private::Linearization<#dmax, #k>, ::routh::__private::FieldError>
+            -> ::core::result::Result<__routh::Linearization<#dmax, #k>, __routh::FieldError>
         {
             let v = self.driven(u);
             match mode {
                 #(#lin_arms)*
-                _ => Err(::routh::__private::FieldError::NonFinite { t }),
+                _ => Err(__routh::FieldError::NonFinite { t }),
             }
         }
     });
@@ -692,7 +695,7 @@ fn multi_driven(
 
         #[doc = #driven_doc]
         #[derive(Clone, Copy)]
-        #vis struct #driven<'a>(pub &'a #name, pub ::routh::__private::nalgebra::SVector<f64, #k>);
+        #vis struct #driven<'a>(pub &'a #name, pub #door::Vector<#k>);
 
         #[automatically_derived]
         impl<'a> #driven<'a> {
@@ -705,22 +708,22 @@ fn multi_driven(
         }
 
         #[automatically_derived]
-        impl ::routh::__private::InputSystem<#dmax, #k> for #name {
+        impl __routh::InputSystem<#dmax, #k> for #name {
             /// The first mode's field (a system with modes is driven mode by mode:
             /// [`mode_field_with_input`](::routh::runtime::HybridInputSystem::mode_field_with_input)).
-            fn field_with_input(&self, t: f64, x: &#state, u: &::routh::__private::nalgebra::SVector<f64, #k>)
-                -> ::core::result::Result<#state, ::routh::__private::FieldError>
+            fn field_with_input(&self, t: f64, x: &#state, u: &__routh::Vector<#k>)
+                -> ::core::result::Result<#state, __routh::FieldError>
             {
-                ::routh::__private::HybridSystem::mode_field(&#driven(self, *u), 0, t, x)
+                __routh::HybridSystem::mode_field(&#driven(self, *u), 0, t, x)
             }
         }
 
         #[automatically_derived]
-        impl ::routh::__private::HybridInputSystem<#dmax, #k> for #name {
-            fn mode_field_with_input(&self, mode: usize, t: f64, x: &#state, u: &::routh::__private::nalgebra::SVector<f64, #k>)
-                -> ::core::result::Result<#state, ::routh::__private::FieldError>
+        impl __routh::HybridInputSystem<#dmax, #k> for #name {
+            fn mode_field_with_input(&self, mode: usize, t: f64, x: &#state, u: &__routh::Vector<#k>)
+                -> ::core::result::Result<#state, __routh::FieldError>
             {
-                ::routh::__private::HybridSystem::mode_field(&#driven(self, *u), mode, t, x)
+                __routh::HybridSystem::mode_field(&#driven(self, *u), mode, t, x)
             }
 
             #guards
@@ -742,8 +745,8 @@ struct ModeItems {
     view: TokenStream,
 }
 
-fn mode_items(system: &System, m: &View<'_>, k: usize, mode_ident: &syn::Ident, dmax: usize) -> ModeItems {
-    let state = &crate::emit::codegen::svector(dmax);
+fn mode_items(system: &System, m: &View<'_>, (k, dmax): (usize, usize), mode_ident: &syn::Ident, door: &Door) -> ModeItems {
+    let state = &crate::emit::codegen::state_type(dmax);
     let (name, vis) = (&system.name, &system.vis);
     let mode_str = mode_ident.to_string();
     let view = mode_type(name, mode_ident);
@@ -794,7 +797,7 @@ fn mode_items(system: &System, m: &View<'_>, k: usize, mode_ident: &syn::Ident, 
                 #[must_use]
                 pub fn #mode_ident(&self) -> #view<'a> { #view(self.0, self.1) }
             },
-            quote! { pub &'a #name, pub ::routh::__private::nalgebra::SVector<f64, #inputs> },
+            quote! { pub &'a #name, pub #door::Vector<#inputs> },
         )
     };
     ModeItems {
@@ -803,7 +806,7 @@ fn mode_items(system: &System, m: &View<'_>, k: usize, mode_ident: &syn::Ident, 
         state: quote! {
             #[doc = #state_doc]
             #[must_use]
-            pub fn #state_fn(&self, #state_params) -> ::routh::__private::ModeState<#dmax> {
+            pub fn #state_fn(&self, #state_params) -> __routh::ModeState<#dmax> {
                 let mut x = <#state>::zeros();
                 for i in 0..#p {
                     x[i] = q[i];
@@ -812,7 +815,7 @@ fn mode_items(system: &System, m: &View<'_>, k: usize, mode_ident: &syn::Ident, 
                     x[#p + i] = qdot[i];
                 }
                 #action_set
-                ::routh::__private::ModeState::new(Self::#upper, x)
+                __routh::ModeState::new(Self::#upper, x)
             }
         },
         view: quote! {
@@ -829,13 +832,13 @@ fn multi_mode_outputs(modes: &[View<'_>], rows: &[ModeRow], dmax: usize) -> Toke
     let Some(first) = modes.first().filter(|m| !m.outputs.is_empty()) else { return TokenStream::new() };
     let names: Vec<&String> = first.outputs.iter().map(|(n, _)| n).collect();
     let k = names.len();
-    let sv = crate::emit::codegen::svector(dmax);
+    let sv = crate::emit::codegen::state_type(dmax);
     let arms = rows.iter().enumerate().map(|(i, row)| {
         let (access, dm) = (&row.access, row.dim);
         let x = if dm == dmax {
             quote! { x }
         } else {
-            quote! { &::routh::__private::mechanics::take::<#dmax, #dm>(x) }
+            quote! { &__routh::mechanics::take::<#dmax, #dm>(x) }
         };
         quote! { #i => #access.outputs(t, #x).to_vec(), }
     });
@@ -844,13 +847,13 @@ fn multi_mode_outputs(modes: &[View<'_>], rows: &[ModeRow], dmax: usize) -> Toke
         /// [`Self::observe`].
         pub const OUTPUTS: [&'static str; #k] = [#(#names),*];
 
-        /// The outputs at every sample of a hybrid run (`traj.times`, `traj.modes`, `traj.states`), each in
-        /// its sample's mode ([`Observables`](::routh::runtime::observables::Observables)); NaN for a mode
-        /// index out of range.
+        /// The outputs at every sample of a hybrid run (a `HybridTrajectory`, or a sampled run's:
+        /// `model.observe(&traj)`), each in its sample's mode
+        /// ([`Observables`](::routh::runtime::observables::Observables)); NaN for a mode index out of range.
         #[must_use]
-        pub fn observe(&self, times: &[f64], modes: &[usize], states: &[#sv]) -> ::routh::__private::observables::Observables {
-            let samples: ::std::vec::Vec<(usize, #sv)> = modes.iter().copied().zip(states.iter().copied()).collect();
-            ::routh::__private::observables::Observables::evaluate(&Self::OUTPUTS, times, &samples, |t, (mode, x)| match *mode {
+        pub fn observe(&self, run: &impl __routh::observables::ModeSamples<#dmax>) -> __routh::observables::Observables {
+            let samples: ::std::vec::Vec<(usize, #sv)> = run.modes().iter().copied().zip(run.states().iter().copied()).collect();
+            __routh::observables::Observables::evaluate(&Self::OUTPUTS, run.times(), &samples, |t, (mode, x)| match *mode {
                 #(#arms)*
                 _ => ::std::vec![f64::NAN; #k],
             })

@@ -1,0 +1,190 @@
+//! The one door between generated code and routh, built once per expansion.
+//!
+//! Generated code reaches routh through `__private` alone (in the manner of serde's `__private`):
+//! `::routh::__private`, or `path::__private` with `#[mechanics(crate = path)]`. Emitters do not
+//! spell that path: they write the local name [`ALIAS`] (`__routh::Vector<4>`,
+//! `__routh::Run<'_, Self, 4>`), and [`Door::wrap`] puts every `impl` of the expansion into one
+//! anonymous constant that imports the door under that name once:
+//!
+//! ```text
+//! struct BallFree<'a>(pub &'a Ball);            // the generated types, at the model's place
+//! const _: () = {
+//!     use ::routh::__private as __routh;        // the door, named once
+//!     impl Ball { … }                           // every impl, naming `__routh::…`
+//!     impl __routh::VectorField<2> for Ball { … }
+//! };
+//! ```
+//!
+//! The types the derive declares must stay outside (users name them); the few of their fields that
+//! name routh take the door's full path (a `Door` quotes as it).
+
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use quote::{ToTokens, quote};
+
+/// The name under which generated impls see the door.
+pub const ALIAS: &str = "__routh";
+
+/// The door's path: `::routh::__private`, or `path::__private` for `#[mechanics(crate = path)]`.
+pub struct Door {
+    path: TokenStream,
+}
+
+impl Door {
+    /// The door of an expansion, from its `crate = path` (if any).
+    pub fn new(krate: Option<&syn::Path>) -> Door {
+        let path = match krate {
+            Some(path) => quote! { #path::__private },
+            None => quote! { ::routh::__private },
+        };
+        Door { path }
+    }
+
+    /// `tokens` (the expansion's items) with their `struct` declarations first, as written, and
+    /// every other item in one anonymous constant that imports the door as [`ALIAS`].
+    pub fn wrap(&self, tokens: TokenStream) -> TokenStream {
+        let (types, impls) = split_items(plain_dimensions(tokens));
+        if impls.is_empty() {
+            return types;
+        }
+        let path = &self.path;
+        let alias = quote::format_ident!("{ALIAS}");
+        quote! {
+            #types
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals, unused_imports, clippy::all)]
+            const _: () = {
+                use #path as #alias;
+                #impls
+            };
+        }
+    }
+}
+
+impl ToTokens for Door {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        self.path.to_tokens(tokens);
+    }
+}
+
+/// `tokens` with the dimensions of `State<4usize>`, `Vector<…>` and `Matrix<…, …>` written
+/// `State<4>`: what rustdoc and rustc's notes show of the generated signatures. (A const generic
+/// argument is a `usize` either way.)
+fn plain_dimensions(tokens: TokenStream) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    let mut dims = 0; // the arguments of an alias still to read
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Group(g) => {
+                let mut group = proc_macro2::Group::new(g.delimiter(), plain_dimensions(g.stream()));
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+                continue;
+            }
+            TokenTree::Ident(id) if matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '<') => {
+                dims = match id.to_string().as_str() {
+                    "State" | "Vector" => 1,
+                    "Matrix" => 2,
+                    _ => 0,
+                };
+            }
+            TokenTree::Literal(lit) if dims > 0 => {
+                if let Some(n) = lit.to_string().strip_suffix("usize").and_then(|n| n.parse::<usize>().ok()) {
+                    let mut plain = proc_macro2::Literal::usize_unsuffixed(n);
+                    plain.set_span(lit.span());
+                    out.push(TokenTree::Literal(plain));
+                    dims -= 1;
+                    continue;
+                }
+                dims = 0;
+            }
+            TokenTree::Punct(p) if dims > 0 && matches!(p.as_char(), '<' | ',' | ':') => {}
+            _ => dims = 0,
+        }
+        out.push(tree.clone());
+    }
+    out.into_iter().collect()
+}
+
+/// Splits a sequence of items into the `struct` declarations and the rest. An item is its outer
+/// attributes, then tokens up to its body — a brace group — or a `;` (a tuple or unit struct).
+fn split_items(tokens: TokenStream) -> (TokenStream, TokenStream) {
+    let (mut types, mut impls) = (TokenStream::new(), TokenStream::new());
+    let mut item: Vec<TokenTree> = Vec::new();
+    let mut is_struct = false;
+    for tree in tokens {
+        let ends = match &tree {
+            TokenTree::Ident(id) if id == "struct" && !item_started(&item) => {
+                is_struct = true;
+                false
+            }
+            TokenTree::Punct(p) if p.as_char() == ';' => true,
+            // The body of an item (not the bracket group of an attribute).
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => true,
+            _ => false,
+        };
+        // A tuple struct's fields are a parenthesised group followed by `;`.
+        item.push(tree);
+        if ends {
+            let done: TokenStream = item.drain(..).collect();
+            if is_struct {
+                types.extend(done)
+            } else {
+                impls.extend(done)
+            }
+            is_struct = false;
+        }
+    }
+    debug_assert!(item.is_empty(), "a generated item without a body");
+    impls.extend(item);
+    (types, impls)
+}
+
+/// Whether the tokens of an item so far go beyond its attributes and visibility (so a later
+/// `struct` is not the item's keyword).
+fn item_started(item: &[TokenTree]) -> bool {
+    let mut i = 0;
+    while i < item.len() {
+        match &item[i] {
+            // `#[...]`
+            TokenTree::Punct(p) if p.as_char() == '#' => i += 2,
+            // `pub`, `pub(crate)`
+            TokenTree::Ident(id) if id == "pub" => {
+                i += 1;
+                if matches!(item.get(i), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis) {
+                    i += 1;
+                }
+            }
+            _ => return true,
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declarations_stay_outside_and_impls_see_the_door_once() {
+        let items = quote! {
+            #[doc = " A view."]
+            #[derive(Clone, Copy)]
+            pub struct View<'a>(pub &'a Model, pub ::routh::__private::Vector<2usize>);
+            pub(crate) struct Reduced { pub m: f64 }
+            #[automatically_derived]
+            impl Model { pub fn run(&self) {} }
+            impl __routh::VectorField<2> for Model { fn field(&self, x: &__routh::Matrix<2usize, 3usize>) { let x = [0usize; 2usize]; } }
+        };
+        let door = Door::new(Some(&syn::parse_quote!(my::routh)));
+        let out = door.wrap(items).to_string();
+        let (outside, inside) = out.split_once("const _").unwrap();
+        assert!(outside.contains("pub struct View") && outside.contains("pub (crate) struct Reduced"), "{outside}");
+        assert!(!outside.contains("impl"), "{outside}");
+        assert!(inside.contains("use my :: routh :: __private as __routh ;"), "{inside}");
+        assert!(inside.contains("impl Model") && inside.contains("impl __routh :: VectorField < 2 > for Model"), "{inside}");
+        assert_eq!(out.matches("__private").count(), 2, "the door's path once, and a type's field: {out}");
+        // The aliases' dimensions plain, other literals as they were.
+        assert!(out.contains("Vector < 2 >") && out.contains("Matrix < 2 , 3 >") && out.contains("[0usize ; 2usize]"), "{out}");
+    }
+}
