@@ -80,7 +80,7 @@ fn schur<const N: usize, const K: usize, const NK: usize>(
     c: SVector<f64, K>,
 ) -> SVector<f64, N> {
     let mass = factor_mass(0.0, m).expect("regular M");
-    solve_constrained::<N, K, NK, _>(0.0, mass, a, f, c, &["row"]).expect("regular saddle point").accelerations
+    solve_constrained::<N, K, NK, _>(0.0, mass, (a, c), f, &["row"]).expect("regular saddle point").accelerations
 }
 
 fn bench(c: &mut Criterion) {

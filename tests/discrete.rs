@@ -159,10 +159,10 @@ fn the_exact_step_jacobian_is_symplectic_to_round_off() {
     let mut worst: f64 = 0.0;
     for (q, m) in [([0.9, 0.3], [-0.2, 0.7]), ([1.2, 0.0], [0.0, 0.6]), ([0.4, -0.8], [0.5, 0.1])] {
         let (q, m) = (Vector2::from(q), Vector2::from(m));
-        let s = discrete_step(&p, 0.0, h, &q, &m, q + h * m, &opts).unwrap();
+        let s = discrete_step(&p, (0.0, h), (&q, &m), q + h * m, &opts).unwrap();
         let jac = step_jacobian(&p, 0.0, h, &q, &s.position).unwrap().unwrap();
         worst = worst.max(jac.symplecticity_defect());
-        let s = discrete_step(&damped, 0.0, h, &q, &m, q + h * m, &opts).unwrap();
+        let s = discrete_step(&damped, (0.0, h), (&q, &m), q + h * m, &opts).unwrap();
         let jac = step_jacobian(&damped, 0.0, h, &q, &s.position).unwrap().unwrap();
         assert!(jac.symplecticity_defect() > 1e-3, "a damped step contracts the symplectic form");
     }
@@ -179,7 +179,7 @@ fn the_step_map_is_symplectic() {
     let opts = DiscreteOptions::default();
     let step = |z: &SVector<f64, 4>| -> SVector<f64, 4> {
         let (q, m) = (Vector2::new(z[0], z[1]), Vector2::new(z[2], z[3]));
-        let s = routh::runtime::discrete::discrete_step(&p, 0.0, h, &q, &m, q + h * m, &opts).unwrap();
+        let s = routh::runtime::discrete::discrete_step(&p, (0.0, h), (&q, &m), q + h * m, &opts).unwrap();
         SVector::<f64, 4>::new(s.position[0], s.position[1], s.momentum[0], s.momentum[1])
     };
     let z = SVector::<f64, 4>::new(0.9, 0.3, -0.2, 0.7);
@@ -349,10 +349,8 @@ fn the_disk_with_friction_drifts_linearly_and_is_exact_at_the_nodes() {
     let step = |phi: f64, p: f64| {
         let s = routh::runtime::discrete::discrete_step(
             &d,
-            0.0,
-            h,
-            &SVector::<f64, 1>::new(phi),
-            &SVector::<f64, 1>::new(p),
+            (0.0, h),
+            (&SVector::<f64, 1>::new(phi), &SVector::<f64, 1>::new(p)),
             SVector::<f64, 1>::new(phi),
             &opts,
         )
@@ -651,7 +649,7 @@ fn two_step_and_position_momentum_forms_agree_and_newton_converges_quadratically
     // Quadratic convergence from a cold start (q₁ guessed as q₀): each correction at most a modest
     // multiple of the square of the one before, until round-off.
     let q = Vector2::new(1.2, 0.0);
-    let s = discrete_step(&p, 0.0, 0.05, &q, &Vector2::new(0.0, 0.6), q, &opts).unwrap();
+    let s = discrete_step(&p, (0.0, 0.05), (&q, &Vector2::new(0.0, 0.6)), q, &opts).unwrap();
     let c = s.corrections;
     eprintln!("Newton corrections from a cold start: {:?}", &c[..s.iterations.min(8)]);
     for k in 1..s.iterations.min(8) {
@@ -668,7 +666,7 @@ fn the_del_residual_is_the_printed_scheme_and_vanishes_on_the_trajectory() {
     let p = Sextic { kappa: 0.1 };
     let h = 0.01;
     let (a, b, c) = (Vector2::new(1.1, 0.2), Vector2::new(1.12, 0.25), Vector2::new(1.13, 0.31));
-    let residual = routh::runtime::discrete::del_residual(&p, 0.0, h, &a, &b, &c).unwrap();
+    let residual = routh::runtime::discrete::del_residual(&p, (0.0, h), [&a, &b, &c]).unwrap();
     let scheme = -((c - 2.0 * b + a) / (h * h)
         + (grad_v(&((a + b) / 2.0)) + grad_v(&((b + c) / 2.0))) / 2.0
         + p.kappa * (c - a) / (2.0 * h))
@@ -682,11 +680,8 @@ fn the_del_residual_is_the_printed_scheme_and_vanishes_on_the_trajectory() {
     for k in 1..50 {
         let r = routh::runtime::discrete::del_residual(
             &p,
-            (k - 1) as f64 * h,
-            h,
-            &traj.positions[k - 1],
-            &traj.positions[k],
-            &traj.positions[k + 1],
+            ((k - 1) as f64 * h, h),
+            [&traj.positions[k - 1], &traj.positions[k], &traj.positions[k + 1]],
         )
         .unwrap();
         assert!(r.amax() < 1e-12, "DEL residual at node {k}: {r}");

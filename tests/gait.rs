@@ -92,7 +92,7 @@ fn the_rimless_wheels_gait_matches_mcgeers_closed_form() {
     let w = wheel(0.08);
     let family = w.family("gamma").unwrap();
     assert_eq!((family.parameter(), family.value()), ("gamma", 0.08));
-    let orbit = with_section(|s| find_orbit_at(&family, s, &Vector2::new(0.0, 1.0), 0.08, &newton(), &options())).unwrap();
+    let orbit = with_section(|s| find_orbit_at(&family, s, (&Vector2::new(0.0, 1.0), 0.08), &newton(), &options())).unwrap();
     let exact = w.rate_at_section();
     eprintln!(
         "rimless wheel at γ = 0.08: θ̇₀ error {:.1e}, period error {:.1e}, {} Newton iterations",
@@ -120,12 +120,12 @@ fn the_gait_continued_in_the_slope_follows_the_closed_form_until_the_wheel_stops
     let w = wheel(0.08);
     let family = w.family("gamma").unwrap();
     with_section(|s| {
-        let start = find_orbit_at(&family, s, &Vector2::new(0.0, 1.0), 0.08, &newton(), &options()).unwrap();
+        let start = find_orbit_at(&family, s, (&Vector2::new(0.0, 1.0), 0.08), &newton(), &options()).unwrap();
         // Down the slope's range: the gait vanishes where ω² = 2 (g/l)(1 − cos(α − γ)), the wheel
         // then rocks back before the top and never reaches the section.
         let cont =
             ContinuationOptions::default().tolerance(1e-12).initial_step(0.01).max_step(0.05).max_points(200).progress(false);
-        let branch = continue_orbits_in(&family, s, &start, Start::Decreasing, &cont, &options()).unwrap();
+        let branch = continue_orbits_in(&family, s, (&start, Start::Decreasing), &cont, &options()).unwrap();
         let lowest = branch.orbits.iter().map(|o| o.parameter).fold(f64::INFINITY, f64::min);
         // γ* where the gait stops passing over the top (bisection on the closed form).
         let (mut lo, mut hi) = (1e-4, 0.08);
@@ -160,7 +160,7 @@ fn the_gait_continued_in_the_slope_follows_the_closed_form_until_the_wheel_stops
         }
         // Up the slope to a target.
         let up = ContinuationOptions::default().tolerance(1e-12).max_step(0.05).target(0.2).progress(false);
-        let branch = continue_orbits_in(&family, s, &start, Start::Increasing, &up, &options()).unwrap();
+        let branch = continue_orbits_in(&family, s, (&start, Start::Increasing), &up, &options()).unwrap();
         assert_eq!(branch.stop, BranchStop::Target);
         let last = branch.orbits.last().unwrap();
         assert!((last.parameter - 0.2).abs() < 1e-12);
@@ -181,7 +181,7 @@ fn the_parameter_derivative_of_the_return_map_gives_the_closed_forms_slope_in_ga
     ] {
         let family = w.family(name).unwrap();
         let p = family.value();
-        let orbit = with_section(|s| find_orbit_at(&family, s, &Vector2::new(0.0, 1.0), p, &newton(), &options())).unwrap();
+        let orbit = with_section(|s| find_orbit_at(&family, s, (&Vector2::new(0.0, 1.0), p), &newton(), &options())).unwrap();
         let a = orbit.return_jacobian - routh::nalgebra::Matrix2::identity();
         let slope = -a.try_inverse().unwrap() * orbit.parameter_derivative;
         eprintln!("rimless wheel: dθ̇₀/d{name} = {:.12} vs the closed form's {exact:.12}", slope[1]);
@@ -200,15 +200,15 @@ fn a_closure_family_with_differences_between_members_finds_the_same_gaits() {
     let closure = |alpha: f64| Rimless { alpha, ..wheel(0.1) };
     let cont = ContinuationOptions::default().tolerance(1e-12).max_step(0.02).target(0.36).progress(false);
     with_section(|s| {
-        let a = find_orbit_at(&generated, s, &Vector2::new(0.0, 1.0), 0.3, &newton(), &options()).unwrap();
-        let b = find_orbit_at(&closure, s, &Vector2::new(0.0, 1.0), 0.3, &newton(), &options()).unwrap();
+        let a = find_orbit_at(&generated, s, (&Vector2::new(0.0, 1.0), 0.3), &newton(), &options()).unwrap();
+        let b = find_orbit_at(&closure, s, (&Vector2::new(0.0, 1.0), 0.3), &newton(), &options()).unwrap();
         assert!((a.state - b.state).amax() < 1e-12);
         assert!((a.parameter_derivative - b.parameter_derivative).amax() < 1e-7);
         let fa = generated.field_derivative(0.3, 0, 0.0, &a.state).unwrap();
         let fb = HybridFamily::<2>::field_derivative(&closure, 0.3, 0, 0.0, &a.state).unwrap();
         assert!((fa - fb).amax() < 1e-9, "∂f/∂α: {fa} vs {fb}");
-        let ba = continue_orbits_in(&generated, s, &a, Start::Increasing, &cont, &options()).unwrap();
-        let bb = continue_orbits_in(&closure, s, &b, Start::Increasing, &cont, &options()).unwrap();
+        let ba = continue_orbits_in(&generated, s, (&a, Start::Increasing), &cont, &options()).unwrap();
+        let bb = continue_orbits_in(&closure, s, (&b, Start::Increasing), &cont, &options()).unwrap();
         assert_eq!((&ba.stop, &bb.stop), (&BranchStop::Target, &BranchStop::Target));
         for o in ba.orbits.iter().chain(&bb.orbits) {
             let exact = Rimless { alpha: o.parameter, ..wheel(0.1) }.rate_at_section();
@@ -257,9 +257,9 @@ fn the_wheel_held_on_its_spoke_by_a_constraint_has_the_same_gait_and_branch() {
     // (The constrained runs' return is noisier — projections after every step — so the corrector
     // gets more room.)
     let loose = ContinuationOptions::default().tolerance(1e-11).max_iterations(20).progress(false);
-    let start = find_orbit_at(&family, &s, &V4::new(0.0, 1.2, 1.0, 0.0), 0.08, &loose, &options()).unwrap();
+    let start = find_orbit_at(&family, &s, (&V4::new(0.0, 1.2, 1.0, 0.0), 0.08), &loose, &options()).unwrap();
     let up = loose.max_step(0.05).target(0.14);
-    let branch = continue_orbits_in(&family, &s, &start, Start::Increasing, &up, &options()).unwrap();
+    let branch = continue_orbits_in(&family, &s, (&start, Start::Increasing), &up, &options()).unwrap();
     assert_eq!(branch.stop, BranchStop::Target);
     assert!(branch.orbits.len() >= 3);
     let worst =

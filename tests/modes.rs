@@ -305,7 +305,7 @@ fn saltation_identities(s: &PeriodicSolution<6>) -> (f64, f64) {
     for k in 0..2 {
         let (pre, next) = (&s.phases[k], &s.phases[k + 1]);
         let post = SLIP.reset(pre.mode, pre.guard.unwrap(), 0.0, &pre.end).unwrap().1;
-        let sal = routh::runtime::saltation(&SLIP, pre.mode, pre.guard.unwrap(), next.mode, 0.0, &pre.end, &post).unwrap();
+        let sal = routh::runtime::saltation(&SLIP, (pre.mode, pre.guard.unwrap(), next.mode), 0.0, (&pre.end, &post)).unwrap();
         let fm = SLIP.mode_field(pre.mode, 0.0, &pre.end).unwrap();
         let fp = SLIP.mode_field(next.mode, 0.0, &post).unwrap();
         field = field.max((sal * fm - fp).amax());

@@ -874,7 +874,8 @@ fn the_sleeping_top_linearised_on_its_constraints_has_the_closed_form_frequencie
         let mf = fixed.mass_matrix(0.0, &xf);
         let mf = DMatrix::from_column_slice(3, 3, mf.as_slice());
         let on = Oriented::new(&QuaternionTop::COORDINATES, &["b"], &xf, &field);
-        let lf = constrained_with_orientations(&on, &jf, &DMatrix::zeros(7, 0), &DMatrix::zeros(0, 7), &mf, &selection).unwrap();
+        let lf =
+            constrained_with_orientations(&on, (&jf, &DMatrix::zeros(7, 0)), (&DMatrix::zeros(0, 7), &mf), &selection).unwrap();
         assert!((&lf.a - &lin.a).amax() < 1e-12 * scale * scale, "fixed tip {} against pinned {}", lf.a, lin.a);
     }
 }

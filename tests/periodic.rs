@@ -59,7 +59,7 @@ fn saltation_maps_the_field_and_the_energy_gradient_across_a_dissipative_impact(
         let ball = Ball { m: 0.7, g: 9.81, e };
         let run = ball.run(ball.state([1.3], [0.4])).span(0.0..0.8).options(tight()).go().unwrap();
         let imp = &run.impacts[0];
-        let s = routh::runtime::saltation(&ball, 0, 0, 0, imp.t, &imp.pre, &imp.post).unwrap();
+        let s = routh::runtime::saltation(&ball, (0, 0, 0), imp.t, (&imp.pre, &imp.post)).unwrap();
         let (fm, fp) = (ball.mode_field(0, imp.t, &imp.pre).unwrap(), ball.mode_field(0, imp.t, &imp.post).unwrap());
         assert!((s * fm - fp).amax() < 1e-12, "S f⁻ = f⁺ (e = {e})");
         let dh = |x: &SVector<f64, 2>| Vector2::new(ball.m * ball.g, ball.m * x[1]);
@@ -130,7 +130,7 @@ fn single_shooting_finds_the_bouncing_ball_orbits_and_continues_them_in_energy()
     for (re, im) in orbit.multipliers() {
         assert!((re - 1.0).abs() < 1e-6 && im.abs() < 1e-6, "multiplier {re} + {im}i");
     }
-    let family = continue_orbits(&ball, &section, &orbit, 0.1, 8, true, &opts).unwrap();
+    let family = continue_orbits(&ball, &section, &orbit, (0.1, 8, true), &opts).unwrap();
     assert_eq!(family.len(), 9);
     let mut last = 1.0;
     for o in &family {
@@ -171,7 +171,7 @@ fn a_dissipative_ball_has_no_periodic_orbit_and_says_so() {
         Err(SimError::InvalidArgument(msg)) => assert!(msg.contains("energy"), "{msg}"),
         other => panic!("{other:?}"),
     }
-    match routh::runtime::periodic::continue_orbits(&elastic, &section, &orbit, 50.0, 3, false, &opts).map_err(SimError::from) {
+    match routh::runtime::periodic::continue_orbits(&elastic, &section, &orbit, (50.0, 3, false), &opts).map_err(SimError::from) {
         Err(e @ SimError::ContinuationStopped { parameter, .. }) => {
             assert!(e.to_string().contains("smaller step") && parameter.is_finite(), "{e}");
         }
@@ -180,7 +180,7 @@ fn a_dissipative_ball_has_no_periodic_orbit_and_says_so() {
     // A family continued down to H̄ = 0, where the orbits shrink to the ball at rest on the floor,
     // cannot go on; the orbits found before are kept with the error (they were discarded), each
     // still T = √(8H̄).
-    let failure = routh::runtime::periodic::continue_orbits(&elastic, &section, &orbit, 0.3, 10, false, &opts).unwrap_err();
+    let failure = routh::runtime::periodic::continue_orbits(&elastic, &section, &orbit, (0.3, 10, false), &opts).unwrap_err();
     let kept = failure.partial.expect("the orbits before the failure");
     assert!(kept.len() >= 4 && kept.len() < 11, "{} orbits: {:?}", kept.len(), failure.error);
     for o in kept.iter() {
@@ -238,7 +238,7 @@ fn a_branch_is_data_with_its_indicators() {
     let section = Section { anchor: &anchor, gradient: &gradient, mode: 0, resets: 1, max_time: 20.0 };
     let opts = ShootingOptions::default();
     let start = find_periodic_orbit(&ball, &section, &Vector2::new(0.5, 0.0), 0.5, &opts).unwrap();
-    let family = continue_orbits(&ball, &section, &start, 0.1, 4, true, &opts).unwrap();
+    let family = continue_orbits(&ball, &section, &start, (0.1, 4, true), &opts).unwrap();
     assert!(family.iter().all(|o| !o.turning_point && !o.bifurcation));
     let points: Vec<BranchPoint> = family.iter().map(BranchPoint::from).collect();
     let json = serde_json::to_string(&points).unwrap();
@@ -622,7 +622,7 @@ fn periodic_orbit_problems_refuse_a_system_that_depends_on_time() {
     assert!(time(find_periodic_orbit(&shaken, &section, &Vector2::new(1.2, 0.1), 1.0, &ShootingOptions::default()).map(|_| ())));
     let family = |f0: f64| ShakenBall { f0, ..shaken };
     let newton = routh::runtime::continuation::ContinuationOptions::default().progress(false);
-    assert!(time(find_orbit_at(&family, &section, &Vector2::new(1.2, 0.1), 0.2, &newton, &tight()).map(|_| ())));
+    assert!(time(find_orbit_at(&family, &section, (&Vector2::new(1.2, 0.1), 0.2), &newton, &tight()).map(|_| ())));
     let anchor = Anchor { value: &anchor, gradient: &gradient };
     assert!(time(MultipleShooting::new(&shaken, &[Phase { mode: 0, guard: 0 }], anchor, &tight().ode).map(|_| ())));
 }

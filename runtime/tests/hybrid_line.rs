@@ -447,7 +447,7 @@ fn a_grazing_reset_has_no_saltation_matrix_and_says_so() {
     let sys = graze(-10.0, 1.25, -1.0);
     let apex = Vector2::new(1.25, 0.0);
     let post = Vector2::new(1.25, 0.0);
-    match routh_runtime::saltation(&sys, 0, 0, 0, 0.5, &apex, &post) {
+    match routh_runtime::saltation(&sys, (0, 0, 0), 0.5, (&apex, &post)) {
         Err(routh_runtime::SimError::Grazing { t, guard, rate }) => assert!(t == 0.5 && guard == "surface" && rate == 0.0),
         other => panic!("{other:?}"),
     }
@@ -455,6 +455,6 @@ fn a_grazing_reset_has_no_saltation_matrix_and_says_so() {
     let ball = ball(9.81, 0.5);
     let pre = Vector2::new(0.0, -2.0);
     let post = Vector2::new(0.0, 1.0);
-    let s = routh_runtime::saltation(&ball, 0, 0, 0, 0.3, &pre, &post).unwrap();
+    let s = routh_runtime::saltation(&ball, (0, 0, 0), 0.3, (&pre, &post)).unwrap();
     assert!(s.iter().all(|v| v.is_finite()) && (s[(1, 1)] + 0.5).abs() < 1e-15);
 }

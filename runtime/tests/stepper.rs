@@ -194,7 +194,7 @@ mod bogacki_shampine {
         where
             F: StateField<S> + ?Sized,
         {
-            Ok(Dense::cubic_hermite(t, x, &self.x_new, &self.k1, &self.k4, h, t_end))
+            Ok(Dense::cubic_hermite(t, h, (x, &self.k1), (&self.x_new, &self.k4), t_end))
         }
     }
 }

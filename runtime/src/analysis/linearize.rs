@@ -158,26 +158,25 @@ pub fn constrained<const D: usize, S: AsRef<str>>(
     coordinates: &[S],
     selection: &Selection,
 ) -> Result<ConstrainedLinearization, LinearizeError> {
-    constrained_driven(jacobian, &DMatrix::zeros(D, 0), constraints, mass, coordinates, selection)
+    constrained_driven((jacobian, &DMatrix::zeros(D, 0)), (constraints, mass), coordinates, selection)
 }
 
-/// [`constrained`] for a system with inputs: `inputs` is B = ∂F/∂u on the full state (D × k), and
+/// [`constrained`] for a system with inputs: `field` is (∂F/∂x, B), `inputs` B = ∂F/∂u on the full
+/// state (D × k), and
 /// the minimal B is its rows of the minimal state (the inputs move the kept components directly;
 /// the dependent ones follow through the embedding).
 ///
 /// # Errors
 /// As [`constrained`], and [`LinearizeError::Selection`] if `inputs` does not have D rows.
 pub fn constrained_driven<const D: usize, S: AsRef<str>>(
-    jacobian: &SMatrix<f64, D, D>,
-    inputs: &DMatrix<f64>,
-    constraints: &DMatrix<f64>,
-    mass: &DMatrix<f64>,
+    (jacobian, inputs): (&SMatrix<f64, D, D>, &DMatrix<f64>),
+    (constraints, mass): (&DMatrix<f64>, &DMatrix<f64>),
     coordinates: &[S],
     selection: &Selection,
 ) -> Result<ConstrainedLinearization, LinearizeError> {
     let zero = SVector::<f64, D>::zeros();
     let at = Oriented::new(coordinates, &[], &zero, &zero);
-    constrained_with_orientations(&at, jacobian, inputs, constraints, mass, selection)
+    constrained_with_orientations(&at, (jacobian, inputs), (constraints, mass), selection)
 }
 
 /// A state of a model with orientations, for [`constrained_with_orientations`]: the names of its
@@ -236,10 +235,8 @@ impl<'a, const D: usize, S> Oriented<'a, D, S> {
 /// state or field that do not fit the Jacobians.
 pub fn constrained_with_orientations<const D: usize, S: AsRef<str>>(
     at: &Oriented<'_, D, S>,
-    jacobian: &SMatrix<f64, D, D>,
-    inputs: &DMatrix<f64>,
-    constraints: &DMatrix<f64>,
-    mass: &DMatrix<f64>,
+    (jacobian, inputs): (&SMatrix<f64, D, D>, &DMatrix<f64>),
+    (constraints, mass): (&DMatrix<f64>, &DMatrix<f64>),
     selection: &Selection,
 ) -> Result<ConstrainedLinearization, LinearizeError> {
     let chart = Chart::new(at, jacobian, inputs, constraints, mass)?;
@@ -556,7 +553,8 @@ mod tests {
                 .coordinates(["theta1(r)", "theta2(r)"])
                 .velocities(["theta1(r)", "theta2(r)", "theta3(r)"])
                 .ignorable(["theta3(r)"]);
-            let lin = constrained_with_orientations(&at, &j, &DMatrix::zeros(7, 0), &DMatrix::zeros(0, 7), &mass, &sel).unwrap();
+            let lin =
+                constrained_with_orientations(&at, (&j, &DMatrix::zeros(7, 0)), (&DMatrix::zeros(0, 7), &mass), &sel).unwrap();
             assert_eq!(lin.states, ["theta1(r)", "theta2(r)", "dot(theta1(r))", "dot(theta2(r))", "dot(theta3(r))"]);
             let got: Vec<(f64, f64)> = lin.a.complex_eigenvalues().iter().map(|z| (z.re, z.im)).collect();
             let disc = c * c * spin * spin - 4.0 * a * kappa;
@@ -589,7 +587,7 @@ mod tests {
         let mass = DMatrix::identity(3, 3);
         let sel = Selection::new().coordinates(["r_x"]);
         let err =
-            constrained_with_orientations(&at, &SMatrix::zeros(), &DMatrix::zeros(7, 0), &DMatrix::zeros(0, 7), &mass, &sel)
+            constrained_with_orientations(&at, (&SMatrix::zeros(), &DMatrix::zeros(7, 0)), (&DMatrix::zeros(0, 7), &mass), &sel)
                 .unwrap_err();
         assert!(matches!(&err, LinearizeError::Selection(msg) if msg.contains("theta1(r)")), "{err}");
     }

@@ -35,21 +35,17 @@ pub struct FlowJacobian<const D: usize> {
     pub end: SVector<f64, D>,
 }
 
-/// The saltation matrix of the reset by `guard` of `mode` at the pre-impact state `pre` (time
-/// `t`), leading to `post` in `mode_after`.
+/// The saltation matrix of a reset: by `guard` of `mode` into `mode_after` (`transition`) at time
+/// `t`, from the pre-impact state `pre` to `post` (`states`).
 ///
 /// # Errors
 /// [`SimError::Grazing`] naming the guard for a grazing reset (ḣ = 0: no saltation matrix
 /// exists); the system's field errors.
-#[allow(clippy::too_many_arguments)]
 pub fn saltation<S: HybridSystem<D> + ?Sized, const D: usize>(
     sys: &S,
-    mode: usize,
-    guard: usize,
-    mode_after: usize,
+    (mode, guard, mode_after): (usize, usize, usize),
     t: f64,
-    pre: &SVector<f64, D>,
-    post: &SVector<f64, D>,
+    (pre, post): (&SVector<f64, D>, &SVector<f64, D>),
 ) -> Result<SMatrix<f64, D, D>, SimError> {
     let d = sys.reset_jacobian(mode, guard, t, pre)?;
     let de = sys.guard_gradient(mode, guard, t, pre);
@@ -151,7 +147,7 @@ pub(crate) fn flow_jacobian_over<S: HybridSystem<D> + ?Sized, const D: usize>(
     let mut saltations = Vec::with_capacity(impacts.len());
     for imp in impacts {
         let (_, phi_arc) = arc(sys, mode, t, imp.t, &x, &phi, &options)?;
-        let s = saltation(sys, imp.mode_before, imp.guard_index, imp.mode_after, imp.t, &imp.pre, &imp.post)?;
+        let s = saltation(sys, (imp.mode_before, imp.guard_index, imp.mode_after), imp.t, (&imp.pre, &imp.post))?;
         phi = s * phi_arc;
         saltations.push(s);
         (t, x, mode) = (imp.t, imp.post, imp.mode_after);

@@ -188,7 +188,7 @@ pub struct DiscreteStep<const N: usize> {
     pub corrections: [f64; 8],
 }
 
-/// One step from (q_k, p_k) at time `t` with step `h`, Newton started at `guess`.
+/// One step from (q_k, p_k) (`node`) at time `t` with step `h` (`grid`), Newton started at `guess`.
 ///
 /// # Errors
 /// [`SimError::NewtonFailed`] without convergence, [`SimError::SingularStepJacobian`] for a
@@ -196,10 +196,8 @@ pub struct DiscreteStep<const N: usize> {
 /// [`FieldError`]s as [`SimError`]s.
 pub fn discrete_step<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     sys: &S,
-    t: f64,
-    h: f64,
-    q0: &SVector<f64, N>,
-    p0: &SVector<f64, N>,
+    (t, h): (f64, f64),
+    (q0, p0): (&SVector<f64, N>, &SVector<f64, N>),
     guess: SVector<f64, N>,
     options: &DiscreteOptions,
 ) -> Result<DiscreteStep<N>, SimError> {
@@ -319,7 +317,7 @@ impl<const N: usize> DiscreteTrajectory<N> {
 }
 
 /// The residual of the forced discrete Euler–Lagrange equations at the node q_k between q_{k−1}
-/// and q_{k+1} (steps of size `h`, q_{k−1} at time `t`): D₂L_d(q_{k−1}, q_k) + f⁺(q_{k−1}, q_k) +
+/// and q_{k+1} (`nodes`; steps of size `h`, q_{k−1} at time `t`): D₂L_d(q_{k−1}, q_k) + f⁺(q_{k−1}, q_k) +
 /// D₁L_d(q_k, q_{k+1}) + f⁻(q_k, q_{k+1}) = F^{f+}L_d(q_{k−1}, q_k) − F^{f−}L_d(q_k, q_{k+1}); zero on
 /// a trajectory (momentum matching).
 ///
@@ -327,11 +325,8 @@ impl<const N: usize> DiscreteTrajectory<N> {
 /// The system's [`FieldError`]s.
 pub fn del_residual<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     sys: &S,
-    t: f64,
-    h: f64,
-    q_prev: &SVector<f64, N>,
-    q: &SVector<f64, N>,
-    q_next: &SVector<f64, N>,
+    (t, h): (f64, f64),
+    [q_prev, q, q_next]: [&SVector<f64, N>; 3],
 ) -> Result<SVector<f64, N>, FieldError> {
     Ok(sys.right_momentum(t, h, q_prev, q)? - sys.left_momentum(t + h, h, q, q_next)?.0)
 }
@@ -464,7 +459,7 @@ fn drive<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     for k in 0..steps {
         let t = t0 + k as f64 * h;
         let base = shape_of(&q);
-        let step = match discrete_step(sys, t, h, &base, &p, guess, options) {
+        let step = match discrete_step(sys, (t, h), (&base, &p), guess, options) {
             Ok(step) => step,
             Err(e) => return Err(RunError::with_partial(e, trajectory)),
         };
@@ -579,7 +574,7 @@ pub(crate) fn simulate_discrete_contact<S: ContactDiscreteSystem<N> + ?Sized, co
     for k in 0..steps {
         let t = t0 + k as f64 * h;
         let at = AtAction { sys, z0: z, increment: std::cell::Cell::new(f64::NAN) };
-        let solved = discrete_step(&at, t, h, &q, &p, guess, options).and_then(|step| {
+        let solved = discrete_step(&at, (t, h), (&q, &p), guess, options).and_then(|step| {
             let factor = sys.action_factor(t, h, &q, &step.position, z)?;
             if !(factor > 0.0) {
                 return Err(SimError::ContactStepTooLarge { t, h, factor });
@@ -633,7 +628,7 @@ pub(crate) fn simulate_discrete_two_step<S: DiscreteSystem<N> + ?Sized, const N:
         let step = match sys
             .right_momentum(t - h, h, &prev, &cur)
             .map_err(SimError::from)
-            .and_then(|pk| discrete_step(sys, t, h, &cur, &pk, cur * 2.0 - prev, options))
+            .and_then(|pk| discrete_step(sys, (t, h), (&cur, &pk), cur * 2.0 - prev, options))
         {
             Ok(step) => step,
             Err(e) => return Err(RunError::with_partial(e, traj)),

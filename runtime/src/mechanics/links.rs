@@ -255,13 +255,13 @@ impl<const N: usize> LinkFactor<N> {
                 ic[p].add(&moved);
             }
         }
-        Self::from_parts(t, topology, joints, inertia, u, d, diagonal)
+        Self::from_parts(t, topology, joints, inertia, (u, d, diagonal))
     }
 
     /// The factor from its parts computed elsewhere (by generated code specialised to the joints):
-    /// the `joints`, the links' `inertia`, and per joint U_j = I^A_j S_j, the pivot D_j = S_j·U_j
-    /// and M's diagonal entry M_jj (see the [module docs](self)); the pivots are tested as in
-    /// [`LinkFactor::new`].
+    /// the `joints`, the links' `inertia`, and per joint (`factor`) U_j = I^A_j S_j, the pivot
+    /// D_j = S_j·U_j and M's diagonal entry M_jj (see the [module docs](self)); the pivots are tested
+    /// as in [`LinkFactor::new`].
     ///
     /// # Errors
     /// [`FieldError::SingularMassMatrix`] if a pivot is not safely positive,
@@ -271,9 +271,7 @@ impl<const N: usize> LinkFactor<N> {
         topology: &'static LinkTopology,
         joints: [LinkJoint; N],
         inertia: [[[f64; 6]; 6]; N],
-        u: [[f64; 6]; N],
-        d: [f64; N],
-        diagonal: [f64; N],
+        (u, d, diagonal): ([[f64; 6]; N], [f64; N], [f64; N]),
     ) -> Result<Self, FieldError> {
         if !Self::finite(&joints, &inertia) {
             return Err(FieldError::NonFinite { t });
@@ -476,7 +474,7 @@ mod tests {
             }
             // The same factor from its parts.
             let u = f.u.map(|v| std::array::from_fn(|k| v[k]));
-            let again = LinkFactor::<5>::from_parts(0.0, &TREE, joints, inertia, u, f.d, f.diagonal).unwrap();
+            let again = LinkFactor::<5>::from_parts(0.0, &TREE, joints, inertia, (u, f.d, f.diagonal)).unwrap();
             assert_eq!(again.solve(b).unwrap(), x);
         }
     }
@@ -504,7 +502,7 @@ mod tests {
         // From parts: a pivot cancelled to round-off of its diagonal entry.
         let u = ok.u.map(|v| std::array::from_fn(|k| v[k]));
         let cancelled = [ok.d[0], 1e-15 * ok.diagonal[1]];
-        let singular = LinkFactor::<2>::from_parts(3.0, &CHAIN, pair, [inertia[0], inertia[1]], u, cancelled, ok.diagonal);
+        let singular = LinkFactor::<2>::from_parts(3.0, &CHAIN, pair, [inertia[0], inertia[1]], (u, cancelled, ok.diagonal));
         assert_eq!(singular.err(), Some(FieldError::SingularMassMatrix { t: 3.0 }));
     }
 }

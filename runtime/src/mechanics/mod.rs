@@ -48,7 +48,7 @@
 //! let m = factor_mass(0.0, SMatrix::<f64, 2, 2>::identity())?;
 //! let a = SMatrix::<f64, 1, 2>::new(0.0, 1.0);
 //! let v = x.fixed_rows::<2>(2).into_owned(); // the pre-impact velocities
-//! let law = restitution::<2, 1, 3, _>(0.0, m, a, SVector::zeros(), SVector::<f64, 1>::from([0.5]), v, &["wall"])?;
+//! let law = restitution::<2, 1, 3, _>(0.0, m, (a, SVector::zeros(), SVector::<f64, 1>::from([0.5])), v, &["wall"])?;
 //! // Two positions, then the velocities (an orientation would add positions: its quaternion).
 //! assert_eq!(law.post_state::<2, 4>(&x), StateLayout::<2, 2, 4>::state([0.0, 0.0], [1.0, 1.0]));
 //! assert!((law.impulses[0] - 3.0).abs() < 1e-15); // m Δẏ = 3

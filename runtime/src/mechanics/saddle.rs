@@ -141,7 +141,8 @@ pub struct ConstrainedSolution<const N: usize, const M: usize, const NM: usize, 
     rows: &'static [&'static str],
 }
 
-/// The constrained equations of motion `M q̈ = f + Aᵀλ`, `A q̈ + c = 0` (rows `a`, bias `c`), as
+/// The constrained equations of motion `M q̈ = f + Aᵀλ`, `A q̈ + c = 0` (`constraints` = the rows
+/// `a` and the bias `c`), as
 /// the saddle-point system `[M −Aᵀ; A 0] [q̈; λ] = [f; −c]`, solved with the model's mass operator
 /// by the Schur complement of M — with Y = M⁻¹Aᵀ and S = A Y (factored like a mass matrix),
 /// λ = −S⁻¹(c + A M⁻¹ f) and q̈ = M⁻¹ f + Y λ, so M itself is never needed; `rows` names the
@@ -157,7 +158,7 @@ pub struct ConstrainedSolution<const N: usize, const M: usize, const NM: usize, 
 /// let m = MassFactor::new(SMatrix::<f64, 2, 2>::identity())?;
 /// let a = SMatrix::<f64, 1, 2>::new(-1.0, 1.0);
 /// let f = SVector::<f64, 2>::new(0.0, -9.81);
-/// let sol = solve_constrained::<2, 1, 3, _>(0.0, m, a, f, SVector::zeros(), &["line"])?;
+/// let sol = solve_constrained::<2, 1, 3, _>(0.0, m, (a, SVector::zeros()), f, &["line"])?;
 /// assert!((sol.accelerations - SVector::<f64, 2>::new(-4.905, -4.905)).norm() < 1e-14);
 /// assert!((sol.multipliers[0] - 4.905).abs() < 1e-14);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -170,9 +171,8 @@ pub struct ConstrainedSolution<const N: usize, const M: usize, const NM: usize, 
 pub fn solve_constrained<const N: usize, const M: usize, const NM: usize, F: MassOperator<N>>(
     t: f64,
     mass: F,
-    a: SMatrix<f64, M, N>,
+    (a, bias): (SMatrix<f64, M, N>, SVector<f64, M>),
     f: SVector<f64, N>,
-    bias: SVector<f64, M>,
     rows: &'static [&'static str],
 ) -> Result<ConstrainedSolution<N, M, NM, F>, FieldError> {
     let () = SaddleDim::<N, M, NM>::OK;
@@ -289,8 +289,8 @@ impl<const N: usize, const K: usize, const NK: usize> SaddleDim<N, K, NK> {
 }
 
 /// Solve a restitution law at the pre-impact velocities `v`: the model's mass operator `mass` at
-/// the impact, rows `a` (`K × N`) with `dt` parts `b`, coefficients `e`; `rows` names the rows for
-/// errors. See the [module docs](crate::mechanics).
+/// the impact, the `law` — its rows `a` (`K × N`) with their `dt` parts `b` and coefficients `e` —;
+/// `rows` names the rows for errors. See the [module docs](crate::mechanics).
 ///
 /// # Errors
 /// [`FieldError::SingularMassMatrix`] if the mass operator's solves fail,
@@ -299,9 +299,7 @@ impl<const N: usize, const K: usize, const NK: usize> SaddleDim<N, K, NK> {
 pub fn restitution<const N: usize, const K: usize, const NK: usize, F: MassOperator<N>>(
     t: f64,
     mass: F,
-    a: SMatrix<f64, K, N>,
-    b: SVector<f64, K>,
-    e: SVector<f64, K>,
+    (a, b, e): (SMatrix<f64, K, N>, SVector<f64, K>, SVector<f64, K>),
     v: SVector<f64, N>,
     rows: &'static [&'static str],
 ) -> Result<Restitution<N, K, NK, F>, FieldError> {
@@ -365,9 +363,7 @@ mod tests {
         let law = restitution::<2, 1, 3, _>(
             0.0,
             factor_mass(0.0, m).unwrap(),
-            n,
-            SVector::zeros(),
-            SVector::from([e]),
+            (n, SVector::zeros(), SVector::from([e])),
             x.fixed_rows::<2>(2).into_owned(),
             &["wall"],
         )
@@ -381,9 +377,7 @@ mod tests {
         let err = restitution::<2, 2, 4, _>(
             1.5,
             factor_mass(1.5, m).unwrap(),
-            a,
-            SVector::zeros(),
-            SVector::zeros(),
+            (a, SVector::zeros(), SVector::zeros()),
             x.fixed_rows::<2>(2).into_owned(),
             &["a", "b"],
         )
@@ -413,7 +407,7 @@ mod tests {
         let (m, a) = sample::<5, 2>(7);
         let f = SVector::<f64, 5>::new(1.0, -2.0, 0.5, 3.0, -1.0);
         let c = SVector::<f64, 2>::new(0.3, -0.7);
-        let sol = solve_constrained::<5, 2, 7, _>(0.0, factor_mass(0.0, m).unwrap(), a, f, c, &["a", "b"]).unwrap();
+        let sol = solve_constrained::<5, 2, 7, _>(0.0, factor_mass(0.0, m).unwrap(), (a, c), f, &["a", "b"]).unwrap();
         let (qdd, lam) = (sol.accelerations, sol.multipliers);
         assert!((m * qdd - a.transpose() * lam - f).amax() < 1e-13);
         assert!((a * qdd + c).amax() < 1e-13);
@@ -461,9 +455,9 @@ mod tests {
         let n = SMatrix::<f64, 1, 2>::new(1.0, 1.0);
         let e = SVector::from([0.7]);
         let v = x.fixed_rows::<2>(2).into_owned();
-        let by_operator = restitution::<2, 1, 3, _>(0.0, Diagonal([1.0, 4.0]), n, SVector::zeros(), e, v, &["wall"]).unwrap();
+        let by_operator = restitution::<2, 1, 3, _>(0.0, Diagonal([1.0, 4.0]), (n, SVector::zeros(), e), v, &["wall"]).unwrap();
         let dense = factor_mass(0.0, Matrix2::new(1.0, 0.0, 0.0, 4.0)).unwrap();
-        let by_factor = restitution::<2, 1, 3, _>(0.0, dense, n, SVector::zeros(), e, v, &["wall"]).unwrap();
+        let by_factor = restitution::<2, 1, 3, _>(0.0, dense, (n, SVector::zeros(), e), v, &["wall"]).unwrap();
         assert!((by_operator.velocities - by_factor.velocities).amax() < 1e-15);
         assert!((by_operator.impulses - by_factor.impulses).amax() < 1e-15);
     }
@@ -477,9 +471,14 @@ mod tests {
         let m = Matrix2::new(1.0, 0.0, 0.0, 4.0);
         let n = SMatrix::<f64, 1, 2>::new(1.0, 1.0);
         let v = x.fixed_rows::<2>(3).into_owned();
-        let law =
-            restitution::<2, 1, 3, _>(0.0, factor_mass(0.0, m).unwrap(), n, SVector::zeros(), SVector::from([1.0]), v, &["wall"])
-                .unwrap();
+        let law = restitution::<2, 1, 3, _>(
+            0.0,
+            factor_mass(0.0, m).unwrap(),
+            (n, SVector::zeros(), SVector::from([1.0])),
+            v,
+            &["wall"],
+        )
+        .unwrap();
         let post = law.post_state::<3, 6>(&x);
         assert_eq!(post.fixed_rows::<3>(0), x.fixed_rows::<3>(0));
         assert_eq!(post[5], 7.0);

@@ -163,17 +163,18 @@ impl<S: State> Dense<S> {
         Dense { t0: t, h: 0.0, t_end: t, r, len: 2 }
     }
     /// The cubic Hermite interpolant of a step `(t0, x0) → (t0 + h, x1)` with the derivatives
-    /// `f0`, `f1` at its ends — a continuous extension for any method that has them (third-order
+    /// `f0`, `f1` at its ends (`start` = (x0, f0), `end` = (x1, f1)) — a continuous extension for any method that has them (third-order
     /// accurate), in the same form: `r₁ = x0`, `r₂ = x1 − x0`, `r₃ = h f0 − r₂`,
     /// `r₄ = r₂ − h f1 − r₃`, `r₅ = 0`. Valid on `[t0, t_end]`.
     ///
     /// ```
     /// use routh_runtime::{Dense, nalgebra::Vector1};
     /// // x = t³ on [0, 1]: the cubic is reproduced exactly.
-    /// let d = Dense::cubic_hermite(0.0, &Vector1::new(0.0), &Vector1::new(1.0), &Vector1::new(0.0), &Vector1::new(3.0), 1.0, 1.0);
+    /// let (start, end) = ((&Vector1::new(0.0), &Vector1::new(0.0)), (&Vector1::new(1.0), &Vector1::new(3.0)));
+    /// let d = Dense::cubic_hermite(0.0, 1.0, start, end, 1.0);
     /// assert!((d.eval(0.5)[0] - 0.125).abs() < 1e-15);
     /// ```
-    pub fn cubic_hermite(t0: f64, x0: &S, x1: &S, f0: &S, f1: &S, h: f64, t_end: f64) -> Dense<S> {
+    pub fn cubic_hermite(t0: f64, h: f64, (x0, f0): (&S, &S), (x1, f1): (&S, &S), t_end: f64) -> Dense<S> {
         let z = x0.zeros_like();
         let mut r: [S; 8] = std::array::from_fn(|_| z.clone());
         r[0] = x0.clone();

@@ -57,7 +57,7 @@ pub fn emit(
     let solve = quote! {
         #bind
         let (amat, _, c) = self.#rows_fn_name(t, x);
-        __routh::mechanics::solve_constrained::<#n, #m, #nm, _>(t, mass, amat, f, c, &Self::CONSTRAINTS)
+        __routh::mechanics::solve_constrained::<#n, #m, #nm, _>(t, mass, (amat, c), f, &Self::CONSTRAINTS)
     };
     let (accelerations, jacobian) = accelerations_and_jacobian(model, &solve, quasi, tree);
     let jacobian = if with_jacobian { jacobian } else { TokenStream::new() };
@@ -339,7 +339,7 @@ fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &
     let (call, chart_doc) = if model.layout.orientations.is_empty() {
         (
             quote! {
-                __routh::linearize::constrained_driven(&jacobian, &inputs, &constraints, &mass, &Self::COORDINATES, selection)
+                __routh::linearize::constrained_driven((&jacobian, &inputs), (&constraints, &mass), &Self::COORDINATES, selection)
             },
             TokenStream::new(),
         )
@@ -356,7 +356,7 @@ fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &
                 let a = self.accelerations(t, x).map_err(__routh::linearize::LinearizeError::from)?;
                 let field = self.__routh_field_from(t, x, &a);
                 let at = __routh::linearize::Oriented::new(&Self::COORDINATES, &[#(#names),*], x, &field);
-                __routh::linearize::constrained_with_orientations(&at, &jacobian, &inputs, &constraints, &mass, selection)
+                __routh::linearize::constrained_with_orientations(&at, (&jacobian, &inputs), (&constraints, &mass), selection)
             },
             quote! {
                 ///

@@ -262,15 +262,7 @@ pub(crate) fn link_factor_item(
         let pivots = joint_vals.chunks(per_joint).map(|v| &v[24]);
         let diagonal = joint_vals.chunks(per_joint).map(|v| &v[25]);
         quote! {
-            __routh::mechanics::LinkFactor::from_parts(
-                t,
-                Self::__routh_links(),
-                [#(#joints),*],
-                [#(#inertias),*],
-                [#(#u),*],
-                [#(#pivots),*],
-                [#(#diagonal),*],
-            )
+            __routh::mechanics::LinkFactor::from_parts(t, Self::__routh_links(), [#(#joints),*], [#(#inertias),*], ([#(#u),*], [#(#pivots),*], [#(#diagonal),*]))
         }
     };
     let none = TokenStream::new();

@@ -252,7 +252,7 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
             #(#a_sets)*
             let b = __routh::Vector::<#k>::from([#(#b_vals),*]);
             let e = __routh::Vector::<#k>::from([#(#e_vals),*]);
-            __routh::mechanics::restitution(t, mass, a, b, e, x.fixed_rows::<#n>(#p).into_owned(), &[#(#row_names),*])
+            __routh::mechanics::restitution(t, mass, (a, b, e), x.fixed_rows::<#n>(#p).into_owned(), &[#(#row_names),*])
         }
 
         #doc

@@ -208,10 +208,10 @@ impl<M: ParametricModel<D>, const D: usize> HybridFamily<D> for ModelFamily<M> {
 /// let section = Section { anchor: &anchor, gradient: &gradient, mode: 0, resets: 0, max_time: 20.0 };
 /// let tight = HybridOptions::default().rtol(1e-12).atol(1e-13);
 /// let newton = ContinuationOptions::default().tolerance(1e-12).progress(false);
-/// let orbit = find_orbit_at(&family, &section, &Vector2::new(1.3, 0.0), 1.0, &newton, &tight)?;
+/// let orbit = find_orbit_at(&family, &section, (&Vector2::new(1.3, 0.0), 1.0), &newton, &tight)?;
 /// assert!((orbit.state[0] - 1.0).abs() < 1e-9 && (orbit.period - std::f64::consts::TAU).abs() < 1e-9);
 /// let up = newton.max_step(0.2).target(2.0);
-/// let branch = continue_orbits_in(&family, &section, &orbit, Start::Increasing, &up, &tight)?;
+/// let branch = continue_orbits_in(&family, &section, (&orbit, Start::Increasing), &up, &tight)?;
 /// assert_eq!(branch.stop, BranchStop::Target);
 /// for o in &branch.orbits {
 ///     assert!((o.period - std::f64::consts::TAU / o.parameter).abs() < 1e-8);
@@ -416,12 +416,9 @@ fn return_map<F: HybridFamily<D>, const D: usize>(
         let (_, phi_arc, psi_arc) = arc(family, &member, p, mode, (t, imp.t), (&x, &phi, &psi), &ode)?;
         let s = crate::analysis::variational::saltation(
             &member,
-            imp.mode_before,
-            imp.guard_index,
-            imp.mode_after,
+            (imp.mode_before, imp.guard_index, imp.mode_after),
             imp.t,
-            &imp.pre,
-            &imp.post,
+            (&imp.pre, &imp.post),
         )?;
         psi = across(family, &member, p, imp, &psi_arc)?;
         phi = s * phi_arc;
@@ -563,8 +560,7 @@ fn unknowns<const D: usize>(x: &SVector<f64, D>, p: f64) -> DVector<f64> {
 pub fn find_orbit_at<F: HybridFamily<D>, const D: usize>(
     family: &F,
     section: &Section<'_, D>,
-    guess: &SVector<f64, D>,
-    p: f64,
+    (guess, p): (&SVector<f64, D>, f64),
     newton: &ContinuationOptions,
     options: &HybridOptions,
 ) -> Result<FamilyOrbit<D>, SimError> {
@@ -576,9 +572,9 @@ pub fn find_orbit_at<F: HybridFamily<D>, const D: usize>(
     problem.orbit(&c.u, c.iterations, None)
 }
 
-/// The branch of orbits through `start` (a result of [`find_orbit_at`]) continued in the
-/// parameter by pseudo-arclength with the adaptive steps, targets and special points of
-/// `continuation` (see the [module docs](self)).
+/// The branch of orbits through `start` (a result of [`find_orbit_at`], left in the direction
+/// `leave`) continued in the parameter by pseudo-arclength with the adaptive steps, targets and
+/// special points of `continuation` (see the [module docs](self)).
 ///
 /// # Errors
 /// The corrector's errors at the start; [`SimError::InvalidOptions`] for invalid continuation
@@ -586,8 +582,7 @@ pub fn find_orbit_at<F: HybridFamily<D>, const D: usize>(
 pub fn continue_orbits_in<F: HybridFamily<D>, const D: usize>(
     family: &F,
     section: &Section<'_, D>,
-    start: &FamilyOrbit<D>,
-    leave: Start,
+    (start, leave): (&FamilyOrbit<D>, Start),
     continuation_options: &ContinuationOptions,
     options: &HybridOptions,
 ) -> Result<OrbitBranch<D>, SimError> {

@@ -578,8 +578,8 @@ pub fn find_periodic_orbit<S: HybridSystem<D> + ?Sized, const D: usize>(
 }
 
 /// Pseudo-arclength continuation of a family of periodic orbits from `start` (a solution of
-/// [`find_periodic_orbit`]): `points` predictor steps of the fixed arclength `step` (initially
-/// towards increasing energy when `increasing`), each corrected by the Moore–Penrose Newton
+/// [`find_periodic_orbit`]): `steps` = (`step`, `points`, `increasing`), `points` predictor steps of
+/// the fixed arclength `step` (initially towards increasing energy when `increasing`), each corrected by the Moore–Penrose Newton
 /// iteration — the generic [`crate::analysis::continuation`] on the single-shooting problem, with its
 /// turning-point and simple-bifurcation flags on the point after one (the paper's eqs. (24)–(25),
 /// §2.6).
@@ -593,9 +593,7 @@ pub fn continue_orbits<S: HybridSystem<D> + ?Sized, const D: usize>(
     sys: &S,
     section: &Section<'_, D>,
     start: &PeriodicOrbit<D>,
-    step: f64,
-    points: usize,
-    increasing: bool,
+    (step, points, increasing): (f64, usize, bool),
     options: &ShootingOptions,
 ) -> RunResult<Vec<PeriodicOrbit<D>>> {
     let problem = SingleShooting { sys, section, options };

@@ -447,7 +447,7 @@ impl<'a, S: HybridSystem<D> + ?Sized, const D: usize> MultipleShooting<'a, S, D>
             let guard = (k <= m).then(|| self.phases[k - 1].guard);
             if let Some(g) = guard {
                 let (after, post) = embedded.reset(self.mode(k), g, 0.0, &end.x)?;
-                let s = crate::analysis::variational::saltation(&embedded, self.mode(k), g, after, 0.0, &end.x, &post)?;
+                let s = crate::analysis::variational::saltation(&embedded, (self.mode(k), g, after), 0.0, (&end.x, &post))?;
                 monodromy = s * monodromy;
             }
             phases.push(PhaseSolution { mode: self.mode(k), guard, duration, start, end: end.x });
