@@ -68,10 +68,10 @@ fn cylinder(beta: f64) -> Cylinder {
 }
 
 /// The initial state of reference run R5: the plane at rest in equilibrium, the cylinder 0.5 above it.
-fn start(c: &Cylinder) -> SVector<f64, 9> {
+fn start(c: &Cylinder) -> ModeState<9> {
     let h0 = -c.mp * c.g / c.k;
     let phi0: f64 = 0.3;
-    c.aerial_state([0.0, h0 + c.r + c.gamma * phi0.cos() + 0.5, phi0, h0], [0.5, 0.0, 2.0, 0.0], 0.0).state
+    c.aerial_state([0.0, h0 + c.r + c.gamma * phi0.cos() + 0.5, phi0, h0], [0.5, 0.0, 2.0, 0.0], 0.0)
 }
 
 const T_END: f64 = 3.0;
@@ -109,7 +109,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut worst: f64 = 0.0;
     for (beta, t1, phi1, e_pre, v_pre, dpsi, newton, v_post, dt_kin) in table {
         let c = cylinder(beta);
-        let sol = c.run(ModeState::new(Cylinder::AERIAL, start(&c))).span(0.0..t1 + 0.5).options(&options).go()?;
+        let sol = c.run(start(&c)).span(0.0..t1 + 0.5).options(&options).go()?;
         let td = &sol.impacts[0];
         let dv = (0..4).map(|j| (td.post[4 + j] - v_post[j]).abs()).fold(0.0, f64::max);
         let dv_pre = (0..4).map(|j| (td.pre[4 + j] - v_pre[j]).abs()).fold(0.0, f64::max);
@@ -125,7 +125,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut losses = Vec::new();
         for (alpha, loss) in [1.0, 0.5, 0.0].into_iter().zip(newton) {
             let n = NewtonCylinder { m: c.m, mp: c.mp, i: c.i, r: c.r, gamma: c.gamma, k: c.k, g: c.g, beta, alpha };
-            let x0 = start(&c);
+            let x0 = start(&c).state;
             let run = n
                 .run(n.state([x0[0], x0[1], x0[2], x0[3]], [x0[4], x0[5], x0[6], x0[7]], 0.0))
                 .span(0.0..t1 + 1e-3)
@@ -171,7 +171,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut runs = Vec::new();
     for beta in [-0.05, 0.05] {
         let c = cylinder(beta);
-        let sol = c.run(ModeState::new(Cylinder::AERIAL, start(&c))).span(0.0..T_END).options(&dense).go()?;
+        let sol = c.run(start(&c)).span(0.0..T_END).options(&dense).go()?;
         let mut law: f64 = 0.0;
         let mut arc_start = (0.0, c.aerial().energy(0.0, &sol.states[0]));
         let mut series = Vec::new();

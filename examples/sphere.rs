@@ -46,11 +46,11 @@ fn omega(x: &SVector<f64, 11>) -> [f64; 3] {
 }
 
 /// A start at (x₀, 0) with velocity (ẋ₀, 0.3) and angular velocity ω₀, at Euler angles (0, π/2, 0).
-fn start(s: &Sphere, x0: f64, xdot: f64, w: [f64; 3]) -> SVector<f64, 11> {
+fn start(s: &Sphere, x0: f64, xdot: f64, w: [f64; 3]) -> ModeState<11> {
     let (th, ps) = (std::f64::consts::FRAC_PI_2, 0.0f64);
     let dth = w[0] * ps.cos() + w[1] * ps.sin();
     let dph = (w[0] * ps.sin() - w[1] * ps.cos()) / th.sin();
-    s.smooth_state([x0, 0.0, 0.0, th, ps], [xdot, 0.3, dph, dth, w[2] - dph * th.cos()], 0.0).state
+    s.smooth_state([x0, 0.0, 0.0, th, ps], [xdot, 0.3, dph, dth, w[2] - dph * th.cos()], 0.0)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -59,11 +59,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t_bar = 2.0 * (4.0f64 / 3.0).ln();
     let horizon = t_bar + 3.0;
     println!("sphere: r = {}, k² = {}, β = {}; from (−1, 0) with ẋ₀ = 2, ẏ₀ = 0.3, ω₀ = (0.5, −1, 2)", s.r, s.k2, s.beta);
-    let sol = s
-        .run(ModeState::new(Sphere::SMOOTH, start(&s, -1.0, 2.0, [0.5, -1.0, 2.0])))
-        .span(0.0..horizon)
-        .options(&options)
-        .go()?;
+    let sol = s.run(start(&s, -1.0, 2.0, [0.5, -1.0, 2.0])).span(0.0..horizon).options(&options).go()?;
     let enter = sol.impacts.first().ok_or("the sphere did not reach the rough side")?;
     let (pre, post) = (&enter.pre, &enter.post);
     let (wm, wp) = (omega(pre), omega(post));
@@ -94,17 +90,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     let slow = s
-        .run(ModeState::new(Sphere::SMOOTH, start(&s, -1.0, 0.4, [0.5, -1.0, 2.0])))
+        .run(start(&s, -1.0, 0.4, [0.5, -1.0, 2.0]))
         .span(0.0..horizon)
         .options(options.clone().output(Output::Interval(0.01)))
         .go()?;
     let (_, _, stop) = slow.last().ok_or("no samples")?;
     println!("ẋ₀ = 0.4 ≤ β|x₀|: {} transitions, x({horizon:.2}) = {:.4} → x₀ + ẋ₀/β = −0.2", slow.impacts.len(), stop[0]);
-    let back = s
-        .run(ModeState::new(Sphere::SMOOTH, start(&s, -1.0, 2.0, [0.5, -6.0, 2.0])))
-        .span(0.0..horizon)
-        .options(options.output(Output::Interval(0.01)))
-        .go()?;
+    let back =
+        s.run(start(&s, -1.0, 2.0, [0.5, -6.0, 2.0])).span(0.0..horizon).options(options.output(Output::Interval(0.01))).go()?;
     let transitions: Vec<String> = back.impacts.iter().map(|i| format!("{} at {:.6}", i.guard, i.t)).collect();
     println!(
         "backspin ω₀ = (0.5, −6, 2): {} (ẋ₊ = {:.4} < 0: released at once, no chatter)",

@@ -2,7 +2,11 @@
 //!
 //! Write a model struct, its generalized coordinates and its Lagrangian; `#[derive(Mechanics)]`
 //! derives the equations of motion symbolically at compile time and emits plain specialised Rust
-//! (fixed-size nalgebra types) that the [`runtime`] integrates.
+//! (fixed-size nalgebra types) that the [`runtime`] integrates. A model runs through one builder:
+//! `model.run(x0).span(t0..t1)` with what else the run needs — options (or `.rtol`, `.atol`,
+//! `.output`, `.scheme`), events, inputs or a sampled control law — then `.go()`
+//! ([`runtime::Run`]); a discrete (variational) system steps with
+//! `model.run_discrete(x0).step(h).steps(n).go()` ([`runtime::DiscreteRun`]).
 //!
 //! ```
 //! use routh::prelude::*;
@@ -25,7 +29,7 @@
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let p = DoublePendulum { m1: 1.0, m2: 1.0, l1: 1.0, l2: 1.0, g: 9.81, b: 0.0 };
 //! let x0 = p.state([1.0, 0.5], [0.0, 0.0]);
-//! let sol = p.run(x0).span(0.0..5.0).options(&Options::default().rtol(1e-10).atol(1e-12)).go()?;
+//! let sol = p.run(x0).span(0.0..5.0).rtol(1e-10).atol(1e-12).go()?;
 //! let (t_end, x_end) = sol.last().unwrap();
 //! let drift = (p.energy(t_end, x_end) - p.energy(0.0, &x0)).abs();
 //! assert!(drift < 1e-7, "energy drift {drift}");
@@ -44,9 +48,10 @@
 //! ξᶜ(L)); each gets `<name>_momentum` (J = ∂L/∂q̇·ξ) and `<name>_momentum_rate` (dJ/dt = ⟨Q, ξ⟩),
 //! documented with the conservation or balance law and, per impact, whether J is preserved.
 //! A reduction generates a model type whose fields are the parameters plus the momenta `mu_<q>`,
-//! with the whole API (its Lagrangian is the Routhian), `cyclic_velocities` and
-//! `simulate_reconstructed`; the full model gets `<type_in_snake_case>(t, x)` to reduce a state, and,
-//! if it has impacts, `simulate_<type_in_snake_case>` for hybrid reduction.
+//! with the whole API (its Lagrangian is the Routhian), `cyclic_velocities` and runs
+//! `.reconstructed(theta0)` that return the full model's trajectory; the full model gets
+//! `<type_in_snake_case>(t, x)` to reduce a state and, if it has impacts, runs `.reduced::<Type>()`
+//! for hybrid reduction.
 //!
 //! ```
 //! use routh::prelude::*;
@@ -76,7 +81,7 @@
 //! M q̈ = f + Aᵀλ, A q̈ + c = 0 are solved as a saddle-point system at run time; the multipliers λ
 //! are `constraint_forces`. At compile time the derive proves velocity constraints affine in q̇,
 //! rejects identically dependent rows, and reports by a Frobenius test which constraints are
-//! integrable (`CONSTRAINT_KINDS`). `simulate` projects onto the constraints after every step.
+//! integrable (`CONSTRAINT_KINDS`). A run projects onto the constraints after every step.
 //!
 //! ```
 //! use routh::prelude::*;
@@ -105,8 +110,9 @@
 //! `<Model><Mode><'a>` (e.g. `BallRest`), reached by `model.<mode>()`, with the whole single-model
 //! API of that mode (`mass_matrix`, `energy`, `jacobian`, constraint forces, the guards and resets
 //! of the transitions leaving it, with their Jacobians). The model itself has `MODES`, one index
-//! constant per mode (`Ball::REST`), `<mode>_state(q, qdot)` building the padded state shared by
-//! all modes, `simulate(mode, x0, span, options)`, and implements
+//! constant per mode (`Ball::REST`), `<mode>_state(q, qdot)` building the start of a run in that
+//! mode (a [`runtime::ModeState`]: the mode and the state, padded to the largest mode's), runs
+//! from such a start, and implements
 //! [`runtime::HybridSystem`] (with exact Jacobians, guard gradients and reset Jacobians for
 //! variational equations). `unilateral(...)` generates such modes for a contact:
 //!
@@ -163,7 +169,8 @@
 //!
 //! Inputs: `input(u, ...)` names control inputs that forces may use. `model.driven(u)` is the model
 //! at fixed inputs (a view with the whole API); `linearize(t, x, u)` gives (A, B) from symbolic
-//! derivatives, and `simulate` takes constant inputs or a feedback closure of (t, x):
+//! derivatives, and a run is driven by `.inputs(u)` — constant inputs or a feedback closure of
+//! (t, x) — or `.sampled(period, law)`:
 //!
 //! ```
 //! use routh::prelude::*;
@@ -231,8 +238,11 @@
 //! `forcing(t, x)` (f with M q̈ = f), `accelerations`, `lagrangian`, `energy` (E = q̇·p − L),
 //! `momenta` (p = ∂L/∂q̇), `power` (Q·q̇), `jacobian` (∂F/∂x of x' = F(t, x), from symbolic
 //! derivatives — with the `jacobian` item, or for models with modes, impacts, inputs or
-//! sensitivities, which need it), `simulate` and `simulate_with_events`; and an implementation of
-//! [`runtime::VectorField`]. Each carries its derived formula in rustdoc.
+//! sensitivities, which need it), `run(x0)`; and implementations of [`runtime::VectorField`] and
+//! [`runtime::Simulate`]. Each carries its derived formula in rustdoc; signatures name the state
+//! [`State<D>`](State), vectors [`Vector<N>`](Vector) and matrices [`Matrix<R, C>`](Matrix). The
+//! guide's chapter *What is generated* (`docs/guide/generated.md`) lists every generated item with
+//! its signature.
 #![forbid(unsafe_code)]
 
 #[doc = include_str!("../docs/dsl.md")]

@@ -7,24 +7,6 @@
 //! such a state — the state from its parts, the first-order field F = (q̇, v̇, ż), its Jacobian
 //! ∂F/∂x and its sensitivities ∂F/∂w from the residual g = f − M a, the state after an impact —
 //! is a method of the layout, checked at compile time against its dimensions.
-//!
-//! ```
-//! use routh_runtime::mechanics::{StateLayout, factor_mass};
-//! use routh_runtime::nalgebra::{SMatrix, SVector};
-//!
-//! // Two coordinates, no action: x = (q, q̇).
-//! type Plain = StateLayout<2, 2, 4>;
-//! let x = Plain::state([1.0, 2.0], [3.0, 4.0]);
-//! assert_eq!(x, SVector::<f64, 4>::from([1.0, 2.0, 3.0, 4.0]));
-//! // F = (q̇, a).
-//! let a = SVector::<f64, 2>::from([-1.0, -2.0]);
-//! assert_eq!(Plain::field(&x, None, &a, None), SVector::<f64, 4>::from([3.0, 4.0, -1.0, -2.0]));
-//! // ∂F/∂x from M = I and the residual's ∂g/∂q = −I, ∂g/∂q̇ = 0: the oscillator's [[0, I], [−I, 0]].
-//! let m = factor_mass(0.0, SMatrix::<f64, 2, 2>::identity())?;
-//! let j = Plain::jacobian(0.0, &m, None, (-SMatrix::<f64, 2, 2>::identity(), SMatrix::zeros()), None)?;
-//! assert_eq!((j[(0, 2)], j[(2, 0)], j[(2, 2)]), (1.0, -1.0, 0.0));
-//! # Ok::<(), routh_runtime::FieldError>(())
-//! ```
 
 use nalgebra::{SMatrix, SVector};
 
@@ -33,7 +15,25 @@ use crate::mechanics::linalg::MassOperator;
 
 /// The layout of a state x = (q, v[, z]) with `P` positions, `N` velocities and state dimension
 /// `D` (the action z last when `D = P + N + 1`). A marker type: its functions build and read
-/// states and fields of this layout; see the [module docs](self).
+/// states and fields of this layout.
+///
+/// ```
+/// use routh_runtime::mechanics::{StateLayout, factor_mass};
+/// use routh_runtime::nalgebra::{SMatrix, SVector};
+///
+/// // Two coordinates, no action: x = (q, q̇).
+/// type Plain = StateLayout<2, 2, 4>;
+/// let x = Plain::state([1.0, 2.0], [3.0, 4.0]);
+/// assert_eq!(x, SVector::<f64, 4>::from([1.0, 2.0, 3.0, 4.0]));
+/// // F = (q̇, a).
+/// let a = SVector::<f64, 2>::from([-1.0, -2.0]);
+/// assert_eq!(Plain::field(&x, None, &a, None), SVector::<f64, 4>::from([3.0, 4.0, -1.0, -2.0]));
+/// // ∂F/∂x from M = I and the residual's ∂g/∂q = −I, ∂g/∂q̇ = 0: the oscillator's [[0, I], [−I, 0]].
+/// let m = factor_mass(0.0, SMatrix::<f64, 2, 2>::identity())?;
+/// let j = Plain::jacobian(0.0, &m, None, (-SMatrix::<f64, 2, 2>::identity(), SMatrix::zeros()), None)?;
+/// assert_eq!((j[(0, 2)], j[(2, 0)], j[(2, 2)]), (1.0, -1.0, 0.0));
+/// # Ok::<(), routh_runtime::FieldError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StateLayout<const P: usize, const N: usize, const D: usize>;
 

@@ -25,8 +25,8 @@
 use nalgebra::SVector;
 
 use crate::error::{FieldError, SimError};
+use crate::ode::method::Tolerances;
 use crate::ode::method::{Attempt, Method};
-use crate::ode::options::Tolerances;
 use crate::ode::state::{State, StateField};
 
 // Butcher tableau (Dormand & Prince 1980).

@@ -10,7 +10,6 @@
 
 use crate::error::SimError;
 use crate::ode::dopri5::Dense;
-use crate::ode::options::Tolerances;
 use crate::ode::state::{State, StateField};
 
 pub use crate::ode::dop853::Dop853;
@@ -28,6 +27,16 @@ pub enum Attempt {
     },
     /// A stage or the new state was NaN/∞ (or the field said so): retry with a smaller step.
     NonFinite,
+}
+
+/// The error tolerances of one step: a component `xᵢ` is accurate enough when its local error
+/// is below `atol + rtol · max(|xᵢ|, |x̂ᵢ|)` in the RMS norm (see [`crate::ode::stepper`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tolerances {
+    /// Relative tolerance.
+    pub rtol: f64,
+    /// Absolute tolerance.
+    pub atol: f64,
 }
 
 /// One step of an adaptive method, as the step loop drives it.

@@ -11,6 +11,7 @@
 
 use crate::error::SimError;
 use crate::ode::method::Scheme;
+pub use crate::ode::method::Tolerances;
 
 /// The smallest relative tolerance a run accepts: ten times the unit round-off (Hairer's DOPRI5
 /// refuses less).
@@ -136,16 +137,6 @@ pub(crate) fn check_start(span: &std::ops::Range<f64>, x0: &[f64], forward_only:
         return Err(SimError::InvalidInitialState);
     }
     Ok((t0, t1))
-}
-
-/// The error tolerances of one step: a component `xᵢ` is accurate enough when its local error
-/// is below `atol + rtol · max(|xᵢ|, |x̂ᵢ|)` in the RMS norm (see [`crate::ode::stepper`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Tolerances {
-    /// Relative tolerance.
-    pub rtol: f64,
-    /// Absolute tolerance.
-    pub atol: f64,
 }
 
 impl Options {

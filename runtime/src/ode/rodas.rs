@@ -29,8 +29,8 @@ use nalgebra::{DMatrix, DVector};
 
 use crate::error::{FieldError, SimError};
 use crate::ode::dopri5::{Dense, eval};
+use crate::ode::method::Tolerances;
 use crate::ode::method::{Attempt, Method};
-use crate::ode::options::Tolerances;
 use crate::ode::state::{State, StateField};
 
 const GAMMA: f64 = 0.25;

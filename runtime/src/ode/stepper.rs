@@ -11,7 +11,7 @@
 //!
 //! # Step-size control
 //!
-//! Each attempt's scaled error `err` ([`crate::ode::options::Tolerances`], RMS norm) decides
+//! Each attempt's scaled error `err` ([`crate::ode::method::Tolerances`], RMS norm) decides
 //! acceptance (`err ≤ 1`). The next step size follows Hairer's PI ("Lund-stabilised")
 //! controller of DOPRI5:
 //!
@@ -61,8 +61,9 @@
 
 use crate::error::SimError;
 use crate::ode::dopri5::{self, Dense};
+use crate::ode::method::Tolerances;
 use crate::ode::method::{Attempt, Method, Selected};
-use crate::ode::options::{Options, Tolerances};
+use crate::ode::options::Options;
 use crate::ode::state::{State, StateField};
 use crate::ode::trajectory::Stats;
 

@@ -384,8 +384,9 @@ impl<'a, X, O, const D: usize> Plan<'a, X, O, D> {
 }
 
 impl<const D: usize> Plan<'_, SVector<f64, D>, Options, D> {
-    /// Integrates `field` (see [`crate::ode::integrate`] for the semantics of span, output and
-    /// events).
+    /// Integrates `field`: output at every step, at given times or on a grid ([`Output`]), events
+    /// located on the dense output ([`crate::ode::events`]), backward if the span's end is before its
+    /// start.
     ///
     /// # Errors
     /// [`SimError::InvalidOptions`], [`SimError::InvalidTimeSpan`],
