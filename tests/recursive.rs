@@ -1,4 +1,4 @@
-//! Recursive dynamics (`derive::tree`): q̈ by the articulated-body recursion along a model's
+//! Recursive dynamics (`derive::dynamics`): q̈ by the articulated-body recursion along a model's
 //! kinematic tree against the dense route q̈ = M⁻¹f of the same model (two independent routes: the
 //! recursion never forms M), on chains, PyDy's pendulum on a cart, a branched tree with a link's mass
 //! at its middle and its joint at its end, particles in space, time-dependent potentials and forces,

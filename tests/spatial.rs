@@ -1,4 +1,4 @@
-//! The spatial articulated-body recursion (`derive::tree::spatial`): rigid bodies and particles
+//! The spatial articulated-body recursion (`derive::dynamics::spatial`): rigid bodies and particles
 //! turning in space on a tree of joints — an arm in relative angles on a cart, a top in Euler
 //! angles (joints without a body of their own) — against the same models on the dense route
 //! q̈ = M⁻¹ f (two independent routes: the recursion never forms M; the dense route differentiates

@@ -147,7 +147,7 @@ pub(crate) fn lowered_model(src: &str) -> (crate::model::Model, symbolic::Arena)
 /// The most directions of mass one joint of a constrained tree model may move (the derive's limit,
 /// which must be the runtime tree factor's `mechanics::tree::MAX_DIRECTIONS`: checked by the
 /// facade's tests, which see both crates).
-pub const TREE_MAX_DIRECTIONS: usize = crate::derive::tree::MAX_DIRECTIONS;
+pub const TREE_MAX_DIRECTIONS: usize = crate::derive::dynamics::MAX_DIRECTIONS;
 
 #[cfg(test)]
 mod tests {

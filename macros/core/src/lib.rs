@@ -107,7 +107,7 @@ pub fn dynamics_ops(input: TokenStream) -> syn::Result<symbolic::OpCount> {
         return Err(syn::Error::new(input.ident.span(), "operation counts are reported for single-mode models"));
     };
     let equations = derive::euler_lagrange::derive(&model, &mut arena);
-    Ok(emit::dynamics::dynamics_ops(&model.view(&arena), &equations))
+    Ok(emit::form::dynamics_ops(&model.view(&arena), &equations))
 }
 
 #[cfg(test)]
@@ -140,7 +140,7 @@ mod tests {
 
     /// On the recursive path, with nothing that needs the dense M and f, the chain's code is linear
     /// in n: the recursion, M a, f, L, E and p each one pass along the tree
-    /// (`derive::tree::kinetics`), and no expanded formula in the rustdoc.
+    /// (`derive::dynamics::kinetics`), and no expanded formula in the rustdoc.
     #[test]
     fn the_expansion_of_a_tree_grows_linearly() {
         let size = |n: usize| {
@@ -154,7 +154,7 @@ mod tests {
     }
 
     /// A chain of links turning in space takes the spatial recursion by itself from 6 links on
-    /// (`derive::tree::SPATIAL_MIN_DOF`: where it is faster than the dense field; at 3 the two are
+    /// (`derive::dynamics::SPATIAL_MIN_DOF`: where it is faster than the dense field; at 3 the two are
     /// level), and from 12 with constraints (`SPATIAL_CONSTRAINED_MIN_DOF`).
     #[test]
     fn spatial_chains_take_the_recursion_from_six_links_and_twelve_with_constraints() {

@@ -27,7 +27,7 @@ pub struct Body {
 /// The Lagrangian written over the rates of its positions: L̃(t, q, v) with each rate `dot(x)` a
 /// symbol vₖ of its own ([`crate::layout::Role::HeldRate`]), so that L = L̃ at vₖ = ẋₖ. Where L̃ is
 /// Σₖ ½ mₖ vₖ² − V(t, q) and the positions form a tree, the recursive dynamics
-/// ([`crate::derive::tree`]) reads its structure from it.
+/// ([`crate::derive::dynamics`]) reads its structure from it.
 pub struct HeldLagrangian {
     pub lagrangian: Expr,
     /// Each held symbol and the rate it stands for.

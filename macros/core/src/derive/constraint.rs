@@ -34,6 +34,7 @@
 
 use symbolic::{Arena, Expr};
 
+use crate::derive::dynamics::Form;
 use crate::derive::euler_lagrange::{Equations, relative_min_pivot, sample_points};
 use crate::diagnostics::Ctxt;
 use crate::layout::Role;
@@ -91,16 +92,11 @@ const FROBENIUS_TERMS: usize = 200_000;
 /// Derives the constrained equations of `model` (none if it has no constraints); rows that are
 /// dependent everywhere are reported into `cx` ([`check_rank`]).
 ///
-/// `tree_forces` are the generalized forces τ of a tree model whose M is never formed: its
-/// residual's Jacobian is then derived without M a − f's kinetic part K (see
-/// [`crate::derive::tree::Inverse`]), which the generated code adds from K's tangent.
-pub fn derive(
-    model: &Model,
-    arena: &mut Arena,
-    cx: &mut Ctxt,
-    eq: &Equations,
-    tree_forces: Option<&[Expr]>,
-) -> Option<ConstraintEquations> {
+/// Along the tree of a [`Form`] whose M is never formed, the residual's Jacobian is derived
+/// from the generalized forces τ without M a − f's kinetic part K (see
+/// [`crate::derive::dynamics::Inverse`]), which the generated code adds from K's tangent.
+pub fn derive(model: &Model, arena: &mut Arena, cx: &mut Ctxt, eq: &Equations, form: &Form) -> Option<ConstraintEquations> {
+    let tree_forces = form.along_tree().map(|(r, _)| r.tau());
     let ce = equations(model, arena, eq, tree_forces)?;
     cx.ok(check_rank(&model.view(arena), &ce));
     Some(ce)

@@ -357,12 +357,12 @@ pub struct KineticDerivatives<'a> {
 }
 
 /// The equations of a model whose M, f, E and p come from its kinematic tree instead
-/// ([`crate::derive::tree::kinetics()`]): only the power Q·q̇ and ∂L/∂t. `momenta`, `mass` and
+/// ([`crate::derive::dynamics::kinetics()`]): only the power Q·q̇ and ∂L/∂t. `momenta`, `mass` and
 /// `forcing` are empty and `energy` is zero — `derive::mode` takes this path only for models none
 /// of whose other items reads them.
 ///
 /// `kinetic`: for the sensitivity parameters (by their place in `sensitivity(...)`) that enter the
-/// tree's masses or directions, ∂K/∂p along the tree ([`crate::derive::tree::parameter_derivatives`],
+/// tree's masses or directions, ∂K/∂p along the tree ([`crate::derive::dynamics::parameter_derivatives`],
 /// outputs row by row over those parameters); the others, and the inputs, enter τ only.
 pub fn derive_along_tree(model: &Model, arena: &mut Arena, tau: &[Expr], kinetic: Option<KineticDerivatives<'_>>) -> Equations {
     let syms = &model.layout;

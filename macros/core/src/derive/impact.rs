@@ -34,8 +34,8 @@
 
 use symbolic::{Arena, Expr};
 
+use crate::derive::dynamics::{Form, Inverse};
 use crate::derive::euler_lagrange::Equations;
-use crate::derive::tree::{Inverse, Recursive};
 use crate::model::{Law, LawRow, Model, Role};
 
 /// How the post-impact velocity is computed.
@@ -80,10 +80,11 @@ pub struct ImpactEquations {
     pub reset: Reset,
 }
 
-/// Derives guard data and reset equations for every impact of `model`; `tree`: the kinematic tree
-/// of a model whose M is never formed, and where its temporaries may start (its restitution laws
-/// take M (q̇⁺ − q̇⁻) along the tree).
-pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations, tree: Option<(&Recursive, usize)>) -> Vec<ImpactEquations> {
+/// Derives guard data and reset equations for every impact of `model`. Along the tree of a
+/// [`Form`] whose M is never formed, the restitution laws take M (q̇⁺ − q̇⁻) along the tree, their
+/// temporaries numbered after its kinetics'.
+pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations, form: &Form) -> Vec<ImpactEquations> {
+    let tree = form.along_tree().map(|(r, k)| (r, k.end));
     let n = model.dof();
     let max_rows = model
         .impacts
@@ -153,7 +154,7 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations, tree: Option<(&R
                 let metric = match tree {
                     Some((r, offset)) if eq.mass.is_empty() => {
                         let w: Vec<Expr> = vp.iter().zip(&syms.qd).map(|(&post, &pre)| arena.sub(post, pre)).collect();
-                        Some(Box::new(crate::derive::tree::metric_product(model, arena, r, &w, offset)))
+                        Some(Box::new(crate::derive::dynamics::metric_product(model, arena, r, &w, offset)))
                     }
                     _ => None,
                 };

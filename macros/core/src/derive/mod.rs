@@ -15,13 +15,15 @@
 //!   in shape coordinates of the user's through a proved [`quotient`] map;
 //! - [`routh_group`]: Routh reduction by the rotations of an orientation (non-abelian), in the
 //!   same first-order form;
-//! - [`tree`]: the articulated-body recursion of q̈ along a kinematic tree, or the dense path.
+//! - [`dynamics`]: the form of the dynamics — dense (M's entries or columns), or the articulated-body
+//!   recursion along a tree of directions or of spatial links — chosen once per mode.
 //!
 //! [`mode`] is the sequence of passes, written once; its result, one [`Derived`] per mode, is what
 //! emission consumes.
 
 pub mod constraint;
 pub mod discrete;
+pub mod dynamics;
 pub mod euler_lagrange;
 pub mod impact;
 pub mod nonholonomic;
@@ -32,7 +34,6 @@ pub mod straight;
 pub mod symmetry;
 #[cfg(test)]
 mod tests;
-pub mod tree;
 
 use symbolic::Arena;
 
@@ -42,18 +43,16 @@ use crate::model::Model;
 /// ∇E and ∇²E over the state: symbolic from the expanded E, or along a kinematic tree.
 pub enum EnergyDerivatives {
     Expanded(euler_lagrange::EnergyDerivatives),
-    AlongTree(tree::EnergyAlongTree),
+    AlongTree(dynamics::EnergyAlongTree),
 }
 
 /// Everything derived for one model (a mode, or a reduced system).
 pub struct Derived {
     pub equations: euler_lagrange::Equations,
-    /// How the accelerations are computed: M q̈ = f, or the recursion along a kinematic tree.
-    pub dynamics: tree::Dynamics,
-    /// For a tree model none of whose items needs the dense M and f: M a, f, L, E and p along its
-    /// tree; `equations` then holds only the power and ∂L/∂t
-    /// ([`euler_lagrange::derive_along_tree`]).
-    pub kinetics: Option<tree::Kinetics>,
+    /// How the dynamics is computed: dense (M's entries or columns) or along a kinematic tree (of
+    /// directions or spatial links), with the tree's passes where nothing dense is needed —
+    /// `equations` then holds only the power and ∂L/∂t ([`euler_lagrange::derive_along_tree`]).
+    pub form: dynamics::Form,
     /// ∇E and ∇²E, for models that implement `HybridSystem` (periodic-orbit continuation).
     pub energy: Option<EnergyDerivatives>,
     pub constraints: Option<constraint::ConstraintEquations>,
@@ -85,8 +84,7 @@ impl Derived {
     fn equations_only(equations: euler_lagrange::Equations) -> Derived {
         Derived {
             equations,
-            dynamics: tree::Dynamics::Dense("a reduced system takes the dense path".into()),
-            kinetics: None,
+            form: dynamics::Form::Entries("a reduced system takes the dense path".into()),
             energy: None,
             constraints: None,
             impacts: Vec::new(),
@@ -101,80 +99,22 @@ impl Derived {
     }
 }
 
-/// The first item of `model` that reads the dense M, f, p or E (so that a tree model derives them
-/// too), if any: reductions and discrete systems (p and M); impacts, modes, inputs and
-/// sensitivities unless the model is a tree (their laws, energy derivatives and ∂g/∂w read M, E
-/// and f; along a tree they do not). Along a tree, g = f − M a = τ − K with
-/// K = M a + (velocity products): ∂g/∂w = ∂τ/∂w for an input or a parameter of the forces (or of
-/// the constraints), less ∂K/∂p, differentiated along the tree ([`tree::parameter_derivatives`]),
-/// for a parameter of its masses or directions; q̈'s
-/// sensitivity is M⁻¹ ∂g/∂w solved along the tree (with constraints, the saddle point's
-/// ∂R/∂w = (−∂g/∂w − ∂(Aᵀλ)/∂w, ∂(A a + c)/∂w), solved with the tree factor inside it). The
-/// field Jacobian of a constrained tree differentiates its saddle point along the tree
-/// ([`tree::Inverse`]).
-fn dense_item(model: &Model, hybrid: bool, tree: bool) -> Option<&'static str> {
-    // A tree (or a mode that is one) with impacts or transitions: its restitution laws take
-    // M (q̇⁺ − q̇⁻) along the tree (`tree::metric_product`), its map laws and chart changes read no
-    // M (a symmetry's momentum jump under a map law is proved on J written out), and E's
-    // derivatives are passes along it (`tree::energy_derivatives`).
-    if (hybrid || !model.impacts.is_empty()) && !tree {
-        Some("its impacts (or modes)")
-    } else if !model.reductions.is_empty() {
-        Some("its reductions")
-    } else if model.discretization.is_some() {
-        Some("its discrete system")
-    } else if (!model.inputs.is_empty() || !model.sensitivity.is_empty()) && !tree {
-        Some("its inputs or sensitivities")
-    } else {
-        None
-    }
-}
-
 /// Every pass for one mode, in order: equations of motion (and, for a hybrid system, the energy's
 /// derivatives), regularity, constraints and their rank, impacts, symmetries, the discrete system,
 /// the continuous reductions. Mistakes go to `cx`; the passes go on where they can.
 pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> Derived {
-    // The recursion first: with it, the field Jacobian comes from its tangent, not from the dense
-    // residual's O(n³) derivatives.
-    let mut dynamics = cx.ok(tree::derive(model, arena)).unwrap_or_else(|| tree::Dynamics::Dense(String::new()));
-    // A tree model whose items all have their form along the tree derives nothing dense: its
-    // expansion and code stay linear in the tree's size. A constrained tree must be such a model:
-    // its saddle point is solved with M factored along the tree (the runtime's `TreeFactor`, or
-    // `LinkFactor` along spatial links), or with the dense M as any other model.
-    let dense_item = dense_item(model, hybrid, matches!(dynamics, tree::Dynamics::Recursive(_)));
-    if let tree::Dynamics::Recursive(r) = &dynamics
-        && !model.constraints.is_empty()
-    {
-        let why = dense_item.map(|item| format!("{item} reads the dense M")).or_else(|| {
-            r.directions()
-                .any(|d| d > tree::MAX_DIRECTIONS)
-                .then(|| format!("a joint moves more than {} directions of mass (the tree factor's limit)", tree::MAX_DIRECTIONS))
-        });
-        if let Some(why) = why {
-            let why = format!("the model has constraints and {why}, so their saddle point is solved with the dense M");
-            if let Some(kw) = &model.dynamics {
-                cx.error(kw.span(), format!("`dynamics = recursive` cannot be followed: {why}. Remove `dynamics = recursive`"));
-            }
-            dynamics = tree::Dynamics::Dense(why);
-        }
-    }
-    let kinetics = match &dynamics {
-        tree::Dynamics::Recursive(r) if dense_item.is_none() => Some(tree::kinetics(model, arena, r)),
-        _ => None,
-    };
-    // The tree of a model that takes it with its kinetics (nothing dense derived).
-    let along_tree = match (&dynamics, &kinetics) {
-        (tree::Dynamics::Recursive(r), Some(k)) => Some((r, k)),
-        _ => None,
-    };
+    // The form first: with a recursion, the field Jacobian comes from its tangent, not from the
+    // dense residual's O(n³) derivatives; along its tree, nothing dense is derived.
+    let form = dynamics::form(model, arena, hybrid, cx);
+    let along_tree = form.along_tree();
     let equations = match along_tree {
         Some((r, _)) => {
-            cx.ok(tree::check_pivots(&model.view(arena), r));
+            cx.ok(dynamics::check_pivots(&model.view(arena), r));
             let which: Vec<usize> = (0..model.sensitivity.len())
                 .filter(|&j| r.reads_parameter(arena, model.layout.params[model.sensitivity[j]]))
                 .collect();
             let params: Vec<symbolic::Expr> = which.iter().map(|&j| model.layout.params[model.sensitivity[j]]).collect();
-            let dk = (!which.is_empty()).then(|| tree::parameter_derivatives(model, arena, r, &params));
+            let dk = (!which.is_empty()).then(|| dynamics::parameter_derivatives(model, arena, r, &params));
             let kinetic = dk.as_ref().map(|dk| euler_lagrange::KineticDerivatives {
                 which: &which,
                 bindings: &dk.bindings,
@@ -183,26 +123,26 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
             euler_lagrange::derive_along_tree(model, arena, r.tau(), kinetic)
         }
         _ => {
-            let dense_jacobian = !matches!(dynamics, tree::Dynamics::Recursive(_));
-            let equations = euler_lagrange::derive_with(model, arena, dense_jacobian);
+            let equations = euler_lagrange::derive_with(model, arena, !form.is_recursive());
             cx.ok(euler_lagrange::check_regular(&model.view(arena), &equations));
             equations
         }
     };
+    let form = form.by_columns(equations.mass_product.is_some());
+    let along_tree = form.along_tree();
     let energy = hybrid.then(|| match along_tree {
-        Some((_, k)) => EnergyDerivatives::AlongTree(tree::energy_derivatives(model, arena, &k.energy, k.end)),
+        Some((_, k)) => EnergyDerivatives::AlongTree(dynamics::energy_derivatives(model, arena, &k.energy, k.end)),
         None => EnergyDerivatives::Expanded(euler_lagrange::energy_derivatives(model, arena, &equations)),
     });
-    let tree_forces = along_tree.map(|(r, _)| r.tau());
-    let constraints = constraint::derive(model, arena, cx, &equations, tree_forces);
-    let impacts = impact::derive(model, arena, &equations, along_tree.map(|(r, k)| (r, k.end)));
-    let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts, kinetics.as_ref());
+    let constraints = constraint::derive(model, arena, cx, &equations, &form);
+    let impacts = impact::derive(model, arena, &equations, &form);
+    let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts, &form);
     let algebra = symmetry::algebra(model, arena, &symmetries);
     let (outputs, output_bindings) = if model.outputs.is_empty() {
         (Vec::new(), Vec::new())
     } else {
         // E itself, or along the tree (one output of its bindings).
-        let (e, bindings) = match &kinetics {
+        let (e, bindings) = match form.kinetics() {
             Some(k) => (k.energy.outputs[0], k.energy.bindings.clone()),
             None => (equations.energy, Vec::new()),
         };
@@ -233,8 +173,7 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     }
     Derived {
         equations,
-        dynamics,
-        kinetics,
+        form,
         energy,
         constraints,
         impacts,

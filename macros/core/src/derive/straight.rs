@@ -2,7 +2,7 @@
 //! emitted with `symbolic::emit_bound`), so that code stays linear in the quantities; and its
 //! derivatives by forward mode ([`forward`], [`tangent_of`]: a directional derivative along a
 //! tangent of the state, its functions of the state read once as inputs) and by reverse mode
-//! ([`reverse`]). The recursions along kinematic trees ([`super::tree`]) are written in it, and so is
+//! ([`reverse`]). The recursions along kinematic trees ([`super::dynamics`]) are written in it, and so is
 //! the residual's derivative of a model whose M is formed by columns ([`super::euler_lagrange`]).
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -61,7 +61,7 @@ pub(crate) fn reverse(rec: &mut Builder<'_>, bindings: &Bindings, output: Expr, 
 }
 
 /// The directional derivative of `outputs` of straight-line `bindings` along a tangent δx of the
-/// state (the tree recursion's `tree::tangent`, a residual's), its temporaries numbered from `offset`.
+/// state (the tree recursion's `dynamics::tangent`, a residual's), its temporaries numbered from `offset`.
 pub(crate) fn tangent_of(model: &Model, arena: &mut Arena, bindings: &Bindings, outputs: &[Expr], offset: usize) -> Tangent {
     tangent_hoisting(model, arena, bindings, outputs, offset, Hoist::Calls)
 }

@@ -22,9 +22,9 @@
 
 use symbolic::{Arena, Expr, ZeroTest};
 
+use crate::derive::dynamics::{Form, Kinetics};
 use crate::derive::euler_lagrange::Equations;
 use crate::derive::impact::{ImpactEquations, Reset};
-use crate::derive::tree::Kinetics;
 use crate::diagnostics::Ctxt;
 use crate::model::Model;
 
@@ -78,17 +78,17 @@ fn is_zero(arena: &Arena, e: Expr) -> bool {
 }
 
 /// Checks invariance and derives momentum maps for every symmetry of `model`; a symmetry that
-/// fails its proof is reported into `cx`, and then none are derived. `along_tree`: the momenta and
-/// the energy along a kinematic tree, for a model that derives no dense p or E (no impacts then).
+/// fails its proof is reported into `cx`, and then none are derived. Along the tree of a [`Form`]
+/// that derives no dense p or E, the momenta and the energy are its kinetics' (no impacts then).
 pub fn derive(
     model: &Model,
     arena: &mut Arena,
     cx: &mut Ctxt,
     eq: &Equations,
     impacts: &[ImpactEquations],
-    along_tree: Option<&Kinetics>,
+    form: &Form,
 ) -> Vec<SymmetryEquations> {
-    cx.ok(symmetries(model, arena, eq, impacts, along_tree)).unwrap_or_default()
+    cx.ok(symmetries(model, arena, eq, impacts, form.kinetics())).unwrap_or_default()
 }
 
 fn symmetries(

@@ -278,7 +278,7 @@ fn forcing_splits_by_degree_in_the_velocities() {
 
 /// The recursion `r` of `model` evaluated binding by binding against M⁻¹f of the same model (the
 /// dense route, Gaussian elimination with partial pivoting) at one state: to 1e-12.
-fn recursion_is_dense(model: &Model, arena: &mut Arena, r: &super::tree::Recursive, src: &str) {
+fn recursion_is_dense(model: &Model, arena: &mut Arena, r: &super::dynamics::Recursive, src: &str) {
     use rustc_hash::FxHashMap;
     let eq = super::euler_lagrange::derive(model, arena);
     let n = model.dof();
@@ -333,13 +333,13 @@ fn recursion_is_dense(model: &Model, arena: &mut Arena, r: &super::tree::Recursi
 /// model gives.
 #[test]
 fn kinematic_trees_are_read_from_the_lagrangian() {
-    use super::tree::recursion;
+    use super::dynamics::recursion;
     let check = |src: &str, parents: &[Option<usize>], directions: &[usize]| {
         let (model, mut arena) = lowered(src);
         let r = recursion(&model, &mut arena).unwrap_or_else(|why| panic!("not a tree: {why}\n{src}"));
         assert_eq!(r.parents, parents, "{src}");
         assert_eq!(r.directions().collect::<Vec<_>>(), directions, "{src}");
-        assert!(matches!(r.tree, super::tree::Links::Directions(_)), "a tree of directions");
+        assert!(matches!(r.tree, super::dynamics::Links::Directions(_)), "a tree of directions");
         recursion_is_dense(&model, &mut arena, &r, src);
     };
     // The chain: each link below the last, x and y at every joint.
@@ -409,12 +409,12 @@ fn kinematic_trees_are_read_from_the_lagrangian() {
 /// the Whipple bicycle; and the reason each model that is not one gives.
 #[test]
 fn spatial_trees_are_read_from_the_bodies() {
-    use super::tree::spatial::recursion;
+    use super::dynamics::spatial::recursion;
     let check = |src: &str, parents: &[Option<usize>]| {
         let (model, mut arena) = lowered(src);
         let r = recursion(&model, &mut arena).unwrap_or_else(|why| panic!("not a spatial tree: {why}\n{src}"));
         assert_eq!(r.parents, parents, "{src}");
-        assert!(matches!(r.tree, super::tree::Links::Spatial(_)), "rigid links");
+        assert!(matches!(r.tree, super::dynamics::Links::Spatial(_)), "rigid links");
         recursion_is_dense(&model, &mut arena, &r, src);
     };
     check(&crate::fixtures::spatial_chain_struct_with("S4", 4, ""), &[None, Some(0), Some(1), Some(2)]);

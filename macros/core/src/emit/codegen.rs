@@ -233,7 +233,7 @@ pub(crate) fn body_placed(
 }
 
 /// The two functions of a forward-mode derivative through straight-line `bindings`
-/// ([`crate::derive::tree::Tangent`]): `<name>_primal(t, x, <extra>) -> [f64; np]`, the quantities
+/// ([`crate::derive::dynamics::Tangent`]): `<name>_primal(t, x, <extra>) -> [f64; np]`, the quantities
 /// `tangent.primal` its derivative reads, computed once per state, and
 /// `<name>_tangent(t, x, <extra>, p, dx) -> SVector<f64, k>`, the derivative of the k outputs along
 /// the state direction `dx` from those quantities `p` (called once per direction). `extra` declares
@@ -242,7 +242,7 @@ pub(crate) fn body_placed(
 pub(crate) struct TangentFunctions<'a> {
     pub(crate) name: &'a str,
     pub(crate) bindings: &'a [(Expr, Expr)],
-    pub(crate) tangent: &'a crate::derive::tree::Tangent,
+    pub(crate) tangent: &'a crate::derive::dynamics::Tangent,
     pub(crate) extra: (TokenStream, TokenStream),
     pub(crate) what: &'a str,
     pub(crate) along: &'a str,

@@ -7,9 +7,10 @@ use quote::{format_ident, quote};
 use symbolic::Expr;
 
 use crate::derive::constraint::{ConstraintEquations, Kind};
+use crate::derive::dynamics::Inverse;
 use crate::derive::euler_lagrange::Equations;
-use crate::derive::tree::Inverse;
 use crate::emit::codegen::{Helpers, allow_generated, matrix};
+use crate::emit::form::MassOperator;
 use crate::model::View;
 use crate::notation::{display_name, doc_block, formula};
 
@@ -22,16 +23,14 @@ pub struct ConstraintItems {
     pub trait_impl: TokenStream,
 }
 
-/// The constrained dynamics: the saddle point solved with the model's mass operator (from
-/// [`crate::emit::dynamics`]), its Jacobian and sensitivities, the constraint methods and
-/// `impl Constrained`.
+/// The constrained dynamics: the saddle point solved with the model's mass `operator` (from
+/// [`crate::emit::form`]; along the tree, its Jacobian by the tangent of K, `inverse`), its
+/// Jacobian and sensitivities, the constraint methods and `impl Constrained`.
 pub fn emit(
     model: &View<'_>,
-    ce: &ConstraintEquations,
-    eq: &Equations,
+    (ce, eq): (&ConstraintEquations, &Equations),
+    (operator, inverse): (&MassOperator, Option<&Inverse>),
     helpers: &mut Helpers,
-    tree: bool,
-    inverse: Option<&Inverse>,
 ) -> ConstraintItems {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
     let p = model.layout.position_dim();
@@ -53,13 +52,13 @@ pub fn emit(
 
     let rows_fn_name = format_ident!("__routh_constraint_rows");
     let jac_fn = format_ident!("__routh_constraint_jacobian");
-    let bind = crate::emit::dynamics::bind_mass_operator_and_forcing(model, tree);
+    let bind = operator.bind_with_forcing(model);
     let solve = quote! {
         #bind
         let (amat, _, c) = self.#rows_fn_name(t, x);
         __routh::mechanics::solve_constrained::<#n, #m, #nm, _>(t, mass, (amat, c), f, &Self::CONSTRAINTS)
     };
-    let (accelerations, jacobian) = accelerations_and_jacobian(model, &solve, quasi, tree);
+    let (accelerations, jacobian) = accelerations_and_jacobian(model, &solve, quasi, operator);
     let jacobian = if with_jacobian { jacobian } else { TokenStream::new() };
     let force_rates = if with_jacobian {
         quote! {
@@ -434,15 +433,21 @@ fn constants(ce: &ConstraintEquations, names: &[String], kinds_doc: &str, set_do
     }
 }
 
-/// `accelerations` and `jacobian` of the constrained system, from the saddle-point solve `solve`.
-fn accelerations_and_jacobian(model: &View<'_>, solve: &TokenStream, quasi: bool, tree: bool) -> (TokenStream, TokenStream) {
+/// `accelerations` and `jacobian` of the constrained system, from the saddle-point solve `solve`
+/// with the mass `operator`.
+fn accelerations_and_jacobian(
+    model: &View<'_>,
+    solve: &TokenStream,
+    quasi: bool,
+    operator: &MassOperator,
+) -> (TokenStream, TokenStream) {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let p = model.layout.position_dim();
     let sv = crate::emit::codegen::svector;
     let (state, vec_n) = (crate::emit::codegen::state_type(d), sv(n));
     let fe = crate::emit::codegen::field_error();
     let jac_fn = format_ident!("__routh_constraint_jacobian");
-    let how = tree.then(|| {
+    let how = operator.along_tree().then(|| {
         quote! {
             ///
             /// M is factored along the model's kinematic tree (O(n) per solve, never formed): the Schur
@@ -474,7 +479,7 @@ fn accelerations_and_jacobian(model: &View<'_>, solve: &TokenStream, quasi: bool
     } else {
         quote! { sol.field_jacobian(dr) }
     };
-    let jac_how = tree.then(|| {
+    let jac_how = operator.along_tree().then(|| {
         quote! {
             ///
             /// Along the kinematic tree, M is never formed: with M a − f = 𝒦(q, q̇, a) − τ, the kinetic part 𝒦 (M a and

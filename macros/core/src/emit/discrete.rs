@@ -164,7 +164,7 @@ fn energies_item(de: &DiscreteEquations, n: usize) -> TokenStream {
           recovered from the nodes' discrete momenta by the inverse Legendre transform (Newton with the mass matrix; \
           exact in one step for L quadratic in q̇){energy_note}."
     );
-    let mass = crate::emit::dynamics::mass_operator();
+    let mass = crate::emit::form::dense_factor();
     quote! {
         #[doc = #energy_doc]
         ///

@@ -1,391 +1,42 @@
-//! The dynamics contract of generated code: how a model's accelerations are obtained and what the
-//! runtime is given of its mass matrix. One straight-line function gives M and f together
-//! (`__routh_dynamics`); everything else asks this module for the model's *mass operator* — M
-//! factored once per state, solved with through the runtime's `MassOperator` trait (the dense factor
-//! today; a recursive factorisation along a kinematic tree can take its place) — never for M:
-//!
-//! - the accelerations, the field Jacobian and the sensitivities (here);
-//! - the constrained saddle point and its sensitivities ([`crate::emit::constraint`], through
-//!   [`bind_mass_operator_and_forcing`]);
-//! - the restitution laws of impacts ([`crate::emit::impact`]) and the inverse Legendre transform
-//!   of discrete trajectories ([`crate::emit::discrete`]), through [`mass_operator`];
-//! - the runtime's projections and completions, through `impl MechanicalSystem`
-//!   ([`mechanical_system_impl`]), the runtime's central trait.
+//! The dynamics contract's second half: a model's accelerations, field Jacobian and sensitivities,
+//! built on its form's M and f and mass operator ([`crate::emit::form`]) — M factored once per
+//! state and solved with through the runtime's `MassOperator` trait, densely or along the tree,
+//! never inverted — or, with constraints, the saddle point of [`crate::emit::constraint`]. The
+//! runtime's projections and completions reach the same operator through `impl MechanicalSystem`
+//! ([`crate::emit::form::mechanical_system_impl`]).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
 use crate::derive::constraint::ConstraintEquations;
+use crate::derive::dynamics::{Form, Recursive};
 use crate::derive::euler_lagrange::Equations;
-use crate::derive::tree::kinetics::FactorAlongLinks;
-use crate::derive::tree::spatial::Links;
-use crate::derive::tree::{Bound, Dynamics, Recursive, Tree};
-use crate::emit::codegen::{Helpers, TangentFunctions, allow_generated, body_placed, lazy, square_matrix, symbol_tokens};
+use crate::emit::codegen::{Helpers, TangentFunctions, allow_generated, square_matrix};
+use crate::emit::form::{MassOperator, call_dynamics, tree_factor_name};
 use crate::model::View;
 
-/// The name of the generated M-and-f function.
-pub(crate) fn function_name() -> syn::Ident {
-    format_ident!("__routh_dynamics")
+/// A model's accelerations, field Jacobian, and the methods and impls that come with them.
+pub struct Dynamics {
+    /// `accelerations`.
+    pub accelerations: TokenStream,
+    /// `jacobian` (empty where the model has none).
+    pub jacobian: TokenStream,
+    /// The constraint or sensitivity methods.
+    pub methods: TokenStream,
+    /// A constrained model's trait impl.
+    pub impls: TokenStream,
 }
 
-/// `__routh_dynamics(t, x, m, f)`: M and f in one straight-line function, the hot path of the
-/// vector field; its part functions, if any, join `helpers`. It writes M's diagonal and lower
-/// triangle (the strict upper triangle is left as the caller had it), which is all that the
-/// runtime's dense factor reads (`mechanics::accelerations_in_place`, `mechanics::factor_mass`),
-/// and f, into storage the caller owns ([`call_dynamics`]); a long computation stores each entry
-/// where it belongs (`codegen::body_placed`), so nothing is copied.
-pub(crate) fn mass_and_forcing(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> TokenStream {
-    let n = model.dof();
-    let d = model.layout.state_dim();
-    let outputs = outputs(eq);
-    // The outputs are M's upper triangle row by row (Mᵢⱼ, j ≥ i), then f: Mᵢⱼ goes to (j, i).
-    let entries: Vec<(usize, usize)> = (0..n).flat_map(|i| (i..n).map(move |j| (j, i))).collect();
-    let mut places: Vec<Option<TokenStream>> = entries.iter().map(|&(r, c)| Some(quote! { __m[(#r, #c)] })).collect();
-    places.extend((0..n).map(|i| Some(quote! { __f[#i] })));
-    let (matrix, vector) = (matrix_type(n), vector_type(n));
-    let params = quote! { __m: &mut #matrix, __f: &mut #vector, };
-    let args = quote! { __m, __f, };
-    let (body, placed) = body_placed(model, &outputs, &places, "__routh_dynamics", &params, &args);
-    let (stmts, vals) = helpers.add(body);
-    let rest = places.iter().zip(&vals).zip(&placed).filter(|(_, p)| !**p).map(|((place, v), _)| quote! { #place = #v; });
-    let (dyn_fn, allow) = (function_name(), allow_generated());
-    quote! {
-        /// M (its diagonal and lower triangle) and f together, into `__m` and `__f` (the hot path of
-        /// the vector field).
-        #allow
-        #[inline]
-        fn #dyn_fn(&self, t: f64, x: &__routh::State<#d>, __m: &mut #matrix, __f: &mut #vector) {
-            #(#stmts)*
-            #(#rest)*
-        }
-    }
-}
-
-fn matrix_type(n: usize) -> TokenStream {
-    quote! { __routh::Matrix<#n, #n> }
-}
-
-fn vector_type(n: usize) -> TokenStream {
-    quote! { __routh::Vector<#n> }
-}
-
-/// Statements binding `m` (M's diagonal and lower triangle, zero above) and `f` at `(t, x)` from
-/// the M-and-f function ([`mass_and_forcing`]) of a model with `n` coordinates.
-pub(crate) fn call_dynamics(n: usize) -> TokenStream {
-    let (matrix, vector, dyn_fn) = (matrix_type(n), vector_type(n), function_name());
-    quote! {
-        let mut m = <#matrix>::zeros();
-        let mut f = <#vector>::zeros();
-        self.#dyn_fn(t, x, &mut m, &mut f);
-    }
-}
-
-/// The statement binding the model's mass operator `mass` and forcing `f` at `(t, x)`: from the one
-/// M-and-f function, or (`tree`) M factored along the kinematic tree with f along it; `?` on a
-/// singular or non-finite M (the enclosing function returns a `Result<_, FieldError>`).
-pub(crate) fn bind_mass_operator_and_forcing(model: &View<'_>, tree: bool) -> TokenStream {
-    if tree {
-        let both = format_ident!("{}_and_forcing", tree_factor_name());
-        return quote! { let (mass, f) = self.#both(t, x)?; };
-    }
-    let call = call_dynamics(model.dof());
-    quote! {
-        let (mass, f) = {
-            #call
-            (__routh::mechanics::factor_mass(t, m)?, f)
-        };
-    }
-}
-
-/// The model's mass operator at `(t, x)`, an expression of type `Result<MassFactor, FieldError>`.
-pub(crate) fn mass_operator() -> TokenStream {
-    quote! { __routh::mechanics::factor_mass(t, self.mass_matrix(t, x)) }
-}
-
-/// `__routh_dynamics(t, x, m, f)` of a model whose M comes from products along its links and f
-/// from a pass along them (the spatial recursion's kinetics): the M-and-f function that the
-/// sensitivities and the dense Jacobians call ([`call_dynamics`]), here a call of the two.
-pub(crate) fn products_as_dynamics(model: &View<'_>) -> TokenStream {
-    let n = model.dof();
-    let (matrix, vector, dyn_fn, allow) = (matrix_type(n), vector_type(n), function_name(), allow_generated());
-    let d = model.layout.state_dim();
-    quote! {
-        /// M (from its products along the links) and f (along them), into `__m` and `__f`.
-        #allow
-        #[inline]
-        fn #dyn_fn(&self, t: f64, x: &__routh::State<#d>, __m: &mut #matrix, __f: &mut #vector) {
-            *__m = self.mass_matrix(t, x);
-            *__f = self.__routh_forcing(t, x);
-        }
-    }
-}
-
-/// The name of a tree model's factor function ([`tree_factor_item`]).
-fn tree_factor_name() -> syn::Ident {
-    format_ident!("__routh_tree_factor")
-}
-
-/// The functions of a model whose M is the runtime's along its kinematic tree of directions `tree`:
-/// `__routh_tree()` (the tree's structure, a static), `__routh_tree_coefficients(t, x)` (the
-/// directions' coefficients S_d and masses), `__routh_tree_factor(t, x)` (M factored along the
-/// tree, the runtime's `TreeFactor`: O(n) to factor and per solve; the model's
-/// `MechanicalSystem::Mass`) and, with `forcing` (f along the tree), `__routh_tree_factor_and_forcing`
-/// — the two from one body (the coordinates' sines and cosines once), for the saddle point of its
-/// constraints.
-pub(crate) fn tree_factor_item(model: &View<'_>, tree: &Tree, forcing: Option<&Bound>, helpers: &mut Helpers) -> TokenStream {
-    let (n, d) = (model.dof(), model.layout.state_dim());
-    let k = tree.dirs.len();
-    let mut outputs: Vec<Expr> = tree.dirs.iter().map(|&(_, _, s)| s).collect();
-    outputs.extend(&tree.masses);
-    let none = TokenStream::new();
-    let (stmts, vals) = helpers.body(model, &outputs, "__routh_tree_coefficients", &none, &none);
-    let (s_vals, m_vals) = vals.split_at(k);
-    let name = tree_factor_name();
-    let both = forcing.map(|f| {
-        let mut all = outputs.clone();
-        all.extend(&f.outputs);
-        let both = format_ident!("{name}_and_forcing");
-        let (stmts, vals) = helpers.body_bound(model, &f.bindings, &all, &both.to_string(), &none, &none);
-        let (s_vals, rest) = vals.split_at(k);
-        let (m_vals, f_vals) = rest.split_at(k);
-        (both, stmts, s_vals.to_vec(), m_vals.to_vec(), f_vals.to_vec())
-    });
-    // The structure: joints, parents, slots (a direction's place at its joint), directions by joint,
-    // joints parents first.
-    let mut slot = vec![0usize; k];
-    for dirs in &tree.at_joint {
-        for (place, &dir) in dirs.iter().enumerate() {
-            slot[dir] = place;
-        }
-    }
-    let order = &tree.order;
-    let joint = tree.dirs.iter().map(|&(j, _, _)| j);
-    let parent = parents_tokens(tree.dirs.iter().map(|&(_, p, _)| p));
-    let at_joint = tree.at_joint.iter().map(|dirs| quote! { &[#(#dirs),*] });
-    let allow = allow_generated();
-    let sv = quote! { __routh::Vector };
-    let factor_ty = quote! { __routh::mechanics::TreeFactor<#n, #k> };
-    let topology_ty = quote! { __routh::mechanics::TreeTopology };
-    let fe = quote! { __routh::FieldError };
-    let both = both.map(|(both, b_stmts, b_s, b_m, b_f)| {
-        quote! {
-            /// M factored along the kinematic tree and f along it, at (t, x) (one body: the
-            /// coordinates' sines and cosines once).
-            #allow
-            fn #both(&self, t: f64, x: &#sv<#d>) -> ::core::result::Result<(#factor_ty, #sv<#n>), #fe> {
-                #(#b_stmts)*
-                let factor = __routh::mechanics::TreeFactor::new(t, Self::__routh_tree(), [#(#b_s),*], [#(#b_m),*])?;
-                ::core::result::Result::Ok((factor, #sv::<#n>::from([#(#b_f),*])))
-            }
-        }
-    });
-    quote! {
-        /// The structure of the model's kinematic tree: its directions of motion (a static: `'static`
-        /// in generic impls too).
-        fn __routh_tree() -> &'static #topology_ty {
-            static TREE: #topology_ty = __routh::mechanics::TreeTopology {
-                joint: &[#(#joint),*],
-                parent: &[#(#parent),*],
-                slot: &[#(#slot),*],
-                at_joint: &[#(#at_joint),*],
-                order: &[#(#order),*],
-            };
-            &TREE
-        }
-
-        /// The coefficients S_d and the masses of the tree's directions at (t, x).
-        #allow
-        fn __routh_tree_coefficients(&self, t: f64, x: &#sv<#d>) -> ([f64; #k], [f64; #k]) {
-            #(#stmts)*
-            ([#(#s_vals),*], [#(#m_vals),*])
-        }
-
-        /// M factored along the kinematic tree at (t, x) (O(n); M never formed).
-        #allow
-        fn #name(&self, t: f64, x: &#sv<#d>) -> ::core::result::Result<#factor_ty, #fe> {
-            let (s, m) = self.__routh_tree_coefficients(t, x);
-            __routh::mechanics::TreeFactor::new(t, Self::__routh_tree(), s, m)
-        }
-
-        #both
-    }
-}
-
-/// The functions of a model whose M is the runtime's along its tree of rigid links `links` (the
-/// spatial recursion's): `__routh_links()` (the tree's structure, a static), `__routh_tree_factor(t, x)`
-/// (the quantities of M factored along the links, `link_factor`: each joint's A_j, ℓ_j, S_j and
-/// the links' inertias, and with its parts U_j, D_j and M_jj, straight-line code; the runtime's
-/// `LinkFactor` from them, O(n) per solve; the model's `MechanicalSystem::Mass`) and, `with_forcing`,
-/// `__routh_tree_factor_and_forcing` — the factor and f by their own functions, for the saddle
-/// point of its constraints. The same names as a tree of directions' ([`tree_factor_item`]), so that every caller
-/// of the factor serves both.
-pub(crate) fn link_factor_item(
-    model: &View<'_>,
-    links: &Links,
-    link_factor: &FactorAlongLinks,
-    with_forcing: bool,
-    helpers: &mut Helpers,
-) -> TokenStream {
-    let (n, d) = (model.dof(), model.layout.state_dim());
-    let factor = &link_factor.quantities;
-    // Per joint: A (9, by rows), ℓ (3), S (6), and with the parts U (6), D, M_jj; then the links'
-    // inertias (36 each).
-    let per_joint = if link_factor.parts { 26 } else { 18 };
-    debug_assert_eq!(factor.outputs.len(), n * (per_joint + 36));
-    let name = tree_factor_name();
-    let sv = quote! { __routh::Vector };
-    let factor_ty = quote! { __routh::mechanics::LinkFactor<#n> };
-    let fe = quote! { __routh::FieldError };
-    let allow = allow_generated();
-    // The factor from the values of the outputs.
-    let make = |vals: &[TokenStream]| {
-        let (joint_vals, inertia_vals) = vals.split_at(n * per_joint);
-        let joints = joint_vals.chunks(per_joint).map(|v| {
-            let rows = v[..9].chunks(3).map(|r| quote! { [#(#r),*] });
-            let (l, s) = (&v[9..12], &v[12..18]);
-            quote! { __routh::mechanics::LinkJoint::new([#(#rows),*], [#(#l),*], [#(#s),*]) }
-        });
-        let inertias = inertia_vals.chunks(36).map(|v| {
-            let rows = v.chunks(6).map(|r| quote! { [#(#r),*] });
-            quote! { [#(#rows),*] }
-        });
-        if !link_factor.parts {
-            return quote! {
-                __routh::mechanics::LinkFactor::new(t, Self::__routh_links(), [#(#joints),*], [#(#inertias),*])
-            };
-        }
-        let u = joint_vals.chunks(per_joint).map(|v| {
-            let u = &v[18..24];
-            quote! { [#(#u),*] }
-        });
-        let pivots = joint_vals.chunks(per_joint).map(|v| &v[24]);
-        let diagonal = joint_vals.chunks(per_joint).map(|v| &v[25]);
-        quote! {
-            __routh::mechanics::LinkFactor::from_parts(t, Self::__routh_links(), [#(#joints),*], [#(#inertias),*], ([#(#u),*], [#(#pivots),*], [#(#diagonal),*]))
-        }
-    };
-    let none = TokenStream::new();
-    let (stmts, vals) = helpers.body_bound(model, &factor.bindings, &factor.outputs, "__routh_link_factor", &none, &none);
-    let made = make(&vals);
-    // With constraints: the factor and f by their own functions (one body for both would repeat
-    // the factor's code, the larger part, for the joints' sines and cosines once).
-    let both = with_forcing.then(|| {
-        let both = format_ident!("{name}_and_forcing");
-        quote! {
-            /// M factored along the links and f along them, at (t, x).
-            #allow
-            fn #both(&self, t: f64, x: &#sv<#d>) -> ::core::result::Result<(#factor_ty, #sv<#n>), #fe> {
-                ::core::result::Result::Ok((self.#name(t, x)?, self.forcing(t, x)))
-            }
-        }
-    });
-    let order = &links.order;
-    let parent = parents_tokens(links.parents.iter().copied());
-    let topology_ty = quote! { __routh::mechanics::LinkTopology };
-    quote! {
-        /// The structure of the model's tree of links (a static: `'static` in generic impls too).
-        fn __routh_links() -> &'static #topology_ty {
-            static LINKS: #topology_ty = __routh::mechanics::LinkTopology {
-                parent: &[#(#parent),*],
-                order: &[#(#order),*],
-            };
-            &LINKS
-        }
-
-        /// M factored along the links at (t, x): each joint's A_j, ℓ_j and S_j, the articulated
-        /// inertias' U_j and pivots D_j, M's diagonal from the composite inertias, and the links'
-        /// inertias (O(n); M never formed).
-        #allow
-        fn #name(&self, t: f64, x: &#sv<#d>) -> ::core::result::Result<#factor_ty, #fe> {
-            #(#stmts)*
-            #made
-        }
-
-        #both
-    }
-}
-
-/// A tree's parents as `Option<usize>` literals (of its directions, or of its links).
-fn parents_tokens(parents: impl Iterator<Item = Option<usize>>) -> impl Iterator<Item = TokenStream> {
-    parents.map(|p| match p {
-        Some(p) => quote! { ::core::option::Option::Some(#p) },
-        None => quote! { ::core::option::Option::None },
-    })
-}
-
-/// `impl MechanicalSystem<N, D>`: the runtime's central trait — the mass operator (dense, or the
-/// type `factor` of `__routh_tree_factor`: along a kinematic tree of directions or of links) and
-/// the energy.
-pub(crate) fn mechanical_system_impl(model: &View<'_>, factor: Option<&TokenStream>) -> TokenStream {
-    let (n, d) = (model.dof(), model.layout.state_dim());
-    let owner = crate::emit::codegen::Owner::of(model);
-    let (ty, generics) = (&owner.ty, &owner.generics);
-    let state = crate::emit::codegen::state_type(d);
-    let fe = crate::emit::codegen::field_error();
-    let (mass_ty, mass) = match factor {
-        Some(factor_ty) => {
-            let factor = tree_factor_name();
-            (factor_ty.clone(), quote! { self.#factor(t, x) })
-        }
-        None => (quote! { __routh::MassFactor<#n> }, mass_operator()),
-    };
-    let p = model.layout.position_dim();
-    let positions = if p == n {
-        TokenStream::new()
-    } else {
-        quote! { const POSITIONS: usize = #p; }
-    };
-    let items = lazy(quote! {
-        type Mass = #mass_ty;
-        #positions
-        fn mass(&self, t: f64, x: &#state) -> ::core::result::Result<Self::Mass, #fe> {
-            #mass
-        }
-        fn energy(&self, t: f64, x: &#state) -> f64 {
-            Self::energy(self, t, x)
-        }
-    });
-    quote! {
-        #[automatically_derived]
-        impl #generics __routh::MechanicalSystem<#n, #d> for #ty {
-            #items
-        }
-    }
-}
-
-/// Operation counts of the hot path (M and f together), for benchmarks and docs.
-pub fn dynamics_ops(model: &View<'_>, eq: &Equations) -> symbolic::OpCount {
-    let outputs = outputs(eq);
-    symbolic::emit(model.arena, &outputs, &|s| symbol_tokens(model, s), "__w").ops
-}
-
-/// Upper triangle of M (row-major), then f.
-pub(crate) fn outputs(eq: &Equations) -> Vec<Expr> {
-    let n = eq.forcing.len();
-    let mut out = Vec::with_capacity(n * (n + 1) / 2 + n);
-    for i in 0..n {
-        for j in i..n {
-            out.push(eq.mass[i][j]);
-        }
-    }
-    out.extend(&eq.forcing);
-    out
-}
-
-/// How the model's accelerations and field Jacobian are obtained (the dynamics contract of the
-/// generated code): the unconstrained system M q̈ = f solved through the runtime's mass factor, or
-/// the constrained one (the saddle-point system of [`crate::emit::constraint`]). Returns the
-/// `accelerations` and `jacobian` methods, the constraint or sensitivity methods, and the
-/// constrained system's trait impl.
+/// How the model's accelerations and field Jacobian are obtained in its `form` with its mass
+/// `operator`: the unconstrained system M q̈ = f solved with the operator, or along the tree, or the
+/// constrained one (the saddle-point system of [`crate::emit::constraint`]).
 pub(crate) fn accelerations_and_jacobian(
     model: &View<'_>,
-    eq: &Equations,
-    constraints: Option<&ConstraintEquations>,
+    (eq, constraints): (&Equations, Option<&ConstraintEquations>),
+    (form, operator): (&Form, &MassOperator),
     helpers: &mut Helpers,
-    dynamics: &Dynamics,
-    tree: bool,
-) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
+) -> Dynamics {
     let n = model.dof();
     let d = model.layout.state_dim();
     let jac_doc = if eq.contact.is_some() {
@@ -412,28 +63,35 @@ pub(crate) fn accelerations_and_jacobian(
     match constraints {
         Some(ce) => {
             // The saddle point's Jacobian along the tree (or the links), whichever factor solves it.
-            let inverse = match dynamics {
-                Dynamics::Recursive(r) => r.inverse.as_deref(),
-                Dynamics::Dense(_) => None,
-            };
-            let items = crate::emit::constraint::emit(model, ce, eq, helpers, tree, inverse);
-            (items.accelerations, items.jacobian, items.methods, items.trait_impl)
+            let inverse = form.recursion().and_then(|r| r.inverse.as_deref());
+            let items = crate::emit::constraint::emit(model, (ce, eq), (operator, inverse), helpers);
+            Dynamics {
+                accelerations: items.accelerations,
+                jacobian: items.jacobian,
+                methods: items.methods,
+                impls: items.trait_impl,
+            }
         }
-        None if !model.field_jacobian => {
-            let acc = accelerations_item(model, eq, dynamics, helpers);
-            let sensitivities = sensitivity_items(model, eq, helpers, tree);
-            (acc, TokenStream::new(), sensitivities, TokenStream::new())
-        }
-        None if eq.rate_jacobians.is_some() => {
-            let jac = quasi_jacobian_items(model, eq, helpers);
-            let sensitivities = sensitivity_items(model, eq, helpers, tree);
-            (accelerations_item(model, eq, dynamics, helpers), jac, sensitivities, TokenStream::new())
-        }
-        None if matches!(dynamics, Dynamics::Recursive(Recursive { tangent: Some(_), .. })) => {
-            let Dynamics::Recursive(r) = dynamics else { unreachable!("matched above") };
-            let jac = recursive_jacobian(model, r, helpers);
-            let sensitivities = sensitivity_items(model, eq, helpers, tree);
-            (accelerations_item(model, eq, dynamics, helpers), jac, sensitivities, TokenStream::new())
+        None if !model.field_jacobian => Dynamics {
+            accelerations: accelerations_item(model, form, helpers),
+            jacobian: TokenStream::new(),
+            methods: sensitivity_items(model, eq, helpers, operator),
+            impls: TokenStream::new(),
+        },
+        None if eq.rate_jacobians.is_some() => Dynamics {
+            jacobian: quasi_jacobian_items(model, eq, helpers),
+            methods: sensitivity_items(model, eq, helpers, operator),
+            accelerations: accelerations_item(model, form, helpers),
+            impls: TokenStream::new(),
+        },
+        None if form.recursion().is_some_and(|r| r.tangent.is_some()) => {
+            let Some(r) = form.recursion() else { unreachable!("matched above") };
+            Dynamics {
+                jacobian: recursive_jacobian(model, r, helpers),
+                methods: sensitivity_items(model, eq, helpers, operator),
+                accelerations: accelerations_item(model, form, helpers),
+                impls: TokenStream::new(),
+            }
         }
         None => {
             // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major), and ∂g/∂z of a contact model.
@@ -496,8 +154,8 @@ pub(crate) fn accelerations_and_jacobian(
                     quote! { #layout::jacobian(t, &mass, ::core::option::Option::None, (gq, gv), ::core::option::Option::None) },
                 )
             };
-            let acc = accelerations_item(model, eq, dynamics, helpers);
-            let bind = bind_mass_operator_and_forcing(model, false);
+            let acc = accelerations_item(model, form, helpers);
+            let bind = MassOperator::Dense.bind_with_forcing(model);
             let jac = quote! {
                 #tangent_items
 
@@ -524,8 +182,12 @@ pub(crate) fn accelerations_and_jacobian(
                     #jac_finish
                 }
             };
-            let sensitivities = sensitivity_items(model, eq, helpers, tree);
-            (acc, jac, sensitivities, TokenStream::new())
+            Dynamics {
+                accelerations: acc,
+                jacobian: jac,
+                methods: sensitivity_items(model, eq, helpers, operator),
+                impls: TokenStream::new(),
+            }
         }
     }
 }
@@ -564,7 +226,7 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
     } else {
         quote! { #layout::jacobian(t, &mass, ::core::option::Option::Some((#rq_m, #rv_m)), (#gq_m, #gv_m), ::core::option::Option::None) }
     };
-    let bind = bind_mass_operator_and_forcing(model, false);
+    let bind = MassOperator::Dense.bind_with_forcing(model);
     let allow = allow_generated();
     quote! {
         /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (K(q) v, M⁻¹f) over x = (q, v) — the
@@ -642,7 +304,7 @@ fn equilibria_item(model: &View<'_>) -> TokenStream {
 
 /// `parameter_jacobian` (∂F/∂p) and, with inputs, `input_jacobian` (∂F/∂u) of the unconstrained
 /// field, from ∂g/∂w with w = (u, p) (see [`crate::derive::euler_lagrange`]).
-fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, tree: bool) -> TokenStream {
+fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, operator: &MassOperator) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let (nu, np) = (model.layout.u.len(), model.sensitivity.len());
     let nw = nu + np;
@@ -661,14 +323,14 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, tr
     let fe = crate::emit::codegen::field_error();
     // The mass operator and the accelerations: along the tree (its factor; ∂g/∂w = ∂τ/∂w, less ∂K/∂p
     // at a = q̈ for a parameter of its masses or directions), or M factored and solved once.
-    let mass_and_accelerations = if tree {
+    let mass_and_accelerations = if operator.along_tree() {
         let factor = tree_factor_name();
         quote! {
             let mass = self.#factor(t, x)?;
             let a = self.accelerations(t, x)?;
         }
     } else {
-        let bind = bind_mass_operator_and_forcing(model, false);
+        let bind = MassOperator::Dense.bind_with_forcing(model);
         quote! {
             #bind
             let a = mass.solve(f).map_err(|_| __routh::FieldError::NonFinite { t })?;
@@ -759,19 +421,19 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, tr
 
 /// `accelerations` by the model's dynamics: the recursion along its kinematic tree, or q̈ = M⁻¹ f
 /// from the dynamics function.
-fn accelerations_item(model: &View<'_>, eq: &Equations, dynamics: &Dynamics, helpers: &mut Helpers) -> TokenStream {
+fn accelerations_item(model: &View<'_>, form: &Form, helpers: &mut Helpers) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
-    match dynamics {
-        Dynamics::Recursive(r) => recursive_accelerations(model, r, helpers),
-        Dynamics::Dense(why) if eq.mass_product.is_some() => {
+    match form {
+        Form::Recursive { recursion, .. } => recursive_accelerations(model, recursion, helpers),
+        Form::Columns(why) => {
             let why = if why.is_empty() { "its M's entries outgrow their product M a".into() } else { why.clone() };
             accelerations_method(n, d, &format!("{why}; M is formed column by column from its products M eⱼ"))
         }
-        Dynamics::Dense(why) => accelerations_method(n, d, why),
+        Form::Entries(why) => accelerations_method(n, d, why),
     }
 }
 
-/// `accelerations` by the articulated-body recursion ([`crate::derive::tree`]): q̈ and the pivots
+/// `accelerations` by the articulated-body recursion ([`crate::derive::dynamics`]): q̈ and the pivots
 /// of M's factorisation along the tree in one straight-line function, checked by the runtime.
 fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helpers) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
@@ -789,8 +451,8 @@ fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helper
         })
         .collect();
     let links = match &r.tree {
-        crate::derive::tree::Links::Directions(t) => format!("{} directions of motion in all", t.dirs.len()),
-        crate::derive::tree::Links::Spatial(_) => "each joint's link a rigid body in space (6-D spatial vectors)".into(),
+        crate::derive::dynamics::Links::Directions(t) => format!("{} directions of motion in all", t.dirs.len()),
+        crate::derive::dynamics::Links::Spatial(_) => "each joint's link a rigid body in space (6-D spatial vectors)".into(),
     };
     let doc = format!(
         " Accelerations q̈ by the articulated-body recursion along the model's kinematic tree (O(n): M is \
@@ -819,7 +481,7 @@ fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helper
 }
 
 /// `jacobian` of a model with the recursive dynamics: the recursion's directional derivative along
-/// each of the 2n basis directions of the state ([`crate::derive::tree::tangent`]), O(n) code called
+/// each of the 2n basis directions of the state ([`crate::derive::dynamics::tangent`]), O(n) code called
 /// 2n times by the runtime — exact, and M is never formed.
 fn recursive_jacobian(model: &View<'_>, r: &Recursive, helpers: &mut Helpers) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());

@@ -167,7 +167,7 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
     let (s_stmts, s_vals) = emit(&outs, "law", &none, &none);
     // The law is solved with M factored (a tree's M assembled from its products along the tree:
     // O(n²) to form, once per impact).
-    let mass = crate::emit::dynamics::mass_operator();
+    let mass = crate::emit::form::dense_factor();
     let a_vals = &s_vals[..k * n];
     let b_vals = &s_vals[k * n..k * n + k];
     let e_vals = &s_vals[k * n + k..];

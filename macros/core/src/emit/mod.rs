@@ -19,6 +19,7 @@ pub mod discrete;
 pub mod door;
 pub mod dynamics;
 pub mod fallback;
+pub mod form;
 pub mod hybrid;
 pub mod impact;
 pub mod model;

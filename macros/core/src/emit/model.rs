@@ -16,8 +16,7 @@ use symbolic::Expr;
 
 use crate::derive::Derived;
 use crate::derive::euler_lagrange::Equations;
-use crate::derive::straight::Bound;
-use crate::emit::codegen::{Helpers, Owner, allow_generated, square_matrix, state_arguments, symmetric_matrix};
+use crate::emit::codegen::{Helpers, Owner, allow_generated, square_matrix, state_arguments};
 use crate::emit::dynamics;
 use crate::model::View;
 use crate::notation::{display_name, doc_block, doc_text, formula, formula_lines};
@@ -31,71 +30,15 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
 
     let mut helpers = Helpers::default();
     // The dynamics contract: M and f, the accelerations, the field Jacobian (see `emit::dynamics`).
-    let Docs { m_doc, f_doc, l_doc, e_doc, p_doc, pw_doc, q_doc, state_doc, dim_doc } =
-        docs(model, eq, derived.kinetics.as_ref());
-    // M and f: from the dense M-and-f function, or along the kinematic tree.
-    // (Kinetics are derived for the recursion only.) `tree`: the mass operator along the tree, its
-    // number of directions, where M is never formed.
-    let (dyn_item, mass_matrix, forcing, tree) = match (&derived.kinetics, &derived.dynamics) {
-        (Some(k), crate::derive::tree::Dynamics::Recursive(r)) => match &r.tree {
-            crate::derive::tree::Links::Spatial(links) => {
-                let Some(product) = &k.mass_product else { unreachable!("kinetics along spatial links carry M a") };
-                let products = Assembled::Products {
-                    product,
-                    doc: " M a along the model's spatial links (one Newton–Euler pass without velocities or gravity, O(n)).",
-                    f_doc: " The forcing f along the kinematic tree (O(n)).",
-                };
-                let (mass_matrix, forcing) = assembled_mass_and_forcing(model, &k.forcing, products, &mut helpers, &m_doc);
-                let dynamics_item = dynamics::products_as_dynamics(model);
-                let n = model.dof();
-                // M factored along the links where the derive gave its quantities (from
-                // LINK_FACTOR_MIN_DOF coordinates on); below, the dense factor of M from its
-                // products is cheaper.
-                if let Some(link_factor) = &k.link_factor {
-                    let factor = dynamics::link_factor_item(model, links, link_factor, constraints.is_some(), &mut helpers);
-                    let ty = quote! { __routh::mechanics::LinkFactor<#n> };
-                    (quote! { #factor #dynamics_item }, mass_matrix, forcing, Some(ty))
-                } else {
-                    (dynamics_item, mass_matrix, forcing, None)
-                }
-            }
-            crate::derive::tree::Links::Directions(tree) => {
-                let (mass_matrix, forcing) =
-                    assembled_mass_and_forcing(model, &k.forcing, Assembled::Tree(tree.dirs.len()), &mut helpers, &m_doc);
-                let with_forcing = constraints.is_some().then_some(&k.forcing);
-                let factor = dynamics::tree_factor_item(model, tree, with_forcing, &mut helpers);
-                let k = tree.dirs.len();
-                let n = model.dof();
-                (factor, mass_matrix, forcing, Some(quote! { __routh::mechanics::TreeFactor<#n, #k> }))
-            }
-        },
-        // M by columns: from its products M a (∂p/∂q̇ along a), f its own function.
-        _ if eq.mass_product.is_some() => {
-            let product = Bound { bindings: Vec::new(), outputs: eq.mass_product.clone().unwrap_or_default() };
-            let forcing = Bound { bindings: Vec::new(), outputs: eq.forcing.clone() };
-            let products = Assembled::Products {
-                product: &product,
-                doc: " M a = Σⱼ ∂p/∂q̇ⱼ aⱼ (M column by column from it: `mass_matrix`).",
-                f_doc: " The forcing f of M q̈ = f.",
-            };
-            let (mass_matrix, forcing) = assembled_mass_and_forcing(model, &forcing, products, &mut helpers, &m_doc);
-            (dynamics::products_as_dynamics(model), mass_matrix, forcing, None)
-        }
-        _ => (
-            dynamics::mass_and_forcing(model, eq, &mut helpers),
-            mass_matrix_item(model, eq, &mut helpers, &m_doc),
-            {
-                let call = dynamics::call_dynamics(model.dof());
-                quote! {{ #call f }}
-            },
-            None,
-        ),
-    };
+    let Docs { m_doc, f_doc, l_doc, e_doc, p_doc, pw_doc, q_doc, state_doc, dim_doc } = docs(model, eq, derived.form.kinetics());
+    // M and f in the mode's form, and the mass operator the runtime solves with.
+    let crate::emit::form::MassAndForcing { items: dyn_item, mass_matrix, forcing, operator } =
+        crate::emit::form::of(model, derived, &mut helpers, &m_doc);
     // Scalars and momenta: L, E, p, Q·q̇.
-    let quantities = quantities(model, eq, derived.kinetics.as_ref(), &[l_doc, e_doc, p_doc, pw_doc, q_doc], &mut helpers);
+    let quantities = quantities(model, eq, derived.form.kinetics(), &[l_doc, e_doc, p_doc, pw_doc, q_doc], &mut helpers);
 
-    let (acc_method, jac_method, constraint_items, constraint_impl) =
-        dynamics::accelerations_and_jacobian(model, eq, constraints.as_ref(), &mut helpers, &derived.dynamics, tree.is_some());
+    let dynamics::Dynamics { accelerations: acc_method, jacobian: jac_method, methods: constraint_items, impls: constraint_impl } =
+        dynamics::accelerations_and_jacobian(model, (eq, constraints.as_ref()), (&derived.form, &operator), &mut helpers);
 
     let symmetry_items = crate::emit::symmetry::methods(model, symmetries, derived.algebra.as_ref(), &mut helpers);
     let (discrete_items, discrete_impl) = match discrete {
@@ -107,14 +50,9 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     // see `emit::system`).
     let simulate_items = crate::emit::impact::methods(model, impacts, dims, &mut helpers);
 
-    let mechanical_impl = dynamics::mechanical_system_impl(model, tree.as_ref());
+    let mechanical_impl = crate::emit::form::mechanical_system_impl(model, &operator);
     let (field_from, contact_items) = contact_items(model, eq, &mut helpers);
-    let dynamics_name = match (&derived.dynamics, constraints) {
-        (_, Some(_)) => "constrained",
-        (crate::derive::tree::Dynamics::Recursive(_), None) => "recursive",
-        (crate::derive::tree::Dynamics::Dense(_), None) if eq.mass_product.is_some() => "columns",
-        (crate::derive::tree::Dynamics::Dense(_), None) => "dense",
-    };
+    let dynamics_name = derived.form.name(constraints.is_some());
     let constants = constants_and_state(model, &state_doc, dim_doc, dynamics_name);
     let outputs = outputs_items(model, &derived.outputs, &derived.output_bindings, &mut helpers);
     let n_lit = n;
@@ -254,94 +192,6 @@ fn outputs_items(model: &View<'_>, exprs: &[Expr], bindings: &[(Expr, Expr)], he
     }
 }
 
-/// `mass_matrix`: M alone, its own straight-line function (from its upper triangle).
-fn mass_matrix_item(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, m_doc: &TokenStream) -> TokenStream {
-    let (n, d) = (model.dof(), model.layout.state_dim());
-    let none = TokenStream::new();
-    let m_out: Vec<Expr> = dynamics::outputs(eq)[..n * (n + 1) / 2].to_vec();
-    let (m_stmts, m_vals) = helpers.body(model, &m_out, "__routh_mass_matrix", &none, &none);
-    let m_only = symmetric_matrix(n, &m_vals);
-    let allow = allow_generated();
-    quote! {
-        #m_doc
-        #allow
-        #[must_use]
-        pub fn mass_matrix(&self, t: f64, x: &__routh::State<#d>) -> __routh::Matrix<#n, #n> {
-            #(#m_stmts)*
-            #m_only
-        }
-    }
-}
-
-/// `mass_matrix` and the body of `forcing` of a model whose M is assembled by the runtime: f its
-/// own function; M from a tree of directions' coefficients and masses (`Assembled::Tree`:
-/// `mechanics::tree::mass_matrix`, n products M eⱼ), or from generated products M a
-/// (`Assembled::Products`: spatial links' Newton–Euler pass with velocities and gravity off, O(n); a
-/// dense model's ∂p/∂q̇ along a; `mechanics::mass_from_products`).
-fn assembled_mass_and_forcing(
-    model: &View<'_>,
-    forcing: &Bound,
-    mass: Assembled<'_>,
-    helpers: &mut Helpers,
-    m_doc: &TokenStream,
-) -> (TokenStream, TokenStream) {
-    let (n, d) = (model.dof(), model.layout.state_dim());
-    let none = TokenStream::new();
-    let (f_stmts, f_vals) = helpers.body_bound(model, &forcing.bindings, &forcing.outputs, "__routh_forcing", &none, &none);
-    let allow = allow_generated();
-    let sv = quote! { __routh::Vector };
-    let (f_doc, product, assemble) = match mass {
-        Assembled::Tree(tree_k) => (
-            " The forcing f along the kinematic tree (O(n)).",
-            TokenStream::new(),
-            quote! {
-                let (s, m) = self.__routh_tree_coefficients(t, x);
-                __routh::mechanics::tree::mass_matrix::<#n, #tree_k>(Self::__routh_tree(), &s, &m)
-            },
-        ),
-        Assembled::Products { product, doc, f_doc } => {
-            let a_param = quote! { a: &#sv<#n>, };
-            let a_arg = quote! { a, };
-            let (m_stmts, m_vals) =
-                helpers.body_bound(model, &product.bindings, &product.outputs, "__routh_mass_product", &a_param, &a_arg);
-            let function = quote! {
-                #[doc = #doc]
-                #allow
-                fn __routh_mass_product(&self, t: f64, x: &#sv<#d>, a: &#sv<#n>) -> #sv<#n> {
-                    #(#m_stmts)*
-                    #sv::<#n>::from([#(#m_vals),*])
-                }
-            };
-            (f_doc, function, quote! { __routh::mechanics::mass_from_products::<#n>(|a| self.__routh_mass_product(t, x, a)) })
-        }
-    };
-    let mass_matrix = quote! {
-        #[doc = #f_doc]
-        #allow
-        fn __routh_forcing(&self, t: f64, x: &#sv<#d>) -> #sv<#n> {
-            #(#f_stmts)*
-            #sv::<#n>::from([#(#f_vals),*])
-        }
-
-        #product
-
-        #m_doc
-        #[must_use]
-        pub fn mass_matrix(&self, t: f64, x: &#sv<#d>) -> __routh::Matrix<#n, #n> {
-            #assemble
-        }
-    };
-    (mass_matrix, quote! { self.__routh_forcing(t, x) })
-}
-
-/// Where the runtime assembles M from ([`assembled_mass_and_forcing`]).
-enum Assembled<'a> {
-    /// A tree of this many directions (its coefficients and masses).
-    Tree(usize),
-    /// Generated products M a, with the rustdoc of their function and of f's.
-    Products { product: &'a Bound, doc: &'static str, f_doc: &'static str },
-}
-
 /// `impl VectorField`: x' = F(t, x) from the accelerations.
 fn vector_field_impl(model: &View<'_>) -> TokenStream {
     let d = model.layout.state_dim();
@@ -381,7 +231,7 @@ fn vector_field_impl(model: &View<'_>) -> TokenStream {
 fn quantities(
     model: &View<'_>,
     eq: &Equations,
-    kinetics: Option<&crate::derive::tree::Kinetics>,
+    kinetics: Option<&crate::derive::dynamics::Kinetics>,
     docs: &[TokenStream; 5],
     helpers: &mut Helpers,
 ) -> TokenStream {
@@ -479,7 +329,7 @@ struct Docs {
     dim_doc: &'static str,
 }
 
-fn docs(model: &View<'_>, eq: &Equations, kinetics: Option<&crate::derive::tree::Kinetics>) -> Docs {
+fn docs(model: &View<'_>, eq: &Equations, kinetics: Option<&crate::derive::dynamics::Kinetics>) -> Docs {
     let n = model.dof();
     let q_disp: Vec<String> = model.layout.q.iter().map(|&s| display_name(model, s)).collect();
     let v_disp: Vec<String> = model.layout.qd.iter().map(|&s| display_name(model, s)).collect();
@@ -664,7 +514,7 @@ fn tree_docs(model: &View<'_>, eq: &Equations, coords_list: &str) -> [TokenStrea
 }
 
 /// The rustdoc of M, f, L, E and p of a model whose kinetics follow its spatial links
-/// (`derive::tree::spatial`).
+/// (`derive::dynamics::spatial`).
 fn spatial_docs(model: &View<'_>, eq: &Equations, coords_list: &str) -> [TokenStream; 5] {
     let along = "with each link's velocity V = (ω, v) in its own axes, V_j = X_j V_parent + S_j q̇ⱼ, and its spatial inertia \
                  M_j about its origin";
@@ -813,7 +663,7 @@ fn with_helpers(model: &View<'_>, helpers: Helpers, items: &TokenStream) -> Toke
 /// [`energy_derivatives`] of a tree model whose E is a pass along its tree: ∇E by reverse mode
 /// through E's quantities, ∇²E column by column from that gradient's tangent (O(n) code each; the
 /// runtime calls the tangent for the 2n basis directions).
-pub fn energy_derivatives_along_tree(model: &View<'_>, energy: &crate::derive::tree::EnergyAlongTree) -> TokenStream {
+pub fn energy_derivatives_along_tree(model: &View<'_>, energy: &crate::derive::dynamics::EnergyAlongTree) -> TokenStream {
     let d = model.layout.state_dim();
     let none = TokenStream::new();
     let mut helpers = Helpers::default();

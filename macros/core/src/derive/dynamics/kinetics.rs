@@ -23,7 +23,9 @@
 use rustc_hash::FxHashSet;
 use symbolic::{Arena, Expr};
 
-use super::{Bindings, Bound, Builder, Recursive, Tree};
+use super::Recursive;
+use super::directions::{along, generalized, velocity_products};
+use crate::derive::straight::{Bindings, Bound, Builder};
 use crate::model::Model;
 
 /// A tree model's quantities along its tree (each a function of its own).
@@ -137,71 +139,8 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
     Kinetics { forcing, lagrangian, energy, momenta, mass_product: None, link_factor: None, end: offset }
 }
 
-/// The velocity-product accelerations C_d = ∂S_d/∂q_{j(d)} q̇²_{j(d)} of the tree's directions.
-pub(super) fn velocity_products(arena: &mut Arena, syms: &crate::layout::Layout, tree: &Tree) -> Vec<Expr> {
-    tree.dirs
-        .iter()
-        .map(|&(j, _, s)| {
-            let ds = arena.diff(s, syms.q[j]);
-            let v2 = arena.powi(syms.qd[j], 2);
-            arena.mul2(ds, v2)
-        })
-        .collect()
-}
-
-/// Per direction: x_d = x_{π(d)} + (extra_d) + S_d r_{j(d)}, bound (`r` per joint; `extra` the
-/// velocity products, if any).
-pub(super) fn along(b: &mut Builder<'_>, tree: &Tree, r: &[Expr], extra: Option<&[Expr]>) -> Vec<Expr> {
-    let mut x: Vec<Expr> = Vec::with_capacity(tree.dirs.len());
-    for (d, &(j, parent, s)) in tree.dirs.iter().enumerate() {
-        let mut terms = Vec::with_capacity(3);
-        if let Some(p) = parent {
-            terms.push(x[p]);
-        }
-        if let Some(c) = extra {
-            terms.push(c[d]);
-        }
-        terms.push(b.arena.mul2(s, r[j]));
-        let e = b.arena.add(&terms);
-        x.push(b.bind(e));
-    }
-    x
-}
-
-/// Σ_{d at j} S_d F_d with F_d = Σ_{c at d} m_c x_d + Σ_{children} F_e (leaves → root).
-pub(super) fn generalized(b: &mut Builder<'_>, tree: &Tree, n: usize, x: &[Expr]) -> Vec<Expr> {
-    let k = tree.dirs.len();
-    let mut own: Vec<Vec<Expr>> = vec![Vec::new(); k];
-    for &(d, m) in &tree.comps {
-        own[d].push(m);
-    }
-    let mut children: Vec<Vec<Expr>> = vec![Vec::new(); k];
-    let mut at_joint: Vec<Vec<Expr>> = vec![Vec::new(); n];
-    for d in (0..k).rev() {
-        let (j, parent, s) = tree.dirs[d];
-        let mut terms = std::mem::take(&mut children[d]);
-        if !own[d].is_empty() {
-            let m = b.arena.add(&own[d]);
-            terms.push(b.arena.mul2(m, x[d]));
-        }
-        let f = b.arena.add(&terms);
-        let f = b.bind(f);
-        if let Some(p) = parent {
-            children[p].push(f);
-        }
-        at_joint[j].push(b.arena.mul2(s, f));
-    }
-    at_joint
-        .into_iter()
-        .map(|terms| {
-            let e = b.arena.add(&terms);
-            b.bind(e)
-        })
-        .collect()
-}
-
 /// The bindings the outputs reach, in their order.
-fn prune(arena: &Arena, bindings: Bindings, outputs: Vec<Expr>) -> Bound {
+pub(super) fn prune(arena: &Arena, bindings: Bindings, outputs: Vec<Expr>) -> Bound {
     let mut needed: FxHashSet<Expr> = FxHashSet::default();
     for &o in &outputs {
         needed.extend(arena.free_symbols(o));

@@ -1,0 +1,140 @@
+//! The articulated-body recursion of rigid bodies and particles in space (Featherstone's, over
+//! 6-D spatial vectors), for models whose bodies hang on a tree of joints of one coordinate each —
+//! a robot arm in relative angles, a gimbal, a top in Euler angles, a pendulum on a cart.
+//!
+//! **Which models.** Every body and particle ([`crate::model::Body`]) has a pose (R_b, r_b) of the
+//! coordinates alone, with constant masses and inertias; the written Lagrangian (besides the
+//! bodies' energies) is free of velocities, and gravity acts as `gravity = g`. The coordinates that
+//! move a body must lie on one path of a tree built as for the translational recursion
+//! ([`super::topology::tree_of`]). Each joint j then gets a *link*: a frame F_j and an origin o_j,
+//!
+//! ```text
+//! F_j = F_p A_j(q_j),      o_j = o_p + F_p ℓ_j(q_j)        (F = 1, o = 0 above the roots)
+//! ```
+//!
+//! read off the bodies: F_j from the frame of the first rigid body at j (or, where j moves none,
+//! below it) with the coordinates below j at 0, o_j from the first body's centre likewise, and
+//! A_j = (F_pᵀ F_j), ℓ_j = F_pᵀ (o_j − o_p) with every coordinate but q_j at 0 — functions of q_j
+//! alone by construction; where the joint turns about a fixed axis, o_j is then moved onto it
+//! ([`read::on_axis`]: ℓ_j constant). Bodies that no coordinate moves add a constant to L and E. Each body b at joint j must then sit rigidly on its link:
+//! R_b = F_j C_b and r_b = o_j + F_j d_b with C_b and d_b constant, checked for every body by the
+//! zero test. Whatever is read, the check makes it exact: the link poses reproduce every body's
+//! pose, so the recursion below is the dynamics of the model's Lagrangian. A model that fails a
+//! check keeps the dense path (and `dynamics = recursive` on it is a compile error saying which).
+//!
+//! **The recursion.** Link j moves with the spatial velocity V_j = (ω_j, v_j) in its own axes
+//! (ω_j = vee(F_jᵀḞ_j), v_j = F_jᵀ ȯ_j), so that
+//!
+//! ```text
+//! V_j = X_j V_p + S_j q̇_j,     X_j (ω, v) = (A_jᵀ ω, A_jᵀ (v + ω × ℓ_j)),     S_j = (vee(A_jᵀ A_j'), A_jᵀ ℓ_j')
+//! ```
+//!
+//! (′ = d/dq_j), and carries the spatial inertia M_j of its bodies about o_j in its axes (with
+//! D_b the cross-product matrix of d_b, D_b x = d_b × x):
+//!
+//! ```text
+//! M_j = Σ_b | C_b I_b C_bᵀ − m_b D_b²   m_b D_b |
+//!           | −m_b D_b                  m_b 1   |
+//! ```
+//!
+//! With the velocity-product acceleration c_j = (X_j' V_p + S_j' q̇_j) q̇_j and the bias force
+//! p_j = V_j ×* M_j V_j ((ω, v) ×* (n, f) = (ω × n + v × f, ω × f)), Featherstone's three passes:
+//!
+//! ```text
+//! root → leaves:  V_j, c_j, p_j;  I^A_j = M_j, p^A_j = p_j
+//! leaves → root:  U_j = I^A_j S_j,  D_j = S_j·U_j,  u_j = τ_j − S_j·p^A_j
+//!                 I^A_p += X_jᵀ (I^A_j − U_j U_jᵀ / D_j) X_j
+//!                 p^A_p += X_jᵀ (p^A_j + (I^A_j − U_j U_jᵀ / D_j) c_j + U_j u_j / D_j)
+//! root → leaves:  a'_j = X_j a_p + c_j,  q̈_j = (u_j − U_j·a'_j) / D_j,  a_j = a'_j + S_j q̈_j
+//! ```
+//!
+//! with the ground's acceleration a = (0, −g) standing for gravity, Xᵀ (n, f) = (A n + ℓ × A f, A f)
+//! the force transform, and τ = ∂L_w/∂q + Q from the written Lagrangian L_w and the forces. Every
+//! quantity is bound to a temporary of its own, so the code is linear in the number of joints.
+//!
+//! The recursion gives q̈ (and, by [`super::tangent`], the field Jacobian). The same links give the
+//! rest of the model's API as passes along them ([`super::kinetics()`]), by the recursive
+//! Newton–Euler algorithm — a_j = X_j a_p + S_j a_j (+ c_j), F_j = M_j a_j (+ p_j) + Σ X_cᵀ F_c,
+//! (M a + …)_j = S_j·F_j: f = τ − that pass at q̈ = 0 with the motion and gravity; M a with neither
+//! (M column by column, the runtime's `mass_from_products`); T = Σ ½ V_jᵀ M_j V_j; p from the links'
+//! momenta M_j V_j; the bodies' gravitational term Σ_j g·(m_j o_j + F_j h_j) (h_j the link's first
+//! moment) with the frames and origins along the tree. Its impacts, modes, inputs and sensitivities
+//! take the same forms as along a tree of directions (M w by [`product`], K = M a + … by
+//! [`kinetic_part`], with gravity in K rather than τ), so that a model without reductions or a
+//! discrete system derives nothing dense. The runtime factors M along the same links (its
+//! `LinkFactor`: the articulated-body algorithm with no velocity and no gravity, O(n) to factor and
+//! per solve, from each joint's A_j, ℓ_j and S_j and the links' inertias evaluated at the state):
+//! the model's mass operator, with which a constrained model solves its saddle point (and its
+//! linearisation, sensitivities and projections theirs); the saddle point is differentiated along
+//! the links (the tangent of K).
+
+mod algebra;
+mod factor;
+mod passes;
+mod read;
+mod recursion;
+
+use symbolic::{Arena, Expr, Mat3, Vec3};
+
+pub(super) use factor::factor;
+pub(super) use passes::{energy, forcing, kinetic_part, lagrangian, mass_product, momenta, product};
+pub use recursion::recursion;
+
+use algebra::joined;
+
+/// A spatial motion (ω, v) or force (n, f) in a link's axes.
+pub type Spatial = [Expr; 6];
+
+/// A symmetric spatial inertia.
+pub type Inertia = [[Expr; 6]; 6];
+
+/// A joint's transform from its parent's link: A_j, ℓ_j, their derivatives along q_j, and its
+/// motion subspace S_j = (vee(A_jᵀ A_j'), A_jᵀ ℓ_j') with S_j' — as read ([`Links::joints`]), or
+/// bound to temporaries in a pass ([`passes::joints`]).
+#[derive(Clone, Copy)]
+pub struct Joint {
+    pub a: Mat3,
+    pub l: Vec3,
+    pub da: Mat3,
+    pub dl: Vec3,
+    pub s: Spatial,
+    pub ds: Spatial,
+}
+
+/// The tree of rigid links read off a model's bodies ([`read`]).
+pub struct Links {
+    /// The parent of each joint.
+    pub parents: Vec<Option<usize>>,
+    /// The joints, parents first.
+    pub order: Vec<usize>,
+    /// Each joint's A_j(q_j) and ℓ_j(q_j) (F_j = F_p A_j, o_j = o_p + F_p ℓ_j), with their
+    /// derivatives and S_j, S_j', derived once.
+    pub joints: Vec<Joint>,
+    /// Each link's spatial inertia about its origin, in its axes (constant).
+    pub inertias: Vec<Inertia>,
+    /// Each link's mass and first moment Σ m_b d_b about its origin, in its axes.
+    pub masses: Vec<(Expr, Vec3)>,
+    /// The uniform gravitational field g (the ground's acceleration −g in the recursion).
+    pub gravity: Option<Vec3>,
+    /// τ = ∂L_w/∂q + Q, from the written Lagrangian and the forces (gravity is not in it).
+    pub tau: Vec<Expr>,
+    /// The written Lagrangian, a potential −V(t, q), and the gravitational term of the bodies that
+    /// do not move (a constant).
+    pub rest: Expr,
+}
+
+impl Joint {
+    /// The joint of transform (A, ℓ) along the coordinate `q` (S_j and S_j' from the unbound
+    /// forms, whose derivative sees q).
+    fn of(arena: &mut Arena, (a, l): (Mat3, Vec3), q: Expr) -> Joint {
+        let da = a.map(|row| row.map(|e| arena.diff(e, q)));
+        let dl = l.map(|e| arena.diff(e, q));
+        let at = arena.transpose3(&a);
+        let ada = arena.mat_mul(&at, &da);
+        let w = arena.vee(&ada);
+        let v = arena.mat_vec(&at, &dl);
+        let s: Spatial = joined(&w, &v);
+        let ds = s.map(|e| arena.diff(e, q));
+        Joint { a, l, da, dl, s, ds }
+    }
+}
