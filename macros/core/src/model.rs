@@ -152,8 +152,10 @@ pub struct Symmetry {
 
 /// A requested reduction: Routh's over cyclic coordinates, or a nonholonomic one.
 pub struct Reduction {
-    /// `routh` or `nonholonomic`.
+    /// `routh`, `nonholonomic` or `euler_poincare`.
     pub keyword: Ident,
+    /// Which reduction it asks for.
+    pub method: ReductionMethod,
     /// Indices of the removed coordinates (cyclic, or dropped), with the identifiers as written
     /// (for errors).
     pub cyclic: Vec<(usize, Ident)>,
@@ -171,9 +173,24 @@ pub struct Reduction {
     pub advected: Option<Advected>,
 }
 
+/// Which reduction a `reduce(...)` asks for, decided once in lowering; [`crate::derive::reduce`]
+/// dispatches on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReductionMethod {
+    /// `routh(θ, ...)`: Routh reduction over cyclic coordinates, a reduced model of second order
+    /// ([`crate::derive::reduce::cyclic`]).
+    Cyclic,
+    /// `routh(r)`: Routh reduction by the rotations of an orientation, in first-order form
+    /// ([`crate::derive::reduce::rotations`]).
+    Rotations,
+    /// `nonholonomic(...)` or `euler_poincare(...)`: Maggi's equations on a section, in
+    /// first-order form ([`crate::derive::reduce::maggi`]).
+    Maggi,
+}
+
 /// `reduce(euler_poincare(r), symmetry(s), ...)` with `s = rotation(r, a)`: the orientation is
 /// reduced by the rotations about a alone (a heavy top about the vertical), keeping Γ = Rᵀa in the
-/// state (the Euler–Poisson equations, [`crate::derive::nonholonomic`]).
+/// state (the Euler–Poisson equations, [`crate::derive::reduce::maggi`]).
 pub struct Advected {
     /// The symmetry's index among the model's, and its name as written.
     pub symmetry: usize,
@@ -187,7 +204,7 @@ pub struct Advected {
 /// nonholonomic reduction as functions of the model's coordinates, and the model's kept
 /// coordinates back in s and the dropped coordinates g. The reduced system lives in the chart
 /// (s, g); the derive proves ι(σ(q), g) = q, the ranks and the invariance under `symmetries`
-/// ([`crate::derive::quotient`]).
+/// ([`crate::derive::reduce::quotient`]).
 pub struct QuotientMap {
     /// The `shape` and `inverse` keywords, blamed for whole-map errors.
     pub keyword: Ident,

@@ -108,7 +108,8 @@ fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEqu
     let Some(disc) = discretization.as_ref() else { return Ok(None) };
     let l = *lagrangian;
     // Routh reductions only (a nonholonomic one refuses discrete models itself).
-    let reductions: Vec<&crate::model::Reduction> = reductions.iter().filter(|r| r.velocities.is_none()).collect();
+    let reductions: Vec<&crate::model::Reduction> =
+        reductions.iter().filter(|r| r.method != crate::model::ReductionMethod::Maggi).collect();
     let inv_h = arena.powi(h, -1);
     let velocity: Vec<Expr> = (0..n)
         .map(|i| {

@@ -10,11 +10,9 @@
 //! - [`impact`]: guards and impact laws;
 //! - [`symmetry`]: invariance proofs, momentum maps and their balance laws;
 //! - [`discrete`]: discrete Lagrangians, forces and Legendre maps;
-//! - [`routh`]: Routh reduction into a new model;
-//! - [`nonholonomic`]: Maggi's equations on a section, the dropped coordinates proved absent,
-//!   in shape coordinates of the user's through a proved [`quotient`] map;
-//! - [`routh_group`]: Routh reduction by the rotations of an orientation (non-abelian), in the
-//!   same first-order form;
+//! - [`reduce`]: the reductions — Routh's over cyclic coordinates into a new model, Maggi's
+//!   equations on a section (nonholonomic, Euler–Poincaré, through a proved quotient map) and
+//!   Routh's by the rotations of an orientation, the last two in one first-order form;
 //! - [`dynamics`]: the form of the dynamics — dense (M's entries or columns), or the articulated-body
 //!   recursion along a tree of directions or of spatial links — chosen once per mode.
 //!
@@ -26,10 +24,7 @@ pub mod discrete;
 pub mod dynamics;
 pub mod euler_lagrange;
 pub mod impact;
-pub mod nonholonomic;
-pub mod quotient;
-pub mod routh;
-pub mod routh_group;
+pub mod reduce;
 pub mod straight;
 pub mod symmetry;
 #[cfg(test)]
@@ -66,17 +61,8 @@ pub struct Derived {
     pub outputs: Vec<symbolic::Expr>,
     pub output_bindings: Vec<(symbolic::Expr, symbolic::Expr)>,
     pub discrete: Option<discrete::DiscreteEquations>,
-    /// The continuous Routh reductions, each a model of its own with what was derived for it.
-    pub reductions: Vec<ReducedSystem>,
-    /// The reductions in first-order form on a section: nonholonomic (Maggi), Euler–Poincaré,
-    /// and Routh's by rotations.
-    pub first_order: Vec<nonholonomic::Nonholonomic>,
-}
-
-/// A Routh-reduced system and its derivation.
-pub struct ReducedSystem {
-    pub reduced: routh::Reduced,
-    pub derived: Derived,
+    /// The reduced systems.
+    pub reductions: reduce::Reductions,
 }
 
 impl Derived {
@@ -93,8 +79,7 @@ impl Derived {
             outputs: Vec::new(),
             output_bindings: Vec::new(),
             discrete: None,
-            reductions: Vec::new(),
-            first_order: Vec::new(),
+            reductions: reduce::Reductions::default(),
         }
     }
 }
@@ -153,36 +138,6 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
         (outputs, if reads_energy { bindings } else { Vec::new() })
     };
     let discrete = discrete::derive(model, arena, cx);
-    // In a model with `discrete(...)`, `reduce(routh(...))` reduces the discrete system (forces
-    // allowed: the forced discrete reduction), see `discrete`.
-    let continuous = if model.discretization.is_some() { &[][..] } else { &model.reductions[..] };
-    let mut reductions = Vec::new();
-    let mut first_order = Vec::new();
-    for reduction in &model.reductions {
-        if reduction.velocities.is_some() {
-            first_order.extend(nonholonomic::reduce(model, arena, cx, &equations, reduction, &symmetries));
-        } else if !reduction.dropped_orientations.is_empty() {
-            first_order.extend(routh_group::reduce(model, arena, cx, &equations, reduction));
-        }
-    }
-    for reduction in continuous.iter().filter(|r| r.velocities.is_none() && r.dropped_orientations.is_empty()) {
-        // The reduced model is built in the same arena (the workspace grows; nothing is cloned).
-        let Some(reduced) = routh::reduce(model, arena, cx, &equations, reduction) else { continue };
-        let equations = euler_lagrange::derive(&reduced.model, arena);
-        reductions.push(ReducedSystem { reduced, derived: Derived::equations_only(equations) });
-    }
-    Derived {
-        equations,
-        form,
-        energy,
-        constraints,
-        impacts,
-        symmetries,
-        algebra,
-        outputs,
-        output_bindings,
-        discrete,
-        reductions,
-        first_order,
-    }
+    let reductions = reduce::derive(model, arena, cx, &equations, &symmetries);
+    Derived { equations, form, energy, constraints, impacts, symmetries, algebra, outputs, output_bindings, discrete, reductions }
 }

@@ -148,7 +148,7 @@ fn the_routhian_is_the_amended_lagrangian() {
            symmetry(cyclic(phi)), reduce(routh(phi), name = Radial))]
          struct Kepler { m: f64, k: f64 }",
     );
-    let [r] = d.reductions.as_slice() else { panic!("one reduction") };
+    let [r] = d.reductions.cyclic.as_slice() else { panic!("one reduction") };
     let rm = &r.reduced.model.view(&arena);
     assert_eq!(rm.parameters.iter().map(ToString::to_string).collect::<Vec<_>>(), ["m", "k", "mu_phi"]);
     let (m, k, mu) = (1.5, 0.7, 1.2);
@@ -222,7 +222,7 @@ fn the_nonholonomic_reduction_of_the_sleigh_is_chaplygins_system() {
            reduce(nonholonomic(x, y, th), velocities(v = th.cos() * dot(x) + th.sin() * dot(y), w = dot(th))))]
          struct Sleigh { m: f64, i: f64, a: f64 }",
     );
-    let red = &d.first_order[0];
+    let red = &d.reductions.first_order[0];
     let layout = &red.model.layout;
     let (v, w) = (layout.qd[0], layout.qd[1]);
     let [m, i, a] = [0, 1, 2].map(|k| layout.params[k]);
@@ -268,7 +268,7 @@ fn forcing_splits_by_degree_in_the_velocities() {
     let su = arena.call(symbolic::Func::Sin, &[u]);
     let suv = arena.mul2(su, v);
     let e = arena.add(&[a, bu, cuu, duv, suv]);
-    let [f0, f1, f2] = super::nonholonomic::by_degree(&mut arena, e, &[u, v]);
+    let [f0, f1, f2] = super::reduce::first_order::by_degree(&mut arena, e, &[u, v]);
     let want2 = arena.add(&[cuu, duv, suv]);
     for (k, (got, want)) in [(f0, a), (f1, bu), (f2, want2)].into_iter().enumerate() {
         let r = arena.sub(got, want);

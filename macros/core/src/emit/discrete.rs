@@ -1,5 +1,5 @@
 //! Emission of a model's variational integrator (see [`crate::derive::discrete`]): the discrete
-//! Lagrangian, forces and Legendre maps with their formulas in rustdoc, `simulate_discrete`, and
+//! Lagrangian, forces and Legendre maps with their formulas in rustdoc, `run_discrete`, and
 //! `impl routh::runtime::DiscreteSystem`.
 
 use proc_macro2::TokenStream;

@@ -3,11 +3,15 @@
 //!
 //! - [`model`]: a model's own items — consts, `state`, energies, momenta, the `VectorField` impl —
 //!   and the assembly of the others;
+//! - [`form`]: the mass operator of the mode's dynamics form — dense, or along its tree — which the
+//!   dynamics, constraint and impact emitters ask for instead of M;
 //! - [`dynamics`]: the dynamics contract — M and f, the accelerations, the field Jacobian and
 //!   sensitivities;
-//! - [`constraint`], [`impact`], [`symmetry`], [`discrete`], [`routh`], [`nonholonomic`]: the items of
-//!   each concept;
-//! - [`system`] and [`hybrid`]: how the model simulates as a whole (modes, `HybridSystem`);
+//! - [`constraint`], [`impact`], [`symmetry`], [`discrete`]: the items of each concept;
+//! - [`reduce`]: the reduced systems, each a type of its own;
+//! - [`system`] and [`hybrid`]: how the model simulates as a whole (modes, `HybridSystem`), and
+//!   [`run`]: its `run()` and the runtime's `Simulate`/`Runs` impls;
+//! - [`door`]: the one constant the impls stand in, importing the runtime's door once;
 //! - [`codegen`]: the shared helpers (symbols as tokens, straight-line bodies, matrices);
 //! - [`fallback`]: stubs of the API beside a model's errors.
 //!
@@ -23,8 +27,7 @@ pub mod form;
 pub mod hybrid;
 pub mod impact;
 pub mod model;
-pub mod nonholonomic;
-pub mod routh;
+pub mod reduce;
 pub mod run;
 pub mod symmetry;
 pub mod system;
@@ -45,14 +48,6 @@ pub fn mode(model: &View<'_>, derived: &Derived, dims: &[usize], vis: &syn::Visi
         }
         None => {}
     }
-    for r in &derived.reductions {
-        let rm = &r.reduced.model.view(model.arena);
-        let mut api = model::emit(rm, &r.derived, &[rm.dof()]);
-        api.extend(system::standalone(rm));
-        tokens.extend(routh::emit(model, &r.reduced, api, vis));
-    }
-    for r in &derived.first_order {
-        tokens.extend(nonholonomic::emit(model, r, vis));
-    }
+    tokens.extend(reduce::emit(model, &derived.reductions, vis));
     tokens
 }

@@ -5,8 +5,8 @@
 //! read from `self`. The generated items:
 //!
 //! - inherent consts `DOF`, `STATE_DIM`, `COORDINATES`, and methods `state`, `mass_matrix`, `forcing`,
-//!   `accelerations`, `lagrangian`, `energy`, `momenta`, `power`, `jacobian`, `simulate`,
-//!   `simulate_with_events`, each documented with its derived formula;
+//!   `accelerations`, `lagrangian`, `energy`, `momenta`, `power`, `jacobian`, and `run` (see
+//!   [`crate::emit::run`]), each documented with its derived formula;
 //! - `impl routh::runtime::VectorField<2n>` (x' = (q̇, M⁻¹f)) and, with impacts,
 //!   `impl routh::runtime::HybridSystem<2n>` ([`crate::emit::impact`]).
 

@@ -1,6 +1,6 @@
 //! System-level items: how the model simulates as a whole. A model without modes gets its
-//! `simulate` (smooth with events, or hybrid with `IMPACTS`); a multi-mode model gets its mode
-//! views, mode constants, per-mode state constructors and `simulate(mode, ...)`. Every model with
+//! `run` (smooth with events, or hybrid with `IMPACTS`); a multi-mode model gets its mode
+//! views, mode constants, per-mode state constructors (each a `ModeState`) and `run(start)`. Every model with
 //! impacts or transitions implements `HybridSystem` through the one table of
 //! [`crate::emit::hybrid`].
 
@@ -599,9 +599,9 @@ fn modes_run_doc(modes: &[String]) -> String {
 }
 
 /// A system with modes and inputs: the struct gets its constants, state constructors, `driven(u)`,
-/// `simulate(mode, x0, span, input, options)` (each mode's field at the signal's inputs, the guards
-/// and resets of the system at any input: inputs enter the forces only), `simulate_with_events`,
-/// `simulate_sampled` and `impl InputSystem` (mode by mode); the driven view `<Model>Driven` has the
+/// its runs with `.inputs(signal)` (each mode's field at the signal's inputs, the guards and
+/// resets of the system at any input: inputs enter the forces only) and `.sampled(law)`, and
+/// `impl InputSystem` (mode by mode); the driven view `<Model>Driven` has the
 /// mode views at fixed inputs, the outputs and `impl HybridSystem` (periodic orbits at fixed inputs).
 fn multi_driven(
     system: &System,

@@ -54,7 +54,7 @@ pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<
     // (Modes share the top level's orientations, see `lower::system`; a chart change between them
     // is refused where its law is lowered.)
     // A Routh reduction by an orientation's rotations is the non-abelian one (see
-    // `derive::routh_group`); over cyclic coordinates alone the reduced model would keep the
+    // `derive::reduce::rotations`); over cyclic coordinates alone the reduced model would keep the
     // orientation, which reduced models cannot carry yet.
     if let Some(r) = raw.reductions.iter().find(|r| r.keyword == "routh" && !r.cyclic.iter().any(|c| kept.contains(c))) {
         cx.error(

@@ -1,6 +1,6 @@
 //! Lowering of a nonholonomic reduction's quotient map: `shape(s = σ(t, q), ...)`,
 //! `inverse(x = ι(t, s, g), ...)` and `symmetry(name, ...)` (the proofs are the derive's,
-//! [`crate::derive::quotient`]).
+//! [`crate::derive::reduce::quotient`]).
 
 use symbolic::Expr;
 use syn::Ident;

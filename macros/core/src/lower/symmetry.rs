@@ -6,7 +6,7 @@ use syn::Ident;
 use super::expr::Lowerer;
 use crate::diagnostics::{Ctxt, unknown};
 use crate::layout::Role;
-use crate::model::{ReducedVelocity, Reduction, Symmetry};
+use crate::model::{ReducedVelocity, Reduction, ReductionMethod, Symmetry};
 use crate::parse::{ReduceDecl, SymmetryDecl};
 
 /// "unknown coordinate" with the closest coordinate as a hint.
@@ -79,7 +79,12 @@ pub(super) fn lower_reduction(
     } else {
         super::quotient::lower_quotient(lower, cx, decl, coordinates, symmetries, &cyclic)
     };
-    Reduction { keyword: decl.keyword.clone(), cyclic, name, velocities, dropped_orientations, quotient, advected }
+    let method = match (routh, dropped_orientations.is_empty()) {
+        (false, _) => ReductionMethod::Maggi,
+        (true, true) => ReductionMethod::Cyclic,
+        (true, false) => ReductionMethod::Rotations,
+    };
+    Reduction { keyword: decl.keyword.clone(), method, cyclic, name, velocities, dropped_orientations, quotient, advected }
 }
 
 /// `euler_poincare(r)` with `symmetry(s)`: `s` must be `rotation(r, a)` of the dropped orientation

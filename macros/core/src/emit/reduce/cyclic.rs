@@ -1,11 +1,11 @@
-//! Emission of a Routh-reduced system (see [`crate::derive::routh`]): the reduced type with the full
+//! Emission of a Routh-reduced system (see [`crate::derive::reduce::cyclic`]): the reduced type with the full
 //! single-model API, reconstruction of the cyclic coordinates, and the full model's reduction of a
 //! state.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::derive::routh::Reduced;
+use crate::derive::reduce::cyclic::Reduced;
 use crate::emit::codegen::Helpers;
 use crate::model::View;
 use crate::names::snake;

@@ -21,7 +21,7 @@
 //! velocities u, so in the chart they are the model's at q = ι(t, s, g); the shape's rates come
 //! from q̇ = ∂ι/∂s ṡ + ∂ι/∂g ġ + ∂ι/∂t, ṡ = (∂ι/∂s)⁻¹ (q̇ − ∂ι/∂g ġ − ∂ι/∂t) — rational in the
 //! chart, with none of σ's roots or branch cuts. That the result does not depend on g is then
-//! proved as for adapted coordinates ([`crate::derive::nonholonomic`]).
+//! proved as for adapted coordinates ([`crate::derive::reduce::maggi`]).
 
 use symbolic::{Arena, Expr, ZeroTest};
 

@@ -28,26 +28,26 @@
 //! - invariance: the remaining equations (M_x, the right-hand side, ω) do not depend on the
 //!   quaternion, so they may be evaluated on the section R = 1.
 //!
-//! The result has the shape of a [`Nonholonomic`] reduced system (first order on (x, Π, ẋ), the
+//! The result is a [`FirstOrder`] reduced system (first order on (x, Π, ẋ), the
 //! orientation dropped and reconstructed by q̇ = ½ q ⊗ (0, ω)), emitted by the same code, with the
 //! Routhian, the amended potential and the spatial momentum map added.
 
 use symbolic::{Arena, Expr};
 use syn::Ident;
 
+use super::first_order::{FirstOrder, FirstOrderJacobian, RouthTerms, Terms, by_degree, check_emitted, section_layout};
 use crate::derive::euler_lagrange::Equations;
-use crate::derive::nonholonomic::{FirstOrderJacobian, Nonholonomic, RouthTerms, by_degree, check_emitted, section_layout};
 use crate::diagnostics::{Ctxt, error_at as err};
 use crate::model::{Model, Reduction};
 
 /// Derives the non-abelian Routh reduction `red` (by the orientation it names) of `model`; a
 /// reduction that does not apply is reported into `cx`.
-pub fn reduce(model: &Model, arena: &mut Arena, cx: &mut Ctxt, eq: &Equations, red: &Reduction) -> Option<Nonholonomic> {
+pub fn reduce(model: &Model, arena: &mut Arena, cx: &mut Ctxt, eq: &Equations, red: &Reduction) -> Option<FirstOrder> {
     cx.ok(reduced(model, arena, eq, red))
 }
 
 #[allow(clippy::too_many_lines)]
-fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) -> syn::Result<Nonholonomic> {
+fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) -> syn::Result<FirstOrder> {
     let kw = &red.keyword;
     let syms = &model.layout;
     let [(o, r)] = &red.dropped_orientations[..] else {
@@ -283,7 +283,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     let tokens = quote::quote!(#kw);
     let reduced =
         Model::assemble(red.name.clone(), None, coordinates, model.parameters.clone(), layout, zero, tokens, vec![zero; ns]);
-    Ok(Nonholonomic {
+    Ok(FirstOrder {
         kept_positions: None,
         model: reduced,
         dropped,
@@ -295,12 +295,10 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         energy,
         full_velocities,
         dropped_rates,
-        routh: Some(RouthTerms { orientation: r.clone(), routhian, amended, momentum }),
+        terms: Terms::Rotations(RouthTerms { orientation: r.clone(), routhian, amended, momentum }),
         jacobian,
         forcing_by_degree,
         momenta: Vec::new(),
         unreduced_momenta: Vec::new(),
-        chaplygin: None,
-        second_chart: None,
     })
 }

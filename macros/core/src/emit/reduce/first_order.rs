@@ -1,19 +1,18 @@
-//! Emission of a nonholonomic reduced system (see [`crate::derive::nonholonomic`]): the reduced
+//! Emission of a nonholonomic reduced system (see [`crate::derive::reduce`]): the reduced
 //! type on x = (r, u) with its field (Maggi's equations, solved by the runtime), energy,
 //! simulation, relative equilibria and reconstruction, and the full model's reduction of a state.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::derive::nonholonomic::Nonholonomic;
+use crate::derive::reduce::FirstOrder;
 use crate::emit::codegen::{Helpers, allow_generated, field_error, state_type, svector, symmetric_matrix};
 use crate::model::View;
 use crate::names::snake;
-use crate::notation::{doc_block, formula};
 
 /// Everything generated for one nonholonomic reduction of the model `full`.
 #[allow(clippy::too_many_lines)]
-pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> TokenStream {
+pub fn emit(full: &View<'_>, red: &FirstOrder, vis: &syn::Visibility) -> TokenStream {
     let rm = &red.model.view(full.arena);
     let (name, full_name) = (&rm.name, &full.name);
     let (nr, nu, k) = (rm.layout.position_dim(), rm.dof(), red.dropped.len());
@@ -26,151 +25,7 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
     let mut helpers = Helpers::default();
     let base = snake(&name.to_string());
 
-    // The documentation: the reduced equations and the reconstruction.
-    let mut lines: Vec<(String, String)> = Vec::new();
-    let rates = &rm.layout.rates;
-    for (c, &e) in coordinate_names.iter().zip(rates) {
-        lines.push((format!("dot({c})"), formula(rm, e)));
-    }
-    for i in 0..nu {
-        for j in i..nu {
-            lines.push((format!("M[{}, {}]", velocity_names[i], velocity_names[j]), formula(rm, red.mass[i][j])));
-        }
-    }
-    let zero = |e: symbolic::Expr| rm.arena.zero_test(e).is_zero();
-    for ((u, &e), parts) in velocity_names.iter().zip(&red.forcing).zip(&red.forcing_by_degree) {
-        lines.push((format!("f[{u}]"), formula(rm, e)));
-        // By degree in the velocities, when more than one part is there.
-        if parts.iter().filter(|&&p| !zero(p)).count() > 1 {
-            for (k, &p) in parts.iter().enumerate().filter(|(_, p)| !zero(**p)) {
-                lines.push((format!("f{}[{u}]", ["₀", "₁", "₂"][k]), formula(rm, p)));
-            }
-        }
-    }
-    for (g, &e) in dropped_names.iter().zip(&red.dropped_rates) {
-        lines.push((format!("dot({g})"), formula(rm, e)));
-    }
-    // A quotient map: σ over the full model's coordinates, ι over the reduced ones and g.
-    let quotient = full.reductions.iter().find(|r| r.name == *name).and_then(|r| r.quotient.as_ref());
-    if let Some(qm) = quotient {
-        for (s, &e) in qm.names.iter().zip(&qm.values) {
-            lines.push((s.to_string(), formula(full, e)));
-        }
-        for (_, x, e) in &qm.inverse {
-            lines.push((x.to_string(), formula(rm, *e)));
-        }
-    }
-    if let Some(e) = red.energy {
-        lines.push(("E".into(), formula(rm, e)));
-    }
-    if let Some(c) = &red.second_chart {
-        // Chart 1's attitude (|q|² is the sum of its squares).
-        for &(sym, value) in c.bindings[0].iter().take(4) {
-            lines.push((crate::notation::display_name(rm, sym), formula(rm, value)));
-        }
-    }
-    if let Some(ch) = &red.chaplygin {
-        let zero = |e: symbolic::Expr| rm.arena.zero_test(e).is_zero();
-        for (g, row) in dropped_names.iter().zip(&ch.connection) {
-            for (r, &a) in coordinate_names.iter().zip(row).filter(|(_, a)| !zero(**a)) {
-                lines.push((format!("A[{g}, {r}]"), formula(rm, a)));
-            }
-        }
-        for (g, b) in dropped_names.iter().zip(&ch.curvature) {
-            for al in 0..nr {
-                for be in (al + 1)..nr {
-                    if !zero(b[al][be]) {
-                        let (x, y) = (&coordinate_names[al], &coordinate_names[be]);
-                        lines.push((format!("B[{g}]({x}, {y})"), formula(rm, b[al][be])));
-                    }
-                }
-            }
-        }
-        for (g, &p) in dropped_names.iter().zip(&ch.momenta) {
-            lines.push((format!("p[{g}]"), formula(rm, p)));
-        }
-        for (u, &e) in velocity_names.iter().zip(&ch.gyroscopic) {
-            lines.push((format!("G[{u}]"), formula(rm, e)));
-        }
-    }
-    for m in &red.momenta {
-        lines.push((format!("J_{}", m.name), formula(rm, m.value)));
-        if let Some((e, _)) = m.moving_energy {
-            lines.push((format!("E_{}", m.name), formula(rm, e)));
-        }
-    }
-    if let Some(routh) = &red.routh {
-        lines.push(("R".into(), formula(rm, routh.routhian)));
-        lines.push(("V_μ".into(), formula(rm, routh.amended)));
-    }
-    let summary = red.routh.as_ref().map_or_else(
-        || {
-            let mut text = maggi_summary(red, full_name, &velocity_names, &dropped_names, &coordinate_names);
-            if let Some(qm) = quotient {
-                let invariant: Vec<String> = qm.symmetries.iter().map(|(_, s)| format!("`{s}`")).collect();
-                text.push_str(&format!(
-                    " The shape coordinates ({}) are the quotient map σ below, the full model's ({}) given back by its \
-                     inverse ι(s, g); the derive proved ι(σ(q), g) = q, that σ and ι are of full rank{}, and wrote the \
-                     equations in the chart (s, g).",
-                    coordinate_names.join(", "),
-                    qm.inverse.iter().map(|(_, x, _)| x.to_string()).collect::<Vec<_>>().join(", "),
-                    if invariant.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" and that σ and the constraints are invariant under the symmetry {}", invariant.join(", "))
-                    }
-                ));
-            }
-            text
-        },
-        |routh| {
-            format!(
-                "Routh reduction of [`{full_name}`] by the rotations of `{r}` (non-abelian, SO(3) acting by R ↦ g R): the \
-                 motion at a level μ of the spatial angular momentum R Π, in the shape coordinates, the body angular momentum \
-                 Π = ∂L/∂ω (which stays on the sphere |Π| = |μ|) and the shape velocities — the state is x = ({}). The \
-                 derive proved that the spatial angular momentum is conserved and that nothing here depends on the \
-                 attitude. ω = I⁻¹(Π − c) solves Π = ∂L/∂ω; Π̇ = Π × ω; the shape rows M u̇ = f are the full model's with ω̇ \
-                 eliminated, i.e. the Euler–Lagrange equations of the Routhian R = [L − Π·ω] (with Π moving), whose part \
-                 without velocities is −V_μ, the amended potential. The attitude follows by q̇ = ½ q ⊗ (0, ω) \
-                 (`cyclic_velocities`, `simulate_reconstructed`), determined by Π up to the rotations about μ; \
-                 `relative_equilibrium` finds steady motions.{}",
-                coordinate_names.iter().chain(&velocity_names).cloned().collect::<Vec<_>>().join(", "),
-                if red.energy.is_some() {
-                    ""
-                } else {
-                    " The full model's energy depends on the attitude, so there is no `energy`."
-                },
-                r = routh.orientation,
-            )
-        },
-    );
-    let chaplygin_text = red.chaplygin.as_ref().map_or(String::new(), |_| {
-        format!(
-            " This is a **Chaplygin system**: the dropped coordinates ({}) are cyclic and the constraints a connection \
-             on the shape ({}), ġ = −A(r) ṙ (the constraint distribution complementary to the group's orbits, \
-             D ⊕ V = TQ), so these are Chaplygin's equations d/dt ∂l_c/∂ṙ − ∂l_c/∂r = G for the constrained reduced \
-             Lagrangian l_c, with the gyroscopic force G_α = p_a B^a_αβ ṙ^β of the connection's curvature \
-             B^a_αβ = ∂A^a_β/∂r^α − ∂A^a_α/∂r^β (`gyroscopic_force`, `curvature`; p_a = ∂L/∂ġ^a on the distribution).",
-            dropped_names.join(", "),
-            coordinate_names.join(", ")
-        )
-    });
-    let advected_text = red.second_chart.as_ref().map_or(String::new(), |c| {
-        let axis = format!("{}e_{}", if c.axis.1 > 0 { "" } else { "−" }, ["x", "y", "z"][c.axis.0]);
-        let gamma: Vec<&String> = coordinate_names.iter().rev().take(3).rev().collect();
-        format!(
-            " The orientation is reduced by the rotations `{sym}` about a = {axis} alone (**Euler–Poisson**): \
-             Γ = Rᵀa ({g}) stays in the state and moves by Γ̇ = Γ × ω. The derive proved the equations invariant under \
-             those rotations, so they read the attitude through Γ alone, and evaluates them at an attitude q(Γ) with \
-             R(q)ᵀa = Γ: q = p ⊗ s(Γ), p a constant turn taking e_z to a, s = (1 + Γ₃, Γ₂, −Γ₁, 0) where Γ₃ ≥ 0 (the \
-             equations below) and s = (Γ₂, 1 − Γ₃, 0, Γ₁) where Γ₃ < 0 (two charts of the sphere: neither alone covers \
-             it). Γ must be a unit vector, as Rᵀa is (the flow keeps |Γ|).",
-            sym = c.symmetry,
-            g = gamma.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-        )
-    });
-    let summary = format!("{summary}{chaplygin_text}{advected_text}{}", momenta_summary(red));
-    let struct_doc = doc_block(&summary, &lines);
+    let struct_doc = super::doc::struct_doc(full, rm, red);
     let fields = rm.parameters.iter();
     let field_docs: Vec<String> = rm.parameters.iter().map(|p| format!(" Parameter `{p}` of [`{full_name}`].")).collect();
 
@@ -182,10 +37,10 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
         forcing: &red.forcing,
         energy: red.energy,
         jacobian: &red.jacobian,
-        bindings: red.second_chart.as_ref().map_or(&[][..], |c| &c.bindings[0][..]),
+        bindings: red.second_chart().map_or(&[][..], |c| &c.bindings[0][..]),
     };
     let one = chart_code(rm, &mut helpers, &base, &first, (nr, nu, dr));
-    let code = match &red.second_chart {
+    let code = match red.second_chart() {
         None => one,
         Some(c) => {
             let second = Equations { jacobian: &c.jacobian, bindings: &c.bindings[1], ..first };
@@ -240,60 +95,8 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
     let allow = allow_generated();
     let r_idx: Vec<usize> = (0..nr).collect();
     let u_idx: Vec<usize> = (nr..dr).collect();
-    // A Routh reduction's Routhian and amended potential.
-    let routh_items = red.routh.as_ref().map(|routh| {
-        let (r_stmts, r_vals) =
-            helpers.body(rm, &[routh.routhian, routh.amended], &format!("__routh_{base}_routhian"), &none, &none);
-        let (rv, av) = (&r_vals[0], &r_vals[1]);
-        quote! {
-            /// The Routhian R = [L − Π·ω] at ω = I⁻¹(Π − c), at the reduced state (see the type's
-            /// documentation).
-            #allow
-            #[must_use]
-            pub fn routhian(&self, t: f64, x: &#rt) -> f64 {
-                #(#r_stmts)*
-                #rv
-            }
-
-            /// The amended potential V_μ = −R at zero shape velocity: the potential plus the
-            /// rotational energy the momentum Π keeps at this shape.
-            #allow
-            #[must_use]
-            pub fn amended_potential(&self, t: f64, x: &#rt) -> f64 {
-                #(#r_stmts)*
-                #av
-            }
-        }
-    });
-    let momentum_items = momentum_items(rm, red, &mut helpers, &base, dr, full_name);
-    let chaplygin_items = red.chaplygin.as_ref().map(|ch| {
-        let mut outputs: Vec<symbolic::Expr> = ch.gyroscopic.clone();
-        outputs.extend(ch.curvature.iter().flatten().flatten().copied());
-        let (stmts, vals) = helpers.body(rm, &outputs, &format!("__routh_{base}_chaplygin"), &none, &none);
-        let (gyro, curv) = vals.split_at(nu);
-        let matrices: Vec<TokenStream> = curv.chunks(nr * nr).map(|c| crate::emit::codegen::matrix(nr, nr, c)).collect();
-        let rt = state_type(dr);
-        quote! {
-            /// The gyroscopic force G_α = p_a B^a_αβ ṙ^β of the connection's curvature: the part of the
-            /// reduced right-hand side the constraints add to the Euler–Lagrange equations of the
-            /// constrained reduced Lagrangian (see the type's documentation).
-            #allow
-            #[must_use]
-            pub fn gyroscopic_force(&self, t: f64, x: &#rt) -> __routh::Vector<#nu> {
-                #(#stmts)*
-                __routh::Vector::<#nu>::from([#(#gyro),*])
-            }
-
-            /// The curvature B^a_αβ = ∂A^a_β/∂r^α − ∂A^a_α/∂r^β of the connection ġ = −A(r) ṙ, one
-            /// shape × shape matrix per dropped coordinate (see the type's documentation).
-            #allow
-            #[must_use]
-            pub fn curvature(&self, t: f64, x: &#rt) -> [__routh::Matrix<#nr, #nr>; #k] {
-                #(#stmts)*
-                [#(#matrices),*]
-            }
-        }
-    });
+    let super::terms::Items { routh: routh_items, momenta: momentum_items, chaplygin: chaplygin_items } =
+        super::terms::items(rm, red, &mut helpers, &base, full_name);
     let run_doc = crate::emit::run::doc(
         "Adaptive integration of the reduced system into a `Trajectory`; `.reconstructed(g0)` runs it with the \
          dropped coordinates from `g0` and returns the full model's trajectory.",
@@ -412,7 +215,7 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
     let hybrid = if full.impacts.is_empty() {
         TokenStream::new()
     } else {
-        let momentum = red.routh.as_ref().map_or(&[][..], |r| &r.momentum[..]);
+        let momentum = red.routh().map_or(&[][..], |r| &r.momentum[..]);
         hybrid(&mut full_helpers, full, momentum, name, &reduce_fn, (dr, k, d), &base)
     };
     let full_hidden = full_helpers.into_impl(&TokenStream::new(), &quote!(#full_name));
@@ -469,7 +272,7 @@ pub fn emit(full: &View<'_>, red: &Nonholonomic, vis: &syn::Visibility) -> Token
 
 /// A reduction of a model with impacts: the reduced state and the dropped positions between
 /// impacts, guards on the reconstructed full state, the full impact law at each impact, and the
-/// post-impact state reduced again (the runtime's `simulate_hybrid_reduced`). A Routh reduction
+/// post-impact state reduced again (a run's `.reduced::<R>()`, the runtime's `Plan::reduced`). A Routh reduction
 /// by rotations carries its spatial momentum μ = R Π along (constant between impacts) and reports
 /// it before and after each impact; a nonholonomic one carries none (`momentum` empty).
 fn hybrid(
@@ -549,145 +352,6 @@ fn hybrid(
     }
 }
 
-/// The first paragraph of a Maggi (nonholonomic, Euler–Poincaré) reduced type's documentation.
-fn maggi_summary(
-    red: &Nonholonomic,
-    full_name: &syn::Ident,
-    velocity_names: &[String],
-    dropped_names: &[String],
-    coordinate_names: &[String],
-) -> String {
-    // Where the equations are evaluated: at the dropped coordinates' zero, or on a section of the
-    // symmetry (Euler–Poisson's attitude bound to Γ), or through the user's quotient map.
-    let evaluated = if red.second_chart.is_some() {
-        "evaluated on a section of the rotations about the symmetry's axis (the attitude bound to Γ, in two charts; \
-         the derive proved the equations invariant under those rotations, so they read the attitude through Γ only)"
-    } else if red.kept_positions.is_some() {
-        "evaluated in the chart (s, g) of the quotient map, q = ι(t, s, g), where the dropped coordinates g are 0 \
-         (the derive proved that nothing here depends on them)"
-    } else {
-        "evaluated where the dropped coordinates are 0 (the derive proved that nothing here depends on them)"
-    };
-    format!(
-        "Nonholonomic reduction of [`{full_name}`]: the constrained motion in the velocities ({}) with the \
-         coordinates ({}) dropped — Maggi's equations M u̇ = f, M = Sᵀ M_full S and f = Sᵀ (f_full − M_full a₀) \
-         for q̇ = S u + s, {evaluated}; where f has parts of several degrees in u, they are shown as f₀ (at rest: the potential's forces), f₁ \
-         (linear: gyroscopic and damping) and f₂ (the rest: quadratic for mechanical forces, the curvature of the \
-         constraints and the metric's terms). The state is x = ({}). The dropped coordinates follow by quadrature of \
-         their rates \
-         (`cyclic_velocities`, `simulate_reconstructed`); `relative_equilibrium` finds steady motions.{}",
-        velocity_names.join(", "),
-        dropped_names.join(", "),
-        coordinate_names.iter().chain(velocity_names).cloned().collect::<Vec<_>>().join(", "),
-        if red.energy.is_some() {
-            ""
-        } else {
-            " The full model's energy depends on the dropped coordinates, so the reduced type has no `energy`."
-        }
-    )
-}
-
-/// What the reduced type says of the full model's momentum maps.
-fn momenta_summary(red: &Nonholonomic) -> String {
-    let mut text = String::new();
-    for m in &red.momenta {
-        let status = match (m.conserved, m.horizontal) {
-            (true, _) => "conserved (no force along ξ, and ξ lies in the constraint distribution)",
-            (false, true) => "ξ lies in the constraint distribution, so only the forces change it",
-            (false, false) => "the constraint forces act along ξ: it obeys the nonholonomic momentum equation",
-        };
-        text.push_str(&format!(
-            " The momentum map J_{0} of the symmetry `{0}` is a function of the reduced state (`{0}_momentum`, its rate \
-             along the reduced flow `{0}_momentum_rate`): {status}.",
-            m.name
-        ));
-        if m.moving_energy.is_some() {
-            text.push_str(&format!(
-                " The moving energy E_{0} = E − c J_{0}, conserved where the affine part of the constraints is generated by \
-                 `{0}`, is `{0}_moving_energy`.",
-                m.name
-            ));
-        }
-    }
-    if !red.unreduced_momenta.is_empty() {
-        let names: Vec<String> = red.unreduced_momenta.iter().map(|n| format!("`{n}`")).collect();
-        text.push_str(&format!(
-            " The momentum maps of {} depend on the dropped coordinates: they are not functions of the reduced state.",
-            names.join(", ")
-        ));
-    }
-    text
-}
-
-/// `<name>_momentum`, `<name>_momentum_rate` and `<name>_moving_energy` of the reduced type.
-fn momentum_items(
-    rm: &View<'_>,
-    red: &Nonholonomic,
-    helpers: &mut Helpers,
-    base: &str,
-    dr: usize,
-    full: &syn::Ident,
-) -> TokenStream {
-    let none = TokenStream::new();
-    let rt = state_type(dr);
-    let fe = field_error();
-    let allow = allow_generated();
-    let mut items = TokenStream::new();
-    for m in &red.momenta {
-        let name = &m.name;
-        let (momentum_fn, rate_fn) = (format_ident!("{name}_momentum"), format_ident!("{name}_momentum_rate"));
-        let mut outputs = vec![m.value, m.time_derivative];
-        outputs.extend(m.gradient.iter().copied());
-        let (stmts, vals) = helpers.body(rm, &outputs, &format!("__routh_{base}_{name}_momentum"), &none, &none);
-        let (value, dt, gradient) = (&vals[0], &vals[1], &vals[2..]);
-        let doc = format!(
-            " The momentum map J_{name} = ⟨p, ξ⟩ of [`{full}`]'s symmetry `{name}` at the reduced state (see the type's \
-             documentation)."
-        );
-        let rate_doc = format!(
-            " dJ_{name}/dt along the reduced flow, ∂J/∂t + ∂J/∂x · F(t, x): the nonholonomic momentum equation's right-hand \
-             side, evaluated."
-        );
-        items.extend(quote! {
-            #[doc = #doc]
-            #allow
-            #[must_use]
-            pub fn #momentum_fn(&self, t: f64, x: &#rt) -> f64 {
-                #(#stmts)*
-                #value
-            }
-
-            #[doc = #rate_doc]
-            ///
-            /// # Errors
-            /// As the field.
-            #allow
-            pub fn #rate_fn(&self, t: f64, x: &#rt) -> ::core::result::Result<f64, #fe> {
-                let f = __routh::VectorField::field(self, t, x)?;
-                #(#stmts)*
-                let gradient = <#rt>::from([#(#gradient),*]);
-                ::core::result::Result::Ok(#dt + gradient.dot(&f))
-            }
-        });
-        if let Some((e, _)) = m.moving_energy {
-            let moving_fn = format_ident!("{name}_moving_energy");
-            let (stmts, vals) = helpers.body(rm, &[e], &format!("__routh_{base}_{name}_moving"), &none, &none);
-            let v = &vals[0];
-            let doc = format!(" The moving energy E − c J_{name} at the reduced state (see the type's documentation).");
-            items.extend(quote! {
-                #[doc = #doc]
-                #allow
-                #[must_use]
-                pub fn #moving_fn(&self, t: f64, x: &#rt) -> f64 {
-                    #(#stmts)*
-                    #v
-                }
-            });
-        }
-    }
-    items
-}
-
 /// A reduced system's equations in one chart (see [`chart_code`]).
 #[derive(Clone, Copy)]
 struct Equations<'a> {
@@ -695,7 +359,7 @@ struct Equations<'a> {
     mass: &'a [Vec<symbolic::Expr>],
     forcing: &'a [symbolic::Expr],
     energy: Option<symbolic::Expr>,
-    jacobian: &'a crate::derive::nonholonomic::FirstOrderJacobian,
+    jacobian: &'a crate::derive::reduce::first_order::FirstOrderJacobian,
     /// Symbols bound to their values in this chart (Euler–Poisson's quaternion), none otherwise.
     bindings: &'a [(symbolic::Expr, symbolic::Expr)],
 }
