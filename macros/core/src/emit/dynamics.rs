@@ -37,27 +37,6 @@ pub(crate) fn accelerations_and_jacobian(
     (form, operator): (&Form, &MassOperator),
     helpers: &mut Helpers,
 ) -> Dynamics {
-    let n = model.dof();
-    let d = model.layout.state_dim();
-    let jac_doc = if eq.contact.is_some() {
-        " Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f, L) over x = (q, q̇, z), from symbolic \
-          derivatives: with g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once), and the row of ż = L is ∂L/∂x \
-          (see [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
-    } else {
-        " Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f), from symbolic derivatives: with \
-          g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once, see \
-          [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
-    };
-    let jac_doc = if eq.residual_tangent.is_some() {
-        " Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f): with g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at \
-          a = q̈ (M factored once), ∂g/∂x column by column from g's symbolic derivative along each direction of the \
-          state (code the size of g, not of its 2n² derivatives; see \
-          [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
-    } else {
-        jac_doc
-    };
-    let jac_fn = format_ident!("__routh_residual_jacobian");
-    let allow = allow_generated();
     // Accelerations and the field Jacobian: of the unconstrained system (M q̈ = f), or of the
     // constrained one (the saddle-point system of `emit::constraint`).
     match constraints {
@@ -94,102 +73,125 @@ pub(crate) fn accelerations_and_jacobian(
             }
         }
         None => {
-            // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major), and ∂g/∂z of a contact model.
-            let mut jac_out: Vec<Expr> = eq.dg_dq.iter().flatten().copied().collect();
-            jac_out.extend(eq.dg_dv.iter().flatten().copied());
-            if let Some(c) = &eq.contact {
-                jac_out.extend(&c.dg_dz);
-            }
-            let a_param = quote! { a: &__routh::Vector<#n>, };
-            let a_arg = quote! { a, };
-            // ∂g/∂x from its formulas, or (by size, or with M by columns) from g's tangent along each
-            // direction of the state.
-            let (mut jac_stmts, mut tangent_items) = (Vec::new(), TokenStream::new());
-            let (gq, gv, gz) = match &eq.residual_tangent {
-                None => {
-                    let (stmts, jac_vals) = helpers.body(model, &jac_out, "__routh_residual_jacobian", &a_param, &a_arg);
-                    jac_stmts = stmts;
-                    let gz: Vec<TokenStream> = jac_vals[2 * n * n..].to_vec();
-                    (square_matrix(n, &jac_vals[..n * n]), square_matrix(n, &jac_vals[n * n..2 * n * n]), gz)
-                }
-                Some(tangent) => {
-                    let functions = TangentFunctions {
-                        name: "__routh_residual",
-                        bindings: &[],
-                        tangent,
-                        extra: (a_param.clone(), a_arg.clone()),
-                        what: "the residual g = f − M a",
-                        along: "The residual's derivative δg = (∂g/∂x) dx at fixed a",
-                    };
-                    tangent_items = functions.items(model, helpers);
-                    let add = functions.add_columns(model, n);
-                    jac_stmts.push(quote! {
-                        let mut dr = __routh::Matrix::<#n, #d>::zeros();
-                        #add
-                    });
-                    (
-                        quote! { dr.fixed_columns::<#n>(0).into_owned() },
-                        quote! { dr.fixed_columns::<#n>(#n).into_owned() },
-                        Vec::new(),
-                    )
-                }
-            };
-            let gz = &gz[..];
-            let layout = crate::emit::codegen::state_layout(model);
-            let (jac_ret_ty, jac_ret, jac_bind, jac_finish) = if eq.contact.is_some() {
-                (
-                    quote! { (__routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>, __routh::Vector<#n>) },
-                    quote! { (#gq, #gv, __routh::Vector::<#n>::from([#(#gz),*])) },
-                    quote! { let (gq, gv, gz) = self.#jac_fn(t, x, &a); },
-                    quote! {
-                        #layout::jacobian(t, &mass, ::core::option::Option::None, (gq, gv),
-                            ::core::option::Option::Some((gz, &self.__routh_lagrangian_gradient(t, x))))
-                    },
-                )
-            } else {
-                (
-                    quote! { (__routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>) },
-                    quote! { (#gq, #gv) },
-                    quote! { let (gq, gv) = self.#jac_fn(t, x, &a); },
-                    quote! { #layout::jacobian(t, &mass, ::core::option::Option::None, (gq, gv), ::core::option::Option::None) },
-                )
-            };
-            let acc = accelerations_item(model, form, helpers);
-            let bind = MassOperator::Dense.bind_with_forcing(model);
-            let jac = quote! {
-                #tangent_items
-
-                /// ∂g/∂q and ∂g/∂q̇ (and ∂g/∂z of a contact model) for the residual g = f − M a (used by
-                /// [`Self::jacobian`]).
-                #allow
-                fn #jac_fn(&self, t: f64, x: &__routh::State<#d>, a: &__routh::Vector<#n>)
-                    -> #jac_ret_ty
-                {
-                    #(#jac_stmts)*
-                    #jac_ret
-                }
-
-                #[doc = #jac_doc]
-                ///
-                /// # Errors
-                /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
-                pub fn jacobian(&self, t: f64, x: &__routh::State<#d>)
-                    -> ::core::result::Result<__routh::Matrix<#d, #d>, __routh::FieldError>
-                {
-                    #bind
-                    let a = mass.solve(f).map_err(|_| __routh::FieldError::NonFinite { t })?;
-                    #jac_bind
-                    #jac_finish
-                }
-            };
+            let jacobian = residual_jacobian(model, eq, helpers);
             Dynamics {
-                accelerations: acc,
-                jacobian: jac,
+                accelerations: accelerations_item(model, form, helpers),
+                jacobian,
                 methods: sensitivity_items(model, eq, helpers, operator),
                 impls: TokenStream::new(),
             }
         }
     }
+}
+
+/// `jacobian` of an unconstrained model in coordinates, dense: ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ with the
+/// residual g = f − M a, its derivatives from their formulas or (by size, or with M by columns)
+/// from g's tangent along each direction of the state.
+fn residual_jacobian(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> TokenStream {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    let jac_doc = if eq.contact.is_some() {
+        " Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f, L) over x = (q, q̇, z), from symbolic \
+          derivatives: with g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once), and the row of ż = L is ∂L/∂x \
+          (see [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
+    } else {
+        " Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f), from symbolic derivatives: with \
+          g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at a = q̈ (M factored once, see \
+          [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
+    };
+    let jac_doc = if eq.residual_tangent.is_some() {
+        " Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, M⁻¹f): with g = f − M a, ∂q̈/∂x = M⁻¹ ∂g/∂x at \
+          a = q̈ (M factored once), ∂g/∂x column by column from g's symbolic derivative along each direction of the \
+          state (code the size of g, not of its 2n² derivatives; see \
+          [`routh::runtime::mechanics`](::routh::runtime::mechanics))."
+    } else {
+        jac_doc
+    };
+    let jac_fn = format_ident!("__routh_residual_jacobian");
+    let allow = allow_generated();
+    // Residual Jacobians ∂g/∂q, ∂g/∂q̇ (row-major), and ∂g/∂z of a contact model.
+    let mut jac_out: Vec<Expr> = eq.dg_dq.iter().flatten().copied().collect();
+    jac_out.extend(eq.dg_dv.iter().flatten().copied());
+    if let Some(c) = &eq.contact {
+        jac_out.extend(&c.dg_dz);
+    }
+    let a_param = quote! { a: &__routh::Vector<#n>, };
+    let a_arg = quote! { a, };
+    // ∂g/∂x from its formulas, or (by size, or with M by columns) from g's tangent along each
+    // direction of the state.
+    let (mut jac_stmts, mut tangent_items) = (Vec::new(), TokenStream::new());
+    let (gq, gv, gz) = match &eq.residual_tangent {
+        None => {
+            let (stmts, jac_vals) = helpers.body(model, &jac_out, "__routh_residual_jacobian", &a_param, &a_arg);
+            jac_stmts = stmts;
+            let gz: Vec<TokenStream> = jac_vals[2 * n * n..].to_vec();
+            (square_matrix(n, &jac_vals[..n * n]), square_matrix(n, &jac_vals[n * n..2 * n * n]), gz)
+        }
+        Some(tangent) => {
+            let functions = TangentFunctions {
+                name: "__routh_residual",
+                bindings: &[],
+                tangent,
+                extra: (a_param.clone(), a_arg.clone()),
+                what: "the residual g = f − M a",
+                along: "The residual's derivative δg = (∂g/∂x) dx at fixed a",
+            };
+            tangent_items = functions.items(model, helpers);
+            let add = functions.add_columns(model, n);
+            jac_stmts.push(quote! {
+                let mut dr = __routh::Matrix::<#n, #d>::zeros();
+                #add
+            });
+            (quote! { dr.fixed_columns::<#n>(0).into_owned() }, quote! { dr.fixed_columns::<#n>(#n).into_owned() }, Vec::new())
+        }
+    };
+    let gz = &gz[..];
+    let layout = crate::emit::codegen::state_layout(model);
+    let (jac_ret_ty, jac_ret, jac_bind, jac_finish) = if eq.contact.is_some() {
+        (
+            quote! { (__routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>, __routh::Vector<#n>) },
+            quote! { (#gq, #gv, __routh::Vector::<#n>::from([#(#gz),*])) },
+            quote! { let (gq, gv, gz) = self.#jac_fn(t, x, &a); },
+            quote! {
+                #layout::jacobian(t, &mass, ::core::option::Option::None, (gq, gv),
+                    ::core::option::Option::Some((gz, &self.__routh_lagrangian_gradient(t, x))))
+            },
+        )
+    } else {
+        (
+            quote! { (__routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>) },
+            quote! { (#gq, #gv) },
+            quote! { let (gq, gv) = self.#jac_fn(t, x, &a); },
+            quote! { #layout::jacobian(t, &mass, ::core::option::Option::None, (gq, gv), ::core::option::Option::None) },
+        )
+    };
+    let bind = MassOperator::Dense.bind_with_forcing(model);
+    let jac = quote! {
+        #tangent_items
+
+        /// ∂g/∂q and ∂g/∂q̇ (and ∂g/∂z of a contact model) for the residual g = f − M a (used by
+        /// [`Self::jacobian`]).
+        #allow
+        fn #jac_fn(&self, t: f64, x: &__routh::State<#d>, a: &__routh::Vector<#n>)
+            -> #jac_ret_ty
+        {
+            #(#jac_stmts)*
+            #jac_ret
+        }
+
+        #[doc = #jac_doc]
+        ///
+        /// # Errors
+        /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at this state.
+        pub fn jacobian(&self, t: f64, x: &__routh::State<#d>)
+            -> ::core::result::Result<__routh::Matrix<#d, #d>, __routh::FieldError>
+        {
+            #bind
+            let a = mass.solve(f).map_err(|_| __routh::FieldError::NonFinite { t })?;
+            #jac_bind
+            #jac_finish
+        }
+    };
+    jac
 }
 
 /// `jacobian` of a model with orientations: x = (q, v), F = (K(q) v, M⁻¹f), from the rates'

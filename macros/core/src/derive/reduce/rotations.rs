@@ -82,65 +82,15 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     }
     let omega: [Expr; 3] = std::array::from_fn(|i| syms.qd[vs + i]);
     let quaternion: [Expr; 4] = std::array::from_fn(|i| syms.q[qs + i]);
-    let show = |arena: &Arena, e: Expr| crate::notation::formula(&model.view(arena), e);
     let zero = arena.zero();
     let one = arena.one();
 
-    // Π = ∂L/∂ω, affine in ω: Π = I ω + c.
+    // Π = ∂L/∂ω, affine in ω: Π = I ω + c, the balance of Π proved, I inverted.
     let body_momentum: [Expr; 3] = std::array::from_fn(|i| eq.momenta[vs + i]);
-    let inertia: Vec<Vec<Expr>> = (0..3).map(|i| (0..3).map(|j| eq.mass[vs + i][vs + j]).collect()).collect();
-    if inertia.iter().flatten().any(|&e| omega.iter().any(|&w| arena.depends_on(e, w))) {
-        return Err(err(
-            r,
-            format!(
-                "the body angular momentum ∂L/∂ω of `{r}` is not affine in ω (the Lagrangian is not quadratic in the angular \
-                 velocity), so Π = ∂L/∂ω cannot be solved for ω in closed form"
-            ),
-        ));
-    }
-    // The momentum balance, in the full model: d/dt Π along its equations M v̇ = f is
-    // f_ω + ∂Π/∂q·q̇ + ∂Π/∂t (the ω rows of M are ∂Π/∂v). It must be Π × ω.
-    let transport = arena.total_derivative(&body_momentum, &syms.q, &syms.rates, Some(syms.t));
-    let derived_rate: Vec<Expr> = (0..3).map(|i| arena.add(&[eq.forcing[vs + i], transport[i]])).collect();
-    let euler = arena.cross(&body_momentum, &omega);
-    let residual: Vec<Expr> = (0..3).map(|i| arena.sub(derived_rate[i], euler[i])).collect();
-    let residual = syms.unhold_norms(arena, &residual);
-    for (i, &e) in residual.iter().enumerate() {
-        if !arena.zero_test(e).is_zero() {
-            return Err(err(
-                r,
-                format!(
-                    "the rotations of `{r}` are not a symmetry: the spatial angular momentum R ∂L/∂ω is not conserved, its body \
-                     rate d/dt Π − Π × ω has component {} = {} ≢ 0 (a potential, force or torque that depends on the attitude, \
-                     or a torque on the body); Routh reduction by SO(3) needs the whole model invariant under R ↦ g R — reduce \
-                     it by `euler_poincare({r})` if only the equations in ω are wanted",
-                    i + 1,
-                    show(arena, e)
-                ),
-            ));
-        }
-    }
-    let Some((adj, det)) = arena.adjugate(&inertia) else {
-        return Err(err(kw, "internal error: the locked inertia is not 3×3; please report this model"));
-    };
-    if arena.zero_test(det).is_zero() {
-        return Err(err(
-            r,
-            format!(
-                "the locked inertia ∂²L/∂ω² of `{r}` is singular (its determinant {} ≡ 0), so Π = ∂L/∂ω cannot be solved for ω",
-                show(arena, det)
-            ),
-        ));
-    }
+    let (adj, det) = locked_inertia(model, arena, eq, r, (vs, omega, body_momentum))?;
     // The reduced positions Π: symbols of their own.
     let idents = syms.coordinate_idents();
-    let pi_names: Vec<Ident> = (1..=3usize).map(|k| quote::format_ident!("{}_pi{}", r, k, span = r.span())).collect();
-    for p in &pi_names {
-        if idents.iter().any(|c| c == p) || model.parameters.iter().any(|c| c == p) {
-            return Err(err(r, format!("the reduced state's body momentum `{p}` has the name of a coordinate or parameter")));
-        }
-    }
-    let pi: [Expr; 3] = std::array::from_fn(|i| arena.symbol(&format!("q:{}", pi_names[i])));
+    let (pi_names, pi) = body_momentum_symbols(model, arena, r)?;
     // ω(t, x, ẋ, Π) = adj (Π − c) / det, c = Π at ω = 0.
     let at_rest: Vec<(Expr, Expr)> = omega.iter().map(|&w| (w, zero)).collect();
     let c: Vec<Expr> = body_momentum.iter().map(|&p| arena.subs(p, &at_rest)).collect();
@@ -154,79 +104,19 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         .collect();
     let along: Vec<(Expr, Expr)> = omega.iter().zip(&omega_of).map(|(&w, &e)| (w, e)).collect();
 
-    // The shape rows with ω̇ eliminated: M_x = M_xx − M_xω I⁻¹ M_ωx, f_x − M_xω I⁻¹ f_ω.
+    // The shape rows with ω̇ eliminated.
     let ns = shape.len();
-    let m_xw: Vec<Vec<Expr>> = shape.iter().map(|&a| (0..3).map(|j| eq.mass[a][vs + j]).collect()).collect();
-    let solve = |arena: &mut Arena, b: &[Expr]| -> Vec<Expr> {
-        (0..3)
-            .map(|i| {
-                let s = arena.dot(&adj[i], b);
-                arena.mul2(s, inv_det)
-            })
-            .collect()
-    };
-    let f_w: Vec<Expr> = (0..3).map(|j| eq.forcing[vs + j]).collect();
-    let i_inv_fw = solve(arena, &f_w);
-    let mut mass = vec![vec![zero; ns]; ns];
-    let mut forcing = vec![zero; ns];
-    for (i, &a) in shape.iter().enumerate() {
-        let coupling = arena.dot(&m_xw[i], &i_inv_fw);
-        let fi = arena.sub(eq.forcing[a], coupling);
-        forcing[i] = arena.subs(fi, &along);
-        for (j, &b) in shape.iter().enumerate().skip(i) {
-            let col: Vec<Expr> = (0..3).map(|k| eq.mass[vs + k][b]).collect();
-            let i_inv_col = solve(arena, &col);
-            let coupling = arena.dot(&m_xw[i], &i_inv_col);
-            let e = arena.sub(eq.mass[a][b], coupling);
-            mass[i][j] = arena.subs(e, &along);
-            mass[j][i] = mass[i][j];
-        }
-    }
+    let (mass, forcing) = shape_rows(arena, eq, (&shape, vs), (&adj, inv_det), &along);
     // The rates: ẋ, and Π̇ = Π × ω.
     let pi_rate = arena.cross(&pi, &[omega_of[0], omega_of[1], omega_of[2]]);
     let mut rates: Vec<Expr> = shape.iter().map(|&k| syms.qd[k]).collect();
     rates.extend(pi_rate);
     // The Routhian R = p_x·ẋ − E, the amended potential V_μ = −R at ẋ = 0, the energy.
-    let px: Vec<Expr> = shape.iter().map(|&k| eq.momenta[k]).collect();
     let xd: Vec<Expr> = shape.iter().map(|&k| syms.qd[k]).collect();
-    let pxx = arena.dot(&px, &xd);
-    let routhian = arena.sub(pxx, eq.energy);
-    let routhian = arena.subs(routhian, &along);
-    let energy = arena.subs(eq.energy, &along);
-    let still: Vec<(Expr, Expr)> = xd.iter().map(|&v| (v, zero)).collect();
-    let amended = {
-        let at = arena.subs(routhian, &still);
-        arena.neg(at)
-    };
+    let (routhian, amended, energy) = routhian(arena, eq, (&shape, &xd), &along);
 
-    // Invariance: nothing kept depends on the quaternion (|q|² as the sum of squares).
-    let mut checked: Vec<(String, Expr)> = Vec::new();
-    for (k, &w) in omega_of.iter().enumerate() {
-        checked.push((format!("ω{} = I⁻¹(Π − c)", k + 1), w));
-    }
-    let snames: Vec<String> = shape.iter().map(|&k| idents[k].to_string()).collect();
-    for i in 0..ns {
-        for j in i..ns {
-            checked.push((format!("the reduced mass entry ({}, {})", snames[i], snames[j]), mass[i][j]));
-        }
-        checked.push((format!("the reduced force along {}", snames[i]), forcing[i]));
-    }
-    let unheld = syms.unhold_norms(arena, &checked.iter().map(|(_, e)| *e).collect::<Vec<_>>());
-    for (k, &qk) in quaternion.iter().enumerate() {
-        for ((what, _), &e) in checked.iter().zip(&unheld) {
-            let de = arena.diff(e, qk);
-            if !arena.zero_test(de).is_zero() {
-                return Err(err(
-                    r,
-                    format!(
-                        "the rotations of `{r}` are not a symmetry: {what} depends on the attitude, ∂/∂{} = {} ≢ 0",
-                        idents[qs + k],
-                        show(arena, de)
-                    ),
-                ));
-            }
-        }
-    }
+    // Invariance: nothing kept depends on the quaternion.
+    check_invariant(model, arena, r, (&omega_of, &mass, &forcing), &shape, (quaternion, qs))?;
     let energy_invariant = {
         let unheld = syms.unhold_norms(arena, &[energy])[0];
         quaternion.iter().all(|&qk| {
@@ -235,9 +125,10 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         })
     };
     // On the section R = 1 (exact: nothing above depends on it).
-    let mut section: Vec<(Expr, Expr)> = vec![(quaternion[0], one)];
-    section.extend((1..4).map(|i| (quaternion[i], zero)));
-    section.push((or.norm2, one));
+    let section: Vec<(Expr, Expr)> = [(quaternion[0], one), (quaternion[1], zero), (quaternion[2], zero), (quaternion[3], zero)]
+        .into_iter()
+        .chain([(or.norm2, one)])
+        .collect();
     let on = |arena: &mut Arena, e: Expr| arena.subs(e, &section);
     let rates: Vec<Expr> = rates.iter().map(|&e| on(arena, e)).collect();
     let mass: Vec<Vec<Expr>> = mass.iter().map(|row| row.iter().map(|&e| on(arena, e)).collect()).collect();
@@ -301,4 +192,176 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
         momenta: Vec::new(),
         unreduced_momenta: Vec::new(),
     })
+}
+
+/// The locked inertia I = ∂²L/∂ω² of the orientation `r` as its adjugate and determinant, once
+/// proved that Π = ∂L/∂ω is affine in ω, that the full model's d/dt Π along its equations is Π × ω
+/// (the spatial angular momentum conserved) and that I is regular.
+fn locked_inertia(
+    model: &Model,
+    arena: &mut Arena,
+    eq: &Equations,
+    r: &Ident,
+    (vs, omega, body_momentum): (usize, [Expr; 3], [Expr; 3]),
+) -> syn::Result<(Vec<Vec<Expr>>, Expr)> {
+    let syms = &model.layout;
+    let show = |arena: &Arena, e: Expr| crate::notation::formula(&model.view(arena), e);
+    let inertia: Vec<Vec<Expr>> = (0..3).map(|i| (0..3).map(|j| eq.mass[vs + i][vs + j]).collect()).collect();
+    if inertia.iter().flatten().any(|&e| omega.iter().any(|&w| arena.depends_on(e, w))) {
+        return Err(err(
+            r,
+            format!(
+                "the body angular momentum ∂L/∂ω of `{r}` is not affine in ω (the Lagrangian is not quadratic in the angular \
+                 velocity), so Π = ∂L/∂ω cannot be solved for ω in closed form"
+            ),
+        ));
+    }
+    // The momentum balance, in the full model: d/dt Π along its equations M v̇ = f is
+    // f_ω + ∂Π/∂q·q̇ + ∂Π/∂t (the ω rows of M are ∂Π/∂v). It must be Π × ω.
+    let transport = arena.total_derivative(&body_momentum, &syms.q, &syms.rates, Some(syms.t));
+    let derived_rate: Vec<Expr> = (0..3).map(|i| arena.add(&[eq.forcing[vs + i], transport[i]])).collect();
+    let euler = arena.cross(&body_momentum, &omega);
+    let residual: Vec<Expr> = (0..3).map(|i| arena.sub(derived_rate[i], euler[i])).collect();
+    let residual = syms.unhold_norms(arena, &residual);
+    for (i, &e) in residual.iter().enumerate() {
+        if !arena.zero_test(e).is_zero() {
+            return Err(err(
+                r,
+                format!(
+                    "the rotations of `{r}` are not a symmetry: the spatial angular momentum R ∂L/∂ω is not conserved, its body \
+                     rate d/dt Π − Π × ω has component {} = {} ≢ 0 (a potential, force or torque that depends on the attitude, \
+                     or a torque on the body); Routh reduction by SO(3) needs the whole model invariant under R ↦ g R — reduce \
+                     it by `euler_poincare({r})` if only the equations in ω are wanted",
+                    i + 1,
+                    show(arena, e)
+                ),
+            ));
+        }
+    }
+    let Some((adj, det)) = arena.adjugate(&inertia) else {
+        return Err(err(r, "internal error: the locked inertia is not 3×3; please report this model"));
+    };
+    if arena.zero_test(det).is_zero() {
+        return Err(err(
+            r,
+            format!(
+                "the locked inertia ∂²L/∂ω² of `{r}` is singular (its determinant {} ≡ 0), so Π = ∂L/∂ω cannot be solved for ω",
+                show(arena, det)
+            ),
+        ));
+    }
+    Ok((adj, det))
+}
+
+/// The shape rows with ω̇ eliminated, M_x = M_xx − M_xω I⁻¹ M_ωx and f_x − M_xω I⁻¹ f_ω (I⁻¹ as
+/// `adj` / det), at ω = ω(t, x, ẋ, Π) (`along`).
+fn shape_rows(
+    arena: &mut Arena,
+    eq: &Equations,
+    (shape, vs): (&[usize], usize),
+    (adj, inv_det): (&[Vec<Expr>], Expr),
+    along: &[(Expr, Expr)],
+) -> (Vec<Vec<Expr>>, Vec<Expr>) {
+    let zero = arena.zero();
+    let ns = shape.len();
+    let m_xw: Vec<Vec<Expr>> = shape.iter().map(|&a| (0..3).map(|j| eq.mass[a][vs + j]).collect()).collect();
+    let solve = |arena: &mut Arena, b: &[Expr]| -> Vec<Expr> {
+        (0..3)
+            .map(|i| {
+                let s = arena.dot(&adj[i], b);
+                arena.mul2(s, inv_det)
+            })
+            .collect()
+    };
+    let f_w: Vec<Expr> = (0..3).map(|j| eq.forcing[vs + j]).collect();
+    let i_inv_fw = solve(arena, &f_w);
+    let mut mass = vec![vec![zero; ns]; ns];
+    let mut forcing = vec![zero; ns];
+    for (i, &a) in shape.iter().enumerate() {
+        let coupling = arena.dot(&m_xw[i], &i_inv_fw);
+        let fi = arena.sub(eq.forcing[a], coupling);
+        forcing[i] = arena.subs(fi, along);
+        for (j, &b) in shape.iter().enumerate().skip(i) {
+            let col: Vec<Expr> = (0..3).map(|k| eq.mass[vs + k][b]).collect();
+            let i_inv_col = solve(arena, &col);
+            let coupling = arena.dot(&m_xw[i], &i_inv_col);
+            let e = arena.sub(eq.mass[a][b], coupling);
+            mass[i][j] = arena.subs(e, along);
+            mass[j][i] = mass[i][j];
+        }
+    }
+    (mass, forcing)
+}
+
+/// Proves that ω(t, x, ẋ, Π) and the shape rows do not depend on the quaternion (|q|² as the
+/// sum of squares): otherwise the rotations of `r` are not a symmetry, a compile error showing
+/// the derivative.
+fn check_invariant(
+    model: &Model,
+    arena: &mut Arena,
+    r: &Ident,
+    (omega_of, mass, forcing): (&[Expr], &[Vec<Expr>], &[Expr]),
+    shape: &[usize],
+    (quaternion, qs): ([Expr; 4], usize),
+) -> syn::Result<()> {
+    let syms = &model.layout;
+    let idents = syms.coordinate_idents();
+    let ns = shape.len();
+    let show = |arena: &Arena, e: Expr| crate::notation::formula(&model.view(arena), e);
+    let mut checked: Vec<(String, Expr)> = Vec::new();
+    for (k, &w) in omega_of.iter().enumerate() {
+        checked.push((format!("ω{} = I⁻¹(Π − c)", k + 1), w));
+    }
+    let snames: Vec<String> = shape.iter().map(|&k| idents[k].to_string()).collect();
+    for i in 0..ns {
+        for j in i..ns {
+            checked.push((format!("the reduced mass entry ({}, {})", snames[i], snames[j]), mass[i][j]));
+        }
+        checked.push((format!("the reduced force along {}", snames[i]), forcing[i]));
+    }
+    let unheld = syms.unhold_norms(arena, &checked.iter().map(|(_, e)| *e).collect::<Vec<_>>());
+    for (k, &qk) in quaternion.iter().enumerate() {
+        for ((what, _), &e) in checked.iter().zip(&unheld) {
+            let de = arena.diff(e, qk);
+            if !arena.zero_test(de).is_zero() {
+                return Err(err(
+                    r,
+                    format!(
+                        "the rotations of `{r}` are not a symmetry: {what} depends on the attitude, ∂/∂{} = {} ≢ 0",
+                        idents[qs + k],
+                        show(arena, de)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The reduced positions Π of the orientation `r`: their names (`r_pi1`, …, which must not be
+/// taken) and new symbols.
+fn body_momentum_symbols(model: &Model, arena: &mut Arena, r: &Ident) -> syn::Result<(Vec<Ident>, [Expr; 3])> {
+    let idents = model.layout.coordinate_idents();
+    let pi_names: Vec<Ident> = (1..=3usize).map(|k| quote::format_ident!("{}_pi{}", r, k, span = r.span())).collect();
+    for p in &pi_names {
+        if idents.iter().any(|c| c == p) || model.parameters.iter().any(|c| c == p) {
+            return Err(err(r, format!("the reduced state's body momentum `{p}` has the name of a coordinate or parameter")));
+        }
+    }
+    let pi: [Expr; 3] = std::array::from_fn(|i| arena.symbol(&format!("q:{}", pi_names[i])));
+    Ok((pi_names, pi))
+}
+
+/// The Routhian R = p_x·ẋ − E over the shape velocities `xd`, the amended potential V_μ = −R at
+/// ẋ = 0 and the energy, at ω = ω(t, x, ẋ, Π) (`along`).
+fn routhian(arena: &mut Arena, eq: &Equations, (shape, xd): (&[usize], &[Expr]), along: &[(Expr, Expr)]) -> (Expr, Expr, Expr) {
+    let zero = arena.zero();
+    let px: Vec<Expr> = shape.iter().map(|&k| eq.momenta[k]).collect();
+    let pxx = arena.dot(&px, xd);
+    let routhian = arena.sub(pxx, eq.energy);
+    let routhian = arena.subs(routhian, along);
+    let energy = arena.subs(eq.energy, along);
+    let still: Vec<(Expr, Expr)> = xd.iter().map(|&v| (v, zero)).collect();
+    let at = arena.subs(routhian, &still);
+    (routhian, arena.neg(at), energy)
 }

@@ -13,7 +13,7 @@ use crate::notation::{doc_block, formula};
 /// dropped rates, a quotient map, E, a chart's attitude, a Chaplygin system's connection and
 /// curvature, momentum maps, a Routhian).
 pub fn struct_doc(full: &View<'_>, rm: &View<'_>, red: &FirstOrder) -> TokenStream {
-    let (name, full_name) = (&rm.name, &full.name);
+    let name = &rm.name;
     let (nr, nu) = (rm.layout.position_dim(), rm.dof());
     let coordinate_names: Vec<String> = rm.coordinates.iter().map(ToString::to_string).collect();
     let velocity_names: Vec<String> = rm.layout.velocity_names.iter().map(ToString::to_string).collect();
@@ -95,6 +95,18 @@ pub fn struct_doc(full: &View<'_>, rm: &View<'_>, red: &FirstOrder) -> TokenStre
         lines.push(("R".into(), formula(rm, routh.routhian)));
         lines.push(("V_μ".into(), formula(rm, routh.amended)));
     }
+    let summary = summary(full, rm, red);
+    doc_block(&summary, &lines)
+}
+
+/// The summary paragraph: what was reduced and proved, with a quotient map's, a Chaplygin
+/// system's and Euler–Poisson's part, and the momentum maps.
+fn summary(full: &View<'_>, rm: &View<'_>, red: &FirstOrder) -> String {
+    let (name, full_name) = (&rm.name, &full.name);
+    let coordinate_names: Vec<String> = rm.coordinates.iter().map(ToString::to_string).collect();
+    let velocity_names: Vec<String> = rm.layout.velocity_names.iter().map(ToString::to_string).collect();
+    let dropped_names: Vec<String> = rm.layout.dropped.iter().map(ToString::to_string).collect();
+    let quotient = full.reductions.iter().find(|r| r.name == *name).and_then(|r| r.quotient.as_ref());
     let summary = red.routh().map_or_else(
         || {
             let mut text = maggi_summary(red, full_name, &velocity_names, &dropped_names, &coordinate_names);
@@ -161,8 +173,7 @@ pub fn struct_doc(full: &View<'_>, rm: &View<'_>, red: &FirstOrder) -> TokenStre
             g = gamma.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
         )
     });
-    let summary = format!("{summary}{chaplygin_text}{advected_text}{}", momenta_summary(red));
-    doc_block(&summary, &lines)
+    format!("{summary}{chaplygin_text}{advected_text}{}", momenta_summary(red))
 }
 
 /// The first paragraph of a Maggi (nonholonomic, Euler–Poincaré) reduced type's documentation.

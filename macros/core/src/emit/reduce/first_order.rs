@@ -17,11 +17,9 @@ pub fn emit(full: &View<'_>, red: &FirstOrder, vis: &syn::Visibility) -> TokenSt
     let (name, full_name) = (&rm.name, &full.name);
     let (nr, nu, k) = (rm.layout.position_dim(), rm.dof(), red.dropped.len());
     let (dr, d) = (nr + nu, full.layout.state_dim());
-    let dz = dr + k;
     let coordinate_names: Vec<String> = rm.coordinates.iter().map(ToString::to_string).collect();
     let velocity_names: Vec<String> = rm.layout.velocity_names.iter().map(ToString::to_string).collect();
     let dropped_names: Vec<String> = rm.layout.dropped.iter().map(ToString::to_string).collect();
-    let none = TokenStream::new();
     let mut helpers = Helpers::default();
     let base = snake(&name.to_string());
 
@@ -29,33 +27,7 @@ pub fn emit(full: &View<'_>, red: &FirstOrder, vis: &syn::Visibility) -> TokenSt
     let fields = rm.parameters.iter();
     let field_docs: Vec<String> = rm.parameters.iter().map(|p| format!(" Parameter `{p}` of [`{full_name}`].")).collect();
 
-    // The field, M, f, the exact Jacobian and the energy: in one chart, or in two switched on the
-    // sign of Γ₃ (Euler–Poisson).
-    let first = Equations {
-        rates: &red.model.layout.rates,
-        mass: &red.mass,
-        forcing: &red.forcing,
-        energy: red.energy,
-        jacobian: &red.jacobian,
-        bindings: red.second_chart().map_or(&[][..], |c| &c.bindings[0][..]),
-    };
-    let one = chart_code(rm, &mut helpers, &base, &first, (nr, nu, dr));
-    let code = match red.second_chart() {
-        None => one,
-        Some(c) => {
-            let second = Equations { jacobian: &c.jacobian, bindings: &c.bindings[1], ..first };
-            let two = chart_code(rm, &mut helpers, &format!("{base}_chart2"), &second, (nr, nu, dr));
-            let switch = c.switch;
-            let pick = |a: &TokenStream, b: &TokenStream| quote! { if x[#switch] >= 0.0 { #a } else { #b } };
-            ChartCode {
-                field: pick(&one.field, &two.field),
-                jacobian: pick(&one.jacobian, &two.jacobian),
-                mass: pick(&one.mass, &two.mass),
-                forcing: pick(&one.forcing, &two.forcing),
-                energy: one.energy.zip(two.energy).map(|(a, b)| pick(&a, &b)),
-            }
-        }
-    };
+    let code = charts(rm, red, &mut helpers, &base);
     let ChartCode { field: field_code, jacobian: jacobian_code, mass: mass_code, forcing: forcing_code, energy: energy_code } =
         code;
     let energy = energy_code.map(|body| {
@@ -67,29 +39,7 @@ pub fn emit(full: &View<'_>, red: &FirstOrder, vis: &syn::Visibility) -> TokenSt
             }
         }
     });
-    // Reconstruction: the dropped rates, and every rate for the full state.
-    let gk = quote! { g: &[f64; #k], };
-    let gk_arg = quote! { g, };
-    let (w_stmts, w_vals) = helpers.body(rm, &red.dropped_rates, &format!("__routh_{base}_dropped"), &gk, &gk_arg);
-    // With a quotient map, the kept positions too: ι(t, s, g).
-    let mut v_outputs = red.full_velocities.clone();
-    v_outputs.extend(red.kept_positions.iter().flatten().copied());
-    let (v_stmts, v_vals) = helpers.body(rm, &v_outputs, &format!("__routh_{base}_rates"), &gk, &gk_arg);
-    let (v_vals, kept_vals) = v_vals.split_at(red.full_velocities.len());
-    let (np, n) = (full.layout.position_dim(), full.dof());
-    let positions: Vec<TokenStream> = (0..np)
-        .map(|c| match red.kept.iter().position(|&r| r == c) {
-            Some(j) if red.kept_positions.is_some() => kept_vals[j].clone(),
-            Some(j) => quote! { x[#j] },
-            None => {
-                let i = red.dropped.iter().position(|&r| r == c).unwrap_or(0);
-                quote! { g[#i] }
-            }
-        })
-        .collect();
-    let idx: Vec<usize> = (0..np).collect();
-    let vel_idx: Vec<usize> = (0..n).collect();
-    let idx_v: Vec<usize> = (np..np + n).collect();
+    let reconstruction = reconstruction(full, rm, red, &mut helpers, &base);
     let (xt, rt, kt) = (state_type(d), state_type(dr), svector(k));
     let fe = field_error();
     let allow = allow_generated();
@@ -97,12 +47,7 @@ pub fn emit(full: &View<'_>, red: &FirstOrder, vis: &syn::Visibility) -> TokenSt
     let u_idx: Vec<usize> = (nr..dr).collect();
     let super::terms::Items { routh: routh_items, momenta: momentum_items, chaplygin: chaplygin_items } =
         super::terms::items(rm, red, &mut helpers, &base, full_name);
-    let run_doc = crate::emit::run::doc(
-        "Adaptive integration of the reduced system into a `Trajectory`; `.reconstructed(g0)` runs it with the \
-         dropped coordinates from `g0` and returns the full model's trajectory.",
-    );
-    let (run_items, run_impls) =
-        crate::emit::run::items(name, &crate::emit::run::Kind::smooth(dr), &run_doc, Some(quote! { plan.integrate(self) }), None);
+    let (run_items, run_impls) = runs(name, (dr, k, d));
     let items = crate::emit::codegen::lazy(quote! {
         #momentum_items
 
@@ -144,27 +89,7 @@ pub fn emit(full: &View<'_>, red: &FirstOrder, vis: &syn::Visibility) -> TokenSt
 
         #run_items
 
-        /// The dropped coordinates' rates at the reduced state `x` and the dropped positions `g`
-        /// (the reconstruction equations; see the type's documentation).
-        #allow
-        #[must_use]
-        pub fn cyclic_velocities(&self, t: f64, x: &#rt, g: &[f64; #k]) -> #kt {
-            #(#w_stmts)*
-            <#kt>::from([#(#w_vals),*])
-        }
-
-        /// The full model's state from the reduced state `x` and the dropped positions `g`.
-        #allow
-        #[must_use]
-        pub fn reconstruct(&self, t: f64, x: &#rt, g: [f64; #k]) -> #xt {
-            let g = &g;
-            #(#v_stmts)*
-            let v = [#(#v_vals),*];
-            let mut full = <#xt>::zeros();
-            #( full[#idx] = #positions; )*
-            #( full[#idx_v] = v[#vel_idx]; )*
-            full
-        }
+        #reconstruction
 
         /// A relative equilibrium — a fixed point of the reduced system, a steady motion of the full
         /// model — from `guess` at time `t`, with the Jacobian's eigenvalues for its stability
@@ -179,46 +104,8 @@ pub fn emit(full: &View<'_>, red: &FirstOrder, vis: &syn::Visibility) -> TokenSt
         }
     });
     let hidden = helpers.into_impl(&TokenStream::new(), &quote!(#name));
-    let kind = crate::emit::run::Kind::smooth(dr);
-    let reconstructed = crate::emit::run::extra(
-        name,
-        &kind,
-        quote! { __routh::Reconstructed<#k> },
-        quote! { __routh::Trajectory<#d> },
-        quote! { plan.reconstructed::<Self, #k, #dz, #d>(self, with.0) },
-    );
-    let run_impls = quote! { #run_impls #reconstructed };
 
-    // The full model's reduction of a state.
-    let mut full_helpers = Helpers::default();
-    let mut reduce_out: Vec<symbolic::Expr> = red.reduce_positions.clone();
-    reduce_out.extend(red.velocities.iter().copied());
-    let (r_stmts, r_vals) = full_helpers.body(full, &reduce_out, &format!("__routh_{base}_reduce"), &none, &none);
-    let dropped_idx = red.dropped.clone();
-    let params = full.parameters.iter();
-    let reduce_fn = format_ident!("{}", base);
-    let reduce_doc = format!(
-        " Reduces a state of this model to [`{name}`]: the reduced system, the reduced state (r, u) and the dropped \
-         positions ({}).",
-        dropped_names.join(", ")
-    );
-    let full_items = crate::emit::codegen::lazy(quote! {
-        #[doc = #reduce_doc]
-        #allow
-        #[must_use]
-        pub fn #reduce_fn(&self, t: f64, x: &#xt) -> (#name, #rt, [f64; #k]) {
-            #(#r_stmts)*
-            let reduced = #name { #( #params: self.#params, )* };
-            (reduced, <#rt>::from([#(#r_vals),*]), [#( x[#dropped_idx] ),*])
-        }
-    });
-    let hybrid = if full.impacts.is_empty() {
-        TokenStream::new()
-    } else {
-        let momentum = red.routh().map_or(&[][..], |r| &r.momentum[..]);
-        hybrid(&mut full_helpers, full, momentum, name, &reduce_fn, (dr, k, d), &base)
-    };
-    let full_hidden = full_helpers.into_impl(&TokenStream::new(), &quote!(#full_name));
+    let on_full = on_full_model(full, rm, red, &base);
     quote! {
         #struct_doc
         #[derive(Debug, Clone, Copy, PartialEq)]
@@ -259,6 +146,159 @@ pub fn emit(full: &View<'_>, red: &FirstOrder, vis: &syn::Visibility) -> TokenSt
             }
         }
 
+        #on_full
+    }
+}
+
+/// The reduced type's `run` and its `Runs` impls: a plain run, and `.reconstructed(g0)`.
+fn runs(name: &syn::Ident, (dr, k, d): (usize, usize, usize)) -> (TokenStream, TokenStream) {
+    let dz = dr + k;
+    let run_doc = crate::emit::run::doc(
+        "Adaptive integration of the reduced system into a `Trajectory`; `.reconstructed(g0)` runs it with the \
+         dropped coordinates from `g0` and returns the full model's trajectory.",
+    );
+    let (run_items, run_impls) =
+        crate::emit::run::items(name, &crate::emit::run::Kind::smooth(dr), &run_doc, Some(quote! { plan.integrate(self) }), None);
+    let kind = crate::emit::run::Kind::smooth(dr);
+    let reconstructed = crate::emit::run::extra(
+        name,
+        &kind,
+        quote! { __routh::Reconstructed<#k> },
+        quote! { __routh::Trajectory<#d> },
+        quote! { plan.reconstructed::<Self, #k, #dz, #d>(self, with.0) },
+    );
+    let run_impls = quote! { #run_impls #reconstructed };
+    (run_items, run_impls)
+}
+
+/// The field, M, f, the exact Jacobian and the energy: in one chart, or in two switched on the
+/// sign of Γ₃ (Euler–Poisson).
+fn charts(rm: &View<'_>, red: &FirstOrder, helpers: &mut Helpers, base: &str) -> ChartCode {
+    let (nr, nu) = (rm.layout.position_dim(), rm.dof());
+    let dr = nr + nu;
+    let first = Equations {
+        rates: &red.model.layout.rates,
+        mass: &red.mass,
+        forcing: &red.forcing,
+        energy: red.energy,
+        jacobian: &red.jacobian,
+        bindings: red.second_chart().map_or(&[][..], |c| &c.bindings[0][..]),
+    };
+    let one = chart_code(rm, helpers, base, &first, (nr, nu, dr));
+    match red.second_chart() {
+        None => one,
+        Some(c) => {
+            let second = Equations { jacobian: &c.jacobian, bindings: &c.bindings[1], ..first };
+            let two = chart_code(rm, helpers, &format!("{base}_chart2"), &second, (nr, nu, dr));
+            let switch = c.switch;
+            let pick = |a: &TokenStream, b: &TokenStream| quote! { if x[#switch] >= 0.0 { #a } else { #b } };
+            ChartCode {
+                field: pick(&one.field, &two.field),
+                jacobian: pick(&one.jacobian, &two.jacobian),
+                mass: pick(&one.mass, &two.mass),
+                forcing: pick(&one.forcing, &two.forcing),
+                energy: one.energy.zip(two.energy).map(|(a, b)| pick(&a, &b)),
+            }
+        }
+    }
+}
+
+/// `cyclic_velocities` (the dropped rates) and `reconstruct` (the full state, every rate and,
+/// with a quotient map, the kept positions ι(t, s, g)) of the reduced type.
+fn reconstruction(full: &View<'_>, rm: &View<'_>, red: &FirstOrder, helpers: &mut Helpers, base: &str) -> TokenStream {
+    let (nr, nu, k) = (rm.layout.position_dim(), rm.dof(), red.dropped.len());
+    let (dr, d) = (nr + nu, full.layout.state_dim());
+    let (xt, rt, kt) = (state_type(d), state_type(dr), svector(k));
+    let allow = allow_generated();
+    // Reconstruction: the dropped rates, and every rate for the full state.
+    let gk = quote! { g: &[f64; #k], };
+    let gk_arg = quote! { g, };
+    let (w_stmts, w_vals) = helpers.body(rm, &red.dropped_rates, &format!("__routh_{base}_dropped"), &gk, &gk_arg);
+    // With a quotient map, the kept positions too: ι(t, s, g).
+    let mut v_outputs = red.full_velocities.clone();
+    v_outputs.extend(red.kept_positions.iter().flatten().copied());
+    let (v_stmts, v_vals) = helpers.body(rm, &v_outputs, &format!("__routh_{base}_rates"), &gk, &gk_arg);
+    let (v_vals, kept_vals) = v_vals.split_at(red.full_velocities.len());
+    let (np, n) = (full.layout.position_dim(), full.dof());
+    let positions: Vec<TokenStream> = (0..np)
+        .map(|c| match red.kept.iter().position(|&r| r == c) {
+            Some(j) if red.kept_positions.is_some() => kept_vals[j].clone(),
+            Some(j) => quote! { x[#j] },
+            None => {
+                let i = red.dropped.iter().position(|&r| r == c).unwrap_or(0);
+                quote! { g[#i] }
+            }
+        })
+        .collect();
+    let idx: Vec<usize> = (0..np).collect();
+    let vel_idx: Vec<usize> = (0..n).collect();
+    let idx_v: Vec<usize> = (np..np + n).collect();
+    quote! {
+        /// The dropped coordinates' rates at the reduced state `x` and the dropped positions `g`
+        /// (the reconstruction equations; see the type's documentation).
+        #allow
+        #[must_use]
+        pub fn cyclic_velocities(&self, t: f64, x: &#rt, g: &[f64; #k]) -> #kt {
+            #(#w_stmts)*
+            <#kt>::from([#(#w_vals),*])
+        }
+
+        /// The full model's state from the reduced state `x` and the dropped positions `g`.
+        #allow
+        #[must_use]
+        pub fn reconstruct(&self, t: f64, x: &#rt, g: [f64; #k]) -> #xt {
+            let g = &g;
+            #(#v_stmts)*
+            let v = [#(#v_vals),*];
+            let mut full = <#xt>::zeros();
+            #( full[#idx] = #positions; )*
+            #( full[#idx_v] = v[#vel_idx]; )*
+            full
+        }
+    }
+}
+
+/// On the full model: `<reduced>(t, x)`, which reduces a state, and with impacts its hybrid
+/// reduction ([`hybrid`]).
+fn on_full_model(full: &View<'_>, rm: &View<'_>, red: &FirstOrder, base: &str) -> TokenStream {
+    let (name, full_name) = (&rm.name, &full.name);
+    let (nr, nu, k) = (rm.layout.position_dim(), rm.dof(), red.dropped.len());
+    let (dr, d) = (nr + nu, full.layout.state_dim());
+    let (xt, rt) = (state_type(d), state_type(dr));
+    let dropped_names: Vec<String> = rm.layout.dropped.iter().map(ToString::to_string).collect();
+    let none = TokenStream::new();
+    let allow = allow_generated();
+    // The full model's reduction of a state.
+    let mut full_helpers = Helpers::default();
+    let mut reduce_out: Vec<symbolic::Expr> = red.reduce_positions.clone();
+    reduce_out.extend(red.velocities.iter().copied());
+    let (r_stmts, r_vals) = full_helpers.body(full, &reduce_out, &format!("__routh_{base}_reduce"), &none, &none);
+    let dropped_idx = red.dropped.clone();
+    let params = full.parameters.iter();
+    let reduce_fn = format_ident!("{}", base);
+    let reduce_doc = format!(
+        " Reduces a state of this model to [`{name}`]: the reduced system, the reduced state (r, u) and the dropped \
+         positions ({}).",
+        dropped_names.join(", ")
+    );
+    let full_items = crate::emit::codegen::lazy(quote! {
+        #[doc = #reduce_doc]
+        #allow
+        #[must_use]
+        pub fn #reduce_fn(&self, t: f64, x: &#xt) -> (#name, #rt, [f64; #k]) {
+            #(#r_stmts)*
+            let reduced = #name { #( #params: self.#params, )* };
+            (reduced, <#rt>::from([#(#r_vals),*]), [#( x[#dropped_idx] ),*])
+        }
+    });
+    let hybrid = if full.impacts.is_empty() {
+        TokenStream::new()
+    } else {
+        let momentum = red.routh().map_or(&[][..], |r| &r.momentum[..]);
+        hybrid(&mut full_helpers, full, momentum, name, &reduce_fn, (dr, k, d), base)
+    };
+    let full_hidden = full_helpers.into_impl(&TokenStream::new(), &quote!(#full_name));
+    quote! {
         #full_hidden
 
         #[automatically_derived]
