@@ -62,88 +62,10 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 "a `transition` joins two modes, but this model has none; declare them with `mode(name, ...)`, or use `impact(...)`",
             );
         }
-        let raw = RawModel {
-            span: raw.span,
-            coordinates_keyword: raw.coordinates_keyword.clone(),
-            coordinates: raw.coordinates.clone(),
-            orientations: raw.orientations.clone(),
-            actions: raw.actions.clone(),
-            inputs: raw.inputs.clone(),
-            sensitivities: raw.sensitivities.clone(),
-            jacobian: raw.jacobian.clone(),
-            dynamics: raw.dynamics.clone(),
-            defines: raw.defines.clone(),
-            bodies: raw.bodies.clone(),
-            contacts: raw.contacts.clone(),
-            gravity: raw.gravity.clone(),
-            lagrangians: raw.lagrangians.clone(),
-            forces: raw.forces.clone(),
-            constraints: raw.constraints.clone(),
-            impacts: impacts.into_iter().cloned().collect(),
-            modes: Vec::new(),
-            symmetries: raw.symmetries.clone(),
-            reductions: raw.reductions.clone(),
-            discrete: raw.discrete.clone(),
-            outputs: raw.outputs.clone(),
-            krate: raw.krate.clone(),
-        };
         let declared = Declared { parameters: &parameters, action: action.as_ref(), inputs: &inputs };
-        let model = lower_model(cx, name, None, declared, &raw, &[])?;
-        let held: Vec<Ident> = model.0.constraints.iter().map(|c| c.name.clone()).collect();
-        super::output::check_output_multipliers(cx, &raw, &held);
-        // A mistake anywhere (a non-`f64` field, a stray transition) leaves nothing to derive.
-        return (!cx.has_errors()).then(|| System::new(name.clone(), input.vis.clone(), raw.krate.clone(), vec![model]));
+        return single(cx, input, &raw, declared, impacts);
     }
-    if let Some(i) = impacts.first() {
-        cx.error(i.keyword.span(), "in a model with modes, declare each `impact(...)` inside its `mode(...)`");
-    }
-    if let Some(c) = raw.constraints.first() {
-        cx.error(c.keyword.span(), "in a model with modes, declare constraints inside the `mode(...)` they hold in");
-    }
-    if let Some(c) = raw.contacts.first() {
-        cx.error(c.keyword.span(), "in a model with modes, declare contacts inside the `mode(...)` they hold in");
-    }
-    if let Some(s) = raw.symmetries.first() {
-        cx.error(s.name.span(), "symmetries of multi-mode models are not supported yet");
-    }
-    if let Some(r) = raw.reductions.first() {
-        cx.error(r.keyword.span(), "reduction of multi-mode models is not supported yet");
-    }
-    if let Some(d) = raw.discrete.first() {
-        cx.error(d.keyword.span(), "discrete (variational) integrators of multi-mode models are not supported yet");
-    }
-    // Items that belong to the whole system: written in a mode they would be lost.
-    for m in &raw.modes {
-        if let Some((kw, _)) = m.items.inputs.first() {
-            cx.error(
-                kw.span(),
-                "declare `input(...)` at the top level of #[mechanics(...)]: the inputs are shared by every mode (a mode's \
-                 forces may use them or not)",
-            );
-        }
-        if let Some((kw, _)) = m.items.sensitivities.first() {
-            cx.error(
-                kw.span(),
-                "declare `sensitivity(...)` at the top level of #[mechanics(...)]: ∂F/∂p is generated for every mode",
-            );
-        }
-        if let Some(s) = m.items.symmetries.first() {
-            cx.error(s.name.span(), "symmetries of multi-mode models are not supported yet");
-        }
-        if let Some(r) = m.items.reductions.first() {
-            cx.error(r.keyword.span(), "reduction of multi-mode models is not supported yet");
-        }
-        if let Some(d) = m.items.discrete.first() {
-            cx.error(d.keyword.span(), "discrete (variational) integrators of multi-mode models are not supported yet");
-        }
-    }
-    for (kw, _) in raw.modes.iter().flat_map(|m| &m.items.outputs) {
-        cx.error(
-            kw.span(),
-            "declare `output(...)` at the top level of #[mechanics(...)]: outputs are evaluated in every mode, each in its \
-             own coordinates",
-        );
-    }
+    check_system_items(cx, &raw, &impacts);
     let mode_names: Vec<String> = raw.modes.iter().map(|m| m.name.to_string()).collect();
     for m in &raw.modes {
         if let Some((kw, _)) = m.items.orientations.first() {
@@ -176,83 +98,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     );
     // Each mode's description: its own items, falling back to the top level's coordinates,
     // Lagrangian and forces; defines are shared.
-    let merged: Vec<RawModel> = raw
-        .modes
-        .iter()
-        .map(|m| {
-            let own = &m.items;
-            let inherit_coordinates = own.coordinates.is_empty() && own.coordinates_keyword.is_none();
-            // The Lagrangian's items, the written Lagrangian and the bodies, come together: the
-            // mode's own if it declares either, the top level's otherwise.
-            let own_lagrangian = !own.lagrangians.is_empty() || !own.bodies.is_empty();
-            let mut defines = raw.defines.clone();
-            defines.extend(own.defines.iter().cloned());
-            // Forces are inherited like every omitted item, also by a mode with coordinates of
-            // its own; one on a coordinate the mode does not have is an error, not a force
-            // silently dropped.
-            let forces = if !own.forces.is_empty() {
-                own.forces.clone()
-            } else if inherit_coordinates {
-                raw.forces.clone()
-            } else {
-                let mut unknown = false;
-                for f in raw.forces.iter().filter(|f| !own.coordinates.contains(&f.name)) {
-                    unknown = true;
-                    let names: Vec<String> = own.coordinates.iter().map(ToString::to_string).collect();
-                    cx.error(
-                        f.name.span(),
-                        format!(
-                            "mode `{mode}` inherits this force (it declares no forces of its own), but `{}` is not one of its \
-                             coordinates ({}): give the mode its own forces, `mode({mode}, force(...))`",
-                            f.name,
-                            names.join(", "),
-                            mode = m.name,
-                        ),
-                    );
-                }
-                if unknown { Vec::new() } else { raw.forces.clone() }
-            };
-            RawModel {
-                span: m.name.span(),
-                coordinates_keyword: if inherit_coordinates {
-                    raw.coordinates_keyword.clone()
-                } else {
-                    own.coordinates_keyword.clone()
-                },
-                coordinates: if inherit_coordinates { raw.coordinates.clone() } else { own.coordinates.clone() },
-                // Every mode has the top level's orientations (a mode's own coordinates are ordinary).
-                orientations: raw.orientations.clone(),
-                actions: raw.actions.clone(),
-                inputs: raw.inputs.clone(),
-                sensitivities: raw.sensitivities.clone(),
-                jacobian: own.jacobian.clone().or_else(|| raw.jacobian.clone()),
-                dynamics: own.dynamics.clone().or_else(|| raw.dynamics.clone()),
-                defines,
-                // Bodies belong to the Lagrangian: a mode that inherits it inherits them.
-                bodies: match (own_lagrangian, inherit_coordinates) {
-                    (true, _) => own.bodies.clone(),
-                    (false, true) => raw.bodies.clone(),
-                    (false, false) => Vec::new(),
-                },
-                contacts: own.contacts.clone(),
-                gravity: if own.bodies.is_empty() && !(own.lagrangians.is_empty() && inherit_coordinates) {
-                    Vec::new()
-                } else {
-                    raw.gravity.clone()
-                },
-                lagrangians: if own_lagrangian { own.lagrangians.clone() } else { raw.lagrangians.clone() },
-                forces,
-                constraints: own.constraints.clone(),
-                impacts: own.impacts.clone(),
-                modes: Vec::new(),
-                symmetries: Vec::new(),
-                reductions: Vec::new(),
-                discrete: Vec::new(),
-                outputs: raw.outputs.clone(),
-                krate: None,
-            }
-        })
-        .collect();
+    let merged: Vec<RawModel> = raw.modes.iter().map(|m| merged_mode(cx, &raw, m)).collect();
     // Resolve transitions' modes.
     let find = |id: &Ident| -> syn::Result<usize> {
         mode_names.iter().position(|m| id == m).ok_or_else(|| {
@@ -305,7 +151,184 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     }
     let held: Vec<Ident> = modes.iter().flat_map(|m| m.0.constraints.iter().map(|c| c.name.clone())).collect();
     super::output::check_output_multipliers(cx, &raw, &held);
-    // One set of output columns for the whole run: every mode's, in the same order and shapes.
+    check_output_columns(cx, &raw, &modes);
+    if cx.has_errors() {
+        return None;
+    }
+    Some(System::new(name.clone(), input.vis.clone(), raw.krate.clone(), modes))
+}
+
+/// A model without modes: the whole description, its impacts those that are not transitions.
+fn single(
+    cx: &mut Ctxt,
+    input: &DeriveInput,
+    raw: &RawModel,
+    declared: Declared<'_>,
+    impacts: Vec<&ImpactDecl>,
+) -> Option<System> {
+    let name = &input.ident;
+    let raw = RawModel {
+        span: raw.span,
+        coordinates_keyword: raw.coordinates_keyword.clone(),
+        coordinates: raw.coordinates.clone(),
+        orientations: raw.orientations.clone(),
+        actions: raw.actions.clone(),
+        inputs: raw.inputs.clone(),
+        sensitivities: raw.sensitivities.clone(),
+        jacobian: raw.jacobian.clone(),
+        dynamics: raw.dynamics.clone(),
+        defines: raw.defines.clone(),
+        bodies: raw.bodies.clone(),
+        contacts: raw.contacts.clone(),
+        gravity: raw.gravity.clone(),
+        lagrangians: raw.lagrangians.clone(),
+        forces: raw.forces.clone(),
+        constraints: raw.constraints.clone(),
+        impacts: impacts.into_iter().cloned().collect(),
+        modes: Vec::new(),
+        symmetries: raw.symmetries.clone(),
+        reductions: raw.reductions.clone(),
+        discrete: raw.discrete.clone(),
+        outputs: raw.outputs.clone(),
+        krate: raw.krate.clone(),
+    };
+    let model = lower_model(cx, name, None, declared, &raw, &[])?;
+    let held: Vec<Ident> = model.0.constraints.iter().map(|c| c.name.clone()).collect();
+    super::output::check_output_multipliers(cx, &raw, &held);
+    // A mistake anywhere (a non-`f64` field, a stray transition) leaves nothing to derive.
+    (!cx.has_errors()).then(|| System::new(name.clone(), input.vis.clone(), raw.krate.clone(), vec![model]))
+}
+
+/// In a model with modes: the items that belong in a mode (impacts, constraints, contacts) and
+/// those that belong to the whole system (inputs, sensitivities, outputs), each where it must be;
+/// what multi-mode models cannot have yet (symmetries, reductions, discrete systems).
+fn check_system_items(cx: &mut Ctxt, raw: &RawModel, impacts: &[&ImpactDecl]) {
+    if let Some(i) = impacts.first() {
+        cx.error(i.keyword.span(), "in a model with modes, declare each `impact(...)` inside its `mode(...)`");
+    }
+    if let Some(c) = raw.constraints.first() {
+        cx.error(c.keyword.span(), "in a model with modes, declare constraints inside the `mode(...)` they hold in");
+    }
+    if let Some(c) = raw.contacts.first() {
+        cx.error(c.keyword.span(), "in a model with modes, declare contacts inside the `mode(...)` they hold in");
+    }
+    if let Some(s) = raw.symmetries.first() {
+        cx.error(s.name.span(), "symmetries of multi-mode models are not supported yet");
+    }
+    if let Some(r) = raw.reductions.first() {
+        cx.error(r.keyword.span(), "reduction of multi-mode models is not supported yet");
+    }
+    if let Some(d) = raw.discrete.first() {
+        cx.error(d.keyword.span(), "discrete (variational) integrators of multi-mode models are not supported yet");
+    }
+    // Items that belong to the whole system: written in a mode they would be lost.
+    for m in &raw.modes {
+        if let Some((kw, _)) = m.items.inputs.first() {
+            cx.error(
+                kw.span(),
+                "declare `input(...)` at the top level of #[mechanics(...)]: the inputs are shared by every mode (a mode's \
+                 forces may use them or not)",
+            );
+        }
+        if let Some((kw, _)) = m.items.sensitivities.first() {
+            cx.error(
+                kw.span(),
+                "declare `sensitivity(...)` at the top level of #[mechanics(...)]: ∂F/∂p is generated for every mode",
+            );
+        }
+        if let Some(s) = m.items.symmetries.first() {
+            cx.error(s.name.span(), "symmetries of multi-mode models are not supported yet");
+        }
+        if let Some(r) = m.items.reductions.first() {
+            cx.error(r.keyword.span(), "reduction of multi-mode models is not supported yet");
+        }
+        if let Some(d) = m.items.discrete.first() {
+            cx.error(d.keyword.span(), "discrete (variational) integrators of multi-mode models are not supported yet");
+        }
+    }
+    for (kw, _) in raw.modes.iter().flat_map(|m| &m.items.outputs) {
+        cx.error(
+            kw.span(),
+            "declare `output(...)` at the top level of #[mechanics(...)]: outputs are evaluated in every mode, each in its \
+             own coordinates",
+        );
+    }
+}
+
+/// Mode `m`'s description: its own items, falling back to the top level's coordinates,
+/// Lagrangian and forces; defines are shared.
+fn merged_mode(cx: &mut Ctxt, raw: &RawModel, m: &crate::parse::ModeDecl) -> RawModel {
+    let own = &m.items;
+    let inherit_coordinates = own.coordinates.is_empty() && own.coordinates_keyword.is_none();
+    // The Lagrangian's items, the written Lagrangian and the bodies, come together: the
+    // mode's own if it declares either, the top level's otherwise.
+    let own_lagrangian = !own.lagrangians.is_empty() || !own.bodies.is_empty();
+    let mut defines = raw.defines.clone();
+    defines.extend(own.defines.iter().cloned());
+    // Forces are inherited like every omitted item, also by a mode with coordinates of
+    // its own; one on a coordinate the mode does not have is an error, not a force
+    // silently dropped.
+    let forces = if !own.forces.is_empty() {
+        own.forces.clone()
+    } else if inherit_coordinates {
+        raw.forces.clone()
+    } else {
+        let mut unknown = false;
+        for f in raw.forces.iter().filter(|f| !own.coordinates.contains(&f.name)) {
+            unknown = true;
+            let names: Vec<String> = own.coordinates.iter().map(ToString::to_string).collect();
+            cx.error(
+                f.name.span(),
+                format!(
+                    "mode `{mode}` inherits this force (it declares no forces of its own), but `{}` is not one of its \
+                     coordinates ({}): give the mode its own forces, `mode({mode}, force(...))`",
+                    f.name,
+                    names.join(", "),
+                    mode = m.name,
+                ),
+            );
+        }
+        if unknown { Vec::new() } else { raw.forces.clone() }
+    };
+    RawModel {
+        span: m.name.span(),
+        coordinates_keyword: if inherit_coordinates { raw.coordinates_keyword.clone() } else { own.coordinates_keyword.clone() },
+        coordinates: if inherit_coordinates { raw.coordinates.clone() } else { own.coordinates.clone() },
+        // Every mode has the top level's orientations (a mode's own coordinates are ordinary).
+        orientations: raw.orientations.clone(),
+        actions: raw.actions.clone(),
+        inputs: raw.inputs.clone(),
+        sensitivities: raw.sensitivities.clone(),
+        jacobian: own.jacobian.clone().or_else(|| raw.jacobian.clone()),
+        dynamics: own.dynamics.clone().or_else(|| raw.dynamics.clone()),
+        defines,
+        // Bodies belong to the Lagrangian: a mode that inherits it inherits them.
+        bodies: match (own_lagrangian, inherit_coordinates) {
+            (true, _) => own.bodies.clone(),
+            (false, true) => raw.bodies.clone(),
+            (false, false) => Vec::new(),
+        },
+        contacts: own.contacts.clone(),
+        gravity: if own.bodies.is_empty() && !(own.lagrangians.is_empty() && inherit_coordinates) {
+            Vec::new()
+        } else {
+            raw.gravity.clone()
+        },
+        lagrangians: if own_lagrangian { own.lagrangians.clone() } else { raw.lagrangians.clone() },
+        forces,
+        constraints: own.constraints.clone(),
+        impacts: own.impacts.clone(),
+        modes: Vec::new(),
+        symmetries: Vec::new(),
+        reductions: Vec::new(),
+        discrete: Vec::new(),
+        outputs: raw.outputs.clone(),
+        krate: None,
+    }
+}
+
+/// One set of output columns for the whole run: every mode's, in the same order and shapes.
+fn check_output_columns(cx: &mut Ctxt, raw: &RawModel, modes: &[(Model, Arena)]) {
     let columns = |m: &(crate::model::Model, Arena)| m.0.outputs.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
     if let (Some((kw, _)), Some(first)) = (raw.outputs.first(), modes.first())
         && let Some(other) = modes.iter().find(|m| columns(m) != columns(first))
@@ -323,10 +346,6 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
             ),
         );
     }
-    if cx.has_errors() {
-        return None;
-    }
-    Some(System::new(name.clone(), input.vis.clone(), raw.krate.clone(), modes))
 }
 
 /// The declared action variable: at most one `action(z)` item naming one variable.
@@ -387,60 +406,7 @@ fn lower_model(
     // Likewise an input named like another name.
     let inputs: Vec<Ident> = inputs.iter().filter(|u| check_input_name(u, raw, parameters, action, cx)).cloned().collect();
     let inputs = inputs.as_slice();
-    if let Some(z) = action {
-        // Not yet for contact models: the Routhian of a contact Lagrangian needs the Herglotz form
-        // (its momenta are dissipated, not conserved).
-        if let Some(r) = raw.reductions.iter().find(|r| r.keyword == "nonholonomic") {
-            cx.error(
-                r.keyword.span(),
-                format!(
-                    "nonholonomic reduction of contact Lagrangians (with `action({z})`) is not supported yet: the reduced \
-                     state would carry the action z with ż = L, and the reduced equations are derived for ordinary Lagrangians; \
-                     simulate the full model"
-                ),
-            );
-        }
-        if let Some(r) = raw.reductions.iter().find(|r| r.keyword == "routh") {
-            cx.push(syn::Error::new(
-                r.keyword.span(),
-                format!(
-                    "Routh reduction of contact Lagrangians (with `action({z})`) is not supported yet: their cyclic momenta are \
-                     dissipated, p_c(t) = p_c(t₀)·exp(∫ ∂L/∂{z} dt), not conserved, so the Routhian needs the Herglotz form; \
-                     simulate the full model and read the momentum with `symmetry(cyclic(...))` meanwhile"
-                ),
-            ));
-        }
-    }
-    // Nor for constrained models: reducing by a cyclic coordinate's conserved momentum ignores the
-    // constraint forces, which change that momentum (the rolling disk's heading momentum), and
-    // nonholonomic reduction needs the momentum equation instead.
-    let routh = raw.reductions.iter().find(|r| r.keyword == "routh");
-    if let (Some(r), Some(c)) = (routh, raw.contacts.first()) {
-        cx.error(
-            r.keyword.span(),
-            format!(
-                "Routh reduction of models with constraints is not supported yet: the contact `{}` constrains the velocities, \
-                 and its forces act on the cyclic coordinates' momenta; reduce it with \
-                 `reduce(nonholonomic(q, ...), velocities(...))`, or simulate the full model",
-                c.name.as_ref().map_or_else(|| c.keyword.to_string(), ToString::to_string)
-            ),
-        );
-    }
-    if let (Some(r), Some(first)) = (routh, raw.constraints.first()) {
-        let names: Vec<String> = raw.constraints.iter().map(|c| format!("`{}`", c.name)).collect();
-        let mut error = syn::Error::new(
-            r.keyword.span(),
-            format!(
-                "Routh reduction of models with constraints is not supported yet: the constraint forces of {} act on the \
-                 cyclic coordinates' momenta, so the Routhian of the unconstrained Lagrangian would be a different model; \
-                 reduce it with `reduce(nonholonomic(q, ...), velocities(...))`, simulate the full model (its momentum maps give the balance laws with the constraint forces), or write \
-                 the model in coordinates that solve holonomic constraints",
-                names.join(", ")
-            ),
-        );
-        error.combine(syn::Error::new(first.name.span(), "the first constraint is declared here"));
-        cx.push(error);
-    }
+    check_reductions_apply(cx, raw, action);
     // Without coordinates or a Lagrangian there is nothing to lower; other name mistakes do not
     // stop the lowering, so that mistakes inside expressions are reported in the same build.
     let orientations = super::orientation::orientations(raw, parameters, cx);
@@ -501,60 +467,8 @@ fn lower_model(
             format!("the input `{}` appears in the Lagrangian; inputs drive the model through `force(...)`", inputs[k]),
         ));
     }
-    let mut force = vec![None; lower.syms.dof()];
-    for b in &raw.forces {
-        // A torque on an orientation: a 3-vector in body components, the generalized force of its
-        // body angular velocity ω (the virtual work τ·δθ of a body-frame rotation δθ).
-        if let Some(o) = lower.syms.orientations.iter().find(|o| o.name == b.name).cloned() {
-            if let Some(torque) = cx.ok(lower.vector(&b.value)) {
-                for (c, &tc) in torque.iter().enumerate() {
-                    force[o.v_start + c] = Some(tc);
-                }
-            }
-            continue;
-        }
-        // A force on an unknown coordinate is reported by the name checks; its expression is
-        // still lowered for mistakes of its own.
-        let value = cx.ok(lower.lower(&b.value));
-        if let Some(i) = raw.coordinates.iter().position(|c| *c == b.name) {
-            force[i] = value;
-        }
-    }
-    let mut constraints = Vec::new();
-    for decl in &raw.constraints {
-        constraints.extend(cx.ok(lower_constraint(&mut lower, decl, &dq, dt)));
-    }
-    // The contacts' rows follow the declared constraints.
-    constraints.extend(super::contact::lower_contacts(&mut lower, cx, raw, &bodies));
-    // Inputs drive the forces (and guards and impact laws), not the constraints: a driven run
-    // projects onto the constraints of the model at any input, which an input in a row would
-    // move (a prescribed motion is a function of t).
-    for c in &constraints {
-        let uses = |e: Expr| lower.syms.u.iter().position(|&u| lower.arena.depends_on(e, u));
-        if let Some(k) = c.position.into_iter().chain(c.a.iter().copied()).chain([c.b]).find_map(uses) {
-            cx.error(
-                c.name.span(),
-                format!(
-                    "the input `{}` appears in the constraint `{}`; inputs drive the model through `force(...)` (and guards \
-                     and impact laws): prescribe a motion as a function of `t`, or drive it with a force",
-                    inputs[k], c.name
-                ),
-            );
-        }
-    }
-    cx.repeats(
-        &constraints,
-        |c| c.name.to_string(),
-        |c| {
-            syn::Error::new(
-                c.name.span(),
-                format!(
-                    "two constraints are named `{}`; rename one (multipliers and guards refer to constraints by name)",
-                    c.name
-                ),
-            )
-        },
-    );
+    let force = lower_forces(&mut lower, cx, raw);
+    let constraints = lower_constraints(&mut lower, cx, raw, &bodies, (&dq, dt), inputs);
     let impact_names: Vec<Ident> = raw.impacts.iter().filter_map(|d| d.name.clone()).collect();
     let mut impacts = Vec::new();
     for decl in &raw.impacts {
@@ -569,15 +483,7 @@ fn lower_model(
         |i| i.name.to_string(),
         |i| syn::Error::new(i.name.span(), format!("two impacts are named `{}`", i.name)),
     );
-    let mut symmetries = Vec::new();
-    for decl in &raw.symmetries {
-        symmetries.extend(cx.ok(lower_symmetry(&mut lower, decl, &raw.coordinates)));
-    }
-    cx.repeats(
-        &symmetries,
-        |s| s.name.to_string(),
-        |s| syn::Error::new(s.name.span(), format!("two symmetries are named `{}`", s.name)),
-    );
+    let symmetries = lower_symmetries(&mut lower, cx, raw);
     let reductions: Vec<_> =
         raw.reductions.iter().map(|decl| lower_reduction(&mut lower, cx, decl, &raw.coordinates, &symmetries, name)).collect();
     let sensitivity = sensitivity_parameters(raw, &parameters, cx);
@@ -625,6 +531,152 @@ fn lower_model(
     model.field_jacobian = raw.jacobian.is_some() || !inputs.is_empty() || !sensitivity.is_empty();
     model.sensitivity = sensitivity;
     Some((model, arena))
+}
+
+/// What reductions cannot do yet: reduce a contact Lagrangian (with an action), or a model with
+/// constraints or contacts by Routh's (their forces change the cyclic momenta).
+fn check_reductions_apply(cx: &mut Ctxt, raw: &RawModel, action: Option<&Ident>) {
+    if let Some(z) = action {
+        // Not yet for contact models: the Routhian of a contact Lagrangian needs the Herglotz form
+        // (its momenta are dissipated, not conserved).
+        if let Some(r) = raw.reductions.iter().find(|r| r.keyword == "nonholonomic") {
+            cx.error(
+                r.keyword.span(),
+                format!(
+                    "nonholonomic reduction of contact Lagrangians (with `action({z})`) is not supported yet: the reduced \
+                     state would carry the action z with ż = L, and the reduced equations are derived for ordinary Lagrangians; \
+                     simulate the full model"
+                ),
+            );
+        }
+        if let Some(r) = raw.reductions.iter().find(|r| r.keyword == "routh") {
+            cx.push(syn::Error::new(
+                r.keyword.span(),
+                format!(
+                    "Routh reduction of contact Lagrangians (with `action({z})`) is not supported yet: their cyclic momenta are \
+                     dissipated, p_c(t) = p_c(t₀)·exp(∫ ∂L/∂{z} dt), not conserved, so the Routhian needs the Herglotz form; \
+                     simulate the full model and read the momentum with `symmetry(cyclic(...))` meanwhile"
+                ),
+            ));
+        }
+    }
+    // Nor for constrained models: reducing by a cyclic coordinate's conserved momentum ignores the
+    // constraint forces, which change that momentum (the rolling disk's heading momentum), and
+    // nonholonomic reduction needs the momentum equation instead.
+    let routh = raw.reductions.iter().find(|r| r.keyword == "routh");
+    if let (Some(r), Some(c)) = (routh, raw.contacts.first()) {
+        cx.error(
+            r.keyword.span(),
+            format!(
+                "Routh reduction of models with constraints is not supported yet: the contact `{}` constrains the velocities, \
+                 and its forces act on the cyclic coordinates' momenta; reduce it with \
+                 `reduce(nonholonomic(q, ...), velocities(...))`, or simulate the full model",
+                c.name.as_ref().map_or_else(|| c.keyword.to_string(), ToString::to_string)
+            ),
+        );
+    }
+    if let (Some(r), Some(first)) = (routh, raw.constraints.first()) {
+        let names: Vec<String> = raw.constraints.iter().map(|c| format!("`{}`", c.name)).collect();
+        let mut error = syn::Error::new(
+            r.keyword.span(),
+            format!(
+                "Routh reduction of models with constraints is not supported yet: the constraint forces of {} act on the \
+                 cyclic coordinates' momenta, so the Routhian of the unconstrained Lagrangian would be a different model; \
+                 reduce it with `reduce(nonholonomic(q, ...), velocities(...))`, simulate the full model (its momentum maps give the balance laws with the constraint forces), or write \
+                 the model in coordinates that solve holonomic constraints",
+                names.join(", ")
+            ),
+        );
+        error.combine(syn::Error::new(first.name.span(), "the first constraint is declared here"));
+        cx.push(error);
+    }
+}
+
+/// The generalized forces (`None` where none is given): on an ordinary coordinate its value, on
+/// an orientation a torque, a 3-vector in body components — the generalized force of its body
+/// angular velocity ω (the virtual work τ·δθ of a body-frame rotation δθ).
+fn lower_forces(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel) -> Vec<Option<Expr>> {
+    let mut force = vec![None; lower.syms.dof()];
+    for b in &raw.forces {
+        // A torque on an orientation.
+        if let Some(o) = lower.syms.orientations.iter().find(|o| o.name == b.name).cloned() {
+            if let Some(torque) = cx.ok(lower.vector(&b.value)) {
+                for (c, &tc) in torque.iter().enumerate() {
+                    force[o.v_start + c] = Some(tc);
+                }
+            }
+            continue;
+        }
+        // A force on an unknown coordinate is reported by the name checks; its expression is
+        // still lowered for mistakes of its own.
+        let value = cx.ok(lower.lower(&b.value));
+        if let Some(i) = raw.coordinates.iter().position(|c| *c == b.name) {
+            force[i] = value;
+        }
+    }
+    force
+}
+
+/// The declared constraints, then the contacts' rows: none with an input in it (inputs drive the
+/// forces, guards and impact laws), none named twice.
+fn lower_constraints(
+    lower: &mut Lowerer<'_>,
+    cx: &mut Ctxt,
+    raw: &RawModel,
+    bodies: &[crate::model::Body],
+    (dq, dt): (&[Expr], Expr),
+    inputs: &[Ident],
+) -> Vec<crate::model::Constraint> {
+    let mut constraints = Vec::new();
+    for decl in &raw.constraints {
+        constraints.extend(cx.ok(lower_constraint(lower, decl, dq, dt)));
+    }
+    // The contacts' rows follow the declared constraints.
+    constraints.extend(super::contact::lower_contacts(lower, cx, raw, bodies));
+    // Inputs drive the forces (and guards and impact laws), not the constraints: a driven run
+    // projects onto the constraints of the model at any input, which an input in a row would
+    // move (a prescribed motion is a function of t).
+    for c in &constraints {
+        let uses = |e: Expr| lower.syms.u.iter().position(|&u| lower.arena.depends_on(e, u));
+        if let Some(k) = c.position.into_iter().chain(c.a.iter().copied()).chain([c.b]).find_map(uses) {
+            cx.error(
+                c.name.span(),
+                format!(
+                    "the input `{}` appears in the constraint `{}`; inputs drive the model through `force(...)` (and guards \
+                     and impact laws): prescribe a motion as a function of `t`, or drive it with a force",
+                    inputs[k], c.name
+                ),
+            );
+        }
+    }
+    cx.repeats(
+        &constraints,
+        |c| c.name.to_string(),
+        |c| {
+            syn::Error::new(
+                c.name.span(),
+                format!(
+                    "two constraints are named `{}`; rename one (multipliers and guards refer to constraints by name)",
+                    c.name
+                ),
+            )
+        },
+    );
+    constraints
+}
+
+/// The declared symmetries, none named twice.
+fn lower_symmetries(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel) -> Vec<crate::model::Symmetry> {
+    let mut symmetries = Vec::new();
+    for decl in &raw.symmetries {
+        symmetries.extend(cx.ok(lower_symmetry(lower, decl, &raw.coordinates)));
+    }
+    cx.repeats(
+        &symmetries,
+        |s| s.name.to_string(),
+        |s| syn::Error::new(s.name.span(), format!("two symmetries are named `{}`", s.name)),
+    );
+    symmetries
 }
 
 /// What a declared name (the action variable, an input) clashes with: a coordinate, parameter,

@@ -102,7 +102,9 @@ use syn::{Expr, Ident, Token};
 use crate::diagnostics::unknown;
 
 mod body;
+mod discrete;
 mod impact;
+mod reduce;
 pub use body::{BodyDecl, ContactDecl};
 pub use impact::{ImpactDecl, LawDecl};
 
@@ -430,194 +432,22 @@ impl Parse for Item {
             "symmetry" => {
                 let content;
                 syn::parenthesized!(content in input);
-                let mut decls = Vec::new();
-                while !content.is_empty() {
-                    let head: Ident = content.parse()?;
-                    if head == "cyclic" {
-                        let inner;
-                        syn::parenthesized!(inner in content);
-                        let q: Ident = inner.parse()?;
-                        decls.push(SymmetryDecl { name: q.clone(), cyclic: Some(q), components: Vec::new(), rotation: None });
-                    } else {
-                        content
-                            .parse::<Token![=]>()
-                            .map_err(|e| syn::Error::new(e.span(), "expected `cyclic(q)` or `name = generator(q = ..., ...)`"))?;
-                        let g: Ident = content.parse()?;
-                        let inner;
-                        if g == "rotation" {
-                            syn::parenthesized!(inner in content);
-                            let orientation: Ident = inner.parse()?;
-                            inner.parse::<Token![,]>()?;
-                            let axis: Expr = inner.parse()?;
-                            decls.push(SymmetryDecl {
-                                name: head,
-                                cyclic: None,
-                                components: Vec::new(),
-                                rotation: Some((orientation, axis)),
-                            });
-                        } else if g == "generator" {
-                            syn::parenthesized!(inner in content);
-                            let components: Vec<Binding> =
-                                Punctuated::<Binding, Token![,]>::parse_terminated(&inner)?.into_iter().collect();
-                            decls.push(SymmetryDecl { name: head, cyclic: None, components, rotation: None });
-                        } else {
-                            return Err(syn::Error::new(
-                                g.span(),
-                                "expected `generator(q = ..., ...)` or, for an orientation, `rotation(R, [ax, ay, az])`",
-                            ));
-                        }
-                    }
-                    if content.is_empty() {
-                        break;
-                    }
-                    content.parse::<Token![,]>()?;
-                }
-                Ok(Item::Symmetry(decls))
+                Ok(Item::Symmetry(SymmetryDecl::parse_list(&content)?))
             }
             "discrete" => {
                 let content;
                 syn::parenthesized!(content in input);
-                let mut decl =
-                    DiscreteDecl { keyword, rule: None, lagrangian: None, force_minus: Vec::new(), force_plus: Vec::new() };
-                while !content.is_empty() {
-                    let key: Ident = content.parse()?;
-                    match key.to_string().as_str() {
-                        "rule" | "lagrangian" => {
-                            content.parse::<Token![=]>()?;
-                            let value: Expr = content.parse()?;
-                            let slot = if key == "rule" { &mut decl.rule } else { &mut decl.lagrangian };
-                            if slot.replace(value).is_some() {
-                                return Err(syn::Error::new(key.span(), format!("`{key}` is given twice")));
-                            }
-                        }
-                        "force_minus" | "force_plus" => {
-                            let inner;
-                            syn::parenthesized!(inner in content);
-                            let bindings = Punctuated::<Binding, Token![,]>::parse_terminated(&inner)?;
-                            let slot = if key == "force_minus" { &mut decl.force_minus } else { &mut decl.force_plus };
-                            slot.extend(bindings);
-                        }
-                        other => {
-                            let keys = ["rule", "lagrangian", "force_minus", "force_plus"];
-                            let known = "Expected `rule = <quadrature>`, or a raw discrete system: `lagrangian = ...`, `force_minus(...)`, `force_plus(...)`";
-                            return Err(unknown(
-                                key.span(),
-                                format_args!("unknown key `{other}` in `discrete(...)`"),
-                                other,
-                                &keys,
-                                known,
-                            ));
-                        }
-                    }
-                    if content.is_empty() {
-                        break;
-                    }
-                    content.parse::<Token![,]>()?;
-                }
-                Ok(Item::Discrete(decl))
+                Ok(Item::Discrete(DiscreteDecl::parse_body(keyword, &content)?))
             }
             "reduce" => {
                 let content;
                 syn::parenthesized!(content in input);
-                let kind: Ident = content.parse()?;
-                if kind != "routh" && kind != "nonholonomic" && kind != "euler_poincare" {
-                    return Err(syn::Error::new(
-                        kind.span(),
-                        "expected `routh(q, ...)` (Routh reduction over cyclic coordinates), `nonholonomic(q, ...)` \
-                         (reduction of a constrained model by the coordinates its equations do not depend on) or \
-                         `euler_poincare(r, ...)` (a body's equations in its angular velocity, its orientation dropped)",
-                    ));
-                }
-                let inner;
-                syn::parenthesized!(inner in content);
-                let cyclic: Vec<Ident> = Punctuated::<Ident, Token![,]>::parse_terminated(&inner)?.into_iter().collect();
-                let mut name = None;
-                let mut velocities = None;
-                let (mut shape, mut inverse, mut symmetries) = (None, None, Vec::new());
-                while !content.is_empty() {
-                    content.parse::<Token![,]>()?;
-                    if content.is_empty() {
-                        break;
-                    }
-                    let key: Ident = content.parse()?;
-                    if key == "name" {
-                        content.parse::<Token![=]>()?;
-                        name = Some(content.parse()?);
-                    } else if key == "velocities" && kind != "routh" {
-                        let list;
-                        syn::parenthesized!(list in content);
-                        let mut decls = Vec::new();
-                        while !list.is_empty() {
-                            let name: Ident = list.parse()?;
-                            let value = if list.peek(Token![=]) {
-                                list.parse::<Token![=]>()?;
-                                Some(list.parse()?)
-                            } else {
-                                None
-                            };
-                            decls.push(VelocityDecl { name, value });
-                            if !list.is_empty() {
-                                list.parse::<Token![,]>()?;
-                            }
-                        }
-                        velocities = Some((key, decls));
-                    } else if (key == "shape" || key == "inverse") && kind == "nonholonomic" {
-                        let list;
-                        syn::parenthesized!(list in content);
-                        let bindings: Vec<Binding> =
-                            Punctuated::<Binding, Token![,]>::parse_terminated(&list)?.into_iter().collect();
-                        if let Some(b) = bindings.iter().find(|b| !b.params.is_empty()) {
-                            return Err(syn::Error::new(b.name.span(), format!("expected `{} = expr`", b.name)));
-                        }
-                        if key == "shape" { shape = Some((key, bindings)) } else { inverse = Some((key, bindings)) }
-                    } else if key == "symmetry" && (kind == "nonholonomic" || kind == "euler_poincare") {
-                        let list;
-                        syn::parenthesized!(list in content);
-                        symmetries.extend(Punctuated::<Ident, Token![,]>::parse_terminated(&list)?);
-                    } else if kind == "nonholonomic" {
-                        return Err(syn::Error::new(
-                            key.span(),
-                            "expected `velocities(...)`, `shape(s = expr, ...)`, `inverse(q = expr, ...)`, `symmetry(name, ...)` \
-                             or `name = TypeName`",
-                        ));
-                    } else if kind == "euler_poincare" {
-                        return Err(syn::Error::new(
-                            key.span(),
-                            "expected `velocities(...)`, `symmetry(name)` (reduce by the rotations about one axis only) or \
-                             `name = TypeName`",
-                        ));
-                    } else if kind != "routh" {
-                        return Err(syn::Error::new(key.span(), "expected `velocities(...)` or `name = TypeName`"));
-                    } else {
-                        return Err(syn::Error::new(key.span(), "expected `name = TypeName`"));
-                    }
-                }
-                Ok(Item::Reduce(ReduceDecl { keyword: kind, cyclic, name, velocities, shape, inverse, symmetries }))
+                Ok(Item::Reduce(ReduceDecl::parse_body(&content)?))
             }
             "mode" => {
                 let content;
                 syn::parenthesized!(content in input);
-                let name: Ident = content.parse()?;
-                let mut items = RawModel::empty(name.span());
-                if !content.is_empty() {
-                    content.parse::<Token![,]>()?;
-                    for item in Punctuated::<Item, Token![,]>::parse_terminated(&content)? {
-                        match item {
-                            Item::Mode(m) => {
-                                return Err(syn::Error::new(m.name.span(), "modes cannot be nested"));
-                            }
-                            Item::Crate { keyword, .. } => {
-                                return Err(syn::Error::new(
-                                    keyword.span,
-                                    "declare `crate = ...` at the top level of #[mechanics(...)]: it is where the whole \
-                                     model finds routh",
-                                ));
-                            }
-                            other => items.add(other)?,
-                        }
-                    }
-                }
-                Ok(Item::Mode(ModeDecl { name, items }))
+                Ok(Item::Mode(ModeDecl::parse_body(&content)?))
             }
             "lagrangian" => {
                 input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), "expected `lagrangian = <expression>`"))?;
@@ -628,6 +458,33 @@ impl Parse for Item {
                 Err(unknown(keyword.span(), format_args!("unknown item `{key}` in #[mechanics(...)]"), &key, ITEMS, known))
             }
         }
+    }
+}
+
+impl ModeDecl {
+    /// `mode(name, item, ...)`'s body: its items, none of them a mode or `crate = ...`.
+    fn parse_body(input: ParseStream) -> syn::Result<ModeDecl> {
+        let name: Ident = input.parse()?;
+        let mut items = RawModel::empty(name.span());
+        if !input.is_empty() {
+            input.parse::<Token![,]>()?;
+            for item in Punctuated::<Item, Token![,]>::parse_terminated(input)? {
+                match item {
+                    Item::Mode(m) => {
+                        return Err(syn::Error::new(m.name.span(), "modes cannot be nested"));
+                    }
+                    Item::Crate { keyword, .. } => {
+                        return Err(syn::Error::new(
+                            keyword.span,
+                            "declare `crate = ...` at the top level of #[mechanics(...)]: it is where the whole \
+                             model finds routh",
+                        ));
+                    }
+                    other => items.add(other)?,
+                }
+            }
+        }
+        Ok(ModeDecl { name, items })
     }
 }
 
