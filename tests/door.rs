@@ -38,13 +38,20 @@ fn door_items() -> Vec<(String, String)> {
     items
 }
 
-/// The emitters' sources, concatenated.
+/// The emitters' sources (every file under `emit/`, its subdirectories too), concatenated.
 fn emitters() -> String {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("macros/core/src/emit");
-    let mut text = String::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        text.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+    fn read(dir: &Path, text: &mut String) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                read(&path, text);
+            } else {
+                text.push_str(&std::fs::read_to_string(path).unwrap());
+            }
+        }
     }
+    let mut text = String::new();
+    read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("macros/core/src/emit"), &mut text);
     text
 }
 
