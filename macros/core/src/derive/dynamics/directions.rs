@@ -53,9 +53,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use symbolic::{Arena, Expr};
 
 use crate::layout::Role;
-use crate::model::Model;
+use crate::model::{HeldLagrangian, Model};
 
-use super::topology::{path_of, sparse_gradient, split_terms, tree_of, velocity_row};
+use super::topology::{Row, path_of, sparse_gradient, split_terms, tree_of, velocity_row};
 use super::{Links, Recursive};
 use crate::derive::straight::Builder;
 
@@ -88,9 +88,61 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
     let Some(held) = &model.held else {
         return Err("its Lagrangian could not be written over the rates of its positions".into());
     };
-    // L̃ = rest + Σ ½ mₖ vₖ², the masses constant, rest free of velocities — term by term (each
-    // term of L̃ is rate-free or ½ Σ m w² over the rates it holds, by a zero test of its own), so
-    // that the cost is L̃'s size, not its size times the number of rates.
+    let (rest, masses) = split_masses(model, arena, held)?;
+    let comps = components(arena, held, &masses);
+    let mut rows = Vec::with_capacity(comps.len());
+    let mut gaps = Vec::new();
+    let mut terms_read = FxHashMap::default();
+    for &(v, _) in &comps {
+        let (row, gap) = velocity_row(arena, syms, v, &mut terms_read)?;
+        rows.push(row);
+        gaps.extend(gap);
+    }
+    check_coefficients(model, arena, &rows)?;
+    let members: Vec<Vec<usize>> = rows.iter().map(|row| row.iter().map(|e| e.0).collect()).collect();
+    let (parents, order) = tree_of(model, &members)?;
+    let (dirs, at_joint, comp_dir) = directions(arena, n, &rows, &parents);
+    if let Some(j) = at_joint.iter().position(Vec::is_empty) {
+        return Err(format!("`{}` moves no mass", model.coordinates[j]));
+    }
+    check_rows(model, arena, held, gaps)?;
+
+    // Generalized forces τ = ∂(L̃ at v = 0)/∂q + Q.
+    let gradient = sparse_gradient(arena, rest, &syms.q);
+    let tau: Vec<Expr> = (0..n).map(|j| arena.add2(gradient[j], model.force[j])).collect();
+    let tau = arena.horner_many(&tau);
+
+    let zero = arena.zero();
+    let mut rec = Builder { arena, syms, bindings: Vec::new(), offset: 0 };
+    // Velocity-product accelerations C[d] = ∂S/∂qⱼ q̇ⱼ².
+    let c: Vec<Expr> = dirs
+        .iter()
+        .map(|&(j, _, s)| {
+            let ds = rec.arena.diff(s, syms.q[j]);
+            let v2 = rec.arena.powi(syms.qd[j], 2);
+            let cd = rec.arena.mul2(ds, v2);
+            rec.bind(cd)
+        })
+        .collect();
+    let shape = Shape { dirs: &dirs, at_joint: &at_joint, parents: &parents, order: &order, c: &c };
+    let comp_masses: Vec<(usize, Expr)> = comps.iter().enumerate().map(|(k, &(_, m))| (comp_dir[k], m)).collect();
+    let pivots = articulated(&mut rec, &shape, &comp_masses, &tau);
+    let qdd = accelerations(&mut rec, &shape, &pivots);
+    let mut masses = vec![zero; dirs.len()];
+    for (k, &(_, m)) in comps.iter().enumerate() {
+        masses[comp_dir[k]] = rec.arena.add2(masses[comp_dir[k]], m);
+    }
+    let comps = comp_dir.into_iter().zip(comps.iter().map(|c| c.1)).collect();
+    let tree = Links::Directions(Box::new(Tree { dirs, comps, masses, order, at_joint, tau, rest }));
+    Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: pivots.d, parents, tangent: None, inverse: None, tree })
+}
+
+/// L̃ = rest + Σ ½ mₖ vₖ², the masses constant, rest free of velocities — term by term (each
+/// term of L̃ is rate-free or ½ Σ m w² over the rates it holds, by a zero test of its own), so
+/// that the cost is L̃'s size, not its size times the number of rates. Returns the rest and each
+/// held rate's mass.
+fn split_masses(model: &Model, arena: &mut Arena, held: &HeldLagrangian) -> Result<(Expr, Vec<Expr>), String> {
+    let syms = &model.layout;
     let lt = held.lagrangian;
     let index: FxHashMap<Expr, usize> = held.rates.iter().enumerate().map(|(k, &(w, _))| (w, k)).collect();
     let terms = split_terms(arena, lt, &index);
@@ -133,11 +185,14 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
     }
     let rest = arena.add(&rest_terms);
     let masses: Vec<Expr> = mass_parts.iter().map(|p| arena.add(p)).collect();
+    Ok((rest, masses))
+}
 
-    // Components: distinct rates with their summed masses, and their rows.
+/// The mass components: distinct rates with their summed masses (massless ones left out).
+fn components(arena: &mut Arena, held: &HeldLagrangian, masses: &[Expr]) -> Vec<(Expr, Expr)> {
     let mut by_rate: FxHashMap<Expr, usize> = FxHashMap::default();
     let mut comps: Vec<(Expr, Expr)> = Vec::new(); // (rate, mass)
-    for (&(_, v), &m) in held.rates.iter().zip(&masses) {
+    for (&(_, v), &m) in held.rates.iter().zip(masses) {
         if arena.as_num(m).is_some_and(|r| r.is_zero()) {
             continue;
         }
@@ -149,18 +204,15 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
             }
         }
     }
-    let mut rows = Vec::with_capacity(comps.len());
-    let mut gaps = Vec::new();
-    let mut terms_read = FxHashMap::default();
-    for &(v, _) in &comps {
-        let (row, gap) = velocity_row(arena, syms, v, &mut terms_read)?;
-        rows.push(row);
-        gaps.extend(gap);
-    }
-    // Every coefficient a function of its own coordinate (and the parameters); a coefficient met
-    // in several rows (a link's in the rate of every position below it) checked once.
+    comps
+}
+
+/// Every coefficient a function of its own coordinate (and the parameters); a coefficient met
+/// in several rows (a link's in the rate of every position below it) checked once.
+fn check_coefficients(model: &Model, arena: &Arena, rows: &[Row]) -> Result<(), String> {
+    let syms = &model.layout;
     let mut checked: FxHashSet<(usize, Expr)> = FxHashSet::default();
-    for row in &rows {
+    for row in rows {
         for &(j, c) in row {
             if !checked.insert((j, c)) {
                 continue;
@@ -186,22 +238,28 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
             }
         }
     }
+    Ok(())
+}
 
-    let members: Vec<Vec<usize>> = rows.iter().map(|row| row.iter().map(|e| e.0).collect()).collect();
-    let (parents, order) = tree_of(model, &members)?;
-    let on_path = |j: usize| path_of(&parents, j);
-
-    // Directions: (joint, parent direction, S) interned; each component's direction at its joint.
+/// The tree's directions (joint, parent direction, S), interned along each row's path; the
+/// directions at each joint; each component's direction at its joint.
+#[allow(clippy::type_complexity)]
+fn directions(
+    arena: &mut Arena,
+    n: usize,
+    rows: &[Row],
+    parents: &[Option<usize>],
+) -> (Vec<(usize, Option<usize>, Expr)>, Vec<Vec<usize>>, Vec<usize>) {
     let zero = arena.zero();
     let mut dirs: Vec<(usize, Option<usize>, Expr)> = Vec::new();
     let mut intern: FxHashMap<(usize, Option<usize>, Expr), usize> = FxHashMap::default();
     let mut at_joint: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut comp_dir = Vec::with_capacity(rows.len());
-    for row in &rows {
+    for row in rows {
         let own = row.last().expect("a row has a velocity").0;
         let entries: FxHashMap<usize, Expr> = row.iter().copied().collect();
         let mut dir: Option<usize> = None;
-        for i in on_path(own) {
+        for i in path_of(parents, own) {
             let s = entries.get(&i).copied().unwrap_or(zero);
             if dir.is_none() && s == zero {
                 continue;
@@ -216,13 +274,14 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         }
         comp_dir.push(dir.expect("a nonzero row has a direction"));
     }
-    if let Some(j) = at_joint.iter().position(Vec::is_empty) {
-        return Err(format!("`{}` moves no mass", model.coordinates[j]));
-    }
-    // The zero tests last, after the structure's checks: they evaluate their expressions exactly at
-    // sample points, which was most of the expansion of a model that the structure then found no
-    // tree (a 50-link chain in relative angles: 0.5 of its 0.96 s). Each row is its velocity, and
-    // L = L̃ at the rates.
+    (dirs, at_joint, comp_dir)
+}
+
+/// The zero tests last, after the structure's checks: they evaluate their expressions exactly at
+/// sample points, which was most of the expansion of a model that the structure then found no
+/// tree (a 50-link chain in relative angles: 0.5 of its 0.96 s). Each row is its velocity, and
+/// L = L̃ at the rates.
+fn check_rows(model: &Model, arena: &mut Arena, held: &HeldLagrangian, gaps: Vec<Expr>) -> Result<(), String> {
     for gap in gaps {
         if !arena.zero_test(gap).is_zero() {
             return Err("a position moves with time (its rate is not linear in the velocities)".into());
@@ -235,28 +294,36 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
             return Err("its Lagrangian could not be read over the rates of its positions".into());
         }
     }
+    Ok(())
+}
 
-    // Generalized forces τ = ∂(L̃ at v = 0)/∂q + Q.
-    let gradient = sparse_gradient(arena, rest, &syms.q);
-    let tau: Vec<Expr> = (0..n).map(|j| arena.add2(gradient[j], model.force[j])).collect();
-    let tau = arena.horner_many(&tau);
+/// The tree's structure as the recursion's passes read it, with the velocity-product
+/// accelerations C of its directions.
+struct Shape<'a> {
+    dirs: &'a [(usize, Option<usize>, Expr)],
+    at_joint: &'a [Vec<usize>],
+    parents: &'a [Option<usize>],
+    order: &'a [usize],
+    c: &'a [Expr],
+}
 
-    let mut rec = Builder { arena, syms, bindings: Vec::new(), offset: 0 };
-    // Velocity-product accelerations C[d] = ∂S/∂qⱼ q̇ⱼ².
-    let c: Vec<Expr> = dirs
-        .iter()
-        .map(|&(j, _, s)| {
-            let ds = rec.arena.diff(s, syms.q[j]);
-            let v2 = rec.arena.powi(syms.qd[j], 2);
-            let cd = rec.arena.mul2(ds, v2);
-            rec.bind(cd)
-        })
-        .collect();
-    // Leaves → root. Articulated inertias over pairs of directions (a ≤ b), bias forces.
+/// What the leaves → root pass leaves at each joint: Uⱼ, the pivot Dⱼ and uⱼ.
+struct Pivots {
+    u: Vec<Vec<Expr>>,
+    d: Vec<Expr>,
+    uu: Vec<Expr>,
+}
+
+/// Leaves → root: articulated inertias over pairs of directions (a ≤ b) and bias forces, from
+/// the components' masses (`comps`: each one's direction and mass) and the forces τ.
+fn articulated(rec: &mut Builder<'_>, shape: &Shape<'_>, comps: &[(usize, Expr)], tau: &[Expr]) -> Pivots {
+    let Shape { dirs, at_joint, parents, order, c } = *shape;
+    let n = at_joint.len();
+    let zero = rec.arena.zero();
     let mut inertia: BTreeMap<(usize, usize), Vec<Expr>> = BTreeMap::new();
     let mut bias: BTreeMap<usize, Vec<Expr>> = BTreeMap::new();
-    for (k, &(_, m)) in comps.iter().enumerate() {
-        inertia.entry((comp_dir[k], comp_dir[k])).or_default().push(m);
+    for &(dir, m) in comps {
+        inertia.entry((dir, dir)).or_default().push(m);
     }
     let mut u_of = vec![Vec::new(); n];
     let mut d_of = vec![zero; n];
@@ -279,7 +346,7 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         let mut ia_j = vec![vec![zero; ds.len()]; ds.len()];
         for (x, &a) in ds.iter().enumerate() {
             for (y, &b) in ds.iter().enumerate().skip(x) {
-                let e = ia(&mut rec, &mut inertia, a, b);
+                let e = ia(rec, &mut inertia, a, b);
                 ia_j[x][y] = e;
                 ia_j[y][x] = e;
             }
@@ -355,10 +422,16 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         d_of[j] = dd;
         uu_of[j] = uu;
     }
-    // Root → leaves.
+    Pivots { u: u_of, d: d_of, uu: uu_of }
+}
+
+/// Root → leaves: a'ⱼ = X a_parent + Cⱼ, q̈ⱼ = (uⱼ − Uⱼ·a'ⱼ) / Dⱼ, aⱼ = a'ⱼ + Sⱼ q̈ⱼ.
+fn accelerations(rec: &mut Builder<'_>, shape: &Shape<'_>, pivots: &Pivots) -> Vec<Expr> {
+    let Shape { dirs, at_joint, order, c, .. } = *shape;
+    let zero = rec.arena.zero();
     let mut acc: Vec<Expr> = vec![zero; dirs.len()];
-    let mut qdd = vec![zero; n];
-    for &j in &order {
+    let mut qdd = vec![zero; at_joint.len()];
+    for &j in order {
         let ds = &at_joint[j];
         let a_prime: Vec<Expr> = ds
             .iter()
@@ -368,9 +441,9 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
                 rec.bind(e)
             })
             .collect();
-        let ua = rec.arena.dot(&u_of[j], &a_prime);
-        let num = rec.arena.sub(uu_of[j], ua);
-        let inv = rec.arena.powi(d_of[j], -1);
+        let ua = rec.arena.dot(&pivots.u[j], &a_prime);
+        let num = rec.arena.sub(pivots.uu[j], ua);
+        let inv = rec.arena.powi(pivots.d[j], -1);
         let e = rec.arena.mul2(num, inv);
         qdd[j] = rec.bind(e);
         for (x, &a) in ds.iter().enumerate() {
@@ -379,13 +452,7 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
             acc[a] = rec.bind(e);
         }
     }
-    let mut masses = vec![zero; dirs.len()];
-    for (k, &(_, m)) in comps.iter().enumerate() {
-        masses[comp_dir[k]] = rec.arena.add2(masses[comp_dir[k]], m);
-    }
-    let comps = comp_dir.into_iter().zip(comps.iter().map(|c| c.1)).collect();
-    let tree = Links::Directions(Box::new(Tree { dirs, comps, masses, order, at_joint, tau, rest }));
-    Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: d_of, parents, tangent: None, inverse: None, tree })
+    qdd
 }
 
 /// The velocity-product accelerations C_d = ∂S_d/∂q_{j(d)} q̇²_{j(d)} of the tree's directions.
