@@ -104,84 +104,13 @@ fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEqu
     let h = model.symbol(arena, Role::StepSize);
     let t0 = model.symbol(arena, Role::StepTime);
     let z0 = model.layout.z.map(|_| model.symbol(arena, Role::StepAction));
-    let Model { layout: syms, lagrangian, force, discretization, symmetries, reductions, .. } = model;
+    let Model { discretization, symmetries, reductions, .. } = model;
     let Some(disc) = discretization.as_ref() else { return Ok(None) };
-    let l = *lagrangian;
     // Routh reductions only (a nonholonomic one refuses discrete models itself).
     let reductions: Vec<&crate::model::Reduction> =
         reductions.iter().filter(|r| r.method != crate::model::ReductionMethod::Maggi).collect();
-    let inv_h = arena.powi(h, -1);
-    let velocity: Vec<Expr> = (0..n)
-        .map(|i| {
-            let d = arena.sub(q1[i], q0[i]);
-            arena.mul2(d, inv_h)
-        })
-        .collect();
-    // L and F at a node (q, t) with velocity V (and, for a contact model, the action `zq`).
-    let at = |arena: &mut symbolic::Arena, q: &[Expr], t: Expr, zq: Option<Expr>| -> (Expr, Vec<Expr>) {
-        let mut map: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(q.iter().copied()).collect();
-        map.extend(syms.qd.iter().copied().zip(velocity.iter().copied()));
-        map.push((syms.t, t));
-        if let (Some(z), Some(zq)) = (syms.z, zq) {
-            map.push((z, zq));
-        }
-        let lv = arena.subs(l, &map);
-        let fv = force.iter().map(|&f| arena.subs(f, &map)).collect();
-        (lv, fv)
-    };
-    // Contact: the action at a quadrature point a fraction c of the step in, predicted by an Euler
-    // step of ż = L from z_k — so that z_k+1 = z_k + L_d is an explicit midpoint (Heun, for the
-    // trapezoid) step of ż = L and the integrator keeps the rule's order.
-    let action_at = |arena: &mut symbolic::Arena, q: &[Expr], t: Expr, c: Expr| -> Option<Expr> {
-        let zk = z0?;
-        let (lk, _) = at(arena, q, t, Some(zk));
-        let ch = arena.mul2(c, h);
-        let step = arena.mul2(ch, lk);
-        Some(arena.add2(zk, step))
-    };
-    // The action a quadrature predicts inside the step (z_a, or z_k+1 of the trapezoid).
-    let mut predicted_action = None;
-    let (lagrangian_d, force_minus, force_plus) = match &disc.quadrature {
-        Quadrature::Raw { lagrangian, minus, plus } => (*lagrangian, minus.clone(), plus.clone()),
-        &Quadrature::Alpha(alpha) => {
-            let one = arena.one();
-            let beta = arena.sub(one, alpha);
-            let qa: Vec<Expr> = (0..n)
-                .map(|i| {
-                    let a = arena.mul2(beta, q0[i]);
-                    let b = arena.mul2(alpha, q1[i]);
-                    arena.add2(a, b)
-                })
-                .collect();
-            let ah = arena.mul2(alpha, h);
-            let ta = arena.add2(t0, ah);
-            let za = action_at(arena, &qa, ta, alpha);
-            predicted_action = za;
-            let (lv, fv) = at(arena, &qa, ta, za);
-            let ld = arena.mul2(h, lv);
-            let bh = arena.mul2(beta, h);
-            let minus: Vec<Expr> = fv.iter().map(|&f| arena.mul2(bh, f)).collect();
-            let plus: Vec<Expr> = fv.iter().map(|&f| arena.mul2(ah, f)).collect();
-            (ld, minus, plus)
-        }
-        Quadrature::Trapezoid => {
-            let half_h = {
-                let half = arena.num(symbolic::Rational::new(1, 2).unwrap_or_else(symbolic::Rational::one));
-                arena.mul2(half, h)
-            };
-            let t1 = arena.add2(t0, h);
-            let (l0, f0) = at(arena, &q0, t0, z0);
-            let one = arena.one();
-            let z1 = action_at(arena, &q0, t0, one);
-            predicted_action = z1;
-            let (l1, f1) = at(arena, &q1, t1, z1);
-            let sum = arena.add2(l0, l1);
-            let ld = arena.mul2(half_h, sum);
-            let minus: Vec<Expr> = f0.iter().map(|&f| arena.mul2(half_h, f)).collect();
-            let plus: Vec<Expr> = f1.iter().map(|&f| arena.mul2(half_h, f)).collect();
-            (ld, minus, plus)
-        }
-    };
+    let nodes = Nodes { q0: &q0, q1: &q1, h, t0, z0 };
+    let (lagrangian_d, force_minus, force_plus, predicted_action) = quadrature(model, arena, &disc.quadrature, &nodes);
     let d1 = arena.gradient(lagrangian_d, &q0);
     let d2 = arena.gradient(lagrangian_d, &q1);
     // Contact: p_k = −(D₁L_d + f⁻)/(1 + D₃L_d) (discrete Herglotz principle, z_{k+1} = z_k + L_d).
@@ -213,7 +142,6 @@ fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEqu
     let right_dq0 = arena.jacobian(&right_momentum, &q0);
     let right_dq1 = arena.jacobian(&right_momentum, &q1);
     let mut errors = crate::diagnostics::Ctxt::new();
-    let mut discrete_symmetries = Vec::new();
     // (Contact models: the discrete momenta of the Herglotz integrator carry the factor 1 + D₃L_d;
     // their discrete symmetries are not generated yet, and neither is their reduction.)
     let symmetries: &[crate::model::Symmetry] = if z0.is_some() { &[] } else { symmetries };
@@ -222,43 +150,8 @@ fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEqu
     {
         errors.push(syn::Error::new(red.keyword.span(), "discrete reduction of contact Lagrangians is not supported yet"));
     }
-    for sym in symmetries.iter() {
-        let at0: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(q0.iter().copied()).collect();
-        let at1: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(q1.iter().copied()).collect();
-        let xi0: Vec<Expr> = sym.generator.iter().map(|&g| arena.subs(g, &at0)).collect();
-        let xi1: Vec<Expr> = sym.generator.iter().map(|&g| arena.subs(g, &at1)).collect();
-        // Invariance of L_d under the diagonal action: ⟨D₁L_d, ξ(q_k)⟩ + ⟨D₂L_d, ξ(q_k+1)⟩ ≡ 0.
-        let a = arena.dot(&d1, &xi0);
-        let b = arena.dot(&d2, &xi1);
-        let residual = arena.add2(a, b);
-        if !arena.zero_test(residual).is_zero() {
-            errors.push(syn::Error::new_spanned(
-                &sym.tokens,
-                format!(
-                    "`{}` is a symmetry of L but not of the discrete Lagrangian of the `{}` rule: the quadrature point does not \
-                     move with the action (a nonlinear action); its discrete momentum would not obey Noether's law",
-                    sym.name, disc.rule
-                ),
-            ));
-            continue;
-        }
-        let minus = arena.dot(&left_momentum, &xi0);
-        let plus = arena.dot(&right_momentum, &xi1);
-        let s0 = arena.dot(&force_minus, &xi0);
-        let s1 = arena.dot(&force_plus, &xi1);
-        let source = arena.add2(s0, s1);
-        let law = if arena.zero_test(source).is_zero() {
-            MomentumLaw::Conserved
-        } else if q0.iter().chain(&q1).all(|&v| {
-            let d = arena.diff(source, v);
-            arena.zero_test(d).is_zero()
-        }) {
-            MomentumLaw::ConstantDrift
-        } else {
-            MomentumLaw::General
-        };
-        discrete_symmetries.push(DiscreteSymmetry { name: sym.name.clone(), minus, plus, source, law });
-    }
+    let momenta = Momenta { left: &left_momentum, right: &right_momentum, minus: &force_minus, plus: &force_plus };
+    let discrete_symmetries = discrete_symmetries(model, arena, &mut errors, symmetries, (&q0, &q1), (&d1, &d2), &momenta);
     // Discrete Routh reduction: the cyclic coordinates must translate L_d and f_d.
     let mut cyclic = Vec::new();
     if let Some(red) = reductions.first().filter(|_| z0.is_none()) {
@@ -312,4 +205,163 @@ fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEqu
         action_factors,
         cyclic,
     }))
+}
+
+/// A step's nodes: q_k, q_k+1, h, t_k and, for a contact model, z_k.
+struct Nodes<'a> {
+    q0: &'a [Expr],
+    q1: &'a [Expr],
+    h: Expr,
+    t0: Expr,
+    z0: Option<Expr>,
+}
+
+/// L_d and the discrete forces f⁻, f⁺ of the quadrature (a raw system's as written), and the
+/// action it predicts inside the step (z_a, or z_k+1 of the trapezoid) of a contact model.
+#[allow(clippy::type_complexity)]
+fn quadrature(
+    model: &Model,
+    arena: &mut Arena,
+    quadrature: &Quadrature,
+    nodes: &Nodes<'_>,
+) -> (Expr, Vec<Expr>, Vec<Expr>, Option<Expr>) {
+    let Nodes { q0, q1, h, t0, z0 } = *nodes;
+    let n = model.dof();
+    let (syms, l, force) = (&model.layout, model.lagrangian, &model.force);
+    let inv_h = arena.powi(h, -1);
+    let velocity: Vec<Expr> = (0..n)
+        .map(|i| {
+            let d = arena.sub(q1[i], q0[i]);
+            arena.mul2(d, inv_h)
+        })
+        .collect();
+    // L and F at a node (q, t) with velocity V (and, for a contact model, the action `zq`).
+    let at = |arena: &mut symbolic::Arena, q: &[Expr], t: Expr, zq: Option<Expr>| -> (Expr, Vec<Expr>) {
+        let mut map: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(q.iter().copied()).collect();
+        map.extend(syms.qd.iter().copied().zip(velocity.iter().copied()));
+        map.push((syms.t, t));
+        if let (Some(z), Some(zq)) = (syms.z, zq) {
+            map.push((z, zq));
+        }
+        let lv = arena.subs(l, &map);
+        let fv = force.iter().map(|&f| arena.subs(f, &map)).collect();
+        (lv, fv)
+    };
+    // Contact: the action at a quadrature point a fraction c of the step in, predicted by an Euler
+    // step of ż = L from z_k — so that z_k+1 = z_k + L_d is an explicit midpoint (Heun, for the
+    // trapezoid) step of ż = L and the integrator keeps the rule's order.
+    let action_at = |arena: &mut symbolic::Arena, q: &[Expr], t: Expr, c: Expr| -> Option<Expr> {
+        let zk = z0?;
+        let (lk, _) = at(arena, q, t, Some(zk));
+        let ch = arena.mul2(c, h);
+        let step = arena.mul2(ch, lk);
+        Some(arena.add2(zk, step))
+    };
+    // The action a quadrature predicts inside the step (z_a, or z_k+1 of the trapezoid).
+    let mut predicted_action = None;
+    let (lagrangian_d, force_minus, force_plus) = match quadrature {
+        Quadrature::Raw { lagrangian, minus, plus } => (*lagrangian, minus.clone(), plus.clone()),
+        &Quadrature::Alpha(alpha) => {
+            let one = arena.one();
+            let beta = arena.sub(one, alpha);
+            let qa: Vec<Expr> = (0..n)
+                .map(|i| {
+                    let a = arena.mul2(beta, q0[i]);
+                    let b = arena.mul2(alpha, q1[i]);
+                    arena.add2(a, b)
+                })
+                .collect();
+            let ah = arena.mul2(alpha, h);
+            let ta = arena.add2(t0, ah);
+            let za = action_at(arena, &qa, ta, alpha);
+            predicted_action = za;
+            let (lv, fv) = at(arena, &qa, ta, za);
+            let ld = arena.mul2(h, lv);
+            let bh = arena.mul2(beta, h);
+            let minus: Vec<Expr> = fv.iter().map(|&f| arena.mul2(bh, f)).collect();
+            let plus: Vec<Expr> = fv.iter().map(|&f| arena.mul2(ah, f)).collect();
+            (ld, minus, plus)
+        }
+        Quadrature::Trapezoid => {
+            let half_h = {
+                let half = arena.num(symbolic::Rational::new(1, 2).unwrap_or_else(symbolic::Rational::one));
+                arena.mul2(half, h)
+            };
+            let t1 = arena.add2(t0, h);
+            let (l0, f0) = at(arena, q0, t0, z0);
+            let one = arena.one();
+            let z1 = action_at(arena, q0, t0, one);
+            predicted_action = z1;
+            let (l1, f1) = at(arena, q1, t1, z1);
+            let sum = arena.add2(l0, l1);
+            let ld = arena.mul2(half_h, sum);
+            let minus: Vec<Expr> = f0.iter().map(|&f| arena.mul2(half_h, f)).collect();
+            let plus: Vec<Expr> = f1.iter().map(|&f| arena.mul2(half_h, f)).collect();
+            (ld, minus, plus)
+        }
+    };
+    (lagrangian_d, force_minus, force_plus, predicted_action)
+}
+
+/// A step's discrete momenta p_k (left), p_k+1 (right) and forces f⁻, f⁺.
+struct Momenta<'a> {
+    left: &'a [Expr],
+    right: &'a [Expr],
+    minus: &'a [Expr],
+    plus: &'a [Expr],
+}
+
+/// Each symmetry's discrete momentum map and its law, once proved that L_d is invariant under
+/// the diagonal action (otherwise an error into `errors`).
+fn discrete_symmetries(
+    model: &Model,
+    arena: &mut Arena,
+    errors: &mut Ctxt,
+    symmetries: &[crate::model::Symmetry],
+    (q0, q1): (&[Expr], &[Expr]),
+    (d1, d2): (&[Expr], &[Expr]),
+    momenta: &Momenta<'_>,
+) -> Vec<DiscreteSymmetry> {
+    let syms = &model.layout;
+    let Some(disc) = model.discretization.as_ref() else { return Vec::new() };
+    let Momenta { left: left_momentum, right: right_momentum, minus: force_minus, plus: force_plus } = *momenta;
+    let mut discrete_symmetries = Vec::new();
+    for sym in symmetries.iter() {
+        let at0: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(q0.iter().copied()).collect();
+        let at1: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(q1.iter().copied()).collect();
+        let xi0: Vec<Expr> = sym.generator.iter().map(|&g| arena.subs(g, &at0)).collect();
+        let xi1: Vec<Expr> = sym.generator.iter().map(|&g| arena.subs(g, &at1)).collect();
+        // Invariance of L_d under the diagonal action: ⟨D₁L_d, ξ(q_k)⟩ + ⟨D₂L_d, ξ(q_k+1)⟩ ≡ 0.
+        let a = arena.dot(d1, &xi0);
+        let b = arena.dot(d2, &xi1);
+        let residual = arena.add2(a, b);
+        if !arena.zero_test(residual).is_zero() {
+            errors.push(syn::Error::new_spanned(
+                &sym.tokens,
+                format!(
+                    "`{}` is a symmetry of L but not of the discrete Lagrangian of the `{}` rule: the quadrature point does not \
+                     move with the action (a nonlinear action); its discrete momentum would not obey Noether's law",
+                    sym.name, disc.rule
+                ),
+            ));
+            continue;
+        }
+        let minus = arena.dot(left_momentum, &xi0);
+        let plus = arena.dot(right_momentum, &xi1);
+        let s0 = arena.dot(force_minus, &xi0);
+        let s1 = arena.dot(force_plus, &xi1);
+        let source = arena.add2(s0, s1);
+        let law = if arena.zero_test(source).is_zero() {
+            MomentumLaw::Conserved
+        } else if q0.iter().chain(q1).all(|&v| {
+            let d = arena.diff(source, v);
+            arena.zero_test(d).is_zero()
+        }) {
+            MomentumLaw::ConstantDrift
+        } else {
+            MomentumLaw::General
+        };
+        discrete_symmetries.push(DiscreteSymmetry { name: sym.name.clone(), minus, plus, source, law });
+    }
+    discrete_symmetries
 }
