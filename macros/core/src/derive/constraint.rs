@@ -206,15 +206,45 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations, tree_forces: Opti
         dr_dp_bindings = eq.dg_dw_bindings.clone();
     }
 
+    let (kinds, set_integrable) = integrability(model, arena, (&a, &b), &declared);
+    Some(ConstraintEquations {
+        names,
+        a,
+        b,
+        position,
+        bias,
+        kinds,
+        set_integrable,
+        dr_dq,
+        dr_dv,
+        dr_dt,
+        dr_dz,
+        rows_dq,
+        position_dq,
+        dr_dp,
+        dr_dp_bindings,
+        dl_dp,
+    })
+}
+
+/// How each row integrates, and whether the set does (`None`: too large to check) — Frobenius, on
+/// the extended coordinates z = (q, t) (see the module's documentation).
+fn integrability(
+    model: &Model,
+    arena: &mut Arena,
+    (a, b): (&[Vec<Expr>], &[Expr]),
+    declared: &[bool],
+) -> (Vec<Kind>, Option<bool>) {
+    let layout = &model.layout;
     // Frobenius, on the extended coordinates z = (q, t): each row as a one-form on them, and, with
     // orientations, the spheres' forms q·dq that the distribution lives on (see `coordinate_forms`).
     let z: Vec<Expr> = layout.q.iter().copied().chain([layout.t]).collect();
-    let (forms, spheres) = coordinate_forms(arena, layout, &a, &b);
+    let (forms, spheres) = coordinate_forms(arena, layout, a, b);
     let d_forms: Vec<Vec<Vec<Expr>>> = forms.iter().map(|w| exterior_derivative(arena, w, &z)).collect();
     let kinds = forms
         .iter()
         .zip(&d_forms)
-        .zip(&declared)
+        .zip(declared)
         .map(|((w, dw), &holonomic)| {
             let with_spheres: Vec<Vec<Expr>> = std::iter::once(w.clone()).chain(spheres.iter().cloned()).collect();
             if holonomic {
@@ -238,24 +268,7 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations, tree_forces: Opti
     } else {
         Some(d_forms.iter().all(|dw| wedge_with_one_form_is_zero(arena, dw, &all_forms)))
     };
-    Some(ConstraintEquations {
-        names,
-        a,
-        b,
-        position,
-        bias,
-        kinds,
-        set_integrable,
-        dr_dq,
-        dr_dv,
-        dr_dt,
-        dr_dz,
-        rows_dq,
-        position_dq,
-        dr_dp,
-        dr_dp_bindings,
-        dl_dp,
-    })
+    (kinds, set_integrable)
 }
 
 /// The constraint rows as one-forms on the extended coordinates z = (q, t), and the forms of the

@@ -43,56 +43,7 @@ pub(super) fn lower_impact(
         (None, None) => return Err(missing("name", "floor")),
     };
     let law_decl = decl.law.as_ref().ok_or_else(|| missing("law", "restitution(e)"))?;
-    let (guard, trigger) = match (&decl.zeno, &decl.guard) {
-        (Some(z), None) => {
-            if decl.modes.is_none() {
-                return Err(syn::Error::new(
-                    z.span(),
-                    "`zeno = ...` completes an accumulation of impacts with a `transition` into another mode",
-                ));
-            }
-            let k = impacts.iter().position(|i| i == z).ok_or_else(|| {
-                let names: Vec<String> = impacts.iter().map(ToString::to_string).collect();
-                let known = format!("Impacts of this mode: {}", names.join(", "));
-                unknown(z.span(), format_args!("unknown impact `{z}`"), &z.to_string(), &names, known)
-            })?;
-            (lower.arena.zero(), Trigger::Zeno(k))
-        }
-        (Some(z), Some(_)) => {
-            return Err(syn::Error::new(z.span(), "a transition has either a `guard` or `zeno = <impact>`, not both"));
-        }
-        (None, None) => return Err(missing("guard", "y - r")),
-        (None, Some(guard_src)) => match multiplier_guard(guard_src) {
-            Some(name) => {
-                let k = constraints.iter().position(|c| c.name == name).ok_or_else(|| {
-                    let names: Vec<String> = constraints.iter().map(|c| c.name.to_string()).collect();
-                    let known =
-                        format!("Constraints of this mode: {}", if names.is_empty() { "none".into() } else { names.join(", ") });
-                    unknown(
-                        name.span(),
-                        format_args!("`multiplier({name})` names no constraint of this mode"),
-                        &name.to_string(),
-                        &names,
-                        known,
-                    )
-                })?;
-                (lower.arena.zero(), Trigger::Multiplier(k))
-            }
-            None => {
-                let guard = lower.lower(guard_src)?;
-                if let Some(v) = lower.velocity_in(guard) {
-                    return Err(syn::Error::new_spanned(
-                        guard_src,
-                        format!(
-                            "a guard must be a function of the coordinates and time (a surface h(t, q) = 0), but this \
-                             depends on the velocity `{v}`"
-                        ),
-                    ));
-                }
-                (guard, Trigger::Guard)
-            }
-        },
-    };
+    let (guard, trigger) = guard(lower, decl, impacts, constraints)?;
     // The ordinary coordinates (an orientation's quaternion has no name of its own).
     let coordinates: Vec<String> = lower.coordinate_names().to_vec();
     if let Some(target) = target {
@@ -109,60 +60,7 @@ pub(super) fn lower_impact(
         }
     }
     let law = match law_decl {
-        LawDecl::Restitution { rows } => {
-            check_normal_law_without_action(lower, decl, guard, rows)?;
-            let mut lowered = Vec::new();
-            let mut normal_rows = 0;
-            for (form, coefficient) in rows {
-                check_coefficient(coefficient, parameters)?;
-                let e = lower.lower(coefficient)?;
-                let form = match form {
-                    None => {
-                        normal_rows += 1;
-                        if normal_rows > 1 {
-                            return Err(syn::Error::new_spanned(
-                                coefficient,
-                                "only one row may omit its one-form (it means the guard's own normal dh)",
-                            ));
-                        }
-                        LawRow::Normal
-                    }
-                    Some(f) => {
-                        let w = lower.lower_oneform(f, dq, dt)?;
-                        if let Some(v) = lower.velocity_in(w) {
-                            return Err(syn::Error::new_spanned(
-                                f,
-                                format!(
-                                    "one-form coefficients must be functions of the coordinates and time, but this depends on `{v}`"
-                                ),
-                            ));
-                        }
-                        check_linear_oneform(lower, w, dq, dt, f)?;
-                        LawRow::Form(w)
-                    }
-                };
-                lowered.push((form, e));
-            }
-            // The constraints that hold after the impact (this mode's, or the target mode's for a
-            // transition) are rows with coefficient 0: the post-impact velocity satisfies them.
-            let zero = lower.arena.zero();
-            let held: Vec<(Vec<Expr>, Expr)> = match target {
-                None => constraints.iter().map(|c| (c.a.clone(), c.b)).collect(),
-                Some(t) => {
-                    let mut rows = Vec::new();
-                    for decl in &t.constraints {
-                        let c = super::constraint::lower_constraint(lower, decl, dq, dt)?;
-                        rows.push((c.a, c.b));
-                    }
-                    rows
-                }
-            };
-            // (Rows over the velocities: with orientations they are not one-forms in the dq.)
-            for (a, b) in held {
-                lowered.push((LawRow::Velocities(a, b), zero));
-            }
-            Law::Restitution(lowered)
-        }
+        LawDecl::Restitution { rows } => restitution(lower, decl, guard, rows, (parameters, dq, dt), target, constraints)?,
         LawDecl::Map { assignments } => {
             // Unassigned velocities (an orientation's ω among them) are kept.
             let mut velocities: Vec<Option<Expr>> = vec![None; lower.syms.dof()];
@@ -220,6 +118,131 @@ pub(super) fn lower_impact(
         }
     };
     Ok(Impact { name, guard, trigger, law, target: target.map(|t| t.mode) })
+}
+
+/// What fires an impact: its guard h(t, q) = 0, a constraint's multiplier reaching zero
+/// (`guard = multiplier(c)`), or the accumulation of another impact (`zeno = <impact>`).
+fn guard(
+    lower: &mut Lowerer<'_>,
+    decl: &ImpactDecl,
+    impacts: &[Ident],
+    constraints: &[crate::model::Constraint],
+) -> syn::Result<(Expr, Trigger)> {
+    let missing = |what: &str, example: &str| {
+        syn::Error::new(decl.keyword.span(), format!("this impact has no `{what}`; add `{what} = {example}`"))
+    };
+    match (&decl.zeno, &decl.guard) {
+        (Some(z), None) => {
+            if decl.modes.is_none() {
+                return Err(syn::Error::new(
+                    z.span(),
+                    "`zeno = ...` completes an accumulation of impacts with a `transition` into another mode",
+                ));
+            }
+            let k = impacts.iter().position(|i| i == z).ok_or_else(|| {
+                let names: Vec<String> = impacts.iter().map(ToString::to_string).collect();
+                let known = format!("Impacts of this mode: {}", names.join(", "));
+                unknown(z.span(), format_args!("unknown impact `{z}`"), &z.to_string(), &names, known)
+            })?;
+            Ok((lower.arena.zero(), Trigger::Zeno(k)))
+        }
+        (Some(z), Some(_)) => Err(syn::Error::new(z.span(), "a transition has either a `guard` or `zeno = <impact>`, not both")),
+        (None, None) => Err(missing("guard", "y - r")),
+        (None, Some(guard_src)) => match multiplier_guard(guard_src) {
+            Some(name) => {
+                let k = constraints.iter().position(|c| c.name == name).ok_or_else(|| {
+                    let names: Vec<String> = constraints.iter().map(|c| c.name.to_string()).collect();
+                    let known =
+                        format!("Constraints of this mode: {}", if names.is_empty() { "none".into() } else { names.join(", ") });
+                    unknown(
+                        name.span(),
+                        format_args!("`multiplier({name})` names no constraint of this mode"),
+                        &name.to_string(),
+                        &names,
+                        known,
+                    )
+                })?;
+                Ok((lower.arena.zero(), Trigger::Multiplier(k)))
+            }
+            None => {
+                let guard = lower.lower(guard_src)?;
+                if let Some(v) = lower.velocity_in(guard) {
+                    return Err(syn::Error::new_spanned(
+                        guard_src,
+                        format!(
+                            "a guard must be a function of the coordinates and time (a surface h(t, q) = 0), but this \
+                             depends on the velocity `{v}`"
+                        ),
+                    ));
+                }
+                Ok((guard, Trigger::Guard))
+            }
+        },
+    }
+}
+
+/// A restitution law: its rows (the guard's normal, or one-forms) with their coefficients, then
+/// the constraints that hold after the impact (this mode's, or the target's) with coefficient 0.
+#[allow(clippy::type_complexity)]
+fn restitution(
+    lower: &mut Lowerer<'_>,
+    decl: &ImpactDecl,
+    guard: Expr,
+    rows: &[(Option<syn::Expr>, syn::Expr)],
+    (parameters, dq, dt): (&[Ident], &[Expr], Expr),
+    target: Option<&Target>,
+    constraints: &[crate::model::Constraint],
+) -> syn::Result<Law> {
+    check_normal_law_without_action(lower, decl, guard, rows)?;
+    let mut lowered = Vec::new();
+    let mut normal_rows = 0;
+    for (form, coefficient) in rows {
+        check_coefficient(coefficient, parameters)?;
+        let e = lower.lower(coefficient)?;
+        let form = match form {
+            None => {
+                normal_rows += 1;
+                if normal_rows > 1 {
+                    return Err(syn::Error::new_spanned(
+                        coefficient,
+                        "only one row may omit its one-form (it means the guard's own normal dh)",
+                    ));
+                }
+                LawRow::Normal
+            }
+            Some(f) => {
+                let w = lower.lower_oneform(f, dq, dt)?;
+                if let Some(v) = lower.velocity_in(w) {
+                    return Err(syn::Error::new_spanned(
+                        f,
+                        format!("one-form coefficients must be functions of the coordinates and time, but this depends on `{v}`"),
+                    ));
+                }
+                check_linear_oneform(lower, w, dq, dt, f)?;
+                LawRow::Form(w)
+            }
+        };
+        lowered.push((form, e));
+    }
+    // The constraints that hold after the impact (this mode's, or the target mode's for a
+    // transition) are rows with coefficient 0: the post-impact velocity satisfies them.
+    let zero = lower.arena.zero();
+    let held: Vec<(Vec<Expr>, Expr)> = match target {
+        None => constraints.iter().map(|c| (c.a.clone(), c.b)).collect(),
+        Some(t) => {
+            let mut rows = Vec::new();
+            for decl in &t.constraints {
+                let c = super::constraint::lower_constraint(lower, decl, dq, dt)?;
+                rows.push((c.a, c.b));
+            }
+            rows
+        }
+    };
+    // (Rows over the velocities: with orientations they are not one-forms in the dq.)
+    for (a, b) in held {
+        lowered.push((LawRow::Velocities(a, b), zero));
+    }
+    Ok(Law::Restitution(lowered))
 }
 
 /// A restitution coefficient is a parameter or a non-negative literal.

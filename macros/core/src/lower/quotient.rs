@@ -51,10 +51,6 @@ pub(super) fn lower_quotient(
         return None;
     }
     let errors = cx.count();
-    // Whether `e` reads a velocity, an input or the action.
-    let moves = |lower: &Lowerer<'_>, e: Expr| {
-        lower.syms.qd.iter().chain(&lower.syms.u).chain(&lower.syms.z).any(|&v| lower.arena.depends_on(e, v))
-    };
     let kept: Vec<usize> = (0..coordinates.len()).filter(|k| !dropped.iter().any(|(d, _)| d == k)).collect();
     let kept_names = || kept.iter().map(|&k| coordinates[k].to_string()).collect::<Vec<_>>().join(", ");
     let dropped_names = || dropped.iter().map(|(_, d)| d.to_string()).collect::<Vec<_>>().join(", ");
@@ -73,25 +69,7 @@ pub(super) fn lower_quotient(
         );
     }
     // The shape coordinates: new names, functions of (t, q).
-    let mut names: Vec<Ident> = Vec::new();
-    let mut values: Vec<Expr> = Vec::new();
-    for b in shape {
-        let name = b.name.to_string();
-        if lower.is_name(&name) || lower.syms.orientations.iter().any(|o| o.name == b.name) {
-            cx.error(
-                b.name.span(),
-                format!("`{name}` already names something of the model: a shape coordinate needs a name of its own"),
-            );
-        } else if names.contains(&b.name) {
-            cx.error(b.name.span(), format!("the shape coordinate `{name}` is named twice"));
-        }
-        names.push(b.name.clone());
-        let Some(e) = cx.ok(lower.lower(&b.value)) else { continue };
-        if moves(lower, e) {
-            cx.push(syn::Error::new_spanned(&b.value, "a shape coordinate is a function of the time and the coordinates only"));
-        }
-        values.push(e);
-    }
+    let (names, values) = shape_coordinates(lower, cx, shape);
     let symbols: Vec<Expr> = names.iter().map(|n| lower.arena.symbol(&n.to_string())).collect();
     let frame: Vec<(String, Expr)> = names.iter().map(ToString::to_string).zip(symbols.iter().copied()).collect();
     // The inverse: every kept coordinate once, in the shape and dropped coordinates.
@@ -153,6 +131,21 @@ pub(super) fn lower_quotient(
         );
     }
     lowered.sort_by_key(|(k, _, _)| *k);
+    let invariant = invariant_under(cx, decl, symmetries);
+    (cx.count() == errors).then(|| QuotientMap {
+        keyword: keyword.clone(),
+        inverse_keyword: inverse_keyword.clone(),
+        names,
+        symbols,
+        values,
+        inverse: lowered,
+        symmetries: invariant,
+    })
+}
+
+/// The symmetries a quotient map must be invariant under (`symmetry(...)`), resolved among the
+/// model's (an unknown one reported into `cx`).
+fn invariant_under(cx: &mut Ctxt, decl: &ReduceDecl, symmetries: &[Symmetry]) -> Vec<(usize, Ident)> {
     let mut invariant: Vec<(usize, Ident)> = Vec::new();
     for s in &decl.symmetries {
         match symmetries.iter().position(|d| d.name == *s) {
@@ -168,13 +161,34 @@ pub(super) fn lower_quotient(
             }
         }
     }
-    (cx.count() == errors).then(|| QuotientMap {
-        keyword: keyword.clone(),
-        inverse_keyword: inverse_keyword.clone(),
-        names,
-        symbols,
-        values,
-        inverse: lowered,
-        symmetries: invariant,
-    })
+    invariant
+}
+
+/// Whether `e` reads a velocity, an input or the action.
+fn moves(lower: &Lowerer<'_>, e: Expr) -> bool {
+    lower.syms.qd.iter().chain(&lower.syms.u).chain(&lower.syms.z).any(|&v| lower.arena.depends_on(e, v))
+}
+
+/// The shape coordinates' names (new to the model, each once) and values σ(t, q).
+fn shape_coordinates(lower: &mut Lowerer<'_>, cx: &mut Ctxt, shape: &[crate::parse::Binding]) -> (Vec<Ident>, Vec<Expr>) {
+    let mut names: Vec<Ident> = Vec::new();
+    let mut values: Vec<Expr> = Vec::new();
+    for b in shape {
+        let name = b.name.to_string();
+        if lower.is_name(&name) || lower.syms.orientations.iter().any(|o| o.name == b.name) {
+            cx.error(
+                b.name.span(),
+                format!("`{name}` already names something of the model: a shape coordinate needs a name of its own"),
+            );
+        } else if names.contains(&b.name) {
+            cx.error(b.name.span(), format!("the shape coordinate `{name}` is named twice"));
+        }
+        names.push(b.name.clone());
+        let Some(e) = cx.ok(lower.lower(&b.value)) else { continue };
+        if moves(lower, e) {
+            cx.push(syn::Error::new_spanned(&b.value, "a shape coordinate is a function of the time and the coordinates only"));
+        }
+        values.push(e);
+    }
+    (names, values)
 }
