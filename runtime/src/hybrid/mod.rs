@@ -455,27 +455,7 @@ where
     let (t0, t1) = crate::ode::options::check_start(&t_span, x0.as_slice(), true)?;
     check_mode(sys, mode)?;
     let schedule = Schedule::new(&options.ode.output, t0, t1, 1.0, (D + 2) * 8, options.ode.max_output_bytes)?;
-    let cap = schedule.len_hint().unwrap_or(64).min(1 << 20);
-    let mut run = Run {
-        sys,
-        opts: options,
-        events,
-        t1,
-        schedule,
-        samples: Samples {
-            times: Vec::with_capacity(cap),
-            states: Vec::with_capacity(cap),
-            modes: Vec::with_capacity(cap),
-            segments: options.ode.dense.then(Vec::new),
-            events: Vec::new(),
-        },
-        impacts: Vec::new(),
-        stats: Stats::default(),
-        attempts: 0,
-        zeno: ZenoMonitor::new(&options.zeno),
-        constraints: None,
-        end: (t0, mode, x0),
-    };
+    let mut run = Run::new(sys, options, events, schedule, (t0, t1, mode, x0));
 
     // A start off the mode's constraints is reported and projected, as in smooth runs.
     let mut x0 = x0;
@@ -576,28 +556,7 @@ where
     })();
     let worked = run.stats.steps > 0 || !run.impacts.is_empty();
     let (stop, failure) = options.ode.keep_work(outcome, worked, HybridStop::Failed)?;
-    let constraints = run.constraints.map(|mut report| {
-        for ((&t, x), &m) in run.samples.times.iter().zip(&run.samples.states).zip(&run.samples.modes) {
-            if let Some(residuals) = sys.constraint_residuals(m, t, x) {
-                report.note_sample(residuals);
-            }
-        }
-        report
-    });
-    let trajectory = HybridTrajectory {
-        times: run.samples.times,
-        states: run.samples.states,
-        modes: run.samples.modes,
-        mode_names: (0..sys.mode_count()).map(|m| sys.mode_name(m)).collect(),
-        impacts: run.impacts,
-        stop,
-        stats: run.stats,
-        initial_mode: mode,
-        segments: run.samples.segments.unwrap_or_default(),
-        events: run.samples.events,
-        constraints,
-        end: run.end,
-    };
+    let trajectory = run.into_trajectory(mode, stop);
     match failure {
         Some(error) => Err(RunError::with_partial(error, trajectory)),
         None => Ok(trajectory),
@@ -636,6 +595,66 @@ impl<'s, S, const D: usize> Run<'s, S, D>
 where
     S: HybridSystem<D> + ?Sized,
 {
+    /// A run of `sys` from (`t0`, `mode`, `x0`) to `t1`, its samples on `schedule`.
+    fn new(
+        sys: &'s S,
+        opts: &'s HybridOptions,
+        events: &'s [Event<'s, D>],
+        schedule: Schedule<'s>,
+        (t0, t1, mode, x0): (f64, f64, usize, SVector<f64, D>),
+    ) -> Self {
+        let cap = schedule.len_hint().unwrap_or(64).min(1 << 20);
+        Run {
+            sys,
+            opts,
+            events,
+            t1,
+            schedule,
+            samples: Samples {
+                times: Vec::with_capacity(cap),
+                states: Vec::with_capacity(cap),
+                modes: Vec::with_capacity(cap),
+                segments: opts.ode.dense.then(Vec::new),
+                events: Vec::new(),
+            },
+            impacts: Vec::new(),
+            stats: Stats::default(),
+            attempts: 0,
+            zeno: ZenoMonitor::new(&opts.zeno),
+            constraints: None,
+            end: (t0, mode, x0),
+        }
+    }
+
+    /// The run's trajectory, started in `initial_mode` and ended by `stop`, with the constraint
+    /// report over its samples.
+    fn into_trajectory(self, initial_mode: usize, stop: HybridStop) -> HybridTrajectory<D> {
+        let sys = self.sys;
+        let samples = self.samples;
+        let constraints = self.constraints.map(|mut report| {
+            for ((&t, x), &m) in samples.times.iter().zip(&samples.states).zip(&samples.modes) {
+                if let Some(residuals) = sys.constraint_residuals(m, t, x) {
+                    report.note_sample(residuals);
+                }
+            }
+            report
+        });
+        HybridTrajectory {
+            times: samples.times,
+            states: samples.states,
+            modes: samples.modes,
+            mode_names: (0..sys.mode_count()).map(|m| sys.mode_name(m)).collect(),
+            impacts: self.impacts,
+            stop,
+            stats: self.stats,
+            initial_mode,
+            segments: samples.segments.unwrap_or_default(),
+            events: samples.events,
+            constraints,
+            end: self.end,
+        }
+    }
+
     /// [`HybridStop::Stuck`] at `t` on `guard`, with the multipliers of the mode a transition at
     /// `t` just left.
     fn stuck(&self, t: f64, guard: &'static str) -> HybridStop {

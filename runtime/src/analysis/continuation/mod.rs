@@ -511,22 +511,7 @@ pub fn continuation_until<P: Problem + ?Sized>(
     if let Err(reason) = problem.admissible(&first.u) {
         return Err(ContinuationError::Inadmissible { reason, u: first.u });
     }
-    let (mut direction, mut regular) = match &leave {
-        Start::Along(v) => {
-            let n = v.norm();
-            if !(n.is_finite() && n > 0.0) || v.len() != first.u.len() {
-                return Err(ContinuationError::InvalidOptions(
-                    "the start direction must be a nonzero vector of the unknowns' size".into(),
-                ));
-            }
-            (v / n, false)
-        }
-        Start::Increasing | Start::Decreasing => {
-            let tau = tangent(&first.jacobian)?;
-            let up = matches!(leave, Start::Increasing);
-            (if (tau[p] >= 0.0) == up { tau } else { -tau }, true)
-        }
-    };
+    let (mut direction, mut regular) = start_direction(&first, &leave, p)?;
     let monitor = problem.monitor(&first.u)?;
     let mut current = Point::at(first, direction.clone(), monitor, 0.0, None);
     let mut points = vec![current.clone()];
@@ -599,30 +584,9 @@ pub fn continuation_until<P: Problem + ?Sized>(
             }
             steps += 1;
             let mut next = Point::at(corrected, new_direction.clone(), monitor, h, None);
-            let mut found = Vec::new();
-            if regular && current.determinant * next.determinant < 0.0 {
-                found.push(Special::SimpleBifurcation);
-            }
-            if regular && current.direction[p] * next.direction[p] < 0.0 {
-                found.push(Special::TurningPoint);
-            }
-            if let (Some(a), Some(b)) = (current.monitor, next.monitor)
-                && (a * b < 0.0 || (!doubling_just_found && touches_zero(previous_monitor, a, b, options.touch_tolerance)))
-            {
-                found.push(Special::PeriodDoubling);
-            }
-            doubling_just_found = found.contains(&Special::PeriodDoubling);
-            let mut located = Vec::new();
-            for kind in found {
-                if options.locate {
-                    match locate(problem, &current, &next, kind, options) {
-                        Ok(point) => located.push(point),
-                        Err(_) => next.special = Some(kind),
-                    }
-                } else {
-                    next.special = Some(kind);
-                }
-            }
+            let seen = Seen { regular, previous_monitor, doubling_just_found };
+            let (mut located, doubling) = special_points(problem, &current, &mut next, seen, options);
+            doubling_just_found = doubling;
             // In the order of travel: by distance from the point they follow.
             located.sort_by(|a, b| (&a.u - &current.u).norm().total_cmp(&(&b.u - &current.u).norm()));
             points.extend(located);
@@ -662,6 +626,76 @@ pub fn continuation_until<P: Problem + ?Sized>(
     let stop =
         outcome.unwrap_or_else(|error| BranchStop::Failed { parameter: points.last().map_or(f64::NAN, |q| q.u[p]), error });
     Ok(Branch { points, stop, rejected })
+}
+
+/// The direction a branch leaves its first point in, and whether that point is regular (its
+/// tangent oriented by the parameter, not given).
+fn start_direction(first: &Corrected, leave: &Start, p: usize) -> Result<(DVector<f64>, bool), ContinuationError> {
+    match leave {
+        Start::Along(v) => {
+            let n = v.norm();
+            if !(n.is_finite() && n > 0.0) || v.len() != first.u.len() {
+                return Err(ContinuationError::InvalidOptions(
+                    "the start direction must be a nonzero vector of the unknowns' size".into(),
+                ));
+            }
+            Ok((v / n, false))
+        }
+        Start::Increasing | Start::Decreasing => {
+            let tau = tangent(&first.jacobian)?;
+            let up = matches!(leave, Start::Increasing);
+            Ok((if (tau[p] >= 0.0) == up { tau } else { -tau }, true))
+        }
+    }
+}
+
+/// What the step before saw: whether the point it left is regular, the monitor there, and
+/// whether it found a period doubling (not to be found twice).
+#[derive(Clone, Copy)]
+struct Seen {
+    regular: bool,
+    previous_monitor: Option<f64>,
+    doubling_just_found: bool,
+}
+
+/// The special points between `current` and `next` — a simple bifurcation (the oriented
+/// tangent's determinant changing sign), a turning point (the parameter's direction), a period
+/// doubling (the monitor's sign, or a touch) — located where `options` asks (otherwise, or where
+/// locating fails, marked on `next`); and whether a period doubling was found.
+fn special_points<P: Problem + ?Sized>(
+    problem: &P,
+    current: &Point,
+    next: &mut Point,
+    seen: Seen,
+    options: &ContinuationOptions,
+) -> (Vec<Point>, bool) {
+    let Seen { regular, previous_monitor, doubling_just_found } = seen;
+    let p = problem.parameter();
+    let mut found = Vec::new();
+    if regular && current.determinant * next.determinant < 0.0 {
+        found.push(Special::SimpleBifurcation);
+    }
+    if regular && current.direction[p] * next.direction[p] < 0.0 {
+        found.push(Special::TurningPoint);
+    }
+    if let (Some(a), Some(b)) = (current.monitor, next.monitor)
+        && (a * b < 0.0 || (!doubling_just_found && touches_zero(previous_monitor, a, b, options.touch_tolerance)))
+    {
+        found.push(Special::PeriodDoubling);
+    }
+    let doubling = found.contains(&Special::PeriodDoubling);
+    let mut located = Vec::new();
+    for kind in found {
+        if options.locate {
+            match locate(problem, current, next, kind, options) {
+                Ok(point) => located.push(point),
+                Err(_) => next.special = Some(kind),
+            }
+        } else {
+            next.special = Some(kind);
+        }
+    }
+    (located, doubling)
 }
 
 #[cfg(test)]
