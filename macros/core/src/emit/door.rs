@@ -68,23 +68,51 @@ impl ToTokens for Door {
 
 /// `tokens` with the dimensions of `State<4usize>`, `Vector<…>` and `Matrix<…, …>` written
 /// `State<4>`: what rustdoc and rustc's notes show of the generated signatures. (A const generic
-/// argument is a `usize` either way.)
+/// argument is a `usize` either way.) Function bodies are left as they are: the walk stays the
+/// size of the signatures, not of the formulas.
 fn plain_dimensions(tokens: TokenStream) -> TokenStream {
-    let trees: Vec<TokenTree> = tokens.into_iter().collect();
-    let mut out = Vec::with_capacity(trees.len());
+    let mut trees = tokens.into_iter().peekable();
+    let mut out = Vec::new();
     let mut dims = 0; // the arguments of an alias still to read
-    for (i, tree) in trees.iter().enumerate() {
-        match tree {
-            TokenTree::Group(g) => {
-                let mut group = proc_macro2::Group::new(g.delimiter(), plain_dimensions(g.stream()));
-                group.set_span(g.span());
-                out.push(TokenTree::Group(group));
+    let mut in_signature = false; // after `fn`, before its body
+    while let Some(tree) = trees.next() {
+        let tree = match tree {
+            TokenTree::Group(g) if in_signature && g.delimiter() == Delimiter::Brace => {
+                in_signature = false;
+                dims = 0;
+                out.push(TokenTree::Group(g));
                 continue;
             }
-            TokenTree::Ident(id) if matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '<') => {
-                dims = match id.to_string().as_str() {
-                    "State" | "Vector" => 1,
-                    "Matrix" => 2,
+            TokenTree::Group(g) => {
+                let (delimiter, span, stream) = (g.delimiter(), g.span(), g.stream());
+                // The stream's only owner once its group is gone: walking it moves its tokens
+                // rather than copying them.
+                drop(g);
+                let mut group = proc_macro2::Group::new(delimiter, plain_dimensions(stream));
+                group.set_span(span);
+                out.push(TokenTree::Group(group));
+                dims = 0;
+                continue;
+            }
+            tree => tree,
+        };
+        match &tree {
+            TokenTree::Punct(p) if p.as_char() == ';' => {
+                in_signature = false;
+                dims = 0;
+            }
+            TokenTree::Ident(id) => {
+                in_signature |= id == "fn";
+                dims = match trees.peek() {
+                    Some(TokenTree::Punct(p)) if p.as_char() == '<' => {
+                        if id == "State" || id == "Vector" {
+                            1
+                        } else if id == "Matrix" {
+                            2
+                        } else {
+                            0
+                        }
+                    }
                     _ => 0,
                 };
             }
@@ -101,7 +129,7 @@ fn plain_dimensions(tokens: TokenStream) -> TokenStream {
             TokenTree::Punct(p) if dims > 0 && matches!(p.as_char(), '<' | ',' | ':') => {}
             _ => dims = 0,
         }
-        out.push(tree.clone());
+        out.push(tree);
     }
     out.into_iter().collect()
 }
