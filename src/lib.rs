@@ -361,13 +361,15 @@ pub mod __private {
     pub mod linearize {
         pub use routh_runtime::linearize::{
             ConstrainedLinearization, LinearizeError, Oriented, Selection, constrained_driven, constrained_with_orientations,
+            on_manifold,
         };
     }
     pub mod mechanics {
         pub use routh_runtime::mechanics::{
             ConstraintKind, LinkFactor, LinkJoint, LinkTopology, Restitution, StateLayout, TreeFactor, TreeTopology,
-            accelerations_in_place, add_tangent_columns, factor_mass, finite, inverse_legendre, mass_from_products, pad,
-            pad_matrix, recursive_accelerations, restitution, solve_constrained, take, tangent_jacobian, tree,
+            accelerations_in_place, add_tangent_columns, factor_mass, finite, inertia_defect, inverse_legendre,
+            mass_from_products, pad, pad_matrix, recursive_accelerations, restitution, solve_constrained, take, tangent_jacobian,
+            tree,
         };
     }
     pub mod observables {

@@ -411,6 +411,27 @@ fn the_cartesian_pendulum_linearises_on_its_circle() {
     assert!(close(mech.mass[(0, 0)], m) && close(mech.stiffness[(0, 0)], m * g / l) && mech.damping[(0, 0)].abs() < 1e-12);
 }
 
+/// Issue 46: at a state off the constraint manifold the same formulas linearise another model —
+/// the pendulum of length 1 held at (0, −3) would give K/M = g/3, a pendulum of length 3. It is an
+/// error with the residual (x² + y² − l² = 8); projected first, the state gives g/l.
+#[test]
+fn a_linearisation_off_the_constraint_manifold_is_refused() {
+    use routh::runtime::linearize::{LinearizeError, Selection};
+    let selection = Selection::new().coordinates(["x"]).velocities(["x"]);
+    let p = CartesianPendulum { m: 1.0, g: 9.81, l: 1.0 };
+    let off = p.state([0.0, -3.0], [0.0, 0.0]);
+    let err = p.linearize_constrained(0.0, &off, &selection).unwrap_err();
+    assert!(matches!(err, LinearizeError::OffManifold { residual, .. } if (residual - 8.0).abs() < 1e-12), "{err}");
+    assert!(err.to_string().contains("project_state"), "{err}");
+    // A velocity off the manifold too: moving along the rod at (0, −1).
+    let along = p.state([0.0, -1.0], [0.0, 0.5]);
+    assert!(matches!(p.linearize_constrained(0.0, &along, &selection), Err(LinearizeError::OffManifold { .. })));
+    let on = p.project_state(0.0, &off).unwrap();
+    let mech = p.linearize_constrained(0.0, &on, &selection).unwrap().mechanical.unwrap();
+    let ratio = mech.stiffness[(0, 0)] / mech.mass[(0, 0)];
+    assert!((ratio - p.g / p.l).abs() < 1e-9, "K/M = {ratio}, g/l = {}", p.g / p.l);
+}
+
 #[test]
 fn the_vertical_rolling_disk_linearises_to_its_closed_form_about_steady_turning() {
     // About steady turning (heading rate Ω, rolling rate ν) the rolling rows eliminate ẋ, ẏ, and

@@ -617,3 +617,30 @@ fn linearisations_of_modes_of_different_dimensions_are_padded_to_the_shared_stat
     assert_eq!(mode, Puck::GROUND);
     assert!((x[0] - (t + 2.0 * t * t / (2.0 * p.m))).abs() < 1e-9, "x = {}", x[0]);
 }
+
+/// Issue 46: a NaN input is the input's fault, named as such — at the start of a plain, a
+/// constrained and a hybrid run, and at a sample of a digital controller — not a "non-finite state".
+#[test]
+fn a_non_finite_input_is_named() {
+    let named = |e: &SimError, at: f64| matches!(e, SimError::NonFiniteInput { name: "u", index: 0, t, value } if *t == at && value.is_nan());
+    let mass = PushedMass { m: 2.0 };
+    let x0 = mass.state([0.0], [1.0]);
+    let err = mass.run(x0).span(0.0..1.0).inputs([f64::NAN]).go().unwrap_err().error;
+    assert!(named(&err, 0.0), "{err}");
+    assert!(err.to_string().contains("input `u` is NaN at t = 0"), "{err}");
+    let law = |t: f64, _x: &State<2>| Vector::<1>::new(if t < 0.5 { 1.0 } else { f64::NAN });
+    let sampled = mass.run(x0).span(0.0..1.0).sampled(0.25, law).go().unwrap_err();
+    assert!(named(&sampled.error, 0.5), "{}", sampled.error);
+    // The work before the bad sample is kept: two hold intervals, to t = 0.5.
+    assert_eq!(sampled.partial.expect("the intervals before").trajectory.end.0, 0.5);
+
+    let pole = RailCartPole { mc: 1.0, mp: 0.3, l: 0.6, g: 9.81, b: 0.1 };
+    let x0 = pole.state([0.0, 0.0, -pole.l], [0.0; 3]);
+    let err =
+        pole.run(x0).span(0.0..1.0).inputs(|_t: f64, _x: &State<6>| Vector::<1>::new(f64::INFINITY)).go().unwrap_err().error;
+    assert!(matches!(err, SimError::NonFiniteInput { name: "u", value, .. } if value == f64::INFINITY), "{err}");
+
+    let ball = Juggled { m: 1.0, g: 9.81, e: 0.5 };
+    let err = ball.run(ball.state([1.0], [0.0])).span(0.0..1.0).inputs([f64::NAN]).go().unwrap_err().error;
+    assert!(named(&err, 0.0), "{err}");
+}

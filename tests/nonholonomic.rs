@@ -96,8 +96,8 @@ pub struct FreeBody {
 
 #[test]
 fn euler_poincare_gives_eulers_equations_and_the_attitude_back() {
-    let body = FreeBody { m: 1.0, i1: 1.0, i2: 2.0, i3: 3.5 };
-    let red = EulerBody { m: 1.0, i1: 1.0, i2: 2.0, i3: 3.5 };
+    let body = FreeBody { m: 1.0, i1: 1.0, i2: 2.0, i3: 2.75 };
+    let red = EulerBody { m: 1.0, i1: 1.0, i2: 2.0, i3: 2.75 };
     assert_eq!(EulerBody::VELOCITIES, ["r_omega1", "r_omega2", "r_omega3"]);
     assert_eq!(EulerBody::DROPPED, ["r_w", "r_x", "r_y", "r_z"]);
     // Euler's equations I₁ω̇₁ = (I₂ − I₃)ω₂ω₃ and cyclically.
@@ -217,4 +217,18 @@ fn the_nonholonomic_particle_is_a_chaplygin_system_with_its_curvature() {
     }
     println!("nonholonomic particle: curvature, gyroscopic force and field against the closed forms {worst:.1e}");
     assert!(worst < 1e-14, "{worst:e}");
+}
+
+/// Issue 46: a reduced type checks what its full model's bodies must be when a run starts — the
+/// Euler body of principal moments 1, 2, 3.5 is no rigid body (3.5 > 1 + 2), reduced or not.
+#[test]
+fn a_reduced_body_is_checked_like_its_full_model() {
+    let red = EulerBody { m: 1.0, i1: 1.0, i2: 2.0, i3: 3.5 };
+    let err = red.run(red.state([], [0.1, 0.2, 0.3])).span(0.0..1.0).go().unwrap_err().error;
+    assert!(matches!(err, SimError::InvalidParameter { name: "the inertia of `brick`", .. }), "{err}");
+    let full = FreeBody { m: 1.0, i1: 1.0, i2: 2.0, i3: 3.5 };
+    let err = full.run(full.state([1.0, 0.0, 0.0, 0.0], [0.1, 0.2, 0.3])).span(0.0..1.0).go().unwrap_err().error;
+    assert!(matches!(err, SimError::InvalidParameter { name: "the inertia of `brick`", .. }), "{err}");
+    let fine = EulerBody { m: 1.0, i1: 1.0, i2: 2.0, i3: 2.75 };
+    assert!(fine.run(fine.state([], [0.1, 0.2, 0.3])).span(0.0..1.0).go().is_ok());
 }

@@ -1260,3 +1260,54 @@ fn a_ball_rolls_down_a_slope_at_five_sevenths_of_g_sin_alpha() {
     println!("ball on a slope over 2 s: centre against 5/7 g sin α t²/2 {worst:.1e}; constraints {:?}", report.worst);
     assert!(worst < 1e-10, "rolling down the slope: {worst:e}");
 }
+
+/// Issue 46 (values checked where they enter): an orientation's start must be a rotation. A
+/// quaternion of zero norm is none (`InvalidInitialState`); one of another norm is the rotation
+/// R(q/|q|), and the run scales it to unit length at the start — |q| = 2 and |q| = 1e-200 run
+/// exactly as the unit quaternion does, their samples of norm 1.
+#[test]
+fn an_orientation_starts_as_a_unit_quaternion_or_not_at_all() {
+    let body = FreeBody { m: 1.0, i1: 1.0, i2: 2.0, i3: 3.0 };
+    let w = [0.3, -0.2, 1.0];
+    let zero = body.run(body.state([0.0; 4], w)).span(0.0..1.0).go().unwrap_err();
+    assert!(matches!(zero.error, SimError::InvalidInitialState) && zero.partial.is_none(), "{:?}", zero.error);
+    let nan = body.run(body.state([f64::NAN, 0.0, 0.0, 0.0], w)).span(0.0..1.0).go().unwrap_err();
+    assert!(matches!(nan.error, SimError::InvalidInitialState));
+    let q0 = UnitQuaternion::from_euler_angles(0.4, -1.1, 2.3);
+    let unit = [q0.w, q0.i, q0.j, q0.k];
+    let opts = tight().output(Output::Interval(0.5));
+    let reference = body.run(body.state(unit, w)).span(0.0..5.0).options(&opts).go().unwrap();
+    for scale in [2.0, 1e-200, 1e150] {
+        let sol = body.run(body.state(unit.map(|c| c * scale), w)).span(0.0..5.0).options(&opts).go().unwrap();
+        assert_eq!(sol.stop, StopReason::Finished);
+        for ((_, x), (_, r)) in sol.iter().zip(reference.iter()) {
+            assert!((Quaternion::new(x[0], x[1], x[2], x[3]).norm() - 1.0).abs() < 1e-12, "|q| at scale {scale:e}");
+            assert!((x - r).amax() < 1e-12, "scale {scale:e}: {:e}", (x - r).amax());
+        }
+    }
+}
+
+/// Issue 46: what a body built from parameters must be is checked when a run starts, as the same
+/// literals are at compile time — a mass positive, an inertia positive definite with the triangle
+/// inequalities (I₃ = 5 > I₁ + I₂ = 3 is no mass distribution), a rolling radius positive.
+#[test]
+fn bodies_from_parameters_are_checked_when_a_run_starts() {
+    let x0 = FreeBody { m: 1.0, i1: 1.0, i2: 2.0, i3: 3.0 }.state([1.0, 0.0, 0.0, 0.0], [0.1, 0.2, 0.3]);
+    let refused = |body: FreeBody| body.run(x0).span(0.0..1.0).go().unwrap_err().error;
+    let err = refused(FreeBody { m: 1.0, i1: 1.0, i2: 2.0, i3: 5.0 });
+    assert!(
+        matches!(err, SimError::InvalidParameter { name: "the inertia of `brick`", value, reason } if reason.contains("triangle") && (value + 1.0).abs() < 1e-12),
+        "{err}"
+    );
+    let err = refused(FreeBody { m: 1.0, i1: -1.0, i2: 2.0, i3: 2.5 });
+    assert!(matches!(err, SimError::InvalidParameter { reason, .. } if reason.contains("positive definite")), "{err}");
+    let err = refused(FreeBody { m: -1.0, i1: 1.0, i2: 2.0, i3: 3.0 });
+    assert!(matches!(err, SimError::InvalidParameter { name: "the mass of `brick`", value: -1.0, .. }), "{err}");
+    // A flat plate (I₃ = I₁ + I₂) is a body.
+    assert!(FreeBody { m: 1.0, i1: 1.0, i2: 2.0, i3: 3.0 }.run(x0).span(0.0..1.0).go().is_ok());
+
+    let ball = |a: f64| BallOnSlope { m: 1.0, j: 0.4, a, g: 9.81, alpha: 0.3 };
+    let x0 = ball(0.5).state([0.0, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0], [0.0; 6]);
+    let err = ball(-0.5).run(x0).span(0.0..1.0).go().unwrap_err().error;
+    assert!(matches!(err, SimError::InvalidParameter { name: "the sphere radius of contact `slope`", value: -0.5, .. }), "{err}");
+}

@@ -91,6 +91,23 @@ pub enum SimError {
         #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
         t: f64,
     },
+    /// A signal or control law returned a non-finite input (checked at the start of a driven run
+    /// and at every sample of a sampled one).
+    #[error("input `{name}` is {value} at t = {t}: a signal or control law must return finite inputs")]
+    NonFiniteInput {
+        /// Time of the evaluation.
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
+        t: f64,
+        /// The input's index in the model's inputs.
+        index: usize,
+        /// Its name ([`InputSystem::input_names`](crate::InputSystem::input_names); `"?"` if the
+        /// system names none).
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats::name"))]
+        name: &'static core::primitive::str,
+        /// Its value.
+        #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
+        value: f64,
+    },
     /// The vector field reported a singular mass matrix.
     #[error("mass matrix is singular at t = {t}")]
     SingularMassMatrix {
@@ -142,8 +159,9 @@ pub enum SimError {
     /// An option was out of range; the message names it.
     #[error("invalid options: {0}")]
     InvalidOptions(String),
-    /// The initial state contains NaN or infinite components.
-    #[error("initial state contains non-finite values")]
+    /// The initial state contains NaN or infinite components, or an orientation whose quaternion
+    /// has zero norm (no rotation; a nonzero one is scaled to unit length when a run starts).
+    #[error("initial state contains non-finite values, or an orientation's quaternion of zero norm")]
     InvalidInitialState,
     /// The time span has a non-finite end point (or its length overflows), or it runs backward
     /// for a hybrid simulation (which runs forward in time only).

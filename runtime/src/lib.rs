@@ -72,6 +72,7 @@ macro_rules! setters {
 pub mod analysis;
 pub mod error;
 pub mod hybrid;
+mod invariants;
 pub mod mechanics;
 pub mod ode;
 pub mod provenance;

@@ -344,16 +344,27 @@ mod tests {
                 mass: DMatrix::from_element(1, 1, 2.0),
                 damping: DMatrix::zeros(1, 1),
                 stiffness: DMatrix::from_element(1, 1, INF),
-                input: DMatrix::zeros(0, 3),
+                input: DMatrix::zeros(1, 0),
             }),
         };
         let text = round_trip(&lin);
         assert!(
-            text.contains(r#""b":{"shape":[2,0],"rows":[[],[]]}"#) && text.contains(r#""input":{"shape":[0,3],"rows":[]}"#),
+            text.contains(r#""b":{"shape":[2,0],"rows":[[],[]]}"#) && text.contains(r#""input":{"shape":[1,0],"rows":[[]]}"#),
             "{text}"
         );
         let back: ConstrainedLinearization = serde_json::from_str(&text).unwrap();
-        assert_eq!((back.b.shape(), back.mechanical.unwrap().input.shape()), ((2, 0), (0, 3)));
+        assert_eq!((back.b.shape(), back.mechanical.unwrap().input.shape()), ((2, 0), (1, 0)));
+        // A matrix without rows keeps its shape too: no states left, three inputs.
+        let none = ConstrainedLinearization {
+            states: Vec::new(),
+            a: DMatrix::zeros(0, 0),
+            b: DMatrix::zeros(0, 3),
+            embedding: DMatrix::zeros(4, 0),
+            mechanical: None,
+        };
+        let empty = round_trip(&none);
+        assert!(empty.contains(r#""b":{"shape":[0,3],"rows":[]}"#), "{empty}");
+        assert_eq!(serde_json::from_str::<ConstrainedLinearization>(&empty).unwrap().b.shape(), (0, 3));
         let point = Point {
             u: DVector::from_vec(vec![1.0, third, -0.0]),
             direction: DVector::from_vec(vec![0.0, 1.0, 0.0]),

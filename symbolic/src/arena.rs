@@ -149,6 +149,9 @@ impl Node {
 pub struct Arena {
     pub(crate) nodes: Vec<Node>,
     pub(crate) masks: Vec<u64>,
+    /// Each node's depth: 0 for a leaf, one more than its deepest child otherwise. Every pass
+    /// over an expression recurses at most this deep, so [`MAX_DEPTH`] bounds their stack.
+    depths: Vec<u32>,
     map: FxHashMap<Node, Expr>,
     sym_names: Vec<String>,
     sym_index: FxHashMap<String, Expr>,
@@ -161,6 +164,8 @@ pub struct Arena {
     budget: usize,
     /// Set once the budget is exceeded: the symbol every further new node is replaced by.
     exhausted: Option<Expr>,
+    /// Whether it was [`MAX_DEPTH`] that was exceeded (else the operands' budget).
+    too_deep: bool,
     /// Each sum's content and primitive part, once computed (a sum multiplied by many factors
     /// is made primitive once).
     pub(crate) primitive: FxHashMap<Expr, Option<(Rational, Expr)>>,
@@ -168,6 +173,28 @@ pub struct Arena {
 
 /// The default [`Arena::set_budget`]: 40 million operands, a few hundred MB of nodes.
 pub const DEFAULT_BUDGET: usize = 40_000_000;
+
+/// The deepest expression an arena builds: a node nested deeper exhausts it like the budget
+/// ([`Arena::exhausted`], [`Arena::too_deep`]). The passes over expressions (derivatives,
+/// substitution, the zero test, emission) recurse once per level, a few kB of stack each in a
+/// debug build, so 10 000 levels stay well inside the derive's 1 GiB stack segment; a machine-
+/// written model nests far less (a sum or product of any length is one level: they are n-ary).
+pub const MAX_DEPTH: u32 = 10_000;
+
+thread_local! {
+    /// The budget of arenas made on this thread ([`with_budget`]).
+    static THREAD_BUDGET: std::cell::Cell<usize> = const { std::cell::Cell::new(DEFAULT_BUDGET) };
+}
+
+/// Runs `f` with every [`Arena`] made on this thread during it bounded by `operands` instead of
+/// the default budget (40 million operands): how a test reaches a pipeline's budget without a model that takes minutes
+/// to exceed the real one.
+pub fn with_budget<R>(operands: usize, f: impl FnOnce() -> R) -> R {
+    let before = THREAD_BUDGET.with(|b| b.replace(operands));
+    let out = f();
+    THREAD_BUDGET.with(|b| b.set(before));
+    out
+}
 
 impl Default for Arena {
     fn default() -> Self {
@@ -194,6 +221,7 @@ impl Arena {
         let mut a = Arena {
             nodes: Vec::new(),
             masks: Vec::new(),
+            depths: Vec::new(),
             map: FxHashMap::default(),
             sym_names: Vec::new(),
             sym_index: FxHashMap::default(),
@@ -201,8 +229,9 @@ impl Arena {
             one: Expr(0),
             minus_one: Expr(0),
             operands: 0,
-            budget: DEFAULT_BUDGET,
+            budget: THREAD_BUDGET.with(std::cell::Cell::get),
             exhausted: None,
+            too_deep: false,
             primitive: FxHashMap::default(),
         };
         a.zero = a.intern(Node::Num(Rational::zero()));
@@ -220,10 +249,18 @@ impl Arena {
         self.budget = operands;
     }
 
-    /// Whether the budget of [`Arena::set_budget`] was exceeded (the results are not valid).
+    /// Whether the budget of [`Arena::set_budget`] or [`MAX_DEPTH`] was exceeded (the results are
+    /// not valid).
     #[must_use]
     pub fn exhausted(&self) -> bool {
         self.exhausted.is_some()
+    }
+
+    /// Whether it was [`MAX_DEPTH`] that [`Arena::exhausted`] the arena: an expression nested
+    /// deeper than that.
+    #[must_use]
+    pub fn too_deep(&self) -> bool {
+        self.too_deep
     }
 
     /// The number of operands of the arena's compound nodes (its size, against the budget).
@@ -237,16 +274,23 @@ impl Arena {
         if let Some(&e) = self.map.get(&node) {
             return e;
         }
+        let mut depth = 0;
         if !node.is_leaf() {
             if let Some(placeholder) = self.exhausted {
                 return placeholder;
             }
-            let mut k = 0;
-            node.for_each_child(|_| k += 1);
+            let (mut k, mut deepest) = (0, 0);
+            node.for_each_child(|c| {
+                k += 1;
+                deepest = deepest.max(self.depths[c.index()]);
+            });
             self.operands += k;
-            if self.operands > self.budget {
+            depth = deepest + 1;
+            let too_deep = depth > MAX_DEPTH;
+            if self.operands > self.budget || too_deep {
                 let placeholder = self.symbol("\u{2026}expansion budget exceeded");
                 self.exhausted = Some(placeholder);
+                self.too_deep = too_deep;
                 return placeholder;
             }
         }
@@ -263,6 +307,7 @@ impl Arena {
         let id = Expr(u32::try_from(self.nodes.len()).expect("symbolic arena exceeded 2^32 nodes"));
         self.nodes.push(node.clone());
         self.masks.push(mask);
+        self.depths.push(depth);
         self.map.insert(node, id);
         id
     }

@@ -32,7 +32,7 @@ mod subs;
 mod vector;
 mod zero;
 
-pub use arena::{Arena, Expr, Func, Holding, Node};
+pub use arena::{Arena, Expr, Func, Holding, MAX_DEPTH, Node, with_budget};
 pub use diff::Directional;
 pub use emit::{Emitted, OpCount, emit, emit_bound, emit_slots, emit_slots_bound, emit_slots_placed};
 pub use geometry::{Axis, Mat3, Rotation, Turn, Vec3};

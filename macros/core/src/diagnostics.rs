@@ -48,6 +48,11 @@ impl Ctxt {
             }
         }
     }
+    /// Forgets the errors recorded after the first `count`: those of a phase whose results turned
+    /// out to be placeholders (an exhausted expansion budget), which would name false causes.
+    pub fn truncate(&mut self, count: usize) {
+        self.errors.truncate(count);
+    }
     /// Number of errors recorded so far.
     pub fn count(&self) -> usize {
         self.errors.len()
@@ -80,6 +85,30 @@ impl Ctxt {
             }
         }
     }
+}
+
+/// The error of a derivation that exhausted the symbolic workspace (`arena`): its budget of
+/// operands, or [`symbolic::MAX_DEPTH`] levels of nesting. Blamed on `tokens` — the define at which
+/// lowering hit it (`at` says so), or the model's Lagrangian — it is the only error then reported
+/// for the model, as the results after it are placeholders.
+pub fn budget_exceeded(tokens: impl quote::ToTokens, arena: &symbolic::Arena, at: &str) -> syn::Error {
+    let message = if arena.too_deep() {
+        format!(
+            "this model's expressions nest deeper than {} levels{at}: the derive stops there rather than overflow \
+             the compiler's stack; write the nested part as a chain of `define`s that are not nested in one \
+             another, or as a `force` computed in plain Rust",
+            symbolic::MAX_DEPTH
+        )
+    } else {
+        format!(
+            "the derivation of this model outgrew the expansion budget ({} million operands in its expressions){at}: \
+             its equations of motion swell beyond what can be compiled (nested rational `define`s, each used \
+             several times in the next, make derivatives that share nothing); split the model, or write such \
+             a chain as a `force` computed from fewer, simpler defines",
+            arena.operands() / 1_000_000
+        )
+    };
+    syn::Error::new_spanned(tokens, message)
 }
 
 /// An error on the token `id` (a name as written: a coordinate, a keyword).

@@ -29,6 +29,25 @@ use proc_macro2::TokenStream;
 /// derivation did not get that far, stubs of them: see the `fallback` module) so that the user's calls of
 /// the model's API do not add errors of their own.
 pub fn expand(input: TokenStream) -> TokenStream {
+    on_large_stack(|| expand_here(input))
+}
+
+/// Stack reserved for one expansion: 1 GiB of address space.
+const STACK: usize = 1 << 30;
+/// Below this much stack left, an expansion moves to a segment of [`STACK`].
+const RED_ZONE: usize = 512 << 20;
+
+/// Runs `f` with at least [`RED_ZONE`] of stack: every pass over an expression (parsing's clone
+/// and drop, lowering, the symbolic passes) recurses once per level of nesting, bounded by
+/// [`parse::MAX_NESTING`] and [`symbolic::MAX_DEPTH`], which a machine-written Lagrangian (a sum of
+/// 10 000 terms is a 10 000-deep tree to syn) needs more of than rustc's thread for a proc macro,
+/// or a test's thread, has. A segment of the same thread, as rustc does for its own deep recursion
+/// (token handles stay valid; the segment is reserved, not committed, until used).
+fn on_large_stack<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(RED_ZONE, STACK, f)
+}
+
+fn expand_here(input: TokenStream) -> TokenStream {
     if let Err(e) = parse::check_nesting(&input) {
         return e.to_compile_error();
     }
@@ -55,6 +74,10 @@ pub fn expand(input: TokenStream) -> TokenStream {
 /// `diagnostics::Ctxt` and goes on where it can, so independent mistakes are reported
 /// together.
 pub fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
+    on_large_stack(|| try_expand_here(input))
+}
+
+fn try_expand_here(input: TokenStream) -> syn::Result<TokenStream> {
     parse::check_nesting(&input)?;
     let input: syn::DeriveInput = syn::parse2(input)?;
     let mut cx = diagnostics::Ctxt::new();
@@ -69,20 +92,14 @@ pub fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
 /// system-level items (`simulate`, `HybridSystem`). Mistakes found on the way go to `cx`.
 fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> TokenStream {
     let hybrid = system.hybrid;
+    let errors_before = cx.count();
     let derived: Vec<derive::Derived> =
         system.modes.iter().zip(&mut system.arenas).map(|(model, arena)| derive::mode(model, arena, hybrid, cx)).collect();
-    // A derivation that outgrew the symbolic workspace's budget has placeholders for results.
+    // A derivation that outgrew the symbolic workspace's budget has placeholders for results:
+    // what the derivation said of them (a coordinate without a kinetic term, say) is not so.
     if let Some((model, arena)) = system.modes.iter().zip(&system.arenas).find(|(_, arena)| arena.exhausted()) {
-        cx.push(syn::Error::new_spanned(
-            &model.lagrangian_tokens,
-            format!(
-                "the derivation of this model outgrew the expansion budget ({} million operands in its expressions): \
-                 its equations of motion swell beyond what can be compiled (nested rational `define`s, each used \
-                 several times in the next, make derivatives that share nothing); split the model, or write such \
-                 a chain as a `force` computed from fewer, simpler defines",
-                arena.operands() / 1_000_000
-            ),
-        ));
+        cx.truncate(errors_before);
+        cx.push(diagnostics::budget_exceeded(&model.lagrangian_tokens, arena, ""));
         return TokenStream::new();
     }
     let dims = system.mode_state_dims();
@@ -98,6 +115,11 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
 
 /// Operation counts of the generated M-and-f code of a model (for benchmarks and reports).
 pub fn dynamics_ops(input: TokenStream) -> syn::Result<symbolic::OpCount> {
+    on_large_stack(|| dynamics_ops_here(input))
+}
+
+fn dynamics_ops_here(input: TokenStream) -> syn::Result<symbolic::OpCount> {
+    parse::check_nesting(&input)?;
     let input: syn::DeriveInput = syn::parse2(input)?;
     let mut cx = diagnostics::Ctxt::new();
     let system = lower::system_from_input(&input, &mut cx);

@@ -281,6 +281,19 @@ pub struct Model {
     /// Whether the field Jacobian ∂F/∂x (`jacobian`) is derived and emitted: the `jacobian` item,
     /// inputs, sensitivities, modes or impacts ask for it.
     pub field_jacobian: bool,
+    /// What the parameters must satisfy for the model to be physical, checked when a run starts
+    /// (`check_parameters`); where the values are numbers the lowering has checked them already.
+    pub requirements: Vec<Requirement>,
+}
+
+/// A condition on a model's parameters that only their values decide.
+#[derive(Clone)]
+pub enum Requirement {
+    /// `value > 0`: a mass, a rolling radius; `what` says which ("the mass of body `b`").
+    Positive { what: String, value: Expr },
+    /// A body's inertia tensor about its mass centre: positive definite, its principal moments
+    /// satisfying the triangle inequalities.
+    Inertia { what: String, tensor: Mat3 },
 }
 
 /// The quadrature of a discrete Lagrangian L_d = h L∘Δ_h⁻¹ (and of its forces).
@@ -352,6 +365,7 @@ impl Model {
             sensitivity: Vec::new(),
             outputs: Vec::new(),
             field_jacobian: false,
+            requirements: Vec::new(),
         }
     }
 

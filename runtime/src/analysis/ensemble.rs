@@ -63,6 +63,18 @@ impl EnsembleOptions {
     }
 }
 
+/// `f()`, or its panic as [`SimError::Panicked`] of run `i` (with the panic's message).
+pub(crate) fn caught<R>(i: usize, f: impl FnOnce() -> R) -> Result<R, SimError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(a non-string panic payload)".to_owned());
+        SimError::Panicked { run: i, message }
+    })
+}
+
 /// Runs `run(i, &inputs[i])` for every input on the worker threads and returns the results in
 /// the inputs' order. A run that panics (the caller's code) is [`SimError::Panicked`] in its own
 /// entry; the other runs are kept. Each run's own failures belong in its result (e.g. a `Result`
@@ -82,14 +94,7 @@ where
         options.progress,
     );
     let one = |(i, x): (usize, &T)| {
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(i, x))).map_err(|payload| {
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "(a non-string panic payload)".to_owned());
-            SimError::Panicked { run: i, message }
-        });
+        let r = caught(i, || run(i, x));
         bar.inc();
         r
     };

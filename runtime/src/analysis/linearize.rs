@@ -17,12 +17,19 @@
 //! dependent components following) must leave the rates of the kept states unchanged; it is an
 //! error otherwise. Exact where J and C are (the generated ones are): no finite differences.
 //!
+//! The state must lie on the constraint manifold: at a state off it the same formulas linearise
+//! another model (a Cartesian pendulum of length 1 at distance 3 from its pivot gives the
+//! pendulum of length 3), so the generated `linearize_constrained` refuses one whose residuals
+//! exceed [`MANIFOLD_TOLERANCE`] ([`on_manifold`], [`LinearizeError::OffManifold`]); project it
+//! first (`project_state`).
+//!
 //! For a mechanical system whose independent velocities include those of the independent
 //! coordinates, the kept part reads M δq̈ + C δq̇ + K δq = 0 (Lagrange–d'Alembert on the
 //! manifold): M = Tᵀ M_full T is the mass matrix of the constrained system (T = ∂q̇/∂u_V, the
 //! velocities the independent ones imply), and C = −M ∂u̇/∂u, K = −M ∂u̇/∂q_I. For the Whipple
 //! bicycle about upright straight running these are the benchmark's M, v C₁ and g K₀ + v² K₂.
 
+use crate::invariants::Invariants;
 use nalgebra::{DMatrix, SMatrix, SVector};
 use thiserror::Error;
 
@@ -96,14 +103,52 @@ pub enum LinearizeError {
         /// The largest change of a kept rate per unit of the coordinate.
         effect: f64,
     },
+    /// The state is not on the constraint manifold: a residual of the constraints exceeds the
+    /// tolerance ([`on_manifold`]). Project it first (`project_state`).
+    #[error(
+        "the state is off the constraint manifold (largest residual {residual:e}, tolerance {tolerance:e}): the \
+         linearisation there is another model's; project the state onto the constraints first (`project_state`)"
+    )]
+    OffManifold {
+        /// The largest residual |f(t, q)| or |A v + b| (NaN included).
+        residual: f64,
+        /// What it was held to: `MANIFOLD_TOLERANCE · (1 + max |x|)`.
+        tolerance: f64,
+    },
     /// The field's Jacobian could not be evaluated.
     #[error(transparent)]
     Field(#[from] FieldError),
 }
 
+/// The relative tolerance of [`on_manifold`]: residuals up to `MANIFOLD_TOLERANCE · (1 + max |x|)`
+/// pass (√ε: a state found by an iteration or read from a run is on the manifold to about that).
+pub const MANIFOLD_TOLERANCE: f64 = 1.5e-8;
+
+/// Checks that a state x lies on its constraint manifold, given its constraints' `residuals`
+/// (positions f(t, q) of the holonomic ones, velocities A v + b of all).
+///
+/// # Errors
+/// [`LinearizeError::OffManifold`] with the largest residual, where it exceeds
+/// [`MANIFOLD_TOLERANCE`]` · (1 + max |x|)` or is not finite.
+///
+/// ```
+/// use routh_runtime::linearize::{LinearizeError, on_manifold};
+///
+/// // A pendulum of length 1 in Cartesian coordinates, at (0, −3): f = x² + y² − 1 = 8.
+/// let err = on_manifold(&[8.0, 0.0], &[0.0, -3.0, 0.0, 0.0]).unwrap_err();
+/// assert!(matches!(err, LinearizeError::OffManifold { residual, .. } if residual == 8.0));
+/// assert!(on_manifold(&[1e-12, 0.0], &[0.0, -1.0, 0.0, 0.0]).is_ok());
+/// ```
+pub fn on_manifold(residuals: &[f64], x: &[f64]) -> Result<(), LinearizeError> {
+    let scale = 1.0 + x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let tolerance = MANIFOLD_TOLERANCE * scale;
+    let residual = residuals.iter().fold(0.0f64, |m, &v| if v.is_nan() || m.is_nan() { f64::NAN } else { m.max(v.abs()) });
+    if residual <= tolerance { Ok(()) } else { Err(LinearizeError::OffManifold { residual, tolerance }) }
+}
+
 /// A linearisation on the constraint manifold (see the [module docs](self)).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(remote = "Self"))]
 #[non_exhaustive]
 pub struct ConstrainedLinearization {
     /// The names of the minimal state: the independent coordinates, `dot(…)` of the independent
@@ -590,5 +635,37 @@ mod tests {
             constrained_with_orientations(&at, (&SMatrix::zeros(), &DMatrix::zeros(7, 0)), (&DMatrix::zeros(0, 7), &mass), &sel)
                 .unwrap_err();
         assert!(matches!(&err, LinearizeError::Selection(msg) if msg.contains("theta1(r)")), "{err}");
+    }
+}
+
+crate::invariants::validated!(ConstrainedLinearization);
+
+impl Invariants for ConstrainedLinearization {
+    fn invariants(&self) -> Result<(), String> {
+        let n = self.states.len();
+        let shape = |m: &DMatrix<f64>| (m.nrows(), m.ncols());
+        if shape(&self.a) != (n, n) {
+            return Err(format!("`a` is {:?} for {n} `states`", shape(&self.a)));
+        }
+        if self.b.nrows() != n || self.embedding.ncols() != n {
+            return Err(format!(
+                "`b` has {} rows and `embedding` {} columns for {n} `states`",
+                self.b.nrows(),
+                self.embedding.ncols()
+            ));
+        }
+        // M δq̈ + C δq̇ + K δq = B u over k velocities and the coordinates before them.
+        if let Some(m) = &self.mechanical {
+            let k = m.mass.nrows();
+            let fits = shape(&m.mass) == (k, k)
+                && shape(&m.damping) == (k, k)
+                && m.stiffness.nrows() == k
+                && m.stiffness.ncols() + k <= n
+                && shape(&m.input) == (k, self.b.ncols());
+            if !fits {
+                return Err(format!("`mechanical` is not one system of {k} velocities with the inputs of `b` and {n} `states`"));
+            }
+        }
+        Ok(())
     }
 }

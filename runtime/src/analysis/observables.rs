@@ -5,6 +5,7 @@
 //! [`Samples`] (a model with modes: [`ModeSamples`], each sample in its mode), which returns
 //! [`Observables`]: the columns by name, CSV with named columns, serde.
 
+use crate::invariants::{self, Invariants};
 use nalgebra::SVector;
 
 use crate::hybrid::HybridTrajectory;
@@ -78,7 +79,7 @@ impl<T: ModeSamples<D>, const D: usize, const K: usize> ModeSamples<D> for Sampl
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(remote = "Self"))]
 #[non_exhaustive]
 pub struct Observables {
     /// The observables' names, in the order of [`Observables::values`]' entries.
@@ -125,5 +126,19 @@ impl Observables {
             writeln!(w)?;
         }
         Ok(())
+    }
+}
+
+crate::invariants::validated!(Observables);
+
+impl Invariants for Observables {
+    fn invariants(&self) -> Result<(), String> {
+        invariants::same_length("values", self.values.len(), self.times.len())?;
+        invariants::direction("times", &self.times)?;
+        let names = self.names.len();
+        match self.values.iter().position(|row| row.len() != names) {
+            Some(k) => Err(format!("`values[{k}]` has {} entries for {names} names", self.values[k].len())),
+            None => Ok(()),
+        }
     }
 }

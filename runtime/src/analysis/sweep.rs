@@ -337,10 +337,12 @@ impl<M, O> Job<M, O> {
         let skipped = done.iter().filter(|d| **d).count();
         let todo: Vec<&Member<M>> = self.shard(shard).filter(|m| !done[m.index]).collect();
         let sink = Mutex::new((file, None::<std::io::Error>, 0usize));
-        ensemble(
+        let entries = ensemble(
             &todo,
             |_, m| {
-                let result = run(&m.spec, &self.options, m.seed);
+                // A member that panics is recorded as that member's `Panicked` failure, like the
+                // in-process ensemble's entry: its line is written and counted.
+                let result = crate::analysis::ensemble::caught(m.index, || run(&m.spec, &self.options, m.seed)).and_then(|r| r);
                 let mut failed = result.is_err();
                 let outcome = Outcome { index: m.index, seed: m.seed, result };
                 let mut line = serde_json::to_string(&outcome).unwrap_or_else(|e| {
@@ -363,11 +365,13 @@ impl<M, O> Job<M, O> {
             },
             ensemble_options,
         )?;
+        // A panic outside the member's run (writing its line) leaves no line: not written.
+        let lost = entries.iter().filter(|e| e.is_err()).count();
         let (_, error, failed) = sink.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(e) = error {
             return Err(io(e));
         }
-        Ok(ShardReport { written: todo.len(), skipped, failed })
+        Ok(ShardReport { written: todo.len() - lost, skipped, failed })
     }
 }
 
@@ -573,6 +577,30 @@ mod tests {
         for o in &merged {
             assert!(matches!(&o.result, Err(SimError::NotSerializable(why)) if why.contains("key")), "{:?}", o.result);
         }
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// A member whose run panics has its line, `Err(Panicked)` as in the in-process ensemble, and
+    /// counts among the failures: the shard's report is true and `merge` finds every member.
+    #[test]
+    fn a_member_that_panics_is_written_as_that_members_failure() {
+        let job = Job::new("panics", (), 0..7, 5);
+        let d = dir("panics");
+        let file = d.join("0.jsonl");
+        let run = |spec: &i32, _: &(), _seed: u64| -> Result<f64, SimError> {
+            assert!(*spec != 3, "member {spec} broke");
+            Ok(f64::from(*spec).sqrt())
+        };
+        let quiet = EnsembleOptions::default().progress(false);
+        let whole = job.run_in_process(run, &quiet).unwrap();
+        let report = job.run_shard(Shard::new(0, 1).unwrap(), &file, run, &quiet).unwrap();
+        assert_eq!((report.written, report.skipped, report.failed), (7, 0, 1));
+        let merged: Vec<Outcome<f64>> = merge(&[&file]).unwrap();
+        assert_eq!(merged.len(), 7);
+        assert!(matches!(&merged[3].result, Err(SimError::Panicked { run: 3, message }) if message.contains("member 3 broke")));
+        assert_eq!(merged, whole);
+        // Resuming runs nothing: the panicked member is recorded, not missing.
+        assert_eq!(job.run_shard(Shard::new(0, 1).unwrap(), &file, run, &quiet).unwrap().written, 0);
         std::fs::remove_dir_all(&d).unwrap();
     }
 

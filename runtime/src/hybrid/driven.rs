@@ -300,5 +300,5 @@ where
         constraints: None,
         end: (span.start, start.mode, start.state),
     };
-    sampled(first, span, hold, &options.ode.output, segment)
+    sampled(first, span, hold, &options.ode.output, segment, sys.input_names())
 }

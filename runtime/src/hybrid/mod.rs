@@ -380,11 +380,16 @@ impl<const D: usize> ModeState<D> {
 pub trait HybridStart<const D: usize>: Clone {
     /// The mode and the state.
     fn mode_state(self) -> ModeState<D>;
+    /// The mode, and the state to change in place (a start's quaternions scaled to unit length).
+    fn mode_state_mut(&mut self) -> (usize, &mut SVector<f64, D>);
 }
 
 impl<const D: usize> HybridStart<D> for ModeState<D> {
     fn mode_state(self) -> ModeState<D> {
         self
+    }
+    fn mode_state_mut(&mut self) -> (usize, &mut SVector<f64, D>) {
+        (self.mode, &mut self.state)
     }
 }
 
@@ -392,6 +397,9 @@ impl<const D: usize> HybridStart<D> for ModeState<D> {
 impl<const D: usize> HybridStart<D> for SVector<f64, D> {
     fn mode_state(self) -> ModeState<D> {
         ModeState { mode: 0, state: self }
+    }
+    fn mode_state_mut(&mut self) -> (usize, &mut SVector<f64, D>) {
+        (0, self)
     }
 }
 

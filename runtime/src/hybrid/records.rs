@@ -1,5 +1,6 @@
 //! What a hybrid simulation returns: samples with their modes, impact records, the stop reason.
 
+use crate::invariants::{self, Invariants};
 use nalgebra::SVector;
 
 use crate::error::SimError;
@@ -156,7 +157,7 @@ pub enum HybridStop {
 /// # Ok::<(), routh_runtime::SimError>(())
 /// ```
 #[derive(Debug, Clone)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(remote = "Self"))]
 #[cfg_attr(feature = "serde", serde(bound = ""))]
 pub struct HybridTrajectory<const D: usize> {
     /// Sample times (non-decreasing; an impact time appears twice, pre and post).
@@ -372,5 +373,30 @@ impl<const D: usize> Samples<D> {
     /// Whether the last sample is exactly `(t, x, mode)`.
     pub(super) fn last_is(&self, t: f64, x: &SVector<f64, D>, mode: usize) -> bool {
         self.times.last() == Some(&t) && self.modes.last() == Some(&mode) && self.states.last() == Some(x)
+    }
+}
+
+crate::invariants::validated!(HybridTrajectory<const D: usize>);
+
+impl<const D: usize> Invariants for HybridTrajectory<D> {
+    fn invariants(&self) -> Result<(), String> {
+        invariants::same_length("states", self.states.len(), self.times.len())?;
+        invariants::same_length("modes", self.modes.len(), self.times.len())?;
+        invariants::forward("times", &self.times)?;
+        let (end, end_mode, _) = self.end;
+        if !end.is_finite() || self.times.last().is_some_and(|&last| end < last) {
+            return Err(format!("`end` is at t = {end}, not a finite time at or after the last sample"));
+        }
+        let impacts: Vec<f64> = self.impacts.iter().map(|i| i.t).collect();
+        invariants::forward("impacts' times", &impacts)?;
+        let count = self.mode_names.len();
+        if count > 0 {
+            let modes = self.modes.iter().chain([&self.initial_mode, &end_mode]);
+            let impacts = self.impacts.iter().flat_map(|i| [&i.mode_before, &i.mode_after]);
+            if let Some(bad) = modes.chain(impacts).find(|&&m| m >= count) {
+                return Err(format!("mode {bad} does not exist: `mode_names` holds {count} modes"));
+            }
+        }
+        Ok(())
     }
 }

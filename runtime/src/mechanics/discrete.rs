@@ -38,6 +38,7 @@
 //! # Ok::<(), routh_runtime::SimError>(())
 //! ```
 
+use crate::invariants::{self, Invariants};
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::{FieldError, RunError, RunResult, SimError};
@@ -230,7 +231,7 @@ pub fn discrete_step<S: DiscreteSystem<N> + ?Sized, const N: usize>(
 
 /// The nodes of a discrete trajectory.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(remote = "Self"))]
 pub struct DiscreteTrajectory<const N: usize> {
     /// t_k = t₀ + k h.
     #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
@@ -385,7 +386,7 @@ pub(crate) fn simulate_discrete<S: DiscreteSystem<N> + ?Sized, const N: usize>(
 /// A discrete trajectory computed on the reduced space of cyclic (abelian) coordinates, with its
 /// reconstruction (a generated model's `run_discrete(x0)…reduced()`).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(remote = "Self"))]
 pub struct ReducedDiscreteTrajectory<const N: usize> {
     /// The reconstructed trajectory: shape coordinates as computed, cyclic ones
     /// g_{k+1} = g_k + W_k.
@@ -638,4 +639,35 @@ pub(crate) fn simulate_discrete_two_step<S: DiscreteSystem<N> + ?Sized, const N:
         traj.push(t + h, cur, step.momentum, step.iterations);
     }
     Ok(traj)
+}
+
+crate::invariants::validated!(DiscreteTrajectory<const N: usize>);
+
+impl<const N: usize> Invariants for DiscreteTrajectory<N> {
+    fn invariants(&self) -> Result<(), String> {
+        let nodes = self.times.len();
+        invariants::same_length("positions", self.positions.len(), nodes)?;
+        invariants::same_length("momenta", self.momenta.len(), nodes)?;
+        if !self.actions.is_empty() {
+            invariants::same_length("actions", self.actions.len(), nodes)?;
+        }
+        if self.iterations.len() + 1 != nodes.max(1) {
+            return Err(format!("`iterations` has {} entries for {nodes} nodes (one per step)", self.iterations.len()));
+        }
+        invariants::direction("times", &self.times).map(|_| ())
+    }
+}
+
+crate::invariants::validated!(ReducedDiscreteTrajectory<const N: usize>);
+
+impl<const N: usize> Invariants for ReducedDiscreteTrajectory<N> {
+    fn invariants(&self) -> Result<(), String> {
+        self.trajectory.invariants()?;
+        let steps = self.trajectory.iterations.len();
+        if self.increments.len() == steps {
+            Ok(())
+        } else {
+            Err(format!("`increments` has {} entries for {steps} steps", self.increments.len()))
+        }
+    }
 }

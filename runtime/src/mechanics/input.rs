@@ -42,6 +42,23 @@ pub trait InputSystem<const D: usize, const K: usize> {
     /// # Errors
     /// A [`FieldError`] if the field cannot be evaluated at `(t, x, u)`.
     fn field_with_input(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>) -> Result<SVector<f64, D>, FieldError>;
+
+    /// The inputs' names, in order (generated models: `INPUTS`), for the errors that name one.
+    /// Default: none.
+    fn input_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+}
+
+/// `Ok` when every input of `u` is finite, else [`SimError::NonFiniteInput`] naming the first that
+/// is not (from `names`).
+pub(crate) fn finite_inputs<const K: usize>(t: f64, u: &SVector<f64, K>, names: &[&'static str]) -> Result<(), SimError> {
+    match u.iter().position(|v| !v.is_finite()) {
+        None => Ok(()),
+        Some(index) => {
+            Err(SimError::NonFiniteInput { t, index, name: names.get(index).copied().unwrap_or("?"), value: u[index] })
+        }
+    }
 }
 
 /// What drives an [`InputSystem`]: the input values at (t, x).
@@ -137,7 +154,7 @@ pub struct ZeroOrderHold<L, const K: usize> {
 /// A run under sampled-data control: the trajectory and the inputs the law chose, each held from
 /// its sample time to the next.
 #[derive(Debug, Clone)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(remote = "Self"))]
 #[cfg_attr(feature = "serde", serde(bound(serialize = "T: serde::Serialize", deserialize = "T: serde::Deserialize<'de>")))]
 #[non_exhaustive]
 pub struct Sampled<T, const K: usize> {
@@ -173,7 +190,7 @@ where
         let options = Options { output, ..options.clone() };
         crate::ode::integrate::integrate(&Driven::new(sys, u), span, before.end.1, events, &options)
     };
-    sampled(empty_segment(span.start, x0), span, hold, &options.output, segment)
+    sampled(empty_segment(span.start, x0), span, hold, &options.output, segment, sys.input_names())
 }
 
 /// [`simulate_sampled`] for a constrained system: each hold interval is integrated with the
@@ -201,7 +218,7 @@ where
         let x = before.end.1;
         crate::constrained::integrate_constrained::<_, N, D, M>(&DrivenOn::new(geometry, sys, u), span, x, events, &options)
     };
-    sampled(empty_segment(span.start, x0), span, hold, &options.output, segment)
+    sampled(empty_segment(span.start, x0), span, hold, &options.output, segment, sys.input_names())
 }
 
 /// A run that the hold intervals of [`sampled`] join into one.
@@ -260,6 +277,7 @@ pub(crate) fn sampled<T, L, R, const D: usize, const K: usize>(
     hold: ZeroOrderHold<L, K>,
     output: &Output,
     mut segment: R,
+    names: &[&'static str],
 ) -> RunResult<Sampled<T, K>>
 where
     T: Joined<D>,
@@ -307,8 +325,7 @@ where
         let next = (t0 + (k + 1) as f64 * period).min(t1);
         let x = run.trajectory.end_state();
         let u = law(tk, &x);
-        if !u.iter().all(|v| v.is_finite()) {
-            let error = SimError::NonFiniteState { t: tk };
+        if let Err(error) = finite_inputs(tk, &u, names) {
             return Err(if k == 0 { error.into() } else { crate::RunError { error, partial: Some(Box::new(run)) } });
         }
         run.inputs.push((tk, u));
@@ -420,5 +437,23 @@ where
     }
     fn row_names(&self) -> &'static [&'static str] {
         self.geometry.row_names()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<T: serde::Serialize, const K: usize> serde::Serialize for Sampled<T, K> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Sampled::serialize(self, serializer)
+    }
+}
+
+/// The inputs' sample times are finite and never decrease (the trajectory checks its own).
+#[cfg(feature = "serde")]
+impl<'de, T: serde::Deserialize<'de>, const K: usize> serde::Deserialize<'de> for Sampled<T, K> {
+    fn deserialize<De: serde::Deserializer<'de>>(deserializer: De) -> Result<Self, De::Error> {
+        let value = Sampled::deserialize(deserializer)?;
+        let times: Vec<f64> = value.inputs.iter().map(|(t, _)| *t).collect();
+        crate::invariants::forward("inputs' times", &times).map_err(<De::Error as serde::de::Error>::custom)?;
+        Ok(value)
     }
 }

@@ -63,6 +63,7 @@ pub mod linalg;
 pub mod links;
 pub mod reduction;
 mod saddle;
+mod start;
 mod system;
 pub mod tree;
 
@@ -402,5 +403,6 @@ pub use layout::StateLayout;
 pub use links::{LinkFactor, LinkJoint, LinkTopology};
 pub(crate) use saddle::Saddle;
 pub use saddle::{ConstrainedSolution, ConstraintKind, Restitution, restitution, solve_constrained};
+pub use start::{inertia_defect, unit_quaternion};
 pub use system::{MechanicalSystem, dense_mass};
 pub use tree::{TreeFactor, TreeTopology};

@@ -1,5 +1,6 @@
 //! The result of an integration.
 
+use crate::invariants::{self, Invariants};
 use nalgebra::SVector;
 
 use crate::error::SimError;
@@ -63,7 +64,7 @@ impl std::ops::AddAssign for Stats {
 /// # Ok::<(), routh_runtime::SimError>(())
 /// ```
 #[derive(Debug, Clone)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(remote = "Self"))]
 #[cfg_attr(feature = "serde", serde(bound = ""))]
 pub struct Trajectory<const D: usize> {
     /// Output times (see [`crate::Output`]).
@@ -222,4 +223,27 @@ pub(crate) fn csv_header<W: std::io::Write>(w: &mut W, names: &[&str], dim: usiz
         write!(w, ",{n}")?;
     }
     writeln!(w)
+}
+
+crate::invariants::validated!(Trajectory<const D: usize>);
+
+impl<const D: usize> Invariants for Trajectory<D> {
+    fn invariants(&self) -> Result<(), String> {
+        invariants::same_length("states", self.states.len(), self.times.len())?;
+        let direction = invariants::direction("times", &self.times)?;
+        let end = self.end.0;
+        if !end.is_finite() {
+            return Err(format!("`end` is at t = {end}, not a finite time"));
+        }
+        if let Some(&last) = self.times.last()
+            && (end - last) * direction < 0.0
+        {
+            return Err(format!("`end` is at t = {end}, before the last sample at {last}"));
+        }
+        let events: Vec<f64> = self.events.iter().map(|e| e.t).collect();
+        if invariants::direction("events' times", &events)? * direction < 0.0 {
+            return Err("`events` run the other way from `times`".to_owned());
+        }
+        Ok(())
+    }
 }

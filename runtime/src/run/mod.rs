@@ -383,6 +383,36 @@ impl<'a, X, O, const D: usize> Plan<'a, X, O, D> {
     }
 }
 
+impl<X: HybridStart<D>, O, const D: usize> Plan<'_, X, O, D> {
+    /// `Ok` when `signal` is finite at the start, else [`SimError::NonFiniteInput`] naming the input
+    /// (a NaN input would otherwise surface as a non-finite state).
+    fn finite_start_inputs<I: InputSignal<D, K>, const K: usize>(
+        &self,
+        signal: &I,
+        names: &[&'static str],
+    ) -> Result<(), SimError> {
+        let ModeState { state, .. } = self.start.clone().mode_state();
+        crate::input::finite_inputs(self.span.start, &signal.input(self.span.start, &state), names)
+    }
+
+    /// The plan with the start's orientations scaled to unit quaternions: in mode `m` (0 for a
+    /// model without modes) each of `starts[m]` is where four positions of the state hold one
+    /// orientation's quaternion. The rotation a quaternion stands for is R(q/|q|), and the flow keeps
+    /// |q|, so a start of |q| = 2 is the same rotation, kept at unit length from here on.
+    ///
+    /// # Errors
+    /// [`SimError::InvalidInitialState`] for a quaternion of zero or non-finite norm: it is no
+    /// rotation.
+    pub fn unit_quaternions(mut self, starts: &[&[usize]]) -> Result<Self, SimError> {
+        let (mode, x) = self.start.mode_state_mut();
+        // A mode out of range is reported by the run itself (`InvalidMode`).
+        for &s in starts.get(mode).copied().unwrap_or(&[]) {
+            crate::mechanics::unit_quaternion(x.as_mut_slice().get_mut(s..s + 4).ok_or(SimError::InvalidInitialState)?)?;
+        }
+        Ok(self)
+    }
+}
+
 impl<const D: usize> Plan<'_, SVector<f64, D>, Options, D> {
     /// Integrates `field`: output at every step, at given times or on a grid ([`Output`]), events
     /// located on the dense output ([`crate::ode::events`]), backward if the span's end is before its
@@ -413,12 +443,14 @@ impl<const D: usize> Plan<'_, SVector<f64, D>, Options, D> {
     /// Integrates `sys` driven by `signal` ([`Driven`]).
     ///
     /// # Errors
-    /// As [`integrate`](Self::integrate); a non-finite input is a non-finite state.
+    /// [`SimError::NonFiniteInput`] for a signal not finite at the start; as
+    /// [`integrate`](Self::integrate) (a signal that turns non-finite later is a non-finite state).
     pub fn driven<S, G, const K: usize>(self, sys: &S, signal: G) -> RunResult<Trajectory<D>>
     where
         S: InputSystem<D, K> + ?Sized,
         G: InputSignal<D, K>,
     {
+        self.finite_start_inputs(&signal, sys.input_names())?;
         self.integrate(&Driven::new(sys, signal))
     }
 
@@ -439,6 +471,7 @@ impl<const D: usize> Plan<'_, SVector<f64, D>, Options, D> {
         S: InputSystem<D, K> + ?Sized,
         I: InputSignal<D, K>,
     {
+        self.finite_start_inputs(&signal, sys.input_names())?;
         self.integrate_constrained::<_, N, M>(&crate::input::DrivenOn::new(geometry, sys, signal))
     }
 
@@ -527,6 +560,7 @@ impl<X: HybridStart<D>, const D: usize> Plan<'_, X, HybridOptions, D> {
         S: HybridInputSystem<D, K> + ?Sized,
         I: InputSignal<D, K>,
     {
+        self.finite_start_inputs(&signal, sys.input_names())?;
         self.hybrid(&crate::input::DrivenOn::new(geometry, sys, signal))
     }
 

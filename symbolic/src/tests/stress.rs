@@ -158,3 +158,31 @@ fn dump_for_rustc() {
     };
     std::fs::write(path, f.to_string()).unwrap();
 }
+
+/// An expression nested deeper than `MAX_DEPTH` exhausts the arena (every pass recurses once per
+/// level, so this bounds their stack), said apart from the operands' budget; a wide one does not:
+/// a sum of any length is one level.
+#[test]
+fn nesting_is_bounded_and_width_is_not() {
+    let mut a = Arena::new();
+    let x = a.symbol("x");
+    let mut terms = Vec::new();
+    for k in 0..50_000 {
+        let c = a.num(Rational::integer(k));
+        let kx = a.mul2(c, x);
+        terms.push(a.call(Func::Sin, &[kx]));
+    }
+    let wide = a.add(&terms);
+    let wide = a.mul2(wide, x);
+    assert!(!a.exhausted() && !a.too_deep(), "{wide:?}");
+    let mut e = x;
+    for _ in 0..MAX_DEPTH - 1 {
+        e = a.call(Func::Sin, &[e]);
+    }
+    assert!(!a.exhausted());
+    let _ = a.call(Func::Sin, &[e]);
+    assert!(!a.exhausted(), "MAX_DEPTH levels are allowed");
+    let top = a.call(Func::Sin, &[e]);
+    let over = a.call(Func::Cos, &[top]);
+    assert!(a.exhausted() && a.too_deep(), "{over:?}");
+}

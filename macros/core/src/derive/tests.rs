@@ -209,6 +209,63 @@ fn a_derivation_that_swells_stops_at_the_workspace_budget() {
     assert!(arena.exhausted() && arena.operands() <= used / 10 + 64, "{} of {}", arena.operands(), used / 10);
 }
 
+/// Issue 46: past the budget the expressions are placeholders, so what the lowering or the
+/// derivation says of them is false ("coordinate `x` has no kinetic term"): the budget's error is
+/// the only one, at the define where lowering hit it, or at the Lagrangian when the derivation did.
+#[test]
+fn an_exhausted_budget_is_the_only_error_and_names_where_it_was_hit() {
+    let source = |n: usize| {
+        let defs: Vec<String> = std::iter::once("d0 = x".to_owned())
+            .chain((1..=n).map(|i| format!("d{i} = d{p} * d{p} / (1 + d{p})", p = i - 1)))
+            .collect();
+        format!(
+            "#[mechanics(coordinates(x), define({}), lagrangian = m / 2 * dot(x).powi(2) - k * d{n})] struct Chain {{ m: f64, k: f64 }}",
+            defs.join(", ")
+        )
+    };
+    let errors = |n: usize, budget: usize| {
+        let input: proc_macro2::TokenStream = source(n).parse().unwrap();
+        let err = symbolic::with_budget(budget, || crate::try_expand(input)).unwrap_err();
+        err.into_iter().map(|e| e.to_string()).collect::<Vec<_>>()
+    };
+    // Lowering hits a budget below what it takes inside the chain of defines.
+    let used = lowered(&source(40)).1.operands();
+    let lowering = errors(40, used / 2);
+    assert_eq!(lowering.len(), 1, "{lowering:?}");
+    assert!(lowering[0].contains("expansion budget") && lowering[0].contains("at the define `d"), "{lowering:?}");
+    // A budget the lowering fits in and the derivation does not: at the Lagrangian, alone.
+    let derivation = errors(40, used + 50);
+    assert_eq!(derivation.len(), 1, "{derivation:?}");
+    assert!(derivation[0].contains("expansion budget") && !derivation[0].contains("kinetic"), "{derivation:?}");
+}
+
+/// Issue 46: expansion is bounded in recursion depth on any thread. A Lagrangian nested 2 000
+/// parentheses deep expands on a test's own thread (2 MB of stack: it overflowed it from 500 when
+/// only the proc macro grew its stack); a chain of defines that nests its expression deeper than
+/// [`symbolic::MAX_DEPTH`] is a spanned error at the define that crossed it, not a crash.
+#[test]
+fn expansion_is_bounded_in_depth_on_any_thread() {
+    let deep = format!(
+        "#[mechanics(coordinates(x), lagrangian = m / 2 * dot(x).powi(2) - k / 2 * {}x{}.powi(2))] struct Deep {{ m: f64, k: f64 }}",
+        "(".repeat(2_000),
+        ")".repeat(2_000)
+    );
+    let on_small_stack = std::thread::Builder::new().stack_size(2 << 20);
+    let expanded = on_small_stack.spawn(move || crate::try_expand(deep.parse().unwrap()).is_ok()).unwrap().join().unwrap();
+    assert!(expanded);
+    let n = symbolic::MAX_DEPTH as usize + 5;
+    let defines: Vec<String> =
+        std::iter::once("d0 = x".to_owned()).chain((1..=n).map(|i| format!("d{i} = d{}.sin()", i - 1))).collect();
+    let chain = format!(
+        "#[mechanics(coordinates(x), define({}), lagrangian = m / 2 * dot(x).powi(2) - k * d{n})] struct Deep {{ m: f64, k: f64 }}",
+        defines.join(", ")
+    );
+    let errors: Vec<String> = crate::try_expand(chain.parse().unwrap()).unwrap_err().into_iter().map(|e| e.to_string()).collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let crossed = format!("at the define `d{}`", symbolic::MAX_DEPTH + 1);
+    assert!(errors[0].contains("nest deeper than 10000 levels") && errors[0].contains(&crossed), "{errors:?}");
+}
+
 /// Chaplygin's sleigh reduced nonholonomically in its body-frame velocities (v, ω): the reduced
 /// equations are exactly m v̇ = m a ω² and (I + m a²) ω̇ = −m a v ω — proved by the zero test of
 /// M u̇ − f with the closed-form u̇, an identity in (v, ω) and the parameters — and the dropped

@@ -387,12 +387,15 @@ fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &
         #chart_doc
         ///
         /// # Errors
-        /// [`LinearizeError`](::routh::runtime::linearize::LinearizeError): a selection that does not fit, dependent
-        /// components the constraints do not determine, a coordinate that is not ignorable, or the field's
-        /// errors.
+        /// [`LinearizeError`](::routh::runtime::linearize::LinearizeError): a state off the constraint manifold
+        /// (`OffManifold`, with the largest residual: project it first with `project_state`), a selection that
+        /// does not fit, dependent components the constraints do not determine, a coordinate that is not
+        /// ignorable, or the field's errors.
         pub fn linearize_constrained(&self, t: f64, x: &#state, selection: &__routh::linearize::Selection)
             -> ::core::result::Result<__routh::linearize::ConstrainedLinearization, __routh::linearize::LinearizeError>
         {
+            let (positions, velocities) = (self.position_residuals(t, x), self.velocity_residuals(t, x));
+            __routh::linearize::on_manifold(&[positions.as_slice(), velocities.as_slice()].concat(), x.as_slice())?;
             let jacobian = self.jacobian(t, x).map_err(__routh::linearize::LinearizeError::from)?;
             let c = self.constraint_jacobian(t, x);
             let constraints = __routh::DMatrix::from_column_slice(#rows, #d, c.as_slice());

@@ -11,7 +11,7 @@ use crate::emit::codegen::mode_type;
 use crate::emit::door::Door;
 use crate::emit::hybrid::{GuardRow, ModeRow, ModeTable, ZenoRow, hybrid_system_impl, parametric_model_impl};
 use crate::layout::Role;
-use crate::model::{Law, System, Trigger, View};
+use crate::model::{Law, Requirement, System, Trigger, View};
 
 /// `check_parameters`: every parameter finite, every restitution coefficient ≥ 0, every parameter
 /// the model divides by nonzero, checked when a simulation starts (a typed error naming the
@@ -67,6 +67,7 @@ fn check_parameters(models: &[View<'_>]) -> TokenStream {
         }
     }
     let divisor_names: Vec<String> = divisors.iter().map(ToString::to_string).collect();
+    let requirements = requirement_checks(models);
     let count = names.len();
     let model_name = first.name.to_string();
     let chosen: Vec<String> = first.sensitivity.iter().map(|&i| names[i].clone()).collect();
@@ -91,8 +92,10 @@ fn check_parameters(models: &[View<'_>]) -> TokenStream {
         pub const SENSITIVITY: [&'static str; #nchosen] = [#(#chosen),*];
 
         /// Checks the parameters a simulation starts with: every one finite, every restitution
-        /// coefficient `≥ 0` (`e > 1` is allowed: a superelastic impact that adds energy), and
-        /// every parameter the model divides by nonzero.
+        /// coefficient `≥ 0` (`e > 1` is allowed: a superelastic impact that adds energy),
+        /// every parameter the model divides by nonzero, and what the bodies built from them
+        /// must be: masses and rolling radii positive, inertia tensors positive definite with
+        /// the triangle inequalities (`I₁ ≤ I₂ + I₃`).
         ///
         /// # Errors
         /// [`SimError::InvalidParameter`](::routh::runtime::SimError) naming the first bad parameter.
@@ -129,9 +132,96 @@ fn check_parameters(models: &[View<'_>]) -> TokenStream {
                     });
                 }
             )*
+            #requirements
             Ok(())
         }
     }
+}
+
+/// `check_parameters` of a first-order reduced type (`model`, whose parameters are its full
+/// model's): every parameter finite, and what the bodies built from them must be (the full
+/// model's [`Requirement`]s).
+pub(crate) fn reduced_check_parameters(model: &View<'_>) -> TokenStream {
+    let params = &model.parameters;
+    let names: Vec<String> = params.iter().map(ToString::to_string).collect();
+    let requirements = requirement_checks(std::slice::from_ref(model));
+    quote! {
+        /// Checks the parameters a run starts with: every one finite, and what the bodies built
+        /// from them must be (masses and rolling radii positive, inertia tensors a rigid body's).
+        ///
+        /// # Errors
+        /// [`SimError::InvalidParameter`](::routh::runtime::SimError) naming the first bad parameter.
+        pub fn check_parameters(&self) -> ::core::result::Result<(), __routh::SimError> {
+            #(
+                if !self.#params.is_finite() {
+                    return Err(__routh::SimError::InvalidParameter { name: #names, value: self.#params, reason: "it is not finite" });
+                }
+            )*
+            #requirements
+            Ok(())
+        }
+    }
+}
+
+/// What every run of the model does before it starts: [`check_parameters`], and with orientations
+/// the start's quaternions scaled to unit length (a zero one refused), at their positions in the
+/// state of each of the `modes` (a mode's index is its place here).
+fn start<'m>(modes: impl IntoIterator<Item = &'m crate::model::Model>) -> TokenStream {
+    let starts: Vec<Vec<usize>> = modes.into_iter().map(|m| m.layout.orientations.iter().map(|o| o.q_start).collect()).collect();
+    if starts.iter().all(Vec::is_empty) {
+        return quote! { self.check_parameters()?; };
+    }
+    let per_mode = starts.iter().map(|s| quote! { &[#(#s),*] });
+    quote! {
+        self.check_parameters()?;
+        let plan = plan.unit_quaternions(&[#(#per_mode),*])?;
+    }
+}
+
+/// The checks of the modes' [`Requirement`]s (masses and rolling radii positive, inertia tensors
+/// a rigid body's), each computed from the parameters inside `check_parameters` (on the struct:
+/// parameters are `self.p`), once per description.
+fn requirement_checks(models: &[View<'_>]) -> TokenStream {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut checks = Vec::new();
+    for m in models {
+        let symbol = |s| match m.role(s) {
+            Some(Role::Parameter(i)) => {
+                let p = &m.parameters[i];
+                quote!(self.#p)
+            }
+            _ => quote!(::core::f64::NAN),
+        };
+        for r in &m.requirements {
+            let (what, values) = match r {
+                Requirement::Positive { what, value } => (what, vec![*value]),
+                Requirement::Inertia { what, tensor } => (what, tensor.as_flattened().to_vec()),
+            };
+            if seen.contains(&what.as_str()) {
+                continue;
+            }
+            seen.push(what);
+            let code = symbolic::emit(m.arena, &values, &symbol, "__c");
+            let statements = &code.statements;
+            let out = &code.outputs;
+            let test = match r {
+                Requirement::Positive { .. } => quote! {
+                    let __v = #(#out)*;
+                    if !(__v > 0.0) {
+                        return Err(__routh::SimError::InvalidParameter { name: #what, value: __v, reason: "it must be positive" });
+                    }
+                },
+                Requirement::Inertia { .. } => quote! {
+                    let __i = __routh::Matrix::<3, 3>::new(#(#out),*);
+                    if let Some((value, reason)) = __routh::mechanics::inertia_defect(&__i) {
+                        return Err(__routh::SimError::InvalidParameter { name: #what, value, reason });
+                    }
+                },
+            };
+            checks.push(quote! { { #(#statements)* #test } });
+        }
+    }
+    quote! { #(#checks)* }
 }
 
 /// The system-level items of `system`, whose modes over their arenas are `views`.
@@ -164,25 +254,26 @@ fn driven(model: &View<'_>, vis: &syn::Visibility, door: &Door) -> TokenStream {
     let m = model.constraints.len();
     let hybrid = !model.impacts.is_empty();
     let geometry = quote! { &self.driven([0.0; #k]) };
+    let begin = start([model.model]);
     let (kind, signal, sampled, what) = if hybrid {
         (
             crate::emit::run::Kind::hybrid(d),
-            quote! { self.check_parameters()?; plan.hybrid_driven(#geometry, self, signal) },
-            quote! { self.check_parameters()?; plan.sampled_hybrid(#geometry, self, hold) },
+            quote! { #begin plan.hybrid_driven(#geometry, self, signal) },
+            quote! { #begin plan.sampled_hybrid(#geometry, self, hold) },
             "Every impact located and its law applied at the inputs of its instant (a `HybridTrajectory`).",
         )
     } else if m == 0 {
         (
             crate::emit::run::Kind::smooth(d),
-            quote! { self.check_parameters()?; plan.driven(self, signal) },
-            quote! { self.check_parameters()?; plan.sampled(self, hold) },
+            quote! { #begin plan.driven(self, signal) },
+            quote! { #begin plan.sampled(self, hold) },
             "Adaptive integration into a `Trajectory`.",
         )
     } else {
         (
             crate::emit::run::Kind::smooth(d),
-            quote! { self.check_parameters()?; plan.driven_constrained::<_, _, _, #n, #m, #k>(#geometry, self, signal) },
-            quote! { self.check_parameters()?; plan.sampled_constrained::<_, _, _, #n, #m, #k>(#geometry, self, hold) },
+            quote! { #begin plan.driven_constrained::<_, _, _, #n, #m, #k>(#geometry, self, signal) },
+            quote! { #begin plan.sampled_constrained::<_, _, _, #n, #m, #k>(#geometry, self, hold) },
             "Adaptive integration into a `Trajectory`, projected onto the constraints after every step.",
         )
     };
@@ -265,6 +356,10 @@ fn driven(model: &View<'_>, vis: &syn::Visibility, door: &Door) -> TokenStream {
             -> ::core::result::Result<#state, __routh::FieldError>
         {
             __routh::VectorField::field(&#view(self, *u), t, x)
+        }
+
+        fn input_names(&self) -> &'static [&'static str] {
+            &Self::INPUTS
         }
     });
     quote! {
@@ -474,11 +569,12 @@ fn single_table(model: &View<'_>, generics: TokenStream, ty: TokenStream) -> Mod
 /// the constraints projected after every step. Returns the inherent items and the trait impls.
 fn smooth_run(model: &View<'_>, check: &TokenStream) -> (TokenStream, TokenStream) {
     let (n, d, m) = (model.dof(), model.layout.state_dim(), model.constraints.len());
+    let begin = start([model.model]);
     let (body, what) = if m == 0 {
-        (quote! { self.check_parameters()?; plan.integrate(self) }, "Adaptive integration into a `Trajectory`.")
+        (quote! { #begin plan.integrate(self) }, "Adaptive integration into a `Trajectory`.")
     } else {
         (
-            quote! { self.check_parameters()?; plan.integrate_constrained::<Self, #n, #m>(self) },
+            quote! { #begin plan.integrate_constrained::<Self, #n, #m>(self) },
             "Adaptive integration into a `Trajectory`, the state projected onto the constraints after every step \
              unless `Options::projection` is off (`Trajectory::constraints` reports the residuals).",
         )
@@ -501,7 +597,10 @@ fn hybrid_run(model: &View<'_>) -> (TokenStream, TokenStream) {
         &model.name,
         &crate::emit::run::Kind::hybrid(d),
         &doc,
-        Some(quote! { self.check_parameters()?; plan.hybrid(self) }),
+        Some({
+            let begin = start([model.model]);
+            quote! { #begin plan.hybrid(self) }
+        }),
         None,
     );
     (quote! { #impacts #items }, impls)
@@ -552,8 +651,16 @@ fn multi(system: &System, modes: &[View<'_>], door: &Door) -> TokenStream {
     let hybrid = hybrid_system_impl(&table);
     let doc = crate::emit::run::doc(&modes_run_doc(&mode_names));
     let kind = crate::emit::run::Kind::modes(dmax);
-    let (run_items, run_impls) =
-        crate::emit::run::items(name, &kind, &doc, Some(quote! { self.check_parameters()?; plan.hybrid(self) }), None);
+    let (run_items, run_impls) = crate::emit::run::items(
+        name,
+        &kind,
+        &doc,
+        Some({
+            let begin = start(&system.modes);
+            quote! { #begin plan.hybrid(self) }
+        }),
+        None,
+    );
     let family = match modes.first() {
         Some(first) => parametric_model_impl(&table, name, &first.parameters, &sensitivity_fields(first)),
         None => TokenStream::new(),
@@ -627,10 +734,11 @@ fn multi_driven(
          forces only), so constant inputs are held across resets and a feedback law reads the state after each.",
         modes_run_doc(&modes)
     ));
+    let begin = start(&system.modes);
     let driving = crate::emit::run::Driving {
         inputs: k,
-        signal: quote! { self.check_parameters()?; plan.hybrid_driven(&self.driven([0.0; #k]), self, signal) },
-        sampled: quote! { self.check_parameters()?; plan.sampled_hybrid(&self.driven([0.0; #k]), self, hold) },
+        signal: quote! { #begin plan.hybrid_driven(&self.driven([0.0; #k]), self, signal) },
+        sampled: quote! { #begin plan.sampled_hybrid(&self.driven([0.0; #k]), self, hold) },
     };
     let (run_items, run_impls) = crate::emit::run::items(name, &crate::emit::run::Kind::modes(dmax), &doc, None, Some(driving));
     // The linearisation in each mode, padded: the mode's A = ∂F/∂x and B = ∂F/∂u in the top rows
@@ -715,6 +823,10 @@ fn multi_driven(
                 -> ::core::result::Result<#state, __routh::FieldError>
             {
                 __routh::HybridSystem::mode_field(&#driven(self, *u), 0, t, x)
+            }
+
+            fn input_names(&self) -> &'static [&'static str] {
+                &Self::INPUTS
             }
         }
 

@@ -67,6 +67,7 @@ fn lower_body(lower: &mut Lowerer<'_>, decl: &BodyDecl) -> syn::Result<Body> {
     if lower.arena.as_num(mass).is_some_and(|m| m.is_negative() || m.is_zero()) {
         return Err(syn::Error::new_spanned(mass_expr, "a mass must be positive"));
     }
+    constant(lower, &[mass], mass_expr, "a body's mass is constant", false)?;
     let centre_key = if decl.is_particle() { "at" } else { "centre" };
     let centre_expr = decl.centre.as_ref().ok_or_else(|| missing(decl, centre_key, "[x, y, z]"))?;
     let centre = lower.vector(centre_expr)?;
@@ -86,6 +87,7 @@ fn lower_body(lower: &mut Lowerer<'_>, decl: &BodyDecl) -> syn::Result<Body> {
     let frame = lower.value(frame_expr)?;
     let rotation = lower.rotation_of(frame, frame_expr)?;
     let (inertia, _) = lower.matrix(inertia_expr)?;
+    constant(lower, inertia.as_flattened(), inertia_expr, "an inertia tensor in body components is constant", false)?;
     check_inertia(lower, &inertia, inertia_expr)?;
     Ok(Body { name, mass, centre, velocity, speed2, rotation: Some(rotation), inertia: Some(inertia) })
 }
@@ -182,7 +184,40 @@ pub fn lower_gravity(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel) -> 
         cx.error(kw.span(), "`gravity` is given more than once");
     }
     let (_, g) = raw.gravity.first()?;
-    cx.ok(lower.vector(g))
+    let field = cx.ok(lower.vector(g))?;
+    cx.ok(constant(lower, &field, g, "`gravity` is a uniform field (its potential is −m g·r)", true))?;
+    Some(field)
+}
+
+/// Checks that `values` are constant: built from parameters and numbers (and with `time`, of `t`
+/// too) — no coordinate, velocity, action or input. An error on `src` otherwise, beginning with
+/// `what` and naming the symbol found.
+pub(super) fn constant(lower: &Lowerer<'_>, values: &[Expr], src: &syn::Expr, what: &str, time: bool) -> syn::Result<()> {
+    use crate::layout::Role;
+    let symbols = lower.arena.free_symbols_of(values);
+    let moving = symbols.iter().find(|&&s| match lower.syms.role(s) {
+        Some(Role::Parameter(_)) => false,
+        Some(Role::Time) => !time,
+        _ => true,
+    });
+    let Some(&s) = moving else { return Ok(()) };
+    let named = match lower.arena.symbol_name(s).and_then(|n| n.split_once(':')) {
+        Some(("v", base)) => format!("dot({base})"),
+        Some((_, base)) => base.to_string(),
+        None => lower.arena.symbol_name(s).unwrap_or("a state variable").to_string(),
+    };
+    let allowed = if time { "parameters, numbers and `t`" } else { "parameters and numbers" };
+    Err(syn::Error::new_spanned(
+        src,
+        format!(
+            "{what}, but this depends on `{named}`: write it from {allowed} only{}",
+            if time {
+                " (a field that varies over the configuration is a `force(...)` one-form, or a potential in the Lagrangian)"
+            } else {
+                ""
+            }
+        ),
+    ))
 }
 
 /// `Σ_b ½ m_b |ṙ_b|² + ½ ω_bᵀ I_b ω_b + m_b g · r_b`.

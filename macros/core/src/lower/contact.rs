@@ -113,14 +113,14 @@ pub(super) fn lower_contact(
             if let Some(axis) = &decl.axis {
                 return Err(syn::Error::new_spanned(axis, "a sphere has no axis; `axis` belongs to a rolling `disk`"));
             }
-            let r = lower.scalar(sphere)?;
+            let r = radius(lower, sphere, "sphere")?;
             let minus_r = lower.arena.neg(r);
             let height = lower.arena.sub(cz, r);
             (lower.arena.vec_scale(minus_r, &up), (!lower.arena.zero_test(height).is_zero()).then_some(height))
         }
         (Some(disk), None) => {
             let axis_expr = decl.axis.as_ref().ok_or_else(|| missing(decl, "axis", "[0, 1, 0]"))?;
-            let r = lower.scalar(disk)?;
+            let r = radius(lower, disk, "disk")?;
             let axis = lower.vector(axis_expr)?;
             let norm2 = lower.arena.norm_squared(&axis);
             let off = lower.arena.sub(norm2, one);
@@ -176,6 +176,37 @@ pub(super) fn lower_contact(
         }
     }
     Ok(rows)
+}
+
+/// A rolling sphere's or disk's radius: constant (parameters and numbers), and positive where it is
+/// a number; one given by parameters is checked when a run starts ([`radii`]).
+fn radius(lower: &mut Lowerer<'_>, src: &syn::Expr, shape: &str) -> syn::Result<Expr> {
+    let r = lower.scalar(src)?;
+    if lower.arena.as_num(r).is_some_and(|r| r.is_negative() || r.is_zero()) {
+        return Err(syn::Error::new_spanned(
+            src,
+            format!("a rolling {shape}'s radius must be positive: its centre sits at that height above the ground it rolls on"),
+        ));
+    }
+    super::body::constant(lower, &[r], src, &format!("a rolling {shape}'s radius is constant"), false)?;
+    Ok(r)
+}
+
+/// The radius of every rolling contact that lowered, by what it is ("the sphere radius of contact
+/// `k`"), for the checks a run makes when it starts (a radius given by parameters must be > 0).
+pub fn radii(lower: &mut Lowerer<'_>, raw: &RawModel) -> Vec<(String, Expr)> {
+    let mut out = Vec::new();
+    for decl in raw.contacts.iter().filter(|d| d.is_rolling()) {
+        let (Some(name), Some((shape, src))) =
+            (&decl.name, decl.sphere.as_ref().map(|s| ("sphere", s)).or(decl.disk.as_ref().map(|d| ("disk", d))))
+        else {
+            continue;
+        };
+        if let Ok(r) = lower.scalar(src) {
+            out.push((format!("the {shape} radius of contact `{name}`"), r));
+        }
+    }
+    out
 }
 
 /// The ground's unit normal: a 3-vector of unit length (the zero test) that does not move — free of

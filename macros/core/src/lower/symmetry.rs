@@ -54,6 +54,28 @@ pub(super) fn lower_reduction(
             }
         }
     }
+    // Euler–Poincaré reduces by an orientation's rotations: naming coordinates alone is another
+    // reduction under the wrong name (a coordinate's shift is `routh(x)` or `nonholonomic(x)`).
+    if decl.keyword == "euler_poincare"
+        && dropped_orientations.is_empty()
+        && let Some((_, c)) = cyclic.first()
+    {
+        cx.error(
+            c.span(),
+            format!(
+                "`euler_poincare(...)` reduces by the rotations of an orientation, and `{c}` is a coordinate{}: drop a cyclic \
+                 coordinate with `routh({c})`, or with `nonholonomic({c}, ...)` in a model with constraints",
+                if orientations.is_empty() {
+                    " (this model declares no `orientation(...)`)".to_owned()
+                } else {
+                    format!(
+                        " (the orientations are {})",
+                        orientations.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+                    )
+                }
+            ),
+        );
+    }
     if decl.cyclic.is_empty() {
         let msg = match decl.keyword.to_string().as_str() {
             "nonholonomic" => "name the coordinates to drop: `nonholonomic(x, y, ...)`",
@@ -296,6 +318,17 @@ pub(super) fn lower_symmetry(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, coord
                 "a generator needs at least one component, e.g. `generator(x = -y, y = x)`",
             ));
         }
+        // ξ ≡ 0 moves nothing: every Lagrangian is "invariant" and its momentum is 0.
+        if generator.iter().all(|&g| lower.arena.zero_test(g).is_zero()) {
+            return Err(syn::Error::new(
+                decl.name.span(),
+                format!(
+                    "the generator of `{}` is identically zero: it moves nothing, so its invariance says nothing and its \
+                     momentum is 0; give a nonzero vector field, e.g. `generator(x = -y, y = x)`",
+                    decl.name
+                ),
+            ));
+        }
     }
     Ok(Symmetry { name: decl.name.clone(), generator, velocity_generator: None, tokens, rotation: None })
 }
@@ -326,6 +359,14 @@ fn lower_rotation(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, r: &Ident, axis:
         return Err(syn::Error::new_spanned(
             axis,
             "the axis of a rotation symmetry is a constant vector (numbers and parameters)",
+        ));
+    }
+    let norm2 = lower.arena.norm_squared(&a);
+    if lower.arena.zero_test(norm2).is_zero() {
+        return Err(syn::Error::new_spanned(
+            axis,
+            "the axis of a rotation symmetry is a nonzero vector: a zero axis turns nothing (its momentum is identically \
+             0); give the spatial axis, e.g. `[0, 0, 1]`",
         ));
     }
     let zero = lower.arena.zero();

@@ -429,8 +429,15 @@ fn lower_model(
 
     let mut lower = Lowerer::new(&mut arena, &syms, &raw.coordinates, &parameters, action, inputs, &raw.defines);
     // Lower every define, used or not, so that mistakes in them are reported.
-    for i in 0..raw.defines.len() {
+    for (i, d) in raw.defines.iter().enumerate() {
         cx.ok(lower.check_define(i));
+        // Past the budget every expression is a placeholder: report that alone, at this define.
+        if lower.arena.exhausted() {
+            cx.truncate(errors_before);
+            let at = format!(" at the define `{}`", d.name);
+            cx.push(crate::diagnostics::budget_exceeded(&d.name, lower.arena, &at));
+            return None;
+        }
     }
     super::body::check_frames_and_points(&mut lower, cx, raw);
     let bodies = super::body::lower_bodies(&mut lower, cx, raw);
@@ -490,6 +497,12 @@ fn lower_model(
     let discretization = super::discrete::lower_discrete(&mut lower, cx, raw, nodes.as_ref(), !inputs.is_empty());
     let held: Vec<Ident> = constraints.iter().map(|c| c.name.clone()).collect();
     let outputs = super::output::lower_outputs(&mut lower, cx, raw, &held);
+    if lower.arena.exhausted() {
+        cx.truncate(errors_before);
+        let lagrangian = raw.lagrangians.first().map(|(kw, _)| quote::quote!(#kw)).unwrap_or_else(|| quote::quote!(#name));
+        cx.push(crate::diagnostics::budget_exceeded(lagrangian, lower.arena, " while lowering it"));
+        return None;
+    }
     if cx.count() > errors_before {
         return None;
     }
@@ -509,9 +522,11 @@ fn lower_model(
     // The coordinates in state order: the ordinary ones, then each orientation's quaternion.
     let coordinates: Vec<Ident> = lower.syms.coordinate_idents();
     let lagrangian = lagrangian.unwrap_or(zero);
+    let requirements = requirements(&mut lower, raw, &bodies);
 
     let mut model = Model::assemble(name.clone(), mode, coordinates, parameters, syms, lagrangian, lagrangian_tokens, force);
     model.action = action.cloned();
+    model.requirements = requirements;
     model.bodies = bodies;
     model.written = written;
     model.gravity = gravity;
@@ -615,6 +630,30 @@ fn lower_forces(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel) -> Vec<O
         }
     }
     force
+}
+
+/// What the parameters must satisfy, checked when a run starts: every body's mass positive and its
+/// inertia a rigid body's, every rolling radius positive (those that are numbers are checked here).
+fn requirements(lower: &mut Lowerer<'_>, raw: &RawModel, bodies: &[crate::model::Body]) -> Vec<crate::model::Requirement> {
+    use crate::model::Requirement;
+    let numeric = |lower: &Lowerer<'_>, es: &[Expr]| es.iter().all(|&e| lower.arena.as_num(e).is_some());
+    let mut out = Vec::new();
+    for b in bodies {
+        if !numeric(lower, &[b.mass]) {
+            out.push(Requirement::Positive { what: format!("the mass of `{}`", b.name), value: b.mass });
+        }
+        if let Some(i) = &b.inertia
+            && !numeric(lower, i.as_flattened())
+        {
+            out.push(Requirement::Inertia { what: format!("the inertia of `{}`", b.name), tensor: *i });
+        }
+    }
+    for (what, r) in super::contact::radii(lower, raw) {
+        if !numeric(lower, &[r]) {
+            out.push(Requirement::Positive { what, value: r });
+        }
+    }
+    out
 }
 
 /// The declared constraints, then the contacts' rows: none with an input in it (inputs drive the

@@ -29,6 +29,7 @@
 //! [`ContinuationOptions::min_step`], a point budget, a target reached) ends with a
 //! [`BranchStop`] and keeps every point found.
 
+use crate::invariants::Invariants;
 use nalgebra::{DMatrix, DVector};
 use thiserror::Error;
 
@@ -461,7 +462,7 @@ pub enum BranchStop {
 
 /// A continued branch.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(remote = "Self"))]
 pub struct Branch {
     /// The points, in the order of travel, located special points included.
     pub points: Vec<Point>,
@@ -854,5 +855,22 @@ mod tests {
         assert!((last.u[1] - 0.9).abs() < 1e-14 && (last.u[0] + 0.19f64.sqrt()).abs() < 1e-10);
         let bad = ContinuationOptions::default().min_step(1.0).max_step(0.1);
         assert!(matches!(continuation(&Circle, &last.u, Start::Increasing, &bad), Err(ContinuationError::InvalidOptions(_))));
+    }
+}
+
+crate::invariants::validated!(Branch);
+
+impl Invariants for Branch {
+    fn invariants(&self) -> Result<(), String> {
+        let Some(first) = self.points.first() else { return Ok(()) };
+        let n = first.u.len();
+        match self.points.iter().position(|p| p.u.len() != n || p.direction.len() != n) {
+            Some(k) => Err(format!(
+                "`points[{k}]` has {} unknowns (direction {}) where `points[0]` has {n}",
+                self.points[k].u.len(),
+                self.points[k].direction.len()
+            )),
+            None => Ok(()),
+        }
     }
 }

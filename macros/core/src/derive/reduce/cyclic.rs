@@ -167,6 +167,7 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     let rsyms = Layout::from_symbols(arena, &coordinates, syms.t, q, qd, qdd, params);
     let name = red.name.clone();
     let keyword = &red.keyword;
-    let reduced = Model::assemble(name, None, coordinates, parameters, rsyms, routhian, quote::quote!(#keyword), force);
+    let mut reduced = Model::assemble(name, None, coordinates, parameters, rsyms, routhian, quote::quote!(#keyword), force);
+    reduced.requirements = model.requirements.clone();
     Ok(Reduced { model: reduced, cyclic, kept, cyclic_velocities: theta_dot, momenta, amended, gyroscopic })
 }

@@ -162,8 +162,9 @@ fn reduced(
         })
         .collect();
     let tokens = quote::quote!(#kw);
-    let reduced =
+    let mut reduced =
         Model::assemble(red.name.clone(), None, coordinates, model.parameters.clone(), layout, zero, tokens, vec![zero; nu]);
+    reduced.requirements = model.requirements.clone();
     Ok(FirstOrder {
         model: reduced,
         dropped: dropped.positions,

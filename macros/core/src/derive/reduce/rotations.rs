@@ -172,8 +172,9 @@ fn reduced(model: &Model, arena: &mut Arena, eq: &Equations, red: &Reduction) ->
     let jacobian = FirstOrderJacobian::derive(arena, &state, &rates, &mass, &forcing);
     let forcing_by_degree = forcing.iter().map(|&f| by_degree(arena, f, &xd)).collect();
     let tokens = quote::quote!(#kw);
-    let reduced =
+    let mut reduced =
         Model::assemble(red.name.clone(), None, coordinates, model.parameters.clone(), layout, zero, tokens, vec![zero; ns]);
+    reduced.requirements = model.requirements.clone();
     Ok(FirstOrder {
         kept_positions: None,
         model: reduced,

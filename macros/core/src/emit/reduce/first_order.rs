@@ -48,7 +48,10 @@ pub fn emit(full: &View<'_>, red: &FirstOrder, vis: &syn::Visibility) -> TokenSt
     let super::terms::Items { routh: routh_items, momenta: momentum_items, chaplygin: chaplygin_items } =
         super::terms::items(rm, red, &mut helpers, &base, full_name);
     let (run_items, run_impls) = runs(name, (dr, k, d));
+    let check = crate::emit::system::reduced_check_parameters(rm);
     let items = crate::emit::codegen::lazy(quote! {
+        #check
+
         #momentum_items
 
         #chaplygin_items
@@ -157,15 +160,23 @@ fn runs(name: &syn::Ident, (dr, k, d): (usize, usize, usize)) -> (TokenStream, T
         "Adaptive integration of the reduced system into a `Trajectory`; `.reconstructed(g0)` runs it with the \
          dropped coordinates from `g0` and returns the full model's trajectory.",
     );
-    let (run_items, run_impls) =
-        crate::emit::run::items(name, &crate::emit::run::Kind::smooth(dr), &run_doc, Some(quote! { plan.integrate(self) }), None);
+    let (run_items, run_impls) = crate::emit::run::items(
+        name,
+        &crate::emit::run::Kind::smooth(dr),
+        &run_doc,
+        Some(quote! { self.check_parameters()?; plan.integrate(self) }),
+        None,
+    );
     let kind = crate::emit::run::Kind::smooth(dr);
     let reconstructed = crate::emit::run::extra(
         name,
         &kind,
         quote! { __routh::Reconstructed<#k> },
         quote! { __routh::Trajectory<#d> },
-        quote! { plan.reconstructed::<Self, #k, #dz, #d>(self, with.0) },
+        quote! {
+            self.check_parameters()?;
+            plan.reconstructed::<Self, #k, #dz, #d>(self, with.0)
+        },
     );
     let run_impls = quote! { #run_impls #reconstructed };
     (run_items, run_impls)
