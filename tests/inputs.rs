@@ -123,6 +123,42 @@ fn a_feedback_law_designed_on_the_linearisation_balances_the_pole() {
     assert!(xf[1].abs() > 1.0, "unbalanced θ(1) = {}", xf[1]);
 }
 
+/// The linear-quadratic regulator of the upright linearisation (`Linearization::lqr`, the
+/// continuous Riccati equation) balances the nonlinear cart-pole, and the cost it predicts,
+/// δx₀ᵀXδx₀, is what the linear closed loop spends — integrated here along a run of the
+/// linearisation as a model of its own (the running cost as a last state).
+#[test]
+fn the_lqr_of_the_linearisation_balances_the_pole_at_the_cost_it_predicts() {
+    use routh::runtime::{FieldError, Flow};
+    let p = cart_pole();
+    let lin = p.linearize(0.0, &p.state([0.0, 0.0], [0.0, 0.0]), [0.0]).unwrap();
+    let q = SMatrix::<f64, 4, 4>::from_diagonal(&Vector4::new(1.0, 10.0, 0.1, 0.1));
+    let r = SMatrix::<f64, 1, 1>::new(0.5);
+    let lqr = lin.lqr(&q, &r).unwrap();
+    let k = SMatrix::<f64, 1, 4>::from_row_slice(lqr.gain.as_slice());
+    assert!(lqr.closed_loop.complex_eigenvalues().iter().all(|l| l.re < 0.0));
+    // The linear closed loop with its running cost xᵀ(Q + KᵀRK)x as a fifth state.
+    let acl = lin.a - lin.b * k;
+    let weight = q + k.transpose() * r * k;
+    let field = move |_t: f64, y: &SVector<f64, 5>| -> Result<SVector<f64, 5>, FieldError> {
+        let x = y.fixed_rows::<4>(0).into_owned();
+        let dx = acl * x;
+        Ok(SVector::<f64, 5>::new(dx[0], dx[1], dx[2], dx[3], x.dot(&(weight * x))))
+    };
+    let x0 = Vector4::new(0.1, 0.15, 0.0, -0.1);
+    let opts = Options::default().rtol(1e-12).atol(1e-14);
+    let spent =
+        Flow(&field).run(SVector::<f64, 5>::new(x0[0], x0[1], x0[2], x0[3], 0.0)).span(0.0..60.0).options(&opts).go().unwrap();
+    let predicted = x0.dot(&(SMatrix::<f64, 4, 4>::from_column_slice(lqr.cost.as_slice()) * x0));
+    let cost = spent.last().unwrap().1[4];
+    assert!((cost - predicted).abs() < 1e-8 * predicted, "spent {cost} against x₀ᵀXx₀ = {predicted}");
+    // The nonlinear model under u = −K x recovers from a 0.2 rad tilt.
+    let feedback = move |_t: f64, x: &SVector<f64, 4>| SVector::<f64, 1>::new(-(k * x)[0]);
+    let balanced = p.run(p.state([0.0, 0.2], [0.0, 0.0])).span(0.0..25.0).inputs(feedback).options(&opts).go().unwrap();
+    let (_, xf) = balanced.last().unwrap();
+    assert!(xf.amax() < 1e-4, "state after 25 s: {xf}");
+}
+
 #[test]
 fn trajectories_write_csv_with_the_generated_state_names() {
     let p = cart_pole();
@@ -229,6 +265,18 @@ fn a_constrained_cart_pole_has_the_coordinate_models_linearisation_and_balances(
     let (ca, cb) = (Matrix4::from_column_slice(cl.a.as_slice()), Vector4::from_column_slice(cl.b.as_slice()));
     println!("rail cart-pole: |A − T A_θ T⁻¹| = {:.1e}, |B − T B_θ| = {:.1e}", (ca - a).amax(), (cb - b).amax());
     assert!((ca - a).amax() < 1e-12 && (cb - b).amax() < 1e-12, "A = {ca}, B = {cb}");
+    // The regulators agree through the same change of coordinates: with Q_c = T⁻ᵀ Q T⁻¹ the
+    // constrained model's gain (`ConstrainedLinearization::lqr`) is K_θ T⁻¹.
+    let q = Matrix4::from_diagonal(&Vector4::new(1.0, 10.0, 0.1, 0.1));
+    let weight_u = SMatrix::<f64, 1, 1>::new(0.5);
+    let k_theta = lin.lqr(&q, &weight_u).unwrap();
+    let t_inv = t.try_inverse().unwrap();
+    let q_c = t_inv.transpose() * q * t_inv;
+    let dynamic = |m: &[f64], n: usize| routh::nalgebra::DMatrix::from_column_slice(n, m.len() / n, m);
+    let k_c = cl.lqr(&dynamic(q_c.as_slice(), 4), &dynamic(weight_u.as_slice(), 1)).unwrap();
+    let expected = SMatrix::<f64, 1, 4>::from_row_slice(k_theta.gain.as_slice()) * t_inv;
+    let gap = (SMatrix::<f64, 1, 4>::from_row_slice(k_c.gain.as_slice()) - expected).amax();
+    assert!(gap < 1e-9 * expected.amax(), "K_c = {} against K_θ T⁻¹ = {expected}", k_c.gain);
     // B through the saddle point against differences of the constrained field.
     let h = 1e-6;
     let fd = (r.driven([0.5 + h]).field(0.0, &xr).unwrap() - r.driven([0.5 - h]).field(0.0, &xr).unwrap()) / (2.0 * h);

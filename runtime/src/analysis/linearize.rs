@@ -640,6 +640,18 @@ mod tests {
 
 crate::invariants::validated!(ConstrainedLinearization);
 
+impl ConstrainedLinearization {
+    /// The continuous-time linear-quadratic regulator in the minimal state: δu = −K δx_min with
+    /// the weights `q` (over [`states`](Self::states)) and `r` (over the inputs)
+    /// ([`crate::lqr::care`]); the embedding maps δx_min back to the full state.
+    ///
+    /// # Errors
+    /// [`LqrError`](crate::lqr::LqrError): shapes, weights, or no stabilising solution.
+    pub fn lqr(&self, q: &DMatrix<f64>, r: &DMatrix<f64>) -> Result<crate::lqr::Lqr, crate::lqr::LqrError> {
+        crate::lqr::care(&self.a, &self.b, q, r)
+    }
+}
+
 impl Invariants for ConstrainedLinearization {
     fn invariants(&self) -> Result<(), String> {
         let n = self.states.len();

@@ -3,12 +3,14 @@
 //! continuation with bifurcation detection ([`continuation`]), ensembles of runs on all cores
 //! ([`ensemble`]) and sharded, resumable sweeps over many machines (`sweep`, with the `serde`
 //! feature), and the linearisation of constrained systems on their constraint manifold
-//! ([`linearize`]), and observables evaluated along a run ([`observables`]).
+//! ([`linearize`]), linear-quadratic regulators from the Riccati equations ([`lqr`]), and
+//! observables evaluated along a run ([`observables`]).
 
 pub mod continuation;
 pub mod ensemble;
 pub mod equilibrium;
 pub mod linearize;
+pub mod lqr;
 pub mod observables;
 pub mod periodic;
 mod progress;

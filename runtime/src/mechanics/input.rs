@@ -139,6 +139,24 @@ pub struct Linearization<const D: usize, const K: usize> {
     pub b: SMatrix<f64, D, K>,
 }
 
+impl<const D: usize, const K: usize> Linearization<D, K> {
+    /// The continuous-time linear-quadratic regulator of this linearisation with the weights
+    /// `q` (D × D, ⪰ 0) and `r` (K × K, ≻ 0): u − u₀ = −K (x − x₀), minimising
+    /// ∫ (δxᵀQδx + δuᵀRδu) dt ([`crate::lqr::care`]).
+    ///
+    /// # Errors
+    /// [`LqrError`](crate::lqr::LqrError): bad weights, or no stabilising solution.
+    pub fn lqr(&self, q: &SMatrix<f64, D, D>, r: &SMatrix<f64, K, K>) -> Result<crate::lqr::Lqr, crate::lqr::LqrError> {
+        let dynamic = |m: &[f64], rows: usize, cols: usize| nalgebra::DMatrix::from_column_slice(rows, cols, m);
+        crate::lqr::care(
+            &dynamic(self.a.as_slice(), D, D),
+            &dynamic(self.b.as_slice(), D, K),
+            &dynamic(q.as_slice(), D, D),
+            &dynamic(r.as_slice(), K, K),
+        )
+    }
+}
+
 /// Sampled-data control with a zero-order hold: at t_k = t₀ + k·`period` the `law` reads the state
 /// x(t_k) and returns u_k, held on [t_k, t_{k+1}) — a digital controller in the loop. The law may
 /// keep state of its own (an integrator, an observer). A run under it returns a [`Sampled`]
