@@ -1311,3 +1311,60 @@ fn bodies_from_parameters_are_checked_when_a_run_starts() {
     let err = ball(-0.5).run(x0).span(0.0..1.0).go().unwrap_err().error;
     assert!(matches!(err, SimError::InvalidParameter { name: "the sphere radius of contact `slope`", value: -0.5, .. }), "{err}");
 }
+
+/// A free asymmetric body with its field Jacobian, for the tangent-space linearisation.
+#[derive(Mechanics)]
+#[mechanics(
+    orientation(r),
+    body(name = brick, mass = m, centre = [0, 0, 0], frame = r, inertia = diag(i1, i2, i3)),
+    jacobian,
+)]
+struct Tumbling {
+    m: f64,
+    i1: f64,
+    i2: f64,
+    i3: f64,
+}
+
+/// Issue 48, item 5: the linearisation in the tangent space of SO(3) (`linearize_tangent`) is 6 × 6
+/// for a body turning about a fixed point, against the error-state model derived by hand from
+/// Euler's equations: with δω = θ̇ + ω₀ × θ, I δω̇ = (I δω) × ω₀ + (I ω₀) × δω and
+/// θ̈ = δω̇ − ω̇₀ × θ − ω₀ × θ̇ (ω̇₀ = I⁻¹ (I ω₀) × ω₀). Spinning about the intermediate axis it
+/// grows at the tennis racket's rate s √((I₂ − I₁)(I₃ − I₂) / (I₁ I₃)); about the largest axis
+/// nothing grows.
+#[test]
+fn the_tangent_linearisation_is_the_hand_derived_error_state_model() {
+    let body = Tumbling { m: 1.0, i1: 1.0, i2: 2.0, i3: 2.75 };
+    let inertia = Matrix3::from_diagonal(&Vector3::new(body.i1, body.i2, body.i3));
+    let inverse = inertia.try_inverse().unwrap();
+    let w0 = Vector3::new(0.3, -0.7, 1.1);
+    let q0 = UnitQuaternion::from_euler_angles(0.4, -1.1, 2.3);
+    let x0 = body.state([q0.w, q0.i, q0.j, q0.k], [w0.x, w0.y, w0.z]);
+    let lin = body.linearize_tangent(0.0, &x0).unwrap();
+    assert_eq!(lin.states, ["theta1(r)", "theta2(r)", "theta3(r)", "dot(theta1(r))", "dot(theta2(r))", "dot(theta3(r))"]);
+    let w0_dot = inverse * (inertia * w0).cross(&w0);
+    let dw_dot = |dw: Vector3<f64>| inverse * ((inertia * dw).cross(&w0) + (inertia * w0).cross(&dw));
+    let mut a = SMatrix::<f64, 6, 6>::zeros();
+    for c in 0..3 {
+        let e = Vector3::ith(c, 1.0);
+        a[(c, 3 + c)] = 1.0;
+        let by_theta = dw_dot(w0.cross(&e)) - w0_dot.cross(&e);
+        let by_rate = dw_dot(e) - w0.cross(&e);
+        a.fixed_view_mut::<3, 1>(3, c).copy_from(&by_theta);
+        a.fixed_view_mut::<3, 1>(3, 3 + c).copy_from(&by_rate);
+    }
+    let got = SMatrix::<f64, 6, 6>::from_column_slice(lin.a.as_slice());
+    println!("tangent linearisation of a tumbling body: |A − A_hand| = {:.1e}", (got - a).amax());
+    assert!((got - a).amax() < 1e-12, "A = {got}, by hand {a}");
+    // Spinning about each principal axis: only the intermediate one grows, at the racket's rate.
+    let s = 1.7;
+    let (i1, i2, i3) = (body.i1, body.i2, body.i3);
+    let racket = s * ((i2 - i1) * (i3 - i2) / (i1 * i3)).sqrt();
+    for (axis, rate) in [(1, racket), (2, 0.0), (0, 0.0)] {
+        let mut w = [0.0; 3];
+        w[axis] = s;
+        let lin = body.linearize_tangent(0.0, &body.state([1.0, 0.0, 0.0, 0.0], w)).unwrap();
+        let growth = lin.a.complex_eigenvalues().iter().map(|l| l.re).fold(f64::NEG_INFINITY, f64::max);
+        assert!((growth - rate).abs() < 1e-9, "axis {axis}: growth {growth}, expected {rate}");
+    }
+}

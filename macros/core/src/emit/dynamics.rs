@@ -58,7 +58,11 @@ pub(crate) fn accelerations_and_jacobian(
             impls: TokenStream::new(),
         },
         None if eq.rate_jacobians.is_some() => Dynamics {
-            jacobian: quasi_jacobian_items(model, eq, helpers),
+            jacobian: {
+                let jacobian = quasi_jacobian_items(model, eq, helpers);
+                let tangent = tangent_linearization(model);
+                quote! { #jacobian #tangent }
+            },
             methods: sensitivity_items(model, eq, helpers, operator),
             accelerations: accelerations_item(model, form, helpers),
             impls: TokenStream::new(),
@@ -247,6 +251,66 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
             let a = &a;
             #(#stmts)*
             #finish
+        }
+    }
+}
+
+/// `linearize_tangent` of an unconstrained model with orientations (not a mode's view): its
+/// linearisation with each orientation charted by its body rotation vector about the reference
+/// motion — 12 × 12 for a free body instead of the quaternion state's 13 × 13 with its redundant
+/// direction (the runtime's `linearize::constrained_with_orientations`, with no constraint rows).
+fn tangent_linearization(model: &View<'_>) -> TokenStream {
+    let orientations = &model.layout.orientations;
+    if orientations.is_empty() || model.mode.is_some() {
+        return TokenStream::new();
+    }
+    let (n, d, p) = (model.dof(), model.layout.state_dim(), model.layout.position_dim());
+    let names: Vec<String> = orientations.iter().map(|o| o.name.to_string()).collect();
+    let ordinary = p - 4 * orientations.len();
+    let mut chart: Vec<String> = model.coordinates[..ordinary].iter().map(ToString::to_string).collect();
+    chart.extend(names.iter().flat_map(|r| (1..=3).map(move |a| format!("theta{a}({r})"))));
+    let k = model.layout.u.len();
+    let inputs = if k == 0 {
+        quote! { __routh::DMatrix::zeros(#d, 0) }
+    } else {
+        quote! {{
+            let b = self.input_jacobian(t, x).map_err(__routh::linearize::LinearizeError::from)?;
+            __routh::DMatrix::from_column_slice(#d, #k, b.as_slice())
+        }}
+    };
+    let example = &names[0];
+    let doc = format!(
+        " The linearisation at `x` in the tangent space of the orientations: each orientation charted by its body \
+          rotation vector θ about the reference motion through `x` (`theta1({example})`, `theta2({example})`, \
+          `theta3({example})`, their velocities θ̇ = δω − ω₀ × θ), so a free body's is 12 × 12 (6 × 6 turning \
+          about a fixed point) where [`Self::jacobian`] in the quaternion state has a redundant direction. The \
+          state is every coordinate and chart coordinate and their velocities; `embedding` maps it to the full \
+          state; `mechanical` is M, C, K of M δq̈ + C δq̇ + K δq = B δu. See \
+          [`constrained_with_orientations`](::routh::runtime::linearize::constrained_with_orientations) (here \
+          with no constraint rows)."
+    );
+    quote! {
+        #[doc = #doc]
+        ///
+        /// # Errors
+        /// [`LinearizeError`](::routh::runtime::linearize::LinearizeError): the field's errors at `x`.
+        pub fn linearize_tangent(&self, t: f64, x: &__routh::State<#d>)
+            -> ::core::result::Result<__routh::linearize::ConstrainedLinearization, __routh::linearize::LinearizeError>
+        {
+            let jacobian = self.jacobian(t, x).map_err(__routh::linearize::LinearizeError::from)?;
+            let m = self.mass_matrix(t, x);
+            let mass = __routh::DMatrix::from_column_slice(#n, #n, m.as_slice());
+            let inputs = #inputs;
+            let field = __routh::VectorField::field(self, t, x).map_err(__routh::linearize::LinearizeError::from)?;
+            let at = __routh::linearize::Oriented::new(&Self::COORDINATES, &[#(#names),*], x, &field);
+            let chart = [#(#chart),*];
+            let selection = __routh::linearize::Selection::new().coordinates(chart).velocities(chart);
+            __routh::linearize::constrained_with_orientations(
+                &at,
+                (&jacobian, &inputs),
+                (&__routh::DMatrix::zeros(0, #d), &mass),
+                &selection,
+            )
         }
     }
 }
