@@ -381,6 +381,9 @@ pub mod __private {
     pub mod reduction {
         pub use routh_runtime::reduction::{nonholonomic_field, nonholonomic_jacobian};
     }
+    pub mod step {
+        pub use routh_runtime::step::InputJacobians;
+    }
 }
 
 /// Everything a model file usually needs.

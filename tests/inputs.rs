@@ -159,6 +159,47 @@ fn the_lqr_of_the_linearisation_balances_the_pole_at_the_cost_it_predicts() {
     assert!(xf.amax() < 1e-4, "state after 25 s: {xf}");
 }
 
+/// Issue 48, item 4: the step map of discrete-time control, one RK4 step with the input held and its
+/// exact Jacobians from the generated ∂F/∂x and ∂F/∂u (`runtime::step::rk4_step`), against central
+/// differences of the step; the discrete LQR designed on them (`lqr::dare`) balances the nonlinear
+/// cart-pole as a digital controller at the same period.
+#[test]
+fn the_step_jacobians_design_a_digital_controller_that_balances_the_pole() {
+    use routh::runtime::lqr::dare;
+    use routh::runtime::step::rk4_step;
+    let p = CartPole { b: 0.1, ..cart_pole() };
+    let h = 0.02;
+    let x = SVector::<f64, 4>::new(0.2, 0.3, -0.1, 0.4);
+    let u = SVector::<f64, 1>::new(0.8);
+    let step = rk4_step(&p, 0.0, &x, &u, h).unwrap();
+    let next = |x: SVector<f64, 4>, u: f64| rk4_step(&p, 0.0, &x, &SVector::<f64, 1>::new(u), h).unwrap().next;
+    let d = 1e-6;
+    for c in 0..4 {
+        let e = SVector::<f64, 4>::ith(c, d);
+        let fd = (next(x + e, u[0]) - next(x - e, u[0])) / (2.0 * d);
+        assert!((step.a.column(c) - fd).amax() < 1e-7, "A_d column {c}: {} vs {fd}", step.a.column(c));
+    }
+    let fd = (next(x, u[0] + d) - next(x, u[0] - d)) / (2.0 * d);
+    assert!((step.b.column(0) - fd).amax() < 1e-7, "B_d: {} vs {fd}", step.b);
+    // The discrete regulator at the upright equilibrium, run as a zero-order-hold controller.
+    let upright = rk4_step(&p, 0.0, &SVector::zeros(), &SVector::zeros(), h).unwrap();
+    let dynamic = |m: &[f64], rows: usize| routh::nalgebra::DMatrix::from_column_slice(rows, m.len() / rows, m);
+    let q = Matrix4::from_diagonal(&Vector4::new(1.0, 10.0, 0.1, 0.1)) * h;
+    let lqr = dare(
+        &dynamic(upright.a.as_slice(), 4),
+        &dynamic(upright.b.as_slice(), 4),
+        &dynamic(q.as_slice(), 4),
+        &dynamic(&[0.5 * h], 1),
+    )
+    .unwrap();
+    assert!(lqr.closed_loop.complex_eigenvalues().iter().all(|l| l.norm() < 1.0));
+    let k = SMatrix::<f64, 1, 4>::from_row_slice(lqr.gain.as_slice());
+    let law = move |_t: f64, x: &SVector<f64, 4>| SVector::<f64, 1>::new(-(k * x)[0]);
+    let run = p.run(p.state([0.0, 0.2], [0.0, 0.0])).span(0.0..25.0).sampled(h, law).rtol(1e-10).atol(1e-12).go().unwrap();
+    let end = run.trajectory.end.1;
+    assert!(end.amax() < 1e-4, "state after 25 s under the digital LQR: {end}");
+}
+
 #[test]
 fn trajectories_write_csv_with_the_generated_state_names() {
     let p = cart_pole();

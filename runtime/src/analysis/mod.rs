@@ -3,8 +3,9 @@
 //! continuation with bifurcation detection ([`continuation`]), ensembles of runs on all cores
 //! ([`ensemble`]) and sharded, resumable sweeps over many machines (`sweep`, with the `serde`
 //! feature), and the linearisation of constrained systems on their constraint manifold
-//! ([`linearize`]), linear-quadratic regulators from the Riccati equations ([`lqr`]), and
-//! observables evaluated along a run ([`observables`]).
+//! ([`linearize`]), linear-quadratic regulators from the Riccati equations ([`lqr`]), the step
+//! maps of discrete-time control with their exact Jacobians ([`step`]), and observables evaluated
+//! along a run ([`observables`]).
 
 pub mod continuation;
 pub mod ensemble;
@@ -14,6 +15,7 @@ pub mod lqr;
 pub mod observables;
 pub mod periodic;
 mod progress;
+pub mod step;
 #[cfg(feature = "serde")]
 pub mod sweep;
 pub mod variational;

@@ -350,6 +350,28 @@ fn driven(model: &View<'_>, vis: &syn::Visibility, door: &Door) -> TokenStream {
     } else {
         TokenStream::new()
     };
+    // The Jacobians a discrete-time step map needs (`runtime::step`), where the field's are
+    // generated and the step is of the field alone (no projection, no resets).
+    let step_jacobians = if model.field_jacobian && model.constraints.is_empty() && !hybrid {
+        quote! {
+            #[automatically_derived]
+            impl __routh::step::InputJacobians<#d, #k> for #name {
+                fn state_jacobian(&self, t: f64, x: &#state, u: &__routh::Vector<#k>)
+                    -> ::core::result::Result<__routh::Matrix<#d, #d>, __routh::FieldError>
+                {
+                    self.driven(::core::array::from_fn(|i| u[i])).jacobian(t, x)
+                }
+
+                fn input_jacobian(&self, t: f64, x: &#state, u: &__routh::Vector<#k>)
+                    -> ::core::result::Result<__routh::Matrix<#d, #k>, __routh::FieldError>
+                {
+                    self.driven(::core::array::from_fn(|i| u[i])).input_jacobian(t, x)
+                }
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
     let input_items = crate::emit::codegen::lazy(quote! {
         #[inline]
         fn field_with_input(&self, t: f64, x: &#state, u: &__routh::Vector<#k>)
@@ -376,6 +398,8 @@ fn driven(model: &View<'_>, vis: &syn::Visibility, door: &Door) -> TokenStream {
         impl __routh::InputSystem<#d, #k> for #name {
             #input_items
         }
+
+        #step_jacobians
 
         #hybrid_inputs
 

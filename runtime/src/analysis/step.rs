@@ -1,0 +1,190 @@
+//! Discrete-time step maps for control: one fixed step of the classical Runge–Kutta method with
+//! the input held, x_{k+1} = Φ_h(t_k, x_k, u_k), and its exact Jacobians A_d = ∂x_{k+1}/∂x_k,
+//! B_d = ∂x_{k+1}/∂u_k — what iLQR, MPC and discrete LQR ([`crate::lqr::dare`]) linearise.
+//!
+//! The derivatives are those of the scheme itself (not of the exact flow), by the chain rule through
+//! the stages with the system's ∂F/∂x and ∂F/∂u ([`InputJacobians`]; generated models with inputs
+//! implement it with their symbolic Jacobians): with k₁ = F(t, x, u), k₂ = F(t + h/2, x + h/2 k₁, u),
+//! k₃ = F(t + h/2, x + h/2 k₂, u), k₄ = F(t + h, x + h k₃, u),
+//!
+//! ```text
+//! ∂k₁ = J₁ (·) + B₁,   ∂k₂ = J₂ (I + h/2 ∂k₁) (·) + B₂,   …,   A_d = I + h/6 (∂k₁ + 2∂k₂ + 2∂k₃ + ∂k₄)
+//! ```
+//!
+//! so they agree with finite differences of the step to the differences' own error and cost four
+//! evaluations of F, J and B instead of D + K + 1 steps.
+//!
+//! ```
+//! use routh_runtime::input::InputSystem;
+//! use routh_runtime::nalgebra::{Matrix2, SMatrix, Vector1, Vector2};
+//! use routh_runtime::step::{InputJacobians, rk4_step};
+//! use routh_runtime::FieldError;
+//!
+//! // The double integrator ẍ = u: RK4 is exact on it, A_d = [1, h; 0, 1], B_d = [h²/2; h].
+//! struct Cart;
+//! impl InputSystem<2, 1> for Cart {
+//!     fn field_with_input(&self, _t: f64, x: &Vector2<f64>, u: &Vector1<f64>) -> Result<Vector2<f64>, FieldError> {
+//!         Ok(Vector2::new(x[1], u[0]))
+//!     }
+//! }
+//! impl InputJacobians<2, 1> for Cart {
+//!     fn state_jacobian(&self, _t: f64, _x: &Vector2<f64>, _u: &Vector1<f64>) -> Result<Matrix2<f64>, FieldError> {
+//!         Ok(Matrix2::new(0.0, 1.0, 0.0, 0.0))
+//!     }
+//!     fn input_jacobian(&self, _t: f64, _x: &Vector2<f64>, _u: &Vector1<f64>) -> Result<SMatrix<f64, 2, 1>, FieldError> {
+//!         Ok(SMatrix::<f64, 2, 1>::new(0.0, 1.0))
+//!     }
+//! }
+//! let h = 0.1;
+//! let step = rk4_step(&Cart, 0.0, &Vector2::new(1.0, 2.0), &Vector1::new(3.0), h)?;
+//! assert!((step.next - Vector2::new(1.0 + 2.0 * h + 1.5 * h * h, 2.0 + 3.0 * h)).amax() < 1e-15);
+//! assert!((step.a - Matrix2::new(1.0, h, 0.0, 1.0)).amax() < 1e-15);
+//! assert!((step.b - SMatrix::<f64, 2, 1>::new(h * h / 2.0, h)).amax() < 1e-15);
+//! # Ok::<(), FieldError>(())
+//! ```
+
+use nalgebra::{SMatrix, SVector};
+
+use crate::error::FieldError;
+use crate::input::InputSystem;
+
+/// A system with inputs and the Jacobians of its field, ∂F/∂x and ∂F/∂u.
+pub trait InputJacobians<const D: usize, const K: usize>: InputSystem<D, K> {
+    /// ∂F/∂x at (t, x, u).
+    ///
+    /// # Errors
+    /// A [`FieldError`] where it cannot be evaluated.
+    fn state_jacobian(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>) -> Result<SMatrix<f64, D, D>, FieldError>;
+    /// ∂F/∂u at (t, x, u).
+    ///
+    /// # Errors
+    /// A [`FieldError`] where it cannot be evaluated.
+    fn input_jacobian(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>) -> Result<SMatrix<f64, D, K>, FieldError>;
+}
+
+/// One step and its Jacobians.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct StepJacobian<const D: usize, const K: usize> {
+    /// x_{k+1}.
+    pub next: SVector<f64, D>,
+    /// A_d = ∂x_{k+1}/∂x_k.
+    pub a: SMatrix<f64, D, D>,
+    /// B_d = ∂x_{k+1}/∂u_k.
+    pub b: SMatrix<f64, D, K>,
+}
+
+/// One classical Runge–Kutta step of size `h` from (t, x) with the input `u` held, and its exact
+/// Jacobians (see the [module docs](self)).
+///
+/// # Errors
+/// The system's [`FieldError`]s at a stage; [`FieldError::NonFinite`] for a non-finite result or
+/// step size.
+pub fn rk4_step<S: InputJacobians<D, K> + ?Sized, const D: usize, const K: usize>(
+    sys: &S,
+    t: f64,
+    x: &SVector<f64, D>,
+    u: &SVector<f64, K>,
+    h: f64,
+) -> Result<StepJacobian<D, K>, FieldError> {
+    if !h.is_finite() {
+        return Err(FieldError::NonFinite { t });
+    }
+    let identity = SMatrix::<f64, D, D>::identity();
+    // A stage at (τ, y) whose state is y = x + c·h·k_prev: its slope and the slope's derivatives.
+    let stage = |tau: f64, y: &SVector<f64, D>, dy_dx: &SMatrix<f64, D, D>, dy_du: &SMatrix<f64, D, K>| {
+        let k = sys.field_with_input(tau, y, u)?;
+        let j = sys.state_jacobian(tau, y, u)?;
+        let b = sys.input_jacobian(tau, y, u)?;
+        Ok::<_, FieldError>((k, j * dy_dx, j * dy_du + b))
+    };
+    let zero_u = SMatrix::<f64, D, K>::zeros();
+    let (k1, a1, b1) = stage(t, x, &identity, &zero_u)?;
+    let half = 0.5 * h;
+    let (k2, a2, b2) = stage(t + half, &(x + k1 * half), &(identity + a1 * half), &(b1 * half))?;
+    let (k3, a3, b3) = stage(t + half, &(x + k2 * half), &(identity + a2 * half), &(b2 * half))?;
+    let (k4, a4, b4) = stage(t + h, &(x + k3 * h), &(identity + a3 * h), &(b3 * h))?;
+    let sixth = h / 6.0;
+    let step = StepJacobian {
+        next: x + (k1 + (k2 + k3) * 2.0 + k4) * sixth,
+        a: identity + (a1 + (a2 + a3) * 2.0 + a4) * sixth,
+        b: (b1 + (b2 + b3) * 2.0 + b4) * sixth,
+    };
+    let finite = step.next.iter().chain(step.a.iter()).chain(step.b.iter()).all(|v| v.is_finite());
+    if finite { Ok(step) } else { Err(FieldError::NonFinite { t }) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{Matrix3, Vector1, Vector3};
+
+    /// x' = A x + B u: RK4's step is the fourth-order Taylor polynomial of e^{hA}, so
+    /// A_d = Σ_{j≤4} (hA)ʲ/j! and B_d = Σ_{j≤4} hʲ Aʲ⁻¹ B / j!, exactly.
+    struct Linear(Matrix3<f64>, SMatrix<f64, 3, 1>);
+    impl InputSystem<3, 1> for Linear {
+        fn field_with_input(&self, _t: f64, x: &Vector3<f64>, u: &Vector1<f64>) -> Result<Vector3<f64>, FieldError> {
+            Ok(self.0 * x + self.1 * u)
+        }
+    }
+    impl InputJacobians<3, 1> for Linear {
+        fn state_jacobian(&self, _t: f64, _x: &Vector3<f64>, _u: &Vector1<f64>) -> Result<Matrix3<f64>, FieldError> {
+            Ok(self.0)
+        }
+        fn input_jacobian(&self, _t: f64, _x: &Vector3<f64>, _u: &Vector1<f64>) -> Result<SMatrix<f64, 3, 1>, FieldError> {
+            Ok(self.1)
+        }
+    }
+
+    #[test]
+    fn a_linear_systems_step_is_the_taylor_polynomial() {
+        let a = Matrix3::new(0.0, 1.0, 0.0, -2.0, -0.3, 1.0, 0.5, 0.0, -1.0);
+        let b = SMatrix::<f64, 3, 1>::new(0.0, 1.0, -0.5);
+        let h = 0.2;
+        let step = rk4_step(&Linear(a, b), 0.0, &Vector3::new(1.0, -1.0, 0.5), &Vector1::new(2.0), h).unwrap();
+        let (mut power, mut ad, mut bd, mut factorial) =
+            (Matrix3::identity(), Matrix3::identity(), SMatrix::<f64, 3, 1>::zeros(), 1.0);
+        for j in 1..=4 {
+            factorial *= f64::from(j);
+            bd += power * b * (h.powi(j) / factorial);
+            power *= a;
+            ad += power * (h.powi(j) / factorial);
+        }
+        assert!((step.a - ad).amax() < 1e-15 && (step.b - bd).amax() < 1e-15, "{} {}", step.a - ad, step.b - bd);
+    }
+
+    /// A driven pendulum with a state-dependent input gain, θ̈ = −sin θ − c θ̇ + u cos θ: the step's
+    /// Jacobians against central differences of the step itself.
+    struct Pendulum;
+    impl InputSystem<2, 1> for Pendulum {
+        fn field_with_input(&self, t: f64, x: &SVector<f64, 2>, u: &Vector1<f64>) -> Result<SVector<f64, 2>, FieldError> {
+            Ok(SVector::<f64, 2>::new(x[1], -x[0].sin() - 0.2 * x[1] + u[0] * x[0].cos() + 0.1 * t))
+        }
+    }
+    impl InputJacobians<2, 1> for Pendulum {
+        fn state_jacobian(&self, _t: f64, x: &SVector<f64, 2>, u: &Vector1<f64>) -> Result<SMatrix<f64, 2, 2>, FieldError> {
+            Ok(SMatrix::<f64, 2, 2>::new(0.0, 1.0, -x[0].cos() - u[0] * x[0].sin(), -0.2))
+        }
+        fn input_jacobian(&self, _t: f64, x: &SVector<f64, 2>, _u: &Vector1<f64>) -> Result<SMatrix<f64, 2, 1>, FieldError> {
+            Ok(SMatrix::<f64, 2, 1>::new(0.0, x[0].cos()))
+        }
+    }
+
+    #[test]
+    fn a_nonlinear_steps_jacobians_match_differences_of_the_step() {
+        let (t, h) = (0.4, 0.05);
+        let x = SVector::<f64, 2>::new(1.1, -0.4);
+        let u = Vector1::new(0.7);
+        let step = rk4_step(&Pendulum, t, &x, &u, h).unwrap();
+        let next = |x: SVector<f64, 2>, u: f64| rk4_step(&Pendulum, t, &x, &Vector1::new(u), h).unwrap().next;
+        let d = 1e-6;
+        for c in 0..2 {
+            let e = SVector::<f64, 2>::ith(c, d);
+            let fd = (next(x + e, u[0]) - next(x - e, u[0])) / (2.0 * d);
+            assert!((step.a.column(c) - fd).amax() < 1e-9, "column {c}: {} vs {fd}", step.a.column(c));
+        }
+        let fd = (next(x, u[0] + d) - next(x, u[0] - d)) / (2.0 * d);
+        assert!((step.b.column(0) - fd).amax() < 1e-9);
+        assert!(matches!(rk4_step(&Pendulum, t, &x, &u, f64::NAN), Err(FieldError::NonFinite { .. })));
+    }
+}
