@@ -512,6 +512,50 @@ fn minimal(chart: &Chart, mass: &DMatrix<f64>, selection: &Selection) -> Result<
     Ok(ConstrainedLinearization { states: keep.iter().map(|&i| name(i)).collect(), a, b, embedding, mechanical })
 }
 
+impl ConstrainedLinearization {
+    /// The continuous-time linear-quadratic regulator in the minimal state: δu = −K δx_min with
+    /// the weights `q` (over [`states`](Self::states)) and `r` (over the inputs)
+    /// ([`crate::lqr::care`]); the embedding maps δx_min back to the full state.
+    ///
+    /// # Errors
+    /// [`LqrError`](crate::lqr::LqrError): shapes, weights, or no stabilising solution.
+    pub fn lqr(&self, q: &DMatrix<f64>, r: &DMatrix<f64>) -> Result<crate::lqr::Lqr, crate::lqr::LqrError> {
+        crate::lqr::care(&self.a, &self.b, q, r)
+    }
+}
+
+crate::invariants::validated!(ConstrainedLinearization);
+
+impl Invariants for ConstrainedLinearization {
+    fn invariants(&self) -> Result<(), String> {
+        let n = self.states.len();
+        let shape = |m: &DMatrix<f64>| (m.nrows(), m.ncols());
+        if shape(&self.a) != (n, n) {
+            return Err(format!("`a` is {:?} for {n} `states`", shape(&self.a)));
+        }
+        if self.b.nrows() != n || self.embedding.ncols() != n {
+            return Err(format!(
+                "`b` has {} rows and `embedding` {} columns for {n} `states`",
+                self.b.nrows(),
+                self.embedding.ncols()
+            ));
+        }
+        // M δq̈ + C δq̇ + K δq = B u over k velocities and the coordinates before them.
+        if let Some(m) = &self.mechanical {
+            let k = m.mass.nrows();
+            let fits = shape(&m.mass) == (k, k)
+                && shape(&m.damping) == (k, k)
+                && m.stiffness.nrows() == k
+                && m.stiffness.ncols() + k <= n
+                && shape(&m.input) == (k, self.b.ncols());
+            if !fits {
+                return Err(format!("`mechanical` is not one system of {k} velocities with the inputs of `b` and {n} `states`"));
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -635,49 +679,5 @@ mod tests {
             constrained_with_orientations(&at, (&SMatrix::zeros(), &DMatrix::zeros(7, 0)), (&DMatrix::zeros(0, 7), &mass), &sel)
                 .unwrap_err();
         assert!(matches!(&err, LinearizeError::Selection(msg) if msg.contains("theta1(r)")), "{err}");
-    }
-}
-
-crate::invariants::validated!(ConstrainedLinearization);
-
-impl ConstrainedLinearization {
-    /// The continuous-time linear-quadratic regulator in the minimal state: δu = −K δx_min with
-    /// the weights `q` (over [`states`](Self::states)) and `r` (over the inputs)
-    /// ([`crate::lqr::care`]); the embedding maps δx_min back to the full state.
-    ///
-    /// # Errors
-    /// [`LqrError`](crate::lqr::LqrError): shapes, weights, or no stabilising solution.
-    pub fn lqr(&self, q: &DMatrix<f64>, r: &DMatrix<f64>) -> Result<crate::lqr::Lqr, crate::lqr::LqrError> {
-        crate::lqr::care(&self.a, &self.b, q, r)
-    }
-}
-
-impl Invariants for ConstrainedLinearization {
-    fn invariants(&self) -> Result<(), String> {
-        let n = self.states.len();
-        let shape = |m: &DMatrix<f64>| (m.nrows(), m.ncols());
-        if shape(&self.a) != (n, n) {
-            return Err(format!("`a` is {:?} for {n} `states`", shape(&self.a)));
-        }
-        if self.b.nrows() != n || self.embedding.ncols() != n {
-            return Err(format!(
-                "`b` has {} rows and `embedding` {} columns for {n} `states`",
-                self.b.nrows(),
-                self.embedding.ncols()
-            ));
-        }
-        // M δq̈ + C δq̇ + K δq = B u over k velocities and the coordinates before them.
-        if let Some(m) = &self.mechanical {
-            let k = m.mass.nrows();
-            let fits = shape(&m.mass) == (k, k)
-                && shape(&m.damping) == (k, k)
-                && m.stiffness.nrows() == k
-                && m.stiffness.ncols() + k <= n
-                && shape(&m.input) == (k, self.b.ncols());
-            if !fits {
-                return Err(format!("`mechanical` is not one system of {k} velocities with the inputs of `b` and {n} `states`"));
-            }
-        }
-        Ok(())
     }
 }

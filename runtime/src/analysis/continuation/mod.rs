@@ -699,6 +699,23 @@ fn special_points<P: Problem + ?Sized>(
     (located, doubling)
 }
 
+crate::invariants::validated!(Branch);
+
+impl Invariants for Branch {
+    fn invariants(&self) -> Result<(), String> {
+        let Some(first) = self.points.first() else { return Ok(()) };
+        let n = first.u.len();
+        match self.points.iter().position(|p| p.u.len() != n || p.direction.len() != n) {
+            Some(k) => Err(format!(
+                "`points[{k}]` has {} unknowns (direction {}) where `points[0]` has {n}",
+                self.points[k].u.len(),
+                self.points[k].direction.len()
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -855,22 +872,5 @@ mod tests {
         assert!((last.u[1] - 0.9).abs() < 1e-14 && (last.u[0] + 0.19f64.sqrt()).abs() < 1e-10);
         let bad = ContinuationOptions::default().min_step(1.0).max_step(0.1);
         assert!(matches!(continuation(&Circle, &last.u, Start::Increasing, &bad), Err(ContinuationError::InvalidOptions(_))));
-    }
-}
-
-crate::invariants::validated!(Branch);
-
-impl Invariants for Branch {
-    fn invariants(&self) -> Result<(), String> {
-        let Some(first) = self.points.first() else { return Ok(()) };
-        let n = first.u.len();
-        match self.points.iter().position(|p| p.u.len() != n || p.direction.len() != n) {
-            Some(k) => Err(format!(
-                "`points[{k}]` has {} unknowns (direction {}) where `points[0]` has {n}",
-                self.points[k].u.len(),
-                self.points[k].direction.len()
-            )),
-            None => Ok(()),
-        }
     }
 }
