@@ -179,21 +179,24 @@ fn the_discrete_legendre_maps_of_the_midpoint_rule() {
     assert!(close(at.eval(&model.view(&arena), de.left_jacobian[0][0]), m / h + h * k / 4.0));
 }
 
+/// A model of `n` chained rational defines, d_k = d_{k−1}² / (1 + d_{k−1}), its potential k d_n.
+fn rational_chain(n: usize) -> String {
+    let defs: Vec<String> = std::iter::once("d0 = x".to_owned())
+        .chain((1..=n).map(|i| format!("d{i} = d{p} * d{p} / (1 + d{p})", p = i - 1)))
+        .collect();
+    format!(
+        "#[mechanics(coordinates(x), define({}), lagrangian = m / 2 * dot(x).powi(2) - k * d{n})] struct Chain {{ m: f64, k: f64 }}",
+        defs.join(", ")
+    )
+}
+
 /// Chained rational defines, d_k = d_{k−1}² / (1 + d_{k−1}): the equations' derivatives share
 /// nothing and swell (300 of them took 17 GB before failing). The workspace's budget stops the
 /// derivation in bounded time and memory, flagged for the error the derive reports; a model well
 /// inside the budget is untouched.
 #[test]
 fn a_derivation_that_swells_stops_at_the_workspace_budget() {
-    let chain = |n: usize| {
-        let defs: Vec<String> = std::iter::once("d0 = x".to_owned())
-            .chain((1..=n).map(|i| format!("d{i} = d{p} * d{p} / (1 + d{p})", p = i - 1)))
-            .collect();
-        format!(
-            "#[mechanics(coordinates(x), define({}), lagrangian = m / 2 * dot(x).powi(2) - k * d{n})] struct Chain {{ m: f64, k: f64 }}",
-            defs.join(", ")
-        )
-    };
+    let chain = rational_chain;
     let (model, mut arena) = lowered(&chain(40));
     let mut cx = crate::diagnostics::Ctxt::new();
     let _ = mode(&model, &mut arena, false, &mut cx);
@@ -214,15 +217,7 @@ fn a_derivation_that_swells_stops_at_the_workspace_budget() {
 /// the only one, at the define where lowering hit it, or at the Lagrangian when the derivation did.
 #[test]
 fn an_exhausted_budget_is_the_only_error_and_names_where_it_was_hit() {
-    let source = |n: usize| {
-        let defs: Vec<String> = std::iter::once("d0 = x".to_owned())
-            .chain((1..=n).map(|i| format!("d{i} = d{p} * d{p} / (1 + d{p})", p = i - 1)))
-            .collect();
-        format!(
-            "#[mechanics(coordinates(x), define({}), lagrangian = m / 2 * dot(x).powi(2) - k * d{n})] struct Chain {{ m: f64, k: f64 }}",
-            defs.join(", ")
-        )
-    };
+    let source = rational_chain;
     let errors = |n: usize, budget: usize| {
         let input: proc_macro2::TokenStream = source(n).parse().unwrap();
         let err = symbolic::with_budget(budget, || crate::try_expand(input)).unwrap_err();

@@ -109,6 +109,19 @@ pub(crate) fn state_arguments(model: &View<'_>) -> (TokenStream, TokenStream) {
     }
 }
 
+/// Inside a generated linearisation: B = ∂F/∂u at (t, x) as a D × k `DMatrix` (the view's
+/// `input_jacobian`), or D × 0 for a model without inputs.
+pub(crate) fn input_matrix(model: &View<'_>) -> TokenStream {
+    let (d, k) = (model.layout.state_dim(), model.layout.u.len());
+    if k == 0 {
+        return quote! { __routh::DMatrix::zeros(#d, 0) };
+    }
+    quote! {{
+        let b = self.input_jacobian(t, x).map_err(__routh::linearize::LinearizeError::from)?;
+        __routh::DMatrix::from_column_slice(#d, #k, b.as_slice())
+    }}
+}
+
 /// Above this many temporaries a computation is split into part functions.
 const SPLIT_STATEMENTS: usize = 400;
 /// Statements per part function.

@@ -326,15 +326,7 @@ fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &
         quote! { j[(#r, #c)] = #dq; #a }
     });
     let allow = allow_generated();
-    let k = model.layout.u.len();
-    let inputs = if k == 0 {
-        quote! { __routh::DMatrix::zeros(#d, 0) }
-    } else {
-        quote! {{
-            let b = self.input_jacobian(t, x).map_err(__routh::linearize::LinearizeError::from)?;
-            __routh::DMatrix::from_column_slice(#d, #k, b.as_slice())
-        }}
-    };
+    let inputs = crate::emit::codegen::input_matrix(model);
     let (call, chart_doc) = if model.layout.orientations.is_empty() {
         (
             quote! {

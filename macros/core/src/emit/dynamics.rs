@@ -269,15 +269,7 @@ fn tangent_linearization(model: &View<'_>) -> TokenStream {
     let ordinary = p - 4 * orientations.len();
     let mut chart: Vec<String> = model.coordinates[..ordinary].iter().map(ToString::to_string).collect();
     chart.extend(names.iter().flat_map(|r| (1..=3).map(move |a| format!("theta{a}({r})"))));
-    let k = model.layout.u.len();
-    let inputs = if k == 0 {
-        quote! { __routh::DMatrix::zeros(#d, 0) }
-    } else {
-        quote! {{
-            let b = self.input_jacobian(t, x).map_err(__routh::linearize::LinearizeError::from)?;
-            __routh::DMatrix::from_column_slice(#d, #k, b.as_slice())
-        }}
-    };
+    let inputs = crate::emit::codegen::input_matrix(model);
     let example = &names[0];
     let doc = format!(
         " The linearisation at `x` in the tangent space of the orientations: each orientation charted by its body \
