@@ -1,0 +1,110 @@
+//! Discrete-time control products on the cart-pole (4 states, 1 input; a generated model with its
+//! symbolic ∂F/∂x and ∂F/∂u): one RK4 step with its exact Jacobians A_d, B_d
+//! (`runtime::step::rk4_step`) against the baseline a user would otherwise run in the same process —
+//! forward differences of the step, D + K + 1 = 6 RK4 steps — and against the D + K + 1 field
+//! evaluations the issue measures it by. The two agree to 1e-6 before timing. The continuous and
+//! discrete Riccati solves (`lqr::care`, `lqr::dare`) of its 4 × 4 linearisation are timed for scale.
+//!
+//! `cargo bench --bench control` prints the ratios.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use routh::nalgebra::{DMatrix, SMatrix, SVector};
+use routh::prelude::*;
+use routh::runtime::lqr::{care, dare};
+use routh::runtime::step::rk4_step;
+use routh::runtime::{InputSystem, VectorField};
+use std::hint::black_box;
+
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, th),
+    input(u),
+    define(px = x + l * th.sin(), py = l * th.cos()),
+    lagrangian = mc / 2 * dot(x).powi(2) + mp / 2 * (dot(px).powi(2) + dot(py).powi(2)) - mp * g * py,
+    force(x = u - b * dot(x)),
+    jacobian,
+)]
+struct CartPole {
+    mc: f64,
+    mp: f64,
+    l: f64,
+    g: f64,
+    b: f64,
+}
+
+/// One RK4 step of `p` with the input held, without Jacobians.
+fn plain_step(p: &CartPole, x: &SVector<f64, 4>, u: &SVector<f64, 1>, h: f64) -> SVector<f64, 4> {
+    let f = |y: &SVector<f64, 4>| p.field_with_input(0.0, y, u).unwrap();
+    let k1 = f(x);
+    let k2 = f(&(x + k1 * (h / 2.0)));
+    let k3 = f(&(x + k2 * (h / 2.0)));
+    let k4 = f(&(x + k3 * h));
+    x + (k1 + (k2 + k3) * 2.0 + k4) * (h / 6.0)
+}
+
+/// A_d and B_d by forward differences of the step: D + K + 1 steps.
+fn differenced(p: &CartPole, x: &SVector<f64, 4>, u: &SVector<f64, 1>, h: f64) -> (SMatrix<f64, 4, 4>, SMatrix<f64, 4, 1>) {
+    let base = plain_step(p, x, u, h);
+    let d = 1e-7;
+    let a = SMatrix::<f64, 4, 4>::from_fn(|r, c| (plain_step(p, &(x + SVector::<f64, 4>::ith(c, d)), u, h)[r] - base[r]) / d);
+    let shifted = plain_step(p, x, &(u + SVector::<f64, 1>::new(d)), h);
+    (a, (shifted - base) / d)
+}
+
+fn bench(c: &mut Criterion) {
+    let p = CartPole { mc: 1.5, mp: 0.4, l: 0.7, g: 9.81, b: 0.1 };
+    let (x, u, h) = (SVector::<f64, 4>::new(0.2, 0.3, -0.1, 0.4), SVector::<f64, 1>::new(0.8), 0.02);
+    let exact = rk4_step(&p, 0.0, &x, &u, h).unwrap();
+    let (a, b) = differenced(&p, &x, &u, h);
+    assert!((exact.a - a).amax() < 1e-6 && (exact.b - b).amax() < 1e-6, "{} {}", exact.a - a, exact.b - b);
+    assert!((exact.next - plain_step(&p, &x, &u, h)).amax() < 1e-15);
+
+    let time = |f: &dyn Fn()| {
+        let start = std::time::Instant::now();
+        for _ in 0..200_000 {
+            f();
+        }
+        start.elapsed().as_secs_f64() / 200_000.0
+    };
+    let driven = p.driven([u[0]]);
+    let (t_exact, t_fd, t_fields) = (
+        time(&|| {
+            black_box(rk4_step(&p, 0.0, black_box(&x), &u, h).unwrap());
+        }),
+        time(&|| {
+            black_box(differenced(&p, black_box(&x), &u, h));
+        }),
+        time(&|| {
+            for _ in 0..6 {
+                black_box(driven.field(0.0, black_box(&x)).unwrap());
+            }
+        }),
+    );
+    println!(
+        "cart-pole RK4 step with exact A_d, B_d: {:.0} ns = {:.2}× forward differences of the step ({:.0} ns, 6 steps), \
+         {:.2}× D + K + 1 = 6 field evaluations ({:.0} ns)",
+        1e9 * t_exact,
+        t_exact / t_fd,
+        1e9 * t_fd,
+        t_exact / t_fields,
+        1e9 * t_fields
+    );
+
+    let lin = p.linearize(0.0, &p.state([0.0, 0.0], [0.0, 0.0]), [0.0]).unwrap();
+    let dynamic = |m: &[f64], rows: usize| DMatrix::from_column_slice(rows, m.len() / rows, m);
+    let (ac, bc) = (dynamic(lin.a.as_slice(), 4), dynamic(lin.b.as_slice(), 4));
+    let step = rk4_step(&p, 0.0, &SVector::zeros(), &SVector::zeros(), h).unwrap();
+    let (ad, bd) = (dynamic(step.a.as_slice(), 4), dynamic(step.b.as_slice(), 4));
+    let q = DMatrix::from_diagonal(&routh::nalgebra::DVector::from_vec(vec![1.0, 10.0, 0.1, 0.1]));
+    let r = DMatrix::from_element(1, 1, 0.5);
+
+    let mut group = c.benchmark_group("control");
+    group.bench_function("cartpole/rk4_step_jacobians", |bch| bch.iter(|| rk4_step(&p, 0.0, black_box(&x), &u, h)));
+    group.bench_function("cartpole/step_differences", |bch| bch.iter(|| differenced(&p, black_box(&x), &u, h)));
+    group.bench_function("cartpole/care", |bch| bch.iter(|| care(black_box(&ac), &bc, &q, &r)));
+    group.bench_function("cartpole/dare", |bch| bch.iter(|| dare(black_box(&ad), &bd, &q, &r)));
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
