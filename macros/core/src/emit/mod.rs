@@ -10,13 +10,15 @@
 //! - [`constraint`], [`impact`], [`symmetry`], [`discrete`]: the items of each concept;
 //! - [`reduce`]: the reduced systems, each a type of its own;
 //! - [`system`] and [`hybrid`]: how the model simulates as a whole (modes, `HybridSystem`), and
-//!   [`run`]: its `run()` and the runtime's `Simulate`/`Runs` impls;
+//!   [`run`]: its `run()` and the runtime's `Simulate`/`Runs` impls, [`checks`]: what a run checks
+//!   before it starts (parameters, the bodies' requirements, unit quaternions);
 //! - [`door`]: the one constant the impls stand in, importing the runtime's door once;
 //! - [`codegen`]: the shared helpers (symbols as tokens, straight-line bodies, matrices);
 //! - [`fallback`]: stubs of the API beside a model's errors.
 //!
 //! [`mode`] emits one mode with its reductions, [`system`]'s `items` what belongs to the system.
 
+pub mod checks;
 pub mod codegen;
 pub mod constraint;
 pub mod discrete;

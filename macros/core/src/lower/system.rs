@@ -428,16 +428,8 @@ fn lower_model(
     let (dq, dt) = (syms.dq.clone(), syms.dt);
 
     let mut lower = Lowerer::new(&mut arena, &syms, &raw.coordinates, &parameters, action, inputs, &raw.defines);
-    // Lower every define, used or not, so that mistakes in them are reported.
-    for (i, d) in raw.defines.iter().enumerate() {
-        cx.ok(lower.check_define(i));
-        // Past the budget every expression is a placeholder: report that alone, at this define.
-        if lower.arena.exhausted() {
-            cx.truncate(errors_before);
-            let at = format!(" at the define `{}`", d.name);
-            cx.push(crate::diagnostics::budget_exceeded(&d.name, lower.arena, &at));
-            return None;
-        }
+    if !check_defines(&mut lower, cx, raw, errors_before) {
+        return None;
     }
     super::body::check_frames_and_points(&mut lower, cx, raw);
     let bodies = super::body::lower_bodies(&mut lower, cx, raw);
@@ -497,13 +489,7 @@ fn lower_model(
     let discretization = super::discrete::lower_discrete(&mut lower, cx, raw, nodes.as_ref(), !inputs.is_empty());
     let held: Vec<Ident> = constraints.iter().map(|c| c.name.clone()).collect();
     let outputs = super::output::lower_outputs(&mut lower, cx, raw, &held);
-    if lower.arena.exhausted() {
-        cx.truncate(errors_before);
-        let lagrangian = raw.lagrangians.first().map(|(kw, _)| quote::quote!(#kw)).unwrap_or_else(|| quote::quote!(#name));
-        cx.push(crate::diagnostics::budget_exceeded(lagrangian, lower.arena, " while lowering it"));
-        return None;
-    }
-    if cx.count() > errors_before {
+    if exhausted(&lower, cx, raw, (name, errors_before)) || cx.count() > errors_before {
         return None;
     }
     let exact_rates = lower.exact_rates();
@@ -630,6 +616,34 @@ fn lower_forces(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel) -> Vec<O
         }
     }
     force
+}
+
+/// Lowers every define, used or not, so that mistakes in them are reported; `false` when one
+/// exhausts the workspace — past it every expression is a placeholder, so that is reported alone
+/// (the errors since `errors_before` dropped), at that define.
+fn check_defines(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel, errors_before: usize) -> bool {
+    for (i, d) in raw.defines.iter().enumerate() {
+        cx.ok(lower.check_define(i));
+        if lower.arena.exhausted() {
+            cx.truncate(errors_before);
+            cx.push(crate::diagnostics::budget_exceeded(&d.name, lower.arena, &format!(" at the define `{}`", d.name)));
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether lowering exhausted the workspace (its budget or depth): then its expressions are
+/// placeholders, and the errors found since `errors_before` are replaced by that one, at the
+/// Lagrangian (or the model's `name`).
+fn exhausted(lower: &Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel, (name, errors_before): (&Ident, usize)) -> bool {
+    if !lower.arena.exhausted() {
+        return false;
+    }
+    cx.truncate(errors_before);
+    let lagrangian = raw.lagrangians.first().map(|(kw, _)| quote::quote!(#kw)).unwrap_or_else(|| quote::quote!(#name));
+    cx.push(crate::diagnostics::budget_exceeded(lagrangian, lower.arena, " while lowering it"));
+    true
 }
 
 /// What the parameters must satisfy, checked when a run starts: every body's mass positive and its

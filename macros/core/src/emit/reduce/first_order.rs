@@ -48,7 +48,7 @@ pub fn emit(full: &View<'_>, red: &FirstOrder, vis: &syn::Visibility) -> TokenSt
     let super::terms::Items { routh: routh_items, momenta: momentum_items, chaplygin: chaplygin_items } =
         super::terms::items(rm, red, &mut helpers, &base, full_name);
     let (run_items, run_impls) = runs(name, (dr, k, d));
-    let check = crate::emit::system::reduced_check_parameters(rm);
+    let check = crate::emit::checks::reduced_check_parameters(rm);
     let items = crate::emit::codegen::lazy(quote! {
         #check
 
