@@ -411,7 +411,7 @@ fn the_cartesian_pendulum_linearises_on_its_circle() {
     assert!(close(mech.mass[(0, 0)], m) && close(mech.stiffness[(0, 0)], m * g / l) && mech.damping[(0, 0)].abs() < 1e-12);
 }
 
-/// Issue 46: at a state off the constraint manifold the same formulas linearise another model —
+/// At a state off the constraint manifold the same formulas linearise another model —
 /// the pendulum of length 1 held at (0, −3) would give K/M = g/3, a pendulum of length 3. It is an
 /// error with the residual (x² + y² − l² = 8); projected first, the state gives g/l.
 #[test]

@@ -159,7 +159,7 @@ fn the_lqr_of_the_linearisation_balances_the_pole_at_the_cost_it_predicts() {
     assert!(xf.amax() < 1e-4, "state after 25 s: {xf}");
 }
 
-/// Issue 48, item 4: the step map of discrete-time control, one RK4 step with the input held and its
+/// The step map of discrete-time control, one RK4 step with the input held and its
 /// exact Jacobians from the generated ∂F/∂x and ∂F/∂u (`runtime::step::rk4_step`), against central
 /// differences of the step; the discrete LQR designed on them (`lqr::dare`) balances the nonlinear
 /// cart-pole as a digital controller at the same period.
@@ -707,7 +707,7 @@ fn linearisations_of_modes_of_different_dimensions_are_padded_to_the_shared_stat
     assert!((x[0] - (t + 2.0 * t * t / (2.0 * p.m))).abs() < 1e-9, "x = {}", x[0]);
 }
 
-/// Issue 46: a NaN input is the input's fault, named as such — at the start of a plain, a
+/// A NaN input is the input's fault, named as such — at the start of a plain, a
 /// constrained and a hybrid run, and at a sample of a digital controller — not a "non-finite state".
 #[test]
 fn a_non_finite_input_is_named() {

@@ -219,7 +219,7 @@ fn the_nonholonomic_particle_is_a_chaplygin_system_with_its_curvature() {
     assert!(worst < 1e-14, "{worst:e}");
 }
 
-/// Issue 46: a reduced type checks what its full model's bodies must be when a run starts — the
+/// A reduced type checks what its full model's bodies must be when a run starts — the
 /// Euler body of principal moments 1, 2, 3.5 is no rigid body (3.5 > 1 + 2), reduced or not.
 #[test]
 fn a_reduced_body_is_checked_like_its_full_model() {

@@ -1261,7 +1261,7 @@ fn a_ball_rolls_down_a_slope_at_five_sevenths_of_g_sin_alpha() {
     assert!(worst < 1e-10, "rolling down the slope: {worst:e}");
 }
 
-/// Issue 46 (values checked where they enter): an orientation's start must be a rotation. A
+/// An orientation's start must be a rotation. A
 /// quaternion of zero norm is none (`InvalidInitialState`); one of another norm is the rotation
 /// R(q/|q|), and the run scales it to unit length at the start — |q| = 2 and |q| = 1e-200 run
 /// exactly as the unit quaternion does, their samples of norm 1.
@@ -1287,7 +1287,7 @@ fn an_orientation_starts_as_a_unit_quaternion_or_not_at_all() {
     }
 }
 
-/// Issue 46: what a body built from parameters must be is checked when a run starts, as the same
+/// What a body built from parameters must be is checked when a run starts, as the same
 /// literals are at compile time — a mass positive, an inertia positive definite with the triangle
 /// inequalities (I₃ = 5 > I₁ + I₂ = 3 is no mass distribution), a rolling radius positive.
 #[test]
@@ -1326,7 +1326,7 @@ struct Tumbling {
     i3: f64,
 }
 
-/// Issue 48, item 5: the linearisation in the tangent space of SO(3) (`linearize_tangent`) is 6 × 6
+/// The linearisation in the tangent space of SO(3) (`linearize_tangent`) is 6 × 6
 /// for a body turning about a fixed point, against the error-state model derived by hand from
 /// Euler's equations: with δω = θ̇ + ω₀ × θ, I δω̇ = (I δω) × ω₀ + (I ω₀) × δω and
 /// θ̈ = δω̇ − ω̇₀ × θ − ω₀ × θ̇ (ω̇₀ = I⁻¹ (I ω₀) × ω₀). Spinning about the intermediate axis it

@@ -212,7 +212,7 @@ fn a_derivation_that_swells_stops_at_the_workspace_budget() {
     assert!(arena.exhausted() && arena.operands() <= used / 10 + 64, "{} of {}", arena.operands(), used / 10);
 }
 
-/// Issue 46: past the budget the expressions are placeholders, so what the lowering or the
+/// Past the budget the expressions are placeholders, so what the lowering or the
 /// derivation says of them is false ("coordinate `x` has no kinetic term"): the budget's error is
 /// the only one, at the define where lowering hit it, or at the Lagrangian when the derivation did.
 #[test]
@@ -234,7 +234,7 @@ fn an_exhausted_budget_is_the_only_error_and_names_where_it_was_hit() {
     assert!(derivation[0].contains("expansion budget") && !derivation[0].contains("kinetic"), "{derivation:?}");
 }
 
-/// Issue 46: expansion is bounded in recursion depth on any thread. A Lagrangian nested 2 000
+/// Expansion is bounded in recursion depth on any thread. A Lagrangian nested 2 000
 /// parentheses deep expands on a test's own thread (2 MB of stack: it overflowed it from 500 when
 /// only the proc macro grew its stack); a chain of defines that nests its expression deeper than
 /// [`symbolic::MAX_DEPTH`] is a spanned error at the define that crossed it, not a crash.
