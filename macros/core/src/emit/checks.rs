@@ -65,6 +65,7 @@ pub(super) fn check_parameters(models: &[View<'_>]) -> TokenStream {
     }
     let divisor_names: Vec<String> = divisors.iter().map(ToString::to_string).collect();
     let requirements = requirement_checks(models);
+    let finite = finite_checks(params);
     let count = names.len();
     let model_name = first.name.to_string();
     let chosen: Vec<String> = first.sensitivity.iter().map(|&i| names[i].clone()).collect();
@@ -97,11 +98,7 @@ pub(super) fn check_parameters(models: &[View<'_>]) -> TokenStream {
         /// # Errors
         /// [`SimError::InvalidParameter`](::routh::runtime::SimError) naming the first bad parameter.
         pub fn check_parameters(&self) -> ::core::result::Result<(), __routh::SimError> {
-            #(
-                if !self.#params.is_finite() {
-                    return Err(__routh::SimError::InvalidParameter { name: #names, value: self.#params, reason: "it is not finite" });
-                }
-            )*
+            #finite
             #(
                 if !(self.#coefficients >= 0.0) {
                     return Err(__routh::SimError::InvalidParameter {
@@ -135,12 +132,23 @@ pub(super) fn check_parameters(models: &[View<'_>]) -> TokenStream {
     }
 }
 
+/// The checks that every parameter is finite, in declaration order.
+fn finite_checks(params: &[syn::Ident]) -> TokenStream {
+    let names: Vec<String> = params.iter().map(ToString::to_string).collect();
+    quote! {
+        #(
+            if !self.#params.is_finite() {
+                return Err(__routh::SimError::InvalidParameter { name: #names, value: self.#params, reason: "it is not finite" });
+            }
+        )*
+    }
+}
+
 /// `check_parameters` of a first-order reduced type (`model`, whose parameters are its full
 /// model's): every parameter finite, and what the bodies built from them must be (the full
 /// model's [`Requirement`]s).
 pub(crate) fn reduced_check_parameters(model: &View<'_>) -> TokenStream {
-    let params = &model.parameters;
-    let names: Vec<String> = params.iter().map(ToString::to_string).collect();
+    let finite = finite_checks(&model.parameters);
     let requirements = requirement_checks(std::slice::from_ref(model));
     quote! {
         /// Checks the parameters a run starts with: every one finite, and what the bodies built
@@ -149,11 +157,7 @@ pub(crate) fn reduced_check_parameters(model: &View<'_>) -> TokenStream {
         /// # Errors
         /// [`SimError::InvalidParameter`](::routh::runtime::SimError) naming the first bad parameter.
         pub fn check_parameters(&self) -> ::core::result::Result<(), __routh::SimError> {
-            #(
-                if !self.#params.is_finite() {
-                    return Err(__routh::SimError::InvalidParameter { name: #names, value: self.#params, reason: "it is not finite" });
-                }
-            )*
+            #finite
             #requirements
             Ok(())
         }

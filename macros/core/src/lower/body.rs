@@ -189,18 +189,22 @@ pub fn lower_gravity(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel) -> 
     Some(field)
 }
 
+/// The first symbol of `values` that is not a parameter (nor, with `time`, `t`): a coordinate,
+/// velocity, action or input that makes them vary; `None` when they are constant.
+pub(super) fn moving_symbol(lower: &Lowerer<'_>, values: &[Expr], time: bool) -> Option<Expr> {
+    use crate::layout::Role;
+    lower.arena.free_symbols_of(values).into_iter().find(|&s| match lower.syms.role(s) {
+        Some(Role::Parameter(_)) => false,
+        Some(Role::Time) => !time,
+        _ => true,
+    })
+}
+
 /// Checks that `values` are constant: built from parameters and numbers (and with `time`, of `t`
 /// too) — no coordinate, velocity, action or input. An error on `src` otherwise, beginning with
 /// `what` and naming the symbol found.
 pub(super) fn constant(lower: &Lowerer<'_>, values: &[Expr], src: &syn::Expr, what: &str, time: bool) -> syn::Result<()> {
-    use crate::layout::Role;
-    let symbols = lower.arena.free_symbols_of(values);
-    let moving = symbols.iter().find(|&&s| match lower.syms.role(s) {
-        Some(Role::Parameter(_)) => false,
-        Some(Role::Time) => !time,
-        _ => true,
-    });
-    let Some(&s) = moving else { return Ok(()) };
+    let Some(s) = moving_symbol(lower, values, time) else { return Ok(()) };
     let named = match lower.arena.symbol_name(s).and_then(|n| n.split_once(':')) {
         Some(("v", base)) => format!("dot({base})"),
         Some((_, base)) => base.to_string(),

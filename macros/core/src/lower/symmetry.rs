@@ -5,7 +5,6 @@ use syn::Ident;
 
 use super::expr::Lowerer;
 use crate::diagnostics::{Ctxt, unknown};
-use crate::layout::Role;
 use crate::model::{ReducedVelocity, Reduction, ReductionMethod, Symmetry};
 use crate::parse::{ReduceDecl, SymmetryDecl};
 
@@ -353,9 +352,7 @@ fn lower_rotation(lower: &mut Lowerer<'_>, decl: &SymmetryDecl, r: &Ident, axis:
     };
     let o = lower.syms.orientations[index].clone();
     let a = lower.vector(axis)?;
-    let constant =
-        a.iter().all(|&c| lower.arena.free_symbols(c).iter().all(|&s| matches!(lower.syms.role(s), Some(Role::Parameter(_)))));
-    if !constant {
+    if super::body::moving_symbol(lower, &a, false).is_some() {
         return Err(syn::Error::new_spanned(
             axis,
             "the axis of a rotation symmetry is a constant vector (numbers and parameters)",
