@@ -268,6 +268,11 @@ pub struct GuideGenerated;
 #[doc = include_str!("../docs/guide/bodies.md")]
 pub struct GuideBodies;
 
+/// `docs/guide/robots.md`, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/robots.md")]
+pub struct GuideRobots;
+
 /// `docs/guide/constraints.md`, compiled as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../docs/guide/constraints.md")]

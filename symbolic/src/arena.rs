@@ -113,6 +113,9 @@ impl Func {
 pub enum Node {
     /// Exact rational constant.
     Num(Rational),
+    /// The constant π (exact: sines and cosines of its rational multiples with denominator 1, 2,
+    /// 3, 4 or 6 fold to their exact values).
+    Pi,
     /// Symbol, by index into the arena's symbol table.
     Sym(u32),
     /// Sum of at least two terms, sorted by id.
@@ -129,7 +132,7 @@ impl Node {
     /// Calls `f` on each child, in order.
     pub fn for_each_child(&self, mut f: impl FnMut(Expr)) {
         match self {
-            Node::Num(_) | Node::Sym(_) => {}
+            Node::Num(_) | Node::Pi | Node::Sym(_) => {}
             Node::Add(xs) | Node::Mul(xs) | Node::Call(_, xs) => xs.iter().for_each(|&x| f(x)),
             Node::Pow(b, e) => {
                 f(*b);
@@ -138,9 +141,9 @@ impl Node {
         }
     }
 
-    /// True for `Num` and `Sym`.
+    /// True for `Num`, `Pi` and `Sym`.
     pub fn is_leaf(&self) -> bool {
-        matches!(self, Node::Num(_) | Node::Sym(_))
+        matches!(self, Node::Num(_) | Node::Pi | Node::Sym(_))
     }
 }
 
@@ -295,7 +298,7 @@ impl Arena {
             }
         }
         let mask = match &node {
-            Node::Num(_) => 0,
+            Node::Num(_) | Node::Pi => 0,
             Node::Sym(i) => 1u64 << (i % 64),
             _ => {
                 let mut m = 0;

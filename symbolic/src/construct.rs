@@ -469,6 +469,9 @@ impl Arena {
         }
         let a = args[0];
         let is_zero = a == self.zero;
+        if let Some(exact) = self.trig_at_pi_multiple(f, a) {
+            return exact;
+        }
         match f {
             Func::Sin | Func::Tan | Func::Sinh | Func::Tanh => {
                 if is_zero {

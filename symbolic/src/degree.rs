@@ -18,7 +18,7 @@ impl Arena {
         for i in (0..marks.len()).filter(|&i| marks[i]) {
             let of = |e: &Expr| deg[e.index()];
             deg[i] = match &self.nodes[i] {
-                Node::Num(_) => Some(0),
+                Node::Num(_) | Node::Pi => Some(0),
                 Node::Sym(_) => Some(u32::from(vars.contains(&Expr(i as u32)))),
                 Node::Add(ts) => ts.iter().try_fold(0, |m, t| of(t).map(|d| m.max(d))),
                 Node::Mul(fs) => fs.iter().try_fold(0u32, |s, f| of(f).and_then(|d| s.checked_add(d))),

@@ -87,7 +87,7 @@ impl Arena {
             return r;
         }
         let r = match self.node(e) {
-            Node::Num(_) => self.zero,
+            Node::Num(_) | Node::Pi => self.zero,
             Node::Sym(_) => {
                 let vals: Vec<Expr> = p.seeds.iter().filter(|s| s.0 == e).map(|s| s.1).collect();
                 self.add(&vals)

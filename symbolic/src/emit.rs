@@ -375,6 +375,7 @@ impl Emitter<'_> {
                     Frag::atom(f64_lit(v))
                 }
             }
+            Node::Pi => Frag::atom(quote!(::core::f64::consts::PI)),
             Node::Sym(_) => match self.bound.get(&e) {
                 Some(&value) => self.expr(value),
                 None => Frag::atom((self.symbol)(e)),

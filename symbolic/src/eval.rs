@@ -104,6 +104,7 @@ impl Arena {
                     (x, if exact { 0.0 } else { U * x.abs() })
                 }
                 Node::Sym(_) => (value_of(Expr(i as u32)), 0.0),
+                Node::Pi => (std::f64::consts::PI, U * std::f64::consts::PI),
                 Node::Add(ts) => {
                     let value: f64 = ts.iter().map(|t| v[t.index()]).sum();
                     let inherited: f64 = ts.iter().map(|t| err[t.index()]).sum();
@@ -206,6 +207,7 @@ impl Arena {
     fn combine(&self, node: &Node, v: impl Fn(Expr) -> f64, args: &mut Vec<f64>) -> f64 {
         match node {
             Node::Num(r) => r.to_f64(),
+            Node::Pi => std::f64::consts::PI,
             Node::Sym(_) => f64::NAN,
             Node::Add(ts) => ts.iter().map(|&t| v(t)).sum(),
             Node::Mul(fs) => fs.iter().map(|&f| v(f)).product(),

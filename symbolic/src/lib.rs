@@ -12,7 +12,7 @@
 //! same emitted tokens. The engine knows nothing of mechanics or `syn`.
 //!
 //! Modules: `rational` (exact numbers), `arena` (DAG and hash-consing), `construct` (canonical
-//! forms), `diff` (derivatives), `degree` (polynomial degrees), `horner` (sums with shared factors taken out), `vector` (vector calculus), `geometry` (3-vectors, 3×3 matrices, rotations and angular velocities), `subs` (substitution), `eval` (numerics), `zero` (zero test),
+//! forms), `pi` (the constant π), `diff` (derivatives), `degree` (polynomial degrees), `horner` (sums with shared factors taken out), `vector` (vector calculus), `geometry` (3-vectors, 3×3 matrices, rotations and angular velocities), `subs` (substitution), `eval` (numerics), `zero` (zero test),
 //! `emit` (CSE and code generation), `print` (Unicode / LaTeX).
 
 #![forbid(unsafe_code)]
@@ -26,6 +26,7 @@ mod emit;
 mod eval;
 mod geometry;
 mod horner;
+mod pi;
 mod print;
 mod rational;
 mod subs;

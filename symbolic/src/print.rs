@@ -73,6 +73,7 @@ impl Printer<'_> {
     fn expr(&self, e: Expr) -> (String, Prec) {
         match self.arena.node(e) {
             Node::Num(r) => self.rational(*r),
+            Node::Pi => ("π".to_string(), Prec::Atom),
             Node::Sym(_) => ((self.name)(e), Prec::Atom),
             Node::Add(ts) => self.sum(ts),
             Node::Mul(fs) => {

@@ -42,7 +42,7 @@ impl Arena {
     /// Builds a node of the same kind as `node` over new children, canonically.
     pub(crate) fn rebuild(&mut self, node: &Node, kids: &[Expr]) -> Expr {
         match node {
-            Node::Num(_) | Node::Sym(_) => self.intern(node.clone()),
+            Node::Num(_) | Node::Pi | Node::Sym(_) => self.intern(node.clone()),
             Node::Add(_) => self.add(kids),
             Node::Mul(_) => self.mul(kids),
             Node::Pow(..) => self.pow(kids[0], kids[1]),

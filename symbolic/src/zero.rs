@@ -153,6 +153,7 @@ impl Arena {
                 }
                 let (v, m) = match &self.nodes[i] {
                     Node::Num(r) => (r.to_f64(), r.to_f64().abs()),
+                    Node::Pi => (std::f64::consts::PI, std::f64::consts::PI),
                     Node::Sym(_) => {
                         let x = sample_value(Expr(i as u32), s);
                         (x, x.abs())
@@ -221,6 +222,7 @@ impl Arena {
                 |val: &[Option<BigFloat>], x: &Expr| val[x.index()].clone().unwrap_or_else(|| BigFloat::from_f64(f64::NAN, p));
             let v = match &self.nodes[i] {
                 Node::Num(r) => BigFloat::from_i128(r.num(), p).div(&BigFloat::from_i128(r.den(), p), p, rm),
+                Node::Pi => cc.pi(p, rm),
                 Node::Sym(_) => BigFloat::from_f64(sample_value(Expr(i as u32), s), p),
                 Node::Add(ts) => ts.iter().fold(BigFloat::from_i64(0, p), |acc, t| acc.add(&get(&val, t), p, rm)),
                 Node::Mul(fs) => fs.iter().fold(BigFloat::from_i64(1, p), |acc, f| acc.mul(&get(&val, f), p, rm)),

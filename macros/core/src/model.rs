@@ -103,6 +103,9 @@ pub struct System {
     pub arenas: Vec<Arena>,
     /// Whether the system has modes or impacts (see [`System::new`]).
     pub hybrid: bool,
+    /// The description files the model was read from (absolute paths), which the generated code
+    /// includes so that editing one rebuilds the model.
+    pub described: Vec<String>,
 }
 
 impl System {
@@ -115,7 +118,7 @@ impl System {
         for m in &mut modes {
             m.field_jacobian |= hybrid;
         }
-        System { name, vis, krate, modes, arenas, hybrid }
+        System { name, vis, krate, modes, arenas, hybrid, described: Vec::new() }
     }
 
     /// Every mode over its arena.

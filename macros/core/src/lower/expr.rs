@@ -5,6 +5,8 @@
 //! - `+ - * /`, unary `-` and parentheses are the field operations;
 //! - `x.powi(n)` / `powi(x, n)` need an integer literal `n`; `powf`, `sqrt`, `sin`, `cos`, `tan`,
 //!   `exp`, `ln`, `sinh`, `cosh`, `tanh`, `atan2` work in method and function form;
+//! - `pi` is π, exactly: sines and cosines of its multiples by 1/2, 1/3, 1/4 and 1/6 are numbers
+//!   and square roots (a quarter turn `rot_z(pi / 2)` is a permutation with signs);
 //! - a name is time `t`, a coordinate q, a parameter (struct field), a `define`d expression, or the
 //!   action variable z of a contact Lagrangian (declared `action(z)`);
 //! - `dot(e)` is the total time derivative along the motion, by the chain rule:
@@ -412,6 +414,7 @@ impl<'a> Lowerer<'a> {
             },
             Some(Name::Action) => Ok(self.syms.z.unwrap_or_else(|| self.arena.zero())),
             Some(Name::Input(k)) => Ok(self.syms.u[k]),
+            None if ident == "pi" => Ok(self.arena.pi()),
             None => {
                 if let Some((dq, dt)) = &self.differentials {
                     let name = ident.to_string();

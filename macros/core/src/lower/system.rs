@@ -30,6 +30,14 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     }
     let parameters = parameters(input, cx)?;
     let raw = cx.ok(parse_attributes(&input.attrs, input.ident.span()))?;
+    let described = raw.described.clone();
+    let mut system = system_of(input, cx, raw, &parameters)?;
+    system.described = described;
+    Some(system)
+}
+
+/// The system of the parsed items (see [`system_from_input`]).
+fn system_of(input: &DeriveInput, cx: &mut Ctxt, raw: RawModel, parameters: &[Ident]) -> Option<System> {
     let raw = unilateral::expand(raw, cx)?;
     let name = &input.ident;
     let action = action(&raw, cx);
@@ -62,7 +70,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 "a `transition` joins two modes, but this model has none; declare them with `mode(name, ...)`, or use `impact(...)`",
             );
         }
-        let declared = Declared { parameters: &parameters, action: action.as_ref(), inputs: &inputs };
+        let declared = Declared { parameters, action: action.as_ref(), inputs: &inputs };
         return single(cx, input, &raw, declared, impacts);
     }
     check_system_items(cx, &raw, &impacts);
@@ -144,7 +152,7 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
                 (*decl, target)
             })
             .collect();
-        let declared = Declared { parameters: &parameters, action: action.as_ref(), inputs: &inputs };
+        let declared = Declared { parameters, action: action.as_ref(), inputs: &inputs };
         if let Some(model) = lower_model(cx, name, Some((k, m.name.clone())), declared, raw_k, &outgoing) {
             modes.push(model);
         }
@@ -178,6 +186,8 @@ fn single(
         jacobian: raw.jacobian.clone(),
         dynamics: raw.dynamics.clone(),
         defines: raw.defines.clone(),
+        joints: Vec::new(),
+        described: Vec::new(),
         bodies: raw.bodies.clone(),
         contacts: raw.contacts.clone(),
         gravity: raw.gravity.clone(),
@@ -302,6 +312,8 @@ fn merged_mode(cx: &mut Ctxt, raw: &RawModel, m: &crate::parse::ModeDecl) -> Raw
         jacobian: own.jacobian.clone().or_else(|| raw.jacobian.clone()),
         dynamics: own.dynamics.clone().or_else(|| raw.dynamics.clone()),
         defines,
+        joints: Vec::new(),
+        described: Vec::new(),
         // Bodies belong to the Lagrangian: a mode that inherits it inherits them.
         bodies: match (own_lagrangian, inherit_coordinates) {
             (true, _) => own.bodies.clone(),

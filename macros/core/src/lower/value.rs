@@ -5,8 +5,9 @@
 //! - `+` and `-` take two values of one shape; `*` multiplies by a scalar (either side), applies
 //!   a matrix to a vector and multiplies matrices; `/` divides by a scalar;
 //! - `v[i]` and `m[(i, j)]` are components (integer literals, from 0);
-//! - `rot_x(q)`, `rot_y(q)`, `rot_z(q)` are the elementary rotations, `axis_angle(a, q)` the
-//!   rotation about a constant unit axis (Rodrigues), `diag(a, b, c)` a diagonal matrix;
+//! - `rot_x(q)`, `rot_y(q)`, `rot_z(q)` are the elementary rotations, `rpy(r, p, y)` the
+//!   roll–pitch–yaw rotation R_z(y) R_y(p) R_x(r) (URDF's), `axis_angle(a, q)` the rotation about a
+//!   constant unit axis (Rodrigues), `diag(a, b, c)` a diagonal matrix;
 //! - `m.transpose()`, `a.cross(b)`, `a.dot(b)`, `a.norm()`, `a.norm_squared()`, also as
 //!   functions (`cross(a, b)`, `dot(a, b)`: a dot product has two arguments, a time derivative
 //!   one);
@@ -79,7 +80,7 @@ impl Value {
 
 /// The geometric functions, for hints.
 pub const GEOMETRY_FUNCTIONS: &[&str] =
-    &["rot_x", "rot_y", "rot_z", "axis_angle", "diag", "transpose", "cross", "norm", "norm_squared", "omega"];
+    &["rot_x", "rot_y", "rot_z", "rpy", "axis_angle", "diag", "transpose", "cross", "norm", "norm_squared", "omega"];
 
 /// An error on `e`: it is of shape `found` where `expected` is needed.
 fn shape_error(e: &SynExpr, found: &Value, expected: &str, hint: &str) -> syn::Error {
@@ -297,6 +298,36 @@ impl Lowerer<'_> {
                         Value::rotation(&r)
                     }
                     None => Value::Matrix(self.arena.rotation(axis, angle), None),
+                }
+            }
+            "rpy" => {
+                arity(3)?;
+                // Roll about x, then pitch about y, then yaw about z, all about the parent's fixed
+                // axes (URDF's convention): R = R_z(y) R_y(p) R_x(r).
+                let turns = [(Axis::Z, args[2]), (Axis::Y, args[1]), (Axis::X, args[0])];
+                let mut rotations = Vec::with_capacity(3);
+                let mut spinning = true;
+                for (axis, arg) in turns {
+                    let angle = self.scalar(arg)?;
+                    let rate = self.angle_rate(angle);
+                    spinning &= rate.is_some();
+                    rotations.push((axis, angle, rate));
+                }
+                let arena = &mut *self.arena;
+                if spinning {
+                    let mut r = arena.fixed_rotation(arena.identity3());
+                    for (axis, angle, rate) in rotations {
+                        let turn = arena.elementary_rotation(axis, angle, rate.unwrap_or(angle));
+                        r = arena.rotation_product(&r, &turn);
+                    }
+                    Value::rotation(&r)
+                } else {
+                    let mut m = arena.identity3();
+                    for (axis, angle, _) in rotations {
+                        let turn = arena.rotation(axis, angle);
+                        m = arena.mat_mul(&m, &turn);
+                    }
+                    Value::Matrix(m, None)
                 }
             }
             "axis_angle" => {

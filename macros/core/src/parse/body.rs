@@ -69,14 +69,14 @@ impl BodyDecl {
 }
 
 /// Where a key's value goes: an identifier (`name`, `body`) or an expression.
-enum Slot<'a> {
+pub(super) enum Slot<'a> {
     Name(&'a mut Option<Ident>),
     Value(&'a mut Option<Expr>),
 }
 
 /// Parses `key = value, ...` into the slots `slot` gives for each key (an error for an unknown
 /// one); a key given twice is an error on its second occurrence.
-fn parse_keyed<D>(
+pub(super) fn parse_keyed<D>(
     content: ParseStream,
     what: &str,
     decl: &mut D,

@@ -19,6 +19,13 @@
 //!       | point( ident = expr, ... )               // a position: a 3-vector
 //!       | body( name = ident, mass = expr, centre = expr, frame = expr, inertia = expr )
 //!       | particle( name = ident, mass = expr, at = expr )
+//!       | joint( name = ident, kind = revolute | continuous | prismatic | fixed, parent = ident,
+//!              child = ident, origin = expr, rotation = expr, axis = expr,
+//!              mass = expr, centre = expr, inertia = expr, damping = expr )
+//!                                                  // a link on a joint: see `joint`
+//!       | urdf = "path"                            // a robot's joints from its URDF: see `urdf`
+//!       | closure( name = ident, a = ident, at = expr, b = ident, to = expr, axes = [x, y, z] )
+//!                                                  // a loop closed: two links' points held together
 //!       | gravity = expr                           // the gravitational acceleration, a 3-vector
 //!       | lagrangian = expr
 //!       | force( ident = expr, ... )
@@ -106,9 +113,12 @@ use crate::diagnostics::unknown;
 mod body;
 mod discrete;
 mod impact;
+mod joint;
 mod reduce;
+mod urdf;
 pub use body::{BodyDecl, ContactDecl};
 pub use impact::{ImpactDecl, LawDecl};
+pub use joint::{ClosureDecl, JointDecl};
 
 /// The item keywords the attribute understands.
 pub const ITEMS: &[&str] = &[
@@ -121,6 +131,9 @@ pub const ITEMS: &[&str] = &[
     "point",
     "body",
     "particle",
+    "joint",
+    "urdf",
+    "closure",
     "gravity",
     "rolling",
     "no_slip",
@@ -296,6 +309,11 @@ pub enum Item {
     },
     Constraint(Vec<ConstraintDecl>),
     Body(Box<BodyDecl>),
+    Joint(Box<JointDecl>),
+    /// `closure(...)`: a kinematic loop closed by holonomic constraints.
+    Closure(Box<ClosureDecl>),
+    /// `urdf = "path"`: a robot's joints and links from its description file.
+    Urdf(syn::LitStr),
     Contact(Box<ContactDecl>),
     Gravity {
         keyword: Ident,
@@ -307,7 +325,7 @@ pub enum Item {
         value: Ident,
     },
     Impact(ImpactDecl),
-    Mode(ModeDecl),
+    Mode(Box<ModeDecl>),
     Symmetry(Vec<SymmetryDecl>),
     Reduce(ReduceDecl),
     Discrete(DiscreteDecl),
@@ -395,6 +413,21 @@ impl Parse for Item {
                 syn::parenthesized!(content in input);
                 Ok(Item::Body(Box::new(BodyDecl::parse_body(keyword, &content)?)))
             }
+            "joint" => {
+                let content;
+                syn::parenthesized!(content in input);
+                Ok(Item::Joint(Box::new(JointDecl::parse_body(keyword, &content)?)))
+            }
+            "closure" => {
+                let content;
+                syn::parenthesized!(content in input);
+                Ok(Item::Closure(Box::new(ClosureDecl::parse_body(keyword, &content)?)))
+            }
+            "urdf" => {
+                let hint = "expected `urdf = \"path/to/robot.urdf\"` (relative to the crate's manifest directory)";
+                input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), hint))?;
+                Ok(Item::Urdf(input.parse().map_err(|e| syn::Error::new(e.span(), hint))?))
+            }
             "rolling" | "no_slip" => {
                 let content;
                 syn::parenthesized!(content in input);
@@ -449,7 +482,7 @@ impl Parse for Item {
             "mode" => {
                 let content;
                 syn::parenthesized!(content in input);
-                Ok(Item::Mode(ModeDecl::parse_body(&content)?))
+                Ok(Item::Mode(Box::new(ModeDecl::parse_body(&content)?)))
             }
             "lagrangian" => {
                 input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), "expected `lagrangian = <expression>`"))?;
@@ -486,6 +519,7 @@ impl ModeDecl {
                 }
             }
         }
+        items.expand_joints()?;
         Ok(ModeDecl { name, items })
     }
 }
@@ -511,8 +545,11 @@ pub struct RawModel {
     pub dynamics: Option<Ident>,
     /// `define`, `frame` and `point` items (one namespace; [`Binding::kind`] says which).
     pub defines: Vec<Binding>,
-    /// `body(...)` and `particle(...)` items.
+    /// `body(...)` and `particle(...)` items (and, once expanded, the bodies of joints' links).
     pub bodies: Vec<BodyDecl>,
+    /// `joint(...)` items, until [`RawModel::expand_joints`] turns them into coordinates, frames,
+    /// points, bodies and forces.
+    pub joints: Vec<JointDecl>,
     /// `rolling(...)` and `no_slip(...)` items: contacts of bodies with the ground plane z = 0,
     /// lowered into constraints.
     pub contacts: Vec<ContactDecl>,
@@ -530,6 +567,8 @@ pub struct RawModel {
     pub outputs: Vec<(Ident, Vec<Binding>)>,
     /// `crate = path`, if given: the path of routh in the user's crate (default `::routh`).
     pub krate: Option<syn::Path>,
+    /// The description files read (`urdf = "path"`), by absolute path.
+    pub described: Vec<String>,
 }
 
 impl RawModel {
@@ -547,6 +586,7 @@ impl RawModel {
             dynamics: None,
             defines: Vec::new(),
             bodies: Vec::new(),
+            joints: Vec::new(),
             contacts: Vec::new(),
             gravity: Vec::new(),
             lagrangians: Vec::new(),
@@ -559,6 +599,7 @@ impl RawModel {
             discrete: Vec::new(),
             outputs: Vec::new(),
             krate: None,
+            described: Vec::new(),
         }
     }
 
@@ -582,6 +623,9 @@ impl RawModel {
             Item::Output { keyword, bindings } => self.outputs.push((keyword, bindings)),
             Item::Constraint(c) => self.constraints.extend(c),
             Item::Body(b) => self.bodies.push(*b),
+            Item::Joint(j) => self.joints.push(*j),
+            Item::Urdf(path) => self.import_urdf(&path)?,
+            Item::Closure(c) => self.constraints.extend(c.constraints()?),
             Item::Contact(c) => self.contacts.push(*c),
             Item::Gravity { keyword, value } => self.gravity.push((keyword, value)),
             Item::Dynamics { keyword, value } => {
@@ -591,7 +635,7 @@ impl RawModel {
                 self.dynamics = Some(value);
             }
             Item::Impact(decl) => self.impacts.push(decl),
-            Item::Mode(m) => self.modes.push(m),
+            Item::Mode(m) => self.modes.push(*m),
             Item::Symmetry(s) => self.symmetries.extend(s),
             Item::Reduce(r) => self.reductions.push(r),
             Item::Discrete(d) => self.discrete.push(d),
@@ -620,6 +664,7 @@ pub fn parse_attributes(attrs: &[syn::Attribute], fallback: Span) -> syn::Result
             raw.add(item)?;
         }
     }
+    raw.expand_joints()?;
     Ok(raw)
 }
 

@@ -1,0 +1,439 @@
+//! Joints as written, `joint(name = j, kind = revolute, parent = a, child = b, origin = [x, y, z],
+//! rotation = R, axis = [ax, ay, az], mass = m, centre = c, inertia = I, damping = d)`, and their
+//! expansion into the items a user would write by hand: the joint's coordinate, the child link's
+//! frame and origin point, its body, and its damping as a force.
+//!
+//! A joint's child link `b` is the frame `b` (its axes, from the parent's: the parent's frame, the
+//! joint origin's constant rotation, then the joint's own turn) and the point `b_origin` (its
+//! origin, in inertial components):
+//!
+//! ```text
+//! revolute, continuous:  b = a · R · axis_angle(axis, j),   b_origin = a_origin + a · p
+//! prismatic:             b = a · R,                         b_origin = a_origin + a · (p + R · axis · j)
+//! fixed:                 b = a · R,                         b_origin = a_origin + a · p
+//! ```
+//!
+//! with p = `origin` and R = `rotation` (URDF's joint origin `xyz`, `rpy`), the ground standing
+//! for a parent not given (a = 1, a_origin = 0). A fixed joint has no coordinate: its child's body
+//! moves rigidly with the parent's, and the recursive dynamics sums both into one link (a
+//! composite inertia). The link's body, where `mass` is given, is
+//! `body(name = b, mass = m, centre = b_origin + b · c, frame = b, inertia = I)` with c and I in
+//! the link's axes; `damping = d` adds the viscous force −d ẏ on the coordinate.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote_spanned};
+use syn::parse::ParseStream;
+use syn::spanned::Spanned;
+use syn::{Expr, Ident};
+
+use super::body::{Slot, parse_keyed};
+use super::{Binding, BodyDecl, DefineKind, RawModel};
+use crate::diagnostics::unknown;
+
+/// The keys of `joint(...)`.
+pub const JOINT_KEYS: &[&str] =
+    &["name", "kind", "parent", "child", "origin", "rotation", "axis", "mass", "centre", "inertia", "damping"];
+
+/// The kinds of joint.
+pub const JOINT_KINDS: &[&str] = &["revolute", "continuous", "prismatic", "fixed"];
+
+/// A joint as written; its keys are checked when the model's joints are expanded.
+#[derive(Clone)]
+pub struct JointDecl {
+    pub keyword: Ident,
+    pub name: Option<Ident>,
+    pub kind: Option<Ident>,
+    /// The parent link (the child of another joint); the ground when absent.
+    pub parent: Option<Ident>,
+    pub child: Option<Ident>,
+    pub origin: Option<Expr>,
+    pub rotation: Option<Expr>,
+    pub axis: Option<Expr>,
+    pub mass: Option<Expr>,
+    pub centre: Option<Expr>,
+    pub inertia: Option<Expr>,
+    pub damping: Option<Expr>,
+}
+
+/// What a joint's coordinate does.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum JointKind {
+    /// Turns the child about the axis (`revolute` and `continuous`: limits are not part of the
+    /// dynamics).
+    Revolute,
+    /// Slides the child along the axis.
+    Prismatic,
+    /// No coordinate: the child moves with the parent.
+    Fixed,
+}
+
+impl JointDecl {
+    pub(super) fn parse_body(keyword: Ident, content: ParseStream) -> syn::Result<Self> {
+        let mut decl = JointDecl {
+            keyword,
+            name: None,
+            kind: None,
+            parent: None,
+            child: None,
+            origin: None,
+            rotation: None,
+            axis: None,
+            mass: None,
+            centre: None,
+            inertia: None,
+            damping: None,
+        };
+        parse_keyed(content, "joint", &mut decl, JointDecl::slot)?;
+        Ok(decl)
+    }
+
+    /// Where the value of `key` goes.
+    fn slot<'a>(&'a mut self, key: &Ident) -> syn::Result<Slot<'a>> {
+        Ok(match key.to_string().as_str() {
+            "name" => Slot::Name(&mut self.name),
+            "kind" => Slot::Name(&mut self.kind),
+            "parent" => Slot::Name(&mut self.parent),
+            "child" => Slot::Name(&mut self.child),
+            "origin" => Slot::Value(&mut self.origin),
+            "rotation" => Slot::Value(&mut self.rotation),
+            "axis" => Slot::Value(&mut self.axis),
+            "mass" => Slot::Value(&mut self.mass),
+            "centre" | "center" => Slot::Value(&mut self.centre),
+            "inertia" => Slot::Value(&mut self.inertia),
+            "damping" => Slot::Value(&mut self.damping),
+            other => {
+                return Err(unknown(
+                    key.span(),
+                    format_args!("unknown key `{other}` in `joint(...)`"),
+                    other,
+                    JOINT_KEYS,
+                    "Expected: name, kind, parent, child, origin, rotation, axis, and the child link's mass, centre, \
+                     inertia; damping",
+                ));
+            }
+        })
+    }
+
+    /// The kind, checked.
+    fn kind(&self) -> syn::Result<JointKind> {
+        let Some(kind) = &self.kind else {
+            return Err(syn::Error::new(
+                self.keyword.span(),
+                "this joint has no `kind`: write `kind = revolute`, `continuous`, `prismatic` or `fixed`",
+            ));
+        };
+        Ok(match kind.to_string().as_str() {
+            "revolute" | "continuous" => JointKind::Revolute,
+            "prismatic" => JointKind::Prismatic,
+            "fixed" => JointKind::Fixed,
+            "floating" | "planar" => {
+                return Err(syn::Error::new(
+                    kind.span(),
+                    format!(
+                        "a `{kind}` joint is not available yet; write its child's pose with coordinates (and \
+                         `orientation(r)` for a free rotation) and its body with `body(...)`"
+                    ),
+                ));
+            }
+            other => {
+                return Err(unknown(
+                    kind.span(),
+                    format_args!("unknown joint kind `{other}`"),
+                    other,
+                    JOINT_KINDS,
+                    "Expected: revolute, continuous, prismatic or fixed",
+                ));
+            }
+        })
+    }
+}
+
+/// `tokens` as an expression.
+fn expr(tokens: TokenStream) -> syn::Result<Expr> {
+    syn::parse2(tokens)
+}
+
+/// The value of `e` in parentheses, spanned on it.
+fn grouped(e: &Expr) -> TokenStream {
+    quote_spanned!(e.span()=> (#e))
+}
+
+impl RawModel {
+    /// Expands the joints into coordinates, frames, points, bodies and forces (see the module
+    /// documentation), after checking that they form a tree: each link the child of one joint,
+    /// each parent a joint's child, no link its own ancestor.
+    pub(super) fn expand_joints(&mut self) -> syn::Result<()> {
+        let joints = std::mem::take(&mut self.joints);
+        let mut children: Vec<&Ident> = Vec::with_capacity(joints.len());
+        for j in &joints {
+            let child = j.child.as_ref().ok_or_else(|| {
+                syn::Error::new(j.keyword.span(), "this joint has no `child`: name the link it moves, `child = link`")
+            })?;
+            if children.contains(&child) {
+                return Err(syn::Error::new(
+                    child.span(),
+                    format!(
+                        "the link `{child}` is the child of two joints; a link hangs on one joint — close a loop \
+                         with a `holonomic(...)` constraint between two links' points"
+                    ),
+                ));
+            }
+            children.push(child);
+        }
+        let parent_of = |j: &JointDecl| j.parent.as_ref().and_then(|p| children.iter().position(|c| *c == p));
+        for j in &joints {
+            if let Some(p) = &j.parent
+                && parent_of(j).is_none()
+            {
+                return Err(unknown(
+                    p.span(),
+                    format_args!("the parent `{p}` is no joint's child link"),
+                    &p.to_string(),
+                    children.iter().map(ToString::to_string).collect::<Vec<_>>().iter(),
+                    "a joint's parent is the child of another joint; leave `parent` out for a joint on the ground",
+                ));
+            }
+            // Up the tree: a loop comes back to this joint within as many steps as there are joints.
+            let mut at = parent_of(j);
+            for _ in 0..joints.len() {
+                let Some(k) = at else { break };
+                if std::ptr::eq(&joints[k], j) {
+                    let child = j.child.as_ref().expect("checked above");
+                    return Err(syn::Error::new(
+                        child.span(),
+                        format!(
+                            "the link `{child}` is its own ancestor: joints form a tree; close a loop with a \
+                             `holonomic(...)` constraint between two links' points"
+                        ),
+                    ));
+                }
+                at = parent_of(&joints[k]);
+            }
+        }
+        for j in &joints {
+            self.expand_joint(j)?;
+        }
+        Ok(())
+    }
+
+    /// One joint's items.
+    fn expand_joint(&mut self, j: &JointDecl) -> syn::Result<()> {
+        let kind = j.kind()?;
+        let child = j.child.clone().expect("checked by expand_joints");
+        let span = child.span();
+        let coordinate = match (kind, &j.name) {
+            (JointKind::Fixed, _) => None,
+            (_, Some(name)) => Some(name.clone()),
+            (_, None) => {
+                return Err(syn::Error::new(
+                    j.keyword.span(),
+                    "this joint has no `name`: a moving joint names its coordinate, `name = q1`",
+                ));
+            }
+        };
+        let axis = match (kind, &j.axis) {
+            (JointKind::Fixed, Some(a)) => {
+                return Err(syn::Error::new_spanned(a, "a fixed joint has no axis: leave `axis` out"));
+            }
+            (JointKind::Fixed, None) => None,
+            (_, Some(a)) => Some(grouped(a)),
+            (_, None) => {
+                return Err(syn::Error::new(
+                    j.kind.as_ref().map_or(j.keyword.span(), Ident::span),
+                    "a moving joint needs its `axis`, a unit vector in the child link's axes: `axis = [0, 0, 1]`",
+                ));
+            }
+        };
+        let origin = j.origin.as_ref().map_or_else(|| quote_spanned!(span=> [0, 0, 0]), grouped);
+        let rotation = j.rotation.as_ref().map(grouped);
+        // The parent's frame and origin (nothing for the ground).
+        let (above, above_origin) = match &j.parent {
+            Some(p) => {
+                let o = format_ident!("{}_origin", p, span = p.span());
+                (Some(quote_spanned!(p.span()=> #p *)), Some(quote_spanned!(p.span()=> #o +)))
+            }
+            None => (None, None),
+        };
+        let turned = rotation.as_ref().map(|r| quote_spanned!(span=> #r *));
+        let frame = match (kind, &coordinate, &axis) {
+            (JointKind::Revolute, Some(q), Some(a)) => quote_spanned!(span=> #above #turned axis_angle(#a, #q)),
+            _ => match (&j.parent, &rotation) {
+                (Some(p), Some(r)) => quote_spanned!(span=> #p * #r),
+                (Some(p), None) => quote_spanned!(span=> #p),
+                (None, Some(r)) => quote_spanned!(span=> #r),
+                (None, None) => quote_spanned!(span=> rot_z(0)),
+            },
+        };
+        let offset = match (kind, &coordinate, &axis) {
+            (JointKind::Prismatic, Some(q), Some(a)) => quote_spanned!(span=> (#origin + #turned #a * #q)),
+            _ => origin,
+        };
+        let point = quote_spanned!(span=> #above_origin #above #offset);
+        let origin_name = format_ident!("{}_origin", child, span = span);
+        self.defines.push(Binding { name: child.clone(), value: expr(frame)?, kind: DefineKind::Frame, params: Vec::new() });
+        self.defines.push(Binding {
+            name: origin_name.clone(),
+            value: expr(point)?,
+            kind: DefineKind::Point,
+            params: Vec::new(),
+        });
+        if let Some(q) = &coordinate {
+            self.coordinates_keyword.get_or_insert_with(|| j.keyword.clone());
+            self.coordinates.push(q.clone());
+        }
+        self.joint_body(j, &child, &origin_name)?;
+        if let Some(d) = &j.damping {
+            let Some(q) = &coordinate else {
+                return Err(syn::Error::new_spanned(d, "a fixed joint has no coordinate to damp: leave `damping` out"));
+            };
+            let d = grouped(d);
+            let force = quote_spanned!(span=> -#d * dot(#q));
+            match self.forces.iter_mut().find(|f| f.name == *q) {
+                Some(f) => {
+                    let written = &f.value;
+                    f.value = expr(quote_spanned!(span=> (#written) + #force))?;
+                }
+                None => self.forces.push(Binding {
+                    name: q.clone(),
+                    value: expr(force)?,
+                    kind: DefineKind::Define,
+                    params: Vec::new(),
+                }),
+            }
+        }
+        Ok(())
+    }
+
+    /// The child link's body, where the joint gives its mass.
+    fn joint_body(&mut self, j: &JointDecl, child: &Ident, origin: &Ident) -> syn::Result<()> {
+        let Some(mass) = &j.mass else {
+            if let Some(e) = j.inertia.as_ref().or(j.centre.as_ref()) {
+                return Err(syn::Error::new_spanned(
+                    e,
+                    "a link's centre and inertia need its `mass`; leave all three out for a link without a body",
+                ));
+            }
+            return Ok(());
+        };
+        let span = child.span();
+        let centre = match &j.centre {
+            Some(c) => {
+                let c = grouped(c);
+                quote_spanned!(span=> #origin + #child * #c)
+            }
+            None => quote_spanned!(span=> #origin),
+        };
+        self.bodies.push(BodyDecl {
+            keyword: Ident::new("body", span),
+            name: Some(child.clone()),
+            mass: Some(mass.clone()),
+            centre: Some(expr(centre)?),
+            frame: Some(expr(quote_spanned!(span=> #child))?),
+            inertia: j.inertia.clone(),
+        });
+        Ok(())
+    }
+}
+
+/// The keys of `closure(...)`.
+pub const CLOSURE_KEYS: &[&str] = &["name", "a", "at", "b", "to", "axes"];
+
+/// A kinematic loop closed as written, `closure(name = k, a = link, at = p, b = link, to = r,
+/// axes = [x, z])`: the point `at` of link `a` (in its axes) held on the point `to` of link `b`,
+/// along the inertial axes listed (all three when `axes` is left out) — a holonomic constraint
+/// per axis, `k_x = (a_origin + a · p − b_origin − b · r)[0]`, and so on.
+#[derive(Clone)]
+pub struct ClosureDecl {
+    pub keyword: Ident,
+    pub name: Option<Ident>,
+    pub a: Option<Ident>,
+    pub at: Option<Expr>,
+    pub b: Option<Ident>,
+    pub to: Option<Expr>,
+    pub axes: Option<Expr>,
+}
+
+impl ClosureDecl {
+    pub(super) fn parse_body(keyword: Ident, content: ParseStream) -> syn::Result<Self> {
+        let mut decl = ClosureDecl { keyword, name: None, a: None, at: None, b: None, to: None, axes: None };
+        parse_keyed(content, "closure", &mut decl, ClosureDecl::slot)?;
+        Ok(decl)
+    }
+
+    fn slot<'a>(&'a mut self, key: &Ident) -> syn::Result<Slot<'a>> {
+        Ok(match key.to_string().as_str() {
+            "name" => Slot::Name(&mut self.name),
+            "a" => Slot::Name(&mut self.a),
+            "at" => Slot::Value(&mut self.at),
+            "b" => Slot::Name(&mut self.b),
+            "to" => Slot::Value(&mut self.to),
+            "axes" => Slot::Value(&mut self.axes),
+            other => {
+                return Err(unknown(
+                    key.span(),
+                    format_args!("unknown key `{other}` in `closure(...)`"),
+                    other,
+                    CLOSURE_KEYS,
+                    "Expected: name, a (a link), at (a point of it, in its axes), b, to, and optionally axes = [x, y, z] \
+                     (the inertial axes along which the points are held together)",
+                ));
+            }
+        })
+    }
+
+    /// The constraints: one `holonomic` row per axis.
+    pub(super) fn constraints(&self) -> syn::Result<Vec<super::ConstraintDecl>> {
+        let missing = |what: &str| {
+            syn::Error::new(
+                self.keyword.span(),
+                format!("this closure has no `{what}`: write `closure(name = k, a = link, at = [..], b = link, to = [..])`"),
+            )
+        };
+        let name = self.name.as_ref().ok_or_else(|| missing("name"))?;
+        let (a, b) = (self.a.as_ref().ok_or_else(|| missing("a"))?, self.b.as_ref().ok_or_else(|| missing("b"))?);
+        let span = name.span();
+        let point = |link: &Ident, offset: &Option<Expr>| {
+            let origin = format_ident!("{}_origin", link, span = link.span());
+            match offset {
+                Some(p) => {
+                    let p = grouped(p);
+                    quote_spanned!(link.span()=> (#origin + #link * #p))
+                }
+                None => quote_spanned!(link.span()=> #origin),
+            }
+        };
+        let (pa, pb) = (point(a, &self.at), point(b, &self.to));
+        let axes: Vec<Ident> = match &self.axes {
+            None => ["x", "y", "z"].iter().map(|s| Ident::new(s, span)).collect(),
+            Some(Expr::Array(list)) => list
+                .elems
+                .iter()
+                .map(|e| match e {
+                    Expr::Path(p) if p.path.get_ident().is_some_and(|i| i == "x" || i == "y" || i == "z") => {
+                        Ok(p.path.get_ident().expect("checked").clone())
+                    }
+                    other => Err(syn::Error::new_spanned(other, "an axis of a closure is `x`, `y` or `z`")),
+                })
+                .collect::<syn::Result<_>>()?,
+            Some(other) => return Err(syn::Error::new_spanned(other, "write the axes as a list, `axes = [x, z]`")),
+        };
+        let mut rows = Vec::with_capacity(axes.len());
+        for axis in &axes {
+            if rows.iter().any(|r: &super::ConstraintDecl| r.name == format_ident!("{}_{}", name, axis)) {
+                return Err(syn::Error::new(axis.span(), format!("the axis `{axis}` is listed twice")));
+            }
+            let k = match axis.to_string().as_str() {
+                "x" => 0usize,
+                "y" => 1,
+                _ => 2,
+            };
+            let k = proc_macro2::Literal::usize_unsuffixed(k);
+            rows.push(super::ConstraintDecl {
+                keyword: Ident::new("holonomic", span),
+                name: format_ident!("{}_{}", name, axis),
+                value: expr(quote_spanned!(span=> (#pa - #pb)[#k]))?,
+            });
+        }
+        Ok(rows)
+    }
+}

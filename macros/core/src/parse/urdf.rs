@@ -1,0 +1,420 @@
+//! `urdf = "path"`: a robot read from its URDF file at expansion, into the `joint(...)` items a user
+//! would write by hand (and, for `<mimic>`, a `holonomic(...)` constraint).
+//!
+//! What is read, per `<joint>`: `name` (the coordinate), `type` (`revolute`, `continuous`,
+//! `prismatic`, `fixed`), `<parent link>`, `<child link>`, `<origin xyz rpy>`, `<axis xyz>`
+//! (normalised; URDF's default x), `<dynamics damping>` (a viscous force) and `<mimic joint
+//! multiplier offset>` (the constraint q = m q_joint + o); per `<link>`, `<inertial>` with its
+//! `<origin xyz rpy>`, `<mass value>` and `<inertia ixx ixy ixz iyy iyz izz>` (about the centre,
+//! in the axes `rpy` turns the link's into). The root link (the one no joint moves) is the ground:
+//! its name is the identity frame, and its body, which does not move, adds nothing.
+//!
+//! Not read, and no part of the model: `<visual>`, `<collision>` (meshes and geometry),
+//! `<limit>` (effort, velocity and position limits), `<safety_controller>`, `<calibration>`,
+//! `<transmission>`, `<gazebo>`, `<material>` and any other element. Refused with the file,
+//! line and element named: a malformed file, a `floating` or `planar` joint, a joint with a zero
+//! axis, a link moved by two joints or never reached from the root (a loop: close it with a
+//! constraint instead), nonzero Coulomb friction or negative damping, a mass that is negative or
+//! an inertia that is no rigid body's (not positive definite, or against the triangle inequality
+//! of principal moments), an attribute that is not the numbers it should be.
+//!
+//! Numbers are read as `f64` (the value a URDF means) and written into the model as their shortest
+//! decimal; an angle of `rpy` within 10⁻¹² (relative) of a multiple of π/6 or π/4 — what `${pi/2}`
+//! prints as — is that multiple exactly, so that a quarter turn is a permutation with signs.
+
+use std::path::PathBuf;
+
+use proc_macro2::{Literal, Span, TokenStream, TokenTree};
+use quote::{quote, quote_spanned};
+use syn::{Ident, LitStr};
+
+use super::{Binding, ConstraintDecl, DefineKind, JointDecl, RawModel};
+
+/// The largest description file read (bytes): expansion stays bounded in memory.
+pub const MAX_FILE: u64 = 16 << 20;
+
+/// Where an element is: the file and the line, for messages.
+struct Place<'a> {
+    file: &'a str,
+    doc: &'a roxmltree::Document<'a>,
+    span: Span,
+}
+
+impl Place<'_> {
+    /// An error on the `urdf = ...` literal naming the file, the line and the element.
+    fn error(&self, node: roxmltree::Node, message: impl std::fmt::Display) -> syn::Error {
+        let line = self.doc.text_pos_at(node.range().start).row;
+        let tag = node.tag_name().name();
+        let element = match node.attribute("name") {
+            Some(name) => format!("<{tag} name=\"{name}\">"),
+            None => format!("<{tag}>"),
+        };
+        syn::Error::new(self.span, format!("{}:{line}: {element}: {message}", self.file))
+    }
+
+    /// The numbers of attribute `attr` of `node` (`n` of them), `default` when it is absent.
+    fn numbers<const N: usize>(&self, node: roxmltree::Node, attr: &str, default: [f64; N]) -> syn::Result<[f64; N]> {
+        let Some(text) = node.attribute(attr) else { return Ok(default) };
+        let parsed: Vec<f64> =
+            text.split_whitespace().map(str::parse::<f64>).collect::<Result<_, _>>().map_err(|_| {
+                self.error(node, format!("`{attr}=\"{text}\"` is not {N} number{}", if N == 1 { "" } else { "s" }))
+            })?;
+        let values: [f64; N] =
+            parsed.try_into().map_err(|_| self.error(node, format!("`{attr}` needs {N} numbers, found \"{text}\"")))?;
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err(self.error(node, format!("`{attr}=\"{text}\"` is not finite")));
+        }
+        Ok(values)
+    }
+
+    /// The one child element `tag` of `node`, if any.
+    fn child<'a>(&self, node: roxmltree::Node<'a, 'a>, tag: &str) -> Option<roxmltree::Node<'a, 'a>> {
+        node.children().find(|c| c.has_tag_name(tag))
+    }
+
+    /// Attribute `attr` of `node`, which must be there.
+    fn required<'a>(&self, node: roxmltree::Node<'a, 'a>, attr: &str) -> syn::Result<&'a str> {
+        node.attribute(attr).ok_or_else(|| self.error(node, format!("the attribute `{attr}` is missing")))
+    }
+
+    /// A name of the file as an identifier of the model (characters other than letters, digits
+    /// and `_` become `_`; a keyword gets a trailing `_`).
+    fn ident(&self, node: roxmltree::Node, name: &str) -> syn::Result<Ident> {
+        let mut s: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+        if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+            s.insert(0, '_');
+        }
+        if syn::parse_str::<Ident>(&s).is_err() {
+            s.push('_');
+        }
+        syn::parse_str::<Ident>(&s)
+            .map(|i| Ident::new(&i.to_string(), self.span))
+            .map_err(|_| self.error(node, format!("the name `{name}` cannot be a name of the model")))
+    }
+}
+
+/// A number as tokens (a minus sign and an unsuffixed literal).
+fn number(v: f64, span: Span) -> TokenStream {
+    let mut lit = Literal::f64_unsuffixed(v.abs());
+    lit.set_span(span);
+    let lit = TokenTree::Literal(lit);
+    if v < 0.0 { quote_spanned!(span=> (-#lit)) } else { quote!(#lit) }
+}
+
+/// An angle as tokens: an exact multiple of π where it is one (see the module documentation).
+fn angle(v: f64, span: Span) -> TokenStream {
+    let step = std::f64::consts::PI / 12.0;
+    let k = (v / step).round();
+    let on_table = k.abs() < 1e6 && ((k as i64) % 2 == 0 || (k as i64) % 3 == 0);
+    if on_table && (v - k * step).abs() <= 1e-12 * v.abs().max(1.0) {
+        if k == 0.0 {
+            return quote_spanned!(span=> 0);
+        }
+        let k = number(k, span);
+        return quote_spanned!(span=> (pi * #k / 12));
+    }
+    number(v, span)
+}
+
+fn vector(v: [f64; 3], span: Span) -> TokenStream {
+    let [x, y, z] = v.map(|c| number(c, span));
+    quote_spanned!(span=> [#x, #y, #z])
+}
+
+/// `rpy(r, p, y)`, or `None` for no turn.
+fn rotation(rpy: [f64; 3], span: Span) -> Option<TokenStream> {
+    if rpy.iter().all(|&a| a == 0.0) {
+        return None;
+    }
+    let [r, p, y] = rpy.map(|a| angle(a, span));
+    Some(quote_spanned!(span=> rpy(#r, #p, #y)))
+}
+
+/// Why the inertia `[ixx, ixy, ixz, iyy, iyz, izz]` is no rigid body's, if it is not: positive
+/// definite, and its principal moments obey the triangle inequality (equivalently, tr(I)/2 − I is
+/// positive semidefinite: the body's second moment of mass).
+fn inertia_defect(i: [f64; 6]) -> Option<&'static str> {
+    let [a, b, c, d, e, f] = i;
+    let det = |m: [[f64; 3]; 3]| {
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    };
+    let m = [[a, b, c], [b, d, e], [c, e, f]];
+    if !(a > 0.0 && a * d - b * b > 0.0 && det(m) > 0.0) {
+        return Some("the inertia is not positive definite");
+    }
+    let h = (a + d + f) / 2.0;
+    let s = [[h - a, -b, -c], [-b, h - d, -e], [-c, -e, h - f]];
+    let tol = 1e-12 * h;
+    let minors1 = [s[0][0], s[1][1], s[2][2]];
+    let minors2 =
+        [s[0][0] * s[1][1] - s[0][1] * s[1][0], s[0][0] * s[2][2] - s[0][2] * s[2][0], s[1][1] * s[2][2] - s[1][2] * s[2][1]];
+    if minors1.iter().any(|&x| x < -tol) || minors2.iter().any(|&x| x < -tol * h) || det(s) < -tol * h * h {
+        return Some("the principal moments of the inertia break the triangle inequality (no rigid body has them)");
+    }
+    None
+}
+
+impl RawModel {
+    /// Reads the robot of `urdf = "path"` into this model's joints (see the module
+    /// documentation).
+    pub(super) fn import_urdf(&mut self, path: &LitStr) -> syn::Result<()> {
+        let span = path.span();
+        let base = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
+        // Messages name the file as written; the compiler tracks it by its full path.
+        let file = path.value();
+        let full = base.join(&file);
+        let Some(tracked) = full.to_str().map(str::to_owned) else {
+            return Err(syn::Error::new(span, format!("the path {} is not valid UTF-8", full.display())));
+        };
+        let too_big = std::fs::metadata(&full).map(|m| m.len() > MAX_FILE).unwrap_or(false);
+        if too_big {
+            return Err(syn::Error::new(span, format!("{file} is larger than {} MiB", MAX_FILE >> 20)));
+        }
+        let text = std::fs::read_to_string(&full).map_err(|e| {
+            syn::Error::new(
+                span,
+                format!(
+                    "cannot read {file}: {e} (the path is relative to the crate's manifest directory, where its Cargo.toml is)"
+                ),
+            )
+        })?;
+        let doc = roxmltree::Document::parse(&text).map_err(|e| {
+            let pos = e.pos();
+            let message = e.to_string();
+            let message = message.strip_suffix(&format!(" at {pos}")).unwrap_or(&message);
+            syn::Error::new(span, format!("{file}:{}:{}: malformed XML: {message}", pos.row, pos.col))
+        })?;
+        let place = Place { file: &file, doc: &doc, span };
+        let robot = doc.root_element();
+        if !robot.has_tag_name("robot") {
+            return Err(place.error(robot, "a URDF file's root element is `<robot>`"));
+        }
+        let links: Vec<roxmltree::Node> = robot.children().filter(|n| n.has_tag_name("link")).collect();
+        let joints: Vec<roxmltree::Node> = robot.children().filter(|n| n.has_tag_name("joint")).collect();
+        let link_of = |name: &str| links.iter().find(|l| l.attribute("name") == Some(name)).copied();
+        for l in &links {
+            place.required(*l, "name")?;
+        }
+        // Each link moved by at most one joint; the root, by none.
+        let mut moved: Vec<&str> = Vec::new();
+        for j in &joints {
+            let child =
+                place.required(place.child(*j, "child").ok_or_else(|| place.error(*j, "no `<child link=...>`"))?, "link")?;
+            if moved.contains(&child) {
+                return Err(place.error(
+                    *j,
+                    format!(
+                        "the link `{child}` is moved by a second joint: a URDF is a tree; close a loop with a \
+                         `holonomic(...)` constraint between two links' points"
+                    ),
+                ));
+            }
+            moved.push(child);
+        }
+        let roots: Vec<roxmltree::Node> =
+            links.iter().copied().filter(|l| !moved.contains(&l.attribute("name").unwrap_or_default())).collect();
+        let root = match roots.as_slice() {
+            [root] => *root,
+            [] => return Err(place.error(robot, "every link is moved by a joint: the joints close a loop")),
+            [a, b, ..] => {
+                return Err(place.error(
+                    *b,
+                    format!(
+                        "two links are moved by no joint, `{}` and `{}`: a robot is one tree from one root link",
+                        a.attribute("name").unwrap_or_default(),
+                        b.attribute("name").unwrap_or_default()
+                    ),
+                ));
+            }
+        };
+        let root_name = root.attribute("name").unwrap_or_default();
+        let root_ident = place.ident(root, root_name)?;
+        let root_origin = Ident::new(&format!("{root_ident}_origin"), span);
+        self.defines.push(Binding {
+            name: root_ident,
+            value: syn::parse2(quote_spanned!(span=> rot_z(0)))?,
+            kind: DefineKind::Frame,
+            params: Vec::new(),
+        });
+        self.defines.push(Binding {
+            name: root_origin,
+            value: syn::parse2(quote_spanned!(span=> [0, 0, 0]))?,
+            kind: DefineKind::Point,
+            params: Vec::new(),
+        });
+        for j in &joints {
+            let decl = self.urdf_joint(&place, *j, root_name, &link_of)?;
+            self.joints.push(decl);
+        }
+        self.described.push(tracked);
+        Ok(())
+    }
+
+    /// One `<joint>` as a `joint(...)` item (with its child link's body), and its `<mimic>` as a
+    /// constraint.
+    fn urdf_joint<'a>(
+        &mut self,
+        place: &Place,
+        j: roxmltree::Node<'a, 'a>,
+        root: &str,
+        link_of: &dyn Fn(&str) -> Option<roxmltree::Node<'a, 'a>>,
+    ) -> syn::Result<JointDecl> {
+        let span = place.span;
+        let name = place.ident(j, place.required(j, "name")?)?;
+        let kind = match place.required(j, "type")? {
+            k @ ("revolute" | "continuous" | "prismatic" | "fixed") => Ident::new(k, span),
+            k @ ("floating" | "planar") => {
+                return Err(place.error(j, format!("a `{k}` joint is not available yet")));
+            }
+            other => return Err(place.error(j, format!("unknown joint type `{other}`"))),
+        };
+        let parent_node = place.child(j, "parent").ok_or_else(|| place.error(j, "no `<parent link=...>`"))?;
+        let parent = place.required(parent_node, "link")?;
+        let child = place.required(place.child(j, "child").expect("checked by import_urdf"), "link")?;
+        for link in [parent, child] {
+            if link_of(link).is_none() {
+                return Err(place.error(j, format!("the link `{link}` is not declared")));
+            }
+        }
+        let child_node = link_of(child).expect("checked above");
+        let mut decl = JointDecl {
+            keyword: Ident::new("joint", span),
+            name: Some(name.clone()),
+            kind: Some(kind.clone()),
+            parent: (parent != root).then(|| place.ident(parent_node, parent)).transpose()?,
+            child: Some(place.ident(child_node, child)?),
+            origin: None,
+            rotation: None,
+            axis: None,
+            mass: None,
+            centre: None,
+            inertia: None,
+            damping: None,
+        };
+        if let Some(origin) = place.child(j, "origin") {
+            let xyz = place.numbers(origin, "xyz", [0.0; 3])?;
+            decl.origin = Some(syn::parse2(vector(xyz, span))?);
+            decl.rotation = rotation(place.numbers(origin, "rpy", [0.0; 3])?, span).map(syn::parse2).transpose()?;
+        }
+        let moving = kind != "fixed";
+        if moving {
+            let axis_node = place.child(j, "axis");
+            let axis = axis_node.map(|a| place.numbers(a, "xyz", [1.0, 0.0, 0.0])).transpose()?.unwrap_or([1.0, 0.0, 0.0]);
+            let norm2: f64 = axis.iter().map(|c| c * c).sum();
+            if norm2 == 0.0 {
+                return Err(place.error(axis_node.unwrap_or(j), "the joint's axis is zero"));
+            }
+            let unit = axis.iter().filter(|&&c| c == 0.0).count() == 2 && norm2 == 1.0;
+            let a = vector(axis, span);
+            decl.axis = Some(syn::parse2(if unit { a } else { quote_spanned!(span=> (#a / #a.norm())) })?);
+        }
+        if let Some(d) = place.child(j, "dynamics") {
+            let [damping] = place.numbers(d, "damping", [0.0])?;
+            let [friction] = place.numbers(d, "friction", [0.0])?;
+            if friction != 0.0 {
+                return Err(place.error(
+                    d,
+                    "Coulomb friction is not supported (its force jumps where the joint's velocity changes sign, \
+                     which the integrator cannot step across); set `friction=\"0\"` or write the friction as a force",
+                ));
+            }
+            if damping < 0.0 {
+                return Err(place.error(d, "the damping is negative"));
+            }
+            if damping > 0.0 && moving {
+                decl.damping = Some(syn::parse2(number(damping, span))?);
+            }
+        }
+        if let Some(m) = place.child(j, "mimic") {
+            let leader = place.ident(m, place.required(m, "joint")?)?;
+            let [multiplier] = place.numbers(m, "multiplier", [1.0])?;
+            let [offset] = place.numbers(m, "offset", [0.0])?;
+            let (multiplier, offset) = (number(multiplier, span), number(offset, span));
+            self.constraints.push(ConstraintDecl {
+                keyword: Ident::new("holonomic", span),
+                name: Ident::new(&format!("{name}_mimic"), span),
+                value: syn::parse2(quote_spanned!(span=> #name - (#multiplier * #leader + #offset)))?,
+            });
+        }
+        link_body(place, child_node, &mut decl)?;
+        Ok(decl)
+    }
+}
+
+/// The `<inertial>` of a link into the joint's mass, centre and inertia.
+fn link_body(place: &Place, link: roxmltree::Node, decl: &mut JointDecl) -> syn::Result<()> {
+    let span = place.span;
+    let Some(inertial) = place.child(link, "inertial") else { return Ok(()) };
+    let [mass] = place.child(inertial, "mass").map(|m| place.numbers(m, "value", [0.0])).transpose()?.unwrap_or([0.0]);
+    let inertia_node = place.child(inertial, "inertia");
+    let i = match inertia_node {
+        Some(n) => {
+            let mut i = [0.0; 6];
+            for (k, attr) in ["ixx", "ixy", "ixz", "iyy", "iyz", "izz"].into_iter().enumerate() {
+                [i[k]] = place.numbers(n, attr, [0.0])?;
+            }
+            i
+        }
+        None => [0.0; 6],
+    };
+    if mass < 0.0 {
+        return Err(place.error(inertial, "the mass is negative"));
+    }
+    if mass == 0.0 && i.iter().all(|&c| c == 0.0) {
+        return Ok(());
+    }
+    if mass == 0.0 {
+        return Err(place.error(inertial, "a link with an inertia has a positive mass"));
+    }
+    if let Some(why) = inertia_defect(i) {
+        return Err(place.error(inertia_node.unwrap_or(inertial), why));
+    }
+    let (xyz, rpy) = match place.child(inertial, "origin") {
+        Some(o) => (place.numbers(o, "xyz", [0.0; 3])?, place.numbers(o, "rpy", [0.0; 3])?),
+        None => ([0.0; 3], [0.0; 3]),
+    };
+    let [a, b, c, d, e, f] = i.map(|v| number(v, span));
+    let matrix = quote_spanned!(span=> [[#a, #b, #c], [#b, #d, #e], [#c, #e, #f]]);
+    let inertia = match rotation(rpy, span) {
+        Some(r) => quote_spanned!(span=> #r * #matrix * #r.transpose()),
+        None => matrix,
+    };
+    decl.mass = Some(syn::parse2(number(mass, span))?);
+    decl.centre = Some(syn::parse2(vector(xyz, span))?);
+    decl.inertia = Some(syn::parse2(inertia)?);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{angle, inertia_defect};
+    use proc_macro2::Span;
+
+    #[test]
+    fn angles_near_multiples_of_a_quarter_or_a_sixth_turn_are_read_as_them_and_others_as_written() {
+        // As a file writes them.
+        let at = |text: &str| angle(text.parse().unwrap(), Span::call_site()).to_string();
+        assert_eq!(at("1.5707963267948966"), "(pi * 6.0 / 12)");
+        assert_eq!(at("1.570796326794897"), "(pi * 6.0 / 12)");
+        assert_eq!(at("-1.5707963267948966"), "(pi * (- 6.0) / 12)");
+        assert_eq!(at("-0.7853981633974483"), "(pi * (- 3.0) / 12)");
+        assert_eq!(at("3.141592653589793"), "(pi * 12.0 / 12)");
+        // Short of π/2 by 4e-6 or 5e-12 is not π/2; a twelfth of a turn has no exact table value.
+        assert_eq!(at("1.5708"), "1.5708");
+        assert_eq!(at("1.57079632679"), "1.57079632679");
+        assert_eq!(at("0.2617993877991494"), "0.2617993877991494");
+        assert_eq!(at("0"), "0");
+    }
+
+    #[test]
+    fn inertias_of_no_rigid_body_are_found() {
+        assert_eq!(inertia_defect([1.0, 0.0, 0.0, 1.0, 0.0, 1.0]), None);
+        assert_eq!(inertia_defect([0.70337, -0.000139, 0.006772, 0.70661, 0.019169, 0.009117]), None);
+        // A thin rod: the triangle inequality with equality.
+        assert_eq!(inertia_defect([1.0, 0.0, 0.0, 1.0, 0.0, 1e-30]), None);
+        assert!(inertia_defect([1.0, 0.0, 0.0, 1.0, 0.0, -1.0]).unwrap().contains("positive definite"));
+        assert!(inertia_defect([1.0, 2.0, 0.0, 1.0, 0.0, 1.0]).unwrap().contains("positive definite"));
+        assert!(inertia_defect([1.0, 0.0, 0.0, 1.0, 0.0, 3.0]).unwrap().contains("triangle"));
+    }
+}

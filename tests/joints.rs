@@ -1,0 +1,196 @@
+//! Joints as items: a seven-joint arm with the kinematics of a widely used collaborative arm (joint
+//! origins turned by quarter turns written with `rpy` and `pi`, products of inertia, a fixed
+//! flange and hand, two prismatic fingers, a damped first joint), written with `joint(...)`, against
+//! the same arm written by hand with frames, points and bodies (the quarter turns as literal
+//! permutation matrices, the hand's eighth turn with √2/2): q̈, M, f and E at random states; and
+//! the same arm read from its URDF file (`tests/robots/arm7.urdf`: angles as the decimals `${pi/2}`
+//! prints, the hand's axes of inertia turned by its inertial `rpy`, meshes, limits and a material
+//! that are not part of the dynamics).
+
+#[macro_use]
+mod common;
+
+use common::Rng;
+use routh::prelude::*;
+
+/// The arm from its joints (the recursive path).
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = j1, kind = revolute, child = link1, origin = [0, 0, 0.333], axis = [0, 0, 1], mass = 4.970684, centre = [0.003875, 0.002081, -0.04762], inertia = [[0.70337, -0.000139, 0.006772], [-0.000139, 0.70661, 0.019169], [0.006772, 0.019169, 0.009117]], damping = 0.1),
+    joint(name = j2, kind = revolute, parent = link1, child = link2, rotation = rpy(-pi / 2, 0, 0), axis = [0, 0, 1], mass = 0.646926, centre = [-0.003141, -0.02872, 0.003495], inertia = [[0.007962, -0.003925, 0.010254], [-0.003925, 0.02811, 0.000704], [0.010254, 0.000704, 0.025995]]),
+    joint(name = j3, kind = revolute, parent = link2, child = link3, origin = [0, -0.316, 0], rotation = rpy(pi / 2, 0, 0), axis = [0, 0, 1], mass = 3.228604, centre = [0.027518, 0.039252, -0.066502], inertia = [[0.037242, -0.004761, -0.011396], [-0.004761, 0.036155, -0.012805], [-0.011396, -0.012805, 0.01083]]),
+    joint(name = j4, kind = revolute, parent = link3, child = link4, origin = [0.0825, 0, 0], rotation = rpy(pi / 2, 0, 0), axis = [0, 0, 1], mass = 3.587895, centre = [-0.05317, 0.104419, 0.027454], inertia = [[0.025853, 0.007796, -0.001332], [0.007796, 0.019552, 0.008641], [-0.001332, 0.008641, 0.028323]]),
+    joint(name = j5, kind = revolute, parent = link4, child = link5, origin = [-0.0825, 0.384, 0], rotation = rpy(-pi / 2, 0, 0), axis = [0, 0, 1], mass = 1.225946, centre = [-0.011953, 0.041065, -0.038437], inertia = [[0.035549, -0.002117, -0.004037], [-0.002117, 0.029474, 0.000229], [-0.004037, 0.000229, 0.008627]]),
+    joint(name = j6, kind = revolute, parent = link5, child = link6, rotation = rpy(pi / 2, 0, 0), axis = [0, 0, 1], mass = 1.666555, centre = [0.060149, -0.014117, -0.010517], inertia = [[0.001964, 0.000109, -0.001158], [0.000109, 0.004354, 0.000341], [-0.001158, 0.000341, 0.005433]]),
+    joint(name = j7, kind = revolute, parent = link6, child = link7, origin = [0.088, 0, 0], rotation = rpy(pi / 2, 0, 0), axis = [0, 0, 1], mass = 0.735522, centre = [0.010517, -0.004252, 0.061597], inertia = [[0.012516, -0.000428, -0.001196], [-0.000428, 0.010027, -0.000741], [-0.001196, -0.000741, 0.004815]]),
+    joint(name = j8, kind = fixed, parent = link7, child = flange, origin = [0, 0, 0.107]),
+    joint(name = hand_joint, kind = fixed, parent = flange, child = hand, rotation = rpy(0, 0, -pi / 4), mass = 0.73, centre = [-0.01, 0.0, 0.03], inertia = [[0.001, 0, 0], [0, 0.0025, 0], [0, 0, 0.0017]]),
+    joint(name = f1, kind = prismatic, parent = hand, child = finger_left, origin = [0, 0, 0.0584], axis = [0, 1, 0], mass = 0.015, centre = [0.0, 0.01, 0.02], inertia = [[2.375e-06, 0, 0], [0, 2.375e-06, 0], [0, 0, 7.5e-07]]),
+    joint(name = f2, kind = prismatic, parent = hand, child = finger_right, origin = [0, 0, 0.0584], axis = [0, -1, 0], mass = 0.015, centre = [0.0, -0.01, 0.02], inertia = [[2.375e-06, 0, 0], [0, 2.375e-06, 0], [0, 0, 7.5e-07]]),
+    gravity = [0, 0, -g],
+)]
+pub struct JointArm {
+    pub g: f64,
+}
+
+/// The arm from its URDF file.
+#[derive(Mechanics)]
+#[mechanics(urdf = "tests/robots/arm7.urdf", gravity = [0, 0, -g])]
+pub struct UrdfArm {
+    pub g: f64,
+}
+
+/// The same arm by hand: frames, points and bodies (the dense path).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(j1, j2, j3, j4, j5, j6, j7, f1, f2),
+    define(s = sqrt(2) / 2),
+    frame(
+        b1 = rot_z(j1),
+        b2 = b1 * [[1, 0, 0], [0, 0, 1], [0, -1, 0]] * rot_z(j2),
+        b3 = b2 * [[1, 0, 0], [0, 0, -1], [0, 1, 0]] * rot_z(j3),
+        b4 = b3 * [[1, 0, 0], [0, 0, -1], [0, 1, 0]] * rot_z(j4),
+        b5 = b4 * [[1, 0, 0], [0, 0, 1], [0, -1, 0]] * rot_z(j5),
+        b6 = b5 * [[1, 0, 0], [0, 0, -1], [0, 1, 0]] * rot_z(j6),
+        b7 = b6 * [[1, 0, 0], [0, 0, -1], [0, 1, 0]] * rot_z(j7),
+        bh = b7 * [[s, s, 0], [-s, s, 0], [0, 0, 1]],
+    ),
+    point(
+        o1 = [0, 0, 0.333],
+        o3 = o1 + b2 * [0, -0.316, 0],
+        o4 = o3 + b3 * [0.0825, 0, 0],
+        o5 = o4 + b4 * [-0.0825, 0.384, 0],
+        o7 = o5 + b6 * [0.088, 0, 0],
+        oh = o7 + b7 * [0, 0, 0.107],
+    ),
+    body(name = link1, frame = b1, mass = 4.970684, centre = o1 + b1 * [0.003875, 0.002081, -0.04762], inertia = [[0.70337, -0.000139, 0.006772], [-0.000139, 0.70661, 0.019169], [0.006772, 0.019169, 0.009117]]),
+    body(name = link2, frame = b2, mass = 0.646926, centre = o1 + b2 * [-0.003141, -0.02872, 0.003495], inertia = [[0.007962, -0.003925, 0.010254], [-0.003925, 0.02811, 0.000704], [0.010254, 0.000704, 0.025995]]),
+    body(name = link3, frame = b3, mass = 3.228604, centre = o3 + b3 * [0.027518, 0.039252, -0.066502], inertia = [[0.037242, -0.004761, -0.011396], [-0.004761, 0.036155, -0.012805], [-0.011396, -0.012805, 0.01083]]),
+    body(name = link4, frame = b4, mass = 3.587895, centre = o4 + b4 * [-0.05317, 0.104419, 0.027454], inertia = [[0.025853, 0.007796, -0.001332], [0.007796, 0.019552, 0.008641], [-0.001332, 0.008641, 0.028323]]),
+    body(name = link5, frame = b5, mass = 1.225946, centre = o5 + b5 * [-0.011953, 0.041065, -0.038437], inertia = [[0.035549, -0.002117, -0.004037], [-0.002117, 0.029474, 0.000229], [-0.004037, 0.000229, 0.008627]]),
+    body(name = link6, frame = b6, mass = 1.666555, centre = o5 + b6 * [0.060149, -0.014117, -0.010517], inertia = [[0.001964, 0.000109, -0.001158], [0.000109, 0.004354, 0.000341], [-0.001158, 0.000341, 0.005433]]),
+    body(name = link7, frame = b7, mass = 0.735522, centre = o7 + b7 * [0.010517, -0.004252, 0.061597], inertia = [[0.012516, -0.000428, -0.001196], [-0.000428, 0.010027, -0.000741], [-0.001196, -0.000741, 0.004815]]),
+    body(name = hand, frame = bh, mass = 0.73, centre = oh + bh * [-0.01, 0.0, 0.03], inertia = [[0.001, 0, 0], [0, 0.0025, 0], [0, 0, 0.0017]]),
+    body(name = finger_left, frame = bh, mass = 0.015, centre = oh + bh * [0, f1, 0.0584] + bh * [0.0, 0.01, 0.02], inertia = [[2.375e-06, 0, 0], [0, 2.375e-06, 0], [0, 0, 7.5e-07]]),
+    body(name = finger_right, frame = bh, mass = 0.015, centre = oh + bh * [0, -f2, 0.0584] + bh * [0.0, -0.01, 0.02], inertia = [[2.375e-06, 0, 0], [0, 2.375e-06, 0], [0, 0, 7.5e-07]]),
+    force(j1 = -0.1 * dot(j1)),
+    gravity = [0, 0, -g],
+    dynamics = dense,
+)]
+pub struct HandArm {
+    pub g: f64,
+}
+
+#[test]
+fn an_arm_from_its_joints_is_the_arm_written_by_hand() {
+    let (joints, hand, urdf) = (JointArm { g: 9.81 }, HandArm { g: 9.81 }, UrdfArm { g: 9.81 });
+    // Coordinates named after the moving joints, in order; the fixed joints add none.
+    assert_eq!(JointArm::COORDINATES, ["j1", "j2", "j3", "j4", "j5", "j6", "j7", "f1", "f2"]);
+    assert_eq!(JointArm::DYNAMICS, "recursive");
+    assert_eq!(UrdfArm::COORDINATES, JointArm::COORDINATES);
+    assert_eq!(UrdfArm::DYNAMICS, "recursive");
+    let mut rng = Rng::new(7);
+    for _ in 0..20 {
+        let x = rng.vector::<18>(-1.5, 1.5);
+        let (mj, mh) = (joints.mass_matrix(0.0, &x), hand.mass_matrix(0.0, &x));
+        assert_near!(mj, mh, 1e-12);
+        assert_near!(joints.forcing(0.0, &x), hand.forcing(0.0, &x), 1e-12);
+        let (aj, ah) = (joints.accelerations(0.0, &x).unwrap(), hand.accelerations(0.0, &x).unwrap());
+        assert_near!(aj, ah, 1e-12);
+        let (ej, eh) = (joints.energy(0.0, &x), hand.energy(0.0, &x));
+        assert!((ej - eh).abs() <= 1e-12 * (1.0 + eh.abs()), "energy {ej} vs {eh}");
+        assert_near!(urdf.mass_matrix(0.0, &x), mh, 1e-12);
+        assert_near!(urdf.accelerations(0.0, &x).unwrap(), ah, 1e-12);
+        assert!((urdf.energy(0.0, &x) - eh).abs() <= 1e-12 * (1.0 + eh.abs()));
+    }
+}
+
+/// A carriage on a rail tilted by a roll of 0.3 (gravity pulls the fingers along it), with two
+/// fingers, the right one mimicking the left at twice its opening plus 1 cm: a constrained model.
+#[derive(Mechanics)]
+#[mechanics(urdf = "tests/robots/gripper.urdf", gravity = [0, 0, -g])]
+pub struct Gripper {
+    pub g: f64,
+}
+
+/// The same gripper in the coordinates that solve the mimic constraint: the right finger's slide
+/// written as 2 open + 0.01 (the tilted rail as rot_x(0.3)).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(slide, open),
+    frame(c = rot_x(0.3)),
+    point(o = [0, 0, 0.3] + c * [slide, 0, 0]),
+    body(name = carriage, mass = 2.0, centre = o + c * [0, 0, 0.05], frame = c, inertia = diag(0.01, 0.02, 0.02)),
+    body(name = left, mass = 0.3, centre = o + c * [0, open + 0.01, 0.12], frame = c, inertia = diag(0.001, 0.001, 0.0005)),
+    body(name = right, mass = 0.2, centre = o + c * [0, -(2 * open + 0.01) - 0.01, 0.12], frame = c,
+         inertia = diag(0.001, 0.001, 0.0005)),
+    force(slide = -0.5 * dot(slide)),
+    gravity = [0, 0, -g],
+)]
+pub struct GripperSolved {
+    pub g: f64,
+}
+
+#[test]
+fn a_mimic_joint_is_a_constraint_equal_to_the_coordinates_that_solve_it() {
+    let (mimic, solved) = (Gripper { g: 9.81 }, GripperSolved { g: 9.81 });
+    assert_eq!(Gripper::COORDINATES, ["slide", "open", "mirror"]);
+    assert_eq!(Gripper::CONSTRAINTS, ["mirror_mimic"]);
+    let mut rng = Rng::new(3);
+    for _ in 0..10 {
+        let [s, o, sd, od] = [rng.uniform(-1.0, 1.0), rng.uniform(0.0, 0.04), rng.uniform(-1.0, 1.0), rng.uniform(-0.1, 0.1)];
+        let x = mimic.state([s, o, 2.0 * o + 0.01], [sd, od, 2.0 * od]);
+        let xs = solved.state([s, o], [sd, od]);
+        let (a, b) = (mimic.accelerations(0.0, &x).unwrap(), solved.accelerations(0.0, &xs).unwrap());
+        assert!((a[0] - b[0]).abs() < 1e-12 && (a[1] - b[1]).abs() < 1e-12, "{a} against {b}");
+        assert!((a[2] - 2.0 * a[1]).abs() < 1e-12, "the mimic's acceleration: {a}");
+        assert!((mimic.energy(0.0, &x) - solved.energy(0.0, &xs)).abs() < 1e-12);
+    }
+}
+
+/// A parallelogram four-bar hanging from the pivots (0, 0, 0) and (d, 0, 0) in the x–z plane: two
+/// equal cranks of length a on hinges about y, a coupler of length d on the first crank's tip, its
+/// far end closed on the second crank's tip along x and z (the y row holds identically: a planar
+/// loop closes in two rows).
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = q1, kind = revolute, child = left, axis = [0, 1, 0],
+          mass = m, centre = [0, 0, -a / 2], inertia = diag(m * a * a / 12, m * a * a / 12, 0.0001)),
+    joint(name = q2, kind = revolute, parent = left, child = coupler, origin = [0, 0, -a], axis = [0, 1, 0],
+          mass = mc, centre = [d / 2, 0, 0], inertia = diag(0.0001, mc * d * d / 12, mc * d * d / 12)),
+    joint(name = q3, kind = revolute, child = right, origin = [d, 0, 0], axis = [0, 1, 0],
+          mass = m, centre = [0, 0, -a / 2], inertia = diag(m * a * a / 12, m * a * a / 12, 0.0001)),
+    closure(name = close, a = coupler, at = [d, 0, 0], b = right, to = [0, 0, -a], axes = [x, z]),
+    gravity = [0, 0, -g],
+)]
+pub struct FourBar {
+    pub m: f64,
+    pub mc: f64,
+    pub a: f64,
+    pub d: f64,
+    pub g: f64,
+}
+
+#[test]
+fn a_parallelogram_four_bar_closed_by_a_closure_swings_as_its_one_degree_of_freedom() {
+    let bar = FourBar { m: 1.5, mc: 0.8, a: 0.6, d: 0.9, g: 9.81 };
+    assert_eq!(FourBar::CONSTRAINTS, ["close_x", "close_z"]);
+    // The coupler translates: q3 = q1, q2 = −q1. With θ = q1, T = ½ (2 m a²/3 + m_c a²) θ̇² and
+    // V = −(m a + m_c a) g cos θ: θ̈ = −(m + m_c) g a sin θ / (2 m a²/3 + m_c a²).
+    let closed = |theta: f64| -(1.5 + 0.8) * 9.81 * 0.6 * theta.sin() / (2.0 * 1.5 * 0.36 / 3.0 + 0.8 * 0.36);
+    for (theta, rate) in [(0.3, 0.0), (-0.8, 1.2), (1.1, -0.5)] {
+        let x = bar.state([theta, -theta, theta], [rate, -rate, rate]);
+        assert!(bar.position_residuals(0.0, &x).amax() < 1e-15);
+        let qdd = bar.accelerations(0.0, &x).unwrap();
+        assert!((qdd[0] - closed(theta)).abs() < 1e-12, "{qdd} against θ̈ = {}", closed(theta));
+        assert!((qdd[2] - qdd[0]).abs() < 1e-12 && (qdd[1] + qdd[0]).abs() < 1e-12, "{qdd}");
+    }
+    // A run keeps the loop closed and the energy.
+    let x0 = bar.state([0.9, -0.9, 0.9], [0.0; 3]);
+    let run = bar.run(x0).span(0.0..3.0).go().unwrap();
+    let e0 = bar.energy(0.0, &x0);
+    for x in &run.states {
+        assert!(bar.position_residuals(0.0, x).amax() < 1e-8);
+        assert!((bar.energy(0.0, x) - e0).abs() < 1e-7 * e0.abs());
+    }
+}

@@ -1,0 +1,12 @@
+use routh::prelude::*;
+
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = q, kind = prismatic, child = slider, mass = 1, centre = [0, 0, 1], inertia = diag(1, 1, 1)),
+    gravity = [0, 0, -g],
+)]
+struct Slider {
+    g: f64,
+}
+
+fn main() {}
