@@ -29,25 +29,33 @@ import chain_scale  # noqa: E402
 HERE = Path(__file__).resolve().parent
 
 
-def pinocchio_binary():
+def compile_harness(name):
+    """Compiles `scripts/pinocchio/<name>.cpp` against the pip package's Pinocchio with -O3
+    -march=native into the work directory (once: again only when the source is newer)."""
     import cmeel
 
     prefix = Path(cmeel.__file__).resolve().parent.parent / "cmeel.prefix"
-    exe = chain_scale.WORK / "chain_aba"
+    source, exe = HERE / "pinocchio" / f"{name}.cpp", chain_scale.WORK / name
     chain_scale.WORK.mkdir(parents=True, exist_ok=True)
+    if exe.exists() and exe.stat().st_mtime > source.stat().st_mtime:
+        return exe
     print("compiling the Pinocchio harness (about two minutes) ...", flush=True)
     subprocess.run(
         [
-            "g++", "-O3", "-march=native", "-DNDEBUG", "-std=c++17",
+            "g++", "-O3", "-march=native", "-DNDEBUG", "-std=c++17", "-w",
             # What Pinocchio's CMake package gives its users (a joint variant of 25 types).
             "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "-DBOOST_MPL_LIMIT_LIST_SIZE=30", "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30",
-            str(HERE / "pinocchio" / "chain_aba.cpp"),
+            str(source),
             f"-I{prefix / 'include'}", f"-I{prefix / 'include' / 'eigen3'}", f"-L{prefix / 'lib'}",
             "-lpinocchio_default", f"-Wl,-rpath,{prefix / 'lib'}", "-o", str(exe),
         ],
         check=True,
     )
     return exe
+
+
+def pinocchio_binary():
+    return compile_harness("chain_aba")
 
 
 def spatial_source(n):

@@ -194,3 +194,214 @@ fn a_parallelogram_four_bar_closed_by_a_closure_swings_as_its_one_degree_of_free
         assert!((bar.energy(0.0, x) - e0).abs() < 1e-7 * e0.abs());
     }
 }
+
+/// A six-joint arm from its URDF (`tests/robots/arm6.urdf`: quarter turns about y between joints
+/// about y and z, a forearm whose axes of inertia its inertial `rpy` turns, a tool on a fixed joint
+/// turned a quarter turn about z), driven by a torque on each joint.
+#[derive(Mechanics)]
+#[mechanics(
+    urdf = "tests/robots/arm6.urdf",
+    input(u1, u2, u3, u4, u5, u6),
+    force(shoulder_pan = u1, shoulder_lift = u2, elbow = u3, wrist_1 = u4, wrist_2 = u5, wrist_3 = u6),
+    gravity = [0, 0, -g],
+)]
+pub struct Arm6 {
+    pub g: f64,
+}
+
+/// The same arm by hand: the quarter turns as literal matrices, the forearm's inertia turned into
+/// the link's axes numerically (outside routh).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(shoulder_pan, shoulder_lift, elbow, wrist_1, wrist_2, wrist_3),
+    input(u1, u2, u3, u4, u5, u6),
+    force(shoulder_pan = u1, shoulder_lift = u2, elbow = u3, wrist_1 = u4, wrist_2 = u5, wrist_3 = u6),
+    frame(
+        b1 = rot_z(shoulder_pan),
+        b2 = b1 * [[0, 0, 1], [0, 1, 0], [-1, 0, 0]] * rot_y(shoulder_lift),
+        b3 = b2 * rot_y(elbow),
+        b4 = b3 * [[0, 0, 1], [0, 1, 0], [-1, 0, 0]] * rot_y(wrist_1),
+        b5 = b4 * rot_z(wrist_2),
+        b6 = b5 * rot_y(wrist_3),
+        be = b6 * [[0, -1, 0], [1, 0, 0], [0, 0, 1]],
+    ),
+    point(
+        o1 = [0, 0, 0.089159],
+        o2 = o1 + b1 * [0, 0.13585, 0],
+        o3 = o2 + b2 * [0, -0.1197, 0.425],
+        o4 = o3 + b3 * [0, 0, 0.39225],
+        o5 = o4 + b4 * [0, 0.093, 0],
+        o6 = o5 + b5 * [0, 0, 0.09465],
+        oe = o6 + b6 * [0, 0.0823, 0],
+    ),
+    body(name = shoulder, mass = 3.7, centre = o1 + b1 * [0, 0, 0], frame = b1,
+         inertia = [[0.010267, 0.0, 0.0], [0.0, 0.010267, 0.0], [0.0, 0.0, 0.00666]]),
+    body(name = upper_arm, mass = 8.393, centre = o2 + b2 * [0, 0, 0.28], frame = b2,
+         inertia = [[0.22689, 0.0, 0.0], [0.0, 0.22689, 0.0], [0.0, 0.0, 0.0151074]]),
+    body(name = forearm, mass = 2.275, centre = o3 + b3 * [0, 0.01, 0.25], frame = b3,
+         inertia = [[0.0448615530117275, 0.0004412386369825103, -0.013710572618159675], [0.0004412386369825103, 0.049443, 7.285921516058538e-05], [-0.013710572618159675, 7.285921516058538e-05, 0.008676446988272492]]),
+    body(name = wrist_1_link, mass = 1.219, centre = o4 + b4 * [0, 0, 0], frame = b4,
+         inertia = [[0.111172755531, 0.0, 0.0], [0.0, 0.111172755531, 0.0], [0.0, 0.0, 0.21942]]),
+    body(name = wrist_2_link, mass = 1.219, centre = o5 + b5 * [0, 0, 0], frame = b5,
+         inertia = [[0.111172755531, 0.0, 0.0], [0.0, 0.111172755531, 0.0], [0.0, 0.0, 0.21942]]),
+    body(name = wrist_3_link, mass = 0.1879, centre = o6 + b6 * [0, 0, 0], frame = b6,
+         inertia = [[0.0171364731454, 0.0, 0.0], [0.0, 0.0171364731454, 0.0], [0.0, 0.0, 0.033822]]),
+    body(name = tool, mass = 0.2, centre = oe + be * [0.01, 0, 0.02], frame = be,
+         inertia = [[0.0004, 0.0, 0.0], [0.0, 0.0003, 0.0], [0.0, 0.0, 0.0002]]),
+    gravity = [0, 0, -g],
+    dynamics = dense,
+)]
+pub struct Arm6ByHand {
+    pub g: f64,
+}
+
+#[test]
+fn a_six_joint_arm_from_its_urdf_is_the_arm_written_by_hand_under_torques() {
+    let (urdf, hand) = (Arm6 { g: 9.81 }, Arm6ByHand { g: 9.81 });
+    assert_eq!(Arm6Driven::DYNAMICS, "recursive");
+    let mut rng = Rng::new(11);
+    for _ in 0..20 {
+        let x = rng.vector::<12>(-2.0, 2.0);
+        let u = [(); 6].map(|_| rng.uniform(-5.0, 5.0));
+        let (du, dh) = (urdf.driven(u), hand.driven(u));
+        assert_near!(du.mass_matrix(0.0, &x), dh.mass_matrix(0.0, &x), 1e-12);
+        let (eu, eh) = (du.energy(0.0, &x), dh.energy(0.0, &x));
+        assert!((eu - eh).abs() <= 1e-12 * (1.0 + eh.abs()), "energy {eu} vs {eh}");
+        assert_near!(du.field(0.0, &x).unwrap(), dh.field(0.0, &x).unwrap(), 1e-12);
+        // B = ∂F/∂u: M⁻¹ on the velocities' rows.
+        let (lu, lh) = (urdf.linearize(0.0, &x, u).unwrap(), hand.linearize(0.0, &x, u).unwrap());
+        assert_near!(lu.b, lh.b, 1e-12);
+        assert_near!(lu.a, lh.a, 1e-9);
+    }
+}
+
+/// A branched tree with its joints written leaves first: a torso on a hinge, an arm of two links
+/// and a head on it.
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = wrist, kind = revolute, parent = upper, child = fore, origin = [0, 0, 0.3], axis = [1, 0, 0],
+          mass = 0.5, centre = [0, 0, 0.15], inertia = diag(0.004, 0.004, 0.001)),
+    joint(name = shoulder, kind = revolute, parent = torso, child = upper, origin = [0.2, 0, 0.5], axis = [0, 1, 0],
+          mass = 1, centre = [0, 0, 0.15], inertia = diag(0.008, 0.008, 0.002)),
+    joint(name = waist, kind = revolute, child = torso, axis = [0, 0, 1],
+          mass = 5, centre = [0, 0, 0.3], inertia = diag(0.2, 0.15, 0.1)),
+    joint(name = neck, kind = prismatic, parent = torso, child = head, origin = [0, 0, 0.6], axis = [0, 0, 1],
+          mass = 2, centre = [0, 0, 0.1], inertia = diag(0.01, 0.01, 0.01)),
+    gravity = [0, 0, -9.81],
+    dynamics = recursive,
+)]
+pub struct LeavesFirst;
+
+/// The same tree written root first.
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = waist, kind = revolute, child = torso, axis = [0, 0, 1],
+          mass = 5, centre = [0, 0, 0.3], inertia = diag(0.2, 0.15, 0.1)),
+    joint(name = shoulder, kind = revolute, parent = torso, child = upper, origin = [0.2, 0, 0.5], axis = [0, 1, 0],
+          mass = 1, centre = [0, 0, 0.15], inertia = diag(0.008, 0.008, 0.002)),
+    joint(name = wrist, kind = revolute, parent = upper, child = fore, origin = [0, 0, 0.3], axis = [1, 0, 0],
+          mass = 0.5, centre = [0, 0, 0.15], inertia = diag(0.004, 0.004, 0.001)),
+    joint(name = neck, kind = prismatic, parent = torso, child = head, origin = [0, 0, 0.6], axis = [0, 0, 1],
+          mass = 2, centre = [0, 0, 0.1], inertia = diag(0.01, 0.01, 0.01)),
+    gravity = [0, 0, -9.81],
+    dynamics = dense,
+)]
+pub struct RootFirst;
+
+#[test]
+fn joints_written_in_any_order_take_the_recursion_parents_first() {
+    // Depth first from the ground, siblings as written: the shoulder's branch before the neck.
+    assert_eq!(LeavesFirst::COORDINATES, ["waist", "shoulder", "wrist", "neck"]);
+    assert_eq!(RootFirst::COORDINATES, LeavesFirst::COORDINATES);
+    let mut rng = Rng::new(5);
+    for _ in 0..10 {
+        let x = rng.vector::<8>(-1.5, 1.5);
+        assert_near!(LeavesFirst.accelerations(0.0, &x).unwrap(), RootFirst.accelerations(0.0, &x).unwrap(), 1e-12);
+    }
+}
+
+/// A floating base (a trunk free in space: three translations and an orientation) with a leg on a
+/// hinge.
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = base, kind = floating, child = trunk, origin = [0, 0, 0.5],
+          mass = 3, centre = [0.01, 0, 0], inertia = [[0.1, 0.01, 0], [0.01, 0.2, 0], [0, 0, 0.25]]),
+    joint(name = hip, kind = revolute, parent = trunk, child = leg, origin = [0.2, 0, -0.05], axis = [0, 1, 0],
+          mass = 0.5, centre = [0, 0, -0.15], inertia = diag(0.004, 0.004, 0.0005), damping = 0.2),
+    gravity = [0, 0, -9.81],
+)]
+pub struct FloatingLeg;
+
+/// The same by hand: the trunk's orientation and position, the leg's frame and centre.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(base_x, base_y, base_z, hip),
+    orientation(base_q),
+    point(o = [base_x, base_y, base_z + 0.5]),
+    body(name = trunk, mass = 3, centre = o + base_q * [0.01, 0, 0], frame = base_q,
+         inertia = [[0.1, 0.01, 0], [0.01, 0.2, 0], [0, 0, 0.25]]),
+    body(name = leg, mass = 0.5, centre = o + base_q * [0.2, 0, -0.05] + base_q * rot_y(hip) * [0, 0, -0.15],
+         frame = base_q * rot_y(hip), inertia = diag(0.004, 0.004, 0.0005)),
+    force(hip = -0.2 * dot(hip)),
+    gravity = [0, 0, -9.81],
+)]
+pub struct FloatingLegByHand;
+
+/// A puck sliding and turning in a vertical plane (the joint frame's x–y plane turned a quarter
+/// turn about x: its y axis points up), with a pendulum about the plane's normal.
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = puck, kind = planar, child = disc, rotation = rpy(pi / 2, 0, 0),
+          mass = 2, centre = [0.05, 0, 0], inertia = diag(0.01, 0.01, 0.02)),
+    joint(name = swing, kind = revolute, parent = disc, child = bob, axis = [0, 0, 1],
+          mass = 0.3, centre = [0, -0.4, 0], inertia = diag(0.002, 0.0001, 0.002)),
+    gravity = [0, 0, -9.81],
+)]
+pub struct PlanarPuck;
+
+/// The same by hand.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(puck_x, puck_y, puck, swing),
+    frame(d = [[1, 0, 0], [0, 0, -1], [0, 1, 0]] * rot_z(puck), b = d * rot_z(swing)),
+    point(o = [[1, 0, 0], [0, 0, -1], [0, 1, 0]] * [puck_x, puck_y, 0]),
+    body(name = disc, mass = 2, centre = o + d * [0.05, 0, 0], frame = d, inertia = diag(0.01, 0.01, 0.02)),
+    body(name = bob, mass = 0.3, centre = o + b * [0, -0.4, 0], frame = b, inertia = diag(0.002, 0.0001, 0.002)),
+    gravity = [0, 0, -9.81],
+    dynamics = dense,
+)]
+pub struct PlanarPuckByHand;
+
+#[test]
+fn floating_and_planar_joints_are_their_coordinates_written_by_hand() {
+    assert_eq!(FloatingLeg::COORDINATES, FloatingLegByHand::COORDINATES);
+    assert_eq!(FloatingLeg::STATE_NAMES, FloatingLegByHand::STATE_NAMES);
+    // Every component of the state named once (the quaternion's are `base_q_w`, …).
+    let mut names = FloatingLeg::STATE_NAMES.to_vec();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), FloatingLeg::STATE_NAMES.len(), "{:?}", FloatingLeg::STATE_NAMES);
+    let mut rng = Rng::new(23);
+    for _ in 0..10 {
+        // Positions (three translations, the hinge, a quaternion), velocities (three, the hinge, ω).
+        let q = [(); 8].map(|_| rng.uniform(-1.0, 1.0));
+        let v = [(); 7].map(|_| rng.uniform(-1.0, 1.0));
+        let x = FloatingLeg.state(q, v);
+        assert_near!(FloatingLeg.field(0.0, &x).unwrap(), FloatingLegByHand.field(0.0, &x).unwrap(), 1e-12);
+        let (e, eh) = (FloatingLeg.energy(0.0, &x), FloatingLegByHand.energy(0.0, &x));
+        assert!((e - eh).abs() < 1e-12 * (1.0 + eh.abs()));
+    }
+    assert_eq!(PlanarPuck::COORDINATES, ["puck_x", "puck_y", "puck", "swing"]);
+    for _ in 0..10 {
+        let x = rng.vector::<8>(-1.5, 1.5);
+        assert_near!(PlanarPuck.accelerations(0.0, &x).unwrap(), PlanarPuckByHand.accelerations(0.0, &x).unwrap(), 1e-12);
+        assert_near!(PlanarPuck.mass_matrix(0.0, &x), PlanarPuckByHand.mass_matrix(0.0, &x), 1e-12);
+    }
+    // Alone on the plane, the puck's centre falls at g along the plane's y axis (up).
+    let x = PlanarPuck.state([0.0, 0.0, 0.3, 0.0], [0.0; 4]);
+    let m = PlanarPuck.mass_matrix(0.0, &x);
+    let qdd = PlanarPuck.accelerations(0.0, &x).unwrap();
+    // Total vertical force balance: the generalized force on puck_y is −(m_disc + m_bob) g.
+    let f_y = (m * qdd)[1];
+    assert!((f_y + 2.3 * 9.81).abs() < 1e-12, "{f_y}");
+}

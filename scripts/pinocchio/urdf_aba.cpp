@@ -1,11 +1,16 @@
 // Pinocchio's ABA on a robot read by Pinocchio's own URDF parser, for scripts/compare_urdf.py.
 //
-//   urdf_aba ROBOT.urdf Q V
+//   urdf_aba TREE NAMES Q V
 //
-// Q and V are comma-separated, one value per joint coordinate in the URDF's order of <joint>
-// elements (the order of routh's coordinates; fixed joints have none). Prints the time per ABA
-// call (seconds) and q̈ in the same order, with the joint torques τ = −damping · q̇ of the file's
-// <dynamics damping> (routh's viscous force; Pinocchio reads the damping but ABA takes τ).
+// TREE is the model Pinocchio's parser built from the URDF (in Python, `pin.buildModelFromUrdf`),
+// written one joint per line by compare_urdf.py: name, parent, type (RX, RY, RZ, PX, PY, PZ,
+// RevoluteUnaligned, PrismaticUnaligned), axis, placement (R by rows, p), inertia (mass, centre,
+// rotational inertia by rows) and damping. It is rebuilt here joint by joint — the library's own
+// parser is compiled without -march=native, and a model crossing into code compiled with it has
+// another memory layout. NAMES, Q and V are comma-separated, one value per joint coordinate in
+// routh's order (the URDF's <joint> elements; fixed joints have none). Prints the time per ABA call
+// (seconds) and q̈ in routh's order, with the torques τ = −damping · q̇ of the file's <dynamics
+// damping> (routh's viscous force; Pinocchio reads the damping, ABA takes τ).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,8 +18,9 @@
 #include <string>
 #include <vector>
 
+#include <fstream>
+
 #include <pinocchio/multibody.hpp>
-#include <pinocchio/parsers/urdf.hpp>
 #include <pinocchio/algorithm/aba.hpp>
 
 using namespace pinocchio;
@@ -37,12 +43,43 @@ static std::vector<std::string> words(const char* text) {
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: urdf_aba ROBOT.urdf NAMES Q V\n");
+    std::fprintf(stderr, "usage: urdf_aba TREE NAMES Q V\n");
     return 2;
   }
   Model model;
-  pinocchio::urdf::buildModel(argv[1], model);
   model.gravity.linear(Eigen::Vector3d(0.0, 0.0, -9.81));
+  std::ifstream tree(argv[1]);
+  std::vector<double> damping;
+  std::string name, type;
+  long parent;
+  while (tree >> name >> parent >> type) {
+    double a[3], r[9], p[3], mass, c[3], in[9], d;
+    for (double& x : a) tree >> x;
+    for (double& x : r) tree >> x;
+    for (double& x : p) tree >> x;
+    tree >> mass;
+    for (double& x : c) tree >> x;
+    for (double& x : in) tree >> x;
+    tree >> d;
+    const Eigen::Vector3d axis(a[0], a[1], a[2]);
+    const SE3 placement(Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(r), Eigen::Vector3d(p[0], p[1], p[2]));
+    JointIndex j;
+    if (type == "RX") j = model.addJoint(parent, JointModelRX(), placement, name);
+    else if (type == "RY") j = model.addJoint(parent, JointModelRY(), placement, name);
+    else if (type == "RZ") j = model.addJoint(parent, JointModelRZ(), placement, name);
+    else if (type == "PX") j = model.addJoint(parent, JointModelPX(), placement, name);
+    else if (type == "PY") j = model.addJoint(parent, JointModelPY(), placement, name);
+    else if (type == "PZ") j = model.addJoint(parent, JointModelPZ(), placement, name);
+    else if (type == "RevoluteUnaligned") j = model.addJoint(parent, JointModelRevoluteUnaligned(axis), placement, name);
+    else if (type == "PrismaticUnaligned") j = model.addJoint(parent, JointModelPrismaticUnaligned(axis), placement, name);
+    else {
+      std::fprintf(stderr, "joint %s: type %s is not rebuilt here\n", name.c_str(), type.c_str());
+      return 1;
+    }
+    const Eigen::Matrix3d rotational = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(in);
+    model.appendBodyToJoint(j, Inertia(mass, Eigen::Vector3d(c[0], c[1], c[2]), rotational), SE3::Identity());
+    damping.push_back(d);
+  }
   Data data(model);
   // routh's coordinates by name (the URDF's joints), placed where Pinocchio keeps them.
   const std::vector<std::string> names = words(argv[2]);
@@ -59,7 +96,7 @@ int main(int argc, char** argv) {
     q[model.joints[j].idx_q()] = qs[k];
     v[at[k]] = vs[k];
   }
-  for (int i = 0; i < model.nv; ++i) tau[i] = -model.damping[i] * v[i];
+  for (int i = 0; i < model.nv; ++i) tau[i] = -damping[i] * v[i];
   aba(model, data, q, v, tau);
   const Eigen::VectorXd qdd = data.ddq;
   const long reps = 2000000 / (model.nv + 20);

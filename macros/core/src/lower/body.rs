@@ -128,16 +128,25 @@ fn check_inertia(lower: &mut Lowerer<'_>, inertia: &Mat3, src: &syn::Expr) -> sy
     if inertia.as_flattened().iter().any(|&e| lower.arena.as_num(e).is_none()) {
         return Ok(());
     }
-    let all_numbers = |lower: &Lowerer<'_>, es: &[Expr], ok: &dyn Fn(&Rational) -> bool| {
-        es.iter().all(|&e| lower.arena.as_num(e).is_some_and(|r| ok(&r)))
+    let undecided = || {
+        syn::Error::new_spanned(
+            src,
+            "cannot decide whether this inertia tensor is a rigid body's: a minor of it is too close to zero for its \
+             value in floating point, and its exact value overflows (entries with many digits); write the entries \
+             with fewer digits",
+        )
     };
     let positive = leading_minors(lower, inertia);
-    if !all_numbers(lower, &positive, &|r| !r.is_negative() && !r.is_zero()) {
+    let positive = signs(lower, &positive);
+    if positive.iter().any(|s| s.is_some_and(|s| s != std::cmp::Ordering::Greater)) {
         return Err(syn::Error::new_spanned(
             src,
             "this inertia tensor is not positive definite (a leading principal minor is not positive): every rigid body \
              has positive moments of inertia about every axis",
         ));
+    }
+    if positive.contains(&None) {
+        return Err(undecided());
     }
     // The second moment J = tr(I)/2 · 1 − I = ∫ρ r rᵀ is positive semidefinite: all its principal
     // minors are ≥ 0 (equivalently the principal moments satisfy I₁ ≤ I₂ + I₃ and cyclically).
@@ -148,7 +157,11 @@ fn check_inertia(lower: &mut Lowerer<'_>, inertia: &Mat3, src: &syn::Expr) -> sy
     let scaled = arena.mat_scale(half_trace, &arena.identity3());
     let second = arena.mat_sub(&scaled, inertia);
     let minors = principal_minors(lower, &second);
-    if !all_numbers(lower, &minors, &|r| !r.is_negative()) {
+    let minors = signs(lower, &minors);
+    if minors.contains(&None) && !minors.contains(&Some(std::cmp::Ordering::Less)) {
+        return Err(undecided());
+    }
+    if minors.contains(&Some(std::cmp::Ordering::Less)) {
         return Err(syn::Error::new_spanned(
             src,
             "this inertia tensor violates the triangle inequality of principal moments (I₁ ≤ I₂ + I₃ and cyclically): no \
@@ -156,6 +169,22 @@ fn check_inertia(lower: &mut Lowerer<'_>, inertia: &Mat3, src: &syn::Expr) -> sy
         ));
     }
     Ok(())
+}
+
+/// The signs of constant expressions: exact where each folded to a rational, otherwise (where
+/// exact arithmetic overflowed: entries with many digits, whose products' denominators outgrow
+/// 128 bits) from a floating-point value with a bound on its error, where the bound decides it;
+/// `None` where it does not.
+fn signs(lower: &Lowerer<'_>, es: &[Expr]) -> Vec<Option<std::cmp::Ordering>> {
+    let numeric = lower.arena.eval_many_bounded(es, &|_| f64::NAN);
+    es.iter()
+        .zip(numeric)
+        .map(|(&e, (v, bound))| match lower.arena.as_num(e) {
+            Some(r) => Some(r.cmp(&Rational::zero())),
+            None if v.abs() > bound => Some(if v > 0.0 { std::cmp::Ordering::Greater } else { std::cmp::Ordering::Less }),
+            None => None,
+        })
+        .collect()
 }
 
 /// The 2×2 minor of rows and columns (i, j).

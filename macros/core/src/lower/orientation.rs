@@ -34,20 +34,28 @@ pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<
     cx.repeats(&names, ToString::to_string, |r| syn::Error::new(r.span(), format!("the orientation `{r}` is declared twice")));
     let mut kept = Vec::new();
     for r in &names {
+        // The quaternion's components are state components named `r_w`, `r_x`, `r_y`, `r_z`.
+        let component = ["w", "x", "y", "z"].into_iter().find_map(|c| raw.coordinates.iter().find(|q| **q == format!("{r}_{c}")));
+        let named = |what: &str| Some(format!("the orientation `{r}` has the name of {what}; choose another name"));
         let clash = if raw.coordinates.contains(r) {
-            Some("a coordinate")
+            named("a coordinate")
+        } else if let Some(q) = component {
+            Some(format!(
+                "the orientation `{r}` names its quaternion's components `{r}_w`, `{r}_x`, `{r}_y`, `{r}_z` in the state, \
+                 and `{q}` is a coordinate; choose another name"
+            ))
         } else if parameters.contains(r) {
-            Some("a parameter (struct field)")
+            named("a parameter (struct field)")
         } else if raw.defines.iter().any(|d| d.name == *r) {
-            Some("a define")
+            named("a define")
         } else if r == "t" {
-            Some("time")
+            named("time")
         } else {
             None
         };
         match clash {
             // Reported once, and then not in scope (the other name keeps its meaning).
-            Some(what) => cx.error(r.span(), format!("the orientation `{r}` has the name of {what}; choose another name")),
+            Some(message) => cx.error(r.span(), message),
             None => kept.push(r.clone()),
         }
     }

@@ -11,7 +11,11 @@
 //! revolute, continuous:  b = a · R · axis_angle(axis, j),   b_origin = a_origin + a · p
 //! prismatic:             b = a · R,                         b_origin = a_origin + a · (p + R · axis · j)
 //! fixed:                 b = a · R,                         b_origin = a_origin + a · p
+//! planar:                b = a · R · rot_z(j),              b_origin = a_origin + a · (p + R · [j_x, j_y, 0])
+//! floating:              b = a · R · j_q,                   b_origin = a_origin + a · (p + R · [j_x, j_y, j_z])
 //! ```
+//!
+//! (a floating joint's `j_q` is an orientation: a unit quaternion in the state).
 //!
 //! with p = `origin` and R = `rotation` (URDF's joint origin `xyz`, `rpy`), the ground standing
 //! for a parent not given (a = 1, a_origin = 0). A fixed joint has no coordinate: its child's body
@@ -19,6 +23,10 @@
 //! composite inertia). The link's body, where `mass` is given, is
 //! `body(name = b, mass = m, centre = b_origin + b · c, frame = b, inertia = I)` with c and I in
 //! the link's axes; `damping = d` adds the viscous force −d ẏ on the coordinate.
+//!
+//! The joints' coordinates come in the order of a depth-first walk of the tree from the ground,
+//! siblings in the order written: each after its parent's, as the recursive dynamics reads a tree
+//! (a file that declares a robot's waist after its arms gets the waist's coordinates first).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote_spanned};
@@ -35,7 +43,7 @@ pub const JOINT_KEYS: &[&str] =
     &["name", "kind", "parent", "child", "origin", "rotation", "axis", "mass", "centre", "inertia", "damping"];
 
 /// The kinds of joint.
-pub const JOINT_KINDS: &[&str] = &["revolute", "continuous", "prismatic", "fixed"];
+pub const JOINT_KINDS: &[&str] = &["revolute", "continuous", "prismatic", "fixed", "planar", "floating"];
 
 /// A joint as written; its keys are checked when the model's joints are expanded.
 #[derive(Clone)]
@@ -65,11 +73,19 @@ pub enum JointKind {
     Prismatic,
     /// No coordinate: the child moves with the parent.
     Fixed,
+    /// Slides the child in its frame's x–y plane and turns it about z: coordinates `<name>_x`,
+    /// `<name>_y` and `<name>` (the angle).
+    Planar,
+    /// Moves the child freely: coordinates `<name>_x`, `<name>_y`, `<name>_z` for the translation
+    /// (in the joint frame) and the orientation `<name>_q` (a unit quaternion in the state, its
+    /// components `<name>_q_w`, …, and the body angular velocity among the velocities).
+    Floating,
 }
 
 impl JointDecl {
-    pub(super) fn parse_body(keyword: Ident, content: ParseStream) -> syn::Result<Self> {
-        let mut decl = JointDecl {
+    /// A joint with no key given.
+    pub(super) fn new(keyword: Ident) -> JointDecl {
+        JointDecl {
             keyword,
             name: None,
             kind: None,
@@ -82,7 +98,11 @@ impl JointDecl {
             centre: None,
             inertia: None,
             damping: None,
-        };
+        }
+    }
+
+    pub(super) fn parse_body(keyword: Ident, content: ParseStream) -> syn::Result<Self> {
+        let mut decl = JointDecl::new(keyword);
         parse_keyed(content, "joint", &mut decl, JointDecl::slot)?;
         Ok(decl)
     }
@@ -119,32 +139,49 @@ impl JointDecl {
         let Some(kind) = &self.kind else {
             return Err(syn::Error::new(
                 self.keyword.span(),
-                "this joint has no `kind`: write `kind = revolute`, `continuous`, `prismatic` or `fixed`",
+                "this joint has no `kind`: write `kind = revolute`, `continuous`, `prismatic`, `fixed`, `planar` or `floating`",
             ));
         };
         Ok(match kind.to_string().as_str() {
             "revolute" | "continuous" => JointKind::Revolute,
             "prismatic" => JointKind::Prismatic,
             "fixed" => JointKind::Fixed,
-            "floating" | "planar" => {
-                return Err(syn::Error::new(
-                    kind.span(),
-                    format!(
-                        "a `{kind}` joint is not available yet; write its child's pose with coordinates (and \
-                         `orientation(r)` for a free rotation) and its body with `body(...)`"
-                    ),
-                ));
-            }
+            "planar" => JointKind::Planar,
+            "floating" => JointKind::Floating,
             other => {
                 return Err(unknown(
                     kind.span(),
                     format_args!("unknown joint kind `{other}`"),
                     other,
                     JOINT_KINDS,
-                    "Expected: revolute, continuous, prismatic or fixed",
+                    "Expected: revolute, continuous, prismatic, fixed, planar or floating",
                 ));
             }
         })
+    }
+}
+
+/// The joint's axis, checked against its kind: a revolute or prismatic joint needs one; a fixed or
+/// floating joint has none; a planar joint moves in its frame's x–y plane (its axis, if given, is
+/// `[0, 0, 1]`).
+fn joint_axis(j: &JointDecl, kind: JointKind) -> syn::Result<TokenStream> {
+    let kind_span = j.kind.as_ref().map_or(j.keyword.span(), Ident::span);
+    match (kind, &j.axis) {
+        (JointKind::Revolute | JointKind::Prismatic, Some(a)) => Ok(grouped(a)),
+        (JointKind::Revolute | JointKind::Prismatic, None) => Err(syn::Error::new(
+            kind_span,
+            "a revolute or prismatic joint needs its `axis`, a unit vector in the child link's axes: `axis = [0, 0, 1]`",
+        )),
+        (JointKind::Planar, Some(a)) if quote::quote!(#a).to_string() != "[0 , 0 , 1]" => Err(syn::Error::new_spanned(
+            a,
+            "a planar joint moves in its frame's x–y plane, about z: leave `axis` out (or write `[0, 0, 1]`) and turn \
+             the plane with `rotation`",
+        )),
+        (JointKind::Planar, _) => Ok(TokenStream::new()),
+        (JointKind::Fixed | JointKind::Floating, Some(a)) => {
+            Err(syn::Error::new_spanned(a, "a fixed or floating joint has no axis: leave `axis` out"))
+        }
+        (JointKind::Fixed | JointKind::Floating, None) => Ok(TokenStream::new()),
     }
 }
 
@@ -161,57 +198,67 @@ fn grouped(e: &Expr) -> TokenStream {
 impl RawModel {
     /// Expands the joints into coordinates, frames, points, bodies and forces (see the module
     /// documentation), after checking that they form a tree: each link the child of one joint,
-    /// each parent a joint's child, no link its own ancestor.
+    /// each parent a joint's child, no link its own ancestor. Linear in the number of joints.
     pub(super) fn expand_joints(&mut self) -> syn::Result<()> {
         let joints = std::mem::take(&mut self.joints);
-        let mut children: Vec<&Ident> = Vec::with_capacity(joints.len());
-        for j in &joints {
+        let mut child_of: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
+        for (k, j) in joints.iter().enumerate() {
             let child = j.child.as_ref().ok_or_else(|| {
                 syn::Error::new(j.keyword.span(), "this joint has no `child`: name the link it moves, `child = link`")
             })?;
-            if children.contains(&child) {
+            if child_of.insert(child.to_string(), k).is_some() {
                 return Err(syn::Error::new(
                     child.span(),
                     format!(
                         "the link `{child}` is the child of two joints; a link hangs on one joint — close a loop \
-                         with a `holonomic(...)` constraint between two links' points"
+                         with a `closure(...)`"
                     ),
                 ));
             }
-            children.push(child);
         }
-        let parent_of = |j: &JointDecl| j.parent.as_ref().and_then(|p| children.iter().position(|c| *c == p));
-        for j in &joints {
-            if let Some(p) = &j.parent
-                && parent_of(j).is_none()
-            {
-                return Err(unknown(
-                    p.span(),
-                    format_args!("the parent `{p}` is no joint's child link"),
-                    &p.to_string(),
-                    children.iter().map(ToString::to_string).collect::<Vec<_>>().iter(),
-                    "a joint's parent is the child of another joint; leave `parent` out for a joint on the ground",
-                ));
-            }
-            // Up the tree: a loop comes back to this joint within as many steps as there are joints.
-            let mut at = parent_of(j);
-            for _ in 0..joints.len() {
-                let Some(k) = at else { break };
-                if std::ptr::eq(&joints[k], j) {
-                    let child = j.child.as_ref().expect("checked above");
-                    return Err(syn::Error::new(
-                        child.span(),
-                        format!(
-                            "the link `{child}` is its own ancestor: joints form a tree; close a loop with a \
-                             `holonomic(...)` constraint between two links' points"
-                        ),
-                    ));
-                }
-                at = parent_of(&joints[k]);
+        // Each joint's parent joint, and the joints below each (siblings in the order written).
+        let mut below: Vec<Vec<usize>> = vec![Vec::new(); joints.len()];
+        let mut roots = Vec::new();
+        for (k, j) in joints.iter().enumerate() {
+            match &j.parent {
+                None => roots.push(k),
+                Some(p) => match child_of.get(&p.to_string()) {
+                    Some(&parent) => below[parent].push(k),
+                    None => {
+                        let links: Vec<String> =
+                            joints.iter().filter_map(|j| j.child.as_ref().map(ToString::to_string)).collect();
+                        return Err(unknown(
+                            p.span(),
+                            format_args!("the parent `{p}` is no joint's child link"),
+                            &p.to_string(),
+                            links.iter(),
+                            "a joint's parent is the child of another joint; leave `parent` out for a joint on the ground",
+                        ));
+                    }
+                },
             }
         }
-        for j in &joints {
-            self.expand_joint(j)?;
+        // Parents before children, depth first from the ground: the recursions read each
+        // coordinate's parent as the last of those that move its masses. A joint the walk does not
+        // reach hangs on a loop.
+        let mut order = Vec::with_capacity(joints.len());
+        let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+        while let Some(k) = stack.pop() {
+            order.push(k);
+            stack.extend(below[k].iter().rev());
+        }
+        if order.len() < joints.len() {
+            let mut reached = vec![false; joints.len()];
+            order.iter().for_each(|&k| reached[k] = true);
+            let k = (0..joints.len()).find(|&k| !reached[k]).expect("a joint not reached");
+            let child = joints[k].child.as_ref().expect("checked above");
+            return Err(syn::Error::new(
+                child.span(),
+                format!("the link `{child}` is its own ancestor: joints form a tree; close a loop with a `closure(...)`"),
+            ));
+        }
+        for k in order {
+            self.expand_joint(&joints[k])?;
         }
         Ok(())
     }
@@ -221,7 +268,7 @@ impl RawModel {
         let kind = j.kind()?;
         let child = j.child.clone().expect("checked by expand_joints");
         let span = child.span();
-        let coordinate = match (kind, &j.name) {
+        let name = match (kind, &j.name) {
             (JointKind::Fixed, _) => None,
             (_, Some(name)) => Some(name.clone()),
             (_, None) => {
@@ -231,44 +278,45 @@ impl RawModel {
                 ));
             }
         };
-        let axis = match (kind, &j.axis) {
-            (JointKind::Fixed, Some(a)) => {
-                return Err(syn::Error::new_spanned(a, "a fixed joint has no axis: leave `axis` out"));
-            }
-            (JointKind::Fixed, None) => None,
-            (_, Some(a)) => Some(grouped(a)),
-            (_, None) => {
-                return Err(syn::Error::new(
-                    j.kind.as_ref().map_or(j.keyword.span(), Ident::span),
-                    "a moving joint needs its `axis`, a unit vector in the child link's axes: `axis = [0, 0, 1]`",
-                ));
-            }
-        };
+        let axis = joint_axis(j, kind)?;
         let origin = j.origin.as_ref().map_or_else(|| quote_spanned!(span=> [0, 0, 0]), grouped);
         let rotation = j.rotation.as_ref().map(grouped);
-        // The parent's frame and origin (nothing for the ground).
-        let (above, above_origin) = match &j.parent {
+        let turned = rotation.as_ref().map(|r| quote_spanned!(span=> #r *));
+        // The joint's own turn of the child's axes and offset of its origin (in the joint frame).
+        let coordinate = |suffix: &str| name.as_ref().map(|n| format_ident!("{}_{}", n, suffix, span = n.span()));
+        let (turn, offset, coordinates): (Option<TokenStream>, Option<TokenStream>, Vec<Ident>) = match (kind, &name) {
+            (JointKind::Revolute, Some(q)) => (Some(quote_spanned!(span=> axis_angle(#axis, #q))), None, vec![q.clone()]),
+            (JointKind::Prismatic, Some(q)) => (None, Some(quote_spanned!(span=> #axis * #q)), vec![q.clone()]),
+            (JointKind::Planar, Some(q)) => {
+                let (x, y) = (coordinate("x").expect("named"), coordinate("y").expect("named"));
+                (Some(quote_spanned!(span=> rot_z(#q))), Some(quote_spanned!(span=> [#x, #y, 0])), vec![x, y, q.clone()])
+            }
+            (JointKind::Floating, Some(_)) => {
+                let [x, y, z, r] = ["x", "y", "z", "q"].map(|c| coordinate(c).expect("named"));
+                self.orientations.push((j.keyword.clone(), vec![r.clone()]));
+                (Some(quote_spanned!(span=> #r)), Some(quote_spanned!(span=> [#x, #y, #z])), vec![x, y, z])
+            }
+            _ => (None, None, Vec::new()),
+        };
+        // frame = parent · R · turn, origin = parent_origin + parent · (p + R · offset), each factor
+        // and term only where there is one.
+        let frame_factors: Vec<TokenStream> =
+            [j.parent.as_ref().map(|p| quote_spanned!(p.span()=> #p)), rotation.clone(), turn].into_iter().flatten().collect();
+        let frame = frame_factors
+            .into_iter()
+            .reduce(|a, b| quote_spanned!(span=> #a * #b))
+            .unwrap_or_else(|| quote_spanned!(span=> rot_z(0)));
+        let local = match offset {
+            Some(o) => quote_spanned!(span=> (#origin + #turned #o)),
+            None => origin,
+        };
+        let point = match &j.parent {
             Some(p) => {
                 let o = format_ident!("{}_origin", p, span = p.span());
-                (Some(quote_spanned!(p.span()=> #p *)), Some(quote_spanned!(p.span()=> #o +)))
+                quote_spanned!(span=> #o + #p * #local)
             }
-            None => (None, None),
+            None => local,
         };
-        let turned = rotation.as_ref().map(|r| quote_spanned!(span=> #r *));
-        let frame = match (kind, &coordinate, &axis) {
-            (JointKind::Revolute, Some(q), Some(a)) => quote_spanned!(span=> #above #turned axis_angle(#a, #q)),
-            _ => match (&j.parent, &rotation) {
-                (Some(p), Some(r)) => quote_spanned!(span=> #p * #r),
-                (Some(p), None) => quote_spanned!(span=> #p),
-                (None, Some(r)) => quote_spanned!(span=> #r),
-                (None, None) => quote_spanned!(span=> rot_z(0)),
-            },
-        };
-        let offset = match (kind, &coordinate, &axis) {
-            (JointKind::Prismatic, Some(q), Some(a)) => quote_spanned!(span=> (#origin + #turned #a * #q)),
-            _ => origin,
-        };
-        let point = quote_spanned!(span=> #above_origin #above #offset);
         let origin_name = format_ident!("{}_origin", child, span = span);
         self.defines.push(Binding { name: child.clone(), value: expr(frame)?, kind: DefineKind::Frame, params: Vec::new() });
         self.defines.push(Binding {
@@ -277,28 +325,37 @@ impl RawModel {
             kind: DefineKind::Point,
             params: Vec::new(),
         });
-        if let Some(q) = &coordinate {
+        if !coordinates.is_empty() {
             self.coordinates_keyword.get_or_insert_with(|| j.keyword.clone());
-            self.coordinates.push(q.clone());
+            self.coordinates.extend(coordinates);
         }
         self.joint_body(j, &child, &origin_name)?;
-        if let Some(d) = &j.damping {
-            let Some(q) = &coordinate else {
-                return Err(syn::Error::new_spanned(d, "a fixed joint has no coordinate to damp: leave `damping` out"));
-            };
-            let d = grouped(d);
-            let force = quote_spanned!(span=> -#d * dot(#q));
-            match self.forces.iter_mut().find(|f| f.name == *q) {
-                Some(f) => {
-                    let written = &f.value;
-                    f.value = expr(quote_spanned!(span=> (#written) + #force))?;
-                }
-                None => self.forces.push(Binding {
-                    name: q.clone(),
-                    value: expr(force)?,
-                    kind: DefineKind::Define,
-                    params: Vec::new(),
-                }),
+        self.joint_damping(j, kind, name.as_ref())
+    }
+
+    /// The viscous force −d q̇ of `damping = d` on a revolute or prismatic joint's coordinate
+    /// (added to a force written on it).
+    fn joint_damping(&mut self, j: &JointDecl, kind: JointKind, name: Option<&Ident>) -> syn::Result<()> {
+        let Some(d) = &j.damping else { return Ok(()) };
+        let q = match (kind, name) {
+            (JointKind::Revolute | JointKind::Prismatic, Some(q)) => q,
+            _ => {
+                return Err(syn::Error::new_spanned(
+                    d,
+                    "`damping` acts on a revolute or prismatic joint's coordinate; write a force on the others' coordinates",
+                ));
+            }
+        };
+        let span = q.span();
+        let d = grouped(d);
+        let force = quote_spanned!(span=> -#d * dot(#q));
+        match self.forces.iter_mut().find(|f| f.name == *q) {
+            Some(f) => {
+                let written = &f.value;
+                f.value = expr(quote_spanned!(span=> (#written) + #force))?;
+            }
+            None => {
+                self.forces.push(Binding { name: q.clone(), value: expr(force)?, kind: DefineKind::Define, params: Vec::new() })
             }
         }
         Ok(())

@@ -2,7 +2,7 @@
 //! would write by hand (and, for `<mimic>`, a `holonomic(...)` constraint).
 //!
 //! What is read, per `<joint>`: `name` (the coordinate), `type` (`revolute`, `continuous`,
-//! `prismatic`, `fixed`), `<parent link>`, `<child link>`, `<origin xyz rpy>`, `<axis xyz>`
+//! `prismatic`, `fixed`, `floating`, and `planar` with its normal along z), `<parent link>`, `<child link>`, `<origin xyz rpy>`, `<axis xyz>`
 //! (normalised; URDF's default x), `<dynamics damping>` (a viscous force) and `<mimic joint
 //! multiplier offset>` (the constraint q = m q_joint + o); per `<link>`, `<inertial>` with its
 //! `<origin xyz rpy>`, `<mass value>` and `<inertia ixx ixy ixz iyy iyz izz>` (about the centre,
@@ -12,8 +12,8 @@
 //! Not read, and no part of the model: `<visual>`, `<collision>` (meshes and geometry),
 //! `<limit>` (effort, velocity and position limits), `<safety_controller>`, `<calibration>`,
 //! `<transmission>`, `<gazebo>`, `<material>` and any other element. Refused with the file,
-//! line and element named: a malformed file, a `floating` or `planar` joint, a joint with a zero
-//! axis, a link moved by two joints or never reached from the root (a loop: close it with a
+//! line and element named: a malformed file, a `planar` joint whose normal is not z, a joint with a
+//! zero axis, a link moved by two joints or never reached from the root (a loop: close it with a
 //! constraint instead), nonzero Coulomb friction or negative damping, a mass that is negative or
 //! an inertia that is no rigid body's (not positive definite, or against the triangle inequality
 //! of principal moments), an attribute that is not the numbers it should be.
@@ -205,8 +205,8 @@ impl RawModel {
                 return Err(place.error(
                     *j,
                     format!(
-                        "the link `{child}` is moved by a second joint: a URDF is a tree; close a loop with a \
-                         `holonomic(...)` constraint between two links' points"
+                        "the link `{child}` is moved by a second joint: a URDF is a tree; write the tree and close the \
+                         loop in the model with a `closure(...)`"
                     ),
                 ));
             }
@@ -263,10 +263,7 @@ impl RawModel {
         let span = place.span;
         let name = place.ident(j, place.required(j, "name")?)?;
         let kind = match place.required(j, "type")? {
-            k @ ("revolute" | "continuous" | "prismatic" | "fixed") => Ident::new(k, span),
-            k @ ("floating" | "planar") => {
-                return Err(place.error(j, format!("a `{k}` joint is not available yet")));
-            }
+            k @ ("revolute" | "continuous" | "prismatic" | "fixed" | "floating" | "planar") => Ident::new(k, span),
             other => return Err(place.error(j, format!("unknown joint type `{other}`"))),
         };
         let parent_node = place.child(j, "parent").ok_or_else(|| place.error(j, "no `<parent link=...>`"))?;
@@ -279,18 +276,11 @@ impl RawModel {
         }
         let child_node = link_of(child).expect("checked above");
         let mut decl = JointDecl {
-            keyword: Ident::new("joint", span),
             name: Some(name.clone()),
             kind: Some(kind.clone()),
             parent: (parent != root).then(|| place.ident(parent_node, parent)).transpose()?,
             child: Some(place.ident(child_node, child)?),
-            origin: None,
-            rotation: None,
-            axis: None,
-            mass: None,
-            centre: None,
-            inertia: None,
-            damping: None,
+            ..JointDecl::new(Ident::new("joint", span))
         };
         if let Some(origin) = place.child(j, "origin") {
             let xyz = place.numbers(origin, "xyz", [0.0; 3])?;
@@ -298,7 +288,20 @@ impl RawModel {
             decl.rotation = rotation(place.numbers(origin, "rpy", [0.0; 3])?, span).map(syn::parse2).transpose()?;
         }
         let moving = kind != "fixed";
-        if moving {
+        if kind == "planar" {
+            // The plane's normal: z of the joint frame is the one read (URDF's default is x).
+            let axis_node = place.child(j, "axis");
+            let axis = axis_node.map(|a| place.numbers(a, "xyz", [1.0, 0.0, 0.0])).transpose()?.unwrap_or([1.0, 0.0, 0.0]);
+            if axis != [0.0, 0.0, 1.0] {
+                return Err(place.error(
+                    axis_node.unwrap_or(j),
+                    "a planar joint is read with its normal along z of its frame (`<axis xyz=\"0 0 1\"/>`); turn the \
+                     plane with the origin's `rpy`",
+                ));
+            }
+        } else if kind == "floating" {
+            // No axis: three translations and a rotation.
+        } else if moving {
             let axis_node = place.child(j, "axis");
             let axis = axis_node.map(|a| place.numbers(a, "xyz", [1.0, 0.0, 0.0])).transpose()?.unwrap_or([1.0, 0.0, 0.0]);
             let norm2: f64 = axis.iter().map(|c| c * c).sum();
@@ -321,6 +324,11 @@ impl RawModel {
             }
             if damping < 0.0 {
                 return Err(place.error(d, "the damping is negative"));
+            }
+            if damping > 0.0 && (kind == "planar" || kind == "floating") {
+                return Err(
+                    place.error(d, format!("damping on a `{kind}` joint is not read: write it as a force on its coordinates"))
+                );
             }
             if damping > 0.0 && moving {
                 decl.damping = Some(syn::parse2(number(damping, span))?);

@@ -3,7 +3,7 @@ use routh::prelude::*;
 // The path is relative to the manifest directory of the crate the test compiles in, trybuild's
 // project under target/tests/trybuild/routh.
 #[derive(Mechanics)]
-#[mechanics(urdf = "../../../../tests/ui/robots/floating.urdf", gravity = [0, 0, -g])]
+#[mechanics(urdf = "../../../../tests/ui/robots/planar_normal.urdf", gravity = [0, 0, -g])]
 struct Robot {
     g: f64,
 }
