@@ -58,6 +58,22 @@ def pinocchio_binary():
     return compile_harness("chain_aba")
 
 
+def timed_field(reps):
+    """Rust statements that evaluate `sys.field` at `x` into `field` and time it, the best of five
+    rounds of `reps` calls, into `best` (seconds per call)."""
+    return f"""    let field = sys.field(0.0, &x).unwrap();
+    let reps = {reps};
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {{
+        let start = std::time::Instant::now();
+        for _ in 0..reps {{
+            black_box(sys.field(0.0, black_box(&x)).unwrap());
+        }}
+        best = best.min(start.elapsed().as_secs_f64() / reps as f64);
+    }}
+"""
+
+
 def spatial_source(n):
     """The chain in space as `routh_macros_core::fixtures::spatial_chain_struct_with` writes it."""
     axes = ["z", "y", "x"]
@@ -87,17 +103,7 @@ pub struct Spatial {{ pub m: f64, pub l: f64, pub i: f64, pub j: f64, pub g: f64
 fn main() {{
     let sys = Spatial {{ m: 1.0, l: 0.5, i: 0.02, j: 0.01, g: 9.81 }};
     let x = SVector::<f64, {2 * n}>::from_fn(|i, _| 0.1 + 0.37 * ((i * 7919) % 13) as f64 / 13.0);
-    let field = sys.field(0.0, &x).unwrap();
-    let reps = 4_000_000 / ({n} + 20);
-    let mut best = f64::INFINITY;
-    for _ in 0..5 {{
-        let start = std::time::Instant::now();
-        for _ in 0..reps {{
-            black_box(sys.field(0.0, black_box(&x)).unwrap());
-        }}
-        best = best.min(start.elapsed().as_secs_f64() / reps as f64);
-    }}
-    println!("{{}} {{:e}}", Spatial::DYNAMICS, best);
+{timed_field(f"4_000_000 / ({n} + 20)")}    println!("{{}} {{:e}}", Spatial::DYNAMICS, best);
     let qdd: Vec<String> = field.iter().skip({n}).map(|v| format!("{{v:e}}")).collect();
     println!("{{}}", qdd.join(","));
 }}

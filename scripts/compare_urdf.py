@@ -78,17 +78,7 @@ fn main() {{
     let sys = Robot {{ g: 9.81 }};
     let n = Robot::DOF;
     let x = State::<{{ Robot::STATE_DIM }}>::from_fn(|i, _| 0.1 + 0.37 * ((i * 7919) % 13) as f64 / 13.0 - 0.2 * (i % 2) as f64);
-    let field = sys.field(0.0, &x).unwrap();
-    let reps = 2_000_000 / (n + 20);
-    let mut best = f64::INFINITY;
-    for _ in 0..5 {{
-        let start = std::time::Instant::now();
-        for _ in 0..reps {{
-            black_box(sys.field(0.0, black_box(&x)).unwrap());
-        }}
-        best = best.min(start.elapsed().as_secs_f64() / reps as f64);
-    }}
-    let join = |v: &[f64]| v.iter().map(|v| format!("{{v:e}}")).collect::<Vec<_>>().join(",");
+{compare_pinocchio.timed_field("2_000_000 / (n + 20)")}    let join = |v: &[f64]| v.iter().map(|v| format!("{{v:e}}")).collect::<Vec<_>>().join(",");
     println!("{{}} {{:e}}", Robot::DYNAMICS, best);
     println!("{{}}", Robot::COORDINATES.join(","));
     println!("{{}}", join(&x.as_slice()[..n]));

@@ -405,3 +405,112 @@ fn floating_and_planar_joints_are_their_coordinates_written_by_hand() {
     let f_y = (m * qdd)[1];
     assert!((f_y + 2.3 * 9.81).abs() < 1e-12, "{f_y}");
 }
+
+/// A rod on a hinge between stops at ±0.5 rad, from its URDF with the limits asked for.
+#[derive(Mechanics)]
+#[mechanics(urdf(path = "tests/robots/hinge.urdf", limits = e), gravity = [0, 0, -g])]
+pub struct StoppedHinge {
+    pub e: f64,
+    pub g: f64,
+}
+
+/// The same with `joint(...)`.
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = swing, kind = revolute, child = rod, axis = [0, 1, 0], limits = [-0.5, 0.5], restitution = e,
+          mass = 1, centre = [0, 0, -0.25], inertia = diag(0.0052, 0.0052, 0.0001)),
+    gravity = [0, 0, -g],
+)]
+pub struct StoppedJoint {
+    pub e: f64,
+    pub g: f64,
+}
+
+#[test]
+fn joint_limits_asked_for_are_impacts_at_the_stops() {
+    // Without gravity the rod turns at a constant rate between the stops: from 0 at 2 rad/s it
+    // strikes 0.5 at t = 0.25 and leaves at −1 rad/s, strikes −0.5 at 1.25 and leaves at 0.5 rad/s,
+    // strikes 0.5 at 3.25.
+    let options = HybridOptions::default().ode(Options::default().rtol(1e-12).atol(1e-13));
+    let expected = [(0.25, "swing_upper", -1.0), (1.25, "swing_lower", 0.5), (3.25, "swing_upper", -0.25)];
+    let urdf = StoppedHinge { e: 0.5, g: 0.0 };
+    let joint = StoppedJoint { e: 0.5, g: 0.0 };
+    let runs = [
+        urdf.run(urdf.state([0.0], [2.0])).span(0.0..4.0).options(options.clone()).go().unwrap(),
+        joint.run(joint.state([0.0], [2.0])).span(0.0..4.0).options(options).go().unwrap(),
+    ];
+    for run in &runs {
+        assert_eq!(run.impacts.len(), 3);
+        for (imp, (t, guard, rate)) in run.impacts.iter().zip(expected) {
+            assert_eq!(imp.guard, guard);
+            assert!((imp.t - t).abs() < 1e-9, "{} against {t}", imp.t);
+            assert!((imp.post[1] - rate).abs() < 1e-9, "{} against {rate}", imp.post[1]);
+        }
+    }
+    assert_eq!(StoppedHinge::IMPACTS, ["swing_lower", "swing_upper"]);
+}
+
+/// The six-joint arm from its MJCF file (`tests/robots/arm6.xml`: degrees, a quaternion, Euler
+/// angles and an axis-angle, the forearm's hinge through a joint `pos` 0.3 above its body's origin,
+/// full inertia with turned axes), driven as the URDF's.
+#[derive(Mechanics)]
+#[mechanics(
+    mjcf = "tests/robots/arm6.xml",
+    input(u1, u2, u3, u4, u5, u6),
+    force(shoulder_pan = u1, shoulder_lift = u2, elbow = u3, wrist_1 = u4, wrist_2 = u5, wrist_3 = u6),
+    gravity = [0, 0, -g],
+)]
+pub struct Arm6Mjcf {
+    pub g: f64,
+}
+
+#[test]
+fn a_six_joint_arm_from_its_mjcf_is_the_arm_from_its_urdf() {
+    let (mjcf, urdf) = (Arm6Mjcf { g: 9.81 }, Arm6 { g: 9.81 });
+    assert_eq!(Arm6Mjcf::COORDINATES, Arm6::COORDINATES);
+    assert_eq!(Arm6MjcfDriven::DYNAMICS, "recursive");
+    let mut rng = Rng::new(29);
+    for _ in 0..20 {
+        let x = rng.vector::<12>(-2.0, 2.0);
+        let u = [(); 6].map(|_| rng.uniform(-5.0, 5.0));
+        let (dm, du) = (mjcf.driven(u), urdf.driven(u));
+        assert_near!(dm.mass_matrix(0.0, &x), du.mass_matrix(0.0, &x), 1e-12);
+        assert_near!(dm.field(0.0, &x).unwrap(), du.field(0.0, &x).unwrap(), 1e-12);
+        let (em, eu) = (dm.energy(0.0, &x), du.energy(0.0, &x));
+        assert!((em - eu).abs() < 1e-12 * (1.0 + eu.abs()), "energy {em} vs {eu}");
+    }
+}
+
+/// A spherical pendulum on a ball joint whose centre is 0.2 above the link's origin (MJCF's joint
+/// `pos`), from its MJCF file.
+#[derive(Mechanics)]
+#[mechanics(mjcf = "tests/robots/ball.xml", gravity = [0, 0, -g])]
+pub struct BallPendulum {
+    pub g: f64,
+}
+
+/// The same by hand: the bob turns about the ball's centre c = (0, 0, 1.2).
+#[derive(Mechanics)]
+#[mechanics(
+    orientation(hang_q),
+    point(c = [0, 0, 1.2]),
+    body(name = bob, mass = 2, centre = c + hang_q * [0.1, 0, -0.7], frame = hang_q, inertia = diag(0.02, 0.03, 0.01)),
+    gravity = [0, 0, -g],
+)]
+pub struct BallPendulumByHand {
+    pub g: f64,
+}
+
+#[test]
+fn a_ball_joint_turns_its_link_about_its_centre() {
+    let (file, hand) = (BallPendulum { g: 9.81 }, BallPendulumByHand { g: 9.81 });
+    assert_eq!(BallPendulum::STATE_NAMES, BallPendulumByHand::STATE_NAMES);
+    let mut rng = Rng::new(31);
+    for _ in 0..10 {
+        let q = [(); 4].map(|_| rng.uniform(-1.0, 1.0));
+        let v = [(); 3].map(|_| rng.uniform(-2.0, 2.0));
+        let (x, xh) = (file.state(q, v), hand.state(q, v));
+        assert_near!(file.field(0.0, &x).unwrap(), hand.field(0.0, &xh).unwrap(), 1e-12);
+        assert!((file.energy(0.0, &x) - hand.energy(0.0, &xh)).abs() < 1e-12);
+    }
+}

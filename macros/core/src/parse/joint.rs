@@ -39,11 +39,24 @@ use super::{Binding, BodyDecl, DefineKind, RawModel};
 use crate::diagnostics::unknown;
 
 /// The keys of `joint(...)`.
-pub const JOINT_KEYS: &[&str] =
-    &["name", "kind", "parent", "child", "origin", "rotation", "axis", "mass", "centre", "inertia", "damping"];
+pub const JOINT_KEYS: &[&str] = &[
+    "name",
+    "kind",
+    "parent",
+    "child",
+    "origin",
+    "rotation",
+    "axis",
+    "mass",
+    "centre",
+    "inertia",
+    "damping",
+    "limits",
+    "restitution",
+];
 
 /// The kinds of joint.
-pub const JOINT_KINDS: &[&str] = &["revolute", "continuous", "prismatic", "fixed", "planar", "floating"];
+pub const JOINT_KINDS: &[&str] = &["revolute", "continuous", "prismatic", "fixed", "planar", "floating", "ball"];
 
 /// A joint as written; its keys are checked when the model's joints are expanded.
 #[derive(Clone)]
@@ -61,6 +74,13 @@ pub struct JointDecl {
     pub centre: Option<Expr>,
     pub inertia: Option<Expr>,
     pub damping: Option<Expr>,
+    /// `limits = [lower, upper]`: the coordinate's range, kept by impacts.
+    pub limits: Option<Expr>,
+    /// The coefficient of restitution of the impacts at the limits.
+    pub restitution: Option<Expr>,
+    /// Where a turning joint's axis passes, in the child's axes (the origin when absent): MJCF's
+    /// joint `pos`; no key of the DSL's (a joint written by hand puts its origin on its axis).
+    pub anchor: Option<Expr>,
 }
 
 /// What a joint's coordinate does.
@@ -76,6 +96,8 @@ pub enum JointKind {
     /// Slides the child in its frame's x–y plane and turns it about z: coordinates `<name>_x`,
     /// `<name>_y` and `<name>` (the angle).
     Planar,
+    /// Turns the child freely about a point: the orientation `<name>_q` (MJCF's ball joint).
+    Ball,
     /// Moves the child freely: coordinates `<name>_x`, `<name>_y`, `<name>_z` for the translation
     /// (in the joint frame) and the orientation `<name>_q` (a unit quaternion in the state, its
     /// components `<name>_q_w`, …, and the body angular velocity among the velocities).
@@ -98,6 +120,9 @@ impl JointDecl {
             centre: None,
             inertia: None,
             damping: None,
+            limits: None,
+            restitution: None,
+            anchor: None,
         }
     }
 
@@ -121,6 +146,8 @@ impl JointDecl {
             "centre" | "center" => Slot::Value(&mut self.centre),
             "inertia" => Slot::Value(&mut self.inertia),
             "damping" => Slot::Value(&mut self.damping),
+            "limits" => Slot::Value(&mut self.limits),
+            "restitution" => Slot::Value(&mut self.restitution),
             other => {
                 return Err(unknown(
                     key.span(),
@@ -128,7 +155,7 @@ impl JointDecl {
                     other,
                     JOINT_KEYS,
                     "Expected: name, kind, parent, child, origin, rotation, axis, and the child link's mass, centre, \
-                     inertia; damping",
+                     inertia; damping; limits = [lower, upper] with restitution = e",
                 ));
             }
         })
@@ -148,13 +175,14 @@ impl JointDecl {
             "fixed" => JointKind::Fixed,
             "planar" => JointKind::Planar,
             "floating" => JointKind::Floating,
+            "ball" => JointKind::Ball,
             other => {
                 return Err(unknown(
                     kind.span(),
                     format_args!("unknown joint kind `{other}`"),
                     other,
                     JOINT_KINDS,
-                    "Expected: revolute, continuous, prismatic, fixed, planar or floating",
+                    "Expected: revolute, continuous, prismatic, fixed, planar, floating or ball",
                 ));
             }
         })
@@ -178,10 +206,10 @@ fn joint_axis(j: &JointDecl, kind: JointKind) -> syn::Result<TokenStream> {
              the plane with `rotation`",
         )),
         (JointKind::Planar, _) => Ok(TokenStream::new()),
-        (JointKind::Fixed | JointKind::Floating, Some(a)) => {
-            Err(syn::Error::new_spanned(a, "a fixed or floating joint has no axis: leave `axis` out"))
+        (JointKind::Fixed | JointKind::Floating | JointKind::Ball, Some(a)) => {
+            Err(syn::Error::new_spanned(a, "a fixed, floating or ball joint has no axis: leave `axis` out"))
         }
-        (JointKind::Fixed | JointKind::Floating, None) => Ok(TokenStream::new()),
+        (JointKind::Fixed | JointKind::Floating | JointKind::Ball, None) => Ok(TokenStream::new()),
     }
 }
 
@@ -285,7 +313,18 @@ impl RawModel {
         // The joint's own turn of the child's axes and offset of its origin (in the joint frame).
         let coordinate = |suffix: &str| name.as_ref().map(|n| format_ident!("{}_{}", n, suffix, span = n.span()));
         let (turn, offset, coordinates): (Option<TokenStream>, Option<TokenStream>, Vec<Ident>) = match (kind, &name) {
-            (JointKind::Revolute, Some(q)) => (Some(quote_spanned!(span=> axis_angle(#axis, #q))), None, vec![q.clone()]),
+            (JointKind::Revolute, Some(q)) => {
+                let turn = quote_spanned!(span=> axis_angle(#axis, #q));
+                // Turning about an axis through the anchor a: the origin moves by a − turn · a.
+                let shift = j.anchor.as_ref().map(grouped).map(|a| quote_spanned!(span=> (#a - #turn * #a)));
+                (Some(turn), shift, vec![q.clone()])
+            }
+            (JointKind::Ball, Some(_)) => {
+                let r = coordinate("q").expect("named");
+                self.orientations.push((j.keyword.clone(), vec![r.clone()]));
+                let shift = j.anchor.as_ref().map(grouped).map(|a| quote_spanned!(span=> (#a - #r * #a)));
+                (Some(quote_spanned!(span=> #r)), shift, Vec::new())
+            }
             (JointKind::Prismatic, Some(q)) => (None, Some(quote_spanned!(span=> #axis * #q)), vec![q.clone()]),
             (JointKind::Planar, Some(q)) => {
                 let (x, y) = (coordinate("x").expect("named"), coordinate("y").expect("named"));
@@ -330,7 +369,54 @@ impl RawModel {
             self.coordinates.extend(coordinates);
         }
         self.joint_body(j, &child, &origin_name)?;
+        self.joint_limits(j, kind, name.as_ref())?;
         self.joint_damping(j, kind, name.as_ref())
+    }
+
+    /// `limits = [lower, upper]` with `restitution = e`: the impacts `<name>_lower` (guard
+    /// q − lower ≥ 0) and `<name>_upper` (guard upper − q ≥ 0), each with Newton's law of
+    /// coefficient e.
+    fn joint_limits(&mut self, j: &JointDecl, kind: JointKind, name: Option<&Ident>) -> syn::Result<()> {
+        let (limits, e) = match (&j.limits, &j.restitution) {
+            (None, None) => return Ok(()),
+            (Some(limits), Some(e)) => (limits, e),
+            (Some(limits), None) => {
+                return Err(syn::Error::new_spanned(
+                    limits,
+                    "a joint's limits are impacts: give their law, `restitution = e` (0 plastic, 1 elastic)",
+                ));
+            }
+            (None, Some(e)) => {
+                return Err(syn::Error::new_spanned(
+                    e,
+                    "`restitution` is the law at the joint's `limits = [lower, upper]`: give them",
+                ));
+            }
+        };
+        let q = match (kind, name) {
+            (JointKind::Revolute | JointKind::Prismatic, Some(q)) => q,
+            _ => return Err(syn::Error::new_spanned(limits, "limits bound a revolute or prismatic joint's coordinate")),
+        };
+        let Expr::Array(bounds) = limits else {
+            return Err(syn::Error::new_spanned(limits, "write the limits as `[lower, upper]`"));
+        };
+        let [lower, upper] = [0, 1].map(|k| bounds.elems.iter().nth(k).cloned());
+        let (Some(lower), Some(upper), 2) = (lower, upper, bounds.elems.len()) else {
+            return Err(syn::Error::new_spanned(limits, "write the limits as `[lower, upper]`"));
+        };
+        for (side, guard) in
+            [("lower", quote_spanned!(q.span()=> #q - (#lower))), ("upper", quote_spanned!(q.span()=> (#upper) - #q))]
+        {
+            self.impacts.push(super::ImpactDecl {
+                keyword: Ident::new("impact", q.span()),
+                name: Some(format_ident!("{}_{}", q, side, span = q.span())),
+                guard: Some(expr(guard)?),
+                law: Some(super::LawDecl::Restitution { rows: vec![(None, e.clone())] }),
+                modes: None,
+                zeno: None,
+            });
+        }
+        Ok(())
     }
 
     /// The viscous force −d q̇ of `damping = d` on a revolute or prismatic joint's coordinate

@@ -24,6 +24,7 @@
 //!              mass = expr, centre = expr, inertia = expr, damping = expr )
 //!                                                  // a link on a joint: see `joint`
 //!       | urdf = "path"                            // a robot's joints from its URDF: see `urdf`
+//!       | mjcf = "path"                            // … from its MJCF file: see `mjcf`
 //!       | closure( name = ident, a = ident, at = expr, b = ident, to = expr, axes = [x, y, z] )
 //!                                                  // a loop closed: two links' points held together
 //!       | gravity = expr                           // the gravitational acceleration, a 3-vector
@@ -111,9 +112,11 @@ use syn::{Expr, Ident, Token};
 use crate::diagnostics::unknown;
 
 mod body;
+mod description;
 mod discrete;
 mod impact;
 mod joint;
+mod mjcf;
 mod reduce;
 mod urdf;
 pub use body::{BodyDecl, ContactDecl};
@@ -133,6 +136,7 @@ pub const ITEMS: &[&str] = &[
     "particle",
     "joint",
     "urdf",
+    "mjcf",
     "closure",
     "gravity",
     "rolling",
@@ -312,8 +316,17 @@ pub enum Item {
     Joint(Box<JointDecl>),
     /// `closure(...)`: a kinematic loop closed by holonomic constraints.
     Closure(Box<ClosureDecl>),
-    /// `urdf = "path"`: a robot's joints and links from its description file.
-    Urdf(syn::LitStr),
+    /// `urdf = "path"` or `urdf(path = "...", limits = e)`: a robot's joints and links from its
+    /// description file (with its joints' position limits as impacts of restitution e).
+    Urdf {
+        path: syn::LitStr,
+        limits: Option<Expr>,
+    },
+    /// `mjcf = "path"` or `mjcf(path = "...", limits = e)`: the same from an MJCF file.
+    Mjcf {
+        path: syn::LitStr,
+        limits: Option<Expr>,
+    },
     Contact(Box<ContactDecl>),
     Gravity {
         keyword: Ident,
@@ -423,27 +436,16 @@ impl Parse for Item {
                 syn::parenthesized!(content in input);
                 Ok(Item::Closure(Box::new(ClosureDecl::parse_body(keyword, &content)?)))
             }
-            "urdf" => {
-                let hint = "expected `urdf = \"path/to/robot.urdf\"` (relative to the crate's manifest directory)";
-                input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), hint))?;
-                Ok(Item::Urdf(input.parse().map_err(|e| syn::Error::new(e.span(), hint))?))
+            "urdf" | "mjcf" => {
+                let (path, limits) = description::parse_item(&keyword, input)?;
+                Ok(if key == "urdf" { Item::Urdf { path, limits } } else { Item::Mjcf { path, limits } })
             }
             "rolling" | "no_slip" => {
                 let content;
                 syn::parenthesized!(content in input);
                 Ok(Item::Contact(Box::new(ContactDecl::parse_body(keyword, &content)?)))
             }
-            "dynamics" => {
-                let hint = "expected `dynamics = recursive` (the O(n) articulated-body recursion along the model's \
-                            kinematic tree), `dynamics = dense` (M q̈ = f, M from its entries, solved by Cholesky) or \
-                            `dynamics = columns` (M q̈ = f, M column by column from its products M eⱼ)";
-                input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), hint))?;
-                let value: Ident = input.parse().map_err(|e| syn::Error::new(e.span(), hint))?;
-                if value != "recursive" && value != "dense" && value != "columns" {
-                    return Err(syn::Error::new(value.span(), format!("unknown dynamics `{value}`; {hint}")));
-                }
-                Ok(Item::Dynamics { keyword, value })
-            }
+            "dynamics" => Ok(Item::Dynamics { value: dynamics(input)?, keyword }),
             "gravity" => {
                 input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), "expected `gravity = [gx, gy, gz]`"))?;
                 Ok(Item::Gravity { keyword, value: input.parse()? })
@@ -624,7 +626,8 @@ impl RawModel {
             Item::Constraint(c) => self.constraints.extend(c),
             Item::Body(b) => self.bodies.push(*b),
             Item::Joint(j) => self.joints.push(*j),
-            Item::Urdf(path) => self.import_urdf(&path)?,
+            Item::Urdf { path, limits } => self.import_urdf(&path, limits.as_ref())?,
+            Item::Mjcf { path, limits } => self.import_mjcf(&path, limits.as_ref())?,
             Item::Closure(c) => self.constraints.extend(c.constraints()?),
             Item::Contact(c) => self.contacts.push(*c),
             Item::Gravity { keyword, value } => self.gravity.push((keyword, value)),
@@ -648,6 +651,19 @@ impl RawModel {
         }
         Ok(())
     }
+}
+
+/// The value of `dynamics = recursive | dense | columns`.
+fn dynamics(input: ParseStream) -> syn::Result<Ident> {
+    let hint = "expected `dynamics = recursive` (the O(n) articulated-body recursion along the model's kinematic \
+                tree), `dynamics = dense` (M q̈ = f, M from its entries, solved by Cholesky) or `dynamics = columns` \
+                (M q̈ = f, M column by column from its products M eⱼ)";
+    input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), hint))?;
+    let value: Ident = input.parse().map_err(|e| syn::Error::new(e.span(), hint))?;
+    if value != "recursive" && value != "dense" && value != "columns" {
+        return Err(syn::Error::new(value.span(), format!("unknown dynamics `{value}`; {hint}")));
+    }
+    Ok(value)
 }
 
 /// Parses every `#[mechanics(...)]` attribute of the input.

@@ -9,8 +9,12 @@
 //! in the axes `rpy` turns the link's into). The root link (the one no joint moves) is the ground:
 //! its name is the identity frame, and its body, which does not move, adds nothing.
 //!
+//! With `urdf(path = "...", limits = e)`, each revolute and prismatic joint's `<limit lower upper>`
+//! is two impacts of restitution e at its ends (`joint(..., limits = [lower, upper], restitution =
+//! e)`); a joint without them is then an error.
+//!
 //! Not read, and no part of the model: `<visual>`, `<collision>` (meshes and geometry),
-//! `<limit>` (effort, velocity and position limits), `<safety_controller>`, `<calibration>`,
+//! `<limit>` (effort and velocity limits; the position limits unless asked for), `<safety_controller>`, `<calibration>`,
 //! `<transmission>`, `<gazebo>`, `<material>` and any other element. Refused with the file,
 //! line and element named: a malformed file, a `planar` joint whose normal is not z, a joint with a
 //! zero axis, a link moved by two joints or never reached from the root (a loop: close it with a
@@ -22,174 +26,25 @@
 //! decimal; an angle of `rpy` within 10⁻¹² (relative) of a multiple of π/6 or π/4 — what `${pi/2}`
 //! prints as — is that multiple exactly, so that a quarter turn is a permutation with signs.
 
-use std::path::PathBuf;
-
-use proc_macro2::{Literal, Span, TokenStream, TokenTree};
-use quote::{quote, quote_spanned};
+use quote::quote_spanned;
 use syn::{Ident, LitStr};
 
+use super::description::{Place, inertia_defect, number, rotation, vector, with_root};
 use super::{Binding, ConstraintDecl, DefineKind, JointDecl, RawModel};
-
-/// The largest description file read (bytes): expansion stays bounded in memory.
-pub const MAX_FILE: u64 = 16 << 20;
-
-/// Where an element is: the file and the line, for messages.
-struct Place<'a> {
-    file: &'a str,
-    doc: &'a roxmltree::Document<'a>,
-    span: Span,
-}
-
-impl Place<'_> {
-    /// An error on the `urdf = ...` literal naming the file, the line and the element.
-    fn error(&self, node: roxmltree::Node, message: impl std::fmt::Display) -> syn::Error {
-        let line = self.doc.text_pos_at(node.range().start).row;
-        let tag = node.tag_name().name();
-        let element = match node.attribute("name") {
-            Some(name) => format!("<{tag} name=\"{name}\">"),
-            None => format!("<{tag}>"),
-        };
-        syn::Error::new(self.span, format!("{}:{line}: {element}: {message}", self.file))
-    }
-
-    /// The numbers of attribute `attr` of `node` (`n` of them), `default` when it is absent.
-    fn numbers<const N: usize>(&self, node: roxmltree::Node, attr: &str, default: [f64; N]) -> syn::Result<[f64; N]> {
-        let Some(text) = node.attribute(attr) else { return Ok(default) };
-        let parsed: Vec<f64> =
-            text.split_whitespace().map(str::parse::<f64>).collect::<Result<_, _>>().map_err(|_| {
-                self.error(node, format!("`{attr}=\"{text}\"` is not {N} number{}", if N == 1 { "" } else { "s" }))
-            })?;
-        let values: [f64; N] =
-            parsed.try_into().map_err(|_| self.error(node, format!("`{attr}` needs {N} numbers, found \"{text}\"")))?;
-        if values.iter().any(|v| !v.is_finite()) {
-            return Err(self.error(node, format!("`{attr}=\"{text}\"` is not finite")));
-        }
-        Ok(values)
-    }
-
-    /// The one child element `tag` of `node`, if any.
-    fn child<'a>(&self, node: roxmltree::Node<'a, 'a>, tag: &str) -> Option<roxmltree::Node<'a, 'a>> {
-        node.children().find(|c| c.has_tag_name(tag))
-    }
-
-    /// Attribute `attr` of `node`, which must be there.
-    fn required<'a>(&self, node: roxmltree::Node<'a, 'a>, attr: &str) -> syn::Result<&'a str> {
-        node.attribute(attr).ok_or_else(|| self.error(node, format!("the attribute `{attr}` is missing")))
-    }
-
-    /// A name of the file as an identifier of the model (characters other than letters, digits
-    /// and `_` become `_`; a keyword gets a trailing `_`).
-    fn ident(&self, node: roxmltree::Node, name: &str) -> syn::Result<Ident> {
-        let mut s: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
-        if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
-            s.insert(0, '_');
-        }
-        if syn::parse_str::<Ident>(&s).is_err() {
-            s.push('_');
-        }
-        syn::parse_str::<Ident>(&s)
-            .map(|i| Ident::new(&i.to_string(), self.span))
-            .map_err(|_| self.error(node, format!("the name `{name}` cannot be a name of the model")))
-    }
-}
-
-/// A number as tokens (a minus sign and an unsuffixed literal).
-fn number(v: f64, span: Span) -> TokenStream {
-    let mut lit = Literal::f64_unsuffixed(v.abs());
-    lit.set_span(span);
-    let lit = TokenTree::Literal(lit);
-    if v < 0.0 { quote_spanned!(span=> (-#lit)) } else { quote!(#lit) }
-}
-
-/// An angle as tokens: an exact multiple of π where it is one (see the module documentation).
-fn angle(v: f64, span: Span) -> TokenStream {
-    let step = std::f64::consts::PI / 12.0;
-    let k = (v / step).round();
-    let on_table = k.abs() < 1e6 && ((k as i64) % 2 == 0 || (k as i64) % 3 == 0);
-    if on_table && (v - k * step).abs() <= 1e-12 * v.abs().max(1.0) {
-        if k == 0.0 {
-            return quote_spanned!(span=> 0);
-        }
-        let k = number(k, span);
-        return quote_spanned!(span=> (pi * #k / 12));
-    }
-    number(v, span)
-}
-
-fn vector(v: [f64; 3], span: Span) -> TokenStream {
-    let [x, y, z] = v.map(|c| number(c, span));
-    quote_spanned!(span=> [#x, #y, #z])
-}
-
-/// `rpy(r, p, y)`, or `None` for no turn.
-fn rotation(rpy: [f64; 3], span: Span) -> Option<TokenStream> {
-    if rpy.iter().all(|&a| a == 0.0) {
-        return None;
-    }
-    let [r, p, y] = rpy.map(|a| angle(a, span));
-    Some(quote_spanned!(span=> rpy(#r, #p, #y)))
-}
-
-/// Why the inertia `[ixx, ixy, ixz, iyy, iyz, izz]` is no rigid body's, if it is not: positive
-/// definite, and its principal moments obey the triangle inequality (equivalently, tr(I)/2 − I is
-/// positive semidefinite: the body's second moment of mass).
-fn inertia_defect(i: [f64; 6]) -> Option<&'static str> {
-    let [a, b, c, d, e, f] = i;
-    let det = |m: [[f64; 3]; 3]| {
-        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
-    };
-    let m = [[a, b, c], [b, d, e], [c, e, f]];
-    if !(a > 0.0 && a * d - b * b > 0.0 && det(m) > 0.0) {
-        return Some("the inertia is not positive definite");
-    }
-    let h = (a + d + f) / 2.0;
-    let s = [[h - a, -b, -c], [-b, h - d, -e], [-c, -e, h - f]];
-    let tol = 1e-12 * h;
-    let minors1 = [s[0][0], s[1][1], s[2][2]];
-    let minors2 =
-        [s[0][0] * s[1][1] - s[0][1] * s[1][0], s[0][0] * s[2][2] - s[0][2] * s[2][0], s[1][1] * s[2][2] - s[1][2] * s[2][1]];
-    if minors1.iter().any(|&x| x < -tol) || minors2.iter().any(|&x| x < -tol * h) || det(s) < -tol * h * h {
-        return Some("the principal moments of the inertia break the triangle inequality (no rigid body has them)");
-    }
-    None
-}
 
 impl RawModel {
     /// Reads the robot of `urdf = "path"` into this model's joints (see the module
     /// documentation).
-    pub(super) fn import_urdf(&mut self, path: &LitStr) -> syn::Result<()> {
-        let span = path.span();
-        let base = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
-        // Messages name the file as written; the compiler tracks it by its full path.
-        let file = path.value();
-        let full = base.join(&file);
-        let Some(tracked) = full.to_str().map(str::to_owned) else {
-            return Err(syn::Error::new(span, format!("the path {} is not valid UTF-8", full.display())));
-        };
-        let too_big = std::fs::metadata(&full).map(|m| m.len() > MAX_FILE).unwrap_or(false);
-        if too_big {
-            return Err(syn::Error::new(span, format!("{file} is larger than {} MiB", MAX_FILE >> 20)));
-        }
-        let text = std::fs::read_to_string(&full).map_err(|e| {
-            syn::Error::new(
-                span,
-                format!(
-                    "cannot read {file}: {e} (the path is relative to the crate's manifest directory, where its Cargo.toml is)"
-                ),
-            )
-        })?;
-        let doc = roxmltree::Document::parse(&text).map_err(|e| {
-            let pos = e.pos();
-            let message = e.to_string();
-            let message = message.strip_suffix(&format!(" at {pos}")).unwrap_or(&message);
-            syn::Error::new(span, format!("{file}:{}:{}: malformed XML: {message}", pos.row, pos.col))
-        })?;
-        let place = Place { file: &file, doc: &doc, span };
-        let robot = doc.root_element();
-        if !robot.has_tag_name("robot") {
-            return Err(place.error(robot, "a URDF file's root element is `<robot>`"));
-        }
+    pub(super) fn import_urdf(&mut self, path: &LitStr, limits: Option<&syn::Expr>) -> syn::Result<()> {
+        let robot = |place: &Place<'_>, robot: roxmltree::Node<'_, '_>| self.urdf_robot(place, robot, limits);
+        let (tracked, ()) = with_root(path, "robot", "a URDF file's root element is `<robot>`", robot)?;
+        self.described.push(tracked);
+        Ok(())
+    }
+
+    /// The `<robot>`'s joints and links.
+    fn urdf_robot(&mut self, place: &Place, robot: roxmltree::Node, limits: Option<&syn::Expr>) -> syn::Result<()> {
+        let span = place.span;
         let links: Vec<roxmltree::Node> = robot.children().filter(|n| n.has_tag_name("link")).collect();
         let joints: Vec<roxmltree::Node> = robot.children().filter(|n| n.has_tag_name("joint")).collect();
         let link_of = |name: &str| links.iter().find(|l| l.attribute("name") == Some(name)).copied();
@@ -244,10 +99,12 @@ impl RawModel {
             params: Vec::new(),
         });
         for j in &joints {
-            let decl = self.urdf_joint(&place, *j, root_name, &link_of)?;
+            let mut decl = self.urdf_joint(place, *j, root_name, &link_of)?;
+            if let Some(e) = limits {
+                joint_limits(place, *j, &mut decl, e)?;
+            }
             self.joints.push(decl);
         }
-        self.described.push(tracked);
         Ok(())
     }
 
@@ -350,6 +207,29 @@ impl RawModel {
     }
 }
 
+/// A revolute or prismatic joint's `<limit lower upper>` as its limits, with the restitution `e`
+/// asked for (`urdf(path = ..., limits = e)`); a continuous joint has none.
+fn joint_limits(place: &Place, j: roxmltree::Node, decl: &mut JointDecl, e: &syn::Expr) -> syn::Result<()> {
+    let span = place.span;
+    if !matches!(j.attribute("type"), Some("revolute" | "prismatic")) {
+        return Ok(());
+    }
+    let Some(limit) = place.child(j, "limit") else {
+        return Err(place.error(j, "limits were asked for, and this joint has no `<limit lower upper>`"));
+    };
+    let (Some(_), Some(_)) = (limit.attribute("lower"), limit.attribute("upper")) else {
+        return Err(place.error(limit, "limits were asked for, and this `<limit>` has no `lower` and `upper`"));
+    };
+    let ([lower], [upper]) = (place.numbers(limit, "lower", [0.0])?, place.numbers(limit, "upper", [0.0])?);
+    if lower >= upper {
+        return Err(place.error(limit, format!("the lower limit {lower} is not below the upper {upper}")));
+    }
+    let (lower, upper) = (number(lower, span), number(upper, span));
+    decl.limits = Some(syn::parse2(quote_spanned!(span=> [#lower, #upper]))?);
+    decl.restitution = Some(e.clone());
+    Ok(())
+}
+
 /// The `<inertial>` of a link into the joint's mass, centre and inertia.
 fn link_body(place: &Place, link: roxmltree::Node, decl: &mut JointDecl) -> syn::Result<()> {
     let span = place.span;
@@ -396,7 +276,7 @@ fn link_body(place: &Place, link: roxmltree::Node, decl: &mut JointDecl) -> syn:
 
 #[cfg(test)]
 mod tests {
-    use super::{angle, inertia_defect};
+    use super::super::description::{angle, inertia_defect};
     use proc_macro2::Span;
 
     #[test]

@@ -1,0 +1,227 @@
+//! What the description-file readers share (`urdf = "path"`, `mjcf = "path"`): reading the file,
+//! its XML, messages naming the file, line and element, numbers written into the model as tokens,
+//! and the rigid-body check of an inertia.
+
+use std::path::PathBuf;
+
+use proc_macro2::{Literal, Span, TokenStream, TokenTree};
+use quote::{quote, quote_spanned};
+use syn::parse::ParseStream;
+use syn::{Expr, Ident, LitStr, Token};
+
+use crate::diagnostics::unknown;
+
+/// `urdf = "path"` or `urdf(path = "path", limits = e)` (and `mjcf` likewise) after the keyword:
+/// the path and the restitution of the limits, if asked for.
+pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(LitStr, Option<Expr>)> {
+    let hint = format!(
+        "expected `{keyword} = \"path/to/robot.{ext}\"` (relative to the crate's manifest directory), or \
+         `{keyword}(path = \"...\", limits = e)` for the joints' position limits as impacts of restitution e",
+        ext = if keyword == "urdf" { "urdf" } else { "xml" }
+    );
+    let hint = hint.as_str();
+    if !input.peek(syn::token::Paren) {
+        input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), hint))?;
+        return Ok((input.parse().map_err(|e| syn::Error::new(e.span(), hint))?, None));
+    }
+    let content;
+    syn::parenthesized!(content in input);
+    let (mut path, mut limits) = (None, None);
+    while !content.is_empty() {
+        let key: Ident = content.parse()?;
+        content.parse::<Token![=]>()?;
+        match key.to_string().as_str() {
+            "path" if path.is_none() => path = Some(content.parse::<LitStr>()?),
+            "limits" if limits.is_none() => limits = Some(content.parse::<Expr>()?),
+            "path" | "limits" => return Err(syn::Error::new(key.span(), format!("`{key}` is given twice"))),
+            other => {
+                let what = format!("unknown key `{other}` in `{keyword}(...)`");
+                return Err(unknown(key.span(), what, other, &["path", "limits"], hint));
+            }
+        }
+        if !content.is_empty() {
+            content.parse::<Token![,]>()?;
+        }
+    }
+    Ok((path.ok_or_else(|| syn::Error::new(keyword.span(), hint))?, limits))
+}
+
+/// The largest description file read (bytes): expansion stays bounded in memory.
+pub const MAX_FILE: u64 = 16 << 20;
+
+/// Where an element is: the file and the line, for messages.
+pub(super) struct Place<'a> {
+    pub file: &'a str,
+    pub doc: &'a roxmltree::Document<'a>,
+    pub span: Span,
+}
+
+impl Place<'_> {
+    /// An error on the `urdf = ...` literal naming the file, the line and the element.
+    pub(super) fn error(&self, node: roxmltree::Node, message: impl std::fmt::Display) -> syn::Error {
+        let line = self.doc.text_pos_at(node.range().start).row;
+        let tag = node.tag_name().name();
+        let element = match node.attribute("name") {
+            Some(name) => format!("<{tag} name=\"{name}\">"),
+            None => format!("<{tag}>"),
+        };
+        syn::Error::new(self.span, format!("{}:{line}: {element}: {message}", self.file))
+    }
+
+    /// The numbers of attribute `attr` of `node` (`n` of them), `default` when it is absent.
+    pub(super) fn numbers<const N: usize>(&self, node: roxmltree::Node, attr: &str, default: [f64; N]) -> syn::Result<[f64; N]> {
+        let Some(text) = node.attribute(attr) else { return Ok(default) };
+        let parsed: Vec<f64> =
+            text.split_whitespace().map(str::parse::<f64>).collect::<Result<_, _>>().map_err(|_| {
+                self.error(node, format!("`{attr}=\"{text}\"` is not {N} number{}", if N == 1 { "" } else { "s" }))
+            })?;
+        let values: [f64; N] =
+            parsed.try_into().map_err(|_| self.error(node, format!("`{attr}` needs {N} numbers, found \"{text}\"")))?;
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err(self.error(node, format!("`{attr}=\"{text}\"` is not finite")));
+        }
+        Ok(values)
+    }
+
+    /// The one child element `tag` of `node`, if any.
+    pub(super) fn child<'a>(&self, node: roxmltree::Node<'a, 'a>, tag: &str) -> Option<roxmltree::Node<'a, 'a>> {
+        node.children().find(|c| c.has_tag_name(tag))
+    }
+
+    /// Attribute `attr` of `node`, which must be there.
+    pub(super) fn required<'a>(&self, node: roxmltree::Node<'a, 'a>, attr: &str) -> syn::Result<&'a str> {
+        node.attribute(attr).ok_or_else(|| self.error(node, format!("the attribute `{attr}` is missing")))
+    }
+
+    /// A name of the file as an identifier of the model (characters other than letters, digits
+    /// and `_` become `_`; a keyword gets a trailing `_`).
+    pub(super) fn ident(&self, node: roxmltree::Node, name: &str) -> syn::Result<Ident> {
+        let mut s: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+        if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+            s.insert(0, '_');
+        }
+        if syn::parse_str::<Ident>(&s).is_err() {
+            s.push('_');
+        }
+        syn::parse_str::<Ident>(&s)
+            .map(|i| Ident::new(&i.to_string(), self.span))
+            .map_err(|_| self.error(node, format!("the name `{name}` cannot be a name of the model")))
+    }
+}
+
+/// A number as tokens (a minus sign and an unsuffixed literal).
+pub(super) fn number(v: f64, span: Span) -> TokenStream {
+    let mut lit = Literal::f64_unsuffixed(v.abs());
+    lit.set_span(span);
+    let lit = TokenTree::Literal(lit);
+    if v < 0.0 { quote_spanned!(span=> (-#lit)) } else { quote!(#lit) }
+}
+
+/// An angle as tokens: an exact multiple of π where it is one (see the module documentation).
+pub(super) fn angle(v: f64, span: Span) -> TokenStream {
+    let step = std::f64::consts::PI / 12.0;
+    let k = (v / step).round();
+    let on_table = k.abs() < 1e6 && ((k as i64) % 2 == 0 || (k as i64) % 3 == 0);
+    if on_table && (v - k * step).abs() <= 1e-12 * v.abs().max(1.0) {
+        if k == 0.0 {
+            return quote_spanned!(span=> 0);
+        }
+        let k = number(k, span);
+        return quote_spanned!(span=> (pi * #k / 12));
+    }
+    number(v, span)
+}
+
+pub(super) fn vector(v: [f64; 3], span: Span) -> TokenStream {
+    let [x, y, z] = v.map(|c| number(c, span));
+    quote_spanned!(span=> [#x, #y, #z])
+}
+
+/// `rpy(r, p, y)`, or `None` for no turn.
+pub(super) fn rotation(rpy: [f64; 3], span: Span) -> Option<TokenStream> {
+    if rpy.iter().all(|&a| a == 0.0) {
+        return None;
+    }
+    let [r, p, y] = rpy.map(|a| angle(a, span));
+    Some(quote_spanned!(span=> rpy(#r, #p, #y)))
+}
+
+/// Why the inertia `[ixx, ixy, ixz, iyy, iyz, izz]` is no rigid body's, if it is not: positive
+/// definite, and its principal moments obey the triangle inequality (equivalently, tr(I)/2 − I is
+/// positive semidefinite: the body's second moment of mass).
+pub(super) fn inertia_defect(i: [f64; 6]) -> Option<&'static str> {
+    let [a, b, c, d, e, f] = i;
+    let det = |m: [[f64; 3]; 3]| {
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    };
+    let m = [[a, b, c], [b, d, e], [c, e, f]];
+    if !(a > 0.0 && a * d - b * b > 0.0 && det(m) > 0.0) {
+        return Some("the inertia is not positive definite");
+    }
+    let h = (a + d + f) / 2.0;
+    let s = [[h - a, -b, -c], [-b, h - d, -e], [-c, -e, h - f]];
+    let tol = 1e-12 * h;
+    let minors1 = [s[0][0], s[1][1], s[2][2]];
+    let minors2 =
+        [s[0][0] * s[1][1] - s[0][1] * s[1][0], s[0][0] * s[2][2] - s[0][2] * s[2][0], s[1][1] * s[2][2] - s[1][2] * s[2][1]];
+    if minors1.iter().any(|&x| x < -tol) || minors2.iter().any(|&x| x < -tol * h) || det(s) < -tol * h * h {
+        return Some("the principal moments of the inertia break the triangle inequality (no rigid body has them)");
+    }
+    None
+}
+
+/// Reads the description file `path` (relative to the crate's manifest directory, bounded in
+/// size): the full path, which the generated code includes so that the compiler tracks it, and
+/// the text.
+fn read(path: &LitStr) -> syn::Result<(String, String)> {
+    let span = path.span();
+    let base = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
+    // Messages name the file as written; the compiler tracks it by its full path.
+    let file = path.value();
+    let full = base.join(&file);
+    let Some(tracked) = full.to_str().map(str::to_owned) else {
+        return Err(syn::Error::new(span, format!("the path {} is not valid UTF-8", full.display())));
+    };
+    let too_big = std::fs::metadata(&full).map(|m| m.len() > MAX_FILE).unwrap_or(false);
+    if too_big {
+        return Err(syn::Error::new(span, format!("{file} is larger than {} MiB", MAX_FILE >> 20)));
+    }
+    let text = std::fs::read_to_string(&full).map_err(|e| {
+        syn::Error::new(
+            span,
+            format!("cannot read {file}: {e} (the path is relative to the crate's manifest directory, where its Cargo.toml is)"),
+        )
+    })?;
+    Ok((tracked, text))
+}
+
+/// Reads the description file `path` and hands its root element, which must be `<root>` (else the
+/// error `wrong_root`), to `read` with the messages' [`Place`]: the file's full path (which the
+/// generated code includes) and what `read` returns.
+pub(super) fn with_root<R>(
+    path: &LitStr,
+    root: &str,
+    wrong_root: &str,
+    read_root: impl FnOnce(&Place, roxmltree::Node) -> syn::Result<R>,
+) -> syn::Result<(String, R)> {
+    let (span, file) = (path.span(), path.value());
+    let (tracked, text) = read(path)?;
+    let doc = xml(&text, &file, span)?;
+    let place = Place { file: &file, doc: &doc, span };
+    let element = doc.root_element();
+    if !element.has_tag_name(root) {
+        return Err(place.error(element, wrong_root));
+    }
+    Ok((tracked, read_root(&place, element)?))
+}
+
+/// The XML document of `text`, or an error naming the file, line and column.
+fn xml<'a>(text: &'a str, file: &str, span: Span) -> syn::Result<roxmltree::Document<'a>> {
+    roxmltree::Document::parse(text).map_err(|e| {
+        let pos = e.pos();
+        let message = e.to_string();
+        let message = message.strip_suffix(&format!(" at {pos}")).unwrap_or(&message);
+        syn::Error::new(span, format!("{file}:{}:{}: malformed XML: {message}", pos.row, pos.col))
+    })
+}

@@ -1,0 +1,311 @@
+//! `mjcf = "path"`: a robot read from its MJCF (MuJoCo) file at expansion, into `joint(...)` items
+//! — the kinematic core: the `<worldbody>`'s tree of `<body>` elements, their joints and inertials.
+//!
+//! What is read: `<compiler angle eulerseq>` (degrees by default, as MuJoCo; Euler angles in the
+//! sequence `xyz` only); per `<body>`, `name`, `pos` and its orientation (`quat`, `axisangle` or
+//! `euler`), its `<inertial pos quat|axisangle|euler mass diaginertia|fullinertia>`, and its joints:
+//! `<joint type="hinge|slide|ball|free" name pos axis damping range>` and `<freejoint>`. A body's
+//! joints act in the order written, each about an axis through its `pos` (a hinge or a ball) in
+//! the body's axes: the body on joints j₁, …, j_k is a chain of links `<body>_<j₁>`, … ending in
+//! `<body>` itself. A body without joints is welded to its parent. A `free` joint is a floating
+//! joint (coordinates `<name>_x`, `_y`, `_z` from the body's own pose, and the orientation
+//! `<name>_q`), a `ball` joint an orientation `<name>_q` about its `pos`. `range` becomes limits
+//! only when asked, `mjcf(path = "...", limits = e)`: impacts of restitution e (for joints that
+//! are limited: `limited="true"`, or a range given and `limited` not `"false"`).
+//!
+//! Not read, and no part of the model: `<geom>` (shapes, and their contacts), `<site>`,
+//! `<camera>`, `<light>`, `<option>` (gravity is the model's `gravity = ...`), `<actuator>`,
+//! `<sensor>`, `<tendon>`, `<equality>`, `<contact>`, `<asset>`, `<visual>`, `<keyframe>`.
+//! Refused with the file, line and element: `<include>` (expansion reads the one file named),
+//! `<default>` classes that set joint attributes, a body whose mass comes from its geoms (no
+//! `<inertial>`: MuJoCo's `inertiafromgeom`), `armature`, `stiffness` and `frictionloss` other
+//! than 0, an orientation given as `xyaxes` or `zaxis`, Euler angles in another sequence, a zero
+//! axis, and what the URDF reader refuses of masses and inertias.
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote_spanned;
+use syn::{Ident, LitStr};
+
+use super::description::{Place, angle, inertia_defect, number, vector, with_root};
+use super::{JointDecl, RawModel};
+
+/// Degrees or radians, and how to read an orientation.
+#[derive(Clone, Copy)]
+struct Units {
+    degrees: bool,
+}
+
+impl Units {
+    /// An angle of the file in radians.
+    fn angle(self, v: f64) -> f64 {
+        if self.degrees { v.to_radians() } else { v }
+    }
+}
+
+/// The rotation an element's `quat`, `axisangle` or `euler` gives, as tokens (`None` for none).
+fn orientation(place: &Place, node: roxmltree::Node, units: Units) -> syn::Result<Option<TokenStream>> {
+    let span = place.span;
+    for refused in ["xyaxes", "zaxis"] {
+        if node.attribute(refused).is_some() {
+            return Err(place.error(node, format!("an orientation given as `{refused}` is not read: write it as `quat`")));
+        }
+    }
+    let (axis, turn) = if node.attribute("quat").is_some() {
+        let [w, x, y, z] = place.numbers(node, "quat", [1.0, 0.0, 0.0, 0.0])?;
+        let v = (x * x + y * y + z * z).sqrt();
+        if v == 0.0 {
+            return Ok(None);
+        }
+        ([x, y, z], 2.0 * v.atan2(w))
+    } else if node.attribute("axisangle").is_some() {
+        let [x, y, z, a] = place.numbers(node, "axisangle", [0.0; 4])?;
+        ([x, y, z], units.angle(a))
+    } else if node.attribute("euler").is_some() {
+        let [a, b, c] = place.numbers(node, "euler", [0.0; 3])?;
+        // Intrinsic x, y, z (MuJoCo's default sequence): R = R_x(a) R_y(b) R_z(c).
+        let [a, b, c] = [a, b, c].map(|v| angle(units.angle(v), span));
+        return Ok(Some(quote_spanned!(span=> (rot_x(#a) * rot_y(#b) * rot_z(#c)))));
+    } else {
+        return Ok(None);
+    };
+    if axis.iter().all(|&c| c == 0.0) {
+        return Err(place.error(node, "the rotation's axis is zero"));
+    }
+    if turn == 0.0 {
+        return Ok(None);
+    }
+    let (axis, turn) = (unit(axis, span), angle(turn, span));
+    Ok(Some(quote_spanned!(span=> axis_angle(#axis, #turn))))
+}
+
+/// A direction as a unit vector's tokens (normalised in the model where it is not a coordinate
+/// axis).
+fn unit(a: [f64; 3], span: Span) -> TokenStream {
+    let n2: f64 = a.iter().map(|c| c * c).sum();
+    let v = vector(a, span);
+    if a.iter().filter(|&&c| c == 0.0).count() == 2 && n2 == 1.0 { v } else { quote_spanned!(span=> (#v / #v.norm())) }
+}
+
+/// The default classes must not set what the reader takes from the elements themselves.
+fn check_defaults(place: &Place, root: roxmltree::Node) -> syn::Result<()> {
+    for d in root.descendants().filter(|n| n.has_tag_name("default")) {
+        if let Some(j) = d.children().find(|n| n.has_tag_name("joint")) {
+            return Err(place.error(
+                j,
+                "default classes of joints are not read: write each joint's attributes on the joint (the geoms' and \
+                 other elements' defaults may stay)",
+            ));
+        }
+    }
+    if let Some(i) = root.descendants().find(|n| n.has_tag_name("include")) {
+        return Err(place.error(i, "`<include>` is not read: the model reads the one file it names; merge the files"));
+    }
+    Ok(())
+}
+
+impl RawModel {
+    /// Reads the robot of `mjcf = "path"` into this model's joints (see the module
+    /// documentation).
+    pub(super) fn import_mjcf(&mut self, path: &LitStr, limits: Option<&syn::Expr>) -> syn::Result<()> {
+        let model = |place: &Place<'_>, root: roxmltree::Node<'_, '_>| self.mjcf_model(place, root, limits);
+        let (tracked, ()) = with_root(path, "mujoco", "an MJCF file's root element is `<mujoco>`", model)?;
+        self.described.push(tracked);
+        Ok(())
+    }
+
+    /// The `<mujoco>` model's tree of bodies.
+    fn mjcf_model(&mut self, place: &Place, root: roxmltree::Node, limits: Option<&syn::Expr>) -> syn::Result<()> {
+        let span = place.span;
+        check_defaults(place, root)?;
+        let compiler = root.children().find(|n| n.has_tag_name("compiler"));
+        let degrees = match compiler.and_then(|c| c.attribute("angle")) {
+            None | Some("degree") => true,
+            Some("radian") => false,
+            Some(other) => return Err(place.error(compiler.expect("read"), format!("unknown angle unit `{other}`"))),
+        };
+        if let Some(seq) = compiler.and_then(|c| c.attribute("eulerseq"))
+            && seq != "xyz"
+        {
+            return Err(
+                place.error(compiler.expect("read"), format!("Euler angles in the sequence `{seq}` are not read (only `xyz`)"))
+            );
+        }
+        let units = Units { degrees };
+        let Some(world) = root.children().find(|n| n.has_tag_name("worldbody")) else {
+            return Err(place.error(root, "no `<worldbody>`"));
+        };
+        // Depth first, parents before children, without recursion: (body, its parent link).
+        let mut stack: Vec<(roxmltree::Node, Option<Ident>)> =
+            world.children().filter(|n| n.has_tag_name("body")).map(|b| (b, None)).rev().collect();
+        let mut count = 0usize;
+        while let Some((body, parent)) = stack.pop() {
+            count += 1;
+            let name = match body.attribute("name") {
+                Some(n) => place.ident(body, n)?,
+                None => Ident::new(&format!("body{count}"), span),
+            };
+            self.mjcf_body(place, body, &name, parent, units, limits)?;
+            stack.extend(body.children().filter(|n| n.has_tag_name("body")).map(|b| (b, Some(name.clone()))).rev());
+        }
+        if count == 0 {
+            return Err(place.error(world, "the `<worldbody>` has no `<body>`"));
+        }
+        Ok(())
+    }
+
+    /// One body: its joints as a chain of links ending in the body, its inertial on the last.
+    fn mjcf_body(
+        &mut self,
+        place: &Place,
+        body: roxmltree::Node,
+        name: &Ident,
+        parent: Option<Ident>,
+        units: Units,
+        limits: Option<&syn::Expr>,
+    ) -> syn::Result<()> {
+        let span = place.span;
+        let joints: Vec<roxmltree::Node> =
+            body.children().filter(|n| n.has_tag_name("joint") || n.has_tag_name("freejoint")).collect();
+        let pos = place.numbers(body, "pos", [0.0; 3])?;
+        let turn = orientation(place, body, units)?;
+        let mut decls = Vec::with_capacity(joints.len().max(1));
+        if joints.is_empty() {
+            decls.push(JointDecl {
+                kind: Some(Ident::new("fixed", span)),
+                child: Some(name.clone()),
+                ..JointDecl::new(Ident::new("joint", span))
+            });
+        }
+        for (k, j) in joints.iter().enumerate() {
+            let jname = match j.attribute("name") {
+                Some(n) => place.ident(*j, n)?,
+                None => Ident::new(&format!("{name}_joint{}", k + 1), span),
+            };
+            let child = if k + 1 == joints.len() { name.clone() } else { Ident::new(&format!("{name}_{jname}"), span) };
+            decls.push(self.mjcf_joint(place, *j, jname, child, units, limits)?);
+        }
+        // The first joint carries the body's pose on its parent; each next one hangs on the last.
+        for k in 0..decls.len() {
+            decls[k].parent = if k == 0 { parent.clone() } else { decls[k - 1].child.clone() };
+        }
+        decls[0].origin = Some(syn::parse2(vector(pos, span))?);
+        decls[0].rotation = turn.map(syn::parse2).transpose()?;
+        let last = decls.len() - 1;
+        mjcf_inertial(place, body, &mut decls[last], units)?;
+        self.joints.extend(decls);
+        Ok(())
+    }
+
+    /// One `<joint>` or `<freejoint>`.
+    fn mjcf_joint(
+        &mut self,
+        place: &Place,
+        j: roxmltree::Node,
+        name: Ident,
+        child: Ident,
+        units: Units,
+        limits: Option<&syn::Expr>,
+    ) -> syn::Result<JointDecl> {
+        let span = place.span;
+        let kind = if j.has_tag_name("freejoint") { "free" } else { j.attribute("type").unwrap_or("hinge") };
+        let kind = match kind {
+            "hinge" => "revolute",
+            "slide" => "prismatic",
+            "ball" => "ball",
+            "free" => "floating",
+            other => return Err(place.error(j, format!("unknown joint type `{other}`"))),
+        };
+        for (attr, what) in [("armature", "a rotor's inertia"), ("stiffness", "a joint spring"), ("frictionloss", "dry friction")]
+        {
+            let [v] = place.numbers(j, attr, [0.0])?;
+            if v != 0.0 {
+                return Err(place.error(j, format!("{what} (`{attr}`) is not read yet: set it to 0 or write it in the model")));
+            }
+        }
+        let mut decl = JointDecl {
+            name: Some(name),
+            kind: Some(Ident::new(kind, span)),
+            child: Some(child),
+            ..JointDecl::new(Ident::new("joint", span))
+        };
+        if kind == "revolute" || kind == "prismatic" {
+            let axis = place.numbers(j, "axis", [0.0, 0.0, 1.0])?;
+            if axis.iter().all(|&c| c == 0.0) {
+                return Err(place.error(j, "the joint's axis is zero"));
+            }
+            decl.axis = Some(syn::parse2(unit(axis, span))?);
+        }
+        if kind == "revolute" || kind == "ball" {
+            let at = place.numbers(j, "pos", [0.0; 3])?;
+            if at != [0.0; 3] {
+                decl.anchor = Some(syn::parse2(vector(at, span))?);
+            }
+        }
+        let [damping] = place.numbers(j, "damping", [0.0])?;
+        if damping < 0.0 {
+            return Err(place.error(j, "the damping is negative"));
+        }
+        if damping > 0.0 {
+            if kind != "revolute" && kind != "prismatic" {
+                return Err(place.error(j, format!("damping on a `{kind}` joint is not read: write it as a force")));
+            }
+            decl.damping = Some(syn::parse2(number(damping, span))?);
+        }
+        let limited = match j.attribute("limited") {
+            Some("true") => true,
+            Some("false") => false,
+            _ => j.attribute("range").is_some(),
+        };
+        if let (Some(e), true, true) = (limits, limited, kind == "revolute" || kind == "prismatic") {
+            let [lower, upper] = place.numbers(j, "range", [0.0; 2])?;
+            let [lower, upper] = if kind == "revolute" { [lower, upper].map(|v| units.angle(v)) } else { [lower, upper] };
+            if lower >= upper {
+                return Err(place.error(j, format!("the range's lower end {lower} is not below its upper {upper}")));
+            }
+            let (lower, upper) = (number(lower, span), number(upper, span));
+            decl.limits = Some(syn::parse2(quote_spanned!(span=> [#lower, #upper]))?);
+            decl.restitution = Some(e.clone());
+        }
+        Ok(decl)
+    }
+}
+
+/// The body's `<inertial>` into the joint's mass, centre and inertia; a body with geoms and no
+/// inertial is refused (MuJoCo would infer it from them), one with neither has no mass.
+fn mjcf_inertial(place: &Place, body: roxmltree::Node, decl: &mut JointDecl, units: Units) -> syn::Result<()> {
+    let span = place.span;
+    let Some(inertial) = body.children().find(|n| n.has_tag_name("inertial")) else {
+        if let Some(g) = body.children().find(|n| n.has_tag_name("geom")) {
+            return Err(place.error(
+                g,
+                "this body has no `<inertial>`: its mass would come from its geoms, which are not read; give the body an \
+                 `<inertial>`",
+            ));
+        }
+        return Ok(());
+    };
+    let [mass] = place.numbers(inertial, "mass", [0.0])?;
+    let i = if inertial.attribute("fullinertia").is_some() {
+        let [xx, yy, zz, xy, xz, yz] = place.numbers(inertial, "fullinertia", [0.0; 6])?;
+        [xx, xy, xz, yy, yz, zz]
+    } else {
+        let [a, b, c] = place.numbers(inertial, "diaginertia", [0.0; 3])?;
+        [a, 0.0, 0.0, b, 0.0, c]
+    };
+    if mass <= 0.0 {
+        return Err(place.error(inertial, "the mass is not positive"));
+    }
+    if let Some(why) = inertia_defect(i) {
+        return Err(place.error(inertial, why));
+    }
+    let [a, b, c, d, e, f] = i.map(|v| number(v, span));
+    let matrix = quote_spanned!(span=> [[#a, #b, #c], [#b, #d, #e], [#c, #e, #f]]);
+    let inertia = match orientation(place, inertial, units)? {
+        Some(r) => quote_spanned!(span=> #r * #matrix * #r.transpose()),
+        None => matrix,
+    };
+    decl.mass = Some(syn::parse2(number(mass, span))?);
+    decl.centre = Some(syn::parse2(vector(place.numbers(inertial, "pos", [0.0; 3])?, span))?);
+    decl.inertia = Some(syn::parse2(inertia)?);
+    Ok(())
+}
