@@ -16,29 +16,15 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use routh::runtime::VectorField;
 
+mod measure;
+use measure::{model_source, per_call};
+
 #[allow(dead_code)]
 #[path = "../examples/models/whipple.rs"]
 mod whipple;
 #[allow(dead_code)]
 #[path = "../examples/models/whipple_by_hand.rs"]
 mod whipple_by_hand;
-
-/// The `#[mechanics(...)]` attribute and struct of a model file.
-fn model_source(file: &str) -> String {
-    let struct_at = file.find("pub struct ").expect("the struct");
-    let start = file[..struct_at].rfind("#[mechanics(").expect("the model's attribute");
-    let end = struct_at + file[struct_at..].find("\n}\n").expect("the struct's end") + 3;
-    file[start..end].to_owned()
-}
-
-/// Seconds per call of `f`, over `reps` calls.
-fn per_call<T>(reps: usize, f: impl Fn() -> T) -> f64 {
-    let start = std::time::Instant::now();
-    for _ in 0..reps {
-        black_box(f());
-    }
-    start.elapsed().as_secs_f64() / reps as f64
-}
 
 fn bicycle(c: &mut Criterion) {
     let bodies = whipple::benchmark();
@@ -62,8 +48,8 @@ fn bicycle(c: &mut Criterion) {
     group.bench_function("jacobian/bodies", |b| b.iter(|| bodies.jacobian(0.0, black_box(&x)).unwrap()));
     group.bench_function("jacobian/by_hand", |b| b.iter(|| hand.jacobian(0.0, black_box(&x)).unwrap()));
     let sources: [(&str, proc_macro2::TokenStream); 2] = [
-        ("bodies", model_source(include_str!("../examples/models/whipple.rs")).parse().unwrap()),
-        ("by_hand", model_source(include_str!("../examples/models/whipple_by_hand.rs")).parse().unwrap()),
+        ("bodies", model_source(include_str!("../examples/models/whipple.rs"), "Bicycle").parse().unwrap()),
+        ("by_hand", model_source(include_str!("../examples/models/whipple_by_hand.rs"), "HandBicycle").parse().unwrap()),
     ];
     let mut times = Vec::new();
     for (name, src) in &sources {

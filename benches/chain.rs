@@ -55,6 +55,9 @@ use routh::nalgebra::{SMatrix, SVector};
 use routh::runtime::{VectorField, solve_mass};
 use std::hint::black_box;
 
+mod measure;
+use measure::{model_source, per_call};
+
 #[allow(dead_code)]
 mod stiff_models {
     use routh::prelude::*;
@@ -229,16 +232,6 @@ macro_rules! bench_rhs {
     }};
 }
 
-/// Seconds per call of `f`, over `reps` calls in a row (the in-process ratios the benchmarks print
-/// beside criterion's own numbers).
-fn per_call<T>(reps: usize, f: &dyn Fn() -> T) -> f64 {
-    let start = std::time::Instant::now();
-    for _ in 0..reps {
-        black_box(f());
-    }
-    start.elapsed().as_secs_f64() / reps as f64
-}
-
 fn rhs(c: &mut Criterion) {
     let mut group = c.benchmark_group("rhs");
     bench_rhs!(group, chains::Chain2, chains::Chain2Recursive, 2, 4);
@@ -288,8 +281,8 @@ fn constrained_spatial(c: &mut Criterion) {
             let (a, b) = (r.field(0.0, &x).unwrap(), d.field(0.0, &x).unwrap());
             assert!((a - b).amax() < 1e-9 * (1.0 + b.amax()), "the two paths disagree at n = {}", $n);
             let (tr, td) = (
-                per_call(100_000, &|| r.field(0.0, black_box(&x)).unwrap()),
-                per_call(100_000, &|| d.field(0.0, black_box(&x)).unwrap()),
+                per_call(100_000, || r.field(0.0, black_box(&x)).unwrap()),
+                per_call(100_000, || d.field(0.0, black_box(&x)).unwrap()),
             );
             println!(
                 "held spatial chain n = {}: field along the links {:.2} µs, dense {:.2} µs ({:.2}×)",
@@ -315,8 +308,8 @@ fn constrained_spatial(c: &mut Criterion) {
             let (jr, jd) = (r.jacobian(0.0, x).unwrap(), d.jacobian(0.0, x).unwrap());
             assert!((jr - jd).amax() < 1e-8 * (1.0 + jd.amax()), "the two Jacobians disagree");
             let (tr, td) = (
-                per_call(5_000, &|| r.jacobian(0.0, black_box(x)).unwrap()),
-                per_call(5_000, &|| d.jacobian(0.0, black_box(x)).unwrap()),
+                per_call(5_000, || r.jacobian(0.0, black_box(x)).unwrap()),
+                per_call(5_000, || d.jacobian(0.0, black_box(x)).unwrap()),
             );
             println!(
                 "held spatial chain n = 12: field Jacobian along the links {:.1} µs, dense {:.1} µs ({:.2}×)",
@@ -617,14 +610,6 @@ const SKATER: &str = "#[mechanics(
 )]
 pub struct Skater { pub mm: f64, pub a: f64, pub b: f64, pub c: f64, pub k: f64, pub s0: f64 }
 ";
-
-/// The `#[mechanics(...)]` attribute and struct `name` of a model file.
-fn model_source(file: &str, name: &str) -> String {
-    let struct_at = file.find(&format!("pub struct {name} ")).expect("the struct");
-    let start = file[..struct_at].rfind("#[mechanics(").expect("the model's attribute");
-    let end = struct_at + file[struct_at..].find("\n}\n").expect("the struct's end") + 3;
-    file[start..end].to_owned()
-}
 
 fn scheme(c: &mut Criterion) {
     use routh::runtime::{Options, Scheme};

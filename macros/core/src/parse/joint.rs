@@ -1,7 +1,9 @@
 //! Joints as written, `joint(name = j, kind = revolute, parent = a, child = b, origin = [x, y, z],
-//! rotation = R, axis = [ax, ay, az], mass = m, centre = c, inertia = I, damping = d)`, and their
-//! expansion into the items a user would write by hand: the joint's coordinate, the child link's
-//! frame and origin point, its body, and its damping as a force.
+//! rotation = R, axis = [ax, ay, az], mass = m, centre = c, inertia = I, damping = d, limits =
+//! [lower, upper], restitution = e)`, and their expansion into the items a user would write by
+//! hand: the joint's coordinates (and orientation), the child link's frame and origin point, its
+//! body, its damping as a force and its limits as impacts; and `closure(...)`, a loop closed by
+//! holonomic constraints.
 //!
 //! A joint's child link `b` is the frame `b` (its axes, from the parent's: the parent's frame, the
 //! joint origin's constant rotation, then the joint's own turn) and the point `b_origin` (its
@@ -13,16 +15,19 @@
 //! fixed:                 b = a · R,                         b_origin = a_origin + a · p
 //! planar:                b = a · R · rot_z(j),              b_origin = a_origin + a · (p + R · [j_x, j_y, 0])
 //! floating:              b = a · R · j_q,                   b_origin = a_origin + a · (p + R · [j_x, j_y, j_z])
+//! ball:                  b = a · R · j_q,                   b_origin = a_origin + a · p
 //! ```
-//!
-//! (a floating joint's `j_q` is an orientation: a unit quaternion in the state).
 //!
 //! with p = `origin` and R = `rotation` (URDF's joint origin `xyz`, `rpy`), the ground standing
 //! for a parent not given (a = 1, a_origin = 0). A fixed joint has no coordinate: its child's body
 //! moves rigidly with the parent's, and the recursive dynamics sums both into one link (a
 //! composite inertia). The link's body, where `mass` is given, is
 //! `body(name = b, mass = m, centre = b_origin + b · c, frame = b, inertia = I)` with c and I in
-//! the link's axes; `damping = d` adds the viscous force −d ẏ on the coordinate.
+//! the link's axes; `damping = d` adds the viscous force −d q̇ on the coordinate, and `limits` the
+//! impacts `j_lower`, `j_upper` of Newton's law with coefficient `restitution`. A floating or ball
+//! joint's `j_q` is an orientation (a unit quaternion in the state). An MJCF joint turns about an
+//! axis through its anchor c (its `pos`, in the link's axes): its origin moves by R · (c − T c),
+//! T the joint's turn.
 //!
 //! The joints' coordinates come in the order of a depth-first walk of the tree from the ground,
 //! siblings in the order written: each after its parent's, as the recursive dynamics reads a tree
@@ -166,7 +171,8 @@ impl JointDecl {
         let Some(kind) = &self.kind else {
             return Err(syn::Error::new(
                 self.keyword.span(),
-                "this joint has no `kind`: write `kind = revolute`, `continuous`, `prismatic`, `fixed`, `planar` or `floating`",
+                "this joint has no `kind`: write `kind = revolute`, `continuous`, `prismatic`, `fixed`, `planar`, `floating` \
+                 or `ball`",
             ));
         };
         Ok(match kind.to_string().as_str() {

@@ -2,8 +2,8 @@
 //! would write by hand (and, for `<mimic>`, a `holonomic(...)` constraint).
 //!
 //! What is read, per `<joint>`: `name` (the coordinate), `type` (`revolute`, `continuous`,
-//! `prismatic`, `fixed`, `floating`, and `planar` with its normal along z), `<parent link>`, `<child link>`, `<origin xyz rpy>`, `<axis xyz>`
-//! (normalised; URDF's default x), `<dynamics damping>` (a viscous force) and `<mimic joint
+//! `prismatic`, `fixed`, `floating`, and `planar` with its normal along z), `<parent link>`,
+//! `<child link>`, `<origin xyz rpy>`, `<axis xyz>` (normalised; URDF's default x), `<dynamics damping>` (a viscous force) and `<mimic joint
 //! multiplier offset>` (the constraint q = m q_joint + o); per `<link>`, `<inertial>` with its
 //! `<origin xyz rpy>`, `<mass value>` and `<inertia ixx ixy ixz iyy iyz izz>` (about the centre,
 //! in the axes `rpy` turns the link's into). The root link (the one no joint moves) is the ground:
@@ -14,11 +14,11 @@
 //! e)`); a joint without them is then an error.
 //!
 //! Not read, and no part of the model: `<visual>`, `<collision>` (meshes and geometry),
-//! `<limit>` (effort and velocity limits; the position limits unless asked for), `<safety_controller>`, `<calibration>`,
-//! `<transmission>`, `<gazebo>`, `<material>` and any other element. Refused with the file,
+//! `<limit>` (effort and velocity limits; the position limits unless asked for),
+//! `<safety_controller>`, `<calibration>`, `<transmission>`, `<gazebo>`, `<material>` and any other element. Refused with the file,
 //! line and element named: a malformed file, a `planar` joint whose normal is not z, a joint with a
 //! zero axis, a link moved by two joints or never reached from the root (a loop: close it with a
-//! constraint instead), nonzero Coulomb friction or negative damping, a mass that is negative or
+//! `closure(...)` instead), nonzero Coulomb friction or negative damping, a mass that is negative or
 //! an inertia that is no rigid body's (not positive definite, or against the triangle inequality
 //! of principal moments), an attribute that is not the numbers it should be.
 //!
@@ -47,16 +47,18 @@ impl RawModel {
         let span = place.span;
         let links: Vec<roxmltree::Node> = robot.children().filter(|n| n.has_tag_name("link")).collect();
         let joints: Vec<roxmltree::Node> = robot.children().filter(|n| n.has_tag_name("joint")).collect();
-        let link_of = |name: &str| links.iter().find(|l| l.attribute("name") == Some(name)).copied();
+        // Links by name, and the links moved by a joint: linear in the file's size.
+        let mut by_name: rustc_hash::FxHashMap<&str, roxmltree::Node> = rustc_hash::FxHashMap::default();
         for l in &links {
-            place.required(*l, "name")?;
+            by_name.insert(place.required(*l, "name")?, *l);
         }
+        let link_of = |name: &str| by_name.get(name).copied();
         // Each link moved by at most one joint; the root, by none.
-        let mut moved: Vec<&str> = Vec::new();
+        let mut moved: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
         for j in &joints {
             let child =
                 place.required(place.child(*j, "child").ok_or_else(|| place.error(*j, "no `<child link=...>`"))?, "link")?;
-            if moved.contains(&child) {
+            if !moved.insert(child) {
                 return Err(place.error(
                     *j,
                     format!(
@@ -65,7 +67,6 @@ impl RawModel {
                     ),
                 ));
             }
-            moved.push(child);
         }
         let roots: Vec<roxmltree::Node> =
             links.iter().copied().filter(|l| !moved.contains(&l.attribute("name").unwrap_or_default())).collect();
