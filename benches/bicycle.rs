@@ -17,7 +17,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use routh::runtime::VectorField;
 
 mod measure;
-use measure::{model_source, per_call};
+use measure::{expansions, model_source, per_call};
 
 #[allow(dead_code)]
 #[path = "../examples/models/whipple.rs"]
@@ -51,20 +51,8 @@ fn bicycle(c: &mut Criterion) {
         ("bodies", model_source(include_str!("../examples/models/whipple.rs"), "Bicycle").parse().unwrap()),
         ("by_hand", model_source(include_str!("../examples/models/whipple_by_hand.rs"), "HandBicycle").parse().unwrap()),
     ];
-    let mut times = Vec::new();
-    for (name, src) in &sources {
-        let tokens = routh_macros_core::try_expand(src.clone()).unwrap().to_string().len();
-        let t = per_call(5, || routh_macros_core::try_expand(black_box(src.clone())).unwrap());
-        println!("bicycle {name}: {tokens} bytes of generated tokens, expanded in {:.0} ms", 1e3 * t);
-        times.push(t);
-    }
+    let times = expansions("bicycle", &mut group, &sources);
     println!("bicycle expansion: bodies {:.2}× by hand", times[0] / times[1]);
-    group.sample_size(10);
-    for (name, src) in &sources {
-        group.bench_function(format!("expand/{name}"), |b| {
-            b.iter(|| routh_macros_core::try_expand(black_box(src.clone())).unwrap())
-        });
-    }
     group.finish();
 }
 

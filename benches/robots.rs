@@ -9,12 +9,10 @@
 //! The release build of a robot's binary, against Pinocchio on the same file, is
 //! `scripts/compare_urdf.py`'s (see docs/guide/performance.md).
 
-use std::hint::black_box;
-
 use criterion::{Criterion, criterion_group, criterion_main};
 
 mod measure;
-use measure::{model_source, per_call};
+use measure::{expansions, model_source};
 
 fn robots(c: &mut Criterion) {
     let file = include_str!("../tests/joints.rs");
@@ -25,21 +23,9 @@ fn robots(c: &mut Criterion) {
         ("joints", model_source(file, "JointArm").parse().unwrap()),
         ("by_hand", model_source(file, "HandArm").parse().unwrap()),
     ];
-    let mut times = Vec::new();
-    for (name, src) in &sources {
-        let tokens = routh_macros_core::try_expand(src.clone()).unwrap().to_string().len();
-        let t = per_call(5, || routh_macros_core::try_expand(black_box(src.clone())).unwrap());
-        println!("arm7 {name}: {tokens} bytes of generated tokens, expanded in {:.0} ms", 1e3 * t);
-        times.push(t);
-    }
-    println!("arm7 expansion: from its URDF {:.2}× from joint items, {:.2}× by hand", times[0] / times[1], times[0] / times[2]);
     let mut group = c.benchmark_group("robots");
-    group.sample_size(10);
-    for (name, src) in &sources {
-        group.bench_function(format!("expand/{name}"), |b| {
-            b.iter(|| routh_macros_core::try_expand(black_box(src.clone())).unwrap())
-        });
-    }
+    let times = expansions("arm7", &mut group, &sources);
+    println!("arm7 expansion: from its URDF {:.2}× from joint items, {:.2}× by hand", times[0] / times[1], times[0] / times[2]);
     group.finish();
 }
 
