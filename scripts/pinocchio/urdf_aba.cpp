@@ -1,16 +1,18 @@
 // Pinocchio's ABA on a robot read by Pinocchio's own URDF parser, for scripts/compare_urdf.py.
 //
-//   urdf_aba TREE NAMES Q V
+//   urdf_aba TREE Q V
 //
 // TREE is the model Pinocchio's parser built from the URDF (in Python, `pin.buildModelFromUrdf`),
 // written one joint per line by compare_urdf.py: name, parent, type (RX, RY, RZ, PX, PY, PZ,
-// RevoluteUnaligned, PrismaticUnaligned), axis, placement (R by rows, p), inertia (mass, centre,
-// rotational inertia by rows) and damping. It is rebuilt here joint by joint — the library's own
-// parser is compiled without -march=native, and a model crossing into code compiled with it has
-// another memory layout. NAMES, Q and V are comma-separated, one value per joint coordinate in
-// routh's order (the URDF's <joint> elements; fixed joints have none). Prints the time per ABA call
-// (seconds) and q̈ in routh's order, with the torques τ = −damping · q̇ of the file's <dynamics
-// damping> (routh's viscous force; Pinocchio reads the damping, ABA takes τ).
+// RevoluteUnaligned, PrismaticUnaligned, RUBX, RUBY, RUBZ, RevoluteUnboundedUnaligned — a
+// continuous joint, (cos, sin) in q — or FreeFlyer — a floating joint, translation and quaternion
+// (x, y, z, w) in q, the body-frame linear and angular velocity in v), axis, placement (R by rows,
+// p), inertia (mass, centre, rotational inertia by rows) and damping. It is rebuilt here joint by
+// joint — the library's own parser is compiled without -march=native, and a model crossing into
+// code compiled with it has another memory layout. Q and V are Pinocchio's configuration and
+// velocity (comma-separated; compare_urdf.py maps routh's state onto them). Prints the time per ABA
+// call (seconds) and q̈ in Pinocchio's order, with the torques τ = −damping · v of the file's
+// <dynamics damping> (routh's viscous force; Pinocchio reads the damping, ABA takes τ).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,17 +35,9 @@ static std::vector<double> numbers(const char* text) {
   return out;
 }
 
-static std::vector<std::string> words(const char* text) {
-  std::vector<std::string> out;
-  std::stringstream s(text);
-  std::string item;
-  while (std::getline(s, item, ',')) out.push_back(item);
-  return out;
-}
-
 int main(int argc, char** argv) {
-  if (argc < 5) {
-    std::fprintf(stderr, "usage: urdf_aba TREE NAMES Q V\n");
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: urdf_aba TREE Q V\n");
     return 2;
   }
   Model model;
@@ -72,30 +66,29 @@ int main(int argc, char** argv) {
     else if (type == "PZ") j = model.addJoint(parent, JointModelPZ(), placement, name);
     else if (type == "RevoluteUnaligned") j = model.addJoint(parent, JointModelRevoluteUnaligned(axis), placement, name);
     else if (type == "PrismaticUnaligned") j = model.addJoint(parent, JointModelPrismaticUnaligned(axis), placement, name);
+    else if (type == "RUBX") j = model.addJoint(parent, JointModelRUBX(), placement, name);
+    else if (type == "RUBY") j = model.addJoint(parent, JointModelRUBY(), placement, name);
+    else if (type == "RUBZ") j = model.addJoint(parent, JointModelRUBZ(), placement, name);
+    else if (type == "RevoluteUnboundedUnaligned")
+      j = model.addJoint(parent, JointModelRevoluteUnboundedUnaligned(axis), placement, name);
+    else if (type == "FreeFlyer") j = model.addJoint(parent, JointModelFreeFlyer(), placement, name);
     else {
       std::fprintf(stderr, "joint %s: type %s is not rebuilt here\n", name.c_str(), type.c_str());
       return 1;
     }
     const Eigen::Matrix3d rotational = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(in);
     model.appendBodyToJoint(j, Inertia(mass, Eigen::Vector3d(c[0], c[1], c[2]), rotational), SE3::Identity());
-    damping.push_back(d);
+    for (int k = 0; k < model.joints[j].nv(); ++k) damping.push_back(d);
   }
   Data data(model);
-  // routh's coordinates by name (the URDF's joints), placed where Pinocchio keeps them.
-  const std::vector<std::string> names = words(argv[2]);
-  const std::vector<double> qs = numbers(argv[3]), vs = numbers(argv[4]);
-  Eigen::VectorXd q = neutral(model), v = Eigen::VectorXd::Zero(model.nv), tau(model.nv);
-  std::vector<int> at(names.size());
-  for (size_t k = 0; k < names.size(); ++k) {
-    if (!model.existJointName(names[k]) || model.joints[model.getJointId(names[k])].nq() != 1) {
-      std::fprintf(stderr, "joint %s: not a one-coordinate joint in Pinocchio's model\n", names[k].c_str());
-      return 1;
-    }
-    const JointIndex j = model.getJointId(names[k]);
-    at[k] = model.joints[j].idx_v();
-    q[model.joints[j].idx_q()] = qs[k];
-    v[at[k]] = vs[k];
+  const std::vector<double> qs = numbers(argv[2]), vs = numbers(argv[3]);
+  if ((long)qs.size() != model.nq || (long)vs.size() != model.nv) {
+    std::fprintf(stderr, "Q has %zu values for nq = %d, V %zu for nv = %d\n", qs.size(), model.nq, vs.size(), model.nv);
+    return 1;
   }
+  const Eigen::VectorXd q = Eigen::Map<const Eigen::VectorXd>(qs.data(), model.nq);
+  const Eigen::VectorXd v = Eigen::Map<const Eigen::VectorXd>(vs.data(), model.nv);
+  Eigen::VectorXd tau(model.nv);
   for (int i = 0; i < model.nv; ++i) tau[i] = -damping[i] * v[i];
   aba(model, data, q, v, tau);
   const Eigen::VectorXd qdd = data.ddq;
@@ -111,7 +104,7 @@ int main(int argc, char** argv) {
     if (dt < best) best = dt;
   }
   std::printf("%e\n", best);
-  for (size_t k = 0; k < names.size(); ++k) std::printf("%s%.17e", k ? "," : "", qdd[at[k]]);
+  for (int k = 0; k < model.nv; ++k) std::printf("%s%.17e", k ? "," : "", qdd[k]);
   std::printf("\n");
   return 0;
 }

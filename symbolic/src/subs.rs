@@ -90,6 +90,23 @@ impl AtZero {
         Self { index, span: FxHashMap::default(), all: FxHashMap::default(), rebuilt: 0 }
     }
 
+    /// Zeroing `symbols`, each with the number given (several symbols may share one: the
+    /// components of a quaternion, kept or zeroed together by [`AtZero::keeping`]).
+    ///
+    /// ```
+    /// use symbolic::{Arena, AtZero};
+    /// let mut a = Arena::new();
+    /// let (x, y, z) = (a.symbol("x"), a.symbol("y"), a.symbol("z"));
+    /// let e = a.add(&[x, y, z]);
+    /// let mut at = AtZero::grouped(&[(x, 0), (y, 1), (z, 1)]);
+    /// let kept = at.keeping(&mut a, e, 1);
+    /// assert_eq!(kept, a.add2(y, z));
+    /// ```
+    pub fn grouped(symbols: &[(Expr, usize)]) -> Self {
+        let index = symbols.iter().map(|&(s, i)| (s, i as u32)).collect();
+        Self { index, span: FxHashMap::default(), all: FxHashMap::default(), rebuilt: 0 }
+    }
+
     /// The least and greatest index of the listed symbols in `e`, if it holds any.
     fn span(&mut self, arena: &Arena, e: Expr) -> Option<(u32, u32)> {
         if let Some(&i) = self.index.get(&e) {

@@ -91,6 +91,9 @@ pub struct Orientation {
     pub name: Ident,
     pub q_start: usize,
     pub v_start: usize,
+    /// How many ordinary coordinates are declared before it: its place in a kinematic tree
+    /// declared parents first (the coordinates' count where nothing says).
+    pub after: usize,
     /// The symbol of |q|² ([`Role::QuaternionNorm`]).
     pub norm2: Expr,
 }
@@ -141,7 +144,7 @@ impl Layout {
     pub fn with_orientations(
         arena: &mut Arena,
         coordinates: &[Ident],
-        orientations: &[Ident],
+        orientations: &[(Ident, usize)],
         parameters: &[Ident],
         action: Option<&Ident>,
         inputs: &[Ident],
@@ -149,7 +152,7 @@ impl Layout {
         let t = arena.symbol("t");
         let mut all: Vec<Ident> = coordinates.to_vec();
         let mut velocity_names: Vec<String> = coordinates.iter().map(ToString::to_string).collect();
-        for r in orientations {
+        for (r, _) in orientations {
             all.extend(["w", "x", "y", "z"].map(|c| quote::format_ident!("{}_{}", r, c, span = r.span())));
             velocity_names.extend((1..=3).map(|k| format!("{r}_omega{k}")));
         }
@@ -159,7 +162,7 @@ impl Layout {
         let params = parameters.iter().map(|p| Layout::parameter_symbol(arena, p)).collect();
         let mut layout = Layout::from_symbols(arena, &all, t, q, qd, qdd, params);
         layout.rates.truncate(coordinates.len());
-        for (k, r) in orientations.iter().enumerate() {
+        for (k, (r, after)) in orientations.iter().enumerate() {
             let (q_start, v_start) = (coordinates.len() + 4 * k, coordinates.len() + 3 * k);
             let quaternion: [Expr; 4] = std::array::from_fn(|i| layout.q[q_start + i]);
             let omega: [Expr; 3] = std::array::from_fn(|i| layout.qd[v_start + i]);
@@ -167,7 +170,8 @@ impl Layout {
             layout.rates.extend(rates);
             let norm2 = arena.symbol(&format!("n2:{r}"));
             layout.roles.get_mut().insert(norm2, Role::QuaternionNorm(k));
-            layout.orientations.push(Orientation { name: r.clone(), q_start, v_start, norm2 });
+            let after = (*after).min(coordinates.len());
+            layout.orientations.push(Orientation { name: r.clone(), q_start, v_start, after, norm2 });
         }
         if let Some(z) = action {
             let s = arena.symbol(&format!("z:{z}"));

@@ -166,6 +166,55 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
         Ok(j)
     }
 
+    /// The field Jacobian of a model whose accelerations are known through their directional
+    /// derivatives (a recursion's tangent, `tangent(δx) = (∂v̇/∂x) δx`, called for each of the D basis
+    /// directions), with the positions' rows from `rates` = (∂q̇/∂q, ∂q̇/∂v) where the velocities
+    /// are quasi-velocities (q̇ = v otherwise). Not for a state with an action.
+    ///
+    /// ```
+    /// use routh_runtime::mechanics::StateLayout;
+    /// use routh_runtime::nalgebra::{SMatrix, SVector};
+    /// // q̇ = v, v̇ = −q on one coordinate: ∂F/∂x = [[0, 1], [−1, 0]].
+    /// let j = StateLayout::<1, 1, 2>::tangent_jacobian(0.0, None, |dx: &SVector<f64, 2>| SVector::<f64, 1>::new(-dx[0]))
+    ///     .unwrap();
+    /// assert_eq!(j, SMatrix::<f64, 2, 2>::new(0.0, 1.0, -1.0, 0.0));
+    /// ```
+    ///
+    /// # Errors
+    /// [`FieldError::NonFinite`] at `t` if a derivative is not finite.
+    pub fn tangent_jacobian(
+        t: f64,
+        rates: Option<(SMatrix<f64, P, P>, SMatrix<f64, P, N>)>,
+        tangent: impl Fn(&SVector<f64, D>) -> SVector<f64, N>,
+    ) -> Result<SMatrix<f64, D, D>, FieldError> {
+        let () = Self::OK;
+        assert!(!Self::ACTION, "a contact system's Jacobian has the action's row and column");
+        let mut j = SMatrix::<f64, D, D>::zeros();
+        match rates {
+            Some((rq, rv)) => {
+                j.fixed_view_mut::<P, P>(0, 0).copy_from(&rq);
+                j.fixed_view_mut::<P, N>(0, P).copy_from(&rv);
+            }
+            None => {
+                assert!(!Self::QUASI, "quasi-velocities need the positions' rate Jacobians");
+                for i in 0..N {
+                    j[(i, P + i)] = 1.0;
+                }
+            }
+        }
+        let mut dx = SVector::<f64, D>::zeros();
+        for c in 0..D {
+            dx[c] = 1.0;
+            let column = tangent(&dx);
+            dx[c] = 0.0;
+            if !column.iter().all(|v| v.is_finite()) {
+                return Err(FieldError::NonFinite { t });
+            }
+            j.fixed_view_mut::<N, 1>(P, c).copy_from(&column);
+        }
+        Ok(j)
+    }
+
     /// Sets the row of ż = L in a field Jacobian to ∂L/∂x (a no-op for a state without action).
     pub fn set_action_row(j: &mut SMatrix<f64, D, D>, dl_dx: &SVector<f64, D>) {
         let () = Self::OK;

@@ -232,41 +232,6 @@ pub fn mass_from_products<const N: usize>(product: impl Fn(&SVector<f64, N>) -> 
     m
 }
 
-/// The Jacobian of the first-order field x' = (q̇, a(x)) over x = (q, q̇) from the directional
-/// derivatives of the accelerations, `tangent(δx)` = (∂a/∂x) δx, taken along each basis direction
-/// (generated for the recursive dynamics of tree models: 2n passes through O(n) code).
-///
-/// # Errors
-/// [`FieldError::NonFinite`] if a derivative is not finite.
-///
-/// ```
-/// use routh_runtime::mechanics::tangent_jacobian;
-/// use routh_runtime::nalgebra::{SMatrix, SVector};
-/// // a = −k q − c q̇ of a damped oscillator: J = [[0, 1], [−k, −c]].
-/// let j = tangent_jacobian::<1, 2>(0.0, |dx: &SVector<f64, 2>| SVector::from([-4.0 * dx[0] - 0.5 * dx[1]])).unwrap();
-/// assert_eq!(j, SMatrix::<f64, 2, 2>::new(0.0, 1.0, -4.0, -0.5));
-/// ```
-pub fn tangent_jacobian<const N: usize, const D: usize>(
-    t: f64,
-    tangent: impl Fn(&SVector<f64, D>) -> SVector<f64, N>,
-) -> Result<SMatrix<f64, D, D>, FieldError> {
-    let mut j = SMatrix::<f64, D, D>::zeros();
-    for i in 0..N {
-        j[(i, N + i)] = 1.0;
-    }
-    let mut dx = SVector::<f64, D>::zeros();
-    for c in 0..D {
-        dx[c] = 1.0;
-        let column = tangent(&dx);
-        dx[c] = 0.0;
-        if !column.iter().all(|v| v.is_finite()) {
-            return Err(FieldError::NonFinite { t });
-        }
-        j.fixed_view_mut::<N, 1>(N, c).copy_from(&column);
-    }
-    Ok(j)
-}
-
 /// Adds `tangent(e_c)` to the first `N` rows of column `c` of `dr`, for every basis direction
 /// `e_c` of the state: the Jacobian of a part of a residual known only through its directional
 /// derivatives (generated for a constrained tree: the kinetic part of its inverse dynamics, whose

@@ -395,7 +395,8 @@ pub fn derive_along_tree(model: &Model, arena: &mut Arena, tau: &[Expr], kinetic
         dg_dw,
         dg_dw_bindings,
         dl_dw: Vec::new(),
-        rate_jacobians: None,
+        rate_jacobians: (model.field_jacobian && !syms.orientations.is_empty())
+            .then(|| (arena.jacobian(&syms.rates, &syms.q), arena.jacobian(&syms.rates, &syms.qd))),
         mass_product: None,
         residual_tangent: None,
     }

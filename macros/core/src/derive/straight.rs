@@ -89,14 +89,24 @@ pub(crate) fn tangent_hoisting(
     hoist: Hoist,
 ) -> Tangent {
     let syms = &model.layout;
-    let n = model.dof();
+    // δx = (δq, δv) over the state's P positions and n velocities; an orientation's held |q|²
+    // moves with its quaternion, δ|q|² = 2 q·δq.
+    let (p, n) = (syms.position_dim(), model.dof());
     let mut dot: FxHashMap<Expr, Expr> = FxHashMap::default();
-    for i in 0..n {
-        let (dq, dv) = (syms.symbol(arena, Role::Tangent(i)), syms.symbol(arena, Role::Tangent(n + i)));
+    for i in 0..p {
+        let dq = syms.symbol(arena, Role::Tangent(i));
         dot.insert(syms.q[i], dq);
+    }
+    for i in 0..n {
+        let dv = syms.symbol(arena, Role::Tangent(p + i));
         dot.insert(syms.qd[i], dv);
     }
     let tangents: FxHashSet<Expr> = dot.values().copied().collect();
+    let two = arena.int(2);
+    for o in &syms.orientations {
+        let terms: Vec<Expr> = (o.q_start..o.q_start + 4).map(|i| arena.mul(&[two, syms.q[i], dot[&syms.q[i]]])).collect();
+        dot.insert(o.norm2, arena.add(&terms));
+    }
     let mut rec = Builder { arena, syms, bindings: Vec::new(), offset };
     let outputs = forward(&mut rec, bindings, outputs, dot);
     let r_bindings = bindings;

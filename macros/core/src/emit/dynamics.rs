@@ -57,6 +57,19 @@ pub(crate) fn accelerations_and_jacobian(
             methods: sensitivity_items(model, eq, helpers, operator),
             impls: TokenStream::new(),
         },
+        None if form.recursion().is_some_and(|r| r.tangent.is_some()) => {
+            let Some(r) = form.recursion() else { unreachable!("matched above") };
+            Dynamics {
+                jacobian: {
+                    let jacobian = recursive_jacobian(model, r, eq, helpers);
+                    let tangent = tangent_linearization(model);
+                    quote! { #jacobian #tangent }
+                },
+                methods: sensitivity_items(model, eq, helpers, operator),
+                accelerations: accelerations_item(model, form, helpers),
+                impls: TokenStream::new(),
+            }
+        }
         None if eq.rate_jacobians.is_some() => Dynamics {
             jacobian: {
                 let jacobian = quasi_jacobian_items(model, eq, helpers);
@@ -67,15 +80,6 @@ pub(crate) fn accelerations_and_jacobian(
             accelerations: accelerations_item(model, form, helpers),
             impls: TokenStream::new(),
         },
-        None if form.recursion().is_some_and(|r| r.tangent.is_some()) => {
-            let Some(r) = form.recursion() else { unreachable!("matched above") };
-            Dynamics {
-                jacobian: recursive_jacobian(model, r, helpers),
-                methods: sensitivity_items(model, eq, helpers, operator),
-                accelerations: accelerations_item(model, form, helpers),
-                impls: TokenStream::new(),
-            }
-        }
         None => {
             let jacobian = residual_jacobian(model, eq, helpers);
             Dynamics {
@@ -501,7 +505,11 @@ fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helper
     let none = TokenStream::new();
     let (stmts, vals) = helpers.body_bound(model, &r.bindings, &outputs, "__routh_recursive", &none, &none);
     let (qdd, pivots) = vals.split_at(n);
-    let name = |i: usize| model.coordinates[i].to_string();
+    // A joint by its velocity: a coordinate, or an orientation's rate about a body axis.
+    let name = |i: usize| match model.layout.orientation_of_velocity(i) {
+        Some((o, k)) => format!("{}.ω{}", o.name, k + 1),
+        None => model.coordinates[i].to_string(),
+    };
     let tree: Vec<String> = (0..n)
         .map(|j| match r.parents[j] {
             Some(p) => format!("{} → {}", name(p), name(j)),
@@ -541,9 +549,28 @@ fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helper
 /// `jacobian` of a model with the recursive dynamics: the recursion's directional derivative along
 /// each of the 2n basis directions of the state ([`crate::derive::dynamics::tangent`]), O(n) code called
 /// 2n times by the runtime — exact, and M is never formed.
-fn recursive_jacobian(model: &View<'_>, r: &Recursive, helpers: &mut Helpers) -> TokenStream {
-    let (n, d) = (model.dof(), model.layout.state_dim());
+fn recursive_jacobian(model: &View<'_>, r: &Recursive, eq: &Equations, helpers: &mut Helpers) -> TokenStream {
+    let d = model.layout.state_dim();
     let Some(tangent) = &r.tangent else { return TokenStream::new() };
+    let layout = crate::emit::codegen::state_layout(model);
+    // With orientations, the rates' Jacobians ∂q̇/∂q, ∂q̇/∂v of q̇ = K(q) v head the field's.
+    let (rate_stmts, rates) = match &eq.rate_jacobians {
+        Some((rq, rv)) => {
+            let (p, n) = (model.layout.position_dim(), model.dof());
+            let outputs: Vec<Expr> = rq.iter().chain(rv).flatten().copied().collect();
+            let none = TokenStream::new();
+            let (stmts, vals) = helpers.body(model, &outputs, "__routh_rate_jacobians", &none, &none);
+            let (v_rq, v_rv) = vals.split_at(p * p);
+            let rates = quote! {
+                ::core::option::Option::Some((
+                    __routh::Matrix::<#p, #p>::from_row_slice(&[#(#v_rq),*]),
+                    __routh::Matrix::<#p, #n>::from_row_slice(&[#(#v_rv),*]),
+                ))
+            };
+            (stmts, rates)
+        }
+        None => (Vec::new(), quote!(::core::option::Option::None)),
+    };
     let sv = quote! { __routh::State<#d> };
     let functions = TangentFunctions {
         name: "__routh_recursive",
@@ -569,7 +596,8 @@ fn recursive_jacobian(model: &View<'_>, r: &Recursive, helpers: &mut Helpers) ->
         {
             self.accelerations(t, x)?;
             let p = self.__routh_recursive_primal(t, x);
-            __routh::mechanics::tangent_jacobian::<#n, #d>(t, |dx| self.__routh_recursive_tangent(t, x, &p, dx))
+            #(#rate_stmts)*
+            #layout::tangent_jacobian(t, #rates, |dx| self.__routh_recursive_tangent(t, x, &p, dx))
         }
     }
 }

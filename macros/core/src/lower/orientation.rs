@@ -5,7 +5,9 @@
 //! [`crate::layout::Layout::rates`]). In expressions `R` is the rotation R(q/|q|) — a rotation for
 //! every q ≠ 0, so the dynamics do not depend on |q|, which the exact flow keeps anyway — with
 //! `omega(R) = ω`. The equations of motion are Hamel's (Euler–Poincaré for the rotation), see
-//! [`crate::derive::euler_lagrange`].
+//! [`crate::derive::euler_lagrange`], or, for bodies on a tree of joints and orientations (a
+//! floating base, ball joints), the spatial articulated-body recursion
+//! ([`crate::derive::dynamics::spatial`]).
 //!
 //! Models with orientations support, for now, bodies and Lagrangians, forces on their ordinary
 //! coordinates and torques on the orientations (`force(R = [τ₁, τ₂, τ₃])`, body components: the
@@ -27,13 +29,22 @@ use crate::diagnostics::Ctxt;
 use crate::parse::RawModel;
 
 /// The declared orientations (reported: duplicates, clashes with other names, and the items that
-/// do not support them yet).
-pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<Ident> {
-    let names: Vec<Ident> = raw.orientations.iter().flat_map(|(_, n)| n.iter().cloned()).collect();
-    let Some((keyword, _)) = raw.orientations.first() else { return names };
+/// do not support them yet), each with the number of coordinates declared before it.
+pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<(Ident, usize)> {
+    let placed: Vec<(Ident, usize)> = raw
+        .orientations
+        .iter()
+        .enumerate()
+        .flat_map(|(k, (_, n))| {
+            let after = raw.orientation_after.get(k).copied().unwrap_or(raw.coordinates.len()).min(raw.coordinates.len());
+            n.iter().map(move |r| (r.clone(), after))
+        })
+        .collect();
+    let names: Vec<Ident> = placed.iter().map(|(r, _)| r.clone()).collect();
+    let Some((keyword, _)) = raw.orientations.first() else { return placed };
     cx.repeats(&names, ToString::to_string, |r| syn::Error::new(r.span(), format!("the orientation `{r}` is declared twice")));
-    let mut kept = Vec::new();
-    for r in &names {
+    let mut kept: Vec<(Ident, usize)> = Vec::new();
+    for (r, after) in &placed {
         // The quaternion's components are state components named `r_w`, `r_x`, `r_y`, `r_z`.
         let component = ["w", "x", "y", "z"].into_iter().find_map(|c| raw.coordinates.iter().find(|q| **q == format!("{r}_{c}")));
         let named = |what: &str| Some(format!("the orientation `{r}` has the name of {what}; choose another name"));
@@ -56,7 +67,7 @@ pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<
         match clash {
             // Reported once, and then not in scope (the other name keeps its meaning).
             Some(message) => cx.error(r.span(), message),
-            None => kept.push(r.clone()),
+            None => kept.push((r.clone(), *after)),
         }
     }
     // (Modes share the top level's orientations, see `lower::system`; a chart change between them
@@ -64,7 +75,9 @@ pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<
     // A Routh reduction by an orientation's rotations is the non-abelian one (see
     // `derive::reduce::rotations`); over cyclic coordinates alone the reduced model would keep the
     // orientation, which reduced models cannot carry yet.
-    if let Some(r) = raw.reductions.iter().find(|r| r.keyword == "routh" && !r.cyclic.iter().any(|c| kept.contains(c))) {
+    if let Some(r) =
+        raw.reductions.iter().find(|r| r.keyword == "routh" && !r.cyclic.iter().any(|c| kept.iter().any(|(k, _)| k == c)))
+    {
         cx.error(
             r.keyword.span(),
             format!(
@@ -72,7 +85,7 @@ pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<
                  reduced model would keep the orientation `{r}`; reduce by the rotations of the orientation instead \
                  (`routh({r})`, when the whole model is invariant under them), or write the rotation with Euler angles \
                  (`frame(b = rot_z(phi) * rot_x(theta) * rot_z(psi))`)",
-                r = kept.first().or(names.first()).map_or_else(|| "r".to_string(), ToString::to_string),
+                r = kept.first().map(|(k, _)| k).or(names.first()).map_or_else(|| "r".to_string(), ToString::to_string),
             ),
         );
     }

@@ -180,6 +180,7 @@ fn single(
         coordinates_keyword: raw.coordinates_keyword.clone(),
         coordinates: raw.coordinates.clone(),
         orientations: raw.orientations.clone(),
+        orientation_after: raw.orientation_after.clone(),
         actions: raw.actions.clone(),
         inputs: raw.inputs.clone(),
         sensitivities: raw.sensitivities.clone(),
@@ -306,6 +307,7 @@ fn merged_mode(cx: &mut Ctxt, raw: &RawModel, m: &crate::parse::ModeDecl) -> Raw
         coordinates: if inherit_coordinates { raw.coordinates.clone() } else { own.coordinates.clone() },
         // Every mode has the top level's orientations (a mode's own coordinates are ordinary).
         orientations: raw.orientations.clone(),
+        orientation_after: raw.orientation_after.clone(),
         actions: raw.actions.clone(),
         inputs: raw.inputs.clone(),
         sensitivities: raw.sensitivities.clone(),

@@ -327,6 +327,7 @@ impl RawModel {
             }
             (JointKind::Ball, Some(_)) => {
                 let r = coordinate("q").expect("named");
+                self.orientation_after.push(self.coordinates.len());
                 self.orientations.push((j.keyword.clone(), vec![r.clone()]));
                 let shift = j.anchor.as_ref().map(grouped).map(|a| quote_spanned!(span=> (#a - #r * #a)));
                 (Some(quote_spanned!(span=> #r)), shift, Vec::new())
@@ -338,6 +339,8 @@ impl RawModel {
             }
             (JointKind::Floating, Some(_)) => {
                 let [x, y, z, r] = ["x", "y", "z", "q"].map(|c| coordinate(c).expect("named"));
+                // The rotation turns the link after its translation (declared after x, y, z).
+                self.orientation_after.push(self.coordinates.len() + 3);
                 self.orientations.push((j.keyword.clone(), vec![r.clone()]));
                 (Some(quote_spanned!(span=> #r)), Some(quote_spanned!(span=> [#x, #y, #z])), vec![x, y, z])
             }

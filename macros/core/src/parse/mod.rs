@@ -535,6 +535,9 @@ pub struct RawModel {
     pub coordinates: Vec<Ident>,
     /// `orientation(R, ...)` items: the keyword and the names (rotations in the state).
     pub orientations: Vec<(Ident, Vec<Ident>)>,
+    /// For each `orientation(...)` item, how many coordinates are declared before it (the place
+    /// of its rotation in a kinematic tree declared parents first).
+    pub orientation_after: Vec<usize>,
     /// `action(z)` items as written: the keyword and its names (one name, one item, when valid).
     pub actions: Vec<(Ident, Vec<Ident>)>,
     /// `input(u1, ...)` items as written: the keyword and its names.
@@ -581,6 +584,7 @@ impl RawModel {
             coordinates_keyword: None,
             coordinates: Vec::new(),
             orientations: Vec::new(),
+            orientation_after: Vec::new(),
             actions: Vec::new(),
             inputs: Vec::new(),
             sensitivities: Vec::new(),
@@ -613,7 +617,10 @@ impl RawModel {
                 self.coordinates.extend(names);
             }
             Item::Action { keyword, names } => self.actions.push((keyword, names)),
-            Item::Orientation { keyword, names } => self.orientations.push((keyword, names)),
+            Item::Orientation { keyword, names } => {
+                self.orientation_after.push(self.coordinates.len());
+                self.orientations.push((keyword, names));
+            }
             Item::Input { keyword, names } => self.inputs.push((keyword, names)),
             Item::Sensitivity { keyword, names } => self.sensitivities.push((keyword, names)),
             Item::Jacobian { keyword } => {

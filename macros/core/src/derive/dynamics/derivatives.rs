@@ -78,8 +78,21 @@ pub struct EnergyAlongTree {
 pub fn energy_derivatives(model: &Model, arena: &mut Arena, energy: &Bound, offset: usize) -> EnergyAlongTree {
     let syms = &model.layout;
     let state = syms.state_symbols();
+    // Over the state and each orientation's held |q|², which moves with its quaternion:
+    // ∂E/∂q += ∂E/∂|q|² 2q.
+    let mut wrt = state.clone();
+    wrt.extend(syms.orientations.iter().map(|o| o.norm2));
     let mut rec = Builder { arena: &mut *arena, syms, bindings: Vec::new(), offset };
-    let gradient = reverse(&mut rec, &energy.bindings, energy.outputs[0], &state);
+    let mut gradient = reverse(&mut rec, &energy.bindings, energy.outputs[0], &wrt);
+    let norms = gradient.split_off(state.len());
+    let two = rec.arena.int(2);
+    for (o, &bar) in syms.orientations.iter().zip(&norms) {
+        let range = o.q_start..o.q_start + 4;
+        for (g, &q) in gradient[range.clone()].iter_mut().zip(&syms.q[range]) {
+            let radial = rec.arena.mul(&[two, bar, q]);
+            *g = rec.arena.add2(*g, radial);
+        }
+    }
     let mut bindings = energy.bindings.clone();
     bindings.extend(rec.bindings);
     let end = offset + bindings.len() - energy.bindings.len();

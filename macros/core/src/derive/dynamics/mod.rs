@@ -348,15 +348,22 @@ fn choose(model: &Model, arena: &mut Arena) -> Result<Form, syn::Error> {
     // Bodies turning in space below SPATIAL_MIN_DOF coordinates, or with constraints below
     // SPATIAL_CONSTRAINED_MIN_DOF, take the dense path whatever their kinematics (neither recursion
     // is taken by itself there): the tree is not read, which saves its expansion time.
-    // (Orientations and action variables are refused at once by both, with their own reason.)
-    let plain = model.layout.orientations.is_empty() && model.layout.z.is_none();
+    // (Action variables are refused at once by both, with their own reason.) An orientation counts
+    // as one joint: a free body's six velocities are one link.
+    let plain = model.layout.z.is_none();
+    let joints = n - 2 * model.layout.orientations.len();
     if asked.is_none()
         && plain
         && turning
-        && (n < SPATIAL_MIN_DOF || !model.constraints.is_empty() && n < SPATIAL_CONSTRAINED_MIN_DOF)
+        && (joints < SPATIAL_MIN_DOF || !model.constraints.is_empty() && joints < SPATIAL_CONSTRAINED_MIN_DOF)
     {
-        let why = if n < SPATIAL_MIN_DOF {
-            format!("its bodies turn in space with {n} coordinates, where the dense path is as fast")
+        let why = if joints < SPATIAL_MIN_DOF {
+            let unit = match (joints == n, joints == 1) {
+                (true, _) => "coordinates",
+                (false, true) => "joint (an orientation counted as one)",
+                (false, false) => "joints (an orientation counted as one)",
+            };
+            format!("its bodies turn in space with {joints} {unit}, where the dense path is as fast")
         } else {
             "its bodies turn in space and it has constraints, whose saddle point the dense M solves faster at this size".into()
         };
@@ -389,8 +396,8 @@ fn choose(model: &Model, arena: &mut Arena) -> Result<Form, syn::Error> {
             let dense = n * n * n / 3 + 4 * n * n;
             let chosen = match r.cost() {
                 Some(cost) => n >= AUTO_MIN_DOF && cost < dense,
-                None if model.constraints.is_empty() => n >= SPATIAL_MIN_DOF,
-                None => n >= SPATIAL_CONSTRAINED_MIN_DOF,
+                None if model.constraints.is_empty() => joints >= SPATIAL_MIN_DOF,
+                None => joints >= SPATIAL_CONSTRAINED_MIN_DOF,
             };
             if chosen {
                 Ok(Form::Recursive { recursion: Box::new(r), kinetics: None })

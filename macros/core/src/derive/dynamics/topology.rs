@@ -190,13 +190,28 @@ pub(super) fn path_of(parents: &[Option<usize>], j: usize) -> Vec<usize> {
 /// The kinematic tree of the coordinates from the coordinates that move each mass together
 /// (`rows`, each sorted by declaration), and its joints parents first; or why they form none.
 pub(super) fn tree_of(model: &Model, rows: &[Vec<usize>]) -> Result<(Vec<Option<usize>>, Vec<usize>), String> {
+    let declared: Vec<usize> = (0..model.dof()).collect();
+    tree_declared(model.dof(), rows, &declared, &|j| model.coordinates[j].to_string())
+}
+
+/// [`tree_of`] for `n` joints declared in the order `declared` (a permutation of 0..n; each row
+/// sorted by it, its last joint the one that moves the mass), named by `name`.
+pub(super) fn tree_declared(
+    n: usize,
+    rows: &[Vec<usize>],
+    declared: &[usize],
+    name: &dyn Fn(usize) -> String,
+) -> Result<(Vec<Option<usize>>, Vec<usize>), String> {
+    let mut rank = vec![0; n];
+    for (k, &j) in declared.iter().enumerate() {
+        rank[j] = k;
+    }
     // The tree, coordinate by coordinate in declaration order: the coordinates moving a mass together
     // with j (declared before it) must lie on one path; j hangs below the deepest. Where they lie in
     // different trees of the forest so far, those trees are stacked (each root grafted below the
     // deepest such coordinate of the one before): translations commute, so a longer path changes
     // no velocity. (For spatial links the stacking is a guess like any other reading: the bodies'
     // check decides.)
-    let n = model.dof();
     let mut with: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); n];
     for row in rows {
         let own = *row.last().expect("a row moves a mass");
@@ -212,11 +227,11 @@ pub(super) fn tree_of(model: &Model, rows: &[Vec<usize>]) -> Result<(Vec<Option<
     let mut seen_in = vec![usize::MAX; n];
     let mut root_of = vec![0; n];
     let mut below = vec![0_u32; n];
-    for j in 0..n {
+    for &j in declared {
         let mut w: Vec<usize> = with[j].iter().copied().collect();
-        w.sort_unstable();
-        // By tree (its root): the members of w, and the nodes of the union of their paths.
-        let mut trees: BTreeMap<usize, (Vec<usize>, Vec<usize>)> = BTreeMap::new();
+        w.sort_unstable_by_key(|&i| rank[i]);
+        // By tree (its root's rank): the members of w, and the nodes of the union of their paths.
+        let mut trees: BTreeMap<usize, (usize, Vec<usize>, Vec<usize>)> = BTreeMap::new();
         let mut walked = Vec::new();
         for &i in &w {
             if seen_in[i] != j {
@@ -243,12 +258,13 @@ pub(super) fn tree_of(model: &Model, rows: &[Vec<usize>]) -> Result<(Vec<Option<
                 for &y in &walked {
                     root_of[y] = root;
                 }
-                trees.entry(root).or_default().1.extend_from_slice(&walked);
+                trees.entry(rank[root]).or_insert_with(|| (root, Vec::new(), Vec::new())).2.extend_from_slice(&walked);
             }
-            trees.entry(root_of[i]).or_default().0.push(i);
+            let root = root_of[i];
+            trees.entry(rank[root]).or_insert_with(|| (root, Vec::new(), Vec::new())).1.push(i);
         }
         let mut bottom: Option<usize> = None;
-        for (root, (members, union)) in trees {
+        for (root, members, union) in trees.into_values() {
             // One path iff no node of the union has two of its children in it; the deepest
             // member is then its one leaf.
             let leaves: Vec<usize> = union.iter().copied().filter(|&x| below[x] == 0).collect();
@@ -261,7 +277,9 @@ pub(super) fn tree_of(model: &Model, rows: &[Vec<usize>]) -> Result<(Vec<Option<
                     return Err(format!(
                         "`{}` and `{}` both move masses with `{}`, but neither is an ancestor of the other: the \
                          coordinates do not form a tree (declare each coordinate after the ones it is attached to)",
-                        model.coordinates[stray], model.coordinates[deepest], model.coordinates[j]
+                        name(stray),
+                        name(deepest),
+                        name(j)
                     ));
                 }
             };
@@ -274,7 +292,7 @@ pub(super) fn tree_of(model: &Model, rows: &[Vec<usize>]) -> Result<(Vec<Option<
     }
     // Parents before children.
     let mut depth: Vec<Option<usize>> = vec![None; n];
-    for j in 0..n {
+    for &j in declared {
         let mut up = vec![j];
         while let Some(p) = parents[*up.last().expect("nonempty")].filter(|&p| depth[p].is_none()) {
             up.push(p);
@@ -288,6 +306,6 @@ pub(super) fn tree_of(model: &Model, rows: &[Vec<usize>]) -> Result<(Vec<Option<
         }
     }
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&j| (depth[j], j));
+    order.sort_by_key(|&j| (depth[j], rank[j]));
     Ok((parents, order))
 }

@@ -1,6 +1,7 @@
 //! The articulated-body recursion of rigid bodies and particles in space (Featherstone's, over
 //! 6-D spatial vectors), for models whose bodies hang on a tree of joints of one coordinate each —
-//! a robot arm in relative angles, a gimbal, a top in Euler angles, a pendulum on a cart.
+//! a robot arm in relative angles, a gimbal, a top in Euler angles, a pendulum on a cart — or of an
+//! orientation (a floating base, a ball joint: three joints of one body rate each, see [`Joint`]).
 //!
 //! **Which models.** Every body and particle ([`crate::model::Body`]) has a pose (R_b, r_b) of the
 //! coordinates alone, with constant masses and inertias; the written Lagrangian (besides the
@@ -16,7 +17,11 @@
 //! below it) with the coordinates below j at 0, o_j from the first body's centre likewise, and
 //! A_j = (F_pᵀ F_j), ℓ_j = F_pᵀ (o_j − o_p) with every coordinate but q_j at 0 — functions of q_j
 //! alone by construction; where the joint turns about a fixed axis, o_j is then moved onto it
-//! ([`read::on_axis`]: ℓ_j constant). Bodies that no coordinate moves add a constant to L and E. Each body b at joint j must then sit rigidly on its link:
+//! ([`read::on_axis`]: ℓ_j constant). An orientation's link is read the same way with its quaternion
+//! alone turning (its components shifted so that the identity is zero), its origin moved onto its
+//! centre of rotation and its body axes read off A at the identity, both proved for every
+//! quaternion (`read::turning`); its place in the tree is where it is declared among the
+//! coordinates. Bodies that no coordinate moves add a constant to L and E. Each body b at joint j must then sit rigidly on its link:
 //! R_b = F_j C_b and r_b = o_j + F_j d_b with C_b and d_b constant, checked for every body by the
 //! zero test. Whatever is read, the check makes it exact: the link poses reproduce every body's
 //! pose, so the recursion below is the dynamics of the model's Lagrangian. A model that fails a
@@ -91,6 +96,15 @@ pub type Inertia = [[Expr; 6]; 6];
 /// A joint's transform from its parent's link: A_j, ℓ_j, their derivatives along q_j, and its
 /// motion subspace S_j = (vee(A_jᵀ A_j'), A_jᵀ ℓ_j') with S_j' — as read ([`Links::joints`]), or
 /// bound to temporaries in a pass ([`passes::joints`]).
+///
+/// An orientation's three joints (its body angular velocities ω_k as their rates, a ball or
+/// floating joint) are a chain of massless links: the first turns by the whole rotation A(q)
+/// about its link's origin (ℓ constant) with S = (s_1, 0), the second and third add (s_2, 0) and
+/// (s_3, 0) with A = 1 and ℓ = 0 (s_k the body axes in the link's). The first carries the
+/// link's rate of turning Ω = Σ s_k ω_k (`spin`), with which its velocity product is
+/// c = (X V_p) × (Ω, 0) — Ȧ = A \[Ω\]× — and the others' vanish: the three joints' velocities and
+/// accelerations then reach the last link exactly (the massless links in between carry no force of
+/// their own, so that the recursion's elimination is the rigid body's).
 #[derive(Clone, Copy)]
 pub struct Joint {
     pub a: Mat3,
@@ -99,6 +113,7 @@ pub struct Joint {
     pub dl: Vec3,
     pub s: Spatial,
     pub ds: Spatial,
+    pub spin: Option<Vec3>,
 }
 
 /// The tree of rigid links read off a model's bodies ([`read`]).
@@ -135,6 +150,14 @@ impl Joint {
         let v = arena.mat_vec(&at, &dl);
         let s: Spatial = joined(&w, &v);
         let ds = s.map(|e| arena.diff(e, q));
-        Joint { a, l, da, dl, s, ds }
+        Joint { a, l, da, dl, s, ds, spin: None }
+    }
+
+    /// One of an orientation's joints (see [`Joint`]): transform (A, ℓ), constant axis `axis`, and
+    /// the first's rate of turning.
+    fn turning(arena: &mut Arena, (a, l): (Mat3, Vec3), axis: &Vec3, spin: Option<Vec3>) -> Joint {
+        let zero = arena.zero();
+        let s: Spatial = [axis[0], axis[1], axis[2], zero, zero, zero];
+        Joint { a, l, da: [[zero; 3]; 3], dl: [zero; 3], s, ds: [zero; 6], spin }
     }
 }

@@ -21,6 +21,7 @@ pub(super) fn joints(rec: &mut Builder<'_>, links: &Links) -> Vec<Joint> {
             dl: j.dl.map(|e| rec.bind(e)),
             s: j.s.map(|e| rec.bind(e)),
             ds: j.ds.map(|e| rec.bind(e)),
+            spin: j.spin.map(|w| w.map(|e| rec.bind(e))),
         })
         .collect()
 }
@@ -43,12 +44,26 @@ pub(super) fn velocities(rec: &mut Builder<'_>, links: &Links, joints: &[Joint],
     v
 }
 
-/// The velocity-product accelerations c_j = (X_j' V_p + S_j' q̇_j) q̇_j, bound.
+/// The velocity-product accelerations c_j = (X_j' V_p + S_j' q̇_j) q̇_j, bound; an orientation's
+/// first joint's c = (X V_p) × (Ω, 0) (see [`Joint`]).
 pub(super) fn products(rec: &mut Builder<'_>, links: &Links, joints: &[Joint], v: &[Spatial]) -> Vec<Spatial> {
     let syms = rec.syms;
     let zero = rec.arena.zero();
     let mut c: Vec<Spatial> = vec![[zero; 6]; joints.len()];
     for &j in &links.order {
+        if let Some(spin) = &joints[j].spin {
+            if let Some(p) = links.parents[j] {
+                let moved = apply(rec.arena, &joints[j], &v[p]);
+                let (w, u) = (moved[..3].try_into().expect("3"), moved[3..].try_into().expect("3"));
+                let top = rec.arena.cross(&w, spin);
+                let bottom = rec.arena.cross(&u, spin);
+                c[j] = std::array::from_fn(|x| {
+                    let e = if x < 3 { top[x] } else { bottom[x - 3] };
+                    rec.bind(e)
+                });
+            }
+            continue;
+        }
         let qd = syms.qd[j];
         let qd2 = rec.arena.powi(qd, 2);
         let moving = match links.parents[j] {

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use rustc_hash::FxHashSet;
 use symbolic::{Arena, AtZero, Expr, Mat3, Vec3};
 
-use crate::derive::dynamics::topology::{path_of, sparse_gradient, tree_of};
+use crate::derive::dynamics::topology::{path_of, sparse_gradient, tree_declared};
 use crate::layout::Role;
 use crate::model::Model;
 
@@ -29,42 +29,67 @@ pub fn read(model: &Model, arena: &mut Arena) -> Result<Links, String> {
     // Poses of the coordinates and parameters alone (one walk of them all; body by body only to
     // name the first that is not).
     let timed = |arena: &Arena, roots: &[Expr]| {
-        arena.free_symbols_of(roots).iter().any(|&s| !matches!(syms.role(s), Some(Role::Coordinate(_) | Role::Parameter(_))))
+        arena
+            .free_symbols_of(roots)
+            .iter()
+            .any(|&s| !matches!(syms.role(s), Some(Role::Coordinate(_) | Role::Parameter(_) | Role::QuaternionNorm(_))))
     };
     if timed(arena, &poses.concat()) {
         let k = (0..poses.len()).find(|&k| timed(arena, &poses[k])).unwrap_or(0);
         return Err(format!("the pose of `{}` depends on time", model.bodies[k].name));
     }
-    let (rows, moved, still) = moved_bodies(model, arena, &poses);
-    let (parents, order) = tree_of(model, &rows)?;
-    let own: Vec<usize> = rows.iter().map(|r| *r.last().expect("a row moves a body")).collect();
+    let units = Units::of(model, arena);
+    let placed: Vec<Pose> = model
+        .bodies
+        .iter()
+        .map(|b| Pose {
+            centre: b.centre.map(|e| arena.subs(e, &units.shifted)),
+            rotation: b.rotation.as_ref().map(|r| r.matrix.map(|row| row.map(|e| arena.subs(e, &units.shifted)))),
+        })
+        .collect();
+    let (rows, moved, still) = moved_bodies(arena, &units, &placed);
+    let (parents, order) = units.tree(model, &rows)?;
+    let own: Vec<usize> = rows.iter().map(|r| units.last_joint(*r.last().expect("a row moves a body"))).collect();
     let paths: Vec<FxHashSet<usize>> = own.iter().map(|&j| path_of(&parents, j).into_iter().collect()).collect();
     let mut at_joint: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (r, &j) in own.iter().enumerate() {
         at_joint[j].push(r);
     }
     if let Some(j) = (0..n).find(|&j| !paths.iter().any(|p| p.contains(&j))) {
-        return Err(format!("`{}` moves no body", model.coordinates[j]));
+        return Err(format!("`{}` moves no body", units.name(model, j)));
     }
 
     // The links, parents first. Values at zero are memoised across the joints (their frames share
     // their parents'), and a joint's own coordinate kept where it occurs (`AtZero`): linear in the
     // tree where each frame is its parent's times a turn (a substitution per joint walked the whole
-    // path: quadratic, 2.2 s at 96 links against 0.78 s now, at opt-level 0).
-    let ordered: Vec<Expr> = order.iter().map(|&j| syms.q[j]).collect();
+    // path: quadratic, 2.2 s at 96 links against 0.78 s now, at opt-level 0). An orientation's
+    // shifted components are one group, zero at the identity.
     let mut position = vec![0; n];
     for (k, &j) in order.iter().enumerate() {
         position[j] = k;
     }
-    let mut at = AtZero::new(&ordered);
-    let bodies = Placed { rows: &rows, moved: &moved, own: &own, paths: &paths, at_joint: &at_joint };
-    let (frames, origins, transforms) = links(model, arena, &mut at, &bodies, (&parents, &order, &position));
-    let (inertias, moments) = bodies_on_links(model, arena, &mut at, &bodies, (&frames, &origins), &parents)?;
+    let grouped: Vec<(Expr, usize)> = units.held.iter().zip(&units.joint_of).map(|(&s, &j)| (s, position[j])).collect();
+    let mut at = AtZero::grouped(&grouped);
+    let bodies = Placed { poses: &placed, rows: &rows, moved: &moved, own: &own, paths: &paths, at_joint: &at_joint };
+    let (frames, origins, transforms) = links(model, arena, &mut at, &bodies, &units, (&parents, &order, &position))?;
+    let (inertias, moments) = bodies_on_links(model, arena, &mut at, &bodies, (&frames, &origins), (&parents, &units))?;
 
     // Generalized forces of the written Lagrangian and the forces (gravity is the ground's
-    // acceleration below).
+    // acceleration below); an orientation's are along its body axes, Gᵀ ∂L/∂q with q̇ = G ω.
     let gradient = sparse_gradient(arena, model.written, &syms.q);
-    let tau: Vec<Expr> = (0..n).map(|j| arena.add2(gradient[j], model.force[j])).collect();
+    let mut tau: Vec<Expr> = (0..n).map(|j| if j < units.ordinary { gradient[j] } else { arena.zero() }).collect();
+    for o in &syms.orientations {
+        for k in 0..3 {
+            let terms: Vec<Expr> = (0..4)
+                .map(|i| {
+                    let g = arena.diff(syms.rates[o.q_start + i], syms.qd[o.v_start + k]);
+                    arena.mul2(g, gradient[o.q_start + i])
+                })
+                .collect();
+            tau[o.v_start + k] = arena.add(&terms);
+        }
+    }
+    let tau: Vec<Expr> = (0..n).map(|j| arena.add2(tau[j], model.force[j])).collect();
     let tau = arena.horner_many(&tau);
 
     // Each link's mass and first moment Σ m_b d_b (for the gravitational potential).
@@ -95,19 +120,122 @@ pub fn read(model: &Model, arena: &mut Arena) -> Result<Links, String> {
         None => arena.zero(),
     };
     let rest = arena.add2(model.written, still);
-    let joints = (0..n).map(|j| Joint::of(arena, transforms[j], syms.q[j])).collect();
+    let joints = (0..n)
+        .map(|j| match &transforms[j] {
+            Transform::Coordinate(t) => Joint::of(arena, *t, syms.q[j]),
+            Transform::Turn { a, l, axis, spin } => Joint::turning(arena, (*a, *l), axis, *spin),
+        })
+        .collect();
     Ok(Links { parents, order, joints, inertias, masses, gravity: model.gravity, tau, rest })
 }
 
-/// The model's bodies: some, with constant masses and inertias, in a model without orientations
-/// or an action, its written Lagrangian free of velocities.
+/// A body's pose with each orientation's components shifted to zero at the identity
+/// ([`Units::shifted`]).
+struct Pose {
+    centre: Vec3,
+    rotation: Option<Mat3>,
+}
+
+/// The units of the tree: each ordinary coordinate one joint, each orientation three (its body
+/// axes' turns, in a chain of massless links: ω₁ turns the link by the whole rotation, ω₂ and ω₃
+/// add their axes' rates; see [`Joint::turning`]). Their symbols in the poses: each coordinate, and
+/// an orientation's quaternion and |q|² shifted so that the identity is zero (w = 1 + w̃,
+/// |q|² = 1 + ñ), for [`AtZero`].
+struct Units {
+    /// The ordinary coordinates' count (each orientation's velocities follow them).
+    ordinary: usize,
+    /// The symbols held by the poses: the coordinates, then each orientation's w̃, x, y, z, ñ.
+    held: Vec<Expr>,
+    /// The (first) joint of each held symbol.
+    joint_of: Vec<usize>,
+    /// w ↦ 1 + w̃ and |q|² ↦ 1 + ñ.
+    shifted: Vec<(Expr, Expr)>,
+    /// w̃ ↦ w − 1 and ñ ↦ |q|² − 1.
+    back: Vec<(Expr, Expr)>,
+    /// The units' first joints in declaration order (an orientation after the coordinates declared
+    /// before it).
+    declared: Vec<usize>,
+}
+
+impl Units {
+    fn of(model: &Model, arena: &mut Arena) -> Units {
+        let syms = &model.layout;
+        let ordinary = syms.dof() - 3 * syms.orientations.len();
+        let mut held: Vec<Expr> = syms.q[..ordinary].to_vec();
+        let mut joint_of: Vec<usize> = (0..ordinary).collect();
+        let (mut shifted, mut back) = (Vec::new(), Vec::new());
+        let one = arena.one();
+        for o in &syms.orientations {
+            let w = syms.q[o.q_start];
+            let (wt, nt) = (arena.symbol(&format!("shifted:w:{}", o.name)), arena.symbol(&format!("shifted:n2:{}", o.name)));
+            let (w1, n1) = (arena.add2(one, wt), arena.add2(one, nt));
+            shifted.extend([(w, w1), (o.norm2, n1)]);
+            let (wb, nb) = (arena.sub(w, one), arena.sub(o.norm2, one));
+            back.extend([(wt, wb), (nt, nb)]);
+            held.extend([wt, syms.q[o.q_start + 1], syms.q[o.q_start + 2], syms.q[o.q_start + 3], nt]);
+            joint_of.extend([o.v_start; 5]);
+        }
+        let mut declared = Vec::with_capacity(ordinary + syms.orientations.len());
+        for i in 0..=ordinary {
+            declared.extend(syms.orientations.iter().filter(|o| o.after == i).map(|o| o.v_start));
+            if i < ordinary {
+                declared.push(i);
+            }
+        }
+        Units { ordinary, held, joint_of, shifted, back, declared }
+    }
+
+    /// The orientation whose first joint is `j`.
+    fn orientation<'m>(&self, model: &'m Model, j: usize) -> Option<&'m crate::layout::Orientation> {
+        model.layout.orientations.iter().find(|o| o.v_start == j)
+    }
+
+    /// The last joint of the unit whose first is `j`.
+    fn last_joint(&self, j: usize) -> usize {
+        if j < self.ordinary { j } else { j + 2 }
+    }
+
+    /// A joint's name: its coordinate's, or an orientation's rate about a body axis.
+    fn name(&self, model: &Model, j: usize) -> String {
+        match model.layout.orientation_of_velocity(j) {
+            Some((o, k)) => format!("{}'s rate about its axis {}", o.name, k + 1),
+            None => model.coordinates[j].to_string(),
+        }
+    }
+
+    /// The tree of the joints from the units' rows (each a body's units, by first joint, in
+    /// declaration order): the units' tree, each orientation's three joints a chain in it.
+    fn tree(&self, model: &Model, rows: &[Vec<usize>]) -> Result<(Vec<Option<usize>>, Vec<usize>), String> {
+        let n = model.dof();
+        let (parents, order) = tree_declared(n, rows, &self.declared, &|j| self.name(model, j))?;
+        if self.ordinary == n {
+            return Ok((parents, order));
+        }
+        let mut joint_parents = vec![None; n];
+        let mut joint_order = Vec::with_capacity(n);
+        for &u in order.iter().filter(|&&u| u < self.ordinary || self.orientation(model, u).is_some()) {
+            let above = parents[u].map(|p| self.last_joint(p));
+            joint_parents[u] = above;
+            joint_order.push(u);
+            if u >= self.ordinary {
+                joint_parents[u + 1] = Some(u);
+                joint_parents[u + 2] = Some(u + 1);
+                joint_order.extend([u + 1, u + 2]);
+            }
+        }
+        Ok((joint_parents, joint_order))
+    }
+}
+
+/// The model's bodies: some, with constant masses and inertias, in a model without an action, its
+/// written Lagrangian free of velocities.
 fn check_bodies(model: &Model, arena: &Arena) -> Result<(), String> {
     let syms = &model.layout;
     if model.bodies.is_empty() {
         return Err("it has no bodies".into());
     }
-    if !syms.orientations.is_empty() || syms.z.is_some() {
-        return Err("the model has an orientation or an action variable".into());
+    if syms.z.is_some() {
+        return Err("the model has an action variable".into());
     }
     if arena.free_symbols(model.written).iter().any(|&s| matches!(syms.role(s), Some(Role::Velocity(_)))) {
         return Err("its written Lagrangian has velocity terms besides the bodies' energies".into());
@@ -126,40 +254,57 @@ fn check_bodies(model: &Model, arena: &Arena) -> Result<(), String> {
     Ok(())
 }
 
-/// The coordinates that move each body (its pose a function of them alone), read together: the
-/// poses along a chain share their parents' (each body's alone would be quadratic). Returns each
-/// moved body's coordinates, the moved bodies and the still ones (no coordinate moves them: no
-/// kinetic energy, a constant gravitational term).
-fn moved_bodies(model: &Model, arena: &mut Arena, poses: &[Vec<Expr>]) -> (Vec<Vec<usize>>, Vec<usize>, Vec<usize>) {
-    let syms = &model.layout;
-    let roots: Vec<Expr> = poses.concat();
-    let held = arena.symbols_held(&roots, &syms.q);
+/// The units that move each body (its pose a function of them alone), read together: the poses
+/// along a chain share their parents' (each body's alone would be quadratic). Returns each moved
+/// body's units (by first joint, in declaration order), the moved bodies and the still ones (no
+/// coordinate moves them: no kinetic energy, a constant gravitational term).
+fn moved_bodies(arena: &mut Arena, units: &Units, poses: &[Pose]) -> (Vec<Vec<usize>>, Vec<usize>, Vec<usize>) {
+    let flat =
+        |p: &Pose| -> Vec<Expr> { p.centre.iter().chain(p.rotation.iter().flat_map(|r| r.as_flattened())).copied().collect() };
+    let flats: Vec<Vec<Expr>> = poses.iter().map(flat).collect();
+    let roots: Vec<Expr> = flats.concat();
+    let held = arena.symbols_held(&roots, &units.held);
+    let mut rank = vec![0; units.joint_of.iter().max().map_or(0, |m| m + 1)];
+    for (k, &j) in units.declared.iter().enumerate() {
+        rank[j] = k;
+    }
     let mut rows: Vec<Vec<usize>> = Vec::new();
     let mut moved: Vec<usize> = Vec::new();
     // Bodies that no coordinate moves: no kinetic energy, a constant gravitational term.
     let mut still: Vec<usize> = Vec::new();
     let mut next = 0;
-    for (k, p) in poses.iter().enumerate() {
-        let coordinates: BTreeSet<usize> = held[next..next + p.len()].iter().flatten().copied().collect();
+    for (k, p) in flats.iter().enumerate() {
+        let joints: BTreeSet<(usize, usize)> =
+            held[next..next + p.len()].iter().flatten().map(|&i| units.joint_of[i]).map(|j| (rank[j], j)).collect();
         next += p.len();
-        if coordinates.is_empty() {
+        if joints.is_empty() {
             still.push(k);
         } else {
-            rows.push(coordinates.into_iter().collect());
+            rows.push(joints.into_iter().map(|(_, j)| j).collect());
             moved.push(k);
         }
     }
     (rows, moved, still)
 }
 
-/// Where the moved bodies sit on the tree: each one's coordinates (`rows`), its index among the
-/// model's bodies, its joint, its path's joints; the bodies at each joint.
+/// Where the moved bodies sit on the tree: the bodies' poses (shifted), each moved one's units
+/// (`rows`), its index among the model's bodies, its joint, its path's joints; the bodies at each
+/// joint.
 struct Placed<'a> {
+    poses: &'a [Pose],
     rows: &'a [Vec<usize>],
     moved: &'a [usize],
     own: &'a [usize],
     paths: &'a [FxHashSet<usize>],
     at_joint: &'a [Vec<usize>],
+}
+
+/// A joint's transform from its parent's link as read: a coordinate's (A_j(q_j), ℓ_j(q_j)), or an
+/// orientation's (its first joint: A(q) with the axes it turns about and its rate in the link's
+/// axes, Ω = Σ s_k ω_k; its second and third: the identity, no offset, their axes).
+enum Transform {
+    Coordinate((Mat3, Vec3)),
+    Turn { a: Mat3, l: Vec3, axis: Vec3, spin: Option<Vec3> },
 }
 
 /// Each joint's frame, origin and transform (A_j, ℓ_j) from its parent's, parents first.
@@ -169,20 +314,26 @@ fn links(
     arena: &mut Arena,
     at: &mut AtZero,
     bodies: &Placed<'_>,
+    units: &Units,
     (parents, order, position): (&[Option<usize>], &[usize], &[usize]),
-) -> (Vec<Mat3>, Vec<Vec3>, Vec<(Mat3, Vec3)>) {
+) -> Result<(Vec<Mat3>, Vec<Vec3>, Vec<Transform>), String> {
     let syms = &model.layout;
     let n = model.dof();
-    let Placed { rows, moved, paths, at_joint, .. } = *bodies;
+    let Placed { poses, rows, moved, paths, at_joint, .. } = *bodies;
     let all = |at: &mut AtZero, arena: &mut Arena, m: &Mat3| m.map(|row| row.map(|e| at.all(arena, e)));
     let identity = arena.identity3();
     let origin = arena.vec_zero();
     let mut frames: Vec<Mat3> = vec![identity; n];
     let mut origins: Vec<Vec3> = vec![origin; n];
-    let mut transforms: Vec<(Mat3, Vec3)> = vec![(identity, origin); n];
+    let mut transforms: Vec<Option<Transform>> = (0..n).map(|_| None).collect();
     for &j in order {
         let (fp, op) = parents[j].map_or((identity, origin), |p| (frames[p], origins[p]));
-        let rigid = |r: usize| model.bodies[moved[r]].rotation.is_some();
+        if syms.orientation_of_velocity(j).is_some_and(|(_, k)| k > 0) {
+            // An orientation's second and third axes: on its first joint's link (read with it).
+            (frames[j], origins[j]) = (fp, op);
+            continue;
+        }
+        let rigid = |r: usize| poses[moved[r]].rotation.is_some();
         let first = |want: &dyn Fn(usize) -> bool| {
             at_joint[j].iter().copied().find(|&r| want(r)).or_else(|| (0..rows.len()).find(|&r| paths[r].contains(&j) && want(r)))
         };
@@ -195,26 +346,39 @@ fn links(
         let fpt = arena.transpose3(&fpt);
         let a = match framed {
             Some(r) => {
-                let w = model.bodies[moved[r]].rotation.as_ref().expect("a rigid body").matrix;
+                let w = poses[moved[r]].rotation.expect("a rigid body");
                 let w = w.map(|row| row.map(|e| at.keeping(arena, e, k)));
                 arena.mat_mul(&fpt, &w)
             }
             None => identity,
         };
-        let centre = model.bodies[moved[placed]].centre.map(|e| at.keeping(arena, e, k));
+        let centre = poses[moved[placed]].centre.map(|e| at.keeping(arena, e, k));
         let op0 = op.map(|e| at.all(arena, e));
         let offset = arena.vec_sub(&centre, &op0);
         let l = arena.mat_vec(&fpt, &offset);
-        let l = on_axis(arena, &a, &l, syms.q[j]);
+        let (l, transform) = match syms.orientation_of_velocity(j) {
+            Some((o, _)) => {
+                if framed.is_none() {
+                    return Err(format!("the orientation `{}` turns no rigid body", o.name));
+                }
+                let (l, [first, second, third]) = turning(model, arena, units, o, (&a, &l))?;
+                transforms[j + 1] = Some(second);
+                transforms[j + 2] = Some(third);
+                (l, first)
+            }
+            None => {
+                let l = on_axis(arena, &a, &l, syms.q[j]);
+                (l, Transform::Coordinate((a, l)))
+            }
+        };
         frames[j] = arena.mat_mul(&fp, &a);
         let fl = arena.mat_vec(&fp, &l);
         origins[j] = arena.vec_add(&op, &fl);
-        transforms[j] = (a, l);
+        transforms[j] = Some(transform);
     }
-
-    (frames, origins, transforms)
+    let transforms = transforms.into_iter().map(|t| t.expect("every joint read")).collect();
+    Ok((frames, origins, transforms))
 }
-
 /// Each body rigidly on its link — R_b = F_j C_b, r_b = o_j + F_j d_b with C_b and d_b constant,
 /// proved by one zero test — and each link's spatial inertia and its bodies' masses and offsets.
 #[allow(clippy::type_complexity)]
@@ -224,10 +388,10 @@ fn bodies_on_links(
     at: &mut AtZero,
     bodies: &Placed<'_>,
     (frames, origins): (&[Mat3], &[Vec3]),
-    parents: &[Option<usize>],
+    (parents, units): (&[Option<usize>], &Units),
 ) -> Result<(Vec<Inertia>, Vec<Vec<(Expr, Vec3)>>), String> {
     let n = model.dof();
-    let Placed { moved, own, .. } = *bodies;
+    let Placed { poses, moved, own, .. } = *bodies;
     let all = |at: &mut AtZero, arena: &mut Arena, m: &Mat3| m.map(|row| row.map(|e| at.all(arena, e)));
     let zero = arena.zero();
     let mut inertias: Vec<Inertia> = vec![[[zero; 6]; 6]; n];
@@ -235,26 +399,26 @@ fn bodies_on_links(
     let mut moments: Vec<Vec<(Expr, Vec3)>> = vec![Vec::new(); n];
     let mut gap_of: Vec<Expr> = Vec::with_capacity(moved.len());
     for (r, &k) in moved.iter().enumerate() {
-        let b = &model.bodies[k];
+        let (b, pose) = (&model.bodies[k], &poses[k]);
         let j = own[r];
         let (f, o) = (frames[j], origins[j]);
         // d_b = F_jᵀ (r_b − o_j) and C_b = F_jᵀ R_b at 0 (constant if the body sits on its link).
         let f0 = all(at, arena, &f);
         let f0t = arena.transpose3(&f0);
         let rel: Vec3 = std::array::from_fn(|c| {
-            let (r, o) = (at.all(arena, b.centre[c]), at.all(arena, o[c]));
+            let (r, o) = (at.all(arena, pose.centre[c]), at.all(arena, o[c]));
             arena.sub(r, o)
         });
         let d = arena.mat_vec(&f0t, &rel);
         let fd = arena.mat_vec(&f, &d);
         let back = arena.vec_add(&o, &fd);
-        let mut gaps: Vec<Expr> = (0..3).map(|c| arena.sub(back[c], b.centre[c])).collect();
-        let turned = match (&b.rotation, &b.inertia) {
+        let mut gaps: Vec<Expr> = (0..3).map(|c| arena.sub(back[c], pose.centre[c])).collect();
+        let turned = match (&pose.rotation, &b.inertia) {
             (Some(rot), Some(i)) => {
-                let r0 = all(at, arena, &rot.matrix);
+                let r0 = all(at, arena, rot);
                 let c = arena.mat_mul(&f0t, &r0);
                 let fc = arena.mat_mul(&f, &c);
-                for (x, y) in fc.as_flattened().iter().zip(rot.matrix.as_flattened()) {
+                for (x, y) in fc.as_flattened().iter().zip(rot.as_flattened()) {
                     gaps.push(arena.sub(*x, *y));
                 }
                 let ci = arena.mat_mul(&c, i);
@@ -276,7 +440,7 @@ fn bodies_on_links(
     if !arena.zero_test(all).is_zero() {
         let r = (0..moved.len()).find(|&r| !arena.zero_test(gap_of[r]).is_zero()).unwrap_or(0);
         let (b, j) = (&model.bodies[moved[r]], own[r]);
-        let name = |i: usize| model.coordinates[i].to_string();
+        let name = |i: usize| units.name(model, i);
         return Err(format!(
             "`{}` does not turn and move rigidly with joint `{}` (on the path {}): a body's frame and centre must be \
              its joint's frame and origin times a fixed rotation and offset, each joint turning or sliding its \
@@ -297,6 +461,105 @@ fn bodies_on_links(
     }
 
     Ok((inertias, moments))
+}
+
+/// An orientation's three joints, read off its link's A and ℓ (the orientation alone turning, its
+/// components shifted to zero at the identity): the body axes s_k it turns about, in the link's
+/// axes, from A(0)ᵀ ∂A/∂x_k = 2 \[s_k\]× at the identity (x_k its quaternion's vector part); and
+/// its link's origin moved onto its centre of rotation — with ℓ = c + A u (the body's centre u off
+/// it), A(0)ᵀ ∂ℓ/∂x_k = 2 s_k × u there, so u = −¼ Σ s_k × A(0)ᵀ ∂ℓ/∂x_k and ℓ − A u = c. Both
+/// are then proved for every q by one zero test: ℓ − A u is constant, and A turns with the body
+/// rates, Σᵢ ∂A/∂qᵢ Gᵢₖ = A \[s_k\]× with q̇ = G ω (so that the link's velocity is V = X V_p +
+/// Σ (s_k, 0) ω_k). Returns ℓ − A u (shifted) and the three joints' transforms.
+fn turning(
+    model: &Model,
+    arena: &mut Arena,
+    units: &Units,
+    o: &crate::layout::Orientation,
+    (a, l): (&Mat3, &Vec3),
+) -> Result<(Vec3, [Transform; 3]), String> {
+    let syms = &model.layout;
+    let index = syms.orientations.iter().position(|x| x.v_start == o.v_start).expect("an orientation of the layout");
+    let base = units.ordinary + 5 * index;
+    let shifted: Vec<Expr> = units.held[base..base + 5].to_vec();
+    let zero = arena.zero();
+    let at_rest: Vec<(Expr, Expr)> = shifted.iter().map(|&s| (s, zero)).collect();
+    let a0 = a.map(|row| row.map(|e| arena.subs(e, &at_rest)));
+    let a0t = arena.transpose3(&a0);
+    let half = arena.num(symbolic::Rational::new(1, 2).expect("1/2"));
+    let quarter = arena.num(symbolic::Rational::new(1, 4).expect("1/4"));
+    let mut axes: [Vec3; 3] = [[zero; 3]; 3];
+    let mut moved: Vec<Expr> = Vec::new();
+    for k in 0..3 {
+        let x = shifted[1 + k];
+        let da = a.map(|row| row.map(|e| arena.diff(e, x)));
+        let da0 = da.map(|row| row.map(|e| arena.subs(e, &at_rest)));
+        let rate = arena.mat_mul(&a0t, &da0);
+        let v = arena.vee(&rate);
+        axes[k] = arena.vec_scale(half, &v);
+        let dl = l.map(|e| arena.diff(e, x));
+        let dl0 = dl.map(|e| arena.subs(e, &at_rest));
+        let b = arena.mat_vec(&a0t, &dl0);
+        let sb = arena.cross(&axes[k], &b);
+        moved.extend(sb);
+    }
+    let u: Vec3 = std::array::from_fn(|c| {
+        let sum = arena.add(&[moved[c], moved[3 + c], moved[6 + c]]);
+        let e = arena.mul2(quarter, sum);
+        arena.neg(e)
+    });
+    let au = arena.mat_vec(a, &u);
+    let centred = arena.vec_sub(l, &au);
+    let c = centred.map(|e| arena.subs(e, &at_rest));
+    // The proof, in the quaternion itself (|q|² held: the identities hold for every |q|).
+    let a_q = a.map(|row| row.map(|e| arena.subs(e, &units.back)));
+    let mut gaps: Vec<Expr> = (0..3).map(|i| arena.sub(centred[i], c[i])).collect();
+    let omega: Vec3 = std::array::from_fn(|k| syms.qd[o.v_start + k]);
+    for (k, axis) in axes.iter().enumerate() {
+        let g: Vec<Expr> = (0..4).map(|i| arena.diff(syms.rates[o.q_start + i], omega[k])).collect();
+        let hat = arena.hat(axis);
+        let turned = arena.mat_mul(&a_q, &hat);
+        for r in 0..3 {
+            for col in 0..3 {
+                let terms: Vec<Expr> = (0..4)
+                    .map(|i| {
+                        let d = arena.diff(a_q[r][col], syms.q[o.q_start + i]);
+                        arena.mul2(d, g[i])
+                    })
+                    .collect();
+                let rate = arena.add(&terms);
+                gaps.push(arena.sub(rate, turned[r][col]));
+            }
+        }
+    }
+    let squares: Vec<Expr> = gaps.iter().map(|&g| arena.powi(g, 2)).collect();
+    let sum = arena.add(&squares);
+    let unit_axes = {
+        let m = [axes[0], axes[1], axes[2]];
+        let mt = arena.transpose3(&m);
+        let p = arena.mat_mul(&m, &mt);
+        let i = arena.identity3();
+        let d = arena.mat_sub(&p, &i);
+        d.as_flattened().iter().map(|&e| arena.powi(e, 2)).collect::<Vec<Expr>>()
+    };
+    let unit = arena.add(&unit_axes);
+    let all = arena.add2(sum, unit);
+    if !arena.zero_test(all).is_zero() {
+        return Err(format!(
+            "the rotation `{}` does not turn its link about a fixed centre in it (the link's frame and origin must be \
+             its parent's times `{}` about a fixed point, with fixed rotations and offsets)",
+            o.name, o.name
+        ));
+    }
+    let spin: Vec3 = std::array::from_fn(|c| {
+        let terms: Vec<Expr> = (0..3).map(|k| arena.mul2(axes[k][c], omega[k])).collect();
+        arena.add(&terms)
+    });
+    let (identity, origin) = (arena.identity3(), arena.vec_zero());
+    let first = Transform::Turn { a: a_q, l: c, axis: axes[0], spin: Some(spin) };
+    let second = Transform::Turn { a: identity, l: origin, axis: axes[1], spin: None };
+    let third = Transform::Turn { a: identity, l: origin, axis: axes[2], spin: None };
+    Ok((centred, [first, second, third]))
 }
 
 /// ℓ of a joint that turns about an axis, its link's origin moved onto that axis, where ℓ is

@@ -1,0 +1,247 @@
+//! Floating bases and ball joints on the spatial recursion: an orientation's three body rates as a
+//! chain of massless links, the first turning by the whole rotation (see
+//! `macros/core/src/derive/dynamics/spatial`). A twelve-joint quadruped from its URDF against the
+//! same robot written by hand; a chain with a floating base, a hinge, a ball joint in the middle and a
+//! hinge below it against the dense path (Hamel's equations, an independent derivation); the
+//! quadruped's linear momentum in flight, which gravity alone changes (ṗ = m g), and the chain's
+//! energy along a run.
+
+#[macro_use]
+mod common;
+
+use common::Rng;
+use routh::prelude::*;
+
+/// A floating-base quadruped with twelve joints from its URDF (`tests/robots/quadruped.urdf`).
+#[derive(Mechanics)]
+#[mechanics(urdf = "tests/robots/quadruped.urdf", gravity = [0, 0, -g])]
+pub struct Quadruped {
+    pub g: f64,
+}
+
+/// The same quadruped by hand: the trunk's translation, then its orientation (declared between
+/// them, so that the legs hang below it), each link's frame and origin written out.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(base_x, base_y, base_z),
+    orientation(base_q),
+    coordinates(fl_haa, fl_hfe, fl_kfe, fr_haa, fr_hfe, fr_kfe, hl_haa, hl_hfe, hl_kfe, hr_haa, hr_hfe, hr_kfe),
+    point(o = [base_x, base_y, base_z + 0.3]),
+    body(name = trunk, mass = 2.5, centre = o + base_q * [0.01, 0, 0.005], frame = base_q,
+         inertia = [[0.006, 0.0001, 0.0002], [0.0001, 0.02, 0], [0.0002, 0, 0.024]]),
+    frame(fl_h = base_q * rot_x(fl_haa), fl_t = fl_h * rot_y(fl_hfe), fl_s = fl_t * rot_y(fl_kfe)),
+    point(fl_ho = o + base_q * [0.2, 0.06, 0], fl_to = fl_ho + fl_h * [0, 0.05, 0],
+          fl_so = fl_to + fl_t * [0, 0, -0.16]),
+    body(name = fl_hip, mass = 0.15, centre = fl_ho + fl_h * [0, 0.02, 0], frame = fl_h,
+         inertia = diag(0.00008, 0.00012, 0.0001)),
+    body(name = fl_thigh, mass = 0.15, centre = fl_to + fl_t * [0, 0.01, -0.07], frame = fl_t,
+         inertia = [[0.0003, 0.000002, -0.000004], [0.000002, 0.0003, 0.000003], [-0.000004, 0.000003, 0.00002]]),
+    body(name = fl_shin, mass = 0.04, centre = fl_so + fl_s * [0, 0, -0.08], frame = fl_s,
+         inertia = diag(0.0001, 0.0001, 0.000002)),
+    body(name = fl_foot, mass = 0.01, centre = fl_so + fl_s * [0, 0, -0.16], frame = fl_s,
+         inertia = diag(0.000001, 0.000001, 0.000001)),
+    frame(fr_h = base_q * rot_x(fr_haa), fr_t = fr_h * rot_y(fr_hfe), fr_s = fr_t * rot_y(fr_kfe)),
+    point(fr_ho = o + base_q * [0.2, -0.06, 0], fr_to = fr_ho + fr_h * [0, -0.05, 0],
+          fr_so = fr_to + fr_t * [0, 0, -0.16]),
+    body(name = fr_hip, mass = 0.15, centre = fr_ho + fr_h * [0, -0.02, 0], frame = fr_h,
+         inertia = diag(0.00008, 0.00012, 0.0001)),
+    body(name = fr_thigh, mass = 0.15, centre = fr_to + fr_t * [0, -0.01, -0.07], frame = fr_t,
+         inertia = [[0.0003, 0.000002, -0.000004], [0.000002, 0.0003, 0.000003], [-0.000004, 0.000003, 0.00002]]),
+    body(name = fr_shin, mass = 0.04, centre = fr_so + fr_s * [0, 0, -0.08], frame = fr_s,
+         inertia = diag(0.0001, 0.0001, 0.000002)),
+    body(name = fr_foot, mass = 0.01, centre = fr_so + fr_s * [0, 0, -0.16], frame = fr_s,
+         inertia = diag(0.000001, 0.000001, 0.000001)),
+    frame(hl_h = base_q * rot_z(pi) * rot_x(hl_haa), hl_t = hl_h * rot_y(hl_hfe), hl_s = hl_t * rot_y(hl_kfe)),
+    point(hl_ho = o + base_q * [-0.2, 0.06, 0], hl_to = hl_ho + hl_h * [0, -0.05, 0],
+          hl_so = hl_to + hl_t * [0, 0, -0.16]),
+    body(name = hl_hip, mass = 0.15, centre = hl_ho + hl_h * [0, -0.02, 0], frame = hl_h,
+         inertia = diag(0.00008, 0.00012, 0.0001)),
+    body(name = hl_thigh, mass = 0.15, centre = hl_to + hl_t * [0, -0.01, -0.07], frame = hl_t,
+         inertia = [[0.0003, 0.000002, -0.000004], [0.000002, 0.0003, 0.000003], [-0.000004, 0.000003, 0.00002]]),
+    body(name = hl_shin, mass = 0.04, centre = hl_so + hl_s * [0, 0, -0.08], frame = hl_s,
+         inertia = diag(0.0001, 0.0001, 0.000002)),
+    body(name = hl_foot, mass = 0.01, centre = hl_so + hl_s * [0, 0, -0.16], frame = hl_s,
+         inertia = diag(0.000001, 0.000001, 0.000001)),
+    frame(hr_h = base_q * rot_z(pi) * rot_x(hr_haa), hr_t = hr_h * rot_y(hr_hfe), hr_s = hr_t * rot_y(hr_kfe)),
+    point(hr_ho = o + base_q * [-0.2, -0.06, 0], hr_to = hr_ho + hr_h * [0, 0.05, 0],
+          hr_so = hr_to + hr_t * [0, 0, -0.16]),
+    body(name = hr_hip, mass = 0.15, centre = hr_ho + hr_h * [0, 0.02, 0], frame = hr_h,
+         inertia = diag(0.00008, 0.00012, 0.0001)),
+    body(name = hr_thigh, mass = 0.15, centre = hr_to + hr_t * [0, 0.01, -0.07], frame = hr_t,
+         inertia = [[0.0003, 0.000002, -0.000004], [0.000002, 0.0003, 0.000003], [-0.000004, 0.000003, 0.00002]]),
+    body(name = hr_shin, mass = 0.04, centre = hr_so + hr_s * [0, 0, -0.08], frame = hr_s,
+         inertia = diag(0.0001, 0.0001, 0.000002)),
+    body(name = hr_foot, mass = 0.01, centre = hr_so + hr_s * [0, 0, -0.16], frame = hr_s,
+         inertia = diag(0.000001, 0.000001, 0.000001)),
+    force(fl_kfe = -0.01 * dot(fl_kfe), fr_kfe = -0.01 * dot(fr_kfe), hl_kfe = -0.01 * dot(hl_kfe), hr_kfe = -0.01 * dot(hr_kfe)),
+    gravity = [0, 0, -g],
+)]
+pub struct QuadrupedByHand {
+    pub g: f64,
+}
+
+#[test]
+fn a_quadruped_from_its_urdf_is_the_quadruped_written_by_hand() {
+    assert_eq!(Quadruped::STATE_NAMES, QuadrupedByHand::STATE_NAMES);
+    assert_eq!((Quadruped::DYNAMICS, QuadrupedByHand::DYNAMICS), ("recursive", "recursive"));
+    let (file, hand) = (Quadruped { g: 9.81 }, QuadrupedByHand { g: 9.81 });
+    let mut rng = Rng::new(41);
+    for _ in 0..10 {
+        let q = [(); 19].map(|_| rng.uniform(-1.0, 1.0));
+        let v = [(); 18].map(|_| rng.uniform(-2.0, 2.0));
+        let x = file.state(q, v);
+        let (a, b) = (file.accelerations(0.0, &x).unwrap(), hand.accelerations(0.0, &x).unwrap());
+        assert!((a - b).amax() < 1e-12 * (1.0 + b.amax()), "{a} against {b}");
+        assert_near!(file.mass_matrix(0.0, &x), hand.mass_matrix(0.0, &x), 1e-12);
+        let (e, eh) = (file.energy(0.0, &x), hand.energy(0.0, &x));
+        assert!((e - eh).abs() < 1e-12 * (1.0 + eh.abs()), "{e} against {eh}");
+    }
+}
+
+#[test]
+fn a_quadruped_in_flight_changes_its_momentum_by_gravity_alone() {
+    // The trunk's translations are in the world's axes: their momenta ∂T/∂ẋ are the robot's linear
+    // momentum, which the joints' torques (here the knees' damping) cannot change: p(t) = p(0) + m g t
+    // with m = 2.5 + 4 (0.15 + 0.15 + 0.04 + 0.01) = 3.9.
+    let robot = Quadruped { g: 9.81 };
+    let mut rng = Rng::new(43);
+    let q: [f64; 19] = std::array::from_fn(|i| if i < 15 { rng.uniform(-0.5, 0.5) } else { rng.uniform(-1.0, 1.0) });
+    let v = [(); 18].map(|_| rng.uniform(-2.0, 2.0));
+    let x0 = robot.state(q, v);
+    let p0 = robot.momenta(0.0, &x0);
+    let options = Options::default().rtol(1e-11).atol(1e-12);
+    let run = robot.run(x0).span(0.0..1.0).options(&options).go().unwrap();
+    let mass = 3.9;
+    assert!(run.states.len() > 10);
+    for (t, x) in run.times.iter().zip(&run.states) {
+        let p = robot.momenta(*t, x);
+        let expected = [p0[0], p0[1], p0[2] - mass * 9.81 * t];
+        for k in 0..3 {
+            assert!((p[k] - expected[k]).abs() < 1e-8, "p{k}({t}) = {} against {}", p[k], expected[k]);
+        }
+    }
+}
+
+/// A floating trunk, a hinge, a ball joint in the middle of the chain (its centre off the link's
+/// origin, its frame turned by `rpy`) and a hinge below it, with an input driving the joints, a
+/// potential of both orientations in the written Lagrangian, the trunk's mass as a sensitivity
+/// parameter, the toe's tip held in a vertical plane (a holonomic constraint) and striking the
+/// floor (an impact): on the spatial recursion and on the dense path.
+macro_rules! chain {
+    ($name:ident, $dynamics:ident) => {
+        #[derive(Mechanics)]
+        #[mechanics(
+            joint(name = base, kind = floating, child = trunk, origin = [0, 0, 0.5],
+                  mass = m, centre = [0.01, 0, 0], inertia = [[0.1, 0.01, 0], [0.01, 0.2, 0], [0, 0, 0.25]]),
+            joint(name = hip, kind = revolute, parent = trunk, child = leg, origin = [0.2, 0, -0.05], axis = [0, 1, 0],
+                  mass = 0.5, centre = [0, 0, -0.15], inertia = diag(0.004, 0.004, 0.0005)),
+            joint(name = ball, kind = ball, parent = leg, child = foot, origin = [0, 0.1, -0.3], rotation = rpy(0.3, 0, 0),
+                  mass = 0.2, centre = [0.05, 0, -0.1], inertia = [[0.002, 0.0001, 0], [0.0001, 0.003, 0], [0, 0, 0.0015]]),
+            joint(name = knee, kind = revolute, parent = foot, child = toe, origin = [0, 0, -0.2], axis = [1, 0, 0],
+                  mass = 0.1, centre = [0, 0, -0.05], inertia = diag(0.001, 0.001, 0.0002)),
+            point(tip = toe_origin + toe * [0, 0, -0.1]),
+            input(u),
+            force(hip = u, knee = -u, ball_q = [0.1 * u, 0, 0]),
+            lagrangian = -0.5 * (ball_q * [1, 0, 0])[1] - 0.3 * (base_q * [0, 1, 0])[2],
+            sensitivity(m),
+            holonomic(plane = tip[1] - 0.1),
+            impact(name = floor, guard = tip[2], law = restitution(0.5)),
+            gravity = [0, 0, -9.81],
+            dynamics = $dynamics,
+        )]
+        pub struct $name {
+            pub m: f64,
+        }
+    };
+}
+chain!(Chain, recursive);
+chain!(ChainDense, dense);
+
+#[test]
+fn orientations_on_the_spatial_recursion_are_the_dense_path() {
+    let (rec, dense) = (Chain { m: 3.0 }, ChainDense { m: 3.0 });
+    let mut rng = Rng::new(47);
+    let mut compared = 0;
+    for _ in 0..10 {
+        // Quaternions of any norm (the dynamics depend on q/|q| alone), the constraint solved.
+        let q = [(); 13].map(|_| rng.uniform(-1.0, 1.0));
+        let v = [(); 11].map(|_| rng.uniform(-2.0, 2.0));
+        let u = [rng.uniform(-1.0, 1.0)];
+        let Ok(x) = dense.driven(u).project_state(0.0, &rec.state(q, v)) else { continue };
+        let (r, d) = (rec.driven(u), dense.driven(u));
+        let (a, b) = (r.accelerations(0.0, &x).unwrap(), d.accelerations(0.0, &x).unwrap());
+        assert!((a - b).amax() < 1e-11 * (1.0 + b.amax()), "{a} against {b}");
+        let (ja, jb) = (r.jacobian(0.0, &x).unwrap(), d.jacobian(0.0, &x).unwrap());
+        assert!((ja - jb).amax() < 1e-11 * (1.0 + jb.amax()), "{ja} against {jb}");
+        let (pa, pb) = (r.parameter_jacobian(0.0, &x).unwrap(), d.parameter_jacobian(0.0, &x).unwrap());
+        assert!((pa - pb).amax() < 1e-11 * (1.0 + pb.amax()), "{pa} against {pb}");
+        let (la, lb) = (rec.linearize(0.0, &x, u).unwrap(), dense.linearize(0.0, &x, u).unwrap());
+        assert!((la.b - lb.b).amax() < 1e-11 * (1.0 + lb.b.amax()));
+        assert_near!(r.mass_matrix(0.0, &x), d.mass_matrix(0.0, &x), 1e-12);
+        assert_near!(r.momenta(0.0, &x), d.momenta(0.0, &x), 1e-12);
+        let (e, ed) = (r.energy(0.0, &x), d.energy(0.0, &x));
+        assert!((e - ed).abs() < 1e-12 * (1.0 + ed.abs()), "{e} against {ed}");
+        compared += 1;
+    }
+    assert!(compared >= 5, "{compared} states projected onto the constraint");
+    // A run striking the floor: the same impacts, the tip kept in its plane.
+    let x0 = dense
+        .driven([0.2])
+        .project_state(0.0, &rec.state([0.0, 0.0, 0.3, 0.2, 0.1, 1.0, 0.0, 0.0, 0.0, 1.0, 0.1, 0.0, 0.0], [0.1; 11]))
+        .unwrap();
+    let options = HybridOptions::default().ode(Options::default().rtol(1e-11).atol(1e-12));
+    let runs = [
+        rec.run(x0).span(0.0..0.4).inputs([0.2]).options(options.clone()).go().unwrap(),
+        dense.run(x0).span(0.0..0.4).inputs([0.2]).options(options).go().unwrap(),
+    ];
+    assert!(!runs[0].impacts.is_empty());
+    assert_eq!(runs[0].impacts.len(), runs[1].impacts.len());
+    for (a, b) in runs[0].impacts.iter().zip(&runs[1].impacts) {
+        assert!((a.t - b.t).abs() < 1e-9 && (a.post - b.post).amax() < 1e-7, "{} {} against {} {}", a.t, a.post, b.t, b.post);
+    }
+}
+
+/// A brick landing plastically on a corner and pivoting on it over a frictionless floor
+/// (`unilateral`: modes `free` and `floor`), on the spatial recursion and on the dense path.
+macro_rules! tipper {
+    ($name:ident, $dynamics:ident) => {
+        #[derive(Mechanics)]
+        #[mechanics(
+                            coordinates(x, y, z),
+                            orientation(r),
+                            point(corner = [x, y, z] + r * [0.12, -0.07, -0.2]),
+                            body(name = brick, mass = 0.9, centre = [x, y, z], frame = r, inertia = diag(0.02, 0.035, 0.045)),
+                            gravity = [0, 0, -9.81],
+                            unilateral(name = floor, guard = corner[2], law = restitution(0)),
+                            dynamics = $dynamics,
+                        )]
+        pub struct $name;
+    };
+}
+tipper!(Tipper, recursive);
+tipper!(TipperDense, dense);
+
+#[test]
+fn modes_with_an_orientation_on_the_spatial_recursion_are_the_dense_path() {
+    let x0 = Tipper.free_state([0.0, 0.0, 0.3, 0.9, 0.1, 0.3, 0.2], [0.3, -0.2, 0.0, 0.5, -1.2, 2.0]);
+    let options = HybridOptions::default().ode(Options::default().rtol(1e-11).atol(1e-12));
+    let (a, b) = (
+        Tipper.run(x0).span(0.0..1.2).options(&options).go().unwrap(),
+        TipperDense.run(x0).span(0.0..1.2).options(&options).go().unwrap(),
+    );
+    assert_eq!(a.mode_sequence(), [Tipper::FREE, Tipper::FLOOR]);
+    assert_eq!(a.mode_sequence(), b.mode_sequence());
+    for (i, j) in a.impacts.iter().zip(&b.impacts) {
+        assert!((i.t - j.t).abs() < 1e-10 && (i.post - j.post).amax() < 1e-10);
+    }
+    let (xa, xb) = (a.states.last().unwrap(), b.states.last().unwrap());
+    assert!((xa - xb).amax() < 1e-9, "{xa} against {xb}");
+    // The energy's gradient and Hessian over the whole state, by reverse and forward mode through
+    // the recursion's passes (along |q| too: E depends on q/|q|), against the dense formulas.
+    let mut rng = Rng::new(53);
+    for _ in 0..5 {
+        let x = Tipper.free_state([(); 7].map(|_| rng.uniform(-1.0, 1.0)), [(); 6].map(|_| rng.uniform(-2.0, 2.0))).state;
+        assert_near!(Tipper.free().energy_gradient(0.0, &x), TipperDense.free().energy_gradient(0.0, &x), 1e-12);
+        assert_near!(Tipper.free().energy_hessian(0.0, &x), TipperDense.free().energy_hessian(0.0, &x), 1e-12);
+    }
+}
