@@ -23,7 +23,7 @@ URDF usually) is given one with `--floating`: a copy whose root link hangs from 
 a floating joint `root`.
 
     pip install pin cmeel-eigen example-robot-data   # Pinocchio, Eigen's headers, robots
-    python3 scripts/compare_urdf.py                      # the Panda, the UR5, Solo-12 and ANYmal C (floating)
+    python3 scripts/compare_urdf.py                      # the Panda, the UR5, Solo-12 and Go1 (floating), and the test quadruped
     python3 scripts/compare_urdf.py path/to/robot.urdf   # any file routh reads
     python3 scripts/compare_urdf.py --floating path/to/quadruped.urdf
 
@@ -52,7 +52,7 @@ def default_robots():
         robots / "panda_description" / "urdf" / "panda.urdf",
         robots / "ur_description" / "urdf" / "ur5_robot.urdf",
         floating(robots / "solo_description" / "robots" / "solo12.urdf"),
-        floating(robots / "anymal_c_simple_description" / "urdf" / "anymal.urdf"),
+        floating(robots / "go1_description" / "urdf" / "go1.urdf"),
         REPO / "tests" / "robots" / "quadruped.urdf",
     ]
 
