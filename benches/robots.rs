@@ -4,7 +4,9 @@
 //!
 //! - `robots/expand/{urdf,joints,by_hand}`: the derive's expansion at opt-level 0 (the URDF file
 //!   read and parsed included); prints the generated tokens' sizes and the ratios measured in one
-//!   process.
+//!   process;
+//! - `robots/expand/{quadruped_urdf,quadruped_by_hand}`: the same for the twelve-joint quadruped on
+//!   its floating base (`tests/floating.rs`).
 //!
 //! The release build of a robot's binary, against Pinocchio on the same file, is
 //! `scripts/compare_urdf.py`'s (see docs/guide/performance.md).
@@ -26,6 +28,14 @@ fn robots(c: &mut Criterion) {
     let mut group = c.benchmark_group("robots");
     let times = expansions("arm7", &mut group, &sources);
     println!("arm7 expansion: from its URDF {:.2}× from joint items, {:.2}× by hand", times[0] / times[1], times[0] / times[2]);
+    let floating = include_str!("../tests/floating.rs");
+    let urdf = model_source(floating, "Quadruped").replace("\"tests/robots/", "\"../tests/robots/");
+    let sources: [(&str, proc_macro2::TokenStream); 2] = [
+        ("quadruped_urdf", urdf.parse().unwrap()),
+        ("quadruped_by_hand", model_source(floating, "QuadrupedByHand").parse().unwrap()),
+    ];
+    let times = expansions("quadruped", &mut group, &sources);
+    println!("quadruped expansion: from its URDF {:.2}× by hand", times[0] / times[1]);
     group.finish();
 }
 

@@ -17,12 +17,11 @@ use plotters::prelude::*;
 use routh::nalgebra::Vector3;
 use routh::prelude::*;
 
-/// The arm from its description file, a torque on every joint, the hand's tool point out.
+/// The arm from its description file, a torque on every joint (the inputs `u_j1`, …, `u_f2` the
+/// reader declares, `inputs = u`), the hand's tool point out.
 #[derive(Mechanics)]
 #[mechanics(
-    urdf = "../tests/robots/arm7.urdf",
-    input(u1, u2, u3, u4, u5, u6, u7, u8, u9),
-    force(j1 = u1, j2 = u2, j3 = u3, j4 = u4, j5 = u5, j6 = u6, j7 = u7, f1 = u8, f2 = u9),
+    urdf(path = "../tests/robots/arm7.urdf", inputs = u),
     output(
         tool = hand_origin + hand * [0, 0, 0.1],
         elbow = link4_origin,

@@ -197,14 +197,10 @@ fn a_parallelogram_four_bar_closed_by_a_closure_swings_as_its_one_degree_of_free
 
 /// A six-joint arm from its URDF (`tests/robots/arm6.urdf`: quarter turns about y between joints
 /// about y and z, a forearm whose axes of inertia its inertial `rpy` turns, a tool on a fixed joint
-/// turned a quarter turn about z), driven by a torque on each joint.
+/// turned a quarter turn about z), driven by a torque on each joint: the inputs `u_<joint>` the
+/// reader declares when asked (`inputs = u`).
 #[derive(Mechanics)]
-#[mechanics(
-    urdf = "tests/robots/arm6.urdf",
-    input(u1, u2, u3, u4, u5, u6),
-    force(shoulder_pan = u1, shoulder_lift = u2, elbow = u3, wrist_1 = u4, wrist_2 = u5, wrist_3 = u6),
-    gravity = [0, 0, -g],
-)]
+#[mechanics(urdf(path = "tests/robots/arm6.urdf", inputs = u), gravity = [0, 0, -g])]
 pub struct Arm6 {
     pub g: f64,
 }
@@ -259,6 +255,7 @@ pub struct Arm6ByHand {
 fn a_six_joint_arm_from_its_urdf_is_the_arm_written_by_hand_under_torques() {
     let (urdf, hand) = (Arm6 { g: 9.81 }, Arm6ByHand { g: 9.81 });
     assert_eq!(Arm6Driven::DYNAMICS, "recursive");
+    assert_eq!(Arm6::INPUTS, ["u_shoulder_pan", "u_shoulder_lift", "u_elbow", "u_wrist_1", "u_wrist_2", "u_wrist_3"]);
     let mut rng = Rng::new(11);
     for _ in 0..20 {
         let x = rng.vector::<12>(-2.0, 2.0);
@@ -454,12 +451,7 @@ fn joint_limits_asked_for_are_impacts_at_the_stops() {
 /// angles and an axis-angle, the forearm's hinge through a joint `pos` 0.3 above its body's origin,
 /// full inertia with turned axes), driven as the URDF's.
 #[derive(Mechanics)]
-#[mechanics(
-    mjcf = "tests/robots/arm6.xml",
-    input(u1, u2, u3, u4, u5, u6),
-    force(shoulder_pan = u1, shoulder_lift = u2, elbow = u3, wrist_1 = u4, wrist_2 = u5, wrist_3 = u6),
-    gravity = [0, 0, -g],
-)]
+#[mechanics(mjcf(path = "tests/robots/arm6.xml", inputs = u), gravity = [0, 0, -g])]
 pub struct Arm6Mjcf {
     pub g: f64,
 }
@@ -513,4 +505,147 @@ fn a_ball_joint_turns_its_link_about_its_centre() {
         assert_near!(file.field(0.0, &x).unwrap(), hand.field(0.0, &xh).unwrap(), 1e-12);
         assert!((file.energy(0.0, &x) - hand.energy(0.0, &xh)).abs() < 1e-12);
     }
+}
+
+/// A three-joint arm with geared motors from its MJCF file (`tests/robots/rotors.xml`: each
+/// joint's `armature`, a rotor's inertia reflected onto it), on the spatial recursion.
+#[derive(Mechanics)]
+#[mechanics(mjcf = "tests/robots/rotors.xml", gravity = [0, 0, -9.81], jacobian, dynamics = recursive)]
+pub struct RotorArm;
+
+/// The same arm from `joint(...)` items with `armature = a`, on the dense path (Euler–Lagrange
+/// on L = T + Σ ½ a_j q̇_j² − V).
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = q1, kind = revolute, child = upper, origin = [0, 0, 1], axis = [0, 0, 1], damping = 0.1, armature = 0.05,
+          mass = 2, centre = [0.2, 0, 0], inertia = diag(0.01, 0.03, 0.03)),
+    joint(name = q2, kind = revolute, parent = upper, child = fore, origin = [0.4, 0, 0], axis = [0, 1, 0], armature = 0.02,
+          mass = 1, centre = [0.15, 0, 0], inertia = [[0.004, 0.0002, 0], [0.0002, 0.01, 0], [0, 0, 0.01]]),
+    joint(name = q3, kind = prismatic, parent = fore, child = hand, origin = [0.3, 0, 0], axis = [1, 0, 0], armature = 0.3,
+          mass = 0.5, centre = [0.05, 0, 0], inertia = diag(0.001, 0.001, 0.001)),
+    gravity = [0, 0, -9.81],
+    jacobian,
+    dynamics = dense,
+)]
+pub struct RotorArmDense;
+
+#[test]
+fn a_joints_armature_is_its_rotors_inertia_on_the_recursion_and_the_dense_path() {
+    assert_eq!(RotorArm::DYNAMICS, "recursive");
+    let mut rng = Rng::new(59);
+    for _ in 0..10 {
+        let x = rng.vector::<6>(-2.0, 2.0);
+        let (a, b) = (RotorArm.accelerations(0.0, &x).unwrap(), RotorArmDense.accelerations(0.0, &x).unwrap());
+        assert!((a - b).amax() < 1e-12 * (1.0 + b.amax()), "{a} against {b}");
+        let m = RotorArm.mass_matrix(0.0, &x);
+        assert_near!(m, RotorArmDense.mass_matrix(0.0, &x), 1e-12);
+        // The slide at the end moves the hand alone: M₃₃ = m_hand + a₃ = 0.5 + 0.3.
+        assert!((m[(2, 2)] - 0.8).abs() < 1e-14, "{}", m[(2, 2)]);
+        assert_near!(RotorArm.momenta(0.0, &x), RotorArmDense.momenta(0.0, &x), 1e-12);
+        assert_near!(RotorArm.jacobian(0.0, &x).unwrap(), RotorArmDense.jacobian(0.0, &x).unwrap(), 1e-11);
+        let (e, ed) = (RotorArm.energy(0.0, &x), RotorArmDense.energy(0.0, &x));
+        assert!((e - ed).abs() < 1e-12 * (1.0 + ed.abs()), "{e} against {ed}");
+    }
+}
+
+/// A chain of twenty links turning about z, y and x in turn, each joint with an armature and the
+/// last driven: from 20 joints its mass operator is M factored along the links (the runtime's
+/// `LinkFactor`, with the armatures in its pivots and diagonal).
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = q1, kind = revolute, child = l1, origin = [0, 0, 0], axis = [0, 0, 1], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q2, kind = revolute, parent = l1, child = l2, origin = [0, 0, -0.1], axis = [0, 1, 0], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q3, kind = revolute, parent = l2, child = l3, origin = [0, 0, -0.1], axis = [1, 0, 0], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q4, kind = revolute, parent = l3, child = l4, origin = [0, 0, -0.1], axis = [0, 0, 1], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q5, kind = revolute, parent = l4, child = l5, origin = [0, 0, -0.1], axis = [0, 1, 0], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q6, kind = revolute, parent = l5, child = l6, origin = [0, 0, -0.1], axis = [1, 0, 0], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q7, kind = revolute, parent = l6, child = l7, origin = [0, 0, -0.1], axis = [0, 0, 1], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q8, kind = revolute, parent = l7, child = l8, origin = [0, 0, -0.1], axis = [0, 1, 0], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q9, kind = revolute, parent = l8, child = l9, origin = [0, 0, -0.1], axis = [1, 0, 0], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q10, kind = revolute, parent = l9, child = l10, origin = [0, 0, -0.1], axis = [0, 0, 1], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q11, kind = revolute, parent = l10, child = l11, origin = [0, 0, -0.1], axis = [0, 1, 0], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q12, kind = revolute, parent = l11, child = l12, origin = [0, 0, -0.1], axis = [1, 0, 0], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q13, kind = revolute, parent = l12, child = l13, origin = [0, 0, -0.1], axis = [0, 0, 1], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q14, kind = revolute, parent = l13, child = l14, origin = [0, 0, -0.1], axis = [0, 1, 0], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q15, kind = revolute, parent = l14, child = l15, origin = [0, 0, -0.1], axis = [1, 0, 0], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q16, kind = revolute, parent = l15, child = l16, origin = [0, 0, -0.1], axis = [0, 0, 1], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q17, kind = revolute, parent = l16, child = l17, origin = [0, 0, -0.1], axis = [0, 1, 0], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q18, kind = revolute, parent = l17, child = l18, origin = [0, 0, -0.1], axis = [1, 0, 0], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q19, kind = revolute, parent = l18, child = l19, origin = [0, 0, -0.1], axis = [0, 0, 1], armature = 0.01,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    joint(name = q20, kind = revolute, parent = l19, child = l20, origin = [0, 0, -0.1], axis = [0, 1, 0], armature = 0.01, input = u,
+          mass = 0.2, centre = [0, 0, -0.05], inertia = diag(0.0002, 0.0002, 0.00005)),
+    gravity = [0, 0, -9.81],
+)]
+pub struct RotorChain;
+
+#[test]
+fn a_long_chain_with_armatures_solves_with_m_factored_along_its_links() {
+    assert_eq!(RotorChainDriven::DYNAMICS, "recursive");
+    let mut rng = Rng::new(61);
+    for _ in 0..5 {
+        let x = rng.vector::<40>(-1.0, 1.0);
+        let driven = RotorChain.driven([0.3]);
+        // B's velocity rows are M⁻¹ e₂₀, solved with the factor; M from its products, inverted.
+        let b = RotorChain.linearize(0.0, &x, [0.3]).unwrap().b;
+        let m = driven.mass_matrix(0.0, &x);
+        let column = m.try_inverse().unwrap().column(19).into_owned();
+        let solved = b.fixed_view::<20, 1>(20, 0).into_owned();
+        let gap = (solved - column).amax();
+        assert!(gap < 1e-10 * column.amax(), "{gap:e} against {column}");
+        // Each armature on M's diagonal: the last joint's entry is its link's inertia about its axis plus a.
+        assert!((m[(19, 19)] - (0.0002 + 0.2 * 0.05 * 0.05 + 0.01)).abs() < 1e-14, "{}", m[(19, 19)]);
+    }
+}
+
+/// Two rods hanging from one pivot on their own hinges about y, their frames welded together by a
+/// closure of rotations alone (`rotations = [y]`, `axes = []`: the pivots coincide already).
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = q1, kind = revolute, child = a, axis = [0, 1, 0],
+          mass = 1, centre = [0, 0, -0.3], inertia = diag(0.03, 0.03, 0.001)),
+    joint(name = q2, kind = revolute, child = b, axis = [0, 1, 0],
+          mass = 0.5, centre = [0.1, 0, -0.2], inertia = diag(0.01, 0.02, 0.01)),
+    closure(name = weld, a = a, b = b, axes = [], rotations = [y]),
+    gravity = [0, 0, -9.81],
+)]
+pub struct Welded;
+
+#[test]
+fn a_closure_of_rotations_welds_two_links_into_one_compound_pendulum() {
+    assert_eq!(Welded::CONSTRAINTS, ["weld_ry"]);
+    // One compound pendulum: I = 0.03 + 1 · 0.3² + 0.02 + 0.5 · (0.1² + 0.2²) = 0.165 about the
+    // pivot, θ̈ = g (Σ m c_x cos θ + Σ m c_z sin θ) / I with Σ m c_x = 0.05, Σ m c_z = −0.4.
+    let closed = |theta: f64| 9.81 * (0.05 * theta.cos() - 0.4 * theta.sin()) / 0.165;
+    for (theta, rate) in [(0.3, 0.0), (-1.1, 0.7), (2.0, -1.5)] {
+        let x = Welded.state([theta, theta], [rate, rate]);
+        assert!(Welded.position_residuals(0.0, &x).amax() < 1e-15);
+        let qdd = Welded.accelerations(0.0, &x).unwrap();
+        assert!(
+            (qdd[0] - closed(theta)).abs() < 1e-12 && (qdd[1] - closed(theta)).abs() < 1e-12,
+            "{qdd} against {}",
+            closed(theta)
+        );
+    }
+    // Off the closure by 0.2 rad the row is sin(q₂ − q₁).
+    let x = Welded.state([0.1, 0.3], [0.0, 0.0]);
+    assert!((Welded.position_residuals(0.0, &x)[0] - 0.2f64.sin()).abs() < 1e-15);
 }

@@ -530,10 +530,18 @@ fn spatial_trees_are_read_from_the_bodies() {
     refused(
         "#[mechanics(coordinates(a), frame(f = rot_z(a)),
            body(name = rotor, mass = m, centre = [0, 0, 0], frame = f, inertia = diag(i, i, k)),
-           lagrangian = j / 2 * dot(a).powi(2))]
+           lagrangian = j / 2 * a.cos() * dot(a).powi(2))]
          struct Extra { m: f64, i: f64, k: f64, j: f64 }",
         "velocity terms",
     );
+    // A joint's armature, ½ j ȧ² with a constant j, is not refused: it is the joint's.
+    let (model, mut arena) = lowered(
+        "#[mechanics(coordinates(a), frame(f = rot_z(a)),
+           body(name = rotor, mass = m, centre = [0, 0, 0], frame = f, inertia = diag(i, i, k)),
+           lagrangian = j / 2 * dot(a).powi(2))]
+         struct Rotor { m: f64, i: f64, k: f64, j: f64 }",
+    );
+    assert!(recursion(&model, &mut arena).is_ok());
 }
 
 /// A dense model forms M by columns where its entries outgrow `COLUMNS_MIN_NODES` and

@@ -13,37 +13,67 @@ use crate::diagnostics::unknown;
 
 /// `urdf = "path"` or `urdf(path = "path", limits = e)` (and `mjcf` likewise) after the keyword:
 /// the path and the restitution of the limits, if asked for.
-pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(LitStr, Option<Expr>)> {
+pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(LitStr, Asked)> {
     let hint = format!(
         "expected `{keyword} = \"path/to/robot.{ext}\"` (relative to the crate's manifest directory), or \
-         `{keyword}(path = \"...\", limits = e)` for the joints' position limits as impacts of restitution e",
+         `{keyword}(path = \"...\", limits = e, inputs = u)` for the joints' position limits as impacts of \
+         restitution e and an input `u_<joint>` driving each revolute and prismatic joint",
         ext = if keyword == "urdf" { "urdf" } else { "xml" }
     );
     let hint = hint.as_str();
     if !input.peek(syn::token::Paren) {
         input.parse::<Token![=]>().map_err(|e| syn::Error::new(e.span(), hint))?;
-        return Ok((input.parse().map_err(|e| syn::Error::new(e.span(), hint))?, None));
+        return Ok((input.parse().map_err(|e| syn::Error::new(e.span(), hint))?, Asked::default()));
     }
     let content;
     syn::parenthesized!(content in input);
-    let (mut path, mut limits) = (None, None);
+    let mut path = None;
+    let mut asked = Asked::default();
     while !content.is_empty() {
         let key: Ident = content.parse()?;
         content.parse::<Token![=]>()?;
         match key.to_string().as_str() {
             "path" if path.is_none() => path = Some(content.parse::<LitStr>()?),
-            "limits" if limits.is_none() => limits = Some(content.parse::<Expr>()?),
-            "path" | "limits" => return Err(syn::Error::new(key.span(), format!("`{key}` is given twice"))),
+            "limits" if asked.limits.is_none() => asked.limits = Some(content.parse::<Expr>()?),
+            "inputs" if asked.inputs.is_none() => asked.inputs = Some(content.parse::<Ident>()?),
+            "path" | "limits" | "inputs" => return Err(syn::Error::new(key.span(), format!("`{key}` is given twice"))),
             other => {
                 let what = format!("unknown key `{other}` in `{keyword}(...)`");
-                return Err(unknown(key.span(), what, other, &["path", "limits"], hint));
+                return Err(unknown(key.span(), what, other, &["path", "limits", "inputs"], hint));
             }
         }
         if !content.is_empty() {
             content.parse::<Token![,]>()?;
         }
     }
-    Ok((path.ok_or_else(|| syn::Error::new(keyword.span(), hint))?, limits))
+    Ok((path.ok_or_else(|| syn::Error::new(keyword.span(), hint))?, asked))
+}
+
+/// What a description file's item asks for besides the file: its joints' position limits as
+/// impacts of restitution `limits`, and an input `<inputs>_<joint>` driving each revolute and
+/// prismatic joint (a generalized force on its coordinate).
+#[derive(Clone, Default)]
+pub struct Asked {
+    pub limits: Option<Expr>,
+    pub inputs: Option<Ident>,
+}
+
+/// Each revolute, continuous and prismatic joint of `joints` driven by its input, where inputs are
+/// asked for.
+pub(super) fn drive_joints(joints: &mut [super::joint::JointDecl], asked: &Asked) {
+    for decl in joints {
+        let moving = decl.kind.as_ref().is_some_and(|k| k == "revolute" || k == "continuous" || k == "prismatic");
+        if let (true, Some(name)) = (moving, &decl.name) {
+            decl.input = asked.input(&name.to_string());
+        }
+    }
+}
+
+impl Asked {
+    /// The input driving the revolute or prismatic joint `joint`, where inputs are asked for.
+    pub(super) fn input(&self, joint: &str) -> Option<Ident> {
+        self.inputs.as_ref().map(|u| quote::format_ident!("{}_{}", u, joint, span = u.span()))
+    }
 }
 
 /// The largest description file read (bytes): expansion stays bounded in memory.

@@ -58,6 +58,8 @@ pub const JOINT_KEYS: &[&str] = &[
     "damping",
     "limits",
     "restitution",
+    "input",
+    "armature",
 ];
 
 /// The kinds of joint.
@@ -83,6 +85,10 @@ pub struct JointDecl {
     pub limits: Option<Expr>,
     /// The coefficient of restitution of the impacts at the limits.
     pub restitution: Option<Expr>,
+    /// `input = u`: an input driving the joint (a generalized force u on its coordinate).
+    pub input: Option<Ident>,
+    /// `armature = a`: a rotor's inertia reflected onto the joint, the kinetic energy ½ a q̇².
+    pub armature: Option<Expr>,
     /// Where a turning joint's axis passes, in the child's axes (the origin when absent): MJCF's
     /// joint `pos`; no key of the DSL's (a joint written by hand puts its origin on its axis).
     pub anchor: Option<Expr>,
@@ -127,6 +133,8 @@ impl JointDecl {
             damping: None,
             limits: None,
             restitution: None,
+            input: None,
+            armature: None,
             anchor: None,
         }
     }
@@ -153,6 +161,8 @@ impl JointDecl {
             "damping" => Slot::Value(&mut self.damping),
             "limits" => Slot::Value(&mut self.limits),
             "restitution" => Slot::Value(&mut self.restitution),
+            "input" => Slot::Name(&mut self.input),
+            "armature" => Slot::Value(&mut self.armature),
             other => {
                 return Err(unknown(
                     key.span(),
@@ -160,7 +170,7 @@ impl JointDecl {
                     other,
                     JOINT_KEYS,
                     "Expected: name, kind, parent, child, origin, rotation, axis, and the child link's mass, centre, \
-                     inertia; damping; limits = [lower, upper] with restitution = e",
+                     inertia; damping; armature; limits = [lower, upper] with restitution = e; input = u",
                 ));
             }
         })
@@ -379,7 +389,9 @@ impl RawModel {
         }
         self.joint_body(j, &child, &origin_name)?;
         self.joint_limits(j, kind, name.as_ref())?;
-        self.joint_damping(j, kind, name.as_ref())
+        self.joint_damping(j, kind, name.as_ref())?;
+        self.joint_armature(j, kind, name.as_ref())?;
+        self.joint_input(j, kind, name.as_ref())
     }
 
     /// `limits = [lower, upper]` with `restitution = e`: the impacts `<name>_lower` (guard
@@ -441,9 +453,50 @@ impl RawModel {
                 ));
             }
         };
-        let span = q.span();
         let d = grouped(d);
-        let force = quote_spanned!(span=> -#d * dot(#q));
+        self.add_force(q, quote_spanned!(q.span()=> -#d * dot(#q)))
+    }
+
+    /// `armature = a`: the kinetic energy ½ a q̇² of a rotor geared to the joint, added to the
+    /// written Lagrangian (on the spatial recursion, a_j on the joint's pivot).
+    fn joint_armature(&mut self, j: &JointDecl, kind: JointKind, name: Option<&Ident>) -> syn::Result<()> {
+        let Some(a) = &j.armature else { return Ok(()) };
+        let q = match (kind, name) {
+            (JointKind::Revolute | JointKind::Prismatic, Some(q)) => q,
+            _ => {
+                return Err(syn::Error::new_spanned(a, "`armature` is a revolute or prismatic joint's rotor inertia"));
+            }
+        };
+        let span = q.span();
+        let a = grouped(a);
+        let term = quote_spanned!(span=> #a / 2 * dot(#q).powi(2));
+        match self.lagrangians.first_mut() {
+            Some((_, written)) => *written = expr(quote_spanned!(span=> (#written) + #term))?,
+            None => self.lagrangians.push((Ident::new("lagrangian", span), expr(term)?)),
+        }
+        Ok(())
+    }
+
+    /// `input = u`: the input u, a generalized force on the joint's coordinate.
+    fn joint_input(&mut self, j: &JointDecl, kind: JointKind, name: Option<&Ident>) -> syn::Result<()> {
+        let Some(u) = &j.input else { return Ok(()) };
+        let q = match (kind, name) {
+            (JointKind::Revolute | JointKind::Prismatic, Some(q)) => q,
+            _ => {
+                return Err(syn::Error::new(
+                    u.span(),
+                    "`input` drives a revolute or prismatic joint's coordinate; write a force of an input on the others' \
+                     coordinates",
+                ));
+            }
+        };
+        self.inputs.push((Ident::new("input", u.span()), vec![u.clone()]));
+        self.add_force(q, quote_spanned!(q.span()=> #u))
+    }
+
+    /// Adds `force` to the force on coordinate `q` (written, or from another of the joint's keys).
+    fn add_force(&mut self, q: &Ident, force: proc_macro2::TokenStream) -> syn::Result<()> {
+        let span = q.span();
         match self.forces.iter_mut().find(|f| f.name == *q) {
             Some(f) => {
                 let written = &f.value;
@@ -488,12 +541,15 @@ impl RawModel {
 }
 
 /// The keys of `closure(...)`.
-pub const CLOSURE_KEYS: &[&str] = &["name", "a", "at", "b", "to", "axes"];
+pub const CLOSURE_KEYS: &[&str] = &["name", "a", "at", "b", "to", "axes", "rotations"];
 
 /// A kinematic loop closed as written, `closure(name = k, a = link, at = p, b = link, to = r,
 /// axes = [x, z])`: the point `at` of link `a` (in its axes) held on the point `to` of link `b`,
 /// along the inertial axes listed (all three when `axes` is left out) — a holonomic constraint
-/// per axis, `k_x = (a_origin + a · p − b_origin − b · r)[0]`, and so on.
+/// per axis, `k_x = (a_origin + a · p − b_origin − b · r)[0]`, and so on; with `rotations = [x, y]`
+/// the two links' frames are held aligned too, about the listed axes of `a`'s frame: with
+/// C = aᵀ b (the identity when closed), `k_rx = (C₃₂ − C₂₃)/2`, `k_ry = (C₁₃ − C₃₁)/2`,
+/// `k_rz = (C₂₁ − C₁₂)/2` — the relative turn's sine along each axis.
 #[derive(Clone)]
 pub struct ClosureDecl {
     pub keyword: Ident,
@@ -503,11 +559,12 @@ pub struct ClosureDecl {
     pub b: Option<Ident>,
     pub to: Option<Expr>,
     pub axes: Option<Expr>,
+    pub rotations: Option<Expr>,
 }
 
 impl ClosureDecl {
     pub(super) fn parse_body(keyword: Ident, content: ParseStream) -> syn::Result<Self> {
-        let mut decl = ClosureDecl { keyword, name: None, a: None, at: None, b: None, to: None, axes: None };
+        let mut decl = ClosureDecl { keyword, name: None, a: None, at: None, b: None, to: None, axes: None, rotations: None };
         parse_keyed(content, "closure", &mut decl, ClosureDecl::slot)?;
         Ok(decl)
     }
@@ -520,6 +577,7 @@ impl ClosureDecl {
             "b" => Slot::Name(&mut self.b),
             "to" => Slot::Value(&mut self.to),
             "axes" => Slot::Value(&mut self.axes),
+            "rotations" => Slot::Value(&mut self.rotations),
             other => {
                 return Err(unknown(
                     key.span(),
@@ -527,7 +585,8 @@ impl ClosureDecl {
                     other,
                     CLOSURE_KEYS,
                     "Expected: name, a (a link), at (a point of it, in its axes), b, to, and optionally axes = [x, y, z] \
-                     (the inertial axes along which the points are held together)",
+                     (the inertial axes along which the points are held together) and rotations = [x, y, z] (the axes \
+                     of `a` about which the frames are held aligned)",
                 ));
             }
         })
@@ -555,20 +614,25 @@ impl ClosureDecl {
             }
         };
         let (pa, pb) = (point(a, &self.at), point(b, &self.to));
-        let axes: Vec<Ident> = match &self.axes {
-            None => ["x", "y", "z"].iter().map(|s| Ident::new(s, span)).collect(),
-            Some(Expr::Array(list)) => list
-                .elems
-                .iter()
-                .map(|e| match e {
-                    Expr::Path(p) if p.path.get_ident().is_some_and(|i| i == "x" || i == "y" || i == "z") => {
-                        Ok(p.path.get_ident().expect("checked").clone())
-                    }
-                    other => Err(syn::Error::new_spanned(other, "an axis of a closure is `x`, `y` or `z`")),
-                })
-                .collect::<syn::Result<_>>()?,
-            Some(other) => return Err(syn::Error::new_spanned(other, "write the axes as a list, `axes = [x, z]`")),
+        let listed = |list: &Option<Expr>, key: &str, all: bool| -> syn::Result<Vec<Ident>> {
+            match list {
+                None if all => Ok(["x", "y", "z"].iter().map(|s| Ident::new(s, span)).collect()),
+                None => Ok(Vec::new()),
+                Some(Expr::Array(list)) => list
+                    .elems
+                    .iter()
+                    .map(|e| match e {
+                        Expr::Path(p) if p.path.get_ident().is_some_and(|i| i == "x" || i == "y" || i == "z") => {
+                            Ok(p.path.get_ident().expect("checked").clone())
+                        }
+                        other => Err(syn::Error::new_spanned(other, "an axis of a closure is `x`, `y` or `z`")),
+                    })
+                    .collect(),
+                Some(other) => Err(syn::Error::new_spanned(other, format!("write the axes as a list, `{key} = [x, z]`"))),
+            }
         };
+        let axes = listed(&self.axes, "axes", true)?;
+        let rotations = listed(&self.rotations, "rotations", false)?;
         let mut rows = Vec::with_capacity(axes.len());
         for axis in &axes {
             if rows.iter().any(|r: &super::ConstraintDecl| r.name == format_ident!("{}_{}", name, axis)) {
@@ -585,6 +649,26 @@ impl ClosureDecl {
                 name: format_ident!("{}_{}", name, axis),
                 value: expr(quote_spanned!(span=> (#pa - #pb)[#k]))?,
             });
+        }
+        // C_ij = (a e_i)·(b e_j); about x, (C₃₂ − C₂₃)/2, and cyclically.
+        let unit = |i: usize| match i {
+            0 => quote_spanned!(span=> [1, 0, 0]),
+            1 => quote_spanned!(span=> [0, 1, 0]),
+            _ => quote_spanned!(span=> [0, 0, 1]),
+        };
+        for axis in &rotations {
+            let row = format_ident!("{}_r{}", name, axis);
+            if rows.iter().any(|r: &super::ConstraintDecl| r.name == row) {
+                return Err(syn::Error::new(axis.span(), format!("the rotation axis `{axis}` is listed twice")));
+            }
+            let (i, j) = match axis.to_string().as_str() {
+                "x" => (2, 1),
+                "y" => (0, 2),
+                _ => (1, 0),
+            };
+            let (ei, ej) = (unit(i), unit(j));
+            let value = quote_spanned!(span=> ((#a * #ei).dot(#b * #ej) - (#a * #ej).dot(#b * #ei)) / 2);
+            rows.push(super::ConstraintDecl { keyword: Ident::new("holonomic", span), name: row, value: expr(value)? });
         }
         Ok(rows)
     }

@@ -4,7 +4,8 @@
 //! What is read: `<compiler angle eulerseq>` (degrees by default, as MuJoCo; Euler angles in the
 //! sequence `xyz` only); per `<body>`, `name`, `pos` and its orientation (`quat`, `axisangle` or
 //! `euler`), its `<inertial pos quat|axisangle|euler mass diaginertia|fullinertia>`, and its joints:
-//! `<joint type="hinge|slide|ball|free" name pos axis damping range>` and `<freejoint>`. A body's
+//! `<joint type="hinge|slide|ball|free" name pos axis damping armature range>` and `<freejoint>` (a
+//! hinge's or slide's `armature` a, a rotor's inertia, is its kinetic energy ½ a q̇²). A body's
 //! joints act in the order written, each about an axis through its `pos` (a hinge or a ball) in
 //! the body's axes: the body on joints j₁, …, j_k is a chain of links `<body>_<j₁>`, … ending in
 //! `<body>` itself. A body without joints is welded to its parent. A `free` joint is a floating
@@ -18,15 +19,15 @@
 //! `<sensor>`, `<tendon>`, `<equality>`, `<contact>`, `<asset>`, `<visual>`, `<keyframe>`.
 //! Refused with the file, line and element: `<include>` (expansion reads the one file named),
 //! `<default>` classes that set joint attributes, a body whose mass comes from its geoms (no
-//! `<inertial>`: MuJoCo's `inertiafromgeom`), `armature`, `stiffness` and `frictionloss` other
-//! than 0, an orientation given as `xyaxes` or `zaxis`, Euler angles in another sequence, a zero
+//! `<inertial>`: MuJoCo's `inertiafromgeom`), `stiffness` and `frictionloss` other than 0, an
+//! armature on a ball or free joint, an orientation given as `xyaxes` or `zaxis`, Euler angles in another sequence, a zero
 //! axis, and what the URDF reader refuses of masses and inertias.
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote_spanned;
 use syn::{Ident, LitStr};
 
-use super::description::{Place, angle, inertia_defect, number, vector, with_root};
+use super::description::{Asked, Place, angle, drive_joints, inertia_defect, number, vector, with_root};
 use super::{JointDecl, RawModel};
 
 /// Degrees or radians, and how to read an orientation.
@@ -106,10 +107,13 @@ fn check_defaults(place: &Place, root: roxmltree::Node) -> syn::Result<()> {
 impl RawModel {
     /// Reads the robot of `mjcf = "path"` into this model's joints (see the module
     /// documentation).
-    pub(super) fn import_mjcf(&mut self, path: &LitStr, limits: Option<&syn::Expr>) -> syn::Result<()> {
+    pub(super) fn import_mjcf(&mut self, path: &LitStr, asked: &Asked) -> syn::Result<()> {
+        let start = self.joints.len();
+        let limits = asked.limits.as_ref();
         let model = |place: &Place<'_>, root: roxmltree::Node<'_, '_>| self.mjcf_model(place, root, limits);
         let (tracked, ()) = with_root(path, "mujoco", "an MJCF file's root element is `<mujoco>`", model)?;
         self.described.push(tracked);
+        drive_joints(&mut self.joints[start..], asked);
         Ok(())
     }
 
@@ -215,8 +219,7 @@ impl RawModel {
             "free" => "floating",
             other => return Err(place.error(j, format!("unknown joint type `{other}`"))),
         };
-        for (attr, what) in [("armature", "a rotor's inertia"), ("stiffness", "a joint spring"), ("frictionloss", "dry friction")]
-        {
+        for (attr, what) in [("stiffness", "a joint spring"), ("frictionloss", "dry friction")] {
             let [v] = place.numbers(j, attr, [0.0])?;
             if v != 0.0 {
                 return Err(place.error(j, format!("{what} (`{attr}`) is not read yet: set it to 0 or write it in the model")));
@@ -250,6 +253,17 @@ impl RawModel {
                 return Err(place.error(j, format!("damping on a `{kind}` joint is not read: write it as a force")));
             }
             decl.damping = Some(syn::parse2(number(damping, span))?);
+        }
+        // A rotor's inertia reflected onto the joint: ½ a q̇² (MuJoCo adds it to M's diagonal).
+        let [armature] = place.numbers(j, "armature", [0.0])?;
+        if armature < 0.0 {
+            return Err(place.error(j, "the armature is negative"));
+        }
+        if armature > 0.0 {
+            if kind != "revolute" && kind != "prismatic" {
+                return Err(place.error(j, format!("an armature on a `{kind}` joint is not read: write it in the model")));
+            }
+            decl.armature = Some(syn::parse2(number(armature, span))?);
         }
         let limited = match j.attribute("limited") {
             Some("true") => true,

@@ -316,16 +316,17 @@ pub enum Item {
     Joint(Box<JointDecl>),
     /// `closure(...)`: a kinematic loop closed by holonomic constraints.
     Closure(Box<ClosureDecl>),
-    /// `urdf = "path"` or `urdf(path = "...", limits = e)`: a robot's joints and links from its
-    /// description file (with its joints' position limits as impacts of restitution e).
+    /// `urdf = "path"` or `urdf(path = "...", limits = e, inputs = u)`: a robot's joints and
+    /// links from its description file (with its joints' position limits as impacts of
+    /// restitution e, and inputs driving its joints).
     Urdf {
         path: syn::LitStr,
-        limits: Option<Expr>,
+        asked: description::Asked,
     },
-    /// `mjcf = "path"` or `mjcf(path = "...", limits = e)`: the same from an MJCF file.
+    /// `mjcf = "path"` or `mjcf(path = "...", limits = e, inputs = u)`: the same from an MJCF file.
     Mjcf {
         path: syn::LitStr,
-        limits: Option<Expr>,
+        asked: description::Asked,
     },
     Contact(Box<ContactDecl>),
     Gravity {
@@ -437,8 +438,8 @@ impl Parse for Item {
                 Ok(Item::Closure(Box::new(ClosureDecl::parse_body(keyword, &content)?)))
             }
             "urdf" | "mjcf" => {
-                let (path, limits) = description::parse_item(&keyword, input)?;
-                Ok(if key == "urdf" { Item::Urdf { path, limits } } else { Item::Mjcf { path, limits } })
+                let (path, asked) = description::parse_item(&keyword, input)?;
+                Ok(if key == "urdf" { Item::Urdf { path, asked } } else { Item::Mjcf { path, asked } })
             }
             "rolling" | "no_slip" => {
                 let content;
@@ -633,8 +634,8 @@ impl RawModel {
             Item::Constraint(c) => self.constraints.extend(c),
             Item::Body(b) => self.bodies.push(*b),
             Item::Joint(j) => self.joints.push(*j),
-            Item::Urdf { path, limits } => self.import_urdf(&path, limits.as_ref())?,
-            Item::Mjcf { path, limits } => self.import_mjcf(&path, limits.as_ref())?,
+            Item::Urdf { path, asked } => self.import_urdf(&path, &asked)?,
+            Item::Mjcf { path, asked } => self.import_mjcf(&path, &asked)?,
             Item::Closure(c) => self.constraints.extend(c.constraints()?),
             Item::Contact(c) => self.contacts.push(*c),
             Item::Gravity { keyword, value } => self.gravity.push((keyword, value)),

@@ -29,16 +29,19 @@
 use quote::quote_spanned;
 use syn::{Ident, LitStr};
 
-use super::description::{Place, inertia_defect, number, rotation, vector, with_root};
+use super::description::{Asked, Place, drive_joints, inertia_defect, number, rotation, vector, with_root};
 use super::{Binding, ConstraintDecl, DefineKind, JointDecl, RawModel};
 
 impl RawModel {
     /// Reads the robot of `urdf = "path"` into this model's joints (see the module
     /// documentation).
-    pub(super) fn import_urdf(&mut self, path: &LitStr, limits: Option<&syn::Expr>) -> syn::Result<()> {
+    pub(super) fn import_urdf(&mut self, path: &LitStr, asked: &Asked) -> syn::Result<()> {
+        let start = self.joints.len();
+        let limits = asked.limits.as_ref();
         let robot = |place: &Place<'_>, robot: roxmltree::Node<'_, '_>| self.urdf_robot(place, robot, limits);
         let (tracked, ()) = with_root(path, "robot", "a URDF file's root element is `<robot>`", robot)?;
         self.described.push(tracked);
+        drive_joints(&mut self.joints[start..], asked);
         Ok(())
     }
 

@@ -84,7 +84,8 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
                 link_factor: (n >= super::LINK_FACTOR_MIN_DOF).then(|| {
                     // Its parts specialised to the joints where the saddle point of constraints
                     // solves with it on the hot path; its joints alone otherwise.
-                    let parts = !model.constraints.is_empty();
+                    // (The runtime's general factor knows no armature: with one, the parts.)
+                    let parts = !model.constraints.is_empty() || links.has_armature(arena);
                     FactorAlongLinks { quantities: next(arena, &|b| super::spatial::factor(b, links, parts)), parts }
                 }),
                 end: offset,

@@ -85,7 +85,8 @@ impl Recursive {
             Links::Spatial(links) => {
                 let transforms = links.joints.iter().flat_map(|j| j.a.as_flattened().iter().chain(&j.l).copied());
                 let inertias = links.inertias.iter().flat_map(|i| i.as_flattened().iter().copied());
-                transforms.chain(inertias).chain(links.gravity.iter().flatten().copied()).collect()
+                let armature = links.armature.iter().copied();
+                transforms.chain(inertias).chain(armature).chain(links.gravity.iter().flatten().copied()).collect()
             }
         };
         kinetic.into_iter().any(|e| arena.depends_on(e, p))

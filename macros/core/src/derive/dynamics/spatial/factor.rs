@@ -17,7 +17,7 @@ use super::recursion::{Articulated, articulated};
 /// composite rigid body of its subtree — its mass m, first moment h and rotational inertia I_o
 /// about the origin, moved to the parent (points r to ℓ + A r) as m, A h + m ℓ and
 /// A I_o Aᵀ + (m |ℓ|² + 2 ℓ·g) 1 − m ℓ ℓᵀ − ℓ gᵀ − g ℓᵀ (g = A h), with
-/// M_jj = S_ωᵀ I_o S_ω + 2 S_ω·(h × S_v) + m |S_v|²; then each link's inertia (by rows, for
+/// M_jj = S_ωᵀ I_o S_ω + 2 S_ω·(h × S_v) + m |S_v|² (+ the joint's armature); then each link's inertia (by rows, for
 /// products M v). Without `with_parts`, A_j, ℓ_j and S_j alone per joint, then the inertias: for
 /// `LinkFactor::new`, which computes the rest in general 6-D arithmetic (a third of the code for
 /// models whose factor is off the hot path).
@@ -76,7 +76,7 @@ pub(in crate::derive::dynamics) fn factor(rec: &mut Builder<'_>, links: &Links, 
         let cross = rec.arena.mul2(two, cross);
         let v2 = rec.arena.dot3(&v, &v);
         let lin = rec.arena.mul2(m, v2);
-        let mjj = rec.arena.add(&[rot, cross, lin]);
+        let mjj = rec.arena.add(&[rot, cross, lin, links.armature[j]]);
         diagonal[j] = rec.bind(mjj);
         let Some(p) = links.parents[j] else { continue };
         let (a, l) = (joints[j].a, joints[j].l);

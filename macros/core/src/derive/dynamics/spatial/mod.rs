@@ -133,9 +133,20 @@ pub struct Links {
     pub gravity: Option<Vec3>,
     /// τ = ∂L_w/∂q + Q, from the written Lagrangian and the forces (gravity is not in it).
     pub tau: Vec<Expr>,
-    /// The written Lagrangian, a potential −V(t, q), and the gravitational term of the bodies that
-    /// do not move (a constant).
+    /// The written Lagrangian's potential −V(t, q) and the gravitational term of the bodies that do
+    /// not move (a constant).
     pub rest: Expr,
+    /// Each joint's armature a_j: the written Lagrangian's terms ½ a_j q̇_j² (a rotor's inertia
+    /// reflected onto its joint, constant), zero for most. It adds a_j to the joint's pivot D_j
+    /// and to M_jj, a_j q̈_j to its generalized force, ½ a_j q̇_j² to T and a_j q̇_j to p_j.
+    pub armature: Vec<Expr>,
+}
+
+impl Links {
+    /// Whether a joint has an armature.
+    pub fn has_armature(&self, arena: &Arena) -> bool {
+        self.armature.iter().any(|&a| a != arena.zero())
+    }
 }
 
 impl Joint {

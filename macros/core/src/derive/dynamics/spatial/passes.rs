@@ -183,7 +183,19 @@ pub(super) fn newton_euler(
             }
         })
         .collect();
-    generalized(rec, links, joints, &own)
+    let out = generalized(rec, links, joints, &own);
+    with_armature(rec, links, out, r)
+}
+
+/// `out` plus each joint's armature times its rate `r_j` (a_j q̈_j in M q̈, a_j q̇_j in p).
+fn with_armature(rec: &mut Builder<'_>, links: &Links, mut out: Vec<Expr>, r: &[Expr]) -> Vec<Expr> {
+    for (j, o) in out.iter_mut().enumerate() {
+        if links.armature[j] != rec.arena.zero() {
+            let ar = rec.arena.mul2(links.armature[j], r[j]);
+            *o = rec.arena.add2(*o, ar);
+        }
+    }
+    out
 }
 
 /// f = τ − (the Newton–Euler pass at q̈ = 0 with the motion and gravity).
@@ -222,7 +234,7 @@ pub(in crate::derive::dynamics) fn kinetic_part(rec: &mut Builder<'_>, links: &L
     newton_euler(rec, links, &joints, &syms.qdd, true, true)
 }
 
-/// The links' velocities and T = Σ ½ V_jᵀ M_j V_j.
+/// The links' velocities and T = Σ ½ V_jᵀ M_j V_j (+ ½ a_j q̇_j² of the armatures).
 pub(super) fn kinetic_energy(rec: &mut Builder<'_>, links: &Links, joints: &[Joint]) -> (Vec<Spatial>, Expr) {
     let syms = rec.syms;
     let v = velocities(rec, links, joints, &syms.qd);
@@ -232,7 +244,11 @@ pub(super) fn kinetic_energy(rec: &mut Builder<'_>, links: &Links, joints: &[Joi
             let mv = times(rec.arena, &links.inertias[j], &v[j]);
             let mv = mv.map(|e| rec.bind(e));
             let vmv = rec.arena.dot(&v[j], &mv);
-            rec.arena.mul2(half, vmv)
+            // The armature's ½ a_j q̇_j².
+            let qd2 = rec.arena.powi(syms.qd[j], 2);
+            let rotor = rec.arena.mul2(links.armature[j], qd2);
+            let both = rec.arena.add2(vmv, rotor);
+            rec.arena.mul2(half, both)
         })
         .collect();
     let t = rec.arena.add(&terms);
@@ -290,7 +306,8 @@ pub(in crate::derive::dynamics) fn momenta(rec: &mut Builder<'_>, links: &Links)
     let joints = joints(rec, links);
     let v = velocities(rec, links, &joints, &syms.qd);
     let own: Vec<Spatial> = (0..joints.len()).map(|j| times(rec.arena, &links.inertias[j], &v[j])).collect();
-    generalized(rec, links, &joints, &own)
+    let out = generalized(rec, links, &joints, &own);
+    with_armature(rec, links, out, &syms.qd)
 }
 
 /// Adds a body's spatial inertia about its link's origin, in the link's axes, to `terms` (by entry

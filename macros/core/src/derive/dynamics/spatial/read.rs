@@ -119,14 +119,15 @@ pub fn read(model: &Model, arena: &mut Arena) -> Result<Links, String> {
         }
         None => arena.zero(),
     };
-    let rest = arena.add2(model.written, still);
+    let (armature, potential) = armature(model, arena)?;
+    let rest = arena.add2(potential, still);
     let joints = (0..n)
         .map(|j| match &transforms[j] {
             Transform::Coordinate(t) => Joint::of(arena, *t, syms.q[j]),
             Transform::Turn { a, l, axis, spin } => Joint::turning(arena, (*a, *l), axis, *spin),
         })
         .collect();
-    Ok(Links { parents, order, joints, inertias, masses, gravity: model.gravity, tau, rest })
+    Ok(Links { parents, order, joints, inertias, masses, gravity: model.gravity, tau, rest, armature })
 }
 
 /// A body's pose with each orientation's components shifted to zero at the identity
@@ -227,8 +228,8 @@ impl Units {
     }
 }
 
-/// The model's bodies: some, with constant masses and inertias, in a model without an action, its
-/// written Lagrangian free of velocities.
+/// The model's bodies: some, with constant masses and inertias, in a model without an action (its
+/// written Lagrangian's velocity terms are read by [`armature`]).
 fn check_bodies(model: &Model, arena: &Arena) -> Result<(), String> {
     let syms = &model.layout;
     if model.bodies.is_empty() {
@@ -236,9 +237,6 @@ fn check_bodies(model: &Model, arena: &Arena) -> Result<(), String> {
     }
     if syms.z.is_some() {
         return Err("the model has an action variable".into());
-    }
-    if arena.free_symbols(model.written).iter().any(|&s| matches!(syms.role(s), Some(Role::Velocity(_)))) {
-        return Err("its written Lagrangian has velocity terms besides the bodies' energies".into());
     }
     let constant =
         |arena: &Arena, e: Expr| arena.free_symbols(e).iter().all(|&s| matches!(syms.role(s), Some(Role::Parameter(_))));
@@ -252,6 +250,48 @@ fn check_bodies(model: &Model, arena: &Arena) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The written Lagrangian's terms ½ a_j q̇_j² of an ordinary coordinate's rate with a constant
+/// a_j (an armature: a rotor's inertia reflected onto its joint), by joint, and the rest, which
+/// must be free of velocities.
+fn armature(model: &Model, arena: &mut Arena) -> Result<(Vec<Expr>, Expr), String> {
+    let syms = &model.layout;
+    let n = model.dof();
+    let terms: Vec<Expr> = match arena.node(model.written) {
+        symbolic::Node::Add(ts) => ts.to_vec(),
+        _ => vec![model.written],
+    };
+    let mut armature: Vec<Vec<Expr>> = vec![Vec::new(); n];
+    let mut rest = Vec::with_capacity(terms.len());
+    let ordinary = n - 3 * syms.orientations.len();
+    let why = "its written Lagrangian has velocity terms besides the bodies' energies and the joints' armatures \
+               (½ a q̇² of one coordinate, a constant)";
+    for t in terms {
+        let free = arena.free_symbols(t);
+        let rates: Vec<usize> =
+            free.iter().filter_map(|&s| if let Some(Role::Velocity(j)) = syms.role(s) { Some(j) } else { None }).collect();
+        match rates.as_slice() {
+            [] => rest.push(t),
+            &[j] if j < ordinary => {
+                let v = syms.qd[j];
+                let d2 = arena.diff(t, v);
+                let d2 = arena.diff(d2, v);
+                let constant = arena.free_symbols(d2).iter().all(|&s| matches!(syms.role(s), Some(Role::Parameter(_))));
+                let v2 = arena.powi(v, 2);
+                let half = arena.num(symbolic::Rational::new(1, 2).expect("1/2"));
+                let back = arena.mul(&[half, d2, v2]);
+                let gap = arena.sub(back, t);
+                if !constant || !arena.zero_test(gap).is_zero() {
+                    return Err(why.into());
+                }
+                armature[j].push(d2);
+            }
+            _ => return Err(why.into()),
+        }
+    }
+    let armature = armature.iter().map(|a| arena.add(a)).collect();
+    Ok((armature, arena.add(&rest)))
 }
 
 /// The units that move each body (its pose a function of them alone), read together: the poses

@@ -92,7 +92,8 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
 }
 
 /// The articulated inertias along the links, leaves → root (they depend on the positions only):
-/// per joint U_j = I^A_j S_j, D_j = S_j·U_j, U_j / D_j and I^a_j = I^A_j − U_j U_jᵀ / D_j, with
+/// per joint U_j = I^A_j S_j, D_j = S_j·U_j + a_j (its armature), U_j / D_j and
+/// I^a_j = I^A_j − U_j U_jᵀ / D_j, with
 /// I^A_p = M_p + Σ_children X_jᵀ I^a_j X_j (the last two where j has a parent).
 pub(super) struct Articulated {
     pub(super) u: Vec<Spatial>,
@@ -124,7 +125,8 @@ pub(super) fn articulated(rec: &mut Builder<'_>, links: &Links, joints: &[Joint]
             let e = rec.arena.dot(&ia[x], &s);
             rec.bind(e)
         });
-        let dd = rec.arena.dot(&s, &u);
+        let su = rec.arena.dot(&s, &u);
+        let dd = rec.arena.add2(su, links.armature[j]);
         let dd = rec.bind(dd);
         (out.u[j], out.d[j]) = (u, dd);
         let Some(p) = links.parents[j] else { continue };
