@@ -10,8 +10,9 @@ deterministic state, with the file's joint damping as the torque −d q̇; the t
 first, then the time per call of routh's field and of Pinocchio's ABA, and the cost of building the
 robot's binary (`cargo build --release` of its crate once its dependencies are built: wall time and
 peak memory of the build). Pinocchio's parser ignores `<mimic>` by default (the joint is free), which
-routh reads as a constraint: a file with mimic joints is compared as a copy without them, on both
-sides (the Panda's second finger).
+routh reads as a constraint, and Pinocchio's ABA does not apply a joint's Coulomb `friction`, which
+routh refuses: a file with either is compared as a copy without them, on both sides (the Panda's
+second finger).
 
 The states map onto each other joint by joint: a revolute or prismatic joint's coordinate and rate
 as they are; a continuous joint's angle θ as Pinocchio's (cos θ, sin θ); a floating joint's
@@ -23,7 +24,7 @@ URDF usually) is given one with `--floating`: a copy whose root link hangs from 
 a floating joint `root`.
 
     pip install pin cmeel-eigen example-robot-data   # Pinocchio, Eigen's headers, robots
-    python3 scripts/compare_urdf.py                      # the Panda, the UR5, Solo-12 and Go1 (floating), and the test quadruped
+    python3 scripts/compare_urdf.py                      # the Panda, the UR5, Solo-12 and A1 (floating), and the test quadruped
     python3 scripts/compare_urdf.py path/to/robot.urdf   # any file routh reads
     python3 scripts/compare_urdf.py --floating path/to/quadruped.urdf
 
@@ -52,7 +53,7 @@ def default_robots():
         robots / "panda_description" / "urdf" / "panda.urdf",
         robots / "ur_description" / "urdf" / "ur5_robot.urdf",
         floating(robots / "solo_description" / "robots" / "solo12.urdf"),
-        floating(robots / "go1_description" / "urdf" / "go1.urdf"),
+        floating(robots / "a1_description" / "urdf" / "a1.urdf"),
         REPO / "tests" / "robots" / "quadruped.urdf",
     ]
 
@@ -63,8 +64,8 @@ def floating(urdf):
 
     tree = ET.parse(urdf)
     robot = tree.getroot()
-    links = {link.get("name") for link in robot.iter("link")}
-    children = {joint.find("child").get("link") for joint in robot.iter("joint")}
+    links = {link.get("name") for link in robot.findall("link")}
+    children = {joint.find("child").get("link") for joint in robot.findall("joint")}
     (root,) = sorted(links - children)
     world = ET.SubElement(robot, "link", name="world")
     joint = ET.SubElement(robot, "joint", name="root", type="floating")
@@ -208,12 +209,15 @@ def run_routh(urdf):
     return out[0], float(out[1]), out[2].split(","), out[3].split(","), floats(out[4]), floats(out[5]), floats(out[6]), build
 
 
-def without_mimic(urdf):
-    """`urdf` itself, or a copy without its `<mimic .../>` elements where it has some."""
+def comparable(urdf):
+    """`urdf` itself, or a copy without what the two sides read differently: its `<mimic .../>`
+    elements (a constraint in routh, ignored by Pinocchio's parser) and its joints' Coulomb
+    friction (refused by routh, not applied by Pinocchio's ABA)."""
     import re
 
     text = Path(urdf).read_text()
     stripped = re.sub(r"<mimic\b[^>]*/>", "", text)
+    stripped = re.sub(r'\bfriction="[^"]*"', 'friction="0"', stripped)
     if stripped == text:
         return Path(urdf)
     WORK.mkdir(parents=True, exist_ok=True)
@@ -226,7 +230,7 @@ def main():
     args = sys.argv[1:]
     wrap = "--floating" in args
     args = [a for a in args if a != "--floating"]
-    robots = [without_mimic(floating(a) if wrap else a) for a in args] or [without_mimic(r) for r in default_robots()]
+    robots = [comparable(floating(a) if wrap else a) for a in args] or [comparable(r) for r in default_robots()]
     exe = pinocchio_binary()
     print()
     print("| robot | n | routh dynamics | max |Δq̈| / max |q̈| | routh field per call | Pinocchio ABA per call | routh / Pinocchio | build, peak memory |")

@@ -143,19 +143,7 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
         let singular = |_| FieldError::SingularMassMatrix { t };
         let dq = factor.solve(residual.0).map_err(singular)?;
         let dv = factor.solve(residual.1).map_err(singular)?;
-        let mut j = SMatrix::<f64, D, D>::zeros();
-        match rates {
-            Some((rq, rv)) => {
-                j.fixed_view_mut::<P, P>(0, 0).copy_from(&rq);
-                j.fixed_view_mut::<P, N>(0, P).copy_from(&rv);
-            }
-            None => {
-                assert!(!Self::QUASI, "quasi-velocities need the positions' rate Jacobians");
-                for i in 0..N {
-                    j[(i, P + i)] = 1.0;
-                }
-            }
-        }
+        let mut j = Self::rate_rows(rates);
         j.fixed_view_mut::<N, P>(P, 0).copy_from(&dq);
         j.fixed_view_mut::<N, N>(P, P).copy_from(&dv);
         if let Some((dg_dz, dl_dx)) = action {
@@ -189,6 +177,23 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
     ) -> Result<SMatrix<f64, D, D>, FieldError> {
         let () = Self::OK;
         assert!(!Self::ACTION, "a contact system's Jacobian has the action's row and column");
+        let mut j = Self::rate_rows(rates);
+        let mut dx = SVector::<f64, D>::zeros();
+        for c in 0..D {
+            dx[c] = 1.0;
+            let column = tangent(&dx);
+            dx[c] = 0.0;
+            if !column.iter().all(|v| v.is_finite()) {
+                return Err(FieldError::NonFinite { t });
+            }
+            j.fixed_view_mut::<N, 1>(P, c).copy_from(&column);
+        }
+        Ok(j)
+    }
+
+    /// A field Jacobian with the positions' rows set: (∂q̇/∂q, ∂q̇/∂v) from `rates` where the
+    /// velocities are quasi-velocities, q̇ = v otherwise; the rest zero.
+    fn rate_rows(rates: Option<(SMatrix<f64, P, P>, SMatrix<f64, P, N>)>) -> SMatrix<f64, D, D> {
         let mut j = SMatrix::<f64, D, D>::zeros();
         match rates {
             Some((rq, rv)) => {
@@ -202,17 +207,7 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
                 }
             }
         }
-        let mut dx = SVector::<f64, D>::zeros();
-        for c in 0..D {
-            dx[c] = 1.0;
-            let column = tangent(&dx);
-            dx[c] = 0.0;
-            if !column.iter().all(|v| v.is_finite()) {
-                return Err(FieldError::NonFinite { t });
-            }
-            j.fixed_view_mut::<N, 1>(P, c).copy_from(&column);
-        }
-        Ok(j)
+        j
     }
 
     /// Sets the row of ż = L in a field Jacobian to ∂L/∂x (a no-op for a state without action).

@@ -444,14 +444,11 @@ impl RawModel {
     /// (added to a force written on it).
     fn joint_damping(&mut self, j: &JointDecl, kind: JointKind, name: Option<&Ident>) -> syn::Result<()> {
         let Some(d) = &j.damping else { return Ok(()) };
-        let q = match (kind, name) {
-            (JointKind::Revolute | JointKind::Prismatic, Some(q)) => q,
-            _ => {
-                return Err(syn::Error::new_spanned(
-                    d,
-                    "`damping` acts on a revolute or prismatic joint's coordinate; write a force on the others' coordinates",
-                ));
-            }
+        let Some(q) = moving(kind, name) else {
+            return Err(syn::Error::new_spanned(
+                d,
+                "`damping` acts on a revolute or prismatic joint's coordinate; write a force on the others' coordinates",
+            ));
         };
         let d = grouped(d);
         self.add_force(q, quote_spanned!(q.span()=> -#d * dot(#q)))
@@ -461,11 +458,8 @@ impl RawModel {
     /// written Lagrangian (on the spatial recursion, a_j on the joint's pivot).
     fn joint_armature(&mut self, j: &JointDecl, kind: JointKind, name: Option<&Ident>) -> syn::Result<()> {
         let Some(a) = &j.armature else { return Ok(()) };
-        let q = match (kind, name) {
-            (JointKind::Revolute | JointKind::Prismatic, Some(q)) => q,
-            _ => {
-                return Err(syn::Error::new_spanned(a, "`armature` is a revolute or prismatic joint's rotor inertia"));
-            }
+        let Some(q) = moving(kind, name) else {
+            return Err(syn::Error::new_spanned(a, "`armature` is a revolute or prismatic joint's rotor inertia"));
         };
         let span = q.span();
         let a = grouped(a);
@@ -480,15 +474,12 @@ impl RawModel {
     /// `input = u`: the input u, a generalized force on the joint's coordinate.
     fn joint_input(&mut self, j: &JointDecl, kind: JointKind, name: Option<&Ident>) -> syn::Result<()> {
         let Some(u) = &j.input else { return Ok(()) };
-        let q = match (kind, name) {
-            (JointKind::Revolute | JointKind::Prismatic, Some(q)) => q,
-            _ => {
-                return Err(syn::Error::new(
-                    u.span(),
-                    "`input` drives a revolute or prismatic joint's coordinate; write a force of an input on the others' \
-                     coordinates",
-                ));
-            }
+        let Some(q) = moving(kind, name) else {
+            return Err(syn::Error::new(
+                u.span(),
+                "`input` drives a revolute or prismatic joint's coordinate; write a force of an input on the others' \
+                 coordinates",
+            ));
         };
         self.inputs.push((Ident::new("input", u.span()), vec![u.clone()]));
         self.add_force(q, quote_spanned!(q.span()=> #u))
@@ -537,6 +528,15 @@ impl RawModel {
             inertia: j.inertia.clone(),
         });
         Ok(())
+    }
+}
+
+/// The coordinate of a revolute or prismatic joint (the one a damping, an armature or an input
+/// acts on), none for the other kinds.
+fn moving(kind: JointKind, name: Option<&Ident>) -> Option<&Ident> {
+    match (kind, name) {
+        (JointKind::Revolute | JointKind::Prismatic, Some(q)) => Some(q),
+        _ => None,
     }
 }
 

@@ -244,26 +244,21 @@ impl RawModel {
                 decl.anchor = Some(syn::parse2(vector(at, span))?);
             }
         }
-        let [damping] = place.numbers(j, "damping", [0.0])?;
-        if damping < 0.0 {
-            return Err(place.error(j, "the damping is negative"));
-        }
-        if damping > 0.0 {
-            if kind != "revolute" && kind != "prismatic" {
-                return Err(place.error(j, format!("damping on a `{kind}` joint is not read: write it as a force")));
+        // The damping, and a rotor's inertia reflected onto the joint (MuJoCo adds it to M's
+        // diagonal: ½ a q̇²), of a hinge or a slide.
+        let one_coordinate = kind == "revolute" || kind == "prismatic";
+        for (attr, what) in [("damping", "damping"), ("armature", "an armature")] {
+            let [value] = place.numbers(j, attr, [0.0])?;
+            if value < 0.0 {
+                return Err(place.error(j, format!("the {attr} is negative")));
             }
-            decl.damping = Some(syn::parse2(number(damping, span))?);
-        }
-        // A rotor's inertia reflected onto the joint: ½ a q̇² (MuJoCo adds it to M's diagonal).
-        let [armature] = place.numbers(j, "armature", [0.0])?;
-        if armature < 0.0 {
-            return Err(place.error(j, "the armature is negative"));
-        }
-        if armature > 0.0 {
-            if kind != "revolute" && kind != "prismatic" {
-                return Err(place.error(j, format!("an armature on a `{kind}` joint is not read: write it in the model")));
+            if value > 0.0 && !one_coordinate {
+                return Err(place.error(j, format!("{what} on a `{kind}` joint is not read: write it in the model")));
             }
-            decl.armature = Some(syn::parse2(number(armature, span))?);
+            if value > 0.0 {
+                let value = Some(syn::parse2(number(value, span))?);
+                if attr == "damping" { decl.damping = value } else { decl.armature = value }
+            }
         }
         let limited = match j.attribute("limited") {
             Some("true") => true,

@@ -18,6 +18,7 @@ pub fn read(model: &Model, arena: &mut Arena) -> Result<Links, String> {
     let syms = &model.layout;
     let n = model.dof();
     check_bodies(model, arena)?;
+    let (armature, potential) = armature(model, arena)?;
     let pose = |b: &crate::model::Body| -> Vec<Expr> {
         let mut pose: Vec<Expr> = b.centre.to_vec();
         if let Some(r) = &b.rotation {
@@ -119,7 +120,6 @@ pub fn read(model: &Model, arena: &mut Arena) -> Result<Links, String> {
         }
         None => arena.zero(),
     };
-    let (armature, potential) = armature(model, arena)?;
     let rest = arena.add2(potential, still);
     let joints = (0..n)
         .map(|j| match &transforms[j] {
