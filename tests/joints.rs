@@ -83,6 +83,11 @@ pub struct HandArm {
 
 #[test]
 fn an_arm_from_its_joints_is_the_arm_written_by_hand() {
+    // The file's limits, constants of the model (not part of the dynamics).
+    assert_eq!(UrdfArm::EFFORT_LIMITS, [87.0, 87.0, 87.0, 87.0, 87.0, 87.0, 87.0, 20.0, 20.0]);
+    assert_eq!(UrdfArm::VELOCITY_LIMITS, [2.2, 2.2, 2.2, 2.2, 2.2, 2.2, 2.2, 0.2, 0.2]);
+    assert_eq!(UrdfArm::POSITION_LIMITS[0], [-2.9, 2.9]);
+    assert_eq!(UrdfArm::POSITION_LIMITS[8], [0.0, 0.04]);
     let (joints, hand, urdf) = (JointArm { g: 9.81 }, HandArm { g: 9.81 }, UrdfArm { g: 9.81 });
     // Coordinates named after the moving joints, in order; the fixed joints add none.
     assert_eq!(JointArm::COORDINATES, ["j1", "j2", "j3", "j4", "j5", "j6", "j7", "f1", "f2"]);
@@ -459,6 +464,11 @@ pub struct Arm6Mjcf {
 #[test]
 fn a_six_joint_arm_from_its_mjcf_is_the_arm_from_its_urdf() {
     let (mjcf, urdf) = (Arm6Mjcf { g: 9.81 }, Arm6 { g: 9.81 });
+    // The shoulder's `range="-180 180"` in degrees, a constant of the model; no effort in MJCF's joints.
+    let [lower, upper] = Arm6Mjcf::POSITION_LIMITS[0];
+    assert!((lower + std::f64::consts::PI).abs() < 1e-15 && (upper - std::f64::consts::PI).abs() < 1e-15);
+    assert_eq!(Arm6Mjcf::POSITION_LIMITS[1], [f64::NEG_INFINITY, f64::INFINITY]);
+    assert_eq!(Arm6Mjcf::EFFORT_LIMITS, [f64::INFINITY; 6]);
     assert_eq!(Arm6Mjcf::COORDINATES, Arm6::COORDINATES);
     assert_eq!(Arm6MjcfDriven::DYNAMICS, "recursive");
     let mut rng = Rng::new(29);

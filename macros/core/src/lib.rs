@@ -114,6 +114,7 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
     for path in &system.described {
         tokens.extend(quote::quote! { const _: &[u8] = ::core::include_bytes!(#path); });
     }
+    tokens.extend(emit::model::limits(&system.name, &views[0], &system.limits));
     door.wrap(tokens)
 }
 

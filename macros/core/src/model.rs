@@ -106,6 +106,8 @@ pub struct System {
     /// The description files the model was read from (absolute paths), which the generated code
     /// includes so that editing one rebuilds the model.
     pub described: Vec<String>,
+    /// The joints' limits the description files give (constants of the model).
+    pub limits: Vec<crate::parse::LimitsRead>,
 }
 
 impl System {
@@ -118,7 +120,7 @@ impl System {
         for m in &mut modes {
             m.field_jacobian |= hybrid;
         }
-        System { name, vis, krate, modes, arenas, hybrid, described: Vec::new() }
+        System { name, vis, krate, modes, arenas, hybrid, described: Vec::new(), limits: Vec::new() }
     }
 
     /// Every mode over its arena.

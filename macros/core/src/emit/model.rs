@@ -740,3 +740,39 @@ pub fn energy_derivatives(model: &View<'_>, energy: &crate::derive::euler_lagran
     });
     with_helpers(model, helpers, &items)
 }
+
+/// The joints' limits a description file gives, as constants of the model indexed by velocity
+/// (an ordinary coordinate's velocity has its index): `POSITION_LIMITS` ([lower, upper]),
+/// `EFFORT_LIMITS` and `VELOCITY_LIMITS`, unbounded where the file gives none; nothing for a model
+/// whose files give no limits.
+pub fn limits(name: &syn::Ident, model: &View<'_>, limits: &[crate::parse::LimitsRead]) -> TokenStream {
+    if limits.is_empty() {
+        return TokenStream::new();
+    }
+    let n = model.dof();
+    let (mut position, mut effort, mut velocity) = (vec![None; n], vec![None; n], vec![None; n]);
+    for l in limits {
+        let Some(i) = model.coordinates.iter().position(|c| *c == l.coordinate).filter(|&i| i < n) else { continue };
+        (position[i], effort[i], velocity[i]) = (l.position, l.effort, l.velocity);
+    }
+    let bound = |v: Option<f64>| v.map_or_else(|| quote!(f64::INFINITY), |v| quote!(#v));
+    let position = position.iter().map(|p| match p {
+        Some((lo, hi)) => quote!([#lo, #hi]),
+        None => quote!([f64::NEG_INFINITY, f64::INFINITY]),
+    });
+    let (effort, velocity) = (effort.into_iter().map(bound), velocity.into_iter().map(bound));
+    quote! {
+        impl #name {
+            /// Each joint's position limits [lower, upper] as its description file gives them, by
+            /// velocity (an ordinary coordinate's velocity has its index; unbounded where the file
+            /// gives none). Not part of the dynamics (`limits = e` makes them impacts).
+            pub const POSITION_LIMITS: [[f64; 2]; #n] = [#(#position),*];
+            /// Each joint's effort limit (the largest |torque| or |force| of its actuator) as its
+            /// description file gives it, by velocity; `f64::INFINITY` where none. Not applied.
+            pub const EFFORT_LIMITS: [f64; #n] = [#(#effort),*];
+            /// Each joint's velocity limit as its description file gives it, by velocity;
+            /// `f64::INFINITY` where none. Not applied.
+            pub const VELOCITY_LIMITS: [f64; #n] = [#(#velocity),*];
+        }
+    }
+}

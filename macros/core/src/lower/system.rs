@@ -31,8 +31,10 @@ pub fn system_from_input(input: &DeriveInput, cx: &mut Ctxt) -> Option<System> {
     let parameters = parameters(input, cx)?;
     let raw = cx.ok(parse_attributes(&input.attrs, input.ident.span()))?;
     let described = raw.described.clone();
+    let limits = raw.limits_read.clone();
     let mut system = system_of(input, cx, raw, &parameters)?;
     system.described = described;
+    system.limits = limits;
     Some(system)
 }
 
@@ -189,6 +191,7 @@ fn single(
         defines: raw.defines.clone(),
         joints: Vec::new(),
         described: Vec::new(),
+        limits_read: Vec::new(),
         bodies: raw.bodies.clone(),
         contacts: raw.contacts.clone(),
         gravity: raw.gravity.clone(),
@@ -316,6 +319,7 @@ fn merged_mode(cx: &mut Ctxt, raw: &RawModel, m: &crate::parse::ModeDecl) -> Raw
         defines,
         joints: Vec::new(),
         described: Vec::new(),
+        limits_read: Vec::new(),
         // Bodies belong to the Lagrangian: a mode that inherits it inherits them.
         bodies: match (own_lagrangian, inherit_coordinates) {
             (true, _) => own.bodies.clone(),

@@ -49,6 +49,17 @@ pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(Li
     Ok((path.ok_or_else(|| syn::Error::new(keyword.span(), hint))?, asked))
 }
 
+/// A joint's limits as its description file gives them (URDF's `<limit lower upper effort
+/// velocity>`, MJCF's `range`), by its coordinate: for controllers, as constants of the model
+/// (position limits become impacts only when asked).
+#[derive(Clone)]
+pub struct LimitsRead {
+    pub coordinate: Ident,
+    pub position: Option<(f64, f64)>,
+    pub effort: Option<f64>,
+    pub velocity: Option<f64>,
+}
+
 /// What a description file's item asks for besides the file: its joints' position limits as
 /// impacts of restitution `limits`, and an input `<inputs>_<joint>` driving each revolute and
 /// prismatic joint (a generalized force on its coordinate).

@@ -27,7 +27,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote_spanned;
 use syn::{Ident, LitStr};
 
-use super::description::{Asked, Place, angle, drive_joints, inertia_defect, number, vector, with_root};
+use super::description::{Asked, LimitsRead, Place, angle, drive_joints, inertia_defect, number, vector, with_root};
 use super::{JointDecl, RawModel};
 
 /// Degrees or radians, and how to read an orientation.
@@ -265,15 +265,19 @@ impl RawModel {
             Some("false") => false,
             _ => j.attribute("range").is_some(),
         };
-        if let (Some(e), true, true) = (limits, limited, kind == "revolute" || kind == "prismatic") {
+        if limited && (kind == "revolute" || kind == "prismatic") {
             let [lower, upper] = place.numbers(j, "range", [0.0; 2])?;
             let [lower, upper] = if kind == "revolute" { [lower, upper].map(|v| units.angle(v)) } else { [lower, upper] };
             if lower >= upper {
                 return Err(place.error(j, format!("the range's lower end {lower} is not below its upper {upper}")));
             }
-            let (lower, upper) = (number(lower, span), number(upper, span));
-            decl.limits = Some(syn::parse2(quote_spanned!(span=> [#lower, #upper]))?);
-            decl.restitution = Some(e.clone());
+            let coordinate = decl.name.clone().expect("named above");
+            self.limits_read.push(LimitsRead { coordinate, position: Some((lower, upper)), effort: None, velocity: None });
+            if let Some(e) = limits {
+                let (lower, upper) = (number(lower, span), number(upper, span));
+                decl.limits = Some(syn::parse2(quote_spanned!(span=> [#lower, #upper]))?);
+                decl.restitution = Some(e.clone());
+            }
         }
         Ok(decl)
     }

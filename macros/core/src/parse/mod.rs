@@ -120,6 +120,7 @@ mod mjcf;
 mod reduce;
 mod urdf;
 pub use body::{BodyDecl, ContactDecl};
+pub use description::LimitsRead;
 pub use impact::{ImpactDecl, LawDecl};
 pub use joint::{ClosureDecl, JointDecl};
 
@@ -575,6 +576,8 @@ pub struct RawModel {
     pub krate: Option<syn::Path>,
     /// The description files read (`urdf = "path"`), by absolute path.
     pub described: Vec<String>,
+    /// The joints' limits the description files give.
+    pub limits_read: Vec<description::LimitsRead>,
 }
 
 impl RawModel {
@@ -607,6 +610,7 @@ impl RawModel {
             outputs: Vec::new(),
             krate: None,
             described: Vec::new(),
+            limits_read: Vec::new(),
         }
     }
 

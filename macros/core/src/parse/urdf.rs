@@ -29,7 +29,7 @@
 use quote::quote_spanned;
 use syn::{Ident, LitStr};
 
-use super::description::{Asked, Place, drive_joints, inertia_defect, number, rotation, vector, with_root};
+use super::description::{Asked, LimitsRead, Place, drive_joints, inertia_defect, number, rotation, vector, with_root};
 use super::{Binding, ConstraintDecl, DefineKind, JointDecl, RawModel};
 
 impl RawModel {
@@ -147,6 +147,17 @@ impl RawModel {
             let xyz = place.numbers(origin, "xyz", [0.0; 3])?;
             decl.origin = Some(syn::parse2(vector(xyz, span))?);
             decl.rotation = rotation(place.numbers(origin, "rpy", [0.0; 3])?, span).map(syn::parse2).transpose()?;
+        }
+        let one_coordinate = kind == "revolute" || kind == "continuous" || kind == "prismatic";
+        if let (true, Some(limit)) = (one_coordinate, place.child(j, "limit")) {
+            let read = |attr: &str| limit.attribute(attr).map(|_| place.numbers(limit, attr, [0.0]).map(|[v]| v)).transpose();
+            let (lower, upper) = (read("lower")?, read("upper")?);
+            self.limits_read.push(LimitsRead {
+                coordinate: name.clone(),
+                position: lower.zip(upper).filter(|_| kind != "continuous"),
+                effort: read("effort")?,
+                velocity: read("velocity")?,
+            });
         }
         let moving = kind != "fixed";
         if kind == "planar" {
