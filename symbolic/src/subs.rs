@@ -10,6 +10,15 @@ impl Arena {
     /// Replaces each `key` by `value` for `(key, value)` in `map` (keys are normally symbols, but
     /// any node matches structurally). If a key is listed twice the last entry wins.
     pub fn subs(&mut self, e: Expr, map: &[(Expr, Expr)]) -> Expr {
+        self.subs_many(&[e], map)[0]
+    }
+
+    /// [`Arena::subs`] of every expression of `es` with one memo: expressions that share their
+    /// sub-DAGs (the poses along a chain) rebuild each shared node once.
+    pub fn subs_many(&mut self, es: &[Expr], map: &[(Expr, Expr)]) -> Vec<Expr> {
+        if map.is_empty() {
+            return es.to_vec();
+        }
         let table: FxHashMap<Expr, Expr> = map.iter().copied().collect();
         let mut mask = 0u64;
         for &(k, _) in map {
@@ -17,7 +26,7 @@ impl Arena {
             mask |= if m == 0 { !0 } else { m };
         }
         let mut memo = FxHashMap::default();
-        self.subs_rec(e, &table, mask, &mut memo)
+        es.iter().map(|&e| self.subs_rec(e, &table, mask, &mut memo)).collect()
     }
 
     fn subs_rec(&mut self, e: Expr, table: &FxHashMap<Expr, Expr>, mask: u64, memo: &mut FxHashMap<Expr, Expr>) -> Expr {

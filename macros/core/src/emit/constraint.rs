@@ -9,7 +9,7 @@ use symbolic::Expr;
 use crate::derive::constraint::{ConstraintEquations, Kind};
 use crate::derive::dynamics::Inverse;
 use crate::derive::euler_lagrange::Equations;
-use crate::emit::codegen::{Helpers, allow_generated, matrix};
+use crate::emit::codegen::{Helpers, allow_generated};
 use crate::emit::form::MassOperator;
 use crate::model::View;
 use crate::notation::{display_name, doc_block, formula};
@@ -236,27 +236,7 @@ fn saddle_jacobian(
     let dz_sets = j_vals[nm * (p + n) + nm..].iter().enumerate().map(|(r, v)| quote! { dr[(#r, #p + #n)] = #v; });
     let (jac_fn, allow) = (format_ident!("__routh_constraint_jacobian"), allow_generated());
     // With orientations, the rates' Jacobians ∂q̇/∂q, ∂q̇/∂v of q̇ = K(q) v head the field's Jacobian.
-    let rates = match &eq.rate_jacobians {
-        Some((rq, rv)) => {
-            let mut outs: Vec<Expr> = rq.iter().flatten().copied().collect();
-            outs.extend(rv.iter().flatten().copied());
-            let none = TokenStream::new();
-            let (stmts, vals) = helpers.body(model, &outs, "__routh_rate_jacobians", &none, &none);
-            let (rq_m, rv_m) = (matrix(p, p, &vals[..p * p]), matrix(p, n, &vals[p * p..]));
-            quote! {
-                /// The rates' Jacobians ∂q̇/∂q and ∂q̇/∂v of q̇ = K(q) v (an orientation's quaternion turns at
-                /// ½ q ⊗ (0, ω)), the top rows of the field's Jacobian.
-                #allow
-                fn __routh_rate_jacobians(&self, t: f64, x: &#state)
-                    -> (__routh::Matrix<#p, #p>, __routh::Matrix<#p, #n>)
-                {
-                    #(#stmts)*
-                    (#rq_m, #rv_m)
-                }
-            }
-        }
-        None => TokenStream::new(),
-    };
+    let rates = crate::emit::dynamics::rate_jacobians_item(model, eq, helpers);
     // A constrained tree: K's quantities at (x, a) once, then its tangent along each basis
     // direction of the state added to the first n rows.
     let (kinetic_fns, add_kinetic) = match inverse {

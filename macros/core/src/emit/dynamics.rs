@@ -554,22 +554,11 @@ fn recursive_jacobian(model: &View<'_>, r: &Recursive, eq: &Equations, helpers: 
     let Some(tangent) = &r.tangent else { return TokenStream::new() };
     let layout = crate::emit::codegen::state_layout(model);
     // With orientations, the rates' Jacobians ∂q̇/∂q, ∂q̇/∂v of q̇ = K(q) v head the field's.
-    let (rate_stmts, rates) = match &eq.rate_jacobians {
-        Some((rq, rv)) => {
-            let (p, n) = (model.layout.position_dim(), model.dof());
-            let outputs: Vec<Expr> = rq.iter().chain(rv).flatten().copied().collect();
-            let none = TokenStream::new();
-            let (stmts, vals) = helpers.body(model, &outputs, "__routh_rate_jacobians", &none, &none);
-            let (v_rq, v_rv) = vals.split_at(p * p);
-            let rates = quote! {
-                ::core::option::Option::Some((
-                    __routh::Matrix::<#p, #p>::from_row_slice(&[#(#v_rq),*]),
-                    __routh::Matrix::<#p, #n>::from_row_slice(&[#(#v_rv),*]),
-                ))
-            };
-            (stmts, rates)
-        }
-        None => (Vec::new(), quote!(::core::option::Option::None)),
+    let rate_item = rate_jacobians_item(model, eq, helpers);
+    let rates = if eq.rate_jacobians.is_some() {
+        quote!(::core::option::Option::Some(self.__routh_rate_jacobians(t, x)))
+    } else {
+        quote!(::core::option::Option::None)
     };
     let sv = quote! { __routh::State<#d> };
     let functions = TangentFunctions {
@@ -584,6 +573,8 @@ fn recursive_jacobian(model: &View<'_>, r: &Recursive, eq: &Equations, helpers: 
     quote! {
         #functions
 
+        #rate_item
+
         /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, q̈) over x = (q, q̇): each column the
         /// articulated-body recursion differentiated along a basis direction of the state (forward mode through
         /// the recursion, exact; O(n²) in all, M never formed).
@@ -596,7 +587,6 @@ fn recursive_jacobian(model: &View<'_>, r: &Recursive, eq: &Equations, helpers: 
         {
             self.accelerations(t, x)?;
             let p = self.__routh_recursive_primal(t, x);
-            #(#rate_stmts)*
             #layout::tangent_jacobian(t, #rates, |dx| self.__routh_recursive_tangent(t, x, &p, dx))
         }
     }
@@ -621,6 +611,29 @@ fn accelerations_method(n: usize, d: usize, why: &str) -> TokenStream {
         {
             #call
             __routh::mechanics::accelerations_in_place(t, &mut m, f)
+        }
+    }
+}
+
+/// `__routh_rate_jacobians(t, x)` of a model with orientations: the rates' Jacobians ∂q̇/∂q and
+/// ∂q̇/∂v of q̇ = K(q) v, the top rows of the field's Jacobian (nothing without orientations).
+pub(crate) fn rate_jacobians_item(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> TokenStream {
+    let Some((rq, rv)) = &eq.rate_jacobians else { return TokenStream::new() };
+    let (p, n, d) = (model.layout.position_dim(), model.dof(), model.layout.state_dim());
+    let outputs: Vec<Expr> = rq.iter().chain(rv).flatten().copied().collect();
+    let none = TokenStream::new();
+    let (stmts, vals) = helpers.body(model, &outputs, "__routh_rate_jacobians", &none, &none);
+    let (rq_m, rv_m) = (crate::emit::codegen::matrix(p, p, &vals[..p * p]), crate::emit::codegen::matrix(p, n, &vals[p * p..]));
+    let (allow, state) = (allow_generated(), crate::emit::codegen::state_type(d));
+    quote! {
+        /// The rates' Jacobians ∂q̇/∂q and ∂q̇/∂v of q̇ = K(q) v (an orientation's quaternion turns at
+        /// ½ q ⊗ (0, ω)), the top rows of the field's Jacobian.
+        #allow
+        fn __routh_rate_jacobians(&self, t: f64, x: &#state)
+            -> (__routh::Matrix<#p, #p>, __routh::Matrix<#p, #n>)
+        {
+            #(#stmts)*
+            (#rq_m, #rv_m)
         }
     }
 }

@@ -40,12 +40,19 @@ pub fn read(model: &Model, arena: &mut Arena) -> Result<Links, String> {
         return Err(format!("the pose of `{}` depends on time", model.bodies[k].name));
     }
     let units = Units::of(model, arena);
+    // The poses shifted, with one memo (per pose, each would walk the chain above it again).
+    let shifted = arena.subs_many(&poses.concat(), &units.shifted);
+    let mut next = shifted.into_iter();
     let placed: Vec<Pose> = model
         .bodies
         .iter()
-        .map(|b| Pose {
-            centre: b.centre.map(|e| arena.subs(e, &units.shifted)),
-            rotation: b.rotation.as_ref().map(|r| r.matrix.map(|row| row.map(|e| arena.subs(e, &units.shifted)))),
+        .map(|b| {
+            let centre: Vec3 = std::array::from_fn(|_| next.next().expect("a centre"));
+            let rotation = b
+                .rotation
+                .as_ref()
+                .map(|_| -> Mat3 { std::array::from_fn(|_| std::array::from_fn(|_| next.next().expect("a rotation"))) });
+            Pose { centre, rotation }
         })
         .collect();
     let (rows, moved, still) = moved_bodies(arena, &units, &placed);
