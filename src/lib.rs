@@ -313,6 +313,11 @@ pub struct GuidePerformance;
 #[doc = include_str!("../docs/guide/runtime.md")]
 pub struct GuideRuntime;
 
+/// `docs/guide/python.md`, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/python.md")]
+pub struct GuidePython;
+
 /// `docs/guide/development.md`, compiled as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../docs/guide/development.md")]
@@ -346,8 +351,8 @@ pub mod __private {
         Completion, ContactDiscreteSystem, DiscretePlan, DiscreteRun, DiscreteSystem, DiscreteTrajectory, FieldError,
         HybridInputSystem, HybridOptions, HybridReduction, HybridSystem, HybridTrajectory, InputSignal, InputSystem,
         Linearization, MassFactor, MechanicalSystem, ModeState, MomentumJump, Options, Plan, Provenance, Reconstruction, Record,
-        ReducedDiscreteTrajectory, Run, RunResult, Runs, RunsDiscrete, Sampled, SimError, Simulate, SimulateDiscrete, Trajectory,
-        VectorField,
+        ReducedDiscreteTrajectory, Run, RunError, RunResult, Runs, RunsDiscrete, Sampled, SimError, Simulate, SimulateDiscrete,
+        Trajectory, VectorField,
     };
 
     // What generated code names of the runtime's modules.
@@ -359,6 +364,11 @@ pub mod __private {
     }
     pub mod discrete {
         pub use routh_runtime::discrete::MomentumLaw;
+    }
+    pub mod erased {
+        pub use routh_runtime::erased::{
+            DynModel, FlatLinearization, FlatRun, ModelInfo, RunRequest, inputs, mode, no_jacobian, parameters, run, state,
+        };
     }
     pub mod equilibrium {
         pub use routh_runtime::equilibrium::{FixedPoint, FixedPointError, FixedPointOptions, fixed_point};

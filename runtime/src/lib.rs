@@ -93,6 +93,7 @@ pub mod reduction {
     pub use crate::mechanics::reduction::*;
 }
 pub use ode::{dop853, dopri5, events, field, method, monitor, options, state, stepper, trajectory};
+pub use run::erased;
 
 pub use nalgebra;
 
@@ -112,6 +113,7 @@ pub use monitor::Monitor;
 pub use options::{Options, Output, Tolerances};
 pub use provenance::{Provenance, Record, VERSION};
 pub use reduction::{HybridReduction, MomentumJump, Reconstruction};
+pub use run::erased::{DynModel, ModelInfo};
 pub use run::{
     DiscretePlan, DiscreteRun, Flow, Hybrid, Plan, Run, Runs, RunsDiscrete, Simulate, SimulateDiscrete, TwoStep, Variational,
 };

@@ -55,6 +55,7 @@
 //! ```
 
 pub mod discrete;
+pub mod erased;
 
 use std::marker::PhantomData;
 use std::ops::Range;

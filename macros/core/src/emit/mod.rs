@@ -11,7 +11,8 @@
 //! - [`reduce`]: the reduced systems, each a type of its own;
 //! - [`system`] and [`hybrid`]: how the model simulates as a whole (modes, `HybridSystem`), and
 //!   [`run`]: its `run()` and the runtime's `Simulate`/`Runs` impls, [`checks`]: what a run checks
-//!   before it starts (parameters, the bodies' requirements, unit quaternions);
+//!   before it starts (parameters, the bodies' requirements, unit quaternions); [`erased`]: the
+//!   model behind a pointer (`DynModel`), for bindings and drivers that take any model;
 //! - [`door`]: the one constant the impls stand in, importing the runtime's door once;
 //! - [`codegen`]: the shared helpers (symbols as tokens, straight-line bodies, matrices);
 //! - [`fallback`]: stubs of the API beside a model's errors.
@@ -24,6 +25,7 @@ pub mod constraint;
 pub mod discrete;
 pub mod door;
 pub mod dynamics;
+pub mod erased;
 pub mod fallback;
 pub mod form;
 pub mod hybrid;

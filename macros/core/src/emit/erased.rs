@@ -1,0 +1,223 @@
+//! The model behind a pointer: `impl DynModel` (the runtime's `erased` module), whose methods are
+//! the typed API's glue on states given as slices — the field, energy, momenta, outputs,
+//! linearisation and runs of each kind of model (smooth, with impacts, with modes, each with or
+//! without inputs) — and `from_parameters`, the model from its parameters' values in declaration
+//! order. What bindings to other languages and sweep drivers build on.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::model::{System, View};
+
+/// `impl DynModel` for the system whose modes are `views`.
+pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
+    let Some(first) = views.first() else { return TokenStream::new() };
+    let name = &system.name;
+    let name_str = name.to_string();
+    let multi = !system.is_single();
+    let d = views.iter().map(|m| m.layout.state_dim()).max().unwrap_or(0);
+    let k = first.inputs.len();
+    let params = &first.parameters;
+    let np = params.len();
+    let param_names: Vec<String> = params.iter().map(ToString::to_string).collect();
+    let coordinates: Vec<String> = first.coordinates.iter().map(ToString::to_string).collect();
+    let state_names = crate::emit::model::state_names(first);
+    let inputs: Vec<String> = first.inputs.iter().map(ToString::to_string).collect();
+    let outputs: Vec<&String> = first.outputs.iter().map(|(n, _)| n).collect();
+    let modes: Vec<String> =
+        if multi { views.iter().filter_map(|m| m.mode.as_ref().map(|(_, id)| id.to_string())).collect() } else { Vec::new() };
+    let impacts: Vec<String> = if multi { Vec::new() } else { first.impacts.iter().map(|i| i.name.to_string()).collect() };
+    let linearizes = views.iter().all(|m| m.field_jacobian);
+    let state = crate::emit::codegen::state_type(d);
+    let input = crate::emit::codegen::svector(k);
+    let mech = quote! { __routh::mechanics };
+
+    // The model at the inputs `u` (an array), whose views answer for each mode.
+    let at_inputs = if k == 0 {
+        quote! { self }
+    } else {
+        quote! { self.driven(::core::array::from_fn(|i| u[i])) }
+    };
+    // `f(view, x)` in each mode: the mode's view and its prefix of the padded state.
+    let per_mode = |f: &dyn Fn(TokenStream, TokenStream) -> TokenStream| -> TokenStream {
+        if !multi {
+            return f(quote! { (#at_inputs) }, quote! { &x });
+        }
+        let arms = views.iter().enumerate().map(|(i, m)| {
+            let Some((_, mode)) = &m.mode else { return TokenStream::new() };
+            let dm = m.layout.state_dim();
+            let xm = if dm == d {
+                quote! { &x }
+            } else {
+                quote! { &#mech::take::<#d, #dm>(&x) }
+            };
+            let body = f(quote! { (#at_inputs).#mode() }, xm);
+            quote! { #i => #body, }
+        });
+        quote! {
+            match mode {
+                #(#arms)*
+                _ => unreachable!("the mode was checked"),
+            }
+        }
+    };
+    let energy = per_mode(&|v, x| quote! { #v.energy(t, #x) });
+    let momenta = per_mode(&|v, x| quote! { #v.momenta(t, #x).as_slice().to_vec() });
+    let outputs_body = if outputs.is_empty() {
+        quote! { ::std::vec::Vec::new() }
+    } else {
+        per_mode(&|v, x| quote! { #v.outputs(t, #x).to_vec() })
+    };
+    let field = match (multi, k) {
+        (false, 0) => quote! { __routh::VectorField::field(self, t, &x)? },
+        (false, _) => quote! { __routh::InputSystem::field_with_input(self, t, &x, &u)? },
+        (true, 0) => quote! { __routh::HybridSystem::mode_field(self, mode, t, &x)? },
+        (true, _) => quote! { __routh::HybridInputSystem::mode_field_with_input(self, mode, t, &x, &u)? },
+    };
+    let linearize = match (linearizes, multi, k) {
+        (false, _, _) => quote! { Err(__routh::erased::no_jacobian(info)) },
+        (true, false, 0) => quote! {
+            let a = self.jacobian(t, &x)?;
+            Ok(__routh::erased::FlatLinearization::new(&a, &__routh::Matrix::<#d, 0>::zeros()))
+        },
+        (true, false, _) => quote! {
+            let l = self.linearize(t, &x, ::core::array::from_fn(|i| u[i]))?;
+            Ok(__routh::erased::FlatLinearization::new(&l.a, &l.b))
+        },
+        (true, true, 0) => quote! {
+            let a = __routh::HybridSystem::mode_jacobian(self, mode, t, &x)?;
+            Ok(__routh::erased::FlatLinearization::new(&a, &__routh::Matrix::<#d, 0>::zeros()))
+        },
+        (true, true, _) => quote! {
+            let l = self.linearize(mode, t, &x, ::core::array::from_fn(|i| u[i]))?;
+            Ok(__routh::erased::FlatLinearization::new(&l.a, &l.b))
+        },
+    };
+    let run = if k == 0 {
+        quote! { __routh::erased::run::<Self, __routh::Plain, #d>(self, request, __routh::Plain, outputs) }
+    } else {
+        quote! {
+            let u = __routh::erased::inputs::<#k>(info, &request.inputs)?;
+            __routh::erased::run::<Self, __routh::Inputs<#input, #k>, #d>(self, request, __routh::Inputs(u), outputs)
+        }
+    };
+    let (modes_len, impacts_len, inputs_len, outputs_len, coords_len, names_len) =
+        (modes.len(), impacts.len(), inputs.len(), outputs.len(), coordinates.len(), state_names.len());
+    quote! {
+        #[automatically_derived]
+        impl __routh::erased::DynModel for #name {
+            #[inline]
+            fn describe() -> &'static __routh::erased::ModelInfo {
+                const PARAMETERS: [&str; #np] = [#(#param_names),*];
+                const COORDINATES: [&str; #coords_len] = [#(#coordinates),*];
+                const STATE_NAMES: [&str; #names_len] = [#(#state_names),*];
+                const INPUTS: [&str; #inputs_len] = [#(#inputs),*];
+                const OUTPUTS: [&str; #outputs_len] = [#(#outputs),*];
+                const MODES: [&str; #modes_len] = [#(#modes),*];
+                const IMPACTS: [&str; #impacts_len] = [#(#impacts),*];
+                const INFO: __routh::erased::ModelInfo =
+                    __routh::erased::ModelInfo::new(#name_str, &PARAMETERS, &COORDINATES, &STATE_NAMES, #d)
+                        .inputs(&INPUTS)
+                        .outputs(&OUTPUTS)
+                        .modes(&MODES)
+                        .impacts(&IMPACTS)
+                        .linearizes(#linearizes);
+                &INFO
+            }
+
+            #[inline]
+            fn from_parameters(values: &[f64]) -> ::core::result::Result<Self, __routh::SimError> {
+                let [#(#params),*] = __routh::erased::parameters::<#np>(<Self as __routh::erased::DynModel>::describe(), values)?;
+                let model = Self { #(#params),* };
+                model.check_parameters()?;
+                Ok(model)
+            }
+
+            #[inline]
+            fn info(&self) -> &'static __routh::erased::ModelInfo {
+                <Self as __routh::erased::DynModel>::describe()
+            }
+
+            #[inline]
+            fn parameter_values(&self) -> ::std::vec::Vec<f64> {
+                ::std::vec![#(self.#params),*]
+            }
+
+            #[inline]
+            fn with_parameters(&self, values: &[f64])
+                -> ::core::result::Result<::std::boxed::Box<dyn __routh::erased::DynModel>, __routh::SimError>
+            {
+                Ok(::std::boxed::Box::new(<Self as __routh::erased::DynModel>::from_parameters(values)?))
+            }
+
+            #[inline]
+            fn field(&self, mode: usize, t: f64, x: &[f64], u: &[f64])
+                -> ::core::result::Result<::std::vec::Vec<f64>, __routh::SimError>
+            {
+                let info = <Self as __routh::erased::DynModel>::describe();
+                __routh::erased::mode(info, mode)?;
+                let x: #state = __routh::erased::state::<#d>(info, x)?;
+                let u: #input = __routh::erased::inputs::<#k>(info, u)?;
+                let _ = &u;
+                Ok(#field.as_slice().to_vec())
+            }
+
+            #[inline]
+            fn energy(&self, mode: usize, t: f64, x: &[f64]) -> ::core::result::Result<f64, __routh::SimError> {
+                let info = <Self as __routh::erased::DynModel>::describe();
+                __routh::erased::mode(info, mode)?;
+                let x: #state = __routh::erased::state::<#d>(info, x)?;
+                let u = [0.0; #k];
+                let _ = &u;
+                Ok(#energy)
+            }
+
+            #[inline]
+            fn momenta(&self, mode: usize, t: f64, x: &[f64])
+                -> ::core::result::Result<::std::vec::Vec<f64>, __routh::SimError>
+            {
+                let info = <Self as __routh::erased::DynModel>::describe();
+                __routh::erased::mode(info, mode)?;
+                let x: #state = __routh::erased::state::<#d>(info, x)?;
+                let u = [0.0; #k];
+                let _ = &u;
+                Ok(#momenta)
+            }
+
+            #[inline]
+            fn outputs(&self, mode: usize, t: f64, x: &[f64], u: &[f64])
+                -> ::core::result::Result<::std::vec::Vec<f64>, __routh::SimError>
+            {
+                let info = <Self as __routh::erased::DynModel>::describe();
+                __routh::erased::mode(info, mode)?;
+                let x: #state = __routh::erased::state::<#d>(info, x)?;
+                let u: #input = __routh::erased::inputs::<#k>(info, u)?;
+                let _ = (&x, &u, t);
+                Ok(#outputs_body)
+            }
+
+            #[inline]
+            fn linearize(&self, mode: usize, t: f64, x: &[f64], u: &[f64])
+                -> ::core::result::Result<__routh::erased::FlatLinearization, __routh::SimError>
+            {
+                let info = <Self as __routh::erased::DynModel>::describe();
+                __routh::erased::mode(info, mode)?;
+                let x: #state = __routh::erased::state::<#d>(info, x)?;
+                let u: #input = __routh::erased::inputs::<#k>(info, u)?;
+                let _ = (&x, &u, t);
+                #linearize
+            }
+
+            #[inline]
+            fn run(&self, request: &__routh::erased::RunRequest)
+                -> ::core::result::Result<__routh::erased::FlatRun, __routh::RunError<__routh::erased::FlatRun>>
+            {
+                let info = <Self as __routh::erased::DynModel>::describe();
+                let outputs = |mode: usize, t: f64, x: &[f64]| {
+                    <Self as __routh::erased::DynModel>::outputs(self, mode, t, x, &request.inputs)
+                };
+                #run
+            }
+        }
+    }
+}

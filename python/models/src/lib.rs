@@ -1,0 +1,146 @@
+//! `routh_models`: the models the Python tests and examples import — the showcase's double
+//! pendulum, a cart-pole pushed by a force, a bouncing ball and the two-mode bouncing rod of
+//! *Hybrid periodic orbits* §4.3 — and, beside them, the same computations by the typed Rust API
+//! (`reference_*`), which the tests compare with the Python module's to the bit.
+
+#![forbid(unsafe_code)]
+
+use routh::prelude::*;
+use routh::runtime::ensemble::{EnsembleOptions, ensemble};
+use routh_python::pyo3::prelude::*;
+
+/// Planar double pendulum with viscous joint damping (the README's showcase), with the lower bob's
+/// height as an output.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(th1, th2),
+    define(
+        x1 = l1 * th1.sin(),           y1 = -l1 * th1.cos(),
+        x2 = x1 + l2 * th2.sin(),      y2 = y1 - l2 * th2.cos(),
+    ),
+    lagrangian = m1 / 2 * (dot(x1).powi(2) + dot(y1).powi(2))
+               + m2 / 2 * (dot(x2).powi(2) + dot(y2).powi(2))
+               - g * (m1 * y1 + m2 * y2),
+    force(th1 = -b * dot(th1), th2 = -b * (dot(th2) - dot(th1))),
+    output(tip_y = y2),
+)]
+pub struct DoublePendulum {
+    pub m1: f64,
+    pub m2: f64,
+    pub l1: f64,
+    pub l2: f64,
+    pub g: f64,
+    pub b: f64,
+}
+
+/// A cart of mass mc pushed by the force u, carrying a pendulum (mass mp, length l) with θ from
+/// the upward vertical.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(s, th),
+    input(u),
+    define(px = s + l * th.sin(), py = l * th.cos()),
+    lagrangian = mc / 2 * dot(s).powi(2) + mp / 2 * (dot(px).powi(2) + dot(py).powi(2)) - mp * g * py,
+    force(s = u),
+)]
+pub struct CartPole {
+    pub mc: f64,
+    pub mp: f64,
+    pub l: f64,
+    pub g: f64,
+}
+
+/// A ball bouncing on the floor with restitution e.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y),
+    lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
+    impact(name = floor, guard = y, law = restitution(e)),
+)]
+pub struct BouncingBall {
+    pub m: f64,
+    pub g: f64,
+    pub e: f64,
+}
+
+/// The bouncing rod: two modes, which end hits the ground next (elastic impacts).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y, alpha),
+    lagrangian = m / 2 * (dot(y).powi(2) + (r * dot(alpha)).powi(2)) - m * g * y,
+    mode(left),
+    mode(right),
+    transition(left -> right, guard = y - l / 2 * alpha.sin(), law = restitution(1)),
+    transition(right -> left, guard = y + l / 2 * alpha.sin(), law = restitution(1)),
+)]
+pub struct Rod {
+    pub m: f64,
+    pub l: f64,
+    pub r: f64,
+    pub g: f64,
+}
+
+fn pendulum(p: [f64; 6]) -> DoublePendulum {
+    DoublePendulum { m1: p[0], m2: p[1], l1: p[2], l2: p[3], g: p[4], b: p[5] }
+}
+
+/// The double pendulum's run by the typed API: the times and the states (flat, row by row).
+#[pyfunction]
+#[pyo3(crate = "::routh_python::pyo3")]
+fn reference_double_pendulum(p: [f64; 6], x0: [f64; 4], t1: f64, rtol: f64, atol: f64) -> PyResult<(Vec<f64>, Vec<f64>)> {
+    let model = pendulum(p);
+    let sol = model
+        .run(State::<4>::from(x0))
+        .span(0.0..t1)
+        .rtol(rtol)
+        .atol(atol)
+        .go()
+        .map_err(|e| routh_python::pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    Ok((sol.times.clone(), sol.states.iter().flat_map(|x| x.iter().copied()).collect()))
+}
+
+/// The cart-pole's (A, B) by the typed API, row by row.
+#[pyfunction]
+#[pyo3(crate = "::routh_python::pyo3")]
+fn reference_cartpole_linearize(p: [f64; 4], x: [f64; 4], u: f64) -> PyResult<(Vec<f64>, Vec<f64>)> {
+    let model = CartPole { mc: p[0], mp: p[1], l: p[2], g: p[3] };
+    let lin = model
+        .linearize(0.0, &State::<4>::from(x), [u])
+        .map_err(|e| routh_python::pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    let a: Vec<f64> = (0..4).flat_map(|i| (0..4).map(move |j| lin.a[(i, j)])).collect();
+    let b: Vec<f64> = (0..4).map(|i| lin.b[(i, 0)]).collect();
+    Ok((a, b))
+}
+
+/// The double pendulum's ensemble by the typed API from the starts (rows of 4) over (0, t1): each
+/// member's final state, and the seconds the ensemble took (for the overhead benchmark).
+#[pyfunction]
+#[pyo3(crate = "::routh_python::pyo3")]
+fn reference_ensemble(py: Python<'_>, p: [f64; 6], starts: Vec<[f64; 4]>, t1: f64, rtol: f64) -> PyResult<(Vec<f64>, f64)> {
+    let model = pendulum(p);
+    let (ends, seconds) = py.detach(move || {
+        let clock = std::time::Instant::now();
+        let runs = ensemble(
+            &starts,
+            |_, x0| model.run(State::<4>::from(*x0)).span(0.0..t1).rtol(rtol).go().map(|s| s.end.1),
+            &EnsembleOptions::default().progress(false),
+        );
+        let seconds = clock.elapsed().as_secs_f64();
+        let ends: Vec<f64> = runs
+            .into_iter()
+            .flatten()
+            .flat_map(|r| r.ok().and_then(Result::ok).map_or([f64::NAN; 4], |x| [x[0], x[1], x[2], x[3]]))
+            .collect();
+        (ends, seconds)
+    });
+    Ok((ends, seconds))
+}
+
+fn references(module: &Bound<'_, routh_python::pyo3::types::PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(reference_double_pendulum, module)?)?;
+    module.add_function(wrap_pyfunction!(reference_cartpole_linearize, module)?)?;
+    module.add_function(wrap_pyfunction!(reference_ensemble, module)?)?;
+    Ok(())
+}
+
+routh_python::module!(routh_models, [DoublePendulum, CartPole, BouncingBall, Rod], with = references);

@@ -1,0 +1,175 @@
+"""The Python module of routh models (``routh_models``, built from ``python/models`` by maturin):
+runs, fields and linearisations equal the typed Rust API's to the bit, the physics holds,
+ensembles run with the GIL released, failures are typed exceptions with their partial runs."""
+
+import ast
+import pickle
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import routh
+import routh.stubs
+import routh_models as rm
+
+PENDULUM = dict(m1=1.0, m2=2.0, l1=1.0, l2=0.5, g=9.81, b=0.0)
+CARTPOLE = dict(mc=1.0, mp=0.3, l=0.8, g=9.81)
+
+
+def bits(a):
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.uint64)
+
+
+def test_the_double_pendulums_run_is_the_rust_runs_to_the_bit():
+    p = rm.DoublePendulum(**PENDULUM)
+    x0 = [1.0, 0.5, 0.2, -0.3]
+    run = p.simulate(x0, (0.0, 5.0), rtol=1e-10, atol=1e-12)
+    times, states = rm.reference_double_pendulum(list(PENDULUM.values()), x0, 5.0, 1e-10, 1e-12)
+    assert run.finished and run.stop == "Finished"
+    assert run.x.shape == (len(times), 4) and len(run) > 50
+    assert np.array_equal(bits(run.t), bits(times))
+    assert np.array_equal(bits(run.x.ravel()), bits(states))
+    # Without damping the energy is conserved along the run.
+    energies = np.array([p.energy(x) for x in run.x])
+    assert np.max(np.abs(energies - energies[0])) < 1e-8 * abs(energies[0])
+    # The output is the lower bob's height y2 = -l1 cos th1 - l2 cos th2.
+    tip = -PENDULUM["l1"] * np.cos(run.x[:, 0]) - PENDULUM["l2"] * np.cos(run.x[:, 1])
+    assert np.max(np.abs(run.outputs["tip_y"] - tip)) < 1e-14
+
+
+def test_names_parameters_and_evaluations():
+    p = rm.DoublePendulum(**PENDULUM)
+    assert rm.DoublePendulum.parameters == ("m1", "m2", "l1", "l2", "g", "b")
+    assert p.coordinates == ("th1", "th2") and p.state_dim == 4
+    assert p.state_names == ("th1", "th2", "dot(th1)", "dot(th2)")
+    assert p.outputs == ("tip_y",) and p.inputs == () and p.modes == ()
+    assert p.parameter_values == PENDULUM
+    assert isinstance(p, rm.Model)
+    # Hanging at rest: no acceleration; tilted, the upper link is pulled back.
+    assert np.array_equal(p.field(np.zeros(4)), np.zeros(4))
+    f = p.field(np.array([0.1, 0.1, 0.0, 0.0]))
+    assert f[0] == 0.0 and f[2] < 0.0
+    # Momenta at th = 0: p1 = (m1 + m2) l1^2 w1 + m2 l1 l2 w2, p2 = m2 l2^2 w2 + m2 l1 l2 w1.
+    w1, w2 = 0.3, -0.7
+    mom = p.momenta([0.0, 0.0, w1, w2])
+    assert abs(mom[0] - (3.0 * w1 + 2.0 * 0.5 * w2)) < 1e-14
+    assert abs(mom[1] - (2.0 * 0.25 * w2 + 2.0 * 0.5 * w1)) < 1e-14
+    heavier = p.with_parameters(m2=3.0)
+    assert type(heavier) is rm.DoublePendulum and heavier.parameter_values["m2"] == 3.0
+    assert pickle.loads(pickle.dumps(p)).parameter_values == PENDULUM
+
+
+def test_linearize_equals_the_rust_values():
+    c = rm.CartPole(**CARTPOLE)
+    x, u = [0.1, 0.2, 0.3, -0.4], 0.7
+    a, b = c.linearize(x, [u])
+    ra, rb = rm.reference_cartpole_linearize(list(CARTPOLE.values()), x, u)
+    assert a.shape == (4, 4) and b.shape == (4, 1)
+    assert np.array_equal(bits(a.ravel()), bits(ra)) and np.array_equal(bits(b.ravel()), bits(rb))
+    # Upright at rest: the textbook cart-pole, d2s/dt2 = (u - mp g th) / mc, B = (0, 0, 1/mc, -1/(mc l)).
+    a0, b0 = c.linearize(np.zeros(4), [0.0])
+    assert abs(a0[2, 1] + CARTPOLE["mp"] * CARTPOLE["g"] / CARTPOLE["mc"]) < 1e-14
+    assert abs(b0[2, 0] - 1.0) < 1e-15 and abs(b0[3, 0] + 1.0 / 0.8) < 1e-15
+    # A constant push accelerates the cart: the run takes its inputs.
+    run = c.simulate(np.zeros(4), (0.0, 0.5), inputs=[2.0], dt=0.1)
+    assert np.allclose(run.t, np.linspace(0.0, 0.5, 6))
+    assert run.x[-1, 0] > 0.0
+
+
+def test_impacts_and_modes():
+    e = 0.8
+    ball = rm.BouncingBall(m=1.0, g=9.81, e=e)
+    run = ball.simulate([1.0, 0.0], (0.0, 3.0), rtol=1e-10, atol=1e-12)
+    assert len(run.impacts) >= 3
+    first = run.impacts[0]
+    assert abs(first["t"] - np.sqrt(2.0 / 9.81)) < 1e-8  # free fall from 1 m
+    for impact in run.impacts:
+        assert impact["guard"] == "floor"
+        assert abs(impact["post"][1] + e * impact["pre"][1]) < 1e-12
+    rod = rm.Rod(m=1.0, l=1.0, r=0.01, g=1.0)
+    assert rod.modes == ("left", "right")
+    run = rod.simulate([0.6, 0.2, 0.0, -25.0], (0.0, 1.0), mode=1)
+    assert set(run.modes.tolist()) == {0, 1}
+    # Elastic impacts keep the energy.
+    energy = [rod.energy(x, mode=int(m)) for x, m in zip(run.x, run.modes)]
+    assert np.max(np.abs(np.array(energy) - energy[0])) < 1e-6 * abs(energy[0])
+
+
+def test_failures_are_typed_exceptions():
+    with pytest.raises(routh.ParameterError, match="needs the parameters m2"):
+        rm.DoublePendulum(m1=1.0)
+    with pytest.raises(routh.ParameterError, match="no parameter `mass`"):
+        rm.DoublePendulum(**PENDULUM, mass=1.0)
+    with pytest.raises(ValueError) as bad:
+        rm.DoublePendulum(**{**PENDULUM, "l2": float("nan")})
+    assert bad.value.kind == "InvalidParameter" and isinstance(bad.value, routh.RouthError)
+    p = rm.DoublePendulum(**PENDULUM)
+    with pytest.raises(routh.ArgumentError, match="4 components"):
+        p.field([1.0, 2.0])
+    with pytest.raises(routh.ArgumentError):
+        p.simulate([1.0, 0.5, 0.0, 0.0], (0.0, 1.0), method="euler")
+    with pytest.raises(routh.ArgumentError) as mode:
+        p.energy(np.zeros(4), mode=3)
+    assert mode.value.kind == "InvalidMode"
+    with pytest.raises(routh.ArgumentError, match="jacobian"):
+        p.linearize(np.zeros(4))
+    # A run that fails after it started keeps its samples.
+    with pytest.raises(routh.SimulationError) as failed:
+        p.simulate([1.0, 0.5, 0.0, 0.0], (0.0, 100.0), max_steps=20)
+    assert failed.value.kind == "StepLimit"
+    partial = failed.value.partial
+    assert partial is not None and not partial.finished and 0 < len(partial) <= 21
+
+
+def test_an_ensemble_is_its_members_runs_and_keeps_failures():
+    p = rm.DoublePendulum(**PENDULUM)
+    starts = np.array([[0.1 * k, 0.2, 0.0, 0.0] for k in range(8)])
+    runs = p.ensemble(starts, (0.0, 2.0), rtol=1e-9)
+    for start, run in zip(starts, runs):
+        alone = p.simulate(start, (0.0, 2.0), rtol=1e-9)
+        assert np.array_equal(bits(run.x.ravel()), bits(alone.x.ravel()))
+    # Rows of parameters; a member whose parameters the model cannot take is its exception.
+    rows = np.array([list(PENDULUM.values())] * 3)
+    rows[1, 3] = np.nan
+    out = p.ensemble([1.0, 0.5, 0.0, 0.0], (0.0, 1.0), parameters=rows)
+    assert isinstance(out[0], rm.Solution) and isinstance(out[2], rm.Solution)
+    assert isinstance(out[1], routh.ParameterError) and out[1].kind == "InvalidParameter"
+    assert np.array_equal(out[0].x, out[2].x)
+
+
+def test_an_ensemble_releases_the_gil():
+    # While one thread runs an ensemble in Rust, another runs Python: if the call held the GIL the
+    # second thread could not execute a single bytecode between the call's start and end.
+    p = rm.DoublePendulum(**PENDULUM)
+    starts = np.array([[1.0 + 1e-3 * k, 0.5, 0.0, 0.0] for k in range(64)])
+    span = {}
+
+    def work():
+        span["start"] = time.perf_counter()
+        p.ensemble(starts, (0.0, 10.0), rtol=1e-10, atol=1e-12)
+        span["end"] = time.perf_counter()
+
+    worker = threading.Thread(target=work)
+    ticks = []
+    worker.start()
+    while worker.is_alive():
+        ticks.append(time.perf_counter())
+    worker.join()
+    start, end = span["start"], span["end"]
+    length = end - start
+    assert length > 0.2, "the ensemble is too short to tell"
+    # The middle half of the call: far from its entry and exit, where the interpreter may switch
+    # threads (every 5 ms) whether or not the call releases the GIL.
+    inside = [t for t in ticks if start + length / 4 < t < end - length / 4]
+    assert len(inside) > 1000, f"{len(inside)} Python steps in the middle of {length:.3f} s of ensemble"
+
+
+def test_type_stubs(tmp_path):
+    path = routh.stubs.write("routh_models", str(tmp_path))
+    text = path.read_text()
+    ast.parse(text)
+    assert "class DoublePendulum(Model):" in text
+    assert "def __init__(self, *, m1: float, m2: float, l1: float, l2: float, g: float, b: float) -> None" in text
+    assert "def reference_double_pendulum" in text

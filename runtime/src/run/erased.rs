@@ -1,0 +1,540 @@
+//! Models behind a pointer: a generated model as a [`DynModel`], its sizes and names known at run
+//! time, its states as slices, its runs asked for by a [`RunRequest`] and returned as a
+//! [`FlatRun`] (one row per sample).
+//!
+//! A generated model is a type of its own, with its state's dimension in its types (`State<4>`,
+//! `Trajectory<4>`). Code that handles models it does not know at compile time — a Python module
+//! exporting several models, a sweep driver reading a model's name from a file — needs one type for
+//! all of them: every generated model implements [`DynModel`], object-safe, whose methods are the
+//! typed ones' glue (the same code paths, so the same numbers to the bit: a run through
+//! [`DynModel::run`] is the typed run, its samples copied out).
+//!
+//! ```text
+//! let model: Box<dyn DynModel> = Box::new(DoublePendulum::from_parameters(&[1.0, 1.0, 1.0, 1.0, 9.81, 0.0])?);
+//! model.info().parameters                                  ["m1", "m2", "l1", "l2", "g", "b"]
+//! model.run(&RunRequest::new(x0, 0.0..10.0).rtol(1e-10))?  a FlatRun: times, states row by row, …
+//! ```
+//!
+//! (The facade's `tests/erased.rs` runs generated models both ways and compares them bit for bit.)
+
+use std::ops::Range;
+
+use nalgebra::{DMatrix, SMatrix, SVector};
+
+use crate::error::{RunError, SimError};
+use crate::hybrid::{HybridOptions, HybridStop, HybridTrajectory, ModeState};
+use crate::input::Sampled;
+use crate::ode::options::Options;
+use crate::ode::trajectory::{Stats, StopReason, Trajectory};
+use crate::run::{Plan, Runs, Simulate};
+
+/// What a model is, known at run time: its name, sizes and the names of its parameters,
+/// coordinates, state components, inputs, outputs, modes and impacts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ModelInfo {
+    /// The model's name (its struct's).
+    pub name: &'static str,
+    /// Its parameters (the struct's fields), in declaration order.
+    pub parameters: &'static [&'static str],
+    /// Its generalized coordinates (the first mode's, for a model with modes).
+    pub coordinates: &'static [&'static str],
+    /// Its state's components (the first mode's; the padded state's dimension is
+    /// [`state_dim`](Self::state_dim)).
+    pub state_names: &'static [&'static str],
+    /// Its state's dimension (the padded state's, for a model with modes).
+    pub state_dim: usize,
+    /// Its inputs, in the order of u (empty without inputs).
+    pub inputs: &'static [&'static str],
+    /// Its outputs (`output(...)`; empty without).
+    pub outputs: &'static [&'static str],
+    /// Its modes (empty for a model with one).
+    pub modes: &'static [&'static str],
+    /// Its impacts (a model with one mode; empty otherwise).
+    pub impacts: &'static [&'static str],
+    /// Whether it generates the field Jacobian, which [`DynModel::linearize`] returns.
+    pub linearizes: bool,
+}
+
+impl ModelInfo {
+    /// A model called `name` with these parameters, coordinates and state components, and a state
+    /// of dimension `state_dim`; no inputs, outputs, modes or impacts, no Jacobian.
+    #[must_use]
+    pub const fn new(
+        name: &'static str,
+        parameters: &'static [&'static str],
+        coordinates: &'static [&'static str],
+        state_names: &'static [&'static str],
+        state_dim: usize,
+    ) -> Self {
+        ModelInfo {
+            name,
+            parameters,
+            coordinates,
+            state_names,
+            state_dim,
+            inputs: &[],
+            outputs: &[],
+            modes: &[],
+            impacts: &[],
+            linearizes: false,
+        }
+    }
+    /// With these inputs.
+    #[must_use]
+    pub const fn inputs(mut self, inputs: &'static [&'static str]) -> Self {
+        self.inputs = inputs;
+        self
+    }
+    /// With these outputs.
+    #[must_use]
+    pub const fn outputs(mut self, outputs: &'static [&'static str]) -> Self {
+        self.outputs = outputs;
+        self
+    }
+    /// With these modes.
+    #[must_use]
+    pub const fn modes(mut self, modes: &'static [&'static str]) -> Self {
+        self.modes = modes;
+        self
+    }
+    /// With these impacts.
+    #[must_use]
+    pub const fn impacts(mut self, impacts: &'static [&'static str]) -> Self {
+        self.impacts = impacts;
+        self
+    }
+    /// Generating the field Jacobian (or not).
+    #[must_use]
+    pub const fn linearizes(mut self, linearizes: bool) -> Self {
+        self.linearizes = linearizes;
+        self
+    }
+    /// The number of modes (1 for a model without `mode(...)` items).
+    #[must_use]
+    pub fn mode_count(&self) -> usize {
+        self.modes.len().max(1)
+    }
+}
+
+/// A run asked for at run time: the start (a state, in a mode for a model with modes), the span,
+/// the options and constant inputs.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct RunRequest {
+    /// The start state (the padded state for a model with modes).
+    pub start: Vec<f64>,
+    /// The start's mode (0 for a model with one).
+    pub mode: usize,
+    /// The time span.
+    pub span: Range<f64>,
+    /// The options: their [`ode`](HybridOptions::ode) part for a model without impacts or modes.
+    pub options: HybridOptions,
+    /// Constant values of the model's inputs (empty for a model without).
+    pub inputs: Vec<f64>,
+}
+
+impl RunRequest {
+    /// A run from `start` over `span` with default options, in mode 0, with no inputs.
+    #[must_use]
+    pub fn new(start: Vec<f64>, span: Range<f64>) -> Self {
+        RunRequest { start, mode: 0, span, options: HybridOptions::default(), inputs: Vec::new() }
+    }
+    /// Starting in `mode`.
+    #[must_use]
+    pub fn mode(mut self, mode: usize) -> Self {
+        self.mode = mode;
+        self
+    }
+    /// With these options (plain [`Options`] convert, the hybrid ones at their defaults).
+    #[must_use]
+    pub fn options(mut self, options: impl Into<HybridOptions>) -> Self {
+        self.options = options.into();
+        self
+    }
+    /// The relative tolerance.
+    #[must_use]
+    pub fn rtol(mut self, rtol: f64) -> Self {
+        self.options.ode.rtol = rtol;
+        self
+    }
+    /// The absolute tolerance.
+    #[must_use]
+    pub fn atol(mut self, atol: f64) -> Self {
+        self.options.ode.atol = atol;
+        self
+    }
+    /// Driven by these constant inputs.
+    #[must_use]
+    pub fn inputs(mut self, inputs: Vec<f64>) -> Self {
+        self.inputs = inputs;
+        self
+    }
+}
+
+/// An event located during a run, flat.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlatEvent {
+    /// The event's name.
+    pub name: String,
+    /// Its time.
+    pub t: f64,
+    /// The state there.
+    pub state: Vec<f64>,
+}
+
+/// An impact of a hybrid run, flat.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlatImpact {
+    /// Its time.
+    pub t: f64,
+    /// The guard that fired.
+    pub guard: &'static str,
+    /// The mode before and after.
+    pub modes: (usize, usize),
+    /// The state before and after the reset (padded).
+    pub pre: Vec<f64>,
+    /// See [`pre`](Self::pre).
+    pub post: Vec<f64>,
+}
+
+/// A run's samples, one row per sample (the states row-major), with its mode per sample, its
+/// events and impacts, and how it ended.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct FlatRun {
+    /// The state's dimension (the row length of [`states`](Self::states)).
+    pub dim: usize,
+    /// The sample times.
+    pub times: Vec<f64>,
+    /// The states, `times.len()` rows of `dim`.
+    pub states: Vec<f64>,
+    /// The mode of each sample (all 0 for a model with one mode).
+    pub modes: Vec<usize>,
+    /// The outputs at each sample, `times.len()` rows of the model's outputs (empty without).
+    pub outputs: Vec<f64>,
+    /// The events located.
+    pub events: Vec<FlatEvent>,
+    /// The impacts (empty for a smooth model).
+    pub impacts: Vec<FlatImpact>,
+    /// Whether the run reached the end of its span.
+    pub finished: bool,
+    /// How it ended, in words (`Finished`, a terminal event, Zeno, a failure, …).
+    pub stop: String,
+    /// Work counters.
+    pub stats: Stats,
+}
+
+impl FlatRun {
+    /// The number of samples.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+    /// Whether it has no samples.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+    /// The state of sample `k`.
+    ///
+    /// # Panics
+    /// If `k` is out of range.
+    #[must_use]
+    pub fn state(&self, k: usize) -> &[f64] {
+        &self.states[k * self.dim..(k + 1) * self.dim]
+    }
+}
+
+fn rows<const D: usize>(states: &[SVector<f64, D>]) -> Vec<f64> {
+    states.iter().flat_map(|x| x.iter().copied()).collect()
+}
+
+fn events<const D: usize>(events: &[crate::ode::events::EventRecord<D>]) -> Vec<FlatEvent> {
+    events.iter().map(|e| FlatEvent { name: e.name.clone(), t: e.t, state: e.state.as_slice().to_vec() }).collect()
+}
+
+impl<const D: usize> From<Trajectory<D>> for FlatRun {
+    fn from(run: Trajectory<D>) -> Self {
+        FlatRun {
+            dim: D,
+            modes: vec![0; run.times.len()],
+            states: rows(&run.states),
+            outputs: Vec::new(),
+            events: events(&run.events),
+            impacts: Vec::new(),
+            finished: matches!(run.stop, StopReason::Finished),
+            stop: format!("{:?}", run.stop),
+            stats: run.stats,
+            times: run.times,
+        }
+    }
+}
+
+impl<const D: usize> From<HybridTrajectory<D>> for FlatRun {
+    fn from(run: HybridTrajectory<D>) -> Self {
+        FlatRun {
+            dim: D,
+            states: rows(&run.states),
+            outputs: Vec::new(),
+            events: events(&run.events),
+            impacts: run
+                .impacts
+                .iter()
+                .map(|i| FlatImpact {
+                    t: i.t,
+                    guard: i.guard,
+                    modes: (i.mode_before, i.mode_after),
+                    pre: i.pre.as_slice().to_vec(),
+                    post: i.post.as_slice().to_vec(),
+                })
+                .collect(),
+            finished: matches!(run.stop, HybridStop::Finished),
+            stop: format!("{:?}", run.stop),
+            stats: run.stats,
+            modes: run.modes,
+            times: run.times,
+        }
+    }
+}
+
+impl<T: Into<FlatRun>, const K: usize> From<Sampled<T, K>> for FlatRun {
+    fn from(run: Sampled<T, K>) -> Self {
+        run.trajectory.into()
+    }
+}
+
+/// The linearisation δẋ = A δx + B δu at a state, as dense matrices (B has no columns for a model
+/// without inputs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlatLinearization {
+    /// A = ∂F/∂x.
+    pub a: DMatrix<f64>,
+    /// B = ∂F/∂u.
+    pub b: DMatrix<f64>,
+}
+
+impl FlatLinearization {
+    /// From the typed matrices.
+    #[must_use]
+    pub fn new<const D: usize, const K: usize>(a: &SMatrix<f64, D, D>, b: &SMatrix<f64, D, K>) -> Self {
+        FlatLinearization { a: DMatrix::from_column_slice(D, D, a.as_slice()), b: DMatrix::from_column_slice(D, K, b.as_slice()) }
+    }
+}
+
+/// A generated model behind a pointer (every model `#[derive(Mechanics)]` makes implements it):
+/// its [`ModelInfo`], its parameters' values, and its field, energy, momenta, outputs,
+/// linearisation and runs on states given as slices. Each method is the typed API's, so its
+/// numbers are the typed ones to the bit.
+///
+/// `mode` selects the mode of a model with modes (0 otherwise); `u` gives the inputs of a model
+/// with inputs (empty otherwise). A slice of the wrong length, a mode out of range or an item the
+/// model does not generate is an error ([`SimError::InvalidArgument`], [`SimError::InvalidMode`]),
+/// never a panic.
+pub trait DynModel: Send + Sync + 'static {
+    /// What the model is, without an instance.
+    fn describe() -> &'static ModelInfo
+    where
+        Self: Sized;
+
+    /// The model with these parameter values (in the order of [`ModelInfo::parameters`]),
+    /// checked as a run checks them.
+    ///
+    /// # Errors
+    /// [`SimError::InvalidArgument`] for the wrong number of values,
+    /// [`SimError::InvalidParameter`] for a value the model cannot take.
+    fn from_parameters(values: &[f64]) -> Result<Self, SimError>
+    where
+        Self: Sized;
+
+    /// What the model is.
+    fn info(&self) -> &'static ModelInfo;
+
+    /// Its parameters' values, in the order of [`ModelInfo::parameters`].
+    fn parameter_values(&self) -> Vec<f64>;
+
+    /// The same model with other parameter values ([`from_parameters`](Self::from_parameters)).
+    ///
+    /// # Errors
+    /// As [`from_parameters`](Self::from_parameters).
+    fn with_parameters(&self, values: &[f64]) -> Result<Box<dyn DynModel>, SimError>;
+
+    /// The field F(t, x) (in `mode`, at the inputs `u`).
+    ///
+    /// # Errors
+    /// Wrong sizes or mode; the field's own ([`FieldError`](crate::FieldError) as a [`SimError`]).
+    fn field(&self, mode: usize, t: f64, x: &[f64], u: &[f64]) -> Result<Vec<f64>, SimError>;
+
+    /// The energy E(t, x).
+    ///
+    /// # Errors
+    /// Wrong sizes or mode.
+    fn energy(&self, mode: usize, t: f64, x: &[f64]) -> Result<f64, SimError>;
+
+    /// The momenta p = ∂L/∂q̇ (one per velocity of `mode`).
+    ///
+    /// # Errors
+    /// Wrong sizes or mode.
+    fn momenta(&self, mode: usize, t: f64, x: &[f64]) -> Result<Vec<f64>, SimError>;
+
+    /// The outputs (`output(...)`; empty without).
+    ///
+    /// # Errors
+    /// Wrong sizes or mode.
+    fn outputs(&self, mode: usize, t: f64, x: &[f64], u: &[f64]) -> Result<Vec<f64>, SimError>;
+
+    /// The linearisation A = ∂F/∂x, B = ∂F/∂u at `(t, x, u)` from the generated Jacobians.
+    ///
+    /// # Errors
+    /// Wrong sizes or mode; [`SimError::InvalidArgument`] for a model that generates no field
+    /// Jacobian (ask for it with `jacobian`); the Jacobian's own.
+    fn linearize(&self, mode: usize, t: f64, x: &[f64], u: &[f64]) -> Result<FlatLinearization, SimError>;
+
+    /// A run: the typed run of [`Simulate::run`] from the request's start, over its span, with its
+    /// options and constant inputs, its samples (and the outputs at each) flat.
+    ///
+    /// # Errors
+    /// The typed run's, with its partial result flat.
+    fn run(&self, request: &RunRequest) -> Result<FlatRun, RunError<FlatRun>>;
+}
+
+/// The state of dimension `D` from `x` (generated glue).
+///
+/// # Errors
+/// [`SimError::InvalidArgument`] if `x` has another length.
+pub fn state<const D: usize>(info: &ModelInfo, x: &[f64]) -> Result<SVector<f64, D>, SimError> {
+    if x.len() == D {
+        Ok(SVector::from_column_slice(x))
+    } else {
+        Err(SimError::InvalidArgument(format!("a state of {} has {D} components, not {}", info.name, x.len())))
+    }
+}
+
+/// The inputs `u` of a model with `K` of them (generated glue).
+///
+/// # Errors
+/// [`SimError::InvalidArgument`] if `u` has another length.
+pub fn inputs<const K: usize>(info: &ModelInfo, u: &[f64]) -> Result<SVector<f64, K>, SimError> {
+    if u.len() == K {
+        Ok(SVector::from_column_slice(u))
+    } else {
+        Err(SimError::InvalidArgument(format!("{} has {K} inputs ({}), not {}", info.name, info.inputs.join(", "), u.len())))
+    }
+}
+
+/// The parameter values as an array of the model's `P` (generated glue).
+///
+/// # Errors
+/// [`SimError::InvalidArgument`] if `values` has another length.
+pub fn parameters<const P: usize>(info: &ModelInfo, values: &[f64]) -> Result<[f64; P], SimError> {
+    <[f64; P]>::try_from(values).map_err(|_| {
+        SimError::InvalidArgument(format!(
+            "{} has {P} parameters ({}), not {}",
+            info.name,
+            info.parameters.join(", "),
+            values.len()
+        ))
+    })
+}
+
+/// `Ok` if `mode` is one of the model's (generated glue).
+///
+/// # Errors
+/// [`SimError::InvalidMode`] otherwise.
+pub fn mode(info: &ModelInfo, mode: usize) -> Result<(), SimError> {
+    let modes = info.mode_count();
+    if mode < modes { Ok(()) } else { Err(SimError::InvalidMode { mode, modes }) }
+}
+
+/// The error of [`DynModel::linearize`] on a model without a field Jacobian.
+#[must_use]
+pub fn no_jacobian(info: &ModelInfo) -> SimError {
+    SimError::InvalidArgument(format!(
+        "{} generates no field Jacobian to linearize with: add `jacobian` to its #[mechanics(...)]",
+        info.name
+    ))
+}
+
+/// What a run starts from, built from a mode and a state: the state itself (mode 0 only) or a
+/// [`ModeState`].
+pub trait FromModeState<const D: usize>: Sized {
+    /// The start.
+    ///
+    /// # Errors
+    /// [`SimError::InvalidMode`] for a mode other than 0 of a model with one.
+    fn from_mode_state(mode: usize, state: SVector<f64, D>) -> Result<Self, SimError>;
+}
+
+impl<const D: usize> FromModeState<D> for SVector<f64, D> {
+    fn from_mode_state(mode: usize, state: SVector<f64, D>) -> Result<Self, SimError> {
+        if mode == 0 { Ok(state) } else { Err(SimError::InvalidMode { mode, modes: 1 }) }
+    }
+}
+
+impl<const D: usize> FromModeState<D> for ModeState<D> {
+    fn from_mode_state(mode: usize, state: SVector<f64, D>) -> Result<Self, SimError> {
+        Ok(ModeState::new(mode, state))
+    }
+}
+
+/// The options of a run from a request's: the integration options of a smooth run, all of them
+/// for a hybrid one.
+pub trait FromRequest {
+    /// The options.
+    fn from_request(options: &HybridOptions) -> Self;
+}
+
+impl FromRequest for Options {
+    fn from_request(options: &HybridOptions) -> Self {
+        options.ode.clone()
+    }
+}
+
+impl FromRequest for HybridOptions {
+    fn from_request(options: &HybridOptions) -> Self {
+        options.clone()
+    }
+}
+
+/// The run `request` of `model` driven by `with`, its result flat with the outputs at every sample
+/// from `outputs(mode, t, x)` (generated glue: the typed run itself).
+///
+/// # Errors
+/// The typed run's, with its partial result flat (outputs included).
+pub fn run<S, W, const D: usize>(
+    model: &S,
+    request: &RunRequest,
+    with: W,
+    outputs: impl Fn(usize, f64, &[f64]) -> Result<Vec<f64>, SimError>,
+) -> Result<FlatRun, RunError<FlatRun>>
+where
+    S: Runs<W, D>,
+    <S as Simulate<D>>::Start: FromModeState<D>,
+    <S as Simulate<D>>::Options: FromRequest,
+    S::Output: Into<FlatRun>,
+{
+    let info_state = SVector::<f64, D>::from_column_slice;
+    if request.start.len() != D {
+        return Err(SimError::InvalidArgument(format!("a start state has {D} components, not {}", request.start.len())).into());
+    }
+    let start = <S as Simulate<D>>::Start::from_mode_state(request.mode, info_state(&request.start))?;
+    let plan = Plan::new(start, request.span.clone(), <S as Simulate<D>>::Options::from_request(&request.options));
+    let with_outputs = |run: S::Output| -> Result<FlatRun, SimError> {
+        let mut flat: FlatRun = run.into();
+        for k in 0..flat.len() {
+            let row = outputs(flat.modes[k], flat.times[k], flat.state(k))?;
+            flat.outputs.extend(row);
+        }
+        Ok(flat)
+    };
+    match model.run_with(plan, with) {
+        Ok(run) => with_outputs(run).map_err(RunError::from),
+        Err(RunError { error, partial }) => {
+            let partial = match partial.map(|p| with_outputs(*p)) {
+                Some(Ok(flat)) => Some(Box::new(flat)),
+                _ => None,
+            };
+            Err(RunError { error, partial })
+        }
+    }
+}

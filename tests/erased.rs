@@ -1,0 +1,218 @@
+//! Models behind a pointer (`DynModel`): every kind of generated model — smooth, constrained, with
+//! inputs, impacts, modes, outputs — run and evaluated through slices gives the typed API's numbers
+//! to the bit, and wrong sizes, modes and parameters are typed errors.
+
+use routh::prelude::*;
+use routh::runtime::erased::{DynModel, RunRequest};
+
+/// The README's double pendulum.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(th1, th2),
+    define(
+        x1 = l1 * th1.sin(),           y1 = -l1 * th1.cos(),
+        x2 = x1 + l2 * th2.sin(),      y2 = y1 - l2 * th2.cos(),
+    ),
+    lagrangian = m1 / 2 * (dot(x1).powi(2) + dot(y1).powi(2))
+               + m2 / 2 * (dot(x2).powi(2) + dot(y2).powi(2))
+               - g * (m1 * y1 + m2 * y2),
+    force(th1 = -b * dot(th1), th2 = -b * (dot(th2) - dot(th1))),
+    output(tip_y = y2),
+)]
+struct DoublePendulum {
+    m1: f64,
+    m2: f64,
+    l1: f64,
+    l2: f64,
+    g: f64,
+    b: f64,
+}
+
+/// A cart-pole pushed by a force u on the cart.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(s, th),
+    input(u),
+    define(px = s + l * th.sin(), py = l * th.cos()),
+    lagrangian = mc / 2 * dot(s).powi(2) + mp / 2 * (dot(px).powi(2) + dot(py).powi(2)) - mp * g * py,
+    force(s = u),
+)]
+struct CartPole {
+    mc: f64,
+    mp: f64,
+    l: f64,
+    g: f64,
+}
+
+/// A ball bouncing on the floor.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y),
+    lagrangian = m / 2 * dot(y).powi(2) - m * g * y,
+    impact(name = floor, guard = y, law = restitution(e)),
+)]
+struct Ball {
+    m: f64,
+    g: f64,
+    e: f64,
+}
+
+/// The bouncing rod of *Hybrid periodic orbits* §4.3: two modes, which end hits next.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(y, alpha),
+    lagrangian = m / 2 * (dot(y).powi(2) + (r * dot(alpha)).powi(2)) - m * g * y,
+    mode(left),
+    mode(right),
+    transition(left -> right, guard = y - l / 2 * alpha.sin(), law = restitution(1)),
+    transition(right -> left, guard = y + l / 2 * alpha.sin(), law = restitution(1)),
+)]
+struct Rod {
+    m: f64,
+    l: f64,
+    r: f64,
+    g: f64,
+}
+
+/// A pendulum in Cartesian coordinates on its rod.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y,
+    holonomic(rod = x.powi(2) + y.powi(2) - l.powi(2)),
+)]
+struct Pendulum {
+    m: f64,
+    g: f64,
+    l: f64,
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+#[test]
+fn a_smooth_model_runs_and_evaluates_as_its_typed_self() {
+    let p = DoublePendulum::from_parameters(&[1.0, 2.0, 1.0, 0.5, 9.81, 0.1]).unwrap();
+    let typed = DoublePendulum { m1: 1.0, m2: 2.0, l1: 1.0, l2: 0.5, g: 9.81, b: 0.1 };
+    let info = p.info();
+    assert_eq!(info.name, "DoublePendulum");
+    assert_eq!(info.parameters, ["m1", "m2", "l1", "l2", "g", "b"]);
+    assert_eq!(info.coordinates, ["th1", "th2"]);
+    assert_eq!(info.state_names, DoublePendulum::STATE_NAMES);
+    assert_eq!((info.state_dim, info.outputs), (4, &["tip_y"][..]));
+    assert_eq!(p.parameter_values(), [1.0, 2.0, 1.0, 0.5, 9.81, 0.1]);
+    let x0 = typed.state([1.0, 0.5], [0.2, -0.3]);
+    let sol = typed.run(x0).span(0.0..5.0).rtol(1e-10).atol(1e-12).go().unwrap();
+    let model: &dyn DynModel = &p;
+    let flat = model.run(&RunRequest::new(x0.as_slice().to_vec(), 0.0..5.0).rtol(1e-10).atol(1e-12)).unwrap();
+    assert!(flat.finished && flat.len() == sol.len() && flat.len() > 20);
+    assert_eq!(bits(&flat.times), bits(&sol.times));
+    let states: Vec<f64> = sol.states.iter().flat_map(|x| x.iter().copied()).collect();
+    assert_eq!(bits(&flat.states), bits(&states));
+    // The outputs at each sample are the typed `observe`'s.
+    let observed: Vec<f64> = typed.observe(&sol).values.concat();
+    assert_eq!(bits(&flat.outputs), bits(&observed));
+    // Field, energy, momenta.
+    let x = sol.states[7];
+    assert_eq!(
+        bits(&model.field(0, 0.3, x.as_slice(), &[]).unwrap()),
+        bits(VectorField::field(&typed, 0.3, &x).unwrap().as_slice())
+    );
+    assert_eq!(model.energy(0, 0.3, x.as_slice()).unwrap().to_bits(), typed.energy(0.3, &x).to_bits());
+    assert_eq!(bits(&model.momenta(0, 0.3, x.as_slice()).unwrap()), bits(typed.momenta(0.3, &x).as_slice()));
+    // No Jacobian was asked for: linearize says so; wrong sizes and modes are typed errors.
+    assert!(matches!(model.linearize(0, 0.0, x.as_slice(), &[]), Err(SimError::InvalidArgument(m)) if m.contains("jacobian")));
+    assert!(matches!(model.field(0, 0.0, &[1.0, 2.0], &[]), Err(SimError::InvalidArgument(_))));
+    assert!(matches!(model.field(0, 0.0, x.as_slice(), &[1.0]), Err(SimError::InvalidArgument(_))));
+    assert!(matches!(model.energy(1, 0.0, x.as_slice()), Err(SimError::InvalidMode { mode: 1, modes: 1 })));
+    assert!(matches!(model.run(&RunRequest::new(vec![0.0; 3], 0.0..1.0)), Err(e) if e.partial.is_none()));
+    // Parameters: the wrong number, or one the model cannot take.
+    assert!(matches!(DoublePendulum::from_parameters(&[1.0; 5]), Err(SimError::InvalidArgument(m)) if m.contains("m1, m2")));
+    assert!(matches!(
+        model.with_parameters(&[1.0, 2.0, 1.0, f64::NAN, 9.81, 0.1]),
+        Err(SimError::InvalidParameter { name: "l2", .. })
+    ));
+    let heavier = model.with_parameters(&[1.0, 3.0, 1.0, 0.5, 9.81, 0.1]).unwrap();
+    assert_eq!(heavier.parameter_values()[1], 3.0);
+    assert_ne!(heavier.energy(0, 0.0, x.as_slice()).unwrap(), model.energy(0, 0.0, x.as_slice()).unwrap());
+}
+
+#[test]
+fn a_driven_model_linearizes_and_runs_at_constant_inputs() {
+    let typed = CartPole { mc: 1.0, mp: 0.3, l: 0.8, g: 9.81 };
+    let model: Box<dyn DynModel> = Box::new(CartPole::from_parameters(&[1.0, 0.3, 0.8, 9.81]).unwrap());
+    assert_eq!(model.info().inputs, ["u"]);
+    assert!(model.info().linearizes);
+    let x = typed.state([0.1, 0.2], [0.3, -0.4]);
+    let lin = model.linearize(0, 0.0, x.as_slice(), &[0.7]).unwrap();
+    let expected = typed.linearize(0.0, &x, [0.7]).unwrap();
+    assert_eq!(bits(lin.a.as_slice()), bits(expected.a.as_slice()));
+    assert_eq!(bits(lin.b.as_slice()), bits(expected.b.as_slice()));
+    // B = ∂F/∂u: the cart's acceleration per unit force at θ = 0 is 1/mc.
+    let upright = model.linearize(0, 0.0, &[0.0; 4], &[0.0]).unwrap();
+    assert!((upright.b[(2, 0)] - 1.0 / typed.mc).abs() < 1e-15);
+    assert_eq!(
+        bits(&model.field(0, 0.0, x.as_slice(), &[0.7]).unwrap()),
+        bits(VectorField::field(&typed.driven([0.7]), 0.0, &x).unwrap().as_slice())
+    );
+    let sol = typed.run(x).span(0.0..2.0).inputs([0.7]).go().unwrap();
+    let flat = model.run(&RunRequest::new(x.as_slice().to_vec(), 0.0..2.0).inputs(vec![0.7])).unwrap();
+    assert_eq!(bits(&flat.times), bits(&sol.times));
+    assert_eq!(bits(flat.state(flat.len() - 1)), bits(sol.states.last().unwrap().as_slice()));
+    assert!(
+        matches!(model.run(&RunRequest::new(x.as_slice().to_vec(), 0.0..2.0)), Err(e) if matches!(e.error, SimError::InvalidArgument(_)))
+    );
+}
+
+#[test]
+fn impacts_and_modes_come_out_flat_with_their_records() {
+    let typed = Ball { m: 1.0, g: 9.81, e: 0.8 };
+    let model: &dyn DynModel = &Ball::from_parameters(&[1.0, 9.81, 0.8]).unwrap();
+    assert_eq!(model.info().impacts, ["floor"]);
+    let x0 = typed.state([1.0], [0.0]);
+    let sol = typed.run(x0).span(0.0..3.0).go().unwrap();
+    let flat = model.run(&RunRequest::new(vec![1.0, 0.0], 0.0..3.0)).unwrap();
+    assert_eq!(bits(&flat.times), bits(&sol.times));
+    assert_eq!(flat.impacts.len(), sol.impacts.len());
+    assert!(flat.impacts.len() >= 3);
+    for (a, b) in flat.impacts.iter().zip(&sol.impacts) {
+        assert_eq!((a.t.to_bits(), a.guard, bits(&a.post)), (b.t.to_bits(), b.guard, bits(b.post.as_slice())));
+        // Restitution: the speed after is e times the speed before.
+        assert!((a.post[1] + 0.8 * a.pre[1]).abs() < 1e-12);
+    }
+    assert!(matches!(Ball::from_parameters(&[1.0, 9.81, -0.5]), Err(SimError::InvalidParameter { name: "e", .. })));
+
+    // Two modes: the run from the second one, mode by mode.
+    let rod = Rod { m: 1.0, l: 1.0, r: 0.01, g: 1.0 };
+    let model: &dyn DynModel = &Rod::from_parameters(&[1.0, 1.0, 0.01, 1.0]).unwrap();
+    assert_eq!(model.info().modes, ["left", "right"]);
+    let start = rod.right_state([0.6, 0.2], [0.0, -25.0]);
+    let sol = rod.run(start).span(0.0..1.0).go().unwrap();
+    let flat = model.run(&RunRequest::new(start.state.as_slice().to_vec(), 0.0..1.0).mode(Rod::RIGHT)).unwrap();
+    assert_eq!(bits(&flat.times), bits(&sol.times));
+    assert_eq!(flat.modes, sol.modes);
+    assert!(flat.modes.contains(&0) && flat.modes.contains(&1));
+    let x = sol.states[3];
+    assert_eq!(model.energy(1, 0.0, x.as_slice()).unwrap().to_bits(), rod.right().energy(0.0, &x).to_bits());
+    assert_eq!(bits(&model.momenta(0, 0.0, x.as_slice()).unwrap()), bits(rod.left().momenta(0.0, &x).as_slice()));
+    // A model with modes generates its Jacobians (periodic orbits need them).
+    let lin = model.linearize(1, 0.0, x.as_slice(), &[]).unwrap();
+    assert_eq!(bits(lin.a.as_slice()), bits(rod.right().jacobian(0.0, &x).unwrap().as_slice()));
+    assert_eq!(lin.b.ncols(), 0);
+    assert!(
+        matches!(model.run(&RunRequest::new(vec![0.0; 4], 0.0..1.0).mode(2)), Err(e) if matches!(e.error, SimError::InvalidMode { mode: 2, modes: 2 }))
+    );
+}
+
+#[test]
+fn a_constrained_run_is_projected_as_the_typed_one() {
+    let typed = Pendulum { m: 1.0, g: 9.81, l: 1.0 };
+    let model: &dyn DynModel = &Pendulum::from_parameters(&[1.0, 9.81, 1.0]).unwrap();
+    let x0 = typed.state([0.6, -0.8], [0.0, 0.0]);
+    let sol = typed.run(x0).span(0.0..3.0).go().unwrap();
+    let flat = model.run(&RunRequest::new(x0.as_slice().to_vec(), 0.0..3.0)).unwrap();
+    assert_eq!(bits(&flat.states), bits(&sol.states.iter().flat_map(|x| x.iter().copied()).collect::<Vec<_>>()));
+    let end = flat.state(flat.len() - 1);
+    assert!((end[0].hypot(end[1]) - 1.0).abs() < 1e-10, "on the rod: {end:?}");
+}
