@@ -3,7 +3,7 @@
 //! to the bit, and wrong sizes, modes and parameters are typed errors.
 
 use routh::prelude::*;
-use routh::runtime::erased::{DynModel, RunRequest};
+use routh::runtime::erased::{DynModel, LinearEvent, RunRequest};
 
 /// The README's double pendulum.
 #[derive(Mechanics)]
@@ -136,6 +136,34 @@ fn a_smooth_model_runs_and_evaluates_as_its_typed_self() {
     let heavier = model.with_parameters(&[1.0, 3.0, 1.0, 0.5, 9.81, 0.1]).unwrap();
     assert_eq!(heavier.parameter_values()[1], 3.0);
     assert_ne!(heavier.energy(0, 0.0, x.as_slice()).unwrap(), model.energy(0, 0.0, x.as_slice()).unwrap());
+}
+
+#[test]
+fn linear_events_are_located_as_the_typed_runs_events() {
+    // The lower link passing th2 = 0.2 rising (recorded) and th1 = -0.5 falling (terminal).
+    let typed = DoublePendulum { m1: 1.0, m2: 1.0, l1: 1.0, l2: 1.0, g: 9.81, b: 0.0 };
+    let x0 = typed.state([1.0, 0.0], [0.0, 0.0]);
+    let events = [
+        Event::new("up", |_t, x: &State<4>| x[1] - 0.2).direction(Direction::Rising),
+        Event::new("down", |_t, x: &State<4>| x[0] + 0.5).direction(Direction::Falling).terminal(true),
+    ];
+    let sol = typed.run(x0).span(0.0..10.0).rtol(1e-10).atol(1e-12).events(&events).go().unwrap();
+    let request = RunRequest::new(x0.as_slice().to_vec(), 0.0..10.0).rtol(1e-10).atol(1e-12).events(vec![
+        LinearEvent::component("up", 4, 1, 0.2).direction(Direction::Rising),
+        LinearEvent::new("down", vec![1.0, 0.0, 0.0, 0.0], 0.5).direction(Direction::Falling).terminal(true),
+    ]);
+    let flat = DynModel::run(&typed, &request).unwrap();
+    assert!(!flat.finished && flat.stop.contains("down"));
+    assert_eq!(flat.events.len(), sol.events.len());
+    assert!(sol.events.len() >= 2);
+    for (a, b) in flat.events.iter().zip(&sol.events) {
+        assert_eq!((a.name.as_str(), a.t.to_bits(), bits(&a.state)), (b.name.as_str(), b.t.to_bits(), bits(b.state.as_slice())));
+    }
+    let last = flat.events.last().unwrap();
+    assert!(last.name == "down" && (last.state[0] + 0.5).abs() < 1e-10);
+    assert_eq!(flat.times.last().copied(), Some(last.t));
+    let wrong = request.clone().events(vec![LinearEvent::new("bad", vec![1.0], 0.0)]);
+    assert!(matches!(DynModel::run(&typed, &wrong), Err(e) if matches!(e.error, SimError::InvalidArgument(_))));
 }
 
 #[test]

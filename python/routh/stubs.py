@@ -74,6 +74,7 @@ class Model:
         t_eval: Optional[ArrayLike] = None,
         dt: Optional[float] = None,
         max_steps: Optional[int] = None,
+        events: Optional[list[dict]] = None,
     ) -> Solution: ...
     def ensemble(
         self,
@@ -89,6 +90,7 @@ class Model:
         t_eval: Optional[ArrayLike] = None,
         dt: Optional[float] = None,
         max_steps: Optional[int] = None,
+        events: Optional[list[dict]] = None,
         threads: Optional[int] = None,
     ) -> list[Union[Solution, RouthError]]: ...
 '''

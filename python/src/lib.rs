@@ -42,10 +42,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyModule, PyTuple, PyType};
 use routh::runtime::ensemble::{EnsembleOptions, ensemble};
-use routh::runtime::erased::{DynModel, FlatRun, ModelInfo, RunRequest};
-use routh::runtime::{HybridOptions, Output, RunError, Scheme, SimError};
+use routh::runtime::erased::{DynModel, FlatRun, LinearEvent, ModelInfo, RunRequest};
+use routh::runtime::{Direction, HybridOptions, Output, RunError, Scheme, SimError};
 
 #[doc(hidden)]
 pub use pyo3;
@@ -219,14 +220,15 @@ fn raise(py: Python<'_>, error: &SimError) -> PyErr {
     exception(py, error, None)
 }
 
-/// A state, inputs or parameters from Python: a 1-D NumPy array of floats (read in place) or any
-/// sequence of numbers.
+/// A state, inputs or parameters from Python: a 1-D NumPy array of floats (read in place when it is
+/// aligned and contiguous — an array unpickled from a buffer may be neither) or any sequence of
+/// numbers.
 fn vector(value: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
-    if let Ok(array) = value.cast::<PyArray1<f64>>() {
-        let read = array.readonly();
-        if let Ok(slice) = read.as_slice() {
-            return Ok(slice.to_vec());
-        }
+    if let Ok(array) = value.cast::<PyArray1<f64>>()
+        && array.is_aligned()
+        && array.is_c_contiguous()
+    {
+        return Ok(array.readonly().as_slice()?.to_vec());
     }
     value.extract::<Vec<f64>>()
 }
@@ -237,11 +239,13 @@ fn optional_vector(value: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<f64>> {
 
 /// Rows of a 2-D array (or a sequence of sequences); a 1-D one is one row.
 fn rows(value: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<f64>>> {
-    if let Ok(array) = value.cast::<PyArray2<f64>>() {
+    if let Ok(array) = value.cast::<PyArray2<f64>>()
+        && array.is_aligned()
+        && array.is_c_contiguous()
+    {
+        let width = array.shape()[1];
         let read = array.readonly();
-        let [n, d] = [read.shape()[0], read.shape()[1]];
-        let flat: Vec<f64> = read.as_array().iter().copied().collect();
-        return Ok((0..n).map(|i| flat[i * d..(i + 1) * d].to_vec()).collect());
+        return Ok(read.as_slice()?.chunks(width.max(1)).map(<[f64]>::to_vec).collect());
     }
     if let Ok(one) = vector(value) {
         return Ok(vec![one]);
@@ -249,9 +253,55 @@ fn rows(value: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<f64>>> {
     value.extract::<Vec<Vec<f64>>>()
 }
 
+/// The events of a run from Python: each a dict with `name`, either `state` (a state component's
+/// name) and `value` (default 0) or `weights` (one per state component) and `offset` (default 0),
+/// and optionally `direction` (`"rising"`, `"falling"`, `"either"`) and `terminal` (a bool).
+fn events(info: &ModelInfo, value: Option<&Bound<'_, PyAny>>) -> Result<Vec<LinearEvent>, SimError> {
+    let Some(value) = value else { return Ok(Vec::new()) };
+    let bad = |what: String| SimError::InvalidArgument(format!("events: {what}"));
+    let items: Vec<Bound<'_, PyDict>> = value.extract().map_err(|_| bad("a list of dicts".into()))?;
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let get = |key: &str| item.get_item(key).ok().flatten();
+        let name: String = get("name").and_then(|v| v.extract().ok()).ok_or_else(|| bad("each event needs a `name`".into()))?;
+        let number = |key: &str| -> Result<f64, SimError> {
+            get(key).map_or(Ok(0.0), |v| v.extract::<f64>().map_err(|_| bad(format!("`{key}` of `{name}` is not a number"))))
+        };
+        let mut event = match (get("state"), get("weights")) {
+            (Some(state), None) => {
+                let state: String = state.extract().map_err(|_| bad(format!("`state` of `{name}` is not a name")))?;
+                let index = info.state_names.iter().position(|s| *s == state).ok_or_else(|| {
+                    bad(format!("`{name}`: `{state}` is not one of the state's components ({})", info.state_names.join(", ")))
+                })?;
+                LinearEvent::component(name.clone(), info.state_dim, index, number("value")?)
+            }
+            (None, Some(weights)) => {
+                let weights = vector(&weights).map_err(|_| bad(format!("`weights` of `{name}` are not numbers")))?;
+                LinearEvent::new(name.clone(), weights, number("offset")?)
+            }
+            _ => return Err(bad(format!("`{name}` needs `state` (and `value`) or `weights` (and `offset`)"))),
+        };
+        if let Some(direction) = get("direction") {
+            let direction: String = direction.extract().map_err(|_| bad(format!("`direction` of `{name}`")))?;
+            event = event.direction(match direction.as_str() {
+                "rising" => Direction::Rising,
+                "falling" => Direction::Falling,
+                "either" => Direction::Either,
+                other => return Err(bad(format!("`{name}`: direction `{other}` is not rising, falling or either"))),
+            });
+        }
+        if let Some(terminal) = get("terminal") {
+            event = event.terminal(terminal.is_truthy().map_err(|_| bad(format!("`terminal` of `{name}`")))?);
+        }
+        out.push(event);
+    }
+    Ok(out)
+}
+
 /// The options of a run from Python's keyword arguments.
 struct RunOptions {
     options: HybridOptions,
+    events: Vec<LinearEvent>,
 }
 
 impl RunOptions {
@@ -289,7 +339,7 @@ impl RunOptions {
             (None, Some(dt)) => Output::Interval(dt),
             (None, None) => Output::Steps,
         };
-        Ok(RunOptions { options })
+        Ok(RunOptions { options, events: Vec::new() })
     }
 }
 
@@ -306,7 +356,12 @@ impl Model {
     }
 
     fn request(&self, x0: Vec<f64>, t_span: (f64, f64), mode: usize, inputs: Vec<f64>, options: &RunOptions) -> RunRequest {
-        RunRequest::new(x0, t_span.0..t_span.1).mode(mode).options(options.options.clone()).inputs(inputs)
+        RunRequest::new(x0, t_span.0..t_span.1)
+            .mode(mode)
+            .options(options.options.clone())
+            .inputs(inputs)
+            .events(options.events.clone())
+            .with_outputs(false)
     }
 }
 
@@ -316,58 +371,24 @@ fn matrix<'py>(py: Python<'py>, values: Vec<f64>, width: usize) -> PyResult<Boun
     Ok(PyArray1::from_vec(py, values).reshape([n, width])?.into_any())
 }
 
-/// A run's result as a `Solution`.
-fn solution(py: Python<'_>, info: &ModelInfo, run: FlatRun) -> PyResult<Py<Solution>> {
-    let outputs = PyDict::new(py);
-    let k = info.outputs.len();
-    if k > 0 {
-        for (j, name) in info.outputs.iter().enumerate() {
-            let column: Vec<f64> = run.outputs.iter().skip(j).step_by(k).copied().collect();
-            outputs.set_item(name, PyArray1::from_vec(py, column))?;
-        }
-    }
-    let events = PyList::empty(py);
-    for e in &run.events {
-        events.append((e.name.clone(), e.t, PyArray1::from_slice(py, &e.state)))?;
-    }
-    let impacts = PyList::empty(py);
-    for i in &run.impacts {
-        let record = PyDict::new(py);
-        record.set_item("t", i.t)?;
-        record.set_item("guard", i.guard)?;
-        record.set_item("mode_before", i.modes.0)?;
-        record.set_item("mode_after", i.modes.1)?;
-        record.set_item("pre", PyArray1::from_slice(py, &i.pre))?;
-        record.set_item("post", PyArray1::from_slice(py, &i.post))?;
-        impacts.append(record)?;
-    }
-    let modes: Vec<i64> = run.modes.iter().map(|&m| m as i64).collect();
-    Py::new(
-        py,
-        Solution {
-            t: PyArray1::from_vec(py, run.times).into_any().unbind(),
-            x: matrix(py, run.states, run.dim)?.unbind(),
-            modes: PyArray1::from_vec(py, modes).into_any().unbind(),
-            outputs: outputs.into_any().unbind(),
-            events: events.into_any().unbind(),
-            impacts: impacts.into_any().unbind(),
-            state_names: PyTuple::new(py, info.state_names)?.into_any().unbind(),
-            finished: run.finished,
-            stop: run.stop,
-            steps: run.stats.steps,
-            rejected: run.stats.rejected,
-            evaluations: run.stats.evaluations,
-        },
-    )
+/// A run's result as a `Solution` (its arrays made when first read; the outputs evaluated then, by
+/// `model` at the run's constant `inputs`).
+fn solution(py: Python<'_>, model: &Arc<dyn DynModel>, inputs: &[f64], run: FlatRun) -> PyResult<Py<Solution>> {
+    Py::new(py, Solution::new(Arc::clone(model), inputs.to_vec(), run))
 }
 
 /// A run's result, or its failure as the exception to raise (with the partial run).
-fn outcome(py: Python<'_>, info: &ModelInfo, run: Result<FlatRun, RunError<FlatRun>>) -> PyResult<Py<Solution>> {
+fn outcome(
+    py: Python<'_>,
+    model: &Arc<dyn DynModel>,
+    inputs: &[f64],
+    run: Result<FlatRun, RunError<FlatRun>>,
+) -> PyResult<Py<Solution>> {
     match run {
-        Ok(run) => solution(py, info, run),
+        Ok(run) => solution(py, model, inputs, run),
         Err(RunError { error, partial }) => {
             let partial = match partial {
-                Some(p) => Some(solution(py, info, *p)?),
+                Some(p) => Some(solution(py, model, inputs, *p)?),
                 None => None,
             };
             Err(exception(py, &error, partial))
@@ -445,8 +466,10 @@ impl Model {
         mode: usize,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let u = optional_vector(u)?;
-        let value = match x.cast::<PyArray1<f64>>().ok().map(|a| a.readonly()) {
-            Some(read) if read.as_slice().is_ok() => self.inner.field(mode, t, read.as_slice()?, &u),
+        let value = match x.cast::<PyArray1<f64>>() {
+            Ok(array) if array.is_aligned() && array.is_c_contiguous() => {
+                self.inner.field(mode, t, array.readonly().as_slice()?, &u)
+            }
             _ => self.inner.field(mode, t, &vector(x)?, &u),
         };
         Ok(PyArray1::from_vec(py, value.map_err(|e| raise(py, &e))?))
@@ -503,8 +526,10 @@ impl Model {
 
     /// A run from `x0` over `t_span = (t0, t1)`: the model's own run (smooth, constrained, hybrid),
     /// with the GIL released while it integrates. `inputs`: constant values of a model's inputs;
-    /// `mode`: the start's mode; `t_eval` (times) or `dt` (a grid step) for where to sample.
-    #[pyo3(signature = (x0, t_span, *, rtol = None, atol = None, method = "dopri5", inputs = None, mode = 0, t_eval = None, dt = None, max_steps = None))]
+    /// `mode`: the start's mode; `t_eval` (times) or `dt` (a grid step) for where to sample;
+    /// `events`: zero crossings to locate, each a dict (`name`; `state` and `value`, or `weights`
+    /// and `offset`; `direction`; `terminal`).
+    #[pyo3(signature = (x0, t_span, *, rtol = None, atol = None, method = "dopri5", inputs = None, mode = 0, t_eval = None, dt = None, max_steps = None, events = None))]
     #[allow(clippy::too_many_arguments)]
     fn simulate(
         &self,
@@ -519,19 +544,22 @@ impl Model {
         t_eval: Option<&Bound<'_, PyAny>>,
         dt: Option<f64>,
         max_steps: Option<usize>,
+        events: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<Solution>> {
-        let options = RunOptions::new(rtol, atol, method, t_eval, dt, max_steps).map_err(|e| raise(py, &e))?;
-        let request = self.request(vector(x0)?, t_span, mode, optional_vector(inputs)?, &options);
+        let mut options = RunOptions::new(rtol, atol, method, t_eval, dt, max_steps).map_err(|e| raise(py, &e))?;
+        options.events = crate::events(self.info(), events).map_err(|e| raise(py, &e))?;
+        let inputs = optional_vector(inputs)?;
+        let request = self.request(vector(x0)?, t_span, mode, inputs.clone(), &options);
         let inner = Arc::clone(&self.inner);
         let run = py.detach(move || inner.run(&request));
-        outcome(py, self.info(), run)
+        outcome(py, &self.inner, &inputs, run)
     }
 
     /// Many runs on all cores with the GIL released: one per row of `x0` (a 2-D array; one row is
     /// every member's start) and of `parameters` (rows of the model's parameters in their order;
     /// `None` is this model's). Returns a list in the rows' order of `Solution`s, or for a member
     /// that failed the exception it would raise (not raised: the others are kept).
-    #[pyo3(signature = (x0, t_span, *, parameters = None, rtol = None, atol = None, method = "dopri5", inputs = None, mode = 0, t_eval = None, dt = None, max_steps = None, threads = None))]
+    #[pyo3(signature = (x0, t_span, *, parameters = None, rtol = None, atol = None, method = "dopri5", inputs = None, mode = 0, t_eval = None, dt = None, max_steps = None, events = None, threads = None))]
     #[allow(clippy::too_many_arguments)]
     fn ensemble<'py>(
         &self,
@@ -547,11 +575,16 @@ impl Model {
         t_eval: Option<&Bound<'py, PyAny>>,
         dt: Option<f64>,
         max_steps: Option<usize>,
+        events: Option<&Bound<'py, PyAny>>,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let options = RunOptions::new(rtol, atol, method, t_eval, dt, max_steps).map_err(|e| raise(py, &e))?;
+        let mut options = RunOptions::new(rtol, atol, method, t_eval, dt, max_steps).map_err(|e| raise(py, &e))?;
+        options.events = crate::events(self.info(), events).map_err(|e| raise(py, &e))?;
         let starts = rows(x0)?;
         let parameters = parameters.map(rows).transpose()?;
+        if starts.is_empty() || parameters.as_ref().is_some_and(Vec::is_empty) {
+            return Ok(PyList::empty(py));
+        }
         let count = match &parameters {
             Some(p) if starts.len() == 1 => p.len(),
             Some(p) if p.len() != 1 && p.len() != starts.len() => {
@@ -566,23 +599,26 @@ impl Model {
             .collect();
         let inner = Arc::clone(&self.inner);
         let ensemble_options = EnsembleOptions::default().progress(false).threads(threads);
+        type Member = (Arc<dyn DynModel>, Result<FlatRun, RunError<FlatRun>>);
         let results = py.detach(move || {
-            let run = |_: usize, (i, request): &(usize, RunRequest)| -> Result<FlatRun, RunError<FlatRun>> {
-                match &parameters {
-                    Some(rows) => {
-                        let model = inner.with_parameters(&rows[(*i).min(rows.len() - 1)])?;
-                        model.run(request)
-                    }
-                    None => inner.run(request),
-                }
+            let run = |_: usize, (i, request): &(usize, RunRequest)| -> Member {
+                let model: Arc<dyn DynModel> = match &parameters {
+                    Some(rows) => match inner.with_parameters(&rows[(*i).min(rows.len() - 1)]) {
+                        Ok(model) => Arc::from(model),
+                        Err(error) => return (Arc::clone(&inner), Err(error.into())),
+                    },
+                    None => Arc::clone(&inner),
+                };
+                let run = model.run(request);
+                (model, run)
             };
             ensemble(&members, run, &ensemble_options)
         });
         let results = results.map_err(|e| raise(py, &e))?;
         let list = PyList::empty(py);
         for result in results {
-            let run = result.unwrap_or_else(|error| Err(RunError { error, partial: None }));
-            match outcome(py, self.info(), run) {
+            let (model, run) = result.unwrap_or_else(|error| (Arc::clone(&self.inner), Err(RunError { error, partial: None })));
+            match outcome(py, &model, &inputs, run) {
                 Ok(solution) => list.append(solution)?,
                 Err(error) => list.append(error.value(py))?,
             }
@@ -620,42 +656,166 @@ fn _rebuild<'py>(cls: &Bound<'py, PyType>, values: Vec<f64>) -> PyResult<Bound<'
 }
 
 /// The result of a run: times `t`, states `x` (one row per sample), the mode of each sample,
-/// outputs by name, events and impacts, and how it ended.
-#[pyclass(frozen, get_all, module = "routh", name = "Solution")]
+/// outputs by name, events and impacts, and how it ended. The arrays are made from the run's
+/// samples when first read (an ensemble's results cost nothing until used).
+#[pyclass(frozen, module = "routh", name = "Solution")]
 pub struct Solution {
-    /// The sample times (1-D array).
-    t: Py<PyAny>,
-    /// The states, one row per sample (2-D array).
-    x: Py<PyAny>,
-    /// The mode of each sample (1-D integer array; zeros for a model with one mode).
-    modes: Py<PyAny>,
-    /// The outputs at each sample by name (`output(...)`).
-    outputs: Py<PyAny>,
-    /// The events located: (name, t, state).
-    events: Py<PyAny>,
-    /// The impacts: dicts of t, guard, mode_before, mode_after, pre, post.
-    impacts: Py<PyAny>,
-    /// The names of the state's components (the columns of `x`).
-    state_names: Py<PyAny>,
-    /// Whether the run reached the end of its span.
-    finished: bool,
-    /// How it ended, in words.
-    stop: String,
-    /// Accepted steps.
-    steps: usize,
-    /// Rejected step attempts.
-    rejected: usize,
-    /// Field evaluations.
-    evaluations: usize,
+    model: Arc<dyn DynModel>,
+    inputs: Vec<f64>,
+    run: FlatRun,
+    t: PyOnceLock<Py<PyAny>>,
+    x: PyOnceLock<Py<PyAny>>,
+    modes: PyOnceLock<Py<PyAny>>,
+    outputs: PyOnceLock<Py<PyAny>>,
+    events: PyOnceLock<Py<PyAny>>,
+    impacts: PyOnceLock<Py<PyAny>>,
+}
+
+impl Solution {
+    fn new(model: Arc<dyn DynModel>, inputs: Vec<f64>, run: FlatRun) -> Self {
+        Solution {
+            model,
+            inputs,
+            run,
+            t: PyOnceLock::new(),
+            x: PyOnceLock::new(),
+            modes: PyOnceLock::new(),
+            outputs: PyOnceLock::new(),
+            events: PyOnceLock::new(),
+            impacts: PyOnceLock::new(),
+        }
+    }
+
+    /// The cached value of `cell`, made by `make` on first use.
+    fn cached<'py>(
+        py: Python<'py>,
+        cell: &PyOnceLock<Py<PyAny>>,
+        make: impl FnOnce() -> PyResult<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        Ok(cell.get_or_try_init(py, || make().map(Bound::unbind))?.bind(py).clone())
+    }
 }
 
 #[pymethods]
 impl Solution {
-    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
-        self.t.bind(py).len()
+    /// The sample times (1-D array).
+    #[getter]
+    fn t<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Self::cached(py, &self.t, || Ok(PyArray1::from_slice(py, &self.run.times).into_any()))
     }
 
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!("Solution({} samples, stop = {})", self.t.bind(py).len()?, self.stop))
+    /// The states, one row per sample (2-D array).
+    #[getter]
+    fn x<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Self::cached(py, &self.x, || matrix(py, self.run.states.clone(), self.run.dim))
+    }
+
+    /// The mode of each sample (1-D integer array; zeros for a model with one mode).
+    #[getter]
+    fn modes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Self::cached(py, &self.modes, || {
+            let modes: Vec<i64> = self.run.modes.iter().map(|&m| m as i64).collect();
+            Ok(PyArray1::from_vec(py, modes).into_any())
+        })
+    }
+
+    /// The outputs at each sample by name (`output(...)`).
+    #[getter]
+    fn outputs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Self::cached(py, &self.outputs, || {
+            let names = self.model.info().outputs;
+            let mut columns = vec![Vec::with_capacity(self.run.len()); names.len()];
+            if !names.is_empty() {
+                for k in 0..self.run.len() {
+                    let row = self
+                        .model
+                        .outputs(self.run.modes[k], self.run.times[k], self.run.state(k), &self.inputs)
+                        .map_err(|e| raise(py, &e))?;
+                    for (column, value) in columns.iter_mut().zip(row) {
+                        column.push(value);
+                    }
+                }
+            }
+            let outputs = PyDict::new(py);
+            for (name, column) in names.iter().zip(columns) {
+                outputs.set_item(name, PyArray1::from_vec(py, column))?;
+            }
+            Ok(outputs.into_any())
+        })
+    }
+
+    /// The events located: (name, t, state).
+    #[getter]
+    fn events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Self::cached(py, &self.events, || {
+            let events = PyList::empty(py);
+            for e in &self.run.events {
+                events.append((e.name.clone(), e.t, PyArray1::from_slice(py, &e.state)))?;
+            }
+            Ok(events.into_any())
+        })
+    }
+
+    /// The impacts: dicts of t, guard, mode_before, mode_after, pre, post.
+    #[getter]
+    fn impacts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Self::cached(py, &self.impacts, || {
+            let impacts = PyList::empty(py);
+            for i in &self.run.impacts {
+                let record = PyDict::new(py);
+                record.set_item("t", i.t)?;
+                record.set_item("guard", i.guard)?;
+                record.set_item("mode_before", i.modes.0)?;
+                record.set_item("mode_after", i.modes.1)?;
+                record.set_item("pre", PyArray1::from_slice(py, &i.pre))?;
+                record.set_item("post", PyArray1::from_slice(py, &i.post))?;
+                impacts.append(record)?;
+            }
+            Ok(impacts.into_any())
+        })
+    }
+
+    /// The names of the state's components (the columns of `x`).
+    #[getter]
+    fn state_names<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.model.info().state_names)
+    }
+
+    /// Whether the run reached the end of its span.
+    #[getter]
+    fn finished(&self) -> bool {
+        self.run.finished
+    }
+
+    /// How it ended, in words.
+    #[getter]
+    fn stop(&self) -> &str {
+        &self.run.stop
+    }
+
+    /// Accepted steps.
+    #[getter]
+    fn steps(&self) -> usize {
+        self.run.stats.steps
+    }
+
+    /// Rejected step attempts.
+    #[getter]
+    fn rejected(&self) -> usize {
+        self.run.stats.rejected
+    }
+
+    /// Field evaluations.
+    #[getter]
+    fn evaluations(&self) -> usize {
+        self.run.stats.evaluations
+    }
+
+    fn __len__(&self) -> usize {
+        self.run.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Solution({} samples, stop = {})", self.run.len(), self.run.stop)
     }
 }

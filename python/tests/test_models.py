@@ -61,6 +61,31 @@ def test_names_parameters_and_evaluations():
     assert pickle.loads(pickle.dumps(p)).parameter_values == PENDULUM
 
 
+def unaligned(values):
+    """`values` in an array whose data is not aligned to 8 bytes (as unpickled buffers may be)."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    raw = np.frombuffer(b"\0" + values.tobytes(), dtype=np.uint8)[1:]
+    out = np.ndarray(values.shape, np.float64, raw.data)
+    assert not out.flags.aligned
+    return out
+
+
+def test_arrays_of_any_layout_are_read():
+    p = rm.DoublePendulum(**PENDULUM)
+    x = np.array([0.3, -0.2, 0.1, 0.4])
+    assert np.array_equal(p.field(unaligned(x)), p.field(x))
+    assert np.array_equal(p.field(np.array([[0.3, 9.0], [-0.2, 9.0], [0.1, 9.0], [0.4, 9.0]])[:, 0]), p.field(x))
+    assert np.array_equal(p.field(x.tolist()), p.field(x))
+    starts = np.array([[0.3, -0.2, 0.0, 0.0], [0.1, 0.2, 0.0, 0.0]])
+    a = p.ensemble(unaligned(starts), (0.0, 1.0))
+    b = p.ensemble(starts, (0.0, 1.0))
+    assert all(np.array_equal(u.x, v.x) for u, v in zip(a, b))
+    assert np.asfortranarray(starts).flags.f_contiguous
+    c = p.ensemble(np.asfortranarray(starts), (0.0, 1.0))
+    assert all(np.array_equal(u.x, v.x) for u, v in zip(c, b))
+    assert p.ensemble(np.zeros((0, 4)), (0.0, 1.0)) == []
+
+
 def test_linearize_equals_the_rust_values():
     c = rm.CartPole(**CARTPOLE)
     x, u = [0.1, 0.2, 0.3, -0.4], 0.7
@@ -95,6 +120,25 @@ def test_impacts_and_modes():
     # Elastic impacts keep the energy.
     energy = [rod.energy(x, mode=int(m)) for x, m in zip(run.x, run.modes)]
     assert np.max(np.abs(np.array(energy) - energy[0])) < 1e-6 * abs(energy[0])
+
+
+def test_events_are_located():
+    # Free fall from 1 m: y = 0.5 at t = sqrt(2 * 0.5 / g), where the terminal event ends the run.
+    ball = rm.BouncingBall(m=1.0, g=9.81, e=0.8)
+    events = [
+        dict(name="half", state="y", value=0.5, direction="falling", terminal=True),
+        dict(name="speed", weights=[0.0, 1.0], offset=2.0, direction="either"),  # dy/dt = -2
+    ]
+    run = ball.simulate([1.0, 0.0], (0.0, 3.0), rtol=1e-12, atol=1e-13, events=events)
+    assert not run.finished and "half" in run.stop
+    names = [e[0] for e in run.events]
+    assert names == ["speed", "half"]
+    assert abs(run.events[0][1] - 2.0 / 9.81) < 1e-10
+    assert abs(run.events[1][1] - np.sqrt(1.0 / 9.81)) < 1e-10 and run.t[-1] == run.events[1][1]
+    with pytest.raises(routh.ArgumentError, match="not one of the state"):
+        ball.simulate([1.0, 0.0], (0.0, 1.0), events=[dict(name="bad", state="z")])
+    with pytest.raises(routh.ArgumentError, match="2 components"):
+        ball.simulate([1.0, 0.0], (0.0, 1.0), events=[dict(name="bad", weights=[1.0])])
 
 
 def test_failures_are_typed_exceptions():

@@ -136,10 +136,48 @@ fn reference_ensemble(py: Python<'_>, p: [f64; 6], starts: Vec<[f64; 4]>, t1: f6
     Ok((ends, seconds))
 }
 
+/// A sweep of the double pendulum from the starts (rows of 4) over (0, t1) run by the Rust sweep
+/// path (`runtime::sweep`: a job in `shards` shards, each written as JSON Lines into `dir`, as
+/// Slurm array tasks write them), each member's result `[t_end, steps, end state...]`: the shard
+/// files' paths.
+#[pyfunction]
+#[pyo3(crate = "::routh_python::pyo3")]
+fn reference_shards(
+    py: Python<'_>,
+    dir: String,
+    p: [f64; 6],
+    starts: Vec<[f64; 4]>,
+    t1: f64,
+    rtol: f64,
+    shards: usize,
+) -> PyResult<Vec<String>> {
+    use routh::runtime::sweep::{Job, Shard};
+    let error = |e: String| routh_python::pyo3::exceptions::PyRuntimeError::new_err(e);
+    let model = pendulum(p);
+    let job = Job::new("double pendulum ends", Options::default().rtol(rtol), starts, 7);
+    let member = |x0: &[f64; 4], options: &Options, _seed: u64| -> Result<[f64; 6], SimError> {
+        let run = model.run(State::<4>::from(*x0)).span(0.0..t1).options(options).go()?;
+        let (t, x) = run.end;
+        Ok([t, run.stats.steps as f64, x[0], x[1], x[2], x[3]])
+    };
+    py.detach(|| {
+        (0..shards)
+            .map(|i| {
+                let path = std::path::Path::new(&dir).join(format!("shard-{i}.jsonl"));
+                let shard = Shard::new(i, shards).map_err(|e| error(e.to_string()))?;
+                job.run_shard(shard, &path, member, &EnsembleOptions::default().progress(false))
+                    .map_err(|e| error(e.to_string()))?;
+                Ok(path.display().to_string())
+            })
+            .collect()
+    })
+}
+
 fn references(module: &Bound<'_, routh_python::pyo3::types::PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(reference_double_pendulum, module)?)?;
     module.add_function(wrap_pyfunction!(reference_cartpole_linearize, module)?)?;
     module.add_function(wrap_pyfunction!(reference_ensemble, module)?)?;
+    module.add_function(wrap_pyfunction!(reference_shards, module)?)?;
     Ok(())
 }
 

@@ -24,6 +24,7 @@ use nalgebra::{DMatrix, SMatrix, SVector};
 use crate::error::{RunError, SimError};
 use crate::hybrid::{HybridOptions, HybridStop, HybridTrajectory, ModeState};
 use crate::input::Sampled;
+use crate::ode::events::{Direction, Event};
 use crate::ode::options::Options;
 use crate::ode::trajectory::{Stats, StopReason, Trajectory};
 use crate::run::{Plan, Runs, Simulate};
@@ -132,13 +133,69 @@ pub struct RunRequest {
     pub options: HybridOptions,
     /// Constant values of the model's inputs (empty for a model without).
     pub inputs: Vec<f64>,
+    /// Events to locate (zero crossings of linear functions of the state).
+    pub events: Vec<LinearEvent>,
+    /// Whether the result carries the outputs at every sample (default `true`; a caller that
+    /// evaluates them later, or never, saves the work).
+    pub outputs: bool,
+}
+
+/// An event of a [`RunRequest`]: the zero crossing of g(t, x) = w·x + c, a linear function of the
+/// state — a component reaching a value is `w = eᵢ`, `c = −value` ([`LinearEvent::component`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct LinearEvent {
+    /// Its name in the run's records.
+    pub name: String,
+    /// w, one weight per component of the (padded) state.
+    pub weights: Vec<f64>,
+    /// c.
+    pub offset: f64,
+    /// Which crossings count.
+    pub direction: Direction,
+    /// Whether it ends the run.
+    pub terminal: bool,
+}
+
+impl LinearEvent {
+    /// The event w·x + c = 0, both directions, not terminal.
+    #[must_use]
+    pub fn new(name: impl Into<String>, weights: Vec<f64>, offset: f64) -> Self {
+        LinearEvent { name: name.into(), weights, offset, direction: Direction::Either, terminal: false }
+    }
+    /// Component `index` of a state of dimension `dim` reaching `value`.
+    #[must_use]
+    pub fn component(name: impl Into<String>, dim: usize, index: usize, value: f64) -> Self {
+        let weights = (0..dim).map(|i| if i == index { 1.0 } else { 0.0 }).collect();
+        LinearEvent::new(name, weights, -value)
+    }
+    /// Counting only crossings in `direction`.
+    #[must_use]
+    pub fn direction(mut self, direction: Direction) -> Self {
+        self.direction = direction;
+        self
+    }
+    /// Ending the run (or not).
+    #[must_use]
+    pub fn terminal(mut self, terminal: bool) -> Self {
+        self.terminal = terminal;
+        self
+    }
 }
 
 impl RunRequest {
     /// A run from `start` over `span` with default options, in mode 0, with no inputs.
     #[must_use]
     pub fn new(start: Vec<f64>, span: Range<f64>) -> Self {
-        RunRequest { start, mode: 0, span, options: HybridOptions::default(), inputs: Vec::new() }
+        RunRequest {
+            start,
+            mode: 0,
+            span,
+            options: HybridOptions::default(),
+            inputs: Vec::new(),
+            events: Vec::new(),
+            outputs: true,
+        }
     }
     /// Starting in `mode`.
     #[must_use]
@@ -168,6 +225,18 @@ impl RunRequest {
     #[must_use]
     pub fn inputs(mut self, inputs: Vec<f64>) -> Self {
         self.inputs = inputs;
+        self
+    }
+    /// Locating these events.
+    #[must_use]
+    pub fn events(mut self, events: Vec<LinearEvent>) -> Self {
+        self.events = events;
+        self
+    }
+    /// With the outputs at every sample in the result (or not).
+    #[must_use]
+    pub fn with_outputs(mut self, outputs: bool) -> Self {
+        self.outputs = outputs;
         self
     }
 }
@@ -211,7 +280,8 @@ pub struct FlatRun {
     pub states: Vec<f64>,
     /// The mode of each sample (all 0 for a model with one mode).
     pub modes: Vec<usize>,
-    /// The outputs at each sample, `times.len()` rows of the model's outputs (empty without).
+    /// The outputs at each sample, `times.len()` rows of the model's outputs (empty without, or
+    /// when the request asked for none: [`RunRequest::with_outputs`]).
     pub outputs: Vec<f64>,
     /// The events located.
     pub events: Vec<FlatEvent>,
@@ -518,9 +588,28 @@ where
         return Err(SimError::InvalidArgument(format!("a start state has {D} components, not {}", request.start.len())).into());
     }
     let start = <S as Simulate<D>>::Start::from_mode_state(request.mode, info_state(&request.start))?;
-    let plan = Plan::new(start, request.span.clone(), <S as Simulate<D>>::Options::from_request(&request.options));
+    let mut events = Vec::with_capacity(request.events.len());
+    for e in &request.events {
+        if e.weights.len() != D {
+            return Err(SimError::InvalidArgument(format!(
+                "event `{}` has {} weights for a state of {D} components",
+                e.name,
+                e.weights.len()
+            ))
+            .into());
+        }
+        let (w, c) = (SVector::<f64, D>::from_column_slice(&e.weights), e.offset);
+        events.push(
+            Event::new(e.name.clone(), move |_t, x: &SVector<f64, D>| w.dot(x) + c).direction(e.direction).terminal(e.terminal),
+        );
+    }
+    let plan =
+        Plan::new(start, request.span.clone(), <S as Simulate<D>>::Options::from_request(&request.options)).with_events(&events);
     let with_outputs = |run: S::Output| -> Result<FlatRun, SimError> {
         let mut flat: FlatRun = run.into();
+        if !request.outputs {
+            return Ok(flat);
+        }
         for k in 0..flat.len() {
             let row = outputs(flat.modes[k], flat.times[k], flat.state(k))?;
             flat.outputs.extend(row);
