@@ -367,7 +367,7 @@ pub mod __private {
     }
     pub mod erased {
         pub use routh_runtime::erased::{
-            DynModel, FlatLinearization, FlatRun, ModelInfo, RunRequest, inputs, mode, no_jacobian, parameters, run, state,
+            DynModel, FlatLinearization, FlatRun, ModelInfo, RunRequest, Signal, arguments, no_jacobian, parameters, run, signal,
         };
     }
     pub mod equilibrium {

@@ -3,7 +3,7 @@
 //! to the bit, and wrong sizes, modes and parameters are typed errors.
 
 use routh::prelude::*;
-use routh::runtime::erased::{DynModel, LinearEvent, RunRequest};
+use routh::runtime::erased::{DynModel, InputLaw, LinearEvent, RunRequest};
 
 /// The README's double pendulum.
 #[derive(Mechanics)]
@@ -191,6 +191,38 @@ fn a_driven_model_linearizes_and_runs_at_constant_inputs() {
     assert!(
         matches!(model.run(&RunRequest::new(x.as_slice().to_vec(), 0.0..2.0)), Err(e) if matches!(e.error, SimError::InvalidArgument(_)))
     );
+}
+
+#[test]
+fn a_feedback_law_drives_the_run_as_the_typed_closure_does() {
+    // LQR about the upright cart-pole: u = −K x from the linearisation, the same law as a typed
+    // closure and as the request's linear law; the pendulum comes back upright.
+    let typed = CartPole { mc: 1.0, mp: 0.3, l: 0.8, g: 9.81 };
+    let up = State::<4>::zeros();
+    let lin = typed.linearize(0.0, &up, [0.0]).unwrap();
+    let gain = lin.lqr(&Matrix::<4, 4>::identity(), &Matrix::<1, 1>::identity()).unwrap().gain;
+    let k = Matrix::<1, 4>::from_fn(|i, j| gain[(i, j)]);
+    let x0 = typed.state([0.0, 0.1], [0.0, 0.0]);
+    let law = move |_t: f64, x: &State<4>| -> Vector<1> { Vector::<1>::zeros() - k * (x - up) };
+    let sol = typed.run(x0).span(0.0..10.0).inputs(law).go().unwrap();
+    let rows: Vec<f64> = (0..4).map(|j| gain[(0, j)]).collect();
+    let request = RunRequest::new(x0.as_slice().to_vec(), 0.0..10.0)
+        .inputs(vec![0.0])
+        .law(InputLaw::Linear { gain: rows.clone(), at: vec![0.0; 4] });
+    let flat = DynModel::run(&typed, &request).unwrap();
+    assert_eq!(bits(&flat.times), bits(&sol.times));
+    assert_eq!(bits(flat.state(flat.len() - 1)), bits(sol.states.last().unwrap().as_slice()));
+    let end = flat.state(flat.len() - 1);
+    assert!(end[1].abs() < 1e-3 && end[0].abs() < 1e-2, "not back upright: {end:?}");
+    // The same law as a function of (t, x).
+    let function =
+        InputLaw::Function(std::sync::Arc::new(move |_t, x: &[f64]| vec![-(0..4).map(|j| rows[j] * x[j]).sum::<f64>()]));
+    let by_function = DynModel::run(&typed, &request.clone().law(function)).unwrap();
+    let end_f = by_function.state(by_function.len() - 1);
+    assert!(end_f.iter().zip(end).all(|(a, b)| (a - b).abs() < 1e-9));
+    // A gain of the wrong size is a typed error.
+    let wrong = request.law(InputLaw::Linear { gain: vec![1.0; 3], at: vec![0.0; 4] });
+    assert!(matches!(DynModel::run(&typed, &wrong), Err(e) if matches!(e.error, SimError::InvalidArgument(_))));
 }
 
 #[test]

@@ -15,7 +15,7 @@ import sys
 
 HEADER = '''\
 # Type stubs of a module of routh models, written by `python -m routh.stubs`.
-from typing import ClassVar, Optional, Sequence, Union
+from typing import Callable, ClassVar, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -61,6 +61,9 @@ class Model:
     def linearize(
         self, x: ArrayLike, u: Optional[ArrayLike] = None, t: float = 0.0, mode: int = 0
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+    def lqr(
+        self, x: ArrayLike, u: ArrayLike, q: ArrayLike, r: ArrayLike, t: float = 0.0, mode: int = 0
+    ) -> npt.NDArray[np.float64]: ...
     def simulate(
         self,
         x0: ArrayLike,
@@ -69,12 +72,13 @@ class Model:
         rtol: Optional[float] = None,
         atol: Optional[float] = None,
         method: str = "dopri5",
-        inputs: Optional[ArrayLike] = None,
+        inputs: Union[ArrayLike, Callable[[float, npt.NDArray[np.float64]], ArrayLike], None] = None,
         mode: int = 0,
         t_eval: Optional[ArrayLike] = None,
         dt: Optional[float] = None,
         max_steps: Optional[int] = None,
         events: Optional[list[dict]] = None,
+        feedback: Optional[tuple[ArrayLike, ArrayLike]] = None,
     ) -> Solution: ...
     def ensemble(
         self,
@@ -85,12 +89,13 @@ class Model:
         rtol: Optional[float] = None,
         atol: Optional[float] = None,
         method: str = "dopri5",
-        inputs: Optional[ArrayLike] = None,
+        inputs: Union[ArrayLike, Callable[[float, npt.NDArray[np.float64]], ArrayLike], None] = None,
         mode: int = 0,
         t_eval: Optional[ArrayLike] = None,
         dt: Optional[float] = None,
         max_steps: Optional[int] = None,
         events: Optional[list[dict]] = None,
+        feedback: Optional[tuple[ArrayLike, ArrayLike]] = None,
         threads: Optional[int] = None,
     ) -> list[Union[Solution, RouthError]]: ...
 '''

@@ -45,7 +45,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyModule, PyTuple, PyType};
 use routh::runtime::ensemble::{EnsembleOptions, ensemble};
-use routh::runtime::erased::{DynModel, FlatRun, LinearEvent, ModelInfo, RunRequest};
+use routh::runtime::erased::{DynModel, FlatRun, InputLaw, LinearEvent, ModelInfo, RunRequest};
 use routh::runtime::{Direction, HybridOptions, Output, RunError, Scheme, SimError};
 
 #[doc(hidden)]
@@ -298,6 +298,67 @@ fn events(info: &ModelInfo, value: Option<&Bound<'_, PyAny>>) -> Result<Vec<Line
     Ok(out)
 }
 
+/// How a run's inputs are given from Python: constant values (a sequence), a callable u(t, x), or
+/// with `feedback = (K, x*)` the linear law u = u₀ − K (x − x*) about the constant values u₀ (zeros
+/// if not given). A callable's exception is kept in `raised`, and raised when the run ends.
+struct Drive {
+    inputs: Vec<f64>,
+    law: Option<InputLaw>,
+    raised: Arc<Mutex<Option<PyErr>>>,
+}
+
+impl Drive {
+    fn new(
+        py: Python<'_>,
+        info: &ModelInfo,
+        inputs: Option<&Bound<'_, PyAny>>,
+        feedback: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let raised = Arc::new(Mutex::new(None));
+        let k = info.inputs.len();
+        let callable = inputs.filter(|i| i.is_callable());
+        let constant = match inputs {
+            Some(i) if !i.is_callable() => vector(i)?,
+            _ if k > 0 && (callable.is_some() || feedback.is_some()) => vec![0.0; k],
+            _ => Vec::new(),
+        };
+        let law = match (callable, feedback) {
+            (Some(_), Some(_)) => {
+                let error = SimError::InvalidArgument("give a callable `inputs` or a `feedback`, not both".into());
+                return Err(raise(py, &error));
+            }
+            (Some(f), None) => {
+                let f: Py<PyAny> = f.clone().unbind();
+                let slot = Arc::clone(&raised);
+                let law = move |t: f64, x: &[f64]| -> Vec<f64> {
+                    Python::attach(|py| {
+                        let called = f.bind(py).call1((t, PyArray1::from_slice(py, x))).and_then(|u| vector(&u));
+                        called.unwrap_or_else(|e| {
+                            if let Ok(mut slot) = slot.lock() {
+                                slot.get_or_insert(e);
+                            }
+                            Vec::new()
+                        })
+                    })
+                };
+                Some(InputLaw::Function(Arc::new(law)))
+            }
+            (None, Some(feedback)) => {
+                let (gain, at): (Bound<'_, PyAny>, Bound<'_, PyAny>) = feedback.extract()?;
+                let gain: Vec<f64> = rows(&gain)?.concat();
+                Some(InputLaw::Linear { gain, at: vector(&at)? })
+            }
+            (None, None) => None,
+        };
+        Ok(Drive { inputs: constant, law, raised })
+    }
+
+    /// The exception a callable raised during the run, if any.
+    fn raised(&self) -> Option<PyErr> {
+        self.raised.lock().ok().and_then(|mut slot| slot.take())
+    }
+}
+
 /// The options of a run from Python's keyword arguments.
 struct RunOptions {
     options: HybridOptions,
@@ -355,13 +416,17 @@ impl Model {
         self.inner.info()
     }
 
-    fn request(&self, x0: Vec<f64>, t_span: (f64, f64), mode: usize, inputs: Vec<f64>, options: &RunOptions) -> RunRequest {
-        RunRequest::new(x0, t_span.0..t_span.1)
+    fn request(&self, x0: Vec<f64>, t_span: (f64, f64), mode: usize, drive: &Drive, options: &RunOptions) -> RunRequest {
+        let request = RunRequest::new(x0, t_span.0..t_span.1)
             .mode(mode)
             .options(options.options.clone())
-            .inputs(inputs)
+            .inputs(drive.inputs.clone())
             .events(options.events.clone())
-            .with_outputs(false)
+            .with_outputs(false);
+        match &drive.law {
+            Some(law) => request.law(law.clone()),
+            None => request,
+        }
     }
 }
 
@@ -372,23 +437,23 @@ fn matrix<'py>(py: Python<'py>, values: Vec<f64>, width: usize) -> PyResult<Boun
 }
 
 /// A run's result as a `Solution` (its arrays made when first read; the outputs evaluated then, by
-/// `model` at the run's constant `inputs`).
-fn solution(py: Python<'_>, model: &Arc<dyn DynModel>, inputs: &[f64], run: FlatRun) -> PyResult<Py<Solution>> {
-    Py::new(py, Solution::new(Arc::clone(model), inputs.to_vec(), run))
+/// `model` at the inputs `request` drove it with).
+fn solution(py: Python<'_>, model: &Arc<dyn DynModel>, request: &Arc<RunRequest>, run: FlatRun) -> PyResult<Py<Solution>> {
+    Py::new(py, Solution::new(Arc::clone(model), Arc::clone(request), run))
 }
 
 /// A run's result, or its failure as the exception to raise (with the partial run).
 fn outcome(
     py: Python<'_>,
     model: &Arc<dyn DynModel>,
-    inputs: &[f64],
+    request: &Arc<RunRequest>,
     run: Result<FlatRun, RunError<FlatRun>>,
 ) -> PyResult<Py<Solution>> {
     match run {
-        Ok(run) => solution(py, model, inputs, run),
+        Ok(run) => solution(py, model, request, run),
         Err(RunError { error, partial }) => {
             let partial = match partial {
-                Some(p) => Some(solution(py, model, inputs, *p)?),
+                Some(p) => Some(solution(py, model, request, *p)?),
                 None => None,
             };
             Err(exception(py, &error, partial))
@@ -524,12 +589,46 @@ impl Model {
         Ok((dense(&lin.a)?, dense(&lin.b)?))
     }
 
+    /// The continuous-time linear-quadratic regulator about the state `x` and inputs `u`: the gain
+    /// K (inputs × state) of u − u₀ = −K (x − x*) minimising ∫ δxᵀQδx + δuᵀRδu dt, from the
+    /// linearisation (routh's CARE solver).
+    #[pyo3(signature = (x, u, q, r, t = 0.0, mode = 0))]
+    #[allow(clippy::too_many_arguments)]
+    fn lqr<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        u: &Bound<'py, PyAny>,
+        q: &Bound<'py, PyAny>,
+        r: &Bound<'py, PyAny>,
+        t: f64,
+        mode: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let lin = self.inner.linearize(mode, t, &vector(x)?, &vector(u)?).map_err(|e| raise(py, &e))?;
+        let square = |m: &Bound<'py, PyAny>, n: usize, what: &str| -> PyResult<routh::nalgebra::DMatrix<f64>> {
+            let rows = rows(m)?;
+            if rows.len() != n || rows.iter().any(|row| row.len() != n) {
+                let error = SimError::InvalidArgument(format!("{what} must be {n} × {n}"));
+                return Err(raise(py, &error));
+            }
+            Ok(routh::nalgebra::DMatrix::from_fn(n, n, |i, j| rows[i][j]))
+        };
+        let (q, r) = (square(q, lin.a.nrows(), "Q")?, square(r, lin.b.ncols(), "R")?);
+        let lqr = routh::runtime::lqr::care(&lin.a, &lin.b, &q, &r)
+            .map_err(|e| instance(py, "ArgumentError", &e.to_string(), "Lqr", None))?;
+        let k = &lqr.gain;
+        let rows: Vec<f64> = (0..k.nrows()).flat_map(|i| (0..k.ncols()).map(move |j| k[(i, j)])).collect();
+        Ok(PyArray1::from_vec(py, rows).reshape([k.nrows(), k.ncols()])?.into_any())
+    }
+
     /// A run from `x0` over `t_span = (t0, t1)`: the model's own run (smooth, constrained, hybrid),
-    /// with the GIL released while it integrates. `inputs`: constant values of a model's inputs;
+    /// with the GIL released while it integrates. `inputs`: a model's inputs — constant values, or a
+    /// callable u(t, x) (called with the GIL), or with `feedback = (K, x*)` the constant u₀ of the
+    /// linear law u = u₀ − K (x − x*) (evaluated in Rust);
     /// `mode`: the start's mode; `t_eval` (times) or `dt` (a grid step) for where to sample;
     /// `events`: zero crossings to locate, each a dict (`name`; `state` and `value`, or `weights`
     /// and `offset`; `direction`; `terminal`).
-    #[pyo3(signature = (x0, t_span, *, rtol = None, atol = None, method = "dopri5", inputs = None, mode = 0, t_eval = None, dt = None, max_steps = None, events = None))]
+    #[pyo3(signature = (x0, t_span, *, rtol = None, atol = None, method = "dopri5", inputs = None, mode = 0, t_eval = None, dt = None, max_steps = None, events = None, feedback = None))]
     #[allow(clippy::too_many_arguments)]
     fn simulate(
         &self,
@@ -545,21 +644,25 @@ impl Model {
         dt: Option<f64>,
         max_steps: Option<usize>,
         events: Option<&Bound<'_, PyAny>>,
+        feedback: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<Solution>> {
         let mut options = RunOptions::new(rtol, atol, method, t_eval, dt, max_steps).map_err(|e| raise(py, &e))?;
         options.events = crate::events(self.info(), events).map_err(|e| raise(py, &e))?;
-        let inputs = optional_vector(inputs)?;
-        let request = self.request(vector(x0)?, t_span, mode, inputs.clone(), &options);
-        let inner = Arc::clone(&self.inner);
-        let run = py.detach(move || inner.run(&request));
-        outcome(py, &self.inner, &inputs, run)
+        let drive = Drive::new(py, self.info(), inputs, feedback)?;
+        let request = Arc::new(self.request(vector(x0)?, t_span, mode, &drive, &options));
+        let (inner, shared) = (Arc::clone(&self.inner), Arc::clone(&request));
+        let run = py.detach(move || inner.run(&shared));
+        if let Some(raised) = drive.raised() {
+            return Err(raised);
+        }
+        outcome(py, &self.inner, &request, run)
     }
 
     /// Many runs on all cores with the GIL released: one per row of `x0` (a 2-D array; one row is
     /// every member's start) and of `parameters` (rows of the model's parameters in their order;
     /// `None` is this model's). Returns a list in the rows' order of `Solution`s, or for a member
     /// that failed the exception it would raise (not raised: the others are kept).
-    #[pyo3(signature = (x0, t_span, *, parameters = None, rtol = None, atol = None, method = "dopri5", inputs = None, mode = 0, t_eval = None, dt = None, max_steps = None, events = None, threads = None))]
+    #[pyo3(signature = (x0, t_span, *, parameters = None, rtol = None, atol = None, method = "dopri5", inputs = None, mode = 0, t_eval = None, dt = None, max_steps = None, events = None, feedback = None, threads = None))]
     #[allow(clippy::too_many_arguments)]
     fn ensemble<'py>(
         &self,
@@ -576,6 +679,7 @@ impl Model {
         dt: Option<f64>,
         max_steps: Option<usize>,
         events: Option<&Bound<'py, PyAny>>,
+        feedback: Option<&Bound<'py, PyAny>>,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
         let mut options = RunOptions::new(rtol, atol, method, t_eval, dt, max_steps).map_err(|e| raise(py, &e))?;
@@ -593,15 +697,16 @@ impl Model {
             }
             _ => starts.len(),
         };
-        let inputs = optional_vector(inputs)?;
-        let members: Vec<(usize, RunRequest)> = (0..count)
-            .map(|i| (i, self.request(starts[i.min(starts.len() - 1)].clone(), t_span, mode, inputs.clone(), &options)))
+        let drive = Drive::new(py, self.info(), inputs, feedback)?;
+        let members: Vec<(usize, Arc<RunRequest>)> = (0..count)
+            .map(|i| (i, Arc::new(self.request(starts[i.min(starts.len() - 1)].clone(), t_span, mode, &drive, &options))))
             .collect();
+        let requests: Vec<Arc<RunRequest>> = members.iter().map(|(_, r)| Arc::clone(r)).collect();
         let inner = Arc::clone(&self.inner);
         let ensemble_options = EnsembleOptions::default().progress(false).threads(threads);
         type Member = (Arc<dyn DynModel>, Result<FlatRun, RunError<FlatRun>>);
         let results = py.detach(move || {
-            let run = |_: usize, (i, request): &(usize, RunRequest)| -> Member {
+            let run = |_: usize, (i, request): &(usize, Arc<RunRequest>)| -> Member {
                 let model: Arc<dyn DynModel> = match &parameters {
                     Some(rows) => match inner.with_parameters(&rows[(*i).min(rows.len() - 1)]) {
                         Ok(model) => Arc::from(model),
@@ -615,10 +720,13 @@ impl Model {
             ensemble(&members, run, &ensemble_options)
         });
         let results = results.map_err(|e| raise(py, &e))?;
+        if let Some(raised) = drive.raised() {
+            return Err(raised);
+        }
         let list = PyList::empty(py);
-        for result in results {
+        for (result, request) in results.into_iter().zip(&requests) {
             let (model, run) = result.unwrap_or_else(|error| (Arc::clone(&self.inner), Err(RunError { error, partial: None })));
-            match outcome(py, &model, &inputs, run) {
+            match outcome(py, &model, request, run) {
                 Ok(solution) => list.append(solution)?,
                 Err(error) => list.append(error.value(py))?,
             }
@@ -661,7 +769,7 @@ fn _rebuild<'py>(cls: &Bound<'py, PyType>, values: Vec<f64>) -> PyResult<Bound<'
 #[pyclass(frozen, module = "routh", name = "Solution")]
 pub struct Solution {
     model: Arc<dyn DynModel>,
-    inputs: Vec<f64>,
+    request: Arc<RunRequest>,
     run: FlatRun,
     t: PyOnceLock<Py<PyAny>>,
     x: PyOnceLock<Py<PyAny>>,
@@ -672,10 +780,10 @@ pub struct Solution {
 }
 
 impl Solution {
-    fn new(model: Arc<dyn DynModel>, inputs: Vec<f64>, run: FlatRun) -> Self {
+    fn new(model: Arc<dyn DynModel>, request: Arc<RunRequest>, run: FlatRun) -> Self {
         Solution {
             model,
-            inputs,
+            request,
             run,
             t: PyOnceLock::new(),
             x: PyOnceLock::new(),
@@ -727,10 +835,9 @@ impl Solution {
             let mut columns = vec![Vec::with_capacity(self.run.len()); names.len()];
             if !names.is_empty() {
                 for k in 0..self.run.len() {
-                    let row = self
-                        .model
-                        .outputs(self.run.modes[k], self.run.times[k], self.run.state(k), &self.inputs)
-                        .map_err(|e| raise(py, &e))?;
+                    let (t, x) = (self.run.times[k], self.run.state(k));
+                    let u = if self.model.info().inputs.is_empty() { Vec::new() } else { self.request.inputs_at(t, x) };
+                    let row = self.model.outputs(self.run.modes[k], t, x, &u).map_err(|e| raise(py, &e))?;
                     for (column, value) in columns.iter_mut().zip(row) {
                         column.push(value);
                     }

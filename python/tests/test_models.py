@@ -103,6 +103,34 @@ def test_linearize_equals_the_rust_values():
     assert run.x[-1, 0] > 0.0
 
 
+def test_lqr_and_feedback_laws_balance_the_cart_pole():
+    c = rm.CartPole(**CARTPOLE)
+    k = c.lqr(np.zeros(4), [0.0], np.eye(4), np.eye(1))
+    assert k.shape == (1, 4)
+    # The closed loop A - B K is stable: every eigenvalue in the left half-plane.
+    a, b = c.linearize(np.zeros(4), [0.0])
+    assert np.max(np.linalg.eigvals(a - b @ k).real) < 0.0
+    x0 = [0.0, 0.2, 0.0, 0.0]
+    by_rust = c.simulate(x0, (0.0, 20.0), feedback=(k, np.zeros(4)), rtol=1e-10, atol=1e-12, t_eval=[10.0, 20.0])
+    # Back to upright, decaying at least as fast as the slowest closed-loop mode says.
+    slowest = np.max(np.linalg.eigvals(a - b @ k).real)
+    assert np.max(np.abs(by_rust.x[-1])) < 1e-3, "not balanced"
+    assert np.max(np.abs(by_rust.x[-1])) < 2.0 * np.exp(slowest * 10.0) * np.max(np.abs(by_rust.x[0]))
+    # The same law as a Python callable (called with the GIL): the same motion.
+    by_python = c.simulate(x0, (0.0, 20.0), inputs=lambda t, x: -k @ x, rtol=1e-10, atol=1e-12, t_eval=[10.0, 20.0])
+    assert np.max(np.abs(by_python.x[-1] - by_rust.x[-1])) < 1e-9
+    # Uncontrolled, it falls.
+    falls = c.simulate(x0, (0.0, 2.0), inputs=[0.0])
+    assert abs(falls.x[-1, 1]) > 1.0
+    # An exception in the law is raised, not a NaN run.
+    def broken(t, x):
+        raise ZeroDivisionError("law failed")
+    with pytest.raises(ZeroDivisionError, match="law failed"):
+        c.simulate(x0, (0.0, 1.0), inputs=broken)
+    with pytest.raises(routh.ArgumentError, match="1 × 4"):
+        c.simulate(x0, (0.0, 1.0), feedback=(np.ones((1, 3)), np.zeros(4)))
+
+
 def test_impacts_and_modes():
     e = 0.8
     ball = rm.BouncingBall(m=1.0, g=9.81, e=e)

@@ -131,13 +131,89 @@ pub struct RunRequest {
     pub span: Range<f64>,
     /// The options: their [`ode`](HybridOptions::ode) part for a model without impacts or modes.
     pub options: HybridOptions,
-    /// Constant values of the model's inputs (empty for a model without).
+    /// Constant values of the model's inputs (empty for a model without): the inputs, or with a
+    /// [`law`](Self::law) its u₀.
     pub inputs: Vec<f64>,
+    /// A feedback law for the inputs instead of constant values.
+    pub law: Option<InputLaw>,
     /// Events to locate (zero crossings of linear functions of the state).
     pub events: Vec<LinearEvent>,
     /// Whether the result carries the outputs at every sample (default `true`; a caller that
     /// evaluates them later, or never, saves the work).
     pub outputs: bool,
+}
+
+/// A feedback law u = f(t, x) as a shared function.
+pub type LawFn = std::sync::Arc<dyn Fn(f64, &[f64]) -> Vec<f64> + Send + Sync>;
+
+/// A feedback law of a [`RunRequest`]: its inputs as a function of the time and state.
+#[derive(Clone)]
+#[non_exhaustive]
+pub enum InputLaw {
+    /// u = u₀ − K (x − x*) (a linear-quadratic regulator about the state x* and inputs u₀, the
+    /// request's [`inputs`](RunRequest::inputs)): `gain` is K row by row (inputs × state), `at` is x*.
+    Linear {
+        /// K, row by row.
+        gain: Vec<f64>,
+        /// x*.
+        at: Vec<f64>,
+    },
+    /// u = f(t, x), any function (a wrong number of values counts as non-finite inputs).
+    Function(LawFn),
+}
+
+impl std::fmt::Debug for InputLaw {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InputLaw::Linear { gain, at } => f.debug_struct("Linear").field("gain", gain).field("at", at).finish(),
+            InputLaw::Function(_) => f.write_str("Function(..)"),
+        }
+    }
+}
+
+/// The inputs of a [`RunRequest`] as the signal of a typed run (generated glue): its constant
+/// values, or its law about them.
+pub struct Signal<const D: usize, const K: usize> {
+    u0: SVector<f64, K>,
+    linear: Option<(SMatrix<f64, K, D>, SVector<f64, D>)>,
+    function: Option<LawFn>,
+}
+
+impl<const D: usize, const K: usize> crate::input::InputSignal<D, K> for Signal<D, K> {
+    fn input(&self, t: f64, x: &SVector<f64, D>) -> SVector<f64, K> {
+        if let Some(f) = &self.function {
+            let u = f(t, x.as_slice());
+            return if u.len() == K { SVector::from_column_slice(&u) } else { SVector::repeat(f64::NAN) };
+        }
+        match &self.linear {
+            Some((gain, at)) => self.u0 - gain * (x - at),
+            None => self.u0,
+        }
+    }
+}
+
+/// The signal of `request` for a model with `K` inputs on a state of dimension `D` (generated
+/// glue).
+///
+/// # Errors
+/// [`SimError::InvalidArgument`] for inputs, a gain or a state x* of the wrong size.
+pub fn signal<const D: usize, const K: usize>(info: &ModelInfo, request: &RunRequest) -> Result<Signal<D, K>, SimError> {
+    let u0 = inputs::<K>(info, &request.inputs)?;
+    let (linear, function) = match &request.law {
+        None => (None, None),
+        Some(InputLaw::Linear { gain, at }) => {
+            if gain.len() != K * D {
+                return Err(SimError::InvalidArgument(format!(
+                    "a gain of {} for its {K} inputs and {D} state components is {K} × {D}, not {} values",
+                    info.name,
+                    gain.len()
+                )));
+            }
+            (Some((SMatrix::<f64, K, D>::from_row_slice(gain), state::<D>(info, at)?)), None)
+        }
+        Some(InputLaw::Function(f)) => (None, Some(std::sync::Arc::clone(f))),
+    };
+    Ok(Signal { u0, linear, function })
 }
 
 /// An event of a [`RunRequest`]: the zero crossing of g(t, x) = w·x + c, a linear function of the
@@ -193,6 +269,7 @@ impl RunRequest {
             span,
             options: HybridOptions::default(),
             inputs: Vec::new(),
+            law: None,
             events: Vec::new(),
             outputs: true,
         }
@@ -226,6 +303,28 @@ impl RunRequest {
     pub fn inputs(mut self, inputs: Vec<f64>) -> Self {
         self.inputs = inputs;
         self
+    }
+    /// Driven by the feedback law `law` (about the [`inputs`](Self::inputs) u₀).
+    #[must_use]
+    pub fn law(mut self, law: InputLaw) -> Self {
+        self.law = Some(law);
+        self
+    }
+    /// The inputs the request drives the model with at `(t, x)`.
+    #[must_use]
+    pub fn inputs_at(&self, t: f64, x: &[f64]) -> Vec<f64> {
+        match &self.law {
+            None => self.inputs.clone(),
+            Some(InputLaw::Linear { gain, at }) => {
+                let d = at.len();
+                self.inputs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, u0)| u0 - (0..d).map(|j| gain[i * d + j] * (x[j] - at[j])).sum::<f64>())
+                    .collect()
+            }
+            Some(InputLaw::Function(f)) => f(t, x),
+        }
     }
     /// Locating these events.
     #[must_use]
@@ -514,6 +613,21 @@ pub fn parameters<const P: usize>(info: &ModelInfo, values: &[f64]) -> Result<[f
 pub fn mode(info: &ModelInfo, mode: usize) -> Result<(), SimError> {
     let modes = info.mode_count();
     if mode < modes { Ok(()) } else { Err(SimError::InvalidMode { mode, modes }) }
+}
+
+/// The state and inputs of a call in `mode` (generated glue: [`mode`], [`state`] and [`inputs`]
+/// in one).
+///
+/// # Errors
+/// As those.
+pub fn arguments<const D: usize, const K: usize>(
+    info: &ModelInfo,
+    mode_index: usize,
+    x: &[f64],
+    u: &[f64],
+) -> Result<(SVector<f64, D>, SVector<f64, K>), SimError> {
+    mode(info, mode_index)?;
+    Ok((state::<D>(info, x)?, inputs::<K>(info, u)?))
 }
 
 /// The error of [`DynModel::linearize`] on a model without a field Jacobian.

@@ -28,8 +28,14 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
         if multi { views.iter().filter_map(|m| m.mode.as_ref().map(|(_, id)| id.to_string())).collect() } else { Vec::new() };
     let impacts: Vec<String> = if multi { Vec::new() } else { first.impacts.iter().map(|i| i.name.to_string()).collect() };
     let linearizes = views.iter().all(|m| m.field_jacobian);
-    let state = crate::emit::codegen::state_type(d);
-    let input = crate::emit::codegen::svector(k);
+    // The checked state and inputs of a call in a mode: `(x, u)` (`u` all zeros for the energy and
+    // momenta, which no input changes).
+    let describe = quote! { <Self as __routh::erased::DynModel>::describe() };
+    let arguments = quote! { let (x, u) = __routh::erased::arguments::<#d, #k>(#describe, mode, x, u)?; };
+    let at_rest = quote! {
+        let (x, _) = __routh::erased::arguments::<#d, 0>(#describe, mode, x, &[])?;
+        let u = [0.0; #k];
+    };
     let mech = quote! { __routh::mechanics };
 
     // The model at the inputs `u` (an array), whose views answer for each mode.
@@ -75,7 +81,7 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
         (true, _) => quote! { __routh::HybridInputSystem::mode_field_with_input(self, mode, t, &x, &u)? },
     };
     let linearize = match (linearizes, multi, k) {
-        (false, _, _) => quote! { Err(__routh::erased::no_jacobian(info)) },
+        (false, _, _) => quote! { Err(__routh::erased::no_jacobian(#describe)) },
         (true, false, 0) => quote! {
             let a = self.jacobian(t, &x)?;
             Ok(__routh::erased::FlatLinearization::new(&a, &__routh::Matrix::<#d, 0>::zeros()))
@@ -94,11 +100,21 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
         },
     };
     let run = if k == 0 {
-        quote! { __routh::erased::run::<Self, __routh::Plain, #d>(self, request, __routh::Plain, outputs) }
+        quote! {
+            let outputs = |mode: usize, t: f64, x: &[f64]| {
+                <Self as __routh::erased::DynModel>::outputs(self, mode, t, x, &[])
+            };
+            __routh::erased::run::<Self, __routh::Plain, #d>(self, request, __routh::Plain, outputs)
+        }
     } else {
         quote! {
-            let u = __routh::erased::inputs::<#k>(info, &request.inputs)?;
-            __routh::erased::run::<Self, __routh::Inputs<#input, #k>, #d>(self, request, __routh::Inputs(u), outputs)
+            let signal = __routh::erased::signal::<#d, #k>(#describe, request)?;
+            let outputs = |mode: usize, t: f64, x: &[f64]| {
+                <Self as __routh::erased::DynModel>::outputs(self, mode, t, x, &request.inputs_at(t, x))
+            };
+            __routh::erased::run::<Self, __routh::Inputs<__routh::erased::Signal<#d, #k>, #k>, #d>(
+                self, request, __routh::Inputs(signal), outputs,
+            )
         }
     };
     let (modes_len, impacts_len, inputs_len, outputs_len, coords_len, names_len) =
@@ -154,20 +170,14 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
             fn field(&self, mode: usize, t: f64, x: &[f64], u: &[f64])
                 -> ::core::result::Result<::std::vec::Vec<f64>, __routh::SimError>
             {
-                let info = <Self as __routh::erased::DynModel>::describe();
-                __routh::erased::mode(info, mode)?;
-                let x: #state = __routh::erased::state::<#d>(info, x)?;
-                let u: #input = __routh::erased::inputs::<#k>(info, u)?;
+                #arguments
                 let _ = &u;
                 Ok(#field.as_slice().to_vec())
             }
 
             #[inline]
             fn energy(&self, mode: usize, t: f64, x: &[f64]) -> ::core::result::Result<f64, __routh::SimError> {
-                let info = <Self as __routh::erased::DynModel>::describe();
-                __routh::erased::mode(info, mode)?;
-                let x: #state = __routh::erased::state::<#d>(info, x)?;
-                let u = [0.0; #k];
+                #at_rest
                 let _ = &u;
                 Ok(#energy)
             }
@@ -176,10 +186,7 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
             fn momenta(&self, mode: usize, t: f64, x: &[f64])
                 -> ::core::result::Result<::std::vec::Vec<f64>, __routh::SimError>
             {
-                let info = <Self as __routh::erased::DynModel>::describe();
-                __routh::erased::mode(info, mode)?;
-                let x: #state = __routh::erased::state::<#d>(info, x)?;
-                let u = [0.0; #k];
+                #at_rest
                 let _ = &u;
                 Ok(#momenta)
             }
@@ -188,10 +195,7 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
             fn outputs(&self, mode: usize, t: f64, x: &[f64], u: &[f64])
                 -> ::core::result::Result<::std::vec::Vec<f64>, __routh::SimError>
             {
-                let info = <Self as __routh::erased::DynModel>::describe();
-                __routh::erased::mode(info, mode)?;
-                let x: #state = __routh::erased::state::<#d>(info, x)?;
-                let u: #input = __routh::erased::inputs::<#k>(info, u)?;
+                #arguments
                 let _ = (&x, &u, t);
                 Ok(#outputs_body)
             }
@@ -200,10 +204,7 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
             fn linearize(&self, mode: usize, t: f64, x: &[f64], u: &[f64])
                 -> ::core::result::Result<__routh::erased::FlatLinearization, __routh::SimError>
             {
-                let info = <Self as __routh::erased::DynModel>::describe();
-                __routh::erased::mode(info, mode)?;
-                let x: #state = __routh::erased::state::<#d>(info, x)?;
-                let u: #input = __routh::erased::inputs::<#k>(info, u)?;
+                #arguments
                 let _ = (&x, &u, t);
                 #linearize
             }
@@ -212,10 +213,6 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
             fn run(&self, request: &__routh::erased::RunRequest)
                 -> ::core::result::Result<__routh::erased::FlatRun, __routh::RunError<__routh::erased::FlatRun>>
             {
-                let info = <Self as __routh::erased::DynModel>::describe();
-                let outputs = |mode: usize, t: f64, x: &[f64]| {
-                    <Self as __routh::erased::DynModel>::outputs(self, mode, t, x, &request.inputs)
-                };
                 #run
             }
         }
