@@ -132,9 +132,15 @@ def _diagnostics(stdout: str, source: str) -> list[dict]:
 
 
 def _load(name: str, path: pathlib.Path):
+    """Imports the built module: its folder goes on ``sys.path`` (so that ``import name`` and
+    unpickling its models work here, and in Dask workers :func:`routh.sweep.sweep` points there)."""
+    folder = str(path.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    module.__routh_compiled__ = folder
     sys.modules[name] = module
     return module
 

@@ -125,6 +125,24 @@ def _describe(model, starts, parameters, t_span, options, chunk, outcome) -> dic
     }
 
 
+def _import_error(module: str):
+    """None if `module` imports here (on a worker), else why not."""
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except Exception as e:  # reported to the caller
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+def _add_path(folder: str) -> None:
+    import sys
+
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+
+
 def _write_part(path: pathlib.Path, index: int, frame) -> None:
     final = path / f"part-{index:05d}.parquet"
     partial = path / f".part-{index:05d}.parquet.tmp"
@@ -189,6 +207,25 @@ def sweep(
     else:
         from dask.distributed import as_completed
 
+        # A model compiled from Python (`routh.compile`) is imported from its folder in the cache:
+        # point the workers there (they share this machine's files, as a local cluster's do).
+        import sys
+
+        module = type(model).__module__
+        compiled = getattr(sys.modules.get(module), "__routh_compiled__", None)
+        if compiled is not None:
+            client.run(_add_path, compiled)
+        # A worker that cannot import the model's module cannot unpickle a task: say so now.
+        missing = {w: e for w, e in client.run(_import_error, module).items() if e is not None}
+        if missing:
+            from .errors import RouthError
+
+            worker, error = next(iter(missing.items()))
+            raise RouthError(
+                f"{len(missing)} Dask worker(s) cannot import `{module}`, the module of {type(model).__name__} "
+                f"({worker}: {error}): install it where the workers run",
+                "WorkersCannotImport",
+            )
         futures = {client.submit(run_chunk, *arguments(index), pure=False): index for index in todo}
         for future in as_completed(list(futures)):
             index = futures[future]

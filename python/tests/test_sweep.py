@@ -107,3 +107,30 @@ def test_the_rust_sweep_paths_shards_read_into_the_same_table(tmp_path):
     assert_same(from_rust, reference)
     from_rust.to_parquet(tmp_path / "rust.parquet", index=False)
     assert_same(pd.read_parquet(tmp_path / "rust.parquet"), reference)
+
+
+def test_a_model_compiled_from_python_sweeps_on_dask(client, tmp_path, monkeypatch):
+    import pathlib
+
+    import routh
+
+    monkeypatch.setenv("ROUTH_CACHE", str(tmp_path / "cache"))
+    target = str(pathlib.Path(__file__).resolve().parents[2] / "target" / "python-compile")
+    source = """
+#[derive(Mechanics)]
+#[mechanics(coordinates(x), lagrangian = m / 2 * dot(x).powi(2) - k / 2 * x.powi(2))]
+pub struct Oscillator { pub m: f64, pub k: f64 }
+"""
+    module = routh.compile(source, name="routh_test_oscillator", release=False, target_dir=target)
+    model = module.Oscillator(m=1.0, k=1.0)
+    table = pd.DataFrame({"x": np.linspace(0.1, 1.0, 6), "dot(x)": 0.0, "k": np.linspace(1.0, 4.0, 6)})
+    swept = rs.sweep(model, table, (0.0, 1.0), client=client, chunk=2, rtol=1e-11, atol=1e-13)
+    assert_same(swept, rs.in_process(model, table, (0.0, 1.0), rtol=1e-11, atol=1e-13))
+    # x(1) = x0 cos(sqrt(k)).
+    expected = table["x"] * np.cos(np.sqrt(table["k"]))
+    assert np.max(np.abs(swept["end x"] - expected)) < 1e-9
+    # Workers that cannot import a model's module: a typed error before any task, not a hang.
+    monkeypatch.setattr(type(model), "__module__", "routh_no_such_module")
+    with pytest.raises(routh.RouthError, match="cannot import `routh_no_such_module`") as error:
+        rs.sweep(model, table, (0.0, 1.0), client=client, chunk=2)
+    assert error.value.kind == "WorkersCannotImport"
