@@ -623,6 +623,15 @@ fn a_long_chain_with_armatures_solves_with_m_factored_along_its_links() {
         assert!(gap < 1e-10 * column.amax(), "{gap:e} against {column}");
         // Each armature on M's diagonal: the last joint's entry is its link's inertia about its axis plus a.
         assert!((m[(19, 19)] - (0.0002 + 0.2 * 0.05 * 0.05 + 0.01)).abs() < 1e-14, "{}", m[(19, 19)]);
+        // Inverse dynamics with M q̈ along the links (the factor's product, M never formed) against
+        // M from its products; at the field's accelerations (input 0.3 on the first joint) τ is the
+        // input's column.
+        let qdd = rng.vector::<20>(-2.0, 2.0);
+        let tau = driven.inverse_dynamics(0.0, &x, &qdd).unwrap();
+        let dense = m * qdd - driven.forcing(0.0, &x);
+        assert!((tau - dense).amax() < 1e-10 * dense.amax(), "{tau} against {dense}");
+        let own = driven.inverse_dynamics(0.0, &x, &driven.accelerations(0.0, &x).unwrap()).unwrap();
+        assert!(own.amax() < 1e-10, "{own}");
     }
 }
 

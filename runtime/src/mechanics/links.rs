@@ -181,6 +181,8 @@ pub struct LinkFactor<const N: usize> {
     inv_d: [f64; N],
     /// M's diagonal entries M_jj = S_j·I^C_j S_j.
     diagonal: [f64; N],
+    /// Each joint's armature a_j (in M v; already in the pivots and the diagonal).
+    armature: [f64; N],
 }
 
 impl<const N: usize> LinkFactor<N> {
@@ -288,7 +290,16 @@ impl<const N: usize> LinkFactor<N> {
         }
         let inv_d = d.map(|dj| 1.0 / dj);
         let inertia = inertia.map(|i| Rigid::of(&i));
-        Ok(LinkFactor { topology, joints, inertia, u, d, inv_d, diagonal })
+        Ok(LinkFactor { topology, joints, inertia, u, d, inv_d, diagonal, armature: [0.0; N] })
+    }
+
+    /// The factor with each joint's armature a_j (a rotor's inertia reflected onto the joint,
+    /// ½ a_j q̇_j² in the kinetic energy), for products M v: M v = (the links' M) v + a ∘ v. The
+    /// parts given to [`from_parts`](Self::from_parts) already hold the armatures (in D_j and M_jj).
+    #[must_use]
+    pub fn with_armature(mut self, armature: [f64; N]) -> Self {
+        self.armature = armature;
+        self
     }
 
     /// Whether the joints and inertias are finite (non-finite entries make their sum non-finite:
@@ -362,7 +373,7 @@ impl<const N: usize> MassOperator<N> for LinkFactor<N> {
         let mut out = SVector::<f64, N>::zeros();
         for &j in top.order.iter().rev() {
             force[j] += self.inertia[j].times(&acc[j]);
-            out[j] = self.joints[j].s.dot(&force[j]);
+            out[j] = self.joints[j].s.dot(&force[j]) + self.armature[j] * v[j];
             if let Some(p) = top.parent[j] {
                 let passed = self.joints[j].force(&force[j]);
                 force[p] += passed;

@@ -49,6 +49,18 @@ impl MassOperator {
         }
     }
 
+    /// The body of `inverse_dynamics` (in scope: `t`, `x`, `qdd`): τ = M q̈ − f, M q̈ along the tree
+    /// (O(n), M never formed) or from M's entries.
+    pub fn inverse_dynamics(&self, n: usize) -> TokenStream {
+        match self {
+            MassOperator::AlongTree(_) => {
+                let (_, built) = self.built(n);
+                quote! { Ok(__routh::MassOperator::apply(&#built?, qdd) - self.forcing(t, x)) }
+            }
+            MassOperator::Dense => quote! { Ok(self.mass_matrix(t, x) * qdd - self.forcing(t, x)) },
+        }
+    }
+
     /// The operator's type and the expression that builds it at `(t, x)`.
     fn built(&self, n: usize) -> (TokenStream, TokenStream) {
         match self {
@@ -327,9 +339,9 @@ pub(crate) fn link_factor_item(
 ) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let factor = &link_factor.quantities;
-    // Per joint: A (9, by rows), ℓ (3), S (6), and with the parts U (6), D, M_jj; then the links'
-    // inertias (36 each).
-    let per_joint = if link_factor.parts { 26 } else { 18 };
+    // Per joint: A (9, by rows), ℓ (3), S (6), and with the parts U (6), D, M_jj and the armature;
+    // then the links' inertias (36 each).
+    let per_joint = if link_factor.parts { 27 } else { 18 };
     debug_assert_eq!(factor.outputs.len(), n * (per_joint + 36));
     let name = tree_factor_name();
     let sv = quote! { __routh::Vector };
@@ -359,8 +371,11 @@ pub(crate) fn link_factor_item(
         });
         let pivots = joint_vals.chunks(per_joint).map(|v| &v[24]);
         let diagonal = joint_vals.chunks(per_joint).map(|v| &v[25]);
+        let armature: Vec<&TokenStream> = joint_vals.chunks(per_joint).map(|v| &v[26]).collect();
+        // With the joints' armatures, for products M v.
         quote! {
             __routh::mechanics::LinkFactor::from_parts(t, Self::__routh_links(), [#(#joints),*], [#(#inertias),*], ([#(#u),*], [#(#pivots),*], [#(#diagonal),*]))
+                .map(|f| f.with_armature([#(#armature),*]))
         }
     };
     let none = TokenStream::new();

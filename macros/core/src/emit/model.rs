@@ -56,6 +56,8 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     let constants = constants_and_state(model, &state_doc, dim_doc, dynamics_name);
     let outputs = outputs_items(model, &derived.outputs, &derived.output_bindings, &mut helpers);
     let n_lit = n;
+    let p_lit = model.layout.position_dim();
+    let inverse_dynamics = operator.inverse_dynamics(n);
 
     let items = crate::emit::codegen::lazy(quote! {
         #constants
@@ -78,6 +80,43 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
         #[must_use]
         pub fn forcing(&self, t: f64, x: &__routh::State<#d>) -> __routh::Vector<#n_lit> {
             #forcing
+        }
+
+        /// Inverse dynamics: the generalized forces τ = M(t, q) q̈ − f(t, q, q̇) that, added to the
+        /// model's own, give the accelerations `qdd` at the state `x` (the rates of the velocities;
+        /// constraints not included: the unconstrained model's). Along the kinematic tree for a
+        /// recursive model (O(n), M never formed).
+        ///
+        /// # Errors
+        /// [`FieldError::NonFinite`](::routh::runtime::FieldError) where M cannot be evaluated.
+        pub fn inverse_dynamics(&self, t: f64, x: &__routh::State<#d>, qdd: &__routh::Vector<#n_lit>)
+            -> ::core::result::Result<__routh::Vector<#n_lit>, __routh::FieldError>
+        {
+            #inverse_dynamics
+        }
+
+        /// The static generalized forces −f(t, q, 0): what holds the model still at its positions
+        /// (gravity, springs, forces of the positions): the inverse dynamics at zero velocity and
+        /// acceleration.
+        #[must_use]
+        pub fn static_forces(&self, t: f64, x: &__routh::State<#d>) -> __routh::Vector<#n_lit> {
+            let mut still = *x;
+            for i in #p_lit..#p_lit + #n_lit {
+                still[i] = 0.0;
+            }
+            -self.forcing(t, &still)
+        }
+
+        /// The velocity-dependent generalized forces f(t, q, 0) − f(t, q, q̇): Coriolis and
+        /// centrifugal forces C(q, q̇) q̇ and the forces that depend on the velocities (damping):
+        /// `inverse_dynamics` = M q̈ + `static_forces` + `velocity_forces`.
+        #[must_use]
+        pub fn velocity_forces(&self, t: f64, x: &__routh::State<#d>) -> __routh::Vector<#n_lit> {
+            let mut still = *x;
+            for i in #p_lit..#p_lit + #n_lit {
+                still[i] = 0.0;
+            }
+            self.forcing(t, &still) - self.forcing(t, x)
         }
 
         #acc_method

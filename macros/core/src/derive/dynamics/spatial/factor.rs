@@ -17,8 +17,8 @@ use super::recursion::{Articulated, articulated};
 /// composite rigid body of its subtree — its mass m, first moment h and rotational inertia I_o
 /// about the origin, moved to the parent (points r to ℓ + A r) as m, A h + m ℓ and
 /// A I_o Aᵀ + (m |ℓ|² + 2 ℓ·g) 1 − m ℓ ℓᵀ − ℓ gᵀ − g ℓᵀ (g = A h), with
-/// M_jj = S_ωᵀ I_o S_ω + 2 S_ω·(h × S_v) + m |S_v|² (+ the joint's armature); then each link's inertia (by rows, for
-/// products M v). Without `with_parts`, A_j, ℓ_j and S_j alone per joint, then the inertias: for
+/// M_jj = S_ωᵀ I_o S_ω + 2 S_ω·(h × S_v) + m |S_v|² (+ the joint's armature), and the joint's armature
+/// (for products M v); then each link's inertia (by rows, for products M v). Without `with_parts`, A_j, ℓ_j and S_j alone per joint, then the inertias: for
 /// `LinkFactor::new`, which computes the rest in general 6-D arithmetic (a third of the code for
 /// models whose factor is off the hot path).
 pub(in crate::derive::dynamics) fn factor(rec: &mut Builder<'_>, links: &Links, with_parts: bool) -> Vec<Expr> {
@@ -113,7 +113,7 @@ pub(in crate::derive::dynamics) fn factor(rec: &mut Builder<'_>, links: &Links, 
             }
         }
     }
-    let mut out = Vec::with_capacity(n * 26 + n * 36);
+    let mut out = Vec::with_capacity(n * 27 + n * 36);
     for j in 0..n {
         out.extend(joints[j].a.as_flattened());
         out.extend(&joints[j].l);
@@ -121,6 +121,7 @@ pub(in crate::derive::dynamics) fn factor(rec: &mut Builder<'_>, links: &Links, 
         out.extend(&u[j]);
         out.push(d[j]);
         out.push(diagonal[j]);
+        out.push(links.armature[j]);
     }
     for i in &links.inertias {
         out.extend(i.as_flattened());
