@@ -78,6 +78,12 @@ fn stub_items(input: &DeriveInput, raw: &RawModel) -> TokenStream {
             /// Stub (the model failed to compile).
             pub fn accelerations(&self, t: f64, x: &#state) -> ::core::result::Result<#vec_n, #fe> { #stub }
             /// Stub (the model failed to compile).
+            pub fn inverse_dynamics(&self, t: f64, x: &#state, qdd: &#vec_n) -> ::core::result::Result<#vec_n, #fe> { #stub }
+            /// Stub (the model failed to compile).
+            pub fn static_forces(&self, t: f64, x: &#state) -> #vec_n { #stub }
+            /// Stub (the model failed to compile).
+            pub fn velocity_forces(&self, t: f64, x: &#state) -> #vec_n { #stub }
+            /// Stub (the model failed to compile).
             pub fn lagrangian(&self, t: f64, x: &#state) -> f64 { #stub }
             /// Stub (the model failed to compile).
             pub fn energy(&self, t: f64, x: &#state) -> f64 { #stub }
