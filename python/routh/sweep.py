@@ -109,6 +109,18 @@ def _frame(rows: list[dict], columns: Optional[list[str]] = None):
     return frame[STATUS_COLUMNS + outcome].sort_values("member", kind="stable").reset_index(drop=True)
 
 
+def _concat(frames):
+    """The chunks' tables as one, in the members' order, with every outcome column any chunk has
+    (NaN where a chunk has none: one whose members all failed)."""
+    import pandas as pd
+
+    columns = []
+    for f in frames:
+        columns += [c for c in f.columns if c not in columns]
+    rows = [f for f in frames if len(f)]
+    return _frame(pd.concat(rows, ignore_index=True).to_dict("records"), columns) if rows else _frame([], columns)
+
+
 def _describe(model, starts, parameters, t_span, options, chunk, outcome) -> dict:
     digest = hashlib.sha256(starts.tobytes())
     if parameters is not None:
@@ -243,17 +255,7 @@ def sweep(
             if folder is not None:
                 _write_part(folder, index, frame)
             done[index] = frame
-    import pandas as pd
-
-    frames = [done[i] for i in range(len(chunks))]
-    columns = []
-    for f in frames:
-        columns += [c for c in f.columns if c not in columns]
-    table = (
-        _frame(pd.concat([f for f in frames if len(f)], ignore_index=True).to_dict("records"), columns)
-        if frames
-        else _frame([])
-    )
+    table = _concat([done[i] for i in range(len(chunks))])
     table.attrs["chunks_run"] = len(todo)
     return table
 
@@ -273,11 +275,7 @@ def read(path: str):
     parts = sorted(pathlib.Path(path).glob("part-*.parquet"))
     if not parts:
         raise FileNotFoundError(f"{path} has no parts of a sweep")
-    frames = [pd.read_parquet(p) for p in parts]
-    columns = []
-    for f in frames:
-        columns += [c for c in f.columns if c not in columns]
-    return _frame(pd.concat(frames, ignore_index=True).to_dict("records"), columns)
+    return _concat([pd.read_parquet(p) for p in parts])
 
 
 def from_shards(paths, columns=None):

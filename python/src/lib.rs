@@ -365,15 +365,18 @@ struct RunOptions {
     events: Vec<LinearEvent>,
 }
 
+/// The tolerances and method of a run: `rtol`, `atol`, `method`.
+type Tolerances<'a> = (Option<f64>, Option<f64>, &'a str);
+/// Where a run samples and how long it may take: `t_eval`, `dt`, `max_steps`.
+type Sampling<'a, 'py> = (Option<&'a Bound<'py, PyAny>>, Option<f64>, Option<usize>);
+
 impl RunOptions {
-    #[allow(clippy::too_many_arguments)]
+    /// The options of `simulate` and `ensemble` (the keyword arguments they share).
     fn new(
-        rtol: Option<f64>,
-        atol: Option<f64>,
-        method: &str,
-        t_eval: Option<&Bound<'_, PyAny>>,
-        dt: Option<f64>,
-        max_steps: Option<usize>,
+        info: &ModelInfo,
+        (rtol, atol, method): Tolerances<'_>,
+        (t_eval, dt, max_steps): Sampling<'_, '_>,
+        events: Option<&Bound<'_, PyAny>>,
     ) -> Result<Self, SimError> {
         let mut options = HybridOptions::default();
         let ode = &mut options.ode;
@@ -400,7 +403,7 @@ impl RunOptions {
             (None, Some(dt)) => Output::Interval(dt),
             (None, None) => Output::Steps,
         };
-        Ok(RunOptions { options, events: Vec::new() })
+        Ok(RunOptions { options, events: crate::events(info, events)? })
     }
 }
 
@@ -434,6 +437,12 @@ impl Model {
 fn matrix<'py>(py: Python<'py>, values: Vec<f64>, width: usize) -> PyResult<Bound<'py, PyAny>> {
     let n = values.len().checked_div(width).unwrap_or(0);
     Ok(PyArray1::from_vec(py, values).reshape([n, width])?.into_any())
+}
+
+/// A matrix as a 2-D NumPy array (of its shape, a B with no columns included).
+fn dense<'py>(py: Python<'py>, m: &routh::nalgebra::DMatrix<f64>) -> PyResult<Bound<'py, PyAny>> {
+    let rows: Vec<f64> = (0..m.nrows()).flat_map(|i| (0..m.ncols()).map(move |j| m[(i, j)])).collect();
+    Ok(PyArray1::from_vec(py, rows).reshape([m.nrows(), m.ncols()])?.into_any())
 }
 
 /// A run's result as a `Solution` (its arrays made when first read; the outputs evaluated then, by
@@ -582,11 +591,7 @@ impl Model {
         mode: usize,
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
         let lin = self.inner.linearize(mode, t, &vector(x)?, &optional_vector(u)?).map_err(|e| raise(py, &e))?;
-        let dense = |m: &routh::nalgebra::DMatrix<f64>| -> PyResult<Bound<'py, PyAny>> {
-            let rows: Vec<f64> = (0..m.nrows()).flat_map(|i| (0..m.ncols()).map(move |j| m[(i, j)])).collect();
-            Ok(PyArray1::from_vec(py, rows).reshape([m.nrows(), m.ncols()])?.into_any())
-        };
-        Ok((dense(&lin.a)?, dense(&lin.b)?))
+        Ok((dense(py, &lin.a)?, dense(py, &lin.b)?))
     }
 
     /// The continuous-time linear-quadratic regulator about the state `x` and inputs `u`: the gain
@@ -616,9 +621,7 @@ impl Model {
         let (q, r) = (square(q, lin.a.nrows(), "Q")?, square(r, lin.b.ncols(), "R")?);
         let lqr = routh::runtime::lqr::care(&lin.a, &lin.b, &q, &r)
             .map_err(|e| instance(py, "ArgumentError", &e.to_string(), "Lqr", None))?;
-        let k = &lqr.gain;
-        let rows: Vec<f64> = (0..k.nrows()).flat_map(|i| (0..k.ncols()).map(move |j| k[(i, j)])).collect();
-        Ok(PyArray1::from_vec(py, rows).reshape([k.nrows(), k.ncols()])?.into_any())
+        dense(py, &lqr.gain)
     }
 
     /// A run from `x0` over `t_span = (t0, t1)`: the model's own run (smooth, constrained, hybrid),
@@ -646,8 +649,8 @@ impl Model {
         events: Option<&Bound<'_, PyAny>>,
         feedback: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<Solution>> {
-        let mut options = RunOptions::new(rtol, atol, method, t_eval, dt, max_steps).map_err(|e| raise(py, &e))?;
-        options.events = crate::events(self.info(), events).map_err(|e| raise(py, &e))?;
+        let options =
+            RunOptions::new(self.info(), (rtol, atol, method), (t_eval, dt, max_steps), events).map_err(|e| raise(py, &e))?;
         let drive = Drive::new(py, self.info(), inputs, feedback)?;
         let request = Arc::new(self.request(vector(x0)?, t_span, mode, &drive, &options));
         let (inner, shared) = (Arc::clone(&self.inner), Arc::clone(&request));
@@ -682,8 +685,8 @@ impl Model {
         feedback: Option<&Bound<'py, PyAny>>,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let mut options = RunOptions::new(rtol, atol, method, t_eval, dt, max_steps).map_err(|e| raise(py, &e))?;
-        options.events = crate::events(self.info(), events).map_err(|e| raise(py, &e))?;
+        let options =
+            RunOptions::new(self.info(), (rtol, atol, method), (t_eval, dt, max_steps), events).map_err(|e| raise(py, &e))?;
         let starts = rows(x0)?;
         let parameters = parameters.map(rows).transpose()?;
         if starts.is_empty() || parameters.as_ref().is_some_and(Vec::is_empty) {

@@ -145,6 +145,8 @@ def test_impacts_and_modes():
     assert rod.modes == ("left", "right")
     run = rod.simulate([0.6, 0.2, 0.0, -25.0], (0.0, 1.0), mode=1)
     assert set(run.modes.tolist()) == {0, 1}
+    a, b = rod.linearize(run.x[3], mode=int(run.modes[3]))
+    assert a.shape == (4, 4) and b.shape == (4, 0)  # no inputs: B has no columns
     # Elastic impacts keep the energy.
     energy = [rod.energy(x, mode=int(m)) for x, m in zip(run.x, run.modes)]
     assert np.max(np.abs(np.array(energy) - energy[0])) < 1e-6 * abs(energy[0])

@@ -49,18 +49,6 @@ impl MassOperator {
         }
     }
 
-    /// The body of `inverse_dynamics` (in scope: `t`, `x`, `qdd`): τ = M q̈ − f, M q̈ along the tree
-    /// (O(n), M never formed) or from M's entries.
-    pub fn inverse_dynamics(&self, n: usize) -> TokenStream {
-        match self {
-            MassOperator::AlongTree(_) => {
-                let (_, built) = self.built(n);
-                quote! { Ok(__routh::MassOperator::apply(&#built?, qdd) - self.forcing(t, x)) }
-            }
-            MassOperator::Dense => quote! { Ok(self.mass_matrix(t, x) * qdd - self.forcing(t, x)) },
-        }
-    }
-
     /// The operator's type and the expression that builds it at `(t, x)`.
     fn built(&self, n: usize) -> (TokenStream, TokenStream) {
         match self {
@@ -91,6 +79,10 @@ pub struct MassAndForcing {
     pub forcing: TokenStream,
     /// How the runtime solves with M.
     pub operator: MassOperator,
+    /// M q̈ at `(t, x)` (`qdd` in scope; may use `?` on a `FieldError`): the generated product M a
+    /// where the form has one (spatial links, columns), the factor's product along a tree of
+    /// directions, or M's entries.
+    pub mass_times: TokenStream,
 }
 
 /// M and f of `model` in its form (`derived.form`), with `m_doc` the rustdoc of M.
@@ -116,9 +108,21 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                     Some(link_factor) => {
                         let factor = link_factor_item(model, links, link_factor, constrained, helpers);
                         let operator = MassOperator::AlongTree(quote! { __routh::mechanics::LinkFactor<#n> });
-                        MassAndForcing { items: quote! { #factor #dynamics_item }, mass_matrix, forcing, operator }
+                        MassAndForcing {
+                            items: quote! { #factor #dynamics_item },
+                            mass_matrix,
+                            forcing,
+                            operator,
+                            mass_times: quote! { self.__routh_mass_product(t, x, qdd) },
+                        }
                     }
-                    None => MassAndForcing { items: dynamics_item, mass_matrix, forcing, operator: MassOperator::Dense },
+                    None => MassAndForcing {
+                        items: dynamics_item,
+                        mass_matrix,
+                        forcing,
+                        operator: MassOperator::Dense,
+                        mass_times: quote! { self.__routh_mass_product(t, x, qdd) },
+                    },
                 }
             }
             crate::derive::dynamics::Links::Directions(tree) => {
@@ -128,7 +132,9 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                 let items = tree_factor_item(model, tree, with_forcing, helpers);
                 let k = tree.dirs.len();
                 let operator = MassOperator::AlongTree(quote! { __routh::mechanics::TreeFactor<#n, #k> });
-                MassAndForcing { items, mass_matrix, forcing, operator }
+                let (_, factor) = operator.built(n);
+                let mass_times = quote! { __routh::MassOperator::apply(&#factor?, qdd) };
+                MassAndForcing { items, mass_matrix, forcing, operator, mass_times }
             }
         },
         // M by columns: from its products M a (∂p/∂q̇ along a), f its own function.
@@ -141,7 +147,13 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                 f_doc: " The forcing f of M q̈ = f.",
             };
             let (mass_matrix, forcing) = assembled_mass_and_forcing(model, &forcing, products, helpers, m_doc);
-            MassAndForcing { items: products_as_dynamics(model), mass_matrix, forcing, operator: MassOperator::Dense }
+            MassAndForcing {
+                items: products_as_dynamics(model),
+                mass_matrix,
+                forcing,
+                operator: MassOperator::Dense,
+                mass_times: quote! { self.__routh_mass_product(t, x, qdd) },
+            }
         }
         // M from its entries (also a recursion's model whose other items read the dense M).
         _ => {
@@ -151,6 +163,7 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                 mass_matrix: mass_matrix_item(model, eq, helpers, m_doc),
                 forcing: quote! {{ #call f }},
                 operator: MassOperator::Dense,
+                mass_times: quote! { self.mass_matrix(t, x) * qdd },
             }
         }
     }

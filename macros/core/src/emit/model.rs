@@ -32,7 +32,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     // The dynamics contract: M and f, the accelerations, the field Jacobian (see `emit::dynamics`).
     let Docs { m_doc, f_doc, l_doc, e_doc, p_doc, pw_doc, q_doc, state_doc, dim_doc } = docs(model, eq, derived.form.kinetics());
     // M and f in the mode's form, and the mass operator the runtime solves with.
-    let crate::emit::form::MassAndForcing { items: dyn_item, mass_matrix, forcing, operator } =
+    let crate::emit::form::MassAndForcing { items: dyn_item, mass_matrix, forcing, operator, mass_times } =
         crate::emit::form::of(model, derived, &mut helpers, &m_doc);
     // Scalars and momenta: L, E, p, Q·q̇.
     let quantities = quantities(model, eq, derived.form.kinetics(), &[l_doc, e_doc, p_doc, pw_doc, q_doc], &mut helpers);
@@ -57,7 +57,6 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     let outputs = outputs_items(model, &derived.outputs, &derived.output_bindings, &mut helpers);
     let n_lit = n;
     let p_lit = model.layout.position_dim();
-    let inverse_dynamics = operator.inverse_dynamics(n);
 
     let items = crate::emit::codegen::lazy(quote! {
         #constants
@@ -84,15 +83,16 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
 
         /// Inverse dynamics: the generalized forces τ = M(t, q) q̈ − f(t, q, q̇) that, added to the
         /// model's own, give the accelerations `qdd` at the state `x` (the rates of the velocities;
-        /// constraints not included: the unconstrained model's). Along the kinematic tree for a
-        /// recursive model (O(n), M never formed).
+        /// constraints not included: the unconstrained model's). M q̈ by the generated product M a
+        /// where the model has one (spatial links, M by columns; O(n) along links), along the tree
+        /// of a recursive planar model, else from M's entries.
         ///
         /// # Errors
         /// [`FieldError::NonFinite`](::routh::runtime::FieldError) where M cannot be evaluated.
         pub fn inverse_dynamics(&self, t: f64, x: &__routh::State<#d>, qdd: &__routh::Vector<#n_lit>)
             -> ::core::result::Result<__routh::Vector<#n_lit>, __routh::FieldError>
         {
-            #inverse_dynamics
+            Ok(#mass_times - self.forcing(t, x))
         }
 
         /// The static generalized forces −f(t, q, 0): what holds the model still at its positions
