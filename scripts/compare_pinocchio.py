@@ -45,6 +45,7 @@ def compile_harness(name):
             "g++", "-O3", "-march=native", "-DNDEBUG", "-std=c++17", "-w",
             # What Pinocchio's CMake package gives its users (a joint variant of 25 types).
             "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "-DBOOST_MPL_LIMIT_LIST_SIZE=30", "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30",
+            "-DBOOST_FUSION_INVOKE_MAX_ARITY=12",
             str(source),
             f"-I{prefix / 'include'}", f"-I{prefix / 'include' / 'eigen3'}", f"-L{prefix / 'lib'}",
             "-lpinocchio_default", f"-Wl,-rpath,{prefix / 'lib'}", "-o", str(exe),

@@ -28,6 +28,15 @@ a floating joint `root`.
     python3 scripts/compare_urdf.py path/to/robot.urdf   # any file routh reads
     python3 scripts/compare_urdf.py --floating path/to/quadruped.urdf
 
+A second table, for each robot without a floating joint, compares the products a controller asks
+for, each against its Pinocchio twin at the same state (the model read with `inputs = u`, a torque
+on each joint): the inverse dynamics τ(q, q̇, q̈) (`inverse_dynamics` against `rnea`, plus the
+damping's d q̇, a force of routh's model), M (`mass_matrix` against `crba`), and the field's
+derivatives ∂q̈/∂q, ∂q̈/∂q̇ and ∂q̈/∂τ = M⁻¹ (`linearize`: A and B, against
+`computeABADerivatives`, whose ∂q̈/∂v gets the damping's −M⁻¹ D). It prints the agreement of each
+(max |Δ| / max |reference|; routh's A also against central differences of its field, h = 10⁻⁶),
+then the time per call of each side and their ratio.
+
 Optional: nothing here runs in the test suite.
 """
 
@@ -183,19 +192,93 @@ fn main() {{
 """
 
 
-def run_routh(urdf):
-    """Builds and runs routh's model of `urdf`: (dynamics, field s/call, position names, velocity
-    names, q, v, v̇, build)."""
-    name = "urdf_" + "".join(c if c.isalnum() else "_" for c in Path(urdf).stem)
+def control_source(urdf):
+    """A main for the second table: the robot with a torque on each joint; prints the times per
+    call of the field, `inverse_dynamics`, `mass_matrix` and `linearize` (A and B), then the names
+    and the state, the accelerations a given to the inverse dynamics, q̈, τ(a), M, A's q̈ rows, B's
+    q̈ rows and the central differences of the field's q̈ rows."""
+    return f"""#![allow(dead_code)]
+use routh::nalgebra::SVector;
+use routh::prelude::*;
+use std::hint::black_box;
+
+#[derive(Mechanics)]
+#[mechanics(urdf(path = "{urdf}", inputs = u), gravity = [0, 0, -g])]
+pub struct Robot {{ pub g: f64 }}
+
+const K: usize = Robot::INPUTS.len();
+const N: usize = Robot::DOF;
+const D: usize = Robot::STATE_DIM;
+
+/// The best of five rounds of `reps` calls, seconds per call.
+fn best(reps: usize, mut call: impl FnMut()) -> f64 {{
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {{
+        let start = std::time::Instant::now();
+        for _ in 0..reps {{
+            call();
+        }}
+        best = best.min(start.elapsed().as_secs_f64() / reps as f64);
+    }}
+    best
+}}
+
+fn main() {{
+    let sys = Robot {{ g: 9.81 }};
+    let view = sys.driven([0.0; K]);
+    let p = D - N;
+    let x = State::<D>::from_fn(|i, _| 0.1 + 0.37 * ((i * 7919) % 13) as f64 / 13.0 - 0.2 * (i % 2) as f64);
+    let a = SVector::<f64, N>::from_fn(|i, _| 0.3 - 0.17 * ((i * 31) % 7) as f64);
+    let reps = 2_000_000 / (N + 20);
+    let t_field = best(reps, || {{ black_box(view.field(0.0, black_box(&x)).unwrap()); }});
+    let t_id = best(reps, || {{ black_box(view.inverse_dynamics(0.0, black_box(&x), black_box(&a)).unwrap()); }});
+    let t_mass = best(reps, || {{ black_box(view.mass_matrix(0.0, black_box(&x))); }});
+    let t_lin = best(reps / 4 + 1, || {{ black_box(sys.linearize(0.0, black_box(&x), [0.0; K]).unwrap()); }});
+    let field = view.field(0.0, &x).unwrap();
+    let tau = view.inverse_dynamics(0.0, &x, &a).unwrap();
+    let mass = view.mass_matrix(0.0, &x);
+    let lin = sys.linearize(0.0, &x, [0.0; K]).unwrap();
+    let h = 1e-6;
+    let fd = routh::nalgebra::SMatrix::<f64, D, D>::from_fn(|i, j| {{
+        let (mut up, mut down) = (x, x);
+        up[j] += h;
+        down[j] -= h;
+        (view.field(0.0, &up).unwrap()[i] - view.field(0.0, &down).unwrap()[i]) / (2.0 * h)
+    }});
+    let join = |v: &mut dyn Iterator<Item = f64>| v.map(|v| format!("{{v:e}}")).collect::<Vec<_>>().join(",");
+    let rows = |m: &dyn Fn(usize, usize) -> f64, cols: usize| join(&mut (p..D).flat_map(|i| (0..cols).map(move |j| m(i, j))));
+    println!("{{t_field:e}} {{t_id:e}} {{t_mass:e}} {{t_lin:e}}");
+    println!("{{}}", Robot::COORDINATES.join(","));
+    println!("{{}}", Robot::STATE_NAMES[p..].join(","));
+    println!("{{}}", Robot::INPUTS.join(","));
+    println!("{{}}", join(&mut x.as_slice()[..p].iter().copied()));
+    println!("{{}}", join(&mut x.as_slice()[p..].iter().copied()));
+    println!("{{}}", join(&mut a.iter().copied()));
+    println!("{{}}", join(&mut field.as_slice()[p..].iter().copied()));
+    println!("{{}}", join(&mut tau.iter().copied()));
+    println!("{{}}", join(&mut mass.transpose().iter().copied()));
+    println!("{{}}", rows(&|i, j| lin.a[(i, j)], D));
+    println!("{{}}", rows(&|i, j| lin.b[(i, j)], K));
+    println!("{{}}", rows(&|i, j| fd[(i, j)], D));
+}}
+"""
+
+
+def build_crate(name, source, timed=True):
+    """Writes the crate `name` with `source` as its main, builds it with `--release`, and (`timed`)
+    times the build again (the crate alone: its dependencies are built): (binary, (wall s, peak MB)
+    or None)."""
     crate = WORK / name
     (crate / "src").mkdir(parents=True, exist_ok=True)
     (crate / "Cargo.toml").write_text(
         f'[package]\nname = "{name}"\nversion = "0.1.0"\nedition = "2024"\n\n'
         f'[dependencies]\nrouth = {{ path = "{REPO}" }}\n\n[workspace]\n'
     )
-    (crate / "src" / "main.rs").write_text(routh_source(Path(urdf).resolve()))
+    (crate / "src" / "main.rs").write_text(source)
     env = dict(os.environ, CARGO_TARGET_DIR=str(TARGET))
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=crate, env=env, check=True)
+    if not timed:
+        return TARGET / "release" / name, None
     # The build again, timed: the model's crate alone (its dependencies are built).
     (crate / "src" / "main.rs").touch()
     timed = subprocess.run(
@@ -203,8 +286,15 @@ def run_routh(urdf):
         capture_output=True, text=True,
     )
     seconds, kb = timed.stderr.strip().splitlines()[-1].split()
-    build = (float(seconds), float(kb) / 1024)
-    out = subprocess.run([str(TARGET / "release" / name)], capture_output=True, text=True, check=True).stdout.split()
+    return TARGET / "release" / name, (float(seconds), float(kb) / 1024)
+
+
+def run_routh(urdf):
+    """Builds and runs routh's model of `urdf`: (dynamics, field s/call, position names, velocity
+    names, q, v, v̇, build)."""
+    name = "urdf_" + "".join(c if c.isalnum() else "_" for c in Path(urdf).stem)
+    exe, build = build_crate(name, routh_source(Path(urdf).resolve()))
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
     floats = lambda s: [float(v) for v in s.split(",")]  # noqa: E731
     return out[0], float(out[1]), out[2].split(","), out[3].split(","), floats(out[4]), floats(out[5]), floats(out[6]), build
 
@@ -226,6 +316,63 @@ def comparable(urdf):
     return copy
 
 
+def control(urdf, exe):
+    """The second table's row for `urdf` (no floating joint)."""
+    import numpy as np
+
+    name = "control_" + "".join(c if c.isalnum() else "_" for c in Path(urdf).stem)
+    binary, _ = build_crate(name, control_source(Path(urdf).resolve()), timed=False)
+    lines = subprocess.run([str(binary)], capture_output=True, text=True, check=True).stdout.splitlines()
+    times = [float(w) for w in lines[0].split()]
+    names, rates, inputs = (line.split(",") for line in lines[1:4])
+    q, v, a, qdd, tau, mass, jac, b, fd = ([float(w) for w in line.split(",")] for line in lines[4:13])
+    n, k = len(rates), len(inputs)
+    tree, model = pinocchio_tree(urdf)
+    pq, pv, _ = pinocchio_state(model, names, rates, q, v)
+    # Pinocchio's velocity index of each of routh's (one per joint: no floating joint here).
+    order = np.zeros(n, dtype=int)
+    for j in range(1, model.njoints):
+        order[rates.index(f"dot({model.names[j]})")] = model.joints[j].idx_v
+    pa = np.zeros(model.nv)
+    pa[order] = a
+    csv = lambda xs: ",".join(repr(float(x)) for x in xs)  # noqa: E731
+    out = subprocess.run([str(exe), str(tree), csv(pq), csv(pv), csv(pa)], capture_output=True, text=True, check=True)
+    words = out.stdout.splitlines()
+    t_aba = float(words[0])
+    t_rnea, t_crba, t_deriv = (float(w) for w in words[2].split())
+    vec = lambda line: np.array([float(w) for w in line.split(",")])  # noqa: E731
+    mat = lambda line: vec(line).reshape(model.nv, model.nv)[np.ix_(order, order)]  # noqa: E731
+    p_qdd, p_tau = vec(words[1])[order], vec(words[3])[order]
+    p_mass, p_dq, p_dv, p_minv = (mat(line) for line in words[4:8])
+    damping = np.array(model.damping)[order]
+    p_tau = p_tau + damping * np.array(v)
+    p_dv = p_dv - p_minv * damping[None, :]
+    jac = np.array(jac).reshape(n, 2 * n)
+    position = [names.index(name) for name in rates_to_names(rates)]
+    r_dq, r_dv = jac[:, position], jac[:, n:]
+    # B's column of the input on each joint: u_<joint>.
+    columns = [inputs.index(f"u_{name}") for name in rates_to_names(rates)]
+    r_minv = np.array(b).reshape(n, k)[:, columns]
+    gap = lambda mine, theirs: float(np.max(np.abs(np.asarray(mine) - theirs)) / np.max(np.abs(theirs)))  # noqa: E731
+    fd_gap = gap(jac, np.array(fd).reshape(n, 2 * n))
+    agreement = [gap(qdd, p_qdd), gap(tau, p_tau), gap(np.array(mass).reshape(n, n), p_mass),
+                 gap(r_dq, p_dq), gap(r_dv, p_dv), gap(r_minv, p_minv), fd_gap]
+    t_field, t_id, t_mass, t_lin = times
+    print(
+        f"| {Path(urdf).stem} | {n} | " + " | ".join(f"{g:.0e}" for g in agreement)
+        + f" | {1e9 * t_field:.0f} / {1e9 * t_aba:.0f} ns = {t_field / t_aba:.2f}"
+        + f" | {1e9 * t_id:.0f} / {1e9 * t_rnea:.0f} ns = {t_id / t_rnea:.2f}"
+        + f" | {1e9 * t_mass:.0f} / {1e9 * t_crba:.0f} ns = {t_mass / t_crba:.2f}"
+        + f" | {1e9 * t_lin:.0f} / {1e9 * t_deriv:.0f} ns = {t_lin / t_deriv:.2f} |",
+        flush=True,
+    )
+
+
+def rates_to_names(rates):
+    """The joint of each velocity `dot(name)`."""
+    return [r.removeprefix("dot(").removesuffix(")") for r in rates]
+
+
 def main():
     args = sys.argv[1:]
     wrap = "--floating" in args
@@ -245,6 +392,15 @@ def main():
         tp, pin = float(words[0]), to_routh([float(x) for x in words[1].split(",")])
         gap = max(abs(a - b) for a, b in zip(qdd, pin)) / max(abs(b) for b in pin)
         print(f"| {urdf.stem} | {len(v)} | {path} | {gap:.1e} | {1e9 * tr:.0f} ns | {1e9 * tp:.0f} ns | {tr / tp:.2f} | {bs:.1f} s, {bm:.0f} MB |", flush=True)
+    fixed = [urdf for urdf in robots if 'type="floating"' not in Path(urdf).read_text()]
+    if fixed:
+        print()
+        print("Agreement (max |Δ| / max |Pinocchio's|), then routh / Pinocchio per call:")
+        print()
+        print("| robot | n | q̈ | τ | M | ∂q̈/∂q | ∂q̈/∂q̇ | ∂q̈/∂τ | A vs differences | field / ABA | inverse_dynamics / rnea | mass_matrix / crba | linearize / computeABADerivatives |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for urdf in fixed:
+            control(urdf, exe)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 // Pinocchio's ABA on a robot read by Pinocchio's own URDF parser, for scripts/compare_urdf.py.
 //
-//   urdf_aba TREE Q V
+//   urdf_aba TREE Q V [A]
 //
 // TREE is the model Pinocchio's parser built from the URDF (in Python, `pin.buildModelFromUrdf`),
 // written one joint per line by compare_urdf.py: name, parent, type (RX, RY, RZ, PX, PY, PZ,
@@ -13,6 +13,13 @@
 // velocity (comma-separated; compare_urdf.py maps routh's state onto them). Prints the time per ABA
 // call (seconds) and q̈ in Pinocchio's order, with the torques τ = −damping · v of the file's
 // <dynamics damping> (routh's viscous force; Pinocchio reads the damping, ABA takes τ).
+//
+// With A (accelerations, comma-separated), the products for control after those two lines: the
+// times per call of `rnea` (at q, v, A), `crba` and `computeABADerivatives` (at q, v, τ), then τ =
+// rnea(q, v, A), M (row by row, crba's upper triangle mirrored), ∂q̈/∂q, ∂q̈/∂v and M⁻¹ (row by row)
+// — each a line. Pinocchio's derivatives do not see the damping (τ is an argument):
+// compare_urdf.py adds its −M⁻¹ D to ∂q̈/∂v.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +31,9 @@
 
 #include <pinocchio/multibody.hpp>
 #include <pinocchio/algorithm/aba.hpp>
+#include <pinocchio/algorithm/aba-derivatives.hpp>
+#include <pinocchio/algorithm/crba.hpp>
+#include <pinocchio/algorithm/rnea.hpp>
 
 using namespace pinocchio;
 
@@ -93,18 +103,52 @@ int main(int argc, char** argv) {
   aba(model, data, q, v, tau);
   const Eigen::VectorXd qdd = data.ddq;
   const long reps = 2000000 / (model.nv + 20);
-  double best = 1e9;
-  for (int round = 0; round < 5; ++round) {
-    const auto start = std::chrono::steady_clock::now();
-    for (long r = 0; r < reps; ++r) {
-      aba(model, data, q, v, tau);
-      asm volatile("" : : "r"(data.ddq.data()) : "memory");
+  // The best of five rounds of `rounds` calls of `call`, seconds per call.
+  const auto timed = [&](long rounds, const auto& call) {
+    double best = 1e9;
+    for (int round = 0; round < 5; ++round) {
+      const auto start = std::chrono::steady_clock::now();
+      for (long r = 0; r < rounds; ++r) {
+        call();
+        asm volatile("" : : "r"(&data) : "memory");
+      }
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / rounds);
     }
-    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / reps;
-    if (dt < best) best = dt;
+    return best;
+  };
+  std::printf("%e\n", timed(reps, [&] { aba(model, data, q, v, tau); }));
+  const auto row = [](const double* x, long n) {
+    for (long k = 0; k < n; ++k) std::printf("%s%.17e", k ? "," : "", x[k]);
+    std::printf("\n");
+  };
+  row(qdd.data(), model.nv);
+  if (argc < 5) return 0;
+  const std::vector<double> as = numbers(argv[4]);
+  if ((long)as.size() != model.nv) {
+    std::fprintf(stderr, "A has %zu values for nv = %d\n", as.size(), model.nv);
+    return 1;
   }
-  std::printf("%e\n", best);
-  for (int k = 0; k < model.nv; ++k) std::printf("%s%.17e", k ? "," : "", qdd[k]);
-  std::printf("\n");
+  const Eigen::VectorXd a = Eigen::Map<const Eigen::VectorXd>(as.data(), model.nv);
+  const double t_rnea = timed(reps, [&] { rnea(model, data, q, v, a); });
+  const Eigen::VectorXd torque = data.tau;
+  const double t_crba = timed(reps, [&] { crba(model, data, q); });
+  crba(model, data, q);
+  Eigen::MatrixXd mass = data.M;
+  mass.triangularView<Eigen::StrictlyLower>() = mass.transpose();
+  const double t_derivatives = timed(reps / 4 + 1, [&] { computeABADerivatives(model, data, q, v, tau); });
+  computeABADerivatives(model, data, q, v, tau);
+  Eigen::MatrixXd minv = data.Minv;
+  minv.triangularView<Eigen::StrictlyLower>() = minv.transpose();
+  // Row by row (Eigen stores by columns).
+  const auto matrix = [&](const Eigen::MatrixXd& m) {
+    const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = m;
+    row(rows.data(), rows.size());
+  };
+  std::printf("%e %e %e\n", t_rnea, t_crba, t_derivatives);
+  row(torque.data(), model.nv);
+  matrix(mass);
+  matrix(data.ddq_dq);
+  matrix(data.ddq_dv);
+  matrix(minv);
   return 0;
 }

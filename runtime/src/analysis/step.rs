@@ -60,6 +60,20 @@ pub trait InputJacobians<const D: usize, const K: usize>: InputSystem<D, K> {
     /// # Errors
     /// A [`FieldError`] where it cannot be evaluated.
     fn input_jacobian(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>) -> Result<SMatrix<f64, D, K>, FieldError>;
+    /// Both at (t, x, u): by default each by its own method; a system whose two share their work
+    /// (one factorisation of M) overrides it.
+    ///
+    /// # Errors
+    /// A [`FieldError`] where they cannot be evaluated.
+    #[allow(clippy::type_complexity)]
+    fn jacobians(
+        &self,
+        t: f64,
+        x: &SVector<f64, D>,
+        u: &SVector<f64, K>,
+    ) -> Result<(SMatrix<f64, D, D>, SMatrix<f64, D, K>), FieldError> {
+        Ok((self.state_jacobian(t, x, u)?, self.input_jacobian(t, x, u)?))
+    }
 }
 
 /// One step and its Jacobians.
@@ -94,8 +108,7 @@ pub fn rk4_step<S: InputJacobians<D, K> + ?Sized, const D: usize, const K: usize
     // A stage at (τ, y) whose state is y = x + c·h·k_prev: its slope and the slope's derivatives.
     let stage = |tau: f64, y: &SVector<f64, D>, dy_dx: &SMatrix<f64, D, D>, dy_du: &SMatrix<f64, D, K>| {
         let k = sys.field_with_input(tau, y, u)?;
-        let j = sys.state_jacobian(tau, y, u)?;
-        let b = sys.input_jacobian(tau, y, u)?;
+        let (j, b) = sys.jacobians(tau, y, u)?;
         Ok::<_, FieldError>((k, j * dy_dx, j * dy_du + b))
     };
     let zero_u = SMatrix::<f64, D, K>::zeros();

@@ -52,9 +52,9 @@ pub struct LinkTopology {
 /// axes (see the [module docs](self)).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LinkJoint {
-    a: Matrix3<f64>,
-    l: Vector3<f64>,
-    s: Vector6<f64>,
+    pub(super) a: Matrix3<f64>,
+    pub(super) l: Vector3<f64>,
+    pub(super) s: Vector6<f64>,
 }
 
 impl LinkJoint {
@@ -121,8 +121,8 @@ impl LinkJoint {
 /// A rigid composite of bodies in a link's axes: its mass m, first moment h = Σ m d about the
 /// link's origin and rotational inertia I_o about it — a spatial inertia [I_o, h×; −h×, m 1], the
 /// form of every link's own (and of the composite inertia of a subtree, which stays rigid).
-#[derive(Debug, Clone, Copy)]
-struct Rigid {
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Rigid {
     m: f64,
     h: Vector3<f64>,
     io: Matrix3<f64>,
@@ -130,7 +130,7 @@ struct Rigid {
 
 impl Rigid {
     /// Read off a spatial inertia of that form (by rows).
-    fn of(i: &[[f64; 6]; 6]) -> Self {
+    pub(super) fn of(i: &[[f64; 6]; 6]) -> Self {
         Rigid { m: i[3][3], h: Vector3::new(i[2][4], i[0][5], i[1][3]), io: Matrix3::from_fn(|r, c| i[r][c]) }
     }
 
@@ -140,10 +140,15 @@ impl Rigid {
         w.dot(&(self.io * w)) + 2.0 * w.dot(&self.h.cross(&v)) + self.m * v.norm_squared()
     }
 
-    /// Xᵀ I X in the parent's axes, mass points r moved to ℓ + A r: m, h' = A h + m ℓ (g = A h) and
-    /// I_o' = A I_o Aᵀ + m (|ℓ|² 1 − ℓ ℓᵀ) + 2 (ℓ·g) 1 − ℓ gᵀ − g ℓᵀ.
+    /// Xᵀ I X in the parent's axes (see [`Rigid::placed`]).
     fn moved(&self, joint: &LinkJoint) -> Self {
-        let (a, l) = (&joint.a, &joint.l);
+        self.placed(&joint.a, &joint.l)
+    }
+
+    /// The composite in the axes of a frame in which this one's axes are `a` and its origin `l`,
+    /// mass points r moved to ℓ + A r: m, h' = A h + m ℓ (g = A h) and
+    /// I_o' = A I_o Aᵀ + m (|ℓ|² 1 − ℓ ℓᵀ) + 2 (ℓ·g) 1 − ℓ gᵀ − g ℓᵀ.
+    pub(super) fn placed(&self, a: &Matrix3<f64>, l: &Vector3<f64>) -> Self {
         let g = a * self.h;
         let lg = l * g.transpose();
         let io = a * self.io * a.transpose() + Matrix3::identity() * (self.m * l.norm_squared() + 2.0 * l.dot(&g))
@@ -153,14 +158,29 @@ impl Rigid {
         Rigid { m: self.m, h: g + l * self.m, io }
     }
 
+    /// The mass m.
+    pub(super) fn mass(&self) -> f64 {
+        self.m
+    }
+
+    /// The first moment h about the origin.
+    pub(super) fn first_moment(&self) -> Vector3<f64> {
+        self.h
+    }
+
+    /// The rotational inertia I_o about the origin.
+    pub(super) fn rotational(&self) -> Matrix3<f64> {
+        self.io
+    }
+
     /// I a = (I_o ω + h × v, m v − h × ω) for a = (ω, v).
-    fn times(&self, a: &Vector6<f64>) -> Vector6<f64> {
+    pub(super) fn times(&self, a: &Vector6<f64>) -> Vector6<f64> {
         let (w, v) = (Vector3::new(a[0], a[1], a[2]), Vector3::new(a[3], a[4], a[5]));
         let (n, f) = (self.io * w + self.h.cross(&v), v * self.m - self.h.cross(&w));
         Vector6::new(n[0], n[1], n[2], f[0], f[1], f[2])
     }
 
-    fn add(&mut self, other: &Self) {
+    pub(super) fn add(&mut self, other: &Self) {
         self.m += other.m;
         self.h += other.h;
         self.io += other.io;

@@ -60,6 +60,7 @@ pub mod discrete;
 pub mod input;
 mod layout;
 pub mod linalg;
+pub mod link_jacobian;
 pub mod links;
 pub mod reduction;
 mod saddle;
@@ -365,6 +366,7 @@ pub fn pad<const S: usize, const D: usize>(v: &SVector<f64, S>) -> SVector<f64, 
 }
 
 pub use layout::StateLayout;
+pub use link_jacobian::{JointForces, LinkDerivatives, LinkDynamics};
 pub use links::{LinkFactor, LinkJoint, LinkTopology};
 pub(crate) use saddle::Saddle;
 pub use saddle::{ConstrainedSolution, ConstraintKind, Restitution, restitution, solve_constrained};

@@ -109,6 +109,22 @@ pub(crate) fn state_arguments(model: &View<'_>) -> (TokenStream, TokenStream) {
     }
 }
 
+/// `__routh_linearization(t, x)` of a view with inputs: (∂F/∂x, ∂F/∂u) together, for `linearize`
+/// and the step Jacobians — from `jacobian` and `input_jacobian`, or `body` where the two share
+/// their work.
+pub(crate) fn linearization_item(model: &View<'_>, body: Option<TokenStream>) -> TokenStream {
+    let (d, k) = (model.layout.state_dim(), model.layout.u.len());
+    let body = body.unwrap_or_else(|| quote! { ::core::result::Result::Ok((self.jacobian(t, x)?, self.input_jacobian(t, x)?)) });
+    quote! {
+        /// ∂F/∂x and ∂F/∂u at (t, x).
+        fn __routh_linearization(&self, t: f64, x: &__routh::State<#d>)
+            -> ::core::result::Result<(__routh::Matrix<#d, #d>, __routh::Matrix<#d, #k>), __routh::FieldError>
+        {
+            #body
+        }
+    }
+}
+
 /// Inside a generated linearisation: B = ∂F/∂u at (t, x) as a D × k `DMatrix` (the view's
 /// `input_jacobian`), or D × 0 for a model without inputs.
 pub(crate) fn input_matrix(model: &View<'_>) -> TokenStream {

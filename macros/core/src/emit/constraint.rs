@@ -606,7 +606,10 @@ fn sensitivity_item(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut He
         }
     });
     let input_item = (nu > 0).then(|| {
+        let linearization = crate::emit::codegen::linearization_item(model, None);
         quote! {
+            #linearization
+
             #[doc = #u_doc]
             ///
             /// # Errors

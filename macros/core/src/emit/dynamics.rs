@@ -10,7 +10,8 @@ use quote::{format_ident, quote};
 use symbolic::Expr;
 
 use crate::derive::constraint::ConstraintEquations;
-use crate::derive::dynamics::{Form, Recursive};
+use crate::derive::dynamics::spatial::{LinkJacobian, Links};
+use crate::derive::dynamics::{Form, Recursive, RecursiveJacobian};
 use crate::derive::euler_lagrange::Equations;
 use crate::emit::codegen::{Helpers, TangentFunctions, allow_generated, square_matrix};
 use crate::emit::form::{MassOperator, call_dynamics, tree_factor_name};
@@ -54,18 +55,19 @@ pub(crate) fn accelerations_and_jacobian(
         None if !model.field_jacobian => Dynamics {
             accelerations: accelerations_item(model, form, helpers),
             jacobian: TokenStream::new(),
-            methods: sensitivity_items(model, eq, helpers, operator),
+            methods: sensitivity_items(model, eq, helpers, operator, false),
             impls: TokenStream::new(),
         },
-        None if form.recursion().is_some_and(|r| r.tangent.is_some()) => {
+        None if form.recursion().is_some_and(|r| r.jacobian.is_some()) => {
             let Some(r) = form.recursion() else { unreachable!("matched above") };
+            let along_links = matches!(r.jacobian, Some(RecursiveJacobian::Links(_)));
             Dynamics {
                 jacobian: {
                     let jacobian = recursive_jacobian(model, r, eq, helpers);
                     let tangent = tangent_linearization(model);
                     quote! { #jacobian #tangent }
                 },
-                methods: sensitivity_items(model, eq, helpers, operator),
+                methods: sensitivity_items(model, eq, helpers, operator, along_links),
                 accelerations: accelerations_item(model, form, helpers),
                 impls: TokenStream::new(),
             }
@@ -76,7 +78,7 @@ pub(crate) fn accelerations_and_jacobian(
                 let tangent = tangent_linearization(model);
                 quote! { #jacobian #tangent }
             },
-            methods: sensitivity_items(model, eq, helpers, operator),
+            methods: sensitivity_items(model, eq, helpers, operator, false),
             accelerations: accelerations_item(model, form, helpers),
             impls: TokenStream::new(),
         },
@@ -85,7 +87,7 @@ pub(crate) fn accelerations_and_jacobian(
             Dynamics {
                 accelerations: accelerations_item(model, form, helpers),
                 jacobian,
-                methods: sensitivity_items(model, eq, helpers, operator),
+                methods: sensitivity_items(model, eq, helpers, operator, false),
                 impls: TokenStream::new(),
             }
         }
@@ -366,7 +368,13 @@ fn equilibria_item(model: &View<'_>) -> TokenStream {
 
 /// `parameter_jacobian` (∂F/∂p) and, with inputs, `input_jacobian` (∂F/∂u) of the unconstrained
 /// field, from ∂g/∂w with w = (u, p) (see [`crate::derive::euler_lagrange`]).
-fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, operator: &MassOperator) -> TokenStream {
+fn sensitivity_items(
+    model: &View<'_>,
+    eq: &Equations,
+    helpers: &mut Helpers,
+    operator: &MassOperator,
+    along_links: bool,
+) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let (nu, np) = (model.layout.u.len(), model.sensitivity.len());
     let nw = nu + np;
@@ -439,8 +447,21 @@ fn sensitivity_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, op
           ∂q̈/∂u = M⁻¹ ∂Q/∂u, from symbolic derivatives.",
         inputs.join(", ")
     );
-    let input_item = if nu > 0 {
+    // Along links, A and B share the derivatives' factorisation of M and their q̈.
+    let shared = along_links.then(|| {
+        let layout = crate::emit::codegen::state_layout(model);
         quote! {
+            let d = self.__routh_link_dynamics(t, x)?;
+            let (gw, _) = self.__routh_sensitivity(t, x, &d.accelerations);
+            let s = #layout::sensitivity::<#nw>(t, d.mass_factor(), gw, ::core::option::Option::None)?;
+            ::core::result::Result::Ok((d.field_jacobian::<#d>(), s.fixed_columns::<#nu>(0).into_owned()))
+        }
+    });
+    let input_item = if nu > 0 {
+        let linearization = crate::emit::codegen::linearization_item(model, shared);
+        quote! {
+            #linearization
+
             #[doc = #u_doc]
             ///
             /// # Errors
@@ -551,7 +572,13 @@ fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helper
 /// 2n times by the runtime — exact, and M is never formed.
 fn recursive_jacobian(model: &View<'_>, r: &Recursive, eq: &Equations, helpers: &mut Helpers) -> TokenStream {
     let d = model.layout.state_dim();
-    let Some(tangent) = &r.tangent else { return TokenStream::new() };
+    let tangent = match (&r.jacobian, &r.tree) {
+        (Some(RecursiveJacobian::Tangent(tangent)), _) => tangent,
+        (Some(RecursiveJacobian::Links(quantities)), crate::derive::dynamics::Links::Spatial(links)) => {
+            return links_jacobian(model, links, quantities, helpers);
+        }
+        _ => return TokenStream::new(),
+    };
     let layout = crate::emit::codegen::state_layout(model);
     // With orientations, the rates' Jacobians ∂q̇/∂q, ∂q̇/∂v of q̇ = K(q) v head the field's.
     let rate_item = rate_jacobians_item(model, eq, helpers);
@@ -588,6 +615,78 @@ fn recursive_jacobian(model: &View<'_>, r: &Recursive, eq: &Equations, helpers: 
             self.accelerations(t, x)?;
             let p = self.__routh_recursive_primal(t, x);
             #layout::tangent_jacobian(t, #rates, |dx| self.__routh_recursive_tangent(t, x, &p, dx))
+        }
+    }
+}
+
+/// `jacobian` of a model on spatial links of screw joints: the runtime's analytic derivatives of the
+/// inverse dynamics (`LinkDynamics`) from the joints' quantities at the state, the links' inertias,
+/// the armatures, gravity, and τ with its nonzero derivatives (`derive::dynamics::spatial::LinkJacobian`).
+fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, helpers: &mut Helpers) -> TokenStream {
+    let (n, d, p) = (model.dof(), model.layout.state_dim(), model.layout.position_dim());
+    let none = TokenStream::new();
+    let q = &lj.quantities;
+    let (stmts, vals) = helpers.body_bound(model, &q.bindings, &q.outputs, "__routh_link_dynamics", &none, &none);
+    let (joint_vals, rest) = vals.split_at(18 * n);
+    let (inertia_vals, rest) = rest.split_at(36 * n);
+    let (armature, rest) = rest.split_at(n);
+    let (gravity, rest) = rest.split_at(3);
+    let (tau, rest) = rest.split_at(n);
+    let (dq_vals, dv_vals) = rest.split_at(lj.d_positions.len());
+    let joints = joint_vals.chunks(18).map(|v| {
+        let rows = v[..9].chunks(3).map(|r| quote! { [#(#r),*] });
+        let (l, s) = (&v[9..12], &v[12..18]);
+        quote! { __routh::mechanics::LinkJoint::new([#(#rows),*], [#(#l),*], [#(#s),*]) }
+    });
+    let inertias = inertia_vals.chunks(36).map(|v| {
+        let rows = v.chunks(6).map(|r| quote! { [#(#r),*] });
+        quote! { [#(#rows),*] }
+    });
+    let sets = |name: TokenStream, at: &[(usize, usize)], vals: &[TokenStream]| {
+        let sets = at.iter().zip(vals).map(|((i, j), v)| quote! { #name[(#i, #j)] = #v; });
+        quote! { #(#sets)* }
+    };
+    let dq_sets = sets(quote!(forces.d_positions), &lj.d_positions, dq_vals);
+    let dv_sets = sets(quote!(forces.d_velocities), &lj.d_velocities, dv_vals);
+    let parent = crate::emit::form::parents_tokens(links.parents.iter().copied());
+    let order = &links.order;
+    let mech = quote! { __routh::mechanics };
+    let allow = allow_generated();
+    let sv = quote! { __routh::State<#d> };
+    quote! {
+        /// q̈, M and ∂q̈/∂(q, q̇) at (t, x) by the runtime's analytic derivatives of the inverse dynamics
+        /// along the links (`LinkDynamics`, O(n²)): the joints' quantities, the links' inertias, the
+        /// armatures, gravity, and τ with its derivatives.
+        #allow
+        fn __routh_link_dynamics(&self, t: f64, x: &#sv)
+            -> ::core::result::Result<#mech::LinkDerivatives<#n>, __routh::FieldError>
+        {
+            static LINKS: #mech::LinkTopology = #mech::LinkTopology { parent: &[#(#parent),*], order: &[#(#order),*] };
+            #(#stmts)*
+            let mut forces = #mech::JointForces {
+                value: __routh::Vector::<#n>::from([#(#tau),*]),
+                d_positions: __routh::Matrix::<#n, #n>::zeros(),
+                d_velocities: __routh::Matrix::<#n, #n>::zeros(),
+            };
+            #dq_sets
+            #dv_sets
+            let qd = x.fixed_rows::<#n>(#p).into_owned();
+            #mech::LinkDynamics::<#n>::new(&LINKS, [#(#joints),*], [#(#inertias),*], [#(#gravity),*])
+                .with_armature([#(#armature),*])
+                .derivatives(t, &qd, &forces)
+        }
+
+        /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, q̈) over x = (q, q̇): analytic derivatives of
+        /// the inverse dynamics along the links, ∂q̈/∂x = M⁻¹ (∂τ/∂x − ∂K/∂x) at a = q̈ with K = M a + (velocity
+        /// products and gravity) differentiated in the ground's axes (O(n²); the runtime's `LinkDynamics`).
+        ///
+        /// # Errors
+        /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at `x`,
+        /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if a derivative is not finite.
+        pub fn jacobian(&self, t: f64, x: &#sv)
+            -> ::core::result::Result<__routh::Matrix<#d, #d>, __routh::FieldError>
+        {
+            ::core::result::Result::Ok(self.__routh_link_dynamics(t, x)?.field_jacobian::<#d>())
         }
     }
 }

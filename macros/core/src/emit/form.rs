@@ -433,7 +433,7 @@ pub(crate) fn link_factor_item(
 }
 
 /// A tree's parents as `Option<usize>` literals (of its directions, or of its links).
-fn parents_tokens(parents: impl Iterator<Item = Option<usize>>) -> impl Iterator<Item = TokenStream> {
+pub(crate) fn parents_tokens(parents: impl Iterator<Item = Option<usize>>) -> impl Iterator<Item = TokenStream> {
     parents.map(|p| match p {
         Some(p) => quote! { ::core::option::Option::Some(#p) },
         None => quote! { ::core::option::Option::None },

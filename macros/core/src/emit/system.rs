@@ -120,8 +120,8 @@ fn driven(model: &View<'_>, vis: &syn::Visibility, door: &Door) -> TokenStream {
         pub fn linearize(&self, t: f64, x: &#state, u: [f64; #k])
             -> ::core::result::Result<__routh::Linearization<#d, #k>, __routh::FieldError>
         {
-            let v = self.driven(u);
-            Ok(__routh::Linearization { a: v.jacobian(t, x)?, b: v.input_jacobian(t, x)? })
+            let (a, b) = self.driven(u).__routh_linearization(t, x)?;
+            Ok(__routh::Linearization { a, b })
         }
 
         #run_items
@@ -200,6 +200,12 @@ fn step_jacobians(model: &View<'_>, hybrid: bool) -> TokenStream {
                 -> ::core::result::Result<__routh::Matrix<#d, #k>, __routh::FieldError>
             {
                 self.driven(::core::array::from_fn(|i| u[i])).input_jacobian(t, x)
+            }
+
+            fn jacobians(&self, t: f64, x: &#state, u: &__routh::Vector<#k>)
+                -> ::core::result::Result<(__routh::Matrix<#d, #d>, __routh::Matrix<#d, #k>), __routh::FieldError>
+            {
+                self.driven(::core::array::from_fn(|i| u[i])).__routh_linearization(t, x)
             }
         }
     }

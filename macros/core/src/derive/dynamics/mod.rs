@@ -14,7 +14,9 @@
 //! Both recursions read their tree off the model in [`topology`]; their passes give M a, f, L, E
 //! and p ([`mod@kinetics`]) where the model's other items need nothing dense, and their derivatives —
 //! the recursion's tangent, the kinetic part K and its tangent, M w, ∇E, ∂K/∂p — are taken by forward
-//! and reverse mode through their quantities ([`derivatives`]), so that M is never formed.
+//! and reverse mode through their quantities ([`derivatives`]), so that M is never formed — but for
+//! the field Jacobian along spatial links of screw joints, the runtime's analytic derivatives of the
+//! inverse dynamics ([`RecursiveJacobian::Links`]).
 
 pub mod derivatives;
 pub mod directions;
@@ -44,15 +46,36 @@ pub struct Recursive {
     pub pivots: Vec<Expr>,
     /// The parent of each coordinate in the tree.
     pub parents: Vec<Option<usize>>,
-    /// With the field Jacobian: the directional derivative along a tangent δx of the state
-    /// ([`tangent`]).
-    pub tangent: Option<Tangent>,
+    /// With the field Jacobian (and no constraints): how it is computed.
+    pub jacobian: Option<RecursiveJacobian>,
     /// With constraints and the field Jacobian: the inverse dynamics' kinetic part and its
     /// directional derivative ([`inverse`]), for the saddle point's Jacobian.
     pub inverse: Option<Box<Inverse>>,
     /// The tree's directions and masses, or its rigid links in space, from which [`kinetics()`]
     /// builds M a, f, E, L and p.
     pub tree: Links,
+}
+
+/// How the field Jacobian of an unconstrained recursive model is computed (a constrained tree's is
+/// its saddle point's, [`Recursive::inverse`]).
+pub enum RecursiveJacobian {
+    /// Forward mode through the recursion: the directional derivative along a tangent δx of the
+    /// state ([`tangent`]), called by the runtime for the 2n basis directions (any joint).
+    Tangent(Tangent),
+    /// Analytic derivatives of the inverse dynamics along spatial links whose joints are screws
+    /// (the runtime's `LinkDynamics`, from the joints' quantities at the state, τ and its
+    /// derivatives: [`spatial::LinkJacobian`]).
+    Links(Box<spatial::LinkJacobian>),
+}
+
+impl RecursiveJacobian {
+    /// The number of temporaries its quantities bind.
+    pub fn bindings(&self) -> usize {
+        match self {
+            RecursiveJacobian::Tangent(t) => t.bound.bindings.len(),
+            RecursiveJacobian::Links(l) => l.quantities.bindings.len(),
+        }
+    }
 }
 
 /// The kinetic part K(q, q̇, a) = M(q) a − f(q, q̇) − τ(q, q̇, t) of the inverse dynamics along the
@@ -296,7 +319,16 @@ fn derive(model: &Model, arena: &mut Arena) -> Result<Form, syn::Error> {
         // A constrained tree solves its saddle point with M factored along the tree; its field
         // Jacobian is the saddle point's (not the unconstrained recursion's tangent).
         Form::Recursive { mut recursion, kinetics } if model.field_jacobian && model.constraints.is_empty() => {
-            recursion.tangent = Some(tangent(model, arena, &recursion));
+            // Along links of screw joints, the runtime's analytic derivatives of the inverse
+            // dynamics (O(n²) in 6-D arithmetic); the recursion's tangent otherwise.
+            let along_links = match &recursion.tree {
+                Links::Spatial(links) => spatial::link_jacobian(model, arena, links, recursion.bindings.len()),
+                Links::Directions(_) => None,
+            };
+            recursion.jacobian = Some(match along_links {
+                Some(l) => RecursiveJacobian::Links(Box::new(l)),
+                None => RecursiveJacobian::Tangent(tangent(model, arena, &recursion)),
+            });
             Form::Recursive { recursion, kinetics }
         }
         Form::Recursive { mut recursion, kinetics } if model.field_jacobian => {

@@ -57,7 +57,8 @@
 //! the force transform, and τ = ∂L_w/∂q + Q from the written Lagrangian L_w and the forces. Every
 //! quantity is bound to a temporary of its own, so the code is linear in the number of joints.
 //!
-//! The recursion gives q̈ (and, by [`super::tangent`], the field Jacobian). The same links give the
+//! The recursion gives q̈ (and, by [`super::tangent`], the field Jacobian — or, where every joint
+//! is a screw, by the runtime's analytic derivatives of the inverse dynamics: [`link_jacobian`]). The same links give the
 //! rest of the model's API as passes along them ([`super::kinetics()`]), by the recursive
 //! Newton–Euler algorithm — a_j = X_j a_p + S_j a_j (+ c_j), F_j = M_j a_j (+ p_j) + Σ X_cᵀ F_c,
 //! (M a + …)_j = S_j·F_j: f = τ − that pass at q̈ = 0 with the motion and gravity; M a with neither
@@ -75,6 +76,7 @@
 
 mod algebra;
 mod factor;
+mod jacobian;
 mod passes;
 mod read;
 mod recursion;
@@ -82,6 +84,7 @@ mod recursion;
 use symbolic::{Arena, Expr, Mat3, Vec3};
 
 pub(super) use factor::factor;
+pub use jacobian::{LinkJacobian, link_jacobian};
 pub(super) use passes::{energy, forcing, kinetic_part, lagrangian, mass_product, momenta, product};
 pub use recursion::recursion;
 
@@ -161,6 +164,18 @@ impl Joint {
         let v = arena.mat_vec(&at, &dl);
         let s: Spatial = joined(&w, &v);
         let ds = s.map(|e| arena.diff(e, q));
+        // A screw whose S_j the algebra leaves as a function of q_j (rotations by an angle that
+        // is not a multiple of π/12 written in the file: cos² + sin² that no rule folds): S_j' is
+        // zero by the zero test, and S_j its value at q_j = 0 — the recursion's velocity product
+        // loses its S_j' term, S_j is a constant, and the joint is a screw for the links' analytic
+        // derivatives.
+        let zero = arena.zero();
+        let turning = s.iter().any(|&e| arena.free_symbols(e).contains(&q));
+        if turning && ds.iter().all(|&e| e == zero || arena.zero_test(e).is_zero()) {
+            let at_rest = [(q, zero)];
+            let s = s.map(|e| arena.subs(e, &at_rest));
+            return Joint { a, l, da, dl, s, ds: [zero; 6], spin: None };
+        }
         Joint { a, l, da, dl, s, ds, spin: None }
     }
 

@@ -85,7 +85,7 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         accelerations: qdd,
         pivots: d_of,
         parents,
-        tangent: None,
+        jacobian: None,
         inverse: None,
         tree: crate::derive::dynamics::Links::Spatial(Box::new(links)),
     })

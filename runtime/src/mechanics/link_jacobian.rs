@@ -1,0 +1,433 @@
+//! The field Jacobian of a tree of rigid links in space by analytic derivatives of the inverse
+//! dynamics, O(n²) with small constants: ∂q̈/∂q and ∂q̈/∂q̇ for a model whose joints are
+//! screws (each joint's motion subspace S_j constant in its link's axes: revolute, prismatic and
+//! helical joints about fixed axes), with q̈ and M computed on the way.
+//!
+//! **The route.** With K(q, q̇, a) = M(q) a + (velocity products and gravity) the kinetic part of
+//! the inverse dynamics and τ(t, q, q̇) the model's other generalized forces, q̈ solves K(q, q̇, q̈)
+//! = τ, so that
+//!
+//! ```text
+//! ∂q̈/∂x = M⁻¹ (∂τ/∂x − ∂K/∂x)   at a = q̈,     x = q or q̇
+//! ```
+//!
+//! The derivatives of K are taken in the ground's axes, where a change of q_j turns everything
+//! beyond joint j by the joint's twist: every spatial quantity of a link k below j (k ≽ j) moves by
+//! S_j ×, every force by S_j ×*. Spatial vectors are Plücker coordinates about the ground's origin,
+//! angular part first; m × x and m ×* f are the motion and force cross products, Y_k the link's
+//! spatial inertia (rigid: mass, first moment, rotational inertia about the origin), λ(j) the
+//! parent of j, and a_0 = (0, −g) the ground's acceleration standing for gravity. Root → leaves:
+//!
+//! ```text
+//! v_j = v_λ + S_j q̇_j,   ψ_j = v_λ × S_j (= Ṡ_j),   a_j = a_λ + S_j q̈_j + ψ_j q̇_j
+//! h_j = Y_j v_j,   f_j = Y_j a_j + v_j ×* h_j,   α_j = a_λ × S_j + v_λ × ψ_j
+//! B_j x = v_j ×* (Y_j x) − Y_j (v_j × x) + x ×* h_j
+//! ```
+//!
+//! and leaves → root the composites F_j = Σ_{k≽j} f_k, Y^C_j and B^C_j likewise; K_j = S_j·F_j
+//! (+ the joint's armature a_j q̈_j). Differentiating (Jacobi's identity cancels the turning of S_i
+//! against that of F_i) gives, for i below or at j (i ≽ j) and for i strictly above j (i ≺ j):
+//!
+//! ```text
+//! ∂K_i/∂q_j  = S_i·(Y^C_i α_j + B^C_i ψ_j)          (i ≽ j)
+//!            = S_i·(S_j ×* F_j + Y^C_j α_j + B^C_j ψ_j)   (i ≺ j)
+//! ∂K_i/∂q̇_j = S_i·(2 Y^C_i ψ_j + B^C_i S_j)         (i ≽ j)
+//!            = S_i·(2 Y^C_j ψ_j + B^C_j S_j)         (i ≺ j)
+//! M_ij = S_i·Y^C_j S_j   (i ≼ j; + a_j on the diagonal)
+//! ```
+//!
+//! zero where neither joint is above the other. q̈ comes from the same passes: the first at a = 0
+//! gives K(q, q̇, 0) and M (composite rigid bodies), M is factored densely (n³/6) and q̈ =
+//! M⁻¹ (τ − K(q, q̇, 0)); a second pass adds the accelerations S_j q̈_j to the forces. The per-joint
+//! work is a few 6-D products; the pairs cost a 6-D dot product or two each. This is the
+//! derivation of Carpentier and Mansard (RSS 2018) for revolute and prismatic joints, written for
+//! routh's links (see `tests` below for the checks against finite differences and the link factor).
+
+use nalgebra::{Matrix3, Matrix6, SMatrix, SVector, Vector3, Vector6};
+
+use super::MassFactor;
+use super::links::{LinkJoint, LinkTopology, Rigid};
+use crate::error::FieldError;
+
+/// q̈ and its derivatives over a tree of links (see the [module docs](self)).
+#[derive(Debug, Clone)]
+pub struct LinkDerivatives<const N: usize> {
+    /// q̈.
+    pub accelerations: SVector<f64, N>,
+    /// M (with the joints' armatures).
+    pub mass: SMatrix<f64, N, N>,
+    /// ∂q̈/∂q.
+    pub d_positions: SMatrix<f64, N, N>,
+    /// ∂q̈/∂q̇.
+    pub d_velocities: SMatrix<f64, N, N>,
+    /// M factored.
+    factor: MassFactor<N>,
+}
+
+/// The generalized forces τ(t, q, q̇) other than the links' (the written forces and potentials, the
+/// inputs at their values) and their derivatives, at the state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointForces<const N: usize> {
+    /// τ.
+    pub value: SVector<f64, N>,
+    /// ∂τ/∂q.
+    pub d_positions: SMatrix<f64, N, N>,
+    /// ∂τ/∂q̇.
+    pub d_velocities: SMatrix<f64, N, N>,
+}
+
+/// A tree of links at one state, for [`LinkDynamics::derivatives`].
+#[derive(Debug, Clone, Copy)]
+pub struct LinkDynamics<const N: usize> {
+    topology: &'static LinkTopology,
+    joints: [LinkJoint; N],
+    inertia: [[[f64; 6]; 6]; N],
+    armature: [f64; N],
+    gravity: Vector3<f64>,
+}
+
+/// m × x of two motions.
+#[inline]
+fn cross_motion(m: &Vector6<f64>, x: &Vector6<f64>) -> Vector6<f64> {
+    let (w, v) = (m.fixed_rows::<3>(0), m.fixed_rows::<3>(3));
+    let (xw, xv) = (x.fixed_rows::<3>(0), x.fixed_rows::<3>(3));
+    let top = w.cross(&xw);
+    let bottom = w.cross(&xv) + v.cross(&xw);
+    Vector6::new(top[0], top[1], top[2], bottom[0], bottom[1], bottom[2])
+}
+
+/// m ×* f of a motion and a force.
+#[inline]
+fn cross_force(m: &Vector6<f64>, f: &Vector6<f64>) -> Vector6<f64> {
+    let (w, v) = (m.fixed_rows::<3>(0), m.fixed_rows::<3>(3));
+    let (n, fl) = (f.fixed_rows::<3>(0), f.fixed_rows::<3>(3));
+    let top = w.cross(&n) + v.cross(&fl);
+    let bottom = w.cross(&fl);
+    Vector6::new(top[0], top[1], top[2], bottom[0], bottom[1], bottom[2])
+}
+
+/// \[x×\] of a 3-vector.
+fn skew(x: &Vector3<f64>) -> Matrix3<f64> {
+    x.cross_matrix()
+}
+
+/// B x = v ×* (Y x) − Y (v × x) + x ×* h (h = Y v) as a matrix: H − P − Pᵀ with P = Y \[v×\] (Y is
+/// symmetric, and \[v×*\] = −\[v×\]ᵀ) and H x = x ×* h = (−\[h_n×\] ω − \[h_f×\] u, −\[h_f×\] ω). By 3×3
+/// blocks, with W = \[ω×\], U = \[u×\], C = \[c×\] of Y's first moment c and I its rotational inertia:
+/// P = [I W + C U, C W; m U − C W, m W], whose last block adds to its transpose as 0 (W is skew).
+fn variation(y: &Rigid, v: &Vector6<f64>, h: &Vector6<f64>) -> Matrix6<f64> {
+    let (ww, uu) = (skew(&Vector3::new(v[0], v[1], v[2])), skew(&Vector3::new(v[3], v[4], v[5])));
+    let c = y.first_moment().cross_matrix();
+    let cw = c * ww;
+    let top_left = y.rotational() * ww + c * uu;
+    let bottom_left = uu * y.mass() - cw;
+    let (hn, hf) = (skew(&Vector3::new(h[0], h[1], h[2])), skew(&Vector3::new(h[3], h[4], h[5])));
+    let mut out = Matrix6::zeros();
+    out.fixed_view_mut::<3, 3>(0, 0).copy_from(&(-hn - top_left - top_left.transpose()));
+    out.fixed_view_mut::<3, 3>(0, 3).copy_from(&(-hf - cw - bottom_left.transpose()));
+    out.fixed_view_mut::<3, 3>(3, 0).copy_from(&(-hf - bottom_left - cw.transpose()));
+    out
+}
+
+impl<const N: usize> LinkDynamics<N> {
+    /// The tree `topology` with its `joints` at the state (each a screw: S_j constant in its link's
+    /// axes) and its links' spatial `inertia` about their origins in their axes, under the uniform
+    /// gravitational field `gravity`, without armatures.
+    #[must_use]
+    pub fn new(topology: &'static LinkTopology, joints: [LinkJoint; N], inertia: [[[f64; 6]; 6]; N], gravity: [f64; 3]) -> Self {
+        debug_assert!(topology.parent.len() == N && topology.order.len() == N);
+        LinkDynamics { topology, joints, inertia, armature: [0.0; N], gravity: Vector3::from(gravity) }
+    }
+
+    /// The same with each joint's armature a_j (½ a_j q̇_j² in the kinetic energy).
+    #[must_use]
+    pub fn with_armature(mut self, armature: [f64; N]) -> Self {
+        self.armature = armature;
+        self
+    }
+
+    /// q̈, M, ∂q̈/∂q and ∂q̈/∂q̇ at the joint rates `qd` under the other generalized forces
+    /// `forces` (see the [module docs](self)).
+    ///
+    /// # Errors
+    /// [`FieldError::SingularMassMatrix`] where M cannot be factored, [`FieldError::NonFinite`]
+    /// where an input or a result is not finite.
+    pub fn derivatives(&self, t: f64, qd: &SVector<f64, N>, forces: &JointForces<N>) -> Result<LinkDerivatives<N>, FieldError> {
+        let top = self.topology;
+        let zero = Vector6::zeros();
+        let ground = Vector6::new(0.0, 0.0, 0.0, -self.gravity[0], -self.gravity[1], -self.gravity[2]);
+        // Root → leaves at a = 0: poses, S_j, v_j, ψ_j, a_j, the links' inertias, h_j, f_j, B_j.
+        let mut pose = [(Matrix3::<f64>::identity(), Vector3::<f64>::zeros()); N];
+        let (mut s, mut v, mut psi, mut acc) = ([zero; N], [zero; N], [zero; N], [zero; N]);
+        let mut body = [Rigid::default(); N];
+        let mut force = [zero; N];
+        let mut b = [Matrix6::<f64>::zeros(); N];
+        for &j in top.order {
+            let joint = &self.joints[j];
+            let (r_p, o_p, v_p, a_p) = match top.parent[j] {
+                Some(p) => (pose[p].0, pose[p].1, v[p], acc[p]),
+                None => (Matrix3::identity(), Vector3::zeros(), zero, ground),
+            };
+            let (r, o) = (r_p * joint.a, o_p + r_p * joint.l);
+            pose[j] = (r, o);
+            let sw = r * joint.s.fixed_rows::<3>(0);
+            let sv = r * joint.s.fixed_rows::<3>(3) + o.cross(&sw);
+            s[j] = Vector6::new(sw[0], sw[1], sw[2], sv[0], sv[1], sv[2]);
+            v[j] = v_p + s[j] * qd[j];
+            psi[j] = cross_motion(&v_p, &s[j]);
+            acc[j] = a_p + psi[j] * qd[j];
+            body[j] = Rigid::of(&self.inertia[j]).placed(&r, &o);
+            let h = body[j].times(&v[j]);
+            force[j] = body[j].times(&acc[j]) + cross_force(&v[j], &h);
+            b[j] = variation(&body[j], &v[j], &h);
+        }
+        // Leaves → root: the composites (B^C_j in place of B_j).
+        let mut composite = body;
+        for &j in top.order.iter().rev() {
+            if let Some(p) = top.parent[j] {
+                let moved = composite[j];
+                composite[p].add(&moved);
+                let below = b[j];
+                b[p] += below;
+                let f = force[j];
+                force[p] += f;
+            }
+        }
+        let bc = &b;
+        // K(q, q̇, 0) and M by the composite rigid bodies.
+        let ys: [Vector6<f64>; N] = std::array::from_fn(|j| composite[j].times(&s[j]));
+        let mut mass = SMatrix::<f64, N, N>::zeros();
+        let mut bias = SVector::<f64, N>::zeros();
+        for j in 0..N {
+            bias[j] = s[j].dot(&force[j]);
+            mass[(j, j)] = s[j].dot(&ys[j]) + self.armature[j];
+            let mut i = top.parent[j];
+            while let Some(k) = i {
+                let e = s[k].dot(&ys[j]);
+                mass[(k, j)] = e;
+                mass[(j, k)] = e;
+                i = top.parent[k];
+            }
+        }
+        let factor = super::factor_mass(t, mass)?;
+        let accelerations = factor.solve(forces.value - bias).map_err(|_| FieldError::SingularMassMatrix { t })?;
+        // Root → leaves again: the accelerations' share S_j q̈_j, and α_j at the full accelerations.
+        let mut added = [zero; N];
+        let mut alpha = [zero; N];
+        for &j in top.order {
+            let (from, a_p, v_p) = match top.parent[j] {
+                Some(p) => (added[p], acc[p] + added[p], v[p]),
+                None => (zero, ground, zero),
+            };
+            added[j] = from + s[j] * accelerations[j];
+            alpha[j] = cross_motion(&a_p, &s[j]) + cross_motion(&v_p, &psi[j]);
+        }
+        let mut extra: [Vector6<f64>; N] = std::array::from_fn(|j| body[j].times(&added[j]));
+        for &j in top.order.iter().rev() {
+            if let Some(p) = top.parent[j] {
+                let e = extra[j];
+                extra[p] += e;
+            }
+        }
+        for j in 0..N {
+            force[j] += extra[j];
+        }
+        // The pairs.
+        let bs: [Vector6<f64>; N] = std::array::from_fn(|i| bc[i].tr_mul(&s[i]));
+        let (mut dq, mut dv) = (SMatrix::<f64, N, N>::zeros(), SMatrix::<f64, N, N>::zeros());
+        for j in 0..N {
+            // Rows i strictly above j.
+            let w = cross_force(&s[j], &force[j]) + composite[j].times(&alpha[j]) + bc[j] * psi[j];
+            let u = composite[j].times(&(psi[j] * 2.0)) + bc[j] * s[j];
+            let mut up = top.parent[j];
+            while let Some(i) = up {
+                dq[(i, j)] = s[i].dot(&w);
+                dv[(i, j)] = s[i].dot(&u);
+                up = top.parent[i];
+            }
+            // Row j against itself and the joints above it.
+            let mut k = Some(j);
+            while let Some(c) = k {
+                dq[(j, c)] = ys[j].dot(&alpha[c]) + bs[j].dot(&psi[c]);
+                dv[(j, c)] = 2.0 * ys[j].dot(&psi[c]) + bs[j].dot(&s[c]);
+                k = top.parent[c];
+            }
+        }
+        let d_positions = factor.solve(forces.d_positions - dq).map_err(|_| FieldError::SingularMassMatrix { t })?;
+        let d_velocities = factor.solve(forces.d_velocities - dv).map_err(|_| FieldError::SingularMassMatrix { t })?;
+        let finite = accelerations.sum() + d_positions.sum() + d_velocities.sum();
+        if !finite.is_finite() {
+            return Err(FieldError::NonFinite { t });
+        }
+        Ok(LinkDerivatives { accelerations, mass, d_positions, d_velocities, factor })
+    }
+}
+
+impl<const N: usize> LinkDerivatives<N> {
+    /// M factored (for more solves at the same state: ∂q̈/∂u = M⁻¹ ∂τ/∂u).
+    #[must_use]
+    pub fn mass_factor(&self) -> &MassFactor<N> {
+        &self.factor
+    }
+
+    /// The first-order field's Jacobian ∂F/∂x of F = (q̇, q̈) over x = (q, q̇) (`D = 2N`).
+    #[must_use]
+    pub fn field_jacobian<const D: usize>(&self) -> SMatrix<f64, D, D> {
+        debug_assert_eq!(D, 2 * N);
+        let mut out = SMatrix::<f64, D, D>::zeros();
+        for i in 0..N {
+            out[(i, N + i)] = 1.0;
+            for j in 0..N {
+                out[(N + i, j)] = self.d_positions[(i, j)];
+                out[(N + i, N + j)] = self.d_velocities[(i, j)];
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mechanics::{LinkFactor, MassOperator};
+
+    /// A branched tree: 0 → 1 → 2, 0 → 3 → 4, 3 → 5.
+    static TREE: LinkTopology =
+        LinkTopology { parent: &[None, Some(0), Some(1), Some(0), Some(3), Some(3)], order: &[0, 1, 2, 3, 4, 5] };
+
+    /// Rotation about the unit axis `k` by `q` (Rodrigues).
+    fn rotation(k: &Vector3<f64>, q: f64) -> Matrix3<f64> {
+        let kx = k.cross_matrix();
+        Matrix3::identity() + kx * q.sin() + kx * kx * (1.0 - q.cos())
+    }
+
+    /// Joint j at q: revolute about a tilted axis (even j) or prismatic along one (odd j), with a
+    /// fixed placement A0, ℓ0 below its parent.
+    fn joints(q: &SVector<f64, 6>) -> [LinkJoint; 6] {
+        std::array::from_fn(|j| {
+            let f = j as f64;
+            let a0 = rotation(&Vector3::new(0.3 * f, 1.0, -0.2).normalize(), 0.4 + 0.3 * f);
+            let l0 = Vector3::new(0.1 * f, -0.25, 0.3 - 0.05 * f);
+            let k = Vector3::new(0.2, -0.1 * f, 1.0).normalize();
+            let rows = |m: Matrix3<f64>| std::array::from_fn(|r| [m[(r, 0)], m[(r, 1)], m[(r, 2)]]);
+            if j % 2 == 0 {
+                LinkJoint::new(rows(a0 * rotation(&k, q[j])), l0.into(), [k[0], k[1], k[2], 0.0, 0.0, 0.0])
+            } else {
+                LinkJoint::new(rows(a0), (l0 + a0 * k * q[j]).into(), [0.0, 0.0, 0.0, k[0], k[1], k[2]])
+            }
+        })
+    }
+
+    /// A rigid body's spatial inertia about its link's origin (mass m, centre c, inertia J about
+    /// the centre), by rows.
+    fn inertia(m: f64, c: Vector3<f64>, j: Matrix3<f64>) -> [[f64; 6]; 6] {
+        let cx = c.cross_matrix();
+        let io = j - cx * cx * m;
+        let h = cx * m;
+        let mut out = [[0.0; 6]; 6];
+        for r in 0..3 {
+            for k in 0..3 {
+                out[r][k] = io[(r, k)];
+                out[r][k + 3] = h[(r, k)];
+                out[r + 3][k] = -h[(r, k)];
+            }
+            out[r + 3][r + 3] = m;
+        }
+        out
+    }
+
+    fn inertias() -> [[[f64; 6]; 6]; 6] {
+        std::array::from_fn(|j| {
+            let f = j as f64;
+            let j_c = Matrix3::new(0.05 + 0.01 * f, 0.002, -0.001, 0.002, 0.04, 0.003, -0.001, 0.003, 0.03 + 0.005 * f);
+            inertia(1.0 + 0.3 * f, Vector3::new(0.05, -0.1 * f, 0.12), j_c)
+        })
+    }
+
+    /// τ = −c q̇ − k q (a damper and a spring on each joint) and its derivatives.
+    fn forces(q: &SVector<f64, 6>, qd: &SVector<f64, 6>) -> JointForces<6> {
+        let (c, k) = (0.3, 2.0);
+        JointForces {
+            value: -qd * c - q * k,
+            d_positions: SMatrix::<f64, 6, 6>::identity() * -k,
+            d_velocities: SMatrix::<f64, 6, 6>::identity() * -c,
+        }
+    }
+
+    fn at(q: &SVector<f64, 6>, qd: &SVector<f64, 6>) -> LinkDerivatives<6> {
+        LinkDynamics::new(&TREE, joints(q), inertias(), [0.0, 0.0, -9.81])
+            .with_armature([0.0, 0.02, 0.0, 0.0, 0.01, 0.0])
+            .derivatives(0.0, qd, &forces(q, qd))
+            .expect("regular")
+    }
+
+    fn state() -> (SVector<f64, 6>, SVector<f64, 6>) {
+        (SVector::from_fn(|i, _| 0.3 - 0.17 * i as f64), SVector::from_fn(|i, _| 0.9 - 0.35 * i as f64))
+    }
+
+    #[test]
+    fn mass_is_the_link_factors() {
+        let (q, qd) = state();
+        let d = at(&q, &qd);
+        let armature = [0.0, 0.02, 0.0, 0.0, 0.01, 0.0];
+        let factor = LinkFactor::<6>::new(0.0, &TREE, joints(&q), inertias()).expect("regular").with_armature(armature);
+        for j in 0..6 {
+            let column = factor.apply(&SVector::<f64, 6>::from_fn(|i, _| f64::from(u8::from(i == j))));
+            assert!((d.mass.column(j) - column).norm() < 1e-12, "column {j}");
+        }
+    }
+
+    /// ∂q̈/∂q and ∂q̈/∂q̇ against central differences of q̈ (which the passes compute from M and
+    /// K(q, q̇, 0), not from the derivatives' formulas).
+    #[test]
+    fn derivatives_are_those_of_the_accelerations() {
+        let (q, qd) = state();
+        let d = at(&q, &qd);
+        let h = 1e-6;
+        for j in 0..6 {
+            let e = SVector::<f64, 6>::from_fn(|i, _| if i == j { h } else { 0.0 });
+            let by_q = (at(&(q + e), &qd).accelerations - at(&(q - e), &qd).accelerations) / (2.0 * h);
+            let by_qd = (at(&q, &(qd + e)).accelerations - at(&q, &(qd - e)).accelerations) / (2.0 * h);
+            assert!(
+                (d.d_positions.column(j) - by_q).norm() < 1e-7 * (1.0 + by_q.norm()),
+                "∂q̈/∂q_{j}: {by_q} vs {}",
+                d.d_positions.column(j)
+            );
+            assert!((d.d_velocities.column(j) - by_qd).norm() < 1e-7 * (1.0 + by_qd.norm()), "∂q̈/∂q̇_{j}");
+        }
+    }
+
+    /// q̈ of a single pendulum (one revolute joint about z, gravity along −y, a point mass m at
+    /// distance l): q̈ = −(g / l) sin q, ∂q̈/∂q = −(g / l) cos q.
+    #[test]
+    fn pendulum_closed_form() {
+        static ONE: LinkTopology = LinkTopology { parent: &[None], order: &[0] };
+        let (m, l, g, q) = (2.0, 0.7, 9.81, 0.4_f64);
+        let k = Vector3::new(0.0, 0.0, 1.0);
+        let r = rotation(&k, q);
+        let rows = std::array::from_fn(|i| [r[(i, 0)], r[(i, 1)], r[(i, 2)]]);
+        let joint = LinkJoint::new(rows, [0.0; 3], [0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+        let body = inertia(m, Vector3::new(0.0, -l, 0.0), Matrix3::zeros());
+        let none = JointForces { value: SVector::zeros(), d_positions: SMatrix::zeros(), d_velocities: SMatrix::zeros() };
+        let d = LinkDynamics::<1>::new(&ONE, [joint], [body], [0.0, -g, 0.0])
+            .derivatives(0.0, &SVector::from([1.3]), &none)
+            .expect("regular");
+        assert!((d.accelerations[0] + g / l * q.sin()).abs() < 1e-12);
+        assert!((d.d_positions[(0, 0)] + g / l * q.cos()).abs() < 1e-12);
+        assert!(d.d_velocities[(0, 0)].abs() < 1e-12);
+        assert!((d.mass[(0, 0)] - m * l * l).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_singular_mass_is_an_error() {
+        static ONE: LinkTopology = LinkTopology { parent: &[None], order: &[0] };
+        let joint = LinkJoint::new([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [0.0; 3], [0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+        let none = JointForces { value: SVector::zeros(), d_positions: SMatrix::zeros(), d_velocities: SMatrix::zeros() };
+        let d = LinkDynamics::<1>::new(&ONE, [joint], [[[0.0; 6]; 6]], [0.0, -9.81, 0.0]).derivatives(
+            0.5,
+            &SVector::from([1.0]),
+            &none,
+        );
+        assert!(matches!(d, Err(FieldError::SingularMassMatrix { t }) if t == 0.5));
+    }
+}
