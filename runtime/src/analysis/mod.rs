@@ -4,12 +4,14 @@
 //! ([`ensemble`]) and sharded, resumable sweeps over many machines (`sweep`, with the `serde`
 //! feature), and the linearisation of constrained systems on their constraint manifold
 //! ([`linearize`]), linear-quadratic regulators from the Riccati equations ([`lqr`]), the step
-//! maps of discrete-time control with their exact Jacobians ([`step`]), and observables evaluated
+//! maps of discrete-time control with their exact Jacobians ([`step`]) and iterative LQR over them
+//! ([`ilqr`]), and observables evaluated
 //! along a run ([`observables`]).
 
 pub mod continuation;
 pub mod ensemble;
 pub mod equilibrium;
+pub mod ilqr;
 pub mod linearize;
 pub mod lqr;
 pub mod observables;

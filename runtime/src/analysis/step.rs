@@ -88,6 +88,31 @@ pub struct StepJacobian<const D: usize, const K: usize> {
     pub b: SMatrix<f64, D, K>,
 }
 
+/// One classical Runge–Kutta step of size `h` from (t, x) with the input `u` held, without
+/// Jacobians: [`StepJacobian::next`] of [`rk4_step`], bit for bit.
+///
+/// # Errors
+/// The system's [`FieldError`]s at a stage; [`FieldError::NonFinite`] for a non-finite result or
+/// step size.
+pub fn rk4<S: InputSystem<D, K> + ?Sized, const D: usize, const K: usize>(
+    sys: &S,
+    t: f64,
+    x: &SVector<f64, D>,
+    u: &SVector<f64, K>,
+    h: f64,
+) -> Result<SVector<f64, D>, FieldError> {
+    if !h.is_finite() {
+        return Err(FieldError::NonFinite { t });
+    }
+    let half = 0.5 * h;
+    let k1 = sys.field_with_input(t, x, u)?;
+    let k2 = sys.field_with_input(t + half, &(x + k1 * half), u)?;
+    let k3 = sys.field_with_input(t + half, &(x + k2 * half), u)?;
+    let k4 = sys.field_with_input(t + h, &(x + k3 * h), u)?;
+    let next = x + (k1 + (k2 + k3) * 2.0 + k4) * (h / 6.0);
+    if next.iter().all(|v| v.is_finite()) { Ok(next) } else { Err(FieldError::NonFinite { t }) }
+}
+
 /// One classical Runge–Kutta step of size `h` from (t, x) with the input `u` held, and its exact
 /// Jacobians (see the [module docs](self)).
 ///

@@ -79,10 +79,10 @@ pub struct MassAndForcing {
     pub forcing: TokenStream,
     /// How the runtime solves with M.
     pub operator: MassOperator,
-    /// M q̈ at `(t, x)` (`qdd` in scope; may use `?` on a `FieldError`): the generated product M a
-    /// where the form has one (spatial links, columns), the factor's product along a tree of
-    /// directions, or M's entries.
-    pub mass_times: TokenStream,
+    /// The body of `inverse_dynamics` (`t`, `x` and `qdd` in scope; a `Result<Vector<n>, FieldError>`):
+    /// one generated Newton–Euler pass along spatial links, else M q̈ − f with M q̈ from the generated
+    /// product M a (columns), the factor's product along a tree of directions, or M's entries.
+    pub inverse_dynamics: TokenStream,
 }
 
 /// M and f of `model` in its form (`derived.form`), with `m_doc` the rustdoc of M.
@@ -93,14 +93,21 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
     match (&derived.form, derived.form.along_tree()) {
         (_, Some((r, k))) => match &r.tree {
             crate::derive::dynamics::Links::Spatial(links) => {
-                let Some(product) = &k.mass_product else { unreachable!("kinetics along spatial links carry M a") };
-                let products = Assembled::Products {
-                    product,
-                    doc: " M a along the model's spatial links (one Newton–Euler pass without velocities or gravity, O(n)).",
-                    f_doc: " The forcing f along the kinematic tree (O(n)).",
+                let mass = match (&k.mass_entries, &k.mass_product) {
+                    (Some(entries), _) => Assembled::Entries(entries),
+                    (None, Some(product)) => Assembled::Products {
+                        product,
+                        doc: " M a along the model's spatial links (one Newton–Euler pass without velocities or gravity, O(n)).",
+                        f_doc: " The forcing f along the kinematic tree (O(n)).",
+                    },
+                    (None, None) => unreachable!("kinetics along spatial links carry M's entries or M a"),
                 };
-                let (mass_matrix, forcing) = assembled_mass_and_forcing(model, &k.forcing, products, helpers, m_doc);
+                let (mass_matrix, forcing) = assembled_mass_and_forcing(model, &k.forcing, mass, helpers, m_doc);
                 let dynamics_item = products_as_dynamics(model);
+                let Some(inverse) = &k.inverse_dynamics else { unreachable!("kinetics along spatial links carry τ(q, q̇, a)") };
+                let inverse_item = inverse_dynamics_item(model, inverse, helpers);
+                let dynamics_item = quote! { #dynamics_item #inverse_item };
+                let inverse_dynamics = quote! { ::core::result::Result::Ok(self.__routh_inverse_dynamics(t, x, qdd)) };
                 // M factored along the links where the derive gave its quantities (from
                 // LINK_FACTOR_MIN_DOF coordinates on); below, the dense factor of M from its
                 // products is cheaper.
@@ -113,7 +120,7 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                             mass_matrix,
                             forcing,
                             operator,
-                            mass_times: quote! { self.__routh_mass_product(t, x, qdd) },
+                            inverse_dynamics,
                         }
                     }
                     None => MassAndForcing {
@@ -121,7 +128,7 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                         mass_matrix,
                         forcing,
                         operator: MassOperator::Dense,
-                        mass_times: quote! { self.__routh_mass_product(t, x, qdd) },
+                        inverse_dynamics,
                     },
                 }
             }
@@ -133,8 +140,8 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                 let k = tree.dirs.len();
                 let operator = MassOperator::AlongTree(quote! { __routh::mechanics::TreeFactor<#n, #k> });
                 let (_, factor) = operator.built(n);
-                let mass_times = quote! { __routh::MassOperator::apply(&#factor?, qdd) };
-                MassAndForcing { items, mass_matrix, forcing, operator, mass_times }
+                let inverse_dynamics = quote! { Ok(__routh::MassOperator::apply(&#factor?, qdd) - self.forcing(t, x)) };
+                MassAndForcing { items, mass_matrix, forcing, operator, inverse_dynamics }
             }
         },
         // M by columns: from its products M a (∂p/∂q̇ along a), f its own function.
@@ -152,7 +159,7 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                 mass_matrix,
                 forcing,
                 operator: MassOperator::Dense,
-                mass_times: quote! { self.__routh_mass_product(t, x, qdd) },
+                inverse_dynamics: quote! { Ok(self.__routh_mass_product(t, x, qdd) - self.forcing(t, x)) },
             }
         }
         // M from its entries (also a recursion's model whose other items read the dense M).
@@ -163,7 +170,7 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                 mass_matrix: mass_matrix_item(model, eq, helpers, m_doc),
                 forcing: quote! {{ #call f }},
                 operator: MassOperator::Dense,
-                mass_times: quote! { self.mass_matrix(t, x) * qdd },
+                inverse_dynamics: quote! { Ok(self.mass_matrix(t, x) * qdd - self.forcing(t, x)) },
             }
         }
     }
@@ -332,6 +339,25 @@ pub(crate) fn tree_factor_item(model: &View<'_>, tree: &Tree, forcing: Option<&B
         }
 
         #both
+    }
+}
+
+/// `__routh_inverse_dynamics(t, x, a)`: τ = M a − f along spatial links in one Newton–Euler pass.
+fn inverse_dynamics_item(model: &View<'_>, inverse: &Bound, helpers: &mut Helpers) -> TokenStream {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    let sv = quote! { __routh::Vector };
+    let (a_param, a_arg) = (quote! { a: &#sv<#n>, }, quote! { a, });
+    let (stmts, vals) =
+        helpers.body_bound(model, &inverse.bindings, &inverse.outputs, "__routh_inverse_dynamics", &a_param, &a_arg);
+    let allow = allow_generated();
+    quote! {
+        /// τ = M a − f at (t, x) for the accelerations `a`: one Newton–Euler pass along the links with the
+        /// motion and gravity (O(n)), less the other generalized forces.
+        #allow
+        fn __routh_inverse_dynamics(&self, t: f64, x: &#sv<#d>, a: &#sv<#n>) -> #sv<#n> {
+            #(#stmts)*
+            #sv::<#n>::from([#(#vals),*])
+        }
     }
 }
 
@@ -519,6 +545,12 @@ fn assembled_mass_and_forcing(
                 __routh::mechanics::tree::mass_matrix::<#n, #tree_k>(Self::__routh_tree(), &s, &m)
             },
         ),
+        Assembled::Entries(entries) => {
+            let (m_stmts, m_vals) =
+                helpers.body_bound(model, &entries.bindings, &entries.outputs, "__routh_mass_matrix", &none, &none);
+            let m = symmetric_matrix(n, &m_vals);
+            (" The forcing f along the kinematic tree (O(n)).", TokenStream::new(), quote! { #(#m_stmts)* #m })
+        }
         Assembled::Products { product, doc, f_doc } => {
             let a_param = quote! { a: &#sv<#n>, };
             let a_arg = quote! { a, };
@@ -546,6 +578,7 @@ fn assembled_mass_and_forcing(
         #product
 
         #m_doc
+        #allow
         #[must_use]
         pub fn mass_matrix(&self, t: f64, x: &#sv<#d>) -> __routh::Matrix<#n, #n> {
             #assemble
@@ -554,8 +587,10 @@ fn assembled_mass_and_forcing(
     (mass_matrix, quote! { self.__routh_forcing(t, x) })
 }
 
-/// Where the runtime assembles M from ([`assembled_mass_and_forcing`]).
+/// Where M comes from ([`assembled_mass_and_forcing`]).
 enum Assembled<'a> {
+    /// Its entries along spatial links (the composite rigid bodies), upper triangle by rows.
+    Entries(&'a Bound),
     /// A tree of this many directions (its coefficients and masses).
     Tree(usize),
     /// Generated products M a, with the rustdoc of their function and of f's.

@@ -32,7 +32,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     // The dynamics contract: M and f, the accelerations, the field Jacobian (see `emit::dynamics`).
     let Docs { m_doc, f_doc, l_doc, e_doc, p_doc, pw_doc, q_doc, state_doc, dim_doc } = docs(model, eq, derived.form.kinetics());
     // M and f in the mode's form, and the mass operator the runtime solves with.
-    let crate::emit::form::MassAndForcing { items: dyn_item, mass_matrix, forcing, operator, mass_times } =
+    let crate::emit::form::MassAndForcing { items: dyn_item, mass_matrix, forcing, operator, inverse_dynamics } =
         crate::emit::form::of(model, derived, &mut helpers, &m_doc);
     // Scalars and momenta: L, E, p, Q·q̇.
     let quantities = quantities(model, eq, derived.form.kinetics(), &[l_doc, e_doc, p_doc, pw_doc, q_doc], &mut helpers);
@@ -83,16 +83,16 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
 
         /// Inverse dynamics: the generalized forces τ = M(t, q) q̈ − f(t, q, q̇) that, added to the
         /// model's own, give the accelerations `qdd` at the state `x` (the rates of the velocities;
-        /// constraints not included: the unconstrained model's). M q̈ by the generated product M a
-        /// where the model has one (spatial links, M by columns; O(n) along links), along the tree
-        /// of a recursive planar model, else from M's entries.
+        /// constraints not included: the unconstrained model's). One Newton–Euler pass along spatial
+        /// links (O(n)); else M q̈ from the generated product M a (M by columns), along the tree of a
+        /// recursive planar model, or from M's entries.
         ///
         /// # Errors
         /// [`FieldError::NonFinite`](::routh::runtime::FieldError) where M cannot be evaluated.
         pub fn inverse_dynamics(&self, t: f64, x: &__routh::State<#d>, qdd: &__routh::Vector<#n_lit>)
             -> ::core::result::Result<__routh::Vector<#n_lit>, __routh::FieldError>
         {
-            Ok(#mass_times - self.forcing(t, x))
+            #inverse_dynamics
         }
 
         /// The static generalized forces −f(t, q, 0): what holds the model still at its positions

@@ -45,6 +45,14 @@ pub struct Kinetics {
     /// The quantities of M factored along spatial links (`spatial::factor`, for the runtime's
     /// `LinkFactor`), from [`super::LINK_FACTOR_MIN_DOF`] coordinates on; `None` otherwise.
     pub link_factor: Option<FactorAlongLinks>,
+    /// M's upper triangle by rows, by the composite rigid bodies along spatial links
+    /// (`spatial::mass_entries`), up to [`super::CRBA_MAX_DOF`] coordinates; `None` otherwise (M from
+    /// [`Self::mass_product`], or a tree of directions').
+    pub mass_entries: Option<Bound>,
+    /// The inverse dynamics τ(q, q̇, a) = M a − f in one Newton–Euler pass along spatial links (the
+    /// kinetic part K less the other forces), the accelerations a as `Role::Acceleration` symbols;
+    /// `None` for a tree of directions.
+    pub inverse_dynamics: Option<Bound>,
     /// The number after the last of these quantities' temporaries (where more may start).
     pub end: usize,
 }
@@ -80,7 +88,10 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
                 lagrangian: next(arena, &|b| super::spatial::lagrangian(b, links)),
                 energy: next(arena, &|b| super::spatial::energy(b, links)),
                 momenta: next(arena, &|b| super::spatial::momenta(b, links)),
-                mass_product: Some(next(arena, &|b| super::spatial::mass_product(b, links))),
+                // M by its entries (the CRBA, O(n²) code) up to CRBA_MAX_DOF coordinates, by n products
+                // of an O(n) pass above.
+                mass_entries: (n <= super::CRBA_MAX_DOF).then(|| next(arena, &|b| super::spatial::mass_entries(b, links))),
+                mass_product: (n > super::CRBA_MAX_DOF).then(|| next(arena, &|b| super::spatial::mass_product(b, links))),
                 link_factor: (n >= super::LINK_FACTOR_MIN_DOF).then(|| {
                     // Its parts specialised to the joints where the saddle point of constraints
                     // solves with it on the hot path; its joints alone otherwise.
@@ -88,6 +99,15 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
                     let parts = !model.constraints.is_empty() || links.has_armature(arena);
                     FactorAlongLinks { quantities: next(arena, &|b| super::spatial::factor(b, links, parts)), parts }
                 }),
+                inverse_dynamics: Some(next(arena, &|b| {
+                    let k = super::spatial::kinetic_part(b, links);
+                    (0..n)
+                        .map(|j| {
+                            let e = b.arena.sub(k[j], links.tau[j]);
+                            b.bind(e)
+                        })
+                        .collect()
+                })),
                 end: offset,
             };
         }
@@ -137,7 +157,17 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
         let (vel, _) = kinetic(b);
         generalized(b, tree, n, &vel)
     });
-    Kinetics { forcing, lagrangian, energy, momenta, mass_product: None, link_factor: None, end: offset }
+    Kinetics {
+        forcing,
+        lagrangian,
+        energy,
+        momenta,
+        mass_product: None,
+        mass_entries: None,
+        link_factor: None,
+        inverse_dynamics: None,
+        end: offset,
+    }
 }
 
 /// The bindings the outputs reach, in their order.

@@ -246,6 +246,11 @@ pub const SPATIAL_CONSTRAINED_MIN_DOF: usize = 12;
 /// 2026-11-27); without, the runtime computes them from the joints (a third of the code).
 pub const LINK_FACTOR_MIN_DOF: usize = 20;
 
+/// Spatial links give M by the composite rigid bodies (each entry straight-line code, O(n²) code)
+/// up to this many coordinates; above, by n products of a Newton–Euler pass (O(n) code), so that
+/// the code of a long chain stays O(n log n).
+pub const CRBA_MAX_DOF: usize = 32;
+
 /// The form of `model`'s dynamics (see the [module docs](self)): the recursion or the dense path as
 /// asked or by size; for a recursion, its passes along the tree where no item of the model reads
 /// the dense M, f, p or E ([`dense_item`]); and the dense path for a constrained tree that such an

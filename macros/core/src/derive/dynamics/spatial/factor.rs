@@ -5,10 +5,10 @@ use symbolic::{Expr, Mat3, Vec3};
 
 use crate::derive::straight::Builder;
 
-use super::Links;
-use super::algebra::halves;
+use super::algebra::{halves, joined, transpose_apply};
 use super::passes::joints;
 use super::recursion::{Articulated, articulated};
+use super::{Links, Spatial};
 
 /// The quantities of M factored along the links, for the runtime's `LinkFactor::from_parts`
 /// (straight-line code specialised to the joints, where `LinkFactor::new` does the same in
@@ -37,7 +37,40 @@ pub(in crate::derive::dynamics) fn factor(rec: &mut Builder<'_>, links: &Links, 
         return out;
     }
     let Articulated { u, d, .. } = articulated(rec, links, &joints);
-    // Composite rigid bodies, leaves → root.
+    let composite = composites(rec, links, &joints);
+    let diagonal: Vec<Expr> = (0..n)
+        .map(|j| {
+            let f = composite_times(rec, &composite[j], &joints[j].s);
+            let e = rec.arena.dot(&joints[j].s, &f);
+            let e = rec.arena.add2(e, links.armature[j]);
+            rec.bind(e)
+        })
+        .collect();
+    let mut out = Vec::with_capacity(n * 27 + n * 36);
+    for j in 0..n {
+        out.extend(joints[j].a.as_flattened());
+        out.extend(&joints[j].l);
+        out.extend(&joints[j].s);
+        out.extend(&u[j]);
+        out.push(d[j]);
+        out.push(diagonal[j]);
+        out.push(links.armature[j]);
+    }
+    for i in &links.inertias {
+        out.extend(i.as_flattened());
+    }
+    out
+}
+
+/// A composite rigid body in a link's axes: mass m, first moment h and rotational inertia I_o about
+/// the link's origin, bound.
+pub(super) type Composite = (Expr, Vec3, Mat3);
+
+/// The composite rigid body of each joint's subtree (leaves → root): its links' masses, first moments
+/// and rotational inertias, each child's moved into its parent's axes (points r to ℓ + A r): m,
+/// A h + m ℓ and A I_o Aᵀ + (m |ℓ|² + 2 ℓ·g) 1 − m ℓ ℓᵀ − ℓ gᵀ − g ℓᵀ (g = A h).
+pub(super) fn composites(rec: &mut Builder<'_>, links: &Links, joints: &[super::Joint]) -> Vec<Composite> {
+    let n = links.joints.len();
     let zero = rec.arena.zero();
     // Each composite's terms: mass, first moment, rotational inertia about the origin (by rows).
     type Terms = (Vec<Expr>, [Vec<Expr>; 3], [Vec<Expr>; 9]);
@@ -48,7 +81,7 @@ pub(in crate::derive::dynamics) fn factor(rec: &mut Builder<'_>, links: &Links, 
             (vec![*m], h.map(|e| vec![e]), std::array::from_fn(|k| vec![io[k / 3][k % 3]]))
         })
         .collect();
-    let mut diagonal = vec![zero; n];
+    let mut out: Vec<Composite> = vec![(zero, [zero; 3], [[zero; 3]; 3]); n];
     for &j in links.order.iter().rev() {
         let (m, h, io) = &terms[j];
         let m = rec.arena.add(m);
@@ -67,17 +100,7 @@ pub(in crate::derive::dynamics) fn factor(rec: &mut Builder<'_>, links: &Links, 
                 i_o[c][r] = e;
             }
         }
-        let (w, v) = halves(&joints[j].s);
-        let iw = rec.arena.mat_vec(&i_o, &w);
-        let rot = rec.arena.dot3(&w, &iw);
-        let hv = rec.arena.cross(&h, &v);
-        let cross = rec.arena.dot3(&w, &hv);
-        let two = rec.arena.int(2);
-        let cross = rec.arena.mul2(two, cross);
-        let v2 = rec.arena.dot3(&v, &v);
-        let lin = rec.arena.mul2(m, v2);
-        let mjj = rec.arena.add(&[rot, cross, lin, links.armature[j]]);
-        diagonal[j] = rec.bind(mjj);
+        out[j] = (m, h, i_o);
         let Some(p) = links.parents[j] else { continue };
         let (a, l) = (joints[j].a, joints[j].l);
         let g = rec.arena.mat_vec(&a, &h);
@@ -91,6 +114,7 @@ pub(in crate::derive::dynamics) fn factor(rec: &mut Builder<'_>, links: &Links, 
         let ll = rec.arena.dot3(&l, &l);
         let mll = rec.arena.mul2(m, ll);
         let lg = rec.arena.dot3(&l, &g);
+        let two = rec.arena.int(2);
         let two_lg = rec.arena.mul2(two, lg);
         let diag = rec.arena.add2(mll, two_lg);
         let (tp, hp, ip) = &mut terms[p];
@@ -113,18 +137,45 @@ pub(in crate::derive::dynamics) fn factor(rec: &mut Builder<'_>, links: &Links, 
             }
         }
     }
-    let mut out = Vec::with_capacity(n * 27 + n * 36);
-    for j in 0..n {
-        out.extend(joints[j].a.as_flattened());
-        out.extend(&joints[j].l);
-        out.extend(&joints[j].s);
-        out.extend(&u[j]);
-        out.push(d[j]);
-        out.push(diagonal[j]);
-        out.push(links.armature[j]);
-    }
-    for i in &links.inertias {
-        out.extend(i.as_flattened());
-    }
     out
+}
+
+/// I S of a composite for a motion S = (ω, v): (I_o ω + h × v, m v − h × ω), bound.
+fn composite_times(rec: &mut Builder<'_>, (m, h, io): &Composite, s: &Spatial) -> Spatial {
+    let (w, v) = halves(s);
+    let iw = rec.arena.mat_vec(io, &w);
+    let hv = rec.arena.cross(h, &v);
+    let top = rec.arena.vec_add(&iw, &hv);
+    let mv = rec.arena.vec_scale(*m, &v);
+    let hw = rec.arena.cross(h, &w);
+    let bottom = rec.arena.vec_sub(&mv, &hw);
+    joined(&top, &bottom).map(|e| rec.bind(e))
+}
+
+/// M by the composite rigid bodies (the CRBA along the links, each entry straight-line code
+/// specialised to the joints): M_jj = S_j·I^C_j S_j (+ the armature) and, walking up from j with
+/// the force F = I^C_j S_j carried into each ancestor's axes (F ← X_kᵀ F), M_ij = S_i·F; zero where
+/// neither joint is above the other. The upper triangle by rows.
+pub(in crate::derive::dynamics) fn mass_entries(rec: &mut Builder<'_>, links: &Links) -> Vec<Expr> {
+    let n = links.joints.len();
+    let joints = joints(rec, links);
+    let composite = composites(rec, links, &joints);
+    let zero = rec.arena.zero();
+    let mut m = vec![vec![zero; n]; n];
+    for j in 0..n {
+        let mut f = composite_times(rec, &composite[j], &joints[j].s);
+        let e = rec.arena.dot(&joints[j].s, &f);
+        let e = rec.arena.add2(e, links.armature[j]);
+        m[j][j] = rec.bind(e);
+        let mut k = j;
+        while let Some(p) = links.parents[k] {
+            f = transpose_apply(rec.arena, &joints[k], &f).map(|e| rec.bind(e));
+            let e = rec.arena.dot(&joints[p].s, &f);
+            let e = rec.bind(e);
+            m[p][j] = e;
+            m[j][p] = e;
+            k = p;
+        }
+    }
+    (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).map(|(i, j)| m[i][j]).collect()
 }

@@ -83,7 +83,7 @@ mod recursion;
 
 use symbolic::{Arena, Expr, Mat3, Vec3};
 
-pub(super) use factor::factor;
+pub(super) use factor::{factor, mass_entries};
 pub use jacobian::{LinkJacobian, link_jacobian};
 pub(super) use passes::{energy, forcing, kinetic_part, lagrangian, mass_product, momenta, product};
 pub use recursion::recursion;

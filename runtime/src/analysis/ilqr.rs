@@ -1,0 +1,486 @@
+//! Iterative LQR: a locally optimal open-loop input sequence and its feedback gains for a system
+//! with inputs over a fixed-step horizon (Li and Todorov 2004, with the regularisation and line
+//! search of Tassa, Erez and Todorov 2012).
+//!
+//! The dynamics are the classical Runge–Kutta step map with the input held over each step,
+//! x_{k+1} = Φ_h(t_k, x_k, u_k), and its exact Jacobians A_k, B_k ([`crate::step::rk4_step`]); the
+//! cost is quadratic about reference states x*_k and inputs u*_k — a goal state and a constant input
+//! (gravity compensation at the goal, say), or a path to track with its feedforward torques
+//! ([`IlqrProblem::path`]):
+//!
+//! ```text
+//! J = Σ_{k<N} ½ (x_k − x*_k)ᵀ Q (x_k − x*_k) + ½ (u_k − u*_k)ᵀ R (u_k − u*_k) + ½ (x_N − x*_N)ᵀ Q_f (x_N − x*_N)
+//! ```
+//!
+//! Each iteration linearises the step along the current trajectory and solves the time-varying LQR
+//! problem of the deviations backwards (V_x = Q_f (x_N − x*), V_xx = Q_f; then per step
+//! Q_x = Q (x_k − x*) + A_kᵀ V_x, Q_u = R (u_k − u_ref) + B_kᵀ V_x, Q_xx = Q + A_kᵀ V_xx A_k,
+//! Q_uu = R + B_kᵀ V_xx B_k + μ 1, Q_ux = B_kᵀ V_xx A_k, the feedforward d_k = −Q_uu⁻¹ Q_u and the
+//! gain K_k = −Q_uu⁻¹ Q_ux), then rolls the system out with u_k = ū_k + α d_k + K_k (x_k − x̄_k),
+//! halving α until the cost falls by a fraction of the predicted decrease. μ grows where Q_uu is
+//! not positive definite or no step is accepted, and shrinks after a success. The iteration stops
+//! when the relative decrease of J falls below the tolerance ([`IlqrStatus::Converged`]), or at the
+//! iteration limit, or when no step decreases J even with a large μ — with the best trajectory
+//! found so far either way.
+
+use nalgebra::{SMatrix, SVector};
+
+use crate::error::FieldError;
+use crate::step::{InputJacobians, rk4_step};
+
+/// The problem: horizon, step, cost (see the [module docs](self)).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct IlqrProblem<const D: usize, const K: usize> {
+    /// The start time t₀.
+    pub t0: f64,
+    /// The step h.
+    pub h: f64,
+    /// The number of steps N.
+    pub steps: usize,
+    /// The reference states x*_0 … x*_N (N + 1; the goal repeated, or a path).
+    pub states: Vec<SVector<f64, D>>,
+    /// The reference inputs u*_0 … u*_{N−1} (N).
+    pub inputs: Vec<SVector<f64, K>>,
+    /// The running state weight Q (symmetric, positive semidefinite).
+    pub q: SMatrix<f64, D, D>,
+    /// The input weight R (symmetric, positive definite).
+    pub r: SMatrix<f64, K, K>,
+    /// The final state weight Q_f.
+    pub qf: SMatrix<f64, D, D>,
+    /// The relative decrease of J below which the iteration has converged (default 1e-8).
+    pub tolerance: f64,
+    /// The iteration limit (default 200).
+    pub max_iterations: usize,
+}
+
+impl<const D: usize, const K: usize> IlqrProblem<D, K> {
+    /// N steps of size `h` from `t0` towards `goal` (every x*_k) with the weights Q, R and Q_f; the
+    /// reference inputs zero, the tolerance 1e-8 and the iteration limit 200 (see the builders).
+    #[must_use]
+    pub fn new(
+        (t0, h, steps): (f64, f64, usize),
+        goal: SVector<f64, D>,
+        q: SMatrix<f64, D, D>,
+        r: SMatrix<f64, K, K>,
+        qf: SMatrix<f64, D, D>,
+    ) -> Self {
+        IlqrProblem {
+            t0,
+            h,
+            steps,
+            states: vec![goal; steps + 1],
+            inputs: vec![SVector::zeros(); steps],
+            q,
+            r,
+            qf,
+            tolerance: 1e-8,
+            max_iterations: 200,
+        }
+    }
+
+    /// Every reference input u*_k = `u`.
+    #[must_use]
+    pub fn reference(mut self, u: SVector<f64, K>) -> Self {
+        self.inputs = vec![u; self.steps];
+        self
+    }
+
+    /// A path to track: the reference states x*_0 … x*_N (N + 1) and inputs u*_0 … u*_{N−1} (N; the
+    /// inverse dynamics along the path, say). Other lengths are [`IlqrError::Malformed`].
+    #[must_use]
+    pub fn path(mut self, states: Vec<SVector<f64, D>>, inputs: Vec<SVector<f64, K>>) -> Self {
+        (self.states, self.inputs) = (states, inputs);
+        self
+    }
+
+    /// The convergence tolerance on the relative decrease of J.
+    #[must_use]
+    pub fn tolerance(mut self, tolerance: f64) -> Self {
+        self.tolerance = tolerance;
+        self
+    }
+
+    /// The iteration limit.
+    #[must_use]
+    pub fn max_iterations(mut self, n: usize) -> Self {
+        self.max_iterations = n;
+        self
+    }
+
+    /// J of a trajectory.
+    fn cost(&self, xs: &[SVector<f64, D>], us: &[SVector<f64, K>]) -> f64 {
+        let running: f64 = xs.iter().zip(us).enumerate().map(|(k, (x, u))| self.stage(k, x, u)).sum();
+        let e = xs[self.steps] - self.states[self.steps];
+        running + 0.5 * e.dot(&(self.qf * e))
+    }
+
+    fn stage(&self, k: usize, x: &SVector<f64, D>, u: &SVector<f64, K>) -> f64 {
+        let (e, v) = (x - self.states[k], u - self.inputs[k]);
+        0.5 * e.dot(&(self.q * e)) + 0.5 * v.dot(&(self.r * v))
+    }
+}
+
+/// How an iLQR solve ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum IlqrStatus {
+    /// The relative decrease of J fell below the tolerance.
+    Converged,
+    /// The iteration limit was reached first.
+    IterationLimit,
+    /// No step decreased J even with the largest regularisation.
+    NoDescent,
+}
+
+/// The result: the best trajectory found, its feedback gains, and the cost at each iteration.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct IlqrSolution<const D: usize, const K: usize> {
+    /// x_0 … x_N.
+    pub states: Vec<SVector<f64, D>>,
+    /// u_0 … u_{N−1}.
+    pub inputs: Vec<SVector<f64, K>>,
+    /// K_0 … K_{N−1} of the last backward pass about this trajectory: the policy
+    /// u_k = inputs_k + K_k (x − states_k) near it.
+    pub gains: Vec<SMatrix<f64, K, D>>,
+    /// J after each accepted iteration, the initial guess's first.
+    pub costs: Vec<f64>,
+    /// How it ended.
+    pub status: IlqrStatus,
+}
+
+impl<const D: usize, const K: usize> IlqrSolution<D, K> {
+    /// The final cost.
+    #[must_use]
+    pub fn cost(&self) -> f64 {
+        *self.costs.last().expect("at least the initial cost")
+    }
+}
+
+/// Why iLQR could not start: the initial guess's rollout failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IlqrError {
+    /// The guess or the references have not the horizon's lengths, or the horizon is empty or its
+    /// step not positive.
+    #[error("the problem is malformed: {0}")]
+    Malformed(String),
+    /// The step map failed along the initial guess at step `step`.
+    #[error("the initial guess's rollout failed at step {step}: {source}")]
+    Rollout {
+        /// The step.
+        step: usize,
+        /// The system's error.
+        source: FieldError,
+    },
+}
+
+/// A rollout with the step Jacobians, or the step where it failed.
+type Rollout<const D: usize, const K: usize> = (Vec<SVector<f64, D>>, Vec<SMatrix<f64, D, D>>, Vec<SMatrix<f64, D, K>>);
+
+fn rollout<S: InputJacobians<D, K>, const D: usize, const K: usize>(
+    sys: &S,
+    p: &IlqrProblem<D, K>,
+    x0: &SVector<f64, D>,
+    us: &[SVector<f64, K>],
+) -> Result<Rollout<D, K>, (usize, FieldError)> {
+    let mut xs = Vec::with_capacity(p.steps + 1);
+    let (mut a, mut b) = (Vec::with_capacity(p.steps), Vec::with_capacity(p.steps));
+    xs.push(*x0);
+    for (k, u) in us.iter().enumerate() {
+        let t = p.t0 + p.h * k as f64;
+        let step = rk4_step(sys, t, &xs[k], u, p.h).map_err(|e| (k, e))?;
+        xs.push(step.next);
+        a.push(step.a);
+        b.push(step.b);
+    }
+    Ok((xs, a, b))
+}
+
+/// The backward pass: feedforwards, gains and the predicted decrease's two terms
+/// (Σ d·Q_u, Σ ½ d·Q_uu d), or `None` where Q_uu is not positive definite.
+#[allow(clippy::type_complexity)]
+fn backward<const D: usize, const K: usize>(
+    p: &IlqrProblem<D, K>,
+    (xs, us): (&[SVector<f64, D>], &[SVector<f64, K>]),
+    (a, b): (&[SMatrix<f64, D, D>], &[SMatrix<f64, D, K>]),
+    mu: f64,
+) -> Option<(Vec<SVector<f64, K>>, Vec<SMatrix<f64, K, D>>, (f64, f64))> {
+    let n = p.steps;
+    let mut vx = p.qf * (xs[n] - p.states[n]);
+    let mut vxx = p.qf;
+    let (mut ds, mut ks) = (vec![SVector::<f64, K>::zeros(); n], vec![SMatrix::<f64, K, D>::zeros(); n]);
+    let mut predicted = (0.0, 0.0);
+    for k in (0..n).rev() {
+        let (ak, bk) = (&a[k], &b[k]);
+        let qx = p.q * (xs[k] - p.states[k]) + ak.transpose() * vx;
+        let qu = p.r * (us[k] - p.inputs[k]) + bk.transpose() * vx;
+        let qxx = p.q + ak.transpose() * vxx * ak;
+        let vb = vxx * bk;
+        let quu = p.r + bk.transpose() * vb + SMatrix::<f64, K, K>::identity() * mu;
+        let qux = vb.transpose() * ak;
+        let chol = quu.cholesky()?;
+        let d = -chol.solve(&qu);
+        let gain = -chol.solve(&qux);
+        let quu_plain = quu - SMatrix::<f64, K, K>::identity() * mu;
+        predicted.0 += d.dot(&qu);
+        predicted.1 += 0.5 * d.dot(&(quu_plain * d));
+        vx = qx + gain.transpose() * (quu_plain * d) + gain.transpose() * qu + qux.transpose() * d;
+        let next = qxx + gain.transpose() * quu_plain * gain + gain.transpose() * qux + qux.transpose() * gain;
+        vxx = (next + next.transpose()) * 0.5;
+        ds[k] = d;
+        ks[k] = gain;
+    }
+    Some((ds, ks, predicted))
+}
+
+/// iLQR from the state `x0` and the initial input guess `guess` (N inputs; zeros or the reference
+/// are usual) for the system `sys` (see the [module docs](self)).
+///
+/// ```
+/// use routh_runtime::ilqr::{IlqrProblem, IlqrStatus, ilqr};
+/// use routh_runtime::input::InputSystem;
+/// use routh_runtime::nalgebra::{Matrix1, Matrix2, SMatrix, Vector1, Vector2};
+/// use routh_runtime::step::InputJacobians;
+/// use routh_runtime::FieldError;
+///
+/// // The double integrator ẍ = u, from rest at 1 to rest at 0 in one second.
+/// struct Cart;
+/// impl InputSystem<2, 1> for Cart {
+///     fn field_with_input(&self, _t: f64, x: &Vector2<f64>, u: &Vector1<f64>) -> Result<Vector2<f64>, FieldError> {
+///         Ok(Vector2::new(x[1], u[0]))
+///     }
+/// }
+/// impl InputJacobians<2, 1> for Cart {
+///     fn state_jacobian(&self, _t: f64, _x: &Vector2<f64>, _u: &Vector1<f64>) -> Result<Matrix2<f64>, FieldError> {
+///         Ok(Matrix2::new(0.0, 1.0, 0.0, 0.0))
+///     }
+///     fn input_jacobian(&self, _t: f64, _x: &Vector2<f64>, _u: &Vector1<f64>) -> Result<SMatrix<f64, 2, 1>, FieldError> {
+///         Ok(SMatrix::<f64, 2, 1>::new(0.0, 1.0))
+///     }
+/// }
+/// let problem = IlqrProblem::new((0.0, 0.01, 100), Vector2::zeros(), Matrix2::zeros(), Matrix1::new(1e-3), Matrix2::identity() * 1e4);
+/// let solution = ilqr(&Cart, &problem, &Vector2::new(1.0, 0.0), &vec![Vector1::zeros(); 100])?;
+/// // A linear system and a quadratic cost: one step of iLQR is the exact optimum.
+/// assert_eq!(solution.status, IlqrStatus::Converged);
+/// assert!(solution.states[100].norm() < 1e-3);
+/// # Ok::<(), routh_runtime::ilqr::IlqrError>(())
+/// ```
+///
+/// # Errors
+/// [`IlqrError::Malformed`] for a guess of another length than N, an empty horizon or a step that
+/// is not positive; [`IlqrError::Rollout`] if the system fails along the guess. A failure later
+/// (a trial rollout leaving the system's domain) only rejects that trial.
+pub fn ilqr<S: InputJacobians<D, K>, const D: usize, const K: usize>(
+    sys: &S,
+    p: &IlqrProblem<D, K>,
+    x0: &SVector<f64, D>,
+    guess: &[SVector<f64, K>],
+) -> Result<IlqrSolution<D, K>, IlqrError> {
+    if guess.len() != p.steps || p.steps == 0 || !(p.h > 0.0) || p.states.len() != p.steps + 1 || p.inputs.len() != p.steps {
+        return Err(IlqrError::Malformed(format!(
+            "{} inputs guessed, {} reference states and {} reference inputs for {} steps of size {} (a positive \
+             number N of steps, N inputs guessed, N + 1 reference states, N reference inputs, a positive step)",
+            guess.len(),
+            p.states.len(),
+            p.inputs.len(),
+            p.steps,
+            p.h
+        )));
+    }
+    let mut us = guess.to_vec();
+    let (mut xs, mut a, mut b) = rollout(sys, p, x0, &us).map_err(|(step, source)| IlqrError::Rollout { step, source })?;
+    let mut cost = p.cost(&xs, &us);
+    let mut costs = vec![cost];
+    let mut gains = vec![SMatrix::<f64, K, D>::zeros(); p.steps];
+    let (mut mu, mu_min, mu_max) = (0.0_f64, 1e-8, 1e10);
+    let mut status = IlqrStatus::IterationLimit;
+    'outer: for _ in 0..p.max_iterations {
+        // Backward pass, regularised until Q_uu is positive definite.
+        let (ds, ks, predicted) = loop {
+            if let Some(pass) = backward(p, (&xs, &us), (&a, &b), mu) {
+                break pass;
+            }
+            mu = (mu * 10.0).max(mu_min * 1e3);
+            if mu > mu_max {
+                status = IlqrStatus::NoDescent;
+                break 'outer;
+            }
+        };
+        gains.clone_from(&ks);
+        // Forward pass with a line search.
+        let mut accepted = None;
+        let mut alpha = 1.0;
+        while alpha > 1e-4 {
+            if let Some(trial) = forward(sys, p, (x0, &xs, &us), (&ds, &ks), alpha) {
+                let trial_cost = p.cost(&trial.0, &trial.1);
+                let expected = -(alpha * predicted.0 + alpha * alpha * predicted.1);
+                if trial_cost < cost && (expected <= 0.0 || (cost - trial_cost) > 1e-4 * expected) {
+                    accepted = Some((trial, trial_cost));
+                    break;
+                }
+            }
+            alpha *= 0.5;
+        }
+        let Some(((next_xs, next_us), next_cost)) = accepted else {
+            mu = (mu * 10.0).max(mu_min * 1e3);
+            if mu > mu_max {
+                status = IlqrStatus::NoDescent;
+                break;
+            }
+            continue;
+        };
+        let decrease = (cost - next_cost) / cost.abs().max(f64::MIN_POSITIVE);
+        match rollout(sys, p, x0, &next_us) {
+            Ok((x2, a2, b2)) => (xs, a, b) = (x2, a2, b2),
+            Err(_) => {
+                mu = (mu * 10.0).max(mu_min * 1e3);
+                continue;
+            }
+        }
+        debug_assert!((xs[p.steps] - next_xs[p.steps]).norm() <= 1e-9 * (1.0 + xs[p.steps].norm()));
+        us = next_us;
+        cost = next_cost;
+        costs.push(cost);
+        mu = if mu > mu_min { mu / 10.0 } else { 0.0 };
+        if decrease < p.tolerance {
+            status = IlqrStatus::Converged;
+            // The gains about the final trajectory.
+            if let Some((_, ks, _)) = backward(p, (&xs, &us), (&a, &b), mu) {
+                gains = ks;
+            }
+            break;
+        }
+    }
+    Ok(IlqrSolution { states: xs, inputs: us, gains, costs, status })
+}
+
+/// The rollout of the policy u_k = ū_k + α d_k + K_k (x_k − x̄_k), or `None` if it leaves the
+/// system's domain.
+#[allow(clippy::type_complexity)]
+fn forward<S: InputJacobians<D, K>, const D: usize, const K: usize>(
+    sys: &S,
+    p: &IlqrProblem<D, K>,
+    (x0, xs, us): (&SVector<f64, D>, &[SVector<f64, D>], &[SVector<f64, K>]),
+    (ds, ks): (&[SVector<f64, K>], &[SMatrix<f64, K, D>]),
+    alpha: f64,
+) -> Option<(Vec<SVector<f64, D>>, Vec<SVector<f64, K>>)> {
+    let mut x = *x0;
+    let mut states = Vec::with_capacity(p.steps + 1);
+    let mut inputs = Vec::with_capacity(p.steps);
+    states.push(x);
+    for k in 0..p.steps {
+        let u = us[k] + ds[k] * alpha + ks[k] * (x - xs[k]);
+        let t = p.t0 + p.h * k as f64;
+        x = crate::step::rk4(sys, t, &x, &u, p.h).ok()?;
+        inputs.push(u);
+        states.push(x);
+    }
+    Some((states, inputs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::InputSystem;
+    use nalgebra::{DMatrix, Matrix1, Matrix2, SMatrix, Vector1, Vector2};
+
+    /// A pendulum θ̈ = −(g/l) sin θ − c θ̇ + u / (m l²).
+    struct Pendulum;
+    const G: f64 = 9.81;
+    impl InputSystem<2, 1> for Pendulum {
+        fn field_with_input(&self, _t: f64, x: &Vector2<f64>, u: &Vector1<f64>) -> Result<Vector2<f64>, FieldError> {
+            Ok(Vector2::new(x[1], -G * x[0].sin() - 0.1 * x[1] + u[0]))
+        }
+    }
+    impl InputJacobians<2, 1> for Pendulum {
+        fn state_jacobian(&self, _t: f64, x: &Vector2<f64>, _u: &Vector1<f64>) -> Result<Matrix2<f64>, FieldError> {
+            Ok(Matrix2::new(0.0, 1.0, -G * x[0].cos(), -0.1))
+        }
+        fn input_jacobian(&self, _t: f64, _x: &Vector2<f64>, _u: &Vector1<f64>) -> Result<SMatrix<f64, 2, 1>, FieldError> {
+            Ok(SMatrix::<f64, 2, 1>::new(0.0, 1.0))
+        }
+    }
+
+    /// The double integrator (see the doctest).
+    struct Cart;
+    impl InputSystem<2, 1> for Cart {
+        fn field_with_input(&self, _t: f64, x: &Vector2<f64>, u: &Vector1<f64>) -> Result<Vector2<f64>, FieldError> {
+            Ok(Vector2::new(x[1], u[0]))
+        }
+    }
+    impl InputJacobians<2, 1> for Cart {
+        fn state_jacobian(&self, _t: f64, _x: &Vector2<f64>, _u: &Vector1<f64>) -> Result<Matrix2<f64>, FieldError> {
+            Ok(Matrix2::new(0.0, 1.0, 0.0, 0.0))
+        }
+        fn input_jacobian(&self, _t: f64, _x: &Vector2<f64>, _u: &Vector1<f64>) -> Result<SMatrix<f64, 2, 1>, FieldError> {
+            Ok(SMatrix::<f64, 2, 1>::new(0.0, 1.0))
+        }
+    }
+
+    /// On a linear system with a long horizon, the first gain is the infinite-horizon discrete
+    /// LQR gain (the doubling algorithm of `lqr::dare`, an independent solver).
+    #[test]
+    fn the_first_gain_on_a_long_horizon_is_the_discrete_lqr_gain() {
+        let (h, n) = (0.05, 400);
+        let q = Matrix2::new(1.0, 0.0, 0.0, 0.5);
+        let r = Matrix1::new(0.2);
+        let p = IlqrProblem::new((0.0, h, n), Vector2::zeros(), q, r, q);
+        let s = ilqr(&Cart, &p, &Vector2::new(1.0, -0.5), &vec![Vector1::zeros(); n]).expect("solves");
+        assert_eq!(s.status, IlqrStatus::Converged);
+        let step = rk4_step(&Cart, 0.0, &Vector2::zeros(), &Vector1::zeros(), h).expect("step");
+        let dyn_ = |m: &[f64], rows: usize| DMatrix::from_column_slice(rows, m.len() / rows, m);
+        // The running cost is summed (not integrated): the discrete problem's weights are Q and R.
+        let lqr = crate::lqr::dare(
+            &dyn_(step.a.as_slice(), 2),
+            &dyn_(step.b.as_slice(), 2),
+            &dyn_(q.as_slice(), 2),
+            &dyn_(r.as_slice(), 1),
+        )
+        .expect("dare");
+        let gain = &s.gains[0];
+        // routh's K is the law u = −K x; iLQR's the deviation gain u = K_k δx.
+        for c in 0..2 {
+            assert!((gain[(0, c)] + lqr.gain[(0, c)]).abs() < 1e-8, "{gain} vs −{}", lqr.gain);
+        }
+    }
+
+    /// The pendulum swung up from hanging to upright with a small torque budget: J decreases at
+    /// every iteration, the end is near upright, and the cost is stationary in the inputs (central
+    /// differences of J along single inputs, from rollouts of the step map).
+    #[test]
+    fn a_pendulum_swing_up_is_a_stationary_point_of_its_cost() {
+        let (h, n) = (0.02, 200);
+        let goal = Vector2::new(std::f64::consts::PI, 0.0);
+        let p = IlqrProblem::new((0.0, h, n), goal, Matrix2::identity() * 0.01, Matrix1::new(0.05), Matrix2::identity() * 500.0)
+            .tolerance(1e-10);
+        let s = ilqr(&Pendulum, &p, &Vector2::zeros(), &vec![Vector1::zeros(); n]).expect("solves");
+        assert_eq!(s.status, IlqrStatus::Converged, "{:?}", s.costs);
+        assert!(s.costs.windows(2).all(|w| w[1] < w[0]));
+        assert!((s.states[n] - goal).norm() < 0.05, "{}", s.states[n]);
+        let cost = |us: &[Vector1<f64>]| {
+            let (xs, _, _) = rollout(&Pendulum, &p, &Vector2::zeros(), us).expect("rollout");
+            p.cost(&xs, us)
+        };
+        let e = 1e-5;
+        let scale = s.inputs.iter().map(|u| u[0].abs()).fold(0.0, f64::max) * 0.05;
+        for k in [0, 37, 100, 180, n - 1] {
+            let (mut up, mut down) = (s.inputs.clone(), s.inputs.clone());
+            up[k][0] += e;
+            down[k][0] -= e;
+            let gradient = (cost(&up) - cost(&down)) / (2.0 * e);
+            assert!(gradient.abs() < 1e-5 * scale.max(1.0), "∂J/∂u_{k} = {gradient}");
+        }
+    }
+
+    #[test]
+    fn a_malformed_problem_is_an_error() {
+        let p = IlqrProblem::new((0.0, 0.1, 10), Vector2::zeros(), Matrix2::identity(), Matrix1::new(1.0), Matrix2::identity());
+        assert!(matches!(ilqr(&Cart, &p, &Vector2::zeros(), &[Vector1::zeros(); 3]), Err(IlqrError::Malformed(_))));
+        let flat = IlqrProblem { h: 0.0, ..p.clone() };
+        assert!(matches!(ilqr(&Cart, &flat, &Vector2::zeros(), &[Vector1::zeros(); 10]), Err(IlqrError::Malformed(_))));
+        let short = p.path(vec![Vector2::zeros(); 10], vec![Vector1::zeros(); 10]);
+        assert!(matches!(ilqr(&Cart, &short, &Vector2::zeros(), &[Vector1::zeros(); 10]), Err(IlqrError::Malformed(_))));
+    }
+}
