@@ -46,7 +46,7 @@ pub struct Kinetics {
     /// `LinkFactor`), from [`super::LINK_FACTOR_MIN_DOF`] coordinates on; `None` otherwise.
     pub link_factor: Option<FactorAlongLinks>,
     /// M's upper triangle by rows, by the composite rigid bodies along spatial links
-    /// (`spatial::mass_entries`), up to [`super::CRBA_MAX_DOF`] coordinates; `None` otherwise (M from
+    /// (`spatial::mass_entries`), up to [`super::CRBA_MAX_PAIRS`] pairs of joints; `None` otherwise (M from
     /// [`Self::mass_product`], or a tree of directions').
     pub mass_entries: Option<Bound>,
     /// The inverse dynamics τ(q, q̇, a) = M a − f in one Newton–Euler pass along spatial links (the
@@ -83,15 +83,16 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
     let tree = match &r.tree {
         super::Links::Directions(tree) => tree,
         super::Links::Spatial(links) => {
+            let crba = super::crba_pairs(&links.parents) <= super::CRBA_MAX_PAIRS;
             return Kinetics {
                 forcing: next(arena, &|b| super::spatial::forcing(b, links)),
                 lagrangian: next(arena, &|b| super::spatial::lagrangian(b, links)),
                 energy: next(arena, &|b| super::spatial::energy(b, links)),
                 momenta: next(arena, &|b| super::spatial::momenta(b, links)),
-                // M by its entries (the CRBA, O(n²) code) up to CRBA_MAX_DOF coordinates, by n products
-                // of an O(n) pass above.
-                mass_entries: (n <= super::CRBA_MAX_DOF).then(|| next(arena, &|b| super::spatial::mass_entries(b, links))),
-                mass_product: (n > super::CRBA_MAX_DOF).then(|| next(arena, &|b| super::spatial::mass_product(b, links))),
+                // M by its entries (the CRBA, a transform per pair of joints on a path) up to
+                // CRBA_MAX_PAIRS such pairs, by n products of an O(n) pass above.
+                mass_entries: crba.then(|| next(arena, &|b| super::spatial::mass_entries(b, links))),
+                mass_product: (!crba).then(|| next(arena, &|b| super::spatial::mass_product(b, links))),
                 link_factor: (n >= super::LINK_FACTOR_MIN_DOF).then(|| {
                     // Its parts specialised to the joints where the saddle point of constraints
                     // solves with it on the hot path; its joints alone otherwise.
