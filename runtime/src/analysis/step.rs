@@ -224,5 +224,8 @@ mod tests {
         let fd = (next(x, u[0] + d) - next(x, u[0] - d)) / (2.0 * d);
         assert!((step.b.column(0) - fd).amax() < 1e-9);
         assert!(matches!(rk4_step(&Pendulum, t, &x, &u, f64::NAN), Err(FieldError::NonFinite { .. })));
+        // The step without Jacobians is the same step, bit for bit.
+        assert_eq!(rk4(&Pendulum, t, &x, &u, h).unwrap(), step.next);
+        assert!(matches!(rk4(&Pendulum, t, &x, &u, f64::INFINITY), Err(FieldError::NonFinite { .. })));
     }
 }

@@ -153,86 +153,141 @@ impl<const N: usize> LinkDynamics<N> {
     /// [`FieldError::SingularMassMatrix`] where M cannot be factored, [`FieldError::NonFinite`]
     /// where an input or a result is not finite.
     pub fn derivatives(&self, t: f64, qd: &SVector<f64, N>, forces: &JointForces<N>) -> Result<LinkDerivatives<N>, FieldError> {
+        let mut passes = self.passes(qd);
+        let (mass, bias) = self.mass_and_bias(&passes);
+        let factor = super::factor_mass(t, mass)?;
+        let accelerations = factor.solve(forces.value - bias).map_err(|_| FieldError::SingularMassMatrix { t })?;
+        let (dq, dv) = self.kinetic_pairs(&mut passes, &accelerations);
+        let d_positions = factor.solve(forces.d_positions - dq).map_err(|_| FieldError::SingularMassMatrix { t })?;
+        let d_velocities = factor.solve(forces.d_velocities - dv).map_err(|_| FieldError::SingularMassMatrix { t })?;
+        let finite = accelerations.sum() + d_positions.sum() + d_velocities.sum();
+        if !finite.is_finite() {
+            return Err(FieldError::NonFinite { t });
+        }
+        Ok(LinkDerivatives { accelerations, mass, d_positions, d_velocities, factor })
+    }
+
+    /// ∂K/∂q and ∂K/∂q̇ of the inverse dynamics' kinetic part K(q, q̇, a) = M a + (velocity products
+    /// and gravity) at the joint rates `qd` and accelerations `a` (a constrained tree's saddle
+    /// point differentiates its residual with them; see the [module docs](self)).
+    #[must_use]
+    pub fn kinetic_derivatives(&self, qd: &SVector<f64, N>, a: &SVector<f64, N>) -> (SMatrix<f64, N, N>, SMatrix<f64, N, N>) {
+        let mut passes = self.passes(qd);
+        self.kinetic_pairs(&mut passes, a)
+    }
+
+    /// K(q, q̇, a) itself (M a plus K(q, q̇, 0) from the same passes), for checks.
+    #[cfg(test)]
+    fn kinetic(&self, qd: &SVector<f64, N>, a: &SVector<f64, N>) -> SVector<f64, N> {
+        let passes = self.passes(qd);
+        let (mass, bias) = self.mass_and_bias(&passes);
+        mass * a + bias
+    }
+
+    /// The ground's acceleration (0, −g).
+    fn ground(&self) -> Vector6<f64> {
+        Vector6::new(0.0, 0.0, 0.0, -self.gravity[0], -self.gravity[1], -self.gravity[2])
+    }
+
+    /// Root → leaves at a = 0 — poses, S_j, v_j, ψ_j, a_j, the links' inertias, h_j, f_j, B_j — and
+    /// leaves → root the composites.
+    fn passes(&self, qd: &SVector<f64, N>) -> Passes<N> {
         let top = self.topology;
         let zero = Vector6::zeros();
-        let ground = Vector6::new(0.0, 0.0, 0.0, -self.gravity[0], -self.gravity[1], -self.gravity[2]);
-        // Root → leaves at a = 0: poses, S_j, v_j, ψ_j, a_j, the links' inertias, h_j, f_j, B_j.
+        let ground = self.ground();
         let mut pose = [(Matrix3::<f64>::identity(), Vector3::<f64>::zeros()); N];
-        let (mut s, mut v, mut psi, mut acc) = ([zero; N], [zero; N], [zero; N], [zero; N]);
-        let mut body = [Rigid::default(); N];
-        let mut force = [zero; N];
-        let mut b = [Matrix6::<f64>::zeros(); N];
+        let mut p = Passes {
+            s: [zero; N],
+            v: [zero; N],
+            psi: [zero; N],
+            acc: [zero; N],
+            body: [Rigid::default(); N],
+            composite: [Rigid::default(); N],
+            force: [zero; N],
+            bc: [Matrix6::<f64>::zeros(); N],
+        };
         for &j in top.order {
             let joint = &self.joints[j];
             let (r_p, o_p, v_p, a_p) = match top.parent[j] {
-                Some(p) => (pose[p].0, pose[p].1, v[p], acc[p]),
+                Some(k) => (pose[k].0, pose[k].1, p.v[k], p.acc[k]),
                 None => (Matrix3::identity(), Vector3::zeros(), zero, ground),
             };
             let (r, o) = (r_p * joint.a, o_p + r_p * joint.l);
             pose[j] = (r, o);
             let sw = r * joint.s.fixed_rows::<3>(0);
             let sv = r * joint.s.fixed_rows::<3>(3) + o.cross(&sw);
-            s[j] = Vector6::new(sw[0], sw[1], sw[2], sv[0], sv[1], sv[2]);
-            v[j] = v_p + s[j] * qd[j];
-            psi[j] = cross_motion(&v_p, &s[j]);
-            acc[j] = a_p + psi[j] * qd[j];
-            body[j] = Rigid::of(&self.inertia[j]).placed(&r, &o);
-            let h = body[j].times(&v[j]);
-            force[j] = body[j].times(&acc[j]) + cross_force(&v[j], &h);
-            b[j] = variation(&body[j], &v[j], &h);
+            p.s[j] = Vector6::new(sw[0], sw[1], sw[2], sv[0], sv[1], sv[2]);
+            p.v[j] = v_p + p.s[j] * qd[j];
+            p.psi[j] = cross_motion(&v_p, &p.s[j]);
+            p.acc[j] = a_p + p.psi[j] * qd[j];
+            p.body[j] = Rigid::of(&self.inertia[j]).placed(&r, &o);
+            let h = p.body[j].times(&p.v[j]);
+            p.force[j] = p.body[j].times(&p.acc[j]) + cross_force(&p.v[j], &h);
+            p.bc[j] = variation(&p.body[j], &p.v[j], &h);
         }
         // Leaves → root: the composites (B^C_j in place of B_j).
-        let mut composite = body;
+        p.composite = p.body;
         for &j in top.order.iter().rev() {
-            if let Some(p) = top.parent[j] {
-                let moved = composite[j];
-                composite[p].add(&moved);
-                let below = b[j];
-                b[p] += below;
-                let f = force[j];
-                force[p] += f;
+            if let Some(k) = top.parent[j] {
+                let moved = p.composite[j];
+                p.composite[k].add(&moved);
+                let below = p.bc[j];
+                p.bc[k] += below;
+                let f = p.force[j];
+                p.force[k] += f;
             }
         }
-        let bc = &b;
-        // K(q, q̇, 0) and M by the composite rigid bodies.
-        let ys: [Vector6<f64>; N] = std::array::from_fn(|j| composite[j].times(&s[j]));
+        p
+    }
+
+    /// M by the composite rigid bodies and K(q, q̇, 0).
+    fn mass_and_bias(&self, p: &Passes<N>) -> (SMatrix<f64, N, N>, SVector<f64, N>) {
+        let top = self.topology;
         let mut mass = SMatrix::<f64, N, N>::zeros();
         let mut bias = SVector::<f64, N>::zeros();
         for j in 0..N {
-            bias[j] = s[j].dot(&force[j]);
-            mass[(j, j)] = s[j].dot(&ys[j]) + self.armature[j];
+            let ys = p.composite[j].times(&p.s[j]);
+            bias[j] = p.s[j].dot(&p.force[j]);
+            mass[(j, j)] = p.s[j].dot(&ys) + self.armature[j];
             let mut i = top.parent[j];
             while let Some(k) = i {
-                let e = s[k].dot(&ys[j]);
+                let e = p.s[k].dot(&ys);
                 mass[(k, j)] = e;
                 mass[(j, k)] = e;
                 i = top.parent[k];
             }
         }
-        let factor = super::factor_mass(t, mass)?;
-        let accelerations = factor.solve(forces.value - bias).map_err(|_| FieldError::SingularMassMatrix { t })?;
-        // Root → leaves again: the accelerations' share S_j q̈_j, and α_j at the full accelerations.
+        (mass, bias)
+    }
+
+    /// ∂K/∂q and ∂K/∂q̇ at the accelerations `a`: the accelerations' share S_j a_j added to the
+    /// forces (root → leaves, then leaves → root), α_j at the full accelerations, and the pairs.
+    fn kinetic_pairs(&self, p: &mut Passes<N>, a: &SVector<f64, N>) -> (SMatrix<f64, N, N>, SMatrix<f64, N, N>) {
+        let top = self.topology;
+        let zero = Vector6::zeros();
+        let ground = self.ground();
         let mut added = [zero; N];
         let mut alpha = [zero; N];
         for &j in top.order {
             let (from, a_p, v_p) = match top.parent[j] {
-                Some(p) => (added[p], acc[p] + added[p], v[p]),
+                Some(k) => (added[k], p.acc[k] + added[k], p.v[k]),
                 None => (zero, ground, zero),
             };
-            added[j] = from + s[j] * accelerations[j];
-            alpha[j] = cross_motion(&a_p, &s[j]) + cross_motion(&v_p, &psi[j]);
+            added[j] = from + p.s[j] * a[j];
+            alpha[j] = cross_motion(&a_p, &p.s[j]) + cross_motion(&v_p, &p.psi[j]);
         }
-        let mut extra: [Vector6<f64>; N] = std::array::from_fn(|j| body[j].times(&added[j]));
+        let mut extra: [Vector6<f64>; N] = std::array::from_fn(|j| p.body[j].times(&added[j]));
         for &j in top.order.iter().rev() {
-            if let Some(p) = top.parent[j] {
+            if let Some(k) = top.parent[j] {
                 let e = extra[j];
-                extra[p] += e;
+                extra[k] += e;
             }
         }
-        for j in 0..N {
-            force[j] += extra[j];
+        for (f, e) in p.force.iter_mut().zip(&extra) {
+            *f += e;
         }
-        // The pairs.
+        let (s, psi, bc, composite, force) = (&p.s, &p.psi, &p.bc, &p.composite, &p.force);
+        let ys: [Vector6<f64>; N] = std::array::from_fn(|j| composite[j].times(&s[j]));
         let bs: [Vector6<f64>; N] = std::array::from_fn(|i| bc[i].tr_mul(&s[i]));
         let (mut dq, mut dv) = (SMatrix::<f64, N, N>::zeros(), SMatrix::<f64, N, N>::zeros());
         for j in 0..N {
@@ -253,14 +308,23 @@ impl<const N: usize> LinkDynamics<N> {
                 k = top.parent[c];
             }
         }
-        let d_positions = factor.solve(forces.d_positions - dq).map_err(|_| FieldError::SingularMassMatrix { t })?;
-        let d_velocities = factor.solve(forces.d_velocities - dv).map_err(|_| FieldError::SingularMassMatrix { t })?;
-        let finite = accelerations.sum() + d_positions.sum() + d_velocities.sum();
-        if !finite.is_finite() {
-            return Err(FieldError::NonFinite { t });
-        }
-        Ok(LinkDerivatives { accelerations, mass, d_positions, d_velocities, factor })
+        (dq, dv)
     }
+}
+
+/// The passes' quantities in the ground's axes, per joint (see the [module docs](self)).
+struct Passes<const N: usize> {
+    s: [Vector6<f64>; N],
+    v: [Vector6<f64>; N],
+    psi: [Vector6<f64>; N],
+    /// a_j without the accelerations' share (velocity products and gravity).
+    acc: [Vector6<f64>; N],
+    body: [Rigid; N],
+    composite: [Rigid; N],
+    /// F_j (composite), at a = 0 until [`LinkDynamics::kinetic_pairs`] adds the accelerations.
+    force: [Vector6<f64>; N],
+    /// B^C_j.
+    bc: [Matrix6<f64>; N],
 }
 
 impl<const N: usize> LinkDerivatives<N> {
@@ -394,6 +458,26 @@ mod tests {
                 d.d_positions.column(j)
             );
             assert!((d.d_velocities.column(j) - by_qd).norm() < 1e-7 * (1.0 + by_qd.norm()), "∂q̈/∂q̇_{j}");
+        }
+    }
+
+    /// ∂K/∂q and ∂K/∂q̇ at given accelerations (a constrained tree's) against central differences
+    /// of K = M a + K(q, q̇, 0) from the passes.
+    #[test]
+    fn kinetic_derivatives_are_those_of_the_kinetic_part() {
+        let (q, qd) = state();
+        let a = SVector::<f64, 6>::from_fn(|i, _| 0.4 - 0.23 * i as f64);
+        let at = |q: &SVector<f64, 6>| {
+            LinkDynamics::new(&TREE, joints(q), inertias(), [0.0, 0.0, -9.81]).with_armature([0.0, 0.02, 0.0, 0.0, 0.01, 0.0])
+        };
+        let (dq, dv) = at(&q).kinetic_derivatives(&qd, &a);
+        let h = 1e-6;
+        for j in 0..6 {
+            let e = SVector::<f64, 6>::from_fn(|i, _| if i == j { h } else { 0.0 });
+            let by_q = (at(&(q + e)).kinetic(&qd, &a) - at(&(q - e)).kinetic(&qd, &a)) / (2.0 * h);
+            let by_qd = (at(&q).kinetic(&(qd + e), &a) - at(&q).kinetic(&(qd - e), &a)) / (2.0 * h);
+            assert!((dq.column(j) - by_q).norm() < 1e-7 * (1.0 + by_q.norm()), "∂K/∂q_{j}");
+            assert!((dv.column(j) - by_qd).norm() < 1e-7 * (1.0 + by_qd.norm()), "∂K/∂q̇_{j}");
         }
     }
 

@@ -7,7 +7,8 @@ use quote::{format_ident, quote};
 use symbolic::Expr;
 
 use crate::derive::constraint::{ConstraintEquations, Kind};
-use crate::derive::dynamics::Inverse;
+use crate::derive::dynamics::KineticJacobian;
+use crate::derive::dynamics::spatial::Links;
 use crate::derive::euler_lagrange::Equations;
 use crate::emit::codegen::{Helpers, allow_generated};
 use crate::emit::form::MassOperator;
@@ -24,12 +25,13 @@ pub struct ConstraintItems {
 }
 
 /// The constrained dynamics: the saddle point solved with the model's mass `operator` (from
-/// [`crate::emit::form`]; along the tree, its Jacobian by the tangent of K, `inverse`), its
+/// [`crate::emit::form`]; along the tree, its Jacobian by the tangent of K or the links' analytic
+/// ∂K/∂x, `inverse`), its
 /// Jacobian and sensitivities, the constraint methods and `impl Constrained`.
 pub fn emit(
     model: &View<'_>,
     (ce, eq): (&ConstraintEquations, &Equations),
-    (operator, inverse): (&MassOperator, Option<&Inverse>),
+    (operator, inverse): (&MassOperator, Option<(&KineticJacobian, Option<&Links>)>),
     helpers: &mut Helpers,
 ) -> ConstraintItems {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
@@ -209,7 +211,7 @@ fn saddle_jacobian(
     ce: &ConstraintEquations,
     eq: &Equations,
     helpers: &mut Helpers,
-    inverse: Option<&Inverse>,
+    inverse: Option<(&KineticJacobian, Option<&Links>)>,
 ) -> TokenStream {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
     // A residual derived without the kinetic part (a tree's, `derive::constraint`) is completed
@@ -240,7 +242,33 @@ fn saddle_jacobian(
     // A constrained tree: K's quantities at (x, a) once, then its tangent along each basis
     // direction of the state added to the first n rows.
     let (kinetic_fns, add_kinetic) = match inverse {
-        Some(inv) => {
+        Some((KineticJacobian::Links(_), None)) => unreachable!("the links' derivatives come with spatial links"),
+        Some((KineticJacobian::Links(lj), Some(links))) => {
+            let (stmts, dynamics, _) = crate::emit::dynamics::link_dynamics(model, links, lj, "__routh_link_state", helpers);
+            let allow = allow_generated();
+            let mech = quote! { __routh::mechanics };
+            let function = quote! {
+                /// The links at (t, x) for the runtime's analytic ∂K/∂x (`LinkDynamics`): the joints' quantities,
+                /// the links' inertias, the armatures and gravity.
+                #allow
+                fn __routh_link_state(&self, t: f64, x: &#state) -> #mech::LinkDynamics<#n> {
+                    #(#stmts)*
+                    #dynamics
+                }
+            };
+            let add = quote! {
+                let qd = x.fixed_rows::<#n>(#p).into_owned();
+                let (dkq, dkv) = self.__routh_link_state(t, x).kinetic_derivatives(&qd, a);
+                for i in 0..#n {
+                    for j in 0..#n {
+                        dr[(i, j)] += dkq[(i, j)];
+                        dr[(i, #p + j)] += dkv[(i, j)];
+                    }
+                }
+            };
+            (function, add)
+        }
+        Some((KineticJacobian::Tangent(inv), _)) => {
             let functions = crate::emit::codegen::TangentFunctions {
                 name: "__routh_kinetic",
                 bindings: &inv.bindings,

@@ -43,7 +43,13 @@ pub(crate) fn accelerations_and_jacobian(
     match constraints {
         Some(ce) => {
             // The saddle point's Jacobian along the tree (or the links), whichever factor solves it.
-            let inverse = form.recursion().and_then(|r| r.inverse.as_deref());
+            let inverse = form.recursion().and_then(|r| {
+                let links = match &r.tree {
+                    crate::derive::dynamics::Links::Spatial(links) => Some(links.as_ref()),
+                    crate::derive::dynamics::Links::Directions(_) => None,
+                };
+                r.inverse.as_deref().map(|k| (k, links))
+            });
             let items = crate::emit::constraint::emit(model, (ce, eq), (operator, inverse), helpers);
             Dynamics {
                 accelerations: items.accelerations,
@@ -624,32 +630,15 @@ fn recursive_jacobian(model: &View<'_>, r: &Recursive, eq: &Equations, helpers: 
 /// the armatures, gravity, and τ with its nonzero derivatives (`derive::dynamics::spatial::LinkJacobian`).
 fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, helpers: &mut Helpers) -> TokenStream {
     let (n, d, p) = (model.dof(), model.layout.state_dim(), model.layout.position_dim());
-    let none = TokenStream::new();
-    let q = &lj.quantities;
-    let (stmts, vals) = helpers.body_bound(model, &q.bindings, &q.outputs, "__routh_link_dynamics", &none, &none);
-    let (joint_vals, rest) = vals.split_at(18 * n);
-    let (inertia_vals, rest) = rest.split_at(36 * n);
-    let (armature, rest) = rest.split_at(n);
-    let (gravity, rest) = rest.split_at(3);
+    let (stmts, dynamics, rest) = link_dynamics(model, links, lj, "__routh_link_dynamics", helpers);
     let (tau, rest) = rest.split_at(n);
     let (dq_vals, dv_vals) = rest.split_at(lj.d_positions.len());
-    let joints = joint_vals.chunks(18).map(|v| {
-        let rows = v[..9].chunks(3).map(|r| quote! { [#(#r),*] });
-        let (l, s) = (&v[9..12], &v[12..18]);
-        quote! { __routh::mechanics::LinkJoint::new([#(#rows),*], [#(#l),*], [#(#s),*]) }
-    });
-    let inertias = inertia_vals.chunks(36).map(|v| {
-        let rows = v.chunks(6).map(|r| quote! { [#(#r),*] });
-        quote! { [#(#rows),*] }
-    });
     let sets = |name: TokenStream, at: &[(usize, usize)], vals: &[TokenStream]| {
         let sets = at.iter().zip(vals).map(|((i, j), v)| quote! { #name[(#i, #j)] = #v; });
         quote! { #(#sets)* }
     };
     let dq_sets = sets(quote!(forces.d_positions), &lj.d_positions, dq_vals);
     let dv_sets = sets(quote!(forces.d_velocities), &lj.d_velocities, dv_vals);
-    let parent = crate::emit::form::parents_tokens(links.parents.iter().copied());
-    let order = &links.order;
     let mech = quote! { __routh::mechanics };
     let allow = allow_generated();
     let sv = quote! { __routh::State<#d> };
@@ -661,7 +650,6 @@ fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, helpers: &
         fn __routh_link_dynamics(&self, t: f64, x: &#sv)
             -> ::core::result::Result<#mech::LinkDerivatives<#n>, __routh::FieldError>
         {
-            static LINKS: #mech::LinkTopology = #mech::LinkTopology { parent: &[#(#parent),*], order: &[#(#order),*] };
             #(#stmts)*
             let mut forces = #mech::JointForces {
                 value: __routh::Vector::<#n>::from([#(#tau),*]),
@@ -671,9 +659,7 @@ fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, helpers: &
             #dq_sets
             #dv_sets
             let qd = x.fixed_rows::<#n>(#p).into_owned();
-            #mech::LinkDynamics::<#n>::new(&LINKS, [#(#joints),*], [#(#inertias),*], [#(#gravity),*])
-                .with_armature([#(#armature),*])
-                .derivatives(t, &qd, &forces)
+            #dynamics.derivatives(t, &qd, &forces)
         }
 
         /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, q̈) over x = (q, q̇): analytic derivatives of
@@ -689,6 +675,40 @@ fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, helpers: &
             ::core::result::Result::Ok(self.__routh_link_dynamics(t, x)?.field_jacobian::<#d>())
         }
     }
+}
+
+/// The body of a function evaluating the links' quantities of `lj` at (t, x) (named `name`): its
+/// statements, the runtime's `LinkDynamics` built from their values, and the values after the links'
+/// (τ and its derivatives, where `lj` has them).
+pub(crate) fn link_dynamics(
+    model: &View<'_>,
+    links: &Links,
+    lj: &LinkJacobian,
+    name: &str,
+    helpers: &mut Helpers,
+) -> (Vec<TokenStream>, TokenStream, Vec<TokenStream>) {
+    let n = model.dof();
+    let none = TokenStream::new();
+    let q = &lj.quantities;
+    let (mut stmts, vals) = helpers.body_bound(model, &q.bindings, &q.outputs, name, &none, &none);
+    let (joint_vals, rest) = vals.split_at(18 * n);
+    let (inertia_vals, rest) = rest.split_at(36 * n);
+    let (armature, rest) = rest.split_at(n);
+    let (gravity, rest) = rest.split_at(3);
+    let (joints, inertias) = crate::emit::form::link_joints_and_inertias(joint_vals, 18, inertia_vals);
+    let parent = crate::emit::form::parents_tokens(links.parents.iter().copied());
+    let order = &links.order;
+    let mech = quote! { __routh::mechanics };
+    stmts.insert(
+        0,
+        quote! {
+            static LINKS: #mech::LinkTopology = #mech::LinkTopology { parent: &[#(#parent),*], order: &[#(#order),*] };
+        },
+    );
+    let dynamics = quote! {
+        #mech::LinkDynamics::<#n>::new(&LINKS, [#(#joints),*], [#(#inertias),*], [#(#gravity),*]).with_armature([#(#armature),*])
+    };
+    (stmts, dynamics, rest.to_vec())
 }
 
 /// `accelerations`: q̈ = M⁻¹ f from the dynamics function.

@@ -390,15 +390,7 @@ pub(crate) fn link_factor_item(
     // The factor from the values of the outputs.
     let make = |vals: &[TokenStream]| {
         let (joint_vals, inertia_vals) = vals.split_at(n * per_joint);
-        let joints = joint_vals.chunks(per_joint).map(|v| {
-            let rows = v[..9].chunks(3).map(|r| quote! { [#(#r),*] });
-            let (l, s) = (&v[9..12], &v[12..18]);
-            quote! { __routh::mechanics::LinkJoint::new([#(#rows),*], [#(#l),*], [#(#s),*]) }
-        });
-        let inertias = inertia_vals.chunks(36).map(|v| {
-            let rows = v.chunks(6).map(|r| quote! { [#(#r),*] });
-            quote! { [#(#rows),*] }
-        });
+        let (joints, inertias) = link_joints_and_inertias(joint_vals, per_joint, inertia_vals);
         if !link_factor.parts {
             return quote! {
                 __routh::mechanics::LinkFactor::new(t, Self::__routh_links(), [#(#joints),*], [#(#inertias),*])
@@ -456,6 +448,25 @@ pub(crate) fn link_factor_item(
 
         #both
     }
+}
+
+/// The runtime's `LinkJoint`s from the values of each joint's A (9, by rows), ℓ (3) and S (6) at
+/// the head of its `per_joint` values, and the links' inertias (36 values each, by rows) as arrays.
+pub(crate) fn link_joints_and_inertias(
+    joint_vals: &[TokenStream],
+    per_joint: usize,
+    inertia_vals: &[TokenStream],
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let joints = joint_vals.chunks(per_joint).map(|v| {
+        let rows = v[..9].chunks(3).map(|r| quote! { [#(#r),*] });
+        let (l, s) = (&v[9..12], &v[12..18]);
+        quote! { __routh::mechanics::LinkJoint::new([#(#rows),*], [#(#l),*], [#(#s),*]) }
+    });
+    let inertias = inertia_vals.chunks(36).map(|v| {
+        let rows = v.chunks(6).map(|r| quote! { [#(#r),*] });
+        quote! { [#(#rows),*] }
+    });
+    (joints.collect(), inertias.collect())
 }
 
 /// A tree's parents as `Option<usize>` literals (of its directions, or of its links).

@@ -73,7 +73,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
     let n = model.dof();
     let mut offset = r.bindings.len()
         + r.jacobian.as_ref().map_or(0, super::RecursiveJacobian::bindings)
-        + r.inverse.as_ref().map_or(0, |i| i.bindings.len() + i.tangent.bound.bindings.len());
+        + r.inverse.as_ref().map_or(0, |i| i.bindings());
     let mut next = |arena: &mut Arena, build: &dyn Fn(&mut Builder<'_>) -> Vec<Expr>| {
         let mut b = Builder { arena, syms, bindings: Vec::new(), offset };
         let outputs = build(&mut b);

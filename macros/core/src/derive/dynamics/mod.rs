@@ -50,7 +50,7 @@ pub struct Recursive {
     pub jacobian: Option<RecursiveJacobian>,
     /// With constraints and the field Jacobian: the inverse dynamics' kinetic part and its
     /// directional derivative ([`inverse`]), for the saddle point's Jacobian.
-    pub inverse: Option<Box<Inverse>>,
+    pub inverse: Option<Box<KineticJacobian>>,
     /// The tree's directions and masses, or its rigid links in space, from which [`kinetics()`]
     /// builds M a, f, E, L and p.
     pub tree: Links,
@@ -74,6 +74,27 @@ impl RecursiveJacobian {
         match self {
             RecursiveJacobian::Tangent(t) => t.bound.bindings.len(),
             RecursiveJacobian::Links(l) => l.quantities.bindings.len(),
+        }
+    }
+}
+
+/// How a constrained tree's saddle point differentiates the kinetic part K of its residual
+/// ([`Recursive::inverse`]).
+pub enum KineticJacobian {
+    /// K's tangent along the tree (any tree): [`Inverse`].
+    Tangent(Inverse),
+    /// The runtime's analytic ∂K/∂q and ∂K/∂q̇ along links of screw joints
+    /// (`LinkDynamics::kinetic_derivatives`), from the links' quantities at the state
+    /// ([`spatial::LinkJacobian`] without the forces).
+    Links(spatial::LinkJacobian),
+}
+
+impl KineticJacobian {
+    /// The number of temporaries its quantities bind.
+    pub fn bindings(&self) -> usize {
+        match self {
+            KineticJacobian::Tangent(i) => i.bindings.len() + i.tangent.bound.bindings.len(),
+            KineticJacobian::Links(l) => l.quantities.bindings.len(),
         }
     }
 }
@@ -337,7 +358,7 @@ fn derive(model: &Model, arena: &mut Arena) -> Result<Form, syn::Error> {
             // Along links of screw joints, the runtime's analytic derivatives of the inverse
             // dynamics (O(n²) in 6-D arithmetic); the recursion's tangent otherwise.
             let along_links = match &recursion.tree {
-                Links::Spatial(links) => spatial::link_jacobian(model, arena, links, recursion.bindings.len()),
+                Links::Spatial(links) => spatial::link_jacobian(model, arena, links, recursion.bindings.len(), true),
                 Links::Directions(_) => None,
             };
             recursion.jacobian = Some(match along_links {
@@ -347,7 +368,15 @@ fn derive(model: &Model, arena: &mut Arena) -> Result<Form, syn::Error> {
             Form::Recursive { recursion, kinetics }
         }
         Form::Recursive { mut recursion, kinetics } if model.field_jacobian => {
-            recursion.inverse = Some(Box::new(inverse(model, arena, &recursion)));
+            // Along links of screw joints, the runtime's analytic ∂K/∂x; K's tangent otherwise.
+            let along_links = match &recursion.tree {
+                Links::Spatial(links) => spatial::link_jacobian(model, arena, links, recursion.bindings.len(), false),
+                Links::Directions(_) => None,
+            };
+            recursion.inverse = Some(Box::new(match along_links {
+                Some(l) => KineticJacobian::Links(l),
+                None => KineticJacobian::Tangent(inverse(model, arena, &recursion)),
+            }));
             Form::Recursive { recursion, kinetics }
         }
         other => other,

@@ -17,8 +17,8 @@ use super::factor::factor;
 /// What generated code hands the runtime's `LinkDynamics` (see the [module docs](self)).
 pub struct LinkJacobian {
     /// Per joint A_j (by rows), ℓ_j and S_j; then each link's inertia (by rows); the armatures; the
-    /// gravitational field g; τ; the entries of ∂τ/∂q at [`Self::d_positions`] and of ∂τ/∂q̇ at
-    /// [`Self::d_velocities`].
+    /// gravitational field g; with the forces, τ, the entries of ∂τ/∂q at [`Self::d_positions`]
+    /// and of ∂τ/∂q̇ at [`Self::d_velocities`].
     pub quantities: Bound,
     /// The (row, column) of each entry of ∂τ/∂q that is not identically zero.
     pub d_positions: Vec<(usize, usize)>,
@@ -26,10 +26,11 @@ pub struct LinkJacobian {
     pub d_velocities: Vec<(usize, usize)>,
 }
 
-/// The quantities of [`LinkJacobian`] for `links`, temporaries numbered from `offset`; `None` where
-/// a joint is no screw (its S_j turns with its own coordinate, or an orientation's), or the model
-/// has an action variable (its τ depends on z).
-pub fn link_jacobian(model: &Model, arena: &mut Arena, links: &Links, offset: usize) -> Option<LinkJacobian> {
+/// The quantities of [`LinkJacobian`] for `links` (with `forces`, τ and its derivatives; without,
+/// the links alone, for a constrained tree's ∂K/∂x), temporaries numbered from `offset`; `None`
+/// where a joint is no screw (its S_j turns with its own coordinate, or an orientation's), or the
+/// model has an action variable (its τ depends on z).
+pub fn link_jacobian(model: &Model, arena: &mut Arena, links: &Links, offset: usize, forces: bool) -> Option<LinkJacobian> {
     let syms = &model.layout;
     let n = model.dof();
     let zero = arena.zero();
@@ -41,6 +42,10 @@ pub fn link_jacobian(model: &Model, arena: &mut Arena, links: &Links, offset: us
     let mut out = factor(&mut b, links, false);
     out.extend(&links.armature);
     out.extend(links.gravity.unwrap_or([zero; 3]));
+    if !forces {
+        let quantities = prune(b.arena, b.bindings, out);
+        return Some(LinkJacobian { quantities, d_positions: Vec::new(), d_velocities: Vec::new() });
+    }
     out.extend(&links.tau);
     let mut entries = |wrt: &[Expr], out: &mut Vec<Expr>| {
         let mut at = Vec::new();

@@ -72,7 +72,8 @@
 //! per solve, from each joint's A_j, ℓ_j and S_j and the links' inertias evaluated at the state):
 //! the model's mass operator, with which a constrained model solves its saddle point (and its
 //! linearisation, sensitivities and projections theirs); the saddle point is differentiated along
-//! the links (the tangent of K).
+//! the links (the runtime's analytic ∂K/∂x where every joint is a screw, [`link_jacobian`]; the
+//! tangent of K otherwise).
 
 mod algebra;
 mod factor;
