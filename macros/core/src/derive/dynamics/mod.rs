@@ -251,7 +251,7 @@ pub const AUTO_MIN_DOF: usize = 12;
 pub const SPATIAL_MIN_DOF: usize = 6;
 
 /// The same for the spatial recursion with constraints: a chain of links turning in space with its
-/// tip held in x and y takes 0.70–0.80 of the dense field's time at 12 links (its Jacobian 0.28–0.29)
+/// tip held in x and y takes 0.70–0.80 of the dense field's time at 12 links (its Jacobian 0.28–0.29 by K's tangent, 0.17 with the links' analytic ∂K/∂x on 2026-12-02)
 /// and 0.53–0.55 at 20 (three runs of `cargo bench --bench chain -- constrained_spatial`, 2026-11-27); in a one-off
 /// harness the same day 1.1 at 6 (its Jacobian 0.87), 0.67 at 16 and 0.36 at 24; the Whipple
 /// bicycle (8 coordinates, rolling constraints) 1.1–1.2, its Jacobian 1.3–1.4.
