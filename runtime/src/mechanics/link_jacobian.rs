@@ -77,6 +77,29 @@ pub struct JointForces<const N: usize> {
 }
 
 /// A tree of links at one state, for [`LinkDynamics::derivatives`].
+///
+/// ```
+/// use routh_runtime::mechanics::{JointForces, LinkDynamics, LinkJoint, LinkTopology};
+/// use routh_runtime::nalgebra::{SMatrix, SVector};
+///
+/// // A pendulum: one revolute joint about z, a point mass m at distance l along the link's −y,
+/// // gravity along −y: q̈ = −(g / l) sin q, ∂q̈/∂q = −(g / l) cos q, M = m l².
+/// static ONE: LinkTopology = LinkTopology { parent: &[None], order: &[0] };
+/// let (m, l, g, q) = (2.0, 0.7, 9.81, 0.4_f64);
+/// let (c, s) = (q.cos(), q.sin());
+/// let joint = LinkJoint::new([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]], [0.0; 3], [0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+/// // The point mass about the link's origin: I_o = m (|d|² − d dᵀ), first moment h = m d, d = (0, −l, 0).
+/// let mut inertia = [[0.0; 6]; 6];
+/// (inertia[0][0], inertia[2][2]) = (m * l * l, m * l * l);
+/// (inertia[0][5], inertia[5][0], inertia[2][3], inertia[3][2]) = (-m * l, -m * l, m * l, m * l);
+/// (inertia[3][3], inertia[4][4], inertia[5][5]) = (m, m, m);
+/// let none = JointForces { value: SVector::zeros(), d_positions: SMatrix::zeros(), d_velocities: SMatrix::zeros() };
+/// let d = LinkDynamics::<1>::new(&ONE, [joint], [inertia], [0.0, -g, 0.0]).derivatives(0.0, &SVector::from([1.3]), &none)?;
+/// assert!((d.accelerations[0] + g / l * s).abs() < 1e-12);
+/// assert!((d.d_positions[(0, 0)] + g / l * c).abs() < 1e-12);
+/// assert!((d.mass[(0, 0)] - m * l * l).abs() < 1e-12);
+/// # Ok::<(), routh_runtime::FieldError>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct LinkDynamics<const N: usize> {
     topology: &'static LinkTopology,
@@ -479,27 +502,6 @@ mod tests {
             assert!((dq.column(j) - by_q).norm() < 1e-7 * (1.0 + by_q.norm()), "∂K/∂q_{j}");
             assert!((dv.column(j) - by_qd).norm() < 1e-7 * (1.0 + by_qd.norm()), "∂K/∂q̇_{j}");
         }
-    }
-
-    /// q̈ of a single pendulum (one revolute joint about z, gravity along −y, a point mass m at
-    /// distance l): q̈ = −(g / l) sin q, ∂q̈/∂q = −(g / l) cos q.
-    #[test]
-    fn pendulum_closed_form() {
-        static ONE: LinkTopology = LinkTopology { parent: &[None], order: &[0] };
-        let (m, l, g, q) = (2.0, 0.7, 9.81, 0.4_f64);
-        let k = Vector3::new(0.0, 0.0, 1.0);
-        let r = rotation(&k, q);
-        let rows = std::array::from_fn(|i| [r[(i, 0)], r[(i, 1)], r[(i, 2)]]);
-        let joint = LinkJoint::new(rows, [0.0; 3], [0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
-        let body = inertia(m, Vector3::new(0.0, -l, 0.0), Matrix3::zeros());
-        let none = JointForces { value: SVector::zeros(), d_positions: SMatrix::zeros(), d_velocities: SMatrix::zeros() };
-        let d = LinkDynamics::<1>::new(&ONE, [joint], [body], [0.0, -g, 0.0])
-            .derivatives(0.0, &SVector::from([1.3]), &none)
-            .expect("regular");
-        assert!((d.accelerations[0] + g / l * q.sin()).abs() < 1e-12);
-        assert!((d.d_positions[(0, 0)] + g / l * q.cos()).abs() < 1e-12);
-        assert!(d.d_velocities[(0, 0)].abs() < 1e-12);
-        assert!((d.mass[(0, 0)] - m * l * l).abs() < 1e-12);
     }
 
     #[test]
