@@ -346,12 +346,18 @@ pub fn ilqr<S: InputJacobians<D, K>, const D: usize, const K: usize>(
         mu = if mu > mu_min { mu / 10.0 } else { 0.0 };
         if decrease < p.tolerance {
             status = IlqrStatus::Converged;
-            // The gains about the final trajectory.
-            if let Some((_, ks, _)) = backward(p, (&xs, &us), (&a, &b), mu) {
-                gains = ks;
-            }
             break;
         }
+    }
+    // The gains about the final trajectory, however the iteration ended (regularised as it left
+    // them, more where Q_uu needs it; the last backward pass's otherwise).
+    let mut m = mu;
+    while m <= mu_max {
+        if let Some((_, ks, _)) = backward(p, (&xs, &us), (&a, &b), m) {
+            gains = ks;
+            break;
+        }
+        m = (m * 10.0).max(mu_min * 1e3);
     }
     Ok(IlqrSolution { states: xs, inputs: us, gains, costs, status })
 }

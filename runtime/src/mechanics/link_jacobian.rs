@@ -228,6 +228,7 @@ impl<const N: usize> LinkDynamics<N> {
             composite: [Rigid::default(); N],
             force: [zero; N],
             bc: [Matrix6::<f64>::zeros(); N],
+            ys: [zero; N],
         };
         for &j in top.order {
             let joint = &self.joints[j];
@@ -260,6 +261,7 @@ impl<const N: usize> LinkDynamics<N> {
                 p.force[k] += f;
             }
         }
+        p.ys = std::array::from_fn(|j| p.composite[j].times(&p.s[j]));
         p
     }
 
@@ -269,12 +271,12 @@ impl<const N: usize> LinkDynamics<N> {
         let mut mass = SMatrix::<f64, N, N>::zeros();
         let mut bias = SVector::<f64, N>::zeros();
         for j in 0..N {
-            let ys = p.composite[j].times(&p.s[j]);
+            let ys = &p.ys[j];
             bias[j] = p.s[j].dot(&p.force[j]);
-            mass[(j, j)] = p.s[j].dot(&ys) + self.armature[j];
+            mass[(j, j)] = p.s[j].dot(ys) + self.armature[j];
             let mut i = top.parent[j];
             while let Some(k) = i {
-                let e = p.s[k].dot(&ys);
+                let e = p.s[k].dot(ys);
                 mass[(k, j)] = e;
                 mass[(j, k)] = e;
                 i = top.parent[k];
@@ -309,8 +311,7 @@ impl<const N: usize> LinkDynamics<N> {
         for (f, e) in p.force.iter_mut().zip(&extra) {
             *f += e;
         }
-        let (s, psi, bc, composite, force) = (&p.s, &p.psi, &p.bc, &p.composite, &p.force);
-        let ys: [Vector6<f64>; N] = std::array::from_fn(|j| composite[j].times(&s[j]));
+        let (s, psi, bc, composite, force, ys) = (&p.s, &p.psi, &p.bc, &p.composite, &p.force, &p.ys);
         let bs: [Vector6<f64>; N] = std::array::from_fn(|i| bc[i].tr_mul(&s[i]));
         let (mut dq, mut dv) = (SMatrix::<f64, N, N>::zeros(), SMatrix::<f64, N, N>::zeros());
         for j in 0..N {
@@ -348,6 +349,8 @@ struct Passes<const N: usize> {
     force: [Vector6<f64>; N],
     /// B^C_j.
     bc: [Matrix6<f64>; N],
+    /// Y^C_j S_j.
+    ys: [Vector6<f64>; N],
 }
 
 impl<const N: usize> LinkDerivatives<N> {
