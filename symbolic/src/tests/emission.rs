@@ -335,3 +335,62 @@ fn placed_outputs_are_stored_where_asked_and_read_there() {
     }
     assert!(close(interp.env["m[(1,0)]"], expect[0], 1e-14) && close(interp.env["f[3]"], expect[3], 1e-14));
 }
+
+/// A coefficient beside a factor in several products, `0.0825 * c * x` and `0.0825 * c * y`, is
+/// multiplied once (`(0.0825 * c) * x`, what `0.0825 * c * x` computes); a sum whose rational content
+/// the canonical form keeps outside it (`1e-6 * (1000000 a - 3495 b)` for `a - 0.003495 b`) is
+/// emitted as written where every use multiplies it by that content. Values are the DAG's.
+#[test]
+fn shared_scaled_factors_and_sums_with_their_content_take_fewer_multiplications() {
+    let mut a = Arena::new();
+    let (x, y, z, q) = (a.symbol("x"), a.symbol("y"), a.symbol("z"), a.symbol("q"));
+    let c = a.call(Func::Cos, &[q]);
+    let s = a.call(Func::Sin, &[q]);
+    let l = a.num(Rational::parse_decimal("0.0825").unwrap());
+    let lcx = a.mul(&[l, c, x]);
+    let lcy = a.mul(&[l, c, y]);
+    let lcz = a.mul(&[l, c, z]);
+    let outputs = [a.add2(lcx, y), a.add2(lcy, z), a.sub(lcz, x)];
+    let em = check_emission(&a, &outputs, &[x, y, z, q]);
+    // 0.0825 * c once, then one product per output.
+    assert_eq!(em.ops.muls, 4, "{}", render(&em));
+    // The sum x − 0.003495 y + 0.249498 z, held by a binding and used by two products.
+    let k1 = a.num(Rational::parse_decimal("-0.003495").unwrap());
+    let k2 = a.num(Rational::parse_decimal("0.249498").unwrap());
+    let ky = a.mul2(k1, y);
+    let kz = a.mul2(k2, z);
+    let sum = a.add(&[x, ky, kz]);
+    let b = a.symbol("b");
+    let bc = a.mul2(b, c);
+    let bs = a.mul2(b, s);
+    let (one, two) = (a.add2(bc, x), a.add2(bs, y));
+    let em = emit_bound(&a, &[(b, sum)], &[one, two], &sym_tokens(&a), "__t");
+    let text = render(&em);
+    assert!(!text.contains("1000000") && !text.contains("1e-6"), "{text}");
+    assert_eq!(em.ops.muls, 4, "{text}");
+    let mut interp = Interp { env: HashMap::new() };
+    for (name, v) in [("x", 0.7), ("y", -1.3), ("z", 0.4), ("q", 0.9)] {
+        interp.env.insert(name.into(), v);
+    }
+    let got = interp.run(&em);
+    let sum_v = 0.7 - 0.003495 * -1.3 + 0.249498 * 0.4;
+    let want = [sum_v * 0.9f64.cos() + 0.7, sum_v * 0.9f64.sin() - 1.3];
+    assert!(close(got[0], want[0], 1e-15) && close(got[1], want[1], 1e-15), "{got:?} against {want:?}\n{text}");
+    // The same sum multiplied in place: the canonical form takes its content out.
+    let sc = a.mul2(sum, c);
+    let ss = a.mul2(sum, s);
+    let (one, two) = (a.add2(sc, x), a.add2(ss, y));
+    let em = check_emission(&a, &[one, two], &[x, y, z, q]);
+    let text = render(&em);
+    assert!(!text.contains("1000000") && !text.contains("1e-6"), "{text}");
+    assert_eq!(em.ops.muls, 4, "{text}");
+    // A sum with its content outside, a term of another such sum (whose content then multiplies
+    // the term's coefficient): the values stay the DAG's.
+    let inner = a.add2(x, ky);
+    let term = a.mul2(inner, s);
+    let k3 = a.num(Rational::parse_decimal("-0.249498").unwrap());
+    let k3y = a.mul2(k3, y);
+    let outer = a.add(&[term, z, k3y]);
+    let outputs = [a.mul2(outer, c), a.mul2(outer, s)];
+    check_emission(&a, &outputs, &[x, y, z, q]);
+}
