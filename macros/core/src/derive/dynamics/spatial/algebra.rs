@@ -32,20 +32,6 @@ pub(super) fn apply(arena: &mut Arena, j: &Joint, m: &Spatial) -> Spatial {
     joined(&w2, &v2)
 }
 
-/// X' m = (A'ᵀ ω, A'ᵀ (v + ω × ℓ) + Aᵀ (ω × ℓ')), the derivative of [`apply`] along q_j.
-pub(super) fn apply_derivative(arena: &mut Arena, j: &Joint, m: &Spatial) -> Spatial {
-    let (w, v) = halves(m);
-    let (at, dat) = (arena.transpose3(&j.a), arena.transpose3(&j.da));
-    let wl = arena.cross(&w, &j.l);
-    let moved = arena.vec_add(&v, &wl);
-    let w2 = arena.mat_vec(&dat, &w);
-    let first = arena.mat_vec(&dat, &moved);
-    let wdl = arena.cross(&w, &j.dl);
-    let second = arena.mat_vec(&at, &wdl);
-    let v2 = arena.vec_add(&first, &second);
-    joined(&w2, &v2)
-}
-
 /// Xᵀ f = (A n + ℓ × (A f), A f) for a force f = (n, f) in the child's axes: the same force in the
 /// parent's.
 pub(super) fn transpose_apply(arena: &mut Arena, j: &Joint, f: &Spatial) -> Spatial {
@@ -55,6 +41,17 @@ pub(super) fn transpose_apply(arena: &mut Arena, j: &Joint, f: &Spatial) -> Spat
     let lf = arena.cross(&j.l, &af);
     let n2 = arena.vec_add(&an, &lf);
     joined(&n2, &af)
+}
+
+/// (ω, v) × (ω', v') = (ω × ω', ω × v' + v × ω'), the motion cross product.
+pub(super) fn cross_motion(arena: &mut Arena, a: &Spatial, b: &Spatial) -> Spatial {
+    let (w, v) = halves(a);
+    let (w2, v2) = halves(b);
+    let top = arena.cross(&w, &w2);
+    let wv = arena.cross(&w, &v2);
+    let vw = arena.cross(&v, &w2);
+    let bottom = arena.vec_add(&wv, &vw);
+    joined(&top, &bottom)
 }
 
 /// (ω, v) ×* (n, f) = (ω × n + v × f, ω × f).

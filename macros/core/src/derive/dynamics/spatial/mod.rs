@@ -57,6 +57,17 @@
 //! the force transform, and τ = ∂L_w/∂q + Q from the written Lagrangian L_w and the forces. Every
 //! quantity is bound to a temporary of its own, so the code is linear in the number of joints.
 //!
+//! Two forms make the code shorter than the formulas as written. The velocity product is
+//! c_j = (V_j × S_j) q̇_j + S_j' q̇_j², from the link's own velocity: X_j' = −(S_j ×) X_j for every
+//! joint read this way (with A_jᵀ A_j' = \[s_ω\]× and s_v = A_jᵀ ℓ_j'), so X_j' V_p = V_j × S_j — a
+//! revolute joint's c_j then has four entries, each one product. And a joint that turns about an
+//! axis ±e_k of its link, at a constant ℓ_j, behind a constant A_j(0) with six zeros (a permutation
+//! with signs: the quarter turns of most robots' files) is two transforms ([`Turn`]):
+//! X_j = X_R X_C, X_C by A_j(0) and ℓ_j (constants, mostly zero), X_R by the turn alone (cos q_j
+//! and sin q_j mixing two axes) — the articulated inertia X_jᵀ I^a_j X_j and the motions and forces
+//! between the links are moved through both, bound in between, where the whole X_j would multiply
+//! every sine and cosine into ℓ_j's terms.
+//!
 //! The recursion gives q̈ (and, by [`super::tangent`], the field Jacobian — or, where every joint
 //! is a screw, by the runtime's analytic derivatives of the inverse dynamics: [`link_jacobian`]). The same links give the
 //! rest of the model's API as passes along them ([`super::kinetics()`]), by the recursive
@@ -118,6 +129,21 @@ pub struct Joint {
     pub s: Spatial,
     pub ds: Spatial,
     pub spin: Option<Vec3>,
+    /// A_j = C_j R_j(q_j) for a joint turning about an axis of its link's frame (S_j = (±e_k, 0),
+    /// ℓ_j constant): the constant C_j and the turn R_j (see [`Turn`]).
+    pub turn: Option<Turn>,
+}
+
+/// A revolute joint's transform in two factors, A_j = C R(q_j): the constant C = A_j(0) and the
+/// turn R = exp(q_j \[s_ω\]×) about its axis s_ω = ±e_k, whose entries are cos q_j, ±sin q_j, zero
+/// and one. Transforming an inertia by the turn first and then by the constant part (a permutation
+/// with signs for most robots' files, and ℓ_j) takes a fraction of the multiplications the whole
+/// X_jᵀ I X_j does: the turn mixes two axes, the constant part multiplies by constants, most of
+/// them zero.
+#[derive(Clone, Copy)]
+pub struct Turn {
+    pub fixed: Mat3,
+    pub turn: Mat3,
 }
 
 /// The tree of rigid links read off a model's bodies ([`read`]).
@@ -175,9 +201,11 @@ impl Joint {
         if turning && ds.iter().all(|&e| e == zero || arena.zero_test(e).is_zero()) {
             let at_rest = [(q, zero)];
             let s = s.map(|e| arena.subs(e, &at_rest));
-            return Joint { a, l, da, dl, s, ds: [zero; 6], spin: None };
+            let turn = Turn::of(arena, &a, &l, &s, q);
+            return Joint { a, l, da, dl, s, ds: [zero; 6], spin: None, turn };
         }
-        Joint { a, l, da, dl, s, ds, spin: None }
+        let turn = if ds.iter().all(|&e| e == zero) { Turn::of(arena, &a, &l, &s, q) } else { None };
+        Joint { a, l, da, dl, s, ds, spin: None, turn }
     }
 
     /// One of an orientation's joints (see [`Joint`]): transform (A, ℓ), constant axis `axis`, and
@@ -185,6 +213,72 @@ impl Joint {
     fn turning(arena: &mut Arena, (a, l): (Mat3, Vec3), axis: &Vec3, spin: Option<Vec3>) -> Joint {
         let zero = arena.zero();
         let s: Spatial = [axis[0], axis[1], axis[2], zero, zero, zero];
-        Joint { a, l, da: [[zero; 3]; 3], dl: [zero; 3], s, ds: [zero; 6], spin }
+        Joint { a, l, da: [[zero; 3]; 3], dl: [zero; 3], s, ds: [zero; 6], spin, turn: None }
+    }
+}
+
+const ZEROS: usize = 6;
+
+impl Turn {
+    /// The factors of A (along `q`, with ℓ and a constant S) where S = (±e_k, 0), ℓ is constant
+    /// and A = A(0) exp(q \[s_ω\]×) holds by the zero test (it does for every such screw: A' = A \[s_ω\]×).
+    fn of(arena: &mut Arena, a: &Mat3, l: &Vec3, s: &Spatial, q: Expr) -> Option<Turn> {
+        let zero = arena.zero();
+        let (w, v) = algebra::halves(s);
+        if v.iter().any(|&e| e != zero) || l.iter().any(|&e| arena.free_symbols(e).contains(&q)) {
+            return None;
+        }
+        // The axis's components as 0 or ±1, by the zero test where the algebra left them
+        // constants of another form (the UR5's cos² + sin² of 1.570796325).
+        let mut axis = [zero; 3];
+        for (k, &e) in w.iter().enumerate() {
+            if e == zero {
+                continue;
+            }
+            if !arena.free_symbols(e).is_empty() {
+                return None;
+            }
+            let one = arena.one();
+            let (less, more) = (arena.sub(e, one), arena.add2(e, one));
+            axis[k] = if arena.zero_test(e).is_zero() {
+                zero
+            } else if arena.zero_test(less).is_zero() {
+                one
+            } else if arena.zero_test(more).is_zero() {
+                arena.int(-1)
+            } else {
+                return None;
+            };
+        }
+        if axis.iter().filter(|&&e| e != zero).count() != 1 {
+            return None;
+        }
+        let w = axis;
+        // R = 1 + sin q [s]× + (1 − cos q) [s]×².
+        let (sin, cos) = (arena.call(symbolic::Func::Sin, &[q]), arena.call(symbolic::Func::Cos, &[q]));
+        let hat = arena.hat(&w);
+        let hat2 = arena.mat_mul(&hat, &hat);
+        let one_minus = arena.sub(arena.one(), cos);
+        let first = arena.mat_scale(sin, &hat);
+        let second = arena.mat_scale(one_minus, &hat2);
+        let identity = arena.identity3();
+        let sum = arena.mat_add(&identity, &first);
+        let turn = arena.mat_add(&sum, &second);
+        let at_rest = [(q, zero)];
+        let fixed = a.map(|row| row.map(|e| arena.subs(e, &at_rest)));
+        // Worth it where C is sparse (its zeros are what the second factor saves).
+        if fixed.iter().flatten().filter(|&&e| e == zero).count() < ZEROS {
+            return None;
+        }
+        let product = arena.mat_mul(&fixed, &turn);
+        for x in 0..3 {
+            for y in 0..3 {
+                let d = arena.sub(a[x][y], product[x][y]);
+                if d != zero && !arena.zero_test(d).is_zero() {
+                    return None;
+                }
+            }
+        }
+        Some(Turn { fixed, turn })
     }
 }

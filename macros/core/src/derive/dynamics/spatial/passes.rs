@@ -6,7 +6,7 @@ use symbolic::{Arena, Expr, Mat3, Vec3};
 
 use crate::derive::straight::Builder;
 
-use super::algebra::{apply, apply_derivative, cross_force, times, transpose_apply};
+use super::algebra::{apply, cross_force, cross_motion, times, transpose_apply};
 use super::{Inertia, Joint, Links, Spatial};
 
 /// The joints' quantities bound to temporaries of a pass.
@@ -22,8 +22,42 @@ pub(super) fn joints(rec: &mut Builder<'_>, links: &Links) -> Vec<Joint> {
             s: j.s.map(|e| rec.bind(e)),
             ds: j.ds.map(|e| rec.bind(e)),
             spin: j.spin.map(|w| w.map(|e| rec.bind(e))),
+            turn: j.turn.map(|t| super::Turn {
+                fixed: t.fixed.map(|row| row.map(|e| rec.bind(e))),
+                turn: t.turn.map(|row| row.map(|e| rec.bind(e))),
+            }),
         })
         .collect()
+}
+
+/// X_j m for a motion m in the parent's axes; for a joint with a [`super::Turn`] in two steps, the
+/// constant part's bound (X_j = X_R X_C: the turn then mixes two of its components, where the
+/// whole A_jᵀ would multiply every sine and cosine into ℓ's terms).
+pub(super) fn to_child(rec: &mut Builder<'_>, joint: &Joint, m: &Spatial) -> Spatial {
+    match &joint.turn {
+        Some(t) => {
+            let zero = rec.arena.zero();
+            let fixed = Joint { a: t.fixed, ..*joint };
+            let first = apply(rec.arena, &fixed, m).map(|e| rec.bind(e));
+            let turning = Joint { a: t.turn, l: [zero; 3], ..*joint };
+            apply(rec.arena, &turning, &first)
+        }
+        None => apply(rec.arena, joint, m),
+    }
+}
+
+/// X_jᵀ f for a force f in the child's axes, in two steps as [`to_child`].
+pub(super) fn to_parent(rec: &mut Builder<'_>, joint: &Joint, f: &Spatial) -> Spatial {
+    match &joint.turn {
+        Some(t) => {
+            let zero = rec.arena.zero();
+            let turning = Joint { a: t.turn, l: [zero; 3], ..*joint };
+            let first = transpose_apply(rec.arena, &turning, f).map(|e| rec.bind(e));
+            let fixed = Joint { a: t.fixed, ..*joint };
+            transpose_apply(rec.arena, &fixed, &first)
+        }
+        None => transpose_apply(rec.arena, joint, f),
+    }
 }
 
 /// The links' velocities V_j = X_j V_p + S_j r_j for joint rates `r` (q̇ for the motion), bound.
@@ -32,7 +66,7 @@ pub(super) fn velocities(rec: &mut Builder<'_>, links: &Links, joints: &[Joint],
     let mut v: Vec<Spatial> = vec![[zero; 6]; joints.len()];
     for &j in &links.order {
         let from = match links.parents[j] {
-            Some(p) => apply(rec.arena, &joints[j], &v[p]),
+            Some(p) => to_child(rec, &joints[j], &v[p]),
             None => [zero; 6],
         };
         v[j] = std::array::from_fn(|x| {
@@ -44,8 +78,12 @@ pub(super) fn velocities(rec: &mut Builder<'_>, links: &Links, joints: &[Joint],
     v
 }
 
-/// The velocity-product accelerations c_j = (X_j' V_p + S_j' q̇_j) q̇_j, bound; an orientation's
-/// first joint's c = (X V_p) × (Ω, 0) (see [`Joint`]).
+/// The velocity-product accelerations c_j = (X_j' V_p + S_j' q̇_j) q̇_j, bound, computed as
+/// c_j = (V_j × S_j) q̇_j + S_j' q̇_j² (X_j' = −(S_j ×) X_j for every joint: with
+/// W = A_jᵀ A_j' = \[s_ω\]× and s_v = A_jᵀ ℓ_j', A_j'ᵀ = −\[s_ω\]× A_jᵀ and A_jᵀ \[ℓ_j'\]× = \[s_v\]× A_jᵀ,
+/// so X_j' V_p = (X_j V_p) × S_j = V_j × S_j): from the link's bound velocity and its sparse S_j,
+/// where X_j' V_p would multiply the parent's velocity out again; zero at a root and for a
+/// transform constant in q_j. An orientation's first joint's c = (X V_p) × (Ω, 0) (see [`Joint`]).
 pub(super) fn products(rec: &mut Builder<'_>, links: &Links, joints: &[Joint], v: &[Spatial]) -> Vec<Spatial> {
     let syms = rec.syms;
     let zero = rec.arena.zero();
@@ -66,9 +104,12 @@ pub(super) fn products(rec: &mut Builder<'_>, links: &Links, joints: &[Joint], v
         }
         let qd = syms.qd[j];
         let qd2 = rec.arena.powi(qd, 2);
+        // X_j' = 0 for a transform that does not move with q_j (an orientation's second and
+        // third joints, whose S_j is no derivative of theirs): no product then.
+        let fixed = links.joints[j].da.iter().flatten().chain(&links.joints[j].dl).all(|&e| e == zero);
         let moving = match links.parents[j] {
-            Some(p) => apply_derivative(rec.arena, &joints[j], &v[p]),
-            None => [zero; 6],
+            Some(_) if !fixed => cross_motion(rec.arena, &v[j], &joints[j].s),
+            _ => [zero; 6],
         };
         c[j] = std::array::from_fn(|x| {
             let m = rec.arena.mul2(moving[x], qd);
@@ -112,7 +153,7 @@ pub(super) fn link_accelerations(
     let mut acc: Vec<Spatial> = vec![[zero; 6]; joints.len()];
     for &j in &links.order {
         let from = links.parents[j].map_or(base, |p| acc[p]);
-        let moved = apply(rec.arena, &joints[j], &from);
+        let moved = to_child(rec, &joints[j], &from);
         acc[j] = std::array::from_fn(|x| {
             let sq = rec.arena.mul2(joints[j].s[x], r[j]);
             let mut terms = vec![moved[x], sq];
@@ -141,7 +182,7 @@ pub(super) fn generalized(rec: &mut Builder<'_>, links: &Links, joints: &[Joint]
             rec.bind(e)
         });
         if let Some(p) = links.parents[j] {
-            let back = transpose_apply(rec.arena, &joints[j], &f);
+            let back = to_parent(rec, &joints[j], &f);
             pending[p].push(back);
         }
         let e = rec.arena.dot(&joints[j].s, &f);

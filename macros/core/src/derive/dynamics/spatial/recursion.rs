@@ -8,7 +8,7 @@ use crate::derive::straight::Builder;
 use crate::model::Model;
 
 use super::algebra::{apply, times, transpose_apply};
-use super::passes::{bias_force, ground, joints, products, velocities};
+use super::passes::{bias_force, ground, joints, products, to_child, to_parent, velocities};
 use super::read::read;
 use super::{Inertia, Joint, Links, Spatial};
 
@@ -50,7 +50,7 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
                 let e = rec.arena.add(&[pa[x], ic, su]);
                 rec.bind(e)
             });
-            let to_parent = transpose_apply(rec.arena, &joints[j], &bias);
+            let to_parent = to_parent(&mut rec, &joints[j], &bias);
             for x in 0..6 {
                 pa_terms[p][x].push(to_parent[x]);
             }
@@ -63,7 +63,7 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
     let mut qdd = vec![zero; n];
     for &j in &links.order {
         let from = links.parents[j].map_or(ground, |p| acc[p]);
-        let moved_from = apply(rec.arena, &joints[j], &from);
+        let moved_from = to_child(&mut rec, &joints[j], &from);
         let a_prime: Spatial = std::array::from_fn(|x| {
             let e = rec.arena.add2(moved_from[x], c_of[j][x]);
             rec.bind(e)
@@ -151,19 +151,63 @@ pub(super) fn articulated(rec: &mut Builder<'_>, links: &Links, joints: &[Joint]
                 art[y][x] = e;
             }
         }
-        // Xᵀ I^a X column by column.
+        // Xᵀ I^a X: by the turn, then the constant rest, where the joint has the two.
+        let moved = transformed(rec, &joints[j], &art);
         for y in 0..6 {
-            let mut unit = [zero; 6];
-            unit[y] = one;
-            let col = apply(rec.arena, &joints[j], &unit);
-            let icol = times(rec.arena, &art, &col);
-            let icol = icol.map(|e| rec.bind(e));
-            let back = transpose_apply(rec.arena, &joints[j], &icol);
             for x in 0..=y {
-                ia_terms[p][6 * x + y].push(back[x]);
+                ia_terms[p][6 * x + y].push(moved[x][y]);
             }
         }
         (out.scaled[j], out.reduced[j]) = (scaled, art);
+    }
+    out
+}
+
+/// Xᵀ I X for a symmetric inertia I in the child's axes (its upper triangle; the lower mirrors
+/// it), column by column — for a joint with a [`super::Turn`], by the turn first (bound), then by
+/// the constant part: A = C R, so X = X_C X_R with X_R turning by R alone and X_C by C with ℓ.
+pub(super) fn transformed(rec: &mut Builder<'_>, joint: &Joint, i: &Inertia) -> Inertia {
+    match &joint.turn {
+        Some(t) => {
+            let zero = rec.arena.zero();
+            let turning = Joint { a: t.turn, l: [zero; 3], ..*joint };
+            let turned = by_columns(rec, &turning, i);
+            let turned = symmetric(rec, &turned);
+            let fixed = Joint { a: t.fixed, ..*joint };
+            by_columns(rec, &fixed, &turned)
+        }
+        None => by_columns(rec, joint, i),
+    }
+}
+
+/// The upper triangle bound, mirrored.
+fn symmetric(rec: &mut Builder<'_>, i: &Inertia) -> Inertia {
+    let mut out = *i;
+    for x in 0..6 {
+        for y in x..6 {
+            let e = rec.bind(i[x][y]);
+            out[x][y] = e;
+            out[y][x] = e;
+        }
+    }
+    out
+}
+
+/// Xᵀ I X column by column, X by the joint's A and ℓ: the upper triangle (x ≤ y) filled, the
+/// rest zero.
+fn by_columns(rec: &mut Builder<'_>, joint: &Joint, i: &Inertia) -> Inertia {
+    let (zero, one) = (rec.arena.zero(), rec.arena.one());
+    let mut out = [[zero; 6]; 6];
+    for y in 0..6 {
+        let mut unit = [zero; 6];
+        unit[y] = one;
+        let col = apply(rec.arena, joint, &unit);
+        let icol = times(rec.arena, i, &col);
+        let icol = icol.map(|e| rec.bind(e));
+        let back = transpose_apply(rec.arena, joint, &icol);
+        for x in 0..=y {
+            out[x][y] = back[x];
+        }
     }
     out
 }
