@@ -33,7 +33,9 @@ for, each against its Pinocchio twin at the same state (the model read with `inp
 on each joint): the inverse dynamics τ(q, q̇, q̈) (`inverse_dynamics` against `rnea`, plus the
 damping's d q̇, a force of routh's model), M (`mass_matrix` against `crba`), and the field's
 derivatives ∂q̈/∂q, ∂q̈/∂q̇ and ∂q̈/∂τ = M⁻¹ (`linearize`: A and B, against
-`computeABADerivatives`, whose ∂q̈/∂v gets the damping's −M⁻¹ D). It prints the agreement of each
+`computeABADerivatives`, whose ∂q̈/∂v gets the damping's −M⁻¹ D), and the inverse dynamics'
+∂τ/∂q and ∂τ/∂q̇ at the same accelerations (`inverse_dynamics_jacobian` against
+`computeRNEADerivatives`, whose ∂τ/∂v gets the damping's D). It prints the agreement of each
 (max |Δ| / max |reference|; routh's A also against central differences of its field, h = 10⁻⁶),
 then the time per call of each side and their ratio.
 
@@ -234,6 +236,8 @@ fn main() {{
     let t_id = best(reps, || {{ black_box(view.inverse_dynamics(0.0, black_box(&x), black_box(&a)).unwrap()); }});
     let t_mass = best(reps, || {{ black_box(view.mass_matrix(0.0, black_box(&x))); }});
     let t_lin = best(reps / 4 + 1, || {{ black_box(sys.linearize(0.0, black_box(&x), [0.0; K]).unwrap()); }});
+    let t_idj = best(reps / 4 + 1, || {{ black_box(view.inverse_dynamics_jacobian(0.0, black_box(&x), black_box(&a)).unwrap()); }});
+    let (tq, tv) = view.inverse_dynamics_jacobian(0.0, &x, &a).unwrap();
     let field = view.field(0.0, &x).unwrap();
     let tau = view.inverse_dynamics(0.0, &x, &a).unwrap();
     let mass = view.mass_matrix(0.0, &x);
@@ -247,7 +251,7 @@ fn main() {{
     }});
     let join = |v: &mut dyn Iterator<Item = f64>| v.map(|v| format!("{{v:e}}")).collect::<Vec<_>>().join(",");
     let rows = |m: &dyn Fn(usize, usize) -> f64, cols: usize| join(&mut (p..D).flat_map(|i| (0..cols).map(move |j| m(i, j))));
-    println!("{{t_field:e}} {{t_id:e}} {{t_mass:e}} {{t_lin:e}}");
+    println!("{{t_field:e}} {{t_id:e}} {{t_mass:e}} {{t_lin:e}} {{t_idj:e}}");
     println!("{{}}", Robot::COORDINATES.join(","));
     println!("{{}}", Robot::STATE_NAMES[p..].join(","));
     println!("{{}}", Robot::INPUTS.join(","));
@@ -260,6 +264,8 @@ fn main() {{
     println!("{{}}", rows(&|i, j| lin.a[(i, j)], D));
     println!("{{}}", rows(&|i, j| lin.b[(i, j)], K));
     println!("{{}}", rows(&|i, j| fd[(i, j)], D));
+    println!("{{}}", join(&mut tq.transpose().iter().copied()));
+    println!("{{}}", join(&mut tv.transpose().iter().copied()));
 }}
 """
 
@@ -325,7 +331,7 @@ def control(urdf, exe):
     lines = subprocess.run([str(binary)], capture_output=True, text=True, check=True).stdout.splitlines()
     times = [float(w) for w in lines[0].split()]
     names, rates, inputs = (line.split(",") for line in lines[1:4])
-    q, v, a, qdd, tau, mass, jac, b, fd = ([float(w) for w in line.split(",")] for line in lines[4:13])
+    q, v, a, qdd, tau, mass, jac, b, fd, tq, tv = ([float(w) for w in line.split(",")] for line in lines[4:15])
     n, k = len(rates), len(inputs)
     tree, model = pinocchio_tree(urdf)
     pq, pv, _ = pinocchio_state(model, names, rates, q, v)
@@ -339,14 +345,17 @@ def control(urdf, exe):
     out = subprocess.run([str(exe), str(tree), csv(pq), csv(pv), csv(pa)], capture_output=True, text=True, check=True)
     words = out.stdout.splitlines()
     t_aba = float(words[0])
-    t_rnea, t_crba, t_deriv = (float(w) for w in words[2].split())
+    t_rnea, t_crba, t_deriv, t_rnea_deriv = (float(w) for w in words[2].split())
     vec = lambda line: np.array([float(w) for w in line.split(",")])  # noqa: E731
     mat = lambda line: vec(line).reshape(model.nv, model.nv)[np.ix_(order, order)]  # noqa: E731
     p_qdd, p_tau = vec(words[1])[order], vec(words[3])[order]
-    p_mass, p_dq, p_dv, p_minv = (mat(line) for line in words[4:8])
+    p_mass, p_dq, p_dv, p_minv, p_tq, p_tv = (mat(line) for line in words[4:10])
     damping = np.array(model.damping)[order]
     p_tau = p_tau + damping * np.array(v)
     p_dv = p_dv - p_minv * damping[None, :]
+    # τ_routh = rnea + D q̇ (the damping is a force of routh's model): ∂τ/∂q̇ gets D; routh's ∂τ/∂q by
+    # its coordinates in Pinocchio's order of velocities.
+    p_tv = p_tv + np.diag(damping)
     jac = np.array(jac).reshape(n, 2 * n)
     position = [names.index(name) for name in rates_to_names(rates)]
     r_dq, r_dv = jac[:, position], jac[:, n:]
@@ -355,15 +364,18 @@ def control(urdf, exe):
     r_minv = np.array(b).reshape(n, k)[:, columns]
     gap = lambda mine, theirs: float(np.max(np.abs(np.asarray(mine) - theirs)) / np.max(np.abs(theirs)))  # noqa: E731
     fd_gap = gap(jac, np.array(fd).reshape(n, 2 * n))
+    r_tq = np.array(tq).reshape(n, n)[:, position]
+    r_tv = np.array(tv).reshape(n, n)
     agreement = [gap(qdd, p_qdd), gap(tau, p_tau), gap(np.array(mass).reshape(n, n), p_mass),
-                 gap(r_dq, p_dq), gap(r_dv, p_dv), gap(r_minv, p_minv), fd_gap]
-    t_field, t_id, t_mass, t_lin = times
+                 gap(r_dq, p_dq), gap(r_dv, p_dv), gap(r_minv, p_minv), gap(r_tq, p_tq), gap(r_tv, p_tv), fd_gap]
+    t_field, t_id, t_mass, t_lin, t_idj = times
     print(
         f"| {Path(urdf).stem} | {n} | " + " | ".join(f"{g:.0e}" for g in agreement)
         + f" | {1e9 * t_field:.0f} / {1e9 * t_aba:.0f} ns = {t_field / t_aba:.2f}"
         + f" | {1e9 * t_id:.0f} / {1e9 * t_rnea:.0f} ns = {t_id / t_rnea:.2f}"
         + f" | {1e9 * t_mass:.0f} / {1e9 * t_crba:.0f} ns = {t_mass / t_crba:.2f}"
-        + f" | {1e9 * t_lin:.0f} / {1e9 * t_deriv:.0f} ns = {t_lin / t_deriv:.2f} |",
+        + f" | {1e9 * t_lin:.0f} / {1e9 * t_deriv:.0f} ns = {t_lin / t_deriv:.2f}"
+        + f" | {1e9 * t_idj:.0f} / {1e9 * t_rnea_deriv:.0f} ns = {t_idj / t_rnea_deriv:.2f} |",
         flush=True,
     )
 
@@ -397,8 +409,8 @@ def main():
         print()
         print("Agreement (max |Δ| / max |Pinocchio's|), then routh / Pinocchio per call:")
         print()
-        print("| robot | n | q̈ | τ | M | ∂q̈/∂q | ∂q̈/∂q̇ | ∂q̈/∂τ | A vs differences | field / ABA | inverse_dynamics / rnea | mass_matrix / crba | linearize / computeABADerivatives |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        print("| robot | n | q̈ | τ | M | ∂q̈/∂q | ∂q̈/∂q̇ | ∂q̈/∂τ | ∂τ/∂q | ∂τ/∂q̇ | A vs differences | field / ABA | inverse_dynamics / rnea | mass_matrix / crba | linearize / computeABADerivatives | inverse_dynamics_jacobian / computeRNEADerivatives |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for urdf in fixed:
             control(urdf, exe)
 

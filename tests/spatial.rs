@@ -110,6 +110,41 @@ fn the_arms_inverse_dynamics_along_the_links_is_the_dense_one_and_inverts_the_fi
     }
 }
 
+/// ∂τ/∂q and ∂τ/∂q̇ of the inverse dynamics at accelerations that are not the field's: along the
+/// links (the runtime's analytic ∂K/∂x less the damper's ∂τ/∂q̇) against the dense twin's (the
+/// residual's symbolic derivatives) and central differences of `inverse_dynamics`; at the field's
+/// own accelerations, −M⁻¹ ∂τ/∂x is the field's Jacobian.
+#[test]
+fn the_arms_inverse_dynamics_jacobian_is_the_dense_one_and_its_differences() {
+    let (r, d) = arms();
+    let mut rng = Rng::new(73);
+    let h = 1e-6;
+    for _ in 0..10 {
+        let x: SVector<f64, 8> = rng.vector(-2.0, 2.0);
+        let qdd: SVector<f64, 4> = rng.vector(-3.0, 3.0);
+        let (rq, rv) = r.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
+        let (dq, dv) = d.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
+        assert_near!(rq, dq, 1e-10);
+        assert_near!(rv, dv, 1e-10);
+        for j in 0..8 {
+            let (mut up, mut down) = (x, x);
+            up[j] += h;
+            down[j] -= h;
+            let column =
+                (r.inverse_dynamics(0.0, &up, &qdd).unwrap() - r.inverse_dynamics(0.0, &down, &qdd).unwrap()) / (2.0 * h);
+            let ours = if j < 4 { rq.column(j).into_owned() } else { rv.column(j - 4).into_owned() };
+            assert_near!(ours, column, 1e-6);
+        }
+        // At q̈ = the field's accelerations: ∂q̈/∂x = −M⁻¹ ∂τ/∂x.
+        let a = r.accelerations(0.0, &x).unwrap();
+        let (aq, av) = r.inverse_dynamics_jacobian(0.0, &x, &a).unwrap();
+        let m = d.mass_matrix(0.0, &x).lu();
+        let jac = r.jacobian(0.0, &x).unwrap();
+        assert_near!(-m.solve(&aq).unwrap(), jac.fixed_view::<4, 4>(4, 0).into_owned(), 1e-10);
+        assert_near!(-m.solve(&av).unwrap(), jac.fixed_view::<4, 4>(4, 4).into_owned(), 1e-10);
+    }
+}
+
 #[test]
 fn the_arms_energy_changes_only_by_its_damper() {
     // Without the damper, E is conserved along a run of the recursive model.

@@ -15,10 +15,11 @@
 // <dynamics damping> (routh's viscous force; Pinocchio reads the damping, ABA takes τ).
 //
 // With A (accelerations, comma-separated), the products for control after those two lines: the
-// times per call of `rnea` (at q, v, A), `crba` and `computeABADerivatives` (at q, v, τ), then τ =
-// rnea(q, v, A), M (row by row, crba's upper triangle mirrored), ∂q̈/∂q, ∂q̈/∂v and M⁻¹ (row by row)
-// — each a line. Pinocchio's derivatives do not see the damping (τ is an argument):
-// compare_urdf.py adds its −M⁻¹ D to ∂q̈/∂v.
+// times per call of `rnea` (at q, v, A), `crba`, `computeABADerivatives` (at q, v, τ) and
+// `computeRNEADerivatives` (at q, v, A), then τ = rnea(q, v, A), M (row by row, crba's upper
+// triangle mirrored), ∂q̈/∂q, ∂q̈/∂v, M⁻¹, ∂τ/∂q and ∂τ/∂v (row by row) — each a line. Pinocchio's
+// derivatives do not see the damping (τ is an argument): compare_urdf.py adds its −M⁻¹ D to ∂q̈/∂v
+// and its D to ∂τ/∂v.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -34,6 +35,7 @@
 #include <pinocchio/algorithm/aba-derivatives.hpp>
 #include <pinocchio/algorithm/crba.hpp>
 #include <pinocchio/algorithm/rnea.hpp>
+#include <pinocchio/algorithm/rnea-derivatives.hpp>
 
 using namespace pinocchio;
 
@@ -139,16 +141,21 @@ int main(int argc, char** argv) {
   computeABADerivatives(model, data, q, v, tau);
   Eigen::MatrixXd minv = data.Minv;
   minv.triangularView<Eigen::StrictlyLower>() = minv.transpose();
+  const double t_rnea_derivatives = timed(reps / 4 + 1, [&] { computeRNEADerivatives(model, data, q, v, a); });
+  computeRNEADerivatives(model, data, q, v, a);
+  const Eigen::MatrixXd dtau_dq = data.dtau_dq, dtau_dv = data.dtau_dv;
   // Row by row (Eigen stores by columns).
   const auto matrix = [&](const Eigen::MatrixXd& m) {
     const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = m;
     row(rows.data(), rows.size());
   };
-  std::printf("%e %e %e\n", t_rnea, t_crba, t_derivatives);
+  std::printf("%e %e %e %e\n", t_rnea, t_crba, t_derivatives, t_rnea_derivatives);
   row(torque.data(), model.nv);
   matrix(mass);
   matrix(data.ddq_dq);
   matrix(data.ddq_dv);
   matrix(minv);
+  matrix(dtau_dq);
+  matrix(dtau_dv);
   return 0;
 }

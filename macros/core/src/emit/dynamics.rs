@@ -207,7 +207,23 @@ fn residual_jacobian(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) ->
             #jac_finish
         }
     };
-    jac
+    // τ = −g: its derivatives are the residual's, negated (a contact model's τ depends on z too:
+    // not generated there).
+    let id_jacobian = if eq.contact.is_none() {
+        inverse_dynamics_jacobian_item(
+            n,
+            d,
+            "from the symbolic derivatives of the residual g = f − M a at a = q̈ (τ = −g), as the field's \
+             Jacobian takes them",
+            quote! {
+                let (gq, gv) = self.#jac_fn(t, x, qdd);
+                (-gq, -gv)
+            },
+        )
+    } else {
+        TokenStream::new()
+    };
+    quote! { #jac #id_jacobian }
 }
 
 /// `jacobian` of a model with orientations: x = (q, v), F = (K(q) v, M⁻¹f), from the rates'
@@ -642,14 +658,25 @@ fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, helpers: &
     let mech = quote! { __routh::mechanics };
     let allow = allow_generated();
     let sv = quote! { __routh::State<#d> };
+    let id_jacobian = inverse_dynamics_jacobian_item(
+        n,
+        d,
+        "along the links by the runtime's analytic derivatives (`LinkDynamics::kinetic_derivatives`, O(n²)): \
+         ∂K/∂x of the kinetic part K = M q̈ + (velocity products and gravity) in the ground's axes, less the \
+         derivatives of the other forces",
+        quote! {
+            let (dynamics, forces) = self.__routh_link_model(t, x);
+            let qd = x.fixed_rows::<#n>(#p).into_owned();
+            let (kq, kv) = dynamics.kinetic_derivatives(&qd, qdd);
+            (kq - forces.d_positions, kv - forces.d_velocities)
+        },
+    );
     quote! {
-        /// q̈, M and ∂q̈/∂(q, q̇) at (t, x) by the runtime's analytic derivatives of the inverse dynamics
-        /// along the links (`LinkDynamics`, O(n²)): the joints' quantities, the links' inertias, the
-        /// armatures, gravity, and τ with its derivatives.
+        /// The links' dynamics at (t, x) for the runtime's analytic derivatives of the inverse dynamics
+        /// (`LinkDynamics`, O(n²)): the joints' quantities, the links' inertias, the armatures,
+        /// gravity, and τ with its derivatives.
         #allow
-        fn __routh_link_dynamics(&self, t: f64, x: &#sv)
-            -> ::core::result::Result<#mech::LinkDerivatives<#n>, __routh::FieldError>
-        {
+        fn __routh_link_model(&self, t: f64, x: &#sv) -> (#mech::LinkDynamics<#n>, #mech::JointForces<#n>) {
             #(#stmts)*
             let mut forces = #mech::JointForces {
                 value: __routh::Vector::<#n>::from([#(#tau),*]),
@@ -658,9 +685,21 @@ fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, helpers: &
             };
             #dq_sets
             #dv_sets
-            let qd = x.fixed_rows::<#n>(#p).into_owned();
-            #dynamics.derivatives(t, &qd, &forces)
+            (#dynamics, forces)
         }
+
+        /// q̈, M and ∂q̈/∂(q, q̇) at (t, x) by the runtime's analytic derivatives of the inverse dynamics
+        /// along the links.
+        #[inline]
+        fn __routh_link_dynamics(&self, t: f64, x: &#sv)
+            -> ::core::result::Result<#mech::LinkDerivatives<#n>, __routh::FieldError>
+        {
+            let (dynamics, forces) = self.__routh_link_model(t, x);
+            let qd = x.fixed_rows::<#n>(#p).into_owned();
+            dynamics.derivatives(t, &qd, &forces)
+        }
+
+        #id_jacobian
 
         /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, q̈) over x = (q, q̇): analytic derivatives of
         /// the inverse dynamics along the links, ∂q̈/∂x = M⁻¹ (∂τ/∂x − ∂K/∂x) at a = q̈ with K = M a + (velocity
@@ -673,6 +712,33 @@ fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, helpers: &
             -> ::core::result::Result<__routh::Matrix<#d, #d>, __routh::FieldError>
         {
             ::core::result::Result::Ok(self.__routh_link_dynamics(t, x)?.field_jacobian::<#d>())
+        }
+    }
+}
+
+/// `inverse_dynamics_jacobian`: ∂τ/∂q and ∂τ/∂q̇ of τ = `inverse_dynamics(t, x, qdd)`, from `pair`
+/// (statements ending in the two matrices, with `t`, `x` and `qdd` in scope), computed as `how`.
+fn inverse_dynamics_jacobian_item(n: usize, d: usize, how: &str, pair: TokenStream) -> TokenStream {
+    let doc = format!(
+        " Derivatives ∂τ/∂q and ∂τ/∂q̇ of the inverse dynamics τ = M q̈ − f at (t, x) and the accelerations \
+          `qdd` ([`Self::inverse_dynamics`]; ∂τ/∂q̈ = M, [`Self::mass_matrix`]), {how}. The linearisation of \
+          computed-torque and model-predictive controllers; at q̈ = `accelerations(t, x)`, \
+          ∂q̈/∂x = −M⁻¹ ∂τ/∂x is the field's Jacobian."
+    );
+    quote! {
+        #[doc = #doc]
+        ///
+        /// # Errors
+        /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if a derivative is not finite.
+        pub fn inverse_dynamics_jacobian(&self, t: f64, x: &__routh::State<#d>, qdd: &__routh::Vector<#n>)
+            -> ::core::result::Result<(__routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>), __routh::FieldError>
+        {
+            let (tq, tv) = { #pair };
+            if tq.iter().chain(tv.iter()).all(|v| v.is_finite()) {
+                ::core::result::Result::Ok((tq, tv))
+            } else {
+                ::core::result::Result::Err(__routh::FieldError::NonFinite { t })
+            }
         }
     }
 }

@@ -93,6 +93,9 @@ fn stub_items(input: &DeriveInput, raw: &RawModel) -> TokenStream {
             pub fn power(&self, t: f64, x: &#state) -> f64 { #stub }
             /// Stub (the model failed to compile).
             pub fn jacobian(&self, t: f64, x: &#state) -> ::core::result::Result<#mat_d, #fe> { #stub }
+            /// Stub (the model failed to compile).
+            pub fn inverse_dynamics_jacobian(&self, t: f64, x: &#state, qdd: &#vec_n)
+                -> ::core::result::Result<(#mat_n, #mat_n), #fe> { #stub }
         }
 
         #run
