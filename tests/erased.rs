@@ -121,6 +121,22 @@ fn a_smooth_model_runs_and_evaluates_as_its_typed_self() {
     );
     assert_eq!(model.energy(0, 0.3, x.as_slice()).unwrap().to_bits(), typed.energy(0.3, &x).to_bits());
     assert_eq!(bits(&model.momenta(0, 0.3, x.as_slice()).unwrap()), bits(typed.momenta(0.3, &x).as_slice()));
+    // M row by row and the inverse dynamics, as the typed ones; τ at the field's own accelerations
+    // vanishes, and M is symmetric.
+    let m = model.mass_matrix(0, 0.3, x.as_slice()).unwrap();
+    assert_eq!(bits(&m), bits(typed.mass_matrix(0.3, &x).transpose().as_slice()));
+    assert_eq!(m[1].to_bits(), m[2].to_bits());
+    let qdd = [0.4, -1.1];
+    let tau = model.inverse_dynamics(0, 0.3, x.as_slice(), &[], &qdd).unwrap();
+    let typed_tau = typed.inverse_dynamics(0.3, &x, &qdd.into()).unwrap();
+    assert_eq!(bits(&tau), bits(typed_tau.as_slice()));
+    let own = typed.accelerations(0.3, &x).unwrap();
+    let rest = model.inverse_dynamics(0, 0.3, x.as_slice(), &[], own.as_slice()).unwrap();
+    assert!(rest.iter().all(|t| t.abs() < 1e-12), "{rest:?}");
+    assert!(
+        matches!(model.inverse_dynamics(0, 0.3, x.as_slice(), &[], &[1.0]), Err(SimError::InvalidArgument(m)) if m.contains("2 accelerations"))
+    );
+    assert!(matches!(model.mass_matrix(0, 0.3, &[1.0]), Err(SimError::InvalidArgument(_))));
     // No Jacobian was asked for: linearize says so; wrong sizes and modes are typed errors.
     assert!(matches!(model.linearize(0, 0.0, x.as_slice(), &[]), Err(SimError::InvalidArgument(m)) if m.contains("jacobian")));
     assert!(matches!(model.field(0, 0.0, &[1.0, 2.0], &[]), Err(SimError::InvalidArgument(_))));
@@ -177,6 +193,13 @@ fn a_driven_model_linearizes_and_runs_at_constant_inputs() {
     let expected = typed.linearize(0.0, &x, [0.7]).unwrap();
     assert_eq!(bits(lin.a.as_slice()), bits(expected.a.as_slice()));
     assert_eq!(bits(lin.b.as_slice()), bits(expected.b.as_slice()));
+    // The inverse dynamics at the inputs: τ = 0 at the accelerations the push itself gives; the
+    // force that gives those accelerations without the push is the push (on the cart).
+    let pushed = VectorField::field(&typed.driven([0.7]), 0.0, &x).unwrap();
+    let qdd = [pushed[2], pushed[3]];
+    let none = model.inverse_dynamics(0, 0.0, x.as_slice(), &[0.7], &qdd).unwrap();
+    let push = model.inverse_dynamics(0, 0.0, x.as_slice(), &[0.0], &qdd).unwrap();
+    assert!(none.iter().all(|t| t.abs() < 1e-12) && (push[0] - 0.7).abs() < 1e-12 && push[1].abs() < 1e-12, "{none:?} {push:?}");
     // B = ∂F/∂u: the cart's acceleration per unit force at θ = 0 is 1/mc.
     let upright = model.linearize(0, 0.0, &[0.0; 4], &[0.0]).unwrap();
     assert!((upright.b[(2, 0)] - 1.0 / typed.mc).abs() < 1e-15);
@@ -256,6 +279,15 @@ fn impacts_and_modes_come_out_flat_with_their_records() {
     let x = sol.states[3];
     assert_eq!(model.energy(1, 0.0, x.as_slice()).unwrap().to_bits(), rod.right().energy(0.0, &x).to_bits());
     assert_eq!(bits(&model.momenta(0, 0.0, x.as_slice()).unwrap()), bits(rod.left().momenta(0.0, &x).as_slice()));
+    assert_eq!(
+        bits(&model.mass_matrix(1, 0.0, x.as_slice()).unwrap()),
+        bits(rod.right().mass_matrix(0.0, &x).transpose().as_slice())
+    );
+    let qdd = [0.3, -0.2];
+    assert_eq!(
+        bits(&model.inverse_dynamics(1, 0.0, x.as_slice(), &[], &qdd).unwrap()),
+        bits(rod.right().inverse_dynamics(0.0, &x, &qdd.into()).unwrap().as_slice())
+    );
     // A model with modes generates its Jacobians (periodic orbits need them).
     let lin = model.linearize(1, 0.0, x.as_slice(), &[]).unwrap();
     assert_eq!(bits(lin.a.as_slice()), bits(rod.right().jacobian(0.0, &x).unwrap().as_slice()));

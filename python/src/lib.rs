@@ -23,8 +23,8 @@
 //!
 //! Each model is a Python class, a subclass of `Model`, with the model's names as class
 //! attributes (`parameters`, `coordinates`, `state_names`, `inputs`, `outputs`, `modes`,
-//! `impacts`) and its API as methods: `field`, `energy`, `momenta`, `outputs`, `linearize`,
-//! `simulate` and `ensemble` (all cores, the GIL released). The numbers are the Rust model's to the
+//! `impacts`) and its API as methods: `field`, `energy`, `momenta`, `mass_matrix`,
+//! `inverse_dynamics`, `outputs`, `linearize`, `simulate` and `ensemble` (all cores, the GIL released). The numbers are the Rust model's to the
 //! bit: every method goes through [`DynModel`], the typed API's glue. Failures raise the
 //! exceptions of the `routh.errors` Python module (`ParameterError`, `ArgumentError`,
 //! `SimulationError`, with routh's typed error as `kind` and a failed run's samples as `partial`).
@@ -560,6 +560,31 @@ impl Model {
     fn momenta<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, t: f64, mode: usize) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let p = self.inner.momenta(mode, t, &vector(x)?).map_err(|e| raise(py, &e))?;
         Ok(PyArray1::from_vec(py, p))
+    }
+
+    /// The mass matrix M(t, q) (in `mode`), n × n.
+    #[pyo3(signature = (x, t = 0.0, mode = 0))]
+    fn mass_matrix<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, t: f64, mode: usize) -> PyResult<Bound<'py, PyAny>> {
+        let m = self.inner.mass_matrix(mode, t, &vector(x)?).map_err(|e| raise(py, &e))?;
+        let n = m.len().isqrt();
+        matrix(py, m, n)
+    }
+
+    /// The inverse dynamics τ = M q̈ − f at the state `x` (and inputs `u`, in `mode`): the
+    /// generalized forces that, added to the model's own, give the accelerations `qdd`.
+    #[pyo3(signature = (x, qdd, t = 0.0, u = None, mode = 0))]
+    fn inverse_dynamics<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        qdd: &Bound<'py, PyAny>,
+        t: f64,
+        u: Option<&Bound<'py, PyAny>>,
+        mode: usize,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let tau =
+            self.inner.inverse_dynamics(mode, t, &vector(x)?, &optional_vector(u)?, &vector(qdd)?).map_err(|e| raise(py, &e))?;
+        Ok(PyArray1::from_vec(py, tau))
     }
 
     /// The outputs at a state, by name.

@@ -103,6 +103,25 @@ def test_linearize_equals_the_rust_values():
     assert run.x[-1, 0] > 0.0
 
 
+def test_mass_matrix_and_inverse_dynamics_of_the_cart_pole():
+    c = rm.CartPole(**CARTPOLE)
+    mc, mp, l = CARTPOLE["mc"], CARTPOLE["mp"], CARTPOLE["l"]
+    x = np.array([0.1, 0.2, 0.3, -0.4])
+    # T = (mc + mp)/2 s'^2 + mp l cos(th) s' th' + mp l^2/2 th'^2.
+    coupling = mp * l * np.cos(0.2)
+    assert np.allclose(c.mass_matrix(x), [[mc + mp, coupling], [coupling, mp * l * l]], rtol=0, atol=1e-15)
+    # tau vanishes at the accelerations the push gives; without the push, tau is the push on the cart.
+    qdd = c.field(x, u=[0.7])[2:]
+    assert np.max(np.abs(c.inverse_dynamics(x, qdd, u=[0.7]))) < 1e-12
+    assert np.allclose(c.inverse_dynamics(x, qdd, u=[0.0]), [0.7, 0.0], rtol=0, atol=1e-12)
+    # tau = M qdd - f: linear in qdd with M as its slope.
+    step = np.array([0.5, -0.25])
+    slope = c.inverse_dynamics(x, qdd + step, u=[0.7]) - c.inverse_dynamics(x, qdd, u=[0.7])
+    assert np.allclose(slope, c.mass_matrix(x) @ step, rtol=0, atol=1e-12)
+    with pytest.raises(routh.ArgumentError, match="2 accelerations"):
+        c.inverse_dynamics(x, [1.0], u=[0.0])
+
+
 def test_lqr_and_feedback_laws_balance_the_cart_pole():
     c = rm.CartPole(**CARTPOLE)
     k = c.lqr(np.zeros(4), [0.0], np.eye(4), np.eye(1))

@@ -492,8 +492,8 @@ impl FlatLinearization {
 }
 
 /// A generated model behind a pointer (every model `#[derive(Mechanics)]` makes implements it):
-/// its [`ModelInfo`], its parameters' values, and its field, energy, momenta, outputs,
-/// linearisation and runs on states given as slices. Each method is the typed API's, so its
+/// its [`ModelInfo`], its parameters' values, and its field, energy, momenta, outputs, mass
+/// matrix, inverse dynamics, linearisation and runs on states given as slices. Each method is the typed API's, so its
 /// numbers are the typed ones to the bit.
 ///
 /// `mode` selects the mode of a model with modes (0 otherwise); `u` gives the inputs of a model
@@ -552,6 +552,21 @@ pub trait DynModel: Send + Sync + 'static {
     /// Wrong sizes or mode.
     fn outputs(&self, mode: usize, t: f64, x: &[f64], u: &[f64]) -> Result<Vec<f64>, SimError>;
 
+    /// The mass matrix M(t, q) of `mode`, row by row (n × n, n its velocities).
+    ///
+    /// # Errors
+    /// Wrong sizes or mode.
+    fn mass_matrix(&self, mode: usize, t: f64, x: &[f64]) -> Result<Vec<f64>, SimError>;
+
+    /// The inverse dynamics τ = M q̈ − f at `(t, x, u)`: the generalized forces that, added to the
+    /// model's own, give the accelerations `qdd` (one per velocity of `mode`; the unconstrained
+    /// model's).
+    ///
+    /// # Errors
+    /// Wrong sizes or mode; the typed method's own ([`FieldError`](crate::FieldError) as a
+    /// [`SimError`]).
+    fn inverse_dynamics(&self, mode: usize, t: f64, x: &[f64], u: &[f64], qdd: &[f64]) -> Result<Vec<f64>, SimError>;
+
     /// The linearisation A = ∂F/∂x, B = ∂F/∂u at `(t, x, u)` from the generated Jacobians.
     ///
     /// # Errors
@@ -588,6 +603,18 @@ pub fn inputs<const K: usize>(info: &ModelInfo, u: &[f64]) -> Result<SVector<f64
         Ok(SVector::from_column_slice(u))
     } else {
         Err(SimError::InvalidArgument(format!("{} has {K} inputs ({}), not {}", info.name, info.inputs.join(", "), u.len())))
+    }
+}
+
+/// The accelerations `qdd` of a mode with `N` velocities (generated glue).
+///
+/// # Errors
+/// [`SimError::InvalidArgument`] if `qdd` has another length.
+pub fn accelerations<const N: usize>(info: &ModelInfo, qdd: &[f64]) -> Result<SVector<f64, N>, SimError> {
+    if qdd.len() == N {
+        Ok(SVector::from_column_slice(qdd))
+    } else {
+        Err(SimError::InvalidArgument(format!("{} takes {N} accelerations here, not {}", info.name, qdd.len())))
     }
 }
 

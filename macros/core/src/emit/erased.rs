@@ -1,6 +1,6 @@
 //! The model behind a pointer: `impl DynModel` (the runtime's `erased` module), whose methods are
-//! the typed API's glue on states given as slices — the field, energy, momenta, outputs,
-//! linearisation and runs of each kind of model (smooth, with impacts, with modes, each with or
+//! the typed API's glue on states given as slices — the field, energy, momenta, outputs, mass
+//! matrix, inverse dynamics, linearisation and runs of each kind of model (smooth, with impacts, with modes, each with or
 //! without inputs) — and `from_parameters`, the model from its parameters' values in declaration
 //! order. What bindings to other languages and sweep drivers build on.
 
@@ -68,6 +68,38 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
         }
     };
     let energy = per_mode(&|v, x| quote! { #v.energy(t, #x) });
+    // Row by row (nalgebra stores by columns).
+    let mass_matrix = per_mode(&|v, x| quote! { #v.mass_matrix(t, #x).transpose().as_slice().to_vec() });
+    // Each mode's own number of velocities.
+    let inverse_dynamics = {
+        let call = |v: TokenStream, x: TokenStream, n: usize| {
+            quote! {{
+                let qdd = __routh::erased::accelerations::<#n>(#describe, qdd)?;
+                #v.inverse_dynamics(t, #x, &qdd)?.as_slice().to_vec()
+            }}
+        };
+        if multi {
+            let arms = views.iter().enumerate().map(|(i, m)| {
+                let Some((_, mode)) = &m.mode else { return TokenStream::new() };
+                let dm = m.layout.state_dim();
+                let xm = if dm == d {
+                    quote! { &x }
+                } else {
+                    quote! { &#mech::take::<#d, #dm>(&x) }
+                };
+                let body = call(quote! { (#at_inputs).#mode() }, xm, m.dof());
+                quote! { #i => #body, }
+            });
+            quote! {
+                match mode {
+                    #(#arms)*
+                    _ => unreachable!("the mode was checked"),
+                }
+            }
+        } else {
+            call(quote! { (#at_inputs) }, quote! { &x }, first.dof())
+        }
+    };
     let momenta = per_mode(&|v, x| quote! { #v.momenta(t, #x).as_slice().to_vec() });
     let outputs_body = if outputs.is_empty() {
         quote! { ::std::vec::Vec::new() }
@@ -189,6 +221,24 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
                 #at_rest
                 let _ = &u;
                 Ok(#momenta)
+            }
+
+            #[inline]
+            fn mass_matrix(&self, mode: usize, t: f64, x: &[f64])
+                -> ::core::result::Result<::std::vec::Vec<f64>, __routh::SimError>
+            {
+                #at_rest
+                let _ = &u;
+                Ok(#mass_matrix)
+            }
+
+            #[inline]
+            fn inverse_dynamics(&self, mode: usize, t: f64, x: &[f64], u: &[f64], qdd: &[f64])
+                -> ::core::result::Result<::std::vec::Vec<f64>, __routh::SimError>
+            {
+                #arguments
+                let _ = &u;
+                Ok(#inverse_dynamics)
             }
 
             #[inline]
