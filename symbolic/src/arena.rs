@@ -403,22 +403,28 @@ impl Arena {
     pub(crate) fn reach_marks(&self, roots: &[Expr]) -> Vec<bool> {
         let n = roots.iter().map(|r| r.index() + 1).max().unwrap_or(0);
         let mut mark = vec![false; n];
-        let mut stack: Vec<Expr> = Vec::new();
         for &r in roots {
-            if !mark[r.index()] {
-                mark[r.index()] = true;
-                stack.push(r);
-            }
-            while let Some(e) = stack.pop() {
-                self.nodes[e.index()].for_each_child(|c| {
-                    if !mark[c.index()] {
-                        mark[c.index()] = true;
-                        stack.push(c);
-                    }
-                });
-            }
+            self.mark_reachable(r, &mut mark);
         }
         mark
+    }
+
+    /// Marks `root` and every node it reaches that `mark` (long enough for `root`'s index: children
+    /// have smaller ones) does not mark yet.
+    pub(crate) fn mark_reachable(&self, root: Expr, mark: &mut [bool]) {
+        if mark[root.index()] {
+            return;
+        }
+        mark[root.index()] = true;
+        let mut stack = vec![root];
+        while let Some(e) = stack.pop() {
+            self.nodes[e.index()].for_each_child(|c| {
+                if !mark[c.index()] {
+                    mark[c.index()] = true;
+                    stack.push(c);
+                }
+            });
+        }
     }
 
     /// Number of distinct nodes reachable from `outputs` (leaves included).

@@ -336,24 +336,8 @@ struct Emitter<'a> {
 fn live_bindings(arena: &Arena, bindings: &[(Expr, Expr)], outputs: &[Expr]) -> Vec<(Expr, Expr)> {
     let n = outputs.iter().chain(bindings.iter().flat_map(|(s, e)| [s, e])).map(|e| e.index() + 1).max().unwrap_or(0);
     let mut mark = vec![false; n];
-    let mut stack: Vec<Expr> = Vec::new();
-    let mut reach = |from: Expr, mark: &mut Vec<bool>| {
-        if mark[from.index()] {
-            return;
-        }
-        mark[from.index()] = true;
-        stack.push(from);
-        while let Some(e) = stack.pop() {
-            arena.nodes[e.index()].for_each_child(|c| {
-                if !mark[c.index()] {
-                    mark[c.index()] = true;
-                    stack.push(c);
-                }
-            });
-        }
-    };
     for &o in outputs {
-        reach(o, &mut mark);
+        arena.mark_reachable(o, &mut mark);
     }
     // Each binding's value reads earlier bindings only: from the last back, a binding is live
     // once a live value or an output reads its symbol.
@@ -361,7 +345,7 @@ fn live_bindings(arena: &Arena, bindings: &[(Expr, Expr)], outputs: &[Expr]) -> 
     for (k, &(s, e)) in bindings.iter().enumerate().rev() {
         if mark[s.index()] {
             live[k] = true;
-            reach(e, &mut mark);
+            arena.mark_reachable(e, &mut mark);
         }
     }
     bindings.iter().zip(live).filter_map(|(&b, l)| l.then_some(b)).collect()

@@ -44,10 +44,11 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
     } else {
         quote! { self.driven(::core::array::from_fn(|i| u[i])) }
     };
-    // `f(view, x)` in each mode: the mode's view and its prefix of the padded state.
-    let per_mode = |f: &dyn Fn(TokenStream, TokenStream) -> TokenStream| -> TokenStream {
+    // `f(view, x, n)` in each mode: the mode's view, its prefix of the padded state and its number
+    // of velocities.
+    let per_mode = |f: &dyn Fn(TokenStream, TokenStream, usize) -> TokenStream| -> TokenStream {
         if !multi {
-            return f(quote! { (#at_inputs) }, quote! { &x });
+            return f(quote! { (#at_inputs) }, quote! { &x }, first.dof());
         }
         let arms = views.iter().enumerate().map(|(i, m)| {
             let Some((_, mode)) = &m.mode else { return TokenStream::new() };
@@ -57,7 +58,7 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
             } else {
                 quote! { &#mech::take::<#d, #dm>(&x) }
             };
-            let body = f(quote! { (#at_inputs).#mode() }, xm);
+            let body = f(quote! { (#at_inputs).#mode() }, xm, m.dof());
             quote! { #i => #body, }
         });
         quote! {
@@ -67,44 +68,21 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
             }
         }
     };
-    let energy = per_mode(&|v, x| quote! { #v.energy(t, #x) });
+    let energy = per_mode(&|v, x, _| quote! { #v.energy(t, #x) });
     // Row by row (nalgebra stores by columns).
-    let mass_matrix = per_mode(&|v, x| quote! { #v.mass_matrix(t, #x).transpose().as_slice().to_vec() });
+    let mass_matrix = per_mode(&|v, x, _| quote! { #v.mass_matrix(t, #x).transpose().as_slice().to_vec() });
     // Each mode's own number of velocities.
-    let inverse_dynamics = {
-        let call = |v: TokenStream, x: TokenStream, n: usize| {
-            quote! {{
-                let qdd = __routh::erased::accelerations::<#n>(#describe, qdd)?;
-                #v.inverse_dynamics(t, #x, &qdd)?.as_slice().to_vec()
-            }}
-        };
-        if multi {
-            let arms = views.iter().enumerate().map(|(i, m)| {
-                let Some((_, mode)) = &m.mode else { return TokenStream::new() };
-                let dm = m.layout.state_dim();
-                let xm = if dm == d {
-                    quote! { &x }
-                } else {
-                    quote! { &#mech::take::<#d, #dm>(&x) }
-                };
-                let body = call(quote! { (#at_inputs).#mode() }, xm, m.dof());
-                quote! { #i => #body, }
-            });
-            quote! {
-                match mode {
-                    #(#arms)*
-                    _ => unreachable!("the mode was checked"),
-                }
-            }
-        } else {
-            call(quote! { (#at_inputs) }, quote! { &x }, first.dof())
-        }
-    };
-    let momenta = per_mode(&|v, x| quote! { #v.momenta(t, #x).as_slice().to_vec() });
+    let inverse_dynamics = per_mode(&|v, x, n| {
+        quote! {{
+            let qdd = __routh::erased::accelerations::<#n>(#describe, qdd)?;
+            #v.inverse_dynamics(t, #x, &qdd)?.as_slice().to_vec()
+        }}
+    });
+    let momenta = per_mode(&|v, x, _| quote! { #v.momenta(t, #x).as_slice().to_vec() });
     let outputs_body = if outputs.is_empty() {
         quote! { ::std::vec::Vec::new() }
     } else {
-        per_mode(&|v, x| quote! { #v.outputs(t, #x).to_vec() })
+        per_mode(&|v, x, _| quote! { #v.outputs(t, #x).to_vec() })
     };
     let field = match (multi, k) {
         (false, 0) => quote! { __routh::VectorField::field(self, t, &x)? },
