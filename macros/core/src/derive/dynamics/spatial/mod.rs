@@ -217,6 +217,9 @@ impl Joint {
     }
 }
 
+/// The zeros a joint's constant part C = A_j(0) needs for its [`Turn`] to pay: six, a permutation
+/// with signs (a file's quarter turns). A C with fewer (the UR5's 1.570796325, a rotation 2·10⁻⁹ off
+/// a quarter turn) makes the second transform a full one, more than the whole X_j costs.
 const ZEROS: usize = 6;
 
 impl Turn {
