@@ -141,8 +141,9 @@ pub struct IlqrSolution<const D: usize, const K: usize> {
     pub states: Vec<SVector<f64, D>>,
     /// u_0 … u_{N−1}.
     pub inputs: Vec<SVector<f64, K>>,
-    /// K_0 … K_{N−1} of the last backward pass about this trajectory: the policy
-    /// u_k = inputs_k + K_k (x − states_k) near it.
+    /// K_0 … K_{N−1} of a backward pass about this trajectory: the policy
+    /// u_k = inputs_k + K_k (x − states_k) near it (zero where no regularisation makes the pass's
+    /// Q_uu positive definite; the status is then [`IlqrStatus::NoDescent`]).
     pub gains: Vec<SMatrix<f64, K, D>>,
     /// J after each accepted iteration, the initial guess's first.
     pub costs: Vec<f64>,
@@ -293,8 +294,7 @@ pub fn ilqr<S: InputJacobians<D, K>, const D: usize, const K: usize>(
     let (mut xs, mut a, mut b) = rollout(sys, p, x0, &us).map_err(|(step, source)| IlqrError::Rollout { step, source })?;
     let mut cost = p.cost(&xs, &us);
     let mut costs = vec![cost];
-    let mut gains = vec![SMatrix::<f64, K, D>::zeros(); p.steps];
-    let (mut mu, mu_min, mu_max) = (0.0_f64, 1e-8, 1e10);
+    let (mut mu, mu_max) = (0.0_f64, 1e10);
     let mut status = IlqrStatus::IterationLimit;
     'outer: for _ in 0..p.max_iterations {
         // Backward pass, regularised until Q_uu is positive definite.
@@ -302,13 +302,12 @@ pub fn ilqr<S: InputJacobians<D, K>, const D: usize, const K: usize>(
             if let Some(pass) = backward(p, (&xs, &us), (&a, &b), mu) {
                 break pass;
             }
-            mu = (mu * 10.0).max(mu_min * 1e3);
+            mu = raised(mu);
             if mu > mu_max {
                 status = IlqrStatus::NoDescent;
                 break 'outer;
             }
         };
-        gains.clone_from(&ks);
         // Forward pass with a line search.
         let mut accepted = None;
         let mut alpha = 1.0;
@@ -324,7 +323,7 @@ pub fn ilqr<S: InputJacobians<D, K>, const D: usize, const K: usize>(
             alpha *= 0.5;
         }
         let Some(((next_xs, next_us), next_cost)) = accepted else {
-            mu = (mu * 10.0).max(mu_min * 1e3);
+            mu = raised(mu);
             if mu > mu_max {
                 status = IlqrStatus::NoDescent;
                 break;
@@ -335,7 +334,7 @@ pub fn ilqr<S: InputJacobians<D, K>, const D: usize, const K: usize>(
         match rollout(sys, p, x0, &next_us) {
             Ok((x2, a2, b2)) => (xs, a, b) = (x2, a2, b2),
             Err(_) => {
-                mu = (mu * 10.0).max(mu_min * 1e3);
+                mu = raised(mu);
                 continue;
             }
         }
@@ -343,23 +342,32 @@ pub fn ilqr<S: InputJacobians<D, K>, const D: usize, const K: usize>(
         us = next_us;
         cost = next_cost;
         costs.push(cost);
-        mu = if mu > mu_min { mu / 10.0 } else { 0.0 };
+        mu = if mu > MU_MIN { mu / 10.0 } else { 0.0 };
         if decrease < p.tolerance {
             status = IlqrStatus::Converged;
             break;
         }
     }
     // The gains about the final trajectory, however the iteration ended (regularised as it left
-    // them, more where Q_uu needs it; the last backward pass's otherwise).
+    // them, more where Q_uu needs it); zero where no regularisation makes Q_uu positive definite.
+    let mut gains = vec![SMatrix::<f64, K, D>::zeros(); p.steps];
     let mut m = mu;
     while m <= mu_max {
         if let Some((_, ks, _)) = backward(p, (&xs, &us), (&a, &b), m) {
             gains = ks;
             break;
         }
-        m = (m * 10.0).max(mu_min * 1e3);
+        m = raised(m);
     }
     Ok(IlqrSolution { states: xs, inputs: us, gains, costs, status })
+}
+
+/// The smallest regularisation μ that is not zero.
+const MU_MIN: f64 = 1e-8;
+
+/// μ raised after a failed backward or forward pass: tenfold, and at least 10³ μ_min.
+fn raised(mu: f64) -> f64 {
+    (mu * 10.0).max(MU_MIN * 1e3)
 }
 
 /// The rollout of the policy u_k = ū_k + α d_k + K_k (x_k − x̄_k), or `None` if it leaves the

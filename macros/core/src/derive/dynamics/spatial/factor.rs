@@ -38,14 +38,7 @@ pub(in crate::derive::dynamics) fn factor(rec: &mut Builder<'_>, links: &Links, 
     }
     let Articulated { u, d, .. } = articulated(rec, links, &joints);
     let composite = composites(rec, links, &joints);
-    let diagonal: Vec<Expr> = (0..n)
-        .map(|j| {
-            let f = composite_times(rec, &composite[j], &joints[j].s);
-            let e = rec.arena.dot(&joints[j].s, &f);
-            let e = rec.arena.add2(e, links.armature[j]);
-            rec.bind(e)
-        })
-        .collect();
+    let diagonal: Vec<Expr> = (0..n).map(|j| composite_force(rec, links, &joints, &composite, j).1).collect();
     let mut out = Vec::with_capacity(n * 27 + n * 36);
     for j in 0..n {
         out.extend(joints[j].a.as_flattened());
@@ -152,6 +145,21 @@ fn composite_times(rec: &mut Builder<'_>, (m, h, io): &Composite, s: &Spatial) -
     joined(&top, &bottom).map(|e| rec.bind(e))
 }
 
+/// The force F = I^C_j S_j of joint j's composite moving along its S_j, and M_jj = S_j·F + a_j
+/// (its armature), bound.
+fn composite_force(
+    rec: &mut Builder<'_>,
+    links: &Links,
+    joints: &[super::Joint],
+    composite: &[Composite],
+    j: usize,
+) -> (Spatial, Expr) {
+    let f = composite_times(rec, &composite[j], &joints[j].s);
+    let e = rec.arena.dot(&joints[j].s, &f);
+    let e = rec.arena.add2(e, links.armature[j]);
+    (f, rec.bind(e))
+}
+
 /// M by the composite rigid bodies (the CRBA along the links, each entry straight-line code
 /// specialised to the joints): M_jj = S_j·I^C_j S_j (+ the armature) and, walking up from j with
 /// the force F = I^C_j S_j carried into each ancestor's axes (F ← X_kᵀ F), M_ij = S_i·F; zero where
@@ -161,20 +169,26 @@ pub(in crate::derive::dynamics) fn mass_entries(rec: &mut Builder<'_>, links: &L
     let joints = joints(rec, links);
     let composite = composites(rec, links, &joints);
     let zero = rec.arena.zero();
+    // Column j: M_jj, then M_pj for each joint p above j.
+    let columns: Vec<Vec<(usize, Expr)>> = (0..n)
+        .map(|j| {
+            let (mut f, diagonal) = composite_force(rec, links, &joints, &composite, j);
+            let mut column = vec![(j, diagonal)];
+            let mut k = j;
+            while let Some(p) = links.parents[k] {
+                f = transpose_apply(rec.arena, &joints[k], &f).map(|e| rec.bind(e));
+                let e = rec.arena.dot(&joints[p].s, &f);
+                column.push((p, rec.bind(e)));
+                k = p;
+            }
+            column
+        })
+        .collect();
     let mut m = vec![vec![zero; n]; n];
-    for j in 0..n {
-        let mut f = composite_times(rec, &composite[j], &joints[j].s);
-        let e = rec.arena.dot(&joints[j].s, &f);
-        let e = rec.arena.add2(e, links.armature[j]);
-        m[j][j] = rec.bind(e);
-        let mut k = j;
-        while let Some(p) = links.parents[k] {
-            f = transpose_apply(rec.arena, &joints[k], &f).map(|e| rec.bind(e));
-            let e = rec.arena.dot(&joints[p].s, &f);
-            let e = rec.bind(e);
-            m[p][j] = e;
-            m[j][p] = e;
-            k = p;
+    for (j, column) in columns.into_iter().enumerate() {
+        for (i, e) in column {
+            m[i][j] = e;
+            m[j][i] = e;
         }
     }
     (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).map(|(i, j)| m[i][j]).collect()
