@@ -11,6 +11,12 @@
 //! field evaluations, after checking that the two agree to 1e-5; and one RK4 step with its exact
 //! A_d and B_d.
 //!
+//! The same cart-pole through the midpoint variational integrator with the input in its discrete
+//! forces: one step (Newton on the discrete Legendre map) with its exact Jacobians over (q, p) and u
+//! (`runtime::discrete::input_step_jacobian`, the implicit function theorem on the symbolic blocks)
+//! against forward differences of the solved step, 2N + K + 1 = 6 steps, after checking that the
+//! two agree to 1e-6.
+//!
 //! `cargo bench --bench control` prints the ratios.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -128,6 +134,93 @@ fn differenced(p: &CartPole, x: &SVector<f64, 4>, u: &SVector<f64, 1>, h: f64) -
     (a, (shifted - base) / d)
 }
 
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, th),
+    input(u),
+    define(px = x + l * th.sin(), py = l * th.cos()),
+    lagrangian = mc / 2 * dot(x).powi(2) + mp / 2 * (dot(px).powi(2) + dot(py).powi(2)) - mp * g * py,
+    force(x = u - b * dot(x)),
+    discrete(rule = midpoint),
+)]
+struct DiscreteCartPole {
+    mc: f64,
+    mp: f64,
+    l: f64,
+    g: f64,
+    b: f64,
+}
+
+type Pair = SVector<f64, 2>;
+
+/// One variational step of the cart-pole from (q, p) with the input held: (q_k+1, p_k+1).
+fn variational_step(p: &DiscreteCartPole, z: &SVector<f64, 4>, u: f64, h: f64) -> SVector<f64, 4> {
+    let (q, m) = (Pair::new(z[0], z[1]), Pair::new(z[2], z[3]));
+    let options = DiscreteOptions::default();
+    let s = routh::runtime::discrete::discrete_step(&p.driven([u]), (0.0, h), (&q, &m), q, &options).unwrap();
+    SVector::<f64, 4>::new(s.position[0], s.position[1], s.momentum[0], s.momentum[1])
+}
+
+/// The step and its exact Jacobians A_d, B_d over (q, p) and u.
+fn variational_jacobians(p: &DiscreteCartPole, z: &SVector<f64, 4>, u: f64, h: f64) -> (SMatrix<f64, 4, 4>, SMatrix<f64, 4, 1>) {
+    let (q, m) = (Pair::new(z[0], z[1]), Pair::new(z[2], z[3]));
+    let view = p.driven([u]);
+    let s = routh::runtime::discrete::discrete_step(&view, (0.0, h), (&q, &m), q, &DiscreteOptions::default()).unwrap();
+    let j = routh::runtime::discrete::input_step_jacobian(&view, 0.0, h, &q, &s.position).unwrap().unwrap();
+    (j.state_matrix::<4>(), j.input_matrix::<4>())
+}
+
+/// A_d and B_d of the variational step by forward differences: 2N + K + 1 steps.
+fn variational_differenced(
+    p: &DiscreteCartPole,
+    z: &SVector<f64, 4>,
+    u: f64,
+    h: f64,
+) -> (SMatrix<f64, 4, 4>, SMatrix<f64, 4, 1>) {
+    let base = variational_step(p, z, u, h);
+    let d = 1e-7;
+    let a =
+        SMatrix::<f64, 4, 4>::from_fn(|r, c| (variational_step(p, &(z + SVector::<f64, 4>::ith(c, d)), u, h)[r] - base[r]) / d);
+    (a, (variational_step(p, z, u + d, h) - base) / d)
+}
+
+fn variational(c: &mut Criterion) {
+    let p = DiscreteCartPole { mc: 1.5, mp: 0.4, l: 0.7, g: 9.81, b: 0.1 };
+    let (z, u, h) = (SVector::<f64, 4>::new(0.2, 0.3, -0.1, 0.4), 0.8, 0.02);
+    let (a, b) = variational_jacobians(&p, &z, u, h);
+    let (fa, fb) = variational_differenced(&p, &z, u, h);
+    assert!((a - fa).amax() < 1e-6 && (b - fb).amax() < 1e-6, "{} {}", a - fa, b - fb);
+    let time = |f: &dyn Fn()| {
+        let start = std::time::Instant::now();
+        for _ in 0..100_000 {
+            f();
+        }
+        start.elapsed().as_secs_f64() / 100_000.0
+    };
+    let (t_exact, t_fd) = (
+        time(&|| {
+            black_box(variational_jacobians(&p, black_box(&z), u, h));
+        }),
+        time(&|| {
+            black_box(variational_differenced(&p, black_box(&z), u, h));
+        }),
+    );
+    println!(
+        "cart-pole variational (midpoint) step with exact A_d, B_d: {:.0} ns = {:.2}× forward differences of the step ({:.0} ns, \
+         6 steps)",
+        1e9 * t_exact,
+        t_exact / t_fd,
+        1e9 * t_fd
+    );
+    let mut group = c.benchmark_group("control");
+    group
+        .bench_function("cartpole/variational_step_jacobians", |bch| bch.iter(|| variational_jacobians(&p, black_box(&z), u, h)));
+    group.bench_function("cartpole/variational_step_differences", |bch| {
+        bch.iter(|| variational_differenced(&p, black_box(&z), u, h))
+    });
+    group.finish();
+}
+
 fn bench(c: &mut Criterion) {
     let p = CartPole { mc: 1.5, mp: 0.4, l: 0.7, g: 9.81, b: 0.1 };
     let (x, u, h) = (SVector::<f64, 4>::new(0.2, 0.3, -0.1, 0.4), SVector::<f64, 1>::new(0.8), 0.02);
@@ -183,5 +276,5 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, arm);
+criterion_group!(benches, bench, arm, variational);
 criterion_main!(benches);

@@ -97,7 +97,9 @@ pub use run::erased;
 
 pub use nalgebra;
 
-pub use discrete::{ContactDiscreteSystem, DiscreteOptions, DiscreteSystem, DiscreteTrajectory, ReducedDiscreteTrajectory};
+pub use discrete::{
+    ContactDiscreteSystem, DiscreteInputSystem, DiscreteOptions, DiscreteSystem, DiscreteTrajectory, ReducedDiscreteTrajectory,
+};
 pub use dopri5::{Dense, DenseSegment};
 pub use error::{FieldError, RunError, RunResult, SimError, SingularMatrix};
 pub use events::{Direction, Event, EventRecord};

@@ -130,6 +130,124 @@ pub fn step_jacobian<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     Ok(Some(StepJacobian { dq_dq, dq_dp, dp_dq: b0 + b1 * dq_dq, dp_dp: b1 * dq_dp }))
 }
 
+/// A forced discrete system whose discrete forces take inputs u, held over each step (a generated
+/// model's view at fixed inputs, `model.driven(u)`): the inputs' derivatives of its Legendre maps,
+/// for the step map's input Jacobian ([`input_step_jacobian`]).
+pub trait DiscreteInputSystem<const N: usize, const K: usize>: DiscreteSystem<N> {
+    /// (∂F^{f−}L_d/∂u, ∂F^{f+}L_d/∂u) at (q₀, q₁): the discrete forces' derivatives (the discrete
+    /// Lagrangian takes no inputs).
+    ///
+    /// # Errors
+    /// A [`FieldError`] if they cannot be evaluated.
+    #[allow(clippy::type_complexity)]
+    fn momentum_input_derivatives(
+        &self,
+        t: f64,
+        h: f64,
+        q0: &SVector<f64, N>,
+        q1: &SVector<f64, N>,
+    ) -> Result<(SMatrix<f64, N, K>, SMatrix<f64, N, K>), FieldError>;
+}
+
+/// The Jacobians of a step map with inputs, (q_k, p_k, u_k) ↦ (q_{k+1}, p_{k+1}): the state's
+/// ([`StepJacobian`]) and the inputs'.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InputStepJacobian<const N: usize, const K: usize> {
+    /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) in blocks.
+    pub state: StepJacobian<N>,
+    /// ∂q_{k+1}/∂u_k.
+    pub dq_du: SMatrix<f64, N, K>,
+    /// ∂p_{k+1}/∂u_k.
+    pub dp_du: SMatrix<f64, N, K>,
+}
+
+impl<const N: usize, const K: usize> InputStepJacobian<N, K> {
+    /// A_d = ∂x_{k+1}/∂x_k over the state x = (q, p) (`D = 2N`), as discrete LQR and iLQR take it.
+    #[must_use]
+    pub fn state_matrix<const D: usize>(&self) -> SMatrix<f64, D, D> {
+        assert_eq!(D, 2 * N, "the state (q, p) has 2N components");
+        let s = &self.state;
+        let mut out = SMatrix::<f64, D, D>::zeros();
+        out.fixed_view_mut::<N, N>(0, 0).copy_from(&s.dq_dq);
+        out.fixed_view_mut::<N, N>(0, N).copy_from(&s.dq_dp);
+        out.fixed_view_mut::<N, N>(N, 0).copy_from(&s.dp_dq);
+        out.fixed_view_mut::<N, N>(N, N).copy_from(&s.dp_dp);
+        out
+    }
+
+    /// B_d = ∂x_{k+1}/∂u_k over the state x = (q, p) (`D = 2N`).
+    #[must_use]
+    pub fn input_matrix<const D: usize>(&self) -> SMatrix<f64, D, K> {
+        assert_eq!(D, 2 * N, "the state (q, p) has 2N components");
+        let mut out = SMatrix::<f64, D, K>::zeros();
+        out.fixed_view_mut::<N, K>(0, 0).copy_from(&self.dq_du);
+        out.fixed_view_mut::<N, K>(N, 0).copy_from(&self.dp_du);
+        out
+    }
+}
+
+/// The exact Jacobians of a step with its inputs held, at a solved step (q₁ the solution of
+/// F^{f−}L_d(q₀, q₁, u) = p₀): as [`step_jacobian`] for the state, and for the inputs by the same
+/// implicit function theorem, ∂q₁/∂u = −J⁻¹ ∂F^{f−}/∂u and ∂p₁/∂u = ∂F^{f+}/∂u + ∂F^{f+}/∂q₁ ∂q₁/∂u
+/// (J = ∂F^{f−}/∂q₁, factored once). `None` if the system does not provide
+/// [`DiscreteSystem::momentum_derivatives`].
+///
+/// ```
+/// use routh_runtime::discrete::{DiscreteInputSystem, DiscreteSystem, input_step_jacobian};
+/// use routh_runtime::nalgebra::{Matrix1, Vector1};
+/// use routh_runtime::FieldError;
+///
+/// // A unit mass pushed by u under the midpoint rule: L_d = (q₁ − q₀)²/(2h), f∓ = (h/2) u, so
+/// // p₀ = (q₁ − q₀)/h − (h/2) u and p₁ = (q₁ − q₀)/h + (h/2) u: ∂q₁/∂u = h²/2, ∂p₁/∂u = h.
+/// struct Pushed(f64);
+/// impl DiscreteSystem<1> for Pushed {
+///     fn left_momentum(&self, _t: f64, h: f64, q0: &Vector1<f64>, q1: &Vector1<f64>) -> Result<(Vector1<f64>, Matrix1<f64>), FieldError> {
+///         Ok(((q1 - q0) / h - Vector1::new(h / 2.0 * self.0), Matrix1::new(1.0 / h)))
+///     }
+///     fn right_momentum(&self, _t: f64, h: f64, q0: &Vector1<f64>, q1: &Vector1<f64>) -> Result<Vector1<f64>, FieldError> {
+///         Ok((q1 - q0) / h + Vector1::new(h / 2.0 * self.0))
+///     }
+///     fn momentum_derivatives(&self, _t: f64, h: f64, _q0: &Vector1<f64>, _q1: &Vector1<f64>)
+///         -> Option<Result<(Matrix1<f64>, Matrix1<f64>, Matrix1<f64>), FieldError>> {
+///         Some(Ok((Matrix1::new(1.0 / h), Matrix1::new(-1.0 / h), Matrix1::new(1.0 / h))))
+///     }
+/// }
+/// impl DiscreteInputSystem<1, 1> for Pushed {
+///     fn momentum_input_derivatives(&self, _t: f64, h: f64, _q0: &Vector1<f64>, _q1: &Vector1<f64>)
+///         -> Result<(Matrix1<f64>, Matrix1<f64>), FieldError> {
+///         Ok((Matrix1::new(-h / 2.0), Matrix1::new(h / 2.0)))
+///     }
+/// }
+/// let h = 0.1;
+/// let j = input_step_jacobian(&Pushed(2.0), 0.0, h, &Vector1::new(0.0), &Vector1::new(0.3))?.unwrap();
+/// assert!((j.dq_du[0] - h * h / 2.0).abs() < 1e-15 && (j.dp_du[0] - h).abs() < 1e-15);
+/// // The state's: q₁ = q₀ + h p₀ + …, p₁ = p₀ + h u.
+/// assert!((j.state.dq_dp[0] - h).abs() < 1e-15 && (j.state.dp_dp[0] - 1.0).abs() < 1e-15);
+/// # Ok::<(), routh_runtime::SimError>(())
+/// ```
+///
+/// # Errors
+/// [`SimError::SingularStepJacobian`] for a singular J; the system's errors.
+pub fn input_step_jacobian<S: DiscreteInputSystem<N, K> + ?Sized, const N: usize, const K: usize>(
+    sys: &S,
+    t: f64,
+    h: f64,
+    q0: &SVector<f64, N>,
+    q1: &SVector<f64, N>,
+) -> Result<Option<InputStepJacobian<N, K>>, SimError> {
+    let Some(blocks) = sys.momentum_derivatives(t, h, q0, q1) else { return Ok(None) };
+    let (a0, b0, b1) = blocks?;
+    let (au, bu) = sys.momentum_input_derivatives(t, h, q0, q1)?;
+    let (_, j) = sys.left_momentum(t, h, q0, q1)?;
+    let lu = LuFactor::new(j).map_err(|_| SimError::SingularStepJacobian { t })?;
+    let singular = |_| SimError::SingularStepJacobian { t };
+    let dq_dq = -lu.solve(a0).map_err(singular)?;
+    let dq_dp = lu.solve(SMatrix::<f64, N, N>::identity()).map_err(singular)?;
+    let dq_du = -lu.solve(au).map_err(singular)?;
+    let state = StepJacobian { dq_dq, dq_dp, dp_dq: b0 + b1 * dq_dq, dp_dp: b1 * dq_dp };
+    Ok(Some(InputStepJacobian { state, dq_du, dp_du: bu + b1 * dq_du }))
+}
+
 /// How a discrete momentum map evolves under a generated integrator, decided at compile time from
 /// its per-step source Φ = f_d(ξ_{Q×Q}) (`<symmetry>_DISCRETE_LAW`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

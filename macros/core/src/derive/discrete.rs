@@ -28,7 +28,19 @@
 //! follows z_{k+1} = z_k + L_d(q_k, q_{k+1}, z_k); extremising z_N gives
 //! D₁L_d(k) + f⁻(k) + (1 + D₃L_d(k))(D₂L_d(k−1) + f⁺(k−1)) = 0, so p_k = −(D₁L_d + f⁻)/(1 + D₃L_d)
 //! and p_{k+1} = D₂L_d + f⁺. L is evaluated at the rule's quadrature point with the action there
-//! predicted by an Euler step of ż = L from z_k (so the rule's order is kept).
+//! predicted by an Euler step of ż = L from z_k (so the rule's order is kept). Through that
+//! prediction, z_c = z_k + c h L(q_c, V, z_k) a fraction c of the step in, L_d carries a variation of
+//! L's positions and velocities by the factor s = 1 + c h ∂L/∂z at the point where z_c is read
+//! (∂L_d/∂q_k = h s (1 − α) ∂L/∂q + … for the α-rule), and the discrete forces are carried alike:
+//!
+//! ```text
+//! α-rule      f⁻ = (1 − α) h s F,  f⁺ = α h s F,   s = 1 + α h ∂L/∂z (t_α, q_α, V, z_α)
+//! trapezoid   f⁻ = (h/2) s F(t_k, q_k, V),  f⁺ = (h/2) F(t_k + h, q_{k+1}, V),   s = 1 + h ∂L/∂z (at q_{k+1}, z_{k+1})
+//! ```
+//!
+//! so that a force that is the gradient of a potential steps exactly as the potential written in L
+//! (without s, the forces and L's own gradient are weighted apart by O(h): the order falls to one
+//! and a pushed spring settles a relative γh/2 off its equilibrium).
 
 use symbolic::{Arena, Expr};
 
@@ -76,6 +88,10 @@ pub struct DiscreteEquations {
     pub left_dq0: Vec<Vec<Expr>>,
     pub right_dq0: Vec<Vec<Expr>>,
     pub right_dq1: Vec<Vec<Expr>>,
+    /// ∂F^{f−}/∂u and ∂F^{f+}/∂u (n × k each, the inputs held over the step: they enter the discrete
+    /// forces): the step map's input Jacobian; empty without inputs and for a contact integrator.
+    pub left_du: Vec<Vec<Expr>>,
+    pub right_du: Vec<Vec<Expr>>,
     /// The declared symmetries, on the discrete level.
     pub symmetries: Vec<DiscreteSymmetry>,
     /// Whether this is the contact (Herglotz) integrator: the maps take the action z_k, and L_d is
@@ -141,6 +157,12 @@ fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEqu
     let left_dq0 = arena.jacobian(&left_momentum, &q0);
     let right_dq0 = arena.jacobian(&right_momentum, &q0);
     let right_dq1 = arena.jacobian(&right_momentum, &q1);
+    let inputs = if z0.is_some() { &[][..] } else { &model.layout.u[..] };
+    let (left_du, right_du) = if inputs.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        (arena.jacobian(&left_momentum, inputs), arena.jacobian(&right_momentum, inputs))
+    };
     let mut errors = crate::diagnostics::Ctxt::new();
     // (Contact models: the discrete momenta of the Herglotz integrator carry the factor 1 + D₃L_d;
     // their discrete symmetries are not generated yet, and neither is their reduction.)
@@ -200,6 +222,8 @@ fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEqu
         left_dq0,
         right_dq0,
         right_dq1,
+        left_du,
+        right_du,
         symmetries: discrete_symmetries,
         contact: z0.is_some(),
         action_factors,
@@ -237,15 +261,22 @@ fn quadrature(
         .collect();
     // L and F at a node (q, t) with velocity V (and, for a contact model, the action `zq`).
     let at = |arena: &mut symbolic::Arena, q: &[Expr], t: Expr, zq: Option<Expr>| -> (Expr, Vec<Expr>) {
-        let mut map: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(q.iter().copied()).collect();
-        map.extend(syms.qd.iter().copied().zip(velocity.iter().copied()));
-        map.push((syms.t, t));
-        if let (Some(z), Some(zq)) = (syms.z, zq) {
-            map.push((z, zq));
-        }
+        let map = node_map(syms, q, &velocity, t, zq);
         let lv = arena.subs(l, &map);
         let fv = force.iter().map(|&f| arena.subs(f, &map)).collect();
         (lv, fv)
+    };
+    // 1 + c h ∂L/∂z at a node: the factor by which L_d carries a variation of L's positions through
+    // an action predicted a fraction c of the step before it (z_c = z_k + c h L(…, z_k)), which the
+    // discrete forces then carry too; 1 without an action variable.
+    let carried = |arena: &mut symbolic::Arena, q: &[Expr], t: Expr, zq: Option<Expr>, c: Expr| -> Option<Expr> {
+        let z = syms.z?;
+        let lz = arena.diff(l, z);
+        let map = node_map(syms, q, &velocity, t, zq);
+        let lz = arena.subs(lz, &map);
+        let ch = arena.mul2(c, h);
+        let term = arena.mul2(ch, lz);
+        Some(arena.add2(arena.one(), term))
     };
     // Contact: the action at a quadrature point a fraction c of the step in, predicted by an Euler
     // step of ż = L from z_k — so that z_k+1 = z_k + L_d is an explicit midpoint (Heun, for the
@@ -277,9 +308,12 @@ fn quadrature(
             predicted_action = za;
             let (lv, fv) = at(arena, &qa, ta, za);
             let ld = arena.mul2(h, lv);
-            let bh = arena.mul2(beta, h);
+            // Both slots' forces carried as L's positions are (see the module docs).
+            let scale = carried(arena, &qa, ta, za, alpha).unwrap_or_else(|| arena.one());
+            let bh = arena.mul(&[beta, h, scale]);
+            let ahs = arena.mul2(ah, scale);
             let minus: Vec<Expr> = fv.iter().map(|&f| arena.mul2(bh, f)).collect();
-            let plus: Vec<Expr> = fv.iter().map(|&f| arena.mul2(ah, f)).collect();
+            let plus: Vec<Expr> = fv.iter().map(|&f| arena.mul2(ahs, f)).collect();
             (ld, minus, plus)
         }
         Quadrature::Trapezoid => {
@@ -295,12 +329,27 @@ fn quadrature(
             let (l1, f1) = at(arena, q1, t1, z1);
             let sum = arena.add2(l0, l1);
             let ld = arena.mul2(half_h, sum);
-            let minus: Vec<Expr> = f0.iter().map(|&f| arena.mul2(half_h, f)).collect();
+            // The first node's forces carried through the predicted z_k+1 as its positions are.
+            let scale = carried(arena, q1, t1, z1, one).unwrap_or_else(|| arena.one());
+            let first = arena.mul2(half_h, scale);
+            let minus: Vec<Expr> = f0.iter().map(|&f| arena.mul2(first, f)).collect();
             let plus: Vec<Expr> = f1.iter().map(|&f| arena.mul2(half_h, f)).collect();
             (ld, minus, plus)
         }
     };
     (lagrangian_d, force_minus, force_plus, predicted_action)
+}
+
+/// The substitution of a node: the coordinates `q`, the velocity V, the time `t` (and the action
+/// `zq` of a contact model).
+fn node_map(syms: &crate::layout::Layout, q: &[Expr], velocity: &[Expr], t: Expr, zq: Option<Expr>) -> Vec<(Expr, Expr)> {
+    let mut map: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(q.iter().copied()).collect();
+    map.extend(syms.qd.iter().copied().zip(velocity.iter().copied()));
+    map.push((syms.t, t));
+    if let (Some(z), Some(zq)) = (syms.z, zq) {
+        map.push((z, zq));
+    }
+    map
 }
 
 /// A step's discrete momenta p_k (left), p_k+1 (right) and forces f⁻, f⁺.

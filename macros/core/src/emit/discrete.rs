@@ -119,8 +119,9 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
         #energies_item
     };
     let impls = trait_impl(model, de);
+    let inputs_impl = input_impl(model, de, &mut body, &sv);
     let runs = run_impls(model, de);
-    (methods, quote! { #impls #runs })
+    (methods, quote! { #impls #inputs_impl #runs })
 }
 
 /// `__routh_discrete_blocks`: the blocks ∂p₀/∂q₀, ∂p₁/∂q₀, ∂p₁/∂q₁ of the step map's Jacobian (not
@@ -148,6 +149,51 @@ fn blocks_item(
         {
             #(#b_stmts)*
             (#ba, #bb, #bc)
+        }
+    }
+}
+
+/// With inputs (on the view at fixed inputs): `impl DiscreteInputSystem`, the discrete forces'
+/// input derivatives ∂F^{f∓}L_d/∂u for the step map's input Jacobian (not for a contact integrator).
+fn input_impl(
+    model: &View<'_>,
+    de: &DiscreteEquations,
+    body: &mut impl FnMut(&[Expr], &str) -> (Vec<TokenStream>, Vec<TokenStream>),
+    sv: &TokenStream,
+) -> TokenStream {
+    let (n, k) = (model.dof(), model.layout.u.len());
+    if de.left_du.is_empty() {
+        return TokenStream::new();
+    }
+    let mut outs: Vec<Expr> = de.left_du.iter().flatten().copied().collect();
+    outs.extend(de.right_du.iter().flatten());
+    let (stmts, vals) = body(&outs, "__routh_discrete_input_blocks");
+    let sets = |name: TokenStream, vals: &[TokenStream]| {
+        let sets = (0..n).flat_map(|i| (0..k).map(move |j| (i, j))).zip(vals).map(|((i, j), v)| quote! { #name[(#i, #j)] = #v; });
+        quote! { #(#sets)* }
+    };
+    let (left, right) = (sets(quote!(left), &vals[..n * k]), sets(quote!(right), &vals[n * k..]));
+    let owner = Owner::of(model);
+    let (ty, generics) = (&owner.ty, &owner.generics);
+    let allow = allow_generated();
+    let items = crate::emit::codegen::lazy(quote! {
+        #allow
+        fn momentum_input_derivatives(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv)
+            -> ::core::result::Result<(__routh::Matrix<#n, #k>, __routh::Matrix<#n, #k>), __routh::FieldError>
+        {
+            #(#stmts)*
+            let mut left = __routh::Matrix::<#n, #k>::zeros();
+            let mut right = __routh::Matrix::<#n, #k>::zeros();
+            #left
+            #right
+            let ok = left.iter().chain(right.iter()).all(|v| v.is_finite());
+            if ok { Ok((left, right)) } else { Err(__routh::FieldError::NonFinite { t: t0 }) }
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        impl #generics __routh::discrete::DiscreteInputSystem<#n, #k> for #ty {
+            #items
         }
     }
 }

@@ -10,20 +10,12 @@ use crate::model::{Discretization, Quadrature};
 use crate::parse::{RULES, RawModel};
 
 /// The model's discretization (at most one; none for mistakes, which go to `cx`).
-pub fn lower_discrete(
-    lower: &mut Lowerer<'_>,
-    cx: &mut Ctxt,
-    raw: &RawModel,
-    nodes: Option<&Nodes>,
-    inputs: bool,
-) -> Option<Discretization> {
+pub fn lower_discrete(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel, nodes: Option<&Nodes>) -> Option<Discretization> {
     let decl = raw.discrete.first()?;
     for extra in &raw.discrete[1..] {
         cx.error(extra.keyword.span(), "`discrete(...)` is given more than once; a model has one discretization");
     }
-    let unsupported = if inputs {
-        Some("inputs")
-    } else if !raw.constraints.is_empty() {
+    let unsupported = if !raw.constraints.is_empty() {
         Some("constraints")
     } else if !raw.impacts.is_empty() {
         Some("impacts")

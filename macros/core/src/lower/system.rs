@@ -504,7 +504,7 @@ fn lower_model(
     let reductions: Vec<_> =
         raw.reductions.iter().map(|decl| lower_reduction(&mut lower, cx, decl, &raw.coordinates, &symmetries, name)).collect();
     let sensitivity = sensitivity_parameters(raw, &parameters, cx);
-    let discretization = super::discrete::lower_discrete(&mut lower, cx, raw, nodes.as_ref(), !inputs.is_empty());
+    let discretization = super::discrete::lower_discrete(&mut lower, cx, raw, nodes.as_ref());
     let held: Vec<Ident> = constraints.iter().map(|c| c.name.clone()).collect();
     let outputs = super::output::lower_outputs(&mut lower, cx, raw, &held);
     if exhausted(&lower, cx, raw, (name, errors_before)) || cx.count() > errors_before {
