@@ -15,6 +15,9 @@
 //!
 //! Writes `out/arm_ilqr.svg`: J by iteration, the joints' angles (plan and run), the torques.
 //!
+//! The actuators' effort limits read from the file (`Arm6::EFFORT_LIMITS`) bound the planned torques
+//! (`IlqrProblem::limits`, the control-limited iteration).
+//!
 //! Run with `cargo run --release --example arm_ilqr`.
 
 use plotters::prelude::*;
@@ -68,7 +71,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         q[(N + k, N + k)] = 1e2;
     }
     let (qf, r) = (q * 10.0, SMatrix::<f64, N, N>::identity() * 1e-2);
-    let problem = IlqrProblem::new((0.0, H, STEPS), goal, q, r, qf).path(states.clone(), torques.clone()).tolerance(1e-9);
+    // The actuators' torque range from the file's `<limit effort=...>`: the control-limited iteration.
+    let effort = Vector::<N>::from(Arm6::EFFORT_LIMITS);
+    let problem = IlqrProblem::new((0.0, H, STEPS), goal, q, r, qf)
+        .path(states.clone(), torques.clone())
+        .limits(-effort, effort)
+        .tolerance(1e-9);
     let clock = std::time::Instant::now();
     let plan = ilqr(&arm, &problem, &start, &torques)?;
     let seconds = clock.elapsed().as_secs_f64();
@@ -82,6 +90,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let miss = (plan.states[STEPS] - goal).amax();
     println!("the plan stays within {off:.1e} rad of the path and ends {miss:.1e} from the goal (largest |Δq|, |Δq̇|)");
     assert!(off < 1e-2 && miss < 1e-2);
+    let used = plan.inputs.iter().map(|u| u.component_div(&effort).amax()).fold(0.0, f64::max);
+    println!("the planned torques use at most {:.0} % of the file's effort limits", 100.0 * used);
+    assert!(used <= 1.0);
 
     // The second route: the adaptive integrator under the plan's policy, held over each step.
     let (states, inputs, gains) = (plan.states.clone(), plan.inputs.clone(), plan.gains.clone());

@@ -19,9 +19,19 @@
 //! gain K_k = −Q_uu⁻¹ Q_ux), then rolls the system out with u_k = ū_k + α d_k + K_k (x_k − x̄_k),
 //! halving α until the cost falls by a fraction of the predicted decrease. μ grows where Q_uu is
 //! not positive definite or no step is accepted, and shrinks after a success. The iteration stops
-//! when the relative decrease of J falls below the tolerance ([`IlqrStatus::Converged`]), or at the
+//! when the relative decrease of J, accepted or expected by the backward pass, falls below the
+//! tolerance ([`IlqrStatus::Converged`]), or at the
 //! iteration limit, or when no step decreases J even with a large μ — with the best trajectory
 //! found so far either way.
+//!
+//! **Input limits** ([`IlqrProblem::limits`], lower ≤ u_k ≤ upper: a motor's torque range) make it
+//! the control-limited iteration of Tassa, Mansard and Todorov (2014): each step's feedforward
+//! solves the box-constrained quadratic program min ½ δuᵀ Q_uu δu + Q_uᵀ δu over
+//! lower − ū_k ≤ δu ≤ upper − ū_k (projected Newton, [`box_qp`]), the gain acts on the inputs the
+//! solution leaves free (K_k's rows of the clamped ones are zero: a saturated motor does not respond
+//! to δx), and the rollouts clamp every input into the box — so every returned input lies within
+//! the limits, and at a solution ∂J/∂u_k vanishes for the free inputs and points out of the box for
+//! the clamped ones (the problem's KKT conditions).
 
 use nalgebra::{SMatrix, SVector};
 
@@ -52,6 +62,9 @@ pub struct IlqrProblem<const D: usize, const K: usize> {
     pub tolerance: f64,
     /// The iteration limit (default 200).
     pub max_iterations: usize,
+    /// Lower and upper limits of the inputs (each may be infinite), or `None` (default): see
+    /// [`IlqrProblem::limits`].
+    pub limits: Option<(SVector<f64, K>, SVector<f64, K>)>,
 }
 
 impl<const D: usize, const K: usize> IlqrProblem<D, K> {
@@ -76,6 +89,24 @@ impl<const D: usize, const K: usize> IlqrProblem<D, K> {
             qf,
             tolerance: 1e-8,
             max_iterations: 200,
+            limits: None,
+        }
+    }
+
+    /// The inputs' limits, lower ≤ u_k ≤ upper componentwise (±∞ for an input without one):
+    /// the control-limited iteration (see the [module docs](self)). Limits with lower > upper, or
+    /// NaN, are [`IlqrError::Malformed`].
+    #[must_use]
+    pub fn limits(mut self, lower: SVector<f64, K>, upper: SVector<f64, K>) -> Self {
+        self.limits = Some((lower, upper));
+        self
+    }
+
+    /// `u` clamped into the limits.
+    fn clamped(&self, u: SVector<f64, K>) -> SVector<f64, K> {
+        match &self.limits {
+            Some((lower, upper)) => u.zip_zip_map(lower, upper, |v, l, h| v.max(l).min(h)),
+            None => u,
         }
     }
 
@@ -221,9 +252,23 @@ fn backward<const D: usize, const K: usize>(
         let vb = vxx * bk;
         let quu = p.r + bk.transpose() * vb + SMatrix::<f64, K, K>::identity() * mu;
         let qux = vb.transpose() * ak;
-        let chol = quu.cholesky()?;
-        let d = -chol.solve(&qu);
-        let gain = -chol.solve(&qux);
+        let (d, gain) = match &p.limits {
+            None => {
+                let chol = quu.cholesky()?;
+                (-chol.solve(&qu), -chol.solve(&qux))
+            }
+            Some((lower, upper)) => {
+                let qp = box_qp(&quu, &qu, &(lower - us[k]), &(upper - us[k]))?;
+                // The gain on the free inputs alone (the clamped rows of Q_ux zeroed: their δu is 0).
+                let mut free_qux = qux;
+                for (i, &free) in qp.free.iter().enumerate() {
+                    if !free {
+                        free_qux.row_mut(i).fill(0.0);
+                    }
+                }
+                (qp.solution, -qp.reduced.solve(&free_qux))
+            }
+        };
         let quu_plain = quu - SMatrix::<f64, K, K>::identity() * mu;
         predicted.0 += d.dot(&qu);
         predicted.1 += 0.5 * d.dot(&(quu_plain * d));
@@ -290,7 +335,17 @@ pub fn ilqr<S: InputJacobians<D, K>, const D: usize, const K: usize>(
             p.h
         )));
     }
-    let mut us = guess.to_vec();
+    if let Some((lower, upper)) = &p.limits
+        && lower.iter().zip(upper).any(|(l, h)| !(l <= h))
+    {
+        return Err(IlqrError::Malformed(format!(
+            "the input limits need lower ≤ upper in every component (lower {}, upper {})",
+            lower.transpose(),
+            upper.transpose()
+        )));
+    }
+    // Within the limits from the start: every input the iteration returns lies in them.
+    let mut us: Vec<SVector<f64, K>> = guess.iter().map(|&u| p.clamped(u)).collect();
     let (mut xs, mut a, mut b) = rollout(sys, p, x0, &us).map_err(|(step, source)| IlqrError::Rollout { step, source })?;
     let mut cost = p.cost(&xs, &us);
     let mut costs = vec![cost];
@@ -308,6 +363,12 @@ pub fn ilqr<S: InputJacobians<D, K>, const D: usize, const K: usize>(
                 break 'outer;
             }
         };
+        // Converged where the pass expects no decrease worth a step (at the limits' optimum, where
+        // every improving direction leaves the box, no trial could be accepted).
+        if -(predicted.0 + predicted.1) <= p.tolerance * cost.abs() {
+            status = IlqrStatus::Converged;
+            break;
+        }
         // Forward pass with a line search.
         let mut accepted = None;
         let mut alpha = 1.0;
@@ -362,6 +423,105 @@ pub fn ilqr<S: InputJacobians<D, K>, const D: usize, const K: usize>(
     Ok(IlqrSolution { states: xs, inputs: us, gains, costs, status })
 }
 
+/// The solution of a box-constrained quadratic program and the factor of its free block.
+pub struct BoxQp<const K: usize> {
+    /// The minimiser x*.
+    pub solution: SVector<f64, K>,
+    /// Which components the solution leaves free (not held at a limit by a gradient pointing out
+    /// of the box).
+    pub free: [bool; K],
+    /// The Cholesky factor of H with each clamped row and column replaced by the identity's: its
+    /// solves act on the free components alone (and return the right-hand side's clamped
+    /// components, zero where those are zeroed).
+    pub reduced: nalgebra::linalg::Cholesky<f64, nalgebra::Const<K>>,
+}
+
+/// min ½ xᵀ H x + gᵀ x over lower ≤ x ≤ upper for a symmetric H positive definite on the free
+/// components, by projected Newton (Bertsekas 1982, as Tassa, Mansard and Todorov's control-limited
+/// DDP uses it): from x = 0 clamped into the box, each iteration holds the components at a limit
+/// whose gradient points out of the box, takes the Newton step of the others, and searches along
+/// its projection onto the box (Armijo) — finitely many active sets, each step a decrease; it ends
+/// where the free components' gradient vanishes or the search finds no decrease. `None` where H is
+/// not positive definite on a free set (the caller raises its regularisation).
+///
+/// ```
+/// use routh_runtime::ilqr::box_qp;
+/// use routh_runtime::nalgebra::{Matrix2, Vector2};
+///
+/// // ½ |x − (2, −0.5)|² on [−1, 1]²: the unconstrained minimiser's first component is clamped.
+/// let qp = box_qp(&Matrix2::identity(), &Vector2::new(-2.0, 0.5), &Vector2::new(-1.0, -1.0), &Vector2::new(1.0, 1.0)).unwrap();
+/// assert!((qp.solution - Vector2::new(1.0, -0.5)).norm() < 1e-12);
+/// assert_eq!(qp.free, [false, true]);
+/// ```
+#[must_use]
+pub fn box_qp<const K: usize>(
+    h: &SMatrix<f64, K, K>,
+    g: &SVector<f64, K>,
+    lower: &SVector<f64, K>,
+    upper: &SVector<f64, K>,
+) -> Option<BoxQp<K>> {
+    let objective = |x: &SVector<f64, K>| 0.5 * x.dot(&(h * x)) + g.dot(x);
+    let project = |x: SVector<f64, K>| x.zip_zip_map(lower, upper, |v, l, u| v.max(l).min(u));
+    let mut x = project(SVector::zeros());
+    let mut value = objective(&x);
+    let scale = g.amax().max(h.amax()).max(f64::MIN_POSITIVE);
+    for _ in 0..BOX_QP_ITERATIONS {
+        let gradient = g + h * x;
+        let mut free = [true; K];
+        for (i, f) in free.iter_mut().enumerate() {
+            *f = !((x[i] <= lower[i] && gradient[i] > 0.0) || (x[i] >= upper[i] && gradient[i] < 0.0));
+        }
+        let reduced = reduced_factor(h, &free)?;
+        let free_gradient = SVector::<f64, K>::from_fn(|i, _| if free[i] { gradient[i] } else { 0.0 });
+        if free_gradient.amax() <= 1e-13 * scale {
+            return Some(BoxQp { solution: x, free, reduced });
+        }
+        let direction = -reduced.solve(&free_gradient);
+        // Armijo along the projected path.
+        let mut step = 1.0;
+        let accepted = loop {
+            let trial = project(x + direction * step);
+            let trial_value = objective(&trial);
+            if trial_value - value <= 0.1 * gradient.dot(&(trial - x)) {
+                break Some((trial, trial_value));
+            }
+            step *= 0.5;
+            if step < 1e-12 {
+                break None;
+            }
+        };
+        match accepted {
+            Some((next, next_value)) => {
+                let stalled = (next - x).amax() <= 1e-15 * (1.0 + x.amax());
+                (x, value) = (next, next_value);
+                if stalled {
+                    let reduced = reduced_factor(h, &free)?;
+                    return Some(BoxQp { solution: x, free, reduced });
+                }
+            }
+            // No decrease left along the projected path (round-off at the minimiser).
+            None => return Some(BoxQp { solution: x, free, reduced }),
+        }
+    }
+    None
+}
+
+/// The most iterations of [`box_qp`] (each changes the active set or converges; a handful suffice).
+const BOX_QP_ITERATIONS: usize = 100;
+
+/// The Cholesky factor of `h` with the rows and columns of the clamped components the identity's.
+fn reduced_factor<const K: usize>(
+    h: &SMatrix<f64, K, K>,
+    free: &[bool; K],
+) -> Option<nalgebra::linalg::Cholesky<f64, nalgebra::Const<K>>> {
+    let reduced = SMatrix::<f64, K, K>::from_fn(|i, j| match (free[i], free[j]) {
+        (true, true) => h[(i, j)],
+        _ if i == j => 1.0,
+        _ => 0.0,
+    });
+    reduced.cholesky()
+}
+
 /// The smallest regularisation μ that is not zero.
 const MU_MIN: f64 = 1e-8;
 
@@ -385,7 +545,7 @@ fn forward<S: InputJacobians<D, K>, const D: usize, const K: usize>(
     let mut inputs = Vec::with_capacity(p.steps);
     states.push(x);
     for k in 0..p.steps {
-        let u = us[k] + ds[k] * alpha + ks[k] * (x - xs[k]);
+        let u = p.clamped(us[k] + ds[k] * alpha + ks[k] * (x - xs[k]));
         let t = p.t0 + p.h * k as f64;
         x = crate::step::rk4(sys, t, &x, &u, p.h).ok()?;
         inputs.push(u);
@@ -486,6 +646,90 @@ mod tests {
             let gradient = (cost(&up) - cost(&down)) / (2.0 * e);
             assert!(gradient.abs() < 1e-5 * scale.max(1.0), "∂J/∂u_{k} = {gradient}");
         }
+    }
+
+    /// Torque limited below m g l, the pendulum pumps: every input within the limits, the end near
+    /// upright, and the KKT conditions of the limited problem — ∂J/∂u_k (central differences of J
+    /// from rollouts of the step map) vanishes where u_k is inside the limits and points out of them
+    /// where u_k is at one; the gains of the saturated steps are zero.
+    #[test]
+    fn a_torque_limited_swing_up_pumps_within_its_limits_and_meets_the_kkt_conditions() {
+        let (h, n, limit) = (0.02, 300, 3.0);
+        let goal = Vector2::new(std::f64::consts::PI, 0.0);
+        let p = IlqrProblem::new((0.0, h, n), goal, Matrix2::identity() * 0.01, Matrix1::new(0.05), Matrix2::identity() * 500.0)
+            .limits(Vector1::new(-limit), Vector1::new(limit))
+            .tolerance(1e-10);
+        let s = ilqr(&Pendulum, &p, &Vector2::zeros(), &vec![Vector1::zeros(); n]).expect("solves");
+        let saturated = s.inputs.iter().filter(|u| u[0].abs() == limit).count();
+        eprintln!(
+            "limited swing-up: {:?}, {} iterations, {saturated} of {n} inputs at a limit, end ({:.4}, {:.4})",
+            s.status,
+            s.costs.len() - 1,
+            s.states[n][0],
+            s.states[n][1]
+        );
+        assert_eq!(s.status, IlqrStatus::Converged, "{:?}", s.costs);
+        assert!(s.costs.windows(2).all(|w| w[1] < w[0]));
+        assert!(s.inputs.iter().all(|u| u[0].abs() <= limit), "an input beyond the limits");
+        assert!(saturated > 10, "{saturated} saturated steps: the limit should bind while pumping");
+        assert!((s.states[n] - goal).norm() < 0.05, "{}", s.states[n]);
+        let cost = |us: &[Vector1<f64>]| {
+            let mut xs = vec![Vector2::zeros()];
+            for (k, u) in us.iter().enumerate() {
+                xs.push(crate::step::rk4(&Pendulum, h * k as f64, &xs[k], u, h).expect("step"));
+            }
+            p.cost(&xs, us)
+        };
+        let e = 1e-6;
+        let scale = s.inputs.iter().map(|u| u[0].abs()).fold(0.0, f64::max) * 0.05;
+        for k in (0..n).step_by(3) {
+            let (mut up, mut down) = (s.inputs.clone(), s.inputs.clone());
+            up[k][0] += e;
+            down[k][0] -= e;
+            let gradient = (cost(&up) - cost(&down)) / (2.0 * e);
+            let u = s.inputs[k][0];
+            if u == limit {
+                assert!(gradient <= 1e-5 * scale, "∂J/∂u_{k} = {gradient} at the upper limit");
+                assert_eq!(s.gains[k].amax(), 0.0, "a saturated step's gain");
+            } else if u == -limit {
+                assert!(gradient >= -1e-5 * scale, "∂J/∂u_{k} = {gradient} at the lower limit");
+                assert_eq!(s.gains[k].amax(), 0.0, "a saturated step's gain");
+            } else {
+                assert!(gradient.abs() < 1e-5 * scale.max(1.0), "∂J/∂u_{k} = {gradient} inside the limits");
+            }
+        }
+    }
+
+    /// Limits that never bind give the unconstrained iteration's solution; limits that bind on the
+    /// double integrator (a linear system and a quadratic cost: a convex problem) hold the inputs
+    /// within them and leave a higher cost.
+    #[test]
+    fn limits_that_never_bind_change_nothing() {
+        let (h, n) = (0.05, 60);
+        let p =
+            IlqrProblem::new((0.0, h, n), Vector2::zeros(), Matrix2::identity(), Matrix1::new(0.1), Matrix2::identity() * 100.0);
+        let guess = vec![Vector1::zeros(); n];
+        let free = ilqr(&Cart, &p, &Vector2::new(1.0, 0.0), &guess).expect("solves");
+        let peak = free.inputs.iter().map(|u| u[0].abs()).fold(0.0, f64::max);
+        let wide =
+            ilqr(&Cart, &p.clone().limits(Vector1::new(-2.0 * peak), Vector1::new(2.0 * peak)), &Vector2::new(1.0, 0.0), &guess)
+                .expect("solves");
+        let gap = free.inputs.iter().zip(&wide.inputs).map(|(x, y)| (x - y).amax()).fold(0.0, f64::max);
+        assert!(gap < 1e-9 * peak, "wide limits against none: {gap:e}");
+        let tight = ilqr(&Cart, &p.limits(Vector1::new(-0.5 * peak), Vector1::new(0.5 * peak)), &Vector2::new(1.0, 0.0), &guess)
+            .expect("solves");
+        assert_eq!(tight.status, IlqrStatus::Converged);
+        assert!(tight.inputs.iter().all(|u| u[0].abs() <= 0.5 * peak));
+        assert!(tight.cost() > free.cost());
+    }
+
+    #[test]
+    fn limits_out_of_order_are_malformed() {
+        let p = IlqrProblem::new((0.0, 0.1, 10), Vector2::zeros(), Matrix2::identity(), Matrix1::new(1.0), Matrix2::identity())
+            .limits(Vector1::new(1.0), Vector1::new(-1.0));
+        assert!(matches!(ilqr(&Cart, &p, &Vector2::zeros(), &[Vector1::zeros(); 10]), Err(IlqrError::Malformed(_))));
+        let nan = p.limits(Vector1::new(f64::NAN), Vector1::new(1.0));
+        assert!(matches!(ilqr(&Cart, &nan, &Vector2::zeros(), &[Vector1::zeros(); 10]), Err(IlqrError::Malformed(_))));
     }
 
     #[test]
