@@ -970,11 +970,24 @@ fn a_brick_pivoting_on_a_corner_is_the_same_with_a_quaternion_and_with_euler_ang
         (quat.run(xq).span(0.0..1.2).options(&opts).go().unwrap(), euler.run(xe).span(0.0..1.2).options(&opts).go().unwrap());
     assert!(sq.mode_sequence().starts_with(&[QuaternionTipper::FREE, QuaternionTipper::FLOOR]), "{:?}", sq.mode_sequence());
     assert_eq!(sq.mode_sequence(), se.mode_sequence());
-    let names = |s: &HybridTrajectory<13>| s.impacts.iter().map(|i| i.guard).collect::<Vec<_>>();
-    assert_eq!(names(&sq), se.impacts.iter().map(|i| i.guard).collect::<Vec<_>>());
+    // The impacts, each once: a plastic impact (restitution 0) leaves the corner's normal velocity
+    // at round-off, which either route may meet again within picoseconds at the same place (one
+    // impact, as the settling after it shows).
+    fn once<const D: usize>(impacts: &[routh::runtime::ImpactRecord<D>]) -> Vec<(&'static str, f64)> {
+        let mut out: Vec<(&'static str, f64)> = Vec::new();
+        for i in impacts {
+            if out.last().is_some_and(|&(g, t)| g == i.guard && (i.t - t).abs() < 1e-9) {
+                continue;
+            }
+            out.push((i.guard, i.t));
+        }
+        out
+    }
+    let (iq, ie) = (once(&sq.impacts), once(&se.impacts));
+    assert_eq!(iq.iter().map(|i| i.0).collect::<Vec<_>>(), ie.iter().map(|i| i.0).collect::<Vec<_>>());
     let mut times = 0.0f64;
-    for (iq, ie) in sq.impacts.iter().zip(&se.impacts) {
-        times = times.max((iq.t - ie.t).abs());
+    for (a, b) in iq.iter().zip(&ie) {
+        times = times.max((a.1 - b.1).abs());
     }
     // Where both are on the floor, the same motion; there the energy and the horizontal momentum
     // are kept (a frictionless floor).

@@ -61,7 +61,8 @@ pub(super) type Composite = (Expr, Vec3, Mat3);
 
 /// The composite rigid body of each joint's subtree (leaves → root): its links' masses, first moments
 /// and rotational inertias, each child's moved into its parent's axes (points r to ℓ + A r): m,
-/// A h + m ℓ and A I_o Aᵀ + (m |ℓ|² + 2 ℓ·g) 1 − m ℓ ℓᵀ − ℓ gᵀ − g ℓᵀ (g = A h).
+/// A h + m ℓ and A I_o Aᵀ + (m |ℓ|² + 2 ℓ·g) 1 − m ℓ ℓᵀ − ℓ gᵀ − g ℓᵀ (g = A h), A I_o Aᵀ of a
+/// joint with a [`super::Turn`] by its turn's double angles.
 pub(super) fn composites(rec: &mut Builder<'_>, links: &Links, joints: &[super::Joint]) -> Vec<Composite> {
     let n = links.joints.len();
     let zero = rec.arena.zero();
@@ -100,10 +101,24 @@ pub(super) fn composites(rec: &mut Builder<'_>, links: &Links, joints: &[super::
         let g = g.map(|e| rec.bind(e));
         let ml = rec.arena.vec_scale(m, &l);
         let moved_h = rec.arena.vec_add(&g, &ml);
-        let ai = rec.arena.mat_mul(&a, &i_o);
-        let ai = ai.map(|row| row.map(|e| rec.bind(e)));
-        let at = rec.arena.transpose3(&a);
-        let rotated = rec.arena.mat_mul(&ai, &at);
+        // A I_o Aᵀ: for a joint turning behind a constant part (A = C R), R I_o Rᵀ by double
+        // angles and then C's permutation; the whole A otherwise.
+        let turned = joints[j].turn.and_then(|t| Some((t.fixed, super::recursion::DoubleAngle::of(rec, &t.turn)?)));
+        let rotated = match turned {
+            Some((fixed, turn)) => {
+                let inner = turn.symmetric3(rec, &i_o);
+                let inner = inner.map(|row| row.map(|e| rec.bind(e)));
+                let ci = rec.arena.mat_mul(&fixed, &inner);
+                let ft = rec.arena.transpose3(&fixed);
+                rec.arena.mat_mul(&ci, &ft)
+            }
+            None => {
+                let ai = rec.arena.mat_mul(&a, &i_o);
+                let ai = ai.map(|row| row.map(|e| rec.bind(e)));
+                let at = rec.arena.transpose3(&a);
+                rec.arena.mat_mul(&ai, &at)
+            }
+        };
         let ll = rec.arena.dot3(&l, &l);
         let mll = rec.arena.mul2(m, ll);
         let lg = rec.arena.dot3(&l, &g);

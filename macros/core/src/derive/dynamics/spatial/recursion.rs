@@ -132,9 +132,16 @@ pub(super) fn articulated(rec: &mut Builder<'_>, links: &Links, joints: &[Joint]
         let Some(p) = links.parents[j] else { continue };
         let inv = rec.arena.powi(dd, -1);
         let inv = rec.bind(inv);
-        // U/D, with the entry U_k/D of a joint along one axis (S = e_k: U = I^A e_k, D = U_k)
-        // exactly 1, so that I^a's row and column k are exactly zero.
+        // A joint along one axis without an armature (S = ±e_k: U = ±I^A e_k, D = S·U): U_k/D
+        // = ±1 exactly, and I^a S = U − U (S·U)/D = 0, so that I^a's row and column k are exactly
+        // zero — written so, where the algebra would leave U_y − D (U_y / D) with D bound.
+        let axis = along_one_axis(rec.arena, &s).filter(|_| links.armature[j] == zero);
         let scaled: Spatial = std::array::from_fn(|x| {
+            if let Some((k, sign)) = axis
+                && x == k
+            {
+                return sign;
+            }
             if u[x] == dd {
                 return one;
             }
@@ -144,6 +151,9 @@ pub(super) fn articulated(rec: &mut Builder<'_>, links: &Links, joints: &[Joint]
         let mut art: Inertia = [[zero; 6]; 6];
         for x in 0..6 {
             for y in x..6 {
+                if axis.is_some_and(|(k, _)| x == k || y == k) {
+                    continue;
+                }
                 let uu_xy = rec.arena.mul2(u[x], scaled[y]);
                 let e = rec.arena.sub(ia[x][y], uu_xy);
                 let e = rec.bind(e);
@@ -163,21 +173,194 @@ pub(super) fn articulated(rec: &mut Builder<'_>, links: &Links, joints: &[Joint]
     out
 }
 
+/// The axis k and sign of a motion subspace S = ±e_k (one entry ±1, the others zero), if it is one.
+fn along_one_axis(arena: &mut Arena, s: &Spatial) -> Option<(usize, Expr)> {
+    let zero = arena.zero();
+    let mut nonzero = s.iter().enumerate().filter(|&(_, &e)| e != zero);
+    let (k, &e) = nonzero.next()?;
+    if nonzero.next().is_some() {
+        return None;
+    }
+    let (one, minus) = (arena.one(), arena.int(-1));
+    (e == one || e == minus).then_some((k, e))
+}
+
 /// Xᵀ I X for a symmetric inertia I in the child's axes (its upper triangle; the lower mirrors
 /// it), column by column — for a joint with a [`super::Turn`], by the turn first (bound), then by
 /// the constant part: A = C R, so X = X_C X_R with X_R turning by R alone and X_C by C with ℓ.
 pub(super) fn transformed(rec: &mut Builder<'_>, joint: &Joint, i: &Inertia) -> Inertia {
     match &joint.turn {
         Some(t) => {
-            let zero = rec.arena.zero();
-            let turning = Joint { a: t.turn, l: [zero; 3], ..*joint };
-            let turned = by_columns(rec, &turning, i);
+            let turned = match DoubleAngle::of(rec, &t.turn) {
+                Some(turn) => by_double_angles(rec, &turn, i),
+                None => {
+                    let zero = rec.arena.zero();
+                    let turning = Joint { a: t.turn, l: [zero; 3], ..*joint };
+                    by_columns(rec, &turning, i)
+                }
+            };
             let turned = symmetric(rec, &turned);
             let fixed = Joint { a: t.fixed, ..*joint };
             by_columns(rec, &fixed, &turned)
         }
         None => by_columns(rec, joint, i),
     }
+}
+
+/// The axis k of a turn R about ±e_k (R_kk = 1 and the rest of row and column k zero), if it is
+/// one: its plane (i, j) = (k + 1, k + 2) mod 3 turns by R_ii = R_jj = c, R_ji = −R_ij = s.
+fn turn_axis(arena: &Arena, r: &symbolic::Mat3) -> Option<usize> {
+    let (zero, one) = (arena.zero(), arena.one());
+    (0..3).find(|&k| r[k][k] == one && (0..3).all(|x| x == k || (r[k][x] == zero && r[x][k] == zero)))
+}
+
+/// A turn by θ about the axis e_k, whose plane (i, j) = (k + 1, k + 2) mod 3 turns by
+/// R_ii = R_jj = c, R_ji = −R_ij = s, with its double angles bound once: what turns symmetric
+/// blocks R B Rᵀ by double angles ([`DoubleAngle::block`]).
+pub(super) struct DoubleAngle {
+    pub(super) k: usize,
+    c: Expr,
+    s: Expr,
+    half: Expr,
+    cos2: Expr,
+    sin2: Expr,
+    half_cos2: Expr,
+    half_sin2: Expr,
+}
+
+impl DoubleAngle {
+    /// The double angles of the turn `r` (a turn about an axis of its link, [`turn_axis`]).
+    pub(super) fn of(rec: &mut Builder<'_>, r: &symbolic::Mat3) -> Option<DoubleAngle> {
+        let k = turn_axis(rec.arena, r)?;
+        let (i, j) = ((k + 1) % 3, (k + 2) % 3);
+        let (c, s) = (r[i][i], r[j][i]);
+        let half = rec.arena.num(symbolic::Rational::new(1, 2).expect("1/2"));
+        // cos 2θ = c² − s², ½ cos 2θ, ½ sin 2θ = c s, sin 2θ.
+        let (c2, s2) = (rec.arena.powi(c, 2), rec.arena.powi(s, 2));
+        let cos2 = rec.arena.sub(c2, s2);
+        let cos2 = rec.bind(cos2);
+        let half_cos2 = rec.arena.mul2(half, cos2);
+        let half_cos2 = rec.bind(half_cos2);
+        let half_sin2 = rec.arena.mul2(c, s);
+        let half_sin2 = rec.bind(half_sin2);
+        let two = rec.arena.int(2);
+        let sin2 = rec.arena.mul2(two, half_sin2);
+        let sin2 = rec.bind(sin2);
+        Some(DoubleAngle { k, c, s, half, cos2, sin2, half_cos2, half_sin2 })
+    }
+
+    /// The plane's axes (i, j).
+    fn plane(&self) -> (usize, usize) {
+        ((self.k + 1) % 3, (self.k + 2) % 3)
+    }
+
+    /// A vector (x, y) of the plane turned: (c x − s y, s x + c y).
+    fn vector(&self, rec: &mut Builder<'_>, x: Expr, y: Expr) -> (Expr, Expr) {
+        let (c, s) = (self.c, self.s);
+        let (cx, sy, sx, cy) = (rec.arena.mul2(c, x), rec.arena.mul2(s, y), rec.arena.mul2(s, x), rec.arena.mul2(c, y));
+        (rec.arena.sub(cx, sy), rec.arena.add2(sx, cy))
+    }
+
+    /// G P Gᵀ of the plane's symmetric 2 × 2 P = (a, b; b, d): (a', b', d') =
+    /// (½(a + d) + t, ½(a − d) sin 2θ + b cos 2θ, ½(a + d) − t) with t = ½(a − d) cos 2θ − b sin 2θ.
+    fn plane_symmetric(&self, rec: &mut Builder<'_>, a: Expr, b: Expr, d: Expr) -> (Expr, Expr, Expr) {
+        let sum = rec.arena.add2(a, d);
+        let mean = rec.arena.mul2(self.half, sum);
+        let mean = rec.bind(mean);
+        let diff = rec.arena.sub(a, d);
+        let diff = rec.bind(diff);
+        let dc = rec.arena.mul2(diff, self.half_cos2);
+        let bs = rec.arena.mul2(b, self.sin2);
+        let t = rec.arena.sub(dc, bs);
+        let t = rec.bind(t);
+        let ds = rec.arena.mul2(diff, self.half_sin2);
+        let bc = rec.arena.mul2(b, self.cos2);
+        (rec.arena.add2(mean, t), rec.arena.add2(ds, bc), rec.arena.sub(mean, t))
+    }
+
+    /// R B Rᵀ of a 3 × 3 block B read by `b(x, y)`, written by `put(x, y, e)` (its upper triangle
+    /// where B is symmetric): the plane part by double angles (a symmetric part (a, b; b, d) turns
+    /// to ½(a + d) ± (½(a − d) cos 2θ − b sin 2θ) on the diagonal and ½(a − d) sin 2θ + b cos 2θ
+    /// off it, an antisymmetric part not at all: G commutes with the quarter turn), the plane's
+    /// column and row against k as vectors, B_kk as it is — five multiplications for the plane
+    /// where turning rows and then columns takes twelve.
+    fn block(
+        &self,
+        rec: &mut Builder<'_>,
+        b: impl Fn(usize, usize) -> Expr,
+        symmetric: bool,
+        mut put: impl FnMut(usize, usize, Expr),
+    ) {
+        let k = self.k;
+        let (i, j) = self.plane();
+        put(k, k, b(k, k));
+        let (xi, xj) = self.vector(rec, b(i, k), b(j, k));
+        put(i, k, xi);
+        put(j, k, xj);
+        if symmetric {
+            let (a2, b2, d2) = self.plane_symmetric(rec, b(i, i), b(i, j), b(j, j));
+            put(i, i, a2);
+            put(i, j, b2);
+            put(j, j, d2);
+            return;
+        }
+        // Row k turns too, and the plane part's antisymmetric half w stays.
+        let (yi, yj) = self.vector(rec, b(k, i), b(k, j));
+        put(k, i, yi);
+        put(k, j, yj);
+        let sum = rec.arena.add2(b(i, j), b(j, i));
+        let mid = rec.arena.mul2(self.half, sum);
+        let mid = rec.bind(mid);
+        let gap = rec.arena.sub(b(j, i), b(i, j));
+        let w = rec.arena.mul2(self.half, gap);
+        let w = rec.bind(w);
+        let (a2, m2, d2) = self.plane_symmetric(rec, b(i, i), mid, b(j, j));
+        let m2 = rec.bind(m2);
+        put(i, i, a2);
+        put(j, j, d2);
+        put(i, j, rec.arena.sub(m2, w));
+        put(j, i, rec.arena.add2(m2, w));
+    }
+
+    /// R B Rᵀ of a symmetric 3 × 3 B (whole).
+    pub(super) fn symmetric3(&self, rec: &mut Builder<'_>, m: &symbolic::Mat3) -> symbolic::Mat3 {
+        let zero = rec.arena.zero();
+        let mut out = [[zero; 3]; 3];
+        self.block(
+            rec,
+            |x, y| m[x][y],
+            true,
+            |x, y, e| {
+                out[x][y] = e;
+                out[y][x] = e;
+            },
+        );
+        out
+    }
+}
+
+/// Xᵀ I X for the turn X (ω, v) = (Rᵀ ω, Rᵀ v) about the axis e_k: each 3 × 3 block B of I turns
+/// to R B Rᵀ ([`DoubleAngle::block`]). The upper triangle filled, the rest zero.
+fn by_double_angles(rec: &mut Builder<'_>, turn: &DoubleAngle, inertia: &Inertia) -> Inertia {
+    let zero = rec.arena.zero();
+    let mut out = [[zero; 6]; 6];
+    // The blocks (row offset, column offset): angular, coupling, linear.
+    for (ro, co) in [(0, 0), (0, 3), (3, 3)] {
+        turn.block(
+            rec,
+            |x, y| inertia[ro + x][co + y],
+            ro == co,
+            |x, y, e| {
+                let (row, col) = (ro + x, co + y);
+                if row <= col {
+                    out[row][col] = e;
+                } else {
+                    out[col][row] = e;
+                }
+            },
+        );
+    }
+    out
 }
 
 /// The upper triangle bound, mirrored.
