@@ -363,7 +363,7 @@ pub mod __private {
         pub use routh_runtime::continuation::{Branch, ContinuationError, ContinuationOptions, Start, continuation, equilibria};
     }
     pub mod discrete {
-        pub use routh_runtime::discrete::{DiscreteInputSystem, MomentumLaw};
+        pub use routh_runtime::discrete::{DiscreteInputSystem, DrivenDiscrete, MomentumLaw};
     }
     pub mod erased {
         pub use routh_runtime::erased::{

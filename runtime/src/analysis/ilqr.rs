@@ -2,8 +2,11 @@
 //! with inputs over a fixed-step horizon (Li and Todorov 2004, with the regularisation and line
 //! search of Tassa, Erez and Todorov 2012).
 //!
-//! The dynamics are the classical Runge–Kutta step map with the input held over each step,
-//! x_{k+1} = Φ_h(t_k, x_k, u_k), and its exact Jacobians A_k, B_k ([`crate::step::rk4_step`]); the
+//! The dynamics are a step map with the input held over each step, x_{k+1} = Φ_h(t_k, x_k, u_k),
+//! and its exact Jacobians A_k, B_k ([`crate::step::StepMap`]): the classical Runge–Kutta step of
+//! any system with input Jacobians ([`crate::step::rk4_step`]), or the variational integrator of a
+//! discrete model with inputs over its positions and discrete momenta
+//! ([`crate::step::VariationalMap`]); the
 //! cost is quadratic about reference states x*_k and inputs u*_k — a goal state and a constant input
 //! (gravity compensation at the goal, say), or a path to track with its feedforward torques
 //! ([`IlqrProblem::path`]):
@@ -35,8 +38,8 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::error::FieldError;
-use crate::step::{InputJacobians, rk4_step};
+use crate::error::SimError;
+use crate::step::StepMap;
 
 /// The problem: horizon, step, cost (see the [module docs](self)).
 #[derive(Debug, Clone, PartialEq)]
@@ -203,26 +206,26 @@ pub enum IlqrError {
     Rollout {
         /// The step.
         step: usize,
-        /// The system's error.
-        source: FieldError,
+        /// The step map's error.
+        source: SimError,
     },
 }
 
 /// A rollout with the step Jacobians, or the step where it failed.
 type Rollout<const D: usize, const K: usize> = (Vec<SVector<f64, D>>, Vec<SMatrix<f64, D, D>>, Vec<SMatrix<f64, D, K>>);
 
-fn rollout<S: InputJacobians<D, K>, const D: usize, const K: usize>(
+fn rollout<S: StepMap<D, K> + ?Sized, const D: usize, const K: usize>(
     sys: &S,
     p: &IlqrProblem<D, K>,
     x0: &SVector<f64, D>,
     us: &[SVector<f64, K>],
-) -> Result<Rollout<D, K>, (usize, FieldError)> {
+) -> Result<Rollout<D, K>, (usize, SimError)> {
     let mut xs = Vec::with_capacity(p.steps + 1);
     let (mut a, mut b) = (Vec::with_capacity(p.steps), Vec::with_capacity(p.steps));
     xs.push(*x0);
     for (k, u) in us.iter().enumerate() {
         let t = p.t0 + p.h * k as f64;
-        let step = rk4_step(sys, t, &xs[k], u, p.h).map_err(|e| (k, e))?;
+        let step = sys.step(t, &xs[k], u, p.h).map_err(|e| (k, e))?;
         xs.push(step.next);
         a.push(step.a);
         b.push(step.b);
@@ -318,7 +321,7 @@ fn backward<const D: usize, const K: usize>(
 /// [`IlqrError::Malformed`] for a guess of another length than N, an empty horizon or a step that
 /// is not positive; [`IlqrError::Rollout`] if the system fails along the guess. A failure later
 /// (a trial rollout leaving the system's domain) only rejects that trial.
-pub fn ilqr<S: InputJacobians<D, K>, const D: usize, const K: usize>(
+pub fn ilqr<S: StepMap<D, K> + ?Sized, const D: usize, const K: usize>(
     sys: &S,
     p: &IlqrProblem<D, K>,
     x0: &SVector<f64, D>,
@@ -533,7 +536,7 @@ fn raised(mu: f64) -> f64 {
 /// The rollout of the policy u_k = ū_k + α d_k + K_k (x_k − x̄_k), or `None` if it leaves the
 /// system's domain.
 #[allow(clippy::type_complexity)]
-fn forward<S: InputJacobians<D, K>, const D: usize, const K: usize>(
+fn forward<S: StepMap<D, K> + ?Sized, const D: usize, const K: usize>(
     sys: &S,
     p: &IlqrProblem<D, K>,
     (x0, xs, us): (&SVector<f64, D>, &[SVector<f64, D>], &[SVector<f64, K>]),
@@ -547,7 +550,7 @@ fn forward<S: InputJacobians<D, K>, const D: usize, const K: usize>(
     for k in 0..p.steps {
         let u = p.clamped(us[k] + ds[k] * alpha + ks[k] * (x - xs[k]));
         let t = p.t0 + p.h * k as f64;
-        x = crate::step::rk4(sys, t, &x, &u, p.h).ok()?;
+        x = sys.advance(t, &x, &u, p.h).ok()?;
         inputs.push(u);
         states.push(x);
     }
@@ -557,7 +560,9 @@ fn forward<S: InputJacobians<D, K>, const D: usize, const K: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::FieldError;
     use crate::input::InputSystem;
+    use crate::step::{InputJacobians, rk4_step};
     use nalgebra::{DMatrix, Matrix1, Matrix2, SMatrix, Vector1, Vector2};
 
     /// A pendulum θ̈ = −(g/l) sin θ − c θ̇ + u / (m l²).

@@ -45,7 +45,8 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::error::FieldError;
+use crate::discrete::{DiscreteOptions, DrivenDiscrete, discrete_step, input_step_jacobian};
+use crate::error::{FieldError, SimError};
 use crate::input::InputSystem;
 
 /// A system with inputs and the Jacobians of its field, ∂F/∂x and ∂F/∂u.
@@ -150,6 +151,128 @@ pub fn rk4_step<S: InputJacobians<D, K> + ?Sized, const D: usize, const K: usize
     };
     let finite = step.next.iter().chain(step.a.iter()).chain(step.b.iter()).all(|v| v.is_finite());
     if finite { Ok(step) } else { Err(FieldError::NonFinite { t }) }
+}
+
+/// A step map x_{k+1} = Φ_h(t_k, x_k, u_k) with its exact Jacobians: what iLQR plans over
+/// ([`crate::ilqr::ilqr`]). Every system with [`InputJacobians`] is one by the classical
+/// Runge–Kutta step ([`rk4_step`]), a generated discrete model with inputs by its variational
+/// integrator ([`VariationalMap`]).
+pub trait StepMap<const D: usize, const K: usize> {
+    /// x_{k+1}.
+    ///
+    /// # Errors
+    /// Where the step cannot be taken.
+    fn advance(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>, h: f64) -> Result<SVector<f64, D>, SimError>;
+    /// x_{k+1} with A_d and B_d.
+    ///
+    /// # Errors
+    /// Where the step or its Jacobians cannot be taken.
+    fn step(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>, h: f64) -> Result<StepJacobian<D, K>, SimError>;
+}
+
+impl<S: InputJacobians<D, K> + ?Sized, const D: usize, const K: usize> StepMap<D, K> for S {
+    fn advance(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>, h: f64) -> Result<SVector<f64, D>, SimError> {
+        Ok(rk4(self, t, x, u, h)?)
+    }
+
+    fn step(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>, h: f64) -> Result<StepJacobian<D, K>, SimError> {
+        Ok(rk4_step(self, t, x, u, h)?)
+    }
+}
+
+/// The variational integrator of a discrete model with inputs as a step map over the state
+/// x = (q, p) of positions and discrete momenta (`D = 2N`): each step Newton on the discrete
+/// Legendre map at the inputs held ([`discrete_step`], from q_k), its Jacobians A_d, B_d by the
+/// implicit function theorem ([`input_step_jacobian`]) — so that iLQR and discrete LQR plan on
+/// the structure-preserving integrator (symplectic where the inputs are the only forces).
+///
+/// ```
+/// use routh_runtime::discrete::{DiscreteInputSystem, DiscreteSystem, DrivenDiscrete};
+/// use routh_runtime::nalgebra::{Matrix1, Vector1, Vector2};
+/// use routh_runtime::step::{StepMap, VariationalMap};
+/// use routh_runtime::FieldError;
+///
+/// // A unit mass pushed by u, midpoint rule: q₁ = q₀ + h p₀ + h² u / 2, p₁ = p₀ + h u.
+/// struct Mass;
+/// struct Pushed(f64);
+/// impl DiscreteSystem<1> for Pushed {
+///     fn left_momentum(&self, _t: f64, h: f64, q0: &Vector1<f64>, q1: &Vector1<f64>) -> Result<(Vector1<f64>, Matrix1<f64>), FieldError> {
+///         Ok(((q1 - q0) / h - Vector1::new(h / 2.0 * self.0), Matrix1::new(1.0 / h)))
+///     }
+///     fn right_momentum(&self, _t: f64, h: f64, q0: &Vector1<f64>, q1: &Vector1<f64>) -> Result<Vector1<f64>, FieldError> {
+///         Ok((q1 - q0) / h + Vector1::new(h / 2.0 * self.0))
+///     }
+///     fn momentum_derivatives(&self, _t: f64, h: f64, _q0: &Vector1<f64>, _q1: &Vector1<f64>)
+///         -> Option<Result<(Matrix1<f64>, Matrix1<f64>, Matrix1<f64>), FieldError>> {
+///         Some(Ok((Matrix1::new(1.0 / h), Matrix1::new(-1.0 / h), Matrix1::new(1.0 / h))))
+///     }
+/// }
+/// impl DiscreteInputSystem<1, 1> for Pushed {
+///     fn momentum_input_derivatives(&self, _t: f64, h: f64, _q0: &Vector1<f64>, _q1: &Vector1<f64>)
+///         -> Result<(Matrix1<f64>, Matrix1<f64>), FieldError> {
+///         Ok((Matrix1::new(-h / 2.0), Matrix1::new(h / 2.0)))
+///     }
+/// }
+/// impl DrivenDiscrete<1, 1> for Mass {
+///     type At<'a> = Pushed;
+///     fn at(&self, u: &Vector1<f64>) -> Pushed { Pushed(u[0]) }
+/// }
+/// let h = 0.1;
+/// let step = VariationalMap::<_, 1>::new(&Mass).step(0.0, &Vector2::new(0.0, 1.0), &Vector1::new(2.0), h)?;
+/// assert!((step.next - Vector2::new(h + h * h, 1.0 + 2.0 * h)).amax() < 1e-14);
+/// assert!((step.b - Vector2::new(h * h / 2.0, h)).amax() < 1e-14);
+/// # Ok::<(), routh_runtime::SimError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct VariationalMap<'a, M: ?Sized, const N: usize> {
+    model: &'a M,
+    options: DiscreteOptions,
+}
+
+impl<'a, M: ?Sized, const N: usize> VariationalMap<'a, M, N> {
+    /// The variational integrator of `model`, Newton with the default [`DiscreteOptions`].
+    #[must_use]
+    pub fn new(model: &'a M) -> Self {
+        VariationalMap { model, options: DiscreteOptions::default() }
+    }
+
+    /// Newton's options.
+    #[must_use]
+    pub fn options(mut self, options: DiscreteOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// (q, p) of a state x of 2N components.
+    fn split<const D: usize>(x: &SVector<f64, D>) -> (SVector<f64, N>, SVector<f64, N>) {
+        assert_eq!(D, 2 * N, "the state (q, p) of a variational integrator has 2N components");
+        (x.fixed_rows::<N>(0).into_owned(), x.fixed_rows::<N>(N).into_owned())
+    }
+
+    /// (q, p) as a state of 2N components.
+    fn join<const D: usize>(q: &SVector<f64, N>, p: &SVector<f64, N>) -> SVector<f64, D> {
+        SVector::<f64, D>::from_fn(|i, _| if i < N { q[i] } else { p[i - N] })
+    }
+}
+
+impl<M: DrivenDiscrete<N, K> + ?Sized, const N: usize, const D: usize, const K: usize> StepMap<D, K>
+    for VariationalMap<'_, M, N>
+{
+    fn advance(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>, h: f64) -> Result<SVector<f64, D>, SimError> {
+        let (q, p) = Self::split(x);
+        let s = discrete_step(&self.model.at(u), (t, h), (&q, &p), q, &self.options)?;
+        Ok(Self::join(&s.position, &s.momentum))
+    }
+
+    fn step(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>, h: f64) -> Result<StepJacobian<D, K>, SimError> {
+        let (q, p) = Self::split(x);
+        let at = self.model.at(u);
+        let s = discrete_step(&at, (t, h), (&q, &p), q, &self.options)?;
+        let j = input_step_jacobian(&at, t, h, &q, &s.position)?.ok_or_else(|| {
+            SimError::InvalidArgument("the discrete system gives no momentum derivatives for the step's Jacobian".into())
+        })?;
+        Ok(StepJacobian { next: Self::join(&s.position, &s.momentum), a: j.state_matrix::<D>(), b: j.input_matrix::<D>() })
+    }
 }
 
 #[cfg(test)]

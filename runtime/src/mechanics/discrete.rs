@@ -149,6 +149,19 @@ pub trait DiscreteInputSystem<const N: usize, const K: usize>: DiscreteSystem<N>
     ) -> Result<(SMatrix<f64, N, K>, SMatrix<f64, N, K>), FieldError>;
 }
 
+/// A discrete model with inputs as a family of discrete systems, one per input value: a generated
+/// model with `input(...)` and `discrete(...)`, whose view at the inputs u (`model.driven(u)`) is
+/// a [`DiscreteInputSystem`] — what plans over its variational integrator
+/// (`step::VariationalMap`) take.
+pub trait DrivenDiscrete<const N: usize, const K: usize> {
+    /// The discrete system at fixed inputs.
+    type At<'a>: DiscreteInputSystem<N, K>
+    where
+        Self: 'a;
+    /// The discrete system at the inputs `u`.
+    fn at(&self, u: &SVector<f64, K>) -> Self::At<'_>;
+}
+
 /// The Jacobians of a step map with inputs, (q_k, p_k, u_k) ↦ (q_{k+1}, p_{k+1}): the state's
 /// ([`StepJacobian`]) and the inputs'.
 #[derive(Debug, Clone, Copy, PartialEq)]

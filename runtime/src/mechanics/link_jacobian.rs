@@ -176,11 +176,13 @@ impl<const N: usize> LinkDynamics<N> {
     /// [`FieldError::SingularMassMatrix`] where M cannot be factored, [`FieldError::NonFinite`]
     /// where an input or a result is not finite.
     pub fn derivatives(&self, t: f64, qd: &SVector<f64, N>, forces: &JointForces<N>) -> Result<LinkDerivatives<N>, FieldError> {
-        let mut passes = self.passes(qd);
+        let mut passes = Passes::new();
+        self.passes(qd, None, &mut passes);
         let (mass, bias) = self.mass_and_bias(&passes);
         let factor = super::factor_mass(t, mass)?;
         let accelerations = factor.solve(forces.value - bias).map_err(|_| FieldError::SingularMassMatrix { t })?;
-        let (dq, dv) = self.kinetic_pairs(&mut passes, &accelerations);
+        self.add_accelerations(&mut passes, &accelerations);
+        let (dq, dv) = self.kinetic_pairs(&passes);
         let d_positions = factor.solve(forces.d_positions - dq).map_err(|_| FieldError::SingularMassMatrix { t })?;
         let d_velocities = factor.solve(forces.d_velocities - dv).map_err(|_| FieldError::SingularMassMatrix { t })?;
         let finite = accelerations.sum() + d_positions.sum() + d_velocities.sum();
@@ -195,14 +197,17 @@ impl<const N: usize> LinkDynamics<N> {
     /// point differentiates its residual with them; see the [module docs](self)).
     #[must_use]
     pub fn kinetic_derivatives(&self, qd: &SVector<f64, N>, a: &SVector<f64, N>) -> (SMatrix<f64, N, N>, SMatrix<f64, N, N>) {
-        let mut passes = self.passes(qd);
-        self.kinetic_pairs(&mut passes, a)
+        // The accelerations known, in the one pass.
+        let mut passes = Passes::new();
+        self.passes(qd, Some(a), &mut passes);
+        self.kinetic_pairs(&passes)
     }
 
     /// K(q, q̇, a) itself (M a plus K(q, q̇, 0) from the same passes), for checks.
     #[cfg(test)]
     fn kinetic(&self, qd: &SVector<f64, N>, a: &SVector<f64, N>) -> SVector<f64, N> {
-        let passes = self.passes(qd);
+        let mut passes = Passes::new();
+        self.passes(qd, None, &mut passes);
         let (mass, bias) = self.mass_and_bias(&passes);
         mass * a + bias
     }
@@ -212,24 +217,13 @@ impl<const N: usize> LinkDynamics<N> {
         Vector6::new(0.0, 0.0, 0.0, -self.gravity[0], -self.gravity[1], -self.gravity[2])
     }
 
-    /// Root → leaves at a = 0 — poses, S_j, v_j, ψ_j, a_j, the links' inertias, h_j, f_j, B_j — and
-    /// leaves → root the composites.
-    fn passes(&self, qd: &SVector<f64, N>) -> Passes<N> {
+    /// Root → leaves at the accelerations `a` (or a = 0) — poses, S_j, v_j, ψ_j, a_j, the links'
+    /// inertias, h_j, f_j, B_j — and leaves → root the composites, into `p`.
+    fn passes(&self, qd: &SVector<f64, N>, a: Option<&SVector<f64, N>>, p: &mut Passes<N>) {
         let top = self.topology;
         let zero = Vector6::zeros();
         let ground = self.ground();
         let mut pose = [(Matrix3::<f64>::identity(), Vector3::<f64>::zeros()); N];
-        let mut p = Passes {
-            s: [zero; N],
-            v: [zero; N],
-            psi: [zero; N],
-            acc: [zero; N],
-            body: [Rigid::default(); N],
-            composite: [Rigid::default(); N],
-            force: [zero; N],
-            bc: [Matrix6::<f64>::zeros(); N],
-            ys: [zero; N],
-        };
         for &j in top.order {
             let joint = &self.joints[j];
             let (r_p, o_p, v_p, a_p) = match top.parent[j] {
@@ -243,7 +237,10 @@ impl<const N: usize> LinkDynamics<N> {
             p.s[j] = Vector6::new(sw[0], sw[1], sw[2], sv[0], sv[1], sv[2]);
             p.v[j] = v_p + p.s[j] * qd[j];
             p.psi[j] = cross_motion(&v_p, &p.s[j]);
-            p.acc[j] = a_p + p.psi[j] * qd[j];
+            p.acc[j] = match a {
+                Some(a) => a_p + p.psi[j] * qd[j] + p.s[j] * a[j],
+                None => a_p + p.psi[j] * qd[j],
+            };
             p.body[j] = Rigid::of(&self.inertia[j]).placed(&r, &o);
             let h = p.body[j].times(&p.v[j]);
             p.force[j] = p.body[j].times(&p.acc[j]) + cross_force(&p.v[j], &h);
@@ -262,7 +259,6 @@ impl<const N: usize> LinkDynamics<N> {
             }
         }
         p.ys = std::array::from_fn(|j| p.composite[j].times(&p.s[j]));
-        p
     }
 
     /// M by the composite rigid bodies and K(q, q̇, 0).
@@ -285,21 +281,16 @@ impl<const N: usize> LinkDynamics<N> {
         (mass, bias)
     }
 
-    /// ∂K/∂q and ∂K/∂q̇ at the accelerations `a`: the accelerations' share S_j a_j added to the
-    /// forces (root → leaves, then leaves → root), α_j at the full accelerations, and the pairs.
-    fn kinetic_pairs(&self, p: &mut Passes<N>, a: &SVector<f64, N>) -> (SMatrix<f64, N, N>, SMatrix<f64, N, N>) {
+    /// The accelerations' share S_j a_j added to passes made at a = 0: to the links' accelerations
+    /// (root → leaves) and, through their inertias, to the composite forces (leaves → root).
+    fn add_accelerations(&self, p: &mut Passes<N>, a: &SVector<f64, N>) {
         let top = self.topology;
         let zero = Vector6::zeros();
-        let ground = self.ground();
         let mut added = [zero; N];
-        let mut alpha = [zero; N];
         for &j in top.order {
-            let (from, a_p, v_p) = match top.parent[j] {
-                Some(k) => (added[k], p.acc[k] + added[k], p.v[k]),
-                None => (zero, ground, zero),
-            };
+            let from = top.parent[j].map_or(zero, |k| added[k]);
             added[j] = from + p.s[j] * a[j];
-            alpha[j] = cross_motion(&a_p, &p.s[j]) + cross_motion(&v_p, &p.psi[j]);
+            p.acc[j] += added[j];
         }
         let mut extra: [Vector6<f64>; N] = std::array::from_fn(|j| p.body[j].times(&added[j]));
         for &j in top.order.iter().rev() {
@@ -311,6 +302,21 @@ impl<const N: usize> LinkDynamics<N> {
         for (f, e) in p.force.iter_mut().zip(&extra) {
             *f += e;
         }
+    }
+
+    /// ∂K/∂q and ∂K/∂q̇ from passes at the accelerations: α_j = a_λ × S_j + v_λ × ψ_j, and the
+    /// pairs.
+    fn kinetic_pairs(&self, p: &Passes<N>) -> (SMatrix<f64, N, N>, SMatrix<f64, N, N>) {
+        let top = self.topology;
+        let zero = Vector6::zeros();
+        let ground = self.ground();
+        let alpha: [Vector6<f64>; N] = std::array::from_fn(|j| {
+            let (a_p, v_p) = match top.parent[j] {
+                Some(k) => (p.acc[k], p.v[k]),
+                None => (ground, zero),
+            };
+            cross_motion(&a_p, &p.s[j]) + cross_motion(&v_p, &p.psi[j])
+        });
         let (s, psi, bc, composite, force, ys) = (&p.s, &p.psi, &p.bc, &p.composite, &p.force, &p.ys);
         let bs: [Vector6<f64>; N] = std::array::from_fn(|i| bc[i].tr_mul(&s[i]));
         let (mut dq, mut dv) = (SMatrix::<f64, N, N>::zeros(), SMatrix::<f64, N, N>::zeros());
@@ -336,16 +342,35 @@ impl<const N: usize> LinkDynamics<N> {
     }
 }
 
+impl<const N: usize> Passes<N> {
+    /// Zeros, to be filled by [`LinkDynamics::passes`].
+    fn new() -> Self {
+        let zero = Vector6::zeros();
+        Passes {
+            s: [zero; N],
+            v: [zero; N],
+            psi: [zero; N],
+            acc: [zero; N],
+            body: [Rigid::default(); N],
+            composite: [Rigid::default(); N],
+            force: [zero; N],
+            bc: [Matrix6::<f64>::zeros(); N],
+            ys: [zero; N],
+        }
+    }
+}
+
 /// The passes' quantities in the ground's axes, per joint (see the [module docs](self)).
 struct Passes<const N: usize> {
     s: [Vector6<f64>; N],
     v: [Vector6<f64>; N],
     psi: [Vector6<f64>; N],
-    /// a_j without the accelerations' share (velocity products and gravity).
+    /// a_j: the velocity products and gravity, with the accelerations' share once they are known.
     acc: [Vector6<f64>; N],
     body: [Rigid; N],
     composite: [Rigid; N],
-    /// F_j (composite), at a = 0 until [`LinkDynamics::kinetic_pairs`] adds the accelerations.
+    /// F_j (composite), at a = 0 until [`LinkDynamics::add_accelerations`] adds the accelerations
+    /// (or with them, from passes made at them).
     force: [Vector6<f64>; N],
     /// B^C_j.
     bc: [Matrix6<f64>; N],

@@ -154,7 +154,8 @@ fn blocks_item(
 }
 
 /// With inputs (on the view at fixed inputs): `impl DiscreteInputSystem`, the discrete forces'
-/// input derivatives ∂F^{f∓}L_d/∂u for the step map's input Jacobian (not for a contact integrator).
+/// input derivatives ∂F^{f∓}L_d/∂u for the step map's input Jacobian, and `impl DrivenDiscrete` on
+/// the model, its views by input value (not for a contact integrator).
 fn input_impl(
     model: &View<'_>,
     de: &DiscreteEquations,
@@ -190,10 +191,21 @@ fn input_impl(
             if ok { Ok((left, right)) } else { Err(__routh::FieldError::NonFinite { t: t0 }) }
         }
     });
+    // The model as the family of its views, one per input value (plans over its integrator).
+    let (name, view) = (&model.name, crate::emit::codegen::driven_type(&model.name));
     quote! {
         #[automatically_derived]
         impl #generics __routh::discrete::DiscreteInputSystem<#n, #k> for #ty {
             #items
+        }
+
+        #[automatically_derived]
+        impl __routh::discrete::DrivenDiscrete<#n, #k> for #name {
+            type At<'a> = #view<'a>;
+            #[inline]
+            fn at(&self, u: &__routh::Vector<#k>) -> #view<'_> {
+                self.driven(::core::array::from_fn(|i| u[i]))
+            }
         }
     }
 }
