@@ -193,35 +193,39 @@ mod tests {
             out[at..].split('"').nth(1).expect("its value").to_string()
         };
         assert_eq!((dynamics(5), dynamics(6)), ("dense".to_string(), "recursive".to_string()));
-        // With constraints it keeps the dense M below 12 coordinates unless asked, takes M from its
-        // products along the links (factored densely) from 12 on, and M factored along the links
-        // (the runtime's `LinkFactor`) from 20 on. Unconstrained, M (for `mass_matrix`) is by the
-        // composite rigid bodies where the chain has at most `CRBA_MAX_PAIRS` pairs of joints one
-        // above the other (n (n + 1) / 2: 10 links), from products above.
+        // With constraints it keeps the dense M below 12 coordinates unless asked, takes M along
+        // the links (factored densely) from 12 on — by the composite rigid bodies up to
+        // `CRBA_MAX_PAIRS` pairs of joints one above the other, from products above — and M factored
+        // along the links (the runtime's `LinkFactor`) from 20 on. Unconstrained, M (for
+        // `mass_matrix`) is by the composite rigid bodies up to that many pairs (n (n + 1) / 2: 17
+        // links), from products above.
         let held = |n: usize| {
             let src = crate::fixtures::spatial_chain_struct_with(&format!("S{n}"), n, "holonomic(level = q2 - q4)");
             crate::try_expand(src.parse().unwrap()).unwrap().to_string()
         };
-        let (dense, products, factor) = (held(11), held(12), held(20));
+        let crba = "m [(0usize , 1usize)] = __e";
+        let (dense, links, factor) = (held(11), held(12), held(20));
         assert!(dense.contains("__m [(1usize , 0usize)]") && !dense.contains("mass_from_products"), "the dense M at 11");
-        assert!(products.contains("mass_from_products") && !products.contains("LinkFactor"), "M from products at 12");
-        assert!(!products.contains("__m [(1usize , 0usize)]"), "M never formed at 12");
+        assert!(
+            links.contains(crba) && !links.contains("mass_from_products") && !links.contains("LinkFactor"),
+            "M by the CRBA at 12"
+        );
+        assert!(!links.contains("__m [(1usize , 0usize)]"), "M never formed at 12");
         assert!(factor.contains("LinkFactor") && !factor.contains("__m [(1usize , 0usize)]"), "the links' factor at 20");
         let free = |n: usize| {
             let src = crate::fixtures::spatial_chain_struct_with(&format!("S{n}"), n, "");
             crate::try_expand(src.parse().unwrap()).unwrap().to_string()
         };
-        let crba = "m [(0usize , 1usize)] = __e";
         assert_eq!(
             (crate::derive::dynamics::crba_pairs(&[None, Some(0), Some(1)]), crate::derive::dynamics::CRBA_MAX_PAIRS),
-            (6, 64)
+            (6, 160)
         );
-        let (short, long) = (free(10), free(11));
+        let (short, long) = (free(17), free(18));
         assert!(
             short.contains(crba) && !short.contains("mass_from_products"),
-            "M by composite rigid bodies at 10 links (55 pairs)"
+            "M by composite rigid bodies at 17 links (153 pairs)"
         );
-        assert!(long.contains("mass_from_products") && !long.contains(crba), "M from products at 11 links (66 pairs)");
+        assert!(long.contains("mass_from_products") && !long.contains(crba), "M from products at 18 links (171 pairs)");
     }
 
     /// The dense path of a model that is no tree the recursion reads (a chain of point masses in

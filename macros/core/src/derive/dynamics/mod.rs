@@ -258,9 +258,9 @@ pub const SPATIAL_MIN_DOF: usize = 6;
 pub const SPATIAL_CONSTRAINED_MIN_DOF: usize = 12;
 
 /// Spatial links give the model's mass operator as M factored along them (the runtime's
-/// `LinkFactor`, O(n) per solve) from this many coordinates on; below, M from its n products along
-/// the links (O(n²), each product straight-line code specialised to its joints), factored densely,
-/// is cheaper. With constraints (the factor on the hot path of the saddle point) the factor's parts
+/// `LinkFactor`, O(n) per solve) from this many coordinates on; below, M along the links (by the
+/// composite rigid bodies, [`CRBA_MAX_PAIRS`], or from its n products, O(n²), each straight-line
+/// code specialised to its joints), factored densely, is cheaper. With constraints (the factor on the hot path of the saddle point) the factor's parts
 /// are generated specialised to the joints: the held chain's field with them takes 1.3 times its
 /// time with M from products at 12 links, 1.0–1.1 at 16, 0.89 at 20, 0.56 at 24 and 0.45 at 32 (in
 /// general 6-D arithmetic, `LinkFactor::new`: 1.6, 1.2, 1.0, 0.62, 0.50; a one-off harness,
@@ -271,10 +271,12 @@ pub const LINK_FACTOR_MIN_DOF: usize = 20;
 /// pair of joints one above the other) where the tree has at most this many such pairs (counting
 /// each joint with itself: Σ_j depth(j)); above, by n products of a Newton–Euler pass (O(n) code).
 /// The arms are below it (the Panda 44 pairs, the UR5 21: M in 0.30–0.32 of Pinocchio's CRBA time,
-/// against 1.2–1.8 by products), a quadruped on its floating base above (117: the CRBA's code added
-/// 0.4 s to its 1.4 s release build, `scripts/compare_urdf.py`, 2026-12-02), and a long chain's code
-/// stays O(n log n).
-pub const CRBA_MAX_PAIRS: usize = 64;
+/// against 1.2–1.8 by products), and so are a quadruped on its floating base (117) and the 29-joint
+/// humanoid of `scripts/compare_urdf.py` (146: M in 575 ns against 4.2 µs by products and
+/// Pinocchio's 1.33 µs; its release build the same 1.45 s, 2026-12-03 — but 10.5 s against 3.4 s
+/// with debug information, which the many temporaries of one long function cost); a chain's from
+/// 18 links on are above, whose code stays O(n log n).
+pub const CRBA_MAX_PAIRS: usize = 160;
 
 /// The pairs of joints one above the other in a tree, each joint with itself included:
 /// Σ_j depth(j) (the CRBA's force transforms, [`CRBA_MAX_PAIRS`]).
