@@ -122,6 +122,17 @@ impl<const N: usize> TreeMassFactor<N> {
     }
 }
 
+/// Row `target` less `l` times row `source` (`target ≠ source`) of rows of `C` entries laid end to end.
+fn less_row<const C: usize>(w: &mut [f64], target: usize, source: usize, l: f64) {
+    let (lo, hi) = (target.min(source), target.max(source));
+    let (head, tail) = w.split_at_mut(hi * C);
+    let (low, high) = (&mut head[lo * C..(lo + 1) * C], &mut tail[..C]);
+    let (to, from) = if target < source { (low, &*high) } else { (high, &*low) };
+    for (t, &s) in to.iter_mut().zip(from) {
+        *t -= l * s;
+    }
+}
+
 /// The smallest pivot of the tree factor, relative to M's own diagonal entry.
 const PIVOT_TOLERANCE: f64 = 1e-14;
 
@@ -139,13 +150,7 @@ impl<const N: usize> MassOperator<N> for TreeMassFactor<N> {
         for &i in topology.order.iter().rev() {
             let mut j = topology.parent[i];
             while let Some(a) = j {
-                let l = ldl[(i, a)];
-                let (lo, hi) = (i.min(a), i.max(a));
-                let (head, tail) = w.split_at_mut(hi * C);
-                let (source, target) = if i < a { (&head[row(lo)], &mut tail[..C]) } else { (&tail[..C], &mut head[row(lo)]) };
-                for (t, &s) in target.iter_mut().zip(source) {
-                    *t -= l * s;
-                }
+                less_row::<C>(w, a, i, ldl[(i, a)]);
                 j = topology.parent[a];
             }
         }
@@ -158,13 +163,7 @@ impl<const N: usize> MassOperator<N> for TreeMassFactor<N> {
         for &i in topology.order {
             let mut j = topology.parent[i];
             while let Some(a) = j {
-                let l = ldl[(i, a)];
-                let (lo, hi) = (i.min(a), i.max(a));
-                let (head, tail) = w.split_at_mut(hi * C);
-                let (source, target) = if a < i { (&head[row(lo)], &mut tail[..C]) } else { (&tail[..C], &mut head[row(lo)]) };
-                for (t, &s) in target.iter_mut().zip(source) {
-                    *t -= l * s;
-                }
+                less_row::<C>(w, i, a, ldl[(i, a)]);
                 j = topology.parent[a];
             }
         }
