@@ -367,8 +367,8 @@ pub mod __private {
     }
     pub mod erased {
         pub use routh_runtime::erased::{
-            DynModel, FlatLinearization, FlatRun, ModelInfo, RunRequest, Signal, accelerations, arguments, no_jacobian,
-            parameters, run, signal,
+            DynModel, FlatLinearization, FlatRun, ModelInfo, RunRequest, Signal, accelerations, arguments,
+            no_inverse_dynamics_jacobian, no_jacobian, parameters, run, signal,
         };
     }
     pub mod equilibrium {

@@ -137,8 +137,13 @@ fn a_smooth_model_runs_and_evaluates_as_its_typed_self() {
         matches!(model.inverse_dynamics(0, 0.3, x.as_slice(), &[], &[1.0]), Err(SimError::InvalidArgument(m)) if m.contains("2 accelerations"))
     );
     assert!(matches!(model.mass_matrix(0, 0.3, &[1.0]), Err(SimError::InvalidArgument(_))));
-    // No Jacobian was asked for: linearize says so; wrong sizes and modes are typed errors.
+    // No Jacobian was asked for: linearize says so, and so does inverse_dynamics_jacobian; wrong
+    // sizes and modes are typed errors.
     assert!(matches!(model.linearize(0, 0.0, x.as_slice(), &[]), Err(SimError::InvalidArgument(m)) if m.contains("jacobian")));
+    assert!(matches!(
+        model.inverse_dynamics_jacobian(0, 0.0, x.as_slice(), &[], &qdd),
+        Err(SimError::InvalidArgument(m)) if m.contains("inverse_dynamics_jacobian")
+    ));
     assert!(matches!(model.field(0, 0.0, &[1.0, 2.0], &[]), Err(SimError::InvalidArgument(_))));
     assert!(matches!(model.field(0, 0.0, x.as_slice(), &[1.0]), Err(SimError::InvalidArgument(_))));
     assert!(matches!(model.energy(1, 0.0, x.as_slice()), Err(SimError::InvalidMode { mode: 1, modes: 1 })));
@@ -200,6 +205,20 @@ fn a_driven_model_linearizes_and_runs_at_constant_inputs() {
     let none = model.inverse_dynamics(0, 0.0, x.as_slice(), &[0.7], &qdd).unwrap();
     let push = model.inverse_dynamics(0, 0.0, x.as_slice(), &[0.0], &qdd).unwrap();
     assert!(none.iter().all(|t| t.abs() < 1e-12) && (push[0] - 0.7).abs() < 1e-12 && push[1].abs() < 1e-12, "{none:?} {push:?}");
+    // ∂τ/∂q and ∂τ/∂q̇ by rows, the typed method's to the bit; −M⁻¹ ∂τ/∂x at the field's own
+    // accelerations is the field's Jacobian (A's lower half).
+    let (dq, dv) = model.inverse_dynamics_jacobian(0, 0.0, x.as_slice(), &[0.7], &qdd).unwrap();
+    let (tq, tv) = typed.driven([0.7]).inverse_dynamics_jacobian(0.0, &x, &qdd.into()).unwrap();
+    assert_eq!((bits(&dq), bits(&dv)), (bits(tq.transpose().as_slice()), bits(tv.transpose().as_slice())));
+    let m = typed.driven([0.7]).mass_matrix(0.0, &x);
+    let minv = m.try_inverse().unwrap();
+    let (aq, av) = (-minv * tq, -minv * tv);
+    for i in 0..2 {
+        for j in 0..2 {
+            assert!((aq[(i, j)] - lin.a[(2 + i, j)]).abs() < 1e-12 && (av[(i, j)] - lin.a[(2 + i, 2 + j)]).abs() < 1e-12);
+        }
+    }
+    assert!(matches!(model.inverse_dynamics_jacobian(0, 0.0, x.as_slice(), &[0.7], &[1.0]), Err(SimError::InvalidArgument(_))));
     // B = ∂F/∂u: the cart's acceleration per unit force at θ = 0 is 1/mc.
     let upright = model.linearize(0, 0.0, &[0.0; 4], &[0.0]).unwrap();
     assert!((upright.b[(2, 0)] - 1.0 / typed.mc).abs() < 1e-15);

@@ -61,6 +61,9 @@ class Model:
     def inverse_dynamics(
         self, x: ArrayLike, qdd: ArrayLike, t: float = 0.0, u: Optional[ArrayLike] = None, mode: int = 0
     ) -> npt.NDArray[np.float64]: ...
+    def inverse_dynamics_jacobian(
+        self, x: ArrayLike, qdd: ArrayLike, t: float = 0.0, u: Optional[ArrayLike] = None, mode: int = 0
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
     def output_values(self, x: ArrayLike, t: float = 0.0, u: Optional[ArrayLike] = None, mode: int = 0) -> dict[str, float]: ...
     def linearize(
         self, x: ArrayLike, u: Optional[ArrayLike] = None, t: float = 0.0, mode: int = 0

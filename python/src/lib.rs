@@ -587,6 +587,27 @@ impl Model {
         Ok(PyArray1::from_vec(py, tau))
     }
 
+    /// ∂τ/∂q and ∂τ/∂q̇ of the inverse dynamics at the accelerations `qdd` (at the state `x`, the
+    /// inputs `u`, in `mode`), each n × n: for the linearisations of computed-torque and
+    /// model-predictive controllers (∂τ/∂q̈ is the mass matrix).
+    #[pyo3(signature = (x, qdd, t = 0.0, u = None, mode = 0))]
+    fn inverse_dynamics_jacobian<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        qdd: &Bound<'py, PyAny>,
+        t: f64,
+        u: Option<&Bound<'py, PyAny>>,
+        mode: usize,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let (dq, dv) = self
+            .inner
+            .inverse_dynamics_jacobian(mode, t, &vector(x)?, &optional_vector(u)?, &vector(qdd)?)
+            .map_err(|e| raise(py, &e))?;
+        let n = dq.len().isqrt();
+        Ok((matrix(py, dq, n)?, matrix(py, dv, n)?))
+    }
+
     /// The outputs at a state, by name.
     #[pyo3(name = "output_values", signature = (x, t = 0.0, u = None, mode = 0))]
     fn output_values<'py>(

@@ -120,6 +120,20 @@ def test_mass_matrix_and_inverse_dynamics_of_the_cart_pole():
     assert np.allclose(slope, c.mass_matrix(x) @ step, rtol=0, atol=1e-12)
     with pytest.raises(routh.ArgumentError, match="2 accelerations"):
         c.inverse_dynamics(x, [1.0], u=[0.0])
+    # Its derivatives: -M^-1 (dtau/dq, dtau/dqdot) at the field's own accelerations is the lower
+    # half of the field's Jacobian, and dtau/dq matches central differences of tau.
+    tq, tv = c.inverse_dynamics_jacobian(x, qdd, u=[0.7])
+    a, _ = c.linearize(x, [0.7])
+    minv = np.linalg.inv(c.mass_matrix(x))
+    assert np.allclose(-minv @ tq, a[2:, :2], rtol=0, atol=1e-12)
+    assert np.allclose(-minv @ tv, a[2:, 2:], rtol=0, atol=1e-12)
+    h = 1e-6
+    for j in range(2):
+        up, down = x.copy(), x.copy()
+        up[j] += h
+        down[j] -= h
+        column = (c.inverse_dynamics(up, qdd, u=[0.7]) - c.inverse_dynamics(down, qdd, u=[0.7])) / (2 * h)
+        assert np.allclose(column, tq[:, j], rtol=0, atol=1e-7)
 
 
 def test_lqr_and_feedback_laws_balance_the_cart_pole():
@@ -208,6 +222,8 @@ def test_failures_are_typed_exceptions():
     assert mode.value.kind == "InvalidMode"
     with pytest.raises(routh.ArgumentError, match="jacobian"):
         p.linearize(np.zeros(4))
+    with pytest.raises(routh.ArgumentError, match="inverse_dynamics_jacobian"):
+        p.inverse_dynamics_jacobian(np.zeros(4), np.zeros(2))
     # A run that fails after it started keeps its samples.
     with pytest.raises(routh.SimulationError) as failed:
         p.simulate([1.0, 0.5, 0.0, 0.0], (0.0, 100.0), max_steps=20)

@@ -567,6 +567,23 @@ pub trait DynModel: Send + Sync + 'static {
     /// [`SimError`]).
     fn inverse_dynamics(&self, mode: usize, t: f64, x: &[f64], u: &[f64], qdd: &[f64]) -> Result<Vec<f64>, SimError>;
 
+    /// ∂τ/∂q and ∂τ/∂q̇ of the inverse dynamics τ = M q̈ − f at the accelerations `qdd`, in mode
+    /// `mode` at `(t, x, u)`, each n × n by rows (the typed `inverse_dynamics_jacobian`).
+    ///
+    /// # Errors
+    /// Wrong sizes or mode; [`SimError::InvalidArgument`] where the model generates none (see
+    /// the table of generated items: the dense path with `jacobian`, or spatial links of screw
+    /// joints); the typed method's own.
+    #[allow(clippy::type_complexity)]
+    fn inverse_dynamics_jacobian(
+        &self,
+        mode: usize,
+        t: f64,
+        x: &[f64],
+        u: &[f64],
+        qdd: &[f64],
+    ) -> Result<(Vec<f64>, Vec<f64>), SimError>;
+
     /// The linearisation A = ∂F/∂x, B = ∂F/∂u at `(t, x, u)` from the generated Jacobians.
     ///
     /// # Errors
@@ -662,6 +679,17 @@ pub fn arguments<const D: usize, const K: usize>(
 pub fn no_jacobian(info: &ModelInfo) -> SimError {
     SimError::InvalidArgument(format!(
         "{} generates no field Jacobian to linearize with: add `jacobian` to its #[mechanics(...)]",
+        info.name
+    ))
+}
+
+/// The error of `inverse_dynamics_jacobian` on a model (or mode) that generates none (generated
+/// glue).
+#[must_use]
+pub fn no_inverse_dynamics_jacobian(info: &ModelInfo) -> SimError {
+    SimError::InvalidArgument(format!(
+        "{} generates no inverse_dynamics_jacobian here (the dense path with `jacobian`, or spatial links of screw joints, \
+         have it)",
         info.name
     ))
 }

@@ -27,6 +27,9 @@ pub struct Dynamics {
     pub methods: TokenStream,
     /// A constrained model's trait impl.
     pub impls: TokenStream,
+    /// Whether `inverse_dynamics_jacobian` is generated (on the dense path with `jacobian`, without
+    /// an action variable; along spatial links of screw joints).
+    pub inverse_dynamics_jacobian: bool,
 }
 
 /// How the model's accelerations and field Jacobian are obtained in its `form` with its mass
@@ -56,6 +59,7 @@ pub(crate) fn accelerations_and_jacobian(
                 jacobian: items.jacobian,
                 methods: items.methods,
                 impls: items.trait_impl,
+                inverse_dynamics_jacobian: false,
             }
         }
         None if !model.field_jacobian => Dynamics {
@@ -63,6 +67,7 @@ pub(crate) fn accelerations_and_jacobian(
             jacobian: TokenStream::new(),
             methods: sensitivity_items(model, eq, helpers, operator, false),
             impls: TokenStream::new(),
+            inverse_dynamics_jacobian: false,
         },
         None if form.recursion().is_some_and(|r| r.jacobian.is_some()) => {
             let Some(r) = form.recursion() else { unreachable!("matched above") };
@@ -76,6 +81,7 @@ pub(crate) fn accelerations_and_jacobian(
                 methods: sensitivity_items(model, eq, helpers, operator, along_links),
                 accelerations: accelerations_item(model, form, helpers),
                 impls: TokenStream::new(),
+                inverse_dynamics_jacobian: along_links,
             }
         }
         None if eq.rate_jacobians.is_some() => Dynamics {
@@ -87,6 +93,7 @@ pub(crate) fn accelerations_and_jacobian(
             methods: sensitivity_items(model, eq, helpers, operator, false),
             accelerations: accelerations_item(model, form, helpers),
             impls: TokenStream::new(),
+            inverse_dynamics_jacobian: false,
         },
         None => {
             let jacobian = residual_jacobian(model, eq, helpers);
@@ -95,6 +102,8 @@ pub(crate) fn accelerations_and_jacobian(
                 jacobian,
                 methods: sensitivity_items(model, eq, helpers, operator, false),
                 impls: TokenStream::new(),
+                // τ = −g: not where τ depends on an action variable.
+                inverse_dynamics_jacobian: eq.contact.is_none(),
             }
         }
     }

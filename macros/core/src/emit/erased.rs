@@ -79,6 +79,19 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
         }}
     });
     let momenta = per_mode(&|v, x, _| quote! { #v.momenta(t, #x).as_slice().to_vec() });
+    // Row by row, as M; an error where the mode generates none.
+    let id_jacobian = per_mode(&|v, x, n| {
+        quote! {{
+            let qdd = __routh::erased::accelerations::<#n>(#describe, qdd)?;
+            match #v.__routh_inverse_dynamics_jacobian(t, #x, &qdd) {
+                ::core::option::Option::Some(r) => {
+                    let (dq, dv) = r?;
+                    (dq.transpose().as_slice().to_vec(), dv.transpose().as_slice().to_vec())
+                }
+                ::core::option::Option::None => return Err(__routh::erased::no_inverse_dynamics_jacobian(#describe)),
+            }
+        }}
+    });
     let outputs_body = if outputs.is_empty() {
         quote! { ::std::vec::Vec::new() }
     } else {
@@ -217,6 +230,15 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
                 #arguments
                 let _ = &u;
                 Ok(#inverse_dynamics)
+            }
+
+            #[inline]
+            fn inverse_dynamics_jacobian(&self, mode: usize, t: f64, x: &[f64], u: &[f64], qdd: &[f64])
+                -> ::core::result::Result<(::std::vec::Vec<f64>, ::std::vec::Vec<f64>), __routh::SimError>
+            {
+                #arguments
+                let _ = &u;
+                Ok(#id_jacobian)
             }
 
             #[inline]

@@ -37,8 +37,13 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     // Scalars and momenta: L, E, p, Q·q̇.
     let quantities = quantities(model, eq, derived.form.kinetics(), &[l_doc, e_doc, p_doc, pw_doc, q_doc], &mut helpers);
 
-    let dynamics::Dynamics { accelerations: acc_method, jacobian: jac_method, methods: constraint_items, impls: constraint_impl } =
-        dynamics::accelerations_and_jacobian(model, (eq, constraints.as_ref()), (&derived.form, &operator), &mut helpers);
+    let dynamics::Dynamics {
+        accelerations: acc_method,
+        jacobian: jac_method,
+        methods: constraint_items,
+        impls: constraint_impl,
+        inverse_dynamics_jacobian: has_id_jacobian,
+    } = dynamics::accelerations_and_jacobian(model, (eq, constraints.as_ref()), (&derived.form, &operator), &mut helpers);
 
     let symmetry_items = crate::emit::symmetry::methods(model, symmetries, derived.algebra.as_ref(), &mut helpers);
     let (discrete_items, discrete_impl) = match discrete {
@@ -50,6 +55,26 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     // see `emit::system`).
     let simulate_items = crate::emit::impact::methods(model, impacts, dims, &mut helpers);
 
+    // `inverse_dynamics_jacobian` where the model has it, for `DynModel` (which asks every model).
+    let erased_id_jacobian = {
+        let body = if has_id_jacobian {
+            quote! { ::core::option::Option::Some(self.inverse_dynamics_jacobian(t, x, qdd)) }
+        } else {
+            quote! {{
+                let _ = (t, x, qdd);
+                ::core::option::Option::None
+            }}
+        };
+        quote! {
+            /// `inverse_dynamics_jacobian`, or `None` where the model does not generate it.
+            #[allow(clippy::type_complexity)]
+            fn __routh_inverse_dynamics_jacobian(&self, t: f64, x: &__routh::State<#d>, qdd: &__routh::Vector<#n>)
+                -> ::core::option::Option<::core::result::Result<(__routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>), __routh::FieldError>>
+            {
+                #body
+            }
+        }
+    };
     let mechanical_impl = crate::emit::form::mechanical_system_impl(model, &operator);
     let (field_from, contact_items) = contact_items(model, eq, &mut helpers);
     let dynamics_name = derived.form.name(constraints.is_some());
@@ -120,6 +145,8 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
         }
 
         #acc_method
+
+        #erased_id_jacobian
 
         #quantities
 
