@@ -122,17 +122,6 @@ impl<const N: usize> TreeMassFactor<N> {
     }
 }
 
-/// Row `target` less `l` times row `source` (`target ≠ source`) of rows of `C` entries laid end to end.
-fn less_row<const C: usize>(w: &mut [f64], target: usize, source: usize, l: f64) {
-    let (lo, hi) = (target.min(source), target.max(source));
-    let (head, tail) = w.split_at_mut(hi * C);
-    let (low, high) = (&mut head[lo * C..(lo + 1) * C], &mut tail[..C]);
-    let (to, from) = if target < source { (low, &*high) } else { (high, &*low) };
-    for (t, &s) in to.iter_mut().zip(from) {
-        *t -= l * s;
-    }
-}
-
 /// The smallest pivot of the tree factor, relative to M's own diagonal entry.
 const PIVOT_TOLERANCE: f64 = 1e-14;
 
@@ -142,32 +131,35 @@ impl<const N: usize> MassOperator<N> for TreeMassFactor<N> {
             TreeFactorKind::Dense(f) => return f.solve(b),
             TreeFactorKind::Tree { topology, ldl } => (topology, ldl),
         };
-        // By B's rows (Bᵀ's columns, contiguous across the C right-hand sides): each walk up the
-        // tree serves every column at once. Lᵀ y = b (leaves first), D z = y, L x = z (root first).
-        let mut bt = b.transpose();
-        let w = bt.as_mut_slice();
-        let row = |i: usize| i * C..(i + 1) * C;
+        // Row by row of B (entries N apart in its storage): each walk up the tree serves every
+        // column at once. Lᵀ y = b (leaves first), D z = y, L x = z (root first).
+        let w = b.as_mut_slice();
         for &i in topology.order.iter().rev() {
             let mut j = topology.parent[i];
             while let Some(a) = j {
-                less_row::<C>(w, a, i, ldl[(i, a)]);
+                let l = ldl[(i, a)];
+                for c in 0..C {
+                    w[c * N + a] -= l * w[c * N + i];
+                }
                 j = topology.parent[a];
             }
         }
         for i in 0..N {
             let inv = 1.0 / ldl[(i, i)];
-            for t in &mut w[row(i)] {
-                *t *= inv;
+            for c in 0..C {
+                w[c * N + i] *= inv;
             }
         }
         for &i in topology.order {
             let mut j = topology.parent[i];
             while let Some(a) = j {
-                less_row::<C>(w, i, a, ldl[(i, a)]);
+                let l = ldl[(i, a)];
+                for c in 0..C {
+                    w[c * N + i] -= l * w[c * N + a];
+                }
                 j = topology.parent[a];
             }
         }
-        b = bt.transpose();
         if b.iter().all(|v| v.is_finite()) { Ok(b) } else { Err(SingularMatrix) }
     }
 
