@@ -11,7 +11,7 @@
 //! field evaluations, after checking that the two agree to 1e-5; and one RK4 step with its exact
 //! A_d and B_d.
 //!
-//! The same cart-pole through the midpoint variational integrator with the input in its discrete
+//! The same cart-pole through its midpoint variational integrator with the input in its discrete
 //! forces: one step (Newton on the discrete Legendre map) with its exact Jacobians over (q, p) and u
 //! (`runtime::discrete::input_step_jacobian`, the implicit function theorem on the symbolic blocks)
 //! against forward differences of the solved step, 2N + K + 1 = 6 steps, after checking that the
@@ -35,6 +35,7 @@ use std::hint::black_box;
     lagrangian = mc / 2 * dot(x).powi(2) + mp / 2 * (dot(px).powi(2) + dot(py).powi(2)) - mp * g * py,
     force(x = u - b * dot(x)),
     jacobian,
+    discrete(rule = midpoint),
 )]
 struct CartPole {
     mc: f64,
@@ -134,27 +135,10 @@ fn differenced(p: &CartPole, x: &SVector<f64, 4>, u: &SVector<f64, 1>, h: f64) -
     (a, (shifted - base) / d)
 }
 
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(x, th),
-    input(u),
-    define(px = x + l * th.sin(), py = l * th.cos()),
-    lagrangian = mc / 2 * dot(x).powi(2) + mp / 2 * (dot(px).powi(2) + dot(py).powi(2)) - mp * g * py,
-    force(x = u - b * dot(x)),
-    discrete(rule = midpoint),
-)]
-struct DiscreteCartPole {
-    mc: f64,
-    mp: f64,
-    l: f64,
-    g: f64,
-    b: f64,
-}
-
 type Pair = SVector<f64, 2>;
 
 /// One variational step of the cart-pole from (q, p) with the input held: (q_k+1, p_k+1).
-fn variational_step(p: &DiscreteCartPole, z: &SVector<f64, 4>, u: f64, h: f64) -> SVector<f64, 4> {
+fn variational_step(p: &CartPole, z: &SVector<f64, 4>, u: f64, h: f64) -> SVector<f64, 4> {
     let (q, m) = (Pair::new(z[0], z[1]), Pair::new(z[2], z[3]));
     let options = DiscreteOptions::default();
     let s = routh::runtime::discrete::discrete_step(&p.driven([u]), (0.0, h), (&q, &m), q, &options).unwrap();
@@ -162,7 +146,7 @@ fn variational_step(p: &DiscreteCartPole, z: &SVector<f64, 4>, u: f64, h: f64) -
 }
 
 /// The step and its exact Jacobians A_d, B_d over (q, p) and u.
-fn variational_jacobians(p: &DiscreteCartPole, z: &SVector<f64, 4>, u: f64, h: f64) -> (SMatrix<f64, 4, 4>, SMatrix<f64, 4, 1>) {
+fn variational_jacobians(p: &CartPole, z: &SVector<f64, 4>, u: f64, h: f64) -> (SMatrix<f64, 4, 4>, SMatrix<f64, 4, 1>) {
     let (q, m) = (Pair::new(z[0], z[1]), Pair::new(z[2], z[3]));
     let view = p.driven([u]);
     let s = routh::runtime::discrete::discrete_step(&view, (0.0, h), (&q, &m), q, &DiscreteOptions::default()).unwrap();
@@ -171,12 +155,7 @@ fn variational_jacobians(p: &DiscreteCartPole, z: &SVector<f64, 4>, u: f64, h: f
 }
 
 /// A_d and B_d of the variational step by forward differences: 2N + K + 1 steps.
-fn variational_differenced(
-    p: &DiscreteCartPole,
-    z: &SVector<f64, 4>,
-    u: f64,
-    h: f64,
-) -> (SMatrix<f64, 4, 4>, SMatrix<f64, 4, 1>) {
+fn variational_differenced(p: &CartPole, z: &SVector<f64, 4>, u: f64, h: f64) -> (SMatrix<f64, 4, 4>, SMatrix<f64, 4, 1>) {
     let base = variational_step(p, z, u, h);
     let d = 1e-7;
     let a =
@@ -185,7 +164,7 @@ fn variational_differenced(
 }
 
 fn variational(c: &mut Criterion) {
-    let p = DiscreteCartPole { mc: 1.5, mp: 0.4, l: 0.7, g: 9.81, b: 0.1 };
+    let p = CartPole { mc: 1.5, mp: 0.4, l: 0.7, g: 9.81, b: 0.1 };
     let (z, u, h) = (SVector::<f64, 4>::new(0.2, 0.3, -0.1, 0.4), 0.8, 0.02);
     let (a, b) = variational_jacobians(&p, &z, u, h);
     let (fa, fb) = variational_differenced(&p, &z, u, h);

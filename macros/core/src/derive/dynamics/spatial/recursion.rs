@@ -104,7 +104,7 @@ pub(super) struct Articulated {
 
 pub(super) fn articulated(rec: &mut Builder<'_>, links: &Links, joints: &[Joint]) -> Articulated {
     let n = joints.len();
-    let (zero, one) = (rec.arena.zero(), rec.arena.one());
+    let zero = rec.arena.zero();
     // I^A_j's terms, by entry (the upper triangle's): the link's own inertia, then its children's.
     let mut ia_terms: Vec<Vec<Vec<Expr>>> =
         links.inertias.iter().map(|i| (0..36).map(|k| vec![i[k / 6][k % 6]]).collect()).collect();
@@ -141,9 +141,6 @@ pub(super) fn articulated(rec: &mut Builder<'_>, links: &Links, joints: &[Joint]
                 && x == k
             {
                 return sign;
-            }
-            if u[x] == dd {
-                return one;
             }
             let e = rec.arena.mul2(u[x], inv);
             rec.bind(e)
