@@ -347,6 +347,7 @@ pub mod __private {
     pub use routh_runtime::nalgebra::DMatrix;
     pub use routh_runtime::run::discrete::Reduced as DiscreteReduced;
     pub use routh_runtime::run::{Inputs, Plain, Reconstructed, ReducedBy, ZeroOrderHold};
+    pub use routh_runtime::trig::sin_cos;
     pub use routh_runtime::{
         Completion, ContactDiscreteSystem, DiscretePlan, DiscreteRun, DiscreteSystem, DiscreteTrajectory, FieldError,
         HybridInputSystem, HybridOptions, HybridReduction, HybridSystem, HybridTrajectory, InputSignal, InputSystem,

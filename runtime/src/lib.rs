@@ -79,6 +79,7 @@ pub mod provenance;
 pub mod run;
 #[cfg(feature = "serde")]
 mod serde_floats;
+pub mod trig;
 
 // The modules users name by path, at the top as before.
 #[cfg(feature = "serde")]

@@ -42,6 +42,10 @@ pub struct Emitted {
     /// Per output, whether the statements already store its value in the place asked for it
     /// ([`emit_slots_placed`]); always `false` elsewhere.
     pub placed: Vec<bool>,
+    /// The temporaries the statements define (the slots of a scratch array: `<array>[k]` for
+    /// k below this), one per statement except where a statement defines several (the sines and
+    /// cosines of [`EmitOptions::sin_cos`]) or stores an output in its place (none).
+    pub temporaries: usize,
 }
 
 /// Operation counts of emitted code.
@@ -124,7 +128,7 @@ pub fn emit_bound(
     prefix: &str,
 ) -> Emitted {
     let prefix = if prefix.is_empty() { "__cse" } else { prefix };
-    emit_with(arena, bindings, outputs, symbol, Temps::Let(prefix), &[])
+    emit_with(arena, bindings, outputs, symbol, Temps::Let(prefix), &[], &EmitOptions::default())
 }
 
 /// Like [`emit`], but temporaries live in a scratch array: statement k is `<array>[k] = …;` and
@@ -145,7 +149,7 @@ pub fn emit_slots_bound(
     symbol: &dyn Fn(Expr) -> TokenStream,
     array: &str,
 ) -> Emitted {
-    emit_with(arena, bindings, outputs, symbol, Temps::Slots(Ident::new(array, Span::call_site())), &[])
+    emit_with(arena, bindings, outputs, symbol, Temps::Slots(Ident::new(array, Span::call_site())), &[], &EmitOptions::default())
 }
 
 /// [`emit_slots_bound`] where outputs may have a *place* of their own, an assignable expression
@@ -162,7 +166,52 @@ pub fn emit_slots_placed(
     symbol: &dyn Fn(Expr) -> TokenStream,
     array: &str,
 ) -> Emitted {
-    emit_with(arena, bindings, outputs, symbol, Temps::Slots(Ident::new(array, Span::call_site())), places)
+    emit_with(
+        arena,
+        bindings,
+        outputs,
+        symbol,
+        Temps::Slots(Ident::new(array, Span::call_site())),
+        places,
+        &EmitOptions::default(),
+    )
+}
+
+/// Options of [`emit_bound_with`] and [`emit_slots_placed_with`].
+#[derive(Clone, Debug, Default)]
+pub struct EmitOptions {
+    /// The path of a function `fn([f64; K]) -> ([f64; K], [f64; K])` returning the sines and the
+    /// cosines of K angles: where set, the sines and cosines of symbols (the unbound ones: a
+    /// model's angles) are computed together by one call of it, the first statement, for every
+    /// symbol whose sine or cosine the outputs need (when there are two such symbols or more);
+    /// other sines and cosines stay `x.sin()` and `x.cos()`.
+    pub sin_cos: Option<TokenStream>,
+}
+
+/// [`emit_bound`] with `options`.
+pub fn emit_bound_with(
+    arena: &Arena,
+    bindings: &[(Expr, Expr)],
+    outputs: &[Expr],
+    symbol: &dyn Fn(Expr) -> TokenStream,
+    prefix: &str,
+    options: &EmitOptions,
+) -> Emitted {
+    let prefix = if prefix.is_empty() { "__cse" } else { prefix };
+    emit_with(arena, bindings, outputs, symbol, Temps::Let(prefix), &[], options)
+}
+
+/// [`emit_slots_placed`] with bindings (see [`emit_bound`]) and `options`.
+pub fn emit_slots_placed_with(
+    arena: &Arena,
+    bindings: &[(Expr, Expr)],
+    outputs: &[Expr],
+    places: &[Option<TokenStream>],
+    symbol: &dyn Fn(Expr) -> TokenStream,
+    array: &str,
+    options: &EmitOptions,
+) -> Emitted {
+    emit_with(arena, bindings, outputs, symbol, Temps::Slots(Ident::new(array, Span::call_site())), places, options)
 }
 
 /// Where temporaries are stored.
@@ -180,6 +229,7 @@ fn emit_with(
     symbol: &dyn Fn(Expr) -> TokenStream,
     temps_style: Temps<'_>,
     places: &[Option<TokenStream>],
+    options: &EmitOptions,
 ) -> Emitted {
     let bindings = &live_bindings(arena, bindings, outputs);
     let roots: Vec<Expr> = outputs.iter().copied().chain(bindings.iter().map(|b| b.1)).collect();
@@ -259,7 +309,15 @@ fn emit_with(
         places: FxHashMap::default(),
         scaled: FxHashMap::default(),
         absorbed: FxHashMap::default(),
+        batched: FxHashMap::default(),
+        ready: vec![u32::MAX; marks.len()],
     };
+    for &(sym, e) in bindings {
+        let r = em.readiness(e);
+        if let Some(slot) = em.ready.get_mut(sym.index()) {
+            *slot = r;
+        }
+    }
     // How often each factor appears beside each coefficient (see `Emitter::scaled_factor`).
     for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
         let Node::Mul(fs) = &arena.nodes[i] else { continue };
@@ -294,13 +352,16 @@ fn emit_with(
         }
     }
     em.absorbed = absorbed_contents(&em, &marks);
+    if let Some(path) = &options.sin_cos {
+        em.sines_and_cosines(path, &marks);
+    }
     // The bindings in their order (each needs only earlier ones), then the outputs.
     for &(_, e) in bindings {
         em.expr(e);
     }
     let placed = (0..outputs.len()).map(|o| owner.get(&outputs[o]) == Some(&o)).collect();
     let outputs = outputs.iter().map(|&o| em.expr(o).ts).collect();
-    Emitted { statements: em.statements, outputs, ops: em.ops, placed }
+    Emitted { statements: em.statements, outputs, ops: em.ops, placed, temporaries: em.next_temp }
 }
 
 struct Emitter<'a> {
@@ -328,6 +389,10 @@ struct Emitter<'a> {
     scaled: FxHashMap<(Rational, Expr), (u32, Option<TokenStream>)>,
     /// Sums emitted times a coefficient k of theirs (see [`absorbed_contents`]).
     absorbed: FxHashMap<Expr, Rational>,
+    /// Sines and cosines computed together (see [`EmitOptions::sin_cos`]): their names.
+    batched: FxHashMap<Expr, TokenStream>,
+    /// Each reachable node's readiness (see [`Emitter::readiness`]), `u32::MAX` until known.
+    ready: Vec<u32>,
 }
 
 /// The bindings the outputs need, directly or through later bindings, in their order: a pass
@@ -474,8 +539,117 @@ impl Emitter<'_> {
         matches!(self.arena.node(e), Node::Sym(_)) || self.is_temp(e)
     }
 
+    /// The one statement computing the sines and cosines of the reachable symbols together
+    /// (`marks`; see [`EmitOptions::sin_cos`]), its values named as temporaries: in a scratch
+    /// array a destructuring assignment `([a[k], _], [a[k + 1], a[k + 2]]) = path([x, y]);`, else
+    /// `let ([t, _], [u, v]): ([f64; 2], [f64; 2]) = path([x, y]);` (`_` where a value is not
+    /// needed). Symbols in order of their nodes, deterministic.
+    fn sines_and_cosines(&mut self, path: &TokenStream, marks: &[bool]) {
+        let arena = self.arena;
+        // Per symbol: its sine's node and its cosine's, where reachable.
+        let mut angles: Vec<(Expr, [Option<Expr>; 2])> = Vec::new();
+        for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
+            let Node::Call(f @ (Func::Sin | Func::Cos), xs) = &arena.nodes[i] else { continue };
+            let [x] = xs[..] else { continue };
+            if !matches!(arena.node(x), Node::Sym(_)) || self.bound.contains_key(&x) {
+                continue;
+            }
+            let which = usize::from(*f == Func::Cos);
+            match angles.iter_mut().find(|(y, _)| *y == x) {
+                Some((_, calls)) => calls[which] = Some(Expr(i as u32)),
+                None => {
+                    let mut calls = [None, None];
+                    calls[which] = Some(Expr(i as u32));
+                    angles.push((x, calls));
+                }
+            }
+        }
+        if angles.len() < 2 {
+            return;
+        }
+        angles.sort_by_key(|(x, _)| x.index());
+        let k = angles.len();
+        let mut halves: [Vec<TokenStream>; 2] = [Vec::new(), Vec::new()];
+        for which in 0..2 {
+            for (_, calls) in &angles {
+                let name = match calls[which] {
+                    Some(call) => {
+                        let t = self.next_temp;
+                        self.next_temp += 1;
+                        let name = match &self.style {
+                            Temps::Let(prefix) => {
+                                let id = Ident::new(&format!("{prefix}{t}"), Span::call_site());
+                                quote!(#id)
+                            }
+                            Temps::Slots(array) => quote!(#array[#t]),
+                        };
+                        self.batched.insert(call, name.clone());
+                        name
+                    }
+                    None => quote!(_),
+                };
+                halves[which].push(name);
+            }
+        }
+        let args: Vec<TokenStream> = angles.iter().map(|&(x, _)| (self.symbol)(x)).collect();
+        let [sines, cosines] = halves;
+        self.ops.calls += 1;
+        self.statements.push(match &self.style {
+            Temps::Let(_) => quote! { let ([#(#sines),*], [#(#cosines),*]): ([f64; #k], [f64; #k]) = #path([#(#args),*]); },
+            Temps::Slots(_) => quote! { ([#(#sines),*], [#(#cosines),*]) = #path([#(#args),*]); },
+        });
+    }
+
+    /// When `e`'s value is ready, counted in operations along its longest chain of dependent
+    /// operations from the inputs (through the bindings: a bound symbol is ready when its value
+    /// is; a call counts four, a power two). Sums add their terms least ready first, so that
+    /// the last computed enters last: `a + b + late` waits for `late` one addition, where
+    /// `late + a + b` waits two — along a recursion whose every link adds to the last link's
+    /// quantities (a tree's composite inertias), the chain of dependent operations is what the
+    /// processor waits on, and floating-point sums are not reassociated by the compiler.
+    fn readiness(&mut self, e: Expr) -> u32 {
+        let i = e.index();
+        if let Some(&r) = self.ready.get(i).filter(|&&r| r != u32::MAX) {
+            return r;
+        }
+        let node = self.arena.node(e);
+        let r = match node {
+            Node::Num(_) | Node::Pi => 0,
+            // A bound symbol's readiness was set with its binding; an input is ready at once.
+            Node::Sym(_) => 0,
+            _ => {
+                let mut deepest = 0;
+                let mut children = Vec::new();
+                node.for_each_child(|c| children.push(c));
+                for c in children {
+                    deepest = deepest.max(self.readiness(c));
+                }
+                deepest
+                    + match node {
+                        Node::Call(..) => 4,
+                        Node::Pow(..) => 2,
+                        _ => 1,
+                    }
+            }
+        };
+        if let Some(slot) = self.ready.get_mut(i) {
+            *slot = r;
+        }
+        r
+    }
+
+    /// `terms` least ready first (stable: ties keep their order).
+    fn by_readiness(&mut self, terms: &[Expr]) -> Vec<Expr> {
+        let mut keyed: Vec<(u32, Expr)> = terms.iter().map(|&t| (self.readiness(t), t)).collect();
+        keyed.sort_by_key(|&(r, _)| r);
+        keyed.into_iter().map(|(_, t)| t).collect()
+    }
+
     /// Fragment for `e`: a temporary's name (defining it on first need) or the inlined code.
     fn expr(&mut self, e: Expr) -> Frag {
+        if let Some(name) = self.batched.get(&e) {
+            return Frag::atom(name.clone());
+        }
         if !self.is_temp(e) {
             return self.raw(e);
         }
@@ -563,7 +737,7 @@ impl Emitter<'_> {
 
     fn sum(&mut self, e: Expr, terms: &[Expr]) -> Frag {
         if let Some(&(base, extra)) = self.extensions.get(&e) {
-            let items = vec![self.signed(base), self.signed(extra)];
+            let items = self.by_readiness(&[base, extra]).into_iter().map(|t| self.signed(t)).collect();
             return self.join_sum(items);
         }
         if let Some((common, cofactor)) = self.splits.get(&e).cloned() {
@@ -571,9 +745,10 @@ impl Emitter<'_> {
         }
         if let Some(&k) = self.absorbed.get(&e) {
             // k times the sum (see `absorbed_contents`), the coefficients multiplied exactly.
-            let items: Vec<(bool, Frag)> = terms
-                .iter()
-                .map(|&t| {
+            let items: Vec<(bool, Frag)> = self
+                .by_readiness(terms)
+                .into_iter()
+                .map(|t| {
                     let (c, fs) = self.term_factors(t);
                     let c = c.checked_mul(&k).expect("checked when the sum was chosen");
                     if fs.is_empty() {
@@ -585,7 +760,7 @@ impl Emitter<'_> {
                 .collect();
             return self.join_sum(items);
         }
-        let items: Vec<(bool, Frag)> = terms.iter().map(|&t| self.signed(t)).collect();
+        let items: Vec<(bool, Frag)> = self.by_readiness(terms).into_iter().map(|t| self.signed(t)).collect();
         self.join_sum(items)
     }
 
@@ -659,7 +834,11 @@ impl Emitter<'_> {
 
     /// Terms (sign, magnitude) joined with `+` and `-`, a positive term first where there is one.
     fn join_sum(&mut self, items: Vec<(bool, Frag)>) -> Frag {
-        let first = items.iter().position(|(neg, _)| !neg).unwrap_or(0);
+        // A positive term first (no negation), unless the only one is the last, the latest ready.
+        let first = match items.iter().position(|(neg, _)| !neg) {
+            Some(p) if p + 1 < items.len() || items.len() == 1 => p,
+            _ => 0,
+        };
         let mut ts = TokenStream::new();
         let mut rest = Vec::with_capacity(items.len());
         for (i, item) in items.into_iter().enumerate() {

@@ -48,6 +48,9 @@ impl Interp {
     pub(crate) fn run(&mut self, em: &Emitted) -> Vec<f64> {
         for st in &em.statements {
             let toks: Vec<TokenTree> = st.clone().into_iter().collect();
+            if self.sines_and_cosines(&toks) {
+                continue;
+            }
             assert_eq!(toks[0].to_string(), "let");
             let name = toks[1].to_string();
             assert_eq!(toks[2].to_string(), ":");
@@ -71,12 +74,49 @@ impl Interp {
     pub(crate) fn run_places(&mut self, em: &Emitted) -> Vec<f64> {
         for st in &em.statements {
             let toks: Vec<TokenTree> = st.clone().into_iter().collect();
+            if self.sines_and_cosines(&toks) {
+                continue;
+            }
             let eq = toks.iter().position(|t| Self::is_punct(Some(t), '=')).expect("an assignment");
             assert_eq!(toks.last().unwrap().to_string(), ";");
             let v = self.eval_tokens(&toks[eq + 1..toks.len() - 1]);
             self.env.insert(place_key(&toks[..eq]), v);
         }
         em.outputs.iter().map(|o| self.eval_stream(o.clone())).collect()
+    }
+
+    /// The statement of `EmitOptions::sin_cos` with the path `sin_cos`, if `toks` is one: `let
+    /// ([s…], [c…]): (…) = sin_cos([x…]);` or `([s…], [c…]) = sin_cos([x…]);`, each name or place
+    /// (or `_`) given the sine or the cosine of its angle.
+    fn sines_and_cosines(&mut self, toks: &[TokenTree]) -> bool {
+        let Some(call) = toks.iter().position(|t| t.to_string() == "sin_cos") else { return false };
+        let start = usize::from(toks[0].to_string() == "let");
+        let TokenTree::Group(names) = &toks[start] else { panic!("a pattern of names: {toks:?}") };
+        let TokenTree::Group(args) = &toks[call + 1] else { panic!("the angles") };
+        let TokenTree::Group(args) = args.stream().into_iter().next().expect("[angles]") else { panic!("[angles]") };
+        let split = |g: TokenStream| -> Vec<Vec<TokenTree>> {
+            let mut items = vec![Vec::new()];
+            for t in g {
+                if Self::is_punct(Some(&t), ',') {
+                    items.push(Vec::new());
+                } else {
+                    items.last_mut().expect("one").push(t);
+                }
+            }
+            items.retain(|i| !i.is_empty());
+            items
+        };
+        let angles: Vec<f64> = split(args.stream()).iter().map(|a| self.eval_tokens(a)).collect();
+        for (which, half) in split(names.stream()).into_iter().enumerate() {
+            let [TokenTree::Group(half)] = &half[..] else { panic!("[names]") };
+            for (name, &x) in split(half.stream()).iter().zip(&angles) {
+                let key = place_key(name);
+                if key != "_" {
+                    self.env.insert(key, if which == 0 { x.sin() } else { x.cos() });
+                }
+            }
+        }
+        true
     }
 
     fn eval_stream(&self, ts: TokenStream) -> f64 {

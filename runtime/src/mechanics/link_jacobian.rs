@@ -236,7 +236,8 @@ pub struct JointForces<const N: usize> {
 pub struct LinkDynamics<const N: usize> {
     topology: &'static LinkTopology,
     joints: [LinkJoint; N],
-    inertia: [[[f64; 6]; 6]; N],
+    /// Each link's inertia about its origin in its axes, rigid.
+    inertia: [Rigid; N],
     armature: [f64; N],
     gravity: Vector3<f64>,
 }
@@ -291,6 +292,7 @@ impl<const N: usize> LinkDynamics<N> {
     #[must_use]
     pub fn new(topology: &'static LinkTopology, joints: [LinkJoint; N], inertia: [[[f64; 6]; 6]; N], gravity: [f64; 3]) -> Self {
         debug_assert!(topology.parent.len() == N && topology.order.len() == N);
+        let inertia = inertia.map(|i| Rigid::of(&i));
         LinkDynamics { topology, joints, inertia, armature: [0.0; N], gravity: Vector3::from(gravity) }
     }
 
@@ -322,6 +324,48 @@ impl<const N: usize> LinkDynamics<N> {
             return Err(FieldError::NonFinite { t });
         }
         Ok(LinkDerivatives { accelerations, mass, d_positions, d_velocities, factor })
+    }
+
+    /// The first-order field's Jacobian A = ∂F/∂x of F = (q̇, q̈) over x = (q, q̇) (`D = 2N`) and
+    /// its sensitivities ∂F/∂w = (0, M⁻¹ ∂g/∂w) to `W` other quantities (inputs, parameters), whose
+    /// generalized forces' derivatives ∂g/∂w `dg_dw` gives at q̈: [`Self::derivatives`] and the
+    /// sensitivities in one go, the derivatives' right-hand sides solved together and each result
+    /// written once, where it belongs.
+    ///
+    /// # Errors
+    /// As [`Self::derivatives`].
+    pub fn linearization<const D: usize, const W: usize>(
+        &self,
+        t: f64,
+        qd: &SVector<f64, N>,
+        forces: &JointForces<N>,
+        dg_dw: impl FnOnce(&SVector<f64, N>) -> SMatrix<f64, N, W>,
+    ) -> Result<(SMatrix<f64, D, D>, SMatrix<f64, D, W>), FieldError> {
+        const { assert!(D == 2 * N, "the state of a tree of links is (q, q̇)") };
+        let singular = |_| FieldError::SingularMassMatrix { t };
+        let mut passes = Passes::new();
+        self.passes(qd, None, &mut passes);
+        let (mass, bias) = self.mass_and_bias(&passes);
+        let factor = TreeMassFactor::new(t, self.topology, mass)?;
+        let accelerations = factor.solve(forces.value - bias).map_err(singular)?;
+        self.add_accelerations(&mut passes, &accelerations);
+        let (dq, dv) = self.kinetic_pairs(&passes);
+        let mut rhs = SMatrix::<f64, N, D>::zeros();
+        rhs.fixed_columns_mut::<N>(0).copy_from(&(forces.d_positions - dq));
+        rhs.fixed_columns_mut::<N>(N).copy_from(&(forces.d_velocities - dv));
+        let rhs = factor.solve(rhs).map_err(singular)?;
+        let sensitivities = factor.solve(dg_dw(&accelerations)).map_err(singular)?;
+        let mut a = SMatrix::<f64, D, D>::zeros();
+        for i in 0..N {
+            a[(i, N + i)] = 1.0;
+        }
+        a.fixed_rows_mut::<N>(N).copy_from(&rhs);
+        let mut b = SMatrix::<f64, D, W>::zeros();
+        b.fixed_rows_mut::<N>(N).copy_from(&sensitivities);
+        if !(rhs.sum() + sensitivities.sum()).is_finite() {
+            return Err(FieldError::NonFinite { t });
+        }
+        Ok((a, b))
     }
 
     /// ∂K/∂q and ∂K/∂q̇ of the inverse dynamics' kinetic part K(q, q̇, a) = M a + (velocity products
@@ -373,7 +417,7 @@ impl<const N: usize> LinkDynamics<N> {
                 Some(a) => a_p + p.psi[j] * qd[j] + p.s[j] * a[j],
                 None => a_p + p.psi[j] * qd[j],
             };
-            p.body[j] = Rigid::of(&self.inertia[j]).placed(&r, &o);
+            p.body[j] = self.inertia[j].placed(&r, &o);
             let h = p.body[j].times(&p.v[j]);
             p.force[j] = p.body[j].times(&p.acc[j]) + cross_force(&p.v[j], &h);
             p.bc[j] = variation(&p.body[j], &p.v[j], &h);
@@ -683,6 +727,30 @@ mod tests {
             assert!((dq.column(j) - by_q).norm() < 1e-7 * (1.0 + by_q.norm()), "∂K/∂q_{j}");
             assert!((dv.column(j) - by_qd).norm() < 1e-7 * (1.0 + by_qd.norm()), "∂K/∂q̇_{j}");
         }
+    }
+
+    /// The one-go linearisation: A the derivatives' field Jacobian (the same solves, column by
+    /// column), the sensitivities' rows M⁻¹ ∂g/∂w taken at the accelerations (M B = ∂g/∂w),
+    /// the positions' rows zero.
+    #[test]
+    fn the_linearization_is_the_derivatives_with_the_sensitivities() {
+        let (q, qd) = state();
+        let d = at(&q, &qd);
+        let dynamics =
+            LinkDynamics::new(&TREE, joints(&q), inertias(), [0.0, 0.0, -9.81]).with_armature([0.0, 0.02, 0.0, 0.0, 0.01, 0.0]);
+        let dg = SMatrix::<f64, 6, 2>::from_fn(|i, c| 0.3 * i as f64 - c as f64 + 0.1);
+        let mut seen = None;
+        let (a, b) = dynamics
+            .linearization::<12, 2>(0.0, &qd, &forces(&q, &qd), |acc| {
+                seen = Some(*acc);
+                dg
+            })
+            .expect("regular");
+        assert_eq!(seen, Some(d.accelerations));
+        assert_eq!(a, d.field_jacobian::<12>());
+        assert_eq!(b.fixed_rows::<6>(0), SMatrix::<f64, 6, 2>::zeros());
+        let residual = d.mass * b.fixed_rows::<6>(6) - dg;
+        assert!(residual.norm() < 1e-12 * dg.norm(), "M B − ∂g/∂w = {residual}");
     }
 
     #[test]

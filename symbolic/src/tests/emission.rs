@@ -394,3 +394,90 @@ fn shared_scaled_factors_and_sums_with_their_content_take_fewer_multiplications(
     let outputs = [a.mul2(outer, c), a.mul2(outer, s)];
     check_emission(&a, &outputs, &[x, y, z, q]);
 }
+
+/// With `EmitOptions::sin_cos`, the sines and cosines of symbols come from one call for all the
+/// angles, first, in `let`s and in a scratch array alike; the values are the DAG's; a sine of a
+/// sum stays a method call; one angle alone stays `x.sin()`.
+#[test]
+fn sines_and_cosines_of_symbols_are_computed_together() {
+    let mut a = Arena::new();
+    let (x, y, z) = (a.symbol("x"), a.symbol("y"), a.symbol("z"));
+    let (sx, cx, cy) = (a.call(Func::Sin, &[x]), a.call(Func::Cos, &[x]), a.call(Func::Cos, &[y]));
+    let xz = a.add2(x, z);
+    let sxz = a.call(Func::Sin, &[xz]);
+    let p = a.mul(&[sx, cy, z]);
+    let o1 = a.add(&[p, cx, sxz]);
+    let o2 = a.mul2(cx, cy);
+    let outputs = [o1, o2, sx];
+    let options = EmitOptions { sin_cos: Some(quote!(sin_cos)) };
+    let symbol = sym_tokens(&a);
+    let vals = [0.4, -1.3, 2.2];
+    let value_of = |s: Expr| vals[[x, y, z].iter().position(|&t| t == s).unwrap()];
+    let expect = a.eval_many(&outputs, &value_of);
+    let fresh = || {
+        let mut interp = Interp { env: HashMap::new() };
+        for (name, v) in ["x", "y", "z"].into_iter().zip(vals) {
+            interp.env.insert(name.to_owned(), v);
+        }
+        interp
+    };
+    let plain = emit_bound_with(&a, &[], &outputs, &symbol, "__t", &options);
+    let text = render(&plain);
+    assert!(
+        plain.statements[0]
+            .to_string()
+            .starts_with("let ([__t0 , _] , [__t1 , __t2]) : ([f64 ; 2usize] , [f64 ; 2usize]) = sin_cos ([x , y])"),
+        "{text}"
+    );
+    assert_eq!(text.matches("sin_cos").count(), 1, "{text}");
+    assert!(text.contains("(x + z) . sin ()"), "{text}");
+    assert_eq!(plain.temporaries, plain.statements.len() + 2, "{text}");
+    for (g, e) in fresh().run(&plain).iter().zip(&expect) {
+        assert!(close(*g, *e, 1e-15), "{g} against {e}\n{text}");
+    }
+    let slots = emit_slots_placed_with(&a, &[], &outputs, &[], &symbol, "w", &options);
+    assert!(
+        slots.statements[0].to_string().starts_with("([w [0usize] , _] , [w [1usize] , w [2usize]]) = sin_cos ([x , y])"),
+        "{}",
+        render(&slots)
+    );
+    for (g, e) in fresh().run_places(&slots).iter().zip(&expect) {
+        assert!(close(*g, *e, 1e-15), "{g} against {e}\n{}", render(&slots));
+    }
+    // One angle: nothing to batch.
+    let single = emit_bound_with(&a, &[], &[sx, cx], &symbol, "__t", &options);
+    assert!(!render(&single).contains("sin_cos"), "{}", render(&single));
+}
+
+/// A sum's terms least ready first: the term at the end of the longest chain of dependent
+/// operations (through the bindings) is added last, whatever the canonical order; a negative term
+/// that is the only one left to lead is negated rather than the late term moved to the front.
+#[test]
+fn sums_add_their_latest_ready_term_last() {
+    let mut a = Arena::new();
+    let (x, y, z) = (a.symbol("x"), a.symbol("y"), a.symbol("z"));
+    // late = ((x y)² + y)² through two bindings: four operations deep.
+    let xy = a.mul2(x, y);
+    let b0 = a.symbol("b0");
+    let sq = a.powi(b0, 2);
+    let v1 = a.add2(sq, y);
+    let b1 = a.symbol("b1");
+    let late = a.powi(b1, 2);
+    let three = a.int(3);
+    let sum = a.add(&[late, z, three]);
+    let mz = a.neg(z);
+    let diff = a.add2(mz, late);
+    let bindings = [(b0, xy), (b1, v1)];
+    let em = emit_bound(&a, &bindings, &[sum, diff], &sym_tokens(&a), "__t");
+    let text = render(&em);
+    let out = em.outputs[0].to_string();
+    assert!(out.starts_with("z + 3.0_f64 +") || out.starts_with("3.0_f64 + z +"), "{text}");
+    assert_eq!(em.outputs[1].to_string().split_whitespace().next(), Some("-"), "{text}");
+    let mut interp = Interp { env: HashMap::new() };
+    for (name, v) in [("x", 0.7), ("y", -1.1), ("z", 0.4)] {
+        interp.env.insert(name.into(), v);
+    }
+    let got = interp.run(&em);
+    let late_value = ((0.7_f64 * -1.1).powi(2) - 1.1).powi(2);
+    assert!(close(got[0], late_value + 0.4 + 3.0, 1e-14) && close(got[1], late_value - 0.4, 1e-14), "{got:?}\n{text}");
+}

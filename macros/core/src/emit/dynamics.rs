@@ -480,12 +480,12 @@ fn sensitivity_items(
     );
     // Along links, A and B share the derivatives' factorisation of M and their q̈.
     let shared = along_links.then(|| {
-        let layout = crate::emit::codegen::state_layout(model);
+        let p = model.layout.position_dim();
         quote! {
-            let d = self.__routh_link_dynamics(t, x)?;
-            let (gw, _) = self.__routh_sensitivity(t, x, &d.accelerations);
-            let s = #layout::sensitivity::<#nw>(t, d.mass_factor(), gw, ::core::option::Option::None)?;
-            ::core::result::Result::Ok((d.field_jacobian::<#d>(), s.fixed_columns::<#nu>(0).into_owned()))
+            let (dynamics, forces) = self.__routh_link_model(t, x);
+            let qd = x.fixed_rows::<#n>(#p).into_owned();
+            let (a, s) = dynamics.linearization::<#d, #nw>(t, &qd, &forces, |acc| self.__routh_sensitivity(t, x, acc).0)?;
+            ::core::result::Result::Ok((a, s.fixed_columns::<#nu>(0).into_owned()))
         }
     });
     let input_item = if nu > 0 {
