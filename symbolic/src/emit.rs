@@ -127,8 +127,7 @@ pub fn emit_bound(
     symbol: &dyn Fn(Expr) -> TokenStream,
     prefix: &str,
 ) -> Emitted {
-    let prefix = if prefix.is_empty() { "__cse" } else { prefix };
-    emit_with(arena, bindings, outputs, symbol, Temps::Let(prefix), &[], &EmitOptions::default())
+    emit_bound_with(arena, bindings, outputs, symbol, prefix, &EmitOptions::default())
 }
 
 /// Like [`emit`], but temporaries live in a scratch array: statement k is `<array>[k] = …;` and
@@ -149,7 +148,7 @@ pub fn emit_slots_bound(
     symbol: &dyn Fn(Expr) -> TokenStream,
     array: &str,
 ) -> Emitted {
-    emit_with(arena, bindings, outputs, symbol, Temps::Slots(Ident::new(array, Span::call_site())), &[], &EmitOptions::default())
+    emit_slots_placed_with(arena, bindings, outputs, &[], symbol, array, &EmitOptions::default())
 }
 
 /// [`emit_slots_bound`] where outputs may have a *place* of their own, an assignable expression
@@ -166,15 +165,7 @@ pub fn emit_slots_placed(
     symbol: &dyn Fn(Expr) -> TokenStream,
     array: &str,
 ) -> Emitted {
-    emit_with(
-        arena,
-        bindings,
-        outputs,
-        symbol,
-        Temps::Slots(Ident::new(array, Span::call_site())),
-        places,
-        &EmitOptions::default(),
-    )
+    emit_slots_placed_with(arena, bindings, outputs, places, symbol, array, &EmitOptions::default())
 }
 
 /// Options of [`emit_bound_with`] and [`emit_slots_placed_with`].
