@@ -9,7 +9,7 @@
 //! and n mod 4 picks the quadrant. The steps are the same for every angle, without branches, so
 //! that the compiler evaluates several angles per instruction (two with the baseline x86-64
 //! target's SSE2, four or eight with AVX). Within an ulp of the standard library's `sin_cos` (the
-//! tests compare them over a million angles at several scales); angles beyond 10⁶ in magnitude,
+//! tests compare them over 280 000 angles at seven scales), signed zeros kept; angles beyond 10⁶ in magnitude,
 //! and NaN and infinities, are handed to the standard library, all of a call's angles together.
 //!
 //! Hand-written where crates exist: `libm` is scalar (one angle per call, branches on the
@@ -166,7 +166,7 @@ mod tests {
     }
 
     /// Beyond the limit, NaN and infinities: the standard library's own values, for every angle
-    /// of the call.
+    /// of the call; signed zeros kept.
     #[test]
     fn large_and_non_finite_angles_are_the_standard_librarys() {
         let x = [0.3, 30000000.0, -1e+300];
@@ -178,5 +178,8 @@ mod tests {
         assert!(s[0].is_nan() && c[0].is_nan() && s[1].is_nan() && c[1].is_nan());
         assert_eq!((s[2], c[2]), 1.0_f64.sin_cos());
         assert_eq!(sin_cos::<0>([]), ([], []));
+        // sin(−0) = −0, as the standard library's.
+        let (s, c) = sin_cos([-0.0, 0.0]);
+        assert_eq!((s.map(f64::to_bits), c), ([(-0.0_f64).to_bits(), 0.0_f64.to_bits()], [1.0, 1.0]));
     }
 }

@@ -565,15 +565,7 @@ impl Emitter<'_> {
             for (_, calls) in &angles {
                 let name = match calls[which] {
                     Some(call) => {
-                        let t = self.next_temp;
-                        self.next_temp += 1;
-                        let name = match &self.style {
-                            Temps::Let(prefix) => {
-                                let id = Ident::new(&format!("{prefix}{t}"), Span::call_site());
-                                quote!(#id)
-                            }
-                            Temps::Slots(array) => quote!(#array[#t]),
-                        };
+                        let name = self.new_temp();
                         self.batched.insert(call, name.clone());
                         name
                     }
@@ -659,22 +651,27 @@ impl Emitter<'_> {
         Frag::atom(name)
     }
 
-    /// A new temporary holding `rhs`; its name.
-    fn define(&mut self, rhs: TokenStream) -> TokenStream {
+    /// The name of a new temporary: `<prefix>k` or `<array>[k]`.
+    fn new_temp(&mut self) -> TokenStream {
         let k = self.next_temp;
         self.next_temp += 1;
         match &self.style {
             Temps::Let(prefix) => {
                 let id = Ident::new(&format!("{prefix}{k}"), Span::call_site());
-                self.statements.push(quote! { let #id: f64 = #rhs; });
                 quote!(#id)
             }
-            Temps::Slots(array) => {
-                let slot = quote!(#array[#k]);
-                self.statements.push(quote! { #slot = #rhs; });
-                slot
-            }
+            Temps::Slots(array) => quote!(#array[#k]),
         }
+    }
+
+    /// A new temporary holding `rhs`; its name.
+    fn define(&mut self, rhs: TokenStream) -> TokenStream {
+        let name = self.new_temp();
+        self.statements.push(match &self.style {
+            Temps::Let(_) => quote! { let #name: f64 = #rhs; },
+            Temps::Slots(_) => quote! { #name = #rhs; },
+        });
+        name
     }
 
     fn raw(&mut self, e: Expr) -> Frag {

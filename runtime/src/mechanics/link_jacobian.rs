@@ -310,13 +310,7 @@ impl<const N: usize> LinkDynamics<N> {
     /// [`FieldError::SingularMassMatrix`] where M cannot be factored, [`FieldError::NonFinite`]
     /// where an input or a result is not finite.
     pub fn derivatives(&self, t: f64, qd: &SVector<f64, N>, forces: &JointForces<N>) -> Result<LinkDerivatives<N>, FieldError> {
-        let mut passes = Passes::new();
-        self.passes(qd, None, &mut passes);
-        let (mass, bias) = self.mass_and_bias(&passes);
-        let factor = TreeMassFactor::new(t, self.topology, mass)?;
-        let accelerations = factor.solve(forces.value - bias).map_err(|_| FieldError::SingularMassMatrix { t })?;
-        self.add_accelerations(&mut passes, &accelerations);
-        let (dq, dv) = self.kinetic_pairs(&passes);
+        let Solved { mass, factor, accelerations, dq, dv } = self.solved(t, qd, forces)?;
         let d_positions = factor.solve(forces.d_positions - dq).map_err(|_| FieldError::SingularMassMatrix { t })?;
         let d_velocities = factor.solve(forces.d_velocities - dv).map_err(|_| FieldError::SingularMassMatrix { t })?;
         let finite = accelerations.sum() + d_positions.sum() + d_velocities.sum();
@@ -343,13 +337,7 @@ impl<const N: usize> LinkDynamics<N> {
     ) -> Result<(SMatrix<f64, D, D>, SMatrix<f64, D, W>), FieldError> {
         const { assert!(D == 2 * N, "the state of a tree of links is (q, q̇)") };
         let singular = |_| FieldError::SingularMassMatrix { t };
-        let mut passes = Passes::new();
-        self.passes(qd, None, &mut passes);
-        let (mass, bias) = self.mass_and_bias(&passes);
-        let factor = TreeMassFactor::new(t, self.topology, mass)?;
-        let accelerations = factor.solve(forces.value - bias).map_err(singular)?;
-        self.add_accelerations(&mut passes, &accelerations);
-        let (dq, dv) = self.kinetic_pairs(&passes);
+        let Solved { factor, accelerations, dq, dv, .. } = self.solved(t, qd, forces)?;
         let mut rhs = SMatrix::<f64, N, D>::zeros();
         rhs.fixed_columns_mut::<N>(0).copy_from(&(forces.d_positions - dq));
         rhs.fixed_columns_mut::<N>(N).copy_from(&(forces.d_velocities - dv));
@@ -366,6 +354,20 @@ impl<const N: usize> LinkDynamics<N> {
             return Err(FieldError::NonFinite { t });
         }
         Ok((a, b))
+    }
+
+    /// What [`Self::derivatives`] and [`Self::linearization`] share: the passes at a = 0, M and
+    /// its factor, q̈, and ∂K/∂q, ∂K/∂q̇ at a = q̈.
+    #[inline(always)]
+    fn solved(&self, t: f64, qd: &SVector<f64, N>, forces: &JointForces<N>) -> Result<Solved<N>, FieldError> {
+        let mut passes = Passes::new();
+        self.passes(qd, None, &mut passes);
+        let (mass, bias) = self.mass_and_bias(&passes);
+        let factor = TreeMassFactor::new(t, self.topology, mass)?;
+        let accelerations = factor.solve(forces.value - bias).map_err(|_| FieldError::SingularMassMatrix { t })?;
+        self.add_accelerations(&mut passes, &accelerations);
+        let (dq, dv) = self.kinetic_pairs(&passes);
+        Ok(Solved { mass, factor, accelerations, dq, dv })
     }
 
     /// ∂K/∂q and ∂K/∂q̇ of the inverse dynamics' kinetic part K(q, q̇, a) = M a + (velocity products
@@ -534,6 +536,15 @@ impl<const N: usize> Passes<N> {
             ys: [zero; N],
         }
     }
+}
+
+/// M, its factor, q̈ and the kinetic part's derivatives at q̈ ([`LinkDynamics::solved`]).
+struct Solved<const N: usize> {
+    mass: SMatrix<f64, N, N>,
+    factor: TreeMassFactor<N>,
+    accelerations: SVector<f64, N>,
+    dq: SMatrix<f64, N, N>,
+    dv: SMatrix<f64, N, N>,
 }
 
 /// The passes' quantities in the ground's axes, per joint (see the [module docs](self)).
