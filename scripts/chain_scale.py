@@ -10,6 +10,7 @@ macro's generated token count is not measured here (see `cargo bench --bench cha
 
     python3 scripts/chain_scale.py 5 10 20 30 50 100 200
     python3 scripts/chain_scale.py --dense 30
+    python3 scripts/chain_scale.py --native 30   # routh built with -C target-cpu=native too
 
 Optional: nothing here runs in the test suite. Needs only cargo (and /usr/bin/time for memory).
 """
@@ -23,7 +24,19 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 WORK = Path(os.environ.get("ROUTH_SCALE_DIR", "/tmp/routh_chain_scale"))
-TARGET = WORK / "target"
+# `--native` (any of the scripts): routh's crates built with `-C target-cpu=native`, as Pinocchio's
+# code is with -march=native, in a target directory of their own.
+NATIVE = "--native" in sys.argv[1:]
+TARGET = WORK / ("target-native" if NATIVE else "target")
+
+
+def cargo_env():
+    """The environment of a build of routh's crates: the shared target directory, and with `--native`
+    the host CPU's instructions."""
+    env = dict(os.environ, CARGO_TARGET_DIR=str(TARGET))
+    if NATIVE:
+        env["RUSTFLAGS"] = (env.get("RUSTFLAGS", "") + " -C target-cpu=native").strip()
+    return env
 
 
 def chain_source(n, dynamics):
@@ -107,7 +120,7 @@ def run(n, dynamics, with_accelerations=False):
         f'[dependencies]\nrouth = {{ path = "{REPO}" }}\n\n[workspace]\n'
     )
     (crate / "src" / "main.rs").write_text(main_source(n, dynamics))
-    env = dict(os.environ, CARGO_TARGET_DIR=str(TARGET))
+    env = cargo_env()
     timer = ["/usr/bin/time", "-f", "%M", "-o", str(WORK / "peak.txt")] if os.path.exists("/usr/bin/time") else []
     start = time.perf_counter()
     subprocess.run(timer + ["cargo", "build", "--release", "--quiet"], cwd=crate, env=env, check=True)

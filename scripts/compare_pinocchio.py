@@ -16,6 +16,9 @@ tests compare it with the dense M⁻¹f of the same model.
 
     python3 scripts/compare_pinocchio.py --spatial 6 12 24 48
 
+With `--native` (here, in `chain_scale.py` and in `compare_urdf.py`), routh's side is built with
+`-C target-cpu=native` as well — the same instructions as Pinocchio's -march=native.
+
 Optional: nothing here runs in the test suite.
 """
 
@@ -120,7 +123,7 @@ def run_spatial(n):
         f'[dependencies]\nrouth = {{ path = "{chain_scale.REPO}" }}\n\n[workspace]\n'
     )
     (crate / "src" / "main.rs").write_text(spatial_source(n))
-    env = dict(chain_scale.os.environ, CARGO_TARGET_DIR=str(chain_scale.TARGET))
+    env = chain_scale.cargo_env()
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=crate, env=env, check=True)
     out = subprocess.run([str(chain_scale.TARGET / "release" / f"spatial{n}")], capture_output=True, text=True, check=True)
     words = out.stdout.split()
@@ -145,7 +148,7 @@ def main():
     if "--spatial" in sys.argv[1:]:
         spatial([int(a) for a in sys.argv[1:] if not a.startswith("--")] or [6, 12, 24, 48])
         return
-    sizes = [int(a) for a in sys.argv[1:]] or [5, 10, 20, 30, 50]
+    sizes = [int(a) for a in sys.argv[1:] if not a.startswith("--")] or [5, 10, 20, 30, 50]
     exe = pinocchio_binary()
     print("building routh's dependencies once (not timed) ...", flush=True)
     chain_scale.run(2, None)

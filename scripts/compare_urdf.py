@@ -27,6 +27,7 @@ a floating joint `root`.
     python3 scripts/compare_urdf.py                      # the Panda, the UR5, Solo-12 and A1 (floating), and the test quadruped
     python3 scripts/compare_urdf.py path/to/robot.urdf   # any file routh reads
     python3 scripts/compare_urdf.py --floating path/to/quadruped.urdf
+    python3 scripts/compare_urdf.py --native             # routh built with -C target-cpu=native too
 
 A second table, for each robot without a floating joint, compares the products a controller asks
 for, each against its Pinocchio twin at the same state (the model read with `inputs = u`, a torque
@@ -49,7 +50,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import compare_pinocchio  # noqa: E402
-from chain_scale import REPO, TARGET, WORK  # noqa: E402
+from chain_scale import REPO, TARGET, WORK, cargo_env  # noqa: E402
 
 
 def prefix():
@@ -281,7 +282,7 @@ def build_crate(name, source, timed=True):
         f'[dependencies]\nrouth = {{ path = "{REPO}" }}\n\n[workspace]\n'
     )
     (crate / "src" / "main.rs").write_text(source)
-    env = dict(os.environ, CARGO_TARGET_DIR=str(TARGET))
+    env = cargo_env()
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=crate, env=env, check=True)
     if not timed:
         return TARGET / "release" / name, None
@@ -388,7 +389,7 @@ def rates_to_names(rates):
 def main():
     args = sys.argv[1:]
     wrap = "--floating" in args
-    args = [a for a in args if a != "--floating"]
+    args = [a for a in args if a not in ("--floating", "--native")]
     robots = [comparable(floating(a) if wrap else a) for a in args] or [comparable(r) for r in default_robots()]
     exe = pinocchio_binary()
     print()

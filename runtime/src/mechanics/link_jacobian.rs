@@ -45,6 +45,7 @@
 
 use nalgebra::{Matrix3, Matrix6, SMatrix, SVector, Vector3, Vector6};
 
+use super::input::Linearization;
 use super::links::{LinkJoint, LinkTopology, Rigid};
 use super::{MassFactor, MassOperator};
 use crate::error::{FieldError, SingularMatrix};
@@ -334,7 +335,7 @@ impl<const N: usize> LinkDynamics<N> {
         qd: &SVector<f64, N>,
         forces: &JointForces<N>,
         dg_dw: impl FnOnce(&SVector<f64, N>) -> SMatrix<f64, N, W>,
-    ) -> Result<(SMatrix<f64, D, D>, SMatrix<f64, D, W>), FieldError> {
+    ) -> Result<Linearization<D, W>, FieldError> {
         const { assert!(D == 2 * N, "the state of a tree of links is (q, q̇)") };
         let singular = |_| FieldError::SingularMassMatrix { t };
         let Solved { factor, accelerations, dq, dv, .. } = self.solved(t, qd, forces)?;
@@ -343,17 +344,16 @@ impl<const N: usize> LinkDynamics<N> {
         rhs.fixed_columns_mut::<N>(N).copy_from(&(forces.d_velocities - dv));
         let rhs = factor.solve(rhs).map_err(singular)?;
         let sensitivities = factor.solve(dg_dw(&accelerations)).map_err(singular)?;
-        let mut a = SMatrix::<f64, D, D>::zeros();
-        for i in 0..N {
-            a[(i, N + i)] = 1.0;
-        }
-        a.fixed_rows_mut::<N>(N).copy_from(&rhs);
-        let mut b = SMatrix::<f64, D, W>::zeros();
-        b.fixed_rows_mut::<N>(N).copy_from(&sensitivities);
         if !(rhs.sum() + sensitivities.sum()).is_finite() {
             return Err(FieldError::NonFinite { t });
         }
-        Ok((a, b))
+        let mut out = Linearization::<D, W> { a: SMatrix::zeros(), b: SMatrix::zeros() };
+        for i in 0..N {
+            out.a[(i, N + i)] = 1.0;
+        }
+        out.a.fixed_rows_mut::<N>(N).copy_from(&rhs);
+        out.b.fixed_rows_mut::<N>(N).copy_from(&sensitivities);
+        Ok(out)
     }
 
     /// What [`Self::derivatives`] and [`Self::linearization`] share: the passes at a = 0, M and
@@ -751,7 +751,7 @@ mod tests {
             LinkDynamics::new(&TREE, joints(&q), inertias(), [0.0, 0.0, -9.81]).with_armature([0.0, 0.02, 0.0, 0.0, 0.01, 0.0]);
         let dg = SMatrix::<f64, 6, 2>::from_fn(|i, c| 0.3 * i as f64 - c as f64 + 0.1);
         let mut seen = None;
-        let (a, b) = dynamics
+        let Linearization { a, b } = dynamics
             .linearization::<12, 2>(0.0, &qd, &forces(&q, &qd), |acc| {
                 seen = Some(*acc);
                 dg

@@ -114,12 +114,14 @@ pub(crate) fn state_arguments(model: &View<'_>) -> (TokenStream, TokenStream) {
 /// their work.
 pub(crate) fn linearization_item(model: &View<'_>, body: Option<TokenStream>) -> TokenStream {
     let (d, k) = (model.layout.state_dim(), model.layout.u.len());
-    let body = body.unwrap_or_else(|| quote! { ::core::result::Result::Ok((self.jacobian(t, x)?, self.input_jacobian(t, x)?)) });
+    let body = body.unwrap_or_else(|| {
+        quote! { ::core::result::Result::Ok(__routh::Linearization { a: self.jacobian(t, x)?, b: self.input_jacobian(t, x)? }) }
+    });
     quote! {
         /// ∂F/∂x and ∂F/∂u at (t, x).
         #[inline]
         fn __routh_linearization(&self, t: f64, x: &__routh::State<#d>)
-            -> ::core::result::Result<(__routh::Matrix<#d, #d>, __routh::Matrix<#d, #k>), __routh::FieldError>
+            -> ::core::result::Result<__routh::Linearization<#d, #k>, __routh::FieldError>
         {
             #body
         }

@@ -481,11 +481,20 @@ fn sensitivity_items(
     // Along links, A and B share the derivatives' factorisation of M and their q̈.
     let shared = along_links.then(|| {
         let p = model.layout.position_dim();
+        // B is the sensitivities' first columns: the whole of them without parameters.
+        let call = quote! { dynamics.linearization::<#d, #nw>(t, &qd, &forces, |acc| self.__routh_sensitivity(t, x, acc).0) };
+        let call = if nw == nu {
+            call
+        } else {
+            quote! {
+                let all = #call?;
+                ::core::result::Result::Ok(__routh::Linearization { a: all.a, b: all.b.fixed_columns::<#nu>(0).into_owned() })
+            }
+        };
         quote! {
             let (dynamics, forces) = self.__routh_link_model(t, x);
             let qd = x.fixed_rows::<#n>(#p).into_owned();
-            let (a, s) = dynamics.linearization::<#d, #nw>(t, &qd, &forces, |acc| self.__routh_sensitivity(t, x, acc).0)?;
-            ::core::result::Result::Ok((a, s.fixed_columns::<#nu>(0).into_owned()))
+            #call
         }
     });
     let input_item = if nu > 0 {

@@ -120,8 +120,7 @@ fn driven(model: &View<'_>, vis: &syn::Visibility, door: &Door) -> TokenStream {
         pub fn linearize(&self, t: f64, x: &#state, u: [f64; #k])
             -> ::core::result::Result<__routh::Linearization<#d, #k>, __routh::FieldError>
         {
-            let (a, b) = self.driven(u).__routh_linearization(t, x)?;
-            Ok(__routh::Linearization { a, b })
+            self.driven(u).__routh_linearization(t, x)
         }
 
         #run_items
@@ -205,7 +204,7 @@ fn step_jacobians(model: &View<'_>, hybrid: bool) -> TokenStream {
             fn jacobians(&self, t: f64, x: &#state, u: &__routh::Vector<#k>)
                 -> ::core::result::Result<(__routh::Matrix<#d, #d>, __routh::Matrix<#d, #k>), __routh::FieldError>
             {
-                self.driven(::core::array::from_fn(|i| u[i])).__routh_linearization(t, x)
+                self.driven(::core::array::from_fn(|i| u[i])).__routh_linearization(t, x).map(|l| (l.a, l.b))
             }
         }
     }
