@@ -55,3 +55,87 @@ fn the_double_pendulums_forces_are_the_textbooks() {
         assert!(p.inverse_dynamics(0.0, &x, &p.accelerations(0.0, &x).unwrap()).unwrap().norm() < 1e-12);
     }
 }
+
+/// A driven branched tree of directions: a cart `x` on a spring, pushed by `u`, carrying a pendulum
+/// `a` and a link `b` whose far end carries a second pendulum `c`, the link driven by `v` against
+/// the cart; a potential couples `a` and `c`, the cart and `a` are damped. The same model along the
+/// tree and dense.
+macro_rules! driven_tree {
+    ($name:ident, $dynamics:ident) => {
+        #[derive(Mechanics)]
+        #[mechanics(
+                            coordinates(x, a, b, c),
+                            input(u, v),
+                            define(
+                                xa = x + la * a.sin(), ya = -la * a.cos(),
+                                xm = x + lb / 2 * b.sin(), ym = -lb / 2 * b.cos(),
+                                xb = x + lb * b.sin(), yb = -lb * b.cos(),
+                                xc = xb + lc * c.sin(), yc = yb - lc * c.cos(),
+                            ),
+                            lagrangian = mx / 2 * dot(x).powi(2) + ma / 2 * (dot(xa).powi(2) + dot(ya).powi(2))
+                                + mb / 2 * (dot(xm).powi(2) + dot(ym).powi(2)) + mc / 2 * (dot(xc).powi(2) + dot(yc).powi(2))
+                                - g * (ma * ya + mb * ym + mc * yc) - k / 2 * x.powi(2) - kac / 2 * (a - c).powi(2),
+                            force(x = u - d * dot(x) - v * b.cos(), a = -ca * dot(a) * (1 + a.powi(2)), b = v * (1 + x.powi(2))),
+                            dynamics = $dynamics,
+                        )]
+        struct $name {
+            mx: f64,
+            ma: f64,
+            mb: f64,
+            mc: f64,
+            la: f64,
+            lb: f64,
+            lc: f64,
+            g: f64,
+            k: f64,
+            kac: f64,
+            d: f64,
+            ca: f64,
+        }
+    };
+}
+driven_tree!(DrivenTree, recursive);
+driven_tree!(DrivenTreeDense, dense);
+
+/// ∂τ/∂q and ∂τ/∂q̇ of the inverse dynamics along a tree of directions (the kinetic part's tangent
+/// along the tree, less the forces' symbolic derivatives, with the inputs' terms) against the dense
+/// twin's (the residual's symbolic derivatives) and central differences of `inverse_dynamics`, at
+/// accelerations that are not the field's; at the field's own, −M⁻¹ ∂τ/∂x is the field's Jacobian.
+#[test]
+fn a_driven_trees_inverse_dynamics_jacobian_is_the_dense_one_and_its_differences() {
+    macro_rules! values {
+        ($name:ident) => {
+            $name { mx: 1.5, ma: 0.6, mb: 0.9, mc: 0.4, la: 0.7, lb: 1.1, lc: 0.5, g: 9.81, k: 3.0, kac: 0.8, d: 0.3, ca: 0.1 }
+        };
+    }
+    let (tree, dense) = (values!(DrivenTree), values!(DrivenTreeDense));
+    let mut rng = Rng::new(91);
+    let h = 1e-6;
+    for _ in 0..10 {
+        let x: State<8> = rng.vector(-2.0, 2.0);
+        let qdd: Vector<4> = rng.vector(-3.0, 3.0);
+        let u = [rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0)];
+        let (r, d) = (tree.driven(u), dense.driven(u));
+        let (rq, rv) = r.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
+        let (dq, dv) = d.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
+        assert!((rq - dq).amax() < 1e-10 * (1.0 + dq.amax()), "∂τ/∂q {rq} against {dq}");
+        assert!((rv - dv).amax() < 1e-10 * (1.0 + dv.amax()), "∂τ/∂q̇ {rv} against {dv}");
+        for j in 0..8 {
+            let (mut up, mut down) = (x, x);
+            up[j] += h;
+            down[j] -= h;
+            let column =
+                (r.inverse_dynamics(0.0, &up, &qdd).unwrap() - r.inverse_dynamics(0.0, &down, &qdd).unwrap()) / (2.0 * h);
+            let ours = if j < 4 { rq.column(j).into_owned() } else { rv.column(j - 4).into_owned() };
+            assert!((ours - column).amax() < 1e-6 * (1.0 + column.amax()), "column {j}: {ours} against {column}");
+        }
+        // At q̈ = the field's accelerations: ∂q̈/∂x = −M⁻¹ ∂τ/∂x.
+        let a = r.accelerations(0.0, &x).unwrap();
+        let (aq, av) = r.inverse_dynamics_jacobian(0.0, &x, &a).unwrap();
+        let m = d.mass_matrix(0.0, &x).lu();
+        let jac = r.jacobian(0.0, &x).unwrap();
+        let (jq, jv) = (jac.fixed_view::<4, 4>(4, 0).into_owned(), jac.fixed_view::<4, 4>(4, 4).into_owned());
+        assert!((-m.solve(&aq).unwrap() - jq).amax() < 1e-10 * (1.0 + jq.amax()));
+        assert!((-m.solve(&av).unwrap() - jv).amax() < 1e-10 * (1.0 + jv.amax()));
+    }
+}

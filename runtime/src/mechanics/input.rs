@@ -123,7 +123,7 @@ impl<S: ?Sized, I, const K: usize> Driven<'_, S, I, K> {
         I: InputSignal<D, K>,
     {
         let u = self.signal.input(t, x);
-        if u.iter().all(|v| v.is_finite()) { Ok(u) } else { Err(FieldError::NonFinite { t }) }
+        if super::all_finite(&u) { Ok(u) } else { Err(FieldError::NonFinite { t }) }
     }
 }
 

@@ -183,7 +183,7 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
             dx[c] = 1.0;
             let column = tangent(&dx);
             dx[c] = 0.0;
-            if !column.iter().all(|v| v.is_finite()) {
+            if !super::all_finite(&column) {
                 return Err(FieldError::NonFinite { t });
             }
             j.fixed_view_mut::<N, 1>(P, c).copy_from(&column);

@@ -76,7 +76,7 @@ pub fn solve_mass_columns<const N: usize, const C: usize>(
         Some(inv_d) => solve_factored(&u, &inv_d, b),
         None => lu_solve(m, b).ok_or(SingularMatrix)?,
     };
-    if x.iter().all(|v| v.is_finite()) { Ok(x) } else { Err(SingularMatrix) }
+    if super::all_finite(&x) { Ok(x) } else { Err(SingularMatrix) }
 }
 
 /// [`solve_mass`] telling a singular M ([`FieldError::SingularMassMatrix`]) from non-finite values
@@ -93,13 +93,13 @@ pub(crate) fn solve_mass_classified<const N: usize>(
         Some(inv_d) => solve_factored(m, &inv_d, f),
         None => {
             let full = restored(m);
-            if !full.iter().all(|v| v.is_finite()) {
+            if !super::all_finite(&full) {
                 return Err(FieldError::NonFinite { t });
             }
             lu_solve(full, f).ok_or(FieldError::SingularMassMatrix { t })?
         }
     };
-    if x.iter().all(|v| v.is_finite()) { Ok(x) } else { Err(FieldError::NonFinite { t }) }
+    if super::all_finite(&x) { Ok(x) } else { Err(FieldError::NonFinite { t }) }
 }
 
 /// The symmetric M from what an in-place factorisation ([`factor_in_place`]) left of it: its
@@ -391,7 +391,7 @@ fn lu_solve<const N: usize, const C: usize>(a: SMatrix<f64, N, N>, b: SMatrix<f6
 
 #[inline]
 fn finite<const R: usize, const C: usize>(x: SMatrix<f64, R, C>) -> Result<SMatrix<f64, R, C>, SingularMatrix> {
-    if x.iter().all(|v| v.is_finite()) { Ok(x) } else { Err(SingularMatrix) }
+    if super::all_finite(&x) { Ok(x) } else { Err(SingularMatrix) }
 }
 
 /// What the runtime needs of a model's mass matrix M at one state: solutions of `M X = B` for one

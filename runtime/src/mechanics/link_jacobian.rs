@@ -47,7 +47,7 @@ use nalgebra::{Matrix3, Matrix6, SMatrix, SVector, Vector3, Vector6};
 
 use super::input::Linearization;
 use super::links::{LinkJoint, LinkTopology, Rigid};
-use super::{MassFactor, MassOperator};
+use super::{MassFactor, MassOperator, all_finite};
 use crate::error::{FieldError, SingularMatrix};
 
 /// q̈ and its derivatives over a tree of links (see the [module docs](self)).
@@ -97,7 +97,7 @@ impl<const N: usize> TreeMassFactor<N> {
         if 4 * depth_sum > 3 * (N * (N + 1) / 2) {
             return Ok(TreeMassFactor(TreeFactorKind::Dense(super::factor_mass(t, m)?)));
         }
-        if !m.iter().all(|v| v.is_finite()) {
+        if !all_finite(&m) {
             return Err(FieldError::NonFinite { t });
         }
         let mut h = m;
@@ -161,7 +161,7 @@ impl<const N: usize> MassOperator<N> for TreeMassFactor<N> {
                 j = topology.parent[a];
             }
         }
-        if b.iter().all(|v| v.is_finite()) { Ok(b) } else { Err(SingularMatrix) }
+        if all_finite(&b) { Ok(b) } else { Err(SingularMatrix) }
     }
 
     fn apply(&self, v: &SVector<f64, N>) -> SVector<f64, N> {
@@ -314,8 +314,7 @@ impl<const N: usize> LinkDynamics<N> {
         let Solved { mass, factor, accelerations, dq, dv } = self.solved(t, qd, forces)?;
         let d_positions = factor.solve(forces.d_positions - dq).map_err(|_| FieldError::SingularMassMatrix { t })?;
         let d_velocities = factor.solve(forces.d_velocities - dv).map_err(|_| FieldError::SingularMassMatrix { t })?;
-        let finite = accelerations.sum() + d_positions.sum() + d_velocities.sum();
-        if !finite.is_finite() {
+        if !(all_finite(&accelerations) && all_finite(&d_positions) && all_finite(&d_velocities)) {
             return Err(FieldError::NonFinite { t });
         }
         Ok(LinkDerivatives { accelerations, mass, d_positions, d_velocities, factor })
@@ -344,7 +343,7 @@ impl<const N: usize> LinkDynamics<N> {
         rhs.fixed_columns_mut::<N>(N).copy_from(&(forces.d_velocities - dv));
         let rhs = factor.solve(rhs).map_err(singular)?;
         let sensitivities = factor.solve(dg_dw(&accelerations)).map_err(singular)?;
-        if !(rhs.sum() + sensitivities.sum()).is_finite() {
+        if !(all_finite(&rhs) && all_finite(&sensitivities)) {
             return Err(FieldError::NonFinite { t });
         }
         let mut out = Linearization::<D, W> { a: SMatrix::zeros(), b: SMatrix::zeros() };

@@ -36,6 +36,7 @@
 use nalgebra::{Matrix3, Matrix6, SMatrix, SVector, Vector3, Vector6};
 
 use super::linalg::MassOperator;
+use super::{all_finite, finite_entries};
 use crate::error::{FieldError, SingularMatrix};
 
 /// The structure of a tree of links, one joint (one coordinate) each.
@@ -64,9 +65,9 @@ impl LinkJoint {
         LinkJoint { a: Matrix3::from_fn(|i, j| a[i][j]), l: Vector3::from(l), s: Vector6::from(s) }
     }
 
-    /// The sum of the entries (finite iff they all are, short of overflow).
-    fn sum(&self) -> f64 {
-        self.a.sum() + self.l.sum() + self.s.sum()
+    /// Whether every entry is finite.
+    fn finite(&self) -> bool {
+        all_finite(&self.a) & all_finite(&self.l) & all_finite(&self.s)
     }
 
     /// X m: the parent link's motion m in this link's axes.
@@ -304,10 +305,10 @@ impl<const N: usize> LinkFactor<N> {
                 return Err(FieldError::SingularMassMatrix { t });
             }
         }
-        let u = u.map(Vector6::from);
-        if !u.iter().map(|v| v.sum()).sum::<f64>().is_finite() {
+        if !finite_entries(u.as_flattened()) {
             return Err(FieldError::NonFinite { t });
         }
+        let u = u.map(Vector6::from);
         let inv_d = d.map(|dj| 1.0 / dj);
         let inertia = inertia.map(|i| Rigid::of(&i));
         Ok(LinkFactor { topology, joints, inertia, u, d, inv_d, diagonal, armature: [0.0; N] })
@@ -322,11 +323,9 @@ impl<const N: usize> LinkFactor<N> {
         self
     }
 
-    /// Whether the joints and inertias are finite (non-finite entries make their sum non-finite:
-    /// ∞ − ∞ is NaN).
+    /// Whether the joints and inertias are finite.
     fn finite(joints: &[LinkJoint; N], inertia: &[[[f64; 6]; 6]; N]) -> bool {
-        let sum: f64 = joints.iter().map(LinkJoint::sum).sum::<f64>() + inertia.iter().flatten().flatten().sum::<f64>();
-        sum.is_finite()
+        joints.iter().fold(true, |ok, j| ok & j.finite()) & finite_entries(inertia.as_flattened().as_flattened())
     }
 
     /// X = M⁻¹ B, all columns in one traversal of the tree (two passes).
@@ -377,7 +376,7 @@ impl<const N: usize> LinkFactor<N> {
 impl<const N: usize> MassOperator<N> for LinkFactor<N> {
     fn solve<const C: usize>(&self, b: SMatrix<f64, N, C>) -> Result<SMatrix<f64, N, C>, SingularMatrix> {
         let out = self.solve_columns(&b);
-        if out.iter().all(|v| v.is_finite()) { Ok(out) } else { Err(SingularMatrix) }
+        if all_finite(&out) { Ok(out) } else { Err(SingularMatrix) }
     }
 
     /// M v by the Newton–Euler passes with no velocity and no gravity (Kane's form).

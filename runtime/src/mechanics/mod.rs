@@ -126,7 +126,7 @@ pub fn inverse_legendre<const N: usize, const D: usize, F: MassOperator<N>>(
             x[N + i] -= dv[i];
         }
         let scale = 1.0 + (0..N).map(|i| x[N + i].abs()).fold(0.0, f64::max);
-        if !dv.iter().all(|v| v.is_finite()) {
+        if !all_finite(&dv) {
             return Err(FieldError::NonFinite { t });
         }
         if dv.amax() <= 4.0 * f64::EPSILON * scale {
@@ -136,10 +136,19 @@ pub fn inverse_legendre<const N: usize, const D: usize, F: MassOperator<N>>(
     Err(FieldError::NonFinite { t })
 }
 
-/// `true` if every entry is finite.
+/// `true` if every entry is finite: one pass without an early exit, the entries' tests and-ed
+/// together, which the compiler runs in SIMD lanes — where a sum of the entries (each addition
+/// waiting for the last) or a test that stops at the first failure runs one entry at a time, and
+/// on a large result (a humanoid's A and B) costs a tenth of the call.
 #[inline]
 pub(crate) fn all_finite<const R: usize, const C: usize>(m: &SMatrix<f64, R, C>) -> bool {
-    m.iter().all(|v| v.is_finite())
+    finite_entries(m.as_slice())
+}
+
+/// [`all_finite`] of a slice.
+#[inline]
+pub(crate) fn finite_entries(xs: &[f64]) -> bool {
+    xs.iter().fold(true, |ok, v| ok & v.is_finite())
 }
 
 /// The accelerations q̈ = M⁻¹ f of an unconstrained system, M symmetric (as generated) and factored
@@ -340,7 +349,7 @@ pub fn displace<S: MechanicalSystem<N, D> + ?Sized, const N: usize, const D: usi
 /// # Errors
 /// As described.
 pub fn finite<const R: usize, const C: usize>(t: f64, x: SMatrix<f64, R, C>) -> Result<SMatrix<f64, R, C>, FieldError> {
-    if x.iter().all(|v| v.is_finite()) { Ok(x) } else { Err(FieldError::NonFinite { t }) }
+    if all_finite(&x) { Ok(x) } else { Err(FieldError::NonFinite { t }) }
 }
 
 /// The first `S` entries of a padded state (a mode with fewer coordinates uses a prefix of the
@@ -373,3 +382,31 @@ pub use saddle::{ConstrainedSolution, ConstraintKind, Restitution, restitution, 
 pub use start::{inertia_defect, unit_quaternion};
 pub use system::{MechanicalSystem, dense_mass};
 pub use tree::{TreeFactor, TreeTopology};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The branch-free test finds a NaN or an infinity in any lane of any block and at the tail, and
+    /// takes large finite values (whose sum would overflow) as finite.
+    #[test]
+    fn every_non_finite_entry_is_found_wherever_it_lies() {
+        for len in [1, 2, 3, 7, 8, 9, 17, 64, 87] {
+            let mut xs: Vec<f64> = (0..len).map(|i| f64::MAX * if i % 2 == 0 { 1.0 } else { -0.5 }).collect();
+            assert!(finite_entries(&xs), "{len} large finite entries");
+            for at in 0..len {
+                for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                    let keep = xs[at];
+                    xs[at] = bad;
+                    assert!(!finite_entries(&xs), "{bad} at {at} of {len}");
+                    xs[at] = keep;
+                }
+            }
+        }
+        assert!(finite_entries(&[]));
+        let mut m = SMatrix::<f64, 3, 5>::from_element(1e308);
+        assert!(all_finite(&m));
+        m[(2, 4)] = f64::NAN;
+        assert!(!all_finite(&m));
+    }
+}

@@ -201,7 +201,7 @@ impl<const N: usize, const K: usize> TreeFactor<N, K> {
 impl<const N: usize, const K: usize> MassOperator<N> for TreeFactor<N, K> {
     fn solve<const C: usize>(&self, b: SMatrix<f64, N, C>) -> Result<SMatrix<f64, N, C>, SingularMatrix> {
         let out = self.solve_columns(&b);
-        if out.iter().all(|v| v.is_finite()) { Ok(out) } else { Err(SingularMatrix) }
+        if super::all_finite(&out) { Ok(out) } else { Err(SingularMatrix) }
     }
 
     fn apply(&self, v: &SVector<f64, N>) -> SVector<f64, N> {

@@ -688,8 +688,8 @@ pub fn no_jacobian(info: &ModelInfo) -> SimError {
 #[must_use]
 pub fn no_inverse_dynamics_jacobian(info: &ModelInfo) -> SimError {
     SimError::InvalidArgument(format!(
-        "{} generates no inverse_dynamics_jacobian here (the dense path with `jacobian`, or spatial links of screw joints, \
-         have it)",
+        "{} generates no inverse_dynamics_jacobian here (the dense path with `jacobian`, spatial links of screw joints, \
+         and a tree of directions with inputs have it)",
         info.name
     ))
 }

@@ -11,7 +11,7 @@ use symbolic::Expr;
 
 use crate::derive::constraint::ConstraintEquations;
 use crate::derive::dynamics::spatial::{LinkJacobian, Links};
-use crate::derive::dynamics::{Form, Recursive, RecursiveJacobian};
+use crate::derive::dynamics::{Form, InverseJacobian, Recursive, RecursiveJacobian};
 use crate::derive::euler_lagrange::Equations;
 use crate::emit::codegen::{Helpers, TangentFunctions, allow_generated, square_matrix};
 use crate::emit::form::{MassOperator, call_dynamics, tree_factor_name};
@@ -28,7 +28,8 @@ pub struct Dynamics {
     /// A constrained model's trait impl.
     pub impls: TokenStream,
     /// Whether `inverse_dynamics_jacobian` is generated (on the dense path with `jacobian`, without
-    /// an action variable; along spatial links of screw joints).
+    /// an action variable; along spatial links of screw joints; along a tree of directions with
+    /// inputs).
     pub inverse_dynamics_jacobian: bool,
 }
 
@@ -72,16 +73,17 @@ pub(crate) fn accelerations_and_jacobian(
         None if form.recursion().is_some_and(|r| r.jacobian.is_some()) => {
             let Some(r) = form.recursion() else { unreachable!("matched above") };
             let along_links = matches!(r.jacobian, Some(RecursiveJacobian::Links(_)));
+            let along_tree = r.inverse_jacobian.as_deref().map(|ij| tree_inverse_dynamics_jacobian(model, ij, helpers));
             Dynamics {
                 jacobian: {
                     let jacobian = recursive_jacobian(model, r, eq, helpers);
                     let tangent = tangent_linearization(model);
-                    quote! { #jacobian #tangent }
+                    quote! { #jacobian #tangent #along_tree }
                 },
                 methods: sensitivity_items(model, eq, helpers, operator, along_links),
                 accelerations: accelerations_item(model, form, helpers),
                 impls: TokenStream::new(),
-                inverse_dynamics_jacobian: along_links,
+                inverse_dynamics_jacobian: along_links || r.inverse_jacobian.is_some(),
             }
         }
         None if eq.rate_jacobians.is_some() => Dynamics {
@@ -732,6 +734,44 @@ fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, helpers: &
             ::core::result::Result::Ok(self.__routh_link_dynamics(t, x)?.field_jacobian::<#d>())
         }
     }
+}
+
+/// `inverse_dynamics_jacobian` along a tree of directions: ∂K/∂x from K's tangent along the 2n
+/// basis directions at the accelerations `qdd` (its quantities once), less the generalized forces'
+/// symbolic ∂τ/∂q and ∂τ/∂q̇.
+fn tree_inverse_dynamics_jacobian(model: &View<'_>, ij: &InverseJacobian, helpers: &mut Helpers) -> TokenStream {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    let functions = TangentFunctions {
+        name: "__routh_inverse_kinetic",
+        bindings: &ij.kinetic.bindings,
+        tangent: &ij.kinetic.tangent,
+        extra: (quote! { a: &__routh::Vector<#n>, }, quote! { a, }),
+        what: "the inverse dynamics' kinetic part K = M a + (velocity products) along the tree, at the accelerations `a`",
+        along: "δK = (∂K/∂x) dx at fixed accelerations `a`",
+    };
+    let items = functions.items(model, helpers);
+    let add_columns = functions.add_columns(model, n);
+    let outputs: Vec<Expr> = ij.forces_dq.iter().chain(&ij.forces_dv).flatten().copied().collect();
+    let none = TokenStream::new();
+    let (stmts, vals) = helpers.body(model, &outputs, "__routh_tree_forces_jacobian", &none, &none);
+    let (dq_vals, dv_vals) = vals.split_at(n * n);
+    let id_jacobian = inverse_dynamics_jacobian_item(
+        n,
+        d,
+        "along the tree: ∂K/∂x of the kinetic part K = M q̈ + (velocity products) by its tangent along each \
+         direction of the state (forward mode through the tree's passes, O(n) code; M never formed), less \
+         the symbolic derivatives of the generalized forces τ",
+        quote! {
+            let a = qdd;
+            let mut dr = __routh::Matrix::<#n, #d>::zeros();
+            #add_columns
+            #(#stmts)*
+            let forces_dq = __routh::Matrix::<#n, #n>::from_row_slice(&[#(#dq_vals),*]);
+            let forces_dv = __routh::Matrix::<#n, #n>::from_row_slice(&[#(#dv_vals),*]);
+            (dr.fixed_columns::<#n>(0) - forces_dq, dr.fixed_columns::<#n>(#n) - forces_dv)
+        },
+    );
+    quote! { #items #id_jacobian }
 }
 
 /// `inverse_dynamics_jacobian`: ∂τ/∂q and ∂τ/∂q̇ of τ = `inverse_dynamics(t, x, qdd)`, from `pair`

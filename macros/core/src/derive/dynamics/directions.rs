@@ -134,7 +134,16 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
     }
     let comps = comp_dir.into_iter().zip(comps.iter().map(|c| c.1)).collect();
     let tree = Links::Directions(Box::new(Tree { dirs, comps, masses, order, at_joint, tau, rest }));
-    Ok(Recursive { bindings: rec.bindings, accelerations: qdd, pivots: pivots.d, parents, jacobian: None, inverse: None, tree })
+    Ok(Recursive {
+        bindings: rec.bindings,
+        accelerations: qdd,
+        pivots: pivots.d,
+        parents,
+        jacobian: None,
+        inverse: None,
+        inverse_jacobian: None,
+        tree,
+    })
 }
 
 /// L̃ = rest + Σ ½ mₖ vₖ², the masses constant, rest free of velocities — term by term (each

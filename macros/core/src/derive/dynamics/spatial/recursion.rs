@@ -87,6 +87,7 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         parents,
         jacobian: None,
         inverse: None,
+        inverse_jacobian: None,
         tree: crate::derive::dynamics::Links::Spatial(Box::new(links)),
     })
 }
