@@ -2,6 +2,7 @@
 //! closed forms — gravity torques, Coriolis and centrifugal terms, the damper's forces — and the
 //! inverse of the field. (The spatial recursion against the dense path: `tests/spatial.rs`.)
 
+#[macro_use]
 mod common;
 
 use common::Rng;
@@ -110,32 +111,11 @@ fn a_driven_trees_inverse_dynamics_jacobian_is_the_dense_one_and_its_differences
     }
     let (tree, dense) = (values!(DrivenTree), values!(DrivenTreeDense));
     let mut rng = Rng::new(91);
-    let h = 1e-6;
     for _ in 0..10 {
         let x: State<8> = rng.vector(-2.0, 2.0);
         let qdd: Vector<4> = rng.vector(-3.0, 3.0);
         let u = [rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0)];
         let (r, d) = (tree.driven(u), dense.driven(u));
-        let (rq, rv) = r.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
-        let (dq, dv) = d.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
-        assert!((rq - dq).amax() < 1e-10 * (1.0 + dq.amax()), "∂τ/∂q {rq} against {dq}");
-        assert!((rv - dv).amax() < 1e-10 * (1.0 + dv.amax()), "∂τ/∂q̇ {rv} against {dv}");
-        for j in 0..8 {
-            let (mut up, mut down) = (x, x);
-            up[j] += h;
-            down[j] -= h;
-            let column =
-                (r.inverse_dynamics(0.0, &up, &qdd).unwrap() - r.inverse_dynamics(0.0, &down, &qdd).unwrap()) / (2.0 * h);
-            let ours = if j < 4 { rq.column(j).into_owned() } else { rv.column(j - 4).into_owned() };
-            assert!((ours - column).amax() < 1e-6 * (1.0 + column.amax()), "column {j}: {ours} against {column}");
-        }
-        // At q̈ = the field's accelerations: ∂q̈/∂x = −M⁻¹ ∂τ/∂x.
-        let a = r.accelerations(0.0, &x).unwrap();
-        let (aq, av) = r.inverse_dynamics_jacobian(0.0, &x, &a).unwrap();
-        let m = d.mass_matrix(0.0, &x).lu();
-        let jac = r.jacobian(0.0, &x).unwrap();
-        let (jq, jv) = (jac.fixed_view::<4, 4>(4, 0).into_owned(), jac.fixed_view::<4, 4>(4, 4).into_owned());
-        assert!((-m.solve(&aq).unwrap() - jq).amax() < 1e-10 * (1.0 + jq.amax()));
-        assert!((-m.solve(&av).unwrap() - jv).amax() < 1e-10 * (1.0 + jv.amax()));
+        check_inverse_dynamics_jacobian!(r, d, x, qdd, 4, field);
     }
 }

@@ -970,3 +970,20 @@ fn a_tree_models_momentum_map_is_computed_along_the_tree() {
         assert!((tree.x_momentum(t, x) - want).abs() < 1e-8, "t = {t}: {} vs {want}", tree.x_momentum(t, x));
     }
 }
+
+/// ∂τ/∂q and ∂τ/∂q̇ of the inverse dynamics τ = M q̈ − f of a constrained tree (the saddle point's
+/// residual derivatives at λ = 0: its symbolic rows and the kinetic part's tangent along the tree)
+/// against the dense twin's (all symbolic) and central differences of `inverse_dynamics`, at
+/// accelerations that are not the field's.
+#[test]
+fn a_constrained_trees_inverse_dynamics_jacobian_is_the_dense_one_and_its_differences() {
+    let (tree, dense) = (constrained_values!(ConstrainedTree), constrained_values!(ConstrainedTreeDense));
+    let mut rng = Rng::new(57);
+    for _ in 0..5 {
+        let x: SVector<f64, 24> = rng.vector(-1.5, 1.5);
+        let qdd: SVector<f64, 12> = rng.vector(-3.0, 3.0);
+        check_inverse_dynamics_jacobian!(tree, dense, x, qdd, 12);
+        let (rq, rv) = tree.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
+        assert!(rq.amax() > 1.0 && rv.amax() > 0.1, "a Jacobian with something in it");
+    }
+}

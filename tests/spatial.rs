@@ -118,30 +118,10 @@ fn the_arms_inverse_dynamics_along_the_links_is_the_dense_one_and_inverts_the_fi
 fn the_arms_inverse_dynamics_jacobian_is_the_dense_one_and_its_differences() {
     let (r, d) = arms();
     let mut rng = Rng::new(73);
-    let h = 1e-6;
     for _ in 0..10 {
         let x: SVector<f64, 8> = rng.vector(-2.0, 2.0);
         let qdd: SVector<f64, 4> = rng.vector(-3.0, 3.0);
-        let (rq, rv) = r.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
-        let (dq, dv) = d.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
-        assert_near!(rq, dq, 1e-10);
-        assert_near!(rv, dv, 1e-10);
-        for j in 0..8 {
-            let (mut up, mut down) = (x, x);
-            up[j] += h;
-            down[j] -= h;
-            let column =
-                (r.inverse_dynamics(0.0, &up, &qdd).unwrap() - r.inverse_dynamics(0.0, &down, &qdd).unwrap()) / (2.0 * h);
-            let ours = if j < 4 { rq.column(j).into_owned() } else { rv.column(j - 4).into_owned() };
-            assert_near!(ours, column, 1e-6);
-        }
-        // At q̈ = the field's accelerations: ∂q̈/∂x = −M⁻¹ ∂τ/∂x.
-        let a = r.accelerations(0.0, &x).unwrap();
-        let (aq, av) = r.inverse_dynamics_jacobian(0.0, &x, &a).unwrap();
-        let m = d.mass_matrix(0.0, &x).lu();
-        let jac = r.jacobian(0.0, &x).unwrap();
-        assert_near!(-m.solve(&aq).unwrap(), jac.fixed_view::<4, 4>(4, 0).into_owned(), 1e-10);
-        assert_near!(-m.solve(&av).unwrap(), jac.fixed_view::<4, 4>(4, 4).into_owned(), 1e-10);
+        check_inverse_dynamics_jacobian!(r, d, x, qdd, 4, field);
     }
 }
 
@@ -326,6 +306,11 @@ fn a_constrained_arm_along_its_links() {
         assert_near!(s.accelerations(0.0, &x).unwrap(), d.accelerations(0.0, &x).unwrap(), 1e-11);
         assert_near!(s.constraint_forces(0.0, &x).unwrap(), d.constraint_forces(0.0, &x).unwrap(), 1e-11);
         assert_near!(s.jacobian(0.0, &x).unwrap(), d.jacobian(0.0, &x).unwrap(), 1e-9);
+        // τ = M q̈ − f's derivatives at accelerations off the constraints (the saddle point's
+        // residual at λ = 0: the links' analytic ∂K/∂x against the dense twin's symbolic rows, and
+        // central differences of `inverse_dynamics`).
+        let qdd: SVector<f64, 4> = rng.vector(-3.0, 3.0);
+        check_inverse_dynamics_jacobian!(s, d, x, qdd, 4);
     }
     let x0 = s.state([0.1, 0.2, 0.9, 0.3], [0.0, 0.5, 0.0, 1.0]);
     let x0 = s.project_state(0.0, &x0).unwrap();

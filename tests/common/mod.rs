@@ -12,6 +12,34 @@ macro_rules! assert_near {
     }};
 }
 
+/// The checks of `$r.inverse_dynamics_jacobian` at the state `$x` and the accelerations `$qdd` (n
+/// coordinates, x = (q, q̇)): the same as the dense twin `$d`'s (1e-10) and as central differences
+/// of `$r.inverse_dynamics` (1e-6); with `field`, also, at the field's own accelerations, −M⁻¹ ∂τ/∂x
+/// = the field's Jacobian (an unconstrained model).
+#[allow(unused_macros)]
+macro_rules! check_inverse_dynamics_jacobian {
+    ($r:expr, $d:expr, $x:expr, $qdd:expr, $n:literal) => {{
+        let (r, d, x, qdd) = (&$r, &$d, &$x, &$qdd);
+        let (rq, rv) = r.inverse_dynamics_jacobian(0.0, x, qdd).unwrap();
+        let (dq, dv) = d.inverse_dynamics_jacobian(0.0, x, qdd).unwrap();
+        assert_near!(rq, dq, 1e-10);
+        assert_near!(rv, dv, 1e-10);
+        let (fq, fv) = common::inverse_dynamics_fd(|x| r.inverse_dynamics(0.0, x, qdd).unwrap(), x, 1e-6);
+        assert_near!(rq, fq, 1e-6);
+        assert_near!(rv, fv, 1e-6);
+    }};
+    ($r:expr, $d:expr, $x:expr, $qdd:expr, $n:literal, field) => {{
+        check_inverse_dynamics_jacobian!($r, $d, $x, $qdd, $n);
+        let (r, d, x) = (&$r, &$d, &$x);
+        let a = r.accelerations(0.0, x).unwrap();
+        let (aq, av) = r.inverse_dynamics_jacobian(0.0, x, &a).unwrap();
+        let m = d.mass_matrix(0.0, x).lu();
+        let jac = r.jacobian(0.0, x).unwrap();
+        assert_near!(-m.solve(&aq).unwrap(), jac.fixed_view::<$n, $n>($n, 0).into_owned(), 1e-10);
+        assert_near!(-m.solve(&av).unwrap(), jac.fixed_view::<$n, $n>($n, $n).into_owned(), 1e-10);
+    }};
+}
+
 /// A model twice, `$recursive` along its tree (`dynamics = recursive`) and `$dense` with the dense
 /// M (`dynamics = dense`), from a macro `$model!(name, dynamics, [items], [extra fields])` with the
 /// same items and extra parameters (use with `#[macro_use] mod common;`).
@@ -62,6 +90,24 @@ pub fn jacobian_fd<F: VectorField<D>, const D: usize>(
         j.set_column(k, &d);
     }
     Ok(j)
+}
+
+/// Central differences (step h) of the inverse dynamics `tau(x)` at fixed accelerations over the
+/// positions and the velocities of x = (q, q̇) (`D = 2N`): (∂τ/∂q, ∂τ/∂q̇).
+pub fn inverse_dynamics_fd<const N: usize, const D: usize>(
+    tau: impl Fn(&SVector<f64, D>) -> SVector<f64, N>,
+    x: &SVector<f64, D>,
+    h: f64,
+) -> (SMatrix<f64, N, N>, SMatrix<f64, N, N>) {
+    assert_eq!(D, 2 * N, "x = (q, q̇)");
+    let mut j = SMatrix::<f64, N, D>::zeros();
+    for k in 0..D {
+        let (mut up, mut down) = (*x, *x);
+        up[k] += h;
+        down[k] -= h;
+        j.set_column(k, &((tau(&up) - tau(&down)) / (2.0 * h)));
+    }
+    (j.fixed_columns::<N>(0).into_owned(), j.fixed_columns::<N>(N).into_owned())
 }
 
 /// max |a − b| / max(1, |b|) over all entries.

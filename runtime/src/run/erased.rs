@@ -688,8 +688,8 @@ pub fn no_jacobian(info: &ModelInfo) -> SimError {
 #[must_use]
 pub fn no_inverse_dynamics_jacobian(info: &ModelInfo) -> SimError {
     SimError::InvalidArgument(format!(
-        "{} generates no inverse_dynamics_jacobian here (the dense path with `jacobian`, spatial links of screw joints, \
-         and a tree of directions with inputs have it)",
+        "{} generates no inverse_dynamics_jacobian here (models with `jacobian` in coordinates have it, with or without \
+         constraints; an unconstrained tree of directions only with inputs)",
         info.name
     ))
 }

@@ -29,7 +29,7 @@ pub struct Dynamics {
     pub impls: TokenStream,
     /// Whether `inverse_dynamics_jacobian` is generated (on the dense path with `jacobian`, without
     /// an action variable; along spatial links of screw joints; along a tree of directions with
-    /// inputs).
+    /// inputs; with constraints in coordinates).
     pub inverse_dynamics_jacobian: bool,
 }
 
@@ -55,12 +55,17 @@ pub(crate) fn accelerations_and_jacobian(
                 r.inverse.as_deref().map(|k| (k, links))
             });
             let items = crate::emit::constraint::emit(model, (ce, eq), (operator, inverse), helpers);
+            // τ = M q̈ − f is the saddle-point residual's first rows at λ = 0, where ∂(Aᵀλ)/∂x
+            // vanishes too: its Jacobian's (in coordinates, without an action variable).
+            let id_jacobian = (model.field_jacobian && model.layout.orientations.is_empty() && model.layout.z.is_none())
+                .then(|| constrained_inverse_dynamics_jacobian(model, ce.a.len()));
+            let methods = items.methods;
             Dynamics {
                 accelerations: items.accelerations,
                 jacobian: items.jacobian,
-                methods: items.methods,
+                inverse_dynamics_jacobian: id_jacobian.is_some(),
+                methods: quote! { #methods #id_jacobian },
                 impls: items.trait_impl,
-                inverse_dynamics_jacobian: false,
             }
         }
         None if !model.field_jacobian => Dynamics {
@@ -734,6 +739,24 @@ fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, helpers: &
             ::core::result::Result::Ok(self.__routh_link_dynamics(t, x)?.field_jacobian::<#d>())
         }
     }
+}
+
+/// `inverse_dynamics_jacobian` of a constrained model in coordinates: the first n rows of the
+/// saddle-point residual's Jacobian (`__routh_constraint_jacobian`, R = (M a − Aᵀλ − f, A a + c))
+/// at a = `qdd` and λ = 0, where they are ∂(M a − f)/∂x.
+fn constrained_inverse_dynamics_jacobian(model: &View<'_>, m: usize) -> TokenStream {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    inverse_dynamics_jacobian_item(
+        n,
+        d,
+        "from the derivatives of the constraints' saddle-point residual R = (M a − Aᵀλ − f, A a + c) at a = `qdd` \
+         and λ = 0, whose first rows are then those of τ = M a − f (along a tree with the kinetic part's \
+         derivatives, as the field's Jacobian takes them)",
+        quote! {
+            let (dr, _) = self.__routh_constraint_jacobian(t, x, qdd, &__routh::Vector::<#m>::zeros());
+            (dr.fixed_view::<#n, #n>(0, 0).into_owned(), dr.fixed_view::<#n, #n>(0, #n).into_owned())
+        },
+    )
 }
 
 /// `inverse_dynamics_jacobian` along a tree of directions: ∂K/∂x from K's tangent along the 2n
