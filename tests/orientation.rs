@@ -330,6 +330,45 @@ fn field_jacobian_with_an_orientation_matches_finite_differences() {
     }
 }
 
+/// ∂τ/∂q and ∂τ/∂ω of the inverse dynamics τ = M ω̇ − f of the quaternion top, ∂τ/∂q along the
+/// body rotation vector (the quaternion moved to q ⊗ exp(δθ/2)): against central differences of
+/// `inverse_dynamics` in that chart and in ω, and, at the field's own accelerations, −M⁻¹ ∂τ/∂θ
+/// against the field's Jacobian composed with the rates (∂ω̇/∂q · K(q), K(q) = ∂q̇/∂ω).
+#[test]
+fn the_inverse_dynamics_jacobian_with_an_orientation_is_in_its_tangent_chart() {
+    let top = QuaternionTop { m: 0.8, l: 0.35, a: 0.021, c: 0.034, g: 9.81 };
+    let mut rng = common::Rng::new(31);
+    let h = 1e-6;
+    for _ in 0..5 {
+        let q = UnitQuaternion::from_scaled_axis(Vector3::new(
+            rng.uniform(-2.0, 2.0),
+            rng.uniform(-2.0, 2.0),
+            rng.uniform(-2.0, 2.0),
+        ));
+        let w = Vector3::new(rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0), rng.uniform(-20.0, 20.0));
+        let state = |q: &UnitQuaternion<f64>, w: &Vector3<f64>| top.state([q.w, q.i, q.j, q.k], [w[0], w[1], w[2]]);
+        let x = state(&q, &w);
+        let qdd = Vector::<3>::new(rng.uniform(-5.0, 5.0), rng.uniform(-5.0, 5.0), rng.uniform(-5.0, 5.0));
+        let (tq, tw) = top.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
+        let tau = |x: &State<7>| top.inverse_dynamics(0.0, x, &qdd).unwrap();
+        for k in 0..3 {
+            let turn = |s: f64| q * UnitQuaternion::from_scaled_axis(Vector3::ith(k, s));
+            let along = (tau(&state(&turn(h), &w)) - tau(&state(&turn(-h), &w))) / (2.0 * h);
+            assert!((tq.column(k) - along).amax() < 1e-6 * (1.0 + along.amax()), "∂τ/∂θ{k}: {} against {along}", tq.column(k));
+            let spin = |s: f64| w + Vector3::ith(k, s);
+            let along = (tau(&state(&q, &spin(h))) - tau(&state(&q, &spin(-h)))) / (2.0 * h);
+            assert!((tw.column(k) - along).amax() < 1e-6 * (1.0 + along.amax()), "∂τ/∂ω{k}: {} against {along}", tw.column(k));
+        }
+        assert!(tq.amax() > 0.1 && tw.amax() > 0.1, "a Jacobian with something in it");
+        let a = top.accelerations(0.0, &x).unwrap();
+        let (aq, _) = top.inverse_dynamics_jacobian(0.0, &x, &a).unwrap();
+        let j = top.jacobian(0.0, &x).unwrap();
+        let chart = j.fixed_view::<3, 4>(4, 0) * j.fixed_view::<4, 3>(0, 4);
+        let back = -top.mass_matrix(0.0, &x).lu().solve(&aq).unwrap();
+        assert!((back - chart).amax() < 1e-10 * (1.0 + chart.amax()), "{back} against {chart}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Impacts with orientations: the law's rows are the guard's gradient pulled back to the
 // velocities (Kᵀ∇h, with ω among them), the metric is the kinetic one over (ẋ, ω).

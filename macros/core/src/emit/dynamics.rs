@@ -100,7 +100,8 @@ pub(crate) fn accelerations_and_jacobian(
             methods: sensitivity_items(model, eq, helpers, operator, false),
             accelerations: accelerations_item(model, form, helpers),
             impls: TokenStream::new(),
-            inverse_dynamics_jacobian: false,
+            // With orientations (in their tangent chart), not with an action variable.
+            inverse_dynamics_jacobian: eq.contact.is_none(),
         },
         None => {
             let jacobian = residual_jacobian(model, eq, helpers);
@@ -266,19 +267,55 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
     };
     let (rq_m, rv_m, gq_m, gv_m) = (m(nq, nq, v_rq), m(nq, n, v_rv), m(n, nq, v_gq), m(n, n, v_gv));
     let layout = crate::emit::codegen::state_layout(model);
+    // ∂g/∂z of a contact model; `()` without an action (its binding `_`).
+    let (gz_ty, gz, gz_pat) = match eq.contact {
+        Some(_) => (quote! { __routh::Vector<#n> }, quote! { __routh::Vector::<#n>::from([#(#v_gz),*]) }, quote! { gz }),
+        None => (quote! { () }, quote! { () }, quote! { _ }),
+    };
     let finish = if eq.contact.is_some() {
         // The action's column and the row of ż = L.
-        let gz = quote! { __routh::Vector::<#n>::from([#(#v_gz),*]) };
         quote! {
-            #layout::jacobian(t, &mass, ::core::option::Option::Some((#rq_m, #rv_m)), (#gq_m, #gv_m),
-                ::core::option::Option::Some((#gz, &self.__routh_lagrangian_gradient(t, x))))
+            #layout::jacobian(t, &mass, ::core::option::Option::Some((rq, rv)), (gq, gv),
+                ::core::option::Option::Some((gz, &self.__routh_lagrangian_gradient(t, x))))
         }
     } else {
-        quote! { #layout::jacobian(t, &mass, ::core::option::Option::Some((#rq_m, #rv_m)), (#gq_m, #gv_m), ::core::option::Option::None) }
+        quote! { #layout::jacobian(t, &mass, ::core::option::Option::Some((rq, rv)), (gq, gv), ::core::option::Option::None) }
     };
     let bind = MassOperator::Dense.bind_with_forcing(model);
     let allow = allow_generated();
+    // τ = −g: ∂τ/∂q along each orientation's body rotation vector (q ⊗ exp(δθ/2), whose rate is
+    // K(q) = ∂q̇/∂v: the chart `linearize_tangent` uses), so that ∂τ/∂q is n × n; not where τ
+    // depends on an action variable.
+    let id_jacobian = eq.contact.is_none().then(|| {
+        inverse_dynamics_jacobian_item(
+            n,
+            d,
+            "from the symbolic derivatives of the residual g = f − M a at a = `qdd` (τ = −g); with \
+             orientations, ∂τ/∂q is taken along each orientation's body rotation vector δθ (the quaternion \
+             moved to q ⊗ exp(δθ/2), at rate K(q) = ∂q̇/∂v: (∂τ/∂q) K(q), n × n), the chart of \
+             `linearize_tangent`",
+            quote! {
+                let (_, rv, gq, gv, _) = self.__routh_quasi_parts(t, x, qdd);
+                (-(gq * rv), -gv)
+            },
+        )
+    });
     quote! {
+        /// The parts of the field's Jacobian with orientations at (t, x) and the accelerations `a`:
+        /// ∂q̇/∂q and ∂q̇/∂v = K(q) of the rates q̇ = K(q) v, and ∂g/∂q, ∂g/∂v (and ∂g/∂z) of the
+        /// residual g = f − M a.
+        #allow
+        #[allow(clippy::type_complexity)]
+        #[inline]
+        fn __routh_quasi_parts(&self, t: f64, x: &__routh::State<#d>, a: &__routh::Vector<#n>)
+            -> (__routh::Matrix<#nq, #nq>, __routh::Matrix<#nq, #n>, __routh::Matrix<#n, #nq>, __routh::Matrix<#n, #n>, #gz_ty)
+        {
+            #(#stmts)*
+            (#rq_m, #rv_m, #gq_m, #gv_m, #gz)
+        }
+
+        #id_jacobian
+
         /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (K(q) v, M⁻¹f) over x = (q, v) — the
         /// quaternions' rates q̇ = ½ q ⊗ (0, ω) on top — from symbolic derivatives: with g = f − M a,
         /// ∂v̇/∂x = M⁻¹ ∂g/∂x at a = v̇ (M factored once). Derivatives along q include the directions
@@ -292,8 +329,7 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
         {
             #bind
             let a = mass.solve(f).map_err(|_| __routh::FieldError::NonFinite { t })?;
-            let a = &a;
-            #(#stmts)*
+            let (rq, rv, gq, gv, #gz_pat) = self.__routh_quasi_parts(t, x, &a);
             #finish
         }
     }
