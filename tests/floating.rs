@@ -126,9 +126,10 @@ fn a_quadruped_in_flight_changes_its_momentum_by_gravity_alone() {
 /// origin, its frame turned by `rpy`) and a hinge below it, with an input driving the joints, a
 /// potential of both orientations in the written Lagrangian, the trunk's mass as a sensitivity
 /// parameter, the toe's tip held in a vertical plane (a holonomic constraint) and striking the
-/// floor (an impact): on the spatial recursion and on the dense path.
+/// floor (an impact): on the spatial recursion and on the dense path (`$items`: the constraint and
+/// the impact, or nothing for the chain flying free).
 macro_rules! chain {
-    ($name:ident, $dynamics:ident) => {
+    ($name:ident, $dynamics:ident, [$($items:tt)*]) => {
         #[derive(Mechanics)]
         #[mechanics(
             joint(name = base, kind = floating, child = trunk, origin = [0, 0, 0.5],
@@ -144,8 +145,7 @@ macro_rules! chain {
             force(hip = u, knee = -u, ball_q = [0.1 * u, 0, 0]),
             lagrangian = -0.5 * (ball_q * [1, 0, 0])[1] - 0.3 * (base_q * [0, 1, 0])[2],
             sensitivity(m),
-            holonomic(plane = tip[1] - 0.1),
-            impact(name = floor, guard = tip[2], law = restitution(0.5)),
+            $($items)*
             gravity = [0, 0, -9.81],
             dynamics = $dynamics,
         )]
@@ -154,8 +154,64 @@ macro_rules! chain {
         }
     };
 }
-chain!(Chain, recursive);
-chain!(ChainDense, dense);
+chain!(Chain, recursive, [holonomic(plane = tip[1] - 0.1), impact(name = floor, guard = tip[2], law = restitution(0.5)),]);
+chain!(ChainDense, dense, [holonomic(plane = tip[1] - 0.1), impact(name = floor, guard = tip[2], law = restitution(0.5)),]);
+chain!(FreeChain, recursive, []);
+chain!(FreeChainDense, dense, []);
+
+/// Central differences (step 10⁻⁶) of the chain's inverse dynamics `tau` at `x` along the positions'
+/// rates K(q) e_k (`rates` = ∂q̇/∂v: a quaternion's body rotation vector) and along the velocities.
+fn rate_differences(
+    tau: impl Fn(&SVector<f64, 24>) -> SVector<f64, 11>,
+    x: &SVector<f64, 24>,
+    rates: &SMatrix<f64, 13, 11>,
+) -> (SMatrix<f64, 11, 11>, SMatrix<f64, 11, 11>) {
+    let h = 1e-6;
+    let (mut along_q, mut along_v) = (SMatrix::<f64, 11, 11>::zeros(), SMatrix::<f64, 11, 11>::zeros());
+    for k in 0..11 {
+        let mut dx = SVector::<f64, 24>::zeros();
+        dx.fixed_rows_mut::<13>(0).copy_from(&rates.column(k));
+        along_q.set_column(k, &((tau(&(x + dx * h)) - tau(&(x - dx * h))) / (2.0 * h)));
+        let mut dv = SVector::<f64, 24>::zeros();
+        dv[13 + k] = 1.0;
+        along_v.set_column(k, &((tau(&(x + dv * h)) - tau(&(x - dv * h))) / (2.0 * h)));
+    }
+    (along_q, along_v)
+}
+
+/// ∂τ/∂q and ∂τ/∂v of the inverse dynamics of the free-flying chain (a floating base and a ball
+/// joint: two quaternions), ∂τ/∂q along each position direction's rates (a quaternion's body
+/// rotation vector): along the links (the kinetic part's tangent along the rates, less the forces'
+/// derivatives) against the dense path's (the residual's symbolic derivatives times K(q)), against
+/// central differences of `inverse_dynamics` along the rates' directions, and, at the field's own
+/// accelerations, −M⁻¹ ∂τ/∂θ and −M⁻¹ ∂τ/∂v against the field's Jacobian (∂v̇/∂q K(q) and ∂v̇/∂v).
+#[test]
+fn a_floating_chains_inverse_dynamics_jacobian_is_in_the_tangent_chart() {
+    let (rec, dense) = (FreeChain { m: 3.0 }, FreeChainDense { m: 3.0 });
+    let mut rng = Rng::new(53);
+    for _ in 0..5 {
+        let q = [(); 13].map(|_| rng.uniform(-1.0, 1.0));
+        let v = [(); 11].map(|_| rng.uniform(-2.0, 2.0));
+        let u = [rng.uniform(-1.0, 1.0)];
+        let x = rec.state(q, v);
+        let qdd = SVector::<f64, 11>::from_fn(|i, _| 0.3 * i as f64 - 1.5);
+        let (r, d) = (rec.driven(u), dense.driven(u));
+        let (rq, rv) = r.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
+        let (dq, dv) = d.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
+        assert_near!(rq, dq, 1e-10);
+        assert_near!(rv, dv, 1e-10);
+        let jac = d.jacobian(0.0, &x).unwrap();
+        let rates = jac.fixed_view::<13, 11>(0, 13).into_owned();
+        let (fq, fv) = rate_differences(|x| r.inverse_dynamics(0.0, x, &qdd).unwrap(), &x, &rates);
+        assert_near!(rq, fq, 1e-6);
+        assert_near!(rv, fv, 1e-6);
+        let a = r.accelerations(0.0, &x).unwrap();
+        let (aq, av) = r.inverse_dynamics_jacobian(0.0, &x, &a).unwrap();
+        let m = d.mass_matrix(0.0, &x).lu();
+        assert_near!(-m.solve(&aq).unwrap(), jac.fixed_view::<11, 13>(13, 0) * rates, 1e-9);
+        assert_near!(-m.solve(&av).unwrap(), jac.fixed_view::<11, 11>(13, 13).into_owned(), 1e-9);
+    }
+}
 
 #[test]
 fn orientations_on_the_spatial_recursion_are_the_dense_path() {
@@ -179,6 +235,17 @@ fn orientations_on_the_spatial_recursion_are_the_dense_path() {
         assert!((la.b - lb.b).amax() < 1e-11 * (1.0 + lb.b.amax()));
         assert_near!(r.mass_matrix(0.0, &x), d.mass_matrix(0.0, &x), 1e-12);
         assert_near!(r.momenta(0.0, &x), d.momenta(0.0, &x), 1e-12);
+        // τ = M v̇ − f's derivatives with the constraint (the saddle point's rows at λ = 0), ∂τ/∂q
+        // along the rates: along the links against the dense path and central differences.
+        let qdd = SVector::<f64, 11>::from_fn(|i, _| 0.3 * i as f64 - 1.5);
+        let (tq, tv) = r.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
+        let (sq, sv) = d.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
+        assert_near!(tq, sq, 1e-10);
+        assert_near!(tv, sv, 1e-10);
+        let rates = jb.fixed_view::<13, 11>(0, 13).into_owned();
+        let (fq, fv) = rate_differences(|x| r.inverse_dynamics(0.0, x, &qdd).unwrap(), &x, &rates);
+        assert_near!(tq, fq, 1e-6);
+        assert_near!(tv, fv, 1e-6);
         let (e, ed) = (r.energy(0.0, &x), d.energy(0.0, &x));
         assert!((e - ed).abs() < 1e-12 * (1.0 + ed.abs()), "{e} against {ed}");
         compared += 1;

@@ -688,8 +688,8 @@ pub fn no_jacobian(info: &ModelInfo) -> SimError {
 #[must_use]
 pub fn no_inverse_dynamics_jacobian(info: &ModelInfo) -> SimError {
     SimError::InvalidArgument(format!(
-        "{} generates no inverse_dynamics_jacobian here (models with `jacobian` have it, but with orientations along a \
-         tree or with constraints, with an action variable, and along an unconstrained tree of directions without inputs)",
+        "{} generates no inverse_dynamics_jacobian here (models with `jacobian` have it, but with an action variable \
+         and along a tree's tangent without inputs)",
         info.name
     ))
 }

@@ -27,9 +27,9 @@ pub struct Dynamics {
     pub methods: TokenStream,
     /// A constrained model's trait impl.
     pub impls: TokenStream,
-    /// Whether `inverse_dynamics_jacobian` is generated (on the dense path with `jacobian`, without
-    /// an action variable; along spatial links of screw joints; along a tree of directions with
-    /// inputs; with constraints in coordinates).
+    /// Whether `inverse_dynamics_jacobian` is generated: with `jacobian` and without an action
+    /// variable — dense, along spatial links of screw joints, along a tree's tangent (directions, a
+    /// floating base) with inputs, with constraints, with orientations.
     pub inverse_dynamics_jacobian: bool,
 }
 
@@ -56,8 +56,8 @@ pub(crate) fn accelerations_and_jacobian(
             });
             let items = crate::emit::constraint::emit(model, (ce, eq), (operator, inverse), helpers);
             // τ = M q̈ − f is the saddle-point residual's first rows at λ = 0, where ∂(Aᵀλ)/∂x
-            // vanishes too: its Jacobian's (in coordinates, without an action variable).
-            let id_jacobian = (model.field_jacobian && model.layout.orientations.is_empty() && model.layout.z.is_none())
+            // vanishes too: its Jacobian's (without an action variable).
+            let id_jacobian = (model.field_jacobian && model.layout.z.is_none())
                 .then(|| constrained_inverse_dynamics_jacobian(model, ce.a.len()));
             let methods = items.methods;
             Dynamics {
@@ -777,29 +777,37 @@ fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, helpers: &
     }
 }
 
-/// `inverse_dynamics_jacobian` of a constrained model in coordinates: the first n rows of the
-/// saddle-point residual's Jacobian (`__routh_constraint_jacobian`, R = (M a − Aᵀλ − f, A a + c))
-/// at a = `qdd` and λ = 0, where they are ∂(M a − f)/∂x.
+/// `inverse_dynamics_jacobian` of a constrained model: the first n rows of the saddle-point
+/// residual's Jacobian (`__routh_constraint_jacobian`, R = (M a − Aᵀλ − f, A a + c)) at a = `qdd`
+/// and λ = 0, where they are ∂(M a − f)/∂x — with orientations, its position columns along the
+/// rates K(q) = ∂q̇/∂v (each quaternion's body rotation vector).
 fn constrained_inverse_dynamics_jacobian(model: &View<'_>, m: usize) -> TokenStream {
-    let (n, d) = (model.dof(), model.layout.state_dim());
+    let (n, d, p) = (model.dof(), model.layout.state_dim(), model.layout.position_dim());
+    let positions = if model.layout.orientations.is_empty() {
+        quote! { dr.fixed_view::<#n, #n>(0, 0).into_owned() }
+    } else {
+        quote! { dr.fixed_view::<#n, #p>(0, 0) * self.__routh_rate_jacobians(t, x).1 }
+    };
     inverse_dynamics_jacobian_item(
         n,
         d,
         "from the derivatives of the constraints' saddle-point residual R = (M a − Aᵀλ − f, A a + c) at a = `qdd` \
          and λ = 0, whose first rows are then those of τ = M a − f (along a tree with the kinetic part's \
-         derivatives, as the field's Jacobian takes them)",
+         derivatives, as the field's Jacobian takes them); with orientations, ∂τ/∂q along each orientation's \
+         body rotation vector δθ (the quaternion moved to q ⊗ exp(δθ/2), at rate K(q) = ∂q̇/∂v: n × n)",
         quote! {
             let (dr, _) = self.__routh_constraint_jacobian(t, x, qdd, &__routh::Vector::<#m>::zeros());
-            (dr.fixed_view::<#n, #n>(0, 0).into_owned(), dr.fixed_view::<#n, #n>(0, #n).into_owned())
+            (#positions, dr.fixed_view::<#n, #n>(0, #p).into_owned())
         },
     )
 }
 
-/// `inverse_dynamics_jacobian` along a tree of directions: ∂K/∂x from K's tangent along the 2n
-/// basis directions at the accelerations `qdd` (its quantities once), less the generalized forces'
-/// symbolic ∂τ/∂q and ∂τ/∂q̇.
+/// `inverse_dynamics_jacobian` along a tree's tangent: ∂K/∂x from K's tangent at the accelerations
+/// `qdd` (its quantities once) along the 2n basis directions — with orientations, along each
+/// position direction's rates instead, the columns of K(q) = ∂q̇/∂v (a quaternion's body rotation
+/// vector) — less the generalized forces' symbolic ∂τ/∂q (times K(q)) and ∂τ/∂q̇.
 fn tree_inverse_dynamics_jacobian(model: &View<'_>, ij: &InverseJacobian, helpers: &mut Helpers) -> TokenStream {
-    let (n, d) = (model.dof(), model.layout.state_dim());
+    let (n, d, p) = (model.dof(), model.layout.state_dim(), model.layout.position_dim());
     let functions = TangentFunctions {
         name: "__routh_inverse_kinetic",
         bindings: &ij.kinetic.bindings,
@@ -809,26 +817,54 @@ fn tree_inverse_dynamics_jacobian(model: &View<'_>, ij: &InverseJacobian, helper
         along: "δK = (∂K/∂x) dx at fixed accelerations `a`",
     };
     let items = functions.items(model, helpers);
-    let add_columns = functions.add_columns(model, n);
     let outputs: Vec<Expr> = ij.forces_dq.iter().chain(&ij.forces_dv).flatten().copied().collect();
     let none = TokenStream::new();
     let (stmts, vals) = helpers.body(model, &outputs, "__routh_tree_forces_jacobian", &none, &none);
-    let (dq_vals, dv_vals) = vals.split_at(n * n);
+    let (dq_vals, dv_vals) = vals.split_at(n * p);
+    let forces = quote! {
+        #(#stmts)*
+        let forces_dq = __routh::Matrix::<#n, #p>::from_row_slice(&[#(#dq_vals),*]);
+        let forces_dv = __routh::Matrix::<#n, #n>::from_row_slice(&[#(#dv_vals),*]);
+    };
+    let pair = if model.layout.orientations.is_empty() {
+        let add_columns = functions.add_columns(model, n);
+        quote! {
+            let a = qdd;
+            let mut dr = __routh::Matrix::<#n, #d>::zeros();
+            #add_columns
+            #forces
+            (dr.fixed_columns::<#n>(0) - forces_dq, dr.fixed_columns::<#n>(#n) - forces_dv)
+        }
+    } else {
+        quote! {
+            let a = qdd;
+            let primal = self.__routh_inverse_kinetic_primal(t, x, a);
+            let (_, rates) = self.__routh_rate_jacobians(t, x);
+            let (mut kq, mut kv) = (__routh::Matrix::<#n, #n>::zeros(), __routh::Matrix::<#n, #n>::zeros());
+            let mut dx = __routh::State::<#d>::zeros();
+            for k in 0..#n {
+                dx.fixed_rows_mut::<#p>(0).copy_from(&rates.column(k));
+                kq.set_column(k, &self.__routh_inverse_kinetic_tangent(t, x, a, &primal, &dx));
+            }
+            dx.fill(0.0);
+            for k in 0..#n {
+                dx[#p + k] = 1.0;
+                kv.set_column(k, &self.__routh_inverse_kinetic_tangent(t, x, a, &primal, &dx));
+                dx[#p + k] = 0.0;
+            }
+            #forces
+            (kq - forces_dq * rates, kv - forces_dv)
+        }
+    };
     let id_jacobian = inverse_dynamics_jacobian_item(
         n,
         d,
         "along the tree: ∂K/∂x of the kinetic part K = M q̈ + (velocity products) by its tangent along each \
          direction of the state (forward mode through the tree's passes, O(n) code; M never formed), less \
-         the symbolic derivatives of the generalized forces τ",
-        quote! {
-            let a = qdd;
-            let mut dr = __routh::Matrix::<#n, #d>::zeros();
-            #add_columns
-            #(#stmts)*
-            let forces_dq = __routh::Matrix::<#n, #n>::from_row_slice(&[#(#dq_vals),*]);
-            let forces_dv = __routh::Matrix::<#n, #n>::from_row_slice(&[#(#dv_vals),*]);
-            (dr.fixed_columns::<#n>(0) - forces_dq, dr.fixed_columns::<#n>(#n) - forces_dv)
-        },
+         the symbolic derivatives of the generalized forces τ; with orientations, ∂τ/∂q along each \
+         orientation's body rotation vector δθ (the quaternion moved to q ⊗ exp(δθ/2), at rate \
+         K(q) = ∂q̇/∂v: n × n), the chart of `linearize_tangent`",
+        pair,
     );
     quote! { #items #id_jacobian }
 }
@@ -839,8 +875,9 @@ fn inverse_dynamics_jacobian_item(n: usize, d: usize, how: &str, pair: TokenStre
     let doc = format!(
         " Derivatives ∂τ/∂q and ∂τ/∂q̇ of the inverse dynamics τ = M q̈ − f at (t, x) and the accelerations \
           `qdd` ([`Self::inverse_dynamics`]; ∂τ/∂q̈ = M, [`Self::mass_matrix`]), {how}. The linearisation of \
-          computed-torque and model-predictive controllers; at q̈ = `accelerations(t, x)`, \
-          ∂q̈/∂x = −M⁻¹ ∂τ/∂x is the field's Jacobian."
+          computed-torque and model-predictive controllers; at q̈ = `accelerations(t, x)` of a model \
+          without constraints, −M⁻¹ ∂τ/∂x is the field's Jacobian ∂q̈/∂x (with orientations, ∂q̈/∂q \
+          composed with the rates K(q))."
     );
     quote! {
         #[doc = #doc]

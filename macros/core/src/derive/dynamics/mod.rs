@@ -51,8 +51,9 @@ pub struct Recursive {
     /// With constraints and the field Jacobian: the inverse dynamics' kinetic part and its
     /// directional derivative ([`inverse`]), for the saddle point's Jacobian.
     pub inverse: Option<Box<KineticJacobian>>,
-    /// Along a tree of directions with inputs (no constraints, no action variable), with the field
-    /// Jacobian: ∂τ/∂x of the inverse dynamics ([`InverseJacobian`]).
+    /// Along the recursion's tangent (a tree of directions; links with a floating base or a ball
+    /// joint) with inputs (no constraints, no action variable), with the field Jacobian: ∂τ/∂x of
+    /// the inverse dynamics ([`InverseJacobian`]).
     pub inverse_jacobian: Option<Box<InverseJacobian>>,
     /// The tree's directions and masses, or its rigid links in space, from which [`kinetics()`]
     /// builds M a, f, E, L and p.
@@ -115,14 +116,14 @@ pub struct Inverse {
     pub tangent: Tangent,
 }
 
-/// The derivatives of the inverse dynamics τ_id = M a − f = K − τ along a tree of directions at
-/// any accelerations a (`inverse_dynamics_jacobian`): the kinetic part K = M a + the velocity
-/// products and its tangent along δx at fixed a ([`inverse`]; O(n) code, called for the 2n basis
-/// directions), and the generalized forces' ∂τ/∂q and ∂τ/∂q̇ (symbolic; few terms).
+/// The derivatives of the inverse dynamics τ_id = M a − f = K − τ along a tree at any
+/// accelerations a (`inverse_dynamics_jacobian`): the kinetic part K = M a + the velocity products
+/// and its tangent along δx at fixed a ([`inverse`]; O(n) code, called for 2n directions), and the
+/// generalized forces' ∂τ/∂q (over the positions: P columns) and ∂τ/∂q̇ (symbolic; few terms).
 pub struct InverseJacobian {
     /// K and its tangent.
     pub kinetic: Inverse,
-    /// ∂τᵢ/∂qⱼ, row by row.
+    /// ∂τᵢ/∂qⱼ over the positions (a quaternion's four entries unheld), row by row.
     pub forces_dq: Vec<Vec<Expr>>,
     /// ∂τᵢ/∂q̇ⱼ, row by row.
     pub forces_dv: Vec<Vec<Expr>>,
@@ -383,14 +384,18 @@ fn derive(model: &Model, arena: &mut Arena) -> Result<Form, syn::Error> {
                 Some(l) => RecursiveJacobian::Links(Box::new(l)),
                 None => RecursiveJacobian::Tangent(tangent(model, arena, &recursion)),
             });
-            // The inverse dynamics' derivatives along a tree of directions for the models that
-            // control it (its inputs), where τ is free of an action variable; along links they are
-            // the runtime's.
-            if let Links::Directions(tree) = &recursion.tree
+            // The inverse dynamics' derivatives along the tree's tangent (a tree of directions, or
+            // links with a floating base or a ball joint) for the models that control it (its
+            // inputs), where τ is free of an action variable; along links of screw joints they are
+            // the runtime's. τ's derivatives over the positions as they are (quaternions unheld:
+            // the generated code takes them along each orientation's rates).
+            if matches!(recursion.jacobian, Some(RecursiveJacobian::Tangent(_)))
                 && !model.inputs.is_empty()
                 && model.layout.z.is_none()
             {
-                let [forces_dq, forces_dv] = arena.jacobian_blocks(&tree.tau, [&model.layout.q, &model.layout.qd]);
+                let tau = model.layout.unhold_norms(arena, recursion.tau());
+                // (Two blocks of their own: with orientations, P positions and N < P velocities.)
+                let (forces_dq, forces_dv) = (arena.jacobian(&tau, &model.layout.q), arena.jacobian(&tau, &model.layout.qd));
                 let kinetic = inverse(model, arena, &recursion);
                 recursion.inverse_jacobian = Some(Box::new(InverseJacobian { kinetic, forces_dq, forces_dv }));
             }
