@@ -30,13 +30,15 @@ impl Arena {
 
     /// Jacobians with respect to several blocks of variables at once, e.g. `(∂g/∂q, ∂g/∂q̇)`:
     /// the columns are computed in the interleaved order x¹₁, x²₁, …, x¹₂, x²₂, … (one pass per
-    /// column, as [`Arena::jacobian`]) and returned per block. All blocks must have one length.
+    /// column, as [`Arena::jacobian`]) and returned per block; a shorter block's columns end
+    /// sooner (positions and fewer velocities).
     pub fn jacobian_blocks<const B: usize>(&mut self, es: &[Expr], blocks: [&[Expr]; B]) -> [Vec<Vec<Expr>>; B] {
-        let n = blocks.first().map_or(0, |b| b.len());
-        let mut out: [Vec<Vec<Expr>>; B] = std::array::from_fn(|_| vec![Vec::with_capacity(n); es.len()]);
+        let n = blocks.iter().map(|b| b.len()).max().unwrap_or(0);
+        let mut out: [Vec<Vec<Expr>>; B] = std::array::from_fn(|b| vec![Vec::with_capacity(blocks[b].len()); es.len()]);
         for j in 0..n {
             for (b, block) in blocks.iter().enumerate() {
-                for (row, d) in out[b].iter_mut().zip(self.diff_many(es, block[j])) {
+                let Some(&x) = block.get(j) else { continue };
+                for (row, d) in out[b].iter_mut().zip(self.diff_many(es, x)) {
                     row.push(d);
                 }
             }

@@ -252,6 +252,12 @@ fn vector_calculus_matches_finite_differences_and_the_chain_rule() {
         }
         assert_eq!(grad, jac[0]);
     }
+    // Blocks of different lengths (positions and fewer velocities): each block's own columns.
+    let [both, only_y] = a.jacobian_blocks(&es, [&[x, y][..], &[y][..]]);
+    for i in 0..2 {
+        assert_eq!(both[i], jac[i], "the longer block is the whole Jacobian");
+        assert_eq!(only_y[i], [jac[i][1]], "the shorter block its own column");
+    }
     // Σ aᵢbᵢ.
     let d = a.dot(&[x, y], &[vx, vy]);
     let xvx = a.mul2(x, vx);

@@ -394,8 +394,7 @@ fn derive(model: &Model, arena: &mut Arena) -> Result<Form, syn::Error> {
                 && model.layout.z.is_none()
             {
                 let tau = model.layout.unhold_norms(arena, recursion.tau());
-                // (Two blocks of their own: with orientations, P positions and N < P velocities.)
-                let (forces_dq, forces_dv) = (arena.jacobian(&tau, &model.layout.q), arena.jacobian(&tau, &model.layout.qd));
+                let [forces_dq, forces_dv] = arena.jacobian_blocks(&tau, [&model.layout.q, &model.layout.qd]);
                 let kinetic = inverse(model, arena, &recursion);
                 recursion.inverse_jacobian = Some(Box::new(InverseJacobian { kinetic, forces_dq, forces_dv }));
             }
