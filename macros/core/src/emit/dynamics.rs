@@ -777,17 +777,24 @@ fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, helpers: &
     }
 }
 
+/// ∂τ/∂q of `inverse_dynamics_jacobian` from `dq` (n × P over the positions): as it is, or with
+/// orientations along each position direction's rates, `dq` K(q) with K(q) = ∂q̇/∂v (a
+/// quaternion's body rotation vector: n × n).
+fn along_rates(model: &View<'_>, dq: TokenStream) -> TokenStream {
+    if model.layout.orientations.is_empty() {
+        dq
+    } else {
+        quote! { #dq * self.__routh_rate_jacobians(t, x).1 }
+    }
+}
+
 /// `inverse_dynamics_jacobian` of a constrained model: the first n rows of the saddle-point
 /// residual's Jacobian (`__routh_constraint_jacobian`, R = (M a − Aᵀλ − f, A a + c)) at a = `qdd`
 /// and λ = 0, where they are ∂(M a − f)/∂x — with orientations, its position columns along the
 /// rates K(q) = ∂q̇/∂v (each quaternion's body rotation vector).
 fn constrained_inverse_dynamics_jacobian(model: &View<'_>, m: usize) -> TokenStream {
     let (n, d, p) = (model.dof(), model.layout.state_dim(), model.layout.position_dim());
-    let positions = if model.layout.orientations.is_empty() {
-        quote! { dr.fixed_view::<#n, #n>(0, 0).into_owned() }
-    } else {
-        quote! { dr.fixed_view::<#n, #p>(0, 0) * self.__routh_rate_jacobians(t, x).1 }
-    };
+    let positions = along_rates(model, quote! { dr.fixed_view::<#n, #p>(0, 0).into_owned() });
     inverse_dynamics_jacobian_item(
         n,
         d,
@@ -803,9 +810,9 @@ fn constrained_inverse_dynamics_jacobian(model: &View<'_>, m: usize) -> TokenStr
 }
 
 /// `inverse_dynamics_jacobian` along a tree's tangent: ∂K/∂x from K's tangent at the accelerations
-/// `qdd` (its quantities once) along the 2n basis directions — with orientations, along each
-/// position direction's rates instead, the columns of K(q) = ∂q̇/∂v (a quaternion's body rotation
-/// vector) — less the generalized forces' symbolic ∂τ/∂q (times K(q)) and ∂τ/∂q̇.
+/// `qdd` (its quantities once) along the basis directions of the state, less the generalized
+/// forces' symbolic ∂τ/∂q and ∂τ/∂q̇ — with orientations, the positions' columns then along the
+/// rates ([`along_rates`]), as a constrained model's.
 fn tree_inverse_dynamics_jacobian(model: &View<'_>, ij: &InverseJacobian, helpers: &mut Helpers) -> TokenStream {
     let (n, d, p) = (model.dof(), model.layout.state_dim(), model.layout.position_dim());
     let functions = TangentFunctions {
@@ -821,40 +828,16 @@ fn tree_inverse_dynamics_jacobian(model: &View<'_>, ij: &InverseJacobian, helper
     let none = TokenStream::new();
     let (stmts, vals) = helpers.body(model, &outputs, "__routh_tree_forces_jacobian", &none, &none);
     let (dq_vals, dv_vals) = vals.split_at(n * p);
-    let forces = quote! {
+    let add_columns = functions.add_columns(model, n);
+    let positions = along_rates(model, quote! { (dr.fixed_columns::<#p>(0) - forces_dq) });
+    let pair = quote! {
+        let a = qdd;
+        let mut dr = __routh::Matrix::<#n, #d>::zeros();
+        #add_columns
         #(#stmts)*
         let forces_dq = __routh::Matrix::<#n, #p>::from_row_slice(&[#(#dq_vals),*]);
         let forces_dv = __routh::Matrix::<#n, #n>::from_row_slice(&[#(#dv_vals),*]);
-    };
-    let pair = if model.layout.orientations.is_empty() {
-        let add_columns = functions.add_columns(model, n);
-        quote! {
-            let a = qdd;
-            let mut dr = __routh::Matrix::<#n, #d>::zeros();
-            #add_columns
-            #forces
-            (dr.fixed_columns::<#n>(0) - forces_dq, dr.fixed_columns::<#n>(#n) - forces_dv)
-        }
-    } else {
-        quote! {
-            let a = qdd;
-            let primal = self.__routh_inverse_kinetic_primal(t, x, a);
-            let (_, rates) = self.__routh_rate_jacobians(t, x);
-            let (mut kq, mut kv) = (__routh::Matrix::<#n, #n>::zeros(), __routh::Matrix::<#n, #n>::zeros());
-            let mut dx = __routh::State::<#d>::zeros();
-            for k in 0..#n {
-                dx.fixed_rows_mut::<#p>(0).copy_from(&rates.column(k));
-                kq.set_column(k, &self.__routh_inverse_kinetic_tangent(t, x, a, &primal, &dx));
-            }
-            dx.fill(0.0);
-            for k in 0..#n {
-                dx[#p + k] = 1.0;
-                kv.set_column(k, &self.__routh_inverse_kinetic_tangent(t, x, a, &primal, &dx));
-                dx[#p + k] = 0.0;
-            }
-            #forces
-            (kq - forces_dq * rates, kv - forces_dv)
-        }
+        (#positions, dr.fixed_columns::<#n>(#p) - forces_dv)
     };
     let id_jacobian = inverse_dynamics_jacobian_item(
         n,
