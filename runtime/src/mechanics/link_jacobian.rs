@@ -43,7 +43,7 @@
 //! derivation of Carpentier and Mansard (RSS 2018) for revolute and prismatic joints, written for
 //! routh's links (see `tests` below for the checks against finite differences and the link factor).
 
-use nalgebra::{Matrix3, Matrix6, SMatrix, SVector, Vector3, Vector6};
+use nalgebra::{Matrix3, SMatrix, SVector, Vector3, Vector6};
 
 use super::input::Linearization;
 use super::links::{LinkJoint, LinkTopology, Rigid};
@@ -120,6 +120,26 @@ impl<const N: usize> TreeMassFactor<N> {
             }
         }
         Ok(TreeMassFactor(TreeFactorKind::Tree { topology, ldl: h }))
+    }
+}
+
+impl<const N: usize> TreeMassFactor<N> {
+    /// M X = A and M Y = B together: along the tree by solves; densely by M⁻¹ (N solves, each a
+    /// chain of dependent multiply-adds) and its products with A and B (independent rows, in SIMD
+    /// lanes) — what the derivatives' 2N and more right-hand sides take, as Pinocchio's
+    /// `computeABADerivatives` does.
+    fn solve_both<const A: usize, const B: usize>(
+        &self,
+        a: SMatrix<f64, N, A>,
+        b: SMatrix<f64, N, B>,
+    ) -> Result<(SMatrix<f64, N, A>, SMatrix<f64, N, B>), SingularMatrix> {
+        match &self.0 {
+            TreeFactorKind::Dense(f) if A + B > N => {
+                let inverse = f.solve(SMatrix::<f64, N, N>::identity())?;
+                Ok((inverse * a, inverse * b))
+            }
+            _ => Ok((self.solve(a)?, self.solve(b)?)),
+        }
     }
 }
 
@@ -263,27 +283,68 @@ fn cross_force(m: &Vector6<f64>, f: &Vector6<f64>) -> Vector6<f64> {
     Vector6::new(top[0], top[1], top[2], bottom[0], bottom[1], bottom[2])
 }
 
-/// \[x×\] of a 3-vector.
-fn skew(x: &Vector3<f64>) -> Matrix3<f64> {
-    x.cross_matrix()
+/// B x = v ×* (Y x) − Y (v × x) + x ×* h (h = Y v) of a link, summed over a subtree as B^C: by
+/// its two parts, B = H − Q, with H x = x ×* h (linear in h, so that the subtree's H is that of
+/// its momentum Σ h) and Q = P + Pᵀ, P = Y \[v×\] (Y is symmetric and \[v×*\] = −\[v×\]ᵀ). By 3×3
+/// blocks, with W = \[ω×\], U = \[u×\], C = \[c×\] of Y's first moment c, I its rotational inertia
+/// and m its mass, P = [I W + C U, C W; m U − C W, m W], so that
+///
+/// ```text
+/// Q = [I W − W I + C U + U C,  [e×];  −[e×],  0],   e = c × ω − m u   ([C, W] = [(c × ω)×])
+/// ```
+///
+/// a symmetric block and a vector: nine numbers to form and to sum where B takes a 6 × 6 matrix
+/// with 27 non-zero entries. And Hᵀ = −H, so that Bᵀ = −H − Q: B x and Bᵀ x share their two
+/// products.
+#[derive(Debug, Clone, Copy, Default)]
+struct Variation {
+    /// I W − W I + C U + U C (symmetric).
+    sym: Matrix3<f64>,
+    /// e = c × ω − m u.
+    e: Vector3<f64>,
+    /// The momentum h = Y v (angular, linear).
+    h: Vector6<f64>,
 }
 
-/// B x = v ×* (Y x) − Y (v × x) + x ×* h (h = Y v) as a matrix: H − P − Pᵀ with P = Y \[v×\] (Y is
-/// symmetric, and \[v×*\] = −\[v×\]ᵀ) and H x = x ×* h = (−\[h_n×\] ω − \[h_f×\] u, −\[h_f×\] ω). By 3×3
-/// blocks, with W = \[ω×\], U = \[u×\], C = \[c×\] of Y's first moment c and I its rotational inertia:
-/// P = [I W + C U, C W; m U − C W, m W], whose last block adds to its transpose as 0 (W is skew).
-fn variation(y: &Rigid, v: &Vector6<f64>, h: &Vector6<f64>) -> Matrix6<f64> {
-    let (ww, uu) = (skew(&Vector3::new(v[0], v[1], v[2])), skew(&Vector3::new(v[3], v[4], v[5])));
-    let c = y.first_moment().cross_matrix();
-    let cw = c * ww;
-    let top_left = y.rotational() * ww + c * uu;
-    let bottom_left = uu * y.mass() - cw;
-    let (hn, hf) = (skew(&Vector3::new(h[0], h[1], h[2])), skew(&Vector3::new(h[3], h[4], h[5])));
-    let mut out = Matrix6::zeros();
-    out.fixed_view_mut::<3, 3>(0, 0).copy_from(&(-hn - top_left - top_left.transpose()));
-    out.fixed_view_mut::<3, 3>(0, 3).copy_from(&(-hf - cw - bottom_left.transpose()));
-    out.fixed_view_mut::<3, 3>(3, 0).copy_from(&(-hf - bottom_left - cw.transpose()));
-    out
+impl Variation {
+    /// The link with inertia `y` moving with `v` and carrying the momentum `h` = Y v.
+    #[inline]
+    fn of(y: &Rigid, v: &Vector6<f64>, h: &Vector6<f64>) -> Self {
+        let (w, u) = (Vector3::new(v[0], v[1], v[2]), Vector3::new(v[3], v[4], v[5]));
+        let c = y.first_moment();
+        // I W (I symmetric): column k is I (ω × e_k); then I W − W I = I W + (I W)ᵀ.
+        let iw = y.rotational() * w.cross_matrix();
+        let cu = c.dot(&u);
+        // C U + U C = u cᵀ + c uᵀ − 2 (c·u) 1.
+        let sym = Matrix3::from_fn(|r, k| iw[(r, k)] + iw[(k, r)] + u[r] * c[k] + c[r] * u[k]) - Matrix3::identity() * (2.0 * cu);
+        Variation { sym, e: c.cross(&w) - u * y.mass(), h: *h }
+    }
+
+    fn add(&mut self, other: &Self) {
+        self.sym += other.sym;
+        self.e += other.e;
+        self.h += other.h;
+    }
+
+    /// (H x, Q x).
+    #[inline]
+    fn parts(&self, x: &Vector6<f64>) -> (Vector6<f64>, Vector6<f64>) {
+        let (xw, xv) = (Vector3::new(x[0], x[1], x[2]), Vector3::new(x[3], x[4], x[5]));
+        let (hn, hf) = (Vector3::new(self.h[0], self.h[1], self.h[2]), Vector3::new(self.h[3], self.h[4], self.h[5]));
+        let top = xw.cross(&hn) + xv.cross(&hf);
+        let bottom = xw.cross(&hf);
+        let hx = Vector6::new(top[0], top[1], top[2], bottom[0], bottom[1], bottom[2]);
+        let top = self.sym * xw + self.e.cross(&xv);
+        let bottom = xw.cross(&self.e);
+        (hx, Vector6::new(top[0], top[1], top[2], bottom[0], bottom[1], bottom[2]))
+    }
+
+    /// B x.
+    #[inline]
+    fn times(&self, x: &Vector6<f64>) -> Vector6<f64> {
+        let (hx, qx) = self.parts(x);
+        hx - qx
+    }
 }
 
 impl<const N: usize> LinkDynamics<N> {
@@ -293,7 +354,7 @@ impl<const N: usize> LinkDynamics<N> {
     #[must_use]
     pub fn new(topology: &'static LinkTopology, joints: [LinkJoint; N], inertia: [[[f64; 6]; 6]; N], gravity: [f64; 3]) -> Self {
         debug_assert!(topology.parent.len() == N && topology.order.len() == N);
-        let inertia = inertia.map(|i| Rigid::of(&i));
+        let inertia = std::array::from_fn(|j| Rigid::of(&inertia[j]));
         LinkDynamics { topology, joints, inertia, armature: [0.0; N], gravity: Vector3::from(gravity) }
     }
 
@@ -312,8 +373,9 @@ impl<const N: usize> LinkDynamics<N> {
     /// where an input or a result is not finite.
     pub fn derivatives(&self, t: f64, qd: &SVector<f64, N>, forces: &JointForces<N>) -> Result<LinkDerivatives<N>, FieldError> {
         let Solved { mass, factor, accelerations, dq, dv } = self.solved(t, qd, forces)?;
-        let d_positions = factor.solve(forces.d_positions - dq).map_err(|_| FieldError::SingularMassMatrix { t })?;
-        let d_velocities = factor.solve(forces.d_velocities - dv).map_err(|_| FieldError::SingularMassMatrix { t })?;
+        let (d_positions, d_velocities) = factor
+            .solve_both(forces.d_positions - dq, forces.d_velocities - dv)
+            .map_err(|_| FieldError::SingularMassMatrix { t })?;
         if !(all_finite(&accelerations) && all_finite(&d_positions) && all_finite(&d_velocities)) {
             return Err(FieldError::NonFinite { t });
         }
@@ -341,8 +403,7 @@ impl<const N: usize> LinkDynamics<N> {
         let mut rhs = SMatrix::<f64, N, D>::zeros();
         rhs.fixed_columns_mut::<N>(0).copy_from(&(forces.d_positions - dq));
         rhs.fixed_columns_mut::<N>(N).copy_from(&(forces.d_velocities - dv));
-        let rhs = factor.solve(rhs).map_err(singular)?;
-        let sensitivities = factor.solve(dg_dw(&accelerations)).map_err(singular)?;
+        let (rhs, sensitivities) = factor.solve_both(rhs, dg_dw(&accelerations)).map_err(singular)?;
         if !(all_finite(&rhs) && all_finite(&sensitivities)) {
             return Err(FieldError::NonFinite { t });
         }
@@ -421,7 +482,7 @@ impl<const N: usize> LinkDynamics<N> {
             p.body[j] = self.inertia[j].placed(&r, &o);
             let h = p.body[j].times(&p.v[j]);
             p.force[j] = p.body[j].times(&p.acc[j]) + cross_force(&p.v[j], &h);
-            p.bc[j] = variation(&p.body[j], &p.v[j], &h);
+            p.bc[j] = Variation::of(&p.body[j], &p.v[j], &h);
         }
         // Leaves → root: the composites (B^C_j in place of B_j).
         p.composite = p.body;
@@ -430,7 +491,7 @@ impl<const N: usize> LinkDynamics<N> {
                 let moved = p.composite[j];
                 p.composite[k].add(&moved);
                 let below = p.bc[j];
-                p.bc[k] += below;
+                p.bc[k].add(&below);
                 let f = p.force[j];
                 p.force[k] += f;
             }
@@ -495,12 +556,16 @@ impl<const N: usize> LinkDynamics<N> {
             cross_motion(&a_p, &p.s[j]) + cross_motion(&v_p, &p.psi[j])
         });
         let (s, psi, bc, composite, force, ys) = (&p.s, &p.psi, &p.bc, &p.composite, &p.force, &p.ys);
-        let bs: [Vector6<f64>; N] = std::array::from_fn(|i| bc[i].tr_mul(&s[i]));
+        // Bᵀ S = −H S − Q S and B S = H S − Q S.
+        let (bs, bcs): ([Vector6<f64>; N], [Vector6<f64>; N]) = {
+            let parts: [(Vector6<f64>, Vector6<f64>); N] = std::array::from_fn(|i| bc[i].parts(&s[i]));
+            (std::array::from_fn(|i| -parts[i].0 - parts[i].1), std::array::from_fn(|i| parts[i].0 - parts[i].1))
+        };
         let (mut dq, mut dv) = (SMatrix::<f64, N, N>::zeros(), SMatrix::<f64, N, N>::zeros());
         for j in 0..N {
             // Rows i strictly above j.
-            let w = cross_force(&s[j], &force[j]) + composite[j].times(&alpha[j]) + bc[j] * psi[j];
-            let u = composite[j].times(&(psi[j] * 2.0)) + bc[j] * s[j];
+            let w = cross_force(&s[j], &force[j]) + composite[j].times(&alpha[j]) + bc[j].times(&psi[j]);
+            let u = composite[j].times(&(psi[j] * 2.0)) + bcs[j];
             let mut up = top.parent[j];
             while let Some(i) = up {
                 dq[(i, j)] = s[i].dot(&w);
@@ -531,7 +596,7 @@ impl<const N: usize> Passes<N> {
             body: [Rigid::default(); N],
             composite: [Rigid::default(); N],
             force: [zero; N],
-            bc: [Matrix6::<f64>::zeros(); N],
+            bc: [Variation::default(); N],
             ys: [zero; N],
         }
     }
@@ -559,7 +624,7 @@ struct Passes<const N: usize> {
     /// (or with them, from passes made at them).
     force: [Vector6<f64>; N],
     /// B^C_j.
-    bc: [Matrix6<f64>; N],
+    bc: [Variation; N],
     /// Y^C_j S_j.
     ys: [Vector6<f64>; N],
 }
@@ -685,6 +750,27 @@ mod tests {
         assert!(matches!(TreeMassFactor::new(0.0, &CHAIN, m).expect("regular").0, TreeFactorKind::Dense(_)));
         let singular = SMatrix::<f64, 6, 6>::zeros();
         assert!(matches!(TreeMassFactor::new(0.5, &TREE, singular), Err(FieldError::SingularMassMatrix { t }) if t == 0.5));
+    }
+
+    /// The variation's two parts against its definition B x = v ×* (Y x) − Y (v × x) + x ×* h,
+    /// summed over two links as a subtree's B^C, and Bᵀ = −H − Q through y·(B x) = (Bᵀ y)·x.
+    #[test]
+    fn the_variation_is_its_definition() {
+        let ys = inertias();
+        let vs = [Vector6::new(0.3, -1.2, 0.7, 0.4, 0.9, -0.5), Vector6::new(-0.8, 0.1, 1.1, -0.6, 0.2, 0.35)];
+        let (x, y) = (Vector6::new(0.2, 0.5, -0.9, 1.3, -0.4, 0.6), Vector6::new(-0.7, 0.3, 0.8, 0.1, -1.1, 0.45));
+        let mut composite = Variation::default();
+        let mut bx = Vector6::zeros();
+        for (k, v) in vs.iter().enumerate() {
+            let rigid = Rigid::of(&ys[k + 2]);
+            let h = rigid.times(v);
+            bx += cross_force(v, &rigid.times(&x)) - rigid.times(&cross_motion(v, &x)) + cross_force(&x, &h);
+            composite.add(&Variation::of(&rigid, v, &h));
+        }
+        assert!((composite.times(&x) - bx).amax() < 1e-14 * bx.amax(), "B x: {} vs {bx}", composite.times(&x));
+        let (hy, qy) = composite.parts(&y);
+        let bty = -hy - qy;
+        assert!((y.dot(&bx) - bty.dot(&x)).abs() < 1e-14 * bx.amax() * y.amax() * 6.0);
     }
 
     #[test]
