@@ -324,7 +324,7 @@ def comparable(urdf):
 
 
 def control(urdf, exe):
-    """The second table's row for `urdf` (no floating joint)."""
+    """The second table's row for `urdf` (at most one floating joint, see `Base`)."""
     import numpy as np
 
     name = "control_" + "".join(c if c.isalnum() else "_" for c in Path(urdf).stem)
@@ -333,15 +333,21 @@ def control(urdf, exe):
     times = [float(w) for w in lines[0].split()]
     names, rates, inputs = (line.split(",") for line in lines[1:4])
     q, v, a, qdd, tau, mass, jac, b, fd, tq, tv = ([float(w) for w in line.split(",")] for line in lines[4:15])
-    n, k = len(rates), len(inputs)
+    n, k, p = len(rates), len(inputs), len(names)
     tree, model = pinocchio_tree(urdf)
     pq, pv, _ = pinocchio_state(model, names, rates, q, v)
-    # Pinocchio's velocity index of each of routh's (one per joint: no floating joint here).
+    # Pinocchio's velocity index of each of routh's.
     order = np.zeros(n, dtype=int)
     for j in range(1, model.njoints):
-        order[rates.index(f"dot({model.names[j]})")] = model.joints[j].idx_v
+        joint, jname = model.joints[j], model.names[j]
+        if joint.shortname() == "JointModelFreeFlyer":
+            for i, rate in enumerate([f"dot({jname}_{c})" for c in "xyz"] + [f"omega{c}({jname}_q)" for c in (1, 2, 3)]):
+                order[rates.index(rate)] = joint.idx_v + i
+        else:
+            order[rates.index(f"dot({jname})")] = joint.idx_v
+    base = Base(model, names, rates, q, v)
     pa = np.zeros(model.nv)
-    pa[order] = a
+    pa[order] = base.to_pinocchio_accelerations(np.array(a))
     csv = lambda xs: ",".join(repr(float(x)) for x in xs)  # noqa: E731
     out = subprocess.run([str(exe), str(tree), csv(pq), csv(pv), csv(pa)], capture_output=True, text=True, check=True)
     words = out.stdout.splitlines()
@@ -351,21 +357,29 @@ def control(urdf, exe):
     mat = lambda line: vec(line).reshape(model.nv, model.nv)[np.ix_(order, order)]  # noqa: E731
     p_qdd, p_tau = vec(words[1])[order], vec(words[3])[order]
     p_mass, p_dq, p_dv, p_minv, p_tq, p_tv = (mat(line) for line in words[4:10])
+    # Pinocchio's derivatives do not see the damping (τ is an argument): τ_routh = rnea + D q̇ (a
+    # force of routh's model), so ∂τ/∂q̇ gets D and ∂q̈/∂q̇ gets −M⁻¹ D.
     damping = np.array(model.damping)[order]
-    p_tau = p_tau + damping * np.array(v)
+    p_tau = p_tau + damping * np.array(pv)[order]
     p_dv = p_dv - p_minv * damping[None, :]
-    # τ_routh = rnea + D q̇ (the damping is a force of routh's model): ∂τ/∂q̇ gets D; routh's ∂τ/∂q by
-    # its coordinates in Pinocchio's order of velocities.
     p_tv = p_tv + np.diag(damping)
-    jac = np.array(jac).reshape(n, 2 * n)
-    position = [names.index(name) for name in rates_to_names(rates)]
-    r_dq, r_dv = jac[:, position], jac[:, n:]
-    # B's column of the input on each joint: u_<joint>.
-    columns = [inputs.index(f"u_{name}") for name in rates_to_names(rates)]
+    # Pinocchio's products in routh's velocities and chart (the identity without a floating joint).
+    p_qdd, p_tau, p_mass, p_dq, p_dv, p_tq, p_tv = base.to_routh(p_qdd, p_tau, p_mass, p_dq, p_dv, p_tq, p_tv, np.array(a))
+    # ∂q̈/∂τ: the inputs' columns (a torque on each joint, none on a floating base) of T⁻¹ M⁻¹.
+    joints = [i for i, r in enumerate(rates) if r.startswith("dot(") and f"u_{rates_to_names([r])[0]}" in inputs]
+    p_minv = (base.t_inv @ p_minv)[:, joints]
+    columns = [inputs.index(f"u_{name}") for name in rates_to_names([rates[i] for i in joints])]
     r_minv = np.array(b).reshape(n, k)[:, columns]
+    jac = np.array(jac).reshape(n, p + n)
+    # ∂q̈/∂q along the chart: each position column as it is, an orientation's along its body
+    # rotation vector (K(q) = ∂q̇/∂v, the chart of `inverse_dynamics_jacobian`).
+    r_dq, r_dv = jac[:, :p] @ base.rates, jac[:, p:]
     gap = lambda mine, theirs: float(np.max(np.abs(np.asarray(mine) - theirs)) / np.max(np.abs(theirs)))  # noqa: E731
-    fd_gap = gap(jac, np.array(fd).reshape(n, 2 * n))
-    r_tq = np.array(tq).reshape(n, n)[:, position]
+    fd_gap = gap(jac, np.array(fd).reshape(n, p + n))
+    r_tq = np.array(tq).reshape(n, n)
+    if not base.floating:
+        # Without orientations routh's ∂τ/∂q is over the coordinates, in their order.
+        r_tq = r_tq[:, [names.index(name) for name in rates_to_names(rates)]]
     r_tv = np.array(tv).reshape(n, n)
     agreement = [gap(qdd, p_qdd), gap(tau, p_tau), gap(np.array(mass).reshape(n, n), p_mass),
                  gap(r_dq, p_dq), gap(r_dv, p_dv), gap(r_minv, p_minv), gap(r_tq, p_tq), gap(r_tv, p_tv), fd_gap]
@@ -379,6 +393,98 @@ def control(urdf, exe):
         + f" | {1e9 * t_idj:.0f} / {1e9 * t_rnea_deriv:.0f} ns = {t_idj / t_rnea_deriv:.2f} |",
         flush=True,
     )
+
+
+class Base:
+    """The map between Pinocchio's free-flyer and routh's floating joint, for the second table.
+
+    routh's rates u are the translation's ẋ in the parent's axes and the body angular velocity ω;
+    Pinocchio's v = T u with T = Rᵀ on the translation's rates (its body-frame linear velocity),
+    the identity elsewhere, and its v̇ = T u̇ + Ṫ u, Ṫ u = (Rᵀ ẋ) × ω. Generalized forces map by
+    power, τ_routh = Tᵀ τ_Pinocchio, and M_routh = Tᵀ M T. Pinocchio differentiates along q ⊕ δ,
+    δ = (δp in the body's axes, δθ): the position moves by R δp and the rotation to R exp(δθ);
+    routh's chart moves the translation by δx = R δp (δp = T δx) and the quaternion to
+    q ⊗ exp(δθ/2), the same δθ. Differentiating v̇_P(q, T(q) u) = T(q) u̇ + Ṫ(q, u) u and
+    τ_R = Tᵀ τ_P(q, T u, T a + Ṫ u) at fixed (u, a) with ∂(Rᵀ y)/∂δθ = [(Rᵀ y)×] and
+    ∂(R y)/∂δθ = −R [y×] gives `to_routh`. Without a floating joint every map is the identity."""
+
+    def __init__(self, model, names, rates, q, v):
+        import numpy as np
+
+        n, p = len(rates), len(names)
+        self.n = n
+        self.t, self.t_inv = np.eye(n), np.eye(n)
+        # K(q) = ∂q̇/∂u over routh's positions: 1 for a coordinate's own rate, ½ q ⊗ (0, e_k) for
+        # a quaternion's ω_k.
+        self.rates = np.zeros((p, n))
+        for i, rate in enumerate(rates):
+            if rate.startswith("dot("):
+                self.rates[names.index(rates_to_names([rate])[0]), i] = 1.0
+        floating = [model.names[j] for j in range(1, model.njoints) if model.joints[j].shortname() == "JointModelFreeFlyer"]
+        if len(floating) > 1:
+            raise SystemExit("more than one floating joint: not mapped onto routh's state here")
+        self.floating = bool(floating)
+        if not floating:
+            return
+        (name,) = floating
+        w, x, y, z = (q[names.index(f"{name}_q_{c}")] for c in "wxyz")
+        quat = np.array([w, x, y, z])
+        norm = np.linalg.norm(quat)
+        qw, qv = w / norm, quat[1:] / norm
+        skew = lambda u: np.array([[0, -u[2], u[1]], [u[2], 0, -u[0]], [-u[1], u[0], 0]])  # noqa: E731
+        self.r = (qw * qw - qv @ qv) * np.eye(3) + 2 * np.outer(qv, qv) + 2 * qw * skew(qv)
+        self.skew = skew
+        self.lin = [rates.index(f"dot({name}_{c})") for c in "xyz"]
+        self.ang = [rates.index(f"omega{c}({name}_q)") for c in (1, 2, 3)]
+        quaternion = [names.index(f"{name}_q_{c}") for c in "wxyz"]
+        for k, i in enumerate(self.ang):
+            e = np.eye(3)[k]
+            self.rates[quaternion, i] = 0.5 * np.concatenate([[-quat[1:] @ e], w * e + np.cross(quat[1:], e)])
+        self.t[np.ix_(self.lin, self.lin)] = self.r.T
+        self.t_inv[np.ix_(self.lin, self.lin)] = self.r
+        u = np.array(v)
+        self.omega, self.vlin = u[self.ang], self.r.T @ u[self.lin]
+
+    def block(self, m3, rows=None, cols=None):
+        """An n × n matrix with the 3 × 3 `m3` at (translation rates, rotation columns)."""
+        import numpy as np
+
+        out = np.zeros((self.n, self.n))
+        out[np.ix_(rows or self.lin, cols or self.ang)] = m3
+        return out
+
+    def bias(self):
+        """Ṫ u over routh's velocities: (Rᵀ ẋ) × ω on the translation's rows."""
+        import numpy as np
+
+        out = np.zeros(self.n)
+        if self.floating:
+            out[self.lin] = np.cross(self.vlin, self.omega)
+        return out
+
+    def to_pinocchio_accelerations(self, a):
+        """Pinocchio's v̇ = T a + Ṫ u of routh's accelerations `a`."""
+        return self.t @ a + self.bias()
+
+    def to_routh(self, qdd, tau, mass, dq, dv, tq, tv, a):
+        """Pinocchio's v̇, τ (at v̇ = T a + Ṫ u), M, ∂v̇/∂q, ∂v̇/∂v, ∂τ/∂q, ∂τ/∂v in routh's
+        velocities and chart (routh's order of velocities throughout)."""
+        import numpy as np
+
+        t, ti = self.t, self.t_inv
+        if not self.floating:
+            return qdd, tau, mass, dq, dv, tq, tv
+        sk, r = self.skew, self.r
+        # ∂(Ṫ u)/∂u: −[ω×] Rᵀ along ẋ, [(Rᵀ ẋ)×] along ω.
+        g = self.block(-sk(self.omega) @ r.T, cols=self.lin) + self.block(sk(self.vlin))
+        u_dot = ti @ (qdd - self.bias())
+        # Along δθ at fixed u: ∂v_P = [(Rᵀ ẋ)×], ∂(T u̇) = [(Rᵀ ẍ)×] u̇, ∂(Ṫ u) = −[ω×] [(Rᵀ ẋ)×].
+        vq, cq = self.block(sk(self.vlin)), self.block(-sk(self.omega) @ sk(self.vlin))
+        r_dv = ti @ (dv @ t - g)
+        r_dq = ti @ (dq @ t + dv @ vq - self.block(sk(r.T @ u_dot[self.lin])) - cq)
+        r_tv = t.T @ (tv @ t + mass @ g)
+        r_tq = self.block(-r @ sk(tau[self.lin])) + t.T @ (tq @ t + tv @ vq + mass @ (self.block(sk(r.T @ a[self.lin])) + cq))
+        return u_dot, t.T @ tau, t.T @ mass @ t, r_dq, r_dv, r_tq, r_tv
 
 
 def rates_to_names(rates):
@@ -405,14 +511,13 @@ def main():
         tp, pin = float(words[0]), to_routh([float(x) for x in words[1].split(",")])
         gap = max(abs(a - b) for a, b in zip(qdd, pin)) / max(abs(b) for b in pin)
         print(f"| {urdf.stem} | {len(v)} | {path} | {gap:.1e} | {1e9 * tr:.0f} ns | {1e9 * tp:.0f} ns | {tr / tp:.2f} | {bs:.1f} s, {bm:.0f} MB |", flush=True)
-    fixed = [urdf for urdf in robots if 'type="floating"' not in Path(urdf).read_text()]
-    if fixed:
+    if robots:
         print()
         print("Agreement (max |Δ| / max |Pinocchio's|), then routh / Pinocchio per call:")
         print()
         print("| robot | n | q̈ | τ | M | ∂q̈/∂q | ∂q̈/∂q̇ | ∂q̈/∂τ | ∂τ/∂q | ∂τ/∂q̇ | A vs differences | field / ABA | inverse_dynamics / rnea | mass_matrix / crba | linearize / computeABADerivatives | inverse_dynamics_jacobian / computeRNEADerivatives |")
         print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-        for urdf in fixed:
+        for urdf in robots:
             control(urdf, exe)
 
 

@@ -213,6 +213,39 @@ fn a_floating_chains_inverse_dynamics_jacobian_is_in_the_tangent_chart() {
     }
 }
 
+/// The free-flying chain's field Jacobian and linearisation along its links — the runtime's
+/// analytic derivatives with the floating base and the ball joint differentiated along their body
+/// rotation vectors, taken over the quaternions' components through ∂θ/∂q = 2 vec(q* ⊗ ·)/|q|²
+/// (quaternions of any norm) — against the dense path's (Hamel's equations differentiated
+/// symbolically), and A's columns along the rates K(q) e_k against central differences of the
+/// field in the state (both charts meet on the tangent directions; A is exact off them too: the
+/// field does not change with a quaternion's norm).
+#[test]
+fn a_floating_chains_field_jacobian_along_its_links_is_the_dense_paths() {
+    let (rec, dense) = (FreeChain { m: 3.0 }, FreeChainDense { m: 3.0 });
+    let mut rng = Rng::new(61);
+    for _ in 0..5 {
+        let q = [(); 13].map(|_| rng.uniform(-1.0, 1.0));
+        let v = [(); 11].map(|_| rng.uniform(-2.0, 2.0));
+        let u = [rng.uniform(-1.0, 1.0)];
+        let x = rec.state(q, v);
+        let (r, d) = (rec.driven(u), dense.driven(u));
+        let (ja, jb) = (r.jacobian(0.0, &x).unwrap(), d.jacobian(0.0, &x).unwrap());
+        assert_near!(ja, jb, 1e-10);
+        let (la, lb) = (rec.linearize(0.0, &x, u).unwrap(), dense.linearize(0.0, &x, u).unwrap());
+        assert_near!(la.a, lb.a, 1e-10);
+        assert_near!(la.b, lb.b, 1e-10);
+        assert_near!(r.parameter_jacobian(0.0, &x).unwrap(), d.parameter_jacobian(0.0, &x).unwrap(), 1e-10);
+        let h = 1e-6;
+        for k in 0..24 {
+            let mut dx = SVector::<f64, 24>::zeros();
+            dx[k] = h;
+            let column = (r.field(0.0, &(x + dx)).unwrap() - r.field(0.0, &(x - dx)).unwrap()) / (2.0 * h);
+            assert!((ja.column(k) - column).amax() < 1e-6 * (1.0 + column.amax()), "column {k}");
+        }
+    }
+}
+
 #[test]
 fn orientations_on_the_spatial_recursion_are_the_dense_path() {
     let (rec, dense) = (Chain { m: 3.0 }, ChainDense { m: 3.0 });

@@ -262,6 +262,92 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
         super::finite(t, post)
     }
 
+    /// ∂y/∂q over the positions from ∂y/∂ξ (`d`, R rows) over the tangent chart ξ of the
+    /// state's positions at `x` — each ordinary coordinate as it is, each orientation's body
+    /// rotation vector θ (its quaternion moved to q ⊗ exp(θ/2)) — for a y that depends on a
+    /// quaternion only through q/|q| (as everything the models compute of an orientation does):
+    /// θ = 2 vec(q* ⊗ δq) / |q|², so that an orientation's four columns are its three chart
+    /// columns times (2 / |q|²) [−v | w 1 − \[v×\]] of q = (w, v), and its scale (δq ∥ q) none.
+    /// The layout's ordinary coordinates come first, then the orientations (four positions, three
+    /// velocities each): P − N of them.
+    ///
+    /// ```
+    /// use routh_runtime::mechanics::StateLayout;
+    /// use routh_runtime::nalgebra::{SMatrix, SVector};
+    ///
+    /// // A free body turning about a fixed point: its quaternion, P = 4, N = 3.
+    /// type Top = StateLayout<4, 3, 7>;
+    /// let x = Top::state([0.5, 0.5, 0.5, 0.5], [0.0; 3]);
+    /// // y = θ₁ itself: along the quaternion's rate ½ q ⊗ (0, e₁), dy = 1.
+    /// let d = SMatrix::<f64, 1, 3>::new(1.0, 0.0, 0.0);
+    /// let dq = Top::positions_from_chart(&x, &d);
+    /// let rate = SVector::<f64, 4>::new(-0.25, 0.25, 0.25, -0.25);
+    /// assert!(((dq * rate)[0] - 1.0).abs() < 1e-15);
+    /// ```
+    #[must_use]
+    pub fn positions_from_chart<const R: usize>(x: &SVector<f64, D>, d: &SMatrix<f64, R, N>) -> SMatrix<f64, R, P> {
+        let mut out = SMatrix::<f64, R, P>::zeros();
+        Self::chart_columns(x, d, |r, c, v| out[(r, c)] = v);
+        out
+    }
+
+    /// [`Self::positions_from_chart`]'s entries (row, column, value), each once.
+    #[inline]
+    fn chart_columns<const R: usize>(x: &SVector<f64, D>, d: &SMatrix<f64, R, N>, mut set: impl FnMut(usize, usize, f64)) {
+        let () = Self::OK;
+        let turning = P - N;
+        let ordinary = N - 3 * turning;
+        for j in 0..ordinary {
+            for r in 0..R {
+                set(r, j, d[(r, j)]);
+            }
+        }
+        for o in 0..turning {
+            let (qs, vs) = (ordinary + 4 * o, ordinary + 3 * o);
+            let (w, v) = (x[qs], [x[qs + 1], x[qs + 2], x[qs + 3]]);
+            let scale = 2.0 / (w * w + v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            // ∂θ/∂q by columns q_c (w, x, y, z), rows θ_k: (−v_k, w e_k − (v × ·)_k).
+            let chart = [[-v[0], -v[1], -v[2]], [w, -v[2], v[1]], [v[2], w, -v[0]], [-v[1], v[0], w]];
+            for r in 0..R {
+                let along = [d[(r, vs)], d[(r, vs + 1)], d[(r, vs + 2)]];
+                for (c, column) in chart.iter().enumerate() {
+                    set(r, qs + c, scale * (along[0] * column[0] + along[1] * column[1] + along[2] * column[2]));
+                }
+            }
+        }
+    }
+
+    /// The first-order field's Jacobian [[∂q̇/∂q, ∂q̇/∂v], [∂v̇/∂q, ∂v̇/∂v]] of a model without
+    /// action from the rates' Jacobians `rates` (q̇ = K(q) v) and ∂v̇ over the tangent chart of the
+    /// positions, `d_chart`, and over the velocities, `d_velocities` (see
+    /// [`Self::positions_from_chart`]).
+    #[must_use]
+    pub fn jacobian_from_chart(
+        x: &SVector<f64, D>,
+        (rq, rv): (&SMatrix<f64, P, P>, &SMatrix<f64, P, N>),
+        d_chart: &SMatrix<f64, N, N>,
+        d_velocities: &SMatrix<f64, N, N>,
+    ) -> SMatrix<f64, D, D> {
+        let mut jac = SMatrix::<f64, D, D>::zeros();
+        Self::write_jacobian_from_chart(&mut jac, x, (rq, rv), d_chart, d_velocities);
+        jac
+    }
+
+    /// [`Self::jacobian_from_chart`] written into `jac` (zero on entry), where it is to stay.
+    pub(crate) fn write_jacobian_from_chart(
+        jac: &mut SMatrix<f64, D, D>,
+        x: &SVector<f64, D>,
+        (rq, rv): (&SMatrix<f64, P, P>, &SMatrix<f64, P, N>),
+        d_chart: &SMatrix<f64, N, N>,
+        d_velocities: &SMatrix<f64, N, N>,
+    ) {
+        const { assert!(D == P + N, "a state without action") };
+        jac.fixed_view_mut::<P, P>(0, 0).copy_from(rq);
+        jac.fixed_view_mut::<P, N>(0, P).copy_from(rv);
+        Self::chart_columns(x, d_chart, |r, c, v| jac[(P + r, c)] = v);
+        jac.fixed_view_mut::<N, N>(P, P).copy_from(d_velocities);
+    }
+
     /// The Jacobian of a velocity-map reset x ↦ (q, v(t, q, v), z) from ∂v/∂q (`N × P`) and ∂v/∂v
     /// (`N × N`): the identity on the positions and the action.
     #[must_use]

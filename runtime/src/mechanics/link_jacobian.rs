@@ -42,6 +42,19 @@
 //! work is a few 6-D products; the pairs cost a 6-D dot product or two each. This is the
 //! derivation of Carpentier and Mansard (RSS 2018) for revolute and prismatic joints, written for
 //! routh's links (see `tests` below for the checks against finite differences and the link factor).
+//!
+//! **Orientations.** A floating base or a ball joint is three joints of constant axes s_k in a
+//! chain of massless links (its body rates ω_k their velocities), whose positions change along the
+//! body rotation vector θ at fixed ω ([`LinkDynamics::with_orientations`]). A change of θ_k turns
+//! the body by S_k — the orientation's other axes with it, unlike a chain's joints above — and its
+//! axes move with the body's whole rate, so that with λ the orientation's parent link and
+//! Ω = v_body − v_λ = Σ S_k ω_k:
+//!
+//! ```text
+//! ψ_k = v_λ × S_k,   α_k = a_λ × S_k + v_λ × ψ_k,   a_body = a_λ + Σ (S_k ω̇_k + ψ_k ω_k)
+//! ∂K_i/∂θ_k:  the form of i ≽ k for every pair of the three joints (S_i turns with S_k)
+//! ∂K_i/∂ω_k:  2 ψ_k → χ_k = 2 ψ_k + Ω × S_k   (δa below the body is ψ_k + S_k × (v − v_body))
+//! ```
 
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3, Vector6};
 
@@ -124,21 +137,28 @@ impl<const N: usize> TreeMassFactor<N> {
 }
 
 impl<const N: usize> TreeMassFactor<N> {
-    /// M X = A and M Y = B together: along the tree by solves; densely by M⁻¹ (N solves, each a
-    /// chain of dependent multiply-adds) and its products with A and B (independent rows, in SIMD
-    /// lanes) — what the derivatives' 2N and more right-hand sides take, as Pinocchio's
-    /// `computeABADerivatives` does.
-    fn solve_both<const A: usize, const B: usize>(
-        &self,
-        a: SMatrix<f64, N, A>,
-        b: SMatrix<f64, N, B>,
-    ) -> Result<(SMatrix<f64, N, A>, SMatrix<f64, N, B>), SingularMatrix> {
+    /// M⁻¹ for the derivatives' 2N and more right-hand sides: along the tree by the factor's
+    /// solves; densely by M⁻¹ itself (N solves, each a chain of dependent multiply-adds) and its
+    /// products (independent rows, in SIMD lanes), as Pinocchio's `computeABADerivatives` does.
+    fn solver(&self) -> Result<Solver<'_, N>, SingularMatrix> {
         match &self.0 {
-            TreeFactorKind::Dense(f) if A + B > N => {
-                let inverse = f.solve(SMatrix::<f64, N, N>::identity())?;
-                Ok((inverse * a, inverse * b))
-            }
-            _ => Ok((self.solve(a)?, self.solve(b)?)),
+            TreeFactorKind::Dense(f) => Ok(Solver::Inverse(f.solve(SMatrix::<f64, N, N>::identity())?)),
+            TreeFactorKind::Tree { .. } => Ok(Solver::Factor(self)),
+        }
+    }
+}
+
+/// M X = B for many B at one state ([`TreeMassFactor::solver`]).
+enum Solver<'a, const N: usize> {
+    Inverse(SMatrix<f64, N, N>),
+    Factor(&'a TreeMassFactor<N>),
+}
+
+impl<const N: usize> Solver<'_, N> {
+    fn solve<const C: usize>(&self, b: SMatrix<f64, N, C>) -> Result<SMatrix<f64, N, C>, SingularMatrix> {
+        match self {
+            Solver::Inverse(inverse) => Ok(inverse * b),
+            Solver::Factor(f) => f.solve(b),
         }
     }
 }
@@ -261,6 +281,11 @@ pub struct LinkDynamics<const N: usize> {
     inertia: [Rigid; N],
     armature: [f64; N],
     gravity: Vector3<f64>,
+    /// The link whose velocity and acceleration turn each joint's S_j: its parent's, or for an
+    /// orientation's joint the parent of the orientation's first ([`Self::with_orientations`]).
+    anchor: [Option<usize>; N],
+    /// Each joint's orientation (its last joint, the body's), `usize::MAX` for a screw.
+    orientation: [usize; N],
 }
 
 /// m × x of two motions.
@@ -355,7 +380,44 @@ impl<const N: usize> LinkDynamics<N> {
     pub fn new(topology: &'static LinkTopology, joints: [LinkJoint; N], inertia: [[[f64; 6]; 6]; N], gravity: [f64; 3]) -> Self {
         debug_assert!(topology.parent.len() == N && topology.order.len() == N);
         let inertia = std::array::from_fn(|j| Rigid::of(&inertia[j]));
-        LinkDynamics { topology, joints, inertia, armature: [0.0; N], gravity: Vector3::from(gravity) }
+        let mut anchor = [None; N];
+        anchor.copy_from_slice(topology.parent);
+        LinkDynamics {
+            topology,
+            joints,
+            inertia,
+            armature: [0.0; N],
+            gravity: Vector3::from(gravity),
+            anchor,
+            orientation: [usize::MAX; N],
+        }
+    }
+
+    /// The same with orientations among the joints: each `[a, b, c]` an orientation's three joints
+    /// (a floating base or a ball joint, its body angular velocities ω₁, ω₂, ω₃ the rates), chained
+    /// a → b → c with b's and c's links massless at a's origin (A = 1, ℓ = 0), whose positions
+    /// are differentiated along the body rotation vector θ (the link turned to R exp(θ), at
+    /// fixed ω). A change of θ_k turns the whole body by S_k — its other axes too — so that every
+    /// pair of the three takes the form of a joint below another (their S_i turning with S_j
+    /// cancels against their forces', as below a screw), and each S_k moves with the velocity
+    /// of the orientation's parent: ψ_k = v_λ × S_k, α_k = a_λ × S_k + v_λ × ψ_k with λ the
+    /// parent of a.
+    ///
+    /// # Panics
+    /// In debug builds, where the three joints are not chained a → b → c.
+    #[must_use]
+    pub fn with_orientations(mut self, orientations: &[[usize; 3]]) -> Self {
+        for &[a, b, c] in orientations {
+            debug_assert!(
+                self.topology.parent[b] == Some(a) && self.topology.parent[c] == Some(b),
+                "an orientation's joints chain"
+            );
+            for j in [a, b, c] {
+                self.anchor[j] = self.topology.parent[a];
+                self.orientation[j] = c;
+            }
+        }
+        self
     }
 
     /// The same with each joint's armature a_j (½ a_j q̇_j² in the kinetic energy).
@@ -372,10 +434,12 @@ impl<const N: usize> LinkDynamics<N> {
     /// [`FieldError::SingularMassMatrix`] where M cannot be factored, [`FieldError::NonFinite`]
     /// where an input or a result is not finite.
     pub fn derivatives(&self, t: f64, qd: &SVector<f64, N>, forces: &JointForces<N>) -> Result<LinkDerivatives<N>, FieldError> {
+        let singular = |_| FieldError::SingularMassMatrix { t };
         let Solved { mass, factor, accelerations, dq, dv } = self.solved(t, qd, forces)?;
-        let (d_positions, d_velocities) = factor
-            .solve_both(forces.d_positions - dq, forces.d_velocities - dv)
-            .map_err(|_| FieldError::SingularMassMatrix { t })?;
+        let (d_positions, d_velocities) = {
+            let solver = factor.solver().map_err(singular)?;
+            (solver.solve(forces.d_positions - dq).map_err(singular)?, solver.solve(forces.d_velocities - dv).map_err(singular)?)
+        };
         if !(all_finite(&accelerations) && all_finite(&d_positions) && all_finite(&d_velocities)) {
             return Err(FieldError::NonFinite { t });
         }
@@ -385,8 +449,8 @@ impl<const N: usize> LinkDynamics<N> {
     /// The first-order field's Jacobian A = ∂F/∂x of F = (q̇, q̈) over x = (q, q̇) (`D = 2N`) and
     /// its sensitivities ∂F/∂w = (0, M⁻¹ ∂g/∂w) to `W` other quantities (inputs, parameters), whose
     /// generalized forces' derivatives ∂g/∂w `dg_dw` gives at q̈: [`Self::derivatives`] and the
-    /// sensitivities in one go, the derivatives' right-hand sides solved together and each result
-    /// written once, where it belongs.
+    /// sensitivities in one go, the derivatives' right-hand sides solved together (densely by M⁻¹
+    /// and products) and each result written once, where it belongs.
     ///
     /// # Errors
     /// As [`Self::derivatives`].
@@ -398,22 +462,61 @@ impl<const N: usize> LinkDynamics<N> {
         dg_dw: impl FnOnce(&SVector<f64, N>) -> SMatrix<f64, N, W>,
     ) -> Result<Linearization<D, W>, FieldError> {
         const { assert!(D == 2 * N, "the state of a tree of links is (q, q̇)") };
-        let singular = |_| FieldError::SingularMassMatrix { t };
-        let Solved { factor, accelerations, dq, dv, .. } = self.solved(t, qd, forces)?;
-        let mut rhs = SMatrix::<f64, N, D>::zeros();
-        rhs.fixed_columns_mut::<N>(0).copy_from(&(forces.d_positions - dq));
-        rhs.fixed_columns_mut::<N>(N).copy_from(&(forces.d_velocities - dv));
-        let (rhs, sensitivities) = factor.solve_both(rhs, dg_dw(&accelerations)).map_err(singular)?;
-        if !(all_finite(&rhs) && all_finite(&sensitivities)) {
-            return Err(FieldError::NonFinite { t });
-        }
+        let SolvedRows { by_q, by_v, sensitivities } = self.solved_rows(t, qd, forces, dg_dw)?;
         let mut out = Linearization::<D, W> { a: SMatrix::zeros(), b: SMatrix::zeros() };
         for i in 0..N {
             out.a[(i, N + i)] = 1.0;
         }
-        out.a.fixed_rows_mut::<N>(N).copy_from(&rhs);
+        out.a.fixed_view_mut::<N, N>(N, 0).copy_from(&by_q);
+        out.a.fixed_view_mut::<N, N>(N, N).copy_from(&by_v);
         out.b.fixed_rows_mut::<N>(N).copy_from(&sensitivities);
         Ok(out)
+    }
+
+    /// [`Self::linearization`] of a tree with orientations ([`Self::with_orientations`]) at the
+    /// state `x` = (q, v) with `P` positions: A's rows of q̇ = K(q) v from the rates' Jacobians
+    /// `rates` = (∂q̇/∂q, ∂q̇/∂v), its rows of v̇ over the quaternions' components from the
+    /// derivatives along each orientation's body rotation vector
+    /// ([`StateLayout::positions_from_chart`](super::StateLayout::positions_from_chart)).
+    ///
+    /// # Errors
+    /// As [`Self::derivatives`].
+    pub fn linearization_with_rates<const P: usize, const D: usize, const W: usize>(
+        &self,
+        t: f64,
+        x: &SVector<f64, D>,
+        forces: &JointForces<N>,
+        dg_dw: impl FnOnce(&SVector<f64, N>) -> SMatrix<f64, N, W>,
+        rates: (&SMatrix<f64, P, P>, &SMatrix<f64, P, N>),
+    ) -> Result<Linearization<D, W>, FieldError> {
+        const { assert!(D == P + N, "the state (q, v) of a tree of links") };
+        let qd = x.fixed_rows::<N>(P).into_owned();
+        let SolvedRows { by_q, by_v, sensitivities } = self.solved_rows(t, &qd, forces, dg_dw)?;
+        let mut out = Linearization::<D, W> { a: SMatrix::zeros(), b: SMatrix::zeros() };
+        super::StateLayout::<P, N, D>::write_jacobian_from_chart(&mut out.a, x, rates, &by_q, &by_v);
+        out.b.fixed_rows_mut::<N>(P).copy_from(&sensitivities);
+        Ok(out)
+    }
+
+    /// ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ ∂g/∂w at q̈ ([`Self::linearization`]), finite.
+    #[inline(always)]
+    fn solved_rows<const W: usize>(
+        &self,
+        t: f64,
+        qd: &SVector<f64, N>,
+        forces: &JointForces<N>,
+        dg_dw: impl FnOnce(&SVector<f64, N>) -> SMatrix<f64, N, W>,
+    ) -> Result<SolvedRows<N, W>, FieldError> {
+        let singular = |_| FieldError::SingularMassMatrix { t };
+        let Solved { factor, accelerations, dq, dv, .. } = self.solved(t, qd, forces)?;
+        let solver = factor.solver().map_err(singular)?;
+        let by_q = solver.solve(forces.d_positions - dq).map_err(singular)?;
+        let by_v = solver.solve(forces.d_velocities - dv).map_err(singular)?;
+        let sensitivities = solver.solve(dg_dw(&accelerations)).map_err(singular)?;
+        if !(all_finite(&by_q) && all_finite(&by_v) && all_finite(&sensitivities)) {
+            return Err(FieldError::NonFinite { t });
+        }
+        Ok(SolvedRows { by_q, by_v, sensitivities })
     }
 
     /// What [`Self::derivatives`] and [`Self::linearization`] share: the passes at a = 0, M and
@@ -474,7 +577,8 @@ impl<const N: usize> LinkDynamics<N> {
             let sv = r * joint.s.fixed_rows::<3>(3) + o.cross(&sw);
             p.s[j] = Vector6::new(sw[0], sw[1], sw[2], sv[0], sv[1], sv[2]);
             p.v[j] = v_p + p.s[j] * qd[j];
-            p.psi[j] = cross_motion(&v_p, &p.s[j]);
+            let v_anchor = self.anchor[j].map_or(zero, |k| p.v[k]);
+            p.psi[j] = cross_motion(&v_anchor, &p.s[j]);
             p.acc[j] = match a {
                 Some(a) => a_p + p.psi[j] * qd[j] + p.s[j] * a[j],
                 None => a_p + p.psi[j] * qd[j],
@@ -549,13 +653,20 @@ impl<const N: usize> LinkDynamics<N> {
         let zero = Vector6::zeros();
         let ground = self.ground();
         let alpha: [Vector6<f64>; N] = std::array::from_fn(|j| {
-            let (a_p, v_p) = match top.parent[j] {
+            let (a_p, v_p) = match self.anchor[j] {
                 Some(k) => (p.acc[k], p.v[k]),
                 None => (ground, zero),
             };
             cross_motion(&a_p, &p.s[j]) + cross_motion(&v_p, &p.psi[j])
         });
         let (s, psi, bc, composite, force, ys) = (&p.s, &p.psi, &p.bc, &p.composite, &p.force, &p.ys);
+        // χ_j = ∂a_k/∂q̇_j − S_j × v_k below j: 2 ψ_j — but along an orientation's rate ω_j, whose
+        // axes keep turning with the body's whole rate Ω (and not with the joints' below j in
+        // the chain), 2 ψ_j + Ω × S_j, Ω = v_c − v_λ over the orientation c.
+        let chi: [Vector6<f64>; N] = std::array::from_fn(|j| match self.orientation[j] {
+            usize::MAX => psi[j] * 2.0,
+            c => psi[j] * 2.0 + cross_motion(&(p.v[c] - self.anchor[j].map_or(zero, |k| p.v[k])), &s[j]),
+        });
         // Bᵀ S = −H S − Q S and B S = H S − Q S.
         let (bs, bcs): ([Vector6<f64>; N], [Vector6<f64>; N]) = {
             let parts: [(Vector6<f64>, Vector6<f64>); N] = std::array::from_fn(|i| bc[i].parts(&s[i]));
@@ -563,20 +674,26 @@ impl<const N: usize> LinkDynamics<N> {
         };
         let (mut dq, mut dv) = (SMatrix::<f64, N, N>::zeros(), SMatrix::<f64, N, N>::zeros());
         for j in 0..N {
-            // Rows i strictly above j.
+            // Rows i strictly above j (S_i does not turn with q_j) — but for i of j's orientation,
+            // whose axes turn with the body: the form of the rows below.
             let w = cross_force(&s[j], &force[j]) + composite[j].times(&alpha[j]) + bc[j].times(&psi[j]);
-            let u = composite[j].times(&(psi[j] * 2.0)) + bcs[j];
+            let u = composite[j].times(&chi[j]) + bcs[j];
             let mut up = top.parent[j];
             while let Some(i) = up {
-                dq[(i, j)] = s[i].dot(&w);
-                dv[(i, j)] = s[i].dot(&u);
+                if self.orientation[i] == self.orientation[j] && self.orientation[j] != usize::MAX {
+                    dq[(i, j)] = ys[i].dot(&alpha[j]) + bs[i].dot(&psi[j]);
+                    dv[(i, j)] = ys[i].dot(&chi[j]) + bs[i].dot(&s[j]);
+                } else {
+                    dq[(i, j)] = s[i].dot(&w);
+                    dv[(i, j)] = s[i].dot(&u);
+                }
                 up = top.parent[i];
             }
             // Row j against itself and the joints above it.
             let mut k = Some(j);
             while let Some(c) = k {
                 dq[(j, c)] = ys[j].dot(&alpha[c]) + bs[j].dot(&psi[c]);
-                dv[(j, c)] = 2.0 * ys[j].dot(&psi[c]) + bs[j].dot(&s[c]);
+                dv[(j, c)] = ys[j].dot(&chi[c]) + bs[j].dot(&s[c]);
                 k = top.parent[c];
             }
         }
@@ -600,6 +717,13 @@ impl<const N: usize> Passes<N> {
             ys: [zero; N],
         }
     }
+}
+
+/// ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ ∂g/∂w ([`LinkDynamics::solved_rows`]).
+struct SolvedRows<const N: usize, const W: usize> {
+    by_q: SMatrix<f64, N, N>,
+    by_v: SMatrix<f64, N, N>,
+    sensitivities: SMatrix<f64, N, W>,
 }
 
 /// M, its factor, q̈ and the kinetic part's derivatives at q̈ ([`LinkDynamics::solved`]).
@@ -847,6 +971,85 @@ mod tests {
         assert_eq!(b.fixed_rows::<6>(0), SMatrix::<f64, 6, 2>::zeros());
         let residual = d.mass * b.fixed_rows::<6>(6) - dg;
         assert!(residual.norm() < 1e-12 * dg.norm(), "M B − ∂g/∂w = {residual}");
+    }
+
+    /// A ball joint between two revolute joints: joint 0 (root, revolute), the orientation 1 → 2 →
+    /// 3 (its link turned by R, the first two links massless), joint 4 (revolute) and 5
+    /// (prismatic) below it. Its positions move along the body rotation vector: R to R exp(θ).
+    fn ball(q0: f64, r: &Matrix3<f64>, q4: f64, q5: f64) -> [LinkJoint; 6] {
+        let rows = |m: Matrix3<f64>| std::array::from_fn(|i| [m[(i, 0)], m[(i, 1)], m[(i, 2)]]);
+        let axis = Vector3::new(0.3, -0.4, 1.0).normalize();
+        let tilt = rotation(&Vector3::new(1.0, 0.2, 0.0).normalize(), 0.7);
+        let e = |k: usize| {
+            let mut s = [0.0; 6];
+            s[k] = 1.0;
+            s
+        };
+        let k4 = Vector3::new(0.0, 1.0, 0.2).normalize();
+        let k5 = Vector3::new(0.6, 0.0, 1.0).normalize();
+        [
+            LinkJoint::new(rows(rotation(&axis, q0)), [0.0; 3], [axis[0], axis[1], axis[2], 0.0, 0.0, 0.0]),
+            LinkJoint::new(rows(*r), [0.1, -0.3, 0.25], e(0)),
+            LinkJoint::new(rows(Matrix3::identity()), [0.0; 3], e(1)),
+            LinkJoint::new(rows(Matrix3::identity()), [0.0; 3], e(2)),
+            LinkJoint::new(rows(tilt * rotation(&k4, q4)), [0.2, 0.1, -0.35], [k4[0], k4[1], k4[2], 0.0, 0.0, 0.0]),
+            LinkJoint::new(
+                rows(tilt),
+                (Vector3::new(0.0, 0.3, 0.1) + tilt * k5 * q5).into(),
+                [0.0, 0.0, 0.0, k5[0], k5[1], k5[2]],
+            ),
+        ]
+    }
+
+    static BALL: LinkTopology =
+        LinkTopology { parent: &[None, Some(0), Some(1), Some(2), Some(3), Some(4)], order: &[0, 1, 2, 3, 4, 5] };
+
+    fn ball_dynamics(q0: f64, r: &Matrix3<f64>, q4: f64, q5: f64) -> LinkDynamics<6> {
+        let mut inertia = inertias();
+        (inertia[1], inertia[2]) = ([[0.0; 6]; 6], [[0.0; 6]; 6]);
+        LinkDynamics::new(&BALL, ball(q0, r, q4, q5), inertia, [0.0, -9.81, 0.0])
+            .with_armature([0.01, 0.0, 0.0, 0.0, 0.02, 0.0])
+            .with_orientations(&[[1, 2, 3]])
+    }
+
+    /// With a ball joint: ∂K/∂x and ∂q̈/∂x along the body rotation vector (R exp(θ), at fixed
+    /// body rates) and along the rates, against central differences of K and of q̈ — every pair
+    /// of the orientation's joints in the form of a joint below another, their S_k moving with
+    /// the parent link's velocity.
+    #[test]
+    fn an_orientations_derivatives_are_along_its_body_rotation_vector() {
+        let (q0, q4, q5) = (0.4, -0.8, 0.15);
+        let r = rotation(&Vector3::new(0.5, 1.0, -0.3).normalize(), 1.1);
+        let qd = SVector::<f64, 6>::from_column_slice(&[0.7, -1.1, 0.5, 0.9, -0.6, 0.35]);
+        let a = SVector::<f64, 6>::from_fn(|i, _| 0.4 - 0.23 * i as f64);
+        let forces = |qd: &SVector<f64, 6>| JointForces {
+            value: -qd * 0.3,
+            d_positions: SMatrix::zeros(),
+            d_velocities: SMatrix::<f64, 6, 6>::identity() * -0.3,
+        };
+        let (dq, dv) = ball_dynamics(q0, &r, q4, q5).kinetic_derivatives(&qd, &a);
+        let d = ball_dynamics(q0, &r, q4, q5).derivatives(0.0, &qd, &forces(&qd)).expect("regular");
+        // The state moved along position direction j (θ_k for j = 1, 2, 3) by h.
+        let moved = |j: usize, h: f64| {
+            let mut e = [0.0; 6];
+            e[j] = h;
+            let turned =
+                if (1..4).contains(&j) { r * rotation(&Vector3::from_fn(|k, _| f64::from(u8::from(k + 1 == j))), h) } else { r };
+            ball_dynamics(q0 + e[0], &turned, q4 + e[4], q5 + e[5])
+        };
+        let h = 1e-6;
+        for j in 0..6 {
+            let (up, down) = (moved(j, h), moved(j, -h));
+            let by_q = (up.kinetic(&qd, &a) - down.kinetic(&qd, &a)) / (2.0 * h);
+            assert!((dq.column(j) - by_q).norm() < 1e-7 * (1.0 + by_q.norm()), "∂K/∂q_{j}: {} vs {by_q}", dq.column(j));
+            let accelerations = |d: &LinkDynamics<6>| d.derivatives(0.0, &qd, &forces(&qd)).expect("regular").accelerations;
+            let by_q = (accelerations(&up) - accelerations(&down)) / (2.0 * h);
+            assert!((d.d_positions.column(j) - by_q).norm() < 1e-7 * (1.0 + by_q.norm()), "∂q̈/∂q_{j}");
+            let e = SVector::<f64, 6>::from_fn(|i, _| if i == j { h } else { 0.0 });
+            let at = ball_dynamics(q0, &r, q4, q5);
+            let by_qd = (at.kinetic(&(qd + e), &a) - at.kinetic(&(qd - e), &a)) / (2.0 * h);
+            assert!((dv.column(j) - by_qd).norm() < 1e-7 * (1.0 + by_qd.norm()), "∂K/∂q̇_{j}");
+        }
     }
 
     #[test]

@@ -28,8 +28,9 @@ pub struct Dynamics {
     /// A constrained model's trait impl.
     pub impls: TokenStream,
     /// Whether `inverse_dynamics_jacobian` is generated: with `jacobian` and without an action
-    /// variable — dense, along spatial links of screw joints, along a tree's tangent (directions, a
-    /// floating base) with inputs, with constraints, with orientations.
+    /// variable — dense, along spatial links of screw joints and orientations, along a tree's
+    /// tangent (directions, joints turning with their coordinates) with inputs, with constraints,
+    /// with orientations.
     pub inverse_dynamics_jacobian: bool,
 }
 
@@ -525,7 +526,17 @@ fn sensitivity_items(
     let shared = along_links.then(|| {
         let p = model.layout.position_dim();
         // B is the sensitivities' first columns: the whole of them without parameters.
-        let call = quote! { dynamics.linearization::<#d, #nw>(t, &qd, &forces, |acc| self.__routh_sensitivity(t, x, acc).0) };
+        let call = if model.layout.orientations.is_empty() {
+            quote! {{
+                let qd = x.fixed_rows::<#n>(#p).into_owned();
+                dynamics.linearization::<#d, #nw>(t, &qd, &forces, |acc| self.__routh_sensitivity(t, x, acc).0)
+            }}
+        } else {
+            quote! {
+                dynamics.linearization_with_rates::<#p, #d, #nw>(t, x, &forces, |acc| self.__routh_sensitivity(t, x, acc).0, (&rq, &rv))
+            }
+        };
+        let rates = (!model.layout.orientations.is_empty()).then(|| quote! { let (rq, rv) = self.__routh_rate_jacobians(t, x); });
         let call = if nw == nu {
             call
         } else {
@@ -536,7 +547,7 @@ fn sensitivity_items(
         };
         quote! {
             let (dynamics, forces) = self.__routh_link_model(t, x);
-            let qd = x.fixed_rows::<#n>(#p).into_owned();
+            #rates
             #call
         }
     });
@@ -658,7 +669,7 @@ fn recursive_jacobian(model: &View<'_>, r: &Recursive, eq: &Equations, helpers: 
     let tangent = match (&r.jacobian, &r.tree) {
         (Some(RecursiveJacobian::Tangent(tangent)), _) => tangent,
         (Some(RecursiveJacobian::Links(quantities)), crate::derive::dynamics::Links::Spatial(links)) => {
-            return links_jacobian(model, links, quantities, helpers);
+            return links_jacobian(model, links, quantities, eq, helpers);
         }
         _ => return TokenStream::new(),
     };
@@ -702,11 +713,35 @@ fn recursive_jacobian(model: &View<'_>, r: &Recursive, eq: &Equations, helpers: 
     }
 }
 
-/// `jacobian` of a model on spatial links of screw joints: the runtime's analytic derivatives of the
-/// inverse dynamics (`LinkDynamics`) from the joints' quantities at the state, the links' inertias,
-/// the armatures, gravity, and τ with its nonzero derivatives (`derive::dynamics::spatial::LinkJacobian`).
-fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, helpers: &mut Helpers) -> TokenStream {
+/// `jacobian` of a model on spatial links of screw joints and orientations: the runtime's analytic
+/// derivatives of the inverse dynamics (`LinkDynamics`) from the joints' quantities at the state,
+/// the links' inertias, the armatures, gravity, and τ with its nonzero derivatives
+/// (`derive::dynamics::spatial::LinkJacobian`); with orientations along their body rotation
+/// vectors, over the quaternions' components by the runtime's `StateLayout::jacobian_from_chart`.
+fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, eq: &Equations, helpers: &mut Helpers) -> TokenStream {
     let (n, d, p) = (model.dof(), model.layout.state_dim(), model.layout.position_dim());
+    // With orientations, A's rows of q̇ = K(q) v from the rates' Jacobians, and ∂q̈/∂q over the
+    // quaternions' components from the derivatives along their body rotation vectors.
+    let rate_item = rate_jacobians_item(model, eq, helpers);
+    let layout = crate::emit::codegen::state_layout(model);
+    let orientation_doc = (!model.layout.orientations.is_empty()).then(|| {
+        quote! {
+            ///
+            /// With orientations x = (q, v), v holding each one's body angular velocity: the rows of q̇ = K(q) v
+            /// from their symbolic Jacobians, and ∂q̈/∂q over a quaternion's components from the derivatives
+            /// along its body rotation vector θ (the quaternion moved to q ⊗ exp(θ/2) at fixed v) times
+            /// ∂θ/∂q = 2 vec(q* ⊗ δq)/|q|² (q̈ does not change with the quaternion's norm).
+        }
+    });
+    let field_jacobian = if model.layout.orientations.is_empty() {
+        quote! { ::core::result::Result::Ok(self.__routh_link_dynamics(t, x)?.field_jacobian::<#d>()) }
+    } else {
+        quote! {
+            let derivatives = self.__routh_link_dynamics(t, x)?;
+            let (rq, rv) = self.__routh_rate_jacobians(t, x);
+            ::core::result::Result::Ok(#layout::jacobian_from_chart(x, (&rq, &rv), &derivatives.d_positions, &derivatives.d_velocities))
+        }
+    };
     let (stmts, dynamics, rest) = link_dynamics(model, links, lj, "__routh_link_dynamics", helpers);
     let (tau, rest) = rest.split_at(n);
     let (dq_vals, dv_vals) = rest.split_at(lj.d_positions.len());
@@ -722,9 +757,17 @@ fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, helpers: &
     let id_jacobian = inverse_dynamics_jacobian_item(
         n,
         d,
-        "along the links by the runtime's analytic derivatives (`LinkDynamics::kinetic_derivatives`, O(n²)): \
-         ∂K/∂x of the kinetic part K = M q̈ + (velocity products and gravity) in the ground's axes, less the \
-         derivatives of the other forces",
+        &format!(
+            "along the links by the runtime's analytic derivatives (`LinkDynamics::kinetic_derivatives`, O(n²)): \
+             ∂K/∂x of the kinetic part K = M q̈ + (velocity products and gravity) in the ground's axes, less the \
+             derivatives of the other forces{}",
+            if model.layout.orientations.is_empty() {
+                ""
+            } else {
+                "; ∂τ/∂q along each orientation's body rotation vector δθ (the quaternion moved to q ⊗ exp(δθ/2), \
+                 at fixed body rates: n × n), the chart of `linearize_tangent`"
+            }
+        ),
         quote! {
             let (dynamics, forces) = self.__routh_link_model(t, x);
             let qd = x.fixed_rows::<#n>(#p).into_owned();
@@ -762,9 +805,12 @@ fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, helpers: &
 
         #id_jacobian
 
+        #rate_item
+
         /// Jacobian ∂F/∂x of the first-order field x' = F(t, x) = (q̇, q̈) over x = (q, q̇): analytic derivatives of
         /// the inverse dynamics along the links, ∂q̈/∂x = M⁻¹ (∂τ/∂x − ∂K/∂x) at a = q̈ with K = M a + (velocity
         /// products and gravity) differentiated in the ground's axes (O(n²); the runtime's `LinkDynamics`).
+        #orientation_doc
         ///
         /// # Errors
         /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at `x`,
@@ -772,7 +818,7 @@ fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, helpers: &
         pub fn jacobian(&self, t: f64, x: &#sv)
             -> ::core::result::Result<__routh::Matrix<#d, #d>, __routh::FieldError>
         {
-            ::core::result::Result::Ok(self.__routh_link_dynamics(t, x)?.field_jacobian::<#d>())
+            #field_jacobian
         }
     }
 }
@@ -908,8 +954,13 @@ pub(crate) fn link_dynamics(
             static LINKS: #mech::LinkTopology = #mech::LinkTopology { parent: &[#(#parent),*], order: &[#(#order),*] };
         },
     );
+    let orientations = (!lj.orientations.is_empty()).then(|| {
+        let groups = lj.orientations.iter().map(|[a, b, c]| quote! { [#a, #b, #c] });
+        quote! { .with_orientations(&[#(#groups),*]) }
+    });
     let dynamics = quote! {
         #mech::LinkDynamics::<#n>::new(&LINKS, [#(#joints),*], [#(#inertias),*], [#(#gravity),*]).with_armature([#(#armature),*])
+            #orientations
     };
     (stmts, dynamics, rest.to_vec())
 }

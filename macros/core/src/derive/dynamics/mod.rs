@@ -15,8 +15,8 @@
 //! and p ([`mod@kinetics`]) where the model's other items need nothing dense, and their derivatives —
 //! the recursion's tangent, the kinetic part K and its tangent, M w, ∇E, ∂K/∂p — are taken by forward
 //! and reverse mode through their quantities ([`derivatives`]), so that M is never formed — but for
-//! the field Jacobian along spatial links of screw joints, the runtime's analytic derivatives of the
-//! inverse dynamics ([`RecursiveJacobian::Links`]).
+//! the field Jacobian along spatial links of screw joints and orientations, the runtime's analytic
+//! derivatives of the inverse dynamics ([`RecursiveJacobian::Links`]).
 
 pub mod derivatives;
 pub mod directions;
@@ -66,8 +66,8 @@ pub enum RecursiveJacobian {
     /// Forward mode through the recursion: the directional derivative along a tangent δx of the
     /// state ([`tangent`]), called by the runtime for the 2n basis directions (any joint).
     Tangent(Tangent),
-    /// Analytic derivatives of the inverse dynamics along spatial links whose joints are screws
-    /// (the runtime's `LinkDynamics`, from the joints' quantities at the state, τ and its
+    /// Analytic derivatives of the inverse dynamics along spatial links whose joints are screws or
+    /// orientations' (the runtime's `LinkDynamics`, from the joints' quantities at the state, τ and its
     /// derivatives: [`spatial::LinkJacobian`]).
     Links(Box<spatial::LinkJacobian>),
 }
@@ -374,8 +374,8 @@ fn derive(model: &Model, arena: &mut Arena) -> Result<Form, syn::Error> {
         // A constrained tree solves its saddle point with M factored along the tree; its field
         // Jacobian is the saddle point's (not the unconstrained recursion's tangent).
         Form::Recursive { mut recursion, kinetics } if model.field_jacobian && model.constraints.is_empty() => {
-            // Along links of screw joints, the runtime's analytic derivatives of the inverse
-            // dynamics (O(n²) in 6-D arithmetic); the recursion's tangent otherwise.
+            // Along links of screw joints and orientations, the runtime's analytic derivatives of
+            // the inverse dynamics (O(n²) in 6-D arithmetic); the recursion's tangent otherwise.
             let along_links = match &recursion.tree {
                 Links::Spatial(links) => spatial::link_jacobian(model, arena, links, recursion.bindings.len(), true),
                 Links::Directions(_) => None,
@@ -385,9 +385,9 @@ fn derive(model: &Model, arena: &mut Arena) -> Result<Form, syn::Error> {
                 None => RecursiveJacobian::Tangent(tangent(model, arena, &recursion)),
             });
             // The inverse dynamics' derivatives along the tree's tangent (a tree of directions, or
-            // links with a floating base or a ball joint) for the models that control it (its
-            // inputs), where τ is free of an action variable; along links of screw joints they are
-            // the runtime's. τ's derivatives over the positions as they are (quaternions unheld:
+            // links whose joints turn with their own coordinates) for the models that control it
+            // (its inputs), where τ is free of an action variable; along links of screw joints and
+            // orientations they are the runtime's. τ's derivatives over the positions as they are (quaternions unheld:
             // the generated code takes them along each orientation's rates).
             if matches!(recursion.jacobian, Some(RecursiveJacobian::Tangent(_)))
                 && !model.inputs.is_empty()

@@ -69,7 +69,8 @@
 //! every sine and cosine into ℓ_j's terms.
 //!
 //! The recursion gives q̈ (and, by [`super::tangent`], the field Jacobian — or, where every joint
-//! is a screw, by the runtime's analytic derivatives of the inverse dynamics: [`link_jacobian`]). The same links give the
+//! is a screw or an orientation's, by the runtime's analytic derivatives of the inverse dynamics:
+//! [`link_jacobian`]). The same links give the
 //! rest of the model's API as passes along them ([`super::kinetics()`]), by the recursive
 //! Newton–Euler algorithm — a_j = X_j a_p + S_j a_j (+ c_j), F_j = M_j a_j (+ p_j) + Σ X_cᵀ F_c,
 //! (M a + …)_j = S_j·F_j: f = τ − that pass at q̈ = 0 with the motion and gravity; M a with neither
