@@ -256,12 +256,23 @@ fn saddle_jacobian(
                     #dynamics
                 }
             };
+            // With orientations ∂K/∂q along their body rotation vectors, over the quaternions'
+            // components by ∂θ/∂q (K does not change with a quaternion's norm).
+            let layout = crate::emit::codegen::state_layout(model);
+            let positions = if model.layout.orientations.is_empty() {
+                quote! { dkq }
+            } else {
+                quote! { #layout::positions_from_chart(x, &dkq) }
+            };
             let add = quote! {
                 let qd = x.fixed_rows::<#n>(#p).into_owned();
                 let (dkq, dkv) = self.__routh_link_state(t, x).kinetic_derivatives(&qd, a);
+                let dkq = #positions;
                 for i in 0..#n {
-                    for j in 0..#n {
+                    for j in 0..#p {
                         dr[(i, j)] += dkq[(i, j)];
+                    }
+                    for j in 0..#n {
                         dr[(i, #p + j)] += dkv[(i, j)];
                     }
                 }

@@ -37,8 +37,8 @@ pub struct LinkJacobian {
 /// where a joint is no screw (its S_j turns with its own coordinate), or the model has an action
 /// variable (its τ depends on z). Orientations (a floating base, ball joints: three joints of
 /// constant axes chained, the first turning by the whole rotation) take the derivatives along
-/// their body rotation vectors — with the forces only (a constrained tree's residual is over the
-/// quaternions' components).
+/// their body rotation vectors (a constrained tree's generated code takes ∂K/∂q over the
+/// quaternions' components from them).
 pub fn link_jacobian(model: &Model, arena: &mut Arena, links: &Links, offset: usize, forces: bool) -> Option<LinkJacobian> {
     let syms = &model.layout;
     let n = model.dof();
@@ -51,7 +51,7 @@ pub fn link_jacobian(model: &Model, arena: &mut Arena, links: &Links, offset: us
         .iter()
         .enumerate()
         .all(|(j, joint)| (joint.spin.is_none() || turning(j)) && joint.ds.iter().all(|&e| e == zero));
-    if !screws || !chained || (!orientations.is_empty() && !forces) || syms.z.is_some() || syms.qd.len() != n {
+    if !screws || !chained || syms.z.is_some() || syms.qd.len() != n {
         return None;
     }
     let mut b = Builder { arena, syms, bindings: Vec::new(), offset };
