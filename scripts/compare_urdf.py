@@ -28,10 +28,15 @@ a floating joint `root`.
     python3 scripts/compare_urdf.py path/to/robot.urdf   # any file routh reads
     python3 scripts/compare_urdf.py --floating path/to/quadruped.urdf
     python3 scripts/compare_urdf.py --native             # routh built with -C target-cpu=native too
+    python3 scripts/compare_urdf.py --round-angles=1e-9  # routh reads each file with round_angles = 1e-9
 
-A second table, for each robot without a floating joint, compares the products a controller asks
-for, each against its Pinocchio twin at the same state (the model read with `inputs = u`, a torque
-on each joint): the inverse dynamics τ(q, q̇, q̈) (`inverse_dynamics` against `rnea`, plus the
+`--round-angles=TOL` reads each file into routh with `urdf(path = ..., round_angles = TOL)`: an angle
+within TOL of a multiple of π/4 or π/6 (the UR5's 1.57079632679) as that multiple; Pinocchio reads
+it as written, so that q̈ then agrees to about TOL rather than to round-off.
+
+A second table, for each robot, compares the products a controller asks for, each against its
+Pinocchio twin at the same state (the model read with `inputs = u`, a torque on each joint; a
+floating base's velocities, forces and derivatives mapped onto routh's chart by `Base`): the inverse dynamics τ(q, q̇, q̈) (`inverse_dynamics` against `rnea`, plus the
 damping's d q̇, a force of routh's model), M (`mass_matrix` against `crba`), and the field's
 derivatives ∂q̈/∂q, ∂q̈/∂q̇ and ∂q̈/∂τ = M⁻¹ (`linearize`: A and B, against
 `computeABADerivatives`, whose ∂q̈/∂v gets the damping's −M⁻¹ D), and the inverse dynamics'
@@ -170,13 +175,29 @@ def pinocchio_state(model, names, rates, q, v):
     return pq, pv, to_routh
 
 
+# `--round-angles=TOL`: the files read into routh with `round_angles = TOL` (see the docstring).
+ROUND = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--round-angles=")), None)
+
+
+def urdf_item(urdf, inputs=False):
+    """The model's `urdf(...)` item for `urdf`, with a torque on each joint (`inputs`) and the
+    angles rounded as asked."""
+    extra = (", inputs = u" if inputs else "") + (f", round_angles = {ROUND}" if ROUND else "")
+    return f'urdf(path = "{urdf}"{extra})'
+
+
+def crate_name(prefix, urdf):
+    """The name of the crate of `urdf`'s model (rounded angles apart)."""
+    return prefix + "".join(c if c.isalnum() else "_" for c in Path(urdf).stem) + ("_rounded" if ROUND else "")
+
+
 def routh_source(urdf):
     return f"""#![allow(dead_code)]
 use routh::prelude::*;
 use std::hint::black_box;
 
 #[derive(Mechanics)]
-#[mechanics(urdf = "{urdf}", gravity = [0, 0, -g])]
+#[mechanics({urdf_item(urdf)}, gravity = [0, 0, -g])]
 pub struct Robot {{ pub g: f64 }}
 
 fn main() {{
@@ -206,7 +227,7 @@ use routh::prelude::*;
 use std::hint::black_box;
 
 #[derive(Mechanics)]
-#[mechanics(urdf(path = "{urdf}", inputs = u), gravity = [0, 0, -g])]
+#[mechanics({urdf_item(urdf, inputs=True)}, gravity = [0, 0, -g])]
 pub struct Robot {{ pub g: f64 }}
 
 const K: usize = Robot::INPUTS.len();
@@ -299,7 +320,7 @@ def build_crate(name, source, timed=True):
 def run_routh(urdf):
     """Builds and runs routh's model of `urdf`: (dynamics, field s/call, position names, velocity
     names, q, v, v̇, build)."""
-    name = "urdf_" + "".join(c if c.isalnum() else "_" for c in Path(urdf).stem)
+    name = crate_name("urdf_", urdf)
     exe, build = build_crate(name, routh_source(Path(urdf).resolve()))
     out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
     floats = lambda s: [float(v) for v in s.split(",")]  # noqa: E731
@@ -327,7 +348,7 @@ def control(urdf, exe):
     """The second table's row for `urdf` (at most one floating joint, see `Base`)."""
     import numpy as np
 
-    name = "control_" + "".join(c if c.isalnum() else "_" for c in Path(urdf).stem)
+    name = crate_name("control_", urdf)
     binary, _ = build_crate(name, control_source(Path(urdf).resolve()), timed=False)
     lines = subprocess.run([str(binary)], capture_output=True, text=True, check=True).stdout.splitlines()
     times = [float(w) for w in lines[0].split()]
@@ -495,7 +516,7 @@ def rates_to_names(rates):
 def main():
     args = sys.argv[1:]
     wrap = "--floating" in args
-    args = [a for a in args if a not in ("--floating", "--native")]
+    args = [a for a in args if a not in ("--floating", "--native") and not a.startswith("--round-angles=")]
     robots = [comparable(floating(a) if wrap else a) for a in args] or [comparable(r) for r in default_robots()]
     exe = pinocchio_binary()
     print()

@@ -452,6 +452,43 @@ fn joint_limits_asked_for_are_impacts_at_the_stops() {
     assert_eq!(StoppedHinge::IMPACTS, ["swing_lower", "swing_upper"]);
 }
 
+/// The six-joint arm with its quarter turns printed to eleven decimals (`tests/robots/arm6_printed.urdf`,
+/// 1.57079632679 as some robots' files print π/2): read as written, each a turn 4.9·10⁻¹² rad short
+/// of a quarter turn, and with `round_angles = 1e-9`, each the quarter turn itself.
+#[derive(Mechanics)]
+#[mechanics(urdf(path = "tests/robots/arm6_printed.urdf", inputs = u), gravity = [0, 0, -g])]
+pub struct Arm6Printed {
+    pub g: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(urdf(path = "tests/robots/arm6_printed.urdf", inputs = u, round_angles = 1e-9), gravity = [0, 0, -g])]
+pub struct Arm6Rounded {
+    pub g: f64,
+}
+
+#[test]
+fn angles_printed_near_a_quarter_turn_are_read_as_written_or_rounded_when_asked() {
+    let (exact, printed, rounded) = (Arm6 { g: 9.81 }, Arm6Printed { g: 9.81 }, Arm6Rounded { g: 9.81 });
+    assert_eq!(Arm6PrintedDriven::DYNAMICS, "recursive");
+    let mut rng = Rng::new(31);
+    let mut largest = 0.0_f64;
+    for _ in 0..20 {
+        let x = rng.vector::<12>(-2.0, 2.0);
+        let u = [(); 6].map(|_| rng.uniform(-5.0, 5.0));
+        let (e, p, r) = (exact.driven(u), printed.driven(u), rounded.driven(u));
+        // Rounded: the file with π/2 in full, the same model and the same code, to the bit.
+        assert_eq!(r.field(0.0, &x).unwrap(), e.field(0.0, &x).unwrap());
+        assert_eq!(r.mass_matrix(0.0, &x), e.mass_matrix(0.0, &x));
+        // As written: a different model by the turns' 4.9e-12 rad, no more.
+        let (fp, fe) = (p.field(0.0, &x).unwrap(), e.field(0.0, &x).unwrap());
+        let relative = (fp - fe).amax() / fe.amax();
+        assert!(relative < 1e-9, "{relative}");
+        largest = largest.max(relative);
+    }
+    assert!(largest > 1e-14, "the turns as written are no quarter turns: {largest}");
+}
+
 /// The six-joint arm from its MJCF file (`tests/robots/arm6.xml`: degrees, a quaternion, Euler
 /// angles and an axis-angle, the forearm's hinge through a joint `pos` 0.3 above its body's origin,
 /// full inertia with turned axes), driven as the URDF's.

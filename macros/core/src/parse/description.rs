@@ -16,8 +16,9 @@ use crate::diagnostics::unknown;
 pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(LitStr, Asked)> {
     let hint = format!(
         "expected `{keyword} = \"path/to/robot.{ext}\"` (relative to the crate's manifest directory), or \
-         `{keyword}(path = \"...\", limits = e, inputs = u)` for the joints' position limits as impacts of \
-         restitution e and an input `u_<joint>` driving each revolute and prismatic joint",
+         `{keyword}(path = \"...\", limits = e, inputs = u, round_angles = 1e-9)` for the joints' position limits \
+         as impacts of restitution e, an input `u_<joint>` driving each revolute and prismatic joint, and the \
+         file's angles within 1e-9 rad of a multiple of π/4 or π/6 read as that multiple",
         ext = if keyword == "urdf" { "urdf" } else { "xml" }
     );
     let hint = hint.as_str();
@@ -36,10 +37,13 @@ pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(Li
             "path" if path.is_none() => path = Some(content.parse::<LitStr>()?),
             "limits" if asked.limits.is_none() => asked.limits = Some(content.parse::<Expr>()?),
             "inputs" if asked.inputs.is_none() => asked.inputs = Some(content.parse::<Ident>()?),
-            "path" | "limits" | "inputs" => return Err(syn::Error::new(key.span(), format!("`{key}` is given twice"))),
+            "round_angles" if asked.round_angles.is_none() => asked.round_angles = Some(round_angles(&content)?),
+            "path" | "limits" | "inputs" | "round_angles" => {
+                return Err(syn::Error::new(key.span(), format!("`{key}` is given twice")));
+            }
             other => {
                 let what = format!("unknown key `{other}` in `{keyword}(...)`");
-                return Err(unknown(key.span(), what, other, &["path", "limits", "inputs"], hint));
+                return Err(unknown(key.span(), what, other, &["path", "limits", "inputs", "round_angles"], hint));
             }
         }
         if !content.is_empty() {
@@ -47,6 +51,32 @@ pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(Li
         }
     }
     Ok((path.ok_or_else(|| syn::Error::new(keyword.span(), hint))?, asked))
+}
+
+/// The largest tolerance of `round_angles` (radians): a file's π/2 written to four decimals
+/// (1.5708, 3.7·10⁻⁶ from it) is within it, 1.571 and 1.57 (2·10⁻⁴ and 8·10⁻⁴) are not.
+pub const MAX_ROUND_ANGLES: f64 = 1e-4;
+
+/// The tolerance of `round_angles = tol`: a literal number in [0, [`MAX_ROUND_ANGLES`]].
+fn round_angles(input: ParseStream) -> syn::Result<f64> {
+    let not_a_number = |span| syn::Error::new(span, "`round_angles` is a tolerance in radians, a number such as 1e-9");
+    let lit: syn::Lit = input.parse().map_err(|e| not_a_number(e.span()))?;
+    let value = match &lit {
+        syn::Lit::Float(f) => f.base10_parse::<f64>()?,
+        syn::Lit::Int(i) => i.base10_parse::<f64>()?,
+        _ => return Err(not_a_number(lit.span())),
+    };
+    if !(0.0..=MAX_ROUND_ANGLES).contains(&value) {
+        return Err(syn::Error::new(
+            lit.span(),
+            format!(
+                "`round_angles = {value}` rounds too far: at most {MAX_ROUND_ANGLES} rad (π/2 printed as 1.5708 is \
+                 3.7e-6 from it, printed as 1.57079632679 4.9e-12; an angle further from a multiple of π/4 or π/6 is \
+                 meant as written)"
+            ),
+        ));
+    }
+    Ok(value)
 }
 
 /// A joint's limits as its description file gives them (URDF's `<limit lower upper effort
@@ -61,12 +91,14 @@ pub struct LimitsRead {
 }
 
 /// What a description file's item asks for besides the file: its joints' position limits as
-/// impacts of restitution `limits`, and an input `<inputs>_<joint>` driving each revolute and
-/// prismatic joint (a generalized force on its coordinate).
+/// impacts of restitution `limits`, an input `<inputs>_<joint>` driving each revolute and
+/// prismatic joint (a generalized force on its coordinate), and the tolerance within which an
+/// angle of the file is read as the multiple of π/4 or π/6 it is near (`round_angles`).
 #[derive(Clone, Default)]
 pub struct Asked {
     pub limits: Option<Expr>,
     pub inputs: Option<Ident>,
+    pub round_angles: Option<f64>,
 }
 
 /// Each revolute, continuous and prismatic joint of `joints` driven by its input, where inputs are
@@ -95,6 +127,9 @@ pub(super) struct Place<'a> {
     pub file: &'a str,
     pub doc: &'a roxmltree::Document<'a>,
     pub span: Span,
+    /// The tolerance (radians) within which an angle is read as a multiple of π/4 or π/6 beyond
+    /// the 10⁻¹² (relative) of a π printed in full: `round_angles`, or 0.
+    pub round_angles: f64,
 }
 
 impl Place<'_> {
@@ -158,12 +193,13 @@ pub(super) fn number(v: f64, span: Span) -> TokenStream {
     if v < 0.0 { quote_spanned!(span=> (-#lit)) } else { quote!(#lit) }
 }
 
-/// An angle as tokens: an exact multiple of π where it is one (see the module documentation).
-pub(super) fn angle(v: f64, span: Span) -> TokenStream {
+/// An angle as tokens: an exact multiple of π where it is one (see the module documentation), or
+/// within `round` (radians, `round_angles`) of one.
+pub(super) fn angle(v: f64, round: f64, span: Span) -> TokenStream {
     let step = std::f64::consts::PI / 12.0;
     let k = (v / step).round();
     let on_table = k.abs() < 1e6 && ((k as i64) % 2 == 0 || (k as i64) % 3 == 0);
-    if on_table && (v - k * step).abs() <= 1e-12 * v.abs().max(1.0) {
+    if on_table && (v - k * step).abs() <= (1e-12 * v.abs().max(1.0)).max(round) {
         if k == 0.0 {
             return quote_spanned!(span=> 0);
         }
@@ -178,12 +214,13 @@ pub(super) fn vector(v: [f64; 3], span: Span) -> TokenStream {
     quote_spanned!(span=> [#x, #y, #z])
 }
 
-/// `rpy(r, p, y)`, or `None` for no turn.
-pub(super) fn rotation(rpy: [f64; 3], span: Span) -> Option<TokenStream> {
+/// `rpy(r, p, y)`, or `None` for no turn (its angles rounded as `place` asks: [`angle`]).
+pub(super) fn rotation(rpy: [f64; 3], place: &Place) -> Option<TokenStream> {
+    let span = place.span;
     if rpy.iter().all(|&a| a == 0.0) {
         return None;
     }
-    let [r, p, y] = rpy.map(|a| angle(a, span));
+    let [r, p, y] = rpy.map(|a| angle(a, place.round_angles, span));
     Some(quote_spanned!(span=> rpy(#r, #p, #y)))
 }
 
@@ -242,6 +279,7 @@ fn read(path: &LitStr) -> syn::Result<(String, String)> {
 /// generated code includes) and what `read` returns.
 pub(super) fn with_root<R>(
     path: &LitStr,
+    asked: &Asked,
     root: &str,
     wrong_root: &str,
     read_root: impl FnOnce(&Place, roxmltree::Node) -> syn::Result<R>,
@@ -249,7 +287,7 @@ pub(super) fn with_root<R>(
     let (span, file) = (path.span(), path.value());
     let (tracked, text) = read(path)?;
     let doc = xml(&text, &file, span)?;
-    let place = Place { file: &file, doc: &doc, span };
+    let place = Place { file: &file, doc: &doc, span, round_angles: asked.round_angles.unwrap_or(0.0) };
     let element = doc.root_element();
     if !element.has_tag_name(root) {
         return Err(place.error(element, wrong_root));

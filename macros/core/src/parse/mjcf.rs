@@ -12,7 +12,9 @@
 //! joint (coordinates `<name>_x`, `_y`, `_z` from the body's own pose, and the orientation
 //! `<name>_q`), a `ball` joint an orientation `<name>_q` about its `pos`. `range` becomes limits
 //! only when asked, `mjcf(path = "...", limits = e)`: impacts of restitution e (for joints that
-//! are limited: `limited="true"`, or a range given and `limited` not `"false"`).
+//! are limited: `limited="true"`, or a range given and `limited` not `"false"`). Angles (Euler,
+//! axis-angle, a quaternion's turn) are read as the URDF reader's: a multiple of π/6 or π/4 exactly
+//! where they are one to 10⁻¹², or to `round_angles = tol` where asked.
 //!
 //! Not read, and no part of the model: `<geom>` (shapes, and their contacts), `<site>`,
 //! `<camera>`, `<light>`, `<option>` (gravity is the model's `gravity = ...`), `<actuator>`,
@@ -64,7 +66,7 @@ fn orientation(place: &Place, node: roxmltree::Node, units: Units) -> syn::Resul
     } else if node.attribute("euler").is_some() {
         let [a, b, c] = place.numbers(node, "euler", [0.0; 3])?;
         // Intrinsic x, y, z (MuJoCo's default sequence): R = R_x(a) R_y(b) R_z(c).
-        let [a, b, c] = [a, b, c].map(|v| angle(units.angle(v), span));
+        let [a, b, c] = [a, b, c].map(|v| angle(units.angle(v), place.round_angles, span));
         return Ok(Some(quote_spanned!(span=> (rot_x(#a) * rot_y(#b) * rot_z(#c)))));
     } else {
         return Ok(None);
@@ -75,7 +77,7 @@ fn orientation(place: &Place, node: roxmltree::Node, units: Units) -> syn::Resul
     if turn == 0.0 {
         return Ok(None);
     }
-    let (axis, turn) = (unit(axis, span), angle(turn, span));
+    let (axis, turn) = (unit(axis, span), angle(turn, place.round_angles, span));
     Ok(Some(quote_spanned!(span=> axis_angle(#axis, #turn))))
 }
 
@@ -111,7 +113,7 @@ impl RawModel {
         let start = self.joints.len();
         let limits = asked.limits.as_ref();
         let model = |place: &Place<'_>, root: roxmltree::Node<'_, '_>| self.mjcf_model(place, root, limits);
-        let (tracked, ()) = with_root(path, "mujoco", "an MJCF file's root element is `<mujoco>`", model)?;
+        let (tracked, ()) = with_root(path, asked, "mujoco", "an MJCF file's root element is `<mujoco>`", model)?;
         self.described.push(tracked);
         drive_joints(&mut self.joints[start..], asked);
         Ok(())

@@ -24,7 +24,8 @@
 //!
 //! Numbers are read as `f64` (the value a URDF means) and written into the model as their shortest
 //! decimal; an angle of `rpy` within 10⁻¹² (relative) of a multiple of π/6 or π/4 — what `${pi/2}`
-//! prints as — is that multiple exactly, so that a quarter turn is a permutation with signs.
+//! prints as — is that multiple exactly, so that a quarter turn is a permutation with signs; with
+//! `urdf(path = ..., round_angles = tol)`, an angle within tol (radians, at most 10⁻⁴) of one too.
 
 use quote::quote_spanned;
 use syn::{Ident, LitStr};
@@ -39,7 +40,7 @@ impl RawModel {
         let start = self.joints.len();
         let limits = asked.limits.as_ref();
         let robot = |place: &Place<'_>, robot: roxmltree::Node<'_, '_>| self.urdf_robot(place, robot, limits);
-        let (tracked, ()) = with_root(path, "robot", "a URDF file's root element is `<robot>`", robot)?;
+        let (tracked, ()) = with_root(path, asked, "robot", "a URDF file's root element is `<robot>`", robot)?;
         self.described.push(tracked);
         drive_joints(&mut self.joints[start..], asked);
         Ok(())
@@ -146,7 +147,7 @@ impl RawModel {
         if let Some(origin) = place.child(j, "origin") {
             let xyz = place.numbers(origin, "xyz", [0.0; 3])?;
             decl.origin = Some(syn::parse2(vector(xyz, span))?);
-            decl.rotation = rotation(place.numbers(origin, "rpy", [0.0; 3])?, span).map(syn::parse2).transpose()?;
+            decl.rotation = rotation(place.numbers(origin, "rpy", [0.0; 3])?, place).map(syn::parse2).transpose()?;
         }
         let one_coordinate = kind == "revolute" || kind == "continuous" || kind == "prismatic";
         if let (true, Some(limit)) = (one_coordinate, place.child(j, "limit")) {
@@ -279,7 +280,7 @@ fn link_body(place: &Place, link: roxmltree::Node, decl: &mut JointDecl) -> syn:
     };
     let [a, b, c, d, e, f] = i.map(|v| number(v, span));
     let matrix = quote_spanned!(span=> [[#a, #b, #c], [#b, #d, #e], [#c, #e, #f]]);
-    let inertia = match rotation(rpy, span) {
+    let inertia = match rotation(rpy, place) {
         Some(r) => quote_spanned!(span=> #r * #matrix * #r.transpose()),
         None => matrix,
     };
@@ -297,7 +298,7 @@ mod tests {
     #[test]
     fn angles_near_multiples_of_a_quarter_or_a_sixth_turn_are_read_as_them_and_others_as_written() {
         // As a file writes them.
-        let at = |text: &str| angle(text.parse().unwrap(), Span::call_site()).to_string();
+        let at = |text: &str| angle(text.parse().unwrap(), 0.0, Span::call_site()).to_string();
         assert_eq!(at("1.5707963267948966"), "(pi * 6.0 / 12)");
         assert_eq!(at("1.570796326794897"), "(pi * 6.0 / 12)");
         assert_eq!(at("-1.5707963267948966"), "(pi * (- 6.0) / 12)");
@@ -308,6 +309,16 @@ mod tests {
         assert_eq!(at("1.57079632679"), "1.57079632679");
         assert_eq!(at("0.2617993877991494"), "0.2617993877991494");
         assert_eq!(at("0"), "0");
+        // Asked to round (`round_angles = tol`): within tol of a multiple of π/4 or π/6, that
+        // multiple; beyond it, or near no multiple on the table, as written.
+        let near = |text: &str, tol: f64| angle(text.parse().unwrap(), tol, Span::call_site()).to_string();
+        assert_eq!(near("1.57079632679", 1e-9), "(pi * 6.0 / 12)");
+        assert_eq!(near("-3.14159265359", 1e-9), "(pi * (- 12.0) / 12)");
+        assert_eq!(near("0.5235987756", 1e-9), "(pi * 2.0 / 12)");
+        assert_eq!(near("1.5708", 1e-9), "1.5708");
+        assert_eq!(near("1.5708", 1e-5), "(pi * 6.0 / 12)");
+        assert_eq!(near("1.57", 1e-4), "1.57");
+        assert_eq!(near("0.2617993878", 1e-9), "0.2617993878");
     }
 
     #[test]
