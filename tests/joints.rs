@@ -520,6 +520,42 @@ fn a_six_joint_arm_from_its_mjcf_is_the_arm_from_its_urdf() {
     }
 }
 
+/// The MJCF arm with its quarter turns printed short (`tests/robots/arm6_printed.xml`: a quaternion,
+/// Euler angles and an axis-angle 1.4·10⁻⁸, 1.7·10⁻¹¹ and 1.7·10⁻⁹ rad from them), as written and
+/// rounded (`round_angles = 1e-7`).
+#[derive(Mechanics)]
+#[mechanics(mjcf(path = "tests/robots/arm6_printed.xml", inputs = u), gravity = [0, 0, -g])]
+pub struct Arm6MjcfPrinted {
+    pub g: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(mjcf(path = "tests/robots/arm6_printed.xml", inputs = u, round_angles = 1e-7), gravity = [0, 0, -g])]
+pub struct Arm6MjcfRounded {
+    pub g: f64,
+}
+
+#[test]
+fn an_mjcf_files_angles_printed_short_are_rounded_when_asked() {
+    let (exact, printed, rounded) = (Arm6Mjcf { g: 9.81 }, Arm6MjcfPrinted { g: 9.81 }, Arm6MjcfRounded { g: 9.81 });
+    let mut rng = Rng::new(37);
+    let mut largest = 0.0_f64;
+    for _ in 0..20 {
+        let x = rng.vector::<12>(-2.0, 2.0);
+        let u = [(); 6].map(|_| rng.uniform(-5.0, 5.0));
+        let (e, p, r) = (exact.driven(u), printed.driven(u), rounded.driven(u));
+        let fe = e.field(0.0, &x).unwrap();
+        // Rounded: the file with its quarter turns in full, to round-off.
+        assert_near!(r.field(0.0, &x).unwrap(), fe, 1e-12);
+        assert_near!(r.mass_matrix(0.0, &x), e.mass_matrix(0.0, &x), 1e-12);
+        // As written: a different model by the turns' 1.4e-8 rad at most.
+        let relative = (p.field(0.0, &x).unwrap() - fe).amax() / fe.amax();
+        assert!(relative < 1e-6, "{relative}");
+        largest = largest.max(relative);
+    }
+    assert!(largest > 1e-11, "the turns as written are no quarter turns: {largest}");
+}
+
 /// A spherical pendulum on a ball joint whose centre is 0.2 above the link's origin (MJCF's joint
 /// `pos`), from its MJCF file.
 #[derive(Mechanics)]
