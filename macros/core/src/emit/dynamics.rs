@@ -532,11 +532,11 @@ fn sensitivity_items(
                 dynamics.linearization::<#d, #nw>(t, &qd, &forces, |acc| self.__routh_sensitivity(t, x, acc).0)
             }}
         } else {
-            quote! {
+            quote! {{
+                let (rq, rv) = self.__routh_rate_jacobians(t, x);
                 dynamics.linearization_with_rates::<#p, #d, #nw>(t, x, &forces, |acc| self.__routh_sensitivity(t, x, acc).0, (&rq, &rv))
-            }
+            }}
         };
-        let rates = (!model.layout.orientations.is_empty()).then(|| quote! { let (rq, rv) = self.__routh_rate_jacobians(t, x); });
         let call = if nw == nu {
             call
         } else {
@@ -547,7 +547,6 @@ fn sensitivity_items(
         };
         quote! {
             let (dynamics, forces) = self.__routh_link_model(t, x);
-            #rates
             #call
         }
     });
