@@ -17,6 +17,12 @@
 //! against forward differences of the solved step, 2N + K + 1 = 6 steps, after checking that the
 //! two agree to 1e-6.
 //!
+//! A cart-pole whose pole is damped through an action variable (a Herglotz Lagrangian) through its
+//! contact integrator as a step map over (q, p, z) (`runtime::step::ContactMap`): one step with its
+//! exact Jacobians over (q, p, z) and u (`runtime::discrete::contact_input_step_jacobian`) against
+//! forward differences of the solved step, 2N + 1 + K + 1 = 7 steps, after checking that the two
+//! agree to 1e-6.
+//!
 //! `cargo bench --bench control` prints the ratios.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -49,6 +55,24 @@ struct CartPole {
 #[mechanics(urdf(path = "../tests/robots/arm6.urdf", inputs = u), gravity = [0, 0, -g])]
 struct Arm6 {
     g: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, th),
+    action(z),
+    input(u),
+    lagrangian = (mc + m) / 2 * dot(x).powi(2) + m * l * cos(th) * dot(x) * dot(th) + m * l.powi(2) / 2 * dot(th).powi(2)
+        + m * g * l * cos(th) - gamma * (1 + cos(th) / 4) * z,
+    force(x = u),
+    discrete(rule = midpoint),
+)]
+struct ContactCartPole {
+    mc: f64,
+    m: f64,
+    l: f64,
+    g: f64,
+    gamma: f64,
 }
 
 /// A and B of the arm by forward differences of its field: D + K + 1 evaluations.
@@ -255,5 +279,51 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, arm, variational);
+/// The contact cart-pole's step map with its exact A_d, B_d against forward differences of its step.
+fn contact(c: &mut Criterion) {
+    use routh::runtime::step::{ContactMap, StepMap};
+    let p = ContactCartPole { mc: 1.0, m: 0.3, l: 0.6, g: 9.81, gamma: 0.4 };
+    let map = ContactMap::<_, 2>::new(&p);
+    let (x, u, h) = (SVector::<f64, 5>::new(0.2, 0.3, -0.1, 0.4, 0.5), SVector::<f64, 1>::new(0.8), 0.02);
+    let exact = || map.step(0.0, &x, &u, h).unwrap();
+    let differenced = || {
+        let base = map.advance(0.0, &x, &u, h).unwrap();
+        let d = 1e-7;
+        let a = SMatrix::<f64, 5, 5>::from_fn(|r, c| {
+            (map.advance(0.0, &(x + SVector::<f64, 5>::ith(c, d)), &u, h).unwrap()[r] - base[r]) / d
+        });
+        let b = (map.advance(0.0, &x, &(u + SVector::<f64, 1>::new(d)), h).unwrap() - base) / d;
+        (a, b)
+    };
+    let (j, (fa, fb)) = (exact(), differenced());
+    assert!((j.a - fa).amax() < 1e-6 && (j.b - fb).amax() < 1e-6, "{} {}", j.a - fa, j.b - fb);
+    let time = |f: &dyn Fn()| {
+        let start = std::time::Instant::now();
+        for _ in 0..100_000 {
+            f();
+        }
+        start.elapsed().as_secs_f64() / 100_000.0
+    };
+    let (t_exact, t_fd) = (
+        time(&|| {
+            black_box(exact());
+        }),
+        time(&|| {
+            black_box(differenced());
+        }),
+    );
+    println!(
+        "contact cart-pole (midpoint) step with exact A_d, B_d over (q, p, z): {:.0} ns = {:.2}× forward differences of the \
+         step ({:.0} ns, 7 steps)",
+        1e9 * t_exact,
+        t_exact / t_fd,
+        1e9 * t_fd
+    );
+    let mut group = c.benchmark_group("control");
+    group.bench_function("contact_cartpole/step_jacobians", |bch| bch.iter(|| black_box(exact())));
+    group.bench_function("contact_cartpole/step_differences", |bch| bch.iter(|| black_box(differenced())));
+    group.finish();
+}
+
+criterion_group!(benches, bench, arm, variational, contact);
 criterion_main!(benches);

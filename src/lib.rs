@@ -364,7 +364,9 @@ pub mod __private {
         pub use routh_runtime::continuation::{Branch, ContinuationError, ContinuationOptions, Start, continuation, equilibria};
     }
     pub mod discrete {
-        pub use routh_runtime::discrete::{DiscreteInputSystem, DrivenDiscrete, MomentumLaw};
+        pub use routh_runtime::discrete::{
+            ContactInputSystem, ContactMapDerivatives, DiscreteInputSystem, DrivenContactDiscrete, DrivenDiscrete, MomentumLaw,
+        };
     }
     pub mod erased {
         pub use routh_runtime::erased::{

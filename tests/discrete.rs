@@ -889,6 +889,150 @@ fn the_driven_contact_integrator_steps_as_its_push_written_as_a_potential_and_ke
     assert!((order - 2.0).abs() < 0.15, "order {order}");
 }
 
+/// A cart-pole whose pole is damped through the action (a Herglotz Lagrangian with a damping that
+/// depends on the angle), pushed by the input u on the cart.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, th),
+    action(z),
+    input(u),
+    lagrangian = (mc + m) / 2 * dot(x).powi(2) + m * l * cos(th) * dot(x) * dot(th) + m * l.powi(2) / 2 * dot(th).powi(2)
+        + m * g * l * cos(th) - gamma * (1 + cos(th) / 4) * z,
+    force(x = u),
+    discrete(rule = midpoint),
+)]
+struct ContactCartPole {
+    mc: f64,
+    m: f64,
+    l: f64,
+    g: f64,
+    gamma: f64,
+}
+
+/// One solved contact step from (q, p, z) under the inputs `u`, as a vector (q₁, p₁, z₁).
+fn contact_step_of(model: &ContactCartPole, h: f64, x: &SVector<f64, 5>, u: f64) -> SVector<f64, 5> {
+    use routh::runtime::discrete::contact_discrete_step;
+    let view = model.driven([u]);
+    let (q, p) = (Vector2::new(x[0], x[1]), Vector2::new(x[2], x[3]));
+    let (step, z) = contact_discrete_step(&view, (0.0, h), (&q, &p, x[4]), q, &DiscreteOptions::default()).unwrap();
+    SVector::<f64, 5>::from_iterator(step.position.iter().chain(step.momentum.iter()).copied().chain([z]))
+}
+
+#[test]
+fn the_contact_steps_jacobians_are_its_differences_and_unforced_it_is_a_contact_map() {
+    // The contact integrator's step over (q, p, z) and its inputs, differentiated by the implicit
+    // function theorem on the generated maps (`contact_input_step_jacobian`), against central
+    // differences of the solved step (1e-7). Unforced, the step is a contact transformation:
+    // dz₁ − p₁·dq₁ = σ (dz₀ − p₀·dq₀) with σ = 1 + D₃L_d (the discrete e^{∫∂L/∂z}), which the
+    // pulled-back contact form shows to round-off; with the push it is not (the forces break it as
+    // they break a variational step's symplecticity).
+    use routh::runtime::discrete::{contact_discrete_step, contact_input_step_jacobian};
+    let model = ContactCartPole { mc: 1.0, m: 0.3, l: 0.6, g: 9.81, gamma: 0.4 };
+    let h = 0.05;
+    for (k, &(q, v, z, u)) in [([0.1, 0.4], [0.3, -0.7], 0.2, 1.5), ([-0.4, 2.0], [1.1, 0.5], -0.3, 0.0)].iter().enumerate() {
+        let view = model.driven([u]);
+        let x0 = view.state(q, v, z);
+        let p0 = view.momenta(0.0, &x0);
+        let q0 = Vector2::from(q);
+        let (step, z1) = contact_discrete_step(&view, (0.0, h), (&q0, &p0, z), q0, &DiscreteOptions::default()).unwrap();
+        let jac = contact_input_step_jacobian::<_, 2, 1>(&view, 0.0, h, &q0, &step.position, z).unwrap().unwrap();
+        let (a, b) = (jac.state_matrix::<5>(), jac.input_matrix::<5>());
+        let x = SVector::<f64, 5>::new(q[0], q[1], p0[0], p0[1], z);
+        let eps = 1e-6;
+        let mut worst: f64 = 0.0;
+        for c in 0..5 {
+            let mut dx = SVector::<f64, 5>::zeros();
+            dx[c] = eps;
+            let fd = (contact_step_of(&model, h, &(x + dx), u) - contact_step_of(&model, h, &(x - dx), u)) / (2.0 * eps);
+            worst = worst.max((fd - a.column(c)).amax());
+        }
+        let fd = (contact_step_of(&model, h, &x, u + eps) - contact_step_of(&model, h, &x, u - eps)) / (2.0 * eps);
+        worst = worst.max((fd - b.column(0)).amax());
+        eprintln!("contact step {k}: Jacobians against differences {worst:.1e}");
+        assert!(worst < 1e-7, "{worst:e}");
+        // The step's own result is the runtime's integrator's.
+        let run = view.run_discrete(x0).step(h).steps(1).go().unwrap();
+        assert!((run.positions[1] - step.position).amax() < 1e-14 && (run.actions[1] - z1).abs() < 1e-14);
+        let (sigma, defect) = jac.state.contact_defect(&p0, &step.momentum);
+        if u == 0.0 {
+            // σ = 1 + D₃L_d: L_d's derivative along z₀ by differences.
+            let l = |z| view.discrete_lagrangian(0.0, h, &q0, &step.position, z);
+            let d3 = (l(z + eps) - l(z - eps)) / (2.0 * eps);
+            assert!((sigma - 1.0 - d3).abs() < 1e-9, "σ = {sigma}, 1 + D₃L_d = {}", 1.0 + d3);
+            assert!(defect < 1e-13, "unforced contact defect {defect:e}");
+        } else {
+            assert!(defect > 1e-6, "the push breaks the contact form, yet the defect is {defect:e}");
+        }
+    }
+}
+
+#[test]
+fn a_discrete_regulator_designed_on_the_contact_map_balances_the_damped_cart_pole() {
+    // The contact integrator as a step map over (q, p, z) (`step::ContactMap`): upright (θ = π) at
+    // rest with the action at z* = −m g l / (γ (1 − 1/4)), where L = 0, is a fixed point of the map;
+    // the discrete LQR designed on its exact Jacobians there (the action unweighted: its own mode,
+    // σ = 1 + D₃L_d < 1, is stable) brings the pole up from 0.2 rad, stepped by the same map.
+    use routh::runtime::lqr::dare;
+    use routh::runtime::step::{ContactMap, StepMap};
+    let model = ContactCartPole { mc: 1.0, m: 0.3, l: 0.6, g: 9.81, gamma: 0.4 };
+    let map = ContactMap::<_, 2>::new(&model);
+    let h = 0.02;
+    let z_star = -model.m * model.g * model.l / (model.gamma * 0.75);
+    let rest = SVector::<f64, 5>::new(0.0, std::f64::consts::PI, 0.0, 0.0, z_star);
+    let zero = SVector::<f64, 1>::zeros();
+    let at_rest = map.step(0.0, &rest, &zero, h).unwrap();
+    assert!((at_rest.next - rest).amax() < 1e-12, "the upright is no fixed point: {}", at_rest.next - rest);
+    // Its action mode: σ = 1 + D₃L_d = 1 − γ' h + (γ' h)²/2 with γ' = 3γ/4.
+    let gh = 0.75 * model.gamma * h;
+    assert!((at_rest.a[(4, 4)] - (1.0 - gh + gh * gh / 2.0)).abs() < 1e-12, "∂z₁/∂z₀ = {}", at_rest.a[(4, 4)]);
+    let dynamic = |m: &[f64], rows: usize| routh::nalgebra::DMatrix::from_column_slice(rows, m.len() / rows, m);
+    let weights = routh::nalgebra::SMatrix::<f64, 5, 5>::from_diagonal(&SVector::<f64, 5>::new(1.0, 10.0, 0.1, 0.1, 0.0)) * h;
+    let lqr = dare(
+        &dynamic(at_rest.a.as_slice(), 5),
+        &dynamic(at_rest.b.as_slice(), 5),
+        &dynamic(weights.as_slice(), 5),
+        &dynamic(&[0.5 * h], 1),
+    )
+    .unwrap();
+    assert!(lqr.closed_loop.complex_eigenvalues().iter().all(|l| l.norm() < 1.0));
+    let k = routh::nalgebra::SMatrix::<f64, 1, 5>::from_row_slice(lqr.gain.as_slice());
+    // From 0.2 rad off the upright at rest, u_k = −K (x_k − x*) held over each step.
+    let view = model.driven([0.0]);
+    let x0 = view.state([0.0, std::f64::consts::PI - 0.2], [0.0, 0.0], z_star);
+    let p0 = view.momenta(0.0, &x0);
+    let mut x = SVector::<f64, 5>::new(0.0, std::f64::consts::PI - 0.2, p0[0], p0[1], z_star);
+    for k_step in 0..1500 {
+        let u = -(k * (x - rest))[0];
+        x = map.advance(k_step as f64 * h, &x, &SVector::<f64, 1>::new(u), h).unwrap();
+    }
+    let off = (x - rest).fixed_rows::<4>(0).amax();
+    assert!(off < 1e-4, "(q, p) after 30 s under the discrete LQR: {}", x - rest);
+}
+
+#[test]
+fn the_damped_oscillators_contact_step_contracts_by_the_midpoint_factor() {
+    // ẍ + γẋ + x = 0 in L = ½ẋ² − ½x² − γz: the midpoint contact step carries the contact form by
+    // σ = 1 + D₃L_d = 1 − γh + (γh)²/2 at every state (its action predicted half a step in, z_a =
+    // z_k + (h/2) L: D₃L_d = −γh ∂z_a/∂z_k), within (γh)³/6 of the flow's e^{−γh}; its (x, p)
+    // block alone has determinant σ, as a conformally symplectic map's.
+    use routh::runtime::discrete::{contact_discrete_step, contact_step_jacobian};
+    let model = ContactOscillator { gamma: 0.3 };
+    for &(h, x, p, z) in &[(0.1, 1.0, 0.0, 0.0), (0.4, -0.3, 2.0, 1.7), (1.0, 0.5, -0.5, -2.0)] {
+        let (q0, p0) = (SVector::<f64, 1>::new(x), SVector::<f64, 1>::new(p));
+        let (step, _) = contact_discrete_step(&model, (0.0, h), (&q0, &p0, z), q0, &DiscreteOptions::default()).unwrap();
+        let jac = contact_step_jacobian(&model, 0.0, h, &q0, &step.position, z).unwrap().unwrap();
+        let (sigma, defect) = jac.contact_defect(&p0, &step.momentum);
+        let gh = model.gamma * h;
+        let closed = 1.0 - gh + gh * gh / 2.0;
+        assert!((sigma - closed).abs() < 1e-14 && defect < 1e-14, "h = {h}: σ = {sigma} against {closed}, defect {defect:e}");
+        assert!((closed - (-gh).exp()).abs() <= gh.powi(3) / 6.0);
+        // The (x, p) block: det = σ (a linear damping contracts the phase area by σ per step).
+        let s = &jac.state;
+        let det = s.dq_dq[0] * s.dp_dp[0] - s.dq_dp[0] * s.dp_dq[0];
+        assert!((det - sigma).abs() < 1e-14, "h = {h}: det {det} against σ = {sigma}");
+    }
+}
+
 #[test]
 fn ilqr_plans_on_the_variational_integrator_to_a_stationary_point_of_its_cost() {
     // The pole tilted 0.3 rad, brought upright in 2 s over the driven cart-pole's midpoint

@@ -99,7 +99,8 @@ pub use run::erased;
 pub use nalgebra;
 
 pub use discrete::{
-    ContactDiscreteSystem, DiscreteInputSystem, DiscreteOptions, DiscreteSystem, DiscreteTrajectory, ReducedDiscreteTrajectory,
+    ContactDiscreteSystem, ContactInputSystem, DiscreteInputSystem, DiscreteOptions, DiscreteSystem, DiscreteTrajectory,
+    ReducedDiscreteTrajectory,
 };
 pub use dopri5::{Dense, DenseSegment};
 pub use error::{FieldError, RunError, RunResult, SimError, SingularMatrix};

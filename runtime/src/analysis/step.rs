@@ -45,7 +45,10 @@
 
 use nalgebra::{SMatrix, SVector};
 
-use crate::discrete::{DiscreteOptions, DrivenDiscrete, discrete_step, input_step_jacobian};
+use crate::discrete::{
+    DiscreteOptions, DrivenContactDiscrete, DrivenDiscrete, contact_discrete_step, contact_input_step_jacobian, discrete_step,
+    input_step_jacobian,
+};
 use crate::error::{FieldError, SimError};
 use crate::input::InputSystem;
 
@@ -272,6 +275,74 @@ impl<M: DrivenDiscrete<N, K> + ?Sized, const N: usize, const D: usize, const K: 
             SimError::InvalidArgument("the discrete system gives no momentum derivatives for the step's Jacobian".into())
         })?;
         Ok(StepJacobian { next: Self::join(&s.position, &s.momentum), a: j.state_matrix::<D>(), b: j.input_matrix::<D>() })
+    }
+}
+
+/// The contact variational integrator of a contact model with inputs (`action(...)`) as a step
+/// map over the state x = (q, p, z) of positions, discrete momenta and the action (`D = 2N + 1`):
+/// each step Newton on the contact Legendre map at the inputs held ([`contact_discrete_step`],
+/// from q_k), its Jacobians A_d, B_d by the implicit function theorem
+/// ([`contact_input_step_jacobian`]) — so that iLQR and discrete LQR plan on the integrator that
+/// keeps the contact structure (a contact map where the inputs are the only forces). The action
+/// is a state of the map: a cost that does not weigh it leaves it free (its own mode, σ = 1 + D₃L_d
+/// per step, is stable where the Lagrangian dissipates).
+#[derive(Debug, Clone)]
+pub struct ContactMap<'a, M: ?Sized, const N: usize> {
+    model: &'a M,
+    options: DiscreteOptions,
+}
+
+impl<'a, M: ?Sized, const N: usize> ContactMap<'a, M, N> {
+    /// The contact integrator of `model`, Newton with the default [`DiscreteOptions`].
+    #[must_use]
+    pub fn new(model: &'a M) -> Self {
+        ContactMap { model, options: DiscreteOptions::default() }
+    }
+
+    /// Newton's options.
+    #[must_use]
+    pub fn options(mut self, options: DiscreteOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// (q, p, z) of a state x of 2N + 1 components.
+    fn split<const D: usize>(x: &SVector<f64, D>) -> (SVector<f64, N>, SVector<f64, N>, f64) {
+        assert_eq!(D, 2 * N + 1, "the state (q, p, z) of a contact integrator has 2N + 1 components");
+        (x.fixed_rows::<N>(0).into_owned(), x.fixed_rows::<N>(N).into_owned(), x[2 * N])
+    }
+
+    /// (q, p, z) as a state of 2N + 1 components.
+    fn join<const D: usize>(q: &SVector<f64, N>, p: &SVector<f64, N>, z: f64) -> SVector<f64, D> {
+        SVector::<f64, D>::from_fn(|i, _| {
+            if i < N {
+                q[i]
+            } else if i < 2 * N {
+                p[i - N]
+            } else {
+                z
+            }
+        })
+    }
+}
+
+impl<M: DrivenContactDiscrete<N, K> + ?Sized, const N: usize, const D: usize, const K: usize> StepMap<D, K>
+    for ContactMap<'_, M, N>
+{
+    fn advance(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>, h: f64) -> Result<SVector<f64, D>, SimError> {
+        let (q, p, z) = Self::split(x);
+        let (s, z1) = contact_discrete_step(&self.model.at(u), (t, h), (&q, &p, z), q, &self.options)?;
+        Ok(Self::join(&s.position, &s.momentum, z1))
+    }
+
+    fn step(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>, h: f64) -> Result<StepJacobian<D, K>, SimError> {
+        let (q, p, z) = Self::split(x);
+        let at = self.model.at(u);
+        let (s, z1) = contact_discrete_step(&at, (t, h), (&q, &p, z), q, &self.options)?;
+        let j = contact_input_step_jacobian(&at, t, h, &q, &s.position, z)?.ok_or_else(|| {
+            SimError::InvalidArgument("the contact system gives no derivatives of its maps for the step's Jacobian".into())
+        })?;
+        Ok(StepJacobian { next: Self::join(&s.position, &s.momentum, z1), a: j.state_matrix::<D>(), b: j.input_matrix::<D>() })
     }
 }
 

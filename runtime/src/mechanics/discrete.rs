@@ -653,6 +653,252 @@ pub trait ContactDiscreteSystem<const N: usize> {
     /// # Errors
     /// A [`FieldError`] if it cannot be evaluated.
     fn action_factor(&self, t: f64, h: f64, q0: &SVector<f64, N>, q1: &SVector<f64, N>, z0: f64) -> Result<f64, FieldError>;
+    /// The remaining derivatives of the maps at (q₀, q₁, z₀), for the exact Jacobian of the step
+    /// map ([`contact_step_jacobian`]); `None` (the default) if not provided.
+    ///
+    /// # Errors
+    /// A [`FieldError`] if they cannot be evaluated.
+    fn contact_derivatives(
+        &self,
+        _t: f64,
+        _h: f64,
+        _q0: &SVector<f64, N>,
+        _q1: &SVector<f64, N>,
+        _z0: f64,
+    ) -> Option<Result<ContactMapDerivatives<N>, FieldError>> {
+        None
+    }
+}
+
+/// The derivatives of a contact step's maps at (q₀, q₁, z₀) besides ∂F⁻/∂q₁ (which
+/// [`ContactDiscreteSystem::contact_left_momentum`] gives): with F⁻ = −(D₁L_d + f⁻)/(1 + D₃L_d),
+/// F⁺ = D₂L_d + f⁺ and the action's increment L_d.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactMapDerivatives<const N: usize> {
+    /// ∂F⁻/∂q₀.
+    pub left_dq0: SMatrix<f64, N, N>,
+    /// ∂F⁻/∂z₀.
+    pub left_dz0: SVector<f64, N>,
+    /// ∂F⁺/∂q₀.
+    pub right_dq0: SMatrix<f64, N, N>,
+    /// ∂F⁺/∂q₁.
+    pub right_dq1: SMatrix<f64, N, N>,
+    /// ∂F⁺/∂z₀.
+    pub right_dz0: SVector<f64, N>,
+    /// ∂L_d/∂q₀ = D₁L_d.
+    pub action_dq0: SVector<f64, N>,
+    /// ∂L_d/∂q₁ = D₂L_d.
+    pub action_dq1: SVector<f64, N>,
+    /// ∂L_d/∂z₀ = D₃L_d.
+    pub action_dz0: f64,
+}
+
+impl<const N: usize> ContactMapDerivatives<N> {
+    /// Whether every entry is finite.
+    #[must_use]
+    pub fn is_finite(&self) -> bool {
+        let all = |m: &[f64]| m.iter().all(|v| v.is_finite());
+        all(self.left_dq0.as_slice())
+            && all(self.left_dz0.as_slice())
+            && all(self.right_dq0.as_slice())
+            && all(self.right_dq1.as_slice())
+            && all(self.right_dz0.as_slice())
+            && all(self.action_dq0.as_slice())
+            && all(self.action_dq1.as_slice())
+            && self.action_dz0.is_finite()
+    }
+}
+
+/// The Jacobian of the contact step map (q_k, p_k, z_k) ↦ (q_{k+1}, p_{k+1}, z_{k+1}) in blocks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactStepJacobian<const N: usize> {
+    /// The (q, p) blocks at fixed action.
+    pub state: StepJacobian<N>,
+    /// ∂q_{k+1}/∂z_k.
+    pub dq_dz: SVector<f64, N>,
+    /// ∂p_{k+1}/∂z_k.
+    pub dp_dz: SVector<f64, N>,
+    /// ∂z_{k+1}/∂q_k.
+    pub dz_dq: SMatrix<f64, 1, N>,
+    /// ∂z_{k+1}/∂p_k.
+    pub dz_dp: SMatrix<f64, 1, N>,
+    /// ∂z_{k+1}/∂z_k.
+    pub dz_dz: f64,
+}
+
+impl<const N: usize> ContactStepJacobian<N> {
+    /// ∂x_{k+1}/∂x_k over the state x = (q, p, z) (`D = 2N + 1`).
+    #[must_use]
+    pub fn state_matrix<const D: usize>(&self) -> SMatrix<f64, D, D> {
+        assert_eq!(D, 2 * N + 1, "the state (q, p, z) has 2N + 1 components");
+        let s = &self.state;
+        let mut out = SMatrix::<f64, D, D>::zeros();
+        out.fixed_view_mut::<N, N>(0, 0).copy_from(&s.dq_dq);
+        out.fixed_view_mut::<N, N>(0, N).copy_from(&s.dq_dp);
+        out.fixed_view_mut::<N, N>(N, 0).copy_from(&s.dp_dq);
+        out.fixed_view_mut::<N, N>(N, N).copy_from(&s.dp_dp);
+        out.fixed_view_mut::<N, 1>(0, 2 * N).copy_from(&self.dq_dz);
+        out.fixed_view_mut::<N, 1>(N, 2 * N).copy_from(&self.dp_dz);
+        out.fixed_view_mut::<1, N>(2 * N, 0).copy_from(&self.dz_dq);
+        out.fixed_view_mut::<1, N>(2 * N, N).copy_from(&self.dz_dp);
+        out[(2 * N, 2 * N)] = self.dz_dz;
+        out
+    }
+
+    /// The conformal factor σ and the defect of the map as a contact transformation from
+    /// (q₀, p₀, z₀) to (q₁, p₁, z₁): the contact form η = dz − p·dq pulled back, η₁ ∘ M = σ η₀,
+    /// whose z-entry is σ and whose other entries, σ p₀ − (∂z₁/∂q₀ − p₁ᵀ ∂q₁/∂q₀) and
+    /// −(∂z₁/∂p₀ − p₁ᵀ ∂q₁/∂p₀), vanish (the largest is the defect; zero for an unforced contact
+    /// step, whose σ is 1 + D₃L_d — the discrete counterpart of exp(∫ ∂L/∂z dt)).
+    #[must_use]
+    pub fn contact_defect(&self, p0: &SVector<f64, N>, p1: &SVector<f64, N>) -> (f64, f64) {
+        let s = &self.state;
+        let pt = p1.transpose();
+        let sigma = self.dz_dz - (pt * self.dq_dz)[0];
+        let by_q = self.dz_dq - pt * s.dq_dq + p0.transpose() * sigma;
+        let by_p = self.dz_dp - pt * s.dq_dp;
+        (sigma, by_q.amax().max(by_p.amax()))
+    }
+}
+
+/// The exact Jacobian of the contact step from (q₀, p₀, z₀) at a solved step (q₁ the solution of
+/// F⁻(q₀, q₁, z₀) = p₀), by the implicit function theorem (J = ∂F⁻/∂q₁, factored once):
+/// δq₁ = J⁻¹ (δp₀ − ∂F⁻/∂q₀ δq₀ − ∂F⁻/∂z₀ δz₀), δp₁ = ∂F⁺/∂q₀ δq₀ + ∂F⁺/∂q₁ δq₁ + ∂F⁺/∂z₀ δz₀,
+/// δz₁ = δz₀ + D₁L_d δq₀ + D₂L_d δq₁ + D₃L_d δz₀. `None` if the system does not provide
+/// [`ContactDiscreteSystem::contact_derivatives`].
+///
+/// # Errors
+/// [`SimError::SingularStepJacobian`] for a singular J; the system's errors.
+pub fn contact_step_jacobian<S: ContactDiscreteSystem<N> + ?Sized, const N: usize>(
+    sys: &S,
+    t: f64,
+    h: f64,
+    q0: &SVector<f64, N>,
+    q1: &SVector<f64, N>,
+    z0: f64,
+) -> Result<Option<ContactStepJacobian<N>>, SimError> {
+    Ok(contact_solved(sys, t, h, q0, q1, z0)?.map(|(jacobian, ..)| jacobian))
+}
+
+/// [`contact_step_jacobian`] with J's factor and the maps' derivatives, for the inputs' columns.
+#[allow(clippy::type_complexity)]
+fn contact_solved<S: ContactDiscreteSystem<N> + ?Sized, const N: usize>(
+    sys: &S,
+    t: f64,
+    h: f64,
+    q0: &SVector<f64, N>,
+    q1: &SVector<f64, N>,
+    z0: f64,
+) -> Result<Option<(ContactStepJacobian<N>, LuFactor<N>, ContactMapDerivatives<N>)>, SimError> {
+    let Some(d) = sys.contact_derivatives(t, h, q0, q1, z0) else { return Ok(None) };
+    let d = d?;
+    let (_, j) = sys.contact_left_momentum(t, h, q0, q1, z0)?;
+    let lu = LuFactor::new(j).map_err(|_| SimError::SingularStepJacobian { t })?;
+    let singular = |_| SimError::SingularStepJacobian { t };
+    let dq_dq = -lu.solve(d.left_dq0).map_err(singular)?;
+    let dq_dp = lu.solve(SMatrix::<f64, N, N>::identity()).map_err(singular)?;
+    let dq_dz = -lu.solve(d.left_dz0).map_err(singular)?;
+    let state = StepJacobian { dq_dq, dq_dp, dp_dq: d.right_dq0 + d.right_dq1 * dq_dq, dp_dp: d.right_dq1 * dq_dp };
+    let (l0, l1) = (d.action_dq0.transpose(), d.action_dq1.transpose());
+    let jacobian = ContactStepJacobian {
+        state,
+        dq_dz,
+        dp_dz: d.right_dz0 + d.right_dq1 * dq_dz,
+        dz_dq: l0 + l1 * dq_dq,
+        dz_dp: l1 * dq_dp,
+        dz_dz: 1.0 + d.action_dz0 + (l1 * dq_dz)[0],
+    };
+    Ok(Some((jacobian, lu, d)))
+}
+
+/// A contact system whose discrete forces take inputs u, held over each step (a generated contact
+/// model's view at fixed inputs): the inputs' derivatives of its maps, for the step map's input
+/// Jacobian ([`contact_input_step_jacobian`]).
+pub trait ContactInputSystem<const N: usize, const K: usize>: ContactDiscreteSystem<N> {
+    /// (∂F⁻/∂u, ∂F⁺/∂u, ∂L_d/∂u) at (q₀, q₁, z₀).
+    ///
+    /// # Errors
+    /// A [`FieldError`] if they cannot be evaluated.
+    #[allow(clippy::type_complexity)]
+    fn contact_input_derivatives(
+        &self,
+        t: f64,
+        h: f64,
+        q0: &SVector<f64, N>,
+        q1: &SVector<f64, N>,
+        z0: f64,
+    ) -> Result<(SMatrix<f64, N, K>, SMatrix<f64, N, K>, SMatrix<f64, 1, K>), FieldError>;
+}
+
+/// A contact model with inputs as a family of contact systems, one per input value: a generated
+/// model with `action(...)`, `input(...)` and `discrete(...)`, whose view at the inputs u is a
+/// [`ContactInputSystem`] — what plans over its contact integrator (`step::ContactMap`) take.
+pub trait DrivenContactDiscrete<const N: usize, const K: usize> {
+    /// The contact system at fixed inputs.
+    type At<'a>: ContactInputSystem<N, K>
+    where
+        Self: 'a;
+    /// The contact system at the inputs `u`.
+    fn at(&self, u: &SVector<f64, K>) -> Self::At<'_>;
+}
+
+/// The Jacobians of a contact step map with inputs, (q_k, p_k, z_k, u_k) ↦ (q_{k+1}, p_{k+1},
+/// z_{k+1}): the state's ([`ContactStepJacobian`]) and the inputs'.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactInputStepJacobian<const N: usize, const K: usize> {
+    /// ∂(q_{k+1}, p_{k+1}, z_{k+1})/∂(q_k, p_k, z_k) in blocks.
+    pub state: ContactStepJacobian<N>,
+    /// ∂q_{k+1}/∂u_k.
+    pub dq_du: SMatrix<f64, N, K>,
+    /// ∂p_{k+1}/∂u_k.
+    pub dp_du: SMatrix<f64, N, K>,
+    /// ∂z_{k+1}/∂u_k.
+    pub dz_du: SMatrix<f64, 1, K>,
+}
+
+impl<const N: usize, const K: usize> ContactInputStepJacobian<N, K> {
+    /// A_d = ∂x_{k+1}/∂x_k over the state x = (q, p, z) (`D = 2N + 1`).
+    #[must_use]
+    pub fn state_matrix<const D: usize>(&self) -> SMatrix<f64, D, D> {
+        self.state.state_matrix()
+    }
+
+    /// B_d = ∂x_{k+1}/∂u_k over the state x = (q, p, z) (`D = 2N + 1`).
+    #[must_use]
+    pub fn input_matrix<const D: usize>(&self) -> SMatrix<f64, D, K> {
+        assert_eq!(D, 2 * N + 1, "the state (q, p, z) has 2N + 1 components");
+        let mut out = SMatrix::<f64, D, K>::zeros();
+        out.fixed_view_mut::<N, K>(0, 0).copy_from(&self.dq_du);
+        out.fixed_view_mut::<N, K>(N, 0).copy_from(&self.dp_du);
+        out.fixed_view_mut::<1, K>(2 * N, 0).copy_from(&self.dz_du);
+        out
+    }
+}
+
+/// The exact Jacobians of a contact step with its inputs held, at a solved step: as
+/// [`contact_step_jacobian`] for the state, and for the inputs δq₁ = −J⁻¹ ∂F⁻/∂u δu,
+/// δp₁ = (∂F⁺/∂u + ∂F⁺/∂q₁ ∂q₁/∂u) δu, δz₁ = (∂L_d/∂u + D₂L_d ∂q₁/∂u) δu. `None` if the system
+/// does not provide [`ContactDiscreteSystem::contact_derivatives`].
+///
+/// # Errors
+/// [`SimError::SingularStepJacobian`] for a singular J; the system's errors.
+pub fn contact_input_step_jacobian<S: ContactInputSystem<N, K> + ?Sized, const N: usize, const K: usize>(
+    sys: &S,
+    t: f64,
+    h: f64,
+    q0: &SVector<f64, N>,
+    q1: &SVector<f64, N>,
+    z0: f64,
+) -> Result<Option<ContactInputStepJacobian<N, K>>, SimError> {
+    let Some((state, lu, d)) = contact_solved(sys, t, h, q0, q1, z0)? else { return Ok(None) };
+    let (fu, gu, lu_) = sys.contact_input_derivatives(t, h, q0, q1, z0)?;
+    let dq_du = -lu.solve(fu).map_err(|_| SimError::SingularStepJacobian { t })?;
+    Ok(Some(ContactInputStepJacobian {
+        state,
+        dq_du,
+        dp_du: gu + d.right_dq1 * dq_du,
+        dz_du: lu_ + d.action_dq1.transpose() * dq_du,
+    }))
 }
 
 /// Adapts a contact system at a fixed action z₀ to [`DiscreteSystem`] (for one step's Newton
@@ -705,29 +951,46 @@ pub(crate) fn simulate_discrete_contact<S: ContactDiscreteSystem<N> + ?Sized, co
     let mut guess = q0 + v0 * h;
     for k in 0..steps {
         let t = t0 + k as f64 * h;
-        let at = AtAction { sys, z0: z, increment: std::cell::Cell::new(f64::NAN) };
-        let solved = discrete_step(&at, (t, h), (&q, &p), guess, options).and_then(|step| {
-            let factor = sys.action_factor(t, h, &q, &step.position, z)?;
-            if !(factor > 0.0) {
-                return Err(SimError::ContactStepTooLarge { t, h, factor });
-            }
-            if !(z + at.increment.get()).is_finite() {
-                return Err(SimError::NonFiniteState { t });
-            }
-            Ok(step)
-        });
-        let step = match solved {
+        let (step, next) = match contact_discrete_step(sys, (t, h), (&q, &p, z), guess, options) {
             Ok(step) => step,
             Err(e) => return Err(RunError::with_partial(e, traj)),
         };
         guess = step.position * 2.0 - q;
         q = step.position;
         p = step.momentum;
-        z += at.increment.get();
+        z = next;
         traj.push(t0 + (k + 1) as f64 * h, q, p, step.iterations);
         traj.actions.push(z);
     }
     Ok(traj)
+}
+
+/// One step of the contact variational integrator from (q_k, p_k, z_k) (`node`) at time `t` with
+/// step `h` (`grid`), Newton started at `guess`: q_{k+1} solving F⁻(q_k, q_{k+1}, z_k) = p_k, then
+/// p_{k+1} = F⁺ and the action z_{k+1} = z_k + L_d (see [`ContactDiscreteSystem`]) — the step map
+/// that [`contact_step_jacobian`] differentiates.
+///
+/// # Errors
+/// As [`discrete_step`]; [`SimError::ContactStepTooLarge`] where the step carries the action's
+/// variations by a factor at or below zero.
+pub fn contact_discrete_step<S: ContactDiscreteSystem<N> + ?Sized, const N: usize>(
+    sys: &S,
+    (t, h): (f64, f64),
+    (q, p, z): (&SVector<f64, N>, &SVector<f64, N>, f64),
+    guess: SVector<f64, N>,
+    options: &DiscreteOptions,
+) -> Result<(DiscreteStep<N>, f64), SimError> {
+    let at = AtAction { sys, z0: z, increment: std::cell::Cell::new(f64::NAN) };
+    let step = discrete_step(&at, (t, h), (q, p), guess, options)?;
+    let factor = sys.action_factor(t, h, q, &step.position, z)?;
+    if !(factor > 0.0) {
+        return Err(SimError::ContactStepTooLarge { t, h, factor });
+    }
+    let next = z + at.increment.get();
+    if !next.is_finite() {
+        return Err(SimError::NonFiniteState { t });
+    }
+    Ok((step, next))
 }
 
 /// The two-step form of the forced discrete Euler–Lagrange equations: from the nodes q₀, q₁, solve

@@ -89,14 +89,14 @@ pub struct DiscreteEquations {
     pub right_dq0: Vec<Vec<Expr>>,
     pub right_dq1: Vec<Vec<Expr>>,
     /// ∂F^{f−}/∂u and ∂F^{f+}/∂u (n × k each, the inputs held over the step: they enter the discrete
-    /// forces): the step map's input Jacobian; empty without inputs and for a contact integrator.
+    /// forces): the step map's input Jacobian; empty without inputs.
     pub left_du: Vec<Vec<Expr>>,
     pub right_du: Vec<Vec<Expr>>,
     /// The declared symmetries, on the discrete level.
     pub symmetries: Vec<DiscreteSymmetry>,
-    /// Whether this is the contact (Herglotz) integrator: the maps take the action z_k, and L_d is
-    /// also the action's increment z_k+1 − z_k.
-    pub contact: bool,
+    /// The contact (Herglotz) integrator's blocks, `None` for the variational integrator: the maps
+    /// take the action z_k, and L_d is also the action's increment z_k+1 − z_k.
+    pub contact: Option<ContactBlocks>,
     /// The factors by which a contact model's step carries the action's variations — 1 + D₃L_d
     /// and ∂z_a/∂z_k of the quadrature's predicted action — which must stay positive
     /// (`runtime::discrete::ContactDiscreteSystem::action_factor` is the least); empty otherwise.
@@ -104,6 +104,19 @@ pub struct DiscreteEquations {
     /// The cyclic coordinates of a `reduce(routh(...))`, proved to be translations of L_d and f_d
     /// (discrete Routh reduction, *Forced discrete reduction*, Thm. 3.11); empty without one.
     pub cyclic: Vec<usize>,
+}
+
+/// A contact step's derivatives along the action and of its increment L_d, besides the blocks it
+/// shares with the variational integrator (`left_dq0`, `right_dq0`, `right_dq1`, D₁L_d and D₂L_d):
+/// the step map's action column and row (`runtime::discrete::contact_step_jacobian`).
+pub struct ContactBlocks {
+    /// ∂F^{f−}/∂z_k and ∂F^{f+}/∂z_k (n each).
+    pub left_dz0: Vec<Expr>,
+    pub right_dz0: Vec<Expr>,
+    /// D₃L_d = ∂L_d/∂z_k.
+    pub action_dz0: Expr,
+    /// ∂L_d/∂u (k; empty without inputs).
+    pub action_du: Vec<Expr>,
 }
 
 /// Derives the discrete Lagrangian, forces and Legendre maps of `model` (none without
@@ -157,12 +170,23 @@ fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEqu
     let left_dq0 = arena.jacobian(&left_momentum, &q0);
     let right_dq0 = arena.jacobian(&right_momentum, &q0);
     let right_dq1 = arena.jacobian(&right_momentum, &q1);
-    let inputs = if z0.is_some() { &[][..] } else { &model.layout.u[..] };
+    let inputs = &model.layout.u[..];
     let (left_du, right_du) = if inputs.is_empty() {
         (Vec::new(), Vec::new())
     } else {
         (arena.jacobian(&left_momentum, inputs), arena.jacobian(&right_momentum, inputs))
     };
+    // A contact step's action column and row: ∂F∓/∂z_k and L_d's derivatives (its increment).
+    let contact = z0.map(|zk| {
+        let action_du =
+            if inputs.is_empty() { Vec::new() } else { inputs.iter().map(|&u| arena.diff(lagrangian_d, u)).collect() };
+        ContactBlocks {
+            left_dz0: left_momentum.iter().map(|&e| arena.diff(e, zk)).collect(),
+            right_dz0: right_momentum.iter().map(|&e| arena.diff(e, zk)).collect(),
+            action_dz0: arena.diff(lagrangian_d, zk),
+            action_du,
+        }
+    });
     let mut errors = crate::diagnostics::Ctxt::new();
     // (Contact models: the discrete momenta of the Herglotz integrator carry the factor 1 + D₃L_d;
     // their discrete symmetries are not generated yet, and neither is their reduction.)
@@ -225,7 +249,7 @@ fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEqu
         left_du,
         right_du,
         symmetries: discrete_symmetries,
-        contact: z0.is_some(),
+        contact,
         action_factors,
         cyclic,
     }))

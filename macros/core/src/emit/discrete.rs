@@ -17,7 +17,8 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
     let sv = crate::emit::codegen::svector(n);
     let none = TokenStream::new();
     // A contact model's maps also take the action z_k of the first node.
-    let (zp, za) = if de.contact { (quote! { z0: f64, }, quote! { z0, }) } else { (TokenStream::new(), TokenStream::new()) };
+    let (zp, za) =
+        if de.contact.is_some() { (quote! { z0: f64, }, quote! { z0, }) } else { (TokenStream::new(), TokenStream::new()) };
     let base = (quote! { t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp }, quote! { t0, h, q0, q1, #za });
     let mut body = |outputs: &[Expr], name: &str| helpers.add(body_with_base(model, outputs, name, &base, &none, &none));
     let (l_stmts, l_vals) = body(&[de.lagrangian], "__routh_discrete_lagrangian");
@@ -124,23 +125,54 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
     (methods, quote! { #impls #inputs_impl #runs })
 }
 
-/// `__routh_discrete_blocks`: the blocks ∂p₀/∂q₀, ∂p₁/∂q₀, ∂p₁/∂q₁ of the step map's Jacobian (not
-/// generated for a contact integrator yet).
+/// `__routh_discrete_blocks`: the blocks ∂p₀/∂q₀, ∂p₁/∂q₀, ∂p₁/∂q₁ of the step map's Jacobian; for a
+/// contact integrator `__routh_contact_blocks`, the same with the action's column and row
+/// (`runtime::discrete::ContactMapDerivatives`).
 fn blocks_item(
     de: &DiscreteEquations,
     n: usize,
     body: &mut impl FnMut(&[Expr], &str) -> (Vec<TokenStream>, Vec<TokenStream>),
     sv: &TokenStream,
 ) -> TokenStream {
-    if de.contact {
-        return TokenStream::new();
-    }
     let mut blocks_out: Vec<Expr> = de.left_dq0.iter().flatten().copied().collect();
     blocks_out.extend(de.right_dq0.iter().flatten());
     blocks_out.extend(de.right_dq1.iter().flatten());
     let allow = allow_generated();
-    let (b_stmts, b_vals) = body(&blocks_out, "__routh_discrete_blocks");
     let square = |vals: &[proc_macro2::TokenStream]| crate::emit::codegen::square_matrix(n, vals);
+    if let Some(c) = &de.contact {
+        blocks_out.extend(&c.left_dz0);
+        blocks_out.extend(&c.right_dz0);
+        blocks_out.extend(&de.d1);
+        blocks_out.extend(&de.d2);
+        blocks_out.push(c.action_dz0);
+        let (stmts, vals) = body(&blocks_out, "__routh_contact_blocks");
+        let (ba, bb, bc) = (square(&vals[..n * n]), square(&vals[n * n..2 * n * n]), square(&vals[2 * n * n..3 * n * n]));
+        let column = |k: usize| {
+            let v = &vals[3 * n * n + k * n..3 * n * n + (k + 1) * n];
+            quote! { <#sv>::from([#(#v),*]) }
+        };
+        let (lz, rz, l0, l1) = (column(0), column(1), column(2), column(3));
+        let l3 = &vals[3 * n * n + 4 * n];
+        return quote! {
+            #allow
+            fn __routh_contact_blocks(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
+                -> __routh::discrete::ContactMapDerivatives<#n>
+            {
+                #(#stmts)*
+                __routh::discrete::ContactMapDerivatives {
+                    left_dq0: #ba,
+                    left_dz0: #lz,
+                    right_dq0: #bb,
+                    right_dq1: #bc,
+                    right_dz0: #rz,
+                    action_dq0: #l0,
+                    action_dq1: #l1,
+                    action_dz0: #l3,
+                }
+            }
+        };
+    }
+    let (b_stmts, b_vals) = body(&blocks_out, "__routh_discrete_blocks");
     let (ba, bb, bc) = (square(&b_vals[..n * n]), square(&b_vals[n * n..2 * n * n]), square(&b_vals[2 * n * n..]));
     quote! {
         #allow
@@ -155,7 +187,8 @@ fn blocks_item(
 
 /// With inputs (on the view at fixed inputs): `impl DiscreteInputSystem`, the discrete forces'
 /// input derivatives ∂F^{f∓}L_d/∂u for the step map's input Jacobian, and `impl DrivenDiscrete` on
-/// the model, its views by input value (not for a contact integrator).
+/// the model, its views by input value; for a contact integrator `ContactInputSystem` (with
+/// ∂L_d/∂u) and `DrivenContactDiscrete`.
 fn input_impl(
     model: &View<'_>,
     de: &DiscreteEquations,
@@ -168,15 +201,56 @@ fn input_impl(
     }
     let mut outs: Vec<Expr> = de.left_du.iter().flatten().copied().collect();
     outs.extend(de.right_du.iter().flatten());
+    if let Some(c) = &de.contact {
+        outs.extend(&c.action_du);
+    }
     let (stmts, vals) = body(&outs, "__routh_discrete_input_blocks");
-    let sets = |name: TokenStream, vals: &[TokenStream]| {
-        let sets = (0..n).flat_map(|i| (0..k).map(move |j| (i, j))).zip(vals).map(|((i, j), v)| quote! { #name[(#i, #j)] = #v; });
+    let sets = |name: TokenStream, rows: usize, vals: &[TokenStream]| {
+        let sets =
+            (0..rows).flat_map(|i| (0..k).map(move |j| (i, j))).zip(vals).map(|((i, j), v)| quote! { #name[(#i, #j)] = #v; });
         quote! { #(#sets)* }
     };
-    let (left, right) = (sets(quote!(left), &vals[..n * k]), sets(quote!(right), &vals[n * k..]));
+    let (left, right) = (sets(quote!(left), n, &vals[..n * k]), sets(quote!(right), n, &vals[n * k..2 * n * k]));
     let owner = Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
     let allow = allow_generated();
+    if de.contact.is_some() {
+        // A contact model's view: the maps' input derivatives with the action's increment's; the
+        // model the family of its views (`step::ContactMap` plans over it).
+        let action = sets(quote!(action), 1, &vals[2 * n * k..]);
+        let items = crate::emit::codegen::lazy(quote! {
+            #allow
+            fn contact_input_derivatives(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
+                -> ::core::result::Result<(__routh::Matrix<#n, #k>, __routh::Matrix<#n, #k>, __routh::Matrix<1, #k>), __routh::FieldError>
+            {
+                #(#stmts)*
+                let mut left = __routh::Matrix::<#n, #k>::zeros();
+                let mut right = __routh::Matrix::<#n, #k>::zeros();
+                let mut action = __routh::Matrix::<1, #k>::zeros();
+                #left
+                #right
+                #action
+                let ok = left.iter().chain(right.iter()).chain(action.iter()).all(|v| v.is_finite());
+                if ok { Ok((left, right, action)) } else { Err(__routh::FieldError::NonFinite { t: t0 }) }
+            }
+        });
+        let (name, view) = (&model.name, crate::emit::codegen::driven_type(&model.name));
+        return quote! {
+            #[automatically_derived]
+            impl #generics __routh::discrete::ContactInputSystem<#n, #k> for #ty {
+                #items
+            }
+
+            #[automatically_derived]
+            impl __routh::discrete::DrivenContactDiscrete<#n, #k> for #name {
+                type At<'a> = #view<'a>;
+                #[inline]
+                fn at(&self, u: &__routh::Vector<#k>) -> #view<'_> {
+                    self.driven(::core::array::from_fn(|i| u[i]))
+                }
+            }
+        };
+    }
     let items = crate::emit::codegen::lazy(quote! {
         #allow
         fn momentum_input_derivatives(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv)
@@ -212,7 +286,7 @@ fn input_impl(
 
 /// `discrete_energies`: the energy at every node, with the velocities from the nodes' momenta.
 fn energies_item(de: &DiscreteEquations, n: usize) -> TokenStream {
-    let (guess, energy_note) = if de.contact {
+    let (guess, energy_note) = if de.contact.is_some() {
         (quote! { self.state(qa, [0.0; #n], trajectory.actions.get(k).copied().unwrap_or(0.0)) }, " (and the node's action z_k)")
     } else {
         (quote! { self.state(qa, [0.0; #n]) }, "")
@@ -384,7 +458,7 @@ fn reduced_item(model: &View<'_>, de: &DiscreteEquations, sv: &TokenStream) -> T
 /// `run_discrete`, of the variational or (with an action variable) the contact integrator.
 fn run_item(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
     let state = crate::emit::codegen::state_type(model.layout.state_dim());
-    let (what, errors) = if de.contact {
+    let (what, errors) = if de.contact.is_some() {
         (
             "the contact variational integrator (discrete Herglotz principle, Vermeeren–Bravetti–Seri): from the \
              positions, velocities and action of `start` (p₀ = ∂L/∂q̇), p_k = −(D₁L_d + f⁻)/(1 + D₃L_d) solved for q_k+1, \
@@ -446,7 +520,7 @@ fn run_impls(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
     };
     let plan = quote! { __routh::DiscretePlan<#state> };
     let traj = quote! { __routh::DiscreteTrajectory<#n> };
-    let integrate = if de.contact {
+    let integrate = if de.contact.is_some() {
         quote! { plan.contact(self, p0) }
     } else {
         quote! { plan.variational(self, p0) }
@@ -495,7 +569,7 @@ fn trait_impl(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
     let sv = crate::emit::codegen::svector(n);
     let owner = Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
-    if de.contact {
+    if de.contact.is_some() {
         let items = crate::emit::codegen::lazy(quote! {
             #[inline]
             fn contact_left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
@@ -518,6 +592,12 @@ fn trait_impl(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
             {
                 let f = self.__routh_action_factor(t, h, q0, q1, z0);
                 if f.is_finite() { Ok(f) } else { Err(__routh::FieldError::NonFinite { t }) }
+            }
+            fn contact_derivatives(&self, t: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
+                -> ::core::option::Option<::core::result::Result<__routh::discrete::ContactMapDerivatives<#n>, __routh::FieldError>>
+            {
+                let d = self.__routh_contact_blocks(t, h, q0, q1, z0);
+                Some(if d.is_finite() { Ok(d) } else { Err(__routh::FieldError::NonFinite { t }) })
             }
         });
         quote! {
