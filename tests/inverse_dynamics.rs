@@ -6,6 +6,7 @@
 mod common;
 
 use common::Rng;
+use routh::nalgebra::{SMatrix, SVector};
 use routh::prelude::*;
 
 /// The README's double pendulum in absolute angles.
@@ -117,5 +118,115 @@ fn a_driven_trees_inverse_dynamics_jacobian_is_the_dense_one_and_its_differences
         let u = [rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0)];
         let (r, d) = (tree.driven(u), dense.driven(u));
         check_inverse_dynamics_jacobian!(r, d, x, qdd, 4, field);
+    }
+}
+
+/// A cart-pole whose pole is damped through the action variable, with a damping that depends on
+/// the angle and on the action itself (a Herglotz Lagrangian nonlinear in z).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, th),
+    action(z),
+    lagrangian = (mc + m) / 2 * dot(x).powi(2) + m * l * cos(th) * dot(x) * dot(th) + m * l.powi(2) / 2 * dot(th).powi(2)
+        + m * g * l * cos(th) - gamma * (1 + cos(th) / 4) * z - k * z.powi(2) / 2,
+    force(x = -b * dot(x)),
+    jacobian,
+)]
+struct ContactCartPole {
+    mc: f64,
+    m: f64,
+    l: f64,
+    g: f64,
+    gamma: f64,
+    k: f64,
+    b: f64,
+}
+
+/// A rigid body in its orientation damped through the action (L = ½ωᵀIω − γ z), pulled by gravity
+/// at an offset pivot: the tangent chart of the orientation with an action variable.
+#[derive(Mechanics)]
+#[mechanics(
+    orientation(r),
+    action(z),
+    body(name = brick, mass = m, centre = r * [0, 0, -l], frame = r, inertia = diag(i1, i2, i3)),
+    gravity = [0, 0, -g],
+    lagrangian = -gamma * z * (1 + z.powi(2) / 10),
+    jacobian,
+)]
+struct DampedTop {
+    m: f64,
+    l: f64,
+    g: f64,
+    i1: f64,
+    i2: f64,
+    i3: f64,
+    gamma: f64,
+}
+
+#[test]
+fn a_contact_models_inverse_dynamics_jacobian_is_its_differences_and_inverts_the_fields() {
+    // τ = M q̈ − f of a Herglotz Lagrangian depends on the action z too: ∂τ/∂q and ∂τ/∂q̇ at fixed z
+    // (`inverse_dynamics_jacobian`) and ∂τ/∂z (`inverse_dynamics_action_jacobian`) against central
+    // differences of `inverse_dynamics` along every component of x = (q, q̇, z); at the field's own
+    // accelerations −M⁻¹ ∂τ/∂x is the field Jacobian's rows of q̈, the action's column included.
+    let model = ContactCartPole { mc: 1.0, m: 0.3, l: 0.6, g: 9.81, gamma: 0.4, k: 0.2, b: 0.1 };
+    let mut rng = Rng::new(48);
+    for _ in 0..10 {
+        let x: SVector<f64, 5> = rng.vector(-1.5, 1.5);
+        let qdd: SVector<f64, 2> = rng.vector(-3.0, 3.0);
+        let (tq, tv) = model.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
+        let tz = model.inverse_dynamics_action_jacobian(0.0, &x, &qdd).unwrap();
+        let fd = |k: usize| {
+            let e = SVector::<f64, 5>::ith(k, 1e-6);
+            (model.inverse_dynamics(0.0, &(x + e), &qdd).unwrap() - model.inverse_dynamics(0.0, &(x - e), &qdd).unwrap()) / 2e-6
+        };
+        for k in 0..2 {
+            assert_near!(tq.column(k).into_owned(), fd(k), 1e-7);
+            assert_near!(tv.column(k).into_owned(), fd(2 + k), 1e-7);
+        }
+        assert_near!(tz, fd(4), 1e-7);
+        let a = model.accelerations(0.0, &x).unwrap();
+        let m = model.mass_matrix(0.0, &x).lu();
+        let (aq, av) = model.inverse_dynamics_jacobian(0.0, &x, &a).unwrap();
+        let az = model.inverse_dynamics_action_jacobian(0.0, &x, &a).unwrap();
+        let jac = model.jacobian(0.0, &x).unwrap();
+        assert_near!(-m.solve(&aq).unwrap(), jac.fixed_view::<2, 2>(2, 0).into_owned(), 1e-10);
+        assert_near!(-m.solve(&av).unwrap(), jac.fixed_view::<2, 2>(2, 2).into_owned(), 1e-10);
+        assert_near!(-m.solve(&az).unwrap(), jac.fixed_view::<2, 1>(2, 4).into_owned(), 1e-10);
+    }
+    // With an orientation: ∂τ/∂q along the body rotation vector, ∂τ/∂z on its own; at the field's
+    // accelerations the field Jacobian's rows of ω̇ in the tangent chart (`linearize_tangent`).
+    let top = DampedTop { m: 1.2, l: 0.3, g: 9.81, i1: 0.02, i2: 0.03, i3: 0.015, gamma: 0.5 };
+    for _ in 0..10 {
+        let axis: SVector<f64, 3> = rng.vector(-1.0, 1.0);
+        let q = routh::nalgebra::UnitQuaternion::from_scaled_axis(axis);
+        let (w, z) = (rng.vector::<3>(-2.0, 2.0), rng.uniform(-1.0, 1.0));
+        let x = SVector::<f64, 8>::from_iterator([q.w, q.i, q.j, q.k].into_iter().chain(w.iter().copied()).chain([z]));
+        let qdd: SVector<f64, 3> = rng.vector(-3.0, 3.0);
+        let tz = top.inverse_dynamics_action_jacobian(0.0, &x, &qdd).unwrap();
+        let e = SVector::<f64, 8>::ith(7, 1e-6);
+        let fd = (top.inverse_dynamics(0.0, &(x + e), &qdd).unwrap() - top.inverse_dynamics(0.0, &(x - e), &qdd).unwrap()) / 2e-6;
+        assert_near!(tz, fd, 1e-7);
+        let (_, tv) = top.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
+        for k in 0..3 {
+            let e = SVector::<f64, 8>::ith(4 + k, 1e-6);
+            let fd =
+                (top.inverse_dynamics(0.0, &(x + e), &qdd).unwrap() - top.inverse_dynamics(0.0, &(x - e), &qdd).unwrap()) / 2e-6;
+            assert_near!(tv.column(k).into_owned(), fd, 1e-7);
+        }
+        let a = top.accelerations(0.0, &x).unwrap();
+        let (aq, av) = top.inverse_dynamics_jacobian(0.0, &x, &a).unwrap();
+        let az = top.inverse_dynamics_action_jacobian(0.0, &x, &a).unwrap();
+        let m = top.mass_matrix(0.0, &x).lu();
+        let jac = top.jacobian(0.0, &x).unwrap();
+        // ∂ω̇/∂θ_k = ∂ω̇/∂q · ½ q ⊗ (0, e_k), the quaternion's components (w, i, j, k).
+        let chart = SMatrix::<f64, 4, 3>::from_fn(|r, k| {
+            let e = routh::nalgebra::Quaternion::new(0.0, (k == 0) as u8 as f64, (k == 1) as u8 as f64, (k == 2) as u8 as f64);
+            let d = q.into_inner() * e * 0.5;
+            [d.w, d.i, d.j, d.k][r]
+        });
+        assert_near!(-m.solve(&aq).unwrap(), jac.fixed_view::<3, 4>(4, 0) * chart, 1e-10);
+        assert_near!(-m.solve(&av).unwrap(), jac.fixed_view::<3, 3>(4, 4).into_owned(), 1e-10);
+        assert_near!(-m.solve(&az).unwrap(), jac.fixed_view::<3, 1>(4, 7).into_owned(), 1e-10);
     }
 }

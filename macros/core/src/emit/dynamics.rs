@@ -101,8 +101,8 @@ pub(crate) fn accelerations_and_jacobian(
             methods: sensitivity_items(model, eq, helpers, operator, false),
             accelerations: accelerations_item(model, form, helpers),
             impls: TokenStream::new(),
-            // With orientations (in their tangent chart), not with an action variable.
-            inverse_dynamics_jacobian: eq.contact.is_none(),
+            // With orientations (in their tangent chart), with an action variable at fixed z.
+            inverse_dynamics_jacobian: true,
         },
         None => {
             let jacobian = residual_jacobian(model, eq, helpers);
@@ -111,8 +111,8 @@ pub(crate) fn accelerations_and_jacobian(
                 jacobian,
                 methods: sensitivity_items(model, eq, helpers, operator, false),
                 impls: TokenStream::new(),
-                // τ = −g: not where τ depends on an action variable.
-                inverse_dynamics_jacobian: eq.contact.is_none(),
+                // τ = −g (a contact model's at fixed z).
+                inverse_dynamics_jacobian: true,
             }
         }
     }
@@ -225,8 +225,8 @@ fn residual_jacobian(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) ->
             #jac_finish
         }
     };
-    // τ = −g: its derivatives are the residual's, negated (a contact model's τ depends on z too:
-    // not generated there).
+    // τ = −g: its derivatives are the residual's, negated (a contact model's at fixed action, with
+    // ∂τ/∂z on its own).
     let id_jacobian = if eq.contact.is_none() {
         inverse_dynamics_jacobian_item(
             n,
@@ -239,7 +239,18 @@ fn residual_jacobian(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) ->
             },
         )
     } else {
-        TokenStream::new()
+        let pair = inverse_dynamics_jacobian_item(
+            n,
+            d,
+            "from the symbolic derivatives of the residual g = f − M a at a = q̈ (τ = −g), as the field's \
+             Jacobian takes them, at fixed action z ([`Self::inverse_dynamics_action_jacobian`] is ∂τ/∂z)",
+            quote! {
+                let (gq, gv, _) = self.#jac_fn(t, x, qdd);
+                (-gq, -gv)
+            },
+        );
+        let action = action_jacobian_item(n, d, quote! { let (_, _, gz) = self.#jac_fn(t, x, qdd); });
+        quote! { #pair #action }
     };
     quote! { #jac #id_jacobian }
 }
@@ -285,22 +296,34 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
     let bind = MassOperator::Dense.bind_with_forcing(model);
     let allow = allow_generated();
     // τ = −g: ∂τ/∂q along each orientation's body rotation vector (q ⊗ exp(δθ/2), whose rate is
-    // K(q) = ∂q̇/∂v: the chart `linearize_tangent` uses), so that ∂τ/∂q is n × n; not where τ
-    // depends on an action variable.
-    let id_jacobian = eq.contact.is_none().then(|| {
-        inverse_dynamics_jacobian_item(
+    // K(q) = ∂q̇/∂v: the chart `linearize_tangent` uses), so that ∂τ/∂q is n × n; a contact
+    // model's at fixed action, with ∂τ/∂z on its own.
+    let id_jacobian = {
+        let pair = inverse_dynamics_jacobian_item(
             n,
             d,
-            "from the symbolic derivatives of the residual g = f − M a at a = `qdd` (τ = −g); with \
-             orientations, ∂τ/∂q is taken along each orientation's body rotation vector δθ (the quaternion \
-             moved to q ⊗ exp(δθ/2), at rate K(q) = ∂q̇/∂v: (∂τ/∂q) K(q), n × n), the chart of \
-             `linearize_tangent`",
+            &format!(
+                "from the symbolic derivatives of the residual g = f − M a at a = `qdd` (τ = −g); with \
+                 orientations, ∂τ/∂q is taken along each orientation's body rotation vector δθ (the quaternion \
+                 moved to q ⊗ exp(δθ/2), at rate K(q) = ∂q̇/∂v: (∂τ/∂q) K(q), n × n), the chart of \
+                 `linearize_tangent`{}",
+                if eq.contact.is_some() {
+                    "; at fixed action z ([`Self::inverse_dynamics_action_jacobian`] is ∂τ/∂z)"
+                } else {
+                    ""
+                }
+            ),
             quote! {
                 let (_, rv, gq, gv, _) = self.__routh_quasi_parts(t, x, qdd);
                 (-(gq * rv), -gv)
             },
-        )
-    });
+        );
+        let action = eq
+            .contact
+            .as_ref()
+            .map(|_| action_jacobian_item(n, d, quote! { let (_, _, _, _, gz) = self.__routh_quasi_parts(t, x, qdd); }));
+        quote! { #pair #action }
+    };
     quote! {
         /// The parts of the field's Jacobian with orientations at (t, x) and the accelerations `a`:
         /// ∂q̇/∂q and ∂q̇/∂v = K(q) of the rates q̇ = K(q) v, and ∂g/∂q, ∂g/∂v (and ∂g/∂z) of the
@@ -895,6 +918,31 @@ fn tree_inverse_dynamics_jacobian(model: &View<'_>, ij: &InverseJacobian, helper
         pair,
     );
     quote! { #items #id_jacobian }
+}
+
+/// `inverse_dynamics_action_jacobian` of a contact model: ∂τ/∂z = −∂g/∂z, from `bind` (statements
+/// binding `gz`, ∂g/∂z, with `t`, `x` and `qdd` in scope).
+fn action_jacobian_item(n: usize, d: usize, bind: TokenStream) -> TokenStream {
+    quote! {
+        /// Derivative ∂τ/∂z of the inverse dynamics τ = M q̈ − f at (t, x) and the accelerations `qdd`
+        /// along the action variable z ([`Self::inverse_dynamics`]; [`Self::inverse_dynamics_jacobian`]
+        /// has ∂τ/∂q and ∂τ/∂q̇ at fixed z): −∂g/∂z of the residual g = f − M a from its symbolic
+        /// derivative. At q̈ = `accelerations(t, x)`, −M⁻¹ ∂τ/∂z is the field's column ∂q̈/∂z.
+        ///
+        /// # Errors
+        /// [`FieldError::NonFinite`](::routh::runtime::FieldError) if a derivative is not finite.
+        pub fn inverse_dynamics_action_jacobian(&self, t: f64, x: &__routh::State<#d>, qdd: &__routh::Vector<#n>)
+            -> ::core::result::Result<__routh::Vector<#n>, __routh::FieldError>
+        {
+            #bind
+            let tz = -gz;
+            if tz.iter().all(|v| v.is_finite()) {
+                ::core::result::Result::Ok(tz)
+            } else {
+                ::core::result::Result::Err(__routh::FieldError::NonFinite { t })
+            }
+        }
+    }
 }
 
 /// `inverse_dynamics_jacobian`: ∂τ/∂q and ∂τ/∂q̇ of τ = `inverse_dynamics(t, x, qdd)`, from `pair`

@@ -62,6 +62,13 @@ fn stub_items(input: &DeriveInput, raw: &RawModel) -> TokenStream {
     let (state, vec_n, mat_n, mat_d) = (crate::emit::codegen::state_type(d), sv(n), sm(n, n), sm(d, d));
     let kind = if raw.impacts.is_empty() { crate::emit::run::Kind::smooth(d) } else { crate::emit::run::Kind::hybrid(d) };
     let run = run_stubs(name, &kind);
+    let action_stub = (!raw.actions.is_empty()).then(|| {
+        quote! {
+            /// Stub (the model failed to compile).
+            pub fn inverse_dynamics_action_jacobian(&self, t: f64, x: &#state, qdd: &#vec_n)
+                -> ::core::result::Result<#vec_n, #fe> { #stub }
+        }
+    });
     quote! {
         #[allow(dead_code, unused_variables, clippy::all)]
         impl #name {
@@ -96,6 +103,7 @@ fn stub_items(input: &DeriveInput, raw: &RawModel) -> TokenStream {
             /// Stub (the model failed to compile).
             pub fn inverse_dynamics_jacobian(&self, t: f64, x: &#state, qdd: &#vec_n)
                 -> ::core::result::Result<(#mat_n, #mat_n), #fe> { #stub }
+            #action_stub
         }
 
         #run
