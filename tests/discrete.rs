@@ -1010,6 +1010,74 @@ fn a_discrete_regulator_designed_on_the_contact_map_balances_the_damped_cart_pol
 }
 
 #[test]
+fn ilqr_plans_on_the_contact_integrator_to_a_stationary_point_of_its_cost() {
+    // The damped cart-pole's pole brought up from 0.3 rad off the upright in 2 s over its contact
+    // integrator (`step::ContactMap`, the state (q, p, z)), iLQR started from the rollout of the
+    // discrete LQR designed on the map at the upright fixed point: it converges with J falling at
+    // every iteration and its plan is a stationary point of J through the map's own rollouts.
+    use routh::runtime::ilqr::{IlqrProblem, IlqrStatus, ilqr};
+    use routh::runtime::lqr::dare;
+    use routh::runtime::step::{ContactMap, StepMap};
+    let model = ContactCartPole { mc: 1.0, m: 0.3, l: 0.6, g: 9.81, gamma: 0.4 };
+    let map = ContactMap::<_, 2>::new(&model);
+    let (h, n) = (0.02, 100);
+    let z_star = -model.m * model.g * model.l / (model.gamma * 0.75);
+    let goal = SVector::<f64, 5>::new(0.0, std::f64::consts::PI, 0.0, 0.0, z_star);
+    let weights = routh::nalgebra::SMatrix::<f64, 5, 5>::from_diagonal(&SVector::<f64, 5>::new(10.0, 10.0, 0.1, 0.1, 0.0)) * h;
+    let (r, qf) = (0.5 * h, weights * 100.0);
+    let upright = map.step(0.0, &goal, &SVector::<f64, 1>::zeros(), h).unwrap();
+    let dynamic = |m: &[f64], rows: usize| routh::nalgebra::DMatrix::from_column_slice(rows, m.len() / rows, m);
+    let lqr = dare(
+        &dynamic(upright.a.as_slice(), 5),
+        &dynamic(upright.b.as_slice(), 5),
+        &dynamic(weights.as_slice(), 5),
+        &dynamic(&[r], 1),
+    )
+    .unwrap();
+    let gain = routh::nalgebra::SMatrix::<f64, 1, 5>::from_row_slice(lqr.gain.as_slice());
+    let x0 = SVector::<f64, 5>::new(0.0, std::f64::consts::PI - 0.3, 0.0, 0.0, z_star);
+    let (mut x, mut guess) = (x0, Vec::with_capacity(n));
+    for k in 0..n {
+        let u = -(gain * (x - goal));
+        guess.push(u);
+        x = map.advance(k as f64 * h, &x, &u, h).unwrap();
+    }
+    let problem = IlqrProblem::new((0.0, h, n), goal, weights, SVector::<f64, 1>::new(r), qf).tolerance(1e-15);
+    let plan = ilqr(&map, &problem, &x0, &guess).unwrap();
+    eprintln!(
+        "iLQR on the contact integrator from the discrete LQR's rollout: {:?} after {} iterations, J {:.6} → {:.6}, θ_N − π {:.1e}",
+        plan.status,
+        plan.costs.len() - 1,
+        plan.costs[0],
+        plan.cost(),
+        plan.states[n][1] - std::f64::consts::PI
+    );
+    assert_eq!(plan.status, IlqrStatus::Converged, "{:?}", plan.costs);
+    assert!(plan.costs.windows(2).all(|w| w[1] < w[0]) && plan.cost() < plan.costs[0]);
+    assert!((plan.states[n][1] - std::f64::consts::PI).abs() < 0.05, "{}", plan.states[n]);
+    let cost = |us: &[SVector<f64, 1>]| {
+        let mut x = x0;
+        let mut j = 0.0;
+        for (k, u) in us.iter().enumerate() {
+            let e = x - goal;
+            j += 0.5 * e.dot(&(weights * e)) + 0.5 * r * u[0] * u[0];
+            x = map.advance(k as f64 * h, &x, u, h).unwrap();
+        }
+        let e = x - goal;
+        j + 0.5 * e.dot(&(qf * e))
+    };
+    assert!((cost(&plan.inputs) - plan.cost()).abs() < 1e-12 * plan.cost());
+    let scale = plan.inputs.iter().map(|u| u[0].abs()).fold(0.0, f64::max) * r;
+    for k in [0, 33, 99] {
+        let (mut up, mut down) = (plan.inputs.clone(), plan.inputs.clone());
+        up[k][0] += 1e-6;
+        down[k][0] -= 1e-6;
+        let gradient = (cost(&up) - cost(&down)) / 2e-6;
+        assert!(gradient.abs() < 1e-6 * scale.max(1e-3), "∂J/∂u_{k} = {gradient}");
+    }
+}
+
+#[test]
 fn the_damped_oscillators_contact_step_contracts_by_the_midpoint_factor() {
     // ẍ + γẋ + x = 0 in L = ½ẋ² − ½x² − γz: the midpoint contact step carries the contact form by
     // σ = 1 + D₃L_d = 1 − γh + (γh)²/2 at every state (its action predicted half a step in, z_a =
