@@ -230,8 +230,8 @@ fn input_impl(
                 #left
                 #right
                 #action
-                let ok = left.iter().chain(right.iter()).chain(action.iter()).all(|v| v.is_finite());
-                if ok { Ok((left, right, action)) } else { Err(__routh::FieldError::NonFinite { t: t0 }) }
+                let finite = |m| __routh::mechanics::finite(t0, m);
+                Ok((finite(left)?, finite(right)?, __routh::mechanics::finite(t0, action)?))
             }
         });
         let (name, view) = (&model.name, crate::emit::codegen::driven_type(&model.name));
@@ -261,8 +261,7 @@ fn input_impl(
             let mut right = __routh::Matrix::<#n, #k>::zeros();
             #left
             #right
-            let ok = left.iter().chain(right.iter()).all(|v| v.is_finite());
-            if ok { Ok((left, right)) } else { Err(__routh::FieldError::NonFinite { t: t0 }) }
+            Ok((__routh::mechanics::finite(t0, left)?, __routh::mechanics::finite(t0, right)?))
         }
     });
     // The model as the family of its views, one per input value (plans over its integrator).
@@ -624,8 +623,8 @@ fn trait_impl(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
                 __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>,
             ), __routh::FieldError>> {
                 let (a, b, c) = self.__routh_discrete_blocks(t, h, q0, q1);
-                let ok = a.iter().chain(b.iter()).chain(c.iter()).all(|v| v.is_finite());
-                Some(if ok { Ok((a, b, c)) } else { Err(__routh::FieldError::NonFinite { t }) })
+                let finite = |m| __routh::mechanics::finite(t, m);
+                Some(finite(a).and_then(|a| Ok((a, finite(b)?, finite(c)?))))
             }
         });
         quote! {

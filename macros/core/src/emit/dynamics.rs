@@ -935,12 +935,7 @@ fn action_jacobian_item(n: usize, d: usize, bind: TokenStream) -> TokenStream {
             -> ::core::result::Result<__routh::Vector<#n>, __routh::FieldError>
         {
             #bind
-            let tz = -gz;
-            if tz.iter().all(|v| v.is_finite()) {
-                ::core::result::Result::Ok(tz)
-            } else {
-                ::core::result::Result::Err(__routh::FieldError::NonFinite { t })
-            }
+            __routh::mechanics::finite(t, -gz)
         }
     }
 }
@@ -964,11 +959,7 @@ fn inverse_dynamics_jacobian_item(n: usize, d: usize, how: &str, pair: TokenStre
             -> ::core::result::Result<(__routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>), __routh::FieldError>
         {
             let (tq, tv) = { #pair };
-            if tq.iter().chain(tv.iter()).all(|v| v.is_finite()) {
-                ::core::result::Result::Ok((tq, tv))
-            } else {
-                ::core::result::Result::Err(__routh::FieldError::NonFinite { t })
-            }
+            ::core::result::Result::Ok((__routh::mechanics::finite(t, tq)?, __routh::mechanics::finite(t, tv)?))
         }
     }
 }
