@@ -101,13 +101,7 @@ fn arm(c: &mut Criterion) {
     let (a, b) = arm_differenced(&p, &x, &u);
     let scale = exact.a.amax().max(exact.b.amax());
     assert!((exact.a - a).amax() < 1e-5 * scale && (exact.b - b).amax() < 1e-5 * scale, "{} {}", exact.a - a, exact.b - b);
-    let time = |f: &dyn Fn()| {
-        let start = std::time::Instant::now();
-        for _ in 0..100_000 {
-            f();
-        }
-        start.elapsed().as_secs_f64() / 100_000.0
-    };
+    let time = |f: &dyn Fn()| per_call(100_000, f);
     let driven = p.driven(uu);
     let (t_lin, t_fd, t_field, t_step) = (
         time(&|| {
@@ -161,6 +155,15 @@ fn differenced(p: &CartPole, x: &SVector<f64, 4>, u: &SVector<f64, 1>, h: f64) -
 
 type Pair = SVector<f64, 2>;
 
+/// Seconds per call of `f` over `calls` calls (the printed ratios' timing, one process).
+fn per_call(calls: u32, f: &dyn Fn()) -> f64 {
+    let start = std::time::Instant::now();
+    for _ in 0..calls {
+        f();
+    }
+    start.elapsed().as_secs_f64() / f64::from(calls)
+}
+
 /// One variational step of the cart-pole from (q, p) with the input held: (q_k+1, p_k+1).
 fn variational_step(p: &CartPole, z: &SVector<f64, 4>, u: f64, h: f64) -> SVector<f64, 4> {
     let (q, m) = (Pair::new(z[0], z[1]), Pair::new(z[2], z[3]));
@@ -193,13 +196,7 @@ fn variational(c: &mut Criterion) {
     let (a, b) = variational_jacobians(&p, &z, u, h);
     let (fa, fb) = variational_differenced(&p, &z, u, h);
     assert!((a - fa).amax() < 1e-6 && (b - fb).amax() < 1e-6, "{} {}", a - fa, b - fb);
-    let time = |f: &dyn Fn()| {
-        let start = std::time::Instant::now();
-        for _ in 0..100_000 {
-            f();
-        }
-        start.elapsed().as_secs_f64() / 100_000.0
-    };
+    let time = |f: &dyn Fn()| per_call(100_000, f);
     let (t_exact, t_fd) = (
         time(&|| {
             black_box(variational_jacobians(&p, black_box(&z), u, h));
@@ -232,13 +229,7 @@ fn bench(c: &mut Criterion) {
     assert!((exact.a - a).amax() < 1e-6 && (exact.b - b).amax() < 1e-6, "{} {}", exact.a - a, exact.b - b);
     assert!((exact.next - plain_step(&p, &x, &u, h)).amax() < 1e-15);
 
-    let time = |f: &dyn Fn()| {
-        let start = std::time::Instant::now();
-        for _ in 0..200_000 {
-            f();
-        }
-        start.elapsed().as_secs_f64() / 200_000.0
-    };
+    let time = |f: &dyn Fn()| per_call(200_000, f);
     let driven = p.driven([u[0]]);
     let (t_exact, t_fd, t_fields) = (
         time(&|| {
@@ -297,13 +288,7 @@ fn contact(c: &mut Criterion) {
     };
     let (j, (fa, fb)) = (exact(), differenced());
     assert!((j.a - fa).amax() < 1e-6 && (j.b - fb).amax() < 1e-6, "{} {}", j.a - fa, j.b - fb);
-    let time = |f: &dyn Fn()| {
-        let start = std::time::Instant::now();
-        for _ in 0..100_000 {
-            f();
-        }
-        start.elapsed().as_secs_f64() / 100_000.0
-    };
+    let time = |f: &dyn Fn()| per_call(100_000, f);
     let (t_exact, t_fd) = (
         time(&|| {
             black_box(exact());
