@@ -767,6 +767,58 @@ impl<const N: usize> ContactStepJacobian<N> {
 /// δz₁ = δz₀ + D₁L_d δq₀ + D₂L_d δq₁ + D₃L_d δz₀. `None` if the system does not provide
 /// [`ContactDiscreteSystem::contact_derivatives`].
 ///
+/// ```
+/// use routh_runtime::discrete::{ContactDiscreteSystem, ContactMapDerivatives, DiscreteOptions, contact_discrete_step, contact_step_jacobian};
+/// use routh_runtime::nalgebra::{Matrix1, Vector1};
+/// use routh_runtime::FieldError;
+///
+/// // A free particle damped through the action, L = ½q̇² − γz, by the rectangle rule with the
+/// // action at the start: L_d = (q₁ − q₀)²/(2h) − γhz₀, so that with c = 1 − γh the step is
+/// // q₁ = q₀ + h c p₀, p₁ = c p₀, z₁ = c z₀ + h c² p₀²/2 — and dz₁ − p₁dq₁ = c (dz₀ − p₀dq₀).
+/// struct Damped(f64);
+/// impl ContactDiscreteSystem<1> for Damped {
+///     fn contact_left_momentum(&self, _t: f64, h: f64, q0: &Vector1<f64>, q1: &Vector1<f64>, _z0: f64)
+///         -> Result<(Vector1<f64>, Matrix1<f64>), FieldError> {
+///         let c = 1.0 - self.0 * h;
+///         Ok(((q1 - q0) / (h * c), Matrix1::new(1.0 / (h * c))))
+///     }
+///     fn contact_right_momentum(&self, _t: f64, h: f64, q0: &Vector1<f64>, q1: &Vector1<f64>, z0: f64)
+///         -> Result<(Vector1<f64>, f64), FieldError> {
+///         let v = (q1[0] - q0[0]) / h;
+///         Ok((Vector1::new(v), h * v * v / 2.0 - self.0 * h * z0))
+///     }
+///     fn action_factor(&self, _t: f64, h: f64, _q0: &Vector1<f64>, _q1: &Vector1<f64>, _z0: f64) -> Result<f64, FieldError> {
+///         Ok(1.0 - self.0 * h)
+///     }
+///     fn contact_derivatives(&self, _t: f64, h: f64, q0: &Vector1<f64>, q1: &Vector1<f64>, _z0: f64)
+///         -> Option<Result<ContactMapDerivatives<1>, FieldError>> {
+///         let (c, v) = (1.0 - self.0 * h, (q1[0] - q0[0]) / h);
+///         Some(Ok(ContactMapDerivatives {
+///             left_dq0: Matrix1::new(-1.0 / (h * c)),
+///             left_dz0: Vector1::zeros(),
+///             right_dq0: Matrix1::new(-1.0 / h),
+///             right_dq1: Matrix1::new(1.0 / h),
+///             right_dz0: Vector1::zeros(),
+///             action_dq0: Vector1::new(-v),
+///             action_dq1: Vector1::new(v),
+///             action_dz0: -self.0 * h,
+///         }))
+///     }
+/// }
+/// let (sys, h, p0) = (Damped(0.5), 0.1, Vector1::new(2.0));
+/// let q0 = Vector1::new(0.3);
+/// let (step, z1) = contact_discrete_step(&sys, (0.0, h), (&q0, &p0, 1.0), q0, &DiscreteOptions::default())?;
+/// let c = 1.0 - 0.5 * h;
+/// assert!((step.position[0] - (0.3 + h * c * 2.0)).abs() < 1e-14 && (z1 - (c + h * c * c * 2.0)).abs() < 1e-14);
+/// let j = contact_step_jacobian(&sys, 0.0, h, &q0, &step.position, 1.0)?.unwrap();
+/// assert!((j.state.dq_dp[0] - h * c).abs() < 1e-14 && (j.state.dp_dp[0] - c).abs() < 1e-14);
+/// assert!((j.dz_dp[0] - h * c * c * 2.0).abs() < 1e-14 && (j.dz_dz - c).abs() < 1e-14);
+/// // A contact map with σ = c.
+/// let (sigma, defect) = j.contact_defect(&p0, &step.momentum);
+/// assert!((sigma - c).abs() < 1e-14 && defect < 1e-14);
+/// # Ok::<(), routh_runtime::SimError>(())
+/// ```
+///
 /// # Errors
 /// [`SimError::SingularStepJacobian`] for a singular J; the system's errors.
 pub fn contact_step_jacobian<S: ContactDiscreteSystem<N> + ?Sized, const N: usize>(
