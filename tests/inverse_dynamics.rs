@@ -230,3 +230,47 @@ fn a_contact_models_inverse_dynamics_jacobian_is_its_differences_and_inverts_the
         assert_near!(-m.solve(&az).unwrap(), jac.fixed_view::<3, 1>(4, 7).into_owned(), 1e-10);
     }
 }
+
+/// A point mass on a circle held by a holonomic constraint in Cartesian coordinates, damped through
+/// the action variable.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y),
+    action(z),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y - gamma * (1 + x.powi(2)) * z,
+    holonomic(circle = x.powi(2) + y.powi(2) - l.powi(2)),
+    jacobian,
+)]
+struct HeldContactPendulum {
+    m: f64,
+    g: f64,
+    l: f64,
+    gamma: f64,
+}
+
+#[test]
+fn a_constrained_contact_models_inverse_dynamics_jacobian_is_its_differences() {
+    // τ = M q̈ − f in coordinates (the constraint's force not in it) of a Herglotz Lagrangian: ∂τ/∂q,
+    // ∂τ/∂q̇ at fixed z and ∂τ/∂z from the saddle point's residual rows at λ = 0, against central
+    // differences of `inverse_dynamics` along every component of x = (q, q̇, z).
+    let model = HeldContactPendulum { m: 0.8, g: 9.81, l: 0.7, gamma: 0.3 };
+    let mut rng = Rng::new(49);
+    for _ in 0..10 {
+        let x: SVector<f64, 5> = rng.vector(-1.5, 1.5);
+        let qdd: SVector<f64, 2> = rng.vector(-3.0, 3.0);
+        let (tq, tv) = model.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
+        let tz = model.inverse_dynamics_action_jacobian(0.0, &x, &qdd).unwrap();
+        let fd = |k: usize| {
+            let e = SVector::<f64, 5>::ith(k, 1e-6);
+            (model.inverse_dynamics(0.0, &(x + e), &qdd).unwrap() - model.inverse_dynamics(0.0, &(x - e), &qdd).unwrap()) / 2e-6
+        };
+        for k in 0..2 {
+            assert_near!(tq.column(k).into_owned(), fd(k), 1e-7);
+            assert_near!(tv.column(k).into_owned(), fd(2 + k), 1e-7);
+        }
+        assert_near!(tz, fd(4), 1e-7);
+        // τ depends on z through the damping −γ(1 + x²) ∂L/∂q̇ = γ(1 + x²) m q̇ and on ∂L/∂x = −2γxz:
+        // ∂τ/∂z = (2γx, 0) wherever it is evaluated.
+        assert!((tz[0] - 2.0 * model.gamma * x[0]).abs() < 1e-12 && tz[1].abs() < 1e-12, "{tz}");
+    }
+}

@@ -57,9 +57,8 @@ pub(crate) fn accelerations_and_jacobian(
             });
             let items = crate::emit::constraint::emit(model, (ce, eq), (operator, inverse), helpers);
             // τ = M q̈ − f is the saddle-point residual's first rows at λ = 0, where ∂(Aᵀλ)/∂x
-            // vanishes too: its Jacobian's (without an action variable).
-            let id_jacobian = (model.field_jacobian && model.layout.z.is_none())
-                .then(|| constrained_inverse_dynamics_jacobian(model, ce.a.len()));
+            // vanishes too: its Jacobian's (with an action variable at fixed z, and ∂τ/∂z).
+            let id_jacobian = model.field_jacobian.then(|| constrained_inverse_dynamics_jacobian(model, ce.a.len()));
             let methods = items.methods;
             Dynamics {
                 accelerations: items.accelerations,
@@ -863,18 +862,34 @@ fn along_rates(model: &View<'_>, dq: TokenStream) -> TokenStream {
 fn constrained_inverse_dynamics_jacobian(model: &View<'_>, m: usize) -> TokenStream {
     let (n, d, p) = (model.dof(), model.layout.state_dim(), model.layout.position_dim());
     let positions = along_rates(model, quote! { dr.fixed_view::<#n, #p>(0, 0).into_owned() });
-    inverse_dynamics_jacobian_item(
+    // A contact model's ∂τ/∂z: the residual's first rows along the action (the state's last entry).
+    let action = model.layout.z.is_some().then(|| {
+        let z = d - 1;
+        action_jacobian_item(
+            n,
+            d,
+            quote! {
+                let (dr, _) = self.__routh_constraint_jacobian(t, x, qdd, &__routh::Vector::<#m>::zeros());
+                let gz = -dr.fixed_view::<#n, 1>(0, #z).into_owned();
+            },
+        )
+    });
+    let pair = inverse_dynamics_jacobian_item(
         n,
         d,
-        "from the derivatives of the constraints' saddle-point residual R = (M a − Aᵀλ − f, A a + c) at a = `qdd` \
-         and λ = 0, whose first rows are then those of τ = M a − f (along a tree with the kinetic part's \
-         derivatives, as the field's Jacobian takes them); with orientations, ∂τ/∂q along each orientation's \
-         body rotation vector δθ (the quaternion moved to q ⊗ exp(δθ/2), at rate K(q) = ∂q̇/∂v: n × n)",
+        &format!(
+            "from the derivatives of the constraints' saddle-point residual R = (M a − Aᵀλ − f, A a + c) at a = `qdd` \
+             and λ = 0, whose first rows are then those of τ = M a − f (along a tree with the kinetic part's \
+             derivatives, as the field's Jacobian takes them); with orientations, ∂τ/∂q along each orientation's \
+             body rotation vector δθ (the quaternion moved to q ⊗ exp(δθ/2), at rate K(q) = ∂q̇/∂v: n × n){}",
+            if action.is_some() { "; at fixed action z ([`Self::inverse_dynamics_action_jacobian`] is ∂τ/∂z)" } else { "" }
+        ),
         quote! {
             let (dr, _) = self.__routh_constraint_jacobian(t, x, qdd, &__routh::Vector::<#m>::zeros());
             (#positions, dr.fixed_view::<#n, #n>(0, #p).into_owned())
         },
-    )
+    );
+    quote! { #pair #action }
 }
 
 /// `inverse_dynamics_jacobian` along a tree's tangent: ∂K/∂x from K's tangent at the accelerations
