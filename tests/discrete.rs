@@ -1067,14 +1067,7 @@ fn ilqr_plans_on_the_contact_integrator_to_a_stationary_point_of_its_cost() {
         j + 0.5 * e.dot(&(qf * e))
     };
     assert!((cost(&plan.inputs) - plan.cost()).abs() < 1e-12 * plan.cost());
-    let scale = plan.inputs.iter().map(|u| u[0].abs()).fold(0.0, f64::max) * r;
-    for k in [0, 33, 99] {
-        let (mut up, mut down) = (plan.inputs.clone(), plan.inputs.clone());
-        up[k][0] += 1e-6;
-        down[k][0] -= 1e-6;
-        let gradient = (cost(&up) - cost(&down)) / 2e-6;
-        assert!(gradient.abs() < 1e-6 * scale.max(1e-3), "∂J/∂u_{k} = {gradient}");
-    }
+    assert_stationary(&cost, &plan.inputs, r, &[0, 33, 99]);
 }
 
 #[test]
@@ -1098,6 +1091,20 @@ fn the_damped_oscillators_contact_step_contracts_by_the_midpoint_factor() {
         let s = &jac.state;
         let det = s.dq_dq[0] * s.dp_dp[0] - s.dq_dp[0] * s.dp_dq[0];
         assert!((det - sigma).abs() < 1e-14, "h = {h}: det {det} against σ = {sigma}");
+    }
+}
+
+/// A plan of single inputs is a stationary point of its cost J (through the integrator's own
+/// rollouts): central differences of J in the inputs `at`, against the scale of the inputs' cost
+/// (weight `r`).
+fn assert_stationary(cost: &dyn Fn(&[SVector<f64, 1>]) -> f64, inputs: &[SVector<f64, 1>], r: f64, at: &[usize]) {
+    let scale = inputs.iter().map(|u| u[0].abs()).fold(0.0, f64::max) * r;
+    for &k in at {
+        let (mut up, mut down) = (inputs.to_vec(), inputs.to_vec());
+        up[k][0] += 1e-6;
+        down[k][0] -= 1e-6;
+        let gradient = (cost(&up) - cost(&down)) / 2e-6;
+        assert!(gradient.abs() < 1e-6 * scale.max(1e-3), "∂J/∂u_{k} = {gradient}");
     }
 }
 
@@ -1159,12 +1166,5 @@ fn ilqr_plans_on_the_variational_integrator_to_a_stationary_point_of_its_cost() 
         j + 0.5 * x.dot(&(qf * x))
     };
     assert!((cost(&plan.inputs) - plan.cost()).abs() < 1e-12 * plan.cost());
-    let scale = plan.inputs.iter().map(|u| u[0].abs()).fold(0.0, f64::max) * r;
-    for k in [0, 17, 50, 99] {
-        let (mut up, mut down) = (plan.inputs.clone(), plan.inputs.clone());
-        up[k][0] += 1e-6;
-        down[k][0] -= 1e-6;
-        let gradient = (cost(&up) - cost(&down)) / 2e-6;
-        assert!(gradient.abs() < 1e-6 * scale.max(1e-3), "∂J/∂u_{k} = {gradient}");
-    }
+    assert_stationary(&cost, &plan.inputs, r, &[0, 17, 50, 99]);
 }

@@ -163,6 +163,27 @@ struct DampedTop {
     gamma: f64,
 }
 
+/// ∂τ/∂q, ∂τ/∂q̇ (`inverse_dynamics_jacobian`) and ∂τ/∂z (`inverse_dynamics_action_jacobian`) of a
+/// two-coordinate contact model at (x, q̈) against central differences of `inverse_dynamics` along
+/// every component of x = (q, q̇, z) (1e-7); the value of ∂τ/∂z.
+macro_rules! checked_against_differences {
+    ($model:expr, $x:expr, $qdd:expr) => {{
+        let (model, x, qdd) = (&$model, &$x, &$qdd);
+        let (tq, tv) = model.inverse_dynamics_jacobian(0.0, x, qdd).unwrap();
+        let tz = model.inverse_dynamics_action_jacobian(0.0, x, qdd).unwrap();
+        let fd = |k: usize| {
+            let e = SVector::<f64, 5>::ith(k, 1e-6);
+            (model.inverse_dynamics(0.0, &(x + e), qdd).unwrap() - model.inverse_dynamics(0.0, &(x - e), qdd).unwrap()) / 2e-6
+        };
+        for k in 0..2 {
+            assert_near!(tq.column(k).into_owned(), fd(k), 1e-7);
+            assert_near!(tv.column(k).into_owned(), fd(2 + k), 1e-7);
+        }
+        assert_near!(tz, fd(4), 1e-7);
+        tz
+    }};
+}
+
 #[test]
 fn a_contact_models_inverse_dynamics_jacobian_is_its_differences_and_inverts_the_fields() {
     // τ = M q̈ − f of a Herglotz Lagrangian depends on the action z too: ∂τ/∂q and ∂τ/∂q̇ at fixed z
@@ -174,17 +195,7 @@ fn a_contact_models_inverse_dynamics_jacobian_is_its_differences_and_inverts_the
     for _ in 0..10 {
         let x: SVector<f64, 5> = rng.vector(-1.5, 1.5);
         let qdd: SVector<f64, 2> = rng.vector(-3.0, 3.0);
-        let (tq, tv) = model.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
-        let tz = model.inverse_dynamics_action_jacobian(0.0, &x, &qdd).unwrap();
-        let fd = |k: usize| {
-            let e = SVector::<f64, 5>::ith(k, 1e-6);
-            (model.inverse_dynamics(0.0, &(x + e), &qdd).unwrap() - model.inverse_dynamics(0.0, &(x - e), &qdd).unwrap()) / 2e-6
-        };
-        for k in 0..2 {
-            assert_near!(tq.column(k).into_owned(), fd(k), 1e-7);
-            assert_near!(tv.column(k).into_owned(), fd(2 + k), 1e-7);
-        }
-        assert_near!(tz, fd(4), 1e-7);
+        checked_against_differences!(model, x, qdd);
         let a = model.accelerations(0.0, &x).unwrap();
         let m = model.mass_matrix(0.0, &x).lu();
         let (aq, av) = model.inverse_dynamics_jacobian(0.0, &x, &a).unwrap();
@@ -258,17 +269,7 @@ fn a_constrained_contact_models_inverse_dynamics_jacobian_is_its_differences() {
     for _ in 0..10 {
         let x: SVector<f64, 5> = rng.vector(-1.5, 1.5);
         let qdd: SVector<f64, 2> = rng.vector(-3.0, 3.0);
-        let (tq, tv) = model.inverse_dynamics_jacobian(0.0, &x, &qdd).unwrap();
-        let tz = model.inverse_dynamics_action_jacobian(0.0, &x, &qdd).unwrap();
-        let fd = |k: usize| {
-            let e = SVector::<f64, 5>::ith(k, 1e-6);
-            (model.inverse_dynamics(0.0, &(x + e), &qdd).unwrap() - model.inverse_dynamics(0.0, &(x - e), &qdd).unwrap()) / 2e-6
-        };
-        for k in 0..2 {
-            assert_near!(tq.column(k).into_owned(), fd(k), 1e-7);
-            assert_near!(tv.column(k).into_owned(), fd(2 + k), 1e-7);
-        }
-        assert_near!(tz, fd(4), 1e-7);
+        let tz = checked_against_differences!(model, x, qdd);
         // τ depends on z through the damping −γ(1 + x²) ∂L/∂q̇ = γ(1 + x²) m q̇ and on ∂L/∂x = −2γxz:
         // ∂τ/∂z = (2γx, 0) wherever it is evaluated.
         assert!((tz[0] - 2.0 * model.gamma * x[0]).abs() < 1e-12 && tz[1].abs() < 1e-12, "{tz}");

@@ -94,6 +94,14 @@ pub struct StepJacobian<const N: usize> {
 }
 
 impl<const N: usize> StepJacobian<N> {
+    /// The four blocks into the top left 2N × 2N of `out` (the (q, p) part of a step map's A_d).
+    fn write_blocks<const D: usize>(&self, out: &mut SMatrix<f64, D, D>) {
+        out.fixed_view_mut::<N, N>(0, 0).copy_from(&self.dq_dq);
+        out.fixed_view_mut::<N, N>(0, N).copy_from(&self.dq_dp);
+        out.fixed_view_mut::<N, N>(N, 0).copy_from(&self.dp_dq);
+        out.fixed_view_mut::<N, N>(N, N).copy_from(&self.dp_dp);
+    }
+
     /// The largest entry of MᵀΩM − Ω for the canonical Ω (zero for a symplectic map): in blocks,
     /// AᵀC − CᵀA, BᵀD − DᵀB and AᵀD − CᵀB − I with M = [A B; C D].
     #[must_use]
@@ -179,12 +187,8 @@ impl<const N: usize, const K: usize> InputStepJacobian<N, K> {
     #[must_use]
     pub fn state_matrix<const D: usize>(&self) -> SMatrix<f64, D, D> {
         assert_eq!(D, 2 * N, "the state (q, p) has 2N components");
-        let s = &self.state;
         let mut out = SMatrix::<f64, D, D>::zeros();
-        out.fixed_view_mut::<N, N>(0, 0).copy_from(&s.dq_dq);
-        out.fixed_view_mut::<N, N>(0, N).copy_from(&s.dq_dp);
-        out.fixed_view_mut::<N, N>(N, 0).copy_from(&s.dp_dq);
-        out.fixed_view_mut::<N, N>(N, N).copy_from(&s.dp_dp);
+        self.state.write_blocks(&mut out);
         out
     }
 
@@ -731,12 +735,8 @@ impl<const N: usize> ContactStepJacobian<N> {
     #[must_use]
     pub fn state_matrix<const D: usize>(&self) -> SMatrix<f64, D, D> {
         assert_eq!(D, 2 * N + 1, "the state (q, p, z) has 2N + 1 components");
-        let s = &self.state;
         let mut out = SMatrix::<f64, D, D>::zeros();
-        out.fixed_view_mut::<N, N>(0, 0).copy_from(&s.dq_dq);
-        out.fixed_view_mut::<N, N>(0, N).copy_from(&s.dq_dp);
-        out.fixed_view_mut::<N, N>(N, 0).copy_from(&s.dp_dq);
-        out.fixed_view_mut::<N, N>(N, N).copy_from(&s.dp_dp);
+        self.state.write_blocks(&mut out);
         out.fixed_view_mut::<N, 1>(0, 2 * N).copy_from(&self.dq_dz);
         out.fixed_view_mut::<N, 1>(N, 2 * N).copy_from(&self.dp_dz);
         out.fixed_view_mut::<1, N>(2 * N, 0).copy_from(&self.dz_dq);

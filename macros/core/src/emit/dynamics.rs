@@ -226,32 +226,26 @@ fn residual_jacobian(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) ->
     };
     // τ = −g: its derivatives are the residual's, negated (a contact model's at fixed action, with
     // ∂τ/∂z on its own).
-    let id_jacobian = if eq.contact.is_none() {
-        inverse_dynamics_jacobian_item(
-            n,
-            d,
-            "from the symbolic derivatives of the residual g = f − M a at a = q̈ (τ = −g), as the field's \
-             Jacobian takes them",
-            quote! {
-                let (gq, gv) = self.#jac_fn(t, x, qdd);
-                (-gq, -gv)
-            },
-        )
+    let pattern = if eq.contact.is_some() {
+        quote! { (gq, gv, _) }
     } else {
-        let pair = inverse_dynamics_jacobian_item(
-            n,
-            d,
-            "from the symbolic derivatives of the residual g = f − M a at a = q̈ (τ = −g), as the field's \
-             Jacobian takes them, at fixed action z ([`Self::inverse_dynamics_action_jacobian`] is ∂τ/∂z)",
-            quote! {
-                let (gq, gv, _) = self.#jac_fn(t, x, qdd);
-                (-gq, -gv)
-            },
-        );
-        let action = action_jacobian_item(n, d, quote! { let (_, _, gz) = self.#jac_fn(t, x, qdd); });
-        quote! { #pair #action }
+        quote! { (gq, gv) }
     };
-    quote! { #jac #id_jacobian }
+    let pair = inverse_dynamics_jacobian_item(
+        n,
+        d,
+        &format!(
+            "from the symbolic derivatives of the residual g = f − M a at a = q̈ (τ = −g), as the field's Jacobian \
+             takes them{}",
+            at_fixed_action(model)
+        ),
+        quote! {
+            let #pattern = self.#jac_fn(t, x, qdd);
+            (-gq, -gv)
+        },
+    );
+    let action = eq.contact.as_ref().map(|_| action_jacobian_item(n, d, quote! { -self.#jac_fn(t, x, qdd).2 }));
+    quote! { #jac #pair #action }
 }
 
 /// `jacobian` of a model with orientations: x = (q, v), F = (K(q) v, M⁻¹f), from the rates'
@@ -306,21 +300,14 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
                  orientations, ∂τ/∂q is taken along each orientation's body rotation vector δθ (the quaternion \
                  moved to q ⊗ exp(δθ/2), at rate K(q) = ∂q̇/∂v: (∂τ/∂q) K(q), n × n), the chart of \
                  `linearize_tangent`{}",
-                if eq.contact.is_some() {
-                    "; at fixed action z ([`Self::inverse_dynamics_action_jacobian`] is ∂τ/∂z)"
-                } else {
-                    ""
-                }
+                at_fixed_action(model)
             ),
             quote! {
                 let (_, rv, gq, gv, _) = self.__routh_quasi_parts(t, x, qdd);
                 (-(gq * rv), -gv)
             },
         );
-        let action = eq
-            .contact
-            .as_ref()
-            .map(|_| action_jacobian_item(n, d, quote! { let (_, _, _, _, gz) = self.__routh_quasi_parts(t, x, qdd); }));
+        let action = eq.contact.as_ref().map(|_| action_jacobian_item(n, d, quote! { -self.__routh_quasi_parts(t, x, qdd).4 }));
         quote! { #pair #action }
     };
     quote! {
@@ -869,8 +856,7 @@ fn constrained_inverse_dynamics_jacobian(model: &View<'_>, m: usize) -> TokenStr
             n,
             d,
             quote! {
-                let (dr, _) = self.__routh_constraint_jacobian(t, x, qdd, &__routh::Vector::<#m>::zeros());
-                let gz = -dr.fixed_view::<#n, 1>(0, #z).into_owned();
+                self.__routh_constraint_jacobian(t, x, qdd, &__routh::Vector::<#m>::zeros()).0.fixed_view::<#n, 1>(0, #z).into_owned()
             },
         )
     });
@@ -882,7 +868,7 @@ fn constrained_inverse_dynamics_jacobian(model: &View<'_>, m: usize) -> TokenStr
              and λ = 0, whose first rows are then those of τ = M a − f (along a tree with the kinetic part's \
              derivatives, as the field's Jacobian takes them); with orientations, ∂τ/∂q along each orientation's \
              body rotation vector δθ (the quaternion moved to q ⊗ exp(δθ/2), at rate K(q) = ∂q̇/∂v: n × n){}",
-            if action.is_some() { "; at fixed action z ([`Self::inverse_dynamics_action_jacobian`] is ∂τ/∂z)" } else { "" }
+            at_fixed_action(model)
         ),
         quote! {
             let (dr, _) = self.__routh_constraint_jacobian(t, x, qdd, &__routh::Vector::<#m>::zeros());
@@ -935,9 +921,14 @@ fn tree_inverse_dynamics_jacobian(model: &View<'_>, ij: &InverseJacobian, helper
     quote! { #items #id_jacobian }
 }
 
-/// `inverse_dynamics_action_jacobian` of a contact model: ∂τ/∂z = −∂g/∂z, from `bind` (statements
-/// binding `gz`, ∂g/∂z, with `t`, `x` and `qdd` in scope).
-fn action_jacobian_item(n: usize, d: usize, bind: TokenStream) -> TokenStream {
+/// The note `inverse_dynamics_jacobian`'s rustdoc ends on for a contact model (nothing otherwise).
+fn at_fixed_action(model: &View<'_>) -> &'static str {
+    if model.layout.z.is_some() { "; at fixed action z ([`Self::inverse_dynamics_action_jacobian`] is ∂τ/∂z)" } else { "" }
+}
+
+/// `inverse_dynamics_action_jacobian` of a contact model: ∂τ/∂z from `tz` (an expression of it,
+/// with `t`, `x` and `qdd` in scope: −∂g/∂z of the residual, or the saddle point's residual rows).
+fn action_jacobian_item(n: usize, d: usize, tz: TokenStream) -> TokenStream {
     quote! {
         /// Derivative ∂τ/∂z of the inverse dynamics τ = M q̈ − f at (t, x) and the accelerations `qdd`
         /// along the action variable z ([`Self::inverse_dynamics`]; [`Self::inverse_dynamics_jacobian`]
@@ -949,8 +940,7 @@ fn action_jacobian_item(n: usize, d: usize, bind: TokenStream) -> TokenStream {
         pub fn inverse_dynamics_action_jacobian(&self, t: f64, x: &__routh::State<#d>, qdd: &__routh::Vector<#n>)
             -> ::core::result::Result<__routh::Vector<#n>, __routh::FieldError>
         {
-            #bind
-            __routh::mechanics::finite(t, -gz)
+            __routh::mechanics::finite(t, #tz)
         }
     }
 }
