@@ -287,19 +287,23 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
     #[must_use]
     pub fn positions_from_chart<const R: usize>(x: &SVector<f64, D>, d: &SMatrix<f64, R, N>) -> SMatrix<f64, R, P> {
         let mut out = SMatrix::<f64, R, P>::zeros();
-        Self::chart_columns(x, d, |r, c, v| out[(r, c)] = v);
+        Self::chart_columns::<R>(x, |r, c| d[(r, c)], |r, c, v| out[(r, c)] = v);
         out
     }
 
     /// [`Self::positions_from_chart`]'s entries (row, column, value), each once.
     #[inline]
-    fn chart_columns<const R: usize>(x: &SVector<f64, D>, d: &SMatrix<f64, R, N>, mut set: impl FnMut(usize, usize, f64)) {
+    fn chart_columns<const R: usize>(
+        x: &SVector<f64, D>,
+        d: impl Fn(usize, usize) -> f64,
+        mut set: impl FnMut(usize, usize, f64),
+    ) {
         let () = Self::OK;
         let turning = P - N;
         let ordinary = N - 3 * turning;
         for j in 0..ordinary {
             for r in 0..R {
-                set(r, j, d[(r, j)]);
+                set(r, j, d(r, j));
             }
         }
         for o in 0..turning {
@@ -309,7 +313,7 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
             // ∂θ/∂q by columns q_c (w, x, y, z), rows θ_k: (−v_k, w e_k − (v × ·)_k).
             let chart = [[-v[0], -v[1], -v[2]], [w, -v[2], v[1]], [v[2], w, -v[0]], [-v[1], v[0], w]];
             for r in 0..R {
-                let along = [d[(r, vs)], d[(r, vs + 1)], d[(r, vs + 2)]];
+                let along = [d(r, vs), d(r, vs + 1), d(r, vs + 2)];
                 for (c, column) in chart.iter().enumerate() {
                     set(r, qs + c, scale * (along[0] * column[0] + along[1] * column[1] + along[2] * column[2]));
                 }
@@ -329,7 +333,7 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
         d_velocities: &SMatrix<f64, N, N>,
     ) -> SMatrix<f64, D, D> {
         let mut jac = SMatrix::<f64, D, D>::zeros();
-        Self::write_jacobian_from_chart(&mut jac, x, (rq, rv), d_chart, d_velocities);
+        Self::write_jacobian_from_chart(&mut jac, x, (rq, rv), |r, c| d_chart[(r, c)], |r, c| d_velocities[(r, c)]);
         jac
     }
 
@@ -338,14 +342,18 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
         jac: &mut SMatrix<f64, D, D>,
         x: &SVector<f64, D>,
         (rq, rv): (&SMatrix<f64, P, P>, &SMatrix<f64, P, N>),
-        d_chart: &SMatrix<f64, N, N>,
-        d_velocities: &SMatrix<f64, N, N>,
+        d_chart: impl Fn(usize, usize) -> f64,
+        d_velocities: impl Fn(usize, usize) -> f64,
     ) {
         const { assert!(D == P + N, "a state without action") };
         jac.fixed_view_mut::<P, P>(0, 0).copy_from(rq);
         jac.fixed_view_mut::<P, N>(0, P).copy_from(rv);
-        Self::chart_columns(x, d_chart, |r, c, v| jac[(P + r, c)] = v);
-        jac.fixed_view_mut::<N, N>(P, P).copy_from(d_velocities);
+        Self::chart_columns::<N>(x, d_chart, |r, c, v| jac[(P + r, c)] = v);
+        for c in 0..N {
+            for r in 0..N {
+                jac[(P + r, P + c)] = d_velocities(r, c);
+            }
+        }
     }
 
     /// The Jacobian of a velocity-map reset x ↦ (q, v(t, q, v), z) from ∂v/∂q (`N × P`) and ∂v/∂v

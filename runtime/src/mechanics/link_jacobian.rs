@@ -106,30 +106,39 @@ impl<const N: usize> TreeMassFactor<N> {
     /// [`FieldError::NonFinite`] for a non-finite M, [`FieldError::SingularMassMatrix`] where a
     /// pivot is not safely positive (or the dense factor fails).
     pub fn new(t: f64, topology: &'static LinkTopology, m: SMatrix<f64, N, N>) -> Result<Self, FieldError> {
-        let depth_sum: usize = (0..N).map(|j| std::iter::successors(Some(j), |&k| topology.parent[k]).count()).sum();
-        if 4 * depth_sum > 3 * (N * (N + 1) / 2) {
+        // Each joint's depth from its parent's (root first), not by walking up from every joint.
+        let mut depth = [0_usize; N];
+        for &j in topology.order {
+            depth[j] = topology.parent[j].map_or(1, |k| depth[k] + 1);
+        }
+        if 4 * depth.iter().sum::<usize>() > 3 * (N * (N + 1) / 2) {
             return Ok(TreeMassFactor(TreeFactorKind::Dense(super::factor_mass(t, m)?)));
         }
         if !all_finite(&m) {
             return Err(FieldError::NonFinite { t });
         }
         let mut h = m;
-        // Leaves first: each joint's row against its ancestors eliminated.
+        // Leaves first: each joint's row against its ancestors eliminated, the ancestors listed
+        // once per joint (the elimination's steps then independent of the walk up the tree).
+        let mut above = [0_usize; N];
         for &k in topology.order.iter().rev() {
             let pivot = h[(k, k)];
             if !(pivot > PIVOT_TOLERANCE * m[(k, k)].abs()) {
                 return Err(FieldError::SingularMassMatrix { t });
             }
+            let mut count = 0;
             let mut i = topology.parent[k];
             while let Some(a) = i {
+                above[count] = a;
+                count += 1;
+                i = topology.parent[a];
+            }
+            for (x, &a) in above[..count].iter().enumerate() {
                 let l = h[(k, a)] / pivot;
-                let mut j = Some(a);
-                while let Some(b) = j {
+                for &b in &above[x..count] {
                     h[(a, b)] -= h[(k, b)] * l;
-                    j = topology.parent[b];
                 }
                 h[(k, a)] = l;
-                i = topology.parent[a];
             }
         }
         Ok(TreeMassFactor(TreeFactorKind::Tree { topology, ldl: h }))
@@ -137,29 +146,107 @@ impl<const N: usize> TreeMassFactor<N> {
 }
 
 impl<const N: usize> TreeMassFactor<N> {
-    /// M⁻¹ for the derivatives' 2N and more right-hand sides: along the tree by the factor's
-    /// solves; densely by M⁻¹ itself (N solves, each a chain of dependent multiply-adds) and its
+    /// M X = B for the derivatives' 2N and more right-hand sides, each block stored transposed
+    /// (Bᵀ: row i of B contiguous) and solved in place: along the tree by one walk of the
+    /// factor whose every step is one row's multiply-add across all the blocks' columns (in SIMD
+    /// lanes); densely by M⁻¹ itself (N solves, each a chain of dependent multiply-adds) and its
     /// products (independent rows, in SIMD lanes), as Pinocchio's `computeABADerivatives` does.
-    fn solver(&self) -> Result<Solver<'_, N>, SingularMatrix> {
+    fn solve_rows<const W: usize>(&self, rows: &mut SolvedRows<N, W>) -> Result<(), SingularMatrix> {
         match &self.0 {
-            TreeFactorKind::Dense(f) => Ok(Solver::Inverse(f.solve(SMatrix::<f64, N, N>::identity())?)),
-            TreeFactorKind::Tree { .. } => Ok(Solver::Factor(self)),
+            TreeFactorKind::Dense(f) => {
+                // Bᵀ M⁻¹ = (M⁻¹ B)ᵀ, M⁻¹ symmetric.
+                let inverse = f.solve(SMatrix::<f64, N, N>::identity())?;
+                rows.by_q *= inverse;
+                rows.by_v *= inverse;
+                rows.sensitivities *= inverse;
+            }
+            TreeFactorKind::Tree { topology, ldl } => walk(topology, ldl, rows),
+        }
+        Ok(())
+    }
+}
+
+/// Right-hand sides that a walk of the tree factor updates row by row ([`walk`]).
+trait Rows {
+    /// Row a −= l · row i.
+    fn sub(&mut self, a: usize, i: usize, l: f64);
+    /// Row i ·= s.
+    fn scale(&mut self, i: usize, s: f64);
+}
+
+/// M X = B by the tree factor M = Lᵀ D L over the rows of `rows`: Lᵀ y = b (leaves first),
+/// D z = y, L x = z (root first).
+#[inline(always)]
+fn walk<const N: usize>(topology: &LinkTopology, ldl: &SMatrix<f64, N, N>, rows: &mut impl Rows) {
+    for &i in topology.order.iter().rev() {
+        let mut j = topology.parent[i];
+        while let Some(a) = j {
+            rows.sub(a, i, ldl[(i, a)]);
+            j = topology.parent[a];
+        }
+    }
+    for i in 0..N {
+        rows.scale(i, 1.0 / ldl[(i, i)]);
+    }
+    for &i in topology.order {
+        let mut j = topology.parent[i];
+        while let Some(a) = j {
+            rows.sub(i, a, ldl[(i, a)]);
+            j = topology.parent[a];
         }
     }
 }
 
-/// M X = B for many B at one state ([`TreeMassFactor::solver`]).
-enum Solver<'a, const N: usize> {
-    Inverse(SMatrix<f64, N, N>),
-    Factor(&'a TreeMassFactor<N>),
+/// B stored by columns: row i's entries N apart.
+struct Columns<'a, const N: usize, const C: usize>(&'a mut SMatrix<f64, N, C>);
+
+impl<const N: usize, const C: usize> Rows for Columns<'_, N, C> {
+    #[inline(always)]
+    fn sub(&mut self, a: usize, i: usize, l: f64) {
+        let w = self.0.as_mut_slice();
+        for c in 0..C {
+            w[c * N + a] -= l * w[c * N + i];
+        }
+    }
+
+    #[inline(always)]
+    fn scale(&mut self, i: usize, s: f64) {
+        let w = self.0.as_mut_slice();
+        for c in 0..C {
+            w[c * N + i] *= s;
+        }
+    }
 }
 
-impl<const N: usize> Solver<'_, N> {
-    fn solve<const C: usize>(&self, b: SMatrix<f64, N, C>) -> Result<SMatrix<f64, N, C>, SingularMatrix> {
-        match self {
-            Solver::Inverse(inverse) => Ok(inverse * b),
-            Solver::Factor(f) => f.solve(b),
-        }
+/// Column a −= l · column i of a matrix stored by columns (row a of its transpose, contiguous).
+#[inline(always)]
+fn sub_column<const C: usize, const N: usize>(m: &mut SMatrix<f64, C, N>, a: usize, i: usize, l: f64) {
+    let w = m.as_mut_slice();
+    let (to, from) = if a < i {
+        let (low, high) = w.split_at_mut(i * C);
+        (&mut low[a * C..(a + 1) * C], &high[..C])
+    } else {
+        let (low, high) = w.split_at_mut(a * C);
+        (&mut high[..C], &low[i * C..(i + 1) * C])
+    };
+    for (x, y) in to.iter_mut().zip(from) {
+        *x -= l * y;
+    }
+}
+
+impl<const N: usize, const W: usize> Rows for SolvedRows<N, W> {
+    #[inline(always)]
+    fn sub(&mut self, a: usize, i: usize, l: f64) {
+        sub_column(&mut self.by_q, a, i, l);
+        sub_column(&mut self.by_v, a, i, l);
+        sub_column(&mut self.sensitivities, a, i, l);
+    }
+
+    #[inline(always)]
+    fn scale(&mut self, i: usize, s: f64) {
+        self.by_q.column_mut(i).scale_mut(s);
+        self.by_v.column_mut(i).scale_mut(s);
+        self.sensitivities.column_mut(i).scale_mut(s);
     }
 }
 
@@ -168,38 +255,10 @@ const PIVOT_TOLERANCE: f64 = 1e-14;
 
 impl<const N: usize> MassOperator<N> for TreeMassFactor<N> {
     fn solve<const C: usize>(&self, mut b: SMatrix<f64, N, C>) -> Result<SMatrix<f64, N, C>, SingularMatrix> {
-        let (topology, ldl) = match &self.0 {
+        match &self.0 {
             TreeFactorKind::Dense(f) => return f.solve(b),
-            TreeFactorKind::Tree { topology, ldl } => (topology, ldl),
-        };
-        // Row by row of B (entries N apart in its storage): each walk up the tree serves every
-        // column at once. Lᵀ y = b (leaves first), D z = y, L x = z (root first).
-        let w = b.as_mut_slice();
-        for &i in topology.order.iter().rev() {
-            let mut j = topology.parent[i];
-            while let Some(a) = j {
-                let l = ldl[(i, a)];
-                for c in 0..C {
-                    w[c * N + a] -= l * w[c * N + i];
-                }
-                j = topology.parent[a];
-            }
-        }
-        for i in 0..N {
-            let inv = 1.0 / ldl[(i, i)];
-            for c in 0..C {
-                w[c * N + i] *= inv;
-            }
-        }
-        for &i in topology.order {
-            let mut j = topology.parent[i];
-            while let Some(a) = j {
-                let l = ldl[(i, a)];
-                for c in 0..C {
-                    w[c * N + i] -= l * w[c * N + a];
-                }
-                j = topology.parent[a];
-            }
+            // Row by row of B: each walk up the tree serves every column at once.
+            TreeFactorKind::Tree { topology, ldl } => walk(topology, ldl, &mut Columns(&mut b)),
         }
         if all_finite(&b) { Ok(b) } else { Err(SingularMatrix) }
     }
@@ -286,6 +345,9 @@ pub struct LinkDynamics<const N: usize> {
     anchor: [Option<usize>; N],
     /// Each joint's orientation (its last joint, the body's), `usize::MAX` for a screw.
     orientation: [usize; N],
+    /// Whether each link carries mass: a massless one (an orientation's inner links, a floating
+    /// base's translations) adds nothing to the passes' momenta and forces.
+    massive: [bool; N],
 }
 
 /// m × x of two motions.
@@ -379,7 +441,8 @@ impl<const N: usize> LinkDynamics<N> {
     #[must_use]
     pub fn new(topology: &'static LinkTopology, joints: [LinkJoint; N], inertia: [[[f64; 6]; 6]; N], gravity: [f64; 3]) -> Self {
         debug_assert!(topology.parent.len() == N && topology.order.len() == N);
-        let inertia = std::array::from_fn(|j| Rigid::of(&inertia[j]));
+        let inertia: [Rigid; N] = std::array::from_fn(|j| Rigid::of(&inertia[j]));
+        let massive = std::array::from_fn(|j| !inertia[j].is_zero());
         let mut anchor = [None; N];
         anchor.copy_from_slice(topology.parent);
         LinkDynamics {
@@ -390,6 +453,7 @@ impl<const N: usize> LinkDynamics<N> {
             gravity: Vector3::from(gravity),
             anchor,
             orientation: [usize::MAX; N],
+            massive,
         }
     }
 
@@ -434,23 +498,22 @@ impl<const N: usize> LinkDynamics<N> {
     /// [`FieldError::SingularMassMatrix`] where M cannot be factored, [`FieldError::NonFinite`]
     /// where an input or a result is not finite.
     pub fn derivatives(&self, t: f64, qd: &SVector<f64, N>, forces: &JointForces<N>) -> Result<LinkDerivatives<N>, FieldError> {
-        let singular = |_| FieldError::SingularMassMatrix { t };
-        let Solved { mass, factor, accelerations, dq, dv } = self.solved(t, qd, forces)?;
-        let (d_positions, d_velocities) = {
-            let solver = factor.solver().map_err(singular)?;
-            (solver.solve(forces.d_positions - dq).map_err(singular)?, solver.solve(forces.d_velocities - dv).map_err(singular)?)
-        };
-        if !(all_finite(&accelerations) && all_finite(&d_positions) && all_finite(&d_velocities)) {
-            return Err(FieldError::NonFinite { t });
-        }
-        Ok(LinkDerivatives { accelerations, mass, d_positions, d_velocities, factor })
+        let mut rows = SolvedRows::<N, 0>::new();
+        let Accelerated { mass, factor, accelerations } = self.solved_rows(t, qd, forces, |_| SMatrix::zeros(), &mut rows)?;
+        Ok(LinkDerivatives {
+            accelerations,
+            mass,
+            d_positions: rows.by_q.transpose(),
+            d_velocities: rows.by_v.transpose(),
+            factor,
+        })
     }
 
     /// The first-order field's Jacobian A = ∂F/∂x of F = (q̇, q̈) over x = (q, q̇) (`D = 2N`) and
     /// its sensitivities ∂F/∂w = (0, M⁻¹ ∂g/∂w) to `W` other quantities (inputs, parameters), whose
     /// generalized forces' derivatives ∂g/∂w `dg_dw` gives at q̈: [`Self::derivatives`] and the
-    /// sensitivities in one go, the derivatives' right-hand sides solved together (densely by M⁻¹
-    /// and products) and each result written once, where it belongs.
+    /// sensitivities in one go, the derivatives' right-hand sides solved together and each result
+    /// written once, where it belongs.
     ///
     /// # Errors
     /// As [`Self::derivatives`].
@@ -462,14 +525,15 @@ impl<const N: usize> LinkDynamics<N> {
         dg_dw: impl FnOnce(&SVector<f64, N>) -> SMatrix<f64, N, W>,
     ) -> Result<Linearization<D, W>, FieldError> {
         const { assert!(D == 2 * N, "the state of a tree of links is (q, q̇)") };
-        let SolvedRows { by_q, by_v, sensitivities } = self.solved_rows(t, qd, forces, dg_dw)?;
+        let mut rows = SolvedRows::<N, W>::new();
+        self.solved_rows(t, qd, forces, dg_dw, &mut rows)?;
         let mut out = Linearization::<D, W> { a: SMatrix::zeros(), b: SMatrix::zeros() };
         for i in 0..N {
             out.a[(i, N + i)] = 1.0;
         }
-        out.a.fixed_view_mut::<N, N>(N, 0).copy_from(&by_q);
-        out.a.fixed_view_mut::<N, N>(N, N).copy_from(&by_v);
-        out.b.fixed_rows_mut::<N>(N).copy_from(&sensitivities);
+        out.a.fixed_view_mut::<N, N>(N, 0).tr_copy_from(&rows.by_q);
+        out.a.fixed_view_mut::<N, N>(N, N).tr_copy_from(&rows.by_v);
+        out.b.fixed_rows_mut::<N>(N).tr_copy_from(&rows.sensitivities);
         Ok(out)
     }
 
@@ -491,14 +555,18 @@ impl<const N: usize> LinkDynamics<N> {
     ) -> Result<Linearization<D, W>, FieldError> {
         const { assert!(D == P + N, "the state (q, v) of a tree of links") };
         let qd = x.fixed_rows::<N>(P).into_owned();
-        let SolvedRows { by_q, by_v, sensitivities } = self.solved_rows(t, &qd, forces, dg_dw)?;
+        let mut rows = SolvedRows::<N, W>::new();
+        self.solved_rows(t, &qd, forces, dg_dw, &mut rows)?;
         let mut out = Linearization::<D, W> { a: SMatrix::zeros(), b: SMatrix::zeros() };
-        super::StateLayout::<P, N, D>::write_jacobian_from_chart(&mut out.a, x, rates, &by_q, &by_v);
-        out.b.fixed_rows_mut::<N>(P).copy_from(&sensitivities);
+        let (by_q, by_v) = (&rows.by_q, &rows.by_v);
+        super::StateLayout::<P, N, D>::write_jacobian_from_chart(&mut out.a, x, rates, |r, c| by_q[(c, r)], |r, c| by_v[(c, r)]);
+        out.b.fixed_rows_mut::<N>(P).tr_copy_from(&rows.sensitivities);
         Ok(out)
     }
 
-    /// ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ ∂g/∂w at q̈ ([`Self::linearization`]), finite.
+    /// ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ ∂g/∂w at q̈ into `rows` ([`Self::linearization`]), finite: the passes
+    /// at a = 0, M and its factor, q̈, the accelerations' share added to the passes, and the
+    /// derivatives' right-hand sides ∂τ/∂x − ∂K/∂x at a = q̈ and ∂g/∂w solved together.
     #[inline(always)]
     fn solved_rows<const W: usize>(
         &self,
@@ -506,31 +574,26 @@ impl<const N: usize> LinkDynamics<N> {
         qd: &SVector<f64, N>,
         forces: &JointForces<N>,
         dg_dw: impl FnOnce(&SVector<f64, N>) -> SMatrix<f64, N, W>,
-    ) -> Result<SolvedRows<N, W>, FieldError> {
-        let singular = |_| FieldError::SingularMassMatrix { t };
-        let Solved { factor, accelerations, dq, dv, .. } = self.solved(t, qd, forces)?;
-        let solver = factor.solver().map_err(singular)?;
-        let by_q = solver.solve(forces.d_positions - dq).map_err(singular)?;
-        let by_v = solver.solve(forces.d_velocities - dv).map_err(singular)?;
-        let sensitivities = solver.solve(dg_dw(&accelerations)).map_err(singular)?;
-        if !(all_finite(&by_q) && all_finite(&by_v) && all_finite(&sensitivities)) {
-            return Err(FieldError::NonFinite { t });
-        }
-        Ok(SolvedRows { by_q, by_v, sensitivities })
-    }
-
-    /// What [`Self::derivatives`] and [`Self::linearization`] share: the passes at a = 0, M and
-    /// its factor, q̈, and ∂K/∂q, ∂K/∂q̇ at a = q̈.
-    #[inline(always)]
-    fn solved(&self, t: f64, qd: &SVector<f64, N>, forces: &JointForces<N>) -> Result<Solved<N>, FieldError> {
+        rows: &mut SolvedRows<N, W>,
+    ) -> Result<Accelerated<N>, FieldError> {
         let mut passes = Passes::new();
         self.passes(qd, None, &mut passes);
         let (mass, bias) = self.mass_and_bias(&passes);
         let factor = TreeMassFactor::new(t, self.topology, mass)?;
         let accelerations = factor.solve(forces.value - bias).map_err(|_| FieldError::SingularMassMatrix { t })?;
         self.add_accelerations(&mut passes, &accelerations);
-        let (dq, dv) = self.kinetic_pairs(&passes);
-        Ok(Solved { mass, factor, accelerations, dq, dv })
+        rows.by_q.tr_copy_from(&forces.d_positions);
+        rows.by_v.tr_copy_from(&forces.d_velocities);
+        rows.sensitivities.tr_copy_from(&dg_dw(&accelerations));
+        self.kinetic_pairs(&passes, |i, j, kq, kv| {
+            rows.by_q[(j, i)] -= kq;
+            rows.by_v[(j, i)] -= kv;
+        });
+        factor.solve_rows(rows).map_err(|_| FieldError::SingularMassMatrix { t })?;
+        if !(all_finite(&rows.by_q) && all_finite(&rows.by_v) && all_finite(&rows.sensitivities)) {
+            return Err(FieldError::NonFinite { t });
+        }
+        Ok(Accelerated { mass, factor, accelerations })
     }
 
     /// ∂K/∂q and ∂K/∂q̇ of the inverse dynamics' kinetic part K(q, q̇, a) = M a + (velocity products
@@ -541,7 +604,39 @@ impl<const N: usize> LinkDynamics<N> {
         // The accelerations known, in the one pass.
         let mut passes = Passes::new();
         self.passes(qd, Some(a), &mut passes);
-        self.kinetic_pairs(&passes)
+        let (mut dq, mut dv) = (SMatrix::<f64, N, N>::zeros(), SMatrix::<f64, N, N>::zeros());
+        self.kinetic_pairs(&passes, |i, j, kq, kv| {
+            dq[(i, j)] = kq;
+            dv[(i, j)] = kv;
+        });
+        (dq, dv)
+    }
+
+    /// ∂τ/∂q and ∂τ/∂q̇ of the inverse dynamics τ = K(q, q̇, a) − τ_other at the joint rates `qd` and
+    /// accelerations `a`: [`Self::kinetic_derivatives`] less the other generalized forces'
+    /// derivatives in `forces`, each entry written once.
+    #[must_use]
+    pub fn inverse_dynamics_derivatives(
+        &self,
+        qd: &SVector<f64, N>,
+        a: &SVector<f64, N>,
+        forces: &JointForces<N>,
+    ) -> (SMatrix<f64, N, N>, SMatrix<f64, N, N>) {
+        let mut passes = Passes::new();
+        self.passes(qd, Some(a), &mut passes);
+        let negated = |m: &SMatrix<f64, N, N>| {
+            let mut out = SMatrix::<f64, N, N>::zeros();
+            for (o, x) in out.as_mut_slice().iter_mut().zip(m.as_slice()) {
+                *o = -x;
+            }
+            out
+        };
+        let (mut dq, mut dv) = (negated(&forces.d_positions), negated(&forces.d_velocities));
+        self.kinetic_pairs(&passes, |i, j, kq, kv| {
+            dq[(i, j)] += kq;
+            dv[(i, j)] += kv;
+        });
+        (dq, dv)
     }
 
     /// K(q, q̇, a) itself (M a plus K(q, q̇, 0) from the same passes), for checks.
@@ -583,10 +678,13 @@ impl<const N: usize> LinkDynamics<N> {
                 Some(a) => a_p + p.psi[j] * qd[j] + p.s[j] * a[j],
                 None => a_p + p.psi[j] * qd[j],
             };
-            p.body[j] = self.inertia[j].placed(&r, &o);
-            let h = p.body[j].times(&p.v[j]);
-            p.force[j] = p.body[j].times(&p.acc[j]) + cross_force(&p.v[j], &h);
-            p.bc[j] = Variation::of(&p.body[j], &p.v[j], &h);
+            // A massless link's body, force and variation stay zero.
+            if self.massive[j] {
+                p.body[j] = self.inertia[j].placed(&r, &o);
+                let h = p.body[j].times(&p.v[j]);
+                p.force[j] = p.body[j].times(&p.acc[j]) + cross_force(&p.v[j], &h);
+                p.bc[j] = Variation::of(&p.body[j], &p.v[j], &h);
+            }
         }
         // Leaves → root: the composites (B^C_j in place of B_j).
         p.composite = p.body;
@@ -634,7 +732,8 @@ impl<const N: usize> LinkDynamics<N> {
             added[j] = from + p.s[j] * a[j];
             p.acc[j] += added[j];
         }
-        let mut extra: [Vector6<f64>; N] = std::array::from_fn(|j| p.body[j].times(&added[j]));
+        let mut extra: [Vector6<f64>; N] =
+            std::array::from_fn(|j| if self.massive[j] { p.body[j].times(&added[j]) } else { zero });
         for &j in top.order.iter().rev() {
             if let Some(k) = top.parent[j] {
                 let e = extra[j];
@@ -648,7 +747,9 @@ impl<const N: usize> LinkDynamics<N> {
 
     /// ∂K/∂q and ∂K/∂q̇ from passes at the accelerations: α_j = a_λ × S_j + v_λ × ψ_j, and the
     /// pairs.
-    fn kinetic_pairs(&self, p: &Passes<N>) -> (SMatrix<f64, N, N>, SMatrix<f64, N, N>) {
+    /// Each pair's entries (i, j, ∂K_i/∂q_j, ∂K_i/∂q̇_j) given to `set` once, the others zero.
+    #[inline(always)]
+    fn kinetic_pairs(&self, p: &Passes<N>, mut set: impl FnMut(usize, usize, f64, f64)) {
         let top = self.topology;
         let zero = Vector6::zeros();
         let ground = self.ground();
@@ -672,7 +773,6 @@ impl<const N: usize> LinkDynamics<N> {
             let parts: [(Vector6<f64>, Vector6<f64>); N] = std::array::from_fn(|i| bc[i].parts(&s[i]));
             (std::array::from_fn(|i| -parts[i].0 - parts[i].1), std::array::from_fn(|i| parts[i].0 - parts[i].1))
         };
-        let (mut dq, mut dv) = (SMatrix::<f64, N, N>::zeros(), SMatrix::<f64, N, N>::zeros());
         for j in 0..N {
             // Rows i strictly above j (S_i does not turn with q_j) — but for i of j's orientation,
             // whose axes turn with the body: the form of the rows below.
@@ -681,23 +781,19 @@ impl<const N: usize> LinkDynamics<N> {
             let mut up = top.parent[j];
             while let Some(i) = up {
                 if self.orientation[i] == self.orientation[j] && self.orientation[j] != usize::MAX {
-                    dq[(i, j)] = ys[i].dot(&alpha[j]) + bs[i].dot(&psi[j]);
-                    dv[(i, j)] = ys[i].dot(&chi[j]) + bs[i].dot(&s[j]);
+                    set(i, j, ys[i].dot(&alpha[j]) + bs[i].dot(&psi[j]), ys[i].dot(&chi[j]) + bs[i].dot(&s[j]));
                 } else {
-                    dq[(i, j)] = s[i].dot(&w);
-                    dv[(i, j)] = s[i].dot(&u);
+                    set(i, j, s[i].dot(&w), s[i].dot(&u));
                 }
                 up = top.parent[i];
             }
             // Row j against itself and the joints above it.
             let mut k = Some(j);
             while let Some(c) = k {
-                dq[(j, c)] = ys[j].dot(&alpha[c]) + bs[j].dot(&psi[c]);
-                dv[(j, c)] = ys[j].dot(&chi[c]) + bs[j].dot(&s[c]);
+                set(j, c, ys[j].dot(&alpha[c]) + bs[j].dot(&psi[c]), ys[j].dot(&chi[c]) + bs[j].dot(&s[c]));
                 k = top.parent[c];
             }
         }
-        (dq, dv)
     }
 }
 
@@ -719,20 +815,25 @@ impl<const N: usize> Passes<N> {
     }
 }
 
-/// ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ ∂g/∂w ([`LinkDynamics::solved_rows`]).
+/// ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ ∂g/∂w ([`LinkDynamics::solved_rows`]), each stored transposed: row i
+/// of a block is column i here, contiguous, for the tree factor's walk ([`Rows`]).
 struct SolvedRows<const N: usize, const W: usize> {
     by_q: SMatrix<f64, N, N>,
     by_v: SMatrix<f64, N, N>,
-    sensitivities: SMatrix<f64, N, W>,
+    sensitivities: SMatrix<f64, W, N>,
 }
 
-/// M, its factor, q̈ and the kinetic part's derivatives at q̈ ([`LinkDynamics::solved`]).
-struct Solved<const N: usize> {
+impl<const N: usize, const W: usize> SolvedRows<N, W> {
+    fn new() -> Self {
+        SolvedRows { by_q: SMatrix::zeros(), by_v: SMatrix::zeros(), sensitivities: SMatrix::zeros() }
+    }
+}
+
+/// M, its factor and q̈ ([`LinkDynamics::solved_rows`]).
+struct Accelerated<const N: usize> {
     mass: SMatrix<f64, N, N>,
     factor: TreeMassFactor<N>,
     accelerations: SVector<f64, N>,
-    dq: SMatrix<f64, N, N>,
-    dv: SMatrix<f64, N, N>,
 }
 
 /// The passes' quantities in the ground's axes, per joint (see the [module docs](self)).

@@ -159,6 +159,11 @@ impl Rigid {
         Rigid { m: self.m, h: g + l * self.m, io }
     }
 
+    /// Whether every entry is zero: a massless link (an orientation's or a base's inner links).
+    pub(super) fn is_zero(&self) -> bool {
+        self.m == 0.0 && self.h == Vector3::zeros() && self.io == Matrix3::zeros()
+    }
+
     /// The mass m.
     pub(super) fn mass(&self) -> f64 {
         self.m

@@ -766,7 +766,7 @@ fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, eq: &Equat
         n,
         d,
         &format!(
-            "along the links by the runtime's analytic derivatives (`LinkDynamics::kinetic_derivatives`, O(n²)): \
+            "along the links by the runtime's analytic derivatives (`LinkDynamics::inverse_dynamics_derivatives`, O(n²)): \
              ∂K/∂x of the kinetic part K = M q̈ + (velocity products and gravity) in the ground's axes, less the \
              derivatives of the other forces{}",
             if model.layout.orientations.is_empty() {
@@ -779,8 +779,7 @@ fn links_jacobian(model: &View<'_>, links: &Links, lj: &LinkJacobian, eq: &Equat
         quote! {
             let (dynamics, forces) = self.__routh_link_model(t, x);
             let qd = x.fixed_rows::<#n>(#p).into_owned();
-            let (kq, kv) = dynamics.kinetic_derivatives(&qd, qdd);
-            (kq - forces.d_positions, kv - forces.d_velocities)
+            dynamics.inverse_dynamics_derivatives(&qd, qdd, &forces)
         },
     );
     quote! {
