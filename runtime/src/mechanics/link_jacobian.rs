@@ -439,6 +439,7 @@ impl<const N: usize> LinkDynamics<N> {
     /// axes) and its links' spatial `inertia` about their origins in their axes, under the uniform
     /// gravitational field `gravity`, without armatures.
     #[must_use]
+    #[inline]
     pub fn new(topology: &'static LinkTopology, joints: [LinkJoint; N], inertia: [[[f64; 6]; 6]; N], gravity: [f64; 3]) -> Self {
         debug_assert!(topology.parent.len() == N && topology.order.len() == N);
         let inertia: [Rigid; N] = std::array::from_fn(|j| Rigid::of(&inertia[j]));
@@ -470,6 +471,7 @@ impl<const N: usize> LinkDynamics<N> {
     /// # Panics
     /// In debug builds, where the three joints are not chained a → b → c.
     #[must_use]
+    #[inline]
     pub fn with_orientations(mut self, orientations: &[[usize; 3]]) -> Self {
         for &[a, b, c] in orientations {
             debug_assert!(
@@ -486,6 +488,7 @@ impl<const N: usize> LinkDynamics<N> {
 
     /// The same with each joint's armature a_j (½ a_j q̇_j² in the kinetic energy).
     #[must_use]
+    #[inline]
     pub fn with_armature(mut self, armature: [f64; N]) -> Self {
         self.armature = armature;
         self

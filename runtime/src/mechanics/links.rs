@@ -61,6 +61,7 @@ pub struct LinkJoint {
 impl LinkJoint {
     /// The joint with rotation `a` (rows), offset `l` and motion subspace `s` (ω first).
     #[must_use]
+    #[inline]
     pub fn new(a: [[f64; 3]; 3], l: [f64; 3], s: [f64; 6]) -> Self {
         LinkJoint { a: Matrix3::from_fn(|i, j| a[i][j]), l: Vector3::from(l), s: Vector6::from(s) }
     }
