@@ -593,7 +593,7 @@ impl<const N: usize> LinkDynamics<N> {
             rows.by_v[(j, i)] -= kv;
         });
         factor.solve_rows(rows).map_err(|_| FieldError::SingularMassMatrix { t })?;
-        if !(all_finite(&rows.by_q) && all_finite(&rows.by_v) && all_finite(&rows.sensitivities)) {
+        if !(all_finite(&accelerations) && all_finite(&rows.by_q) && all_finite(&rows.by_v) && all_finite(&rows.sensitivities)) {
             return Err(FieldError::NonFinite { t });
         }
         Ok(Accelerated { mass, factor, accelerations })
@@ -938,14 +938,23 @@ mod tests {
         })
     }
 
-    /// τ = −c q̇ − k q (a damper and a spring on each joint) and its derivatives.
+    /// τ = C q̇ + K q, a damper and a spring on each joint pulled one way by the next joint's (so
+    /// that ∂τ/∂q and ∂τ/∂q̇ are not symmetric: the derivatives' right-hand sides are stored
+    /// transposed), and its derivatives.
     fn forces(q: &SVector<f64, 6>, qd: &SVector<f64, 6>) -> JointForces<6> {
-        let (c, k) = (0.3, 2.0);
-        JointForces {
-            value: -qd * c - q * k,
-            d_positions: SMatrix::<f64, 6, 6>::identity() * -k,
-            d_velocities: SMatrix::<f64, 6, 6>::identity() * -c,
-        }
+        let coupled = |own: f64, next: f64| {
+            SMatrix::<f64, 6, 6>::from_fn(|i, j| {
+                if i == j {
+                    own
+                } else if j == i + 1 {
+                    next
+                } else {
+                    0.0
+                }
+            })
+        };
+        let (c, k) = (coupled(-0.3, 0.15), coupled(-2.0, 0.7));
+        JointForces { value: c * qd + k * q, d_positions: k, d_velocities: c }
     }
 
     fn at(q: &SVector<f64, 6>, qd: &SVector<f64, 6>) -> LinkDerivatives<6> {
@@ -1050,6 +1059,27 @@ mod tests {
             let by_qd = (at(&q).kinetic(&(qd + e), &a) - at(&q).kinetic(&(qd - e), &a)) / (2.0 * h);
             assert!((dq.column(j) - by_q).norm() < 1e-7 * (1.0 + by_q.norm()), "∂K/∂q_{j}");
             assert!((dv.column(j) - by_qd).norm() < 1e-7 * (1.0 + by_qd.norm()), "∂K/∂q̇_{j}");
+        }
+    }
+
+    /// The inverse dynamics' derivatives, τ = K(q, q̇, a) − τ_other with the coupled springs and
+    /// dampers, against central differences of K − τ_other.
+    #[test]
+    fn inverse_dynamics_derivatives_are_those_of_the_residual() {
+        let (q, qd) = state();
+        let a = SVector::<f64, 6>::from_fn(|i, _| 0.4 - 0.23 * i as f64);
+        let at = |q: &SVector<f64, 6>| {
+            LinkDynamics::new(&TREE, joints(q), inertias(), [0.0, 0.0, -9.81]).with_armature([0.0, 0.02, 0.0, 0.0, 0.01, 0.0])
+        };
+        let tau = |q: &SVector<f64, 6>, qd: &SVector<f64, 6>| at(q).kinetic(qd, &a) - forces(q, qd).value;
+        let (dq, dv) = at(&q).inverse_dynamics_derivatives(&qd, &a, &forces(&q, &qd));
+        let h = 1e-6;
+        for j in 0..6 {
+            let e = SVector::<f64, 6>::from_fn(|i, _| if i == j { h } else { 0.0 });
+            let by_q = (tau(&(q + e), &qd) - tau(&(q - e), &qd)) / (2.0 * h);
+            let by_qd = (tau(&q, &(qd + e)) - tau(&q, &(qd - e))) / (2.0 * h);
+            assert!((dq.column(j) - by_q).norm() < 1e-7 * (1.0 + by_q.norm()), "∂τ/∂q_{j}");
+            assert!((dv.column(j) - by_qd).norm() < 1e-7 * (1.0 + by_qd.norm()), "∂τ/∂q̇_{j}");
         }
     }
 
