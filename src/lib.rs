@@ -370,8 +370,8 @@ pub mod __private {
     }
     pub mod erased {
         pub use routh_runtime::erased::{
-            DynModel, FlatLinearization, FlatRun, ModelInfo, RunRequest, Signal, accelerations, arguments,
-            no_inverse_dynamics_jacobian, no_jacobian, parameters, run, signal,
+            DynModel, FlatLinearization, FlatRun, FlatStep, ModelInfo, RunRequest, Signal, accelerations, arguments,
+            no_inverse_dynamics_jacobian, no_jacobian, no_step_jacobian, parameters, run, signal,
         };
     }
     pub mod equilibrium {
@@ -401,7 +401,7 @@ pub mod __private {
         pub use routh_runtime::reduction::{nonholonomic_field, nonholonomic_jacobian};
     }
     pub mod step {
-        pub use routh_runtime::step::InputJacobians;
+        pub use routh_runtime::step::{InputJacobians, rk4_step};
     }
 }
 

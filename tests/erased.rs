@@ -235,6 +235,31 @@ fn a_driven_model_linearizes_and_runs_at_constant_inputs() {
     );
 }
 
+/// The classical Runge–Kutta step with its exact Jacobians through the pointer: the typed
+/// `step::rk4_step`'s to the bit; a model without inputs, or with impacts, has none (a typed
+/// error, as a state of the wrong size).
+#[test]
+fn a_driven_model_steps_with_its_jacobians_as_the_typed_step() {
+    let typed = CartPole { mc: 1.0, mp: 0.3, l: 0.8, g: 9.81 };
+    let model: Box<dyn DynModel> = Box::new(CartPole::from_parameters(&[1.0, 0.3, 0.8, 9.81]).unwrap());
+    let x = typed.state([0.1, 0.2], [0.3, -0.4]);
+    let step = model.rk4_step(0, 0.5, x.as_slice(), &[0.7], 0.01).unwrap();
+    let expected = routh::runtime::step::rk4_step(&typed, 0.5, &x, &routh::nalgebra::SVector::from([0.7]), 0.01).unwrap();
+    assert_eq!(bits(&step.next), bits(expected.next.as_slice()));
+    assert_eq!((bits(step.a.as_slice()), bits(step.b.as_slice())), (bits(expected.a.as_slice()), bits(expected.b.as_slice())));
+    assert_eq!((step.a.shape(), step.b.shape()), ((4, 4), (4, 1)));
+    assert!(matches!(model.rk4_step(0, 0.0, &[0.0; 3], &[0.7], 0.01), Err(SimError::InvalidArgument(_))));
+    let unforced: Box<dyn DynModel> = Box::new(DoublePendulum::from_parameters(&[1.0, 1.0, 1.0, 1.0, 9.81, 0.1]).unwrap());
+    let ball: Box<dyn DynModel> = Box::new(Ball::from_parameters(&[1.0, 9.81, 0.8]).unwrap());
+    for (m, x) in [(&unforced, vec![0.1; 4]), (&ball, vec![1.0, 0.0])] {
+        assert!(
+            matches!(m.rk4_step(0, 0.0, &x, &[], 0.01), Err(SimError::InvalidArgument(e)) if e.contains("no step Jacobians")),
+            "{}",
+            m.info().name
+        );
+    }
+}
+
 #[test]
 fn a_feedback_law_drives_the_run_as_the_typed_closure_does() {
     // LQR about the upright cart-pole: u = −K x from the linearisation, the same law as a typed

@@ -71,6 +71,12 @@ class Model:
     def lqr(
         self, x: ArrayLike, u: ArrayLike, q: ArrayLike, r: ArrayLike, t: float = 0.0, mode: int = 0
     ) -> npt.NDArray[np.float64]: ...
+    def step(
+        self, x: ArrayLike, u: ArrayLike, dt: float, t: float = 0.0, mode: int = 0
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+    def dlqr(
+        self, x: ArrayLike, u: ArrayLike, q: ArrayLike, r: ArrayLike, dt: float, t: float = 0.0, mode: int = 0
+    ) -> npt.NDArray[np.float64]: ...
     def simulate(
         self,
         x0: ArrayLike,

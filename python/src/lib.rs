@@ -440,6 +440,16 @@ fn matrix<'py>(py: Python<'py>, values: Vec<f64>, width: usize) -> PyResult<Boun
 }
 
 /// A matrix as a 2-D NumPy array (of its shape, a B with no columns included).
+/// A weight matrix of an LQR: `n × n` from rows, or an `ArgumentError` naming it (`what`).
+fn square(py: Python<'_>, m: &Bound<'_, PyAny>, n: usize, what: &str) -> PyResult<routh::nalgebra::DMatrix<f64>> {
+    let rows = rows(m)?;
+    if rows.len() != n || rows.iter().any(|row| row.len() != n) {
+        let error = SimError::InvalidArgument(format!("{what} must be {n} × {n}"));
+        return Err(raise(py, &error));
+    }
+    Ok(routh::nalgebra::DMatrix::from_fn(n, n, |i, j| rows[i][j]))
+}
+
 fn dense<'py>(py: Python<'py>, m: &routh::nalgebra::DMatrix<f64>) -> PyResult<Bound<'py, PyAny>> {
     let rows: Vec<f64> = (0..m.nrows()).flat_map(|i| (0..m.ncols()).map(move |j| m[(i, j)])).collect();
     Ok(PyArray1::from_vec(py, rows).reshape([m.nrows(), m.ncols()])?.into_any())
@@ -656,16 +666,50 @@ impl Model {
         mode: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         let lin = self.inner.linearize(mode, t, &vector(x)?, &vector(u)?).map_err(|e| raise(py, &e))?;
-        let square = |m: &Bound<'py, PyAny>, n: usize, what: &str| -> PyResult<routh::nalgebra::DMatrix<f64>> {
-            let rows = rows(m)?;
-            if rows.len() != n || rows.iter().any(|row| row.len() != n) {
-                let error = SimError::InvalidArgument(format!("{what} must be {n} × {n}"));
-                return Err(raise(py, &error));
-            }
-            Ok(routh::nalgebra::DMatrix::from_fn(n, n, |i, j| rows[i][j]))
-        };
-        let (q, r) = (square(q, lin.a.nrows(), "Q")?, square(r, lin.b.ncols(), "R")?);
+        let (q, r) = (square(py, q, lin.a.nrows(), "Q")?, square(py, r, lin.b.ncols(), "R")?);
         let lqr = routh::runtime::lqr::care(&lin.a, &lin.b, &q, &r)
+            .map_err(|e| instance(py, "ArgumentError", &e.to_string(), "Lqr", None))?;
+        dense(py, &lqr.gain)
+    }
+
+    /// One classical Runge–Kutta step of size `dt` from the state `x` with the inputs `u` held, and
+    /// its exact Jacobians: `(x_next, A_d, B_d)` with A_d = ∂x_next/∂x and B_d = ∂x_next/∂u (the
+    /// discrete-time model of LQR and iLQR; routh's `step::rk4_step`).
+    #[pyo3(signature = (x, u, dt, t = 0.0, mode = 0))]
+    #[allow(clippy::type_complexity)]
+    fn step<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        u: &Bound<'py, PyAny>,
+        dt: f64,
+        t: f64,
+        mode: usize,
+    ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let step = self.inner.rk4_step(mode, t, &vector(x)?, &vector(u)?, dt).map_err(|e| raise(py, &e))?;
+        Ok((PyArray1::from_vec(py, step.next), dense(py, &step.a)?, dense(py, &step.b)?))
+    }
+
+    /// The discrete-time linear-quadratic regulator of the RK4 step of size `dt` about the state
+    /// `x` and inputs `u` (a fixed point of the step): the gain K (inputs × state) of
+    /// u_k − u₀ = −K (x_k − x*) minimising Σ δx_kᵀQδx_k + δu_kᵀRδu_k, from the step's exact
+    /// Jacobians (routh's DARE solver).
+    #[pyo3(signature = (x, u, q, r, dt, t = 0.0, mode = 0))]
+    #[allow(clippy::too_many_arguments)]
+    fn dlqr<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        u: &Bound<'py, PyAny>,
+        q: &Bound<'py, PyAny>,
+        r: &Bound<'py, PyAny>,
+        dt: f64,
+        t: f64,
+        mode: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let step = self.inner.rk4_step(mode, t, &vector(x)?, &vector(u)?, dt).map_err(|e| raise(py, &e))?;
+        let (q, r) = (square(py, q, step.a.nrows(), "Q")?, square(py, r, step.b.ncols(), "R")?);
+        let lqr = routh::runtime::lqr::dare(&step.a, &step.b, &q, &r)
             .map_err(|e| instance(py, "ArgumentError", &e.to_string(), "Lqr", None))?;
         dense(py, &lqr.gain)
     }

@@ -164,6 +164,49 @@ def test_lqr_and_feedback_laws_balance_the_cart_pole():
         c.simulate(x0, (0.0, 1.0), feedback=(np.ones((1, 3)), np.zeros(4)))
 
 
+def test_a_step_its_jacobians_and_the_discrete_lqr():
+    c = rm.CartPole(**CARTPOLE)
+    x, u, dt = np.array([0.1, 0.3, -0.2, 0.5]), np.array([0.7]), 0.02
+    x1, ad, bd = c.step(x, u, dt)
+    assert x1.shape == (4,) and ad.shape == (4, 4) and bd.shape == (4, 1)
+    # The classical Runge-Kutta step of the field.
+    k1 = c.field(x, u=u)
+    k2 = c.field(x + 0.5 * dt * k1, u=u)
+    k3 = c.field(x + 0.5 * dt * k2, u=u)
+    k4 = c.field(x + dt * k3, u=u)
+    assert np.allclose(x1, x + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4), rtol=0, atol=1e-14)
+    # A_d and B_d against central differences of the step itself.
+    h = 1e-6
+    for j in range(4):
+        e = np.zeros(4)
+        e[j] = h
+        column = (c.step(x + e, u, dt)[0] - c.step(x - e, u, dt)[0]) / (2 * h)
+        assert np.allclose(column, ad[:, j], rtol=0, atol=1e-8)
+    column = (c.step(x, u + h, dt)[0] - c.step(x, u - h, dt)[0]) / (2 * h)
+    assert np.allclose(column, bd[:, 0], rtol=0, atol=1e-8)
+    # The discrete LQR about upright: the closed loop A_d - B_d K inside the unit circle, and the
+    # stepped law u_k = -K x_k brings the pole back up from 0.2 rad.
+    k = c.dlqr(np.zeros(4), [0.0], np.eye(4), np.eye(1), dt)
+    _, a0, b0 = c.step(np.zeros(4), [0.0], dt)
+    assert k.shape == (1, 4)
+    assert np.max(np.abs(np.linalg.eigvals(a0 - b0 @ k))) < 1.0
+    xk = np.array([0.0, 0.2, 0.0, 0.0])
+    for _ in range(1000):
+        xk = c.step(xk, -k @ xk, dt)[0]
+    assert np.max(np.abs(xk)) < 1e-3, "not balanced"
+    # With the weights per unit time (Q dt, R dt), the discrete gain tends to the continuous one
+    # as the step shrinks (an independent route: the CARE of the field's linearisation).
+    kc = c.lqr(np.zeros(4), [0.0], np.eye(4), np.eye(1))
+    fine = 1e-3
+    kd = c.dlqr(np.zeros(4), [0.0], fine * np.eye(4), fine * np.eye(1), fine)
+    assert np.max(np.abs(kd - kc)) < 2e-2 * np.max(np.abs(kc))
+    # Models without the step's Jacobians: no inputs, or impacts.
+    with pytest.raises(routh.ArgumentError, match="no step Jacobians"):
+        rm.DoublePendulum(**PENDULUM).step(np.zeros(4), [], dt)
+    with pytest.raises(routh.ArgumentError, match="Q must be 4"):
+        c.dlqr(np.zeros(4), [0.0], np.eye(3), np.eye(1), dt)
+
+
 def test_impacts_and_modes():
     e = 0.8
     ball = rm.BouncingBall(m=1.0, g=9.81, e=e)

@@ -491,9 +491,33 @@ impl FlatLinearization {
     }
 }
 
+/// One step of a fixed-step scheme and its exact Jacobians, as a flat state and dense matrices:
+/// x_{k+1}, A_d = ∂x_{k+1}/∂x_k and B_d = ∂x_{k+1}/∂u_k ([`DynModel::rk4_step`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlatStep {
+    /// x_{k+1}.
+    pub next: Vec<f64>,
+    /// A_d = ∂x_{k+1}/∂x_k.
+    pub a: DMatrix<f64>,
+    /// B_d = ∂x_{k+1}/∂u_k.
+    pub b: DMatrix<f64>,
+}
+
+impl FlatStep {
+    /// From the typed step ([`crate::step::rk4_step`]).
+    #[must_use]
+    pub fn new<const D: usize, const K: usize>(step: &crate::step::StepJacobian<D, K>) -> Self {
+        FlatStep {
+            next: step.next.as_slice().to_vec(),
+            a: DMatrix::from_column_slice(D, D, step.a.as_slice()),
+            b: DMatrix::from_column_slice(D, K, step.b.as_slice()),
+        }
+    }
+}
+
 /// A generated model behind a pointer (every model `#[derive(Mechanics)]` makes implements it):
 /// its [`ModelInfo`], its parameters' values, and its field, energy, momenta, outputs, mass
-/// matrix, inverse dynamics, linearisation and runs on states given as slices. Each method is the typed API's, so its
+/// matrix, inverse dynamics, linearisation, RK4 step with its Jacobians and runs on states given as slices. Each method is the typed API's, so its
 /// numbers are the typed ones to the bit.
 ///
 /// `mode` selects the mode of a model with modes (0 otherwise); `u` gives the inputs of a model
@@ -590,6 +614,15 @@ pub trait DynModel: Send + Sync + 'static {
     /// Wrong sizes or mode; [`SimError::InvalidArgument`] for a model that generates no field
     /// Jacobian (ask for it with `jacobian`); the Jacobian's own.
     fn linearize(&self, mode: usize, t: f64, x: &[f64], u: &[f64]) -> Result<FlatLinearization, SimError>;
+
+    /// One classical Runge–Kutta step of size `h` from `(t, x)` with the inputs `u` held, and its
+    /// exact Jacobians A_d = ∂x_{k+1}/∂x_k, B_d = ∂x_{k+1}/∂u_k (the typed
+    /// [`step::rk4_step`](crate::step::rk4_step)): the discrete-time model of LQR and iLQR.
+    ///
+    /// # Errors
+    /// Wrong sizes or mode; [`SimError::InvalidArgument`] for a model without the step's
+    /// Jacobians ([`no_step_jacobian`]); the step's own.
+    fn rk4_step(&self, mode: usize, t: f64, x: &[f64], u: &[f64], h: f64) -> Result<FlatStep, SimError>;
 
     /// A run: the typed run of [`Simulate::run`] from the request's start, over its span, with its
     /// options and constant inputs, its samples (and the outputs at each) flat.
@@ -688,8 +721,19 @@ pub fn no_jacobian(info: &ModelInfo) -> SimError {
 #[must_use]
 pub fn no_inverse_dynamics_jacobian(info: &ModelInfo) -> SimError {
     SimError::InvalidArgument(format!(
-        "{} generates no inverse_dynamics_jacobian here (models with `jacobian` have it, but with an action variable \
-         and along a tree's tangent without inputs)",
+        "{} generates no inverse_dynamics_jacobian here (models with `jacobian` have it, but not along a tree's \
+         tangent without inputs)",
+        info.name
+    ))
+}
+
+/// The error of [`DynModel::rk4_step`] on a model without the step's Jacobians: one with inputs
+/// and `jacobian`, without constraints, modes or impacts has them (`step::InputJacobians`).
+#[must_use]
+pub fn no_step_jacobian(info: &ModelInfo) -> SimError {
+    SimError::InvalidArgument(format!(
+        "{} has no step Jacobians: a model with inputs and `jacobian`, without constraints, modes or impacts, has \
+         them (add `inputs = ...` and `jacobian` to its #[mechanics(...)])",
         info.name
     ))
 }

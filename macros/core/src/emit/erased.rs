@@ -122,6 +122,18 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
             Ok(__routh::erased::FlatLinearization::new(&l.a, &l.b))
         },
     };
+    // RK4's step with its exact Jacobians, where the model implements `step::InputJacobians`.
+    let rk4_step = if !multi && crate::emit::system::has_step_jacobians(first) {
+        quote! {
+            let step = __routh::step::rk4_step(self, t, &x, &__routh::Vector::<#k>::from_fn(|i, _| u[i]), h)?;
+            Ok(__routh::erased::FlatStep::new(&step))
+        }
+    } else {
+        quote! {
+            let _ = (&x, &u, t, h);
+            Err(__routh::erased::no_step_jacobian(#describe))
+        }
+    };
     let run = if k == 0 {
         quote! {
             let outputs = |mode: usize, t: f64, x: &[f64]| {
@@ -257,6 +269,14 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
                 #arguments
                 let _ = (&x, &u, t);
                 #linearize
+            }
+
+            #[inline]
+            fn rk4_step(&self, mode: usize, t: f64, x: &[f64], u: &[f64], h: f64)
+                -> ::core::result::Result<__routh::erased::FlatStep, __routh::SimError>
+            {
+                #arguments
+                #rk4_step
             }
 
             #[inline]

@@ -139,7 +139,7 @@ fn driven(model: &View<'_>, vis: &syn::Visibility, door: &Door) -> TokenStream {
     } else {
         TokenStream::new()
     };
-    let step_jacobians = step_jacobians(model, hybrid);
+    let step_jacobians = step_jacobians(model);
     let input_items = crate::emit::codegen::lazy(quote! {
         #[inline]
         fn field_with_input(&self, t: f64, x: &#state, u: &__routh::Vector<#k>)
@@ -177,11 +177,17 @@ fn driven(model: &View<'_>, vis: &syn::Visibility, door: &Door) -> TokenStream {
     }
 }
 
+/// Whether a single model implements `step::InputJacobians` ([`step_jacobians`]): inputs and the
+/// field's Jacobians, a step of the field alone (no projection, no resets).
+pub(crate) fn has_step_jacobians(model: &View<'_>) -> bool {
+    !model.inputs.is_empty() && model.field_jacobian && model.constraints.is_empty() && model.impacts.is_empty()
+}
+
 /// `impl step::InputJacobians` of a model with inputs: the Jacobians a discrete-time step map
 /// needs (`runtime::step`), where the field's are generated and the step is of the field alone
 /// (no projection, no resets).
-fn step_jacobians(model: &View<'_>, hybrid: bool) -> TokenStream {
-    if !(model.field_jacobian && model.constraints.is_empty() && !hybrid) {
+fn step_jacobians(model: &View<'_>) -> TokenStream {
+    if !has_step_jacobians(model) {
         return TokenStream::new();
     }
     let (d, k, name) = (model.layout.state_dim(), model.inputs.len(), &model.name);
