@@ -370,8 +370,8 @@ pub mod __private {
     }
     pub mod erased {
         pub use routh_runtime::erased::{
-            DynModel, FlatLinearization, FlatRun, FlatStep, ModelInfo, RunRequest, Signal, accelerations, arguments,
-            no_inverse_dynamics_jacobian, no_jacobian, no_step_jacobian, parameters, run, signal,
+            DynModel, FlatIlqr, FlatLinearization, FlatRun, FlatStep, IlqrRequest, ModelInfo, RunRequest, Signal, accelerations,
+            arguments, ilqr, no_inverse_dynamics_jacobian, no_jacobian, no_step_jacobian, parameters, run, signal,
         };
     }
     pub mod equilibrium {

@@ -260,6 +260,58 @@ fn a_driven_model_steps_with_its_jacobians_as_the_typed_step() {
     }
 }
 
+/// iLQR through the pointer on flat data: the typed `ilqr::ilqr` over the RK4 step map to the
+/// bit (states, inputs, gains, costs, status), bringing the cart-pole's pole up from 0.3 rad;
+/// sizes checked, and a model without the step's Jacobians refused.
+#[test]
+fn ilqr_on_flat_data_is_the_typed_ilqr() {
+    use routh::nalgebra::{DMatrix, SMatrix, SVector};
+    use routh::runtime::erased::IlqrRequest;
+    use routh::runtime::ilqr::{IlqrProblem, IlqrStatus, ilqr};
+    let typed = CartPole { mc: 1.0, mp: 0.3, l: 0.8, g: 9.81 };
+    let model: Box<dyn DynModel> = Box::new(CartPole::from_parameters(&[1.0, 0.3, 0.8, 9.81]).unwrap());
+    let (steps, h) = (60, 0.025);
+    let q = SMatrix::<f64, 4, 4>::from_diagonal(&SVector::from([1.0, 10.0, 0.1, 0.1]));
+    let (r, qf) = (SMatrix::<f64, 1, 1>::new(0.1), q * 100.0);
+    let x0 = typed.state([0.0, 0.3], [0.0, 0.0]);
+    let problem =
+        IlqrProblem::new((0.0, h, steps), SVector::zeros(), q, r, qf).limits(SVector::from([-8.0]), SVector::from([8.0]));
+    let expected = ilqr(&typed, &problem, &x0, &vec![SVector::zeros(); steps]).unwrap();
+    let dense = |m: &dyn Fn(usize, usize) -> f64, n: usize| DMatrix::from_fn(n, n, m);
+    let mut request = IlqrRequest::new(
+        x0.as_slice().to_vec(),
+        vec![vec![0.0]; steps],
+        h,
+        vec![0.0; 4],
+        (dense(&|i, j| q[(i, j)], 4), dense(&|_, _| r[(0, 0)], 1), dense(&|i, j| qf[(i, j)], 4)),
+    );
+    request.limits = Some((vec![-8.0], vec![8.0]));
+    let flat = model.ilqr(&request).unwrap();
+    assert_eq!(flat.status, expected.status);
+    assert_eq!(expected.status, IlqrStatus::Converged);
+    assert_eq!(bits(&flat.costs), bits(&expected.costs));
+    for (a, b) in flat.states.iter().zip(&expected.states) {
+        assert_eq!(bits(a), bits(b.as_slice()));
+    }
+    for (a, b) in flat.inputs.iter().zip(&expected.inputs) {
+        assert_eq!(bits(a), bits(b.as_slice()));
+        assert!(a[0].abs() <= 8.0);
+    }
+    for (a, b) in flat.gains.iter().zip(&expected.gains) {
+        assert_eq!((a.shape(), bits(a.as_slice())), ((1, 4), bits(b.as_slice())));
+    }
+    assert!(flat.states[steps][1].abs() < 0.05 && flat.costs.windows(2).all(|c| c[1] <= c[0]), "{:?}", flat.states[steps]);
+    // Wrong sizes: a guessed input of two components, a 3 × 3 Q.
+    let mut wrong = request.clone();
+    wrong.guess[3] = vec![0.0, 1.0];
+    assert!(matches!(model.ilqr(&wrong), Err(SimError::InvalidArgument(_))));
+    let mut wrong = request.clone();
+    wrong.q = DMatrix::identity(3, 3);
+    assert!(matches!(model.ilqr(&wrong), Err(SimError::InvalidArgument(e)) if e.contains("Q of CartPole must be 4 × 4")));
+    let unforced: Box<dyn DynModel> = Box::new(DoublePendulum::from_parameters(&[1.0, 1.0, 1.0, 1.0, 9.81, 0.1]).unwrap());
+    assert!(matches!(unforced.ilqr(&request), Err(SimError::InvalidArgument(e)) if e.contains("no step Jacobians")));
+}
+
 #[test]
 fn a_feedback_law_drives_the_run_as_the_typed_closure_does() {
     // LQR about the upright cart-pole: u = −K x from the linearisation, the same law as a typed

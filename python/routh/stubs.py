@@ -15,7 +15,7 @@ import sys
 
 HEADER = '''\
 # Type stubs of a module of routh models, written by `python -m routh.stubs`.
-from typing import Callable, ClassVar, Optional, Sequence, Union
+from typing import Any, Callable, ClassVar, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -77,6 +77,22 @@ class Model:
     def dlqr(
         self, x: ArrayLike, u: ArrayLike, q: ArrayLike, r: ArrayLike, dt: float, t: float = 0.0, mode: int = 0
     ) -> npt.NDArray[np.float64]: ...
+    def ilqr(
+        self,
+        x0: ArrayLike,
+        guess: ArrayLike,
+        dt: float,
+        goal: ArrayLike,
+        q: ArrayLike,
+        r: ArrayLike,
+        qf: ArrayLike,
+        *,
+        t0: float = 0.0,
+        reference: Optional[ArrayLike] = None,
+        limits: Optional[tuple[ArrayLike, ArrayLike]] = None,
+        tolerance: float = 1e-8,
+        max_iterations: int = 200,
+    ) -> dict[str, Any]: ...
     def simulate(
         self,
         x0: ArrayLike,

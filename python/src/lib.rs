@@ -714,6 +714,61 @@ impl Model {
         dense(py, &lqr.gain)
     }
 
+    /// Iterative LQR over the model's RK4 step of size `dt` (routh's `ilqr`, with the GIL
+    /// released): from `x0`, the inputs `guess` (one row per step: N × inputs) improved towards
+    /// `goal` under J = Σ ½ (x_k − x*)ᵀQ(x_k − x*) + ½ (u_k − u*)ᵀR(u_k − u*) + ½ (x_N − x*)ᵀQ_f(x_N − x*)
+    /// with u* = `reference` (zero by default) and the inputs' `limits = (lower, upper)` if given.
+    /// A dict: `states` ((N + 1) × state), `inputs` (N × inputs), `gains` (N × inputs × state, the
+    /// policy u_k + K_k (x − x_k) near the solution), `costs` (J after each accepted iteration) and
+    /// `status` ("converged", "iteration limit" or "no descent").
+    #[pyo3(signature = (x0, guess, dt, goal, q, r, qf, *, t0 = 0.0, reference = None, limits = None, tolerance = 1e-8, max_iterations = 200))]
+    #[allow(clippy::too_many_arguments)]
+    fn ilqr<'py>(
+        &self,
+        py: Python<'py>,
+        x0: &Bound<'py, PyAny>,
+        guess: &Bound<'py, PyAny>,
+        dt: f64,
+        goal: &Bound<'py, PyAny>,
+        q: &Bound<'py, PyAny>,
+        r: &Bound<'py, PyAny>,
+        qf: &Bound<'py, PyAny>,
+        t0: f64,
+        reference: Option<&Bound<'py, PyAny>>,
+        limits: Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
+        tolerance: f64,
+        max_iterations: usize,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (d, k) = (self.info().state_dim, self.info().inputs.len());
+        let weights = (square(py, q, d, "Q")?, square(py, r, k, "R")?, square(py, qf, d, "Q_f")?);
+        let mut request = routh::runtime::erased::IlqrRequest::new(vector(x0)?, rows(guess)?, dt, vector(goal)?, weights);
+        request.t0 = t0;
+        request.reference = optional_vector(reference)?;
+        request.limits = limits.map(|(lower, upper)| Ok::<_, PyErr>((vector(&lower)?, vector(&upper)?))).transpose()?;
+        request.tolerance = tolerance;
+        request.max_iterations = max_iterations;
+        let inner = Arc::clone(&self.inner);
+        let solution = py.detach(move || inner.ilqr(&request)).map_err(|e| raise(py, &e))?;
+        let table = |v: &[Vec<f64>], width: usize| -> PyResult<Bound<'py, PyAny>> {
+            Ok(PyArray1::from_vec(py, v.concat()).reshape([v.len(), width])?.into_any())
+        };
+        let gains: Vec<f64> =
+            solution.gains.iter().flat_map(|g| (0..k).flat_map(move |i| (0..d).map(move |j| g[(i, j)]))).collect();
+        let out = PyDict::new(py);
+        out.set_item("states", table(&solution.states, d)?)?;
+        out.set_item("inputs", table(&solution.inputs, k)?)?;
+        out.set_item("gains", PyArray1::from_vec(py, gains).reshape([solution.gains.len(), k, d])?)?;
+        out.set_item("costs", PyArray1::from_vec(py, solution.costs))?;
+        let status = match solution.status {
+            routh::runtime::ilqr::IlqrStatus::Converged => "converged".to_owned(),
+            routh::runtime::ilqr::IlqrStatus::IterationLimit => "iteration limit".to_owned(),
+            routh::runtime::ilqr::IlqrStatus::NoDescent => "no descent".to_owned(),
+            other => format!("{other:?}"),
+        };
+        out.set_item("status", status)?;
+        Ok(out)
+    }
+
     /// A run from `x0` over `t_span = (t0, t1)`: the model's own run (smooth, constrained, hybrid),
     /// with the GIL released while it integrates. `inputs`: a model's inputs — constant values, or a
     /// callable u(t, x) (called with the GIL), or with `feedback = (K, x*)` the constant u₀ of the

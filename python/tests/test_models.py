@@ -207,6 +207,46 @@ def test_a_step_its_jacobians_and_the_discrete_lqr():
         c.dlqr(np.zeros(4), [0.0], np.eye(3), np.eye(1), dt)
 
 
+def test_ilqr_brings_the_pole_up_within_the_motors_limits():
+    c = rm.CartPole(**CARTPOLE)
+    steps, dt = 60, 0.025
+    q = np.diag([1.0, 10.0, 0.1, 0.1])
+    x0 = [0.0, 0.3, 0.0, 0.0]
+    plan = c.ilqr(x0, np.zeros((steps, 1)), dt, np.zeros(4), q, 0.1 * np.eye(1), 100.0 * q, limits=([-8.0], [8.0]))
+    assert plan["status"] == "converged"
+    states, inputs, gains, costs = plan["states"], plan["inputs"], plan["gains"], plan["costs"]
+    assert states.shape == (steps + 1, 4) and inputs.shape == (steps, 1) and gains.shape == (steps, 1, 4)
+    # The plan is a rollout of the step map, every input within the limits, J decreasing to a
+    # pole near upright.
+    x = np.array(x0)
+    for k in range(steps):
+        x = c.step(x, inputs[k], dt)[0]
+        assert np.allclose(x, states[k + 1], rtol=0, atol=1e-12)
+    assert np.all(np.abs(inputs) <= 8.0)
+    assert np.all(np.diff(costs) <= 0.0) and costs[-1] < costs[0]
+    assert abs(states[-1, 1]) < 0.05
+    # A stationary point of J over the free inputs: J along a small change of one input rises
+    # on both sides (central differences of J through the model's own steps).
+    def cost(us):
+        x, total = np.array(x0), 0.0
+        for k in range(steps):
+            total += 0.5 * x @ q @ x + 0.5 * 0.1 * us[k] @ us[k]
+            x = c.step(x, us[k], dt)[0]
+        return total + 0.5 * x @ (100.0 * q) @ x
+    assert abs(cost(inputs) - costs[-1]) < 1e-9 * costs[-1]
+    free = [k for k in range(steps) if abs(inputs[k, 0]) < 7.9]
+    h = 1e-5
+    for k in free[:5]:
+        up, down = inputs.copy(), inputs.copy()
+        up[k, 0] += h
+        down[k, 0] -= h
+        assert abs((cost(up) - cost(down)) / (2 * h)) < 1e-4
+    with pytest.raises(routh.ArgumentError, match="Q must be 4"):
+        c.ilqr(x0, np.zeros((steps, 1)), dt, np.zeros(4), np.eye(3), np.eye(1), np.eye(4))
+    with pytest.raises(routh.ArgumentError, match="no step Jacobians"):
+        rm.DoublePendulum(**PENDULUM).ilqr(np.zeros(4), np.zeros((5, 0)), dt, np.zeros(4), np.eye(4), np.eye(0), np.eye(4))
+
+
 def test_impacts_and_modes():
     e = 0.8
     ball = rm.BouncingBall(m=1.0, g=9.81, e=e)

@@ -515,6 +515,144 @@ impl FlatStep {
     }
 }
 
+/// An iLQR problem on flat data ([`DynModel::ilqr`]; the typed [`IlqrProblem`](crate::ilqr::IlqrProblem)
+/// and its guess): N = `guess.len()` steps of size `h` from `x0` at `t0`, the quadratic cost about
+/// `goal` (every reference state) and the reference inputs `reference` with the weights Q, R and
+/// Q_f (dense, state × state and inputs × inputs), and optionally the inputs' limits.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct IlqrRequest {
+    /// The start x₀.
+    pub x0: Vec<f64>,
+    /// The start time t₀.
+    pub t0: f64,
+    /// The step h.
+    pub h: f64,
+    /// The inputs guessed, u₀ … u_{N−1}.
+    pub guess: Vec<Vec<f64>>,
+    /// The goal x* (every reference state).
+    pub goal: Vec<f64>,
+    /// The reference input u* (every step's; empty: zero).
+    pub reference: Vec<f64>,
+    /// The running state weight Q.
+    pub q: DMatrix<f64>,
+    /// The input weight R.
+    pub r: DMatrix<f64>,
+    /// The final state weight Q_f.
+    pub qf: DMatrix<f64>,
+    /// Lower and upper limits of the inputs, or none.
+    pub limits: Option<(Vec<f64>, Vec<f64>)>,
+    /// The relative decrease of J below which the iteration has converged.
+    pub tolerance: f64,
+    /// The iteration limit.
+    pub max_iterations: usize,
+}
+
+impl IlqrRequest {
+    /// From `x0` with the inputs `guess` (one per step) towards `goal`, steps of size `h` from
+    /// t₀ = 0, the weights Q, R, Q_f; no reference input, no limits, the typed problem's
+    /// tolerance (10⁻⁸) and iteration limit (200).
+    #[must_use]
+    pub fn new(
+        x0: Vec<f64>,
+        guess: Vec<Vec<f64>>,
+        h: f64,
+        goal: Vec<f64>,
+        (q, r, qf): (DMatrix<f64>, DMatrix<f64>, DMatrix<f64>),
+    ) -> Self {
+        IlqrRequest {
+            x0,
+            t0: 0.0,
+            h,
+            guess,
+            goal,
+            reference: Vec::new(),
+            q,
+            r,
+            qf,
+            limits: None,
+            tolerance: 1e-8,
+            max_iterations: 200,
+        }
+    }
+}
+
+/// An iLQR solution as flat data ([`DynModel::ilqr`]; the typed
+/// [`IlqrSolution`](crate::ilqr::IlqrSolution)).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct FlatIlqr {
+    /// x₀ … x_N.
+    pub states: Vec<Vec<f64>>,
+    /// u₀ … u_{N−1}.
+    pub inputs: Vec<Vec<f64>>,
+    /// The feedback gains K₀ … K_{N−1} (inputs × state).
+    pub gains: Vec<DMatrix<f64>>,
+    /// J after each accepted iteration, the guess's first.
+    pub costs: Vec<f64>,
+    /// How it ended.
+    pub status: crate::ilqr::IlqrStatus,
+}
+
+/// The typed iLQR ([`crate::ilqr::ilqr`]) of a model's step map on a flat request (generated
+/// glue for [`DynModel::ilqr`]).
+///
+/// # Errors
+/// [`SimError::InvalidArgument`] for vectors or weights of the wrong sizes or a malformed
+/// problem (see [`crate::ilqr::IlqrError::Malformed`]); the step map's own error where the
+/// guess's rollout fails.
+pub fn ilqr<S: crate::step::StepMap<D, K> + ?Sized, const D: usize, const K: usize>(
+    sys: &S,
+    info: &ModelInfo,
+    request: &IlqrRequest,
+) -> Result<FlatIlqr, SimError> {
+    use crate::ilqr::{IlqrError, IlqrProblem};
+    let square = |m: &DMatrix<f64>, n: usize, what: &str| {
+        if m.shape() == (n, n) {
+            Ok(())
+        } else {
+            Err(SimError::InvalidArgument(format!(
+                "{what} of {} must be {n} × {n}, not {} × {}",
+                info.name,
+                m.nrows(),
+                m.ncols()
+            )))
+        }
+    };
+    square(&request.q, D, "Q")?;
+    square(&request.r, K, "R")?;
+    square(&request.qf, D, "Q_f")?;
+    let x0 = state::<D>(info, &request.x0)?;
+    let goal = state::<D>(info, &request.goal)?;
+    let guess = request.guess.iter().map(|u| inputs::<K>(info, u)).collect::<Result<Vec<_>, _>>()?;
+    let mut problem = IlqrProblem::new(
+        (request.t0, request.h, guess.len()),
+        goal,
+        SMatrix::<f64, D, D>::from_iterator(request.q.iter().copied()),
+        SMatrix::<f64, K, K>::from_iterator(request.r.iter().copied()),
+        SMatrix::<f64, D, D>::from_iterator(request.qf.iter().copied()),
+    )
+    .tolerance(request.tolerance)
+    .max_iterations(request.max_iterations);
+    if !request.reference.is_empty() {
+        problem = problem.reference(inputs::<K>(info, &request.reference)?);
+    }
+    if let Some((lower, upper)) = &request.limits {
+        problem = problem.limits(inputs::<K>(info, lower)?, inputs::<K>(info, upper)?);
+    }
+    let solution = crate::ilqr::ilqr(sys, &problem, &x0, &guess).map_err(|e| match e {
+        IlqrError::Malformed(why) => SimError::InvalidArgument(format!("the iLQR problem of {}: {why}", info.name)),
+        IlqrError::Rollout { source, .. } => source,
+    })?;
+    Ok(FlatIlqr {
+        states: solution.states.iter().map(|x| x.as_slice().to_vec()).collect(),
+        inputs: solution.inputs.iter().map(|u| u.as_slice().to_vec()).collect(),
+        gains: solution.gains.iter().map(|k| DMatrix::from_column_slice(K, D, k.as_slice())).collect(),
+        costs: solution.costs,
+        status: solution.status,
+    })
+}
+
 /// A generated model behind a pointer (every model `#[derive(Mechanics)]` makes implements it):
 /// its [`ModelInfo`], its parameters' values, and its field, energy, momenta, outputs, mass
 /// matrix, inverse dynamics, linearisation, RK4 step with its Jacobians and runs on states given as slices. Each method is the typed API's, so its
@@ -623,6 +761,15 @@ pub trait DynModel: Send + Sync + 'static {
     /// Wrong sizes or mode; [`SimError::InvalidArgument`] for a model without the step's
     /// Jacobians ([`no_step_jacobian`]); the step's own.
     fn rk4_step(&self, mode: usize, t: f64, x: &[f64], u: &[f64], h: f64) -> Result<FlatStep, SimError>;
+
+    /// Iterative LQR over the model's RK4 step map ([`crate::ilqr::ilqr`], [`crate::step::rk4_step`]):
+    /// a locally optimal input sequence and its feedback gains for the request's horizon and
+    /// quadratic cost.
+    ///
+    /// # Errors
+    /// As [`ilqr`]; [`SimError::InvalidArgument`] for a model without the step's Jacobians
+    /// ([`no_step_jacobian`]).
+    fn ilqr(&self, request: &IlqrRequest) -> Result<FlatIlqr, SimError>;
 
     /// A run: the typed run of [`Simulate::run`] from the request's start, over its span, with its
     /// options and constant inputs, its samples (and the outputs at each) flat.

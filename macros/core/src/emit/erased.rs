@@ -122,17 +122,27 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
             Ok(__routh::erased::FlatLinearization::new(&l.a, &l.b))
         },
     };
-    // RK4's step with its exact Jacobians, where the model implements `step::InputJacobians`.
-    let rk4_step = if !multi && crate::emit::system::has_step_jacobians(first) {
-        quote! {
-            let step = __routh::step::rk4_step(self, t, &x, &__routh::Vector::<#k>::from_fn(|i, _| u[i]), h)?;
-            Ok(__routh::erased::FlatStep::new(&step))
-        }
+    // RK4's step with its exact Jacobians and iLQR over it, where the model implements
+    // `step::InputJacobians`.
+    let (rk4_step, ilqr) = if !multi && crate::emit::system::has_step_jacobians(first) {
+        (
+            quote! {
+                let step = __routh::step::rk4_step(self, t, &x, &__routh::Vector::<#k>::from_fn(|i, _| u[i]), h)?;
+                Ok(__routh::erased::FlatStep::new(&step))
+            },
+            quote! { __routh::erased::ilqr::<Self, #d, #k>(self, #describe, request) },
+        )
     } else {
-        quote! {
-            let _ = (&x, &u, t, h);
-            Err(__routh::erased::no_step_jacobian(#describe))
-        }
+        (
+            quote! {
+                let _ = (&x, &u, t, h);
+                Err(__routh::erased::no_step_jacobian(#describe))
+            },
+            quote! {
+                let _ = request;
+                Err(__routh::erased::no_step_jacobian(#describe))
+            },
+        )
     };
     let run = if k == 0 {
         quote! {
@@ -277,6 +287,12 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
             {
                 #arguments
                 #rk4_step
+            }
+
+            fn ilqr(&self, request: &__routh::erased::IlqrRequest)
+                -> ::core::result::Result<__routh::erased::FlatIlqr, __routh::SimError>
+            {
+                #ilqr
             }
 
             #[inline]
