@@ -440,6 +440,23 @@ fn matrix<'py>(py: Python<'py>, values: Vec<f64>, width: usize) -> PyResult<Boun
 }
 
 /// A matrix as a 2-D NumPy array (of its shape, a B with no columns included).
+/// A Riccati solver of the runtime's `lqr` (`care` or `dare`): (A, B, Q, R) to the LQR.
+type Riccati = fn(&Dense, &Dense, &Dense, &Dense) -> Result<routh::runtime::lqr::Lqr, routh::runtime::lqr::LqrError>;
+type Dense = routh::nalgebra::DMatrix<f64>;
+
+/// The LQR gain of the linear system (A, B) with the weights (Q, R) read from Python, by the
+/// Riccati solver `riccati` (continuous or discrete).
+fn gain<'py>(
+    py: Python<'py>,
+    (a, b): (&Dense, &Dense),
+    (q, r): (&Bound<'py, PyAny>, &Bound<'py, PyAny>),
+    riccati: Riccati,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (q, r) = (square(py, q, a.nrows(), "Q")?, square(py, r, b.ncols(), "R")?);
+    let lqr = riccati(a, b, &q, &r).map_err(|e| instance(py, "ArgumentError", &e.to_string(), "Lqr", None))?;
+    dense(py, &lqr.gain)
+}
+
 /// A weight matrix of an LQR: `n × n` from rows, or an `ArgumentError` naming it (`what`).
 fn square(py: Python<'_>, m: &Bound<'_, PyAny>, n: usize, what: &str) -> PyResult<routh::nalgebra::DMatrix<f64>> {
     let rows = rows(m)?;
@@ -666,10 +683,7 @@ impl Model {
         mode: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         let lin = self.inner.linearize(mode, t, &vector(x)?, &vector(u)?).map_err(|e| raise(py, &e))?;
-        let (q, r) = (square(py, q, lin.a.nrows(), "Q")?, square(py, r, lin.b.ncols(), "R")?);
-        let lqr = routh::runtime::lqr::care(&lin.a, &lin.b, &q, &r)
-            .map_err(|e| instance(py, "ArgumentError", &e.to_string(), "Lqr", None))?;
-        dense(py, &lqr.gain)
+        gain(py, (&lin.a, &lin.b), (q, r), routh::runtime::lqr::care)
     }
 
     /// One classical Runge–Kutta step of size `dt` from the state `x` with the inputs `u` held, and
@@ -708,10 +722,7 @@ impl Model {
         mode: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         let step = self.inner.rk4_step(mode, t, &vector(x)?, &vector(u)?, dt).map_err(|e| raise(py, &e))?;
-        let (q, r) = (square(py, q, step.a.nrows(), "Q")?, square(py, r, step.b.ncols(), "R")?);
-        let lqr = routh::runtime::lqr::dare(&step.a, &step.b, &q, &r)
-            .map_err(|e| instance(py, "ArgumentError", &e.to_string(), "Lqr", None))?;
-        dense(py, &lqr.gain)
+        gain(py, (&step.a, &step.b), (q, r), routh::runtime::lqr::dare)
     }
 
     /// Iterative LQR over the model's RK4 step of size `dt` (routh's `ilqr`, with the GIL
