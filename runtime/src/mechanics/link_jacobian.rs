@@ -604,15 +604,7 @@ impl<const N: usize> LinkDynamics<N> {
     /// point differentiates its residual with them; see the [module docs](self)).
     #[must_use]
     pub fn kinetic_derivatives(&self, qd: &SVector<f64, N>, a: &SVector<f64, N>) -> (SMatrix<f64, N, N>, SMatrix<f64, N, N>) {
-        // The accelerations known, in the one pass.
-        let mut passes = Passes::new();
-        self.passes(qd, Some(a), &mut passes);
-        let (mut dq, mut dv) = (SMatrix::<f64, N, N>::zeros(), SMatrix::<f64, N, N>::zeros());
-        self.kinetic_pairs(&passes, |i, j, kq, kv| {
-            dq[(i, j)] = kq;
-            dv[(i, j)] = kv;
-        });
-        (dq, dv)
+        self.kinetic_derivatives_onto(qd, a, (SMatrix::zeros(), SMatrix::zeros()))
     }
 
     /// ∂τ/∂q and ∂τ/∂q̇ of the inverse dynamics τ = K(q, q̇, a) − τ_other at the joint rates `qd` and
@@ -625,8 +617,7 @@ impl<const N: usize> LinkDynamics<N> {
         a: &SVector<f64, N>,
         forces: &JointForces<N>,
     ) -> (SMatrix<f64, N, N>, SMatrix<f64, N, N>) {
-        let mut passes = Passes::new();
-        self.passes(qd, Some(a), &mut passes);
+        // Entry by entry: nalgebra's negation of a whole static matrix goes through its iterators.
         let negated = |m: &SMatrix<f64, N, N>| {
             let mut out = SMatrix::<f64, N, N>::zeros();
             for (o, x) in out.as_mut_slice().iter_mut().zip(m.as_slice()) {
@@ -634,7 +625,19 @@ impl<const N: usize> LinkDynamics<N> {
             }
             out
         };
-        let (mut dq, mut dv) = (negated(&forces.d_positions), negated(&forces.d_velocities));
+        self.kinetic_derivatives_onto(qd, a, (negated(&forces.d_positions), negated(&forces.d_velocities)))
+    }
+
+    /// ∂K/∂q and ∂K/∂q̇ at the accelerations `a` (known, in the one pass) added onto `start`.
+    #[inline(always)]
+    fn kinetic_derivatives_onto(
+        &self,
+        qd: &SVector<f64, N>,
+        a: &SVector<f64, N>,
+        (mut dq, mut dv): (SMatrix<f64, N, N>, SMatrix<f64, N, N>),
+    ) -> (SMatrix<f64, N, N>, SMatrix<f64, N, N>) {
+        let mut passes = Passes::new();
+        self.passes(qd, Some(a), &mut passes);
         self.kinetic_pairs(&passes, |i, j, kq, kv| {
             dq[(i, j)] += kq;
             dv[(i, j)] += kv;
