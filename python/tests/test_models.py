@@ -243,6 +243,11 @@ def test_ilqr_brings_the_pole_up_within_the_motors_limits():
         assert abs((cost(up) - cost(down)) / (2 * h)) < 1e-4
     with pytest.raises(routh.ArgumentError, match="Q must be 4"):
         c.ilqr(x0, np.zeros((steps, 1)), dt, np.zeros(4), np.eye(3), np.eye(1), np.eye(4))
+    # A weight the cost cannot have (the passes' gradients would be another cost's) is refused.
+    with pytest.raises(routh.ArgumentError, match="`R` is not symmetric positive definite"):
+        c.ilqr(x0, np.zeros((steps, 1)), dt, np.zeros(4), np.eye(4), np.zeros((1, 1)), np.eye(4))
+    with pytest.raises(routh.ArgumentError, match="`Q` is not symmetric"):
+        c.ilqr(x0, np.zeros((steps, 1)), dt, np.zeros(4), np.triu(np.ones((4, 4))), np.eye(1), np.eye(4))
     with pytest.raises(routh.ArgumentError, match="no step Jacobians"):
         rm.DoublePendulum(**PENDULUM).ilqr(np.zeros(4), np.zeros((5, 0)), dt, np.zeros(4), np.eye(4), np.eye(0), np.eye(4))
 

@@ -197,8 +197,9 @@ impl<const D: usize, const K: usize> IlqrSolution<D, K> {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum IlqrError {
-    /// The guess or the references have not the horizon's lengths, or the horizon is empty or its
-    /// step not positive.
+    /// The guess or the references have not the horizon's lengths, the horizon is empty or its
+    /// step not positive, or the limits, the weights, the tolerance or the references are not
+    /// what the problem needs (see [`ilqr`]).
     #[error("the problem is malformed: {0}")]
     Malformed(String),
     /// The step map failed along the initial guess at step `step`.
@@ -209,6 +210,11 @@ pub enum IlqrError {
         /// The step map's error.
         source: SimError,
     },
+}
+
+/// A weight as the regulators' checks take it.
+fn dynamic<const R: usize>(m: &SMatrix<f64, R, R>) -> nalgebra::DMatrix<f64> {
+    nalgebra::DMatrix::from_column_slice(R, R, m.as_slice())
 }
 
 /// A rollout with the step Jacobians, or the step where it failed.
@@ -318,8 +324,10 @@ fn backward<const D: usize, const K: usize>(
 /// ```
 ///
 /// # Errors
-/// [`IlqrError::Malformed`] for a guess of another length than N, an empty horizon or a step that
-/// is not positive; [`IlqrError::Rollout`] if the system fails along the guess. A failure later
+/// [`IlqrError::Malformed`] for a guess of another length than N, an empty horizon, a step that
+/// is not positive, limits out of order, weights that are not what the cost needs (Q and Q_f
+/// symmetric positive semidefinite, R symmetric positive definite, all finite), a tolerance below
+/// zero or a non-finite reference; [`IlqrError::Rollout`] if the system fails along the guess. A failure later
 /// (a trial rollout leaving the system's domain) only rejects that trial.
 pub fn ilqr<S: StepMap<D, K> + ?Sized, const D: usize, const K: usize>(
     sys: &S,
@@ -342,10 +350,24 @@ pub fn ilqr<S: StepMap<D, K> + ?Sized, const D: usize, const K: usize>(
         && lower.iter().zip(upper).any(|(l, h)| !(l <= h))
     {
         return Err(IlqrError::Malformed(format!(
-            "the input limits need lower ≤ upper in every component (lower {}, upper {})",
-            lower.transpose(),
-            upper.transpose()
+            "the input limits need lower ≤ upper in every component (lower {:?}, upper {:?})",
+            lower.as_slice(),
+            upper.as_slice()
         )));
+    }
+    // A weight that is not symmetric would make the passes' gradients (Q e) those of another
+    // cost than the J they decrease: rejected, as the regulators reject it.
+    for (name, weight, definite) in [("Q", dynamic(&p.q), false), ("R", dynamic(&p.r), true), ("Q_f", dynamic(&p.qf), false)] {
+        if !weight.iter().all(|v| v.is_finite()) {
+            return Err(IlqrError::Malformed(format!("the weight `{name}` has a non-finite entry")));
+        }
+        crate::lqr::check_weight(name, &weight, definite).map_err(|e| IlqrError::Malformed(e.to_string()))?;
+    }
+    if !(p.tolerance >= 0.0) {
+        return Err(IlqrError::Malformed(format!("the tolerance {} is not a number ≥ 0", p.tolerance)));
+    }
+    if !(p.states.iter().all(|x| x.iter().all(|v| v.is_finite())) && p.inputs.iter().all(|u| u.iter().all(|v| v.is_finite()))) {
+        return Err(IlqrError::Malformed("a reference state or input has a non-finite entry".into()));
     }
     // Within the limits from the start: every input the iteration returns lies in them.
     let mut us: Vec<SVector<f64, K>> = guess.iter().map(|&u| p.clamped(u)).collect();
@@ -743,7 +765,34 @@ mod tests {
         assert!(matches!(ilqr(&Cart, &p, &Vector2::zeros(), &[Vector1::zeros(); 3]), Err(IlqrError::Malformed(_))));
         let flat = IlqrProblem { h: 0.0, ..p.clone() };
         assert!(matches!(ilqr(&Cart, &flat, &Vector2::zeros(), &[Vector1::zeros(); 10]), Err(IlqrError::Malformed(_))));
-        let short = p.path(vec![Vector2::zeros(); 10], vec![Vector1::zeros(); 10]);
+        let short = p.clone().path(vec![Vector2::zeros(); 10], vec![Vector1::zeros(); 10]);
         assert!(matches!(ilqr(&Cart, &short, &Vector2::zeros(), &[Vector1::zeros(); 10]), Err(IlqrError::Malformed(_))));
+    }
+
+    /// Weights that are not what the cost needs (Q and Q_f symmetric positive semidefinite, R
+    /// symmetric positive definite), a tolerance below zero or NaN and a non-finite reference are
+    /// malformed problems, each named; the weights at the edge (Q = 0, Q_f = 0) are not.
+    #[test]
+    fn weights_tolerances_and_references_are_checked() {
+        let p = IlqrProblem::new((0.0, 0.1, 10), Vector2::zeros(), Matrix2::identity(), Matrix1::new(1.0), Matrix2::identity());
+        let run = |p: &IlqrProblem<2, 1>| ilqr(&Cart, p, &Vector2::new(1.0, 0.0), &[Vector1::zeros(); 10]);
+        let malformed = |p: &IlqrProblem<2, 1>, says: &str| match run(p) {
+            Err(IlqrError::Malformed(why)) => assert!(why.contains(says), "{why}"),
+            other => panic!("{other:?}"),
+        };
+        malformed(
+            &IlqrProblem { q: Matrix2::new(1.0, 0.5, 0.0, 1.0), ..p.clone() },
+            "`Q` is not symmetric positive semidefinite",
+        );
+        malformed(&IlqrProblem { q: -Matrix2::identity(), ..p.clone() }, "`Q` is not symmetric positive semidefinite");
+        malformed(&IlqrProblem { qf: Matrix2::new(1.0, 0.0, 0.0, -1e-3), ..p.clone() }, "`Q_f` is not");
+        malformed(&IlqrProblem { r: Matrix1::new(0.0), ..p.clone() }, "`R` is not symmetric positive definite");
+        malformed(&IlqrProblem { r: Matrix1::new(f64::NAN), ..p.clone() }, "`R` has a non-finite entry");
+        malformed(&p.clone().tolerance(-1.0), "tolerance");
+        malformed(&p.clone().tolerance(f64::NAN), "tolerance");
+        malformed(&p.clone().reference(Vector1::new(f64::INFINITY)), "reference");
+        let edge = IlqrProblem { q: Matrix2::zeros(), qf: Matrix2::zeros(), ..p.clone() };
+        assert!(run(&edge).is_ok());
+        assert!(run(&p).is_ok());
     }
 }

@@ -194,18 +194,24 @@ fn prepare(
             return Err(LqrError::NonFinite(name));
         }
     }
-    let symmetric = |x: &DMatrix<f64>| (x - x.transpose()).amax() <= 1e-12 * x.amax();
-    if !symmetric(r) {
-        return Err(LqrError::Weight { weight: "R", needs: "symmetric positive definite" });
-    }
+    check_weight("R", r, true)?;
     let Some(r_chol) = r.clone().cholesky() else {
         return Err(LqrError::Weight { weight: "R", needs: "symmetric positive definite" });
     };
-    if !symmetric(q) || q.clone().symmetric_eigenvalues().min() < -1e-12 * q.amax() {
-        return Err(LqrError::Weight { weight: "Q", needs: "symmetric positive semidefinite" });
-    }
+    check_weight("Q", q, false)?;
     let g = b * r_chol.solve(&b.transpose());
     Ok((n, (&g + g.transpose()) * 0.5, r_chol))
+}
+
+/// A quadratic cost's weight `m` (finite) checked: symmetric to round-off and positive definite
+/// (`definite`: Cholesky succeeds) or semidefinite (no eigenvalue below −10⁻¹² of its largest
+/// entry) — the regulators' and [`crate::ilqr::ilqr`]'s weights alike.
+pub(crate) fn check_weight(weight: &'static str, m: &DMatrix<f64>, definite: bool) -> Result<(), LqrError> {
+    let symmetric = (m - m.transpose()).amax() <= 1e-12 * m.amax();
+    let ok = symmetric
+        && if definite { m.clone().cholesky().is_some() } else { m.clone().symmetric_eigenvalues().min() >= -1e-12 * m.amax() };
+    let needs = if definite { "symmetric positive definite" } else { "symmetric positive semidefinite" };
+    if ok { Ok(()) } else { Err(LqrError::Weight { weight, needs }) }
 }
 
 /// sign(H) by Newton's iteration with determinant scaling; an eigenvalue on the imaginary axis
