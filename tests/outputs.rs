@@ -102,3 +102,91 @@ fn constraint_forces_and_the_energy_are_outputs() {
         assert!(mode == PushedBall::FLOOR || t >= t_star - 1e-9);
     }
 }
+
+/// The six-joint arm of `tests/robots/arm6.urdf` (the spatial recursion) with its tool's tip and,
+/// for the geometric check, each joint's axis and origin in the world.
+#[derive(Mechanics)]
+#[mechanics(
+    urdf = "tests/robots/arm6.urdf",
+    output(
+        tip = tool_origin + tool * [0, 0, 0.05],
+        a1 = shoulder * [0, 0, 1], o1 = shoulder_origin,
+        a2 = upper_arm * [0, 1, 0], o2 = upper_arm_origin,
+        a3 = forearm * [0, 1, 0], o3 = forearm_origin,
+        a4 = wrist_1_link * [0, 1, 0], o4 = wrist_1_link_origin,
+        a5 = wrist_2_link * [0, 0, 1], o5 = wrist_2_link_origin,
+        a6 = wrist_3_link * [0, 1, 0], o6 = wrist_3_link_origin,
+    ),
+    gravity = [0, 0, -g],
+)]
+struct ArmTip {
+    g: f64,
+}
+
+/// The quadruped of `tests/robots/quadruped.urdf` on its floating base (a quaternion in the
+/// state): a foot's position and the trunk's height.
+#[derive(Mechanics)]
+#[mechanics(urdf = "tests/robots/quadruped.urdf", output(foot = fr_foot_origin, height = trunk_origin[2]), gravity = [0, 0, -g])]
+struct QuadrupedFoot {
+    g: f64,
+}
+
+/// C = ∂y/∂x against central differences of `outputs` along every component of the state
+/// (h = 10⁻⁶, relative to C's largest entry).
+fn check_against_differences<const D: usize, const K: usize>(
+    c: &routh::nalgebra::SMatrix<f64, K, D>,
+    outputs: impl Fn(&State<D>) -> [f64; K],
+    x: &State<D>,
+) {
+    let h = 1e-6;
+    let scale = c.amax().max(1.0);
+    for j in 0..D {
+        let (mut up, mut down) = (*x, *x);
+        up[j] += h;
+        down[j] -= h;
+        let (yu, yd) = (outputs(&up), outputs(&down));
+        for i in 0..K {
+            let fd = (yu[i] - yd[i]) / (2.0 * h);
+            assert!((c[(i, j)] - fd).abs() < 1e-7 * scale, "C[{i}][{j}] = {} against {fd}", c[(i, j)]);
+        }
+    }
+}
+
+#[test]
+fn the_outputs_jacobian_is_their_derivative_and_a_tips_the_joints_screws() {
+    let arm = ArmTip { g: 9.81 };
+    let x = arm.state([0.3, -1.2, 1.0, -0.5, 0.7, 0.2], [0.4, -0.3, 0.9, 0.1, -0.6, 0.5]);
+    let c = arm.output_jacobian(0.0, &x);
+    check_against_differences(&c, |x| arm.outputs(0.0, x), &x);
+    // The tip's rows: column i is the joint's axis a_i crossed with the tip's offset from the
+    // joint's origin o_i (a revolute joint turns the tip about its axis), and a position does not
+    // read the rates.
+    let y = arm.outputs(0.0, &x);
+    let v3 = |k: usize| routh::nalgebra::Vector3::new(y[k], y[k + 1], y[k + 2]);
+    let tip = v3(0);
+    for i in 0..6 {
+        let (a, o) = (v3(3 + 6 * i), v3(6 + 6 * i));
+        let screw = a.cross(&(tip - o));
+        for r in 0..3 {
+            assert!((c[(r, i)] - screw[r]).abs() < 1e-12, "joint {i}, row {r}: {} against {}", c[(r, i)], screw[r]);
+            assert_eq!(c[(r, 6 + i)], 0.0);
+        }
+    }
+    // On a floating base, along the quaternion's components too (the outputs read R(q/|q|)): a
+    // quaternion off the unit sphere, where the normalisation's derivative shows.
+    let quad = QuadrupedFoot { g: 9.81 };
+    let mut x = State::<37>::from_fn(|i, _| 0.2 + 0.1 * ((i * 7) % 5) as f64 - 0.15 * (i % 3) as f64);
+    for (k, v) in [1.1, 0.2, -0.3, 0.25].into_iter().enumerate() {
+        x[3 + k] = v;
+    }
+    let c = quad.output_jacobian(0.0, &x);
+    check_against_differences(&c, |x| quad.outputs(0.0, x), &x);
+    // Moving the base along x, y, z moves the foot along them and the trunk's height with z.
+    for r in 0..3 {
+        for k in 0..3 {
+            assert!((c[(r, k)] - if r == k { 1.0 } else { 0.0 }).abs() < 1e-14);
+        }
+    }
+    assert_eq!(QuadrupedFoot::OUTPUTS, ["foot[0]", "foot[1]", "foot[2]", "height"]);
+    assert!((c[(3, 2)] - 1.0).abs() < 1e-14);
+}

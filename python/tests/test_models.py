@@ -252,6 +252,25 @@ def test_ilqr_brings_the_pole_up_within_the_motors_limits():
         rm.DoublePendulum(**PENDULUM).ilqr(np.zeros(4), np.zeros((5, 0)), dt, np.zeros(4), np.eye(4), np.eye(0), np.eye(4))
 
 
+def test_the_outputs_jacobian():
+    # The tip's height y2 = -l1 cos th1 - l2 cos th2: C = (l1 sin th1, l2 sin th2, 0, 0), and
+    # central differences of the outputs agree; a model without outputs has a C of no rows.
+    p = rm.DoublePendulum(**PENDULUM)
+    x = np.array([0.7, -1.2, 0.3, 0.5])
+    c = p.output_jacobian(x)
+    assert c.shape == (1, 4)
+    expected = [PENDULUM["l1"] * np.sin(x[0]), PENDULUM["l2"] * np.sin(x[1]), 0.0, 0.0]
+    assert np.max(np.abs(c[0] - expected)) < 1e-15
+    h = 1e-6
+    for j in range(4):
+        up, down = x.copy(), x.copy()
+        up[j] += h
+        down[j] -= h
+        fd = (p.output_values(up)["tip_y"] - p.output_values(down)["tip_y"]) / (2 * h)
+        assert abs(c[0, j] - fd) < 1e-8
+    assert rm.CartPole(**CARTPOLE).output_jacobian(np.zeros(4)).shape == (0, 4)
+
+
 def test_impacts_and_modes():
     e = 0.8
     ball = rm.BouncingBall(m=1.0, g=9.81, e=e)

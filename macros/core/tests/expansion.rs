@@ -51,6 +51,7 @@ const MODELS: &[(&str, &str)] = &[
             lagrangian = m1 / 2 * (dot(x1).powi(2) + dot(y1).powi(2)) + m2 / 2 * (dot(x2).powi(2) + dot(y2).powi(2))
                 - g * (m1 * y1 + m2 * y2),
             force(th1 = -b * dot(th1), th2 = -b * (dot(th2) - dot(th1))),
+            output(tip_x = x2, tip_y = y2),
         )]
         pub struct DoublePendulum { pub m1: f64, pub m2: f64, pub l1: f64, pub l2: f64, pub g: f64, pub b: f64 }",
     ),

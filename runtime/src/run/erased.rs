@@ -714,6 +714,14 @@ pub trait DynModel: Send + Sync + 'static {
     /// Wrong sizes or mode.
     fn outputs(&self, mode: usize, t: f64, x: &[f64], u: &[f64]) -> Result<Vec<f64>, SimError>;
 
+    /// The outputs' Jacobian C = ∂y/∂x (`output_jacobian`), row by row: one row per output, one
+    /// entry per component of the (padded) state; empty without outputs.
+    ///
+    /// # Errors
+    /// Wrong sizes or mode; [`SimError::InvalidArgument`] where the model does not generate it
+    /// (the message says why: an output of a multiplier, say).
+    fn output_jacobian(&self, mode: usize, t: f64, x: &[f64], u: &[f64]) -> Result<Vec<f64>, SimError>;
+
     /// The mass matrix M(t, q) of `mode`, row by row (n × n, n its velocities).
     ///
     /// # Errors
@@ -861,6 +869,24 @@ pub fn no_jacobian(info: &ModelInfo) -> SimError {
         "{} generates no field Jacobian to linearize with: add `jacobian` to its #[mechanics(...)]",
         info.name
     ))
+}
+
+/// A mode's C row by row (`rows`, each `width` long) padded with zeros to `padded` columns, or
+/// the error saying why the mode generates none (generated glue).
+///
+/// # Errors
+/// [`SimError::InvalidArgument`] naming the model and the reason.
+pub fn output_jacobian_rows(
+    info: &ModelInfo,
+    rows: Result<Vec<f64>, &'static str>,
+    width: usize,
+    padded: usize,
+) -> Result<Vec<f64>, SimError> {
+    let rows = rows.map_err(|why| SimError::InvalidArgument(format!("{} generates no output_jacobian: {why}", info.name)))?;
+    if width == padded || width == 0 {
+        return Ok(rows);
+    }
+    Ok(rows.chunks(width).flat_map(|row| row.iter().copied().chain(std::iter::repeat_n(0.0, padded - width))).collect())
 }
 
 /// The error of `inverse_dynamics_jacobian` on a model (or mode) that generates none (generated

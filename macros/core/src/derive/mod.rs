@@ -10,6 +10,7 @@
 //! - [`impact`]: guards and impact laws;
 //! - [`symmetry`]: invariance proofs, momentum maps and their balance laws;
 //! - [`discrete`]: discrete Lagrangians, forces and Legendre maps;
+//! - [`output`]: the outputs and their Jacobian over the state;
 //! - [`reduce`]: the reductions — Routh's over cyclic coordinates into a new model, Maggi's
 //!   equations on a section (nonholonomic, Euler–Poincaré, through a proved quotient map) and
 //!   Routh's by the rotations of an orientation, the last two in one first-order form;
@@ -24,6 +25,7 @@ pub mod discrete;
 pub mod dynamics;
 pub mod euler_lagrange;
 pub mod impact;
+pub mod output;
 pub mod reduce;
 pub mod straight;
 pub mod symmetry;
@@ -55,11 +57,8 @@ pub struct Derived {
     pub symmetries: Vec<symmetry::SymmetryEquations>,
     /// The brackets of the declared symmetries (two or more).
     pub algebra: Option<symmetry::Algebra>,
-    /// The outputs' expressions (`output(...)`), `energy()` replaced by the derived E — over
-    /// `output_bindings` when E is computed along a kinematic tree (its bindings), which are empty
-    /// otherwise.
-    pub outputs: Vec<symbolic::Expr>,
-    pub output_bindings: Vec<(symbolic::Expr, symbolic::Expr)>,
+    /// The outputs (`output(...)`) and their Jacobian.
+    pub outputs: output::Outputs,
     pub discrete: Option<discrete::DiscreteEquations>,
     /// The reduced systems.
     pub reductions: reduce::Reductions,
@@ -76,8 +75,7 @@ impl Derived {
             impacts: Vec::new(),
             symmetries: Vec::new(),
             algebra: None,
-            outputs: Vec::new(),
-            output_bindings: Vec::new(),
+            outputs: output::Outputs::default(),
             discrete: None,
             reductions: reduce::Reductions::default(),
         }
@@ -123,21 +121,12 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     let impacts = impact::derive(model, arena, &equations, &form);
     let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts, &form);
     let algebra = symmetry::algebra(model, arena, &symmetries);
-    let (outputs, output_bindings) = if model.outputs.is_empty() {
-        (Vec::new(), Vec::new())
-    } else {
-        // E itself, or along the tree (one output of its bindings).
-        let (e, bindings) = match form.kinetics() {
-            Some(k) => (k.energy.outputs[0], k.energy.bindings.clone()),
-            None => (equations.energy, Vec::new()),
-        };
-        let energy = model.symbol(arena, crate::layout::Role::Energy);
-        let map = [(energy, e)];
-        let outputs: Vec<symbolic::Expr> = model.outputs.iter().map(|(_, e)| arena.subs(*e, &map)).collect();
-        let reads_energy = model.outputs.iter().any(|(_, e)| arena.depends_on(*e, energy));
-        (outputs, if reads_energy { bindings } else { Vec::new() })
+    // E itself, or along the tree (one output of its bindings).
+    let outputs = match form.kinetics() {
+        Some(k) => output::derive(model, arena, k.energy.outputs[0], &k.energy.bindings),
+        None => output::derive(model, arena, equations.energy, &[]),
     };
     let discrete = discrete::derive(model, arena, cx);
     let reductions = reduce::derive(model, arena, cx, &equations, &symmetries);
-    Derived { equations, form, energy, constraints, impacts, symmetries, algebra, outputs, output_bindings, discrete, reductions }
+    Derived { equations, form, energy, constraints, impacts, symmetries, algebra, outputs, discrete, reductions }
 }

@@ -581,3 +581,60 @@ fn m_goes_by_columns_where_its_entries_outgrow_its_product() {
         }
     }
 }
+
+/// The outputs' Jacobian C = ∂y/∂x: a two-link arm's tip in closed form (J = ∂p/∂q in the
+/// position columns, zero in the velocity columns; its speed's row ∂(|ṗ|²)/∂q̇ = 2 Jᵀṗ), and
+/// the documented absences: an output of a multiplier, and the outputs' size bound.
+#[test]
+fn the_outputs_jacobian_is_their_derivative_or_says_why_not() {
+    use super::output::Jacobian;
+    let (model, arena, d) = derived(
+        "#[mechanics(coordinates(a, b),
+           define(x = l1 * a.cos() + l2 * (a + b).cos(), y = l1 * a.sin() + l2 * (a + b).sin()),
+           lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)),
+           output(tip_x = x, tip_y = y, speed2 = dot(x).powi(2) + dot(y).powi(2)))]
+         struct Arm { m: f64, l1: f64, l2: f64 }",
+    );
+    let Jacobian::Rows(rows) = &d.outputs.jacobian else { panic!("C derived: {:?}", d.outputs.jacobian) };
+    assert_eq!((rows.len(), rows[0].len()), (3, 4));
+    let view = model.view(&arena);
+    let (q, v, params) = ([0.4, -1.1], [0.7, 0.3], [2.0, 1.3, 0.8]);
+    let at = At { q: &q, v: &v, params: &params, q1: &[], h: 0.0 };
+    let (l1, l2) = (params[1], params[2]);
+    let (s1, c1, s12, c12) = (q[0].sin(), q[0].cos(), (q[0] + q[1]).sin(), (q[0] + q[1]).cos());
+    let j = [[-l1 * s1 - l2 * s12, -l2 * s12], [l1 * c1 + l2 * c12, l2 * c12]];
+    let pd = [j[0][0] * v[0] + j[0][1] * v[1], j[1][0] * v[0] + j[1][1] * v[1]];
+    for r in 0..2 {
+        for c in 0..2 {
+            assert!(close(at.eval(&view, rows[r][c]), j[r][c]), "∂p{r}/∂q{c}");
+            assert_eq!(rows[r][2 + c], arena.zero(), "a position does not read the rates");
+        }
+    }
+    for c in 0..2 {
+        let expected = 2.0 * (j[0][c] * pd[0] + j[1][c] * pd[1]);
+        assert!(close(at.eval(&view, rows[2][2 + c]), expected), "∂|ṗ|²/∂q̇{c}");
+    }
+    // The multiplier's derivatives are not derived: said, not guessed.
+    let (_, _, d) = derived(
+        "#[mechanics(coordinates(x, y),
+           lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y,
+           holonomic(rod = x.powi(2) + y.powi(2) - l.powi(2)),
+           output(lam = multiplier(rod), height = y))]
+         struct RodPendulum { m: f64, g: f64, l: f64 }",
+    );
+    assert!(matches!(&d.outputs.jacobian, Jacobian::Absent(why) if why.contains("multiplier")));
+    // Past the size bound: absent, naming the bound (an output of 3 × 200 000 nodes, 4 states).
+    let (model, mut arena, _) = derived(
+        "#[mechanics(coordinates(a, b), lagrangian = m / 2 * (dot(a).powi(2) + dot(b).powi(2)), output(s = a * b))]
+         struct Two { m: f64 }",
+    );
+    let a = model.layout.q[0];
+    let terms: Vec<Expr> = (2..200_002)
+        .map(|k| {
+            let (c, p) = (arena.int(k), arena.powi(a, k));
+            arena.mul(&[c, p])
+        })
+        .collect();
+    let big = arena.add(&terms);
+    assert!(matches!(super::output::jacobian(&model, &mut arena, &[big], &[]), Jacobian::Absent(why) if why.contains("outgrow")));
+}

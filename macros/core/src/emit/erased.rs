@@ -97,6 +97,18 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
     } else {
         per_mode(&|v, x, _| quote! { #v.outputs(t, #x).to_vec() })
     };
+    // C row by row in each mode, its rows padded to the padded state's width.
+    let output_jacobian_body = if outputs.is_empty() {
+        quote! { ::core::result::Result::Ok(::std::vec::Vec::new()) }
+    } else {
+        let widths: Vec<usize> = views.iter().map(|m| m.layout.state_dim()).collect();
+        let nw = widths.len();
+        let by_mode = per_mode(&|v, x, _| quote! { #v.__routh_output_jacobian_rows(t, #x) });
+        quote! {
+            const WIDTHS: [usize; #nw] = [#(#widths),*];
+            __routh::erased::output_jacobian_rows(#describe, #by_mode, WIDTHS[mode.min(#nw - 1)], #d)
+        }
+    };
     let field = match (multi, k) {
         (false, 0) => quote! { __routh::VectorField::field(self, t, &x)? },
         (false, _) => quote! { __routh::InputSystem::field_with_input(self, t, &x, &u)? },
@@ -270,6 +282,15 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
                 #arguments
                 let _ = (&x, &u, t);
                 Ok(#outputs_body)
+            }
+
+            #[inline]
+            fn output_jacobian(&self, mode: usize, t: f64, x: &[f64], u: &[f64])
+                -> ::core::result::Result<::std::vec::Vec<f64>, __routh::SimError>
+            {
+                #arguments
+                let _ = (&x, &u, t);
+                #output_jacobian_body
             }
 
             #[inline]

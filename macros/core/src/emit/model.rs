@@ -79,7 +79,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     let (field_from, contact_items) = contact_items(model, eq, &mut helpers);
     let dynamics_name = derived.form.name(constraints.is_some());
     let constants = constants_and_state(model, &state_doc, dim_doc, dynamics_name);
-    let outputs = outputs_items(model, &derived.outputs, &derived.output_bindings, &mut helpers);
+    let outputs = outputs_items(model, &derived.outputs, &mut helpers);
     let n_lit = n;
     let p_lit = model.layout.position_dim();
 
@@ -204,11 +204,13 @@ fn constants_and_state(model: &View<'_>, state_doc: &str, dim_doc: &str, dynamic
     }
 }
 
-/// `OUTPUTS`, `outputs` and `observe` of a model with `output(...)` (nothing otherwise).
-fn outputs_items(model: &View<'_>, exprs: &[Expr], bindings: &[(Expr, Expr)], helpers: &mut Helpers) -> TokenStream {
+/// `OUTPUTS`, `outputs`, `observe` and, where it is derived, `output_jacobian` of a model with
+/// `output(...)` (nothing otherwise).
+fn outputs_items(model: &View<'_>, derived: &crate::derive::output::Outputs, helpers: &mut Helpers) -> TokenStream {
     if model.outputs.is_empty() {
         return TokenStream::new();
     }
+    let (exprs, bindings) = (&derived.values, &derived.bindings);
     let (d, k) = (model.layout.state_dim(), model.outputs.len());
     let names: Vec<&String> = model.outputs.iter().map(|(n, _)| n).collect();
     // Outputs of `multiplier(c)` read the constraint forces λ of the saddle-point solve at x.
@@ -232,7 +234,20 @@ fn outputs_items(model: &View<'_>, exprs: &[Expr], bindings: &[(Expr, Expr)], he
     // With E along the kinematic tree (`bindings`), the outputs as written (E named, not expanded).
     let shown: Vec<Expr> = if bindings.is_empty() { exprs.to_vec() } else { model.outputs.iter().map(|(_, e)| *e).collect() };
     let lines = formula_lines(model, model.outputs.iter().zip(&shown).map(|((n, _), e)| (n.clone(), *e)).collect());
-    let doc = doc_block(&format!(" The outputs at the state `x` (in the order of [`Self::OUTPUTS`]).{lam_doc}"), &lines);
+    let d_lit = model.layout.state_dim();
+    let jacobian = output_jacobian_item(model, &derived.jacobian, helpers);
+    // C row by row for the erased model, or why it is absent.
+    let rows = match &derived.jacobian {
+        crate::derive::output::Jacobian::Rows(_) => {
+            quote! { ::core::result::Result::Ok(self.output_jacobian(t, x).transpose().as_slice().to_vec()) }
+        }
+        crate::derive::output::Jacobian::Absent(why) => quote! { { let _ = (t, x); ::core::result::Result::Err(#why) } },
+    };
+    let absent = match &derived.jacobian {
+        crate::derive::output::Jacobian::Absent(why) => format!(" Their Jacobian `output_jacobian` is not generated: {why}."),
+        crate::derive::output::Jacobian::Rows(_) => String::new(),
+    };
+    let doc = doc_block(&format!(" The outputs at the state `x` (in the order of [`Self::OUTPUTS`]).{lam_doc}{absent}"), &lines);
     let allow = allow_generated();
     quote! {
         /// Names of the outputs (`output(...)`; a vector `p` gives `p[0]`, `p[1]`, `p[2]`): the columns of
@@ -254,6 +269,66 @@ fn outputs_items(model: &View<'_>, exprs: &[Expr], bindings: &[(Expr, Expr)], he
         #[must_use]
         pub fn observe(&self, run: &impl __routh::observables::Samples<#d>) -> __routh::observables::Observables {
             __routh::observables::Observables::evaluate(&Self::OUTPUTS, run.times(), run.states(), |t, x| self.outputs(t, x).to_vec())
+        }
+
+        #jacobian
+
+        /// C row by row (`output_jacobian`), or why it is not generated (the erased model's glue).
+        #[allow(dead_code)]
+        fn __routh_output_jacobian_rows(&self, t: f64, x: &__routh::State<#d_lit>)
+            -> ::core::result::Result<::std::vec::Vec<f64>, &'static str>
+        {
+            #rows
+        }
+    }
+}
+
+/// `output_jacobian`: C = ∂y/∂x, its non-zero entries from their formulas (nothing where C is
+/// not derived; the outputs' rustdoc says why).
+fn output_jacobian_item(model: &View<'_>, jacobian: &crate::derive::output::Jacobian, helpers: &mut Helpers) -> TokenStream {
+    let crate::derive::output::Jacobian::Rows(rows) = jacobian else {
+        return TokenStream::new();
+    };
+    let (d, k) = (model.layout.state_dim(), model.outputs.len());
+    let zero = model.arena.zero();
+    let states = model.layout.state_symbols();
+    let entries: Vec<(usize, usize, Expr)> = rows
+        .iter()
+        .enumerate()
+        .flat_map(|(i, row)| row.iter().enumerate().filter(|&(_, &e)| e != zero).map(move |(j, &e)| (i, j, e)))
+        .collect();
+    let exprs: Vec<Expr> = entries.iter().map(|&(_, _, e)| e).collect();
+    let none = TokenStream::new();
+    let (stmts, vals) = helpers.body(model, &exprs, "__routh_output_jacobian", &none, &none);
+    let sets = entries.iter().zip(&vals).map(|(&(i, j, _), v)| quote! { c[(#i, #j)] = #v; });
+    let lines = formula_lines(
+        model,
+        entries
+            .iter()
+            .map(|&(i, j, e)| {
+                let name = &model.outputs[i].0;
+                (format!("∂{name}/∂{}", crate::notation::display_name(model, states[j])), e)
+            })
+            .collect(),
+    );
+    let doc = doc_block(
+        " The outputs' Jacobian C = ∂y/∂x at the state `x` (row i: output i of [`Self::OUTPUTS`]; column j: \
+          component j of the state), from symbolic derivatives — with the linearisation's A and B the linear \
+          model δẋ = A δx + B δu, δy = C δx (the outputs never read the inputs: ∂y/∂u = 0); for a point of \
+          the model, its Jacobian ∂p/∂q in the first columns. Over an orientation's quaternion components, \
+          the derivatives of the outputs in R(q/|q|). Its non-zero entries:",
+        &lines,
+    );
+    let allow = allow_generated();
+    quote! {
+        #doc
+        #allow
+        #[must_use]
+        pub fn output_jacobian(&self, t: f64, x: &__routh::State<#d>) -> __routh::Matrix<#k, #d> {
+            #(#stmts)*
+            let mut c = __routh::Matrix::<#k, #d>::zeros();
+            #(#sets)*
+            c
         }
     }
 }
