@@ -656,17 +656,10 @@ impl Model {
     /// The outputs' Jacobian C = ∂y/∂x at the state `x` (in `mode`): one row per output (in the
     /// order of `outputs`), one column per component of the state — with `linearize`'s A and B the
     /// linear model δẋ = A δx + B δu, δy = C δx. An `ArgumentError` says why where the model
-    /// generates none (an output of `multiplier(...)`, say).
-    #[pyo3(signature = (x, t = 0.0, u = None, mode = 0))]
-    fn output_jacobian<'py>(
-        &self,
-        py: Python<'py>,
-        x: &Bound<'py, PyAny>,
-        t: f64,
-        u: Option<&Bound<'py, PyAny>>,
-        mode: usize,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let c = self.inner.output_jacobian(mode, t, &vector(x)?, &optional_vector(u)?).map_err(|e| raise(py, &e))?;
+    /// generates none (an output of `multiplier(...)`, say). No inputs: outputs never read them.
+    #[pyo3(signature = (x, t = 0.0, mode = 0))]
+    fn output_jacobian<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, t: f64, mode: usize) -> PyResult<Bound<'py, PyAny>> {
+        let c = self.inner.output_jacobian(mode, t, &vector(x)?).map_err(|e| raise(py, &e))?;
         matrix(py, c, self.info().state_dim)
     }
 

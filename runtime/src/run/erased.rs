@@ -715,12 +715,13 @@ pub trait DynModel: Send + Sync + 'static {
     fn outputs(&self, mode: usize, t: f64, x: &[f64], u: &[f64]) -> Result<Vec<f64>, SimError>;
 
     /// The outputs' Jacobian C = ∂y/∂x (`output_jacobian`), row by row: one row per output, one
-    /// entry per component of the (padded) state; empty without outputs.
+    /// entry per component of the (padded) state; empty without outputs. No inputs: outputs never
+    /// read them.
     ///
     /// # Errors
     /// Wrong sizes or mode; [`SimError::InvalidArgument`] where the model does not generate it
     /// (the message says why: an output of a multiplier, say).
-    fn output_jacobian(&self, mode: usize, t: f64, x: &[f64], u: &[f64]) -> Result<Vec<f64>, SimError>;
+    fn output_jacobian(&self, mode: usize, t: f64, x: &[f64]) -> Result<Vec<f64>, SimError>;
 
     /// The mass matrix M(t, q) of `mode`, row by row (n × n, n its velocities).
     ///

@@ -285,10 +285,10 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
             }
 
             #[inline]
-            fn output_jacobian(&self, mode: usize, t: f64, x: &[f64], u: &[f64])
+            fn output_jacobian(&self, mode: usize, t: f64, x: &[f64])
                 -> ::core::result::Result<::std::vec::Vec<f64>, __routh::SimError>
             {
-                #arguments
+                #at_rest
                 let _ = (&x, &u, t);
                 #output_jacobian_body
             }
