@@ -124,9 +124,14 @@ struct ArmTip {
 }
 
 /// The quadruped of `tests/robots/quadruped.urdf` on its floating base (a quaternion in the
-/// state): a foot's position and the trunk's height.
+/// state): a foot's position, the trunk's height, and E (computed along the tree: its row ∇E by
+/// reverse mode through that pass).
 #[derive(Mechanics)]
-#[mechanics(urdf = "tests/robots/quadruped.urdf", output(foot = fr_foot_origin, height = trunk_origin[2]), gravity = [0, 0, -g])]
+#[mechanics(
+    urdf = "tests/robots/quadruped.urdf",
+    output(foot = fr_foot_origin, height = trunk_origin[2], e = energy()),
+    gravity = [0, 0, -g],
+)]
 struct QuadrupedFoot {
     g: f64,
 }
@@ -187,6 +192,16 @@ fn the_outputs_jacobian_is_their_derivative_and_a_tips_the_joints_screws() {
             assert!((c[(r, k)] - if r == k { 1.0 } else { 0.0 }).abs() < 1e-14);
         }
     }
-    assert_eq!(QuadrupedFoot::OUTPUTS, ["foot[0]", "foot[1]", "foot[2]", "height"]);
+    assert_eq!(QuadrupedFoot::OUTPUTS, ["foot[0]", "foot[1]", "foot[2]", "height", "e"]);
     assert!((c[(3, 2)] - 1.0).abs() < 1e-14);
+    // E's row: its height's column is the weight m g (M's first entry the whole mass m; z enters E
+    // only through the potential), and its rows of the rates are the momenta ∂E/∂v = M v (in the
+    // chart, v = (ẋ, ω, q̇ of the legs)).
+    let mass = quad.mass_matrix(0.0, &x);
+    let momenta = mass * x.fixed_rows::<18>(19);
+    let weight = quad.g * mass[(0, 0)];
+    assert!((c[(4, 2)] - weight).abs() < 1e-10 * weight, "∂E/∂z = {} against m g = {weight}", c[(4, 2)]);
+    for k in 0..18 {
+        assert!((c[(4, 19 + k)] - momenta[k]).abs() < 1e-10 * (1.0 + momenta.amax()), "∂E/∂v{k}");
+    }
 }

@@ -961,6 +961,10 @@ fn a_tree_models_momentum_map_is_computed_along_the_tree() {
         let (o, p) = (tree.outputs(t, &x), dense.outputs(t, &x));
         assert!(o.iter().zip(&p).all(|(a, b)| (a - b).abs() < 1e-12 * (1.0 + b.abs())), "{o:?} vs {p:?}");
         assert!((o[0] - dense.energy(t, &x)).abs() < 1e-12 * (1.0 + o[0].abs()));
+        // C: E's row by reverse mode through its pass along the tree, against the dense twin's
+        // symbolic derivatives of E written out.
+        let (c, d) = (tree.output_jacobian(t, &x), dense.output_jacobian(t, &x));
+        assert!((c - d).amax() < 1e-12 * (1.0 + d.amax()), "{c} vs {d}");
     }
     let opts = Options::default().rtol(1e-11).atol(1e-12).output(Output::Times(vec![1.0, 2.5, 4.0]));
     let run = tree.run(x0).span(0.0..4.0).options(&opts).go().unwrap();

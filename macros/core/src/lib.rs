@@ -323,6 +323,14 @@ mod tests {
         let ops =
             symbolic::emit_bound(&arena, &r.bindings, &outputs, &|s| crate::emit::codegen::symbol_tokens(&view, s), "__w").ops;
         assert!(ops.adds <= 700 && ops.muls <= 770 && ops.divs == 5, "{ops:?}");
+        // M by the composite rigid bodies: each column's force carried up through a joint's turn
+        // and then its constant part, as the passes carry theirs (218 additions and 230
+        // multiplications; 227 and 268 through the whole transform).
+        let k = form.kinetics().expect("the kinetics along the links");
+        let m = k.mass_entries.as_ref().expect("M's entries");
+        let ops =
+            symbolic::emit_bound(&arena, &m.bindings, &m.outputs, &|s| crate::emit::codegen::symbol_tokens(&view, s), "__w").ops;
+        assert!(ops.adds <= 220 && ops.muls <= 235, "{ops:?}");
     }
 
     /// The functions of a generated model's `impl`s whose names start with `prefix`, as text (the

@@ -348,6 +348,9 @@ pub struct LinkDynamics<const N: usize> {
     /// Whether each link carries mass: a massless one (an orientation's inner links, a floating
     /// base's translations) adds nothing to the passes' momenta and forces.
     massive: [bool; N],
+    /// Whether each joint is a translation with only translations above it (a floating base's):
+    /// its columns of ∂K/∂q and ∂K/∂q̇ vanish (see [`Self::kinetic_pairs`]).
+    still: [bool; N],
 }
 
 /// m × x of two motions.
@@ -446,6 +449,11 @@ impl<const N: usize> LinkDynamics<N> {
         let massive = std::array::from_fn(|j| !inertia[j].is_zero());
         let mut anchor = [None; N];
         anchor.copy_from_slice(topology.parent);
+        let mut still = [false; N];
+        for &j in topology.order {
+            let translation = joints[j].s.fixed_rows::<3>(0).iter().all(|&w| w == 0.0);
+            still[j] = translation && topology.parent[j].is_none_or(|k| still[k]);
+        }
         LinkDynamics {
             topology,
             joints,
@@ -455,6 +463,7 @@ impl<const N: usize> LinkDynamics<N> {
             anchor,
             orientation: [usize::MAX; N],
             massive,
+            still,
         }
     }
 
@@ -753,7 +762,13 @@ impl<const N: usize> LinkDynamics<N> {
 
     /// ∂K/∂q and ∂K/∂q̇ from passes at the accelerations: α_j = a_λ × S_j + v_λ × ψ_j, and the
     /// pairs.
-    /// Each pair's entries (i, j, ∂K_i/∂q_j, ∂K_i/∂q̇_j) given to `set` once, the others zero.
+    /// Each pair's entries (i, j, ∂K_i/∂q_j, ∂K_i/∂q̇_j) given to `set` once, the others zero —
+    /// and none of the columns of a still joint c (a translation with only translations above
+    /// it, a floating base's): with v_λ and a_λ translations (gravity uniform), ψ_c = α_c = χ_c = 0
+    /// and S_c ×* F_c = (s × f, 0) meets only the translations above it, so that ∂K/∂q_c = 0;
+    /// and Bᵀ S_j·S_c = −(ω_j × (p + e))·s for the subtree's linear momentum p and its
+    /// e = Σ (c × ω − m u) = −p, so that ∂K/∂q̇_c = 0 (the dynamics do not see where the base is
+    /// nor how fast it translates: Galilean invariance).
     #[inline(always)]
     fn kinetic_pairs(&self, p: &Passes<N>, mut set: impl FnMut(usize, usize, f64, f64)) {
         let top = self.topology;
@@ -780,6 +795,17 @@ impl<const N: usize> LinkDynamics<N> {
             (std::array::from_fn(|i| -parts[i].0 - parts[i].1), std::array::from_fn(|i| parts[i].0 - parts[i].1))
         };
         for j in 0..N {
+            // Row j against itself and the joints above it, up to the still ones.
+            let mut k = Some(j);
+            while let Some(c) = k
+                && !self.still[c]
+            {
+                set(j, c, ys[j].dot(&alpha[c]) + bs[j].dot(&psi[c]), ys[j].dot(&chi[c]) + bs[j].dot(&s[c]));
+                k = top.parent[c];
+            }
+            if self.still[j] {
+                continue;
+            }
             // Rows i strictly above j (S_i does not turn with q_j) — but for i of j's orientation,
             // whose axes turn with the body: the form of the rows below.
             let w = cross_force(&s[j], &force[j]) + composite[j].times(&alpha[j]) + bc[j].times(&psi[j]);
@@ -792,12 +818,6 @@ impl<const N: usize> LinkDynamics<N> {
                     set(i, j, s[i].dot(&w), s[i].dot(&u));
                 }
                 up = top.parent[i];
-            }
-            // Row j against itself and the joints above it.
-            let mut k = Some(j);
-            while let Some(c) = k {
-                set(j, c, ys[j].dot(&alpha[c]) + bs[j].dot(&psi[c]), ys[j].dot(&chi[c]) + bs[j].dot(&s[c]));
-                k = top.parent[c];
             }
         }
     }
@@ -901,13 +921,18 @@ mod tests {
     /// Joint j at q: revolute about a tilted axis (even j) or prismatic along one (odd j), with a
     /// fixed placement A0, ℓ0 below its parent.
     fn joints(q: &SVector<f64, 6>) -> [LinkJoint; 6] {
+        joints_of(q, |j| j % 2 == 1)
+    }
+
+    /// The same with the joints `prismatic` prismatic, the others revolute.
+    fn joints_of(q: &SVector<f64, 6>, prismatic: impl Fn(usize) -> bool) -> [LinkJoint; 6] {
         std::array::from_fn(|j| {
             let f = j as f64;
             let a0 = rotation(&Vector3::new(0.3 * f, 1.0, -0.2).normalize(), 0.4 + 0.3 * f);
             let l0 = Vector3::new(0.1 * f, -0.25, 0.3 - 0.05 * f);
             let k = Vector3::new(0.2, -0.1 * f, 1.0).normalize();
             let rows = |m: Matrix3<f64>| std::array::from_fn(|r| [m[(r, 0)], m[(r, 1)], m[(r, 2)]]);
-            if j % 2 == 0 {
+            if !prismatic(j) {
                 LinkJoint::new(rows(a0 * rotation(&k, q[j])), l0.into(), [k[0], k[1], k[2], 0.0, 0.0, 0.0])
             } else {
                 LinkJoint::new(rows(a0), (l0 + a0 * k * q[j]).into(), [0.0, 0.0, 0.0, k[0], k[1], k[2]])
@@ -1060,6 +1085,37 @@ mod tests {
             let e = SVector::<f64, 6>::from_fn(|i, _| if i == j { h } else { 0.0 });
             let by_q = (at(&(q + e)).kinetic(&qd, &a) - at(&(q - e)).kinetic(&qd, &a)) / (2.0 * h);
             let by_qd = (at(&q).kinetic(&(qd + e), &a) - at(&q).kinetic(&(qd - e), &a)) / (2.0 * h);
+            assert!((dq.column(j) - by_q).norm() < 1e-7 * (1.0 + by_q.norm()), "∂K/∂q_{j}");
+            assert!((dv.column(j) - by_qd).norm() < 1e-7 * (1.0 + by_qd.norm()), "∂K/∂q̇_{j}");
+        }
+    }
+
+    /// A tree on translations (a cart on a cart, each with mass, the second carrying a prismatic
+    /// joint of its own: 0 → 1 → 2 → 3, 1 → 4 → 5 with 0, 1 and 4 prismatic): the still joints'
+    /// columns of ∂K/∂q and ∂K/∂q̇, which the pairs skip, vanish in central differences of K too
+    /// (Galilean invariance under uniform gravity), and the other columns agree with them.
+    #[test]
+    fn translations_above_everything_leave_the_kinetic_part_unchanged() {
+        static CARTS: LinkTopology =
+            LinkTopology { parent: &[None, Some(0), Some(1), Some(2), Some(1), Some(4)], order: &[0, 1, 2, 3, 4, 5] };
+        let prismatic = |j: usize| matches!(j, 0 | 1 | 4);
+        let (q, qd) = state();
+        let a = SVector::<f64, 6>::from_fn(|i, _| 0.4 - 0.23 * i as f64);
+        let at = |q: &SVector<f64, 6>| {
+            LinkDynamics::new(&CARTS, joints_of(q, prismatic), inertias(), [0.1, -0.2, -9.81])
+                .with_armature([0.0, 0.02, 0.0, 0.0, 0.01, 0.0])
+        };
+        assert_eq!(at(&q).still, [true, true, false, false, true, false]);
+        let (dq, dv) = at(&q).kinetic_derivatives(&qd, &a);
+        let h = 1e-6;
+        for j in 0..6 {
+            let e = SVector::<f64, 6>::from_fn(|i, _| if i == j { h } else { 0.0 });
+            let by_q = (at(&(q + e)).kinetic(&qd, &a) - at(&(q - e)).kinetic(&qd, &a)) / (2.0 * h);
+            let by_qd = (at(&q).kinetic(&(qd + e), &a) - at(&q).kinetic(&(qd - e), &a)) / (2.0 * h);
+            if prismatic(j) {
+                assert!(by_q.norm() < 1e-8 && by_qd.norm() < 1e-8, "K moves along the translation {j}: {by_q}, {by_qd}");
+                assert!(dq.column(j).iter().chain(dv.column(j).iter()).all(|&x| x == 0.0), "a still column is skipped");
+            }
             assert!((dq.column(j) - by_q).norm() < 1e-7 * (1.0 + by_q.norm()), "∂K/∂q_{j}");
             assert!((dv.column(j) - by_qd).norm() < 1e-7 * (1.0 + by_qd.norm()), "∂K/∂q̇_{j}");
         }

@@ -123,8 +123,8 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     let algebra = symmetry::algebra(model, arena, &symmetries);
     // E itself, or along the tree (one output of its bindings).
     let outputs = match form.kinetics() {
-        Some(k) => output::derive(model, arena, k.energy.outputs[0], &k.energy.bindings),
-        None => output::derive(model, arena, equations.energy, &[]),
+        Some(k) => output::derive(model, arena, equations.energy, Some((&k.energy, k.end))),
+        None => output::derive(model, arena, equations.energy, None),
     };
     let discrete = discrete::derive(model, arena, cx);
     let reductions = reduce::derive(model, arena, cx, &equations, &symmetries);

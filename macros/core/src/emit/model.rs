@@ -238,14 +238,14 @@ fn outputs_items(model: &View<'_>, derived: &crate::derive::output::Outputs, hel
     let jacobian = output_jacobian_item(model, &derived.jacobian, helpers);
     // C row by row for the erased model, or why it is absent.
     let rows = match &derived.jacobian {
-        crate::derive::output::Jacobian::Rows(_) => {
+        crate::derive::output::Jacobian::Rows { .. } => {
             quote! { ::core::result::Result::Ok(self.output_jacobian(t, x).transpose().as_slice().to_vec()) }
         }
         crate::derive::output::Jacobian::Absent(why) => quote! { { let _ = (t, x); ::core::result::Result::Err(#why) } },
     };
     let absent = match &derived.jacobian {
         crate::derive::output::Jacobian::Absent(why) => format!(" Their Jacobian `output_jacobian` is not generated: {why}."),
-        crate::derive::output::Jacobian::Rows(_) => String::new(),
+        crate::derive::output::Jacobian::Rows { .. } => String::new(),
     };
     let doc = doc_block(&format!(" The outputs at the state `x` (in the order of [`Self::OUTPUTS`]).{lam_doc}{absent}"), &lines);
     let allow = allow_generated();
@@ -286,7 +286,7 @@ fn outputs_items(model: &View<'_>, derived: &crate::derive::output::Outputs, hel
 /// `output_jacobian`: C = ∂y/∂x, its non-zero entries from their formulas (nothing where C is
 /// not derived; the outputs' rustdoc says why).
 fn output_jacobian_item(model: &View<'_>, jacobian: &crate::derive::output::Jacobian, helpers: &mut Helpers) -> TokenStream {
-    let crate::derive::output::Jacobian::Rows(rows) = jacobian else {
+    let crate::derive::output::Jacobian::Rows { bindings, rows, shown } = jacobian else {
         return TokenStream::new();
     };
     let (d, k) = (model.layout.state_dim(), model.outputs.len());
@@ -299,24 +299,31 @@ fn output_jacobian_item(model: &View<'_>, jacobian: &crate::derive::output::Jaco
         .collect();
     let exprs: Vec<Expr> = entries.iter().map(|&(_, _, e)| e).collect();
     let none = TokenStream::new();
-    let (stmts, vals) = helpers.body(model, &exprs, "__routh_output_jacobian", &none, &none);
+    let (stmts, vals) = helpers.body_bound(model, bindings, &exprs, "__routh_output_jacobian", &none, &none);
     let sets = entries.iter().zip(&vals).map(|(&(i, j, _), v)| quote! { c[(#i, #j)] = #v; });
     let lines = formula_lines(
         model,
         entries
             .iter()
-            .map(|&(i, j, e)| {
+            .map(|&(i, j, _)| {
                 let name = &model.outputs[i].0;
-                (format!("∂{name}/∂{}", crate::notation::display_name(model, states[j])), e)
+                (format!("∂{name}/∂{}", crate::notation::display_name(model, states[j])), shown[i][j])
             })
             .collect(),
     );
+    let along_tree = if bindings.is_empty() {
+        ""
+    } else {
+        " E is computed along the kinematic tree, and ∂E/∂xⱼ (its gradient) by reverse mode through that pass."
+    };
     let doc = doc_block(
-        " The outputs' Jacobian C = ∂y/∂x at the state `x` (row i: output i of [`Self::OUTPUTS`]; column j: \
+        &format!(
+            " The outputs' Jacobian C = ∂y/∂x at the state `x` (row i: output i of [`Self::OUTPUTS`]; column j: \
           component j of the state), from symbolic derivatives — with the linearisation's A and B the linear \
           model δẋ = A δx + B δu, δy = C δx (the outputs never read the inputs: ∂y/∂u = 0); for a point of \
           the model, its Jacobian ∂p/∂q in the first columns. Over an orientation's quaternion components, \
-          the derivatives of the outputs in R(q/|q|). Its non-zero entries:",
+          the derivatives of the outputs in R(q/|q|).{along_tree} Its non-zero entries:"
+        ),
         &lines,
     );
     let allow = allow_generated();

@@ -76,6 +76,15 @@ pub struct EnergyAlongTree {
 
 /// [`EnergyAlongTree`] of E's quantities `energy` (one output), temporaries numbered from `offset`.
 pub fn energy_derivatives(model: &Model, arena: &mut Arena, energy: &Bound, offset: usize) -> EnergyAlongTree {
+    let gradient = energy_gradient(model, arena, energy, offset);
+    let end = offset + gradient.bindings.len() - energy.bindings.len();
+    let hessian = tangent_of(model, arena, &gradient.bindings, &gradient.outputs, end);
+    EnergyAlongTree { gradient, hessian }
+}
+
+/// ∇E over the state of E's quantities `energy` (one output) by reverse mode through them:
+/// E's bindings followed by the adjoints' (numbered from `offset`), and ∂E/∂xᵢ.
+pub fn energy_gradient(model: &Model, arena: &mut Arena, energy: &Bound, offset: usize) -> Bound {
     let syms = &model.layout;
     let state = syms.state_symbols();
     // Over the state and each orientation's held |q|², which moves with its quaternion:
@@ -95,9 +104,7 @@ pub fn energy_derivatives(model: &Model, arena: &mut Arena, energy: &Bound, offs
     }
     let mut bindings = energy.bindings.clone();
     bindings.extend(rec.bindings);
-    let end = offset + bindings.len() - energy.bindings.len();
-    let hessian = tangent_of(model, arena, &bindings, &gradient, end);
-    EnergyAlongTree { gradient: Bound { bindings, outputs: gradient }, hessian }
+    Bound { bindings, outputs: gradient }
 }
 
 /// K = M a + the velocity products along the tree at (x, a) (the accelerations a as

@@ -31,7 +31,7 @@ pub use crate::derive::straight::{Bindings, Bound, Tangent};
 use crate::layout::Role;
 use crate::model::Model;
 pub use derivatives::{
-    EnergyAlongTree, check_pivots, energy_derivatives, inverse, metric_product, parameter_derivatives, tangent,
+    EnergyAlongTree, check_pivots, energy_derivatives, energy_gradient, inverse, metric_product, parameter_derivatives, tangent,
 };
 pub use directions::{Tree, recursion};
 pub use kinetics::{Kinetics, kinetics};

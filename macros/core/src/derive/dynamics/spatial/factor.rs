@@ -5,7 +5,7 @@ use symbolic::{Expr, Mat3, Vec3};
 
 use crate::derive::straight::Builder;
 
-use super::algebra::{halves, joined, transpose_apply};
+use super::algebra::{halves, joined};
 use super::passes::joints;
 use super::recursion::{Articulated, articulated};
 use super::{Links, Spatial};
@@ -177,8 +177,10 @@ fn composite_force(
 
 /// M by the composite rigid bodies (the CRBA along the links, each entry straight-line code
 /// specialised to the joints): M_jj = S_j·I^C_j S_j (+ the armature) and, walking up from j with
-/// the force F = I^C_j S_j carried into each ancestor's axes (F ← X_kᵀ F), M_ij = S_i·F; zero where
-/// neither joint is above the other. The upper triangle by rows.
+/// the force F = I^C_j S_j carried into each ancestor's axes (F ← X_kᵀ F, through a joint's turn
+/// and then its constant part, [`super::passes::to_parent`]: the Panda's M 1185 → 1061
+/// operations), M_ij = S_i·F; zero where neither joint is above the other. The upper triangle by
+/// rows.
 pub(in crate::derive::dynamics) fn mass_entries(rec: &mut Builder<'_>, links: &Links) -> Vec<Expr> {
     let n = links.joints.len();
     let joints = joints(rec, links);
@@ -191,7 +193,7 @@ pub(in crate::derive::dynamics) fn mass_entries(rec: &mut Builder<'_>, links: &L
             let mut column = vec![(j, diagonal)];
             let mut k = j;
             while let Some(p) = links.parents[k] {
-                f = transpose_apply(rec.arena, &joints[k], &f).map(|e| rec.bind(e));
+                f = super::passes::to_parent(rec, &joints[k], &f).map(|e| rec.bind(e));
                 let e = rec.arena.dot(&joints[p].s, &f);
                 column.push((p, rec.bind(e)));
                 k = p;
