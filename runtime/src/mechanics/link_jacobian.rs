@@ -410,6 +410,7 @@ impl Variation {
         Variation { sym, e: c.cross(&w) - u * y.mass(), h: *h }
     }
 
+    #[inline]
     fn add(&mut self, other: &Self) {
         self.sym += other.sym;
         self.e += other.e;

@@ -67,6 +67,7 @@ impl LinkJoint {
     }
 
     /// Whether every entry is finite.
+    #[inline]
     fn finite(&self) -> bool {
         all_finite(&self.a) & all_finite(&self.l) & all_finite(&self.s)
     }
@@ -103,6 +104,7 @@ impl LinkJoint {
     /// Xᵀ I X: this link's (symmetric) inertia I in the parent link's axes, by 3×3 blocks —
     /// rotated, J = diag(A, A) I diag(A, A)ᵀ, then moved by ℓ (L x = ℓ × x, so L J_vw = −(J_wv L)ᵀ):
     /// Xᵀ I X = [J_ww − J_wv L + L J_vw − L J_vv L, J_wv + L J_vv; ·, J_vv].
+    #[inline]
     fn inertia(&self, i: &Matrix6<f64>) -> Matrix6<f64> {
         let (a, at) = (&self.a, self.a.transpose());
         let block = |r: usize, c: usize| a * (i.fixed_view::<3, 3>(r, c) * at);
@@ -132,17 +134,20 @@ pub(super) struct Rigid {
 
 impl Rigid {
     /// Read off a spatial inertia of that form (by rows).
+    #[inline]
     pub(super) fn of(i: &[[f64; 6]; 6]) -> Self {
         Rigid { m: i[3][3], h: Vector3::new(i[2][4], i[0][5], i[1][3]), io: Matrix3::from_fn(|r, c| i[r][c]) }
     }
 
     /// Sᵀ I S = S_ωᵀ I_o S_ω + 2 S_ω·(h × S_v) + m |S_v|².
+    #[inline]
     fn diagonal(&self, s: &Vector6<f64>) -> f64 {
         let (w, v) = (s.fixed_rows::<3>(0).into_owned(), s.fixed_rows::<3>(3).into_owned());
         w.dot(&(self.io * w)) + 2.0 * w.dot(&self.h.cross(&v)) + self.m * v.norm_squared()
     }
 
     /// Xᵀ I X in the parent's axes (see [`Rigid::placed`]).
+    #[inline]
     fn moved(&self, joint: &LinkJoint) -> Self {
         self.placed(&joint.a, &joint.l)
     }
@@ -150,6 +155,7 @@ impl Rigid {
     /// The composite in the axes of a frame in which this one's axes are `a` and its origin `l`,
     /// mass points r moved to ℓ + A r: m, h' = A h + m ℓ (g = A h) and
     /// I_o' = A I_o Aᵀ + m (|ℓ|² 1 − ℓ ℓᵀ) + 2 (ℓ·g) 1 − ℓ gᵀ − g ℓᵀ.
+    #[inline]
     pub(super) fn placed(&self, a: &Matrix3<f64>, l: &Vector3<f64>) -> Self {
         let g = a * self.h;
         let lg = l * g.transpose();
@@ -161,32 +167,38 @@ impl Rigid {
     }
 
     /// Whether every entry is zero: a massless link (an orientation's or a base's inner links).
+    #[inline]
     pub(super) fn is_zero(&self) -> bool {
         self.m == 0.0 && self.h == Vector3::zeros() && self.io == Matrix3::zeros()
     }
 
     /// The mass m.
+    #[inline]
     pub(super) fn mass(&self) -> f64 {
         self.m
     }
 
     /// The first moment h about the origin.
+    #[inline]
     pub(super) fn first_moment(&self) -> Vector3<f64> {
         self.h
     }
 
     /// The rotational inertia I_o about the origin.
+    #[inline]
     pub(super) fn rotational(&self) -> Matrix3<f64> {
         self.io
     }
 
     /// I a = (I_o ω + h × v, m v − h × ω) for a = (ω, v).
+    #[inline]
     pub(super) fn times(&self, a: &Vector6<f64>) -> Vector6<f64> {
         let (w, v) = (Vector3::new(a[0], a[1], a[2]), Vector3::new(a[3], a[4], a[5]));
         let (n, f) = (self.io * w + self.h.cross(&v), v * self.m - self.h.cross(&w));
         Vector6::new(n[0], n[1], n[2], f[0], f[1], f[2])
     }
 
+    #[inline]
     pub(super) fn add(&mut self, other: &Self) {
         self.m += other.m;
         self.h += other.h;

@@ -703,6 +703,13 @@ impl<'a> Lowerer<'a> {
                 Ok(self.arena.pow(x, y))
             }
             "dot" => arity(1).map(|()| self.arena.zero()),
+            // E is derived, not a function of the DSL: it stands alone as an output.
+            "energy" => Err(syn::Error::new(
+                name.span(),
+                "`energy()` is the model's energy E as an output of its own (`output(e = energy())`), not a function \
+                 that enters an expression; compute a function of E from that output's column, or write its formula \
+                 out as an output",
+            )),
             "log" | "log10" | "log2" => Err(syn::Error::new(
                 name.span(),
                 format!("unsupported function `{fname}`; use `ln` (natural logarithm) and divide by a constant for other bases"),
