@@ -1081,14 +1081,24 @@ mod tests {
             LinkDynamics::new(&TREE, joints(q), inertias(), [0.0, 0.0, -9.81]).with_armature([0.0, 0.02, 0.0, 0.0, 0.01, 0.0])
         };
         let (dq, dv) = at(&q).kinetic_derivatives(&qd, &a);
-        let h = 1e-6;
         for j in 0..6 {
-            let e = SVector::<f64, 6>::from_fn(|i, _| if i == j { h } else { 0.0 });
-            let by_q = (at(&(q + e)).kinetic(&qd, &a) - at(&(q - e)).kinetic(&qd, &a)) / (2.0 * h);
-            let by_qd = (at(&q).kinetic(&(qd + e), &a) - at(&q).kinetic(&(qd - e), &a)) / (2.0 * h);
+            let (by_q, by_qd) = kinetic_differences(&at, (&q, &qd, &a), j);
             assert!((dq.column(j) - by_q).norm() < 1e-7 * (1.0 + by_q.norm()), "∂K/∂q_{j}");
             assert!((dv.column(j) - by_qd).norm() < 1e-7 * (1.0 + by_qd.norm()), "∂K/∂q̇_{j}");
         }
+    }
+
+    /// Central differences of K(q, q̇, a) of the trees `at(q)` along q_j and q̇_j (h = 10⁻⁶).
+    fn kinetic_differences(
+        at: &impl Fn(&SVector<f64, 6>) -> LinkDynamics<6>,
+        (q, qd, a): (&SVector<f64, 6>, &SVector<f64, 6>, &SVector<f64, 6>),
+        j: usize,
+    ) -> (SVector<f64, 6>, SVector<f64, 6>) {
+        let h = 1e-6;
+        let e = SVector::<f64, 6>::from_fn(|i, _| if i == j { h } else { 0.0 });
+        let by_q = (at(&(q + e)).kinetic(qd, a) - at(&(q - e)).kinetic(qd, a)) / (2.0 * h);
+        let by_qd = (at(q).kinetic(&(qd + e), a) - at(q).kinetic(&(qd - e), a)) / (2.0 * h);
+        (by_q, by_qd)
     }
 
     /// A tree on translations (a cart on a cart, each with mass, the second carrying a prismatic
@@ -1108,11 +1118,8 @@ mod tests {
         };
         assert_eq!(at(&q).still, [true, true, false, false, true, false]);
         let (dq, dv) = at(&q).kinetic_derivatives(&qd, &a);
-        let h = 1e-6;
         for j in 0..6 {
-            let e = SVector::<f64, 6>::from_fn(|i, _| if i == j { h } else { 0.0 });
-            let by_q = (at(&(q + e)).kinetic(&qd, &a) - at(&(q - e)).kinetic(&qd, &a)) / (2.0 * h);
-            let by_qd = (at(&q).kinetic(&(qd + e), &a) - at(&q).kinetic(&(qd - e), &a)) / (2.0 * h);
+            let (by_q, by_qd) = kinetic_differences(&at, (&q, &qd, &a), j);
             if prismatic(j) {
                 assert!(by_q.norm() < 1e-8 && by_qd.norm() < 1e-8, "K moves along the translation {j}: {by_q}, {by_qd}");
                 assert!(dq.column(j).iter().chain(dv.column(j).iter()).all(|&x| x == 0.0), "a still column is skipped");
