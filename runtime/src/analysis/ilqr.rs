@@ -357,12 +357,10 @@ pub fn ilqr<S: StepMap<D, K> + ?Sized, const D: usize, const K: usize>(
     }
     // A weight that is not symmetric would make the passes' gradients (Q e) those of another
     // cost than the J they decrease: rejected, as the regulators reject it.
-    for (name, weight, definite) in [("Q", dynamic(&p.q), false), ("R", dynamic(&p.r), true), ("Q_f", dynamic(&p.qf), false)] {
-        if !weight.iter().all(|v| v.is_finite()) {
-            return Err(IlqrError::Malformed(format!("the weight `{name}` has a non-finite entry")));
-        }
-        crate::lqr::check_weight(name, &weight, definite).map_err(|e| IlqrError::Malformed(e.to_string()))?;
-    }
+    let malformed = |e: crate::lqr::LqrError| IlqrError::Malformed(e.to_string());
+    crate::lqr::semidefinite_weight("Q", &dynamic(&p.q)).map_err(malformed)?;
+    crate::lqr::definite_weight("R", &dynamic(&p.r)).map_err(malformed)?;
+    crate::lqr::semidefinite_weight("Q_f", &dynamic(&p.qf)).map_err(malformed)?;
     if !(p.tolerance >= 0.0) {
         return Err(IlqrError::Malformed(format!("the tolerance {} is not a number ≥ 0", p.tolerance)));
     }

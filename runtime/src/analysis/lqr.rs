@@ -194,24 +194,38 @@ fn prepare(
             return Err(LqrError::NonFinite(name));
         }
     }
-    check_weight("R", r, true)?;
-    let Some(r_chol) = r.clone().cholesky() else {
-        return Err(LqrError::Weight { weight: "R", needs: "symmetric positive definite" });
-    };
-    check_weight("Q", q, false)?;
+    let r_chol = definite_weight("R", r)?;
+    semidefinite_weight("Q", q)?;
     let g = b * r_chol.solve(&b.transpose());
     Ok((n, (&g + g.transpose()) * 0.5, r_chol))
 }
 
-/// A quadratic cost's weight `m` (finite) checked: symmetric to round-off and positive definite
-/// (`definite`: Cholesky succeeds) or semidefinite (no eigenvalue below −10⁻¹² of its largest
-/// entry) — the regulators' and [`crate::ilqr::ilqr`]'s weights alike.
-pub(crate) fn check_weight(weight: &'static str, m: &DMatrix<f64>, definite: bool) -> Result<(), LqrError> {
-    let symmetric = (m - m.transpose()).amax() <= 1e-12 * m.amax();
-    let ok = symmetric
-        && if definite { m.clone().cholesky().is_some() } else { m.clone().symmetric_eigenvalues().min() >= -1e-12 * m.amax() };
-    let needs = if definite { "symmetric positive definite" } else { "symmetric positive semidefinite" };
-    if ok { Ok(()) } else { Err(LqrError::Weight { weight, needs }) }
+/// A quadratic cost's weight `m` that must be symmetric positive definite (R), and its Cholesky
+/// factor — the regulators' and [`crate::ilqr::ilqr`]'s weights alike.
+pub(crate) fn definite_weight(weight: &'static str, m: &DMatrix<f64>) -> Result<RFactor, LqrError> {
+    const NEEDS: &str = "symmetric positive definite";
+    finite_symmetric(weight, m, NEEDS)?;
+    m.clone().cholesky().ok_or(LqrError::Weight { weight, needs: NEEDS })
+}
+
+/// A quadratic cost's weight `m` that must be symmetric positive semidefinite (Q): no eigenvalue
+/// below −10⁻¹² of its largest entry.
+pub(crate) fn semidefinite_weight(weight: &'static str, m: &DMatrix<f64>) -> Result<(), LqrError> {
+    const NEEDS: &str = "symmetric positive semidefinite";
+    finite_symmetric(weight, m, NEEDS)?;
+    if m.clone().symmetric_eigenvalues().min() >= -1e-12 * m.amax() {
+        Ok(())
+    } else {
+        Err(LqrError::Weight { weight, needs: NEEDS })
+    }
+}
+
+/// `m` finite and symmetric to round-off, or the error naming `weight` and what it `needs`.
+fn finite_symmetric(weight: &'static str, m: &DMatrix<f64>, needs: &'static str) -> Result<(), LqrError> {
+    if m.iter().any(|v| !v.is_finite()) {
+        return Err(LqrError::NonFinite(weight));
+    }
+    if (m - m.transpose()).amax() <= 1e-12 * m.amax() { Ok(()) } else { Err(LqrError::Weight { weight, needs }) }
 }
 
 /// sign(H) by Newton's iteration with determinant scaling; an eigenvalue on the imaginary axis

@@ -62,16 +62,12 @@ pub fn derive(model: &Model, arena: &mut Arena, energy: Expr, along_tree: Option
     let map = [(symbol, energy)];
     let values: Vec<Expr> = model.outputs.iter().map(|(_, e)| arena.subs(*e, &map)).collect();
     let reads_energy = model.outputs.iter().any(|(_, e)| arena.depends_on(*e, symbol));
-    let jacobian = match along_tree {
+    let (bindings, jacobian) = match along_tree {
         Some((pass, offset)) if reads_energy => {
             let held: Vec<Expr> = model.outputs.iter().map(|(_, e)| *e).collect();
-            jacobian_along_tree(model, arena, &held, pass, offset)
+            (pass.bindings.clone(), jacobian_along_tree(model, arena, &held, pass, offset))
         }
-        _ => jacobian(model, arena, &values),
-    };
-    let bindings = match along_tree {
-        Some((pass, _)) if reads_energy => pass.bindings.clone(),
-        _ => Vec::new(),
+        _ => (Vec::new(), jacobian(model, arena, &values)),
     };
     Outputs { values, bindings, jacobian }
 }

@@ -234,18 +234,16 @@ fn outputs_items(model: &View<'_>, derived: &crate::derive::output::Outputs, hel
     // With E along the kinematic tree (`bindings`), the outputs as written (E named, not expanded).
     let shown: Vec<Expr> = if bindings.is_empty() { exprs.to_vec() } else { model.outputs.iter().map(|(_, e)| *e).collect() };
     let lines = formula_lines(model, model.outputs.iter().zip(&shown).map(|((n, _), e)| (n.clone(), *e)).collect());
-    let d_lit = model.layout.state_dim();
     let jacobian = output_jacobian_item(model, &derived.jacobian, helpers);
-    // C row by row for the erased model, or why it is absent.
-    let rows = match &derived.jacobian {
+    // C row by row for the erased model, or why it is absent (and the outputs' rustdoc says so).
+    let (rows, absent) = match &derived.jacobian {
         crate::derive::output::Jacobian::Rows { .. } => {
-            quote! { ::core::result::Result::Ok(self.output_jacobian(t, x).transpose().as_slice().to_vec()) }
+            (quote! { ::core::result::Result::Ok(self.output_jacobian(t, x).transpose().as_slice().to_vec()) }, String::new())
         }
-        crate::derive::output::Jacobian::Absent(why) => quote! { { let _ = (t, x); ::core::result::Result::Err(#why) } },
-    };
-    let absent = match &derived.jacobian {
-        crate::derive::output::Jacobian::Absent(why) => format!(" Their Jacobian `output_jacobian` is not generated: {why}."),
-        crate::derive::output::Jacobian::Rows { .. } => String::new(),
+        crate::derive::output::Jacobian::Absent(why) => (
+            quote! { { let _ = (t, x); ::core::result::Result::Err(#why) } },
+            format!(" Their Jacobian `output_jacobian` is not generated: {why}."),
+        ),
     };
     let doc = doc_block(&format!(" The outputs at the state `x` (in the order of [`Self::OUTPUTS`]).{lam_doc}{absent}"), &lines);
     let allow = allow_generated();
@@ -275,7 +273,7 @@ fn outputs_items(model: &View<'_>, derived: &crate::derive::output::Outputs, hel
 
         /// C row by row (`output_jacobian`), or why it is not generated (the erased model's glue).
         #[allow(dead_code)]
-        fn __routh_output_jacobian_rows(&self, t: f64, x: &__routh::State<#d_lit>)
+        fn __routh_output_jacobian_rows(&self, t: f64, x: &__routh::State<#d>)
             -> ::core::result::Result<::std::vec::Vec<f64>, &'static str>
         {
             #rows
