@@ -291,6 +291,7 @@ fn emit_with(
         uses,
         temps: FxHashMap::default(),
         statements: Vec::new(),
+        defines: Vec::new(),
         ops: OpCount::default(),
         splits: FxHashMap::default(),
         cofactors: FxHashMap::default(),
@@ -352,7 +353,43 @@ fn emit_with(
     }
     let placed = (0..outputs.len()).map(|o| owner.get(&outputs[o]) == Some(&o)).collect();
     let outputs = outputs.iter().map(|&o| em.expr(o).ts).collect();
-    Emitted { statements: em.statements, outputs, ops: em.ops, placed, temporaries: em.next_temp }
+    let statements = match em.style {
+        Temps::Let(_) if em.statements.len() > GROUPED_ABOVE => grouped_lets(em.statements, em.defines),
+        _ => em.statements,
+    };
+    Emitted { statements, outputs, ops: em.ops, placed, temporaries: em.next_temp }
+}
+
+/// Above this many `let` statements a body's temporaries are declared in groups
+/// ([`grouped_lets`]).
+const GROUPED_ABOVE: usize = 512;
+
+/// Temporaries declared together, at most this many to a `let`.
+const LET_GROUP: usize = 128;
+
+/// Long straight-line code with its temporaries declared [`LET_GROUP`] to a `let` and assigned
+/// where they were defined: `let (t0, t1, …): (f64, f64, …);` then `t0 = …; t1 = …;`. Each `let`
+/// opens a lexical scope inside the previous one, and LLVM's debug information walks those scopes
+/// recursively: a function of twelve thousand `let`s overflowed rustc's stack with line tables
+/// on, where one of a hundred grouped declarations builds as a short one does (the same code
+/// once optimised: each temporary is still assigned once).
+fn grouped_lets(statements: Vec<TokenStream>, defines: Vec<Option<(TokenStream, TokenStream)>>) -> Vec<TokenStream> {
+    let mut out = Vec::with_capacity(statements.len() + statements.len() / LET_GROUP + 1);
+    let pairs: Vec<(TokenStream, Option<(TokenStream, TokenStream)>)> = statements.into_iter().zip(defines).collect();
+    for chunk in pairs.chunks(LET_GROUP) {
+        let names: Vec<&TokenStream> = chunk.iter().filter_map(|(_, d)| d.as_ref().map(|(name, _)| name)).collect();
+        if !names.is_empty() {
+            let types = names.iter().map(|_| quote!(f64));
+            out.push(quote! { let (#(#names,)*): (#(#types,)*); });
+        }
+        for (statement, define) in chunk {
+            out.push(match define {
+                Some((name, rhs)) => quote! { #name = #rhs; },
+                None => statement.clone(),
+            });
+        }
+    }
+    out
 }
 
 struct Emitter<'a> {
@@ -362,6 +399,9 @@ struct Emitter<'a> {
     uses: Vec<u32>,
     temps: FxHashMap<Expr, TokenStream>,
     statements: Vec<TokenStream>,
+    /// Per statement, the temporary and the value it defines where it is a plain `let` of one
+    /// (see [`grouped_lets`]).
+    defines: Vec<Option<(TokenStream, TokenStream)>>,
     ops: OpCount,
     /// The sums with factors common to all their terms: those factors and the cofactor sum.
     splits: FxHashMap<Expr, (Vec<Expr>, Cofactor)>,
@@ -577,6 +617,7 @@ impl Emitter<'_> {
         let args: Vec<TokenStream> = angles.iter().map(|&(x, _)| (self.symbol)(x)).collect();
         let [sines, cosines] = halves;
         self.ops.calls += 1;
+        self.defines.push(None);
         self.statements.push(match &self.style {
             Temps::Let(_) => quote! { let ([#(#sines),*], [#(#cosines),*]): ([f64; #k], [f64; #k]) = #path([#(#args),*]); },
             Temps::Slots(_) => quote! { ([#(#sines),*], [#(#cosines),*]) = #path([#(#args),*]); },
@@ -642,6 +683,7 @@ impl Emitter<'_> {
         let rhs = self.raw(e).ts;
         let name = match self.places.remove(&e) {
             Some(place) => {
+                self.defines.push(None);
                 self.statements.push(quote! { #place = #rhs; });
                 place
             }
@@ -671,6 +713,7 @@ impl Emitter<'_> {
             Temps::Let(_) => quote! { let #name: f64 = #rhs; },
             Temps::Slots(_) => quote! { #name = #rhs; },
         });
+        self.defines.push(matches!(self.style, Temps::Let(_)).then(|| (name.clone(), rhs)));
         name
     }
 

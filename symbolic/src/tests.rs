@@ -46,9 +46,32 @@ pub(crate) struct Interp {
 
 impl Interp {
     pub(crate) fn run(&mut self, em: &Emitted) -> Vec<f64> {
+        // Temporaries declared in a group (`let (a, b,): (f64, f64,);`) and not yet assigned.
+        let mut declared = std::collections::HashSet::new();
         for st in &em.statements {
             let toks: Vec<TokenTree> = st.clone().into_iter().collect();
             if self.sines_and_cosines(&toks) {
+                continue;
+            }
+            if let [TokenTree::Ident(kw), TokenTree::Group(names), colon, TokenTree::Group(_), end] = &toks[..]
+                && kw == "let"
+            {
+                assert!(Self::is_punct(Some(colon), ':') && Self::is_punct(Some(end), ';'), "a group's declaration: {st}");
+                for name in names.stream() {
+                    if !Self::is_punct(Some(&name), ',') {
+                        assert!(declared.insert(name.to_string()), "{name} declared twice");
+                    }
+                }
+                continue;
+            }
+            if toks[0].to_string() != "let" {
+                // `name = rhs;` of a declared temporary.
+                let name = toks[0].to_string();
+                assert!(declared.remove(&name), "{name} assigned but not declared, or assigned twice: {st}");
+                assert!(Self::is_punct(toks.get(1), '=') && Self::is_punct(toks.last(), ';'), "an assignment: {st}");
+                let v = self.eval_tokens(&toks[2..toks.len() - 1]);
+                assert!(!self.env.contains_key(&name), "temporary {name} defined twice");
+                self.env.insert(name, v);
                 continue;
             }
             assert_eq!(toks[0].to_string(), "let");

@@ -481,3 +481,24 @@ fn sums_add_their_latest_ready_term_last() {
     let late_value = ((0.7_f64 * -1.1).powi(2) - 1.1).powi(2);
     assert!(close(got[0], late_value + 0.4 + 3.0, 1e-14) && close(got[1], late_value - 0.4, 1e-14), "{got:?}\n{text}");
 }
+
+#[test]
+fn long_bodies_declare_their_temporaries_in_groups() {
+    // A recursion whose every step's value, sine and cosine are each read twice: three
+    // temporaries a step, more than a body of plain `let`s keeps (each `let` a lexical scope
+    // inside the last).
+    let mut a = Arena::new();
+    let (x, y) = (a.symbol("x"), a.symbol("y"));
+    let mut t = x;
+    for _ in 0..240 {
+        let s = a.call(Func::Sin, &[t]);
+        let c = a.call(Func::Cos, &[t]);
+        let sy = a.mul2(s, y);
+        let sc = a.mul2(s, c);
+        t = a.add(&[sy, c, sc]);
+    }
+    let em = check_emission(&a, &[t], &[x, y]);
+    let lets = em.statements.iter().filter(|s| s.to_string().starts_with("let")).count();
+    assert!(em.statements.len() > 600, "{} statements", em.statements.len());
+    assert!(lets * 128 <= em.statements.len() + 128, "{lets} lets for {} statements", em.statements.len());
+}

@@ -142,14 +142,15 @@ pub(crate) fn input_matrix(model: &View<'_>) -> TokenStream {
 }
 
 /// Above this many temporaries a computation is split into part functions. A straight-line
-/// function of `let`s builds faster and runs faster than the same statements in parts up to a few
+/// function of `let`s builds faster and runs faster than the same statements in parts up to many
 /// thousand statements (the spatial chain of 24 links: its field 1.7 µs against 2.2 µs in parts, its
-/// crate built in 1.3 s against 2.2 s; the workspace's tests in half the time); parts keep the
-/// longest computations (a dense Jacobian) within what rustc handles. Not more: each `let` opens a
-/// lexical scope inside the last, and LLVM's debug information walks them recursively — at 12 000
-/// (the 48-link spatial chain's field whole, 2.7 against 3.1 µs in release and a faster build)
-/// rustc overflowed its stack compiling `tests/floating.rs` with line tables.
-const SPLIT_STATEMENTS: usize = 3000;
+/// crate built in 1.3 s against 2.2 s; the 48-link chain's field whole 3.2–3.3 against 3.3–3.5 µs,
+/// built in 5.9 s and 285 MB against 6.6 s and 356 MB with parts from 3000 statements); parts keep
+/// the longest computations (a dense Jacobian) within what rustc handles. Long bodies declare their
+/// temporaries in groups (`symbolic`'s `grouped_lets`): with a `let` each, each opening a lexical
+/// scope inside the last, LLVM's debug information walked twelve thousand nested scopes and
+/// overflowed rustc's stack (`tests/floating.rs` with line tables).
+const SPLIT_STATEMENTS: usize = 12000;
 
 #[cfg(test)]
 thread_local! {
