@@ -714,7 +714,9 @@ impl<const N: usize> LinkDynamics<N> {
                 p.force[k] += f;
             }
         }
-        p.ys = std::array::from_fn(|j| p.composite[j].times(&p.s[j]));
+        for j in 0..N {
+            p.ys[j] = p.composite[j].times(&p.s[j]);
+        }
     }
 
     /// M by the composite rigid bodies and K(q, q̇, 0).
@@ -748,8 +750,12 @@ impl<const N: usize> LinkDynamics<N> {
             added[j] = from + p.s[j] * a[j];
             p.acc[j] += added[j];
         }
-        let mut extra: [Vector6<f64>; N] =
-            std::array::from_fn(|j| if self.massive[j] { p.body[j].times(&added[j]) } else { zero });
+        let mut extra = [zero; N];
+        for j in 0..N {
+            if self.massive[j] {
+                extra[j] = p.body[j].times(&added[j]);
+            }
+        }
         for &j in top.order.iter().rev() {
             if let Some(k) = top.parent[j] {
                 let e = extra[j];
@@ -775,26 +781,30 @@ impl<const N: usize> LinkDynamics<N> {
         let top = self.topology;
         let zero = Vector6::zeros();
         let ground = self.ground();
-        let alpha: [Vector6<f64>; N] = std::array::from_fn(|j| {
+        // Plain loops into zeroed arrays: `array::from_fn` left its closures out of line here.
+        let mut alpha = [zero; N];
+        let mut chi = [zero; N];
+        let mut bs = [zero; N];
+        let mut bcs = [zero; N];
+        let (s, psi, bc, composite, force, ys) = (&p.s, &p.psi, &p.bc, &p.composite, &p.force, &p.ys);
+        for j in 0..N {
             let (a_p, v_p) = match self.anchor[j] {
                 Some(k) => (p.acc[k], p.v[k]),
                 None => (ground, zero),
             };
-            cross_motion(&a_p, &p.s[j]) + cross_motion(&v_p, &p.psi[j])
-        });
-        let (s, psi, bc, composite, force, ys) = (&p.s, &p.psi, &p.bc, &p.composite, &p.force, &p.ys);
-        // χ_j = ∂a_k/∂q̇_j − S_j × v_k below j: 2 ψ_j — but along an orientation's rate ω_j, whose
-        // axes keep turning with the body's whole rate Ω (and not with the joints' below j in
-        // the chain), 2 ψ_j + Ω × S_j, Ω = v_c − v_λ over the orientation c.
-        let chi: [Vector6<f64>; N] = std::array::from_fn(|j| match self.orientation[j] {
-            usize::MAX => psi[j] * 2.0,
-            c => psi[j] * 2.0 + cross_motion(&(p.v[c] - self.anchor[j].map_or(zero, |k| p.v[k])), &s[j]),
-        });
-        // Bᵀ S = −H S − Q S and B S = H S − Q S.
-        let (bs, bcs): ([Vector6<f64>; N], [Vector6<f64>; N]) = {
-            let parts: [(Vector6<f64>, Vector6<f64>); N] = std::array::from_fn(|i| bc[i].parts(&s[i]));
-            (std::array::from_fn(|i| -parts[i].0 - parts[i].1), std::array::from_fn(|i| parts[i].0 - parts[i].1))
-        };
+            alpha[j] = cross_motion(&a_p, &s[j]) + cross_motion(&v_p, &psi[j]);
+            // χ_j = ∂a_k/∂q̇_j − S_j × v_k below j: 2 ψ_j — but along an orientation's rate ω_j,
+            // whose axes keep turning with the body's whole rate Ω (and not with the joints'
+            // below j in the chain), 2 ψ_j + Ω × S_j, Ω = v_c − v_λ over the orientation c.
+            chi[j] = match self.orientation[j] {
+                usize::MAX => psi[j] * 2.0,
+                c => psi[j] * 2.0 + cross_motion(&(p.v[c] - v_p), &s[j]),
+            };
+            // Bᵀ S = −H S − Q S and B S = H S − Q S.
+            let (hs, qs) = bc[j].parts(&s[j]);
+            bs[j] = -hs - qs;
+            bcs[j] = hs - qs;
+        }
         for j in 0..N {
             // Row j against itself and the joints above it, up to the still ones.
             let mut k = Some(j);

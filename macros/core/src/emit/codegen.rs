@@ -142,14 +142,16 @@ pub(crate) fn input_matrix(model: &View<'_>) -> TokenStream {
 }
 
 /// Above this many temporaries a computation is split into part functions. A straight-line
-/// function of `let`s builds faster and runs faster than the same statements in parts up to many
-/// thousand statements (the spatial chain of 24 links: its field 1.7 µs against 2.2 µs in parts, its
-/// crate built in 1.3 s against 2.2 s; the 48-link chain's field whole 3.2–3.3 against 3.3–3.5 µs,
-/// built in 5.9 s and 285 MB against 6.6 s and 356 MB with parts from 3000 statements); parts keep
-/// the longest computations (a dense Jacobian) within what rustc handles. Long bodies declare their
-/// temporaries in groups (`symbolic`'s `grouped_lets`): with a `let` each, each opening a lexical
-/// scope inside the last, LLVM's debug information walked twelve thousand nested scopes and
-/// overflowed rustc's stack (`tests/floating.rs` with line tables).
+/// function of `let`s builds faster and runs at least as fast as the same statements in parts up
+/// to a few thousand statements (the spatial chain of 24 links: its field 1.7 µs against 2.2 µs
+/// in parts, its crate built in 1.3 s against 2.2 s); beyond, it still builds faster (the 48-link
+/// chain's field whole: 5.9 s and 285 MB against 6.6 s and 356 MB with parts from 3000
+/// statements) and runs within a few percent either way (interleaved runs of the same two
+/// binaries differ in sign from one hour to the next); parts keep the longest computations (a
+/// dense Jacobian) within what rustc handles. Long bodies declare their temporaries in groups
+/// (`symbolic`'s `grouped_lets`): with a `let` each, each opening a lexical scope inside the last,
+/// LLVM's debug information walked twelve thousand nested scopes and overflowed rustc's stack
+/// (`tests/floating.rs` with line tables).
 const SPLIT_STATEMENTS: usize = 12000;
 
 #[cfg(test)]
