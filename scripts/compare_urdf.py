@@ -29,6 +29,7 @@ a floating joint `root`.
     python3 scripts/compare_urdf.py --floating path/to/quadruped.urdf
     python3 scripts/compare_urdf.py --native             # routh built with -C target-cpu=native too
     python3 scripts/compare_urdf.py --round-angles=1e-9  # routh reads each file with round_angles = 1e-9
+    python3 scripts/compare_urdf.py --repeat=5           # each side's least time of five runs, interleaved
 
 `--round-angles=TOL` reads each file into routh with `urdf(path = ..., round_angles = TOL)`: an angle
 within TOL of a multiple of π/4 or π/6 (the UR5's 1.57079632679) as that multiple; Pinocchio reads
@@ -177,6 +178,9 @@ def pinocchio_state(model, names, rates, q, v):
 
 # `--round-angles=TOL`: the files read into routh with `round_angles = TOL` (see the docstring).
 ROUND = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--round-angles=")), None)
+# `--repeat=K`: each side's binary run K times, the two alternating, and each time the least of its
+# K (single runs on a shared 2-core machine move by up to a half).
+REPEAT = int(next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--repeat=")), "1"))
 
 
 def urdf_item(urdf, inputs=False):
@@ -317,11 +321,11 @@ def build_crate(name, source, timed=True):
     return TARGET / "release" / name, (float(seconds), float(kb) / 1024)
 
 
-def run_routh(urdf):
+def run_routh(urdf, build=True):
     """Builds and runs routh's model of `urdf`: (dynamics, field s/call, position names, velocity
-    names, q, v, v̇, build)."""
+    names, q, v, v̇, build) — without `build`, runs the binary built before (no build time)."""
     name = crate_name("urdf_", urdf)
-    exe, build = build_crate(name, routh_source(Path(urdf).resolve()))
+    exe, build = build_crate(name, routh_source(Path(urdf).resolve())) if build else (TARGET / "release" / name, None)
     out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
     floats = lambda s: [float(v) for v in s.split(",")]  # noqa: E731
     return out[0], float(out[1]), out[2].split(","), out[3].split(","), floats(out[4]), floats(out[5]), floats(out[6]), build
@@ -352,6 +356,8 @@ def control(urdf, exe):
     binary, _ = build_crate(name, control_source(Path(urdf).resolve()), timed=False)
     lines = subprocess.run([str(binary)], capture_output=True, text=True, check=True).stdout.splitlines()
     times = [float(w) for w in lines[0].split()]
+    routh_again = lambda: [float(w) for w in subprocess.run(  # noqa: E731
+        [str(binary)], capture_output=True, text=True, check=True).stdout.splitlines()[0].split()]
     names, rates, inputs = (line.split(",") for line in lines[1:4])
     q, v, a, qdd, tau, mass, jac, b, fd, tq, tv = ([float(w) for w in line.split(",")] for line in lines[4:15])
     n, k, p = len(rates), len(inputs), len(names)
@@ -370,10 +376,16 @@ def control(urdf, exe):
     pa = np.zeros(model.nv)
     pa[order] = base.to_pinocchio_accelerations(np.array(a))
     csv = lambda xs: ",".join(repr(float(x)) for x in xs)  # noqa: E731
-    out = subprocess.run([str(exe), str(tree), csv(pq), csv(pv), csv(pa)], capture_output=True, text=True, check=True)
-    words = out.stdout.splitlines()
+    run_pinocchio = lambda: subprocess.run(  # noqa: E731
+        [str(exe), str(tree), csv(pq), csv(pv), csv(pa)], capture_output=True, text=True, check=True).stdout.splitlines()
+    words = run_pinocchio()
     t_aba = float(words[0])
     t_rnea, t_crba, t_deriv, t_rnea_deriv = (float(w) for w in words[2].split())
+    for _ in range(REPEAT - 1):
+        times = [min(a, b) for a, b in zip(times, routh_again())]
+        again = run_pinocchio()
+        t_aba = min(t_aba, float(again[0]))
+        t_rnea, t_crba, t_deriv, t_rnea_deriv = (min(a, float(b)) for a, b in zip((t_rnea, t_crba, t_deriv, t_rnea_deriv), again[2].split()))
     vec = lambda line: np.array([float(w) for w in line.split(",")])  # noqa: E731
     mat = lambda line: vec(line).reshape(model.nv, model.nv)[np.ix_(order, order)]  # noqa: E731
     p_qdd, p_tau = vec(words[1])[order], vec(words[3])[order]
@@ -516,7 +528,7 @@ def rates_to_names(rates):
 def main():
     args = sys.argv[1:]
     wrap = "--floating" in args
-    args = [a for a in args if a not in ("--floating", "--native") and not a.startswith("--round-angles=")]
+    args = [a for a in args if a not in ("--floating", "--native") and not a.startswith(("--round-angles=", "--repeat="))]
     robots = [comparable(floating(a) if wrap else a) for a in args] or [comparable(r) for r in default_robots()]
     exe = pinocchio_binary()
     print()
@@ -530,6 +542,10 @@ def main():
         out = subprocess.run([str(exe), str(tree), csv(pq), csv(pv)], capture_output=True, text=True, check=True)
         words = out.stdout.split()
         tp, pin = float(words[0]), to_routh([float(x) for x in words[1].split(",")])
+        for _ in range(REPEAT - 1):
+            tr = min(tr, run_routh(urdf, build=False)[1])
+            again = subprocess.run([str(exe), str(tree), csv(pq), csv(pv)], capture_output=True, text=True, check=True)
+            tp = min(tp, float(again.stdout.split()[0]))
         gap = max(abs(a - b) for a, b in zip(qdd, pin)) / max(abs(b) for b in pin)
         print(f"| {urdf.stem} | {len(v)} | {path} | {gap:.1e} | {1e9 * tr:.0f} ns | {1e9 * tp:.0f} ns | {tr / tp:.2f} | {bs:.1f} s, {bm:.0f} MB |", flush=True)
     if robots:
