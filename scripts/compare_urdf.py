@@ -42,7 +42,8 @@ damping's d q̇, a force of routh's model), M (`mass_matrix` against `crba`), an
 derivatives ∂q̈/∂q, ∂q̈/∂q̇ and ∂q̈/∂τ = M⁻¹ (`linearize`: A and B, against
 `computeABADerivatives`, whose ∂q̈/∂v gets the damping's −M⁻¹ D), and the inverse dynamics'
 ∂τ/∂q and ∂τ/∂q̇ at the same accelerations (`inverse_dynamics_jacobian` against
-`computeRNEADerivatives`, whose ∂τ/∂v gets the damping's D). It prints the agreement of each
+`computeRNEADerivatives`, whose ∂τ/∂v gets the damping's D), and the gravity torques g(q) that
+hold the robot still (`static_forces` against `computeGeneralizedGravity`). It prints the agreement of each
 (max |Δ| / max |reference|; routh's A also against central differences of its field, h = 10⁻⁶),
 then the time per call of each side and their ratio.
 
@@ -222,9 +223,10 @@ fn main() {{
 
 def control_source(urdf):
     """A main for the second table: the robot with a torque on each joint; prints the times per
-    call of the field, `inverse_dynamics`, `mass_matrix` and `linearize` (A and B), then the names
-    and the state, the accelerations a given to the inverse dynamics, q̈, τ(a), M, A's q̈ rows, B's
-    q̈ rows and the central differences of the field's q̈ rows."""
+    call of the field, `inverse_dynamics`, `mass_matrix`, `linearize` (A and B),
+    `inverse_dynamics_jacobian` and `static_forces`, then the names and the state, the
+    accelerations a given to the inverse dynamics, q̈, τ(a), M, A's q̈ rows, B's q̈ rows, the
+    central differences of the field's q̈ rows, ∂τ/∂q, ∂τ/∂q̇ and the static forces."""
     return f"""#![allow(dead_code)]
 use routh::nalgebra::SVector;
 use routh::prelude::*;
@@ -263,6 +265,7 @@ fn main() {{
     let t_mass = best(reps, || {{ black_box(view.mass_matrix(0.0, black_box(&x))); }});
     let t_lin = best(reps / 4 + 1, || {{ black_box(sys.linearize(0.0, black_box(&x), [0.0; K]).unwrap()); }});
     let t_idj = best(reps / 4 + 1, || {{ black_box(view.inverse_dynamics_jacobian(0.0, black_box(&x), black_box(&a)).unwrap()); }});
+    let t_static = best(reps, || {{ black_box(view.static_forces(0.0, black_box(&x))); }});
     let (tq, tv) = view.inverse_dynamics_jacobian(0.0, &x, &a).unwrap();
     let field = view.field(0.0, &x).unwrap();
     let tau = view.inverse_dynamics(0.0, &x, &a).unwrap();
@@ -277,7 +280,7 @@ fn main() {{
     }});
     let join = |v: &mut dyn Iterator<Item = f64>| v.map(|v| format!("{{v:e}}")).collect::<Vec<_>>().join(",");
     let rows = |m: &dyn Fn(usize, usize) -> f64, cols: usize| join(&mut (p..D).flat_map(|i| (0..cols).map(move |j| m(i, j))));
-    println!("{{t_field:e}} {{t_id:e}} {{t_mass:e}} {{t_lin:e}} {{t_idj:e}}");
+    println!("{{t_field:e}} {{t_id:e}} {{t_mass:e}} {{t_lin:e}} {{t_idj:e}} {{t_static:e}}");
     println!("{{}}", Robot::COORDINATES.join(","));
     println!("{{}}", Robot::STATE_NAMES[p..].join(","));
     println!("{{}}", Robot::INPUTS.join(","));
@@ -292,6 +295,7 @@ fn main() {{
     println!("{{}}", rows(&|i, j| fd[(i, j)], D));
     println!("{{}}", join(&mut tq.transpose().iter().copied()));
     println!("{{}}", join(&mut tv.transpose().iter().copied()));
+    println!("{{}}", join(&mut view.static_forces(0.0, &x).iter().copied()));
 }}
 """
 
@@ -359,7 +363,7 @@ def control(urdf, exe):
     routh_again = lambda: [float(w) for w in subprocess.run(  # noqa: E731
         [str(binary)], capture_output=True, text=True, check=True).stdout.splitlines()[0].split()]
     names, rates, inputs = (line.split(",") for line in lines[1:4])
-    q, v, a, qdd, tau, mass, jac, b, fd, tq, tv = ([float(w) for w in line.split(",")] for line in lines[4:15])
+    q, v, a, qdd, tau, mass, jac, b, fd, tq, tv, held = ([float(w) for w in line.split(",")] for line in lines[4:16])
     n, k, p = len(rates), len(inputs), len(names)
     tree, model = pinocchio_tree(urdf)
     pq, pv, _ = pinocchio_state(model, names, rates, q, v)
@@ -380,16 +384,19 @@ def control(urdf, exe):
         [str(exe), str(tree), csv(pq), csv(pv), csv(pa)], capture_output=True, text=True, check=True).stdout.splitlines()
     words = run_pinocchio()
     t_aba = float(words[0])
-    t_rnea, t_crba, t_deriv, t_rnea_deriv = (float(w) for w in words[2].split())
+    t_rnea, t_crba, t_deriv, t_rnea_deriv, t_gravity = (float(w) for w in words[2].split())
     for _ in range(REPEAT - 1):
         times = [min(a, b) for a, b in zip(times, routh_again())]
         again = run_pinocchio()
         t_aba = min(t_aba, float(again[0]))
-        t_rnea, t_crba, t_deriv, t_rnea_deriv = (min(a, float(b)) for a, b in zip((t_rnea, t_crba, t_deriv, t_rnea_deriv), again[2].split()))
+        pin_times = (t_rnea, t_crba, t_deriv, t_rnea_deriv, t_gravity)
+        t_rnea, t_crba, t_deriv, t_rnea_deriv, t_gravity = (min(a, float(b)) for a, b in zip(pin_times, again[2].split()))
     vec = lambda line: np.array([float(w) for w in line.split(",")])  # noqa: E731
     mat = lambda line: vec(line).reshape(model.nv, model.nv)[np.ix_(order, order)]  # noqa: E731
     p_qdd, p_tau = vec(words[1])[order], vec(words[3])[order]
     p_mass, p_dq, p_dv, p_minv, p_tq, p_tv = (mat(line) for line in words[4:10])
+    # g(q) by power in routh's velocities (Tᵀ g: the trunk's force in the world's axes).
+    p_held = base.t.T @ vec(words[10])[order] if base.floating else vec(words[10])[order]
     # Pinocchio's derivatives do not see the damping (τ is an argument): τ_routh = rnea + D q̇ (a
     # force of routh's model), so ∂τ/∂q̇ gets D and ∂q̈/∂q̇ gets −M⁻¹ D.
     damping = np.array(model.damping)[order]
@@ -415,15 +422,17 @@ def control(urdf, exe):
         r_tq = r_tq[:, [names.index(name) for name in rates_to_names(rates)]]
     r_tv = np.array(tv).reshape(n, n)
     agreement = [gap(qdd, p_qdd), gap(tau, p_tau), gap(np.array(mass).reshape(n, n), p_mass),
-                 gap(r_dq, p_dq), gap(r_dv, p_dv), gap(r_minv, p_minv), gap(r_tq, p_tq), gap(r_tv, p_tv), fd_gap]
-    t_field, t_id, t_mass, t_lin, t_idj = times
+                 gap(r_dq, p_dq), gap(r_dv, p_dv), gap(r_minv, p_minv), gap(r_tq, p_tq), gap(r_tv, p_tv), gap(held, p_held),
+                 fd_gap]
+    t_field, t_id, t_mass, t_lin, t_idj, t_static = times
     print(
         f"| {Path(urdf).stem} | {n} | " + " | ".join(f"{g:.0e}" for g in agreement)
         + f" | {1e9 * t_field:.0f} / {1e9 * t_aba:.0f} ns = {t_field / t_aba:.2f}"
         + f" | {1e9 * t_id:.0f} / {1e9 * t_rnea:.0f} ns = {t_id / t_rnea:.2f}"
         + f" | {1e9 * t_mass:.0f} / {1e9 * t_crba:.0f} ns = {t_mass / t_crba:.2f}"
         + f" | {1e9 * t_lin:.0f} / {1e9 * t_deriv:.0f} ns = {t_lin / t_deriv:.2f}"
-        + f" | {1e9 * t_idj:.0f} / {1e9 * t_rnea_deriv:.0f} ns = {t_idj / t_rnea_deriv:.2f} |",
+        + f" | {1e9 * t_idj:.0f} / {1e9 * t_rnea_deriv:.0f} ns = {t_idj / t_rnea_deriv:.2f}"
+        + f" | {1e9 * t_static:.0f} / {1e9 * t_gravity:.0f} ns = {t_static / t_gravity:.2f} |",
         flush=True,
     )
 
@@ -552,8 +561,8 @@ def main():
         print()
         print("Agreement (max |Δ| / max |Pinocchio's|), then routh / Pinocchio per call:")
         print()
-        print("| robot | n | q̈ | τ | M | ∂q̈/∂q | ∂q̈/∂q̇ | ∂q̈/∂τ | ∂τ/∂q | ∂τ/∂q̇ | A vs differences | field / ABA | inverse_dynamics / rnea | mass_matrix / crba | linearize / computeABADerivatives | inverse_dynamics_jacobian / computeRNEADerivatives |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        print("| robot | n | q̈ | τ | M | ∂q̈/∂q | ∂q̈/∂q̇ | ∂q̈/∂τ | ∂τ/∂q | ∂τ/∂q̇ | g | A vs differences | field / ABA | inverse_dynamics / rnea | mass_matrix / crba | linearize / computeABADerivatives | inverse_dynamics_jacobian / computeRNEADerivatives | static_forces / computeGeneralizedGravity |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for urdf in robots:
             control(urdf, exe)
 

@@ -122,6 +122,31 @@ fn a_quadruped_in_flight_changes_its_momentum_by_gravity_alone() {
     }
 }
 
+#[test]
+fn a_quadruped_at_rest_is_held_up_by_its_weight_alone() {
+    // `static_forces` comes from a pass of its own that forms no velocity (gravity compensation's);
+    // against the forcing with the velocities zeroed (the full pass), and physically: what holds
+    // the robot still is its weight on the trunk's vertical translation, m g with m = 3.9, nothing
+    // on its horizontal ones, and about the trunk's centre of mass (the first moment about the
+    // world's axes) the joints' gravity torques. The knees' damping is a force of the velocities:
+    // `velocity_forces` carries it, `static_forces` + `velocity_forces` is −f.
+    let robot = Quadruped { g: 9.81 };
+    let mut rng = Rng::new(47);
+    for _ in 0..10 {
+        let q = [(); 19].map(|_| rng.uniform(-1.0, 1.0));
+        let v = [(); 18].map(|_| rng.uniform(-2.0, 2.0));
+        let x = robot.state(q, v);
+        let still = robot.state(q, [0.0; 18]);
+        let held = robot.static_forces(0.0, &x);
+        assert_near!(held, -robot.forcing(0.0, &still), 1e-12);
+        assert_near!(held + robot.velocity_forces(0.0, &x), -robot.forcing(0.0, &x), 1e-12);
+        assert!(held[0].abs() < 1e-12 && held[1].abs() < 1e-12, "{held}");
+        assert!((held[2] - 3.9 * 9.81).abs() < 1e-12, "{} against {}", held[2], 3.9 * 9.81);
+        // At rest the field's accelerations are M⁻¹ f; the inverse dynamics of zero is −f.
+        assert_near!(robot.inverse_dynamics(0.0, &still, &Vector::<18>::zeros()).unwrap(), held, 1e-12);
+    }
+}
+
 /// A floating trunk, a hinge, a ball joint in the middle of the chain (its centre off the link's
 /// origin, its frame turned by `rpy`) and a hinge below it, with an input driving the joints, a
 /// potential of both orientations in the written Lagrangian, the trunk's mass as a sensitivity

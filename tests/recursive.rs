@@ -147,6 +147,29 @@ pub struct Cart {
 }
 
 #[test]
+fn a_pendulum_on_a_cart_at_rest_is_held_by_gravity_and_the_cart_force() {
+    // `static_forces` along the tree of directions is τ at rest (the velocity products vanish):
+    // the cart needs −f against the written force, and link j, at angle q_j from the horizontal,
+    // g l_{j−1} cos q_j times the mass of itself and the links below it (V = g Σ m_k y_k).
+    let cart = Cart { m0: 2.0, m1: 0.5, m2: 0.4, m3: 0.3, m4: 0.2, l0: 1.0, l1: 0.8, l2: 0.6, l3: 0.5, g: 9.81, f: 0.7 };
+    let (m, l) = ([cart.m1, cart.m2, cart.m3, cart.m4], [cart.l0, cart.l1, cart.l2, cart.l3]);
+    let mut rng = Rng::new(17);
+    for _ in 0..10 {
+        let q = [(); 5].map(|_| rng.uniform(-2.0, 2.0));
+        let v = [(); 5].map(|_| rng.uniform(-2.0, 2.0));
+        let x = cart.state(q, v);
+        let held = cart.static_forces(0.0, &x);
+        assert!((held[0] + cart.f).abs() < 1e-12, "{held}");
+        for j in 1..5 {
+            let below: f64 = m[j - 1..].iter().sum();
+            let expected = cart.g * l[j - 1] * q[j].cos() * below;
+            assert!((held[j] - expected).abs() < 1e-12, "q{j}: {} against {expected}", held[j]);
+        }
+        assert!((held + cart.velocity_forces(0.0, &x) + cart.forcing(0.0, &x)).amax() < 1e-12);
+    }
+}
+
+#[test]
 fn pendulum_on_a_cart_matches_the_dense_route() {
     let cart = Cart { m0: 2.0, m1: 0.5, m2: 0.4, m3: 0.3, m4: 0.2, l0: 1.0, l1: 0.8, l2: 0.6, l3: 0.5, g: 9.81, f: 0.7 };
     assert_eq!(Cart::DYNAMICS, "recursive");

@@ -15,9 +15,10 @@
 // <dynamics damping> (routh's viscous force; Pinocchio reads the damping, ABA takes τ).
 //
 // With A (accelerations, comma-separated), the products for control after those two lines: the
-// times per call of `rnea` (at q, v, A), `crba`, `computeABADerivatives` (at q, v, τ) and
-// `computeRNEADerivatives` (at q, v, A), then τ = rnea(q, v, A), M (row by row, crba's upper
-// triangle mirrored), ∂q̈/∂q, ∂q̈/∂v, M⁻¹, ∂τ/∂q and ∂τ/∂v (row by row) — each a line. Pinocchio's
+// times per call of `rnea` (at q, v, A), `crba`, `computeABADerivatives` (at q, v, τ),
+// `computeRNEADerivatives` (at q, v, A) and `computeGeneralizedGravity` (at q), then τ = rnea(q, v,
+// A), M (row by row, crba's upper triangle mirrored), ∂q̈/∂q, ∂q̈/∂v, M⁻¹, ∂τ/∂q and ∂τ/∂v (row by
+// row) and the gravity torques g(q) — each a line. Pinocchio's
 // derivatives do not see the damping (τ is an argument): compare_urdf.py adds its −M⁻¹ D to ∂q̈/∂v
 // and its D to ∂τ/∂v.
 #include <algorithm>
@@ -144,12 +145,15 @@ int main(int argc, char** argv) {
   const double t_rnea_derivatives = timed(reps / 4 + 1, [&] { computeRNEADerivatives(model, data, q, v, a); });
   computeRNEADerivatives(model, data, q, v, a);
   const Eigen::MatrixXd dtau_dq = data.dtau_dq, dtau_dv = data.dtau_dv;
+  const double t_gravity = timed(reps, [&] { computeGeneralizedGravity(model, data, q); });
+  computeGeneralizedGravity(model, data, q);
+  const Eigen::VectorXd gravity = data.g;
   // Row by row (Eigen stores by columns).
   const auto matrix = [&](const Eigen::MatrixXd& m) {
     const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = m;
     row(rows.data(), rows.size());
   };
-  std::printf("%e %e %e %e\n", t_rnea, t_crba, t_derivatives, t_rnea_derivatives);
+  std::printf("%e %e %e %e %e\n", t_rnea, t_crba, t_derivatives, t_rnea_derivatives, t_gravity);
   row(torque.data(), model.nv);
   matrix(mass);
   matrix(data.ddq_dq);
@@ -157,5 +161,6 @@ int main(int argc, char** argv) {
   matrix(minv);
   matrix(dtau_dq);
   matrix(dtau_dv);
+  row(gravity.data(), model.nv);
   return 0;
 }

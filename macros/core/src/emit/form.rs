@@ -79,6 +79,9 @@ pub struct MassAndForcing {
     pub forcing: TokenStream,
     /// How the runtime solves with M.
     pub operator: MassOperator,
+    /// f at rest, f(t, q, 0), where it has a pass of its own (along a tree: `t` and `x` in scope, a
+    /// `Vector<n>`); `None` where `static_forces` evaluates f at the state with its velocities zeroed.
+    pub static_forcing: Option<TokenStream>,
     /// The body of `inverse_dynamics` (`t`, `x` and `qdd` in scope; a `Result<Vector<n>, FieldError>`):
     /// one generated Newton–Euler pass along spatial links, else M q̈ − f with M q̈ from the generated
     /// product M a (columns), the factor's product along a tree of directions, or M's entries.
@@ -103,10 +106,11 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                     (None, None) => unreachable!("kinetics along spatial links carry M's entries or M a"),
                 };
                 let (mass_matrix, forcing) = assembled_mass_and_forcing(model, &k.forcing, mass, helpers, m_doc);
+                let (static_item, static_forcing) = static_forcing_item(model, &k.static_forcing, helpers);
                 let dynamics_item = products_as_dynamics(model);
                 let Some(inverse) = &k.inverse_dynamics else { unreachable!("kinetics along spatial links carry τ(q, q̇, a)") };
                 let inverse_item = inverse_dynamics_item(model, inverse, helpers);
-                let dynamics_item = quote! { #dynamics_item #inverse_item };
+                let dynamics_item = quote! { #dynamics_item #inverse_item #static_item };
                 let inverse_dynamics = quote! { ::core::result::Result::Ok(self.__routh_inverse_dynamics(t, x, qdd)) };
                 // M factored along the links where the derive gave its quantities (from
                 // LINK_FACTOR_MIN_DOF coordinates on); below, the dense factor of M from its
@@ -120,6 +124,7 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                             mass_matrix,
                             forcing,
                             operator,
+                            static_forcing: Some(static_forcing),
                             inverse_dynamics,
                         }
                     }
@@ -128,6 +133,7 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                         mass_matrix,
                         forcing,
                         operator: MassOperator::Dense,
+                        static_forcing: Some(static_forcing),
                         inverse_dynamics,
                     },
                 }
@@ -136,12 +142,14 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                 let (mass_matrix, forcing) =
                     assembled_mass_and_forcing(model, &k.forcing, Assembled::Tree(tree.dirs.len()), helpers, m_doc);
                 let with_forcing = constrained.then_some(&k.forcing);
+                let (static_item, static_forcing) = static_forcing_item(model, &k.static_forcing, helpers);
                 let items = tree_factor_item(model, tree, with_forcing, helpers);
+                let items = quote! { #items #static_item };
                 let k = tree.dirs.len();
                 let operator = MassOperator::AlongTree(quote! { __routh::mechanics::TreeFactor<#n, #k> });
                 let (_, factor) = operator.built(n);
                 let inverse_dynamics = quote! { Ok(__routh::MassOperator::apply(&#factor?, qdd) - self.forcing(t, x)) };
-                MassAndForcing { items, mass_matrix, forcing, operator, inverse_dynamics }
+                MassAndForcing { items, mass_matrix, forcing, operator, static_forcing: Some(static_forcing), inverse_dynamics }
             }
         },
         // M by columns: from its products M a (∂p/∂q̇ along a), f its own function.
@@ -159,6 +167,7 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                 mass_matrix,
                 forcing,
                 operator: MassOperator::Dense,
+                static_forcing: None,
                 inverse_dynamics: quote! { Ok(self.__routh_mass_product(t, x, qdd) - self.forcing(t, x)) },
             }
         }
@@ -170,10 +179,30 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                 mass_matrix: mass_matrix_item(model, eq, helpers, m_doc),
                 forcing: quote! {{ #call f }},
                 operator: MassOperator::Dense,
+                static_forcing: None,
                 inverse_dynamics: quote! { Ok(self.mass_matrix(t, x) * qdd - self.forcing(t, x)) },
             }
         }
     }
+}
+
+/// `__routh_static_forcing(t, x)`, f at rest from its own pass (`static`, the kinetics' at-rest
+/// forcing): the item, and the call that `static_forces` and `velocity_forces` read.
+fn static_forcing_item(model: &View<'_>, rest: &Bound, helpers: &mut Helpers) -> (TokenStream, TokenStream) {
+    let (n, d) = (model.dof(), model.layout.state_dim());
+    let none = TokenStream::new();
+    let (stmts, vals) = helpers.body_bound(model, &rest.bindings, &rest.outputs, "__routh_static_forcing", &none, &none);
+    let allow = allow_generated();
+    let item = quote! {
+        /// f(t, q, 0): the forcing at rest, from a pass that forms no velocity (gravity and the
+        /// forces of the positions).
+        #allow
+        fn __routh_static_forcing(&self, t: f64, x: &__routh::State<#d>) -> __routh::Vector<#n> {
+            #(#stmts)*
+            __routh::Vector::<#n>::from([#(#vals),*])
+        }
+    };
+    (item, quote! { self.__routh_static_forcing(t, x) })
 }
 
 /// The name of the generated M-and-f function.

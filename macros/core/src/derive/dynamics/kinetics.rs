@@ -32,6 +32,9 @@ use crate::model::Model;
 pub struct Kinetics {
     /// f of M q̈ = f.
     pub forcing: Bound,
+    /// f(t, q, 0), f at rest (the velocities zero): the gravity pass alone along spatial links,
+    /// τ at rest along a tree of directions (whose velocity products then vanish).
+    pub static_forcing: Bound,
     /// L.
     pub lagrangian: Bound,
     /// E = q̇·p − L.
@@ -86,6 +89,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
             let crba = super::crba_pairs(&links.parents) <= super::CRBA_MAX_PAIRS;
             return Kinetics {
                 forcing: next(arena, &|b| super::spatial::forcing(b, links)),
+                static_forcing: next(arena, &|b| super::spatial::static_forcing(b, links)),
                 lagrangian: next(arena, &|b| super::spatial::lagrangian(b, links)),
                 energy: next(arena, &|b| super::spatial::energy(b, links)),
                 momenta: next(arena, &|b| super::spatial::momenta(b, links)),
@@ -127,6 +131,12 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
             })
             .collect()
     });
+    // f at rest: τ with the velocities zero (the velocity products vanish with them).
+    let static_forcing = next(arena, &|b| {
+        let rest: Vec<(Expr, Expr)> = syms.qd.iter().map(|&v| (v, zero)).collect();
+        let tau = b.arena.subs_many(&tree.tau, &rest);
+        tau.into_iter().map(|e| b.bind(e)).collect()
+    });
     // Velocities, T, and L, E, p from them.
     let kinetic = |b: &mut Builder<'_>| -> (Vec<Expr>, Expr) {
         let v: Vec<Expr> = (0..n).map(|j| syms.qd[j]).collect();
@@ -160,6 +170,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
     });
     Kinetics {
         forcing,
+        static_forcing,
         lagrangian,
         energy,
         momenta,

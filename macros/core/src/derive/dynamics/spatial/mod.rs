@@ -98,7 +98,7 @@ use symbolic::{Arena, Expr, Mat3, Vec3};
 
 pub(super) use factor::{factor, mass_entries};
 pub use jacobian::{LinkJacobian, link_jacobian};
-pub(super) use passes::{energy, forcing, kinetic_part, lagrangian, mass_product, momenta, product};
+pub(super) use passes::{energy, forcing, kinetic_part, lagrangian, mass_product, momenta, product, static_forcing};
 pub use recursion::recursion;
 
 use algebra::joined;

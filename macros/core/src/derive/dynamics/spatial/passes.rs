@@ -253,6 +253,24 @@ pub(in crate::derive::dynamics) fn forcing(rec: &mut Builder<'_>, links: &Links)
         .collect()
 }
 
+/// f(t, q, 0) = τ at rest − (the Newton–Euler pass with gravity alone): the links do not move, so
+/// that no velocity, velocity product or bias force is formed (gravity compensation's pass).
+pub(in crate::derive::dynamics) fn static_forcing(rec: &mut Builder<'_>, links: &Links) -> Vec<Expr> {
+    let n = links.parents.len();
+    let joints = joints(rec, links);
+    let zero = rec.arena.zero();
+    let zeros = vec![zero; n];
+    let inertial = newton_euler(rec, links, &joints, &zeros, false, true);
+    let rest: Vec<(Expr, Expr)> = rec.syms.qd.iter().map(|&v| (v, zero)).collect();
+    let tau = rec.arena.subs_many(&links.tau, &rest);
+    (0..n)
+        .map(|j| {
+            let e = rec.arena.sub(tau[j], inertial[j]);
+            rec.bind(e)
+        })
+        .collect()
+}
+
 /// M a for the accelerations a as [`crate::layout::Role::Acceleration`] symbols (one column of M per basis a).
 pub(in crate::derive::dynamics) fn mass_product(rec: &mut Builder<'_>, links: &Links) -> Vec<Expr> {
     let syms = rec.syms;
