@@ -208,6 +208,16 @@ fn a_driven_model_linearizes_and_runs_at_constant_inputs() {
     let none = model.inverse_dynamics(0, 0.0, x.as_slice(), &[0.7], &qdd).unwrap();
     let push = model.inverse_dynamics(0, 0.0, x.as_slice(), &[0.0], &qdd).unwrap();
     assert!(none.iter().all(|t| t.abs() < 1e-12) && (push[0] - 0.7).abs() < 1e-12 && push[1].abs() < 1e-12, "{none:?} {push:?}");
+    // The static forces at the inputs, the typed method's to the bit; the inverse dynamics at
+    // rest with no acceleration (the push held against: −u on the cart).
+    let held = model.static_forces(0, 0.0, x.as_slice(), &[0.7]).unwrap();
+    assert_eq!(bits(&held), bits(typed.driven([0.7]).static_forces(0.0, &x).as_slice()));
+    let mut still = x;
+    still[2] = 0.0;
+    still[3] = 0.0;
+    let at_rest = model.inverse_dynamics(0, 0.0, still.as_slice(), &[0.7], &[0.0, 0.0]).unwrap();
+    assert!(held.iter().zip(&at_rest).all(|(a, b)| (a - b).abs() < 1e-12), "{held:?} {at_rest:?}");
+    assert!(matches!(model.static_forces(0, 0.0, &[1.0], &[0.7]), Err(SimError::InvalidArgument(_))));
     // ∂τ/∂q and ∂τ/∂q̇ by rows, the typed method's to the bit; −M⁻¹ ∂τ/∂x at the field's own
     // accelerations is the field's Jacobian (A's lower half).
     let (dq, dv) = model.inverse_dynamics_jacobian(0, 0.0, x.as_slice(), &[0.7], &qdd).unwrap();

@@ -614,6 +614,21 @@ impl Model {
         Ok(PyArray1::from_vec(py, tau))
     }
 
+    /// The static generalized forces −f(t, q, 0) at the state `x` (and inputs `u`, in `mode`): what
+    /// holds the model still at its positions — gravity compensation's torques.
+    #[pyo3(signature = (x, t = 0.0, u = None, mode = 0))]
+    fn static_forces<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        t: f64,
+        u: Option<&Bound<'py, PyAny>>,
+        mode: usize,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let held = self.inner.static_forces(mode, t, &vector(x)?, &optional_vector(u)?).map_err(|e| raise(py, &e))?;
+        Ok(PyArray1::from_vec(py, held))
+    }
+
     /// ∂τ/∂q and ∂τ/∂q̇ of the inverse dynamics at the accelerations `qdd` (at the state `x`, the
     /// inputs `u`, in `mode`), each n × n: for the linearisations of computed-torque and
     /// model-predictive controllers (∂τ/∂q̈ is the mass matrix).

@@ -120,6 +120,12 @@ def test_mass_matrix_and_inverse_dynamics_of_the_cart_pole():
     assert np.allclose(slope, c.mass_matrix(x) @ step, rtol=0, atol=1e-12)
     with pytest.raises(routh.ArgumentError, match="2 accelerations"):
         c.inverse_dynamics(x, [1.0], u=[0.0])
+    # What holds it still: -u against the push on the cart, -mp g l sin(th) on the pendulum
+    # (V = mp g l cos th), whatever the velocities; the inverse dynamics at rest with no acceleration.
+    held = c.static_forces(x, u=[0.7])
+    assert np.allclose(held, [-0.7, -mp * CARTPOLE["g"] * l * np.sin(0.2)], rtol=0, atol=1e-12)
+    still = np.array([0.1, 0.2, 0.0, 0.0])
+    assert np.allclose(held, c.inverse_dynamics(still, [0.0, 0.0], u=[0.7]), rtol=0, atol=1e-12)
     # Its derivatives: -M^-1 (dtau/dq, dtau/dqdot) at the field's own accelerations is the lower
     # half of the field's Jacobian, and dtau/dq matches central differences of tau.
     tq, tv = c.inverse_dynamics_jacobian(x, qdd, u=[0.7])

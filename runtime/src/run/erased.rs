@@ -738,6 +738,14 @@ pub trait DynModel: Send + Sync + 'static {
     /// [`SimError`]).
     fn inverse_dynamics(&self, mode: usize, t: f64, x: &[f64], u: &[f64], qdd: &[f64]) -> Result<Vec<f64>, SimError>;
 
+    /// The static generalized forces −f(t, q, 0) at `(t, x, u)` (the typed `static_forces`: what
+    /// holds `mode`'s model still at its positions — gravity compensation's torques), one per
+    /// velocity.
+    ///
+    /// # Errors
+    /// Wrong sizes or mode.
+    fn static_forces(&self, mode: usize, t: f64, x: &[f64], u: &[f64]) -> Result<Vec<f64>, SimError>;
+
     /// ∂τ/∂q and ∂τ/∂q̇ of the inverse dynamics τ = M q̈ − f at the accelerations `qdd`, in mode
     /// `mode` at `(t, x, u)`, each n × n by rows (the typed `inverse_dynamics_jacobian`).
     ///

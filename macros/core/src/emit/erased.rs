@@ -78,6 +78,7 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
             #v.inverse_dynamics(t, #x, &qdd)?.as_slice().to_vec()
         }}
     });
+    let static_forces = per_mode(&|v, x, _| quote! { #v.static_forces(t, #x).as_slice().to_vec() });
     let momenta = per_mode(&|v, x, _| quote! { #v.momenta(t, #x).as_slice().to_vec() });
     // Row by row, as M; an error where the mode generates none.
     let id_jacobian = per_mode(&|v, x, n| {
@@ -264,6 +265,15 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
                 #arguments
                 let _ = &u;
                 Ok(#inverse_dynamics)
+            }
+
+            #[inline]
+            fn static_forces(&self, mode: usize, t: f64, x: &[f64], u: &[f64])
+                -> ::core::result::Result<::std::vec::Vec<f64>, __routh::SimError>
+            {
+                #arguments
+                let _ = &u;
+                Ok(#static_forces)
             }
 
             #[inline]
