@@ -72,6 +72,9 @@ pub struct Equations {
     pub mass: Vec<Vec<Expr>>,
     /// fᵢ, the right-hand side of M q̈ = f.
     pub forcing: Vec<Expr>,
+    /// f(t, q, 0), the forcing at rest (the velocities zero), for `static_forces`; empty along a
+    /// tree, whose kinetics carry their own pass.
+    pub static_forcing: Vec<Expr>,
     /// E = q̇·p − L.
     pub energy: Expr,
     /// Power of the generalized forces, Q·q̇.
@@ -326,10 +329,13 @@ pub fn derive_with(model: &Model, arena: &mut Arena, residual_jacobian: bool) ->
     let dg_dw = arena.jacobian(&residual, &w);
     let dl_dw = if syms.z.is_some() { arena.gradient(l, &w) } else { Vec::new() };
 
+    let rest: Vec<(Expr, Expr)> = syms.qd.iter().map(|&v| (v, arena.zero())).collect();
+    let static_forcing = arena.subs_many(&forcing, &rest);
     Equations {
         momenta,
         mass,
         forcing,
+        static_forcing,
         energy,
         power,
         dl_dt,
@@ -386,6 +392,7 @@ pub fn derive_along_tree(model: &Model, arena: &mut Arena, tau: &[Expr], kinetic
         momenta: Vec::new(),
         mass: Vec::new(),
         forcing: Vec::new(),
+        static_forcing: Vec::new(),
         energy: arena.zero(),
         power,
         dl_dt,

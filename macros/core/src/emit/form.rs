@@ -79,8 +79,9 @@ pub struct MassAndForcing {
     pub forcing: TokenStream,
     /// How the runtime solves with M.
     pub operator: MassOperator,
-    /// f at rest, f(t, q, 0), where it has a pass of its own (along a tree: `t` and `x` in scope, a
-    /// `Vector<n>`); `None` where `static_forces` evaluates f at the state with its velocities zeroed.
+    /// f at rest, f(t, q, 0), from a function of its own (`t` and `x` in scope, a `Vector<n>`): along a
+    /// tree a pass that forms no velocity, elsewhere f's expressions at q̇ = 0; `None` where
+    /// `static_forces` evaluates f at the state with its velocities zeroed.
     pub static_forcing: Option<TokenStream>,
     /// The body of `inverse_dynamics` (`t`, `x` and `qdd` in scope; a `Result<Vector<n>, FieldError>`):
     /// one generated Newton–Euler pass along spatial links, else M q̈ − f with M q̈ from the generated
@@ -162,24 +163,28 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                 f_doc: " The forcing f of M q̈ = f.",
             };
             let (mass_matrix, forcing) = assembled_mass_and_forcing(model, &forcing, products, helpers, m_doc);
+            let (static_item, static_forcing) = dense_static_forcing(model, eq, helpers);
+            let dynamics = products_as_dynamics(model);
             MassAndForcing {
-                items: products_as_dynamics(model),
+                items: quote! { #dynamics #static_item },
                 mass_matrix,
                 forcing,
                 operator: MassOperator::Dense,
-                static_forcing: None,
+                static_forcing,
                 inverse_dynamics: quote! { Ok(self.__routh_mass_product(t, x, qdd) - self.forcing(t, x)) },
             }
         }
         // M from its entries (also a recursion's model whose other items read the dense M).
         _ => {
             let call = call_dynamics(n);
+            let (static_item, static_forcing) = dense_static_forcing(model, eq, helpers);
+            let dynamics = mass_and_forcing(model, eq, helpers);
             MassAndForcing {
-                items: mass_and_forcing(model, eq, helpers),
+                items: quote! { #dynamics #static_item },
                 mass_matrix: mass_matrix_item(model, eq, helpers, m_doc),
                 forcing: quote! {{ #call f }},
                 operator: MassOperator::Dense,
-                static_forcing: None,
+                static_forcing,
                 inverse_dynamics: quote! { Ok(self.mass_matrix(t, x) * qdd - self.forcing(t, x)) },
             }
         }
@@ -194,8 +199,8 @@ fn static_forcing_item(model: &View<'_>, rest: &Bound, helpers: &mut Helpers) ->
     let (stmts, vals) = helpers.body_bound(model, &rest.bindings, &rest.outputs, "__routh_static_forcing", &none, &none);
     let allow = allow_generated();
     let item = quote! {
-        /// f(t, q, 0): the forcing at rest, from a pass that forms no velocity (gravity and the
-        /// forces of the positions).
+        /// f(t, q, 0): the forcing at rest (gravity and the forces of the positions), derived with
+        /// the velocities zero, so that no velocity term is computed.
         #allow
         fn __routh_static_forcing(&self, t: f64, x: &__routh::State<#d>) -> __routh::Vector<#n> {
             #(#stmts)*
@@ -203,6 +208,17 @@ fn static_forcing_item(model: &View<'_>, rest: &Bound, helpers: &mut Helpers) ->
         }
     };
     (item, quote! { self.__routh_static_forcing(t, x) })
+}
+
+/// [`static_forcing_item`] of the equations' f at rest, where they have it (not a recursion's
+/// model whose other items read the dense M: its equations carry no f).
+fn dense_static_forcing(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> (TokenStream, Option<TokenStream>) {
+    if eq.static_forcing.len() != model.dof() {
+        return (TokenStream::new(), None);
+    }
+    let rest = Bound { bindings: Vec::new(), outputs: eq.static_forcing.clone() };
+    let (item, call) = static_forcing_item(model, &rest, helpers);
+    (item, Some(call))
 }
 
 /// The name of the generated M-and-f function.

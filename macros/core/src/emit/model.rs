@@ -37,7 +37,11 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     let (p_rest, n_rest) = (model.layout.position_dim(), model.dof());
     // f at rest: its own pass along a tree (no velocity formed), else f with the velocities zeroed.
     let (at_rest, static_doc) = match static_forcing {
-        Some(call) => (call, " Here from a pass of its own that forms no velocity (gravity compensation's)."),
+        Some(call) => (
+            call,
+            " Here from a function of its own derived at rest, which computes no velocity term (along a tree, \
+              gravity compensation's pass).",
+        ),
         None => (
             quote! {({
                 let mut still = *x;
