@@ -291,7 +291,6 @@ fn emit_with(
         uses,
         temps: FxHashMap::default(),
         statements: Vec::new(),
-        defines: Vec::new(),
         ops: OpCount::default(),
         splits: FxHashMap::default(),
         cofactors: FxHashMap::default(),
@@ -354,8 +353,8 @@ fn emit_with(
     let placed = (0..outputs.len()).map(|o| owner.get(&outputs[o]) == Some(&o)).collect();
     let outputs = outputs.iter().map(|&o| em.expr(o).ts).collect();
     let statements = match em.style {
-        Temps::Let(_) if em.statements.len() > GROUPED_ABOVE => grouped_lets(em.statements, em.defines),
-        _ => em.statements,
+        Temps::Let(_) if em.statements.len() > GROUPED_ABOVE => grouped_lets(em.statements),
+        _ => em.statements.into_iter().map(Statement::tokens).collect(),
     };
     Emitted { statements, outputs, ops: em.ops, placed, temporaries: em.next_temp }
 }
@@ -373,23 +372,42 @@ const LET_GROUP: usize = 128;
 /// recursively: a function of twelve thousand `let`s overflowed rustc's stack with line tables
 /// on, where one of a hundred grouped declarations builds as a short one does (the same code
 /// once optimised: each temporary is still assigned once).
-fn grouped_lets(statements: Vec<TokenStream>, defines: Vec<Option<(TokenStream, TokenStream)>>) -> Vec<TokenStream> {
+fn grouped_lets(statements: Vec<Statement>) -> Vec<TokenStream> {
     let mut out = Vec::with_capacity(statements.len() + statements.len() / LET_GROUP + 1);
-    let pairs: Vec<(TokenStream, Option<(TokenStream, TokenStream)>)> = statements.into_iter().zip(defines).collect();
-    for chunk in pairs.chunks(LET_GROUP) {
-        let names: Vec<&TokenStream> = chunk.iter().filter_map(|(_, d)| d.as_ref().map(|(name, _)| name)).collect();
+    for chunk in statements.chunks(LET_GROUP) {
+        let names: Vec<&TokenStream> = chunk
+            .iter()
+            .filter_map(|s| match s {
+                Statement::Let(name, _) => Some(name),
+                Statement::Raw(_) => None,
+            })
+            .collect();
         if !names.is_empty() {
             let types = names.iter().map(|_| quote!(f64));
             out.push(quote! { let (#(#names,)*): (#(#types,)*); });
         }
-        for (statement, define) in chunk {
-            out.push(match define {
-                Some((name, rhs)) => quote! { #name = #rhs; },
-                None => statement.clone(),
-            });
-        }
+        out.extend(chunk.iter().map(|s| match s {
+            Statement::Let(name, rhs) => quote! { #name = #rhs; },
+            Statement::Raw(statement) => statement.clone(),
+        }));
     }
     out
+}
+
+/// An emitted statement: a temporary's `let` (its name and value), or any other as it is.
+enum Statement {
+    Let(TokenStream, TokenStream),
+    Raw(TokenStream),
+}
+
+impl Statement {
+    /// The statement as written where its temporaries are not grouped.
+    fn tokens(self) -> TokenStream {
+        match self {
+            Statement::Let(name, rhs) => quote! { let #name: f64 = #rhs; },
+            Statement::Raw(statement) => statement,
+        }
+    }
 }
 
 struct Emitter<'a> {
@@ -398,10 +416,7 @@ struct Emitter<'a> {
     style: Temps<'a>,
     uses: Vec<u32>,
     temps: FxHashMap<Expr, TokenStream>,
-    statements: Vec<TokenStream>,
-    /// Per statement, the temporary and the value it defines where it is a plain `let` of one
-    /// (see [`grouped_lets`]).
-    defines: Vec<Option<(TokenStream, TokenStream)>>,
+    statements: Vec<Statement>,
     ops: OpCount,
     /// The sums with factors common to all their terms: those factors and the cofactor sum.
     splits: FxHashMap<Expr, (Vec<Expr>, Cofactor)>,
@@ -617,11 +632,10 @@ impl Emitter<'_> {
         let args: Vec<TokenStream> = angles.iter().map(|&(x, _)| (self.symbol)(x)).collect();
         let [sines, cosines] = halves;
         self.ops.calls += 1;
-        self.defines.push(None);
-        self.statements.push(match &self.style {
+        self.statements.push(Statement::Raw(match &self.style {
             Temps::Let(_) => quote! { let ([#(#sines),*], [#(#cosines),*]): ([f64; #k], [f64; #k]) = #path([#(#args),*]); },
             Temps::Slots(_) => quote! { ([#(#sines),*], [#(#cosines),*]) = #path([#(#args),*]); },
-        });
+        }));
     }
 
     /// When `e`'s value is ready, counted in operations along its longest chain of dependent
@@ -683,8 +697,7 @@ impl Emitter<'_> {
         let rhs = self.raw(e).ts;
         let name = match self.places.remove(&e) {
             Some(place) => {
-                self.defines.push(None);
-                self.statements.push(quote! { #place = #rhs; });
+                self.statements.push(Statement::Raw(quote! { #place = #rhs; }));
                 place
             }
             None => self.define(rhs),
@@ -710,10 +723,9 @@ impl Emitter<'_> {
     fn define(&mut self, rhs: TokenStream) -> TokenStream {
         let name = self.new_temp();
         self.statements.push(match &self.style {
-            Temps::Let(_) => quote! { let #name: f64 = #rhs; },
-            Temps::Slots(_) => quote! { #name = #rhs; },
+            Temps::Let(_) => Statement::Let(name.clone(), rhs),
+            Temps::Slots(_) => Statement::Raw(quote! { #name = #rhs; }),
         });
-        self.defines.push(matches!(self.style, Temps::Let(_)).then(|| (name.clone(), rhs)));
         name
     }
 

@@ -71,7 +71,9 @@ pub fn dense_factor() -> TokenStream {
 /// What a form gives the model: the hidden functions computing M and f, the bodies of
 /// `mass_matrix` and `forcing`, and the mass operator.
 pub struct MassAndForcing {
-    /// The hidden functions (the M-and-f function, the tree's factor, M a).
+    /// The hidden functions (the M-and-f function, the tree's factor, M a, and f at rest,
+    /// `__routh_static_forcing(t, x)`: along a tree a pass that forms no velocity, elsewhere f's
+    /// expressions at q̇ = 0).
     pub items: TokenStream,
     /// The body of `mass_matrix`.
     pub mass_matrix: TokenStream,
@@ -79,10 +81,6 @@ pub struct MassAndForcing {
     pub forcing: TokenStream,
     /// How the runtime solves with M.
     pub operator: MassOperator,
-    /// f at rest, f(t, q, 0), from a function of its own (`t` and `x` in scope, a `Vector<n>`): along a
-    /// tree a pass that forms no velocity, elsewhere f's expressions at q̇ = 0; `None` where
-    /// `static_forces` evaluates f at the state with its velocities zeroed.
-    pub static_forcing: Option<TokenStream>,
     /// The body of `inverse_dynamics` (`t`, `x` and `qdd` in scope; a `Result<Vector<n>, FieldError>`):
     /// one generated Newton–Euler pass along spatial links, else M q̈ − f with M q̈ from the generated
     /// product M a (columns), the factor's product along a tree of directions, or M's entries.
@@ -107,7 +105,7 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                     (None, None) => unreachable!("kinetics along spatial links carry M's entries or M a"),
                 };
                 let (mass_matrix, forcing) = assembled_mass_and_forcing(model, &k.forcing, mass, helpers, m_doc);
-                let (static_item, static_forcing) = static_forcing_item(model, &k.static_forcing, helpers);
+                let static_item = static_forcing_item(model, &k.static_forcing, helpers);
                 let dynamics_item = products_as_dynamics(model);
                 let Some(inverse) = &k.inverse_dynamics else { unreachable!("kinetics along spatial links carry τ(q, q̇, a)") };
                 let inverse_item = inverse_dynamics_item(model, inverse, helpers);
@@ -125,7 +123,6 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                             mass_matrix,
                             forcing,
                             operator,
-                            static_forcing: Some(static_forcing),
                             inverse_dynamics,
                         }
                     }
@@ -134,7 +131,6 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                         mass_matrix,
                         forcing,
                         operator: MassOperator::Dense,
-                        static_forcing: Some(static_forcing),
                         inverse_dynamics,
                     },
                 }
@@ -143,14 +139,14 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                 let (mass_matrix, forcing) =
                     assembled_mass_and_forcing(model, &k.forcing, Assembled::Tree(tree.dirs.len()), helpers, m_doc);
                 let with_forcing = constrained.then_some(&k.forcing);
-                let (static_item, static_forcing) = static_forcing_item(model, &k.static_forcing, helpers);
+                let static_item = static_forcing_item(model, &k.static_forcing, helpers);
                 let items = tree_factor_item(model, tree, with_forcing, helpers);
                 let items = quote! { #items #static_item };
                 let k = tree.dirs.len();
                 let operator = MassOperator::AlongTree(quote! { __routh::mechanics::TreeFactor<#n, #k> });
                 let (_, factor) = operator.built(n);
                 let inverse_dynamics = quote! { Ok(__routh::MassOperator::apply(&#factor?, qdd) - self.forcing(t, x)) };
-                MassAndForcing { items, mass_matrix, forcing, operator, static_forcing: Some(static_forcing), inverse_dynamics }
+                MassAndForcing { items, mass_matrix, forcing, operator, inverse_dynamics }
             }
         },
         // M by columns: from its products M a (∂p/∂q̇ along a), f its own function.
@@ -163,42 +159,40 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                 f_doc: " The forcing f of M q̈ = f.",
             };
             let (mass_matrix, forcing) = assembled_mass_and_forcing(model, &forcing, products, helpers, m_doc);
-            let (static_item, static_forcing) = dense_static_forcing(model, eq, helpers);
+            let static_item = dense_static_forcing(model, eq, helpers);
             let dynamics = products_as_dynamics(model);
             MassAndForcing {
                 items: quote! { #dynamics #static_item },
                 mass_matrix,
                 forcing,
                 operator: MassOperator::Dense,
-                static_forcing,
                 inverse_dynamics: quote! { Ok(self.__routh_mass_product(t, x, qdd) - self.forcing(t, x)) },
             }
         }
         // M from its entries (also a recursion's model whose other items read the dense M).
         _ => {
             let call = call_dynamics(n);
-            let (static_item, static_forcing) = dense_static_forcing(model, eq, helpers);
+            let static_item = dense_static_forcing(model, eq, helpers);
             let dynamics = mass_and_forcing(model, eq, helpers);
             MassAndForcing {
                 items: quote! { #dynamics #static_item },
                 mass_matrix: mass_matrix_item(model, eq, helpers, m_doc),
                 forcing: quote! {{ #call f }},
                 operator: MassOperator::Dense,
-                static_forcing,
                 inverse_dynamics: quote! { Ok(self.mass_matrix(t, x) * qdd - self.forcing(t, x)) },
             }
         }
     }
 }
 
-/// `__routh_static_forcing(t, x)`, f at rest from its own pass (`static`, the kinetics' at-rest
-/// forcing): the item, and the call that `static_forces` and `velocity_forces` read.
-fn static_forcing_item(model: &View<'_>, rest: &Bound, helpers: &mut Helpers) -> (TokenStream, TokenStream) {
+/// `__routh_static_forcing(t, x)`: f at rest, `rest` (the kinetics' pass at rest along a tree,
+/// the equations' f at q̇ = 0 elsewhere), which `static_forces` and `velocity_forces` read.
+fn static_forcing_item(model: &View<'_>, rest: &Bound, helpers: &mut Helpers) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let none = TokenStream::new();
     let (stmts, vals) = helpers.body_bound(model, &rest.bindings, &rest.outputs, "__routh_static_forcing", &none, &none);
     let allow = allow_generated();
-    let item = quote! {
+    quote! {
         /// f(t, q, 0): the forcing at rest (gravity and the forces of the positions), derived with
         /// the velocities zero, so that no velocity term is computed.
         #allow
@@ -206,19 +200,15 @@ fn static_forcing_item(model: &View<'_>, rest: &Bound, helpers: &mut Helpers) ->
             #(#stmts)*
             __routh::Vector::<#n>::from([#(#vals),*])
         }
-    };
-    (item, quote! { self.__routh_static_forcing(t, x) })
+    }
 }
 
-/// [`static_forcing_item`] of the equations' f at rest, where they have it (not a recursion's
-/// model whose other items read the dense M: its equations carry no f).
-fn dense_static_forcing(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> (TokenStream, Option<TokenStream>) {
-    if eq.static_forcing.len() != model.dof() {
-        return (TokenStream::new(), None);
-    }
+/// [`static_forcing_item`] of the dense equations' f at q̇ = 0 (every model off a tree's passes
+/// has it: `euler_lagrange::derive_with`).
+fn dense_static_forcing(model: &View<'_>, eq: &Equations, helpers: &mut Helpers) -> TokenStream {
+    debug_assert_eq!(eq.static_forcing.len(), model.dof(), "the dense equations' f at rest");
     let rest = Bound { bindings: Vec::new(), outputs: eq.static_forcing.clone() };
-    let (item, call) = static_forcing_item(model, &rest, helpers);
-    (item, Some(call))
+    static_forcing_item(model, &rest, helpers)
 }
 
 /// The name of the generated M-and-f function.

@@ -32,27 +32,8 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
     // The dynamics contract: M and f, the accelerations, the field Jacobian (see `emit::dynamics`).
     let Docs { m_doc, f_doc, l_doc, e_doc, p_doc, pw_doc, q_doc, state_doc, dim_doc } = docs(model, eq, derived.form.kinetics());
     // M and f in the mode's form, and the mass operator the runtime solves with.
-    let crate::emit::form::MassAndForcing { items: dyn_item, mass_matrix, forcing, operator, static_forcing, inverse_dynamics } =
+    let crate::emit::form::MassAndForcing { items: dyn_item, mass_matrix, forcing, operator, inverse_dynamics } =
         crate::emit::form::of(model, derived, &mut helpers, &m_doc);
-    let (p_rest, n_rest) = (model.layout.position_dim(), model.dof());
-    // f at rest: its own pass along a tree (no velocity formed), else f with the velocities zeroed.
-    let (at_rest, static_doc) = match static_forcing {
-        Some(call) => (
-            call,
-            " Here from a function of its own derived at rest, which computes no velocity term (along a tree, \
-              gravity compensation's pass).",
-        ),
-        None => (
-            quote! {({
-                let mut still = *x;
-                for i in #p_rest..#p_rest + #n_rest {
-                    still[i] = 0.0;
-                }
-                self.forcing(t, &still)
-            })},
-            " Here f at the state with its velocities set to zero.",
-        ),
-    };
     // Scalars and momenta: L, E, p, Q·q̇.
     let quantities = quantities(model, eq, derived.form.kinetics(), &[l_doc, e_doc, p_doc, pw_doc, q_doc], &mut helpers);
 
@@ -140,12 +121,11 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
 
         /// The static generalized forces −f(t, q, 0): what holds the model still at its positions
         /// (gravity, springs, forces of the positions): the inverse dynamics at zero velocity and
-        /// acceleration.
-        ///
-        #[doc = #static_doc]
+        /// acceleration. From a function of its own derived at rest, which computes no velocity
+        /// term (along a tree, gravity compensation's pass).
         #[must_use]
         pub fn static_forces(&self, t: f64, x: &__routh::State<#d>) -> __routh::Vector<#n_lit> {
-            -#at_rest
+            -self.__routh_static_forcing(t, x)
         }
 
         /// The velocity-dependent generalized forces f(t, q, 0) − f(t, q, q̇): Coriolis and
@@ -153,7 +133,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
         /// `inverse_dynamics` = M q̈ + `static_forces` + `velocity_forces`.
         #[must_use]
         pub fn velocity_forces(&self, t: f64, x: &__routh::State<#d>) -> __routh::Vector<#n_lit> {
-            #at_rest - self.forcing(t, x)
+            self.__routh_static_forcing(t, x) - self.forcing(t, x)
         }
 
         #acc_method
