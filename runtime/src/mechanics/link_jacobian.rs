@@ -696,14 +696,14 @@ impl<const N: usize> LinkDynamics<N> {
             };
             // A massless link's body, force and variation stay zero.
             if self.massive[j] {
-                p.body[j] = self.inertia[j].placed(&r, &o);
-                let h = p.body[j].times(&p.v[j]);
-                p.force[j] = p.body[j].times(&p.acc[j]) + cross_force(&p.v[j], &h);
-                p.bc[j] = Variation::of(&p.body[j], &p.v[j], &h);
+                let body = self.inertia[j].placed(&r, &o);
+                let h = body.times(&p.v[j]);
+                p.force[j] = body.times(&p.acc[j]) + cross_force(&p.v[j], &h);
+                p.bc[j] = Variation::of(&body, &p.v[j], &h);
+                p.composite[j] = body;
             }
         }
-        // Leaves → root: the composites (B^C_j in place of B_j).
-        p.composite = p.body;
+        // Leaves → root: the composites (Y^C_j and B^C_j in place of Y_j and B_j).
         for &j in top.order.iter().rev() {
             if let Some(k) = top.parent[j] {
                 let moved = p.composite[j];
@@ -740,7 +740,9 @@ impl<const N: usize> LinkDynamics<N> {
     }
 
     /// The accelerations' share S_j a_j added to passes made at a = 0: to the links' accelerations
-    /// (root → leaves) and, through their inertias, to the composite forces (leaves → root).
+    /// (root → leaves) and to the composite forces, Σ_{k≽j} Y_k Δa_k with Δa_k = Σ_{m≼k} S_m a_m
+    /// = Y^C_j Δa_j + Σ_{m≻j} Y^C_m S_m a_m (each link below j sees Δa_j and the joints between),
+    /// from the composites and their Y^C_m S_m alone (leaves → root).
     fn add_accelerations(&self, p: &mut Passes<N>, a: &SVector<f64, N>) {
         let top = self.topology;
         let zero = Vector6::zeros();
@@ -750,20 +752,15 @@ impl<const N: usize> LinkDynamics<N> {
             added[j] = from + p.s[j] * a[j];
             p.acc[j] += added[j];
         }
-        let mut extra = [zero; N];
-        for j in 0..N {
-            if self.massive[j] {
-                extra[j] = p.body[j].times(&added[j]);
-            }
-        }
+        let mut below = [zero; N];
         for &j in top.order.iter().rev() {
             if let Some(k) = top.parent[j] {
-                let e = extra[j];
-                extra[k] += e;
+                let b = below[j] + p.ys[j] * a[j];
+                below[k] += b;
             }
         }
-        for (f, e) in p.force.iter_mut().zip(&extra) {
-            *f += e;
+        for j in 0..N {
+            p.force[j] += p.composite[j].times(&added[j]) + below[j];
         }
     }
 
@@ -843,7 +840,6 @@ impl<const N: usize> Passes<N> {
             v: [zero; N],
             psi: [zero; N],
             acc: [zero; N],
-            body: [Rigid::default(); N],
             composite: [Rigid::default(); N],
             force: [zero; N],
             bc: [Variation::default(); N],
@@ -880,7 +876,7 @@ struct Passes<const N: usize> {
     psi: [Vector6<f64>; N],
     /// a_j: the velocity products and gravity, with the accelerations' share once they are known.
     acc: [Vector6<f64>; N],
-    body: [Rigid; N],
+    /// Y^C_j, the composite inertia of the subtree at j.
     composite: [Rigid; N],
     /// F_j (composite), at a = 0 until [`LinkDynamics::add_accelerations`] adds the accelerations
     /// (or with them, from passes made at them).
