@@ -12,7 +12,8 @@ the table gives the time per call of each and checks that q̈ agrees.
 With `--spatial`, the chain of rigid links turning in space about z, y and x in turn (relative
 angles) of `routh_macros_core::fixtures::spatial_chain_struct_with` against Pinocchio's ABA on the
 same chain (`scripts/pinocchio/chain_aba.cpp N spatial`): a third route for routh's spatial recursion, whose
-tests compare it with the dense M⁻¹f of the same model.
+tests compare it with the dense M⁻¹f of the same model. Each row gives the field's time per joint and the size of its
+generated function (`nm -S`): past some 30 KB of straight-line code the time per joint grows.
 
     python3 scripts/compare_pinocchio.py --spatial 6 12 24 48
 
@@ -130,18 +131,40 @@ def run_spatial(n):
     return words[0], float(words[1]), [float(v) for v in words[2].split(",")]
 
 
+def field_code_size(binary):
+    """The size in bytes of the largest function of the model's field in `binary` (`nm -S`; None
+    without binutils): straight-line code runs at its arithmetic's rate while it fits the core's
+    instruction caches, and at about half past some 30 KB (see docs/guide/performance.md)."""
+    try:
+        out = subprocess.run(["nm", "-S", "-C", str(binary)], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    sizes = [
+        int(words[1], 16)
+        for line in out.splitlines()
+        if (words := line.split(maxsplit=3)) and len(words) == 4
+        and "Spatial" in words[3] and ("accelerations" in words[3] or "field" in words[3])
+    ]
+    return max(sizes, default=None)
+
+
 def spatial(sizes):
     exe = pinocchio_binary()
     print()
-    print("| n | routh dynamics | routh field per call | Pinocchio ABA per call | routh / Pinocchio | max |Δq̈| |")
-    print("|---|---|---|---|---|---|")
+    print("| n | routh dynamics | routh field per call | per joint | field code | Pinocchio ABA per call | routh / Pinocchio | max |Δq̈| |")
+    print("|---|---|---|---|---|---|---|---|")
     for n in sizes:
         path, tg, qdd = run_spatial(n)
         out = subprocess.run([str(exe), str(n), "spatial"], capture_output=True, text=True, check=True).stdout.split()
         tp = float(out[0])
         pin = [float(v) for v in out[1].split(",")]
         diff = max(abs(a - b) for a, b in zip(qdd, pin))
-        print(f"| {n} | {path} | {1e9 * tg:.0f} ns | {1e9 * tp:.0f} ns | {tg / tp:.2f} | {diff:.0e} |", flush=True)
+        code = field_code_size(chain_scale.TARGET / "release" / f"spatial{n}")
+        code = "?" if code is None else f"{code / 1000:.0f} KB"
+        print(
+            f"| {n} | {path} | {1e9 * tg:.0f} ns | {1e9 * tg / n:.0f} ns | {code} | {1e9 * tp:.0f} ns | {tg / tp:.2f} | {diff:.0e} |",
+            flush=True,
+        )
 
 
 def main():
