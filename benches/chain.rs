@@ -22,6 +22,11 @@
 //!   the chains on the recursive path, with their growth from 50 to 200 links printed from
 //!   in-process timings (the best of three each) against n log n and n².
 //!
+//! - `rhs_spatial/recursive/n`, `rhs_spatial/dense/n`, `rhs_spatial/by_hand/n` (n = 6, 12): the
+//!   chain of links turning in space by the generated recursion, by the dense M⁻¹f, and by the
+//!   articulated-body algorithm written by hand as loops over the links (`tests/common/
+//!   spatial_aba.rs`); prints the ratio of the first two and each one's time per joint beside the
+//!   hand loops' (straight-line code slows per joint once it outgrows the instruction caches);
 //! - `constrained_spatial/links/n`, `constrained_spatial/dense/n` (n = 12, 20): chains of links
 //!   turning in space with the tip held in x and y, the saddle point solved along the links (M from
 //!   its products at 12, factored densely; M factored along the links, the runtime's `LinkFactor`,
@@ -80,6 +85,12 @@ mod chains {
 mod spatial {
     use routh::prelude::*;
     include!("spatial_models.rs");
+}
+
+/// The spatial chain's articulated-body algorithm written by hand as loops over the links (the
+/// third route of `tests/spatial.rs`).
+mod spatial_by_hand {
+    include!("../tests/common/spatial_aba.rs");
 }
 
 /// The chain's field written by hand, as a careful engineer would (uniform masses `m`, lengths
@@ -257,8 +268,30 @@ fn spatial_chains(c: &mut Criterion) {
             let (tr, td) =
                 (per_call(&|| r.field(0.0, black_box(&x)).unwrap()), per_call(&|| d.field(0.0, black_box(&x)).unwrap()));
             println!("spatial chain n = {}: recursive {:.0} ns, dense {:.0} ns ({:.2}×)", $n, 1e9 * tr, 1e9 * td, tr / td);
+            // The same algorithm as loops written by hand (q̈ agreeing first): its time per joint
+            // stays flat where the straight lines' grows once their code outgrows the instruction
+            // caches (docs/guide/performance.md).
+            let params = (1.0, 0.5, 0.02, 0.01, 9.81);
+            let by_hand = spatial_by_hand::articulated_body::<$n>(params, x.as_slice());
+            assert!(
+                (0..$n).all(|k| (a[$n + k] - by_hand[k]).abs() < 1e-10 * (1.0 + a.amax())),
+                "the hand loops disagree at n = {}",
+                $n
+            );
+            let th = measure::per_call(200_000, || {
+                spatial_by_hand::articulated_body::<$n>(black_box(params), black_box(x.as_slice()))
+            });
+            println!(
+                "spatial chain n = {}: per joint, generated {:.1} ns, loops by hand {:.1} ns",
+                $n,
+                1e9 * tr / $n as f64,
+                1e9 * th / $n as f64
+            );
             $group.bench_with_input(BenchmarkId::new("recursive", $n), &x, |b, x| b.iter(|| r.field(0.0, black_box(x)).unwrap()));
             $group.bench_with_input(BenchmarkId::new("dense", $n), &x, |b, x| b.iter(|| d.field(0.0, black_box(x)).unwrap()));
+            $group.bench_with_input(BenchmarkId::new("by_hand", $n), &x, |b, x| {
+                b.iter(|| spatial_by_hand::articulated_body::<$n>(params, black_box(x.as_slice())))
+            });
         }};
     }
     let mut group = c.benchmark_group("rhs_spatial");
