@@ -62,7 +62,8 @@ fn plus(x: Sv, y: Sv) -> Sv {
 }
 /// Motion from the parent's axes to the child's (turned by R, its joint at p): (Rᵀ ω, Rᵀ (v + ω × p)).
 fn to_child(r: &M, p: V, x: Sv) -> Sv {
-    Sv { w: apply(&t(r), x.w), v: apply(&t(r), add(x.v, cross(x.w, p))) }
+    let rt = t(r);
+    Sv { w: apply(&rt, x.w), v: apply(&rt, add(x.v, cross(x.w, p))) }
 }
 /// Force from the child's axes to the parent's: (R n + p × R f, R f).
 fn to_parent(r: &M, p: V, f: Sv) -> Sv {

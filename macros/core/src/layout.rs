@@ -137,6 +137,12 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// The substitution that puts the model at rest: every velocity q̇ to zero (f(t, q, 0) for
+    /// `static_forces`, an expression's part without velocities).
+    pub fn at_rest(&self, arena: &Arena) -> Vec<(Expr, Expr)> {
+        self.qd.iter().map(|&v| (v, arena.zero())).collect()
+    }
+
     /// Every symbol of a model with these coordinates, orientations (rotations in the state),
     /// parameters, action variable and inputs. An orientation `R` adds the quaternion components
     /// `R_w, R_x, R_y, R_z` to the coordinates and the body angular velocity (ω₁, ω₂, ω₃) to the

@@ -329,7 +329,7 @@ pub fn derive_with(model: &Model, arena: &mut Arena, residual_jacobian: bool) ->
     let dg_dw = arena.jacobian(&residual, &w);
     let dl_dw = if syms.z.is_some() { arena.gradient(l, &w) } else { Vec::new() };
 
-    let rest: Vec<(Expr, Expr)> = syms.qd.iter().map(|&v| (v, arena.zero())).collect();
+    let rest = syms.at_rest(arena);
     let static_forcing = arena.subs_many(&forcing, &rest);
     Equations {
         momenta,

@@ -133,7 +133,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
     });
     // f at rest: τ with the velocities zero (the velocity products vanish with them).
     let static_forcing = next(arena, &|b| {
-        let rest: Vec<(Expr, Expr)> = syms.qd.iter().map(|&v| (v, zero)).collect();
+        let rest = syms.at_rest(b.arena);
         let tau = b.arena.subs_many(&tree.tau, &rest);
         tau.into_iter().map(|e| b.bind(e)).collect()
     });

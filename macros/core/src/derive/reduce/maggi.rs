@@ -265,7 +265,7 @@ fn solve_velocities(model: &Model, arena: &mut Arena, red: &Reduction, u: &[Expr
     let unknowns: Vec<usize> = (0..n).filter(|&k| bare[k].is_none()).collect();
     // Rows Σ a_k v_k = rhs over the velocities: each velocity definition, then each constraint.
     let mut rows: Vec<(Vec<Expr>, Expr)> = Vec::new();
-    let at_rest: Vec<(Expr, Expr)> = syms.qd.iter().map(|&v| (v, zero)).collect();
+    let at_rest = syms.at_rest(arena);
     for (v, &uj) in velocities.iter().zip(u) {
         if v.rate_of.is_some() {
             continue;

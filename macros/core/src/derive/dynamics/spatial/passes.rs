@@ -261,7 +261,7 @@ pub(in crate::derive::dynamics) fn static_forcing(rec: &mut Builder<'_>, links: 
     let zero = rec.arena.zero();
     let zeros = vec![zero; n];
     let inertial = newton_euler(rec, links, &joints, &zeros, false, true);
-    let rest: Vec<(Expr, Expr)> = rec.syms.qd.iter().map(|&v| (v, zero)).collect();
+    let rest = rec.syms.at_rest(rec.arena);
     let tau = rec.arena.subs_many(&links.tau, &rest);
     (0..n)
         .map(|j| {
