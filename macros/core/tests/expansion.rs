@@ -68,6 +68,21 @@ const MODELS: &[(&str, &str)] = &[
         pub struct CartDoublePendulum { pub mc: f64, pub m: f64, pub l: f64, pub g: f64, pub u: f64 }",
     ),
     (
+        "spatial_chain",
+        "#[mechanics(
+            coordinates(q1, q2, q3, q4),
+            frame(b1 = rot_z(q1), b2 = b1 * rot_y(q2), b3 = b2 * rot_x(q3), b4 = b3 * rot_z(q4)),
+            point(e1 = b1 * [0, 0, -l], e2 = e1 + b2 * [0, 0, -l], e3 = e2 + b3 * [0, 0, -l]),
+            body(name = r1, mass = m, centre = b1 * [0, 0, -l / 2], frame = b1, inertia = diag(i, i, j)),
+            body(name = r2, mass = m, centre = e1 + b2 * [0, 0, -l / 2], frame = b2, inertia = diag(i, i, j)),
+            body(name = r3, mass = m, centre = e2 + b3 * [0, 0, -l / 2], frame = b3, inertia = diag(i, i, j)),
+            body(name = r4, mass = m, centre = e3 + b4 * [0, 0, -l / 2], frame = b4, inertia = diag(i, i, j)),
+            gravity = [0, 0, -g],
+            dynamics = recursive,
+        )]
+        pub struct SpatialChain { pub m: f64, pub l: f64, pub i: f64, pub j: f64, pub g: f64 }",
+    ),
+    (
         "forced_oscillator",
         "#[mechanics(coordinates(x), lagrangian = m / 2 * dot(x).powi(2) - k / 2 * x.powi(2), force(x = a * (w * t).cos()))]
         struct Forced { m: f64, k: f64, a: f64, w: f64 }",

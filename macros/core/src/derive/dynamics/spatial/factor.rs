@@ -7,7 +7,7 @@ use crate::derive::straight::Builder;
 
 use super::algebra::{halves, joined};
 use super::passes::joints;
-use super::recursion::{Articulated, articulated};
+use super::recursion::articulated;
 use super::{Links, Spatial};
 
 /// The quantities of M factored along the links, for the runtime's `LinkFactor::from_parts`
@@ -36,7 +36,7 @@ pub(in crate::derive::dynamics) fn factor(rec: &mut Builder<'_>, links: &Links, 
         }
         return out;
     }
-    let Articulated { u, d, .. } = articulated(rec, links, &joints);
+    let eliminated = articulated(rec, links, &joints);
     let composite = composites(rec, links, &joints);
     let diagonal: Vec<Expr> = (0..n).map(|j| composite_force(rec, links, &joints, &composite, j).1).collect();
     let mut out = Vec::with_capacity(n * 27 + n * 36);
@@ -44,8 +44,8 @@ pub(in crate::derive::dynamics) fn factor(rec: &mut Builder<'_>, links: &Links, 
         out.extend(joints[j].a.as_flattened());
         out.extend(&joints[j].l);
         out.extend(&joints[j].s);
-        out.extend(&u[j]);
-        out.push(d[j]);
+        out.extend(&eliminated[j].u);
+        out.push(eliminated[j].d);
         out.push(diagonal[j]);
         out.push(links.armature[j]);
     }

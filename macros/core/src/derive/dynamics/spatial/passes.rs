@@ -11,23 +11,24 @@ use super::{Inertia, Joint, Links, Spatial};
 
 /// The joints' quantities bound to temporaries of a pass.
 pub(super) fn joints(rec: &mut Builder<'_>, links: &Links) -> Vec<Joint> {
-    links
-        .joints
-        .iter()
-        .map(|j| Joint {
-            a: j.a.map(|row| row.map(|e| rec.bind(e))),
-            l: j.l.map(|e| rec.bind(e)),
-            da: j.da.map(|row| row.map(|e| rec.bind(e))),
-            dl: j.dl.map(|e| rec.bind(e)),
-            s: j.s.map(|e| rec.bind(e)),
-            ds: j.ds.map(|e| rec.bind(e)),
-            spin: j.spin.map(|w| w.map(|e| rec.bind(e))),
-            turn: j.turn.map(|t| super::Turn {
-                fixed: t.fixed.map(|row| row.map(|e| rec.bind(e))),
-                turn: t.turn.map(|row| row.map(|e| rec.bind(e))),
-            }),
-        })
-        .collect()
+    links.joints.iter().map(|j| bound_joint(rec, j)).collect()
+}
+
+/// One joint's quantities bound to temporaries.
+fn bound_joint(rec: &mut Builder<'_>, j: &Joint) -> Joint {
+    Joint {
+        a: j.a.map(|row| row.map(|e| rec.bind(e))),
+        l: j.l.map(|e| rec.bind(e)),
+        da: j.da.map(|row| row.map(|e| rec.bind(e))),
+        dl: j.dl.map(|e| rec.bind(e)),
+        s: j.s.map(|e| rec.bind(e)),
+        ds: j.ds.map(|e| rec.bind(e)),
+        spin: j.spin.map(|w| w.map(|e| rec.bind(e))),
+        turn: j.turn.map(|t| super::Turn {
+            fixed: t.fixed.map(|row| row.map(|e| rec.bind(e))),
+            turn: t.turn.map(|row| row.map(|e| rec.bind(e))),
+        }),
+    }
 }
 
 /// X_j m for a motion m in the parent's axes; for a joint with a [`super::Turn`] in two steps, the
@@ -65,17 +66,24 @@ pub(super) fn velocities(rec: &mut Builder<'_>, links: &Links, joints: &[Joint],
     let zero = rec.arena.zero();
     let mut v: Vec<Spatial> = vec![[zero; 6]; joints.len()];
     for &j in &links.order {
-        let from = match links.parents[j] {
-            Some(p) => to_child(rec, &joints[j], &v[p]),
-            None => [zero; 6],
-        };
-        v[j] = std::array::from_fn(|x| {
-            let sq = rec.arena.mul2(joints[j].s[x], r[j]);
-            let e = rec.arena.add2(from[x], sq);
-            rec.bind(e)
-        });
+        let parent = links.parents[j].map(|p| v[p]);
+        v[j] = velocity(rec, &joints[j], parent.as_ref(), r[j]);
     }
     v
+}
+
+/// One link's velocity X_j V_p + S_j r_j (S_j r_j at a root), bound.
+fn velocity(rec: &mut Builder<'_>, joint: &Joint, parent: Option<&Spatial>, r: Expr) -> Spatial {
+    let zero = rec.arena.zero();
+    let from = match parent {
+        Some(v) => to_child(rec, joint, v),
+        None => [zero; 6],
+    };
+    std::array::from_fn(|x| {
+        let sq = rec.arena.mul2(joint.s[x], r);
+        let e = rec.arena.add2(from[x], sq);
+        rec.bind(e)
+    })
 }
 
 /// The velocity-product accelerations c_j = (X_j' V_p + S_j' q̇_j) q̇_j, bound, computed as
@@ -85,40 +93,50 @@ pub(super) fn velocities(rec: &mut Builder<'_>, links: &Links, joints: &[Joint],
 /// where X_j' V_p would multiply the parent's velocity out again; zero at a root and for a
 /// transform constant in q_j. An orientation's first joint's c = (X V_p) × (Ω, 0) (see [`Joint`]).
 pub(super) fn products(rec: &mut Builder<'_>, links: &Links, joints: &[Joint], v: &[Spatial]) -> Vec<Spatial> {
-    let syms = rec.syms;
     let zero = rec.arena.zero();
     let mut c: Vec<Spatial> = vec![[zero; 6]; joints.len()];
     for &j in &links.order {
-        if let Some(spin) = &joints[j].spin {
-            if let Some(p) = links.parents[j] {
-                let moved = apply(rec.arena, &joints[j], &v[p]);
-                let (w, u) = (moved[..3].try_into().expect("3"), moved[3..].try_into().expect("3"));
-                let top = rec.arena.cross(&w, spin);
-                let bottom = rec.arena.cross(&u, spin);
-                c[j] = std::array::from_fn(|x| {
-                    let e = if x < 3 { top[x] } else { bottom[x - 3] };
-                    rec.bind(e)
-                });
-            }
-            continue;
-        }
-        let qd = syms.qd[j];
-        let qd2 = rec.arena.powi(qd, 2);
-        // X_j' = 0 for a transform that does not move with q_j (an orientation's second and
-        // third joints, whose S_j is no derivative of theirs): no product then.
-        let fixed = links.joints[j].da.iter().flatten().chain(&links.joints[j].dl).all(|&e| e == zero);
-        let moving = match links.parents[j] {
-            Some(_) if !fixed => cross_motion(rec.arena, &v[j], &joints[j].s),
-            _ => [zero; 6],
-        };
-        c[j] = std::array::from_fn(|x| {
-            let m = rec.arena.mul2(moving[x], qd);
-            let t = rec.arena.mul2(joints[j].ds[x], qd2);
-            let e = rec.arena.add2(m, t);
+        let parent = links.parents[j].map(|p| v[p]);
+        c[j] = velocity_product(rec, (&links.joints[j], &joints[j]), parent.as_ref(), &v[j], rec.syms.qd[j]);
+    }
+    c
+}
+
+/// One joint's velocity product c_j (see [`products`]) from its joint as read and bound, its
+/// parent's velocity (none at a root), its own and its rate q̇_j, bound.
+fn velocity_product(
+    rec: &mut Builder<'_>,
+    (read, joint): (&Joint, &Joint),
+    parent: Option<&Spatial>,
+    v: &Spatial,
+    qd: Expr,
+) -> Spatial {
+    let zero = rec.arena.zero();
+    if let Some(spin) = &joint.spin {
+        let Some(vp) = parent else { return [zero; 6] };
+        let moved = apply(rec.arena, joint, vp);
+        let (w, u) = (moved[..3].try_into().expect("3"), moved[3..].try_into().expect("3"));
+        let top = rec.arena.cross(&w, spin);
+        let bottom = rec.arena.cross(&u, spin);
+        return std::array::from_fn(|x| {
+            let e = if x < 3 { top[x] } else { bottom[x - 3] };
             rec.bind(e)
         });
     }
-    c
+    let qd2 = rec.arena.powi(qd, 2);
+    // X_j' = 0 for a transform that does not move with q_j (an orientation's second and
+    // third joints, whose S_j is no derivative of theirs): no product then.
+    let fixed = read.da.iter().flatten().chain(&read.dl).all(|&e| e == zero);
+    let moving = match parent {
+        Some(_) if !fixed => cross_motion(rec.arena, v, &joint.s),
+        _ => [zero; 6],
+    };
+    std::array::from_fn(|x| {
+        let m = rec.arena.mul2(moving[x], qd);
+        let t = rec.arena.mul2(joint.ds[x], qd2);
+        let e = rec.arena.add2(m, t);
+        rec.bind(e)
+    })
 }
 
 /// The bias force V ×* (M V) of a link moving at V, bound.

@@ -32,27 +32,14 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         }
     }
     // Leaves → root: the articulated inertias, then the bias forces.
-    let Articulated { u: u_of, d: d_of, scaled, reduced } = articulated(&mut rec, &links, &joints);
+    let eliminated = articulated(&mut rec, &links, &joints);
     let mut uu_of = vec![zero; n];
     for &j in links.order.iter().rev() {
-        let pa: Spatial = std::array::from_fn(|x| {
-            let sum = rec.arena.add(&pa_terms[j][x]);
-            rec.bind(sum)
-        });
-        let sp = rec.arena.dot(&joints[j].s, &pa);
-        let uu = rec.arena.sub(links.tau[j], sp);
-        let uu = rec.bind(uu);
-        if let Some(p) = links.parents[j] {
-            let c = c_of[j];
-            let bias: Spatial = std::array::from_fn(|x| {
-                let ic = rec.arena.dot(&reduced[j][x], &c);
-                let su = rec.arena.mul2(scaled[j][x], uu);
-                let e = rec.arena.add(&[pa[x], ic, su]);
-                rec.bind(e)
-            });
-            let to_parent = to_parent(&mut rec, &joints[j], &bias);
+        let up = links.parents[j].is_some();
+        let (uu, passed) = bias_step(&mut rec, &joints[j], links.tau[j], &pa_terms[j], &c_of[j], &eliminated[j], up);
+        if let (Some(p), Some(passed)) = (links.parents[j], passed) {
             for x in 0..6 {
-                pa_terms[p][x].push(to_parent[x]);
+                pa_terms[p][x].push(passed[x]);
             }
         }
         uu_of[j] = uu;
@@ -63,22 +50,10 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
     let mut qdd = vec![zero; n];
     for &j in &links.order {
         let from = links.parents[j].map_or(ground, |p| acc[p]);
-        let moved_from = to_child(&mut rec, &joints[j], &from);
-        let a_prime: Spatial = std::array::from_fn(|x| {
-            let e = rec.arena.add2(moved_from[x], c_of[j][x]);
-            rec.bind(e)
-        });
-        let ua = rec.arena.dot(&u_of[j], &a_prime);
-        let num = rec.arena.sub(uu_of[j], ua);
-        let inv = rec.arena.powi(d_of[j], -1);
-        let e = rec.arena.mul2(num, inv);
-        qdd[j] = rec.bind(e);
-        acc[j] = std::array::from_fn(|x| {
-            let sq = rec.arena.mul2(joints[j].s[x], qdd[j]);
-            let e = rec.arena.add2(a_prime[x], sq);
-            rec.bind(e)
-        });
+        let el = &eliminated[j];
+        (qdd[j], acc[j]) = accelerate(&mut rec, &joints[j], &from, &c_of[j], (&el.u, uu_of[j], el.d));
     }
+    let d_of = eliminated.iter().map(|e| e.d).collect();
     let parents = links.parents.clone();
     Ok(Recursive {
         bindings: rec.bindings,
@@ -93,82 +68,163 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
 }
 
 /// The articulated inertias along the links, leaves → root (they depend on the positions only):
-/// per joint U_j = I^A_j S_j, D_j = S_j·U_j + a_j (its armature), U_j / D_j and
-/// I^a_j = I^A_j − U_j U_jᵀ / D_j, with
-/// I^A_p = M_p + Σ_children X_jᵀ I^a_j X_j (the last two where j has a parent).
-pub(super) struct Articulated {
-    pub(super) u: Vec<Spatial>,
-    pub(super) d: Vec<Expr>,
-    pub(super) scaled: Vec<Spatial>,
-    pub(super) reduced: Vec<Inertia>,
-}
-
-pub(super) fn articulated(rec: &mut Builder<'_>, links: &Links, joints: &[Joint]) -> Articulated {
-    let n = joints.len();
+/// each joint's [`Eliminated`], with I^A_p = M_p + Σ_children X_jᵀ I^a_j X_j.
+pub(super) fn articulated(rec: &mut Builder<'_>, links: &Links, joints: &[Joint]) -> Vec<Eliminated> {
     let zero = rec.arena.zero();
     // I^A_j's terms, by entry (the upper triangle's): the link's own inertia, then its children's.
-    let mut ia_terms: Vec<Vec<Vec<Expr>>> =
-        links.inertias.iter().map(|i| (0..36).map(|k| vec![i[k / 6][k % 6]]).collect()).collect();
-    let mut out =
-        Articulated { u: vec![[zero; 6]; n], d: vec![zero; n], scaled: vec![[zero; 6]; n], reduced: vec![[[zero; 6]; 6]; n] };
+    let mut ia_terms: Vec<Vec<Vec<Expr>>> = links.inertias.iter().map(own_terms).collect();
+    let mut out: Vec<Eliminated> = (0..joints.len()).map(|_| Eliminated::none(zero)).collect();
     for &j in links.order.iter().rev() {
-        let mut ia: Inertia = [[zero; 6]; 6];
-        for x in 0..6 {
-            for y in x..6 {
-                let sum = rec.arena.add(&ia_terms[j][6 * x + y]);
-                let e = rec.bind(sum);
-                ia[x][y] = e;
-                ia[y][x] = e;
-            }
-        }
-        let s = joints[j].s;
-        let u: Spatial = std::array::from_fn(|x| {
-            let e = rec.arena.dot(&ia[x], &s);
-            rec.bind(e)
-        });
-        let su = rec.arena.dot(&s, &u);
-        let dd = rec.arena.add2(su, links.armature[j]);
-        let dd = rec.bind(dd);
-        (out.u[j], out.d[j]) = (u, dd);
-        let Some(p) = links.parents[j] else { continue };
-        let inv = rec.arena.powi(dd, -1);
-        let inv = rec.bind(inv);
-        // A joint along one axis without an armature (S = ±e_k: U = ±I^A e_k, D = S·U): U_k/D
-        // = ±1 exactly, and I^a S = U − U (S·U)/D = 0, so that I^a's row and column k are exactly
-        // zero — written so, where the algebra would leave U_y − D (U_y / D) with D bound.
-        let axis = along_one_axis(rec.arena, &s).filter(|_| links.armature[j] == zero);
-        let scaled: Spatial = std::array::from_fn(|x| {
-            if let Some((k, sign)) = axis
-                && x == k
-            {
-                return sign;
-            }
-            let e = rec.arena.mul2(u[x], inv);
-            rec.bind(e)
-        });
-        let mut art: Inertia = [[zero; 6]; 6];
-        for x in 0..6 {
-            for y in x..6 {
-                if axis.is_some_and(|(k, _)| x == k || y == k) {
-                    continue;
+        let el = eliminate(rec, &joints[j], links.armature[j], &ia_terms[j], links.parents[j].is_some());
+        if let (Some(p), Some(moved)) = (links.parents[j], &el.moved) {
+            for y in 0..6 {
+                for x in 0..=y {
+                    ia_terms[p][6 * x + y].push(moved[x][y]);
                 }
-                let uu_xy = rec.arena.mul2(u[x], scaled[y]);
-                let e = rec.arena.sub(ia[x][y], uu_xy);
-                let e = rec.bind(e);
-                art[x][y] = e;
-                art[y][x] = e;
             }
         }
-        // Xᵀ I^a X: by the turn, then the constant rest, where the joint has the two.
-        let moved = transformed(rec, &joints[j], &art);
-        for y in 0..6 {
-            for x in 0..=y {
-                ia_terms[p][6 * x + y].push(moved[x][y]);
-            }
-        }
-        (out.scaled[j], out.reduced[j]) = (scaled, art);
+        out[j] = el;
     }
     out
+}
+
+/// A link's own inertia as the first term of each entry of its I^A (by entry, row-major).
+fn own_terms(i: &Inertia) -> Vec<Vec<Expr>> {
+    (0..36).map(|k| vec![i[k / 6][k % 6]]).collect()
+}
+
+/// A joint's articulated quantities: U_j = I^A_j S_j and D_j = S_j·U_j + a_j (its armature), and
+/// where it has a parent U_j / D_j, I^a_j = I^A_j − U_j U_jᵀ / D_j and X_jᵀ I^a_j X_j (the upper
+/// triangle's entries, its parent's terms).
+pub(super) struct Eliminated {
+    pub(super) u: Spatial,
+    pub(super) d: Expr,
+    pub(super) scaled: Spatial,
+    pub(super) reduced: Inertia,
+    pub(super) moved: Option<Inertia>,
+}
+
+impl Eliminated {
+    fn none(zero: Expr) -> Eliminated {
+        Eliminated { u: [zero; 6], d: zero, scaled: [zero; 6], reduced: [[zero; 6]; 6], moved: None }
+    }
+}
+
+/// One joint's [`Eliminated`] from its I^A's terms by entry (summed and bound here), and with
+/// `up` the reduced inertia moved to its parent.
+fn eliminate(rec: &mut Builder<'_>, joint: &Joint, armature: Expr, terms: &[Vec<Expr>], up: bool) -> Eliminated {
+    let zero = rec.arena.zero();
+    let mut ia: Inertia = [[zero; 6]; 6];
+    for x in 0..6 {
+        for y in x..6 {
+            let sum = rec.arena.add(&terms[6 * x + y]);
+            let e = rec.bind(sum);
+            ia[x][y] = e;
+            ia[y][x] = e;
+        }
+    }
+    let s = joint.s;
+    let u: Spatial = std::array::from_fn(|x| {
+        let e = rec.arena.dot(&ia[x], &s);
+        rec.bind(e)
+    });
+    let su = rec.arena.dot(&s, &u);
+    let dd = rec.arena.add2(su, armature);
+    let dd = rec.bind(dd);
+    let mut out = Eliminated { u, d: dd, ..Eliminated::none(zero) };
+    if !up {
+        return out;
+    }
+    let inv = rec.arena.powi(dd, -1);
+    let inv = rec.bind(inv);
+    // A joint along one axis without an armature (S = ±e_k: U = ±I^A e_k, D = S·U): U_k/D
+    // = ±1 exactly, and I^a S = U − U (S·U)/D = 0, so that I^a's row and column k are exactly
+    // zero — written so, where the algebra would leave U_y − D (U_y / D) with D bound.
+    let axis = along_one_axis(rec.arena, &s).filter(|_| armature == zero);
+    let scaled: Spatial = std::array::from_fn(|x| {
+        if let Some((k, sign)) = axis
+            && x == k
+        {
+            return sign;
+        }
+        let e = rec.arena.mul2(u[x], inv);
+        rec.bind(e)
+    });
+    let mut art: Inertia = [[zero; 6]; 6];
+    for x in 0..6 {
+        for y in x..6 {
+            if axis.is_some_and(|(k, _)| x == k || y == k) {
+                continue;
+            }
+            let uu_xy = rec.arena.mul2(u[x], scaled[y]);
+            let e = rec.arena.sub(ia[x][y], uu_xy);
+            let e = rec.bind(e);
+            art[x][y] = e;
+            art[y][x] = e;
+        }
+    }
+    // Xᵀ I^a X: by the turn, then the constant rest, where the joint has the two.
+    out.moved = Some(transformed(rec, joint, &art));
+    (out.scaled, out.reduced) = (scaled, art);
+    out
+}
+
+/// One joint's share of the bias pass, from its p^A's terms (summed and bound here): u_j = τ_j −
+/// S_j·p^A_j, and with `up` the force X_jᵀ (p^A_j + I^a_j c_j + U_j u_j / D_j) it passes to its
+/// parent.
+fn bias_step(
+    rec: &mut Builder<'_>,
+    joint: &Joint,
+    tau: Expr,
+    terms: &[Vec<Expr>],
+    c: &Spatial,
+    el: &Eliminated,
+    up: bool,
+) -> (Expr, Option<Spatial>) {
+    let pa: Spatial = std::array::from_fn(|x| {
+        let sum = rec.arena.add(&terms[x]);
+        rec.bind(sum)
+    });
+    let sp = rec.arena.dot(&joint.s, &pa);
+    let uu = rec.arena.sub(tau, sp);
+    let uu = rec.bind(uu);
+    if !up {
+        return (uu, None);
+    }
+    let bias: Spatial = std::array::from_fn(|x| {
+        let ic = rec.arena.dot(&el.reduced[x], c);
+        let su = rec.arena.mul2(el.scaled[x], uu);
+        let e = rec.arena.add(&[pa[x], ic, su]);
+        rec.bind(e)
+    });
+    (uu, Some(to_parent(rec, joint, &bias)))
+}
+
+/// One joint's acceleration from its parent's (`from`, the ground's at a root): a' = X_j a_p + c_j,
+/// q̈_j = (u_j − U_j·a') / D_j, a_j = a' + S_j q̈_j; returns q̈_j and a_j, bound.
+fn accelerate(
+    rec: &mut Builder<'_>,
+    joint: &Joint,
+    from: &Spatial,
+    c: &Spatial,
+    (u, uu, d): (&Spatial, Expr, Expr),
+) -> (Expr, Spatial) {
+    let moved_from = to_child(rec, joint, from);
+    let a_prime: Spatial = std::array::from_fn(|x| {
+        let e = rec.arena.add2(moved_from[x], c[x]);
+        rec.bind(e)
+    });
+    let ua = rec.arena.dot(u, &a_prime);
+    let num = rec.arena.sub(uu, ua);
+    let inv = rec.arena.powi(d, -1);
+    let e = rec.arena.mul2(num, inv);
+    let qdd = rec.bind(e);
+    let acc = std::array::from_fn(|x| {
+        let sq = rec.arena.mul2(joint.s[x], qdd);
+        let e = rec.arena.add2(a_prime[x], sq);
+        rec.bind(e)
+    });
+    (qdd, acc)
 }
 
 /// The axis k and sign of a motion subspace S = ±e_k (one entry ±1, the others zero), if it is one.
