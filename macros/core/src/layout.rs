@@ -70,6 +70,10 @@ pub enum Role {
     /// Value k of the recursion's quantities that its tangent reads, computed once per state and
     /// passed to the tangent (read from `p[k]`).
     Primal(usize),
+    /// Value k that the recursion's loop form carries between its kernels (a link's velocity, a
+    /// joint's stored pivot, …: see `derive::dynamics::spatial::looped`), emitted as the place the
+    /// loop keeps it in.
+    Carried(usize),
     /// A coordinate a nonholonomic reduction removed (in its reconstruction formulas, read from
     /// the dropped positions `g[i]`).
     Dropped(usize),
@@ -261,6 +265,7 @@ impl Layout {
             Role::Temporary(k) => format!("r:{k}"),
             Role::Tangent(i) => format!("dx:{i}"),
             Role::Primal(k) => format!("p:{k}"),
+            Role::Carried(k) => format!("c:{k}"),
             Role::Energy => "energy".to_string(),
             other => format!("{other:?}"),
         };

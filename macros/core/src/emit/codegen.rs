@@ -84,6 +84,7 @@ pub(crate) fn symbol_tokens(model: &View<'_>, sym: Expr) -> TokenStream {
             | Role::Substituted(_)
             | Role::HeldRate(_)
             | Role::Temporary(_)
+            | Role::Carried(_)
             | Role::Energy,
         )
         | None => quote!(::core::f64::NAN),
@@ -246,7 +247,7 @@ pub(crate) fn body_bound(
 /// input symbol) by one call of the runtime's `trig::sin_cos`, which evaluates them in SIMD lanes
 /// (within an ulp of `f64::sin_cos`; the Panda's field 451 → 418 ns in one script run, where six
 /// libm `sincos` calls had been two fifths of `perf`'s samples of its mass matrix).
-fn emit_options() -> symbolic::EmitOptions {
+pub(crate) fn emit_options() -> symbolic::EmitOptions {
     symbolic::EmitOptions { sin_cos: Some(quote! { __routh::sin_cos }) }
 }
 

@@ -622,12 +622,7 @@ fn accelerations_item(model: &View<'_>, form: &Form, helpers: &mut Helpers) -> T
 /// of M's factorisation along the tree in one straight-line function, checked by the runtime.
 fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helpers) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
-    let mut outputs = r.accelerations.clone();
-    outputs.extend(&r.pivots);
     let sv = quote! { __routh::State<#d> };
-    let none = TokenStream::new();
-    let (stmts, vals) = helpers.body_bound(model, &r.bindings, &outputs, "__routh_recursive", &none, &none);
-    let (qdd, pivots) = vals.split_at(n);
     // A joint by its velocity: a coordinate, or an orientation's rate about a body axis.
     let name = |i: usize| match model.layout.orientation_of_velocity(i) {
         Some((o, k)) => format!("{}.ω{}", o.name, k + 1),
@@ -651,6 +646,35 @@ fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helper
         if model.dynamics.is_some() { "by `dynamics = recursive`" } else { "for this model's size" },
     );
     let allow = allow_generated();
+    let (body, doc) = match &r.looped {
+        Some(looped) => {
+            let statements = crate::emit::looped::statements(model, looped);
+            let kinds: usize = looped.segments.iter().map(|s| s.period).sum();
+            let doc = format!(
+                "{doc} Run as loops over the chain's repeated joints: {} segments of blocks, {kinds} joints' code in all.",
+                looped.segments.len()
+            );
+            (
+                quote! {
+                    #statements
+                    __routh::mechanics::recursive_accelerations(t, __qdd, __d)
+                },
+                doc,
+            )
+        }
+        None => {
+            let mut outputs = r.accelerations.clone();
+            outputs.extend(&r.pivots);
+            let none = TokenStream::new();
+            let (stmts, vals) = helpers.body_bound(model, &r.bindings, &outputs, "__routh_recursive", &none, &none);
+            let (qdd, pivots) = vals.split_at(n);
+            let body = quote! {
+                #(#stmts)*
+                __routh::mechanics::recursive_accelerations(t, [#(#qdd),*], [#(#pivots),*])
+            };
+            (body, doc)
+        }
+    };
     quote! {
         #[doc = #doc]
         ///
@@ -663,8 +687,7 @@ fn recursive_accelerations(model: &View<'_>, r: &Recursive, helpers: &mut Helper
         pub fn accelerations(&self, t: f64, x: &#sv)
             -> ::core::result::Result<__routh::Vector<#n>, __routh::FieldError>
         {
-            #(#stmts)*
-            __routh::mechanics::recursive_accelerations(t, [#(#qdd),*], [#(#pivots),*])
+            #body
         }
     }
 }

@@ -30,6 +30,7 @@ pub mod fallback;
 pub mod form;
 pub mod hybrid;
 pub mod impact;
+pub mod looped;
 pub mod model;
 pub mod reduce;
 pub mod run;

@@ -142,6 +142,7 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         jacobian: None,
         inverse: None,
         inverse_jacobian: None,
+        looped: None,
         tree,
     })
 }

@@ -58,6 +58,9 @@ pub struct Recursive {
     /// The tree's directions and masses, or its rigid links in space, from which [`kinetics()`]
     /// builds M a, f, E, L and p.
     pub tree: Links,
+    /// The same q̈ and pivots as loops over a long chain's repeated joints, where that form pays
+    /// ([`spatial::looped`]): what `accelerations` runs.
+    pub looped: Option<Box<spatial::looped::Looped>>,
 }
 
 /// How the field Jacobian of an unconstrained recursive model is computed (a constrained tree's is

@@ -90,6 +90,7 @@
 mod algebra;
 mod factor;
 mod jacobian;
+pub mod looped;
 mod passes;
 mod read;
 mod recursion;

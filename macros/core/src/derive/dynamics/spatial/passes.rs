@@ -15,7 +15,7 @@ pub(super) fn joints(rec: &mut Builder<'_>, links: &Links) -> Vec<Joint> {
 }
 
 /// One joint's quantities bound to temporaries.
-fn bound_joint(rec: &mut Builder<'_>, j: &Joint) -> Joint {
+pub(super) fn bound_joint(rec: &mut Builder<'_>, j: &Joint) -> Joint {
     Joint {
         a: j.a.map(|row| row.map(|e| rec.bind(e))),
         l: j.l.map(|e| rec.bind(e)),
@@ -73,7 +73,7 @@ pub(super) fn velocities(rec: &mut Builder<'_>, links: &Links, joints: &[Joint],
 }
 
 /// One link's velocity X_j V_p + S_j r_j (S_j r_j at a root), bound.
-fn velocity(rec: &mut Builder<'_>, joint: &Joint, parent: Option<&Spatial>, r: Expr) -> Spatial {
+pub(super) fn velocity(rec: &mut Builder<'_>, joint: &Joint, parent: Option<&Spatial>, r: Expr) -> Spatial {
     let zero = rec.arena.zero();
     let from = match parent {
         Some(v) => to_child(rec, joint, v),
@@ -104,7 +104,7 @@ pub(super) fn products(rec: &mut Builder<'_>, links: &Links, joints: &[Joint], v
 
 /// One joint's velocity product c_j (see [`products`]) from its joint as read and bound, its
 /// parent's velocity (none at a root), its own and its rate q̇_j, bound.
-fn velocity_product(
+pub(super) fn velocity_product(
     rec: &mut Builder<'_>,
     (read, joint): (&Joint, &Joint),
     parent: Option<&Spatial>,

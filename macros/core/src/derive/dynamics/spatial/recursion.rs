@@ -16,6 +16,7 @@ use super::{Inertia, Joint, Links, Spatial};
 /// them.
 pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> {
     let links = read(model, arena)?;
+    let looped = super::looped::looped(model, arena, &links);
     let syms = &model.layout;
     let n = model.dof();
     let zero = arena.zero();
@@ -63,6 +64,7 @@ pub fn recursion(model: &Model, arena: &mut Arena) -> Result<Recursive, String> 
         jacobian: None,
         inverse: None,
         inverse_jacobian: None,
+        looped: looped.map(Box::new),
         tree: crate::derive::dynamics::Links::Spatial(Box::new(links)),
     })
 }
@@ -89,7 +91,7 @@ pub(super) fn articulated(rec: &mut Builder<'_>, links: &Links, joints: &[Joint]
 }
 
 /// A link's own inertia as the first term of each entry of its I^A (by entry, row-major).
-fn own_terms(i: &Inertia) -> Vec<Vec<Expr>> {
+pub(super) fn own_terms(i: &Inertia) -> Vec<Vec<Expr>> {
     (0..36).map(|k| vec![i[k / 6][k % 6]]).collect()
 }
 
@@ -112,7 +114,7 @@ impl Eliminated {
 
 /// One joint's [`Eliminated`] from its I^A's terms by entry (summed and bound here), and with
 /// `up` the reduced inertia moved to its parent.
-fn eliminate(rec: &mut Builder<'_>, joint: &Joint, armature: Expr, terms: &[Vec<Expr>], up: bool) -> Eliminated {
+pub(super) fn eliminate(rec: &mut Builder<'_>, joint: &Joint, armature: Expr, terms: &[Vec<Expr>], up: bool) -> Eliminated {
     let zero = rec.arena.zero();
     let mut ia: Inertia = [[zero; 6]; 6];
     for x in 0..6 {
@@ -172,7 +174,7 @@ fn eliminate(rec: &mut Builder<'_>, joint: &Joint, armature: Expr, terms: &[Vec<
 /// One joint's share of the bias pass, from its p^A's terms (summed and bound here): u_j = τ_j −
 /// S_j·p^A_j, and with `up` the force X_jᵀ (p^A_j + I^a_j c_j + U_j u_j / D_j) it passes to its
 /// parent.
-fn bias_step(
+pub(super) fn bias_step(
     rec: &mut Builder<'_>,
     joint: &Joint,
     tau: Expr,
@@ -202,7 +204,7 @@ fn bias_step(
 
 /// One joint's acceleration from its parent's (`from`, the ground's at a root): a' = X_j a_p + c_j,
 /// q̈_j = (u_j − U_j·a') / D_j, a_j = a' + S_j q̈_j; returns q̈_j and a_j, bound.
-fn accelerate(
+pub(super) fn accelerate(
     rec: &mut Builder<'_>,
     joint: &Joint,
     from: &Spatial,
