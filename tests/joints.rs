@@ -708,6 +708,63 @@ fn a_long_chain_with_armatures_solves_with_m_factored_along_its_links() {
     }
 }
 
+/// Twelve joints, a hinge about x behind an offset and a slider along z in turn, each damped and
+/// driven by an input of its own: long and repetitive enough for the recursion's loop form (root,
+/// five blocks of two joints, leaf; `derive::dynamics::spatial::looped`), whose kernels read each
+/// block's inputs at its offset.
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = q1, kind = revolute, origin = [0.1, 0, -0.2], axis = [1, 0, 0], armature = 0.01, child = l1, damping = 0.05, input = u1,
+          mass = 0.7, centre = [0, 0, -0.1], inertia = diag(0.002, 0.003, 0.001)),
+    joint(name = q2, kind = prismatic, origin = [0, 0.05, 0], axis = [0, 0, 1], parent = l1, child = l2, damping = 0.05, input = u2,
+          mass = 0.7, centre = [0, 0, -0.1], inertia = diag(0.002, 0.003, 0.001)),
+    joint(name = q3, kind = revolute, origin = [0.1, 0, -0.2], axis = [1, 0, 0], armature = 0.01, parent = l2, child = l3, damping = 0.05, input = u3,
+          mass = 0.7, centre = [0, 0, -0.1], inertia = diag(0.002, 0.003, 0.001)),
+    joint(name = q4, kind = prismatic, origin = [0, 0.05, 0], axis = [0, 0, 1], parent = l3, child = l4, damping = 0.05, input = u4,
+          mass = 0.7, centre = [0, 0, -0.1], inertia = diag(0.002, 0.003, 0.001)),
+    joint(name = q5, kind = revolute, origin = [0.1, 0, -0.2], axis = [1, 0, 0], armature = 0.01, parent = l4, child = l5, damping = 0.05, input = u5,
+          mass = 0.7, centre = [0, 0, -0.1], inertia = diag(0.002, 0.003, 0.001)),
+    joint(name = q6, kind = prismatic, origin = [0, 0.05, 0], axis = [0, 0, 1], parent = l5, child = l6, damping = 0.05, input = u6,
+          mass = 0.7, centre = [0, 0, -0.1], inertia = diag(0.002, 0.003, 0.001)),
+    joint(name = q7, kind = revolute, origin = [0.1, 0, -0.2], axis = [1, 0, 0], armature = 0.01, parent = l6, child = l7, damping = 0.05, input = u7,
+          mass = 0.7, centre = [0, 0, -0.1], inertia = diag(0.002, 0.003, 0.001)),
+    joint(name = q8, kind = prismatic, origin = [0, 0.05, 0], axis = [0, 0, 1], parent = l7, child = l8, damping = 0.05, input = u8,
+          mass = 0.7, centre = [0, 0, -0.1], inertia = diag(0.002, 0.003, 0.001)),
+    joint(name = q9, kind = revolute, origin = [0.1, 0, -0.2], axis = [1, 0, 0], armature = 0.01, parent = l8, child = l9, damping = 0.05, input = u9,
+          mass = 0.7, centre = [0, 0, -0.1], inertia = diag(0.002, 0.003, 0.001)),
+    joint(name = q10, kind = prismatic, origin = [0, 0.05, 0], axis = [0, 0, 1], parent = l9, child = l10, damping = 0.05, input = u10,
+          mass = 0.7, centre = [0, 0, -0.1], inertia = diag(0.002, 0.003, 0.001)),
+    joint(name = q11, kind = revolute, origin = [0.1, 0, -0.2], axis = [1, 0, 0], armature = 0.01, parent = l10, child = l11, damping = 0.05, input = u11,
+          mass = 0.7, centre = [0, 0, -0.1], inertia = diag(0.002, 0.003, 0.001)),
+    joint(name = q12, kind = prismatic, origin = [0, 0.05, 0], axis = [0, 0, 1], parent = l11, child = l12, damping = 0.05, input = u12,
+          mass = 0.7, centre = [0, 0, -0.1], inertia = diag(0.002, 0.003, 0.001)),
+    gravity = [0, -9.81, 0],
+)]
+pub struct SliderChain;
+
+#[test]
+fn a_driven_chain_in_loops_is_its_inverse_dynamics() {
+    assert_eq!(SliderChainDriven::DYNAMICS, "recursive");
+    let mut rng = Rng::new(67);
+    for _ in 0..5 {
+        let x = rng.vector::<24>(-1.0, 1.0);
+        let u: [f64; 12] = std::array::from_fn(|_| rng.uniform(-2.0, 2.0));
+        let driven = SliderChain.driven(u);
+        // q̈ by the loops, against the inverse dynamics' straight-line passes: τ(q, q̇, q̈) less
+        // every force (the inputs among them) vanishes; each input's share is its own joint's
+        // (u_k on coordinate k, read at the block's offset).
+        let qdd = driven.accelerations(0.0, &x).unwrap();
+        let own = driven.inverse_dynamics(0.0, &x, &qdd).unwrap();
+        assert!(own.amax() < 1e-10 * (1.0 + qdd.amax()), "{own}");
+        let mut nudged = u;
+        nudged[7] += 1.0;
+        let moved = SliderChain.driven(nudged).accelerations(0.0, &x).unwrap() - qdd;
+        let m = driven.mass_matrix(0.0, &x);
+        let column = m.try_inverse().unwrap().column(7).into_owned();
+        assert!((moved - column).amax() < 1e-9 * column.amax(), "{moved} against {column}");
+    }
+}
+
 /// Two rods hanging from one pivot on their own hinges about y, their frames welded together by a
 /// closure of rotations alone (`rotations = [y]`, `axes = []`: the pivots coincide already).
 #[derive(Mechanics)]

@@ -51,6 +51,14 @@ fn run(model: &View<'_>, looped: &Looped, segment: &Segment, pass: usize, back: 
             let at = model.layout.state_index(role).unwrap_or(usize::MAX) - first;
             quote!(x[__k + #at])
         }
+        // Inputs by their index relative to the block's (the kinds compare them so).
+        Some(Role::Input(k)) if count > 1 => match k.checked_sub(first) {
+            Some(at) => quote!(self.1[__k + #at]),
+            None => {
+                let back = first - k;
+                quote!(self.1[__k - #back])
+            }
+        },
         _ => symbol_tokens(model, s),
     };
     let outputs: Vec<Expr> = kernel.outputs.iter().map(|o| o.0).collect();

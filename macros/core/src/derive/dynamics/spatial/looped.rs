@@ -11,7 +11,8 @@
 //!
 //! **Kinds.** Two joints are of one kind when their transforms, motion subspaces, inertias,
 //! armatures and generalized forces τ are the same expressions once each joint's own q and q̇ are
-//! renamed to one pair of placeholders (the arena interns expressions, so that this is an equality
+//! renamed to one pair of placeholders, and its inputs by their index relative to the joint's
+//! (u_j driving each joint j) (the arena interns expressions, so that this is an equality
 //! of ids, exact). Along the chain (one root, each joint with at most one child, joint k at depth
 //! k) the joints between the root and the leaf are cut greedily into *segments*: runs of `count`
 //! equal blocks of `period` consecutive joints (the longest cover first), or single joints. The
@@ -237,7 +238,14 @@ fn kinds(model: &Model, arena: &mut Arena, links: &Links) -> Vec<Vec<Expr>> {
             es.extend(links.inertias[j].as_flattened());
             es.push(links.armature[j]);
             es.push(links.tau[j]);
-            let renamed = [(syms.q[j], q), (syms.qd[j], qd)];
+            let mut renamed = vec![(syms.q[j], q), (syms.qd[j], qd)];
+            // An input by its index relative to the joint's (u_j on every joint: one kind).
+            for u in arena.free_symbols(links.tau[j]) {
+                if let Some(Role::Input(k)) = syms.role(u) {
+                    let relative = k.wrapping_sub(j).wrapping_add(1 << 16);
+                    renamed.push((u, syms.symbol(arena, Role::Carried(usize::MAX - 2 - relative))));
+                }
+            }
             es.into_iter().map(|e| arena.subs(e, &renamed)).collect()
         })
         .collect()
@@ -516,7 +524,7 @@ mod tests {
         n: usize,
         role: &dyn Fn(Expr) -> Option<Role>,
         value: &dyn Fn(Expr) -> f64,
-        state: &[f64],
+        (state, inputs): (&[f64], &[f64]),
     ) -> (Vec<f64>, Vec<f64>) {
         let mut kept: FxHashMap<(u8, usize, usize), f64> = FxHashMap::default();
         for pass in 0..3 {
@@ -531,6 +539,7 @@ mod tests {
                         Some(Role::Carried(c)) => *kept.get(&key(looped.places[c], k)).expect("written before it is read"),
                         Some(Role::Coordinate(j)) if (s.first..s.first + s.period).contains(&j) => state[j + k - s.first],
                         Some(Role::Velocity(j)) if (s.first..s.first + s.period).contains(&j) => state[n + j + k - s.first],
+                        Some(Role::Input(u)) if s.count > 1 => inputs[u + k - s.first],
                         _ => value(e),
                     };
                     let outputs: Vec<Expr> = kernel.outputs.iter().map(|o| o.0).collect();
@@ -546,6 +555,67 @@ mod tests {
         (qdd, pivots)
     }
 
+    /// The loop form of `src` (`n` joints) cut as `cuts`, run block by block against the straight
+    /// line's q̈ and pivots at one state (`parameters` by name): the straight line's recursion.
+    fn agrees(
+        src: &str,
+        n: usize,
+        cuts: &[(usize, usize, usize)],
+        parameters: &[(&str, f64)],
+    ) -> (crate::model::Model, symbolic::Arena, crate::derive::dynamics::Recursive) {
+        let (model, mut arena) = crate::fixtures::lowered_model(src);
+        let r = super::super::recursion(&model, &mut arena).expect("the recursion");
+        let looped = r.looped.as_ref().expect("the loop form");
+        let got: Vec<_> = looped.segments.iter().map(|s| (s.first, s.period, s.count)).collect();
+        assert_eq!(got, cuts);
+        let state: Vec<f64> = (0..2 * n).map(|i| ((i * 37 % 23) as f64 / 23.0 - 0.5) * if i < n { 2.5 } else { 1.5 }).collect();
+        let role = |e: Expr| model.role(e);
+        let value = |e: Expr| match model.role(e) {
+            Some(Role::Coordinate(j)) => state[j],
+            Some(Role::Velocity(j)) => state[n + j],
+            Some(Role::Parameter(k)) => parameters.iter().find(|p| model.parameters[k] == p.0).expect("a parameter").1,
+            Some(Role::Input(k)) => 0.4 - 0.07 * k as f64,
+            other => panic!("no value for {other:?}"),
+        };
+        let mut outputs = r.accelerations.clone();
+        outputs.extend(&r.pivots);
+        let straight = arena.eval_bound(&r.bindings, &outputs, &value);
+        let inputs: Vec<f64> = (0..n).map(|k| 0.4 - 0.07 * k as f64).collect();
+        let (qdd, pivots) = run(&arena, looped, n, &role, &value, (&state, &inputs));
+        let scale = straight.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+        for (a, b) in qdd.iter().chain(&pivots).zip(&straight) {
+            assert!((a - b).abs() <= 1e-12 * scale, "{a} against {b}");
+        }
+        (model, arena, r)
+    }
+
+    /// A chain of joint items, a hinge about x behind an offset and a slider along z in turn, with
+    /// damping on every joint, armatures on the hinges (no sines in the sliders' kernels) and an
+    /// input of its own driving each joint (read at the block's offset): root, five blocks of two,
+    /// leaf.
+    #[test]
+    fn hinges_and_sliders_loop_as_their_straight_line() {
+        let joints: Vec<String> = (1..=12)
+            .map(|k| {
+                let parent = if k == 1 { String::new() } else { format!("parent = l{}, ", k - 1) };
+                let kind = if k % 2 == 1 {
+                    "kind = revolute, origin = [0.1, 0, -0.2], axis = [1, 0, 0], armature = 0.01"
+                } else {
+                    "kind = prismatic, origin = [0, 0.05, 0], axis = [0, 0, 1]"
+                };
+                format!(
+                    "joint(name = q{k}, {kind}, {parent}child = l{k}, damping = d, input = u{k}, mass = m, centre = [0, 0, -0.1], \
+                     inertia = diag(0.002, 0.003, 0.001))"
+                )
+            })
+            .collect();
+        let src = format!(
+            "#[mechanics({}, gravity = [0, -g, 0])] pub struct Chain {{ pub m: f64, pub d: f64, pub g: f64 }}",
+            joints.join(", ")
+        );
+        agrees(&src, 12, &[(0, 1, 1), (1, 2, 5), (11, 1, 1)], &[("m", 0.7), ("d", 0.05), ("g", 9.81)]);
+    }
+
     /// A 20-link chain in space (turning about z, y and x in turn): cut into its root, six blocks
     /// of three joints and its leaf; its kernels run block by block give the straight line's q̈
     /// and pivots (the emitter's loops run the same kernels: `tests/spatial.rs` checks them against
@@ -555,28 +625,11 @@ mod tests {
     fn a_long_chains_loops_are_its_straight_line() {
         let n = 20;
         let src = crate::fixtures::spatial_chain_struct_with("Chain", n, "dynamics = recursive");
-        let (model, mut arena) = crate::fixtures::lowered_model(&src);
-        let r = super::super::recursion(&model, &mut arena).expect("the recursion");
-        let looped = r.looped.as_ref().expect("the loop form");
-        let cuts: Vec<_> = looped.segments.iter().map(|s| (s.first, s.period, s.count)).collect();
-        assert_eq!(cuts, [(0, 1, 1), (1, 3, 6), (19, 1, 1)]);
         let parameters = [("m", 1.3), ("l", 0.45), ("i", 0.021), ("j", 0.013), ("g", 9.81)];
-        let state: Vec<f64> = (0..2 * n).map(|i| ((i * 37 % 23) as f64 / 23.0 - 0.5) * if i < n { 2.5 } else { 1.5 }).collect();
-        let role = |e: Expr| model.role(e);
-        let value = |e: Expr| match model.role(e) {
-            Some(Role::Coordinate(j)) => state[j],
-            Some(Role::Velocity(j)) => state[n + j],
-            Some(Role::Parameter(k)) => parameters.iter().find(|p| model.parameters[k] == p.0).expect("a parameter").1,
-            other => panic!("no value for {other:?}"),
-        };
+        let (model, arena, r) = agrees(&src, n, &[(0, 1, 1), (1, 3, 6), (19, 1, 1)], &parameters);
+        let looped = r.looped.as_ref().expect("the loop form");
         let mut outputs = r.accelerations.clone();
         outputs.extend(&r.pivots);
-        let straight = arena.eval_bound(&r.bindings, &outputs, &value);
-        let (qdd, pivots) = run(&arena, looped, n, &role, &value, &state);
-        let scale = straight.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
-        for (a, b) in qdd.iter().chain(&pivots).zip(&straight) {
-            assert!((a - b).abs() <= 1e-12 * scale, "{a} against {b}");
-        }
         // Operations per joint: a looped block's three kernels, against the straight line's
         // marginal joint (its 20 links' operations less its 17's, over three).
         let view = model.view(&arena);
