@@ -129,7 +129,8 @@ pub fn looped(model: &Model, arena: &mut Arena, links: &Links) -> Option<Looped>
     let cuts = segments(&kinds);
     // Worth it where the distinct code is at most half the straight line's.
     let distinct: usize = cuts.iter().map(|&(_, p, _)| p).sum();
-    if 2 * distinct > n || cuts.iter().all(|&(_, _, count)| count < 2) {
+    // (Without a repeat the distinct code is the whole chain's.)
+    if 2 * distinct > n {
         return None;
     }
     let mut places = Vec::new();
@@ -367,16 +368,10 @@ fn trig(arena: &mut Arena, joint: &super::Joint, q: Expr) -> ((Expr, Expr), bool
 /// A joint's expressions, field by field.
 fn joint_exprs(j: &super::Joint) -> Vec<Expr> {
     let mut es: Vec<Expr> = Vec::new();
-    es.extend(j.a.as_flattened());
-    es.extend(&j.l);
-    es.extend(j.da.as_flattened());
-    es.extend(&j.dl);
-    es.extend(&j.s);
-    es.extend(&j.ds);
-    if let Some(t) = &j.turn {
-        es.extend(t.fixed.as_flattened());
-        es.extend(t.turn.as_flattened());
-    }
+    j.map(|e| {
+        es.push(e);
+        e
+    });
     es
 }
 
@@ -390,20 +385,7 @@ fn later_joint(b: &mut Block<'_, '_>, links: &Links, j: usize, i: usize) -> supe
         return bound_joint(&mut b.rec, &joint);
     }
     let map = [(sin, b.read(Place::Sine(i))), (cos, b.read(Place::Cosine(i)))];
-    let arena = &mut *b.rec.arena;
-    let mut m = |e: Expr| arena.subs(e, &map);
-    let read = super::Joint {
-        a: joint.a.map(|row| row.map(&mut m)),
-        l: joint.l.map(&mut m),
-        da: joint.da.map(|row| row.map(&mut m)),
-        dl: joint.dl.map(&mut m),
-        s: joint.s.map(&mut m),
-        ds: joint.ds.map(&mut m),
-        spin: joint.spin.map(|w| w.map(&mut m)),
-        turn: joint
-            .turn
-            .map(|t| super::Turn { fixed: t.fixed.map(|row| row.map(&mut m)), turn: t.turn.map(|row| row.map(&mut m)) }),
-    };
+    let read = joint.map(|e| b.rec.arena.subs(e, &map));
     bound_joint(&mut b.rec, &read)
 }
 

@@ -182,6 +182,21 @@ impl Links {
 }
 
 impl Joint {
+    /// The joint with `f` applied to each of its expressions, field by field in declaration order
+    /// (A, ℓ, A', ℓ', S, S', the spin, the turn's factors).
+    pub(super) fn map(&self, mut f: impl FnMut(Expr) -> Expr) -> Joint {
+        Joint {
+            a: self.a.map(|row| row.map(&mut f)),
+            l: self.l.map(&mut f),
+            da: self.da.map(|row| row.map(&mut f)),
+            dl: self.dl.map(&mut f),
+            s: self.s.map(&mut f),
+            ds: self.ds.map(&mut f),
+            spin: self.spin.map(|w| w.map(&mut f)),
+            turn: self.turn.map(|t| Turn { fixed: t.fixed.map(|row| row.map(&mut f)), turn: t.turn.map(|row| row.map(&mut f)) }),
+        }
+    }
+
     /// The joint of transform (A, ℓ) along the coordinate `q` (S_j and S_j' from the unbound
     /// forms, whose derivative sees q).
     fn of(arena: &mut Arena, (a, l): (Mat3, Vec3), q: Expr) -> Joint {

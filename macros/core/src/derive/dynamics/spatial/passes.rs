@@ -16,19 +16,7 @@ pub(super) fn joints(rec: &mut Builder<'_>, links: &Links) -> Vec<Joint> {
 
 /// One joint's quantities bound to temporaries.
 pub(super) fn bound_joint(rec: &mut Builder<'_>, j: &Joint) -> Joint {
-    Joint {
-        a: j.a.map(|row| row.map(|e| rec.bind(e))),
-        l: j.l.map(|e| rec.bind(e)),
-        da: j.da.map(|row| row.map(|e| rec.bind(e))),
-        dl: j.dl.map(|e| rec.bind(e)),
-        s: j.s.map(|e| rec.bind(e)),
-        ds: j.ds.map(|e| rec.bind(e)),
-        spin: j.spin.map(|w| w.map(|e| rec.bind(e))),
-        turn: j.turn.map(|t| super::Turn {
-            fixed: t.fixed.map(|row| row.map(|e| rec.bind(e))),
-            turn: t.turn.map(|row| row.map(|e| rec.bind(e))),
-        }),
-    }
+    j.map(|e| rec.bind(e))
 }
 
 /// X_j m for a motion m in the parent's axes; for a joint with a [`super::Turn`] in two steps, the
