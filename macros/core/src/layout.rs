@@ -74,12 +74,28 @@ pub enum Role {
     /// joint's stored pivot, …: see `derive::dynamics::spatial::looped`), emitted as the place the
     /// loop keeps it in.
     Carried(usize),
+    /// A joint's own quantity renamed to a stand-in while the loop form compares joints for their
+    /// kind (`derive::dynamics::spatial::looped`); never emitted.
+    StandIn(StandIn),
     /// A coordinate a nonholonomic reduction removed (in its reconstruction formulas, read from
     /// the dropped positions `g[i]`).
     Dropped(usize),
     /// The model's energy E in an `output(e = energy())`: replaced by the derived E before
     /// emission (see `derive::mode`); never emitted.
     Energy,
+}
+
+/// What a [`Role::StandIn`] stands for: joint j's own q or q̇, or an input u_k by its index
+/// relative to the joint's (k − j), so that two joints are of one kind when their expressions are
+/// equal with these renamed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StandIn {
+    /// The joint's own coordinate q_j.
+    Position,
+    /// Its rate q̇_j.
+    Velocity,
+    /// Input u_{j+k} (k may be negative).
+    Input(isize),
 }
 
 /// The dimension of the first-order state x = (q, q̇) of a model with `dof` coordinates, or
@@ -266,6 +282,7 @@ impl Layout {
             Role::Tangent(i) => format!("dx:{i}"),
             Role::Primal(k) => format!("p:{k}"),
             Role::Carried(k) => format!("c:{k}"),
+            Role::StandIn(s) => format!("kind:{s:?}"),
             Role::Energy => "energy".to_string(),
             other => format!("{other:?}"),
         };

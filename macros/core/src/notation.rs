@@ -111,6 +111,7 @@ pub fn display_name(model: &View<'_>, sym: Expr) -> String {
         Some(Role::Tangent(i)) => format!("δx{}", i + 1),
         Some(Role::Primal(k)) => format!("p{}", k + 1),
         Some(Role::Carried(k)) => format!("c{}", k + 1),
+        Some(Role::StandIn(s)) => format!("{s:?}"),
         Some(Role::QuaternionNorm(k)) => format!("(|{}|²)", pretty(&model.layout.orientations[k].name.to_string())),
         Some(Role::PostVelocity(i)) => match model.layout.orientation_of_velocity(i) {
             Some((o, c)) => format!("ω{}({})⁺", ["₁", "₂", "₃"][c], pretty(&o.name.to_string())),

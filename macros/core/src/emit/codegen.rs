@@ -85,6 +85,7 @@ pub(crate) fn symbol_tokens(model: &View<'_>, sym: Expr) -> TokenStream {
             | Role::HeldRate(_)
             | Role::Temporary(_)
             | Role::Carried(_)
+            | Role::StandIn(_)
             | Role::Energy,
         )
         | None => quote!(::core::f64::NAN),

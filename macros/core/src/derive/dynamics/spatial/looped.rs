@@ -40,7 +40,7 @@
 use symbolic::{Arena, Expr};
 
 use crate::derive::straight::Builder;
-use crate::layout::Role;
+use crate::layout::{Role, StandIn};
 use crate::model::Model;
 
 use super::passes::{bias_force, bound_joint, ground, velocity, velocity_product};
@@ -230,7 +230,7 @@ fn is_chain(links: &Links) -> bool {
 /// of one kind.
 fn kinds(model: &Model, arena: &mut Arena, links: &Links) -> Vec<Vec<Expr>> {
     let syms = &model.layout;
-    let (q, qd) = (syms.symbol(arena, Role::Carried(usize::MAX)), syms.symbol(arena, Role::Carried(usize::MAX - 1)));
+    let (q, qd) = (syms.symbol(arena, Role::StandIn(StandIn::Position)), syms.symbol(arena, Role::StandIn(StandIn::Velocity)));
     (0..links.joints.len())
         .map(|j| {
             let joint = &links.joints[j];
@@ -243,8 +243,9 @@ fn kinds(model: &Model, arena: &mut Arena, links: &Links) -> Vec<Vec<Expr>> {
             // An input by its index relative to the joint's (u_j on every joint: one kind).
             for u in arena.free_symbols(links.tau[j]) {
                 if let Some(Role::Input(k)) = syms.role(u) {
-                    let relative = k.wrapping_sub(j).wrapping_add(1 << 16);
-                    renamed.push((u, syms.symbol(arena, Role::Carried(usize::MAX - 2 - relative))));
+                    // (Indices are far below isize::MAX: each is a symbol of the model.)
+                    let relative = k as isize - j as isize;
+                    renamed.push((u, syms.symbol(arena, Role::StandIn(StandIn::Input(relative)))));
                 }
             }
             es.into_iter().map(|e| arena.subs(e, &renamed)).collect()
