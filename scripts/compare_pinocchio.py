@@ -13,7 +13,9 @@ With `--spatial`, the chain of rigid links turning in space about z, y and x in 
 angles) of `routh_macros_core::fixtures::spatial_chain_struct_with` against Pinocchio's ABA on the
 same chain (`scripts/pinocchio/chain_aba.cpp N spatial`): a third route for routh's spatial recursion, whose
 tests compare it with the dense M⁻¹f of the same model. Each row gives the field's time per joint and the size of its
-generated function (`nm -S`): past some 30 KB of straight-line code the time per joint grows.
+generated function (`nm -S`): past some 30 KB of straight-line code the time per joint grows. A
+second table gives the inverse dynamics and M against Pinocchio's `rnea` and `crba` on the same
+chain (agreement, then time per call).
 
     python3 scripts/compare_pinocchio.py --spatial 6 12 24 48
 
@@ -111,12 +113,33 @@ fn main() {{
 {timed_field(f"4_000_000 / ({n} + 20)")}    println!("{{}} {{:e}}", Spatial::DYNAMICS, best);
     let qdd: Vec<String> = field.iter().skip({n}).map(|v| format!("{{v:e}}")).collect();
     println!("{{}}", qdd.join(","));
+    // The inverse dynamics at the accelerations a_k = 0.3 − 0.17 ((31 k) mod 7) and M: times, then values.
+    let a = SVector::<f64, {n}>::from_fn(|k, _| 0.3 - 0.17 * ((k * 31) % 7) as f64);
+    let time = |reps: usize, call: &dyn Fn()| {{
+        let mut best = f64::INFINITY;
+        for _ in 0..5 {{
+            let start = std::time::Instant::now();
+            for _ in 0..reps {{
+                call();
+            }}
+            best = best.min(start.elapsed().as_secs_f64() / reps as f64);
+        }}
+        best
+    }};
+    let t_id = time(reps, &|| {{ black_box(sys.inverse_dynamics(0.0, black_box(&x), black_box(&a)).unwrap()); }});
+    let t_mass = time(reps / 4 + 1, &|| {{ black_box(sys.mass_matrix(0.0, black_box(&x))); }});
+    println!("{{t_id:e}} {{t_mass:e}}");
+    let tau: Vec<String> = sys.inverse_dynamics(0.0, &x, &a).unwrap().iter().map(|v| format!("{{v:e}}")).collect();
+    println!("{{}}", tau.join(","));
+    let mass: Vec<String> = sys.mass_matrix(0.0, &x).transpose().iter().map(|v| format!("{{v:e}}")).collect();
+    println!("{{}}", mass.join(","));
 }}
 """
 
 
 def run_spatial(n):
-    """Builds and runs routh's chain in space: (dynamics, field s/call, q̈)."""
+    """Builds and runs routh's chain in space: (dynamics, field s/call, q̈, (inverse_dynamics s/call,
+    mass_matrix s/call), τ, M by rows)."""
     crate = chain_scale.WORK / f"spatial{n}"
     (crate / "src").mkdir(parents=True, exist_ok=True)
     (crate / "Cargo.toml").write_text(
@@ -128,7 +151,8 @@ def run_spatial(n):
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=crate, env=env, check=True)
     out = subprocess.run([str(chain_scale.TARGET / "release" / f"spatial{n}")], capture_output=True, text=True, check=True)
     words = out.stdout.split()
-    return words[0], float(words[1]), [float(v) for v in words[2].split(",")]
+    floats = lambda w: [float(v) for v in w.split(",")]  # noqa: E731
+    return words[0], float(words[1]), floats(words[2]), (float(words[3]), float(words[4])), floats(words[5]), floats(words[6])
 
 
 def field_code_size(binary):
@@ -153,8 +177,9 @@ def spatial(sizes):
     print()
     print("| n | routh dynamics | routh field per call | per joint | field code | Pinocchio ABA per call | routh / Pinocchio | max |Δq̈| |")
     print("|---|---|---|---|---|---|---|---|")
+    others = []
     for n in sizes:
-        path, tg, qdd = run_spatial(n)
+        path, tg, qdd, (t_id, t_mass), tau, mass = run_spatial(n)
         out = subprocess.run([str(exe), str(n), "spatial"], capture_output=True, text=True, check=True).stdout.split()
         tp = float(out[0])
         pin = [float(v) for v in out[1].split(",")]
@@ -165,6 +190,18 @@ def spatial(sizes):
             f"| {n} | {path} | {1e9 * tg:.0f} ns | {1e9 * tg / n:.0f} ns | {code} | {1e9 * tp:.0f} ns | {tg / tp:.2f} | {diff:.0e} |",
             flush=True,
         )
+        gap = lambda ours, theirs: max(abs(a - b) for a, b in zip(ours, theirs)) / max(abs(b) for b in theirs)  # noqa: E731
+        t_rnea, t_crba = float(out[2]), float(out[3])
+        pin_tau, pin_mass = [float(v) for v in out[4].split(",")], [float(v) for v in out[5].split(",")]
+        others.append(
+            f"| {n} | {gap(tau, pin_tau):.0e} | {gap(mass, pin_mass):.0e} | {1e9 * t_id:.0f} / {1e9 * t_rnea:.0f} ns = {t_id / t_rnea:.2f} "
+            f"| {1e9 * t_mass:.0f} / {1e9 * t_crba:.0f} ns = {t_mass / t_crba:.2f} |"
+        )
+    print()
+    print("| n | max |Δτ| / max |τ| | max |ΔM| / max |M| | inverse_dynamics / rnea | mass_matrix / crba |")
+    print("|---|---|---|---|---|")
+    for row in others:
+        print(row)
 
 
 def main():

@@ -53,7 +53,7 @@ fn expected_file() -> String {
 
 /// The spatial chains of the benchmark (`benches/spatial_models.rs`, compiled by the benchmark
 /// only): each way of computing q̈ at 6 and 12 links, and with the tip held in x and y (the
-/// saddle point with M from its products along the links at 12 links, with the field Jacobian, and
+/// saddle point with M along the links by the composite rigid bodies at 12 links, with the field Jacobian, and
 /// M factored along them at 20; each against the dense M).
 fn spatial_file() -> String {
     let mut s =

@@ -687,7 +687,8 @@ fn a_long_chain_with_armatures_solves_with_m_factored_along_its_links() {
     for _ in 0..5 {
         let x = rng.vector::<40>(-1.0, 1.0);
         let driven = RotorChain.driven([0.3]);
-        // B's velocity rows are M⁻¹ e₂₀, solved with the factor; M from its products, inverted.
+        // B's velocity rows are M⁻¹ e₂₀, solved with the factor; M (the runtime's composite rigid
+        // bodies past the generated CRBA's size), inverted.
         let b = RotorChain.linearize(0.0, &x, [0.3]).unwrap().b;
         let m = driven.mass_matrix(0.0, &x);
         let column = m.try_inverse().unwrap().column(19).into_owned();
@@ -697,7 +698,7 @@ fn a_long_chain_with_armatures_solves_with_m_factored_along_its_links() {
         // Each armature on M's diagonal: the last joint's entry is its link's inertia about its axis plus a.
         assert!((m[(19, 19)] - (0.0002 + 0.2 * 0.05 * 0.05 + 0.01)).abs() < 1e-14, "{}", m[(19, 19)]);
         // Inverse dynamics with M q̈ along the links (the factor's product, M never formed) against
-        // M from its products; at the field's accelerations (input 0.3 on the first joint) τ is the
+        // that M; at the field's accelerations (input 0.3 on the first joint) τ is the
         // input's column.
         let qdd = rng.vector::<20>(-2.0, 2.0);
         let tau = driven.inverse_dynamics(0.0, &x, &qdd).unwrap();

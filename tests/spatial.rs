@@ -284,7 +284,7 @@ fn modes_of_an_arm_along_its_links() {
 
 // A constrained spatial tree: the arm's wrist held at the height h of a table (holonomic) and its
 // cart rolling without slipping against the first joint (a velocity row): the saddle point solved
-// with M from its products along the links and f along them (nothing dense derived), its Jacobian
+// with M along the links and f along them (nothing dense derived), its Jacobian
 // with the kinetic part K = M a + … differentiated along the links — against the dense twin, and a
 // run that keeps both constraints.
 twins_of!(
@@ -359,8 +359,8 @@ mod held {
 
 /// A chain of 20 links turning in space with its tip held in x and y: its saddle point is solved
 /// with M factored along the links (the runtime's `LinkFactor`, O(n) per solve; the type says so).
-/// Against M from its products along the links and f from its own pass (another route through
-/// generated code, the runtime's factor never involved): M q̈ = f + Aᵀλ and A q̈ + c = 0; the
+/// Against M by the composite rigid bodies in the ground's axes (the runtime's
+/// `LinkDynamics::mass_matrix`, not the factor's algorithm) and f from its own pass: M q̈ = f + Aᵀλ and A q̈ + c = 0; the
 /// factor's products, solves and pivots are those of that M; a run keeps the constraint and the
 /// energy. The same chain free: its factor (from the joints alone, by the runtime) is its M too,
 /// and solves M q̈ = f as the recursion does.
@@ -402,6 +402,38 @@ fn a_long_held_chain_solves_its_saddle_point_along_its_links() {
     for x in &run.states {
         assert!(chain.position_residuals(0.0, x).amax() < 1e-8 && chain.velocity_residuals(0.0, x).amax() < 1e-8);
         assert!((chain.energy(0.0, x) - e0).abs() < 1e-7 * (1.0 + e0.abs()), "energy");
+    }
+}
+
+/// M of the free 20-link chain (210 pairs of joints one above the other, past the generated
+/// CRBA's 160: the runtime's composite rigid bodies in the ground's axes from the joints'
+/// transforms and the links' inertias) against the generated Newton–Euler pass in the links' own
+/// axes, column by column (M eₖ = τ(x, eₖ) − τ(x, 0)), and against the articulated-body algorithm
+/// by hand: M q̈ = f at its q̈. Symmetric, positive definite.
+#[test]
+fn a_long_chains_mass_matrix_is_its_inverse_dynamics_columns() {
+    const N: usize = 20;
+    let (m, l, i, j, g) = (1.0, 0.5, 0.02, 0.01, 9.81);
+    let chain = held::Free20 { m, l, i, j, g };
+    let mut rng = Rng::new(53);
+    for _ in 0..3 {
+        let x: SVector<f64, 40> = rng.vector(-1.2, 1.2);
+        let mass = chain.mass_matrix(0.0, &x);
+        let rest = chain.inverse_dynamics(0.0, &x, &SVector::zeros()).unwrap();
+        for k in 0..N {
+            let column =
+                chain.inverse_dynamics(0.0, &x, &SVector::<f64, N>::from_fn(|r, _| f64::from(u8::from(r == k)))).unwrap() - rest;
+            assert!(
+                (mass.column(k) - column).amax() < 1e-12 * (1.0 + column.amax()),
+                "column {k}: {} against {column}",
+                mass.column(k)
+            );
+        }
+        assert_eq!(mass, mass.transpose());
+        assert!(mass.cholesky().is_some(), "positive definite");
+        let by_hand = SVector::<f64, N>::from_column_slice(&hand::articulated_body::<N>((m, l, i, j, g), x.as_slice()));
+        let f = chain.forcing(0.0, &x);
+        assert!((mass * by_hand - f).amax() < 1e-10 * (1.0 + f.amax()), "M q̈ = f");
     }
 }
 

@@ -1,5 +1,7 @@
 // Pinocchio's ABA on routh's benchmark chains, for scripts/compare_pinocchio.py. Prints the time per
-// ABA call (seconds) and q̈.
+// ABA call (seconds) and q̈; for the chain in space also the times per call of `rnea` (at q, v and
+// a_k = 0.3 − 0.17 ((31 k) mod 7)) and `crba`, then that τ and M (by rows, crba's upper triangle
+// mirrored).
 //
 //   chain_aba N           the n-link planar pendulum chain of benches/chain_models.rs (unit masses at
 //                         the ends of massless unit links, angles from the downward vertical,
@@ -17,6 +19,8 @@
 
 #include <pinocchio/multibody.hpp>
 #include <pinocchio/algorithm/aba.hpp>
+#include <pinocchio/algorithm/crba.hpp>
+#include <pinocchio/algorithm/rnea.hpp>
 
 using namespace pinocchio;
 
@@ -80,18 +84,39 @@ int main(int argc, char** argv) {
   if (!in_space) {
     for (int k = 1; k < n; ++k) qdd[k] += qdd[k - 1];
   }
-  double best = 1e300;
   const long reps = 4000000 / (n + 20);
-  for (int round = 0; round < 5; ++round) {
-    const auto start = std::chrono::steady_clock::now();
-    for (long r = 0; r < reps; ++r) {
-      aba(model, data, q, v, tau);
-      asm volatile("" : : "r"(data.ddq.data()) : "memory");
+  // The best of five rounds of `reps` calls, seconds per call.
+  const auto timed = [&](long count, auto&& call) {
+    double best = 1e300;
+    for (int round = 0; round < 5; ++round) {
+      const auto start = std::chrono::steady_clock::now();
+      for (long r = 0; r < count; ++r) {
+        call();
+        asm volatile("" : : : "memory");
+      }
+      const double per = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / count;
+      best = per < best ? per : best;
     }
-    const double per = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / reps;
-    best = per < best ? per : best;
-  }
+    return best;
+  };
+  const double best = timed(reps, [&] { aba(model, data, q, v, tau); });
   std::printf("%.6e\n", best);
   for (int k = 0; k < n; ++k) std::printf(k + 1 < n ? "%.17e," : "%.17e\n", qdd[k]);
+  if (in_space) {
+    Eigen::VectorXd a(n);
+    for (int k = 0; k < n; ++k) a[k] = 0.3 - 0.17 * static_cast<double>((k * 31) % 7);
+    const double t_rnea = timed(reps, [&] { rnea(model, data, q, v, a); });
+    const double t_crba = timed(reps / 4 + 1, [&] { crba(model, data, q); });
+    std::printf("%.6e %.6e\n", t_rnea, t_crba);
+    rnea(model, data, q, v, a);
+    for (int k = 0; k < n; ++k) std::printf(k + 1 < n ? "%.17e," : "%.17e\n", data.tau[k]);
+    crba(model, data, q);
+    for (int r = 0; r < n; ++r) {
+      for (int c = 0; c < n; ++c) {
+        const double e = r <= c ? data.M(r, c) : data.M(c, r);
+        std::printf(r + 1 < n || c + 1 < n ? "%.17e," : "%.17e\n", e);
+      }
+    }
+  }
   return 0;
 }

@@ -195,10 +195,10 @@ mod tests {
         assert_eq!((dynamics(5), dynamics(6)), ("dense".to_string(), "recursive".to_string()));
         // With constraints it keeps the dense M below 12 coordinates unless asked, takes M along
         // the links (factored densely) from 12 on — by the composite rigid bodies up to
-        // `CRBA_MAX_PAIRS` pairs of joints one above the other, from products above — and M factored
+        // `CRBA_MAX_PAIRS` pairs of joints one above the other, the runtime's above — and M factored
         // along the links (the runtime's `LinkFactor`) from 20 on. Unconstrained, M (for
         // `mass_matrix`) is by the composite rigid bodies up to that many pairs (n (n + 1) / 2: 17
-        // links), from products above.
+        // links), the runtime's from the links' quantities above.
         let held = |n: usize| {
             let src = crate::fixtures::spatial_chain_struct_with(&format!("S{n}"), n, "holonomic(level = q2 - q4)");
             crate::try_expand(src.parse().unwrap()).unwrap().to_string()
@@ -225,7 +225,10 @@ mod tests {
             short.contains(crba) && !short.contains("mass_from_products"),
             "M by composite rigid bodies at 17 links (153 pairs)"
         );
-        assert!(long.contains("mass_from_products") && !long.contains(crba), "M from products at 18 links (171 pairs)");
+        assert!(
+            long.contains(". mass_matrix ()") && !long.contains(crba) && !long.contains("mass_from_products"),
+            "M by the runtime from the links' quantities at 18 links (171 pairs)"
+        );
     }
 
     /// The dense path of a model that is no tree the recursion reads (a chain of point masses in
@@ -283,8 +286,8 @@ mod tests {
             small.len(),
             large.len()
         );
-        // M comes from its products along the links; no entry of it is a formula of its own.
-        assert!(large.contains("mass_from_products") && !large.contains("__m [(1usize , 0usize)]"), "M is never formed");
+        // M is the runtime's from the links' quantities; no entry of it is a formula of its own.
+        assert!(large.contains(". mass_matrix ()") && !large.contains("__m [(1usize , 0usize)]"), "M is never formed");
     }
 
     /// The chain's f is derived through the link velocities (no products that cancel)

@@ -677,16 +677,11 @@ impl<const N: usize> LinkDynamics<N> {
         let ground = self.ground();
         let mut pose = [(Matrix3::<f64>::identity(), Vector3::<f64>::zeros()); N];
         for &j in top.order {
-            let joint = &self.joints[j];
-            let (r_p, o_p, v_p, a_p) = match top.parent[j] {
-                Some(k) => (pose[k].0, pose[k].1, p.v[k], p.acc[k]),
-                None => (Matrix3::identity(), Vector3::zeros(), zero, ground),
+            let (v_p, a_p) = match top.parent[j] {
+                Some(k) => (p.v[k], p.acc[k]),
+                None => (zero, ground),
             };
-            let (r, o) = (r_p * joint.a, o_p + r_p * joint.l);
-            pose[j] = (r, o);
-            let sw = r * joint.s.fixed_rows::<3>(0);
-            let sv = r * joint.s.fixed_rows::<3>(3) + o.cross(&sw);
-            p.s[j] = Vector6::new(sw[0], sw[1], sw[2], sv[0], sv[1], sv[2]);
+            let (r, o) = self.place(j, &mut pose, &mut p.s);
             p.v[j] = v_p + p.s[j] * qd[j];
             let v_anchor = self.anchor[j].map_or(zero, |k| p.v[k]);
             p.psi[j] = cross_motion(&v_anchor, &p.s[j]);
@@ -719,24 +714,107 @@ impl<const N: usize> LinkDynamics<N> {
         }
     }
 
-    /// M by the composite rigid bodies and K(q, q̇, 0).
-    fn mass_and_bias(&self, p: &Passes<N>) -> (SMatrix<f64, N, N>, SVector<f64, N>) {
+    /// Joint j's link placed in the ground's axes from its parent's pose (root → leaves): its pose
+    /// (R_j, o_j) = (R_λ A_j, o_λ + R_λ ℓ_j) into `pose` and S_j = (R_j s_ω, R_j s_v + o_j × R_j s_ω)
+    /// into `s`; returns the pose.
+    #[inline(always)]
+    fn place(
+        &self,
+        j: usize,
+        pose: &mut [(Matrix3<f64>, Vector3<f64>); N],
+        s: &mut [Vector6<f64>; N],
+    ) -> (Matrix3<f64>, Vector3<f64>) {
+        let joint = &self.joints[j];
+        let (r, o) = match self.topology.parent[j] {
+            Some(k) => (pose[k].0 * joint.a, pose[k].1 + pose[k].0 * joint.l),
+            None => (joint.a, joint.l),
+        };
+        pose[j] = (r, o);
+        let sw = r * joint.s.fixed_rows::<3>(0);
+        let sv = r * joint.s.fixed_rows::<3>(3) + o.cross(&sw);
+        s[j] = Vector6::new(sw[0], sw[1], sw[2], sv[0], sv[1], sv[2]);
+        (r, o)
+    }
+
+    /// M alone by the composite rigid bodies in the ground's axes, O(n) 6-D work and a dot product
+    /// per pair of joints one above the other: the links' poses and S_j root → leaves (no velocity,
+    /// no force), their inertias placed and summed leaves → root into the composites Y^C_j, and
+    /// M_ij = S_i·Y^C_j S_j for i ≼ j (+ the armature a_j on the diagonal), zero where neither
+    /// joint is above the other. A long chain's M where code specialised per pair would grow as
+    /// n² (the generated CRBA's limit).
+    ///
+    /// ```
+    /// use routh_runtime::mechanics::{LinkDynamics, LinkJoint, LinkTopology};
+    ///
+    /// // Two links turning about z, the second a point mass m at (l, 0, 0) beyond the first's
+    /// // origin by d along x (the first massless): M = m [l² + d² + 2 l d cos q₂, l² + l d cos q₂; ·, l²].
+    /// static TWO: LinkTopology = LinkTopology { parent: &[None, Some(0)], order: &[0, 1] };
+    /// let (m, l, d, q2) = (1.5, 0.4, 0.7, 0.3_f64);
+    /// let (c, s) = (q2.cos(), q2.sin());
+    /// let z = [0.0, 0.0, 1.0, 0.0, 0.0, 0.0];
+    /// let first = LinkJoint::new([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [0.0; 3], z);
+    /// let second = LinkJoint::new([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]], [d, 0.0, 0.0], z);
+    /// // The point mass about its link's origin, [I_o, m [r×]; −m [r×], m 1]: I_o = m (|r|² 1 − r rᵀ),
+    /// // r = (l, 0, 0).
+    /// let mut point = [[0.0; 6]; 6];
+    /// (point[1][1], point[2][2]) = (m * l * l, m * l * l);
+    /// (point[1][5], point[5][1], point[2][4], point[4][2]) = (-m * l, -m * l, m * l, m * l);
+    /// (point[3][3], point[4][4], point[5][5]) = (m, m, m);
+    /// let mass = LinkDynamics::<2>::new(&TWO, [first, second], [[[0.0; 6]; 6], point], [0.0; 3]).mass_matrix();
+    /// let m01 = m * (l * l + l * d * c);
+    /// assert!((mass[(0, 0)] - m * (l * l + d * d + 2.0 * l * d * c)).abs() < 1e-14);
+    /// assert!((mass[(0, 1)] - m01).abs() < 1e-14 && (mass[(1, 0)] - m01).abs() < 1e-14);
+    /// assert!((mass[(1, 1)] - m * l * l).abs() < 1e-14);
+    /// ```
+    #[must_use]
+    pub fn mass_matrix(&self) -> SMatrix<f64, N, N> {
+        let top = self.topology;
+        let mut pose = [(Matrix3::<f64>::identity(), Vector3::<f64>::zeros()); N];
+        let mut s = [Vector6::zeros(); N];
+        let mut composite = [Rigid::default(); N];
+        for &j in top.order {
+            let (r, o) = self.place(j, &mut pose, &mut s);
+            if self.massive[j] {
+                composite[j] = self.inertia[j].placed(&r, &o);
+            }
+        }
+        for &j in top.order.iter().rev() {
+            if let Some(k) = top.parent[j] {
+                let moved = composite[j];
+                composite[k].add(&moved);
+            }
+        }
+        let mut ys = [Vector6::zeros(); N];
+        for j in 0..N {
+            ys[j] = composite[j].times(&s[j]);
+        }
+        self.mass_from(&s, &ys)
+    }
+
+    /// M_ij = S_i·(Y^C_j S_j) for i ≼ j from each joint's S_j and Y^C_j S_j (`ys`), mirrored, with
+    /// the armatures on the diagonal.
+    #[inline(always)]
+    fn mass_from(&self, s: &[Vector6<f64>; N], ys: &[Vector6<f64>; N]) -> SMatrix<f64, N, N> {
         let top = self.topology;
         let mut mass = SMatrix::<f64, N, N>::zeros();
-        let mut bias = SVector::<f64, N>::zeros();
         for j in 0..N {
-            let ys = &p.ys[j];
-            bias[j] = p.s[j].dot(&p.force[j]);
-            mass[(j, j)] = p.s[j].dot(ys) + self.armature[j];
+            let ys = &ys[j];
+            mass[(j, j)] = s[j].dot(ys) + self.armature[j];
             let mut i = top.parent[j];
             while let Some(k) = i {
-                let e = p.s[k].dot(ys);
+                let e = s[k].dot(ys);
                 mass[(k, j)] = e;
                 mass[(j, k)] = e;
                 i = top.parent[k];
             }
         }
-        (mass, bias)
+        mass
+    }
+
+    /// M by the composite rigid bodies and K(q, q̇, 0).
+    fn mass_and_bias(&self, p: &Passes<N>) -> (SMatrix<f64, N, N>, SVector<f64, N>) {
+        let bias = SVector::<f64, N>::from_fn(|j, _| p.s[j].dot(&p.force[j]));
+        (self.mass_from(&p.s, &p.ys), bias)
     }
 
     /// The accelerations' share S_j a_j added to passes made at a = 0: to the links' accelerations
@@ -1054,6 +1132,29 @@ mod tests {
         for j in 0..6 {
             let column = factor.apply(&SVector::<f64, 6>::from_fn(|i, _| f64::from(u8::from(i == j))));
             assert!((d.mass.column(j) - column).norm() < 1e-12, "column {j}");
+        }
+    }
+
+    /// M alone (no velocity, no force) is the link factor's products M eⱼ along the tree, a
+    /// different algorithm in the links' own axes — on the branched tree, where the entries between
+    /// branches are zeros, with armatures, and at two states.
+    #[test]
+    fn mass_alone_is_the_link_factors() {
+        let armature = [0.0, 0.02, 0.0, 0.0, 0.01, 0.0];
+        for q in [state().0, SVector::<f64, 6>::from_fn(|i, _| 1.1 - 0.45 * i as f64)] {
+            let mass =
+                LinkDynamics::<6>::new(&TREE, joints(&q), inertias(), [0.0, 0.0, -9.81]).with_armature(armature).mass_matrix();
+            let factor = LinkFactor::<6>::new(0.0, &TREE, joints(&q), inertias()).expect("regular").with_armature(armature);
+            for j in 0..6 {
+                let column = factor.apply(&SVector::<f64, 6>::from_fn(|i, _| f64::from(u8::from(i == j))));
+                assert!(
+                    (mass.column(j) - column).amax() < 1e-13 * column.amax(),
+                    "column {j}: {} against {column}",
+                    mass.column(j)
+                );
+            }
+            // Joints 2 and 4 are on different branches.
+            assert_eq!((mass[(2, 4)], mass[(4, 2)]), (0.0, 0.0));
         }
     }
 

@@ -1010,15 +1010,8 @@ pub(crate) fn link_dynamics(
     let (armature, rest) = rest.split_at(n);
     let (gravity, rest) = rest.split_at(3);
     let (joints, inertias) = crate::emit::form::link_joints_and_inertias(joint_vals, 18, inertia_vals);
-    let parent = crate::emit::form::parents_tokens(links.parents.iter().copied());
-    let order = &links.order;
     let mech = quote! { __routh::mechanics };
-    stmts.insert(
-        0,
-        quote! {
-            static LINKS: #mech::LinkTopology = #mech::LinkTopology { parent: &[#(#parent),*], order: &[#(#order),*] };
-        },
-    );
+    stmts.insert(0, crate::emit::form::links_static(links));
     let orientations = (!lj.orientations.is_empty()).then(|| {
         let groups = lj.orientations.iter().map(|[a, b, c]| quote! { [#a, #b, #c] });
         quote! { .with_orientations(&[#(#groups),*]) }

@@ -95,14 +95,10 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
     match (&derived.form, derived.form.along_tree()) {
         (_, Some((r, k))) => match &r.tree {
             crate::derive::dynamics::Links::Spatial(links) => {
-                let mass = match (&k.mass_entries, &k.mass_product) {
+                let mass = match (&k.mass_entries, &k.mass_links) {
                     (Some(entries), _) => Assembled::Entries(entries),
-                    (None, Some(product)) => Assembled::Products {
-                        product,
-                        doc: " M a along the model's spatial links (one Newton–Euler pass without velocities or gravity, O(n)).",
-                        f_doc: " The forcing f along the kinematic tree (O(n)).",
-                    },
-                    (None, None) => unreachable!("kinetics along spatial links carry M's entries or M a"),
+                    (None, Some(quantities)) => Assembled::Links { quantities, links },
+                    (None, None) => unreachable!("kinetics along spatial links carry M's entries or the links' quantities"),
                 };
                 let (mass_matrix, forcing) = assembled_mass_and_forcing(model, &k.forcing, mass, helpers, m_doc);
                 let static_item = static_forcing_item(model, &k.static_forcing, helpers);
@@ -268,7 +264,7 @@ pub(crate) fn call_dynamics(n: usize) -> TokenStream {
     }
 }
 
-/// `__routh_dynamics(t, x, m, f)` of a model whose M comes from products along its links and f
+/// `__routh_dynamics(t, x, m, f)` of a model whose M comes from `mass_matrix` along its links and f
 /// from a pass along them (the spatial recursion's kinetics): the M-and-f function that the
 /// sensitivities and the dense Jacobians call ([`call_dynamics`]), here a call of the two.
 pub(crate) fn products_as_dynamics(model: &View<'_>) -> TokenStream {
@@ -276,7 +272,7 @@ pub(crate) fn products_as_dynamics(model: &View<'_>) -> TokenStream {
     let (matrix, vector, dyn_fn, allow) = (matrix_type(n), vector_type(n), function_name(), allow_generated());
     let d = model.layout.state_dim();
     quote! {
-        /// M (from its products along the links) and f (along them), into `__m` and `__f`.
+        /// M (`mass_matrix`, along the links) and f (along them), into `__m` and `__f`.
         #allow
         #[inline]
         fn #dyn_fn(&self, t: f64, x: &__routh::State<#d>, __m: &mut #matrix, __f: &mut #vector) {
@@ -459,16 +455,12 @@ pub(crate) fn link_factor_item(
             }
         }
     });
-    let order = &links.order;
-    let parent = parents_tokens(links.parents.iter().copied());
     let topology_ty = quote! { __routh::mechanics::LinkTopology };
+    let links_static = links_static(links);
     quote! {
         /// The structure of the model's tree of links (a static: `'static` in generic impls too).
         fn __routh_links() -> &'static #topology_ty {
-            static LINKS: #topology_ty = __routh::mechanics::LinkTopology {
-                parent: &[#(#parent),*],
-                order: &[#(#order),*],
-            };
+            #links_static
             &LINKS
         }
 
@@ -502,6 +494,17 @@ pub(crate) fn link_joints_and_inertias(
         quote! { [#(#rows),*] }
     });
     (joints.collect(), inertias.collect())
+}
+
+/// `static LINKS: LinkTopology`, the structure of a tree of links (its parents and its order), for
+/// the runtime's functions along it.
+pub(crate) fn links_static(links: &Links) -> TokenStream {
+    let parent = parents_tokens(links.parents.iter().copied());
+    let order = &links.order;
+    let mech = quote! { __routh::mechanics };
+    quote! {
+        static LINKS: #mech::LinkTopology = #mech::LinkTopology { parent: &[#(#parent),*], order: &[#(#order),*] };
+    }
 }
 
 /// A tree's parents as `Option<usize>` literals (of its directions, or of its links).
@@ -567,9 +570,10 @@ fn mass_matrix_item(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, m_d
 
 /// `mass_matrix` and the body of `forcing` of a model whose M is assembled by the runtime: f its
 /// own function; M from a tree of directions' coefficients and masses (`Assembled::Tree`:
-/// `mechanics::tree::mass_matrix`, n products M eⱼ), or from generated products M a
-/// (`Assembled::Products`: spatial links' Newton–Euler pass with velocities and gravity off, O(n); a
-/// dense model's ∂p/∂q̇ along a; `mechanics::mass_from_products`).
+/// `mechanics::tree::mass_matrix`, n products M eⱼ), from spatial links' quantities
+/// (`Assembled::Links`: `LinkDynamics::mass_matrix`, the composite rigid bodies in the ground's
+/// axes), or from generated products M a (`Assembled::Products`: a dense model's ∂p/∂q̇ along a;
+/// `mechanics::mass_from_products`).
 fn assembled_mass_and_forcing(
     model: &View<'_>,
     forcing: &Bound,
@@ -596,6 +600,25 @@ fn assembled_mass_and_forcing(
                 helpers.body_bound(model, &entries.bindings, &entries.outputs, "__routh_mass_matrix", &none, &none);
             let m = symmetric_matrix(n, &m_vals);
             (" The forcing f along the kinematic tree (O(n)).", TokenStream::new(), quote! { #(#m_stmts)* #m })
+        }
+        Assembled::Links { quantities, links } => {
+            let (m_stmts, m_vals) =
+                helpers.body_bound(model, &quantities.bindings, &quantities.outputs, "__routh_mass_links", &none, &none);
+            let (joint_vals, rest) = m_vals.split_at(n * 18);
+            let (inertia_vals, armature) = rest.split_at(n * 36);
+            let (joints, inertias) = link_joints_and_inertias(joint_vals, 18, inertia_vals);
+            let links_static = links_static(links);
+            (
+                " The forcing f along the kinematic tree (O(n)).",
+                TokenStream::new(),
+                quote! {
+                    #links_static
+                    #(#m_stmts)*
+                    __routh::mechanics::LinkDynamics::<#n>::new(&LINKS, [#(#joints),*], [#(#inertias),*], [0.0; 3])
+                        .with_armature([#(#armature),*])
+                        .mass_matrix()
+                },
+            )
         }
         Assembled::Products { product, doc, f_doc } => {
             let a_param = quote! { a: &#sv<#n>, };
@@ -639,6 +662,9 @@ enum Assembled<'a> {
     Entries(&'a Bound),
     /// A tree of this many directions (its coefficients and masses).
     Tree(usize),
+    /// Spatial links past the CRBA's size: each joint's A_j, ℓ_j and S_j (18 values), the links'
+    /// inertias (36 each) and the joints' armatures, for the runtime's M in the ground's axes.
+    Links { quantities: &'a Bound, links: &'a Links },
     /// Generated products M a, with the rustdoc of their function and of f's.
     Products { product: &'a Bound, doc: &'static str, f_doc: &'static str },
 }

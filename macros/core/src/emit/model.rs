@@ -474,7 +474,9 @@ fn docs(model: &View<'_>, eq: &Equations, kinetics: Option<&crate::derive::dynam
     let coords_list = q_disp.join(", ");
     let [m_doc, f_doc, l_doc, e_doc, p_doc] = match kinetics {
         None => dense_docs(model, eq, &q_disp, &v_disp),
-        Some(k) if k.mass_product.is_some() => spatial_docs(model, eq, &coords_list),
+        Some(k) if k.mass_entries.is_some() || k.mass_links.is_some() => {
+            spatial_docs(model, eq, &coords_list, k.mass_entries.is_some())
+        }
         Some(_) => tree_docs(model, eq, &coords_list),
     };
     let pw_doc = doc_block(
@@ -616,24 +618,7 @@ fn tree_docs(model: &View<'_>, eq: &Equations, coords_list: &str) -> [TokenStrea
              fⱼ = τⱼ − Σ_(d at j) S_d F_d at q̈ = 0, where the accelerations are the velocity products \
              acc_d = acc_parent + ∂S_d/∂qⱼ q̇ⱼ², and τ = ∂L/∂q at q̇ = 0 plus the generalized force Q."
     ));
-    // L over the rates of its positions, and the rates while they are short to show (each is a sum
-    // along its path: all of them grow as n²).
-    let mut l_lines = Vec::new();
-    if let Some(h) = &model.held {
-        l_lines.push(("L".to_string(), formula(model, h.lagrangian)));
-        let mut shown = 0;
-        for (k, &(w, rate)) in h.rates.iter().enumerate() {
-            if shown > 2_000 {
-                l_lines.push((format!("… {} more rates", h.rates.len() - k), "(each its parent's plus a term)".into()));
-                break;
-            }
-            let line = formula(model, rate);
-            shown += line.len();
-            l_lines.push((display_name(model, w), line));
-        }
-    } else {
-        l_lines.push(("L".to_string(), formula(model, model.lagrangian)));
-    }
+    let l_lines = held_lines(model).unwrap_or_else(|| vec![("L".to_string(), formula(model, model.lagrangian))]);
     let l_doc = doc_block(
         "The Lagrangian L(t, q, q̇), over the rates vₖ of its positions (the `dot(..)` of the Lagrangian as written, in \
          order), each a sum along the kinematic tree.",
@@ -651,26 +636,58 @@ fn tree_docs(model: &View<'_>, eq: &Equations, coords_list: &str) -> [TokenStrea
     [m_doc, f_doc, l_doc, e_doc, p_doc]
 }
 
+/// L over the rates of its positions held as symbols, and the rates while they are short to show
+/// (each is a sum along its path: all of them grow as n²); `None` where the Lagrangian holds none.
+fn held_lines(model: &View<'_>) -> Option<Vec<(String, String)>> {
+    let h = model.held.as_ref()?;
+    let mut lines = vec![("L".to_string(), formula(model, h.lagrangian))];
+    let mut shown = 0;
+    for (k, &(w, rate)) in h.rates.iter().enumerate() {
+        if shown > 2_000 {
+            lines.push((format!("… {} more rates", h.rates.len() - k), "(each its parent's plus a term)".into()));
+            break;
+        }
+        let line = formula(model, rate);
+        shown += line.len();
+        lines.push((display_name(model, w), line));
+    }
+    Some(lines)
+}
+
 /// The rustdoc of M, f, L, E and p of a model whose kinetics follow its spatial links
 /// (`derive::dynamics::spatial`).
-fn spatial_docs(model: &View<'_>, eq: &Equations, coords_list: &str) -> [TokenStream; 5] {
+fn spatial_docs(model: &View<'_>, eq: &Equations, coords_list: &str, crba: bool) -> [TokenStream; 5] {
     let along = "with each link's velocity V = (ω, v) in its own axes, V_j = X_j V_parent + S_j q̇ⱼ, and its spatial inertia \
                  M_j about its origin";
-    let m_doc = doc_text(&format!(
-        "Mass matrix M(q) = ∂²L/∂q̇², symmetric, in the coordinates q = ({coords_list}): assembled column by column \
-             from the products M eⱼ, each one Newton–Euler pass along the model's rigid links ({along}: \
-             acc_j = X_j acc_parent + S_j aⱼ, F_j = M_j acc_j + Σ X_cᵀ F_children, (M a)ⱼ = S_j·F_j). M is never formed \
+    let m_doc = doc_text(&if crba {
+        format!(
+            "Mass matrix M(q) = ∂²L/∂q̇², symmetric, in the coordinates q = ({coords_list}): by the composite rigid \
+             bodies along the model's rigid links (each subtree's I^C_j = M_j + Σ X_cᵀ I^C_c X_c over its children, \
+             M_ij = S_i·F with F = I^C_j S_j carried up from joint j to joint i by the transforms between), \
+             straight-line code specialised to the joints."
+        )
+    } else {
+        format!(
+            "Mass matrix M(q) = ∂²L/∂q̇², symmetric, in the coordinates q = ({coords_list}): by the runtime \
+             (`LinkDynamics::mass_matrix`) from each joint's transform and motion subspace and the links' inertias, by \
+             the composite rigid bodies in the ground's axes — each link placed there, I^C_j summed over joint j's \
+             subtree, M_ij = S_i·I^C_j S_j for joint i at or above joint j, zero between branches. M is never formed \
              symbolically for this model: O(n) code, O(n²) time."
-    ));
+        )
+    });
     let f_doc = doc_text(&format!(
         "Right-hand side f of the equations of motion M q̈ = f, one Newton–Euler pass along the rigid links ({along}): \
              fⱼ = τⱼ − S_j·F_j at q̈ = 0, with the velocity products in the accelerations, the bias forces V ×* M V in \
              F and the ground accelerating at −g for gravity; τ = ∂L_w/∂q + Q from the written Lagrangian L_w."
     ));
+    // The formula over the rates where the Lagrangian holds them (the same function, written out).
+    let mut l_lines = held_lines(model).unwrap_or_default();
+    l_lines.push(("L_w".into(), formula(model, model.model.written)));
     let l_doc = doc_block(
         "The Lagrangian L(t, q, q̇) = Σ_j ½ V_jᵀ M_j V_j + Σ_b m_b g·r_b + L_w along the rigid links (the bodies' kinetic \
-         energies, their gravitational term and the written Lagrangian L_w).",
-        &[("L_w".into(), formula(model, model.model.written))],
+         energies, their gravitational term and the written Lagrangian L_w); over the rates vₖ of its positions where \
+         it holds them.",
+        &l_lines,
     );
     let e_doc = doc_block(
         "Energy E = q̇·∂L/∂q̇ − L = Σ_j ½ V_jᵀ M_j V_j − Σ_b m_b g·r_b − L_w along the rigid links. Along solutions \

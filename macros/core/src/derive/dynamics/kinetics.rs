@@ -3,8 +3,9 @@
 //! items need no dense M and f (see `derive::mode`) gets these instead of the expanded ∂²L/∂q̇² and
 //! f, which grow as n³ for a chain; M itself is the runtime's, from the directions' coefficients
 //! and masses (`mechanics::tree`: n products M eⱼ, O(n²) time, or factored along the tree).
-//! Spatial links ([`super::spatial`]) give the same quantities by Newton–Euler passes, M from
-//! generated products M a (`Kinetics::mass_product`); below, the tree of directions.
+//! Spatial links ([`super::spatial`]) give the same quantities by Newton–Euler passes, M by the
+//! composite rigid bodies (`Kinetics::mass_entries`, or the runtime's from `Kinetics::mass_links`);
+//! below, the tree of directions.
 //!
 //! With the tree's directions d (joint j(d), parent π(d), coefficient S_d) and its mass components
 //! c (direction d(c), mass m_c), every rate of the Lagrangian is vᶜ = Σ S_d q̇_{j(d)} over the path of
@@ -41,16 +42,18 @@ pub struct Kinetics {
     pub energy: Bound,
     /// p = ∂L/∂q̇.
     pub momenta: Bound,
-    /// M a for the accelerations a as `Role::Acceleration` symbols, where the runtime has no
-    /// structure to form M from (the spatial links: M column by column from M eⱼ); `None` for a
-    /// tree of directions (the runtime's `mechanics::tree`).
-    pub mass_product: Option<Bound>,
+    /// Past [`super::CRBA_MAX_PAIRS`] along spatial links, each joint's A_j, ℓ_j and S_j (by rows,
+    /// 18 values), the links' inertias (36 each, by rows) and the joints' armatures, for the
+    /// runtime's M by the composite rigid bodies in the ground's axes (`LinkDynamics::mass_matrix`:
+    /// O(n) code, a dot product per pair of joints one above the other); `None` otherwise (M's
+    /// entries, or a tree of directions', the runtime's `mechanics::tree`).
+    pub mass_links: Option<Bound>,
     /// The quantities of M factored along spatial links (`spatial::factor`, for the runtime's
     /// `LinkFactor`), from [`super::LINK_FACTOR_MIN_DOF`] coordinates on; `None` otherwise.
     pub link_factor: Option<FactorAlongLinks>,
     /// M's upper triangle by rows, by the composite rigid bodies along spatial links
     /// (`spatial::mass_entries`), up to [`super::CRBA_MAX_PAIRS`] pairs of joints; `None` otherwise (M from
-    /// [`Self::mass_product`], or a tree of directions').
+    /// [`Self::mass_links`], or a tree of directions').
     pub mass_entries: Option<Bound>,
     /// The inverse dynamics τ(q, q̇, a) = M a − f in one Newton–Euler pass along spatial links (the
     /// kinetic part K less the other forces), the accelerations a as `Role::Acceleration` symbols;
@@ -94,9 +97,15 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
                 energy: next(arena, &|b| super::spatial::energy(b, links)),
                 momenta: next(arena, &|b| super::spatial::momenta(b, links)),
                 // M by its entries (the CRBA, a transform per pair of joints on a path) up to
-                // CRBA_MAX_PAIRS such pairs, by n products of an O(n) pass above.
+                // CRBA_MAX_PAIRS such pairs, by the runtime from the links' quantities above.
                 mass_entries: crba.then(|| next(arena, &|b| super::spatial::mass_entries(b, links))),
-                mass_product: (!crba).then(|| next(arena, &|b| super::spatial::mass_product(b, links))),
+                mass_links: (!crba).then(|| {
+                    next(arena, &|b| {
+                        let mut out = super::spatial::factor(b, links, false);
+                        out.extend(&links.armature);
+                        out
+                    })
+                }),
                 link_factor: (n >= super::LINK_FACTOR_MIN_DOF).then(|| {
                     // Its parts specialised to the joints where the saddle point of constraints
                     // solves with it on the hot path; its joints alone otherwise.
@@ -174,7 +183,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
         lagrangian,
         energy,
         momenta,
-        mass_product: None,
+        mass_links: None,
         mass_entries: None,
         link_factor: None,
         inverse_dynamics: None,

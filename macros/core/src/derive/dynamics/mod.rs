@@ -279,8 +279,8 @@ pub const SPATIAL_CONSTRAINED_MIN_DOF: usize = 12;
 
 /// Spatial links give the model's mass operator as M factored along them (the runtime's
 /// `LinkFactor`, O(n) per solve) from this many coordinates on; below, M along the links (by the
-/// composite rigid bodies, [`CRBA_MAX_PAIRS`], or from its n products, O(n²), each straight-line
-/// code specialised to its joints), factored densely, is cheaper. With constraints (the factor on the hot path of the saddle point) the factor's parts
+/// composite rigid bodies: straight-line code specialised to its joints up to [`CRBA_MAX_PAIRS`],
+/// the runtime's in the ground's axes above), factored densely, is cheaper. With constraints (the factor on the hot path of the saddle point) the factor's parts
 /// are generated specialised to the joints: the held chain's field with them takes 1.3 times its
 /// time with M from products at 12 links, 1.0–1.1 at 16, 0.89 at 20, 0.56 at 24 and 0.45 at 32 (in
 /// general 6-D arithmetic, `LinkFactor::new`: 1.6, 1.2, 1.0, 0.62, 0.50; a one-off harness,
@@ -289,7 +289,11 @@ pub const LINK_FACTOR_MIN_DOF: usize = 20;
 
 /// Spatial links give M by the composite rigid bodies (straight-line code, one force transform per
 /// pair of joints one above the other) where the tree has at most this many such pairs (counting
-/// each joint with itself: Σ_j depth(j)); above, by n products of a Newton–Euler pass (O(n) code).
+/// each joint with itself: Σ_j depth(j)); above, by the runtime from the joints' transforms and
+/// the links' inertias (`LinkDynamics::mass_matrix`, the composite rigid bodies in the ground's
+/// axes: O(n) code, one 6-D dot product per such pair; until 2026-12-04 n products M eⱼ of a
+/// generated Newton–Euler pass, 6.4 and 5.1 times its time at 24 and 48 links — see
+/// `docs/guide/performance.md`).
 /// The arms are below it (the Panda 44 pairs, the UR5 21: M in 0.30–0.32 of Pinocchio's CRBA time,
 /// against 1.2–1.8 by products), and so are a quadruped on its floating base (117) and the 29-joint
 /// humanoid of `scripts/compare_urdf.py` (146: M in 575 ns against 4.2 µs by products and

@@ -73,8 +73,9 @@
 //! [`link_jacobian`]). The same links give the
 //! rest of the model's API as passes along them ([`super::kinetics()`]), by the recursive
 //! Newton–Euler algorithm — a_j = X_j a_p + S_j a_j (+ c_j), F_j = M_j a_j (+ p_j) + Σ X_cᵀ F_c,
-//! (M a + …)_j = S_j·F_j: f = τ − that pass at q̈ = 0 with the motion and gravity; M a with neither
-//! (M column by column, the runtime's `mass_from_products`); T = Σ ½ V_jᵀ M_j V_j; p from the links'
+//! (M a + …)_j = S_j·F_j: f = τ − that pass at q̈ = 0 with the motion and gravity; M by the
+//! composite rigid bodies (generated up to [`super::CRBA_MAX_PAIRS`] pairs of joints one above the
+//! other, the runtime's `LinkDynamics::mass_matrix` from the joints and inertias above); T = Σ ½ V_jᵀ M_j V_j; p from the links'
 //! momenta M_j V_j; the bodies' gravitational term Σ_j g·(m_j o_j + F_j h_j) (h_j the link's first
 //! moment) with the frames and origins along the tree. Its impacts, modes, inputs and sensitivities
 //! take the same forms as along a tree of directions (M w by [`product`], K = M a + … by
@@ -99,7 +100,7 @@ use symbolic::{Arena, Expr, Mat3, Vec3};
 
 pub(super) use factor::{factor, mass_entries};
 pub use jacobian::{LinkJacobian, link_jacobian};
-pub(super) use passes::{energy, forcing, kinetic_part, lagrangian, mass_product, momenta, product, static_forcing};
+pub(super) use passes::{energy, forcing, kinetic_part, lagrangian, momenta, product, static_forcing};
 pub use recursion::recursion;
 
 use algebra::joined;

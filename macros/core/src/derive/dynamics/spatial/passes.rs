@@ -277,12 +277,6 @@ pub(in crate::derive::dynamics) fn static_forcing(rec: &mut Builder<'_>, links: 
         .collect()
 }
 
-/// M a for the accelerations a as [`crate::layout::Role::Acceleration`] symbols (one column of M per basis a).
-pub(in crate::derive::dynamics) fn mass_product(rec: &mut Builder<'_>, links: &Links) -> Vec<Expr> {
-    let syms = rec.syms;
-    product(rec, links, &syms.qdd)
-}
-
 /// M w for the velocities or accelerations `w` (expressions): one Newton–Euler pass without the
 /// motion or gravity.
 pub(in crate::derive::dynamics) fn product(rec: &mut Builder<'_>, links: &Links, w: &[Expr]) -> Vec<Expr> {
