@@ -12,6 +12,7 @@ use symbolic::Expr;
 use crate::derive::Derived;
 use crate::derive::dynamics::kinetics::FactorAlongLinks;
 use crate::derive::dynamics::spatial::Links;
+use crate::derive::dynamics::spatial::looped::Looped;
 use crate::derive::dynamics::{Bound, Form, Tree};
 use crate::derive::euler_lagrange::Equations;
 use crate::emit::codegen::{Helpers, allow_generated, body_placed, lazy, symbol_tokens, symmetric_matrix};
@@ -104,7 +105,7 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                 let static_item = static_forcing_item(model, &k.static_forcing, helpers);
                 let dynamics_item = products_as_dynamics(model);
                 let Some(inverse) = &k.inverse_dynamics else { unreachable!("kinetics along spatial links carry τ(q, q̇, a)") };
-                let inverse_item = inverse_dynamics_item(model, inverse, helpers);
+                let inverse_item = inverse_dynamics_item(model, inverse, k.inverse_looped.as_deref(), helpers);
                 let dynamics_item = quote! { #dynamics_item #inverse_item #static_item };
                 let inverse_dynamics = quote! { ::core::result::Result::Ok(self.__routh_inverse_dynamics(t, x, qdd)) };
                 // M factored along the links where the derive gave its quantities (from
@@ -373,21 +374,33 @@ pub(crate) fn tree_factor_item(model: &View<'_>, tree: &Tree, forcing: Option<&B
     }
 }
 
-/// `__routh_inverse_dynamics(t, x, a)`: τ = M a − f along spatial links in one Newton–Euler pass.
-fn inverse_dynamics_item(model: &View<'_>, inverse: &Bound, helpers: &mut Helpers) -> TokenStream {
+/// `__routh_inverse_dynamics(t, x, a)`: τ = M a − f along spatial links in one Newton–Euler pass,
+/// straight-line or (`looped`) as loops over a long chain's repeated joints.
+fn inverse_dynamics_item(model: &View<'_>, inverse: &Bound, looped: Option<&Looped>, helpers: &mut Helpers) -> TokenStream {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let sv = quote! { __routh::Vector };
-    let (a_param, a_arg) = (quote! { a: &#sv<#n>, }, quote! { a, });
-    let (stmts, vals) =
-        helpers.body_bound(model, &inverse.bindings, &inverse.outputs, "__routh_inverse_dynamics", &a_param, &a_arg);
     let allow = allow_generated();
+    let (body, how) = match looped {
+        Some(looped) => {
+            let statements = crate::emit::looped::inverse_statements(model, looped);
+            (quote! { #statements #sv::<#n>::from(__tau) }, " Run as loops over the chain's repeated joints.")
+        }
+        None => {
+            let (a_param, a_arg) = (quote! { a: &#sv<#n>, }, quote! { a, });
+            let (stmts, vals) =
+                helpers.body_bound(model, &inverse.bindings, &inverse.outputs, "__routh_inverse_dynamics", &a_param, &a_arg);
+            (quote! { #(#stmts)* #sv::<#n>::from([#(#vals),*]) }, "")
+        }
+    };
+    let doc = format!(
+        " τ = M a − f at (t, x) for the accelerations `a`: one Newton–Euler pass along the links with the motion and \
+         gravity (O(n)), less the other generalized forces.{how}"
+    );
     quote! {
-        /// τ = M a − f at (t, x) for the accelerations `a`: one Newton–Euler pass along the links with the
-        /// motion and gravity (O(n)), less the other generalized forces.
+        #[doc = #doc]
         #allow
         fn __routh_inverse_dynamics(&self, t: f64, x: &#sv<#d>, a: &#sv<#n>) -> #sv<#n> {
-            #(#stmts)*
-            #sv::<#n>::from([#(#vals),*])
+            #body
         }
     }
 }

@@ -1,9 +1,10 @@
-//! `accelerations` in the recursion's loop form ([`crate::derive::dynamics::spatial::looped`]):
-//! each segment's three kernels run in a loop over its blocks, `__k` the block's first joint, with
-//! the carried values in small arrays (`__v`, `__a`: the parent's velocity and acceleration;
-//! `__ia`, `__pa`: the child's shares of the articulated inertia and bias force) and what one pass
-//! stores per joint for the next in arrays over the joints (`__c`, `__b`, `__u`, `__d`, `__e`;
-//! `__qdd` the result).
+//! `accelerations` and the inverse dynamics in the recursion's loop form
+//! ([`crate::derive::dynamics::spatial::looped`]): each segment's kernels run in a loop over its
+//! blocks, `__k` the block's first joint, with the carried values in small arrays (`__v`, `__a`:
+//! the parent's velocity and acceleration; `__ia`, `__pa`: the child's shares of the articulated
+//! inertia and of the bias force, or of the force in the inverse dynamics) and what one pass stores
+//! per joint for the next in arrays over the joints (`__c`, `__b`, `__u`, `__d`, `__e`, `__f`;
+//! `__qdd` or `__tau` the result).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -41,6 +42,26 @@ pub(crate) fn statements(model: &View<'_>, looped: &Looped) -> TokenStream {
     }
 }
 
+/// The statements that compute the inverse dynamics τ into `__tau`: each segment's pass root →
+/// leaves, then each one's pass leaves → root.
+pub(crate) fn inverse_statements(model: &View<'_>, looped: &Looped) -> TokenStream {
+    let n = model.dof();
+    let segments = &looped.segments;
+    let down: Vec<TokenStream> = segments.iter().map(|s| run(model, looped, s, 0, false)).collect();
+    let up: Vec<TokenStream> = segments.iter().rev().map(|s| run(model, looped, s, 1, true)).collect();
+    quote! {
+        let mut __v = [0.0_f64; 6];
+        let mut __a = [0.0_f64; 6];
+        let mut __pa = [0.0_f64; 6];
+        let mut __f = [[0.0_f64; 6]; #n];
+        let mut __sn = [0.0_f64; #n];
+        let mut __cs = [0.0_f64; #n];
+        let mut __tau = [0.0_f64; #n];
+        #(#down)*
+        #(#up)*
+    }
+}
+
 /// One pass of one segment: its kernel over each block (in reverse order with `back`).
 fn run(model: &View<'_>, looped: &Looped, segment: &Segment, pass: usize, back: bool) -> TokenStream {
     let kernel = &segment.passes[pass];
@@ -50,6 +71,11 @@ fn run(model: &View<'_>, looped: &Looped, segment: &Segment, pass: usize, back: 
         Some(role @ (Role::Coordinate(j) | Role::Velocity(j))) if (first..first + period).contains(&j) => {
             let at = model.layout.state_index(role).unwrap_or(usize::MAX) - first;
             quote!(x[__k + #at])
+        }
+        // The inverse dynamics' accelerations a, at the block's offset likewise.
+        Some(Role::Acceleration(j)) if (first..first + period).contains(&j) => {
+            let at = j - first;
+            quote!(a[__k + #at])
         }
         // Inputs by their index relative to the block's (the kinds compare them so).
         Some(Role::Input(k)) if count > 1 => match k.checked_sub(first) {
@@ -101,5 +127,7 @@ fn place(p: Place) -> TokenStream {
         Place::JointAcceleration(i) => quote!(__qdd[__k + #i]),
         Place::Sine(i) => quote!(__sn[__k + #i]),
         Place::Cosine(i) => quote!(__cs[__k + #i]),
+        Place::LinkForce(i, x) => quote!(__f[__k + #i][#x]),
+        Place::Torque(i) => quote!(__tau[__k + #i]),
     }
 }

@@ -59,6 +59,10 @@ pub struct Kinetics {
     /// kinetic part K less the other forces), the accelerations a as `Role::Acceleration` symbols;
     /// `None` for a tree of directions.
     pub inverse_dynamics: Option<Bound>,
+    /// The same as loops over a long chain's repeated joints
+    /// ([`super::spatial::looped::looped_inverse`]), which `inverse_dynamics` then runs; `None`
+    /// where the chain does not loop (or for a tree of directions).
+    pub inverse_looped: Option<Box<super::spatial::looped::Looped>>,
     /// The number after the last of these quantities' temporaries (where more may start).
     pub end: usize,
 }
@@ -122,6 +126,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
                         })
                         .collect()
                 })),
+                inverse_looped: super::spatial::looped::looped_inverse(model, arena, links).map(Box::new),
                 end: offset,
             };
         }
@@ -187,6 +192,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
         mass_entries: None,
         link_factor: None,
         inverse_dynamics: None,
+        inverse_looped: None,
         end: offset,
     }
 }

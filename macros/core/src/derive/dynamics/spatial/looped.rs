@@ -32,6 +32,11 @@
 //! the straight-line form, and the straight-line bindings stay what the compile-time checks and
 //! the field Jacobian's tangent read.
 //!
+//! **The inverse dynamics** ([`looped_inverse`]) loops over the same segments: its pass root →
+//! leaves (V_j, a_j with the given accelerations, and each link's force f_j = M_j a_j + V_j ×* M_j V_j,
+//! stored) carries the parent's V and a, its pass leaves → root (F_j = f_j + the child's share,
+//! τ_j = S_j·F_j + a_j q̈_j − τ_other_j) carries the share X_jᵀ F_j.
+//!
 //! On the spatial chain (`scripts/compare_pinocchio.py --spatial`, 2026-12-04): the field's code
 //! 19–20 KB at 12, 24 and 48 links (36, 76 and 155 KB straight) and 50, 48 and 46 ns per joint
 //! (straight 48, 70 and 59 in the same session); a looped block of three joints has 912
@@ -43,7 +48,8 @@ use crate::derive::straight::Builder;
 use crate::layout::{Role, StandIn};
 use crate::model::Model;
 
-use super::passes::{bias_force, bound_joint, ground, velocity, velocity_product};
+use super::algebra::times;
+use super::passes::{bias_force, bound_joint, ground, to_child, to_parent, velocity, velocity_product};
 use super::recursion::{accelerate, bias_step, eliminate, own_terms};
 use super::{Links, Spatial};
 
@@ -81,16 +87,24 @@ pub enum Place {
     Sine(usize),
     /// cos q_j of joint i.
     Cosine(usize),
+    /// The inverse dynamics' force f_j = M_j a_j + V_j ×* M_j V_j of joint i's link.
+    LinkForce(usize, usize),
+    /// The inverse dynamics' τ_j of joint i.
+    Torque(usize),
 }
 
+/// How many values a pass may carry between blocks ([`Place::carried`]).
+const CARRIED: usize = 39;
+
 impl Place {
-    /// The index of a value carried between blocks (velocity, acceleration: 0–5; the inertia's
-    /// share 0–20 and the force's 21–26 going up), or none for a value stored per joint.
+    /// The index of a value carried between blocks (velocity 0–5, acceleration 6–11, the inertia's
+    /// share 12–32 and the force's 33–38), or none for a value stored per joint.
     fn carried(self) -> Option<usize> {
         match self {
-            Place::Velocity(x) | Place::Acceleration(x) => Some(x),
-            Place::Inertia(k) => Some(k),
-            Place::Force(x) => Some(21 + x),
+            Place::Velocity(x) => Some(x),
+            Place::Acceleration(x) => Some(6 + x),
+            Place::Inertia(k) => Some(12 + k),
+            Place::Force(x) => Some(33 + x),
             _ => None,
         }
     }
@@ -102,13 +116,14 @@ pub struct Kernel {
     pub outputs: Vec<(Expr, Place)>,
 }
 
-/// A run of `count` equal blocks of `period` joints from joint `first`, with its three passes'
-/// kernels (root → leaves, leaves → root, root → leaves).
+/// A run of `count` equal blocks of `period` joints from joint `first`, with its passes' kernels:
+/// the accelerations' three (root → leaves, leaves → root, root → leaves), the inverse dynamics'
+/// two (root → leaves, leaves → root).
 pub struct Segment {
     pub first: usize,
     pub period: usize,
     pub count: usize,
-    pub passes: [Kernel; 3],
+    pub passes: Vec<Kernel>,
 }
 
 /// The recursion's loop form: the chain's segments, root first, and what each placeholder stands
@@ -118,9 +133,10 @@ pub struct Looped {
     pub places: Vec<Place>,
 }
 
-/// The loop form of the recursion over `links` where the model's joints form a chain long enough
-/// and repetitive enough for it to pay (see the module's notes); `None` otherwise.
-pub fn looped(model: &Model, arena: &mut Arena, links: &Links) -> Option<Looped> {
+/// The chain's segments (first joint, period, count) where the model's joints form a chain long
+/// enough and repetitive enough for the loop form to pay (see the module's notes); `None`
+/// otherwise.
+fn cut(model: &Model, arena: &mut Arena, links: &Links) -> Option<Vec<(usize, usize, usize)>> {
     let n = links.joints.len();
     if n < SHORTEST || !is_chain(links) {
         return None;
@@ -130,9 +146,13 @@ pub fn looped(model: &Model, arena: &mut Arena, links: &Links) -> Option<Looped>
     // Worth it where the distinct code is at most half the straight line's.
     let distinct: usize = cuts.iter().map(|&(_, p, _)| p).sum();
     // (Without a repeat the distinct code is the whole chain's.)
-    if 2 * distinct > n {
-        return None;
-    }
+    (2 * distinct <= n).then_some(cuts)
+}
+
+/// The loop form of the recursion over `links` where the model's joints form a chain long enough
+/// and repetitive enough for it to pay (see the module's notes); `None` otherwise.
+pub fn looped(model: &Model, arena: &mut Arena, links: &Links) -> Option<Looped> {
+    let cuts = cut(model, arena, links)?;
     let mut places = Vec::new();
     let blocks: Vec<Vec<usize>> = cuts.iter().map(|&(first, period, _)| (first..first + period).collect()).collect();
     let looping: Vec<bool> = cuts.iter().map(|c| c.2 >= 2).collect();
@@ -140,7 +160,7 @@ pub fn looped(model: &Model, arena: &mut Arena, links: &Links) -> Option<Looped>
     let offset = |k: usize, pass: usize| (3 * k + pass + 1) << 20;
     // Root → leaves: each segment's first pass, from the zeros of the velocity it is handed.
     let mut firsts = Vec::new();
-    let mut zeros = vec![false; 6];
+    let mut zeros = vec![false; CARRIED];
     for k in 0..m {
         let build = |arena: &mut Arena, places: &mut Vec<Place>, z: &[bool]| {
             let mut b = Block::new(arena, &model.layout, places, offset(k, 0), z.to_vec());
@@ -153,7 +173,7 @@ pub fn looped(model: &Model, arena: &mut Arena, links: &Links) -> Option<Looped>
     }
     // Leaves → root: the second passes, from the zeros of the shares they are handed.
     let mut seconds: Vec<Option<(Kernel, Kept)>> = (0..m).map(|_| None).collect();
-    let mut zeros = vec![false; 27];
+    let mut zeros = vec![false; CARRIED];
     for k in (0..m).rev() {
         let stored = &firsts[k].1;
         let build = |arena: &mut Arena, places: &mut Vec<Place>, z: &[bool]| {
@@ -167,7 +187,7 @@ pub fn looped(model: &Model, arena: &mut Arena, links: &Links) -> Option<Looped>
     }
     // Root → leaves: the third passes.
     let mut segments = Vec::new();
-    let mut zeros = vec![false; 6];
+    let mut zeros = vec![false; CARRIED];
     let mut seconds = seconds.into_iter();
     for (k, (first_kernel, stored)) in firsts.into_iter().enumerate() {
         let (second_kernel, kept) = seconds.next().flatten().expect("every segment's second pass");
@@ -179,9 +199,140 @@ pub fn looped(model: &Model, arena: &mut Arena, links: &Links) -> Option<Looped>
         let (third_kernel, out) = fixed_point(arena, &mut places, zeros, looping[k], build, |kernel| kernel);
         zeros = out;
         let (first, period, count) = cuts[k];
-        segments.push(Segment { first, period, count, passes: [first_kernel, second_kernel, third_kernel] });
+        segments.push(Segment { first, period, count, passes: vec![first_kernel, second_kernel, third_kernel] });
     }
     Some(Looped { segments, places })
+}
+
+/// The inverse dynamics τ = K(q, q̇, a) − τ_other (one Newton–Euler pass, as
+/// [`super::kinetic_part`]) in the loop form, over the same segments as [`looped`]: each segment's
+/// pass root → leaves (V_j, a_j and the link's force f_j, carrying the parent's V and a) and its
+/// pass leaves → root (F_j = f_j + the child's share, τ_j, carrying the share X_jᵀ F_j); `None`
+/// where the chain does not loop. The accelerations a are the `Role::Acceleration` symbols, read
+/// at each block's offset as its q and q̇.
+pub fn looped_inverse(model: &Model, arena: &mut Arena, links: &Links) -> Option<Looped> {
+    let cuts = cut(model, arena, links)?;
+    let mut places = Vec::new();
+    let blocks: Vec<Vec<usize>> = cuts.iter().map(|&(first, period, _)| (first..first + period).collect()).collect();
+    let looping: Vec<bool> = cuts.iter().map(|c| c.2 >= 2).collect();
+    let m = cuts.len();
+    // Temporaries numbered apart from the accelerations' kernels' (and the straight line's).
+    let offset = |k: usize, pass: usize| (1 << 40) + ((2 * k + pass + 1) << 20);
+    let mut forward = Vec::new();
+    let mut zeros = vec![false; CARRIED];
+    for k in 0..m {
+        let build = |arena: &mut Arena, places: &mut Vec<Place>, z: &[bool]| {
+            let mut b = Block::new(arena, &model.layout, places, offset(k, 0), z.to_vec());
+            let out = forward_pass(&mut b, links, &blocks[k], k + 1 == m);
+            (b.done(out.0), out.1)
+        };
+        let (built, out) = fixed_point(arena, &mut places, zeros, looping[k], build, |(kernel, _)| kernel);
+        forward.push(built);
+        zeros = out;
+    }
+    let mut backward: Vec<Option<Kernel>> = (0..m).map(|_| None).collect();
+    let mut zeros = vec![false; CARRIED];
+    for k in (0..m).rev() {
+        let own = &forward[k].1;
+        let build = |arena: &mut Arena, places: &mut Vec<Place>, z: &[bool]| {
+            let mut b = Block::new(arena, &model.layout, places, offset(k, 1), z.to_vec());
+            let out = backward_pass(&mut b, links, &blocks[k], k + 1 == m, own);
+            b.done(out)
+        };
+        let (kernel, out) = fixed_point(arena, &mut places, zeros, looping[k], build, |kernel| kernel);
+        backward[k] = Some(kernel);
+        zeros = out;
+    }
+    let segments = forward
+        .into_iter()
+        .zip(backward)
+        .zip(cuts)
+        .map(|(((down, _), up), (first, period, count))| Segment {
+            first,
+            period,
+            count,
+            passes: vec![down, up.expect("every segment's pass leaves → root")],
+        })
+        .collect();
+    Some(Looped { segments, places })
+}
+
+/// The inverse dynamics root → leaves over `block`: V_j, a_j = X_j a_p + S_j a_j + c_j and the
+/// link's force f_j = M_j a_j + V_j ×* M_j V_j (stored), from the parent's V and a (at the root
+/// none and the ground's); hands on the last joint's V and a unless it is the chain's leaf.
+fn forward_pass(b: &mut Block<'_, '_>, links: &Links, block: &[usize], leaf: bool) -> (Vec<(Expr, Place)>, Vec<Spatial>) {
+    let syms = b.rec.syms;
+    let root = block[0] == 0;
+    let mut parent: Option<Spatial> = (!root).then(|| std::array::from_fn(|x| b.read(Place::Velocity(x))));
+    let mut from: Spatial =
+        if root { ground(b.rec.arena, links) } else { std::array::from_fn(|x| b.read(Place::Acceleration(x))) };
+    let mut outputs = Vec::new();
+    let mut own = Vec::new();
+    for (i, &j) in block.iter().enumerate() {
+        let joint = bound_joint(&mut b.rec, &links.joints[j]);
+        let v = velocity(&mut b.rec, &joint, parent.as_ref(), syms.qd[j]);
+        let c = velocity_product(&mut b.rec, (&links.joints[j], &joint), parent.as_ref(), &v, syms.qd[j]);
+        let moved = to_child(&mut b.rec, &joint, &from);
+        let a: Spatial = std::array::from_fn(|x| {
+            let sq = b.rec.arena.mul2(joint.s[x], syms.qdd[j]);
+            let e = b.rec.arena.add(&[moved[x], sq, c[x]]);
+            b.rec.bind(e)
+        });
+        let ma = times(b.rec.arena, &links.inertias[j], &a);
+        let bias = bias_force(&mut b.rec, &links.inertias[j], &v);
+        let f: Spatial = std::array::from_fn(|x| {
+            let e = b.rec.arena.add2(ma[x], bias[x]);
+            b.rec.bind(e)
+        });
+        outputs.extend((0..6).map(|x| (f[x], Place::LinkForce(i, x))));
+        own.push(f);
+        parent = Some(v);
+        from = a;
+    }
+    for (i, &j) in block.iter().enumerate() {
+        let ((sin, cos), turns) = trig(b.rec.arena, &links.joints[j], syms.q[j]);
+        if turns {
+            outputs.push((sin, Place::Sine(i)));
+            outputs.push((cos, Place::Cosine(i)));
+        }
+    }
+    if !leaf {
+        let v = parent.expect("a block has joints");
+        outputs.extend((0..6).map(|x| (v[x], Place::Velocity(x))));
+        outputs.extend((0..6).map(|x| (from[x], Place::Acceleration(x))));
+    }
+    (outputs, own)
+}
+
+/// The inverse dynamics leaves → root over `block`: F_j = f_j + the child's share (none at the
+/// leaf) and τ_j = S_j·F_j + a_j q̈_j (the armature) − τ_other_j; hands on the first joint's share
+/// X_jᵀ F_j unless it is the root.
+fn backward_pass(b: &mut Block<'_, '_>, links: &Links, block: &[usize], leaf: bool, own: &[Spatial]) -> Vec<(Expr, Place)> {
+    let syms = b.rec.syms;
+    let root = block[0] == 0;
+    let own: Vec<Spatial> =
+        (0..block.len()).map(|i| std::array::from_fn(|x| b.stored(own[i][x], Place::LinkForce(i, x)))).collect();
+    let mut child: Option<Spatial> = (!leaf).then(|| std::array::from_fn(|x| b.read(Place::Force(x))));
+    let mut outputs = Vec::new();
+    for (i, &j) in block.iter().enumerate().rev() {
+        let joint = later_joint(b, links, j, i);
+        let f: Spatial = std::array::from_fn(|x| {
+            let mut terms = vec![own[i][x]];
+            terms.extend(child.iter().map(|c| c[x]));
+            let e = b.rec.arena.add(&terms);
+            b.rec.bind(e)
+        });
+        let sf = b.rec.arena.dot(&joint.s, &f);
+        let armature = b.rec.arena.mul2(links.armature[j], syms.qdd[j]);
+        let with = b.rec.arena.add2(sf, armature);
+        let tau = b.rec.arena.sub(with, links.tau[j]);
+        outputs.push((b.rec.bind(tau), Place::Torque(i)));
+        child = (i > 0 || !root).then(|| to_parent(&mut b.rec, &joint, &f));
+    }
+    if let Some(share) = child {
+        outputs.extend((0..6).map(|x| (share[x], Place::Force(x))));
+    }
+    outputs
 }
 
 /// A kernel built for the zeros of the carried values it is handed (`zeros`, by their index in
@@ -496,21 +647,24 @@ mod tests {
             Place::JointAcceleration(i) => (9, k + i, 0),
             Place::Sine(i) => (10, k + i, 0),
             Place::Cosine(i) => (11, k + i, 0),
+            Place::LinkForce(i, x) => (12, k + i, x),
+            Place::Torque(i) => (13, k + i, 0),
         }
     }
 
     /// Runs the loop form as the emitter writes it (each segment's kernels over its blocks, in the
-    /// passes' orders), each kernel evaluated by the arena at the block's offset: q̈ and the pivots.
+    /// passes' orders: the second leaves → root), each kernel evaluated by the arena at the block's
+    /// offset: what the passes kept.
     fn run(
         arena: &symbolic::Arena,
         looped: &Looped,
         n: usize,
         role: &dyn Fn(Expr) -> Option<Role>,
         value: &dyn Fn(Expr) -> f64,
-        (state, inputs): (&[f64], &[f64]),
-    ) -> (Vec<f64>, Vec<f64>) {
+        (state, inputs, accelerations): (&[f64], &[f64], &[f64]),
+    ) -> FxHashMap<(u8, usize, usize), f64> {
         let mut kept: FxHashMap<(u8, usize, usize), f64> = FxHashMap::default();
-        for pass in 0..3 {
+        for pass in 0..looped.segments[0].passes.len() {
             let segments: Vec<_> =
                 if pass == 1 { looped.segments.iter().rev().collect() } else { looped.segments.iter().collect() };
             for s in segments {
@@ -523,6 +677,9 @@ mod tests {
                         Some(Role::Coordinate(j)) if (s.first..s.first + s.period).contains(&j) => state[j + k - s.first],
                         Some(Role::Velocity(j)) if (s.first..s.first + s.period).contains(&j) => state[n + j + k - s.first],
                         Some(Role::Input(u)) if s.count > 1 => inputs[u + k - s.first],
+                        Some(Role::Acceleration(j)) if (s.first..s.first + s.period).contains(&j) => {
+                            accelerations[j + k - s.first]
+                        }
                         _ => value(e),
                     };
                     let outputs: Vec<Expr> = kernel.outputs.iter().map(|o| o.0).collect();
@@ -533,13 +690,12 @@ mod tests {
                 }
             }
         }
-        let qdd = (0..n).map(|j| kept[&key(Place::JointAcceleration(0), j)]).collect();
-        let pivots = (0..n).map(|j| kept[&key(Place::Pivot(0), j)]).collect();
-        (qdd, pivots)
+        kept
     }
 
     /// The loop form of `src` (`n` joints) cut as `cuts`, run block by block against the straight
-    /// line's q̈ and pivots at one state (`parameters` by name): the straight line's recursion.
+    /// line's q̈ and pivots at one state (`parameters` by name), and the inverse dynamics' loop form
+    /// against its straight line at some accelerations: the straight line's recursion.
     fn agrees(
         src: &str,
         n: usize,
@@ -558,16 +714,32 @@ mod tests {
             Some(Role::Velocity(j)) => state[n + j],
             Some(Role::Parameter(k)) => parameters.iter().find(|p| model.parameters[k] == p.0).expect("a parameter").1,
             Some(Role::Input(k)) => 0.4 - 0.07 * k as f64,
+            Some(Role::Acceleration(j)) => 0.9 - 0.13 * (j % 11) as f64,
             other => panic!("no value for {other:?}"),
         };
         let mut outputs = r.accelerations.clone();
         outputs.extend(&r.pivots);
         let straight = arena.eval_bound(&r.bindings, &outputs, &value);
         let inputs: Vec<f64> = (0..n).map(|k| 0.4 - 0.07 * k as f64).collect();
-        let (qdd, pivots) = run(&arena, looped, n, &role, &value, (&state, &inputs));
+        let accelerations: Vec<f64> = (0..n).map(|j| 0.9 - 0.13 * (j % 11) as f64).collect();
+        let kept = run(&arena, looped, n, &role, &value, (&state, &inputs, &accelerations));
+        let qdd = (0..n).map(|j| kept[&key(Place::JointAcceleration(0), j)]);
+        let pivots = (0..n).map(|j| kept[&key(Place::Pivot(0), j)]);
         let scale = straight.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
-        for (a, b) in qdd.iter().chain(&pivots).zip(&straight) {
+        for (a, b) in qdd.chain(pivots).zip(&straight) {
             assert!((a - b).abs() <= 1e-12 * scale, "{a} against {b}");
+        }
+        // The inverse dynamics, looped over the same cut, against its straight line.
+        let k = crate::derive::dynamics::kinetics::kinetics(&model, &mut arena, &r);
+        let (inverse, straight) = (k.inverse_looped.expect("the inverse dynamics' loop form"), k.inverse_dynamics.expect("τ"));
+        let got: Vec<_> = inverse.segments.iter().map(|s| (s.first, s.period, s.count, s.passes.len())).collect();
+        assert_eq!(got, cuts.iter().map(|&(f, p, c)| (f, p, c, 2)).collect::<Vec<_>>());
+        let tau = arena.eval_bound(&straight.bindings, &straight.outputs, &value);
+        let kept = run(&arena, &inverse, n, &role, &value, (&state, &inputs, &accelerations));
+        let scale = tau.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+        for (j, b) in tau.iter().enumerate() {
+            let a = kept[&key(Place::Torque(0), j)];
+            assert!((a - b).abs() <= 1e-12 * scale, "τ_{j}: {a} against {b}");
         }
         (model, arena, r)
     }
