@@ -697,9 +697,9 @@ fn a_long_chain_with_armatures_solves_with_m_factored_along_its_links() {
         assert!(gap < 1e-10 * column.amax(), "{gap:e} against {column}");
         // Each armature on M's diagonal: the last joint's entry is its link's inertia about its axis plus a.
         assert!((m[(19, 19)] - (0.0002 + 0.2 * 0.05 * 0.05 + 0.01)).abs() < 1e-14, "{}", m[(19, 19)]);
-        // Inverse dynamics with M q̈ along the links (the factor's product, M never formed) against
-        // that M; at the field's accelerations (input 0.3 on the first joint) τ is the
-        // input's column.
+        // Inverse dynamics (one Newton–Euler pass, as loops over the chain's kinds of joint) against
+        // that M; at the field's accelerations (input 0.3 on the first joint) τ is the input's
+        // column.
         let qdd = rng.vector::<20>(-2.0, 2.0);
         let tau = driven.inverse_dynamics(0.0, &x, &qdd).unwrap();
         let dense = m * qdd - driven.forcing(0.0, &x);
@@ -709,10 +709,10 @@ fn a_long_chain_with_armatures_solves_with_m_factored_along_its_links() {
     }
 }
 
-/// Twelve joints, a hinge about x behind an offset and a slider along z in turn, each damped and
-/// driven by an input of its own: long and repetitive enough for the recursion's loop form (root,
-/// five blocks of two joints, leaf; `derive::dynamics::spatial::looped`), whose kernels read each
-/// block's inputs at its offset.
+/// Fourteen joints, a hinge about x behind an offset and a slider along z in turn, each damped and
+/// driven by an input of its own: long and repetitive enough for the loop form of the recursion
+/// and of the inverse dynamics (root, six blocks of two joints, leaf;
+/// `derive::dynamics::spatial::looped`), whose kernels read each block's inputs at its offset.
 #[derive(Mechanics)]
 #[mechanics(
     joint(name = q1, kind = revolute, origin = [0.1, 0, -0.2], axis = [1, 0, 0], armature = 0.01, child = l1, damping = 0.05, input = u1,
@@ -739,6 +739,10 @@ fn a_long_chain_with_armatures_solves_with_m_factored_along_its_links() {
           mass = 0.7, centre = [0, 0, -0.1], inertia = diag(0.002, 0.003, 0.001)),
     joint(name = q12, kind = prismatic, origin = [0, 0.05, 0], axis = [0, 0, 1], parent = l11, child = l12, damping = 0.05, input = u12,
           mass = 0.7, centre = [0, 0, -0.1], inertia = diag(0.002, 0.003, 0.001)),
+    joint(name = q13, kind = revolute, origin = [0.1, 0, -0.2], axis = [1, 0, 0], armature = 0.01, parent = l12, child = l13, damping = 0.05, input = u13,
+          mass = 0.7, centre = [0, 0, -0.1], inertia = diag(0.002, 0.003, 0.001)),
+    joint(name = q14, kind = prismatic, origin = [0, 0.05, 0], axis = [0, 0, 1], parent = l13, child = l14, damping = 0.05, input = u14,
+          mass = 0.7, centre = [0, 0, -0.1], inertia = diag(0.002, 0.003, 0.001)),
     gravity = [0, -9.81, 0],
 )]
 pub struct SliderChain;
@@ -748,12 +752,13 @@ fn a_driven_chain_in_loops_is_its_inverse_dynamics() {
     assert_eq!(SliderChainDriven::DYNAMICS, "recursive");
     let mut rng = Rng::new(67);
     for _ in 0..5 {
-        let x = rng.vector::<24>(-1.0, 1.0);
-        let u: [f64; 12] = std::array::from_fn(|_| rng.uniform(-2.0, 2.0));
+        let x = rng.vector::<28>(-1.0, 1.0);
+        let u: [f64; 14] = std::array::from_fn(|_| rng.uniform(-2.0, 2.0));
         let driven = SliderChain.driven(u);
-        // q̈ by the loops, against the inverse dynamics' straight-line passes: τ(q, q̇, q̈) less
-        // every force (the inputs among them) vanishes; each input's share is its own joint's
-        // (u_k on coordinate k, read at the block's offset).
+        // q̈ by the recursion's loops, against the inverse dynamics' (a Newton–Euler pass, in loops
+        // too): τ(q, q̇, q̈) less every force (the inputs among them) vanishes; each input's share
+        // is its own joint's (u_k on coordinate k, read at the block's offset), and M (the
+        // composite rigid bodies, straight-line) inverted gives an input's column.
         let qdd = driven.accelerations(0.0, &x).unwrap();
         let own = driven.inverse_dynamics(0.0, &x, &qdd).unwrap();
         assert!(own.amax() < 1e-10 * (1.0 + qdd.amax()), "{own}");

@@ -56,6 +56,12 @@ use super::{Links, Spatial};
 /// The shortest chain worth the loop form: below it the straight-line code fits the caches.
 const SHORTEST: usize = 12;
 
+/// The same for the inverse dynamics, whose straight line is smaller per joint: on the spatial
+/// chain (2026-12-04, the EPYC, interleaved runs) the loops took 1.3 times the straight line's time
+/// at 12 links, 0.95–0.98 at 14, 0.72 at 16 and 20, 0.69 at 24 and 48 (20–21 ns a joint, the
+/// straight line's 16 at 12 links and 28–30 from 16 on).
+const SHORTEST_INVERSE: usize = 14;
+
 /// The longest block of joints looked for.
 const LONGEST_PERIOD: usize = 6;
 
@@ -133,12 +139,12 @@ pub struct Looped {
     pub places: Vec<Place>,
 }
 
-/// The chain's segments (first joint, period, count) where the model's joints form a chain long
-/// enough and repetitive enough for the loop form to pay (see the module's notes); `None`
-/// otherwise.
-fn cut(model: &Model, arena: &mut Arena, links: &Links) -> Option<Vec<(usize, usize, usize)>> {
+/// The chain's segments (first joint, period, count) where the model's joints form a chain of at
+/// least `shortest` joints repetitive enough for the loop form to pay (see the module's notes);
+/// `None` otherwise.
+fn cut(model: &Model, arena: &mut Arena, links: &Links, shortest: usize) -> Option<Vec<(usize, usize, usize)>> {
     let n = links.joints.len();
-    if n < SHORTEST || !is_chain(links) {
+    if n < shortest || !is_chain(links) {
         return None;
     }
     let kinds = kinds(model, arena, links);
@@ -152,7 +158,7 @@ fn cut(model: &Model, arena: &mut Arena, links: &Links) -> Option<Vec<(usize, us
 /// The loop form of the recursion over `links` where the model's joints form a chain long enough
 /// and repetitive enough for it to pay (see the module's notes); `None` otherwise.
 pub fn looped(model: &Model, arena: &mut Arena, links: &Links) -> Option<Looped> {
-    let cuts = cut(model, arena, links)?;
+    let cuts = cut(model, arena, links, SHORTEST)?;
     let mut places = Vec::new();
     let blocks: Vec<Vec<usize>> = cuts.iter().map(|&(first, period, _)| (first..first + period).collect()).collect();
     let looping: Vec<bool> = cuts.iter().map(|c| c.2 >= 2).collect();
@@ -208,10 +214,10 @@ pub fn looped(model: &Model, arena: &mut Arena, links: &Links) -> Option<Looped>
 /// [`super::kinetic_part`]) in the loop form, over the same segments as [`looped`]: each segment's
 /// pass root → leaves (V_j, a_j and the link's force f_j, carrying the parent's V and a) and its
 /// pass leaves → root (F_j = f_j + the child's share, τ_j, carrying the share X_jᵀ F_j); `None`
-/// where the chain does not loop. The accelerations a are the `Role::Acceleration` symbols, read
-/// at each block's offset as its q and q̇.
+/// where the chain does not loop or is shorter than [`SHORTEST_INVERSE`]. The accelerations a are
+/// the `Role::Acceleration` symbols, read at each block's offset as its q and q̇.
 pub fn looped_inverse(model: &Model, arena: &mut Arena, links: &Links) -> Option<Looped> {
-    let cuts = cut(model, arena, links)?;
+    let cuts = cut(model, arena, links, SHORTEST_INVERSE)?;
     let mut places = Vec::new();
     let blocks: Vec<Vec<usize>> = cuts.iter().map(|&(first, period, _)| (first..first + period).collect()).collect();
     let looping: Vec<bool> = cuts.iter().map(|c| c.2 >= 2).collect();
@@ -746,11 +752,11 @@ mod tests {
 
     /// A chain of joint items, a hinge about x behind an offset and a slider along z in turn, with
     /// damping on every joint, armatures on the hinges (no sines in the sliders' kernels) and an
-    /// input of its own driving each joint (read at the block's offset): root, five blocks of two,
+    /// input of its own driving each joint (read at the block's offset): root, six blocks of two,
     /// leaf.
     #[test]
     fn hinges_and_sliders_loop_as_their_straight_line() {
-        let joints: Vec<String> = (1..=12)
+        let joints: Vec<String> = (1..=14)
             .map(|k| {
                 let parent = if k == 1 { String::new() } else { format!("parent = l{}, ", k - 1) };
                 let kind = if k % 2 == 1 {
@@ -768,7 +774,7 @@ mod tests {
             "#[mechanics({}, gravity = [0, -g, 0])] pub struct Chain {{ pub m: f64, pub d: f64, pub g: f64 }}",
             joints.join(", ")
         );
-        agrees(&src, 12, &[(0, 1, 1), (1, 2, 5), (11, 1, 1)], &[("m", 0.7), ("d", 0.05), ("g", 9.81)]);
+        agrees(&src, 14, &[(0, 1, 1), (1, 2, 6), (13, 1, 1)], &[("m", 0.7), ("d", 0.05), ("g", 9.81)]);
     }
 
     /// A 20-link chain in space (turning about z, y and x in turn): cut into its root, six blocks
