@@ -101,7 +101,13 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                     (None, Some(quantities)) => Assembled::Links { quantities, links },
                     (None, None) => unreachable!("kinetics along spatial links carry M's entries or the links' quantities"),
                 };
-                let (mass_matrix, forcing) = assembled_mass_and_forcing(model, &k.forcing, mass, helpers, m_doc);
+                // A chain whose inverse dynamics loops takes f from it: f = τ − K(q, q̇, 0) = −τ_id(a = 0),
+                // the same pass (O(n) code where f's straight line grows with the chain).
+                let forcing = match &k.inverse_looped {
+                    Some(_) => Forcing::ByInverse,
+                    None => Forcing::Bound(&k.forcing),
+                };
+                let (mass_matrix, forcing) = assembled_mass_and_forcing(model, forcing, mass, helpers, m_doc);
                 let static_item = static_forcing_item(model, &k.static_forcing, helpers);
                 let dynamics_item = products_as_dynamics(model);
                 let Some(inverse) = &k.inverse_dynamics else { unreachable!("kinetics along spatial links carry τ(q, q̇, a)") };
@@ -133,8 +139,13 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                 }
             }
             crate::derive::dynamics::Links::Directions(tree) => {
-                let (mass_matrix, forcing) =
-                    assembled_mass_and_forcing(model, &k.forcing, Assembled::Tree(tree.dirs.len()), helpers, m_doc);
+                let (mass_matrix, forcing) = assembled_mass_and_forcing(
+                    model,
+                    Forcing::Bound(&k.forcing),
+                    Assembled::Tree(tree.dirs.len()),
+                    helpers,
+                    m_doc,
+                );
                 let with_forcing = constrained.then_some(&k.forcing);
                 let static_item = static_forcing_item(model, &k.static_forcing, helpers);
                 let items = tree_factor_item(model, tree, with_forcing, helpers);
@@ -155,7 +166,7 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                 doc: " M a = Σⱼ ∂p/∂q̇ⱼ aⱼ (M column by column from it: `mass_matrix`).",
                 f_doc: " The forcing f of M q̈ = f.",
             };
-            let (mass_matrix, forcing) = assembled_mass_and_forcing(model, &forcing, products, helpers, m_doc);
+            let (mass_matrix, forcing) = assembled_mass_and_forcing(model, Forcing::Bound(&forcing), products, helpers, m_doc);
             let static_item = dense_static_forcing(model, eq, helpers);
             let dynamics = products_as_dynamics(model);
             MassAndForcing {
@@ -589,16 +600,26 @@ fn mass_matrix_item(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, m_d
 /// `mechanics::mass_from_products`).
 fn assembled_mass_and_forcing(
     model: &View<'_>,
-    forcing: &Bound,
+    forcing: Forcing<'_>,
     mass: Assembled<'_>,
     helpers: &mut Helpers,
     m_doc: &TokenStream,
 ) -> (TokenStream, TokenStream) {
     let (n, d) = (model.dof(), model.layout.state_dim());
     let none = TokenStream::new();
-    let (f_stmts, f_vals) = helpers.body_bound(model, &forcing.bindings, &forcing.outputs, "__routh_forcing", &none, &none);
-    let allow = allow_generated();
     let sv = quote! { __routh::Vector };
+    let f_body = match forcing {
+        Forcing::Bound(forcing) => {
+            let (f_stmts, f_vals) =
+                helpers.body_bound(model, &forcing.bindings, &forcing.outputs, "__routh_forcing", &none, &none);
+            quote! {
+                #(#f_stmts)*
+                #sv::<#n>::from([#(#f_vals),*])
+            }
+        }
+        Forcing::ByInverse => quote! { -self.__routh_inverse_dynamics(t, x, &#sv::<#n>::zeros()) },
+    };
+    let allow = allow_generated();
     let (f_doc, product, assemble) = match mass {
         Assembled::Tree(tree_k) => (
             " The forcing f along the kinematic tree (O(n)).",
@@ -653,8 +674,7 @@ fn assembled_mass_and_forcing(
         #[doc = #f_doc]
         #allow
         fn __routh_forcing(&self, t: f64, x: &#sv<#d>) -> #sv<#n> {
-            #(#f_stmts)*
-            #sv::<#n>::from([#(#f_vals),*])
+            #f_body
         }
 
         #product
@@ -667,6 +687,13 @@ fn assembled_mass_and_forcing(
         }
     };
     (mass_matrix, quote! { self.__routh_forcing(t, x) })
+}
+
+/// Where f comes from ([`assembled_mass_and_forcing`]): its own bindings, or the inverse dynamics'
+/// loops at zero accelerations, f = −τ_id(t, x, 0) (a chain whose inverse dynamics loops).
+enum Forcing<'a> {
+    Bound(&'a Bound),
+    ByInverse,
 }
 
 /// Where M comes from ([`assembled_mass_and_forcing`]).
