@@ -65,19 +65,29 @@ def pinocchio_binary():
     return compile_harness("chain_aba")
 
 
+# A Rust function timing a call: the best of five rounds of `reps` calls, seconds per call (for the
+# generated harnesses here and in compare_urdf.py).
+BEST_OF_FIVE = """/// The best of five rounds of `reps` calls, seconds per call.
+fn best(reps: usize, mut call: impl FnMut()) -> f64 {
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let start = std::time::Instant::now();
+        for _ in 0..reps {
+            call();
+        }
+        best = best.min(start.elapsed().as_secs_f64() / reps as f64);
+    }
+    best
+}
+"""
+
+
 def timed_field(reps):
     """Rust statements that evaluate `sys.field` at `x` into `field` and time it, the best of five
-    rounds of `reps` calls, into `best` (seconds per call)."""
+    rounds of `reps` calls, into `t_field` (seconds per call; `best` of [`BEST_OF_FIVE`])."""
     return f"""    let field = sys.field(0.0, &x).unwrap();
     let reps = {reps};
-    let mut best = f64::INFINITY;
-    for _ in 0..5 {{
-        let start = std::time::Instant::now();
-        for _ in 0..reps {{
-            black_box(sys.field(0.0, black_box(&x)).unwrap());
-        }}
-        best = best.min(start.elapsed().as_secs_f64() / reps as f64);
-    }}
+    let t_field = best(reps, || {{ black_box(sys.field(0.0, black_box(&x)).unwrap()); }});
 """
 
 
@@ -107,27 +117,17 @@ use std::hint::black_box;
 )]
 pub struct Spatial {{ pub m: f64, pub l: f64, pub i: f64, pub j: f64, pub g: f64 }}
 
+{BEST_OF_FIVE}
 fn main() {{
     let sys = Spatial {{ m: 1.0, l: 0.5, i: 0.02, j: 0.01, g: 9.81 }};
     let x = SVector::<f64, {2 * n}>::from_fn(|i, _| 0.1 + 0.37 * ((i * 7919) % 13) as f64 / 13.0);
-{timed_field(f"4_000_000 / ({n} + 20)")}    println!("{{}} {{:e}}", Spatial::DYNAMICS, best);
+{timed_field(f"4_000_000 / ({n} + 20)")}    println!("{{}} {{:e}}", Spatial::DYNAMICS, t_field);
     let qdd: Vec<String> = field.iter().skip({n}).map(|v| format!("{{v:e}}")).collect();
     println!("{{}}", qdd.join(","));
     // The inverse dynamics at the accelerations a_k = 0.3 − 0.17 ((31 k) mod 7) and M: times, then values.
     let a = SVector::<f64, {n}>::from_fn(|k, _| 0.3 - 0.17 * ((k * 31) % 7) as f64);
-    let time = |reps: usize, call: &dyn Fn()| {{
-        let mut best = f64::INFINITY;
-        for _ in 0..5 {{
-            let start = std::time::Instant::now();
-            for _ in 0..reps {{
-                call();
-            }}
-            best = best.min(start.elapsed().as_secs_f64() / reps as f64);
-        }}
-        best
-    }};
-    let t_id = time(reps, &|| {{ black_box(sys.inverse_dynamics(0.0, black_box(&x), black_box(&a)).unwrap()); }});
-    let t_mass = time(reps / 4 + 1, &|| {{ black_box(sys.mass_matrix(0.0, black_box(&x))); }});
+    let t_id = best(reps, || {{ black_box(sys.inverse_dynamics(0.0, black_box(&x), black_box(&a)).unwrap()); }});
+    let t_mass = best(reps / 4 + 1, || {{ black_box(sys.mass_matrix(0.0, black_box(&x))); }});
     println!("{{t_id:e}} {{t_mass:e}}");
     let tau: Vec<String> = sys.inverse_dynamics(0.0, &x, &a).unwrap().iter().map(|v| format!("{{v:e}}")).collect();
     println!("{{}}", tau.join(","));

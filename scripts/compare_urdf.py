@@ -205,13 +205,14 @@ use std::hint::black_box;
 #[mechanics({urdf_item(urdf)}, gravity = [0, 0, -g])]
 pub struct Robot {{ pub g: f64 }}
 
+{compare_pinocchio.BEST_OF_FIVE}
 fn main() {{
     let sys = Robot {{ g: 9.81 }};
     let n = Robot::DOF;
     let p = Robot::STATE_DIM - n;
     let x = State::<{{ Robot::STATE_DIM }}>::from_fn(|i, _| 0.1 + 0.37 * ((i * 7919) % 13) as f64 / 13.0 - 0.2 * (i % 2) as f64);
 {compare_pinocchio.timed_field("2_000_000 / (n + 20)")}    let join = |v: &[f64]| v.iter().map(|v| format!("{{v:e}}")).collect::<Vec<_>>().join(",");
-    println!("{{}} {{:e}}", Robot::DYNAMICS, best);
+    println!("{{}} {{:e}}", Robot::DYNAMICS, t_field);
     println!("{{}}", Robot::COORDINATES.join(","));
     println!("{{}}", Robot::STATE_NAMES[p..].join(","));
     println!("{{}}", join(&x.as_slice()[..p]));
@@ -240,19 +241,7 @@ const K: usize = Robot::INPUTS.len();
 const N: usize = Robot::DOF;
 const D: usize = Robot::STATE_DIM;
 
-/// The best of five rounds of `reps` calls, seconds per call.
-fn best(reps: usize, mut call: impl FnMut()) -> f64 {{
-    let mut best = f64::INFINITY;
-    for _ in 0..5 {{
-        let start = std::time::Instant::now();
-        for _ in 0..reps {{
-            call();
-        }}
-        best = best.min(start.elapsed().as_secs_f64() / reps as f64);
-    }}
-    best
-}}
-
+{compare_pinocchio.BEST_OF_FIVE}
 fn main() {{
     let sys = Robot {{ g: 9.81 }};
     let view = sys.driven([0.0; K]);

@@ -295,13 +295,7 @@ fn forward_pass(b: &mut Block<'_, '_>, links: &Links, block: &[usize], leaf: boo
         parent = Some(v);
         from = a;
     }
-    for (i, &j) in block.iter().enumerate() {
-        let ((sin, cos), turns) = trig(b.rec.arena, &links.joints[j], syms.q[j]);
-        if turns {
-            outputs.push((sin, Place::Sine(i)));
-            outputs.push((cos, Place::Cosine(i)));
-        }
-    }
+    store_trig(b, links, block, &mut outputs);
     if !leaf {
         let v = parent.expect("a block has joints");
         outputs.extend((0..6).map(|x| (v[x], Place::Velocity(x))));
@@ -500,18 +494,24 @@ fn first_pass(b: &mut Block<'_, '_>, links: &Links, block: &[usize], leaf: bool)
         stored.1.push(bias);
         parent = Some(v);
     }
-    for (i, &j) in block.iter().enumerate() {
-        let ((sin, cos), turns) = trig(b.rec.arena, &links.joints[j], syms.q[j]);
-        if turns {
-            outputs.push((sin, Place::Sine(i)));
-            outputs.push((cos, Place::Cosine(i)));
-        }
-    }
+    store_trig(b, links, block, &mut outputs);
     if !leaf {
         let v = parent.expect("a block has joints");
         outputs.extend((0..6).map(|x| (v[x], Place::Velocity(x))));
     }
     (outputs, stored)
+}
+
+/// A first pass's stores of each joint's sin q_j and cos q_j (where its quantities use them), for
+/// the later passes to read instead of evaluating them again.
+fn store_trig(b: &mut Block<'_, '_>, links: &Links, block: &[usize], outputs: &mut Vec<(Expr, Place)>) {
+    for (i, &j) in block.iter().enumerate() {
+        let ((sin, cos), turns) = trig(b.rec.arena, &links.joints[j], b.rec.syms.q[j]);
+        if turns {
+            outputs.push((sin, Place::Sine(i)));
+            outputs.push((cos, Place::Cosine(i)));
+        }
+    }
 }
 
 /// sin q and cos q of a joint's coordinate q, and whether its quantities use either.
