@@ -4,7 +4,8 @@
 //! same robot written by hand; a chain with a floating base, a hinge, a ball joint in the middle and a
 //! hinge below it against the dense path (Hamel's equations, an independent derivation); the
 //! quadruped's linear momentum in flight, which gravity alone changes (ṗ = m g), and the chain's
-//! energy along a run.
+//! energy along a run; a floating chain long enough for M to be the runtime's (past the generated
+//! CRBA's size) against its inverse dynamics and its energy.
 
 #[macro_use]
 mod common;
@@ -368,5 +369,73 @@ fn modes_with_an_orientation_on_the_spatial_recursion_are_the_dense_path() {
         let x = Tipper.free_state([(); 7].map(|_| rng.uniform(-1.0, 1.0)), [(); 6].map(|_| rng.uniform(-2.0, 2.0))).state;
         assert_near!(Tipper.free().energy_gradient(0.0, &x), TipperDense.free().energy_gradient(0.0, &x), 1e-12);
         assert_near!(Tipper.free().energy_hessian(0.0, &x), TipperDense.free().energy_hessian(0.0, &x), 1e-12);
+    }
+}
+
+/// A floating trunk carrying a chain of twelve hinges with a ball joint after the sixth: 21
+/// velocities and 231 pairs of joints one above the other (the base's six and the ball's three
+/// among them), past the generated CRBA's 160 — M is the runtime's composite rigid bodies in the
+/// ground's axes, the orientations' joints among them. Against the inverse dynamics' columns
+/// (M eₖ = τ(x, eₖ) − τ(x, 0), a generated Newton–Euler pass along the links) and the energy
+/// (½ vᵀ M v = E(x) − E at rest, a pass of its own), quaternions off the unit sphere.
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = base, kind = floating, child = trunk, origin = [0, 0, 0.5],
+          mass = 2, centre = [0.01, 0, 0], inertia = [[0.1, 0.01, 0], [0.01, 0.2, 0], [0, 0, 0.25]]),
+    joint(name = h1, kind = revolute, parent = trunk, child = l1, origin = [0.2, 0, -0.05], axis = [0, 1, 0],
+          mass = 0.5, centre = [0.01, 0, -0.1], inertia = diag(0.004, 0.0035, 0.0008)),
+    joint(name = h2, kind = revolute, parent = l1, child = l2, origin = [0, 0.02, -0.2], axis = [1, 0, 0],
+          mass = 0.5, centre = [0.01, 0, -0.1], inertia = diag(0.004, 0.0035, 0.0008)),
+    joint(name = h3, kind = revolute, parent = l2, child = l3, origin = [0, 0.02, -0.2], axis = [0, 0, 1],
+          mass = 0.5, centre = [0.01, 0, -0.1], inertia = diag(0.004, 0.0035, 0.0008)),
+    joint(name = h4, kind = revolute, parent = l3, child = l4, origin = [0, 0.02, -0.2], axis = [0, 1, 0],
+          mass = 0.5, centre = [0.01, 0, -0.1], inertia = diag(0.004, 0.0035, 0.0008)),
+    joint(name = h5, kind = revolute, parent = l4, child = l5, origin = [0, 0.02, -0.2], axis = [1, 0, 0],
+          mass = 0.5, centre = [0.01, 0, -0.1], inertia = diag(0.004, 0.0035, 0.0008)),
+    joint(name = h6, kind = revolute, parent = l5, child = l6, origin = [0, 0.02, -0.2], axis = [0, 0, 1],
+          mass = 0.5, centre = [0.01, 0, -0.1], inertia = diag(0.004, 0.0035, 0.0008)),
+    joint(name = ball, kind = ball, parent = l6, child = b, origin = [0, 0.05, -0.2], rotation = rpy(0.3, 0, 0),
+          mass = 0.3, centre = [0.02, 0, -0.1], inertia = [[0.002, 0.0001, 0], [0.0001, 0.003, 0], [0, 0, 0.0015]]),
+    joint(name = h7, kind = revolute, parent = b, child = l7, origin = [0, 0.02, -0.2], axis = [0, 1, 0],
+          mass = 0.5, centre = [0.01, 0, -0.1], inertia = diag(0.004, 0.0035, 0.0008)),
+    joint(name = h8, kind = revolute, parent = l7, child = l8, origin = [0, 0.02, -0.2], axis = [1, 0, 0],
+          mass = 0.5, centre = [0.01, 0, -0.1], inertia = diag(0.004, 0.0035, 0.0008)),
+    joint(name = h9, kind = revolute, parent = l8, child = l9, origin = [0, 0.02, -0.2], axis = [0, 0, 1],
+          mass = 0.5, centre = [0.01, 0, -0.1], inertia = diag(0.004, 0.0035, 0.0008)),
+    joint(name = h10, kind = revolute, parent = l9, child = l10, origin = [0, 0.02, -0.2], axis = [0, 1, 0],
+          mass = 0.5, centre = [0.01, 0, -0.1], inertia = diag(0.004, 0.0035, 0.0008)),
+    joint(name = h11, kind = revolute, parent = l10, child = l11, origin = [0, 0.02, -0.2], axis = [1, 0, 0],
+          mass = 0.5, centre = [0.01, 0, -0.1], inertia = diag(0.004, 0.0035, 0.0008)),
+    joint(name = h12, kind = revolute, parent = l11, child = l12, origin = [0, 0.02, -0.2], axis = [0, 0, 1],
+          mass = 0.5, centre = [0.01, 0, -0.1], inertia = diag(0.004, 0.0035, 0.0008)),
+    gravity = [0, 0, -9.81],
+)]
+pub struct LongFloating;
+
+#[test]
+fn a_long_floating_chains_mass_matrix_is_its_inverse_dynamics_and_its_energy() {
+    assert_eq!(LongFloating::DYNAMICS, "recursive");
+    let mut rng = Rng::new(71);
+    for _ in 0..3 {
+        let q = [(); 23].map(|_| rng.uniform(-1.0, 1.0));
+        let v = [(); 21].map(|_| rng.uniform(-1.5, 1.5));
+        let x = LongFloating.state(q, v);
+        let mass = LongFloating.mass_matrix(0.0, &x);
+        let rest = LongFloating.inverse_dynamics(0.0, &x, &SVector::zeros()).unwrap();
+        for k in 0..21 {
+            let unit = SVector::<f64, 21>::from_fn(|r, _| f64::from(u8::from(r == k)));
+            let column = LongFloating.inverse_dynamics(0.0, &x, &unit).unwrap() - rest;
+            assert!(
+                (mass.column(k) - column).amax() < 1e-12 * (1.0 + column.amax()),
+                "column {k}: {} against {column}",
+                mass.column(k)
+            );
+        }
+        assert_eq!(mass, mass.transpose());
+        let still = LongFloating.state(q, [0.0; 21]);
+        let kinetic = LongFloating.energy(0.0, &x) - LongFloating.energy(0.0, &still);
+        let vv = SVector::<f64, 21>::from_column_slice(&v);
+        let quadratic = 0.5 * vv.dot(&(mass * vv));
+        assert!((kinetic - quadratic).abs() < 1e-11 * (1.0 + kinetic.abs()), "T {kinetic} against ½ vᵀMv {quadratic}");
     }
 }
