@@ -31,7 +31,7 @@ use crate::model::Model;
 
 /// A tree model's quantities along its tree (each a function of its own).
 pub struct Kinetics {
-    /// f of M q̈ = f.
+    /// f of M q̈ = f (empty along a chain whose inverse dynamics loops: there f = −τ_id(t, x, 0)).
     pub forcing: Bound,
     /// f(t, q, 0), f at rest (the velocities zero): the gravity pass alone along spatial links,
     /// τ at rest along a tree of directions (whose velocity products then vanish).
@@ -94,8 +94,14 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
         super::Links::Directions(tree) => tree,
         super::Links::Spatial(links) => {
             let crba = super::crba_pairs(&links.parents) <= super::CRBA_MAX_PAIRS;
+            let inverse_looped = super::spatial::looped::looped_inverse(model, arena, links).map(Box::new);
             return Kinetics {
-                forcing: next(arena, &|b| super::spatial::forcing(b, links)),
+                // Where the inverse dynamics loops, f is −τ_id(t, x, 0) from its loops: none of its own.
+                forcing: if inverse_looped.is_some() {
+                    Bound { bindings: Vec::new(), outputs: Vec::new() }
+                } else {
+                    next(arena, &|b| super::spatial::forcing(b, links))
+                },
                 static_forcing: next(arena, &|b| super::spatial::static_forcing(b, links)),
                 lagrangian: next(arena, &|b| super::spatial::lagrangian(b, links)),
                 energy: next(arena, &|b| super::spatial::energy(b, links)),
@@ -126,7 +132,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
                         })
                         .collect()
                 })),
-                inverse_looped: super::spatial::looped::looped_inverse(model, arena, links).map(Box::new),
+                inverse_looped,
                 end: offset,
             };
         }
