@@ -10,7 +10,7 @@ use quote::{format_ident, quote};
 use symbolic::Expr;
 
 use crate::derive::Derived;
-use crate::derive::dynamics::kinetics::FactorAlongLinks;
+use crate::derive::dynamics::kinetics::{FactorAlongLinks, Forcing};
 use crate::derive::dynamics::spatial::Links;
 use crate::derive::dynamics::spatial::looped::Looped;
 use crate::derive::dynamics::{Bound, Form, Tree};
@@ -101,13 +101,7 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                     (None, Some(quantities)) => Assembled::Links { quantities, links },
                     (None, None) => unreachable!("kinetics along spatial links carry M's entries or the links' quantities"),
                 };
-                // A chain whose inverse dynamics loops takes f from it: f = τ − K(q, q̇, 0) = −τ_id(a = 0),
-                // the same pass (O(n) code where f's straight line grows with the chain).
-                let forcing = match &k.inverse_looped {
-                    Some(_) => Forcing::ByInverse,
-                    None => Forcing::Bound(&k.forcing),
-                };
-                let (mass_matrix, forcing) = assembled_mass_and_forcing(model, forcing, mass, helpers, m_doc);
+                let (mass_matrix, forcing) = assembled_mass_and_forcing(model, &k.forcing, mass, helpers, m_doc);
                 let static_item = static_forcing_item(model, &k.static_forcing, helpers);
                 let dynamics_item = products_as_dynamics(model);
                 let Some(inverse) = &k.inverse_dynamics else { unreachable!("kinetics along spatial links carry τ(q, q̇, a)") };
@@ -139,14 +133,10 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                 }
             }
             crate::derive::dynamics::Links::Directions(tree) => {
-                let (mass_matrix, forcing) = assembled_mass_and_forcing(
-                    model,
-                    Forcing::Bound(&k.forcing),
-                    Assembled::Tree(tree.dirs.len()),
-                    helpers,
-                    m_doc,
-                );
-                let with_forcing = constrained.then_some(&k.forcing);
+                let (mass_matrix, forcing) =
+                    assembled_mass_and_forcing(model, &k.forcing, Assembled::Tree(tree.dirs.len()), helpers, m_doc);
+                let Forcing::Bound(f) = &k.forcing else { unreachable!("a tree of directions' f is a pass of its own") };
+                let with_forcing = constrained.then_some(f);
                 let static_item = static_forcing_item(model, &k.static_forcing, helpers);
                 let items = tree_factor_item(model, tree, with_forcing, helpers);
                 let items = quote! { #items #static_item };
@@ -166,7 +156,7 @@ pub fn of(model: &View<'_>, derived: &Derived, helpers: &mut Helpers, m_doc: &To
                 doc: " M a = Σⱼ ∂p/∂q̇ⱼ aⱼ (M column by column from it: `mass_matrix`).",
                 f_doc: " The forcing f of M q̈ = f.",
             };
-            let (mass_matrix, forcing) = assembled_mass_and_forcing(model, Forcing::Bound(&forcing), products, helpers, m_doc);
+            let (mass_matrix, forcing) = assembled_mass_and_forcing(model, &Forcing::Bound(forcing), products, helpers, m_doc);
             let static_item = dense_static_forcing(model, eq, helpers);
             let dynamics = products_as_dynamics(model);
             MassAndForcing {
@@ -600,7 +590,7 @@ fn mass_matrix_item(model: &View<'_>, eq: &Equations, helpers: &mut Helpers, m_d
 /// `mechanics::mass_from_products`).
 fn assembled_mass_and_forcing(
     model: &View<'_>,
-    forcing: Forcing<'_>,
+    forcing: &Forcing,
     mass: Assembled<'_>,
     helpers: &mut Helpers,
     m_doc: &TokenStream,
@@ -687,13 +677,6 @@ fn assembled_mass_and_forcing(
         }
     };
     (mass_matrix, quote! { self.__routh_forcing(t, x) })
-}
-
-/// Where f comes from ([`assembled_mass_and_forcing`]): its own bindings, or the inverse dynamics'
-/// loops at zero accelerations, f = −τ_id(t, x, 0) (a chain whose inverse dynamics loops).
-enum Forcing<'a> {
-    Bound(&'a Bound),
-    ByInverse,
 }
 
 /// Where M comes from ([`assembled_mass_and_forcing`]).

@@ -31,8 +31,8 @@ use crate::model::Model;
 
 /// A tree model's quantities along its tree (each a function of its own).
 pub struct Kinetics {
-    /// f of M q̈ = f (empty along a chain whose inverse dynamics loops: there f = −τ_id(t, x, 0)).
-    pub forcing: Bound,
+    /// f of M q̈ = f.
+    pub forcing: Forcing,
     /// f(t, q, 0), f at rest (the velocities zero): the gravity pass alone along spatial links,
     /// τ at rest along a tree of directions (whose velocity products then vanish).
     pub static_forcing: Bound,
@@ -67,6 +67,15 @@ pub struct Kinetics {
     pub end: usize,
 }
 
+/// Where a tree model's f comes from.
+pub enum Forcing {
+    /// Its own bindings (a pass along the tree at q̈ = 0).
+    Bound(Bound),
+    /// The inverse dynamics' loops at zero accelerations, f = τ − K(q, q̇, 0) = −τ_id(t, x, 0): a
+    /// chain whose inverse dynamics loops ([`Kinetics::inverse_looped`]).
+    ByInverse,
+}
+
 /// The quantities of M factored along spatial links ([`super::spatial::factor`]).
 pub struct FactorAlongLinks {
     /// Per joint A_j, ℓ_j, S_j (and with the parts U_j, D_j, M_jj), then the links' inertias.
@@ -98,9 +107,9 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
             return Kinetics {
                 // Where the inverse dynamics loops, f is −τ_id(t, x, 0) from its loops: none of its own.
                 forcing: if inverse_looped.is_some() {
-                    Bound { bindings: Vec::new(), outputs: Vec::new() }
+                    Forcing::ByInverse
                 } else {
-                    next(arena, &|b| super::spatial::forcing(b, links))
+                    Forcing::Bound(next(arena, &|b| super::spatial::forcing(b, links)))
                 },
                 static_forcing: next(arena, &|b| super::spatial::static_forcing(b, links)),
                 lagrangian: next(arena, &|b| super::spatial::lagrangian(b, links)),
@@ -189,7 +198,7 @@ pub fn kinetics(model: &Model, arena: &mut Arena, r: &Recursive) -> Kinetics {
         generalized(b, tree, n, &vel)
     });
     Kinetics {
-        forcing,
+        forcing: Forcing::Bound(forcing),
         static_forcing,
         lagrangian,
         energy,

@@ -49,7 +49,7 @@ use crate::layout::{Role, StandIn};
 use crate::model::Model;
 
 use super::algebra::times;
-use super::passes::{bias_force, bound_joint, ground, to_child, to_parent, velocity, velocity_product};
+use super::passes::{bias_force, bound_joint, ground, link_acceleration, to_parent, velocity, velocity_product};
 use super::recursion::{accelerate, bias_step, eliminate, own_terms};
 use super::{Links, Spatial};
 
@@ -278,12 +278,7 @@ fn forward_pass(b: &mut Block<'_, '_>, links: &Links, block: &[usize], leaf: boo
         let joint = bound_joint(&mut b.rec, &links.joints[j]);
         let v = velocity(&mut b.rec, &joint, parent.as_ref(), syms.qd[j]);
         let c = velocity_product(&mut b.rec, (&links.joints[j], &joint), parent.as_ref(), &v, syms.qd[j]);
-        let moved = to_child(&mut b.rec, &joint, &from);
-        let a: Spatial = std::array::from_fn(|x| {
-            let sq = b.rec.arena.mul2(joint.s[x], syms.qdd[j]);
-            let e = b.rec.arena.add(&[moved[x], sq, c[x]]);
-            b.rec.bind(e)
-        });
+        let a = link_acceleration(&mut b.rec, &joint, &from, syms.qdd[j], Some(&c));
         let ma = times(b.rec.arena, &links.inertias[j], &a);
         let bias = bias_force(&mut b.rec, &links.inertias[j], &v);
         let f: Spatial = std::array::from_fn(|x| {

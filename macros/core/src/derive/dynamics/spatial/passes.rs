@@ -159,18 +159,24 @@ pub(super) fn link_accelerations(
     let mut acc: Vec<Spatial> = vec![[zero; 6]; joints.len()];
     for &j in &links.order {
         let from = links.parents[j].map_or(base, |p| acc[p]);
-        let moved = to_child(rec, &joints[j], &from);
-        acc[j] = std::array::from_fn(|x| {
-            let sq = rec.arena.mul2(joints[j].s[x], r[j]);
-            let mut terms = vec![moved[x], sq];
-            if let Some(c) = c {
-                terms.push(c[j][x]);
-            }
-            let e = rec.arena.add(&terms);
-            rec.bind(e)
-        });
+        acc[j] = link_acceleration(rec, &joints[j], &from, r[j], c.map(|c| &c[j]));
     }
     acc
+}
+
+/// One link's acceleration X_j a_p + S_j r_j (+ c_j) from its parent's (or the ground's) `from`,
+/// bound.
+pub(super) fn link_acceleration(rec: &mut Builder<'_>, joint: &Joint, from: &Spatial, r: Expr, c: Option<&Spatial>) -> Spatial {
+    let moved = to_child(rec, joint, from);
+    std::array::from_fn(|x| {
+        let sq = rec.arena.mul2(joint.s[x], r);
+        let mut terms = vec![moved[x], sq];
+        if let Some(c) = c {
+            terms.push(c[x]);
+        }
+        let e = rec.arena.add(&terms);
+        rec.bind(e)
+    })
 }
 
 /// S_j · f_j with f_j = own_j + Σ_children X_cᵀ f_c (leaves → root): the generalized forces of
