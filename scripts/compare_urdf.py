@@ -45,7 +45,10 @@ derivatives ∂q̈/∂q, ∂q̈/∂q̇ and ∂q̈/∂τ = M⁻¹ (`linearize`: A
 `computeRNEADerivatives`, whose ∂τ/∂v gets the damping's D), and the gravity torques g(q) that
 hold the robot still (`static_forces` against `computeGeneralizedGravity`). It prints the agreement of each
 (max |Δ| / max |reference|; routh's A also against central differences of its field, h = 10⁻⁶),
-then the time per call of each side and their ratio.
+then the time per call of each side and their ratio. A floating robot's `linearize` cell also
+gives `linearize_tangent` against `computeABADerivatives`: the same derivatives in the chart of
+the base's body rotation vector (Pinocchio's own tangent space, where `linearize` is in the
+quaternion's components) with the mechanical form M δq̈ + C δq̇ + K δq = B δu.
 
 Optional: nothing here runs in the test suite.
 """
@@ -222,10 +225,11 @@ fn main() {{
 """
 
 
-def control_source(urdf):
+def control_source(urdf, tangent=False):
     """A main for the second table: the robot with a torque on each joint; prints the times per
     call of the field, `inverse_dynamics`, `mass_matrix`, `linearize` (A and B),
-    `inverse_dynamics_jacobian` and `static_forces`, then the names and the state, the
+    `inverse_dynamics_jacobian`, `static_forces` and (`tangent`: a robot with a floating base)
+    `linearize_tangent`, then the names and the state, the
     accelerations a given to the inverse dynamics, q̈, τ(a), M, A's q̈ rows, B's q̈ rows, the
     central differences of the field's q̈ rows, ∂τ/∂q, ∂τ/∂q̇ and the static forces."""
     return f"""#![allow(dead_code)]
@@ -255,6 +259,7 @@ fn main() {{
     let t_lin = best(reps / 4 + 1, || {{ black_box(sys.linearize(0.0, black_box(&x), [0.0; K]).unwrap()); }});
     let t_idj = best(reps / 4 + 1, || {{ black_box(view.inverse_dynamics_jacobian(0.0, black_box(&x), black_box(&a)).unwrap()); }});
     let t_static = best(reps, || {{ black_box(view.static_forces(0.0, black_box(&x))); }});
+    {tangent_timing(tangent)}
     let (tq, tv) = view.inverse_dynamics_jacobian(0.0, &x, &a).unwrap();
     let field = view.field(0.0, &x).unwrap();
     let tau = view.inverse_dynamics(0.0, &x, &a).unwrap();
@@ -269,7 +274,7 @@ fn main() {{
     }});
     let join = |v: &mut dyn Iterator<Item = f64>| v.map(|v| format!("{{v:e}}")).collect::<Vec<_>>().join(",");
     let rows = |m: &dyn Fn(usize, usize) -> f64, cols: usize| join(&mut (p..D).flat_map(|i| (0..cols).map(move |j| m(i, j))));
-    println!("{{t_field:e}} {{t_id:e}} {{t_mass:e}} {{t_lin:e}} {{t_idj:e}} {{t_static:e}}");
+    println!("{{t_field:e}} {{t_id:e}} {{t_mass:e}} {{t_lin:e}} {{t_idj:e}} {{t_static:e}} {{t_tan:e}}");
     println!("{{}}", Robot::COORDINATES.join(","));
     println!("{{}}", Robot::STATE_NAMES[p..].join(","));
     println!("{{}}", Robot::INPUTS.join(","));
@@ -287,6 +292,14 @@ fn main() {{
     println!("{{}}", join(&mut view.static_forces(0.0, &x).iter().copied()));
 }}
 """
+
+
+def tangent_timing(tangent):
+    """The harness's `t_tan`: `linearize_tangent` per call for a robot with an orientation (its
+    floating base), 0 without one (the method exists only with orientations)."""
+    if not tangent:
+        return "let t_tan = 0.0_f64;"
+    return "let t_tan = best(reps / 4 + 1, || { black_box(view.linearize_tangent(0.0, black_box(&x)).unwrap()); });"
 
 
 def build_crate(name, source, timed=True):
@@ -346,7 +359,8 @@ def control(urdf, exe):
     import numpy as np
 
     name = crate_name("control_", urdf)
-    binary, _ = build_crate(name, control_source(Path(urdf).resolve()), timed=False)
+    tangent = 'type="floating"' in Path(urdf).read_text()
+    binary, _ = build_crate(name, control_source(Path(urdf).resolve(), tangent), timed=False)
     lines = subprocess.run([str(binary)], capture_output=True, text=True, check=True).stdout.splitlines()
     times = [float(w) for w in lines[0].split()]
     routh_again = lambda: [float(w) for w in subprocess.run(  # noqa: E731
@@ -413,13 +427,16 @@ def control(urdf, exe):
     agreement = [gap(qdd, p_qdd), gap(tau, p_tau), gap(np.array(mass).reshape(n, n), p_mass),
                  gap(r_dq, p_dq), gap(r_dv, p_dv), gap(r_minv, p_minv), gap(r_tq, p_tq), gap(r_tv, p_tv), gap(held, p_held),
                  fd_gap]
-    t_field, t_id, t_mass, t_lin, t_idj, t_static = times
+    t_field, t_id, t_mass, t_lin, t_idj, t_static, t_tan = times
+    # With a floating base, `linearize_tangent` too: the same derivatives in the chart of the
+    # orientation's body rotation vector (Pinocchio's own tangent space) with the mechanical form.
+    tangent_cell = f" (`linearize_tangent` {1e9 * t_tan:.0f} ns = {t_tan / t_deriv:.2f})" if t_tan > 0 else ""
     print(
         f"| {Path(urdf).stem} | {n} | " + " | ".join(f"{g:.0e}" for g in agreement)
         + f" | {1e9 * t_field:.0f} / {1e9 * t_aba:.0f} ns = {t_field / t_aba:.2f}"
         + f" | {1e9 * t_id:.0f} / {1e9 * t_rnea:.0f} ns = {t_id / t_rnea:.2f}"
         + f" | {1e9 * t_mass:.0f} / {1e9 * t_crba:.0f} ns = {t_mass / t_crba:.2f}"
-        + f" | {1e9 * t_lin:.0f} / {1e9 * t_deriv:.0f} ns = {t_lin / t_deriv:.2f}"
+        + f" | {1e9 * t_lin:.0f} / {1e9 * t_deriv:.0f} ns = {t_lin / t_deriv:.2f}{tangent_cell}"
         + f" | {1e9 * t_idj:.0f} / {1e9 * t_rnea_deriv:.0f} ns = {t_idj / t_rnea_deriv:.2f}"
         + f" | {1e9 * t_static:.0f} / {1e9 * t_gravity:.0f} ns = {t_static / t_gravity:.2f} |",
         flush=True,

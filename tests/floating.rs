@@ -272,6 +272,41 @@ fn a_floating_chains_field_jacobian_along_its_links_is_the_dense_paths() {
     }
 }
 
+/// The free-flying chain's linearisation in the tangent chart of its two orientations (the
+/// floating base and the ball joint): along its links from the runtime's derivatives over the
+/// velocities with each orientation's columns already along its body rotation vector
+/// (`linearize::tangent`, no field Jacobian in the quaternion state), against the dense path's
+/// (Hamel's equations' Jacobian in the quaternion state moved into the chart by E,
+/// `constrained_with_orientations`) — A, B, the embedding and the mechanical form M δq̈ + C δq̇ +
+/// K δq = B δu, whose C and K the links' route takes from the inverse dynamics' derivatives
+/// without a product by M — at random states, quaternions off the unit sphere.
+#[test]
+fn a_floating_chains_tangent_linearisation_along_its_links_is_the_dense_paths() {
+    let (rec, dense) = (FreeChain { m: 3.0 }, FreeChainDense { m: 3.0 });
+    let mut rng = Rng::new(67);
+    for _ in 0..5 {
+        let q = [(); 13].map(|_| rng.uniform(-1.0, 1.0));
+        let v = [(); 11].map(|_| rng.uniform(-2.0, 2.0));
+        let u = [rng.uniform(-1.0, 1.0)];
+        let x = rec.state(q, v);
+        let (la, lb) = (rec.driven(u).linearize_tangent(0.0, &x).unwrap(), dense.driven(u).linearize_tangent(0.0, &x).unwrap());
+        assert_eq!(la.states, lb.states);
+        assert_eq!(la.states.len(), 22);
+        let near = |a: &routh::nalgebra::DMatrix<f64>, b: &routh::nalgebra::DMatrix<f64>, what: &str| {
+            assert_eq!(a.shape(), b.shape(), "{what}");
+            assert!((a - b).amax() < 1e-10 * (1.0 + b.amax()), "{what}: {:e}", (a - b).amax());
+        };
+        near(&la.a, &lb.a, "A");
+        near(&la.b, &lb.b, "B");
+        near(&la.embedding, &lb.embedding, "E");
+        let (ma, mb) = (la.mechanical.unwrap(), lb.mechanical.unwrap());
+        near(&ma.mass, &mb.mass, "M");
+        near(&ma.damping, &mb.damping, "C");
+        near(&ma.stiffness, &mb.stiffness, "K");
+        near(&ma.input, &mb.input, "B of the mechanical form");
+    }
+}
+
 #[test]
 fn orientations_on_the_spatial_recursion_are_the_dense_path() {
     let (rec, dense) = (Chain { m: 3.0 }, ChainDense { m: 3.0 });

@@ -34,6 +34,7 @@ use nalgebra::{DMatrix, SMatrix, SVector};
 use thiserror::Error;
 
 use crate::error::FieldError;
+use crate::mechanics::{VelocityBlocks, VelocityDerivatives};
 
 /// Which state components to keep: the independent coordinates and velocities, by coordinate
 /// name, and the ignorable coordinates to drop (builder).
@@ -336,41 +337,14 @@ impl Chart {
         }
         let action = D == p + n + 1;
         let (dim, ordinary) = (2 * n + usize::from(action), n - 3 * k);
-        let mut names: Vec<String> = at.coordinates[..ordinary].iter().map(|c| c.as_ref().to_owned()).collect();
-        for o in at.orientations {
-            names.extend((1..=3).map(|a| format!("theta{a}({})", o.as_ref())));
-        }
-        // E: ordinary components and the action as they are; an orientation's θ turns its
-        // quaternion by ½ q₀ ⊗ (0, θ) and adds ω₀ × θ to δω.
-        let mut e = DMatrix::zeros(D, dim);
-        for i in 0..ordinary {
-            e[(i, i)] = 1.0;
-            e[(p + i, n + i)] = 1.0;
-        }
-        if action {
-            e[(p + n, 2 * n)] = 1.0;
-        }
+        let (names, e) = chart_frame(at.coordinates, at.orientations, at.state, n, action);
         let (x, f) = (at.state, at.field);
-        let cross = |w: [f64; 3]| nalgebra::Matrix3::new(0.0, -w[2], w[1], w[2], 0.0, -w[0], -w[1], w[0], 0.0);
-        let mut turns = Vec::with_capacity(k);
-        for o in 0..k {
-            let (qs, vs) = (ordinary + 4 * o, ordinary + 3 * o);
-            let q0 = nalgebra::Quaternion::new(x[qs], x[qs + 1], x[qs + 2], x[qs + 3]);
-            let (w0, dw0) = (cross([x[p + vs], x[p + vs + 1], x[p + vs + 2]]), cross([f[p + vs], f[p + vs + 1], f[p + vs + 2]]));
-            for a in 0..3 {
-                let mut axis = [0.0; 3];
-                axis[a] = 1.0;
-                let turn = q0 * nalgebra::Quaternion::new(0.0, axis[0], axis[1], axis[2]) * 0.5;
-                for (r, v) in [turn.w, turn.i, turn.j, turn.k].into_iter().enumerate() {
-                    e[(qs + r, vs + a)] = v;
-                }
-                e[(p + vs + a, n + vs + a)] = 1.0;
-                for b in 0..3 {
-                    e[(p + vs + a, vs + b)] = w0[(a, b)];
-                }
-            }
-            turns.push((vs, w0, dw0));
-        }
+        let turns: Vec<_> = (0..k)
+            .map(|o| {
+                let vs = ordinary + 3 * o;
+                (vs, cross_matrix(x, p + vs), cross_matrix(f, p + vs))
+            })
+            .collect();
         // ξ̇: an ordinary coordinate's and every velocity's rate from J E, θ̇ the chart's velocity,
         // θ̈ = δω̇ − ω̇₀ × θ − ω₀ × θ̇.
         let je = DMatrix::from_column_slice(D, D, jacobian.as_slice()) * &e;
@@ -403,6 +377,173 @@ impl Chart {
         }
         Ok(Chart { names, action, oriented: k > 0, jacobian: j, inputs: b, constraints: constraints * &e, to_state: e })
     }
+}
+
+/// \[w×\] of the three components of `v` from `at`.
+fn cross_matrix<const D: usize>(v: &SVector<f64, D>, at: usize) -> nalgebra::Matrix3<f64> {
+    nalgebra::Vector3::new(v[at], v[at + 1], v[at + 2]).cross_matrix()
+}
+
+/// The chart of [`constrained_with_orientations`] about the state `x` of a model with `n`
+/// velocities: its coordinates' names (the ordinary coordinates, then `theta1(R)`, `theta2(R)`,
+/// `theta3(R)` of each orientation R) and E = ∂x/∂ξ over ξ = (δq, δu[, δz]): ordinary components
+/// and the action as they are; an orientation's θ turns its quaternion by ½ q₀ ⊗ (0, θ) and adds
+/// ω₀ × θ to δω.
+fn chart_frame<const D: usize, S: AsRef<str>>(
+    coordinates: &[S],
+    orientations: &[S],
+    x: &SVector<f64, D>,
+    n: usize,
+    action: bool,
+) -> (Vec<String>, DMatrix<f64>) {
+    let (p, k) = (coordinates.len(), orientations.len());
+    let (dim, ordinary) = (2 * n + usize::from(action), n - 3 * k);
+    let mut names: Vec<String> = coordinates[..ordinary].iter().map(|c| c.as_ref().to_owned()).collect();
+    for o in orientations {
+        names.extend((1..=3).map(|a| format!("theta{a}({})", o.as_ref())));
+    }
+    let mut e = DMatrix::zeros(D, dim);
+    for i in 0..ordinary {
+        e[(i, i)] = 1.0;
+        e[(p + i, n + i)] = 1.0;
+    }
+    if action {
+        e[(p + n, 2 * n)] = 1.0;
+    }
+    for o in 0..k {
+        let (qs, vs) = (ordinary + 4 * o, ordinary + 3 * o);
+        let q0 = nalgebra::Quaternion::new(x[qs], x[qs + 1], x[qs + 2], x[qs + 3]);
+        let w0 = cross_matrix(x, p + vs);
+        for a in 0..3 {
+            let mut axis = [0.0; 3];
+            axis[a] = 1.0;
+            let turn = q0 * nalgebra::Quaternion::new(0.0, axis[0], axis[1], axis[2]) * 0.5;
+            for (r, v) in [turn.w, turn.i, turn.j, turn.k].into_iter().enumerate() {
+                e[(qs + r, vs + a)] = v;
+            }
+            e[(p + vs + a, n + vs + a)] = 1.0;
+            for b in 0..3 {
+                e[(p + vs + a, vs + b)] = w0[(a, b)];
+            }
+        }
+    }
+    (names, e)
+}
+
+/// The linearisation in the tangent chart of [`constrained_with_orientations`] of an unconstrained
+/// model without an action, every chart coordinate and velocity kept, from its first-order
+/// dynamics over its velocities ([`VelocityBlocks`]: v̇ and ∂v̇/∂(q, v, u) with an orientation's
+/// columns of ∂/∂q along its body rotation vector θ at fixed v, the same times M, and M) — what
+/// [`constrained_with_orientations`] computes from the field's Jacobian in the quaternion state,
+/// here without the D × D Jacobian, its products by E or a product by M. With δω = θ̇ + ω₀ × θ,
+/// an orientation's columns of the chart are
+///
+/// ```text
+/// ∂/∂θ = ∂/∂θ|_v + ∂/∂ω · [ω₀×],     ∂/∂θ̇ = ∂/∂ω,     θ̈ = δω̇ − ω̇₀ × θ − ω₀ × θ̇
+/// ```
+///
+/// so that A's rows of the velocities are ∂v̇/∂ξ with the orientations' rows corrected, and the
+/// mechanical form's K = −M ∂ξ̈/∂δq and C = −M ∂ξ̈/∂δq̇ are the residual's blocks in the chart,
+/// negated, plus M's orientation columns times \[ω̇₀×\] and \[ω₀×\]; its B = ∂τ/∂u.
+///
+/// `coordinates` are the model's P positions (the ordinary coordinates, then each orientation's
+/// quaternion), `orientations` their names, `x` the state (q, v) with N velocities (D = P + N).
+///
+/// ```
+/// use routh_runtime::linearize::tangent;
+/// use routh_runtime::mechanics::{VelocityBlocks, VelocityDerivatives};
+/// use routh_runtime::nalgebra::{Matrix3, SVector, Vector3};
+///
+/// // A body turning about a fixed point, at rest, torqued by u: I ω̇ = u. At rest nothing turns
+/// // the chart (ω₀ = ω̇₀ = 0): θ̈ = I⁻¹ u, A = [0 1; 0 0] and B = [0; I⁻¹] by blocks of three, and
+/// // the mechanical form is I θ̈ = u.
+/// let inertia = Matrix3::from_diagonal(&Vector3::new(1.0, 2.0, 4.0));
+/// let inverse = inertia.try_inverse().unwrap();
+/// let zero = Matrix3::zeros();
+/// let solved = VelocityDerivatives::new(zero, zero, inverse);
+/// let forces = VelocityDerivatives::new(zero, zero, Matrix3::identity());
+/// let blocks = VelocityBlocks::new(SVector::zeros(), inertia, solved, forces);
+/// let x = SVector::<f64, 7>::from_column_slice(&[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+/// let lin = tangent(&["r_w", "r_x", "r_y", "r_z"], &["r"], &x, &blocks)?;
+/// assert_eq!(lin.states[0], "theta1(r)");
+/// assert_eq!((lin.a[(0, 3)], lin.a[(3, 0)]), (1.0, 0.0));
+/// assert_eq!(lin.b[(5, 2)], 0.25);
+/// let mechanical = lin.mechanical.unwrap();
+/// assert_eq!((mechanical.mass[(2, 2)], mechanical.input[(2, 2)]), (4.0, 1.0));
+/// # Ok::<(), routh_runtime::linearize::LinearizeError>(())
+/// ```
+///
+/// # Errors
+/// [`LinearizeError::Selection`] where the names, the state and the blocks do not fit.
+pub fn tangent<const D: usize, const N: usize, const K: usize, S: AsRef<str>>(
+    coordinates: &[S],
+    orientations: &[S],
+    x: &SVector<f64, D>,
+    blocks: &VelocityBlocks<N, K>,
+) -> Result<ConstrainedLinearization, LinearizeError> {
+    let (p, k) = (coordinates.len(), orientations.len());
+    if !(D == p + N && p == N + k && 3 * k <= N) {
+        return Err(LinearizeError::Selection(format!(
+            "a state of {D} components, {p} positions with {k} orientations and {N} velocities do not fit"
+        )));
+    }
+    let ordinary = N - 3 * k;
+    let (names, embedding) = chart_frame(coordinates, orientations, x, N, false);
+    let (solved, forces, mass) = (&blocks.solved, &blocks.forces, &blocks.mass);
+    // The positions' columns in the chart: an orientation's θ at fixed θ̇ moves δω by ω₀ × θ.
+    let charted = |d: &VelocityDerivatives<N, K>| {
+        let mut by_q = d.positions;
+        for o in 0..k {
+            let vs = ordinary + 3 * o;
+            let w0 = cross_matrix(x, p + vs);
+            let by_w = d.velocities.fixed_columns::<3>(vs) * w0;
+            let mut columns = by_q.fixed_columns_mut::<3>(vs);
+            columns += by_w;
+        }
+        by_q
+    };
+    let (solved_q, forces_q) = (charted(solved), charted(forces));
+    let mut a = DMatrix::zeros(2 * N, 2 * N);
+    let mut b = DMatrix::zeros(2 * N, K);
+    let (mut stiffness, mut damping) = (DMatrix::zeros(N, N), DMatrix::zeros(N, N));
+    for i in 0..N {
+        a[(i, N + i)] = 1.0;
+        for j in 0..N {
+            a[(N + i, j)] = solved_q[(i, j)];
+            a[(N + i, N + j)] = solved.velocities[(i, j)];
+            stiffness[(i, j)] = -forces_q[(i, j)];
+            damping[(i, j)] = -forces.velocities[(i, j)];
+        }
+        for j in 0..K {
+            b[(N + i, j)] = solved.others[(i, j)];
+        }
+    }
+    // θ̈ = δω̇ − ω̇₀ × θ − ω₀ × θ̇, and M times those corrections in K and C.
+    for o in 0..k {
+        let vs = ordinary + 3 * o;
+        let (w0, dw0) = (cross_matrix(x, p + vs), cross_matrix(&blocks.accelerations, vs));
+        for r in 0..3 {
+            for c in 0..3 {
+                a[(N + vs + r, vs + c)] -= dw0[(r, c)];
+                a[(N + vs + r, N + vs + c)] -= w0[(r, c)];
+            }
+        }
+        let m = mass.fixed_columns::<3>(vs);
+        let (by_dw, by_w) = (m * dw0, m * w0);
+        for i in 0..N {
+            for c in 0..3 {
+                stiffness[(i, vs + c)] += by_dw[(i, c)];
+                damping[(i, vs + c)] += by_w[(i, c)];
+            }
+        }
+    }
+    let dynamic = |m: &[f64], rows: usize, cols: usize| DMatrix::from_column_slice(rows, cols, m);
+    let mechanical =
+        Mechanical { mass: dynamic(mass.as_slice(), N, N), damping, stiffness, input: dynamic(forces.others.as_slice(), N, K) };
+    let mut states = Vec::with_capacity(2 * N);
+    states.extend(names.iter().map(|c| format!("dot({c})")));
+    states.splice(0..0, names);
+    Ok(ConstrainedLinearization { states, a, b, embedding, mechanical: Some(mechanical) })
 }
 
 /// The linearisation in a chart's minimal state (see the [module docs](self)).
@@ -679,5 +820,60 @@ mod tests {
             constrained_with_orientations(&at, (&SMatrix::zeros(), &DMatrix::zeros(7, 0)), (&DMatrix::zeros(0, 7), &mass), &sel)
                 .unwrap_err();
         assert!(matches!(&err, LinearizeError::Selection(msg) if msg.contains("theta1(r)")), "{err}");
+    }
+
+    /// A free body turning about a fixed point, torqued by three inputs, from its blocks over its
+    /// body angular velocity ω: Euler's I ω̇ = (I ω) × ω + u, so that ∂ω̇/∂θ = 0 at fixed ω (no
+    /// field turns with it), ∂ω̇/∂ω e = I⁻¹ ((I e) × ω + (I ω) × e) and ∂ω̇/∂u = I⁻¹. In the chart
+    /// (δω = θ̇ + ω₀ × θ, θ̈ = δω̇ − ω̇₀ × θ − ω₀ × θ̇) A is the error-state model by hand, and the
+    /// mechanical form's C and K — which [`tangent`] takes from the forces' blocks and M's columns
+    /// — are −M times A's rows of θ̈, its B M times B's.
+    #[test]
+    fn a_free_bodys_tangent_linearisation_from_its_blocks_is_the_error_state_model() {
+        use crate::mechanics::{VelocityBlocks, VelocityDerivatives};
+        use nalgebra::{Matrix3, UnitQuaternion, Vector3};
+        let inertia = Matrix3::new(1.0, 0.1, 0.0, 0.1, 2.0, -0.2, 0.0, -0.2, 2.75);
+        let inverse = inertia.try_inverse().unwrap();
+        let w0 = Vector3::new(0.3, -0.7, 1.1);
+        let q0 = UnitQuaternion::from_euler_angles(0.4, -1.1, 2.3);
+        let x = SVector::<f64, 7>::from_column_slice(&[q0.w, q0.i, q0.j, q0.k, w0.x, w0.y, w0.z]);
+        let w0_dot = inverse * (inertia * w0).cross(&w0);
+        let dw_dot = |dw: Vector3<f64>| inverse * ((inertia * dw).cross(&w0) + (inertia * w0).cross(&dw));
+        let by_w = Matrix3::from_columns(&[dw_dot(Vector3::x()), dw_dot(Vector3::y()), dw_dot(Vector3::z())]);
+        let solved = VelocityDerivatives::new(Matrix3::zeros(), by_w, inverse);
+        let forces = VelocityDerivatives::new(Matrix3::zeros(), inertia * by_w, Matrix3::identity());
+        let blocks = VelocityBlocks::new(w0_dot, inertia, solved, forces);
+        let lin = tangent(&["r_w", "r_x", "r_y", "r_z"], &["r"], &x, &blocks).unwrap();
+        assert_eq!(lin.states, ["theta1(r)", "theta2(r)", "theta3(r)", "dot(theta1(r))", "dot(theta2(r))", "dot(theta3(r))"]);
+        let mut a = DMatrix::<f64>::zeros(6, 6);
+        for c in 0..3 {
+            let e = Vector3::ith(c, 1.0);
+            a[(c, 3 + c)] = 1.0;
+            let by_theta = dw_dot(w0.cross(&e)) - w0_dot.cross(&e);
+            let by_rate = dw_dot(e) - w0.cross(&e);
+            a.view_mut((3, c), (3, 1)).copy_from(&by_theta);
+            a.view_mut((3, 3 + c), (3, 1)).copy_from(&by_rate);
+        }
+        assert!((&lin.a - &a).amax() < 1e-14, "A = {}, by hand {a}", lin.a);
+        let mut b = DMatrix::<f64>::zeros(6, 3);
+        b.view_mut((3, 0), (3, 3)).copy_from(&inverse);
+        assert!((&lin.b - &b).amax() < 1e-14);
+        // E: θ turns the quaternion by ½ q₀ ⊗ (0, e_k) and adds ω₀ × θ to δω.
+        let turn = q0.into_inner() * nalgebra::Quaternion::new(0.0, 0.0, 1.0, 0.0) * 0.5;
+        assert_eq!(lin.embedding.view((0, 1), (4, 1)).iter().copied().collect::<Vec<_>>(), [turn.w, turn.i, turn.j, turn.k]);
+        assert_eq!(
+            lin.embedding.view((4, 0), (3, 3)).into_owned(),
+            DMatrix::from_column_slice(3, 3, w0.cross_matrix().as_slice())
+        );
+        let mech = lin.mechanical.unwrap();
+        let m = DMatrix::from_column_slice(3, 3, inertia.as_slice());
+        let rows = a.rows(3, 3);
+        assert_eq!(mech.mass, m);
+        assert!((&mech.stiffness + &m * rows.columns(0, 3)).amax() < 1e-14, "K = {}", mech.stiffness);
+        assert!((&mech.damping + &m * rows.columns(3, 3)).amax() < 1e-14, "C = {}", mech.damping);
+        assert!((&mech.input - &m * b.rows(3, 3)).amax() < 1e-14, "B = {}", mech.input);
+        // Blocks that do not fit the names.
+        let err = tangent(&["r_w", "r_x", "r_y"], &["r"], &SVector::<f64, 6>::zeros(), &blocks).unwrap_err();
+        assert!(matches!(err, LinearizeError::Selection(_)), "{err}");
     }
 }

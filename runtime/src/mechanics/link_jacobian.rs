@@ -78,6 +78,60 @@ pub struct LinkDerivatives<const N: usize> {
     factor: TreeMassFactor<N>,
 }
 
+/// The derivatives of the accelerations v̇ (or of a force) over a model's positions — its ordinary
+/// coordinates and each orientation's body rotation vector θ at fixed velocities — over its
+/// velocities v, and over `K` other quantities (inputs, parameters).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct VelocityDerivatives<const N: usize, const K: usize> {
+    /// Over the positions (N columns: an orientation's three by its θ).
+    pub positions: SMatrix<f64, N, N>,
+    /// Over the velocities.
+    pub velocities: SMatrix<f64, N, N>,
+    /// Over the other quantities.
+    pub others: SMatrix<f64, N, K>,
+}
+
+impl<const N: usize, const K: usize> VelocityDerivatives<N, K> {
+    /// The three blocks.
+    #[must_use]
+    pub const fn new(positions: SMatrix<f64, N, N>, velocities: SMatrix<f64, N, N>, others: SMatrix<f64, N, K>) -> Self {
+        VelocityDerivatives { positions, velocities, others }
+    }
+}
+
+/// An unconstrained model's first-order dynamics over its velocities at one state
+/// ([`LinkDynamics::velocity_blocks`]): v̇, M, the derivatives of v̇, and those of the generalized
+/// forces' residual M v̇ = τ − K(q, v, v̇) at v̇ (the inverse dynamics' derivatives negated) — what a
+/// linearisation in the orientations' tangent chart needs
+/// ([`linearize::tangent`](crate::linearize::tangent)), its mechanical form M δq̈ + C δq̇ + K δq
+/// = B δu included, without a product by M.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct VelocityBlocks<const N: usize, const K: usize> {
+    /// v̇.
+    pub accelerations: SVector<f64, N>,
+    /// M.
+    pub mass: SMatrix<f64, N, N>,
+    /// ∂v̇/∂(q, v, w).
+    pub solved: VelocityDerivatives<N, K>,
+    /// M ∂v̇/∂(q, v, w) = ∂τ/∂(q, v, w) − ∂K/∂(q, v, w) at v̇.
+    pub forces: VelocityDerivatives<N, K>,
+}
+
+impl<const N: usize, const K: usize> VelocityBlocks<N, K> {
+    /// The blocks of a model at a state (`forces` = M `solved`).
+    #[must_use]
+    pub const fn new(
+        accelerations: SVector<f64, N>,
+        mass: SMatrix<f64, N, N>,
+        solved: VelocityDerivatives<N, K>,
+        forces: VelocityDerivatives<N, K>,
+    ) -> Self {
+        VelocityBlocks { accelerations, mass, solved, forces }
+    }
+}
+
 /// M of a tree of links factored, densely or along the tree: M = Lᵀ D L with L unit lower
 /// triangular in the tree's order and L_ki ≠ 0 only where i is an ancestor of k (the sparsity the
 /// branches give M: M_ij = 0 where neither joint is above the other; Featherstone's LTDL, *Rigid
@@ -512,7 +566,8 @@ impl<const N: usize> LinkDynamics<N> {
     /// where an input or a result is not finite.
     pub fn derivatives(&self, t: f64, qd: &SVector<f64, N>, forces: &JointForces<N>) -> Result<LinkDerivatives<N>, FieldError> {
         let mut rows = SolvedRows::<N, 0>::new();
-        let Accelerated { mass, factor, accelerations } = self.solved_rows(t, qd, forces, |_| SMatrix::zeros(), &mut rows)?;
+        let Accelerated { mass, factor, accelerations } =
+            self.solved_rows(t, qd, forces, |_| SMatrix::zeros(), &mut rows, |_| ())?;
         Ok(LinkDerivatives {
             accelerations,
             mass,
@@ -539,7 +594,7 @@ impl<const N: usize> LinkDynamics<N> {
     ) -> Result<Linearization<D, W>, FieldError> {
         const { assert!(D == 2 * N, "the state of a tree of links is (q, q̇)") };
         let mut rows = SolvedRows::<N, W>::new();
-        self.solved_rows(t, qd, forces, dg_dw, &mut rows)?;
+        self.solved_rows(t, qd, forces, dg_dw, &mut rows, |_| ())?;
         let mut out = Linearization::<D, W> { a: SMatrix::zeros(), b: SMatrix::zeros() };
         for i in 0..N {
             out.a[(i, N + i)] = 1.0;
@@ -569,12 +624,36 @@ impl<const N: usize> LinkDynamics<N> {
         const { assert!(D == P + N, "the state (q, v) of a tree of links") };
         let qd = x.fixed_rows::<N>(P).into_owned();
         let mut rows = SolvedRows::<N, W>::new();
-        self.solved_rows(t, &qd, forces, dg_dw, &mut rows)?;
+        self.solved_rows(t, &qd, forces, dg_dw, &mut rows, |_| ())?;
         let mut out = Linearization::<D, W> { a: SMatrix::zeros(), b: SMatrix::zeros() };
         let (by_q, by_v) = (&rows.by_q, &rows.by_v);
         super::StateLayout::<P, N, D>::write_jacobian_from_chart(&mut out.a, x, rates, |r, c| by_q[(c, r)], |r, c| by_v[(c, r)]);
         out.b.fixed_rows_mut::<N>(P).tr_copy_from(&rows.sensitivities);
         Ok(out)
+    }
+
+    /// q̈, M, ∂q̈/∂(q, q̇, w) and M ∂q̈/∂(q, q̇, w) at the joint rates `qd` under the other
+    /// generalized forces `forces`, whose derivatives ∂g/∂w `dg_dw` gives at q̈ (an orientation's
+    /// columns of ∂/∂q along its body rotation vector at fixed rates): the derivatives' right-hand
+    /// sides kept as they are before they are solved, for the tangent linearisation and its
+    /// mechanical form ([`VelocityBlocks`]).
+    ///
+    /// # Errors
+    /// As [`Self::derivatives`].
+    pub fn velocity_blocks<const W: usize>(
+        &self,
+        t: f64,
+        qd: &SVector<f64, N>,
+        forces: &JointForces<N>,
+        dg_dw: impl FnOnce(&SVector<f64, N>) -> SMatrix<f64, N, W>,
+    ) -> Result<VelocityBlocks<N, W>, FieldError> {
+        let mut rows = SolvedRows::<N, W>::new();
+        let blocks =
+            |r: &SolvedRows<N, W>| VelocityDerivatives::new(r.by_q.transpose(), r.by_v.transpose(), r.sensitivities.transpose());
+        let mut residual = VelocityDerivatives::new(SMatrix::zeros(), SMatrix::zeros(), SMatrix::zeros());
+        let Accelerated { mass, accelerations, .. } =
+            self.solved_rows(t, qd, forces, dg_dw, &mut rows, |r| residual = blocks(r))?;
+        Ok(VelocityBlocks { accelerations, mass, solved: blocks(&rows), forces: residual })
     }
 
     /// ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ ∂g/∂w at q̈ into `rows` ([`Self::linearization`]), finite: the passes
@@ -588,6 +667,7 @@ impl<const N: usize> LinkDynamics<N> {
         forces: &JointForces<N>,
         dg_dw: impl FnOnce(&SVector<f64, N>) -> SMatrix<f64, N, W>,
         rows: &mut SolvedRows<N, W>,
+        before_solve: impl FnOnce(&SolvedRows<N, W>),
     ) -> Result<Accelerated<N>, FieldError> {
         let mut passes = Passes::new();
         self.passes(qd, None, &mut passes);
@@ -602,6 +682,7 @@ impl<const N: usize> LinkDynamics<N> {
             rows.by_q[(j, i)] -= kq;
             rows.by_v[(j, i)] -= kv;
         });
+        before_solve(rows);
         factor.solve_rows(rows).map_err(|_| FieldError::SingularMassMatrix { t })?;
         if !(all_finite(&accelerations) && all_finite(&rows.by_q) && all_finite(&rows.by_v) && all_finite(&rows.sensitivities)) {
             return Err(FieldError::NonFinite { t });

@@ -375,7 +375,7 @@ pub fn pad<const S: usize, const D: usize>(v: &SVector<f64, S>) -> SVector<f64, 
 }
 
 pub use layout::StateLayout;
-pub use link_jacobian::{JointForces, LinkDerivatives, LinkDynamics, TreeMassFactor};
+pub use link_jacobian::{JointForces, LinkDerivatives, LinkDynamics, TreeMassFactor, VelocityBlocks, VelocityDerivatives};
 pub use links::{LinkFactor, LinkJoint, LinkTopology};
 pub(crate) use saddle::Saddle;
 pub use saddle::{ConstrainedSolution, ConstraintKind, Restitution, restitution, solve_constrained};

@@ -82,7 +82,7 @@ pub(crate) fn accelerations_and_jacobian(
             Dynamics {
                 jacobian: {
                     let jacobian = recursive_jacobian(model, r, eq, helpers);
-                    let tangent = tangent_linearization(model);
+                    let tangent = tangent_linearization(model, along_links);
                     quote! { #jacobian #tangent #along_tree }
                 },
                 methods: sensitivity_items(model, eq, helpers, operator, along_links),
@@ -94,7 +94,7 @@ pub(crate) fn accelerations_and_jacobian(
         None if eq.rate_jacobians.is_some() => Dynamics {
             jacobian: {
                 let jacobian = quasi_jacobian_items(model, eq, helpers);
-                let tangent = tangent_linearization(model);
+                let tangent = tangent_linearization(model, false);
                 quote! { #jacobian #tangent }
             },
             methods: sensitivity_items(model, eq, helpers, operator, false),
@@ -348,8 +348,11 @@ fn quasi_jacobian_items(model: &View<'_>, eq: &Equations, helpers: &mut Helpers)
 /// `linearize_tangent` of an unconstrained model with orientations (not a mode's view): its
 /// linearisation with each orientation charted by its body rotation vector about the reference
 /// motion — 12 × 12 for a free body instead of the quaternion state's 13 × 13 with its redundant
-/// direction (the runtime's `linearize::constrained_with_orientations`, with no constraint rows).
-fn tangent_linearization(model: &View<'_>) -> TokenStream {
+/// direction (the runtime's `linearize::constrained_with_orientations`, with no constraint rows);
+/// along links, from their derivatives over the velocities in the chart itself
+/// (`LinkDynamics::velocity_blocks`, `linearize::tangent`), without the field's Jacobian in the
+/// quaternion state.
+fn tangent_linearization(model: &View<'_>, along_links: bool) -> TokenStream {
     let orientations = &model.layout.orientations;
     if orientations.is_empty() || model.mode.is_some() {
         return TokenStream::new();
@@ -371,6 +374,29 @@ fn tangent_linearization(model: &View<'_>) -> TokenStream {
           [`constrained_with_orientations`](::routh::runtime::linearize::constrained_with_orientations) (here \
           with no constraint rows)."
     );
+    if along_links && model.layout.z.is_none() {
+        // B over the inputs alone: the parameters' columns of ∂g/∂w left out before the solves.
+        let nu = model.layout.u.len();
+        let sensitivity = if nu == 0 {
+            quote! { |_| __routh::Matrix::<#n, 0>::zeros() }
+        } else {
+            quote! { |acc| self.__routh_sensitivity(t, x, acc).0.fixed_columns::<#nu>(0).into_owned() }
+        };
+        return quote! {
+            #[doc = #doc]
+            ///
+            /// # Errors
+            /// [`LinearizeError`](::routh::runtime::linearize::LinearizeError): the field's errors at `x`.
+            pub fn linearize_tangent(&self, t: f64, x: &__routh::State<#d>)
+                -> ::core::result::Result<__routh::linearize::ConstrainedLinearization, __routh::linearize::LinearizeError>
+            {
+                let (dynamics, forces) = self.__routh_link_model(t, x);
+                let qd = x.fixed_rows::<#n>(#p).into_owned();
+                let blocks = dynamics.velocity_blocks::<#nu>(t, &qd, &forces, #sensitivity)?;
+                __routh::linearize::tangent(&Self::COORDINATES, &[#(#names),*], x, &blocks)
+            }
+        };
+    }
     quote! {
         #[doc = #doc]
         ///
