@@ -69,6 +69,9 @@ class Model:
     def linearize(
         self, x: ArrayLike, u: Optional[ArrayLike] = None, t: float = 0.0, mode: int = 0
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+    def linearize_tangent(
+        self, x: ArrayLike, u: Optional[ArrayLike] = None, t: float = 0.0, mode: int = 0
+    ) -> dict[str, Any]: ...
     def lqr(
         self, x: ArrayLike, u: ArrayLike, q: ArrayLike, r: ArrayLike, t: float = 0.0, mode: int = 0
     ) -> npt.NDArray[np.float64]: ...

@@ -692,6 +692,38 @@ impl Model {
         Ok((dense(py, &lin.a)?, dense(py, &lin.b)?))
     }
 
+    /// The linearisation in the tangent chart of the model's orientations (a floating base, a ball
+    /// joint, a free body): each orientation charted by its body rotation vector θ about the
+    /// reference motion (its velocities θ̇ = δω − ω₀ × θ), so that a free body's is 12 × 12 where
+    /// `linearize` in the quaternion state is 13 × 13 with a redundant direction (which no
+    /// regulator stabilises). A dict: `states` (the chart's names, `theta1(R)`, … and their
+    /// `dot(...)`), `a` and `b` over them, `embedding` (each chart direction in the full state),
+    /// and `mass`, `damping`, `stiffness`, `input` of M δq̈ + C δq̇ + K δq = B δu. An
+    /// `ArgumentError` where the model generates none (no orientations, constraints, modes, or no
+    /// `jacobian`).
+    #[pyo3(signature = (x, u = None, t = 0.0, mode = 0))]
+    fn linearize_tangent<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        u: Option<&Bound<'py, PyAny>>,
+        t: f64,
+        mode: usize,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let lin = self.inner.linearize_tangent(mode, t, &vector(x)?, &optional_vector(u)?).map_err(|e| raise(py, &e))?;
+        let dict = PyDict::new(py);
+        dict.set_item("states", lin.states.clone())?;
+        dict.set_item("a", dense(py, &lin.a)?)?;
+        dict.set_item("b", dense(py, &lin.b)?)?;
+        dict.set_item("embedding", dense(py, &lin.embedding)?)?;
+        if let Some(m) = &lin.mechanical {
+            for (name, value) in [("mass", &m.mass), ("damping", &m.damping), ("stiffness", &m.stiffness), ("input", &m.input)] {
+                dict.set_item(name, dense(py, value)?)?;
+            }
+        }
+        Ok(dict)
+    }
+
     /// The continuous-time linear-quadratic regulator about the state `x` and inputs `u`: the gain
     /// K (inputs × state) of u − u₀ = −K (x − x*) minimising ∫ δxᵀQδx + δuᵀRδu dt, from the
     /// linearisation (routh's CARE solver).

@@ -86,6 +86,42 @@ def test_arrays_of_any_layout_are_read():
     assert p.ensemble(np.zeros((0, 4)), (0.0, 1.0)) == []
 
 
+SATELLITE = dict(m=2.0, i1=1.0, i2=2.0, i3=2.75)
+
+
+def test_a_satellites_tangent_linearisation_is_the_rust_values_and_the_tennis_racket():
+    sat = rm.Satellite(**SATELLITE)
+    # A tumble: a tilted orientation (quaternion off the unit sphere), a rate about each axis, a
+    # push from the wheels.
+    x = [0.1, -0.2, 0.3, 0.9, 0.1, -0.3, 0.2, 0.5, 0.0, -0.1, 0.3, -0.7, 1.1]
+    u = [0.2, -0.1, 0.05]
+    lin = sat.linearize_tangent(x, u)
+    states, ra = rm.reference_satellite_tangent(list(SATELLITE.values()), x, u)
+    assert lin["states"] == states and len(states) == 12 and states[3] == "theta1(base_q)"
+    assert np.array_equal(bits(lin["a"].ravel()), bits(ra))
+    assert lin["b"].shape == (12, 3) and lin["embedding"].shape == (13, 12)
+    # The mechanical form M δq̈ + C δq̇ + K δq = B δu (taken from the inverse dynamics' derivatives,
+    # no product by M) is M times A's and B's rows of the accelerations.
+    m = lin["mass"]
+    assert np.allclose(lin["stiffness"], -m @ lin["a"][6:, :6], rtol=0, atol=1e-12)
+    assert np.allclose(lin["damping"], -m @ lin["a"][6:, 6:], rtol=0, atol=1e-12)
+    assert np.allclose(lin["input"], m @ lin["b"][6:], rtol=0, atol=1e-12)
+    # Spinning about the intermediate axis it grows at the tennis racket's rate
+    # s √((I2 − I1)(I3 − I2) / (I1 I3)); about the largest nothing grows. The wheels turn the body
+    # by I⁻¹ u.
+    s = 1.7
+    i1, i2, i3 = SATELLITE["i1"], SATELLITE["i2"], SATELLITE["i3"]
+    for axis, rate in [(1, s * np.sqrt((i2 - i1) * (i3 - i2) / (i1 * i3))), (2, 0.0)]:
+        w = np.zeros(3)
+        w[axis] = s
+        spin = sat.linearize_tangent(np.concatenate([[0, 0, 0, 1, 0, 0, 0, 0, 0, 0], w]), [0, 0, 0])
+        assert abs(max(np.linalg.eigvals(spin["a"]).real) - rate) < 1e-9
+        assert np.allclose(spin["b"][9:], np.diag([1 / i1, 1 / i2, 1 / i3]), rtol=0, atol=1e-15)
+    # Without orientations there is none: `linearize` is the model's linearisation.
+    with pytest.raises(routh.ArgumentError, match="no linearize_tangent"):
+        rm.CartPole(**CARTPOLE).linearize_tangent([0.0, 0.0, 0.0, 0.0], [0.0])
+
+
 def test_linearize_equals_the_rust_values():
     c = rm.CartPole(**CARTPOLE)
     x, u = [0.1, 0.2, 0.3, -0.4], 0.7

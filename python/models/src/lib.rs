@@ -1,7 +1,8 @@
 //! `routh_models`: the models the Python tests and examples import — the showcase's double
-//! pendulum, a cart-pole pushed by a force, a bouncing ball and the two-mode bouncing rod of
-//! *Hybrid periodic orbits* §4.3 — and, beside them, the same computations by the typed Rust API
-//! (`reference_*`), which the tests compare with the Python module's to the bit.
+//! pendulum, a cart-pole pushed by a force, a bouncing ball, the two-mode bouncing rod of
+//! *Hybrid periodic orbits* §4.3 and a satellite free in space — and, beside them, the same
+//! computations by the typed Rust API (`reference_*`), which the tests compare with the Python
+//! module's to the bit.
 
 #![forbid(unsafe_code)]
 
@@ -78,6 +79,21 @@ pub struct Rod {
     pub l: f64,
     pub r: f64,
     pub g: f64,
+}
+
+/// A satellite: a rigid body free in space on a floating joint (its hub's translation and
+/// orientation along the links), torqued about its body axes by three reaction wheels.
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = base, kind = floating, child = hub, mass = m, centre = [0, 0, 0], inertia = diag(i1, i2, i3)),
+    input(u1, u2, u3),
+    force(base_q = [u1, u2, u3]),
+)]
+pub struct Satellite {
+    pub m: f64,
+    pub i1: f64,
+    pub i2: f64,
+    pub i3: f64,
 }
 
 fn pendulum(p: [f64; 6]) -> DoublePendulum {
@@ -173,12 +189,26 @@ fn reference_shards(
     })
 }
 
+/// The satellite's tangent linearisation by the typed API: the chart's names and A row by row.
+#[pyfunction]
+#[pyo3(crate = "::routh_python::pyo3")]
+fn reference_satellite_tangent(p: [f64; 4], x: [f64; 13], u: [f64; 3]) -> PyResult<(Vec<String>, Vec<f64>)> {
+    let model = Satellite { m: p[0], i1: p[1], i2: p[2], i3: p[3] };
+    let lin = model
+        .driven(u)
+        .linearize_tangent(0.0, &State::<13>::from(x))
+        .map_err(|e| routh_python::pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    let n = lin.states.len();
+    Ok((lin.states, (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).map(|(i, j)| lin.a[(i, j)]).collect()))
+}
+
 fn references(module: &Bound<'_, routh_python::pyo3::types::PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(reference_double_pendulum, module)?)?;
     module.add_function(wrap_pyfunction!(reference_cartpole_linearize, module)?)?;
     module.add_function(wrap_pyfunction!(reference_ensemble, module)?)?;
     module.add_function(wrap_pyfunction!(reference_shards, module)?)?;
+    module.add_function(wrap_pyfunction!(reference_satellite_tangent, module)?)?;
     Ok(())
 }
 
-routh_python::module!(routh_models, [DoublePendulum, CartPole, BouncingBall, Rod], with = references);
+routh_python::module!(routh_models, [DoublePendulum, CartPole, BouncingBall, Rod, Satellite], with = references);

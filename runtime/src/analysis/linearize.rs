@@ -384,6 +384,16 @@ fn cross_matrix<const D: usize>(v: &SVector<f64, D>, at: usize) -> nalgebra::Mat
     nalgebra::Vector3::new(v[at], v[at + 1], v[at + 2]).cross_matrix()
 }
 
+/// `open` + `name` + ")" (`format!`'s machinery took a tenth of a floating robot's
+/// [`tangent`] on its 54 names).
+fn wrapped(open: &str, name: &str) -> String {
+    let mut out = String::with_capacity(open.len() + name.len() + 1);
+    out.push_str(open);
+    out.push_str(name);
+    out.push(')');
+    out
+}
+
 /// The chart of [`constrained_with_orientations`] about the state `x` of a model with `n`
 /// velocities: its coordinates' names (the ordinary coordinates, then `theta1(R)`, `theta2(R)`,
 /// `theta3(R)` of each orientation R) and E = ∂x/∂ξ over ξ = (δq, δu[, δz]): ordinary components
@@ -400,7 +410,7 @@ fn chart_frame<const D: usize, S: AsRef<str>>(
     let (dim, ordinary) = (2 * n + usize::from(action), n - 3 * k);
     let mut names: Vec<String> = coordinates[..ordinary].iter().map(|c| c.as_ref().to_owned()).collect();
     for o in orientations {
-        names.extend((1..=3).map(|a| format!("theta{a}({})", o.as_ref())));
+        names.extend(["theta1(", "theta2(", "theta3("].map(|a| wrapped(a, o.as_ref())));
     }
     let mut e = DMatrix::zeros(D, dim);
     for i in 0..ordinary {
@@ -505,19 +515,12 @@ pub fn tangent<const D: usize, const N: usize, const K: usize, S: AsRef<str>>(
     let (solved_q, forces_q) = (charted(solved), charted(forces));
     let mut a = DMatrix::zeros(2 * N, 2 * N);
     let mut b = DMatrix::zeros(2 * N, K);
-    let (mut stiffness, mut damping) = (DMatrix::zeros(N, N), DMatrix::zeros(N, N));
-    for i in 0..N {
-        a[(i, N + i)] = 1.0;
-        for j in 0..N {
-            a[(N + i, j)] = solved_q[(i, j)];
-            a[(N + i, N + j)] = solved.velocities[(i, j)];
-            stiffness[(i, j)] = -forces_q[(i, j)];
-            damping[(i, j)] = -forces.velocities[(i, j)];
-        }
-        for j in 0..K {
-            b[(N + i, j)] = solved.others[(i, j)];
-        }
-    }
+    a.view_mut((0, N), (N, N)).fill_diagonal(1.0);
+    a.view_mut((N, 0), (N, N)).copy_from(&solved_q);
+    a.view_mut((N, N), (N, N)).copy_from(&solved.velocities);
+    b.view_mut((N, 0), (N, K)).copy_from(&solved.others);
+    let negated = |m: &SMatrix<f64, N, N>| DMatrix::from_iterator(N, N, m.iter().map(|v| -v));
+    let (mut stiffness, mut damping) = (negated(&forces_q), negated(&forces.velocities));
     // θ̈ = δω̇ − ω̇₀ × θ − ω₀ × θ̇, and M times those corrections in K and C.
     for o in 0..k {
         let vs = ordinary + 3 * o;
@@ -541,7 +544,7 @@ pub fn tangent<const D: usize, const N: usize, const K: usize, S: AsRef<str>>(
     let mechanical =
         Mechanical { mass: dynamic(mass.as_slice(), N, N), damping, stiffness, input: dynamic(forces.others.as_slice(), N, K) };
     let mut states = Vec::with_capacity(2 * N);
-    states.extend(names.iter().map(|c| format!("dot({c})")));
+    states.extend(names.iter().map(|c| wrapped("dot(", c)));
     states.splice(0..0, names);
     Ok(ConstrainedLinearization { states, a, b, embedding, mechanical: Some(mechanical) })
 }

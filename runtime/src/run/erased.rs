@@ -24,6 +24,7 @@ use nalgebra::{DMatrix, SMatrix, SVector};
 use crate::error::{RunError, SimError};
 use crate::hybrid::{HybridOptions, HybridStop, HybridTrajectory, ModeState};
 use crate::input::Sampled;
+use crate::linearize::{ConstrainedLinearization, LinearizeError};
 use crate::ode::events::{Direction, Event};
 use crate::ode::options::Options;
 use crate::ode::trajectory::{Stats, StopReason, Trajectory};
@@ -770,6 +771,16 @@ pub trait DynModel: Send + Sync + 'static {
     /// Jacobian (ask for it with `jacobian`); the Jacobian's own.
     fn linearize(&self, mode: usize, t: f64, x: &[f64], u: &[f64]) -> Result<FlatLinearization, SimError>;
 
+    /// The linearisation in the tangent chart of the orientations (the typed `linearize_tangent`:
+    /// each orientation charted by its body rotation vector, A and B over the chart's state, its
+    /// embedding in the state and the mechanical form; [`crate::linearize::tangent`]) at
+    /// `(t, x, u)`.
+    ///
+    /// # Errors
+    /// Wrong sizes or mode; [`SimError::InvalidArgument`] for a model (or mode) that generates none
+    /// ([`no_tangent_linearization`]); the field's own.
+    fn linearize_tangent(&self, mode: usize, t: f64, x: &[f64], u: &[f64]) -> Result<ConstrainedLinearization, SimError>;
+
     /// One classical Runge–Kutta step of size `h` from `(t, x)` with the inputs `u` held, and its
     /// exact Jacobians A_d = ∂x_{k+1}/∂x_k, B_d = ∂x_{k+1}/∂u_k (the typed
     /// [`step::rk4_step`](crate::step::rk4_step)): the discrete-time model of LQR and iLQR.
@@ -878,6 +889,26 @@ pub fn no_jacobian(info: &ModelInfo) -> SimError {
         "{} generates no field Jacobian to linearize with: add `jacobian` to its #[mechanics(...)]",
         info.name
     ))
+}
+
+/// The error of [`DynModel::linearize_tangent`] on a model (or mode) that generates none.
+#[must_use]
+pub fn no_tangent_linearization(info: &ModelInfo) -> SimError {
+    SimError::InvalidArgument(format!(
+        "{} generates no linearize_tangent: a model with orientations and `jacobian`, without constraints or modes, \
+         has it (`linearize` is in the quaternion state)",
+        info.name
+    ))
+}
+
+/// A tangent linearisation's error as the erased API's: the field's as it is, a chart that does not
+/// fit as [`SimError::InvalidArgument`] (generated glue).
+#[must_use]
+pub fn tangent_error(error: LinearizeError) -> SimError {
+    match error {
+        LinearizeError::Field(e) => e.into(),
+        other => SimError::InvalidArgument(other.to_string()),
+    }
 }
 
 /// A mode's C row by row (`rows`, each `width` long) padded with zeros to `padded` columns, or

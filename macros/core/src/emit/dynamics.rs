@@ -32,6 +32,9 @@ pub struct Dynamics {
     /// tangent (directions, joints turning with their coordinates) with inputs, with constraints,
     /// with orientations.
     pub inverse_dynamics_jacobian: bool,
+    /// Whether `linearize_tangent` is generated: with orientations and `jacobian`, without
+    /// constraints or modes.
+    pub tangent: bool,
 }
 
 /// How the model's accelerations and field Jacobian are obtained in its `form` with its mass
@@ -66,6 +69,7 @@ pub(crate) fn accelerations_and_jacobian(
                 inverse_dynamics_jacobian: id_jacobian.is_some(),
                 methods: quote! { #methods #id_jacobian },
                 impls: items.trait_impl,
+                tangent: false,
             }
         }
         None if !model.field_jacobian => Dynamics {
@@ -74,15 +78,17 @@ pub(crate) fn accelerations_and_jacobian(
             methods: sensitivity_items(model, eq, helpers, operator, false),
             impls: TokenStream::new(),
             inverse_dynamics_jacobian: false,
+            tangent: false,
         },
         None if form.recursion().is_some_and(|r| r.jacobian.is_some()) => {
             let Some(r) = form.recursion() else { unreachable!("matched above") };
             let along_links = matches!(r.jacobian, Some(RecursiveJacobian::Links(_)));
             let along_tree = r.inverse_jacobian.as_deref().map(|ij| tree_inverse_dynamics_jacobian(model, ij, helpers));
+            let tangent = tangent_linearization(model, along_links);
             Dynamics {
+                tangent: !tangent.is_empty(),
                 jacobian: {
                     let jacobian = recursive_jacobian(model, r, eq, helpers);
-                    let tangent = tangent_linearization(model, along_links);
                     quote! { #jacobian #tangent #along_tree }
                 },
                 methods: sensitivity_items(model, eq, helpers, operator, along_links),
@@ -91,18 +97,21 @@ pub(crate) fn accelerations_and_jacobian(
                 inverse_dynamics_jacobian: along_links || r.inverse_jacobian.is_some(),
             }
         }
-        None if eq.rate_jacobians.is_some() => Dynamics {
-            jacobian: {
-                let jacobian = quasi_jacobian_items(model, eq, helpers);
-                let tangent = tangent_linearization(model, false);
-                quote! { #jacobian #tangent }
-            },
-            methods: sensitivity_items(model, eq, helpers, operator, false),
-            accelerations: accelerations_item(model, form, helpers),
-            impls: TokenStream::new(),
-            // With orientations (in their tangent chart), with an action variable at fixed z.
-            inverse_dynamics_jacobian: true,
-        },
+        None if eq.rate_jacobians.is_some() => {
+            let tangent = tangent_linearization(model, false);
+            Dynamics {
+                tangent: !tangent.is_empty(),
+                jacobian: {
+                    let jacobian = quasi_jacobian_items(model, eq, helpers);
+                    quote! { #jacobian #tangent }
+                },
+                methods: sensitivity_items(model, eq, helpers, operator, false),
+                accelerations: accelerations_item(model, form, helpers),
+                impls: TokenStream::new(),
+                // With orientations (in their tangent chart), with an action variable at fixed z.
+                inverse_dynamics_jacobian: true,
+            }
+        }
         None => {
             let jacobian = residual_jacobian(model, eq, helpers);
             Dynamics {
@@ -112,6 +121,7 @@ pub(crate) fn accelerations_and_jacobian(
                 impls: TokenStream::new(),
                 // τ = −g (a contact model's at fixed z).
                 inverse_dynamics_jacobian: true,
+                tangent: false,
             }
         }
     }

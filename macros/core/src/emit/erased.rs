@@ -93,6 +93,7 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
             }
         }}
     });
+    let tangent = per_mode(&|v, x, _| quote! { #v.__routh_linearize_tangent(t, #x) });
     let outputs_body = if outputs.is_empty() {
         quote! { ::std::vec::Vec::new() }
     } else {
@@ -310,6 +311,17 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
                 #arguments
                 let _ = (&x, &u, t);
                 #linearize
+            }
+
+            fn linearize_tangent(&self, mode: usize, t: f64, x: &[f64], u: &[f64])
+                -> ::core::result::Result<__routh::linearize::ConstrainedLinearization, __routh::SimError>
+            {
+                #arguments
+                let _ = (&x, &u, t);
+                match #tangent {
+                    ::core::option::Option::Some(lin) => lin.map_err(__routh::erased::tangent_error),
+                    ::core::option::Option::None => Err(__routh::erased::no_tangent_linearization(#describe)),
+                }
             }
 
             #[inline]

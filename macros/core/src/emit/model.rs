@@ -43,6 +43,7 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
         methods: constraint_items,
         impls: constraint_impl,
         inverse_dynamics_jacobian: has_id_jacobian,
+        tangent: has_tangent,
     } = dynamics::accelerations_and_jacobian(model, (eq, constraints.as_ref()), (&derived.form, &operator), &mut helpers);
 
     let symmetry_items = crate::emit::symmetry::methods(model, symmetries, derived.algebra.as_ref(), &mut helpers);
@@ -70,6 +71,25 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
             #[allow(clippy::type_complexity)]
             fn __routh_inverse_dynamics_jacobian(&self, t: f64, x: &__routh::State<#d>, qdd: &__routh::Vector<#n>)
                 -> ::core::option::Option<::core::result::Result<(__routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>), __routh::FieldError>>
+            {
+                #body
+            }
+        }
+    };
+    // `linearize_tangent` where the model has it, for `DynModel` likewise.
+    let erased_tangent = {
+        let body = if has_tangent {
+            quote! { ::core::option::Option::Some(self.linearize_tangent(t, x)) }
+        } else {
+            quote! {{
+                let _ = (t, x);
+                ::core::option::Option::None
+            }}
+        };
+        quote! {
+            /// `linearize_tangent`, or `None` where the model does not generate it.
+            fn __routh_linearize_tangent(&self, t: f64, x: &__routh::State<#d>)
+                -> ::core::option::Option<::core::result::Result<__routh::linearize::ConstrainedLinearization, __routh::linearize::LinearizeError>>
             {
                 #body
             }
@@ -139,6 +159,8 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
         #acc_method
 
         #erased_id_jacobian
+
+        #erased_tangent
 
         #quantities
 
