@@ -20,6 +20,13 @@ pub struct Quadruped {
     pub g: f64,
 }
 
+/// The same with its field Jacobian (and so `linearize_tangent`), without inputs.
+#[derive(Mechanics)]
+#[mechanics(urdf = "tests/robots/quadruped.urdf", gravity = [0, 0, -g], jacobian)]
+pub struct QuadrupedLinear {
+    pub g: f64,
+}
+
 /// The same quadruped by hand: the trunk's translation, then its orientation (declared between
 /// them, so that the legs hang below it), each link's frame and origin written out.
 #[derive(Mechanics)]
@@ -305,6 +312,32 @@ fn a_floating_chains_tangent_linearisation_along_its_links_is_the_dense_paths() 
         near(&ma.stiffness, &mb.stiffness, "K");
         near(&ma.input, &mb.input, "B of the mechanical form");
     }
+    // Without inputs (the quadruped from its URDF): the links' route against the same linearisation
+    // moved from the quaternion state's Jacobian into the chart by the runtime.
+    let file = QuadrupedLinear { g: 9.81 };
+    let q = [(); 19].map(|_| rng.uniform(-1.0, 1.0));
+    let v = [(); 18].map(|_| rng.uniform(-2.0, 2.0));
+    let x = file.state(q, v);
+    let fast = file.linearize_tangent(0.0, &x).unwrap();
+    let jacobian = file.jacobian(0.0, &x).unwrap();
+    let mass = routh::nalgebra::DMatrix::from_column_slice(18, 18, file.mass_matrix(0.0, &x).as_slice());
+    let field = routh::runtime::VectorField::field(&file, 0.0, &x).unwrap();
+    let at = routh::runtime::linearize::Oriented::new(&QuadrupedLinear::COORDINATES, &["base_q"], &x, &field);
+    let chart = fast.states[..18].to_vec();
+    let selection = routh::runtime::linearize::Selection::new().coordinates(chart.clone()).velocities(chart);
+    let none = routh::nalgebra::DMatrix::zeros(0, 37);
+    let slow = routh::runtime::linearize::constrained_with_orientations(
+        &at,
+        (&jacobian, &routh::nalgebra::DMatrix::zeros(37, 0)),
+        (&none, &mass),
+        &selection,
+    )
+    .unwrap();
+    assert_eq!((fast.states.len(), fast.b.ncols()), (36, 0));
+    assert!((&fast.a - &slow.a).amax() < 1e-10 * (1.0 + slow.a.amax()), "{:e}", (&fast.a - &slow.a).amax());
+    let (mf, ms) = (fast.mechanical.unwrap(), slow.mechanical.unwrap());
+    assert!((&mf.stiffness - &ms.stiffness).amax() < 1e-10 * (1.0 + ms.stiffness.amax()));
+    assert!((&mf.damping - &ms.damping).amax() < 1e-10 * (1.0 + ms.damping.amax()));
 }
 
 #[test]
