@@ -385,6 +385,11 @@ fn tangent_linearization(model: &View<'_>, along_links: bool) -> TokenStream {
           with no constraint rows)."
     );
     if along_links && model.layout.z.is_none() {
+        let doc = format!(
+            "{doc} Along the links, from their derivatives over the velocities in the chart itself (each \
+             orientation's columns along θ at fixed ω), the mechanical form from the inverse dynamics' \
+             derivatives: [`tangent`](::routh::runtime::linearize::tangent)."
+        );
         // B over the inputs alone: the parameters' columns of ∂g/∂w left out before the solves.
         let nu = model.layout.u.len();
         let sensitivity = if nu == 0 {
