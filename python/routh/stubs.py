@@ -73,7 +73,7 @@ class Model:
         self, x: ArrayLike, u: Optional[ArrayLike] = None, t: float = 0.0, mode: int = 0
     ) -> dict[str, Any]: ...
     def lqr(
-        self, x: ArrayLike, u: ArrayLike, q: ArrayLike, r: ArrayLike, t: float = 0.0, mode: int = 0
+        self, x: ArrayLike, u: ArrayLike, q: ArrayLike, r: ArrayLike, t: float = 0.0, mode: int = 0, tangent: bool = False
     ) -> npt.NDArray[np.float64]: ...
     def step(
         self, x: ArrayLike, u: ArrayLike, dt: float, t: float = 0.0, mode: int = 0

@@ -726,8 +726,10 @@ impl Model {
 
     /// The continuous-time linear-quadratic regulator about the state `x` and inputs `u`: the gain
     /// K (inputs × state) of u − u₀ = −K (x − x*) minimising ∫ δxᵀQδx + δuᵀRδu dt, from the
-    /// linearisation (routh's CARE solver).
-    #[pyo3(signature = (x, u, q, r, t = 0.0, mode = 0))]
+    /// linearisation (routh's CARE solver). With `tangent=True`, in the chart of
+    /// `linearize_tangent` (Q and K over its states): the regulator of a model with orientations,
+    /// whose quaternion state has a direction no regulator moves (their norms).
+    #[pyo3(signature = (x, u, q, r, t = 0.0, mode = 0, tangent = false))]
     #[allow(clippy::too_many_arguments)]
     fn lqr<'py>(
         &self,
@@ -738,8 +740,14 @@ impl Model {
         r: &Bound<'py, PyAny>,
         t: f64,
         mode: usize,
+        tangent: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let lin = self.inner.linearize(mode, t, &vector(x)?, &vector(u)?).map_err(|e| raise(py, &e))?;
+        let (x, u) = (vector(x)?, vector(u)?);
+        if tangent {
+            let lin = self.inner.linearize_tangent(mode, t, &x, &u).map_err(|e| raise(py, &e))?;
+            return gain(py, (&lin.a, &lin.b), (q, r), routh::runtime::lqr::care);
+        }
+        let lin = self.inner.linearize(mode, t, &x, &u).map_err(|e| raise(py, &e))?;
         gain(py, (&lin.a, &lin.b), (q, r), routh::runtime::lqr::care)
     }
 

@@ -94,12 +94,12 @@ def test_a_satellites_tangent_linearisation_is_the_rust_values_and_the_tennis_ra
     # A tumble: a tilted orientation (quaternion off the unit sphere), a rate about each axis, a
     # push from the wheels.
     x = [0.1, -0.2, 0.3, 0.9, 0.1, -0.3, 0.2, 0.5, 0.0, -0.1, 0.3, -0.7, 1.1]
-    u = [0.2, -0.1, 0.05]
+    u = [0.2, -0.1, 0.05, 0.3, 0.0, -0.2]
     lin = sat.linearize_tangent(x, u)
     states, ra = rm.reference_satellite_tangent(list(SATELLITE.values()), x, u)
     assert lin["states"] == states and len(states) == 12 and states[3] == "theta1(base_q)"
     assert np.array_equal(bits(lin["a"].ravel()), bits(ra))
-    assert lin["b"].shape == (12, 3) and lin["embedding"].shape == (13, 12)
+    assert lin["b"].shape == (12, 6) and lin["embedding"].shape == (13, 12)
     # The mechanical form M δq̈ + C δq̇ + K δq = B δu (taken from the inverse dynamics' derivatives,
     # no product by M) is M times A's and B's rows of the accelerations.
     m = lin["mass"]
@@ -114,9 +114,19 @@ def test_a_satellites_tangent_linearisation_is_the_rust_values_and_the_tennis_ra
     for axis, rate in [(1, s * np.sqrt((i2 - i1) * (i3 - i2) / (i1 * i3))), (2, 0.0)]:
         w = np.zeros(3)
         w[axis] = s
-        spin = sat.linearize_tangent(np.concatenate([[0, 0, 0, 1, 0, 0, 0, 0, 0, 0], w]), [0, 0, 0])
+        spin = sat.linearize_tangent(np.concatenate([[0, 0, 0, 1, 0, 0, 0, 0, 0, 0], w]), np.zeros(6))
         assert abs(max(np.linalg.eigvals(spin["a"]).real) - rate) < 1e-9
-        assert np.allclose(spin["b"][9:], np.diag([1 / i1, 1 / i2, 1 / i3]), rtol=0, atol=1e-15)
+        assert np.allclose(spin["b"][9:, :3], np.diag([1 / i1, 1 / i2, 1 / i3]), rtol=0, atol=1e-15)
+        assert np.allclose(spin["b"][6:9, 3:], np.eye(3) / SATELLITE["m"], rtol=0, atol=1e-15)
+    # Held still by LQR: in the quaternion state the norm's direction moves under no input (no
+    # stabilising solution); in the chart the closed loop A − B K is stable.
+    rest = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    with pytest.raises(routh.ArgumentError):
+        sat.lqr(rest, np.zeros(6), np.eye(13), np.eye(6))
+    k = sat.lqr(rest, np.zeros(6), np.eye(12), np.eye(6), tangent=True)
+    held = sat.linearize_tangent(rest, np.zeros(6))
+    assert k.shape == (6, 12)
+    assert max(np.linalg.eigvals(held["a"] - held["b"] @ k).real) < -0.1
     # Without orientations there is none: `linearize` is the model's linearisation.
     with pytest.raises(routh.ArgumentError, match="no linearize_tangent"):
         rm.CartPole(**CARTPOLE).linearize_tangent([0.0, 0.0, 0.0, 0.0], [0.0])

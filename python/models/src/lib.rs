@@ -82,12 +82,13 @@ pub struct Rod {
 }
 
 /// A satellite: a rigid body free in space on a floating joint (its hub's translation and
-/// orientation along the links), torqued about its body axes by three reaction wheels.
+/// orientation along the links), torqued about its body axes by three reaction wheels and pushed
+/// along the world's axes by three thrusters.
 #[derive(Mechanics)]
 #[mechanics(
     joint(name = base, kind = floating, child = hub, mass = m, centre = [0, 0, 0], inertia = diag(i1, i2, i3)),
-    input(u1, u2, u3),
-    force(base_q = [u1, u2, u3]),
+    input(u1, u2, u3, f1, f2, f3),
+    force(base_q = [u1, u2, u3], base_x = f1, base_y = f2, base_z = f3),
 )]
 pub struct Satellite {
     pub m: f64,
@@ -192,7 +193,7 @@ fn reference_shards(
 /// The satellite's tangent linearisation by the typed API: the chart's names and A row by row.
 #[pyfunction]
 #[pyo3(crate = "::routh_python::pyo3")]
-fn reference_satellite_tangent(p: [f64; 4], x: [f64; 13], u: [f64; 3]) -> PyResult<(Vec<String>, Vec<f64>)> {
+fn reference_satellite_tangent(p: [f64; 4], x: [f64; 13], u: [f64; 6]) -> PyResult<(Vec<String>, Vec<f64>)> {
     let model = Satellite { m: p[0], i1: p[1], i2: p[2], i3: p[3] };
     let lin = model
         .driven(u)
