@@ -23,6 +23,13 @@
 //! forward differences of the solved step, 2N + 1 + K + 1 = 7 steps, after checking that the two
 //! agree to 1e-6.
 //!
+//! The quadruped of `tests/robots/quadruped.urdf` (a floating base, twelve leg joints, a torque on
+//! each) linearised in the tangent chart of its base's orientation (`linearize_tangent`: the links'
+//! derivatives over the velocities charted directly, `runtime::linearize::tangent`) against the
+//! route through the quaternion state a model without links takes (`jacobian`, M, B and the field,
+//! moved into the chart by `linearize::constrained_with_orientations`), after checking that the two
+//! agree to 1e-10.
+//!
 //! `cargo bench --bench control` prints the ratios.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -54,6 +61,12 @@ struct CartPole {
 #[derive(Mechanics)]
 #[mechanics(urdf(path = "../tests/robots/arm6.urdf", inputs = u), gravity = [0, 0, -g])]
 struct Arm6 {
+    g: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(urdf(path = "../tests/robots/quadruped.urdf", inputs = u), gravity = [0, 0, -g])]
+struct Quadruped {
     g: f64,
 }
 
@@ -131,6 +144,55 @@ fn arm(c: &mut Criterion) {
     let mut group = c.benchmark_group("control");
     group.bench_function("arm6/linearize", |bch| bch.iter(|| p.linearize(0.0, black_box(&x), uu)));
     group.bench_function("arm6/differences", |bch| bch.iter(|| arm_differenced(&p, black_box(&x), &u)));
+    group.finish();
+}
+
+/// The quadruped's tangent linearisation through its quaternion state: the field's Jacobian, M,
+/// B and the field moved into the chart by the runtime.
+fn quadruped_through_quaternions(
+    view: &QuadrupedDriven,
+    x: &SVector<f64, 37>,
+) -> routh::runtime::linearize::ConstrainedLinearization {
+    use routh::runtime::linearize::{Oriented, Selection, constrained_with_orientations};
+    let jacobian = view.jacobian(0.0, x).unwrap();
+    let mass = DMatrix::from_column_slice(18, 18, view.mass_matrix(0.0, x).as_slice());
+    let inputs = DMatrix::from_column_slice(37, 12, view.input_jacobian(0.0, x).unwrap().as_slice());
+    let field = view.field(0.0, x).unwrap();
+    let at = Oriented::new(&Quadruped::COORDINATES, &["base_q"], x, &field);
+    // The chart: the ordinary coordinates, then the base's body rotation vector (its quaternion is last).
+    let mut chart: Vec<String> = Quadruped::COORDINATES[..15].iter().map(ToString::to_string).collect();
+    chart.extend((1..=3).map(|a| format!("theta{a}(base_q)")));
+    let selection = Selection::new().coordinates(chart.clone()).velocities(chart);
+    constrained_with_orientations(&at, (&jacobian, &inputs), (&DMatrix::zeros(0, 37), &mass), &selection).unwrap()
+}
+
+fn quadruped(c: &mut Criterion) {
+    let p = Quadruped { g: 9.81 };
+    let view = p.driven([0.1; 12]);
+    let x = SVector::<f64, 37>::from_fn(|i, _| 0.1 + 0.37 * ((i * 7919) % 13) as f64 / 13.0 - 0.2 * (i % 2) as f64);
+    let (fast, slow) = (view.linearize_tangent(0.0, &x).unwrap(), quadruped_through_quaternions(&view, &x));
+    assert_eq!(fast.states, slow.states);
+    let scale = slow.a.amax().max(slow.b.amax());
+    assert!((&fast.a - &slow.a).amax() < 1e-10 * scale && (&fast.b - &slow.b).amax() < 1e-10 * scale);
+    let time = |f: &dyn Fn()| per_call(20_000, f);
+    let (t_fast, t_slow) = (
+        time(&|| {
+            black_box(view.linearize_tangent(0.0, black_box(&x)).unwrap());
+        }),
+        time(&|| {
+            black_box(quadruped_through_quaternions(&view, black_box(&x)));
+        }),
+    );
+    println!(
+        "quadruped linearize_tangent (the links' derivatives in the chart): {:.0} ns = {:.2}× the route through the \
+         quaternion state ({:.0} ns)",
+        1e9 * t_fast,
+        t_fast / t_slow,
+        1e9 * t_slow
+    );
+    let mut group = c.benchmark_group("control");
+    group.bench_function("quadruped/linearize_tangent", |bch| bch.iter(|| view.linearize_tangent(0.0, black_box(&x))));
+    group.bench_function("quadruped/through_quaternions", |bch| bch.iter(|| quadruped_through_quaternions(&view, black_box(&x))));
     group.finish();
 }
 
@@ -310,5 +372,5 @@ fn contact(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, arm, variational, contact);
+criterion_group!(benches, bench, arm, quadruped, variational, contact);
 criterion_main!(benches);
