@@ -743,12 +743,13 @@ impl Model {
         tangent: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (x, u) = (vector(x)?, vector(u)?);
-        if tangent {
-            let lin = self.inner.linearize_tangent(mode, t, &x, &u).map_err(|e| raise(py, &e))?;
-            return gain(py, (&lin.a, &lin.b), (q, r), routh::runtime::lqr::care);
+        let (a, b) = if tangent {
+            self.inner.linearize_tangent(mode, t, &x, &u).map(|l| (l.a, l.b))
+        } else {
+            self.inner.linearize(mode, t, &x, &u).map(|l| (l.a, l.b))
         }
-        let lin = self.inner.linearize(mode, t, &x, &u).map_err(|e| raise(py, &e))?;
-        gain(py, (&lin.a, &lin.b), (q, r), routh::runtime::lqr::care)
+        .map_err(|e| raise(py, &e))?;
+        gain(py, (&a, &b), (q, r), routh::runtime::lqr::care)
     }
 
     /// One classical Runge–Kutta step of size `dt` from the state `x` with the inputs `u` held, and

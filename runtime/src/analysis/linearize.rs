@@ -368,12 +368,7 @@ impl Chart {
             }
         }
         for (vs, w0, dw0) in turns {
-            for a in 0..3 {
-                for c in 0..3 {
-                    j[(n + vs + a, vs + c)] -= dw0[(a, c)];
-                    j[(n + vs + a, n + vs + c)] -= w0[(a, c)];
-                }
-            }
+            turn_rates(&mut j, n, vs, (&w0, &dw0));
         }
         Ok(Chart { names, action, oriented: k > 0, jacobian: j, inputs: b, constraints: constraints * &e, to_state: e })
     }
@@ -382,6 +377,18 @@ impl Chart {
 /// \[w×\] of the three components of `v` from `at`.
 fn cross_matrix<const D: usize>(v: &SVector<f64, D>, at: usize) -> nalgebra::Matrix3<f64> {
     nalgebra::Vector3::new(v[at], v[at + 1], v[at + 2]).cross_matrix()
+}
+
+/// An orientation's rows of θ̈ = δω̇ − ω̇₀ × θ − ω₀ × θ̇ in a chart's Jacobian `j` over (δq, δv)
+/// with `n` velocities, the orientation's from `vs`: its rows of δω̇ less \[ω̇₀×\] on θ and
+/// \[ω₀×\] on θ̇.
+fn turn_rates(j: &mut DMatrix<f64>, n: usize, vs: usize, (w0, dw0): (&nalgebra::Matrix3<f64>, &nalgebra::Matrix3<f64>)) {
+    for r in 0..3 {
+        for c in 0..3 {
+            j[(n + vs + r, vs + c)] -= dw0[(r, c)];
+            j[(n + vs + r, n + vs + c)] -= w0[(r, c)];
+        }
+    }
 }
 
 /// `open` + `name` + ")" (`format!`'s machinery took a tenth of a floating robot's
@@ -525,12 +532,7 @@ pub fn tangent<const D: usize, const N: usize, const K: usize, S: AsRef<str>>(
     for o in 0..k {
         let vs = ordinary + 3 * o;
         let (w0, dw0) = (cross_matrix(x, p + vs), cross_matrix(&blocks.accelerations, vs));
-        for r in 0..3 {
-            for c in 0..3 {
-                a[(N + vs + r, vs + c)] -= dw0[(r, c)];
-                a[(N + vs + r, N + vs + c)] -= w0[(r, c)];
-            }
-        }
+        turn_rates(&mut a, N, vs, (&w0, &dw0));
         let m = mass.fixed_columns::<3>(vs);
         let (by_dw, by_w) = (m * dw0, m * w0);
         for i in 0..N {
