@@ -46,9 +46,10 @@ derivatives ∂q̈/∂q, ∂q̈/∂q̇ and ∂q̈/∂τ = M⁻¹ (`linearize`: A
 hold the robot still (`static_forces` against `computeGeneralizedGravity`). It prints the agreement of each
 (max |Δ| / max |reference|; routh's A also against central differences of its field, h = 10⁻⁶),
 then the time per call of each side and their ratio. A floating robot's `linearize` cell also
-gives `linearize_tangent` against `computeABADerivatives`: the same derivatives in the chart of
-the base's body rotation vector (Pinocchio's own tangent space, where `linearize` is in the
-quaternion's components) with the mechanical form M δq̈ + C δq̇ + K δq = B δu.
+gives `linearize_chart` and `linearize_tangent` against `computeABADerivatives`: the same
+derivatives in the chart of the base's body rotation vector (Pinocchio's own tangent space, where
+`linearize` is in the quaternion's components), A and B as fixed-size matrices, and the same with
+the chart's names, embedding and the mechanical form M δq̈ + C δq̇ + K δq = B δu.
 
 Optional: nothing here runs in the test suite.
 """
@@ -274,7 +275,7 @@ fn main() {{
     }});
     let join = |v: &mut dyn Iterator<Item = f64>| v.map(|v| format!("{{v:e}}")).collect::<Vec<_>>().join(",");
     let rows = |m: &dyn Fn(usize, usize) -> f64, cols: usize| join(&mut (p..D).flat_map(|i| (0..cols).map(move |j| m(i, j))));
-    println!("{{t_field:e}} {{t_id:e}} {{t_mass:e}} {{t_lin:e}} {{t_idj:e}} {{t_static:e}} {{t_tan:e}}");
+    println!("{{t_field:e}} {{t_id:e}} {{t_mass:e}} {{t_lin:e}} {{t_idj:e}} {{t_static:e}} {{t_tan:e}} {{t_chart:e}}");
     println!("{{}}", Robot::COORDINATES.join(","));
     println!("{{}}", Robot::STATE_NAMES[p..].join(","));
     println!("{{}}", Robot::INPUTS.join(","));
@@ -295,11 +296,15 @@ fn main() {{
 
 
 def tangent_timing(tangent):
-    """The harness's `t_tan`: `linearize_tangent` per call for a robot with an orientation (its
-    floating base), 0 without one (the method exists only with orientations)."""
+    """The harness's `t_tan` and `t_chart`: `linearize_tangent` and `linearize_chart` (its A and B as
+    fixed-size matrices) per call for a robot with an orientation (its floating base), 0 without one
+    (the methods exist only with orientations)."""
     if not tangent:
-        return "let t_tan = 0.0_f64;"
-    return "let t_tan = best(reps / 4 + 1, || { black_box(view.linearize_tangent(0.0, black_box(&x)).unwrap()); });"
+        return "let (t_tan, t_chart) = (0.0_f64, 0.0_f64);"
+    return (
+        "let t_tan = best(reps / 4 + 1, || { black_box(view.linearize_tangent(0.0, black_box(&x)).unwrap()); });\n"
+        "    let t_chart = best(reps / 4 + 1, || { black_box(view.linearize_chart(0.0, black_box(&x)).unwrap()); });"
+    )
 
 
 def build_crate(name, source, timed=True):
@@ -427,10 +432,16 @@ def control(urdf, exe):
     agreement = [gap(qdd, p_qdd), gap(tau, p_tau), gap(np.array(mass).reshape(n, n), p_mass),
                  gap(r_dq, p_dq), gap(r_dv, p_dv), gap(r_minv, p_minv), gap(r_tq, p_tq), gap(r_tv, p_tv), gap(held, p_held),
                  fd_gap]
-    t_field, t_id, t_mass, t_lin, t_idj, t_static, t_tan = times
-    # With a floating base, `linearize_tangent` too: the same derivatives in the chart of the
-    # orientation's body rotation vector (Pinocchio's own tangent space) with the mechanical form.
-    tangent_cell = f" (`linearize_tangent` {1e9 * t_tan:.0f} ns = {t_tan / t_deriv:.2f})" if t_tan > 0 else ""
+    t_field, t_id, t_mass, t_lin, t_idj, t_static, t_tan, t_chart = times
+    # With a floating base, `linearize_chart` and `linearize_tangent` too: the same derivatives in
+    # the chart of the orientation's body rotation vector (Pinocchio's own tangent space), the
+    # second with its names, embedding and mechanical form.
+    tangent_cell = (
+        f" (`linearize_chart` {1e9 * t_chart:.0f} ns = {t_chart / t_deriv:.2f}, "
+        f"`linearize_tangent` {1e9 * t_tan:.0f} ns = {t_tan / t_deriv:.2f})"
+        if t_tan > 0
+        else ""
+    )
     print(
         f"| {Path(urdf).stem} | {n} | " + " | ".join(f"{g:.0e}" for g in agreement)
         + f" | {1e9 * t_field:.0f} / {1e9 * t_aba:.0f} ns = {t_field / t_aba:.2f}"

@@ -286,7 +286,8 @@ fn a_floating_chains_field_jacobian_along_its_links_is_the_dense_paths() {
 /// (Hamel's equations' Jacobian in the quaternion state moved into the chart by E,
 /// `constrained_with_orientations`) — A, B, the embedding and the mechanical form M δq̈ + C δq̇ +
 /// K δq = B δu, whose C and K the links' route takes from the inverse dynamics' derivatives
-/// without a product by M — at random states, quaternions off the unit sphere.
+/// without a product by M — at random states, quaternions off the unit sphere; and `linearize_chart`'s
+/// fixed-size A and B (the runtime's `tangent_linearization`) against the same.
 #[test]
 fn a_floating_chains_tangent_linearisation_along_its_links_is_the_dense_paths() {
     let (rec, dense) = (FreeChain { m: 3.0 }, FreeChainDense { m: 3.0 });
@@ -311,6 +312,10 @@ fn a_floating_chains_tangent_linearisation_along_its_links_is_the_dense_paths() 
         near(&ma.damping, &mb.damping, "C");
         near(&ma.stiffness, &mb.stiffness, "K");
         near(&ma.input, &mb.input, "B of the mechanical form");
+        // The same A and B as fixed-size matrices, in one go along the links.
+        let chart = rec.driven(u).linearize_chart(0.0, &x).unwrap();
+        near(&routh::nalgebra::DMatrix::from_column_slice(22, 22, chart.a.as_slice()), &lb.a, "A of linearize_chart");
+        near(&routh::nalgebra::DMatrix::from_column_slice(22, 1, chart.b.as_slice()), &lb.b, "B of linearize_chart");
     }
     // Without inputs (the quadruped from its URDF): the links' route against the same linearisation
     // moved from the quaternion state's Jacobian into the chart by the runtime.
@@ -335,6 +340,8 @@ fn a_floating_chains_tangent_linearisation_along_its_links_is_the_dense_paths() 
     .unwrap();
     assert_eq!((fast.states.len(), fast.b.ncols()), (36, 0));
     assert!((&fast.a - &slow.a).amax() < 1e-10 * (1.0 + slow.a.amax()), "{:e}", (&fast.a - &slow.a).amax());
+    let chart = routh::nalgebra::DMatrix::from_column_slice(36, 36, file.linearize_chart(0.0, &x).unwrap().a.as_slice());
+    assert!((&chart - &slow.a).amax() < 1e-10 * (1.0 + slow.a.amax()), "{:e}", (&chart - &slow.a).amax());
     let (mf, ms) = (fast.mechanical.unwrap(), slow.mechanical.unwrap());
     assert!((&mf.stiffness - &ms.stiffness).amax() < 1e-10 * (1.0 + ms.stiffness.amax()));
     assert!((&mf.damping - &ms.damping).amax() < 1e-10 * (1.0 + ms.damping.amax()));

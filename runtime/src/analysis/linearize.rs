@@ -30,11 +30,11 @@
 //! bicycle about upright straight running these are the benchmark's M, v C₁ and g K₀ + v² K₂.
 
 use crate::invariants::Invariants;
-use nalgebra::{DMatrix, SMatrix, SVector};
+use nalgebra::{DMatrix, Dim, Matrix, Matrix3, RawStorage, RawStorageMut, SMatrix, SVector};
 use thiserror::Error;
 
 use crate::error::FieldError;
-use crate::mechanics::{VelocityBlocks, VelocityDerivatives};
+use crate::mechanics::VelocityBlocks;
 
 /// Which state components to keep: the independent coordinates and velocities, by coordinate
 /// name, and the ignorable coordinates to drop (builder).
@@ -368,25 +368,49 @@ impl Chart {
             }
         }
         for (vs, w0, dw0) in turns {
-            turn_rates(&mut j, n, vs, (&w0, &dw0));
+            turn_rates(&mut j, n, [vs, vs + 1, vs + 2], (&w0, &dw0));
         }
         Ok(Chart { names, action, oriented: k > 0, jacobian: j, inputs: b, constraints: constraints * &e, to_state: e })
     }
 }
 
 /// \[w×\] of the three components of `v` from `at`.
-fn cross_matrix<const D: usize>(v: &SVector<f64, D>, at: usize) -> nalgebra::Matrix3<f64> {
+pub(crate) fn cross_matrix<const D: usize>(v: &SVector<f64, D>, at: usize) -> Matrix3<f64> {
     nalgebra::Vector3::new(v[at], v[at + 1], v[at + 2]).cross_matrix()
 }
 
 /// An orientation's rows of θ̈ = δω̇ − ω̇₀ × θ − ω₀ × θ̇ in a chart's Jacobian `j` over (δq, δv)
-/// with `n` velocities, the orientation's from `vs`: its rows of δω̇ less \[ω̇₀×\] on θ and
+/// with `n` velocities, the orientation's three at `at`: its rows of δω̇ less \[ω̇₀×\] on θ and
 /// \[ω₀×\] on θ̇.
-fn turn_rates(j: &mut DMatrix<f64>, n: usize, vs: usize, (w0, dw0): (&nalgebra::Matrix3<f64>, &nalgebra::Matrix3<f64>)) {
+pub(crate) fn turn_rates<R: Dim, C: Dim, S: RawStorageMut<f64, R, C>>(
+    j: &mut Matrix<f64, R, C, S>,
+    n: usize,
+    at: [usize; 3],
+    (w0, dw0): (&Matrix3<f64>, &Matrix3<f64>),
+) {
     for r in 0..3 {
         for c in 0..3 {
-            j[(n + vs + r, vs + c)] -= dw0[(r, c)];
-            j[(n + vs + r, n + vs + c)] -= w0[(r, c)];
+            j[(n + at[r], at[c])] -= dw0[(r, c)];
+            j[(n + at[r], n + at[c])] -= w0[(r, c)];
+        }
+    }
+}
+
+/// `sign` · `by_w` \[w×\] added to the columns `at` of `target` from its row `rows` on (`by_w`'s
+/// columns `from`, its rows in the same order): an orientation's columns of the chart's positions,
+/// where θ at fixed θ̇ moves δω by ω₀ × θ (∂/∂θ += ∂/∂ω \[ω₀×\]), or M's corrections by \[ω̇₀×\]
+/// and \[ω₀×\].
+pub(crate) fn add_turned<R: Dim, C: Dim, S: RawStorageMut<f64, R, C>, R2: Dim, C2: Dim, S2: RawStorage<f64, R2, C2>>(
+    target: &mut Matrix<f64, R, C, S>,
+    (rows, at): (usize, [usize; 3]),
+    (by_w, from): (&Matrix<f64, R2, C2, S2>, [usize; 3]),
+    w: &Matrix3<f64>,
+    sign: f64,
+) {
+    for c in 0..3 {
+        for i in 0..by_w.nrows() {
+            let turned = by_w[(i, from[0])] * w[(0, c)] + by_w[(i, from[1])] * w[(1, c)] + by_w[(i, from[2])] * w[(2, c)];
+            target[(rows + i, at[c])] += sign * turned;
         }
     }
 }
@@ -505,49 +529,44 @@ pub fn tangent<const D: usize, const N: usize, const K: usize, S: AsRef<str>>(
         )));
     }
     let ordinary = N - 3 * k;
-    let (names, embedding) = chart_frame(coordinates, orientations, x, N, false);
+    let (mut states, embedding) = chart_frame(coordinates, orientations, x, N, false);
     let (solved, forces, mass) = (&blocks.solved, &blocks.forces, &blocks.mass);
-    // The positions' columns in the chart: an orientation's θ at fixed θ̇ moves δω by ω₀ × θ.
-    let charted = |d: &VelocityDerivatives<N, K>| {
-        let mut by_q = d.positions;
-        for o in 0..k {
-            let vs = ordinary + 3 * o;
-            let w0 = cross_matrix(x, p + vs);
-            let by_w = d.velocities.fixed_columns::<3>(vs) * w0;
-            let mut columns = by_q.fixed_columns_mut::<3>(vs);
-            columns += by_w;
-        }
-        by_q
-    };
-    let (solved_q, forces_q) = (charted(solved), charted(forces));
     let mut a = DMatrix::zeros(2 * N, 2 * N);
     let mut b = DMatrix::zeros(2 * N, K);
     a.view_mut((0, N), (N, N)).fill_diagonal(1.0);
-    a.view_mut((N, 0), (N, N)).copy_from(&solved_q);
+    a.view_mut((N, 0), (N, N)).copy_from(&solved.positions);
     a.view_mut((N, N), (N, N)).copy_from(&solved.velocities);
     b.view_mut((N, 0), (N, K)).copy_from(&solved.others);
-    let negated = |m: &SMatrix<f64, N, N>| DMatrix::from_iterator(N, N, m.iter().map(|v| -v));
-    let (mut stiffness, mut damping) = (negated(&forces_q), negated(&forces.velocities));
-    // θ̈ = δω̇ − ω̇₀ × θ − ω₀ × θ̇, and M times those corrections in K and C.
+    // K and C start as the residual's blocks negated, M and B = ∂τ/∂u as they are (slices: nalgebra's
+    // element-wise negation of a static matrix goes through its iterators).
+    let negated = |m: &SMatrix<f64, N, N>| {
+        let mut out = DMatrix::from_column_slice(N, N, m.as_slice());
+        out.neg_mut();
+        out
+    };
+    let (mut stiffness, mut damping) = (negated(&forces.positions), negated(&forces.velocities));
     for o in 0..k {
         let vs = ordinary + 3 * o;
         let (w0, dw0) = (cross_matrix(x, p + vs), cross_matrix(&blocks.accelerations, vs));
-        turn_rates(&mut a, N, vs, (&w0, &dw0));
-        let m = mass.fixed_columns::<3>(vs);
-        let (by_dw, by_w) = (m * dw0, m * w0);
-        for i in 0..N {
-            for c in 0..3 {
-                stiffness[(i, vs + c)] += by_dw[(i, c)];
-                damping[(i, vs + c)] += by_w[(i, c)];
-            }
-        }
+        // The positions' columns in the chart, in A from the solved blocks and in K from the
+        // residual's (negated).
+        let at = [vs, vs + 1, vs + 2];
+        add_turned(&mut a, (N, at), (&solved.velocities, at), &w0, 1.0);
+        add_turned(&mut stiffness, (0, at), (&forces.velocities, at), &w0, -1.0);
+        // θ̈ = δω̇ − ω̇₀ × θ − ω₀ × θ̇, and M times those corrections in K and C.
+        turn_rates(&mut a, N, at, (&w0, &dw0));
+        add_turned(&mut stiffness, (0, at), (mass, at), &dw0, 1.0);
+        add_turned(&mut damping, (0, at), (mass, at), &w0, 1.0);
     }
     let dynamic = |m: &[f64], rows: usize, cols: usize| DMatrix::from_column_slice(rows, cols, m);
     let mechanical =
         Mechanical { mass: dynamic(mass.as_slice(), N, N), damping, stiffness, input: dynamic(forces.others.as_slice(), N, K) };
-    let mut states = Vec::with_capacity(2 * N);
-    states.extend(names.iter().map(|c| wrapped("dot(", c)));
-    states.splice(0..0, names);
+    // The chart's coordinates, then their velocities.
+    states.reserve_exact(N);
+    for i in 0..N {
+        let dot = wrapped("dot(", &states[i]);
+        states.push(dot);
+    }
     Ok(ConstrainedLinearization { states, a, b, embedding, mechanical: Some(mechanical) })
 }
 
@@ -705,7 +724,7 @@ impl Invariants for ConstrainedLinearization {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nalgebra::SMatrix;
+    use crate::mechanics::VelocityDerivatives;
 
     /// A unit point mass in the plane on the circle x² + y² = 1 under gravity g (−y): the pendulum.
     /// The Cartesian field's Jacobian at the bottom (0, −1) at rest, and its constraints' Jacobian:
@@ -835,7 +854,7 @@ mod tests {
     /// — are −M times A's rows of θ̈, its B M times B's.
     #[test]
     fn a_free_bodys_tangent_linearisation_from_its_blocks_is_the_error_state_model() {
-        use crate::mechanics::{VelocityBlocks, VelocityDerivatives};
+        use crate::mechanics::VelocityBlocks;
         use nalgebra::{Matrix3, UnitQuaternion, Vector3};
         let inertia = Matrix3::new(1.0, 0.1, 0.0, 0.1, 2.0, -0.2, 0.0, -0.2, 2.75);
         let inverse = inertia.try_inverse().unwrap();

@@ -648,12 +648,65 @@ impl<const N: usize> LinkDynamics<N> {
         dg_dw: impl FnOnce(&SVector<f64, N>) -> SMatrix<f64, N, W>,
     ) -> Result<VelocityBlocks<N, W>, FieldError> {
         let mut rows = SolvedRows::<N, W>::new();
-        let blocks =
-            |r: &SolvedRows<N, W>| VelocityDerivatives::new(r.by_q.transpose(), r.by_v.transpose(), r.sensitivities.transpose());
-        let mut residual = VelocityDerivatives::new(SMatrix::zeros(), SMatrix::zeros(), SMatrix::zeros());
+        // Each block written once, where it belongs (the rows are stored transposed).
+        let zeros = || VelocityDerivatives::new(SMatrix::zeros(), SMatrix::zeros(), SMatrix::zeros());
+        let mut out =
+            VelocityBlocks { accelerations: SVector::zeros(), mass: SMatrix::zeros(), solved: zeros(), forces: zeros() };
+        let fill = |d: &mut VelocityDerivatives<N, W>, r: &SolvedRows<N, W>| {
+            d.positions.tr_copy_from(&r.by_q);
+            d.velocities.tr_copy_from(&r.by_v);
+            d.others.tr_copy_from(&r.sensitivities);
+        };
         let Accelerated { mass, accelerations, .. } =
-            self.solved_rows(t, qd, forces, dg_dw, &mut rows, |r| residual = blocks(r))?;
-        Ok(VelocityBlocks { accelerations, mass, solved: blocks(&rows), forces: residual })
+            self.solved_rows(t, qd, forces, dg_dw, &mut rows, |r| fill(&mut out.forces, r))?;
+        fill(&mut out.solved, &rows);
+        (out.accelerations, out.mass) = (accelerations, mass);
+        Ok(out)
+    }
+
+    /// [`Self::linearization`] in the tangent chart of the orientations
+    /// ([`Self::with_orientations`]; `D = 2N`): the state (q, v) with each orientation's position
+    /// charted by its body rotation vector θ about the reference motion and its rates by θ̇ = δω −
+    /// ω₀ × θ — A and B of [`linearize::tangent`](crate::linearize::tangent), without its names,
+    /// embedding and mechanical form, as fixed-size matrices for a controller's design (a free
+    /// body's 12 × 12). The links' derivatives are already along θ at fixed ω, so that the chart
+    /// is three 3 × 3 corrections per orientation on [`Self::linearization`]'s blocks:
+    ///
+    /// ```text
+    /// ∂/∂θ = ∂/∂θ|_ω + ∂/∂ω [ω₀×],     θ̈ = δω̇ − ω̇₀ × θ − ω₀ × θ̇
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Self::derivatives`].
+    pub fn tangent_linearization<const D: usize, const W: usize>(
+        &self,
+        t: f64,
+        qd: &SVector<f64, N>,
+        forces: &JointForces<N>,
+        dg_dw: impl FnOnce(&SVector<f64, N>) -> SMatrix<f64, N, W>,
+    ) -> Result<Linearization<D, W>, FieldError> {
+        const { assert!(D == 2 * N, "the tangent chart of a tree of links is (θ, θ̇)") };
+        let mut rows = SolvedRows::<N, W>::new();
+        let Accelerated { accelerations, .. } = self.solved_rows(t, qd, forces, dg_dw, &mut rows, |_| ())?;
+        let mut out = Linearization::<D, W> { a: SMatrix::zeros(), b: SMatrix::zeros() };
+        for i in 0..N {
+            out.a[(i, N + i)] = 1.0;
+        }
+        out.a.fixed_view_mut::<N, N>(N, 0).tr_copy_from(&rows.by_q);
+        out.a.fixed_view_mut::<N, N>(N, N).tr_copy_from(&rows.by_v);
+        out.b.fixed_rows_mut::<N>(N).tr_copy_from(&rows.sensitivities);
+        // Each orientation by its last joint c, chained a → b → c (rates ω₁, ω₂, ω₃).
+        for c in (0..N).filter(|&c| self.orientation[c] == c) {
+            let Some(b) = self.topology.parent[c] else { continue };
+            let Some(a) = self.topology.parent[b] else { continue };
+            let at = [a, b, c];
+            let cross = |v: &SVector<f64, N>| Vector3::new(v[a], v[b], v[c]).cross_matrix();
+            let (w0, dw0) = (cross(qd), cross(&accelerations));
+            let by_w = SMatrix::<f64, N, 3>::from_fn(|i, e| out.a[(N + i, N + at[e])]);
+            crate::linearize::add_turned(&mut out.a, (N, at), (&by_w, [0, 1, 2]), &w0, 1.0);
+            crate::linearize::turn_rates(&mut out.a, N, at, (&w0, &dw0));
+        }
+        Ok(out)
     }
 
     /// ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ ∂g/∂w at q̈ into `rows` ([`Self::linearization`]), finite: the passes
@@ -1439,6 +1492,36 @@ mod tests {
             let by_qd = (at.kinetic(&(qd + e), &a) - at.kinetic(&(qd - e), &a)) / (2.0 * h);
             assert!((dv.column(j) - by_qd).norm() < 1e-7 * (1.0 + by_qd.norm()), "∂K/∂q̇_{j}");
         }
+    }
+
+    /// The tangent chart's A and B against the velocity blocks by matrix algebra: with W the
+    /// N × N matrix of [ω₀×] on the orientation's block (zero elsewhere), the positions' columns
+    /// ∂v̇/∂q + ∂v̇/∂v W, the orientation's rows of θ̈ less [ω̇₀×] on θ and W on θ̇ — an orientation
+    /// in the middle of the tree (a ball joint between screws), moving and accelerating.
+    #[test]
+    fn the_tangent_chart_is_the_velocity_blocks_turned() {
+        let r = rotation(&Vector3::new(0.5, 1.0, -0.3).normalize(), 1.1);
+        let at = ball_dynamics(0.4, &r, -0.8, 0.15);
+        let qd = SVector::<f64, 6>::from_column_slice(&[0.7, -1.1, 0.5, 0.9, -0.6, 0.35]);
+        let forces = JointForces { value: -qd * 0.3, d_positions: SMatrix::zeros(), d_velocities: SMatrix::identity() * -0.3 };
+        let dg_dw = |a: &SVector<f64, 6>| SMatrix::<f64, 6, 2>::from_fn(|i, k| if i == 2 * k + 1 { 1.0 } else { a[i] * 0.1 });
+        let lin = at.tangent_linearization::<12, 2>(0.0, &qd, &forces, dg_dw).expect("regular");
+        let blocks = at.velocity_blocks::<2>(0.0, &qd, &forces, dg_dw).expect("regular");
+        let turn = |v: &SVector<f64, 6>| {
+            let mut m = SMatrix::<f64, 6, 6>::zeros();
+            m.fixed_view_mut::<3, 3>(1, 1).copy_from(&Vector3::new(v[1], v[2], v[3]).cross_matrix());
+            m
+        };
+        let (w, dw) = (turn(&qd), turn(&blocks.accelerations));
+        let solved = &blocks.solved;
+        let (by_theta, by_rate) = (solved.positions + solved.velocities * w - dw, solved.velocities - w);
+        let close = |a: SMatrix<f64, 6, 6>, b: SMatrix<f64, 6, 6>| (a - b).amax() < 1e-12 * (1.0 + b.amax());
+        assert!(close(lin.a.fixed_view::<6, 6>(6, 0).into_owned(), by_theta), "A's positions' columns");
+        assert!(close(lin.a.fixed_view::<6, 6>(6, 6).into_owned(), by_rate), "A's velocities' columns");
+        assert_eq!(lin.a.fixed_view::<6, 6>(0, 6).into_owned(), SMatrix::<f64, 6, 6>::identity());
+        assert_eq!(lin.a.fixed_view::<6, 6>(0, 0).into_owned(), SMatrix::<f64, 6, 6>::zeros());
+        assert_eq!(lin.b.fixed_rows::<6>(6).into_owned(), solved.others);
+        assert!(w.amax() > 0.5 && dw.amax() > 0.5, "the chart turns");
     }
 
     #[test]

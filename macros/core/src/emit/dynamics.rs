@@ -397,6 +397,15 @@ fn tangent_linearization(model: &View<'_>, along_links: bool) -> TokenStream {
         } else {
             quote! { |acc| self.__routh_sensitivity(t, x, acc).0.fixed_columns::<#nu>(0).into_owned() }
         };
+        let two_n = 2 * n;
+        let chart_doc = format!(
+            " A and B of [`Self::linearize_tangent`] as fixed-size matrices, {two_n} × {two_n} and {two_n} × {nu} (the \
+              state {}, then their velocities), without its names, embedding and mechanical form: what a \
+              controller's design reads at every step ([`Linearization::lqr`](::routh::runtime::Linearization::lqr) \
+              gives the regulator in the chart). Along the links in one go \
+              ([`LinkDynamics::tangent_linearization`](::routh::runtime::mechanics::LinkDynamics::tangent_linearization)).",
+            chart.join(", ")
+        );
         return quote! {
             #[doc = #doc]
             ///
@@ -409,6 +418,18 @@ fn tangent_linearization(model: &View<'_>, along_links: bool) -> TokenStream {
                 let qd = x.fixed_rows::<#n>(#p).into_owned();
                 let blocks = dynamics.velocity_blocks::<#nu>(t, &qd, &forces, #sensitivity)?;
                 __routh::linearize::tangent(&Self::COORDINATES, &[#(#names),*], x, &blocks)
+            }
+
+            #[doc = #chart_doc]
+            ///
+            /// # Errors
+            /// [`FieldError`](::routh::runtime::FieldError): the field's errors at `x`.
+            pub fn linearize_chart(&self, t: f64, x: &__routh::State<#d>)
+                -> ::core::result::Result<__routh::Linearization<#two_n, #nu>, __routh::FieldError>
+            {
+                let (dynamics, forces) = self.__routh_link_model(t, x);
+                let qd = x.fixed_rows::<#n>(#p).into_owned();
+                dynamics.tangent_linearization::<#two_n, #nu>(t, &qd, &forces, #sensitivity)
             }
         };
     }
