@@ -27,8 +27,9 @@
 //! each) linearised in the tangent chart of its base's orientation (`linearize_tangent`: the links'
 //! derivatives over the velocities charted directly, `runtime::linearize::tangent`) against the
 //! route through the quaternion state a model without links takes (`jacobian`, M, B and the field,
-//! moved into the chart by `linearize::constrained_with_orientations`), after checking that the two
-//! agree to 1e-10.
+//! moved into the chart by `linearize::constrained_with_orientations`), and `linearize_chart` (the
+//! same A and B as fixed-size matrices, without names, embedding or mechanical form), after
+//! checking that the three agree to 1e-10.
 //!
 //! `cargo bench --bench control` prints the ratios.
 
@@ -174,10 +175,18 @@ fn quadruped(c: &mut Criterion) {
     assert_eq!(fast.states, slow.states);
     let scale = slow.a.amax().max(slow.b.amax());
     assert!((&fast.a - &slow.a).amax() < 1e-10 * scale && (&fast.b - &slow.b).amax() < 1e-10 * scale);
+    // linearize_chart: the same A and B as fixed-size matrices.
+    let chart = view.linearize_chart(0.0, &x).unwrap();
+    let (chart_a, chart_b) =
+        (DMatrix::from_column_slice(36, 36, chart.a.as_slice()), DMatrix::from_column_slice(36, 12, chart.b.as_slice()));
+    assert!((&chart_a - &slow.a).amax() < 1e-10 * scale && (&chart_b - &slow.b).amax() < 1e-10 * scale);
     let time = |f: &dyn Fn()| per_call(20_000, f);
-    let (t_fast, t_slow) = (
+    let (t_fast, t_chart, t_slow) = (
         time(&|| {
             black_box(view.linearize_tangent(0.0, black_box(&x)).unwrap());
+        }),
+        time(&|| {
+            black_box(view.linearize_chart(0.0, black_box(&x)).unwrap());
         }),
         time(&|| {
             black_box(quadruped_through_quaternions(&view, black_box(&x)));
@@ -185,13 +194,16 @@ fn quadruped(c: &mut Criterion) {
     );
     println!(
         "quadruped linearize_tangent (the links' derivatives in the chart): {:.0} ns = {:.2}× the route through the \
-         quaternion state ({:.0} ns)",
+         quaternion state ({:.0} ns); linearize_chart (A and B alone, fixed-size) {:.0} ns = {:.2}×",
         1e9 * t_fast,
         t_fast / t_slow,
-        1e9 * t_slow
+        1e9 * t_slow,
+        1e9 * t_chart,
+        t_chart / t_slow
     );
     let mut group = c.benchmark_group("control");
     group.bench_function("quadruped/linearize_tangent", |bch| bch.iter(|| view.linearize_tangent(0.0, black_box(&x))));
+    group.bench_function("quadruped/linearize_chart", |bch| bch.iter(|| view.linearize_chart(0.0, black_box(&x))));
     group.bench_function("quadruped/through_quaternions", |bch| bch.iter(|| quadruped_through_quaternions(&view, black_box(&x))));
     group.finish();
 }

@@ -347,6 +347,93 @@ fn a_floating_chains_tangent_linearisation_along_its_links_is_the_dense_paths() 
     assert!((&mf.damping - &ms.damping).amax() < 1e-10 * (1.0 + ms.damping.amax()));
 }
 
+/// The free-flying chain's state moved by ξ in the charts of its two orientations (five ordinary
+/// coordinates, then the quaternions at 5 and 9, their body rates at 18 and 21), exactly: an
+/// ordinary component added, a quaternion turned to q ⊗ exp(θ/2) and its rate to ω + θ̇ + ω × θ.
+fn chart_moved(x: &SVector<f64, 24>, xi: &SVector<f64, 22>) -> SVector<f64, 24> {
+    use routh::nalgebra::{Quaternion, Vector3};
+    let mut y = *x;
+    for i in 0..5 {
+        y[i] += xi[i];
+        y[13 + i] += xi[11 + i];
+    }
+    for (qs, vs) in [(5, 5), (9, 8)] {
+        let theta = Vector3::new(xi[vs], xi[vs + 1], xi[vs + 2]);
+        let q = Quaternion::new(x[qs], x[qs + 1], x[qs + 2], x[qs + 3]) * Quaternion::from_imag(theta * 0.5).exp();
+        (y[qs], y[qs + 1], y[qs + 2], y[qs + 3]) = (q.w, q.i, q.j, q.k);
+        let w = Vector3::new(x[13 + vs], x[14 + vs], x[15 + vs]);
+        let rate = Vector3::new(xi[11 + vs], xi[12 + vs], xi[13 + vs]);
+        y.fixed_rows_mut::<3>(13 + vs).copy_from(&(w + rate + w.cross(&theta)));
+    }
+    y
+}
+
+/// The chart coordinates of the state `y` about `x` ([`chart_moved`]'s inverse): θ = 2 log(q̄ ⊗ q_y)
+/// (q̄ / |q|²), θ̇ = δω − ω × θ.
+fn chart_of(x: &SVector<f64, 24>, y: &SVector<f64, 24>) -> SVector<f64, 22> {
+    use routh::nalgebra::{Quaternion, Vector3};
+    let mut xi = SVector::<f64, 22>::zeros();
+    for i in 0..5 {
+        xi[i] = y[i] - x[i];
+        xi[11 + i] = y[13 + i] - x[13 + i];
+    }
+    for (qs, vs) in [(5, 5), (9, 8)] {
+        let q = Quaternion::new(x[qs], x[qs + 1], x[qs + 2], x[qs + 3]);
+        let r = q.conjugate() * Quaternion::new(y[qs], y[qs + 1], y[qs + 2], y[qs + 3]) / q.norm_squared();
+        let v = r.imag();
+        let theta = if v.norm() > 0.0 { v * (2.0 * v.norm().atan2(r.w) / v.norm()) } else { v };
+        let w = Vector3::new(x[13 + vs], x[14 + vs], x[15 + vs]);
+        let dw = Vector3::new(y[13 + vs], y[14 + vs], y[15 + vs]) - w;
+        xi.fixed_rows_mut::<3>(vs).copy_from(&theta);
+        xi.fixed_rows_mut::<3>(11 + vs).copy_from(&(dw - w.cross(&theta)));
+    }
+    xi
+}
+
+/// The free-flying chain's RK4 step in the tangent charts of its two orientations
+/// (`rk4_step_tangent`, `step::rk4_tangent_step`) against central differences of the step itself
+/// (`step::rk4`) moved through the charts' exact maps, at random states with quaternions off the
+/// unit sphere; the spatial recursion's against the dense path's; and over a short step against
+/// the continuous linearisation in the chart (`linearize_chart`).
+#[test]
+fn a_floating_chains_step_in_its_tangent_charts_is_the_differenced_step() {
+    let (rec, dense) = (FreeChain { m: 3.0 }, FreeChainDense { m: 3.0 });
+    let mut rng = Rng::new(71);
+    let h = 0.02;
+    for _ in 0..3 {
+        let q = [(); 13].map(|_| rng.uniform(-1.0, 1.0));
+        let v = [(); 11].map(|_| rng.uniform(-2.0, 2.0));
+        let u = [rng.uniform(-1.0, 1.0)];
+        let x = rec.state(q, v);
+        let step = rec.rk4_step_tangent(0.0, &x, u, h).unwrap();
+        let other = dense.rk4_step_tangent(0.0, &x, u, h).unwrap();
+        assert_near!(step.a, other.a, 1e-9);
+        assert_near!(step.b, other.b, 1e-9);
+        let advance = |y: &SVector<f64, 24>, u: [f64; 1]| routh::runtime::step::rk4(&rec, 0.0, y, &Vector::from(u), h).unwrap();
+        assert_eq!(step.next, advance(&x, u));
+        let d = 1e-6;
+        for j in 0..22 {
+            let e = SVector::<f64, 22>::from_fn(|i, _| if i == j { d } else { 0.0 });
+            let column = (chart_of(&step.next, &advance(&chart_moved(&x, &e), u))
+                - chart_of(&step.next, &advance(&chart_moved(&x, &-e), u)))
+                / (2.0 * d);
+            assert!((step.a.column(j) - column).amax() < 1e-7 * (1.0 + column.amax()), "A's column {j}");
+        }
+        let column =
+            (chart_of(&step.next, &advance(&x, [u[0] + d])) - chart_of(&step.next, &advance(&x, [u[0] - d]))) / (2.0 * d);
+        assert!((step.b.column(0) - column).amax() < 1e-7 * (1.0 + column.amax()), "B");
+        // Over a short step the charts' A_d is 1 + h A of the continuous linearisation in the chart
+        // about the reference motion (`linearize_chart`, the links' derivatives charted by 3 × 3
+        // corrections): the two routes' charts are one.
+        let short = 1e-6;
+        let chart = rec.driven(u).linearize_chart(0.0, &x).unwrap();
+        let step = rec.rk4_step_tangent(0.0, &x, u, short).unwrap();
+        let rate = (step.a - SMatrix::<f64, 22, 22>::identity()) / short;
+        assert!((rate - chart.a).amax() < 1e-5 * (1.0 + chart.a.amax()), "{:e}", (rate - chart.a).amax());
+        assert!((step.b / short - chart.b).amax() < 1e-5 * (1.0 + chart.b.amax()));
+    }
+}
+
 #[test]
 fn orientations_on_the_spatial_recursion_are_the_dense_path() {
     let (rec, dense) = (Chain { m: 3.0 }, ChainDense { m: 3.0 });

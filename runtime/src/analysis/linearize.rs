@@ -453,13 +453,9 @@ fn chart_frame<const D: usize, S: AsRef<str>>(
     }
     for o in 0..k {
         let (qs, vs) = (ordinary + 4 * o, ordinary + 3 * o);
-        let q0 = nalgebra::Quaternion::new(x[qs], x[qs + 1], x[qs + 2], x[qs + 3]);
         let w0 = cross_matrix(x, p + vs);
-        for a in 0..3 {
-            let mut axis = [0.0; 3];
-            axis[a] = 1.0;
-            let turn = q0 * nalgebra::Quaternion::new(0.0, axis[0], axis[1], axis[2]) * 0.5;
-            for (r, v) in [turn.w, turn.i, turn.j, turn.k].into_iter().enumerate() {
+        for (a, turn) in crate::mechanics::turn_columns([x[qs], x[qs + 1], x[qs + 2], x[qs + 3]]).iter().enumerate() {
+            for (r, &v) in turn.iter().enumerate() {
                 e[(qs + r, vs + a)] = v;
             }
             e[(p + vs + a, n + vs + a)] = 1.0;

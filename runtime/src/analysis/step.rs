@@ -51,6 +51,7 @@ use crate::discrete::{
 };
 use crate::error::{FieldError, SimError};
 use crate::input::InputSystem;
+use crate::mechanics::StateLayout;
 
 /// A system with inputs and the Jacobians of its field, ∂F/∂x and ∂F/∂u.
 pub trait InputJacobians<const D: usize, const K: usize>: InputSystem<D, K> {
@@ -154,6 +155,71 @@ pub fn rk4_step<S: InputJacobians<D, K> + ?Sized, const D: usize, const K: usize
     };
     let finite = step.next.iter().chain(step.a.iter()).chain(step.b.iter()).all(|v| v.is_finite());
     if finite { Ok(step) } else { Err(FieldError::NonFinite { t }) }
+}
+
+/// One step and its Jacobians in the orientations' tangent charts ([`rk4_tangent_step`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct TangentStep<const D: usize, const C: usize, const K: usize> {
+    /// x_{k+1}, in the state.
+    pub next: SVector<f64, D>,
+    /// A_d = ∂ξ_{k+1}/∂ξ_k, from the chart about x_k to the chart about x_{k+1}.
+    pub a: SMatrix<f64, C, C>,
+    /// B_d = ∂ξ_{k+1}/∂u_k.
+    pub b: SMatrix<f64, C, K>,
+}
+
+/// [`rk4_step`] of a model with orientations in their tangent charts ([`StateLayout::chart`]: each
+/// orientation's quaternion charted by its body rotation vector θ and its rate by θ̇ = δω − ω × θ,
+/// about x_k before the step and about x_{k+1} after it): A_d = P(x_{k+1}) ∂x_{k+1}/∂x_k E(x_k)
+/// and B_d = P(x_{k+1}) ∂x_{k+1}/∂u_k, the error-state model a discrete LQR
+/// ([`crate::lqr::dare`]) or MPC designs on — 12 × 12 for a free body, where the quaternion
+/// state's 13 × 13 carries the quaternion's scale, which no input moves. The state is `P`
+/// positions (the ordinary coordinates, then each orientation's quaternion) and `N` velocities
+/// (the ordinary ones, then each orientation's body rates), without action (`D = P + N`,
+/// `C = 2N`); a generated model with orientations and inputs calls it as `rk4_step_tangent`.
+///
+/// # Errors
+/// As [`rk4_step`].
+pub fn rk4_tangent_step<S, const P: usize, const N: usize, const D: usize, const C: usize, const K: usize>(
+    sys: &S,
+    t: f64,
+    x: &SVector<f64, D>,
+    u: &SVector<f64, K>,
+    h: f64,
+) -> Result<TangentStep<D, C, K>, FieldError>
+where
+    S: InputJacobians<D, K> + ?Sized,
+{
+    let step = rk4_step(sys, t, x, u, h)?;
+    let (e, _) = StateLayout::<P, N, D>::chart::<C>(x);
+    let (_, p) = StateLayout::<P, N, D>::chart::<C>(&step.next);
+    // By the charts' non-zero entries (a few per row and column): A_d E, then P times it and B_d.
+    let mut ae = SMatrix::<f64, D, C>::zeros();
+    for c in 0..C {
+        for r in 0..D {
+            if e[(r, c)] != 0.0 {
+                ae.column_mut(c).axpy(e[(r, c)], &step.a.column(r), 1.0);
+            }
+        }
+    }
+    let (mut a, mut b) = (SMatrix::<f64, C, C>::zeros(), SMatrix::<f64, C, K>::zeros());
+    for i in 0..C {
+        for r in 0..D {
+            let v = p[(i, r)];
+            if v != 0.0 {
+                for c in 0..C {
+                    a[(i, c)] += v * ae[(r, c)];
+                }
+                for c in 0..K {
+                    b[(i, c)] += v * step.b[(r, c)];
+                }
+            }
+        }
+    }
+    // A quaternion of zero length after the step has no chart.
+    let finite = a.iter().chain(b.iter()).all(|v| v.is_finite());
+    if finite { Ok(TangentStep { next: step.next, a, b }) } else { Err(FieldError::NonFinite { t }) }
 }
 
 /// A step map x_{k+1} = Φ_h(t_k, x_k, u_k) with its exact Jacobians: what iLQR plans over
@@ -366,6 +432,105 @@ mod tests {
         fn input_jacobian(&self, _t: f64, _x: &Vector3<f64>, _u: &Vector1<f64>) -> Result<SMatrix<f64, 3, 1>, FieldError> {
             Ok(self.1)
         }
+    }
+
+    /// A body turning about a fixed point, torqued: q̇ = ½ q ⊗ (0, ω), I ω̇ = u − ω × I ω, its
+    /// Jacobians by central differences (the test's own, independent of the charts).
+    struct Turning(Vector3<f64>);
+    impl Turning {
+        fn rates(&self, x: &SVector<f64, 7>, u: &Vector3<f64>) -> SVector<f64, 7> {
+            let (q, w) = (nalgebra::Quaternion::new(x[0], x[1], x[2], x[3]), Vector3::new(x[4], x[5], x[6]));
+            let dq = q * nalgebra::Quaternion::from_imag(w) * 0.5;
+            let i = Matrix3::from_diagonal(&self.0);
+            let dw = i.try_inverse().expect("an inertia") * (u - w.cross(&(i * w)));
+            SVector::<f64, 7>::from([dq.w, dq.i, dq.j, dq.k, dw[0], dw[1], dw[2]])
+        }
+    }
+    impl InputSystem<7, 3> for Turning {
+        fn field_with_input(&self, _t: f64, x: &SVector<f64, 7>, u: &Vector3<f64>) -> Result<SVector<f64, 7>, FieldError> {
+            Ok(self.rates(x, u))
+        }
+    }
+    impl InputJacobians<7, 3> for Turning {
+        fn state_jacobian(&self, _t: f64, x: &SVector<f64, 7>, u: &Vector3<f64>) -> Result<SMatrix<f64, 7, 7>, FieldError> {
+            let d = 1e-6;
+            Ok(SMatrix::from_fn(|r, c| {
+                let e = SVector::<f64, 7>::ith(c, d);
+                (self.rates(&(x + e), u)[r] - self.rates(&(x - e), u)[r]) / (2.0 * d)
+            }))
+        }
+        fn input_jacobian(&self, _t: f64, x: &SVector<f64, 7>, u: &Vector3<f64>) -> Result<SMatrix<f64, 7, 3>, FieldError> {
+            let d = 1e-6;
+            Ok(SMatrix::from_fn(|r, c| {
+                let e = Vector3::ith(c, d);
+                (self.rates(x, &(u + e))[r] - self.rates(x, &(u - e))[r]) / (2.0 * d)
+            }))
+        }
+    }
+
+    /// The chart's own maps, exact: a state moved by ξ = (θ, θ̇) (q ⊗ exp(θ/2), ω + θ̇ + ω × θ),
+    /// and the chart coordinates of a state y about x (θ = 2 log(q̄ ⊗ q_y / |q|²), θ̇ = δω − ω × θ).
+    fn moved(x: &SVector<f64, 7>, xi: &SVector<f64, 6>) -> SVector<f64, 7> {
+        let (theta, rate) = (Vector3::new(xi[0], xi[1], xi[2]), Vector3::new(xi[3], xi[4], xi[5]));
+        let q = nalgebra::Quaternion::new(x[0], x[1], x[2], x[3]) * nalgebra::Quaternion::from_imag(theta * 0.5).exp();
+        let w = Vector3::new(x[4], x[5], x[6]);
+        let w = w + rate + w.cross(&theta);
+        SVector::<f64, 7>::from([q.w, q.i, q.j, q.k, w[0], w[1], w[2]])
+    }
+    fn chart_of(x: &SVector<f64, 7>, y: &SVector<f64, 7>) -> SVector<f64, 6> {
+        let q = nalgebra::Quaternion::new(x[0], x[1], x[2], x[3]);
+        let r = q.conjugate() * nalgebra::Quaternion::new(y[0], y[1], y[2], y[3]) / q.norm_squared();
+        let v = r.imag();
+        let theta = if v.norm() > 0.0 { v * (2.0 * v.norm().atan2(r.w) / v.norm()) } else { v };
+        let w = Vector3::new(x[4], x[5], x[6]);
+        let rate = Vector3::new(y[4], y[5], y[6]) - w - w.cross(&theta);
+        SVector::<f64, 6>::from([theta[0], theta[1], theta[2], rate[0], rate[1], rate[2]])
+    }
+
+    /// The step's Jacobians in the charts against central differences of the step itself moved
+    /// by the charts' exact maps (exponential and logarithm) — a quaternion off the unit sphere,
+    /// turning and torqued; and at rest the discrete regulator (`dare`) the charts admit and the
+    /// quaternion state does not.
+    #[test]
+    fn a_turning_bodys_step_in_its_charts_is_the_differenced_step() {
+        let body = Turning(Vector3::new(1.0, 2.0, 3.5));
+        let x = SVector::<f64, 7>::from([0.6, 0.2, -0.4, 0.8, 0.7, -1.3, 2.1]);
+        let (u, h) = (Vector3::new(0.2, -0.1, 0.3), 0.05);
+        let step = rk4_tangent_step::<_, 4, 3, 7, 6, 3>(&body, 0.0, &x, &u, h).expect("a step");
+        assert_eq!(step.next, rk4(&body, 0.0, &x, &u, h).expect("a step"));
+        let d = 1e-6;
+        let scale = step.a.amax();
+        for j in 0..6 {
+            let e = SVector::<f64, 6>::ith(j, d);
+            let after = |xi: &SVector<f64, 6>| chart_of(&step.next, &rk4(&body, 0.0, &moved(&x, xi), &u, h).expect("a step"));
+            let column = (after(&e) - after(&-e)) / (2.0 * d);
+            assert!((step.a.column(j) - column).amax() < 1e-7 * scale, "A's column {j}: {} against {column}", step.a.column(j));
+        }
+        for c in 0..3 {
+            let e = Vector3::ith(c, d);
+            let after = |v: &Vector3<f64>| chart_of(&step.next, &rk4(&body, 0.0, &x, v, h).expect("a step"));
+            let column = (after(&(u + e)) - after(&(u - e))) / (2.0 * d);
+            assert!((step.b.column(c) - column).amax() < 1e-7 * step.b.amax(), "B's column {c}");
+        }
+        // The quaternion state's step carries the quaternion's scale along, (q_k, 0) ↦ (q_{k+1}, 0)
+        // (the flow is homogeneous in q), a direction the charts leave out.
+        let plain = rk4_step(&body, 0.0, &x, &u, h).expect("a step");
+        let scale_k = SVector::<f64, 7>::from([x[0], x[1], x[2], x[3], 0.0, 0.0, 0.0]);
+        let n = step.next;
+        let scale_next = SVector::<f64, 7>::from([n[0], n[1], n[2], n[3], 0.0, 0.0, 0.0]);
+        assert!((plain.a * scale_k - scale_next).amax() < 1e-8);
+        // At rest that direction is a fixed one no torque moves (eigenvalue 1): the quaternion
+        // state's discrete regulator has no stabilising solution, the charts' has.
+        let still = SVector::<f64, 7>::from([0.6, 0.2, -0.4, 0.8, 0.0, 0.0, 0.0]);
+        let zero = Vector3::zeros();
+        let dynamic = |m: &[f64], rows: usize, cols: usize| nalgebra::DMatrix::from_column_slice(rows, cols, m);
+        let plain = rk4_step(&body, 0.0, &still, &zero, h).expect("a step");
+        let (q7, r3) = (nalgebra::DMatrix::identity(7, 7), nalgebra::DMatrix::identity(3, 3));
+        assert!(crate::lqr::dare(&dynamic(plain.a.as_slice(), 7, 7), &dynamic(plain.b.as_slice(), 7, 3), &q7, &r3).is_err());
+        let charted = rk4_tangent_step::<_, 4, 3, 7, 6, 3>(&body, 0.0, &still, &zero, h).expect("a step");
+        let (a, b) = (dynamic(charted.a.as_slice(), 6, 6), dynamic(charted.b.as_slice(), 6, 3));
+        let regulator = crate::lqr::dare(&a, &b, &nalgebra::DMatrix::identity(6, 6), &r3).expect("a stabilising gain");
+        assert!(regulator.closed_loop.complex_eigenvalues().iter().all(|l| l.norm() < 1.0));
     }
 
     #[test]

@@ -291,6 +291,67 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
         out
     }
 
+    /// The tangent chart of the orientations about the state `x` of a model without action
+    /// (`C = 2N`), the chart of [`linearize::tangent`](crate::linearize::tangent): ξ = (δq, δv)
+    /// over the ordinary coordinates and each orientation's body rotation vector θ (its quaternion
+    /// turned to q ⊗ exp(θ/2)) and θ̇ = δω − ω × θ, so that δω = θ̇ + ω × θ. Returns E = ∂x/∂ξ
+    /// (D × C) and the left inverse P = ∂ξ/∂x (C × D, P E = 1) that reads a change of the state in
+    /// the chart: θ = (2 / |q|²) vec(q̄ ⊗ δq) ([`Self::positions_from_chart`]), the quaternion's
+    /// change of scale (δq ∥ q) dropped. A map of states x_{k+1} = Φ(x_k) is P(x_{k+1}) ∂Φ/∂x E(x_k)
+    /// in the charts about x_k and x_{k+1} ([`step::rk4_tangent_step`](crate::step::rk4_tangent_step)).
+    ///
+    /// ```
+    /// use routh_runtime::mechanics::StateLayout;
+    /// use routh_runtime::nalgebra::{SMatrix, SVector};
+    ///
+    /// // A body turning about a fixed point at ω = (0, 0, 2), its quaternion not of unit length.
+    /// type Top = StateLayout<4, 3, 7>;
+    /// let x = Top::state([0.6, 0.2, -0.4, 0.8], [0.0, 0.0, 2.0]);
+    /// let (e, p) = Top::chart::<6>(&x);
+    /// assert!((p * e - SMatrix::<f64, 6, 6>::identity()).amax() < 1e-15);
+    /// // θ₁ at fixed θ̇ turns ω by ω × e₁ = (0, 2, 0): E's column of θ₁ in the rows of ω.
+    /// assert_eq!((e[(4, 0)], e[(5, 0)], e[(6, 0)]), (0.0, 2.0, 0.0));
+    /// // The quaternion's change of scale is no change in the chart.
+    /// let scale = SVector::<f64, 7>::from([0.6, 0.2, -0.4, 0.8, 0.0, 0.0, 0.0]);
+    /// assert!((p * scale).amax() < 1e-15);
+    /// ```
+    #[must_use]
+    pub fn chart<const C: usize>(x: &SVector<f64, D>) -> (SMatrix<f64, D, C>, SMatrix<f64, C, D>) {
+        const { assert!(D == P + N && C == 2 * N, "the chart (δq, δv) of a state without action") };
+        let turning = P - N;
+        let ordinary = N - 3 * turning;
+        let (mut e, mut p) = (SMatrix::<f64, D, C>::zeros(), SMatrix::<f64, C, D>::zeros());
+        // The positions: P's rows by ∂θ/∂q, E's ordinary columns and each θ's rate of the quaternion.
+        Self::chart_columns::<N>(x, |r, c| if r == c { 1.0 } else { 0.0 }, |r, c, v| p[(r, c)] = v);
+        for i in 0..ordinary {
+            e[(i, i)] = 1.0;
+        }
+        for i in 0..N {
+            e[(P + i, N + i)] = 1.0;
+            p[(N + i, P + i)] = 1.0;
+        }
+        for o in 0..turning {
+            let (qs, vs) = (ordinary + 4 * o, ordinary + 3 * o);
+            for (a, turn) in turn_columns([x[qs], x[qs + 1], x[qs + 2], x[qs + 3]]).iter().enumerate() {
+                for (r, &v) in turn.iter().enumerate() {
+                    e[(qs + r, vs + a)] = v;
+                }
+            }
+            // δω = θ̇ + [ω×] θ, θ̇ = δω − [ω×] θ.
+            let w = [x[P + vs], x[P + vs + 1], x[P + vs + 2]];
+            let cross = [[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]];
+            for a in 0..3 {
+                for b in 0..3 {
+                    e[(P + vs + a, vs + b)] = cross[a][b];
+                    for c in 0..4 {
+                        p[(N + vs + a, qs + c)] -= cross[a][b] * p[(vs + b, qs + c)];
+                    }
+                }
+            }
+        }
+        (e, p)
+    }
+
     /// [`Self::positions_from_chart`]'s entries (row, column, value), each once.
     #[inline]
     fn chart_columns<const R: usize>(
@@ -366,6 +427,13 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
         jac.fixed_view_mut::<N, N>(P, P).copy_from(&dv_dv);
         jac
     }
+}
+
+/// An orientation's quaternion q's rates along its body rotation vector: ½ q ⊗ (0, e_a) for
+/// a = 1, 2, 3, each as (w, x, y, z) — the columns of the chart's embedding ([`StateLayout::chart`]).
+pub(crate) fn turn_columns(q: [f64; 4]) -> [[f64; 4]; 3] {
+    let [w, x, y, z] = q.map(|c| 0.5 * c);
+    [[-x, w, z, -y], [-y, -z, w, x], [-z, y, -x, w]]
 }
 
 #[cfg(test)]

@@ -375,6 +375,7 @@ pub fn pad<const S: usize, const D: usize>(v: &SVector<f64, S>) -> SVector<f64, 
 }
 
 pub use layout::StateLayout;
+pub(crate) use layout::turn_columns;
 pub use link_jacobian::{JointForces, LinkDerivatives, LinkDynamics, TreeMassFactor, VelocityBlocks, VelocityDerivatives};
 pub use links::{LinkFactor, LinkJoint, LinkTopology};
 pub(crate) use saddle::Saddle;

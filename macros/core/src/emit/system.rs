@@ -192,7 +192,38 @@ fn step_jacobians(model: &View<'_>) -> TokenStream {
     }
     let (d, k, name) = (model.layout.state_dim(), model.inputs.len(), &model.name);
     let state = crate::emit::codegen::state_type(d);
+    // With orientations (no action): the step in their tangent charts.
+    let tangent = if model.layout.orientations.is_empty() || model.layout.z.is_some() {
+        TokenStream::new()
+    } else {
+        let (p, n) = (model.layout.position_dim(), model.dof());
+        let c = 2 * n;
+        let doc = format!(
+            " One classical Runge–Kutta step of size `h` from (t, x) with the inputs `u` held, and its exact Jacobians \
+              in the orientations' tangent charts about x and about the step's end ({c} × {c} and {c} × {k}: each \
+              orientation charted by its body rotation vector θ and θ̇ = δω − ω × θ, the state of \
+              `linearize_tangent`) — the error-state model of a discrete LQR (`lqr::dare`) or MPC, where \
+              [`rk4_step`](::routh::runtime::step::rk4_step)'s Jacobians in the quaternion state carry each \
+              quaternion's scale ([`rk4_tangent_step`](::routh::runtime::step::rk4_tangent_step))."
+        );
+        quote! {
+            #[automatically_derived]
+            impl #name {
+                #[doc = #doc]
+                ///
+                /// # Errors
+                /// [`FieldError`](::routh::runtime::FieldError): the field's errors at a stage, a non-finite step.
+                pub fn rk4_step_tangent(&self, t: f64, x: &#state, u: [f64; #k], h: f64)
+                    -> ::core::result::Result<__routh::step::TangentStep<#d, #c, #k>, __routh::FieldError>
+                {
+                    __routh::step::rk4_tangent_step::<Self, #p, #n, #d, #c, #k>(self, t, x, &__routh::Vector::from(u), h)
+                }
+            }
+        }
+    };
     quote! {
+        #tangent
+
         #[automatically_derived]
         impl __routh::step::InputJacobians<#d, #k> for #name {
             fn state_jacobian(&self, t: f64, x: &#state, u: &__routh::Vector<#k>)
