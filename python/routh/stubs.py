@@ -76,10 +76,18 @@ class Model:
         self, x: ArrayLike, u: ArrayLike, q: ArrayLike, r: ArrayLike, t: float = 0.0, mode: int = 0, tangent: bool = False
     ) -> npt.NDArray[np.float64]: ...
     def step(
-        self, x: ArrayLike, u: ArrayLike, dt: float, t: float = 0.0, mode: int = 0
+        self, x: ArrayLike, u: ArrayLike, dt: float, t: float = 0.0, mode: int = 0, tangent: bool = False
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
     def dlqr(
-        self, x: ArrayLike, u: ArrayLike, q: ArrayLike, r: ArrayLike, dt: float, t: float = 0.0, mode: int = 0
+        self,
+        x: ArrayLike,
+        u: ArrayLike,
+        q: ArrayLike,
+        r: ArrayLike,
+        dt: float,
+        t: float = 0.0,
+        mode: int = 0,
+        tangent: bool = False,
     ) -> npt.NDArray[np.float64]: ...
     def ilqr(
         self,

@@ -45,7 +45,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyModule, PyTuple, PyType};
 use routh::runtime::ensemble::{EnsembleOptions, ensemble};
-use routh::runtime::erased::{DynModel, FlatRun, InputLaw, LinearEvent, ModelInfo, RunRequest};
+use routh::runtime::erased::{DynModel, FlatRun, FlatStep, InputLaw, LinearEvent, ModelInfo, RunRequest};
 use routh::runtime::{Direction, HybridOptions, Output, RunError, Scheme, SimError};
 
 #[doc(hidden)]
@@ -419,6 +419,11 @@ impl Model {
         self.inner.info()
     }
 
+    /// RK4's step with its Jacobians, in the state or (`tangent`) in the orientations' charts.
+    fn rk4(&self, mode: usize, t: f64, (x, u): (&[f64], &[f64]), dt: f64, tangent: bool) -> Result<FlatStep, SimError> {
+        if tangent { self.inner.rk4_step_tangent(mode, t, x, u, dt) } else { self.inner.rk4_step(mode, t, x, u, dt) }
+    }
+
     fn request(&self, x0: Vec<f64>, t_span: (f64, f64), mode: usize, drive: &Drive, options: &RunOptions) -> RunRequest {
         let request = RunRequest::new(x0, t_span.0..t_span.1)
             .mode(mode)
@@ -439,7 +444,6 @@ fn matrix<'py>(py: Python<'py>, values: Vec<f64>, width: usize) -> PyResult<Boun
     Ok(PyArray1::from_vec(py, values).reshape([n, width])?.into_any())
 }
 
-/// A matrix as a 2-D NumPy array (of its shape, a B with no columns included).
 /// A Riccati solver of the runtime's `lqr` (`care` or `dare`): (A, B, Q, R) to the LQR.
 type Riccati = fn(&Dense, &Dense, &Dense, &Dense) -> Result<routh::runtime::lqr::Lqr, routh::runtime::lqr::LqrError>;
 type Dense = routh::nalgebra::DMatrix<f64>;
@@ -467,6 +471,7 @@ fn square(py: Python<'_>, m: &Bound<'_, PyAny>, n: usize, what: &str) -> PyResul
     Ok(routh::nalgebra::DMatrix::from_fn(n, n, |i, j| rows[i][j]))
 }
 
+/// A matrix as a 2-D NumPy array (of its shape, a B with no columns included).
 fn dense<'py>(py: Python<'py>, m: &routh::nalgebra::DMatrix<f64>) -> PyResult<Bound<'py, PyAny>> {
     let rows: Vec<f64> = (0..m.nrows()).flat_map(|i| (0..m.ncols()).map(move |j| m[(i, j)])).collect();
     Ok(PyArray1::from_vec(py, rows).reshape([m.nrows(), m.ncols()])?.into_any())
@@ -754,9 +759,12 @@ impl Model {
 
     /// One classical Runge–Kutta step of size `dt` from the state `x` with the inputs `u` held, and
     /// its exact Jacobians: `(x_next, A_d, B_d)` with A_d = ∂x_next/∂x and B_d = ∂x_next/∂u (the
-    /// discrete-time model of LQR and iLQR; routh's `step::rk4_step`).
-    #[pyo3(signature = (x, u, dt, t = 0.0, mode = 0))]
-    #[allow(clippy::type_complexity)]
+    /// discrete-time model of LQR and iLQR; routh's `step::rk4_step`). With `tangent=True` (a model
+    /// with orientations) A_d and B_d are in the orientations' tangent charts about `x` and about
+    /// `x_next` (the chart of `linearize_tangent`; routh's `step::rk4_tangent_step`), where the
+    /// quaternion state's carry each quaternion's scale.
+    #[pyo3(signature = (x, u, dt, t = 0.0, mode = 0, tangent = false))]
+    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
     fn step<'py>(
         &self,
         py: Python<'py>,
@@ -765,16 +773,20 @@ impl Model {
         dt: f64,
         t: f64,
         mode: usize,
+        tangent: bool,
     ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-        let step = self.inner.rk4_step(mode, t, &vector(x)?, &vector(u)?, dt).map_err(|e| raise(py, &e))?;
+        let step = self.rk4(mode, t, (&vector(x)?, &vector(u)?), dt, tangent).map_err(|e| raise(py, &e))?;
         Ok((PyArray1::from_vec(py, step.next), dense(py, &step.a)?, dense(py, &step.b)?))
     }
 
     /// The discrete-time linear-quadratic regulator of the RK4 step of size `dt` about the state
     /// `x` and inputs `u` (a fixed point of the step): the gain K (inputs × state) of
     /// u_k − u₀ = −K (x_k − x*) minimising Σ δx_kᵀQδx_k + δu_kᵀRδu_k, from the step's exact
-    /// Jacobians (routh's DARE solver).
-    #[pyo3(signature = (x, u, q, r, dt, t = 0.0, mode = 0))]
+    /// Jacobians (routh's DARE solver). With `tangent=True` the regulator in the orientations'
+    /// tangent charts (`step(..., tangent=True)`; Q over the charts' 2n components), where the
+    /// quaternion state's DARE has no stabilising solution (a quaternion's scale, which no input
+    /// moves).
+    #[pyo3(signature = (x, u, q, r, dt, t = 0.0, mode = 0, tangent = false))]
     #[allow(clippy::too_many_arguments)]
     fn dlqr<'py>(
         &self,
@@ -786,8 +798,9 @@ impl Model {
         dt: f64,
         t: f64,
         mode: usize,
+        tangent: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let step = self.inner.rk4_step(mode, t, &vector(x)?, &vector(u)?, dt).map_err(|e| raise(py, &e))?;
+        let step = self.rk4(mode, t, (&vector(x)?, &vector(u)?), dt, tangent).map_err(|e| raise(py, &e))?;
         gain(py, (&step.a, &step.b), (q, r), routh::runtime::lqr::dare)
     }
 

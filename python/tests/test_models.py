@@ -132,6 +132,40 @@ def test_a_satellites_tangent_linearisation_is_the_rust_values_and_the_tennis_ra
         rm.CartPole(**CARTPOLE).linearize_tangent([0.0, 0.0, 0.0, 0.0], [0.0])
 
 
+def test_a_satellites_step_in_its_tangent_chart_is_the_double_integrators():
+    sat = rm.Satellite(**SATELLITE)
+    h = 0.1
+    i1, i2, i3 = SATELLITE["i1"], SATELLITE["i2"], SATELLITE["i3"]
+    # At rest, unpushed, nothing turns the chart: RK4 of the linearised motion (a double
+    # integrator in x and θ, J² = 0) is exact, A_d = [1, h; 0, 1] and B_d = [h²/2; h] M⁻¹ by
+    # blocks of six (the thrusters on x through 1/m, the wheels on θ through I⁻¹).
+    rest = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    x_next, a, b = sat.step(rest, np.zeros(6), h, tangent=True)
+    assert np.array_equal(x_next, rest) and a.shape == (12, 12) and b.shape == (12, 6)
+    eye = np.eye(6)
+    assert np.allclose(a, np.block([[eye, h * eye], [0 * eye, eye]]), rtol=0, atol=1e-15)
+    inverse = np.zeros((6, 6))
+    inverse[:3, 3:] = np.eye(3) / SATELLITE["m"]
+    inverse[3:, :3] = np.diag([1 / i1, 1 / i2, 1 / i3])
+    assert np.allclose(b, np.vstack([h * h / 2 * inverse, h * inverse]), rtol=0, atol=1e-15)
+    # The quaternion state's step carries the quaternion's scale, which no input moves: its DARE
+    # has no stabilising solution; the chart's regulator holds the satellite still.
+    with pytest.raises(routh.ArgumentError):
+        sat.dlqr(rest, np.zeros(6), np.eye(13), np.eye(6), h)
+    k = sat.dlqr(rest, np.zeros(6), np.eye(12), np.eye(6), h, tangent=True)
+    assert k.shape == (6, 12)
+    assert max(abs(np.linalg.eigvals(a - b @ k))) < 0.99
+    # Tumbling, off the unit sphere: the step's Jacobians in the charts are the Rust ones, and a
+    # model without orientations has none.
+    x = [0.1, -0.2, 0.3, 0.9, 0.1, -0.3, 0.2, 0.5, 0.0, -0.1, 0.3, -0.7, 1.1]
+    u = [0.2, -0.1, 0.05, 0.3, 0.0, -0.2]
+    _, a, b = sat.step(x, u, h, tangent=True)
+    ra, rb = rm.reference_satellite_tangent_step(list(SATELLITE.values()), x, u, h)
+    assert np.array_equal(bits(a.ravel()), bits(ra)) and np.array_equal(bits(b.ravel()), bits(rb))
+    with pytest.raises(routh.ArgumentError, match="no step in the tangent charts"):
+        rm.CartPole(**CARTPOLE).step([0.0, 0.0, 0.0, 0.0], [0.0], h, tangent=True)
+
+
 def test_linearize_equals_the_rust_values():
     c = rm.CartPole(**CARTPOLE)
     x, u = [0.1, 0.2, 0.3, -0.4], 0.7

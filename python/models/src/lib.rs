@@ -203,12 +203,27 @@ fn reference_satellite_tangent(p: [f64; 4], x: [f64; 13], u: [f64; 6]) -> PyResu
     Ok((lin.states, (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).map(|(i, j)| lin.a[(i, j)]).collect()))
 }
 
+/// The satellite's RK4 step in its tangent charts by the typed API: A_d and B_d row by row.
+#[pyfunction]
+#[pyo3(crate = "::routh_python::pyo3")]
+fn reference_satellite_tangent_step(p: [f64; 4], x: [f64; 13], u: [f64; 6], h: f64) -> PyResult<(Vec<f64>, Vec<f64>)> {
+    let model = Satellite { m: p[0], i1: p[1], i2: p[2], i3: p[3] };
+    let step = model
+        .rk4_step_tangent(0.0, &State::<13>::from(x), u, h)
+        .map_err(|e| routh_python::pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    let rows = |m: &dyn Fn(usize, usize) -> f64, cols: usize| {
+        (0..12).flat_map(|i| (0..cols).map(move |j| (i, j))).map(|(i, j)| m(i, j)).collect()
+    };
+    Ok((rows(&|i, j| step.a[(i, j)], 12), rows(&|i, j| step.b[(i, j)], 6)))
+}
+
 fn references(module: &Bound<'_, routh_python::pyo3::types::PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(reference_double_pendulum, module)?)?;
     module.add_function(wrap_pyfunction!(reference_cartpole_linearize, module)?)?;
     module.add_function(wrap_pyfunction!(reference_ensemble, module)?)?;
     module.add_function(wrap_pyfunction!(reference_shards, module)?)?;
     module.add_function(wrap_pyfunction!(reference_satellite_tangent, module)?)?;
+    module.add_function(wrap_pyfunction!(reference_satellite_tangent_step, module)?)?;
     Ok(())
 }
 

@@ -498,9 +498,9 @@ impl FlatLinearization {
 pub struct FlatStep {
     /// x_{k+1}.
     pub next: Vec<f64>,
-    /// A_d = ∂x_{k+1}/∂x_k.
+    /// A_d = ∂x_{k+1}/∂x_k (in the charts: ∂ξ_{k+1}/∂ξ_k).
     pub a: DMatrix<f64>,
-    /// B_d = ∂x_{k+1}/∂u_k.
+    /// B_d = ∂x_{k+1}/∂u_k (in the charts: ∂ξ_{k+1}/∂u_k).
     pub b: DMatrix<f64>,
 }
 
@@ -512,6 +512,17 @@ impl FlatStep {
             next: step.next.as_slice().to_vec(),
             a: DMatrix::from_column_slice(D, D, step.a.as_slice()),
             b: DMatrix::from_column_slice(D, K, step.b.as_slice()),
+        }
+    }
+
+    /// From the typed step in the tangent charts ([`crate::step::rk4_tangent_step`]): A_d and
+    /// B_d over the charts' `C` components.
+    #[must_use]
+    pub fn from_tangent<const D: usize, const C: usize, const K: usize>(step: &crate::step::TangentStep<D, C, K>) -> Self {
+        FlatStep {
+            next: step.next.as_slice().to_vec(),
+            a: DMatrix::from_column_slice(C, C, step.a.as_slice()),
+            b: DMatrix::from_column_slice(C, K, step.b.as_slice()),
         }
     }
 }
@@ -790,6 +801,20 @@ pub trait DynModel: Send + Sync + 'static {
     /// Jacobians ([`no_step_jacobian`]); the step's own.
     fn rk4_step(&self, mode: usize, t: f64, x: &[f64], u: &[f64], h: f64) -> Result<FlatStep, SimError>;
 
+    /// The same step with its Jacobians in the orientations' tangent charts about x_k and x_{k+1}
+    /// (the typed `rk4_step_tangent`, [`step::rk4_tangent_step`](crate::step::rk4_tangent_step)):
+    /// A_d and B_d over the charts' 2n components, `next` in the state — the error-state model
+    /// of a discrete LQR where the quaternion state's carries each quaternion's scale. By default
+    /// none ([`no_tangent_step`]); generated models with orientations, inputs and the step's
+    /// Jacobians have it.
+    ///
+    /// # Errors
+    /// Wrong sizes or mode; [`SimError::InvalidArgument`] for a model without it; the step's own.
+    fn rk4_step_tangent(&self, mode: usize, t: f64, x: &[f64], u: &[f64], h: f64) -> Result<FlatStep, SimError> {
+        let _ = (mode, t, x, u, h);
+        Err(no_tangent_step(self.info()))
+    }
+
     /// Iterative LQR over the model's RK4 step map ([`crate::ilqr::ilqr`], [`crate::step::rk4_step`]):
     /// a locally optimal input sequence and its feedback gains for the request's horizon and
     /// quadratic cost.
@@ -897,6 +922,16 @@ pub fn no_tangent_linearization(info: &ModelInfo) -> SimError {
     SimError::InvalidArgument(format!(
         "{} generates no linearize_tangent: a model with orientations and `jacobian`, without constraints or modes, \
          has it (`linearize` is in the quaternion state)",
+        info.name
+    ))
+}
+
+/// The error of [`DynModel::rk4_step_tangent`] on a model without it.
+#[must_use]
+pub fn no_tangent_step(info: &ModelInfo) -> SimError {
+    SimError::InvalidArgument(format!(
+        "{} has no step in the tangent charts: a model with orientations, inputs and `jacobian`, without constraints, \
+         impacts, modes or an action, has it (`rk4_step` is in the quaternion state)",
         info.name
     ))
 }

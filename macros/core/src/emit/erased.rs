@@ -136,6 +136,24 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
             Ok(__routh::erased::FlatLinearization::new(&l.a, &l.b))
         },
     };
+    // The step in the orientations' tangent charts where the model generates `rk4_step_tangent`.
+    let tangent_step = if !multi
+        && crate::emit::system::has_step_jacobians(first)
+        && !first.layout.orientations.is_empty()
+        && first.layout.z.is_none()
+    {
+        quote! {
+            fn rk4_step_tangent(&self, mode: usize, t: f64, x: &[f64], u: &[f64], h: f64)
+                -> ::core::result::Result<__routh::erased::FlatStep, __routh::SimError>
+            {
+                #arguments
+                let step = self.rk4_step_tangent(t, &x, ::core::array::from_fn(|i| u[i]), h)?;
+                Ok(__routh::erased::FlatStep::from_tangent(&step))
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
     // RK4's step with its exact Jacobians and iLQR over it, where the model implements
     // `step::InputJacobians`.
     let (rk4_step, ilqr) = if !multi && crate::emit::system::has_step_jacobians(first) {
@@ -331,6 +349,8 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
                 #arguments
                 #rk4_step
             }
+
+            #tangent_step
 
             fn ilqr(&self, request: &__routh::erased::IlqrRequest)
                 -> ::core::result::Result<__routh::erased::FlatIlqr, __routh::SimError>
