@@ -381,7 +381,7 @@ pub mod __private {
     pub mod linearize {
         pub use routh_runtime::linearize::{
             ConstrainedLinearization, LinearizeError, Oriented, Selection, constrained_driven, constrained_with_orientations,
-            on_manifold, tangent,
+            in_chart, on_manifold, tangent,
         };
     }
     pub mod mechanics {

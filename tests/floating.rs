@@ -316,6 +316,10 @@ fn a_floating_chains_tangent_linearisation_along_its_links_is_the_dense_paths() 
         let chart = rec.driven(u).linearize_chart(0.0, &x).unwrap();
         near(&routh::nalgebra::DMatrix::from_column_slice(22, 22, chart.a.as_slice()), &lb.a, "A of linearize_chart");
         near(&routh::nalgebra::DMatrix::from_column_slice(22, 1, chart.b.as_slice()), &lb.b, "B of linearize_chart");
+        // And the dense path's, its quaternion state's J and B moved by the layout's chart.
+        let chart = dense.driven(u).linearize_chart(0.0, &x).unwrap();
+        near(&routh::nalgebra::DMatrix::from_column_slice(22, 22, chart.a.as_slice()), &la.a, "A of the dense linearize_chart");
+        near(&routh::nalgebra::DMatrix::from_column_slice(22, 1, chart.b.as_slice()), &la.b, "B of the dense linearize_chart");
     }
     // Without inputs (the quadruped from its URDF): the links' route against the same linearisation
     // moved from the quaternion state's Jacobian into the chart by the runtime.

@@ -1378,8 +1378,8 @@ struct Tumbling {
     i3: f64,
 }
 
-/// The linearisation in the tangent space of SO(3) (`linearize_tangent`) is 6 × 6
-/// for a body turning about a fixed point, against the error-state model derived by hand from
+/// The linearisation in the tangent space of SO(3) (`linearize_tangent`, and `linearize_chart`'s
+/// fixed-size A) is 6 × 6 for a body turning about a fixed point, against the error-state model derived by hand from
 /// Euler's equations: with δω = θ̇ + ω₀ × θ, I δω̇ = (I δω) × ω₀ + (I ω₀) × δω and
 /// θ̈ = δω̇ − ω̇₀ × θ − ω₀ × θ̇ (ω̇₀ = I⁻¹ (I ω₀) × ω₀). Spinning about the intermediate axis it
 /// grows at the tennis racket's rate s √((I₂ − I₁)(I₃ − I₂) / (I₁ I₃)); about the largest axis
@@ -1408,6 +1408,10 @@ fn the_tangent_linearisation_is_the_hand_derived_error_state_model() {
     let got = SMatrix::<f64, 6, 6>::from_column_slice(lin.a.as_slice());
     println!("tangent linearisation of a tumbling body: |A − A_hand| = {:.1e}", (got - a).amax());
     assert!((got - a).amax() < 1e-12, "A = {got}, by hand {a}");
+    // The same A as a fixed-size matrix (`linearize_chart`: the quaternion state's J moved by the
+    // layout's chart, `linearize::in_chart`).
+    let chart = body.linearize_chart(0.0, &x0).unwrap();
+    assert!((chart.a - a).amax() < 1e-12, "A = {}, by hand {a}", chart.a);
     // Spinning about each principal axis: only the intermediate one grows, at the racket's rate.
     let s = 1.7;
     let (i1, i2, i3) = (body.i1, body.i2, body.i3);

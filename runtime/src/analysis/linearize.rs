@@ -467,6 +467,60 @@ fn chart_frame<const D: usize, S: AsRef<str>>(
     (names, e)
 }
 
+/// A and B in the orientations' tangent chart ([`StateLayout::chart`](crate::mechanics::StateLayout::chart);
+/// `C = 2N`) from the linearisation `lin` in the state x = (q, v) and the field F(x) there — the
+/// A and B of [`constrained_with_orientations`] without constraints, names or mechanical form, as
+/// fixed-size matrices: an ordinary coordinate's and every velocity's rows of J E and ∂F/∂u, θ̇ the
+/// chart's own velocity, and each orientation's rows of θ̈ = δω̇ − ω̇₀ × θ − ω₀ × θ̇.
+/// The state is `P` positions (the ordinary coordinates, then each orientation's quaternion) and
+/// `N` velocities (the ordinary ones, then each orientation's body rates), without action.
+///
+/// ```
+/// use routh_runtime::Linearization;
+/// use routh_runtime::linearize::in_chart;
+/// use routh_runtime::nalgebra::{SMatrix, SVector};
+///
+/// // A body turning about a fixed point, at rest, torqued by u (I = 1): q̇ = ½ q ⊗ (0, ω), ω̇ = u.
+/// // In the chart θ̈ = u: A = [0 1; 0 0] and B = [0; 1] by blocks of three.
+/// let x = SVector::<f64, 7>::from([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+/// let mut a = SMatrix::<f64, 7, 7>::zeros();
+/// for k in 0..3 {
+///     a[(1 + k, 4 + k)] = 0.5; // ∂q̇/∂ω at q = 1
+/// }
+/// let b = SMatrix::<f64, 7, 3>::from_fn(|r, c| if r == 4 + c { 1.0 } else { 0.0 });
+/// let chart = in_chart::<4, 3, 7, 6, 3>(&x, &SVector::zeros(), &Linearization { a, b });
+/// assert_eq!(chart.a.fixed_view::<3, 3>(0, 3).into_owned(), SMatrix::<f64, 3, 3>::identity());
+/// assert_eq!(chart.a.fixed_view::<3, 6>(3, 0).into_owned(), SMatrix::<f64, 3, 6>::zeros());
+/// assert_eq!(chart.b.fixed_view::<3, 3>(3, 0).into_owned(), SMatrix::<f64, 3, 3>::identity());
+/// ```
+#[must_use]
+pub fn in_chart<const P: usize, const N: usize, const D: usize, const C: usize, const K: usize>(
+    x: &SVector<f64, D>,
+    field: &SVector<f64, D>,
+    lin: &crate::Linearization<D, K>,
+) -> crate::Linearization<C, K> {
+    let (e, _) = crate::mechanics::StateLayout::<P, N, D>::chart::<C>(x);
+    let je = crate::mechanics::StateLayout::<P, N, D>::times_embedding(&lin.a, &e);
+    let (k, ordinary) = (P - N, N - 3 * (P - N));
+    let mut out = crate::Linearization::<C, K> { a: SMatrix::zeros(), b: SMatrix::zeros() };
+    for i in 0..ordinary {
+        out.a.set_row(i, &je.row(i));
+        out.b.set_row(i, &lin.b.row(i));
+    }
+    for i in ordinary..N {
+        out.a[(i, N + i)] = 1.0;
+    }
+    for i in 0..N {
+        out.a.set_row(N + i, &je.row(P + i));
+        out.b.set_row(N + i, &lin.b.row(P + i));
+    }
+    for o in 0..k {
+        let vs = ordinary + 3 * o;
+        turn_rates(&mut out.a, N, [vs, vs + 1, vs + 2], (&cross_matrix(x, P + vs), &cross_matrix(field, P + vs)));
+    }
+    out
+}
+
 /// The linearisation in the tangent chart of [`constrained_with_orientations`] of an unconstrained
 /// model without an action, every chart coordinate and velocity kept, from its first-order
 /// dynamics over its velocities ([`VelocityBlocks`]: v̇ and ∂v̇/∂(q, v, u) with an orientation's

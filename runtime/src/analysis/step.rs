@@ -195,14 +195,7 @@ where
     let (e, _) = StateLayout::<P, N, D>::chart::<C>(x);
     let (_, p) = StateLayout::<P, N, D>::chart::<C>(&step.next);
     // By the charts' non-zero entries (a few per row and column): A_d E, then P times it and B_d.
-    let mut ae = SMatrix::<f64, D, C>::zeros();
-    for c in 0..C {
-        for r in 0..D {
-            if e[(r, c)] != 0.0 {
-                ae.column_mut(c).axpy(e[(r, c)], &step.a.column(r), 1.0);
-            }
-        }
-    }
+    let ae = StateLayout::<P, N, D>::times_embedding(&step.a, &e);
     let (mut a, mut b) = (SMatrix::<f64, C, C>::zeros(), SMatrix::<f64, C, K>::zeros());
     for i in 0..C {
         for r in 0..D {

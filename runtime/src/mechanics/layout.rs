@@ -352,6 +352,21 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
         (e, p)
     }
 
+    /// `m` E by E's non-zero entries (a few per column: the chart's embedding, [`Self::chart`]),
+    /// where the dense product takes D times the work.
+    #[must_use]
+    pub fn times_embedding<const R: usize, const C: usize>(m: &SMatrix<f64, R, D>, e: &SMatrix<f64, D, C>) -> SMatrix<f64, R, C> {
+        let mut out = SMatrix::<f64, R, C>::zeros();
+        for c in 0..C {
+            for r in 0..D {
+                if e[(r, c)] != 0.0 {
+                    out.column_mut(c).axpy(e[(r, c)], &m.column(r), 1.0);
+                }
+            }
+        }
+        out
+    }
+
     /// [`Self::positions_from_chart`]'s entries (row, column, value), each once.
     #[inline]
     fn chart_columns<const R: usize>(

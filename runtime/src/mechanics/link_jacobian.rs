@@ -596,12 +596,7 @@ impl<const N: usize> LinkDynamics<N> {
         let mut rows = SolvedRows::<N, W>::new();
         self.solved_rows(t, qd, forces, dg_dw, &mut rows, |_| ())?;
         let mut out = Linearization::<D, W> { a: SMatrix::zeros(), b: SMatrix::zeros() };
-        for i in 0..N {
-            out.a[(i, N + i)] = 1.0;
-        }
-        out.a.fixed_view_mut::<N, N>(N, 0).tr_copy_from(&rows.by_q);
-        out.a.fixed_view_mut::<N, N>(N, N).tr_copy_from(&rows.by_v);
-        out.b.fixed_rows_mut::<N>(N).tr_copy_from(&rows.sensitivities);
+        rows.write_into(&mut out);
         Ok(out)
     }
 
@@ -689,12 +684,7 @@ impl<const N: usize> LinkDynamics<N> {
         let mut rows = SolvedRows::<N, W>::new();
         let Accelerated { accelerations, .. } = self.solved_rows(t, qd, forces, dg_dw, &mut rows, |_| ())?;
         let mut out = Linearization::<D, W> { a: SMatrix::zeros(), b: SMatrix::zeros() };
-        for i in 0..N {
-            out.a[(i, N + i)] = 1.0;
-        }
-        out.a.fixed_view_mut::<N, N>(N, 0).tr_copy_from(&rows.by_q);
-        out.a.fixed_view_mut::<N, N>(N, N).tr_copy_from(&rows.by_v);
-        out.b.fixed_rows_mut::<N>(N).tr_copy_from(&rows.sensitivities);
+        rows.write_into(&mut out);
         // Each orientation by its last joint c, chained a → b → c (rates ω₁, ω₂, ω₃).
         for c in (0..N).filter(|&c| self.orientation[c] == c) {
             let Some(b) = self.topology.parent[c] else { continue };
@@ -1071,6 +1061,18 @@ struct SolvedRows<const N: usize, const W: usize> {
 impl<const N: usize, const W: usize> SolvedRows<N, W> {
     fn new() -> Self {
         SolvedRows { by_q: SMatrix::zeros(), by_v: SMatrix::zeros(), sensitivities: SMatrix::zeros() }
+    }
+
+    /// The first-order field's A = [0 1; ∂q̈/∂q ∂q̈/∂q̇] and B = [0; M⁻¹ ∂g/∂w] (`D = 2N`) into `out`
+    /// (zero on entry).
+    #[inline(always)]
+    fn write_into<const D: usize>(&self, out: &mut Linearization<D, W>) {
+        for i in 0..N {
+            out.a[(i, N + i)] = 1.0;
+        }
+        out.a.fixed_view_mut::<N, N>(N, 0).tr_copy_from(&self.by_q);
+        out.a.fixed_view_mut::<N, N>(N, N).tr_copy_from(&self.by_v);
+        out.b.fixed_rows_mut::<N>(N).tr_copy_from(&self.sensitivities);
     }
 }
 

@@ -384,6 +384,16 @@ fn tangent_linearization(model: &View<'_>, along_links: bool) -> TokenStream {
           [`constrained_with_orientations`](::routh::runtime::linearize::constrained_with_orientations) (here \
           with no constraint rows)."
     );
+    let (two_n, nu) = (2 * n, model.layout.u.len());
+    let chart_doc = |how: &str| {
+        format!(
+            " A and B of [`Self::linearize_tangent`] as fixed-size matrices, {two_n} × {two_n} and {two_n} × {nu} (the \
+              state {}, then their velocities), without its names, embedding and mechanical form: what a \
+              controller's design reads at every step ([`Linearization::lqr`](::routh::runtime::Linearization::lqr) \
+              gives the regulator in the chart). {how}",
+            chart.join(", ")
+        )
+    };
     if along_links && model.layout.z.is_none() {
         let doc = format!(
             "{doc} Along the links, from their derivatives over the velocities in the chart itself (each \
@@ -391,20 +401,14 @@ fn tangent_linearization(model: &View<'_>, along_links: bool) -> TokenStream {
              derivatives: [`tangent`](::routh::runtime::linearize::tangent)."
         );
         // B over the inputs alone: the parameters' columns of ∂g/∂w left out before the solves.
-        let nu = model.layout.u.len();
         let sensitivity = if nu == 0 {
             quote! { |_| __routh::Matrix::<#n, 0>::zeros() }
         } else {
             quote! { |acc| self.__routh_sensitivity(t, x, acc).0.fixed_columns::<#nu>(0).into_owned() }
         };
-        let two_n = 2 * n;
-        let chart_doc = format!(
-            " A and B of [`Self::linearize_tangent`] as fixed-size matrices, {two_n} × {two_n} and {two_n} × {nu} (the \
-              state {}, then their velocities), without its names, embedding and mechanical form: what a \
-              controller's design reads at every step ([`Linearization::lqr`](::routh::runtime::Linearization::lqr) \
-              gives the regulator in the chart). Along the links in one go \
-              ([`LinkDynamics::tangent_linearization`](::routh::runtime::mechanics::LinkDynamics::tangent_linearization)).",
-            chart.join(", ")
+        let chart_doc = chart_doc(
+            "Along the links in one go \
+             ([`LinkDynamics::tangent_linearization`](::routh::runtime::mechanics::LinkDynamics::tangent_linearization)).",
         );
         return quote! {
             #[doc = #doc]
@@ -433,7 +437,37 @@ fn tangent_linearization(model: &View<'_>, along_links: bool) -> TokenStream {
             }
         };
     }
+    // A and B alone in the chart from `jacobian` and B in the state (without an action: the
+    // chart's embedding is the layout's).
+    let chart_item = if model.layout.z.is_none() {
+        let chart_doc = chart_doc(
+            "From `jacobian` and `input_jacobian` in the state, moved into the chart \
+             ([`linearize::in_chart`](::routh::runtime::linearize::in_chart)).",
+        );
+        let b = if nu == 0 {
+            quote! { __routh::Matrix::<#d, 0>::zeros() }
+        } else {
+            quote! { self.input_jacobian(t, x)? }
+        };
+        quote! {
+            #[doc = #chart_doc]
+            ///
+            /// # Errors
+            /// [`FieldError`](::routh::runtime::FieldError): the field's errors at `x`.
+            pub fn linearize_chart(&self, t: f64, x: &__routh::State<#d>)
+                -> ::core::result::Result<__routh::Linearization<#two_n, #nu>, __routh::FieldError>
+            {
+                let lin = __routh::Linearization { a: self.jacobian(t, x)?, b: #b };
+                let field = __routh::VectorField::field(self, t, x)?;
+                Ok(__routh::linearize::in_chart::<#p, #n, #d, #two_n, #nu>(x, &field, &lin))
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
     quote! {
+        #chart_item
+
         #[doc = #doc]
         ///
         /// # Errors
