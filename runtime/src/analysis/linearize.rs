@@ -348,14 +348,7 @@ impl Chart {
         // ξ̇: an ordinary coordinate's and every velocity's rate from J E, θ̇ the chart's velocity,
         // θ̈ = δω̇ − ω̇₀ × θ − ω₀ × θ̇.
         let je = DMatrix::from_column_slice(D, D, jacobian.as_slice()) * &e;
-        let rows: Vec<Option<usize>> = (0..dim)
-            .map(|i| match i {
-                i if i < ordinary => Some(i),
-                i if i < n => None,
-                i if i < 2 * n => Some(p + i - n),
-                _ => Some(p + n),
-            })
-            .collect();
+        let rows: Vec<Option<usize>> = (0..dim).map(|i| state_row(i, (p, n, ordinary))).collect();
         let mut j = DMatrix::zeros(dim, dim);
         let mut b = DMatrix::zeros(dim, inputs.ncols());
         for (i, row) in rows.iter().enumerate() {
@@ -371,6 +364,18 @@ impl Chart {
             turn_rates(&mut j, n, [vs, vs + 1, vs + 2], (&w0, &dw0));
         }
         Ok(Chart { names, action, oriented: k > 0, jacobian: j, inputs: b, constraints: constraints * &e, to_state: e })
+    }
+}
+
+/// The state's row whose rate is the chart's component `i` (`p` positions, `n` velocities,
+/// `ordinary` ordinary coordinates): an ordinary coordinate's, a velocity's, the action's — none
+/// for an orientation's θ, whose rate is the chart's own velocity θ̇.
+fn state_row(i: usize, (p, n, ordinary): (usize, usize, usize)) -> Option<usize> {
+    match i {
+        i if i < ordinary => Some(i),
+        i if i < n => None,
+        i if i < 2 * n => Some(p + i - n),
+        _ => Some(p + n),
     }
 }
 
@@ -503,16 +508,14 @@ pub fn in_chart<const P: usize, const N: usize, const D: usize, const C: usize, 
     let je = crate::mechanics::StateLayout::<P, N, D>::times_embedding(&lin.a, &e);
     let (k, ordinary) = (P - N, N - 3 * (P - N));
     let mut out = crate::Linearization::<C, K> { a: SMatrix::zeros(), b: SMatrix::zeros() };
-    for i in 0..ordinary {
-        out.a.set_row(i, &je.row(i));
-        out.b.set_row(i, &lin.b.row(i));
-    }
-    for i in ordinary..N {
-        out.a[(i, N + i)] = 1.0;
-    }
-    for i in 0..N {
-        out.a.set_row(N + i, &je.row(P + i));
-        out.b.set_row(N + i, &lin.b.row(P + i));
+    for i in 0..C {
+        match state_row(i, (P, N, ordinary)) {
+            Some(r) => {
+                out.a.set_row(i, &je.row(r));
+                out.b.set_row(i, &lin.b.row(r));
+            }
+            None => out.a[(i, N + i)] = 1.0,
+        }
     }
     for o in 0..k {
         let vs = ordinary + 3 * o;
