@@ -1,8 +1,9 @@
 //! Attitude control of a satellite in the tangent space of SO(3): a rigid body turned by three
 //! reaction-wheel torques, its attitude a quaternion in the state. A digital LQR is designed on
 //! the RK4 step's Jacobians in the orientation's tangent chart (`rk4_step_tangent`: the body
-//! rotation vector θ, its rate θ̇ = δω − ω × θ) about rest at the target attitude; the same
-//! design on the step in the quaternion state (`rk4_step`) has no stabilising solution, since the
+//! rotation vector θ, its rate θ̇ = δω − ω × θ) about rest at the target attitude (its `.lqr`,
+//! the discrete Riccati equation); the same design on the step in the quaternion state
+//! (`rk4_step`) has no stabilising solution, since the
 //! quaternion's scale is a direction of the state that no torque moves. Prints what it checks —
 //! that refusal, the chart's closed-loop spectral radius, a small slew whose deviation from the
 //! linear closed loop's prediction is of second order in its size, and a slew of 150° out of a
@@ -14,9 +15,8 @@
 //! ```
 
 use plotters::prelude::*;
-use routh::nalgebra::{DMatrix, Quaternion, SMatrix, SVector, UnitQuaternion, Vector3};
+use routh::nalgebra::{Quaternion, SMatrix, SVector, UnitQuaternion, Vector3};
 use routh::prelude::*;
-use routh::runtime::lqr::dare;
 use routh::runtime::step::rk4_step;
 
 /// A rigid satellite with principal moments i1, i2, i3, torqued about its body axes by its wheels.
@@ -55,17 +55,11 @@ fn from_chart(xi: &SVector<f64, 6>) -> State<7> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let sat = Satellite { m: 50.0, i1: 4.0, i2: 6.0, i3: 8.0 };
     let rest = sat.state([1.0, 0.0, 0.0, 0.0], [0.0; 3]);
-    let dynamic = |m: &[f64], rows: usize| DMatrix::from_column_slice(rows, m.len() / rows, m);
     println!("satellite I = diag(4, 6, 8) kg m², wheels' torques held for {PERIOD} s by a digital LQR");
 
     // In the quaternion state the design is refused: the quaternion's scale moves with nothing.
     let plain = rk4_step(&sat, 0.0, &rest, &SVector::zeros(), PERIOD)?;
-    let refused = dare(
-        &dynamic(plain.a.as_slice(), 7),
-        &dynamic(plain.b.as_slice(), 7),
-        &DMatrix::identity(7, 7),
-        &DMatrix::identity(3, 3),
-    );
+    let refused = plain.lqr(&SMatrix::identity(), &SMatrix::identity());
     println!(
         "DARE on the step in the quaternion state (7 × 7): {}",
         refused.as_ref().map_or_else(ToString::to_string, |_| "solved".into())
@@ -75,12 +69,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // In the tangent chart it is an ordinary discrete LQR.
     let step = sat.rk4_step_tangent(0.0, &rest, [0.0; 3], PERIOD)?;
     let q = SMatrix::<f64, 6, 6>::from_diagonal(&SVector::<f64, 6>::from([1.0, 1.0, 1.0, 4.0, 4.0, 4.0]));
-    let lqr = dare(
-        &dynamic(step.a.as_slice(), 6),
-        &dynamic(step.b.as_slice(), 6),
-        &dynamic(q.as_slice(), 6),
-        &(DMatrix::identity(3, 3) * 0.1),
-    )?;
+    let lqr = step.lqr(&q, &(SMatrix::identity() * 0.1))?;
     let gain = SMatrix::<f64, 3, 6>::from_column_slice(lqr.gain.as_slice());
     let closed = step.a - step.b * gain;
     let radius = closed.complex_eigenvalues().iter().map(|l| l.norm()).fold(0.0, f64::max);

@@ -157,6 +157,34 @@ pub fn rk4_step<S: InputJacobians<D, K> + ?Sized, const D: usize, const K: usize
     if finite { Ok(step) } else { Err(FieldError::NonFinite { t }) }
 }
 
+/// The discrete-time regulator of (A_d, B_d) with the weights `q` and `r` ([`crate::lqr::dare`]).
+fn discrete_lqr<const C: usize, const K: usize>(
+    (a, b): (&SMatrix<f64, C, C>, &SMatrix<f64, C, K>),
+    q: &SMatrix<f64, C, C>,
+    r: &SMatrix<f64, K, K>,
+) -> Result<crate::lqr::Lqr, crate::lqr::LqrError> {
+    let dynamic = |m: &[f64], rows: usize, cols: usize| nalgebra::DMatrix::from_column_slice(rows, cols, m);
+    crate::lqr::dare(
+        &dynamic(a.as_slice(), C, C),
+        &dynamic(b.as_slice(), C, K),
+        &dynamic(q.as_slice(), C, C),
+        &dynamic(r.as_slice(), K, K),
+    )
+}
+
+impl<const D: usize, const K: usize> StepJacobian<D, K> {
+    /// The discrete-time linear-quadratic regulator of this step about a fixed point of it, with
+    /// the weights `q` (D × D, ⪰ 0) and `r` (K × K, ≻ 0): u_k − u₀ = −K (x_k − x*), minimising
+    /// Σ (δx_kᵀQδx_k + δu_kᵀRδu_k) ([`crate::lqr::dare`]).
+    ///
+    /// # Errors
+    /// [`LqrError`](crate::lqr::LqrError): bad weights, or no stabilising solution (a model with
+    /// orientations: see [`TangentStep::lqr`]).
+    pub fn lqr(&self, q: &SMatrix<f64, D, D>, r: &SMatrix<f64, K, K>) -> Result<crate::lqr::Lqr, crate::lqr::LqrError> {
+        discrete_lqr((&self.a, &self.b), q, r)
+    }
+}
+
 /// One step and its Jacobians in the orientations' tangent charts ([`rk4_tangent_step`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
@@ -167,6 +195,20 @@ pub struct TangentStep<const D: usize, const C: usize, const K: usize> {
     pub a: SMatrix<f64, C, C>,
     /// B_d = ∂ξ_{k+1}/∂u_k.
     pub b: SMatrix<f64, C, K>,
+}
+
+impl<const D: usize, const C: usize, const K: usize> TangentStep<D, C, K> {
+    /// The discrete-time linear-quadratic regulator of this step in the charts about a fixed point
+    /// of it, with the weights `q` (C × C over the charts' components, ⪰ 0) and `r` (K × K, ≻ 0):
+    /// u_k − u₀ = −K ξ_k with ξ_k the state's chart coordinates about the fixed point — where
+    /// [`StepJacobian::lqr`] in the quaternion state has no stabilising solution (each
+    /// quaternion's scale, which no input moves: an eigenvalue 1 of A_d) ([`crate::lqr::dare`]).
+    ///
+    /// # Errors
+    /// [`LqrError`](crate::lqr::LqrError): bad weights, or no stabilising solution.
+    pub fn lqr(&self, q: &SMatrix<f64, C, C>, r: &SMatrix<f64, K, K>) -> Result<crate::lqr::Lqr, crate::lqr::LqrError> {
+        discrete_lqr((&self.a, &self.b), q, r)
+    }
 }
 
 /// [`rk4_step`] of a model with orientations in their tangent charts ([`StateLayout::chart`]: each
@@ -516,14 +558,20 @@ mod tests {
         // state's discrete regulator has no stabilising solution, the charts' has.
         let still = SVector::<f64, 7>::from([0.6, 0.2, -0.4, 0.8, 0.0, 0.0, 0.0]);
         let zero = Vector3::zeros();
-        let dynamic = |m: &[f64], rows: usize, cols: usize| nalgebra::DMatrix::from_column_slice(rows, cols, m);
         let plain = rk4_step(&body, 0.0, &still, &zero, h).expect("a step");
-        let (q7, r3) = (nalgebra::DMatrix::identity(7, 7), nalgebra::DMatrix::identity(3, 3));
-        assert!(crate::lqr::dare(&dynamic(plain.a.as_slice(), 7, 7), &dynamic(plain.b.as_slice(), 7, 3), &q7, &r3).is_err());
+        assert!(plain.lqr(&SMatrix::identity(), &Matrix3::identity()).is_err());
         let charted = rk4_tangent_step::<_, 4, 3, 7, 6, 3>(&body, 0.0, &still, &zero, h).expect("a step");
-        let (a, b) = (dynamic(charted.a.as_slice(), 6, 6), dynamic(charted.b.as_slice(), 6, 3));
-        let regulator = crate::lqr::dare(&a, &b, &nalgebra::DMatrix::identity(6, 6), &r3).expect("a stabilising gain");
+        let regulator = charted.lqr(&SMatrix::identity(), &Matrix3::identity()).expect("a stabilising gain");
         assert!(regulator.closed_loop.complex_eigenvalues().iter().all(|l| l.norm() < 1.0));
+        // The gain is the Riccati equation's: K = (R + Bᵀ X B)⁻¹ Bᵀ X A.
+        let (x, a, b) = (
+            &regulator.cost,
+            nalgebra::DMatrix::from_column_slice(6, 6, charted.a.as_slice()),
+            nalgebra::DMatrix::from_column_slice(6, 3, charted.b.as_slice()),
+        );
+        let gain =
+            (nalgebra::DMatrix::identity(3, 3) + b.transpose() * x * &b).lu().solve(&(b.transpose() * x * &a)).expect("regular");
+        assert!((gain - &regulator.gain).amax() < 1e-9);
     }
 
     #[test]
