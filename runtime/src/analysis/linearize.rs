@@ -504,7 +504,7 @@ pub fn in_chart<const P: usize, const N: usize, const D: usize, const C: usize, 
     field: &SVector<f64, D>,
     lin: &crate::Linearization<D, K>,
 ) -> crate::Linearization<C, K> {
-    let (e, _) = crate::mechanics::StateLayout::<P, N, D>::chart::<C>(x);
+    let e = crate::mechanics::StateLayout::<P, N, D>::chart_embedding::<C>(x);
     let je = crate::mechanics::StateLayout::<P, N, D>::times_embedding(&lin.a, &e);
     let (k, ordinary) = (P - N, N - 3 * (P - N));
     let mut out = crate::Linearization::<C, K> { a: SMatrix::zeros(), b: SMatrix::zeros() };

@@ -234,8 +234,7 @@ where
     S: InputJacobians<D, K> + ?Sized,
 {
     let step = rk4_step(sys, t, x, u, h)?;
-    let (e, _) = StateLayout::<P, N, D>::chart::<C>(x);
-    let (_, p) = StateLayout::<P, N, D>::chart::<C>(&step.next);
+    let (e, p) = (StateLayout::<P, N, D>::chart_embedding::<C>(x), StateLayout::<P, N, D>::chart_inverse::<C>(&step.next));
     // By the charts' non-zero entries (a few per row and column): A_d E, then P times it and B_d.
     let ae = StateLayout::<P, N, D>::times_embedding(&step.a, &e);
     let (mut a, mut b) = (SMatrix::<f64, C, C>::zeros(), SMatrix::<f64, C, K>::zeros());

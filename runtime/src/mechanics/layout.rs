@@ -317,18 +317,19 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
     /// ```
     #[must_use]
     pub fn chart<const C: usize>(x: &SVector<f64, D>) -> (SMatrix<f64, D, C>, SMatrix<f64, C, D>) {
-        const { assert!(D == P + N && C == 2 * N, "the chart (δq, δv) of a state without action") };
-        let turning = P - N;
-        let ordinary = N - 3 * turning;
-        let (mut e, mut p) = (SMatrix::<f64, D, C>::zeros(), SMatrix::<f64, C, D>::zeros());
-        // The positions: P's rows by ∂θ/∂q, E's ordinary columns and each θ's rate of the quaternion.
-        Self::chart_columns::<N>(x, |r, c| if r == c { 1.0 } else { 0.0 }, |r, c, v| p[(r, c)] = v);
+        (Self::chart_embedding(x), Self::chart_inverse(x))
+    }
+
+    /// E = ∂x/∂ξ of [`Self::chart`] alone.
+    #[must_use]
+    pub fn chart_embedding<const C: usize>(x: &SVector<f64, D>) -> SMatrix<f64, D, C> {
+        let (turning, ordinary) = Self::chart_sizes::<C>();
+        let mut e = SMatrix::<f64, D, C>::zeros();
         for i in 0..ordinary {
             e[(i, i)] = 1.0;
         }
         for i in 0..N {
             e[(P + i, N + i)] = 1.0;
-            p[(N + i, P + i)] = 1.0;
         }
         for o in 0..turning {
             let (qs, vs) = (ordinary + 4 * o, ordinary + 3 * o);
@@ -337,19 +338,41 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
                     e[(qs + r, vs + a)] = v;
                 }
             }
-            // δω = θ̇ + [ω×] θ, θ̇ = δω − [ω×] θ.
-            let w = [x[P + vs], x[P + vs + 1], x[P + vs + 2]];
-            let cross = [[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]];
-            for a in 0..3 {
-                for b in 0..3 {
-                    e[(P + vs + a, vs + b)] = cross[a][b];
-                    for c in 0..4 {
-                        p[(N + vs + a, qs + c)] -= cross[a][b] * p[(vs + b, qs + c)];
-                    }
-                }
-            }
+            // δω = θ̇ + [ω×] θ.
+            e.fixed_view_mut::<3, 3>(P + vs, vs).copy_from(&Self::turn(x, vs));
         }
-        (e, p)
+        e
+    }
+
+    /// The left inverse P = ∂ξ/∂x of [`Self::chart`] alone.
+    #[must_use]
+    pub fn chart_inverse<const C: usize>(x: &SVector<f64, D>) -> SMatrix<f64, C, D> {
+        let (turning, ordinary) = Self::chart_sizes::<C>();
+        let mut p = SMatrix::<f64, C, D>::zeros();
+        // The positions' rows by ∂θ/∂q.
+        Self::chart_columns::<N>(x, |r, c| if r == c { 1.0 } else { 0.0 }, |r, c, v| p[(r, c)] = v);
+        for i in 0..N {
+            p[(N + i, P + i)] = 1.0;
+        }
+        for o in 0..turning {
+            let (qs, vs) = (ordinary + 4 * o, ordinary + 3 * o);
+            // θ̇ = δω − [ω×] θ.
+            let by_q = Self::turn(x, vs) * p.fixed_view::<3, 4>(vs, qs);
+            let mut rows = p.fixed_view_mut::<3, 4>(N + vs, qs);
+            rows -= by_q;
+        }
+        p
+    }
+
+    /// The chart's numbers of orientations and of ordinary coordinates.
+    fn chart_sizes<const C: usize>() -> (usize, usize) {
+        const { assert!(D == P + N && C == 2 * N, "the chart (δq, δv) of a state without action") };
+        (P - N, N - 3 * (P - N))
+    }
+
+    /// \[ω×\] of the orientation whose rates start at velocity `vs`.
+    fn turn(x: &SVector<f64, D>, vs: usize) -> nalgebra::Matrix3<f64> {
+        nalgebra::Vector3::new(x[P + vs], x[P + vs + 1], x[P + vs + 2]).cross_matrix()
     }
 
     /// `m` E by E's non-zero entries (a few per column: the chart's embedding, [`Self::chart`]),

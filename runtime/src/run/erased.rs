@@ -508,10 +508,15 @@ impl FlatStep {
     /// From the typed step ([`crate::step::rk4_step`]).
     #[must_use]
     pub fn new<const D: usize, const K: usize>(step: &crate::step::StepJacobian<D, K>) -> Self {
+        Self::of(step.next.as_slice(), &step.a, &step.b)
+    }
+
+    /// `next` with A_d and B_d over `C` components.
+    fn of<const C: usize, const K: usize>(next: &[f64], a: &SMatrix<f64, C, C>, b: &SMatrix<f64, C, K>) -> Self {
         FlatStep {
-            next: step.next.as_slice().to_vec(),
-            a: DMatrix::from_column_slice(D, D, step.a.as_slice()),
-            b: DMatrix::from_column_slice(D, K, step.b.as_slice()),
+            next: next.to_vec(),
+            a: DMatrix::from_column_slice(C, C, a.as_slice()),
+            b: DMatrix::from_column_slice(C, K, b.as_slice()),
         }
     }
 
@@ -519,11 +524,7 @@ impl FlatStep {
     /// B_d over the charts' `C` components.
     #[must_use]
     pub fn from_tangent<const D: usize, const C: usize, const K: usize>(step: &crate::step::TangentStep<D, C, K>) -> Self {
-        FlatStep {
-            next: step.next.as_slice().to_vec(),
-            a: DMatrix::from_column_slice(C, C, step.a.as_slice()),
-            b: DMatrix::from_column_slice(C, K, step.b.as_slice()),
-        }
+        Self::of(step.next.as_slice(), &step.a, &step.b)
     }
 }
 

@@ -137,11 +137,7 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
         },
     };
     // The step in the orientations' tangent charts where the model generates `rk4_step_tangent`.
-    let tangent_step = if !multi
-        && crate::emit::system::has_step_jacobians(first)
-        && !first.layout.orientations.is_empty()
-        && first.layout.z.is_none()
-    {
+    let tangent_step = if !multi && crate::emit::system::has_tangent_step(first) {
         quote! {
             fn rk4_step_tangent(&self, mode: usize, t: f64, x: &[f64], u: &[f64], h: f64)
                 -> ::core::result::Result<__routh::erased::FlatStep, __routh::SimError>

@@ -183,6 +183,12 @@ pub(crate) fn has_step_jacobians(model: &View<'_>) -> bool {
     !model.inputs.is_empty() && model.field_jacobian && model.constraints.is_empty() && model.impacts.is_empty()
 }
 
+/// Whether a single model has `rk4_step_tangent` ([`step_jacobians`]): the step's Jacobians,
+/// orientations and no action (the layout's chart is (δq, δv)).
+pub(crate) fn has_tangent_step(model: &View<'_>) -> bool {
+    has_step_jacobians(model) && !model.layout.orientations.is_empty() && model.layout.z.is_none()
+}
+
 /// `impl step::InputJacobians` of a model with inputs: the Jacobians a discrete-time step map
 /// needs (`runtime::step`), where the field's are generated and the step is of the field alone
 /// (no projection, no resets).
@@ -193,7 +199,7 @@ fn step_jacobians(model: &View<'_>) -> TokenStream {
     let (d, k, name) = (model.layout.state_dim(), model.inputs.len(), &model.name);
     let state = crate::emit::codegen::state_type(d);
     // With orientations (no action): the step in their tangent charts.
-    let tangent = if model.layout.orientations.is_empty() || model.layout.z.is_some() {
+    let tangent = if !has_tangent_step(model) {
         TokenStream::new()
     } else {
         let (p, n) = (model.layout.position_dim(), model.dof());
