@@ -7,8 +7,11 @@
 //! quaternion's scale is a direction of the state that no torque moves. Prints what it checks —
 //! that refusal, the chart's closed-loop spectral radius, a small slew whose deviation from the
 //! linear closed loop's prediction is of second order in its size, and a slew of 150° out of a
-//! tumble brought to rest — and writes `out/satellite.svg`: the attitude error and the body rates
-//! of that slew against time.
+//! tumble brought to rest. Then the same slew planned by iLQR in the chart (`ilqr_tangent`: the
+//! cost's attitude error and the policy's deviations in θ and θ̇ too) with the wheels' torques
+//! limited, and flown by the full dynamics under the plan's own feedback. Writes
+//! `out/satellite.svg`: the attitude error of both slews, the LQR slew's body rates and the
+//! planned torques against time.
 //!
 //! ```sh
 //! cargo run --release --example satellite
@@ -17,6 +20,8 @@
 use plotters::prelude::*;
 use routh::nalgebra::{Quaternion, SMatrix, SVector, UnitQuaternion, Vector3};
 use routh::prelude::*;
+use routh::runtime::ilqr::{IlqrProblem, IlqrStatus};
+use routh::runtime::mechanics::StateLayout;
 use routh::runtime::step::rk4_step;
 
 /// A rigid satellite with principal moments i1, i2, i3, torqued about its body axes by its wheels.
@@ -37,6 +42,12 @@ pub struct Satellite {
 
 /// The controller's sample period, s.
 const PERIOD: f64 = 0.1;
+/// The planned slew's horizon, s, and the wheels' torque limit, N m.
+const HORIZON: f64 = 30.0;
+const LIMIT: f64 = 0.5;
+
+/// The satellite's state layout: a quaternion, three body rates.
+type Rest = StateLayout<4, 3, 7>;
 
 /// The state's coordinates in the chart about rest at the identity: θ = 2 log(±q) (the shorter
 /// way round) and θ̇ = ω.
@@ -105,7 +116,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let start = UnitQuaternion::from_scaled_axis(axis * 150f64.to_radians());
     let x0 = sat.state([start.w, start.i, start.j, start.k], [0.2, -0.15, 0.1]);
     let t_end = 60.0;
-    let run = sat.run(x0).span(0.0..t_end).options(options.output(Output::Interval(0.05))).sampled(PERIOD, law).go()?;
+    let run = sat.run(x0).span(0.0..t_end).options(options.clone().output(Output::Interval(0.05))).sampled(PERIOD, law).go()?;
     let end = run.trajectory.end.1;
     let (angle, rates) = (chart(&end).fixed_rows::<3>(0).norm(), chart(&end).fixed_rows::<3>(3).norm());
     println!(
@@ -115,11 +126,53 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let peak = run.inputs.iter().map(|(_, u)| u.amax()).fold(0.0, f64::max);
     println!("largest wheel torque {peak:.2} N m");
 
+    // The same slew planned: iLQR in the tangent chart (the step's Jacobians, the cost's attitude
+    // error and the policy's all in θ and θ̇), the wheels limited to ±LIMIT, rest at the target
+    // within HORIZON; then flown by the full dynamics under the plan's own policy
+    // u_k + K_k (x ⊖ x̄_k), sampled every PERIOD.
+    let steps = (HORIZON / PERIOD).round() as usize;
+    let running = SMatrix::<f64, 6, 6>::from_diagonal(&SVector::<f64, 6>::from([0.02, 0.02, 0.02, 0.2, 0.2, 0.2]));
+    let problem = IlqrProblem::new((0.0, PERIOD, steps), rest, running, SMatrix::identity() * 0.1, SMatrix::identity() * 1e4)
+        .limits(SVector::repeat(-LIMIT), SVector::repeat(LIMIT));
+    let plan = sat.ilqr_tangent(&problem, &x0, &vec![SVector::zeros(); steps])?;
+    let planned_end = Rest::chart_difference::<6>(&plan.states[steps], &rest);
+    println!(
+        "planned slew (iLQR in the chart, |u| ≤ {LIMIT} N m, {HORIZON} s): {:?} after {} iterations, J {:.4e} → {:.4e}, \
+         the plan's end {:.1e} rad from the target, {:.1e} rad/s",
+        plan.status,
+        plan.costs.len() - 1,
+        plan.costs[0],
+        plan.cost(),
+        planned_end.fixed_rows::<3>(0).norm(),
+        planned_end.fixed_rows::<3>(3).norm()
+    );
+    assert_eq!(plan.status, IlqrStatus::Converged);
+    let clamped = plan.inputs.iter().flat_map(|u| u.iter()).filter(|u| u.abs() >= LIMIT * (1.0 - 1e-12)).count();
+    println!("{clamped} of the plan's {} torques at their limit", 3 * steps);
+    let policy = plan.clone();
+    let flown = move |t: f64, x: &State<7>| {
+        let k = ((t / PERIOD).round() as usize).min(steps - 1);
+        let u = policy.inputs[k] + policy.gains[k] * Rest::chart_difference::<6>(x, &policy.states[k]);
+        u.map(|v| v.clamp(-LIMIT, LIMIT))
+    };
+    let flight =
+        sat.run(x0).span(0.0..HORIZON).options(options.dense(true).output(Output::Interval(0.05))).sampled(PERIOD, flown).go()?;
+    let flown_end = Rest::chart_difference::<6>(&flight.trajectory.end.1, &rest);
+    let apart = (0..=steps)
+        .filter_map(|k| flight.trajectory.at(k as f64 * PERIOD).map(|x| Rest::chart_difference::<6>(&x, &plan.states[k]).amax()))
+        .fold(0.0, f64::max);
+    println!(
+        "flown by the full dynamics under the plan's policy: {:.1e} rad from the target after {HORIZON} s, at most {apart:.1e} \
+         from the plan (RK4's error over a {PERIOD} s step)",
+        flown_end.fixed_rows::<3>(0).norm()
+    );
+    assert!(flown_end.fixed_rows::<3>(0).norm() < 1e-2 && apart < 1e-4);
+
     std::fs::create_dir_all("out")?;
     let path = "out/satellite.svg";
-    let root = SVGBackend::new(path, (1000, 420)).into_drawing_area();
+    let root = SVGBackend::new(path, (1500, 420)).into_drawing_area();
     root.fill(&WHITE)?;
-    let panels = root.split_evenly((1, 2));
+    let panels = root.split_evenly((1, 3));
     let samples: Vec<(f64, SVector<f64, 6>)> = run.trajectory.iter().map(|(t, x)| (t, chart(x))).collect();
     let mut attitude = ChartBuilder::on(&panels[0])
         .caption("attitude error |θ| (degrees)", ("sans-serif", 18))
@@ -128,10 +181,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .y_label_area_size(45)
         .build_cartesian_2d(0.0..t_end, 0.0..160.0)?;
     attitude.configure_mesh().x_desc("t (s)").draw()?;
-    attitude.draw_series(LineSeries::new(
-        samples.iter().map(|(t, xi)| (*t, xi.fixed_rows::<3>(0).norm().to_degrees())),
-        BLACK.stroke_width(2),
-    ))?;
+    attitude
+        .draw_series(LineSeries::new(
+            samples.iter().map(|(t, xi)| (*t, xi.fixed_rows::<3>(0).norm().to_degrees())),
+            BLACK.stroke_width(2),
+        ))?
+        .label("LQR")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
+    attitude
+        .draw_series(LineSeries::new(
+            flight
+                .trajectory
+                .iter()
+                .map(|(t, x)| (t, Rest::chart_difference::<6>(x, &rest).fixed_rows::<3>(0).norm().to_degrees())),
+            BLUE.stroke_width(2),
+        ))?
+        .label(format!("iLQR plan flown, |u| ≤ {LIMIT} N m"))
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
+    attitude.configure_series_labels().border_style(BLACK).background_style(WHITE).draw()?;
     let top = 1.1 * samples.iter().map(|(_, xi)| xi.fixed_rows::<3>(3).amax()).fold(0.0, f64::max);
     let mut body = ChartBuilder::on(&panels[1])
         .caption("body rates ω₁, ω₂, ω₃ (rad/s)", ("sans-serif", 18))
@@ -142,6 +209,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     body.configure_mesh().x_desc("t (s)").draw()?;
     for (k, colour) in [(3, RED), (4, BLUE), (5, GREEN)] {
         body.draw_series(LineSeries::new(samples.iter().map(|(t, xi)| (*t, xi[k])), colour.stroke_width(2)))?;
+    }
+    let mut torques = ChartBuilder::on(&panels[2])
+        .caption("planned wheel torques (N m)", ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(45)
+        .build_cartesian_2d(0.0..HORIZON, -1.2 * LIMIT..1.2 * LIMIT)?;
+    torques.configure_mesh().x_desc("t (s)").draw()?;
+    for (k, colour) in [(0, RED), (1, BLUE), (2, GREEN)] {
+        torques.draw_series(LineSeries::new(
+            plan.inputs.iter().enumerate().flat_map(|(j, u)| [(j as f64 * PERIOD, u[k]), ((j + 1) as f64 * PERIOD, u[k])]),
+            colour.stroke_width(2),
+        ))?;
     }
     root.present()?;
     println!("wrote {path}");

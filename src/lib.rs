@@ -378,6 +378,9 @@ pub mod __private {
     pub mod equilibrium {
         pub use routh_runtime::equilibrium::{FixedPoint, FixedPointError, FixedPointOptions, fixed_point};
     }
+    pub mod ilqr {
+        pub use routh_runtime::ilqr::{IlqrError, IlqrProblem, IlqrSolution, ilqr_tangent};
+    }
     pub mod linearize {
         pub use routh_runtime::linearize::{
             ConstrainedLinearization, LinearizeError, Oriented, Selection, constrained_driven, constrained_with_orientations,

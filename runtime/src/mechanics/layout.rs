@@ -364,6 +364,73 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
         p
     }
 
+    /// The chart coordinates ξ = x ⊖ y of the state `x` about the state `y`, the finite form of
+    /// [`Self::chart`] at y (its derivative in x at x = y is [`Self::chart_inverse`] at y; `C =
+    /// 2N`): each ordinary coordinate and velocity by its difference, each orientation by the body
+    /// rotation vector θ = Log(q̂_y⁻¹ ⊗ q̂_x) from y's attitude to x's (the quaternions normalised;
+    /// the shorter way round, |θ| ≤ π) and its rates by θ̇ = (ω_x − ω_y) − ω_y × θ — an error
+    /// that a cost about a reference state can weigh whatever the two quaternions' signs and
+    /// lengths ([`crate::ilqr::ilqr_tangent`]).
+    ///
+    /// ```
+    /// use routh_runtime::mechanics::StateLayout;
+    ///
+    /// // A body turning about a fixed point: y at rest, x a quarter turn about z away, spinning.
+    /// type Top = StateLayout<4, 3, 7>;
+    /// let h = std::f64::consts::FRAC_PI_4;
+    /// let y = Top::state([1.0, 0.0, 0.0, 0.0], [0.0; 3]);
+    /// // The same attitude by −q, at twice the length.
+    /// let x = Top::state([-2.0 * h.cos(), 0.0, 0.0, -2.0 * h.sin()], [0.0, 0.0, 3.0]);
+    /// let xi = Top::chart_difference::<6>(&x, &y);
+    /// assert!((xi - routh_runtime::nalgebra::SVector::<f64, 6>::from([0.0, 0.0, 2.0 * h, 0.0, 0.0, 3.0])).amax() < 1e-15);
+    /// ```
+    #[must_use]
+    pub fn chart_difference<const C: usize>(x: &SVector<f64, D>, y: &SVector<f64, D>) -> SVector<f64, C> {
+        let (turning, ordinary) = Self::chart_sizes::<C>();
+        let mut xi = SVector::<f64, C>::zeros();
+        for i in 0..ordinary {
+            xi[i] = x[i] - y[i];
+        }
+        for i in 0..N {
+            xi[N + i] = x[P + i] - y[P + i];
+        }
+        for o in 0..turning {
+            let (qs, vs) = (ordinary + 4 * o, ordinary + 3 * o);
+            let theta = relative_rotation(Self::attitude(y, qs), Self::attitude(x, qs));
+            xi.fixed_rows_mut::<3>(vs).copy_from(&theta);
+            // θ̇ = δω − ω_y × θ.
+            let turned = Self::turn(y, vs) * theta;
+            let mut rates = xi.fixed_rows_mut::<3>(N + vs);
+            rates -= turned;
+        }
+        xi
+    }
+
+    /// ∂(x ⊖ y)/∂ξ at ξ = 0 of x moved in its own chart ([`Self::chart_difference`]; x + E(x) ξ
+    /// to first order, [`Self::chart_embedding`]): what a cost ½ (x ⊖ y)ᵀ Q (x ⊖ y) about a
+    /// reference y is differentiated by in the chart about x. The identity where x = y; each
+    /// orientation's block J_r⁻¹(θ) over θ (SO(3)'s inverse right Jacobian at θ = x ⊖ y,
+    /// J_r⁻¹(θ) = 1 + ½ \[θ×\] + (1/|θ|² − (1 + cos|θ|)/(2|θ| sin|θ|)) \[θ×\]²) and its rates' by
+    /// ∂θ̇/∂θ = \[ω_x×\] − \[ω_y×\] J_r⁻¹(θ), ∂θ̇/∂θ̇ = 1.
+    #[must_use]
+    pub fn chart_difference_jacobian<const C: usize>(x: &SVector<f64, D>, y: &SVector<f64, D>) -> SMatrix<f64, C, C> {
+        let (turning, ordinary) = Self::chart_sizes::<C>();
+        let mut g = SMatrix::<f64, C, C>::identity();
+        for o in 0..turning {
+            let (qs, vs) = (ordinary + 4 * o, ordinary + 3 * o);
+            let theta = relative_rotation(Self::attitude(y, qs), Self::attitude(x, qs));
+            let jr = inverse_right_jacobian(&theta);
+            g.fixed_view_mut::<3, 3>(vs, vs).copy_from(&jr);
+            g.fixed_view_mut::<3, 3>(N + vs, vs).copy_from(&(Self::turn(x, vs) - Self::turn(y, vs) * jr));
+        }
+        g
+    }
+
+    /// The orientation whose quaternion starts at position `qs`, normalised.
+    fn attitude(x: &SVector<f64, D>, qs: usize) -> nalgebra::UnitQuaternion<f64> {
+        nalgebra::UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(x[qs], x[qs + 1], x[qs + 2], x[qs + 3]))
+    }
+
     /// The chart's numbers of orientations and of ordinary coordinates.
     fn chart_sizes<const C: usize>() -> (usize, usize) {
         const { assert!(D == P + N && C == 2 * N, "the chart (δq, δv) of a state without action") };
@@ -469,6 +536,29 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
 
 /// An orientation's quaternion q's rates along its body rotation vector: ½ q ⊗ (0, e_a) for
 /// a = 1, 2, 3, each as (w, x, y, z) — the columns of the chart's embedding ([`StateLayout::chart`]).
+/// The body rotation vector θ = Log(a⁻¹ ⊗ b) taking the attitude `a` to `b`, |θ| ≤ π.
+fn relative_rotation(a: nalgebra::UnitQuaternion<f64>, b: nalgebra::UnitQuaternion<f64>) -> nalgebra::Vector3<f64> {
+    // q and −q are one rotation: nalgebra's angle is the shorter way round (≤ π).
+    (a.inverse() * b).scaled_axis()
+}
+
+/// SO(3)'s inverse right Jacobian J_r⁻¹(θ) (Log(exp(θ) exp(δ)) = θ + J_r⁻¹(θ) δ + O(δ²)):
+/// 1 + ½ \[θ×\] + (1/|θ|² − (1 + cos|θ|)/(2|θ| sin|θ|)) \[θ×\]², its last coefficient by its
+/// series 1/12 + |θ|²/720 near 0.
+pub(crate) fn inverse_right_jacobian(theta: &nalgebra::Vector3<f64>) -> nalgebra::Matrix3<f64> {
+    let angle = theta.norm();
+    let k = theta.cross_matrix();
+    let c = if angle < 1e-4 {
+        1.0 / 12.0 + angle * angle / 720.0
+    } else if angle.sin().abs() < 1e-12 {
+        // At a half turn (1 + cos)/sin → 0.
+        1.0 / (angle * angle)
+    } else {
+        1.0 / (angle * angle) - (1.0 + angle.cos()) / (2.0 * angle * angle.sin())
+    };
+    nalgebra::Matrix3::identity() + k * 0.5 + k * k * c
+}
+
 pub(crate) fn turn_columns(q: [f64; 4]) -> [[f64; 4]; 3] {
     let [w, x, y, z] = q.map(|c| 0.5 * c);
     [[-x, w, z, -y], [-y, -z, w, x], [-z, y, -x, w]]
@@ -529,5 +619,43 @@ mod tests {
         assert_eq!((j[(0, 2)], j[(1, 3)], j[(0, 3)]), (1.0, 1.0, 0.0));
         let jac = Plain::velocity_map_jacobian(SMatrix::from_element(2.0), SMatrix::from_element(3.0));
         assert_eq!((jac[(0, 0)], jac[(2, 0)], jac[(2, 2)], jac[(4, 4)], jac[(4, 2)]), (1.0, 2.0, 3.0, 1.0, 0.0));
+    }
+
+    /// One ordinary coordinate and one orientation, no action: P = 5, N = 4, D = 9, C = 8.
+    type Rover = StateLayout<5, 4, 9>;
+
+    /// x moved exactly by ξ in its chart: the ordinary coordinate and velocity by their ξ, the
+    /// quaternion to q ⊗ exp(θ/2), the rates to ω + θ̇ + ω × θ.
+    fn moved(x: &SVector<f64, 9>, xi: &SVector<f64, 8>) -> SVector<f64, 9> {
+        let (theta, rate) = (nalgebra::Vector3::new(xi[1], xi[2], xi[3]), nalgebra::Vector3::new(xi[5], xi[6], xi[7]));
+        let q = nalgebra::Quaternion::new(x[1], x[2], x[3], x[4]) * nalgebra::Quaternion::from_imag(theta * 0.5).exp();
+        let w = nalgebra::Vector3::new(x[6], x[7], x[8]);
+        let w = w + rate + w.cross(&theta);
+        SVector::from([x[0] + xi[0], q.w, q.i, q.j, q.k, x[5] + xi[4], w[0], w[1], w[2]])
+    }
+
+    /// The chart difference's Jacobian against central differences of the difference itself along
+    /// the chart's exact maps, two states far apart (the attitudes 2.4 rad apart, the quaternions
+    /// off the unit sphere and of opposite signs' halves); zero and the identity at x = y; and to
+    /// first order the chart's left inverse P(y) ([`StateLayout::chart_inverse`]).
+    #[test]
+    fn the_chart_difference_is_differentiated_in_the_chart() {
+        let y = Rover::state([0.3, 0.9, -0.3, 0.5, 0.2], [0.4, -0.6, 1.1, 0.3]);
+        let x = Rover::state([-0.2, -0.4, 1.2, 0.1, -0.9], [1.3, 0.8, -0.2, -1.5]);
+        let angle = Rover::chart_difference::<8>(&x, &y).fixed_rows::<3>(1).norm();
+        assert!(angle > 2.0 && angle <= std::f64::consts::PI, "{angle}");
+        let g = Rover::chart_difference_jacobian::<8>(&x, &y);
+        let h = 1e-6;
+        for c in 0..8 {
+            let e = SVector::<f64, 8>::ith(c, h);
+            let column = (Rover::chart_difference::<8>(&moved(&x, &e), &y) - Rover::chart_difference::<8>(&moved(&x, &-e), &y))
+                / (2.0 * h);
+            assert!((g.column(c) - column).amax() < 1e-8, "column {c}: {} against {column}", g.column(c));
+        }
+        assert!(Rover::chart_difference::<8>(&y, &y).amax() < 1e-15);
+        assert!((Rover::chart_difference_jacobian::<8>(&y, &y) - SMatrix::<f64, 8, 8>::identity()).amax() < 1e-15);
+        let step = SVector::<f64, 9>::from([1.0, -2.0, 0.5, 3.0, 1.0, 0.7, -0.4, 2.0, 1.5]) * 1e-7;
+        let first = Rover::chart_inverse::<8>(&y) * step;
+        assert!((Rover::chart_difference::<8>(&(y + step), &y) - first).amax() < 1e-12);
     }
 }

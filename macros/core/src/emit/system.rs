@@ -212,6 +212,12 @@ fn step_jacobians(model: &View<'_>) -> TokenStream {
               [`rk4_step`](::routh::runtime::step::rk4_step)'s Jacobians in the quaternion state carry each \
               quaternion's scale ([`rk4_tangent_step`](::routh::runtime::step::rk4_tangent_step))."
         );
+        let ilqr_doc = format!(
+            " Iterative LQR over `rk4_step_tangent`: its Jacobians, the cost's deviations from the references and the \
+              policy's from the plan in the orientations' tangent charts ({c} × {c} weights over each orientation's \
+              body rotation vector and its rate), where `ilqr` in the quaternion state weighs the quaternions' \
+              components ([`ilqr_tangent`](::routh::runtime::ilqr::ilqr_tangent))."
+        );
         quote! {
             #[automatically_derived]
             impl #name {
@@ -223,6 +229,19 @@ fn step_jacobians(model: &View<'_>) -> TokenStream {
                     -> ::core::result::Result<__routh::step::TangentStep<#d, #c, #k>, __routh::FieldError>
                 {
                     __routh::step::rk4_tangent_step::<Self, #p, #n, #d, #c, #k>(self, t, x, &__routh::Vector::from(u), h)
+                }
+
+                #[doc = #ilqr_doc]
+                ///
+                /// # Errors
+                /// [`IlqrError`](::routh::runtime::ilqr::IlqrError): a malformed problem, a failed rollout of the guess.
+                pub fn ilqr_tangent(
+                    &self,
+                    problem: &__routh::ilqr::IlqrProblem<#d, #k, #c>,
+                    x0: &#state,
+                    guess: &[__routh::Vector<#k>],
+                ) -> ::core::result::Result<__routh::ilqr::IlqrSolution<#d, #k, #c>, __routh::ilqr::IlqrError> {
+                    __routh::ilqr::ilqr_tangent::<Self, #p, #n, #d, #c, #k>(self, problem, x0, guess)
                 }
             }
         }
