@@ -371,7 +371,7 @@ pub mod __private {
     pub mod erased {
         pub use routh_runtime::erased::{
             DynModel, FlatIlqr, FlatLinearization, FlatRun, FlatStep, IlqrRequest, ModelInfo, RunRequest, Signal, accelerations,
-            arguments, ilqr, no_inverse_dynamics_jacobian, no_jacobian, no_step_jacobian, no_tangent_linearization,
+            arguments, ilqr, ilqr_tangent, no_inverse_dynamics_jacobian, no_jacobian, no_step_jacobian, no_tangent_linearization,
             output_jacobian_rows, parameters, run, signal, tangent_error,
         };
     }

@@ -104,6 +104,7 @@ class Model:
         limits: Optional[tuple[ArrayLike, ArrayLike]] = None,
         tolerance: float = 1e-8,
         max_iterations: int = 200,
+        tangent: bool = False,
     ) -> dict[str, Any]: ...
     def simulate(
         self,

@@ -810,8 +810,12 @@ impl Model {
     /// with u* = `reference` (zero by default) and the inputs' `limits = (lower, upper)` if given.
     /// A dict: `states` ((N + 1) × state), `inputs` (N × inputs), `gains` (N × inputs × state, the
     /// policy u_k + K_k (x − x_k) near the solution), `costs` (J after each accepted iteration) and
-    /// `status` ("converged", "iteration limit" or "no descent").
-    #[pyo3(signature = (x0, guess, dt, goal, q, r, qf, *, t0 = 0.0, reference = None, limits = None, tolerance = 1e-8, max_iterations = 200))]
+    /// `status` ("converged", "iteration limit" or "no descent"). With `tangent=True` (a model with
+    /// orientations; routh's `ilqr_tangent`) it plans in the orientations' tangent charts: the
+    /// step's Jacobians, the cost's deviations x ⊖ x* and the policy's x ⊖ x_k in each orientation's
+    /// body rotation vector and its rate, Q, Q_f and the gains over the charts' 2n components —
+    /// where in the quaternion state the cost weighs the quaternions' components.
+    #[pyo3(signature = (x0, guess, dt, goal, q, r, qf, *, t0 = 0.0, reference = None, limits = None, tolerance = 1e-8, max_iterations = 200, tangent = false))]
     #[allow(clippy::too_many_arguments)]
     fn ilqr<'py>(
         &self,
@@ -828,9 +832,12 @@ impl Model {
         limits: Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
         tolerance: f64,
         max_iterations: usize,
+        tangent: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let (d, k) = (self.info().state_dim, self.info().inputs.len());
-        let weights = (square(py, q, d, "Q")?, square(py, r, k, "R")?, square(py, qf, d, "Q_f")?);
+        // The deviations' dimension: the state's, or the charts' 2n (Q's own, checked by routh).
+        let c = if tangent { rows(q)?.len() } else { d };
+        let weights = (square(py, q, c, "Q")?, square(py, r, k, "R")?, square(py, qf, c, "Q_f")?);
         let mut request = routh::runtime::erased::IlqrRequest::new(vector(x0)?, rows(guess)?, dt, vector(goal)?, weights);
         request.t0 = t0;
         request.reference = optional_vector(reference)?;
@@ -838,16 +845,18 @@ impl Model {
         request.tolerance = tolerance;
         request.max_iterations = max_iterations;
         let inner = Arc::clone(&self.inner);
-        let solution = py.detach(move || inner.ilqr(&request)).map_err(|e| raise(py, &e))?;
+        let solution = py
+            .detach(move || if tangent { inner.ilqr_tangent(&request) } else { inner.ilqr(&request) })
+            .map_err(|e| raise(py, &e))?;
         let table = |v: &[Vec<f64>], width: usize| -> PyResult<Bound<'py, PyAny>> {
             Ok(PyArray1::from_vec(py, v.concat()).reshape([v.len(), width])?.into_any())
         };
         let gains: Vec<f64> =
-            solution.gains.iter().flat_map(|g| (0..k).flat_map(move |i| (0..d).map(move |j| g[(i, j)]))).collect();
+            solution.gains.iter().flat_map(|g| (0..k).flat_map(move |i| (0..c).map(move |j| g[(i, j)]))).collect();
         let out = PyDict::new(py);
         out.set_item("states", table(&solution.states, d)?)?;
         out.set_item("inputs", table(&solution.inputs, k)?)?;
-        out.set_item("gains", PyArray1::from_vec(py, gains).reshape([solution.gains.len(), k, d])?)?;
+        out.set_item("gains", PyArray1::from_vec(py, gains).reshape([solution.gains.len(), k, c])?)?;
         out.set_item("costs", PyArray1::from_vec(py, solution.costs))?;
         let status = match solution.status {
             routh::runtime::ilqr::IlqrStatus::Converged => "converged".to_owned(),

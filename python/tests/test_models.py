@@ -166,6 +166,33 @@ def test_a_satellites_step_in_its_tangent_chart_is_the_double_integrators():
         rm.CartPole(**CARTPOLE).step([0.0, 0.0, 0.0, 0.0], [0.0], h, tangent=True)
 
 
+def test_a_satellites_slew_is_planned_in_its_tangent_chart():
+    sat = rm.Satellite(**SATELLITE)
+    steps, h = 40, 0.1
+    # A 120° rest-to-rest turn about z, the hub held at the origin: planned in the charts, the
+    # plan is the Rust one to the bit, turns about z alone (the other wheels and the thrusters
+    # idle) and comes most of the way.
+    rest = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    half = np.radians(60.0)
+    goal = [0.0, 0.0, 0.0, np.cos(half), 0.0, 0.0, np.sin(half), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    guess = np.zeros((steps, 6))
+    plan = sat.ilqr(rest, guess, h, goal, np.eye(12), 0.1 * np.eye(6), 100.0 * np.eye(12), tangent=True)
+    assert plan["status"] == "converged"
+    assert plan["gains"].shape == (steps, 6, 12) and plan["states"].shape == (steps + 1, 13)
+    inputs, costs = rm.reference_satellite_ilqr_tangent(list(SATELLITE.values()), rest, goal, steps, h)
+    assert np.array_equal(bits(plan["inputs"].ravel()), bits(inputs)) and np.array_equal(bits(plan["costs"]), bits(costs))
+    peak = np.abs(plan["inputs"][:, 2]).max()
+    assert np.abs(plan["inputs"][:, [0, 1, 3, 4, 5]]).max() < 1e-10 * peak
+    end = plan["states"][-1]
+    turned = 2.0 * np.degrees(np.arctan2(end[6], end[3]))
+    assert abs(turned - 120.0) < 5.0, turned
+    # The weights are over the chart's 12 components; a model without orientations has no plan in charts.
+    with pytest.raises(routh.ArgumentError, match="12 × 12"):
+        sat.ilqr(rest, guess, h, goal, np.eye(13), 0.1 * np.eye(6), np.eye(13), tangent=True)
+    with pytest.raises(routh.ArgumentError, match="no step in the tangent charts"):
+        rm.CartPole(**CARTPOLE).ilqr([0.0] * 4, np.zeros((5, 1)), h, [0.0] * 4, np.eye(2), np.eye(1), np.eye(2), tangent=True)
+
+
 def test_linearize_equals_the_rust_values():
     c = rm.CartPole(**CARTPOLE)
     x, u = [0.1, 0.2, 0.3, -0.4], 0.7

@@ -217,6 +217,33 @@ fn reference_satellite_tangent_step(p: [f64; 4], x: [f64; 13], u: [f64; 6], h: f
     Ok((rows(&|i, j| step.a[(i, j)], 12), rows(&|i, j| step.b[(i, j)], 6)))
 }
 
+/// The satellite's iLQR in its tangent charts by the typed API (Q = 1, R = 0.1, Q_f = 100 over the
+/// chart, zero guess): the inputs row by row and J at each iteration.
+#[pyfunction]
+#[pyo3(crate = "::routh_python::pyo3")]
+fn reference_satellite_ilqr_tangent(
+    p: [f64; 4],
+    x0: [f64; 13],
+    goal: [f64; 13],
+    steps: usize,
+    h: f64,
+) -> PyResult<(Vec<f64>, Vec<f64>)> {
+    use routh::runtime::ilqr::IlqrProblem;
+    let model = Satellite { m: p[0], i1: p[1], i2: p[2], i3: p[3] };
+    let identity = routh::nalgebra::SMatrix::<f64, 12, 12>::identity();
+    let problem = IlqrProblem::new(
+        (0.0, h, steps),
+        State::<13>::from(goal),
+        identity,
+        routh::nalgebra::SMatrix::<f64, 6, 6>::identity() * 0.1,
+        identity * 100.0,
+    );
+    let plan = model
+        .ilqr_tangent(&problem, &State::<13>::from(x0), &vec![routh::nalgebra::SVector::zeros(); steps])
+        .map_err(|e| routh_python::pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    Ok((plan.inputs.iter().flat_map(|u| u.iter().copied()).collect(), plan.costs))
+}
+
 fn references(module: &Bound<'_, routh_python::pyo3::types::PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(reference_double_pendulum, module)?)?;
     module.add_function(wrap_pyfunction!(reference_cartpole_linearize, module)?)?;
@@ -224,6 +251,7 @@ fn references(module: &Bound<'_, routh_python::pyo3::types::PyModule>) -> PyResu
     module.add_function(wrap_pyfunction!(reference_shards, module)?)?;
     module.add_function(wrap_pyfunction!(reference_satellite_tangent, module)?)?;
     module.add_function(wrap_pyfunction!(reference_satellite_tangent_step, module)?)?;
+    module.add_function(wrap_pyfunction!(reference_satellite_ilqr_tangent, module)?)?;
     Ok(())
 }
 

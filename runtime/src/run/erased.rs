@@ -619,6 +619,37 @@ pub fn ilqr<S: crate::step::StepMap<D, K> + ?Sized, const D: usize, const K: usi
     info: &ModelInfo,
     request: &IlqrRequest,
 ) -> Result<FlatIlqr, SimError> {
+    flat_ilqr::<D, K, D>(info, request, |problem, x0, guess| crate::ilqr::ilqr(sys, problem, x0, guess))
+}
+
+/// The typed iLQR in the orientations' tangent charts ([`crate::ilqr::ilqr_tangent`]) on a flat
+/// request, its weights C × C over the charts (generated glue for [`DynModel::ilqr_tangent`]).
+///
+/// # Errors
+/// As [`ilqr`].
+pub fn ilqr_tangent<S, const P: usize, const N: usize, const D: usize, const C: usize, const K: usize>(
+    sys: &S,
+    info: &ModelInfo,
+    request: &IlqrRequest,
+) -> Result<FlatIlqr, SimError>
+where
+    S: crate::step::InputJacobians<D, K> + ?Sized,
+{
+    flat_ilqr::<D, K, C>(info, request, |problem, x0, guess| {
+        crate::ilqr::ilqr_tangent::<S, P, N, D, C, K>(sys, problem, x0, guess)
+    })
+}
+
+/// The request as a typed problem over deviations of `C` components, solved by `solve`, flat.
+fn flat_ilqr<const D: usize, const K: usize, const C: usize>(
+    info: &ModelInfo,
+    request: &IlqrRequest,
+    solve: impl FnOnce(
+        &crate::ilqr::IlqrProblem<D, K, C>,
+        &SVector<f64, D>,
+        &[SVector<f64, K>],
+    ) -> Result<crate::ilqr::IlqrSolution<D, K, C>, crate::ilqr::IlqrError>,
+) -> Result<FlatIlqr, SimError> {
     use crate::ilqr::{IlqrError, IlqrProblem};
     let square = |m: &DMatrix<f64>, n: usize, what: &str| {
         if m.shape() == (n, n) {
@@ -632,18 +663,18 @@ pub fn ilqr<S: crate::step::StepMap<D, K> + ?Sized, const D: usize, const K: usi
             )))
         }
     };
-    square(&request.q, D, "Q")?;
+    square(&request.q, C, "Q")?;
     square(&request.r, K, "R")?;
-    square(&request.qf, D, "Q_f")?;
+    square(&request.qf, C, "Q_f")?;
     let x0 = state::<D>(info, &request.x0)?;
     let goal = state::<D>(info, &request.goal)?;
     let guess = request.guess.iter().map(|u| inputs::<K>(info, u)).collect::<Result<Vec<_>, _>>()?;
     let mut problem = IlqrProblem::new(
         (request.t0, request.h, guess.len()),
         goal,
-        SMatrix::<f64, D, D>::from_iterator(request.q.iter().copied()),
+        SMatrix::<f64, C, C>::from_iterator(request.q.iter().copied()),
         SMatrix::<f64, K, K>::from_iterator(request.r.iter().copied()),
-        SMatrix::<f64, D, D>::from_iterator(request.qf.iter().copied()),
+        SMatrix::<f64, C, C>::from_iterator(request.qf.iter().copied()),
     )
     .tolerance(request.tolerance)
     .max_iterations(request.max_iterations);
@@ -653,14 +684,14 @@ pub fn ilqr<S: crate::step::StepMap<D, K> + ?Sized, const D: usize, const K: usi
     if let Some((lower, upper)) = &request.limits {
         problem = problem.limits(inputs::<K>(info, lower)?, inputs::<K>(info, upper)?);
     }
-    let solution = crate::ilqr::ilqr(sys, &problem, &x0, &guess).map_err(|e| match e {
+    let solution = solve(&problem, &x0, &guess).map_err(|e| match e {
         IlqrError::Malformed(why) => SimError::InvalidArgument(format!("the iLQR problem of {}: {why}", info.name)),
         IlqrError::Rollout { source, .. } => source,
     })?;
     Ok(FlatIlqr {
         states: solution.states.iter().map(|x| x.as_slice().to_vec()).collect(),
         inputs: solution.inputs.iter().map(|u| u.as_slice().to_vec()).collect(),
-        gains: solution.gains.iter().map(|k| DMatrix::from_column_slice(K, D, k.as_slice())).collect(),
+        gains: solution.gains.iter().map(|k| DMatrix::from_column_slice(K, C, k.as_slice())).collect(),
         costs: solution.costs,
         status: solution.status,
     })
@@ -825,6 +856,18 @@ pub trait DynModel: Send + Sync + 'static {
     /// ([`no_step_jacobian`]).
     fn ilqr(&self, request: &IlqrRequest) -> Result<FlatIlqr, SimError>;
 
+    /// Iterative LQR in the orientations' tangent charts (the typed `ilqr_tangent`,
+    /// [`crate::ilqr::ilqr_tangent`]): the request's weights Q and Q_f over the charts' 2n
+    /// components, the gains inputs × 2n. By default none ([`no_tangent_step`]); the models with
+    /// [`Self::rk4_step_tangent`] have it.
+    ///
+    /// # Errors
+    /// As [`ilqr`]; [`SimError::InvalidArgument`] for a model without it.
+    fn ilqr_tangent(&self, request: &IlqrRequest) -> Result<FlatIlqr, SimError> {
+        let _ = request;
+        Err(no_tangent_step(self.info()))
+    }
+
     /// A run: the typed run of [`Simulate::run`] from the request's start, over its span, with its
     /// options and constant inputs, its samples (and the outputs at each) flat.
     ///
@@ -927,7 +970,8 @@ pub fn no_tangent_linearization(info: &ModelInfo) -> SimError {
     ))
 }
 
-/// The error of [`DynModel::rk4_step_tangent`] on a model without it.
+/// The error of [`DynModel::rk4_step_tangent`] and [`DynModel::ilqr_tangent`] on a model without
+/// them.
 #[must_use]
 pub fn no_tangent_step(info: &ModelInfo) -> SimError {
     SimError::InvalidArgument(format!(

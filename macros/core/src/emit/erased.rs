@@ -138,6 +138,8 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
     };
     // The step in the orientations' tangent charts where the model generates `rk4_step_tangent`.
     let tangent_step = if !multi && crate::emit::system::has_tangent_step(first) {
+        let (p, n) = (first.layout.position_dim(), first.dof());
+        let c = 2 * n;
         quote! {
             fn rk4_step_tangent(&self, mode: usize, t: f64, x: &[f64], u: &[f64], h: f64)
                 -> ::core::result::Result<__routh::erased::FlatStep, __routh::SimError>
@@ -145,6 +147,12 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
                 #arguments
                 let step = self.rk4_step_tangent(t, &x, ::core::array::from_fn(|i| u[i]), h)?;
                 Ok(__routh::erased::FlatStep::from_tangent(&step))
+            }
+
+            fn ilqr_tangent(&self, request: &__routh::erased::IlqrRequest)
+                -> ::core::result::Result<__routh::erased::FlatIlqr, __routh::SimError>
+            {
+                __routh::erased::ilqr_tangent::<Self, #p, #n, #d, #c, #k>(self, #describe, request)
             }
         }
     } else {
