@@ -18,7 +18,7 @@
 //! ```
 
 use plotters::prelude::*;
-use routh::nalgebra::{Quaternion, SMatrix, SVector, UnitQuaternion, Vector3};
+use routh::nalgebra::{SMatrix, SVector, UnitQuaternion, Vector3};
 use routh::prelude::*;
 use routh::runtime::ilqr::{IlqrProblem, IlqrStatus};
 use routh::runtime::mechanics::StateLayout;
@@ -49,12 +49,10 @@ const LIMIT: f64 = 0.5;
 /// The satellite's state layout: a quaternion, three body rates.
 type Rest = StateLayout<4, 3, 7>;
 
-/// The state's coordinates in the chart about rest at the identity: θ = 2 log(±q) (the shorter
-/// way round) and θ̇ = ω.
+/// The state's coordinates in the chart about rest at the identity, x ⊖ rest: θ = 2 log(±q)
+/// (the shorter way round) and θ̇ = ω.
 fn chart(x: &State<7>) -> SVector<f64, 6> {
-    let q = UnitQuaternion::from_quaternion(Quaternion::new(x[0], x[1], x[2], x[3]));
-    let theta = q.scaled_axis();
-    SVector::<f64, 6>::from([theta[0], theta[1], theta[2], x[4], x[5], x[6]])
+    Rest::chart_difference(x, &State::<7>::from([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]))
 }
 
 /// The state at rest-chart coordinates ξ: q = exp(θ/2), ω = θ̇.
@@ -135,7 +133,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let problem = IlqrProblem::new((0.0, PERIOD, steps), rest, running, SMatrix::identity() * 0.1, SMatrix::identity() * 1e4)
         .limits(SVector::repeat(-LIMIT), SVector::repeat(LIMIT));
     let plan = sat.ilqr_tangent(&problem, &x0, &vec![SVector::zeros(); steps])?;
-    let planned_end = Rest::chart_difference::<6>(&plan.states[steps], &rest);
+    let planned_end = chart(&plan.states[steps]);
     println!(
         "planned slew (iLQR in the chart, |u| ≤ {LIMIT} N m, {HORIZON} s): {:?} after {} iterations, J {:.4e} → {:.4e}, \
          the plan's end {:.1e} rad from the target, {:.1e} rad/s",
@@ -157,7 +155,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let flight =
         sat.run(x0).span(0.0..HORIZON).options(options.dense(true).output(Output::Interval(0.05))).sampled(PERIOD, flown).go()?;
-    let flown_end = Rest::chart_difference::<6>(&flight.trajectory.end.1, &rest);
+    let flown_end = chart(&flight.trajectory.end.1);
     let apart = (0..=steps)
         .filter_map(|k| flight.trajectory.at(k as f64 * PERIOD).map(|x| Rest::chart_difference::<6>(&x, &plan.states[k]).amax()))
         .fold(0.0, f64::max);
@@ -190,10 +188,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
     attitude
         .draw_series(LineSeries::new(
-            flight
-                .trajectory
-                .iter()
-                .map(|(t, x)| (t, Rest::chart_difference::<6>(x, &rest).fixed_rows::<3>(0).norm().to_degrees())),
+            flight.trajectory.iter().map(|(t, x)| (t, chart(x).fixed_rows::<3>(0).norm().to_degrees())),
             BLUE.stroke_width(2),
         ))?
         .label(format!("iLQR plan flown, |u| ≤ {LIMIT} N m"))

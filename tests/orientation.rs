@@ -1060,7 +1060,8 @@ fn a_brick_pivoting_on_a_corner_is_the_same_with_a_quaternion_and_with_euler_ang
 // Torques and inputs on orientations: `force(r = τ)` is a torque in body components, the
 // generalized force of ω.
 
-/// A spacecraft driven by body-frame torques (thrusters or reaction wheels, as inputs).
+/// A spacecraft driven by body-frame torques (thrusters or reaction wheels, as inputs), with its
+/// field's Jacobians: the step in its tangent chart and iLQR over it.
 #[derive(Mechanics)]
 #[mechanics(
     orientation(r),
@@ -1068,6 +1069,7 @@ fn a_brick_pivoting_on_a_corner_is_the_same_with_a_quaternion_and_with_euler_ang
     body(name = craft, mass = m, centre = [0, 0, 0], frame = r, inertia = diag(i1, i2, i3)),
     force(r = [t1, t2, t3]),
     sensitivity(i3),
+    jacobian,
 )]
 #[derive(Clone, Copy)]
 struct TorquedCraft {
@@ -1425,23 +1427,6 @@ fn the_tangent_linearisation_is_the_hand_derived_error_state_model() {
     }
 }
 
-/// A spacecraft with reaction-wheel torques and its field's Jacobians: the step in its tangent
-/// chart and iLQR over it.
-#[derive(Mechanics)]
-#[mechanics(
-    orientation(r),
-    input(t1, t2, t3),
-    body(name = craft, mass = m, centre = [0, 0, 0], frame = r, inertia = diag(i1, i2, i3)),
-    force(r = [t1, t2, t3]),
-    jacobian,
-)]
-struct SlewingCraft {
-    m: f64,
-    i1: f64,
-    i2: f64,
-    i3: f64,
-}
-
 /// θ̈ = u / I: the craft turning about its third principal axis alone.
 struct Turntable(f64);
 impl routh::runtime::InputSystem<2, 1> for Turntable {
@@ -1466,7 +1451,7 @@ impl routh::runtime::step::InputJacobians<2, 1> for Turntable {
 #[test]
 fn a_slew_planned_in_the_tangent_chart_is_the_turntables_plan() {
     use routh::runtime::ilqr::{IlqrProblem, IlqrStatus, ilqr};
-    let craft = SlewingCraft { m: 3.0, i1: 1.5, i2: 2.5, i3: 4.0 };
+    let craft = TorquedCraft { m: 3.0, i1: 1.5, i2: 2.5, i3: 4.0 };
     let (h, steps, turn) = (0.05, 60, 120_f64.to_radians());
     let goal = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), turn);
     let goal = craft.state([goal.w, goal.i, goal.j, goal.k], [0.0; 3]);
