@@ -808,7 +808,7 @@ impl Model {
     /// released): from `x0`, the inputs `guess` (one row per step: N × inputs) improved towards
     /// `goal` under J = Σ ½ (x_k − x*)ᵀQ(x_k − x*) + ½ (u_k − u*)ᵀR(u_k − u*) + ½ (x_N − x*)ᵀQ_f(x_N − x*)
     /// with u* = `reference` (zero by default) and the inputs' `limits = (lower, upper)` if given.
-    /// A dict: `states` ((N + 1) × state), `inputs` (N × inputs), `gains` (N × inputs × state, the
+    /// A dict: `states` ((N + 1) × state), `inputs` (N × inputs), `gains` (N × inputs × state or 2n, the
     /// policy u_k + K_k (x − x_k) near the solution), `costs` (J after each accepted iteration) and
     /// `status` ("converged", "iteration limit" or "no descent"). With `tangent=True` (a model with
     /// orientations; routh's `ilqr_tangent`) it plans in the orientations' tangent charts: the

@@ -531,7 +531,8 @@ impl FlatStep {
 /// An iLQR problem on flat data ([`DynModel::ilqr`]; the typed [`IlqrProblem`](crate::ilqr::IlqrProblem)
 /// and its guess): N = `guess.len()` steps of size `h` from `x0` at `t0`, the quadratic cost about
 /// `goal` (every reference state) and the reference inputs `reference` with the weights Q, R and
-/// Q_f (dense, state × state and inputs × inputs), and optionally the inputs' limits.
+/// Q_f (dense, state × state and inputs × inputs — Q and Q_f over the charts' 2n components for
+/// [`DynModel::ilqr_tangent`]), and optionally the inputs' limits.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct IlqrRequest {
@@ -599,7 +600,8 @@ pub struct FlatIlqr {
     pub states: Vec<Vec<f64>>,
     /// u₀ … u_{N−1}.
     pub inputs: Vec<Vec<f64>>,
-    /// The feedback gains K₀ … K_{N−1} (inputs × state).
+    /// The feedback gains K₀ … K_{N−1} (inputs × state; inputs × the charts' 2n components from
+    /// [`DynModel::ilqr_tangent`]).
     pub gains: Vec<DMatrix<f64>>,
     /// J after each accepted iteration, the guess's first.
     pub costs: Vec<f64>,
