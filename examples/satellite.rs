@@ -132,7 +132,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let running = SMatrix::<f64, 6, 6>::from_diagonal(&SVector::<f64, 6>::from([0.02, 0.02, 0.02, 0.2, 0.2, 0.2]));
     let problem = IlqrProblem::new((0.0, PERIOD, steps), rest, running, SMatrix::identity() * 0.1, SMatrix::identity() * 1e4)
         .limits(SVector::repeat(-LIMIT), SVector::repeat(LIMIT));
-    let plan = sat.ilqr_tangent(&problem, &x0, &vec![SVector::zeros(); steps])?;
+    // The guess: the LQR's law saturated at the limits, rolled out by the step. iLQR is local: from
+    // zero torques the guess tumbles on through more than a turn, and the plan it improves
+    // keeps winding (a stationary point of another class of paths on SO(3)).
+    let mut guess = Vec::with_capacity(steps);
+    let mut x = x0;
+    for k in 0..steps {
+        let u = law(k as f64 * PERIOD, &x).map(|v| v.clamp(-LIMIT, LIMIT));
+        x = rk4_step(&sat, k as f64 * PERIOD, &x, &u, PERIOD)?.next;
+        guess.push(u);
+    }
+    let plan = sat.ilqr_tangent(&problem, &x0, &guess)?;
     let planned_end = chart(&plan.states[steps]);
     println!(
         "planned slew (iLQR in the chart, |u| ≤ {LIMIT} N m, {HORIZON} s): {:?} after {} iterations, J {:.4e} → {:.4e}, \
@@ -196,7 +206,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     attitude.configure_series_labels().border_style(BLACK).background_style(WHITE).draw()?;
     let top = 1.1 * samples.iter().map(|(_, xi)| xi.fixed_rows::<3>(3).amax()).fold(0.0, f64::max);
     let mut body = ChartBuilder::on(&panels[1])
-        .caption("body rates ω₁, ω₂, ω₃ (rad/s)", ("sans-serif", 18))
+        .caption("LQR slew: body rates ω₁, ω₂, ω₃ (rad/s)", ("sans-serif", 18))
         .margin(10)
         .x_label_area_size(35)
         .y_label_area_size(45)
