@@ -310,10 +310,9 @@ fn state_cost<const D: usize, const K: usize, const C: usize>(
     (x, reference): (&SVector<f64, D>, &SVector<f64, D>),
     w: &SMatrix<f64, C, C>,
 ) -> (SVector<f64, C>, SMatrix<f64, C, C>) {
-    let e = space.difference(x, reference);
-    match space.difference_jacobian(x, reference) {
-        None => (w * e, *w),
-        Some(g) => {
+    match space.difference_with_jacobian(x, reference) {
+        (e, None) => (w * e, *w),
+        (e, Some(g)) => {
             let wg = w * g;
             (g.transpose() * (w * e), g.transpose() * wg)
         }
@@ -374,7 +373,7 @@ pub fn ilqr<S: StepMap<D, K> + ?Sized, const D: usize, const K: usize>(
 /// body rotation vector θ and θ̇ = δω − ω × θ), and the cost's deviations and the policy's in the
 /// same charts — e = x ⊖ x* ([`StateLayout::chart_difference`]: the rotation from the reference's
 /// attitude to x's, whatever the quaternions' signs and lengths), its gradient and Gauss–Newton
-/// Hessian through ∂e/∂ξ ([`StateLayout::chart_difference_jacobian`]), u_k = ū_k + α d_k + K_k (x_k
+/// Hessian through ∂e/∂ξ ([`StateLayout::chart_difference_with_jacobian`]), u_k = ū_k + α d_k + K_k (x_k
 /// ⊖ x̄_k). Where [`ilqr`] in the quaternion state weighs the quaternions' components — a cost that
 /// is not the attitude's, different for q and −q and for the quaternion's length, and steps
 /// that carry its scale — this plans on the attitude itself, as the discrete LQR of
@@ -406,8 +405,9 @@ trait Planned<const D: usize, const C: usize, const K: usize> {
     fn step(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>, h: f64) -> Result<TangentStep<D, C, K>, SimError>;
     /// x ⊖ y.
     fn difference(&self, x: &SVector<f64, D>, y: &SVector<f64, D>) -> SVector<f64, C>;
-    /// ∂(x ⊖ y)/∂ξ over x's deviations, `None` for the identity.
-    fn difference_jacobian(&self, x: &SVector<f64, D>, y: &SVector<f64, D>) -> Option<SMatrix<f64, C, C>>;
+    /// x ⊖ y and ∂(x ⊖ y)/∂ξ over x's deviations, `None` for the identity.
+    fn difference_with_jacobian(&self, x: &SVector<f64, D>, y: &SVector<f64, D>)
+    -> (SVector<f64, C>, Option<SMatrix<f64, C, C>>);
 }
 
 /// A step map in its own state ([`ilqr`]).
@@ -427,8 +427,12 @@ impl<S: StepMap<D, K> + ?Sized, const D: usize, const K: usize> Planned<D, D, K>
         x - y
     }
 
-    fn difference_jacobian(&self, _: &SVector<f64, D>, _: &SVector<f64, D>) -> Option<SMatrix<f64, D, D>> {
-        None
+    fn difference_with_jacobian(
+        &self,
+        x: &SVector<f64, D>,
+        y: &SVector<f64, D>,
+    ) -> (SVector<f64, D>, Option<SMatrix<f64, D, D>>) {
+        (x - y, None)
     }
 }
 
@@ -451,8 +455,13 @@ where
         StateLayout::<P, N, D>::chart_difference(x, y)
     }
 
-    fn difference_jacobian(&self, x: &SVector<f64, D>, y: &SVector<f64, D>) -> Option<SMatrix<f64, C, C>> {
-        Some(StateLayout::<P, N, D>::chart_difference_jacobian(x, y))
+    fn difference_with_jacobian(
+        &self,
+        x: &SVector<f64, D>,
+        y: &SVector<f64, D>,
+    ) -> (SVector<f64, C>, Option<SMatrix<f64, C, C>>) {
+        let (e, g) = StateLayout::<P, N, D>::chart_difference_with_jacobian(x, y);
+        (e, Some(g))
     }
 }
 

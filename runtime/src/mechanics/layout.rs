@@ -406,24 +406,27 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
         xi
     }
 
-    /// ∂(x ⊖ y)/∂ξ at ξ = 0 of x moved in its own chart ([`Self::chart_difference`]; x + E(x) ξ
-    /// to first order, [`Self::chart_embedding`]): what a cost ½ (x ⊖ y)ᵀ Q (x ⊖ y) about a
-    /// reference y is differentiated by in the chart about x. The identity where x = y; each
-    /// orientation's block J_r⁻¹(θ) over θ (SO(3)'s inverse right Jacobian at θ = x ⊖ y,
-    /// J_r⁻¹(θ) = 1 + ½ \[θ×\] + (1/|θ|² − (1 + cos|θ|)/(2|θ| sin|θ|)) \[θ×\]²) and its rates' by
-    /// ∂θ̇/∂θ = \[ω_x×\] − \[ω_y×\] J_r⁻¹(θ), ∂θ̇/∂θ̇ = 1.
+    /// [`Self::chart_difference`] ξ = x ⊖ y and its derivative G = ∂(x ⊖ y)/∂ξ at ξ = 0 of x moved
+    /// in its own chart (x + E(x) ξ to first order, [`Self::chart_embedding`]): what a cost
+    /// ½ (x ⊖ y)ᵀ Q (x ⊖ y) about a reference y is differentiated by in the chart about x. G is the
+    /// identity where x = y; each orientation's block J_r⁻¹(θ) over θ (SO(3)'s inverse right
+    /// Jacobian at θ = x ⊖ y, J_r⁻¹(θ) = 1 + ½ \[θ×\] + (1/|θ|² − (1 + cos|θ|)/(2|θ| sin|θ|)) \[θ×\]²)
+    /// and its rates' by ∂θ̇/∂θ = \[ω_x×\] − \[ω_y×\] J_r⁻¹(θ), ∂θ̇/∂θ̇ = 1.
     #[must_use]
-    pub fn chart_difference_jacobian<const C: usize>(x: &SVector<f64, D>, y: &SVector<f64, D>) -> SMatrix<f64, C, C> {
+    pub fn chart_difference_with_jacobian<const C: usize>(
+        x: &SVector<f64, D>,
+        y: &SVector<f64, D>,
+    ) -> (SVector<f64, C>, SMatrix<f64, C, C>) {
         let (turning, ordinary) = Self::chart_sizes::<C>();
+        let xi = Self::chart_difference::<C>(x, y);
         let mut g = SMatrix::<f64, C, C>::identity();
         for o in 0..turning {
-            let (qs, vs) = (ordinary + 4 * o, ordinary + 3 * o);
-            let theta = relative_rotation(Self::attitude(y, qs), Self::attitude(x, qs));
-            let jr = inverse_right_jacobian(&theta);
+            let vs = ordinary + 3 * o;
+            let jr = inverse_right_jacobian(&xi.fixed_rows::<3>(vs).into_owned());
             g.fixed_view_mut::<3, 3>(vs, vs).copy_from(&jr);
             g.fixed_view_mut::<3, 3>(N + vs, vs).copy_from(&(Self::turn(x, vs) - Self::turn(y, vs) * jr));
         }
-        g
+        (xi, g)
     }
 
     /// The orientation whose quaternion starts at position `qs`, normalised.
@@ -644,7 +647,8 @@ mod tests {
         let x = Rover::state([-0.2, -0.4, 1.2, 0.1, -0.9], [1.3, 0.8, -0.2, -1.5]);
         let angle = Rover::chart_difference::<8>(&x, &y).fixed_rows::<3>(1).norm();
         assert!(angle > 2.0 && angle <= std::f64::consts::PI, "{angle}");
-        let g = Rover::chart_difference_jacobian::<8>(&x, &y);
+        let (xi, g) = Rover::chart_difference_with_jacobian::<8>(&x, &y);
+        assert_eq!(xi, Rover::chart_difference::<8>(&x, &y));
         let h = 1e-6;
         for c in 0..8 {
             let e = SVector::<f64, 8>::ith(c, h);
@@ -653,7 +657,7 @@ mod tests {
             assert!((g.column(c) - column).amax() < 1e-8, "column {c}: {} against {column}", g.column(c));
         }
         assert!(Rover::chart_difference::<8>(&y, &y).amax() < 1e-15);
-        assert!((Rover::chart_difference_jacobian::<8>(&y, &y) - SMatrix::<f64, 8, 8>::identity()).amax() < 1e-15);
+        assert!((Rover::chart_difference_with_jacobian::<8>(&y, &y).1 - SMatrix::<f64, 8, 8>::identity()).amax() < 1e-15);
         let step = SVector::<f64, 9>::from([1.0, -2.0, 0.5, 3.0, 1.0, 0.7, -0.4, 2.0, 1.5]) * 1e-7;
         let first = Rover::chart_inverse::<8>(&y) * step;
         assert!((Rover::chart_difference::<8>(&(y + step), &y) - first).amax() < 1e-12);
