@@ -25,17 +25,23 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 WORK = Path(os.environ.get("ROUTH_SCALE_DIR", "/tmp/routh_chain_scale"))
 # `--native` (any of the scripts): routh's crates built with `-C target-cpu=native`, as Pinocchio's
-# code is with -march=native, in a target directory of their own.
-NATIVE = "--native" in sys.argv[1:]
-TARGET = WORK / ("target-native" if NATIVE else "target")
+# code is with -march=native, in a target directory of their own; `--target-cpu=CPU` with any CPU
+# rustc names (`x86-64-v3`: AVX2 and FMA without AVX-512, which on an EPYC slows the derivatives'
+# solves), likewise.
+CPU = next(
+    (a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--target-cpu=")),
+    "native" if "--native" in sys.argv[1:] else None,
+)
+NATIVE = CPU is not None
+TARGET = WORK / (f"target-{CPU}" if NATIVE else "target")
 
 
 def cargo_env():
     """The environment of a build of routh's crates: the shared target directory, and with `--native`
-    the host CPU's instructions."""
+    (or `--target-cpu=CPU`) that CPU's instructions."""
     env = dict(os.environ, CARGO_TARGET_DIR=str(TARGET))
     if NATIVE:
-        env["RUSTFLAGS"] = (env.get("RUSTFLAGS", "") + " -C target-cpu=native").strip()
+        env["RUSTFLAGS"] = (env.get("RUSTFLAGS", "") + f" -C target-cpu={CPU}").strip()
     return env
 
 

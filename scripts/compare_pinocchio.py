@@ -20,7 +20,8 @@ chain (agreement, then time per call).
     python3 scripts/compare_pinocchio.py --spatial 6 12 24 48
 
 With `--native` (here, in `chain_scale.py` and in `compare_urdf.py`), routh's side is built with
-`-C target-cpu=native` as well — the same instructions as Pinocchio's -march=native.
+`-C target-cpu=native` as well — the same instructions as Pinocchio's -march=native; with
+`--target-cpu=CPU`, for that CPU (`x86-64-v3`: AVX2 and FMA without AVX-512).
 
 Optional: nothing here runs in the test suite.
 """

@@ -28,6 +28,7 @@ a floating joint `root`.
     python3 scripts/compare_urdf.py path/to/robot.urdf   # any file routh reads
     python3 scripts/compare_urdf.py --floating path/to/quadruped.urdf
     python3 scripts/compare_urdf.py --native             # routh built with -C target-cpu=native too
+    python3 scripts/compare_urdf.py --target-cpu=x86-64-v3   # routh built for AVX2 and FMA
     python3 scripts/compare_urdf.py --round-angles=1e-9  # routh reads each file with round_angles = 1e-9
     python3 scripts/compare_urdf.py --repeat=5           # each side's least time of five runs, interleaved
 
@@ -554,7 +555,7 @@ def rates_to_names(rates):
 def main():
     args = sys.argv[1:]
     wrap = "--floating" in args
-    args = [a for a in args if a not in ("--floating", "--native") and not a.startswith(("--round-angles=", "--repeat="))]
+    args = [a for a in args if a not in ("--floating", "--native") and not a.startswith(("--round-angles=", "--repeat=", "--target-cpu="))]
     robots = [comparable(floating(a) if wrap else a) for a in args] or [comparable(r) for r in default_robots()]
     exe = pinocchio_binary()
     print()
