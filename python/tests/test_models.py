@@ -189,6 +189,10 @@ def test_a_satellites_slew_is_planned_in_its_tangent_chart():
     # The weights are over the chart's 12 components; a model without orientations has no plan in charts.
     with pytest.raises(routh.ArgumentError, match="12 × 12"):
         sat.ilqr(rest, guess, h, goal, np.eye(13), 0.1 * np.eye(6), np.eye(13), tangent=True)
+    # A zero quaternion names no attitude to plan towards (in the charts; the flat cost weighs it).
+    nowhere = [0.0] * 13
+    with pytest.raises(routh.ArgumentError, match="quaternion is zero"):
+        sat.ilqr(rest, guess, h, nowhere, np.eye(12), 0.1 * np.eye(6), np.eye(12), tangent=True)
     with pytest.raises(routh.ArgumentError, match="no step in the tangent charts"):
         rm.CartPole(**CARTPOLE).ilqr([0.0] * 4, np.zeros((5, 1)), h, [0.0] * 4, np.eye(2), np.eye(1), np.eye(2), tangent=True)
 

@@ -383,7 +383,8 @@ pub fn ilqr<S: StepMap<D, K> + ?Sized, const D: usize, const K: usize>(
 /// `ilqr_tangent`.
 ///
 /// # Errors
-/// As [`ilqr`].
+/// As [`ilqr`], and [`IlqrError::Malformed`] where the initial state or a reference state has an
+/// orientation whose quaternion is zero (no attitude to deviate from).
 pub fn ilqr_tangent<S, const P: usize, const N: usize, const D: usize, const C: usize, const K: usize>(
     sys: &S,
     p: &IlqrProblem<D, K, C>,
@@ -408,6 +409,11 @@ trait Planned<const D: usize, const C: usize, const K: usize> {
     /// x ⊖ y and ∂(x ⊖ y)/∂ξ over x's deviations, `None` for the identity.
     fn difference_with_jacobian(&self, x: &SVector<f64, D>, y: &SVector<f64, D>)
     -> (SVector<f64, C>, Option<SMatrix<f64, C, C>>);
+    /// Whether x ⊖ y is defined with `x` on either side: in the charts, every orientation's
+    /// quaternion not zero (its attitude q/|q| exists).
+    fn defined(&self, _x: &SVector<f64, D>) -> bool {
+        true
+    }
 }
 
 /// A step map in its own state ([`ilqr`]).
@@ -463,6 +469,10 @@ where
         let (e, g) = StateLayout::<P, N, D>::chart_difference_with_jacobian(x, y);
         (e, Some(g))
     }
+
+    fn defined(&self, x: &SVector<f64, D>) -> bool {
+        StateLayout::<P, N, D>::attitudes_defined(x)
+    }
 }
 
 /// The iteration over any [`Planned`] space (see [`ilqr`]).
@@ -503,6 +513,16 @@ fn solve<const D: usize, const K: usize, const C: usize>(
     }
     if !(p.states.iter().all(|x| x.iter().all(|v| v.is_finite())) && p.inputs.iter().all(|u| u.iter().all(|v| v.is_finite()))) {
         return Err(IlqrError::Malformed("a reference state or input has a non-finite entry".into()));
+    }
+    // In the charts a reference is an attitude: a zero quaternion has none (its deviation would be
+    // NaN, every cost with it).
+    if let Some(k) = p.states.iter().position(|x| !sys.defined(x)) {
+        return Err(IlqrError::Malformed(format!(
+            "the reference state of step {k} has an orientation whose quaternion is zero: it names no attitude"
+        )));
+    }
+    if !sys.defined(x0) {
+        return Err(IlqrError::Malformed("the initial state has an orientation whose quaternion is zero or not finite".into()));
     }
     // Within the limits from the start: every input the iteration returns lies in them.
     let mut us: Vec<SVector<f64, K>> = guess.iter().map(|&u| p.clamped(u)).collect();
@@ -1005,6 +1025,37 @@ mod tests {
         fn input_jacobian(&self, _t: f64, _x: &Vector2<f64>, _u: &Vector1<f64>) -> Result<SMatrix<f64, 2, 1>, FieldError> {
             Ok(SMatrix::<f64, 2, 1>::new(0.0, 1.0 / self.0))
         }
+    }
+
+    #[test]
+    fn a_reference_without_an_attitude_is_malformed_in_the_charts_alone() {
+        // A zero quaternion names no attitude: its deviation in the chart is NaN (nalgebra's own
+        // logarithm of the normalised zero gives no rotation at all, and with it a cost of zero).
+        let (steps, r) = (10, nalgebra::Matrix3::identity() * 0.2);
+        let q = SMatrix::<f64, 6, 6>::identity();
+        let start = attitude(nalgebra::Vector3::z(), 0.3, [0.1, 0.0, 0.0]);
+        let goal = attitude(nalgebra::Vector3::x(), 1.0, [0.0; 3]);
+        let guess = vec![nalgebra::Vector3::zeros(); steps];
+        let body = Body(nalgebra::Vector3::new(1.0, 2.0, 3.5));
+        let plan = |p: &IlqrProblem<7, 3, 6>, x0: &SVector<f64, 7>| ilqr_tangent::<_, 4, 3, 7, 6, 3>(&body, p, x0, &guess);
+        let says = |out: Result<IlqrSolution<7, 3, 6>, IlqrError>, what: &str| match out {
+            Err(IlqrError::Malformed(why)) => assert!(why.contains(what), "{why}"),
+            other => panic!("{:?}", other.map(|s| (s.status, s.costs))),
+        };
+        let mut nowhere = goal;
+        nowhere.fixed_rows_mut::<4>(0).fill(0.0);
+        says(plan(&IlqrProblem::new((0.0, 0.02, steps), nowhere, q, r, q), &start), "step 0");
+        let mut path = vec![goal; steps + 1];
+        path[3] = nowhere;
+        let along = IlqrProblem::new((0.0, 0.02, steps), goal, q, r, q).path(path, vec![nalgebra::Vector3::zeros(); steps]);
+        says(plan(&along, &start), "step 3");
+        let problem = IlqrProblem::new((0.0, 0.02, steps), goal, q, r, q);
+        says(plan(&problem, &nowhere), "initial state");
+        // A quaternion of any other length is an attitude.
+        assert_eq!(plan(&problem, &(start * 3.0)).expect("a plan").status, IlqrStatus::Converged);
+        // In the state itself the cost weighs the components, zero or not.
+        let flat = IlqrProblem::new((0.0, 0.02, steps), nowhere, SMatrix::<f64, 7, 7>::identity(), r, SMatrix::identity());
+        assert!(ilqr(&body, &flat, &start, &guess).is_ok());
     }
 
     fn attitude(axis: nalgebra::Vector3<f64>, angle: f64, rates: [f64; 3]) -> SVector<f64, 7> {

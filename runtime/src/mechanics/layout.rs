@@ -370,7 +370,9 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
     /// rotation vector θ = Log(q̂_y⁻¹ ⊗ q̂_x) from y's attitude to x's (the quaternions normalised;
     /// the shorter way round, |θ| ≤ π) and its rates by θ̇ = (ω_x − ω_y) − ω_y × θ — an error
     /// that a cost about a reference state can weigh whatever the two quaternions' signs and
-    /// lengths ([`crate::ilqr::ilqr_tangent`]).
+    /// lengths ([`crate::ilqr::ilqr_tangent`]). A quaternion that is zero (or not finite) has no
+    /// attitude: that orientation's θ and θ̇ are then NaN, never a rotation the state does not
+    /// describe ([`Self::attitudes_defined`] tells beforehand).
     ///
     /// ```
     /// use routh_runtime::mechanics::StateLayout;
@@ -430,6 +432,18 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
     }
 
     /// The orientation whose quaternion starts at position `qs`, normalised.
+    /// Whether every orientation's quaternion in `x` is finite and not zero: the attitude q/|q|
+    /// that [`Self::chart_difference`] reads exists.
+    #[must_use]
+    pub fn attitudes_defined(x: &SVector<f64, D>) -> bool {
+        let ordinary = N - 3 * (P - N);
+        (0..P - N).all(|o| {
+            let q = x.fixed_rows::<4>(ordinary + 4 * o);
+            let norm = q.norm();
+            norm.is_finite() && norm > 0.0
+        })
+    }
+
     fn attitude(x: &SVector<f64, D>, qs: usize) -> nalgebra::UnitQuaternion<f64> {
         nalgebra::UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(x[qs], x[qs + 1], x[qs + 2], x[qs + 3]))
     }
@@ -541,6 +555,11 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
 /// a = 1, 2, 3, each as (w, x, y, z) — the columns of the chart's embedding ([`StateLayout::chart`]).
 /// The body rotation vector θ = Log(a⁻¹ ⊗ b) taking the attitude `a` to `b`, |θ| ≤ π.
 fn relative_rotation(a: nalgebra::UnitQuaternion<f64>, b: nalgebra::UnitQuaternion<f64>) -> nalgebra::Vector3<f64> {
+    // A zero quaternion normalised is NaN, whose `scaled_axis` nalgebra gives as zero (no angle):
+    // NaN instead, not the identity's rotation.
+    if !(a.coords.iter().chain(b.coords.iter()).all(|c| c.is_finite())) {
+        return nalgebra::Vector3::repeat(f64::NAN);
+    }
     // q and −q are one rotation: nalgebra's angle is the shorter way round (≤ π).
     (a.inverse() * b).scaled_axis()
 }
@@ -661,5 +680,19 @@ mod tests {
         let step = SVector::<f64, 9>::from([1.0, -2.0, 0.5, 3.0, 1.0, 0.7, -0.4, 2.0, 1.5]) * 1e-7;
         let first = Rover::chart_inverse::<8>(&y) * step;
         assert!((Rover::chart_difference::<8>(&(y + step), &y) - first).amax() < 1e-12);
+    }
+
+    #[test]
+    fn a_zero_quaternion_has_no_chart_difference() {
+        let x = Rover::state([0.3, 0.9, -0.3, 0.5, 0.2], [0.4, -0.6, 1.1, 0.3]);
+        let y = Rover::state([-0.2, 0.0, 0.0, 0.0, 0.0], [1.3, 0.8, -0.2, -1.5]);
+        assert!(Rover::attitudes_defined(&x) && !Rover::attitudes_defined(&y));
+        assert!(!Rover::attitudes_defined(&Rover::state([0.0, f64::NAN, 0.0, 0.0, 1.0], [0.0; 4])));
+        for xi in [Rover::chart_difference::<8>(&x, &y), Rover::chart_difference::<8>(&y, &x)] {
+            // The ordinary coordinate and velocity by their differences; the orientation's θ and θ̇
+            // NaN (nalgebra's logarithm of the normalised zero alone would be no rotation).
+            assert!(xi[0].is_finite() && xi[4].is_finite(), "{xi}");
+            assert!(xi.fixed_rows::<3>(1).iter().chain(xi.fixed_rows::<3>(5).iter()).all(|v| v.is_nan()), "{xi}");
+        }
     }
 }
