@@ -1483,3 +1483,58 @@ fn a_slew_planned_in_the_tangent_chart_is_the_turntables_plan() {
     assert!(worst < 1e-6 * peak);
     assert!((plan.cost() - flat.cost()).abs() < 1e-7 * flat.cost());
 }
+
+/// Model-predictive control in the tangent charts (`runtime::mpc::Mpc::control_tangent`, each tick
+/// the generated model's `ilqr_tangent` problem from the state it meets) against the turntable's
+/// (the same body turning about its third axis alone, θ̈ = u/I₃, by plain `control`): tick by tick
+/// the closed loops are one — the torque about the axis the turntable's, the others zero, and the
+/// attitude's angle about the axis the turntable's θ.
+#[test]
+fn a_slew_by_mpc_in_the_tangent_chart_is_the_turntables() {
+    use routh::runtime::ilqr::IlqrProblem;
+    use routh::runtime::mpc::Mpc;
+    use routh::runtime::step::StepMap;
+    let craft = TorquedCraft { m: 3.0, i1: 1.5, i2: 2.5, i3: 4.0 };
+    let (h, steps, turn) = (0.05, 40, 90_f64.to_radians());
+    let goal = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), turn);
+    let goal = craft.state([goal.w, goal.i, goal.j, goal.k], [0.0; 3]);
+    let q = SMatrix::<f64, 6, 6>::from_diagonal(&SVector::<f64, 6>::from([0.4, 0.4, 0.4, 0.1, 0.1, 0.1]));
+    let limit = 1.5;
+    let problem = IlqrProblem::new((0.0, h, steps), goal, q, Matrix3::identity() * 0.3, SMatrix::identity() * 1e3)
+        .limits(SVector::repeat(-limit), SVector::repeat(limit))
+        .tolerance(1e-12);
+    let planar = IlqrProblem::new(
+        (0.0, h, steps),
+        SVector::<f64, 2>::new(turn, 0.0),
+        SMatrix::<f64, 2, 2>::new(0.4, 0.0, 0.0, 0.1),
+        SMatrix::<f64, 1, 1>::new(0.3),
+        SMatrix::<f64, 2, 2>::identity() * 1e3,
+    )
+    .limits(SVector::repeat(-limit), SVector::repeat(limit))
+    .tolerance(1e-12);
+    let (mut charted, mut flat) = (Mpc::new(problem), Mpc::new(planar));
+    let turntable = Turntable(craft.i3);
+    let (mut x, mut y) = (craft.state([1.0, 0.0, 0.0, 0.0], [0.0; 3]), SVector::<f64, 2>::zeros());
+    let (mut worst, mut apart, mut peak) = (0.0_f64, 0.0_f64, 0.0_f64);
+    for k in 0..100 {
+        let t = k as f64 * h;
+        let u = charted.control_tangent::<_, 4, 3>(&craft, t, &x).unwrap();
+        let v = flat.control(&turntable, t, &y).unwrap();
+        assert!(u[0].abs() + u[1].abs() < 1e-10, "tick {k}: {u}");
+        worst = worst.max((u[2] - v[0]).abs());
+        peak = peak.max(v[0].abs());
+        x = craft.advance(t, &x, &u, h).unwrap();
+        y = turntable.advance(t, &y, &v, h).unwrap();
+        let angle = 2.0 * x[3].atan2(x[0]);
+        apart = apart.max((angle - y[0]).abs());
+    }
+    println!(
+        "a 90° slew by MPC in the tangent chart against the turntable's: torques {worst:.1e} apart (peak {peak:.2}, limit {limit}), \
+         angles {apart:.1e} apart, {:.1e} rad from the target after 5 s",
+        (turn - 2.0 * x[3].atan2(x[0])).abs()
+    );
+    assert!((peak - limit).abs() < 1e-12, "the limit binds: {peak}");
+    assert!(worst < 1e-6 * peak && apart < 1e-6);
+    // Most of the way (the weights' gentle approach: 1.3 % of the turn left after 5 s).
+    assert!((turn - 2.0 * x[3].atan2(x[0])).abs() < 0.05 * turn);
+}

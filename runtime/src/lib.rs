@@ -84,7 +84,7 @@ pub mod trig;
 // The modules users name by path, at the top as before.
 #[cfg(feature = "serde")]
 pub use analysis::sweep;
-pub use analysis::{continuation, ensemble, equilibrium, ilqr, linearize, lqr, observables, periodic, step, variational};
+pub use analysis::{continuation, ensemble, equilibrium, ilqr, linearize, lqr, mpc, observables, periodic, step, variational};
 pub use hybrid::zeno;
 pub use mechanics::{constrained, discrete, input, linalg};
 /// Routh reduction at run time, under one path: the reconstruction of the full motion

@@ -41,6 +41,9 @@
 //! orientation's body rotation vector and its rate, the weights C × C over the charts (a free
 //! body's 6 × 6 for its attitude and rates) — where [`ilqr`] in the quaternion state weighs the
 //! quaternion's components.
+//!
+//! **Over a receding horizon**, re-planned from every state a controller meets and warm-started
+//! from the last plan: [`crate::mpc`].
 
 use nalgebra::{SMatrix, SVector};
 
@@ -399,7 +402,7 @@ where
 
 /// What the iteration plans over: a step map, its Jacobians in the coordinates of the deviations
 /// (the state's own, or the orientations' charts), and the deviations themselves.
-trait Planned<const D: usize, const C: usize, const K: usize> {
+pub(crate) trait Planned<const D: usize, const C: usize, const K: usize> {
     /// x_{k+1}.
     fn advance(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>, h: f64) -> Result<SVector<f64, D>, SimError>;
     /// x_{k+1}, A_d and B_d (in the deviations' coordinates).
@@ -417,7 +420,7 @@ trait Planned<const D: usize, const C: usize, const K: usize> {
 }
 
 /// A step map in its own state ([`ilqr`]).
-struct Flat<'a, S: ?Sized>(&'a S);
+pub(crate) struct Flat<'a, S: ?Sized>(pub(crate) &'a S);
 
 impl<S: StepMap<D, K> + ?Sized, const D: usize, const K: usize> Planned<D, D, K> for Flat<'_, S> {
     fn advance(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>, h: f64) -> Result<SVector<f64, D>, SimError> {
@@ -443,7 +446,7 @@ impl<S: StepMap<D, K> + ?Sized, const D: usize, const K: usize> Planned<D, D, K>
 }
 
 /// The RK4 step of a model with orientations in their tangent charts ([`ilqr_tangent`]).
-struct Charts<'a, S: ?Sized, const P: usize, const N: usize>(&'a S);
+pub(crate) struct Charts<'a, S: ?Sized, const P: usize, const N: usize>(pub(crate) &'a S);
 
 impl<S, const P: usize, const N: usize, const D: usize, const C: usize, const K: usize> Planned<D, C, K> for Charts<'_, S, P, N>
 where
@@ -476,7 +479,7 @@ where
 }
 
 /// The iteration over any [`Planned`] space (see [`ilqr`]).
-fn solve<const D: usize, const K: usize, const C: usize>(
+pub(crate) fn solve<const D: usize, const K: usize, const C: usize>(
     sys: &impl Planned<D, C, K>,
     p: &IlqrProblem<D, K, C>,
     x0: &SVector<f64, D>,

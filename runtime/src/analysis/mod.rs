@@ -4,8 +4,8 @@
 //! ([`ensemble`]) and sharded, resumable sweeps over many machines (`sweep`, with the `serde`
 //! feature), and the linearisation of constrained systems on their constraint manifold
 //! ([`linearize`]), linear-quadratic regulators from the Riccati equations ([`lqr`]), the step
-//! maps of discrete-time control with their exact Jacobians ([`step`]) and iterative LQR over them
-//! ([`ilqr`]), and observables evaluated
+//! maps of discrete-time control with their exact Jacobians ([`step`]), iterative LQR over them
+//! ([`ilqr`]) and model-predictive control by it ([`mpc`]), and observables evaluated
 //! along a run ([`observables`]).
 
 pub mod continuation;
@@ -14,6 +14,7 @@ pub mod equilibrium;
 pub mod ilqr;
 pub mod linearize;
 pub mod lqr;
+pub mod mpc;
 pub mod observables;
 pub mod periodic;
 mod progress;
