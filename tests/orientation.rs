@@ -1443,24 +1443,19 @@ impl routh::runtime::step::InputJacobians<2, 1> for Turntable {
     }
 }
 
-/// The generated `ilqr_tangent` plans a 120° rest-to-rest slew about a principal axis as the
-/// planar turntable θ̈ = u / I₃ plans it with plain `ilqr` over (θ, θ̇) — the craft's dynamics
-/// and its chart's step from the macro, the turntable's by hand: the off-axis torques stay zero,
-/// the third is the turntable's to the quaternion RK4's own error (the planar step is exact),
-/// and the costs agree (the chart's attitude error about the axis is the angle's).
-#[test]
-fn a_slew_planned_in_the_tangent_chart_is_the_turntables_plan() {
-    use routh::runtime::ilqr::{IlqrProblem, IlqrStatus, ilqr};
-    let craft = TorquedCraft { m: 3.0, i1: 1.5, i2: 2.5, i3: 4.0 };
-    let (h, steps, turn) = (0.05, 60, 120_f64.to_radians());
+/// A rest-to-rest slew by `turn` about the craft's third axis in `steps` steps of `h`: the craft's
+/// problem in its tangent chart (weights 0.4 on the attitude, 0.1 on the rates, 0.3 on the
+/// torques, 10³ at the end) and the turntable's over (θ, θ̇) with the same weights.
+fn slew_problems(
+    craft: &TorquedCraft,
+    (h, steps, turn): (f64, usize, f64),
+) -> (routh::runtime::ilqr::IlqrProblem<7, 3, 6>, routh::runtime::ilqr::IlqrProblem<2, 1>) {
+    use routh::runtime::ilqr::IlqrProblem;
     let goal = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), turn);
     let goal = craft.state([goal.w, goal.i, goal.j, goal.k], [0.0; 3]);
     let q = SMatrix::<f64, 6, 6>::from_diagonal(&SVector::<f64, 6>::from([0.4, 0.4, 0.4, 0.1, 0.1, 0.1]));
-    let problem =
+    let charted =
         IlqrProblem::new((0.0, h, steps), goal, q, Matrix3::identity() * 0.3, SMatrix::identity() * 1e3).tolerance(1e-12);
-    let start = craft.state([1.0, 0.0, 0.0, 0.0], [0.0; 3]);
-    let plan = craft.ilqr_tangent(&problem, &start, &vec![SVector::zeros(); steps]).unwrap();
-    assert_eq!(plan.status, IlqrStatus::Converged);
     let planar = IlqrProblem::new(
         (0.0, h, steps),
         SVector::<f64, 2>::new(turn, 0.0),
@@ -1469,6 +1464,23 @@ fn a_slew_planned_in_the_tangent_chart_is_the_turntables_plan() {
         SMatrix::<f64, 2, 2>::identity() * 1e3,
     )
     .tolerance(1e-12);
+    (charted, planar)
+}
+
+/// The generated `ilqr_tangent` plans a 120° rest-to-rest slew about a principal axis as the
+/// planar turntable θ̈ = u / I₃ plans it with plain `ilqr` over (θ, θ̇) — the craft's dynamics
+/// and its chart's step from the macro, the turntable's by hand: the off-axis torques stay zero,
+/// the third is the turntable's to the quaternion RK4's own error (the planar step is exact),
+/// and the costs agree (the chart's attitude error about the axis is the angle's).
+#[test]
+fn a_slew_planned_in_the_tangent_chart_is_the_turntables_plan() {
+    use routh::runtime::ilqr::{IlqrStatus, ilqr};
+    let craft = TorquedCraft { m: 3.0, i1: 1.5, i2: 2.5, i3: 4.0 };
+    let steps = 60;
+    let (problem, planar) = slew_problems(&craft, (0.05, steps, 120_f64.to_radians()));
+    let start = craft.state([1.0, 0.0, 0.0, 0.0], [0.0; 3]);
+    let plan = craft.ilqr_tangent(&problem, &start, &vec![SVector::zeros(); steps]).unwrap();
+    assert_eq!(plan.status, IlqrStatus::Converged);
     let flat = ilqr(&Turntable(craft.i3), &planar, &SVector::zeros(), &vec![SVector::zeros(); steps]).unwrap();
     assert_eq!(flat.status, IlqrStatus::Converged);
     let peak = flat.inputs.iter().map(|u| u[0].abs()).fold(0.0, f64::max);
@@ -1491,27 +1503,15 @@ fn a_slew_planned_in_the_tangent_chart_is_the_turntables_plan() {
 /// attitude's angle about the axis the turntable's θ.
 #[test]
 fn a_slew_by_mpc_in_the_tangent_chart_is_the_turntables() {
-    use routh::runtime::ilqr::IlqrProblem;
     use routh::runtime::mpc::Mpc;
     use routh::runtime::step::StepMap;
     let craft = TorquedCraft { m: 3.0, i1: 1.5, i2: 2.5, i3: 4.0 };
-    let (h, steps, turn) = (0.05, 40, 90_f64.to_radians());
-    let goal = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), turn);
-    let goal = craft.state([goal.w, goal.i, goal.j, goal.k], [0.0; 3]);
-    let q = SMatrix::<f64, 6, 6>::from_diagonal(&SVector::<f64, 6>::from([0.4, 0.4, 0.4, 0.1, 0.1, 0.1]));
-    let limit = 1.5;
-    let problem = IlqrProblem::new((0.0, h, steps), goal, q, Matrix3::identity() * 0.3, SMatrix::identity() * 1e3)
-        .limits(SVector::repeat(-limit), SVector::repeat(limit))
-        .tolerance(1e-12);
-    let planar = IlqrProblem::new(
-        (0.0, h, steps),
-        SVector::<f64, 2>::new(turn, 0.0),
-        SMatrix::<f64, 2, 2>::new(0.4, 0.0, 0.0, 0.1),
-        SMatrix::<f64, 1, 1>::new(0.3),
-        SMatrix::<f64, 2, 2>::identity() * 1e3,
-    )
-    .limits(SVector::repeat(-limit), SVector::repeat(limit))
-    .tolerance(1e-12);
+    let (h, turn, limit) = (0.05, 90_f64.to_radians(), 1.5);
+    let (problem, planar) = slew_problems(&craft, (h, 40, turn));
+    let (problem, planar) = (
+        problem.limits(SVector::repeat(-limit), SVector::repeat(limit)),
+        planar.limits(SVector::repeat(-limit), SVector::repeat(limit)),
+    );
     let (mut charted, mut flat) = (Mpc::new(problem), Mpc::new(planar));
     let turntable = Turntable(craft.i3);
     let (mut x, mut y) = (craft.state([1.0, 0.0, 0.0, 0.0], [0.0; 3]), SVector::<f64, 2>::zeros());

@@ -745,38 +745,7 @@ mod tests {
     use crate::step::{InputJacobians, rk4_step};
     use nalgebra::{DMatrix, Matrix1, Matrix2, SMatrix, Vector1, Vector2};
 
-    /// A pendulum θ̈ = −(g/l) sin θ − c θ̇ + u / (m l²).
-    struct Pendulum;
-    const G: f64 = 9.81;
-    impl InputSystem<2, 1> for Pendulum {
-        fn field_with_input(&self, _t: f64, x: &Vector2<f64>, u: &Vector1<f64>) -> Result<Vector2<f64>, FieldError> {
-            Ok(Vector2::new(x[1], -G * x[0].sin() - 0.1 * x[1] + u[0]))
-        }
-    }
-    impl InputJacobians<2, 1> for Pendulum {
-        fn state_jacobian(&self, _t: f64, x: &Vector2<f64>, _u: &Vector1<f64>) -> Result<Matrix2<f64>, FieldError> {
-            Ok(Matrix2::new(0.0, 1.0, -G * x[0].cos(), -0.1))
-        }
-        fn input_jacobian(&self, _t: f64, _x: &Vector2<f64>, _u: &Vector1<f64>) -> Result<SMatrix<f64, 2, 1>, FieldError> {
-            Ok(SMatrix::<f64, 2, 1>::new(0.0, 1.0))
-        }
-    }
-
-    /// The double integrator (see the doctest).
-    struct Cart;
-    impl InputSystem<2, 1> for Cart {
-        fn field_with_input(&self, _t: f64, x: &Vector2<f64>, u: &Vector1<f64>) -> Result<Vector2<f64>, FieldError> {
-            Ok(Vector2::new(x[1], u[0]))
-        }
-    }
-    impl InputJacobians<2, 1> for Cart {
-        fn state_jacobian(&self, _t: f64, _x: &Vector2<f64>, _u: &Vector1<f64>) -> Result<Matrix2<f64>, FieldError> {
-            Ok(Matrix2::new(0.0, 1.0, 0.0, 0.0))
-        }
-        fn input_jacobian(&self, _t: f64, _x: &Vector2<f64>, _u: &Vector1<f64>) -> Result<SMatrix<f64, 2, 1>, FieldError> {
-            Ok(SMatrix::<f64, 2, 1>::new(0.0, 1.0))
-        }
-    }
+    use crate::analysis::fixtures::{Cart, Pendulum};
 
     /// On a linear system with a long horizon, the first gain is the infinite-horizon discrete
     /// LQR gain (the doubling algorithm of `lqr::dare`, an independent solver).

@@ -11,6 +11,8 @@
 pub mod continuation;
 pub mod ensemble;
 pub mod equilibrium;
+#[cfg(test)]
+mod fixtures;
 pub mod ilqr;
 pub mod linearize;
 pub mod lqr;

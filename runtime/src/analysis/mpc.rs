@@ -129,7 +129,8 @@ impl<const D: usize, const K: usize> Mpc<D, K> {
     ///
     /// # Errors
     /// As [`crate::ilqr::ilqr`]: [`IlqrError::Malformed`] for a problem or guess that is not what
-    /// the plan needs, [`IlqrError::Rollout`] if the system fails along the guess.
+    /// the plan needs, [`IlqrError::Rollout`] if the system fails along the guess. The controller
+    /// then keeps its guess and its last plan (whose next input a law may hold instead).
     pub fn control<S: StepMap<D, K> + ?Sized>(
         &mut self,
         sys: &S,
@@ -165,42 +166,8 @@ mod tests {
     use nalgebra::{Matrix1, Matrix2, SMatrix, Vector1, Vector2};
 
     use super::*;
-    use crate::error::FieldError;
+    use crate::analysis::fixtures::{Cart, Pendulum};
     use crate::ilqr::IlqrStatus;
-    use crate::input::InputSystem;
-
-    /// ẍ = u.
-    struct Cart;
-    impl InputSystem<2, 1> for Cart {
-        fn field_with_input(&self, _t: f64, x: &Vector2<f64>, u: &Vector1<f64>) -> Result<Vector2<f64>, FieldError> {
-            Ok(Vector2::new(x[1], u[0]))
-        }
-    }
-    impl InputJacobians<2, 1> for Cart {
-        fn state_jacobian(&self, _t: f64, _x: &Vector2<f64>, _u: &Vector1<f64>) -> Result<Matrix2<f64>, FieldError> {
-            Ok(Matrix2::new(0.0, 1.0, 0.0, 0.0))
-        }
-        fn input_jacobian(&self, _t: f64, _x: &Vector2<f64>, _u: &Vector1<f64>) -> Result<SMatrix<f64, 2, 1>, FieldError> {
-            Ok(SMatrix::<f64, 2, 1>::new(0.0, 1.0))
-        }
-    }
-
-    /// A damped pendulum θ̈ = −g sin θ − 0.1 θ̇ + u, upright at θ = π.
-    struct Pendulum;
-    const G: f64 = 9.81;
-    impl InputSystem<2, 1> for Pendulum {
-        fn field_with_input(&self, _t: f64, x: &Vector2<f64>, u: &Vector1<f64>) -> Result<Vector2<f64>, FieldError> {
-            Ok(Vector2::new(x[1], -G * x[0].sin() - 0.1 * x[1] + u[0]))
-        }
-    }
-    impl InputJacobians<2, 1> for Pendulum {
-        fn state_jacobian(&self, _t: f64, x: &Vector2<f64>, _u: &Vector1<f64>) -> Result<Matrix2<f64>, FieldError> {
-            Ok(Matrix2::new(0.0, 1.0, -G * x[0].cos(), -0.1))
-        }
-        fn input_jacobian(&self, _t: f64, _x: &Vector2<f64>, _u: &Vector1<f64>) -> Result<SMatrix<f64, 2, 1>, FieldError> {
-            Ok(SMatrix::<f64, 2, 1>::new(0.0, 1.0))
-        }
-    }
 
     #[test]
     fn on_a_linear_system_each_tick_is_the_finite_horizon_lqr_feedback() {
