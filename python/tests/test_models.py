@@ -506,3 +506,33 @@ def test_type_stubs(tmp_path):
     assert "class DoublePendulum(Model):" in text
     assert "def __init__(self, *, m1: float, m2: float, l1: float, l2: float, g: float, b: float) -> None" in text
     assert "def reference_double_pendulum" in text
+
+
+def test_mpc_holds_the_cart_pole_upright_as_the_rust_controller_does():
+    # routh.Mpc ticks the model's own ilqr from each state it meets, warm-started from the last
+    # plan shifted by one step: tick by tick the typed runtime::mpc::Mpc's inputs, to the bit,
+    # with the plant the same RK4 step; the pendulum comes upright and the cart back.
+    cp = rm.CartPole(**CARTPOLE)
+    steps, h, ticks, limit = 30, 0.05, 100, 8.0
+    start = [0.2, 0.3, 0.0, 0.0]
+    q = np.diag([1.0, 10.0, 0.1, 0.1])
+    mpc = routh.Mpc(cp, steps, h, np.zeros(4), q, 0.1 * np.eye(1), 10.0 * np.eye(4), limits=([-limit], [limit]))
+    x, inputs = np.array(start), []
+    for k in range(ticks):
+        u = mpc.control(k * h, x)
+        assert abs(u[0]) <= limit
+        x, _, _ = cp.step(x, u, h, t=k * h)
+        inputs.append(u[0])
+    reference = rm.reference_cartpole_mpc(list(CARTPOLE.values()), start, steps, h, ticks, limit)
+    assert np.array_equal(bits(np.array(inputs)), bits(np.array(reference)))
+    assert abs(x[1]) < 1e-2 and abs(x[0]) < 0.05, x
+    assert max(abs(u) for u in inputs) == limit  # the limit binds at first
+    # After the first tick about one iteration a tick (the warm start).
+    assert len(mpc.plan["costs"]) <= 3
+    plan = mpc.plan
+    assert plan["states"].shape == (steps + 1, 4)
+    assert np.array_equal(mpc.next_guess[:-1], plan["inputs"][1:]) and np.array_equal(mpc.next_guess[-1], plan["inputs"][-1])
+    # A failing tick raises and keeps the controller as it was.
+    with pytest.raises(routh.ArgumentError):
+        mpc.control(0.0, [0.0, 0.0, 0.0])
+    assert mpc.plan is plan

@@ -244,6 +244,38 @@ fn reference_satellite_ilqr_tangent(
     Ok((plan.inputs.iter().flat_map(|u| u.iter().copied()).collect(), plan.costs))
 }
 
+/// The cart-pole held upright by the typed `runtime::mpc::Mpc` (Q = diag(1, 10, 0.1, 0.1), R = 0.1, Q_f = 10, |u| ≤
+/// `limit`, `steps` steps of `h` a horizon) from `x0` for `ticks` ticks, the plant the same RK4 step:
+/// the inputs tick by tick.
+#[pyfunction]
+#[pyo3(crate = "::routh_python::pyo3")]
+fn reference_cartpole_mpc(p: [f64; 4], x0: [f64; 4], steps: usize, h: f64, ticks: usize, limit: f64) -> PyResult<Vec<f64>> {
+    use routh::runtime::ilqr::IlqrProblem;
+    use routh::runtime::mpc::Mpc;
+    let fail = |e: &dyn std::fmt::Display| routh_python::pyo3::exceptions::PyRuntimeError::new_err(e.to_string());
+    let model = CartPole { mc: p[0], mp: p[1], l: p[2], g: p[3] };
+    let identity = routh::nalgebra::SMatrix::<f64, 4, 4>::identity();
+    let q = routh::nalgebra::SMatrix::<f64, 4, 4>::from_diagonal(&routh::nalgebra::SVector::from([1.0, 10.0, 0.1, 0.1]));
+    let problem = IlqrProblem::new(
+        (0.0, h, steps),
+        State::<4>::zeros(),
+        q,
+        routh::nalgebra::SMatrix::<f64, 1, 1>::new(0.1),
+        identity * 10.0,
+    )
+    .limits(routh::nalgebra::SVector::from([-limit]), routh::nalgebra::SVector::from([limit]));
+    let mut mpc = Mpc::new(problem);
+    let mut x = State::<4>::from(x0);
+    let mut inputs = Vec::with_capacity(ticks);
+    for k in 0..ticks {
+        let t = k as f64 * h;
+        let u = mpc.control(&model, t, &x).map_err(|e| fail(&e))?;
+        x = routh::runtime::step::rk4_step(&model, t, &x, &u, h).map_err(|e| fail(&e))?.next;
+        inputs.push(u[0]);
+    }
+    Ok(inputs)
+}
+
 fn references(module: &Bound<'_, routh_python::pyo3::types::PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(reference_double_pendulum, module)?)?;
     module.add_function(wrap_pyfunction!(reference_cartpole_linearize, module)?)?;
@@ -252,6 +284,7 @@ fn references(module: &Bound<'_, routh_python::pyo3::types::PyModule>) -> PyResu
     module.add_function(wrap_pyfunction!(reference_satellite_tangent, module)?)?;
     module.add_function(wrap_pyfunction!(reference_satellite_tangent_step, module)?)?;
     module.add_function(wrap_pyfunction!(reference_satellite_ilqr_tangent, module)?)?;
+    module.add_function(wrap_pyfunction!(reference_cartpole_mpc, module)?)?;
     Ok(())
 }
 
