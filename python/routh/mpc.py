@@ -19,7 +19,7 @@ class Mpc:
     ``goal``, ``q``, ``r``, ``qf``, ``reference``, ``limits``, ``tolerance``, ``max_iterations`` and
     ``tangent`` are the model's ``ilqr`` arguments, planned at every tick over ``steps`` steps of
     ``dt``; ``guess`` the first tick's inputs (``steps`` rows; zeros by default, or the reference
-    input repeated).
+    input repeated). A path to track is given tick by tick by :meth:`references`.
     """
 
     def __init__(self, model, steps, dt, goal, q, r, qf, *, reference=None, limits=None, tolerance=1e-8,
@@ -34,7 +34,14 @@ class Mpc:
         self._options = dict(reference=reference, limits=limits, tolerance=tolerance, max_iterations=max_iterations,
                              tangent=tangent)
         self._guess = np.array(guess, dtype=float).reshape(steps, inputs)
+        self._path = None
         self.plan = None
+
+    def references(self, states, inputs):
+        """The next ticks' references along a path, from the horizon's start: the states
+        x*_0 … x*_N ((steps + 1) rows) and inputs u*_0 … u*_{N−1} (``steps`` rows) — a path's
+        window, moved along it before each tick (the model's ``ilqr(..., path=...)``)."""
+        self._path = (np.asarray(states, dtype=float), np.asarray(inputs, dtype=float))
 
     @property
     def next_guess(self):
@@ -47,7 +54,8 @@ class Mpc:
         status) is kept as :attr:`plan`. A failure raises the model's own exception and leaves the
         guess and the last plan as they were."""
         p = self._problem
-        plan = self.model.ilqr(x, self._guess, self.dt, p["goal"], p["q"], p["r"], p["qf"], t0=t, **self._options)
+        plan = self.model.ilqr(x, self._guess, self.dt, p["goal"], p["q"], p["r"], p["qf"], t0=t, path=self._path,
+                               **self._options)
         inputs = plan["inputs"]
         self._guess = np.vstack([inputs[1:], inputs[-1:]])
         self.plan = plan

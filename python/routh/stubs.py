@@ -101,6 +101,7 @@ class Model:
         *,
         t0: float = 0.0,
         reference: Optional[ArrayLike] = None,
+        path: Optional[tuple[ArrayLike, ArrayLike]] = None,
         limits: Optional[tuple[ArrayLike, ArrayLike]] = None,
         tolerance: float = 1e-8,
         max_iterations: int = 200,

@@ -807,7 +807,9 @@ impl Model {
     /// Iterative LQR over the model's RK4 step of size `dt` (routh's `ilqr`, with the GIL
     /// released): from `x0`, the inputs `guess` (one row per step: N × inputs) improved towards
     /// `goal` under J = Σ ½ (x_k − x*)ᵀQ(x_k − x*) + ½ (u_k − u*)ᵀR(u_k − u*) + ½ (x_N − x*)ᵀQ_f(x_N − x*)
-    /// with u* = `reference` (zero by default) and the inputs' `limits = (lower, upper)` if given.
+    /// with u* = `reference` (zero by default) and the inputs' `limits = (lower, upper)` if given;
+    /// with `path = (states, inputs)` along a path instead — the reference states x*_0 … x*_N
+    /// ((N + 1) × state) and inputs u*_0 … u*_{N−1} (N × inputs), `goal` then unused.
     /// A dict: `states` ((N + 1) × state), `inputs` (N × inputs), `gains` (N × inputs × state or 2n, the
     /// policy u_k + K_k (x − x_k) near the solution), `costs` (J after each accepted iteration) and
     /// `status` ("converged", "iteration limit" or "no descent"). With `tangent=True` (a model with
@@ -815,7 +817,7 @@ impl Model {
     /// step's Jacobians, the cost's deviations x ⊖ x* and the policy's x ⊖ x_k in each orientation's
     /// body rotation vector and its rate, Q, Q_f and the gains over the charts' 2n components —
     /// where in the quaternion state the cost weighs the quaternions' components.
-    #[pyo3(signature = (x0, guess, dt, goal, q, r, qf, *, t0 = 0.0, reference = None, limits = None, tolerance = 1e-8, max_iterations = 200, tangent = false))]
+    #[pyo3(signature = (x0, guess, dt, goal, q, r, qf, *, t0 = 0.0, reference = None, path = None, limits = None, tolerance = 1e-8, max_iterations = 200, tangent = false))]
     #[allow(clippy::too_many_arguments)]
     fn ilqr<'py>(
         &self,
@@ -829,6 +831,7 @@ impl Model {
         qf: &Bound<'py, PyAny>,
         t0: f64,
         reference: Option<&Bound<'py, PyAny>>,
+        path: Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
         limits: Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
         tolerance: f64,
         max_iterations: usize,
@@ -841,6 +844,7 @@ impl Model {
         let mut request = routh::runtime::erased::IlqrRequest::new(vector(x0)?, rows(guess)?, dt, vector(goal)?, weights);
         request.t0 = t0;
         request.reference = optional_vector(reference)?;
+        request.path = path.map(|(states, inputs)| Ok::<_, PyErr>((rows(&states)?, rows(&inputs)?))).transpose()?;
         request.limits = limits.map(|(lower, upper)| Ok::<_, PyErr>((vector(&lower)?, vector(&upper)?))).transpose()?;
         request.tolerance = tolerance;
         request.max_iterations = max_iterations;

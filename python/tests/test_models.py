@@ -536,3 +536,28 @@ def test_mpc_holds_the_cart_pole_upright_as_the_rust_controller_does():
     with pytest.raises(routh.ArgumentError):
         mpc.control(0.0, [0.0, 0.0, 0.0])
     assert mpc.plan is plan
+
+
+def test_mpc_tracks_a_path_window_by_window_as_the_rust_controller_does():
+    # The cart swept along s*(t) = 0.3 sin t with the pole upright: at every tick the horizon's
+    # references are the path's next window (ilqr's `path`), the inputs the typed Mpc's to the bit.
+    cp = rm.CartPole(**CARTPOLE)
+    steps, h, ticks = 20, 0.05, 80
+    times = h * np.arange(ticks + steps + 1)
+    path = np.column_stack([0.3 * np.sin(times), np.zeros_like(times), 0.3 * np.cos(times), np.zeros_like(times)])
+    q = np.diag([10.0, 10.0, 1.0, 1.0])
+    mpc = routh.Mpc(cp, steps, h, path[0], q, 0.1 * np.eye(1), 10.0 * np.eye(4))
+    x, inputs, worst = path[0].copy(), [], 0.0
+    for k in range(ticks):
+        mpc.references(path[k:k + steps + 1], np.zeros((steps, 1)))
+        u = mpc.control(k * h, x)
+        x, _, _ = cp.step(x, u, h, t=k * h)
+        inputs.append(u[0])
+        worst = max(worst, abs(x[0] - path[k + 1, 0]))
+    reference = rm.reference_cartpole_mpc_path(list(CARTPOLE.values()), list(path[0]), list(path.ravel()), steps, h, ticks)
+    assert np.array_equal(bits(np.array(inputs)), bits(np.array(reference)))
+    assert worst < 0.05, worst
+    # A path of the wrong length is the tick's ArgumentError.
+    mpc.references(path[:steps], np.zeros((steps, 1)))
+    with pytest.raises(routh.ArgumentError):
+        mpc.control(0.0, x)

@@ -276,6 +276,41 @@ fn reference_cartpole_mpc(p: [f64; 4], x0: [f64; 4], steps: usize, h: f64, ticks
     Ok(inputs)
 }
 
+/// The cart-pole tracking a path by the typed `Mpc` (Q = diag(10, 10, 1, 1), R = 0.1, Q_f = 10,
+/// `steps` steps of `h`): at tick k the references are the path's states k … k + steps (`path`,
+/// row by row, 4 a row) and zero inputs; the inputs tick by tick.
+#[pyfunction]
+#[pyo3(crate = "::routh_python::pyo3")]
+fn reference_cartpole_mpc_path(
+    p: [f64; 4],
+    x0: [f64; 4],
+    path: Vec<f64>,
+    steps: usize,
+    h: f64,
+    ticks: usize,
+) -> PyResult<Vec<f64>> {
+    use routh::nalgebra::{SMatrix, SVector};
+    use routh::runtime::ilqr::IlqrProblem;
+    use routh::runtime::mpc::Mpc;
+    let fail = |e: &dyn std::fmt::Display| routh_python::pyo3::exceptions::PyRuntimeError::new_err(e.to_string());
+    let model = CartPole { mc: p[0], mp: p[1], l: p[2], g: p[3] };
+    let path: Vec<State<4>> = path.chunks(4).map(State::<4>::from_column_slice).collect();
+    let q = SMatrix::<f64, 4, 4>::from_diagonal(&SVector::from([10.0, 10.0, 1.0, 1.0]));
+    let problem =
+        IlqrProblem::new((0.0, h, steps), path[0], q, SMatrix::<f64, 1, 1>::new(0.1), SMatrix::<f64, 4, 4>::identity() * 10.0);
+    let mut mpc = Mpc::new(problem);
+    let mut x = State::<4>::from(x0);
+    let mut inputs = Vec::with_capacity(ticks);
+    for k in 0..ticks {
+        let t = k as f64 * h;
+        mpc.references(path[k..=k + steps].to_vec(), vec![SVector::zeros(); steps]);
+        let u = mpc.control(&model, t, &x).map_err(|e| fail(&e))?;
+        x = routh::runtime::step::rk4_step(&model, t, &x, &u, h).map_err(|e| fail(&e))?.next;
+        inputs.push(u[0]);
+    }
+    Ok(inputs)
+}
+
 fn references(module: &Bound<'_, routh_python::pyo3::types::PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(reference_double_pendulum, module)?)?;
     module.add_function(wrap_pyfunction!(reference_cartpole_linearize, module)?)?;
@@ -285,6 +320,7 @@ fn references(module: &Bound<'_, routh_python::pyo3::types::PyModule>) -> PyResu
     module.add_function(wrap_pyfunction!(reference_satellite_tangent_step, module)?)?;
     module.add_function(wrap_pyfunction!(reference_satellite_ilqr_tangent, module)?)?;
     module.add_function(wrap_pyfunction!(reference_cartpole_mpc, module)?)?;
+    module.add_function(wrap_pyfunction!(reference_cartpole_mpc_path, module)?)?;
     Ok(())
 }
 

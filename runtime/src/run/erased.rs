@@ -528,11 +528,15 @@ impl FlatStep {
     }
 }
 
+/// Vectors on flat data, one per row (a path's states or inputs).
+pub type FlatRows = Vec<Vec<f64>>;
+
 /// An iLQR problem on flat data ([`DynModel::ilqr`]; the typed [`IlqrProblem`](crate::ilqr::IlqrProblem)
 /// and its guess): N = `guess.len()` steps of size `h` from `x0` at `t0`, the quadratic cost about
-/// `goal` (every reference state) and the reference inputs `reference` with the weights Q, R and
-/// Q_f (dense, state × state and inputs × inputs — Q and Q_f over the charts' 2n components for
-/// [`DynModel::ilqr_tangent`]), and optionally the inputs' limits.
+/// `goal` (every reference state) and the reference inputs `reference` — or along the `path` of
+/// reference states and inputs — with the weights Q, R and Q_f (dense, state × state and inputs ×
+/// inputs — Q and Q_f over the charts' 2n components for [`DynModel::ilqr_tangent`]), and
+/// optionally the inputs' limits.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct IlqrRequest {
@@ -548,6 +552,9 @@ pub struct IlqrRequest {
     pub goal: Vec<f64>,
     /// The reference input u* (every step's; empty: zero).
     pub reference: Vec<f64>,
+    /// A path to track in place of `goal` and `reference`: the reference states x*_0 … x*_N
+    /// (N + 1) and inputs u*_0 … u*_{N−1} (N), or none.
+    pub path: Option<(FlatRows, FlatRows)>,
     /// The running state weight Q.
     pub q: DMatrix<f64>,
     /// The input weight R.
@@ -581,6 +588,7 @@ impl IlqrRequest {
             guess,
             goal,
             reference: Vec::new(),
+            path: None,
             q,
             r,
             qf,
@@ -682,6 +690,11 @@ fn flat_ilqr<const D: usize, const K: usize, const C: usize>(
     .max_iterations(request.max_iterations);
     if !request.reference.is_empty() {
         problem = problem.reference(inputs::<K>(info, &request.reference)?);
+    }
+    if let Some((states, references)) = &request.path {
+        let states = states.iter().map(|x| state::<D>(info, x)).collect::<Result<Vec<_>, _>>()?;
+        let references = references.iter().map(|u| inputs::<K>(info, u)).collect::<Result<Vec<_>, _>>()?;
+        problem = problem.path(states, references);
     }
     if let Some((lower, upper)) = &request.limits {
         problem = problem.limits(inputs::<K>(info, lower)?, inputs::<K>(info, upper)?);
