@@ -244,36 +244,15 @@ fn reference_satellite_ilqr_tangent(
     Ok((plan.inputs.iter().flat_map(|u| u.iter().copied()).collect(), plan.costs))
 }
 
-/// The cart-pole held upright by the typed `runtime::mpc::Mpc` (Q = diag(1, 10, 0.1, 0.1), R = 0.1, Q_f = 10, |u| ≤
-/// `limit`, `steps` steps of `h` a horizon) from `x0` for `ticks` ticks, the plant the same RK4 step:
-/// the inputs tick by tick.
+/// The cart-pole held upright by the typed `runtime::mpc::Mpc` (Q = diag(1, 10, 0.1, 0.1), R = 0.1,
+/// Q_f = 10, |u| ≤ `limit`, `steps` steps of `h` a horizon) from `x0` for `ticks` ticks, the plant
+/// the same RK4 step: the inputs tick by tick.
 #[pyfunction]
 #[pyo3(crate = "::routh_python::pyo3")]
 fn reference_cartpole_mpc(p: [f64; 4], x0: [f64; 4], steps: usize, h: f64, ticks: usize, limit: f64) -> PyResult<Vec<f64>> {
-    use routh::runtime::ilqr::IlqrProblem;
-    use routh::runtime::mpc::Mpc;
-    let fail = |e: &dyn std::fmt::Display| routh_python::pyo3::exceptions::PyRuntimeError::new_err(e.to_string());
-    let model = CartPole { mc: p[0], mp: p[1], l: p[2], g: p[3] };
-    let identity = routh::nalgebra::SMatrix::<f64, 4, 4>::identity();
-    let q = routh::nalgebra::SMatrix::<f64, 4, 4>::from_diagonal(&routh::nalgebra::SVector::from([1.0, 10.0, 0.1, 0.1]));
-    let problem = IlqrProblem::new(
-        (0.0, h, steps),
-        State::<4>::zeros(),
-        q,
-        routh::nalgebra::SMatrix::<f64, 1, 1>::new(0.1),
-        identity * 10.0,
-    )
-    .limits(routh::nalgebra::SVector::from([-limit]), routh::nalgebra::SVector::from([limit]));
-    let mut mpc = Mpc::new(problem);
-    let mut x = State::<4>::from(x0);
-    let mut inputs = Vec::with_capacity(ticks);
-    for k in 0..ticks {
-        let t = k as f64 * h;
-        let u = mpc.control(&model, t, &x).map_err(|e| fail(&e))?;
-        x = routh::runtime::step::rk4_step(&model, t, &x, &u, h).map_err(|e| fail(&e))?.next;
-        inputs.push(u[0]);
-    }
-    Ok(inputs)
+    let problem = cartpole_problem([1.0, 10.0, 0.1, 0.1], State::<4>::zeros(), steps, h)
+        .limits(routh::nalgebra::SVector::from([-limit]), routh::nalgebra::SVector::from([limit]));
+    fly_cartpole_mpc(p, x0, problem, ticks, None)
 }
 
 /// The cart-pole tracking a path by the typed `Mpc` (Q = diag(10, 10, 1, 1), R = 0.1, Q_f = 10,
@@ -289,21 +268,45 @@ fn reference_cartpole_mpc_path(
     h: f64,
     ticks: usize,
 ) -> PyResult<Vec<f64>> {
+    let path: Vec<State<4>> = path.chunks(4).map(State::<4>::from_column_slice).collect();
+    let problem = cartpole_problem([10.0, 10.0, 1.0, 1.0], path[0], steps, h);
+    fly_cartpole_mpc(p, x0, problem, ticks, Some(&path))
+}
+
+/// The cart-pole's MPC problem: Q = diag(`q`), R = 0.1, Q_f = 10 about `goal`.
+fn cartpole_problem(q: [f64; 4], goal: State<4>, steps: usize, h: f64) -> routh::runtime::ilqr::IlqrProblem<4, 1> {
     use routh::nalgebra::{SMatrix, SVector};
-    use routh::runtime::ilqr::IlqrProblem;
-    use routh::runtime::mpc::Mpc;
+    let q = SMatrix::<f64, 4, 4>::from_diagonal(&SVector::from(q));
+    routh::runtime::ilqr::IlqrProblem::new(
+        (0.0, h, steps),
+        goal,
+        q,
+        SMatrix::<f64, 1, 1>::new(0.1),
+        SMatrix::<f64, 4, 4>::identity() * 10.0,
+    )
+}
+
+/// The closed loop of the cart-pole under the typed `Mpc` of `problem` for `ticks` ticks (the
+/// references of each tick the `path`'s next window, if any), the plant the same RK4 step: the
+/// inputs tick by tick.
+fn fly_cartpole_mpc(
+    p: [f64; 4],
+    x0: [f64; 4],
+    problem: routh::runtime::ilqr::IlqrProblem<4, 1>,
+    ticks: usize,
+    path: Option<&[State<4>]>,
+) -> PyResult<Vec<f64>> {
     let fail = |e: &dyn std::fmt::Display| routh_python::pyo3::exceptions::PyRuntimeError::new_err(e.to_string());
     let model = CartPole { mc: p[0], mp: p[1], l: p[2], g: p[3] };
-    let path: Vec<State<4>> = path.chunks(4).map(State::<4>::from_column_slice).collect();
-    let q = SMatrix::<f64, 4, 4>::from_diagonal(&SVector::from([10.0, 10.0, 1.0, 1.0]));
-    let problem =
-        IlqrProblem::new((0.0, h, steps), path[0], q, SMatrix::<f64, 1, 1>::new(0.1), SMatrix::<f64, 4, 4>::identity() * 10.0);
-    let mut mpc = Mpc::new(problem);
+    let (h, steps) = (problem.h, problem.steps);
+    let mut mpc = routh::runtime::mpc::Mpc::new(problem);
     let mut x = State::<4>::from(x0);
     let mut inputs = Vec::with_capacity(ticks);
     for k in 0..ticks {
         let t = k as f64 * h;
-        mpc.references(path[k..=k + steps].to_vec(), vec![SVector::zeros(); steps]);
+        if let Some(path) = path {
+            mpc.references(path[k..=k + steps].to_vec(), vec![routh::nalgebra::SVector::zeros(); steps]);
+        }
         let u = mpc.control(&model, t, &x).map_err(|e| fail(&e))?;
         x = routh::runtime::step::rk4_step(&model, t, &x, &u, h).map_err(|e| fail(&e))?.next;
         inputs.push(u[0]);

@@ -398,7 +398,12 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
         }
         for o in 0..turning {
             let (qs, vs) = (ordinary + 4 * o, ordinary + 3 * o);
-            let theta = relative_rotation(Self::attitude(y, qs), Self::attitude(x, qs));
+            // NaN where either quaternion names no attitude, never a rotation the state does not
+            // describe.
+            let theta = match (Self::attitude(y, qs), Self::attitude(x, qs)) {
+                (Some(from), Some(to)) => relative_rotation(from, to),
+                _ => nalgebra::Vector3::repeat(f64::NAN),
+            };
             xi.fixed_rows_mut::<3>(vs).copy_from(&theta);
             // θ̇ = δω − ω_y × θ.
             let turned = Self::turn(y, vs) * theta;
@@ -431,21 +436,20 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
         (xi, g)
     }
 
-    /// The orientation whose quaternion starts at position `qs`, normalised.
     /// Whether every orientation's quaternion in `x` is finite and not zero: the attitude q/|q|
     /// that [`Self::chart_difference`] reads exists.
     #[must_use]
     pub fn attitudes_defined(x: &SVector<f64, D>) -> bool {
         let ordinary = N - 3 * (P - N);
-        (0..P - N).all(|o| {
-            let q = x.fixed_rows::<4>(ordinary + 4 * o);
-            let norm = q.norm();
-            norm.is_finite() && norm > 0.0
-        })
+        (0..P - N).all(|o| Self::attitude(x, ordinary + 4 * o).is_some())
     }
 
-    fn attitude(x: &SVector<f64, D>, qs: usize) -> nalgebra::UnitQuaternion<f64> {
-        nalgebra::UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(x[qs], x[qs + 1], x[qs + 2], x[qs + 3]))
+    /// The orientation whose quaternion starts at position `qs`, normalised; `None` where the
+    /// quaternion is zero or not finite (no attitude).
+    fn attitude(x: &SVector<f64, D>, qs: usize) -> Option<nalgebra::UnitQuaternion<f64>> {
+        let q = nalgebra::Quaternion::new(x[qs], x[qs + 1], x[qs + 2], x[qs + 3]);
+        let norm = q.norm();
+        (norm.is_finite() && norm > 0.0).then(|| nalgebra::UnitQuaternion::new_unchecked(q / norm))
     }
 
     /// The chart's numbers of orientations and of ordinary coordinates.
@@ -555,11 +559,6 @@ impl<const P: usize, const N: usize, const D: usize> StateLayout<P, N, D> {
 /// a = 1, 2, 3, each as (w, x, y, z) — the columns of the chart's embedding ([`StateLayout::chart`]).
 /// The body rotation vector θ = Log(a⁻¹ ⊗ b) taking the attitude `a` to `b`, |θ| ≤ π.
 fn relative_rotation(a: nalgebra::UnitQuaternion<f64>, b: nalgebra::UnitQuaternion<f64>) -> nalgebra::Vector3<f64> {
-    // A zero quaternion normalised is NaN, whose `scaled_axis` nalgebra gives as zero (no angle):
-    // NaN instead, not the identity's rotation.
-    if !(a.coords.iter().chain(b.coords.iter()).all(|c| c.is_finite())) {
-        return nalgebra::Vector3::repeat(f64::NAN);
-    }
     // q and −q are one rotation: nalgebra's angle is the shorter way round (≤ π).
     (a.inverse() * b).scaled_axis()
 }
