@@ -21,19 +21,14 @@
 //! Run with `cargo run --release --example arm_ilqr`.
 
 use plotters::prelude::*;
-use routh::nalgebra::SMatrix;
 use routh::prelude::*;
 use routh::runtime::ilqr::{IlqrProblem, IlqrStatus, ilqr};
 
-/// The arm from its description file, a torque on every joint.
-#[derive(Mechanics)]
-#[mechanics(urdf(path = "../tests/robots/arm6.urdf", inputs = u), gravity = [0, 0, -g])]
-pub struct Arm6 {
-    pub g: f64,
-}
+#[path = "models/arm6.rs"]
+mod arm6;
 
-const N: usize = 6;
-const D: usize = 12;
+use arm6::{Arm6, Arm6Driven, D, GOAL, N, START};
+
 /// Steps and their size [s].
 const STEPS: usize = 120;
 const H: f64 = 0.01;
@@ -41,36 +36,14 @@ const H: f64 = 0.01;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let arm = Arm6 { g: 9.81 };
     println!("{N} joints read from tests/robots/arm6.urdf: {:?} ({} dynamics)", Arm6::COORDINATES, Arm6Driven::DYNAMICS);
-    let (a, b) = ([0.0, -1.2, 1.0, -0.5, 0.3, 0.0], [1.4, -0.4, -0.8, 0.6, -0.7, 1.0]);
-    let start = arm.state(a, [0.0; N]);
-    let goal = arm.state(b, [0.0; N]);
-    // The minimum-jerk path s(τ) = 10τ³ − 15τ⁴ + 6τ⁵ and its inverse dynamics.
-    let total = H * STEPS as f64;
-    let path = |t: f64| {
-        let tau = t / total;
-        let s = tau.powi(3) * (10.0 - 15.0 * tau + 6.0 * tau * tau);
-        let ds = 30.0 * tau * tau * (1.0 - tau).powi(2) / total;
-        let dds = 60.0 * tau * (1.0 - tau) * (1.0 - 2.0 * tau) / (total * total);
-        let x = arm.state(std::array::from_fn(|k| a[k] + (b[k] - a[k]) * s), std::array::from_fn(|k| (b[k] - a[k]) * ds));
-        (x, Vector::<N>::from_fn(|k, _| (b[k] - a[k]) * dds))
-    };
-    let free = arm.driven([0.0; N]);
-    let states: Vec<State<D>> = (0..=STEPS).map(|k| path(k as f64 * H).0).collect();
-    let torques = (0..STEPS)
-        .map(|k| {
-            let (x, qdd) = path(k as f64 * H);
-            free.inverse_dynamics(0.0, &x, &qdd)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let start = arm.state(START, [0.0; N]);
+    let goal = arm.state(GOAL, [0.0; N]);
+    // The minimum-jerk path and its inverse dynamics.
+    let (states, torques) = arm6::transfer(&arm, H * STEPS as f64, H, STEPS)?;
     let peak = torques.iter().map(|u| u.amax()).fold(0.0, f64::max);
     println!("the path's inverse dynamics: torques up to {peak:.1} N m");
 
-    let mut q = SMatrix::<f64, D, D>::zeros();
-    for k in 0..N {
-        q[(k, k)] = 1e4;
-        q[(N + k, N + k)] = 1e2;
-    }
-    let (qf, r) = (q * 10.0, SMatrix::<f64, N, N>::identity() * 1e-2);
+    let (q, r, qf) = arm6::weights();
     // The actuators' torque range from the file's `<limit effort=...>`: the control-limited iteration.
     let effort = Vector::<N>::from(Arm6::EFFORT_LIMITS);
     let problem = IlqrProblem::new((0.0, H, STEPS), goal, q, r, qf)

@@ -27,21 +27,17 @@
 //!
 //! Run with `cargo run --release --example arm_mpc`.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
-use routh::nalgebra::SMatrix;
 use routh::prelude::*;
 use routh::runtime::ilqr::{IlqrProblem, IlqrStatus, ilqr};
 use routh::runtime::mpc::Mpc;
 
-/// The arm from its description file, a torque on every joint.
-#[derive(Mechanics)]
-#[mechanics(urdf(path = "../tests/robots/arm6.urdf", inputs = u), gravity = [0, 0, -g])]
-pub struct Arm6 {
-    pub g: f64,
-}
+#[path = "models/arm6.rs"]
+mod arm6;
 
-const N: usize = 6;
-const D: usize = 12;
+use arm6::{Arm6, Arm6Driven, D, GOAL, N, START};
+
 /// The tick [s], the transfer's steps, the whole run's, and MPC's horizon in steps.
 const H: f64 = 0.01;
 const TRANSFER: usize = 120;
@@ -94,6 +90,23 @@ fn fly(
     Ok(flown)
 }
 
+/// A panel of the figure over the run's time, its mesh drawn.
+fn panel<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+    caption: &str,
+    range: std::ops::Range<f64>,
+    unit: &str,
+) -> Result<ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>, Box<dyn std::error::Error>> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0.0..H * STEPS as f64, range)?;
+    chart.configure_mesh().x_desc("t [s]").y_desc(unit).draw()?;
+    Ok(chart)
+}
+
 /// The first tick at or after `from` from which the deviations stay below `within`.
 fn settled(deviations: &[f64], from: usize, within: f64) -> Option<usize> {
     (from..deviations.len()).find(|&k| deviations[k..].iter().all(|&d| d < within))
@@ -102,36 +115,12 @@ fn settled(deviations: &[f64], from: usize, within: f64) -> Option<usize> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let arm = Arm6 { g: 9.81 };
     println!("{N} joints read from tests/robots/arm6.urdf ({} dynamics)", Arm6Driven::DYNAMICS);
-    let (a, b) = ([0.0, -1.2, 1.0, -0.5, 0.3, 0.0], [1.4, -0.4, -0.8, 0.6, -0.7, 1.0]);
-    let start = arm.state(a, [0.0; N]);
-    let goal = arm.state(b, [0.0; N]);
-    // The minimum-jerk transfer s(τ) = 10τ³ − 15τ⁴ + 6τ⁵ over 1.2 s, then the goal held, and the
-    // path's inverse dynamics: the references, long enough for the last tick's horizon.
-    let total = H * TRANSFER as f64;
-    let path = |t: f64| {
-        let tau = (t / total).min(1.0);
-        let s = tau.powi(3) * (10.0 - 15.0 * tau + 6.0 * tau * tau);
-        let ds = 30.0 * tau * tau * (1.0 - tau).powi(2) / total;
-        let dds = 60.0 * tau * (1.0 - tau) * (1.0 - 2.0 * tau) / (total * total);
-        let x = arm.state(std::array::from_fn(|k| a[k] + (b[k] - a[k]) * s), std::array::from_fn(|k| (b[k] - a[k]) * ds));
-        (x, Vector::<N>::from_fn(|k, _| (b[k] - a[k]) * dds))
-    };
-    let free = arm.driven([0.0; N]);
-    let long = STEPS + HORIZON;
-    let states: Vec<State<D>> = (0..=long).map(|k| path(k as f64 * H).0).collect();
-    let torques = (0..long)
-        .map(|k| {
-            let (x, qdd) = path(k as f64 * H);
-            free.inverse_dynamics(0.0, &x, &qdd)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-
-    let mut q = SMatrix::<f64, D, D>::zeros();
-    for k in 0..N {
-        q[(k, k)] = 1e4;
-        q[(N + k, N + k)] = 1e2;
-    }
-    let (qf, r) = (q * 10.0, SMatrix::<f64, N, N>::identity() * 1e-2);
+    let start = arm.state(START, [0.0; N]);
+    let goal = arm.state(GOAL, [0.0; N]);
+    // The minimum-jerk transfer over 1.2 s, then the goal held, and the path's inverse dynamics:
+    // the references, long enough for the last tick's horizon.
+    let (states, torques) = arm6::transfer(&arm, H * TRANSFER as f64, H, STEPS + HORIZON)?;
+    let (q, r, qf) = arm6::weights();
     let effort = Vector::<N>::from(Arm6::EFFORT_LIMITS);
 
     // The plan's policy: the whole task planned once, then flown with its gains, clamped.
@@ -228,13 +217,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let panels = root.split_evenly((1, 3));
     let times: Vec<f64> = (0..=STEPS).map(|k| k as f64 * H).collect();
     let top = dev_policy.iter().chain(&dev_mpc).copied().fold(0.0, f64::max) * 1.1;
-    let mut deviation = ChartBuilder::on(&panels[0])
-        .caption("largest |q − q*| [rad]", ("sans-serif", 18))
-        .margin(10)
-        .x_label_area_size(35)
-        .y_label_area_size(50)
-        .build_cartesian_2d(0.0..H * STEPS as f64, 0.0..top)?;
-    deviation.configure_mesh().x_desc("t [s]").y_desc("rad").draw()?;
+    let mut deviation = panel(&panels[0], "largest |q − q*| [rad]", 0.0..top, "rad")?;
     for (name, d, color) in [("plan's policy, clamped", &dev_policy, RED), ("MPC", &dev_mpc, BLUE)] {
         deviation
             .draw_series(LineSeries::new(times.iter().copied().zip(d.iter().copied()), color.stroke_width(2)))?
@@ -243,13 +226,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     deviation.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
     let limit = effort.amax() * 1.1;
-    let mut inputs = ChartBuilder::on(&panels[1])
-        .caption("MPC's torques (dashed: the limits)", ("sans-serif", 18))
-        .margin(10)
-        .x_label_area_size(35)
-        .y_label_area_size(50)
-        .build_cartesian_2d(0.0..H * STEPS as f64, -limit..limit)?;
-    inputs.configure_mesh().x_desc("t [s]").y_desc("u [N m]").draw()?;
+    let mut inputs = panel(&panels[1], "MPC's torques (dashed: the limits)", -limit..limit, "u [N m]")?;
     for j in 0..N {
         let color = Palette99::pick(j);
         let held = by_mpc.inputs.iter().enumerate().flat_map(|(k, u)| [(k as f64 * H, u[j]), ((k + 1) as f64 * H, u[j])]);
@@ -260,13 +237,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let most = iterations.iter().copied().max().unwrap_or(1) as f64 + 1.0;
-    let mut work = ChartBuilder::on(&panels[2])
-        .caption("MPC's iterations per tick", ("sans-serif", 18))
-        .margin(10)
-        .x_label_area_size(35)
-        .y_label_area_size(50)
-        .build_cartesian_2d(0.0..H * STEPS as f64, 0.0..most)?;
-    work.configure_mesh().x_desc("t [s]").y_desc("iterations").draw()?;
+    let mut work = panel(&panels[2], "MPC's iterations per tick", 0.0..most, "iterations")?;
     work.draw_series(iterations.iter().enumerate().map(|(k, &i)| Circle::new((k as f64 * H, i as f64), 2, BLACK.filled())))?;
     root.present()?;
     println!("wrote {out}");
