@@ -135,14 +135,22 @@ pub fn rk4_step<S: InputJacobians<D, K> + ?Sized, const D: usize, const K: usize
         return Err(FieldError::NonFinite { t });
     }
     let identity = SMatrix::<f64, D, D>::identity();
-    // A stage at (τ, y) whose state is y = x + c·h·k_prev: its slope and the slope's derivatives.
+    // A stage at (τ, y) whose state is y = x + c·h·k_prev: its slope and the slope's derivatives
+    // J ∂y/∂x and J ∂y/∂u + B.
     let stage = |tau: f64, y: &SVector<f64, D>, dy_dx: &SMatrix<f64, D, D>, dy_du: &SMatrix<f64, D, K>| {
         let k = sys.field_with_input(tau, y, u)?;
         let (j, b) = sys.jacobians(tau, y, u)?;
-        Ok::<_, FieldError>((k, j * dy_dx, j * dy_du + b))
+        let top = rates_on_top(&j, &b);
+        let mut dk_du = times(&j, dy_du, top);
+        dk_du += b;
+        Ok::<_, FieldError>((k, times(&j, dy_dx, top), dk_du))
     };
-    let zero_u = SMatrix::<f64, D, K>::zeros();
-    let (k1, a1, b1) = stage(t, x, &identity, &zero_u)?;
+    // The first stage at x itself: ∂y/∂x = 1, ∂y/∂u = 0.
+    let (k1, a1, b1) = {
+        let k = sys.field_with_input(t, x, u)?;
+        let (j, b) = sys.jacobians(t, x, u)?;
+        (k, j, b)
+    };
     let half = 0.5 * h;
     let (k2, a2, b2) = stage(t + half, &(x + k1 * half), &(identity + a1 * half), &(b1 * half))?;
     let (k3, a3, b3) = stage(t + half, &(x + k2 * half), &(identity + a2 * half), &(b2 * half))?;
@@ -155,6 +163,35 @@ pub fn rk4_step<S: InputJacobians<D, K> + ?Sized, const D: usize, const K: usize
     };
     let finite = step.next.iter().chain(step.a.iter()).chain(step.b.iter()).all(|v| v.is_finite());
     if finite { Ok(step) } else { Err(FieldError::NonFinite { t }) }
+}
+
+/// Whether the field's first D/2 components are the state's last D/2 (a mechanical system's q̇ = v,
+/// as a generated model's field without orientations): A's top rows [0 1] and B's zero, exactly.
+fn rates_on_top<const D: usize, const K: usize>(j: &SMatrix<f64, D, D>, b: &SMatrix<f64, D, K>) -> bool {
+    let n = D / 2;
+    D.is_multiple_of(2)
+        && (0..n).all(|i| (0..D).all(|c| j[(i, c)] == if c == n + i { 1.0 } else { 0.0 }) && (0..K).all(|c| b[(i, c)] == 0.0))
+}
+
+/// J M, with J's top rows [0 1] where `top` says so ([`rates_on_top`]): then J M's top rows are
+/// M's bottom rows, exactly, and only its bottom rows are products.
+fn times<const D: usize, const C: usize>(j: &SMatrix<f64, D, D>, m: &SMatrix<f64, D, C>, top: bool) -> SMatrix<f64, D, C> {
+    if !top {
+        return j * m;
+    }
+    let n = D / 2;
+    let mut out = SMatrix::<f64, D, C>::zeros();
+    let (js, ms) = (j.as_slice(), m.as_slice());
+    for (c, column) in out.as_mut_slice().chunks_exact_mut(D).enumerate() {
+        let mc = &ms[c * D..(c + 1) * D];
+        column[..n].copy_from_slice(&mc[n..]);
+        for (k, &mk) in mc.iter().enumerate() {
+            for (o, &jik) in column[n..].iter_mut().zip(&js[k * D + n..(k + 1) * D]) {
+                *o += jik * mk;
+            }
+        }
+    }
+    out
 }
 
 /// The discrete-time regulator of (A_d, B_d) with the weights `q` and `r` ([`crate::lqr::dare`]).
@@ -626,5 +663,29 @@ mod tests {
         // The step without Jacobians is the same step, bit for bit.
         assert_eq!(rk4(&Pendulum, t, &x, &u, h).unwrap(), step.next);
         assert!(matches!(rk4(&Pendulum, t, &x, &u, f64::INFINITY), Err(FieldError::NonFinite { .. })));
+    }
+
+    /// A field whose first half is the state's second (q̇ = v): J M by its bottom rows alone is J M
+    /// (the top rows M's bottom rows exactly), and a J or B without that structure is not taken
+    /// for one.
+    #[test]
+    fn a_mechanical_fields_products_skip_the_rates_rows() {
+        let bottom = SMatrix::<f64, 2, 4>::new(0.3, -1.2, 0.7, 2.5, -0.4, 0.9, 1.6, -0.8);
+        let mut j = SMatrix::<f64, 4, 4>::zeros();
+        (j[(0, 2)], j[(1, 3)]) = (1.0, 1.0);
+        j.fixed_rows_mut::<2>(2).copy_from(&bottom);
+        let m = SMatrix::<f64, 4, 3>::from_fn(|r, c| (r as f64 + 1.3 * c as f64).sin());
+        let b = SMatrix::<f64, 4, 1>::new(0.0, 0.0, 0.5, -1.0);
+        assert!(rates_on_top(&j, &b));
+        let (fast, plain) = (times(&j, &m, true), j * m);
+        assert_eq!(fast.fixed_rows::<2>(0), m.fixed_rows::<2>(2));
+        assert!((fast - plain).amax() <= 1e-15 * plain.amax());
+        let mut turned = j;
+        turned[(0, 1)] = 1e-300;
+        assert!(!rates_on_top(&turned, &b));
+        let mut pushed = b;
+        pushed[0] = 0.1;
+        assert!(!rates_on_top(&j, &pushed));
+        assert!(!rates_on_top(&SMatrix::<f64, 3, 3>::identity(), &SMatrix::<f64, 3, 1>::zeros()));
     }
 }
