@@ -405,7 +405,7 @@ pub mod __private {
         pub use routh_runtime::reduction::{nonholonomic_field, nonholonomic_jacobian};
     }
     pub mod step {
-        pub use routh_runtime::step::{InputJacobians, TangentStep, rk4_step, rk4_tangent_step};
+        pub use routh_runtime::step::{InputJacobians, SecondOrder, TangentStep, rk4_step, rk4_tangent_step};
     }
 }
 

@@ -200,6 +200,32 @@ fn the_step_jacobians_design_a_digital_controller_that_balances_the_pole() {
     assert!(end.amax() < 1e-4, "state after 25 s under the digital LQR: {end}");
 }
 
+/// The semi-implicit Euler step map of the generated cart-pole (`step::SemiImplicitEuler`: a model
+/// without orientations is `step::SecondOrder`): its step is v₁ = v + h q̈, q₁ = q + h v₁ from the
+/// generated field, and its Jacobians from one evaluation of the generated ∂F/∂x and ∂F/∂u are
+/// those of the step (central differences).
+#[test]
+fn the_semi_implicit_euler_map_of_a_generated_model_is_its_definition_with_exact_jacobians() {
+    use routh::runtime::step::{SemiImplicitEuler, StepMap};
+    let p = CartPole { b: 0.1, ..cart_pole() };
+    let (h, x, u) = (0.02, SVector::<f64, 4>::new(0.2, 0.3, -0.1, 0.4), SVector::<f64, 1>::new(0.8));
+    let map = SemiImplicitEuler(&p);
+    let step = map.step(0.0, &x, &u, h).unwrap();
+    let f = p.driven([0.8]).field(0.0, &x).unwrap();
+    let v = x.fixed_rows::<2>(2) + f.fixed_rows::<2>(2) * h;
+    let q = x.fixed_rows::<2>(0) + v * h;
+    assert_eq!(step.next, SVector::<f64, 4>::new(q[0], q[1], v[0], v[1]));
+    let next = |x: SVector<f64, 4>, u: f64| map.advance(0.0, &x, &SVector::<f64, 1>::new(u), h).unwrap();
+    let d = 1e-6;
+    for c in 0..4 {
+        let e = SVector::<f64, 4>::ith(c, d);
+        let fd = (next(x + e, u[0]) - next(x - e, u[0])) / (2.0 * d);
+        assert!((step.a.column(c) - fd).amax() < 1e-8, "A_d column {c}: {} vs {fd}", step.a.column(c));
+    }
+    let fd = (next(x, u[0] + d) - next(x, u[0] - d)) / (2.0 * d);
+    assert!((step.b.column(0) - fd).amax() < 1e-8, "B_d: {} vs {fd}", step.b);
+}
+
 #[test]
 fn trajectories_write_csv_with_the_generated_state_names() {
     let p = cart_pole();

@@ -5,7 +5,7 @@ use nalgebra::{Matrix2, SMatrix, Vector1, Vector2};
 
 use crate::error::FieldError;
 use crate::input::InputSystem;
-use crate::step::InputJacobians;
+use crate::step::{InputJacobians, SecondOrder};
 
 /// The gravitational acceleration of [`Pendulum`].
 const G: f64 = 9.81;
@@ -25,6 +25,8 @@ impl InputJacobians<2, 1> for Pendulum {
         Ok(SMatrix::<f64, 2, 1>::new(0.0, 1.0))
     }
 }
+
+impl SecondOrder for Pendulum {}
 
 /// The double integrator ẍ = u.
 pub(crate) struct Cart;

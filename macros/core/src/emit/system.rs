@@ -246,8 +246,21 @@ fn step_jacobians(model: &View<'_>) -> TokenStream {
             }
         }
     };
+    // x = (q, v) with q̇ = v: without orientations (q̇ = K(q) v), a reduced system's velocities or
+    // an action variable.
+    let layout = &model.layout;
+    let second_order = (layout.orientations.is_empty() && layout.velocity_names.is_empty() && layout.z.is_none()).then(|| {
+        quote! {
+            /// x = (q, v) with q̇ = v: the semi-implicit Euler step map
+            /// ([`SemiImplicitEuler`](::routh::runtime::step::SemiImplicitEuler)) applies.
+            #[automatically_derived]
+            impl __routh::step::SecondOrder for #name {}
+        }
+    });
     quote! {
         #tangent
+
+        #second_order
 
         #[automatically_derived]
         impl __routh::step::InputJacobians<#d, #k> for #name {
