@@ -371,8 +371,8 @@ pub mod __private {
     pub mod erased {
         pub use routh_runtime::erased::{
             DynModel, FlatIlqr, FlatLinearization, FlatRun, FlatStep, IlqrRequest, ModelInfo, RunRequest, Signal, accelerations,
-            arguments, ilqr, ilqr_tangent, no_inverse_dynamics_jacobian, no_jacobian, no_step_jacobian, no_tangent_linearization,
-            output_jacobian_rows, parameters, run, signal, tangent_error,
+            arguments, ilqr, ilqr_second_order, ilqr_tangent, no_inverse_dynamics_jacobian, no_jacobian, no_step_jacobian,
+            no_tangent_linearization, output_jacobian_rows, parameters, run, signal, tangent_error,
         };
     }
     pub mod equilibrium {

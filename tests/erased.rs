@@ -323,6 +323,15 @@ fn ilqr_on_flat_data_is_the_typed_ilqr() {
     assert!(matches!(model.ilqr(&wrong), Err(SimError::InvalidArgument(e)) if e.contains("Q of CartPole must be 4 × 4")));
     let unforced: Box<dyn DynModel> = Box::new(DoublePendulum::from_parameters(&[1.0, 1.0, 1.0, 1.0, 9.81, 0.1]).unwrap());
     assert!(matches!(unforced.ilqr(&request), Err(SimError::InvalidArgument(e)) if e.contains("no step Jacobians")));
+    // On the semi-implicit Euler step (`scheme`): the typed plan over `step::SemiImplicitEuler`.
+    let mut euler = request.clone();
+    euler.scheme = routh::runtime::erased::IlqrScheme::SemiImplicitEuler;
+    let flat = model.ilqr(&euler).unwrap();
+    let expected = ilqr(&routh::runtime::step::SemiImplicitEuler(&typed), &problem, &x0, &vec![SVector::zeros(); steps]).unwrap();
+    assert_eq!((flat.status, bits(&flat.costs)), (expected.status, bits(&expected.costs)));
+    for (a, b) in flat.inputs.iter().zip(&expected.inputs) {
+        assert_eq!(bits(a), bits(b.as_slice()));
+    }
 }
 
 #[test]

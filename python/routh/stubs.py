@@ -106,6 +106,7 @@ class Model:
         tolerance: float = 1e-8,
         max_iterations: int = 200,
         tangent: bool = False,
+        scheme: str = "rk4",
     ) -> dict[str, Any]: ...
     def simulate(
         self,

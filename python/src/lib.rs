@@ -816,8 +816,10 @@ impl Model {
     /// orientations; routh's `ilqr_tangent`) it plans in the orientations' tangent charts: the
     /// step's Jacobians, the cost's deviations x ⊖ x* and the policy's x ⊖ x_k in each orientation's
     /// body rotation vector and its rate, Q, Q_f and the gains over the charts' 2n components —
-    /// where in the quaternion state the cost weighs the quaternions' components.
-    #[pyo3(signature = (x0, guess, dt, goal, q, r, qf, *, t0 = 0.0, reference = None, path = None, limits = None, tolerance = 1e-8, max_iterations = 200, tangent = false))]
+    /// where in the quaternion state the cost weighs the quaternions' components. `scheme`: the step
+    /// planned on, "rk4" or "semi_implicit_euler" (routh's `step::SemiImplicitEuler`: one
+    /// evaluation of the field's Jacobians a step; a model with x = (q, v), q̇ = v).
+    #[pyo3(signature = (x0, guess, dt, goal, q, r, qf, *, t0 = 0.0, reference = None, path = None, limits = None, tolerance = 1e-8, max_iterations = 200, tangent = false, scheme = "rk4"))]
     #[allow(clippy::too_many_arguments)]
     fn ilqr<'py>(
         &self,
@@ -836,6 +838,7 @@ impl Model {
         tolerance: f64,
         max_iterations: usize,
         tangent: bool,
+        scheme: &str,
     ) -> PyResult<Bound<'py, PyDict>> {
         let (d, k) = (self.info().state_dim, self.info().inputs.len());
         // The deviations' dimension: the state's, or the charts' 2n (Q's own, checked by routh).
@@ -848,6 +851,14 @@ impl Model {
         request.limits = limits.map(|(lower, upper)| Ok::<_, PyErr>((vector(&lower)?, vector(&upper)?))).transpose()?;
         request.tolerance = tolerance;
         request.max_iterations = max_iterations;
+        request.scheme = match scheme.to_ascii_lowercase().as_str() {
+            "rk4" => routh::runtime::erased::IlqrScheme::Rk4,
+            "semi_implicit_euler" => routh::runtime::erased::IlqrScheme::SemiImplicitEuler,
+            other => {
+                let e = SimError::InvalidArgument(format!("scheme `{other}`: one of \"rk4\", \"semi_implicit_euler\""));
+                return Err(raise(py, &e));
+            }
+        };
         let inner = Arc::clone(&self.inner);
         let solution = py
             .detach(move || if tangent { inner.ilqr_tangent(&request) } else { inner.ilqr(&request) })

@@ -561,3 +561,35 @@ def test_mpc_tracks_a_path_window_by_window_as_the_rust_controller_does():
     mpc.references(path[:steps], np.zeros((steps, 1)))
     with pytest.raises(routh.ArgumentError):
         mpc.control(0.0, x)
+
+
+def test_ilqr_on_the_semi_implicit_euler_step():
+    # scheme="semi_implicit_euler" plans on v' = v + dt a(q, v, u), q' = q + dt v' (routh's
+    # step::SemiImplicitEuler): the plan is that map's rollout of its inputs, written here from the
+    # model's field, and it brings the pole up as the RK4 plan does; MPC ticks on it too. A model
+    # with an orientation has no such step, and an unknown scheme is refused.
+    c = rm.CartPole(**CARTPOLE)
+    steps, dt = 60, 0.025
+    q = np.diag([1.0, 10.0, 0.1, 0.1])
+    x0 = [0.0, 0.3, 0.0, 0.0]
+    args = (x0, np.zeros((steps, 1)), dt, np.zeros(4), q, 0.1 * np.eye(1), 100.0 * q)
+    plan = c.ilqr(*args, limits=([-8.0], [8.0]), scheme="semi_implicit_euler")
+    assert plan["status"] == "converged"
+    states, inputs, costs = plan["states"], plan["inputs"], plan["costs"]
+    x = np.array(x0)
+    for k in range(steps):
+        a = c.field(x, t=k * dt, u=inputs[k])[2:]
+        v = x[2:] + dt * a
+        x = np.concatenate([x[:2] + dt * v, v])
+        assert np.allclose(x, states[k + 1], rtol=0, atol=1e-12)
+    assert np.all(np.abs(inputs) <= 8.0) and np.all(np.diff(costs) <= 0.0)
+    assert abs(states[-1, 1]) < 0.05
+    rk4 = c.ilqr(*args, limits=([-8.0], [8.0]))
+    assert abs(costs[-1] - rk4["costs"][-1]) < 0.1 * rk4["costs"][-1]
+    mpc = routh.Mpc(c, 30, 0.05, np.zeros(4), q, 0.1 * np.eye(1), 10.0 * np.eye(4), limits=([-8.0], [8.0]), scheme="semi_implicit_euler")
+    assert abs(mpc.control(0.0, x0)[0]) <= 8.0
+    sat = rm.Satellite(**SATELLITE)
+    with pytest.raises(routh.ArgumentError, match="no semi-implicit Euler step"):
+        sat.ilqr(np.r_[1.0, np.zeros(12)], np.zeros((5, 6)), 0.1, np.r_[1.0, np.zeros(12)], np.eye(13), np.eye(6), np.eye(13), scheme="semi_implicit_euler")
+    with pytest.raises(routh.ArgumentError, match="scheme `midpoint`"):
+        c.ilqr(*args, scheme="midpoint")

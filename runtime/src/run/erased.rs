@@ -567,6 +567,21 @@ pub struct IlqrRequest {
     pub tolerance: f64,
     /// The iteration limit.
     pub max_iterations: usize,
+    /// The step map planned on.
+    pub scheme: IlqrScheme,
+}
+
+/// The step map an erased iLQR plans on ([`IlqrRequest::scheme`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum IlqrScheme {
+    /// The classical Runge–Kutta step ([`crate::step::rk4_step`]; a discrete model's own
+    /// integrator).
+    #[default]
+    Rk4,
+    /// The semi-implicit Euler step of a second-order model ([`crate::step::SemiImplicitEuler`]:
+    /// one evaluation of the field's Jacobians a step).
+    SemiImplicitEuler,
 }
 
 impl IlqrRequest {
@@ -595,6 +610,7 @@ impl IlqrRequest {
             limits: None,
             tolerance: 1e-8,
             max_iterations: 200,
+            scheme: IlqrScheme::Rk4,
         }
     }
 }
@@ -629,7 +645,42 @@ pub fn ilqr<S: crate::step::StepMap<D, K> + ?Sized, const D: usize, const K: usi
     info: &ModelInfo,
     request: &IlqrRequest,
 ) -> Result<FlatIlqr, SimError> {
+    rk4_only(info, request)?;
     flat_ilqr::<D, K, D>(info, request, |problem, x0, guess| crate::ilqr::ilqr(sys, problem, x0, guess))
+}
+
+/// [`ilqr`] of a second-order model ([`crate::step::SecondOrder`]) on the step map the request
+/// names: its RK4 step, or its semi-implicit Euler step (generated glue for [`DynModel::ilqr`]).
+///
+/// # Errors
+/// As [`ilqr`].
+pub fn ilqr_second_order<S, const D: usize, const K: usize>(
+    sys: &S,
+    info: &ModelInfo,
+    request: &IlqrRequest,
+) -> Result<FlatIlqr, SimError>
+where
+    S: crate::step::InputJacobians<D, K> + crate::step::SecondOrder + ?Sized,
+{
+    match request.scheme {
+        IlqrScheme::SemiImplicitEuler => flat_ilqr::<D, K, D>(info, request, |problem, x0, guess| {
+            crate::ilqr::ilqr(&crate::step::SemiImplicitEuler(sys), problem, x0, guess)
+        }),
+        IlqrScheme::Rk4 => ilqr(sys, info, request),
+    }
+}
+
+/// A request for another scheme than RK4 where the model has no other: an error that says which
+/// models have one.
+fn rk4_only(info: &ModelInfo, request: &IlqrRequest) -> Result<(), SimError> {
+    if request.scheme == IlqrScheme::Rk4 {
+        return Ok(());
+    }
+    Err(SimError::InvalidArgument(format!(
+        "{} has no semi-implicit Euler step: it needs x = (q, v) with q̇ = v (a model without orientations or an \
+         action variable); plan on its RK4 step",
+        info.name
+    )))
 }
 
 /// The typed iLQR in the orientations' tangent charts ([`crate::ilqr::ilqr_tangent`]) on a flat
@@ -645,6 +696,7 @@ pub fn ilqr_tangent<S, const P: usize, const N: usize, const D: usize, const C: 
 where
     S: crate::step::InputJacobians<D, K> + ?Sized,
 {
+    rk4_only(info, request)?;
     flat_ilqr::<D, K, C>(info, request, |problem, x0, guess| {
         crate::ilqr::ilqr_tangent::<S, P, N, D, C, K>(sys, problem, x0, guess)
     })

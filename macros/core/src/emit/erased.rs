@@ -166,7 +166,12 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
                 let step = __routh::step::rk4_step(self, t, &x, &__routh::Vector::<#k>::from_fn(|i, _| u[i]), h)?;
                 Ok(__routh::erased::FlatStep::new(&step))
             },
-            quote! { __routh::erased::ilqr::<Self, #d, #k>(self, #describe, request) },
+            if crate::emit::system::is_second_order(first) {
+                // RK4 or the semi-implicit Euler step, as the request names.
+                quote! { __routh::erased::ilqr_second_order::<Self, #d, #k>(self, #describe, request) }
+            } else {
+                quote! { __routh::erased::ilqr::<Self, #d, #k>(self, #describe, request) }
+            },
         )
     } else {
         (

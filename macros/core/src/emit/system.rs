@@ -183,6 +183,13 @@ pub(crate) fn has_step_jacobians(model: &View<'_>) -> bool {
     !model.inputs.is_empty() && model.field_jacobian && model.constraints.is_empty() && model.impacts.is_empty()
 }
 
+/// Whether a model with step Jacobians is `step::SecondOrder` ([`step_jacobians`]): x = (q, v) with
+/// q̇ = v — no orientations (q̇ = K(q) v), no reduced velocities, no action variable.
+pub(crate) fn is_second_order(model: &View<'_>) -> bool {
+    let layout = &model.layout;
+    has_step_jacobians(model) && layout.orientations.is_empty() && layout.velocity_names.is_empty() && layout.z.is_none()
+}
+
 /// Whether a single model has `rk4_step_tangent` ([`step_jacobians`]): the step's Jacobians,
 /// orientations and no action (the layout's chart is (δq, δv)).
 pub(crate) fn has_tangent_step(model: &View<'_>) -> bool {
@@ -246,10 +253,7 @@ fn step_jacobians(model: &View<'_>) -> TokenStream {
             }
         }
     };
-    // x = (q, v) with q̇ = v: without orientations (q̇ = K(q) v), a reduced system's velocities or
-    // an action variable.
-    let layout = &model.layout;
-    let second_order = (layout.orientations.is_empty() && layout.velocity_names.is_empty() && layout.z.is_none()).then(|| {
+    let second_order = is_second_order(model).then(|| {
         quote! {
             /// x = (q, v) with q̇ = v: the semi-implicit Euler step map
             /// ([`SemiImplicitEuler`](::routh::runtime::step::SemiImplicitEuler)) applies.
