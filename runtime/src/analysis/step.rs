@@ -350,7 +350,7 @@ pub trait SecondOrder {}
 /// ```
 ///
 /// The scheme of robotics' model-predictive control that integrates once a knot (Crocoddyl's
-/// default): `ilqr(&SemiImplicitEuler(&model), ...)`, `mpc.control(&SemiImplicitEuler(&model), t,
+/// `IntegratedActionModelEuler`): `ilqr(&SemiImplicitEuler(&model), ...)`, `mpc.control(&SemiImplicitEuler(&model), t,
 /// &x)`.
 ///
 /// ```
@@ -381,6 +381,16 @@ pub trait SecondOrder {}
 /// assert!((step.a - Matrix2::new(1.0, h, 0.0, 1.0)).amax() < 1e-15);
 /// assert!((step.b - SMatrix::<f64, 2, 1>::new(h * h, h)).amax() < 1e-15);
 /// # Ok::<(), routh_runtime::SimError>(())
+/// ```
+///
+/// A system that is not [`SecondOrder`] (a model with orientations, whose q̇ = K(q) v, or with an
+/// action variable) has none — a compile error that says so, not a wrong step:
+///
+/// ```compile_fail
+/// use routh_runtime::step::SemiImplicitEuler;
+///
+/// struct Turning;
+/// let _ = SemiImplicitEuler(&Turning);
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct SemiImplicitEuler<'a, S: SecondOrder + ?Sized>(pub &'a S);
