@@ -169,18 +169,9 @@ fn the_step_jacobians_design_a_digital_controller_that_balances_the_pole() {
     use routh::runtime::step::rk4_step;
     let p = CartPole { b: 0.1, ..cart_pole() };
     let h = 0.02;
-    let x = SVector::<f64, 4>::new(0.2, 0.3, -0.1, 0.4);
-    let u = SVector::<f64, 1>::new(0.8);
-    let step = rk4_step(&p, 0.0, &x, &u, h).unwrap();
-    let next = |x: SVector<f64, 4>, u: f64| rk4_step(&p, 0.0, &x, &SVector::<f64, 1>::new(u), h).unwrap().next;
-    let d = 1e-6;
-    for c in 0..4 {
-        let e = SVector::<f64, 4>::ith(c, d);
-        let fd = (next(x + e, u[0]) - next(x - e, u[0])) / (2.0 * d);
-        assert!((step.a.column(c) - fd).amax() < 1e-7, "A_d column {c}: {} vs {fd}", step.a.column(c));
-    }
-    let fd = (next(x, u[0] + d) - next(x, u[0] - d)) / (2.0 * d);
-    assert!((step.b.column(0) - fd).amax() < 1e-7, "B_d: {} vs {fd}", step.b);
+    // The model's own step map is RK4's (`rk4_step`).
+    let step = step_jacobians_match_differences(&p, h, 1e-7);
+    assert_eq!(step, rk4_step(&p, 0.0, &STEP_AT.0, &STEP_AT.1, h).unwrap());
     // The discrete regulator at the upright equilibrium, run as a zero-order-hold controller.
     let upright = rk4_step(&p, 0.0, &SVector::zeros(), &SVector::zeros(), h).unwrap();
     let dynamic = |m: &[f64], rows: usize| routh::nalgebra::DMatrix::from_column_slice(rows, m.len() / rows, m);
@@ -206,24 +197,39 @@ fn the_step_jacobians_design_a_digital_controller_that_balances_the_pole() {
 /// those of the step (central differences).
 #[test]
 fn the_semi_implicit_euler_map_of_a_generated_model_is_its_definition_with_exact_jacobians() {
-    use routh::runtime::step::{SemiImplicitEuler, StepMap};
+    use routh::runtime::step::SemiImplicitEuler;
     let p = CartPole { b: 0.1, ..cart_pole() };
-    let (h, x, u) = (0.02, SVector::<f64, 4>::new(0.2, 0.3, -0.1, 0.4), SVector::<f64, 1>::new(0.8));
-    let map = SemiImplicitEuler(&p);
-    let step = map.step(0.0, &x, &u, h).unwrap();
-    let f = p.driven([0.8]).field(0.0, &x).unwrap();
+    let h = 0.02;
+    let step = step_jacobians_match_differences(&SemiImplicitEuler(&p), h, 1e-8);
+    let (x, u) = STEP_AT;
+    let f = p.driven([u[0]]).field(0.0, &x).unwrap();
     let v = x.fixed_rows::<2>(2) + f.fixed_rows::<2>(2) * h;
     let q = x.fixed_rows::<2>(0) + v * h;
     assert_eq!(step.next, SVector::<f64, 4>::new(q[0], q[1], v[0], v[1]));
+}
+
+/// The cart-pole's state and input at which its step maps are checked.
+const STEP_AT: (SVector<f64, 4>, SVector<f64, 1>) = (SVector::<f64, 4>::new(0.2, 0.3, -0.1, 0.4), SVector::<f64, 1>::new(0.8));
+
+/// A step map's step of size `h` at [`STEP_AT`]: its Jacobians A_d and B_d against central
+/// differences of the step without them (`advance`), to `tolerance`; the step.
+fn step_jacobians_match_differences(
+    map: &impl routh::runtime::step::StepMap<4, 1>,
+    h: f64,
+    tolerance: f64,
+) -> routh::runtime::step::StepJacobian<4, 1> {
+    let (x, u) = STEP_AT;
+    let step = map.step(0.0, &x, &u, h).unwrap();
     let next = |x: SVector<f64, 4>, u: f64| map.advance(0.0, &x, &SVector::<f64, 1>::new(u), h).unwrap();
     let d = 1e-6;
     for c in 0..4 {
         let e = SVector::<f64, 4>::ith(c, d);
         let fd = (next(x + e, u[0]) - next(x - e, u[0])) / (2.0 * d);
-        assert!((step.a.column(c) - fd).amax() < 1e-8, "A_d column {c}: {} vs {fd}", step.a.column(c));
+        assert!((step.a.column(c) - fd).amax() < tolerance, "A_d column {c}: {} vs {fd}", step.a.column(c));
     }
     let fd = (next(x, u[0] + d) - next(x, u[0] - d)) / (2.0 * d);
-    assert!((step.b.column(0) - fd).amax() < 1e-8, "B_d: {} vs {fd}", step.b);
+    assert!((step.b.column(0) - fd).amax() < tolerance, "B_d: {} vs {fd}", step.b);
+    step
 }
 
 #[test]

@@ -350,8 +350,8 @@ pub trait SecondOrder {}
 /// ```
 ///
 /// The scheme of robotics' model-predictive control that integrates once a knot (Crocoddyl's
-/// `IntegratedActionModelEuler`): `ilqr(&SemiImplicitEuler(&model), ...)`, `mpc.control(&SemiImplicitEuler(&model), t,
-/// &x)`.
+/// `IntegratedActionModelEuler`): `ilqr(&SemiImplicitEuler(&model), ...)`,
+/// `mpc.control(&SemiImplicitEuler(&model), t, &x)`.
 ///
 /// ```
 /// use routh_runtime::input::InputSystem;
