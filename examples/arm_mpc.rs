@@ -121,7 +121,7 @@ struct Planner<'a, M: ?Sized> {
     ticks: Vec<(usize, State<D>)>,
 }
 
-impl<'a, M: StepMap<D, N> + ?Sized> Planner<'a, M> {
+impl<'a, M: StepMap<D, N> + Sync + ?Sized> Planner<'a, M> {
     fn new(mpc: Mpc<D, N>, map: &'a M) -> Self {
         Planner { mpc, map, planning: std::time::Duration::ZERO, ticks: Vec::with_capacity(STEPS) }
     }
@@ -212,8 +212,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let by_rti = fly(&arm, start, |t, x| rti.control(path, t, x), |_, _, _| ())?;
     // MPC on the semi-implicit Euler map: one evaluation of the field and its Jacobians a step.
     let map = SemiImplicitEuler(&arm);
-    let mut euler = Planner::new(Mpc::new(window), &map);
+    let mut euler = Planner::new(Mpc::new(window.clone()), &map);
     let by_euler = fly(&arm, start, |t, x| euler.control(path, t, x), |_, _, _| ())?;
+    // MPC with each iteration's linearisations shared among the cores: the same flight to the bit.
+    let mut shared = Planner::new(Mpc::new(window.parallel(true)), &arm);
+    let by_shared = fly(&arm, start, |t, x| shared.control(path, t, x), |_, _, _| ())?;
+    assert!(by_shared.states == by_mpc.states && by_shared.inputs == by_mpc.inputs, "the same flight on every core count");
 
     let reference = &states[..=STEPS];
     let (dev_policy, dev_mpc, dev_rti, dev_euler) = (
@@ -268,6 +272,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!("MPC, one iteration a tick: {:.2} ms of planning a tick", rti.milliseconds());
     println!("MPC on the semi-implicit Euler map: {:.2} ms of planning a tick", euler.milliseconds());
+    println!(
+        "MPC linearised on all {} cores: {:.2} ms of planning a tick, the same flight to the bit",
+        std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+        shared.milliseconds()
+    );
 
     std::fs::create_dir_all("out")?;
     let out = "out/arm_mpc.svg";

@@ -107,6 +107,7 @@ class Model:
         max_iterations: int = 200,
         tangent: bool = False,
         scheme: str = "rk4",
+        parallel: bool = False,
     ) -> dict[str, Any]: ...
     def simulate(
         self,

@@ -818,8 +818,11 @@ impl Model {
     /// body rotation vector and its rate, Q, Q_f and the gains over the charts' 2n components —
     /// where in the quaternion state the cost weighs the quaternions' components. `scheme`: the step
     /// planned on, "rk4" or "semi_implicit_euler" (routh's `step::SemiImplicitEuler`: one
-    /// evaluation of the field's Jacobians a step; a model with x = (q, v), q̇ = v).
-    #[pyo3(signature = (x0, guess, dt, goal, q, r, qf, *, t0 = 0.0, reference = None, path = None, limits = None, tolerance = 1e-8, max_iterations = 200, tangent = false, scheme = "rk4"))]
+    /// evaluation of the field's Jacobians a step; a model with x = (q, v), q̇ = v). With
+    /// `parallel=True` each iteration's step Jacobians are computed on all cores (routh's
+    /// `IlqrProblem::parallel`): the same plan to the bit, in less time where a step's Jacobians
+    /// cost microseconds (a robot's), in more where they cost nanoseconds (a pendulum's).
+    #[pyo3(signature = (x0, guess, dt, goal, q, r, qf, *, t0 = 0.0, reference = None, path = None, limits = None, tolerance = 1e-8, max_iterations = 200, tangent = false, scheme = "rk4", parallel = false))]
     #[allow(clippy::too_many_arguments)]
     fn ilqr<'py>(
         &self,
@@ -839,6 +842,7 @@ impl Model {
         max_iterations: usize,
         tangent: bool,
         scheme: &str,
+        parallel: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let (d, k) = (self.info().state_dim, self.info().inputs.len());
         // The deviations' dimension: the state's, or the charts' 2n (Q's own, checked by routh).
@@ -851,6 +855,7 @@ impl Model {
         request.limits = limits.map(|(lower, upper)| Ok::<_, PyErr>((vector(&lower)?, vector(&upper)?))).transpose()?;
         request.tolerance = tolerance;
         request.max_iterations = max_iterations;
+        request.parallel = parallel;
         request.scheme = match scheme.to_ascii_lowercase().as_str() {
             "rk4" => routh::runtime::erased::IlqrScheme::Rk4,
             "semi_implicit_euler" => routh::runtime::erased::IlqrScheme::SemiImplicitEuler,

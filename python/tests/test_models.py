@@ -593,3 +593,32 @@ def test_ilqr_on_the_semi_implicit_euler_step():
         sat.ilqr(np.r_[1.0, np.zeros(12)], np.zeros((5, 6)), 0.1, np.r_[1.0, np.zeros(12)], np.eye(13), np.eye(6), np.eye(13), scheme="semi_implicit_euler")
     with pytest.raises(routh.ArgumentError, match="scheme `midpoint`"):
         c.ilqr(*args, scheme="midpoint")
+
+
+def test_ilqr_linearised_on_all_cores_is_the_same_plan():
+    # parallel=True computes each iteration's step Jacobians on all cores (routh's
+    # IlqrProblem::parallel): the plans are the sequential ones to the bit — the cart-pole's on its
+    # RK4 and semi-implicit Euler steps, the satellite's in the tangent charts, and MPC's ticks.
+    c = rm.CartPole(**CARTPOLE)
+    steps, dt = 60, 0.025
+    q = np.diag([1.0, 10.0, 0.1, 0.1])
+    args = ([0.0, 0.3, 0.0, 0.0], np.zeros((steps, 1)), dt, np.zeros(4), q, 0.1 * np.eye(1), 100.0 * q)
+    for scheme in ("rk4", "semi_implicit_euler"):
+        one = c.ilqr(*args, limits=([-8.0], [8.0]), scheme=scheme)
+        many = c.ilqr(*args, limits=([-8.0], [8.0]), scheme=scheme, parallel=True)
+        assert len(one["costs"]) > 3
+        for key in ("states", "inputs", "gains", "costs"):
+            assert np.array_equal(bits(one[key]), bits(many[key])), (scheme, key)
+    sat = rm.Satellite(**SATELLITE)
+    rest = np.r_[0.0, 0.0, 0.0, 1.0, np.zeros(9)]
+    goal = np.r_[0.0, 0.0, 0.0, np.cos(0.4), 0.0, 0.0, np.sin(0.4), np.zeros(6)]
+    charts = (rest, np.zeros((20, 6)), 0.1, goal, np.eye(12), 0.1 * np.eye(6), 100.0 * np.eye(12))
+    one, many = sat.ilqr(*charts, tangent=True), sat.ilqr(*charts, tangent=True, parallel=True)
+    for key in ("states", "inputs", "gains", "costs"):
+        assert np.array_equal(bits(one[key]), bits(many[key])), key
+    mpcs = [routh.Mpc(c, 30, 0.05, np.zeros(4), q, 0.1 * np.eye(1), 10.0 * np.eye(4), parallel=on) for on in (False, True)]
+    x = np.array([0.0, 0.3, 0.0, 0.0])
+    for k in range(5):
+        u, w = (m.control(k * 0.05, x) for m in mpcs)
+        assert np.array_equal(bits(u), bits(w))
+        x, _, _ = c.step(x, u, 0.05, t=k * 0.05)

@@ -80,6 +80,9 @@ pub struct IlqrProblem<const D: usize, const K: usize, const C: usize = D> {
     /// Lower and upper limits of the inputs (each may be infinite), or `None` (default): see
     /// [`IlqrProblem::limits`].
     pub limits: Option<(SVector<f64, K>, SVector<f64, K>)>,
+    /// Whether the steps' Jacobians along each trajectory are computed on several threads
+    /// (default `false`): see [`IlqrProblem::parallel`].
+    pub parallel: bool,
 }
 
 impl<const D: usize, const K: usize, const C: usize> IlqrProblem<D, K, C> {
@@ -105,6 +108,7 @@ impl<const D: usize, const K: usize, const C: usize> IlqrProblem<D, K, C> {
             tolerance: 1e-8,
             max_iterations: 200,
             limits: None,
+            parallel: false,
         }
     }
 
@@ -115,6 +119,25 @@ impl<const D: usize, const K: usize, const C: usize> IlqrProblem<D, K, C> {
     pub fn limits(mut self, lower: SVector<f64, K>, upper: SVector<f64, K>) -> Self {
         self.limits = Some((lower, upper));
         self
+    }
+
+    /// The steps' Jacobians along each accepted trajectory computed on rayon's current thread pool
+    /// (with the `parallel` feature; without it one after another): the states rolled out first,
+    /// one step after another, then the N linearisations — three quarters of an iteration on a
+    /// robot arm, and independent of each other — shared among the threads. The plan is the same
+    /// to the bit (each Jacobian is computed by the same code from the same state); what it saves
+    /// is wall time where each step's Jacobians cost microseconds (a robot's RK4 step), and what it
+    /// costs where they cost nanoseconds (a pendulum's) is the threads' coordination. Run the
+    /// call inside `rayon::ThreadPool::install` to choose the threads.
+    #[must_use]
+    pub const fn parallel(mut self, on: bool) -> Self {
+        self.parallel = on;
+        self
+    }
+
+    /// t_k.
+    fn time(&self, k: usize) -> f64 {
+        self.t0 + self.h * k as f64
     }
 
     /// `u` clamped into the limits.
@@ -235,23 +258,59 @@ fn dynamic<const R: usize>(m: &SMatrix<f64, R, R>) -> nalgebra::DMatrix<f64> {
 type Rollout<const D: usize, const K: usize, const C: usize> =
     (Vec<SVector<f64, D>>, Vec<SMatrix<f64, C, C>>, Vec<SMatrix<f64, C, K>>);
 
+/// The states from `x0` under the inputs `us` and the steps' Jacobians along them: step by step
+/// (each step's Jacobians with its state), or in parallel ([`IlqrProblem::parallel`]) the states
+/// first and then the Jacobians.
 fn rollout<const D: usize, const K: usize, const C: usize>(
-    sys: &impl Planned<D, C, K>,
+    sys: &(impl Planned<D, C, K> + Sync),
     p: &IlqrProblem<D, K, C>,
     x0: &SVector<f64, D>,
     us: &[SVector<f64, K>],
 ) -> Result<Rollout<D, K, C>, (usize, SimError)> {
     let mut xs = Vec::with_capacity(p.steps + 1);
-    let (mut a, mut b) = (Vec::with_capacity(p.steps), Vec::with_capacity(p.steps));
     xs.push(*x0);
+    if p.parallel {
+        for (k, u) in us.iter().enumerate() {
+            let next = sys.advance(p.time(k), &xs[k], u, p.h).map_err(|e| (k, e))?;
+            xs.push(next);
+        }
+        let (a, b) = jacobians(sys, p, &xs, us)?;
+        return Ok((xs, a, b));
+    }
+    let (mut a, mut b) = (Vec::with_capacity(p.steps), Vec::with_capacity(p.steps));
     for (k, u) in us.iter().enumerate() {
-        let t = p.t0 + p.h * k as f64;
-        let step = sys.step(t, &xs[k], u, p.h).map_err(|e| (k, e))?;
+        let step = sys.step(p.time(k), &xs[k], u, p.h).map_err(|e| (k, e))?;
         xs.push(step.next);
         a.push(step.a);
         b.push(step.b);
     }
     Ok((xs, a, b))
+}
+
+/// The steps' Jacobians at the states `xs` under the inputs `us`, on rayon's current pool (with
+/// the `parallel` feature), or the first step where they fail.
+#[allow(clippy::type_complexity)]
+fn jacobians<const D: usize, const K: usize, const C: usize>(
+    sys: &(impl Planned<D, C, K> + Sync),
+    p: &IlqrProblem<D, K, C>,
+    xs: &[SVector<f64, D>],
+    us: &[SVector<f64, K>],
+) -> Result<(Vec<SMatrix<f64, C, C>>, Vec<SMatrix<f64, C, K>>), (usize, SimError)> {
+    let one = |k: usize| sys.step(p.time(k), &xs[k], &us[k], p.h).map(|s| (s.a, s.b)).map_err(|e| (k, e));
+    #[cfg(feature = "parallel")]
+    let steps: Vec<_> = {
+        use rayon::prelude::*;
+        (0..us.len()).into_par_iter().map(one).collect()
+    };
+    #[cfg(not(feature = "parallel"))]
+    let steps: Vec<_> = (0..us.len()).map(one).collect();
+    let (mut a, mut b) = (Vec::with_capacity(us.len()), Vec::with_capacity(us.len()));
+    for step in steps {
+        let (ak, bk) = step?;
+        a.push(ak);
+        b.push(bk);
+    }
+    Ok((a, b))
 }
 
 /// The backward pass: feedforwards, gains and the predicted decrease's two terms
@@ -361,7 +420,7 @@ fn state_cost<const D: usize, const K: usize, const C: usize>(
 /// symmetric positive semidefinite, R symmetric positive definite, all finite), a tolerance below
 /// zero or a non-finite reference; [`IlqrError::Rollout`] if the system fails along the guess. A failure later
 /// (a trial rollout leaving the system's domain) only rejects that trial.
-pub fn ilqr<S: StepMap<D, K> + ?Sized, const D: usize, const K: usize>(
+pub fn ilqr<S: StepMap<D, K> + Sync + ?Sized, const D: usize, const K: usize>(
     sys: &S,
     p: &IlqrProblem<D, K>,
     x0: &SVector<f64, D>,
@@ -395,7 +454,7 @@ pub fn ilqr_tangent<S, const P: usize, const N: usize, const D: usize, const C: 
     guess: &[SVector<f64, K>],
 ) -> Result<IlqrSolution<D, K, C>, IlqrError>
 where
-    S: InputJacobians<D, K> + ?Sized,
+    S: InputJacobians<D, K> + Sync + ?Sized,
 {
     solve(&Charts::<S, P, N>(sys), p, x0, guess)
 }
@@ -480,7 +539,7 @@ where
 
 /// The iteration over any [`Planned`] space (see [`ilqr`]).
 pub(crate) fn solve<const D: usize, const K: usize, const C: usize>(
-    sys: &impl Planned<D, C, K>,
+    sys: &(impl Planned<D, C, K> + Sync),
     p: &IlqrProblem<D, K, C>,
     x0: &SVector<f64, D>,
     guess: &[SVector<f64, K>],
@@ -575,14 +634,24 @@ pub(crate) fn solve<const D: usize, const K: usize, const C: usize>(
             continue;
         };
         let decrease = (cost - next_cost) / cost.abs().max(f64::MIN_POSITIVE);
-        match rollout(sys, p, x0, &next_us) {
+        // The Jacobians along the accepted trajectory: in parallel about the forward pass's own
+        // states, or with the states rolled out again step by step.
+        let along = if p.parallel {
+            jacobians(sys, p, &next_xs, &next_us).map(|(a2, b2)| (next_xs, a2, b2))
+        } else {
+            let again = rollout(sys, p, x0, &next_us);
+            if let Ok((x2, ..)) = &again {
+                debug_assert!((x2[p.steps] - next_xs[p.steps]).norm() <= 1e-9 * (1.0 + x2[p.steps].norm()));
+            }
+            again
+        };
+        match along {
             Ok((x2, a2, b2)) => (xs, a, b) = (x2, a2, b2),
             Err(_) => {
                 mu = raised(mu);
                 continue;
             }
         }
-        debug_assert!((xs[p.steps] - next_xs[p.steps]).norm() <= 1e-9 * (1.0 + xs[p.steps].norm()));
         us = next_us;
         cost = next_cost;
         costs.push(cost);
@@ -729,8 +798,7 @@ fn forward<const D: usize, const K: usize, const C: usize>(
     states.push(x);
     for k in 0..p.steps {
         let u = p.clamped(us[k] + ds[k] * alpha + ks[k] * sys.difference(&x, &xs[k]));
-        let t = p.t0 + p.h * k as f64;
-        x = sys.advance(t, &x, &u, p.h).ok()?;
+        x = sys.advance(p.time(k), &x, &u, p.h).ok()?;
         inputs.push(u);
         states.push(x);
     }
@@ -784,7 +852,7 @@ mod tests {
 
     /// The pendulum swung up over 4 s on the step map `map`, planned from zero torques: converged,
     /// J decreasing, the end near upright, and J stationary in the inputs along the map's rollouts.
-    fn swing_up(map: &impl StepMap<2, 1>) -> IlqrSolution<2, 1> {
+    fn swing_up(map: &(impl StepMap<2, 1> + Sync)) -> IlqrSolution<2, 1> {
         let (h, n) = (0.02, 200);
         let goal = Vector2::new(std::f64::consts::PI, 0.0);
         let p = IlqrProblem::new((0.0, h, n), goal, Matrix2::identity() * 0.01, Matrix1::new(0.05), Matrix2::identity() * 500.0)
@@ -820,6 +888,41 @@ mod tests {
         for (k, u) in s.inputs.iter().enumerate() {
             assert_eq!(semi_implicit_euler(&Pendulum, h * k as f64, &s.states[k], u, h).expect("step"), s.states[k + 1]);
         }
+    }
+
+    /// Linearised on several threads ([`IlqrProblem::parallel`]: the states rolled out first, the
+    /// steps' Jacobians then shared out) the plans are the sequential ones to the bit — the
+    /// pendulum's swing-up on the RK4 and the semi-implicit Euler maps, its torque-limited pumping,
+    /// and the body's three-axis slew in the charts — each over many accepted iterations.
+    #[test]
+    fn plans_linearised_in_parallel_are_the_sequential_plans_to_the_bit() {
+        fn same<const D: usize, const K: usize, const C: usize>(planned: impl Fn(bool) -> IlqrSolution<D, K, C>, what: &str) {
+            let (one, many) = (planned(false), planned(true));
+            assert!(one.costs.len() > 5, "{what}: {} iterations", one.costs.len() - 1);
+            assert_eq!(one.status, many.status, "{what}");
+            assert_eq!(one.costs, many.costs, "{what}");
+            assert_eq!(one.states, many.states, "{what}");
+            assert_eq!(one.inputs, many.inputs, "{what}");
+            assert_eq!(one.gains, many.gains, "{what}");
+        }
+        let (h, n) = (0.02, 200);
+        let goal = Vector2::new(std::f64::consts::PI, 0.0);
+        let p = IlqrProblem::new((0.0, h, n), goal, Matrix2::identity() * 0.01, Matrix1::new(0.05), Matrix2::identity() * 500.0)
+            .tolerance(1e-10);
+        let guess = vec![Vector1::zeros(); n];
+        let limited = p.clone().limits(Vector1::new(-3.0), Vector1::new(3.0));
+        same(|on| ilqr(&Pendulum, &p.clone().parallel(on), &Vector2::zeros(), &guess).expect("solves"), "RK4");
+        let euler = crate::step::SemiImplicitEuler(&Pendulum);
+        same(|on| ilqr(&euler, &p.clone().parallel(on), &Vector2::zeros(), &guess).expect("solves"), "Euler");
+        same(|on| ilqr(&Pendulum, &limited.clone().parallel(on), &Vector2::zeros(), &guess).expect("solves"), "limited");
+        let goal = attitude(nalgebra::Vector3::new(1.0, 2.0, -1.0), 2.1, [0.0; 3]);
+        let q = SMatrix::<f64, 6, 6>::from_diagonal(&SVector::from([0.8, 0.3, 0.5, 0.2, 0.05, 0.1]));
+        let (r, qf) = (nalgebra::Matrix3::identity() * 0.2, SMatrix::<f64, 6, 6>::identity() * 1e3);
+        let slew = IlqrProblem::new((0.0, 0.06, 40), goal, q, r, qf).tolerance(1e-13);
+        let start = attitude(nalgebra::Vector3::new(0.3, -1.0, 0.5), 0.4, [0.6, -0.4, 0.3]);
+        let body = Body(nalgebra::Vector3::new(1.0, 2.0, 3.5));
+        let zeros = vec![nalgebra::Vector3::zeros(); 40];
+        same(|on| ilqr_tangent::<_, 4, 3, 7, 6, 3>(&body, &slew.clone().parallel(on), &start, &zeros).expect("a plan"), "slew");
     }
 
     /// Torque limited below m g l, the pendulum pumps: every input within the limits, the end near

@@ -109,7 +109,12 @@ impl<const D: usize, const K: usize, const C: usize> Mpc<D, K, C> {
     }
 
     /// One tick in `space`: the plan from `x` at `t`, its first input; the guess shifted.
-    fn tick(&mut self, space: &impl Planned<D, C, K>, t: f64, x: &SVector<f64, D>) -> Result<SVector<f64, K>, IlqrError> {
+    fn tick(
+        &mut self,
+        space: &(impl Planned<D, C, K> + Sync),
+        t: f64,
+        x: &SVector<f64, D>,
+    ) -> Result<SVector<f64, K>, IlqrError> {
         self.problem.t0 = t;
         let plan = solve(space, &self.problem, x, &self.guess)?;
         let first = plan.inputs[0];
@@ -131,7 +136,7 @@ impl<const D: usize, const K: usize> Mpc<D, K> {
     /// As [`crate::ilqr::ilqr`]: [`IlqrError::Malformed`] for a problem or guess that is not what
     /// the plan needs, [`IlqrError::Rollout`] if the system fails along the guess. The controller
     /// then keeps its guess and its last plan (whose next input a law may hold instead).
-    pub fn control<S: StepMap<D, K> + ?Sized>(
+    pub fn control<S: StepMap<D, K> + Sync + ?Sized>(
         &mut self,
         sys: &S,
         t: f64,
@@ -155,7 +160,7 @@ impl<const D: usize, const K: usize, const C: usize> Mpc<D, K, C> {
         x: &SVector<f64, D>,
     ) -> Result<SVector<f64, K>, IlqrError>
     where
-        S: InputJacobians<D, K> + ?Sized,
+        S: InputJacobians<D, K> + Sync + ?Sized,
     {
         self.tick(&Charts::<S, P, N>(sys), t, x)
     }

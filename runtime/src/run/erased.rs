@@ -569,6 +569,9 @@ pub struct IlqrRequest {
     pub max_iterations: usize,
     /// The step map planned on.
     pub scheme: IlqrScheme,
+    /// Whether the steps' Jacobians are computed on several threads
+    /// ([`IlqrProblem::parallel`](crate::ilqr::IlqrProblem::parallel)).
+    pub parallel: bool,
 }
 
 /// The step map an erased iLQR plans on ([`IlqrRequest::scheme`]).
@@ -611,6 +614,7 @@ impl IlqrRequest {
             tolerance: 1e-8,
             max_iterations: 200,
             scheme: IlqrScheme::Rk4,
+            parallel: false,
         }
     }
 }
@@ -640,7 +644,7 @@ pub struct FlatIlqr {
 /// [`SimError::InvalidArgument`] for vectors or weights of the wrong sizes or a malformed
 /// problem (see [`crate::ilqr::IlqrError::Malformed`]); the step map's own error where the
 /// guess's rollout fails.
-pub fn ilqr<S: crate::step::StepMap<D, K> + ?Sized, const D: usize, const K: usize>(
+pub fn ilqr<S: crate::step::StepMap<D, K> + Sync + ?Sized, const D: usize, const K: usize>(
     sys: &S,
     info: &ModelInfo,
     request: &IlqrRequest,
@@ -660,7 +664,7 @@ pub fn ilqr_second_order<S, const D: usize, const K: usize>(
     request: &IlqrRequest,
 ) -> Result<FlatIlqr, SimError>
 where
-    S: crate::step::InputJacobians<D, K> + crate::step::SecondOrder + ?Sized,
+    S: crate::step::InputJacobians<D, K> + crate::step::SecondOrder + Sync + ?Sized,
 {
     match request.scheme {
         IlqrScheme::SemiImplicitEuler => flat_ilqr::<D, K, D>(info, request, |problem, x0, guess| {
@@ -694,7 +698,7 @@ pub fn ilqr_tangent<S, const P: usize, const N: usize, const D: usize, const C: 
     request: &IlqrRequest,
 ) -> Result<FlatIlqr, SimError>
 where
-    S: crate::step::InputJacobians<D, K> + ?Sized,
+    S: crate::step::InputJacobians<D, K> + Sync + ?Sized,
 {
     rk4_only(info, request)?;
     flat_ilqr::<D, K, C>(info, request, |problem, x0, guess| {
@@ -739,7 +743,8 @@ fn flat_ilqr<const D: usize, const K: usize, const C: usize>(
         SMatrix::<f64, C, C>::from_iterator(request.qf.iter().copied()),
     )
     .tolerance(request.tolerance)
-    .max_iterations(request.max_iterations);
+    .max_iterations(request.max_iterations)
+    .parallel(request.parallel);
     if !request.reference.is_empty() {
         problem = problem.reference(inputs::<K>(info, &request.reference)?);
     }
