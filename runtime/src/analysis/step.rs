@@ -298,7 +298,10 @@ where
 /// A step map x_{k+1} = Φ_h(t_k, x_k, u_k) with its exact Jacobians: what iLQR plans over
 /// ([`crate::ilqr::ilqr`]). Every system with [`InputJacobians`] is one by the classical
 /// Runge–Kutta step ([`rk4_step`]), a generated discrete model with inputs by its variational
-/// integrator ([`VariationalMap`]).
+/// integrator ([`VariationalMap`]). `step`'s x_{k+1} is `advance`'s to the bit (each map here
+/// computes both by the same code): iLQR rolls a trajectory out by either — linearised in
+/// parallel ([`IlqrProblem::parallel`](crate::ilqr::IlqrProblem::parallel)) its states come from
+/// `advance`, one step after another from `step` — and its plans are the same either way.
 pub trait StepMap<const D: usize, const K: usize> {
     /// x_{k+1}.
     ///
