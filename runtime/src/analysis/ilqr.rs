@@ -357,7 +357,8 @@ fn backward<const D: usize, const K: usize, const C: usize>(
         predicted.0 += d.dot(&qu);
         predicted.1 += 0.5 * d.dot(&(quu_plain * d));
         vx = qx + gain.transpose() * (quu_plain * d) + gain.transpose() * qu + qux.transpose() * d;
-        let next = qxx + gain.transpose() * quu_plain * gain + gain.transpose() * qux + qux.transpose() * gain;
+        // Kᵀ Q_uu K + Kᵀ Q_ux + Q_uxᵀ K with one product by Kᵀ.
+        let next = qxx + gain.transpose() * (quu_plain * gain + qux) + qux.transpose() * gain;
         vxx = (next + next.transpose()) * 0.5;
         ds[k] = d;
         ks[k] = gain;
@@ -593,6 +594,7 @@ pub(crate) fn solve<const D: usize, const K: usize, const C: usize>(
     let mut costs = vec![cost];
     let (mut mu, mu_max) = (0.0_f64, 1e10);
     let mut status = IlqrStatus::IterationLimit;
+    let mut last = None;
     'outer: for _ in 0..p.max_iterations {
         // Backward pass, regularised until Q_uu is positive definite.
         let (ds, ks, predicted) = loop {
@@ -609,6 +611,8 @@ pub(crate) fn solve<const D: usize, const K: usize, const C: usize>(
         // every improving direction leaves the box, no trial could be accepted).
         if -(predicted.0 + predicted.1) <= p.tolerance * cost.abs() {
             status = IlqrStatus::Converged;
+            // This pass is the final one: about the final trajectory, regularised as it is left.
+            last = Some(ks);
             break;
         }
         // Forward pass with a line search.
@@ -663,15 +667,17 @@ pub(crate) fn solve<const D: usize, const K: usize, const C: usize>(
     }
     // The gains about the final trajectory, however the iteration ended (regularised as it left
     // them, more where Q_uu needs it); zero where no regularisation makes Q_uu positive definite.
-    let mut gains = vec![SMatrix::<f64, K, C>::zeros(); p.steps];
-    let mut m = mu;
-    while m <= mu_max {
-        if let Some((_, ks, _)) = backward(sys, p, (&xs, &us), (&a, &b), m) {
-            gains = ks;
-            break;
+    // Converged by the pass's prediction, that pass's own (a warm-started MPC tick's usual end).
+    let gains = last.unwrap_or_else(|| {
+        let mut m = mu;
+        while m <= mu_max {
+            if let Some((_, ks, _)) = backward(sys, p, (&xs, &us), (&a, &b), m) {
+                return ks;
+            }
+            m = raised(m);
         }
-        m = raised(m);
-    }
+        vec![SMatrix::<f64, K, C>::zeros(); p.steps]
+    });
     Ok(IlqrSolution { states: xs, inputs: us, gains, costs, status })
 }
 
