@@ -867,6 +867,12 @@ mod tests {
         assert_eq!(s.status, IlqrStatus::Converged, "{:?}", s.costs);
         assert!(s.costs.windows(2).all(|w| w[1] < w[0]));
         assert!((s.states[n] - goal).norm() < 0.05, "{}", s.states[n]);
+        // The gains are the backward pass's about the plan's own trajectory (unregularised at the
+        // end), to the bit — kept from the pass that found no decrease worth a step.
+        let (xs, a, b) = rollout(&Flat(map), &p, &Vector2::zeros(), &s.inputs).expect("rollout");
+        assert_eq!(xs, s.states);
+        let (_, gains, _) = backward(&Flat(map), &p, (&xs, &s.inputs), (&a, &b), 0.0).expect("a pass");
+        assert_eq!(gains, s.gains);
         let cost = |us: &[Vector1<f64>]| {
             let (xs, _, _) = rollout(&Flat(map), &p, &Vector2::zeros(), us).expect("rollout");
             p.cost(&Flat(map), &xs, us)
