@@ -31,6 +31,12 @@
 //! same A and B as fixed-size matrices, without names, embedding or mechanical form), after
 //! checking that the three agree to 1e-10.
 //!
+//! One iLQR iteration of the arm over 30 RK4 steps of 10 ms (a model-predictive controller's
+//! real-time iteration: the rollout with its 30 step linearisations, the backward pass, the line
+//! search, the linearisations about the accepted trajectory and the final gains): one step after
+//! another, with the linearisations shared among the cores (`IlqrProblem::parallel`, the same plan
+//! to the bit, checked first), and on the semi-implicit Euler map.
+//!
 //! `cargo bench --bench control` prints the ratios.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -146,6 +152,63 @@ fn arm(c: &mut Criterion) {
     group.bench_function("arm6/linearize", |bch| bch.iter(|| p.linearize(0.0, black_box(&x), uu)));
     group.bench_function("arm6/differences", |bch| bch.iter(|| arm_differenced(&p, black_box(&x), &u)));
     group.finish();
+}
+
+/// One iLQR iteration of the arm over 30 RK4 steps, one step after another and on all cores, and
+/// on the semi-implicit Euler map, printed as ratios.
+fn arm_plans(c: &mut Criterion) {
+    use routh::runtime::ilqr::{IlqrProblem, ilqr};
+    use routh::runtime::step::SemiImplicitEuler;
+    let p = Arm6 { g: 9.81 };
+    let start = SVector::<f64, 12>::from_fn(|i, _| if i < 6 { 0.4 - 0.3 * i as f64 } else { 0.0 });
+    let goal = SVector::<f64, 12>::from_fn(|i, _| if i < 6 { 0.1 * i as f64 - 0.2 } else { 0.0 });
+    let q = SMatrix::<f64, 12, 12>::from_diagonal(&SVector::from_fn(|i, _| if i < 6 { 100.0 } else { 1.0 }));
+    let problem = IlqrProblem::new((0.0, 0.01, 30), goal, q, SMatrix::<f64, 6, 6>::identity() * 1e-3, q * 10.0).max_iterations(1);
+    let shared = problem.clone().parallel(true);
+    let guess = vec![SVector::<f64, 6>::zeros(); 30];
+    let (one, many) = (ilqr(&p, &problem, &start, &guess).unwrap(), ilqr(&p, &shared, &start, &guess).unwrap());
+    assert!(one.inputs == many.inputs && one.gains == many.gains && one.costs.len() == 2, "{:?}", one.costs);
+    let euler = SemiImplicitEuler(&p);
+    // Each timed after 50 calls of its own: rayon's threads started and awake.
+    let time = |f: &dyn Fn()| {
+        per_call(50, f);
+        per_call(500, f)
+    };
+    let (t_one, t_many, t_euler) = (
+        time(&|| {
+            black_box(ilqr(&p, &problem, black_box(&start), &guess).unwrap());
+        }),
+        time(&|| {
+            black_box(ilqr(&p, &shared, black_box(&start), &guess).unwrap());
+        }),
+        time(&|| {
+            black_box(ilqr(&euler, &problem, black_box(&start), &guess).unwrap());
+        }),
+    );
+    println!(
+        "arm6 one iLQR iteration over 30 RK4 steps: {:.0} µs; linearised on {} threads {:.0} µs ({:.2}×); on the \
+         semi-implicit Euler map {:.0} µs ({:.2}×)",
+        1e6 * t_one,
+        rayon_threads(),
+        1e6 * t_many,
+        t_many / t_one,
+        1e6 * t_euler,
+        t_euler / t_one
+    );
+    let mut group = c.benchmark_group("control");
+    group.bench_function("arm6/ilqr_iteration", |bch| bch.iter(|| ilqr(&p, &problem, black_box(&start), &guess)));
+    group.bench_function("arm6/ilqr_iteration_parallel", |bch| bch.iter(|| ilqr(&p, &shared, black_box(&start), &guess)));
+    group.bench_function("arm6/ilqr_iteration_euler", |bch| bch.iter(|| ilqr(&euler, &problem, black_box(&start), &guess)));
+    group.finish();
+}
+
+/// The cores rayon's global pool would use (its `RAYON_NUM_THREADS`, else the machine's).
+fn rayon_threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get))
 }
 
 /// The quadruped's tangent linearisation through its quaternion state: the field's Jacobian, M,
@@ -384,5 +447,5 @@ fn contact(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, arm, quadruped, variational, contact);
+criterion_group!(benches, bench, arm, arm_plans, quadruped, variational, contact);
 criterion_main!(benches);
