@@ -35,7 +35,9 @@
 //! real-time iteration: the rollout with its 30 step linearisations, the backward pass, the line
 //! search, the linearisations about the accepted trajectory and the final gains): one step after
 //! another, with the linearisations shared among the cores (`IlqrProblem::parallel`, the same plan
-//! to the bit, checked first), and on the semi-implicit Euler map.
+//! to the bit, checked first), without the gains about the final trajectory
+//! (`IlqrProblem::final_gains(false)`: the same plan, no gains, checked first), and on the
+//! semi-implicit Euler map.
 //!
 //! `cargo bench --bench control` prints the ratios.
 
@@ -165,16 +167,19 @@ fn arm_plans(c: &mut Criterion) {
     let q = SMatrix::<f64, 12, 12>::from_diagonal(&SVector::from_fn(|i, _| if i < 6 { 100.0 } else { 1.0 }));
     let problem = IlqrProblem::new((0.0, 0.01, 30), goal, q, SMatrix::<f64, 6, 6>::identity() * 1e-3, q * 10.0).max_iterations(1);
     let shared = problem.clone().parallel(true);
+    let bare = problem.clone().final_gains(false);
     let guess = vec![SVector::<f64, 6>::zeros(); 30];
     let (one, many) = (ilqr(&p, &problem, &start, &guess).unwrap(), ilqr(&p, &shared, &start, &guess).unwrap());
     assert!(one.inputs == many.inputs && one.gains == many.gains && one.costs.len() == 2, "{:?}", one.costs);
+    let without = ilqr(&p, &bare, &start, &guess).unwrap();
+    assert!(one.inputs == without.inputs && one.costs == without.costs && without.gains.is_empty());
     let euler = SemiImplicitEuler(&p);
     // Each timed after 50 calls of its own: rayon's threads started and awake.
     let time = |f: &dyn Fn()| {
         per_call(50, f);
         per_call(500, f)
     };
-    let (t_one, t_many, t_euler) = (
+    let (t_one, t_many, t_bare, t_euler) = (
         time(&|| {
             black_box(ilqr(&p, &problem, black_box(&start), &guess).unwrap());
         }),
@@ -182,22 +187,29 @@ fn arm_plans(c: &mut Criterion) {
             black_box(ilqr(&p, &shared, black_box(&start), &guess).unwrap());
         }),
         time(&|| {
+            black_box(ilqr(&p, &bare, black_box(&start), &guess).unwrap());
+        }),
+        time(&|| {
             black_box(ilqr(&euler, &problem, black_box(&start), &guess).unwrap());
         }),
     );
     println!(
-        "arm6 one iLQR iteration over 30 RK4 steps: {:.0} µs; linearised on {} threads {:.0} µs ({:.2}×); on the \
-         semi-implicit Euler map {:.0} µs ({:.2}×)",
+        "arm6 one iLQR iteration over 30 RK4 steps: {:.0} µs; linearised on {} threads {:.0} µs ({:.2}×); without \
+         final gains {:.0} µs ({:.2}×); on the semi-implicit Euler map {:.0} µs ({:.2}×)",
         1e6 * t_one,
         rayon_threads(),
         1e6 * t_many,
         t_many / t_one,
+        1e6 * t_bare,
+        t_bare / t_one,
         1e6 * t_euler,
         t_euler / t_one
     );
     let mut group = c.benchmark_group("control");
     group.bench_function("arm6/ilqr_iteration", |bch| bch.iter(|| ilqr(&p, &problem, black_box(&start), &guess)));
     group.bench_function("arm6/ilqr_iteration_parallel", |bch| bch.iter(|| ilqr(&p, &shared, black_box(&start), &guess)));
+    group
+        .bench_function("arm6/ilqr_iteration_without_final_gains", |bch| bch.iter(|| ilqr(&p, &bare, black_box(&start), &guess)));
     group.bench_function("arm6/ilqr_iteration_euler", |bch| bch.iter(|| ilqr(&euler, &problem, black_box(&start), &guess)));
     group.finish();
 }

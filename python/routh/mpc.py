@@ -17,13 +17,13 @@ class Mpc:
     """A model-predictive controller of ``model`` (an instance of a generated class with inputs).
 
     ``goal``, ``q``, ``r``, ``qf``, ``reference``, ``limits``, ``tolerance``, ``max_iterations``,
-    ``tangent``, ``scheme`` and ``parallel`` are the model's ``ilqr`` arguments, planned at every tick over ``steps``
+    ``tangent``, ``scheme``, ``parallel`` and ``final_gains`` are the model's ``ilqr`` arguments, planned at every tick over ``steps``
     steps of ``dt``; ``guess`` the first tick's inputs (``steps`` rows; zeros by default, or the reference
     input repeated). A path to track is given tick by tick by :meth:`references`.
     """
 
     def __init__(self, model, steps, dt, goal, q, r, qf, *, reference=None, limits=None, tolerance=1e-8,
-                 max_iterations=200, tangent=False, scheme="rk4", parallel=False, guess=None):
+                 max_iterations=200, tangent=False, scheme="rk4", parallel=False, final_gains=True, guess=None):
         inputs = np.asarray(r, dtype=float).shape[0]
         if guess is None:
             row = np.zeros(inputs) if reference is None else np.asarray(reference, dtype=float)
@@ -32,7 +32,7 @@ class Mpc:
         self.dt = dt
         self._problem = dict(goal=goal, q=q, r=r, qf=qf)
         self._options = dict(reference=reference, limits=limits, tolerance=tolerance, max_iterations=max_iterations,
-                             tangent=tangent, scheme=scheme, parallel=parallel)
+                             tangent=tangent, scheme=scheme, parallel=parallel, final_gains=final_gains)
         self._guess = np.array(guess, dtype=float).reshape(steps, inputs)
         self._path = None
         self.plan = None

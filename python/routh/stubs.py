@@ -108,6 +108,7 @@ class Model:
         tangent: bool = False,
         scheme: str = "rk4",
         parallel: bool = False,
+        final_gains: bool = True,
     ) -> dict[str, Any]: ...
     def simulate(
         self,

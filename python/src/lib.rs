@@ -821,8 +821,12 @@ impl Model {
     /// evaluation of the field's Jacobians a step; a model with x = (q, v), q̇ = v). With
     /// `parallel=True` each iteration's step Jacobians are computed on all cores (routh's
     /// `IlqrProblem::parallel`): the same plan to the bit, in less time where a step's Jacobians
-    /// cost microseconds (a robot's), in more where they cost nanoseconds (a pendulum's).
-    #[pyo3(signature = (x0, guess, dt, goal, q, r, qf, *, t0 = 0.0, reference = None, path = None, limits = None, tolerance = 1e-8, max_iterations = 200, tangent = false, scheme = "rk4", parallel = false))]
+    /// cost microseconds (a robot's), in more where they cost nanoseconds (a pendulum's). With
+    /// `final_gains=False` the iteration's last linearisations and backward pass, which give only
+    /// the gains about the final trajectory, are skipped (routh's `IlqrProblem::final_gains`):
+    /// `gains` is empty (0 × inputs × state), the rest the same to the bit — an MPC applying each
+    /// plan's first input at half the work a tick with `max_iterations=1`.
+    #[pyo3(signature = (x0, guess, dt, goal, q, r, qf, *, t0 = 0.0, reference = None, path = None, limits = None, tolerance = 1e-8, max_iterations = 200, tangent = false, scheme = "rk4", parallel = false, final_gains = true))]
     #[allow(clippy::too_many_arguments)]
     fn ilqr<'py>(
         &self,
@@ -843,6 +847,7 @@ impl Model {
         tangent: bool,
         scheme: &str,
         parallel: bool,
+        final_gains: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let (d, k) = (self.info().state_dim, self.info().inputs.len());
         // The deviations' dimension: the state's, or the charts' 2n (Q's own, checked by routh).
@@ -856,6 +861,7 @@ impl Model {
         request.tolerance = tolerance;
         request.max_iterations = max_iterations;
         request.parallel = parallel;
+        request.final_gains = final_gains;
         request.scheme = match scheme.to_ascii_lowercase().as_str() {
             "rk4" => routh::runtime::erased::IlqrScheme::Rk4,
             "semi_implicit_euler" => routh::runtime::erased::IlqrScheme::SemiImplicitEuler,

@@ -622,3 +622,27 @@ def test_ilqr_linearised_on_all_cores_is_the_same_plan():
         u, w = (m.control(k * 0.05, x) for m in mpcs)
         assert np.array_equal(bits(u), bits(w))
         x, _, _ = c.step(x, u, 0.05, t=k * 0.05)
+
+
+def test_ilqr_without_final_gains_is_the_same_plan_without_gains():
+    # final_gains=False skips the last linearisations and backward pass (routh's
+    # IlqrProblem::final_gains): the same states, inputs and costs to the bit, no gains — and the
+    # same MPC inputs tick after tick with one iteration a tick.
+    c = rm.CartPole(**CARTPOLE)
+    steps, dt = 60, 0.025
+    q = np.diag([1.0, 10.0, 0.1, 0.1])
+    args = ([0.0, 0.3, 0.0, 0.0], np.zeros((steps, 1)), dt, np.zeros(4), q, 0.1 * np.eye(1), 100.0 * q)
+    for iterations in (1, 200):
+        full = c.ilqr(*args, max_iterations=iterations)
+        bare = c.ilqr(*args, max_iterations=iterations, final_gains=False)
+        assert full["status"] == bare["status"] and len(full["costs"]) > 1
+        for key in ("states", "inputs", "costs"):
+            assert np.array_equal(bits(full[key]), bits(bare[key])), (iterations, key)
+        assert full["gains"].shape == (steps, 1, 4) and bare["gains"].shape == (0, 1, 4)
+    mpcs = [routh.Mpc(c, 30, 0.05, np.zeros(4), q, 0.1 * np.eye(1), 10.0 * np.eye(4), max_iterations=1, final_gains=on)
+            for on in (True, False)]
+    x = np.array([0.0, 0.3, 0.0, 0.0])
+    for k in range(5):
+        u, w = (m.control(k * 0.05, x) for m in mpcs)
+        assert np.array_equal(bits(u), bits(w))
+        x, _, _ = c.step(x, u, 0.05, t=k * 0.05)

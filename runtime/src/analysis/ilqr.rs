@@ -83,6 +83,9 @@ pub struct IlqrProblem<const D: usize, const K: usize, const C: usize = D> {
     /// Whether the steps' Jacobians along each trajectory are computed on several threads
     /// (default `false`): see [`IlqrProblem::parallel`].
     pub parallel: bool,
+    /// Whether the solution carries the gains about its final trajectory (default `true`): see
+    /// [`IlqrProblem::final_gains`].
+    pub final_gains: bool,
 }
 
 impl<const D: usize, const K: usize, const C: usize> IlqrProblem<D, K, C> {
@@ -109,6 +112,7 @@ impl<const D: usize, const K: usize, const C: usize> IlqrProblem<D, K, C> {
             max_iterations: 200,
             limits: None,
             parallel: false,
+            final_gains: true,
         }
     }
 
@@ -132,6 +136,18 @@ impl<const D: usize, const K: usize, const C: usize> IlqrProblem<D, K, C> {
     #[must_use]
     pub const fn parallel(mut self, on: bool) -> Self {
         self.parallel = on;
+        self
+    }
+
+    /// Without the gains about the final trajectory (`false`; default `true`): the iteration's
+    /// last step linearisations and backward pass, which give nothing else, are skipped and the
+    /// solution's `gains` is empty; its states, inputs, costs and status are the same to the bit.
+    /// A model-predictive controller that applies each plan's first input alone needs no more — a
+    /// real-time iteration (one iteration a tick) then does half the work: one sweep of
+    /// linearisations and one backward pass a tick instead of two of each.
+    #[must_use]
+    pub const fn final_gains(mut self, on: bool) -> Self {
+        self.final_gains = on;
         self
     }
 
@@ -214,7 +230,8 @@ pub struct IlqrSolution<const D: usize, const K: usize, const C: usize = D> {
     /// u_k = inputs_k + K_k (x − states_k) near it — with x ⊖ states_k in the tangent charts
     /// ([`ilqr_tangent`], [`StateLayout::chart_difference`](crate::mechanics::StateLayout::chart_difference))
     /// — (zero where no regularisation makes the pass's Q_uu positive definite; the status is then
-    /// [`IlqrStatus::NoDescent`]).
+    /// [`IlqrStatus::NoDescent`]). Empty where the problem asks for no final gains
+    /// ([`IlqrProblem::final_gains`]).
     pub gains: Vec<SMatrix<f64, K, C>>,
     /// J after each accepted iteration, the initial guess's first.
     pub costs: Vec<f64>,
@@ -595,7 +612,7 @@ pub(crate) fn solve<const D: usize, const K: usize, const C: usize>(
     let (mut mu, mu_max) = (0.0_f64, 1e10);
     let mut status = IlqrStatus::IterationLimit;
     let mut last = None;
-    'outer: for _ in 0..p.max_iterations {
+    'outer: for iteration in 0..p.max_iterations {
         // Backward pass, regularised until Q_uu is positive definite.
         let (ds, ks, predicted) = loop {
             if let Some(pass) = backward(sys, p, (&xs, &us), (&a, &b), mu) {
@@ -638,6 +655,15 @@ pub(crate) fn solve<const D: usize, const K: usize, const C: usize>(
             continue;
         };
         let decrease = (cost - next_cost) / cost.abs().max(f64::MIN_POSITIVE);
+        // The last iteration, without final gains: the accepted trajectory needs no Jacobians.
+        if !p.final_gains && (decrease < p.tolerance || iteration + 1 == p.max_iterations) {
+            (xs, us, cost) = (next_xs, next_us, next_cost);
+            costs.push(cost);
+            if decrease < p.tolerance {
+                status = IlqrStatus::Converged;
+            }
+            break;
+        }
         // The Jacobians along the accepted trajectory: in parallel about the forward pass's own
         // states, or with the states rolled out again step by step.
         let along = if p.parallel {
@@ -668,16 +694,21 @@ pub(crate) fn solve<const D: usize, const K: usize, const C: usize>(
     // The gains about the final trajectory, however the iteration ended (regularised as it left
     // them, more where Q_uu needs it); zero where no regularisation makes Q_uu positive definite.
     // Converged by the pass's prediction, that pass's own (a warm-started MPC tick's usual end).
-    let gains = last.unwrap_or_else(|| {
-        let mut m = mu;
-        while m <= mu_max {
-            if let Some((_, ks, _)) = backward(sys, p, (&xs, &us), (&a, &b), m) {
-                return ks;
+    // None where the problem asks for none.
+    let gains = if !p.final_gains {
+        Vec::new()
+    } else {
+        last.unwrap_or_else(|| {
+            let mut m = mu;
+            while m <= mu_max {
+                if let Some((_, ks, _)) = backward(sys, p, (&xs, &us), (&a, &b), m) {
+                    return ks;
+                }
+                m = raised(m);
             }
-            m = raised(m);
-        }
-        vec![SMatrix::<f64, K, C>::zeros(); p.steps]
-    });
+            vec![SMatrix::<f64, K, C>::zeros(); p.steps]
+        })
+    };
     Ok(IlqrSolution { states: xs, inputs: us, gains, costs, status })
 }
 
@@ -935,6 +966,48 @@ mod tests {
         let body = Body(nalgebra::Vector3::new(1.0, 2.0, 3.5));
         let zeros = vec![nalgebra::Vector3::zeros(); 40];
         same(|on| ilqr_tangent::<_, 4, 3, 7, 6, 3>(&body, &slew.clone().parallel(on), &start, &zeros).expect("a plan"), "slew");
+    }
+
+    /// Without final gains ([`IlqrProblem::final_gains`]) the plans are the same to the bit and
+    /// carry no gains — the pendulum's swing-up converged, stopped after one and after seven
+    /// iterations, and torque-limited — and so are an MPC's inputs tick after tick with one
+    /// iteration a tick (the real-time iteration, whose every tick ends at the iteration limit).
+    #[test]
+    fn plans_without_final_gains_are_the_same_plans() {
+        let (h, n) = (0.02, 200);
+        let goal = Vector2::new(std::f64::consts::PI, 0.0);
+        let p = IlqrProblem::new((0.0, h, n), goal, Matrix2::identity() * 0.01, Matrix1::new(0.05), Matrix2::identity() * 500.0)
+            .tolerance(1e-10);
+        let guess = vec![Vector1::zeros(); n];
+        let limited = p.clone().limits(Vector1::new(-3.0), Vector1::new(3.0));
+        for (problem, what) in [
+            (p.clone(), "converged"),
+            (p.clone().max_iterations(1), "one"),
+            (p.clone().max_iterations(7), "seven"),
+            (limited, "limited"),
+        ] {
+            let with = ilqr(&Pendulum, &problem, &Vector2::zeros(), &guess).expect("solves");
+            let without = ilqr(&Pendulum, &problem.clone().final_gains(false), &Vector2::zeros(), &guess).expect("solves");
+            assert_eq!(with.status, without.status, "{what}");
+            assert_eq!(with.costs, without.costs, "{what}");
+            assert_eq!(with.states, without.states, "{what}");
+            assert_eq!(with.inputs, without.inputs, "{what}");
+            assert!(with.gains.len() == n && without.gains.is_empty(), "{what}");
+            assert!(with.costs.len() > 1, "{what}: no step accepted");
+        }
+        let window =
+            IlqrProblem::new((0.0, h, 40), goal, Matrix2::identity() * 0.01, Matrix1::new(0.05), Matrix2::identity() * 500.0)
+                .max_iterations(1);
+        let mut controllers = [crate::mpc::Mpc::new(window.clone()), crate::mpc::Mpc::new(window.final_gains(false))];
+        let mut x = Vector2::new(2.5, 0.0);
+        for k in 0..30 {
+            let t = h * k as f64;
+            let [one, other] = &mut controllers;
+            let u = one.control(&Pendulum, t, &x).expect("a tick");
+            assert_eq!(u, other.control(&Pendulum, t, &x).expect("a tick"), "tick {k}");
+            assert!(other.plan().expect("a plan").gains.is_empty());
+            x = crate::step::rk4(&Pendulum, t, &x, &u, h).expect("a step");
+        }
     }
 
     /// Torque limited below m g l, the pendulum pumps: every input within the limits, the end near

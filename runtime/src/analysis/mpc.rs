@@ -7,8 +7,9 @@
 //! iteration limit of one or two ([`IlqrProblem::max_iterations`]) makes each tick's work bounded
 //! (the real-time iteration). The references are the problem's, relative to the horizon's start
 //! (a goal, or a window of a path to track that [`Mpc::references`] moves along at every tick);
-//! limits, weights and tolerance are the problem's too, and so is [`IlqrProblem::parallel`] (each
-//! tick's step linearisations on all cores, the same inputs to the bit). The plan of the last
+//! limits, weights and tolerance are the problem's too, and so are [`IlqrProblem::parallel`] (each
+//! tick's step linearisations on all cores) and [`IlqrProblem::final_gains`] (without them a
+//! real-time tick does half the work; the plan then has no gains), the inputs the same to the bit. The plan of the last
 //! tick, with its gains and status, is [`Mpc::plan`].
 //!
 //! For a linear system with a quadratic cost the first input is the finite-horizon LQR's feedback

@@ -572,6 +572,9 @@ pub struct IlqrRequest {
     /// Whether the steps' Jacobians are computed on several threads
     /// ([`IlqrProblem::parallel`](crate::ilqr::IlqrProblem::parallel)).
     pub parallel: bool,
+    /// Whether the solution carries the gains about its final trajectory
+    /// ([`IlqrProblem::final_gains`](crate::ilqr::IlqrProblem::final_gains); `gains` empty without).
+    pub final_gains: bool,
 }
 
 /// The step map an erased iLQR plans on ([`IlqrRequest::scheme`]).
@@ -615,6 +618,7 @@ impl IlqrRequest {
             max_iterations: 200,
             scheme: IlqrScheme::Rk4,
             parallel: false,
+            final_gains: true,
         }
     }
 }
@@ -744,7 +748,8 @@ fn flat_ilqr<const D: usize, const K: usize, const C: usize>(
     )
     .tolerance(request.tolerance)
     .max_iterations(request.max_iterations)
-    .parallel(request.parallel);
+    .parallel(request.parallel)
+    .final_gains(request.final_gains);
     if !request.reference.is_empty() {
         problem = problem.reference(inputs::<K>(info, &request.reference)?);
     }
