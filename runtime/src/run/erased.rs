@@ -633,7 +633,8 @@ pub struct FlatIlqr {
     /// u₀ … u_{N−1}.
     pub inputs: Vec<Vec<f64>>,
     /// The feedback gains K₀ … K_{N−1} (inputs × state; inputs × the charts' 2n components from
-    /// [`DynModel::ilqr_tangent`]).
+    /// [`DynModel::ilqr_tangent`]); none where the request asks for no final gains
+    /// ([`IlqrRequest::final_gains`]).
     pub gains: Vec<DMatrix<f64>>,
     /// J after each accepted iteration, the guess's first.
     pub costs: Vec<f64>,
