@@ -890,10 +890,7 @@ mod tests {
     /// The pendulum swung up over 4 s on the step map `map`, planned from zero torques: converged,
     /// J decreasing, the end near upright, and J stationary in the inputs along the map's rollouts.
     fn swing_up(map: &(impl StepMap<2, 1> + Sync)) -> IlqrSolution<2, 1> {
-        let (h, n) = (0.02, 200);
-        let goal = Vector2::new(std::f64::consts::PI, 0.0);
-        let p = IlqrProblem::new((0.0, h, n), goal, Matrix2::identity() * 0.01, Matrix1::new(0.05), Matrix2::identity() * 500.0)
-            .tolerance(1e-10);
+        let (p, goal, n) = swing_up_problem();
         let s = ilqr(map, &p, &Vector2::zeros(), &vec![Vector1::zeros(); n]).expect("solves");
         assert_eq!(s.status, IlqrStatus::Converged, "{:?}", s.costs);
         assert!(s.costs.windows(2).all(|w| w[1] < w[0]));
@@ -918,6 +915,16 @@ mod tests {
             assert!(gradient.abs() < 1e-5 * scale.max(1.0), "∂J/∂u_{k} = {gradient}");
         }
         s
+    }
+
+    /// The pendulum's swing-up from hanging to upright: 200 steps of 0.02 s, Q = 0.01, R = 0.05,
+    /// Q_f = 500, the tolerance 1e-10; with its goal and its number of steps.
+    fn swing_up_problem() -> (IlqrProblem<2, 1>, Vector2<f64>, usize) {
+        let (h, n) = (0.02, 200);
+        let goal = Vector2::new(std::f64::consts::PI, 0.0);
+        let p = IlqrProblem::new((0.0, h, n), goal, Matrix2::identity() * 0.01, Matrix1::new(0.05), Matrix2::identity() * 500.0)
+            .tolerance(1e-10);
+        (p, goal, n)
     }
 
     /// The same swing-up planned on the semi-implicit Euler map (one evaluation of the field and its
@@ -948,10 +955,7 @@ mod tests {
             assert_eq!(one.inputs, many.inputs, "{what}");
             assert_eq!(one.gains, many.gains, "{what}");
         }
-        let (h, n) = (0.02, 200);
-        let goal = Vector2::new(std::f64::consts::PI, 0.0);
-        let p = IlqrProblem::new((0.0, h, n), goal, Matrix2::identity() * 0.01, Matrix1::new(0.05), Matrix2::identity() * 500.0)
-            .tolerance(1e-10);
+        let (p, _, n) = swing_up_problem();
         let guess = vec![Vector1::zeros(); n];
         let limited = p.clone().limits(Vector1::new(-3.0), Vector1::new(3.0));
         same(|on| ilqr(&Pendulum, &p.clone().parallel(on), &Vector2::zeros(), &guess).expect("solves"), "RK4");
@@ -974,10 +978,7 @@ mod tests {
     /// iteration a tick (the real-time iteration, whose every tick ends at the iteration limit).
     #[test]
     fn plans_without_final_gains_are_the_same_plans() {
-        let (h, n) = (0.02, 200);
-        let goal = Vector2::new(std::f64::consts::PI, 0.0);
-        let p = IlqrProblem::new((0.0, h, n), goal, Matrix2::identity() * 0.01, Matrix1::new(0.05), Matrix2::identity() * 500.0)
-            .tolerance(1e-10);
+        let (p, _, n) = swing_up_problem();
         let guess = vec![Vector1::zeros(); n];
         let limited = p.clone().limits(Vector1::new(-3.0), Vector1::new(3.0));
         for (problem, what) in [
@@ -995,9 +996,9 @@ mod tests {
             assert!(with.gains.len() == n && without.gains.is_empty(), "{what}");
             assert!(with.costs.len() > 1, "{what}: no step accepted");
         }
-        let window =
-            IlqrProblem::new((0.0, h, 40), goal, Matrix2::identity() * 0.01, Matrix1::new(0.05), Matrix2::identity() * 500.0)
-                .max_iterations(1);
+        // MPC over 40 of the swing-up's steps, its goal and weights.
+        let h = p.h;
+        let window = IlqrProblem::new((0.0, h, 40), p.states[0], p.q, p.r, p.qf).max_iterations(1);
         let mut controllers = [crate::mpc::Mpc::new(window.clone()), crate::mpc::Mpc::new(window.final_gains(false))];
         let mut x = Vector2::new(2.5, 0.0);
         for k in 0..30 {
