@@ -53,6 +53,7 @@ const PUSH: usize = 50;
 const SHOVE: [f64; N] = [0.0, 4.0, -4.0, 0.0, 0.0, 0.0];
 
 /// One closed loop's record: the state at each tick (after a push), the inputs applied.
+#[derive(PartialEq)]
 struct Flown {
     states: Vec<State<D>>,
     inputs: Vec<Vector<N>>,
@@ -214,7 +215,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // one sweep of linearisations and one backward pass a tick instead of two, the same flight.
     let mut bare = Planner::new(Mpc::new(window.clone().max_iterations(1).final_gains(false)), &arm);
     let by_bare = fly(&arm, start, |t, x| bare.control(path, t, x), |_, _, _| ())?;
-    assert!(by_bare.states == by_rti.states && by_bare.inputs == by_rti.inputs, "the same flight without final gains");
+    assert!(by_bare == by_rti, "the same flight without final gains");
     // MPC on the semi-implicit Euler map: one evaluation of the field and its Jacobians a step.
     let map = SemiImplicitEuler(&arm);
     let mut euler = Planner::new(Mpc::new(window.clone()), &map);
@@ -222,7 +223,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // MPC with each iteration's linearisations shared among the cores: the same flight to the bit.
     let mut shared = Planner::new(Mpc::new(window.parallel(true)), &arm);
     let by_shared = fly(&arm, start, |t, x| shared.control(path, t, x), |_, _, _| ())?;
-    assert!(by_shared.states == by_mpc.states && by_shared.inputs == by_mpc.inputs, "the same flight on every core count");
+    assert!(by_shared == by_mpc, "the same flight on every core count");
 
     let reference = &states[..=STEPS];
     let (dev_policy, dev_mpc, dev_rti, dev_euler) = (

@@ -563,16 +563,35 @@ def test_mpc_tracks_a_path_window_by_window_as_the_rust_controller_does():
         mpc.control(0.0, x)
 
 
+CARTPOLE_Q = np.diag([1.0, 10.0, 0.1, 0.1])
+
+
+def cartpole_plan_args():
+    # The cart-pole's catch from 0.3 rad over 60 steps of 0.025 as ilqr's positional arguments:
+    # x0, a zero guess, dt, the goal at rest, Q, R, Q_f.
+    return ([0.0, 0.3, 0.0, 0.0], np.zeros((60, 1)), 0.025, np.zeros(4), CARTPOLE_Q, 0.1 * np.eye(1), 100.0 * CARTPOLE_Q)
+
+
+def assert_same_mpc_inputs(c, option, **fixed):
+    # Two cart-pole MPCs that differ in `option` (False, True) apply the same inputs to the bit,
+    # tick after tick along the closed loop.
+    mpcs = [routh.Mpc(c, 30, 0.05, np.zeros(4), CARTPOLE_Q, 0.1 * np.eye(1), 10.0 * np.eye(4), **fixed, **{option: on})
+            for on in (False, True)]
+    x = np.array([0.0, 0.3, 0.0, 0.0])
+    for k in range(5):
+        u, w = (m.control(k * 0.05, x) for m in mpcs)
+        assert np.array_equal(bits(u), bits(w)), (option, k)
+        x, _, _ = c.step(x, u, 0.05, t=k * 0.05)
+
+
 def test_ilqr_on_the_semi_implicit_euler_step():
     # scheme="semi_implicit_euler" plans on v' = v + dt a(q, v, u), q' = q + dt v' (routh's
     # step::SemiImplicitEuler): the plan is that map's rollout of its inputs, written here from the
     # model's field, and it brings the pole up as the RK4 plan does; MPC ticks on it too. A model
     # with an orientation has no such step, and an unknown scheme is refused.
     c = rm.CartPole(**CARTPOLE)
-    steps, dt = 60, 0.025
-    q = np.diag([1.0, 10.0, 0.1, 0.1])
-    x0 = [0.0, 0.3, 0.0, 0.0]
-    args = (x0, np.zeros((steps, 1)), dt, np.zeros(4), q, 0.1 * np.eye(1), 100.0 * q)
+    args = cartpole_plan_args()
+    x0, steps, dt, q = args[0], len(args[1]), args[2], CARTPOLE_Q
     plan = c.ilqr(*args, limits=([-8.0], [8.0]), scheme="semi_implicit_euler")
     assert plan["status"] == "converged"
     states, inputs, costs = plan["states"], plan["inputs"], plan["costs"]
@@ -600,9 +619,7 @@ def test_ilqr_linearised_on_all_cores_is_the_same_plan():
     # IlqrProblem::parallel): the plans are the sequential ones to the bit — the cart-pole's on its
     # RK4 and semi-implicit Euler steps, the satellite's in the tangent charts, and MPC's ticks.
     c = rm.CartPole(**CARTPOLE)
-    steps, dt = 60, 0.025
-    q = np.diag([1.0, 10.0, 0.1, 0.1])
-    args = ([0.0, 0.3, 0.0, 0.0], np.zeros((steps, 1)), dt, np.zeros(4), q, 0.1 * np.eye(1), 100.0 * q)
+    args = cartpole_plan_args()
     for scheme in ("rk4", "semi_implicit_euler"):
         one = c.ilqr(*args, limits=([-8.0], [8.0]), scheme=scheme)
         many = c.ilqr(*args, limits=([-8.0], [8.0]), scheme=scheme, parallel=True)
@@ -616,12 +633,7 @@ def test_ilqr_linearised_on_all_cores_is_the_same_plan():
     one, many = sat.ilqr(*charts, tangent=True), sat.ilqr(*charts, tangent=True, parallel=True)
     for key in ("states", "inputs", "gains", "costs"):
         assert np.array_equal(bits(one[key]), bits(many[key])), key
-    mpcs = [routh.Mpc(c, 30, 0.05, np.zeros(4), q, 0.1 * np.eye(1), 10.0 * np.eye(4), parallel=on) for on in (False, True)]
-    x = np.array([0.0, 0.3, 0.0, 0.0])
-    for k in range(5):
-        u, w = (m.control(k * 0.05, x) for m in mpcs)
-        assert np.array_equal(bits(u), bits(w))
-        x, _, _ = c.step(x, u, 0.05, t=k * 0.05)
+    assert_same_mpc_inputs(c, "parallel")
 
 
 def test_ilqr_without_final_gains_is_the_same_plan_without_gains():
@@ -629,20 +641,12 @@ def test_ilqr_without_final_gains_is_the_same_plan_without_gains():
     # IlqrProblem::final_gains): the same states, inputs and costs to the bit, no gains — and the
     # same MPC inputs tick after tick with one iteration a tick.
     c = rm.CartPole(**CARTPOLE)
-    steps, dt = 60, 0.025
-    q = np.diag([1.0, 10.0, 0.1, 0.1])
-    args = ([0.0, 0.3, 0.0, 0.0], np.zeros((steps, 1)), dt, np.zeros(4), q, 0.1 * np.eye(1), 100.0 * q)
+    args = cartpole_plan_args()
     for iterations in (1, 200):
         full = c.ilqr(*args, max_iterations=iterations)
         bare = c.ilqr(*args, max_iterations=iterations, final_gains=False)
         assert full["status"] == bare["status"] and len(full["costs"]) > 1
         for key in ("states", "inputs", "costs"):
             assert np.array_equal(bits(full[key]), bits(bare[key])), (iterations, key)
-        assert full["gains"].shape == (steps, 1, 4) and bare["gains"].shape == (0, 1, 4)
-    mpcs = [routh.Mpc(c, 30, 0.05, np.zeros(4), q, 0.1 * np.eye(1), 10.0 * np.eye(4), max_iterations=1, final_gains=on)
-            for on in (True, False)]
-    x = np.array([0.0, 0.3, 0.0, 0.0])
-    for k in range(5):
-        u, w = (m.control(k * 0.05, x) for m in mpcs)
-        assert np.array_equal(bits(u), bits(w))
-        x, _, _ = c.step(x, u, 0.05, t=k * 0.05)
+        assert full["gains"].shape == (len(args[1]), 1, 4) and bare["gains"].shape == (0, 1, 4)
+    assert_same_mpc_inputs(c, "final_gains", max_iterations=1)

@@ -655,32 +655,28 @@ pub(crate) fn solve<const D: usize, const K: usize, const C: usize>(
             continue;
         };
         let decrease = (cost - next_cost) / cost.abs().max(f64::MIN_POSITIVE);
-        // The last iteration, without final gains: the accepted trajectory needs no Jacobians.
-        if !p.final_gains && (decrease < p.tolerance || iteration + 1 == p.max_iterations) {
-            (xs, us, cost) = (next_xs, next_us, next_cost);
-            costs.push(cost);
-            if decrease < p.tolerance {
-                status = IlqrStatus::Converged;
+        // The Jacobians along the accepted trajectory — none on the last iteration without final
+        // gains: in parallel about the forward pass's own states, or with the states rolled out
+        // again step by step.
+        if p.final_gains || !(decrease < p.tolerance || iteration + 1 == p.max_iterations) {
+            let along = if p.parallel {
+                jacobians(sys, p, &next_xs, &next_us).map(|(a2, b2)| (next_xs, a2, b2))
+            } else {
+                let again = rollout(sys, p, x0, &next_us);
+                if let Ok((x2, ..)) = &again {
+                    debug_assert!((x2[p.steps] - next_xs[p.steps]).norm() <= 1e-9 * (1.0 + x2[p.steps].norm()));
+                }
+                again
+            };
+            match along {
+                Ok((x2, a2, b2)) => (xs, a, b) = (x2, a2, b2),
+                Err(_) => {
+                    mu = raised(mu);
+                    continue;
+                }
             }
-            break;
-        }
-        // The Jacobians along the accepted trajectory: in parallel about the forward pass's own
-        // states, or with the states rolled out again step by step.
-        let along = if p.parallel {
-            jacobians(sys, p, &next_xs, &next_us).map(|(a2, b2)| (next_xs, a2, b2))
         } else {
-            let again = rollout(sys, p, x0, &next_us);
-            if let Ok((x2, ..)) = &again {
-                debug_assert!((x2[p.steps] - next_xs[p.steps]).norm() <= 1e-9 * (1.0 + x2[p.steps].norm()));
-            }
-            again
-        };
-        match along {
-            Ok((x2, a2, b2)) => (xs, a, b) = (x2, a2, b2),
-            Err(_) => {
-                mu = raised(mu);
-                continue;
-            }
+            xs = next_xs;
         }
         us = next_us;
         cost = next_cost;
