@@ -54,15 +54,15 @@ pub(crate) fn forward(field: &str, times: &[f64]) -> Result<(), String> {
 /// Implements `Serialize` and `Deserialize` for a type deriving them with `remote = "Self"`, the
 /// deserializer checking its [`Invariants`].
 macro_rules! validated {
-    ($ty:ident $(< const $d:ident : usize >)?) => {
+    ($ty:ident $(< $(const $d:ident : usize),+ >)?) => {
         #[cfg(feature = "serde")]
-        impl<$(const $d: usize)?> serde::Serialize for $ty$(<$d>)? {
+        impl<$($(const $d: usize),+)?> serde::Serialize for $ty$(<$($d),+>)? {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 $ty::serialize(self, serializer)
             }
         }
         #[cfg(feature = "serde")]
-        impl<'de, $(const $d: usize)?> serde::Deserialize<'de> for $ty$(<$d>)? {
+        impl<'de, $($(const $d: usize),+)?> serde::Deserialize<'de> for $ty$(<$($d),+>)? {
             fn deserialize<De: serde::Deserializer<'de>>(deserializer: De) -> Result<Self, De::Error> {
                 let value = $ty::deserialize(deserializer)?;
                 $crate::invariants::Invariants::invariants(&value).map_err(<De::Error as serde::de::Error>::custom)?;

@@ -100,7 +100,7 @@ pub use nalgebra;
 
 pub use discrete::{
     ContactDiscreteSystem, ContactInputSystem, DiscreteInputSystem, DiscreteOptions, DiscreteSystem, DiscreteTrajectory,
-    ReducedDiscreteTrajectory,
+    OrientedDiscreteSystem, ReducedDiscreteTrajectory,
 };
 pub use dopri5::{Dense, DenseSegment};
 pub use error::{FieldError, RunError, RunResult, SimError, SingularMatrix};
@@ -119,7 +119,8 @@ pub use provenance::{Provenance, Record, VERSION};
 pub use reduction::{HybridReduction, MomentumJump, Reconstruction};
 pub use run::erased::{DynModel, ModelInfo};
 pub use run::{
-    DiscretePlan, DiscreteRun, Flow, Hybrid, Plan, Run, Runs, RunsDiscrete, Simulate, SimulateDiscrete, TwoStep, Variational,
+    DiscretePlan, DiscreteRun, Flow, Hybrid, Oriented, Plan, Run, Runs, RunsDiscrete, Simulate, SimulateDiscrete, TwoStep,
+    Variational,
 };
 pub use state::{State, StateField};
 pub use stepper::{Integrator, Step, StepControl, Trial, Verdict};

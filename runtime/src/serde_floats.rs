@@ -389,6 +389,14 @@ mod tests {
         };
         round_trip(&discrete);
         round_trip(&ReducedDiscreteTrajectory::<2> { trajectory: discrete, increments: vec![SVector::from([0.0, 0.25])] });
+        // With an orientation: four positions (a quaternion) for three momenta.
+        round_trip(&DiscreteTrajectory::<3, 4> {
+            times: vec![0.0, 0.1],
+            positions: vec![SVector::from([1.0, 0.0, 0.0, 0.0]), SVector::from([third, NAN, 0.5, -INF])],
+            momenta: vec![SVector::zeros(), SVector::from([INF, 0.0, -third])],
+            iterations: vec![2],
+            actions: vec![],
+        });
         // A wrong shape is an error, not a truncated or padded matrix.
         let bad = text.replacen(r#""shape":[2,0]"#, r#""shape":[3,0]"#, 1);
         assert!(serde_json::from_str::<ConstrainedLinearization>(&bad).is_err());

@@ -13,13 +13,17 @@
 //!
 //! A model says how it steps by implementing [`RunsDiscrete`] (generated for `discrete(...)`); a
 //! hand-written [`DiscreteSystem`] runs from a [`Node`] (positions, momenta, a first guess of the
-//! velocities) through [`Variational`], and its two-step form from two nodes through [`TwoStep`].
+//! velocities) through [`Variational`], and its two-step form from two nodes through [`TwoStep`]; a
+//! hand-written [`OrientedDiscreteSystem`] (configurations with orientations) from an
+//! [`OrientedNode`] through [`Oriented`].
 
 use nalgebra::SVector;
 
+use crate::discrete::oriented::simulate_oriented;
 use crate::discrete::{
-    ContactDiscreteSystem, DiscreteOptions, DiscreteSystem, DiscreteTrajectory, ReducedDiscreteTrajectory, simulate_discrete,
-    simulate_discrete_contact, simulate_discrete_reduced, simulate_discrete_two_step,
+    ContactDiscreteSystem, DiscreteOptions, DiscreteSystem, DiscreteTrajectory, OrientedDiscreteSystem,
+    ReducedDiscreteTrajectory, simulate_discrete, simulate_discrete_contact, simulate_discrete_reduced,
+    simulate_discrete_two_step,
 };
 use crate::error::RunResult;
 
@@ -328,5 +332,37 @@ impl<S: DiscreteSystem<N> + ?Sized, const N: usize> RunsDiscrete<Plain> for TwoS
     type Output = DiscreteTrajectory<N>;
     fn run_discrete_with(&self, plan: DiscretePlan<Nodes<N>>, _: Plain) -> RunResult<DiscreteTrajectory<N>> {
         simulate_discrete_two_step(self.0, plan.t0, plan.h, plan.steps, plan.start[0], plan.start[1], &plan.options)
+    }
+}
+
+/// The start of a run of a hand-written [`OrientedDiscreteSystem`] with `P` positions and `N`
+/// momenta: the positions q₀ (each orientation's quaternion), the momenta μ₀ in the bodies' axes
+/// and the velocities v₀ (each orientation's body angular velocity) whose increment h v₀ is
+/// Newton's first guess.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OrientedNode<const P: usize, const N: usize> {
+    /// The positions q₀.
+    pub q: SVector<f64, P>,
+    /// The momenta μ₀.
+    pub mu: SVector<f64, N>,
+    /// The velocities v₀ of Newton's first guess.
+    pub v: SVector<f64, N>,
+}
+
+/// An [`OrientedDiscreteSystem`] run in position–momentum form from an [`OrientedNode`]:
+/// `Oriented(&system).run_discrete(OrientedNode { q, mu, v })`, the Lie group variational
+/// integrator of [`crate::discrete::oriented`].
+#[derive(Debug, Clone, Copy)]
+pub struct Oriented<'s, S: ?Sized, const P: usize, const N: usize>(pub &'s S);
+
+impl<S: ?Sized, const P: usize, const N: usize> SimulateDiscrete for Oriented<'_, S, P, N> {
+    type Start = OrientedNode<P, N>;
+}
+
+impl<S: OrientedDiscreteSystem<P, N> + ?Sized, const P: usize, const N: usize> RunsDiscrete<Plain> for Oriented<'_, S, P, N> {
+    type Output = DiscreteTrajectory<N, P>;
+    fn run_discrete_with(&self, plan: DiscretePlan<OrientedNode<P, N>>, _: Plain) -> RunResult<DiscreteTrajectory<N, P>> {
+        let OrientedNode { q, mu, v } = plan.start;
+        simulate_oriented(self.0, plan.t0, plan.h, plan.steps, q, mu, v, &plan.options)
     }
 }

@@ -77,7 +77,9 @@ use crate::ode::method::Scheme;
 use crate::ode::options::{Options, Output};
 use crate::ode::trajectory::Trajectory;
 
-pub use discrete::{DiscretePlan, DiscreteRun, Node, Nodes, RunsDiscrete, SimulateDiscrete, TwoStep, Variational};
+pub use discrete::{
+    DiscretePlan, DiscreteRun, Node, Nodes, Oriented, OrientedNode, RunsDiscrete, SimulateDiscrete, TwoStep, Variational,
+};
 
 /// A model that runs: the start of its runs and their options. [`run`](Simulate::run) opens the
 /// builder; what the run returns is the model's [`Runs`] implementation for the way it is driven.

@@ -41,6 +41,13 @@
 use crate::invariants::{self, Invariants};
 use nalgebra::{SMatrix, SVector};
 
+pub mod oriented;
+
+pub use oriented::{
+    OrientedDiscreteSystem, OrientedStep, cayley, cayley_factor, cayley_rotation, compose, oriented_step, oriented_step_jacobian,
+    oriented_symplecticity_defect,
+};
+
 use crate::error::{FieldError, RunError, RunResult, SimError};
 use crate::mechanics::linalg::LuFactor;
 
@@ -364,17 +371,19 @@ pub fn discrete_step<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     Err(SimError::NewtonFailed { t, iterations: options.max_iterations, correction: last })
 }
 
-/// The nodes of a discrete trajectory.
+/// The nodes of a discrete trajectory: `N` momenta and `P` positions each (more positions than
+/// momenta with orientations, [`oriented`]).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(remote = "Self"))]
-pub struct DiscreteTrajectory<const N: usize> {
+pub struct DiscreteTrajectory<const N: usize, const P: usize = N> {
     /// t_k = t₀ + k h.
     #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub times: Vec<f64>,
     /// q_k.
     #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
-    pub positions: Vec<SVector<f64, N>>,
-    /// p_k (the forced discrete momenta, F^{f+}L_d(q_{k−1}, q_k) = F^{f−}L_d(q_k, q_{k+1})).
+    pub positions: Vec<SVector<f64, P>>,
+    /// p_k (the forced discrete momenta, F^{f+}L_d(q_{k−1}, q_k) = F^{f−}L_d(q_k, q_{k+1}); with
+    /// orientations each one's in its body's axes).
     #[cfg_attr(feature = "serde", serde(with = "crate::serde_floats"))]
     pub momenta: Vec<SVector<f64, N>>,
     /// Newton iterations of each step.
@@ -384,9 +393,9 @@ pub struct DiscreteTrajectory<const N: usize> {
     pub actions: Vec<f64>,
 }
 
-impl<const N: usize> DiscreteTrajectory<N> {
+impl<const N: usize, const P: usize> DiscreteTrajectory<N, P> {
     /// A trajectory with its first node (room for `steps` more).
-    fn start(t0: f64, q0: SVector<f64, N>, p0: SVector<f64, N>, steps: usize) -> Self {
+    fn start(t0: f64, q0: SVector<f64, P>, p0: SVector<f64, N>, steps: usize) -> Self {
         let mut traj = DiscreteTrajectory {
             times: Vec::with_capacity(steps + 1),
             positions: Vec::with_capacity(steps + 1),
@@ -400,7 +409,7 @@ impl<const N: usize> DiscreteTrajectory<N> {
         traj
     }
     /// Appends a node reached in `iterations` Newton iterations.
-    fn push(&mut self, t: f64, q: SVector<f64, N>, p: SVector<f64, N>, iterations: usize) {
+    fn push(&mut self, t: f64, q: SVector<f64, P>, p: SVector<f64, N>, iterations: usize) {
         self.times.push(t);
         self.positions.push(q);
         self.momenta.push(p);
@@ -433,7 +442,7 @@ impl<const N: usize> DiscreteTrajectory<N> {
     /// let stops = traj.crossings(|_t, _q, p| p[0]);
     /// assert!((stops[0] - h / 0.3).abs() < 1e-15);
     /// ```
-    pub fn crossings<G: Fn(f64, &SVector<f64, N>, &SVector<f64, N>) -> f64>(&self, g: G) -> Vec<f64> {
+    pub fn crossings<G: Fn(f64, &SVector<f64, P>, &SVector<f64, N>) -> f64>(&self, g: G) -> Vec<f64> {
         let values: Vec<f64> = (0..self.len()).map(|k| g(self.times[k], &self.positions[k], &self.momenta[k])).collect();
         let mut out = Vec::new();
         for k in 1..values.len() {
@@ -469,7 +478,7 @@ pub fn del_residual<S: DiscreteSystem<N> + ?Sized, const N: usize>(
 
 /// The checks every discrete driver makes before its first step: a finite positive step, usable
 /// Newton options, nodes that fit in [`DiscreteOptions::max_output_bytes`], a finite start.
-fn check_start<'a, const N: usize>(
+fn check_start<'a, const N: usize, const P: usize>(
     h: f64,
     steps: usize,
     options: &DiscreteOptions,
@@ -479,7 +488,7 @@ fn check_start<'a, const N: usize>(
         return Err(SimError::InvalidOptions(format!("the discrete step h = {h} must be finite and > 0")));
     }
     // A node: its time, q, p, the step's iterations and (contact systems) the action.
-    let bytes = (steps as f64 + 1.0) * (8 * (2 * N + 3)) as f64;
+    let bytes = (steps as f64 + 1.0) * (8 * (P + N + 3)) as f64;
     if bytes > options.max_output_bytes as f64 {
         return Err(SimError::InvalidOptions(format!(
             "{steps} discrete steps need {:.1} GB for their nodes, more than max_output_bytes ({:.1} GB): run fewer steps \
@@ -580,7 +589,7 @@ fn drive<S: DiscreteSystem<N> + ?Sized, const N: usize>(
     options: &DiscreteOptions,
     mut increments: Option<&mut Vec<SVector<f64, N>>>,
 ) -> RunResult<DiscreteTrajectory<N>> {
-    check_start::<N>(h, steps, options, q0.iter().chain(p0.iter()))?;
+    check_start::<N, N>(h, steps, options, q0.iter().chain(p0.iter()))?;
     let shape_of = |q: &SVector<f64, N>| {
         let mut s = *q;
         for &c in cyclic {
@@ -996,7 +1005,7 @@ pub(crate) fn simulate_discrete_contact<S: ContactDiscreteSystem<N> + ?Sized, co
     v0: SVector<f64, N>,
     options: &DiscreteOptions,
 ) -> RunResult<DiscreteTrajectory<N>> {
-    check_start::<N>(h, steps, options, q0.iter().chain(p0.iter()).chain([&z0]))?;
+    check_start::<N, N>(h, steps, options, q0.iter().chain(p0.iter()).chain([&z0]))?;
     let mut traj = DiscreteTrajectory::start(t0, q0, p0, steps);
     traj.actions.push(z0);
     let (mut q, mut p, mut z) = (q0, p0, z0);
@@ -1061,7 +1070,7 @@ pub(crate) fn simulate_discrete_two_step<S: DiscreteSystem<N> + ?Sized, const N:
     q1: SVector<f64, N>,
     options: &DiscreteOptions,
 ) -> RunResult<DiscreteTrajectory<N>> {
-    check_start::<N>(h, steps, options, q0.iter().chain(q1.iter()))?;
+    check_start::<N, N>(h, steps, options, q0.iter().chain(q1.iter()))?;
     let p0 = sys.left_momentum(t0, h, &q0, &q1)?.0;
     let mut traj = DiscreteTrajectory::start(t0, q0, p0, steps);
     if steps == 0 {
@@ -1087,9 +1096,9 @@ pub(crate) fn simulate_discrete_two_step<S: DiscreteSystem<N> + ?Sized, const N:
     Ok(traj)
 }
 
-crate::invariants::validated!(DiscreteTrajectory<const N: usize>);
+crate::invariants::validated!(DiscreteTrajectory<const N: usize, const P: usize>);
 
-impl<const N: usize> Invariants for DiscreteTrajectory<N> {
+impl<const N: usize, const P: usize> Invariants for DiscreteTrajectory<N, P> {
     fn invariants(&self) -> Result<(), String> {
         let nodes = self.times.len();
         invariants::same_length("positions", self.positions.len(), nodes)?;
