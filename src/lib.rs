@@ -351,9 +351,9 @@ pub mod __private {
     pub use routh_runtime::{
         Completion, ContactDiscreteSystem, DiscretePlan, DiscreteRun, DiscreteSystem, DiscreteTrajectory, FieldError,
         HybridInputSystem, HybridOptions, HybridReduction, HybridSystem, HybridTrajectory, InputSignal, InputSystem,
-        Linearization, MassFactor, MassOperator, MechanicalSystem, ModeState, MomentumJump, Options, Plan, Provenance,
-        Reconstruction, Record, ReducedDiscreteTrajectory, Run, RunError, RunResult, Runs, RunsDiscrete, Sampled, SimError,
-        Simulate, SimulateDiscrete, Trajectory, VectorField,
+        Linearization, MassFactor, MassOperator, MechanicalSystem, ModeState, MomentumJump, Options, OrientedDiscreteSystem,
+        Plan, Provenance, Reconstruction, Record, ReducedDiscreteTrajectory, Run, RunError, RunResult, Runs, RunsDiscrete,
+        Sampled, SimError, Simulate, SimulateDiscrete, Trajectory, VectorField,
     };
 
     // What generated code names of the runtime's modules.

@@ -44,6 +44,9 @@ pub enum Role {
     NodeStart(usize),
     /// Discrete mechanics: coordinate i at the end node q_{k+1} of a step.
     NodeEnd(usize),
+    /// Discrete mechanics with orientations: component i of a step's increment ξ (an ordinary
+    /// coordinate's Δ, or an orientation's Cayley vector: q_{k+1} = q_k ⊗ cay(ξ)).
+    Increment(usize),
     /// Discrete mechanics: the time step h.
     StepSize,
     /// Discrete mechanics: the time t_k at the start of a step.
@@ -275,6 +278,7 @@ impl Layout {
             Role::PostVelocity(i) => format!("v+:{}", self.names[i]),
             Role::NodeStart(i) => format!("q0:{}", self.names[i]),
             Role::NodeEnd(i) => format!("q1:{}", self.names[i]),
+            Role::Increment(i) => format!("xi:{i}"),
             Role::Multiplier(k) => format!("lambda:{k}"),
             Role::Substituted(k) => format!("w:{k}"),
             Role::HeldRate(k) => format!("v:{k}"),

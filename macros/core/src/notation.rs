@@ -120,6 +120,7 @@ pub fn display_name(model: &View<'_>, sym: Expr) -> String {
         Some(Role::Input(k)) => pretty(&model.inputs[k].to_string()),
         Some(Role::NodeStart(i)) => format!("{}_k", pretty(&model.coordinates[i].to_string())),
         Some(Role::NodeEnd(i)) => format!("{}_k+1", pretty(&model.coordinates[i].to_string())),
+        Some(Role::Increment(i)) => format!("ξ{}", pretty(&format!("x{}", i + 1)).trim_start_matches('x')),
         Some(Role::StepSize) => "h".into(),
         Some(Role::StepTime) => "t_k".into(),
         Some(Role::StepAction) => format!("{}_k", model.action.as_ref().map_or_else(|| "z".into(), |z| pretty(&z.to_string()))),

@@ -270,6 +270,24 @@ impl<const D: usize> DiscretePlan<SVector<f64, D>> {
         simulate_discrete_reduced(sys, cyclic, self.t0, self.h, self.steps, q, p0, v, &self.options)
     }
 
+    /// The Lie group variational integrator of `sys` ([`crate::discrete::oriented`]) from the
+    /// start's `P` positions (each orientation's quaternion) and momenta `mu0` (in the bodies'
+    /// axes: the continuous Legendre transform ∂L/∂v, which the model computes), the start's `N`
+    /// velocities giving Newton's first guess.
+    ///
+    /// # Errors
+    /// As [`variational`](Self::variational).
+    pub fn oriented<S: OrientedDiscreteSystem<P, N> + ?Sized, const P: usize, const N: usize>(
+        self,
+        sys: &S,
+        mu0: SVector<f64, N>,
+    ) -> RunResult<DiscreteTrajectory<N, P>> {
+        const { assert!(D == P + N, "the state (q, v) of a model with orientations") };
+        let q = SVector::<f64, P>::from_fn(|i, _| self.start[i]);
+        let v = SVector::<f64, N>::from_fn(|i, _| self.start[P + i]);
+        simulate_oriented(sys, self.t0, self.h, self.steps, q, mu0, v, &self.options)
+    }
+
     /// The contact variational integrator of `sys` from the start's positions, momenta `p0` and
     /// action (the state's last entry).
     ///

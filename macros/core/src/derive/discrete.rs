@@ -119,11 +119,190 @@ pub struct ContactBlocks {
     pub action_du: Vec<Expr>,
 }
 
+/// A model's variational integrator: on coordinates, or on configurations with orientations.
+pub enum Discrete {
+    /// Nodes q_k ∈ ℝⁿ ([`DiscreteEquations`]).
+    Euclidean(Box<DiscreteEquations>),
+    /// Nodes with orientations, the Lie group integrator ([`OrientedEquations`]).
+    Oriented(OrientedEquations),
+}
+
+/// The Lie group variational integrator of a model with orientations (`runtime::discrete::oriented`):
+/// the nodes q_k (P positions: the ordinary coordinates, then each quaternion) and the increment ξ
+/// (N: each ordinary coordinate's Δ, each orientation's Cayley vector, q_{k+1} = q_k ⊗ cay(ξ), the
+/// turn of the quaternion (1, ξ/2)). A quadrature rule's node at a fraction c of the step is
+/// (x_k + c Δ, Q_k ⊗ (1, c ξ/2)) — unnormalised: the model's R(q) is R(q/|q|), |q|² carried with it —
+/// with the velocities (Δ/h, ξ/h) and the time t_k + c h, so that L_d(t_k, h, q_k, ξ) and f∓ are the
+/// rules of [`DiscreteEquations`] on them. Varying the start node along its chart at fixed ξ (an
+/// ordinary coordinate by δx, a quaternion by ½ Q ⊗ (0, η)) gives G = ∂L_d/∂(δx_k, η_k); with
+/// π = ∂L_d/∂ξ and A(ξ) = 1 + ½ [ξ×] + ¼ ξ ξᵀ, the body-frame momenta are
+///
+/// ```text
+/// μ⁻ = (π_Δ − G_x, A(ξ) π_ξ − G_η) − f⁻          μ⁺ = (π_Δ, A(ξ)ᵀ π_ξ) + f⁺
+/// ```
+///
+/// (at fixed q_{k+1} a change of the start node moves ξ by −Aᵀ η_k and Δ by −δx_k; a change of the
+/// end node moves ξ by A η_{k+1}: the runtime module's docs).
+pub struct OrientedEquations {
+    /// L_d(t_k, h, q_k, ξ).
+    pub lagrangian: Expr,
+    /// f⁻ and f⁺ (N each).
+    pub force_minus: Vec<Expr>,
+    pub force_plus: Vec<Expr>,
+    /// μ⁻ and its Jacobian in ξ (N × N).
+    pub left_momentum: Vec<Expr>,
+    pub left_jacobian: Vec<Vec<Expr>>,
+    /// μ⁺.
+    pub right_momentum: Vec<Expr>,
+    /// ∂μ⁻/∂q_k, ∂μ⁺/∂q_k along the start node's chart (δx, η) at fixed ξ, and ∂μ⁺/∂ξ (N × N
+    /// each): the step map's Jacobian.
+    pub left_dq0: Vec<Vec<Expr>>,
+    pub right_dq0: Vec<Vec<Expr>>,
+    pub right_dxi: Vec<Vec<Expr>>,
+}
+
 /// Derives the discrete Lagrangian, forces and Legendre maps of `model` (none without
 /// `discrete(...)`); a declared symmetry under whose diagonal action L_d is not invariant is an
 /// error on its name (the quadrature of a nonlinear action need not keep a symmetry of L).
-pub fn derive(model: &Model, arena: &mut Arena, cx: &mut Ctxt) -> Option<DiscreteEquations> {
-    cx.ok(equations(model, arena)).flatten()
+pub fn derive(model: &Model, arena: &mut Arena, cx: &mut Ctxt) -> Option<Discrete> {
+    if model.layout.orientations.is_empty() {
+        cx.ok(equations(model, arena)).flatten().map(|de| Discrete::Euclidean(Box::new(de)))
+    } else {
+        oriented(model, arena).map(Discrete::Oriented)
+    }
+}
+
+/// [`OrientedEquations`] of a model with orientations and a quadrature rule (lowering refuses the
+/// rest: a raw discrete system, an action, inputs, symmetries, reductions).
+fn oriented(model: &Model, arena: &mut Arena) -> Option<OrientedEquations> {
+    let disc = model.discretization.as_ref()?;
+    let syms = &model.layout;
+    let (p, n) = (syms.q.len(), syms.qd.len());
+    let k = syms.orientations.len();
+    let m = n - 3 * k;
+    let q0: Vec<Expr> = (0..p).map(|i| model.symbol(arena, Role::NodeStart(i))).collect();
+    let xi: Vec<Expr> = (0..n).map(|i| model.symbol(arena, Role::Increment(i))).collect();
+    let h = model.symbol(arena, Role::StepSize);
+    let t0 = model.symbol(arena, Role::StepTime);
+    let inv_h = arena.powi(h, -1);
+    let half = arena.num(symbolic::Rational::new(1, 2).unwrap_or_else(symbolic::Rational::one));
+    let quarter = arena.num(symbolic::Rational::new(1, 4).unwrap_or_else(symbolic::Rational::one));
+    let start_quaternion = |o: &crate::layout::Orientation| -> [Expr; 4] { std::array::from_fn(|c| q0[o.q_start + c]) };
+    let turn = |o: &crate::layout::Orientation| -> [Expr; 3] { std::array::from_fn(|c| xi[o.v_start + c]) };
+    let velocities: Vec<Expr> = xi.iter().map(|&x| arena.mul2(x, inv_h)).collect();
+    // The node a fraction `c` of the step in, as a substitution of the model's symbols.
+    let node = |arena: &mut Arena, c: Expr| -> Vec<(Expr, Expr)> {
+        let mut map = Vec::with_capacity(p + n + k + 1);
+        for i in 0..m {
+            let step = arena.mul2(c, xi[i]);
+            map.push((syms.q[i], arena.add2(q0[i], step)));
+        }
+        for o in &syms.orientations {
+            let w = turn(o);
+            let hc = arena.mul2(half, c);
+            let by = [arena.one(), arena.mul2(hc, w[0]), arena.mul2(hc, w[1]), arena.mul2(hc, w[2])];
+            let q = arena.quaternion_product(&start_quaternion(o), &by);
+            let squares: Vec<Expr> = q.iter().map(|&e| arena.powi(e, 2)).collect();
+            map.push((o.norm2, arena.add(&squares)));
+            map.extend((0..4).map(|c| (syms.q[o.q_start + c], q[c])));
+        }
+        map.extend(syms.qd.iter().copied().zip(velocities.iter().copied()));
+        let ch = arena.mul2(c, h);
+        map.push((syms.t, arena.add2(t0, ch)));
+        map
+    };
+    let (l, force) = (model.lagrangian, &model.force);
+    let at = |arena: &mut Arena, c: Expr| -> (Expr, Vec<Expr>) {
+        let map = node(arena, c);
+        let lv = arena.subs(l, &map);
+        (lv, force.iter().map(|&f| arena.subs(f, &map)).collect())
+    };
+    let (lagrangian, force_minus, force_plus) = match &disc.quadrature {
+        Quadrature::Raw { .. } => return None,
+        &Quadrature::Alpha(alpha) => {
+            let one = arena.one();
+            let beta = arena.sub(one, alpha);
+            let (lv, fv) = at(arena, alpha);
+            let (bh, ah) = (arena.mul2(beta, h), arena.mul2(alpha, h));
+            let minus: Vec<Expr> = fv.iter().map(|&f| arena.mul2(bh, f)).collect();
+            let plus: Vec<Expr> = fv.iter().map(|&f| arena.mul2(ah, f)).collect();
+            (arena.mul2(h, lv), minus, plus)
+        }
+        Quadrature::Trapezoid => {
+            let half_h = arena.mul2(half, h);
+            let (zero, one) = (arena.zero(), arena.one());
+            let (l0, f0) = at(arena, zero);
+            let (l1, f1) = at(arena, one);
+            let sum = arena.add2(l0, l1);
+            let minus: Vec<Expr> = f0.iter().map(|&f| arena.mul2(half_h, f)).collect();
+            let plus: Vec<Expr> = f1.iter().map(|&f| arena.mul2(half_h, f)).collect();
+            (arena.mul2(half_h, sum), minus, plus)
+        }
+    };
+    // Each orientation's chart directions ∂Q/∂η_a = ½ Q ⊗ (0, e_a) at the start node.
+    let directions: Vec<[[Expr; 4]; 3]> = syms
+        .orientations
+        .iter()
+        .map(|o| {
+            let q = start_quaternion(o);
+            std::array::from_fn(|a| {
+                let unit: [Expr; 3] = std::array::from_fn(|b| if a == b { arena.one() } else { arena.zero() });
+                arena.quaternion_rate(&q, &unit)
+            })
+        })
+        .collect();
+    // ∂e/∂(δx_k, η_k) at fixed ξ.
+    let chart = |arena: &mut Arena, e: Expr| -> Vec<Expr> {
+        let mut out: Vec<Expr> = (0..m).map(|i| arena.diff(e, q0[i])).collect();
+        for (o, dirs) in syms.orientations.iter().zip(&directions) {
+            let partial: Vec<Expr> = (0..4).map(|c| arena.diff(e, q0[o.q_start + c])).collect();
+            for dir in dirs {
+                out.push(arena.dot(&partial, dir));
+            }
+        }
+        out
+    };
+    let pi = arena.gradient(lagrangian, &xi);
+    let g = chart(arena, lagrangian);
+    let mut left_momentum = Vec::with_capacity(n);
+    let mut right_momentum = Vec::with_capacity(n);
+    for i in 0..m {
+        let s = arena.sub(pi[i], g[i]);
+        left_momentum.push(arena.sub(s, force_minus[i]));
+        right_momentum.push(arena.add2(pi[i], force_plus[i]));
+    }
+    // A(ξ) π = π + ½ ξ × π + ¼ ξ (ξ·π), A(ξ)ᵀ π = π − ½ ξ × π + ¼ ξ (ξ·π).
+    for o in &syms.orientations {
+        let (w, vs) = (turn(o), o.v_start);
+        let p3: [Expr; 3] = std::array::from_fn(|c| pi[vs + c]);
+        let cross = arena.cross(&w, &p3);
+        let along = arena.dot3(&w, &p3);
+        for c in 0..3 {
+            let turned = arena.mul2(half, cross[c]);
+            let radial = arena.mul(&[quarter, w[c], along]);
+            let sym = arena.add2(p3[c], radial);
+            let left = arena.add2(sym, turned);
+            let left = arena.sub(left, g[vs + c]);
+            left_momentum.push(arena.sub(left, force_minus[vs + c]));
+            let right = arena.sub(sym, turned);
+            right_momentum.push(arena.add2(right, force_plus[vs + c]));
+        }
+    }
+    let left_jacobian = arena.jacobian(&left_momentum, &xi);
+    let right_dxi = arena.jacobian(&right_momentum, &xi);
+    let left_dq0 = left_momentum.iter().map(|&e| chart(arena, e)).collect();
+    let right_dq0 = right_momentum.iter().map(|&e| chart(arena, e)).collect();
+    Some(OrientedEquations {
+        lagrangian,
+        force_minus,
+        force_plus,
+        left_momentum,
+        left_jacobian,
+        right_momentum,
+        left_dq0,
+        right_dq0,
+        right_dxi,
+    })
 }
 
 fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEquations>> {

@@ -59,7 +59,7 @@ pub struct Derived {
     pub algebra: Option<symmetry::Algebra>,
     /// The outputs (`output(...)`) and their Jacobian.
     pub outputs: output::Outputs,
-    pub discrete: Option<discrete::DiscreteEquations>,
+    pub discrete: Option<discrete::Discrete>,
     /// The reduced systems.
     pub reductions: reduce::Reductions,
 }

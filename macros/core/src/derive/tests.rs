@@ -10,7 +10,7 @@ use crate::fixtures::lowered_model as lowered;
 use crate::model::{Model, Role, View};
 
 /// Sample values of the symbols by role: q, q̇ from the slices, parameters from `params`, discrete
-/// nodes q_k = `q`, q_{k+1} = `q1`, step h, time t = 0.3.
+/// nodes q_k = `q`, q_{k+1} (or the increment ξ with orientations) = `q1`, step h, time t = 0.3.
 struct At<'a> {
     q: &'a [f64],
     v: &'a [f64],
@@ -26,7 +26,7 @@ impl At<'_> {
             Some(Role::Coordinate(i) | Role::NodeStart(i)) => self.q[i],
             Some(Role::Velocity(i)) => self.v[i],
             Some(Role::Parameter(i)) => self.params[i],
-            Some(Role::NodeEnd(i)) => self.q1[i],
+            Some(Role::NodeEnd(i) | Role::Increment(i)) => self.q1[i],
             Some(Role::StepSize) => self.h,
             other => panic!("no sample value for {other:?}"),
         })
@@ -159,6 +159,48 @@ fn the_routhian_is_the_amended_lagrangian() {
     assert!(close(at.eval(rm, r.reduced.cyclic_velocities[0]), mu / (m * rr * rr)));
 }
 
+/// The Lie group integrator's maps of a free body J = diag(i₁, i₂, i₃) on the midpoint rule:
+/// L_d = ξᵀ J ξ/(2h) whatever the attitude, so μ⁻ = A(ξ) J ξ/h, μ⁺ = A(ξ)ᵀ J ξ/h with
+/// A(ξ) = 1 + ½ [ξ×] + ¼ ξ ξᵀ, and ∂μ⁻/∂ξ = (J + ½ ([ξ×] J − [Jξ×]) + ¼ ((ξ·Jξ) 1 + 2 ξ (Jξ)ᵀ))/h.
+#[test]
+fn the_cayley_maps_of_a_free_body() {
+    let (model, arena, d) = derived(
+        "#[mechanics(orientation(r), body(name = brick, mass = m, centre = [0, 0, 0], frame = r, inertia = diag(i1, i2, i3)),
+           discrete(rule = midpoint))]
+         struct Brick { m: f64, i1: f64, i2: f64, i3: f64 }",
+    );
+    let Some(crate::derive::discrete::Discrete::Oriented(oe)) = d.discrete else { panic!("the Lie group integrator") };
+    let (j, xi, h) = ([1.0, 2.0, 3.0], [0.1, -0.2, 0.3], 0.1);
+    // A unit quaternion the maps must not depend on.
+    let q = [0.5_f64.sqrt(), 0.5, -0.5, 0.0];
+    let at = At { q: &q, v: &[], params: &[1.5, j[0], j[1], j[2]], q1: &xi, h };
+    let jxi = [j[0] * xi[0], j[1] * xi[1], j[2] * xi[2]];
+    let cross = [xi[1] * jxi[2] - xi[2] * jxi[1], xi[2] * jxi[0] - xi[0] * jxi[2], xi[0] * jxi[1] - xi[1] * jxi[0]];
+    let along: f64 = (0..3).map(|c| xi[c] * jxi[c]).sum();
+    let view = model.view(&arena);
+    for c in 0..3 {
+        let sym = jxi[c] + 0.25 * xi[c] * along;
+        assert!(close(at.eval(&view, oe.left_momentum[c]), (sym + 0.5 * cross[c]) / h), "μ⁻[{c}]");
+        assert!(close(at.eval(&view, oe.right_momentum[c]), (sym - 0.5 * cross[c]) / h), "μ⁺[{c}]");
+        for k in 0..3 {
+            // [ξ×] J − [Jξ×] and ξ (Jξ)ᵀ, entry (c, k).
+            let turn = |v: &[f64; 3], w: &[f64; 3]| match (c, k) {
+                (0, 1) => -v[2] * w[1],
+                (0, 2) => v[1] * w[2],
+                (1, 0) => v[2] * w[0],
+                (1, 2) => -v[0] * w[2],
+                (2, 0) => -v[1] * w[0],
+                (2, 1) => v[0] * w[1],
+                _ => 0.0,
+            };
+            let cross_jacobian = turn(&xi, &j) - turn(&jxi, &[1.0; 3]);
+            let diagonal = if c == k { j[c] + 0.25 * along } else { 0.0 };
+            let expected = (diagonal + 0.5 * cross_jacobian + 0.5 * xi[c] * jxi[k]) / h;
+            assert!(close(at.eval(&view, oe.left_jacobian[c][k]), expected), "∂μ⁻/∂ξ ({c}, {k})");
+        }
+    }
+}
+
 /// The discrete Legendre maps of the midpoint rule for the oscillator L = m ẋ²/2 − k x²/2:
 /// L_d = h [m/2 ((q₁ − q₀)/h)² − k/2 ((q₀ + q₁)/2)²], so p₀ = −D₁L_d = m (q₁ − q₀)/h + h k (q₀ + q₁)/4
 /// and p₁ = D₂L_d = m (q₁ − q₀)/h − h k (q₀ + q₁)/4.
@@ -168,7 +210,7 @@ fn the_discrete_legendre_maps_of_the_midpoint_rule() {
         "#[mechanics(coordinates(x), lagrangian = m / 2 * dot(x).powi(2) - k / 2 * x.powi(2), discrete(rule = midpoint))]
          struct Oscillator { m: f64, k: f64 }",
     );
-    let de = d.discrete.expect("a discrete system");
+    let Some(crate::derive::discrete::Discrete::Euclidean(de)) = d.discrete else { panic!("a discrete system") };
     let (m, k, h, q0, q1) = (1.3, 4.0, 0.05, 0.8, 0.83);
     let at = At { q: &[q0], v: &[], params: &[m, k], q1: &[q1], h };
     let lagrangian = h * (m / 2.0 * ((q1 - q0) / h).powi(2) - k / 2.0 * ((q0 + q1) / 2.0).powi(2));

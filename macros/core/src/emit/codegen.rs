@@ -62,6 +62,7 @@ pub(crate) fn symbol_tokens(model: &View<'_>, sym: Expr) -> TokenStream {
         Some(Role::Input(k)) => quote!(self.1[#k]),
         Some(Role::NodeStart(i)) => quote!(q0[#i]),
         Some(Role::NodeEnd(i)) => quote!(q1[#i]),
+        Some(Role::Increment(i)) => quote!(xi[#i]),
         Some(Role::StepSize) => quote!(h),
         Some(Role::StepTime) => quote!(t0),
         Some(Role::StepAction) => quote!(z0),

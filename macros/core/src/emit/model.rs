@@ -48,7 +48,8 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
 
     let symmetry_items = crate::emit::symmetry::methods(model, symmetries, derived.algebra.as_ref(), &mut helpers);
     let (discrete_items, discrete_impl) = match discrete {
-        Some(de) => crate::emit::discrete::emit(model, de, &mut helpers),
+        Some(crate::derive::discrete::Discrete::Euclidean(de)) => crate::emit::discrete::emit(model, de, &mut helpers),
+        Some(crate::derive::discrete::Discrete::Oriented(oe)) => crate::emit::discrete::oriented::emit(model, oe, &mut helpers),
         None => (TokenStream::new(), TokenStream::new()),
     };
 

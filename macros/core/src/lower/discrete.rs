@@ -26,6 +26,37 @@ pub fn lower_discrete(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel, no
         cx.error(decl.keyword.span(), format!("discrete (variational) integrators of models with {what} are not supported yet"));
         return None;
     }
+    // With orientations: the Lie group integrator of a rule (`derive::discrete::OrientedEquations`),
+    // without what it does not carry yet.
+    if !raw.orientations.is_empty() {
+        let euler = "; to discretize the model with them, write the rotation with Euler angles \
+                     (`frame(b = rot_z(phi) * rot_x(theta) * rot_z(psi))`)";
+        let unsupported = if decl.rule.is_none() {
+            Some((
+                "a raw discrete system (L_d over the nodes)",
+                "; give `rule = ...` (midpoint, trapezoid, rectangle or alpha(a)): the model's L discretized",
+                decl.keyword.span(),
+            ))
+        } else if let Some((kw, _)) = raw.actions.first() {
+            Some(("an action variable (a contact Lagrangian)", euler, kw.span()))
+        } else if let Some((kw, _)) = raw.inputs.first() {
+            Some(("inputs", euler, kw.span()))
+        } else if let Some(sym) = raw.symmetries.first() {
+            Some(("declared symmetries (their discrete momentum maps)", euler, sym.name.span()))
+        } else {
+            raw.reductions.first().map(|r| ("reductions", euler, r.keyword.span()))
+        };
+        if let Some((what, hint, at)) = unsupported {
+            cx.error(
+                at,
+                format!(
+                    "the variational integrator of a model with `orientation(...)` states (the Lie group integrator) does not \
+                     take {what} yet{hint}"
+                ),
+            );
+            return None;
+        }
+    }
     let known = format!("Rules: {} (`alpha(a)` with 0 ≤ a ≤ 1)", RULES.join(", "));
     let Some(rule_expr) = &decl.rule else {
         return lower_raw(lower, cx, raw, nodes?);

@@ -41,7 +41,9 @@ pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<
         })
         .collect();
     let names: Vec<Ident> = placed.iter().map(|(r, _)| r.clone()).collect();
-    let Some((keyword, _)) = raw.orientations.first() else { return placed };
+    if raw.orientations.is_empty() {
+        return placed;
+    }
     cx.repeats(&names, ToString::to_string, |r| syn::Error::new(r.span(), format!("the orientation `{r}` is declared twice")));
     let mut kept: Vec<(Ident, usize)> = Vec::new();
     for (r, after) in &placed {
@@ -88,18 +90,6 @@ pub fn orientations(raw: &RawModel, parameters: &[Ident], cx: &mut Ctxt) -> Vec<
                 r = kept.first().map(|(k, _)| k).or(names.first()).map_or_else(|| "r".to_string(), ToString::to_string),
             ),
         );
-    }
-    let unsupported: [(&str, bool); 1] = [("discrete integrators are", !raw.discrete.is_empty())];
-    for (what, present) in unsupported {
-        if present {
-            cx.error(
-                keyword.span(),
-                format!(
-                    "{what} not supported yet in models with `orientation(...)` states; write the rotation with Euler \
-                     angles (`frame(b = rot_z(phi) * rot_x(theta) * rot_z(psi))`) meanwhile"
-                ),
-            );
-        }
     }
     kept
 }

@@ -2,6 +2,8 @@
 //! Lagrangian, forces and Legendre maps with their formulas in rustdoc, `run_discrete`, and
 //! `impl routh::runtime::DiscreteSystem`.
 
+pub mod oriented;
+
 use proc_macro2::TokenStream;
 use quote::quote;
 use symbolic::Expr;

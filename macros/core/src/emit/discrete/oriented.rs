@@ -1,0 +1,205 @@
+//! Emission of the Lie group variational integrator of a model with orientations (see
+//! [`crate::derive::discrete::OrientedEquations`]): the discrete Lagrangian, forces and momenta
+//! over the start node and the increment with their formulas in rustdoc, `run_discrete`, and
+//! `impl routh::runtime::OrientedDiscreteSystem`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use symbolic::Expr;
+
+use crate::derive::discrete::OrientedEquations;
+use crate::emit::codegen::{Helpers, Owner, allow_generated, body_with_base, square_matrix, svector};
+use crate::model::View;
+use crate::notation::{doc_block, formula};
+
+/// Inherent methods (appended to the model's `impl`) and the trait implementations.
+pub fn emit(model: &View<'_>, oe: &OrientedEquations, helpers: &mut Helpers) -> (TokenStream, TokenStream) {
+    let (n, p) = (model.dof(), model.layout.position_dim());
+    let (sv, sp) = (svector(n), svector(p));
+    let none = TokenStream::new();
+    let base = (quote! { t0: f64, h: f64, q0: &#sp, xi: &#sv, }, quote! { t0, h, q0, xi, });
+    let mut body = |outputs: &[Expr], name: &str| helpers.add(body_with_base(model, outputs, name, &base, &none, &none));
+    let (l_stmts, l_vals) = body(&[oe.lagrangian], "__routh_discrete_lagrangian");
+    let mut f_out = oe.force_minus.clone();
+    f_out.extend(&oe.force_plus);
+    let (f_stmts, f_vals) = body(&f_out, "__routh_discrete_forces");
+    let mut left_out = oe.left_momentum.clone();
+    left_out.extend(oe.left_jacobian.iter().flatten());
+    let (lm_stmts, lm_vals) = body(&left_out, "__routh_discrete_left");
+    let (rm_stmts, rm_vals) = body(&oe.right_momentum, "__routh_discrete_right");
+    let mut blocks_out: Vec<Expr> = oe.left_dq0.iter().flatten().copied().collect();
+    blocks_out.extend(oe.right_dq0.iter().flatten());
+    blocks_out.extend(oe.right_dxi.iter().flatten());
+    let (b_stmts, b_vals) = body(&blocks_out, "__routh_discrete_blocks");
+    let square = |vals: &[TokenStream]| square_matrix(n, vals);
+    let (ba, bb, bc) = (square(&b_vals[..n * n]), square(&b_vals[n * n..2 * n * n]), square(&b_vals[2 * n * n..]));
+    let (fm, fp) = (&f_vals[..n], &f_vals[n..]);
+    let (lm, lj) = (&lm_vals[..n], &lm_vals[n..]);
+    let jac = square(lj);
+    let allow = allow_generated();
+    let rule = model.discretization.as_ref().map(|d| d.rule.clone()).unwrap_or_default();
+    let (l_doc, f_doc, m_doc) = docs(model, oe, &rule);
+    let run = run_item(model);
+    let methods = quote! {
+        /// The quadrature rule of the generated variational integrator.
+        pub const DISCRETE_RULE: &'static str = #rule;
+
+        #l_doc
+        #allow
+        #[must_use]
+        pub fn discrete_lagrangian(&self, t0: f64, h: f64, q0: &#sp, xi: &#sv) -> f64 {
+            #(#l_stmts)*
+            #(#l_vals)*
+        }
+
+        #f_doc
+        #allow
+        #[must_use]
+        pub fn discrete_forces(&self, t0: f64, h: f64, q0: &#sp, xi: &#sv) -> (#sv, #sv) {
+            #(#f_stmts)*
+            (<#sv>::from([#(#fm),*]), <#sv>::from([#(#fp),*]))
+        }
+
+        #m_doc
+        #allow
+        #[must_use]
+        pub fn discrete_momenta(&self, t0: f64, h: f64, q0: &#sp, xi: &#sv) -> (#sv, #sv) {
+            (self.__routh_discrete_left(t0, h, q0, xi).0, self.__routh_discrete_right(t0, h, q0, xi))
+        }
+
+        #allow
+        fn __routh_discrete_left(&self, t0: f64, h: f64, q0: &#sp, xi: &#sv) -> (#sv, __routh::Matrix<#n, #n>) {
+            #(#lm_stmts)*
+            (<#sv>::from([#(#lm),*]), #jac)
+        }
+
+        #allow
+        fn __routh_discrete_right(&self, t0: f64, h: f64, q0: &#sp, xi: &#sv) -> #sv {
+            #(#rm_stmts)*
+            <#sv>::from([#(#rm_vals),*])
+        }
+
+        #allow
+        fn __routh_discrete_blocks(&self, t0: f64, h: f64, q0: &#sp, xi: &#sv)
+            -> (__routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>)
+        {
+            #(#b_stmts)*
+            (#ba, #bb, #bc)
+        }
+
+        #run
+    };
+    (methods, impls(model))
+}
+
+/// The rustdoc of L_d, f∓ and μ∓ with their formulas.
+fn docs(model: &View<'_>, oe: &OrientedEquations, rule: &str) -> (TokenStream, TokenStream, TokenStream) {
+    let n = model.dof();
+    let coords: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
+    let l_doc = doc_block(
+        &format!(
+            "The discrete Lagrangian L_d(t_k, h, q_k, ξ) of the `{rule}` rule on configurations with orientations: h·L at the \
+             rule's node a fraction c of the step in, (x_k + c Δ, Q_k ⊗ (1, c ξ/2)) with the velocities (Δ, ξ)/h — the \
+             next node is q_k ⊗ cay(ξ), each orientation turned by the Cayley map (see the runtime's `discrete::oriented`). \
+             The start node q_k in the order of the coordinates ({}), the increment ξ in the order of the velocities.",
+            coords.join(", ")
+        ),
+        &[("L_d".into(), formula(model, oe.lagrangian))],
+    );
+    let mut f_lines: Vec<(String, String)> =
+        (0..n).map(|i| (format!("f⁻[{}]", i + 1), formula(model, oe.force_minus[i]))).collect();
+    f_lines.extend((0..n).map(|i| (format!("f⁺[{}]", i + 1), formula(model, oe.force_plus[i]))));
+    let f_doc = doc_block("The discrete forces (f⁻, f⁺) of the same rule, along the velocities' directions.", &f_lines);
+    let mut m_lines: Vec<(String, String)> =
+        (0..n).map(|i| (format!("μ_k[{}]", i + 1), formula(model, oe.left_momentum[i]))).collect();
+    m_lines.extend((0..n).map(|i| (format!("μ_k+1[{}]", i + 1), formula(model, oe.right_momentum[i]))));
+    let m_doc = doc_block(
+        "The forced discrete Legendre maps in each body's axes at (q_k, ξ): μ_k = −∂L_d/∂(δx_k, η_k) − f⁻ and μ_k+1 = \
+         ∂L_d/∂(δx_k+1, η_k+1) + f⁺ along the nodes' charts (δx, and a quaternion turned to Q ⊗ exp(η/2)). A step solves \
+         the first for ξ (Newton, exact Jacobian) and evaluates the second.",
+        &m_lines,
+    );
+    (l_doc, f_doc, m_doc)
+}
+
+/// `run_discrete`.
+fn run_item(model: &View<'_>) -> TokenStream {
+    let state = crate::emit::codegen::state_type(model.layout.state_dim());
+    let doc = " A discrete run of the Lie group variational integrator: from the positions and velocities of `start` \
+                (the initial momenta μ₀ = ∂L/∂v, an orientation's in its body's axes), Newton on each step's increment ξ \
+                with the exact Jacobian, each orientation turned by the Cayley map: \
+                `model.run_discrete(x0).step(h).steps(n).go()?` ([`DiscreteRun`](::routh::runtime::DiscreteRun): the start \
+                time, Newton's options). The nodes' positions hold the quaternions (unit), their momenta the μ_k.";
+    let errors = " [`SimError::NewtonFailed`](::routh::runtime::SimError) or [`SimError::SingularStepJacobian`](::routh::runtime::SimError) \
+                   when a step cannot be solved (h too large), [`SimError::InvalidParameter`](::routh::runtime::SimError) for \
+                   bad parameters. The nodes before a failed step come with the error \
+                   ([`RunError::partial`](::routh::runtime::RunError)).";
+    quote! {
+        #[doc = #doc]
+        ///
+        /// # Errors (of `go`)
+        #[doc = #errors]
+        #[inline]
+        pub fn run_discrete(&self, start: #state) -> __routh::DiscreteRun<'_, Self> {
+            __routh::DiscreteRun::new(self, start)
+        }
+    }
+}
+
+/// `impl OrientedDiscreteSystem`, `SimulateDiscrete` and `RunsDiscrete`.
+fn impls(model: &View<'_>) -> TokenStream {
+    let (n, p, d) = (model.dof(), model.layout.position_dim(), model.layout.state_dim());
+    let (sv, sp) = (svector(n), svector(p));
+    let state = crate::emit::codegen::state_type(d);
+    let owner = Owner::of(model);
+    let (ty, generics) = (&owner.ty, &owner.generics);
+    let check = if generics.is_empty() {
+        quote! { self.check_parameters()?; }
+    } else {
+        quote! { self.0.check_parameters()?; }
+    };
+    let traj = quote! { __routh::DiscreteTrajectory<#n, #p> };
+    let items = crate::emit::codegen::lazy(quote! {
+        #[inline]
+        fn left_momentum(&self, t: f64, h: f64, q0: &#sp, xi: &#sv)
+            -> ::core::result::Result<(#sv, __routh::Matrix<#n, #n>), __routh::FieldError>
+        {
+            let (mu, jac) = self.__routh_discrete_left(t, h, q0, xi);
+            Ok((__routh::mechanics::finite(t, mu)?, __routh::mechanics::finite(t, jac)?))
+        }
+        #[inline]
+        fn right_momentum(&self, t: f64, h: f64, q0: &#sp, xi: &#sv) -> ::core::result::Result<#sv, __routh::FieldError> {
+            __routh::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, xi))
+        }
+        #[allow(clippy::type_complexity)]
+        fn momentum_derivatives(&self, t: f64, h: f64, q0: &#sp, xi: &#sv) -> ::core::option::Option<::core::result::Result<(
+            __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>,
+        ), __routh::FieldError>> {
+            let (a, b, c) = self.__routh_discrete_blocks(t, h, q0, xi);
+            let finite = |m| __routh::mechanics::finite(t, m);
+            Some(finite(a).and_then(|a| Ok((a, finite(b)?, finite(c)?))))
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        impl #generics __routh::OrientedDiscreteSystem<#p, #n> for #ty {
+            #items
+        }
+
+        #[automatically_derived]
+        impl #generics __routh::SimulateDiscrete for #ty {
+            type Start = #state;
+        }
+
+        #[automatically_derived]
+        impl #generics __routh::RunsDiscrete<__routh::Plain> for #ty {
+            type Output = #traj;
+            #[inline]
+            fn run_discrete_with(&self, plan: __routh::DiscretePlan<#state>, _: __routh::Plain) -> __routh::RunResult<#traj> {
+                #check
+                let mu0 = self.momenta(plan.t0(), plan.start());
+                plan.oriented(self, mu0)
+            }
+        }
+    }
+}

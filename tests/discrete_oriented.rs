@@ -1,0 +1,253 @@
+//! Generated Lie group variational integrators: `discrete(rule = ...)` beside `orientation(...)`
+//! (`runtime::discrete::oriented`). The generated L_d against h·L of the generated Lagrangian at
+//! the rule's node, the generated momenta against central differences of the generated L_d along
+//! the nodes' charts (the next node read back by quaternion products alone), the heavy top's
+//! vertical spatial momentum to rounding and second order against the model's own continuous run,
+//! and the step Jacobian against differences of the solved step.
+
+use routh::nalgebra::{Quaternion, SVector, UnitQuaternion, Vector3};
+use routh::prelude::*;
+use routh::runtime::discrete::{DiscreteOptions, compose, oriented_step, oriented_step_jacobian, oriented_symplecticity_defect};
+
+/// An asymmetric heavy top about its tip, on the midpoint rule.
+#[derive(Mechanics)]
+#[mechanics(
+    orientation(b),
+    body(name = top, mass = m, centre = b * [0, 0, l], frame = b, inertia = diag(a1, a2, c)),
+    gravity = [0, 0, -g],
+    discrete(rule = midpoint),
+)]
+struct MidpointTop {
+    m: f64,
+    l: f64,
+    a1: f64,
+    a2: f64,
+    c: f64,
+    g: f64,
+}
+
+/// The same top on the trapezoid rule.
+#[derive(Mechanics)]
+#[mechanics(
+    orientation(b),
+    body(name = top, mass = m, centre = b * [0, 0, l], frame = b, inertia = diag(a1, a2, c)),
+    gravity = [0, 0, -g],
+    discrete(rule = trapezoid),
+)]
+struct TrapezoidTop {
+    m: f64,
+    l: f64,
+    a1: f64,
+    a2: f64,
+    c: f64,
+    g: f64,
+}
+
+/// A top riding a cart along x, held by a damped spring: an ordinary coordinate, a force (with
+/// a velocity-dependent part) and the coupling of the two.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x),
+    orientation(b),
+    body(name = top, mass = m, centre = [x, 0, 0] + b * [0, 0, l], frame = b, inertia = diag(a1, a2, c)),
+    gravity = [0, 0, -g],
+    force(x = -k * x - d * dot(x)),
+    discrete(rule = midpoint),
+)]
+struct CartTop {
+    m: f64,
+    l: f64,
+    a1: f64,
+    a2: f64,
+    c: f64,
+    g: f64,
+    k: f64,
+    d: f64,
+}
+
+const TOP: (f64, f64, f64, f64, f64, f64) = (0.8, 0.35, 0.021, 0.027, 0.034, 9.81);
+
+fn midpoint_top() -> MidpointTop {
+    let (m, l, a1, a2, c, g) = TOP;
+    MidpointTop { m, l, a1, a2, c, g }
+}
+
+fn cart_top() -> CartTop {
+    let (m, l, a1, a2, c, g) = TOP;
+    CartTop { m, l, a1, a2, c, g, k: 3.0, d: 0.4 }
+}
+
+fn unit(q: &[f64]) -> UnitQuaternion<f64> {
+    UnitQuaternion::from_quaternion(Quaternion::new(q[0], q[1], q[2], q[3]))
+}
+
+/// A tilted top spinning about its figure axis, wobbling.
+fn top_start() -> ([f64; 4], [f64; 3]) {
+    let q = UnitQuaternion::from_euler_angles(0.6, -0.2, 0.3);
+    ([q.w, q.i, q.j, q.k], [0.8, -0.5, 6.0])
+}
+
+/// The cart-top's start node, increment and step.
+fn cart_step() -> (SVector<f64, 5>, SVector<f64, 4>, f64) {
+    let (q, _) = top_start();
+    (SVector::from([0.2, q[0], q[1], q[2], q[3]]), SVector::from([0.03, 0.05, -0.08, 0.9]), 0.04)
+}
+
+/// The node moved along its chart: x + δx, Q ⊗ exp(η/2).
+fn moved(q: &SVector<f64, 5>, d: &SVector<f64, 4>) -> SVector<f64, 5> {
+    let r = unit(&[q[1], q[2], q[3], q[4]]) * UnitQuaternion::from_scaled_axis(Vector3::new(d[1], d[2], d[3]));
+    SVector::from([q[0] + d[0], r.w, r.i, r.j, r.k])
+}
+
+/// The increment from q₀ to q₁: (Δ, ξ = 2 v / w of Q₀⁻¹ Q₁).
+fn increment(q0: &SVector<f64, 5>, q1: &SVector<f64, 5>) -> SVector<f64, 4> {
+    let r = Quaternion::new(q0[1], q0[2], q0[3], q0[4]).conjugate() * Quaternion::new(q1[1], q1[2], q1[3], q1[4]);
+    SVector::from([q1[0] - q0[0], 2.0 * r.i / r.w, 2.0 * r.j / r.w, 2.0 * r.k / r.w])
+}
+
+/// L_d is h·L of the model's own Lagrangian at the midpoint node (x + Δ/2, Q ⊗ (1, ξ/4)) with the
+/// velocities (Δ, ξ)/h, at t_k + h/2.
+#[test]
+fn the_discrete_lagrangian_is_h_l_at_the_midpoint_node() {
+    let model = cart_top();
+    let (q0, xi, h) = cart_step();
+    let half = Quaternion::new(q0[1], q0[2], q0[3], q0[4]) * Quaternion::new(1.0, xi[1] / 4.0, xi[2] / 4.0, xi[3] / 4.0);
+    let x = model.state([q0[0] + xi[0] / 2.0, half.w, half.i, half.j, half.k], [xi[0] / h, xi[1] / h, xi[2] / h, xi[3] / h]);
+    let (t0, ld) = (0.7, model.discrete_lagrangian(0.7, h, &q0, &xi));
+    let expected = h * model.lagrangian(t0 + h / 2.0, &x);
+    assert!((ld - expected).abs() < 1e-14 * expected.abs().max(1.0), "{ld} against {expected}");
+    assert_eq!(CartTop::DISCRETE_RULE, "midpoint");
+}
+
+/// μ⁻ = −∂L_d/∂(δx₀, η₀) − f⁻ and μ⁺ = ∂L_d/∂(δx₁, η₁) + f⁺ with the other node fixed: central
+/// differences of the generated L_d, the increment read back from the moved node.
+#[test]
+fn the_momenta_are_the_derivatives_of_the_discrete_lagrangian() {
+    let model = cart_top();
+    let (q0, xi, h) = cart_step();
+    let q1 = compose(&q0, &xi);
+    let (left, right) = model.discrete_momenta(0.0, h, &q0, &xi);
+    let (fm, fp) = model.discrete_forces(0.0, h, &q0, &xi);
+    let ld = |a: &SVector<f64, 5>, b: &SVector<f64, 5>| model.discrete_lagrangian(0.0, h, a, &increment(a, b));
+    let eps = 1e-6;
+    for i in 0..4 {
+        let e = SVector::<f64, 4>::from_fn(|r, _| if r == i { eps } else { 0.0 });
+        let d0 = (ld(&moved(&q0, &e), &q1) - ld(&moved(&q0, &-e), &q1)) / (2.0 * eps);
+        let d1 = (ld(&q0, &moved(&q1, &e)) - ld(&q0, &moved(&q1, &-e))) / (2.0 * eps);
+        // (The forces f∓ are the rule's weights of F at the midpoint, checked by their own values.)
+        assert!((left[i] - (-d0 - fm[i])).abs() < 1e-7 * (1.0 + left[i].abs()), "μ⁻[{i}] {} against {}", left[i], -d0 - fm[i]);
+        assert!((right[i] - (d1 + fp[i])).abs() < 1e-7 * (1.0 + right[i].abs()), "μ⁺[{i}] {} against {}", right[i], d1 + fp[i]);
+    }
+    // f∓ = (h/2) F at the midpoint: the spring and damper on x, nothing on the rotation.
+    let x_mid = q0[0] + xi[0] / 2.0;
+    let force = -model.k * x_mid - model.d * xi[0] / h;
+    assert!((fm[0] - h / 2.0 * force).abs() < 1e-15 && (fp[0] - h / 2.0 * force).abs() < 1e-15);
+    assert!(fm.iter().skip(1).chain(fp.iter().skip(1)).all(|&f| f == 0.0));
+}
+
+/// The error at the end of a run of `steps` steps over [0, 2] against the model's continuous run,
+/// and the largest change of the vertical spatial momentum e₃·R μ along it.
+fn top_errors<S>(
+    model: &S,
+    x0: &State<7>,
+    steps: usize,
+    exact: &State<7>,
+    momenta: impl Fn(&State<7>) -> SVector<f64, 3>,
+) -> (f64, f64)
+where
+    S: routh::runtime::RunsDiscrete<routh::runtime::run::Plain, Output = routh::runtime::DiscreteTrajectory<3, 4>>
+        + routh::runtime::SimulateDiscrete<Start = State<7>>,
+{
+    let traj = model.run_discrete(*x0).step(2.0 / steps as f64).steps(steps).go().unwrap();
+    let vertical = |k: usize| (unit(traj.positions[k].as_slice()) * traj.momenta[k]).z;
+    let drift = (0..traj.len()).fold(0.0_f64, |m, k| m.max((vertical(k) - vertical(0)).abs()));
+    let end = &traj.positions[steps];
+    let angle = (unit(end.as_slice()).inverse() * unit(&exact.as_slice()[..4])).angle();
+    let mu = momenta(exact);
+    (angle + (traj.momenta[steps] - mu).amax() / mu.amax(), drift)
+}
+
+/// Both rules on the heavy top: second order against the model's continuous run (DOP853, tight),
+/// the error at h/2 a quarter of that at h; e₃·R μ kept to rounding (the ground's rotations about
+/// the vertical leave L_d unchanged: discrete Noether), with the momenta the model's own ∂L/∂v.
+#[test]
+fn the_heavy_top_converges_at_second_order_and_keeps_its_vertical_momentum() {
+    let model = midpoint_top();
+    let (m, l, a1, a2, c, g) = TOP;
+    let trapezoid = TrapezoidTop { m, l, a1, a2, c, g };
+    let (q, w) = top_start();
+    let x0 = model.state(q, w);
+    let options = Options::default().rtol(1e-13).atol(1e-14).scheme(routh::runtime::Scheme::Dop853);
+    let exact = *model.run(x0).span(0.0..2.0).options(&options).go().unwrap().last().unwrap().1;
+    let scale = model.momenta(0.0, &x0).norm();
+    for (name, coarse, fine) in [
+        (
+            "midpoint",
+            top_errors(&model, &x0, 400, &exact, |x| model.momenta(2.0, x)),
+            top_errors(&model, &x0, 800, &exact, |x| model.momenta(2.0, x)),
+        ),
+        (
+            "trapezoid",
+            top_errors(&trapezoid, &x0, 400, &exact, |x| trapezoid.momenta(2.0, x)),
+            top_errors(&trapezoid, &x0, 800, &exact, |x| trapezoid.momenta(2.0, x)),
+        ),
+    ] {
+        let ratio = coarse.0 / fine.0;
+        assert!(coarse.0 < 0.05, "{name}: error {:e} at h = 0.005", coarse.0);
+        assert!((3.6..4.4).contains(&ratio), "{name}: error ratio {ratio} ({:e} → {:e})", coarse.0, fine.0);
+        assert!(coarse.1.max(fine.1) < 1e-12 * scale, "{name}: e₃·R μ drifts by {:e}", coarse.1.max(fine.1));
+    }
+}
+
+/// The step's Jacobian in the chart (δx, η, δμ) from the generated blocks against central
+/// differences of the solved step, and the cotangent bundle's form kept — without the damper
+/// (with it the map contracts and the form is not kept: its defect is not small).
+#[test]
+fn the_step_jacobian_is_that_of_the_step() {
+    let options = DiscreteOptions::default();
+    let (q0, xi, h) = cart_step();
+    for damper in [0.0, 0.4] {
+        let model = CartTop { d: damper, ..cart_top() };
+        let (mu0, _) = model.discrete_momenta(0.0, h, &q0, &xi);
+        let step = |q: &SVector<f64, 5>, mu: &SVector<f64, 4>| oriented_step(&model, (0.0, h), (q, mu), xi, &options).unwrap();
+        let base = step(&q0, &mu0);
+        assert!((base.increment - xi).amax() < 1e-12, "the step from μ⁻(q₀, ξ) is ξ");
+        let jac = oriented_step_jacobian(&model, 0.0, h, &q0, &base.increment).unwrap().unwrap();
+        let eps = 1e-6;
+        let chart = |to: &SVector<f64, 5>| {
+            let eta = (unit(&base.position.as_slice()[1..]).inverse() * unit(&to.as_slice()[1..])).scaled_axis();
+            SVector::<f64, 4>::from([to[0] - base.position[0], eta.x, eta.y, eta.z])
+        };
+        for i in 0..8 {
+            let e = SVector::<f64, 4>::from_fn(|r, _| if r == i % 4 { eps } else { 0.0 });
+            let (up, down) = if i < 4 {
+                (step(&moved(&q0, &e), &mu0), step(&moved(&q0, &-e), &mu0))
+            } else {
+                (step(&q0, &(mu0 + e)), step(&q0, &(mu0 - e)))
+            };
+            let dq = (chart(&up.position) - chart(&down.position)) / (2.0 * eps);
+            let dmu = (up.momentum - down.momentum) / (2.0 * eps);
+            let (exact_q, exact_mu) = if i < 4 {
+                (jac.dq_dq.column(i), jac.dp_dq.column(i))
+            } else {
+                (jac.dq_dp.column(i - 4), jac.dp_dp.column(i - 4))
+            };
+            assert!(
+                (exact_q - dq).amax() < 1e-6 * (1.0 + dq.amax()),
+                "d = {damper}: ∂q₁ column {i}: {:e}",
+                (exact_q - dq).amax()
+            );
+            assert!(
+                (exact_mu - dmu).amax() < 1e-6 * (1.0 + dmu.amax()),
+                "d = {damper}: ∂μ₁ column {i}: {:e}",
+                (exact_mu - dmu).amax()
+            );
+        }
+        let defect = oriented_symplecticity_defect::<5, 4>(&jac, &mu0, &base.momentum);
+        if damper == 0.0 {
+            assert!(defect < 1e-10, "symplectic defect {defect:e}");
+        } else {
+            assert!(defect > 1e-4, "the damped map keeps the form: {defect:e}");
+        }
+    }
+}
