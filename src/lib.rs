@@ -365,7 +365,8 @@ pub mod __private {
     }
     pub mod discrete {
         pub use routh_runtime::discrete::{
-            ContactInputSystem, ContactMapDerivatives, DiscreteInputSystem, DrivenContactDiscrete, DrivenDiscrete, MomentumLaw,
+            ContactInputSystem, ContactMapDerivatives, DiscreteInputSystem, DrivenContactDiscrete, DrivenDiscrete,
+            DrivenOrientedDiscrete, MomentumLaw, OrientedInputSystem,
         };
     }
     pub mod erased {

@@ -49,7 +49,7 @@ use nalgebra::{SMatrix, SVector};
 
 use crate::error::SimError;
 use crate::mechanics::StateLayout;
-use crate::step::{InputJacobians, StepMap, TangentStep, rk4_tangent_step};
+use crate::step::{InputJacobians, OrientedMap, StepMap, TangentStep, rk4_tangent_step};
 
 /// The problem: horizon, step, cost (see the [module docs](self)). The weights act on the state's
 /// deviations from its references: x − x*_k in the state itself (`C = D`, [`ilqr`]), or in the
@@ -475,6 +475,59 @@ where
     S: InputJacobians<D, K> + Sync + ?Sized,
 {
     solve(&Charts::<S, P, N>(sys), p, x0, guess)
+}
+
+/// iLQR of a model with orientations and inputs on its Lie group variational integrator
+/// ([`OrientedMap`]): the state x = (q, μ) of positions (each orientation's quaternion) and momenta
+/// in the bodies' axes, the step's Jacobians, the cost's deviations and the policy's in the chart
+/// (δx, η, δμ) — each orientation by its body rotation vector from the reference's attitude, the
+/// momenta by their difference ([`OrientedMap::difference`]) — as [`ilqr_tangent`] plans on the
+/// RK4 step. A generated model with orientations, inputs and `discrete(...)` is such a `model`
+/// ([`DrivenOrientedDiscrete`](crate::discrete::DrivenOrientedDiscrete)).
+///
+/// # Errors
+/// As [`ilqr_tangent`].
+pub fn ilqr_oriented<M, const P: usize, const N: usize, const D: usize, const C: usize, const K: usize>(
+    map: &OrientedMap<'_, M, P, N>,
+    p: &IlqrProblem<D, K, C>,
+    x0: &SVector<f64, D>,
+    guess: &[SVector<f64, K>],
+) -> Result<IlqrSolution<D, K, C>, IlqrError>
+where
+    M: crate::discrete::DrivenOrientedDiscrete<P, N, K> + Sync + ?Sized,
+{
+    solve(map, p, x0, guess)
+}
+
+impl<M, const P: usize, const N: usize, const D: usize, const C: usize, const K: usize> Planned<D, C, K>
+    for OrientedMap<'_, M, P, N>
+where
+    M: crate::discrete::DrivenOrientedDiscrete<P, N, K> + ?Sized,
+{
+    fn advance(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>, h: f64) -> Result<SVector<f64, D>, SimError> {
+        OrientedMap::advance(self, t, x, u, h)
+    }
+
+    fn step(&self, t: f64, x: &SVector<f64, D>, u: &SVector<f64, K>, h: f64) -> Result<TangentStep<D, C, K>, SimError> {
+        OrientedMap::step(self, t, x, u, h)
+    }
+
+    fn difference(&self, x: &SVector<f64, D>, y: &SVector<f64, D>) -> SVector<f64, C> {
+        Self::difference(x, y)
+    }
+
+    fn difference_with_jacobian(
+        &self,
+        x: &SVector<f64, D>,
+        y: &SVector<f64, D>,
+    ) -> (SVector<f64, C>, Option<SMatrix<f64, C, C>>) {
+        let (e, g) = Self::difference_with_jacobian(x, y);
+        (e, Some(g))
+    }
+
+    fn defined(&self, x: &SVector<f64, D>) -> bool {
+        StateLayout::<P, N, D>::attitudes_defined(x)
+    }
 }
 
 /// What the iteration plans over: a step map, its Jacobians in the coordinates of the deviations

@@ -48,8 +48,8 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::discrete::{
-    DiscreteOptions, DrivenContactDiscrete, DrivenDiscrete, contact_discrete_step, contact_input_step_jacobian, discrete_step,
-    input_step_jacobian,
+    DiscreteOptions, DrivenContactDiscrete, DrivenDiscrete, DrivenOrientedDiscrete, contact_discrete_step,
+    contact_input_step_jacobian, discrete_step, input_step_jacobian, oriented_input_step_jacobian, oriented_step,
 };
 use crate::error::{FieldError, SimError};
 use crate::input::InputSystem;
@@ -631,6 +631,160 @@ impl<M: DrivenContactDiscrete<N, K> + ?Sized, const N: usize, const D: usize, co
             SimError::InvalidArgument("the contact system gives no derivatives of its maps for the step's Jacobian".into())
         })?;
         Ok(StepJacobian { next: Self::join(&s.position, &s.momentum, z1), a: j.state_matrix::<D>(), b: j.input_matrix::<D>() })
+    }
+}
+
+/// The Lie group variational integrator of a model with orientations and inputs
+/// ([`crate::discrete::oriented`]) as a step map over the state x = (q, μ) of its `P` positions
+/// (each orientation's quaternion) and `N` momenta in the bodies' axes (`D = P + N`): each step
+/// Newton on the increment at the inputs held ([`oriented_step`], from ξ = 0), its Jacobians in
+/// the chart (δx, η, δμ) about x_k and x_{k+1} (`C = 2N`, [`oriented_input_step_jacobian`]) — the
+/// error-state model a discrete LQR designs on ([`TangentStep::lqr`]) and iLQR plans over
+/// ([`crate::ilqr::ilqr_oriented`]), 12 × 12 for a free body.
+///
+/// ```
+/// use routh_runtime::discrete::{DrivenOrientedDiscrete, OrientedDiscreteSystem, OrientedInputSystem, cayley_factor};
+/// use routh_runtime::nalgebra::{Matrix3, SVector, Vector3, Vector4};
+/// use routh_runtime::step::OrientedMap;
+/// use routh_runtime::FieldError;
+///
+/// // A unit-inertia body turned by a body torque u held over the step, f∓ = (h/2) u: its
+/// // L_d = |ξ|²/(2h), μ⁻ = A(ξ) ξ/h − (h/2) u, μ⁺ = A(ξ)ᵀ ξ/h + (h/2) u.
+/// struct Satellite;
+/// struct Torqued(Vector3<f64>);
+/// impl OrientedDiscreteSystem<4, 3> for Torqued {
+///     fn left_momentum(&self, _t: f64, h: f64, _q: &Vector4<f64>, xi: &Vector3<f64>) -> Result<(Vector3<f64>, Matrix3<f64>), FieldError> {
+///         let d = Matrix3::identity() * (1.0 + 0.25 * xi.norm_squared()) + xi * xi.transpose() * 0.5;
+///         Ok((cayley_factor(xi) * xi / h - self.0 * (h / 2.0), d / h))
+///     }
+///     fn right_momentum(&self, _t: f64, h: f64, _q: &Vector4<f64>, xi: &Vector3<f64>) -> Result<Vector3<f64>, FieldError> {
+///         Ok(cayley_factor(xi).transpose() * xi / h + self.0 * (h / 2.0))
+///     }
+///     fn momentum_derivatives(&self, _t: f64, h: f64, _q: &Vector4<f64>, xi: &Vector3<f64>)
+///         -> Option<Result<(Matrix3<f64>, Matrix3<f64>, Matrix3<f64>), FieldError>> {
+///         let d = Matrix3::identity() * (1.0 + 0.25 * xi.norm_squared()) + xi * xi.transpose() * 0.5;
+///         Some(Ok((Matrix3::zeros(), Matrix3::zeros(), d / h)))
+///     }
+/// }
+/// impl OrientedInputSystem<4, 3, 3> for Torqued {
+///     fn momentum_input_derivatives(&self, _t: f64, h: f64, _q: &Vector4<f64>, _xi: &Vector3<f64>)
+///         -> Result<(Matrix3<f64>, Matrix3<f64>), FieldError> {
+///         Ok((Matrix3::identity() * (-h / 2.0), Matrix3::identity() * (h / 2.0)))
+///     }
+/// }
+/// impl DrivenOrientedDiscrete<4, 3, 3> for Satellite {
+///     type At<'a> = Torqued;
+///     fn at(&self, u: &Vector3<f64>) -> Torqued { Torqued(*u) }
+/// }
+/// // At rest, a torque about z: the body's momentum grows by h u; A_d, B_d are in the
+/// // 6-dimensional chart (η, δμ) of the 7-dimensional state (q, μ), and at rest without torque a
+/// // torque turns the body by h²/2 and its momentum by h per unit.
+/// let (h, x) = (0.1, SVector::<f64, 7>::from([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]));
+/// let map = OrientedMap::<_, 4, 3>::new(&Satellite);
+/// let next = map.advance(0.0, &x, &Vector3::new(0.0, 0.0, 2.0), h)?;
+/// assert!((next[6] - 2.0 * h).abs() < 1e-14);
+/// let step = map.step::<7, 6, 3>(0.0, &x, &Vector3::zeros(), h)?;
+/// assert!((step.b[(5, 2)] - h).abs() < 1e-14 && (step.b[(2, 2)] - h * h / 2.0).abs() < 1e-14);
+/// # Ok::<(), routh_runtime::SimError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct OrientedMap<'a, M: ?Sized, const P: usize, const N: usize> {
+    model: &'a M,
+    options: DiscreteOptions,
+}
+
+impl<'a, M: ?Sized, const P: usize, const N: usize> OrientedMap<'a, M, P, N> {
+    /// The Lie group variational integrator of `model`, Newton with the default [`DiscreteOptions`].
+    #[must_use]
+    pub fn new(model: &'a M) -> Self {
+        OrientedMap { model, options: DiscreteOptions::default() }
+    }
+
+    /// Newton's options.
+    #[must_use]
+    pub fn options(mut self, options: DiscreteOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// (q, μ) of a state of P + N components.
+    fn split<const D: usize>(x: &SVector<f64, D>) -> (SVector<f64, P>, SVector<f64, N>) {
+        const { assert!(D == P + N, "the state (q, μ) of a Lie group variational integrator has P + N components") };
+        (SVector::from_fn(|i, _| x[i]), SVector::from_fn(|i, _| x[P + i]))
+    }
+
+    /// (q, μ) as a state.
+    fn join<const D: usize>(q: &SVector<f64, P>, mu: &SVector<f64, N>) -> SVector<f64, D> {
+        SVector::<f64, D>::from_fn(|i, _| if i < P { q[i] } else { mu[i - P] })
+    }
+
+    /// x_{k+1} from x_k = (q_k, μ_k) with the inputs `u` held over the step of size `h` from `t`.
+    ///
+    /// # Errors
+    /// As [`oriented_step`].
+    pub fn advance<const D: usize, const K: usize>(
+        &self,
+        t: f64,
+        x: &SVector<f64, D>,
+        u: &SVector<f64, K>,
+        h: f64,
+    ) -> Result<SVector<f64, D>, SimError>
+    where
+        M: DrivenOrientedDiscrete<P, N, K>,
+    {
+        let (q, mu) = Self::split(x);
+        let s = oriented_step(&self.model.at(u), (t, h), (&q, &mu), SVector::zeros(), &self.options)?;
+        Ok(Self::join(&s.position, &s.momentum))
+    }
+
+    /// x_{k+1} (to the bit [`Self::advance`]'s) and A_d, B_d in the charts (δx, η, δμ) about x_k
+    /// and x_{k+1} (`C = 2N`).
+    ///
+    /// # Errors
+    /// As [`oriented_step`]; [`SimError::InvalidArgument`] if the system gives no momentum
+    /// derivatives.
+    pub fn step<const D: usize, const C: usize, const K: usize>(
+        &self,
+        t: f64,
+        x: &SVector<f64, D>,
+        u: &SVector<f64, K>,
+        h: f64,
+    ) -> Result<TangentStep<D, C, K>, SimError>
+    where
+        M: DrivenOrientedDiscrete<P, N, K>,
+    {
+        const { assert!(C == 2 * N, "the chart (δx, η, δμ) has 2N components") };
+        let (q, mu) = Self::split(x);
+        let at = self.model.at(u);
+        let s = oriented_step(&at, (t, h), (&q, &mu), SVector::zeros(), &self.options)?;
+        let j = oriented_input_step_jacobian(&at, t, h, &q, &s.increment)?.ok_or_else(|| {
+            SimError::InvalidArgument("the discrete system gives no momentum derivatives for the step's Jacobian".into())
+        })?;
+        Ok(TangentStep { next: Self::join(&s.position, &s.momentum), a: j.state_matrix::<C>(), b: j.input_matrix::<C>() })
+    }
+
+    /// The chart coordinates x ⊖ y of the state `x` about `y`: the positions as
+    /// [`StateLayout::chart_difference`]'s (each orientation by the body rotation vector from y's
+    /// attitude to x's), the momenta by their difference — the chart of [`Self::step`]'s Jacobians.
+    #[must_use]
+    pub fn difference<const D: usize, const C: usize>(x: &SVector<f64, D>, y: &SVector<f64, D>) -> SVector<f64, C> {
+        Self::difference_with_jacobian(x, y).0
+    }
+
+    /// [`Self::difference`] and its derivative over x moved in its own chart: each orientation's
+    /// block J_r⁻¹(θ) ([`StateLayout::chart_difference_with_jacobian`]), the identity elsewhere.
+    #[must_use]
+    pub fn difference_with_jacobian<const D: usize, const C: usize>(
+        x: &SVector<f64, D>,
+        y: &SVector<f64, D>,
+    ) -> (SVector<f64, C>, SMatrix<f64, C, C>) {
+        // The layout's chart with the rates at zero (no turn of θ̇ by ω), the momenta's rows set apart.
+        let still = |s: &SVector<f64, D>| SVector::<f64, D>::from_fn(|i, _| if i < P { s[i] } else { 0.0 });
+        let (mut xi, g) = StateLayout::<P, N, D>::chart_difference_with_jacobian::<C>(&still(x), &still(y));
+        for i in 0..N {
+            xi[N + i] = x[P + i] - y[P + i];
+        }
+        (xi, g)
     }
 }
 

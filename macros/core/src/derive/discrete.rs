@@ -124,7 +124,7 @@ pub enum Discrete {
     /// Nodes q_k ∈ ℝⁿ ([`DiscreteEquations`]).
     Euclidean(Box<DiscreteEquations>),
     /// Nodes with orientations, the Lie group integrator ([`OrientedEquations`]).
-    Oriented(OrientedEquations),
+    Oriented(Box<OrientedEquations>),
 }
 
 /// The Lie group variational integrator of a model with orientations (`runtime::discrete::oriented`):
@@ -159,6 +159,10 @@ pub struct OrientedEquations {
     pub left_dq0: Vec<Vec<Expr>>,
     pub right_dq0: Vec<Vec<Expr>>,
     pub right_dxi: Vec<Vec<Expr>>,
+    /// ∂μ⁻/∂u and ∂μ⁺/∂u (N × k each, the inputs held over the step: they enter the discrete
+    /// forces); empty without inputs.
+    pub left_du: Vec<Vec<Expr>>,
+    pub right_du: Vec<Vec<Expr>>,
 }
 
 /// Derives the discrete Lagrangian, forces and Legendre maps of `model` (none without
@@ -168,12 +172,12 @@ pub fn derive(model: &Model, arena: &mut Arena, cx: &mut Ctxt) -> Option<Discret
     if model.layout.orientations.is_empty() {
         cx.ok(equations(model, arena)).flatten().map(|de| Discrete::Euclidean(Box::new(de)))
     } else {
-        oriented(model, arena).map(Discrete::Oriented)
+        oriented(model, arena).map(|oe| Discrete::Oriented(Box::new(oe)))
     }
 }
 
 /// [`OrientedEquations`] of a model with orientations and a quadrature rule (lowering refuses the
-/// rest: a raw discrete system, an action, inputs, symmetries, reductions).
+/// rest: a raw discrete system, an action, symmetries, reductions).
 fn oriented(model: &Model, arena: &mut Arena) -> Option<OrientedEquations> {
     let disc = model.discretization.as_ref()?;
     let syms = &model.layout;
@@ -292,6 +296,12 @@ fn oriented(model: &Model, arena: &mut Arena) -> Option<OrientedEquations> {
     let right_dxi = arena.jacobian(&right_momentum, &xi);
     let left_dq0 = left_momentum.iter().map(|&e| chart(arena, e)).collect();
     let right_dq0 = right_momentum.iter().map(|&e| chart(arena, e)).collect();
+    let inputs = &syms.u[..];
+    let (left_du, right_du) = if inputs.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        (arena.jacobian(&left_momentum, inputs), arena.jacobian(&right_momentum, inputs))
+    };
     Some(OrientedEquations {
         lagrangian,
         force_minus,
@@ -302,6 +312,8 @@ fn oriented(model: &Model, arena: &mut Arena) -> Option<OrientedEquations> {
         left_dq0,
         right_dq0,
         right_dxi,
+        left_du,
+        right_du,
     })
 }
 

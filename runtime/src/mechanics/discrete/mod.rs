@@ -44,8 +44,8 @@ use nalgebra::{SMatrix, SVector};
 pub mod oriented;
 
 pub use oriented::{
-    OrientedDiscreteSystem, OrientedStep, cayley, cayley_factor, cayley_rotation, compose, oriented_step, oriented_step_jacobian,
-    oriented_symplecticity_defect,
+    DrivenOrientedDiscrete, OrientedDiscreteSystem, OrientedInputSystem, OrientedStep, cayley, cayley_factor, cayley_rotation,
+    compose, oriented_input_step_jacobian, oriented_step, oriented_step_jacobian, oriented_symplecticity_defect,
 };
 
 use crate::error::{FieldError, RunError, RunResult, SimError};

@@ -36,6 +36,11 @@
 //! integrator here ([`crate::discrete`]); the nodes are a [`DiscreteTrajectory`] whose positions
 //! hold the quaternions (unit: each turn's product is normalised).
 //!
+//! **Inputs** held over a step enter the discrete forces ([`OrientedInputSystem`]: ∂μ∓/∂u), and a
+//! model with inputs is a family of such systems ([`DrivenOrientedDiscrete`]) that
+//! [`OrientedMap`](crate::step::OrientedMap) steps for discrete LQR and iLQR
+//! ([`crate::ilqr::ilqr_oriented`]).
+//!
 //! **Step Jacobians** are in the chart of the body rotation vectors (the tangent space, as
 //! [`linearize_chart`](crate::linearize) and [`StepMap`](crate::step::StepMap)'s charts): δq =
 //! (δx, η), and at fixed ξ a turn carries its η to C(ξ)ᵀ η while a change of ξ turns the next node by
@@ -82,7 +87,7 @@
 
 use nalgebra::{Matrix3, Quaternion, SMatrix, SVector, Vector3};
 
-use super::{DiscreteOptions, DiscreteTrajectory, StepJacobian, check_start};
+use super::{DiscreteOptions, DiscreteTrajectory, InputStepJacobian, StepJacobian, check_start};
 use crate::error::{FieldError, RunError, RunResult, SimError};
 use crate::mechanics::linalg::LuFactor;
 
@@ -125,6 +130,38 @@ pub trait OrientedDiscreteSystem<const P: usize, const N: usize> {
     ) -> Option<Result<(SMatrix<f64, N, N>, SMatrix<f64, N, N>, SMatrix<f64, N, N>), FieldError>> {
         None
     }
+}
+
+/// An [`OrientedDiscreteSystem`] whose discrete forces take inputs u, held over each step (a
+/// generated model's view at fixed inputs, `model.driven(u)`): the inputs' derivatives of its maps,
+/// for the step's input Jacobian ([`oriented_input_step_jacobian`]).
+pub trait OrientedInputSystem<const P: usize, const N: usize, const K: usize>: OrientedDiscreteSystem<P, N> {
+    /// (∂μ⁻/∂u, ∂μ⁺/∂u) at (q₀, ξ): the discrete forces' derivatives (the discrete Lagrangian takes
+    /// no inputs).
+    ///
+    /// # Errors
+    /// A [`FieldError`] if they cannot be evaluated.
+    #[allow(clippy::type_complexity)]
+    fn momentum_input_derivatives(
+        &self,
+        t: f64,
+        h: f64,
+        q0: &SVector<f64, P>,
+        xi: &SVector<f64, N>,
+    ) -> Result<(SMatrix<f64, N, K>, SMatrix<f64, N, K>), FieldError>;
+}
+
+/// A discrete model with orientations and inputs as a family of systems, one per input value: a
+/// generated model with `orientation(...)`, `input(...)` and `discrete(...)`, whose view at the
+/// inputs u (`model.driven(u)`) is an [`OrientedInputSystem`] — what
+/// [`OrientedMap`](crate::step::OrientedMap) steps.
+pub trait DrivenOrientedDiscrete<const P: usize, const N: usize, const K: usize> {
+    /// The discrete system at fixed inputs.
+    type At<'a>: OrientedInputSystem<P, N, K>
+    where
+        Self: 'a;
+    /// The discrete system at the inputs `u`.
+    fn at(&self, u: &SVector<f64, K>) -> Self::At<'_>;
 }
 
 /// The layout's ordinary coordinates m and orientations k, checked at compile time.
@@ -248,6 +285,48 @@ pub fn oriented_step_jacobian<S: OrientedDiscreteSystem<P, N> + ?Sized, const P:
     q0: &SVector<f64, P>,
     xi: &SVector<f64, N>,
 ) -> Result<Option<StepJacobian<N>>, SimError> {
+    Ok(chart_blocks(sys, t, h, q0, xi)?.map(|blocks| blocks.state))
+}
+
+/// [`oriented_step_jacobian`] with the inputs' columns: the inputs held over the step move ξ by
+/// −J⁻¹ ∂μ⁻/∂u, the next node by A(ξ)⁻¹ of that, and μ₁ by ∂μ⁺/∂u + ∂μ⁺/∂ξ of it.
+///
+/// # Errors
+/// As [`oriented_step_jacobian`].
+pub fn oriented_input_step_jacobian<S: OrientedInputSystem<P, N, K> + ?Sized, const P: usize, const N: usize, const K: usize>(
+    sys: &S,
+    t: f64,
+    h: f64,
+    q0: &SVector<f64, P>,
+    xi: &SVector<f64, N>,
+) -> Result<Option<InputStepJacobian<N, K>>, SimError> {
+    let Some(ChartBlocks { state, lu, turned, by_xi }) = chart_blocks(sys, t, h, q0, xi)? else { return Ok(None) };
+    let (left_u, right_u) = sys.momentum_input_derivatives(t, h, q0, xi)?;
+    let dxi_du = -lu.solve(left_u).map_err(|_| SimError::SingularStepJacobian { t })?;
+    let (dq_du, dp_du) = (turned * dxi_du, right_u + by_xi * dxi_du);
+    if dq_du.iter().chain(dp_du.iter()).all(|v| v.is_finite()) {
+        Ok(Some(InputStepJacobian { state, dq_du, dp_du }))
+    } else {
+        Err(SimError::SingularStepJacobian { t })
+    }
+}
+
+/// What [`oriented_step_jacobian`] and [`oriented_input_step_jacobian`] share: the state's blocks,
+/// J = ∂μ⁻/∂ξ factored, the increment's turn of the next node A(ξ)⁻¹ (by blocks) and ∂μ⁺/∂ξ.
+struct ChartBlocks<const N: usize> {
+    state: StepJacobian<N>,
+    lu: LuFactor<N>,
+    turned: SMatrix<f64, N, N>,
+    by_xi: SMatrix<f64, N, N>,
+}
+
+fn chart_blocks<S: OrientedDiscreteSystem<P, N> + ?Sized, const P: usize, const N: usize>(
+    sys: &S,
+    t: f64,
+    h: f64,
+    q0: &SVector<f64, P>,
+    xi: &SVector<f64, N>,
+) -> Result<Option<ChartBlocks<N>>, SimError> {
     let (m, k) = Layout::<P, N>::OK;
     let Some(blocks) = sys.momentum_derivatives(t, h, q0, xi) else { return Ok(None) };
     let (d0, e0, e1) = blocks?;
@@ -268,10 +347,10 @@ pub fn oriented_step_jacobian<S: OrientedDiscreteSystem<P, N> + ?Sized, const P:
         t0.fixed_view_mut::<3, 3>(vs, vs).copy_from(&cayley_rotation(&w).transpose());
         txi.fixed_view_mut::<3, 3>(vs, vs).copy_from(&a_inv);
     }
-    let jac = StepJacobian { dq_dq: t0 + txi * dxi_dq, dq_dp: txi * dxi_dmu, dp_dq: e0 + e1 * dxi_dq, dp_dp: e1 * dxi_dmu };
+    let state = StepJacobian { dq_dq: t0 + txi * dxi_dq, dq_dp: txi * dxi_dmu, dp_dq: e0 + e1 * dxi_dq, dp_dp: e1 * dxi_dmu };
     let finite = |x: &SMatrix<f64, N, N>| x.iter().all(|v| v.is_finite());
-    if finite(&jac.dq_dq) && finite(&jac.dq_dp) && finite(&jac.dp_dq) && finite(&jac.dp_dp) {
-        Ok(Some(jac))
+    if finite(&state.dq_dq) && finite(&state.dq_dp) && finite(&state.dp_dq) && finite(&state.dp_dp) {
+        Ok(Some(ChartBlocks { state, lu, turned: txi, by_xi: e1 }))
     } else {
         Err(SimError::SingularStepJacobian { t })
     }

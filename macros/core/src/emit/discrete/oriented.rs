@@ -89,7 +89,55 @@ pub fn emit(model: &View<'_>, oe: &OrientedEquations, helpers: &mut Helpers) -> 
 
         #run
     };
-    (methods, impls(model))
+    let inputs = input_impls(model, oe, &mut body);
+    let impls = impls(model);
+    (methods, quote! { #impls #inputs })
+}
+
+/// With inputs (on the view at fixed inputs): `impl OrientedInputSystem`, ∂μ∓/∂u for the step's
+/// input Jacobian, and `impl DrivenOrientedDiscrete` on the model, its views by input value.
+fn input_impls(
+    model: &View<'_>,
+    oe: &OrientedEquations,
+    body: &mut impl FnMut(&[Expr], &str) -> (Vec<TokenStream>, Vec<TokenStream>),
+) -> TokenStream {
+    let (n, p, k) = (model.dof(), model.layout.position_dim(), model.layout.u.len());
+    if oe.left_du.is_empty() {
+        return TokenStream::new();
+    }
+    let (sv, sp) = (svector(n), svector(p));
+    let mut outs: Vec<Expr> = oe.left_du.iter().flatten().copied().collect();
+    outs.extend(oe.right_du.iter().flatten());
+    let (stmts, vals) = body(&outs, "__routh_discrete_input_blocks");
+    let (left, right) = (crate::emit::codegen::matrix(n, k, &vals[..n * k]), crate::emit::codegen::matrix(n, k, &vals[n * k..]));
+    let owner = Owner::of(model);
+    let (ty, generics) = (&owner.ty, &owner.generics);
+    let allow = allow_generated();
+    let items = crate::emit::codegen::lazy(quote! {
+        #allow
+        fn momentum_input_derivatives(&self, t0: f64, h: f64, q0: &#sp, xi: &#sv)
+            -> ::core::result::Result<(__routh::Matrix<#n, #k>, __routh::Matrix<#n, #k>), __routh::FieldError>
+        {
+            #(#stmts)*
+            Ok((__routh::mechanics::finite(t0, #left)?, __routh::mechanics::finite(t0, #right)?))
+        }
+    });
+    let (name, view) = (&model.name, crate::emit::codegen::driven_type(&model.name));
+    quote! {
+        #[automatically_derived]
+        impl #generics __routh::discrete::OrientedInputSystem<#p, #n, #k> for #ty {
+            #items
+        }
+
+        #[automatically_derived]
+        impl __routh::discrete::DrivenOrientedDiscrete<#p, #n, #k> for #name {
+            type At<'a> = #view<'a>;
+            #[inline]
+            fn at(&self, u: &__routh::Vector<#k>) -> #view<'_> {
+                self.driven(::core::array::from_fn(|i| u[i]))
+            }
+        }
+    }
 }
 
 /// The rustdoc of L_d, f∓ and μ∓ with their formulas.
