@@ -23,14 +23,13 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
         if de.contact.is_some() { (quote! { z0: f64, }, quote! { z0, }) } else { (TokenStream::new(), TokenStream::new()) };
     let base = (quote! { t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp }, quote! { t0, h, q0, q1, #za });
     let mut body = |outputs: &[Expr], name: &str| helpers.add(body_with_base(model, outputs, name, &base, &none, &none));
-    let (l_stmts, l_vals) = body(&[de.lagrangian], "__routh_discrete_lagrangian");
-    let mut f_out = de.force_minus.clone();
-    f_out.extend(&de.force_plus);
-    let (f_stmts, f_vals) = body(&f_out, "__routh_discrete_forces");
-    let mut left_out = de.left_momentum.clone();
-    left_out.extend(de.left_jacobian.iter().flatten());
-    let (lm_stmts, lm_vals) = body(&left_out, "__routh_discrete_left");
-    let (rm_stmts, rm_vals) = body(&de.right_momentum, "__routh_discrete_right");
+    let [(l_stmts, l_vals), (f_stmts, f_vals), (lm_stmts, lm_vals), (rm_stmts, rm_vals)] = map_bodies(
+        &mut body,
+        de.lagrangian,
+        (&de.force_minus, &de.force_plus),
+        (&de.left_momentum, &de.left_jacobian),
+        &de.right_momentum,
+    );
     let factor_fn = (!de.action_factors.is_empty()).then(|| {
         let (stmts, vals) = body(&de.action_factors, "__routh_action_factor");
         let allow = allow_generated();
@@ -608,27 +607,7 @@ fn trait_impl(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
             }
         }
     } else {
-        let items = crate::emit::codegen::lazy(quote! {
-            #[inline]
-            fn left_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv)
-                -> ::core::result::Result<(#sv, __routh::Matrix<#n, #n>), __routh::FieldError>
-            {
-                let (p, jac) = self.__routh_discrete_left(t, h, q0, q1);
-                Ok((__routh::mechanics::finite(t, p)?, __routh::mechanics::finite(t, jac)?))
-            }
-            #[inline]
-            fn right_momentum(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::result::Result<#sv, __routh::FieldError> {
-                __routh::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, q1))
-            }
-            #[allow(clippy::type_complexity)]
-            fn momentum_derivatives(&self, t: f64, h: f64, q0: &#sv, q1: &#sv) -> ::core::option::Option<::core::result::Result<(
-                __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>,
-            ), __routh::FieldError>> {
-                let (a, b, c) = self.__routh_discrete_blocks(t, h, q0, q1);
-                let finite = |m| __routh::mechanics::finite(t, m);
-                Some(finite(a).and_then(|a| Ok((a, finite(b)?, finite(c)?))))
-            }
-        });
+        let items = map_items(n, &sv, &quote::format_ident!("q1"), &sv);
         quote! {
             #[automatically_derived]
             impl #generics __routh::DiscreteSystem<#n> for #ty {
@@ -636,4 +615,51 @@ fn trait_impl(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
             }
         }
     }
+}
+
+/// The maps' trait items — `left_momentum` (with its Jacobian), `right_momentum` and
+/// `momentum_derivatives`, each the generated function's values checked finite — over the first
+/// node (of type `start`) and `second` of type `arg`: the next node on coordinates, the increment ξ
+/// with orientations ([`oriented`]).
+pub(super) fn map_items(n: usize, start: &TokenStream, second: &syn::Ident, arg: &TokenStream) -> TokenStream {
+    crate::emit::codegen::lazy(quote! {
+        #[inline]
+        fn left_momentum(&self, t: f64, h: f64, q0: &#start, #second: &#arg)
+            -> ::core::result::Result<(#arg, __routh::Matrix<#n, #n>), __routh::FieldError>
+        {
+            let (p, jac) = self.__routh_discrete_left(t, h, q0, #second);
+            Ok((__routh::mechanics::finite(t, p)?, __routh::mechanics::finite(t, jac)?))
+        }
+        #[inline]
+        fn right_momentum(&self, t: f64, h: f64, q0: &#start, #second: &#arg) -> ::core::result::Result<#arg, __routh::FieldError> {
+            __routh::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, #second))
+        }
+        #[allow(clippy::type_complexity)]
+        fn momentum_derivatives(&self, t: f64, h: f64, q0: &#start, #second: &#arg) -> ::core::option::Option<::core::result::Result<(
+            __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>,
+        ), __routh::FieldError>> {
+            let (a, b, c) = self.__routh_discrete_blocks(t, h, q0, #second);
+            let finite = |m| __routh::mechanics::finite(t, m);
+            Some(finite(a).and_then(|a| Ok((a, finite(b)?, finite(c)?))))
+        }
+    })
+}
+
+/// The parts' function bodies (statements, values) of L_d, of the forces (f⁻ then f⁺), of the left
+/// map with its Jacobian (by rows) and of the right map, in that order, over the arguments of `body`.
+#[allow(clippy::type_complexity)]
+pub(super) fn map_bodies(
+    body: &mut impl FnMut(&[Expr], &str) -> (Vec<TokenStream>, Vec<TokenStream>),
+    lagrangian: Expr,
+    (minus, plus): (&[Expr], &[Expr]),
+    (left, jacobian): (&[Expr], &[Vec<Expr>]),
+    right: &[Expr],
+) -> [(Vec<TokenStream>, Vec<TokenStream>); 4] {
+    let l = body(&[lagrangian], "__routh_discrete_lagrangian");
+    let forces: Vec<Expr> = minus.iter().chain(plus).copied().collect();
+    let f = body(&forces, "__routh_discrete_forces");
+    let left_out: Vec<Expr> = left.iter().copied().chain(jacobian.iter().flatten().copied()).collect();
+    let lm = body(&left_out, "__routh_discrete_left");
+    let rm = body(right, "__routh_discrete_right");
+    [l, f, lm, rm]
 }

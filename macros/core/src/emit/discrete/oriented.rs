@@ -19,14 +19,13 @@ pub fn emit(model: &View<'_>, oe: &OrientedEquations, helpers: &mut Helpers) -> 
     let none = TokenStream::new();
     let base = (quote! { t0: f64, h: f64, q0: &#sp, xi: &#sv, }, quote! { t0, h, q0, xi, });
     let mut body = |outputs: &[Expr], name: &str| helpers.add(body_with_base(model, outputs, name, &base, &none, &none));
-    let (l_stmts, l_vals) = body(&[oe.lagrangian], "__routh_discrete_lagrangian");
-    let mut f_out = oe.force_minus.clone();
-    f_out.extend(&oe.force_plus);
-    let (f_stmts, f_vals) = body(&f_out, "__routh_discrete_forces");
-    let mut left_out = oe.left_momentum.clone();
-    left_out.extend(oe.left_jacobian.iter().flatten());
-    let (lm_stmts, lm_vals) = body(&left_out, "__routh_discrete_left");
-    let (rm_stmts, rm_vals) = body(&oe.right_momentum, "__routh_discrete_right");
+    let [(l_stmts, l_vals), (f_stmts, f_vals), (lm_stmts, lm_vals), (rm_stmts, rm_vals)] = super::map_bodies(
+        &mut body,
+        oe.lagrangian,
+        (&oe.force_minus, &oe.force_plus),
+        (&oe.left_momentum, &oe.left_jacobian),
+        &oe.right_momentum,
+    );
     let mut blocks_out: Vec<Expr> = oe.left_dq0.iter().flatten().copied().collect();
     blocks_out.extend(oe.right_dq0.iter().flatten());
     blocks_out.extend(oe.right_dxi.iter().flatten());
@@ -207,27 +206,7 @@ fn impls(model: &View<'_>) -> TokenStream {
         quote! { self.0.check_parameters()?; }
     };
     let traj = quote! { __routh::DiscreteTrajectory<#n, #p> };
-    let items = crate::emit::codegen::lazy(quote! {
-        #[inline]
-        fn left_momentum(&self, t: f64, h: f64, q0: &#sp, xi: &#sv)
-            -> ::core::result::Result<(#sv, __routh::Matrix<#n, #n>), __routh::FieldError>
-        {
-            let (mu, jac) = self.__routh_discrete_left(t, h, q0, xi);
-            Ok((__routh::mechanics::finite(t, mu)?, __routh::mechanics::finite(t, jac)?))
-        }
-        #[inline]
-        fn right_momentum(&self, t: f64, h: f64, q0: &#sp, xi: &#sv) -> ::core::result::Result<#sv, __routh::FieldError> {
-            __routh::mechanics::finite(t, self.__routh_discrete_right(t, h, q0, xi))
-        }
-        #[allow(clippy::type_complexity)]
-        fn momentum_derivatives(&self, t: f64, h: f64, q0: &#sp, xi: &#sv) -> ::core::option::Option<::core::result::Result<(
-            __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>,
-        ), __routh::FieldError>> {
-            let (a, b, c) = self.__routh_discrete_blocks(t, h, q0, xi);
-            let finite = |m| __routh::mechanics::finite(t, m);
-            Some(finite(a).and_then(|a| Ok((a, finite(b)?, finite(c)?))))
-        }
-    });
+    let items = super::map_items(n, &sp, &quote::format_ident!("xi"), &sv);
     quote! {
         #[automatically_derived]
         impl #generics __routh::OrientedDiscreteSystem<#p, #n> for #ty {
