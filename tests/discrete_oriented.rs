@@ -14,11 +14,11 @@ macro_rules! top {
     ($name:ident, $rule:ident) => {
         #[derive(Mechanics)]
         #[mechanics(
-                            orientation(b),
-                            body(name = top, mass = m, centre = b * [0, 0, l], frame = b, inertia = diag(a1, a2, c)),
-                            gravity = [0, 0, -g],
-                            discrete(rule = $rule),
-                        )]
+                                    orientation(b),
+                                    body(name = top, mass = m, centre = b * [0, 0, l], frame = b, inertia = diag(a1, a2, c)),
+                                    gravity = [0, 0, -g],
+                                    discrete(rule = $rule),
+                                )]
         struct $name {
             m: f64,
             l: f64,
