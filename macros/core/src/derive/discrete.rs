@@ -163,6 +163,9 @@ pub struct OrientedEquations {
     /// forces); empty without inputs.
     pub left_du: Vec<Vec<Expr>>,
     pub right_du: Vec<Vec<Expr>>,
+    /// The declared symmetries on the discrete level: J⁻ = ⟨μ⁻, ξ_V(q_k)⟩, J⁺ = ⟨μ⁺, ξ_V(q_k+1)⟩ with
+    /// ξ_V the generator in the velocities' directions (a rotation's body axis Rᵀa).
+    pub symmetries: Vec<DiscreteSymmetry>,
 }
 
 /// Derives the discrete Lagrangian, forces and Legendre maps of `model` (none without
@@ -172,14 +175,15 @@ pub fn derive(model: &Model, arena: &mut Arena, cx: &mut Ctxt) -> Option<Discret
     if model.layout.orientations.is_empty() {
         cx.ok(equations(model, arena)).flatten().map(|de| Discrete::Euclidean(Box::new(de)))
     } else {
-        oriented(model, arena).map(|oe| Discrete::Oriented(Box::new(oe)))
+        cx.ok(oriented(model, arena)).flatten().map(|oe| Discrete::Oriented(Box::new(oe)))
     }
 }
 
 /// [`OrientedEquations`] of a model with orientations and a quadrature rule (lowering refuses the
-/// rest: a raw discrete system, an action, symmetries, reductions).
-fn oriented(model: &Model, arena: &mut Arena) -> Option<OrientedEquations> {
-    let disc = model.discretization.as_ref()?;
+/// rest: a raw discrete system, an action, reductions); a declared symmetry whose action does not
+/// leave L_d invariant is an error on its name.
+fn oriented(model: &Model, arena: &mut Arena) -> syn::Result<Option<OrientedEquations>> {
+    let Some(disc) = model.discretization.as_ref() else { return Ok(None) };
     let syms = &model.layout;
     let (p, n) = (syms.q.len(), syms.qd.len());
     let k = syms.orientations.len();
@@ -222,7 +226,7 @@ fn oriented(model: &Model, arena: &mut Arena) -> Option<OrientedEquations> {
         (lv, force.iter().map(|&f| arena.subs(f, &map)).collect())
     };
     let (lagrangian, force_minus, force_plus) = match &disc.quadrature {
-        Quadrature::Raw { .. } => return None,
+        Quadrature::Raw { .. } => return Ok(None),
         &Quadrature::Alpha(alpha) => {
             let one = arena.one();
             let beta = arena.sub(one, alpha);
@@ -302,7 +306,51 @@ fn oriented(model: &Model, arena: &mut Arena) -> Option<OrientedEquations> {
     } else {
         (arena.jacobian(&left_momentum, inputs), arena.jacobian(&right_momentum, inputs))
     };
-    Some(OrientedEquations {
+    // The declared symmetries on the discrete level, their generators in the velocities' directions
+    // (the chart's) at the two nodes: L_d's derivatives along the nodes are −(μ⁻ + f⁻) and μ⁺ − f⁺.
+    let d0: Vec<Expr> = (0..n)
+        .map(|i| {
+            let s = arena.add2(left_momentum[i], force_minus[i]);
+            arena.neg(s)
+        })
+        .collect();
+    let d1: Vec<Expr> = (0..n).map(|i| arena.sub(right_momentum[i], force_plus[i])).collect();
+    let mut at0: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(q0.iter().copied()).collect();
+    for o in &syms.orientations {
+        let squares: Vec<Expr> = start_quaternion(o).iter().map(|&e| arena.powi(e, 2)).collect();
+        at0.push((o.norm2, arena.add(&squares)));
+    }
+    let one = arena.one();
+    let at1 = node(arena, one);
+    let nodes: Vec<Expr> = q0.iter().chain(&xi).copied().collect();
+    let momenta = Momenta { left: &left_momentum, right: &right_momentum, minus: &force_minus, plus: &force_plus };
+    let mut errors = Ctxt::new();
+    let mut symmetries = Vec::new();
+    for sym in &model.symmetries {
+        let generator = match &sym.velocity_generator {
+            Some((in_velocities, _)) => in_velocities.clone(),
+            // A symmetry of the ordinary coordinates alone (the orientations' entries zero).
+            None if (m..p).all(|i| arena.zero_test(sym.generator[i]).is_zero()) => {
+                (0..n).map(|i| if i < m { sym.generator[i] } else { arena.zero() }).collect()
+            }
+            None => {
+                errors.push(syn::Error::new_spanned(
+                    &sym.tokens,
+                    format!(
+                        "`{}` moves an orientation's quaternion but is not a `rotation(...)` of it: its discrete momentum map \
+                         in the bodies' axes is not derived",
+                        sym.name
+                    ),
+                ));
+                continue;
+            }
+        };
+        let xi0: Vec<Expr> = generator.iter().map(|&g| arena.subs(g, &at0)).collect();
+        let xi1: Vec<Expr> = generator.iter().map(|&g| arena.subs(g, &at1)).collect();
+        symmetries.extend(discrete_symmetry(model, arena, &mut errors, sym, &nodes, (&xi0, &xi1), (&d0, &d1), &momenta));
+    }
+    errors.check()?;
+    Ok(Some(OrientedEquations {
         lagrangian,
         force_minus,
         force_plus,
@@ -314,7 +362,8 @@ fn oriented(model: &Model, arena: &mut Arena) -> Option<OrientedEquations> {
         right_dxi,
         left_du,
         right_du,
-    })
+        symmetries,
+    }))
 }
 
 fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEquations>> {
@@ -587,45 +636,64 @@ fn discrete_symmetries(
     momenta: &Momenta<'_>,
 ) -> Vec<DiscreteSymmetry> {
     let syms = &model.layout;
-    let Some(disc) = model.discretization.as_ref() else { return Vec::new() };
-    let Momenta { left: left_momentum, right: right_momentum, minus: force_minus, plus: force_plus } = *momenta;
-    let mut discrete_symmetries = Vec::new();
-    for sym in symmetries.iter() {
+    let mut out = Vec::new();
+    for sym in symmetries {
         let at0: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(q0.iter().copied()).collect();
         let at1: Vec<(Expr, Expr)> = syms.q.iter().copied().zip(q1.iter().copied()).collect();
         let xi0: Vec<Expr> = sym.generator.iter().map(|&g| arena.subs(g, &at0)).collect();
         let xi1: Vec<Expr> = sym.generator.iter().map(|&g| arena.subs(g, &at1)).collect();
-        // Invariance of L_d under the diagonal action: ⟨D₁L_d, ξ(q_k)⟩ + ⟨D₂L_d, ξ(q_k+1)⟩ ≡ 0.
-        let a = arena.dot(d1, &xi0);
-        let b = arena.dot(d2, &xi1);
-        let residual = arena.add2(a, b);
-        if !arena.zero_test(residual).is_zero() {
-            errors.push(syn::Error::new_spanned(
-                &sym.tokens,
-                format!(
-                    "`{}` is a symmetry of L but not of the discrete Lagrangian of the `{}` rule: the quadrature point does not \
-                     move with the action (a nonlinear action); its discrete momentum would not obey Noether's law",
-                    sym.name, disc.rule
-                ),
-            ));
-            continue;
-        }
-        let minus = arena.dot(left_momentum, &xi0);
-        let plus = arena.dot(right_momentum, &xi1);
-        let s0 = arena.dot(force_minus, &xi0);
-        let s1 = arena.dot(force_plus, &xi1);
-        let source = arena.add2(s0, s1);
-        let law = if arena.zero_test(source).is_zero() {
-            MomentumLaw::Conserved
-        } else if q0.iter().chain(q1).all(|&v| {
-            let d = arena.diff(source, v);
-            arena.zero_test(d).is_zero()
-        }) {
-            MomentumLaw::ConstantDrift
-        } else {
-            MomentumLaw::General
-        };
-        discrete_symmetries.push(DiscreteSymmetry { name: sym.name.clone(), minus, plus, source, law });
+        let nodes: Vec<Expr> = q0.iter().chain(q1).copied().collect();
+        out.extend(discrete_symmetry(model, arena, errors, sym, &nodes, (&xi0, &xi1), (d1, d2), momenta));
     }
-    discrete_symmetries
+    out
+}
+
+/// One symmetry's discrete momentum maps and law from its generator at the step's two nodes
+/// (`xi0`, `xi1`, in the directions of the maps' components), once the zero test proves L_d
+/// invariant under the diagonal action: ⟨D₀, ξ(q_k)⟩ + ⟨D₁, ξ(q_k+1)⟩ ≡ 0 for L_d's derivatives
+/// `d0`, `d1` along the nodes (otherwise an error into `errors`, on the symmetry's name); the
+/// source's law decided over the step's own symbols `nodes`.
+#[allow(clippy::too_many_arguments)]
+fn discrete_symmetry(
+    model: &Model,
+    arena: &mut Arena,
+    errors: &mut Ctxt,
+    sym: &crate::model::Symmetry,
+    nodes: &[Expr],
+    (xi0, xi1): (&[Expr], &[Expr]),
+    (d0, d1): (&[Expr], &[Expr]),
+    momenta: &Momenta<'_>,
+) -> Option<DiscreteSymmetry> {
+    let disc = model.discretization.as_ref()?;
+    let Momenta { left, right, minus, plus } = *momenta;
+    let a = arena.dot(d0, xi0);
+    let b = arena.dot(d1, xi1);
+    let residual = arena.add2(a, b);
+    if !arena.zero_test(residual).is_zero() {
+        errors.push(syn::Error::new_spanned(
+            &sym.tokens,
+            format!(
+                "`{}` is a symmetry of L but not of the discrete Lagrangian of the `{}` rule: the quadrature point does not \
+                 move with the action (a nonlinear action); its discrete momentum would not obey Noether's law",
+                sym.name, disc.rule
+            ),
+        ));
+        return None;
+    }
+    let minus_j = arena.dot(left, xi0);
+    let plus_j = arena.dot(right, xi1);
+    let s0 = arena.dot(minus, xi0);
+    let s1 = arena.dot(plus, xi1);
+    let source = arena.add2(s0, s1);
+    let law = if arena.zero_test(source).is_zero() {
+        MomentumLaw::Conserved
+    } else if nodes.iter().all(|&v| {
+        let d = arena.diff(source, v);
+        arena.zero_test(d).is_zero()
+    }) {
+        MomentumLaw::ConstantDrift
+    } else {
+        MomentumLaw::General
+    };
+    Some(DiscreteSymmetry { name: sym.name.clone(), minus: minus_j, plus: plus_j, source, law })
 }

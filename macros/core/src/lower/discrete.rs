@@ -39,8 +39,6 @@ pub fn lower_discrete(lower: &mut Lowerer<'_>, cx: &mut Ctxt, raw: &RawModel, no
             ))
         } else if let Some((kw, _)) = raw.actions.first() {
             Some(("an action variable (a contact Lagrangian)", euler, kw.span()))
-        } else if let Some(sym) = raw.symmetries.first() {
-            Some(("declared symmetries (their discrete momentum maps)", euler, sym.name.span()))
         } else {
             raw.reductions.first().map(|r| ("reductions", euler, r.keyword.span()))
         };

@@ -53,7 +53,13 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
     let allow = allow_generated();
     let disc = model.discretization.as_ref().map(|d| d.rule.clone()).unwrap_or_default();
     let (l_doc, f_doc, m_doc) = docs(model, de, &disc);
-    let symmetry_items = symmetry_items(model, de, &mut body, &sv, &zp);
+    let symmetry_items = symmetry_items(
+        model,
+        &de.symmetries,
+        &mut body,
+        &quote! { q0: &#sv, q1: &#sv, #zp },
+        "at (q_k, q_k+1): (J⁻, J⁺) = (⟨−D₁L_d − f⁻, ξ(q_k)⟩, ⟨D₂L_d + f⁺, ξ(q_k+1)⟩)",
+    );
     let reduced_item = reduced_item(model, de, &sv);
     let energies_item = energies_item(de, n);
     let simulate_item = run_item(model, de);
@@ -349,17 +355,18 @@ fn docs(model: &View<'_>, de: &DiscreteEquations, disc: &str) -> (TokenStream, T
     (l_doc, f_doc, m_doc)
 }
 
-/// Per discrete symmetry: its momentum law, its discrete momentum maps (J⁻, J⁺) and their source Φ.
-fn symmetry_items(
+/// Per discrete symmetry: its momentum law, its discrete momentum maps (J⁻, J⁺) and their source Φ,
+/// functions of the maps' arguments `params` (after t₀ and h); `maps` says what J∓ are.
+pub(super) fn symmetry_items(
     model: &View<'_>,
-    de: &DiscreteEquations,
+    symmetries: &[crate::derive::discrete::DiscreteSymmetry],
     body: &mut impl FnMut(&[Expr], &str) -> (Vec<TokenStream>, Vec<TokenStream>),
-    sv: &TokenStream,
-    zp: &TokenStream,
+    params: &TokenStream,
+    maps: &str,
 ) -> Vec<TokenStream> {
     let allow = allow_generated();
     let mut symmetry_items = Vec::new();
-    for ds in &de.symmetries {
+    for ds in symmetries {
         let name = ds.name.to_string();
         let (s_stmts, s_vals) = body(&[ds.minus, ds.plus], &format!("__routh_{name}_discrete"));
         let (jm, jp) = (&s_vals[0], &s_vals[1]);
@@ -384,8 +391,7 @@ fn symmetry_items(
         };
         let doc = doc_block(
             &format!(
-                "The forced discrete momentum maps of symmetry `{name}` at (q_k, q_k+1): (J⁻, J⁺) = (⟨−D₁L_d − f⁻, ξ(q_k)⟩, \
-                 ⟨D₂L_d + f⁺, ξ(q_k+1)⟩). Along the integrator J⁻(k) = J⁺(k − 1) (momentum matching) and \
+                "The forced discrete momentum maps of symmetry `{name}` {maps}. Along the integrator J⁻(k) = J⁺(k − 1) (momentum matching) and \
                  J⁺(k) − J⁻(k) = Φ_k (see `{name}_discrete_source`; the sign the paper prints in its Prop. 4.4 is corrected). {law_text}."
             ),
             &[("J⁻".into(), formula(model, ds.minus)), ("J⁺".into(), formula(model, ds.plus))],
@@ -402,7 +408,7 @@ fn symmetry_items(
             #doc
             #allow
             #[must_use]
-            pub fn #j_fn(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> (f64, f64) {
+            pub fn #j_fn(&self, t0: f64, h: f64, #params) -> (f64, f64) {
                 #(#s_stmts)*
                 (#jm, #jp)
             }
@@ -410,7 +416,7 @@ fn symmetry_items(
             #phi_doc
             #allow
             #[must_use]
-            pub fn #phi_fn(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp) -> f64 {
+            pub fn #phi_fn(&self, t0: f64, h: f64, #params) -> f64 {
                 #(#phi_stmts)*
                 #phi
             }

@@ -39,6 +39,14 @@ pub fn emit(model: &View<'_>, oe: &OrientedEquations, helpers: &mut Helpers) -> 
     let rule = model.discretization.as_ref().map(|d| d.rule.clone()).unwrap_or_default();
     let (l_doc, f_doc, m_doc) = docs(model, oe, &rule);
     let run = run_item(model);
+    let symmetry_items = super::symmetry_items(
+        model,
+        &oe.symmetries,
+        &mut body,
+        &quote! { q0: &#sp, xi: &#sv },
+        "at (q_k, ξ) in the bodies' axes: (J⁻, J⁺) = (⟨μ_k, ξ_V(q_k)⟩, ⟨μ_k+1, ξ_V(q_k+1)⟩), ξ_V the generator in the \
+         velocities' directions (a rotation's body axis Rᵀa)",
+    );
     let methods = quote! {
         /// The quadrature rule of the generated variational integrator.
         pub const DISCRETE_RULE: &'static str = #rule;
@@ -85,6 +93,8 @@ pub fn emit(model: &View<'_>, oe: &OrientedEquations, helpers: &mut Helpers) -> 
             #(#b_stmts)*
             (#ba, #bb, #bc)
         }
+
+        #(#symmetry_items)*
 
         #run
     };
