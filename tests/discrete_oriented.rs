@@ -395,3 +395,33 @@ fn the_vertical_discrete_momentum_is_conserved_and_is_e3_r_mu() {
         assert!(top.vertical_discrete_source(k as f64 * h, h, &traj.positions[k], &increment(k)).abs() < 1e-15);
     }
 }
+
+/// MPC on the integrator (`Mpc::control_oriented`): each tick plans 20 steps ahead by iLQR on the
+/// Lie group integrator from the state met and applies the first torque — the first tick's input
+/// the one-shot plan's to the bit — and brings the craft from a tumble to rest at the goal.
+#[test]
+fn mpc_on_the_integrator_brings_the_craft_to_rest_at_the_goal() {
+    use routh::nalgebra::{Matrix3, SMatrix};
+    use routh::runtime::ilqr::{IlqrProblem, ilqr_oriented};
+    use routh::runtime::mpc::Mpc;
+    use routh::runtime::step::OrientedMap;
+    let map = OrientedMap::<_, 4, 3>::new(&CRAFT);
+    let (h, horizon) = (0.05, 20);
+    let goal = craft_state(UnitQuaternion::from_scaled_axis(Vector3::new(0.0, 0.0, 0.6)), [0.0; 3]);
+    let weights = SMatrix::<f64, 6, 6>::from_diagonal(&SVector::from([100.0, 100.0, 100.0, 0.1, 0.1, 0.1]));
+    let problem = IlqrProblem::<7, 3, 6>::new((0.0, h, horizon), goal, weights, Matrix3::identity() * 0.1, weights * 10.0)
+        .max_iterations(5);
+    let mut x = craft_state(UnitQuaternion::from_scaled_axis(Vector3::new(0.4, -0.3, -0.2)), [0.5, -0.4, 0.3]);
+    let one_shot = ilqr_oriented(&map, &problem, &x, &vec![SVector::zeros(); horizon]).unwrap();
+    let mut mpc = Mpc::new(problem);
+    let start = OrientedMap::<DiscreteCraft, 4, 3>::difference::<7, 6>(&x, &goal).norm();
+    for k in 0..200 {
+        let u = mpc.control_oriented(&map, k as f64 * h, &x).unwrap();
+        if k == 0 {
+            assert_eq!(u, one_shot.inputs[0], "the first tick is the one-shot plan's first input");
+        }
+        x = map.advance(k as f64 * h, &x, &u, h).unwrap();
+    }
+    let end = OrientedMap::<DiscreteCraft, 4, 3>::difference::<7, 6>(&x, &goal).norm();
+    assert!(end < 1e-6 * start, "the chart error {start:.3} → {end:e}");
+}

@@ -166,6 +166,24 @@ impl<const D: usize, const K: usize, const C: usize> Mpc<D, K, C> {
     {
         self.tick(&Charts::<S, P, N>(sys), t, x)
     }
+
+    /// [`Self::control`] of a model with orientations on its Lie group variational integrator
+    /// ([`crate::ilqr::ilqr_oriented`]: the state (q, μ), the weights C × C over the chart
+    /// (δx, η, δμ) with C = 2N).
+    ///
+    /// # Errors
+    /// As [`crate::ilqr::ilqr_oriented`].
+    pub fn control_oriented<M, const P: usize, const N: usize>(
+        &mut self,
+        map: &crate::step::OrientedMap<'_, M, P, N>,
+        t: f64,
+        x: &SVector<f64, D>,
+    ) -> Result<SVector<f64, K>, IlqrError>
+    where
+        M: crate::discrete::DrivenOrientedDiscrete<P, N, K> + Sync + ?Sized,
+    {
+        self.tick(map, t, x)
+    }
 }
 
 #[cfg(test)]
