@@ -225,6 +225,15 @@ fn oriented(model: &Model, arena: &mut Arena) -> syn::Result<Option<OrientedEqua
         let lv = arena.subs(l, &map);
         (lv, force.iter().map(|&f| arena.subs(f, &map)).collect())
     };
+    // The rule's nodes: (fraction c of the step, weight w) with L_d = Σ w L(node c).
+    let points: Vec<(Expr, Expr)> = match &disc.quadrature {
+        Quadrature::Raw { .. } => return Ok(None),
+        &Quadrature::Alpha(alpha) => vec![(alpha, h)],
+        Quadrature::Trapezoid => {
+            let half_h = arena.mul2(half, h);
+            vec![(arena.zero(), half_h), (arena.one(), half_h)]
+        }
+    };
     let (lagrangian, force_minus, force_plus) = match &disc.quadrature {
         Quadrature::Raw { .. } => return Ok(None),
         &Quadrature::Alpha(alpha) => {
@@ -270,8 +279,52 @@ fn oriented(model: &Model, arena: &mut Arena) -> syn::Result<Option<OrientedEqua
         }
         out
     };
-    let pi = arena.gradient(lagrangian, &xi);
-    let g = chart(arena, lagrangian);
+    // π = ∂L_d/∂ξ and G = ∂L_d/∂(δx_k, η_k) by the chain rule through each node, from L's own
+    // gradient in the model's symbols (a quaternion's through its held |q|² too) evaluated there —
+    // where differentiating L_d itself would differentiate the nodes' products inside L again.
+    let grad_v: Vec<Expr> = syms.qd.iter().map(|&v| arena.diff(l, v)).collect();
+    let mut grad_q: Vec<Expr> = syms.q.iter().map(|&q| arena.diff(l, q)).collect();
+    let two = arena.int(2);
+    for o in &syms.orientations {
+        let by_norm = arena.diff(l, o.norm2);
+        for c in 0..4 {
+            let radial = arena.mul(&[two, by_norm, syms.q[o.q_start + c]]);
+            grad_q[o.q_start + c] = arena.add2(grad_q[o.q_start + c], radial);
+        }
+    }
+    let mut pi: Vec<Vec<Expr>> = vec![Vec::new(); n];
+    let mut g: Vec<Vec<Expr>> = vec![Vec::new(); n];
+    for &(c, w) in &points {
+        let map = node(arena, c);
+        let gq: Vec<Expr> = grad_q.iter().map(|&e| arena.subs(e, &map)).collect();
+        let gv: Vec<Expr> = grad_v.iter().map(|&e| arena.subs(e, &map)).collect();
+        let wc = arena.mul2(w, c);
+        let w_h = arena.mul2(w, inv_h);
+        for i in 0..m {
+            pi[i].push(arena.mul2(wc, gq[i]));
+            pi[i].push(arena.mul2(w_h, gv[i]));
+            g[i].push(arena.mul2(w, gq[i]));
+        }
+        let hc = arena.mul2(half, c);
+        for (o, dirs) in syms.orientations.iter().zip(&directions) {
+            let (qs, vs, turn_xi) = (o.q_start, o.v_start, turn(o));
+            let gq_o: [Expr; 4] = std::array::from_fn(|k| gq[qs + k]);
+            let by = [arena.one(), arena.mul2(hc, turn_xi[0]), arena.mul2(hc, turn_xi[1]), arena.mul2(hc, turn_xi[2])];
+            for a in 0..3 {
+                // ∂Q_c/∂ξ_a = Q_k ⊗ (0, c e_a/2), and at fixed ξ ∂Q_c/∂η_a = (½ Q_k ⊗ (0, e_a)) ⊗ (1, c ξ/2).
+                let pure: [Expr; 4] = std::array::from_fn(|k| if k == a + 1 { hc } else { arena.zero() });
+                let along = arena.quaternion_product(&start_quaternion(o), &pure);
+                let dot = arena.dot(&gq_o, &along);
+                pi[vs + a].push(arena.mul2(w, dot));
+                pi[vs + a].push(arena.mul2(w_h, gv[vs + a]));
+                let turned = arena.quaternion_product(&dirs[a], &by);
+                let dot = arena.dot(&gq_o, &turned);
+                g[vs + a].push(arena.mul2(w, dot));
+            }
+        }
+    }
+    let pi: Vec<Expr> = pi.iter().map(|terms| arena.add(terms)).collect();
+    let g: Vec<Expr> = g.iter().map(|terms| arena.add(terms)).collect();
     let mut left_momentum = Vec::with_capacity(n);
     let mut right_momentum = Vec::with_capacity(n);
     for i in 0..m {
