@@ -42,7 +42,7 @@
 //! ([`crate::ilqr::ilqr_oriented`]).
 //!
 //! **Step Jacobians** are in the chart of the body rotation vectors (the tangent space, as
-//! [`linearize_chart`](crate::linearize) and [`StepMap`](crate::step::StepMap)'s charts): δq =
+//! [`linearize_chart`](crate::linearize) and [`TangentStep`](crate::step::TangentStep)'s charts): δq =
 //! (δx, η), and at fixed ξ a turn carries its η to C(ξ)ᵀ η while a change of ξ turns the next node by
 //! A(ξ)⁻¹ δξ ([`oriented_step_jacobian`]). The map preserves the symplectic form of the cotangent
 //! bundle in body axes, ω_μ((η₁, ν₁), (η₂, ν₂)) = ⟨ν₂, η₁⟩ − ⟨ν₁, η₂⟩ + ⟨μ, η₁ × η₂⟩ — not the
