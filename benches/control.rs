@@ -464,22 +464,7 @@ fn contact(c: &mut Criterion) {
     group.finish();
 }
 
-/// A spacecraft turned by body torques on its Lie group variational integrator (an orientation
-/// and `discrete(rule = midpoint)`).
-#[derive(Mechanics)]
-#[mechanics(
-    orientation(r),
-    input(t1, t2, t3),
-    body(name = craft, mass = m, centre = [0, 0, 0], frame = r, inertia = diag(i1, i2, i3)),
-    force(r = [t1, t2, t3]),
-    discrete(rule = midpoint),
-)]
-struct Craft {
-    m: f64,
-    i1: f64,
-    i2: f64,
-    i3: f64,
-}
+include!("../tests/common/craft.rs");
 
 type Craft7 = SVector<f64, 7>;
 

@@ -36,21 +36,7 @@ struct Top {
     g: f64,
 }
 
-/// A rigid spacecraft turned by three body torques, on the same integrator.
-#[derive(Mechanics)]
-#[mechanics(
-    orientation(r),
-    input(t1, t2, t3),
-    body(name = craft, mass = m, centre = [0, 0, 0], frame = r, inertia = diag(i1, i2, i3)),
-    force(r = [t1, t2, t3]),
-    discrete(rule = midpoint),
-)]
-struct Craft {
-    m: f64,
-    i1: f64,
-    i2: f64,
-    i3: f64,
-}
+include!("../tests/common/craft.rs");
 
 fn attitude(q: &[f64]) -> UnitQuaternion<f64> {
     UnitQuaternion::from_quaternion(routh::nalgebra::Quaternion::new(q[0], q[1], q[2], q[3]))

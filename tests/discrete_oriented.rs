@@ -242,24 +242,9 @@ fn the_step_jacobian_is_that_of_the_step() {
     }
 }
 
-/// A spacecraft turned by body torques on the Lie group integrator (`force(r = τ)`: the torques
-/// are the generalized forces of ω, held over each step).
-#[derive(Mechanics)]
-#[mechanics(
-    orientation(r),
-    input(t1, t2, t3),
-    body(name = craft, mass = m, centre = [0, 0, 0], frame = r, inertia = diag(i1, i2, i3)),
-    force(r = [t1, t2, t3]),
-    discrete(rule = midpoint),
-)]
-struct DiscreteCraft {
-    m: f64,
-    i1: f64,
-    i2: f64,
-    i3: f64,
-}
+include!("common/craft.rs");
 
-const CRAFT: DiscreteCraft = DiscreteCraft { m: 3.0, i1: 1.5, i2: 2.5, i3: 4.0 };
+const CRAFT: Craft = Craft { m: 3.0, i1: 1.5, i2: 2.5, i3: 4.0 };
 
 /// The state (q, μ) of the map.
 fn craft_state(q: UnitQuaternion<f64>, mu: [f64; 3]) -> SVector<f64, 7> {
@@ -277,7 +262,7 @@ fn the_crafts_step_map_has_the_differenced_jacobians() {
     let step = map.step::<7, 6, 3>(0.0, &x, &u, h).unwrap();
     assert_eq!(step.next, map.advance(0.0, &x, &u, h).unwrap(), "step's x_{{k+1}} is advance's to the bit");
     let eps = 1e-6;
-    let diff = |a: &SVector<f64, 7>, b: &SVector<f64, 7>| OrientedMap::<DiscreteCraft, 4, 3>::difference::<7, 6>(a, b);
+    let diff = |a: &SVector<f64, 7>, b: &SVector<f64, 7>| OrientedMap::<Craft, 4, 3>::difference::<7, 6>(a, b);
     for i in 0..6 {
         let e = SVector::<f64, 6>::from_fn(|r, _| if r == i { eps } else { 0.0 });
         let moved = |s: f64| {
@@ -310,13 +295,13 @@ fn a_discrete_lqr_on_the_integrator_holds_the_attitude() {
     let q = SMatrix::<f64, 6, 6>::from_diagonal(&SVector::from([10.0, 10.0, 10.0, 1.0, 1.0, 1.0]));
     let lqr = step.lqr(&q, &SMatrix::<f64, 3, 3>::identity()).unwrap();
     let mut x = craft_state(UnitQuaternion::from_scaled_axis(Vector3::new(0.5, -0.4, 0.45)), [0.3, -0.2, 0.5]);
-    let start = OrientedMap::<DiscreteCraft, 4, 3>::difference::<7, 6>(&x, &rest).norm();
+    let start = OrientedMap::<Craft, 4, 3>::difference::<7, 6>(&x, &rest).norm();
     for k in 0..400 {
-        let e = OrientedMap::<DiscreteCraft, 4, 3>::difference::<7, 6>(&x, &rest);
+        let e = OrientedMap::<Craft, 4, 3>::difference::<7, 6>(&x, &rest);
         let u = -&lqr.gain * e;
         x = map.advance(k as f64 * h, &x, &SVector::<f64, 3>::from_fn(|i, _| u[i]), h).unwrap();
     }
-    let end = OrientedMap::<DiscreteCraft, 4, 3>::difference::<7, 6>(&x, &rest).norm();
+    let end = OrientedMap::<Craft, 4, 3>::difference::<7, 6>(&x, &rest).norm();
     assert!(end < 1e-6 * start, "the chart error {start:.3} → {end:e}");
 }
 
@@ -342,7 +327,7 @@ fn ilqr_on_the_integrator_plans_a_slew() {
         x = map.advance(k as f64 * h, &x, u, h).unwrap();
         assert_eq!(x, plan.states[k + 1], "node {}", k + 1);
     }
-    let miss = OrientedMap::<DiscreteCraft, 4, 3>::difference::<7, 6>(&x, &goal).amax();
+    let miss = OrientedMap::<Craft, 4, 3>::difference::<7, 6>(&x, &goal).amax();
     assert!(miss < 1e-3, "the slew ends {miss:e} from the goal");
     let off = plan.inputs.iter().map(|u| u[1].abs().max(u[2].abs())).fold(0.0, f64::max);
     let peak = plan.inputs.iter().map(|u| u[0].abs()).fold(0.0, f64::max);
@@ -414,7 +399,7 @@ fn mpc_on_the_integrator_brings_the_craft_to_rest_at_the_goal() {
     let mut x = craft_state(UnitQuaternion::from_scaled_axis(Vector3::new(0.4, -0.3, -0.2)), [0.5, -0.4, 0.3]);
     let one_shot = ilqr_oriented(&map, &problem, &x, &vec![SVector::zeros(); horizon]).unwrap();
     let mut mpc = Mpc::new(problem);
-    let start = OrientedMap::<DiscreteCraft, 4, 3>::difference::<7, 6>(&x, &goal).norm();
+    let start = OrientedMap::<Craft, 4, 3>::difference::<7, 6>(&x, &goal).norm();
     for k in 0..200 {
         let u = mpc.control_oriented(&map, k as f64 * h, &x).unwrap();
         if k == 0 {
@@ -422,6 +407,6 @@ fn mpc_on_the_integrator_brings_the_craft_to_rest_at_the_goal() {
         }
         x = map.advance(k as f64 * h, &x, &u, h).unwrap();
     }
-    let end = OrientedMap::<DiscreteCraft, 4, 3>::difference::<7, 6>(&x, &goal).norm();
+    let end = OrientedMap::<Craft, 4, 3>::difference::<7, 6>(&x, &goal).norm();
     assert!(end < 1e-6 * start, "the chart error {start:.3} → {end:e}");
 }
