@@ -19,22 +19,9 @@ use routh::prelude::*;
 use routh::runtime::ilqr::{IlqrProblem, IlqrStatus, ilqr_oriented};
 use routh::runtime::step::OrientedMap;
 
-/// An asymmetric heavy top about its tip.
-#[derive(Mechanics)]
-#[mechanics(
-    orientation(b),
-    body(name = top, mass = m, centre = b * [0, 0, l], frame = b, inertia = diag(a1, a2, c)),
-    gravity = [0, 0, -g],
-    discrete(rule = midpoint),
-)]
-struct Top {
-    m: f64,
-    l: f64,
-    a1: f64,
-    a2: f64,
-    c: f64,
-    g: f64,
-}
+include!("../tests/common/top.rs");
+
+top!(Top, midpoint);
 
 include!("../tests/common/craft.rs");
 

@@ -9,26 +9,7 @@ use routh::nalgebra::{Quaternion, SVector, UnitQuaternion, Vector3};
 use routh::prelude::*;
 use routh::runtime::discrete::{DiscreteOptions, compose, oriented_step, oriented_step_jacobian, oriented_symplecticity_defect};
 
-/// An asymmetric heavy top about its tip, on the rule `$rule`.
-macro_rules! top {
-    ($name:ident, $rule:ident) => {
-        #[derive(Mechanics)]
-        #[mechanics(
-                                    orientation(b),
-                                    body(name = top, mass = m, centre = b * [0, 0, l], frame = b, inertia = diag(a1, a2, c)),
-                                    gravity = [0, 0, -g],
-                                    discrete(rule = $rule),
-                                )]
-        struct $name {
-            m: f64,
-            l: f64,
-            a1: f64,
-            a2: f64,
-            c: f64,
-            g: f64,
-        }
-    };
-}
+include!("common/top.rs");
 
 top!(MidpointTop, midpoint);
 top!(TrapezoidTop, trapezoid);

@@ -519,13 +519,8 @@ fn run_impls(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
     let state = crate::emit::codegen::state_type(d);
     let owner = Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
-    let check = if generics.is_empty() {
-        quote! { self.check_parameters()?; }
-    } else {
-        quote! { self.0.check_parameters()?; }
-    };
+    let check = parameter_check(model);
     let plan = quote! { __routh::DiscretePlan<#state> };
-    let traj = quote! { __routh::DiscreteTrajectory<#n> };
     let integrate = if de.contact.is_some() {
         quote! { plan.contact(self, p0) }
     } else {
@@ -547,6 +542,30 @@ fn run_impls(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
             }
         }
     });
+    let plain = plain_runs(model, &quote! { __routh::DiscreteTrajectory<#n> }, &integrate);
+    quote! {
+        #plain
+        #reduced
+    }
+}
+
+/// The parameters' check a run makes first (on the model, or through a view at fixed inputs).
+fn parameter_check(model: &View<'_>) -> TokenStream {
+    if Owner::of(model).generics.is_empty() {
+        quote! { self.check_parameters()?; }
+    } else {
+        quote! { self.0.check_parameters()?; }
+    }
+}
+
+/// `impl SimulateDiscrete` (from the model's state) and `RunsDiscrete<Plain>` returning `traj`:
+/// the parameters checked, the initial momenta `p0` = ∂L/∂v at the start, then `integrate` (the
+/// plan's integrator for them).
+pub(super) fn plain_runs(model: &View<'_>, traj: &TokenStream, integrate: &TokenStream) -> TokenStream {
+    let state = crate::emit::codegen::state_type(model.layout.state_dim());
+    let owner = Owner::of(model);
+    let (ty, generics) = (&owner.ty, &owner.generics);
+    let check = parameter_check(model);
     quote! {
         #[automatically_derived]
         impl #generics __routh::SimulateDiscrete for #ty {
@@ -557,14 +576,12 @@ fn run_impls(model: &View<'_>, de: &DiscreteEquations) -> TokenStream {
         impl #generics __routh::RunsDiscrete<__routh::Plain> for #ty {
             type Output = #traj;
             #[inline]
-            fn run_discrete_with(&self, plan: #plan, _: __routh::Plain) -> __routh::RunResult<#traj> {
+            fn run_discrete_with(&self, plan: __routh::DiscretePlan<#state>, _: __routh::Plain) -> __routh::RunResult<#traj> {
                 #check
                 let p0 = self.momenta(plan.t0(), plan.start());
                 #integrate
             }
         }
-
-        #reduced
     }
 }
 

@@ -205,38 +205,18 @@ fn run_item(model: &View<'_>) -> TokenStream {
 
 /// `impl OrientedDiscreteSystem`, `SimulateDiscrete` and `RunsDiscrete`.
 fn impls(model: &View<'_>) -> TokenStream {
-    let (n, p, d) = (model.dof(), model.layout.position_dim(), model.layout.state_dim());
+    let (n, p) = (model.dof(), model.layout.position_dim());
     let (sv, sp) = (svector(n), svector(p));
-    let state = crate::emit::codegen::state_type(d);
     let owner = Owner::of(model);
     let (ty, generics) = (&owner.ty, &owner.generics);
-    let check = if generics.is_empty() {
-        quote! { self.check_parameters()?; }
-    } else {
-        quote! { self.0.check_parameters()?; }
-    };
-    let traj = quote! { __routh::DiscreteTrajectory<#n, #p> };
     let items = super::map_items(n, &sp, &quote::format_ident!("xi"), &sv);
+    let runs = super::plain_runs(model, &quote! { __routh::DiscreteTrajectory<#n, #p> }, &quote! { plan.oriented(self, p0) });
     quote! {
         #[automatically_derived]
         impl #generics __routh::OrientedDiscreteSystem<#p, #n> for #ty {
             #items
         }
 
-        #[automatically_derived]
-        impl #generics __routh::SimulateDiscrete for #ty {
-            type Start = #state;
-        }
-
-        #[automatically_derived]
-        impl #generics __routh::RunsDiscrete<__routh::Plain> for #ty {
-            type Output = #traj;
-            #[inline]
-            fn run_discrete_with(&self, plan: __routh::DiscretePlan<#state>, _: __routh::Plain) -> __routh::RunResult<#traj> {
-                #check
-                let mu0 = self.momenta(plan.t0(), plan.start());
-                plan.oriented(self, mu0)
-            }
-        }
+        #runs
     }
 }
