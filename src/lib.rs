@@ -371,9 +371,11 @@ pub mod __private {
     }
     pub mod erased {
         pub use routh_runtime::erased::{
-            DynModel, FlatIlqr, FlatLinearization, FlatRun, FlatStep, IlqrRequest, ModelInfo, RunRequest, Signal, accelerations,
-            arguments, ilqr, ilqr_second_order, ilqr_tangent, no_inverse_dynamics_jacobian, no_jacobian, no_step_jacobian,
-            no_tangent_linearization, output_jacobian_rows, parameters, run, signal, tangent_error,
+            DiscreteInfo, DiscreteKind, DiscreteRequest, DynModel, FlatDiscreteRun, FlatIlqr, FlatLinearization, FlatRun,
+            FlatStep, IlqrRequest, IlqrScheme, ModelInfo, RunRequest, Signal, accelerations, arguments, contact_step,
+            flat_discrete, ilqr, ilqr_oriented, ilqr_second_order, ilqr_tangent, ilqr_variational, no_inverse_dynamics_jacobian,
+            no_jacobian, no_step_jacobian, no_tangent_linearization, no_tangent_step, oriented_in_chart, oriented_step,
+            output_jacobian_rows, parameters, run, signal, tangent_error, variational_step,
         };
     }
     pub mod equilibrium {
@@ -406,7 +408,9 @@ pub mod __private {
         pub use routh_runtime::reduction::{nonholonomic_field, nonholonomic_jacobian};
     }
     pub mod step {
-        pub use routh_runtime::step::{InputJacobians, SecondOrder, TangentStep, rk4_step, rk4_tangent_step};
+        pub use routh_runtime::step::{
+            ContactMap, InputJacobians, SecondOrder, TangentStep, VariationalMap, rk4_step, rk4_tangent_step,
+        };
     }
 }
 

@@ -51,6 +51,9 @@ class Model:
     modes: ClassVar[tuple[str, ...]]
     impacts: ClassVar[tuple[str, ...]]
     state_dim: ClassVar[int]
+    discrete_rule: ClassVar[Optional[str]]
+    discrete_kind: ClassVar[Optional[str]]
+    discrete_state_names: ClassVar[tuple[str, ...]]
     @property
     def parameter_values(self) -> dict[str, float]: ...
     def with_parameters(self, **changes: float) -> "Model": ...
@@ -61,6 +64,7 @@ class Model:
     def inverse_dynamics(
         self, x: ArrayLike, qdd: ArrayLike, t: float = 0.0, u: Optional[ArrayLike] = None, mode: int = 0
     ) -> npt.NDArray[np.float64]: ...
+    def static_forces(self, x: ArrayLike, t: float = 0.0, u: Optional[ArrayLike] = None, mode: int = 0) -> npt.NDArray[np.float64]: ...
     def inverse_dynamics_jacobian(
         self, x: ArrayLike, qdd: ArrayLike, t: float = 0.0, u: Optional[ArrayLike] = None, mode: int = 0
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
@@ -76,7 +80,14 @@ class Model:
         self, x: ArrayLike, u: ArrayLike, q: ArrayLike, r: ArrayLike, t: float = 0.0, mode: int = 0, tangent: bool = False
     ) -> npt.NDArray[np.float64]: ...
     def step(
-        self, x: ArrayLike, u: ArrayLike, dt: float, t: float = 0.0, mode: int = 0, tangent: bool = False
+        self,
+        x: ArrayLike,
+        u: ArrayLike,
+        dt: float,
+        t: float = 0.0,
+        mode: int = 0,
+        tangent: bool = False,
+        scheme: str = "rk4",
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
     def dlqr(
         self,
@@ -88,6 +99,7 @@ class Model:
         t: float = 0.0,
         mode: int = 0,
         tangent: bool = False,
+        scheme: str = "rk4",
     ) -> npt.NDArray[np.float64]: ...
     def ilqr(
         self,
@@ -109,6 +121,18 @@ class Model:
         scheme: str = "rk4",
         parallel: bool = False,
         final_gains: bool = True,
+    ) -> dict[str, Any]: ...
+    def discrete_state(self, x: ArrayLike, t: float = 0.0) -> npt.NDArray[np.float64]: ...
+    def simulate_discrete(
+        self,
+        x0: ArrayLike,
+        dt: float,
+        steps: int,
+        *,
+        t0: float = 0.0,
+        inputs: Optional[ArrayLike] = None,
+        tolerance: float = 1e-14,
+        max_iterations: int = 30,
     ) -> dict[str, Any]: ...
     def simulate(
         self,

@@ -45,7 +45,10 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyModule, PyTuple, PyType};
 use routh::runtime::ensemble::{EnsembleOptions, ensemble};
-use routh::runtime::erased::{DynModel, FlatRun, FlatStep, InputLaw, LinearEvent, ModelInfo, RunRequest};
+use routh::runtime::erased::{
+    DiscreteKind, DiscreteRequest, DynModel, FlatDiscreteRun, FlatRun, FlatStep, IlqrScheme, InputLaw, LinearEvent, ModelInfo,
+    RunRequest,
+};
 use routh::runtime::{Direction, HybridOptions, Output, RunError, Scheme, SimError};
 
 #[doc(hidden)]
@@ -140,9 +143,23 @@ pub fn export<M: DynModel>(module: &Bound<'_, PyModule>) -> PyResult<()> {
         namespace.set_item(key, PyTuple::new(py, names)?)?;
     }
     namespace.set_item("state_dim", info.state_dim)?;
+    // The variational integrator: its rule, kind and discrete state (None and empty without).
+    let discrete = info.discrete;
+    namespace.set_item("discrete_rule", discrete.map(|d| d.rule))?;
+    namespace.set_item("discrete_kind", discrete.map(|d| discrete_kind(d.kind)))?;
+    namespace.set_item("discrete_state_names", PyTuple::new(py, discrete.map_or(&[][..], |d| d.state_names))?)?;
     let base = py.get_type::<Model>();
     let class = py.get_type::<PyType>().call1((info.name, (base,), namespace))?;
     module.add(info.name, class)
+}
+
+/// The Python name of a variational integrator's kind.
+fn discrete_kind(kind: DiscreteKind) -> &'static str {
+    match kind {
+        DiscreteKind::Contact => "contact",
+        DiscreteKind::Oriented => "oriented",
+        _ => "variational",
+    }
 }
 
 /// The class docstring of a model.
@@ -188,8 +205,9 @@ fn kind(error: &SimError) -> String {
     debug.split(|c: char| !c.is_alphanumeric()).next().unwrap_or_default().to_owned()
 }
 
-/// The Python exception of `error`, with the partial result `partial` (a `Solution`) if any.
-fn exception(py: Python<'_>, error: &SimError, partial: Option<Py<Solution>>) -> PyErr {
+/// The Python exception of `error`, with the partial result `partial` (a `Solution`, or a
+/// discrete run's dict) if any.
+fn exception(py: Python<'_>, error: &SimError, partial: Option<Py<PyAny>>) -> PyErr {
     let class = class(error);
     instance(py, class, &error.to_string(), &kind(error), partial)
 }
@@ -208,7 +226,7 @@ fn class(error: &SimError) -> &'static str {
 }
 
 /// An instance of the exception `class` of `routh.errors`, as the error to raise.
-fn instance(py: Python<'_>, class: &str, message: &str, kind: &str, partial: Option<Py<Solution>>) -> PyErr {
+fn instance(py: Python<'_>, class: &str, message: &str, kind: &str, partial: Option<Py<PyAny>>) -> PyErr {
     let made = errors(py).and_then(|m| m.getattr(class)).and_then(|c| c.call1((message, kind, partial)));
     match made {
         Ok(instance) => PyErr::from_value(instance),
@@ -419,9 +437,51 @@ impl Model {
         self.inner.info()
     }
 
-    /// RK4's step with its Jacobians, in the state or (`tangent`) in the orientations' charts.
-    fn rk4(&self, mode: usize, t: f64, (x, u): (&[f64], &[f64]), dt: f64, tangent: bool) -> Result<FlatStep, SimError> {
-        if tangent { self.inner.rk4_step_tangent(mode, t, x, u, dt) } else { self.inner.rk4_step(mode, t, x, u, dt) }
+    /// The step with its Jacobians of `scheme` ("rk4" or "variational"), in the state or
+    /// (`tangent`) in the orientations' charts.
+    fn stepped(
+        &self,
+        mode: usize,
+        t: f64,
+        (x, u): (&[f64], &[f64]),
+        dt: f64,
+        (tangent, scheme): (bool, &str),
+    ) -> Result<FlatStep, SimError> {
+        match self.scheme(scheme, tangent, false)? {
+            IlqrScheme::Variational => {
+                routh::runtime::erased::mode(self.info(), mode)?;
+                self.inner.discrete_step(t, x, u, dt)
+            }
+            _ if tangent => self.inner.rk4_step_tangent(mode, t, x, u, dt),
+            _ => self.inner.rk4_step(mode, t, x, u, dt),
+        }
+    }
+
+    /// The step map `scheme` names ("rk4", "variational" and, for iLQR, `euler`
+    /// "semi_implicit_euler"), checked against `tangent`: the Lie group integrator's Jacobians
+    /// are in its chart (`tangent=True`), the other integrators' in their state.
+    fn scheme(&self, scheme: &str, tangent: bool, euler: bool) -> Result<IlqrScheme, SimError> {
+        let name = self.info().name;
+        match scheme.to_ascii_lowercase().as_str() {
+            "rk4" => Ok(IlqrScheme::Rk4),
+            "semi_implicit_euler" if euler => Ok(IlqrScheme::SemiImplicitEuler),
+            "variational" => match self.info().discrete.map(|d| d.kind) {
+                Some(DiscreteKind::Oriented) if !tangent => Err(SimError::InvalidArgument(format!(
+                    "{name} steps on its Lie group variational integrator, whose Jacobians are in the chart (δx, η, δμ): \
+                     pass tangent=True (Q and the gains over the chart's 2n components)"
+                ))),
+                Some(kind) if tangent && kind != DiscreteKind::Oriented => Err(SimError::InvalidArgument(format!(
+                    "{name} has no orientations: its variational integrator's step is over its discrete state \
+                     {:?}, without tangent=True",
+                    self.info().discrete.map_or(&[][..], |d| d.state_names)
+                ))),
+                _ => Ok(IlqrScheme::Variational),
+            },
+            other => Err(SimError::InvalidArgument(format!(
+                "scheme `{other}`: one of \"rk4\", \"variational\"{}",
+                if euler { ", \"semi_implicit_euler\"" } else { "" }
+            ))),
+        }
     }
 
     fn request(&self, x0: Vec<f64>, t_span: (f64, f64), mode: usize, drive: &Drive, options: &RunOptions) -> RunRequest {
@@ -494,7 +554,7 @@ fn outcome(
         Ok(run) => solution(py, model, request, run),
         Err(RunError { error, partial }) => {
             let partial = match partial {
-                Some(p) => Some(solution(py, model, request, *p)?),
+                Some(p) => Some(solution(py, model, request, *p)?.into_any()),
                 None => None,
             };
             Err(exception(py, &error, partial))
@@ -762,8 +822,12 @@ impl Model {
     /// discrete-time model of LQR and iLQR; routh's `step::rk4_step`). With `tangent=True` (a model
     /// with orientations) A_d and B_d are in the orientations' tangent charts about `x` and about
     /// `x_next` (the chart of `linearize_tangent`; routh's `step::rk4_tangent_step`), where the
-    /// quaternion state's carry each quaternion's scale.
-    #[pyo3(signature = (x, u, dt, t = 0.0, mode = 0, tangent = false))]
+    /// quaternion state's carry each quaternion's scale. With `scheme="variational"` (a model with
+    /// `discrete(rule = ...)` and inputs) the step of its variational integrator from the discrete
+    /// state `x` (`discrete_state`: positions, momenta and, for a contact integrator, the action),
+    /// with its exact Jacobians (routh's `VariationalMap`, `ContactMap`; for a model with
+    /// orientations `OrientedMap`, whose Jacobians are in the chart (δx, η, δμ): `tangent=True`).
+    #[pyo3(signature = (x, u, dt, t = 0.0, mode = 0, tangent = false, scheme = "rk4"))]
     #[allow(clippy::type_complexity, clippy::too_many_arguments)]
     fn step<'py>(
         &self,
@@ -774,8 +838,9 @@ impl Model {
         t: f64,
         mode: usize,
         tangent: bool,
+        scheme: &str,
     ) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-        let step = self.rk4(mode, t, (&vector(x)?, &vector(u)?), dt, tangent).map_err(|e| raise(py, &e))?;
+        let step = self.stepped(mode, t, (&vector(x)?, &vector(u)?), dt, (tangent, scheme)).map_err(|e| raise(py, &e))?;
         Ok((PyArray1::from_vec(py, step.next), dense(py, &step.a)?, dense(py, &step.b)?))
     }
 
@@ -785,8 +850,9 @@ impl Model {
     /// Jacobians (routh's DARE solver). With `tangent=True` the regulator in the orientations'
     /// tangent charts (`step(..., tangent=True)`; Q over the charts' 2n components), where the
     /// quaternion state's DARE has no stabilising solution (a quaternion's scale, which no input
-    /// moves).
-    #[pyo3(signature = (x, u, q, r, dt, t = 0.0, mode = 0, tangent = false))]
+    /// moves). With `scheme="variational"` the regulator of the variational integrator's step
+    /// (`step(..., scheme="variational")`) about the discrete state `x`.
+    #[pyo3(signature = (x, u, q, r, dt, t = 0.0, mode = 0, tangent = false, scheme = "rk4"))]
     #[allow(clippy::too_many_arguments)]
     fn dlqr<'py>(
         &self,
@@ -799,8 +865,9 @@ impl Model {
         t: f64,
         mode: usize,
         tangent: bool,
+        scheme: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let step = self.rk4(mode, t, (&vector(x)?, &vector(u)?), dt, tangent).map_err(|e| raise(py, &e))?;
+        let step = self.stepped(mode, t, (&vector(x)?, &vector(u)?), dt, (tangent, scheme)).map_err(|e| raise(py, &e))?;
         gain(py, (&step.a, &step.b), (q, r), routh::runtime::lqr::dare)
     }
 
@@ -817,8 +884,12 @@ impl Model {
     /// step's Jacobians, the cost's deviations x ⊖ x* and the policy's x ⊖ x_k in each orientation's
     /// body rotation vector and its rate, Q, Q_f and the gains over the charts' 2n components —
     /// where in the quaternion state the cost weighs the quaternions' components. `scheme`: the step
-    /// planned on, "rk4" or "semi_implicit_euler" (routh's `step::SemiImplicitEuler`: one
-    /// evaluation of the field's Jacobians a step; a model with x = (q, v), q̇ = v). With
+    /// planned on, "rk4", "semi_implicit_euler" (routh's `step::SemiImplicitEuler`: one
+    /// evaluation of the field's Jacobians a step; a model with x = (q, v), q̇ = v) or
+    /// "variational" (a model with `discrete(rule = ...)` and inputs: its variational integrator's
+    /// step map, `step(..., scheme="variational")`, the states x0, goal, the plan's and the path's
+    /// in the discrete state — `discrete_state` — and with orientations `tangent=True`, the Lie
+    /// group integrator's deviations in its chart (δx, η, δμ); routh's `ilqr_oriented`). With
     /// `parallel=True` each iteration's step Jacobians are computed on all cores (routh's
     /// `IlqrProblem::parallel`): the same plan to the bit, in less time where a step's Jacobians
     /// cost microseconds (a robot's), in more where they cost nanoseconds (a pendulum's). With
@@ -849,7 +920,13 @@ impl Model {
         parallel: bool,
         final_gains: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (d, k) = (self.info().state_dim, self.info().inputs.len());
+        let scheme = self.scheme(scheme, tangent, true).map_err(|e| raise(py, &e))?;
+        // The plan's states: the model's, or on its variational integrator the discrete state's.
+        let d = match (scheme, self.info().discrete) {
+            (IlqrScheme::Variational, Some(discrete)) => discrete.state_names.len(),
+            _ => self.info().state_dim,
+        };
+        let k = self.info().inputs.len();
         // The deviations' dimension: the state's, or the charts' 2n (Q's own, checked by routh).
         let c = if tangent { rows(q)?.len() } else { d };
         let weights = (square(py, q, c, "Q")?, square(py, r, k, "R")?, square(py, qf, c, "Q_f")?);
@@ -862,14 +939,7 @@ impl Model {
         request.max_iterations = max_iterations;
         request.parallel = parallel;
         request.final_gains = final_gains;
-        request.scheme = match scheme.to_ascii_lowercase().as_str() {
-            "rk4" => routh::runtime::erased::IlqrScheme::Rk4,
-            "semi_implicit_euler" => routh::runtime::erased::IlqrScheme::SemiImplicitEuler,
-            other => {
-                let e = SimError::InvalidArgument(format!("scheme `{other}`: one of \"rk4\", \"semi_implicit_euler\""));
-                return Err(raise(py, &e));
-            }
-        };
+        request.scheme = scheme;
         let inner = Arc::clone(&self.inner);
         let solution = py
             .detach(move || if tangent { inner.ilqr_tangent(&request) } else { inner.ilqr(&request) })
@@ -892,6 +962,61 @@ impl Model {
         };
         out.set_item("status", status)?;
         Ok(out)
+    }
+
+    /// The discrete state of the model's state `x` at `t` (a model with `discrete(rule = ...)`): its
+    /// positions, the momenta p = ∂L/∂q̇ (with orientations each body's in its axes) and, for a
+    /// contact integrator, the action — the first node of `simulate_discrete` from `x`, and the
+    /// state of `step(..., scheme="variational")` (components: `discrete_state_names`).
+    #[pyo3(signature = (x, t = 0.0))]
+    fn discrete_state<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>, t: f64) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let state = self.inner.discrete_state(t, &vector(x)?).map_err(|e| raise(py, &e))?;
+        Ok(PyArray1::from_vec(py, state))
+    }
+
+    /// A run of the model's variational integrator (`discrete(rule = ...)`; routh's
+    /// `run_discrete`) from the model's state `x0` at `t0`: `steps` steps of `dt`, the inputs held
+    /// at `inputs` (a model with inputs; zeros if not given), Newton to `tolerance` in at most
+    /// `max_iterations` iterations a step, with the GIL released. A dict: `t` (steps + 1), `x`
+    /// ((steps + 1) × the discrete state: `discrete_state_names`) and `iterations` (Newton's, each
+    /// step). A step that cannot be solved raises `SimulationError` with the nodes before it as
+    /// its `partial` (the same dict).
+    #[pyo3(signature = (x0, dt, steps, *, t0 = 0.0, inputs = None, tolerance = 1e-14, max_iterations = 30))]
+    #[allow(clippy::too_many_arguments)]
+    fn simulate_discrete<'py>(
+        &self,
+        py: Python<'py>,
+        x0: &Bound<'py, PyAny>,
+        dt: f64,
+        steps: usize,
+        t0: f64,
+        inputs: Option<&Bound<'py, PyAny>>,
+        tolerance: f64,
+        max_iterations: usize,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let mut request = DiscreteRequest::new(vector(x0)?, dt, steps);
+        request.t0 = t0;
+        request.inputs = match inputs {
+            Some(u) => vector(u)?,
+            None => vec![0.0; self.info().inputs.len()],
+        };
+        request.options = routh::runtime::DiscreteOptions::default().tolerance(tolerance).max_iterations(max_iterations);
+        let inner = Arc::clone(&self.inner);
+        let width = self.info().discrete.map_or(0, |d| d.state_names.len());
+        let nodes = |run: FlatDiscreteRun| -> PyResult<Bound<'py, PyDict>> {
+            let out = PyDict::new(py);
+            out.set_item("t", PyArray1::from_vec(py, run.times))?;
+            out.set_item("x", matrix(py, run.states.concat(), width)?)?;
+            out.set_item("iterations", PyArray1::from_vec(py, run.iterations.iter().map(|&i| i as u64).collect()))?;
+            Ok(out)
+        };
+        match py.detach(move || inner.discrete_run(&request)) {
+            Ok(run) => nodes(run),
+            Err(RunError { error, partial }) => {
+                let partial = partial.map(|p| nodes(*p).map(|d| d.into_any().unbind())).transpose()?;
+                Err(exception(py, &error, partial))
+            }
+        }
     }
 
     /// A run from `x0` over `t_span = (t0, t1)`: the model's own run (smooth, constrained, hybrid),

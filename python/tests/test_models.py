@@ -506,6 +506,9 @@ def test_type_stubs(tmp_path):
     assert "class DoublePendulum(Model):" in text
     assert "def __init__(self, *, m1: float, m2: float, l1: float, l2: float, g: float, b: float) -> None" in text
     assert "def reference_double_pendulum" in text
+    # Every public method and class attribute of a model is in the stubs.
+    missing = [n for n in dir(rm.CartPole) if not n.startswith("_") and f"def {n}(" not in text and f" {n}:" not in text]
+    assert not missing, missing
 
 
 def test_mpc_holds_the_cart_pole_upright_as_the_rust_controller_does():

@@ -110,7 +110,9 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
         tokens.extend(emit::mode(model, derived, &dims, &system.vis));
     }
     tokens.extend(emit::system::items(&system, &views, &door));
-    tokens.extend(emit::erased::items(&system, &views));
+    // The variational integrator's glue where its items were emitted (not where its derivation failed).
+    let discrete = derived.first().is_some_and(|d| d.discrete.is_some());
+    tokens.extend(emit::erased::items(&system, &views, discrete));
     // The description files, included so that the compiler tracks them: editing one rebuilds.
     for path in &system.described {
         tokens.extend(quote::quote! { const _: &[u8] = ::core::include_bytes!(#path); });

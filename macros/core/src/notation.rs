@@ -74,6 +74,19 @@ pub fn velocity_name(model: &View<'_>, i: usize) -> String {
     }
 }
 
+/// The name of the discrete momentum conjugate to velocity `i`: `p(q)` of a coordinate's rate (or
+/// of a named velocity), `mu1(name)`… of an orientation's body rates (the momenta in its body's
+/// axes).
+pub fn momentum_name(model: &View<'_>, i: usize) -> String {
+    if let Some(u) = model.layout.velocity_names.get(i) {
+        return format!("p({u})");
+    }
+    match model.layout.orientation_of_velocity(i) {
+        Some((o, c)) => format!("mu{}({})", c + 1, o.name),
+        None => format!("p({})", model.coordinates[i]),
+    }
+}
+
 /// Display name of a model symbol.
 pub fn display_name(model: &View<'_>, sym: Expr) -> String {
     match model.role(sym) {

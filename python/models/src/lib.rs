@@ -1,6 +1,7 @@
 //! `routh_models`: the models the Python tests and examples import — the showcase's double
 //! pendulum, a cart-pole pushed by a force, a bouncing ball, the two-mode bouncing rod of
-//! *Hybrid periodic orbits* §4.3 and a satellite free in space — and, beside them, the same
+//! *Hybrid periodic orbits* §4.3, a satellite free in space and a spacecraft on its Lie group
+//! variational integrator — and, beside them, the same
 //! computations by the typed Rust API (`reference_*`), which the tests compare with the Python
 //! module's to the bit.
 
@@ -35,7 +36,7 @@ pub struct DoublePendulum {
 }
 
 /// A cart of mass mc pushed by the force u, carrying a pendulum (mass mp, length l) with θ from
-/// the upward vertical.
+/// the upward vertical; with its midpoint variational integrator.
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(s, th),
@@ -43,6 +44,7 @@ pub struct DoublePendulum {
     define(px = s + l * th.sin(), py = l * th.cos()),
     lagrangian = mc / 2 * dot(s).powi(2) + mp / 2 * (dot(px).powi(2) + dot(py).powi(2)) - mp * g * py,
     force(s = u),
+    discrete(rule = midpoint),
 )]
 pub struct CartPole {
     pub mc: f64,
@@ -91,6 +93,23 @@ pub struct Rod {
     force(base_q = [u1, u2, u3], base_x = f1, base_y = f2, base_z = f3),
 )]
 pub struct Satellite {
+    pub m: f64,
+    pub i1: f64,
+    pub i2: f64,
+    pub i3: f64,
+}
+
+/// A rigid spacecraft with principal moments i1, i2, i3 turned by three body torques, on its Lie
+/// group variational integrator (the midpoint rule on its orientation's increment).
+#[derive(Mechanics)]
+#[mechanics(
+    orientation(r),
+    input(t1, t2, t3),
+    body(name = craft, mass = m, centre = [0, 0, 0], frame = r, inertia = diag(i1, i2, i3)),
+    force(r = [t1, t2, t3]),
+    discrete(rule = midpoint),
+)]
+pub struct Spacecraft {
     pub m: f64,
     pub i1: f64,
     pub i2: f64,
@@ -314,6 +333,23 @@ fn fly_cartpole_mpc(
     Ok(inputs)
 }
 
+/// The cart-pole's variational integrator by the typed API (`driven([u]).run_discrete`) from the
+/// state `x0`: the nodes' times and discrete states (q, p) row by row.
+#[pyfunction]
+#[pyo3(crate = "::routh_python::pyo3")]
+fn reference_cartpole_discrete(p: [f64; 4], x0: [f64; 4], u: f64, h: f64, steps: usize) -> PyResult<(Vec<f64>, Vec<f64>)> {
+    let model = CartPole { mc: p[0], mp: p[1], l: p[2], g: p[3] };
+    let run = model
+        .driven([u])
+        .run_discrete(State::<4>::from(x0))
+        .step(h)
+        .steps(steps)
+        .go()
+        .map_err(|e| routh_python::pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    let nodes = run.positions.iter().zip(&run.momenta).flat_map(|(q, p)| [q[0], q[1], p[0], p[1]]).collect();
+    Ok((run.times, nodes))
+}
+
 fn references(module: &Bound<'_, routh_python::pyo3::types::PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(reference_double_pendulum, module)?)?;
     module.add_function(wrap_pyfunction!(reference_cartpole_linearize, module)?)?;
@@ -324,7 +360,8 @@ fn references(module: &Bound<'_, routh_python::pyo3::types::PyModule>) -> PyResu
     module.add_function(wrap_pyfunction!(reference_satellite_ilqr_tangent, module)?)?;
     module.add_function(wrap_pyfunction!(reference_cartpole_mpc, module)?)?;
     module.add_function(wrap_pyfunction!(reference_cartpole_mpc_path, module)?)?;
+    module.add_function(wrap_pyfunction!(reference_cartpole_discrete, module)?)?;
     Ok(())
 }
 
-routh_python::module!(routh_models, [DoublePendulum, CartPole, BouncingBall, Rod, Satellite], with = references);
+routh_python::module!(routh_models, [DoublePendulum, CartPole, BouncingBall, Rod, Satellite, Spacecraft], with = references);

@@ -9,8 +9,9 @@ use quote::quote;
 
 use crate::model::{System, View};
 
-/// `impl DynModel` for the system whose modes are `views`.
-pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
+/// `impl DynModel` for the system whose modes are `views` (with the glue of its variational
+/// integrator if `discrete`: its items were derived and emitted).
+pub fn items(system: &System, views: &[View<'_>], discrete: bool) -> TokenStream {
     let Some(first) = views.first() else { return TokenStream::new() };
     let name = &system.name;
     let name_str = name.to_string();
@@ -137,7 +138,9 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
         },
     };
     // The step in the orientations' tangent charts where the model generates `rk4_step_tangent`.
-    let tangent_step = if !multi && crate::emit::system::has_tangent_step(first) {
+    let has_tangent_step = !multi && crate::emit::system::has_tangent_step(first);
+    let discrete = discrete_glue(first, multi || !discrete, &describe, &at_inputs);
+    let tangent_step = if has_tangent_step {
         let (p, n) = (first.layout.position_dim(), first.dof());
         let c = 2 * n;
         quote! {
@@ -148,15 +151,25 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
                 let step = self.rk4_step_tangent(t, &x, ::core::array::from_fn(|i| u[i]), h)?;
                 Ok(__routh::erased::FlatStep::from_tangent(&step))
             }
-
-            fn ilqr_tangent(&self, request: &__routh::erased::IlqrRequest)
-                -> ::core::result::Result<__routh::erased::FlatIlqr, __routh::SimError>
-            {
-                __routh::erased::ilqr_tangent::<Self, #p, #n, #d, #c, #k>(self, #describe, request)
-            }
         }
-    } else {
+        .into_iter()
+        .chain(ilqr_tangent_item(
+            &discrete.ilqr_tangent,
+            quote! {
+                __routh::erased::ilqr_tangent::<Self, #p, #n, #d, #c, #k>(self, #describe, request)
+            },
+        ))
+        .collect()
+    } else if discrete.ilqr_tangent.is_empty() {
         TokenStream::new()
+    } else {
+        ilqr_tangent_item(
+            &discrete.ilqr_tangent,
+            quote! {
+                let _ = request;
+                Err(__routh::erased::no_tangent_step(#describe))
+            },
+        )
     };
     // RK4's step with its exact Jacobians and iLQR over it, where the model implements
     // `step::InputJacobians`.
@@ -203,6 +216,7 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
             )
         }
     };
+    let DiscreteGlue { info: discrete_info, methods: discrete_methods, ilqr: ilqr_prefix, .. } = discrete;
     let (modes_len, impacts_len, inputs_len, outputs_len, coords_len, names_len) =
         (modes.len(), impacts.len(), inputs.len(), outputs.len(), coordinates.len(), state_names.len());
     quote! {
@@ -223,7 +237,8 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
                         .outputs(&OUTPUTS)
                         .modes(&MODES)
                         .impacts(&IMPACTS)
-                        .linearizes(#linearizes);
+                        .linearizes(#linearizes)
+                        #discrete_info;
                 &INFO
             }
 
@@ -364,8 +379,11 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
             fn ilqr(&self, request: &__routh::erased::IlqrRequest)
                 -> ::core::result::Result<__routh::erased::FlatIlqr, __routh::SimError>
             {
+                #ilqr_prefix
                 #ilqr
             }
+
+            #discrete_methods
 
             #[inline]
             fn run(&self, request: &__routh::erased::RunRequest)
@@ -375,4 +393,149 @@ pub fn items(system: &System, views: &[View<'_>]) -> TokenStream {
             }
         }
     }
+}
+
+/// `ilqr_tangent` whose body is `prefix` (the variational integrator's plan, where the model has
+/// one) then `body`.
+fn ilqr_tangent_item(prefix: &TokenStream, body: TokenStream) -> TokenStream {
+    quote! {
+        fn ilqr_tangent(&self, request: &__routh::erased::IlqrRequest)
+            -> ::core::result::Result<__routh::erased::FlatIlqr, __routh::SimError>
+        {
+            #prefix
+            #body
+        }
+    }
+}
+
+/// The variational integrator's part of `impl DynModel` ([`discrete_glue`]).
+struct DiscreteGlue {
+    /// `.discrete(DiscreteInfo)` on the model's info (empty without an integrator).
+    info: TokenStream,
+    /// `discrete_state`, `discrete_run`, `discrete_step`.
+    methods: TokenStream,
+    /// The start of `ilqr`: the plan on the integrator where the request names it.
+    ilqr: TokenStream,
+    /// The start of `ilqr_tangent` likewise (the Lie group integrator's; empty otherwise).
+    ilqr_tangent: TokenStream,
+}
+
+/// The glue of a model's variational integrator (`discrete(...)`; a model with one mode): its
+/// info, runs from the model's state through the typed `run_discrete` (on the view at the inputs
+/// `at_inputs`), and — with inputs — its step map's Jacobians and iLQR over it
+/// (`erased::{variational_step, contact_step, oriented_step}`); none if `without`.
+fn discrete_glue(first: &View<'_>, without: bool, describe: &TokenStream, at_inputs: &TokenStream) -> DiscreteGlue {
+    let none = DiscreteGlue {
+        info: TokenStream::new(),
+        methods: TokenStream::new(),
+        ilqr: TokenStream::new(),
+        ilqr_tangent: TokenStream::new(),
+    };
+    let Some(disc) = first.discretization.as_ref().filter(|_| !without) else { return none };
+    let (p, n, d, k) = (first.layout.position_dim(), first.dof(), first.layout.state_dim(), first.inputs.len());
+    let oriented = !first.layout.orientations.is_empty();
+    let contact = first.action.is_some();
+    let kind = if oriented {
+        quote! { Oriented }
+    } else if contact {
+        quote! { Contact }
+    } else {
+        quote! { Variational }
+    };
+    // The discrete state: positions, momenta (p(q) or, for an orientation, mu1(name)...) and z.
+    let state_names = crate::emit::model::state_names(first);
+    let mut names: Vec<String> = state_names[..p].to_vec();
+    names.extend((0..n).map(|i| crate::notation::momentum_name(first, i)));
+    names.extend(first.action.iter().map(ToString::to_string));
+    let count = names.len();
+    let rule = &disc.rule;
+    let steps = k > 0;
+    let info = quote! {
+        .discrete({
+            const DISCRETE_STATE: [&str; #count] = [#(#names),*];
+            __routh::erased::DiscreteInfo::new(__routh::erased::DiscreteKind::#kind, #rule, &DISCRETE_STATE, #steps)
+        })
+    };
+    let action = contact.then(|| quote! { state.push(x[#d - 1]); });
+    let mut methods = quote! {
+        fn discrete_state(&self, t: f64, x: &[f64]) -> ::core::result::Result<::std::vec::Vec<f64>, __routh::SimError> {
+            let (x, _) = __routh::erased::arguments::<#d, 0>(#describe, 0, x, &[])?;
+            let u = [0.0; #k];
+            let _ = &u;
+            let mut state = x.as_slice()[..#p].to_vec();
+            state.extend_from_slice((#at_inputs).momenta(t, &x).as_slice());
+            #action
+            Ok(state)
+        }
+
+        fn discrete_run(&self, request: &__routh::erased::DiscreteRequest)
+            -> ::core::result::Result<__routh::erased::FlatDiscreteRun, __routh::RunError<__routh::erased::FlatDiscreteRun>>
+        {
+            let (x0, u) = __routh::erased::arguments::<#d, #k>(#describe, 0, &request.x0, &request.inputs)?;
+            let _ = &u;
+            let run = (#at_inputs)
+                .run_discrete(x0)
+                .start(request.t0)
+                .step(request.h)
+                .steps(request.steps)
+                .options(&request.options)
+                .go();
+            __routh::erased::flat_discrete(run)
+        }
+    };
+    if !steps {
+        return DiscreteGlue { info, methods, ..none };
+    }
+    let variational = quote! { request.scheme == __routh::erased::IlqrScheme::Variational };
+    let (step, ilqr, ilqr_tangent) = if oriented {
+        let (dd, c) = (p + n, 2 * n);
+        (
+            quote! { __routh::erased::oriented_step::<Self, #p, #n, #dd, #c, #k>(self, #describe, (t, x, u, h)) },
+            quote! {
+                if #variational {
+                    return Err(__routh::erased::oriented_in_chart(#describe));
+                }
+            },
+            quote! {
+                if #variational {
+                    return __routh::erased::ilqr_oriented::<Self, #p, #n, #dd, #c, #k>(self, #describe, request);
+                }
+            },
+        )
+    } else {
+        // The step with its Jacobians and the step map iLQR plans on.
+        let (dd, step, map) = if contact {
+            let dd = 2 * n + 1;
+            (
+                dd,
+                quote! { __routh::erased::contact_step::<Self, #n, #dd, #k>(self, #describe, (t, x, u, h)) },
+                quote! { __routh::step::ContactMap::<Self, #n>::new(self) },
+            )
+        } else {
+            let dd = 2 * n;
+            (
+                dd,
+                quote! { __routh::erased::variational_step::<Self, #n, #dd, #k>(self, #describe, (t, x, u, h)) },
+                quote! { __routh::step::VariationalMap::<Self, #n>::new(self) },
+            )
+        };
+        (
+            step,
+            quote! {
+                if #variational {
+                    let map = #map;
+                    return __routh::erased::ilqr_variational::<_, #dd, #k>(&map, #describe, request);
+                }
+            },
+            TokenStream::new(),
+        )
+    };
+    methods.extend(quote! {
+        fn discrete_step(&self, t: f64, x: &[f64], u: &[f64], h: f64)
+            -> ::core::result::Result<__routh::erased::FlatStep, __routh::SimError>
+        {
+            #step
+        }
+    });
+    DiscreteGlue { info, methods, ilqr, ilqr_tangent }
 }

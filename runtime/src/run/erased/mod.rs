@@ -15,7 +15,12 @@
 //! model.run(&RunRequest::new(x0, 0.0..10.0).rtol(1e-10))?  a FlatRun: times, states row by row, …
 //! ```
 //!
-//! (The facade's `tests/erased.rs` runs generated models both ways and compares them bit for bit.)
+//! A model with a variational integrator (`discrete(rule = ...)`) runs it, steps it with the step
+//! map's Jacobians and plans over it the same way ([`DynModel::discrete_run`],
+//! [`DynModel::discrete_step`], [`IlqrScheme::Variational`]; the module `discrete`).
+//!
+//! (The facade's `tests/erased.rs` and `tests/erased_discrete.rs` run generated models both ways
+//! and compare them bit for bit.)
 
 use std::ops::Range;
 
@@ -29,6 +34,13 @@ use crate::ode::events::{Direction, Event};
 use crate::ode::options::Options;
 use crate::ode::trajectory::{Stats, StopReason, Trajectory};
 use crate::run::{Plan, Runs, Simulate};
+
+mod discrete;
+
+pub use discrete::{
+    DiscreteInfo, DiscreteKind, DiscreteRequest, FlatDiscreteRun, contact_step, flat_discrete, ilqr_oriented, ilqr_variational,
+    no_discrete, no_discrete_step, oriented_in_chart, oriented_step, variational_step,
+};
 
 /// What a model is, known at run time: its name, sizes and the names of its parameters,
 /// coordinates, state components, inputs, outputs, modes and impacts.
@@ -56,6 +68,8 @@ pub struct ModelInfo {
     pub impacts: &'static [&'static str],
     /// Whether it generates the field Jacobian, which [`DynModel::linearize`] returns.
     pub linearizes: bool,
+    /// Its variational integrator (`discrete(rule = ...)`), or none.
+    pub discrete: Option<DiscreteInfo>,
 }
 
 impl ModelInfo {
@@ -80,6 +94,7 @@ impl ModelInfo {
             modes: &[],
             impacts: &[],
             linearizes: false,
+            discrete: None,
         }
     }
     /// With these inputs.
@@ -110,6 +125,12 @@ impl ModelInfo {
     #[must_use]
     pub const fn linearizes(mut self, linearizes: bool) -> Self {
         self.linearizes = linearizes;
+        self
+    }
+    /// With a variational integrator ([`DynModel::discrete_run`]).
+    #[must_use]
+    pub const fn discrete(mut self, discrete: DiscreteInfo) -> Self {
+        self.discrete = Some(discrete);
         self
     }
     /// The number of modes (1 for a model without `mode(...)` items).
@@ -588,6 +609,10 @@ pub enum IlqrScheme {
     /// The semi-implicit Euler step of a second-order model ([`crate::step::SemiImplicitEuler`]:
     /// one evaluation of the field's Jacobians a step).
     SemiImplicitEuler,
+    /// The model's variational integrator (`discrete(rule = ...)` with inputs): its step map over
+    /// the discrete state ([`DynModel::discrete_step`]) — with orientations through
+    /// [`DynModel::ilqr_tangent`], the weights over the chart (δx, η, δμ).
+    Variational,
 }
 
 impl IlqrRequest {
@@ -675,21 +700,22 @@ where
         IlqrScheme::SemiImplicitEuler => flat_ilqr::<D, K, D>(info, request, |problem, x0, guess| {
             crate::ilqr::ilqr(&crate::step::SemiImplicitEuler(sys), problem, x0, guess)
         }),
-        IlqrScheme::Rk4 => ilqr(sys, info, request),
+        IlqrScheme::Rk4 | IlqrScheme::Variational => ilqr(sys, info, request),
     }
 }
 
 /// A request for another scheme than RK4 where the model has no other: an error that says which
 /// models have one.
 fn rk4_only(info: &ModelInfo, request: &IlqrRequest) -> Result<(), SimError> {
-    if request.scheme == IlqrScheme::Rk4 {
-        return Ok(());
+    match request.scheme {
+        IlqrScheme::Rk4 => Ok(()),
+        IlqrScheme::Variational => Err(no_discrete_step(info)),
+        IlqrScheme::SemiImplicitEuler => Err(SimError::InvalidArgument(format!(
+            "{} has no semi-implicit Euler step: it needs x = (q, v) with q̇ = v (a model without orientations or an \
+             action variable); plan on its RK4 step",
+            info.name
+        ))),
     }
-    Err(SimError::InvalidArgument(format!(
-        "{} has no semi-implicit Euler step: it needs x = (q, v) with q̇ = v (a model without orientations or an \
-         action variable); plan on its RK4 step",
-        info.name
-    )))
 }
 
 /// The typed iLQR in the orientations' tangent charts ([`crate::ilqr::ilqr_tangent`]) on a flat
@@ -712,7 +738,7 @@ where
 }
 
 /// The request as a typed problem over deviations of `C` components, solved by `solve`, flat.
-fn flat_ilqr<const D: usize, const K: usize, const C: usize>(
+pub(crate) fn flat_ilqr<const D: usize, const K: usize, const C: usize>(
     info: &ModelInfo,
     request: &IlqrRequest,
     solve: impl FnOnce(
@@ -937,13 +963,56 @@ pub trait DynModel: Send + Sync + 'static {
     /// Iterative LQR in the orientations' tangent charts (the typed `ilqr_tangent`,
     /// [`crate::ilqr::ilqr_tangent`]): the request's weights Q and Q_f over the charts' 2n
     /// components, the gains inputs × 2n. By default none ([`no_tangent_step`]); the models with
-    /// [`Self::rk4_step_tangent`] have it.
+    /// [`Self::rk4_step_tangent`] have it. With [`IlqrScheme::Variational`] a model with
+    /// orientations, `discrete(rule = ...)` and inputs plans on its Lie group variational
+    /// integrator ([`crate::ilqr::ilqr_oriented`]), the weights over the chart (δx, η, δμ).
     ///
     /// # Errors
     /// As [`ilqr`]; [`SimError::InvalidArgument`] for a model without it.
     fn ilqr_tangent(&self, request: &IlqrRequest) -> Result<FlatIlqr, SimError> {
-        let _ = request;
+        if request.scheme == IlqrScheme::Variational {
+            return Err(no_discrete_step(self.info()));
+        }
         Err(no_tangent_step(self.info()))
+    }
+
+    /// The start of a discrete run from the model's state `x` at `t` ([`DynModel::discrete_run`]):
+    /// its positions, the momenta p₀ = ∂L/∂v (for orientations in the bodies' axes) and, for a
+    /// contact integrator, the action — the discrete state its step maps act on
+    /// ([`DiscreteInfo::state_names`]). By default none ([`no_discrete`]).
+    ///
+    /// # Errors
+    /// A state of the wrong size; [`SimError::InvalidArgument`] for a model without a variational
+    /// integrator.
+    fn discrete_state(&self, t: f64, x: &[f64]) -> Result<Vec<f64>, SimError> {
+        let _ = (t, x);
+        Err(no_discrete(self.info()))
+    }
+
+    /// A run of the model's variational integrator (`discrete(rule = ...)`, the typed
+    /// `run_discrete`; with inputs `driven(u).run_discrete`) from the request's state, its nodes
+    /// flat in the discrete state ([`Self::discrete_state`]). By default none ([`no_discrete`]).
+    ///
+    /// # Errors
+    /// The typed run's, with the nodes before a failed step; [`SimError::InvalidArgument`] for a
+    /// model without a variational integrator or arguments of the wrong sizes.
+    fn discrete_run(&self, request: &DiscreteRequest) -> Result<FlatDiscreteRun, RunError<FlatDiscreteRun>> {
+        let _ = request;
+        Err(no_discrete(self.info()).into())
+    }
+
+    /// One step of the model's variational integrator from the discrete state `x` at `t` with the
+    /// inputs `u` held, and its exact Jacobians A_d and B_d (the typed
+    /// [`VariationalMap`](crate::step::VariationalMap), [`ContactMap`](crate::step::ContactMap) or,
+    /// with orientations, [`OrientedMap`](crate::step::OrientedMap), whose A_d and B_d are in the
+    /// chart (δx, η, δμ) about x and x_next). By default none ([`no_discrete_step`]): a model with
+    /// `discrete(rule = ...)` and inputs has it.
+    ///
+    /// # Errors
+    /// Wrong sizes; the step's own; [`SimError::InvalidArgument`] for a model without it.
+    fn discrete_step(&self, t: f64, x: &[f64], u: &[f64], h: f64) -> Result<FlatStep, SimError> {
+        let _ = (t, x, u, h);
+        Err(no_discrete_step(self.info()))
     }
 
     /// A run: the typed run of [`Simulate::run`] from the request's start, over its span, with its

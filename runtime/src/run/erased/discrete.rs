@@ -1,0 +1,260 @@
+//! A model's variational integrator behind a pointer: its runs ([`DynModel::discrete_run`]), its
+//! step map with the exact Jacobians ([`DynModel::discrete_step`]) and iLQR over it
+//! ([`IlqrScheme::Variational`](super::IlqrScheme::Variational)), on the discrete state — the
+//! positions, the discrete momenta (for orientations in the bodies' axes) and, for a contact
+//! integrator, the action — as flat data: the typed glue of `discrete(rule = ...)`, so that a
+//! binding runs the same integrator to the bit.
+//!
+//! [`DynModel::discrete_run`]: super::DynModel::discrete_run
+//! [`DynModel::discrete_step`]: super::DynModel::discrete_step
+
+use nalgebra::SVector;
+
+use super::{FlatIlqr, FlatStep, IlqrRequest, ModelInfo, flat_ilqr, inputs, state};
+use crate::discrete::{DiscreteOptions, DiscreteTrajectory, DrivenContactDiscrete, DrivenDiscrete, DrivenOrientedDiscrete};
+use crate::error::{RunError, RunResult, SimError};
+use crate::step::{ContactMap, OrientedMap, StepMap, VariationalMap};
+
+/// Which variational integrator a model generates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DiscreteKind {
+    /// On coordinates: the discrete state (q, p), 2n components.
+    Variational,
+    /// The contact (Herglotz) integrator of a model with an action: (q, p, z), 2n + 1.
+    Contact,
+    /// The Lie group integrator of a model with orientations: (q, μ) with each orientation's
+    /// quaternion among q and its momenta in the body's axes; the step's Jacobians in the chart
+    /// (δx, η, δμ) of 2n components.
+    Oriented,
+}
+
+/// What a model's variational integrator is (`discrete(rule = ...)`; [`ModelInfo::discrete`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DiscreteInfo {
+    /// Which integrator.
+    pub kind: DiscreteKind,
+    /// Its quadrature rule as written (`midpoint`, `trapezoid`, `alpha(0.25)`, ...).
+    pub rule: &'static str,
+    /// The discrete state's components: the positions' names, `p_` and each velocity's, and the
+    /// action's.
+    pub state_names: &'static [&'static str],
+    /// Whether its step map has the exact Jacobians over the state and the inputs
+    /// ([`DynModel::discrete_step`](super::DynModel::discrete_step)): a model with inputs.
+    pub steps: bool,
+}
+
+impl DiscreteInfo {
+    /// An integrator of `kind` by the rule `rule` over the components `state_names`, with the
+    /// step's Jacobians or not.
+    #[must_use]
+    pub const fn new(kind: DiscreteKind, rule: &'static str, state_names: &'static [&'static str], steps: bool) -> Self {
+        DiscreteInfo { kind, rule, state_names, steps }
+    }
+}
+
+/// A discrete run asked for at run time: from the model's state `x0` (positions and velocities,
+/// and the action; p₀ = ∂L/∂v) at `t0`, `steps` steps of size `h` with the inputs held at
+/// `inputs` (empty without inputs), Newton's `options`.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct DiscreteRequest {
+    /// The model's state at the start.
+    pub x0: Vec<f64>,
+    /// The start time t₀.
+    pub t0: f64,
+    /// The step h.
+    pub h: f64,
+    /// The number of steps.
+    pub steps: usize,
+    /// The inputs, held over every step (empty for a model without inputs).
+    pub inputs: Vec<f64>,
+    /// Newton's options.
+    pub options: DiscreteOptions,
+}
+
+impl DiscreteRequest {
+    /// `steps` steps of size `h` from `x0` at t₀ = 0, no inputs, the default options.
+    #[must_use]
+    pub fn new(x0: Vec<f64>, h: f64, steps: usize) -> Self {
+        DiscreteRequest { x0, t0: 0.0, h, steps, inputs: Vec::new(), options: DiscreteOptions::default() }
+    }
+}
+
+/// A discrete run as flat data: the nodes' times and discrete states (one row per node: the
+/// positions, the momenta and, for a contact integrator, the action) and each step's Newton
+/// iterations (the typed [`DiscreteTrajectory`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct FlatDiscreteRun {
+    /// t_k = t₀ + k h.
+    pub times: Vec<f64>,
+    /// The discrete state at each node.
+    pub states: Vec<Vec<f64>>,
+    /// Newton iterations of each step.
+    pub iterations: Vec<usize>,
+}
+
+impl FlatDiscreteRun {
+    /// From the typed trajectory.
+    #[must_use]
+    pub fn new<const N: usize, const P: usize>(run: &DiscreteTrajectory<N, P>) -> Self {
+        let states = (0..run.times.len())
+            .map(|k| {
+                let mut row = Vec::with_capacity(P + N + 1);
+                row.extend_from_slice(run.positions[k].as_slice());
+                row.extend_from_slice(run.momenta[k].as_slice());
+                row.extend(run.actions.get(k));
+                row
+            })
+            .collect();
+        FlatDiscreteRun { times: run.times.clone(), states, iterations: run.iterations.clone() }
+    }
+}
+
+/// The typed run's result flat, its partial run with it (generated glue for
+/// [`DynModel::discrete_run`](super::DynModel::discrete_run)).
+///
+/// # Errors
+/// The run's, its nodes before the failure flat.
+pub fn flat_discrete<const N: usize, const P: usize>(
+    run: RunResult<DiscreteTrajectory<N, P>>,
+) -> Result<FlatDiscreteRun, RunError<FlatDiscreteRun>> {
+    run.map(|r| FlatDiscreteRun::new(&r)).map_err(|e| e.map_partial(|r| FlatDiscreteRun::new(&r)))
+}
+
+/// The error of the discrete API on a model without a variational integrator.
+#[must_use]
+pub fn no_discrete(info: &ModelInfo) -> SimError {
+    SimError::InvalidArgument(format!(
+        "{} has no variational integrator: add `discrete(rule = midpoint)` (or another rule) to its #[mechanics(...)]",
+        info.name
+    ))
+}
+
+/// The error of [`DynModel::discrete_step`](super::DynModel::discrete_step) and of iLQR on the
+/// variational integrator for a model without the step's Jacobians.
+#[must_use]
+pub fn no_discrete_step(info: &ModelInfo) -> SimError {
+    let why = if info.discrete.is_some() { "it has no inputs" } else { "it has no `discrete(rule = ...)`" };
+    SimError::InvalidArgument(format!(
+        "{} has no variational step map to linearize or plan on: {why} (a model with `discrete(rule = ...)` and inputs \
+         has it)",
+        info.name
+    ))
+}
+
+/// The error of iLQR on the Lie group integrator asked for over the state: its deviations are in
+/// the chart (δx, η, δμ), its weights and gains too ([`DynModel::ilqr_tangent`](super::DynModel::ilqr_tangent)).
+#[must_use]
+pub fn oriented_in_chart(info: &ModelInfo) -> SimError {
+    SimError::InvalidArgument(format!(
+        "{} plans on its Lie group variational integrator in the chart (δx, η, δμ) of its 2n components: ask for \
+         `ilqr_tangent` (Python: `tangent=True`), the weights over the chart",
+        info.name
+    ))
+}
+
+/// The discrete state `x`, inputs `u` and step `h` of a step, checked: h finite and not zero (a
+/// negative h steps back in time, the discrete Lagrangian's own reversal).
+fn step_arguments<const D: usize, const K: usize>(
+    info: &ModelInfo,
+    x: &[f64],
+    u: &[f64],
+    h: f64,
+) -> Result<(SVector<f64, D>, SVector<f64, K>), SimError> {
+    if !(h.is_finite() && h != 0.0) {
+        return Err(SimError::InvalidArgument(format!(
+            "the step of {}'s variational integrator h = {h} must be finite and not zero",
+            info.name
+        )));
+    }
+    Ok((state::<D>(info, x)?, inputs::<K>(info, u)?))
+}
+
+/// The step of a model's variational integrator with inputs over (q, p) and its exact Jacobians
+/// ([`VariationalMap`]; generated glue for [`DynModel::discrete_step`](super::DynModel::discrete_step)).
+///
+/// # Errors
+/// Wrong sizes; the step's own.
+pub fn variational_step<M, const N: usize, const D: usize, const K: usize>(
+    model: &M,
+    info: &ModelInfo,
+    (t, x, u, h): (f64, &[f64], &[f64], f64),
+) -> Result<FlatStep, SimError>
+where
+    M: DrivenDiscrete<N, K> + ?Sized,
+{
+    let (x, u) = step_arguments::<D, K>(info, x, u, h)?;
+    Ok(FlatStep::new(&VariationalMap::<M, N>::new(model).step(t, &x, &u, h)?))
+}
+
+/// The contact integrator's step over (q, p, z) and its exact Jacobians ([`ContactMap`];
+/// generated glue).
+///
+/// # Errors
+/// Wrong sizes; the step's own.
+pub fn contact_step<M, const N: usize, const D: usize, const K: usize>(
+    model: &M,
+    info: &ModelInfo,
+    (t, x, u, h): (f64, &[f64], &[f64], f64),
+) -> Result<FlatStep, SimError>
+where
+    M: DrivenContactDiscrete<N, K> + ?Sized,
+{
+    let (x, u) = step_arguments::<D, K>(info, x, u, h)?;
+    Ok(FlatStep::new(&ContactMap::<M, N>::new(model).step(t, &x, &u, h)?))
+}
+
+/// The Lie group integrator's step over (q, μ) and its exact Jacobians in the chart (δx, η, δμ)
+/// of `C = 2N` components ([`OrientedMap`]; generated glue).
+///
+/// # Errors
+/// Wrong sizes; the step's own.
+pub fn oriented_step<M, const P: usize, const N: usize, const D: usize, const C: usize, const K: usize>(
+    model: &M,
+    info: &ModelInfo,
+    (t, x, u, h): (f64, &[f64], &[f64], f64),
+) -> Result<FlatStep, SimError>
+where
+    M: DrivenOrientedDiscrete<P, N, K> + ?Sized,
+{
+    let (x, u) = step_arguments::<D, K>(info, x, u, h)?;
+    Ok(FlatStep::from_tangent(&OrientedMap::<M, P, N>::new(model).step::<D, C, K>(t, &x, &u, h)?))
+}
+
+/// iLQR over a model's variational (or contact) integrator's step map, on a flat request over
+/// its discrete state (generated glue for [`DynModel::ilqr`](super::DynModel::ilqr) with
+/// [`IlqrScheme::Variational`](super::IlqrScheme::Variational)).
+///
+/// # Errors
+/// As [`super::ilqr`].
+pub fn ilqr_variational<S, const D: usize, const K: usize>(
+    map: &S,
+    info: &ModelInfo,
+    request: &IlqrRequest,
+) -> Result<FlatIlqr, SimError>
+where
+    S: StepMap<D, K> + Sync,
+{
+    flat_ilqr::<D, K, D>(info, request, |problem, x0, guess| crate::ilqr::ilqr(map, problem, x0, guess))
+}
+
+/// iLQR over the Lie group integrator's step map, the request's weights over the chart
+/// (δx, η, δμ) (generated glue for [`DynModel::ilqr_tangent`](super::DynModel::ilqr_tangent)
+/// with [`IlqrScheme::Variational`](super::IlqrScheme::Variational)).
+///
+/// # Errors
+/// As [`super::ilqr`].
+pub fn ilqr_oriented<M, const P: usize, const N: usize, const D: usize, const C: usize, const K: usize>(
+    model: &M,
+    info: &ModelInfo,
+    request: &IlqrRequest,
+) -> Result<FlatIlqr, SimError>
+where
+    M: DrivenOrientedDiscrete<P, N, K> + Sync + ?Sized,
+{
+    let map = OrientedMap::<M, P, N>::new(model);
+    flat_ilqr::<D, K, C>(info, request, |problem, x0, guess| crate::ilqr::ilqr_oriented(&map, problem, x0, guess))
+}
