@@ -107,9 +107,16 @@ pub const fn has_action<const N: usize, const D: usize>() -> bool {
 /// Lagrangian quadratic in the velocities), starting from the velocities of `x`. `mass` gives the
 /// model's mass operator at a state (see [`MechanicalSystem::mass`]).
 ///
+/// Converged, where M is ill-conditioned, once the corrections stop contracting below this
+/// relative size ([`inverse_legendre`]): the rounding of M⁻¹ (its condition number times ε), not
+/// the iteration, then sets them.
+const LEGENDRE_ROUNDING: f64 = 1e-8;
+
 /// # Errors
 /// [`FieldError::SingularMassMatrix`] if M is singular, [`FieldError::NonFinite`] if the
-/// iteration does not converge in 50 steps or leaves the finite numbers.
+/// iteration does not converge in 50 steps or leaves the finite numbers. Converged when a
+/// correction is within 4ε of the velocities, or — where M is ill-conditioned, so that rounding
+/// keeps the corrections above that — when they stop contracting below 10⁻⁸ of them.
 pub fn inverse_legendre<const N: usize, const D: usize, F: MassOperator<N>>(
     t: f64,
     x: &SVector<f64, D>,
@@ -119,6 +126,7 @@ pub fn inverse_legendre<const N: usize, const D: usize, F: MassOperator<N>>(
 ) -> Result<SVector<f64, D>, FieldError> {
     let () = StateDim::<N, D>::OK;
     let mut x = *x;
+    let mut previous = f64::INFINITY;
     for _ in 0..50 {
         let residual = momenta(&x) - p;
         let dv = mass(&x)?.solve(residual).map_err(|_| FieldError::SingularMassMatrix { t })?;
@@ -129,9 +137,11 @@ pub fn inverse_legendre<const N: usize, const D: usize, F: MassOperator<N>>(
         if !all_finite(&dv) {
             return Err(FieldError::NonFinite { t });
         }
-        if dv.amax() <= 4.0 * f64::EPSILON * scale {
+        let step = dv.amax();
+        if step <= 4.0 * f64::EPSILON * scale || (step > 0.5 * previous && step <= LEGENDRE_ROUNDING * scale) {
             return Ok(x);
         }
+        previous = step;
     }
     Err(FieldError::NonFinite { t })
 }
@@ -387,6 +397,34 @@ pub use tree::{TreeFactor, TreeTopology};
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nalgebra::Vector3;
+
+    /// Momenta and mass matrix by two routes that agree but round differently — M = R D Rᵀ formed
+    /// once for the factor, the momenta R (D (Rᵀ v)) — with M's condition number 10⁴: Newton's
+    /// corrections then stop at the rounding of M⁻¹ times the momenta's, some 10⁻¹³, far above 4ε
+    /// of the velocities. Converged there (M v = p to that rounding), where the iteration ran out of
+    /// steps and reported a non-finite result before (a robot arm's `discrete_energies`).
+    #[test]
+    fn momenta_rounded_another_way_than_m_invert_to_their_rounding() {
+        let r = nalgebra::Rotation3::from_scaled_axis(Vector3::new(0.3, -0.5, 0.8)).into_inner();
+        let d = SMatrix::<f64, 3, 3>::from_diagonal(&Vector3::new(1.0, 1e-4, 0.5));
+        let m = r * d * r.transpose();
+        let momenta = |x: &SVector<f64, 6>| r * (d * (r.transpose() * Vector3::new(x[3], x[4], x[5])));
+        let v = Vector3::new(3.3, -7.7, 5.1);
+        let p = m * v;
+        let x = inverse_legendre(0.0, &SVector::<f64, 6>::zeros(), &p, momenta, |_| factor_mass(0.0, m)).unwrap();
+        assert!((Vector3::new(x[3], x[4], x[5]) - v).amax() < 1e-10 * v.amax(), "{x}");
+        // Where the routes round alike, the velocities to the last bits as before.
+        let x = inverse_legendre(
+            0.0,
+            &SVector::<f64, 6>::zeros(),
+            &p,
+            |x| m * Vector3::new(x[3], x[4], x[5]),
+            |_| factor_mass(0.0, m),
+        )
+        .unwrap();
+        assert!((m * Vector3::new(x[3], x[4], x[5]) - p).amax() < 1e-14 * p.amax());
+    }
 
     /// The branch-free test finds a NaN or an infinity in any lane of any block and at the tail, and
     /// takes large finite values (whose sum would overflow) as finite.
