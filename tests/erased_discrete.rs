@@ -105,6 +105,11 @@ fn a_variational_integrator_runs_steps_and_plans_as_its_typed_self() {
         assert_eq!(bits(row), bits(&[q[0], q[1], p[0], p[1]]), "node {k}");
     }
     assert_eq!(bits(&flat.states[0]), bits(&start));
+    assert!(flat.energies.is_empty(), "energies only when asked for");
+    request.energies = true;
+    let with = model.discrete_run(&request).unwrap();
+    assert_eq!(bits(&with.energies), bits(&typed.driven([0.7]).discrete_energies(&expected).unwrap()));
+    assert_eq!(bits(&with.states[steps]), bits(&flat.states[steps]));
 
     let step = model.discrete_step(0.5, &start, &[0.7], h).unwrap();
     let typed_step = VariationalMap::<_, 2>::new(&typed)
@@ -158,9 +163,10 @@ fn a_contact_integrator_carries_its_action_through_the_pointer() {
     let start = model.discrete_state(0.0, x.as_slice()).unwrap();
     assert_eq!(bits(&start), bits(&[1.0, typed.driven([0.0]).momenta(0.0, &x)[0], 0.2]));
     let mut request = DiscreteRequest::new(x.as_slice().to_vec(), 0.05, 100);
-    request.inputs = vec![0.4];
+    (request.inputs, request.energies) = (vec![0.4], true);
     let flat = model.discrete_run(&request).unwrap();
     let expected = typed.driven([0.4]).run_discrete(x).step(0.05).steps(100).go().unwrap();
+    assert_eq!(bits(&flat.energies), bits(&typed.driven([0.4]).discrete_energies(&expected).unwrap()));
     for (k, row) in flat.states.iter().enumerate() {
         assert_eq!(bits(row), bits(&[expected.positions[k][0], expected.momenta[k][0], expected.actions[k]]), "node {k}");
     }
@@ -206,9 +212,15 @@ fn the_lie_group_integrator_steps_and_plans_in_its_chart_through_the_pointer() {
     // μ = J ω for the principal moments (1, 2, 3).
     assert!((start[4] - 0.2).abs() < 1e-15 && (start[5] + 0.2).abs() < 1e-15 && (start[6] - 0.9).abs() < 1e-15, "{start:?}");
     let mut request = DiscreteRequest::new(x.as_slice().to_vec(), 0.05, 40);
-    request.inputs = vec![0.1, 0.0, -0.2];
+    (request.inputs, request.energies) = (vec![0.1, 0.0, -0.2], true);
     let flat = model.discrete_run(&request).unwrap();
     let expected = typed.driven([0.1, 0.0, -0.2]).run_discrete(x).step(0.05).steps(40).go().unwrap();
+    // The energy at the nodes: ½ μᵀ J⁻¹ μ of the body momenta, by the inverse Legendre transform.
+    assert_eq!(bits(&flat.energies), bits(&typed.driven([0.1, 0.0, -0.2]).discrete_energies(&expected).unwrap()));
+    for (e, mu) in flat.energies.iter().zip(&expected.momenta) {
+        let kinetic = 0.5 * (mu[0] * mu[0] / 1.0 + mu[1] * mu[1] / 2.0 + mu[2] * mu[2] / 3.0);
+        assert!((e - kinetic).abs() < 1e-14 * (1.0 + kinetic), "{e} against {kinetic}");
+    }
     for (k, row) in flat.states.iter().enumerate() {
         let mut node = expected.positions[k].as_slice().to_vec();
         node.extend_from_slice(expected.momenta[k].as_slice());

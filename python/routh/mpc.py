@@ -2,7 +2,8 @@
 
 The same controller as routh's ``runtime::mpc::Mpc``: at every tick ``control(t, x)`` plans the
 horizon of ``steps`` steps of ``dt`` from the state ``x`` at ``t`` with the model's own iLQR (over
-its RK4 step map, in the orientations' tangent charts with ``tangent=True``) and returns the plan's
+its RK4 step map, in the orientations' tangent charts with ``tangent=True``, or with
+``scheme="variational"`` over its variational integrator, ``x`` then the discrete state) and returns the plan's
 first input; the next tick starts from the plan shifted by one step, its last input repeated
 (:attr:`Mpc.next_guess`) — called every ``dt``, the previous plan's own continuation, so that a
 tick costs an iteration or two once the plan settles, and ``max_iterations=1`` bounds each tick's

@@ -133,6 +133,7 @@ class Model:
         inputs: Optional[ArrayLike] = None,
         tolerance: float = 1e-14,
         max_iterations: int = 30,
+        energies: bool = False,
     ) -> dict[str, Any]: ...
     def simulate(
         self,

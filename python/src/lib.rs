@@ -978,10 +978,12 @@ impl Model {
     /// `run_discrete`) from the model's state `x0` at `t0`: `steps` steps of `dt`, the inputs held
     /// at `inputs` (a model with inputs; zeros if not given), Newton to `tolerance` in at most
     /// `max_iterations` iterations a step, with the GIL released. A dict: `t` (steps + 1), `x`
-    /// ((steps + 1) × the discrete state: `discrete_state_names`) and `iterations` (Newton's, each
-    /// step). A step that cannot be solved raises `SimulationError` with the nodes before it as
-    /// its `partial` (the same dict).
-    #[pyo3(signature = (x0, dt, steps, *, t0 = 0.0, inputs = None, tolerance = 1e-14, max_iterations = 30))]
+    /// ((steps + 1) × the discrete state: `discrete_state_names`), `iterations` (Newton's, each
+    /// step) and with `energies=True` `energy`, the energy at each node (routh's
+    /// `discrete_energies`: the velocities from the momenta by the inverse Legendre transform). A
+    /// step that cannot be solved raises `SimulationError` with the nodes before it as its
+    /// `partial` (the same dict).
+    #[pyo3(signature = (x0, dt, steps, *, t0 = 0.0, inputs = None, tolerance = 1e-14, max_iterations = 30, energies = false))]
     #[allow(clippy::too_many_arguments)]
     fn simulate_discrete<'py>(
         &self,
@@ -993,9 +995,10 @@ impl Model {
         inputs: Option<&Bound<'py, PyAny>>,
         tolerance: f64,
         max_iterations: usize,
+        energies: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let mut request = DiscreteRequest::new(vector(x0)?, dt, steps);
-        request.t0 = t0;
+        (request.t0, request.energies) = (t0, energies);
         request.inputs = match inputs {
             Some(u) => vector(u)?,
             None => vec![0.0; self.info().inputs.len()],
@@ -1008,6 +1011,9 @@ impl Model {
             out.set_item("t", PyArray1::from_vec(py, run.times))?;
             out.set_item("x", matrix(py, run.states.concat(), width)?)?;
             out.set_item("iterations", PyArray1::from_vec(py, run.iterations.iter().map(|&i| i as u64).collect()))?;
+            if energies {
+                out.set_item("energy", PyArray1::from_vec(py, run.energies))?;
+            }
             Ok(out)
         };
         match py.detach(move || inner.discrete_run(&request)) {

@@ -125,15 +125,32 @@ pub fn inverse_legendre<const N: usize, const D: usize, F: MassOperator<N>>(
     mass: impl Fn(&SVector<f64, D>) -> Result<F, FieldError>,
 ) -> Result<SVector<f64, D>, FieldError> {
     let () = StateDim::<N, D>::OK;
+    inverse_legendre_after::<N, N, D, F>(t, x, p, momenta, mass)
+}
+
+/// [`inverse_legendre`] of a state with `P` positions before its `N` velocities (a model with
+/// orientations: each one's quaternion among the positions, its body rates among the velocities,
+/// and the momenta in its body's axes).
+///
+/// # Errors
+/// As [`inverse_legendre`].
+pub fn inverse_legendre_after<const P: usize, const N: usize, const D: usize, F: MassOperator<N>>(
+    t: f64,
+    x: &SVector<f64, D>,
+    p: &SVector<f64, N>,
+    momenta: impl Fn(&SVector<f64, D>) -> SVector<f64, N>,
+    mass: impl Fn(&SVector<f64, D>) -> Result<F, FieldError>,
+) -> Result<SVector<f64, D>, FieldError> {
+    let () = SplitDim::<P, N, D>::OK;
     let mut x = *x;
     let mut previous = f64::INFINITY;
     for _ in 0..50 {
         let residual = momenta(&x) - p;
         let dv = mass(&x)?.solve(residual).map_err(|_| FieldError::SingularMassMatrix { t })?;
         for i in 0..N {
-            x[N + i] -= dv[i];
+            x[P + i] -= dv[i];
         }
-        let scale = 1.0 + (0..N).map(|i| x[N + i].abs()).fold(0.0, f64::max);
+        let scale = 1.0 + (0..N).map(|i| x[P + i].abs()).fold(0.0, f64::max);
         if !all_finite(&dv) {
             return Err(FieldError::NonFinite { t });
         }

@@ -10,8 +10,8 @@ use quote::quote;
 use crate::model::{System, View};
 
 /// `impl DynModel` for the system whose modes are `views` (with the glue of its variational
-/// integrator if `discrete`: its items were derived and emitted).
-pub fn items(system: &System, views: &[View<'_>], discrete: bool) -> TokenStream {
+/// integrator if `integrator`: its items were derived and emitted).
+pub fn items(system: &System, views: &[View<'_>], integrator: bool) -> TokenStream {
     let Some(first) = views.first() else { return TokenStream::new() };
     let name = &system.name;
     let name_str = name.to_string();
@@ -139,11 +139,11 @@ pub fn items(system: &System, views: &[View<'_>], discrete: bool) -> TokenStream
     };
     // The step in the orientations' tangent charts where the model generates `rk4_step_tangent`.
     let has_tangent_step = !multi && crate::emit::system::has_tangent_step(first);
-    let discrete = discrete_glue(first, multi || !discrete, &describe, &at_inputs);
+    let discrete = discrete_glue(first, multi || !integrator, &describe, &at_inputs);
     let tangent_step = if has_tangent_step {
         let (p, n) = (first.layout.position_dim(), first.dof());
         let c = 2 * n;
-        quote! {
+        let mut items = quote! {
             fn rk4_step_tangent(&self, mode: usize, t: f64, x: &[f64], u: &[f64], h: f64)
                 -> ::core::result::Result<__routh::erased::FlatStep, __routh::SimError>
             {
@@ -151,15 +151,14 @@ pub fn items(system: &System, views: &[View<'_>], discrete: bool) -> TokenStream
                 let step = self.rk4_step_tangent(t, &x, ::core::array::from_fn(|i| u[i]), h)?;
                 Ok(__routh::erased::FlatStep::from_tangent(&step))
             }
-        }
-        .into_iter()
-        .chain(ilqr_tangent_item(
+        };
+        items.extend(ilqr_tangent_item(
             &discrete.ilqr_tangent,
             quote! {
                 __routh::erased::ilqr_tangent::<Self, #p, #n, #d, #c, #k>(self, #describe, request)
             },
-        ))
-        .collect()
+        ));
+        items
     } else if discrete.ilqr_tangent.is_empty() {
         TokenStream::new()
     } else {
@@ -408,7 +407,8 @@ fn ilqr_tangent_item(prefix: &TokenStream, body: TokenStream) -> TokenStream {
     }
 }
 
-/// The variational integrator's part of `impl DynModel` ([`discrete_glue`]).
+/// The variational integrator's part of `impl DynModel` ([`discrete_glue`]; all empty without).
+#[derive(Default)]
 struct DiscreteGlue {
     /// `.discrete(DiscreteInfo)` on the model's info (empty without an integrator).
     info: TokenStream,
@@ -425,13 +425,7 @@ struct DiscreteGlue {
 /// `at_inputs`), and — with inputs — its step map's Jacobians and iLQR over it
 /// (`erased::{variational_step, contact_step, oriented_step}`); none if `without`.
 fn discrete_glue(first: &View<'_>, without: bool, describe: &TokenStream, at_inputs: &TokenStream) -> DiscreteGlue {
-    let none = DiscreteGlue {
-        info: TokenStream::new(),
-        methods: TokenStream::new(),
-        ilqr: TokenStream::new(),
-        ilqr_tangent: TokenStream::new(),
-    };
-    let Some(disc) = first.discretization.as_ref().filter(|_| !without) else { return none };
+    let Some(disc) = first.discretization.as_ref().filter(|_| !without) else { return DiscreteGlue::default() };
     let (p, n, d, k) = (first.layout.position_dim(), first.dof(), first.layout.state_dim(), first.inputs.len());
     let oriented = !first.layout.orientations.is_empty();
     let contact = first.action.is_some();
@@ -473,18 +467,13 @@ fn discrete_glue(first: &View<'_>, without: bool, describe: &TokenStream, at_inp
         {
             let (x0, u) = __routh::erased::arguments::<#d, #k>(#describe, 0, &request.x0, &request.inputs)?;
             let _ = &u;
-            let run = (#at_inputs)
-                .run_discrete(x0)
-                .start(request.t0)
-                .step(request.h)
-                .steps(request.steps)
-                .options(&request.options)
-                .go();
-            __routh::erased::flat_discrete(run)
+            let view = #at_inputs;
+            let run = view.run_discrete(x0).start(request.t0).step(request.h).steps(request.steps).options(&request.options).go();
+            __routh::erased::flat_discrete(run, request.energies, |nodes| view.discrete_energies(nodes))
         }
     };
     if !steps {
-        return DiscreteGlue { info, methods, ..none };
+        return DiscreteGlue { info, methods, ..DiscreteGlue::default() };
     }
     let variational = quote! { request.scheme == __routh::erased::IlqrScheme::Variational };
     let (step, ilqr, ilqr_tangent) = if oriented {

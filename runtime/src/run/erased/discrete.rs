@@ -12,7 +12,7 @@ use nalgebra::SVector;
 
 use super::{FlatIlqr, FlatStep, IlqrRequest, ModelInfo, flat_ilqr, inputs, state};
 use crate::discrete::{DiscreteOptions, DiscreteTrajectory, DrivenContactDiscrete, DrivenDiscrete, DrivenOrientedDiscrete};
-use crate::error::{RunError, RunResult, SimError};
+use crate::error::{FieldError, RunError, RunResult, SimError};
 use crate::step::{ContactMap, OrientedMap, StepMap, VariationalMap};
 
 /// Which variational integrator a model generates.
@@ -72,13 +72,15 @@ pub struct DiscreteRequest {
     pub inputs: Vec<f64>,
     /// Newton's options.
     pub options: DiscreteOptions,
+    /// Whether the run carries the energy at each node ([`FlatDiscreteRun::energies`]).
+    pub energies: bool,
 }
 
 impl DiscreteRequest {
-    /// `steps` steps of size `h` from `x0` at t₀ = 0, no inputs, the default options.
+    /// `steps` steps of size `h` from `x0` at t₀ = 0, no inputs, the default options, no energies.
     #[must_use]
     pub fn new(x0: Vec<f64>, h: f64, steps: usize) -> Self {
-        DiscreteRequest { x0, t0: 0.0, h, steps, inputs: Vec::new(), options: DiscreteOptions::default() }
+        DiscreteRequest { x0, t0: 0.0, h, steps, inputs: Vec::new(), options: DiscreteOptions::default(), energies: false }
     }
 }
 
@@ -94,6 +96,9 @@ pub struct FlatDiscreteRun {
     pub states: Vec<Vec<f64>>,
     /// Newton iterations of each step.
     pub iterations: Vec<usize>,
+    /// The energy at each node where the request asks for it (the typed `discrete_energies`: the
+    /// velocities from the momenta by the inverse Legendre transform), else empty.
+    pub energies: Vec<f64>,
 }
 
 impl FlatDiscreteRun {
@@ -109,19 +114,30 @@ impl FlatDiscreteRun {
                 row
             })
             .collect();
-        FlatDiscreteRun { times: run.times.clone(), states, iterations: run.iterations.clone() }
+        FlatDiscreteRun { times: run.times.clone(), states, iterations: run.iterations.clone(), energies: Vec::new() }
     }
 }
 
-/// The typed run's result flat, its partial run with it (generated glue for
-/// [`DynModel::discrete_run`](super::DynModel::discrete_run)).
+/// The typed run's result flat, its partial run with it, and — if `with_energies` — the energy
+/// at each node of a finished run by `energies` (the typed `discrete_energies`; generated glue
+/// for [`DynModel::discrete_run`](super::DynModel::discrete_run)).
 ///
 /// # Errors
-/// The run's, its nodes before the failure flat.
+/// The run's, its nodes before the failure flat; the energies' (the run then the partial result).
 pub fn flat_discrete<const N: usize, const P: usize>(
     run: RunResult<DiscreteTrajectory<N, P>>,
+    with_energies: bool,
+    energies: impl FnOnce(&DiscreteTrajectory<N, P>) -> Result<Vec<f64>, FieldError>,
 ) -> Result<FlatDiscreteRun, RunError<FlatDiscreteRun>> {
-    run.map(|r| FlatDiscreteRun::new(&r)).map_err(|e| e.map_partial(|r| FlatDiscreteRun::new(&r)))
+    let run = run.map_err(|e| e.map_partial(|r| FlatDiscreteRun::new(&r)))?;
+    let mut flat = FlatDiscreteRun::new(&run);
+    if with_energies {
+        match energies(&run) {
+            Ok(e) => flat.energies = e,
+            Err(e) => return Err(RunError::with_partial(e.into(), flat)),
+        }
+    }
+    Ok(flat)
 }
 
 /// The error of the discrete API on a model without a variational integrator.

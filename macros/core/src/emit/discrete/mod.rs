@@ -61,7 +61,7 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
         "at (q_k, q_k+1): (J⁻, J⁺) = (⟨−D₁L_d − f⁻, ξ(q_k)⟩, ⟨D₂L_d + f⁺, ξ(q_k+1)⟩)",
     );
     let reduced_item = reduced_item(model, de, &sv);
-    let energies_item = energies_item(de, n);
+    let energies_item = energies_item(n, n, de.contact.is_some());
     let simulate_item = run_item(model, de);
     let methods = quote! {
         /// The quadrature rule of the generated variational integrator.
@@ -290,9 +290,11 @@ fn input_impl(
     }
 }
 
-/// `discrete_energies`: the energy at every node, with the velocities from the nodes' momenta.
-fn energies_item(de: &DiscreteEquations, n: usize) -> TokenStream {
-    let (guess, energy_note) = if de.contact.is_some() {
+/// `discrete_energies`: the energy at every node, with the velocities from the nodes' momenta (`p`
+/// positions, `n` velocities; with orientations the momenta in the bodies' axes; a `contact`
+/// integrator's nodes with their actions).
+pub(super) fn energies_item(p: usize, n: usize, contact: bool) -> TokenStream {
+    let (guess, energy_note) = if contact {
         (quote! { self.state(qa, [0.0; #n], trajectory.actions.get(k).copied().unwrap_or(0.0)) }, " (and the node's action z_k)")
     } else {
         (quote! { self.state(qa, [0.0; #n]) }, "")
@@ -303,20 +305,23 @@ fn energies_item(de: &DiscreteEquations, n: usize) -> TokenStream {
           exact in one step for L quadratic in q̇){energy_note}."
     );
     let mass = crate::emit::form::dense_factor();
+    let d = p + n + usize::from(contact);
     quote! {
         #[doc = #energy_doc]
         ///
         /// # Errors
         /// [`FieldError::SingularMassMatrix`](::routh::runtime::FieldError) if M is singular at a node.
-        pub fn discrete_energies(&self, trajectory: &__routh::DiscreteTrajectory<#n>)
+        pub fn discrete_energies(&self, trajectory: &__routh::DiscreteTrajectory<#n, #p>)
             -> ::core::result::Result<::std::vec::Vec<f64>, __routh::FieldError>
         {
             let mut out = ::std::vec::Vec::with_capacity(trajectory.len());
             for k in 0..trajectory.len() {
                 let (t, q, p) = (trajectory.times[k], trajectory.positions[k], trajectory.momenta[k]);
-                let qa: [f64; #n] = q.into();
+                let qa: [f64; #p] = q.into();
                 let guess = #guess;
-                let x = __routh::mechanics::inverse_legendre(t, &guess, &p, |x| self.momenta(t, x), |x| #mass)?;
+                let x = __routh::mechanics::inverse_legendre_after::<#p, #n, #d, _>(
+                    t, &guess, &p, |x| self.momenta(t, x), |x| #mass,
+                )?;
                 out.push(self.energy(t, &x));
             }
             Ok(out)

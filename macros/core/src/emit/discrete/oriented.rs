@@ -39,6 +39,7 @@ pub fn emit(model: &View<'_>, oe: &OrientedEquations, helpers: &mut Helpers) -> 
     let rule = model.discretization.as_ref().map(|d| d.rule.clone()).unwrap_or_default();
     let (l_doc, f_doc, m_doc) = docs(model, oe, &rule);
     let run = run_item(model);
+    let energies = super::energies_item(p, n, false);
     let symmetry_items = super::symmetry_items(
         model,
         &oe.symmetries,
@@ -97,6 +98,8 @@ pub fn emit(model: &View<'_>, oe: &OrientedEquations, helpers: &mut Helpers) -> 
         #(#symmetry_items)*
 
         #run
+
+        #energies
     };
     let inputs = input_impls(model, oe, &mut body);
     let impls = impls(model);
