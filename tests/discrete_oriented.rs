@@ -170,6 +170,29 @@ fn the_heavy_top_converges_at_second_order_and_keeps_its_vertical_momentum() {
     }
 }
 
+/// `discrete_energies` of the Lie group integrator (the body rates from the momenta by the
+/// inverse Legendre transform) against the energy of the state whose rates ω = M⁻¹ μ nalgebra
+/// solves at each node's attitude; over 20 s at h = 0.005 the midpoint top's energy stays in a band
+/// that does not widen.
+#[test]
+fn the_energies_at_the_nodes_are_those_of_the_recovered_rates() {
+    let model = midpoint_top();
+    let (q, w) = top_start();
+    let run = model.run_discrete(model.state(q, w)).step(0.005).steps(4000).go().unwrap();
+    let energies = model.discrete_energies(&run).unwrap();
+    assert_eq!(energies.len(), 4001);
+    for k in (0..=4000).step_by(250) {
+        let (q, mu) = (run.positions[k], run.momenta[k]);
+        let still = model.state([q[0], q[1], q[2], q[3]], [0.0; 3]);
+        let rates = model.mass_matrix(0.0, &still).lu().solve(&mu).unwrap();
+        let e = model.energy(run.times[k], &model.state([q[0], q[1], q[2], q[3]], [rates[0], rates[1], rates[2]]));
+        assert!((energies[k] - e).abs() < 1e-13 * e.abs().max(1.0), "node {k}: {} against {e}", energies[k]);
+    }
+    let band = |e: &[f64]| e.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b)) - e.iter().fold(f64::INFINITY, |a, &b| a.min(b));
+    let (first, last) = (band(&energies[..1000]), band(&energies[3000..]));
+    assert!(first < 1e-2 * energies[0].abs() && last < 1.5 * first, "energy bands {first:e}, {last:e}");
+}
+
 /// The step's Jacobian in the chart (δx, η, δμ) from the generated blocks against central
 /// differences of the solved step, and the cotangent bundle's form kept — without the damper
 /// (with it the map contracts and the form is not kept: its defect is not small).
