@@ -809,19 +809,7 @@ fn the_variational_step_maps_input_jacobian_matches_differences_and_designs_a_ba
     assert!(z.amax() < 1e-4, "(q, p) after 25 s under the discrete LQR: {z}");
 }
 
-/// The damped oscillator of the contact integrator pushed by the input u: ẍ + γẋ + x = u.
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(x),
-    action(z),
-    input(u),
-    lagrangian = dot(x).powi(2) / 2 - x.powi(2) / 2 - gamma * z,
-    force(x = u),
-    discrete(rule = midpoint),
-)]
-struct DrivenContactOscillator {
-    gamma: f64,
-}
+include!("common/contact_oscillator.rs");
 
 /// The same with the push a parameter.
 #[derive(Mechanics)]

@@ -28,21 +28,7 @@ struct DoublePendulum {
     b: f64,
 }
 
-/// A cart-pole pushed by a force u on the cart.
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(s, th),
-    input(u),
-    define(px = s + l * th.sin(), py = l * th.cos()),
-    lagrangian = mc / 2 * dot(s).powi(2) + mp / 2 * (dot(px).powi(2) + dot(py).powi(2)) - mp * g * py,
-    force(s = u),
-)]
-struct CartPole {
-    mc: f64,
-    mp: f64,
-    l: f64,
-    g: f64,
-}
+include!("common/cartpole.rs");
 
 /// A ball bouncing on the floor.
 #[derive(Mechanics)]

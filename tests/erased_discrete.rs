@@ -10,36 +10,8 @@ use routh::runtime::erased::{DiscreteKind, DiscreteRequest, DynModel, IlqrReques
 use routh::runtime::ilqr::{IlqrProblem, IlqrStatus, ilqr, ilqr_oriented};
 use routh::runtime::step::{ContactMap, OrientedMap, StepMap, VariationalMap};
 
-/// A cart-pole pushed by a force u on the cart, on its midpoint variational integrator.
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(s, th),
-    input(u),
-    define(px = s + l * th.sin(), py = l * th.cos()),
-    lagrangian = mc / 2 * dot(s).powi(2) + mp / 2 * (dot(px).powi(2) + dot(py).powi(2)) - mp * g * py,
-    force(s = u),
-    discrete(rule = midpoint),
-)]
-struct CartPole {
-    mc: f64,
-    mp: f64,
-    l: f64,
-    g: f64,
-}
-
-/// A pushed oscillator damped through its action (ẍ + γẋ + x = u), on the contact integrator.
-#[derive(Mechanics)]
-#[mechanics(
-    coordinates(x),
-    action(z),
-    input(u),
-    lagrangian = dot(x).powi(2) / 2 - x.powi(2) / 2 - gamma * z,
-    force(x = u),
-    discrete(rule = midpoint),
-)]
-struct Damped {
-    gamma: f64,
-}
+include!("common/cartpole.rs");
+include!("common/contact_oscillator.rs");
 
 /// A pendulum on the trapezoid rule, without inputs.
 #[derive(Mechanics)]
@@ -155,8 +127,8 @@ fn a_variational_integrator_runs_steps_and_plans_as_its_typed_self() {
 /// actions, its step over (q, p, z) and iLQR over it, each the typed one's to the bit.
 #[test]
 fn a_contact_integrator_carries_its_action_through_the_pointer() {
-    let typed = Damped { gamma: 0.3 };
-    let model: Box<dyn DynModel> = Box::new(Damped::from_parameters(&[0.3]).unwrap());
+    let typed = DrivenContactOscillator { gamma: 0.3 };
+    let model: Box<dyn DynModel> = Box::new(DrivenContactOscillator::from_parameters(&[0.3]).unwrap());
     let info = model.info().discrete.expect("an integrator");
     assert_eq!((info.kind, info.state_names), (DiscreteKind::Contact, &["x", "p(x)", "z"][..]));
     let x = typed.state([1.0], [0.5], 0.2);
