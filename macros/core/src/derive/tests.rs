@@ -180,8 +180,8 @@ fn the_cayley_maps_of_a_free_body() {
     let view = model.view(&arena);
     for c in 0..3 {
         let sym = jxi[c] + 0.25 * xi[c] * along;
-        assert!(close(at.eval(&view, oe.left_momentum[c]), (sym + 0.5 * cross[c]) / h), "μ⁻[{c}]");
-        assert!(close(at.eval(&view, oe.right_momentum[c]), (sym - 0.5 * cross[c]) / h), "μ⁺[{c}]");
+        assert!(close(at.eval(&view, oe.maps.left_momentum[c]), (sym + 0.5 * cross[c]) / h), "μ⁻[{c}]");
+        assert!(close(at.eval(&view, oe.maps.right_momentum[c]), (sym - 0.5 * cross[c]) / h), "μ⁺[{c}]");
         for k in 0..3 {
             // [ξ×] J − [Jξ×] and ξ (Jξ)ᵀ, entry (c, k).
             let turn = |v: &[f64; 3], w: &[f64; 3]| match (c, k) {
@@ -196,7 +196,7 @@ fn the_cayley_maps_of_a_free_body() {
             let cross_jacobian = turn(&xi, &j) - turn(&jxi, &[1.0; 3]);
             let diagonal = if c == k { j[c] + 0.25 * along } else { 0.0 };
             let expected = (diagonal + 0.5 * cross_jacobian + 0.5 * xi[c] * jxi[k]) / h;
-            assert!(close(at.eval(&view, oe.left_jacobian[c][k]), expected), "∂μ⁻/∂ξ ({c}, {k})");
+            assert!(close(at.eval(&view, oe.maps.left_jacobian[c][k]), expected), "∂μ⁻/∂ξ ({c}, {k})");
         }
     }
 }
@@ -214,11 +214,11 @@ fn the_discrete_legendre_maps_of_the_midpoint_rule() {
     let (m, k, h, q0, q1) = (1.3, 4.0, 0.05, 0.8, 0.83);
     let at = At { q: &[q0], v: &[], params: &[m, k], q1: &[q1], h };
     let lagrangian = h * (m / 2.0 * ((q1 - q0) / h).powi(2) - k / 2.0 * ((q0 + q1) / 2.0).powi(2));
-    assert!(close(at.eval(&model.view(&arena), de.lagrangian), lagrangian));
-    assert!(close(at.eval(&model.view(&arena), de.left_momentum[0]), m * (q1 - q0) / h + h * k * (q0 + q1) / 4.0));
-    assert!(close(at.eval(&model.view(&arena), de.right_momentum[0]), m * (q1 - q0) / h - h * k * (q0 + q1) / 4.0));
+    assert!(close(at.eval(&model.view(&arena), de.maps.lagrangian), lagrangian));
+    assert!(close(at.eval(&model.view(&arena), de.maps.left_momentum[0]), m * (q1 - q0) / h + h * k * (q0 + q1) / 4.0));
+    assert!(close(at.eval(&model.view(&arena), de.maps.right_momentum[0]), m * (q1 - q0) / h - h * k * (q0 + q1) / 4.0));
     // ∂p₀/∂q₁ = m/h + h k/4, the Newton matrix of the step.
-    assert!(close(at.eval(&model.view(&arena), de.left_jacobian[0][0]), m / h + h * k / 4.0));
+    assert!(close(at.eval(&model.view(&arena), de.maps.left_jacobian[0][0]), m / h + h * k / 4.0));
 }
 
 /// A model of `n` chained rational defines, d_k = d_{k−1}² / (1 + d_{k−1}), its potential k d_n.

@@ -73,31 +73,41 @@ pub struct DiscreteSymmetry {
     pub law: MomentumLaw,
 }
 
-/// Everything derived for a model's variational integrator.
-pub struct DiscreteEquations {
-    /// L_d(t_k, h, q_k, q_{k+1}).
+/// The maps both integrators generate, in the two nodes' unknowns of each: the first node q_k and
+/// the second — q_k+1 on coordinates ([`DiscreteEquations`]), the increment ξ with orientations
+/// ([`OrientedEquations`]).
+pub struct DiscreteMaps {
+    /// L_d.
     pub lagrangian: Expr,
-    /// D₁L_d and D₂L_d (n each).
-    pub d1: Vec<Expr>,
-    pub d2: Vec<Expr>,
     /// f⁻ and f⁺ (n each).
     pub force_minus: Vec<Expr>,
     pub force_plus: Vec<Expr>,
-    /// F^{f−}L_d = −D₁L_d − f⁻ and its Jacobian in q_{k+1} (n × n).
+    /// The left map (F^{f−}L_d = −D₁L_d − f⁻; with orientations μ⁻ in the bodies' axes) and its
+    /// Jacobian in the second unknown (n × n): Newton's.
     pub left_momentum: Vec<Expr>,
     pub left_jacobian: Vec<Vec<Expr>>,
-    /// F^{f+}L_d = D₂L_d + f⁺.
+    /// The right map (F^{f+}L_d = D₂L_d + f⁺; μ⁺).
     pub right_momentum: Vec<Expr>,
-    /// ∂F^{f−}/∂q_k, ∂F^{f+}/∂q_k, ∂F^{f+}/∂q_k+1 (n × n each): the step map's Jacobian.
+    /// ∂left/∂q_k, ∂right/∂q_k (with orientations along the start node's chart (δx, η) at fixed ξ)
+    /// and ∂right/∂(the second unknown) (n × n each): the step map's Jacobian.
     pub left_dq0: Vec<Vec<Expr>>,
     pub right_dq0: Vec<Vec<Expr>>,
-    pub right_dq1: Vec<Vec<Expr>>,
-    /// ∂F^{f−}/∂u and ∂F^{f+}/∂u (n × k each, the inputs held over the step: they enter the discrete
+    pub right_dnext: Vec<Vec<Expr>>,
+    /// ∂left/∂u and ∂right/∂u (n × k each, the inputs held over the step: they enter the discrete
     /// forces): the step map's input Jacobian; empty without inputs.
     pub left_du: Vec<Vec<Expr>>,
     pub right_du: Vec<Vec<Expr>>,
     /// The declared symmetries, on the discrete level.
     pub symmetries: Vec<DiscreteSymmetry>,
+}
+
+/// Everything derived for a model's variational integrator.
+pub struct DiscreteEquations {
+    /// L_d(t_k, h, q_k, q_{k+1}), the forces, the maps and their Jacobians.
+    pub maps: DiscreteMaps,
+    /// D₁L_d and D₂L_d (n each).
+    pub d1: Vec<Expr>,
+    pub d2: Vec<Expr>,
     /// The contact (Herglotz) integrator's blocks, `None` for the variational integrator: the maps
     /// take the action z_k, and L_d is also the action's increment z_k+1 − z_k.
     pub contact: Option<ContactBlocks>,
@@ -111,7 +121,7 @@ pub struct DiscreteEquations {
 }
 
 /// A contact step's derivatives along the action and of its increment L_d, besides the blocks it
-/// shares with the variational integrator (`left_dq0`, `right_dq0`, `right_dq1`, D₁L_d and D₂L_d):
+/// shares with the variational integrator (its maps' blocks, D₁L_d and D₂L_d):
 /// the step map's action column and row (`runtime::discrete::contact_step_jacobian`).
 pub struct ContactBlocks {
     /// ∂F^{f−}/∂z_k and ∂F^{f+}/∂z_k (n each).
@@ -251,20 +261,22 @@ fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<DiscreteEqu
     }
     errors.check()?;
     Ok(Some(DiscreteEquations {
-        lagrangian: lagrangian_d,
+        maps: DiscreteMaps {
+            lagrangian: lagrangian_d,
+            force_minus,
+            force_plus,
+            left_momentum,
+            left_jacobian,
+            right_momentum,
+            left_dq0,
+            right_dq0,
+            right_dnext: right_dq1,
+            left_du,
+            right_du,
+            symmetries: discrete_symmetries,
+        },
         d1,
         d2,
-        force_minus,
-        force_plus,
-        left_momentum,
-        left_jacobian,
-        right_momentum,
-        left_dq0,
-        right_dq0,
-        right_dq1,
-        left_du,
-        right_du,
-        symmetries: discrete_symmetries,
         contact,
         action_factors,
         cyclic,

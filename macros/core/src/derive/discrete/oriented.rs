@@ -4,7 +4,7 @@
 
 use symbolic::{Arena, Expr};
 
-use super::{DiscreteSymmetry, Momenta, discrete_symmetry};
+use super::{DiscreteMaps, Momenta, discrete_symmetry};
 use crate::diagnostics::Ctxt;
 use crate::model::{Model, Quadrature, Role};
 
@@ -25,28 +25,10 @@ use crate::model::{Model, Quadrature, Role};
 /// (at fixed q_{k+1} a change of the start node moves ξ by −Aᵀ η_k and Δ by −δx_k; a change of the
 /// end node moves ξ by A η_{k+1}: the runtime module's docs).
 pub struct OrientedEquations {
-    /// L_d(t_k, h, q_k, ξ).
-    pub lagrangian: Expr,
-    /// f⁻ and f⁺ (N each).
-    pub force_minus: Vec<Expr>,
-    pub force_plus: Vec<Expr>,
-    /// μ⁻ and its Jacobian in ξ (N × N).
-    pub left_momentum: Vec<Expr>,
-    pub left_jacobian: Vec<Vec<Expr>>,
-    /// μ⁺.
-    pub right_momentum: Vec<Expr>,
-    /// ∂μ⁻/∂q_k, ∂μ⁺/∂q_k along the start node's chart (δx, η) at fixed ξ, and ∂μ⁺/∂ξ (N × N
-    /// each): the step map's Jacobian.
-    pub left_dq0: Vec<Vec<Expr>>,
-    pub right_dq0: Vec<Vec<Expr>>,
-    pub right_dxi: Vec<Vec<Expr>>,
-    /// ∂μ⁻/∂u and ∂μ⁺/∂u (N × k each, the inputs held over the step: they enter the discrete
-    /// forces); empty without inputs.
-    pub left_du: Vec<Vec<Expr>>,
-    pub right_du: Vec<Vec<Expr>>,
-    /// The declared symmetries on the discrete level: J⁻ = ⟨μ⁻, ξ_V(q_k)⟩, J⁺ = ⟨μ⁺, ξ_V(q_k+1)⟩ with
-    /// ξ_V the generator in the velocities' directions (a rotation's body axis Rᵀa).
-    pub symmetries: Vec<DiscreteSymmetry>,
+    /// L_d(t_k, h, q_k, ξ), the forces, μ∓ and their Jacobians (in ξ and along the start node's
+    /// chart), and the declared symmetries' J⁻ = ⟨μ⁻, ξ_V(q_k)⟩, J⁺ = ⟨μ⁺, ξ_V(q_k+1)⟩ with ξ_V
+    /// the generator in the velocities' directions (a rotation's body axis Rᵀa).
+    pub maps: DiscreteMaps,
 }
 
 /// [`OrientedEquations`] of a model with orientations and a quadrature rule (lowering refuses the
@@ -274,17 +256,19 @@ pub(super) fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<
     }
     errors.check()?;
     Ok(Some(OrientedEquations {
-        lagrangian,
-        force_minus,
-        force_plus,
-        left_momentum,
-        left_jacobian,
-        right_momentum,
-        left_dq0,
-        right_dq0,
-        right_dxi,
-        left_du,
-        right_du,
-        symmetries,
+        maps: DiscreteMaps {
+            lagrangian,
+            force_minus,
+            force_plus,
+            left_momentum,
+            left_jacobian,
+            right_momentum,
+            left_dq0,
+            right_dq0,
+            right_dnext: right_dxi,
+            left_du,
+            right_du,
+            symmetries,
+        },
     }))
 }

@@ -8,7 +8,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use symbolic::Expr;
 
-use crate::derive::discrete::DiscreteEquations;
+use crate::derive::discrete::{DiscreteEquations, DiscreteMaps};
 use crate::emit::codegen::{Helpers, Owner, allow_generated, body_with_base};
 use crate::model::View;
 use crate::notation::{doc_block, formula};
@@ -23,13 +23,7 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
         if de.contact.is_some() { (quote! { z0: f64, }, quote! { z0, }) } else { (TokenStream::new(), TokenStream::new()) };
     let base = (quote! { t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp }, quote! { t0, h, q0, q1, #za });
     let mut body = |outputs: &[Expr], name: &str| helpers.add(body_with_base(model, outputs, name, &base, &none, &none));
-    let [(l_stmts, l_vals), (f_stmts, f_vals), (lm_stmts, lm_vals), (rm_stmts, rm_vals)] = map_bodies(
-        &mut body,
-        de.lagrangian,
-        (&de.force_minus, &de.force_plus),
-        (&de.left_momentum, &de.left_jacobian),
-        &de.right_momentum,
-    );
+    let [(l_stmts, l_vals), (f_stmts, f_vals), (lm_stmts, lm_vals), (rm_stmts, rm_vals)] = map_bodies(&mut body, &de.maps);
     let factor_fn = (!de.action_factors.is_empty()).then(|| {
         let (stmts, vals) = body(&de.action_factors, "__routh_action_factor");
         let allow = allow_generated();
@@ -55,7 +49,7 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
     let (l_doc, f_doc, m_doc) = docs(model, de, &disc);
     let symmetry_items = symmetry_items(
         model,
-        &de.symmetries,
+        &de.maps.symmetries,
         &mut body,
         &quote! { q0: &#sv, q1: &#sv, #zp },
         "at (q_k, q_k+1): (J⁻, J⁺) = (⟨−D₁L_d − f⁻, ξ(q_k)⟩, ⟨D₂L_d + f⁺, ξ(q_k+1)⟩)",
@@ -141,9 +135,7 @@ fn blocks_item(
     body: &mut impl FnMut(&[Expr], &str) -> (Vec<TokenStream>, Vec<TokenStream>),
     sv: &TokenStream,
 ) -> TokenStream {
-    let mut blocks_out: Vec<Expr> = de.left_dq0.iter().flatten().copied().collect();
-    blocks_out.extend(de.right_dq0.iter().flatten());
-    blocks_out.extend(de.right_dq1.iter().flatten());
+    let mut blocks_out = block_outputs(&de.maps);
     let allow = allow_generated();
     let square = |vals: &[proc_macro2::TokenStream]| crate::emit::codegen::square_matrix(n, vals);
     if let Some(c) = &de.contact {
@@ -203,11 +195,10 @@ fn input_impl(
     sv: &TokenStream,
 ) -> TokenStream {
     let (n, k) = (model.dof(), model.layout.u.len());
-    if de.left_du.is_empty() {
+    if de.maps.left_du.is_empty() {
         return TokenStream::new();
     }
-    let mut outs: Vec<Expr> = de.left_du.iter().flatten().copied().collect();
-    outs.extend(de.right_du.iter().flatten());
+    let mut outs = input_outputs(&de.maps);
     if let Some(c) = &de.contact {
         outs.extend(&c.action_du);
     }
@@ -331,7 +322,6 @@ pub(super) fn energies_item(p: usize, n: usize, contact: bool) -> TokenStream {
 
 /// The rustdoc of L_d, the discrete forces and the discrete Legendre maps.
 fn docs(model: &View<'_>, de: &DiscreteEquations, disc: &str) -> (TokenStream, TokenStream, TokenStream) {
-    let n = model.dof();
     let coords: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
     let l_doc = doc_block(
         &format!(
@@ -340,18 +330,13 @@ fn docs(model: &View<'_>, de: &DiscreteEquations, disc: &str) -> (TokenStream, T
              coordinates ({}).",
             coords.join(", ")
         ),
-        &[("L_d".into(), formula(model, de.lagrangian))],
+        &[("L_d".into(), formula(model, de.maps.lagrangian))],
     );
-    let mut f_lines: Vec<(String, String)> =
-        (0..n).map(|i| (format!("f⁻[{}]", i + 1), formula(model, de.force_minus[i]))).collect();
-    f_lines.extend((0..n).map(|i| (format!("f⁺[{}]", i + 1), formula(model, de.force_plus[i]))));
+    let (f_lines, m_lines) = map_doc_lines(model, &de.maps, "p");
     let f_doc = doc_block(
         "The discrete forces (f⁻, f⁺), the pullback of the model's force one-form by the same rule, f_d = h (Δ_h⁻¹)*f.",
         &f_lines,
     );
-    let mut m_lines: Vec<(String, String)> =
-        (0..n).map(|i| (format!("p_k[{}]", i + 1), formula(model, de.left_momentum[i]))).collect();
-    m_lines.extend((0..n).map(|i| (format!("p_k+1[{}]", i + 1), formula(model, de.right_momentum[i]))));
     let m_doc = doc_block(
         "The forced discrete Legendre maps: p_k = −D₁L_d − f⁻ (F^{f−}L_d) and p_k+1 = D₂L_d + f⁺ (F^{f+}L_d), at (q_k, q_k+1). \
          A step solves the first for q_k+1 (Newton, exact Jacobian) and evaluates the second.",
@@ -678,16 +663,45 @@ pub(super) fn map_items(n: usize, start: &TokenStream, second: &syn::Ident, arg:
 #[allow(clippy::type_complexity)]
 pub(super) fn map_bodies(
     body: &mut impl FnMut(&[Expr], &str) -> (Vec<TokenStream>, Vec<TokenStream>),
-    lagrangian: Expr,
-    (minus, plus): (&[Expr], &[Expr]),
-    (left, jacobian): (&[Expr], &[Vec<Expr>]),
-    right: &[Expr],
+    maps: &DiscreteMaps,
 ) -> [(Vec<TokenStream>, Vec<TokenStream>); 4] {
-    let l = body(&[lagrangian], "__routh_discrete_lagrangian");
-    let forces: Vec<Expr> = minus.iter().chain(plus).copied().collect();
+    let l = body(&[maps.lagrangian], "__routh_discrete_lagrangian");
+    let forces: Vec<Expr> = maps.force_minus.iter().chain(&maps.force_plus).copied().collect();
     let f = body(&forces, "__routh_discrete_forces");
-    let left_out: Vec<Expr> = left.iter().copied().chain(jacobian.iter().flatten().copied()).collect();
+    let left_out: Vec<Expr> = maps.left_momentum.iter().copied().chain(maps.left_jacobian.iter().flatten().copied()).collect();
     let lm = body(&left_out, "__routh_discrete_left");
-    let rm = body(right, "__routh_discrete_right");
+    let rm = body(&maps.right_momentum, "__routh_discrete_right");
     [l, f, lm, rm]
+}
+
+/// The step map's blocks ∂left/∂q_k, ∂right/∂q_k and ∂right/∂(the second unknown), row by row in
+/// one list (the outputs of `__routh_discrete_blocks`).
+pub(super) fn block_outputs(maps: &DiscreteMaps) -> Vec<Expr> {
+    [&maps.left_dq0, &maps.right_dq0, &maps.right_dnext].into_iter().flatten().flatten().copied().collect()
+}
+
+/// The maps' input derivatives ∂left/∂u and ∂right/∂u, row by row in one list.
+pub(super) fn input_outputs(maps: &DiscreteMaps) -> Vec<Expr> {
+    maps.left_du.iter().chain(&maps.right_du).flatten().copied().collect()
+}
+
+/// Rustdoc lines: (name, formula).
+type DocLines = Vec<(String, String)>;
+
+/// The rustdoc lines of the discrete forces (f⁻, f⁺) and of the maps, the momenta named `momentum`
+/// (`p` on coordinates, `μ` in the bodies' axes) at the two nodes.
+pub(super) fn map_doc_lines(model: &View<'_>, maps: &DiscreteMaps, momentum: &str) -> (DocLines, DocLines) {
+    let lines = |names: [&str; 2], values: [&[Expr]; 2]| -> DocLines {
+        names
+            .into_iter()
+            .zip(values)
+            .flat_map(|(name, values)| {
+                values.iter().enumerate().map(move |(i, &e)| (format!("{name}[{}]", i + 1), formula(model, e)))
+            })
+            .collect()
+    };
+    (
+        lines(["f⁻", "f⁺"], [&maps.force_minus, &maps.force_plus]),
+        lines([&format!("{momentum}_k"), &format!("{momentum}_k+1")], [&maps.left_momentum, &maps.right_momentum]),
+    )
 }

@@ -19,17 +19,8 @@ pub fn emit(model: &View<'_>, oe: &OrientedEquations, helpers: &mut Helpers) -> 
     let none = TokenStream::new();
     let base = (quote! { t0: f64, h: f64, q0: &#sp, xi: &#sv, }, quote! { t0, h, q0, xi, });
     let mut body = |outputs: &[Expr], name: &str| helpers.add(body_with_base(model, outputs, name, &base, &none, &none));
-    let [(l_stmts, l_vals), (f_stmts, f_vals), (lm_stmts, lm_vals), (rm_stmts, rm_vals)] = super::map_bodies(
-        &mut body,
-        oe.lagrangian,
-        (&oe.force_minus, &oe.force_plus),
-        (&oe.left_momentum, &oe.left_jacobian),
-        &oe.right_momentum,
-    );
-    let mut blocks_out: Vec<Expr> = oe.left_dq0.iter().flatten().copied().collect();
-    blocks_out.extend(oe.right_dq0.iter().flatten());
-    blocks_out.extend(oe.right_dxi.iter().flatten());
-    let (b_stmts, b_vals) = body(&blocks_out, "__routh_discrete_blocks");
+    let [(l_stmts, l_vals), (f_stmts, f_vals), (lm_stmts, lm_vals), (rm_stmts, rm_vals)] = super::map_bodies(&mut body, &oe.maps);
+    let (b_stmts, b_vals) = body(&super::block_outputs(&oe.maps), "__routh_discrete_blocks");
     let square = |vals: &[TokenStream]| square_matrix(n, vals);
     let (ba, bb, bc) = (square(&b_vals[..n * n]), square(&b_vals[n * n..2 * n * n]), square(&b_vals[2 * n * n..]));
     let (fm, fp) = (&f_vals[..n], &f_vals[n..]);
@@ -42,7 +33,7 @@ pub fn emit(model: &View<'_>, oe: &OrientedEquations, helpers: &mut Helpers) -> 
     let energies = super::energies_item(p, n, false);
     let symmetry_items = super::symmetry_items(
         model,
-        &oe.symmetries,
+        &oe.maps.symmetries,
         &mut body,
         &quote! { q0: &#sp, xi: &#sv },
         "at (q_k, ξ) in the bodies' axes: (J⁻, J⁺) = (⟨μ_k, ξ_V(q_k)⟩, ⟨μ_k+1, ξ_V(q_k+1)⟩), ξ_V the generator in the \
@@ -114,12 +105,11 @@ fn input_impls(
     body: &mut impl FnMut(&[Expr], &str) -> (Vec<TokenStream>, Vec<TokenStream>),
 ) -> TokenStream {
     let (n, p, k) = (model.dof(), model.layout.position_dim(), model.layout.u.len());
-    if oe.left_du.is_empty() {
+    if oe.maps.left_du.is_empty() {
         return TokenStream::new();
     }
     let (sv, sp) = (svector(n), svector(p));
-    let mut outs: Vec<Expr> = oe.left_du.iter().flatten().copied().collect();
-    outs.extend(oe.right_du.iter().flatten());
+    let outs = super::input_outputs(&oe.maps);
     let (stmts, vals) = body(&outs, "__routh_discrete_input_blocks");
     let (left, right) = (crate::emit::codegen::matrix(n, k, &vals[..n * k]), crate::emit::codegen::matrix(n, k, &vals[n * k..]));
     let owner = Owner::of(model);
@@ -154,7 +144,6 @@ fn input_impls(
 
 /// The rustdoc of L_d, f∓ and μ∓ with their formulas.
 fn docs(model: &View<'_>, oe: &OrientedEquations, rule: &str) -> (TokenStream, TokenStream, TokenStream) {
-    let n = model.dof();
     let coords: Vec<String> = model.coordinates.iter().map(ToString::to_string).collect();
     let l_doc = doc_block(
         &format!(
@@ -164,15 +153,10 @@ fn docs(model: &View<'_>, oe: &OrientedEquations, rule: &str) -> (TokenStream, T
              The start node q_k in the order of the coordinates ({}), the increment ξ in the order of the velocities.",
             coords.join(", ")
         ),
-        &[("L_d".into(), formula(model, oe.lagrangian))],
+        &[("L_d".into(), formula(model, oe.maps.lagrangian))],
     );
-    let mut f_lines: Vec<(String, String)> =
-        (0..n).map(|i| (format!("f⁻[{}]", i + 1), formula(model, oe.force_minus[i]))).collect();
-    f_lines.extend((0..n).map(|i| (format!("f⁺[{}]", i + 1), formula(model, oe.force_plus[i]))));
+    let (f_lines, m_lines) = super::map_doc_lines(model, &oe.maps, "μ");
     let f_doc = doc_block("The discrete forces (f⁻, f⁺) of the same rule, along the velocities' directions.", &f_lines);
-    let mut m_lines: Vec<(String, String)> =
-        (0..n).map(|i| (format!("μ_k[{}]", i + 1), formula(model, oe.left_momentum[i]))).collect();
-    m_lines.extend((0..n).map(|i| (format!("μ_k+1[{}]", i + 1), formula(model, oe.right_momentum[i]))));
     let m_doc = doc_block(
         "The forced discrete Legendre maps in each body's axes at (q_k, ξ): μ_k = −∂L_d/∂(δx_k, η_k) − f⁻ and μ_k+1 = \
          ∂L_d/∂(δx_k+1, η_k+1) + f⁺ along the nodes' charts (δx, and a quaternion turned to Q ⊗ exp(η/2)). A step solves \
