@@ -107,10 +107,20 @@ pub const fn has_action<const N: usize, const D: usize>() -> bool {
 /// Lagrangian quadratic in the velocities), starting from the velocities of `x`. `mass` gives the
 /// model's mass operator at a state (see [`MechanicalSystem::mass`]).
 ///
-/// Converged, where M is ill-conditioned, once the corrections stop contracting below this
-/// relative size ([`inverse_legendre`]): the rounding of M⁻¹ (its condition number times ε), not
-/// the iteration, then sets them.
-const LEGENDRE_ROUNDING: f64 = 1e-8;
+/// A Newton iteration with an exact Jacobian has converged, where its Jacobian is ill-conditioned,
+/// once its corrections stop contracting (each above half the last) below this size relative to
+/// the unknowns: the rounding of the Jacobian's solve (its condition number times ε), not the
+/// iteration, then sets them ([`inverse_legendre`] with M, the variational integrators' steps with
+/// ∂F⁻/∂q₁ ≈ M/h).
+pub(crate) const NEWTON_ROUNDING: f64 = 1e-8;
+
+/// Whether a Newton iteration has converged: its correction `step` within `tolerance` of the
+/// unknowns' `scale`, or at the rounding floor ([`NEWTON_ROUNDING`]) and no longer contracting
+/// from the `previous` one.
+#[inline]
+pub(crate) fn newton_converged(step: f64, previous: f64, tolerance: f64, scale: f64) -> bool {
+    step <= tolerance * scale || (step > 0.5 * previous && step <= NEWTON_ROUNDING * scale)
+}
 
 /// # Errors
 /// [`FieldError::SingularMassMatrix`] if M is singular, [`FieldError::NonFinite`] if the
@@ -155,7 +165,7 @@ pub fn inverse_legendre_after<const P: usize, const N: usize, const D: usize, F:
             return Err(FieldError::NonFinite { t });
         }
         let step = dv.amax();
-        if step <= 4.0 * f64::EPSILON * scale || (step > 0.5 * previous && step <= LEGENDRE_ROUNDING * scale) {
+        if newton_converged(step, previous, 4.0 * f64::EPSILON, scale) {
             return Ok(x);
         }
         previous = step;

@@ -90,6 +90,7 @@ use nalgebra::{Matrix3, Quaternion, SMatrix, SVector, Vector3};
 use super::{DiscreteOptions, DiscreteTrajectory, InputStepJacobian, StepJacobian, check_start};
 use crate::error::{FieldError, RunError, RunResult, SimError};
 use crate::mechanics::linalg::LuFactor;
+use crate::mechanics::newton_converged;
 
 /// A forced discrete system on ℝᵐ × (S³)ᵏ with `P` = m + 4k positions and `N` = m + 3k momenta
 /// (see the [module docs](self)): its discrete Legendre maps as functions of the first node and the
@@ -232,7 +233,8 @@ pub struct OrientedStep<const P: usize, const N: usize> {
 
 /// One step from (q_k, μ_k) (`node`) at time `t` with step `h`, Newton started at the increment
 /// `guess`; converged when a correction of ξ is at most `tolerance · (1 + ‖ξ‖∞ + ‖x_k‖∞)` (x_k the
-/// ordinary coordinates, as [`DiscreteOptions::tolerance`] scales with the positions).
+/// ordinary coordinates, as [`DiscreteOptions::tolerance`] scales with the positions), or at the
+/// rounding floor of an ill-conditioned ∂μ⁻/∂ξ as there.
 ///
 /// # Errors
 /// [`SimError::NewtonFailed`] without convergence, [`SimError::SingularStepJacobian`] for a
@@ -250,6 +252,7 @@ pub fn oriented_step<S: OrientedDiscreteSystem<P, N> + ?Sized, const P: usize, c
     let mut xi = guess;
     let mut last = f64::INFINITY;
     for it in 0..options.max_iterations {
+        let previous = last;
         let (left, jac) = sys.left_momentum(t, h, q0, &xi)?;
         let lu = LuFactor::new(jac).map_err(|_| SimError::SingularStepJacobian { t })?;
         let delta = lu.solve(left - mu0).map_err(|_| SimError::SingularStepJacobian { t })?;
@@ -258,7 +261,7 @@ pub fn oriented_step<S: OrientedDiscreteSystem<P, N> + ?Sized, const P: usize, c
         if !last.is_finite() {
             return Err(SimError::NonFiniteState { t });
         }
-        if last <= options.tolerance * (scale + xi.amax()) {
+        if newton_converged(last, previous, options.tolerance, scale + xi.amax()) {
             let momentum = sys.right_momentum(t, h, q0, &xi)?;
             let position = compose(q0, &xi);
             if !(momentum.iter().all(|v| v.is_finite()) && position.iter().all(|v| v.is_finite())) {
