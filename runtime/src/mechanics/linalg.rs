@@ -505,6 +505,17 @@ impl<const N: usize> MassFactor<N> {
             Factor::Lu(l) => l.solve(b),
         })
     }
+
+    /// The Cholesky factors M = Uᵀ D U — `U` unit upper triangular above the diagonal of the
+    /// matrix (its diagonal and lower triangle are M's), and D⁻¹ — or `None` where M was factored
+    /// by LU.
+    #[inline]
+    pub(crate) fn unit_factors(&self) -> Option<(&SMatrix<f64, N, N>, &[f64; N])> {
+        match &self.0 {
+            Factor::Cholesky(c) => Some((&c.u, &c.inv_d)),
+            Factor::Lu(_) => None,
+        }
+    }
 }
 
 /// A factored general square matrix (LU with partial pivoting), e.g. the saddle-point matrix
