@@ -54,6 +54,7 @@ class Model:
     discrete_rule: ClassVar[Optional[str]]
     discrete_kind: ClassVar[Optional[str]]
     discrete_state_names: ClassVar[tuple[str, ...]]
+    discrete_cyclic: ClassVar[tuple[str, ...]]
     @property
     def parameter_values(self) -> dict[str, float]: ...
     def with_parameters(self, **changes: float) -> "Model": ...
@@ -134,6 +135,7 @@ class Model:
         tolerance: float = 1e-14,
         max_iterations: int = 30,
         energies: bool = False,
+        reduced: bool = False,
     ) -> dict[str, Any]: ...
     def simulate(
         self,

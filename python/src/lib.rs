@@ -148,6 +148,7 @@ pub fn export<M: DynModel>(module: &Bound<'_, PyModule>) -> PyResult<()> {
     namespace.set_item("discrete_rule", discrete.map(|d| d.rule))?;
     namespace.set_item("discrete_kind", discrete.map(|d| discrete_kind(d.kind)))?;
     namespace.set_item("discrete_state_names", PyTuple::new(py, discrete.map_or(&[][..], |d| d.state_names))?)?;
+    namespace.set_item("discrete_cyclic", PyTuple::new(py, discrete.map_or(&[][..], |d| d.cyclic))?)?;
     let base = py.get_type::<Model>();
     let class = py.get_type::<PyType>().call1((info.name, (base,), namespace))?;
     module.add(info.name, class)
@@ -980,10 +981,14 @@ impl Model {
     /// `max_iterations` iterations a step, with the GIL released. A dict: `t` (steps + 1), `x`
     /// ((steps + 1) × the discrete state: `discrete_state_names`), `iterations` (Newton's, each
     /// step) and with `energies=True` `energy`, the energy at each node (routh's
-    /// `discrete_energies`: the velocities from the momenta by the inverse Legendre transform). A
-    /// step that cannot be solved raises `SimulationError` with the nodes before it as its
-    /// `partial` (the same dict).
-    #[pyo3(signature = (x0, dt, steps, *, t0 = 0.0, inputs = None, tolerance = 1e-14, max_iterations = 30, energies = false))]
+    /// `discrete_energies`: the velocities from the momenta by the inverse Legendre transform).
+    /// With `reduced=True` (a model with a discrete Routh reduction: `discrete_cyclic` names its
+    /// cyclic coordinates; routh's `run_discrete(x0)…reduced()`) each step is solved on the
+    /// reduced space — the cyclic coordinates of the first node at zero, the unknowns the shape and
+    /// the increments — and the cyclic coordinates reconstructed; the dict then has `increments`
+    /// (steps × the cyclic coordinates: W_k = g_{k+1} − g_k). A step that cannot be solved raises
+    /// `SimulationError` with the nodes before it as its `partial` (the same dict).
+    #[pyo3(signature = (x0, dt, steps, *, t0 = 0.0, inputs = None, tolerance = 1e-14, max_iterations = 30, energies = false, reduced = false))]
     #[allow(clippy::too_many_arguments)]
     fn simulate_discrete<'py>(
         &self,
@@ -996,9 +1001,10 @@ impl Model {
         tolerance: f64,
         max_iterations: usize,
         energies: bool,
+        reduced: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let mut request = DiscreteRequest::new(vector(x0)?, dt, steps);
-        (request.t0, request.energies) = (t0, energies);
+        (request.t0, request.energies, request.reduced) = (t0, energies, reduced);
         request.inputs = match inputs {
             Some(u) => vector(u)?,
             None => vec![0.0; self.info().inputs.len()],
@@ -1006,6 +1012,7 @@ impl Model {
         request.options = routh::runtime::DiscreteOptions::default().tolerance(tolerance).max_iterations(max_iterations);
         let inner = Arc::clone(&self.inner);
         let width = self.info().discrete.map_or(0, |d| d.state_names.len());
+        let groups = self.info().discrete.map_or(0, |d| d.cyclic.len());
         let nodes = |run: FlatDiscreteRun| -> PyResult<Bound<'py, PyDict>> {
             let out = PyDict::new(py);
             out.set_item("t", PyArray1::from_vec(py, run.times))?;
@@ -1013,6 +1020,9 @@ impl Model {
             out.set_item("iterations", PyArray1::from_vec(py, run.iterations.iter().map(|&i| i as u64).collect()))?;
             if energies {
                 out.set_item("energy", PyArray1::from_vec(py, run.energies))?;
+            }
+            if reduced {
+                out.set_item("increments", matrix(py, run.increments.concat(), groups)?)?;
             }
             Ok(out)
         };

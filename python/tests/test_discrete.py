@@ -1,8 +1,8 @@
 """Variational integrators from Python (``discrete(rule = ...)``): a discrete run equals the typed
 Rust run to the bit, the step map's exact Jacobians agree with differences of the step and keep its
 symplectic form, the discrete LQR and iLQR designed on the integrator control it, the Lie group
-integrator's Jacobians are in its chart (a spacecraft's at rest in closed form), and what a model
-has not is a typed exception."""
+integrator's Jacobians are in its chart (a spacecraft's at rest in closed form), a discrete Routh
+reduction runs on its reduced space, and what a model has not is a typed exception."""
 
 import numpy as np
 import pytest
@@ -139,6 +139,33 @@ def test_the_lie_group_integrators_step_is_in_its_chart():
     # Over the state, the Lie group integrator's Jacobians do not exist: tangent=True is asked for.
     with pytest.raises(routh.ArgumentError, match="tangent=True"):
         s.step(rest, [0.0, 0.0, 0.0], h, scheme="variational")
+
+
+def test_a_discrete_routh_reduction_from_python():
+    # Forced discrete reduction, Example 3.13 (erratum D3): the particle on the covering (r, eta),
+    # reduced by eta. The reduced run is the typed `.reduced()` run to the bit; its increments are
+    # the reconstruction's steps of eta; the angular momentum decays by the Pade factor
+    # (2 - kappa h)/(2 + kappa h) each step (digest §4.2); the full run agrees to rounding.
+    kappa, h, steps = 0.1, 0.01, 2000
+    p = rm.PolarParticle(kappa=kappa)
+    assert p.discrete_cyclic == ("eta",) and rm.CartPole(**CARTPOLE).discrete_cyclic == ()
+    x0 = [1.2, 0.0, 0.0, 0.5]
+    run = p.simulate_discrete(x0, h, steps, reduced=True)
+    nodes, increments = rm.reference_polar_reduced(kappa, x0, h, steps)
+    assert run["x"].shape == (steps + 1, 4) and run["increments"].shape == (steps, 1)
+    assert np.array_equal(bits(run["x"].ravel()), bits(nodes))
+    assert np.array_equal(bits(run["increments"].ravel()), bits(increments))
+    eta = run["x"][:, 1]
+    assert np.allclose(np.diff(eta), run["increments"][:, 0], rtol=0, atol=1e-14)
+    ratio = run["x"][1:, 3] / run["x"][:-1, 3]
+    assert np.max(np.abs(ratio - (2 - kappa * h) / (2 + kappa * h))) < 1e-12
+    # p_N / p_0 = 0.13533526068 for these h, kappa and N (the digest's value).
+    assert abs(run["x"][-1, 3] / run["x"][0, 3] - 0.13533526068) < 1e-10
+    full = p.simulate_discrete(x0, h, steps)
+    assert "increments" not in full
+    assert np.max(np.abs(full["x"] - run["x"]) / np.maximum(np.abs(run["x"]), 1.0)) < 1e-12
+    with pytest.raises(routh.ArgumentError, match="no discrete reduction"):
+        rm.CartPole(**CARTPOLE).simulate_discrete(np.zeros(4), 0.01, 10, reduced=True)
 
 
 def test_what_a_model_has_not_is_a_typed_exception():

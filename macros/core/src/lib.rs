@@ -110,8 +110,12 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
         tokens.extend(emit::mode(model, derived, &dims, &system.vis));
     }
     tokens.extend(emit::system::items(&system, &views, &door));
-    // The variational integrator's glue where its items were emitted (not where its derivation failed).
-    let discrete = derived.first().is_some_and(|d| d.discrete.is_some());
+    // The variational integrator's glue where its items were emitted (not where its derivation
+    // failed), with its discrete reduction's cyclic coordinates.
+    let discrete = derived.first().and_then(|d| d.discrete.as_ref()).map(|d| match d {
+        derive::discrete::Discrete::Euclidean(de) => de.cyclic.as_slice(),
+        derive::discrete::Discrete::Oriented(_) => &[],
+    });
     tokens.extend(emit::erased::items(&system, &views, discrete));
     // The description files, included so that the compiler tracks them: editing one rebuilds.
     for path in &system.described {

@@ -1,7 +1,7 @@
 //! `routh_models`: the models the Python tests and examples import — the showcase's double
 //! pendulum, a cart-pole pushed by a force, a bouncing ball, the two-mode bouncing rod of
-//! *Hybrid periodic orbits* §4.3, a satellite free in space and a spacecraft on its Lie group
-//! variational integrator — and, beside them, the same
+//! *Hybrid periodic orbits* §4.3, a satellite free in space, a spacecraft on its Lie group
+//! variational integrator and a particle on its discrete Routh reduction — and, beside them, the same
 //! computations by the typed Rust API (`reference_*`), which the tests compare with the Python
 //! module's to the bit.
 
@@ -114,6 +114,23 @@ pub struct Spacecraft {
     pub i1: f64,
     pub i2: f64,
     pub i3: f64,
+}
+
+/// A particle in the plane in polar coordinates on the covering (r, η), in the sextic potential
+/// r²(r² − 1)² and damped by f = −κ (ṙ dr + r² η̇ dη), on its midpoint integrator reduced by the
+/// angle η (*Forced discrete reduction*, Example 3.13; erratum D3 of `docs/references.md`: the
+/// consistent force, whose pullback is generated).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(r, eta),
+    lagrangian = (dot(r).powi(2) + (r * dot(eta)).powi(2)) / 2 - r.powi(2) * (r.powi(2) - 1).powi(2),
+    force(r = -kappa * dot(r), eta = -kappa * r.powi(2) * dot(eta)),
+    symmetry(cyclic(eta)),
+    reduce(routh(eta)),
+    discrete(rule = midpoint),
+)]
+pub struct PolarParticle {
+    pub kappa: f64,
 }
 
 fn pendulum(p: [f64; 6]) -> DoublePendulum {
@@ -350,6 +367,24 @@ fn reference_cartpole_discrete(p: [f64; 4], x0: [f64; 4], u: f64, h: f64, steps:
     Ok((run.times, nodes))
 }
 
+/// The polar particle's reduced discrete run by the typed API (`run_discrete(x0)…reduced()`): the
+/// nodes' discrete states (r, η, p_r, p_η) row by row and each step's increment of η.
+#[pyfunction]
+#[pyo3(crate = "::routh_python::pyo3")]
+fn reference_polar_reduced(kappa: f64, x0: [f64; 4], h: f64, steps: usize) -> PyResult<(Vec<f64>, Vec<f64>)> {
+    let model = PolarParticle { kappa };
+    let run = model
+        .run_discrete(State::<4>::from(x0))
+        .step(h)
+        .steps(steps)
+        .reduced()
+        .go()
+        .map_err(|e| routh_python::pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    let nodes =
+        run.trajectory.positions.iter().zip(&run.trajectory.momenta).flat_map(|(q, p)| [q[0], q[1], p[0], p[1]]).collect();
+    Ok((nodes, run.increments.iter().map(|w| w[1]).collect()))
+}
+
 fn references(module: &Bound<'_, routh_python::pyo3::types::PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(reference_double_pendulum, module)?)?;
     module.add_function(wrap_pyfunction!(reference_cartpole_linearize, module)?)?;
@@ -361,7 +396,12 @@ fn references(module: &Bound<'_, routh_python::pyo3::types::PyModule>) -> PyResu
     module.add_function(wrap_pyfunction!(reference_cartpole_mpc, module)?)?;
     module.add_function(wrap_pyfunction!(reference_cartpole_mpc_path, module)?)?;
     module.add_function(wrap_pyfunction!(reference_cartpole_discrete, module)?)?;
+    module.add_function(wrap_pyfunction!(reference_polar_reduced, module)?)?;
     Ok(())
 }
 
-routh_python::module!(routh_models, [DoublePendulum, CartPole, BouncingBall, Rod, Satellite, Spacecraft], with = references);
+routh_python::module!(
+    routh_models,
+    [DoublePendulum, CartPole, BouncingBall, Rod, Satellite, Spacecraft, PolarParticle],
+    with = references
+);

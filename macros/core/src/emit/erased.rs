@@ -10,8 +10,9 @@ use quote::quote;
 use crate::model::{System, View};
 
 /// `impl DynModel` for the system whose modes are `views` (with the glue of its variational
-/// integrator if `integrator`: its items were derived and emitted).
-pub fn items(system: &System, views: &[View<'_>], integrator: bool) -> TokenStream {
+/// integrator where `integrator` is given: its items were derived and emitted, with the cyclic
+/// coordinates of its discrete reduction, if any).
+pub fn items(system: &System, views: &[View<'_>], integrator: Option<&[usize]>) -> TokenStream {
     let Some(first) = views.first() else { return TokenStream::new() };
     let name = &system.name;
     let name_str = name.to_string();
@@ -139,7 +140,7 @@ pub fn items(system: &System, views: &[View<'_>], integrator: bool) -> TokenStre
     };
     // The step in the orientations' tangent charts where the model generates `rk4_step_tangent`.
     let has_tangent_step = !multi && crate::emit::system::has_tangent_step(first);
-    let discrete = discrete_glue(first, multi || !integrator, &describe, &at_inputs);
+    let discrete = discrete_glue(first, integrator.filter(|_| !multi), &describe, &at_inputs);
     let tangent_step = if has_tangent_step {
         let (p, n) = (first.layout.position_dim(), first.dof());
         let c = 2 * n;
@@ -422,10 +423,16 @@ struct DiscreteGlue {
 
 /// The glue of a model's variational integrator (`discrete(...)`; a model with one mode): its
 /// info, runs from the model's state through the typed `run_discrete` (on the view at the inputs
-/// `at_inputs`), and — with inputs — its step map's Jacobians and iLQR over it
-/// (`erased::{variational_step, contact_step, oriented_step}`); none if `without`.
-fn discrete_glue(first: &View<'_>, without: bool, describe: &TokenStream, at_inputs: &TokenStream) -> DiscreteGlue {
-    let Some(disc) = first.discretization.as_ref().filter(|_| !without) else { return DiscreteGlue::default() };
+/// `at_inputs`; reduced by the cyclic coordinates `integrator` names, where there are any), and —
+/// with inputs — its step map's Jacobians and iLQR over it
+/// (`erased::{variational_step, contact_step, oriented_step}`); none without `integrator`.
+fn discrete_glue(
+    first: &View<'_>,
+    integrator: Option<&[usize]>,
+    describe: &TokenStream,
+    at_inputs: &TokenStream,
+) -> DiscreteGlue {
+    let (Some(disc), Some(cyclic)) = (first.discretization.as_ref(), integrator) else { return DiscreteGlue::default() };
     let (p, n, d, k) = (first.layout.position_dim(), first.dof(), first.layout.state_dim(), first.inputs.len());
     let oriented = !first.layout.orientations.is_empty();
     let contact = first.action.is_some();
@@ -444,11 +451,22 @@ fn discrete_glue(first: &View<'_>, without: bool, describe: &TokenStream, at_inp
     let count = names.len();
     let rule = &disc.rule;
     let steps = k > 0;
+    // A discrete Routh reduction's cyclic coordinates, by name in the info and by index in the run.
+    let cyclic_names: Vec<String> = cyclic.iter().map(|&c| state_names[c].clone()).collect();
+    let with_cyclic = (!cyclic.is_empty()).then(|| quote! { .with_cyclic(&[#(#cyclic_names),*]) });
     let info = quote! {
         .discrete({
             const DISCRETE_STATE: [&str; #count] = [#(#names),*];
-            __routh::erased::DiscreteInfo::new(__routh::erased::DiscreteKind::#kind, #rule, &DISCRETE_STATE, #steps)
+            __routh::erased::DiscreteInfo::new(__routh::erased::DiscreteKind::#kind, #rule, &DISCRETE_STATE, #steps)#with_cyclic
         })
+    };
+    let reduced = if cyclic.is_empty() {
+        quote! { return Err(__routh::erased::no_reduction(#describe).into()); }
+    } else {
+        quote! {
+            let run = view.run_discrete(x0).start(request.t0).step(request.h).steps(request.steps).reduced().options(&request.options).go();
+            return __routh::erased::flat_reduced(run, &[#(#cyclic),*], request.energies, |nodes| view.discrete_energies(nodes));
+        }
     };
     let action = contact.then(|| quote! { state.push(x[#d - 1]); });
     let mut methods = quote! {
@@ -468,6 +486,9 @@ fn discrete_glue(first: &View<'_>, without: bool, describe: &TokenStream, at_inp
             let (x0, u) = __routh::erased::arguments::<#d, #k>(#describe, 0, &request.x0, &request.inputs)?;
             let _ = &u;
             let view = #at_inputs;
+            if request.reduced {
+                #reduced
+            }
             let run = view.run_discrete(x0).start(request.t0).step(request.h).steps(request.steps).options(&request.options).go();
             __routh::erased::flat_discrete(run, request.energies, |nodes| view.discrete_energies(nodes))
         }

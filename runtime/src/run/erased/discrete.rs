@@ -11,7 +11,9 @@
 use nalgebra::SVector;
 
 use super::{FlatIlqr, FlatStep, IlqrRequest, ModelInfo, flat_ilqr, inputs, state};
-use crate::discrete::{DiscreteOptions, DiscreteTrajectory, DrivenContactDiscrete, DrivenDiscrete, DrivenOrientedDiscrete};
+use crate::discrete::{
+    DiscreteOptions, DiscreteTrajectory, DrivenContactDiscrete, DrivenDiscrete, DrivenOrientedDiscrete, ReducedDiscreteTrajectory,
+};
 use crate::error::{FieldError, RunError, RunResult, SimError};
 use crate::step::{ContactMap, OrientedMap, StepMap, VariationalMap};
 
@@ -43,14 +45,24 @@ pub struct DiscreteInfo {
     /// Whether its step map has the exact Jacobians over the state and the inputs
     /// ([`DynModel::discrete_step`](super::DynModel::discrete_step)): a model with inputs.
     pub steps: bool,
+    /// The cyclic coordinates of its discrete Routh reduction (`reduce(routh(...))` beside
+    /// `discrete(...)`), by which [`DiscreteRequest::reduced`] runs; empty without one.
+    pub cyclic: &'static [&'static str],
 }
 
 impl DiscreteInfo {
     /// An integrator of `kind` by the rule `rule` over the components `state_names`, with the
-    /// step's Jacobians or not.
+    /// step's Jacobians or not, without a discrete reduction.
     #[must_use]
     pub const fn new(kind: DiscreteKind, rule: &'static str, state_names: &'static [&'static str], steps: bool) -> Self {
-        DiscreteInfo { kind, rule, state_names, steps }
+        DiscreteInfo { kind, rule, state_names, steps, cyclic: &[] }
+    }
+
+    /// The same with a discrete Routh reduction by the coordinates `cyclic`.
+    #[must_use]
+    pub const fn with_cyclic(mut self, cyclic: &'static [&'static str]) -> Self {
+        self.cyclic = cyclic;
+        self
     }
 }
 
@@ -74,13 +86,28 @@ pub struct DiscreteRequest {
     pub options: DiscreteOptions,
     /// Whether the run carries the energy at each node ([`FlatDiscreteRun::energies`]).
     pub energies: bool,
+    /// Whether each step is solved on the reduced space of the model's discrete Routh reduction
+    /// ([`DiscreteInfo::cyclic`]; the typed `run_discrete(x0)…reduced()`): the cyclic coordinates of
+    /// the first node set to zero, the unknowns the shape and the increments, the cyclic
+    /// coordinates reconstructed from them ([`FlatDiscreteRun::increments`]).
+    pub reduced: bool,
 }
 
 impl DiscreteRequest {
-    /// `steps` steps of size `h` from `x0` at t₀ = 0, no inputs, the default options, no energies.
+    /// `steps` steps of size `h` from `x0` at t₀ = 0, no inputs, the default options, no energies,
+    /// not reduced.
     #[must_use]
     pub fn new(x0: Vec<f64>, h: f64, steps: usize) -> Self {
-        DiscreteRequest { x0, t0: 0.0, h, steps, inputs: Vec::new(), options: DiscreteOptions::default(), energies: false }
+        DiscreteRequest {
+            x0,
+            t0: 0.0,
+            h,
+            steps,
+            inputs: Vec::new(),
+            options: DiscreteOptions::default(),
+            energies: false,
+            reduced: false,
+        }
     }
 }
 
@@ -99,6 +126,10 @@ pub struct FlatDiscreteRun {
     /// The energy at each node where the request asks for it (the typed `discrete_energies`: the
     /// velocities from the momenta by the inverse Legendre transform), else empty.
     pub energies: Vec<f64>,
+    /// For a reduced run, each step's increments W_k = g_{k+1} − g_k of the cyclic coordinates
+    /// (in the order of [`DiscreteInfo::cyclic`]): the reduced variables of the group part; else
+    /// empty.
+    pub increments: Vec<Vec<f64>>,
 }
 
 impl FlatDiscreteRun {
@@ -114,7 +145,13 @@ impl FlatDiscreteRun {
                 row
             })
             .collect();
-        FlatDiscreteRun { times: run.times.clone(), states, iterations: run.iterations.clone(), energies: Vec::new() }
+        FlatDiscreteRun {
+            times: run.times.clone(),
+            states,
+            iterations: run.iterations.clone(),
+            energies: Vec::new(),
+            increments: Vec::new(),
+        }
     }
 }
 
@@ -138,6 +175,45 @@ pub fn flat_discrete<const N: usize, const P: usize>(
         }
     }
     Ok(flat)
+}
+
+/// [`flat_discrete`] of a reduced run ([`DiscreteRequest::reduced`]): the reconstructed nodes, and
+/// each step's increments of the coordinates `cyclic` (generated glue).
+///
+/// # Errors
+/// As [`flat_discrete`], the increments of the steps before a failure kept with its nodes.
+pub fn flat_reduced<const N: usize>(
+    run: RunResult<ReducedDiscreteTrajectory<N>>,
+    cyclic: &[usize],
+    with_energies: bool,
+    energies: impl FnOnce(&DiscreteTrajectory<N, N>) -> Result<Vec<f64>, FieldError>,
+) -> Result<FlatDiscreteRun, RunError<FlatDiscreteRun>> {
+    let flat = |r: &ReducedDiscreteTrajectory<N>| {
+        let mut out = FlatDiscreteRun::new(&r.trajectory);
+        out.increments = r.increments.iter().map(|w| cyclic.iter().map(|&c| w[c]).collect()).collect();
+        out
+    };
+    let run = run.map_err(|e| e.map_partial(|r| flat(&r)))?;
+    let mut out = flat(&run);
+    if with_energies {
+        match energies(&run.trajectory) {
+            Ok(e) => out.energies = e,
+            Err(e) => return Err(RunError::with_partial(e.into(), out)),
+        }
+    }
+    Ok(out)
+}
+
+/// The error of a reduced discrete run ([`DiscreteRequest::reduced`]) of a model without a discrete
+/// reduction.
+#[must_use]
+pub fn no_reduction(info: &ModelInfo) -> SimError {
+    SimError::InvalidArgument(format!(
+        "{} has no discrete reduction: declare a cyclic coordinate's `symmetry(cyclic(q))` and `reduce(routh(q))` beside \
+         `discrete(rule = ...)` (a model on coordinates whose discrete Lagrangian and forces are invariant under \
+         translations of q)",
+        info.name
+    ))
 }
 
 /// The error of the discrete API on a model without a variational integrator.

@@ -38,8 +38,8 @@ use crate::run::{Plan, Runs, Simulate};
 mod discrete;
 
 pub use discrete::{
-    DiscreteInfo, DiscreteKind, DiscreteRequest, FlatDiscreteRun, contact_step, flat_discrete, ilqr_oriented, ilqr_variational,
-    no_discrete, no_discrete_step, oriented_in_chart, oriented_step, variational_step,
+    DiscreteInfo, DiscreteKind, DiscreteRequest, FlatDiscreteRun, contact_step, flat_discrete, flat_reduced, ilqr_oriented,
+    ilqr_variational, no_discrete, no_discrete_step, no_reduction, oriented_in_chart, oriented_step, variational_step,
 };
 
 /// What a model is, known at run time: its name, sizes and the names of its parameters,
