@@ -257,6 +257,32 @@ fn a_driven_model_steps_with_its_jacobians_as_the_typed_step() {
             m.info().name
         );
     }
+
+    // The step alone, for any model: the typed `step::rk4` and the step's `next` to the bit, a
+    // hundred steps of a plant's loop as the typed ones.
+    let advanced = model.rk4_advance(0, 0.5, x.as_slice(), &[0.7], 0.01).unwrap();
+    assert_eq!(bits(&advanced), bits(&step.next));
+    let (mut flat, mut typed_x) = (x.as_slice().to_vec(), x);
+    for k in 0..100 {
+        let (t, u) = (0.5 + 0.01 * k as f64, [(0.1 * k as f64).sin()]);
+        flat = model.rk4_advance(0, t, &flat, &u, 0.01).unwrap();
+        typed_x = routh::runtime::step::rk4(&typed, t, &typed_x, &routh::nalgebra::SVector::from(u), 0.01).unwrap();
+    }
+    assert_eq!(bits(&flat), bits(typed_x.as_slice()));
+    let pendulum = DoublePendulum { m1: 1.0, m2: 1.0, l1: 1.0, l2: 1.0, g: 9.81, b: 0.1 };
+    let x = pendulum.state([0.3, -0.2], [0.1, 0.4]);
+    // A model without inputs: RK4's stages by its typed field, in `step::rk4`'s order.
+    let (h, f) = (0.01, |t: f64, x: &State<4>| routh::runtime::VectorField::field(&pendulum, t, x).unwrap());
+    let k1 = f(0.0, &x);
+    let k2 = f(h / 2.0, &(x + k1 * (h / 2.0)));
+    let k3 = f(h / 2.0, &(x + k2 * (h / 2.0)));
+    let k4 = f(h, &(x + k3 * h));
+    let expected = x + (k1 + (k2 + k3) * 2.0 + k4) * (h / 6.0);
+    assert_eq!(bits(&unforced.rk4_advance(0, 0.0, x.as_slice(), &[], h).unwrap()), bits(expected.as_slice()));
+    assert!(matches!(model.rk4_advance(0, 0.0, &[0.0; 3], &[0.7], 0.01), Err(SimError::InvalidArgument(_))));
+    assert!(
+        matches!(model.rk4_advance(0, 0.0, &[0.0; 4], &[0.7], f64::NAN), Err(SimError::InvalidArgument(e)) if e.contains("finite"))
+    );
 }
 
 /// iLQR through the pointer on flat data: the typed `ilqr::ilqr` over the RK4 step map to the

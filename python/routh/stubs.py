@@ -90,6 +90,9 @@ class Model:
         tangent: bool = False,
         scheme: str = "rk4",
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+    def advance(
+        self, x: ArrayLike, u: ArrayLike, dt: float, t: float = 0.0, mode: int = 0
+    ) -> npt.NDArray[np.float64]: ...
     def dlqr(
         self,
         x: ArrayLike,

@@ -845,6 +845,25 @@ impl Model {
         Ok((PyArray1::from_vec(py, step.next), dense(py, &step.a)?, dense(py, &step.b)?))
     }
 
+    /// One classical Runge–Kutta step of size `dt` from the state `x` with the inputs `u` held,
+    /// without Jacobians: x_next alone (`step`'s first result to the bit; routh's `step::rk4`), for
+    /// any model and mode — a plant's tick in a loop written in Python, four evaluations of the
+    /// field where `step` integrates the variational equations too. Impacts and mode changes are
+    /// not looked for inside the step (`simulate` does).
+    #[pyo3(signature = (x, u, dt, t = 0.0, mode = 0))]
+    fn advance<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        u: &Bound<'py, PyAny>,
+        dt: f64,
+        t: f64,
+        mode: usize,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let next = self.inner.rk4_advance(mode, t, &vector(x)?, &vector(u)?, dt).map_err(|e| raise(py, &e))?;
+        Ok(PyArray1::from_vec(py, next))
+    }
+
     /// The discrete-time linear-quadratic regulator of the RK4 step of size `dt` about the state
     /// `x` and inputs `u` (a fixed point of the step): the gain K (inputs × state) of
     /// u_k − u₀ = −K (x_k − x*) minimising Σ δx_kᵀQδx_k + δu_kᵀRδu_k, from the step's exact

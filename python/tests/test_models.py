@@ -292,6 +292,16 @@ def test_a_step_its_jacobians_and_the_discrete_lqr():
     k3 = c.field(x + 0.5 * dt * k2, u=u)
     k4 = c.field(x + dt * k3, u=u)
     assert np.allclose(x1, x + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4), rtol=0, atol=1e-14)
+    # The step alone (no Jacobians) is the same x_next to the bit, for a model without inputs too.
+    assert np.array_equal(c.advance(x, u, dt).view(np.uint64), x1.view(np.uint64))
+    p = rm.DoublePendulum(**PENDULUM)
+    y = np.array([0.3, -0.2, 0.1, 0.4])
+    f = [p.field(y)]
+    for c_, s in ((0.5, 0), (0.5, 1), (1.0, 2)):
+        f.append(p.field(y + c_ * dt * f[s], t=c_ * dt))
+    assert np.allclose(p.advance(y, [], dt), y + dt / 6.0 * (f[0] + 2.0 * f[1] + 2.0 * f[2] + f[3]), rtol=0, atol=1e-15)
+    with pytest.raises(routh.ArgumentError, match="finite"):
+        c.advance(x, u, float("nan"))
     # A_d and B_d against central differences of the step itself.
     h = 1e-6
     for j in range(4):

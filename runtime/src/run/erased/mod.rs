@@ -928,6 +928,34 @@ pub trait DynModel: Send + Sync + 'static {
     /// ([`no_tangent_linearization`]); the field's own.
     fn linearize_tangent(&self, mode: usize, t: f64, x: &[f64], u: &[f64]) -> Result<ConstrainedLinearization, SimError>;
 
+    /// One classical Runge–Kutta step of size `h` from `(t, x)` with the inputs `u` held, without
+    /// Jacobians: x_{k+1} alone, four evaluations of [`Self::field`] — the typed
+    /// [`step::rk4`](crate::step::rk4), and [`Self::rk4_step`]'s `next`, to the bit — for any model
+    /// (a mode's field; impacts and mode changes are not looked for inside the step), where the
+    /// step with its Jacobians integrates their variational equations too: stepping a plant, a
+    /// simulator's tick.
+    ///
+    /// # Errors
+    /// Wrong sizes or mode; a step `h` that is not finite ([`SimError::InvalidArgument`]), a
+    /// non-finite result ([`SimError::NonFiniteState`]); the field's own.
+    fn rk4_advance(&self, mode: usize, t: f64, x: &[f64], u: &[f64], h: f64) -> Result<Vec<f64>, SimError> {
+        if !h.is_finite() {
+            return Err(SimError::InvalidArgument(format!(
+                "the step of {}'s RK4 step must be finite, not {h}",
+                self.info().name
+            )));
+        }
+        let half = 0.5 * h;
+        let stage = |k: &[f64], by: f64| -> Vec<f64> { x.iter().zip(k).map(|(x, k)| x + k * by).collect() };
+        let k1 = self.field(mode, t, x, u)?;
+        let k2 = self.field(mode, t + half, &stage(&k1, half), u)?;
+        let k3 = self.field(mode, t + half, &stage(&k2, half), u)?;
+        let k4 = self.field(mode, t + h, &stage(&k3, h), u)?;
+        let sixth = h / 6.0;
+        let next: Vec<f64> = (0..x.len()).map(|i| x[i] + (k1[i] + (k2[i] + k3[i]) * 2.0 + k4[i]) * sixth).collect();
+        if next.iter().all(|v| v.is_finite()) { Ok(next) } else { Err(SimError::NonFiniteState { t }) }
+    }
+
     /// One classical Runge–Kutta step of size `h` from `(t, x)` with the inputs `u` held, and its
     /// exact Jacobians A_d = ∂x_{k+1}/∂x_k, B_d = ∂x_{k+1}/∂u_k (the typed
     /// [`step::rk4_step`](crate::step::rk4_step)): the discrete-time model of LQR and iLQR.
