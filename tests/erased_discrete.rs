@@ -85,6 +85,7 @@ fn a_variational_integrator_runs_steps_and_plans_as_its_typed_self() {
     assert_eq!(bits(&with.states[steps]), bits(&flat.states[steps]));
 
     let step = model.discrete_step(0.5, &start, &[0.7], h).unwrap();
+    assert_eq!(bits(&model.discrete_advance(0.5, &start, &[0.7], h).unwrap()), bits(&step.next));
     let typed_step = VariationalMap::<_, 2>::new(&typed)
         .step(0.5, &SVector::<f64, 4>::from_column_slice(&start), &SVector::from([0.7]), h)
         .unwrap();
@@ -144,6 +145,7 @@ fn a_contact_integrator_carries_its_action_through_the_pointer() {
         assert_eq!(bits(row), bits(&[expected.positions[k][0], expected.momenta[k][0], expected.actions[k]]), "node {k}");
     }
     let step = model.discrete_step(0.0, &start, &[0.4], 0.05).unwrap();
+    assert_eq!(bits(&model.discrete_advance(0.0, &start, &[0.4], 0.05).unwrap()), bits(&step.next));
     let typed_step = ContactMap::<_, 1>::new(&typed)
         .step(0.0, &SVector::<f64, 3>::from_column_slice(&start), &SVector::from([0.4]), 0.05)
         .unwrap();
@@ -201,6 +203,7 @@ fn the_lie_group_integrator_steps_and_plans_in_its_chart_through_the_pointer() {
     }
     let u = SVector::from([0.1, 0.0, -0.2]);
     let step = model.discrete_step(0.0, &start, u.as_slice(), 0.05).unwrap();
+    assert_eq!(bits(&model.discrete_advance(0.0, &start, u.as_slice(), 0.05).unwrap()), bits(&step.next));
     let map = OrientedMap::<_, 4, 3>::new(&typed);
     let typed_step = map.step::<7, 6, 3>(0.0, &SVector::from_column_slice(&start), &u, 0.05).unwrap();
     assert_eq!((step.a.shape(), step.b.shape()), ((6, 6), (6, 3)));
@@ -251,6 +254,8 @@ fn what_a_model_has_not_is_a_typed_error_and_a_failed_run_keeps_its_nodes() {
     assert_eq!(bits(&flat.states[20]), bits(&[expected.positions[20][0], expected.momenta[20][0]]));
     let refused = model.discrete_step(0.0, &flat.states[0], &[], 0.1).unwrap_err();
     assert!(matches!(&refused, SimError::InvalidArgument(m) if m.contains("it has no inputs")), "{refused}");
+    let refused = model.discrete_advance(0.0, &flat.states[0], &[], 0.1).unwrap_err();
+    assert!(matches!(&refused, SimError::InvalidArgument(m) if m.contains("it has no inputs")), "{refused}");
     // Sizes: the model's state for a run, the discrete state for a step.
     assert!(
         matches!(model.discrete_run(&DiscreteRequest::new(vec![2.0], 0.1, 20)), Err(e) if matches!(e.error, SimError::InvalidArgument(_)))
@@ -258,6 +263,7 @@ fn what_a_model_has_not_is_a_typed_error_and_a_failed_run_keeps_its_nodes() {
     let cart: Box<dyn DynModel> = Box::new(CartPole::from_parameters(&[1.0, 0.3, 0.8, 9.81]).unwrap());
     assert!(matches!(cart.discrete_step(0.0, &[0.0; 3], &[0.0], 0.01), Err(SimError::InvalidArgument(_))));
     assert!(matches!(cart.discrete_step(0.0, &[0.0; 4], &[], 0.01), Err(SimError::InvalidArgument(_))));
+    assert!(matches!(cart.discrete_advance(0.0, &[0.0; 4], &[0.0], f64::NAN), Err(SimError::InvalidArgument(_))));
     // One Newton iteration a step cannot converge: the run fails on its first step, the start kept.
     let mut request = DiscreteRequest::new(x.as_slice().to_vec(), 0.1, 20);
     request.options = DiscreteOptions::default().max_iterations(1);

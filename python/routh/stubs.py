@@ -91,7 +91,7 @@ class Model:
         scheme: str = "rk4",
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
     def advance(
-        self, x: ArrayLike, u: ArrayLike, dt: float, t: float = 0.0, mode: int = 0
+        self, x: ArrayLike, u: ArrayLike, dt: float, t: float = 0.0, mode: int = 0, scheme: str = "rk4"
     ) -> npt.NDArray[np.float64]: ...
     def dlqr(
         self,

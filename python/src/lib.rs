@@ -849,8 +849,12 @@ impl Model {
     /// without Jacobians: x_next alone (`step`'s first result to the bit; routh's `step::rk4`), for
     /// any model and mode — a plant's tick in a loop written in Python, four evaluations of the
     /// field where `step` integrates the variational equations too. Impacts and mode changes are
-    /// not looked for inside the step (`simulate` does).
-    #[pyo3(signature = (x, u, dt, t = 0.0, mode = 0))]
+    /// not looked for inside the step (`simulate` does). With `scheme="variational"` the step of
+    /// the model's variational integrator from the discrete state `x` (`discrete_state`; a model
+    /// with `discrete(rule = ...)` and inputs), `step(..., scheme="variational")`'s first result to
+    /// the bit.
+    #[pyo3(signature = (x, u, dt, t = 0.0, mode = 0, scheme = "rk4"))]
+    #[allow(clippy::too_many_arguments)]
     fn advance<'py>(
         &self,
         py: Python<'py>,
@@ -859,8 +863,17 @@ impl Model {
         dt: f64,
         t: f64,
         mode: usize,
+        scheme: &str,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let next = self.inner.rk4_advance(mode, t, &vector(x)?, &vector(u)?, dt).map_err(|e| raise(py, &e))?;
+        let (x, u) = (vector(x)?, vector(u)?);
+        let next = match scheme.to_ascii_lowercase().as_str() {
+            "rk4" => self.inner.rk4_advance(mode, t, &x, &u, dt),
+            "variational" => {
+                routh::runtime::erased::mode(self.info(), mode).and_then(|()| self.inner.discrete_advance(t, &x, &u, dt))
+            }
+            other => Err(SimError::InvalidArgument(format!("scheme `{other}`: one of \"rk4\", \"variational\""))),
+        }
+        .map_err(|e| raise(py, &e))?;
         Ok(PyArray1::from_vec(py, next))
     }
 

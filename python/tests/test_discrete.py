@@ -53,6 +53,7 @@ def test_the_variational_steps_jacobians_are_the_steps_and_symplectic():
     u, dt = np.array([0.7]), 0.02
     x1, ad, bd = c.step(x, u, dt, scheme="variational")
     assert x1.shape == (4,) and ad.shape == (4, 4) and bd.shape == (4, 1)
+    assert np.array_equal(bits(c.advance(x, u, dt, scheme="variational")), bits(x1))
     assert np.array_equal(bits(x1), bits(c.simulate_discrete([0.1, 0.3, -0.2, 0.5], dt, 1, inputs=u)["x"][1]))
     h = 1e-6
     for j in range(4):
@@ -117,6 +118,9 @@ def test_the_lie_group_integrators_step_is_in_its_chart():
     expected_b = np.vstack([0.5 * h * h * jinv, h * np.eye(3)])
     assert np.max(np.abs(ad - expected_a)) < 1e-13 and np.max(np.abs(bd - expected_b)) < 1e-13
     assert np.array_equal(x1, rest)
+    turning = np.array([1.0, 0, 0, 0, 0.3, -0.2, 0.5])
+    x2 = s.step(turning, [0.1, 0.0, -0.2], h, tangent=True, scheme="variational")[0]
+    assert np.array_equal(bits(s.advance(turning, [0.1, 0.0, -0.2], h, scheme="variational")), bits(x2))
     # A run keeps the spatial momentum of the free body: R mu at every node.
     tumbling = np.array([1.0, 0, 0, 0, 0.3, -0.2, 0.5])
     run = s.simulate_discrete(tumbling, 0.05, 400, energies=True)
@@ -182,6 +186,10 @@ def test_what_a_model_has_not_is_a_typed_exception():
         c.step(np.zeros(4), [0.0], 0.01, tangent=True, scheme="variational")
     with pytest.raises(routh.ArgumentError, match="scheme `leapfrog`"):
         c.step(np.zeros(4), [0.0], 0.01, scheme="leapfrog")
+    with pytest.raises(routh.ArgumentError, match="scheme `leapfrog`"):
+        c.advance(np.zeros(4), [0.0], 0.01, scheme="leapfrog")
+    with pytest.raises(routh.ArgumentError, match=r"no `discrete\(rule"):
+        p.advance([0.1, 0.0, 0.0, 0.0], [], 0.01, scheme="variational")
     with pytest.raises(routh.ArgumentError):
         c.step(np.zeros(3), [0.0], 0.01, scheme="variational")
     for dt in (0.0, float("nan")):

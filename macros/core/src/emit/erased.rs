@@ -497,10 +497,11 @@ fn discrete_glue(
         return DiscreteGlue { info, methods, ..DiscreteGlue::default() };
     }
     let variational = quote! { request.scheme == __routh::erased::IlqrScheme::Variational };
-    let (step, ilqr, ilqr_tangent) = if oriented {
+    let (step, advance, ilqr, ilqr_tangent) = if oriented {
         let (dd, c) = (p + n, 2 * n);
         (
             quote! { __routh::erased::oriented_step::<Self, #p, #n, #dd, #c, #k>(self, #describe, (t, x, u, h)) },
+            quote! { __routh::erased::oriented_advance::<Self, #p, #n, #dd, #k>(self, #describe, (t, x, u, h)) },
             quote! {
                 if #variational {
                     return Err(__routh::erased::oriented_in_chart(#describe));
@@ -531,6 +532,7 @@ fn discrete_glue(
         };
         (
             step,
+            quote! { __routh::erased::advance_map::<_, #dd, #k>(&#map, #describe, (t, x, u, h)) },
             quote! {
                 if #variational {
                     let map = #map;
@@ -545,6 +547,12 @@ fn discrete_glue(
             -> ::core::result::Result<__routh::erased::FlatStep, __routh::SimError>
         {
             #step
+        }
+
+        fn discrete_advance(&self, t: f64, x: &[f64], u: &[f64], h: f64)
+            -> ::core::result::Result<::std::vec::Vec<f64>, __routh::SimError>
+        {
+            #advance
         }
     });
     DiscreteGlue { info, methods, ilqr, ilqr_tangent }

@@ -265,6 +265,39 @@ fn step_arguments<const D: usize, const K: usize>(
     Ok((state::<D>(info, x)?, inputs::<K>(info, u)?))
 }
 
+/// x_{k+1} of a step map from the discrete state `x` with the inputs `u` held, without Jacobians
+/// (`StepMap::advance` of [`VariationalMap`] or [`ContactMap`]; generated glue for
+/// [`DynModel::discrete_advance`](super::DynModel::discrete_advance)).
+///
+/// # Errors
+/// Wrong sizes, a step `h` not finite or zero; the step's own.
+pub fn advance_map<S: StepMap<D, K> + ?Sized, const D: usize, const K: usize>(
+    map: &S,
+    info: &ModelInfo,
+    (t, x, u, h): (f64, &[f64], &[f64], f64),
+) -> Result<Vec<f64>, SimError> {
+    let (x, u) = step_arguments::<D, K>(info, x, u, h)?;
+    Ok(map.advance(t, &x, &u, h)?.as_slice().to_vec())
+}
+
+/// The Lie group integrator's x_{k+1} = (q, μ) from the discrete state `x` with the inputs `u`
+/// held, without Jacobians ([`OrientedMap::advance`]; generated glue for
+/// [`DynModel::discrete_advance`](super::DynModel::discrete_advance)).
+///
+/// # Errors
+/// Wrong sizes, a step `h` not finite or zero; the step's own.
+pub fn oriented_advance<M, const P: usize, const N: usize, const D: usize, const K: usize>(
+    model: &M,
+    info: &ModelInfo,
+    (t, x, u, h): (f64, &[f64], &[f64], f64),
+) -> Result<Vec<f64>, SimError>
+where
+    M: DrivenOrientedDiscrete<P, N, K> + ?Sized,
+{
+    let (x, u) = step_arguments::<D, K>(info, x, u, h)?;
+    Ok(OrientedMap::<M, P, N>::new(model).advance::<D, K>(t, &x, &u, h)?.as_slice().to_vec())
+}
+
 /// The step of a model's variational integrator with inputs over (q, p) and its exact Jacobians
 /// ([`VariationalMap`]; generated glue for [`DynModel::discrete_step`](super::DynModel::discrete_step)).
 ///

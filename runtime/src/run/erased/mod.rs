@@ -38,8 +38,9 @@ use crate::run::{Plan, Runs, Simulate};
 mod discrete;
 
 pub use discrete::{
-    DiscreteInfo, DiscreteKind, DiscreteRequest, FlatDiscreteRun, contact_step, flat_discrete, flat_reduced, ilqr_oriented,
-    ilqr_variational, no_discrete, no_discrete_step, no_reduction, oriented_in_chart, oriented_step, variational_step,
+    DiscreteInfo, DiscreteKind, DiscreteRequest, FlatDiscreteRun, advance_map, contact_step, flat_discrete, flat_reduced,
+    ilqr_oriented, ilqr_variational, no_discrete, no_discrete_step, no_reduction, oriented_advance, oriented_in_chart,
+    oriented_step, variational_step,
 };
 
 /// What a model is, known at run time: its name, sizes and the names of its parameters,
@@ -1039,6 +1040,17 @@ pub trait DynModel: Send + Sync + 'static {
     /// # Errors
     /// Wrong sizes; the step's own; [`SimError::InvalidArgument`] for a model without it.
     fn discrete_step(&self, t: f64, x: &[f64], u: &[f64], h: f64) -> Result<FlatStep, SimError> {
+        let _ = (t, x, u, h);
+        Err(no_discrete_step(self.info()))
+    }
+
+    /// The same step's x_{k+1} alone, without its Jacobians (the step maps' `advance`; to the bit
+    /// [`Self::discrete_step`]'s `next`): a plant's tick on the integrator. By default none; the
+    /// models with [`Self::discrete_step`] have it.
+    ///
+    /// # Errors
+    /// As [`Self::discrete_step`].
+    fn discrete_advance(&self, t: f64, x: &[f64], u: &[f64], h: f64) -> Result<Vec<f64>, SimError> {
         let _ = (t, x, u, h);
         Err(no_discrete_step(self.info()))
     }
