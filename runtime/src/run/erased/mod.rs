@@ -941,10 +941,7 @@ pub trait DynModel: Send + Sync + 'static {
     /// non-finite result ([`SimError::NonFiniteState`]); the field's own.
     fn rk4_advance(&self, mode: usize, t: f64, x: &[f64], u: &[f64], h: f64) -> Result<Vec<f64>, SimError> {
         if !h.is_finite() {
-            return Err(SimError::InvalidArgument(format!(
-                "the step of {}'s RK4 step must be finite, not {h}",
-                self.info().name
-            )));
+            return Err(SimError::InvalidArgument(format!("{}'s RK4 step h = {h} must be finite", self.info().name)));
         }
         let half = 0.5 * h;
         let stage = |k: &[f64], by: f64| -> Vec<f64> { x.iter().zip(k).map(|(x, k)| x + k * by).collect() };
