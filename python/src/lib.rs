@@ -478,10 +478,7 @@ impl Model {
                 ))),
                 _ => Ok(IlqrScheme::Variational),
             },
-            other => Err(SimError::InvalidArgument(format!(
-                "scheme `{other}`: one of \"rk4\", \"variational\"{}",
-                if euler { ", \"semi_implicit_euler\"" } else { "" }
-            ))),
+            other => Err(unknown_scheme(other, euler)),
         }
     }
 
@@ -503,6 +500,15 @@ impl Model {
 fn matrix<'py>(py: Python<'py>, values: Vec<f64>, width: usize) -> PyResult<Bound<'py, PyAny>> {
     let n = values.len().checked_div(width).unwrap_or(0);
     Ok(PyArray1::from_vec(py, values).reshape([n, width])?.into_any())
+}
+
+/// The error of a step map's name that is none of the schemes (`euler`: where the semi-implicit
+/// Euler step is one).
+fn unknown_scheme(name: &str, euler: bool) -> SimError {
+    SimError::InvalidArgument(format!(
+        "scheme `{name}`: one of \"rk4\", \"variational\"{}",
+        if euler { ", \"semi_implicit_euler\"" } else { "" }
+    ))
 }
 
 /// A Riccati solver of the runtime's `lqr` (`care` or `dare`): (A, B, Q, R) to the LQR.
@@ -871,7 +877,7 @@ impl Model {
             "variational" => {
                 routh::runtime::erased::mode(self.info(), mode).and_then(|()| self.inner.discrete_advance(t, &x, &u, dt))
             }
-            other => Err(SimError::InvalidArgument(format!("scheme `{other}`: one of \"rk4\", \"variational\""))),
+            other => Err(unknown_scheme(other, false)),
         }
         .map_err(|e| raise(py, &e))?;
         Ok(PyArray1::from_vec(py, next))
