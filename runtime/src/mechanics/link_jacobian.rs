@@ -977,10 +977,10 @@ impl<const N: usize> LinkDynamics<N> {
         mass
     }
 
-    /// [`Self::mass_from`] column by column: column j's entries above the diagonal over each run
-    /// of consecutive ancestors (joints i, i + 1, … each the parent of the next; a chain's are one
-    /// run) as Σ_c (S_i)_c (Y^C_j S_j)_c across the run, S stored by components so that the run's
-    /// entries are contiguous (SIMD lanes), then mirrored.
+    /// [`Self::mass_from`] column by column: column j's entries over each run of consecutive
+    /// ancestors (joints i, i + 1, … each the parent of the next; a chain's are one run) as
+    /// Σ_c (S_i)_c (Y^C_j S_j)_c across the run, S stored by components so that the run's entries
+    /// are contiguous (SIMD lanes), then mirrored.
     #[inline(always)]
     fn mass_by_runs(&self, s: &[Vector6<f64>; N], ys: &[Vector6<f64>; N]) -> SMatrix<f64, N, N> {
         let top = self.topology;
@@ -1011,9 +1011,13 @@ impl<const N: usize> LinkDynamics<N> {
                 next = top.parent[low];
             }
         }
+        // Each pair's entry is in its lower joint's column, above or below the diagonal as the
+        // joints are numbered (a parent need not have the lower index), the other slot zero.
         for j in 0..N {
             for i in 0..j {
-                mass[(j, i)] = mass[(i, j)];
+                let e = mass[(i, j)] + mass[(j, i)];
+                mass[(i, j)] = e;
+                mass[(j, i)] = e;
             }
         }
         mass
@@ -1454,6 +1458,41 @@ mod tests {
         // (the trunk below the first branch's root) and joint 12 too.
         assert_eq!((mass[(10, 20)], mass[(20, 10)], mass[(6, 12)]), (0.0, 0.0, 0.0));
         assert!(mass[(3, 20)] != 0.0 && mass[(4, 12)] != 0.0 && mass[(7, 17)] != 0.0);
+        // The same tree numbered backwards (joint j as 23 − j: every parent has the higher index,
+        // as an orientation's joints may), M permuted alike.
+        static REVERSED_PARENT: [Option<usize>; 24] = {
+            let mut p = [None; 24];
+            let mut i = 0;
+            while i < 24 {
+                p[23 - i] = match PARENT[i] {
+                    Some(k) => Some(23 - k),
+                    None => None,
+                };
+                i += 1;
+            }
+            p
+        };
+        static REVERSED_ORDER: [usize; 24] = {
+            let mut o = [0; 24];
+            let mut i = 0;
+            while i < 24 {
+                o[i] = 23 - i;
+                i += 1;
+            }
+            o
+        };
+        static REVERSED: LinkTopology = LinkTopology { parent: &REVERSED_PARENT, order: &REVERSED_ORDER };
+        let back = |j: usize| 23 - j;
+        let reversed = LinkDynamics::<24>::new(
+            &REVERSED,
+            std::array::from_fn(|j| joints[back(j)]),
+            std::array::from_fn(|j| inertia[back(j)]),
+            [0.0, 0.0, -9.81],
+        )
+        .with_armature(std::array::from_fn(|j| armature[back(j)]))
+        .mass_matrix();
+        let permuted = SMatrix::<f64, 24, 24>::from_fn(|i, j| mass[(back(i), back(j))]);
+        assert!((reversed - permuted).amax() < 1e-14 * mass.amax(), "{}", reversed - permuted);
     }
 
     /// ∂q̈/∂q and ∂q̈/∂q̇ against central differences of q̈ (which the passes compute from M and
