@@ -336,7 +336,7 @@ impl<const N: usize, const W: usize> Rows for SolvedRows<N, W> {
 /// The smallest pivot of the tree factor, relative to M's own diagonal entry.
 const PIVOT_TOLERANCE: f64 = 1e-14;
 
-/// From how many joints M's entries are computed by runs of ancestors ([`LinkDynamics::mass_from`]):
+/// From how many joints [`LinkDynamics::mass_matrix`] computes M's entries by runs of ancestors:
 /// on a chain of links turning about z, y and x in turn, the runs took 1.05 times the pairs' time
 /// at 9 to 16 links, 0.95–0.98 at 20, 0.89 at 24 and 0.81 at 48 (interleaved in one process,
 /// 2026-12-05).
@@ -947,18 +947,12 @@ impl<const N: usize> LinkDynamics<N> {
         for j in 0..N {
             ys[j] = composite[j].times(&s[j]);
         }
-        self.mass_from(&s, &ys)
+        if N >= RUNS_FROM { self.mass_by_runs(&s, &ys) } else { self.mass_by_pairs(&s, &ys) }
     }
 
     /// M_ij = S_i·(Y^C_j S_j) for i ≼ j from each joint's S_j and Y^C_j S_j (`ys`), mirrored, with
-    /// the armatures on the diagonal: by [`Self::mass_by_runs`] from [`RUNS_FROM`] joints on, one
-    /// 6-D dot product per pair walked up the parents below.
-    #[inline(always)]
-    fn mass_from(&self, s: &[Vector6<f64>; N], ys: &[Vector6<f64>; N]) -> SMatrix<f64, N, N> {
-        if N >= RUNS_FROM { self.mass_by_runs(s, ys) } else { self.mass_by_pairs(s, ys) }
-    }
-
-    /// [`Self::mass_from`] by one 6-D dot product per pair of joints one above the other.
+    /// the armatures on the diagonal: one 6-D dot product per pair of joints one above the other,
+    /// walked up the parents.
     #[inline(always)]
     fn mass_by_pairs(&self, s: &[Vector6<f64>; N], ys: &[Vector6<f64>; N]) -> SMatrix<f64, N, N> {
         let top = self.topology;
@@ -977,10 +971,10 @@ impl<const N: usize> LinkDynamics<N> {
         mass
     }
 
-    /// [`Self::mass_from`] column by column: column j's entries over each run of consecutive
-    /// ancestors (joints i, i + 1, … each the parent of the next; a chain's are one run) as
-    /// Σ_c (S_i)_c (Y^C_j S_j)_c across the run, S stored by components so that the run's entries
-    /// are contiguous (SIMD lanes), then mirrored.
+    /// [`Self::mass_by_pairs`] column by column ([`Self::mass_matrix`] from [`RUNS_FROM`] joints
+    /// on): column j's entries over each run of consecutive ancestors (joints i, i + 1, … each the
+    /// parent of the next; a chain's are one run) as Σ_c (S_i)_c (Y^C_j S_j)_c across the run, S
+    /// stored by components so that the run's entries are contiguous (SIMD lanes), then mirrored.
     #[inline(always)]
     fn mass_by_runs(&self, s: &[Vector6<f64>; N], ys: &[Vector6<f64>; N]) -> SMatrix<f64, N, N> {
         let top = self.topology;
@@ -1024,7 +1018,7 @@ impl<const N: usize> LinkDynamics<N> {
     }
 
     /// M by the composite rigid bodies and K(q, q̇, 0): M by the pairs at any size, the runs of
-    /// [`Self::mass_from`] having measured no faster inside the derivatives (the 29-joint humanoid's
+    /// [`Self::mass_by_runs`] having measured no faster inside the derivatives (the 29-joint humanoid's
     /// `linearize` 1.02 of its time with them, its branches' runs short).
     fn mass_and_bias(&self, p: &Passes<N>) -> (SMatrix<f64, N, N>, SVector<f64, N>) {
         let bias = SVector::<f64, N>::from_fn(|j, _| p.s[j].dot(&p.force[j]));

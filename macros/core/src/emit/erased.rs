@@ -460,11 +460,13 @@ fn discrete_glue(
             __routh::erased::DiscreteInfo::new(__routh::erased::DiscreteKind::#kind, #rule, &DISCRETE_STATE, #steps)#with_cyclic
         })
     };
+    // The typed run of the request (its builder, before `.reduced()` and the options).
+    let run = quote! { view.run_discrete(x0).start(request.t0).step(request.h).steps(request.steps) };
     let reduced = if cyclic.is_empty() {
         quote! { return Err(__routh::erased::no_reduction(#describe).into()); }
     } else {
         quote! {
-            let run = view.run_discrete(x0).start(request.t0).step(request.h).steps(request.steps).reduced().options(&request.options).go();
+            let run = #run.reduced().options(&request.options).go();
             return __routh::erased::flat_reduced(run, &[#(#cyclic),*], request.energies, |nodes| view.discrete_energies(nodes));
         }
     };
@@ -489,7 +491,7 @@ fn discrete_glue(
             if request.reduced {
                 #reduced
             }
-            let run = view.run_discrete(x0).start(request.t0).step(request.h).steps(request.steps).options(&request.options).go();
+            let run = #run.options(&request.options).go();
             __routh::erased::flat_discrete(run, request.energies, |nodes| view.discrete_energies(nodes))
         }
     };

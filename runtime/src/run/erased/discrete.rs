@@ -167,9 +167,19 @@ pub fn flat_discrete<const N: usize, const P: usize>(
     energies: impl FnOnce(&DiscreteTrajectory<N, P>) -> Result<Vec<f64>, FieldError>,
 ) -> Result<FlatDiscreteRun, RunError<FlatDiscreteRun>> {
     let run = run.map_err(|e| e.map_partial(|r| FlatDiscreteRun::new(&r)))?;
-    let mut flat = FlatDiscreteRun::new(&run);
-    if with_energies {
-        match energies(&run) {
+    with_energies_of(FlatDiscreteRun::new(&run), &run, with_energies, energies)
+}
+
+/// `flat` with the energy at each node of `trajectory` by `energies` where `with` asks for it
+/// ([`flat_discrete`], [`flat_reduced`]).
+fn with_energies_of<T>(
+    mut flat: FlatDiscreteRun,
+    trajectory: &T,
+    with: bool,
+    energies: impl FnOnce(&T) -> Result<Vec<f64>, FieldError>,
+) -> Result<FlatDiscreteRun, RunError<FlatDiscreteRun>> {
+    if with {
+        match energies(trajectory) {
             Ok(e) => flat.energies = e,
             Err(e) => return Err(RunError::with_partial(e.into(), flat)),
         }
@@ -194,14 +204,7 @@ pub fn flat_reduced<const N: usize>(
         out
     };
     let run = run.map_err(|e| e.map_partial(|r| flat(&r)))?;
-    let mut out = flat(&run);
-    if with_energies {
-        match energies(&run.trajectory) {
-            Ok(e) => out.energies = e,
-            Err(e) => return Err(RunError::with_partial(e.into(), out)),
-        }
-    }
-    Ok(out)
+    with_energies_of(flat(&run), &run.trajectory, with_energies, energies)
 }
 
 /// The error of a reduced discrete run ([`DiscreteRequest::reduced`]) of a model without a discrete
