@@ -366,7 +366,7 @@ pub mod __private {
     pub mod discrete {
         pub use routh_runtime::discrete::{
             ContactInputSystem, ContactMapDerivatives, DiscreteInputSystem, DrivenContactDiscrete, DrivenDiscrete,
-            DrivenOrientedDiscrete, MomentumLaw, OrientedInputSystem,
+            DrivenOrientedDiscrete, MapDerivatives, MomentumLaw, OrientedInputSystem,
         };
     }
     pub mod erased {

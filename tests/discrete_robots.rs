@@ -94,3 +94,104 @@ fn the_unforced_arms_energy_stays_in_a_band_of_second_order() {
     let ratio = bands[0] / bands[1];
     assert!((3.0..6.0).contains(&ratio) && bands[1] < 2e-3, "relative bands {bands:?}");
 }
+
+/// A floating biped written with joints: a trunk on a floating base and two legs of three
+/// revolute joints (twelve velocities, the base's orientation a quaternion), on the Lie group
+/// integrator. Its maps are long enough that the left map (with Newton's Jacobian) and the step's
+/// blocks are one computation in two phases of part functions, the blocks reading the values the
+/// left map's parts leave (`macros/core`'s `left_and_blocks`).
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = base, kind = floating, child = trunk, mass = 2.0, centre = [0, 0, 0], inertia = diag(0.1, 0.12, 0.08)),
+    joint(name = l_roll, kind = revolute, parent = trunk, child = l_pelvis, origin = [0, 0.1, -0.05], axis = [1, 0, 0],
+          mass = 0.2, centre = [0, 0, -0.02], inertia = diag(0.001, 0.001, 0.001)),
+    joint(name = l_hip, kind = revolute, parent = l_pelvis, child = l_thigh, origin = [0, 0, -0.05], axis = [0, 1, 0],
+          mass = 0.5, centre = [0.01, 0, -0.1], inertia = diag(0.004, 0.0035, 0.0008)),
+    joint(name = l_knee, kind = revolute, parent = l_thigh, child = l_shank, origin = [0, 0, -0.2], axis = [0, 1, 0],
+          mass = 0.3, centre = [0, 0, -0.1], inertia = diag(0.002, 0.002, 0.0005)),
+    joint(name = r_roll, kind = revolute, parent = trunk, child = r_pelvis, origin = [0, -0.1, -0.05], axis = [1, 0, 0],
+          mass = 0.2, centre = [0, 0, -0.02], inertia = diag(0.001, 0.001, 0.001)),
+    joint(name = r_hip, kind = revolute, parent = r_pelvis, child = r_thigh, origin = [0, 0, -0.05], axis = [0, 1, 0],
+          mass = 0.5, centre = [0.01, 0, -0.1], inertia = diag(0.004, 0.0035, 0.0008)),
+    joint(name = r_knee, kind = revolute, parent = r_thigh, child = r_shank, origin = [0, 0, -0.2], axis = [0, 1, 0],
+          mass = 0.3, centre = [0, 0, -0.1], inertia = diag(0.002, 0.002, 0.0005)),
+    gravity = [0, 0, -g],
+    discrete(rule = midpoint),
+)]
+struct Biped {
+    g: f64,
+}
+
+/// The biped's node moved along its chart: the coordinates by δx, the base's quaternion (last) to
+/// Q ⊗ exp(η/2).
+fn biped_moved(q: &SVector<f64, 13>, d: &SVector<f64, 12>) -> SVector<f64, 13> {
+    use routh::nalgebra::{Quaternion, UnitQuaternion, Vector3};
+    let turned = UnitQuaternion::from_quaternion(Quaternion::new(q[9], q[10], q[11], q[12]))
+        * UnitQuaternion::from_scaled_axis(Vector3::new(d[9], d[10], d[11]));
+    SVector::from_fn(|i, _| match i {
+        0..9 => q[i] + d[i],
+        9 => turned.w,
+        10 => turned.i,
+        11 => turned.j,
+        _ => turned.k,
+    })
+}
+
+/// The chart's coordinates of `to` about `from`: δx, and η = log(Q_from⁻¹ Q_to).
+fn biped_chart(from: &SVector<f64, 13>, to: &SVector<f64, 13>) -> SVector<f64, 12> {
+    use routh::nalgebra::{Quaternion, UnitQuaternion};
+    let unit = |q: &SVector<f64, 13>| UnitQuaternion::from_quaternion(Quaternion::new(q[9], q[10], q[11], q[12]));
+    let eta = (unit(from).inverse() * unit(to)).scaled_axis();
+    SVector::from_fn(|i, _| if i < 9 { to[i] - from[i] } else { eta[i - 9] })
+}
+
+/// The step Jacobian from the two-phase blocks against central differences of the solved step
+/// along the start node's chart and its momenta, and the cotangent bundle's form kept (gravity the
+/// only force); the blocks' Newton Jacobian (their first phase within the whole) the left map's
+/// own, to the bit.
+#[test]
+fn a_floating_bipeds_two_phase_step_blocks_are_its_steps_jacobian() {
+    use routh::runtime::OrientedDiscreteSystem;
+    use routh::runtime::discrete::{DiscreteOptions, oriented_step, oriented_step_jacobian, oriented_symplecticity_defect};
+    assert_eq!(Biped::COORDINATES[9], "base_q_w", "the quaternion's four positions come last");
+    let model = Biped { g: 9.81 };
+    let turn = routh::nalgebra::UnitQuaternion::from_euler_angles(0.2, -0.3, 0.5);
+    let q0 = SVector::<f64, 13>::from_fn(|i, _| match i {
+        0..9 => [0.1, -0.2, 0.9, 0.15, -0.4, 0.7, -0.1, 0.3, 0.5][i],
+        9 => turn.w,
+        10 => turn.i,
+        11 => turn.j,
+        _ => turn.k,
+    });
+    let xi = SVector::<f64, 12>::from_fn(|i, _| 0.01 * ((i as f64) * 0.7).sin() + 0.004);
+    let h = 0.01;
+    let (mu0, _) = model.discrete_momenta(0.0, h, &q0, &xi);
+    let options = DiscreteOptions::default();
+    let step = |q: &SVector<f64, 13>, mu: &SVector<f64, 12>| oriented_step(&model, (0.0, h), (q, mu), xi, &options).unwrap();
+    let base = step(&q0, &mu0);
+    assert!((base.increment - xi).amax() < 1e-12, "the step from μ⁻(q₀, ξ) is ξ");
+    let blocks = model.map_derivatives(0.0, h, &q0, &base.increment).unwrap().unwrap();
+    let (_, newton) = model.left_momentum(0.0, h, &q0, &base.increment).unwrap();
+    assert_eq!(blocks.left_dnext, newton, "the blocks' J is the left map's");
+    let jac = oriented_step_jacobian(&model, 0.0, h, &q0, &base.increment).unwrap().unwrap();
+    let eps = 1e-6;
+    for i in 0..24 {
+        let e = SVector::<f64, 12>::from_fn(|r, _| if r == i % 12 { eps } else { 0.0 });
+        let (up, down) = if i < 12 {
+            (step(&biped_moved(&q0, &e), &mu0), step(&biped_moved(&q0, &-e), &mu0))
+        } else {
+            (step(&q0, &(mu0 + e)), step(&q0, &(mu0 - e)))
+        };
+        let dq = (biped_chart(&base.position, &up.position) - biped_chart(&base.position, &down.position)) / (2.0 * eps);
+        let dmu = (up.momentum - down.momentum) / (2.0 * eps);
+        let (exact_q, exact_mu) = if i < 12 {
+            (jac.dq_dq.column(i), jac.dp_dq.column(i))
+        } else {
+            (jac.dq_dp.column(i - 12), jac.dp_dp.column(i - 12))
+        };
+        assert!((exact_q - dq).amax() < 1e-6 * (1.0 + dq.amax()), "∂q₁ column {i}: {:e}", (exact_q - dq).amax());
+        assert!((exact_mu - dmu).amax() < 1e-6 * (1.0 + dmu.amax()), "∂μ₁ column {i}: {:e}", (exact_mu - dmu).amax());
+    }
+    let defect = oriented_symplecticity_defect::<13, 12>(&jac, &mu0, &base.momentum);
+    assert!(defect < 1e-8, "symplectic defect {defect:e}");
+}

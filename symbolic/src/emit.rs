@@ -46,6 +46,10 @@ pub struct Emitted {
     /// k below this), one per statement except where a statement defines several (the sines and
     /// cosines of [`EmitOptions::sin_cos`]) or stores an output in its place (none).
     pub temporaries: usize,
+    /// Every expression whose value a temporary holds once the statements have run, with that
+    /// temporary's name (in the order of the expressions' nodes): what later code may read
+    /// instead of computing it again ([`emit_slots_after`]).
+    pub named: Vec<(Expr, TokenStream)>,
 }
 
 /// Operation counts of emitted code.
@@ -189,7 +193,7 @@ pub fn emit_bound_with(
     options: &EmitOptions,
 ) -> Emitted {
     let prefix = if prefix.is_empty() { "__cse" } else { prefix };
-    emit_with(arena, bindings, outputs, symbol, Temps::Let(prefix), &[], options)
+    emit_with(arena, bindings, outputs, symbol, Temps::Let(prefix), &[], options, &[])
 }
 
 /// [`emit_slots_placed`] with bindings (see [`emit_bound`]) and `options`.
@@ -202,7 +206,24 @@ pub fn emit_slots_placed_with(
     array: &str,
     options: &EmitOptions,
 ) -> Emitted {
-    emit_with(arena, bindings, outputs, symbol, Temps::Slots(Ident::new(array, Span::call_site())), places, options)
+    emit_with(arena, bindings, outputs, symbol, Temps::Slots(Ident::new(array, Span::call_site())), places, options, &[])
+}
+
+/// [`emit_slots_placed_with`] (no bindings, no places) after earlier statements: each expression of
+/// `computed` is read through the name beside it (an earlier computation's temporary, from its
+/// [`Emitted::named`]) rather than computed — what it alone reaches is not emitted, and it counts as
+/// ready at once in the order of sums. The rest is emitted as `emit_slots_placed_with` would,
+/// its own temporaries `<array>[k]` from k = 0.
+pub fn emit_slots_after(
+    arena: &Arena,
+    outputs: &[Expr],
+    computed: &[(Expr, TokenStream)],
+    symbol: &dyn Fn(Expr) -> TokenStream,
+    array: &str,
+    options: &EmitOptions,
+) -> Emitted {
+    let temps = Temps::Slots(Ident::new(array, Span::call_site()));
+    emit_with(arena, &[], outputs, symbol, temps, &[], options, computed)
 }
 
 /// Where temporaries are stored.
@@ -213,6 +234,9 @@ enum Temps<'a> {
     Slots(Ident),
 }
 
+/// The emission of `outputs`, after statements that computed `computed` (see
+/// [`emit_slots_after`]; empty everywhere else).
+#[allow(clippy::too_many_arguments)]
 fn emit_with(
     arena: &Arena,
     bindings: &[(Expr, Expr)],
@@ -221,10 +245,32 @@ fn emit_with(
     temps_style: Temps<'_>,
     places: &[Option<TokenStream>],
     options: &EmitOptions,
+    computed: &[(Expr, TokenStream)],
 ) -> Emitted {
     let bindings = &live_bindings(arena, bindings, outputs);
     let roots: Vec<Expr> = outputs.iter().copied().chain(bindings.iter().map(|b| b.1)).collect();
-    let marks = arena.reach_marks(&roots);
+    // The nodes computed here: those the roots reach without passing through a computed one (a
+    // computed node is read, not emitted: unmarked, its uses still counted by its parents).
+    let marks = if computed.is_empty() {
+        arena.reach_marks(&roots)
+    } else {
+        let known: rustc_hash::FxHashSet<Expr> = computed.iter().map(|c| c.0).collect();
+        let n = roots.iter().map(|r| r.index() + 1).max().unwrap_or(0);
+        let mut marks = vec![false; n];
+        let mut stack: Vec<Expr> = roots.iter().copied().filter(|r| !known.contains(r)).collect();
+        for &r in &stack {
+            marks[r.index()] = true;
+        }
+        while let Some(e) = stack.pop() {
+            arena.nodes[e.index()].for_each_child(|c| {
+                if !marks[c.index()] && !known.contains(&c) {
+                    marks[c.index()] = true;
+                    stack.push(c);
+                }
+            });
+        }
+        marks
+    };
     let mut uses = vec![0u32; marks.len()];
     for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
         arena.nodes[i].for_each_child(|c| uses[c.index()] += 1);
@@ -301,12 +347,20 @@ fn emit_with(
         scaled: FxHashMap::default(),
         absorbed: FxHashMap::default(),
         batched: FxHashMap::default(),
+        computed: computed.iter().map(|c| c.0).collect(),
         ready: vec![u32::MAX; marks.len()],
     };
     for &(sym, e) in bindings {
         let r = em.readiness(e);
         if let Some(slot) = em.ready.get_mut(sym.index()) {
             *slot = r;
+        }
+    }
+    // Each computed node read by its name, ready at once.
+    for (e, name) in computed {
+        em.batched.insert(*e, name.clone());
+        if let Some(slot) = em.ready.get_mut(e.index()) {
+            *slot = 0;
         }
     }
     // How often each factor appears beside each coefficient (see `Emitter::scaled_factor`).
@@ -352,11 +406,16 @@ fn emit_with(
     }
     let placed = (0..outputs.len()).map(|o| owner.get(&outputs[o]) == Some(&o)).collect();
     let outputs = outputs.iter().map(|&o| em.expr(o).ts).collect();
+    // (A sum emitted times a coefficient of its own holds that multiple, not its value.)
+    let mut named: Vec<(Expr, TokenStream)> =
+        em.temps.iter().filter(|(e, _)| !em.absorbed.contains_key(e)).map(|(&e, name)| (e, name.clone())).collect();
+    named.extend(em.batched.iter().filter(|(e, _)| !em.computed.contains(e)).map(|(&e, name)| (e, name.clone())));
+    named.sort_by_key(|(e, _)| e.index());
     let statements = match em.style {
         Temps::Let(_) if em.statements.len() > GROUPED_ABOVE => grouped_lets(em.statements),
         _ => em.statements.into_iter().map(Statement::tokens).collect(),
     };
-    Emitted { statements, outputs, ops: em.ops, placed, temporaries: em.next_temp }
+    Emitted { statements, outputs, ops: em.ops, placed, temporaries: em.next_temp, named }
 }
 
 /// Above this many `let` statements a body's temporaries are declared in groups
@@ -435,8 +494,11 @@ struct Emitter<'a> {
     scaled: FxHashMap<(Rational, Expr), (u32, Option<TokenStream>)>,
     /// Sums emitted times a coefficient k of theirs (see [`absorbed_contents`]).
     absorbed: FxHashMap<Expr, Rational>,
-    /// Sines and cosines computed together (see [`EmitOptions::sin_cos`]): their names.
+    /// Sines and cosines computed together (see [`EmitOptions::sin_cos`]): their names; and the
+    /// nodes computed before ([`emit_slots_after`]), theirs.
     batched: FxHashMap<Expr, TokenStream>,
+    /// The nodes computed before ([`emit_slots_after`]): a name each, never looked into.
+    computed: rustc_hash::FxHashSet<Expr>,
     /// Each reachable node's readiness (see [`Emitter::readiness`]), `u32::MAX` until known.
     ready: Vec<u32>,
 }
@@ -496,6 +558,10 @@ fn absorbed_contents(em: &Emitter<'_>, marks: &[bool]) -> FxHashMap<Expr, Ration
     let bases: rustc_hash::FxHashSet<Expr> = em.extensions.values().map(|&(b, _)| b).collect();
     let mut out: FxHashMap<Expr, Rational> = FxHashMap::default();
     for (f, (k, count)) in seen {
+        // A sum computed before is read as it is ([`emit_slots_after`]).
+        if em.computed.contains(&f) {
+            continue;
+        }
         let (Some(k), Some(v)) = (k.filter(|k| !k.is_one()), sum_of(f)) else { continue };
         let Node::Add(terms) = arena.node(v) else { continue };
         // Its only uses are these products (a binding's value: its symbol's, and the binding).
@@ -577,7 +643,7 @@ type Cofactor = Vec<(Rational, Vec<Expr>)>;
 
 impl Emitter<'_> {
     fn is_temp(&self, e: Expr) -> bool {
-        self.uses[e.index()] > 1 && !self.arena.node(e).is_leaf()
+        self.uses[e.index()] > 1 && !self.arena.node(e).is_leaf() || self.computed.contains(&e)
     }
 
     /// Emitted as a bare name (`x * x` is then cheap and clear).

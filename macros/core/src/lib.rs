@@ -391,6 +391,55 @@ mod tests {
         assert!(primal.contains("[f64 ; 12usize]") && !primal.contains(". sin ()"), "{primal}");
     }
 
+    /// A long discrete step's left map (with Newton's Jacobian) and its blocks are one computation
+    /// in two phases: the left map calls only the first phase's parts, which never see the second
+    /// array; the blocks call them, then the second phase's, which read the first array and write
+    /// their own; where the two are short, the blocks are a function of their own with J.
+    #[test]
+    fn a_long_discrete_steps_blocks_read_the_left_maps_values() {
+        let src = |name: &str| -> proc_macro2::TokenStream {
+            format!(
+                "#[mechanics(coordinates(x), orientation(b), \
+                 body(name = top, mass = m, centre = [x, 0, 0] + b * [0, 0, l], frame = b, inertia = diag(a1, a2, c)), \
+                 gravity = [0, 0, -g], force(x = -k * x), discrete(rule = midpoint))] \
+                 struct {name} {{ m: f64, l: f64, a1: f64, a2: f64, c: f64, g: f64, k: f64 }}"
+            )
+            .parse()
+            .unwrap()
+        };
+        // Short: plain functions, the blocks with J.
+        let out = crate::try_expand(src("Short")).unwrap();
+        assert!(functions(out.clone(), "__routh_discrete_left_part").is_empty());
+        let blocks = functions(out, "__routh_discrete_blocks");
+        assert!(blocks[0].contains("left_dnext") && !blocks[0].contains("__routh_discrete_left"), "{}", blocks[0]);
+        // Long (parts from 100 statements here).
+        crate::emit::codegen::SPLIT_AT.set(100);
+        let out = crate::try_expand(src("Long")).unwrap();
+        let parts = functions(out.clone(), "__routh_discrete_left_part");
+        let (second, first): (Vec<&String>, Vec<&String>) = parts.iter().partition(|f| f.contains("__v"));
+        assert!(!first.is_empty() && !second.is_empty(), "{} parts", parts.len());
+        for part in &second {
+            assert!(part.contains("__w : & [f64") && part.contains("__v : & mut [f64"), "{part}");
+        }
+        let call = |part: &String| {
+            let name = part.split("fn ").nth(1).and_then(|rest| rest.split_whitespace().next()).unwrap();
+            format!("self . {name} :: < () >")
+        };
+        let left = functions(out.clone(), "__routh_discrete_left");
+        let left = left.iter().find(|f| f.contains("fn __routh_discrete_left (")).unwrap();
+        let blocks = functions(out, "__routh_discrete_blocks");
+        for part in &first {
+            assert!(left.contains(&call(part)) && blocks[0].contains(&call(part)), "{}", call(part));
+        }
+        for part in &second {
+            assert!(!left.contains(&call(part)) && blocks[0].contains(&call(part)), "{}", call(part));
+        }
+        // Phase one before phase two in the blocks.
+        let position = |part: &String| blocks[0].find(&call(part)).unwrap();
+        let last_first = first.iter().map(|p| position(p)).max().unwrap();
+        assert!(second.iter().all(|p| position(p) > last_first));
+    }
+
     /// A long dense M-and-f body stores every entry of M's lower triangle and of f where the
     /// runtime factors it (no scratch slot copied into M afterwards).
     #[test]

@@ -336,6 +336,62 @@ fn placed_outputs_are_stored_where_asked_and_read_there() {
     assert!(close(interp.env["m[(1,0)]"], expect[0], 1e-14) && close(interp.env["f[3]"], expect[3], 1e-14));
 }
 
+/// Code emitted after earlier statements reads what their temporaries hold ([`emit_slots_after`],
+/// from the first emission's `named`) instead of computing it again: the second's statements
+/// hold no sine, no product the first held, and fewer operations than the same outputs emitted
+/// alone; run after the first (the two arrays apart), both give the DAG's values.
+#[test]
+fn code_emitted_after_reads_the_earlier_temporaries() {
+    let mut a = Arena::new();
+    let (x, y, z) = (a.symbol("x"), a.symbol("y"), a.symbol("z"));
+    let s = a.call(Func::Sin, &[x]);
+    let sy = a.mul2(s, y);
+    let w = a.add2(sy, z);
+    let ww = a.mul2(w, w);
+    let first = [ww, a.add2(w, x)];
+    let wz = a.mul2(w, z);
+    let c = a.call(Func::Cos, &[y]);
+    // Sums whose rational content the canonical form keeps outside them (x + z/4 is ¼ (4x + z)):
+    // one that the first emits times that content in every use (its temporary holds x + z/4, not
+    // the node's 4x + z), and one that the first uses under two coefficients (a plain temporary)
+    // and the second under one alone (where it would emit its own times that content).
+    let quarter = a.num(Rational::parse_decimal("0.25").unwrap());
+    let two_ = a.int(2);
+    let qz = a.mul2(quarter, z);
+    let k = a.add2(x, qz);
+    let qy = a.mul2(quarter, y);
+    let m = a.sub(x, qy);
+    let first = [first[0], first[1], a.mul2(k, y), a.mul2(k, z), a.mul2(m, y), a.mul(&[two_, m, z])];
+    let second = [a.add2(wz, c), a.mul2(ww, x), a.mul2(k, c), a.mul2(m, x), a.mul2(m, c), a.mul2(k, x)];
+    let one = emit_slots_placed_with(&a, &[], &first, &[], &sym_tokens(&a), "p", &EmitOptions::default());
+    assert!(one.named.iter().any(|(e, _)| *e == w) && one.named.iter().any(|(e, _)| *e == ww), "{}", render(&one));
+    let two = emit_slots_after(&a, &second, &one.named, &sym_tokens(&a), "q", &EmitOptions::default());
+    let alone = emit_slots_placed_with(&a, &[], &second, &[], &sym_tokens(&a), "q", &EmitOptions::default());
+    let text = render(&two);
+    assert!(!text.contains("sin") && text.contains("p ["), "{text}");
+    assert!(render(&one).contains("0.25"), "the first emits x + z/4 as written:\n{}", render(&one));
+    assert!(two.ops.total() < alone.ops.total(), "{} against {}", two.ops.total(), alone.ops.total());
+    let (vx, vy, vz) = (0.7, 1.3, -0.4);
+    let mut interp = Interp { env: HashMap::new() };
+    interp.env.extend([("x".to_owned(), vx), ("y".to_owned(), vy), ("z".to_owned(), vz)]);
+    let got_first = interp.run_places(&one);
+    let got_second = interp.run_places(&two);
+    let value_of = |e: Expr| {
+        if e == x {
+            vx
+        } else if e == y {
+            vy
+        } else {
+            vz
+        }
+    };
+    for (got, outputs) in [(got_first, &first[..]), (got_second, &second[..])] {
+        for (g, e) in got.iter().zip(a.eval_many(outputs, &value_of)) {
+            assert!(close(*g, e, 1e-14), "{g} vs {e}\n{text}");
+        }
+    }
+}
+
 /// A coefficient beside a factor in several products, `0.0825 * c * x` and `0.0825 * c * y`, is
 /// multiplied once (`(0.0825 * c) * x`, what `0.0825 * c * x` computes); a sum whose rational content
 /// the canonical form keeps outside it (`1e-6 * (1000000 a - 3495 b)` for `a - 0.003495 b`) is

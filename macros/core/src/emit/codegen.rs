@@ -287,7 +287,12 @@ fn split(
 
 /// The scratch slot `__w[k]` a token pair names, if it is one.
 fn slot_of(ident: &proc_macro2::Ident, next: Option<&TokenTree>) -> Option<usize> {
-    if ident != "__w" {
+    slot_in(ident, next, "__w")
+}
+
+/// The slot `<array>[k]` a token pair names, if it is one.
+fn slot_in(ident: &proc_macro2::Ident, next: Option<&TokenTree>, array: &str) -> Option<usize> {
+    if ident != array {
         return None;
     }
     let Some(TokenTree::Group(g)) = next else { return None };
@@ -313,21 +318,46 @@ fn slots_read(tokens: TokenStream, out: &mut Vec<usize>) {
 
 /// `tokens` with each slot `__w[k]` for which `local[k]` holds named `__wk` instead.
 fn localised(tokens: TokenStream, local: &[bool]) -> TokenStream {
+    slots_replaced(tokens, "__w", &|k| {
+        if local.get(k).copied().unwrap_or(false) {
+            let id = format_ident!("__w{k}");
+            quote! { #id }
+        } else {
+            quote! { __w[#k] }
+        }
+    })
+}
+
+/// The slot k a statement `__w[k] = rhs;` defines; `None` for any other statement (the sines and
+/// cosines' destructuring assignment, which defines several).
+fn defined_slot(statement: &TokenStream) -> Option<usize> {
+    let mut trees = statement.clone().into_iter();
+    let first = trees.next();
+    let second = trees.next();
+    let third = trees.next();
+    match (first, &third) {
+        (Some(TokenTree::Ident(id)), Some(TokenTree::Punct(p))) if p.as_char() == '=' => slot_of(&id, second.as_ref()),
+        _ => None,
+    }
+}
+
+/// `tokens` with each slot `<array>[k]` replaced by `to(k)` (recursively into groups).
+fn slots_replaced(tokens: TokenStream, array: &str, to: &dyn Fn(usize) -> TokenStream) -> TokenStream {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out = TokenStream::new();
     let mut i = 0;
     while i < trees.len() {
         match &trees[i] {
             TokenTree::Ident(id) => {
-                if let Some(k) = slot_of(id, trees.get(i + 1)).filter(|&k| local.get(k).copied().unwrap_or(false)) {
-                    out.extend([TokenTree::Ident(format_ident!("__w{k}"))]);
+                if let Some(k) = slot_in(id, trees.get(i + 1), array) {
+                    out.extend(to(k));
                     i += 2;
                     continue;
                 }
                 out.extend([trees[i].clone()]);
             }
             TokenTree::Group(g) => {
-                let mut group = proc_macro2::Group::new(g.delimiter(), localised(g.stream(), local));
+                let mut group = proc_macro2::Group::new(g.delimiter(), slots_replaced(g.stream(), array, to));
                 group.set_span(g.span());
                 out.extend([TokenTree::Group(group)]);
             }
@@ -338,28 +368,109 @@ fn localised(tokens: TokenStream, local: &[bool]) -> TokenStream {
     out
 }
 
-/// The part functions' statements with every temporary read only inside its own part a local
-/// `let` of that part (`let __wk: f64 = …;`) rather than a slot of the scratch array: only the
-/// values another part or the caller reads go through memory. A statement `__w[k] = rhs;` defines
-/// slot k; the outputs are read by the caller.
-fn part_locals(statements: Vec<TokenStream>, outputs: &[TokenStream], len: usize) -> Vec<TokenStream> {
+/// A long computation in two phases ([`Helpers::phased`]): the first's outputs alone, or both's.
+pub(crate) struct Phased {
+    /// The first phase: its statements (declaring the scratch array `__w`) and its outputs.
+    pub(crate) first: (Vec<TokenStream>, Vec<TokenStream>),
+    /// Both phases: the first's statements, then the second's (declaring `__v`, reading `__w`),
+    /// and every output — the first's, then the second's.
+    pub(crate) both: (Vec<TokenStream>, Vec<TokenStream>),
+}
+
+/// `first` and `second` as one long computation in two phases of part functions, where the
+/// second's outputs share much of the first's work (a discrete step's blocks and its Newton map):
+/// the first's outputs emitted alone, as [`body_with_base`] would, in parts over the scratch
+/// array `__w`; then the second's in parts of their own over a second array `__v`, reading from
+/// `__w` every value the first leaves there (`symbolic::emit_slots_after`; not its parts' locals,
+/// which the second computes again). So the first phase alone is its own body's code, and the
+/// second computes only what the first did not leave. The part functions are returned beside;
+/// `None` where the two together are short enough for plain `let`s ([`split_statements`]).
+fn body_phased(
+    model: &View<'_>,
+    first: &[Expr],
+    second: &[Expr],
+    name: &str,
+    base: &(TokenStream, TokenStream),
+) -> Option<(Vec<TokenStream>, Phased)> {
+    let symbol = |s| symbol_tokens(model, s);
+    let options = emit_options();
+    let one = symbolic::emit_slots_placed_with(model.arena, &[], first, &[], &symbol, "__w", &options);
+    // The first phase's temporaries in `__w` after it (not its parts' locals), named `__p[k]` in
+    // the second until it is in parts: the first phase's code is its body's alone.
+    let len1 = one.temporaries;
+    let local = local_slots(&one.statements, &one.outputs, len1);
+    let mut held = Vec::new();
+    let computed: Vec<(Expr, TokenStream)> = one
+        .named
+        .iter()
+        .filter_map(|(e, name)| {
+            held.clear();
+            slots_read(name.clone(), &mut held);
+            let [k] = held[..] else { return None };
+            (!local.get(k).copied().unwrap_or(true)).then(|| (*e, quote! { __p[#k] }))
+        })
+        .collect();
+    let two = symbolic::emit_slots_after(model.arena, second, &computed, &symbol, "__w", &options);
+    if one.statements.len() + two.statements.len() <= split_statements() {
+        return None;
+    }
+    let len2 = two.temporaries;
+    let per = part_statements();
+    let statements1 = part_locals(one.statements, &one.outputs, len1);
+    let statements2 = part_locals(two.statements, &two.outputs, len2);
+    // The second phase's own slots in `__v`, the first's in `__w`.
+    let renamed = |tokens: TokenStream| {
+        let own = slots_replaced(tokens, "__w", &|k| quote! { __v[#k] });
+        slots_replaced(own, "__p", &|k| quote! { __w[#k] })
+    };
+    let statements2: Vec<TokenStream> = statements2.into_iter().map(renamed).collect();
+    let outputs2: Vec<TokenStream> = two.outputs.into_iter().map(renamed).collect();
+    let (base_params, base_args) = base;
+    let allow = allow_generated();
+    let mut parts = Vec::new();
+    let mut calls1 = vec![quote! { let mut __w = [0.0_f64; #len1]; }];
+    for (k, chunk) in statements1.chunks(per).enumerate() {
+        let part = format_ident!("{name}_part{k}");
+        parts.push(quote! {
+            #allow
+            #[inline(never)]
+            fn #part<__Lazy>(&self, #base_params __w: &mut [f64; #len1]) {
+                #(#chunk)*
+            }
+        });
+        calls1.push(quote! { self.#part::<()>(#base_args &mut __w); });
+    }
+    let parts1 = parts.len();
+    let mut calls2 = calls1.clone();
+    if !statements2.is_empty() {
+        calls2.push(quote! { let mut __v = [0.0_f64; #len2]; });
+    }
+    for (k, chunk) in statements2.chunks(per).enumerate() {
+        let part = format_ident!("{name}_part{}", parts1 + k);
+        parts.push(quote! {
+            #allow
+            #[inline(never)]
+            fn #part<__Lazy>(&self, #base_params __w: &[f64; #len1], __v: &mut [f64; #len2]) {
+                #(#chunk)*
+            }
+        });
+        calls2.push(quote! { self.#part::<()>(#base_args &__w, &mut __v); });
+    }
+    let mut outputs = one.outputs.clone();
+    outputs.extend(outputs2);
+    Some((parts, Phased { first: (calls1, one.outputs), both: (calls2, outputs) }))
+}
+
+/// Per slot of the scratch array, whether it is read only inside the part that defines it (in
+/// parts of [`part_statements`]) and not by `outputs`: a local of that part ([`part_locals`]).
+fn local_slots(statements: &[TokenStream], outputs: &[TokenStream], len: usize) -> Vec<bool> {
     // The part that defines each slot, and whether another part (or the caller) reads it.
     let mut defined_in = vec![usize::MAX; len];
     let mut shared = vec![false; len];
-    let defines = |statement: &TokenStream| -> Option<usize> {
-        let mut trees = statement.clone().into_iter();
-        let first = trees.next();
-        let second = trees.next();
-        let third = trees.next();
-        match (first, &third) {
-            (Some(TokenTree::Ident(id)), Some(TokenTree::Punct(p))) if p.as_char() == '=' => slot_of(&id, second.as_ref()),
-            _ => None,
-        }
-    };
     let mut reads = Vec::new();
     for (i, statement) in statements.iter().enumerate() {
         let part = i / part_statements();
-        let own = defines(statement);
+        let own = defined_slot(statement);
         reads.clear();
         slots_read(statement.clone(), &mut reads);
         for &k in &reads {
@@ -380,7 +491,16 @@ fn part_locals(statements: Vec<TokenStream>, outputs: &[TokenStream], len: usize
             }
         }
     }
-    let local: Vec<bool> = (0..len).map(|k| defined_in[k] != usize::MAX && !shared[k]).collect();
+    (0..len).map(|k| defined_in[k] != usize::MAX && !shared[k]).collect()
+}
+
+/// The part functions' statements with every temporary read only inside its own part a local
+/// `let` of that part (`let __wk: f64 = …;`) rather than a slot of the scratch array: only the
+/// values another part or the caller reads go through memory. A statement `__w[k] = rhs;` defines
+/// slot k; the outputs are read by the caller.
+fn part_locals(statements: Vec<TokenStream>, outputs: &[TokenStream], len: usize) -> Vec<TokenStream> {
+    let local = local_slots(&statements, outputs, len);
+    let defines = defined_slot;
     statements
         .into_iter()
         .map(|statement| match defines(&statement).filter(|&k| local.get(k).copied().unwrap_or(false)) {
@@ -529,6 +649,22 @@ impl Helpers {
         extra_args: &TokenStream,
     ) -> (Vec<TokenStream>, Vec<TokenStream>) {
         self.add(body_bound(model, bindings, outputs, name, &state_base(model), extra_params, extra_args))
+    }
+
+    /// `first` and `second` as one computation in two phases ([`body_phased`]), its part functions
+    /// joining the helpers; `None` where the whole is short enough for plain `let`s (emit each
+    /// body on its own then).
+    pub(crate) fn phased(
+        &mut self,
+        model: &View<'_>,
+        first: &[Expr],
+        second: &[Expr],
+        name: &str,
+        base: &(TokenStream, TokenStream),
+    ) -> Option<Phased> {
+        let (parts, phased) = body_phased(model, first, second, name, base)?;
+        self.0.extend(parts);
+        Some(phased)
     }
 
     /// The part functions of a body built otherwise ([`body_with_base`]) join the helpers; returns

@@ -87,7 +87,7 @@
 
 use nalgebra::{Matrix3, Quaternion, SMatrix, SVector, Vector3};
 
-use super::{DiscreteOptions, DiscreteTrajectory, InputStepJacobian, StepJacobian, check_start};
+use super::{DiscreteOptions, DiscreteTrajectory, InputStepJacobian, MapDerivatives, StepJacobian, check_start};
 use crate::error::{FieldError, RunError, RunResult, SimError};
 use crate::mechanics::linalg::LuFactor;
 use crate::mechanics::newton_converged;
@@ -130,6 +130,27 @@ pub trait OrientedDiscreteSystem<const P: usize, const N: usize> {
         _xi: &SVector<f64, N>,
     ) -> Option<Result<(SMatrix<f64, N, N>, SMatrix<f64, N, N>, SMatrix<f64, N, N>), FieldError>> {
         None
+    }
+
+    /// All four blocks at once — [`Self::momentum_derivatives`]' three and Newton's J = ∂μ⁻/∂ξ —
+    /// as [`oriented_step_jacobian`] reads them. The default calls both methods; a generated
+    /// system computes the four in one pass, the blocks reading the values its `left_momentum`
+    /// computes (see [`MapDerivatives`]).
+    ///
+    /// # Errors
+    /// A [`FieldError`] if they cannot be evaluated.
+    fn map_derivatives(
+        &self,
+        t: f64,
+        h: f64,
+        q0: &SVector<f64, P>,
+        xi: &SVector<f64, N>,
+    ) -> Option<Result<MapDerivatives<N>, FieldError>> {
+        let blocks = self.momentum_derivatives(t, h, q0, xi)?;
+        Some(blocks.and_then(|(left_dq0, right_dq0, right_dnext)| {
+            let (_, left_dnext) = self.left_momentum(t, h, q0, xi)?;
+            Ok(MapDerivatives { left_dq0, left_dnext, right_dq0, right_dnext })
+        }))
     }
 }
 
@@ -331,9 +352,8 @@ fn chart_blocks<S: OrientedDiscreteSystem<P, N> + ?Sized, const P: usize, const 
     xi: &SVector<f64, N>,
 ) -> Result<Option<ChartBlocks<N>>, SimError> {
     let (m, k) = Layout::<P, N>::OK;
-    let Some(blocks) = sys.momentum_derivatives(t, h, q0, xi) else { return Ok(None) };
-    let (d0, e0, e1) = blocks?;
-    let (_, j) = sys.left_momentum(t, h, q0, xi)?;
+    let Some(blocks) = sys.map_derivatives(t, h, q0, xi) else { return Ok(None) };
+    let MapDerivatives { left_dq0: d0, left_dnext: j, right_dq0: e0, right_dnext: e1 } = blocks?;
     let singular = |_| SimError::SingularStepJacobian { t };
     let lu = LuFactor::new(j).map_err(singular)?;
     // ∂ξ/∂q₀ and ∂ξ/∂μ₀.

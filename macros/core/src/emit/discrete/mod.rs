@@ -22,8 +22,14 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
     let (zp, za) =
         if de.contact.is_some() { (quote! { z0: f64, }, quote! { z0, }) } else { (TokenStream::new(), TokenStream::new()) };
     let base = (quote! { t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp }, quote! { t0, h, q0, q1, #za });
+    // The left map and the step's blocks (a contact model's with its action: `blocks_item`).
+    let shared = de.contact.is_none().then(|| left_and_blocks(model, &de.maps, helpers, &base));
     let mut body = |outputs: &[Expr], name: &str| helpers.add(body_with_base(model, outputs, name, &base, &none, &none));
-    let [(l_stmts, l_vals), (f_stmts, f_vals), (lm_stmts, lm_vals), (rm_stmts, rm_vals)] = map_bodies(&mut body, &de.maps);
+    let [(l_stmts, l_vals), (f_stmts, f_vals), (rm_stmts, rm_vals)] = map_bodies(&mut body, &de.maps);
+    let ((lm_stmts, lm_vals), blocks) = match shared {
+        Some((left, blocks)) => (left, Some(blocks)),
+        None => (body(&left_outputs(&de.maps), "__routh_discrete_left"), None),
+    };
     let factor_fn = (!de.action_factors.is_empty()).then(|| {
         let (stmts, vals) = body(&de.action_factors, "__routh_action_factor");
         let allow = allow_generated();
@@ -40,7 +46,7 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
     grad_out.extend(&de.d2);
     let (g_stmts, g_vals) = body(&grad_out, "__routh_discrete_gradients");
     let (g1, g2) = (&g_vals[..n], &g_vals[n..]);
-    let blocks_fn = blocks_item(de, n, &mut body, &sv);
+    let blocks_fn = blocks_item(de, n, &mut body, &sv, blocks);
     let (fm, fp) = (&f_vals[..n], &f_vals[n..]);
     let (lm, lj) = (&lm_vals[..n], &lm_vals[n..]);
     let j_sets = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).zip(lj).map(|((i, j), v)| quote! { jac[(#i, #j)] = #v; });
@@ -126,17 +132,29 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
     (methods, quote! { #impls #inputs_impl #runs })
 }
 
-/// `__routh_discrete_blocks`: the blocks ∂p₀/∂q₀, ∂p₁/∂q₀, ∂p₁/∂q₁ of the step map's Jacobian; for a
-/// contact integrator `__routh_contact_blocks`, the same with the action's column and row
-/// (`runtime::discrete::ContactMapDerivatives`).
+/// `__routh_discrete_blocks`: the step map's blocks with Newton's Jacobian
+/// (`runtime::discrete::MapDerivatives`) from [`left_and_blocks`]' `blocks`; for a contact
+/// integrator (`blocks` `None`) `__routh_contact_blocks`, ∂p₀/∂q₀, ∂p₁/∂q₀ and ∂p₁/∂q₁ with the
+/// action's column and row (`runtime::discrete::ContactMapDerivatives`).
 fn blocks_item(
     de: &DiscreteEquations,
     n: usize,
     body: &mut impl FnMut(&[Expr], &str) -> (Vec<TokenStream>, Vec<TokenStream>),
     sv: &TokenStream,
+    blocks: Option<Code>,
 ) -> TokenStream {
-    let mut blocks_out = block_outputs(&de.maps);
     let allow = allow_generated();
+    if let Some((stmts, vals)) = blocks {
+        let value = map_derivatives_value(n, &vals);
+        return quote! {
+            #allow
+            fn __routh_discrete_blocks(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv) -> __routh::discrete::MapDerivatives<#n> {
+                #(#stmts)*
+                #value
+            }
+        };
+    }
+    let mut blocks_out = block_outputs(&de.maps);
     let square = |vals: &[proc_macro2::TokenStream]| crate::emit::codegen::square_matrix(n, vals);
     if let Some(c) = &de.contact {
         blocks_out.extend(&c.left_dz0);
@@ -171,16 +189,54 @@ fn blocks_item(
             }
         };
     }
-    let (b_stmts, b_vals) = body(&blocks_out, "__routh_discrete_blocks");
-    let (ba, bb, bc) = (square(&b_vals[..n * n]), square(&b_vals[n * n..2 * n * n]), square(&b_vals[2 * n * n..]));
+    TokenStream::new()
+}
+
+/// A computation's statements and its values.
+pub(super) type Code = (Vec<TokenStream>, Vec<TokenStream>);
+
+/// The left map's outputs: F^{f−} (μ⁻ with orientations) and its Jacobian in the second unknown
+/// (Newton's, by rows).
+pub(super) fn left_outputs(maps: &DiscreteMaps) -> Vec<Expr> {
+    maps.left_momentum.iter().copied().chain(maps.left_jacobian.iter().flatten().copied()).collect()
+}
+
+/// The statements and values of the left map with Newton's Jacobian ([`left_outputs`]) and of
+/// the step's four blocks (`runtime::discrete::MapDerivatives`: J, ∂left/∂q₀, ∂right/∂q₀ and
+/// ∂right/∂(the second unknown), each by rows). The blocks differentiate the same gradient of L
+/// at the rule's node as Newton's Jacobian (on the floating quadruped of `tests/robots` 47
+/// thousand of their 88 thousand expression nodes are the left map's): where the whole is long,
+/// one computation in two phases ([`Helpers::phased`]) — the left map's own code for each Newton
+/// iteration, the blocks after it reading the values it leaves (the quadruped's expansion 11.3 →
+/// 8.6 MB); where short, each a function of plain `let`s, the blocks with J (a step Jacobian then
+/// evaluates one function, not the left map beside).
+pub(super) fn left_and_blocks(
+    model: &View<'_>,
+    maps: &DiscreteMaps,
+    helpers: &mut Helpers,
+    base: &(TokenStream, TokenStream),
+) -> (Code, Code) {
+    let left = left_outputs(maps);
+    let blocks = block_outputs(maps);
+    let n = maps.left_momentum.len();
+    if let Some(phased) = helpers.phased(model, &left, &blocks, "__routh_discrete_left", base) {
+        let (stmts, mut vals) = phased.both;
+        // Past the momentum: J, then the three blocks.
+        vals.drain(..n);
+        return (phased.first, (stmts, vals));
+    }
+    let none = TokenStream::new();
+    let left = helpers.add(body_with_base(model, &left, "__routh_discrete_left", base, &none, &none));
+    let with_j: Vec<Expr> = maps.left_jacobian.iter().flatten().copied().chain(blocks).collect();
+    (left, helpers.add(body_with_base(model, &with_j, "__routh_discrete_blocks", base, &none, &none)))
+}
+
+/// `MapDerivatives { .. }` from the values of [`left_and_blocks`]' blocks.
+pub(super) fn map_derivatives_value(n: usize, vals: &[TokenStream]) -> TokenStream {
+    let square = |k: usize| crate::emit::codegen::square_matrix(n, &vals[k * n * n..(k + 1) * n * n]);
+    let (j, a0, b0, b1) = (square(0), square(1), square(2), square(3));
     quote! {
-        #allow
-        fn __routh_discrete_blocks(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv)
-            -> (__routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>)
-        {
-            #(#b_stmts)*
-            (#ba, #bb, #bc)
-        }
+        __routh::discrete::MapDerivatives { left_dq0: #a0, left_dnext: #j, right_dq0: #b0, right_dnext: #b1 }
     }
 }
 
@@ -651,27 +707,29 @@ pub(super) fn map_items(n: usize, start: &TokenStream, second: &syn::Ident, arg:
         fn momentum_derivatives(&self, t: f64, h: f64, q0: &#start, #second: &#arg) -> ::core::option::Option<::core::result::Result<(
             __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>,
         ), __routh::FieldError>> {
-            let (a, b, c) = self.__routh_discrete_blocks(t, h, q0, #second);
-            let finite = |m| __routh::mechanics::finite(t, m);
-            Some(finite(a).and_then(|a| Ok((a, finite(b)?, finite(c)?))))
+            Some(self.map_derivatives(t, h, q0, #second)?.map(|d| (d.left_dq0, d.right_dq0, d.right_dnext)))
+        }
+        fn map_derivatives(&self, t: f64, h: f64, q0: &#start, #second: &#arg)
+            -> ::core::option::Option<::core::result::Result<__routh::discrete::MapDerivatives<#n>, __routh::FieldError>>
+        {
+            let d = self.__routh_discrete_blocks(t, h, q0, #second);
+            Some(if d.is_finite() { Ok(d) } else { Err(__routh::FieldError::NonFinite { t }) })
         }
     })
 }
 
-/// The parts' function bodies (statements, values) of L_d, of the forces (f⁻ then f⁺), of the left
-/// map with its Jacobian (by rows) and of the right map, in that order, over the arguments of `body`.
+/// The parts' function bodies (statements, values) of L_d, of the forces (f⁻ then f⁺) and of the
+/// right map, in that order, over the arguments of `body` (the left map's: [`left_and_blocks`]).
 #[allow(clippy::type_complexity)]
 pub(super) fn map_bodies(
     body: &mut impl FnMut(&[Expr], &str) -> (Vec<TokenStream>, Vec<TokenStream>),
     maps: &DiscreteMaps,
-) -> [(Vec<TokenStream>, Vec<TokenStream>); 4] {
+) -> [(Vec<TokenStream>, Vec<TokenStream>); 3] {
     let l = body(&[maps.lagrangian], "__routh_discrete_lagrangian");
     let forces: Vec<Expr> = maps.force_minus.iter().chain(&maps.force_plus).copied().collect();
     let f = body(&forces, "__routh_discrete_forces");
-    let left_out: Vec<Expr> = maps.left_momentum.iter().copied().chain(maps.left_jacobian.iter().flatten().copied()).collect();
-    let lm = body(&left_out, "__routh_discrete_left");
     let rm = body(&maps.right_momentum, "__routh_discrete_right");
-    [l, f, lm, rm]
+    [l, f, rm]
 }
 
 /// The step map's blocks ∂left/∂q_k, ∂right/∂q_k and ∂right/∂(the second unknown), row by row in

@@ -18,11 +18,11 @@ pub fn emit(model: &View<'_>, oe: &OrientedEquations, helpers: &mut Helpers) -> 
     let (sv, sp) = (svector(n), svector(p));
     let none = TokenStream::new();
     let base = (quote! { t0: f64, h: f64, q0: &#sp, xi: &#sv, }, quote! { t0, h, q0, xi, });
+    let ((lm_stmts, lm_vals), (b_stmts, b_vals)) = super::left_and_blocks(model, &oe.maps, helpers, &base);
     let mut body = |outputs: &[Expr], name: &str| helpers.add(body_with_base(model, outputs, name, &base, &none, &none));
-    let [(l_stmts, l_vals), (f_stmts, f_vals), (lm_stmts, lm_vals), (rm_stmts, rm_vals)] = super::map_bodies(&mut body, &oe.maps);
-    let (b_stmts, b_vals) = body(&super::block_outputs(&oe.maps), "__routh_discrete_blocks");
+    let [(l_stmts, l_vals), (f_stmts, f_vals), (rm_stmts, rm_vals)] = super::map_bodies(&mut body, &oe.maps);
     let square = |vals: &[TokenStream]| square_matrix(n, vals);
-    let (ba, bb, bc) = (square(&b_vals[..n * n]), square(&b_vals[n * n..2 * n * n]), square(&b_vals[2 * n * n..]));
+    let blocks = super::map_derivatives_value(n, &b_vals);
     let (fm, fp) = (&f_vals[..n], &f_vals[n..]);
     let (lm, lj) = (&lm_vals[..n], &lm_vals[n..]);
     let jac = square(lj);
@@ -79,11 +79,9 @@ pub fn emit(model: &View<'_>, oe: &OrientedEquations, helpers: &mut Helpers) -> 
         }
 
         #allow
-        fn __routh_discrete_blocks(&self, t0: f64, h: f64, q0: &#sp, xi: &#sv)
-            -> (__routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>, __routh::Matrix<#n, #n>)
-        {
+        fn __routh_discrete_blocks(&self, t0: f64, h: f64, q0: &#sp, xi: &#sv) -> __routh::discrete::MapDerivatives<#n> {
             #(#b_stmts)*
-            (#ba, #bb, #bc)
+            #blocks
         }
 
         #(#symmetry_items)*
