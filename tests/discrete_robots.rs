@@ -38,39 +38,84 @@ fn the_arm_from_its_file_steps_at_second_order_against_its_own_flow() {
     assert!(errors[2] < 1e-4, "{errors:?}");
 }
 
+/// The step map's A_d and B_d of `$model` (its `N` joints each driven) at the state (`$q`, `$v`)
+/// under the torques `$u` against central differences of `advance` (1e-7); and where the torques
+/// held over the step are the only forces beside L's (`$conservative`), symplectic: A_dᵀ J A_d = J.
+macro_rules! step_jacobians_are_its_steps {
+    ($model:expr, $n:literal, $d:literal, $q:expr, $v:expr, $u:expr, $conservative:expr) => {{
+        let model = $model;
+        let map = VariationalMap::<_, $n>::new(&model);
+        let torques: [f64; $n] = $u;
+        let x = model.driven(torques).state($q, $v);
+        let p = model.driven(torques).momenta(0.0, &x);
+        let start = SVector::<f64, $d>::from_fn(|i, _| if i < $n { x[i] } else { p[i - $n] });
+        let (u, h) = (SVector::from(torques), 0.01);
+        let step = map.step(0.0, &start, &u, h).unwrap();
+        let e = 1e-6;
+        for j in 0..$d {
+            let mut plus = start;
+            plus[j] += e;
+            let mut minus = start;
+            minus[j] -= e;
+            let column = (map.advance(0.0, &plus, &u, h).unwrap() - map.advance(0.0, &minus, &u, h).unwrap()) / (2.0 * e);
+            assert!((column - step.a.column(j)).amax() < 1e-7 * (1.0 + step.a.column(j).amax()), "column {j}");
+        }
+        for j in 0..$n {
+            let mut plus = u;
+            plus[j] += e;
+            let mut minus = u;
+            minus[j] -= e;
+            let column = (map.advance(0.0, &start, &plus, h).unwrap() - map.advance(0.0, &start, &minus, h).unwrap()) / (2.0 * e);
+            assert!((column - step.b.column(j)).amax() < 1e-7 * (1.0 + step.b.column(j).amax()), "input {j}");
+        }
+        let mut j = SMatrix::<f64, $d, $d>::zeros();
+        for i in 0..$n {
+            (j[(i, $n + i)], j[($n + i, i)]) = (1.0, -1.0);
+        }
+        let defect = (step.a.transpose() * j * step.a - j).amax();
+        if $conservative {
+            assert!(defect < 1e-10, "symplectic defect {defect:e}");
+        } else {
+            assert!(defect > 1e-6, "a damped map keeps the form: {defect:e}");
+        }
+    }};
+}
+
 #[test]
 fn the_arms_step_jacobians_are_its_steps_and_symplectic() {
-    let arm = Arm { g: 9.81 };
-    let map = VariationalMap::<_, 6>::new(&arm);
-    let x = arm.driven(TORQUES).state([0.1, 0.4, -0.3, 0.2, 0.5, -0.1], [0.2, 0.0, -0.1, 0.0, 0.3, 0.0]);
-    let p = arm.driven(TORQUES).momenta(0.0, &x);
-    let start = SVector::<f64, 12>::from_fn(|i, _| if i < 6 { x[i] } else { p[i - 6] });
-    let (u, h) = (SVector::from(TORQUES), 0.01);
-    let step = map.step(0.0, &start, &u, h).unwrap();
-    let e = 1e-6;
-    for j in 0..12 {
-        let mut plus = start;
-        plus[j] += e;
-        let mut minus = start;
-        minus[j] -= e;
-        let column = (map.advance(0.0, &plus, &u, h).unwrap() - map.advance(0.0, &minus, &u, h).unwrap()) / (2.0 * e);
-        assert!((column - step.a.column(j)).amax() < 1e-7 * (1.0 + step.a.column(j).amax()), "column {j}");
-    }
-    for j in 0..6 {
-        let mut plus = u;
-        plus[j] += e;
-        let mut minus = u;
-        minus[j] -= e;
-        let column = (map.advance(0.0, &start, &plus, h).unwrap() - map.advance(0.0, &start, &minus, h).unwrap()) / (2.0 * e);
-        assert!((column - step.b.column(j)).amax() < 1e-7 * (1.0 + step.b.column(j).amax()), "input {j}");
-    }
-    // The torques held over the step are the only forces: A_dᵀ J A_d = J.
-    let mut j = SMatrix::<f64, 12, 12>::zeros();
-    for i in 0..6 {
-        (j[(i, 6 + i)], j[(6 + i, i)]) = (1.0, -1.0);
-    }
-    let defect = (step.a.transpose() * j * step.a - j).amax();
-    assert!(defect < 1e-10, "symplectic defect {defect:e}");
+    step_jacobians_are_its_steps!(
+        Arm { g: 9.81 },
+        6,
+        12,
+        [0.1, 0.4, -0.3, 0.2, 0.5, -0.1],
+        [0.2, 0.0, -0.1, 0.0, 0.3, 0.0],
+        TORQUES,
+        true
+    );
+}
+
+/// The seven-joint arm of `tests/robots/arm7.urdf` with its two fingers (nine joints, each driven)
+/// on the midpoint rule: its maps are long enough that Newton's map and the step's blocks are one
+/// computation in two phases (on coordinates, where the floating biped below has orientations).
+#[derive(Mechanics)]
+#[mechanics(urdf(path = "tests/robots/arm7.urdf", inputs = u), gravity = [0, 0, -g], discrete(rule = midpoint))]
+struct Arm7 {
+    g: f64,
+}
+
+#[test]
+fn the_seven_joint_arms_two_phase_step_jacobians_are_its_steps() {
+    use routh::runtime::DiscreteSystem;
+    let arm = Arm7 { g: 9.81 };
+    let (q, v) = ([0.1, -0.4, 0.2, -1.9, 0.1, 1.6, 0.7, 0.02, 0.03], [0.2, 0.0, -0.1, 0.3, 0.0, 0.1, -0.2, 0.0, 0.01]);
+    let u = [0.5, -0.3, 0.2, 0.1, 0.0, 0.05, 0.02, 0.1, -0.1];
+    // The blocks' J (their first phase within the whole) is the left map's own, to the bit.
+    let view = arm.driven(u);
+    let (q0, q1) = (SVector::<f64, 9>::from(q), SVector::<f64, 9>::from(q) + SVector::<f64, 9>::from(v) * 0.01);
+    let blocks = view.map_derivatives(0.0, 0.01, &q0, &q1).unwrap().unwrap();
+    assert_eq!(blocks.left_dnext, view.left_momentum(0.0, 0.01, &q0, &q1).unwrap().1);
+    // Its first joint is damped (`<dynamics damping="0.1">`): the map contracts.
+    step_jacobians_are_its_steps!(arm, 9, 18, q, v, u, false);
 }
 
 /// Unforced, swinging under gravity for 40 s: the energy at the nodes (`discrete_energies`, the
