@@ -415,8 +415,9 @@ fn body_phased(
         return None;
     }
     let len2 = two.temporaries;
-    let per = part_statements();
-    let statements1 = part_locals(one.statements, &one.outputs, len1);
+    let none = TokenStream::new();
+    // The first phase: the body the first's outputs have alone.
+    let first_body = split(one.statements, len1, one.outputs, name, base, &none, &none);
     let statements2 = part_locals(two.statements, &two.outputs, len2);
     // The second phase's own slots in `__v`, the first's in `__w`.
     let renamed = |tokens: TokenStream| {
@@ -427,25 +428,13 @@ fn body_phased(
     let outputs2: Vec<TokenStream> = two.outputs.into_iter().map(renamed).collect();
     let (base_params, base_args) = base;
     let allow = allow_generated();
-    let mut parts = Vec::new();
-    let mut calls1 = vec![quote! { let mut __w = [0.0_f64; #len1]; }];
-    for (k, chunk) in statements1.chunks(per).enumerate() {
-        let part = format_ident!("{name}_part{k}");
-        parts.push(quote! {
-            #allow
-            #[inline(never)]
-            fn #part<__Lazy>(&self, #base_params __w: &mut [f64; #len1]) {
-                #(#chunk)*
-            }
-        });
-        calls1.push(quote! { self.#part::<()>(#base_args &mut __w); });
-    }
+    let Body { mut parts, statements: calls1, outputs: outputs1 } = first_body;
     let parts1 = parts.len();
     let mut calls2 = calls1.clone();
     if !statements2.is_empty() {
         calls2.push(quote! { let mut __v = [0.0_f64; #len2]; });
     }
-    for (k, chunk) in statements2.chunks(per).enumerate() {
+    for (k, chunk) in statements2.chunks(part_statements()).enumerate() {
         let part = format_ident!("{name}_part{}", parts1 + k);
         parts.push(quote! {
             #allow
@@ -456,9 +445,9 @@ fn body_phased(
         });
         calls2.push(quote! { self.#part::<()>(#base_args &__w, &mut __v); });
     }
-    let mut outputs = one.outputs.clone();
+    let mut outputs = outputs1.clone();
     outputs.extend(outputs2);
-    Some((parts, Phased { first: (calls1, one.outputs), both: (calls2, outputs) }))
+    Some((parts, Phased { first: (calls1, outputs1), both: (calls2, outputs) }))
 }
 
 /// Per slot of the scratch array, whether it is read only inside the part that defines it (in

@@ -8,7 +8,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use symbolic::Expr;
 
-use crate::derive::discrete::{DiscreteEquations, DiscreteMaps};
+use crate::derive::discrete::{ContactBlocks, DiscreteEquations, DiscreteMaps};
 use crate::emit::codegen::{Helpers, Owner, allow_generated, body_with_base};
 use crate::model::View;
 use crate::notation::{doc_block, formula};
@@ -22,14 +22,17 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
     let (zp, za) =
         if de.contact.is_some() { (quote! { z0: f64, }, quote! { z0, }) } else { (TokenStream::new(), TokenStream::new()) };
     let base = (quote! { t0: f64, h: f64, q0: &#sv, q1: &#sv, #zp }, quote! { t0, h, q0, q1, #za });
-    // The left map and the step's blocks (a contact model's with its action: `blocks_item`).
-    let shared = de.contact.is_none().then(|| left_and_blocks(model, &de.maps, helpers, &base));
+    let mut body = |outputs: &[Expr], name: &str| helpers.add(body_with_base(model, outputs, name, &base, &none, &none));
+    // The left map and the step's blocks (a contact model's with its action's column and row).
+    let ((lm_stmts, lm_vals), blocks_fn) = match &de.contact {
+        None => {
+            let (left, blocks) = left_and_blocks(model, &de.maps, helpers, &base);
+            (left, blocks_fn(n, &quote! { q0: &#sv, q1: &#sv }, &blocks))
+        }
+        Some(c) => (body(&left_outputs(&de.maps), "__routh_discrete_left"), contact_blocks_item(de, c, n, &mut body, &sv)),
+    };
     let mut body = |outputs: &[Expr], name: &str| helpers.add(body_with_base(model, outputs, name, &base, &none, &none));
     let [(l_stmts, l_vals), (f_stmts, f_vals), (rm_stmts, rm_vals)] = map_bodies(&mut body, &de.maps);
-    let ((lm_stmts, lm_vals), blocks) = match shared {
-        Some((left, blocks)) => (left, Some(blocks)),
-        None => (body(&left_outputs(&de.maps), "__routh_discrete_left"), None),
-    };
     let factor_fn = (!de.action_factors.is_empty()).then(|| {
         let (stmts, vals) = body(&de.action_factors, "__routh_action_factor");
         let allow = allow_generated();
@@ -46,7 +49,6 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
     grad_out.extend(&de.d2);
     let (g_stmts, g_vals) = body(&grad_out, "__routh_discrete_gradients");
     let (g1, g2) = (&g_vals[..n], &g_vals[n..]);
-    let blocks_fn = blocks_item(de, n, &mut body, &sv, blocks);
     let (fm, fp) = (&f_vals[..n], &f_vals[n..]);
     let (lm, lj) = (&lm_vals[..n], &lm_vals[n..]);
     let j_sets = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).zip(lj).map(|((i, j), v)| quote! { jac[(#i, #j)] = #v; });
@@ -132,64 +134,64 @@ pub fn emit(model: &View<'_>, de: &DiscreteEquations, helpers: &mut Helpers) -> 
     (methods, quote! { #impls #inputs_impl #runs })
 }
 
-/// `__routh_discrete_blocks`: the step map's blocks with Newton's Jacobian
-/// (`runtime::discrete::MapDerivatives`) from [`left_and_blocks`]' `blocks`; for a contact
-/// integrator (`blocks` `None`) `__routh_contact_blocks`, ∂p₀/∂q₀, ∂p₁/∂q₀ and ∂p₁/∂q₁ with the
-/// action's column and row (`runtime::discrete::ContactMapDerivatives`).
-fn blocks_item(
+/// `__routh_contact_blocks`: a contact integrator's ∂p₀/∂q₀, ∂p₁/∂q₀ and ∂p₁/∂q₁ with the action's
+/// column and row (`runtime::discrete::ContactMapDerivatives`).
+fn contact_blocks_item(
     de: &DiscreteEquations,
+    c: &ContactBlocks,
     n: usize,
     body: &mut impl FnMut(&[Expr], &str) -> (Vec<TokenStream>, Vec<TokenStream>),
     sv: &TokenStream,
-    blocks: Option<Code>,
 ) -> TokenStream {
     let allow = allow_generated();
-    if let Some((stmts, vals)) = blocks {
-        let value = map_derivatives_value(n, &vals);
-        return quote! {
-            #allow
-            fn __routh_discrete_blocks(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv) -> __routh::discrete::MapDerivatives<#n> {
-                #(#stmts)*
-                #value
-            }
-        };
-    }
     let mut blocks_out = block_outputs(&de.maps);
     let square = |vals: &[proc_macro2::TokenStream]| crate::emit::codegen::square_matrix(n, vals);
-    if let Some(c) = &de.contact {
-        blocks_out.extend(&c.left_dz0);
-        blocks_out.extend(&c.right_dz0);
-        blocks_out.extend(&de.d1);
-        blocks_out.extend(&de.d2);
-        blocks_out.push(c.action_dz0);
-        let (stmts, vals) = body(&blocks_out, "__routh_contact_blocks");
-        let (ba, bb, bc) = (square(&vals[..n * n]), square(&vals[n * n..2 * n * n]), square(&vals[2 * n * n..3 * n * n]));
-        let column = |k: usize| {
-            let v = &vals[3 * n * n + k * n..3 * n * n + (k + 1) * n];
-            quote! { <#sv>::from([#(#v),*]) }
-        };
-        let (lz, rz, l0, l1) = (column(0), column(1), column(2), column(3));
-        let l3 = &vals[3 * n * n + 4 * n];
-        return quote! {
-            #allow
-            fn __routh_contact_blocks(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
-                -> __routh::discrete::ContactMapDerivatives<#n>
-            {
-                #(#stmts)*
-                __routh::discrete::ContactMapDerivatives {
-                    left_dq0: #ba,
-                    left_dz0: #lz,
-                    right_dq0: #bb,
-                    right_dq1: #bc,
-                    right_dz0: #rz,
-                    action_dq0: #l0,
-                    action_dq1: #l1,
-                    action_dz0: #l3,
-                }
+    blocks_out.extend(&c.left_dz0);
+    blocks_out.extend(&c.right_dz0);
+    blocks_out.extend(&de.d1);
+    blocks_out.extend(&de.d2);
+    blocks_out.push(c.action_dz0);
+    let (stmts, vals) = body(&blocks_out, "__routh_contact_blocks");
+    let (ba, bb, bc) = (square(&vals[..n * n]), square(&vals[n * n..2 * n * n]), square(&vals[2 * n * n..3 * n * n]));
+    let column = |k: usize| {
+        let v = &vals[3 * n * n + k * n..3 * n * n + (k + 1) * n];
+        quote! { <#sv>::from([#(#v),*]) }
+    };
+    let (lz, rz, l0, l1) = (column(0), column(1), column(2), column(3));
+    let l3 = &vals[3 * n * n + 4 * n];
+    quote! {
+        #allow
+        fn __routh_contact_blocks(&self, t0: f64, h: f64, q0: &#sv, q1: &#sv, z0: f64)
+            -> __routh::discrete::ContactMapDerivatives<#n>
+        {
+            #(#stmts)*
+            __routh::discrete::ContactMapDerivatives {
+                left_dq0: #ba,
+                left_dz0: #lz,
+                right_dq0: #bb,
+                right_dq1: #bc,
+                right_dz0: #rz,
+                action_dq0: #l0,
+                action_dq1: #l1,
+                action_dz0: #l3,
             }
-        };
+        }
     }
-    TokenStream::new()
+}
+
+/// `__routh_discrete_blocks(&self, t0, h, <nodes>)`: the step's `MapDerivatives` from
+/// [`left_and_blocks`]' blocks, over the nodes' parameters `nodes` (`q0, q1` on coordinates, `q0,
+/// xi` with orientations).
+pub(super) fn blocks_fn(n: usize, nodes: &TokenStream, (stmts, vals): &Code) -> TokenStream {
+    let allow = allow_generated();
+    let value = map_derivatives_value(n, vals);
+    quote! {
+        #allow
+        fn __routh_discrete_blocks(&self, t0: f64, h: f64, #nodes) -> __routh::discrete::MapDerivatives<#n> {
+            #(#stmts)*
+            #value
+        }
+    }
 }
 
 /// A computation's statements and its values.
@@ -232,7 +234,7 @@ pub(super) fn left_and_blocks(
 }
 
 /// `MapDerivatives { .. }` from the values of [`left_and_blocks`]' blocks.
-pub(super) fn map_derivatives_value(n: usize, vals: &[TokenStream]) -> TokenStream {
+fn map_derivatives_value(n: usize, vals: &[TokenStream]) -> TokenStream {
     let square = |k: usize| crate::emit::codegen::square_matrix(n, &vals[k * n * n..(k + 1) * n * n]);
     let (j, a0, b0, b1) = (square(0), square(1), square(2), square(3));
     quote! {

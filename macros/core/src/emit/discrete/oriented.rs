@@ -18,11 +18,11 @@ pub fn emit(model: &View<'_>, oe: &OrientedEquations, helpers: &mut Helpers) -> 
     let (sv, sp) = (svector(n), svector(p));
     let none = TokenStream::new();
     let base = (quote! { t0: f64, h: f64, q0: &#sp, xi: &#sv, }, quote! { t0, h, q0, xi, });
-    let ((lm_stmts, lm_vals), (b_stmts, b_vals)) = super::left_and_blocks(model, &oe.maps, helpers, &base);
+    let ((lm_stmts, lm_vals), blocks) = super::left_and_blocks(model, &oe.maps, helpers, &base);
+    let blocks_fn = super::blocks_fn(n, &quote! { q0: &#sp, xi: &#sv }, &blocks);
     let mut body = |outputs: &[Expr], name: &str| helpers.add(body_with_base(model, outputs, name, &base, &none, &none));
     let [(l_stmts, l_vals), (f_stmts, f_vals), (rm_stmts, rm_vals)] = super::map_bodies(&mut body, &oe.maps);
     let square = |vals: &[TokenStream]| square_matrix(n, vals);
-    let blocks = super::map_derivatives_value(n, &b_vals);
     let (fm, fp) = (&f_vals[..n], &f_vals[n..]);
     let (lm, lj) = (&lm_vals[..n], &lm_vals[n..]);
     let jac = square(lj);
@@ -78,11 +78,7 @@ pub fn emit(model: &View<'_>, oe: &OrientedEquations, helpers: &mut Helpers) -> 
             <#sv>::from([#(#rm_vals),*])
         }
 
-        #allow
-        fn __routh_discrete_blocks(&self, t0: f64, h: f64, q0: &#sp, xi: &#sv) -> __routh::discrete::MapDerivatives<#n> {
-            #(#b_stmts)*
-            #blocks
-        }
+        #blocks_fn
 
         #(#symmetry_items)*
 
