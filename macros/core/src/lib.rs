@@ -440,6 +440,84 @@ mod tests {
         assert!(second.iter().all(|p| position(p) > last_first));
     }
 
+    /// The parts of a long body live in modules of their own beside the model, so that rustc
+    /// compiles them as codegen units of their own (in parallel): each module, outside the
+    /// expansion's constant, declares a unit type `__Part`, whose impl inside it holds the part as
+    /// an associated function receiving the model (no `self` left in its statements), called
+    /// through the model's hidden method of the same name; a second phase's part reads each slot
+    /// of either array once, into a local.
+    #[test]
+    fn long_bodies_are_parts_in_modules_of_their_own() {
+        crate::emit::codegen::SPLIT_AT.set(100);
+        let src: proc_macro2::TokenStream = "#[mechanics(coordinates(x), orientation(b), \
+             body(name = top, mass = m, centre = [x, 0, 0] + b * [0, 0, l], frame = b, inertia = diag(a1, a2, c)), \
+             gravity = [0, 0, -g], force(x = -k * x), discrete(rule = midpoint))] \
+             struct Long { m: f64, l: f64, a1: f64, a2: f64, c: f64, g: f64, k: f64 }"
+            .parse()
+            .unwrap();
+        let out = crate::try_expand(src).unwrap();
+        let file: syn::File = syn::parse2(out.clone()).unwrap();
+        let mut modules = Vec::new();
+        let mut inside = Vec::new();
+        for item in file.items {
+            match item {
+                syn::Item::Mod(m) => {
+                    let content = quote::quote!(#m).to_string();
+                    assert!(content.contains("pub (super) struct __Part ;"), "{content}");
+                    modules.push(m.ident.to_string());
+                }
+                syn::Item::Const(c) => {
+                    if let syn::Expr::Block(b) = *c.expr {
+                        inside.extend(
+                            b.block.stmts.into_iter().filter_map(|s| if let syn::Stmt::Item(i) = s { Some(i) } else { None }),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut homes = Vec::new();
+        let mut second = 0;
+        for item in inside {
+            let syn::Item::Impl(imp) = item else { continue };
+            assert!(!matches!(imp.items.first(), Some(syn::ImplItem::Fn(f)) if f.sig.ident == "__Part"));
+            let syn::Type::Path(path) = &*imp.self_ty else { continue };
+            let segments: Vec<String> = path.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let [home, last] = &segments[..] else { continue };
+            if last != "__Part" {
+                continue;
+            }
+            assert!(modules.contains(home) && home.ends_with("_Long"), "{home} among {modules:?}");
+            homes.push(home.clone());
+            for it in imp.items {
+                let syn::ImplItem::Fn(f) = it else { panic!("only the part in {home}") };
+                let text = quote::quote!(#f).to_string();
+                assert!(home.starts_with(&f.sig.ident.to_string()), "{home} holds {}", f.sig.ident);
+                assert!(text.contains("(__this : & Long ,") && !text.contains("self"), "{text}");
+                if text.contains("__v : & mut [f64") {
+                    second += 1;
+                    for array in ["__w", "__v"] {
+                        let mut seen = std::collections::HashSet::new();
+                        for (at, _) in text.match_indices(&format!("{array} [")) {
+                            let slot = &text[at..at + text[at..].find(']').unwrap()];
+                            assert!(seen.insert(slot.to_string()), "{slot} twice in {}", f.sig.ident);
+                        }
+                    }
+                }
+            }
+        }
+        homes.sort();
+        let mut all = modules.clone();
+        all.sort();
+        assert_eq!(homes, all, "one module per part");
+        assert!(second > 0 && homes.len() > second, "{} parts, {second} of the second phase", homes.len());
+        // The model's hidden impl forwards each part's call to its home.
+        let forwards = functions(out, "__routh_discrete_left_part");
+        for home in &homes {
+            assert!(forwards.iter().any(|f| f.contains(&format!("{home} :: __Part ::"))), "{home}");
+        }
+    }
+
     /// A long dense M-and-f body stores every entry of M's lower triangle and of f where the
     /// runtime factors it (no scratch slot copied into M afterwards).
     #[test]

@@ -192,7 +192,7 @@ fn part_statements() -> usize {
 /// scratch array `__w` (the others are locals of their part); common subexpressions are still
 /// computed once.
 pub(crate) struct Body {
-    pub(crate) parts: Vec<TokenStream>,
+    pub(crate) parts: Vec<Part>,
     pub(crate) statements: Vec<TokenStream>,
     pub(crate) outputs: Vec<TokenStream>,
 }
@@ -265,20 +265,19 @@ fn split(
     extra_args: &TokenStream,
 ) -> Body {
     let (base_params, base_args) = base;
-    let allow = allow_generated();
     let mut parts = Vec::new();
     let mut statements = vec![quote! { let mut __w = [0.0_f64; #len]; }];
     let statements_in = part_locals(statements_in, &outputs, len);
     for (k, chunk) in statements_in.chunks(part_statements()).enumerate() {
         let part = format_ident!("{name}_part{k}");
-        // Generic over an unused type so that it is compiled only where a caller is (see
-        // [`lazy`]); never inlined, so that no caller grows past what LLVM handles well.
-        parts.push(quote! {
-            #allow
-            #[inline(never)]
-            fn #part<__Lazy>(&self, #base_params #extra_params __w: &mut [f64; #len]) {
+        parts.push(Part {
+            name: part.clone(),
+            params: quote! { #base_params #extra_params __w: &mut [f64; #len] },
+            args: quote! { #base_args #extra_args __w },
+            body: quote! {
+                let __w: &mut [f64] = __w;
                 #(#chunk)*
-            }
+            },
         });
         statements.push(quote! { self.#part::<()>(#base_args #extra_args &mut __w); });
     }
@@ -306,11 +305,16 @@ fn slot_in(ident: &proc_macro2::Ident, next: Option<&TokenTree>, array: &str) ->
 
 /// Every slot `__w[k]` read in `tokens` (recursively into groups).
 fn slots_read(tokens: TokenStream, out: &mut Vec<usize>) {
+    slots_read_in(tokens, "__w", out);
+}
+
+/// Every slot `<array>[k]` read in `tokens` (recursively into groups), in order.
+fn slots_read_in(tokens: TokenStream, array: &str, out: &mut Vec<usize>) {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     for (i, tree) in trees.iter().enumerate() {
         match tree {
-            TokenTree::Ident(id) => out.extend(slot_of(id, trees.get(i + 1))),
-            TokenTree::Group(g) => slots_read(g.stream(), out),
+            TokenTree::Ident(id) => out.extend(slot_in(id, trees.get(i + 1), array)),
+            TokenTree::Group(g) => slots_read_in(g.stream(), array, out),
             _ => {}
         }
     }
@@ -391,7 +395,7 @@ fn body_phased(
     second: &[Expr],
     name: &str,
     base: &(TokenStream, TokenStream),
-) -> Option<(Vec<TokenStream>, Phased)> {
+) -> Option<(Vec<Part>, Phased)> {
     let symbol = |s| symbol_tokens(model, s);
     let options = emit_options();
     let one = symbolic::emit_slots_placed_with(model.arena, &[], first, &[], &symbol, "__w", &options);
@@ -427,7 +431,6 @@ fn body_phased(
     let statements2: Vec<TokenStream> = statements2.into_iter().map(renamed).collect();
     let outputs2: Vec<TokenStream> = two.outputs.into_iter().map(renamed).collect();
     let (base_params, base_args) = base;
-    let allow = allow_generated();
     let Body { mut parts, statements: calls1, outputs: outputs1 } = first_body;
     let parts1 = parts.len();
     let mut calls2 = calls1.clone();
@@ -436,12 +439,17 @@ fn body_phased(
     }
     for (k, chunk) in statements2.chunks(part_statements()).enumerate() {
         let part = format_ident!("{name}_part{}", parts1 + k);
-        parts.push(quote! {
-            #allow
-            #[inline(never)]
-            fn #part<__Lazy>(&self, #base_params __w: &[f64; #len1], __v: &mut [f64; #len2]) {
+        // The second phase's own slots (`__v`; its locals are `__wk` too) and the first's.
+        let chunk = loaded_once(loaded_once(chunk.to_vec(), "__v", "__w"), "__w", "__p");
+        parts.push(Part {
+            name: part.clone(),
+            params: quote! { #base_params __w: &[f64; #len1], __v: &mut [f64; #len2] },
+            args: quote! { #base_args __w, __v },
+            body: quote! {
+                let __w: &[f64] = __w;
+                let __v: &mut [f64] = __v;
                 #(#chunk)*
-            }
+            },
         });
         calls2.push(quote! { self.#part::<()>(#base_args &__w, &mut __v); });
     }
@@ -503,6 +511,93 @@ fn part_locals(statements: Vec<TokenStream>, outputs: &[TokenStream], len: usize
             None => localised(statement, &local),
         })
         .collect()
+}
+
+/// A part's `statements` reading each slot of `array` once: the first statement that reads slot
+/// k is preceded by `<prefix>k = array[k];` and every later read in the part names that local,
+/// and a statement `array[k] = rhs;` becomes `<prefix>k = rhs; array[k] = <prefix>k;` (stored
+/// still, for the parts after); the locals are declared first, in groups ([`grouped`]). Each slot is assigned once, before any
+/// statement reads it, so the value read first is the value of every later read. The optimised
+/// code is the same — LLVM merges repeated loads of a slot — but rustc type-checks each index
+/// expression on its own (a selection of the `Index` trait apiece, and a bounds check in MIR): on
+/// the floating quadruped's variational integrator, a fifth of its 300 thousand. A statement
+/// without a plain `=` (none that the emitters write) is left as it is.
+fn loaded_once(statements: Vec<TokenStream>, array: &str, prefix: &str) -> Vec<TokenStream> {
+    let array_id = proc_macro2::Ident::new(array, proc_macro2::Span::call_site());
+    let local = |k: usize| {
+        let id = format_ident!("{prefix}{k}");
+        quote! { #id }
+    };
+    // The locals, declared together at the top (see `grouped`).
+    let mut names = Vec::new();
+    let mut bound = std::collections::HashSet::new();
+    let mut reads = Vec::new();
+    let mut out = Vec::with_capacity(statements.len());
+    for statement in statements {
+        let trees: Vec<TokenTree> = statement.into_iter().collect();
+        let Some(eq) = assignment(&trees) else {
+            out.push(trees.into_iter().collect());
+            continue;
+        };
+        let rhs: TokenStream = trees[eq + 1..].iter().cloned().collect();
+        reads.clear();
+        slots_read_in(rhs.clone(), array, &mut reads);
+        for &k in &reads {
+            if bound.insert(k) {
+                let id = local(k);
+                out.push(quote! { #id = #array_id[#k]; });
+                names.push(id);
+            }
+        }
+        let rhs = slots_replaced(rhs, array, &local);
+        let defined = match &trees[..eq] {
+            [TokenTree::Ident(id), next] => slot_in(id, Some(next), array),
+            _ => None,
+        };
+        match defined {
+            Some(k) => {
+                bound.insert(k);
+                let id = local(k);
+                // `rhs` ends with the statement's `;`.
+                out.push(quote! { #id = #rhs #array_id[#k] = #id; });
+                names.push(id);
+            }
+            None => {
+                let lhs: TokenStream = trees[..=eq].iter().cloned().collect();
+                out.push(quote! { #lhs #rhs });
+            }
+        }
+    }
+    let mut declared = grouped(&names);
+    declared.extend(out);
+    declared
+}
+
+/// Declarations of the f64 locals `names`, [`LET_GROUP`] to a `let` (`let (a, b, …): (f64, f64,
+/// …);`, each assigned once later): each `let` opens a lexical scope inside the last, and LLVM's
+/// debug information walks them recursively — a part with a `let` for each of its reads
+/// overflowed rustc's stack with line tables on (as `symbolic`'s long bodies did).
+fn grouped(names: &[TokenStream]) -> Vec<TokenStream> {
+    names
+        .chunks(LET_GROUP)
+        .map(|chunk| {
+            let types = chunk.iter().map(|_| quote!(f64));
+            quote! { let (#(#chunk,)*): (#(#types,)*); }
+        })
+        .collect()
+}
+
+/// Locals declared together, at most this many to a `let` (as `symbolic` groups its own).
+const LET_GROUP: usize = 128;
+
+/// The position of a statement's assignment `=` (not part of `==`, `<=`, `=>`, …): the first
+/// `=` outside groups that stands alone and follows no operator character joined to it.
+fn assignment(trees: &[TokenTree]) -> Option<usize> {
+    (0..trees.len()).find(|&i| {
+        let TokenTree::Punct(p) = &trees[i] else { return false };
+        let joined_before = i > 0 && matches!(&trees[i - 1], TokenTree::Punct(q) if q.spacing() == proc_macro2::Spacing::Joint);
+        p.as_char() == '=' && p.spacing() == proc_macro2::Spacing::Alone && !joined_before
+    })
 }
 
 /// [`body`] whose outputs have places of their own (`places[o]`, assignable expressions such as
@@ -610,7 +705,7 @@ impl TangentFunctions<'_> {
 /// bodies ([`body`]) — collected while the methods that call them are built, and emitted together
 /// as the model's `#[doc(hidden)]` impl ([`Helpers::into_impl`]).
 #[derive(Default)]
-pub(crate) struct Helpers(Vec<TokenStream>);
+pub(crate) struct Helpers(Vec<Part>);
 
 impl Helpers {
     /// [`body`] for `outputs`: its part functions join the helpers; returns the statements and
@@ -663,17 +758,93 @@ impl Helpers {
         (body.statements, body.outputs)
     }
 
-    /// The `#[doc(hidden)]` impl of `generics ty` with the helpers, in the order they were built.
+    /// The helpers of `generics ty`, in the order they were built: each part function an
+    /// associated function of a unit type `__Part` declared in a module of its own
+    /// (`<part>_<Type>`, beside the model), called through a method of the same name in the
+    /// `#[doc(hidden)]` impl of `generics ty`.
+    ///
+    /// rustc compiles a method with the module that declares its `Self` type — one codegen unit
+    /// for every part of a model's impl, which LLVM optimises on one thread — and each
+    /// module outside a function body into a codegen unit of its own: so the parts are optimised
+    /// in parallel. (The module must stand outside the anonymous constant of the expansion:
+    /// rustc puts what is declared inside a constant or a function body with the module around
+    /// it; [`crate::emit::door::Door::wrap`] keeps `mod` items outside.)
     pub(crate) fn into_impl(self, generics: &TokenStream, ty: &TokenStream) -> TokenStream {
-        let parts = self.0;
+        if self.0.is_empty() {
+            return TokenStream::new();
+        }
+        let owner = ty.clone().into_iter().find_map(|t| match t {
+            TokenTree::Ident(id) => Some(id),
+            _ => None,
+        });
+        let allow = allow_generated();
+        let (mut homes, mut forwards) = (Vec::new(), Vec::new());
+        for Part { name, params, args, body } in self.0 {
+            let home = match &owner {
+                Some(owner) => format_ident!("{name}_{owner}"),
+                None => format_ident!("{name}_"),
+            };
+            let body = receiver_renamed(body);
+            // Generic over an unused type so that it is compiled only where a caller is (see
+            // [`lazy`]); never inlined, so that no caller grows past what LLVM handles well.
+            homes.push(quote! {
+                #[doc(hidden)]
+                #[allow(dead_code, non_snake_case, non_camel_case_types, unreachable_pub)]
+                mod #home {
+                    pub(super) struct __Part;
+                }
+                #[automatically_derived]
+                impl #generics #home::__Part {
+                    #allow
+                    #[inline(never)]
+                    fn #name<__Lazy>(__this: &#ty, #params) {
+                        #body
+                    }
+                }
+            });
+            forwards.push(quote! {
+                #allow
+                #[inline(always)]
+                fn #name<__Lazy>(&self, #params) {
+                    #home::__Part::#name::<__Lazy>(self, #args)
+                }
+            });
+        }
         quote! {
+            #(#homes)*
             #[automatically_derived]
             #[doc(hidden)]
             impl #generics #ty {
-                #(#parts)*
+                #(#forwards)*
             }
         }
     }
+}
+
+/// A part function of a long body ([`split`]): its name, its parameters after the receiver, the
+/// arguments passing them on, and its statements (reading the model's parameters from `self`).
+pub(crate) struct Part {
+    name: proc_macro2::Ident,
+    params: TokenStream,
+    args: TokenStream,
+    body: TokenStream,
+}
+
+/// `tokens` with each `self` named `__this`: a part's statements as the body of an associated
+/// function that receives the model (see [`Helpers::into_impl`]).
+fn receiver_renamed(tokens: TokenStream) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Ident(id) if id == "self" => TokenTree::Ident(proc_macro2::Ident::new("__this", id.span())),
+            TokenTree::Group(g) => {
+                let mut group = proc_macro2::Group::new(g.delimiter(), receiver_renamed(g.stream()));
+                group.set_span(g.span());
+                TokenTree::Group(group)
+            }
+            other => other,
+        })
+        .collect()
 }
 
 /// Lints silenced on generated numeric code.

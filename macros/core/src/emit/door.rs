@@ -16,7 +16,9 @@
 //! ```
 //!
 //! The types the derive declares must stay outside (users name them); the few of their fields that
-//! name routh take the door's full path (a `Door` quotes as it).
+//! name routh take the door's full path (a `Door` quotes as it). So do the hidden modules that
+//! home the part functions of long bodies (`codegen::Helpers::into_impl`): rustc compiles a
+//! module declared inside the constant with the module around it, one codegen unit for all.
 
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
@@ -39,8 +41,8 @@ impl Door {
         Door { path }
     }
 
-    /// `tokens` (the expansion's items) with their `struct` declarations first, as written, and
-    /// every other item in one anonymous constant that imports the door as [`ALIAS`].
+    /// `tokens` (the expansion's items) with their `struct` and `mod` declarations first, as
+    /// written, and every other item in one anonymous constant that imports the door as [`ALIAS`].
     pub fn wrap(&self, tokens: TokenStream) -> TokenStream {
         let (types, impls) = split_items(plain_dimensions(tokens));
         if impls.is_empty() {
@@ -134,15 +136,16 @@ fn plain_dimensions(tokens: TokenStream) -> TokenStream {
     out.into_iter().collect()
 }
 
-/// Splits a sequence of items into the `struct` declarations and the rest. An item is its outer
-/// attributes, then tokens up to its body — a brace group — or a `;` (a tuple or unit struct).
+/// Splits a sequence of items into the `struct` and `mod` declarations and the rest. An item is
+/// its outer attributes, then tokens up to its body — a brace group — or a `;` (a tuple or unit
+/// struct).
 fn split_items(tokens: TokenStream) -> (TokenStream, TokenStream) {
     let (mut types, mut impls) = (TokenStream::new(), TokenStream::new());
     let mut item: Vec<TokenTree> = Vec::new();
     let mut is_struct = false;
     for tree in tokens {
         let ends = match &tree {
-            TokenTree::Ident(id) if id == "struct" && !item_started(&item) => {
+            TokenTree::Ident(id) if (id == "struct" || id == "mod") && !item_started(&item) => {
                 is_struct = true;
                 false
             }
