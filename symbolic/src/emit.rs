@@ -422,8 +422,15 @@ fn emit_with(
 /// ([`grouped_lets`]).
 const GROUPED_ABOVE: usize = 512;
 
-/// Temporaries declared together, at most this many to a `let`.
-const LET_GROUP: usize = 128;
+/// Temporaries declared together, at most this many to a `let` ([`declared_f64`]).
+pub const LET_GROUP: usize = 128;
+
+/// `let (a, b, …): (f64, f64, …);` — the f64 temporaries `names` declared in one `let`, each
+/// assigned later (at most [`LET_GROUP`] of them to a declaration, as long bodies declare theirs).
+pub fn declared_f64<T: quote::ToTokens>(names: &[T]) -> TokenStream {
+    let types = names.iter().map(|_| quote!(f64));
+    quote! { let (#(#names,)*): (#(#types,)*); }
+}
 
 /// Long straight-line code with its temporaries declared [`LET_GROUP`] to a `let` and assigned
 /// where they were defined: `let (t0, t1, …): (f64, f64, …);` then `t0 = …; t1 = …;`. Each `let`
@@ -442,8 +449,7 @@ fn grouped_lets(statements: Vec<Statement>) -> Vec<TokenStream> {
             })
             .collect();
         if !names.is_empty() {
-            let types = names.iter().map(|_| quote!(f64));
-            out.push(quote! { let (#(#names,)*): (#(#types,)*); });
+            out.push(declared_f64(&names));
         }
         out.extend(chunk.iter().map(|s| match s {
             Statement::Let(name, rhs) => quote! { #name = #rhs; },

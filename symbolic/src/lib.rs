@@ -36,8 +36,8 @@ mod zero;
 pub use arena::{Arena, Expr, Func, Holding, MAX_DEPTH, Node, with_budget};
 pub use diff::Directional;
 pub use emit::{
-    EmitOptions, Emitted, OpCount, emit, emit_bound, emit_bound_with, emit_slots, emit_slots_after, emit_slots_bound,
-    emit_slots_placed, emit_slots_placed_with,
+    EmitOptions, Emitted, LET_GROUP, OpCount, declared_f64, emit, emit_bound, emit_bound_with, emit_slots, emit_slots_after,
+    emit_slots_bound, emit_slots_placed, emit_slots_placed_with,
 };
 pub use geometry::{Axis, Mat3, Rotation, Turn, Vec3};
 pub use rational::Rational;

@@ -573,22 +573,13 @@ fn loaded_once(statements: Vec<TokenStream>, array: &str, prefix: &str) -> Vec<T
     declared
 }
 
-/// Declarations of the f64 locals `names`, [`LET_GROUP`] to a `let` (`let (a, b, …): (f64, f64,
-/// …);`, each assigned once later): each `let` opens a lexical scope inside the last, and LLVM's
-/// debug information walks them recursively — a part with a `let` for each of its reads
-/// overflowed rustc's stack with line tables on (as `symbolic`'s long bodies did).
+/// Declarations of the f64 locals `names`, `symbolic`'s [`symbolic::LET_GROUP`] to a `let` (each
+/// assigned once later): each `let` opens a lexical scope inside the last, and LLVM's debug
+/// information walks them recursively — a part with a `let` for each of its reads overflowed
+/// rustc's stack with line tables on (as `symbolic`'s long bodies did).
 fn grouped(names: &[TokenStream]) -> Vec<TokenStream> {
-    names
-        .chunks(LET_GROUP)
-        .map(|chunk| {
-            let types = chunk.iter().map(|_| quote!(f64));
-            quote! { let (#(#chunk,)*): (#(#types,)*); }
-        })
-        .collect()
+    names.chunks(symbolic::LET_GROUP).map(symbolic::declared_f64).collect()
 }
-
-/// Locals declared together, at most this many to a `let` (as `symbolic` groups its own).
-const LET_GROUP: usize = 128;
 
 /// The position of a statement's assignment `=` (not part of `==`, `<=`, `=>`, …): the first
 /// `=` outside groups that stands alone and follows no operator character joined to it.
