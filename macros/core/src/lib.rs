@@ -106,8 +106,18 @@ fn derive_and_emit(mut system: model::System, cx: &mut diagnostics::Ctxt) -> Tok
     let views = system.views();
     let door = emit::door::Door::new(system.krate.as_ref());
     let mut tokens = TokenStream::new();
-    for (model, derived) in views.iter().zip(&derived) {
-        tokens.extend(emit::mode(model, derived, &dims, &system.vis));
+    let modes: Vec<TokenStream> =
+        views.iter().zip(&derived).map(|(model, derived)| emit::mode(model, derived, &dims, &system.vis)).collect();
+    if system.is_single() {
+        tokens.extend(modes);
+    } else {
+        // Each mode is emitted whole; what modes share is then emitted once (`emit::shared`).
+        let idents: Vec<syn::Ident> = views
+            .iter()
+            .map(|m| m.mode.as_ref().map_or_else(|| system.name.clone(), |(_, mode)| names::mode_type(&system.name, mode)))
+            .collect();
+        let inputs = views.first().is_some_and(|m| !m.inputs.is_empty());
+        tokens.extend(emit::shared::forward(modes, &idents, inputs));
     }
     tokens.extend(emit::system::items(&system, &views, &door));
     // The variational integrator's glue where its items were emitted (not where its derivation
@@ -592,6 +602,48 @@ mod tests {
         ] {
             assert!(out.contains(needle), "expansion lacks `{needle}`");
         }
+    }
+
+    /// A mode's methods that do not see its contacts forward to the first mode's (M, the forcing,
+    /// the energy); those that do keep their code; a zeroed matrix gets no zero sets.
+    #[test]
+    fn modes_share_what_their_contacts_do_not_change() {
+        let src: proc_macro2::TokenStream = "#[mechanics(
+            coordinates(x, y),
+            lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y + k * x * y,
+            unilateral(name = floor, guard = y - x.powi(2), law = restitution(e)),
+            unilateral(name = wall, guard = x, law = restitution(e)),
+        )] struct Cup { m: f64, g: f64, k: f64, e: f64 }"
+            .parse()
+            .unwrap();
+        let out = crate::try_expand(src).unwrap();
+        let text = out.to_string();
+        let method = |name: &str| -> Vec<String> {
+            functions(out.clone(), name)
+                .into_iter()
+                .filter(|f| f.starts_with(&format!("pub fn {name} (")) || f.contains(&format!("fn {name} (")))
+                .collect()
+        };
+        // Modes free, floor, wall, floor_wall: M in the last three forwards to free's.
+        let masses = method("mass_matrix");
+        assert_eq!(masses.iter().filter(|f| f.contains("CupFree (self . 0) . mass_matrix (t , x)")).count(), 3, "{masses:#?}");
+        // The constrained accelerations see each mode's rows: floor_wall's are its own, not floor's.
+        let rows = method("__routh_constraint_rows");
+        assert_eq!(rows.len(), 3, "{rows:#?}");
+        assert!(rows.iter().all(|f| !f.contains("(self . 0)")), "each mode's rows are its own: {rows:#?}");
+        let accelerations = method("accelerations");
+        assert!(
+            accelerations.iter().all(|f| !f.contains("CupFloor (self . 0)") && !f.contains("CupWall (self . 0)")),
+            "{accelerations:#?}"
+        );
+        // The reset Jacobians' rows start zeroed: no zero is set into them.
+        assert!(text.contains("fn floor_reset_jacobian"), "an impact's reset Jacobian");
+        let zero_sets: Vec<&str> = text
+            .match_indices(")] = 0.0_f64 ;")
+            .map(|(at, _)| text[..at].rsplit(';').next().unwrap_or_default())
+            .filter(|set| !set.trim_start().starts_with("__m ["))
+            .collect();
+        assert!(zero_sets.is_empty(), "zero sets into zeroed matrices: {zero_sets:?}");
     }
 
     #[test]

@@ -843,6 +843,29 @@ pub(crate) fn allow_generated() -> TokenStream {
     quote! { #[allow(unused_variables, clippy::all, clippy::pedantic, non_snake_case)] }
 }
 
+/// Whether a generated value is the literal zero (`0.0_f64`, a constant emitted by `symbolic`):
+/// its set into a matrix that starts zeroed is left out (a quadruped's reset Jacobians held 42
+/// thousand such sets, every one an index expression for rustc to check).
+pub(crate) fn is_zero_value(v: &TokenStream) -> bool {
+    let mut trees = v.clone().into_iter();
+    matches!((trees.next(), trees.next()), (Some(proc_macro2::TokenTree::Literal(l)), None) if l.to_string() == "0.0_f64")
+}
+
+/// The sets of a zeroed `dr`'s rows over the state (`rows` of them: `p` position columns, `n`
+/// velocity columns, then the action's) from their values row-major over the positions `dq`, over
+/// the velocities `dv` and down the action's column `dz`; the zero entries left out.
+pub(crate) fn state_row_sets(
+    rows: usize,
+    (p, n): (usize, usize),
+    (dq, dv, dz): (&[TokenStream], &[TokenStream], &[TokenStream]),
+) -> TokenStream {
+    let cells = |cols: usize| (0..rows).flat_map(move |r| (0..cols).map(move |c| (r, c)));
+    let q = cells(p).zip(dq).filter(|(_, v)| !is_zero_value(v)).map(|((r, c), v)| quote! { dr[(#r, #c)] = #v; });
+    let v = cells(n).zip(dv).filter(|(_, v)| !is_zero_value(v)).map(|((r, c), v)| quote! { dr[(#r, #p + #c)] = #v; });
+    let z = dz.iter().enumerate().filter(|(_, v)| !is_zero_value(v)).map(|(r, v)| quote! { dr[(#r, #p + #n)] = #v; });
+    quote! { #(#q)* #(#v)* #(#z)* }
+}
+
 /// Builds an `SMatrix<f64, n, n>` from the upper triangle expressions `upper` (row-major).
 pub(crate) fn symmetric_matrix(n: usize, upper: &[TokenStream]) -> TokenStream {
     let mut k = 0;
@@ -851,6 +874,9 @@ pub(crate) fn symmetric_matrix(n: usize, upper: &[TokenStream]) -> TokenStream {
         for j in i..n {
             let v = &upper[k];
             k += 1;
+            if is_zero_value(v) {
+                continue;
+            }
             if i == j {
                 sets.push(quote! { m[(#i, #j)] = #v; });
             } else {
@@ -871,9 +897,10 @@ pub(crate) fn square_matrix(n: usize, entries: &[TokenStream]) -> TokenStream {
 
 /// An `r × c` matrix from its entries in row-major order.
 pub(crate) fn matrix(r: usize, c: usize, entries: &[TokenStream]) -> TokenStream {
-    let sets = (0..r).flat_map(|i| (0..c).map(move |j| (i, j))).zip(entries).map(|((i, j), v)| {
-        quote! { m[(#i, #j)] = #v; }
-    });
+    let sets =
+        (0..r).flat_map(|i| (0..c).map(move |j| (i, j))).zip(entries).filter(|(_, v)| !is_zero_value(v)).map(|((i, j), v)| {
+            quote! { m[(#i, #j)] = #v; }
+        });
     quote! {{
         let mut m = __routh::Matrix::<#r, #c>::zeros();
         #(#sets)*

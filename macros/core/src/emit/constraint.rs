@@ -10,7 +10,7 @@ use crate::derive::constraint::{ConstraintEquations, Kind};
 use crate::derive::dynamics::KineticJacobian;
 use crate::derive::dynamics::spatial::Links;
 use crate::derive::euler_lagrange::Equations;
-use crate::emit::codegen::{Helpers, allow_generated};
+use crate::emit::codegen::{Helpers, allow_generated, is_zero_value};
 use crate::emit::form::MassOperator;
 use crate::model::View;
 use crate::notation::{display_name, doc_block, formula};
@@ -169,9 +169,11 @@ fn rows(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> Ro
     outs.extend(&ce.b);
     outs.extend(&ce.bias);
     let (r_stmts, r_vals) = helpers.body(model, &outs, "__routh_constraint_rows", &none, &none);
-    let a_sets = (0..m).flat_map(|r| (0..n).map(move |j| (r, j))).zip(&r_vals[..m * n]).map(|((r, j), v)| {
-        quote! { amat[(#r, #j)] = #v; }
-    });
+    let a_sets = (0..m).flat_map(|r| (0..n).map(move |j| (r, j))).zip(&r_vals[..m * n]).filter(|(_, v)| !is_zero_value(v)).map(
+        |((r, j), v)| {
+            quote! { amat[(#r, #j)] = #v; }
+        },
+    );
     let b_vals = &r_vals[m * n..m * n + m];
     let c_vals = &r_vals[m * n + m..];
     // Position residuals (holonomic rows; 0 for velocity constraints).
@@ -228,14 +230,12 @@ fn saddle_jacobian(
     let jparams = quote! { a: &#vec_n, lam: &#vec_m, };
     let jargs = quote! { a, lam, };
     let (j_stmts, j_vals) = helpers.body(model, &jac_out, "__routh_constraint_jacobian", &jparams, &jargs);
-    let dq_sets = (0..nm).flat_map(|r| (0..p).map(move |c| (r, c))).zip(&j_vals[..nm * p]).map(|((r, c), v)| {
-        quote! { dr[(#r, #c)] = #v; }
-    });
-    let dv_sets = (0..nm).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[nm * p..nm * (p + n)]).map(|((r, c), v)| {
-        quote! { dr[(#r, #p + #c)] = #v; }
-    });
     let dt_vals = &j_vals[nm * (p + n)..nm * (p + n) + nm];
-    let dz_sets = j_vals[nm * (p + n) + nm..].iter().enumerate().map(|(r, v)| quote! { dr[(#r, #p + #n)] = #v; });
+    let dr_sets = crate::emit::codegen::state_row_sets(
+        nm,
+        (p, n),
+        (&j_vals[..nm * p], &j_vals[nm * p..nm * (p + n)], &j_vals[nm * (p + n) + nm..]),
+    );
     let (jac_fn, allow) = (format_ident!("__routh_constraint_jacobian"), allow_generated());
     // With orientations, the rates' Jacobians ∂q̇/∂q, ∂q̇/∂v of q̇ = K(q) v head the field's Jacobian.
     let rates = crate::emit::dynamics::rate_jacobians_item(model, eq, helpers);
@@ -303,9 +303,7 @@ fn saddle_jacobian(
         {
             #(#j_stmts)*
             let mut dr = __routh::Matrix::<#nm, #d>::zeros();
-            #(#dq_sets)*
-            #(#dv_sets)*
-            #(#dz_sets)*
+            #dr_sets
             #add_kinetic
             (dr, __routh::Vector::<#nm>::from([#(#dt_vals),*]))
         }
@@ -333,16 +331,15 @@ fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &
     let quasi = !model.layout.orientations.is_empty();
     let position_sets = holonomic.iter().enumerate().flat_map(|(r, &k)| (0..p).map(move |c| (r, k, c))).map(|(r, k, c)| {
         let v = if quasi { &vals[m * p + m * n + r * p + c] } else { a_of(k, c) };
-        quote! { j[(#r, #c)] = #v; }
+        // Into `j`, zeroed: its zero entries need no set.
+        (!is_zero_value(v)).then(|| quote! { j[(#r, #c)] = #v; })
     });
     let velocity_sets = (0..m).flat_map(|k| (0..p).map(move |c| (k, c))).map(|(k, c)| {
         let dq = &vals[k * p + c];
         let r = h + k;
-        let a = (c < n).then(|| {
-            let a = a_of(k, c);
-            quote! { j[(#r, #p + #c)] = #a; }
-        });
-        quote! { j[(#r, #c)] = #dq; #a }
+        let a = (c < n).then(|| a_of(k, c)).filter(|a| !is_zero_value(a)).map(|a| quote! { j[(#r, #p + #c)] = #a; });
+        let dq = (!is_zero_value(dq)).then(|| quote! { j[(#r, #c)] = #dq; });
+        quote! { #dq #a }
     });
     let allow = allow_generated();
     let inputs = crate::emit::codegen::input_matrix(model);
@@ -607,6 +604,7 @@ fn sensitivity_item(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut He
     let r_sets = (0..nm)
         .flat_map(|r| (0..nw).map(move |c| (r, c)))
         .zip(&s_vals[..nm * nw])
+        .filter(|(_, v)| !is_zero_value(v))
         .map(|((r, c), v)| quote! { dr[(#r, #c)] = #v; });
     let l_sets = s_vals[nm * nw..].iter().enumerate().map(|(c, v)| quote! { lw[(0, #c)] = #v; });
     let layout = crate::emit::codegen::state_layout(model);

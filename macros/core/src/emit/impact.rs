@@ -9,7 +9,7 @@ use quote::{format_ident, quote};
 use symbolic::Expr;
 
 use crate::derive::impact::{ImpactEquations, Reset};
-use crate::emit::codegen::{Helpers, matrix, square_matrix};
+use crate::emit::codegen::{Helpers, is_zero_value, matrix, square_matrix};
 use crate::model::{Trigger, View};
 use crate::notation::{doc_block, formula};
 
@@ -171,8 +171,12 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
     let a_vals = &s_vals[..k * n];
     let b_vals = &s_vals[k * n..k * n + k];
     let e_vals = &s_vals[k * n + k..];
-    let a_sets: Vec<TokenStream> =
-        (0..k).flat_map(|r| (0..n).map(move |j| (r, j))).zip(a_vals).map(|((r, j), v)| quote! { a[(#r, #j)] = #v; }).collect();
+    let a_sets: Vec<TokenStream> = (0..k)
+        .flat_map(|r| (0..n).map(move |j| (r, j)))
+        .zip(a_vals)
+        .filter(|(_, v)| !is_zero_value(v))
+        .map(|((r, j), v)| quote! { a[(#r, #j)] = #v; })
+        .collect();
     let mut jac_out: Vec<Expr> = dr_dq.iter().flatten().copied().collect();
     jac_out.extend(dr_dv.iter().flatten().copied());
     jac_out.extend(dr_dz);
@@ -181,13 +185,11 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
     let jparams = quote! { vp: &#vp_param, lam: &#lam_param, };
     let jargs = quote! { vp, lam, };
     let (j_stmts, j_vals) = emit(&jac_out, "jacobian", &jparams, &jargs);
-    let dq_sets = (0..nk).flat_map(|r| (0..p).map(move |c| (r, c))).zip(&j_vals[..nk * p]).map(|((r, c), v)| {
-        quote! { dr[(#r, #c)] = #v; }
-    });
-    let dv_sets = (0..nk).flat_map(|r| (0..n).map(move |c| (r, c))).zip(&j_vals[nk * p..nk * (p + n)]).map(|((r, c), v)| {
-        quote! { dr[(#r, #p + #c)] = #v; }
-    });
-    let dz_sets = j_vals[nk * (p + n)..].iter().enumerate().map(|(r, v)| quote! { dr[(#r, #p + #n)] = #v; });
+    let dr_sets = crate::emit::codegen::state_row_sets(
+        nk,
+        (p, n),
+        (&j_vals[..nk * p], &j_vals[nk * p..nk * (p + n)], &j_vals[nk * (p + n)..]),
+    );
     // Along a tree: ∂(M (q̇⁺ − q̇⁻))/∂x from the product's tangent, column by column (O(n) each).
     let (metric_fns, add_metric) = match metric {
         Some(inv) => {
@@ -276,9 +278,7 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
             let (vp, lam) = (&law.velocities, &law.impulses);
             #(#j_stmts)*
             let mut dr = __routh::Matrix::<#nk, #d>::zeros();
-            #(#dq_sets)*
-            #(#dv_sets)*
-            #(#dz_sets)*
+            #dr_sets
             #add_metric
             law.reset_jacobian::<#p, #d>(dr)
         }

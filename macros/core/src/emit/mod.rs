@@ -17,7 +17,8 @@
 //! - [`codegen`]: the shared helpers (symbols as tokens, straight-line bodies, matrices);
 //! - [`fallback`]: stubs of the API beside a model's errors.
 //!
-//! [`mode`] emits one mode with its reductions, [`system`]'s `items` what belongs to the system.
+//! [`mode`] emits one mode with its reductions, [`system`]'s `items` what belongs to the system;
+//! [`shared`] turns a mode view's methods that an earlier mode has word for word into forwards.
 
 pub mod checks;
 pub mod codegen;
@@ -34,6 +35,7 @@ pub mod looped;
 pub mod model;
 pub mod reduce;
 pub mod run;
+pub mod shared;
 pub mod symmetry;
 pub mod system;
 
