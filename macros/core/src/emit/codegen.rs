@@ -851,6 +851,23 @@ pub(crate) fn is_zero_value(v: &TokenStream) -> bool {
     matches!((trees.next(), trees.next()), (Some(proc_macro2::TokenTree::Literal(l)), None) if l.to_string() == "0.0_f64")
 }
 
+/// `target[(r, c)] = v;` for the values `vals` row-major over `rows × cols` (the column written
+/// `offset + c` where an offset is given) into a matrix that starts zeroed: the zero entries left
+/// out.
+pub(crate) fn zeroed_sets(
+    target: &TokenStream,
+    (rows, cols): (usize, usize),
+    offset: Option<usize>,
+    vals: &[TokenStream],
+) -> TokenStream {
+    let cells = (0..rows).flat_map(|r| (0..cols).map(move |c| (r, c)));
+    let sets = cells.zip(vals).filter(|(_, v)| !is_zero_value(v)).map(|((r, c), v)| match offset {
+        Some(o) => quote! { #target[(#r, #o + #c)] = #v; },
+        None => quote! { #target[(#r, #c)] = #v; },
+    });
+    quote! { #(#sets)* }
+}
+
 /// The sets of a zeroed `dr`'s rows over the state (`rows` of them: `p` position columns, `n`
 /// velocity columns, then the action's) from their values row-major over the positions `dq`, over
 /// the velocities `dv` and down the action's column `dz`; the zero entries left out.
@@ -859,11 +876,10 @@ pub(crate) fn state_row_sets(
     (p, n): (usize, usize),
     (dq, dv, dz): (&[TokenStream], &[TokenStream], &[TokenStream]),
 ) -> TokenStream {
-    let cells = |cols: usize| (0..rows).flat_map(move |r| (0..cols).map(move |c| (r, c)));
-    let q = cells(p).zip(dq).filter(|(_, v)| !is_zero_value(v)).map(|((r, c), v)| quote! { dr[(#r, #c)] = #v; });
-    let v = cells(n).zip(dv).filter(|(_, v)| !is_zero_value(v)).map(|((r, c), v)| quote! { dr[(#r, #p + #c)] = #v; });
+    let dr = quote!(dr);
+    let (q, v) = (zeroed_sets(&dr, (rows, p), None, dq), zeroed_sets(&dr, (rows, n), Some(p), dv));
     let z = dz.iter().enumerate().filter(|(_, v)| !is_zero_value(v)).map(|(r, v)| quote! { dr[(#r, #p + #n)] = #v; });
-    quote! { #(#q)* #(#v)* #(#z)* }
+    quote! { #q #v #(#z)* }
 }
 
 /// Builds an `SMatrix<f64, n, n>` from the upper triangle expressions `upper` (row-major).
@@ -897,13 +913,10 @@ pub(crate) fn square_matrix(n: usize, entries: &[TokenStream]) -> TokenStream {
 
 /// An `r × c` matrix from its entries in row-major order.
 pub(crate) fn matrix(r: usize, c: usize, entries: &[TokenStream]) -> TokenStream {
-    let sets =
-        (0..r).flat_map(|i| (0..c).map(move |j| (i, j))).zip(entries).filter(|(_, v)| !is_zero_value(v)).map(|((i, j), v)| {
-            quote! { m[(#i, #j)] = #v; }
-        });
+    let sets = zeroed_sets(&quote!(m), (r, c), None, entries);
     quote! {{
         let mut m = __routh::Matrix::<#r, #c>::zeros();
-        #(#sets)*
+        #sets
         m
     }}
 }

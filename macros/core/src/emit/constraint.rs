@@ -10,7 +10,7 @@ use crate::derive::constraint::{ConstraintEquations, Kind};
 use crate::derive::dynamics::KineticJacobian;
 use crate::derive::dynamics::spatial::Links;
 use crate::derive::euler_lagrange::Equations;
-use crate::emit::codegen::{Helpers, allow_generated, is_zero_value};
+use crate::emit::codegen::{Helpers, allow_generated, is_zero_value, zeroed_sets};
 use crate::emit::form::MassOperator;
 use crate::model::View;
 use crate::notation::{display_name, doc_block, formula};
@@ -169,11 +169,7 @@ fn rows(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> Ro
     outs.extend(&ce.b);
     outs.extend(&ce.bias);
     let (r_stmts, r_vals) = helpers.body(model, &outs, "__routh_constraint_rows", &none, &none);
-    let a_sets = (0..m).flat_map(|r| (0..n).map(move |j| (r, j))).zip(&r_vals[..m * n]).filter(|(_, v)| !is_zero_value(v)).map(
-        |((r, j), v)| {
-            quote! { amat[(#r, #j)] = #v; }
-        },
-    );
+    let a_sets = zeroed_sets(&quote!(amat), (m, n), None, &r_vals[..m * n]);
     let b_vals = &r_vals[m * n..m * n + m];
     let c_vals = &r_vals[m * n + m..];
     // Position residuals (holonomic rows; 0 for velocity constraints).
@@ -188,7 +184,7 @@ fn rows(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> Ro
             fn #rows_fn(&self, t: f64, x: &#state) -> (__routh::Matrix<#m, #n>, #vec_m, #vec_m) {
                 #(#r_stmts)*
                 let mut amat = __routh::Matrix::<#m, #n>::zeros();
-                #(#a_sets)*
+                #a_sets
                 (amat, <#vec_m>::from([#(#b_vals),*]), <#vec_m>::from([#(#c_vals),*]))
             }
         },
@@ -601,11 +597,7 @@ fn sensitivity_item(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut He
     outs.extend(&ce.dl_dp);
     let (s_stmts, s_vals) =
         helpers.body_bound(model, &ce.dr_dp_bindings, &outs, "__routh_constraint_sensitivity", &jparams, &jargs);
-    let r_sets = (0..nm)
-        .flat_map(|r| (0..nw).map(move |c| (r, c)))
-        .zip(&s_vals[..nm * nw])
-        .filter(|(_, v)| !is_zero_value(v))
-        .map(|((r, c), v)| quote! { dr[(#r, #c)] = #v; });
+    let r_sets = zeroed_sets(&quote!(dr), (nm, nw), None, &s_vals[..nm * nw]);
     let l_sets = s_vals[nm * nw..].iter().enumerate().map(|(c, v)| quote! { lw[(0, #c)] = #v; });
     let layout = crate::emit::codegen::state_layout(model);
     let rows = if model.layout.z.is_some() {
@@ -668,7 +660,7 @@ fn sensitivity_item(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut He
             #(#s_stmts)*
             let mut dr = __routh::Matrix::<#nm, #nw>::zeros();
             let mut lw = __routh::Matrix::<1, #nw>::zeros();
-            #(#r_sets)*
+            #r_sets
             #(#l_sets)*
             let da = sol.acceleration_sensitivity(dr)?;
             #rows

@@ -136,60 +136,66 @@ fn plain_dimensions(tokens: TokenStream) -> TokenStream {
     out.into_iter().collect()
 }
 
-/// Splits a sequence of items into the `struct` and `mod` declarations and the rest. An item is
-/// its outer attributes, then tokens up to its body — a brace group — or a `;` (a tuple or unit
-/// struct).
+/// Splits a sequence of items ([`items`]) into the `struct` and `mod` declarations and the rest.
 fn split_items(tokens: TokenStream) -> (TokenStream, TokenStream) {
     let (mut types, mut impls) = (TokenStream::new(), TokenStream::new());
-    let mut item: Vec<TokenTree> = Vec::new();
-    let mut is_struct = false;
-    for tree in tokens {
-        let ends = match &tree {
-            TokenTree::Ident(id) if (id == "struct" || id == "mod") && !item_started(&item) => {
-                is_struct = true;
-                false
-            }
-            TokenTree::Punct(p) if p.as_char() == ';' => true,
-            // The body of an item (not the bracket group of an attribute).
-            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => true,
-            _ => false,
-        };
-        // A tuple struct's fields are a parenthesised group followed by `;`.
-        item.push(tree);
-        if ends {
-            let done: TokenStream = item.drain(..).collect();
-            if is_struct {
-                types.extend(done)
-            } else {
-                impls.extend(done)
-            }
-            is_struct = false;
-        }
+    for item in items(tokens) {
+        let declares = matches!(item.get(keyword_at(&item)), Some(TokenTree::Ident(id)) if id == "struct" || id == "mod");
+        if declares { types.extend(item) } else { impls.extend(item) }
     }
-    debug_assert!(item.is_empty(), "a generated item without a body");
-    impls.extend(item);
     (types, impls)
 }
 
-/// Whether the tokens of an item so far go beyond its attributes and visibility (so a later
-/// `struct` is not the item's keyword).
-fn item_started(item: &[TokenTree]) -> bool {
-    let mut i = 0;
-    while i < item.len() {
-        match &item[i] {
-            // `#[...]`
-            TokenTree::Punct(p) if p.as_char() == '#' => i += 2,
-            // `pub`, `pub(crate)`
-            TokenTree::Ident(id) if id == "pub" => {
-                i += 1;
-                if matches!(item.get(i), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis) {
-                    i += 1;
-                }
+/// The items of `tokens` (an expansion's, or an impl's members): each its outer attributes, then
+/// tokens up to its body — a brace group — or a `;` (a tuple or unit struct, a `const`); a lone `;`
+/// after a brace group (a `const` whose value is a block) joins the item before it.
+pub(crate) fn items(tokens: TokenStream) -> Vec<Vec<TokenTree>> {
+    let mut items: Vec<Vec<TokenTree>> = Vec::new();
+    let mut item = Vec::new();
+    for tree in tokens {
+        let ends = match &tree {
+            TokenTree::Punct(p) => p.as_char() == ';',
+            // The body of an item (not the bracket group of an attribute).
+            TokenTree::Group(g) => g.delimiter() == Delimiter::Brace,
+            _ => false,
+        };
+        let lone = item.is_empty() && matches!(&tree, TokenTree::Punct(p) if p.as_char() == ';');
+        item.push(tree);
+        if ends {
+            match items.last_mut() {
+                Some(last) if lone => last.append(&mut item),
+                _ => items.push(std::mem::take(&mut item)),
             }
-            _ => return true,
         }
     }
-    false
+    debug_assert!(item.is_empty(), "a generated item without a body");
+    if !item.is_empty() {
+        items.push(item);
+    }
+    items
+}
+
+/// Where an item's outer attributes (`#[...]`) end.
+pub(crate) fn after_attributes(item: &[TokenTree]) -> usize {
+    let mut i = 0;
+    while matches!(item.get(i), Some(TokenTree::Punct(p)) if p.as_char() == '#')
+        && matches!(item.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket)
+    {
+        i += 2;
+    }
+    i
+}
+
+/// Where an item's keyword stands: after its attributes and its visibility (`pub`, `pub(…)`).
+pub(crate) fn keyword_at(item: &[TokenTree]) -> usize {
+    let mut i = after_attributes(item);
+    if matches!(item.get(i), Some(TokenTree::Ident(id)) if id == "pub") {
+        i += 1;
+        if matches!(item.get(i), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis) {
+            i += 1;
+        }
+    }
+    i
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use quote::{format_ident, quote};
 use symbolic::Expr;
 
 use crate::derive::impact::{ImpactEquations, Reset};
-use crate::emit::codegen::{Helpers, is_zero_value, matrix, square_matrix};
+use crate::emit::codegen::{Helpers, matrix, square_matrix, zeroed_sets};
 use crate::model::{Trigger, View};
 use crate::notation::{doc_block, formula};
 
@@ -171,12 +171,7 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
     let a_vals = &s_vals[..k * n];
     let b_vals = &s_vals[k * n..k * n + k];
     let e_vals = &s_vals[k * n + k..];
-    let a_sets: Vec<TokenStream> = (0..k)
-        .flat_map(|r| (0..n).map(move |j| (r, j)))
-        .zip(a_vals)
-        .filter(|(_, v)| !is_zero_value(v))
-        .map(|((r, j), v)| quote! { a[(#r, #j)] = #v; })
-        .collect();
+    let a_sets = zeroed_sets(&quote!(a), (k, n), None, a_vals);
     let mut jac_out: Vec<Expr> = dr_dq.iter().flatten().copied().collect();
     jac_out.extend(dr_dv.iter().flatten().copied());
     jac_out.extend(dr_dz);
@@ -251,7 +246,7 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
             #(#s_stmts)*
             let mass = #mass?;
             let mut a = __routh::Matrix::<#k, #n>::zeros();
-            #(#a_sets)*
+            #a_sets
             let b = __routh::Vector::<#k>::from([#(#b_vals),*]);
             let e = __routh::Vector::<#k>::from([#(#e_vals),*]);
             __routh::mechanics::restitution(t, mass, (a, b, e), x.fixed_rows::<#n>(#p).into_owned(), &[#(#row_names),*])

@@ -33,6 +33,8 @@ use std::hash::{Hash, Hasher};
 use proc_macro2::{Delimiter, Group, Ident, Spacing, TokenStream, TokenTree};
 use quote::quote;
 
+use super::door::{after_attributes, items as split, keyword_at};
+
 /// The modes' emitted items (`modes[k]` the items of the mode whose view is `views[k]`), each
 /// view's methods that an earlier mode's share turned into forwards to them. `inputs`: the views
 /// carry the inputs' values as a second field (`View(&model, u)`).
@@ -65,11 +67,11 @@ struct Member {
     tokens: Vec<TokenTree>,
     /// The member's name (a `fn`, `const` or `type`); empty for anything else.
     name: String,
-    /// Hash of the tokens less `doc` attributes (with the impl's header).
+    /// Hash of the tokens less `doc` attributes.
     fingerprint: u64,
     /// The names the member reaches as `self.name` or `Self::name`.
     callees: Vec<String>,
-    /// `self` or `Self` in any other position, or a signature a forward cannot repeat.
+    /// `self` (in the body) or `Self` in any other position.
     escapes: bool,
     /// The forward's parts, for a method that can have one.
     forward: Option<Forward>,
@@ -90,7 +92,7 @@ impl ViewItems {
             .into_iter()
             .map(|item| match impl_on(&item, view) {
                 Some((header, body, inherent)) => {
-                    let key = fingerprint(&header_without(&header, view), 0);
+                    let key = fingerprint(&header_without(&header, view));
                     let members = split(body.stream()).into_iter().map(|m| Member::parse(m, key, inherent)).collect();
                     Item::Impl { header, members, inherent }
                 }
@@ -170,7 +172,7 @@ impl Member {
             scan(body, true, &mut callees, &mut escapes);
         }
         let forward = if inherent && body.is_some() { forwardable(&tokens[..head_end], start) } else { None };
-        let fingerprint = fingerprint(&tokens[start..], impl_key);
+        let fingerprint = fingerprint(&tokens[start..]);
         Member { tokens, name, fingerprint, callees, escapes, forward, impl_key }
     }
 }
@@ -186,7 +188,8 @@ fn shared_members(views: &[ViewItems]) -> Vec<HashMap<String, usize>> {
     // class[name][view]: None where the view lacks the member or it escapes.
     let mut class: HashMap<&str, Vec<Option<usize>>> = HashMap::new();
     for &name in &names {
-        let mut reps: Vec<(usize, usize)> = Vec::new(); // (class, representative view)
+        // Each class's first view, whose members the others' are compared with.
+        let mut first: Vec<usize> = Vec::new();
         let row = (0..views.len())
             .map(|v| {
                 let ms = members[v].get(name)?;
@@ -194,10 +197,9 @@ fn shared_members(views: &[ViewItems]) -> Vec<HashMap<String, usize>> {
                 if ms.iter().any(|m| m.escapes) || reaches_outside {
                     return None;
                 }
-                let found = reps.iter().find(|&&(_, r)| same_members(&members[r][name], ms)).map(|&(c, _)| c);
-                Some(found.unwrap_or_else(|| {
-                    reps.push((reps.len(), v));
-                    reps.len() - 1
+                Some(first.iter().position(|&r| same_members(&members[r][name], ms)).unwrap_or_else(|| {
+                    first.push(v);
+                    first.len() - 1
                 }))
             })
             .collect();
@@ -229,12 +231,8 @@ fn shared_members(views: &[ViewItems]) -> Vec<HashMap<String, usize>> {
                     }))
                 })
                 .collect();
-            let before = distinct(&class[name]);
-            if renumbered.iter().filter(|c| c.is_some()).count() != class[name].iter().filter(|c| c.is_some()).count()
-                || distinct(&renumbered) != before
-            {
-                changed = true;
-            }
+            // Classes are numbered in order of first appearance, so an unrefined row numbers alike.
+            changed |= renumbered != class[name];
             class.insert(name, renumbered);
         }
         if !changed {
@@ -255,55 +253,11 @@ fn shared_members(views: &[ViewItems]) -> Vec<HashMap<String, usize>> {
         .collect()
 }
 
-fn distinct(row: &[Option<usize>]) -> usize {
-    let mut seen: Vec<usize> = row.iter().flatten().copied().collect();
-    seen.sort_unstable();
-    seen.dedup();
-    seen.len()
-}
-
 fn same_members(a: &[&Member], b: &[&Member]) -> bool {
     a.len() == b.len()
         && a.iter()
             .zip(b)
             .all(|(x, y)| x.fingerprint == y.fingerprint && x.impl_key == y.impl_key && same_trees(&x.tokens, &y.tokens))
-}
-
-/// The top-level items of `tokens`: each a run ending at a brace group or a `;` (a lone `;` after
-/// a brace group — a `const` whose value is a block — joins the item before it).
-fn split(tokens: TokenStream) -> Vec<Vec<TokenTree>> {
-    let mut items: Vec<Vec<TokenTree>> = Vec::new();
-    let mut item = Vec::new();
-    for tree in tokens {
-        let ends = match &tree {
-            TokenTree::Punct(p) => p.as_char() == ';',
-            TokenTree::Group(g) => g.delimiter() == Delimiter::Brace,
-            _ => false,
-        };
-        let lone = item.is_empty() && matches!(&tree, TokenTree::Punct(p) if p.as_char() == ';');
-        item.push(tree);
-        if ends {
-            match items.last_mut() {
-                Some(last) if lone => last.append(&mut item),
-                _ => items.push(std::mem::take(&mut item)),
-            }
-        }
-    }
-    if !item.is_empty() {
-        items.push(item);
-    }
-    items
-}
-
-/// Where an item's attributes (`#[...]`) end.
-fn after_attributes(tokens: &[TokenTree]) -> usize {
-    let mut i = 0;
-    while matches!(tokens.get(i), Some(TokenTree::Punct(p)) if p.as_char() == '#')
-        && matches!(tokens.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket)
-    {
-        i += 2;
-    }
-    i
 }
 
 /// An impl whose self type is `view` (`impl<'a> View<'a> { … }` or `impl<'a> Trait for
@@ -399,13 +353,7 @@ fn scan(tokens: &TokenStream, in_body: bool, callees: &mut Vec<String>, escapes:
 /// `[pub[(…)]] fn name(self or &self, a: A, …) [-> R]`, no generics, no `where`, nothing borrowed
 /// in the result.
 fn forwardable(tokens: &[TokenTree], start: usize) -> Option<Forward> {
-    let mut i = start;
-    if matches!(tokens.get(i), Some(TokenTree::Ident(p)) if p == "pub") {
-        i += 1;
-        if matches!(tokens.get(i), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis) {
-            i += 1;
-        }
-    }
+    let i = keyword_at(tokens);
     let (Some(TokenTree::Ident(kw)), Some(TokenTree::Ident(_)), Some(TokenTree::Group(params))) =
         (tokens.get(i), tokens.get(i + 1), tokens.get(i + 2))
     else {
@@ -461,10 +409,9 @@ fn forwardable(tokens: &[TokenTree], start: usize) -> Option<Forward> {
     Some(Forward { head, args })
 }
 
-/// A hash of `tokens` less their `doc` attributes, seeded with `seed`.
-fn fingerprint(tokens: &[TokenTree], seed: u64) -> u64 {
+/// A hash of `tokens` less their `doc` attributes.
+fn fingerprint(tokens: &[TokenTree]) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    seed.hash(&mut h);
     hash_trees(tokens, &mut h);
     h.finish()
 }
