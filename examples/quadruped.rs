@@ -15,9 +15,10 @@
 //! Writes `out/quadruped.svg`: the trunk's and the feet's heights, and the normal forces, against
 //! time.
 //!
-//! Run with `cargo run --release --example quadruped`. Its build is long (about 70 s and 1.8 GB in
-//! release on two cores, 2026-12-05): the sixteen modes share M, f and the energies, but each has
-//! its own contacts' rows, impact laws and their Jacobians (12 MB of generated tokens).
+//! Run with `cargo run --release --example quadruped`. Its build is long (about 60 s and 1.2 GB in
+//! release on two cores, 2026-12-05): the sixteen modes share M, f, the energies, each foot's part
+//! of the constrained Jacobian (in part) and the settlings' resets, but each has its own contacts'
+//! rows and landings' laws (8 MB of generated tokens).
 
 use plotters::prelude::*;
 use routh::prelude::*;

@@ -394,9 +394,9 @@ pub mod __private {
     pub mod mechanics {
         pub use routh_runtime::mechanics::{
             ConstraintKind, JointForces, LinkDerivatives, LinkDynamics, LinkFactor, LinkJoint, LinkTopology, Restitution,
-            StateLayout, TreeFactor, TreeTopology, accelerations_in_place, add_tangent_columns, factor_mass, finite,
-            inertia_defect, inverse_legendre_after, mass_from_products, pad, pad_matrix, recursive_accelerations, restitution,
-            solve_constrained, take, tree,
+            StateLayout, TreeFactor, TreeTopology, accelerations_in_place, add_residual_part, add_tangent_columns, factor_mass,
+            finite, inertia_defect, inverse_legendre_after, mass_from_products, pad, pad_matrix, recursive_accelerations,
+            restitution, solve_constrained, take, tree,
         };
     }
     pub mod observables {

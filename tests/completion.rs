@@ -1,8 +1,11 @@
 //! Zeno completion and release by a multiplier: a bouncing ball that comes to rest on the floor as
 //! a held contact, and a block that lifts off when the contact force vanishes.
 
+#[macro_use]
+mod common;
+
 use routh::prelude::*;
-use routh::runtime::ZenoOptions;
+use routh::runtime::{VectorField, ZenoOptions};
 
 /// A ball over the floor y = 0 under gravity and an upward push c·t. In flight the floor is an
 /// impact with restitution e; when the bounces accumulate the ball settles into `rest`, where the
@@ -214,4 +217,142 @@ fn hybrid_csv_names_the_modes() {
             assert!(energy[k].abs() < 1e-9, "{}", energy[k]);
         }
     }
+}
+
+/// A bead of a non-diagonal kinetic metric over a parabolic floor y ≥ x² and a wall x + z ≥ 0,
+/// both unilateral and plastic. Landing on one contact while the other is held projects onto both;
+/// with the literal coefficient 0 the settling after it is the landing's own reset, which the
+/// derive proves (the same rows) and generates once.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, z),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2) + dot(z).powi(2)) + k * dot(x) * dot(y) + k / 2 * dot(y) * dot(z)
+        - m * g * y,
+    unilateral(name = floor, guard = y - x.powi(2), law = restitution(0)),
+    unilateral(name = wall, guard = x + z, law = restitution(0)),
+)]
+struct PlasticBead {
+    m: f64,
+    k: f64,
+    g: f64,
+}
+
+/// The same bead with its coefficient a parameter: each settling solves its own projection.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, z),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2) + dot(z).powi(2)) + k * dot(x) * dot(y) + k / 2 * dot(y) * dot(z)
+        - m * g * y,
+    unilateral(name = floor, guard = y - x.powi(2), law = restitution(e)),
+    unilateral(name = wall, guard = x + z, law = restitution(e)),
+)]
+struct Bead {
+    m: f64,
+    k: f64,
+    g: f64,
+    e: f64,
+}
+
+#[test]
+fn a_plastic_settling_is_its_landings_projection_onto_both_contacts() {
+    let (m, k, g) = (1.3, 0.4, 9.81);
+    let (plastic, bead) = (PlasticBead { m, k, g }, Bead { m, k, g, e: 0.0 });
+    // On the floor (y = x², its velocity row held), approaching the wall.
+    let (x, xd) = (0.3, 0.7);
+    let q = [x, x * x, -x + 0.05];
+    let v = [xd, 2.0 * x * xd, -1.9];
+    let s = plastic.floor_state(q, v).state;
+    assert_eq!(s, bead.floor_state(q, v).state);
+    let t = 0.0;
+    let settle = plastic.floor().settle_wall_reset(t, &s).unwrap();
+    // The kinetic-metric projection onto both rows, by hand: q̇⁺ = q̇⁻ − M⁻¹Aᵀ(AM⁻¹Aᵀ)⁻¹A q̇⁻.
+    let mass = SMatrix::<f64, 3, 3>::new(m, k, 0.0, k, m, k / 2.0, 0.0, k / 2.0, m);
+    let a = SMatrix::<f64, 2, 3>::new(-2.0 * x, 1.0, 0.0, 1.0, 0.0, 1.0);
+    let minv = mass.try_inverse().unwrap();
+    let vm = SVector::<f64, 3>::from(v);
+    let vp = vm - minv * a.transpose() * (a * minv * a.transpose()).try_inverse().unwrap() * (a * vm);
+    let (positions, velocities) = (settle.fixed_rows::<3>(0), settle.fixed_rows::<3>(3));
+    assert_eq!(positions, s.fixed_rows::<3>(0), "positions do not jump");
+    assert!((velocities - vp).norm() < 1e-13, "settled {velocities} vs the projection {vp}");
+    assert!((a * velocities).norm() < 1e-13, "both contacts held after it");
+    // The landing on the wall is the same map, and so is the settling the parameter's own
+    // projection solves (e = 0 at run time: no proof, a law of its own).
+    assert_eq!(plastic.floor().wall_reset(t, &s).unwrap(), settle);
+    let own = bead.floor().settle_wall_reset(t, &s).unwrap();
+    assert!((own - settle).norm() < 1e-13, "{own} vs {settle}");
+    // In flight, each settling projects onto its own contact alone (the landing on it, not the
+    // other's).
+    let free = plastic.free_state(q, v).state;
+    for (row, reset) in [
+        (a.row(0).into_owned(), plastic.free().settle_floor_reset(t, &free).unwrap()),
+        (a.row(1).into_owned(), plastic.free().settle_wall_reset(t, &free).unwrap()),
+    ] {
+        let vp = vm - minv * row.transpose() * ((row * vm)[0] / (row * minv * row.transpose())[0]);
+        assert!((reset.fixed_rows::<3>(3) - vp).norm() < 1e-13, "settled in flight {reset} vs {vp}");
+    }
+    // Its Jacobian: against the parameter's own and central differences of the reset.
+    let jac = plastic.floor().settle_wall_reset_jacobian(t, &s).unwrap();
+    let theirs = bead.floor().settle_wall_reset_jacobian(t, &s).unwrap();
+    assert!((jac - theirs).norm() < 1e-12 * jac.norm(), "{jac} vs {theirs}");
+    let h = 1e-6;
+    for j in 0..6 {
+        let (mut up, mut down) = (s, s);
+        up[j] += h;
+        down[j] -= h;
+        let column = (plastic.floor().settle_wall_reset(t, &up).unwrap() - plastic.floor().settle_wall_reset(t, &down).unwrap())
+            / (2.0 * h);
+        assert!((jac.column(j) - column).norm() < 1e-7, "column {j}: {} vs {column}", jac.column(j));
+    }
+}
+
+/// The bead held on the floor and the wall as a model of one mode: its saddle point's Jacobian is
+/// derived whole, where the contact modes derive it by constraint and sum the parts.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(x, y, z),
+    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2) + dot(z).powi(2)) + k * dot(x) * dot(y) + k / 2 * dot(y) * dot(z)
+        - m * g * y,
+    holonomic(floor = y - x.powi(2)),
+    holonomic(wall = x + z),
+    jacobian,
+)]
+struct HeldBead {
+    m: f64,
+    k: f64,
+    g: f64,
+}
+
+/// A mode's field Jacobian, its saddle point's Jacobian summed from the forces' part and each held
+/// constraint's (generated once for the modes that hold it), is the one-mode twin's, whose
+/// Jacobian is derived whole, and central differences of the field; the multipliers' rates (the
+/// release guards' rates) likewise.
+#[test]
+fn a_modes_jacobian_summed_by_constraint_is_the_whole_ones() {
+    let (m, k, g) = (1.3, 0.4, 9.81);
+    let (plastic, held) = (PlasticBead { m, k, g }, HeldBead { m, k, g });
+    let mut rng = common::Rng::new(5);
+    let (mut worst, mut worst_fd, mut worst_rates) = (0.0f64, 0.0f64, 0.0f64);
+    for _ in 0..8 {
+        let x: SVector<f64, 6> = rng.vector(-1.0, 1.0);
+        let t = 0.0;
+        let (mode, whole) = (plastic.floor_wall().jacobian(t, &x).unwrap(), held.jacobian(t, &x).unwrap());
+        let scale = 1.0 + whole.amax();
+        worst = worst.max((mode - whole).amax() / scale);
+        let fd = common::jacobian_fd(&plastic.floor_wall(), t, &x, 1e-6).unwrap();
+        worst_fd = worst_fd.max((mode - fd).amax() / scale);
+        assert_eq!(plastic.floor_wall().field(t, &x).unwrap(), held.field(t, &x).unwrap());
+        let ((gm, rm), (gw, rw)) =
+            (plastic.floor_wall().constraint_force_rates(t, &x).unwrap(), held.constraint_force_rates(t, &x).unwrap());
+        worst_rates = worst_rates.max((gm - gw).amax() / (1.0 + gw.amax())).max((rm - rw).amax() / (1.0 + rw.amax()));
+        // One constraint held: the floor's part alone.
+        let fd = common::jacobian_fd(&plastic.floor(), t, &x, 1e-6).unwrap();
+        let own = plastic.floor().jacobian(t, &x).unwrap();
+        worst_fd = worst_fd.max((own - fd).amax() / (1.0 + fd.amax()));
+    }
+    eprintln!(
+        "mode's Jacobian by constraint vs whole: {worst:.1e}, vs central differences {worst_fd:.1e}, rates {worst_rates:.1e}"
+    );
+    assert!(worst < 1e-12, "{worst:e}");
+    assert!(worst_fd < 1e-7, "{worst_fd:e}");
+    assert!(worst_rates < 1e-12, "{worst_rates:e}");
 }

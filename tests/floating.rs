@@ -535,6 +535,14 @@ fn modes_with_an_orientation_on_the_spatial_recursion_are_the_dense_path() {
         let x = Tipper.free_state([(); 7].map(|_| rng.uniform(-1.0, 1.0)), [(); 6].map(|_| rng.uniform(-2.0, 2.0))).state;
         assert_near!(Tipper.free().energy_gradient(0.0, &x), TipperDense.free().energy_gradient(0.0, &x), 1e-12);
         assert_near!(Tipper.free().energy_hessian(0.0, &x), TipperDense.free().energy_hessian(0.0, &x), 1e-12);
+        // On the floor, the field Jacobian: the saddle point's summed from the forces' part, the
+        // corner's and (along the links) the kinetic part, against the dense path's and differences.
+        let jac = Tipper.floor().jacobian(0.0, &x).unwrap();
+        let scale = 1.0 + jac.amax();
+        let dense = TipperDense.floor().jacobian(0.0, &x).unwrap();
+        assert!((jac - dense).amax() < 1e-11 * scale, "{:e}", (jac - dense).amax());
+        let fd = common::jacobian_fd(&Tipper.floor(), 0.0, &x, 1e-6).unwrap();
+        assert!((jac - fd).amax() < 1e-7 * scale, "{:e}", (jac - fd).amax());
     }
 }
 

@@ -1056,6 +1056,40 @@ fn a_brick_pivoting_on_a_corner_is_the_same_with_a_quaternion_and_with_euler_ang
     assert!(report.worst.0 < 1e-10, "{:?}", report.worst);
 }
 
+/// The pivoting brick's field Jacobian in its mode on the floor — the saddle point's Jacobian
+/// summed from the forces' part, the corner's part (the modes generate it once) and the links'
+/// kinetic part — against central differences of its field, with a quaternion and with Euler
+/// angles; and the multiplier's rates (the release guard's) against differences of the multiplier.
+#[test]
+fn a_held_corners_mode_jacobian_is_its_fields_derivative() {
+    let (m, i1, i2, i3, a, b, c, g) = (0.9, 0.02, 0.035, 0.045, 0.12, -0.07, -0.2, 9.81);
+    let (quat, euler) = (QuaternionTipper { m, i1, i2, i3, a, b, c, g }, EulerTipper { m, i1, i2, i3, a, b, c, g });
+    let (angles, rates) = ([0.3, 1.1, -0.4], [0.5, -1.2, 2.0]);
+    let (q0, w0) = common::euler_zxz(angles, rates);
+    let xq = quat.floor_state([0.1, -0.2, 0.25, q0.w, q0.i, q0.j, q0.k], [0.3, -0.2, 0.1, w0.x, w0.y, w0.z]).state;
+    let xe = euler
+        .floor_state([0.1, -0.2, 0.25, angles[0], angles[1], angles[2]], [0.3, -0.2, 0.1, rates[0], rates[1], rates[2]])
+        .state;
+    let jq = quat.floor().jacobian(0.0, &xq).unwrap();
+    let fq = common::jacobian_fd(&quat.floor(), 0.0, &xq, 1e-6).unwrap();
+    let je = euler.floor().jacobian(0.0, &xe).unwrap();
+    let fe = common::jacobian_fd(&euler.floor(), 0.0, &xe, 1e-6).unwrap();
+    let (gap_q, gap_e) = ((jq - fq).amax() / (1.0 + fq.amax()), (je - fe).amax() / (1.0 + fe.amax()));
+    // ∂λ/∂x against differences of λ.
+    let (grad, _) = euler.floor().constraint_force_rates(0.0, &xe).unwrap();
+    let mut gap_rates = 0.0f64;
+    for j in 0..12 {
+        let (mut up, mut down) = (xe, xe);
+        up[j] += 1e-6;
+        down[j] -= 1e-6;
+        let d = (euler.floor().constraint_forces(0.0, &up).unwrap()[0] - euler.floor().constraint_forces(0.0, &down).unwrap()[0])
+            / 2e-6;
+        gap_rates = gap_rates.max((grad[(0, j)] - d).abs() / (1.0 + d.abs()));
+    }
+    eprintln!("held corner: Jacobian vs differences {gap_q:.1e} (quaternion), {gap_e:.1e} (Euler); ∂λ/∂x {gap_rates:.1e}");
+    assert!(gap_q < 1e-7 && gap_e < 1e-7 && gap_rates < 1e-7, "{gap_q:e} {gap_e:e} {gap_rates:e}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Torques and inputs on orientations: `force(r = τ)` is a torque in body components, the
 // generalized force of ω.

@@ -636,6 +636,9 @@ mod tests {
             accelerations.iter().all(|f| !f.contains("CupFloor (self . 0)") && !f.contains("CupWall (self . 0)")),
             "{accelerations:#?}"
         );
+        // A bouncing law (e a parameter) is not the settling's projection: each keeps its own.
+        let settle = method("settle_floor_reset_jacobian");
+        assert!(settle.iter().all(|f| !f.contains("self . floor_reset_jacobian (t , x)")), "{settle:#?}");
         // The reset Jacobians' rows start zeroed: no zero is set into them.
         assert!(text.contains("fn floor_reset_jacobian"), "an impact's reset Jacobian");
         let zero_sets: Vec<&str> = text
@@ -644,6 +647,42 @@ mod tests {
             .filter(|set| !set.trim_start().starts_with("__m ["))
             .collect();
         assert!(zero_sets.is_empty(), "zero sets into zeroed matrices: {zero_sets:?}");
+    }
+
+    /// A plastic landing's reset is the projection onto the contacts held after it, which the
+    /// settling transition into them solves again: the derive proves the rows the same and the
+    /// settling calls the landing's reset; a law with other rows keeps its own.
+    #[test]
+    fn a_plastic_settling_calls_its_landings_reset() {
+        let expand = |wall: &str| {
+            let src: proc_macro2::TokenStream = format!(
+                "#[mechanics(
+                    coordinates(x, y),
+                    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y + k * x * y,
+                    unilateral(name = floor, guard = y - x.powi(2), law = restitution(0)),
+                    {wall}
+                )] struct Cup {{ m: f64, g: f64, k: f64 }}"
+            )
+            .parse()
+            .unwrap();
+            crate::try_expand(src).unwrap()
+        };
+        let bodies = |out: &proc_macro2::TokenStream, name: &str| -> Vec<String> {
+            functions(out.clone(), name).into_iter().filter(|f| f.contains(&format!("fn {name} ("))).collect()
+        };
+        let out = expand("unilateral(name = wall, guard = x, law = restitution(0)),");
+        // Modes free, floor, wall, floor_wall: each settling from the three modes it leaves.
+        for (settle, landing) in [("settle_floor", "floor"), ("settle_wall", "wall")] {
+            let resets = bodies(&out, &format!("{settle}_reset_jacobian"));
+            assert_eq!(resets.len(), 2, "{resets:#?}");
+            let call = format!("self . {landing}_reset_jacobian (t , x)");
+            assert!(resets.iter().all(|f| f.contains(&call)), "{resets:#?}");
+            assert!(bodies(&out, &format!("__routh_{settle}_solve")).is_empty(), "no law of its own");
+        }
+        // A landing on the wall that pushes along another row (a one-form) projects onto other rows.
+        let out = expand("unilateral(name = wall, guard = x, law = restitution(dy: 0)),");
+        let resets = bodies(&out, "settle_wall_reset_jacobian");
+        assert!(!resets.is_empty() && resets.iter().all(|f| !f.contains("self . wall_reset_jacobian")), "{resets:#?}");
     }
 
     #[test]

@@ -416,7 +416,7 @@ pub(crate) use layout::turn_columns;
 pub use link_jacobian::{JointForces, LinkDerivatives, LinkDynamics, TreeMassFactor, VelocityBlocks, VelocityDerivatives};
 pub use links::{LinkFactor, LinkJoint, LinkTopology};
 pub(crate) use saddle::Saddle;
-pub use saddle::{ConstrainedSolution, ConstraintKind, Restitution, restitution, solve_constrained};
+pub use saddle::{ConstrainedSolution, ConstraintKind, Restitution, add_residual_part, restitution, solve_constrained};
 pub use start::{inertia_defect, unit_quaternion};
 pub use system::{MechanicalSystem, dense_mass};
 pub use tree::{TreeFactor, TreeTopology};

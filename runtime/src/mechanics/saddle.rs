@@ -347,6 +347,45 @@ impl<const N: usize, const K: usize, const NK: usize, F: MassOperator<N>> Restit
     }
 }
 
+/// Adds a part of the saddle-point residual's Jacobian over the state (rows × D, and its time
+/// column) into the whole's `dr` (R × D, R) — the residual R = (M a − Aᵀλ − f, A a + c) derived as
+/// the forces' part M a − f and one part per constraint k, −λₖ aₖᵀ in the first n rows and
+/// aₖ·a + cₖ in row n + k (each the same in every mode that holds the constraint, generated once).
+/// `own_row: None` adds all P rows of the forces' part to the first P; `Some(r)` adds a
+/// constraint's first P − 1 rows to the first P − 1 and its last to row `r`.
+///
+/// ```
+/// use nalgebra::{SMatrix, SVector};
+/// use routh_runtime::mechanics::add_residual_part;
+///
+/// // n = 2, one constraint: its part has 3 rows, its own row lands in row 2.
+/// let mut dr = (SMatrix::<f64, 3, 4>::zeros(), SVector::<f64, 3>::zeros());
+/// add_residual_part(&mut dr, None, (SMatrix::<f64, 2, 4>::repeat(1.0), SVector::<f64, 2>::repeat(2.0)));
+/// add_residual_part(&mut dr, Some(2), (SMatrix::<f64, 3, 4>::repeat(0.5), SVector::<f64, 3>::repeat(1.0)));
+/// assert_eq!(dr.0.row(0).sum(), 6.0);
+/// assert_eq!(dr.0.row(2).sum(), 2.0);
+/// assert_eq!(dr.1, SVector::<f64, 3>::new(3.0, 3.0, 1.0));
+/// ```
+pub fn add_residual_part<const R: usize, const D: usize, const P: usize>(
+    dr: &mut (SMatrix<f64, R, D>, SVector<f64, R>),
+    own_row: Option<usize>,
+    (part, part_t): (SMatrix<f64, P, D>, SVector<f64, P>),
+) {
+    let shared = if own_row.is_some() { P - 1 } else { P };
+    for i in 0..shared {
+        for j in 0..D {
+            dr.0[(i, j)] += part[(i, j)];
+        }
+        dr.1[i] += part_t[i];
+    }
+    if let Some(r) = own_row {
+        for j in 0..D {
+            dr.0[(r, j)] += part[(P - 1, j)];
+        }
+        dr.1[r] += part_t[P - 1];
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

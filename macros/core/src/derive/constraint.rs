@@ -64,12 +64,8 @@ pub struct ConstraintEquations {
     pub kinds: Vec<Kind>,
     /// Whether the set as a whole is integrable (`None`: too large to check).
     pub set_integrable: Option<bool>,
-    /// ∂R/∂q and ∂R/∂q̇ of the saddle-point residual ((n + m) × n each), and ∂R/∂t.
-    pub dr_dq: Vec<Vec<Expr>>,
-    pub dr_dv: Vec<Vec<Expr>>,
-    pub dr_dt: Vec<Expr>,
-    /// ∂R/∂z of a contact model (empty otherwise).
-    pub dr_dz: Vec<Expr>,
+    /// The Jacobian of the saddle-point residual over the state (with the field Jacobian).
+    pub saddle: SaddleJacobian,
     /// ∂(A q̇ + b)/∂q (m × positions): with the rows themselves (∂/∂q̇) and the holonomic rows' gradients,
     /// the constraints' Jacobian on the state, for linearising on the manifold (only with the
     /// field Jacobian, empty otherwise).
@@ -84,6 +80,47 @@ pub struct ConstraintEquations {
     /// Symbols that `dr_dp` reads, bound in dependency order (a tree model's ∂K/∂p along the tree,
     /// as `Equations::dg_dw_bindings`; empty otherwise).
     pub dr_dp_bindings: Vec<(Expr, Expr)>,
+}
+
+/// ∂R/∂q, ∂R/∂q̇ (rows × the positions, rows × n), ∂R/∂t and, for a contact model, ∂R/∂z of
+/// some rows of a residual.
+pub struct ResidualJacobian {
+    pub dq: Vec<Vec<Expr>>,
+    pub dv: Vec<Vec<Expr>>,
+    pub dt: Vec<Expr>,
+    /// Empty without the action variable.
+    pub dz: Vec<Expr>,
+}
+
+/// How the Jacobian of the saddle-point residual R = (M a − Aᵀλ − f, A a + c) is derived.
+pub enum SaddleJacobian {
+    /// Not derived: the model does not ask for the field Jacobian.
+    Absent,
+    /// R's as one computation ((n + m) rows).
+    Whole(ResidualJacobian),
+    /// R's as a sum of parts, for a mode of a multi-mode system, whose modes hold different sets
+    /// of the same constraints: the forces' part M a − f (n rows) and each constraint's own,
+    /// −λₖ aₖᵀ in the first n rows and aₖ·a + cₖ in its row (n + 1 rows, with λₖ the symbol of
+    /// the first multiplier) — the same in every mode that holds the constraint, so that the
+    /// modes share its code (`emit::shared`).
+    ByConstraint { forces: ResidualJacobian, rows: Vec<ResidualJacobian> },
+}
+
+impl ResidualJacobian {
+    /// Of `residual` over the state: with orientations ∂/∂q over every direction of the
+    /// quaternions (|q|² as the sum of its squares again).
+    fn of(model: &Model, arena: &mut Arena, residual: &[Expr]) -> ResidualJacobian {
+        let layout = &model.layout;
+        let [dq, dv] = if layout.orientations.is_empty() {
+            arena.jacobian_blocks(residual, [&layout.q, &layout.qd])
+        } else {
+            let unheld = layout.unhold_norms(arena, residual);
+            [arena.jacobian(&unheld, &layout.q), arena.jacobian(&unheld, &layout.qd)]
+        };
+        let dt = arena.diff_many(residual, layout.t);
+        let dz = layout.z.map(|z| arena.diff_many(residual, z)).unwrap_or_default();
+        ResidualJacobian { dq, dv, dt, dz }
+    }
 }
 
 /// Largest number of terms the set's Frobenius test may expand to before it is skipped.
@@ -130,49 +167,66 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations, tree_forces: Opti
     // Saddle-point residual R = (M a − Aᵀλ − f, A a + c) and its Jacobians. A tree model that
     // derives no dense M has them only with the field Jacobian, without the kinetic part K of
     // M a − f = K − τ (the generated code adds ∂K/∂x from K's tangent along the tree).
-    let mut residual = Vec::with_capacity(n + m);
     let along_tree = tree_forces.is_some() && model.field_jacobian && eq.mass.len() != n;
-    if let (Some(tau), true) = (tree_forces, along_tree) {
-        for i in 0..n {
-            let col: Vec<Expr> = a.iter().map(|row| row[i]).collect();
-            let atl = arena.dot(&col, &lam);
-            let r = arena.add2(atl, tau[i]);
-            residual.push(arena.neg(r));
+    let forces: Vec<Expr> = match (tree_forces, along_tree) {
+        (Some(tau), true) => tau.iter().map(|&t| arena.neg(t)).collect(),
+        _ if eq.mass.len() == n => (0..n)
+            .map(|i| {
+                // M a from its product where M goes by columns (a smaller formula than its entries').
+                let ma = match &eq.mass_product {
+                    Some(product) => product[i],
+                    None => arena.dot(&eq.mass[i], &layout.qdd),
+                };
+                arena.sub(ma, eq.forcing[i])
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    // Constraint k's part: −λ aₖᵀ in the first n rows, aₖ·a + cₖ in its own.
+    let part = |arena: &mut Arena, k: usize, l: Expr| -> Vec<Expr> {
+        let mut rows: Vec<Expr> = a[k]
+            .iter()
+            .map(|&aik| {
+                let t = arena.mul2(aik, l);
+                arena.neg(t)
+            })
+            .collect();
+        let aa = arena.dot(&a[k], &layout.qdd);
+        rows.push(arena.add2(aa, bias[k]));
+        rows
+    };
+    let residual: Vec<Expr> = if forces.is_empty() {
+        Vec::new()
+    } else {
+        let mut residual = forces.clone();
+        let mut own = Vec::with_capacity(m);
+        for (k, &l) in lam.iter().enumerate() {
+            let rows = part(arena, k, l);
+            for (r, &e) in residual.iter_mut().zip(&rows[..n]) {
+                *r = arena.add2(*r, e);
+            }
+            own.push(rows[n]);
         }
-        for (ai, &ci) in a.iter().zip(&bias) {
-            let aa = arena.dot(ai, &layout.qdd);
-            residual.push(arena.add2(aa, ci));
-        }
-    } else if eq.mass.len() == n {
-        for i in 0..n {
-            // M a from its product where M goes by columns (a smaller formula than its entries').
-            let ma = match &eq.mass_product {
-                Some(product) => product[i],
-                None => arena.dot(&eq.mass[i], &layout.qdd),
-            };
-            let col: Vec<Expr> = a.iter().map(|row| row[i]).collect();
-            let atl = arena.dot(&col, &lam);
-            let r = arena.sub(ma, atl);
-            residual.push(arena.sub(r, eq.forcing[i]));
-        }
-        for (ai, &ci) in a.iter().zip(&bias) {
-            let aa = arena.dot(ai, &layout.qdd);
-            residual.push(arena.add2(aa, ci));
-        }
-    }
-    // The field Jacobian only where the model asks for it (see `Model::field_jacobian`). With
-    // orientations, ∂/∂q leaves the tangent directions: |q|² is its sum of squares again.
-    let quasi = !layout.orientations.is_empty();
-    let [dr_dq, dr_dv] = match (model.field_jacobian, quasi) {
-        (false, _) => [Vec::new(), Vec::new()],
-        (true, false) => arena.jacobian_blocks(&residual, [&layout.q, &layout.qd]),
-        (true, true) => {
-            let unheld = layout.unhold_norms(arena, &residual);
-            [arena.jacobian(&unheld, &layout.q), arena.jacobian(&unheld, &layout.qd)]
+        residual.extend(own);
+        residual
+    };
+    // The field Jacobian only where the model asks for it (see `Model::field_jacobian`); by
+    // constraint in a mode of a multi-mode system.
+    let saddle = match (model.field_jacobian && !forces.is_empty(), &model.mode) {
+        (false, _) => SaddleJacobian::Absent,
+        (true, None) => SaddleJacobian::Whole(ResidualJacobian::of(model, arena, &residual)),
+        (true, Some(_)) => {
+            let first = model.symbol(arena, Role::Multiplier(0));
+            let rows = (0..m)
+                .map(|k| {
+                    let rows = part(arena, k, first);
+                    ResidualJacobian::of(model, arena, &rows)
+                })
+                .collect();
+            SaddleJacobian::ByConstraint { forces: ResidualJacobian::of(model, arena, &forces), rows }
         }
     };
-    let dr_dt = if model.field_jacobian { arena.diff_many(&residual, layout.t) } else { Vec::new() };
-    let dr_dz = layout.z.filter(|_| model.field_jacobian).map(|z| arena.diff_many(&residual, z)).unwrap_or_default();
+    let quasi = !layout.orientations.is_empty();
     // The constraints' Jacobian on the state, for constrained linearisation: with orientations the
     // holonomic rows' gradients too (their velocity rows are pulled back through the quaternion's
     // rates), both over every direction of the quaternion (|q|² unheld).
@@ -215,10 +269,7 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations, tree_forces: Opti
         bias,
         kinds,
         set_integrable,
-        dr_dq,
-        dr_dv,
-        dr_dt,
-        dr_dz,
+        saddle,
         rows_dq,
         position_dq,
         dr_dp,

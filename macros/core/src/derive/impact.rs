@@ -60,6 +60,10 @@ pub enum Reset {
     /// Explicit post-impact velocities and their derivatives (n × the positions and n×n; ∂v/∂z
     /// of a contact model, n, empty otherwise).
     Map { velocities: Vec<Expr>, dv_dq: Vec<Vec<Expr>>, dv_dv: Vec<Vec<Expr>>, dv_dz: Vec<Expr> },
+    /// The reset of impact `impact` of the same mode (an index into the mode's impacts): a
+    /// transition whose plastic law projects onto the same rows as that impact's plastic law
+    /// (a unilateral contact's settling after its plastic landing), with those rows (A, k×n).
+    Same { impact: usize, a: Vec<Vec<Expr>> },
     /// A transition's chart change: the target state (positions, then velocities; 2m entries for a
     /// target with m coordinates) and its Jacobian (2m × 2n) with respect to the source state.
     Chart { state: Vec<Expr>, jacobian: Vec<Vec<Expr>> },
@@ -98,18 +102,18 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations, form: &Form) -> 
     let vp: Vec<Expr> = (0..n).map(|i| model.symbol(arena, Role::PostVelocity(i))).collect();
     let lam: Vec<Expr> = (0..max_rows).map(|k| model.symbol(arena, Role::Multiplier(k))).collect();
 
+    // Every restitution law's rows first: a transition's projection may be an impact's reset.
+    let laws: Vec<Option<Rows>> = model.impacts.iter().map(|imp| law_rows(model, arena, imp)).collect();
     let mut out = Vec::new();
     for idx in 0..model.impacts.len() {
         let Model { layout: syms, impacts, lagrangian, .. } = model;
-        let (dq, dt) = (&syms.dq, &syms.dt);
         let imp = &impacts[idx];
         let h = imp.guard;
         // ∂h/∂q over the whole state (an orientation's |q|² as the sum of its squares, so that this
         // is the gradient of the emitted h); the rows of the law over the velocities are ∂h/∂q
         // pulled back through q̇ = K v (Kᵀ∂h/∂q: a tangent direction, along which |q|² is constant).
-        let held: Vec<Expr> = arena.gradient(h, &syms.q);
         let mut gradient: Vec<Expr> = if syms.orientations.is_empty() {
-            held.clone()
+            arena.gradient(h, &syms.q)
         } else {
             let unheld = syms.unhold_norms(arena, &[h])[0];
             arena.gradient(unheld, &syms.q)
@@ -122,69 +126,13 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations, form: &Form) -> 
             rate = arena.add2(rate, along);
             gradient.push(dh_dz);
         }
-        let dh_dt = arena.diff(h, syms.t);
-
         let reset = match &imp.law {
-            Law::Restitution(rows) => {
-                let k = rows.len();
-                let mut a = Vec::with_capacity(k);
-                let mut b = Vec::with_capacity(k);
-                let mut e = Vec::with_capacity(k);
-                for (form, coefficient) in rows {
-                    match form {
-                        LawRow::Normal => {
-                            a.push(syms.pull_back(arena, &held));
-                            b.push(dh_dt);
-                        }
-                        LawRow::Form(w) => {
-                            let over_q = arena.gradient(*w, dq);
-                            a.push(syms.pull_back(arena, &over_q));
-                            b.push(arena.diff(*w, *dt));
-                        }
-                        LawRow::Velocities(row, affine) => {
-                            a.push(row.clone());
-                            b.push(*affine);
-                        }
-                    }
-                    e.push(*coefficient);
+            Law::Restitution(_) => {
+                let (a, b, e) = laws[idx].clone().expect("a restitution law's rows");
+                match same_projection(arena, model, &laws, idx) {
+                    Some(impact) => Reset::Same { impact, a },
+                    None => projection(model, arena, eq, (tree, &vp, &lam), (a, b, e)),
                 }
-                // Residual R = (R₁, R₂) of the saddle-point system; along a tree, R₁ without
-                // M (q̇⁺ − q̇⁻), which the generated code adds from the tree.
-                let mut residual = Vec::with_capacity(n + k);
-                let metric = match tree {
-                    Some((r, offset)) if eq.mass.is_empty() => {
-                        let w: Vec<Expr> = vp.iter().zip(&syms.qd).map(|(&post, &pre)| arena.sub(post, pre)).collect();
-                        Some(Box::new(crate::derive::dynamics::metric_product(model, arena, r, &w, offset)))
-                    }
-                    _ => None,
-                };
-                for i in 0..n {
-                    let mut terms = Vec::new();
-                    if metric.is_none() {
-                        for ((&m_ij, &post), &pre) in eq.mass[i].iter().zip(&vp).zip(&syms.qd) {
-                            let dv = arena.sub(post, pre);
-                            terms.push(arena.mul2(m_ij, dv));
-                        }
-                    }
-                    for (row, &l) in a.iter().zip(&lam) {
-                        let t = arena.mul2(row[i], l);
-                        terms.push(arena.neg(t));
-                    }
-                    residual.push(arena.add(&terms));
-                }
-                for r in 0..k {
-                    let post: Vec<Expr> = (0..n).map(|j| arena.mul2(a[r][j], vp[j])).collect();
-                    let mut pre_rel = arena.dot(&a[r], &syms.qd);
-                    pre_rel = arena.add2(pre_rel, b[r]);
-                    let scaled = arena.mul2(e[r], pre_rel);
-                    let mut terms = post;
-                    terms.push(b[r]);
-                    terms.push(scaled);
-                    residual.push(arena.add(&terms));
-                }
-                let [dr_dq, dr_dv] = state_jacobian(arena, syms, &residual);
-                let dr_dz = syms.z.map(|z| arena.diff_many(&residual, z)).unwrap_or_default();
-                Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz, metric }
             }
             Law::Map(velocities) => {
                 let velocities = velocities.clone();
@@ -215,6 +163,110 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations, form: &Form) -> 
         });
     }
     out
+}
+
+/// The saddle-point system of a restitution law with rows (A, b) and coefficients e, and the
+/// Jacobian of its residual over the state (in terms of the symbols q̇⁺ and λ). Along a tree
+/// (`tree`: its root and the end of its kinetics' temporaries) R₁ leaves out M (q̇⁺ − q̇⁻), whose
+/// product and tangent along the tree the law carries as `metric`.
+#[allow(clippy::type_complexity)]
+fn projection(
+    model: &Model,
+    arena: &mut Arena,
+    eq: &Equations,
+    (tree, vp, lam): (Option<(&crate::derive::dynamics::Recursive, usize)>, &[Expr], &[Expr]),
+    (a, b, e): Rows,
+) -> Reset {
+    let (syms, n, k) = (&model.layout, model.dof(), a.len());
+    // Residual R = (R₁, R₂) of the saddle-point system; along a tree, R₁ without
+    // M (q̇⁺ − q̇⁻), which the generated code adds from the tree.
+    let mut residual = Vec::with_capacity(n + k);
+    let metric = match tree {
+        Some((r, offset)) if eq.mass.is_empty() => {
+            let w: Vec<Expr> = vp.iter().zip(&syms.qd).map(|(&post, &pre)| arena.sub(post, pre)).collect();
+            Some(Box::new(crate::derive::dynamics::metric_product(model, arena, r, &w, offset)))
+        }
+        _ => None,
+    };
+    for i in 0..n {
+        let mut terms = Vec::new();
+        if metric.is_none() {
+            for ((&m_ij, &post), &pre) in eq.mass[i].iter().zip(vp).zip(&syms.qd) {
+                let dv = arena.sub(post, pre);
+                terms.push(arena.mul2(m_ij, dv));
+            }
+        }
+        for (row, &l) in a.iter().zip(lam) {
+            let t = arena.mul2(row[i], l);
+            terms.push(arena.neg(t));
+        }
+        residual.push(arena.add(&terms));
+    }
+    for r in 0..k {
+        let post: Vec<Expr> = (0..n).map(|j| arena.mul2(a[r][j], vp[j])).collect();
+        let mut pre_rel = arena.dot(&a[r], &syms.qd);
+        pre_rel = arena.add2(pre_rel, b[r]);
+        let scaled = arena.mul2(e[r], pre_rel);
+        let mut terms = post;
+        terms.push(b[r]);
+        terms.push(scaled);
+        residual.push(arena.add(&terms));
+    }
+    let [dr_dq, dr_dv] = state_jacobian(arena, syms, &residual);
+    let dr_dz = syms.z.map(|z| arena.diff_many(&residual, z)).unwrap_or_default();
+    Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz, metric }
+}
+
+/// A restitution law's rows over the velocities A, their time parts b and their coefficients e.
+type Rows = (Vec<Vec<Expr>>, Vec<Expr>, Vec<Expr>);
+
+/// The rows of `imp`'s law if it is a restitution law: the guard's normal ∂h/∂q pulled back to
+/// the velocities with b = ∂h/∂t, a one-form's coefficients likewise, a held constraint's row
+/// as it is.
+fn law_rows(model: &Model, arena: &mut Arena, imp: &crate::model::Impact) -> Option<Rows> {
+    let Law::Restitution(rows) = &imp.law else { return None };
+    let syms = &model.layout;
+    let (mut a, mut b, mut e) = (Vec::with_capacity(rows.len()), Vec::with_capacity(rows.len()), Vec::with_capacity(rows.len()));
+    for (form, coefficient) in rows {
+        match form {
+            LawRow::Normal => {
+                let held = arena.gradient(imp.guard, &syms.q);
+                a.push(syms.pull_back(arena, &held));
+                b.push(arena.diff(imp.guard, syms.t));
+            }
+            LawRow::Form(w) => {
+                let over_q = arena.gradient(*w, &syms.dq);
+                a.push(syms.pull_back(arena, &over_q));
+                b.push(arena.diff(*w, syms.dt));
+            }
+            LawRow::Velocities(row, affine) => {
+                a.push(row.clone());
+                b.push(*affine);
+            }
+        }
+        e.push(*coefficient);
+    }
+    Some((a, b, e))
+}
+
+/// The impact of the same mode whose reset is the projection `laws[idx]` asks for, where
+/// `laws[idx]` is a transition's plastic law (every coefficient zero, as `project` and a
+/// unilateral contact's settling have): an impact that stays in the mode with a plastic law
+/// whose rows (with their time parts) are the same, in any order. Both then solve
+/// M (q̇⁺ − q̇⁻) = Aᵀλ, A q̇⁺ + b = 0 for the same constraint set — the same q̇⁺ (the row order
+/// only permutes λ) — so the transition's reset is that impact's. Exact: the rows are compared
+/// as expressions of one arena.
+fn same_projection(arena: &Arena, model: &Model, laws: &[Option<Rows>], idx: usize) -> Option<usize> {
+    let plastic = |(_, _, e): &Rows| e.iter().all(|&c| arena.zero_test(c).is_zero());
+    let rows = laws[idx].as_ref().filter(|r| model.impacts[idx].target.is_some() && plastic(r))?;
+    let mut key: Vec<(&[Expr], Expr)> = rows.0.iter().map(Vec::as_slice).zip(rows.1.iter().copied()).collect();
+    key.sort_unstable();
+    (0..laws.len()).find(|&j| {
+        let Some(other) = laws[j].as_ref().filter(|r| model.impacts[j].target.is_none() && plastic(r)) else { return false };
+        let mut theirs: Vec<(&[Expr], Expr)> = other.0.iter().map(Vec::as_slice).zip(other.1.iter().copied()).collect();
+        theirs.sort_unstable();
+        theirs == key
+    })
 }
 
 /// ∂e/∂q and ∂e/∂v over the whole state: with orientations, their |q|² as the sum of the squares

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
-use crate::derive::constraint::{ConstraintEquations, Kind};
+use crate::derive::constraint::{ConstraintEquations, Kind, ResidualJacobian, SaddleJacobian};
 use crate::derive::dynamics::KineticJacobian;
 use crate::derive::dynamics::spatial::Links;
 use crate::derive::euler_lagrange::Equations;
@@ -215,23 +215,78 @@ fn saddle_jacobian(
     // A residual derived without the kinetic part (a tree's, `derive::constraint`) is completed
     // only by that part's tangent: the two come together, or the Jacobian would be wrong.
     assert!(inverse.is_some() == (eq.mass.len() != n), "a tree's saddle-point Jacobian and its kinetic tangent come together");
-    let p = model.layout.position_dim();
-    let nm = n + m;
+    let (p, nm) = (model.layout.position_dim(), n + m);
     let sv = crate::emit::codegen::svector;
     let (state, vec_n, vec_m) = (crate::emit::codegen::state_type(d), sv(n), sv(m));
-    let mut jac_out: Vec<Expr> = ce.dr_dq.iter().flatten().copied().collect();
-    jac_out.extend(ce.dr_dv.iter().flatten().copied());
-    jac_out.extend(&ce.dr_dt);
-    jac_out.extend(&ce.dr_dz);
-    let jparams = quote! { a: &#vec_n, lam: &#vec_m, };
-    let jargs = quote! { a, lam, };
-    let (j_stmts, j_vals) = helpers.body(model, &jac_out, "__routh_constraint_jacobian", &jparams, &jargs);
-    let dt_vals = &j_vals[nm * (p + n)..nm * (p + n) + nm];
-    let dr_sets = crate::emit::codegen::state_row_sets(
-        nm,
-        (p, n),
-        (&j_vals[..nm * p], &j_vals[nm * p..nm * (p + n)], &j_vals[nm * (p + n) + nm..]),
-    );
+    // The symbolic part: R's Jacobian as one function, or the forces' part and each constraint's,
+    // summed by the runtime (the constraints' parts named after them, the same in every mode).
+    let (parts, symbolic) = match &ce.saddle {
+        SaddleJacobian::Absent => unreachable!("the saddle-point Jacobian is emitted with the field Jacobian"),
+        SaddleJacobian::Whole(jac) => {
+            let (stmts, sets, dt) = residual_jacobian(model, jac, helpers, "__routh_constraint_jacobian", Some(vec_m.clone()));
+            (
+                TokenStream::new(),
+                quote! {
+                    #(#stmts)*
+                    let mut dr = __routh::Matrix::<#nm, #d>::zeros();
+                    #sets
+                    let dr_t = __routh::Vector::<#nm>::from([#(#dt),*]);
+                },
+            )
+        }
+        SaddleJacobian::ByConstraint { forces, rows } => {
+            let allow = allow_generated();
+            // A part of `rows` rows: its Jacobian's sets into a zeroed `dr` and its time column.
+            let mut part = |name: &syn::Ident, doc: &str, jac: &ResidualJacobian, lam: Option<TokenStream>| {
+                let rows = jac.dt.len();
+                let lam_param = lam.as_ref().map(|ty| quote! { lam: &#ty, });
+                let (stmts, sets, dt) = residual_jacobian(model, jac, helpers, &name.to_string(), lam);
+                quote! {
+                    #[doc = #doc]
+                    #allow
+                    fn #name(&self, t: f64, x: &#state, a: &#vec_n, #lam_param)
+                        -> (__routh::Matrix<#rows, #d>, __routh::Vector<#rows>)
+                    {
+                        #(#stmts)*
+                        let mut dr = __routh::Matrix::<#rows, #d>::zeros();
+                        #sets
+                        (dr, __routh::Vector::<#rows>::from([#(#dt),*]))
+                    }
+                }
+            };
+            let forces_fn = format_ident!("__routh_saddle_forces_jacobian");
+            let mut parts = vec![part(
+                &forces_fn,
+                " The forces' part M a − f of the saddle-point residual's Jacobian over the state (n rows; along \
+                 a tree the runtime adds the kinetic part), and its time column.",
+                forces,
+                None,
+            )];
+            let mut calls = vec![quote! { __routh::mechanics::add_residual_part(&mut dr, None, self.#forces_fn(t, x, a)); }];
+            for (k, (jac, name)) in rows.iter().zip(&ce.names).enumerate() {
+                let part_fn = format_ident!("__routh_{name}_saddle_jacobian");
+                let doc = format!(
+                    " Constraint `{name}`'s part of the saddle-point residual's Jacobian over the state: of −λ aᵀ (the \
+                     first n rows, λ = `lam[0]`) and of its row a·q̈ + c (the last), and their time column."
+                );
+                parts.push(part(&part_fn, &doc, jac, Some(quote! { __routh::Vector<1> })));
+                let row = n + k;
+                calls.push(quote! {
+                    __routh::mechanics::add_residual_part(&mut dr, ::core::option::Option::Some(#row), self.#part_fn(t, x, a, &__routh::Vector::<1>::new(lam[#k])));
+                });
+            }
+            // Along a tree the runtime adds the kinetic part into `dr` after the parts.
+            let mutable = inverse.is_some().then(|| quote!(mut));
+            (
+                quote! { #(#parts)* },
+                quote! {
+                    let mut dr = (__routh::Matrix::<#nm, #d>::zeros(), __routh::Vector::<#nm>::zeros());
+                    #(#calls)*
+                    let (#mutable dr, dr_t) = dr;
+                },
+            )
+        }
+    };
     let (jac_fn, allow) = (format_ident!("__routh_constraint_jacobian"), allow_generated());
     // With orientations, the rates' Jacobians ∂q̇/∂q, ∂q̇/∂v of q̇ = K(q) v head the field's Jacobian.
     let rates = crate::emit::dynamics::rate_jacobians_item(model, eq, helpers);
@@ -297,13 +352,43 @@ fn saddle_jacobian(
         fn #jac_fn(&self, t: f64, x: &#state, a: &#vec_n, lam: &#vec_m)
             -> (__routh::Matrix<#nm, #d>, __routh::Vector<#nm>)
         {
-            #(#j_stmts)*
-            let mut dr = __routh::Matrix::<#nm, #d>::zeros();
-            #dr_sets
+            #symbolic
             #add_kinetic
-            (dr, __routh::Vector::<#nm>::from([#(#dt_vals),*]))
+            (dr, dr_t)
         }
+
+        #parts
     }
+}
+
+/// The statements, the sets into a zeroed `dr` and the time column of `jac`, a Jacobian over the
+/// state of some of the saddle-point residual's rows, emitted as the body `name` (with the
+/// accelerations `a` and, where they read multipliers, `lam` of type `lam`).
+fn residual_jacobian(
+    model: &View<'_>,
+    jac: &ResidualJacobian,
+    helpers: &mut Helpers,
+    name: &str,
+    lam: Option<TokenStream>,
+) -> (Vec<TokenStream>, TokenStream, Vec<TokenStream>) {
+    let (n, p) = (model.dof(), model.layout.position_dim());
+    let rows = jac.dt.len();
+    let vec_n = crate::emit::codegen::svector(n);
+    let mut out: Vec<Expr> = jac.dq.iter().flatten().copied().collect();
+    out.extend(jac.dv.iter().flatten().copied());
+    out.extend(&jac.dt);
+    out.extend(&jac.dz);
+    let (params, args) = match lam {
+        Some(ty) => (quote! { a: &#vec_n, lam: &#ty, }, quote! { a, lam, }),
+        None => (quote! { a: &#vec_n, }, quote! { a, }),
+    };
+    let (stmts, vals) = helpers.body(model, &out, name, &params, &args);
+    let sets = crate::emit::codegen::state_row_sets(
+        rows,
+        (p, n),
+        (&vals[..rows * p], &vals[rows * p..rows * (p + n)], &vals[rows * (p + n) + rows..]),
+    );
+    (stmts, sets, vals[rows * (p + n)..rows * (p + n) + rows].to_vec())
 }
 
 /// `constraint_jacobian` (∂c/∂x of the holonomic position rows and the velocity rows) and

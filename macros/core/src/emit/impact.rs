@@ -25,6 +25,7 @@ pub fn methods(model: &View<'_>, impacts: &[ImpactEquations], dims: &[usize], he
             Reset::Projection { .. } => projection_reset(model, ie, helpers),
             Reset::Chart { .. } => chart_reset(model, ie, dims, helpers),
             Reset::Map { .. } => map_reset(model, ie, helpers),
+            &Reset::Same { impact, .. } => same_reset(model, ie, &impacts[impact]),
         };
         items.push(quote! {
             #guard_items
@@ -392,6 +393,40 @@ fn map_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> T
         }
     };
     items
+}
+
+/// A transition whose reset is an impact's of the same mode (`Reset::Same`): its reset and
+/// Jacobian call the impact's.
+fn same_reset(model: &View<'_>, ie: &ImpactEquations, of: &ImpactEquations) -> TokenStream {
+    let Scope { d, state, name, .. } = Scope::of(model, ie);
+    let (reset_fn, jac_fn) = (format_ident!("{name}_reset"), format_ident!("{name}_reset_jacobian"));
+    let (their_reset, their_jac) = (format_ident!("{}_reset", of.name), format_ident!("{}_reset_jacobian", of.name));
+    let doc = format!(
+        " Reset of transition `{name}`: the kinetic-metric projection onto the constraints held after it, \
+         which impact `{}`'s plastic law solves with the same rows (in another order, which permutes \
+         the impulses only) — [`Self::{their_reset}`], whose rows and formula its documentation gives.",
+        of.name
+    );
+    let jac_doc = format!(" Jacobian ∂Δ/∂x of the reset of transition `{name}`: [`Self::{their_jac}`].");
+    quote! {
+        #[doc = #doc]
+        ///
+        /// # Errors
+        /// As the impact's reset.
+        #[inline]
+        pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, __routh::FieldError> {
+            self.#their_reset(t, x)
+        }
+
+        #[doc = #jac_doc]
+        ///
+        /// # Errors
+        /// As the impact's reset.
+        #[inline]
+        pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<__routh::Matrix<#d, #d>, __routh::FieldError> {
+            self.#their_jac(t, x)
+        }
+    }
 }
 
 /// What every item of one impact starts from.
