@@ -15,10 +15,10 @@
 //! Writes `out/quadruped.svg`: the trunk's and the feet's heights, and the normal forces, against
 //! time.
 //!
-//! Run with `cargo run --release --example quadruped`. Its build is long (about 60 s and 1.2 GB in
+//! Run with `cargo run --release --example quadruped`. Its build is long (about 60 s and 1.0 GB in
 //! release on two cores, 2026-12-05): the sixteen modes share M, f, the energies, each foot's part
-//! of the constrained Jacobian (in part) and the settlings' resets, but each has its own contacts'
-//! rows and landings' laws (8 MB of generated tokens).
+//! of the constrained Jacobian (in part) and one projection per set of feet held for every landing
+//! and settling into it, but each has its own contacts' rows (6.4 MB of generated tokens).
 
 use plotters::prelude::*;
 use routh::prelude::*;

@@ -220,9 +220,10 @@ fn hybrid_csv_names_the_modes() {
 }
 
 /// A bead of a non-diagonal kinetic metric over a parabolic floor y ≥ x² and a wall x + z ≥ 0,
-/// both unilateral and plastic. Landing on one contact while the other is held projects onto both;
-/// with the literal coefficient 0 the settling after it is the landing's own reset, which the
-/// derive proves (the same rows) and generates once.
+/// both unilateral and plastic. Landing on one contact while the other is held projects onto both,
+/// as the settling into the mode that holds both does: that mode generates the projection once for
+/// every transition into it, and with the literal coefficient 0 the landing calls it too (the
+/// derive proves the rows the same).
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(x, y, z),
@@ -237,7 +238,8 @@ struct PlasticBead {
     g: f64,
 }
 
-/// The same bead with its coefficient a parameter: each settling solves its own projection.
+/// The same bead with its coefficient a parameter: each landing solves its own law (a parameter is
+/// not proved zero).
 #[derive(Mechanics)]
 #[mechanics(
     coordinates(x, y, z),
@@ -275,24 +277,26 @@ fn a_plastic_settling_is_its_landings_projection_onto_both_contacts() {
     assert_eq!(positions, s.fixed_rows::<3>(0), "positions do not jump");
     assert!((velocities - vp).norm() < 1e-13, "settled {velocities} vs the projection {vp}");
     assert!((a * velocities).norm() < 1e-13, "both contacts held after it");
-    // The landing on the wall is the same map, and so is the settling the parameter's own
-    // projection solves (e = 0 at run time: no proof, a law of its own).
+    // The landing on the wall is the same map, and so is the landing whose law the parameter's
+    // model solves itself (e = 0 at run time: no proof, a law of its own), and the settling there.
     assert_eq!(plastic.floor().wall_reset(t, &s).unwrap(), settle);
-    let own = bead.floor().settle_wall_reset(t, &s).unwrap();
+    let own = bead.floor().wall_reset(t, &s).unwrap();
     assert!((own - settle).norm() < 1e-13, "{own} vs {settle}");
-    // In flight, each settling projects onto its own contact alone (the landing on it, not the
-    // other's).
+    assert!((bead.floor().settle_wall_reset(t, &s).unwrap() - settle).norm() < 1e-13);
+    // In flight, each landing and settling projects onto its own contact alone (not the other's).
     let free = plastic.free_state(q, v).state;
     for (row, reset) in [
         (a.row(0).into_owned(), plastic.free().settle_floor_reset(t, &free).unwrap()),
         (a.row(1).into_owned(), plastic.free().settle_wall_reset(t, &free).unwrap()),
+        (a.row(0).into_owned(), plastic.free().floor_reset(t, &free).unwrap()),
+        (a.row(1).into_owned(), plastic.free().wall_reset(t, &free).unwrap()),
     ] {
         let vp = vm - minv * row.transpose() * ((row * vm)[0] / (row * minv * row.transpose())[0]);
         assert!((reset.fixed_rows::<3>(3) - vp).norm() < 1e-13, "settled in flight {reset} vs {vp}");
     }
-    // Its Jacobian: against the parameter's own and central differences of the reset.
+    // Its Jacobian: against the parameter's landing's own and central differences of the reset.
     let jac = plastic.floor().settle_wall_reset_jacobian(t, &s).unwrap();
-    let theirs = bead.floor().settle_wall_reset_jacobian(t, &s).unwrap();
+    let theirs = bead.floor().wall_reset_jacobian(t, &s).unwrap();
     assert!((jac - theirs).norm() < 1e-12 * jac.norm(), "{jac} vs {theirs}");
     let h = 1e-6;
     for j in 0..6 {

@@ -649,11 +649,12 @@ mod tests {
         assert!(zero_sets.is_empty(), "zero sets into zeroed matrices: {zero_sets:?}");
     }
 
-    /// A plastic landing's reset is the projection onto the contacts held after it, which the
-    /// settling transition into them solves again: the derive proves the rows the same and the
-    /// settling calls the landing's reset; a law with other rows keeps its own.
+    /// A `project` transition's reset is the projection onto the constraints of the mode it enters,
+    /// which that mode generates once (`__routh_arrival_reset`); a plastic landing projects onto
+    /// the contacts held after it, the same rows as the settling into them: the derive proves the
+    /// rows the same and the landing calls the settling; a landing with other rows keeps its own.
     #[test]
-    fn a_plastic_settling_calls_its_landings_reset() {
+    fn a_plastic_landing_calls_the_projection_of_the_mode_it_enters() {
         let expand = |wall: &str| {
             let src: proc_macro2::TokenStream = format!(
                 "#[mechanics(
@@ -671,18 +672,50 @@ mod tests {
             functions(out.clone(), name).into_iter().filter(|f| f.contains(&format!("fn {name} ("))).collect()
         };
         let out = expand("unilateral(name = wall, guard = x, law = restitution(0)),");
-        // Modes free, floor, wall, floor_wall: each settling from the three modes it leaves.
-        for (settle, landing) in [("settle_floor", "floor"), ("settle_wall", "wall")] {
-            let resets = bodies(&out, &format!("{settle}_reset_jacobian"));
-            assert_eq!(resets.len(), 2, "{resets:#?}");
-            let call = format!("self . {landing}_reset_jacobian (t , x)");
-            assert!(resets.iter().all(|f| f.contains(&call)), "{resets:#?}");
-            assert!(bodies(&out, &format!("__routh_{settle}_solve")).is_empty(), "no law of its own");
+        // Modes free, floor, wall, floor_wall: each settling from the two modes it leaves into the
+        // mode that holds its contact, each landing the same.
+        for (landing, entered) in [("floor", ["CupFloor", "CupFloorWall"]), ("wall", ["CupWall", "CupFloorWall"])] {
+            let settles = bodies(&out, &format!("settle_{landing}_reset_jacobian"));
+            assert_eq!(settles.len(), 2, "{settles:#?}");
+            for view in entered {
+                let call = format!("{view} (self . 0) . __routh_arrival_reset_jacobian (t , x)");
+                assert!(settles.iter().any(|f| f.contains(&call)), "{call}: {settles:#?}");
+            }
+            let landings = bodies(&out, &format!("{landing}_reset_jacobian"));
+            let call = format!("self . settle_{landing}_reset_jacobian (t , x)");
+            assert!(landings.len() == 2 && landings.iter().all(|f| f.contains(&call)), "{landings:#?}");
+            assert!(bodies(&out, &format!("__routh_{landing}_solve")).is_empty(), "no law of its own");
         }
+        // The three modes with constraints generate the projection, the free mode not.
+        assert_eq!(bodies(&out, "__routh_arrival_solve").len(), 3);
         // A landing on the wall that pushes along another row (a one-form) projects onto other rows.
         let out = expand("unilateral(name = wall, guard = x, law = restitution(dy: 0)),");
-        let resets = bodies(&out, "settle_wall_reset_jacobian");
-        assert!(!resets.is_empty() && resets.iter().all(|f| !f.contains("self . wall_reset_jacobian")), "{resets:#?}");
+        let landings = bodies(&out, "wall_reset_jacobian");
+        assert!(!landings.is_empty() && landings.iter().all(|f| !f.contains("self . settle_wall")), "{landings:#?}");
+        // A mode with a Lagrangian of its own has another metric: the transition into it projects
+        // with its source's, as its own law.
+        let modes = |slide: &str| {
+            let src: proc_macro2::TokenStream = format!(
+                "#[mechanics(
+                    coordinates(x, y),
+                    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y + k * dot(x) * dot(y),
+                    mode(flight, impact(name = floor, guard = y - x.powi(2), law = restitution(0))),
+                    mode(slide, {slide} holonomic(contact = y - x.powi(2))),
+                    transition(flight -> slide, name = settle, zeno = floor, law = project),
+                    transition(slide -> flight, name = liftoff, guard = multiplier(contact), law = map()),
+                )] struct Bead {{ m: f64, g: f64, k: f64 }}"
+            )
+            .parse()
+            .unwrap();
+            crate::try_expand(src).unwrap()
+        };
+        let out = modes("");
+        assert!(bodies(&out, "settle_reset_jacobian").iter().all(|f| f.contains("BeadSlide (self . 0) . __routh_arrival")));
+        assert!(bodies(&out, "floor_reset_jacobian").iter().all(|f| f.contains("self . settle_reset_jacobian")));
+        let out = modes("lagrangian = m * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y,");
+        let settles = bodies(&out, "settle_reset_jacobian");
+        assert!(!settles.is_empty() && settles.iter().all(|f| !f.contains("__routh_arrival")), "{settles:#?}");
+        assert!(bodies(&out, "__routh_arrival_solve").is_empty());
     }
 
     #[test]

@@ -54,6 +54,12 @@ pub enum Law {
     /// A transition's chart change: the target mode's positions and velocities, as functions of
     /// the source state.
     Chart { positions: Vec<Expr>, velocities: Vec<Expr> },
+    /// A transition's `project`: the kinetic-metric projection of the velocities onto the target
+    /// mode's constraints and contacts — their rows over the velocities and affine parts, lowered
+    /// here from the target's declarations in its order, so the target's own rows (the modes share
+    /// the coordinates, orientations and bodies). The target generates it once as its
+    /// `__routh_arrival_reset` ([`Model::arrival`]); `mode` names it.
+    Project { rows: Vec<(Vec<Expr>, Expr)>, mode: Ident },
 }
 
 /// A bilateral constraint, lowered to velocity level: the row `Σ aₖ q̇ₖ + b = 0` (the one-form
@@ -286,6 +292,9 @@ pub struct Model {
     /// Whether the field Jacobian ∂F/∂x (`jacobian`) is derived and emitted: the `jacobian` item,
     /// inputs, sensitivities, modes or impacts ask for it.
     pub field_jacobian: bool,
+    /// Whether a `project` transition enters this mode ([`Law::Project`]): it generates the
+    /// projection onto its constraints, `__routh_arrival_reset`, which those transitions call.
+    pub arrival: bool,
     /// What the parameters must satisfy for the model to be physical, checked when a run starts
     /// (`check_parameters`); where the values are numbers the lowering has checked them already.
     pub requirements: Vec<Requirement>,
@@ -370,6 +379,7 @@ impl Model {
             sensitivity: Vec::new(),
             outputs: Vec::new(),
             field_jacobian: false,
+            arrival: false,
             requirements: Vec::new(),
         }
     }

@@ -60,10 +60,13 @@ pub enum Reset {
     /// Explicit post-impact velocities and their derivatives (n × the positions and n×n; ∂v/∂z
     /// of a contact model, n, empty otherwise).
     Map { velocities: Vec<Expr>, dv_dq: Vec<Vec<Expr>>, dv_dv: Vec<Vec<Expr>>, dv_dz: Vec<Expr> },
-    /// The reset of impact `impact` of the same mode (an index into the mode's impacts): a
-    /// transition whose plastic law projects onto the same rows as that impact's plastic law
-    /// (a unilateral contact's settling after its plastic landing), with those rows (A, k×n).
+    /// The reset of impact `impact` of the same mode (an index into the mode's impacts), whose
+    /// plastic law projects onto the same rows (a plastic landing and the settling after it, see
+    /// [`same_projection`]), with those rows (A, k×n).
     Same { impact: usize, a: Vec<Vec<Expr>> },
+    /// A `project` transition's: the projection onto the constraints of the mode it enters, which
+    /// that mode generates once (`__routh_arrival_reset`, [`arrival`]), with the rows (A, k×n).
+    Arrival { mode: syn::Ident, a: Vec<Vec<Expr>> },
     /// A transition's chart change: the target state (positions, then velocities; 2m entries for a
     /// target with m coordinates) and its Jacobian (2m × 2n) with respect to the source state.
     Chart { state: Vec<Expr>, jacobian: Vec<Vec<Expr>> },
@@ -95,6 +98,7 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations, form: &Form) -> 
         .iter()
         .map(|i| match &i.law {
             Law::Restitution(rows) => rows.len(),
+            Law::Project { rows, .. } => rows.len(),
             Law::Map(_) | Law::Chart { .. } => 0,
         })
         .max()
@@ -127,11 +131,12 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations, form: &Form) -> 
             gradient.push(dh_dz);
         }
         let reset = match &imp.law {
-            Law::Restitution(_) => {
+            Law::Restitution(_) | Law::Project { .. } => {
                 let (a, b, e) = laws[idx].clone().expect("a restitution law's rows");
-                match same_projection(arena, model, &laws, idx) {
-                    Some(impact) => Reset::Same { impact, a },
-                    None => projection(model, arena, eq, (tree, &vp, &lam), (a, b, e)),
+                match (same_projection(arena, model, &laws, idx), &imp.law) {
+                    (Some(impact), _) => Reset::Same { impact, a },
+                    (None, Law::Project { mode, rows }) if !rows.is_empty() => Reset::Arrival { mode: mode.clone(), a },
+                    (None, _) => projection(model, arena, eq, (tree, &vp, &lam), (a, b, e)),
                 }
             }
             Law::Map(velocities) => {
@@ -224,8 +229,16 @@ type Rows = (Vec<Vec<Expr>>, Vec<Expr>, Vec<Expr>);
 /// the velocities with b = ∂h/∂t, a one-form's coefficients likewise, a held constraint's row
 /// as it is.
 fn law_rows(model: &Model, arena: &mut Arena, imp: &crate::model::Impact) -> Option<Rows> {
-    let Law::Restitution(rows) = &imp.law else { return None };
     let syms = &model.layout;
+    let rows = match &imp.law {
+        Law::Restitution(rows) => rows,
+        Law::Project { rows, .. } => {
+            let zero = arena.zero();
+            let (a, b) = rows.iter().cloned().unzip();
+            return Some((a, b, vec![zero; rows.len()]));
+        }
+        Law::Map(_) | Law::Chart { .. } => return None,
+    };
     let (mut a, mut b, mut e) = (Vec::with_capacity(rows.len()), Vec::with_capacity(rows.len()), Vec::with_capacity(rows.len()));
     for (form, coefficient) in rows {
         match form {
@@ -249,24 +262,45 @@ fn law_rows(model: &Model, arena: &mut Arena, imp: &crate::model::Impact) -> Opt
     Some((a, b, e))
 }
 
-/// The impact of the same mode whose reset is the projection `laws[idx]` asks for, where
-/// `laws[idx]` is a transition's plastic law (every coefficient zero, as `project` and a
-/// unilateral contact's settling have): an impact that stays in the mode with a plastic law
-/// whose rows (with their time parts) are the same, in any order. Both then solve
+/// The impact of the same mode whose reset `laws[idx]`'s is, where both are plastic (every
+/// coefficient zero) with the same rows and time parts in any order: both then solve
 /// M (q̇⁺ − q̇⁻) = Aᵀλ, A q̇⁺ + b = 0 for the same constraint set — the same q̇⁺ (the row order
-/// only permutes λ) — so the transition's reset is that impact's. Exact: the rows are compared
-/// as expressions of one arena.
+/// only permutes λ). An impact that stays in its mode takes a `project` transition's (a plastic
+/// landing, the settling into the mode that holds the contact after it: generated once in that
+/// mode); another plastic transition takes an impact's; a `project` transition keeps its own
+/// (the mode it enters generates it). Exact: the rows are compared as expressions of one arena.
 fn same_projection(arena: &Arena, model: &Model, laws: &[Option<Rows>], idx: usize) -> Option<usize> {
     let plastic = |(_, _, e): &Rows| e.iter().all(|&c| arena.zero_test(c).is_zero());
-    let rows = laws[idx].as_ref().filter(|r| model.impacts[idx].target.is_some() && plastic(r))?;
-    let mut key: Vec<(&[Expr], Expr)> = rows.0.iter().map(Vec::as_slice).zip(rows.1.iter().copied()).collect();
-    key.sort_unstable();
-    (0..laws.len()).find(|&j| {
-        let Some(other) = laws[j].as_ref().filter(|r| model.impacts[j].target.is_none() && plastic(r)) else { return false };
-        let mut theirs: Vec<(&[Expr], Expr)> = other.0.iter().map(Vec::as_slice).zip(other.1.iter().copied()).collect();
-        theirs.sort_unstable();
-        theirs == key
-    })
+    let key = |(a, b, _): &Rows| {
+        let mut key: Vec<(Vec<Expr>, Expr)> = a.iter().cloned().zip(b.iter().copied()).collect();
+        key.sort_unstable();
+        key
+    };
+    let projects = |j: usize| matches!(model.impacts[j].law, Law::Project { .. });
+    let mine = laws[idx].as_ref().filter(|r| plastic(r))?;
+    let takes = |j: usize| match model.impacts[idx].target {
+        None => projects(j),
+        Some(_) => !projects(idx) && model.impacts[j].target.is_none(),
+    };
+    let mine = key(mine);
+    (0..laws.len()).filter(|&j| j != idx && takes(j)).find(|&j| laws[j].as_ref().is_some_and(|r| plastic(r) && key(r) == mine))
+}
+
+/// The reset of a `project` transition into `model` ([`Model::arrival`]): the kinetic-metric
+/// projection onto its constraints and contacts — the rows the transitions lowered from its
+/// declarations, here its own (`model.constraints`, in their order).
+pub fn arrival(model: &Model, arena: &mut Arena, eq: &Equations, form: &Form) -> Option<Reset> {
+    if !model.arrival || model.constraints.is_empty() {
+        return None;
+    }
+    let tree = form.along_tree().map(|(r, k)| (r, k.end));
+    let n = model.dof();
+    let vp: Vec<Expr> = (0..n).map(|i| model.symbol(arena, Role::PostVelocity(i))).collect();
+    let lam: Vec<Expr> = (0..model.constraints.len()).map(|k| model.symbol(arena, Role::Multiplier(k))).collect();
+    let zero = arena.zero();
+    let (a, b): (Vec<Vec<Expr>>, Vec<Expr>) = model.constraints.iter().map(|c| (c.a.clone(), c.b)).unzip();
+    let e = vec![zero; a.len()];
+    Some(projection(model, arena, eq, (tree, &vp, &lam), (a, b, e)))
 }
 
 /// ∂e/∂q and ∂e/∂v over the whole state: with orientations, their |q|² as the sum of the squares

@@ -54,6 +54,9 @@ pub struct Derived {
     pub energy: Option<EnergyDerivatives>,
     pub constraints: Option<constraint::ConstraintEquations>,
     pub impacts: Vec<impact::ImpactEquations>,
+    /// The projection onto the constraints that `project` transitions into this mode call
+    /// (`__routh_arrival_reset`; [`impact::arrival`]).
+    pub arrival: Option<impact::Reset>,
     pub symmetries: Vec<symmetry::SymmetryEquations>,
     /// The brackets of the declared symmetries (two or more).
     pub algebra: Option<symmetry::Algebra>,
@@ -73,6 +76,7 @@ impl Derived {
             energy: None,
             constraints: None,
             impacts: Vec::new(),
+            arrival: None,
             symmetries: Vec::new(),
             algebra: None,
             outputs: output::Outputs::default(),
@@ -119,6 +123,7 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     });
     let constraints = constraint::derive(model, arena, cx, &equations, &form);
     let impacts = impact::derive(model, arena, &equations, &form);
+    let arrival = impact::arrival(model, arena, &equations, &form);
     let symmetries = symmetry::derive(model, arena, cx, &equations, &impacts, &form);
     let algebra = symmetry::algebra(model, arena, &symmetries);
     // E itself, or along the tree (one output of its bindings).
@@ -128,5 +133,5 @@ pub fn mode(model: &Model, arena: &mut Arena, hybrid: bool, cx: &mut Ctxt) -> De
     };
     let discrete = discrete::derive(model, arena, cx);
     let reductions = reduce::derive(model, arena, cx, &equations, &symmetries);
-    Derived { equations, form, energy, constraints, impacts, symmetries, algebra, outputs, discrete, reductions }
+    Derived { equations, form, energy, constraints, impacts, arrival, symmetries, algebra, outputs, discrete, reductions }
 }

@@ -200,7 +200,7 @@ fn symmetries(
             let guard_invariant = is_zero(arena, g);
             let preserves = match &ie.reset {
                 // The rows are over the velocities: they annihilate ξ_V.
-                Reset::Projection { a, .. } | Reset::Same { a, .. } => Some(a.iter().all(|row| {
+                Reset::Projection { a, .. } | Reset::Same { a, .. } | Reset::Arrival { a, .. } => Some(a.iter().all(|row| {
                     let t = arena.dot(row, &xi_v);
                     is_zero(arena, t)
                 })),

@@ -22,10 +22,30 @@ pub fn methods(model: &View<'_>, impacts: &[ImpactEquations], dims: &[usize], he
         // The guard's functions first, then the reset's (the order of their part functions).
         let guard_items = guard_items(model, ie, helpers);
         let reset_items = match &ie.reset {
-            Reset::Projection { .. } => projection_reset(model, ie, helpers),
+            Reset::Projection { .. } => projection_reset(model, &ie.name.to_string(), &ie.reset, helpers),
             Reset::Chart { .. } => chart_reset(model, ie, dims, helpers),
             Reset::Map { .. } => map_reset(model, ie, helpers),
-            &Reset::Same { impact, .. } => same_reset(model, ie, &impacts[impact]),
+            &Reset::Same { impact, .. } => {
+                let of = &impacts[impact].name;
+                let doc = format!(
+                    " Reset of `{}`: the kinetic-metric projection onto the constraints held after it, which \
+                     `{of}`'s plastic law solves with the same rows (in another order, which permutes the impulses \
+                     only) — [`Self::{of}_reset`], whose rows and formula its documentation gives.",
+                    ie.name
+                );
+                forwarded_reset(model, ie, (quote!(self), &of.to_string()), &doc)
+            }
+            Reset::Arrival { mode, .. } => {
+                let view = crate::names::mode_type(&model.name, mode);
+                let receiver = if model.inputs.is_empty() { quote!(#view(self.0)) } else { quote!(#view(self.0, self.1)) };
+                let doc = format!(
+                    " Reset of transition `{}`: the kinetic-metric projection onto the constraints of mode `{mode}`, \
+                     which that mode generates once for every transition into it (`{view}::{ARRIVAL}_reset`, its \
+                     rows and formula in its documentation).",
+                    ie.name
+                );
+                forwarded_reset(model, ie, (receiver, ARRIVAL), &doc)
+            }
         };
         items.push(quote! {
             #guard_items
@@ -150,14 +170,16 @@ fn guard_items(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) ->
 }
 
 /// A restitution law: the saddle-point solve, the reset and its Jacobian.
-fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> TokenStream {
-    let Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz, metric } = &ie.reset else { unreachable!("a projection reset") };
-    let Scope { n, p, d, state, name, none } = Scope::of(model, ie);
+fn projection_reset(model: &View<'_>, name: &str, reset: &Reset, helpers: &mut Helpers) -> TokenStream {
+    let Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz, metric } = reset else { unreachable!("a projection reset") };
+    let Scope { n, p, d, state, name, none } = Scope::named(model, name.to_string());
+    // Its part functions' prefix (a generated law's name is hidden already).
+    let hidden = if name.starts_with("__routh_") { name.clone() } else { format!("__routh_{name}") };
     let reset_fn = format_ident!("{name}_reset");
     let jac_fn = format_ident!("{name}_reset_jacobian");
-    let solve_fn = format_ident!("__routh_{name}_solve");
+    let solve_fn = format_ident!("{hidden}_solve");
     let mut emit = |outputs: &[Expr], part: &str, params: &TokenStream, args: &TokenStream| {
-        helpers.body(model, outputs, &format!("__routh_{name}_{part}"), params, args)
+        helpers.body(model, outputs, &format!("{hidden}_{part}"), params, args)
     };
     let k = a.len();
     let nk = n + k;
@@ -189,7 +211,7 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
     // Along a tree: ∂(M (q̇⁺ − q̇⁻))/∂x from the product's tangent, column by column (O(n) each).
     let (metric_fns, add_metric) = match metric {
         Some(inv) => {
-            let prefix = format!("__routh_{name}_metric");
+            let prefix = format!("{hidden}_metric");
             let functions = crate::emit::codegen::TangentFunctions {
                 name: &prefix,
                 bindings: &inv.bindings,
@@ -221,6 +243,11 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
         };
         lines.push((format!("row {}", r + 1), format!("{}{time}, with eᵣ = {}", form.join(" + "), formula(model, e[r]))));
     }
+    let title = if name == ARRIVAL {
+        "Reset of a `project` transition into this mode: the projection onto its constraints".to_string()
+    } else {
+        format!("Reset of impact `{name}`")
+    };
     let rows = if quasi {
         "rows A v + b over the velocities (the one-forms pulled back through q̇ = K v)"
     } else {
@@ -228,7 +255,7 @@ fn projection_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helper
     };
     let doc = doc_block(
         &format!(
-            "Reset of impact `{name}` (generalized Newton law with the kinetic metric M): positions are kept \
+            "{title} (generalized Newton law with the kinetic metric M): positions are kept \
                  and q̇⁺ solves M(q̇⁺ − q̇⁻) = Aᵀλ, A q̇⁺ + b = −E(A q̇⁻ + b), with the {rows} \
                  and coefficients below."
         ),
@@ -395,37 +422,47 @@ fn map_reset(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) -> T
     items
 }
 
-/// A transition whose reset is an impact's of the same mode (`Reset::Same`): its reset and
-/// Jacobian call the impact's.
-fn same_reset(model: &View<'_>, ie: &ImpactEquations, of: &ImpactEquations) -> TokenStream {
+/// A reset that calls another's — an impact's of the same mode (`Reset::Same`) or the projection
+/// the mode a transition enters generates (`Reset::Arrival`): its reset and Jacobian forward to
+/// `receiver.<callee>_reset` and `receiver.<callee>_reset_jacobian`.
+fn forwarded_reset(model: &View<'_>, ie: &ImpactEquations, (receiver, callee): (TokenStream, &str), doc: &str) -> TokenStream {
     let Scope { d, state, name, .. } = Scope::of(model, ie);
     let (reset_fn, jac_fn) = (format_ident!("{name}_reset"), format_ident!("{name}_reset_jacobian"));
-    let (their_reset, their_jac) = (format_ident!("{}_reset", of.name), format_ident!("{}_reset_jacobian", of.name));
-    let doc = format!(
-        " Reset of transition `{name}`: the kinetic-metric projection onto the constraints held after it, \
-         which impact `{}`'s plastic law solves with the same rows (in another order, which permutes \
-         the impulses only) — [`Self::{their_reset}`], whose rows and formula its documentation gives.",
-        of.name
-    );
-    let jac_doc = format!(" Jacobian ∂Δ/∂x of the reset of transition `{name}`: [`Self::{their_jac}`].");
+    let (their_reset, their_jac) = (format_ident!("{callee}_reset"), format_ident!("{callee}_reset_jacobian"));
+    let jac_doc = format!(" Jacobian ∂Δ/∂x of the reset of `{name}`: its callee's (`{their_jac}`).");
     quote! {
         #[doc = #doc]
         ///
         /// # Errors
-        /// As the impact's reset.
+        /// As the reset it calls.
         #[inline]
         pub fn #reset_fn(&self, t: f64, x: &#state) -> ::core::result::Result<#state, __routh::FieldError> {
-            self.#their_reset(t, x)
+            #receiver.#their_reset(t, x)
         }
 
         #[doc = #jac_doc]
         ///
         /// # Errors
-        /// As the impact's reset.
+        /// As the reset it calls.
         #[inline]
         pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<__routh::Matrix<#d, #d>, __routh::FieldError> {
-            self.#their_jac(t, x)
+            #receiver.#their_jac(t, x)
         }
+    }
+}
+
+/// The name of a mode's projection onto its constraints, which the `project` transitions into it
+/// call (`__routh_arrival_reset`, `__routh_arrival_reset_jacobian`: hidden, like every name the
+/// derive makes up, so that no impact of the model can take it).
+const ARRIVAL: &str = "__routh_arrival";
+
+/// `__routh_arrival_reset` and `__routh_arrival_reset_jacobian` of a mode that `project` transitions enter
+/// (`Derived::arrival`): the kinetic-metric projection onto its constraints, which those
+/// transitions call (nothing where none enters).
+pub fn arrival(model: &View<'_>, arrival: Option<&Reset>, helpers: &mut Helpers) -> TokenStream {
+    match arrival {
+        Some(reset) => projection_reset(model, ARRIVAL, reset, helpers),
+        None => TokenStream::new(),
     }
 }
 
@@ -444,13 +481,17 @@ struct Scope {
 
 impl Scope {
     fn of(model: &View<'_>, ie: &ImpactEquations) -> Scope {
+        Scope::named(model, ie.name.to_string())
+    }
+
+    fn named(model: &View<'_>, name: String) -> Scope {
         let d = model.layout.state_dim();
         Scope {
             n: model.dof(),
             p: model.layout.position_dim(),
             d,
             state: crate::emit::codegen::state_type(d),
-            name: ie.name.to_string(),
+            name,
             none: TokenStream::new(),
         }
     }

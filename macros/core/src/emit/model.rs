@@ -55,7 +55,8 @@ pub fn emit(model: &View<'_>, derived: &Derived, dims: &[usize]) -> TokenStream 
 
     // Guards and resets of the impacts (how the model simulates as a whole is emitted per system,
     // see `emit::system`).
-    let simulate_items = crate::emit::impact::methods(model, impacts, dims, &mut helpers);
+    let mut simulate_items = crate::emit::impact::methods(model, impacts, dims, &mut helpers);
+    simulate_items.extend(crate::emit::impact::arrival(model, derived.arrival.as_ref(), &mut helpers));
 
     // `inverse_dynamics_jacobian` where the model has it, for `DynModel` (which asks every model).
     let erased_id_jacobian = {

@@ -316,6 +316,7 @@ fn law_expressions(law: &Law) -> Vec<symbolic::Expr> {
                 out
             })
             .collect(),
+        Law::Project { rows, .. } => rows.iter().flat_map(|(a, b)| a.iter().copied().chain([*b])).collect(),
         Law::Map(v) => v.clone(),
         Law::Chart { positions, velocities } => positions.iter().chain(velocities).copied().collect(),
     }

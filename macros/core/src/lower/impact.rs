@@ -19,6 +19,11 @@ pub(super) struct Target {
     pub(super) constraints: Vec<ConstraintDecl>,
     /// The target mode's contacts as written (`project` projects onto their rows too).
     pub(super) contacts: Vec<crate::parse::ContactDecl>,
+    /// Whether the source and the target have the same kinetic metric and the same rows for the
+    /// target's declarations: both take the top level's coordinates, Lagrangian, bodies and
+    /// defines (none of their own). A `project` law is then the target's own projection
+    /// ([`Law::Project`]); otherwise the source's restitution law with coefficient 0.
+    pub(super) shared: bool,
 }
 
 /// Validates and lowers one `impact(...)`.
@@ -92,20 +97,24 @@ pub(super) fn lower_impact(
             }
             // The target's constraints, lowered here as one-forms Σ aₖ dqₖ + b dt: the restitution law
             // with coefficient 0 on every row is the kinetic-metric projection onto them.
-            let zero = lower.arena.zero();
             let mut rows = Vec::new();
             for decl in &target.constraints {
                 let c = super::constraint::lower_constraint(lower, decl, dq, dt)?;
-                rows.push((LawRow::Velocities(c.a, c.b), zero));
+                rows.push((c.a, c.b));
             }
-            // The target's contacts, on this mode's bodies (the modes share them).
+            // The target's contacts, on this mode's bodies.
             let declared: Vec<String> = bodies.iter().map(|b| b.name.to_string()).collect();
             for decl in &target.contacts {
                 for c in super::contact::lower_contact(lower, decl, &declared, bodies)? {
-                    rows.push((LawRow::Velocities(c.a, c.b), zero));
+                    rows.push((c.a, c.b));
                 }
             }
-            Law::Restitution(rows)
+            if target.shared {
+                Law::Project { rows, mode: target.name.clone() }
+            } else {
+                let zero = lower.arena.zero();
+                Law::Restitution(rows.into_iter().map(|(a, b)| (LawRow::Velocities(a, b), zero)).collect())
+            }
         }
         LawDecl::Reset { keyword, assignments } => {
             let Some(target) = target else {

@@ -116,6 +116,15 @@ fn system_of(input: &DeriveInput, cx: &mut Ctxt, raw: RawModel, parameters: &[Id
             unknown(id.span(), format_args!("unknown mode `{id}`"), &id.to_string(), &mode_names, known)
         })
     };
+    // A mode that declares none of the items the kinetic metric and the rows are lowered from.
+    let inherits = |k: usize| {
+        let own = &raw.modes[k].items;
+        own.coordinates.is_empty()
+            && own.coordinates_keyword.is_none()
+            && own.lagrangians.is_empty()
+            && own.bodies.is_empty()
+            && own.defines.is_empty()
+    };
     let mut resolved: Vec<(usize, &ImpactDecl, Target)> = Vec::new();
     for t in &transitions {
         let Some((from, to)) = &t.modes else { continue };
@@ -131,6 +140,7 @@ fn system_of(input: &DeriveInput, cx: &mut Ctxt, raw: RawModel, parameters: &[Id
                     coordinates,
                     constraints: merged[k].constraints.clone(),
                     contacts: merged[k].contacts.clone(),
+                    shared: inherits(f) && inherits(k),
                 },
             ));
         }
@@ -150,6 +160,7 @@ fn system_of(input: &DeriveInput, cx: &mut Ctxt, raw: RawModel, parameters: &[Id
                     coordinates: t.coordinates.clone(),
                     constraints: t.constraints.clone(),
                     contacts: t.contacts.clone(),
+                    shared: t.shared,
                 };
                 (*decl, target)
             })
@@ -157,6 +168,16 @@ fn system_of(input: &DeriveInput, cx: &mut Ctxt, raw: RawModel, parameters: &[Id
         let declared = Declared { parameters, action: action.as_ref(), inputs: &inputs };
         if let Some(model) = lower_model(cx, name, Some((k, m.name.clone())), declared, raw_k, &outgoing) {
             modes.push(model);
+        }
+    }
+    // A mode that `project` transitions enter generates their projection once (`__routh_arrival_reset`).
+    let arrivals: Vec<usize> = modes
+        .iter()
+        .flat_map(|m| m.0.impacts.iter().filter(|i| matches!(i.law, crate::model::Law::Project { .. })).filter_map(|i| i.target))
+        .collect();
+    for k in arrivals {
+        if let Some(m) = modes.get_mut(k) {
+            m.0.arrival = true;
         }
     }
     let held: Vec<Ident> = modes.iter().flat_map(|m| m.0.constraints.iter().map(|c| c.name.clone())).collect();
