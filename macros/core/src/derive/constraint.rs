@@ -18,7 +18,10 @@
 //!
 //! **Field Jacobian.** With the residual R(x; a, λ) = (M a − Aᵀλ − f, A a + c), whose matrix
 //! K = ∂R/∂(a, λ) is the saddle-point matrix, the implicit function theorem gives
-//! ∂(q̈, λ)/∂x = −K⁻¹ ∂R/∂x at the solution; ∂R/∂q and ∂R/∂q̇ are derived here symbolically.
+//! ∂(q̈, λ)/∂x = −K⁻¹ ∂R/∂x at the solution; ∂R/∂q and ∂R/∂q̇ are derived here symbolically —
+//! in a mode of a multi-mode system by parts ([`SaddleJacobian::ByConstraint`]): R is the forces'
+//! part M a − f plus one part per constraint (−λₖ aₖᵀ, aₖ·a + cₖ), each the same in every mode
+//! that holds the constraint, so that the modes share its code.
 //!
 //! **Integrability (Frobenius).** On the extended space z = (q, t), each row is the one-form
 //! αᵢ = Σₖ aᵢₖ dqₖ + bᵢ dt. Its components and those of dαᵢ ((dα)ⱼₖ = ∂ⱼαₖ − ∂ₖαⱼ) are exact

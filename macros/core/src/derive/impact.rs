@@ -31,6 +31,16 @@
 //! **Chart changes** (transitions between modes with different coordinates) give the whole target
 //! state (q', q̇') as functions of the source state; their Jacobian ∂(q', q̇')/∂(q, q̇) is
 //! rectangular (2m × 2n).
+//!
+//! **Projections derived once.** A `project` transition is the restitution law with E = 0 on the
+//! rows of the constraints of the mode it enters. Where the two modes share the kinetic metric
+//! and those rows by construction ([`Law::Project`]), the entered mode derives the projection
+//! onto its own constraints once ([`arrival`]) and every transition into it calls that
+//! ([`Reset::Arrival`]). A plastic impact (E = 0) whose rows and time parts are a `project`
+//! transition's of the same mode, in any order — the landing of a plastic `unilateral` contact and
+//! its settling — solves the same system up to a permutation of λ, so the same q̇⁺: it calls the
+//! transition's reset ([`Reset::Same`], [`same_projection`]; the rows compared as expressions of
+//! the mode's arena, exactly).
 
 use symbolic::{Arena, Expr};
 
