@@ -118,6 +118,7 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations, form: &Form) -> 
 
     // Every restitution law's rows first: a transition's projection may be an impact's reset.
     let laws: Vec<Option<Rows>> = model.impacts.iter().map(|imp| law_rows(model, arena, imp)).collect();
+    let plastic: Vec<Option<PlasticKey>> = laws.iter().map(|law| law.as_ref().and_then(|r| plastic_key(arena, r))).collect();
     let mut out = Vec::new();
     for idx in 0..model.impacts.len() {
         let Model { layout: syms, impacts, lagrangian, .. } = model;
@@ -143,7 +144,7 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations, form: &Form) -> 
         let reset = match &imp.law {
             Law::Restitution(_) | Law::Project { .. } => {
                 let (a, b, e) = laws[idx].clone().expect("a restitution law's rows");
-                match (same_projection(arena, model, &laws, idx), &imp.law) {
+                match (same_projection(model, &plastic, idx), &imp.law) {
                     (Some(impact), _) => Reset::Same { impact, a },
                     (None, Law::Project { mode, rows }) if !rows.is_empty() => Reset::Arrival { mode: mode.clone(), a },
                     (None, _) => projection(model, arena, eq, (tree, &vp, &lam), (a, b, e)),
@@ -272,28 +273,34 @@ fn law_rows(model: &Model, arena: &mut Arena, imp: &crate::model::Impact) -> Opt
     Some((a, b, e))
 }
 
-/// The impact of the same mode whose reset `laws[idx]`'s is, where both are plastic (every
+/// The impact of the same mode whose reset impact `idx`'s is, where both are plastic (every
 /// coefficient zero) with the same rows and time parts in any order: both then solve
 /// M (q̇⁺ − q̇⁻) = Aᵀλ, A q̇⁺ + b = 0 for the same constraint set — the same q̇⁺ (the row order
 /// only permutes λ). An impact that stays in its mode takes a `project` transition's (a plastic
 /// landing, the settling into the mode that holds the contact after it: generated once in that
 /// mode); another plastic transition takes an impact's; a `project` transition keeps its own
 /// (the mode it enters generates it). Exact: the rows are compared as expressions of one arena.
-fn same_projection(arena: &Arena, model: &Model, laws: &[Option<Rows>], idx: usize) -> Option<usize> {
-    let plastic = |(_, _, e): &Rows| e.iter().all(|&c| arena.zero_test(c).is_zero());
-    let key = |(a, b, _): &Rows| {
-        let mut key: Vec<(Vec<Expr>, Expr)> = a.iter().cloned().zip(b.iter().copied()).collect();
-        key.sort_unstable();
-        key
-    };
+fn same_projection(model: &Model, plastic: &[Option<PlasticKey>], idx: usize) -> Option<usize> {
+    let mine = plastic[idx].as_ref()?;
     let projects = |j: usize| matches!(model.impacts[j].law, Law::Project { .. });
-    let mine = laws[idx].as_ref().filter(|r| plastic(r))?;
     let takes = |j: usize| match model.impacts[idx].target {
         None => projects(j),
         Some(_) => !projects(idx) && model.impacts[j].target.is_none(),
     };
-    let mine = key(mine);
-    (0..laws.len()).filter(|&j| j != idx && takes(j)).find(|&j| laws[j].as_ref().is_some_and(|r| plastic(r) && key(r) == mine))
+    (0..plastic.len()).filter(|&j| j != idx && takes(j)).find(|&j| plastic[j].as_ref() == Some(mine))
+}
+
+/// A plastic law's rows with their time parts, sorted: equal keys are the same constraint set.
+type PlasticKey = Vec<(Vec<Expr>, Expr)>;
+
+/// The key of a law whose coefficients are all zero (`None` for any other).
+fn plastic_key(arena: &Arena, (a, b, e): &Rows) -> Option<PlasticKey> {
+    if !e.iter().all(|&c| arena.zero_test(c).is_zero()) {
+        return None;
+    }
+    let mut key: PlasticKey = a.iter().cloned().zip(b.iter().copied()).collect();
+    key.sort_unstable();
+    Some(key)
 }
 
 /// The reset of a `project` transition into `model` ([`Model::arrival`]): the kinetic-metric

@@ -926,6 +926,12 @@ pub(crate) fn svector(k: usize) -> TokenStream {
     quote! { __routh::Vector<#k> }
 }
 
+/// Inside a mode's view, another mode's view of the same model (and, where the views carry them,
+/// the same inputs' values): `View(self.0)` or `View(self.0, self.1)`.
+pub(crate) fn sibling_view(view: &syn::Ident, inputs: bool) -> TokenStream {
+    if inputs { quote!(#view(self.0, self.1)) } else { quote!(#view(self.0)) }
+}
+
 /// The type `State<d>` of a state vector (an `SVector<f64, d>`), named through the door.
 pub(crate) fn state_type(d: usize) -> TokenStream {
     quote! { __routh::State<#d> }

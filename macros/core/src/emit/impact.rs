@@ -37,7 +37,7 @@ pub fn methods(model: &View<'_>, impacts: &[ImpactEquations], dims: &[usize], he
             }
             Reset::Arrival { mode, .. } => {
                 let view = crate::names::mode_type(&model.name, mode);
-                let receiver = if model.inputs.is_empty() { quote!(#view(self.0)) } else { quote!(#view(self.0, self.1)) };
+                let receiver = crate::emit::codegen::sibling_view(&view, !model.inputs.is_empty());
                 let doc = format!(
                     " Reset of transition `{}`: the kinetic-metric projection onto the constraints of mode `{mode}`, \
                      which that mode generates once for every transition into it (`{view}::{ARRIVAL}_reset`, its \

@@ -122,16 +122,12 @@ impl ViewItems {
             for m in members.iter_mut() {
                 let (Some(&to), Some(fwd)) = (targets.get(&m.name), &m.forward) else { continue };
                 let (view, name, args) = (&views[to], Ident::new(&m.name, proc_macro2::Span::call_site()), &fwd.args);
-                let fields = if inputs {
-                    quote! { self.0, self.1 }
-                } else {
-                    quote! { self.0 }
-                };
+                let receiver = crate::emit::codegen::sibling_view(view, inputs);
                 let head: TokenStream = fwd.head.iter().cloned().collect();
                 m.tokens = quote! {
                     #[inline(always)]
                     #[allow(dead_code)]
-                    #head { #view(#fields).#name(#(#args),*) }
+                    #head { #receiver.#name(#(#args),*) }
                 }
                 .into_iter()
                 .collect();
