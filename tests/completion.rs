@@ -327,7 +327,7 @@ struct HeldBead {
 }
 
 /// A mode's field Jacobian, its saddle point's Jacobian summed from the forces' part and each held
-/// constraint's (generated once for the modes that hold it), is the one-mode twin's, whose
+/// constraint's (generated once, in the mode that holds the constraint alone), is the one-mode twin's, whose
 /// Jacobian is derived whole, and central differences of the field; the multipliers' rates (the
 /// release guards' rates) likewise.
 #[test]
@@ -348,6 +348,11 @@ fn a_modes_jacobian_summed_by_constraint_is_the_whole_ones() {
         let ((gm, rm), (gw, rw)) =
             (plastic.floor_wall().constraint_force_rates(t, &x).unwrap(), held.constraint_force_rates(t, &x).unwrap());
         worst_rates = worst_rates.max((gm - gw).amax() / (1.0 + gw.amax())).max((rm - rw).amax() / (1.0 + rw.amax()));
+        // The constraints' Jacobian on the state (the manifold linearisation's), copied from each
+        // constraint's rows (the floor's and the wall's, generated in the modes that hold each
+        // alone), is the twin's.
+        let (rows, whole) = (plastic.floor_wall().constraint_jacobian(t, &x), held.constraint_jacobian(t, &x));
+        assert!((rows - whole).amax() <= 1e-14 * (1.0 + whole.amax()), "{rows} vs {whole}");
         // One constraint held: the floor's part alone.
         let fd = common::jacobian_fd(&plastic.floor(), t, &x, 1e-6).unwrap();
         let own = plastic.floor().jacobian(t, &x).unwrap();

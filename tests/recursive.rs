@@ -572,6 +572,73 @@ fn impacts_of_a_constrained_tree_are_solved_along_the_tree() {
     }
 }
 
+// Two plastic unilateral contacts of a tree: the cart's wall at x = −w and a floor under the second
+// bob at y = −h. In the mode that holds both, a settling (a `project` transition) projects onto
+// both rows along the tree; its Jacobian is the sum of the metric's part (from its tangent along
+// the tree) and one part per contact, each generated once, in the mode that holds its contact alone
+// (and called from the mode that holds both): the same as the dense twin's (its metric's part
+// M (q̇⁺ − q̇⁻) differentiated symbolically) and as central differences of the reset.
+twins_of!(
+    cart_double_pendulum,
+    Landing,
+    LandingDense,
+    [
+        unilateral(name = wall, guard = x + w, law = restitution(0)),
+        unilateral(name = floor, guard = yb + h, law = restitution(0)),
+    ],
+    [w, h]
+);
+
+#[test]
+fn a_projection_onto_two_contacts_of_a_tree_sums_each_contacts_part() {
+    let r = Landing { mx: 2.0, m: 0.5, l: 0.6, g: 9.81, w: 0.4, h: 0.9 };
+    let d = LandingDense { mx: 2.0, m: 0.5, l: 0.6, g: 9.81, w: 0.4, h: 0.9 };
+    assert_eq!((LandingFree::DYNAMICS, LandingDenseFree::DYNAMICS), ("recursive", "dense"));
+    let mut rng = Rng::new(53);
+    let step = 1e-6;
+    let mut worst = (0.0f64, 0.0f64);
+    for _ in 0..10 {
+        let x: SVector<f64, 6> = rng.vector(-1.0, 1.0);
+        // Into the mode that holds both: from the wall (the floor settles) and from the floor.
+        for (from_wall, (jr, jd)) in [
+            (
+                true,
+                (r.wall().settle_floor_reset_jacobian(0.0, &x).unwrap(), d.wall().settle_floor_reset_jacobian(0.0, &x).unwrap()),
+            ),
+            (
+                false,
+                (r.floor().settle_wall_reset_jacobian(0.0, &x).unwrap(), d.floor().settle_wall_reset_jacobian(0.0, &x).unwrap()),
+            ),
+        ] {
+            worst.0 = worst.0.max((jr - jd).amax() / (1.0 + jd.amax()));
+            let reset = |x: &SVector<f64, 6>| {
+                if from_wall {
+                    r.wall().settle_floor_reset(0.0, x).unwrap()
+                } else {
+                    r.floor().settle_wall_reset(0.0, x).unwrap()
+                }
+            };
+            for c in 0..6 {
+                let (mut up, mut down) = (x, x);
+                up[c] += step;
+                down[c] -= step;
+                let fd = (reset(&up) - reset(&down)) / (2.0 * step);
+                worst.1 = worst.1.max((jr.column(c) - fd).amax() / (1.0 + fd.amax()));
+            }
+        }
+        // The projection itself: both rows hold after it.
+        let post = r.wall().settle_floor_reset(0.0, &x).unwrap();
+        assert!((post - d.wall().settle_floor_reset(0.0, &x).unwrap()).amax() < 1e-12 * (1.0 + post.amax()));
+        assert!(r.wall_floor().velocity_residuals(0.0, &post).amax() < 1e-12, "{post}");
+    }
+    eprintln!(
+        "settling into both contacts, Jacobian by parts: {:.1e} against the dense twin's, {:.1e} against differences",
+        worst.0, worst.1
+    );
+    assert!(worst.0 < 1e-11, "{worst:?}");
+    assert!(worst.1 < 1e-7, "{worst:?}");
+}
+
 // Sensitivities to parameters of the tree's masses and directions — the cart's mass, the bobs'
 // mass, the length — and to g: ∂q̈/∂p = M⁻¹ (∂τ/∂p − ∂K/∂p) at a = q̈, with ∂K/∂p a forward pass
 // along the tree (K = M a + the velocity products), so the tree model still derives nothing dense

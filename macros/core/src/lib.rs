@@ -719,6 +719,75 @@ mod tests {
     }
 
     #[test]
+    fn a_constraints_parts_are_derived_in_the_first_mode_that_holds_it() {
+        let expand = |src: &str| crate::try_expand(src.parse().unwrap()).unwrap();
+        let bodies = |out: &proc_macro2::TokenStream, name: &str| -> Vec<String> {
+            functions(out.clone(), name).into_iter().filter(|f| f.contains(&format!("fn {name} ("))).collect()
+        };
+        let out = expand(
+            "#[mechanics(
+                coordinates(x, y),
+                lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y + k * x * y,
+                unilateral(name = floor, guard = y - x.powi(2), law = restitution(0)),
+                unilateral(name = wall, guard = x, law = restitution(e)),
+            )] struct Cup { m: f64, g: f64, k: f64, e: f64 }",
+        );
+        // Modes free, floor, wall, floor_wall: each constraint's parts derived in the mode that
+        // holds it alone, and called from the mode that holds both.
+        for (c, owner) in [("floor", "CupFloor"), ("wall", "CupWall")] {
+            for part in ["saddle_jacobian", "state_jacobian"] {
+                let name = format!("__routh_{c}_{part}");
+                let found = bodies(&out, &name);
+                assert_eq!(found.len(), 2, "{found:#?}");
+                let call = format!("{owner} (self . 0) . {name} (t , x");
+                let forwards = found.iter().filter(|f| f.contains(&call)).count();
+                assert_eq!(forwards, 1, "{call}: {found:#?}");
+            }
+        }
+        // Along a tree the projection that a settling solves is by constraint too: each contact's
+        // part in the mode that holds it alone.
+        let out = expand(
+            "#[mechanics(
+                coordinates(x, a),
+                define(xa = x + l * a.sin(), ya = -l * a.cos()),
+                lagrangian = mx / 2 * dot(x).powi(2) + m / 2 * (dot(xa).powi(2) + dot(ya).powi(2)) - m * g * ya,
+                unilateral(name = wall, guard = x + w, law = restitution(0)),
+                unilateral(name = floor, guard = ya + h, law = restitution(0)),
+                dynamics = recursive,
+            )] struct Cart { mx: f64, m: f64, l: f64, g: f64, w: f64, h: f64 }",
+        );
+        for (c, owner) in [("wall", "CartWall"), ("floor", "CartFloor")] {
+            let name = format!("__routh_{c}_arrival_jacobian");
+            let found = bodies(&out, &name);
+            let call = format!("{owner} (self . 0) . {name} (t , x , vp , lam)");
+            assert!(found.len() == 2 && found.iter().filter(|f| f.contains(&call)).count() == 1, "{call}: {found:#?}");
+        }
+        // A mode with a Lagrangian (or dynamics) of its own lowers the constraint in another
+        // model: it derives its parts itself.
+        let modes = |stick: &str| {
+            expand(&format!(
+                "#[mechanics(
+                    coordinates(x, y),
+                    lagrangian = m / 2 * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y,
+                    mode(slide, holonomic(contact = y - x.powi(2))),
+                    mode(stick, {stick} holonomic(contact = y - x.powi(2)), holonomic(grip = x)),
+                    transition(slide -> stick, name = grab, guard = x, law = map()),
+                    transition(stick -> slide, name = letgo, guard = multiplier(grip), law = map()),
+                )] struct Bead {{ m: f64, g: f64 }}"
+            ))
+        };
+        // (Where its tokens come out the same, `emit::shared` may still forward them; the owned
+        // forward says whose part it is.)
+        let owned = "The same in every mode that holds `contact`: mode `slide`";
+        let found = bodies(&modes(""), "__routh_contact_saddle_jacobian");
+        assert!(found.len() == 2 && found.iter().filter(|f| f.contains(owned)).count() == 1, "{found:#?}");
+        for own in ["lagrangian = m * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y,", "dynamics = dense,"] {
+            let found = bodies(&modes(own), "__routh_contact_saddle_jacobian");
+            assert!(found.len() == 2 && found.iter().all(|f| !f.contains(owned)), "{own}: {found:#?}");
+        }
+    }
+
+    #[test]
     fn the_field_jacobian_is_generated_when_asked_for_or_needed() {
         let expand = |items: &str| {
             let src: proc_macro2::TokenStream = format!(

@@ -295,6 +295,18 @@ pub struct Model {
     /// Whether a `project` transition enters this mode ([`Law::Project`]): it generates the
     /// projection onto its constraints, `__routh_arrival_reset`, which those transitions call.
     pub arrival: bool,
+    /// For a mode of a multi-mode system, per constraint: the earlier mode that holds the same
+    /// declaration in the same model (both modes take the top level's coordinates, Lagrangian,
+    /// bodies, defines and dynamics, none of their own — `unilateral`'s modes), whose part of the
+    /// saddle-point residual's Jacobian for it is this mode's too: the part is derived and emitted
+    /// there once and forwarded here ([`crate::derive::constraint::SaddleJacobian::ByConstraint`]).
+    /// Empty, or `None` for a constraint, where this mode derives the part itself.
+    pub part_owners: Vec<Option<Ident>>,
+    /// Likewise for the part of the projection's Jacobian that a `project` transition into this
+    /// mode solves (`__routh_arrival_reset_jacobian`, [`crate::derive::impact::arrival`]): the
+    /// earlier mode entered the same way that holds the same declaration. Empty where the mode
+    /// derives the projection's Jacobian whole.
+    pub arrival_owners: Vec<Option<Ident>>,
     /// What the parameters must satisfy for the model to be physical, checked when a run starts
     /// (`check_parameters`); where the values are numbers the lowering has checked them already.
     pub requirements: Vec<Requirement>,
@@ -380,6 +392,8 @@ impl Model {
             outputs: Vec::new(),
             field_jacobian: false,
             arrival: false,
+            part_owners: Vec::new(),
+            arrival_owners: Vec::new(),
             requirements: Vec::new(),
         }
     }

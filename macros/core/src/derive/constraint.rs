@@ -21,7 +21,8 @@
 //! ∂(q̈, λ)/∂x = −K⁻¹ ∂R/∂x at the solution; ∂R/∂q and ∂R/∂q̇ are derived here symbolically —
 //! in a mode of a multi-mode system by parts ([`SaddleJacobian::ByConstraint`]): R is the forces'
 //! part M a − f plus one part per constraint (−λₖ aₖᵀ, aₖ·a + cₖ), each the same in every mode
-//! that holds the constraint, so that the modes share its code.
+//! that holds the constraint: derived once, in the first mode that holds it where the modes take
+//! what it is lowered from from the top level ([`Model::part_owners`]), and called by the others.
 //!
 //! **Integrability (Frobenius).** On the extended space z = (q, t), each row is the one-form
 //! αᵢ = Σₖ aᵢₖ dqₖ + bᵢ dt. Its components and those of dαᵢ ((dα)ⱼₖ = ∂ⱼαₖ − ∂ₖαⱼ) are exact
@@ -105,8 +106,10 @@ pub enum SaddleJacobian {
     /// of the same constraints: the forces' part M a − f (n rows) and each constraint's own,
     /// −λₖ aₖᵀ in the first n rows and aₖ·a + cₖ in its row (n + 1 rows, with λₖ the symbol of
     /// the first multiplier) — the same in every mode that holds the constraint, so that the
-    /// modes share its code (`emit::shared`).
-    ByConstraint { forces: ResidualJacobian, rows: Vec<ResidualJacobian> },
+    /// modes share its code — derived once, in the first mode that holds the constraint
+    /// ([`Model::part_owners`]; `None` here where another mode's is this one's), or, where the
+    /// modes do not share what the part is lowered from, compared by `emit::shared`.
+    ByConstraint { forces: ResidualJacobian, rows: Vec<Option<ResidualJacobian>> },
 }
 
 impl ResidualJacobian {
@@ -222,8 +225,11 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations, tree_forces: Opti
             let first = model.symbol(arena, Role::Multiplier(0));
             let rows = (0..m)
                 .map(|k| {
-                    let rows = part(arena, k, first);
-                    ResidualJacobian::of(model, arena, &rows)
+                    let owned = model.part_owners.get(k).is_some_and(Option::is_some);
+                    (!owned).then(|| {
+                        let rows = part(arena, k, first);
+                        ResidualJacobian::of(model, arena, &rows)
+                    })
                 })
                 .collect();
             SaddleJacobian::ByConstraint { forces: ResidualJacobian::of(model, arena, &forces), rows }

@@ -40,13 +40,19 @@
 //! transition's of the same mode, in any order — the landing of a plastic `unilateral` contact and
 //! its settling — solves the same system up to a permutation of λ, so the same q̇⁺: it calls the
 //! transition's reset ([`Reset::Same`], [`same_projection`]; the rows compared as expressions of
-//! the mode's arena, exactly).
+//! the mode's arena, exactly). The entered mode's ∂R/∂x is then the metric's part M (q̇⁺ − q̇⁻)
+//! (along a tree added from its tangent) plus one part per row, −λₖ aₖ and aₖ·q̇⁺ + bₖ, each
+//! derived once in the first mode entered the same way that holds the constraint
+//! ([`Model::arrival_owners`]) and called by the others.
 
 use symbolic::{Arena, Expr};
 
 use crate::derive::dynamics::{Form, Inverse};
 use crate::derive::euler_lagrange::Equations;
 use crate::model::{Law, LawRow, Model, Role};
+
+/// One row's part of a projection's residual Jacobian: ∂/∂q and ∂/∂q̇⁻ (n + 1 rows each).
+pub type RowPart = [Vec<Vec<Expr>>; 2];
 
 /// How the post-impact velocity is computed.
 pub enum Reset {
@@ -66,6 +72,12 @@ pub enum Reset {
         /// A tree model's M (q̇⁺ − q̇⁻) along its tree and that product's tangent: R₁ and its
         /// derivatives above are then without it (−Aᵀλ), and the generated code adds it.
         metric: Option<Box<Inverse>>,
+        /// The arrival projection of a mode of a multi-mode system, by constraint (without an
+        /// action): ∂/∂q and ∂/∂q̇⁻ of each row k's part (−λ aₖ in the first n rows, aₖ·q̇⁺ + bₖ
+        /// in the last, λ the first multiplier's symbol), `None` where the mode that first holds
+        /// the constraint derives it ([`Model::arrival_owners`]); `dr_dq` and `dr_dv` then hold
+        /// the metric's part M (q̇⁺ − q̇⁻) alone (n rows; empty along a tree), `dr_dz` nothing.
+        parts: Option<Vec<Option<RowPart>>>,
     },
     /// Explicit post-impact velocities and their derivatives (n × the positions and n×n; ∂v/∂z
     /// of a contact model, n, empty otherwise).
@@ -147,7 +159,7 @@ pub fn derive(model: &Model, arena: &mut Arena, eq: &Equations, form: &Form) -> 
                 match (same_projection(model, &plastic, idx), &imp.law) {
                     (Some(impact), _) => Reset::Same { impact, a },
                     (None, Law::Project { mode, rows }) if !rows.is_empty() => Reset::Arrival { mode: mode.clone(), a },
-                    (None, _) => projection(model, arena, eq, (tree, &vp, &lam), (a, b, e)),
+                    (None, _) => projection(model, arena, eq, (tree, &vp, &lam), (a, b, e), false),
                 }
             }
             Law::Map(velocities) => {
@@ -192,6 +204,7 @@ fn projection(
     eq: &Equations,
     (tree, vp, lam): (Option<(&crate::derive::dynamics::Recursive, usize)>, &[Expr], &[Expr]),
     (a, b, e): Rows,
+    by_constraint: bool,
 ) -> Reset {
     let (syms, n, k) = (&model.layout, model.dof(), a.len());
     // Residual R = (R₁, R₂) of the saddle-point system; along a tree, R₁ without
@@ -204,6 +217,19 @@ fn projection(
         }
         _ => None,
     };
+    // By constraint (the rows' parts filled in by the caller), without an action: here the
+    // metric's part M (q̇⁺ − q̇⁻) alone (n rows; along a tree, none: the tree adds it).
+    if by_constraint && syms.z.is_none() {
+        let [dr_dq, dr_dv] = if metric.is_none() {
+            let w: Vec<Expr> = vp.iter().zip(&syms.qd).map(|(&post, &pre)| arena.sub(post, pre)).collect();
+            let product: Vec<Expr> = eq.mass.iter().map(|row| arena.dot(row, &w)).collect();
+            state_jacobian(arena, syms, &product)
+        } else {
+            [Vec::new(), Vec::new()]
+        };
+        let parts = Some(vec![None; a.len()]);
+        return Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz: Vec::new(), metric, parts };
+    }
     for i in 0..n {
         let mut terms = Vec::new();
         if metric.is_none() {
@@ -230,7 +256,7 @@ fn projection(
     }
     let [dr_dq, dr_dv] = state_jacobian(arena, syms, &residual);
     let dr_dz = syms.z.map(|z| arena.diff_many(&residual, z)).unwrap_or_default();
-    Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz, metric }
+    Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz, metric, parts: None }
 }
 
 /// A restitution law's rows over the velocities A, their time parts b and their coefficients e.
@@ -317,7 +343,26 @@ pub fn arrival(model: &Model, arena: &mut Arena, eq: &Equations, form: &Form) ->
     let zero = arena.zero();
     let (a, b): (Vec<Vec<Expr>>, Vec<Expr>) = model.constraints.iter().map(|c| (c.a.clone(), c.b)).unzip();
     let e = vec![zero; a.len()];
-    Some(projection(model, arena, eq, (tree, &vp, &lam), (a, b, e)))
+    let mut reset = projection(model, arena, eq, (tree, &vp, &lam), (a, b, e), !model.arrival_owners.is_empty());
+    // By constraint: each row's part, where no earlier mode derives it.
+    if let Reset::Projection { a, b, parts: Some(parts), .. } = &mut reset {
+        for (k, part) in parts.iter_mut().enumerate() {
+            if model.arrival_owners.get(k).is_some_and(Option::is_some) {
+                continue;
+            }
+            let mut rows: Vec<Expr> = a[k]
+                .iter()
+                .map(|&aik| {
+                    let t = arena.mul2(aik, lam[0]);
+                    arena.neg(t)
+                })
+                .collect();
+            let post = arena.dot(&a[k], &vp);
+            rows.push(arena.add2(post, b[k]));
+            *part = Some(state_jacobian(arena, &model.layout, &rows));
+        }
+    }
+    Some(reset)
 }
 
 /// ∂e/∂q and ∂e/∂v over the whole state: with orientations, their |q|² as the sum of the squares

@@ -269,7 +269,28 @@ fn saddle_jacobian(
                     " Constraint `{name}`'s part of the saddle-point residual's Jacobian over the state: of −λ aᵀ (the \
                      first n rows, λ = `lam[0]`) and of its row a·q̈ + c (the last), and their time column."
                 );
-                parts.push(part(&part_fn, &doc, jac, Some(quote! { __routh::Vector<1> })));
+                let lam_ty = quote! { __routh::Vector<1> };
+                match (jac, model.part_owners.get(k).and_then(Option::as_ref)) {
+                    (Some(jac), _) => parts.push(part(&part_fn, &doc, jac, Some(lam_ty))),
+                    // Derived once, in the first mode that holds the constraint (`Model::part_owners`).
+                    (None, Some(owner)) => {
+                        let view = crate::names::mode_type(&model.name, owner);
+                        let receiver = crate::emit::codegen::sibling_view(&view, !model.inputs.is_empty());
+                        let rows = n + 1;
+                        let doc = format!("{doc} The same in every mode that holds `{name}`: mode `{owner}`'s (`{view}`).");
+                        parts.push(quote! {
+                            #[doc = #doc]
+                            #allow
+                            #[inline(always)]
+                            fn #part_fn(&self, t: f64, x: &#state, a: &#vec_n, lam: &#lam_ty)
+                                -> (__routh::Matrix<#rows, #d>, __routh::Vector<#rows>)
+                            {
+                                #receiver.#part_fn(t, x, a, lam)
+                            }
+                        });
+                    }
+                    (None, None) => unreachable!("a constraint's part is derived unless another mode owns it"),
+                }
                 let row = n + k;
                 calls.push(quote! {
                     __routh::mechanics::add_residual_part(&mut dr, ::core::option::Option::Some(#row), self.#part_fn(t, x, a, &__routh::Vector::<1>::new(lam[#k])));
@@ -396,32 +417,56 @@ fn residual_jacobian(
 /// constraints' Jacobians, in a chart of each orientation with `constrained_with_orientations`).
 fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> TokenStream {
     let (n, m, d) = (model.dof(), ce.a.len(), model.layout.state_dim());
-    let p = model.layout.position_dim();
     let holonomic: Vec<usize> = (0..m).filter(|&k| ce.position[k].is_some()).collect();
     let h = holonomic.len();
     let rows = h + m;
     let state = crate::emit::codegen::state_type(d);
-    // ∂(A v + b)/∂q (m × p), A (m × n), and with orientations the holonomic rows' ∂f/∂q (h × p).
-    let mut out: Vec<Expr> = ce.rows_dq.iter().flatten().copied().collect();
-    out.extend(ce.a.iter().flatten().copied());
-    out.extend(ce.position_dq.iter().flatten().copied());
-    let (stmts, vals) = helpers.body(model, &out, "__routh_constraint_state_jacobian", &TokenStream::new(), &TokenStream::new());
-    let a_of = |k: usize, c: usize| &vals[m * p + k * n + c];
-    // Position rows: (∇f, 0) — where q̇ = v, ∇f is the row of A; velocity rows:
-    // (∂(A v + b)/∂q, A); the action's column is zero.
-    let quasi = !model.layout.orientations.is_empty();
-    let position_sets = holonomic.iter().enumerate().flat_map(|(r, &k)| (0..p).map(move |c| (r, k, c))).map(|(r, k, c)| {
-        let v = if quasi { &vals[m * p + m * n + r * p + c] } else { a_of(k, c) };
-        // Into `j`, zeroed: its zero entries need no set.
-        (!is_zero_value(v)).then(|| quote! { j[(#r, #c)] = #v; })
-    });
-    let velocity_sets = (0..m).flat_map(|k| (0..p).map(move |c| (k, c))).map(|(k, c)| {
-        let dq = &vals[k * p + c];
-        let r = h + k;
-        let a = (c < n).then(|| a_of(k, c)).filter(|a| !is_zero_value(a)).map(|a| quote! { j[(#r, #p + #c)] = #a; });
-        let dq = (!is_zero_value(dq)).then(|| quote! { j[(#r, #c)] = #dq; });
-        quote! { #dq #a }
-    });
+    // In a mode whose constraints' parts other modes share (`Model::part_owners`), each
+    // constraint's rows are a method named after it, derived once in the first mode that holds
+    // it and forwarded elsewhere; the Jacobian copies them into place.
+    let (parts, body) = if model.part_owners.is_empty() {
+        let (stmts, sets) = state_rows(model, ce, &(0..m).collect::<Vec<_>>(), "__routh_constraint_state_jacobian", helpers);
+        (TokenStream::new(), quote! { #(#stmts)* let mut j = __routh::Matrix::<#rows, #d>::zeros(); #(#sets)* })
+    } else {
+        let allow = allow_generated();
+        let mut parts = Vec::new();
+        let mut copies = Vec::new();
+        for (k, name) in ce.names.iter().enumerate() {
+            let part_fn = format_ident!("__routh_{name}_state_jacobian");
+            let position = holonomic.iter().position(|&c| c == k);
+            let own = usize::from(position.is_some()) + 1;
+            let doc = format!(
+                " Constraint `{name}`'s rows of [`Self::constraint_jacobian`]: {}its velocity row, (∂(a·v + b)/∂q, a).",
+                if position.is_some() { "its position row (∇f, 0), then " } else { "" }
+            );
+            let body = match model.part_owners.get(k).and_then(Option::as_ref) {
+                Some(owner) => {
+                    let view = crate::names::mode_type(&model.name, owner);
+                    let receiver = crate::emit::codegen::sibling_view(&view, !model.inputs.is_empty());
+                    quote! { #receiver.#part_fn(t, x) }
+                }
+                None => {
+                    let (stmts, sets) = state_rows(model, ce, &[k], &part_fn.to_string(), helpers);
+                    quote! { #(#stmts)* let mut j = __routh::Matrix::<#own, #d>::zeros(); #(#sets)* j }
+                }
+            };
+            parts.push(quote! {
+                #[doc = #doc]
+                #allow
+                fn #part_fn(&self, t: f64, x: &#state) -> __routh::Matrix<#own, #d> {
+                    #body
+                }
+            });
+            let (velocity, last) = (h + k, own - 1);
+            let copy_position = position.map(|r| quote! { j.row_mut(#r).copy_from(&part.row(0)); });
+            copies.push(quote! {
+                let part = self.#part_fn(t, x);
+                #copy_position
+                j.row_mut(#velocity).copy_from(&part.row(#last));
+            });
+        }
+        (quote! { #(#parts)* }, quote! { let mut j = __routh::Matrix::<#rows, #d>::zeros(); #(#copies)* })
+    };
     let allow = allow_generated();
     let inputs = crate::emit::codegen::input_matrix(model);
     let (call, chart_doc) = if model.layout.orientations.is_empty() {
@@ -460,12 +505,11 @@ fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &
         #allow
         #[must_use]
         pub fn constraint_jacobian(&self, t: f64, x: &#state) -> __routh::Matrix<#rows, #d> {
-            #(#stmts)*
-            let mut j = __routh::Matrix::<#rows, #d>::zeros();
-            #(#position_sets)*
-            #(#velocity_sets)*
+            #body
             j
         }
+
+        #parts
 
         /// The linearisation on the constraint manifold at `x` (an equilibrium or a steady motion) in the
         /// minimal state the selection names — independent coordinates and velocities, ignorable coordinates
@@ -494,6 +538,50 @@ fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &
             #call
         }
     }
+}
+
+/// The statements and the sets into a zeroed `j` of the rows of [`manifold_linearization`]'s
+/// Jacobian for the constraints `ks` (in order; their holonomic position rows first, then their
+/// velocity rows), emitted as the body `name`.
+fn state_rows(
+    model: &View<'_>,
+    ce: &ConstraintEquations,
+    ks: &[usize],
+    name: &str,
+    helpers: &mut Helpers,
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let n = model.dof();
+    let p = model.layout.position_dim();
+    let m = ks.len();
+    // The holonomic rows among `ks`, each with its index among all the holonomic rows (of
+    // `position_dq`).
+    let all_holonomic: Vec<usize> = (0..ce.a.len()).filter(|&k| ce.position[k].is_some()).collect();
+    let holonomic: Vec<(usize, usize)> =
+        ks.iter().enumerate().filter_map(|(i, k)| all_holonomic.iter().position(|c| c == k).map(|r| (i, r))).collect();
+    let h = holonomic.len();
+    // ∂(A v + b)/∂q (m × p), A (m × n), and with orientations the holonomic rows' ∂f/∂q (h × p).
+    let mut out: Vec<Expr> = ks.iter().flat_map(|&k| ce.rows_dq[k].iter().copied()).collect();
+    out.extend(ks.iter().flat_map(|&k| ce.a[k].iter().copied()));
+    out.extend(holonomic.iter().flat_map(|&(_, r)| ce.position_dq.get(r).into_iter().flatten().copied()));
+    let (stmts, vals) = helpers.body(model, &out, name, &TokenStream::new(), &TokenStream::new());
+    let a_of = |i: usize, c: usize| &vals[m * p + i * n + c];
+    // Position rows: (∇f, 0) — where q̇ = v, ∇f is the row of A; velocity rows:
+    // (∂(A v + b)/∂q, A); the action's column is zero.
+    let quasi = !model.layout.orientations.is_empty();
+    let position_sets = holonomic.iter().enumerate().flat_map(|(r, &(i, _))| (0..p).map(move |c| (r, i, c))).map(|(r, i, c)| {
+        let v = if quasi { &vals[m * p + m * n + r * p + c] } else { a_of(i, c) };
+        // Into `j`, zeroed: its zero entries need no set.
+        (!is_zero_value(v)).then(|| quote! { j[(#r, #c)] = #v; })
+    });
+    let velocity_sets = (0..m).flat_map(|i| (0..p).map(move |c| (i, c))).map(|(i, c)| {
+        let dq = &vals[i * p + c];
+        let r = h + i;
+        let a = (c < n).then(|| a_of(i, c)).filter(|a| !is_zero_value(a)).map(|a| quote! { j[(#r, #p + #c)] = #a; });
+        let dq = (!is_zero_value(dq)).then(|| quote! { j[(#r, #c)] = #dq; });
+        quote! { #dq #a }
+    });
+    let sets = position_sets.map(|s| quote! { #s }).chain(velocity_sets).collect();
+    (stmts, sets)
 }
 
 /// `CONSTRAINTS`, `CONSTRAINT_KINDS` (the Frobenius test's verdict per row) and

@@ -8,8 +8,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use symbolic::Expr;
 
-use crate::derive::impact::{ImpactEquations, Reset};
-use crate::emit::codegen::{Helpers, matrix, square_matrix, zeroed_sets};
+use crate::derive::impact::{ImpactEquations, Reset, RowPart};
+use crate::emit::codegen::{Helpers, allow_generated, matrix, square_matrix, zeroed_sets};
 use crate::model::{Trigger, View};
 use crate::notation::{doc_block, formula};
 
@@ -171,7 +171,7 @@ fn guard_items(model: &View<'_>, ie: &ImpactEquations, helpers: &mut Helpers) ->
 
 /// A restitution law: the saddle-point solve, the reset and its Jacobian.
 fn projection_reset(model: &View<'_>, name: &str, reset: &Reset, helpers: &mut Helpers) -> TokenStream {
-    let Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz, metric } = reset else { unreachable!("a projection reset") };
+    let Reset::Projection { a, b, e, dr_dq, dr_dv, dr_dz, metric, parts } = reset else { unreachable!("a projection reset") };
     let Scope { n, p, d, state, name, none } = Scope::named(model, name.to_string());
     // Its part functions' prefix (a generated law's name is hidden already).
     let hidden = if name.starts_with("__routh_") { name.clone() } else { format!("__routh_{name}") };
@@ -202,12 +202,30 @@ fn projection_reset(model: &View<'_>, name: &str, reset: &Reset, helpers: &mut H
     let lam_param = crate::emit::codegen::svector(k);
     let jparams = quote! { vp: &#vp_param, lam: &#lam_param, };
     let jargs = quote! { vp, lam, };
-    let (j_stmts, j_vals) = emit(&jac_out, "jacobian", &jparams, &jargs);
-    let dr_sets = crate::emit::codegen::state_row_sets(
-        nk,
-        (p, n),
-        (&j_vals[..nk * p], &j_vals[nk * p..nk * (p + n)], &j_vals[nk * (p + n)..]),
-    );
+    // ∂R/∂x less the metric's part: whole, or by constraint (each row's part a method of its own,
+    // derived in the first mode entered the same way that holds the constraint).
+    let (dr, part_fns) = match parts {
+        None => {
+            let (j_stmts, j_vals) = emit(&jac_out, "jacobian", &jparams, &jargs);
+            let dr_sets = crate::emit::codegen::state_row_sets(
+                nk,
+                (p, n),
+                (&j_vals[..nk * p], &j_vals[nk * p..nk * (p + n)], &j_vals[nk * (p + n)..]),
+            );
+            (quote! { #(#j_stmts)* let mut dr = __routh::Matrix::<#nk, #d>::zeros(); #dr_sets }, TokenStream::new())
+        }
+        Some(parts) => {
+            // The metric's part (n rows) where the tree does not add it.
+            let (j_stmts, j_vals) =
+                if jac_out.is_empty() { (Vec::new(), Vec::new()) } else { emit(&jac_out, "jacobian", &jparams, &jargs) };
+            let rows = if dr_dq.is_empty() { 0 } else { n };
+            let sets =
+                crate::emit::codegen::state_row_sets(rows, (p, n), (&j_vals[..rows * p], &j_vals[rows * p..rows * (p + n)], &[]));
+            let (add_parts, fns) = arrival_parts(model, parts, metric.is_some(), helpers);
+            let mutable = (!sets.is_empty()).then(|| quote!(mut));
+            (quote! { #(#j_stmts)* let #mutable dr = __routh::Matrix::<#nk, #d>::zeros(); #sets #add_parts }, fns)
+        }
+    };
     // Along a tree: ∂(M (q̇⁺ − q̇⁻))/∂x from the product's tangent, column by column (O(n) each).
     let (metric_fns, add_metric) = match metric {
         Some(inv) => {
@@ -299,16 +317,85 @@ fn projection_reset(model: &View<'_>, name: &str, reset: &Reset, helpers: &mut H
         pub fn #jac_fn(&self, t: f64, x: &#state) -> ::core::result::Result<__routh::Matrix<#d, #d>, __routh::FieldError> {
             let law = self.#solve_fn(t, x)?;
             let (vp, lam) = (&law.velocities, &law.impulses);
-            #(#j_stmts)*
-            let mut dr = __routh::Matrix::<#nk, #d>::zeros();
-            #dr_sets
+            #dr
             #add_metric
             law.reset_jacobian::<#p, #d>(dr)
         }
 
         #metric_fns
+
+        #part_fns
     };
     items
+}
+
+/// The rows' parts of the arrival projection's ∂R/∂x ([`Reset::Projection`]'s `parts`), added
+/// into `dr` (the metric's part, or zero along a tree, whose metric is added after): each row k's
+/// −λₖ aₖ in the first n rows and aₖ·q̇⁺ + bₖ in row n + k, a method named after the constraint
+/// (`__routh_<c>_arrival_jacobian`), derived here or forwarded to the mode that first holds it
+/// (`Model::arrival_owners`). The statements that add them (`metric_after`: the tree's metric
+/// part is added to `dr` after them), and the methods.
+fn arrival_parts(
+    model: &View<'_>,
+    parts: &[Option<RowPart>],
+    metric_after: bool,
+    helpers: &mut Helpers,
+) -> (TokenStream, TokenStream) {
+    let (n, p, d) = (model.dof(), model.layout.position_dim(), model.layout.state_dim());
+    let nk = n + parts.len();
+    let (state, vec_n) = (crate::emit::codegen::state_type(d), crate::emit::codegen::svector(n));
+    let rows = n + 1;
+    let allow = allow_generated();
+    let (mut fns, mut calls) = (Vec::new(), Vec::new());
+    for (k, part) in parts.iter().enumerate() {
+        let c = &model.constraints[k].name;
+        let part_fn = format_ident!("__routh_{c}_arrival_jacobian");
+        let doc = format!(
+            " Constraint `{c}`'s part of the arrival projection's residual Jacobian over the state: of −λ aᵀ \
+             (the first n rows, λ = `lam[0]`) and of its row a·q̇⁺ + b (the last), at the post-impact \
+             velocities `vp`."
+        );
+        let body = match (part, model.arrival_owners.get(k).and_then(Option::as_ref)) {
+            (Some([dq, dv]), _) => {
+                let mut outs: Vec<Expr> = dq.iter().flatten().copied().collect();
+                outs.extend(dv.iter().flatten().copied());
+                let params = quote! { vp: &#vec_n, lam: &__routh::Vector<1>, };
+                let args = quote! { vp, lam, };
+                let (stmts, vals) = helpers.body(model, &outs, &part_fn.to_string(), &params, &args);
+                let sets = crate::emit::codegen::state_row_sets(rows, (p, n), (&vals[..rows * p], &vals[rows * p..], &[]));
+                quote! { #(#stmts)* let mut dr = __routh::Matrix::<#rows, #d>::zeros(); #sets dr }
+            }
+            (None, Some(owner)) => {
+                let view = crate::names::mode_type(&model.name, owner);
+                let receiver = crate::emit::codegen::sibling_view(&view, !model.inputs.is_empty());
+                quote! { #receiver.#part_fn(t, x, vp, lam) }
+            }
+            (None, None) => unreachable!("a row's part is derived unless another mode owns it"),
+        };
+        fns.push(quote! {
+            #[doc = #doc]
+            #allow
+            fn #part_fn(&self, t: f64, x: &#state, vp: &#vec_n, lam: &__routh::Vector<1>) -> __routh::Matrix<#rows, #d> {
+                #body
+            }
+        });
+        let own = n + k;
+        calls.push(quote! {
+            __routh::mechanics::add_residual_part(
+                &mut dr,
+                ::core::option::Option::Some(#own),
+                (self.#part_fn(t, x, vp, &__routh::Vector::<1>::new(lam[#k])), __routh::Vector::<#rows>::zeros()),
+            );
+        });
+    }
+    // Along a tree the metric's part is added after these.
+    let mutable = metric_after.then(|| quote!(mut));
+    let dr = quote! {
+        let mut dr = (dr, __routh::Vector::<#nk>::zeros());
+        #(#calls)*
+        let #mutable dr = dr.0;
+    };
+    (dr, quote! { #(#fns)* })
 }
 
 /// A transition's chart change into the target mode and its Jacobian.

@@ -20,8 +20,10 @@
 //! Two methods are the same when their tokens are (their `doc` attributes aside) and what they
 //! call is: the classes of equal members are refined until every member of a class reaches only
 //! members of one class in each of its views (partition refinement, the coarsest such
-//! partition). A body that hands `self` or `Self` to anything else (a function generic over the
-//! view, a trait's provided method) could reach any of the view's items, and is never shared;
+//! partition). A call `Self::name(self, …)` — a trait impl's method calling the inherent one of
+//! its name — reaches `name` as `self.name(…)` does. A body that hands `self` or `Self` to
+//! anything else (a function generic over the view, a trait's provided method) could reach any of
+//! the view's items, and is never shared;
 //! neither is a method whose signature a forward could not repeat (generics, a `where` clause, a
 //! borrowed result). Only the `self`-relative names differ between views — a view named in a body
 //! is the same view in every mode — so the same tokens reaching the same members run the same
@@ -321,8 +323,15 @@ fn member_name(tokens: &[TokenTree]) -> String {
 /// `self` (in a body: `in_body`) or `Self` stands anywhere else.
 fn scan(tokens: &TokenStream, in_body: bool, callees: &mut Vec<String>, escapes: &mut bool) {
     let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    // The argument list of a call `Self::name(self, …)`, whose `self` is the receiver (a trait
+    // impl's method calling the inherent one): its other arguments are scanned as any tokens.
+    let mut receiver_call = None;
     for (i, t) in trees.iter().enumerate() {
         match t {
+            TokenTree::Group(g) if receiver_call == Some(i) => {
+                let args: TokenStream = g.stream().into_iter().skip(2).collect();
+                scan(&args, in_body, callees, escapes);
+            }
             TokenTree::Group(g) => scan(&g.stream(), in_body, callees, escapes),
             TokenTree::Ident(id) if id == "self" && in_body => match (trees.get(i + 1), trees.get(i + 2)) {
                 (Some(TokenTree::Punct(dot)), Some(next)) if dot.as_char() == '.' => match next {
@@ -336,13 +345,27 @@ fn scan(tokens: &TokenStream, in_body: bool, callees: &mut Vec<String>, escapes:
                 (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)), Some(TokenTree::Ident(name)))
                     if a.as_char() == ':' && a.spacing() == Spacing::Joint && b.as_char() == ':' =>
                 {
-                    callees.push(name.to_string())
+                    callees.push(name.to_string());
+                    if let Some(TokenTree::Group(g)) = trees.get(i + 4)
+                        && in_body
+                        && g.delimiter() == Delimiter::Parenthesis
+                        && receiver_first(g)
+                    {
+                        receiver_call = Some(i + 4);
+                    }
                 }
                 _ => *escapes = true,
             },
             _ => {}
         }
     }
+}
+
+/// Whether an argument list starts with `self` as a whole argument (`(self)`, `(self, …)`).
+fn receiver_first(args: &Group) -> bool {
+    let mut it = args.stream().into_iter();
+    matches!(it.next(), Some(TokenTree::Ident(id)) if id == "self")
+        && it.next().is_none_or(|t| matches!(&t, TokenTree::Punct(p) if p.as_char() == ','))
 }
 
 /// The forward's parts of a method (`tokens` up to its body, its attributes ending at `start`):
@@ -590,5 +613,33 @@ mod tests {
         // The trait impls stay as written.
         let text = out[2].to_string();
         assert!(text.contains("impl < 'a > Field for V2 < 'a > { fn field (& self , t : f64) -> f64 { 2f64 * t } }"), "{text}");
+    }
+
+    #[test]
+    fn a_trait_method_calling_the_inherent_one_with_self_as_receiver_is_a_call() {
+        // `Self::energy(self, t)` (a trait impl's method calling the inherent one) hands `self` on
+        // only as the receiver: the inherent energy is shared where both are the same; a call
+        // `Self::solve(self.0, self)` hands `self` on as any argument and is never shared.
+        let view = |k: usize, scale: f64| {
+            let v = format_ident!("V{k}");
+            quote! {
+                impl<'a> #v<'a> {
+                    pub fn energy(&self, t: f64) -> f64 { #scale * t * self.0.m }
+                    pub fn other(&self) -> f64 { Self::solve(self.0, self) }
+                    fn solve(m: f64, v: &Self) -> f64 { m + v.energy(0.0) }
+                }
+                impl<'a> System for #v<'a> {
+                    fn energy(&self, t: f64) -> f64 { Self::energy(self, t) }
+                    fn scaled(&self, t: f64) -> f64 { Self::energy(self, t * self.0.m) }
+                }
+            }
+        };
+        let out = forward(vec![view(0, 1.0), view(1, 2.0), view(2, 2.0)], &views(3), false);
+        let (m1, m2) = (methods(&out[1], "V1"), methods(&out[2], "V2"));
+        assert!(!m1["energy"].contains("(self . 0)"), "{}", m1["energy"]);
+        assert!(forwards_to(&m2["energy"], "V1", "energy"), "{}", m2["energy"]);
+        assert!(m2["other"].contains("Self :: solve (self . 0 , self)"), "{}", m2["other"]);
+        let text = out[2].to_string();
+        assert!(text.contains("fn energy (& self , t : f64) -> f64 { Self :: energy (self , t) }"), "{text}");
     }
 }

@@ -180,6 +180,38 @@ fn system_of(input: &DeriveInput, cx: &mut Ctxt, raw: RawModel, parameters: &[Id
             m.0.arrival = true;
         }
     }
+    // Each constraint's part of the saddle-point Jacobian derived once, in the first mode that
+    // holds its declaration, where the modes take everything the part is lowered from (the
+    // coordinates, bodies, defines) and the dynamics from the top level.
+    let eligible = |k: usize| inherits(k) && raw.modes[k].items.dynamics.is_none() && raw.modes[k].items.jacobian.is_none();
+    let key = |d: &crate::parse::ConstraintDecl| {
+        let value = &d.value;
+        format!("{} {} = {}", d.keyword, d.name, quote::quote!(#value))
+    };
+    let keys: Vec<Vec<String>> = merged.iter().map(|m| m.constraints.iter().map(key).collect()).collect();
+    // The projection's parts likewise, among the modes that `project` transitions enter.
+    let mut arriving = vec![false; raw.modes.len()];
+    for (model, _) in &modes {
+        if let Some((k, _)) = model.mode {
+            arriving[k] = model.arrival;
+        }
+    }
+    for (model, _) in &mut modes {
+        let Some((k, _)) = model.mode else { continue };
+        if !eligible(k) {
+            continue;
+        }
+        let owners = |also: &dyn Fn(usize) -> bool| -> Vec<Option<Ident>> {
+            keys[k]
+                .iter()
+                .map(|c| (0..k).find(|&j| eligible(j) && also(j) && keys[j].contains(c)).map(|j| raw.modes[j].name.clone()))
+                .collect()
+        };
+        model.part_owners = owners(&|_| true);
+        if model.arrival {
+            model.arrival_owners = owners(&|j| arriving[j]);
+        }
+    }
     let held: Vec<Ident> = modes.iter().flat_map(|m| m.0.constraints.iter().map(|c| c.name.clone())).collect();
     super::output::check_output_multipliers(cx, &raw, &held);
     check_output_columns(cx, &raw, &modes);
