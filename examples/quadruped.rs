@@ -15,11 +15,10 @@
 //! Writes `out/quadruped.svg`: the trunk's and the feet's heights, and the normal forces, against
 //! time.
 //!
-//! Run with `cargo run --release --example quadruped`. Its build is long (35–60 s and 0.66 GB in
-//! release on two cores, 2026-12-06, as the machine runs): the sixteen modes share M, f, the
-//! energies, each foot's parts of the derivatives (generated in the mode that holds that foot
-//! alone) and one projection per set of feet held for every landing and settling into it; each has
-//! its own rows A, b, c and its projection's solve (3.9 MB of generated tokens).
+//! Run with `cargo run --release --example quadruped`. Its build takes 20 s and 0.58 GB in release
+//! on two cores (2026-12-06): the sixteen modes share M, f, the energies, each foot's row and its
+//! parts of the derivatives (generated in the mode that holds that foot alone) and one projection
+//! per set of feet held for every landing and settling into it (3.6 MB of generated tokens).
 
 use plotters::prelude::*;
 use routh::prelude::*;

@@ -732,10 +732,10 @@ mod tests {
                 unilateral(name = wall, guard = x, law = restitution(e)),
             )] struct Cup { m: f64, g: f64, k: f64, e: f64 }",
         );
-        // Modes free, floor, wall, floor_wall: each constraint's parts derived in the mode that
-        // holds it alone, and called from the mode that holds both.
+        // Modes free, floor, wall, floor_wall: each constraint's parts (and its row of A, b, c)
+        // derived in the mode that holds it alone, and called from the mode that holds both.
         for (c, owner) in [("floor", "CupFloor"), ("wall", "CupWall")] {
-            for part in ["saddle_jacobian", "state_jacobian"] {
+            for part in ["saddle_jacobian", "state_jacobian", "row"] {
                 let name = format!("__routh_{c}_{part}");
                 let found = bodies(&out, &name);
                 assert_eq!(found.len(), 2, "{found:#?}");
@@ -762,6 +762,9 @@ mod tests {
             let call = format!("{owner} (self . 0) . {name} (t , x , vp , lam)");
             assert!(found.len() == 2 && found.iter().filter(|f| f.contains(&call)).count() == 1, "{call}: {found:#?}");
         }
+        // The projection into a mode solves with the mode's own rows.
+        let solves = bodies(&out, "__routh_arrival_solve");
+        assert!(solves.len() == 3 && solves.iter().all(|f| f.contains("self . __routh_constraint_rows (t , x)")), "{solves:#?}");
         // A mode with a Lagrangian (or dynamics) of its own lowers the constraint in another
         // model: it derives its parts itself.
         let modes = |stick: &str| {

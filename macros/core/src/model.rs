@@ -297,10 +297,11 @@ pub struct Model {
     pub arrival: bool,
     /// For a mode of a multi-mode system, per constraint: the earlier mode that holds the same
     /// declaration in the same model (both modes take the top level's coordinates, Lagrangian,
-    /// bodies, defines and dynamics, none of their own — `unilateral`'s modes), whose part of the
-    /// saddle-point residual's Jacobian for it is this mode's too: the part is derived and emitted
-    /// there once and forwarded here ([`crate::derive::constraint::SaddleJacobian::ByConstraint`]).
-    /// Empty, or `None` for a constraint, where this mode derives the part itself.
+    /// bodies, defines and dynamics, none of their own — `unilateral`'s modes), whose row of A, b
+    /// and c, part of the saddle-point residual's Jacobian
+    /// ([`crate::derive::constraint::SaddleJacobian::ByConstraint`]) and rows of
+    /// `constraint_jacobian` for it are this mode's too: they are derived and emitted there once
+    /// and called here. Empty, or `None` for a constraint, where this mode derives them itself.
     pub part_owners: Vec<Option<Ident>>,
     /// Likewise for the part of the projection's Jacobian that a `project` transition into this
     /// mode solves (`__routh_arrival_reset_jacobian`, [`crate::derive::impact::arrival`]): the

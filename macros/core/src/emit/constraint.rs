@@ -164,14 +164,70 @@ fn rows(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> Ro
     let (state, vec_m) = (crate::emit::codegen::state_type(d), sv(m));
     let none = TokenStream::new();
     let allow = allow_generated();
-    // A (row-major), b, c in one straight-line function.
-    let mut outs: Vec<Expr> = ce.a.iter().flatten().copied().collect();
-    outs.extend(&ce.b);
-    outs.extend(&ce.bias);
-    let (r_stmts, r_vals) = helpers.body(model, &outs, "__routh_constraint_rows", &none, &none);
-    let a_sets = zeroed_sets(&quote!(amat), (m, n), None, &r_vals[..m * n]);
-    let b_vals = &r_vals[m * n..m * n + m];
-    let c_vals = &r_vals[m * n + m..];
+    // A (row-major), b, c in one straight-line function; in a mode whose constraints' parts other
+    // modes share (`Model::part_owners`), each constraint's row a method of its own, generated in
+    // the first mode that holds it and called by the others.
+    let (rows_body, row_fns) = if model.part_owners.is_empty() {
+        let mut outs: Vec<Expr> = ce.a.iter().flatten().copied().collect();
+        outs.extend(&ce.b);
+        outs.extend(&ce.bias);
+        let (r_stmts, r_vals) = helpers.body(model, &outs, "__routh_constraint_rows", &none, &none);
+        let a_sets = zeroed_sets(&quote!(amat), (m, n), None, &r_vals[..m * n]);
+        let b_vals = &r_vals[m * n..m * n + m];
+        let c_vals = &r_vals[m * n + m..];
+        let body = quote! {
+            #(#r_stmts)*
+            let mut amat = __routh::Matrix::<#m, #n>::zeros();
+            #a_sets
+            (amat, <#vec_m>::from([#(#b_vals),*]), <#vec_m>::from([#(#c_vals),*]))
+        };
+        (body, TokenStream::new())
+    } else {
+        let (mut fns, mut copies) = (Vec::new(), Vec::new());
+        for (k, name) in ce.names.iter().enumerate() {
+            let row_fn = format_ident!("__routh_{name}_row");
+            let doc = format!(" Constraint `{name}`'s row a, its time part b and its bias c (row {k} of A, b and c).");
+            let body = match model.part_owners.get(k).and_then(Option::as_ref) {
+                Some(owner) => {
+                    let view = crate::names::mode_type(&model.name, owner);
+                    let receiver = crate::emit::codegen::sibling_view(&view, !model.inputs.is_empty());
+                    quote! { #receiver.#row_fn(t, x) }
+                }
+                None => {
+                    let mut outs = ce.a[k].clone();
+                    outs.extend([ce.b[k], ce.bias[k]]);
+                    let (stmts, vals) = helpers.body(model, &outs, &row_fn.to_string(), &none, &none);
+                    let a_sets = zeroed_sets(&quote!(a), (1, n), None, &vals[..n]);
+                    let (b, c) = (&vals[n], &vals[n + 1]);
+                    quote! {
+                        #(#stmts)*
+                        let mut a = __routh::Matrix::<1, #n>::zeros();
+                        #a_sets
+                        (a, #b, #c)
+                    }
+                }
+            };
+            fns.push(quote! {
+                #[doc = #doc]
+                #allow
+                #[inline]
+                fn #row_fn(&self, t: f64, x: &#state) -> (__routh::Matrix<1, #n>, f64, f64) {
+                    #body
+                }
+            });
+            copies.push(quote! {
+                let (a, bk, ck) = self.#row_fn(t, x);
+                amat.row_mut(#k).copy_from(&a);
+                (b[#k], c[#k]) = (bk, ck);
+            });
+        }
+        let body = quote! {
+            let (mut amat, mut b, mut c) = (__routh::Matrix::<#m, #n>::zeros(), <#vec_m>::zeros(), <#vec_m>::zeros());
+            #(#copies)*
+            (amat, b, c)
+        };
+        (body, quote! { #(#fns)* })
+    };
     // Position residuals (holonomic rows; 0 for velocity constraints).
     let zero = model.arena.zero();
     let pos: Vec<Expr> = ce.position.iter().map(|p| p.unwrap_or(zero)).collect();
@@ -182,11 +238,10 @@ fn rows(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> Ro
             #allow
             #[inline]
             fn #rows_fn(&self, t: f64, x: &#state) -> (__routh::Matrix<#m, #n>, #vec_m, #vec_m) {
-                #(#r_stmts)*
-                let mut amat = __routh::Matrix::<#m, #n>::zeros();
-                #a_sets
-                (amat, <#vec_m>::from([#(#b_vals),*]), <#vec_m>::from([#(#c_vals),*]))
+                #rows_body
             }
+
+            #row_fns
         },
         position: quote! {
             /// Position-level residuals f(t, q) of the holonomic constraints (0 for velocity constraints).

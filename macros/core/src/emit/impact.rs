@@ -183,18 +183,33 @@ fn projection_reset(model: &View<'_>, name: &str, reset: &Reset, helpers: &mut H
     };
     let k = a.len();
     let nk = n + k;
-    // A (row-major), b, e; M is the model's mass operator (the dynamics contract).
-    let mut outs: Vec<Expr> = a.iter().flatten().copied().collect();
-    outs.extend(b.iter().copied());
-    outs.extend(e.iter().copied());
-    let (s_stmts, s_vals) = emit(&outs, "law", &none, &none);
+    // A (row-major), b, e; M is the model's mass operator (the dynamics contract). The projection
+    // into a mode is onto its own constraints' rows (`derive::impact::arrival`), which
+    // `__routh_constraint_rows` computes: A and b from it, every coefficient zero.
+    let (law_stmts, law_rows) = if name == ARRIVAL {
+        let rows = quote! {
+            let (a, b, _) = self.__routh_constraint_rows(t, x);
+            let e = __routh::Vector::<#k>::zeros();
+        };
+        (TokenStream::new(), rows)
+    } else {
+        let mut outs: Vec<Expr> = a.iter().flatten().copied().collect();
+        outs.extend(b.iter().copied());
+        outs.extend(e.iter().copied());
+        let (s_stmts, s_vals) = emit(&outs, "law", &none, &none);
+        let (b_vals, e_vals) = (&s_vals[k * n..k * n + k], &s_vals[k * n + k..]);
+        let a_sets = zeroed_sets(&quote!(a), (k, n), None, &s_vals[..k * n]);
+        let rows = quote! {
+            let mut a = __routh::Matrix::<#k, #n>::zeros();
+            #a_sets
+            let b = __routh::Vector::<#k>::from([#(#b_vals),*]);
+            let e = __routh::Vector::<#k>::from([#(#e_vals),*]);
+        };
+        (quote! { #(#s_stmts)* }, rows)
+    };
     // The law is solved with M factored (a tree's M assembled from its products along the tree:
     // O(n²) to form, once per impact).
     let mass = crate::emit::form::dense_factor();
-    let a_vals = &s_vals[..k * n];
-    let b_vals = &s_vals[k * n..k * n + k];
-    let e_vals = &s_vals[k * n + k..];
-    let a_sets = zeroed_sets(&quote!(a), (k, n), None, a_vals);
     let mut jac_out: Vec<Expr> = dr_dq.iter().flatten().copied().collect();
     jac_out.extend(dr_dv.iter().flatten().copied());
     jac_out.extend(dr_dz);
@@ -289,12 +304,9 @@ fn projection_reset(model: &View<'_>, name: &str, reset: &Reset, helpers: &mut H
             __routh::mechanics::Restitution<#n, #k, #nk>,
             __routh::FieldError,
         > {
-            #(#s_stmts)*
+            #law_stmts
             let mass = #mass?;
-            let mut a = __routh::Matrix::<#k, #n>::zeros();
-            #a_sets
-            let b = __routh::Vector::<#k>::from([#(#b_vals),*]);
-            let e = __routh::Vector::<#k>::from([#(#e_vals),*]);
+            #law_rows
             __routh::mechanics::restitution(t, mass, (a, b, e), x.fixed_rows::<#n>(#p).into_owned(), &[#(#row_names),*])
         }
 

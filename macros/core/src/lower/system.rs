@@ -180,8 +180,8 @@ fn system_of(input: &DeriveInput, cx: &mut Ctxt, raw: RawModel, parameters: &[Id
             m.0.arrival = true;
         }
     }
-    // Each constraint's part of the saddle-point Jacobian derived once, in the first mode that
-    // holds its declaration, where the modes take everything the part is lowered from (the
+    // Each constraint's row and parts of the derivatives derived once, in the first mode that
+    // holds its declaration, where the modes take everything they are lowered from (the
     // coordinates, bodies, defines) and the dynamics from the top level.
     let eligible = |k: usize| inherits(k) && raw.modes[k].items.dynamics.is_none() && raw.modes[k].items.jacobian.is_none();
     let key = |d: &crate::parse::ConstraintDecl| {
