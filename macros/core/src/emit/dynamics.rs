@@ -566,9 +566,10 @@ fn sensitivity_items(
     let a_param = quote! { a: &__routh::Vector<#n>, };
     let a_arg = quote! { a, };
     let (stmts, vals) = helpers.body_bound(model, &eq.dg_dw_bindings, &outs, "__routh_sensitivity", &a_param, &a_arg);
-    let g_sets =
-        (0..n).flat_map(|i| (0..nw).map(move |j| (i, j))).zip(&vals[..n * nw]).map(|((i, j), v)| quote! { gw[(#i, #j)] = #v; });
-    let l_sets = vals[n * nw..].iter().enumerate().map(|(j, v)| quote! { lw[(0, #j)] = #v; });
+    // Into zeroed matrices: the zero entries need no set (a driven robot's ∂g/∂u is mostly zeros).
+    let g_sets = crate::emit::codegen::zeroed_sets(&quote!(gw), (n, nw), None, &vals[..n * nw]);
+    let l_sets = crate::emit::codegen::zeroed_sets(&quote!(lw), (1, nw), None, &vals[n * nw..]);
+    let (g_mut, l_mut) = ((!g_sets.is_empty()).then(|| quote!(mut)), (!l_sets.is_empty()).then(|| quote!(mut)));
     let allow = allow_generated();
     let fe = crate::emit::codegen::field_error();
     // The mass operator and the accelerations: along the tree (its factor; ∂g/∂w = ∂τ/∂w, less ∂K/∂p
@@ -679,10 +680,10 @@ fn sensitivity_items(
             -> (__routh::Matrix<#n, #nw>, __routh::Matrix<1, #nw>)
         {
             #(#stmts)*
-            let mut gw = __routh::Matrix::<#n, #nw>::zeros();
-            let mut lw = __routh::Matrix::<1, #nw>::zeros();
-            #(#g_sets)*
-            #(#l_sets)*
+            let #g_mut gw = __routh::Matrix::<#n, #nw>::zeros();
+            let #l_mut lw = __routh::Matrix::<1, #nw>::zeros();
+            #g_sets
+            #l_sets
             (gw, lw)
         }
 
