@@ -399,6 +399,17 @@ impl Model {
         }
     }
 
+    /// The earlier mode whose part for constraint `k` is this mode's ([`Self::part_owners`]).
+    pub fn part_owner(&self, k: usize) -> Option<&Ident> {
+        self.part_owners.get(k).and_then(Option::as_ref)
+    }
+
+    /// The earlier mode whose part of the arrival projection for constraint `k` is this mode's
+    /// ([`Self::arrival_owners`]).
+    pub fn arrival_owner(&self, k: usize) -> Option<&Ident> {
+        self.arrival_owners.get(k).and_then(Option::as_ref)
+    }
+
     /// A further symbol with `role` (see [`Layout::symbol`]).
     pub fn symbol(&self, arena: &mut Arena, role: Role) -> Expr {
         self.layout.symbol(arena, role)

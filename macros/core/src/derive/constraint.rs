@@ -129,6 +129,21 @@ impl ResidualJacobian {
     }
 }
 
+/// A row a's part of a saddle-point residual, multiplier `l`: −l a in the first n rows, then
+/// a·w + `tail` (the constrained dynamics' a·q̈ + c, a projection's a·q̇⁺ + b).
+pub(crate) fn row_part(arena: &mut Arena, (a, l): (&[Expr], Expr), (w, tail): (&[Expr], Expr)) -> Vec<Expr> {
+    let mut rows: Vec<Expr> = a
+        .iter()
+        .map(|&ai| {
+            let t = arena.mul2(ai, l);
+            arena.neg(t)
+        })
+        .collect();
+    let aw = arena.dot(a, w);
+    rows.push(arena.add2(aw, tail));
+    rows
+}
+
 /// Largest number of terms the set's Frobenius test may expand to before it is skipped.
 const FROBENIUS_TERMS: usize = 200_000;
 
@@ -189,18 +204,7 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations, tree_forces: Opti
         _ => Vec::new(),
     };
     // Constraint k's part: −λ aₖᵀ in the first n rows, aₖ·a + cₖ in its own.
-    let part = |arena: &mut Arena, k: usize, l: Expr| -> Vec<Expr> {
-        let mut rows: Vec<Expr> = a[k]
-            .iter()
-            .map(|&aik| {
-                let t = arena.mul2(aik, l);
-                arena.neg(t)
-            })
-            .collect();
-        let aa = arena.dot(&a[k], &layout.qdd);
-        rows.push(arena.add2(aa, bias[k]));
-        rows
-    };
+    let part = |arena: &mut Arena, k: usize, l: Expr| row_part(arena, (&a[k], l), (&layout.qdd, bias[k]));
     let residual: Vec<Expr> = if forces.is_empty() {
         Vec::new()
     } else {
@@ -225,7 +229,7 @@ fn equations(model: &Model, arena: &mut Arena, eq: &Equations, tree_forces: Opti
             let first = model.symbol(arena, Role::Multiplier(0));
             let rows = (0..m)
                 .map(|k| {
-                    let owned = model.part_owners.get(k).is_some_and(Option::is_some);
+                    let owned = model.part_owner(k).is_some();
                     (!owned).then(|| {
                         let rows = part(arena, k, first);
                         ResidualJacobian::of(model, arena, &rows)

@@ -347,18 +347,10 @@ pub fn arrival(model: &Model, arena: &mut Arena, eq: &Equations, form: &Form) ->
     // By constraint: each row's part, where no earlier mode derives it.
     if let Reset::Projection { a, b, parts: Some(parts), .. } = &mut reset {
         for (k, part) in parts.iter_mut().enumerate() {
-            if model.arrival_owners.get(k).is_some_and(Option::is_some) {
+            if model.arrival_owner(k).is_some() {
                 continue;
             }
-            let mut rows: Vec<Expr> = a[k]
-                .iter()
-                .map(|&aik| {
-                    let t = arena.mul2(aik, lam[0]);
-                    arena.neg(t)
-                })
-                .collect();
-            let post = arena.dot(&a[k], &vp);
-            rows.push(arena.add2(post, b[k]));
+            let rows = crate::derive::constraint::row_part(arena, (&a[k], lam[0]), (&vp, b[k]));
             *part = Some(state_jacobian(arena, &model.layout, &rows));
         }
     }

@@ -932,6 +932,11 @@ pub(crate) fn sibling_view(view: &syn::Ident, inputs: bool) -> TokenStream {
     if inputs { quote!(#view(self.0, self.1)) } else { quote!(#view(self.0)) }
 }
 
+/// Inside a mode's view, the view of the model's mode `mode` ([`sibling_view`]).
+pub(crate) fn mode_receiver(model: &View<'_>, mode: &syn::Ident) -> TokenStream {
+    sibling_view(&crate::names::mode_type(&model.name, mode), !model.inputs.is_empty())
+}
+
 /// The type `State<d>` of a state vector (an `SVector<f64, d>`), named through the door.
 pub(crate) fn state_type(d: usize) -> TokenStream {
     quote! { __routh::State<#d> }

@@ -187,10 +187,9 @@ fn rows(model: &View<'_>, ce: &ConstraintEquations, helpers: &mut Helpers) -> Ro
         for (k, name) in ce.names.iter().enumerate() {
             let row_fn = format_ident!("__routh_{name}_row");
             let doc = format!(" Constraint `{name}`'s row a, its time part b and its bias c (row {k} of A, b and c).");
-            let body = match model.part_owners.get(k).and_then(Option::as_ref) {
+            let body = match model.part_owner(k) {
                 Some(owner) => {
-                    let view = crate::names::mode_type(&model.name, owner);
-                    let receiver = crate::emit::codegen::sibling_view(&view, !model.inputs.is_empty());
+                    let receiver = crate::emit::codegen::mode_receiver(model, owner);
                     quote! { #receiver.#row_fn(t, x) }
                 }
                 None => {
@@ -325,14 +324,13 @@ fn saddle_jacobian(
                      first n rows, λ = `lam[0]`) and of its row a·q̈ + c (the last), and their time column."
                 );
                 let lam_ty = quote! { __routh::Vector<1> };
-                match (jac, model.part_owners.get(k).and_then(Option::as_ref)) {
+                match (jac, model.part_owner(k)) {
                     (Some(jac), _) => parts.push(part(&part_fn, &doc, jac, Some(lam_ty))),
                     // Derived once, in the first mode that holds the constraint (`Model::part_owners`).
                     (None, Some(owner)) => {
-                        let view = crate::names::mode_type(&model.name, owner);
-                        let receiver = crate::emit::codegen::sibling_view(&view, !model.inputs.is_empty());
+                        let receiver = crate::emit::codegen::mode_receiver(model, owner);
                         let rows = n + 1;
-                        let doc = format!("{doc} The same in every mode that holds `{name}`: mode `{owner}`'s (`{view}`).");
+                        let doc = format!("{doc} The same in every mode that holds `{name}`: mode `{owner}`'s.");
                         parts.push(quote! {
                             #[doc = #doc]
                             #allow
@@ -494,10 +492,9 @@ fn manifold_linearization(model: &View<'_>, ce: &ConstraintEquations, helpers: &
                 " Constraint `{name}`'s rows of [`Self::constraint_jacobian`]: {}its velocity row, (∂(a·v + b)/∂q, a).",
                 if position.is_some() { "its position row (∇f, 0), then " } else { "" }
             );
-            let body = match model.part_owners.get(k).and_then(Option::as_ref) {
+            let body = match model.part_owner(k) {
                 Some(owner) => {
-                    let view = crate::names::mode_type(&model.name, owner);
-                    let receiver = crate::emit::codegen::sibling_view(&view, !model.inputs.is_empty());
+                    let receiver = crate::emit::codegen::mode_receiver(model, owner);
                     quote! { #receiver.#part_fn(t, x) }
                 }
                 None => {

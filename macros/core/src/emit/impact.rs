@@ -367,7 +367,7 @@ fn arrival_parts(
              (the first n rows, λ = `lam[0]`) and of its row a·q̇⁺ + b (the last), at the post-impact \
              velocities `vp`."
         );
-        let body = match (part, model.arrival_owners.get(k).and_then(Option::as_ref)) {
+        let body = match (part, model.arrival_owner(k)) {
             (Some([dq, dv]), _) => {
                 let mut outs: Vec<Expr> = dq.iter().flatten().copied().collect();
                 outs.extend(dv.iter().flatten().copied());
@@ -378,8 +378,7 @@ fn arrival_parts(
                 quote! { #(#stmts)* let mut dr = __routh::Matrix::<#rows, #d>::zeros(); #sets dr }
             }
             (None, Some(owner)) => {
-                let view = crate::names::mode_type(&model.name, owner);
-                let receiver = crate::emit::codegen::sibling_view(&view, !model.inputs.is_empty());
+                let receiver = crate::emit::codegen::mode_receiver(model, owner);
                 quote! { #receiver.#part_fn(t, x, vp, lam) }
             }
             (None, None) => unreachable!("a row's part is derived unless another mode owns it"),
