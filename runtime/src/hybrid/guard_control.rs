@@ -22,7 +22,7 @@ pub(super) struct GuardControl<'s, S: ?Sized> {
     pub(super) mode: usize,
     /// Start of the segment (the arming test applies to its first step only).
     pub(super) t0: f64,
-    /// Guards leaving contact at the restart (`h ≤ 0 < dh/dt`).
+    /// Guards leaving contact at the restart (`h ≤ 0`, `dh/dt > ε_ḣ`).
     pub(super) leaving: Vec<usize>,
 }
 

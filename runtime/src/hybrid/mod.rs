@@ -80,10 +80,15 @@
 //! **Arming.** A guard that is in contact but not approaching is not fired again at the
 //! restart time: a crossing is only reported once `h` has been strictly positive (the event
 //! rules of [`crate::ode::events`]: a value of exactly zero has no side, a negative one must first
-//! become positive). For a guard leaving contact (`h ≤ 0 < ḣ` at the restart) the first step
-//! is shortened until `h` is positive at its first event sample, so that even a tiny bounce —
-//! up and back down within a fraction of the step the integrator would like to take — is
-//! seen (down to steps of `64 · max(event_tolerance, minimal step)`). But a state must never
+//! become positive). For a guard leaving contact (`h ≤ 0` and `ḣ > ε_ḣ` at the restart) the
+//! first step is shortened until `h` is positive at its first event sample, so that even a tiny
+//! bounce — up and back down within a fraction of the step the integrator would like to take —
+//! is seen (down to steps of `64 · max(event_tolerance, minimal step)`). A rate within `ε_ḣ` of
+//! zero is at rest, whatever its sign: a plastic reset or a projection onto the contact leaves
+//! the normal velocity it zeroes as a sum of products, ±10⁻¹⁶ rather than 0, and a step shortened
+//! for a "bounce" of that rate lands where `h` is its own rounding (a guard computed through a
+//! chain of links changes sign there), which could report a second landing microseconds later
+//! where an exact zero settles at once. But a state must never
 //! silently sink into `h < 0`: for every guard with `h ≤ 0` at the restart a second event
 //! watches `h` falling a further `contact_tolerance` below its restart value. If it fires in a
 //! step where the guard itself did not cross (e.g. `ḣ = 0` after a plastic reset and the flow
@@ -187,7 +192,18 @@ use segment::SegmentEnd;
 /// Whether a guard's rate at `x` is an approach (`ḣ < −ε_ḣ`, see the [module docs](self)) rather
 /// than zero up to rounding.
 pub(crate) fn approaching<const D: usize>(rate: f64, x: &SVector<f64, D>) -> bool {
-    rate < -64.0 * f64::EPSILON * (1.0 + x.amax())
+    rate < -rate_floor(x)
+}
+
+/// Whether a guard's rate at `x` leaves its surface (`ḣ > ε_ḣ`) rather than being zero up to
+/// rounding: the mirror of [`approaching`].
+pub(crate) fn receding<const D: usize>(rate: f64, x: &SVector<f64, D>) -> bool {
+    rate > rate_floor(x)
+}
+
+/// `ε_ḣ = 64 ε (1 + ‖x‖∞)`: the size of a zero rate's rounding at `x`.
+fn rate_floor<const D: usize>(x: &SVector<f64, D>) -> f64 {
+    64.0 * f64::EPSILON * (1.0 + x.amax())
 }
 
 /// A hybrid system: modes with their own vector fields on a common (padded) state, unilateral

@@ -66,11 +66,12 @@ where
                     .terminal(true),
             );
         }
-        // Guards leaving contact (h ≤ 0 < dh/dt): the first step must see them positive.
+        // Guards leaving contact (h ≤ 0, dh/dt > ε_ḣ): the first step must see them positive. A
+        // rate within rounding of zero is at rest, of either sign (the module docs' *Arming*).
         let mut leaving: Vec<usize> = Vec::new();
         for i in 0..n {
             let h0 = sys.guard(mode, i, t0, x0);
-            if h0 <= 0.0 && sys.guard_rate(mode, i, t0, x0) > 0.0 {
+            if h0 <= 0.0 && super::receding(sys.guard_rate(mode, i, t0, x0), x0) {
                 leaving.push(i);
             }
             if h0 <= 0.0 {
