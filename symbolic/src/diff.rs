@@ -1,4 +1,5 @@
-//! Differentiation by forward-mode propagation over the DAG.
+//! Differentiation by forward-mode propagation over the DAG, and a scalar's gradient by one
+//! reverse sweep ([`Arena::gradient_reverse`]).
 //!
 //! [`Arena::directional`] computes `D e = Σ_k s_k · ∂e/∂x_k` for seeds `(x_k, s_k)` in a single
 //! memoised pass: every node's derivative is built once from its children's derivatives, so the
@@ -129,14 +130,7 @@ impl Arena {
             if du == self.zero {
                 return self.zero;
             }
-            let cm1 = match c.checked_sub(&Rational::one()) {
-                Some(x) => self.num(x),
-                None => {
-                    let m = self.minus_one;
-                    self.add2(v, m)
-                }
-            };
-            let pw = self.pow(u, cm1);
+            let pw = self.power_below(u, v, &c);
             return self.mul(&[v, pw, du]);
         }
         let dv = self.d(v, p);
@@ -178,7 +172,25 @@ impl Arena {
         if da == self.zero {
             return self.zero;
         }
-        let fp = match f {
+        let fp = self.unary_derivative(f, a, e);
+        self.mul2(fp, da)
+    }
+
+    /// u^(c − 1) for the constant exponent `v` = c (`c − 1` as a sum where it overflows).
+    fn power_below(&mut self, u: Expr, v: Expr, c: &Rational) -> Expr {
+        let cm1 = match c.checked_sub(&Rational::one()) {
+            Some(x) => self.num(x),
+            None => {
+                let m = self.minus_one;
+                self.add2(v, m)
+            }
+        };
+        self.pow(u, cm1)
+    }
+
+    /// f′(a) of a function of one argument, `e` = f(a) the node itself (`tan′ = 1 + tan²`, …).
+    fn unary_derivative(&mut self, f: Func, a: Expr, e: Expr) -> Expr {
+        match f {
             Func::Sin => self.call(Func::Cos, &[a]),
             Func::Cos => {
                 let s = self.call(Func::Sin, &[a]);
@@ -199,8 +211,112 @@ impl Arena {
                 self.sub(one, t2)
             }
             Func::Abs => self.div(a, e),
-            Func::Atan2 => unreachable!("handled above"),
-        };
-        self.mul2(fp, da)
+            Func::Atan2 => unreachable!("atan2 has two arguments"),
+        }
+    }
+}
+
+impl Arena {
+    /// `∇e = (∂e/∂x₁, …, ∂e/∂x_n)` by reverse-mode propagation: one sweep over `e`'s DAG from the
+    /// root down (descending ids: a child's id is below its parent's), each node's adjoint the sum
+    /// of its parents' contributions, so that the cost is linear in the DAG whatever the number of
+    /// variables, where [`Arena::gradient`] makes a forward pass per variable. `vars` should be
+    /// symbols; the values agree with [`Arena::gradient`]'s, their form may differ.
+    pub fn gradient_reverse(&mut self, e: Expr, vars: &[Expr]) -> Vec<Expr> {
+        let mask = vars.iter().fold(0, |m, &s| m | self.masks[s.index()]);
+        let zero = self.zero;
+        if self.masks[e.index()] & mask == 0 {
+            return vec![zero; vars.len()];
+        }
+        let marks = self.reach_marks(&[e]);
+        let mut contributions: FxHashMap<Expr, Vec<Expr>> = FxHashMap::default();
+        contributions.insert(e, vec![self.one]);
+        let mut adjoints: FxHashMap<Expr, Expr> = FxHashMap::default();
+        for index in (0..marks.len()).rev() {
+            let node = Expr(index as u32);
+            if !marks[index] || self.masks[index] & mask == 0 {
+                continue;
+            }
+            let Some(terms) = contributions.remove(&node) else { continue };
+            let adjoint = self.add(&terms);
+            if adjoint == zero {
+                continue;
+            }
+            let push = |arena: &Arena, child: Expr, c: Expr, contributions: &mut FxHashMap<Expr, Vec<Expr>>| {
+                if arena.masks[child.index()] & mask != 0 {
+                    contributions.entry(child).or_default().push(c);
+                }
+            };
+            match self.node(node) {
+                Node::Num(_) | Node::Pi => {}
+                Node::Sym(_) => {
+                    adjoints.insert(node, adjoint);
+                }
+                Node::Add(ts) => {
+                    for &t in ts.to_vec().iter() {
+                        push(self, t, adjoint, &mut contributions);
+                    }
+                }
+                Node::Mul(fs) => {
+                    let fs = fs.to_vec();
+                    for i in 0..fs.len() {
+                        if self.masks[fs[i].index()] & mask == 0 {
+                            continue;
+                        }
+                        let mut prod: Vec<Expr> = Vec::with_capacity(fs.len());
+                        prod.extend_from_slice(&fs[..i]);
+                        prod.extend_from_slice(&fs[i + 1..]);
+                        prod.push(adjoint);
+                        let c = self.mul(&prod);
+                        push(self, fs[i], c, &mut contributions);
+                    }
+                }
+                &Node::Pow(u, v) => {
+                    if let Some(c) = self.as_num(v) {
+                        let pw = self.power_below(u, v, &c);
+                        let c = self.mul(&[v, pw, adjoint]);
+                        push(self, u, c, &mut contributions);
+                    } else {
+                        // e (v u'/u + v' ln u)
+                        let m = self.minus_one;
+                        let inv = self.pow(u, m);
+                        let by_u = self.mul(&[node, v, inv, adjoint]);
+                        push(self, u, by_u, &mut contributions);
+                        let ln = self.call(Func::Ln, &[u]);
+                        let by_v = self.mul(&[node, ln, adjoint]);
+                        push(self, v, by_v, &mut contributions);
+                    }
+                }
+                Node::Call(f, args) => {
+                    let (f, args) = (*f, args.to_vec());
+                    if args.len() != f.arity() {
+                        continue;
+                    }
+                    let a = args[0];
+                    if f == Func::Atan2 {
+                        let (y, x) = (a, args[1]);
+                        let x2 = self.powi(x, 2);
+                        let y2 = self.powi(y, 2);
+                        let den = self.add2(x2, y2);
+                        let inv = self.powi(den, -1);
+                        let by_y = self.mul(&[x, inv, adjoint]);
+                        push(self, y, by_y, &mut contributions);
+                        let m = self.minus_one;
+                        let by_x = self.mul(&[m, y, inv, adjoint]);
+                        push(self, x, by_x, &mut contributions);
+                        continue;
+                    }
+                    let fp = self.unary_derivative(f, a, node);
+                    let c = self.mul2(fp, adjoint);
+                    push(self, a, c, &mut contributions);
+                }
+            }
+        }
+        vars.iter()
+            .map(|v| {
+                // A variable listed twice, or a symbol whose adjoint was never reached, as the forward pass.
+                adjoints.get(v).copied().unwrap_or(zero)
+            })
+            .collect()
     }
 }

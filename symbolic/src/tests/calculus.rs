@@ -356,3 +356,53 @@ fn bounded_evaluation_bounds_cancellation() {
         assert_eq!(out[1].0, a.eval(poly, &values));
     }
 }
+
+#[test]
+fn the_reverse_gradient_is_the_forward_one() {
+    let mut a = Arena::new();
+    let mut rng = Rng::new(11);
+    let (x, y, z) = (a.symbol("x"), a.symbol("y"), a.symbol("z"));
+    let xy = a.mul2(x, y);
+    let x2 = a.powi(x, 2);
+    let third = a.num(Rational::new(1, 3).unwrap());
+    let x23 = a.mul2(third, x2);
+    let c = a.num(Rational::new(2, 5).unwrap());
+    let cz = a.mul2(c, z);
+    let g = a.add(&[xy, x23, cz]);
+    let mut cases = Vec::new();
+    for f in Func::ALL {
+        cases.push(if f == Func::Atan2 { a.call(f, &[g, z]) } else { a.call(f, &[g]) });
+    }
+    let r = a.sqrt(g);
+    let ri = a.powi(g, -3);
+    let gx = a.pow(x, y);
+    let two = a.int(2);
+    let two_x = a.pow(two, xy);
+    let s = a.call(Func::Sin, &[x]);
+    let cy = a.call(Func::Cos, &[y]);
+    // A node reached along several paths (g inside r, inside the product and under the sine), a
+    // factor repeated, and a sum of them: each path's contribution summed once.
+    let p = a.mul(&[s, cy, x, y, r, g]);
+    let qt = a.div(p, g);
+    let sg = a.call(Func::Sin, &[g]);
+    let nested = a.mul(&[sg, sg, r]);
+    cases.extend([r, ri, gx, two_x, p, qt, nested]);
+    let all = a.add(&cases.clone());
+    cases.push(all);
+    let vars = [x, y, z];
+    for &e in &cases {
+        let forward = a.gradient(e, &vars);
+        let reverse = a.gradient_reverse(e, &vars);
+        for _ in 0..5 {
+            let vals: Vec<(Expr, f64)> = vars.iter().map(|&s| (s, rng.range(0.3, 1.7))).collect();
+            let at = |s: Expr| vals.iter().find(|v| v.0 == s).unwrap().1;
+            for (k, (&f, &b)) in forward.iter().zip(&reverse).enumerate() {
+                let (f, b) = (a.eval(f, &at), a.eval(b, &at));
+                assert!(close(f, b, 1e-12), "∂/∂x{k} of {}: forward {f}, reverse {b}", a.display_named(e));
+            }
+        }
+    }
+    // Independent of a variable: an exact zero, as the forward pass gives.
+    let w = a.symbol("w");
+    assert_eq!(a.gradient_reverse(g, &[w, x])[0], a.zero());
+}
