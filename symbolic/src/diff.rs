@@ -214,9 +214,7 @@ impl Arena {
             Func::Atan2 => unreachable!("atan2 has two arguments"),
         }
     }
-}
 
-impl Arena {
     /// `∇e = (∂e/∂x₁, …, ∂e/∂x_n)` by reverse-mode propagation: one sweep over `e`'s DAG from the
     /// root down (descending ids: a child's id is below its parent's), each node's adjoint the sum
     /// of its parents' contributions, so that the cost is linear in the DAG whatever the number of
@@ -253,7 +251,7 @@ impl Arena {
                     adjoints.insert(node, adjoint);
                 }
                 Node::Add(ts) => {
-                    for &t in ts.to_vec().iter() {
+                    for &t in ts.iter() {
                         push(self, t, adjoint, &mut contributions);
                     }
                 }
