@@ -87,8 +87,8 @@
 //! zero is at rest, whatever its sign: a plastic reset or a projection onto the contact leaves
 //! the normal velocity it zeroes as a sum of products, ±10⁻¹⁶ rather than 0, and a step shortened
 //! for a "bounce" of that rate lands where `h` is its own rounding (a guard computed through a
-//! chain of links changes sign there), which could report a second landing microseconds later
-//! where an exact zero settles at once. But a state must never
+//! chain of links changes sign there), which could report a second landing a fraction of a
+//! nanosecond later where an exact zero settles at once. But a state must never
 //! silently sink into `h < 0`: for every guard with `h ≤ 0` at the restart a second event
 //! watches `h` falling a further `contact_tolerance` below its restart value. If it fires in a
 //! step where the guard itself did not cross (e.g. `ḣ = 0` after a plastic reset and the flow

@@ -138,14 +138,12 @@ pub(super) fn equations(model: &Model, arena: &mut Arena) -> syn::Result<Option<
     // has 1.4 thousand nodes and 37 such symbols, and a forward pass per symbol made a gradient of
     // 7.3 thousand nodes where the sweep makes 4.3, its left map's Newton Jacobian 47 thousand where
     // the sweep's makes 37 (docs/guide/performance.md, "Long bodies' build").
-    let (nv, nq) = (syms.qd.len(), syms.q.len());
     let vars: Vec<Expr> = syms.qd.iter().chain(&syms.q).copied().chain(syms.orientations.iter().map(|o| o.norm2)).collect();
-    let gradient = arena.gradient_reverse(l, &vars);
-    let grad_v: Vec<Expr> = gradient[..nv].to_vec();
-    let mut grad_q: Vec<Expr> = gradient[nv..nv + nq].to_vec();
+    let mut grad_v = arena.gradient_reverse(l, &vars);
+    let by_norms = grad_v.split_off(syms.qd.len() + syms.q.len());
+    let mut grad_q = grad_v.split_off(syms.qd.len());
     let two = arena.int(2);
-    for (k, o) in syms.orientations.iter().enumerate() {
-        let by_norm = gradient[nv + nq + k];
+    for (o, &by_norm) in syms.orientations.iter().zip(&by_norms) {
         for c in 0..4 {
             let radial = arena.mul(&[two, by_norm, syms.q[o.q_start + c]]);
             grad_q[o.q_start + c] = arena.add2(grad_q[o.q_start + c], radial);
