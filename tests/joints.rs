@@ -489,6 +489,81 @@ fn angles_printed_near_a_quarter_turn_are_read_as_written_or_rounded_when_asked(
     assert!(largest > 1e-14, "the turns as written are no quarter turns: {largest}");
 }
 
+/// Joints whose origins turn about the joints' own axes by angles that are no multiple of π — about
+/// z, about −y behind a yaw, about x behind a pitch and a yaw, about −z — and one that turns about
+/// another axis first (a roll before a pitch joint): `joint(...)` takes each turn about the joint's
+/// own axis into its angle, R_z(0.7) R_z(q) as R_z(q + 0.7), and the recursion reads its joints in
+/// those angles (each a turn behind a sparse constant part).
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = j1, kind = revolute, child = l1, origin = [0, 0, 0.3], rotation = rpy(0, 0, 0.7), axis = [0, 0, 1],
+          input = u1, mass = 2, centre = [0.05, 0, 0.1], inertia = [[0.03, 0.002, 0.001], [0.002, 0.04, -0.003], [0.001, -0.003, 0.02]]),
+    joint(name = j2, kind = revolute, parent = l1, child = l2, origin = [0.1, 0, 0.2], rotation = rpy(0, 1.1, 0.4), axis = [0, -1, 0],
+          input = u2, mass = 1.5, centre = [0, 0.02, 0.15], inertia = [[0.02, 0.001, 0.0], [0.001, 0.025, 0.002], [0.0, 0.002, 0.01]]),
+    joint(name = j3, kind = revolute, parent = l2, child = l3, origin = [0, 0.2, 0.25], rotation = rpy(0.9, -0.5, 0.3), axis = [1, 0, 0],
+          input = u3, mass = 1.2, centre = [0.03, 0.1, 0], inertia = [[0.01, 0.0, 0.001], [0.0, 0.012, 0.0], [0.001, 0.0, 0.008]]),
+    joint(name = j4, kind = revolute, parent = l3, child = l4, origin = [0, 0, 0.2], rotation = rpy(0.6, 0.8, 0), axis = [0, 1, 0],
+          input = u4, mass = 0.8, centre = [0, 0, 0.1], inertia = [[0.006, 0.0, 0.0], [0.0, 0.007, 0.001], [0.0, 0.001, 0.004]]),
+    joint(name = j5, kind = revolute, parent = l4, child = l5, origin = [0.1, 0, 0], rotation = rpy(0, 0, -2.2), axis = [0, 0, -1],
+          input = u5, mass = 0.5, centre = [0.04, 0.01, 0.02], inertia = [[0.002, 0.0, 0.0], [0.0, 0.003, 0.0], [0.0, 0.0, 0.0025]]),
+    gravity = [0, 0, -9.81],
+    dynamics = recursive,
+)]
+pub struct TurnedOrigins;
+
+/// The same arm by hand: its frames the origins' rotations times the joints' turns, as written
+/// (no angle taken in), its dynamics from the Lagrangian (`dense`).
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(j1, j2, j3, j4, j5),
+    input(u1, u2, u3, u4, u5),
+    force(j1 = u1, j2 = u2, j3 = u3, j4 = u4, j5 = u5),
+    frame(
+        l1 = rpy(0, 0, 0.7) * axis_angle([0, 0, 1], j1),
+        l2 = l1 * rpy(0, 1.1, 0.4) * axis_angle([0, -1, 0], j2),
+        l3 = l2 * rpy(0.9, -0.5, 0.3) * axis_angle([1, 0, 0], j3),
+        l4 = l3 * rpy(0.6, 0.8, 0) * axis_angle([0, 1, 0], j4),
+        l5 = l4 * rpy(0, 0, -2.2) * axis_angle([0, 0, -1], j5),
+    ),
+    point(o1 = [0, 0, 0.3], o2 = o1 + l1 * [0.1, 0, 0.2], o3 = o2 + l2 * [0, 0.2, 0.25], o4 = o3 + l3 * [0, 0, 0.2], o5 = o4 + l4 * [0.1, 0, 0]),
+    body(name = b1, mass = 2, centre = o1 + l1 * [0.05, 0, 0.1], frame = l1,
+         inertia = [[0.03, 0.002, 0.001], [0.002, 0.04, -0.003], [0.001, -0.003, 0.02]]),
+    body(name = b2, mass = 1.5, centre = o2 + l2 * [0, 0.02, 0.15], frame = l2,
+         inertia = [[0.02, 0.001, 0.0], [0.001, 0.025, 0.002], [0.0, 0.002, 0.01]]),
+    body(name = b3, mass = 1.2, centre = o3 + l3 * [0.03, 0.1, 0], frame = l3,
+         inertia = [[0.01, 0.0, 0.001], [0.0, 0.012, 0.0], [0.001, 0.0, 0.008]]),
+    body(name = b4, mass = 0.8, centre = o4 + l4 * [0, 0, 0.1], frame = l4,
+         inertia = [[0.006, 0.0, 0.0], [0.0, 0.007, 0.001], [0.0, 0.001, 0.004]]),
+    body(name = b5, mass = 0.5, centre = o5 + l5 * [0.04, 0.01, 0.02], frame = l5,
+         inertia = [[0.002, 0.0, 0.0], [0.0, 0.003, 0.0], [0.0, 0.0, 0.0025]]),
+    gravity = [0, 0, -9.81],
+    dynamics = dense,
+)]
+pub struct TurnedOriginsByHand;
+
+#[test]
+fn an_origin_turned_about_its_joints_axis_is_the_same_arm_with_the_turn_in_the_angle() {
+    assert_eq!(TurnedOriginsDriven::DYNAMICS, "recursive");
+    let mut rng = Rng::new(43);
+    for _ in 0..20 {
+        let x = rng.vector::<10>(-2.5, 2.5);
+        let u = [(); 5].map(|_| rng.uniform(-3.0, 3.0));
+        let (j, h) = (TurnedOrigins.driven(u), TurnedOriginsByHand.driven(u));
+        assert_near!(j.mass_matrix(0.0, &x), h.mass_matrix(0.0, &x), 1e-12);
+        let (ej, eh) = (j.energy(0.0, &x), h.energy(0.0, &x));
+        assert!((ej - eh).abs() <= 1e-12 * (1.0 + eh.abs()), "energy {ej} vs {eh}");
+        let (fj, fh) = (j.field(0.0, &x).unwrap(), h.field(0.0, &x).unwrap());
+        assert_near!(fj, fh, 1e-11);
+        let qdd = Vector::<5>::from_fn(|i, _| fh[5 + i]);
+        // τ(q, q̇, q̈) at the hand's q̈ is the torque that drives it: u.
+        let tau = TurnedOrigins.driven([0.0; 5]).inverse_dynamics(0.0, &x, &qdd).unwrap();
+        assert_near!(tau, Vector::<5>::from_fn(|i, _| u[i]), 1e-10);
+        let (lj, lh) = (TurnedOrigins.linearize(0.0, &x, u).unwrap(), TurnedOriginsByHand.linearize(0.0, &x, u).unwrap());
+        assert_near!(lj.b, lh.b, 1e-11);
+        assert_near!(lj.a, lh.a, 1e-9);
+    }
+}
+
 /// The six-joint arm from its MJCF file (`tests/robots/arm6.xml`: degrees, a quaternion, Euler
 /// angles and an axis-angle, the forearm's hinge through a joint `pos` 0.3 above its body's origin,
 /// full inertia with turned axes), driven as the URDF's.

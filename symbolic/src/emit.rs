@@ -418,6 +418,10 @@ fn emit_with(
     Emitted { statements, outputs, ops: em.ops, placed, temporaries: em.next_temp, named }
 }
 
+/// The angles the runtime's `sin_cos` reduces together, a block of SIMD lanes: the batch takes an
+/// angle that is not an input symbol (q + c) only where its last block has room.
+const SIN_COS_LANES: usize = 4;
+
 /// Above this many `let` statements a body's temporaries are declared in groups
 /// ([`grouped_lets`]).
 const GROUPED_ABOVE: usize = 512;
@@ -669,7 +673,7 @@ impl Emitter<'_> {
         for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
             let Node::Call(f @ (Func::Sin | Func::Cos), xs) = &arena.nodes[i] else { continue };
             let [x] = xs[..] else { continue };
-            if !matches!(arena.node(x), Node::Sym(_)) || self.bound.contains_key(&x) {
+            if self.angle_argument(x).is_none() {
                 continue;
             }
             let which = usize::from(*f == Func::Cos);
@@ -682,6 +686,17 @@ impl Emitter<'_> {
                 }
             }
         }
+        // An angle q + c only into the last block's free lanes: a block more costs more than the
+        // standard library's calls for the one or two it would take.
+        let symbols = angles.iter().filter(|(x, _)| matches!(arena.node(*x), Node::Sym(_))).count();
+        let mut free = (SIN_COS_LANES - symbols % SIN_COS_LANES) % SIN_COS_LANES;
+        angles.retain(|(x, _)| {
+            matches!(arena.node(*x), Node::Sym(_)) || {
+                let fits = free > 0;
+                free = free.saturating_sub(1);
+                fits
+            }
+        });
         if angles.len() < 2 {
             return;
         }
@@ -701,13 +716,43 @@ impl Emitter<'_> {
                 halves[which].push(name);
             }
         }
-        let args: Vec<TokenStream> = angles.iter().map(|&(x, _)| (self.symbol)(x)).collect();
+        let args: Vec<TokenStream> = angles.iter().map(|&(x, _)| self.angle_argument(x).expect("batched")).collect();
+        for &(x, _) in &angles {
+            if let Node::Add(terms) = arena.node(x) {
+                self.ops.adds += terms.len() - 1;
+            }
+        }
         let [sines, cosines] = halves;
         self.ops.calls += 1;
         self.statements.push(Statement::Raw(match &self.style {
             Temps::Let(_) => quote! { let ([#(#sines),*], [#(#cosines),*]): ([f64; #k], [f64; #k]) = #path([#(#args),*]); },
             Temps::Slots(_) => quote! { ([#(#sines),*], [#(#cosines),*]) = #path([#(#args),*]); },
         }));
+    }
+
+    /// The argument of a sine or cosine that [`Self::sines_and_cosines`] batches, as written there
+    /// (before any statement): an input symbol, or one plus constants (a joint's angle q + c,
+    /// its additions counted with the batch).
+    fn angle_argument(&mut self, x: Expr) -> Option<TokenStream> {
+        let arena = self.arena;
+        let input = |e: Expr| matches!(arena.node(e), Node::Sym(_)) && !self.bound.contains_key(&e);
+        if input(x) {
+            return Some((self.symbol)(x));
+        }
+        let Node::Add(terms) = arena.node(x) else { return None };
+        let (symbols, constants): (Vec<Expr>, Vec<Expr>) = terms.iter().partition(|&&t| input(t));
+        if symbols.len() != 1 || !constants.iter().all(|&c| matches!(arena.node(c), Node::Num(_))) {
+            return None;
+        }
+        let symbol = (self.symbol)(symbols[0]);
+        let mut ts = quote!(#symbol);
+        for &c in &constants {
+            let Node::Num(r) = arena.node(c) else { unreachable!("a constant") };
+            let v = r.to_f64();
+            let lit = f64_lit(v.abs());
+            ts = if v < 0.0 { quote!(#ts - #lit) } else { quote!(#ts + #lit) };
+        }
+        Some(ts)
     }
 
     /// When `e`'s value is ready, counted in operations along its longest chain of dependent

@@ -505,6 +505,41 @@ fn sines_and_cosines_of_symbols_are_computed_together() {
     assert!(!render(&single).contains("sin_cos"), "{}", render(&single));
 }
 
+/// An angle that is an input symbol plus constants (a joint's q + c) joins the batch where its
+/// last block of lanes has room — three symbols leave one: the first such angle takes it, the
+/// second stays the standard library's `sin ()` — its addition written in the call's argument;
+/// the values are the DAG's.
+#[test]
+fn an_angle_plus_a_constant_fills_the_last_block_of_the_batch() {
+    let mut a = Arena::new();
+    let (x, y, z) = (a.symbol("x"), a.symbol("y"), a.symbol("z"));
+    let (c1, c2) = (a.num(Rational::new(7, 10).unwrap()), a.num(Rational::new(-5, 4).unwrap()));
+    let (y1, x2) = (a.add2(y, c1), a.add2(x, c2));
+    let calls = [(Func::Sin, x), (Func::Cos, y), (Func::Sin, z), (Func::Sin, y1), (Func::Cos, y1), (Func::Sin, x2)];
+    let terms: Vec<Expr> = calls.iter().map(|&(f, e)| a.call(f, &[e])).collect();
+    let product = a.mul(&terms[..3]);
+    let sum = a.add(&terms[3..]);
+    let outputs = [product, sum];
+    let options = EmitOptions { sin_cos: Some(quote!(sin_cos)) };
+    let symbol = sym_tokens(&a);
+    let vals = [0.4, -1.3, 2.2];
+    let value_of = |s: Expr| vals[[x, y, z].iter().position(|&t| t == s).unwrap()];
+    let expect = a.eval_many(&outputs, &value_of);
+    let plain = emit_bound_with(&a, &[], &outputs, &symbol, "__t", &options);
+    let text = render(&plain);
+    let first = plain.statements[0].to_string();
+    assert!(first.contains("sin_cos ([x , y , z , y + 0.7_f64])"), "{text}");
+    assert_eq!(text.matches("sin_cos").count(), 1, "{text}");
+    assert_eq!(text.matches(". sin ()").count(), 1, "{text}");
+    let mut interp = Interp { env: HashMap::new() };
+    for (name, v) in ["x", "y", "z"].into_iter().zip(vals) {
+        interp.env.insert(name.to_owned(), v);
+    }
+    for (g, e) in interp.run(&plain).iter().zip(&expect) {
+        assert!(close(*g, *e, 1e-15), "{g} against {e}\n{text}");
+    }
+}
+
 /// A sum's terms least ready first: the term at the end of the longest chain of dependent
 /// operations (through the bindings) is added last, whatever the canonical order; a negative term
 /// that is the only one left to lead is negated rather than the late term moved to the front.

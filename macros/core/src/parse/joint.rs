@@ -19,7 +19,11 @@
 //! ```
 //!
 //! with p = `origin` and R = `rotation` (URDF's joint origin `xyz`, `rpy`), the ground standing
-//! for a parent not given (a = 1, a_origin = 0). A fixed joint has no coordinate: its child's body
+//! for a parent not given (a = 1, a_origin = 0). A revolute joint's R whose last factors turn about
+//! its own axis by angles written without `pi` gives them to the joint's angle: R = C R_k(c) with
+//! axis ±e_k is written C · axis_angle(axis, j ± c), the same rotation (the UR5's
+//! `rpy="0 1.57079632679 0"` before a joint about y: its turn behind a constant part, where the
+//! angle printed short would have left a full rotation in every product; see `folded_turn`). A fixed joint has no coordinate: its child's body
 //! moves rigidly with the parent's, and the recursive dynamics sums both into one link (a
 //! composite inertia). The link's body, where `mass` is given, is
 //! `body(name = b, mass = m, centre = b_origin + b · c, frame = b, inertia = I)` with c and I in
@@ -229,6 +233,143 @@ fn joint_axis(j: &JointDecl, kind: JointKind) -> syn::Result<TokenStream> {
     }
 }
 
+/// A revolute joint's turn with its origin's rotation about the joint's own axis taken into its
+/// angle. `rotation` read as a product of factors, the last ones elementary turns — `rot_x(t)`,
+/// `rot_y(t)`, `rot_z(t)`, `axis_angle(±e_k, t)` for a literal axis, `rpy(r, p, y)` as
+/// R_z(y) R_y(p) R_x(r) (URDF's), products of these (MJCF's Euler angles) — and `axis` a literal
+/// ±e_k: turns about one axis add their angles, so that each last factor about e_k moves into the
+/// joint's turn, C R_k(t) · axis_angle(±e_k, q) = C · axis_angle(±e_k, q ± t), the same rotation
+/// exactly (a last factor of angle 0 is dropped first). Returns the rotation left (`None` for
+/// none) and the angle, or `None` where no factor moves. Only an angle written without `pi`
+/// moves (the UR5's 1.57079632679, or any other): a multiple of π is a permutation with signs
+/// already (see the URDF reader), which the recursive dynamics specialises; with the origin's
+/// turn in the angle, its joint's transform is a turn behind a sparse constant part instead of a
+/// full rotation.
+fn folded_turn(rotation: &Expr, axis: &Expr, q: &Ident) -> Option<(Option<TokenStream>, TokenStream)> {
+    let span = q.span();
+    let Expr::Array(a) = unwrapped(axis) else { return None };
+    let components: Vec<f64> = a.elems.iter().map(literal).collect::<Option<_>>()?;
+    let k = (0..3)
+        .find(|&k| components.len() == 3 && components[k].abs() == 1.0 && (0..3).all(|i| i == k || components[i] == 0.0))?;
+    let mut factors = Vec::new();
+    rotation_factors(rotation, &mut factors);
+    let mut angle = quote_spanned!(span=> #q);
+    let mut moved = false;
+    while let Some(Factor::Turn(axis, sign, t)) = factors.last() {
+        let (axis, sign, t) = (*axis, *sign, (*t).clone());
+        if literal(&t) == Some(0.0) {
+            factors.pop();
+            continue;
+        }
+        if axis != k || mentions_pi(&quote::quote!(#t)) {
+            break;
+        }
+        // R_k(s t) · R_k(σ q) = R_k(σ (q + σ s t)).
+        angle = if sign * components[k] > 0.0 {
+            quote_spanned!(span=> (#angle + (#t)))
+        } else {
+            quote_spanned!(span=> (#angle - (#t)))
+        };
+        moved = true;
+        factors.pop();
+    }
+    if !moved {
+        return None;
+    }
+    let rest = factors
+        .iter()
+        .map(|f| match f {
+            Factor::Turn(axis, sign, t) => {
+                let name = proc_macro2::Ident::new(["rot_x", "rot_y", "rot_z"][*axis], span);
+                if *sign > 0.0 { quote_spanned!(span=> #name(#t)) } else { quote_spanned!(span=> #name(-(#t))) }
+            }
+            Factor::Other(e) => quote_spanned!(span=> (#e)),
+        })
+        .reduce(|a, b| quote_spanned!(span=> #a * #b))
+        .map(|r| quote_spanned!(span=> (#r)));
+    Some((rest, angle))
+}
+
+/// A factor of a rotation as written: an elementary turn (axis k, its sign, the angle) or anything
+/// else.
+enum Factor {
+    Turn(usize, f64, Expr),
+    Other(Expr),
+}
+
+/// `e`'s factors, left to right, into `out` ([`folded_turn`]).
+fn rotation_factors(e: &Expr, out: &mut Vec<Factor>) {
+    let e = unwrapped(e);
+    match e {
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::Mul(_)) => {
+            rotation_factors(&b.left, out);
+            rotation_factors(&b.right, out);
+        }
+        Expr::Call(call) => {
+            let name = match unwrapped(&call.func) {
+                Expr::Path(f) => f.path.get_ident().map(ToString::to_string),
+                _ => None,
+            };
+            let args: Vec<&Expr> = call.args.iter().collect();
+            match (name.as_deref(), args.as_slice()) {
+                (Some("rot_x"), [t]) => out.push(Factor::Turn(0, 1.0, (*t).clone())),
+                (Some("rot_y"), [t]) => out.push(Factor::Turn(1, 1.0, (*t).clone())),
+                (Some("rot_z"), [t]) => out.push(Factor::Turn(2, 1.0, (*t).clone())),
+                (Some("rpy"), [r, p, y]) => out.extend([
+                    Factor::Turn(2, 1.0, (*y).clone()),
+                    Factor::Turn(1, 1.0, (*p).clone()),
+                    Factor::Turn(0, 1.0, (*r).clone()),
+                ]),
+                (Some("axis_angle"), [a, t]) => {
+                    let unit = match unwrapped(a) {
+                        Expr::Array(a) if a.elems.len() == 3 => a.elems.iter().map(literal).collect::<Option<Vec<f64>>>(),
+                        _ => None,
+                    };
+                    let k =
+                        unit.as_ref().and_then(|c| (0..3).find(|&k| c[k].abs() == 1.0 && (0..3).all(|i| i == k || c[i] == 0.0)));
+                    match (k, unit) {
+                        (Some(k), Some(c)) => out.push(Factor::Turn(k, c[k], (*t).clone())),
+                        _ => out.push(Factor::Other(e.clone())),
+                    }
+                }
+                _ => out.push(Factor::Other(e.clone())),
+            }
+        }
+        _ => out.push(Factor::Other(e.clone())),
+    }
+}
+
+/// `e` without parentheses and invisible groups.
+fn unwrapped(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => unwrapped(&p.expr),
+        Expr::Group(g) => unwrapped(&g.expr),
+        _ => e,
+    }
+}
+
+/// The value of a literal number `e` (signed, in parentheses or not).
+fn literal(e: &Expr) -> Option<f64> {
+    match unwrapped(e) {
+        Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => i.base10_digits().parse().ok(),
+            syn::Lit::Float(f) => f.base10_digits().parse().ok(),
+            _ => None,
+        },
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => literal(&u.expr).map(|v| -v),
+        _ => None,
+    }
+}
+
+/// Whether `tokens` name `pi`.
+fn mentions_pi(tokens: &TokenStream) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == "pi",
+        proc_macro2::TokenTree::Group(g) => mentions_pi(&g.stream()),
+        _ => false,
+    })
+}
+
 /// `tokens` as an expression.
 fn expr(tokens: TokenStream) -> syn::Result<Expr> {
     syn::parse2(tokens)
@@ -324,13 +465,26 @@ impl RawModel {
         };
         let axis = joint_axis(j, kind)?;
         let origin = j.origin.as_ref().map_or_else(|| quote_spanned!(span=> [0, 0, 0]), grouped);
-        let rotation = j.rotation.as_ref().map(grouped);
+        let mut rotation = j.rotation.as_ref().map(grouped);
         let turned = rotation.as_ref().map(|r| quote_spanned!(span=> #r *));
         // The joint's own turn of the child's axes and offset of its origin (in the joint frame).
         let coordinate = |suffix: &str| name.as_ref().map(|n| format_ident!("{}_{}", n, suffix, span = n.span()));
         let (turn, offset, coordinates): (Option<TokenStream>, Option<TokenStream>, Vec<Ident>) = match (kind, &name) {
             (JointKind::Revolute, Some(q)) => {
-                let turn = quote_spanned!(span=> axis_angle(#axis, #q));
+                // The origin's turn about the joint's own axis taken into its angle (no anchor:
+                // the origin's offset does not turn).
+                let folded = match (&j.rotation, &j.axis, &j.anchor) {
+                    (Some(r), Some(a), None) => folded_turn(r, a, q),
+                    _ => None,
+                };
+                let angle = match folded {
+                    Some((rest, angle)) => {
+                        rotation = rest;
+                        angle
+                    }
+                    None => quote_spanned!(span=> #q),
+                };
+                let turn = quote_spanned!(span=> axis_angle(#axis, #angle));
                 // Turning about an axis through the anchor a: the origin moves by a − turn · a.
                 let shift = j.anchor.as_ref().map(grouped).map(|a| quote_spanned!(span=> (#a - #turn * #a)));
                 (Some(turn), shift, vec![q.clone()])

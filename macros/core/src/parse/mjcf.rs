@@ -81,12 +81,14 @@ fn orientation(place: &Place, node: roxmltree::Node, units: Units) -> syn::Resul
     Ok(Some(quote_spanned!(span=> axis_angle(#axis, #turn))))
 }
 
-/// A direction as a unit vector's tokens (normalised in the model where it is not a coordinate
-/// axis).
+/// A direction as a unit vector's tokens: ±e_k exactly along a coordinate axis (a quaternion's
+/// (0, 0.70710677, 0)), normalised in the model otherwise.
 fn unit(a: [f64; 3], span: Span) -> TokenStream {
-    let n2: f64 = a.iter().map(|c| c * c).sum();
+    if a.iter().filter(|&&c| c == 0.0).count() == 2 {
+        return vector(a.map(|c| if c == 0.0 { 0.0 } else { c.signum() }), span);
+    }
     let v = vector(a, span);
-    if a.iter().filter(|&&c| c == 0.0).count() == 2 && n2 == 1.0 { v } else { quote_spanned!(span=> (#v / #v.norm())) }
+    quote_spanned!(span=> (#v / #v.norm()))
 }
 
 /// The default classes must not set what the reader takes from the elements themselves.

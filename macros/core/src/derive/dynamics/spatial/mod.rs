@@ -240,6 +240,30 @@ impl Joint {
 /// a quarter turn) makes the second transform a full one, more than the whole X_j costs.
 const ZEROS: usize = 6;
 
+/// The one argument of the sines and cosines in `a` that hold `q` (`q` itself where none do).
+fn turn_angle(arena: &Arena, a: &Mat3, q: Expr) -> Option<Expr> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut stack: Vec<Expr> = a.iter().flatten().copied().collect();
+    let mut angle = None;
+    while let Some(e) = stack.pop() {
+        if !seen.insert(e) {
+            continue;
+        }
+        match arena.node(e) {
+            symbolic::Node::Call(symbolic::Func::Sin | symbolic::Func::Cos, args)
+                if args.len() == 1 && arena.free_symbols(args[0]).contains(&q) =>
+            {
+                if angle.is_some_and(|x| x != args[0]) {
+                    return None;
+                }
+                angle = Some(args[0]);
+            }
+            node => node.for_each_child(|x| stack.push(x)),
+        }
+    }
+    Some(angle.unwrap_or(q))
+}
+
 impl Turn {
     /// The factors of A (along `q`, with ℓ and a constant S) where S = (±e_k, 0), ℓ is constant
     /// and A = A(0) exp(q \[s_ω\]×) holds by the zero test (it does for every such screw: A' = A \[s_ω\]×).
@@ -275,8 +299,15 @@ impl Turn {
             return None;
         }
         let w = axis;
-        // R = 1 + sin q [s]× + (1 − cos q) [s]×².
-        let (sin, cos) = (arena.call(symbolic::Func::Sin, &[q]), arena.call(symbolic::Func::Cos, &[q]));
+        // The turn's angle φ = q + c: q, or with the joint origin's own turn c about the axis
+        // taken into it (`joint(...)` writes R_y(c) R_y(q) as R_y(q + c)), C = A at φ = 0.
+        let phi = turn_angle(arena, a, q)?;
+        let c = arena.sub(phi, q);
+        if arena.free_symbols(c).contains(&q) {
+            return None;
+        }
+        // R = 1 + sin φ [s]× + (1 − cos φ) [s]×².
+        let (sin, cos) = (arena.call(symbolic::Func::Sin, &[phi]), arena.call(symbolic::Func::Cos, &[phi]));
         let hat = arena.hat(&w);
         let hat2 = arena.mat_mul(&hat, &hat);
         let one_minus = arena.sub(arena.one(), cos);
@@ -285,7 +316,7 @@ impl Turn {
         let identity = arena.identity3();
         let sum = arena.mat_add(&identity, &first);
         let turn = arena.mat_add(&sum, &second);
-        let at_rest = [(q, zero)];
+        let at_rest = [(q, arena.neg(c))];
         let fixed = a.map(|row| row.map(|e| arena.subs(e, &at_rest)));
         // Worth it where C is sparse (its zeros are what the second factor saves).
         if fixed.iter().flatten().filter(|&&e| e == zero).count() < ZEROS {

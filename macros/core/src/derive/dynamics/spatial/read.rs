@@ -39,7 +39,8 @@ pub fn read(model: &Model, arena: &mut Arena) -> Result<Links, String> {
         let k = (0..poses.len()).find(|&k| timed(arena, &poses[k])).unwrap_or(0);
         return Err(format!("the pose of `{}` depends on time", model.bodies[k].name));
     }
-    let units = Units::of(model, arena);
+    let mut units = Units::of(model, arena);
+    units.shift_turns(model, arena, &poses.concat());
     // The poses shifted, with one memo (per pose, each would walk the chain above it again).
     let shifted = arena.subs_many(&poses.concat(), &units.shifted);
     let mut next = shifted.into_iter();
@@ -130,7 +131,12 @@ pub fn read(model: &Model, arena: &mut Arena) -> Result<Links, String> {
     let rest = arena.add2(potential, still);
     let joints = (0..n)
         .map(|j| match &transforms[j] {
-            Transform::Coordinate(t) => Joint::of(arena, *t, syms.q[j]),
+            Transform::Coordinate((a, l)) => {
+                // Read in the shifted coordinates, given in the model's.
+                let a = a.map(|row| row.map(|e| arena.subs(e, &units.back)));
+                let l = l.map(|e| arena.subs(e, &units.back));
+                Joint::of(arena, (a, l), syms.q[j])
+            }
             Transform::Turn { a, l, axis, spin } => Joint::turning(arena, (*a, *l), axis, *spin),
         })
         .collect();
@@ -191,6 +197,56 @@ impl Units {
             }
         }
         Units { ordinary, held, joint_of, shifted, back, declared }
+    }
+
+    /// Each ordinary coordinate q_j whose every sine and cosine in `poses` is of one angle
+    /// q_j + c_j, c_j a nonzero constant (`joint(...)` writes an origin's turn about the joint's
+    /// own axis into its angle, R_y(c) R_y(q) as R_y(q + c)), read as that angle: q_j ↦ q_j − c_j in
+    /// the poses and back in the joints. The links' frames at zero are then those of zero turn, so
+    /// that each joint's transform A_j = F_pᵀ F_j holds no F_p(0) turned by c (whose cos² c + sin² c
+    /// no rule folds where c is no multiple of π: the UR5's 1.57079632679) — exact either way.
+    fn shift_turns(&mut self, model: &Model, arena: &mut Arena, poses: &[Expr]) {
+        let syms = &model.layout;
+        let index: rustc_hash::FxHashMap<Expr, usize> =
+            syms.q[..self.ordinary].iter().enumerate().map(|(j, &q)| (q, j)).collect();
+        // Per coordinate: unseen, one angle, or several (`None`).
+        let mut angle: Vec<Option<Option<Expr>>> = vec![None; self.ordinary];
+        let mut seen = FxHashSet::default();
+        let mut stack: Vec<Expr> = poses.to_vec();
+        while let Some(e) = stack.pop() {
+            if !seen.insert(e) {
+                continue;
+            }
+            match arena.node(e) {
+                symbolic::Node::Call(symbolic::Func::Sin | symbolic::Func::Cos, args) if args.len() == 1 => {
+                    let arg = args[0];
+                    let coordinates: Vec<usize> = arena.free_symbols(arg).iter().filter_map(|s| index.get(s).copied()).collect();
+                    match coordinates.as_slice() {
+                        [j] => {
+                            angle[*j] = match angle[*j] {
+                                None => Some(Some(arg)),
+                                Some(Some(a)) if a == arg => Some(Some(a)),
+                                _ => Some(None),
+                            }
+                        }
+                        several => several.iter().for_each(|&j| angle[j] = Some(None)),
+                    }
+                    stack.push(arg);
+                }
+                node => node.for_each_child(|x| stack.push(x)),
+            }
+        }
+        for (j, angle) in angle.into_iter().enumerate() {
+            let (Some(Some(phi)), q) = (angle, syms.q[j]) else { continue };
+            let c = arena.sub(phi, q);
+            let constant = arena.free_symbols(c).iter().all(|s| matches!(syms.role(*s), Some(Role::Parameter(_))));
+            if c == arena.zero() || !constant {
+                continue;
+            }
+            let (minus, plus) = (arena.sub(q, c), arena.add2(q, c));
+            self.shifted.push((q, minus));
+            self.back.push((q, plus));
+        }
     }
 
     /// The orientation whose first joint is `j`.
