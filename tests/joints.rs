@@ -564,6 +564,69 @@ fn an_origin_turned_about_its_joints_axis_is_the_same_arm_with_the_turn_in_the_a
     }
 }
 
+/// The six-joint arm with dry friction on each joint (`tests/robots/arm6_friction.urdf`), read with
+/// `friction = ignore`: the friction left out, the model is the file without it.
+#[derive(Mechanics)]
+#[mechanics(urdf(path = "tests/robots/arm6_friction.urdf", inputs = u, friction = ignore), gravity = [0, 0, -g])]
+pub struct Arm6Friction {
+    pub g: f64,
+}
+
+#[test]
+fn a_files_dry_friction_is_left_out_when_asked() {
+    let (frictionless, ignored) = (Arm6 { g: 9.81 }, Arm6Friction { g: 9.81 });
+    let mut rng = Rng::new(47);
+    for _ in 0..20 {
+        let x = rng.vector::<12>(-2.0, 2.0);
+        let u = [(); 6].map(|_| rng.uniform(-5.0, 5.0));
+        let (a, b) = (frictionless.driven(u), ignored.driven(u));
+        // The same model and the same code, to the bit.
+        assert_eq!(b.field(0.0, &x).unwrap(), a.field(0.0, &x).unwrap());
+        assert_eq!(b.mass_matrix(0.0, &x), a.mass_matrix(0.0, &x));
+    }
+}
+
+/// A double pendulum of point masses from its URDF (`tests/robots/point_masses.urdf`): links whose
+/// inertias are zero (one but for 3·10⁻³⁵ of noise) are point masses, and its second link, named
+/// as its first joint (`upper`), is the frame `upper_link`.
+#[derive(Mechanics)]
+#[mechanics(urdf = "tests/robots/point_masses.urdf", gravity = [0, 0, -g], dynamics = recursive)]
+pub struct PointMasses {
+    pub g: f64,
+}
+
+/// The same by hand: two particles, their dynamics from the Lagrangian.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(upper, lower),
+    particle(name = first, mass = 1.5, at = [-0.6 * sin(upper), 0, -0.6 * cos(upper)]),
+    particle(name = second, mass = 0.8,
+             at = [-0.6 * sin(upper) - 0.4 * sin(upper + lower), 0, -0.6 * cos(upper) - 0.4 * cos(upper + lower)]),
+    gravity = [0, 0, -g],
+    dynamics = dense,
+)]
+pub struct PointMassesByHand {
+    pub g: f64,
+}
+
+#[test]
+fn a_files_links_without_inertia_are_point_masses() {
+    assert_eq!(PointMasses::COORDINATES, ["upper", "lower"]);
+    let (file, hand) = (PointMasses { g: 9.81 }, PointMassesByHand { g: 9.81 });
+    let mut rng = Rng::new(53);
+    for _ in 0..20 {
+        let x = rng.vector::<4>(-3.0, 3.0);
+        // M = [m₁ l₁² + m₂ (l₁² + l₂² + 2 l₁ l₂ cos q₂), m₂ (l₂² + l₁ l₂ cos q₂); ·, m₂ l₂²].
+        let c = x[1].cos();
+        let m01 = 0.8 * (0.16 + 0.24 * c);
+        let closed = Matrix::<2, 2>::new(1.5 * 0.36 + 0.8 * (0.36 + 0.16 + 0.48 * c), m01, m01, 0.8 * 0.16);
+        assert_near!(file.mass_matrix(0.0, &x), closed, 1e-13);
+        assert_near!(file.field(0.0, &x).unwrap(), hand.field(0.0, &x).unwrap(), 1e-12);
+        let (ef, eh) = (file.energy(0.0, &x), hand.energy(0.0, &x));
+        assert!((ef - eh).abs() <= 1e-12 * (1.0 + eh.abs()), "energy {ef} vs {eh}");
+    }
+}
+
 /// The six-joint arm from its MJCF file (`tests/robots/arm6.xml`: degrees, a quaternion, Euler
 /// angles and an axis-angle, the forearm's hinge through a joint `pos` 0.3 above its body's origin,
 /// full inertia with turned axes), driven as the URDF's.

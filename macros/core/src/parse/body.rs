@@ -28,6 +28,10 @@ pub struct BodyDecl {
     pub frame: Option<Expr>,
     /// The inertia tensor about the mass centre, in body components.
     pub inertia: Option<Expr>,
+    /// A point mass carried by its frame (no inertia): a `joint(...)`'s link given a mass and no
+    /// inertia (a description file's link whose inertia is zero), which the recursive dynamics
+    /// places on its joint by the frame. Not written by hand (a point mass is a `particle`).
+    pub point: bool,
 }
 
 impl BodyDecl {
@@ -37,7 +41,7 @@ impl BodyDecl {
     }
 
     pub(super) fn parse_body(keyword: Ident, content: ParseStream) -> syn::Result<Self> {
-        let mut decl = BodyDecl { keyword, name: None, mass: None, centre: None, frame: None, inertia: None };
+        let mut decl = BodyDecl { keyword, name: None, mass: None, centre: None, frame: None, inertia: None, point: false };
         let what = if decl.is_particle() { "particle" } else { "body" };
         parse_keyed(content, what, &mut decl, BodyDecl::slot)?;
         Ok(decl)

@@ -16,9 +16,10 @@ use crate::diagnostics::unknown;
 pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(LitStr, Asked)> {
     let hint = format!(
         "expected `{keyword} = \"path/to/robot.{ext}\"` (relative to the crate's manifest directory), or \
-         `{keyword}(path = \"...\", limits = e, inputs = u, round_angles = 1e-9)` for the joints' position limits \
-         as impacts of restitution e, an input `u_<joint>` driving each revolute and prismatic joint, and the \
-         file's angles within 1e-9 rad of a multiple of π/4 or π/6 read as that multiple",
+         `{keyword}(path = \"...\", limits = e, inputs = u, round_angles = 1e-9, friction = ignore)` for the joints' \
+         position limits as impacts of restitution e, an input `u_<joint>` driving each revolute and prismatic joint, \
+         the file's angles within 1e-9 rad of a multiple of π/4 or π/6 read as that multiple, and the joints' dry \
+         (Coulomb) friction left out of the model",
         ext = if keyword == "urdf" { "urdf" } else { "xml" }
     );
     let hint = hint.as_str();
@@ -38,12 +39,23 @@ pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(Li
             "limits" if asked.limits.is_none() => asked.limits = Some(content.parse::<Expr>()?),
             "inputs" if asked.inputs.is_none() => asked.inputs = Some(content.parse::<Ident>()?),
             "round_angles" if asked.round_angles.is_none() => asked.round_angles = Some(round_angles(&content)?),
-            "path" | "limits" | "inputs" | "round_angles" => {
+            "friction" if !asked.ignore_friction => {
+                let value: Ident = content.parse()?;
+                if value != "ignore" {
+                    return Err(syn::Error::new(
+                        value.span(),
+                        "`friction = ignore` leaves the file's dry (Coulomb) friction out of the model, the one way \
+                         it is read; without it, a joint with friction is an error",
+                    ));
+                }
+                asked.ignore_friction = true;
+            }
+            "path" | "limits" | "inputs" | "round_angles" | "friction" => {
                 return Err(syn::Error::new(key.span(), format!("`{key}` is given twice")));
             }
             other => {
                 let what = format!("unknown key `{other}` in `{keyword}(...)`");
-                return Err(unknown(key.span(), what, other, &["path", "limits", "inputs", "round_angles"], hint));
+                return Err(unknown(key.span(), what, other, &["path", "limits", "inputs", "round_angles", "friction"], hint));
             }
         }
         if !content.is_empty() {
@@ -99,6 +111,8 @@ pub struct Asked {
     pub limits: Option<Expr>,
     pub inputs: Option<Ident>,
     pub round_angles: Option<f64>,
+    /// `friction = ignore`: the joints' dry (Coulomb) friction left out of the model.
+    pub ignore_friction: bool,
 }
 
 /// Each revolute, continuous and prismatic joint of `joints` driven by its input, where inputs are
@@ -130,6 +144,8 @@ pub(super) struct Place<'a> {
     /// The tolerance (radians) within which an angle is read as a multiple of π/4 or π/6 beyond
     /// the 10⁻¹² (relative) of a π printed in full: `round_angles`, or 0.
     pub round_angles: f64,
+    /// `friction = ignore`: a joint's dry friction is read as none instead of refused.
+    pub ignore_friction: bool,
 }
 
 impl Place<'_> {
@@ -224,6 +240,14 @@ pub(super) fn rotation(rpy: [f64; 3], place: &Place) -> Option<TokenStream> {
     Some(quote_spanned!(span=> rpy(#r, #p, #y)))
 }
 
+/// Whether a link of mass `mass` with the inertia `[ixx, ixy, ixz, iyy, iyz, izz]` about its centre
+/// is a point mass: every entry zero, or no larger than m · (10⁻¹⁰ m)² — a radius of gyration below
+/// an ångström, a CAD export's rounding noise (iCub's `ixz="2.40741e-35"` beside five zeros), which
+/// changes no dynamics an `f64` resolves.
+pub(super) fn point_mass(mass: f64, i: [f64; 6]) -> bool {
+    i.iter().all(|c| c.abs() <= mass * 1e-20)
+}
+
 /// Why the inertia `[ixx, ixy, ixz, iyy, iyz, izz]` is no rigid body's, if it is not: positive
 /// definite, and its principal moments obey the triangle inequality (equivalently, tr(I)/2 − I is
 /// positive semidefinite: the body's second moment of mass).
@@ -287,7 +311,13 @@ pub(super) fn with_root<R>(
     let (span, file) = (path.span(), path.value());
     let (tracked, text) = read(path)?;
     let doc = xml(&text, &file, span)?;
-    let place = Place { file: &file, doc: &doc, span, round_angles: asked.round_angles.unwrap_or(0.0) };
+    let place = Place {
+        file: &file,
+        doc: &doc,
+        span,
+        round_angles: asked.round_angles.unwrap_or(0.0),
+        ignore_friction: asked.ignore_friction,
+    };
     let element = doc.root_element();
     if !element.has_tag_name(root) {
         return Err(place.error(element, wrong_root));

@@ -23,11 +23,12 @@
 //! its own axis by angles written without `pi` gives them to the joint's angle: R = C R_k(c) with
 //! axis ±e_k is written C · axis_angle(axis, j ± c), the same rotation (the UR5's
 //! `rpy="0 1.57079632679 0"` before a joint about y: its turn behind a constant part, where the
-//! angle printed short would have left a full rotation in every product; see `folded_turn`). A fixed joint has no coordinate: its child's body
-//! moves rigidly with the parent's, and the recursive dynamics sums both into one link (a
+//! angle printed short would have left a full rotation in every product; see `folded_turn`). A
+//! fixed joint has no coordinate: its child's body moves rigidly with the parent's, and the recursive dynamics sums both into one link (a
 //! composite inertia). The link's body, where `mass` is given, is
 //! `body(name = b, mass = m, centre = b_origin + b · c, frame = b, inertia = I)` with c and I in
-//! the link's axes; `damping = d` adds the viscous force −d q̇ on the coordinate, and `limits` the
+//! the link's axes — without `inertia`, a point mass at that centre carried by the frame b (a
+//! file's link whose inertia is zero: the body with I = 0); `damping = d` adds the viscous force −d q̇ on the coordinate, and `limits` the
 //! impacts `j_lower`, `j_upper` of Newton's law with coefficient `restitution`. A floating or ball
 //! joint's `j_q` is an orientation (a unit quaternion in the state). An MJCF joint turns about an
 //! axis through its anchor c (its `pos`, in the link's axes): its origin moves by R · (c − T c),
@@ -673,6 +674,8 @@ impl RawModel {
             }
             None => quote_spanned!(span=> #origin),
         };
+        // Without an inertia, a point mass carried by the link's frame (which places it on its
+        // joint for the recursive dynamics).
         self.bodies.push(BodyDecl {
             keyword: Ident::new("body", span),
             name: Some(child.clone()),
@@ -680,6 +683,7 @@ impl RawModel {
             centre: Some(expr(centre)?),
             frame: Some(expr(quote_spanned!(span=> #child))?),
             inertia: j.inertia.clone(),
+            point: j.inertia.is_none(),
         });
         Ok(())
     }

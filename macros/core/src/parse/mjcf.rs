@@ -21,7 +21,8 @@
 //! `<sensor>`, `<tendon>`, `<equality>`, `<contact>`, `<asset>`, `<visual>`, `<keyframe>`.
 //! Refused with the file, line and element: `<include>` (expansion reads the one file named),
 //! `<default>` classes that set joint attributes, a body whose mass comes from its geoms (no
-//! `<inertial>`: MuJoCo's `inertiafromgeom`), `stiffness` and `frictionloss` other than 0, an
+//! `<inertial>`: MuJoCo's `inertiafromgeom`), `stiffness` other than 0, `frictionloss` other than 0
+//! (unless read with `mjcf(path = ..., friction = ignore)`, which leaves it out of the model), an
 //! armature on a ball or free joint, an orientation given as `xyaxes` or `zaxis`, Euler angles in another sequence, a zero
 //! axis, and what the URDF reader refuses of masses and inertias.
 
@@ -29,7 +30,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote_spanned;
 use syn::{Ident, LitStr};
 
-use super::description::{Asked, LimitsRead, Place, angle, drive_joints, inertia_defect, number, vector, with_root};
+use super::description::{Asked, LimitsRead, Place, angle, drive_joints, inertia_defect, number, point_mass, vector, with_root};
 use super::{JointDecl, RawModel};
 
 /// Degrees or radians, and how to read an orientation.
@@ -223,11 +224,17 @@ impl RawModel {
             "free" => "floating",
             other => return Err(place.error(j, format!("unknown joint type `{other}`"))),
         };
-        for (attr, what) in [("stiffness", "a joint spring"), ("frictionloss", "dry friction")] {
-            let [v] = place.numbers(j, attr, [0.0])?;
-            if v != 0.0 {
-                return Err(place.error(j, format!("{what} (`{attr}`) is not read yet: set it to 0 or write it in the model")));
-            }
+        let [stiffness] = place.numbers(j, "stiffness", [0.0])?;
+        if stiffness != 0.0 {
+            return Err(place.error(j, "a joint spring (`stiffness`) is not read yet: set it to 0 or write it in the model"));
+        }
+        let [friction] = place.numbers(j, "frictionloss", [0.0])?;
+        if friction != 0.0 && !place.ignore_friction {
+            return Err(place.error(
+                j,
+                "dry friction (`frictionloss`) is not read: read the file with `mjcf(path = ..., friction = ignore)` to \
+                 leave it out of the model, or set it to 0, or write it in the model",
+            ));
         }
         let mut decl = JointDecl {
             name: Some(name),
@@ -312,6 +319,12 @@ fn mjcf_inertial(place: &Place, body: roxmltree::Node, decl: &mut JointDecl, uni
     if mass <= 0.0 {
         return Err(place.error(inertial, "the mass is not positive"));
     }
+    decl.mass = Some(syn::parse2(number(mass, span))?);
+    decl.centre = Some(syn::parse2(vector(place.numbers(inertial, "pos", [0.0; 3])?, span))?);
+    // No inertia (all zero, or below an ångström's radius of gyration): a point mass at `pos`.
+    if point_mass(mass, i) {
+        return Ok(());
+    }
     if let Some(why) = inertia_defect(i) {
         return Err(place.error(inertial, why));
     }
@@ -321,8 +334,6 @@ fn mjcf_inertial(place: &Place, body: roxmltree::Node, decl: &mut JointDecl, uni
         Some(r) => quote_spanned!(span=> #r * #matrix * #r.transpose()),
         None => matrix,
     };
-    decl.mass = Some(syn::parse2(number(mass, span))?);
-    decl.centre = Some(syn::parse2(vector(place.numbers(inertial, "pos", [0.0; 3])?, span))?);
     decl.inertia = Some(syn::parse2(inertia)?);
     Ok(())
 }

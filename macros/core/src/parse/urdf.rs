@@ -4,9 +4,10 @@
 //! What is read, per `<joint>`: `name` (the coordinate), `type` (`revolute`, `continuous`,
 //! `prismatic`, `fixed`, `floating`, and `planar` with its normal along z), `<parent link>`,
 //! `<child link>`, `<origin xyz rpy>`, `<axis xyz>` (normalised; URDF's default x), `<dynamics damping>` (a viscous force) and `<mimic joint
-//! multiplier offset>` (the constraint q = m q_joint + o); per `<link>`, `<inertial>` with its
+//! multiplier offset>` (the constraint q = m q_joint + o; on a fixed joint, which has no coordinate, none); per `<link>`, `<inertial>` with its
 //! `<origin xyz rpy>`, `<mass value>` and `<inertia ixx ixy ixz iyy iyz izz>` (about the centre,
-//! in the axes `rpy` turns the link's into). The root link (the one no joint moves) is the ground:
+//! in the axes `rpy` turns the link's into; a mass whose six inertia entries are zero — or below an
+//! ångström's radius of gyration, a CAD export's noise — is a point mass at the centre). The root link (the one no joint moves) is the ground:
 //! its name is the identity frame, and its body, which does not move, adds nothing.
 //!
 //! With `urdf(path = "...", limits = e)`, each revolute and prismatic joint's `<limit lower upper>`
@@ -18,9 +19,11 @@
 //! `<safety_controller>`, `<calibration>`, `<transmission>`, `<gazebo>`, `<material>` and any other element. Refused with the file,
 //! line and element named: a malformed file, a `planar` joint whose normal is not z, a joint with a
 //! zero axis, a link moved by two joints or never reached from the root (a loop: close it with a
-//! `closure(...)` instead), nonzero Coulomb friction or negative damping, a mass that is negative or
-//! an inertia that is no rigid body's (not positive definite, or against the triangle inequality
-//! of principal moments), an attribute that is not the numbers it should be.
+//! `closure(...)` instead), nonzero Coulomb friction (unless read with `friction = ignore`, which
+//! leaves it out of the model) or negative damping, a mass that is negative or
+//! an inertia that is no rigid body's (a negative principal moment, or against the triangle
+//! inequality of principal moments; all zero is a point mass), an attribute that is not the
+//! numbers it should be.
 //!
 //! Numbers are read as `f64` (the value a URDF means) and written into the model as their shortest
 //! decimal; an angle of `rpy` within 10⁻¹² (relative) of a multiple of π/6 or π/4 — what `${pi/2}`
@@ -30,7 +33,9 @@
 use quote::quote_spanned;
 use syn::{Ident, LitStr};
 
-use super::description::{Asked, LimitsRead, Place, drive_joints, inertia_defect, number, rotation, vector, with_root};
+use super::description::{
+    Asked, LimitsRead, Place, drive_joints, inertia_defect, number, point_mass, rotation, vector, with_root,
+};
 use super::{Binding, ConstraintDecl, DefineKind, JointDecl, RawModel};
 
 impl RawModel {
@@ -76,6 +81,7 @@ impl RawModel {
             links.iter().copied().filter(|l| !moved.contains(&l.attribute("name").unwrap_or_default())).collect();
         let root = match roots.as_slice() {
             [root] => *root,
+            [] if links.is_empty() => return Err(place.error(robot, "the robot has no `<link>`: there is nothing to move")),
             [] => return Err(place.error(robot, "every link is moved by a joint: the joints close a loop")),
             [a, b, ..] => {
                 return Err(place.error(
@@ -88,8 +94,28 @@ impl RawModel {
                 ));
             }
         };
+        // The links' names as the model's: each joint's name is its coordinate, and a link named
+        // as a joint (the SO-100's `gripper`), or as another link once made an identifier, is
+        // given `_link` after it.
+        let mut taken: rustc_hash::FxHashSet<String> = rustc_hash::FxHashSet::default();
+        for j in &joints {
+            taken.insert(place.ident(*j, place.required(*j, "name")?)?.to_string());
+        }
+        let mut idents: rustc_hash::FxHashMap<&str, Ident> = rustc_hash::FxHashMap::default();
+        for l in &links {
+            let name = place.required(*l, "name")?;
+            let mut ident = place.ident(*l, name)?.to_string();
+            while taken.contains(&ident) {
+                ident.push_str("_link");
+            }
+            taken.insert(ident.clone());
+            if idents.insert(name, Ident::new(&ident, span)).is_some() {
+                return Err(place.error(*l, format!("a second link is named `{name}`")));
+            }
+        }
+        let ident_of = |name: &str| idents[name].clone();
         let root_name = root.attribute("name").unwrap_or_default();
-        let root_ident = place.ident(root, root_name)?;
+        let root_ident = ident_of(root_name);
         let root_origin = Ident::new(&format!("{root_ident}_origin"), span);
         self.defines.push(Binding {
             name: root_ident,
@@ -104,7 +130,7 @@ impl RawModel {
             params: Vec::new(),
         });
         for j in &joints {
-            let mut decl = self.urdf_joint(place, *j, root_name, &link_of)?;
+            let mut decl = self.urdf_joint(place, *j, root_name, &link_of, &ident_of)?;
             if let Some(e) = limits {
                 joint_limits(place, *j, &mut decl, e)?;
             }
@@ -121,6 +147,7 @@ impl RawModel {
         j: roxmltree::Node<'a, 'a>,
         root: &str,
         link_of: &dyn Fn(&str) -> Option<roxmltree::Node<'a, 'a>>,
+        ident_of: &dyn Fn(&str) -> Ident,
     ) -> syn::Result<JointDecl> {
         let span = place.span;
         let name = place.ident(j, place.required(j, "name")?)?;
@@ -140,8 +167,8 @@ impl RawModel {
         let mut decl = JointDecl {
             name: Some(name.clone()),
             kind: Some(kind.clone()),
-            parent: (parent != root).then(|| place.ident(parent_node, parent)).transpose()?,
-            child: Some(place.ident(child_node, child)?),
+            parent: (parent != root).then(|| ident_of(parent)),
+            child: Some(ident_of(child)),
             ..JointDecl::new(Ident::new("joint", span))
         };
         if let Some(origin) = place.child(j, "origin") {
@@ -188,11 +215,13 @@ impl RawModel {
         if let Some(d) = place.child(j, "dynamics") {
             let [damping] = place.numbers(d, "damping", [0.0])?;
             let [friction] = place.numbers(d, "friction", [0.0])?;
-            if friction != 0.0 {
+            if friction != 0.0 && !place.ignore_friction {
                 return Err(place.error(
                     d,
                     "Coulomb friction is not supported (its force jumps where the joint's velocity changes sign, \
-                     which the integrator cannot step across); set `friction=\"0\"` or write the friction as a force",
+                     which the integrator cannot step across); read the file with `urdf(path = ..., friction = ignore)` \
+                     to leave it out of the model (as Pinocchio's dynamics do), or set `friction=\"0\"`, or write the \
+                     friction as a force",
                 ));
             }
             if damping < 0.0 {
@@ -207,7 +236,11 @@ impl RawModel {
                 decl.damping = Some(syn::parse2(number(damping, span))?);
             }
         }
-        if let Some(m) = place.child(j, "mimic") {
+        // A fixed joint has no coordinate to constrain: its `<mimic>` (left by a file that fixed a
+        // finger's joint, Talos's grippers) is no part of the model.
+        if let Some(m) = place.child(j, "mimic")
+            && kind != "fixed"
+        {
             let leader = place.ident(m, place.required(m, "joint")?)?;
             let [multiplier] = place.numbers(m, "multiplier", [1.0])?;
             let [offset] = place.numbers(m, "offset", [0.0])?;
@@ -271,21 +304,26 @@ fn link_body(place: &Place, link: roxmltree::Node, decl: &mut JointDecl) -> syn:
     if mass == 0.0 {
         return Err(place.error(inertial, "a link with an inertia has a positive mass"));
     }
-    if let Some(why) = inertia_defect(i) {
-        return Err(place.error(inertia_node.unwrap_or(inertial), why));
-    }
     let (xyz, rpy) = match place.child(inertial, "origin") {
         Some(o) => (place.numbers(o, "xyz", [0.0; 3])?, place.numbers(o, "rpy", [0.0; 3])?),
         None => ([0.0; 3], [0.0; 3]),
     };
+    decl.mass = Some(syn::parse2(number(mass, span))?);
+    decl.centre = Some(syn::parse2(vector(xyz, span))?);
+    // A mass without an inertia (all six zero, or below an ångström's radius of gyration): a
+    // point mass at the centre.
+    if point_mass(mass, i) {
+        return Ok(());
+    }
+    if let Some(why) = inertia_defect(i) {
+        return Err(place.error(inertia_node.unwrap_or(inertial), why));
+    }
     let [a, b, c, d, e, f] = i.map(|v| number(v, span));
     let matrix = quote_spanned!(span=> [[#a, #b, #c], [#b, #d, #e], [#c, #e, #f]]);
     let inertia = match rotation(rpy, place) {
         Some(r) => quote_spanned!(span=> #r * #matrix * #r.transpose()),
         None => matrix,
     };
-    decl.mass = Some(syn::parse2(number(mass, span))?);
-    decl.centre = Some(syn::parse2(vector(xyz, span))?);
     decl.inertia = Some(syn::parse2(inertia)?);
     Ok(())
 }
