@@ -627,6 +627,38 @@ fn a_files_links_without_inertia_are_point_masses() {
     }
 }
 
+/// A six-joint arm after the Kinova Jaco's file (`tests/robots/rolls.urdf`): each joint behind a
+/// quarter roll printed short and a half turn of yaw, on a mount turned by a quarter turn printed
+/// short — turns about other axes than the joints', which stay in the frames. The proof that each
+/// body rides on its link (a zero test over products of the frames) now holds where its rounding
+/// scale had overflowed; the recursion is the dense path's model.
+#[derive(Mechanics)]
+#[mechanics(urdf = "tests/robots/rolls.urdf", gravity = [0, 0, -g], dynamics = recursive)]
+pub struct Rolls {
+    pub g: f64,
+}
+
+/// The same file, its dynamics from the Lagrangian.
+#[derive(Mechanics)]
+#[mechanics(urdf = "tests/robots/rolls.urdf", gravity = [0, 0, -g], dynamics = dense)]
+pub struct RollsDense {
+    pub g: f64,
+}
+
+#[test]
+fn frames_turned_by_angles_printed_short_take_the_recursion() {
+    let (recursive, dense) = (Rolls { g: 9.81 }, RollsDense { g: 9.81 });
+    assert_eq!(Rolls::DYNAMICS, "recursive");
+    let mut rng = Rng::new(59);
+    for _ in 0..20 {
+        let x = rng.vector::<12>(-2.5, 2.5);
+        assert_near!(recursive.mass_matrix(0.0, &x), dense.mass_matrix(0.0, &x), 1e-12);
+        assert_near!(recursive.field(0.0, &x).unwrap(), dense.field(0.0, &x).unwrap(), 1e-10);
+        let (er, ed) = (recursive.energy(0.0, &x), dense.energy(0.0, &x));
+        assert!((er - ed).abs() <= 1e-12 * (1.0 + ed.abs()), "energy {er} vs {ed}");
+    }
+}
+
 /// The six-joint arm from its MJCF file (`tests/robots/arm6.xml`: degrees, a quaternion, Euler
 /// angles and an axis-angle, the forearm's hinge through a joint `pos` 0.3 above its body's origin,
 /// full inertia with turned axes), driven as the URDF's.

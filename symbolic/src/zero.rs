@@ -2,9 +2,12 @@
 //!
 //! First structurally (canonical construction already reduced the expression to the constant 0).
 //! Otherwise the expression is evaluated at [`SAMPLES`] deterministic pseudo-random points (each
-//! symbol drawn from ±[0.3, 1.7], values exact in binary), together with its *magnitude* — the
-//! value obtained by replacing every sum by the sum of absolute values (so `sin²x + cos²x − 1` has
-//! magnitude ≈ 2): the scale against which rounding is measured.
+//! symbol drawn from ±[0.3, 1.7], values exact in binary), together with its *magnitude*: the
+//! scale against which rounding is measured — a sum's the sum of its terms' (so `sin²x + cos²x −
+//! 1` has magnitude ≈ 3), a product's to first order, each factor's magnitude times the others'
+//! values (a running error bound: the product of the factors' magnitudes would square at every
+//! level of a DAG that uses a level twice, as a chain of frames does, and overflow where the
+//! values are about one), a call's its value's plus its argument's.
 //!
 //! 1. A screen in `f64`: a sample whose value exceeds `1e-6` of its magnitude is nonzero for sure
 //!    (the rounding of an identity stays near `1e-16` of the magnitude); the expression is
@@ -73,6 +76,9 @@ pub const SAMPLES: u64 = 12;
 pub const WIDE_SAMPLES: u64 = 24;
 /// The most absolute values a zero test splits into branches (2^this evaluations).
 pub const MAX_ABS_BRANCHES: usize = 8;
+/// A factor's value is taken at least this fraction of its scale in a product's scale (its own
+/// rounding in `f64`, with margin).
+const FLOOR: f64 = 1e-15;
 /// A sample above this fraction of its magnitude is nonzero already in `f64`.
 const SCREEN: f64 = 1e-6;
 /// Bits of the high-precision stage.
@@ -159,11 +165,37 @@ impl Arena {
                         (x, x.abs())
                     }
                     Node::Add(ts) => (ts.iter().map(|t| val[t.index()]).sum(), ts.iter().map(|t| mag[t.index()]).sum()),
-                    Node::Mul(fs) => (fs.iter().map(|f| val[f.index()]).product(), fs.iter().map(|f| mag[f.index()]).product()),
+                    // A product's rounding, to first order: each factor's scale times the others'
+                    // values (each at least its own rounding, `FLOOR` of its scale: a factor that
+                    // is a rounded zero still carries the other's scale) — not the product of
+                    // the scales, which squares at every level of a deep DAG (a chain of frames
+                    // each its parent's times a turn and a transpose of the parent at zero: 10²¹⁹
+                    // and then ∞ at the Kinova's sixth link, where the value is 10⁻¹⁶).
+                    Node::Mul(fs) => {
+                        let v: f64 = fs.iter().map(|f| val[f.index()]).product();
+                        let m: f64 = (0..fs.len())
+                            .map(|i| {
+                                let others: f64 = fs
+                                    .iter()
+                                    .enumerate()
+                                    .filter(|&(j, _)| j != i)
+                                    .map(|(_, f)| val[f.index()].abs().max(FLOOR * mag[f.index()]))
+                                    .product();
+                                mag[fs[i].index()] * others
+                            })
+                            .sum();
+                        (v, m.max(v.abs()))
+                    }
                     Node::Pow(b, x) => {
                         let r = self.as_num(*x);
                         let v = pow_f64(val[b.index()], r, val[x.index()]);
                         let m = match r {
+                            // u^n, n ≥ 1, to first order: n |u|^(n−1) times u's scale.
+                            Some(r) if r.is_integer() && !r.is_negative() && !r.is_zero() => {
+                                let n = r.to_f64();
+                                let base = val[b.index()].abs().max(FLOOR * mag[b.index()]);
+                                (n * base.powf(n - 1.0) * mag[b.index()]).max(v.abs())
+                            }
                             Some(r) if !r.is_negative() => pow_f64(mag[b.index()], Some(r), r.to_f64()),
                             _ => v.abs(),
                         };

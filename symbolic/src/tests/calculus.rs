@@ -314,6 +314,47 @@ fn zero_test_of_non_smooth_expressions_covers_every_branch() {
     assert_eq!(a.zero_test(branches), ZeroTest::NonZero);
 }
 
+/// An identity deep in a DAG whose every level uses the level below twice, as a chain of frames
+/// does (each link's frame its parent's times a turn, and the parent's at zero transposed): the
+/// scale against which rounding is measured follows a product to first order, so that it stays
+/// near the values (here about one) where the product of the factors' scales would square at
+/// every level — past 10³⁰⁸ by the tenth, every sample infinite and a true identity taken for
+/// nonzero. And a small nonzero term at the bottom is still seen.
+#[test]
+fn an_identity_deep_in_a_shared_dag_is_recognised() {
+    let mut a = Arena::new();
+    let x = a.symbol("x");
+    let build = |a: &mut Arena, bottom: Expr| {
+        // e_{k+1} = (c_k e_k + s_k)(c_k e_k − s_k): the value stays in [−1, 1].
+        let mut e = bottom;
+        let mut last = (e, a.zero(), a.zero());
+        for k in 0..14 {
+            let y = a.symbol(&format!("y{k}"));
+            let (c, s) = (a.call(Func::Cos, &[y]), a.call(Func::Sin, &[y]));
+            let ce = a.mul2(c, e);
+            let plus = a.add2(ce, s);
+            let minus = a.sub(ce, s);
+            last = (e, c, s);
+            e = a.mul2(plus, minus);
+        }
+        (e, last)
+    };
+    let sx = a.call(Func::Sin, &[x]);
+    let (top, (below, c, s)) = build(&mut a, sx);
+    // The top's product written out: c² e² − s².
+    let (c2, e2, s2) = (a.powi(c, 2), a.powi(below, 2), a.powi(s, 2));
+    let c2e2 = a.mul2(c2, e2);
+    let expanded = a.sub(c2e2, s2);
+    let identity = a.sub(top, expanded);
+    assert!(a.zero_test(identity).is_zero(), "{:?}", a.zero_test(identity));
+    // 10⁻³⁰ more at the bottom is a different function.
+    let tiny = a.num(crate::Rational::new(1, 1_000_000_000_000_000_000_000_000_000_000).unwrap());
+    let nudged = a.add2(sx, tiny);
+    let (other, _) = build(&mut a, nudged);
+    let differs = a.sub(other, top);
+    assert_eq!(a.zero_test(differs), ZeroTest::NonZero);
+}
+
 /// The bounded evaluation tells a rounding residue of an identically zero expression from a
 /// small nonzero value, and refuses a bound for the reciprocal of a residue.
 #[test]
