@@ -659,6 +659,43 @@ fn frames_turned_by_angles_printed_short_take_the_recursion() {
     }
 }
 
+/// An arm whose links' inertias no rigid body has (`tests/robots/unbalanced.urdf`: one against the
+/// triangle inequality, a rod with no moment about its axis, one with a negative principal moment),
+/// read with `inertias = balance`: each is the isotropic inertia of its trace (MuJoCo's
+/// `balanceinertia`), whatever the axes its `rpy` names.
+#[derive(Mechanics)]
+#[mechanics(urdf(path = "tests/robots/unbalanced.urdf", inertias = balance), gravity = [0, 0, -g], dynamics = recursive)]
+pub struct Balanced {
+    pub g: f64,
+}
+
+/// The same arm with those inertias written by hand: tr/3 on the diagonal.
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = shoulder, kind = revolute, child = upper, axis = [0, 0, 1],
+          mass = 1.2, centre = [0, 0, 0.2], inertia = diag(0.004, 0.004, 0.004)),
+    joint(name = elbow, kind = revolute, parent = upper, child = rod, origin = [0, 0, 0.4], axis = [0, 1, 0],
+          mass = 0.5, centre = [0, -0.009, -0.089], inertia = diag(0.00008, 0.00008, 0.00008)),
+    joint(name = wrist, kind = revolute, parent = rod, child = tip, origin = [0, 0, -0.18], axis = [1, 0, 0],
+          mass = 0.3, centre = [0.05, 0, 0], inertia = diag(0.0003017666666666667, 0.0003017666666666667, 0.0003017666666666667)),
+    gravity = [0, 0, -g],
+    dynamics = dense,
+)]
+pub struct BalancedByHand {
+    pub g: f64,
+}
+
+#[test]
+fn inertias_no_rigid_body_has_are_balanced_when_asked() {
+    let (file, hand) = (Balanced { g: 9.81 }, BalancedByHand { g: 9.81 });
+    let mut rng = Rng::new(61);
+    for _ in 0..20 {
+        let x = rng.vector::<6>(-2.5, 2.5);
+        assert_near!(file.mass_matrix(0.0, &x), hand.mass_matrix(0.0, &x), 1e-14);
+        assert_near!(file.field(0.0, &x).unwrap(), hand.field(0.0, &x).unwrap(), 1e-11);
+    }
+}
+
 /// The six-joint arm from its MJCF file (`tests/robots/arm6.xml`: degrees, a quaternion, Euler
 /// angles and an axis-angle, the forearm's hinge through a joint `pos` 0.3 above its body's origin,
 /// full inertia with turned axes), driven as the URDF's.

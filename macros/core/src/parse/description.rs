@@ -16,10 +16,11 @@ use crate::diagnostics::unknown;
 pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(LitStr, Asked)> {
     let hint = format!(
         "expected `{keyword} = \"path/to/robot.{ext}\"` (relative to the crate's manifest directory), or \
-         `{keyword}(path = \"...\", limits = e, inputs = u, round_angles = 1e-9, friction = ignore)` for the joints' \
-         position limits as impacts of restitution e, an input `u_<joint>` driving each revolute and prismatic joint, \
-         the file's angles within 1e-9 rad of a multiple of π/4 or π/6 read as that multiple, and the joints' dry \
-         (Coulomb) friction left out of the model",
+         `{keyword}(path = \"...\", limits = e, inputs = u, round_angles = 1e-9, friction = ignore, inertias = balance)` \
+         for the joints' position limits as impacts of restitution e, an input `u_<joint>` driving each revolute and \
+         prismatic joint, the file's angles within 1e-9 rad of a multiple of π/4 or π/6 read as that multiple, the \
+         joints' dry (Coulomb) friction left out of the model, and each inertia no rigid body has read as the \
+         isotropic one of its trace",
         ext = if keyword == "urdf" { "urdf" } else { "xml" }
     );
     let hint = hint.as_str();
@@ -50,12 +51,24 @@ pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(Li
                 }
                 asked.ignore_friction = true;
             }
-            "path" | "limits" | "inputs" | "round_angles" | "friction" => {
+            "inertias" if !asked.balance_inertias => {
+                let value: Ident = content.parse()?;
+                if value != "balance" {
+                    return Err(syn::Error::new(
+                        value.span(),
+                        "`inertias = balance` reads each inertia no rigid body has as the isotropic one of its trace \
+                         (MuJoCo's `balanceinertia`), the one way it is changed; without it, such an inertia is an error",
+                    ));
+                }
+                asked.balance_inertias = true;
+            }
+            "path" | "limits" | "inputs" | "round_angles" | "friction" | "inertias" => {
                 return Err(syn::Error::new(key.span(), format!("`{key}` is given twice")));
             }
             other => {
                 let what = format!("unknown key `{other}` in `{keyword}(...)`");
-                return Err(unknown(key.span(), what, other, &["path", "limits", "inputs", "round_angles", "friction"], hint));
+                let keys = ["path", "limits", "inputs", "round_angles", "friction", "inertias"];
+                return Err(unknown(key.span(), what, other, &keys, hint));
             }
         }
         if !content.is_empty() {
@@ -113,6 +126,8 @@ pub struct Asked {
     pub round_angles: Option<f64>,
     /// `friction = ignore`: the joints' dry (Coulomb) friction left out of the model.
     pub ignore_friction: bool,
+    /// `inertias = balance`: each inertia no rigid body has read as the isotropic one of its trace.
+    pub balance_inertias: bool,
 }
 
 /// Each revolute, continuous and prismatic joint of `joints` driven by its input, where inputs are
@@ -146,6 +161,9 @@ pub(super) struct Place<'a> {
     pub round_angles: f64,
     /// `friction = ignore`: a joint's dry friction is read as none instead of refused.
     pub ignore_friction: bool,
+    /// `inertias = balance`: an inertia no rigid body has is balanced instead of refused
+    /// ([`Place::inertia`]).
+    pub balance_inertias: bool,
 }
 
 impl Place<'_> {
@@ -173,6 +191,29 @@ impl Place<'_> {
             return Err(self.error(node, format!("`{attr}=\"{text}\"` is not finite")));
         }
         Ok(values)
+    }
+
+    /// A link's inertia `[ixx, ixy, ixz, iyy, iyz, izz]` (about its centre) as read: as written
+    /// where a rigid body has it ([`inertia_defect`]); otherwise, with `inertias = balance`, the
+    /// isotropic inertia of the same trace, (tr/3) 1 — MuJoCo's `balanceinertia`, which sets the
+    /// principal moments to their mean: a rigid body's for any positive trace (a thin rod's zero
+    /// moment, a printed tensor against the triangle inequality or with a negative principal
+    /// moment), the same in every axes — and an error without it, or where the trace is not
+    /// positive. The error is on `node`.
+    pub(super) fn inertia(&self, node: roxmltree::Node, i: [f64; 6]) -> syn::Result<[f64; 6]> {
+        let Some(why) = inertia_defect(i) else { return Ok(i) };
+        let trace = i[0] + i[3] + i[5];
+        if self.balance_inertias && trace > 0.0 {
+            let mean = trace / 3.0;
+            return Ok([mean, 0.0, 0.0, mean, 0.0, mean]);
+        }
+        Err(self.error(
+            node,
+            format!(
+                "{why}; read the file with `inertias = balance` beside its path to take the isotropic inertia of its \
+                 trace (MuJoCo's `balanceinertia`)"
+            ),
+        ))
     }
 
     /// The one child element `tag` of `node`, if any.
@@ -241,11 +282,11 @@ pub(super) fn rotation(rpy: [f64; 3], place: &Place) -> Option<TokenStream> {
 }
 
 /// Whether a link of mass `mass` with the inertia `[ixx, ixy, ixz, iyy, iyz, izz]` about its centre
-/// is a point mass: every entry zero, or no larger than m · (10⁻¹⁰ m)² — a radius of gyration below
-/// an ångström, a CAD export's rounding noise (iCub's `ixz="2.40741e-35"` beside five zeros), which
-/// changes no dynamics an `f64` resolves.
+/// is a point mass: every entry zero, or no larger than m · (10⁻⁹ m)² — a radius of gyration below
+/// a nanometre, a CAD export's rounding noise (iCub's `ixz="2.40741e-35"` and `ixz="1.35525e-20"`
+/// beside five zeros), 10⁻¹⁶ of a link's m L² at a tenth of a metre.
 pub(super) fn point_mass(mass: f64, i: [f64; 6]) -> bool {
-    i.iter().all(|c| c.abs() <= mass * 1e-20)
+    i.iter().all(|c| c.abs() <= mass * 1e-18)
 }
 
 /// Why the inertia `[ixx, ixy, ixz, iyy, iyz, izz]` is no rigid body's, if it is not: positive
@@ -317,6 +358,7 @@ pub(super) fn with_root<R>(
         span,
         round_angles: asked.round_angles.unwrap_or(0.0),
         ignore_friction: asked.ignore_friction,
+        balance_inertias: asked.balance_inertias,
     };
     let element = doc.root_element();
     if !element.has_tag_name(root) {

@@ -24,13 +24,14 @@
 //! `<inertial>`: MuJoCo's `inertiafromgeom`), `stiffness` other than 0, `frictionloss` other than 0
 //! (unless read with `mjcf(path = ..., friction = ignore)`, which leaves it out of the model), an
 //! armature on a ball or free joint, an orientation given as `xyaxes` or `zaxis`, Euler angles in another sequence, a zero
-//! axis, and what the URDF reader refuses of masses and inertias.
+//! axis, and what the URDF reader refuses of masses and inertias (with `inertias = balance`, as it
+//! reads them).
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote_spanned;
 use syn::{Ident, LitStr};
 
-use super::description::{Asked, LimitsRead, Place, angle, drive_joints, inertia_defect, number, point_mass, vector, with_root};
+use super::description::{Asked, LimitsRead, Place, angle, drive_joints, number, point_mass, vector, with_root};
 use super::{JointDecl, RawModel};
 
 /// Degrees or radians, and how to read an orientation.
@@ -321,13 +322,11 @@ fn mjcf_inertial(place: &Place, body: roxmltree::Node, decl: &mut JointDecl, uni
     }
     decl.mass = Some(syn::parse2(number(mass, span))?);
     decl.centre = Some(syn::parse2(vector(place.numbers(inertial, "pos", [0.0; 3])?, span))?);
-    // No inertia (all zero, or below an ångström's radius of gyration): a point mass at `pos`.
+    // No inertia (all zero, or below a nanometre's radius of gyration): a point mass at `pos`.
     if point_mass(mass, i) {
         return Ok(());
     }
-    if let Some(why) = inertia_defect(i) {
-        return Err(place.error(inertial, why));
-    }
+    let i = place.inertia(inertial, i)?;
     let [a, b, c, d, e, f] = i.map(|v| number(v, span));
     let matrix = quote_spanned!(span=> [[#a, #b, #c], [#b, #d, #e], [#c, #e, #f]]);
     let inertia = match orientation(place, inertial, units)? {

@@ -7,7 +7,7 @@
 //! multiplier offset>` (the constraint q = m q_joint + o; on a fixed joint, which has no coordinate, none); per `<link>`, `<inertial>` with its
 //! `<origin xyz rpy>`, `<mass value>` and `<inertia ixx ixy ixz iyy iyz izz>` (about the centre,
 //! in the axes `rpy` turns the link's into; a mass whose six inertia entries are zero — or below an
-//! ångström's radius of gyration, a CAD export's noise — is a point mass at the centre). The root link (the one no joint moves) is the ground:
+//! nanometre's radius of gyration, a CAD export's noise — is a point mass at the centre). The root link (the one no joint moves) is the ground:
 //! its name is the identity frame, and its body, which does not move, adds nothing.
 //!
 //! With `urdf(path = "...", limits = e)`, each revolute and prismatic joint's `<limit lower upper>`
@@ -21,9 +21,10 @@
 //! zero axis, a link moved by two joints or never reached from the root (a loop: close it with a
 //! `closure(...)` instead), nonzero Coulomb friction (unless read with `friction = ignore`, which
 //! leaves it out of the model) or negative damping, a mass that is negative or
-//! an inertia that is no rigid body's (a negative principal moment, or against the triangle
-//! inequality of principal moments; all zero is a point mass), an attribute that is not the
-//! numbers it should be.
+//! an inertia that is no rigid body's (a negative or zero principal moment, or against the triangle
+//! inequality of principal moments; all zero is a point mass; with `inertias = balance`, the
+//! isotropic inertia of its trace), a `<mimic>` of an undeclared joint, an attribute that is not
+//! the numbers it should be.
 //!
 //! Numbers are read as `f64` (the value a URDF means) and written into the model as their shortest
 //! decimal; an angle of `rpy` within 10⁻¹² (relative) of a multiple of π/6 or π/4 — what `${pi/2}`
@@ -33,9 +34,7 @@
 use quote::quote_spanned;
 use syn::{Ident, LitStr};
 
-use super::description::{
-    Asked, LimitsRead, Place, drive_joints, inertia_defect, number, point_mass, rotation, vector, with_root,
-};
+use super::description::{Asked, LimitsRead, Place, drive_joints, number, point_mass, rotation, vector, with_root};
 use super::{Binding, ConstraintDecl, DefineKind, JointDecl, RawModel};
 
 impl RawModel {
@@ -114,6 +113,8 @@ impl RawModel {
             }
         }
         let ident_of = |name: &str| idents[name].clone();
+        let joint_names: rustc_hash::FxHashSet<&str> = joints.iter().filter_map(|j| j.attribute("name")).collect();
+        let joint_named = |name: &str| joint_names.contains(name);
         let root_name = root.attribute("name").unwrap_or_default();
         let root_ident = ident_of(root_name);
         let root_origin = Ident::new(&format!("{root_ident}_origin"), span);
@@ -130,7 +131,7 @@ impl RawModel {
             params: Vec::new(),
         });
         for j in &joints {
-            let mut decl = self.urdf_joint(place, *j, root_name, &link_of, &ident_of)?;
+            let mut decl = self.urdf_joint(place, *j, root_name, &link_of, &ident_of, &joint_named)?;
             if let Some(e) = limits {
                 joint_limits(place, *j, &mut decl, e)?;
             }
@@ -148,6 +149,7 @@ impl RawModel {
         root: &str,
         link_of: &dyn Fn(&str) -> Option<roxmltree::Node<'a, 'a>>,
         ident_of: &dyn Fn(&str) -> Ident,
+        joint_named: &dyn Fn(&str) -> bool,
     ) -> syn::Result<JointDecl> {
         let span = place.span;
         let name = place.ident(j, place.required(j, "name")?)?;
@@ -241,7 +243,11 @@ impl RawModel {
         if let Some(m) = place.child(j, "mimic")
             && kind != "fixed"
         {
-            let leader = place.ident(m, place.required(m, "joint")?)?;
+            let leader_name = place.required(m, "joint")?;
+            if !joint_named(leader_name) {
+                return Err(place.error(m, format!("the joint `{leader_name}` this joint mimics is not declared")));
+            }
+            let leader = place.ident(m, leader_name)?;
             let [multiplier] = place.numbers(m, "multiplier", [1.0])?;
             let [offset] = place.numbers(m, "offset", [0.0])?;
             let (multiplier, offset) = (number(multiplier, span), number(offset, span));
@@ -310,14 +316,12 @@ fn link_body(place: &Place, link: roxmltree::Node, decl: &mut JointDecl) -> syn:
     };
     decl.mass = Some(syn::parse2(number(mass, span))?);
     decl.centre = Some(syn::parse2(vector(xyz, span))?);
-    // A mass without an inertia (all six zero, or below an ångström's radius of gyration): a
+    // A mass without an inertia (all six zero, or below a nanometre's radius of gyration): a
     // point mass at the centre.
     if point_mass(mass, i) {
         return Ok(());
     }
-    if let Some(why) = inertia_defect(i) {
-        return Err(place.error(inertia_node.unwrap_or(inertial), why));
-    }
+    let i = place.inertia(inertia_node.unwrap_or(inertial), i)?;
     let [a, b, c, d, e, f] = i.map(|v| number(v, span));
     let matrix = quote_spanned!(span=> [[#a, #b, #c], [#b, #d, #e], [#c, #e, #f]]);
     let inertia = match rotation(rpy, place) {
