@@ -432,6 +432,34 @@ impl Arena {
         self.reach_marks(outputs).into_iter().filter(|&m| m).count()
     }
 
+    /// The arguments of the sines and cosines reachable from `roots`, each once, in the order of
+    /// their nodes.
+    ///
+    /// ```
+    /// use symbolic::{Arena, Func};
+    /// let mut a = Arena::new();
+    /// let (x, y) = (a.symbol("x"), a.symbol("y"));
+    /// let xy = a.add2(x, y);
+    /// let (s, c, cy) = (a.call(Func::Sin, &[xy]), a.call(Func::Cos, &[xy]), a.call(Func::Cos, &[y]));
+    /// let e = a.add(&[s, c, cy]);
+    /// let mut expected = vec![xy, y];
+    /// expected.sort_by_key(|e| e.index());
+    /// assert_eq!(a.sine_cosine_arguments(&[e]), expected);
+    /// ```
+    pub fn sine_cosine_arguments(&self, roots: &[Expr]) -> Vec<Expr> {
+        let marks = self.reach_marks(roots);
+        let mut args: Vec<Expr> = (0..marks.len())
+            .filter(|&i| marks[i])
+            .filter_map(|i| match &self.nodes[i] {
+                Node::Call(Func::Sin | Func::Cos, xs) if xs.len() == 1 => Some(xs[0]),
+                _ => None,
+            })
+            .collect();
+        args.sort_by_key(|x| x.index());
+        args.dedup();
+        args
+    }
+
     /// Whether `sym` occurs in `e` (exact: the dependency mask only prunes).
     pub fn depends_on(&self, e: Expr, sym: Expr) -> bool {
         let m = self.masks[sym.index()];

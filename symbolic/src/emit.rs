@@ -668,30 +668,30 @@ impl Emitter<'_> {
     /// needed). Symbols in order of their nodes, deterministic.
     fn sines_and_cosines(&mut self, path: &TokenStream, marks: &[bool]) {
         let arena = self.arena;
-        // Per symbol: its sine's node and its cosine's, where reachable.
-        let mut angles: Vec<(Expr, [Option<Expr>; 2])> = Vec::new();
+        // Per angle: its sine's node and its cosine's, where reachable, and the argument as written
+        // with the additions it takes.
+        type Angle = (Expr, [Option<Expr>; 2], (TokenStream, usize));
+        let mut angles: Vec<Angle> = Vec::new();
         for (i, _) in marks.iter().enumerate().filter(|m| *m.1) {
             let Node::Call(f @ (Func::Sin | Func::Cos), xs) = &arena.nodes[i] else { continue };
             let [x] = xs[..] else { continue };
-            if self.angle_argument(x).is_none() {
-                continue;
-            }
             let which = usize::from(*f == Func::Cos);
-            match angles.iter_mut().find(|(y, _)| *y == x) {
-                Some((_, calls)) => calls[which] = Some(Expr(i as u32)),
+            match angles.iter_mut().find(|(y, ..)| *y == x) {
+                Some((_, calls, _)) => calls[which] = Some(Expr(i as u32)),
                 None => {
+                    let Some(argument) = self.angle_argument(x) else { continue };
                     let mut calls = [None, None];
                     calls[which] = Some(Expr(i as u32));
-                    angles.push((x, calls));
+                    angles.push((x, calls, argument));
                 }
             }
         }
         // An angle q + c only into the last block's free lanes: a block more costs more than the
         // standard library's calls for the one or two it would take.
-        let symbols = angles.iter().filter(|(x, _)| matches!(arena.node(*x), Node::Sym(_))).count();
+        let symbols = angles.iter().filter(|(.., (_, adds))| *adds == 0).count();
         let mut free = (SIN_COS_LANES - symbols % SIN_COS_LANES) % SIN_COS_LANES;
-        angles.retain(|(x, _)| {
-            matches!(arena.node(*x), Node::Sym(_)) || {
+        angles.retain(|(.., (_, adds))| {
+            *adds == 0 || {
                 let fits = free > 0;
                 free = free.saturating_sub(1);
                 fits
@@ -700,11 +700,11 @@ impl Emitter<'_> {
         if angles.len() < 2 {
             return;
         }
-        angles.sort_by_key(|(x, _)| x.index());
+        angles.sort_by_key(|(x, ..)| x.index());
         let k = angles.len();
         let mut halves: [Vec<TokenStream>; 2] = [Vec::new(), Vec::new()];
         for which in 0..2 {
-            for (_, calls) in &angles {
+            for (_, calls, _) in &angles {
                 let name = match calls[which] {
                     Some(call) => {
                         let name = self.new_temp();
@@ -716,12 +716,8 @@ impl Emitter<'_> {
                 halves[which].push(name);
             }
         }
-        let args: Vec<TokenStream> = angles.iter().map(|&(x, _)| self.angle_argument(x).expect("batched")).collect();
-        for &(x, _) in &angles {
-            if let Node::Add(terms) = arena.node(x) {
-                self.ops.adds += terms.len() - 1;
-            }
-        }
+        self.ops.adds += angles.iter().map(|(.., (_, adds))| adds).sum::<usize>();
+        let args: Vec<TokenStream> = angles.iter().map(|(.., (argument, _))| argument.clone()).collect();
         let [sines, cosines] = halves;
         self.ops.calls += 1;
         self.statements.push(Statement::Raw(match &self.style {
@@ -731,13 +727,13 @@ impl Emitter<'_> {
     }
 
     /// The argument of a sine or cosine that [`Self::sines_and_cosines`] batches, as written there
-    /// (before any statement): an input symbol, or one plus constants (a joint's angle q + c,
-    /// its additions counted with the batch).
-    fn angle_argument(&mut self, x: Expr) -> Option<TokenStream> {
+    /// (before any statement), and the additions it takes: an input symbol, or one plus constants
+    /// (a joint's angle q + c).
+    fn angle_argument(&self, x: Expr) -> Option<(TokenStream, usize)> {
         let arena = self.arena;
         let input = |e: Expr| matches!(arena.node(e), Node::Sym(_)) && !self.bound.contains_key(&e);
         if input(x) {
-            return Some((self.symbol)(x));
+            return Some(((self.symbol)(x), 0));
         }
         let Node::Add(terms) = arena.node(x) else { return None };
         let (symbols, constants): (Vec<Expr>, Vec<Expr>) = terms.iter().partition(|&&t| input(t));
@@ -752,7 +748,7 @@ impl Emitter<'_> {
             let lit = f64_lit(v.abs());
             ts = if v < 0.0 { quote!(#ts - #lit) } else { quote!(#ts + #lit) };
         }
-        Some(ts)
+        Some((ts, constants.len()))
     }
 
     /// When `e`'s value is ready, counted in operations along its longest chain of dependent

@@ -79,24 +79,30 @@ fn lower_body(lower: &mut Lowerer<'_>, decl: &BodyDecl) -> syn::Result<Body> {
     if decl.is_particle() {
         return Ok(Body { name, mass, centre, velocity, speed2, rotation: None, inertia: None });
     }
-    if decl.point {
-        // A `joint(...)`'s link without inertia: a point mass on its frame, I = 0.
-        let frame_expr = decl.frame.as_ref().ok_or_else(|| missing(decl, "frame", "rot_z(psi) * rot_x(phi)"))?;
-        let frame = lower.value(frame_expr)?;
-        let rotation = lower.rotation_of(frame, frame_expr)?;
-        let zero = lower.arena.zero();
-        return Ok(Body { name, mass, centre, velocity, speed2, rotation: Some(rotation), inertia: Some([[zero; 3]; 3]) });
-    }
     let inertia_hint = "the inertia tensor about the mass centre in body components, e.g. `diag(a, a, c)`; a point mass is a `particle(name = .., mass = .., at = ..)`";
-    let inertia_expr = decl.inertia.as_ref().ok_or_else(|| {
-        syn::Error::new(decl.keyword.span(), format!("this body has no `inertia`; add `inertia = ...`, {inertia_hint}"))
-    })?;
+    // A `joint(...)`'s link without inertia (`point`) is a point mass on its frame, I = 0.
+    let inertia_expr = match &decl.inertia {
+        None if decl.point => None,
+        None => {
+            return Err(syn::Error::new(
+                decl.keyword.span(),
+                format!("this body has no `inertia`; add `inertia = ...`, {inertia_hint}"),
+            ));
+        }
+        Some(e) => Some(e),
+    };
     let frame_expr = decl.frame.as_ref().ok_or_else(|| missing(decl, "frame", "rot_z(psi) * rot_x(phi)"))?;
     let frame = lower.value(frame_expr)?;
     let rotation = lower.rotation_of(frame, frame_expr)?;
-    let (inertia, _) = lower.matrix(inertia_expr)?;
-    constant(lower, inertia.as_flattened(), inertia_expr, "an inertia tensor in body components is constant", false)?;
-    check_inertia(lower, &inertia, inertia_expr)?;
+    let inertia = match inertia_expr {
+        Some(inertia_expr) => {
+            let (inertia, _) = lower.matrix(inertia_expr)?;
+            constant(lower, inertia.as_flattened(), inertia_expr, "an inertia tensor in body components is constant", false)?;
+            check_inertia(lower, &inertia, inertia_expr)?;
+            inertia
+        }
+        None => [[lower.arena.zero(); 3]; 3],
+    };
     Ok(Body { name, mass, centre, velocity, speed2, rotation: Some(rotation), inertia: Some(inertia) })
 }
 

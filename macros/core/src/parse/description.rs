@@ -193,19 +193,25 @@ impl Place<'_> {
         Ok(values)
     }
 
-    /// A link's inertia `[ixx, ixy, ixz, iyy, iyz, izz]` (about its centre) as read: as written
-    /// where a rigid body has it ([`inertia_defect`]); otherwise, with `inertias = balance`, the
-    /// isotropic inertia of the same trace, (tr/3) 1 — MuJoCo's `balanceinertia`, which sets the
-    /// principal moments to their mean: a rigid body's for any positive trace (a thin rod's zero
-    /// moment, a printed tensor against the triangle inequality or with a negative principal
-    /// moment), the same in every axes — and an error without it, or where the trace is not
-    /// positive. The error is on `node`.
-    pub(super) fn inertia(&self, node: roxmltree::Node, i: [f64; 6]) -> syn::Result<[f64; 6]> {
-        let Some(why) = inertia_defect(i) else { return Ok(i) };
+    /// The inertia `[ixx, ixy, ixz, iyy, iyz, izz]` (about its centre) of a link of mass `mass`
+    /// as read: `None` for a point mass (every entry zero, or no larger than m · (10⁻⁹ m)² — a
+    /// radius of gyration below a nanometre, a CAD export's rounding noise: iCub's
+    /// `ixz="2.40741e-35"` and `ixz="1.35525e-20"` beside five zeros, 10⁻¹⁶ of a link's m L² at a
+    /// tenth of a metre); as written where a rigid body has it ([`inertia_defect`]); otherwise,
+    /// with `inertias = balance`, the isotropic inertia of the same trace, (tr/3) 1 — MuJoCo's
+    /// `balanceinertia`, which sets the principal moments to their mean: a rigid body's for any
+    /// positive trace (a thin rod's zero moment, a printed tensor against the triangle inequality
+    /// or with a negative principal moment), the same in every axes — and an error without it, or
+    /// where the trace is not positive. The error is on `node`.
+    pub(super) fn inertia(&self, node: roxmltree::Node, mass: f64, i: [f64; 6]) -> syn::Result<Option<[f64; 6]>> {
+        if i.iter().all(|c| c.abs() <= mass * 1e-18) {
+            return Ok(None);
+        }
+        let Some(why) = inertia_defect(i) else { return Ok(Some(i)) };
         let trace = i[0] + i[3] + i[5];
         if self.balance_inertias && trace > 0.0 {
             let mean = trace / 3.0;
-            return Ok([mean, 0.0, 0.0, mean, 0.0, mean]);
+            return Ok(Some([mean, 0.0, 0.0, mean, 0.0, mean]));
         }
         Err(self.error(
             node,
@@ -279,14 +285,6 @@ pub(super) fn rotation(rpy: [f64; 3], place: &Place) -> Option<TokenStream> {
     }
     let [r, p, y] = rpy.map(|a| angle(a, place.round_angles, span));
     Some(quote_spanned!(span=> rpy(#r, #p, #y)))
-}
-
-/// Whether a link of mass `mass` with the inertia `[ixx, ixy, ixz, iyy, iyz, izz]` about its centre
-/// is a point mass: every entry zero, or no larger than m · (10⁻⁹ m)² — a radius of gyration below
-/// a nanometre, a CAD export's rounding noise (iCub's `ixz="2.40741e-35"` and `ixz="1.35525e-20"`
-/// beside five zeros), 10⁻¹⁶ of a link's m L² at a tenth of a metre.
-pub(super) fn point_mass(mass: f64, i: [f64; 6]) -> bool {
-    i.iter().all(|c| c.abs() <= mass * 1e-18)
 }
 
 /// Why the inertia `[ixx, ixy, ixz, iyy, iyz, izz]` is no rigid body's, if it is not: positive

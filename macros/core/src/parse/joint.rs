@@ -24,12 +24,13 @@
 //! axis ±e_k is written C · axis_angle(axis, j ± c), the same rotation (the UR5's
 //! `rpy="0 1.57079632679 0"` before a joint about y: its turn behind a constant part, where the
 //! angle printed short would have left a full rotation in every product; see `folded_turn`). A
-//! fixed joint has no coordinate: its child's body moves rigidly with the parent's, and the recursive dynamics sums both into one link (a
-//! composite inertia). The link's body, where `mass` is given, is
-//! `body(name = b, mass = m, centre = b_origin + b · c, frame = b, inertia = I)` with c and I in
-//! the link's axes — without `inertia`, a point mass at that centre carried by the frame b (a
-//! file's link whose inertia is zero: the body with I = 0); `damping = d` adds the viscous force −d q̇ on the coordinate, and `limits` the
-//! impacts `j_lower`, `j_upper` of Newton's law with coefficient `restitution`. A floating or ball
+//! fixed joint has no coordinate: its child's body moves rigidly with the parent's, and the
+//! recursive dynamics sums both into one link (a composite inertia). The link's body, where `mass`
+//! is given, is `body(name = b, mass = m, centre = b_origin + b · c, frame = b, inertia = I)` with c
+//! and I in the link's axes — without `inertia`, a point mass at that centre carried by the frame b
+//! (a file's link whose inertia is zero: the body with I = 0); `damping = d` adds the viscous force
+//! −d q̇ on the coordinate, and `limits` the impacts `j_lower`, `j_upper` of Newton's law with
+//! coefficient `restitution`. A floating or ball
 //! joint's `j_q` is an orientation (a unit quaternion in the state). An MJCF joint turns about an
 //! axis through its anchor c (its `pos`, in the link's axes): its origin moves by R · (c − T c),
 //! T the joint's turn.
@@ -248,10 +249,7 @@ fn joint_axis(j: &JointDecl, kind: JointKind) -> syn::Result<TokenStream> {
 /// full rotation.
 fn folded_turn(rotation: &Expr, axis: &Expr, q: &Ident) -> Option<(Option<TokenStream>, TokenStream)> {
     let span = q.span();
-    let Expr::Array(a) = unwrapped(axis) else { return None };
-    let components: Vec<f64> = a.elems.iter().map(literal).collect::<Option<_>>()?;
-    let k = (0..3)
-        .find(|&k| components.len() == 3 && components[k].abs() == 1.0 && (0..3).all(|i| i == k || components[i] == 0.0))?;
+    let (k, direction) = coordinate_axis(axis)?;
     let mut factors = Vec::new();
     rotation_factors(rotation, &mut factors);
     let mut angle = quote_spanned!(span=> #q);
@@ -266,11 +264,8 @@ fn folded_turn(rotation: &Expr, axis: &Expr, q: &Ident) -> Option<(Option<TokenS
             break;
         }
         // R_k(s t) · R_k(σ q) = R_k(σ (q + σ s t)).
-        angle = if sign * components[k] > 0.0 {
-            quote_spanned!(span=> (#angle + (#t)))
-        } else {
-            quote_spanned!(span=> (#angle - (#t)))
-        };
+        angle =
+            if sign * direction > 0.0 { quote_spanned!(span=> (#angle + (#t))) } else { quote_spanned!(span=> (#angle - (#t))) };
         moved = true;
         factors.pop();
     }
@@ -321,23 +316,23 @@ fn rotation_factors(e: &Expr, out: &mut Vec<Factor>) {
                     Factor::Turn(1, 1.0, (*p).clone()),
                     Factor::Turn(0, 1.0, (*r).clone()),
                 ]),
-                (Some("axis_angle"), [a, t]) => {
-                    let unit = match unwrapped(a) {
-                        Expr::Array(a) if a.elems.len() == 3 => a.elems.iter().map(literal).collect::<Option<Vec<f64>>>(),
-                        _ => None,
-                    };
-                    let k =
-                        unit.as_ref().and_then(|c| (0..3).find(|&k| c[k].abs() == 1.0 && (0..3).all(|i| i == k || c[i] == 0.0)));
-                    match (k, unit) {
-                        (Some(k), Some(c)) => out.push(Factor::Turn(k, c[k], (*t).clone())),
-                        _ => out.push(Factor::Other(e.clone())),
-                    }
-                }
+                (Some("axis_angle"), [a, t]) => match coordinate_axis(a) {
+                    Some((k, direction)) => out.push(Factor::Turn(k, direction, (*t).clone())),
+                    None => out.push(Factor::Other(e.clone())),
+                },
                 _ => out.push(Factor::Other(e.clone())),
             }
         }
         _ => out.push(Factor::Other(e.clone())),
     }
+}
+
+/// The axis ±e_k that `e` writes as a literal array (`[0, -1, 0]`): k and the sign.
+fn coordinate_axis(e: &Expr) -> Option<(usize, f64)> {
+    let Expr::Array(a) = unwrapped(e) else { return None };
+    let c: Vec<f64> = a.elems.iter().map(literal).collect::<Option<_>>()?;
+    let k = (0..3).find(|&k| c.len() == 3 && c[k].abs() == 1.0 && (0..3).all(|i| i == k || c[i] == 0.0))?;
+    Some((k, c[k]))
 }
 
 /// `e` without parentheses and invisible groups.

@@ -31,7 +31,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote_spanned;
 use syn::{Ident, LitStr};
 
-use super::description::{Asked, LimitsRead, Place, angle, drive_joints, number, point_mass, vector, with_root};
+use super::description::{Asked, LimitsRead, Place, angle, drive_joints, number, vector, with_root};
 use super::{JointDecl, RawModel};
 
 /// Degrees or radians, and how to read an orientation.
@@ -322,11 +322,7 @@ fn mjcf_inertial(place: &Place, body: roxmltree::Node, decl: &mut JointDecl, uni
     }
     decl.mass = Some(syn::parse2(number(mass, span))?);
     decl.centre = Some(syn::parse2(vector(place.numbers(inertial, "pos", [0.0; 3])?, span))?);
-    // No inertia (all zero, or below a nanometre's radius of gyration): a point mass at `pos`.
-    if point_mass(mass, i) {
-        return Ok(());
-    }
-    let i = place.inertia(inertial, i)?;
+    let Some(i) = place.inertia(inertial, mass, i)? else { return Ok(()) };
     let [a, b, c, d, e, f] = i.map(|v| number(v, span));
     let matrix = quote_spanned!(span=> [[#a, #b, #c], [#b, #d, #e], [#c, #e, #f]]);
     let inertia = match orientation(place, inertial, units)? {

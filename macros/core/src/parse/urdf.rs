@@ -3,12 +3,14 @@
 //!
 //! What is read, per `<joint>`: `name` (the coordinate), `type` (`revolute`, `continuous`,
 //! `prismatic`, `fixed`, `floating`, and `planar` with its normal along z), `<parent link>`,
-//! `<child link>`, `<origin xyz rpy>`, `<axis xyz>` (normalised; URDF's default x), `<dynamics damping>` (a viscous force) and `<mimic joint
-//! multiplier offset>` (the constraint q = m q_joint + o; on a fixed joint, which has no coordinate, none); per `<link>`, `<inertial>` with its
+//! `<child link>`, `<origin xyz rpy>`, `<axis xyz>` (normalised; URDF's default x), `<dynamics
+//! damping>` (a viscous force) and `<mimic joint multiplier offset>` (the constraint q = m q_joint +
+//! o; on a fixed joint, which has no coordinate, none); per `<link>`, `<inertial>` with its
 //! `<origin xyz rpy>`, `<mass value>` and `<inertia ixx ixy ixz iyy iyz izz>` (about the centre,
-//! in the axes `rpy` turns the link's into; a mass whose six inertia entries are zero — or below an
-//! nanometre's radius of gyration, a CAD export's noise — is a point mass at the centre). The root link (the one no joint moves) is the ground:
-//! its name is the identity frame, and its body, which does not move, adds nothing.
+//! in the axes `rpy` turns the link's into; a mass whose six inertia entries are zero — or below a
+//! nanometre's radius of gyration, a CAD export's noise — is a point mass at the centre). The root
+//! link (the one no joint moves) is the ground: its name is the identity frame, and its body, which
+//! does not move, adds nothing.
 //!
 //! With `urdf(path = "...", limits = e)`, each revolute and prismatic joint's `<limit lower upper>`
 //! is two impacts of restitution e at its ends (`joint(..., limits = [lower, upper], restitution =
@@ -34,7 +36,7 @@
 use quote::quote_spanned;
 use syn::{Ident, LitStr};
 
-use super::description::{Asked, LimitsRead, Place, drive_joints, number, point_mass, rotation, vector, with_root};
+use super::description::{Asked, LimitsRead, Place, drive_joints, number, rotation, vector, with_root};
 use super::{Binding, ConstraintDecl, DefineKind, JointDecl, RawModel};
 
 impl RawModel {
@@ -316,12 +318,7 @@ fn link_body(place: &Place, link: roxmltree::Node, decl: &mut JointDecl) -> syn:
     };
     decl.mass = Some(syn::parse2(number(mass, span))?);
     decl.centre = Some(syn::parse2(vector(xyz, span))?);
-    // A mass without an inertia (all six zero, or below a nanometre's radius of gyration): a
-    // point mass at the centre.
-    if point_mass(mass, i) {
-        return Ok(());
-    }
-    let i = place.inertia(inertia_node.unwrap_or(inertial), i)?;
+    let Some(i) = place.inertia(inertia_node.unwrap_or(inertial), mass, i)? else { return Ok(()) };
     let [a, b, c, d, e, f] = i.map(|v| number(v, span));
     let matrix = quote_spanned!(span=> [[#a, #b, #c], [#b, #d, #e], [#c, #e, #f]]);
     let inertia = match rotation(rpy, place) {

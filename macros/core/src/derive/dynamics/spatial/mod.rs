@@ -242,26 +242,12 @@ const ZEROS: usize = 6;
 
 /// The one argument of the sines and cosines in `a` that hold `q` (`q` itself where none do).
 fn turn_angle(arena: &Arena, a: &Mat3, q: Expr) -> Option<Expr> {
-    let mut seen = rustc_hash::FxHashSet::default();
-    let mut stack: Vec<Expr> = a.iter().flatten().copied().collect();
-    let mut angle = None;
-    while let Some(e) = stack.pop() {
-        if !seen.insert(e) {
-            continue;
-        }
-        match arena.node(e) {
-            symbolic::Node::Call(symbolic::Func::Sin | symbolic::Func::Cos, args)
-                if args.len() == 1 && arena.free_symbols(args[0]).contains(&q) =>
-            {
-                if angle.is_some_and(|x| x != args[0]) {
-                    return None;
-                }
-                angle = Some(args[0]);
-            }
-            node => node.for_each_child(|x| stack.push(x)),
-        }
+    let args = arena.sine_cosine_arguments(a.as_flattened());
+    match args.iter().filter(|&&x| arena.free_symbols(x).contains(&q)).collect::<Vec<_>>()[..] {
+        [] => Some(q),
+        [&angle] => Some(angle),
+        _ => None,
     }
-    Some(angle.unwrap_or(q))
 }
 
 impl Turn {

@@ -211,29 +211,11 @@ impl Units {
             syms.q[..self.ordinary].iter().enumerate().map(|(j, &q)| (q, j)).collect();
         // Per coordinate: unseen, one angle, or several (`None`).
         let mut angle: Vec<Option<Option<Expr>>> = vec![None; self.ordinary];
-        let mut seen = FxHashSet::default();
-        let mut stack: Vec<Expr> = poses.to_vec();
-        while let Some(e) = stack.pop() {
-            if !seen.insert(e) {
-                continue;
-            }
-            match arena.node(e) {
-                symbolic::Node::Call(symbolic::Func::Sin | symbolic::Func::Cos, args) if args.len() == 1 => {
-                    let arg = args[0];
-                    let coordinates: Vec<usize> = arena.free_symbols(arg).iter().filter_map(|s| index.get(s).copied()).collect();
-                    match coordinates.as_slice() {
-                        [j] => {
-                            angle[*j] = match angle[*j] {
-                                None => Some(Some(arg)),
-                                Some(Some(a)) if a == arg => Some(Some(a)),
-                                _ => Some(None),
-                            }
-                        }
-                        several => several.iter().for_each(|&j| angle[j] = Some(None)),
-                    }
-                    stack.push(arg);
-                }
-                node => node.for_each_child(|x| stack.push(x)),
+        for arg in arena.sine_cosine_arguments(poses) {
+            let coordinates: Vec<usize> = arena.free_symbols(arg).iter().filter_map(|s| index.get(s).copied()).collect();
+            match coordinates.as_slice() {
+                [j] => angle[*j] = if angle[*j].is_none() { Some(Some(arg)) } else { Some(None) },
+                several => several.iter().for_each(|&j| angle[j] = Some(None)),
             }
         }
         for (j, angle) in angle.into_iter().enumerate() {
