@@ -20,8 +20,9 @@ translation (x, y, z) and quaternion (routh's w first, any norm: its rotation is
 Pinocchio's (x, y, z, qx, qy, qz, qw) normalised, routh's rates ẋ in the parent's axes as
 Pinocchio's body-frame v = Rᵀ ẋ, the body angular velocity ω as it is — and Pinocchio's
 acceleration v̇ back as ẍ = R (v̇ + ω × v). A robot whose file has no floating joint (a quadruped's
-URDF usually) is given one with `--floating`: a copy whose root link hangs from a new world link on
-a floating joint `root`.
+URDF usually) is given one with `--floating`: routh reads the file with `urdf(path = ...,
+root = floating)`, Pinocchio a copy whose root link hangs from a new world link on a floating joint
+`root`.
 
     pip install pin cmeel-eigen example-robot-data   # Pinocchio, Eigen's headers, robots
     python3 scripts/compare_urdf.py                      # the Panda, the UR5, Solo-12 and A1 (floating), and the test quadruped
@@ -76,14 +77,20 @@ def default_robots():
     return [
         robots / "panda_description" / "urdf" / "panda.urdf",
         robots / "ur_description" / "urdf" / "ur5_robot.urdf",
-        floating(robots / "solo_description" / "robots" / "solo12.urdf"),
-        floating(robots / "a1_description" / "urdf" / "a1.urdf"),
+        floating(comparable(robots / "solo_description" / "robots" / "solo12.urdf")),
+        floating(comparable(robots / "a1_description" / "urdf" / "a1.urdf")),
         REPO / "tests" / "robots" / "quadruped.urdf",
     ]
 
 
+# Each floating copy (Pinocchio's file) by the file it was made from, which routh reads with
+# `root = floating` (the same joint `root`, added by routh's reader).
+ROOTED = {}
+
+
 def floating(urdf):
-    """A copy of `urdf` whose root link hangs from a new link `world` on a floating joint `root`."""
+    """A copy of `urdf` whose root link hangs from a new link `world` on a floating joint `root`,
+    for Pinocchio; routh reads `urdf` itself with `root = floating`."""
     import xml.etree.ElementTree as ET
 
     tree = ET.parse(urdf)
@@ -99,6 +106,7 @@ def floating(urdf):
     WORK.mkdir(parents=True, exist_ok=True)
     copy = WORK / (Path(urdf).stem + "_floating.urdf")
     tree.write(copy)
+    ROOTED[str(copy.resolve())] = Path(urdf).resolve()
     return copy
 
 
@@ -193,6 +201,9 @@ def urdf_item(urdf, inputs=False):
     """The model's `urdf(...)` item for `urdf`, with a torque on each joint (`inputs`) and the
     angles rounded as asked."""
     extra = (", inputs = u" if inputs else "") + (f", round_angles = {ROUND}" if ROUND else "")
+    original = ROOTED.get(str(Path(urdf).resolve()))
+    if original is not None:
+        return f'urdf(path = "{original}", root = floating{extra})'
     return f'urdf(path = "{urdf}"{extra})'
 
 
@@ -556,7 +567,7 @@ def main():
     args = sys.argv[1:]
     wrap = "--floating" in args
     args = [a for a in args if a not in ("--floating", "--native") and not a.startswith(("--round-angles=", "--repeat=", "--target-cpu="))]
-    robots = [comparable(floating(a) if wrap else a) for a in args] or [comparable(r) for r in default_robots()]
+    robots = [floating(comparable(a)) if wrap else comparable(a) for a in args] or [comparable(r) for r in default_robots()]
     exe = pinocchio_binary()
     print()
     print("| robot | n | routh dynamics | max |Δq̈| / max |q̈| | routh field per call | Pinocchio ABA per call | routh / Pinocchio | build, peak memory |")

@@ -20,6 +20,22 @@ pub struct Quadruped {
     pub g: f64,
 }
 
+/// The same quadruped from its file as legged robots' are written (`quadruped_trunk.urdf`: the
+/// trunk the root link, no world link and no floating joint), moved freely when asked.
+#[derive(Mechanics)]
+#[mechanics(urdf(path = "tests/robots/quadruped_trunk.urdf", root = floating), gravity = [0, 0, -g])]
+pub struct TrunkQuadruped {
+    pub g: f64,
+}
+
+/// A quadrotor's frame from its file of one link and no joint, moved freely when asked: a free
+/// body whose centre is off the link's origin, its axes of inertia turned from the link's.
+#[derive(Mechanics)]
+#[mechanics(urdf(path = "tests/robots/quadrotor.urdf", root = floating), gravity = [0, 0, -g])]
+pub struct Quadrotor {
+    pub g: f64,
+}
+
 /// The same with its field Jacobian (and so `linearize_tangent`), without inputs.
 #[derive(Mechanics)]
 #[mechanics(urdf = "tests/robots/quadruped.urdf", gravity = [0, 0, -g], jacobian)]
@@ -103,6 +119,82 @@ fn a_quadruped_from_its_urdf_is_the_quadruped_written_by_hand() {
         assert_near!(file.mass_matrix(0.0, &x), hand.mass_matrix(0.0, &x), 1e-12);
         let (e, eh) = (file.energy(0.0, &x), hand.energy(0.0, &x));
         assert!((e - eh).abs() < 1e-12 * (1.0 + eh.abs()), "{e} against {eh}");
+    }
+}
+
+#[test]
+fn a_legged_robots_file_without_a_base_joint_floats_when_asked() {
+    // `root = floating` adds the joint `root` above the trunk: the file with its own floating
+    // joint `base` from a world link, whose origin is 0.3 above the world's, is the same robot with
+    // root = base + (0, 0, 0.3).
+    let names: Vec<String> = Quadruped::STATE_NAMES.iter().map(|n| n.replacen("base", "root", 1)).collect();
+    assert_eq!(TrunkQuadruped::STATE_NAMES, names.as_slice());
+    assert_eq!(TrunkQuadruped::DYNAMICS, "recursive");
+    let z = Quadruped::STATE_NAMES.iter().position(|n| *n == "base_z").unwrap();
+    let (file, trunk) = (Quadruped { g: 9.81 }, TrunkQuadruped { g: 9.81 });
+    let mut rng = Rng::new(47);
+    for _ in 0..10 {
+        let q = [(); 19].map(|_| rng.uniform(-1.0, 1.0));
+        let v = [(); 18].map(|_| rng.uniform(-2.0, 2.0));
+        let mut lifted = q;
+        lifted[z] += 0.3;
+        let (x, y) = (file.state(q, v), trunk.state(lifted, v));
+        let (a, b) = (trunk.accelerations(0.0, &y).unwrap(), file.accelerations(0.0, &x).unwrap());
+        assert!((a - b).amax() < 1e-12 * (1.0 + b.amax()), "{a} against {b}");
+        assert_near!(trunk.mass_matrix(0.0, &y), file.mass_matrix(0.0, &x), 1e-12);
+        let (e, ef) = (trunk.energy(0.0, &y), file.energy(0.0, &x));
+        assert!((e - ef).abs() < 1e-12 * (1.0 + ef.abs()), "{e} against {ef}");
+    }
+}
+
+#[test]
+fn a_single_link_file_floats_as_a_free_body() {
+    // Newton and Euler about the centre c (in the link's axes, off its origin o): p = o + R c falls
+    // at g, I_c ω̇ + ω × I_c ω = 0 in the link's axes (I_c the file's inertia turned by its
+    // inertial rpy), so that ö = g − R (ω̇ × c + ω × (ω × c)).
+    use routh::nalgebra::{Matrix3, Quaternion, Rotation3, UnitQuaternion, Vector3};
+    assert_eq!(
+        Quadrotor::STATE_NAMES,
+        [
+            "root_x",
+            "root_y",
+            "root_z",
+            "root_q_w",
+            "root_q_x",
+            "root_q_y",
+            "root_q_z",
+            "dot(root_x)",
+            "dot(root_y)",
+            "dot(root_z)",
+            "omega1(root_q)",
+            "omega2(root_q)",
+            "omega3(root_q)"
+        ]
+    );
+    let (m, g) = (1.477, 9.81);
+    let c = Vector3::new(0.02, -0.01, 0.03);
+    let turn = Rotation3::from_euler_angles(0.1, 0.2, -0.3);
+    let i_c = turn * Matrix3::new(0.01152, 0.0004, -0.0002, 0.0004, 0.01252, 0.0001, -0.0002, 0.0001, 0.0218) * turn.transpose();
+    let robot = Quadrotor { g };
+    let mut rng = Rng::new(53);
+    for _ in 0..10 {
+        let q: [f64; 7] = std::array::from_fn(|_| rng.uniform(-1.0, 1.0));
+        let v: [f64; 6] = std::array::from_fn(|_| rng.uniform(-3.0, 3.0));
+        let x = robot.state(q, v);
+        let r = UnitQuaternion::from_quaternion(Quaternion::new(q[3], q[4], q[5], q[6]));
+        let w = Vector3::new(v[3], v[4], v[5]);
+        let dw = i_c.try_inverse().unwrap() * -w.cross(&(i_c * w));
+        let ddo = Vector3::new(0.0, 0.0, -g) - r * (dw.cross(&c) + w.cross(&w.cross(&c)));
+        let a = robot.accelerations(0.0, &x).unwrap();
+        let expected = [ddo[0], ddo[1], ddo[2], dw[0], dw[1], dw[2]];
+        for k in 0..6 {
+            assert!((a[k] - expected[k]).abs() < 1e-12 * (1.0 + ddo.amax()), "{k}: {a} against {expected:?}");
+        }
+        // E = ½ m |ṗ|² + ½ ωᵀ I_c ω + m g p_z.
+        let p = Vector3::new(q[0], q[1], q[2]) + r * c;
+        let dp = Vector3::new(v[0], v[1], v[2]) + r * w.cross(&c);
+        let e = 0.5 * m * dp.norm_squared() + 0.5 * w.dot(&(i_c * w)) + m * g * p[2];
+        assert!((robot.energy(0.0, &x) - e).abs() < 1e-12 * (1.0 + e.abs()));
     }
 }
 

@@ -408,6 +408,43 @@ fn floating_and_planar_joints_are_their_coordinates_written_by_hand() {
     assert!((f_y + 2.3 * 9.81).abs() < 1e-12, "{f_y}");
 }
 
+/// A puck with a pendulum from its file (`tests/robots/puck.urdf`: the puck the root link, no joint
+/// moving it), slid and turned in the x–y plane when asked, gravity along −y.
+#[derive(Mechanics)]
+#[mechanics(urdf(path = "tests/robots/puck.urdf", root = planar), gravity = [0, -g, 0])]
+pub struct FilePuck {
+    pub g: f64,
+}
+
+/// The same by hand.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(root_x, root_y, root, swing),
+    frame(d = rot_z(root), b = d * rot_z(swing)),
+    point(o = [root_x, root_y, 0]),
+    body(name = disc, mass = 2, centre = o + d * [0.05, 0, 0], frame = d, inertia = diag(0.01, 0.01, 0.02)),
+    body(name = bob, mass = 0.3, centre = o + d * [0.1, 0, 0] + b * [0, -0.4, 0], frame = b, inertia = diag(0.002, 0.0001, 0.002)),
+    gravity = [0, -g, 0],
+    dynamics = dense,
+)]
+pub struct PuckByHand {
+    pub g: f64,
+}
+
+#[test]
+fn a_planar_robots_file_slides_and_turns_in_the_plane_when_asked() {
+    assert_eq!(FilePuck::COORDINATES, PuckByHand::COORDINATES);
+    let (file, hand) = (FilePuck { g: 9.81 }, PuckByHand { g: 9.81 });
+    let mut rng = Rng::new(29);
+    for _ in 0..10 {
+        let x = rng.vector::<8>(-1.5, 1.5);
+        assert_near!(file.accelerations(0.0, &x).unwrap(), hand.accelerations(0.0, &x).unwrap(), 1e-12);
+        assert_near!(file.mass_matrix(0.0, &x), hand.mass_matrix(0.0, &x), 1e-12);
+        let (e, eh) = (file.energy(0.0, &x), hand.energy(0.0, &x));
+        assert!((e - eh).abs() < 1e-12 * (1.0 + eh.abs()), "{e} against {eh}");
+    }
+}
+
 /// A rod on a hinge between stops at ±0.5 rad, from its URDF with the limits asked for.
 #[derive(Mechanics)]
 #[mechanics(urdf(path = "tests/robots/hinge.urdf", limits = e), gravity = [0, 0, -g])]

@@ -14,14 +14,18 @@ use crate::diagnostics::unknown;
 /// `urdf = "path"` or `urdf(path = "path", limits = e)` (and `mjcf` likewise) after the keyword:
 /// the path and the restitution of the limits, if asked for.
 pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(LitStr, Asked)> {
+    let urdf = keyword == "urdf";
     let hint = format!(
         "expected `{keyword} = \"path/to/robot.{ext}\"` (relative to the crate's manifest directory), or \
-         `{keyword}(path = \"...\", limits = e, inputs = u, round_angles = 1e-9, friction = ignore, inertias = balance)` \
-         for the joints' position limits as impacts of restitution e, an input `u_<joint>` driving each revolute and \
-         prismatic joint, the file's angles within 1e-9 rad of a multiple of π/4 or π/6 read as that multiple, the \
-         joints' dry (Coulomb) friction left out of the model, and each inertia no rigid body has read as the \
-         isotropic one of its trace",
-        ext = if keyword == "urdf" { "urdf" } else { "xml" }
+         `{keyword}(path = \"...\", limits = e, inputs = u, round_angles = 1e-9, friction = ignore, inertias = balance\
+         {root_key})` for the joints' position limits as impacts of restitution e, an input `u_<joint>` driving each \
+         revolute and prismatic joint, the file's angles within 1e-9 rad of a multiple of π/4 or π/6 read as that \
+         multiple, the joints' dry (Coulomb) friction left out of the model, {and}each inertia no rigid body has read as \
+         the isotropic one of its trace{root_what}",
+        ext = if urdf { "urdf" } else { "xml" },
+        root_key = if urdf { ", root = floating" } else { "" },
+        and = if urdf { "" } else { "and " },
+        root_what = if urdf { ", and the root link moving freely on a joint `root`" } else { "" },
     );
     let hint = hint.as_str();
     if !input.peek(syn::token::Paren) {
@@ -62,12 +66,33 @@ pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(Li
                 }
                 asked.balance_inertias = true;
             }
-            "path" | "limits" | "inputs" | "round_angles" | "friction" | "inertias" => {
+            "root" if asked.root.is_none() => {
+                let value: Ident = content.parse()?;
+                asked.root = match value.to_string().as_str() {
+                    "floating" | "planar" | "fixed" => Some(value),
+                    _ => {
+                        return Err(syn::Error::new(
+                            value.span(),
+                            "`root = floating` moves the root link freely on a joint `root` (coordinates `root_x`, \
+                             `root_y`, `root_z` and the orientation `root_q`), `root = planar` in the world's x–y plane \
+                             (`root_x`, `root_y` and the angle `root`); `root = fixed`, as without it, keeps the root \
+                             link as the ground",
+                        ));
+                    }
+                };
+                if !urdf {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        "`root` is a URDF file's: an MJCF body moves freely with its own `<freejoint/>`",
+                    ));
+                }
+            }
+            "path" | "limits" | "inputs" | "round_angles" | "friction" | "inertias" | "root" => {
                 return Err(syn::Error::new(key.span(), format!("`{key}` is given twice")));
             }
             other => {
                 let what = format!("unknown key `{other}` in `{keyword}(...)`");
-                let keys = ["path", "limits", "inputs", "round_angles", "friction", "inertias"];
+                let keys = ["path", "limits", "inputs", "round_angles", "friction", "inertias", "root"];
                 return Err(unknown(key.span(), what, other, &keys, hint));
             }
         }
@@ -128,6 +153,9 @@ pub struct Asked {
     pub ignore_friction: bool,
     /// `inertias = balance`: each inertia no rigid body has read as the isotropic one of its trace.
     pub balance_inertias: bool,
+    /// `root = floating`, `root = planar` (a URDF's): the kind of a joint `root` moving the root
+    /// link from the ground, which is otherwise (and with `root = fixed`) the root link itself.
+    pub root: Option<Ident>,
 }
 
 /// Each revolute, continuous and prismatic joint of `joints` driven by its input, where inputs are

@@ -10,7 +10,9 @@
 //! in the axes `rpy` turns the link's into; a mass whose six inertia entries are zero — or below a
 //! nanometre's radius of gyration, a CAD export's noise — is a point mass at the centre). The root
 //! link (the one no joint moves) is the ground: its name is the identity frame, and its body, which
-//! does not move, adds nothing.
+//! does not move, adds nothing — unless the item asks for `root = floating` (or `planar`): then a
+//! joint `root` of that kind moves the root link, with its body, from the ground (a legged robot's
+//! trunk, a drone's frame: Pinocchio's `buildModelFromUrdf(path, JointModelFreeFlyer())`).
 //!
 //! With `urdf(path = "...", limits = e)`, each revolute and prismatic joint's `<limit lower upper>`
 //! is two impacts of restitution e at its ends (`joint(..., limits = [lower, upper], restitution =
@@ -45,15 +47,23 @@ impl RawModel {
     pub(super) fn import_urdf(&mut self, path: &LitStr, asked: &Asked) -> syn::Result<()> {
         let start = self.joints.len();
         let limits = asked.limits.as_ref();
-        let robot = |place: &Place<'_>, robot: roxmltree::Node<'_, '_>| self.urdf_robot(place, robot, limits);
+        let root = asked.root.as_ref().filter(|k| *k != "fixed");
+        let robot = |place: &Place<'_>, robot: roxmltree::Node<'_, '_>| self.urdf_robot(place, robot, limits, root);
         let (tracked, ()) = with_root(path, asked, "robot", "a URDF file's root element is `<robot>`", robot)?;
         self.described.push(tracked);
         drive_joints(&mut self.joints[start..], asked);
         Ok(())
     }
 
-    /// The `<robot>`'s joints and links.
-    fn urdf_robot(&mut self, place: &Place, robot: roxmltree::Node, limits: Option<&syn::Expr>) -> syn::Result<()> {
+    /// The `<robot>`'s joints and links; with `root` (`floating` or `planar`), the root link moved
+    /// from the ground by a joint `root` of that kind.
+    fn urdf_robot(
+        &mut self,
+        place: &Place,
+        robot: roxmltree::Node,
+        limits: Option<&syn::Expr>,
+        root_kind: Option<&Ident>,
+    ) -> syn::Result<()> {
         let span = place.span;
         let links: Vec<roxmltree::Node> = robot.children().filter(|n| n.has_tag_name("link")).collect();
         let joints: Vec<roxmltree::Node> = robot.children().filter(|n| n.has_tag_name("joint")).collect();
@@ -100,7 +110,17 @@ impl RawModel {
         // given `_link` after it.
         let mut taken: rustc_hash::FxHashSet<String> = rustc_hash::FxHashSet::default();
         for j in &joints {
-            taken.insert(place.ident(*j, place.required(*j, "name")?)?.to_string());
+            let name = place.ident(*j, place.required(*j, "name")?)?.to_string();
+            if root_kind.is_some() && name == "root" {
+                return Err(place.error(
+                    *j,
+                    "a joint of the file is named `root`, the name of the joint that `root = ...` adds above the root link",
+                ));
+            }
+            taken.insert(name);
+        }
+        if root_kind.is_some() {
+            taken.insert("root".to_owned());
         }
         let mut idents: rustc_hash::FxHashMap<&str, Ident> = rustc_hash::FxHashMap::default();
         for l in &links {
@@ -118,22 +138,42 @@ impl RawModel {
         let joint_names: rustc_hash::FxHashSet<&str> = joints.iter().filter_map(|j| j.attribute("name")).collect();
         let joint_named = |name: &str| joint_names.contains(name);
         let root_name = root.attribute("name").unwrap_or_default();
+        if root_kind.is_none() && joints.iter().all(|j| j.attribute("type") == Some("fixed")) {
+            return Err(place.error(
+                root,
+                "no joint of the file moves: this root link is the ground and every link is fixed to it; read the \
+                 file with `urdf(path = ..., root = floating)` to move the root link freely (a drone's frame, a legged \
+                 robot's trunk) or `root = planar` to move it in the x–y plane",
+            ));
+        }
         let root_ident = ident_of(root_name);
-        let root_origin = Ident::new(&format!("{root_ident}_origin"), span);
-        self.defines.push(Binding {
-            name: root_ident,
-            value: syn::parse2(quote_spanned!(span=> rot_z(0)))?,
-            kind: DefineKind::Frame,
-            params: Vec::new(),
-        });
-        self.defines.push(Binding {
-            name: root_origin,
-            value: syn::parse2(quote_spanned!(span=> [0, 0, 0]))?,
-            kind: DefineKind::Point,
-            params: Vec::new(),
-        });
+        let ground = match root_kind {
+            // The root link is the ground: the identity frame, its body adding nothing.
+            None => {
+                let root_origin = Ident::new(&format!("{root_ident}_origin"), span);
+                self.defines.push(Binding {
+                    name: root_ident,
+                    value: syn::parse2(quote_spanned!(span=> rot_z(0)))?,
+                    kind: DefineKind::Frame,
+                    params: Vec::new(),
+                });
+                self.defines.push(Binding {
+                    name: root_origin,
+                    value: syn::parse2(quote_spanned!(span=> [0, 0, 0]))?,
+                    kind: DefineKind::Point,
+                    params: Vec::new(),
+                });
+                Some(root_name)
+            }
+            // The root link on a joint `root` from the ground, with its body (Pinocchio's
+            // `buildModelFromUrdf(path, JointModelFreeFlyer())`).
+            Some(kind) => {
+                self.joints.push(root_joint(place, root, kind, root_ident, &joints)?);
+                None
+            }
+        };
         for j in &joints {
-            let mut decl = self.urdf_joint(place, *j, root_name, &link_of, &ident_of, &joint_named)?;
+            let mut decl = self.urdf_joint(place, *j, ground, &link_of, &ident_of, &joint_named)?;
             if let Some(e) = limits {
                 joint_limits(place, *j, &mut decl, e)?;
             }
@@ -143,12 +183,13 @@ impl RawModel {
     }
 
     /// One `<joint>` as a `joint(...)` item (with its child link's body), and its `<mimic>` as a
-    /// constraint.
+    /// constraint; a joint from the link `ground` (the root link, unless it is moved by `root`)
+    /// hangs from the ground.
     fn urdf_joint<'a>(
         &mut self,
         place: &Place,
         j: roxmltree::Node<'a, 'a>,
-        root: &str,
+        ground: Option<&str>,
         link_of: &dyn Fn(&str) -> Option<roxmltree::Node<'a, 'a>>,
         ident_of: &dyn Fn(&str) -> Ident,
         joint_named: &dyn Fn(&str) -> bool,
@@ -171,7 +212,7 @@ impl RawModel {
         let mut decl = JointDecl {
             name: Some(name.clone()),
             kind: Some(kind.clone()),
-            parent: (parent != root).then(|| ident_of(parent)),
+            parent: (Some(parent) != ground).then(|| ident_of(parent)),
             child: Some(ident_of(child)),
             ..JointDecl::new(Ident::new("joint", span))
         };
@@ -262,6 +303,41 @@ impl RawModel {
         link_body(place, child_node, &mut decl)?;
         Ok(decl)
     }
+}
+
+/// The joint `root` of `kind` (`floating` or `planar`) moving the root link `link` (whose model
+/// name is `ident`) from the ground, with the link's body: refused where the link carries no mass
+/// and a joint of the file already moves everything below it so (the file's own floating base
+/// from a `world` link: two such joints in a row leave M singular).
+fn root_joint(
+    place: &Place,
+    link: roxmltree::Node,
+    kind: &Ident,
+    ident: Ident,
+    joints: &[roxmltree::Node],
+) -> syn::Result<JointDecl> {
+    let span = place.span;
+    let mut decl = JointDecl {
+        name: Some(Ident::new("root", span)),
+        kind: Some(Ident::new(&kind.to_string(), span)),
+        parent: None,
+        child: Some(ident),
+        ..JointDecl::new(Ident::new("joint", span))
+    };
+    link_body(place, link, &mut decl)?;
+    let name = link.attribute("name").unwrap_or_default();
+    let from_root = |j: &&roxmltree::Node| place.child(**j, "parent").and_then(|p| p.attribute("link")) == Some(name);
+    let free = joints.iter().filter(from_root).find(|j| matches!(j.attribute("type"), Some("floating" | "planar")));
+    if let (None, Some(j)) = (&decl.mass, free) {
+        return Err(place.error(
+            *j,
+            format!(
+                "the root link `{name}` carries no mass and this joint already moves the robot from it: the file \
+                 has its own free base; read it without `root = {kind}`"
+            ),
+        ));
+    }
+    Ok(decl)
 }
 
 /// A revolute or prismatic joint's `<limit lower upper>` as its limits, with the restitution `e`
