@@ -621,6 +621,11 @@ fn a_files_dry_friction_is_left_out_when_asked() {
         assert_eq!(b.field(0.0, &x).unwrap(), a.field(0.0, &x).unwrap());
         assert_eq!(b.mass_matrix(0.0, &x), a.mass_matrix(0.0, &x));
     }
+    // Kept as constants for a controller's compensation, by joint as the file gives them; the
+    // file's limits beside them as in the frictionless file.
+    assert_eq!(Arm6Friction::FRICTION, [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]);
+    assert_eq!(Arm6Friction::EFFORT_LIMITS, Arm6::EFFORT_LIMITS);
+    assert_eq!(Arm6::FRICTION, [0.0; 6]);
 }
 
 /// A double pendulum of point masses from its URDF (`tests/robots/point_masses.urdf`): links whose
@@ -762,6 +767,31 @@ fn a_six_joint_arm_from_its_mjcf_is_the_arm_from_its_urdf() {
         let (em, eu) = (dm.energy(0.0, &x), du.energy(0.0, &x));
         assert!((em - eu).abs() < 1e-12 * (1.0 + eu.abs()), "energy {em} vs {eu}");
     }
+}
+
+/// The MJCF arm with dry friction on three joints (`tests/robots/arm6_friction.xml`), read with
+/// `friction = ignore`.
+#[derive(Mechanics)]
+#[mechanics(mjcf(path = "tests/robots/arm6_friction.xml", inputs = u, friction = ignore), gravity = [0, 0, -g])]
+pub struct Arm6MjcfFriction {
+    pub g: f64,
+}
+
+#[test]
+fn an_mjcf_files_dry_friction_is_left_out_when_asked_and_kept_as_constants() {
+    let (frictionless, ignored) = (Arm6Mjcf { g: 9.81 }, Arm6MjcfFriction { g: 9.81 });
+    let mut rng = Rng::new(31);
+    for _ in 0..10 {
+        let x = rng.vector::<12>(-2.0, 2.0);
+        let u = [(); 6].map(|_| rng.uniform(-5.0, 5.0));
+        let (a, b) = (frictionless.driven(u), ignored.driven(u));
+        assert_eq!(b.field(0.0, &x).unwrap(), a.field(0.0, &x).unwrap());
+        assert_eq!(b.mass_matrix(0.0, &x), a.mass_matrix(0.0, &x));
+    }
+    // A joint with friction and no range, as one with both.
+    assert_eq!(Arm6MjcfFriction::FRICTION, [0.7, 0.0, 0.25, 0.0, 0.0, 0.05]);
+    assert_eq!(Arm6MjcfFriction::POSITION_LIMITS, Arm6Mjcf::POSITION_LIMITS);
+    assert_eq!(Arm6Mjcf::FRICTION, [0.0; 6]);
 }
 
 /// The MJCF arm with its quarter turns printed short (`tests/robots/arm6_printed.xml`: a quaternion,

@@ -922,17 +922,19 @@ pub fn energy_derivatives(model: &View<'_>, energy: &crate::derive::euler_lagran
 
 /// The joints' limits a description file gives, as constants of the model indexed by velocity
 /// (an ordinary coordinate's velocity has its index): `POSITION_LIMITS` ([lower, upper]),
-/// `EFFORT_LIMITS` and `VELOCITY_LIMITS`, unbounded where the file gives none; nothing for a model
-/// whose files give no limits.
+/// `EFFORT_LIMITS` and `VELOCITY_LIMITS`, unbounded where the file gives none, and `FRICTION`, its
+/// dry friction (zero where none); nothing for a model whose files give no limits and no friction.
 pub fn limits(name: &syn::Ident, model: &View<'_>, limits: &[crate::parse::LimitsRead]) -> TokenStream {
     if limits.is_empty() {
         return TokenStream::new();
     }
     let n = model.dof();
     let (mut position, mut effort, mut velocity) = (vec![None; n], vec![None; n], vec![None; n]);
+    let mut friction = vec![0.0_f64; n];
     for l in limits {
         let Some(i) = model.coordinates.iter().position(|c| *c == l.coordinate).filter(|&i| i < n) else { continue };
         (position[i], effort[i], velocity[i]) = (l.position, l.effort, l.velocity);
+        friction[i] = l.friction.unwrap_or(0.0);
     }
     let bound = |v: Option<f64>| v.map_or_else(|| quote!(f64::INFINITY), |v| quote!(#v));
     let position = position.iter().map(|p| match p {
@@ -952,6 +954,11 @@ pub fn limits(name: &syn::Ident, model: &View<'_>, limits: &[crate::parse::Limit
             /// Each joint's velocity limit as its description file gives it, by velocity;
             /// `f64::INFINITY` where none. Not applied.
             pub const VELOCITY_LIMITS: [f64; #n] = [#(#velocity),*];
+            /// Each joint's dry (Coulomb) friction as its description file gives it (URDF's
+            /// `<dynamics friction>`, MJCF's `frictionloss`), by velocity; 0 where none. Not part
+            /// of the dynamics (a file with friction is read only with `friction = ignore`): for
+            /// a controller's compensation, τ_f = FRICTION · sign(q̇) smoothed as it sees fit.
+            pub const FRICTION: [f64; #n] = [#(#friction),*];
         }
     }
 }

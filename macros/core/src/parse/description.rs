@@ -130,14 +130,17 @@ fn round_angles(input: ParseStream) -> syn::Result<f64> {
 }
 
 /// A joint's limits as its description file gives them (URDF's `<limit lower upper effort
-/// velocity>`, MJCF's `range`), by its coordinate: for controllers, as constants of the model
-/// (position limits become impacts only when asked).
+/// velocity>`, MJCF's `range`) and its dry friction, by its coordinate: for controllers, as
+/// constants of the model (position limits become impacts only when asked).
 #[derive(Clone)]
 pub struct LimitsRead {
     pub coordinate: Ident,
     pub position: Option<(f64, f64)>,
     pub effort: Option<f64>,
     pub velocity: Option<f64>,
+    /// The dry (Coulomb) friction force or torque the file gives (URDF's `<dynamics friction>`,
+    /// MJCF's `frictionloss`): with `friction = ignore` no part of the model's dynamics.
+    pub friction: Option<f64>,
 }
 
 /// What a description file's item asks for besides the file: its joints' position limits as

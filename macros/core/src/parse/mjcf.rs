@@ -277,19 +277,24 @@ impl RawModel {
             Some("false") => false,
             _ => j.attribute("range").is_some(),
         };
+        let mut position = None;
         if limited && (kind == "revolute" || kind == "prismatic") {
             let [lower, upper] = place.numbers(j, "range", [0.0; 2])?;
             let [lower, upper] = if kind == "revolute" { [lower, upper].map(|v| units.angle(v)) } else { [lower, upper] };
             if lower >= upper {
                 return Err(place.error(j, format!("the range's lower end {lower} is not below its upper {upper}")));
             }
-            let coordinate = decl.name.clone().expect("named above");
-            self.limits_read.push(LimitsRead { coordinate, position: Some((lower, upper)), effort: None, velocity: None });
+            position = Some((lower, upper));
             if let Some(e) = limits {
                 let (lower, upper) = (number(lower, span), number(upper, span));
                 decl.limits = Some(syn::parse2(quote_spanned!(span=> [#lower, #upper]))?);
                 decl.restitution = Some(e.clone());
             }
+        }
+        let friction = (friction != 0.0 && one_coordinate).then_some(friction);
+        if position.is_some() || friction.is_some() {
+            let coordinate = decl.name.clone().expect("named above");
+            self.limits_read.push(LimitsRead { coordinate, position, effort: None, velocity: None, friction });
         }
         Ok(decl)
     }

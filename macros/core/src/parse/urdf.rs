@@ -18,8 +18,10 @@
 //! is two impacts of restitution e at its ends (`joint(..., limits = [lower, upper], restitution =
 //! e)`); a joint without them is then an error.
 //!
-//! Not read, and no part of the model: `<visual>`, `<collision>` (meshes and geometry),
-//! `<limit>` (effort and velocity limits; the position limits unless asked for),
+//! Not part of the dynamics: `<limit>` (the position limits unless asked for) and the friction
+//! `friction = ignore` leaves out, kept as the model's constants `POSITION_LIMITS`,
+//! `EFFORT_LIMITS`, `VELOCITY_LIMITS` and `FRICTION`. Not read, and no part of the model:
+//! `<visual>`, `<collision>` (meshes and geometry),
 //! `<safety_controller>`, `<calibration>`, `<transmission>`, `<gazebo>`, `<material>` and any other element. Refused with the file,
 //! line and element named: a malformed file, a `planar` joint whose normal is not z, a joint with a
 //! zero axis, a link moved by two joints or never reached from the root (a loop: close it with a
@@ -222,14 +224,20 @@ impl RawModel {
             decl.rotation = rotation(place.numbers(origin, "rpy", [0.0; 3])?, place).map(syn::parse2).transpose()?;
         }
         let one_coordinate = kind == "revolute" || kind == "continuous" || kind == "prismatic";
-        if let (true, Some(limit)) = (one_coordinate, place.child(j, "limit")) {
-            let read = |attr: &str| limit.attribute(attr).map(|_| place.numbers(limit, attr, [0.0]).map(|[v]| v)).transpose();
+        let dynamics = place.child(j, "dynamics");
+        let friction = dynamics.map(|d| place.numbers(d, "friction", [0.0])).transpose()?.map(|[f]| f).filter(|&f| f != 0.0);
+        let limit = place.child(j, "limit");
+        if one_coordinate && (limit.is_some() || friction.is_some()) {
+            let read = |attr: &str| {
+                limit.and_then(|l| l.attribute(attr).map(|_| place.numbers(l, attr, [0.0]).map(|[v]| v))).transpose()
+            };
             let (lower, upper) = (read("lower")?, read("upper")?);
             self.limits_read.push(LimitsRead {
                 coordinate: name.clone(),
                 position: lower.zip(upper).filter(|_| kind != "continuous"),
                 effort: read("effort")?,
                 velocity: read("velocity")?,
+                friction,
             });
         }
         let moving = kind != "fixed";
@@ -257,10 +265,9 @@ impl RawModel {
             let a = vector(axis, span);
             decl.axis = Some(syn::parse2(if unit { a } else { quote_spanned!(span=> (#a / #a.norm())) })?);
         }
-        if let Some(d) = place.child(j, "dynamics") {
+        if let Some(d) = dynamics {
             let [damping] = place.numbers(d, "damping", [0.0])?;
-            let [friction] = place.numbers(d, "friction", [0.0])?;
-            if friction != 0.0 && !place.ignore_friction {
+            if friction.is_some() && !place.ignore_friction {
                 return Err(place.error(
                     d,
                     "Coulomb friction is not supported (its force jumps where the joint's velocity changes sign, \
