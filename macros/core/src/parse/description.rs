@@ -45,26 +45,20 @@ pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(Li
             "inputs" if asked.inputs.is_none() => asked.inputs = Some(content.parse::<Ident>()?),
             "round_angles" if asked.round_angles.is_none() => asked.round_angles = Some(round_angles(&content)?),
             "friction" if !asked.ignore_friction => {
-                let value: Ident = content.parse()?;
-                if value != "ignore" {
-                    return Err(syn::Error::new(
-                        value.span(),
-                        "`friction = ignore` leaves the file's dry (Coulomb) friction out of the model, the one way \
-                         it is read; without it, a joint with friction is an error",
-                    ));
-                }
-                asked.ignore_friction = true;
+                asked.ignore_friction = one_value(
+                    &content,
+                    "ignore",
+                    "`friction = ignore` leaves the file's dry (Coulomb) friction out of the model, the one way it is \
+                     read; without it, a joint with friction is an error",
+                )?;
             }
             "inertias" if !asked.balance_inertias => {
-                let value: Ident = content.parse()?;
-                if value != "balance" {
-                    return Err(syn::Error::new(
-                        value.span(),
-                        "`inertias = balance` reads each inertia no rigid body has as the isotropic one of its trace \
-                         (MuJoCo's `balanceinertia`), the one way it is changed; without it, such an inertia is an error",
-                    ));
-                }
-                asked.balance_inertias = true;
+                asked.balance_inertias = one_value(
+                    &content,
+                    "balance",
+                    "`inertias = balance` reads each inertia no rigid body has as the isotropic one of its trace \
+                     (MuJoCo's `balanceinertia`), the one way it is changed; without it, such an inertia is an error",
+                )?;
             }
             "root" if asked.root.is_none() => {
                 let value: Ident = content.parse()?;
@@ -101,6 +95,16 @@ pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(Li
         }
     }
     Ok((path.ok_or_else(|| syn::Error::new(keyword.span(), hint))?, asked))
+}
+
+/// The value of a key that takes one: the identifier `value` (then `true`), else the error
+/// `message` on what is written.
+fn one_value(input: ParseStream, value: &str, message: &str) -> syn::Result<bool> {
+    let written: Ident = input.parse()?;
+    if written != value {
+        return Err(syn::Error::new(written.span(), message));
+    }
+    Ok(true)
 }
 
 /// The largest tolerance of `round_angles` (radians): a file's π/2 written to four decimals
@@ -251,6 +255,19 @@ impl Place<'_> {
                  trace (MuJoCo's `balanceinertia`)"
             ),
         ))
+    }
+
+    /// A joint's dry friction `value` as read: `None` where it is zero, the value where the item
+    /// reads the file with `friction = ignore` (a constant of the model, `FRICTION`, no part of
+    /// its dynamics), otherwise the error `refusal` on `node`.
+    pub(super) fn dry_friction(&self, node: roxmltree::Node, value: f64, refusal: &str) -> syn::Result<Option<f64>> {
+        if value == 0.0 {
+            return Ok(None);
+        }
+        if !self.ignore_friction {
+            return Err(self.error(node, refusal));
+        }
+        Ok(Some(value))
     }
 
     /// The one child element `tag` of `node`, if any.

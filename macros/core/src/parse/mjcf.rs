@@ -230,13 +230,12 @@ impl RawModel {
             return Err(place.error(j, "a joint spring (`stiffness`) is not read yet: set it to 0 or write it in the model"));
         }
         let [friction] = place.numbers(j, "frictionloss", [0.0])?;
-        if friction != 0.0 && !place.ignore_friction {
-            return Err(place.error(
-                j,
-                "dry friction (`frictionloss`) is not read: read the file with `mjcf(path = ..., friction = ignore)` to \
-                 leave it out of the model, or set it to 0, or write it in the model",
-            ));
-        }
+        let friction = place.dry_friction(
+            j,
+            friction,
+            "dry friction (`frictionloss`) is not read: read the file with `mjcf(path = ..., friction = ignore)` to \
+             leave it out of the model, or set it to 0, or write it in the model",
+        )?;
         let mut decl = JointDecl {
             name: Some(name),
             kind: Some(Ident::new(kind, span)),
@@ -291,7 +290,7 @@ impl RawModel {
                 decl.restitution = Some(e.clone());
             }
         }
-        let friction = (friction != 0.0 && one_coordinate).then_some(friction);
+        let friction = friction.filter(|_| one_coordinate);
         if position.is_some() || friction.is_some() {
             let coordinate = decl.name.clone().expect("named above");
             self.limits_read.push(LimitsRead { coordinate, position, effort: None, velocity: None, friction });

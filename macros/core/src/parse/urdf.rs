@@ -225,7 +225,20 @@ impl RawModel {
         }
         let one_coordinate = kind == "revolute" || kind == "continuous" || kind == "prismatic";
         let dynamics = place.child(j, "dynamics");
-        let friction = dynamics.map(|d| place.numbers(d, "friction", [0.0])).transpose()?.map(|[f]| f).filter(|&f| f != 0.0);
+        let friction = match dynamics {
+            Some(d) => {
+                let [friction] = place.numbers(d, "friction", [0.0])?;
+                place.dry_friction(
+                    d,
+                    friction,
+                    "Coulomb friction is not supported (its force jumps where the joint's velocity changes sign, \
+                     which the integrator cannot step across); read the file with `urdf(path = ..., friction = ignore)` \
+                     to leave it out of the model (as Pinocchio's dynamics do), or set `friction=\"0\"`, or write the \
+                     friction as a force",
+                )?
+            }
+            None => None,
+        };
         let limit = place.child(j, "limit");
         if one_coordinate && (limit.is_some() || friction.is_some()) {
             let read = |attr: &str| {
@@ -267,15 +280,6 @@ impl RawModel {
         }
         if let Some(d) = dynamics {
             let [damping] = place.numbers(d, "damping", [0.0])?;
-            if friction.is_some() && !place.ignore_friction {
-                return Err(place.error(
-                    d,
-                    "Coulomb friction is not supported (its force jumps where the joint's velocity changes sign, \
-                     which the integrator cannot step across); read the file with `urdf(path = ..., friction = ignore)` \
-                     to leave it out of the model (as Pinocchio's dynamics do), or set `friction=\"0\"`, or write the \
-                     friction as a force",
-                ));
-            }
             if damping < 0.0 {
                 return Err(place.error(d, "the damping is negative"));
             }
