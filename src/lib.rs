@@ -372,7 +372,7 @@ pub mod __private {
     pub mod erased {
         pub use routh_runtime::erased::{
             DiscreteInfo, DiscreteKind, DiscreteRequest, DynModel, FlatDiscreteRun, FlatIlqr, FlatLinearization, FlatRun,
-            FlatStep, IlqrRequest, IlqrScheme, ModelInfo, RunRequest, Signal, accelerations, advance_map, arguments,
+            FlatStep, IlqrRequest, IlqrScheme, JointLimits, ModelInfo, RunRequest, Signal, accelerations, advance_map, arguments,
             contact_step, flat_discrete, flat_reduced, ilqr, ilqr_oriented, ilqr_second_order, ilqr_tangent, ilqr_variational,
             no_inverse_dynamics_jacobian, no_jacobian, no_reduction, no_step_jacobian, no_tangent_linearization, no_tangent_step,
             oriented_advance, oriented_in_chart, oriented_step, output_jacobian_rows, parameters, run, signal, tangent_error,

@@ -626,6 +626,15 @@ fn a_files_dry_friction_is_left_out_when_asked() {
     assert_eq!(Arm6Friction::FRICTION, [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]);
     assert_eq!(Arm6Friction::EFFORT_LIMITS, Arm6::EFFORT_LIMITS);
     assert_eq!(Arm6::FRICTION, [0.0; 6]);
+    // The same constants behind a pointer (what the Python module's classes read), and none for a
+    // model written by hand.
+    use routh::runtime::DynModel;
+    let limits = Arm6Friction::describe().limits.expect("a file's limits");
+    assert_eq!(limits.friction, Arm6Friction::FRICTION);
+    assert_eq!(limits.position, Arm6Friction::POSITION_LIMITS);
+    assert_eq!(limits.effort, Arm6Friction::EFFORT_LIMITS);
+    assert_eq!(limits.velocity, Arm6Friction::VELOCITY_LIMITS);
+    assert!(Arm6ByHand::describe().limits.is_none());
 }
 
 /// A double pendulum of point masses from its URDF (`tests/robots/point_masses.urdf`): links whose

@@ -55,6 +55,10 @@ class Model:
     discrete_kind: ClassVar[Optional[str]]
     discrete_state_names: ClassVar[tuple[str, ...]]
     discrete_cyclic: ClassVar[tuple[str, ...]]
+    position_limits: ClassVar[Optional[npt.NDArray[np.float64]]]
+    effort_limits: ClassVar[Optional[npt.NDArray[np.float64]]]
+    velocity_limits: ClassVar[Optional[npt.NDArray[np.float64]]]
+    friction: ClassVar[Optional[npt.NDArray[np.float64]]]
     @property
     def parameter_values(self) -> dict[str, float]: ...
     def with_parameters(self, **changes: float) -> "Model": ...

@@ -23,7 +23,8 @@
 //!
 //! Each model is a Python class, a subclass of `Model`, with the model's names as class
 //! attributes (`parameters`, `coordinates`, `state_names`, `inputs`, `outputs`, `modes`,
-//! `impacts`) and its API as methods: `field`, `energy`, `momenta`, `mass_matrix`,
+//! `impacts`; a robot read from a description file its joints' `position_limits`,
+//! `effort_limits`, `velocity_limits` and `friction` as read-only arrays) and its API as methods: `field`, `energy`, `momenta`, `mass_matrix`,
 //! `inverse_dynamics`, `outputs`, `linearize`, `simulate` and `ensemble` (all cores, the GIL released). The numbers are the Rust model's to the
 //! bit: every method goes through [`DynModel`], the typed API's glue. Failures raise the
 //! exceptions of the `routh.errors` Python module (`ParameterError`, `ArgumentError`,
@@ -149,9 +150,34 @@ pub fn export<M: DynModel>(module: &Bound<'_, PyModule>) -> PyResult<()> {
     namespace.set_item("discrete_kind", discrete.map(|d| discrete_kind(d.kind)))?;
     namespace.set_item("discrete_state_names", PyTuple::new(py, discrete.map_or(&[][..], |d| d.state_names))?)?;
     namespace.set_item("discrete_cyclic", PyTuple::new(py, discrete.map_or(&[][..], |d| d.cyclic))?)?;
+    // A robot's limits and friction from its description files, read-only arrays by velocity
+    // (None for a model written without a file).
+    let limits = info.limits;
+    let position = limits.map(|l| constant(py, l.position.iter().flatten().copied().collect(), Some(2))).transpose()?;
+    namespace.set_item("position_limits", position)?;
+    for (key, values) in [
+        ("effort_limits", limits.map(|l| l.effort)),
+        ("velocity_limits", limits.map(|l| l.velocity)),
+        ("friction", limits.map(|l| l.friction)),
+    ] {
+        namespace.set_item(key, values.map(|v| constant(py, v.to_vec(), None)).transpose()?)?;
+    }
     let base = py.get_type::<Model>();
     let class = py.get_type::<PyType>().call1((info.name, (base,), namespace))?;
     module.add(info.name, class)
+}
+
+/// `values` as a read-only NumPy array: a vector, or rows of `width` (a model's constants, shared
+/// by every instance of its class).
+fn constant(py: Python<'_>, values: Vec<f64>, width: Option<usize>) -> PyResult<Bound<'_, PyAny>> {
+    let array = match width {
+        Some(width) => matrix(py, values, width)?,
+        None => PyArray1::from_vec(py, values).into_any(),
+    };
+    let flags = PyDict::new(py);
+    flags.set_item("write", false)?;
+    array.call_method("setflags", (), Some(&flags))?;
+    Ok(array)
 }
 
 /// The Python name of a variational integrator's kind.

@@ -663,3 +663,33 @@ def test_ilqr_without_final_gains_is_the_same_plan_without_gains():
             assert np.array_equal(bits(full[key]), bits(bare[key])), (iterations, key)
         assert full["gains"].shape == (len(args[1]), 1, 4) and bare["gains"].shape == (0, 1, 4)
     assert_same_mpc_inputs(c, "final_gains", max_iterations=1)
+
+
+def test_a_robots_limits_and_friction_are_its_files():
+    # The arm read from its URDF: each joint's <limit> and <dynamics friction> as the file gives
+    # them, by velocity, read here from the file by another reader (ElementTree, by joint name).
+    import pathlib
+    import xml.etree.ElementTree as ET
+
+    urdf = pathlib.Path(__file__).resolve().parents[2] / "tests" / "robots" / "arm6_friction.urdf"
+    joints = {j.get("name"): j for j in ET.parse(urdf).getroot().iter("joint") if j.get("type") != "fixed"}
+    arm = rm.Arm6
+    assert arm.coordinates == tuple(joints)
+    limit = [joints[c].find("limit") for c in arm.coordinates]
+    expected = np.array([[float(l.get("lower")), float(l.get("upper"))] for l in limit])
+    assert arm.position_limits.shape == (6, 2) and np.array_equal(arm.position_limits, expected)
+    assert np.array_equal(arm.effort_limits, [float(l.get("effort")) for l in limit])
+    assert np.array_equal(arm.velocity_limits, [float(l.get("velocity")) for l in limit])
+    friction = [float(joints[c].find("dynamics").get("friction")) for c in arm.coordinates]
+    assert np.array_equal(arm.friction, friction) and len(set(friction)) == 6
+    # The same through an instance; constants of the class, not to be written.
+    assert np.array_equal(arm(g=9.81).friction, friction)
+    with pytest.raises(ValueError):
+        arm.effort_limits[0] = 0.0
+    # The arm a controller drives: its gravity compensation holds it still.
+    a, x = arm(g=9.81), np.array([0.3, -0.8, 1.1, 0.2, -0.4, 0.5] + [0.0] * 6)
+    held = a.static_forces(x, u=np.zeros(6))
+    assert np.allclose(a.field(x, u=held)[6:], 0.0, atol=1e-12)
+    # A model written by hand has none.
+    for key in ("position_limits", "effort_limits", "velocity_limits", "friction"):
+        assert getattr(rm.DoublePendulum, key) is None

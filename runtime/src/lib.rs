@@ -117,7 +117,7 @@ pub use monitor::Monitor;
 pub use options::{Options, Output, Tolerances};
 pub use provenance::{Provenance, Record, VERSION};
 pub use reduction::{HybridReduction, MomentumJump, Reconstruction};
-pub use run::erased::{DynModel, ModelInfo};
+pub use run::erased::{DynModel, JointLimits, ModelInfo};
 pub use run::{
     DiscretePlan, DiscreteRun, Flow, Hybrid, Oriented, Plan, Run, Runs, RunsDiscrete, Simulate, SimulateDiscrete, TwoStep,
     Variational,

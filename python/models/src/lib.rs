@@ -1,9 +1,9 @@
 //! `routh_models`: the models the Python tests and examples import — the showcase's double
 //! pendulum, a cart-pole pushed by a force, a bouncing ball, the two-mode bouncing rod of
 //! *Hybrid periodic orbits* §4.3, a satellite free in space, a spacecraft on its Lie group
-//! variational integrator and a particle on its discrete Routh reduction — and, beside them, the same
-//! computations by the typed Rust API (`reference_*`), which the tests compare with the Python
-//! module's to the bit.
+//! variational integrator, a particle on its discrete Routh reduction and a six-joint arm read from
+//! its URDF file — and, beside them, the same computations by the typed Rust API (`reference_*`),
+//! which the tests compare with the Python module's to the bit.
 
 #![forbid(unsafe_code)]
 
@@ -131,6 +131,15 @@ pub struct Spacecraft {
 )]
 pub struct PolarParticle {
     pub kappa: f64,
+}
+
+/// The six-joint arm of the facade's tests read from its URDF with dry friction on its joints
+/// (`tests/robots/arm6_friction.urdf`; the friction left out of the dynamics and kept, with the
+/// file's limits, as constants), driven by a torque at each joint.
+#[derive(Mechanics)]
+#[mechanics(urdf(path = "../../tests/robots/arm6_friction.urdf", inputs = u, friction = ignore), gravity = [0, 0, -g])]
+pub struct Arm6 {
+    pub g: f64,
 }
 
 fn pendulum(p: [f64; 6]) -> DoublePendulum {
@@ -402,6 +411,6 @@ fn references(module: &Bound<'_, routh_python::pyo3::types::PyModule>) -> PyResu
 
 routh_python::module!(
     routh_models,
-    [DoublePendulum, CartPole, BouncingBall, Rod, Satellite, Spacecraft, PolarParticle],
+    [DoublePendulum, CartPole, BouncingBall, Rod, Satellite, Spacecraft, PolarParticle, Arm6],
     with = references
 );

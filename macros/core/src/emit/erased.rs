@@ -30,6 +30,16 @@ pub fn items(system: &System, views: &[View<'_>], integrator: Option<&[usize]>) 
         if multi { views.iter().filter_map(|m| m.mode.as_ref().map(|(_, id)| id.to_string())).collect() } else { Vec::new() };
     let impacts: Vec<String> = if multi { Vec::new() } else { first.impacts.iter().map(|i| i.name.to_string()).collect() };
     let linearizes = views.iter().all(|m| m.field_jacobian);
+    // A robot's limits and friction, the constants `emit::model::limits` writes.
+    let limits = if system.limits.is_empty() {
+        TokenStream::new()
+    } else {
+        quote! {
+            .limits(__routh::erased::JointLimits::new(
+                &#name::POSITION_LIMITS, &#name::EFFORT_LIMITS, &#name::VELOCITY_LIMITS, &#name::FRICTION,
+            ))
+        }
+    };
     // The checked state and inputs of a call in a mode: `(x, u)` (`u` all zeros for the energy and
     // momenta, which no input changes).
     let describe = quote! { <Self as __routh::erased::DynModel>::describe() };
@@ -238,6 +248,7 @@ pub fn items(system: &System, views: &[View<'_>], integrator: Option<&[usize]>) 
                         .modes(&MODES)
                         .impacts(&IMPACTS)
                         .linearizes(#linearizes)
+                        #limits
                         #discrete_info;
                 &INFO
             }

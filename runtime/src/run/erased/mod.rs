@@ -44,8 +44,8 @@ pub use discrete::{
 };
 
 /// What a model is, known at run time: its name, sizes and the names of its parameters,
-/// coordinates, state components, inputs, outputs, modes and impacts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// coordinates, state components, inputs, outputs, modes and impacts, and a robot's joint limits.
+#[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct ModelInfo {
     /// The model's name (its struct's).
@@ -71,6 +71,63 @@ pub struct ModelInfo {
     pub linearizes: bool,
     /// Its variational integrator (`discrete(rule = ...)`), or none.
     pub discrete: Option<DiscreteInfo>,
+    /// The joints' limits and friction its description files give (a model read by `urdf(...)` or
+    /// `mjcf(...)`: its `POSITION_LIMITS`, `EFFORT_LIMITS`, `VELOCITY_LIMITS` and `FRICTION`), or
+    /// none.
+    pub limits: Option<JointLimits>,
+}
+
+/// The joints' limits and dry friction a model's description files give, by velocity (an
+/// ordinary coordinate's velocity has its index): the generated constants `POSITION_LIMITS`,
+/// `EFFORT_LIMITS`, `VELOCITY_LIMITS` and `FRICTION` of a model read from a file, behind a
+/// pointer ([`ModelInfo::limits`]). Unbounded (±∞) where a file gives no limit, 0 where it gives
+/// no friction; none of them is applied to the dynamics.
+///
+/// ```
+/// use routh_runtime::erased::JointLimits;
+///
+/// static POSITION: [[f64; 2]; 2] = [[-1.5, 1.5], [f64::NEG_INFINITY, f64::INFINITY]];
+/// let limits = JointLimits::new(&POSITION, &[40.0, 12.0], &[2.0, f64::INFINITY], &[0.1, 0.0]);
+/// assert_eq!(limits.len(), 2);
+/// assert!(limits.velocity[1].is_infinite() && limits.position[1][0] == f64::NEG_INFINITY);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct JointLimits {
+    /// Each velocity's position limits [lower, upper].
+    pub position: &'static [[f64; 2]],
+    /// Each velocity's effort limit (the largest |torque| or |force| of its actuator).
+    pub effort: &'static [f64],
+    /// Each velocity's speed limit.
+    pub velocity: &'static [f64],
+    /// Each velocity's dry (Coulomb) friction.
+    pub friction: &'static [f64],
+}
+
+impl JointLimits {
+    /// The four constants (each as long as the model's velocities).
+    #[must_use]
+    pub const fn new(
+        position: &'static [[f64; 2]],
+        effort: &'static [f64],
+        velocity: &'static [f64],
+        friction: &'static [f64],
+    ) -> Self {
+        debug_assert!(position.len() == effort.len() && effort.len() == velocity.len() && velocity.len() == friction.len());
+        JointLimits { position, effort, velocity, friction }
+    }
+
+    /// The number of velocities they cover.
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.effort.len()
+    }
+
+    /// Whether they cover no velocity.
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.effort.is_empty()
+    }
 }
 
 impl ModelInfo {
@@ -96,6 +153,7 @@ impl ModelInfo {
             impacts: &[],
             linearizes: false,
             discrete: None,
+            limits: None,
         }
     }
     /// With these inputs.
@@ -132,6 +190,12 @@ impl ModelInfo {
     #[must_use]
     pub const fn discrete(mut self, discrete: DiscreteInfo) -> Self {
         self.discrete = Some(discrete);
+        self
+    }
+    /// With the joints' limits and friction of its description files.
+    #[must_use]
+    pub const fn limits(mut self, limits: JointLimits) -> Self {
+        self.limits = Some(limits);
         self
     }
     /// The number of modes (1 for a model without `mode(...)` items).
