@@ -445,6 +445,162 @@ fn a_planar_robots_file_slides_and_turns_in_the_plane_when_asked() {
     }
 }
 
+/// A pendulum carrying a rotor whose link has an inertia and no mass, from its file
+/// (`tests/robots/rotor.urdf`), by each dynamics.
+#[derive(Mechanics)]
+#[mechanics(urdf = "tests/robots/rotor.urdf", gravity = [0, 0, -g])]
+pub struct FileRotor {
+    pub g: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(urdf = "tests/robots/rotor.urdf", gravity = [0, 0, -g], dynamics = dense)]
+pub struct FileRotorDense {
+    pub g: f64,
+}
+
+/// The same by hand: the point mass's ½ m l² θ̇² and −m g l (1 − cos θ), and the rotor's
+/// rotational energy alone, ½ ωᵀ J ω, with its body angular velocity ω = R_z(φ)ᵀ θ̇ e_y + φ̇ e_z
+/// and J = R_x(a) diag(j₁, j₂, j₃) R_x(a)ᵀ written out — no term of its offset centre.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(swing, spin),
+    define(
+        w1 = dot(swing) * spin.sin(), w2 = dot(swing) * spin.cos(), w3 = dot(spin),
+        c = a.cos(), s = a.sin(),
+        j22 = c * c * 0.02 + s * s * 0.025, j33 = s * s * 0.02 + c * c * 0.025, j23 = c * s * (0.02 - 0.025),
+    ),
+    lagrangian = 2 / 2 * 0.25 * dot(swing).powi(2)
+               + (0.01 * w1 * w1 + j22 * w2 * w2 + j33 * w3 * w3 + 2 * j23 * w2 * w3) / 2
+               + 2 * g * 0.5 * swing.cos(),
+)]
+pub struct RotorByHand {
+    pub a: f64,
+    pub g: f64,
+}
+
+#[test]
+fn a_massless_links_inertia_is_its_rotational_energy_alone() {
+    let (file, dense, hand) = (FileRotor { g: 9.81 }, FileRotorDense { g: 9.81 }, RotorByHand { a: 0.3, g: 9.81 });
+    let mut rng = Rng::new(53);
+    for _ in 0..10 {
+        let x = rng.vector::<4>(-3.0, 3.0);
+        let want = hand.accelerations(0.0, &x).unwrap();
+        assert_near!(file.accelerations(0.0, &x).unwrap(), want, 1e-12);
+        assert_near!(dense.accelerations(0.0, &x).unwrap(), want, 1e-12);
+        assert_near!(file.mass_matrix(0.0, &x), hand.mass_matrix(0.0, &x), 1e-12);
+        // Energies differ by the constant of the potential's zero: compare their differences.
+        let x0 = Vector::<4>::zeros();
+        let (e, eh) = (file.energy(0.0, &x) - file.energy(0.0, &x0), hand.energy(0.0, &x) - hand.energy(0.0, &x0));
+        assert!((e - eh).abs() < 1e-12 * (1.0 + eh.abs()), "{e} against {eh}");
+    }
+    // The rotor's own axis: M_φφ = J₃₃ = sin²a j₂ + cos²a j₃ whatever the state.
+    let m = file.mass_matrix(0.0, &Vector::<4>::new(0.7, -1.2, 0.3, 2.0));
+    let (c, s) = (0.3_f64.cos(), 0.3_f64.sin());
+    assert!((m[(1, 1)] - (s * s * 0.02 + c * c * 0.025)).abs() < 1e-15, "{m}");
+}
+
+/// The six-joint arm without inputs, as its file gives it and with its elbow and second wrist
+/// joint held fixed (`lock`, Pinocchio's `buildReducedModel`).
+#[derive(Mechanics)]
+#[mechanics(urdf = "tests/robots/arm6.urdf", gravity = [0, 0, -g])]
+pub struct Arm6Free {
+    pub g: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(urdf(path = "tests/robots/arm6.urdf", lock = [elbow = 0.7, wrist_2 = -0.4]), gravity = [0, 0, -g])]
+pub struct Arm6Locked {
+    pub g: f64,
+}
+
+#[test]
+fn a_locked_joint_is_the_robot_held_at_its_value() {
+    assert_eq!(Arm6Locked::COORDINATES, ["shoulder_pan", "shoulder_lift", "wrist_1", "wrist_3"]);
+    let (free, locked) = (Arm6Free { g: 9.81 }, Arm6Locked { g: 9.81 });
+    let kept = [0, 1, 3, 5];
+    let mut rng = Rng::new(61);
+    for _ in 0..10 {
+        // The arm at a state with the two joints at their values and still, and at rest there:
+        // its inverse dynamics at accelerations that leave them still is the locked arm's, on the
+        // joints that move; M is the free arm's without their rows and columns.
+        let (q, qd, qdd) = (rng.vector::<4>(-2.0, 2.0), rng.vector::<4>(-2.0, 2.0), rng.vector::<4>(-3.0, 3.0));
+        let full = |v: &Vector<4>, held: [f64; 2]| Vector::<6>::from([v[0], v[1], held[0], v[2], held[1], v[3]]);
+        let x = State::<12>::from_iterator(full(&q, [0.7, -0.4]).iter().chain(full(&qd, [0.0; 2]).iter()).copied());
+        let xl = State::<8>::from_iterator(q.iter().chain(qd.iter()).copied());
+        let tau = free.inverse_dynamics(0.0, &x, &full(&qdd, [0.0; 2])).unwrap();
+        let tau_locked = locked.inverse_dynamics(0.0, &xl, &qdd).unwrap();
+        let (m, ml) = (free.mass_matrix(0.0, &x), locked.mass_matrix(0.0, &xl));
+        for (r, &i) in kept.iter().enumerate() {
+            assert!((tau_locked[r] - tau[i]).abs() < 1e-12 * (1.0 + tau[i].abs()), "{tau_locked} against {tau}");
+            for (c, &k) in kept.iter().enumerate() {
+                assert!((ml[(r, c)] - m[(i, k)]).abs() < 1e-12, "{ml} against {m}");
+            }
+        }
+        let (e, el) = (free.energy(0.0, &x), locked.energy(0.0, &xl));
+        assert!((e - el).abs() < 1e-12 * (1.0 + e.abs()), "{e} against {el}");
+    }
+}
+
+/// The gripper with its left finger held 2 cm open: the right one, which mimics it, held where
+/// the mimic puts it (2 · 0.02 + 0.01), the carriage alone moving.
+#[derive(Mechanics)]
+#[mechanics(urdf(path = "tests/robots/gripper.urdf", lock = [open = 0.02]), gravity = [0, 0, -g])]
+pub struct GripperHeld {
+    pub g: f64,
+}
+
+#[test]
+fn a_joint_that_mimics_a_locked_one_is_held_where_it_follows() {
+    assert_eq!(GripperHeld::COORDINATES, ["slide"]);
+    let (held, solved) = (GripperHeld { g: 9.81 }, GripperSolved { g: 9.81 });
+    for (s, sd) in [(0.1, 0.4), (-0.3, -1.0)] {
+        let (x, xs) = (State::<2>::from([s, sd]), State::<4>::from([s, 0.02, sd, 0.0]));
+        // The fingers' heights on the tilted carriage are in the potential.
+        let (e, es) = (held.energy(0.0, &x), solved.energy(0.0, &xs));
+        assert!((e - es).abs() < 1e-12, "{e} against {es}");
+        let tau = held.inverse_dynamics(0.0, &x, &Vector::<1>::from([0.6])).unwrap();
+        let tau_solved = solved.inverse_dynamics(0.0, &xs, &Vector::<2>::from([0.6, 0.0])).unwrap();
+        assert!((tau[0] - tau_solved[0]).abs() < 1e-12, "{tau} against {tau_solved}");
+    }
+}
+
+/// A pendulum on a carriage whose rail is pitched (`tests/robots/slider.urdf`), moving and with the
+/// carriage held 0.3 along the rail.
+#[derive(Mechanics)]
+#[mechanics(urdf = "tests/robots/slider.urdf", gravity = [0, 0, -g])]
+pub struct Slider {
+    pub g: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(urdf(path = "tests/robots/slider.urdf", lock = [lift = 0.3]), gravity = [0, 0, -g])]
+pub struct SliderLocked {
+    pub g: f64,
+}
+
+#[test]
+fn a_locked_slide_holds_its_link_along_the_turned_axis() {
+    let (free, locked) = (Slider { g: 9.81 }, SliderLocked { g: 9.81 });
+    for (q, qd) in [(0.4, 1.2), (-2.0, 0.3), (3.0, -2.0)] {
+        let (x, xl) = (State::<4>::from([0.3, q, 0.0, qd]), State::<2>::from([q, qd]));
+        // The energy to its constant: the pivot's height along the pitched rail, sin(0.5) · 0.3
+        // above the joint's origin, in the potential of both links.
+        let (e, el) = (free.energy(0.0, &x), locked.energy(0.0, &xl));
+        assert!((e - el).abs() < 1e-12, "{e} against {el}");
+        // The torque on the pendulum that gives it q̈ with the carriage held still.
+        let tau = free.inverse_dynamics(0.0, &x, &Vector::<2>::from([0.0, 0.7])).unwrap();
+        let tau_locked = locked.inverse_dynamics(0.0, &xl, &Vector::<1>::from([0.7])).unwrap();
+        assert!((tau[1] - tau_locked[0]).abs() < 1e-12, "{tau} against {tau_locked}");
+    }
+    // And against the closed form at q = 0: the carriage's 1 kg at the pivot, the bob's 0.5 kg 0.4
+    // m down the carriage's pitched z axis from it (0.4 cos 0.5 below).
+    let (s, c) = 0.5_f64.sin_cos();
+    let pivot = 0.2 + s * 0.3;
+    let e = locked.energy(0.0, &State::<2>::from([0.0, 0.0]));
+    assert!((e - 9.81 * (pivot + 0.5 * (pivot - 0.4 * c))).abs() < 1e-12, "{e}");
+}
+
 /// A rod on a hinge between stops at ±0.5 rad, from its URDF with the limits asked for.
 #[derive(Mechanics)]
 #[mechanics(urdf(path = "tests/robots/hinge.urdf", limits = e), gravity = [0, 0, -g])]

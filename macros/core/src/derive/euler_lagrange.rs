@@ -574,7 +574,8 @@ pub fn check_regular(model: &View<'_>, eq: &Equations) -> syn::Result<()> {
                 format!(
                     "coordinate `{c}` has no kinetic term: the Lagrangian is at most linear in `dot({c})`, so its row \
                      of the mass matrix ∂²L/∂q̇² is zero and the equations cannot be solved for its acceleration. \
-                     Give `{c}` kinetic energy, or remove the coordinate"
+                     Give `{c}` kinetic energy, or remove the coordinate (a joint of a URDF file that moves no mass: \
+                     hold it fixed with `urdf(path = ..., lock = [{c}])`)"
                 ),
             ));
         }

@@ -17,7 +17,8 @@
 //! - an inertia tensor is a symmetric 3×3 matrix (identically); where all its entries are
 //!   numbers it is also positive definite and its principal moments satisfy the triangle
 //!   inequalities (`tr(I)/2 · 1 − I`, the second moment of the mass distribution, is positive
-//!   semidefinite); a literal mass is positive.
+//!   semidefinite); a literal mass is positive, or zero for a body with an inertia (its rotational
+//!   inertia alone, ½ ωᵀ I ω: a robot file's link with an inertia and no mass).
 
 use symbolic::{Expr, Mat3, Rational, Vec3};
 use syn::spanned::Spanned;
@@ -64,8 +65,24 @@ fn lower_body(lower: &mut Lowerer<'_>, decl: &BodyDecl) -> syn::Result<Body> {
     let name = decl.name.clone().ok_or_else(|| missing(decl, "name", "wheel"))?;
     let mass_expr = decl.mass.as_ref().ok_or_else(|| missing(decl, "mass", "m"))?;
     let mass = lower.scalar(mass_expr)?;
-    if lower.arena.as_num(mass).is_some_and(|m| m.is_negative() || m.is_zero()) {
-        return Err(syn::Error::new_spanned(mass_expr, "a mass must be positive"));
+    let massless = match lower.arena.as_num(mass) {
+        Some(m) if m.is_negative() => {
+            return Err(syn::Error::new_spanned(mass_expr, "a mass must be positive, and this one is negative"));
+        }
+        Some(m) => m.is_zero(),
+        None => false,
+    };
+    // A body of zero mass is its rotational inertia alone (½ ωᵀ I ω: what Pinocchio reads from a
+    // robot's file where a link has an inertia and no mass); without one it would move nothing.
+    if massless && decl.is_particle() {
+        return Err(syn::Error::new_spanned(mass_expr, "a particle's mass must be positive: with none it moves nothing"));
+    }
+    if massless && decl.inertia.is_none() {
+        return Err(syn::Error::new_spanned(
+            mass_expr,
+            "a mass must be positive: with no mass and no inertia this moves nothing (a body of zero mass is its \
+             rotational inertia alone: give it an `inertia`)",
+        ));
     }
     constant(lower, &[mass], mass_expr, "a body's mass is constant", false)?;
     let centre_key = if decl.is_particle() { "at" } else { "centre" };

@@ -23,9 +23,14 @@ pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(Li
          multiple, the joints' dry (Coulomb) friction left out of the model, {and}each inertia no rigid body has read as \
          the isotropic one of its trace{root_what}",
         ext = if urdf { "urdf" } else { "xml" },
-        root_key = if urdf { ", root = floating" } else { "" },
+        root_key = if urdf { ", root = floating, lock = [joint_a, joint_b = 0.3]" } else { "" },
         and = if urdf { "" } else { "and " },
-        root_what = if urdf { ", and the root link moving freely on a joint `root`" } else { "" },
+        root_what = if urdf {
+            ", the root link moving freely on a joint `root`, and the joints named held fixed (at 0, or at the value \
+             given: Pinocchio's `buildReducedModel`)"
+        } else {
+            ""
+        },
     );
     let hint = hint.as_str();
     if !input.peek(syn::token::Paren) {
@@ -81,12 +86,22 @@ pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(Li
                     ));
                 }
             }
-            "path" | "limits" | "inputs" | "round_angles" | "friction" | "inertias" | "root" => {
+            "lock" if asked.lock.is_empty() => {
+                asked.lock = lock_list(&content)?;
+                if !urdf {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        "`lock` is read for a URDF file's joints; in an MJCF file, remove the `<joint>` to weld its body \
+                         to its parent",
+                    ));
+                }
+            }
+            "path" | "limits" | "inputs" | "round_angles" | "friction" | "inertias" | "root" | "lock" => {
                 return Err(syn::Error::new(key.span(), format!("`{key}` is given twice")));
             }
             other => {
                 let what = format!("unknown key `{other}` in `{keyword}(...)`");
-                let keys = ["path", "limits", "inputs", "round_angles", "friction", "inertias", "root"];
+                let keys = ["path", "limits", "inputs", "round_angles", "friction", "inertias", "root", "lock"];
                 return Err(unknown(key.span(), what, other, &keys, hint));
             }
         }
@@ -95,6 +110,50 @@ pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(Li
         }
     }
     Ok((path.ok_or_else(|| syn::Error::new(keyword.span(), hint))?, asked))
+}
+
+/// A joint held fixed by `lock = [...]`: its name (its coordinate's, as the model names it) and
+/// the value it is held at (radians or metres; 0 where none is given).
+#[derive(Clone)]
+pub struct Locked {
+    pub name: Ident,
+    pub value: f64,
+}
+
+/// `lock = [a, b = 0.3, c = -1]`: joints by name, each with its value or none (0), none twice.
+fn lock_list(input: ParseStream) -> syn::Result<Vec<Locked>> {
+    let hint = "`lock = [joint_a, joint_b = 0.3]` holds each joint named fixed, at 0 or at the value given (radians or \
+                metres): the robot without those joints' coordinates";
+    let content;
+    syn::bracketed!(content in input);
+    let mut out: Vec<Locked> = Vec::new();
+    while !content.is_empty() {
+        let name: Ident = content.parse().map_err(|e| syn::Error::new(e.span(), hint))?;
+        let value = if content.peek(Token![=]) {
+            content.parse::<Token![=]>()?;
+            let negative = content.peek(Token![-]) && content.parse::<Token![-]>().is_ok();
+            let lit: syn::Lit = content.parse().map_err(|e| syn::Error::new(e.span(), hint))?;
+            let v = match &lit {
+                syn::Lit::Float(f) => f.base10_parse::<f64>()?,
+                syn::Lit::Int(i) => i.base10_parse::<f64>()?,
+                _ => return Err(syn::Error::new(lit.span(), hint)),
+            };
+            if negative { -v } else { v }
+        } else {
+            0.0
+        };
+        if out.iter().any(|l| l.name == name) {
+            return Err(syn::Error::new(name.span(), format!("`{name}` is locked twice")));
+        }
+        out.push(Locked { name, value });
+        if !content.is_empty() {
+            content.parse::<Token![,]>()?;
+        }
+    }
+    if out.is_empty() {
+        return Err(syn::Error::new(content.span(), hint));
+    }
+    Ok(out)
 }
 
 /// The value of a key that takes one: the identifier `value` (then `true`), else the error
@@ -163,6 +222,8 @@ pub struct Asked {
     /// `root = floating`, `root = planar` (a URDF's): the kind of a joint `root` moving the root
     /// link from the ground, which is otherwise (and with `root = fixed`) the root link itself.
     pub root: Option<Ident>,
+    /// `lock = [...]` (a URDF's): joints held fixed, each at its value.
+    pub lock: Vec<Locked>,
 }
 
 /// Each revolute, continuous and prismatic joint of `joints` driven by its input, where inputs are

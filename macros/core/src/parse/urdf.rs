@@ -8,7 +8,8 @@
 //! o; on a fixed joint, which has no coordinate, none); per `<link>`, `<inertial>` with its
 //! `<origin xyz rpy>`, `<mass value>` and `<inertia ixx ixy ixz iyy iyz izz>` (about the centre,
 //! in the axes `rpy` turns the link's into; a mass whose six inertia entries are zero — or below a
-//! nanometre's radius of gyration, a CAD export's noise — is a point mass at the centre). The root
+//! nanometre's radius of gyration, a CAD export's noise — is a point mass at the centre; an inertia
+//! with a zero mass is that rotational inertia alone, as Pinocchio reads it). The root
 //! link (the one no joint moves) is the ground: its name is the identity frame, and its body, which
 //! does not move, adds nothing — unless the item asks for `root = floating` (or `planar`): then a
 //! joint `root` of that kind moves the root link, with its body, from the ground (a legged robot's
@@ -40,7 +41,7 @@
 use quote::quote_spanned;
 use syn::{Ident, LitStr};
 
-use super::description::{Asked, LimitsRead, Place, drive_joints, number, rotation, vector, with_root};
+use super::description::{Asked, LimitsRead, Locked, Place, drive_joints, number, rotation, vector, with_root};
 use super::{Binding, ConstraintDecl, DefineKind, JointDecl, RawModel};
 
 impl RawModel {
@@ -50,7 +51,8 @@ impl RawModel {
         let start = self.joints.len();
         let limits = asked.limits.as_ref();
         let root = asked.root.as_ref().filter(|k| *k != "fixed");
-        let robot = |place: &Place<'_>, robot: roxmltree::Node<'_, '_>| self.urdf_robot(place, robot, limits, root);
+        let lock = asked.lock.as_slice();
+        let robot = |place: &Place<'_>, robot: roxmltree::Node<'_, '_>| self.urdf_robot(place, robot, limits, root, lock);
         let (tracked, ()) = with_root(path, asked, "robot", "a URDF file's root element is `<robot>`", robot)?;
         self.described.push(tracked);
         drive_joints(&mut self.joints[start..], asked);
@@ -65,6 +67,7 @@ impl RawModel {
         robot: roxmltree::Node,
         limits: Option<&syn::Expr>,
         root_kind: Option<&Ident>,
+        lock: &[Locked],
     ) -> syn::Result<()> {
         let span = place.span;
         let links: Vec<roxmltree::Node> = robot.children().filter(|n| n.has_tag_name("link")).collect();
@@ -174,9 +177,77 @@ impl RawModel {
                 None
             }
         };
+        // The joints held fixed (`lock`), by the names the model gives them.
+        let mut names = Vec::with_capacity(joints.len());
         for j in &joints {
-            let mut decl = self.urdf_joint(place, *j, ground, &link_of, &ident_of, &joint_named)?;
-            if let Some(e) = limits {
+            names.push(place.ident(*j, place.required(*j, "name")?)?.to_string());
+        }
+        for l in lock {
+            if !names.contains(&l.name.to_string()) {
+                let what = format!("the file has no joint `{}` to lock", l.name);
+                return Err(crate::diagnostics::unknown(l.name.span(), what, &l.name.to_string(), &names, ""));
+            }
+        }
+        // A joint that mimics a held one is held where the `<mimic>` puts it (Romeo's fingers, which
+        // follow its hand); one held where its leader does not put it is an error.
+        let mut lock = lock.to_vec();
+        let mimics: Vec<(usize, roxmltree::Node)> = joints
+            .iter()
+            .enumerate()
+            .filter(|(_, j)| j.attribute("type") != Some("fixed"))
+            .filter_map(|(i, j)| place.child(*j, "mimic").map(|m| (i, m)))
+            .collect();
+        for _ in 0..=mimics.len() {
+            let mut added = false;
+            for &(i, m) in &mimics {
+                let (name, leader) = (&names[i], place.ident(m, place.required(m, "joint")?)?.to_string());
+                let Some(k) = lock.iter().find(|l| l.name == leader).cloned() else { continue };
+                let [multiplier] = place.numbers(m, "multiplier", [1.0])?;
+                let [offset] = place.numbers(m, "offset", [0.0])?;
+                let follows = multiplier * k.value + offset;
+                match lock.iter().find(|l| l.name == name.as_str()) {
+                    Some(l) if (l.value - follows).abs() > 1e-12 * (1.0 + follows.abs()) => {
+                        return Err(syn::Error::new(
+                            l.name.span(),
+                            format!(
+                                "`{name}` mimics `{leader}` (q = {multiplier} · {leader} + {offset}): held with `{leader}` \
+                                 at {}, it is at {follows}; lock it there, or leave it out of `lock`",
+                                k.value
+                            ),
+                        ));
+                    }
+                    Some(_) => {}
+                    None => {
+                        lock.push(Locked { name: Ident::new(name, k.name.span()), value: follows });
+                        added = true;
+                    }
+                }
+            }
+            if !added {
+                break;
+            }
+        }
+        // One held whose leader moves would hold the leader too.
+        for &(i, m) in &mimics {
+            let leader = place.ident(m, place.required(m, "joint")?)?.to_string();
+            if let Some(l) = lock.iter().find(|l| l.name == names[i].as_str())
+                && !lock.iter().any(|k| k.name == leader)
+            {
+                let name = &names[i];
+                return Err(syn::Error::new(
+                    l.name.span(),
+                    format!("`{name}` mimics `{leader}`, which moves: lock `{leader}`, and `{name}` is held where it follows"),
+                ));
+            }
+        }
+        let locked_at = |name: &str| lock.iter().find(|l| l.name == name);
+        for (j, name) in joints.iter().zip(&names) {
+            let locked = locked_at(name);
+            let mut decl = match locked {
+                Some(l) => locked_joint(place, *j, joint_ends(place, *j, ground, &link_of, &ident_of)?, l)?,
+                None => self.urdf_joint(place, *j, ground, &link_of, &ident_of, &joint_named)?,
+            };
+            if let Some(e) = limits.filter(|_| locked.is_none()) {
                 joint_limits(place, *j, &mut decl, e)?;
             }
             self.joints.push(decl);
@@ -202,20 +273,12 @@ impl RawModel {
             k @ ("revolute" | "continuous" | "prismatic" | "fixed" | "floating" | "planar") => Ident::new(k, span),
             other => return Err(place.error(j, format!("unknown joint type `{other}`"))),
         };
-        let parent_node = place.child(j, "parent").ok_or_else(|| place.error(j, "no `<parent link=...>`"))?;
-        let parent = place.required(parent_node, "link")?;
-        let child = place.required(place.child(j, "child").expect("checked by import_urdf"), "link")?;
-        for link in [parent, child] {
-            if link_of(link).is_none() {
-                return Err(place.error(j, format!("the link `{link}` is not declared")));
-            }
-        }
-        let child_node = link_of(child).expect("checked above");
+        let (parent, child, child_node) = joint_ends(place, j, ground, link_of, ident_of)?;
         let mut decl = JointDecl {
             name: Some(name.clone()),
             kind: Some(kind.clone()),
-            parent: (Some(parent) != ground).then(|| ident_of(parent)),
-            child: Some(ident_of(child)),
+            parent,
+            child: Some(child),
             ..JointDecl::new(Ident::new("joint", span))
         };
         if let Some(origin) = place.child(j, "origin") {
@@ -268,15 +331,7 @@ impl RawModel {
         } else if kind == "floating" {
             // No axis: three translations and a rotation.
         } else if moving {
-            let axis_node = place.child(j, "axis");
-            let axis = axis_node.map(|a| place.numbers(a, "xyz", [1.0, 0.0, 0.0])).transpose()?.unwrap_or([1.0, 0.0, 0.0]);
-            let norm2: f64 = axis.iter().map(|c| c * c).sum();
-            if norm2 == 0.0 {
-                return Err(place.error(axis_node.unwrap_or(j), "the joint's axis is zero"));
-            }
-            let unit = axis.iter().filter(|&&c| c == 0.0).count() == 2 && norm2 == 1.0;
-            let a = vector(axis, span);
-            decl.axis = Some(syn::parse2(if unit { a } else { quote_spanned!(span=> (#a / #a.norm())) })?);
+            decl.axis = Some(syn::parse2(unit_axis(place, j)?)?);
         }
         if let Some(d) = dynamics {
             let [damping] = place.numbers(d, "damping", [0.0])?;
@@ -316,6 +371,117 @@ impl RawModel {
     }
 }
 
+/// The `<axis xyz>` of the joint `j` (URDF's default x) as a unit vector: as written along a
+/// coordinate axis, otherwise divided by its norm; a zero axis is an error.
+fn unit_axis(place: &Place, j: roxmltree::Node) -> syn::Result<proc_macro2::TokenStream> {
+    let axis_node = place.child(j, "axis");
+    let axis = axis_node.map(|a| place.numbers(a, "xyz", [1.0, 0.0, 0.0])).transpose()?.unwrap_or([1.0, 0.0, 0.0]);
+    let norm2: f64 = axis.iter().map(|c| c * c).sum();
+    if norm2 == 0.0 {
+        return Err(place.error(axis_node.unwrap_or(j), "the joint's axis is zero"));
+    }
+    let unit = axis.iter().filter(|&&c| c == 0.0).count() == 2 && norm2 == 1.0;
+    let a = vector(axis, place.span);
+    Ok(if unit { a } else { quote_spanned!(place.span=> (#a / #a.norm())) })
+}
+
+/// The `<parent>` and `<child>` links of the joint `j`, each declared: the parent's model name
+/// (none where it is the link `ground`, from which the joint hangs), the child's, and its node.
+fn joint_ends<'a>(
+    place: &Place,
+    j: roxmltree::Node<'a, 'a>,
+    ground: Option<&str>,
+    link_of: &dyn Fn(&str) -> Option<roxmltree::Node<'a, 'a>>,
+    ident_of: &dyn Fn(&str) -> Ident,
+) -> syn::Result<(Option<Ident>, Ident, roxmltree::Node<'a, 'a>)> {
+    let parent_node = place.child(j, "parent").ok_or_else(|| place.error(j, "no `<parent link=...>`"))?;
+    let parent = place.required(parent_node, "link")?;
+    let child = place.required(place.child(j, "child").expect("checked by import_urdf"), "link")?;
+    for link in [parent, child] {
+        if link_of(link).is_none() {
+            return Err(place.error(j, format!("the link `{link}` is not declared")));
+        }
+    }
+    let child_node = link_of(child).expect("checked above");
+    Ok(((Some(parent) != ground).then(|| ident_of(parent)), ident_of(child), child_node))
+}
+
+/// A `<joint>` held fixed at `locked.value` (`lock = [...]`) as a fixed `joint(...)` item between
+/// its `ends` ([`joint_ends`]) with its child link's body: the joint's turn about its axis
+/// (revolute, continuous) or its slide along it (prismatic) at that value folded into the fixed
+/// joint's rotation or origin — the same frames as the moving joint's at that value. Its limits,
+/// friction, damping and input are no part of the model (it does not move); a value outside its
+/// `<limit lower upper>` is an error, and so is a joint of another kind.
+fn locked_joint(
+    place: &Place,
+    j: roxmltree::Node,
+    (parent, child, child_node): (Option<Ident>, Ident, roxmltree::Node),
+    locked: &Locked,
+) -> syn::Result<JointDecl> {
+    let span = place.span;
+    let (name, v) = (&locked.name, locked.value);
+    let kind = place.required(j, "type")?;
+    if !matches!(kind, "revolute" | "continuous" | "prismatic") {
+        return Err(syn::Error::new(
+            name.span(),
+            format!(
+                "`{name}` is a `{kind}` joint: `lock` holds a revolute, continuous or prismatic joint fixed{}",
+                if kind == "fixed" { " (this one is fixed already)" } else { "" }
+            ),
+        ));
+    }
+    if kind != "continuous"
+        && let Some(l) = place.child(j, "limit")
+        && let (Some(_), Some(_)) = (l.attribute("lower"), l.attribute("upper"))
+    {
+        let ([lower], [upper]) = (place.numbers(l, "lower", [0.0])?, place.numbers(l, "upper", [0.0])?);
+        if !(lower..=upper).contains(&v) {
+            return Err(syn::Error::new(
+                name.span(),
+                format!(
+                    "`{name}` would be held at {v}, outside its limits [{lower}, {upper}]: lock it at a value within \
+                     them, `lock = [{name} = ...]`"
+                ),
+            ));
+        }
+    }
+    let (xyz, rpy) = match place.child(j, "origin") {
+        Some(o) => (place.numbers(o, "xyz", [0.0; 3])?, place.numbers(o, "rpy", [0.0; 3])?),
+        None => ([0.0; 3], [0.0; 3]),
+    };
+    let turn = rotation(rpy, place);
+    let mut decl = JointDecl {
+        name: Some(name.clone()),
+        kind: Some(Ident::new("fixed", span)),
+        parent,
+        child: Some(child),
+        ..JointDecl::new(Ident::new("joint", span))
+    };
+    let origin = vector(xyz, span);
+    decl.origin = Some(syn::parse2(origin.clone())?);
+    decl.rotation = turn.clone().map(syn::parse2).transpose()?;
+    if v != 0.0 {
+        let unit = unit_axis(place, j)?;
+        let value = number(v, span);
+        if kind == "prismatic" {
+            // The child's origin slid along the axis in the joint's axes: p + R (e v).
+            let slide = match &turn {
+                Some(r) => quote_spanned!(span=> #origin + #r * (#unit * #value)),
+                None => quote_spanned!(span=> #origin + #unit * #value),
+            };
+            decl.origin = Some(syn::parse2(slide)?);
+        } else {
+            let r = match &turn {
+                Some(r) => quote_spanned!(span=> #r * axis_angle(#unit, #value)),
+                None => quote_spanned!(span=> axis_angle(#unit, #value)),
+            };
+            decl.rotation = Some(syn::parse2(r)?);
+        }
+    }
+    link_body(place, child_node, &mut decl)?;
+    Ok(decl)
+}
+
 /// The joint `root` of `kind` (`floating` or `planar`) moving the root link `link` (whose model
 /// name is `ident`) from the ground, with the link's body: refused where the link carries no mass
 /// and a joint of the file already moves everything below it so (the file's own floating base
@@ -335,11 +501,12 @@ fn root_joint(
         child: Some(ident),
         ..JointDecl::new(Ident::new("joint", span))
     };
-    link_body(place, link, &mut decl)?;
+    let mass = link_body(place, link, &mut decl)?;
     let name = link.attribute("name").unwrap_or_default();
     let from_root = |j: &&roxmltree::Node| place.child(**j, "parent").and_then(|p| p.attribute("link")) == Some(name);
     let free = joints.iter().filter(from_root).find(|j| matches!(j.attribute("type"), Some("floating" | "planar")));
-    if let (None, Some(j)) = (&decl.mass, free) {
+    // A root link with an inertia and no mass counts as massless: the root's translations move nothing of it.
+    if let Some(j) = free.filter(|_| mass == 0.0) {
         return Err(place.error(
             *j,
             format!(
@@ -374,10 +541,10 @@ fn joint_limits(place: &Place, j: roxmltree::Node, decl: &mut JointDecl, e: &syn
     Ok(())
 }
 
-/// The `<inertial>` of a link into the joint's mass, centre and inertia.
-fn link_body(place: &Place, link: roxmltree::Node, decl: &mut JointDecl) -> syn::Result<()> {
+/// The `<inertial>` of a link into the joint's mass, centre and inertia; its mass (0 without).
+fn link_body(place: &Place, link: roxmltree::Node, decl: &mut JointDecl) -> syn::Result<f64> {
     let span = place.span;
-    let Some(inertial) = place.child(link, "inertial") else { return Ok(()) };
+    let Some(inertial) = place.child(link, "inertial") else { return Ok(0.0) };
     let [mass] = place.child(inertial, "mass").map(|m| place.numbers(m, "value", [0.0])).transpose()?.unwrap_or([0.0]);
     let inertia_node = place.child(inertial, "inertia");
     let i = match inertia_node {
@@ -394,10 +561,7 @@ fn link_body(place: &Place, link: roxmltree::Node, decl: &mut JointDecl) -> syn:
         return Err(place.error(inertial, "the mass is negative"));
     }
     if mass == 0.0 && i.iter().all(|&c| c == 0.0) {
-        return Ok(());
-    }
-    if mass == 0.0 {
-        return Err(place.error(inertial, "a link with an inertia has a positive mass"));
+        return Ok(0.0);
     }
     let (xyz, rpy) = match place.child(inertial, "origin") {
         Some(o) => (place.numbers(o, "xyz", [0.0; 3])?, place.numbers(o, "rpy", [0.0; 3])?),
@@ -405,7 +569,7 @@ fn link_body(place: &Place, link: roxmltree::Node, decl: &mut JointDecl) -> syn:
     };
     decl.mass = Some(syn::parse2(number(mass, span))?);
     decl.centre = Some(syn::parse2(vector(xyz, span))?);
-    let Some(i) = place.inertia(inertia_node.unwrap_or(inertial), mass, i)? else { return Ok(()) };
+    let Some(i) = place.inertia(inertia_node.unwrap_or(inertial), mass, i)? else { return Ok(mass) };
     let [a, b, c, d, e, f] = i.map(|v| number(v, span));
     let matrix = quote_spanned!(span=> [[#a, #b, #c], [#b, #d, #e], [#c, #e, #f]]);
     let inertia = match rotation(rpy, place) {
@@ -413,7 +577,7 @@ fn link_body(place: &Place, link: roxmltree::Node, decl: &mut JointDecl) -> syn:
         None => matrix,
     };
     decl.inertia = Some(syn::parse2(inertia)?);
-    Ok(())
+    Ok(mass)
 }
 
 #[cfg(test)]
