@@ -32,6 +32,7 @@ root = floating)`, Pinocchio a copy whose root link hangs from a new world link 
     python3 scripts/compare_urdf.py --target-cpu=x86-64-v3   # routh built for AVX2 and FMA
     python3 scripts/compare_urdf.py --round-angles=1e-9  # routh reads each file with round_angles = 1e-9
     python3 scripts/compare_urdf.py --repeat=5           # each side's least time of five runs, interleaved
+    python3 scripts/compare_urdf.py --lock=elbow=0.7,wrist_2 path   # joints held fixed on both sides
 
 `--round-angles=TOL` reads each file into routh with `urdf(path = ..., round_angles = TOL)`: an angle
 within TOL of a multiple of π/4 or π/6 (the UR5's 1.57079632679) as that multiple; Pinocchio reads
@@ -120,6 +121,19 @@ def pinocchio_tree(urdf):
     import pinocchio as pin
 
     model = pin.buildModelFromUrdf(str(urdf))
+    if LOCK:
+        import numpy as np
+
+        reference = pin.neutral(model)
+        ids = []
+        for name, value in LOCK:
+            joint = model.joints[model.getJointId(name)]
+            if joint.nq == 2:  # a continuous joint's (cos, sin)
+                reference[joint.idx_q : joint.idx_q + 2] = [np.cos(value), np.sin(value)]
+            else:
+                reference[joint.idx_q] = value
+            ids.append(model.getJointId(name))
+        model = pin.buildReducedModel(model, ids, reference)
     lines = []
     for j in range(1, model.njoints):
         joint = model.joints[j]
@@ -195,12 +209,24 @@ ROUND = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--round-
 # `--repeat=K`: each side's binary run K times, the two alternating, and each time the least of its
 # K (single runs on a shared 2-core machine move by up to a half).
 REPEAT = int(next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--repeat=")), "1"))
+# `--lock=elbow=0.7,wrist_2`: the joints held fixed (at the value given, or 0) on both sides —
+# routh's `lock = [...]`, Pinocchio's `buildReducedModel` at that configuration.
+LOCK = [
+    (name, float(value) if value else 0.0)
+    for name, _, value in (
+        entry.partition("=")
+        for entry in next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--lock=")), "").split(",")
+        if entry
+    )
+]
 
 
 def urdf_item(urdf, inputs=False):
     """The model's `urdf(...)` item for `urdf`, with a torque on each joint (`inputs`) and the
     angles rounded as asked."""
     extra = (", inputs = u" if inputs else "") + (f", round_angles = {ROUND}" if ROUND else "")
+    if LOCK:
+        extra += ", lock = [" + ", ".join(f"{name} = {value!r}" for name, value in LOCK) + "]"
     original = ROOTED.get(str(Path(urdf).resolve()))
     if original is not None:
         return f'urdf(path = "{original}", root = floating{extra})'
@@ -566,7 +592,10 @@ def rates_to_names(rates):
 def main():
     args = sys.argv[1:]
     wrap = "--floating" in args
-    args = [a for a in args if a not in ("--floating", "--native") and not a.startswith(("--round-angles=", "--repeat=", "--target-cpu="))]
+    args = [
+        a for a in args
+        if a not in ("--floating", "--native") and not a.startswith(("--round-angles=", "--repeat=", "--target-cpu=", "--lock="))
+    ]
     robots = [floating(comparable(a)) if wrap else comparable(a) for a in args] or [comparable(r) for r in default_robots()]
     exe = pinocchio_binary()
     print()

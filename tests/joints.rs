@@ -959,6 +959,38 @@ fn an_mjcf_files_dry_friction_is_left_out_when_asked_and_kept_as_constants() {
     assert_eq!(Arm6Mjcf::FRICTION, [0.0; 6]);
 }
 
+/// A double pendulum whose elbow an `<equality>` couples to its shoulder
+/// (`tests/robots/coupled.xml`), read with the constraint left out when asked.
+#[derive(Mechanics)]
+#[mechanics(mjcf(path = "tests/robots/coupled.xml", equality = ignore), gravity = [0, 0, -g])]
+pub struct CoupledLeftOut {
+    pub g: f64,
+}
+
+/// The two hinges by hand, free.
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = shoulder, kind = revolute, child = upper, axis = [0, 1, 0],
+          mass = 1, centre = [0, 0, -0.25], inertia = diag(0.006, 0.006, 0.0005)),
+    joint(name = elbow, kind = revolute, parent = upper, child = lower, origin = [0, 0, -0.5], axis = [0, 1, 0],
+          mass = 0.5, centre = [0, 0, -0.2], inertia = diag(0.002, 0.002, 0.0002)),
+    gravity = [0, 0, -g],
+)]
+pub struct TwoHinges {
+    pub g: f64,
+}
+
+#[test]
+fn an_mjcf_files_equality_constraints_are_left_out_only_when_asked() {
+    // (Refused without `equality = ignore`: tests/ui/mjcf_equality.rs.)
+    let (file, hand) = (CoupledLeftOut { g: 9.81 }, TwoHinges { g: 9.81 });
+    let mut rng = Rng::new(67);
+    for _ in 0..10 {
+        let x = rng.vector::<4>(-2.0, 2.0);
+        assert_near!(file.accelerations(0.0, &x).unwrap(), hand.accelerations(0.0, &x).unwrap(), 1e-12);
+    }
+}
+
 /// The MJCF arm with its quarter turns printed short (`tests/robots/arm6_printed.xml`: a quaternion,
 /// Euler angles and an axis-angle 1.4·10⁻⁸, 1.7·10⁻¹¹ and 1.7·10⁻⁹ rad from them), as written and
 /// rounded (`round_angles = 1e-7`).

@@ -20,16 +20,15 @@ pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(Li
          `{keyword}(path = \"...\", limits = e, inputs = u, round_angles = 1e-9, friction = ignore, inertias = balance\
          {root_key})` for the joints' position limits as impacts of restitution e, an input `u_<joint>` driving each \
          revolute and prismatic joint, the file's angles within 1e-9 rad of a multiple of π/4 or π/6 read as that \
-         multiple, the joints' dry (Coulomb) friction left out of the model, {and}each inertia no rigid body has read as \
+         multiple, the joints' dry (Coulomb) friction left out of the model, each inertia no rigid body has read as \
          the isotropic one of its trace{root_what}",
         ext = if urdf { "urdf" } else { "xml" },
-        root_key = if urdf { ", root = floating, lock = [joint_a, joint_b = 0.3]" } else { "" },
-        and = if urdf { "" } else { "and " },
+        root_key = if urdf { ", root = floating, lock = [joint_a, joint_b = 0.3]" } else { ", equality = ignore" },
         root_what = if urdf {
             ", the root link moving freely on a joint `root`, and the joints named held fixed (at 0, or at the value \
              given: Pinocchio's `buildReducedModel`)"
         } else {
-            ""
+            ", and the file's `<equality>` constraints left out of the model"
         },
     );
     let hint = hint.as_str();
@@ -86,6 +85,17 @@ pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(Li
                     ));
                 }
             }
+            "equality" if !asked.ignore_equality => {
+                asked.ignore_equality = one_value(
+                    &content,
+                    "ignore",
+                    "`equality = ignore` leaves an MJCF file's `<equality>` constraints out of the model, the one way \
+                     they are read; without it, a file with them is an error",
+                )?;
+                if urdf {
+                    return Err(syn::Error::new(key.span(), "`equality` is an MJCF file's: a URDF has no `<equality>`"));
+                }
+            }
             "lock" if asked.lock.is_empty() => {
                 asked.lock = lock_list(&content)?;
                 if !urdf {
@@ -96,12 +106,12 @@ pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(Li
                     ));
                 }
             }
-            "path" | "limits" | "inputs" | "round_angles" | "friction" | "inertias" | "root" | "lock" => {
+            "path" | "limits" | "inputs" | "round_angles" | "friction" | "inertias" | "root" | "lock" | "equality" => {
                 return Err(syn::Error::new(key.span(), format!("`{key}` is given twice")));
             }
             other => {
                 let what = format!("unknown key `{other}` in `{keyword}(...)`");
-                let keys = ["path", "limits", "inputs", "round_angles", "friction", "inertias", "root", "lock"];
+                let keys = ["path", "limits", "inputs", "round_angles", "friction", "inertias", "root", "lock", "equality"];
                 return Err(unknown(key.span(), what, other, &keys, hint));
             }
         }
@@ -224,6 +234,8 @@ pub struct Asked {
     pub root: Option<Ident>,
     /// `lock = [...]` (a URDF's): joints held fixed, each at its value.
     pub lock: Vec<Locked>,
+    /// `equality = ignore` (an MJCF's): its `<equality>` constraints left out of the model.
+    pub ignore_equality: bool,
 }
 
 /// Each revolute, continuous and prismatic joint of `joints` driven by its input, where inputs are

@@ -18,8 +18,12 @@
 //!
 //! Not read, and no part of the model: `<geom>` (shapes, and their contacts), `<site>`,
 //! `<camera>`, `<light>`, `<option>` (gravity is the model's `gravity = ...`), `<actuator>`,
-//! `<sensor>`, `<tendon>`, `<equality>`, `<contact>`, `<asset>`, `<visual>`, `<keyframe>`.
+//! `<sensor>`, `<tendon>`, `<contact>`, `<asset>`, `<visual>`, `<keyframe>`; `<equality>`
+//! constraints only with `mjcf(path = ..., equality = ignore)`, which leaves them out.
 //! Refused with the file, line and element: `<include>` (expansion reads the one file named),
+//! an `<equality>` constraint (unless left out when asked), a hinge's or slide's `ref` other than 0
+//! (MuJoCo's value of the joint where the file puts its body, which would shift its coordinate and
+//! range from routh's),
 //! `<default>` classes that set joint attributes, a body whose mass comes from its geoms (no
 //! `<inertial>`: MuJoCo's `inertiafromgeom`), `stiffness` other than 0, `frictionloss` other than 0
 //! (unless read with `mjcf(path = ..., friction = ignore)`, which leaves it out of the model), an
@@ -116,7 +120,22 @@ impl RawModel {
     pub(super) fn import_mjcf(&mut self, path: &LitStr, asked: &Asked) -> syn::Result<()> {
         let start = self.joints.len();
         let limits = asked.limits.as_ref();
-        let model = |place: &Place<'_>, root: roxmltree::Node<'_, '_>| self.mjcf_model(place, root, limits);
+        let ignore_equality = asked.ignore_equality;
+        let model = |place: &Place<'_>, root: roxmltree::Node<'_, '_>| {
+            // Constraints between bodies or joints close loops and couple joints: no part of the
+            // tree read here, so a file with them is refused unless they are left out when asked.
+            if let Some(e) = root.children().filter(|n| n.has_tag_name("equality")).find_map(|e| e.first_element_child())
+                && !ignore_equality
+            {
+                return Err(place.error(
+                    e,
+                    "an `<equality>` constraint is not read (the model would be the file's without it): read the \
+                     file with `mjcf(path = ..., equality = ignore)` to leave the file's equality constraints out, or \
+                     write them as `closure(...)` or `holonomic(...)` items",
+                ));
+            }
+            self.mjcf_model(place, root, limits)
+        };
         let (tracked, ()) = with_root(path, asked, "mujoco", "an MJCF file's root element is `<mujoco>`", model)?;
         self.described.push(tracked);
         drive_joints(&mut self.joints[start..], asked);
@@ -228,6 +247,17 @@ impl RawModel {
         let [stiffness] = place.numbers(j, "stiffness", [0.0])?;
         if stiffness != 0.0 {
             return Err(place.error(j, "a joint spring (`stiffness`) is not read yet: set it to 0 or write it in the model"));
+        }
+        // MuJoCo's q = ref is where the file puts the body: its coordinate and range would be
+        // shifted from routh's, whose q = 0 is there.
+        let [reference] = place.numbers(j, "ref", [0.0])?;
+        if reference != 0.0 && matches!(kind, "revolute" | "prismatic") {
+            return Err(place.error(
+                j,
+                "a joint's `ref` (MuJoCo's value of the joint where the file puts its body) is not read: routh's \
+                 coordinate is 0 there, so that the joint's value and its `range` would be MuJoCo's less `ref`; set \
+                 `ref=\"0\"` and subtract it from the `range`",
+            ));
         }
         let [friction] = place.numbers(j, "frictionloss", [0.0])?;
         let friction = place.dry_friction(
