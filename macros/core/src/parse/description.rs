@@ -142,12 +142,7 @@ fn lock_list(input: ParseStream) -> syn::Result<Vec<Locked>> {
         let value = if content.peek(Token![=]) {
             content.parse::<Token![=]>()?;
             let negative = content.peek(Token![-]) && content.parse::<Token![-]>().is_ok();
-            let lit: syn::Lit = content.parse().map_err(|e| syn::Error::new(e.span(), hint))?;
-            let v = match &lit {
-                syn::Lit::Float(f) => f.base10_parse::<f64>()?,
-                syn::Lit::Int(i) => i.base10_parse::<f64>()?,
-                _ => return Err(syn::Error::new(lit.span(), hint)),
-            };
+            let v = literal_number(&content, |span| syn::Error::new(span, hint))?;
             if negative { -v } else { v }
         } else {
             0.0
@@ -176,6 +171,16 @@ fn one_value(input: ParseStream, value: &str, message: &str) -> syn::Result<bool
     Ok(true)
 }
 
+/// A literal number (integer or float), unsigned; `error` on the span of anything else.
+fn literal_number(input: ParseStream, error: impl Fn(proc_macro2::Span) -> syn::Error) -> syn::Result<f64> {
+    let lit: syn::Lit = input.parse().map_err(|e| error(e.span()))?;
+    match &lit {
+        syn::Lit::Float(f) => f.base10_parse::<f64>(),
+        syn::Lit::Int(i) => i.base10_parse::<f64>(),
+        _ => Err(error(lit.span())),
+    }
+}
+
 /// The largest tolerance of `round_angles` (radians): a file's π/2 written to four decimals
 /// (1.5708, 3.7·10⁻⁶ from it) is within it, 1.571 and 1.57 (2·10⁻⁴ and 8·10⁻⁴) are not.
 pub const MAX_ROUND_ANGLES: f64 = 1e-4;
@@ -183,15 +188,11 @@ pub const MAX_ROUND_ANGLES: f64 = 1e-4;
 /// The tolerance of `round_angles = tol`: a literal number in [0, [`MAX_ROUND_ANGLES`]].
 fn round_angles(input: ParseStream) -> syn::Result<f64> {
     let not_a_number = |span| syn::Error::new(span, "`round_angles` is a tolerance in radians, a number such as 1e-9");
-    let lit: syn::Lit = input.parse().map_err(|e| not_a_number(e.span()))?;
-    let value = match &lit {
-        syn::Lit::Float(f) => f.base10_parse::<f64>()?,
-        syn::Lit::Int(i) => i.base10_parse::<f64>()?,
-        _ => return Err(not_a_number(lit.span())),
-    };
+    let span = input.span();
+    let value = literal_number(input, not_a_number)?;
     if !(0.0..=MAX_ROUND_ANGLES).contains(&value) {
         return Err(syn::Error::new(
-            lit.span(),
+            span,
             format!(
                 "`round_angles = {value}` rounds too far: at most {MAX_ROUND_ANGLES} rad (π/2 printed as 1.5708 is \
                  3.7e-6 from it, printed as 1.57079632679 4.9e-12; an angle further from a multiple of π/4 or π/6 is \

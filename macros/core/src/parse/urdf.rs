@@ -113,16 +113,19 @@ impl RawModel {
         // The links' names as the model's: each joint's name is its coordinate, and a link named
         // as a joint (the SO-100's `gripper`), or as another link once made an identifier, is
         // given `_link` after it.
-        let mut taken: rustc_hash::FxHashSet<String> = rustc_hash::FxHashSet::default();
+        let mut names = Vec::with_capacity(joints.len());
         for j in &joints {
-            let name = place.ident(*j, place.required(*j, "name")?)?.to_string();
+            names.push(place.ident(*j, place.required(*j, "name")?)?.to_string());
+        }
+        let mut taken: rustc_hash::FxHashSet<String> = rustc_hash::FxHashSet::default();
+        for (j, name) in joints.iter().zip(&names) {
             if root_kind.is_some() && name == "root" {
                 return Err(place.error(
                     *j,
                     "a joint of the file is named `root`, the name of the joint that `root = ...` adds above the root link",
                 ));
             }
-            taken.insert(name);
+            taken.insert(name.clone());
         }
         if root_kind.is_some() {
             taken.insert("root".to_owned());
@@ -178,10 +181,6 @@ impl RawModel {
             }
         };
         // The joints held fixed (`lock`), by the names the model gives them.
-        let mut names = Vec::with_capacity(joints.len());
-        for j in &joints {
-            names.push(place.ident(*j, place.required(*j, "name")?)?.to_string());
-        }
         for l in lock {
             if !names.contains(&l.name.to_string()) {
                 let what = format!("the file has no joint `{}` to lock", l.name);
@@ -191,28 +190,26 @@ impl RawModel {
         // A joint that mimics a held one is held where the `<mimic>` puts it (Romeo's fingers, which
         // follow its hand); one held where its leader does not put it is an error.
         let mut lock = lock.to_vec();
-        let mimics: Vec<(usize, roxmltree::Node)> = joints
-            .iter()
-            .enumerate()
-            .filter(|(_, j)| j.attribute("type") != Some("fixed"))
-            .filter_map(|(i, j)| place.child(*j, "mimic").map(|m| (i, m)))
-            .collect();
+        let mut mimics = Vec::new();
+        for (i, j) in joints.iter().enumerate() {
+            if let Some(m) = mimic_of(place, *j)? {
+                mimics.push((i, place.ident(m.node, m.leader)?.to_string(), m));
+            }
+        }
         for _ in 0..=mimics.len() {
             let mut added = false;
-            for &(i, m) in &mimics {
-                let (name, leader) = (&names[i], place.ident(m, place.required(m, "joint")?)?.to_string());
+            for (i, leader, m) in &mimics {
+                let name = &names[*i];
                 let Some(k) = lock.iter().find(|l| l.name == leader).cloned() else { continue };
-                let [multiplier] = place.numbers(m, "multiplier", [1.0])?;
-                let [offset] = place.numbers(m, "offset", [0.0])?;
-                let follows = multiplier * k.value + offset;
+                let follows = m.multiplier * k.value + m.offset;
                 match lock.iter().find(|l| l.name == name.as_str()) {
                     Some(l) if (l.value - follows).abs() > 1e-12 * (1.0 + follows.abs()) => {
                         return Err(syn::Error::new(
                             l.name.span(),
                             format!(
-                                "`{name}` mimics `{leader}` (q = {multiplier} · {leader} + {offset}): held with `{leader}` \
-                                 at {}, it is at {follows}; lock it there, or leave it out of `lock`",
-                                k.value
+                                "`{name}` mimics `{leader}` (q = {} · {leader} + {}): held with `{leader}` at {}, it is \
+                                 at {follows}; lock it there, or leave it out of `lock`",
+                                m.multiplier, m.offset, k.value
                             ),
                         ));
                     }
@@ -228,12 +225,11 @@ impl RawModel {
             }
         }
         // One held whose leader moves would hold the leader too.
-        for &(i, m) in &mimics {
-            let leader = place.ident(m, place.required(m, "joint")?)?.to_string();
-            if let Some(l) = lock.iter().find(|l| l.name == names[i].as_str())
+        for (i, leader, _) in &mimics {
+            let name = &names[*i];
+            if let Some(l) = lock.iter().find(|l| l.name == name.as_str())
                 && !lock.iter().any(|k| k.name == leader)
             {
-                let name = &names[i];
                 return Err(syn::Error::new(
                     l.name.span(),
                     format!("`{name}` mimics `{leader}`, which moves: lock `{leader}`, and `{name}` is held where it follows"),
@@ -349,17 +345,12 @@ impl RawModel {
         }
         // A fixed joint has no coordinate to constrain: its `<mimic>` (left by a file that fixed a
         // finger's joint, Talos's grippers) is no part of the model.
-        if let Some(m) = place.child(j, "mimic")
-            && kind != "fixed"
-        {
-            let leader_name = place.required(m, "joint")?;
-            if !joint_named(leader_name) {
-                return Err(place.error(m, format!("the joint `{leader_name}` this joint mimics is not declared")));
+        if let Some(m) = mimic_of(place, j)? {
+            if !joint_named(m.leader) {
+                return Err(place.error(m.node, format!("the joint `{}` this joint mimics is not declared", m.leader)));
             }
-            let leader = place.ident(m, leader_name)?;
-            let [multiplier] = place.numbers(m, "multiplier", [1.0])?;
-            let [offset] = place.numbers(m, "offset", [0.0])?;
-            let (multiplier, offset) = (number(multiplier, span), number(offset, span));
+            let leader = place.ident(m.node, m.leader)?;
+            let (multiplier, offset) = (number(m.multiplier, span), number(m.offset, span));
             self.constraints.push(ConstraintDecl {
                 keyword: Ident::new("holonomic", span),
                 name: Ident::new(&format!("{name}_mimic"), span),
@@ -369,6 +360,25 @@ impl RawModel {
         link_body(place, child_node, &mut decl)?;
         Ok(decl)
     }
+}
+
+/// A joint's `<mimic joint multiplier offset>`: q = multiplier · q_leader + offset.
+struct Mimic<'a> {
+    node: roxmltree::Node<'a, 'a>,
+    /// The leader's name in the file.
+    leader: &'a str,
+    multiplier: f64,
+    offset: f64,
+}
+
+/// The `<mimic>` of the joint `j`, if it has one that constrains: a fixed joint's (left by a file
+/// that fixed a finger's joint, Talos's grippers) has no coordinate to constrain and is none.
+fn mimic_of<'a>(place: &Place, j: roxmltree::Node<'a, 'a>) -> syn::Result<Option<Mimic<'a>>> {
+    let Some(node) = place.child(j, "mimic").filter(|_| j.attribute("type") != Some("fixed")) else { return Ok(None) };
+    let leader = place.required(node, "joint")?;
+    let [multiplier] = place.numbers(node, "multiplier", [1.0])?;
+    let [offset] = place.numbers(node, "offset", [0.0])?;
+    Ok(Some(Mimic { node, leader, multiplier, offset }))
 }
 
 /// The `<axis xyz>` of the joint `j` (URDF's default x) as a unit vector: as written along a
