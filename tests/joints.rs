@@ -959,15 +959,23 @@ fn an_mjcf_files_dry_friction_is_left_out_when_asked_and_kept_as_constants() {
     assert_eq!(Arm6Mjcf::FRICTION, [0.0; 6]);
 }
 
-/// A double pendulum whose elbow an `<equality>` couples to its shoulder
-/// (`tests/robots/coupled.xml`), read with the constraint left out when asked.
+/// A double pendulum whose elbow an `<equality>` couples to its shoulder, each hinge with a
+/// reference value (`tests/robots/coupled.xml`): read with the coupling, and with it left out when
+/// asked.
+#[derive(Mechanics)]
+#[mechanics(mjcf = "tests/robots/coupled.xml", gravity = [0, 0, -g])]
+pub struct Coupled {
+    pub g: f64,
+}
+
 #[derive(Mechanics)]
 #[mechanics(mjcf(path = "tests/robots/coupled.xml", equality = ignore), gravity = [0, 0, -g])]
 pub struct CoupledLeftOut {
     pub g: f64,
 }
 
-/// The two hinges by hand, free.
+/// The two hinges by hand, free, each angle from the arm hanging as written (the file's less its
+/// `ref`).
 #[derive(Mechanics)]
 #[mechanics(
     joint(name = shoulder, kind = revolute, child = upper, axis = [0, 1, 0],
@@ -980,14 +988,155 @@ pub struct TwoHinges {
     pub g: f64,
 }
 
+/// The coupled pendulum by its Lagrangian in the one angle th = shoulder − s₀ from the vertical:
+/// the lower rod at ψ = th + φ(th), φ = 0.1 + 2 th + 0.5 th² (the coupling's elbow − e₀), its
+/// centre at −(0.5 sin th + 0.2 sin ψ, 0.5 cos th + 0.2 cos ψ) in the plane (x, z), the hinges
+/// about y.
+#[derive(Mechanics)]
+#[mechanics(
+    coordinates(th),
+    lagrangian = (0.006 + 0.0625) / 2 * dot(th).powi(2)
+        + 0.5 / 2 * ((0.5 * cos(th) * dot(th) + 0.2 * cos(th + 0.1 + 2 * th + 0.5 * th.powi(2)) * (3 + th) * dot(th)).powi(2)
+            + (0.5 * sin(th) * dot(th) + 0.2 * sin(th + 0.1 + 2 * th + 0.5 * th.powi(2)) * (3 + th) * dot(th)).powi(2))
+        + 0.002 / 2 * ((3 + th) * dot(th)).powi(2)
+        + g * (0.25 * cos(th) + 0.5 * (0.5 * cos(th) + 0.2 * cos(th + 0.1 + 2 * th + 0.5 * th.powi(2)))),
+)]
+pub struct CoupledByHand {
+    pub g: f64,
+}
+
 #[test]
-fn an_mjcf_files_equality_constraints_are_left_out_only_when_asked() {
-    // (Refused without `equality = ignore`: tests/ui/mjcf_equality.rs.)
-    let (file, hand) = (CoupledLeftOut { g: 9.81 }, TwoHinges { g: 9.81 });
+fn an_mjcf_files_joint_coupling_is_its_constraint_with_the_joints_refs() {
+    // MuJoCo's joint equality: elbow − e₀ = a₀ + a₁ (shoulder − s₀) + a₂ (shoulder − s₀)², the
+    // refs s₀ = 0.3, e₀ = −0.2 (tests/robots/coupled.xml).
+    assert_eq!(Coupled::CONSTRAINTS, ["elbow_coupling"]);
+    let (file, hand) = (Coupled { g: 9.81 }, CoupledByHand { g: 9.81 });
     let mut rng = Rng::new(67);
     for _ in 0..10 {
+        let (th, thd) = (rng.uniform(-1.0, 1.0), rng.uniform(-2.0, 2.0));
+        let (phi, dphi) = (0.1 + 2.0 * th + 0.5 * th * th, 2.0 + th);
+        let x = State::<4>::from([0.3 + th, -0.2 + phi, thd, dphi * thd]);
+        assert!(file.position_residuals(0.0, &x)[0].abs() < 1e-15);
+        let a = file.accelerations(0.0, &x).unwrap();
+        let ah = hand.accelerations(0.0, &State::<2>::from([th, thd])).unwrap()[0];
+        assert!((a[0] - ah).abs() < 1e-11 * (1.0 + ah.abs()), "{a} against {ah}");
+        // The elbow follows: ë = φ′ θ̈ + φ″ θ̇².
+        assert!((a[1] - (dphi * ah + thd * thd)).abs() < 1e-11 * (1.0 + ah.abs()), "{a}");
+        let (e, eh) = (file.energy(0.0, &x), hand.energy(0.0, &State::<2>::from([th, thd])));
+        assert!((e - eh).abs() < 1e-12 * (1.0 + e.abs()), "{e} against {eh}");
+    }
+}
+
+#[test]
+fn an_mjcf_files_equality_constraints_are_left_out_only_when_asked() {
+    // With the coupling left out, the two hinges free, each at its value less its `ref`.
+    let (file, hand) = (CoupledLeftOut { g: 9.81 }, TwoHinges { g: 9.81 });
+    const { assert!(Coupled::DOF == 2 && CoupledLeftOut::DOF == 2) };
+    let mut rng = Rng::new(68);
+    for _ in 0..10 {
         let x = rng.vector::<4>(-2.0, 2.0);
-        assert_near!(file.accelerations(0.0, &x).unwrap(), hand.accelerations(0.0, &x).unwrap(), 1e-12);
+        let shifted = State::<4>::from([x[0] - 0.3, x[1] + 0.2, x[2], x[3]]);
+        assert_near!(file.accelerations(0.0, &x).unwrap(), hand.accelerations(0.0, &shifted).unwrap(), 1e-12);
+    }
+}
+
+/// A carriage on a rail carrying a rod on two hinges, each joint with a `ref`, the second coupled
+/// to the first (`tests/robots/reference.xml`, angles in degrees): the joints free (the coupling
+/// left out), and by hand, each coordinate the file's less its `ref` (each hinge's frame on its
+/// axis' point, `pos`, the next joint's origin and the centre from it).
+#[derive(Mechanics)]
+#[mechanics(mjcf(path = "tests/robots/reference.xml", equality = ignore), gravity = [0, 0, -g])]
+pub struct Referenced {
+    pub g: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = rail, kind = prismatic, child = carriage, origin = [0, 0, 0.1], axis = [1, 0, 0],
+          mass = 2, inertia = diag(0.01, 0.01, 0.01)),
+    joint(name = swing, kind = revolute, parent = carriage, child = rod_swing, origin = [0.1, 0, 0.05],
+          rotation = rot_z(pi / 2), axis = [0, 1, 0]),
+    joint(name = twist, kind = revolute, parent = rod_swing, child = rod, origin = [0.05, 0, -0.05], axis = [0, 0, 1],
+          mass = 1, centre = [-0.03, 0, -0.25], inertia = diag(0.006, 0.0065, 0.0008)),
+    gravity = [0, 0, -g],
+)]
+pub struct ReferencedByHand {
+    pub g: f64,
+}
+
+/// The same file with the swing held at 0.5 rad (the twist then held where its coupling puts it),
+/// and with the rail held at −0.1 and the coupling left out.
+#[derive(Mechanics)]
+#[mechanics(mjcf(path = "tests/robots/reference.xml", lock = [swing = 0.5]), gravity = [0, 0, -g])]
+pub struct SwingHeld {
+    pub g: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(mjcf(path = "tests/robots/reference.xml", lock = [rail = -0.1], equality = ignore), gravity = [0, 0, -g])]
+pub struct RailHeld {
+    pub g: f64,
+}
+
+/// The file's refs: rail 0.2, swing 30°, twist −45°.
+const REFS: [f64; 3] = [0.2, std::f64::consts::FRAC_PI_6, -std::f64::consts::FRAC_PI_4];
+
+#[test]
+fn an_mjcf_joints_ref_is_its_value_at_the_pose_written() {
+    let (file, hand) = (Referenced { g: 9.81 }, ReferencedByHand { g: 9.81 });
+    // The range as written, in radians: MuJoCo's joint values.
+    assert_eq!(Referenced::POSITION_LIMITS[0], [-0.5, 0.8]);
+    assert!((Referenced::POSITION_LIMITS[1][0] + 60_f64.to_radians()).abs() < 1e-15);
+    assert!((Referenced::POSITION_LIMITS[1][1] - 90_f64.to_radians()).abs() < 1e-15);
+    // At q = ref, still, the bodies stand as written: the carriage's centre at z = 0.1, the rod's
+    // at 0.1 + (R_z(90°) (0.02, 0, −0.25))_z = −0.15.
+    let at_ref = State::<6>::from([REFS[0], REFS[1], REFS[2], 0.0, 0.0, 0.0]);
+    let written = 9.81 * (2.0 * 0.1 + 1.0 * (-0.15));
+    assert!((file.energy(0.0, &at_ref) - written).abs() < 1e-14, "{}", file.energy(0.0, &at_ref));
+    let mut rng = Rng::new(69);
+    for _ in 0..10 {
+        let x = rng.vector::<6>(-2.0, 2.0);
+        let mut shifted = x;
+        for (k, r) in REFS.iter().enumerate() {
+            shifted[k] -= r;
+        }
+        assert_near!(file.mass_matrix(0.0, &x), hand.mass_matrix(0.0, &shifted), 1e-12);
+        assert_near!(file.accelerations(0.0, &x).unwrap(), hand.accelerations(0.0, &shifted).unwrap(), 1e-12);
+        assert!((file.energy(0.0, &x) - hand.energy(0.0, &shifted)).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn an_mjcf_joint_held_is_the_robot_there_with_its_coupled_joint_where_it_follows() {
+    assert_eq!(SwingHeld::COORDINATES, ["rail"]);
+    assert_eq!(RailHeld::COORDINATES, ["swing", "twist"]);
+    let (free, swing, rail) = (Referenced { g: 9.81 }, SwingHeld { g: 9.81 }, RailHeld { g: 9.81 });
+    // The twist where the coupling puts it: twist − t₀ = 0.1 − 1.5 d + 0.3 d², d = 0.5 − s₀.
+    let d = 0.5 - REFS[1];
+    let twist = REFS[2] + 0.1 - 1.5 * d + 0.3 * d * d;
+    let mut rng = Rng::new(70);
+    for _ in 0..10 {
+        let (q, qd, qdd) = (rng.vector::<2>(-2.0, 2.0), rng.vector::<2>(-2.0, 2.0), rng.vector::<2>(-3.0, 3.0));
+        // The swing held: the rail alone moves.
+        let x = State::<6>::from([q[0], 0.5, twist, qd[0], 0.0, 0.0]);
+        let xs = State::<2>::from([q[0], qd[0]]);
+        let tau = free.inverse_dynamics(0.0, &x, &Vector::<3>::from([qdd[0], 0.0, 0.0])).unwrap();
+        let tau_s = swing.inverse_dynamics(0.0, &xs, &Vector::<1>::from([qdd[0]])).unwrap();
+        assert!((tau_s[0] - tau[0]).abs() < 1e-12 * (1.0 + tau[0].abs()), "{tau_s} against {tau}");
+        assert!((swing.energy(0.0, &xs) - free.energy(0.0, &x)).abs() < 1e-12);
+        // The rail held: the two hinges move.
+        let x = State::<6>::from([-0.1, q[0], q[1], 0.0, qd[0], qd[1]]);
+        let xr = State::<4>::from([q[0], q[1], qd[0], qd[1]]);
+        let tau = free.inverse_dynamics(0.0, &x, &Vector::<3>::from([0.0, qdd[0], qdd[1]])).unwrap();
+        let tau_r = rail.inverse_dynamics(0.0, &xr, &qdd).unwrap();
+        let (m, mr) = (free.mass_matrix(0.0, &x), rail.mass_matrix(0.0, &xr));
+        for r in 0..2 {
+            assert!((tau_r[r] - tau[r + 1]).abs() < 1e-12 * (1.0 + tau[r + 1].abs()), "{tau_r} against {tau}");
+            for c in 0..2 {
+                assert!((mr[(r, c)] - m[(r + 1, c + 1)]).abs() < 1e-12, "{mr} against {m}");
+            }
+        }
+        assert!((rail.energy(0.0, &xr) - free.energy(0.0, &x)).abs() < 1e-12);
     }
 }
 

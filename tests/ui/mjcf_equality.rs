@@ -1,8 +1,8 @@
 use routh::prelude::*;
 
-// An equality constraint couples the elbow to the shoulder: not read unless left out.
+// A `connect` equality closes a loop between the two pendulums' tips: not read unless left out.
 #[derive(Mechanics)]
-#[mechanics(mjcf = "../../../../tests/robots/coupled.xml", gravity = [0, 0, -9.81])]
+#[mechanics(mjcf = "../../../../tests/ui/robots/connect.xml", gravity = [0, 0, -9.81])]
 struct Robot;
 
 fn main() {}

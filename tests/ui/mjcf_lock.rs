@@ -1,8 +1,8 @@
 use routh::prelude::*;
 
-// An MJCF file's joints are not locked by name: its joint elements are removed.
+// `lock` holds a hinge or a slide: this joint is a ball.
 #[derive(Mechanics)]
-#[mechanics(mjcf(path = "../../../../tests/robots/arm6.xml", lock = [elbow]), gravity = [0, 0, -9.81])]
+#[mechanics(mjcf(path = "../../../../tests/robots/ball.xml", lock = [hang]), gravity = [0, 0, -9.81])]
 struct Robot;
 
 fn main() {}

@@ -23,12 +23,17 @@ pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(Li
          multiple, the joints' dry (Coulomb) friction left out of the model, each inertia no rigid body has read as \
          the isotropic one of its trace{root_what}",
         ext = if urdf { "urdf" } else { "xml" },
-        root_key = if urdf { ", root = floating, lock = [joint_a, joint_b = 0.3]" } else { ", equality = ignore" },
+        root_key = if urdf {
+            ", root = floating, lock = [joint_a, joint_b = 0.3]"
+        } else {
+            ", lock = [joint_a, joint_b = 0.3], equality = ignore"
+        },
         root_what = if urdf {
             ", the root link moving freely on a joint `root`, and the joints named held fixed (at 0, or at the value \
              given: Pinocchio's `buildReducedModel`)"
         } else {
-            ", and the file's `<equality>` constraints left out of the model"
+            ", the joints named held fixed (at 0, or at the value given), and the file's `<equality>` constraints left \
+             out of the model"
         },
     );
     let hint = hint.as_str();
@@ -96,16 +101,7 @@ pub(super) fn parse_item(keyword: &Ident, input: ParseStream) -> syn::Result<(Li
                     return Err(syn::Error::new(key.span(), "`equality` is an MJCF file's: a URDF has no `<equality>`"));
                 }
             }
-            "lock" if asked.lock.is_empty() => {
-                asked.lock = lock_list(&content)?;
-                if !urdf {
-                    return Err(syn::Error::new(
-                        key.span(),
-                        "`lock` is read for a URDF file's joints; in an MJCF file, remove the `<joint>` to weld its body \
-                         to its parent",
-                    ));
-                }
-            }
+            "lock" if asked.lock.is_empty() => asked.lock = lock_list(&content)?,
             "path" | "limits" | "inputs" | "round_angles" | "friction" | "inertias" | "root" | "lock" | "equality" => {
                 return Err(syn::Error::new(key.span(), format!("`{key}` is given twice")));
             }
@@ -233,7 +229,7 @@ pub struct Asked {
     /// `root = floating`, `root = planar` (a URDF's): the kind of a joint `root` moving the root
     /// link from the ground, which is otherwise (and with `root = fixed`) the root link itself.
     pub root: Option<Ident>,
-    /// `lock = [...]` (a URDF's): joints held fixed, each at its value.
+    /// `lock = [...]`: joints held fixed, each at its value.
     pub lock: Vec<Locked>,
     /// `equality = ignore` (an MJCF's): its `<equality>` constraints left out of the model.
     pub ignore_equality: bool,

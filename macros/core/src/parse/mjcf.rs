@@ -4,8 +4,11 @@
 //! What is read: `<compiler angle eulerseq>` (degrees by default, as MuJoCo; Euler angles in the
 //! sequence `xyz` only); per `<body>`, `name`, `pos` and its orientation (`quat`, `axisangle` or
 //! `euler`), its `<inertial pos quat|axisangle|euler mass diaginertia|fullinertia>`, and its joints:
-//! `<joint type="hinge|slide|ball|free" name pos axis damping armature range>` and `<freejoint>` (a
-//! hinge's or slide's `armature` a, a rotor's inertia, is its kinetic energy ½ a q̇²). A body's
+//! `<joint type="hinge|slide|ball|free" name pos axis ref damping armature range>` and `<freejoint>`
+//! (a hinge's or slide's `armature` a, a rotor's inertia, is its kinetic energy ½ a q̇²). A hinge's
+//! or slide's coordinate is MuJoCo's joint value (`qpos`): it turns or slides by q − `ref` from the
+//! pose written, where the body is at q = `ref` (MuJoCo's `qpos0`), and its `range` is as written.
+//! A body's
 //! joints act in the order written, each about an axis through its `pos` (a hinge or a ball) in
 //! the body's axes: the body on joints j₁, …, j_k is a chain of links `<body>_<j₁>`, … ending in
 //! `<body>` itself. A body without joints is welded to its parent. A `free` joint is a floating
@@ -14,17 +17,18 @@
 //! only when asked, `mjcf(path = "...", limits = e)`: impacts of restitution e (for joints that
 //! are limited: `limited="true"`, or a range given and `limited` not `"false"`). Angles (Euler,
 //! axis-angle, a quaternion's turn) are read as the URDF reader's: a multiple of π/6 or π/4 exactly
-//! where they are one to 10⁻¹², or to `round_angles = tol` where asked.
+//! where they are one to 10⁻¹², or to `round_angles = tol` where asked. `<equality>` couplings of
+//! joints are constraints, and `mjcf(path = ..., lock = [a, b = 0.3])` holds hinges and slides
+//! fixed at their values (radians or metres, whatever the file's `angle`), each folded with its
+//! `ref` into a fixed joint ([`mjcf_equality`](super::mjcf_equality)).
 //!
 //! Not read, and no part of the model: `<geom>` (shapes, and their contacts), `<site>`,
 //! `<camera>`, `<light>`, `<option>` (gravity is the model's `gravity = ...`), `<actuator>`,
-//! `<sensor>`, `<tendon>`, `<contact>`, `<asset>`, `<visual>`, `<keyframe>`; `<equality>`
-//! constraints only with `mjcf(path = ..., equality = ignore)`, which leaves them out.
-//! Refused with the file, line and element: `<include>` (expansion reads the one file named),
-//! an `<equality>` constraint (unless left out when asked), a hinge's or slide's `ref` other than 0
-//! (MuJoCo's value of the joint where the file puts its body, which would shift its coordinate and
-//! range from routh's),
-//! `<default>` classes that set joint attributes, a body whose mass comes from its geoms (no
+//! `<sensor>`, `<tendon>`, `<contact>`, `<asset>`, `<visual>`, `<keyframe>` (a state's zeros are
+//! the joints' zeros, not `qpos0`); `<equality>` constraints with `mjcf(path = ..., equality =
+//! ignore)`, which leaves them all out. Refused with the file, line and element: `<include>`
+//! (expansion reads the one file named), an equality constraint other than a joint coupling
+//! (unless left out when asked), `<default>` classes that set joint attributes, a body whose mass comes from its geoms (no
 //! `<inertial>`: MuJoCo's `inertiafromgeom`), `stiffness` other than 0, `frictionloss` other than 0
 //! (unless read with `mjcf(path = ..., friction = ignore)`, which leaves it out of the model), an
 //! armature on a ball or free joint, an orientation given as `xyaxes` or `zaxis`, Euler angles in another sequence, a zero
@@ -35,7 +39,8 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote_spanned;
 use syn::{Ident, LitStr};
 
-use super::description::{Asked, LimitsRead, Place, angle, drive_joints, number, vector, with_root};
+use super::description::{Asked, LimitsRead, Locked, Place, angle, drive_joints, number, vector, with_root};
+use super::mjcf_equality as equality;
 use super::{JointDecl, RawModel};
 
 /// Degrees or radians, and how to read an orientation.
@@ -119,31 +124,16 @@ impl RawModel {
     /// documentation).
     pub(super) fn import_mjcf(&mut self, path: &LitStr, asked: &Asked) -> syn::Result<()> {
         let start = self.joints.len();
-        let limits = asked.limits.as_ref();
-        let ignore_equality = asked.ignore_equality;
-        let model = |place: &Place<'_>, root: roxmltree::Node<'_, '_>| {
-            // Constraints between bodies or joints close loops and couple joints: no part of the
-            // tree read here, so a file with them is refused unless they are left out when asked.
-            if let Some(e) = root.children().filter(|n| n.has_tag_name("equality")).find_map(|e| e.first_element_child())
-                && !ignore_equality
-            {
-                return Err(place.error(
-                    e,
-                    "an `<equality>` constraint is not read (the model would be the file's without it): read the \
-                     file with `mjcf(path = ..., equality = ignore)` to leave the file's equality constraints out, or \
-                     write them as `closure(...)` or `holonomic(...)` items",
-                ));
-            }
-            self.mjcf_model(place, root, limits)
-        };
+        let model = |place: &Place<'_>, root: roxmltree::Node<'_, '_>| self.mjcf_model(place, root, asked);
         let (tracked, ()) = with_root(path, asked, "mujoco", "an MJCF file's root element is `<mujoco>`", model)?;
         self.described.push(tracked);
         drive_joints(&mut self.joints[start..], asked);
         Ok(())
     }
 
-    /// The `<mujoco>` model's tree of bodies.
-    fn mjcf_model(&mut self, place: &Place, root: roxmltree::Node, limits: Option<&syn::Expr>) -> syn::Result<()> {
+    /// The `<mujoco>` model's tree of bodies, its joints held (`lock`) and its equality
+    /// constraints.
+    fn mjcf_model(&mut self, place: &Place, root: roxmltree::Node, asked: &Asked) -> syn::Result<()> {
         let span = place.span;
         check_defaults(place, root)?;
         let compiler = root.children().find(|n| n.has_tag_name("compiler"));
@@ -163,80 +153,109 @@ impl RawModel {
         let Some(world) = root.children().find(|n| n.has_tag_name("worldbody")) else {
             return Err(place.error(root, "no `<worldbody>`"));
         };
+        let scalars = equality::scalars(place, world, degrees)?;
+        let couplings = equality::couplings(place, root, &scalars, asked.ignore_equality)?;
+        let (lock, kept) = equality::held(&asked.lock, &scalars, &couplings)?;
+        let read = Read { units, limits: asked.limits.as_ref(), lock: &lock };
         // Depth first, parents before children, without recursion: (body, its parent link).
         let mut stack: Vec<(roxmltree::Node, Option<Ident>)> =
             world.children().filter(|n| n.has_tag_name("body")).map(|b| (b, None)).rev().collect();
         let mut count = 0usize;
+        let mut names = Vec::new();
         while let Some((body, parent)) = stack.pop() {
             count += 1;
             let name = match body.attribute("name") {
                 Some(n) => place.ident(body, n)?,
                 None => Ident::new(&format!("body{count}"), span),
             };
-            self.mjcf_body(place, body, &name, parent, units, limits)?;
+            names.extend(self.mjcf_body(place, body, &name, parent, &read)?);
             stack.extend(body.children().filter(|n| n.has_tag_name("body")).map(|b| (b, Some(name.clone()))).rev());
         }
         if count == 0 {
             return Err(place.error(world, "the `<worldbody>` has no `<body>`"));
         }
+        for l in &asked.lock {
+            if !names.contains(&l.name.to_string()) {
+                let what = format!("the file has no joint `{}` to lock", l.name);
+                return Err(crate::diagnostics::unknown(l.name.span(), what, &l.name.to_string(), &names, ""));
+            }
+        }
+        self.constraints.extend(equality::constraints(&couplings, &kept, &scalars, span)?);
         Ok(())
     }
 
-    /// One body: its joints as a chain of links ending in the body, its inertial on the last.
+    /// One body: its joints as a chain of links ending in the body, its inertial on the last; the
+    /// names of its joints.
     fn mjcf_body(
         &mut self,
         place: &Place,
         body: roxmltree::Node,
         name: &Ident,
         parent: Option<Ident>,
-        units: Units,
-        limits: Option<&syn::Expr>,
-    ) -> syn::Result<()> {
+        read: &Read,
+    ) -> syn::Result<Vec<String>> {
         let span = place.span;
         let joints: Vec<roxmltree::Node> =
             body.children().filter(|n| n.has_tag_name("joint") || n.has_tag_name("freejoint")).collect();
         let pos = place.numbers(body, "pos", [0.0; 3])?;
-        let turn = orientation(place, body, units)?;
+        let turn = orientation(place, body, read.units)?;
         let mut decls = Vec::with_capacity(joints.len().max(1));
+        let mut folds = Vec::with_capacity(joints.len());
         if joints.is_empty() {
             decls.push(JointDecl {
                 kind: Some(Ident::new("fixed", span)),
                 child: Some(name.clone()),
                 ..JointDecl::new(Ident::new("joint", span))
             });
+            folds.push(None);
         }
+        let mut names = Vec::with_capacity(joints.len());
         for (k, j) in joints.iter().enumerate() {
             let jname = match j.attribute("name") {
                 Some(n) => place.ident(*j, n)?,
                 None => Ident::new(&format!("{name}_joint{}", k + 1), span),
             };
+            names.push(jname.to_string());
             let child = if k + 1 == joints.len() { name.clone() } else { Ident::new(&format!("{name}_{jname}"), span) };
-            decls.push(self.mjcf_joint(place, *j, jname, child, units, limits)?);
+            let (decl, fold) = self.mjcf_joint(place, *j, jname, child, read)?;
+            decls.push(decl);
+            folds.push(fold);
         }
-        // The first joint carries the body's pose on its parent; each next one hangs on the last.
-        for k in 0..decls.len() {
+        // The first joint carries the body's pose on its parent; each next one hangs on the last;
+        // each hinge's or slide's motion by its fold (its `ref`, or where it is held) before it.
+        for (k, fold) in folds.iter().enumerate() {
             decls[k].parent = if k == 0 { parent.clone() } else { decls[k - 1].child.clone() };
+            let (origin, rotation) = if k == 0 { (Some(vector(pos, span)), turn.clone()) } else { (None, None) };
+            let (origin, rotation) = match fold {
+                Some(f) => {
+                    let (o, r) = f.after(origin.unwrap_or_else(|| vector([0.0; 3], span)), rotation, place);
+                    (Some(o), r)
+                }
+                None => (origin, rotation),
+            };
+            decls[k].origin = origin.map(syn::parse2).transpose()?;
+            decls[k].rotation = rotation.map(syn::parse2).transpose()?;
         }
-        decls[0].origin = Some(syn::parse2(vector(pos, span))?);
-        decls[0].rotation = turn.map(syn::parse2).transpose()?;
         let last = decls.len() - 1;
-        mjcf_inertial(place, body, &mut decls[last], units)?;
+        mjcf_inertial(place, body, &mut decls[last], read.units)?;
         self.joints.extend(decls);
-        Ok(())
+        Ok(names)
     }
 
-    /// One `<joint>` or `<freejoint>`.
+    /// One `<joint>` or `<freejoint>` (a fixed joint where it is held), and the constant motion
+    /// folded before it: a hinge's or slide's by −`ref` (MuJoCo's value of the joint at the pose
+    /// written, where routh's coordinate would be 0), or to its held value.
     fn mjcf_joint(
         &mut self,
         place: &Place,
         j: roxmltree::Node,
         name: Ident,
         child: Ident,
-        units: Units,
-        limits: Option<&syn::Expr>,
-    ) -> syn::Result<JointDecl> {
-        let span = place.span;
+        read: &Read,
+    ) -> syn::Result<(JointDecl, Option<Fold>)> {
+        let (span, units) = (place.span, read.units);
         let kind = if j.has_tag_name("freejoint") { "free" } else { j.attribute("type").unwrap_or("hinge") };
+        let file_kind = kind;
         let kind = match kind {
             "hinge" => "revolute",
             "slide" => "prismatic",
@@ -244,20 +263,75 @@ impl RawModel {
             "free" => "floating",
             other => return Err(place.error(j, format!("unknown joint type `{other}`"))),
         };
+        let one_coordinate = kind == "revolute" || kind == "prismatic";
+        let held = read.lock.iter().find(|l| l.name == name);
+        if let Some(l) = held
+            && !one_coordinate
+        {
+            return Err(syn::Error::new(
+                l.name.span(),
+                format!("`{name}` is a `{file_kind}` joint: `lock` holds a hinge or a slide fixed"),
+            ));
+        }
+        // MuJoCo's q = ref is where the file puts the body (its `qpos0`): the joint turns or
+        // slides by q − ref, folded as a constant motion by −ref before the joint's own.
+        let [reference] = place.numbers(j, "ref", [0.0])?;
+        let reference = if kind == "revolute" { units.angle(reference) } else { reference };
+        let axis = place.numbers(j, "axis", [0.0, 0.0, 1.0])?;
+        if one_coordinate && axis.iter().all(|&c| c == 0.0) {
+            return Err(place.error(j, "the joint's axis is zero"));
+        }
+        let at = place.numbers(j, "pos", [0.0; 3])?;
+        let fold = |by: f64| {
+            (one_coordinate && by != 0.0).then(|| Fold {
+                slide: kind == "prismatic",
+                unit: unit(axis, span),
+                anchor: if kind == "revolute" { at } else { [0.0; 3] },
+                by,
+            })
+        };
+        let mut decl = JointDecl {
+            name: Some(name),
+            kind: Some(Ident::new(kind, span)),
+            child: Some(child),
+            ..JointDecl::new(Ident::new("joint", span))
+        };
+        let limited = match j.attribute("limited") {
+            Some("true") => true,
+            Some("false") => false,
+            _ => j.attribute("range").is_some(),
+        };
+        let range = if limited && one_coordinate {
+            let [lower, upper] = place.numbers(j, "range", [0.0; 2])?;
+            let [lower, upper] = if kind == "revolute" { [lower, upper].map(|v| units.angle(v)) } else { [lower, upper] };
+            if lower >= upper {
+                return Err(place.error(j, format!("the range's lower end {lower} is not below its upper {upper}")));
+            }
+            Some((lower, upper))
+        } else {
+            None
+        };
+        if let Some(l) = held {
+            // Held: a fixed joint at its value, its limits, friction, damping and input dropped.
+            if let Some((lower, upper)) = range
+                && !(lower..=upper).contains(&l.value)
+            {
+                let n = &l.name;
+                return Err(syn::Error::new(
+                    n.span(),
+                    format!(
+                        "`{n}` would be held at {}, outside its range [{lower}, {upper}]: lock it at a value within \
+                         it, `lock = [{n} = ...]`",
+                        l.value
+                    ),
+                ));
+            }
+            decl.kind = Some(Ident::new("fixed", span));
+            return Ok((decl, fold(l.value - reference)));
+        }
         let [stiffness] = place.numbers(j, "stiffness", [0.0])?;
         if stiffness != 0.0 {
             return Err(place.error(j, "a joint spring (`stiffness`) is not read yet: set it to 0 or write it in the model"));
-        }
-        // MuJoCo's q = ref is where the file puts the body: its coordinate and range would be
-        // shifted from routh's, whose q = 0 is there.
-        let [reference] = place.numbers(j, "ref", [0.0])?;
-        if reference != 0.0 && matches!(kind, "revolute" | "prismatic") {
-            return Err(place.error(
-                j,
-                "a joint's `ref` (MuJoCo's value of the joint where the file puts its body) is not read: routh's \
-                 coordinate is 0 there, so that the joint's value and its `range` would be MuJoCo's less `ref`; set \
-                 `ref=\"0\"` and subtract it from the `range`",
-            ));
         }
         let [friction] = place.numbers(j, "frictionloss", [0.0])?;
         let friction = place.dry_friction(
@@ -266,28 +340,14 @@ impl RawModel {
             "dry friction (`frictionloss`) is not read: read the file with `mjcf(path = ..., friction = ignore)` to \
              leave it out of the model, or set it to 0, or write it in the model",
         )?;
-        let mut decl = JointDecl {
-            name: Some(name),
-            kind: Some(Ident::new(kind, span)),
-            child: Some(child),
-            ..JointDecl::new(Ident::new("joint", span))
-        };
-        if kind == "revolute" || kind == "prismatic" {
-            let axis = place.numbers(j, "axis", [0.0, 0.0, 1.0])?;
-            if axis.iter().all(|&c| c == 0.0) {
-                return Err(place.error(j, "the joint's axis is zero"));
-            }
+        if one_coordinate {
             decl.axis = Some(syn::parse2(unit(axis, span))?);
         }
-        if kind == "revolute" || kind == "ball" {
-            let at = place.numbers(j, "pos", [0.0; 3])?;
-            if at != [0.0; 3] {
-                decl.anchor = Some(syn::parse2(vector(at, span))?);
-            }
+        if (kind == "revolute" || kind == "ball") && at != [0.0; 3] {
+            decl.anchor = Some(syn::parse2(vector(at, span))?);
         }
         // The damping, and a rotor's inertia reflected onto the joint (MuJoCo adds it to M's
         // diagonal: ½ a q̇²), of a hinge or a slide.
-        let one_coordinate = kind == "revolute" || kind == "prismatic";
         for (attr, what) in [("damping", "damping"), ("armature", "an armature")] {
             let [value] = place.numbers(j, attr, [0.0])?;
             if value < 0.0 {
@@ -301,31 +361,66 @@ impl RawModel {
                 if attr == "damping" { decl.damping = value } else { decl.armature = value }
             }
         }
-        let limited = match j.attribute("limited") {
-            Some("true") => true,
-            Some("false") => false,
-            _ => j.attribute("range").is_some(),
-        };
-        let mut position = None;
-        if limited && (kind == "revolute" || kind == "prismatic") {
-            let [lower, upper] = place.numbers(j, "range", [0.0; 2])?;
-            let [lower, upper] = if kind == "revolute" { [lower, upper].map(|v| units.angle(v)) } else { [lower, upper] };
-            if lower >= upper {
-                return Err(place.error(j, format!("the range's lower end {lower} is not below its upper {upper}")));
-            }
-            position = Some((lower, upper));
-            if let Some(e) = limits {
-                let (lower, upper) = (number(lower, span), number(upper, span));
-                decl.limits = Some(syn::parse2(quote_spanned!(span=> [#lower, #upper]))?);
-                decl.restitution = Some(e.clone());
-            }
+        if let (Some((lower, upper)), Some(e)) = (range, read.limits) {
+            let (lower, upper) = (number(lower, span), number(upper, span));
+            decl.limits = Some(syn::parse2(quote_spanned!(span=> [#lower, #upper]))?);
+            decl.restitution = Some(e.clone());
         }
         let friction = friction.filter(|_| one_coordinate);
-        if position.is_some() || friction.is_some() {
+        if range.is_some() || friction.is_some() {
             let coordinate = decl.name.clone().expect("named above");
-            self.limits_read.push(LimitsRead { coordinate, position, effort: None, velocity: None, friction });
+            self.limits_read.push(LimitsRead { coordinate, position: range, effort: None, velocity: None, friction });
         }
-        Ok(decl)
+        Ok((decl, fold(-reference)))
+    }
+}
+
+/// What every body reads alike: the file's angle unit, the limits' restitution where asked, and
+/// the joints held.
+struct Read<'a> {
+    units: Units,
+    limits: Option<&'a syn::Expr>,
+    lock: &'a [Locked],
+}
+
+/// A hinge's turn about its axis `unit` through `anchor`, or a slide's along `unit`, by `by`
+/// (radians or metres): the constant motion J(by) a joint's `ref` or its held value puts before
+/// its own (the two commute: the same axis through the same point).
+struct Fold {
+    slide: bool,
+    unit: TokenStream,
+    anchor: [f64; 3],
+    by: f64,
+}
+
+impl Fold {
+    /// The pose (`origin`, `rotation`) followed by this motion: (p + R t, R A) for J = (t, A),
+    /// A = the turn, t = a − A a about the anchor a (a slide's t = e·by, A = 1).
+    fn after(&self, origin: TokenStream, rotation: Option<TokenStream>, place: &Place) -> (TokenStream, Option<TokenStream>) {
+        let span = place.span;
+        let unit = &self.unit;
+        let (shift, turn) = if self.slide {
+            let by = number(self.by, span);
+            (Some(quote_spanned!(span=> (#unit * #by))), None)
+        } else {
+            let by = angle(self.by, place.round_angles, span);
+            let turn = quote_spanned!(span=> axis_angle(#unit, #by));
+            let shift = (self.anchor != [0.0; 3]).then(|| {
+                let a = vector(self.anchor, span);
+                quote_spanned!(span=> (#a - #turn * #a))
+            });
+            (shift, Some(turn))
+        };
+        let origin = match (shift, &rotation) {
+            (None, _) => origin,
+            (Some(t), Some(r)) => quote_spanned!(span=> #origin + #r * #t),
+            (Some(t), None) => quote_spanned!(span=> #origin + #t),
+        };
+        let rotation = match (rotation, turn) {
+            (Some(r), Some(a)) => Some(quote_spanned!(span=> #r * #a)),
+            (r, a) => r.or(a),
+        };
+        (origin, rotation)
     }
 }
 
