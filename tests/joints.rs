@@ -1140,6 +1140,54 @@ fn an_mjcf_joint_held_is_the_robot_there_with_its_coupled_joint_where_it_follows
     }
 }
 
+/// A pendulum and a slider, each on a joint with a spring (`stiffness`, `springref`) and a `ref`
+/// (`tests/robots/springs.xml`, angles in degrees): on the dense path (two coordinates) and on the
+/// recursion, the springs' potentials among the written ones.
+#[derive(Mechanics)]
+#[mechanics(mjcf = "tests/robots/springs.xml", gravity = [0, 0, -g])]
+pub struct Springs {
+    pub g: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(mjcf = "tests/robots/springs.xml", gravity = [0, 0, -g], dynamics = recursive)]
+pub struct SpringsRecursive {
+    pub g: f64,
+}
+
+#[test]
+fn an_mjcf_joints_spring_pulls_it_to_its_springref() {
+    assert_eq!((Springs::DYNAMICS, SpringsRecursive::DYNAMICS), ("dense", "recursive"));
+    let (dense, recursive) = (Springs { g: 9.81 }, SpringsRecursive { g: 9.81 });
+    let (deg, g) = (std::f64::consts::PI / 180.0, 9.81);
+    // The pendulum about its pivot: J = I_yy + m c², hanging at θ = ref; its spring −3 (θ − 10°).
+    // The slider: m s̈ = −m g − 40 (s − 0.1) − 0.2 ṡ.
+    let (j, c, k, k2) = (0.006 + 0.25_f64.powi(2), 0.25, 3.0, 40.0);
+    let mut rng = Rng::new(71);
+    for _ in 0..10 {
+        let x = rng.vector::<4>(-2.0, 2.0);
+        let (th, s, thd, sd) = (x[0], x[1], x[2], x[3]);
+        let phi = th - 20.0 * deg;
+        let swing = (-g * c * phi.sin() - k * (th - 10.0 * deg)) / j;
+        let lift = -g - (k2 * (s - 0.1) + 0.2 * sd) / 0.5;
+        // E with the springs' potentials: the bodies at z = 1 − c cos φ and 0.2 + (s − 0.3).
+        let e = j / 2.0 * thd * thd
+            + 0.25 * sd * sd
+            + g * (1.0 - c * phi.cos())
+            + 0.5 * g * (0.2 + s - 0.3)
+            + k / 2.0 * (th - 10.0 * deg).powi(2)
+            + k2 / 2.0 * (s - 0.1).powi(2);
+        for (a, energy) in [
+            (dense.accelerations(0.0, &x).unwrap(), dense.energy(0.0, &x)),
+            (recursive.accelerations(0.0, &x).unwrap(), recursive.energy(0.0, &x)),
+        ] {
+            assert!((a[0] - swing).abs() < 1e-12 * (1.0 + swing.abs()), "{a} against {swing}");
+            assert!((a[1] - lift).abs() < 1e-12 * (1.0 + lift.abs()), "{a} against {lift}");
+            assert!((energy - e).abs() < 1e-12 * (1.0 + e.abs()), "{energy} against {e}");
+        }
+    }
+}
+
 /// The MJCF arm with its quarter turns printed short (`tests/robots/arm6_printed.xml`: a quaternion,
 /// Euler angles and an axis-angle 1.4·10⁻⁸, 1.7·10⁻¹¹ and 1.7·10⁻⁹ rad from them), as written and
 /// rounded (`round_angles = 1e-7`).

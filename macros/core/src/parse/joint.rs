@@ -29,7 +29,8 @@
 //! is given, is `body(name = b, mass = m, centre = b_origin + b · c, frame = b, inertia = I)` with c
 //! and I in the link's axes — without `inertia`, a point mass at that centre carried by the frame b
 //! (a file's link whose inertia is zero: the body with I = 0); `damping = d` adds the viscous force
-//! −d q̇ on the coordinate, and `limits` the impacts `j_lower`, `j_upper` of Newton's law with
+//! −d q̇ on the coordinate, `stiffness = k` (with `rest = q_r`) the spring's potential ½ k (q − q_r)²
+//! and `armature = a` a rotor's ½ a q̇² in the Lagrangian, and `limits` the impacts `j_lower`, `j_upper` of Newton's law with
 //! coefficient `restitution`. A floating or ball
 //! joint's `j_q` is an orientation (a unit quaternion in the state). An MJCF joint turns about an
 //! axis through its anchor c (its `pos`, in the link's axes): its origin moves by R · (c − T c),
@@ -66,6 +67,8 @@ pub const JOINT_KEYS: &[&str] = &[
     "restitution",
     "input",
     "armature",
+    "stiffness",
+    "rest",
 ];
 
 /// The kinds of joint.
@@ -95,6 +98,10 @@ pub struct JointDecl {
     pub input: Option<Ident>,
     /// `armature = a`: a rotor's inertia reflected onto the joint, the kinetic energy ½ a q̇².
     pub armature: Option<Expr>,
+    /// `stiffness = k`: a spring on the joint, the potential ½ k (q − q_r)².
+    pub stiffness: Option<Expr>,
+    /// `rest = q_r`: the coordinate's value where the spring is at rest (0 when absent).
+    pub rest: Option<Expr>,
     /// Where a turning joint's axis passes, in the child's axes (the origin when absent): MJCF's
     /// joint `pos`; no key of the DSL's (a joint written by hand puts its origin on its axis).
     pub anchor: Option<Expr>,
@@ -141,6 +148,8 @@ impl JointDecl {
             restitution: None,
             input: None,
             armature: None,
+            stiffness: None,
+            rest: None,
             anchor: None,
         }
     }
@@ -169,6 +178,8 @@ impl JointDecl {
             "restitution" => Slot::Value(&mut self.restitution),
             "input" => Slot::Name(&mut self.input),
             "armature" => Slot::Value(&mut self.armature),
+            "stiffness" => Slot::Value(&mut self.stiffness),
+            "rest" => Slot::Value(&mut self.rest),
             other => {
                 return Err(unknown(
                     key.span(),
@@ -176,7 +187,8 @@ impl JointDecl {
                     other,
                     JOINT_KEYS,
                     "Expected: name, kind, parent, child, origin, rotation, axis, and the child link's mass, centre, \
-                     inertia; damping; armature; limits = [lower, upper] with restitution = e; input = u",
+                     inertia; damping; armature; stiffness = k with rest = q_r; limits = [lower, upper] with \
+                     restitution = e; input = u",
                 ));
             }
         })
@@ -541,6 +553,7 @@ impl RawModel {
         self.joint_limits(j, kind, name.as_ref())?;
         self.joint_damping(j, kind, name.as_ref())?;
         self.joint_armature(j, kind, name.as_ref())?;
+        self.joint_stiffness(j, kind, name.as_ref())?;
         self.joint_input(j, kind, name.as_ref())
     }
 
@@ -613,7 +626,43 @@ impl RawModel {
         };
         let span = q.span();
         let a = grouped(a);
-        let term = quote_spanned!(span=> #a / 2 * dot(#q).powi(2));
+        self.add_lagrangian(span, quote_spanned!(span=> #a / 2 * dot(#q).powi(2)))
+    }
+
+    /// `stiffness = k` with `rest = q_r`: the potential ½ k (q − q_r)² of a spring on a revolute or
+    /// prismatic joint (MJCF's `stiffness` and `springref`), its −½ k (q − q_r)² added to the
+    /// written Lagrangian — in the energy, and on the recursive path among the written potentials.
+    fn joint_stiffness(&mut self, j: &JointDecl, kind: JointKind, name: Option<&Ident>) -> syn::Result<()> {
+        let Some(k) = &j.stiffness else {
+            return match &j.rest {
+                Some(r) => Err(syn::Error::new_spanned(
+                    r,
+                    "`rest` is where the joint's spring is at rest: give the spring's `stiffness = k`",
+                )),
+                None => Ok(()),
+            };
+        };
+        let Some(q) = moving(kind, name) else {
+            return Err(syn::Error::new_spanned(
+                k,
+                "`stiffness` is a spring on a revolute or prismatic joint's coordinate; write the potential of the \
+                 others' springs in the Lagrangian",
+            ));
+        };
+        let span = q.span();
+        let k = grouped(k);
+        let stretch = match &j.rest {
+            Some(r) => {
+                let r = grouped(r);
+                quote_spanned!(span=> (#q - #r))
+            }
+            None => quote_spanned!(span=> #q),
+        };
+        self.add_lagrangian(span, quote_spanned!(span=> -(#k / 2 * #stretch.powi(2))))
+    }
+
+    /// Adds `term` to the written Lagrangian (or makes it the Lagrangian).
+    fn add_lagrangian(&mut self, span: proc_macro2::Span, term: TokenStream) -> syn::Result<()> {
         match self.lagrangians.first_mut() {
             Some((_, written)) => *written = expr(quote_spanned!(span=> (#written) + #term))?,
             None => self.lagrangians.push((Ident::new("lagrangian", span), expr(term)?)),

@@ -4,8 +4,9 @@
 //! What is read: `<compiler angle eulerseq>` (degrees by default, as MuJoCo; Euler angles in the
 //! sequence `xyz` only); per `<body>`, `name`, `pos` and its orientation (`quat`, `axisangle` or
 //! `euler`), its `<inertial pos quat|axisangle|euler mass diaginertia|fullinertia>`, and its joints:
-//! `<joint type="hinge|slide|ball|free" name pos axis ref damping armature range>` and `<freejoint>`
-//! (a hinge's or slide's `armature` a, a rotor's inertia, is its kinetic energy ½ a q̇²). A hinge's
+//! `<joint type="hinge|slide|ball|free" name pos axis ref damping armature stiffness springref
+//! range>` and `<freejoint>` (a hinge's or slide's `armature` a, a rotor's inertia, is its kinetic
+//! energy ½ a q̇²; its `stiffness` k a spring's potential ½ k (q − `springref`)²). A hinge's
 //! or slide's coordinate is MuJoCo's joint value (`qpos`): it turns or slides by q − `ref` from the
 //! pose written, where the body is at q = `ref` (MuJoCo's `qpos0`), and its `range` is as written.
 //! A body's
@@ -29,7 +30,7 @@
 //! ignore)`, which leaves them all out. Refused with the file, line and element: `<include>`
 //! (expansion reads the one file named), an equality constraint other than a joint coupling
 //! (unless left out when asked), `<default>` classes that set joint attributes, a body whose mass comes from its geoms (no
-//! `<inertial>`: MuJoCo's `inertiafromgeom`), `stiffness` other than 0, `frictionloss` other than 0
+//! `<inertial>`: MuJoCo's `inertiafromgeom`), a negative `stiffness` or one on a ball or free joint, `frictionloss` other than 0
 //! (unless read with `mjcf(path = ..., friction = ignore)`, which leaves it out of the model), an
 //! armature on a ball or free joint, an orientation given as `xyaxes` or `zaxis`, Euler angles in another sequence, a zero
 //! axis, and what the URDF reader refuses of masses and inertias (with `inertias = balance`, as it
@@ -329,9 +330,25 @@ impl RawModel {
             decl.kind = Some(Ident::new("fixed", span));
             return Ok((decl, fold(l.value - reference)));
         }
+        // A hinge's or slide's spring, −k (q − springref) (MuJoCo's `qpos_spring`, the angle in
+        // the file's unit): `stiffness = k, rest = springref`.
         let [stiffness] = place.numbers(j, "stiffness", [0.0])?;
-        if stiffness != 0.0 {
-            return Err(place.error(j, "a joint spring (`stiffness`) is not read yet: set it to 0 or write it in the model"));
+        if stiffness < 0.0 {
+            return Err(place.error(j, "the stiffness is negative"));
+        }
+        if stiffness > 0.0 {
+            if !one_coordinate {
+                return Err(place.error(
+                    j,
+                    format!("a spring (`stiffness`) on a `{file_kind}` joint is not read: write its potential in the model"),
+                ));
+            }
+            decl.stiffness = Some(syn::parse2(number(stiffness, span))?);
+            let [rest] = place.numbers(j, "springref", [0.0])?;
+            let rest = if kind == "revolute" { units.angle(rest) } else { rest };
+            if rest != 0.0 {
+                decl.rest = Some(syn::parse2(number(rest, span))?);
+            }
         }
         let [friction] = place.numbers(j, "frictionloss", [0.0])?;
         let friction = place.dry_friction(
