@@ -1140,6 +1140,39 @@ fn an_mjcf_joint_held_is_the_robot_there_with_its_coupled_joint_where_it_follows
     }
 }
 
+/// The double pendulum with its bodies placed through `<frame>`s (`tests/robots/framed.xml`: the
+/// upper arm's frame lifted 1 and turned 90° about z, the lower arm's two nested frames putting it
+/// 0.5 below the upper's origin, unturned), and by hand.
+#[derive(Mechanics)]
+#[mechanics(mjcf = "tests/robots/framed.xml", gravity = [0, 0, -g])]
+pub struct Framed {
+    pub g: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(
+    joint(name = shoulder, kind = revolute, child = upper, origin = [0, 0, 1], rotation = rot_z(pi / 2), axis = [0, 1, 0],
+          mass = 1, centre = [0, 0, -0.25], inertia = diag(0.006, 0.006, 0.0005)),
+    joint(name = elbow, kind = revolute, parent = upper, child = lower, origin = [0, 0, -0.5], axis = [0, 1, 0],
+          mass = 0.5, centre = [0, 0, -0.2], inertia = diag(0.002, 0.002, 0.0002)),
+    gravity = [0, 0, -g],
+)]
+pub struct FramedByHand {
+    pub g: f64,
+}
+
+#[test]
+fn an_mjcf_bodys_frames_place_it() {
+    let (file, hand) = (Framed { g: 9.81 }, FramedByHand { g: 9.81 });
+    let mut rng = Rng::new(72);
+    for _ in 0..10 {
+        let x = rng.vector::<4>(-2.0, 2.0);
+        assert_near!(file.mass_matrix(0.0, &x), hand.mass_matrix(0.0, &x), 1e-12);
+        assert_near!(file.accelerations(0.0, &x).unwrap(), hand.accelerations(0.0, &x).unwrap(), 1e-12);
+        assert!((file.energy(0.0, &x) - hand.energy(0.0, &x)).abs() < 1e-12);
+    }
+}
+
 /// A pendulum and a slider, each on a joint with a spring (`stiffness`, `springref`) and a `ref`
 /// (`tests/robots/springs.xml`, angles in degrees): on the dense path (two coordinates) and on the
 /// recursion, the springs' potentials among the written ones.

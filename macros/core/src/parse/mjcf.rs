@@ -12,7 +12,8 @@
 //! A body's
 //! joints act in the order written, each about an axis through its `pos` (a hinge or a ball) in
 //! the body's axes: the body on joints j₁, …, j_k is a chain of links `<body>_<j₁>`, … ending in
-//! `<body>` itself. A body without joints is welded to its parent. A `free` joint is a floating
+//! `<body>` itself. A body within `<frame pos quat|axisangle|euler>` elements is placed on their
+//! poses (nested frames composed, MuJoCo's). A body without joints is welded to its parent. A `free` joint is a floating
 //! joint (coordinates `<name>_x`, `_y`, `_z` from the body's own pose, and the orientation
 //! `<name>_q`), a `ball` joint an orientation `<name>_q` about its `pos`. `range` becomes limits
 //! only when asked, `mjcf(path = "...", limits = e)`: impacts of restitution e (for joints that
@@ -28,7 +29,8 @@
 //! `<sensor>`, `<tendon>`, `<contact>`, `<asset>`, `<visual>`, `<keyframe>` (a state's zeros are
 //! the joints' zeros, not `qpos0`); `<equality>` constraints with `mjcf(path = ..., equality =
 //! ignore)`, which leaves them all out. Refused with the file, line and element: `<include>`
-//! (expansion reads the one file named), an equality constraint other than a joint coupling
+//! (expansion reads the one file named), `<replicate>`, `<attach>`, `<composite>` and `<flexcomp>`
+//! (which make bodies of their own), an equality constraint other than a joint coupling
 //! (unless left out when asked), `<default>` classes that set joint attributes, a body whose mass comes from its geoms (no
 //! `<inertial>`: MuJoCo's `inertiafromgeom`), a negative `stiffness` or one on a ball or free joint, `frictionloss` other than 0
 //! (unless read with `mjcf(path = ..., friction = ignore)`, which leaves it out of the model), an
@@ -158,19 +160,21 @@ impl RawModel {
         let couplings = equality::couplings(place, root, &scalars, asked.ignore_equality)?;
         let (lock, kept) = equality::held(&asked.lock, &scalars, &couplings)?;
         let read = Read { units, limits: asked.limits.as_ref(), lock: &lock };
-        // Depth first, parents before children, without recursion: (body, its parent link).
-        let mut stack: Vec<(roxmltree::Node, Option<Ident>)> =
-            world.children().filter(|n| n.has_tag_name("body")).map(|b| (b, None)).rev().collect();
+        // Depth first, parents before children, without recursion: (body, the frames it is in,
+        // its parent link).
+        let mut stack: Vec<(roxmltree::Node, Option<Pose>, Option<Ident>)> =
+            bodies_in(place, world, None, units)?.into_iter().map(|(b, f)| (b, f, None)).rev().collect();
         let mut count = 0usize;
         let mut names = Vec::new();
-        while let Some((body, parent)) = stack.pop() {
+        while let Some((body, frame, parent)) = stack.pop() {
             count += 1;
             let name = match body.attribute("name") {
                 Some(n) => place.ident(body, n)?,
                 None => Ident::new(&format!("body{count}"), span),
             };
-            names.extend(self.mjcf_body(place, body, &name, parent, &read)?);
-            stack.extend(body.children().filter(|n| n.has_tag_name("body")).map(|b| (b, Some(name.clone()))).rev());
+            names.extend(self.mjcf_body(place, body, frame, &name, parent, &read)?);
+            let children = bodies_in(place, body, None, units)?;
+            stack.extend(children.into_iter().map(|(b, f)| (b, f, Some(name.clone()))).rev());
         }
         if count == 0 {
             return Err(place.error(world, "the `<worldbody>` has no `<body>`"));
@@ -191,6 +195,7 @@ impl RawModel {
         &mut self,
         place: &Place,
         body: roxmltree::Node,
+        frame: Option<Pose>,
         name: &Ident,
         parent: Option<Ident>,
         read: &Read,
@@ -200,6 +205,11 @@ impl RawModel {
             body.children().filter(|n| n.has_tag_name("joint") || n.has_tag_name("freejoint")).collect();
         let pos = place.numbers(body, "pos", [0.0; 3])?;
         let turn = orientation(place, body, read.units)?;
+        // Within `<frame>`s, the body's pose on theirs.
+        let (at, turn) = match frame {
+            Some(f) => f.then(vector(pos, span), turn, span),
+            None => (vector(pos, span), turn),
+        };
         let mut decls = Vec::with_capacity(joints.len().max(1));
         let mut folds = Vec::with_capacity(joints.len());
         if joints.is_empty() {
@@ -226,7 +236,7 @@ impl RawModel {
         // each hinge's or slide's motion by its fold (its `ref`, or where it is held) before it.
         for (k, fold) in folds.iter().enumerate() {
             decls[k].parent = if k == 0 { parent.clone() } else { decls[k - 1].child.clone() };
-            let (origin, rotation) = if k == 0 { (Some(vector(pos, span)), turn.clone()) } else { (None, None) };
+            let (origin, rotation) = if k == 0 { (Some(at.clone()), turn.clone()) } else { (None, None) };
             let (origin, rotation) = match fold {
                 Some(f) => {
                     let (o, r) = f.after(origin.unwrap_or_else(|| vector([0.0; 3], span)), rotation, place);
@@ -390,6 +400,65 @@ impl RawModel {
         }
         Ok((decl, fold(-reference)))
     }
+}
+
+/// A pose as tokens: an origin and a rotation (none for none), the frames' a body is in.
+#[derive(Clone)]
+struct Pose {
+    origin: TokenStream,
+    rotation: Option<TokenStream>,
+}
+
+impl Pose {
+    /// The pose (`origin`, `rotation`) given in this one's axes, on the ground's: (p + R o, R A).
+    fn then(&self, origin: TokenStream, rotation: Option<TokenStream>, span: Span) -> (TokenStream, Option<TokenStream>) {
+        let p = &self.origin;
+        let origin = match &self.rotation {
+            Some(r) => quote_spanned!(span=> #p + #r * #origin),
+            None => quote_spanned!(span=> #p + #origin),
+        };
+        let rotation = match (&self.rotation, rotation) {
+            (Some(r), Some(a)) => Some(quote_spanned!(span=> #r * #a)),
+            (r, a) => r.clone().or(a),
+        };
+        (origin, rotation)
+    }
+}
+
+/// The `<body>` children of `node` (the `<worldbody>` or a body), and those within its `<frame>`
+/// children, each with the pose of the frames it is in (MuJoCo's `<frame pos quat|axisangle|euler>`,
+/// nested frames composed); an element that would make bodies of its own (`<replicate>`,
+/// `<attach>`, `<composite>`, `<flexcomp>`) is refused.
+fn bodies_in<'a>(
+    place: &Place,
+    node: roxmltree::Node<'a, 'a>,
+    frame: Option<Pose>,
+    units: Units,
+) -> syn::Result<Vec<(roxmltree::Node<'a, 'a>, Option<Pose>)>> {
+    let span = place.span;
+    let mut out = Vec::new();
+    for child in node.children().filter(roxmltree::Node::is_element) {
+        match child.tag_name().name() {
+            "body" => out.push((child, frame.clone())),
+            "frame" => {
+                let pos = vector(place.numbers(child, "pos", [0.0; 3])?, span);
+                let turn = orientation(place, child, units)?;
+                let (origin, rotation) = match &frame {
+                    Some(f) => f.then(pos, turn, span),
+                    None => (pos, turn),
+                };
+                out.extend(bodies_in(place, child, Some(Pose { origin, rotation }), units)?);
+            }
+            tag @ ("replicate" | "attach" | "composite" | "flexcomp") => {
+                return Err(place.error(
+                    child,
+                    format!("`<{tag}>` is not read (it makes bodies of its own): write the bodies it makes in the file"),
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
 }
 
 /// What every body reads alike: the file's angle unit, the limits' restitution where asked, and
