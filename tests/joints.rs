@@ -1173,6 +1173,36 @@ fn an_mjcf_bodys_frames_place_it() {
     }
 }
 
+/// A three-joint arm whose joints take their attributes from default classes
+/// (`tests/robots/classes.xml`: the main class, nested classes, a body's `childclass`, a joint's
+/// `class`, a joint's own attribute over its class's), and the same with every attribute spelled
+/// on its joint (`tests/robots/classes_spelled.xml`; MuJoCo compiles the two to the same joints).
+#[derive(Mechanics)]
+#[mechanics(mjcf = "tests/robots/classes.xml", gravity = [0, 0, -g])]
+pub struct Classes {
+    pub g: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(mjcf = "tests/robots/classes_spelled.xml", gravity = [0, 0, -g])]
+pub struct ClassesSpelled {
+    pub g: f64,
+}
+
+#[test]
+fn an_mjcf_joint_takes_what_it_does_not_give_from_its_default_class() {
+    assert_eq!(Classes::POSITION_LIMITS, ClassesSpelled::POSITION_LIMITS);
+    assert_eq!(Classes::POSITION_LIMITS[2], [f64::NEG_INFINITY, f64::INFINITY]);
+    let (classes, spelled) = (Classes { g: 9.81 }, ClassesSpelled { g: 9.81 });
+    let mut rng = Rng::new(73);
+    for _ in 0..10 {
+        let x = rng.vector::<6>(-2.0, 2.0);
+        assert_eq!(classes.mass_matrix(0.0, &x), spelled.mass_matrix(0.0, &x));
+        assert_eq!(classes.field(0.0, &x).unwrap(), spelled.field(0.0, &x).unwrap());
+        assert_eq!(classes.energy(0.0, &x), spelled.energy(0.0, &x));
+    }
+}
+
 /// A pendulum and a slider, each on a joint with a spring (`stiffness`, `springref`) and a `ref`
 /// (`tests/robots/springs.xml`, angles in degrees): on the dense path (two coordinates) and on the
 /// recursion, the springs' potentials among the written ones.

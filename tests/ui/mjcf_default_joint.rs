@@ -1,7 +1,6 @@
 use routh::prelude::*;
 
-// The path is relative to the manifest directory of the crate the test compiles in, trybuild's
-// project under target/tests/trybuild/routh.
+// The joint's class `leg` is not among the file's default classes (`main`, `arm`).
 #[derive(Mechanics)]
 #[mechanics(mjcf = "../../../../tests/ui/robots/default_joint.xml", gravity = [0, 0, -g])]
 struct Robot {

@@ -12,7 +12,8 @@
 //! A body's
 //! joints act in the order written, each about an axis through its `pos` (a hinge or a ball) in
 //! the body's axes: the body on joints j₁, …, j_k is a chain of links `<body>_<j₁>`, … ending in
-//! `<body>` itself. A body within `<frame pos quat|axisangle|euler>` elements is placed on their
+//! `<body>` itself. A joint's attributes it does not give are its default class's (`<default>`,
+//! `class`, `childclass`: [`mjcf_defaults`](super::mjcf_defaults)). A body within `<frame pos quat|axisangle|euler>` elements is placed on their
 //! poses (nested frames composed, MuJoCo's). A body without joints is welded to its parent. A `free` joint is a floating
 //! joint (coordinates `<name>_x`, `_y`, `_z` from the body's own pose, and the orientation
 //! `<name>_q`), a `ball` joint an orientation `<name>_q` about its `pos`. `range` becomes limits
@@ -31,7 +32,7 @@
 //! ignore)`, which leaves them all out. Refused with the file, line and element: `<include>`
 //! (expansion reads the one file named), `<replicate>`, `<attach>`, `<composite>` and `<flexcomp>`
 //! (which make bodies of their own), an equality constraint other than a joint coupling
-//! (unless left out when asked), `<default>` classes that set joint attributes, a body whose mass comes from its geoms (no
+//! (unless left out when asked), a class a joint names that the file does not define, a body whose mass comes from its geoms (no
 //! `<inertial>`: MuJoCo's `inertiafromgeom`), a negative `stiffness` or one on a ball or free joint, `frictionloss` other than 0
 //! (unless read with `mjcf(path = ..., friction = ignore)`, which leaves it out of the model), an
 //! armature on a ball or free joint, an orientation given as `xyaxes` or `zaxis`, Euler angles in another sequence, a zero
@@ -43,6 +44,7 @@ use quote::quote_spanned;
 use syn::{Ident, LitStr};
 
 use super::description::{Asked, LimitsRead, Locked, Place, angle, drive_joints, number, vector, with_root};
+use super::mjcf_defaults::Defaults;
 use super::mjcf_equality as equality;
 use super::{JointDecl, RawModel};
 
@@ -105,17 +107,8 @@ fn unit(a: [f64; 3], span: Span) -> TokenStream {
     quote_spanned!(span=> (#v / #v.norm()))
 }
 
-/// The default classes must not set what the reader takes from the elements themselves.
-fn check_defaults(place: &Place, root: roxmltree::Node) -> syn::Result<()> {
-    for d in root.descendants().filter(|n| n.has_tag_name("default")) {
-        if let Some(j) = d.children().find(|n| n.has_tag_name("joint")) {
-            return Err(place.error(
-                j,
-                "default classes of joints are not read: write each joint's attributes on the joint (the geoms' and \
-                 other elements' defaults may stay)",
-            ));
-        }
-    }
+/// `<include>` is refused: expansion reads the one file named.
+fn check_include(place: &Place, root: roxmltree::Node) -> syn::Result<()> {
     if let Some(i) = root.descendants().find(|n| n.has_tag_name("include")) {
         return Err(place.error(i, "`<include>` is not read: the model reads the one file it names; merge the files"));
     }
@@ -138,7 +131,7 @@ impl RawModel {
     /// constraints.
     fn mjcf_model(&mut self, place: &Place, root: roxmltree::Node, asked: &Asked) -> syn::Result<()> {
         let span = place.span;
-        check_defaults(place, root)?;
+        check_include(place, root)?;
         let compiler = root.children().find(|n| n.has_tag_name("compiler"));
         let degrees = match compiler.and_then(|c| c.attribute("angle")) {
             None | Some("degree") => true,
@@ -156,10 +149,11 @@ impl RawModel {
         let Some(world) = root.children().find(|n| n.has_tag_name("worldbody")) else {
             return Err(place.error(root, "no `<worldbody>`"));
         };
-        let scalars = equality::scalars(place, world, degrees)?;
-        let couplings = equality::couplings(place, root, &scalars, asked.ignore_equality)?;
+        let defaults = Defaults::read(place, root)?;
+        let scalars = equality::scalars(place, world, &defaults, degrees)?;
+        let couplings = equality::couplings(place, root, &scalars, &defaults, asked.ignore_equality)?;
         let (lock, kept) = equality::held(&asked.lock, &scalars, &couplings)?;
-        let read = Read { units, limits: asked.limits.as_ref(), lock: &lock };
+        let read = Read { units, limits: asked.limits.as_ref(), lock: &lock, defaults: &defaults };
         // Depth first, parents before children, without recursion: (body, the frames it is in,
         // its parent link).
         let mut stack: Vec<(roxmltree::Node, Option<Pose>, Option<Ident>)> =
@@ -265,14 +259,16 @@ impl RawModel {
         read: &Read,
     ) -> syn::Result<(JointDecl, Option<Fold>)> {
         let (span, units) = (place.span, read.units);
-        let kind = if j.has_tag_name("freejoint") { "free" } else { j.attribute("type").unwrap_or("hinge") };
+        // Each attribute the joint's or its default class's (`<default>`).
+        let from = |attr: &str| read.defaults.source(place, j, "joint", attr);
+        let kind = if j.has_tag_name("freejoint") { "free" } else { from("type")?.attribute("type").unwrap_or("hinge") };
         let file_kind = kind;
         let kind = match kind {
             "hinge" => "revolute",
             "slide" => "prismatic",
             "ball" => "ball",
             "free" => "floating",
-            other => return Err(place.error(j, format!("unknown joint type `{other}`"))),
+            other => return Err(place.error(from("type")?, format!("unknown joint type `{other}`"))),
         };
         let one_coordinate = kind == "revolute" || kind == "prismatic";
         let held = read.lock.iter().find(|l| l.name == name);
@@ -286,13 +282,13 @@ impl RawModel {
         }
         // MuJoCo's q = ref is where the file puts the body (its `qpos0`): the joint turns or
         // slides by q − ref, folded as a constant motion by −ref before the joint's own.
-        let [reference] = place.numbers(j, "ref", [0.0])?;
+        let [reference] = place.numbers(from("ref")?, "ref", [0.0])?;
         let reference = if kind == "revolute" { units.angle(reference) } else { reference };
-        let axis = place.numbers(j, "axis", [0.0, 0.0, 1.0])?;
+        let axis = place.numbers(from("axis")?, "axis", [0.0, 0.0, 1.0])?;
         if one_coordinate && axis.iter().all(|&c| c == 0.0) {
-            return Err(place.error(j, "the joint's axis is zero"));
+            return Err(place.error(from("axis")?, "the joint's axis is zero"));
         }
-        let at = place.numbers(j, "pos", [0.0; 3])?;
+        let at = place.numbers(from("pos")?, "pos", [0.0; 3])?;
         let fold = |by: f64| {
             (one_coordinate && by != 0.0).then(|| Fold {
                 slide: kind == "prismatic",
@@ -307,16 +303,16 @@ impl RawModel {
             child: Some(child),
             ..JointDecl::new(Ident::new("joint", span))
         };
-        let limited = match j.attribute("limited") {
+        let limited = match from("limited")?.attribute("limited") {
             Some("true") => true,
             Some("false") => false,
-            _ => j.attribute("range").is_some(),
+            _ => from("range")?.attribute("range").is_some(),
         };
         let range = if limited && one_coordinate {
-            let [lower, upper] = place.numbers(j, "range", [0.0; 2])?;
+            let [lower, upper] = place.numbers(from("range")?, "range", [0.0; 2])?;
             let [lower, upper] = if kind == "revolute" { [lower, upper].map(|v| units.angle(v)) } else { [lower, upper] };
             if lower >= upper {
-                return Err(place.error(j, format!("the range's lower end {lower} is not below its upper {upper}")));
+                return Err(place.error(from("range")?, format!("the range's lower end {lower} is not below its upper {upper}")));
             }
             Some((lower, upper))
         } else {
@@ -342,9 +338,9 @@ impl RawModel {
         }
         // A hinge's or slide's spring, −k (q − springref) (MuJoCo's `qpos_spring`, the angle in
         // the file's unit): `stiffness = k, rest = springref`.
-        let [stiffness] = place.numbers(j, "stiffness", [0.0])?;
+        let [stiffness] = place.numbers(from("stiffness")?, "stiffness", [0.0])?;
         if stiffness < 0.0 {
-            return Err(place.error(j, "the stiffness is negative"));
+            return Err(place.error(from("stiffness")?, "the stiffness is negative"));
         }
         if stiffness > 0.0 {
             if !one_coordinate {
@@ -354,15 +350,15 @@ impl RawModel {
                 ));
             }
             decl.stiffness = Some(syn::parse2(number(stiffness, span))?);
-            let [rest] = place.numbers(j, "springref", [0.0])?;
+            let [rest] = place.numbers(from("springref")?, "springref", [0.0])?;
             let rest = if kind == "revolute" { units.angle(rest) } else { rest };
             if rest != 0.0 {
                 decl.rest = Some(syn::parse2(number(rest, span))?);
             }
         }
-        let [friction] = place.numbers(j, "frictionloss", [0.0])?;
+        let [friction] = place.numbers(from("frictionloss")?, "frictionloss", [0.0])?;
         let friction = place.dry_friction(
-            j,
+            from("frictionloss")?,
             friction,
             "dry friction (`frictionloss`) is not read: read the file with `mjcf(path = ..., friction = ignore)` to \
              leave it out of the model, or set it to 0, or write it in the model",
@@ -376,9 +372,9 @@ impl RawModel {
         // The damping, and a rotor's inertia reflected onto the joint (MuJoCo adds it to M's
         // diagonal: ½ a q̇²), of a hinge or a slide.
         for (attr, what) in [("damping", "damping"), ("armature", "an armature")] {
-            let [value] = place.numbers(j, attr, [0.0])?;
+            let [value] = place.numbers(from(attr)?, attr, [0.0])?;
             if value < 0.0 {
-                return Err(place.error(j, format!("the {attr} is negative")));
+                return Err(place.error(from(attr)?, format!("the {attr} is negative")));
             }
             if value > 0.0 && !one_coordinate {
                 return Err(place.error(j, format!("{what} on a `{kind}` joint is not read: write it in the model")));
@@ -467,6 +463,7 @@ struct Read<'a> {
     units: Units,
     limits: Option<&'a syn::Expr>,
     lock: &'a [Locked],
+    defaults: &'a Defaults<'a>,
 }
 
 /// A hinge's turn about its axis `unit` through `anchor`, or a slide's along `unit`, by `by`

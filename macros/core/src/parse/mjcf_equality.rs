@@ -24,6 +24,7 @@ use syn::Ident;
 
 use super::ConstraintDecl;
 use super::description::{Locked, Place, number};
+use super::mjcf_defaults::Defaults;
 
 /// A named hinge or slide of the file: its element, its name in the file and in the model, and its
 /// `ref` (radians or metres).
@@ -35,15 +36,20 @@ pub(super) struct Scalar<'a> {
 
 /// The named hinges and slides under the `<worldbody>` `world`, whose angles are in degrees where
 /// `degrees`.
-pub(super) fn scalars<'a>(place: &Place, world: roxmltree::Node<'a, 'a>, degrees: bool) -> syn::Result<Vec<Scalar<'a>>> {
+pub(super) fn scalars<'a>(
+    place: &Place,
+    world: roxmltree::Node<'a, 'a>,
+    defaults: &Defaults<'a>,
+    degrees: bool,
+) -> syn::Result<Vec<Scalar<'a>>> {
     let mut out = Vec::new();
     for j in world.descendants().filter(|n| n.has_tag_name("joint")) {
         let Some(file_name) = j.attribute("name") else { continue };
-        let kind = j.attribute("type").unwrap_or("hinge");
+        let kind = defaults.source(place, j, "joint", "type")?.attribute("type").unwrap_or("hinge");
         if kind != "hinge" && kind != "slide" {
             continue;
         }
-        let [reference] = place.numbers(j, "ref", [0.0])?;
+        let [reference] = place.numbers(defaults.source(place, j, "joint", "ref")?, "ref", [0.0])?;
         let reference = if kind == "hinge" && degrees { reference.to_radians() } else { reference };
         out.push(Scalar { file_name, ident: place.ident(j, file_name)?, reference });
     }
@@ -101,7 +107,13 @@ impl Coupling {
 
 /// The file's `<equality>` constraints under the `<mujoco>` element `root` as couplings of its
 /// named hinges and slides `scalars` (none where `ignore`); any other kind refused.
-pub(super) fn couplings(place: &Place, root: roxmltree::Node, scalars: &[Scalar], ignore: bool) -> syn::Result<Vec<Coupling>> {
+pub(super) fn couplings<'a>(
+    place: &Place,
+    root: roxmltree::Node<'a, 'a>,
+    scalars: &[Scalar],
+    defaults: &Defaults<'a>,
+    ignore: bool,
+) -> syn::Result<Vec<Coupling>> {
     let mut out: Vec<Coupling> = Vec::new();
     let elements = root.children().filter(|n| n.has_tag_name("equality")).flat_map(|e| e.children().filter(|n| n.is_element()));
     for e in elements {
@@ -119,7 +131,7 @@ pub(super) fn couplings(place: &Place, root: roxmltree::Node, scalars: &[Scalar]
                 ),
             ));
         }
-        if e.attribute("active") == Some("false") {
+        if defaults.source(place, e, "equality", "active")?.attribute("active") == Some("false") {
             continue;
         }
         let find = |attr: &str| -> syn::Result<Option<usize>> {

@@ -117,6 +117,7 @@ mod discrete;
 mod impact;
 mod joint;
 mod mjcf;
+mod mjcf_defaults;
 mod mjcf_equality;
 mod reduce;
 mod urdf;
