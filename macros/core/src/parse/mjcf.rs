@@ -26,14 +26,16 @@
 //! `ref` into a fixed joint ([`mjcf_equality`](super::mjcf_equality)).
 //!
 //! Not read, and no part of the model: `<geom>` (shapes, and their contacts), `<site>`,
-//! `<camera>`, `<light>`, `<option>` (gravity is the model's `gravity = ...`), `<actuator>`,
+//! `<camera>`, `<light>`, `<option>` (gravity is the model's `gravity = ...`; fluid forces are no
+//! part of the model), `<actuator>`,
 //! `<sensor>`, `<tendon>`, `<contact>`, `<asset>`, `<visual>`, `<keyframe>` (a state's zeros are
 //! the joints' zeros, not `qpos0`); `<equality>` constraints with `mjcf(path = ..., equality =
 //! ignore)`, which leaves them all out. Refused with the file, line and element: `<include>`
 //! (expansion reads the one file named), `<replicate>`, `<attach>`, `<composite>` and `<flexcomp>`
 //! (which make bodies of their own), an equality constraint other than a joint coupling
 //! (unless left out when asked), a class a joint names that the file does not define, a body whose mass comes from its geoms (no
-//! `<inertial>`: MuJoCo's `inertiafromgeom`), a negative `stiffness` or one on a ball or free joint, `frictionloss` other than 0
+//! `<inertial>`: MuJoCo's `inertiafromgeom`), the compiler's `inertiafromgeom="true"`, `settotalmass`,
+//! `boundmass` and `boundinertia`, a body's `gravcomp`, a joint's `springdamper`, a negative `stiffness` or one on a ball or free joint, `frictionloss` other than 0
 //! (unless read with `mjcf(path = ..., friction = ignore)`, which leaves it out of the model), an
 //! armature on a ball or free joint, an orientation given as `xyaxes` or `zaxis`, Euler angles in another sequence, a zero
 //! axis, and what the URDF reader refuses of masses and inertias (with `inertias = balance`, as it
@@ -145,6 +147,26 @@ impl RawModel {
                 place.error(compiler.expect("read"), format!("Euler angles in the sequence `{seq}` are not read (only `xyz`)"))
             );
         }
+        // What would change the bodies' masses and inertias from the file's `<inertial>`s.
+        if let Some(c) = compiler {
+            for (attr, what) in [
+                ("settotalmass", "scales every mass to a total"),
+                ("boundmass", "raises the masses below a bound"),
+                ("boundinertia", "raises the inertias below a bound"),
+            ] {
+                let [v] = place.numbers(c, attr, [-1.0])?;
+                if v > 0.0 {
+                    return Err(place.error(c, format!("`{attr}` ({what}) is not read: write the masses it makes")));
+                }
+            }
+            if c.attribute("inertiafromgeom") == Some("true") {
+                return Err(place.error(
+                    c,
+                    "`inertiafromgeom=\"true\"` (every body's mass from its geoms, its `<inertial>` ignored) is not read: \
+                     the geoms are not read; give each body its `<inertial>` and leave the attribute out",
+                ));
+            }
+        }
         let units = Units { degrees };
         let Some(world) = root.children().find(|n| n.has_tag_name("worldbody")) else {
             return Err(place.error(root, "no `<worldbody>`"));
@@ -197,6 +219,14 @@ impl RawModel {
         let span = place.span;
         let joints: Vec<roxmltree::Node> =
             body.children().filter(|n| n.has_tag_name("joint") || n.has_tag_name("freejoint")).collect();
+        let [gravcomp] = place.numbers(body, "gravcomp", [0.0])?;
+        if gravcomp != 0.0 {
+            return Err(place.error(
+                body,
+                "gravity compensation (`gravcomp`, an upward force on the body's centre) is not read: write it as a force \
+                 in the model",
+            ));
+        }
         let pos = place.numbers(body, "pos", [0.0; 3])?;
         let turn = orientation(place, body, read.units)?;
         // Within `<frame>`s, the body's pose on theirs.
@@ -261,6 +291,16 @@ impl RawModel {
         let (span, units) = (place.span, read.units);
         // Each attribute the joint's or its default class's (`<default>`).
         let from = |attr: &str| read.defaults.source(place, j, "joint", attr);
+        // An error on the element that gives `attr` (a class's default names the joint it is for).
+        let joint_name = name.to_string();
+        let error = |attr: &str, message: String| -> syn::Result<syn::Error> {
+            let at = from(attr)?;
+            Ok(if at == j {
+                place.error(j, message)
+            } else {
+                place.error(at, format!("{message} (the joint `{joint_name}`'s class)"))
+            })
+        };
         let kind = if j.has_tag_name("freejoint") { "free" } else { from("type")?.attribute("type").unwrap_or("hinge") };
         let file_kind = kind;
         let kind = match kind {
@@ -268,7 +308,7 @@ impl RawModel {
             "slide" => "prismatic",
             "ball" => "ball",
             "free" => "floating",
-            other => return Err(place.error(from("type")?, format!("unknown joint type `{other}`"))),
+            other => return Err(error("type", format!("unknown joint type `{other}`"))?),
         };
         let one_coordinate = kind == "revolute" || kind == "prismatic";
         let held = read.lock.iter().find(|l| l.name == name);
@@ -286,7 +326,7 @@ impl RawModel {
         let reference = if kind == "revolute" { units.angle(reference) } else { reference };
         let axis = place.numbers(from("axis")?, "axis", [0.0, 0.0, 1.0])?;
         if one_coordinate && axis.iter().all(|&c| c == 0.0) {
-            return Err(place.error(from("axis")?, "the joint's axis is zero"));
+            return Err(error("axis", "the joint's axis is zero".into())?);
         }
         let at = place.numbers(from("pos")?, "pos", [0.0; 3])?;
         let fold = |by: f64| {
@@ -312,7 +352,7 @@ impl RawModel {
             let [lower, upper] = place.numbers(from("range")?, "range", [0.0; 2])?;
             let [lower, upper] = if kind == "revolute" { [lower, upper].map(|v| units.angle(v)) } else { [lower, upper] };
             if lower >= upper {
-                return Err(place.error(from("range")?, format!("the range's lower end {lower} is not below its upper {upper}")));
+                return Err(error("range", format!("the range's lower end {lower} is not below its upper {upper}"))?);
             }
             Some((lower, upper))
         } else {
@@ -338,9 +378,17 @@ impl RawModel {
         }
         // A hinge's or slide's spring, −k (q − springref) (MuJoCo's `qpos_spring`, the angle in
         // the file's unit): `stiffness = k, rest = springref`.
+        if place.numbers(from("springdamper")?, "springdamper", [0.0; 2])? != [0.0; 2] {
+            return Err(error(
+                "springdamper",
+                "`springdamper` (a spring and a damper from a time constant and a damping ratio, scaled by the \
+                 joint's inertia) is not read: give the joint's `stiffness` and `damping`"
+                    .into(),
+            )?);
+        }
         let [stiffness] = place.numbers(from("stiffness")?, "stiffness", [0.0])?;
         if stiffness < 0.0 {
-            return Err(place.error(from("stiffness")?, "the stiffness is negative"));
+            return Err(error("stiffness", "the stiffness is negative".into())?);
         }
         if stiffness > 0.0 {
             if !one_coordinate {
@@ -374,7 +422,7 @@ impl RawModel {
         for (attr, what) in [("damping", "damping"), ("armature", "an armature")] {
             let [value] = place.numbers(from(attr)?, attr, [0.0])?;
             if value < 0.0 {
-                return Err(place.error(from(attr)?, format!("the {attr} is negative")));
+                return Err(error(attr, format!("the {attr} is negative"))?);
             }
             if value > 0.0 && !one_coordinate {
                 return Err(place.error(j, format!("{what} on a `{kind}` joint is not read: write it in the model")));
