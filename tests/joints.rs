@@ -1203,6 +1203,32 @@ fn an_mjcf_joint_takes_what_it_does_not_give_from_its_default_class() {
     }
 }
 
+/// An arm whose bodies are turned by `xyaxes` and `zaxis` (`tests/robots/axes.xml`), and the same
+/// with the quaternions MuJoCo compiles them to (`tests/robots/axes_quat.xml`).
+#[derive(Mechanics)]
+#[mechanics(mjcf = "tests/robots/axes.xml", gravity = [0, 0, -g])]
+pub struct Axes {
+    pub g: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(mjcf = "tests/robots/axes_quat.xml", gravity = [0, 0, -g])]
+pub struct AxesQuat {
+    pub g: f64,
+}
+
+#[test]
+fn an_mjcf_bodys_xyaxes_and_zaxis_turn_it_as_mujoco_does() {
+    let (axes, quat) = (Axes { g: 9.81 }, AxesQuat { g: 9.81 });
+    let mut rng = Rng::new(74);
+    for _ in 0..10 {
+        let x = rng.vector::<6>(-2.0, 2.0);
+        assert_near!(axes.mass_matrix(0.0, &x), quat.mass_matrix(0.0, &x), 1e-14);
+        assert_near!(axes.accelerations(0.0, &x).unwrap(), quat.accelerations(0.0, &x).unwrap(), 1e-12);
+        assert!((axes.energy(0.0, &x) - quat.energy(0.0, &x)).abs() < 1e-13);
+    }
+}
+
 /// A pendulum and a slider, each on a joint with a spring (`stiffness`, `springref`) and a `ref`
 /// (`tests/robots/springs.xml`, angles in degrees): on the dense path (two coordinates) and on the
 /// recursion, the springs' potentials among the written ones.

@@ -2,8 +2,8 @@
 //! — the kinematic core: the `<worldbody>`'s tree of `<body>` elements, their joints and inertials.
 //!
 //! What is read: `<compiler angle eulerseq>` (degrees by default, as MuJoCo; Euler angles in the
-//! sequence `xyz` only); per `<body>`, `name`, `pos` and its orientation (`quat`, `axisangle` or
-//! `euler`), its `<inertial pos quat|axisangle|euler mass diaginertia|fullinertia>`, and its joints:
+//! sequence `xyz` only); per `<body>`, `name`, `pos` and its orientation (`quat`, `axisangle`,
+//! `euler`, `xyaxes` or `zaxis`, as MuJoCo turns them), its `<inertial pos quat|axisangle|euler mass diaginertia|fullinertia>`, and its joints:
 //! `<joint type="hinge|slide|ball|free" name pos axis ref damping armature stiffness springref
 //! range>` and `<freejoint>` (a hinge's or slide's `armature` a, a rotor's inertia, is its kinetic
 //! energy ½ a q̇²; its `stiffness` k a spring's potential ½ k (q − `springref`)²). A hinge's
@@ -37,7 +37,7 @@
 //! `<inertial>`: MuJoCo's `inertiafromgeom`), the compiler's `inertiafromgeom="true"`, `settotalmass`,
 //! `boundmass` and `boundinertia`, a body's `gravcomp`, a joint's `springdamper`, a negative `stiffness` or one on a ball or free joint, `frictionloss` other than 0
 //! (unless read with `mjcf(path = ..., friction = ignore)`, which leaves it out of the model), an
-//! armature on a ball or free joint, an orientation given as `xyaxes` or `zaxis`, Euler angles in another sequence, a zero
+//! armature on a ball or free joint, an orientation given twice, Euler angles in another sequence, a zero
 //! axis, and what the URDF reader refuses of masses and inertias (with `inertias = balance`, as it
 //! reads them).
 
@@ -66,18 +66,47 @@ impl Units {
 /// The rotation an element's `quat`, `axisangle` or `euler` gives, as tokens (`None` for none).
 fn orientation(place: &Place, node: roxmltree::Node, units: Units) -> syn::Result<Option<TokenStream>> {
     let span = place.span;
-    for refused in ["xyaxes", "zaxis"] {
-        if node.attribute(refused).is_some() {
-            return Err(place.error(node, format!("an orientation given as `{refused}` is not read: write it as `quat`")));
-        }
+    // A quaternion (w, x, y, z) as its axis and turn.
+    let turned = |[w, x, y, z]: [f64; 4]| {
+        let v = (x * x + y * y + z * z).sqrt();
+        (v != 0.0).then(|| ([x, y, z], 2.0 * v.atan2(w)))
+    };
+    let given = ["quat", "axisangle", "euler", "xyaxes", "zaxis"].into_iter().filter(|a| node.attribute(*a).is_some());
+    if given.count() > 1 {
+        return Err(place.error(node, "the orientation is given twice (one of `quat`, `axisangle`, `euler`, `xyaxes`, `zaxis`)"));
     }
     let (axis, turn) = if node.attribute("quat").is_some() {
-        let [w, x, y, z] = place.numbers(node, "quat", [1.0, 0.0, 0.0, 0.0])?;
-        let v = (x * x + y * y + z * z).sqrt();
-        if v == 0.0 {
-            return Ok(None);
+        match turned(place.numbers(node, "quat", [1.0, 0.0, 0.0, 0.0])?) {
+            Some(t) => t,
+            None => return Ok(None),
         }
-        ([x, y, z], 2.0 * v.atan2(w))
+    } else if node.attribute("xyaxes").is_some() {
+        // The frame's x and y axes (y made orthogonal to x), z = x × y: MuJoCo's.
+        let [a, b, c, d, e, f] = place.numbers(node, "xyaxes", [1.0, 0.0, 0.0, 0.0, 1.0, 0.0])?;
+        let Some(q) = frame_quaternion([a, b, c], [d, e, f]) else {
+            return Err(place.error(node, "`xyaxes` gives no frame (a zero axis, or y along x)"));
+        };
+        match turned(q) {
+            Some(t) => t,
+            None => return Ok(None),
+        }
+    } else if node.attribute("zaxis").is_some() {
+        // The least turn taking the z axis onto the one given (about x where it is −z): MuJoCo's.
+        let [x, y, z] = place.numbers(node, "zaxis", [0.0, 0.0, 1.0])?;
+        let n = (x * x + y * y + z * z).sqrt();
+        if n == 0.0 {
+            return Err(place.error(node, "`zaxis` is zero"));
+        }
+        let (x, y, z) = (x / n, y / n, z / n);
+        if x == 0.0 && y == 0.0 {
+            if z > 0.0 {
+                return Ok(None);
+            }
+            ([1.0, 0.0, 0.0], std::f64::consts::PI)
+        } else {
+            // Axis e_z × v, angle acos(v_z) (by atan2, exact at the quarter turns).
+            ([-y, x, 0.0], (x * x + y * y).sqrt().atan2(z))
+        }
     } else if node.attribute("axisangle").is_some() {
         let [x, y, z, a] = place.numbers(node, "axisangle", [0.0; 4])?;
         ([x, y, z], units.angle(a))
@@ -97,6 +126,42 @@ fn orientation(place: &Place, node: roxmltree::Node, units: Units) -> syn::Resul
     }
     let (axis, turn) = (unit(axis, span), angle(turn, place.round_angles, span));
     Ok(Some(quote_spanned!(span=> axis_angle(#axis, #turn))))
+}
+
+/// The unit quaternion (w, x, y, z) of the frame whose x axis is along `x` and whose y axis is
+/// `y` made orthogonal to it (z = x × y); none where they give no frame.
+fn frame_quaternion(x: [f64; 3], y: [f64; 3]) -> Option<[f64; 4]> {
+    let norm = |v: [f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    let nx = norm(x);
+    if nx == 0.0 {
+        return None;
+    }
+    let x = x.map(|c| c / nx);
+    let d = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
+    let y = [y[0] - d * x[0], y[1] - d * x[1], y[2] - d * x[2]];
+    let ny = norm(y);
+    if ny <= 1e-12 * nx.max(1.0) {
+        return None;
+    }
+    let y = y.map(|c| c / ny);
+    let z = [x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]];
+    // R = [x y z] by columns; its quaternion by the largest of the four candidates (Shepperd).
+    let r = |i: usize, j: usize| [x, y, z][j][i];
+    let trace = r(0, 0) + r(1, 1) + r(2, 2);
+    let q = if trace > r(0, 0).max(r(1, 1)).max(r(2, 2)) {
+        let w = (1.0 + trace).sqrt() / 2.0;
+        [w, (r(2, 1) - r(1, 2)) / (4.0 * w), (r(0, 2) - r(2, 0)) / (4.0 * w), (r(1, 0) - r(0, 1)) / (4.0 * w)]
+    } else if r(0, 0) >= r(1, 1) && r(0, 0) >= r(2, 2) {
+        let a = (1.0 + r(0, 0) - r(1, 1) - r(2, 2)).sqrt() / 2.0;
+        [(r(2, 1) - r(1, 2)) / (4.0 * a), a, (r(0, 1) + r(1, 0)) / (4.0 * a), (r(0, 2) + r(2, 0)) / (4.0 * a)]
+    } else if r(1, 1) >= r(2, 2) {
+        let b = (1.0 - r(0, 0) + r(1, 1) - r(2, 2)).sqrt() / 2.0;
+        [(r(0, 2) - r(2, 0)) / (4.0 * b), (r(0, 1) + r(1, 0)) / (4.0 * b), b, (r(1, 2) + r(2, 1)) / (4.0 * b)]
+    } else {
+        let c = (1.0 - r(0, 0) - r(1, 1) + r(2, 2)).sqrt() / 2.0;
+        [(r(1, 0) - r(0, 1)) / (4.0 * c), (r(0, 2) + r(2, 0)) / (4.0 * c), (r(1, 2) + r(2, 1)) / (4.0 * c), c]
+    };
+    Some(q)
 }
 
 /// A direction as a unit vector's tokens: ±e_k exactly along a coordinate axis (a quaternion's
