@@ -635,7 +635,15 @@ fn mjcf_inertial(place: &Place, body: roxmltree::Node, decl: &mut JointDecl, uni
         return Ok(());
     };
     let [mass] = place.numbers(inertial, "mass", [0.0])?;
-    let i = if inertial.attribute("fullinertia").is_some() {
+    let full = inertial.attribute("fullinertia").is_some();
+    if full && ["quat", "axisangle", "euler", "xyaxes", "zaxis"].iter().any(|a| inertial.attribute(*a).is_some()) {
+        return Err(place.error(
+            inertial,
+            "a `fullinertia` is in the body's axes, with no orientation (MuJoCo's schema): give the inertia turned into \
+             them, or its principal moments as `diaginertia` with the orientation of its axes",
+        ));
+    }
+    let i = if full {
         let [xx, yy, zz, xy, xz, yz] = place.numbers(inertial, "fullinertia", [0.0; 6])?;
         [xx, xy, xz, yy, yz, zz]
     } else {
