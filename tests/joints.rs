@@ -1229,6 +1229,34 @@ fn an_mjcf_bodys_xyaxes_and_zaxis_turn_it_as_mujoco_does() {
     }
 }
 
+/// A two-link arm whose bodies take their masses from their geoms (`tests/robots/geoms.xml`: a
+/// sphere, a turned box, a capsule and a cylinder along segments, a turned ellipsoid, a cylinder of
+/// given mass, a massless visual geom and one in a group left out), and the same with the
+/// `<inertial>`s MuJoCo computes from them (`tests/robots/geoms_inertial.xml`).
+#[derive(Mechanics)]
+#[mechanics(mjcf = "tests/robots/geoms.xml", gravity = [0, 0, -g])]
+pub struct Geoms {
+    pub g: f64,
+}
+
+#[derive(Mechanics)]
+#[mechanics(mjcf = "tests/robots/geoms_inertial.xml", gravity = [0, 0, -g])]
+pub struct GeomsInertial {
+    pub g: f64,
+}
+
+#[test]
+fn an_mjcf_bodys_mass_comes_from_its_geoms_as_mujoco_computes_it() {
+    let (geoms, inertial) = (Geoms { g: 9.81 }, GeomsInertial { g: 9.81 });
+    let mut rng = Rng::new(75);
+    for _ in 0..10 {
+        let x = rng.vector::<4>(-2.0, 2.0);
+        assert_near!(geoms.mass_matrix(0.0, &x), inertial.mass_matrix(0.0, &x), 1e-14);
+        assert_near!(geoms.accelerations(0.0, &x).unwrap(), inertial.accelerations(0.0, &x).unwrap(), 1e-12);
+        assert!((geoms.energy(0.0, &x) - inertial.energy(0.0, &x)).abs() < 1e-13);
+    }
+}
+
 /// A pendulum and a slider, each on a joint with a spring (`stiffness`, `springref`) and a `ref`
 /// (`tests/robots/springs.xml`, angles in degrees): on the dense path (two coordinates) and on the
 /// recursion, the springs' potentials among the written ones.

@@ -14,7 +14,9 @@
 //! the body's axes: the body on joints j₁, …, j_k is a chain of links `<body>_<j₁>`, … ending in
 //! `<body>` itself. A joint's attributes it does not give are its default class's (`<default>`,
 //! `class`, `childclass`: [`mjcf_defaults`](super::mjcf_defaults)). A body within `<frame pos quat|axisangle|euler>` elements is placed on their
-//! poses (nested frames composed, MuJoCo's). A body without joints is welded to its parent. A `free` joint is a floating
+//! poses (nested frames composed, MuJoCo's). A body without `<inertial>` takes its mass, centre and
+//! inertia from its primitive geoms as MuJoCo does ([`mjcf_geoms`](super::mjcf_geoms); none with
+//! `inertiafromgeom="false"`). A body without joints is welded to its parent. A `free` joint is a floating
 //! joint (coordinates `<name>_x`, `_y`, `_z` from the body's own pose, and the orientation
 //! `<name>_q`), a `ball` joint an orientation `<name>_q` about its `pos`. `range` becomes limits
 //! only when asked, `mjcf(path = "...", limits = e)`: impacts of restitution e (for joints that
@@ -33,13 +35,15 @@
 //! ignore)`, which leaves them all out. Refused with the file, line and element: `<include>`
 //! (expansion reads the one file named), `<replicate>`, `<attach>`, `<composite>` and `<flexcomp>`
 //! (which make bodies of their own), an equality constraint other than a joint coupling
-//! (unless left out when asked), a class a joint names that the file does not define, a body whose mass comes from its geoms (no
-//! `<inertial>`: MuJoCo's `inertiafromgeom`), the compiler's `inertiafromgeom="true"`, `settotalmass`,
+//! (unless left out when asked), a class a joint names that the file does not define, a body whose
+//! mass would come from a geom whose shape is not read (a mesh), the compiler's `inertiafromgeom="true"`, `settotalmass`,
 //! `boundmass` and `boundinertia`, a body's `gravcomp`, a joint's `springdamper`, a negative `stiffness` or one on a ball or free joint, `frictionloss` other than 0
 //! (unless read with `mjcf(path = ..., friction = ignore)`, which leaves it out of the model), an
 //! armature on a ball or free joint, an orientation given twice, Euler angles in another sequence, a zero
 //! axis, and what the URDF reader refuses of masses and inertias (with `inertias = balance`, as it
 //! reads them).
+
+use std::f64::consts::PI;
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote_spanned;
@@ -48,6 +52,7 @@ use syn::{Ident, LitStr};
 use super::description::{Asked, LimitsRead, Locked, Place, angle, drive_joints, number, vector, with_root};
 use super::mjcf_defaults::Defaults;
 use super::mjcf_equality as equality;
+use super::mjcf_geoms as geoms;
 use super::{JointDecl, RawModel};
 
 /// Degrees or radians, and how to read an orientation.
@@ -126,6 +131,62 @@ fn orientation(place: &Place, node: roxmltree::Node, units: Units) -> syn::Resul
     }
     let (axis, turn) = (unit(axis, span), angle(turn, place.round_angles, span));
     Ok(Some(quote_spanned!(span=> axis_angle(#axis, #turn))))
+}
+
+/// The rotation an element's orientation gives, as numbers (the identity for none): MuJoCo's
+/// turn of each form, as [`orientation`] reads it.
+pub(super) fn rotation_matrix(place: &Place, node: roxmltree::Node, degrees: bool) -> syn::Result<[[f64; 3]; 3]> {
+    let angle = |v: f64| if degrees { v.to_radians() } else { v };
+    let from_quaternion = |[w, x, y, z]: [f64; 4]| {
+        let n = (w * w + x * x + y * y + z * z).sqrt();
+        let [w, x, y, z] = [w / n, x / n, y / n, z / n];
+        [
+            [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)],
+            [2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x)],
+            [2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y)],
+        ]
+    };
+    let about = |axis: [f64; 3], turn: f64| {
+        let n = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]).sqrt();
+        let (s, c) = (turn / 2.0).sin_cos();
+        from_quaternion([c, s * axis[0] / n, s * axis[1] / n, s * axis[2] / n])
+    };
+    let product = |a: [[f64; 3]; 3], b: [[f64; 3]; 3]| -> [[f64; 3]; 3] {
+        std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
+    };
+    if node.attribute("quat").is_some() {
+        return Ok(from_quaternion(place.numbers(node, "quat", [1.0, 0.0, 0.0, 0.0])?));
+    }
+    if node.attribute("axisangle").is_some() {
+        let [x, y, z, a] = place.numbers(node, "axisangle", [0.0, 0.0, 1.0, 0.0])?;
+        if [x, y, z] == [0.0; 3] {
+            return Err(place.error(node, "the rotation's axis is zero"));
+        }
+        return Ok(about([x, y, z], angle(a)));
+    }
+    if node.attribute("euler").is_some() {
+        let [a, b, c] = place.numbers(node, "euler", [0.0; 3])?.map(angle);
+        let turns = [about([1.0, 0.0, 0.0], a), about([0.0, 1.0, 0.0], b), about([0.0, 0.0, 1.0], c)];
+        return Ok(product(product(turns[0], turns[1]), turns[2]));
+    }
+    if node.attribute("xyaxes").is_some() {
+        let [a, b, c, d, e, f] = place.numbers(node, "xyaxes", [1.0, 0.0, 0.0, 0.0, 1.0, 0.0])?;
+        let q = frame_quaternion([a, b, c], [d, e, f])
+            .ok_or_else(|| place.error(node, "`xyaxes` gives no frame (a zero axis, or y along x)"))?;
+        return Ok(from_quaternion(q));
+    }
+    if node.attribute("zaxis").is_some() {
+        let [x, y, z] = place.numbers(node, "zaxis", [0.0, 0.0, 1.0])?;
+        let n = (x * x + y * y + z * z).sqrt();
+        if n == 0.0 {
+            return Err(place.error(node, "`zaxis` is zero"));
+        }
+        if x == 0.0 && y == 0.0 {
+            return Ok(if z > 0.0 { about([0.0, 0.0, 1.0], 0.0) } else { about([1.0, 0.0, 0.0], PI) });
+        }
+        return Ok(about([-y, x, 0.0], (x * x + y * y).sqrt().atan2(z)));
+    }
+    Ok([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
 }
 
 /// The unit quaternion (w, x, y, z) of the frame whose x axis is along `x` and whose y axis is
@@ -240,7 +301,12 @@ impl RawModel {
         let scalars = equality::scalars(place, world, &defaults, degrees)?;
         let couplings = equality::couplings(place, root, &scalars, &defaults, asked.ignore_equality)?;
         let (lock, kept) = equality::held(&asked.lock, &scalars, &couplings)?;
-        let read = Read { units, limits: asked.limits.as_ref(), lock: &lock, defaults: &defaults };
+        let from_geoms = compiler.and_then(|c| c.attribute("inertiafromgeom")) != Some("false");
+        let groups = match compiler {
+            Some(c) => place.numbers(c, "inertiagrouprange", [0.0, 5.0])?,
+            None => [0.0, 5.0],
+        };
+        let read = Read { units, limits: asked.limits.as_ref(), lock: &lock, defaults: &defaults, from_geoms, groups };
         // Depth first, parents before children, without recursion: (body, the frames it is in,
         // its parent link).
         let mut stack: Vec<(roxmltree::Node, Option<Pose>, Option<Ident>)> =
@@ -337,7 +403,7 @@ impl RawModel {
             decls[k].rotation = rotation.map(syn::parse2).transpose()?;
         }
         let last = decls.len() - 1;
-        mjcf_inertial(place, body, &mut decls[last], read.units)?;
+        mjcf_inertial(place, body, &mut decls[last], read)?;
         self.joints.extend(decls);
         Ok(names)
     }
@@ -572,11 +638,16 @@ fn bodies_in<'a>(
 
 /// What every body reads alike: the file's angle unit, the limits' restitution where asked, and
 /// the joints held.
-struct Read<'a> {
+struct Read<'r, 'a> {
     units: Units,
-    limits: Option<&'a syn::Expr>,
-    lock: &'a [Locked],
-    defaults: &'a Defaults<'a>,
+    limits: Option<&'r syn::Expr>,
+    lock: &'r [Locked],
+    defaults: &'r Defaults<'a>,
+    /// Whether a body without `<inertial>` takes its mass from its geoms (the compiler's
+    /// `inertiafromgeom`, `auto` by default), and the geoms' groups that count
+    /// (`inertiagrouprange`).
+    from_geoms: bool,
+    groups: [f64; 2],
 }
 
 /// A hinge's turn about its axis `unit` through `anchor`, or a slide's along `unit`, by `by`
@@ -622,16 +693,23 @@ impl Fold {
 
 /// The body's `<inertial>` into the joint's mass, centre and inertia; a body with geoms and no
 /// inertial is refused (MuJoCo would infer it from them), one with neither has no mass.
-fn mjcf_inertial(place: &Place, body: roxmltree::Node, decl: &mut JointDecl, units: Units) -> syn::Result<()> {
-    let span = place.span;
+fn mjcf_inertial<'a>(place: &Place, body: roxmltree::Node<'a, 'a>, decl: &mut JointDecl, read: &Read<'_, 'a>) -> syn::Result<()> {
+    let (span, units) = (place.span, read.units);
     let Some(inertial) = body.children().find(|n| n.has_tag_name("inertial")) else {
-        if let Some(g) = body.children().find(|n| n.has_tag_name("geom")) {
-            return Err(place.error(
-                g,
-                "this body has no `<inertial>`: its mass would come from its geoms, which are not read; give the body an \
-                 `<inertial>`",
-            ));
+        // MuJoCo's `inertiafromgeom="auto"`: the body's mass from its geoms (none with "false").
+        if !read.from_geoms {
+            return Ok(());
         }
+        let Some(solid) = geoms::from_geoms(place, body, read.defaults, units.degrees, read.groups)? else { return Ok(()) };
+        decl.mass = Some(syn::parse2(number(solid.mass, span))?);
+        decl.centre = Some(syn::parse2(vector(solid.centre, span))?);
+        let i = solid.inertia;
+        let node = body.children().find(|n| n.has_tag_name("geom")).unwrap_or(body);
+        let Some(i) = place.inertia(node, solid.mass, [i[0][0], i[0][1], i[0][2], i[1][1], i[1][2], i[2][2]])? else {
+            return Ok(());
+        };
+        let [a, b, c, d, e, f] = i.map(|v| number(v, span));
+        decl.inertia = Some(syn::parse2(quote_spanned!(span=> [[#a, #b, #c], [#b, #d, #e], [#c, #e, #f]]))?);
         return Ok(());
     };
     let [mass] = place.numbers(inertial, "mass", [0.0])?;

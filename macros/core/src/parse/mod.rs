@@ -119,6 +119,7 @@ mod joint;
 mod mjcf;
 mod mjcf_defaults;
 mod mjcf_equality;
+mod mjcf_geoms;
 mod reduce;
 mod urdf;
 pub use body::{BodyDecl, ContactDecl};
