@@ -1245,12 +1245,21 @@ pub struct GeomsInertial {
     pub g: f64,
 }
 
+/// The same arm with `inertiafromgeom="true"`: a body's `<inertial>` ignored
+/// (`tests/robots/geoms_forced.xml`).
+#[derive(Mechanics)]
+#[mechanics(mjcf = "tests/robots/geoms_forced.xml", gravity = [0, 0, -g])]
+pub struct GeomsForced {
+    pub g: f64,
+}
+
 #[test]
 fn an_mjcf_bodys_mass_comes_from_its_geoms_as_mujoco_computes_it() {
-    let (geoms, inertial) = (Geoms { g: 9.81 }, GeomsInertial { g: 9.81 });
+    let (geoms, inertial, forced) = (Geoms { g: 9.81 }, GeomsInertial { g: 9.81 }, GeomsForced { g: 9.81 });
     let mut rng = Rng::new(75);
     for _ in 0..10 {
         let x = rng.vector::<4>(-2.0, 2.0);
+        assert_eq!(forced.mass_matrix(0.0, &x), geoms.mass_matrix(0.0, &x));
         assert_near!(geoms.mass_matrix(0.0, &x), inertial.mass_matrix(0.0, &x), 1e-14);
         assert_near!(geoms.accelerations(0.0, &x).unwrap(), inertial.accelerations(0.0, &x).unwrap(), 1e-12);
         assert!((geoms.energy(0.0, &x) - inertial.energy(0.0, &x)).abs() < 1e-13);

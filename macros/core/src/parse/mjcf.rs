@@ -16,7 +16,7 @@
 //! `class`, `childclass`: [`mjcf_defaults`](super::mjcf_defaults)). A body within `<frame pos quat|axisangle|euler>` elements is placed on their
 //! poses (nested frames composed, MuJoCo's). A body without `<inertial>` takes its mass, centre and
 //! inertia from its primitive geoms as MuJoCo does ([`mjcf_geoms`](super::mjcf_geoms); none with
-//! `inertiafromgeom="false"`). A body without joints is welded to its parent. A `free` joint is a floating
+//! `inertiafromgeom="false"`, every body with `"true"`). A body without joints is welded to its parent. A `free` joint is a floating
 //! joint (coordinates `<name>_x`, `_y`, `_z` from the body's own pose, and the orientation
 //! `<name>_q`), a `ball` joint an orientation `<name>_q` about its `pos`. `range` becomes limits
 //! only when asked, `mjcf(path = "...", limits = e)`: impacts of restitution e (for joints that
@@ -36,7 +36,7 @@
 //! (expansion reads the one file named), `<replicate>`, `<attach>`, `<composite>` and `<flexcomp>`
 //! (which make bodies of their own), an equality constraint other than a joint coupling
 //! (unless left out when asked), a class a joint names that the file does not define, a body whose
-//! mass would come from a geom whose shape is not read (a mesh), the compiler's `inertiafromgeom="true"`, `settotalmass`,
+//! mass would come from a geom whose shape is not read (a mesh), the compiler's `settotalmass`,
 //! `boundmass` and `boundinertia`, a body's `gravcomp`, a joint's `springdamper`, a negative `stiffness` or one on a ball or free joint, `frictionloss` other than 0
 //! (unless read with `mjcf(path = ..., friction = ignore)`, which leaves it out of the model), an
 //! armature on a ball or free joint, an orientation given twice, Euler angles in another sequence, a zero
@@ -285,13 +285,6 @@ impl RawModel {
                     return Err(place.error(c, format!("`{attr}` ({what}) is not read: write the masses it makes")));
                 }
             }
-            if c.attribute("inertiafromgeom") == Some("true") {
-                return Err(place.error(
-                    c,
-                    "`inertiafromgeom=\"true\"` (every body's mass from its geoms, its `<inertial>` ignored) is not read: \
-                     the geoms are not read; give each body its `<inertial>` and leave the attribute out",
-                ));
-            }
         }
         let units = Units { degrees };
         let Some(world) = root.children().find(|n| n.has_tag_name("worldbody")) else {
@@ -301,7 +294,16 @@ impl RawModel {
         let scalars = equality::scalars(place, world, &defaults, degrees)?;
         let couplings = equality::couplings(place, root, &scalars, &defaults, asked.ignore_equality)?;
         let (lock, kept) = equality::held(&asked.lock, &scalars, &couplings)?;
-        let from_geoms = compiler.and_then(|c| c.attribute("inertiafromgeom")) != Some("false");
+        // `inertiafromgeom`: `auto` (a body without `<inertial>` from its geoms), `true` (every
+        // body from its geoms, its `<inertial>` ignored) or `false` (none).
+        let from_geoms = match compiler.and_then(|c| c.attribute("inertiafromgeom")) {
+            None | Some("auto") => Geoms::Auto,
+            Some("true") => Geoms::Always,
+            Some("false") => Geoms::Never,
+            Some(other) => {
+                return Err(place.error(compiler.expect("read"), format!("unknown `inertiafromgeom=\"{other}\"`")));
+            }
+        };
         let groups = match compiler {
             Some(c) => place.numbers(c, "inertiagrouprange", [0.0, 5.0])?,
             None => [0.0, 5.0],
@@ -577,6 +579,17 @@ impl RawModel {
     }
 }
 
+/// Which bodies take their masses from their geoms (`<compiler inertiafromgeom>`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Geoms {
+    /// Those without `<inertial>` (MuJoCo's default, `auto`).
+    Auto,
+    /// Every body, its `<inertial>` ignored (`true`).
+    Always,
+    /// None (`false`).
+    Never,
+}
+
 /// A pose as tokens: an origin and a rotation (none for none), the frames' a body is in.
 #[derive(Clone)]
 struct Pose {
@@ -643,10 +656,9 @@ struct Read<'r, 'a> {
     limits: Option<&'r syn::Expr>,
     lock: &'r [Locked],
     defaults: &'r Defaults<'a>,
-    /// Whether a body without `<inertial>` takes its mass from its geoms (the compiler's
-    /// `inertiafromgeom`, `auto` by default), and the geoms' groups that count
-    /// (`inertiagrouprange`).
-    from_geoms: bool,
+    /// Which bodies take their masses from their geoms (the compiler's `inertiafromgeom`), and the
+    /// geoms' groups that count (`inertiagrouprange`).
+    from_geoms: Geoms,
     groups: [f64; 2],
 }
 
@@ -695,9 +707,10 @@ impl Fold {
 /// inertial is refused (MuJoCo would infer it from them), one with neither has no mass.
 fn mjcf_inertial<'a>(place: &Place, body: roxmltree::Node<'a, 'a>, decl: &mut JointDecl, read: &Read<'_, 'a>) -> syn::Result<()> {
     let (span, units) = (place.span, read.units);
-    let Some(inertial) = body.children().find(|n| n.has_tag_name("inertial")) else {
-        // MuJoCo's `inertiafromgeom="auto"`: the body's mass from its geoms (none with "false").
-        if !read.from_geoms {
+    let inertial = body.children().find(|n| n.has_tag_name("inertial")).filter(|_| read.from_geoms != Geoms::Always);
+    let Some(inertial) = inertial else {
+        // MuJoCo's `inertiafromgeom`: the body's mass from its geoms (none with "false").
+        if read.from_geoms == Geoms::Never {
             return Ok(());
         }
         let Some(solid) = geoms::from_geoms(place, body, read.defaults, units.degrees, read.groups)? else { return Ok(()) };
