@@ -39,7 +39,7 @@
 //! mass would come from a geom whose shape is not read (a mesh), the compiler's `settotalmass`,
 //! `boundmass` and `boundinertia`, a body's `gravcomp`, a joint's `springdamper`, a negative `stiffness` or one on a ball or free joint, `frictionloss` other than 0
 //! (unless read with `mjcf(path = ..., friction = ignore)`, which leaves it out of the model), an
-//! armature on a ball or free joint, an orientation given twice, Euler angles in another sequence, a zero
+//! armature on a ball or free joint, an orientation given twice, a zero quaternion, Euler angles in another sequence, a zero
 //! axis, and what the URDF reader refuses of masses and inertias (with `inertias = balance`, as it
 //! reads them).
 
@@ -81,7 +81,7 @@ fn orientation(place: &Place, node: roxmltree::Node, units: Units) -> syn::Resul
         return Err(place.error(node, "the orientation is given twice (one of `quat`, `axisangle`, `euler`, `xyaxes`, `zaxis`)"));
     }
     let (axis, turn) = if node.attribute("quat").is_some() {
-        match turned(place.numbers(node, "quat", [1.0, 0.0, 0.0, 0.0])?) {
+        match turned(quaternion(place, node)?) {
             Some(t) => t,
             None => return Ok(None),
         }
@@ -155,7 +155,7 @@ pub(super) fn rotation_matrix(place: &Place, node: roxmltree::Node, degrees: boo
         std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
     };
     if node.attribute("quat").is_some() {
-        return Ok(from_quaternion(place.numbers(node, "quat", [1.0, 0.0, 0.0, 0.0])?));
+        return Ok(from_quaternion(quaternion(place, node)?));
     }
     if node.attribute("axisangle").is_some() {
         let [x, y, z, a] = place.numbers(node, "axisangle", [0.0, 0.0, 1.0, 0.0])?;
@@ -187,6 +187,15 @@ pub(super) fn rotation_matrix(place: &Place, node: roxmltree::Node, degrees: boo
         return Ok(about([-y, x, 0.0], (x * x + y * y).sqrt().atan2(z)));
     }
     Ok([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+}
+
+/// An element's `quat` (w, x, y, z), of any norm but zero (MuJoCo refuses a zero one).
+fn quaternion(place: &Place, node: roxmltree::Node) -> syn::Result<[f64; 4]> {
+    let q = place.numbers(node, "quat", [1.0, 0.0, 0.0, 0.0])?;
+    if q == [0.0; 4] {
+        return Err(place.error(node, "the quaternion is zero"));
+    }
+    Ok(q)
 }
 
 /// The unit quaternion (w, x, y, z) of the frame whose x axis is along `x` and whose y axis is
