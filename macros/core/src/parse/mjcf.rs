@@ -68,34 +68,37 @@ impl Units {
     }
 }
 
-/// The rotation an element's `quat`, `axisangle` or `euler` gives, as tokens (`None` for none).
-fn orientation(place: &Place, node: roxmltree::Node, units: Units) -> syn::Result<Option<TokenStream>> {
-    let span = place.span;
+/// An element's orientation as numbers: a turn about an axis, or intrinsic x, y, z Euler angles
+/// (MuJoCo's default sequence), in radians.
+enum Turn {
+    About([f64; 3], f64),
+    Euler([f64; 3]),
+}
+
+/// The orientation `node` gives by its `quat`, `axisangle`, `euler`, `xyaxes` or `zaxis`, as
+/// MuJoCo turns them (`None` for none, or a turn by nothing); given twice is an error.
+fn turn_of(place: &Place, node: roxmltree::Node, units: Units) -> syn::Result<Option<Turn>> {
     // A quaternion (w, x, y, z) as its axis and turn.
     let turned = |[w, x, y, z]: [f64; 4]| {
         let v = (x * x + y * y + z * z).sqrt();
-        (v != 0.0).then(|| ([x, y, z], 2.0 * v.atan2(w)))
+        (v != 0.0).then(|| Turn::About([x, y, z], 2.0 * v.atan2(w)))
     };
     let given = ["quat", "axisangle", "euler", "xyaxes", "zaxis"].into_iter().filter(|a| node.attribute(*a).is_some());
     if given.count() > 1 {
         return Err(place.error(node, "the orientation is given twice (one of `quat`, `axisangle`, `euler`, `xyaxes`, `zaxis`)"));
     }
-    let (axis, turn) = if node.attribute("quat").is_some() {
-        match turned(quaternion(place, node)?) {
-            Some(t) => t,
-            None => return Ok(None),
-        }
-    } else if node.attribute("xyaxes").is_some() {
+    if node.attribute("quat").is_some() {
+        return Ok(turned(quaternion(place, node)?));
+    }
+    if node.attribute("xyaxes").is_some() {
         // The frame's x and y axes (y made orthogonal to x), z = x × y: MuJoCo's.
         let [a, b, c, d, e, f] = place.numbers(node, "xyaxes", [1.0, 0.0, 0.0, 0.0, 1.0, 0.0])?;
         let Some(q) = frame_quaternion([a, b, c], [d, e, f]) else {
             return Err(place.error(node, "`xyaxes` gives no frame (a zero axis, or y along x)"));
         };
-        match turned(q) {
-            Some(t) => t,
-            None => return Ok(None),
-        }
-    } else if node.attribute("zaxis").is_some() {
+        return Ok(turned(q));
+    }
+    if node.attribute("zaxis").is_some() {
         // The least turn taking the z axis onto the one given (about x where it is −z): MuJoCo's.
         let [x, y, z] = place.numbers(node, "zaxis", [0.0, 0.0, 1.0])?;
         let n = (x * x + y * y + z * z).sqrt();
@@ -103,90 +106,67 @@ fn orientation(place: &Place, node: roxmltree::Node, units: Units) -> syn::Resul
             return Err(place.error(node, "`zaxis` is zero"));
         }
         let (x, y, z) = (x / n, y / n, z / n);
-        if x == 0.0 && y == 0.0 {
-            if z > 0.0 {
-                return Ok(None);
-            }
-            ([1.0, 0.0, 0.0], std::f64::consts::PI)
-        } else {
+        return Ok(match (x == 0.0 && y == 0.0, z > 0.0) {
+            (true, true) => None,
+            (true, false) => Some(Turn::About([1.0, 0.0, 0.0], PI)),
             // Axis e_z × v, angle acos(v_z) (by atan2, exact at the quarter turns).
-            ([-y, x, 0.0], (x * x + y * y).sqrt().atan2(z))
-        }
-    } else if node.attribute("axisangle").is_some() {
+            (false, _) => Some(Turn::About([-y, x, 0.0], (x * x + y * y).sqrt().atan2(z))),
+        });
+    }
+    if node.attribute("axisangle").is_some() {
         let [x, y, z, a] = place.numbers(node, "axisangle", [0.0; 4])?;
-        ([x, y, z], units.angle(a))
-    } else if node.attribute("euler").is_some() {
-        let [a, b, c] = place.numbers(node, "euler", [0.0; 3])?;
-        // Intrinsic x, y, z (MuJoCo's default sequence): R = R_x(a) R_y(b) R_z(c).
-        let [a, b, c] = [a, b, c].map(|v| angle(units.angle(v), place.round_angles, span));
-        return Ok(Some(quote_spanned!(span=> (rot_x(#a) * rot_y(#b) * rot_z(#c)))));
-    } else {
-        return Ok(None);
-    };
-    if axis.iter().all(|&c| c == 0.0) {
-        return Err(place.error(node, "the rotation's axis is zero"));
+        if [x, y, z] == [0.0; 3] {
+            return Err(place.error(node, "the rotation's axis is zero"));
+        }
+        return Ok((a != 0.0).then(|| Turn::About([x, y, z], units.angle(a))));
     }
-    if turn == 0.0 {
-        return Ok(None);
+    if node.attribute("euler").is_some() {
+        return Ok(Some(Turn::Euler(place.numbers(node, "euler", [0.0; 3])?.map(|v| units.angle(v)))));
     }
-    let (axis, turn) = (unit(axis, span), angle(turn, place.round_angles, span));
-    Ok(Some(quote_spanned!(span=> axis_angle(#axis, #turn))))
+    Ok(None)
 }
 
-/// The rotation an element's orientation gives, as numbers (the identity for none): MuJoCo's
-/// turn of each form, as [`orientation`] reads it.
+/// The rotation an element's orientation gives ([`turn_of`]), as tokens (`None` for none): an
+/// angle near a table multiple of π rounded as the file's other angles are.
+fn orientation(place: &Place, node: roxmltree::Node, units: Units) -> syn::Result<Option<TokenStream>> {
+    let span = place.span;
+    Ok(match turn_of(place, node, units)? {
+        None => None,
+        Some(Turn::About(axis, turn)) => {
+            let (axis, turn) = (unit(axis, span), angle(turn, place.round_angles, span));
+            Some(quote_spanned!(span=> axis_angle(#axis, #turn)))
+        }
+        Some(Turn::Euler(angles)) => {
+            // R = R_x(a) R_y(b) R_z(c).
+            let [a, b, c] = angles.map(|v| angle(v, place.round_angles, span));
+            Some(quote_spanned!(span=> (rot_x(#a) * rot_y(#b) * rot_z(#c))))
+        }
+    })
+}
+
+/// The rotation an element's orientation gives ([`turn_of`]), as numbers (the identity for none),
+/// for a geom's inertia.
 pub(super) fn rotation_matrix(place: &Place, node: roxmltree::Node, degrees: bool) -> syn::Result<[[f64; 3]; 3]> {
-    let angle = |v: f64| if degrees { v.to_radians() } else { v };
-    let from_quaternion = |[w, x, y, z]: [f64; 4]| {
-        let n = (w * w + x * x + y * y + z * z).sqrt();
-        let [w, x, y, z] = [w / n, x / n, y / n, z / n];
+    let about = |axis: [f64; 3], turn: f64| -> [[f64; 3]; 3] {
+        let n = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]).sqrt();
+        let (s, c) = (turn / 2.0).sin_cos();
+        let [w, x, y, z] = [c, s * axis[0] / n, s * axis[1] / n, s * axis[2] / n];
         [
             [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)],
             [2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x)],
             [2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y)],
         ]
     };
-    let about = |axis: [f64; 3], turn: f64| {
-        let n = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]).sqrt();
-        let (s, c) = (turn / 2.0).sin_cos();
-        from_quaternion([c, s * axis[0] / n, s * axis[1] / n, s * axis[2] / n])
-    };
     let product = |a: [[f64; 3]; 3], b: [[f64; 3]; 3]| -> [[f64; 3]; 3] {
         std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
     };
-    if node.attribute("quat").is_some() {
-        return Ok(from_quaternion(quaternion(place, node)?));
-    }
-    if node.attribute("axisangle").is_some() {
-        let [x, y, z, a] = place.numbers(node, "axisangle", [0.0, 0.0, 1.0, 0.0])?;
-        if [x, y, z] == [0.0; 3] {
-            return Err(place.error(node, "the rotation's axis is zero"));
+    Ok(match turn_of(place, node, Units { degrees })? {
+        None => about([0.0, 0.0, 1.0], 0.0),
+        Some(Turn::About(axis, turn)) => about(axis, turn),
+        Some(Turn::Euler([a, b, c])) => {
+            product(product(about([1.0, 0.0, 0.0], a), about([0.0, 1.0, 0.0], b)), about([0.0, 0.0, 1.0], c))
         }
-        return Ok(about([x, y, z], angle(a)));
-    }
-    if node.attribute("euler").is_some() {
-        let [a, b, c] = place.numbers(node, "euler", [0.0; 3])?.map(angle);
-        let turns = [about([1.0, 0.0, 0.0], a), about([0.0, 1.0, 0.0], b), about([0.0, 0.0, 1.0], c)];
-        return Ok(product(product(turns[0], turns[1]), turns[2]));
-    }
-    if node.attribute("xyaxes").is_some() {
-        let [a, b, c, d, e, f] = place.numbers(node, "xyaxes", [1.0, 0.0, 0.0, 0.0, 1.0, 0.0])?;
-        let q = frame_quaternion([a, b, c], [d, e, f])
-            .ok_or_else(|| place.error(node, "`xyaxes` gives no frame (a zero axis, or y along x)"))?;
-        return Ok(from_quaternion(q));
-    }
-    if node.attribute("zaxis").is_some() {
-        let [x, y, z] = place.numbers(node, "zaxis", [0.0, 0.0, 1.0])?;
-        let n = (x * x + y * y + z * z).sqrt();
-        if n == 0.0 {
-            return Err(place.error(node, "`zaxis` is zero"));
-        }
-        if x == 0.0 && y == 0.0 {
-            return Ok(if z > 0.0 { about([0.0, 0.0, 1.0], 0.0) } else { about([1.0, 0.0, 0.0], PI) });
-        }
-        return Ok(about([-y, x, 0.0], (x * x + y * y).sqrt().atan2(z)));
-    }
-    Ok([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    })
 }
 
 /// An element's `quat` (w, x, y, z), of any norm but zero (MuJoCo refuses a zero one).
@@ -373,7 +353,7 @@ impl RawModel {
         let turn = orientation(place, body, read.units)?;
         // Within `<frame>`s, the body's pose on theirs.
         let (at, turn) = match frame {
-            Some(f) => f.then(vector(pos, span), turn, span),
+            Some(f) => f.then(Some(vector(pos, span)), turn, span),
             None => (vector(pos, span), turn),
         };
         let mut decls = Vec::with_capacity(joints.len().max(1));
@@ -607,12 +587,14 @@ struct Pose {
 }
 
 impl Pose {
-    /// The pose (`origin`, `rotation`) given in this one's axes, on the ground's: (p + R o, R A).
-    fn then(&self, origin: TokenStream, rotation: Option<TokenStream>, span: Span) -> (TokenStream, Option<TokenStream>) {
+    /// The pose (`origin`, `rotation`) given in this one's axes, on the ground's: (p + R o, R A)
+    /// (an origin `None` for none).
+    fn then(&self, origin: Option<TokenStream>, rotation: Option<TokenStream>, span: Span) -> (TokenStream, Option<TokenStream>) {
         let p = &self.origin;
-        let origin = match &self.rotation {
-            Some(r) => quote_spanned!(span=> #p + #r * #origin),
-            None => quote_spanned!(span=> #p + #origin),
+        let origin = match (origin, &self.rotation) {
+            (None, _) => p.clone(),
+            (Some(o), Some(r)) => quote_spanned!(span=> #p + #r * #o),
+            (Some(o), None) => quote_spanned!(span=> #p + #o),
         };
         let rotation = match (&self.rotation, rotation) {
             (Some(r), Some(a)) => Some(quote_spanned!(span=> #r * #a)),
@@ -641,7 +623,7 @@ fn bodies_in<'a>(
                 let pos = vector(place.numbers(child, "pos", [0.0; 3])?, span);
                 let turn = orientation(place, child, units)?;
                 let (origin, rotation) = match &frame {
-                    Some(f) => f.then(pos, turn, span),
+                    Some(f) => f.then(Some(pos), turn, span),
                     None => (pos, turn),
                 };
                 out.extend(bodies_in(place, child, Some(Pose { origin, rotation }), units)?);
@@ -699,16 +681,7 @@ impl Fold {
             });
             (shift, Some(turn))
         };
-        let origin = match (shift, &rotation) {
-            (None, _) => origin,
-            (Some(t), Some(r)) => quote_spanned!(span=> #origin + #r * #t),
-            (Some(t), None) => quote_spanned!(span=> #origin + #t),
-        };
-        let rotation = match (rotation, turn) {
-            (Some(r), Some(a)) => Some(quote_spanned!(span=> #r * #a)),
-            (r, a) => r.or(a),
-        };
-        (origin, rotation)
+        Pose { origin, rotation }.then(shift, turn, span)
     }
 }
 
